@@ -1,0 +1,36 @@
+"""Per-run ledger of model calls: tokens, cost, retries and cache hits.
+
+One JSON line per call, appended as the call finishes, so a crashed run keeps the
+account of what it already paid for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from stores.jsonl import append_jsonl, load_jsonl
+
+TOTAL_FIELDS = ("input_tokens", "output_tokens", "cost_usd", "retries")
+
+
+class UsageLedger:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+
+    def record(self, call: dict[str, Any]) -> None:
+        """Append one call: ``model``, ``input_tokens``, ``output_tokens``, ``cost_usd``,
+        ``retries`` and ``cached``."""
+        append_jsonl(self.path, call)
+
+    def totals(self) -> dict[str, Any]:
+        """Calls, cache hits and the sums of tokens, cost and retries."""
+        totals: dict[str, Any] = {"calls": 0, "cached_calls": 0, **{name: 0 for name in TOTAL_FIELDS}}
+        if not self.path.exists():
+            return totals
+        for call in load_jsonl(self.path):
+            totals["calls"] += 1
+            totals["cached_calls"] += int(bool(call.get("cached")))
+            for name in TOTAL_FIELDS:
+                totals[name] += call.get(name, 0)
+        return totals

