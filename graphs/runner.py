@@ -1,0 +1,87 @@
+"""Run a graph as a resumable job: one run id, one checkpoint thread, one run record.
+
+Running the same job with the same run id resumes it from its last checkpoint when it did
+not finish, and reports it without redoing anything when it did. Settings are recorded
+with the run; resuming with different settings is refused rather than mixing two runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.graph.state import StateGraph
+
+from stores.checkpoints import sqlite_checkpointer
+from stores.errors import InputError
+from stores.runs import RunDirectory
+from stores.workspace import Workspace
+
+EventHandler = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    values: dict[str, Any]
+    resumed: bool
+    already_finished: bool
+    usage: dict[str, Any]
+
+
+def run_job(
+    builder: StateGraph,
+    *,
+    job: str,
+    workspace: Workspace,
+    run_id: str,
+    inputs: dict[str, Any],
+    context: Any,
+    settings: dict[str, Any],
+    on_event: EventHandler | None = None,
+    max_concurrency: int | None = None,
+) -> RunOutcome:
+    """Start, resume or report the run ``run_id`` of ``job``."""
+    run_dir = RunDirectory(workspace, run_id)
+    if run_dir.exists():
+        record = run_dir.load()
+        _check_same_settings(run_id, record.config, settings)
+        if record.status == "finished" and record.job == job:
+            return RunOutcome(run_id, record.summary, resumed=False, already_finished=True, usage=run_dir.usage.totals())
+    run_dir.start(job, settings)
+    config: dict[str, Any] = {"configurable": {"thread_id": run_id}}
+    if max_concurrency:
+        config["max_concurrency"] = max_concurrency  # top level: under configurable it is ignored
+    with sqlite_checkpointer(workspace) as checkpointer:
+        graph = builder.compile(checkpointer=checkpointer)
+        snapshot = graph.get_state(config)
+        resumed = bool(snapshot.values)
+        stream_input = None if snapshot.next else (None if resumed else inputs)
+        try:
+            if snapshot.next or not resumed:
+                # durability="sync": a step is on disk before the next starts, so a kill -9
+                # loses at most the step in flight.
+                for mode, payload in graph.stream(stream_input, config, context=context,
+                                                  stream_mode=["custom", "updates"], durability="sync"):
+                    if on_event is None:
+                        continue
+                    if mode == "custom":
+                        on_event(payload)
+                    else:  # a node finished: {"node_name": update}
+                        for node in payload:
+                            on_event({"stage": node, "finished": True})
+        except BaseException as error:
+            run_dir.fail(f"{type(error).__name__}: {error}")
+            raise
+        values = dict(graph.get_state(config).values)
+    run_dir.finish(values)
+    return RunOutcome(run_id, values, resumed=resumed, already_finished=False, usage=run_dir.usage.totals())
+
+
+def _check_same_settings(run_id: str, recorded: dict[str, Any], requested: dict[str, Any]) -> None:
+    differing = sorted(key for key in recorded.keys() | requested.keys() if recorded.get(key) != requested.get(key))
+    if differing:
+        details = ", ".join(f"{key}: {recorded.get(key)!r} → {requested.get(key)!r}" for key in differing)
+        raise InputError(f"run {run_id!r} was started with other settings ({details}); "
+                         "rerun with the same settings to resume, or choose a new --run-id")
