@@ -129,8 +129,9 @@ def _run_ingest(settings: dict[str, Any], workspace: Workspace, run_id: str, chr
     except (InputError, KeyboardInterrupt):
         raise
     except Exception as error:
-        errors.print(f"[red]run {run_id} failed:[/] {type(error).__name__}: {error}")
-        errors.print(f"Everything finished so far is kept. Resume with: benchsmith ingest ... --run-id {run_id}")
+        errors.print(f"[red]run {run_id} failed:[/] {type(error).__name__}: {error}", soft_wrap=True)
+        errors.print(f"Everything finished so far is kept. Resume with the same command and --run-id {run_id}",
+                     soft_wrap=True)
         raise typer.Exit(1) from None
     if outcome.already_finished:
         console.print(f"run [cyan]{run_id}[/] already finished; nothing redone. Its summary:")
@@ -253,7 +254,7 @@ def _check_model_spec(spec: str) -> None:
 
 
 def _fail(message: str) -> None:
-    errors.print(f"[red]error:[/] {message}", highlight=False)
+    errors.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 

@@ -11,6 +11,8 @@ evidence for a question and blur which one is the gold document.
 
 from __future__ import annotations
 
+import re
+
 from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
 from tools.documents import Chunk, Document, content_id
@@ -29,17 +31,19 @@ PROSE_SEPARATORS = [
     r" ",
 ]
 CODE_SEPARATORS = [
-    separator
+    re.escape(separator)
     for separator in RecursiveCharacterTextSplitter.get_separators_for_language(Language.PYTHON)
     if separator  # drop "": cutting inside identifiers is left to the hard-cut fallback
 ]
 
 
 def make_splitter(kind: str, chunk_size: int) -> RecursiveCharacterTextSplitter:
+    is_code = kind == "python"
     return RecursiveCharacterTextSplitter(
-        separators=CODE_SEPARATORS if kind == "python" else PROSE_SEPARATORS,
+        separators=CODE_SEPARATORS if is_code else PROSE_SEPARATORS,
         is_separator_regex=True,
-        keep_separator="end",
+        # Punctuation ends the sentence before it; "def" and "class" start the block after.
+        keep_separator="start" if is_code else "end",
         chunk_size=chunk_size,
         chunk_overlap=0,
         length_function=len,

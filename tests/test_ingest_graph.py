@@ -1,0 +1,124 @@
+import random
+from pathlib import Path
+
+import pytest
+
+from graphs.ingest import IngestContext, builder
+from graphs.runner import run_job
+from stores.errors import InputError
+from stores.jsonl import load_jsonl
+from stores.runs import RunDirectory
+from stores.vectors import VectorStore, open_client
+from stores.workspace import Workspace
+from tests.embedders import HashingEmbedder
+from tools.embedding import ChromaEmbeddingFunction
+
+TOPICS = ["retrieval", "embedding", "chunking", "ranking", "fusion", "judging", "caching", "indexing"]
+
+
+def write_corpus(root: Path, documents: int = 24, seed: int = 0) -> Path:
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    for i in range(documents):
+        topic = TOPICS[i % len(TOPICS)]
+        paragraphs = [" ".join(rng.choice(TOPICS) + f"{rng.randrange(10_000)}" for _ in range(30)) + "."
+                      for _ in range(3)]
+        (root / f"doc{i:02}.md").write_text(f"# About {topic}\n\n" + "\n\n".join(paragraphs), encoding="utf-8")
+    return root
+
+
+def ingest(workspace: Workspace, run_id: str, sources: list[str], embedder: HashingEmbedder, **settings):
+    context = IngestContext(workspace=str(workspace.root), embedder=embedder, chunk_size=300, min_chars=50,
+                            batch_size=8, **settings)
+    recorded = {"sources": sources, "collection": "docs", **settings}
+    return run_job(builder, job="ingest", workspace=workspace, run_id=run_id,
+                   inputs={"run_id": run_id, "sources": sources, "collection": "docs"},
+                   context=context, settings=recorded)
+
+
+def collection_ids(workspace: Workspace, embedder: HashingEmbedder) -> list[str]:
+    store = VectorStore(open_client(workspace), "docs", ChromaEmbeddingFunction(embedder), embedder.name)
+    return store.collection.get(include=[])["ids"]
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Workspace:
+    return Workspace.resolve(tmp_path / "ws")
+
+
+def test_ingest_indexes_every_kept_chunk_with_metadata(workspace, tmp_path):
+    corpus = write_corpus(tmp_path / "corpus")
+    embedder = HashingEmbedder()
+    values = ingest(workspace, "r1", [str(corpus)], embedder).values
+    kept = load_jsonl(RunDirectory(workspace, "r1").file("kept.jsonl"))
+    assert values["files_read"] == 24 and values["indexed"] == len(kept) == values["collection_count"]
+    assert values["chunks"] == values["indexed"] + values["duplicates"] + values["filtered"]
+    assert set(values["stage_seconds"]) == {"load", "clean", "chunk", "dedup", "quality", "embed"}
+    store = VectorStore(open_client(workspace), "docs", ChromaEmbeddingFunction(embedder), embedder.name)
+    stored = store.collection.get(ids=[kept[0]["id"]], include=["metadatas", "documents"])
+    assert stored["documents"] == [kept[0]["text"]]
+    assert {"source", "title", "position", "start", "end"} <= set(stored["metadatas"][0])
+
+
+def test_ingesting_the_same_sources_twice_leaves_the_collection_unchanged(workspace, tmp_path):
+    corpus = write_corpus(tmp_path / "corpus")
+    embedder = HashingEmbedder()
+    first = ingest(workspace, "first", [str(corpus)], embedder).values
+    embedded_once = embedder.texts_embedded
+    second = ingest(workspace, "second", [str(corpus)], embedder).values
+    assert second["collection_count"] == first["collection_count"] == len(collection_ids(workspace, embedder))
+    assert second["newly_embedded"] == 0 and embedder.texts_embedded == embedded_once
+
+
+def test_a_crash_during_embedding_resumes_without_duplicates_or_re_embedding(workspace, tmp_path):
+    corpus = write_corpus(tmp_path / "corpus")
+    failing = HashingEmbedder(fail_on_call=3)  # batches 1 and 2 are stored, batch 3 raises
+    with pytest.raises(RuntimeError, match="injected embedding failure on batch 3"):
+        ingest(workspace, "crash", [str(corpus)], failing)
+    run_dir = RunDirectory(workspace, "crash")
+    assert run_dir.load().status == "failed"
+    stored_before = len(collection_ids(workspace, failing))
+    assert stored_before == 2 * 8
+
+    resumed_embedder = HashingEmbedder()
+    outcome = ingest(workspace, "crash", [str(corpus)], resumed_embedder)
+    kept = load_jsonl(run_dir.file("kept.jsonl"))
+    ids = collection_ids(workspace, resumed_embedder)
+    assert outcome.resumed and run_dir.load().status == "finished"
+    assert sorted(ids) == sorted(chunk["id"] for chunk in kept)  # every chunk once, none twice
+    assert resumed_embedder.texts_embedded == len(kept) - stored_before  # stored chunks not re-embedded
+    assert outcome.values["newly_embedded"] == len(kept) - stored_before
+
+
+def test_a_finished_run_is_reported_not_redone(workspace, tmp_path):
+    corpus = write_corpus(tmp_path / "corpus", documents=6)
+    ingest(workspace, "done", [str(corpus)], HashingEmbedder())
+    again = HashingEmbedder()
+    outcome = ingest(workspace, "done", [str(corpus)], again)
+    assert outcome.already_finished and again.calls == 0
+    assert outcome.values["indexed"] > 0
+
+
+def test_resuming_with_other_settings_is_refused(workspace, tmp_path):
+    corpus = write_corpus(tmp_path / "corpus", documents=6)
+    ingest(workspace, "r", [str(corpus)], HashingEmbedder(), min_quality=0.5)
+    with pytest.raises(InputError, match="min_quality: 0.5 → 0.9"):
+        ingest(workspace, "r", [str(corpus)], HashingEmbedder(), min_quality=0.9)
+
+
+def test_bad_input_keeps_what_was_indexed(workspace, tmp_path):
+    corpus = write_corpus(tmp_path / "corpus", documents=6)
+    embedder = HashingEmbedder()
+    count = ingest(workspace, "good", [str(corpus)], embedder).values["collection_count"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"_id": "x", "text": "fine"}\n{oops\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad\.jsonl:2"):
+        ingest(workspace, "bad", [str(bad)], embedder)
+    assert len(collection_ids(workspace, embedder)) == count
+    assert RunDirectory(workspace, "bad").load().status == "failed"
+
+
+def test_checkpointed_state_holds_counts_not_chunks(workspace, tmp_path):
+    corpus = write_corpus(tmp_path / "corpus")
+    values = ingest(workspace, "small", [str(corpus)], HashingEmbedder()).values
+    assert all(not isinstance(value, list) or key == "sources" for key, value in values.items())

@@ -1,0 +1,118 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from stores.errors import InputError
+from tools.loaders import load_sources, module_documentation
+from tools.cleaning import clean_text, remove_repeated_lines
+from tools.documents import Document
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "corpus"
+    (root / "sub").mkdir(parents=True)
+    (root / "guide.md").write_text("# Guide\n\nRead [the docs](https://x.example) first.\n", encoding="utf-8")
+    (root / "sub" / "notes.txt").write_text("Plain notes about retrieval.\n", encoding="utf-8")
+    (root / "page.html").write_text("<html><head><title>t</title><script>var x=1;</script></head>"
+                                    "<body><nav>Home | About</nav><p>Visible &amp; kept.</p></body></html>", encoding="utf-8")
+    (root / "nb.ipynb").write_text(json.dumps({"cells": [
+        {"cell_type": "markdown", "source": ["Notebook prose."]},
+        {"cell_type": "code", "source": "print(1)", "outputs": [{"text": "1"}]}]}), encoding="utf-8")
+    (root / "image.bin.txt").write_bytes(b"\x89PNG\x00\x00binary")
+    (root / "latin1.txt").write_bytes("caf\xe9 au lait".encode("latin-1"))
+    (root / "empty.md").write_text("   \n", encoding="utf-8")
+    (root / "logo.png").write_bytes(b"\x89PNG")
+    (root / ".git").mkdir()
+    (root / ".git" / "config.txt").write_text("hidden", encoding="utf-8")
+    return root
+
+
+def test_directory_loads_supported_files_and_lists_skipped_ones(corpus):
+    result = load_sources([str(corpus)])
+    assert sorted(d.id for d in result.documents) == ["guide.md", "nb.ipynb", "page.html", "sub/notes.txt"]
+    reasons = {Path(s.path).name: s.reason for s in result.skipped}
+    assert reasons["image.bin.txt"] == "binary file"
+    assert reasons["latin1.txt"].startswith("not UTF-8")
+    assert reasons["empty.md"] == "empty file"
+    assert reasons["logo.png"] == "unsupported file type .png"
+    assert "config.txt" not in reasons  # hidden folders are not corpus
+    notebook = next(d for d in result.documents if d.id == "nb.ipynb")
+    assert "Notebook prose." in notebook.text and "```python\nprint(1)\n```" in notebook.text
+    assert "1\n" not in notebook.text.split("```")[-1]  # outputs dropped
+
+
+def test_unreadable_file_is_skipped_with_the_reason(corpus, monkeypatch):
+    original = Path.read_bytes
+
+    def read_bytes(self):
+        if self.name == "notes.txt":
+            raise PermissionError(13, "Permission denied")
+        return original(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    skipped = {Path(s.path).name: s.reason for s in load_sources([str(corpus)]).skipped}
+    assert skipped["notes.txt"] == "unreadable: Permission denied"
+
+
+def test_missing_path_stops_with_its_name(tmp_path):
+    with pytest.raises(InputError, match="nowhere: no such file or directory"):
+        load_sources([str(tmp_path / "nowhere")])
+
+
+def test_empty_corpus_stops(tmp_path):
+    (tmp_path / "empty.txt").write_text("", encoding="utf-8")
+    with pytest.raises(InputError, match="empty corpus.*skipped 1 file"):
+        load_sources([str(tmp_path)])
+
+
+def test_beir_corpus_and_its_malformed_line(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"_id": "d1", "title": "T", "text": "one"}\n\n{"_id": 2, "text": "two"}\n', encoding="utf-8")
+    documents = load_sources([str(tmp_path)]).documents  # a folder holding corpus.jsonl is BEIR
+    assert [(d.id, d.title, d.text, d.kind) for d in documents] == [("d1", "T", "one", "beir"), ("2", "", "two", "beir")]
+    corpus.write_text('{"_id": "d1", "text": "one"}\n{"_id": "d2", "text": \n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"corpus\.jsonl:2: malformed JSON"):
+        load_sources([str(corpus)])
+    corpus.write_text('{"_id": "d1", "text": "one"}\n["not", "an", "object"]\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"corpus\.jsonl:2: expected a JSON object"):
+        load_sources([str(corpus)])
+    corpus.write_text('{"_id": "d1"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"corpus\.jsonl:1: missing 'text' for document 'd1'"):
+        load_sources([str(corpus)])
+
+
+def test_stdlib_source_documents_modules_by_path():
+    documents = {d.id: d for d in load_sources(["stdlib"]).documents}
+    assert len(documents) > 300
+    decoder = documents["json.decoder"]
+    assert decoder.title == "json.decoder" and decoder.kind == "stdlib"
+    assert "json.decoder.JSONDecoder.decode(self, s, _w=WHITESPACE.match)" in decoder.text
+    assert not any(name.startswith(("test.", "idlelib")) or "._" in name for name in documents)
+
+
+def test_module_documentation_skips_private_names():
+    import ast
+
+    tree = ast.parse('"""Module doc."""\nclass A:\n    """A doc."""\n    def m(self):\n        """M doc."""\n'
+                     'def _hidden():\n    """no."""\n')
+    assert module_documentation("pkg.mod", tree) == "Module doc.\n\npkg.mod.A\nA doc.\n\npkg.mod.A.m(self)\nM doc."
+
+
+def test_cleaning_strips_markup():
+    html = "<body><script>x()</script><nav>Menu</nav><h1>Title</h1><p>First &amp; second.</p><footer>(c)</footer></body>"
+    assert clean_text(html, "html") == "Title\n\nFirst & second."
+    markdown = "---\ntitle: x\n---\n## Install\n\nSee [docs](http://a.b) and ![logo](l.png).\n<!-- hidden -->\n[ref]: http://c.d"
+    assert clean_text(markdown, "markdown") == "Install\n\nSee docs and logo."
+    rst = "Title\n=====\n\n.. note::\n\nUse :func:`os.path.join` and ``code``.\n\n.. a comment"
+    assert clean_text(rst, "rst") == "Title\n\nUse os.path.join and code."
+    code = "# Copyright 2020 Someone\n# Licensed under the MIT License\n\ndef f():\n    return 1\n"
+    assert clean_text(code, "python") == "def f():\n    return 1"
+
+
+def test_lines_repeated_across_many_documents_are_boilerplate():
+    footer = "Copyright Example Corp, all rights reserved."
+    documents = [Document(str(i), "s", "t", "text", f"Body text number {i}.\n{footer}") for i in range(6)]
+    cleaned = remove_repeated_lines(documents)
+    assert [d.text for d in cleaned] == [f"Body text number {i}." for i in range(6)]

@@ -1,0 +1,432 @@
+"""Transport tests of the model seam (agents/models.py).
+
+Every test that talks to a model goes through the real langchain-openai client
+(``OpenAIBackend``) against ``FakeOpenAIServer`` on 127.0.0.1, so request
+building, timeouts, response parsing, retries, caching and accounting are all
+exercised end to end. Backoff sleeps are recorded instead of slept.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import httpx
+import openai
+import pytest
+from pydantic import BaseModel, Field
+
+from agents.models import (
+    Agent,
+    InvalidOutput,
+    ModelSeam,
+    ModelSettings,
+    NoBaselineError,
+    OpenAIBackend,
+    ScriptedBackend,
+    build_seam,
+    parse_model_spec,
+)
+from agents.pricing import PRICES_ENV, PriceTable
+from stores.llm_cache import LLMCache
+from stores.usage import UsageLedger
+from stores.workspace import Workspace
+from tests.openai_server import ALL_FAULTS, FakeOpenAIServer, openai_server  # noqa: F401
+
+SECRET = "sk-test-DO-NOT-PERSIST-4f1c9a"
+GOOD = {"rationale": "cites the passage", "score": 4}
+METHODS = ("json_schema", "function_calling")
+
+# Short enough to keep the suite fast; the client timeout is below the slow fault.
+FAST = ModelSettings(timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05)
+
+# The ``retried_errors`` key each fault is counted under. langchain-openai 1.7
+# re-raises openai's errors as its own subclasses (OpenAIRateLimitError is an
+# openai.RateLimitError, OpenAIAPIError an openai.InternalServerError, ...), and
+# OpenAIBackend maps bad or truncated output to InvalidOutput.
+RETRIED_ERROR = {
+    "429": "OpenAIRateLimitError",
+    "500": "OpenAIAPIError",
+    "slow": "OpenAITimeoutError",
+    "malformed": "InvalidOutput",
+    "truncated": "InvalidOutput",
+}
+
+
+class Verdict(BaseModel):
+    rationale: str
+    score: int = Field(ge=1, le=5)
+
+
+class Judge(Agent[Verdict]):
+    name = "judge"
+    schema = Verdict
+
+    def messages(self, question: str) -> list[dict[str, str]]:
+        return [
+            {"role": "system", "content": "Grade the question from 1 to 5."},
+            {"role": "user", "content": f"Question: {question}"},
+        ]
+
+    def baseline(self, question: str) -> Verdict:
+        return Verdict(rationale=f"baseline for {question}", score=3)
+
+
+class NoBaselineJudge(Judge):
+    name = "strict-judge"
+
+    baseline = Agent.baseline  # back to the base class: no offline baseline
+
+
+class RecordingSleep:
+    """Stands in for ``time.sleep`` in the seam's retry loop: records, never sleeps."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+@pytest.fixture
+def env(monkeypatch, openai_server):
+    """Point langchain-openai at the fake server with a distinctive secret key."""
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_server.base_url)
+    monkeypatch.delenv("OPENAI_API_BASE", raising=False)  # would win over OPENAI_BASE_URL
+    monkeypatch.delenv(PRICES_ENV, raising=False)
+    return openai_server
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Workspace:
+    return Workspace.resolve(tmp_path / "ws")
+
+
+@pytest.fixture
+def cache(workspace):
+    llm_cache = LLMCache(workspace.llm_cache_path)
+    yield llm_cache
+    llm_cache.close()
+
+
+@pytest.fixture
+def ledger(workspace) -> UsageLedger:
+    return UsageLedger(workspace.run_dir("run-1") / "usage.jsonl")
+
+
+def openai_seam(model: str = "m1", settings: ModelSettings = FAST, **seam_kwargs) -> ModelSeam:
+    return ModelSeam(OpenAIBackend(model, settings), settings=settings, **seam_kwargs)
+
+
+def assert_secret_not_persisted(root: Path) -> None:
+    """No file under ``root`` (SQLite main, WAL and SHM files included) holds the key."""
+    files = [path for path in root.rglob("*") if path.is_file()]
+    assert files, f"expected stores under {root}"
+    leaked = [str(path) for path in files if SECRET.encode() in path.read_bytes()]
+    assert leaked == []
+
+
+# 1. Each fault is retried once, then the reply is cached.
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("fault", ALL_FAULTS)
+def test_fault_is_retried_once_then_reply_is_cached(env, tmp_path, cache, ledger, fault, method):
+    server = env
+    server.set_fault_rate(0.0, slow_s=1.0)  # only shortens an injected "slow"
+    server.inject(fault)
+    server.script(GOOD)
+    sleep = RecordingSleep()
+    seam = openai_seam(settings=ModelSettings(
+        timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05, structured_method=method),
+        cache=cache, usage=ledger, sleep=sleep)
+
+    result = seam.run(Judge(), question="What is RAG?")
+
+    assert result == Verdict(**GOOD)
+    assert seam.stats.retries == 1
+    assert seam.stats.retried_errors == {RETRIED_ERROR[fault]: 1}
+    assert len(server.requests) == 2
+    assert server.faults_served == 1
+    assert len(sleep.waits) == 1
+    if fault == "429":
+        assert sleep.waits == [1.0]  # Retry-After: 1 honoured
+    else:
+        assert 0 < sleep.waits[0] <= 0.05  # exponential backoff, capped
+
+    again = seam.run(Judge(), question="What is RAG?")
+
+    assert again == result
+    assert len(server.requests) == 2
+    assert seam.stats.cache_hits == 1
+    assert seam.stats.calls == 2
+    assert ledger.totals()["retries"] == 1
+    assert_secret_not_persisted(tmp_path)
+
+
+# 2. Output that violates the schema is retried, never defaulted.
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_out_of_range_score_is_retried_not_accepted(env, method):
+    server = env
+    server.script({"rationale": "off the scale", "score": 9}, GOOD)
+    sleep = RecordingSleep()
+    seam = openai_seam(settings=ModelSettings(
+        timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05, structured_method=method),
+        sleep=sleep)
+
+    result = seam.run(Judge(), question="q")
+
+    assert result == Verdict(**GOOD)
+    assert seam.stats.retries == 1
+    assert seam.stats.retried_errors == {"InvalidOutput": 1}
+    assert len(server.requests) == 2
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_schema_violation_on_every_attempt_raises_invalid_output(env, method):
+    server = env
+    server.replier = lambda request: {"rationale": "always 9", "score": 9}
+    seam = openai_seam(settings=ModelSettings(
+        timeout_s=0.5, max_attempts=2, structured_method=method), sleep=RecordingSleep())
+
+    with pytest.raises(InvalidOutput):
+        seam.run(Judge(), question="q")
+
+    assert len(server.requests) == 2
+
+
+# 3. Non-retryable errors propagate after one attempt.
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        openai.AuthenticationError(
+            "invalid api key",
+            response=httpx.Response(401, request=httpx.Request("POST", "http://x")),
+            body=None,
+        ),
+        openai.BadRequestError(
+            "bad request",
+            response=httpx.Response(400, request=httpx.Request("POST", "http://x")),
+            body=None,
+        ),
+        ValueError("a bug, not a transport fault"),
+    ],
+    ids=["401", "400", "ValueError"],
+)
+def test_non_retryable_error_is_raised_after_one_attempt(error):
+    backend = ScriptedBackend([error, Verdict(**GOOD)])
+    sleep = RecordingSleep()
+    seam = ModelSeam(backend, settings=FAST, sleep=sleep)
+
+    with pytest.raises(type(error)) as caught:
+        seam.run(Judge(), question="q")
+
+    assert caught.value is error
+    assert len(backend.calls) == 1
+    assert seam.stats.retries == 0
+    assert sleep.waits == []
+
+
+def test_http_404_from_the_server_is_not_retried(env, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", env.base_url + "/no-such-route")
+    sleep = RecordingSleep()
+    seam = openai_seam(sleep=sleep)
+
+    with pytest.raises(openai.NotFoundError):
+        seam.run(Judge(), question="q")
+
+    assert seam.stats.retries == 0
+    assert sleep.waits == []
+
+
+# 4. Retries stop after max_attempts, and a failure is not cached.
+
+
+def test_retries_stop_after_max_attempts_and_nothing_is_cached(env, cache):
+    server = env
+    server.inject("500", "500", "500")
+    sleep = RecordingSleep()
+    seam = openai_seam(settings=ModelSettings(
+        timeout_s=0.5, max_attempts=3, backoff_initial_s=0.01, backoff_max_s=0.05),
+        cache=cache, sleep=sleep)
+
+    with pytest.raises(openai.InternalServerError):
+        seam.run(Judge(), question="q")
+
+    assert len(server.requests) == 3
+    assert seam.stats.retries == 2
+    assert len(sleep.waits) == 2
+    assert len(cache) == 0
+
+    server.script(GOOD)
+    assert seam.run(Judge(), question="q") == Verdict(**GOOD)
+    assert len(server.requests) == 4
+    assert seam.stats.cache_hits == 0
+
+
+# 5. Token usage, cost and the usage ledger.
+
+
+def test_cost_uses_server_token_counts_and_ledger_matches_stats(env, tmp_path, cache, ledger):
+    server = env
+    server.script(GOOD)
+    seam = openai_seam(cache=cache, usage=ledger, prices=PriceTable({"m1": (1.0, 2.0)}))
+
+    seam.run(Judge(), question="How are tokens counted?")
+    seam.run(Judge(), question="How are tokens counted?")  # cached: no tokens, no cost
+
+    # FakeOpenAIServer counts 4 characters per token, of the prompt and of the reply.
+    prompt_chars = sum(len(message["content"]) for message in server.requests[0]["messages"])
+    input_tokens = max(1, prompt_chars // 4)
+    output_tokens = max(1, len(json.dumps(GOOD)) // 4)
+    stats = seam.stats
+    assert (stats.input_tokens, stats.output_tokens) == (input_tokens, output_tokens)
+    assert stats.cost_usd == pytest.approx((input_tokens * 1.0 + output_tokens * 2.0) / 1e6)
+
+    totals = ledger.totals()
+    assert totals["calls"] == stats.calls == 2
+    assert totals["cached_calls"] == stats.cache_hits == 1
+    assert totals["input_tokens"] == stats.input_tokens
+    assert totals["output_tokens"] == stats.output_tokens
+    assert totals["cost_usd"] == pytest.approx(stats.cost_usd)
+    assert totals["retries"] == stats.retries == 0
+    assert_secret_not_persisted(tmp_path)
+
+
+# 6. Two models on one server.
+
+
+def test_two_models_get_their_own_replies_and_cache_entries(env, cache):
+    server = env
+    server.replier = lambda request: {"rationale": f"from {request['model']}", "score": 2}
+    seams = {model: openai_seam(model, cache=cache) for model in ("m1", "m2")}
+
+    first = {model: seam.run(Judge(), question="q") for model, seam in seams.items()}
+
+    assert first == {"m1": Verdict(rationale="from m1", score=2),
+                     "m2": Verdict(rationale="from m2", score=2)}
+    assert [request["model"] for request in server.requests] == ["m1", "m2"]
+    assert len(cache) == 2
+
+    again = {model: seam.run(Judge(), question="q") for model, seam in seams.items()}
+
+    assert again == first
+    assert len(server.requests) == 2
+    assert [seam.stats.cache_hits for seam in seams.values()] == [1, 1]
+
+
+# 7. The cache key.
+
+
+def test_cache_key_covers_sampling_and_messages_and_survives_reopening(env, workspace):
+    server = env
+    server.replier = lambda request: {"rationale": request["messages"][-1]["content"], "score": 1}
+    first_cache = LLMCache(workspace.llm_cache_path)
+    openai_seam(cache=first_cache).run(Judge(), question="a")
+    first_cache.close()
+    assert len(server.requests) == 1
+
+    reopened = LLMCache(workspace.llm_cache_path)
+    same = openai_seam(cache=reopened)
+    warmer = openai_seam(settings=ModelSettings(timeout_s=0.5, temperature=0.7), cache=reopened)
+    try:
+        assert same.run(Judge(), question="a").rationale == "Question: a"
+        assert (len(server.requests), same.stats.cache_hits) == (1, 1)
+
+        warmer.run(Judge(), question="a")
+        assert (len(server.requests), warmer.stats.cache_hits) == (2, 0)
+        assert server.requests[-1]["temperature"] == 0.7
+
+        assert same.run(Judge(), question="b").rationale == "Question: b"
+        assert len(server.requests) == 3
+        assert same.stats.cache_hits == 1
+        assert len(reopened) == 3
+    finally:
+        reopened.close()
+
+
+# 8. Baseline and model specs.
+
+
+def test_baseline_spec_runs_the_agents_baseline(monkeypatch, ledger):
+    monkeypatch.delenv(PRICES_ENV, raising=False)
+    seam = build_seam("baseline", usage=ledger)
+
+    assert seam.is_baseline and seam.model == "baseline"
+    assert seam.run(Judge(), question="q") == Verdict(rationale="baseline for q", score=3)
+    assert seam.stats.calls == 1
+    assert ledger.totals()["calls"] == 1
+
+
+def test_agent_without_baseline_raises_naming_the_agent(monkeypatch):
+    monkeypatch.delenv(PRICES_ENV, raising=False)
+    seam = build_seam("baseline")
+
+    with pytest.raises(NoBaselineError, match="strict-judge"):
+        seam.run(NoBaselineJudge(), question="q")
+
+
+@pytest.mark.parametrize("spec", ["foo:bar", "openai:", "gpt-4o-mini"])
+def test_unknown_spec_is_rejected_with_the_accepted_forms(spec):
+    with pytest.raises(ValueError, match=r"unknown model spec .*'baseline' or 'openai:<model>'"):
+        parse_model_spec(spec)
+
+
+def test_parse_model_spec_accepts_baseline_and_openai():
+    assert parse_model_spec("baseline") == ("baseline", "baseline")
+    assert parse_model_spec("openai:gpt-4o-mini") == ("openai", "gpt-4o-mini")
+
+
+def test_openai_spec_without_api_key_names_the_variable(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+    with pytest.raises(ValueError, match="OPENAI_API_KEY"):
+        build_seam("openai:m1")
+
+
+# 9. One seam shared by threads.
+
+
+def test_threads_share_one_seam_and_requests_overlap(env):
+    server = env
+    server.latency_s = 0.2
+    lock = threading.Lock()
+    overlapped = threading.Event()
+    in_flight = {"now": 0, "max": 0}
+
+    def replier(request: dict) -> dict:
+        with lock:
+            in_flight["now"] += 1
+            in_flight["max"] = max(in_flight["max"], in_flight["now"])
+            if in_flight["now"] > 1:
+                overlapped.set()
+        overlapped.wait(timeout=1.0)  # holds the first request until a second arrives
+        with lock:
+            in_flight["now"] -= 1
+        return {"rationale": request["messages"][-1]["content"], "score": 5}
+
+    server.replier = replier
+    seam = openai_seam(settings=ModelSettings(timeout_s=5.0))
+    questions = [f"question {i}" for i in range(8)]
+    results: dict[str, Verdict] = {}
+
+    def ask(question: str) -> None:
+        results[question] = seam.run(Judge(), question=question)
+
+    threads = [threading.Thread(target=ask, args=(question,)) for question in questions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+
+    assert in_flight["max"] > 1
+    assert {q: r.rationale for q, r in results.items()} == {q: f"Question: {q}" for q in questions}
+    assert seam.stats.calls == 8
+    assert seam.stats.retries == 0
+    assert len(server.requests) == 8
