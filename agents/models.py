@@ -123,6 +123,8 @@ class OpenAIBackend:
         if not os.environ.get("OPENAI_API_KEY"):
             raise ValueError("openai: models need OPENAI_API_KEY in the environment (any value for a local server)")
         self.model = model
+        # Two servers may serve different weights under one model name: the cache keys on both.
+        self.endpoint = os.environ.get("OPENAI_BASE_URL")  # None: the official endpoint
         self.settings = settings
         limiter = None
         if settings.requests_per_second:
@@ -206,7 +208,16 @@ def is_retryable(error: BaseException) -> bool:
     """Transport faults and invalid output are retried; auth and bad requests are not."""
     if isinstance(error, InvalidOutput | openai.APITimeoutError | openai.APIConnectionError | openai.RateLimitError):
         return True
-    return isinstance(error, openai.APIStatusError) and error.status_code >= 500
+    # 408 (request timeout) and 409 (conflict) are transient too, as the openai SDK treats them.
+    return isinstance(error, openai.APIStatusError) and (error.status_code >= 500 or error.status_code in (408, 409))
+
+
+def error_name(error: BaseException | None) -> str:
+    """Stable names for the stats: openai's class, not langchain-openai's wrapper subclass."""
+    for cls in type(error).__mro__:
+        if cls.__module__.startswith("openai") or cls is InvalidOutput:
+            return cls.__name__
+    return type(error).__name__
 
 
 def retry_after_seconds(error: BaseException | None) -> float | None:
@@ -276,14 +287,15 @@ class ModelSeam:
     def _cache_key(self, messages: list[Message], schema: type[BaseModel]) -> str:
         """SHA-256 of everything that decides the reply; never the API key."""
         canonical = json.dumps(
-            {"model": self.model, "messages": messages, "schema": schema.model_json_schema(),
+            {"model": self.model, "endpoint": getattr(self.backend, "endpoint", None), "messages": messages, "schema": schema.model_json_schema(),
              "sampling": self.settings.sampling()},
             sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return sha256(canonical.encode("utf-8")).hexdigest()
 
     def _complete_with_retries(self, messages: list[Message], schema: type[BaseModel]) -> tuple[Completion, int]:
         settings = self.settings
-        exponential = wait_exponential_jitter(initial=settings.backoff_initial_s, max=settings.backoff_max_s)
+        exponential = wait_exponential_jitter(multiplier=settings.backoff_initial_s, max=settings.backoff_max_s,
+                                              jitter=settings.backoff_initial_s)
         retries = 0
 
         def wait(state: RetryCallState) -> float:
@@ -294,7 +306,7 @@ class ModelSeam:
         def count(state: RetryCallState) -> None:
             nonlocal retries
             retries += 1
-            name = type(state.outcome.exception()).__name__ if state.outcome else "unknown"
+            name = error_name(state.outcome.exception()) if state.outcome else "unknown"
             with self._lock:
                 self.stats.retries += 1
                 self.stats.retried_errors[name] = self.stats.retried_errors.get(name, 0) + 1

@@ -42,6 +42,9 @@ class SentenceTransformerEmbedder:
         # retrying for a minute. Set HF_HUB_OFFLINE=0 to allow downloads on a connected machine.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()  # our own bars report progress
 
         self.name = DEFAULT_EMBEDDER if spec == "default" else spec
         self.batch_size = batch_size

@@ -1,0 +1,9 @@
+"""Test-session setup: everything offline, nothing written outside tmp dirs."""
+
+import os
+
+# Set before any test imports sentence-transformers or chromadb: no hub, no telemetry.
+for name, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
+                    ("TOKENIZERS_PARALLELISM", "false"), ("ANONYMIZED_TELEMETRY", "False")):
+    os.environ.setdefault(name, value)
+os.environ.pop("BENCHSMITH_WORKSPACE", None)
