@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,studio]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -35,7 +35,6 @@ test-fast: $(STAMP)
 	$(BIN)/pytest -m "not slow"
 
 studio: $(STAMP)
-	$(BIN)/pip install --quiet -e '.[studio]'
 	$(BIN)/benchsmith studio
 
 bench: $(STAMP)

@@ -241,7 +241,8 @@ def studio(port: Annotated[int, typer.Option(help="Port for the local LangGraph 
     config = Path(__file__).resolve().parent.parent / "langgraph.json"
     command = [executable, "dev", "--config", str(config), "--port", str(port), "--no-browser"]
     console.print("starting: " + " ".join(command))
-    raise typer.Exit(subprocess.call(command))
+    # langgraph dev resolves the graph paths of langgraph.json against its working directory.
+    raise typer.Exit(subprocess.call(command, cwd=config.parent))
 
 
 def _check_model_spec(spec: str) -> None:

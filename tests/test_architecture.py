@@ -1,0 +1,89 @@
+"""The layout's rules, checked on the source: imports flow one way, Studio can load every graph."""
+
+import ast
+import importlib
+import json
+from pathlib import Path
+
+import pytest
+from langgraph.graph.state import CompiledStateGraph
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = ("graphs", "agents", "tools", "stores", "evals")
+ALLOWED = {"graphs": set(LAYERS), "tools": {"tools", "stores"}, "agents": {"agents"}, "stores": {"stores"},
+           "evals": {"evals"}}
+
+
+def imported_layers(path: Path) -> set[str]:
+    layers = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else (
+            [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])
+        layers.update(name.split(".")[0] for name in names if name.split(".")[0] in LAYERS)
+    return layers
+
+
+@pytest.mark.parametrize("layer", [layer for layer in LAYERS if (ROOT / layer).is_dir()])
+def test_imports_flow_one_way(layer):
+    for path in sorted((ROOT / layer).rglob("*.py")):
+        forbidden = imported_layers(path) - ALLOWED[layer]
+        assert not forbidden, f"{path.relative_to(ROOT)} imports {sorted(forbidden)}"
+
+
+def test_langgraph_json_lists_every_graph_compiled_without_checkpointer():
+    config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
+    graph_modules = {p.stem for p in (ROOT / "graphs").glob("*.py")} - {"__init__", "cli", "runner"}
+    listed = {target.split(":")[0].removeprefix("./graphs/").removesuffix(".py") for target in config["graphs"].values()}
+    assert listed == graph_modules
+    for target in config["graphs"].values():
+        module_path, attribute = target.split(":")
+        graph = getattr(importlib.import_module(module_path.removeprefix("./").removesuffix(".py").replace("/", ".")),
+                        attribute)
+        assert isinstance(graph, CompiledStateGraph) and graph.checkpointer is None
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_studio_server_loads_every_graph():
+    """`langgraph dev` (the studio extra) serves each graph of langgraph.json with its nodes."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    executable = shutil.which("langgraph", path=str(Path(sys.executable).parent))
+    if executable is None:
+        pytest.skip("the studio extra is not installed (pip install -e '.[studio]')")
+    port = free_port()
+    environment = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true"}
+    server = subprocess.Popen([executable, "dev", "--config", str(ROOT / "langgraph.json"), "--port", str(port),
+                               "--no-browser", "--no-reload"], cwd=ROOT, env=environment,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/ok", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        assistants = httpx.post(f"{base}/assistants/search", json={}, timeout=10).json()
+        by_graph = {assistant["graph_id"]: assistant["assistant_id"] for assistant in assistants}
+        config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
+        assert set(by_graph) == set(config["graphs"])
+        drawn = httpx.get(f"{base}/assistants/{by_graph['ingest']}/graph", timeout=10).json()
+        assert {node["id"] for node in drawn["nodes"]} >= {"load", "clean", "chunk", "dedup", "quality", "embed"}
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
