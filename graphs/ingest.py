@@ -44,7 +44,7 @@ KEPT_FILE, FILTERED_FILE = "kept.jsonl", "filtered.jsonl"
 class IngestContext:
     """Settings of one ingestion (not checkpointed: the CLI passes them again on resume)."""
 
-    workspace: str = ".benchsmith"
+    workspace: str | None = None  # None: $BENCHSMITH_WORKSPACE, else ./.benchsmith
     chunk_size: int = DEFAULT_CHUNK_SIZE
     min_chars: int = DEFAULT_MIN_CHARS
     dedup_threshold: float = DEFAULT_THRESHOLD
@@ -52,6 +52,7 @@ class IngestContext:
     min_quality: float = DEFAULT_MIN_QUALITY
     quality: Literal["heuristic", "llm"] = "heuristic"
     llm: str = "baseline"
+    llm_requests_per_second: float | None = None
     embedder: Any = DEFAULT_EMBEDDER  # a sentence-transformers name or path, or an Embedder object
     batch_size: int = 256
     chroma_host: str | None = None
@@ -163,7 +164,8 @@ def _quality_scorer(context: IngestContext, run_dir: RunDirectory) -> QualitySco
     if context.quality == "heuristic":
         return InformationDensityScorer()
     workspace = Workspace.resolve(context.workspace)
-    seam = build_seam(context.llm, ModelSettings(), cache=LLMCache(workspace.llm_cache_path), usage=run_dir.usage)
+    seam = build_seam(context.llm, ModelSettings(requests_per_second=context.llm_requests_per_second),
+                      cache=LLMCache(workspace.llm_cache_path), usage=run_dir.usage)
     return LLMQualityScorer(seam)
 
 

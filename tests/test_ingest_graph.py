@@ -122,3 +122,41 @@ def test_checkpointed_state_holds_counts_not_chunks(workspace, tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
     values = ingest(workspace, "small", [str(corpus)], HashingEmbedder()).values
     assert all(not isinstance(value, list) or key == "sources" for key, value in values.items())
+
+
+def test_llm_quality_scorer_through_the_seam_filters_pays_once_and_keeps_no_key(workspace, tmp_path, monkeypatch):
+    from tests.openai_server import FakeOpenAIServer
+
+    secret = "sk-test-ingest-NEVER-WRITTEN-77"
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    rng = random.Random(5)
+    for i in range(8):
+        marker = "SPAMSPAM " if i % 4 == 0 else ""
+        words = " ".join(rng.choice(TOPICS) + str(rng.randrange(1000)) for _ in range(20))
+        (corpus / f"d{i}.txt").write_text(f"{marker}Passage {i} talks about {words}.", encoding="utf-8")
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"judge": {"input": 1.0, "output": 2.0}}', encoding="utf-8")
+
+    def judge(request: dict) -> dict:
+        prompt = request["messages"][-1]["content"]
+        return {"rationale": "spam" if "SPAMSPAM" in prompt else "informative", "score": 1 if "SPAMSPAM" in prompt else 5}
+
+    with FakeOpenAIServer(replier=judge) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", secret)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("BENCHSMITH_PRICES", str(prices))
+        values = ingest(workspace, "llm", [str(corpus)], HashingEmbedder(), quality="llm", llm="openai:judge").values
+        requests_first = len(server.requests)
+        again = ingest(workspace, "llm-again", [str(corpus)], HashingEmbedder(), quality="llm", llm="openai:judge").values
+
+    assert values["filtered"] == 2 and values["indexed"] == 6
+    assert requests_first == 8 and len(server.requests) == 8  # the second run is served from the cache
+    assert again["filtered"] == 2
+    first_usage = RunDirectory(workspace, "llm").usage.totals()
+    assert first_usage["calls"] == 8 and first_usage["cached_calls"] == 0 and first_usage["input_tokens"] > 0
+    assert first_usage["cost_usd"] == pytest.approx((first_usage["input_tokens"] + 2 * first_usage["output_tokens"]) / 1e6)
+    assert RunDirectory(workspace, "llm-again").usage.totals()["cached_calls"] == 8
+    for path in workspace.root.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
