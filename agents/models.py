@@ -170,20 +170,26 @@ ScriptedReply = BaseModel | Exception | Callable[[list[Message], type[BaseModel]
 
 class ScriptedBackend:
     """The test seam: replies are pydantic objects (or exceptions to raise, or functions of
-    the messages and schema) consumed in order. Every call's messages are recorded."""
+    the messages and schema) consumed in order; once they run out, ``replier`` (a function of
+    the messages and schema) answers every call. Every call's messages are recorded."""
 
-    def __init__(self, replies: Iterable[ScriptedReply] = (), model: str = "scripted"):
+    def __init__(self, replies: Iterable[ScriptedReply] = (), model: str = "scripted",
+                 replier: Callable[[list[Message], type[BaseModel]], BaseModel] | None = None):
         self.model = model
         self.replies = list(replies)
+        self.replier = replier
         self.calls: list[tuple[list[Message], type[BaseModel]]] = []
         self._lock = threading.Lock()
 
     def complete(self, messages: list[Message], schema: type[BaseModel]) -> Completion:
         with self._lock:
             self.calls.append((messages, schema))
-            if not self.replies:
+            if self.replies:
+                reply: ScriptedReply = self.replies.pop(0)
+            elif self.replier is not None:
+                reply = self.replier
+            else:
                 raise AssertionError(f"scripted model has no reply left for {schema.__name__}")
-            reply = self.replies.pop(0)
         if isinstance(reply, Exception):
             raise reply
         parsed = reply(messages, schema) if callable(reply) and not isinstance(reply, BaseModel) else reply

@@ -7,10 +7,11 @@ downloads an ONNX model on first use, which fails offline and would silently mix
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import chromadb
+import chromadb.errors
 from chromadb.api import ClientAPI
 from chromadb.config import Settings
 
@@ -50,6 +51,27 @@ class VectorStore:
                 f"collection {name!r} was built with embedder {built_with!r}, not {embedder_name!r}: "
                 "use another --collection per embedder"
             )
+
+    @classmethod
+    def open_existing(cls, client: ClientAPI, name: str, embedding_function_for: Callable[[str], Any]) -> "VectorStore":
+        """A collection that must exist, with the embedding function of the embedder that built it."""
+        try:
+            metadata = client.get_collection(name).metadata or {}
+        except chromadb.errors.NotFoundError:
+            raise InputError(f"no collection {name!r} in this workspace: run `benchsmith ingest ... --collection {name}` first") from None
+        embedder = metadata.get("embedder", "")
+        return cls(client, name, embedding_function_for(embedder), embedder)
+
+    def fetch(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """``{id: {"text": ..., **metadata}}`` for the given ids; unknown ids are absent."""
+        found = self.collection.get(ids=list(dict.fromkeys(ids)), include=["documents", "metadatas"])
+        return {chunk_id: {"text": text, **(metadata or {})}
+                for chunk_id, text, metadata in zip(found["ids"], found["documents"], found["metadatas"])}
+
+    def iter_all(self, include: Sequence[str] = ("documents", "metadatas"), page: int = MAX_UPSERT_BATCH) -> Iterator[dict[str, Any]]:
+        """Every stored item in pages: ``{"ids": [...], <include>: [...]}``."""
+        for offset in range(0, self.count(), page):
+            yield self.collection.get(limit=page, offset=offset, include=list(include))
 
     def count(self) -> int:
         return self.collection.count()

@@ -1,0 +1,1 @@
+"""Measures and reports. Imports none of graphs/, agents/, tools/ or stores/."""
