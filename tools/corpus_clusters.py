@@ -1,0 +1,61 @@
+"""Cluster a stored collection: read its embeddings from Chroma, run the greedy traversal
+(tools/clustering.py), persist the clusters of chunk ids in the workspace."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from stores.clusters import StoredClustering, load_clustering, save_clustering
+from stores.errors import InputError
+from stores.vectors import VectorStore
+from stores.workspace import Workspace
+from tools.clustering import greedy_traversal_clusters, mean_consecutive_similarity
+
+DEFAULT_CLUSTER_SIZE = 8
+DEFAULT_NEIGHBOURS = 16
+
+
+def stored_vectors(store: VectorStore) -> tuple[list[str], np.ndarray, list[str]]:
+    """Ids, embeddings (n, d) and texts of every chunk, in a stable (id-sorted) order."""
+    ids: list[str] = []
+    vectors: list[np.ndarray] = []
+    texts: list[str] = []
+    for page in store.iter_all(include=("embeddings", "documents")):
+        ids.extend(page["ids"])
+        vectors.append(np.asarray(page["embeddings"], dtype=np.float32))
+        texts.extend(page["documents"])
+    if not ids:
+        raise InputError(f"collection {store.name!r} is empty: ingest a corpus into it first")
+    order = np.argsort(ids)
+    matrix = np.concatenate(vectors)[order]
+    return [ids[i] for i in order], matrix, [texts[i] for i in order]
+
+
+def cluster_collection(workspace: Workspace, store: VectorStore, size: int = DEFAULT_CLUSTER_SIZE,
+                       neighbours: int = DEFAULT_NEIGHBOURS, seed: int = 0) -> StoredClustering:
+    """The collection's clustering for these parameters, computed once and then reused."""
+    if existing := load_clustering(workspace, store.name, size, neighbours, seed):
+        if existing.chunk_count + len(existing.dropped) == store.count():
+            return existing
+    started = time.perf_counter()
+    ids, vectors, texts = stored_vectors(store)
+    result = greedy_traversal_clusters(vectors, size=size, neighbours=neighbours, seed=seed, texts=texts)
+    random_order = np.random.default_rng(seed).permutation(len(ids)).tolist()
+    clustering = StoredClustering(
+        collection=store.name, size=size, neighbours=neighbours, seed=seed,
+        clusters=[[ids[i] for i in cluster] for cluster in result.clusters],
+        dropped=[ids[i] for i in result.dropped],
+        stats={
+            "chunks": len(ids),
+            "clusters": len(result.clusters),
+            "dropped_near_identical": len(result.dropped),
+            "searches": result.searches,
+            "path_similarity": round(mean_consecutive_similarity(vectors, result.path), 4),
+            "random_order_similarity": round(mean_consecutive_similarity(vectors, random_order), 4),
+            "seconds": round(time.perf_counter() - started, 2),
+        },
+    )
+    save_clustering(workspace, clustering)
+    return clustering
