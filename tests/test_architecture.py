@@ -82,8 +82,16 @@ def test_studio_server_loads_every_graph():
         by_graph = {assistant["graph_id"]: assistant["assistant_id"] for assistant in assistants}
         config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
         assert set(by_graph) == set(config["graphs"])
-        drawn = httpx.get(f"{base}/assistants/{by_graph['ingest']}/graph", timeout=10).json()
-        assert {node["id"] for node in drawn["nodes"]} >= {"load", "clean", "chunk", "dedup", "quality", "embed"}
+        def drawn(graph_id: str) -> tuple[set[str], set[tuple[str, str, bool]]]:
+            graph = httpx.get(f"{base}/assistants/{by_graph[graph_id]}/graph", timeout=10).json()
+            return ({node["id"] for node in graph["nodes"]},
+                    {(edge["source"], edge["target"], bool(edge.get("conditional"))) for edge in graph["edges"]})
+
+        assert drawn("ingest")[0] >= {"load", "clean", "chunk", "dedup", "quality", "embed"}
+        assert drawn("synthesize")[0] >= {"plan", "converse", "export"}
+        nodes, edges = drawn("conversation")
+        assert nodes >= {"walker", "questioner", "responder", "polisher", "router", "record"}
+        assert {("router", "walker", True), ("router", "record", True)} <= edges  # the branches Studio draws
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -1,0 +1,89 @@
+"""Shared setup for synthesis tests: an ingested, clustered collection and scripted agents."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from agents.models import ModelSeam, ScriptedBackend
+from agents.polisher import PolishedQuestion
+from agents.questioner import GeneratedQuestion
+from agents.responder import GeneratedAnswer
+from graphs.ingest import IngestContext
+from graphs.ingest import builder as ingest_builder
+from graphs.runner import run_job
+from graphs.synthesize import SynthesisContext
+from graphs.synthesize import builder as synthesis_builder
+from stores.workspace import Workspace
+from tests.embedders import HashingEmbedder
+
+TOPICS = ["chroma", "bm25", "fusion", "rerank", "nugget", "judge", "cache", "chunk", "cluster", "polish"]
+COLLECTION = "docs"
+
+
+def build_collection(workspace: Workspace, corpus_dir: Path, documents: int = 60, seed: int = 0) -> dict[str, Any]:
+    """Ingest ``documents`` one-chunk documents, each about one topic, with the hashing embedder."""
+    rng = random.Random(seed)
+    corpus_dir.mkdir(parents=True, exist_ok=True)
+    for i in range(documents):
+        topic = TOPICS[i % len(TOPICS)]
+        words = " ".join(f"{topic}{rng.randrange(40)}" for _ in range(30))
+        sentences = f"Document {i} explains {topic}. It covers {words}. Finally it notes item{i} for {topic}."
+        (corpus_dir / f"doc{i:03}.txt").write_text(sentences, encoding="utf-8")
+    context = IngestContext(workspace=str(workspace.root), embedder=HashingEmbedder(), min_chars=20)
+    return run_job(ingest_builder, job="ingest", workspace=workspace, run_id="ingest",
+                   inputs={"run_id": "ingest", "sources": [str(corpus_dir)], "collection": COLLECTION},
+                   context=context, settings={}).values
+
+
+def gold_text(messages: list[dict[str, str]], tag: str) -> str:
+    match = re.search(rf"<{tag}[^>]*>\n(.*?)\n</{tag}>", messages[-1]["content"], re.S)
+    assert match, f"no <{tag}> section in the prompt"
+    return match.group(1)
+
+
+def scripted_reply(messages: list[dict[str, str]], schema: type[BaseModel]) -> BaseModel:
+    """Deterministic replies derived from the prompt, as a model would give them."""
+    if schema is GeneratedQuestion:
+        passage = gold_text(messages, "gold_passage")
+        digest = hashlib.sha1((passage + messages[-1]["content"][-40:]).encode()).hexdigest()[:6]
+        words = passage.split()
+        return GeneratedQuestion(question=f"What does {words[0]} {words[1]} say about {words[3]} ({digest})?",
+                                 rewrite=f"In document {words[1]}, what is said about {words[3]} ({digest})?")
+    if schema is GeneratedAnswer:
+        return GeneratedAnswer(answer="It explains: " + gold_text(messages, "passage")[:120])
+    if schema is PolishedQuestion:
+        question = gold_text(messages, "question")
+        if "5" in question:  # some rewrites talk about the task: the review must reject them
+            return PolishedQuestion(question=f"Here is the rewritten question: {question}")
+        return PolishedQuestion(question=re.sub(r"What does \S+ \S+ say", "What does it say", question))
+    raise AssertionError(f"unexpected schema {schema}")
+
+
+def scripted_seam(**backend_options: Any) -> tuple[ModelSeam, ScriptedBackend]:
+    backend = ScriptedBackend(replier=scripted_reply, **backend_options)
+    return ModelSeam(backend), backend
+
+
+def synthesize(workspace: Workspace, run_id: str, conversations: int, turns: int, *, model: ModelSeam | None = None,
+               concurrency: int = 4, **context_options: Any):
+    context = SynthesisContext(workspace=str(workspace.root), model=model, cluster_size=4, concurrency=concurrency,
+                               **context_options)
+    return run_job(synthesis_builder, job="synthesize", workspace=workspace, run_id=run_id,
+                   inputs={"run_id": run_id, "collection": COLLECTION, "conversations": conversations, "turns": turns},
+                   context=context, settings={}, max_concurrency=concurrency)
+
+
+SCHEMAS = {schema.__name__: schema for schema in (GeneratedQuestion, GeneratedAnswer, PolishedQuestion)}
+
+
+def server_replier(request: dict[str, Any]) -> dict[str, Any]:
+    """The same scripted agents behind the loopback OpenAI-compatible server."""
+    schema = SCHEMAS[request["response_format"]["json_schema"]["name"]]
+    messages = [{"role": m["role"], "content": m["content"]} for m in request["messages"]]
+    return scripted_reply(messages, schema).model_dump()
