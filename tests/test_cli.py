@@ -125,3 +125,47 @@ def test_sigkill_during_embedding_then_resume(tmp_path):
     again = benchsmith(*arguments, workspace=workspace.root)
     output, _ = again.communicate(timeout=300)
     assert again.returncode == 0 and "already finished; nothing redone" in output
+
+
+@pytest.fixture(scope="module")
+def clustered_workspace(tmp_path_factory) -> Workspace:
+    from tests.synthesis_fixtures import build_collection
+
+    root = tmp_path_factory.mktemp("cli-synthesis")
+    workspace = Workspace.resolve(root / "ws")
+    build_collection(workspace, root / "corpus")
+    return workspace
+
+
+def test_cluster_prints_the_path_quality(clustered_workspace):
+    result = invoke("cluster", "--collection", "docs", "--size", "4", "-w", str(clustered_workspace.root))
+    assert result.exit_code == 0, result.output
+    assert "clusters" in result.output and "mean similarity of consecutive chunks" in result.output
+
+
+def test_cluster_and_synthesize_name_a_missing_collection(clustered_workspace):
+    for command in (["cluster", "--collection", "nope"], ["synthesize", "--collection", "nope"]):
+        result = invoke(*command, "-w", str(clustered_workspace.root))
+        assert result.exit_code == 2 and "no collection 'nope'" in result.output
+
+
+def test_synthesize_dry_run_counts_calls_and_calls_nothing(clustered_workspace):
+    runs_before = set(clustered_workspace.runs_dir.iterdir())
+    result = invoke("synthesize", "--collection", "docs", "--conversations", "5", "--turns", "3", "--llm",
+                    "openai:gpt-4o-mini", "--dry-run", "-w", str(clustered_workspace.root))
+    assert result.exit_code == 0, result.output
+    assert f"{5 * (3 * 3 - 1)} model calls" in result.output and "$" in result.output
+    assert set(clustered_workspace.runs_dir.iterdir()) == runs_before
+
+
+def test_synthesize_offline_then_report_the_finished_run(clustered_workspace):
+    arguments = ("synthesize", "--collection", "docs", "--conversations", "4", "--turns", "3", "--cluster-size", "4",
+                 "--run-id", "cli-synth", "-w", str(clustered_workspace.root))
+    first = invoke(*arguments)
+    assert first.exit_code == 0, first.output
+    assert "Benchmark statistics" in first.output and "tokens per question" in first.output
+    again = invoke(*arguments)
+    assert again.exit_code == 0 and "already finished; nothing redone" in again.output
+    too_many = invoke("synthesize", "--collection", "docs", "--conversations", "500", "--cluster-size", "4",
+                      "-w", str(clustered_workspace.root))
+    assert too_many.exit_code == 2 and "ask for at most" in too_many.output
