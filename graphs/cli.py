@@ -118,18 +118,26 @@ def ingest(
 def _run_ingest(settings: dict[str, Any], workspace: Workspace, run_id: str, chroma_host: str | None,
                 rate_limit: float | None = None) -> None:
     from graphs.ingest import STAGES, IngestContext, builder
-    from graphs.runner import run_job
 
     context = IngestContext(
         workspace=str(workspace.root), chroma_host=chroma_host, llm_requests_per_second=rate_limit,
         **{key: settings[key] for key in ("chunk_size", "min_chars", "dedup_threshold", "num_perm", "min_quality",
                                           "quality", "llm", "embedder", "batch_size")})
     console.print(f"[bold]ingest[/] run [cyan]{run_id}[/] → collection [cyan]{settings['collection']}[/] in {workspace.root}")
+    outcome = _run_reported(builder, job="ingest", workspace=workspace, run_id=run_id,
+                            inputs={"run_id": run_id, "sources": settings["sources"], "collection": settings["collection"]},
+                            context=context, settings=settings, on_progress=lambda bars: StageProgress(bars, STAGES))
+    print_ingest_summary(outcome.values, RunDirectory(workspace, run_id), outcome.usage)
+
+
+def _run_reported(builder: Any, *, job: str, run_id: str, on_progress: Any, **run_options: Any) -> Any:
+    """Run a job under progress bars; say whether it resumed or was already finished, and end a
+    crashed run with its resume command instead of a traceback."""
+    from graphs.runner import run_job
+
     try:
-        with _progress_bars() as progress:
-            outcome = run_job(builder, job="ingest", workspace=workspace, run_id=run_id,
-                              inputs={"run_id": run_id, "sources": settings["sources"], "collection": settings["collection"]},
-                              context=context, settings=settings, on_event=StageProgress(progress, STAGES))
+        with _progress_bars() as bars:
+            outcome = run_job(builder, job=job, run_id=run_id, on_event=on_progress(bars), **run_options)
     except (InputError, KeyboardInterrupt):
         raise
     except Exception as error:
@@ -138,10 +146,10 @@ def _run_ingest(settings: dict[str, Any], workspace: Workspace, run_id: str, chr
                      soft_wrap=True)
         raise typer.Exit(1) from None
     if outcome.already_finished:
-        console.print(f"run [cyan]{run_id}[/] already finished; nothing redone. Its summary:")
+        console.print(f"run [cyan]{run_id}[/] already finished; nothing redone. Its results:")
     elif outcome.resumed:
         console.print(f"run [cyan]{run_id}[/] resumed from its last checkpoint.")
-    print_ingest_summary(outcome.values, RunDirectory(workspace, run_id), outcome.usage)
+    return outcome
 
 
 def print_ingest_summary(values: dict[str, Any], run_dir: RunDirectory, usage: dict[str, Any]) -> None:
@@ -308,7 +316,6 @@ def _synthesis_dry_run(settings: dict[str, Any], workspace: Workspace, chroma_ho
 
 def _run_synthesis(settings: dict[str, Any], workspace: Workspace, run_id: str, chroma_host: str | None,
                    concurrency: int, rate_limit: float | None) -> None:
-    from graphs.runner import run_job
     from graphs.synthesize import DIALOGUES_FILE, SynthesisContext, builder
     from stores.benchmark_files import recorded_ids
 
@@ -320,25 +327,12 @@ def _run_synthesis(settings: dict[str, Any], workspace: Workspace, run_id: str, 
     run_dir = RunDirectory(workspace, run_id)
     console.print(f"[bold]synthesize[/] run [cyan]{run_id}[/] · {settings['conversations']} conversations × "
                   f"{settings['turns']} turns · {settings['llm']} · concurrency {concurrency}")
-    try:
-        with _progress_bars() as progress:
-            already = len(recorded_ids(run_dir.file(DIALOGUES_FILE)))
-            outcome = run_job(builder, job="synthesize", workspace=workspace, run_id=run_id,
-                              inputs={"run_id": run_id, "collection": settings["collection"],
-                                      "conversations": settings["conversations"], "turns": settings["turns"]},
-                              context=context, settings=settings, max_concurrency=concurrency,
-                              on_event=ConversationProgress(progress, settings["conversations"], already))
-    except (InputError, KeyboardInterrupt):
-        raise
-    except Exception as error:
-        errors.print(f"[red]run {run_id} failed:[/] {type(error).__name__}: {error}", soft_wrap=True)
-        errors.print(f"Finished conversations are kept. Resume with the same command and --run-id {run_id}",
-                     soft_wrap=True)
-        raise typer.Exit(1) from None
-    if outcome.already_finished:
-        console.print(f"run [cyan]{run_id}[/] already finished; nothing redone. Its statistics:")
-    elif outcome.resumed:
-        console.print(f"run [cyan]{run_id}[/] resumed from its last checkpoint.")
+    already = len(recorded_ids(run_dir.file(DIALOGUES_FILE)))
+    outcome = _run_reported(builder, job="synthesize", workspace=workspace, run_id=run_id,
+                            inputs={"run_id": run_id, "collection": settings["collection"],
+                                    "conversations": settings["conversations"], "turns": settings["turns"]},
+                            context=context, settings=settings, max_concurrency=concurrency,
+                            on_progress=lambda bars: ConversationProgress(bars, settings["conversations"], already))
     print_synthesis_statistics(outcome.values["stats"], run_dir)
 
 
