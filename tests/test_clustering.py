@@ -114,7 +114,7 @@ def test_approximate_path_is_complete_and_as_coherent_as_the_exact_path(planted)
     assert mean_consecutive_similarity(vectors, approximate.path) >= 0.97 * exact_similarity
 
 
-def test_hnsw_searches_to_the_last_chunk_fall_back_when_the_index_runs_dry(planted):
+def test_hnsw_searches_with_visited_chunks_deleted_reach_every_chunk(planted):
     vectors, _ = planted
     index = build_hnsw(vectors, threads=1)
     neighbours = hnsw_knn(index, vectors, 4)
@@ -143,8 +143,9 @@ def test_near_identical_chunk_after_its_original_is_dropped(planted):
     assert len(result.dropped) == 1 and result.dropped[0] in (0, len(texts) - 1)
     assert sorted(result.path) == sorted(set(range(len(texts))) - set(result.dropped))
     assert sorted(row for cluster in result.clusters for row in cluster) == sorted(result.path)
-    without_texts = greedy_traversal_clusters(vectors)
+    without_texts = greedy_traversal_clusters(vectors)  # the copy comes right after its original
     assert without_texts.dropped == [] and len(without_texts.path) == len(texts)
+    assert abs(without_texts.path.index(0) - without_texts.path.index(len(texts) - 1)) == 1
 
 
 def test_drop_near_identical_compares_with_the_last_kept_chunk():

@@ -22,24 +22,34 @@ The method:
 
 Consecutive clusters are neighbours on the path, so they are about related material.
 
-Defaults and why:
+Defaults and why (timings: benchmarks/cluster.py, 2 CPU cores, dimension 384):
 
-* ``size=8``: a cluster is the material of one simulated conversation's soft switches.
-* ``neighbours=16``: on real and planted-topic embeddings the walk then finds an
-  unvisited neighbour on the list at most steps, so searches stay a small fraction of
-  steps; longer lists cost graph time and barely change the path.
-* ``exact_limit=20_000``: up to there the exact graph costs seconds and gives exactly
-  the path of the O(n²) reference (nearest unvisited by a full scan at every step);
-  beyond it the exact graph grows quadratically and HNSW is faster.
-* HNSW ``M=16, ef_construction=100, ef=64`` (``HNSW_*``): the smallest settings measured
-  (benchmarks/cluster.py) to keep the path's mean consecutive similarity within 1-2 % of
-  the exact path on random and on planted-topic vectors of dimension 384, while 100k
-  vectors cluster in well under a minute on 2 cores. The index is built with one thread
-  when ``threads=1`` (hnswlib's multi-threaded insertion order, and so the graph, varies
-  from run to run); by default it uses every core and the path above ``exact_limit`` may
-  then differ slightly between runs.
-* ``near_identical=0.9``: word 5-gram Jaccard; re-chunked or lightly edited copies of a
-  passage score above it, different passages on one topic far below.
+* ``size=8``, ``neighbours=16``: the method's defaults. With 16 neighbours the list runs
+  dry (a search) at about 5 % of steps on random vectors and 16 % on planted topics,
+  where a topic's last members find their whole list visited.
+* ``exact_limit=20_000``: up to there the exact graph takes seconds (about 4 s at 20k)
+  and the path is exactly the O(n²) reference's (nearest unvisited by a full scan at
+  every step); beyond it the exact graph's quadratic cost overtakes HNSW's (whose time
+  grows about 2.6× per doubling of n at 50-100k: its searches lengthen and the index
+  outgrows the CPU caches).
+* HNSW ``M=48`` (``ef_construction=48``: hnswlib raises it to M anyway), query ``ef=24``
+  for the graph, ``ef=8`` for the searches: with the HNSW index forced on 10k and 20k
+  vectors the path keeps 0.973 and 0.958 of the reference's mean consecutive similarity
+  on random vectors (the hard case: true neighbours are barely closer than the rest) and
+  0.999 on planted topics, against the 0.95 target; M=40 gives 0.94 at 20k, M=56 and 64
+  gain 1-2 % for 15-35 % more time. A larger ``ef_construction`` or graph ``ef`` mostly
+  adds time; a search ``ef`` of 1 loses 1 % on planted topics and 16 gains nothing. 100k
+  vectors take about 50 s (random) and 19 s (planted topics); there the path keeps 0.90
+  (random: the graph's recall@16 is about 0.6 at 50k) and 0.99 (planted) of the exact
+  path.
+* ``exact_tail`` = 40·sqrt(n): see :func:`default_exact_tail`.
+* ``threads=-1`` (all cores) for the index build: hnswlib's parallel insertion makes the
+  graph, and so a path above ``exact_limit``, vary slightly from run to run; ``threads=1``
+  makes it reproducible at about twice the build time. Paths up to ``exact_limit``
+  depend only on the seed.
+* ``near_identical=0.9``: word 5-gram Jaccard; copies of a passage with a few edited
+  words score above it (one edited word in 120 leaves 0.92), different passages on one
+  topic far below.
 """
 
 from __future__ import annotations
@@ -56,10 +66,11 @@ DEFAULT_NEIGHBOURS = 16
 DEFAULT_NEAR_IDENTICAL = 0.9
 DEFAULT_EXACT_LIMIT = 20_000
 BLOCK_ELEMENTS = 1 << 24  # similarities per block of the exact graph: 64 MB float32 (+ 128 MB argpartition)
-HNSW_M = 16
-HNSW_EF_CONSTRUCTION = 100
+HNSW_M = 48
+HNSW_EF_CONSTRUCTION = 48
 HNSW_EF = 24
 HNSW_SEARCH_EF = 8
+EXACT_TAIL_SCALE = 40  # exact scans take over when at most 40·sqrt(n) rows remain
 SHINGLE_WORDS = 5
 WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -85,7 +96,7 @@ def as_unit_rows(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1)
     if not np.isfinite(norms).all():
         raise ValueError("embeddings contain NaN or infinite values")
-    if np.abs(norms - 1).max() > 1e-3:
+    if np.abs(norms - 1).max() > 1e-3:  # float32 rounding of normalized embeddings is ~1e-7
         matrix = matrix / np.where(norms == 0, 1, norms)[:, None]
     return matrix
 
@@ -98,7 +109,7 @@ def knn_graph(vectors: np.ndarray, k: int = DEFAULT_NEIGHBOURS, *, exact_limit: 
     """
     matrix = as_unit_rows(vectors)
     k = _clamp_neighbours(k, len(matrix))
-    if len(matrix) <= exact_limit:
+    if len(matrix) <= exact_limit or k == 0:
         return exact_knn(matrix, k)
     return hnsw_knn(build_hnsw(matrix, seed=seed, threads=threads), matrix, k)
 
@@ -209,14 +220,26 @@ class _HnswSearch:
         return int(labels[0, 0])
 
 
+def default_exact_tail(n: int) -> int:
+    """Remaining rows below which an exact scan beats an HNSW query with deleted rows.
+
+    A scan costs the remaining count r; a query must step over deleted rows to find live
+    ones, so it costs about n / r: the two meet near sqrt(n). 40·sqrt(n) (12.6k of 100k)
+    gave the fastest walk on 100k random and planted-topic vectors of dimension 384; half
+    of it doubled the walk's time on random vectors, twice it nearly did on planted topics.
+    """
+    return int(EXACT_TAIL_SCALE * np.sqrt(n))
+
+
 def greedy_path(vectors: np.ndarray, neighbours: np.ndarray, *, seed: int = 0, index=None,
                 exact_tail: int | None = None) -> tuple[list[int], int]:
     """The greedy walk over a k-NN graph: (visiting order of all rows, number of searches).
 
     ``neighbours`` is the (n, k) output of :func:`knn_graph`. Pass the HNSW ``index`` the
     graph came from to search it for the nearest unvisited row when a list is exhausted;
-    without one the search is an exact scan. ``exact_tail`` (default ``max(1024, n/16)``)
-    is the number of remaining rows below which HNSW searches give way to exact scans.
+    without one the search is an exact scan. ``exact_tail`` (default
+    :func:`default_exact_tail`) is the number of remaining rows below which HNSW searches
+    give way to exact scans.
     """
     matrix = as_unit_rows(vectors)
     n = len(matrix)
@@ -227,7 +250,7 @@ def greedy_path(vectors: np.ndarray, neighbours: np.ndarray, *, seed: int = 0, i
     if index is None:
         search = _ExactSearch(matrix, visited_view)
     else:
-        search = _HnswSearch(index, matrix, visited_view, max(1024, n // 16) if exact_tail is None else exact_tail)
+        search = _HnswSearch(index, matrix, visited_view, default_exact_tail(n) if exact_tail is None else exact_tail)
     rows = neighbours.tolist()
     current = int(np.random.default_rng(seed).integers(n))
     path, searches = [current], 0
@@ -246,7 +269,8 @@ def greedy_path(vectors: np.ndarray, neighbours: np.ndarray, *, seed: int = 0, i
 
 
 def naive_greedy_path(vectors: np.ndarray, *, seed: int = 0) -> list[int]:
-    """Reference walk: the nearest unvisited row by a full scan at every step, O(n² d).
+    """Reference walk: the nearest unvisited row by a full scan at every step, O(n² d)
+    (numpy, over the unvisited rows, compacted when half of them are visited).
 
     Starts where :func:`greedy_path` starts for the same seed; with an exact graph of
     k = n - 1 both give the same path.
