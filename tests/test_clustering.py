@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 
 from tools.clustering import (
-    build_hnsw,
+    build_inverted_file,
     cluster_path,
     drop_near_identical,
     greedy_path,
     greedy_traversal_clusters,
-    hnsw_knn,
+    ivf_knn,
     knn_graph,
     mean_consecutive_similarity,
     naive_greedy_path,
@@ -108,22 +108,34 @@ def test_exact_graph_lists_the_most_similar_other_rows_nearest_first():
 def test_approximate_path_is_complete_and_as_coherent_as_the_exact_path(planted):
     vectors, _ = planted
     exact = greedy_traversal_clusters(vectors)
-    approximate = greedy_traversal_clusters(vectors, exact_limit=100)  # forces the HNSW index
+    approximate = greedy_traversal_clusters(vectors, exact_limit=100)  # forces the inverted file
     assert sorted(approximate.path) == list(range(len(vectors)))
     exact_similarity = mean_consecutive_similarity(vectors, exact.path)
     assert mean_consecutive_similarity(vectors, approximate.path) >= 0.97 * exact_similarity
 
 
-def test_hnsw_searches_with_visited_chunks_deleted_reach_every_chunk(planted):
+def test_inverted_file_graph_and_searches_reach_every_chunk(planted):
     vectors, _ = planted
-    index = build_hnsw(vectors, threads=1)
-    neighbours = hnsw_knn(index, vectors, 4)
+    ivf = build_inverted_file(vectors, cell_size=32)
+    assert sorted(np.concatenate(ivf.members).tolist()) == list(range(len(vectors)))  # each row in one cell
+    neighbours = ivf_knn(vectors, ivf, 4, probes=3)
     assert neighbours.shape == (len(vectors), 4) and not (neighbours == np.arange(len(vectors))[:, None]).any()
-    # exact_tail=0: every jump is an HNSW query on an index with the visited chunks deleted.
-    path, searches = greedy_path(vectors, neighbours, index=index, exact_tail=0)
+    path, searches = greedy_path(vectors, neighbours, ivf=ivf)
     assert sorted(path) == list(range(len(vectors))) and searches > 0
     exact_path, _ = greedy_path(vectors, knn_graph(vectors, 4))
     assert mean_consecutive_similarity(vectors, path) >= 0.97 * mean_consecutive_similarity(vectors, exact_path)
+
+
+def test_inverted_file_probing_every_cell_is_exact():
+    """With all cells probed, graph and searches see every row: the exact walk, step for step."""
+    vectors = random_vectors(300, d=8, seed=5)
+    ivf = build_inverted_file(vectors, cell_size=30)
+    cells = len(ivf.members)
+    neighbours = ivf_knn(vectors, ivf, 3, probes=cells)
+    assert np.array_equal(neighbours, knn_graph(vectors, 3))
+    exact = greedy_path(vectors, neighbours, seed=2)
+    assert exact[1] > 0  # the walk had to search
+    assert greedy_path(vectors, neighbours, seed=2, ivf=ivf, search_probes=cells) == exact
 
 
 def words(rng: random.Random, count: int = 120) -> str:
@@ -193,31 +205,3 @@ def test_more_neighbours_than_chunks_and_a_single_chunk():
     assert sorted(few.path) == list(range(5)) and [len(c) for c in few.clusters] == [2, 2, 1]
     single = greedy_traversal_clusters(random_vectors(1))
     assert single.path == [0] and single.clusters == [[0]] and single.searches == 0
-
-
-class _DryIndex:
-    """Stands in for an HNSW index whose searches find nothing, or only visited chunks."""
-
-    def __init__(self, stale: bool):
-        self.stale, self.deleted = stale, set()
-
-    def set_ef(self, ef: int) -> None:
-        pass
-
-    def mark_deleted(self, row: int) -> None:
-        self.deleted.add(row)
-
-    def knn_query(self, vector, k: int = 1):
-        if not self.stale:
-            raise RuntimeError("Cannot return the results in a contiguous 2D array")
-        return np.array([[min(self.deleted)]]), np.zeros((1, 1))
-
-
-def test_a_failed_or_stale_index_search_falls_back_to_the_exact_scan():
-    vectors = random_vectors(80, d=8, seed=5)
-    neighbours = knn_graph(vectors, 2)
-    expected, expected_searches = greedy_path(vectors, neighbours, seed=1)
-    for index in (_DryIndex(stale=False), _DryIndex(stale=True)):  # raises / answers a visited chunk
-        path, searches = greedy_path(vectors, neighbours, seed=1, index=index, exact_tail=0)
-        assert (path, searches) == (expected, expected_searches)
-        assert index.deleted and index.deleted <= set(path)

@@ -7,14 +7,15 @@ The method:
    embeddings. Up to ``exact_limit`` chunks it is exact: blocks of rows are multiplied
    against all vectors and ``np.argpartition`` picks the top k, so memory stays bounded
    (``BLOCK_ELEMENTS`` similarities at a time) and nothing n×n is ever built. Above it an
-   HNSW index (hnswlib) answers the k+1 nearest of every vector (self dropped).
+   inverted file routes the candidates: spherical k-means cells of ~256 rows, and each
+   row's neighbours are found exactly among the members of the 48 cells nearest to its
+   own, a fixed cost per row, so the graph grows linearly with n.
 2. The walk starts at a seeded random chunk and steps to the nearest *unvisited*
    neighbour on the current chunk's list. When the whole list is visited, it continues at
    the nearest unvisited chunk found by a search, never at a random one, so the path only
-   jumps as far as it has to. With HNSW, visited chunks are marked deleted in the index
-   and the search is a k=1 query; once few chunks remain (``exact_tail``) or hnswlib
-   cannot return a result, an exact scan over the remaining vectors takes over. The exact
-   graph uses the exact scan throughout, over a compacted copy of the unvisited vectors.
+   jumps as far as it has to. With the exact graph the search is an exact scan over a
+   compacted copy of the unvisited vectors; with the inverted file it scans the 8 cells
+   nearest to the current chunk that still hold unvisited ones.
 3. With texts, a chunk whose word 5-gram Jaccard with the last kept chunk before it on
    the path is at least ``near_identical`` is dropped (and reported): the same passage
    twice in one cluster would give two gold chunks for one question.
@@ -29,24 +30,15 @@ Defaults and why (timings: benchmarks/cluster.py, 2 CPU cores, dimension 384):
   where a topic's last members find their whole list visited.
 * ``exact_limit=20_000``: up to there the exact graph takes seconds (about 4 s at 20k)
   and the path is exactly the O(n²) reference's (nearest unvisited by a full scan at
-  every step); beyond it the exact graph's quadratic cost overtakes HNSW's (whose time
-  grows about 2.6× per doubling of n at 50-100k: its searches lengthen and the index
-  outgrows the CPU caches).
-* HNSW ``M=48`` (``ef_construction=48``: hnswlib raises it to M anyway), query ``ef=24``
-  for the graph, ``ef=8`` for the searches: with the HNSW index forced on 10k and 20k
-  vectors the path keeps 0.973 and 0.958 of the reference's mean consecutive similarity
-  on random vectors (the hard case: true neighbours are barely closer than the rest) and
-  0.999 on planted topics, against the 0.95 target; M=40 gives 0.94 at 20k, M=56 and 64
-  gain 1-2 % for 15-35 % more time. A larger ``ef_construction`` or graph ``ef`` mostly
-  adds time; a search ``ef`` of 1 loses 1 % on planted topics and 16 gains nothing. 100k
-  vectors take about 50 s (random) and 19 s (planted topics); there the path keeps 0.90
-  (random: the graph's recall@16 is about 0.6 at 50k) and 0.99 (planted) of the exact
-  path.
-* ``exact_tail`` = 40·sqrt(n): see :func:`default_exact_tail`.
-* ``threads=-1`` (all cores) for the index build: hnswlib's parallel insertion makes the
-  graph, and so a path above ``exact_limit``, vary slightly from run to run; ``threads=1``
-  makes it reproducible at about twice the build time. Paths up to ``exact_limit``
-  depend only on the seed.
+  every step); beyond it the quadratic exact graph gives way to the inverted file.
+* Inverted file: cells of 256 rows (6 Lloyd iterations on a sample of 40 rows per cell),
+  48 cells probed for the graph, 8 for a search. With it forced on 20k vectors the path
+  keeps 0.967 of the reference's mean consecutive similarity on random vectors (the hard
+  case: true neighbours are barely closer than the rest) and 0.9998 on planted topics,
+  against the 0.95 target; 16 probes give 0.90 at a third of the time. 100k vectors take
+  about 15 s (random) and 21 s (planted topics), and doubling n about doubles the time.
+  An HNSW index (hnswlib) was measured first: similar quality, but 50 s at 100k, time
+  growing 2.5-2.8× per doubling, and a C++ build at install.
 * ``near_identical=0.9``: word 5-gram Jaccard; copies of a passage with a few edited
   words score above it (one edited word in 120 leaves 0.92), different passages on one
   topic far below.
@@ -66,11 +58,11 @@ DEFAULT_NEIGHBOURS = 16
 DEFAULT_NEAR_IDENTICAL = 0.9
 DEFAULT_EXACT_LIMIT = 20_000
 BLOCK_ELEMENTS = 1 << 24  # similarities per block of the exact graph: 64 MB float32 (+ 128 MB argpartition)
-HNSW_M = 48
-HNSW_EF_CONSTRUCTION = 48
-HNSW_EF = 24
-HNSW_SEARCH_EF = 8
-EXACT_TAIL_SCALE = 40  # exact scans take over when at most 40·sqrt(n) rows remain
+IVF_CELL_SIZE = 256  # mean rows per k-means cell of the inverted file
+IVF_GRAPH_PROBES = 48  # cells whose members are the candidate neighbours of a cell's rows
+IVF_SEARCH_PROBES = 8  # cells holding unvisited rows that a search scans
+KMEANS_ITERATIONS = 6
+KMEANS_SAMPLE_PER_CELL = 40
 SHINGLE_WORDS = 5
 WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -102,16 +94,16 @@ def as_unit_rows(vectors: np.ndarray) -> np.ndarray:
 
 
 def knn_graph(vectors: np.ndarray, k: int = DEFAULT_NEIGHBOURS, *, exact_limit: int = DEFAULT_EXACT_LIMIT,
-              seed: int = 0, threads: int = -1) -> np.ndarray:
+              seed: int = 0) -> np.ndarray:
     """(n, k) indices of each row's k most similar other rows, nearest first.
 
-    ``k`` is clamped to n - 1. Exact up to ``exact_limit`` rows, HNSW above.
+    ``k`` is clamped to n - 1. Exact up to ``exact_limit`` rows, an inverted file above.
     """
     matrix = as_unit_rows(vectors)
     k = _clamp_neighbours(k, len(matrix))
     if len(matrix) <= exact_limit or k == 0:
         return exact_knn(matrix, k)
-    return hnsw_knn(build_hnsw(matrix, seed=seed, threads=threads), matrix, k)
+    return ivf_knn(matrix, build_inverted_file(matrix, seed=seed), k)
 
 
 def _clamp_neighbours(k: int, n: int) -> int:
@@ -138,30 +130,56 @@ def exact_knn(matrix: np.ndarray, k: int) -> np.ndarray:
     return result
 
 
-def build_hnsw(matrix: np.ndarray, *, seed: int = 0, threads: int = -1):
-    """An inner-product HNSW index over the rows, labelled by row index."""
-    import hnswlib  # imported here: the exact path (small collections, tests) does not need it
+@dataclass
+class InvertedFile:
+    """Spherical k-means cells over the rows: ``centroids`` (C, d) and each cell's rows."""
 
-    index = hnswlib.Index(space="ip", dim=matrix.shape[1])
-    index.init_index(max_elements=len(matrix), M=HNSW_M, ef_construction=HNSW_EF_CONSTRUCTION,
-                     random_seed=seed, allow_replace_deleted=False)
-    index.add_items(matrix, np.arange(len(matrix)), num_threads=threads)
-    return index
+    centroids: np.ndarray
+    members: list[np.ndarray]
 
 
-def hnsw_knn(index, matrix: np.ndarray, k: int) -> np.ndarray:
-    """The k nearest other rows of every row according to ``index``."""
+def build_inverted_file(matrix: np.ndarray, *, cell_size: int = IVF_CELL_SIZE, seed: int = 0) -> InvertedFile:
+    """About ``n / cell_size`` cells from a few Lloyd iterations on a sample (the cells only
+    route candidates, they need not be optimal), then every row in its nearest cell."""
     n = len(matrix)
-    index.set_ef(max(HNSW_EF, k + 1))
-    try:
-        labels, _ = index.knn_query(matrix, k=k + 1, num_threads=-1)
-    except RuntimeError:  # some row reached fewer than k + 1 rows (tiny or degenerate graphs)
-        return exact_knn(matrix, k)
-    labels = labels.astype(np.int64)
-    # Drop each row's own label; where the approximate search missed it, drop the farthest.
-    own = labels == np.arange(n)[:, None]
-    own[~own.any(axis=1), -1] = True
-    return labels[~own].reshape(n, k)
+    cells = max(1, n // cell_size)
+    rng = np.random.default_rng(seed)
+    centroids = matrix[rng.choice(n, cells, replace=False)].copy()
+    sample = matrix[rng.choice(n, min(n, KMEANS_SAMPLE_PER_CELL * cells), replace=False)]
+    for _ in range(KMEANS_ITERATIONS):
+        nearest = np.argmax(sample @ centroids.T, axis=1)
+        sums = np.zeros_like(centroids)
+        np.add.at(sums, nearest, sample)
+        norms = np.linalg.norm(sums, axis=1)
+        filled = norms > 0
+        centroids[filled] = sums[filled] / norms[filled, None]  # an empty cell keeps its seed row
+    assignment = np.concatenate([np.argmax(matrix[start : start + 8192] @ centroids.T, axis=1)
+                                 for start in range(0, n, 8192)])
+    order = np.argsort(assignment, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(assignment, minlength=cells))])
+    return InvertedFile(centroids, [order[bounds[c] : bounds[c + 1]] for c in range(cells)])
+
+
+def ivf_knn(matrix: np.ndarray, ivf: InvertedFile, k: int, probes: int = IVF_GRAPH_PROBES) -> np.ndarray:
+    """The k nearest other rows of every row among the members of the ``probes`` cells
+    nearest to its own cell: exact within those candidates, so the cost per row is fixed
+    and the graph grows linearly with n."""
+    n = len(matrix)
+    result = np.empty((n, k), dtype=np.int64)
+    probed = np.argsort(-(ivf.centroids @ ivf.centroids.T), axis=1, kind="stable")[:, :probes]
+    for cell, rows in enumerate(ivf.members):
+        if not len(rows):
+            continue
+        candidates = np.concatenate([ivf.members[other] for other in probed[cell]])
+        if len(candidates) <= k:  # too few around (tiny inputs): every row is a candidate
+            candidates = np.arange(n)
+        similarities = matrix[rows] @ matrix[candidates].T
+        similarities[rows[:, None] == candidates[None, :]] = -np.inf  # never your own neighbour
+        top = np.argpartition(-similarities, k - 1, axis=1)[:, :k]
+        top_similarities = np.take_along_axis(similarities, top, axis=1)
+        order = np.argsort(-top_similarities, axis=1, kind="stable")
+        result[rows] = candidates[np.take_along_axis(top, order, axis=1)]
+    return result
 
 
 class _ExactSearch:
@@ -187,59 +205,45 @@ class _ExactSearch:
         return int(self.ids[np.argmax(similarities)])  # argmax: the lowest index among ties
 
 
-class _HnswSearch:
-    """Nearest unvisited row by a k=1 query on the HNSW index with visited rows deleted.
+class _IvfSearch:
+    """Nearest unvisited row among the ``probes`` cells nearest to the current row that
+    still hold unvisited rows. Each cell's list is compacted as it empties, so a search
+    costs the centroid ranking plus a few cells, whatever n is."""
 
-    Deleted rows still route the search, but it must find ``ef`` live rows before it
-    stops, so it gets slower as the live rows thin out: below ``exact_tail`` remaining
-    rows an exact scan is cheaper and takes over (as it does if hnswlib finds nothing).
-    """
-
-    def __init__(self, index, matrix: np.ndarray, visited: np.ndarray, exact_tail: int):
-        self.index, self.matrix, self.visited = index, matrix, visited
-        index.set_ef(HNSW_SEARCH_EF)
-        self.exact_tail = exact_tail
-        self.deleted = 0  # path[:deleted] is marked deleted in the index
-        self.exact: _ExactSearch | None = None
+    def __init__(self, matrix: np.ndarray, ivf: InvertedFile, visited: np.ndarray, probes: int):
+        self.matrix, self.ivf, self.visited, self.probes = matrix, ivf, visited, probes
+        self.members = list(ivf.members)
+        self.alive = np.array([len(rows) for rows in ivf.members])
 
     def nearest(self, path: list[int]) -> int:
-        if self.exact is None and len(self.matrix) - len(path) <= self.exact_tail:
-            self.exact = _ExactSearch(self.matrix, self.visited, np.flatnonzero(~self.visited))
-        if self.exact is not None:
-            return self.exact.nearest(path)
-        for row in path[self.deleted:]:
-            self.index.mark_deleted(row)
-        self.deleted = len(path)
-        try:
-            labels, _ = self.index.knn_query(self.matrix[path[-1]], k=1)
-        except RuntimeError:  # "Cannot return the results": the search reached no live row
-            labels = None
-        if labels is None or self.visited[int(labels[0, 0])]:  # the index ran dry: scan from now on
-            self.exact = _ExactSearch(self.matrix, self.visited, np.flatnonzero(~self.visited))
-            return self.exact.nearest(path)
-        return int(labels[0, 0])
+        current = self.matrix[path[-1]]
+        best, best_similarity, scanned = -1, -np.inf, 0
+        for cell in np.argsort(-(self.ivf.centroids @ current), kind="stable"):
+            if not self.alive[cell]:
+                continue
+            rows = self.members[cell]
+            rows = self.members[cell] = rows[~self.visited[rows]]
+            self.alive[cell] = len(rows)
+            if not len(rows):
+                continue
+            similarities = self.matrix[rows] @ current
+            position = int(np.argmax(similarities))
+            if similarities[position] > best_similarity:
+                best, best_similarity = int(rows[position]), float(similarities[position])
+            scanned += 1
+            if scanned == self.probes:
+                break
+        return best
 
 
-def default_exact_tail(n: int) -> int:
-    """Remaining rows below which an exact scan beats an HNSW query with deleted rows.
-
-    A scan costs the remaining count r; a query must step over deleted rows to find live
-    ones, so it costs about n / r: the two meet near sqrt(n). 40·sqrt(n) (12.6k of 100k)
-    gave the fastest walk on 100k random and planted-topic vectors of dimension 384; half
-    of it doubled the walk's time on random vectors, twice it nearly did on planted topics.
-    """
-    return int(EXACT_TAIL_SCALE * np.sqrt(n))
-
-
-def greedy_path(vectors: np.ndarray, neighbours: np.ndarray, *, seed: int = 0, index=None,
-                exact_tail: int | None = None) -> tuple[list[int], int]:
+def greedy_path(vectors: np.ndarray, neighbours: np.ndarray, *, seed: int = 0, ivf: InvertedFile | None = None,
+                search_probes: int = IVF_SEARCH_PROBES) -> tuple[list[int], int]:
     """The greedy walk over a k-NN graph: (visiting order of all rows, number of searches).
 
-    ``neighbours`` is the (n, k) output of :func:`knn_graph`. Pass the HNSW ``index`` the
-    graph came from to search it for the nearest unvisited row when a list is exhausted;
-    without one the search is an exact scan. ``exact_tail`` (default
-    :func:`default_exact_tail`) is the number of remaining rows below which HNSW searches
-    give way to exact scans.
+    ``neighbours`` is the (n, k) output of :func:`knn_graph`. Pass the inverted file the
+    graph came from to search its cells for the nearest unvisited row when a list is
+    exhausted (``search_probes`` cells with unvisited rows); without one the search is an
+    exact scan.
     """
     matrix = as_unit_rows(vectors)
     n = len(matrix)
@@ -247,10 +251,7 @@ def greedy_path(vectors: np.ndarray, neighbours: np.ndarray, *, seed: int = 0, i
         raise ValueError(f"neighbours must be an ({n}, k) index matrix with k >= 1, got {neighbours.shape}")
     visited = bytearray(n)  # bytearray: fast to index from Python; viewed as numpy by the search
     visited_view = np.frombuffer(visited, dtype=np.bool_)
-    if index is None:
-        search = _ExactSearch(matrix, visited_view)
-    else:
-        search = _HnswSearch(index, matrix, visited_view, default_exact_tail(n) if exact_tail is None else exact_tail)
+    search = _ExactSearch(matrix, visited_view) if ivf is None else _IvfSearch(matrix, ivf, visited_view, search_probes)
     rows = neighbours.tolist()
     current = int(np.random.default_rng(seed).integers(n))
     path, searches = [current], 0
@@ -332,11 +333,11 @@ def cluster_path(path: Sequence[int], size: int = DEFAULT_SIZE) -> list[list[int
 def greedy_traversal_clusters(vectors: np.ndarray, *, size: int = DEFAULT_SIZE, neighbours: int = DEFAULT_NEIGHBOURS,
                               seed: int = 0, texts: Sequence[str] | None = None,
                               near_identical: float = DEFAULT_NEAR_IDENTICAL,
-                              exact_limit: int = DEFAULT_EXACT_LIMIT, threads: int = -1) -> Clustering:
+                              exact_limit: int = DEFAULT_EXACT_LIMIT) -> Clustering:
     """Greedy traversal clustering of the rows of ``vectors`` (see the module docstring).
 
-    ``texts[i]`` is the text of row i; without texts nothing is dropped. ``threads`` is
-    passed to hnswlib's index build (1 makes paths above ``exact_limit`` reproducible).
+    ``texts[i]`` is the text of row i; without texts nothing is dropped. The result depends
+    only on the inputs and the seed.
     """
     if size < 1:
         raise ValueError(f"cluster size must be at least 1, got {size}")
@@ -346,14 +347,14 @@ def greedy_traversal_clusters(vectors: np.ndarray, *, size: int = DEFAULT_SIZE, 
         raise ValueError(f"got {len(texts)} texts for {n} embeddings")
     k = _clamp_neighbours(neighbours, n)
     started = time.perf_counter()
-    index = None
+    ivf = None
     if n <= exact_limit or n == 1:
         graph = exact_knn(matrix, k)
     else:
-        index = build_hnsw(matrix, seed=seed, threads=threads)
-        graph = hnsw_knn(index, matrix, k)
+        ivf = build_inverted_file(matrix, seed=seed)
+        graph = ivf_knn(matrix, ivf, k)
     walk_started = time.perf_counter()
-    path, searches = greedy_path(matrix, graph, seed=seed, index=index)
+    path, searches = greedy_path(matrix, graph, seed=seed, ivf=ivf)
     seconds = {"graph": walk_started - started, "walk": time.perf_counter() - walk_started}
     dropped: list[int] = []
     if texts is not None:
