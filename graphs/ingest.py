@@ -8,8 +8,10 @@ collection: a resumed run re-embeds nothing that was stored.
 
 from __future__ import annotations
 
+import functools
 import operator
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -97,26 +99,34 @@ def _read(run_dir: RunDirectory, name: str, record_type: type) -> list[Any]:
     return [record_type(**record) for record in load_jsonl(run_dir.file(name))]
 
 
+def timed(stage: Callable[[IngestState, Runtime[IngestContext]], dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """Adds the stage's wall-clock seconds to its update (the summary's per-stage times)."""
+
+    @functools.wraps(stage)
+    def node(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
+        started = time.perf_counter()
+        update = stage(state, runtime)
+        return {**update, "stage_seconds": {stage.__name__: time.perf_counter() - started}}
+
+    return node
+
+
 def load(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-    started = time.perf_counter()
     run_dir = _run_dir(runtime, state)
     result = load_sources(state["sources"], on_progress=_progress("load"))
     write_jsonl_atomic(run_dir.file(DOCUMENTS_FILE), (d.to_json() for d in result.documents))
     write_jsonl_atomic(run_dir.file(SKIPPED_FILE), (s.to_json() for s in result.skipped))
-    return {"files_read": result.files_read, "files_skipped": len(result.skipped),
-            "stage_seconds": {"load": time.perf_counter() - started}}
+    return {"files_read": result.files_read, "files_skipped": len(result.skipped)}
 
 
 def clean(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-    started = time.perf_counter()
     run_dir = _run_dir(runtime, state)
     documents = clean_documents(_read(run_dir, DOCUMENTS_FILE, Document))
     count = write_jsonl_atomic(run_dir.file(CLEANED_FILE), (d.to_json() for d in documents))
-    return {"documents": count, "stage_seconds": {"clean": time.perf_counter() - started}}
+    return {"documents": count}
 
 
 def chunk(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-    started = time.perf_counter()
     context, run_dir = runtime.context, _run_dir(runtime, state)
     documents = _read(run_dir, CLEANED_FILE, Document)
     report = _progress("chunk")
@@ -125,11 +135,10 @@ def chunk(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
         chunks.extend(chunk_document(document, context.chunk_size, context.min_chars))
         report(done, len(documents))
     count = write_jsonl_atomic(run_dir.file(CHUNKS_FILE), (c.to_json() for c in chunks))
-    return {"chunks": count, "stage_seconds": {"chunk": time.perf_counter() - started}}
+    return {"chunks": count}
 
 
 def dedup(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-    started = time.perf_counter()
     context, run_dir = runtime.context, _run_dir(runtime, state)
     chunks = _read(run_dir, CHUNKS_FILE, Chunk)
     matches = find_near_duplicates(
@@ -144,11 +153,10 @@ def dedup(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
             unique.append(item)
         seen.add(item.id)
     write_jsonl_atomic(run_dir.file(UNIQUE_FILE), (c.to_json() for c in unique))
-    return {"duplicates": len(chunks) - len(unique), "stage_seconds": {"dedup": time.perf_counter() - started}}
+    return {"duplicates": len(chunks) - len(unique)}
 
 
 def quality(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-    started = time.perf_counter()
     context, run_dir = runtime.context, _run_dir(runtime, state)
     chunks = _read(run_dir, UNIQUE_FILE, Chunk)
     scores = _quality_scorer(context, run_dir).score([c.text for c in chunks])
@@ -157,7 +165,7 @@ def quality(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, An
     write_jsonl_atomic(run_dir.file(KEPT_FILE), (c.to_json() for c in chunks if c.quality >= context.min_quality))
     filtered = write_jsonl_atomic(run_dir.file(FILTERED_FILE),
                                   (c.to_json() for c in chunks if c.quality < context.min_quality))
-    return {"filtered": filtered, "stage_seconds": {"quality": time.perf_counter() - started}}
+    return {"filtered": filtered}
 
 
 def _quality_scorer(context: IngestContext, run_dir: RunDirectory) -> QualityScorer:
@@ -175,7 +183,6 @@ def resolve_embedder(embedder: str | Embedder) -> Embedder:
 
 def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     """Embed and upsert in batches, skipping chunks the collection already holds."""
-    started = time.perf_counter()
     context, run_dir = runtime.context, _run_dir(runtime, state)
     # Similar lengths in a batch waste less padding; the order does not matter to the index.
     chunks = sorted(_read(run_dir, KEPT_FILE, Chunk), key=lambda c: len(c.text))
@@ -196,13 +203,12 @@ def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
         done = min(start + context.batch_size, len(chunks))
         run_dir.set_progress("embed", done, len(chunks))
         report(done, len(chunks))
-    return {"indexed": len(chunks), "newly_embedded": newly_embedded, "collection_count": store.count(),
-            "stage_seconds": {"embed": time.perf_counter() - started}}
+    return {"indexed": len(chunks), "newly_embedded": newly_embedded, "collection_count": store.count()}
 
 
 builder = StateGraph(IngestState, context_schema=IngestContext, input_schema=IngestInput, output_schema=IngestOutput)
 for stage_node in (load, clean, chunk, dedup, quality, embed):
-    builder.add_node(stage_node.__name__, stage_node)
+    builder.add_node(stage_node.__name__, timed(stage_node))
 builder.add_edge(START, "load")
 for before, after in zip(STAGES, STAGES[1:]):
     builder.add_edge(before, after)
