@@ -37,7 +37,7 @@ from agents.responder import Responder
 from evals.benchmark_stats import benchmark_statistics
 from stores.benchmark_files import (append_once, canonicalize, recorded_ids, serialize_history, write_beir,
                                    write_trec_qrels)
-from stores.clusters import StoredClustering, load_clustering
+from stores.clusters import StoredClustering, clustering_path, load_clustering
 from stores.errors import InputError
 from stores.llm_cache import LLMCache
 from stores.runs import RunDirectory
@@ -154,9 +154,19 @@ def _seam(runtime: Runtime[SynthesisContext], run_id: str) -> ModelSeam:
         return _seams[key]
 
 
+@functools.lru_cache(maxsize=8)
+def _load_clustering(workspace_root: str, collection: str, size: int, neighbours: int, seed: int,
+                     modified: float) -> StoredClustering | None:
+    """Parsed once per file version (``modified``), not at every turn."""
+    return load_clustering(Workspace.resolve(workspace_root), collection, size, neighbours, seed)
+
+
 def _clustering(runtime: Runtime[SynthesisContext], collection: str) -> StoredClustering:
     context = runtime.context
-    clustering = load_clustering(_workspace(runtime), collection, context.cluster_size, context.neighbours, context.seed)
+    workspace = _workspace(runtime)
+    parameters = (collection, context.cluster_size, context.neighbours, context.seed)
+    path = clustering_path(workspace, *parameters)
+    clustering = _load_clustering(str(workspace.root), *parameters, path.stat().st_mtime) if path.exists() else None
     if clustering is None:
         raise InputError(f"no clustering of {collection!r} with size {context.cluster_size}: "
                          f"run `benchsmith cluster --collection {collection}` first")
@@ -170,11 +180,10 @@ _passage_cache: dict[str, dict[str, Any]] = {}
 def _passages(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> list[dict[str, Any]]:
     if unknown := [chunk_id for chunk_id in ids if chunk_id not in _passage_cache]:
         _passage_cache.update(_vector_store(runtime, collection).fetch(unknown))
-    found = _passage_cache
-    missing = [chunk_id for chunk_id in ids if chunk_id not in found]
+    missing = [chunk_id for chunk_id in ids if chunk_id not in _passage_cache]
     if missing:
         raise InputError(f"chunk ids missing from collection {collection!r}: {missing[:3]} (re-cluster after re-ingesting)")
-    return [{"id": chunk_id, "title": found[chunk_id].get("title", ""), "text": found[chunk_id]["text"]}
+    return [{"id": chunk_id, "title": _passage_cache[chunk_id].get("title", ""), "text": _passage_cache[chunk_id]["text"]}
             for chunk_id in ids]
 
 
@@ -289,10 +298,11 @@ def plan(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str,
 
 
 _slots: dict[str, threading.BoundedSemaphore] = {}
+_slots_lock = threading.Lock()
 
 
 def _conversation_slot(run_id: str, concurrency: int) -> threading.BoundedSemaphore:
-    with _seams_lock:
+    with _slots_lock:
         return _slots.setdefault(f"{run_id}:{concurrency}", threading.BoundedSemaphore(concurrency))
 
 
