@@ -94,10 +94,10 @@ def main() -> None:
             vectors = make_vectors(kind, n)
             runs = []
             if n in small:
-                runs.append(("naive", lambda: run_naive(vectors)))
-            runs.append(("ours", lambda: run_ours(vectors)))
+                runs.append(("naive", lambda vectors=vectors: run_naive(vectors)))
+            runs.append(("ours", lambda vectors=vectors: run_ours(vectors)))
             if n in small:
-                runs.append(("ours, IVF", lambda: run_ours(vectors, exact_limit=0)))
+                runs.append(("ours, IVF", lambda vectors=vectors: run_ours(vectors, exact_limit=0)))
             for method, run in runs:
                 row = results[kind, n, method] = run()
                 reference = results.get((kind, n, "naive"))

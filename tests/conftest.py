@@ -7,3 +7,5 @@ for name, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("HF
                     ("TOKENIZERS_PARALLELISM", "false"), ("ANONYMIZED_TELEMETRY", "False")):
     os.environ.setdefault(name, value)
 os.environ.pop("BENCHSMITH_WORKSPACE", None)
+
+from tests.openai_server import openai_server  # noqa: E402,F401  (the loopback model server fixture)

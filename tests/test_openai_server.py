@@ -16,7 +16,7 @@ from langchain_core.exceptions import OutputParserException
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel
 
-from tests.openai_server import FakeOpenAIServer, openai_server  # noqa: F401
+from tests.openai_server import FakeOpenAIServer
 
 REPLY = {"rationale": "clear and correct", "score": 4}
 

@@ -32,7 +32,7 @@ from agents.pricing import PRICES_ENV, PriceTable
 from stores.llm_cache import LLMCache
 from stores.usage import UsageLedger
 from stores.workspace import Workspace
-from tests.openai_server import ALL_FAULTS, FakeOpenAIServer, openai_server  # noqa: F401
+from tests.openai_server import ALL_FAULTS
 
 SECRET = "sk-test-DO-NOT-PERSIST-4f1c9a"
 GOOD = {"rationale": "cites the passage", "score": 4}
