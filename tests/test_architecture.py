@@ -42,46 +42,30 @@ def test_langgraph_json_lists_every_graph_compiled_without_checkpointer():
         assert isinstance(graph, CompiledStateGraph) and graph.checkpointer is None
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.mark.slow
 def test_studio_server_loads_every_graph():
     """`langgraph dev` (the studio extra) serves each graph of langgraph.json with its nodes."""
     import os
     import shutil
-    import subprocess
     import sys
-    import time
 
     import httpx
+
+    from tests.local_servers import free_port, local_server
 
     executable = shutil.which("langgraph", path=str(Path(sys.executable).parent))
     if executable is None:
         pytest.skip("the studio extra is not installed (pip install -e '.[studio]')")
     port = free_port()
     environment = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true"}
-    server = subprocess.Popen([executable, "dev", "--config", str(ROOT / "langgraph.json"), "--port", str(port),
-                               "--no-browser", "--no-reload"], cwd=ROOT, env=environment,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{base}/ok", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.3)
+    command = [executable, "dev", "--config", str(ROOT / "langgraph.json"), "--port", str(port), "--no-browser",
+               "--no-reload"]
+    with local_server(command, "/ok", port, cwd=ROOT, env=environment) as base:
         assistants = httpx.post(f"{base}/assistants/search", json={}, timeout=10).json()
         by_graph = {assistant["graph_id"]: assistant["assistant_id"] for assistant in assistants}
         config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
         assert set(by_graph) == set(config["graphs"])
+
         def drawn(graph_id: str) -> tuple[set[str], set[tuple[str, str, bool]]]:
             graph = httpx.get(f"{base}/assistants/{by_graph[graph_id]}/graph", timeout=10).json()
             return ({node["id"] for node in graph["nodes"]},
@@ -92,6 +76,3 @@ def test_studio_server_loads_every_graph():
         nodes, edges = drawn("conversation")
         assert nodes >= {"walker", "questioner", "responder", "polisher", "router", "record"}
         assert {("router", "walker", True), ("router", "record", True)} <= edges  # the branches Studio draws
-    finally:
-        server.terminate()
-        server.wait(timeout=30)

@@ -166,29 +166,16 @@ def test_llm_quality_scorer_through_the_seam_filters_pays_once_and_keeps_no_key(
 def test_ingest_into_a_chroma_server(workspace, tmp_path):
     """--chroma-host: the same ingestion against a real Chroma server (the `chroma run` CLI)."""
     import shutil
-    import socket
-    import subprocess
     import sys
-    import time
 
-    import httpx
+    from tests.local_servers import free_port, local_server
 
     chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
     if chroma is None:
         pytest.skip("the chroma command is not installed")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([chroma, "run", "--path", str(tmp_path / "server-data"), "--host", "127.0.0.1",
-                               "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
+    port = free_port()
+    command = [chroma, "run", "--path", str(tmp_path / "server-data"), "--host", "127.0.0.1", "--port", str(port)]
+    with local_server(command, "/api/v2/heartbeat", port):
         corpus = write_corpus(tmp_path / "corpus", documents=6)
         embedder = HashingEmbedder()
         values = ingest(workspace, "remote", [str(corpus)], embedder, chroma_host=f"127.0.0.1:{port}").values
@@ -196,6 +183,3 @@ def test_ingest_into_a_chroma_server(workspace, tmp_path):
                              embedder.name)
         assert values["indexed"] > 0 and remote.count() == values["indexed"]
         assert not workspace.chroma_dir.exists()  # nothing went to the embedded store
-    finally:
-        server.terminate()
-        server.wait(timeout=30)

@@ -1,0 +1,41 @@
+"""Start a server program of the test's own on a free loopback port, and stop it after."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def local_server(command: Sequence[str], health_path: str, port: int, *, cwd: Path | None = None,
+                 env: dict[str, str] | None = None, timeout_s: float = 60) -> Iterator[str]:
+    """Run ``command`` (which listens on ``port``) until ``health_path`` answers 200; yield its base URL."""
+    server = subprocess.Popen(list(command), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                if httpx.get(base + health_path, timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{command[0]} did not come up on port {port}")
+            time.sleep(0.2)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
