@@ -32,6 +32,7 @@ from tools.cleaning import clean_documents
 from tools.dedup import DEFAULT_NUM_PERM, DEFAULT_THRESHOLD, find_near_duplicates
 from tools.documents import Chunk, Document
 from tools.embedding import DEFAULT_EMBEDDER, ChromaEmbeddingFunction, Embedder, load_embedder
+from tools.indexing import IndexItem, embed_into
 from tools.loaders import load_sources
 from tools.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer, QualityScorer
 
@@ -184,25 +185,19 @@ def resolve_embedder(embedder: str | Embedder) -> Embedder:
 def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     """Embed and upsert in batches, skipping chunks the collection already holds."""
     context, run_dir = runtime.context, _run_dir(runtime, state)
-    # Similar lengths in a batch waste less padding; the order does not matter to the index.
-    chunks = sorted(_read(run_dir, KEPT_FILE, Chunk), key=lambda c: len(c.text))
+    chunks = _read(run_dir, KEPT_FILE, Chunk)
     embedder = resolve_embedder(context.embedder)
     store = VectorStore(
         open_client(Workspace.resolve(context.workspace), context.chroma_host),
         state["collection"], ChromaEmbeddingFunction(embedder), embedder.name)
     report = _progress("embed")
-    newly_embedded = 0
-    for start in range(0, len(chunks), context.batch_size):
-        batch = chunks[start : start + context.batch_size]
-        stored = store.existing_ids([c.id for c in batch])
-        missing = [c for c in batch if c.id not in stored]
-        if missing:
-            vectors = embedder.encode([c.text for c in missing])
-            store.upsert([c.id for c in missing], vectors, [c.text for c in missing], [c.metadata() for c in missing])
-            newly_embedded += len(missing)
-        done = min(start + context.batch_size, len(chunks))
-        run_dir.set_progress("embed", done, len(chunks))
-        report(done, len(chunks))
+
+    def progress(done: int, total: int) -> None:
+        run_dir.set_progress("embed", done, total)
+        report(done, total)
+
+    items = [IndexItem(chunk.id, chunk.text, chunk.metadata()) for chunk in chunks]
+    newly_embedded = embed_into(store, items, embedder, context.batch_size, progress)
     return {"indexed": len(chunks), "newly_embedded": newly_embedded, "collection_count": store.count()}
 
 

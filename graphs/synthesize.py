@@ -35,12 +35,12 @@ from agents.polisher import Polisher
 from agents.questioner import Questioner
 from agents.responder import Responder
 from evals.benchmark_stats import benchmark_statistics
-from stores.benchmark_files import (append_once, canonicalize, recorded_ids, serialize_history, write_beir,
-                                   write_trec_qrels)
+from stores.benchmark_files import append_once, canonicalize, recorded_ids, serialize_history, write_beir
 from stores.clusters import StoredClustering, clustering_path, load_clustering
 from stores.errors import InputError
 from stores.llm_cache import LLMCache
 from stores.runs import RunDirectory
+from stores.trec import write_trec_qrels
 from stores.vectors import VectorStore, open_client
 from stores.workspace import Workspace
 from tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS, cluster_collection
@@ -340,7 +340,7 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
             queries.append({"_id": query_id, "text": serialize_history(turns, turn["index"], runtime.context.history_window),
                             "metadata": {"conversation_id": dialogue["conversation_id"], "turn": turn["index"],
                                          "switch": turn["switch"], "question": turn["question"],
-                                         "rewrite": turn["rewrite"]}})
+                                         "rewrite": turn["rewrite"], "response": turn["response"]}})
             qrels.extend((query_id, gold_id, 1) for gold_id in turn["gold_ids"])
     store = _vector_store(runtime, state["collection"])
     corpus = ({"_id": chunk_id, "title": (metadata or {}).get("title", ""), "text": text}

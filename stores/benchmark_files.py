@@ -14,7 +14,7 @@ distant cluster). ``question`` is the question as asked (polished from turn 1 on
 
 BEIR: ``corpus.jsonl`` (``_id``, ``title``, ``text``), ``queries.jsonl`` (``_id``, ``text``
 and ``metadata``), ``qrels/<split>.tsv`` (``query-id corpus-id score`` with a header).
-TREC qrels: ``qid 0 docid relevance``.
+TREC files: :mod:`stores.trec`.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from stores.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
+from stores.trec import Qrel
 
-Qrel = tuple[str, str, int]
 
 
 def recorded_ids(path: Path, key: str = "conversation_id") -> set[str]:
@@ -70,10 +70,3 @@ def write_beir(directory: Path, corpus: Iterable[dict[str, Any]], queries: Itera
         writer = csv.writer(handle, delimiter="\t", lineterminator="\n")
         writer.writerow(["query-id", "corpus-id", "score"])
         writer.writerows(qrels)
-
-
-def write_trec_qrels(path: Path, qrels: Iterable[Qrel]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as handle:
-        for query_id, doc_id, relevance in qrels:
-            handle.write(f"{query_id} 0 {doc_id} {relevance}\n")

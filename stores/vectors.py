@@ -88,7 +88,7 @@ class VectorStore:
         ids: Sequence[str],
         embeddings: Sequence[Sequence[float]],
         documents: Sequence[str],
-        metadatas: Sequence[dict[str, Any]],
+        metadatas: Sequence[dict[str, Any] | None],
     ) -> None:
         """Idempotent write: ids are content hashes, so writing twice stores once."""
         for start in range(0, len(ids), MAX_UPSERT_BATCH):

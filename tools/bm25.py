@@ -1,0 +1,59 @@
+"""BM25 retrieval with bm25s (Lù, 2024), scored as Lucene does.
+
+score(q, d) = Σ_{t ∈ q} IDF(t) · tf(t, d) · (k1 + 1) / (tf(t, d) + k1 · (1 − b + b · |d| / avgdl)),
+IDF(t) = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))            (Robertson and Zaragoza, 2009)
+
+Tokenization (documents and queries alike): lower-cased, split on the regex
+``(?u)\\b\\w\\w+\\b`` (words of two or more characters), English stopwords removed, each word
+reduced by the Snowball English stemmer (PyStemmer), as Lucene's English analyzer does.
+Defaults k1 = 1.5, b = 0.75. A document is its title and text joined by a space. Documents
+sharing no term with the query (score 0) are not returned, as in Lucene.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import bm25s
+import numpy as np
+import Stemmer
+
+from stores.trec import Run
+
+DEFAULT_K1, DEFAULT_B = 1.5, 0.75
+QUERY_BATCH = 512
+ProgressCallback = Callable[[int, int], None]
+
+
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+class BM25Index:
+    def __init__(self, doc_ids: Sequence[str], texts: Sequence[str], k1: float = DEFAULT_K1, b: float = DEFAULT_B):
+        self.doc_ids = np.asarray(list(doc_ids), dtype=object)
+        self.k1, self.b = k1, b
+        self._stemmer = _stemmer()
+        # The numpy backend: "auto" picks numba and compiles for seconds in every process.
+        self.model = bm25s.BM25(k1=k1, b=b, method="lucene", backend="numpy")
+        tokens = bm25s.tokenize(list(texts), lower=True, stopwords="en", stemmer=self._stemmer, show_progress=False)
+        self.model.index(tokens, show_progress=False)
+
+    def search(self, queries: dict[str, str], depth: int, on_progress: ProgressCallback | None = None) -> Run:
+        """Top ``depth`` documents per query, by descending BM25 score."""
+        query_ids = list(queries)
+        k = min(depth, len(self.doc_ids))
+        run: Run = {}
+        for start in range(0, len(query_ids), QUERY_BATCH):
+            batch = query_ids[start : start + QUERY_BATCH]
+            # Strings, not vocabulary ids: query ids from a separate tokenize call would not
+            # match the index's vocabulary.
+            tokens = bm25s.tokenize([queries[q] for q in batch], lower=True, stopwords="en", stemmer=self._stemmer,
+                                    return_ids=False, show_progress=False)
+            documents, scores = self.model.retrieve(tokens, k=k, show_progress=False, n_threads=1)
+            for query_id, rows, row_scores in zip(batch, documents, scores):
+                keep = row_scores > 0
+                run[query_id] = dict(zip(self.doc_ids[rows[keep]].tolist(), row_scores[keep].astype(float).tolist()))
+            if on_progress is not None:
+                on_progress(min(start + QUERY_BATCH, len(query_ids)), len(query_ids))
+        return run

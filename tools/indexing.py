@@ -1,0 +1,40 @@
+"""Embedding texts into a Chroma collection, resumably: batches of ids the collection already
+holds are skipped, so an interrupted indexing job continues where it stopped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from stores.vectors import VectorStore
+from tools.embedding import Embedder
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass
+class IndexItem:
+    id: str
+    text: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def embed_into(store: VectorStore, items: Sequence[IndexItem], embedder: Embedder, batch_size: int,
+               on_progress: ProgressCallback | None = None) -> int:
+    """Embed and upsert the items the store lacks, in batches; returns how many were embedded."""
+    # Similar lengths in a batch waste less padding; the order does not matter to the index.
+    ordered = sorted(items, key=lambda item: len(item.text))
+    newly_embedded = 0
+    for start in range(0, len(ordered), batch_size):
+        batch = ordered[start : start + batch_size]
+        stored = store.existing_ids([item.id for item in batch])
+        missing = [item for item in batch if item.id not in stored]
+        if missing:
+            vectors = embedder.encode([item.text for item in missing])
+            store.upsert([item.id for item in missing], vectors, [item.text for item in missing],
+                         [item.metadata or None for item in missing])  # Chroma refuses {}
+            newly_embedded += len(missing)
+        if on_progress is not None:
+            on_progress(min(start + batch_size, len(ordered)), len(ordered))
+    return newly_embedded

@@ -1,0 +1,53 @@
+"""Reranking the top k of a run with a cross-encoder.
+
+The scorer is any callable from (query, document) pairs to relevance scores: a
+sentence-transformers ``CrossEncoder`` by name or path (:func:`cross_encoder_scorer`), or a
+scripted function in tests. The top ``k`` documents of each query are re-scored and put
+first, in the scorer's order; the rest keep their order below them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+
+from stores.trec import Run
+
+DEFAULT_RERANK_DEPTH = 100
+PairScorer = Callable[[Sequence[tuple[str, str]]], Sequence[float]]
+ProgressCallback = Callable[[int, int], None]
+
+
+def cross_encoder_scorer(model: str, batch_size: int = 32) -> PairScorer:
+    """A sentence-transformers CrossEncoder, loaded offline unless HF_HUB_OFFLINE=0."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from sentence_transformers import CrossEncoder
+
+    encoder = CrossEncoder(model, device="cpu")
+
+    def score(pairs: Sequence[tuple[str, str]]) -> Sequence[float]:
+        return encoder.predict(list(pairs), batch_size=batch_size, show_progress_bar=False).tolist()
+
+    return score
+
+
+def rerank_run(run: Run, queries: Mapping[str, str], documents: Mapping[str, str], scorer: PairScorer,
+               k: int = DEFAULT_RERANK_DEPTH, on_progress: ProgressCallback | None = None) -> Run:
+    """Rerank each query's top ``k``. Reranked documents score above every document below
+    them: the first stage's scores are kept for those, shifted under the reranked block."""
+    reranked: Run = {}
+    for done, (query_id, ranked) in enumerate(run.items(), start=1):
+        ordered = sorted(ranked.items(), key=lambda item: (-item[1], item[0]))
+        head, tail = ordered[:k], ordered[k:]
+        scores = list(scorer([(queries[query_id], documents[doc_id]) for doc_id, _ in head])) if head else []
+        new_order = sorted(zip((doc_id for doc_id, _ in head), scores), key=lambda item: (-item[1], item[0]))
+        result = {doc_id: float(score) for doc_id, score in new_order}
+        if tail:
+            floor = min(scores) if scores else 0.0
+            # Keep the tail's order strictly below the reranked block.
+            for position, (doc_id, _) in enumerate(tail, start=1):
+                result[doc_id] = floor - position
+        reranked[query_id] = result
+        if on_progress is not None:
+            on_progress(done, len(run))
+    return reranked
