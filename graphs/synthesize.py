@@ -30,18 +30,18 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from agents.models import ModelSeam, ModelSettings, build_seam
+from agents.models import ModelSeam
 from agents.polisher import Polisher
 from agents.questioner import Questioner
 from agents.responder import Responder
 from evals.benchmark_stats import benchmark_statistics
+from graphs.resources import chroma_client, run_seam
 from stores.benchmark_files import append_once, canonicalize, recorded_ids, serialize_history, write_beir
 from stores.clusters import StoredClustering, clustering_path, load_clustering
 from stores.errors import InputError
-from stores.llm_cache import LLMCache
 from stores.runs import RunDirectory
 from stores.trec import write_trec_qrels
-from stores.vectors import VectorStore, open_client
+from stores.vectors import VectorStore
 from stores.workspace import Workspace
 from tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS, cluster_collection
 from tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SWITCH_PROBABILITY, Position, SwitchPolicy,
@@ -120,38 +120,21 @@ def _workspace(runtime: Runtime[SynthesisContext]) -> Workspace:
     return Workspace.resolve(runtime.context.workspace)
 
 
-_stores_lock = threading.Lock()
-
-
 @functools.lru_cache(maxsize=8)
 def _store(workspace_root: str, collection: str, chroma_host: str | None) -> VectorStore:
-    client = open_client(Workspace.resolve(workspace_root), chroma_host)
+    client = chroma_client(Workspace.resolve(workspace_root), chroma_host)
     return VectorStore.open_existing(client, collection, lambda spec: ChromaEmbeddingFunction(spec=spec))
 
 
 def _vector_store(runtime: Runtime[SynthesisContext], collection: str) -> VectorStore:
-    # Chroma fails ("Could not connect to tenant") when threads create clients of one path at
-    # once: the first worker opens it, the others wait and share it.
-    with _stores_lock:
-        return _store(str(_workspace(runtime).root), collection, runtime.context.chroma_host)
-
-
-_seams: dict[tuple[str, str, str], ModelSeam] = {}
-_seams_lock = threading.Lock()
+    return _store(str(_workspace(runtime).root), collection, runtime.context.chroma_host)
 
 
 def _seam(runtime: Runtime[SynthesisContext], run_id: str) -> ModelSeam:
-    """One seam per run and process: its cache and usage ledger live in the workspace."""
     if runtime.context.model is not None:
         return runtime.context.model
-    workspace = _workspace(runtime)
-    key = (str(workspace.root), run_id, runtime.context.llm)
-    with _seams_lock:
-        if key not in _seams:
-            settings = ModelSettings(seed=runtime.context.seed, requests_per_second=runtime.context.requests_per_second)
-            _seams[key] = build_seam(runtime.context.llm, settings, cache=LLMCache(workspace.llm_cache_path),
-                                     usage=RunDirectory(workspace, run_id).usage)
-        return _seams[key]
+    context = runtime.context
+    return run_seam(_workspace(runtime), run_id, context.llm, context.seed, context.requests_per_second)
 
 
 @functools.lru_cache(maxsize=8)
