@@ -1,4 +1,4 @@
-"""The command line: ``benchsmith ingest | demo | runs | studio``.
+"""The command line: ``benchsmith ingest | cluster | synthesize | evaluate | demo | runs | studio``.
 
 Every command takes ``--workspace`` (default ``./.benchsmith`` or ``$BENCHSMITH_WORKSPACE``);
 every long command takes ``--run-id``: the same command with the same run id resumes an
@@ -7,6 +7,7 @@ unfinished run and reports a finished one.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -46,6 +47,7 @@ RunIdOption = Annotated[
 ]
 DEMO_RUN_ID = "demo-ingest"
 DEMO_SYNTHESIS_RUN_ID = "demo-synthesize"
+DEMO_EVALUATION_RUN_ID = "demo-evaluate"
 DEMO_COLLECTION = "stdlib"
 
 
@@ -361,14 +363,189 @@ def print_synthesis_statistics(stats: dict[str, Any], run_dir: RunDirectory) -> 
 
 
 @app.command()
+def evaluate(
+    benchmark: Annotated[Optional[str], typer.Argument(
+        help="A BEIR directory (corpus.jsonl, queries.jsonl, qrels/<split>.tsv), a synthesis run directory, "
+             "or a run id in the workspace.", show_default=False)] = None,
+    retriever: Annotated[Optional[list[str]], typer.Option(
+        "--retriever", help="bm25, dense[:MODEL], hybrid:rrf(dense,bm25), hybrid:combsum(...), "
+                            "hybrid:wsum(dense=0.7,bm25=0.3). Repeat to compare.",
+        show_default="dense, bm25, hybrid:rrf(dense,bm25)")] = None,
+    history: Annotated[Optional[list[str]], typer.Option(
+        "--history", help="How much of the conversation each query carries: full, last:K, current, rewrite "
+                          "(a model's self-contained rewrite, see --llm) or oracle (the benchmark's own rewrite). "
+                          "Repeat to compare.", show_default="full")] = None,
+    rerank: Annotated[Optional[str], typer.Option(help="Also rerank each configuration's top --rerank-depth with "
+                                                        "this sentence-transformers CrossEncoder (name or path).")] = None,
+    rerank_depth: Annotated[int, typer.Option(min=1, help="Documents per query the reranker re-scores.")] = 100,
+    depth: Annotated[int, typer.Option(min=1, help="Documents retrieved per query.")] = 1000,
+    measure: Annotated[Optional[list[str]], typer.Option(
+        "--measure", help="Any ir_measures measure (nDCG@10, R@100, RR@10, AP, Judged@10, P(rel=2)@5...). "
+                          "Repeat; replaces the defaults.", show_default="R@1,5,20,100,1000 nDCG@3,10,20 "
+                                                                          "RR@10,20 AP Judged@10,20")] = None,
+    run: Annotated[Optional[list[Path]], typer.Option(
+        "--run", help="Only measure existing TREC run files against --qrels (no BENCHMARK).")] = None,
+    qrels: Annotated[Optional[Path], typer.Option(help="TREC qrels for --run.")] = None,
+    json_file: Annotated[Optional[Path], typer.Option("--json", help="Also write the scores as JSON here.")] = None,
+    split: Annotated[str, typer.Option(help="BEIR qrels split (qrels/<split>.tsv).")] = "test",
+    llm: Annotated[str, typer.Option(help="Model for --history rewrite: 'baseline' or openai:<model>.")] = "baseline",
+    test: Annotated[str, typer.Option(help="Significance test between configurations: randomization or t-test.")]
+    = "randomization",
+    concurrency: Annotated[int, typer.Option(min=1, help="Rewriter calls in flight.")] = 4,
+    rate_limit: Annotated[Optional[float], typer.Option(help="At most this many model requests per second.")] = None,
+    chroma_host: Annotated[Optional[str], typer.Option(help="HOST:PORT of a Chroma server.")] = None,
+    run_id: RunIdOption = None,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Score retrievers on a benchmark with standard IR measures, per turn and per switch type.
+
+    Writes a TREC run file per configuration, report.md, report.html and results.json into
+    the run directory. With --run/--qrels it only measures existing run files.
+    """
+    _offline_environment()
+    measures = _checked_measures(measure)
+    if run:
+        if benchmark is not None or qrels is None:
+            _fail("--run measures existing run files: give --qrels FILE and no BENCHMARK")
+        _guard(lambda: _measure_run_files(run, qrels, measures, json_file))
+        return
+    if benchmark is None:
+        _fail("give a BENCHMARK to evaluate, or --run FILE --qrels FILE to measure existing runs")
+    if test not in ("randomization", "t-test"):
+        _fail(f"--test must be randomization or t-test, got {test!r}")
+    _check_model_spec(llm)
+    settings = {"benchmark": str(Path(benchmark).resolve()) if Path(benchmark).exists() else benchmark,
+                "retrievers": retriever or list(DEFAULT_RETRIEVERS), "histories": history or ["full"],
+                "rerank": rerank, "rerank_depth": rerank_depth, "depth": depth, "measures": measures,
+                "split": split, "llm": llm, "test": test}
+    _guard(lambda: _run_evaluation(settings, Workspace.resolve(workspace), run_id or new_run_id("evaluate"),
+                                   chroma_host, concurrency, rate_limit, json_file))
+
+
+DEFAULT_RETRIEVERS = ("dense", "bm25", "hybrid:rrf(dense,bm25)")
+
+
+def _checked_measures(names: list[str] | None) -> list[str]:
+    from evals.measures import DEFAULT_MEASURES, UnknownMeasure, parse_measures
+
+    try:
+        return [str(m) for m in parse_measures(names or list(DEFAULT_MEASURES))]
+    except UnknownMeasure as error:
+        _fail(str(error))
+        raise  # unreachable: _fail exits
+
+
+def _run_evaluation(settings: dict[str, Any], workspace: Workspace, run_id: str, chroma_host: str | None,
+                    concurrency: int, rate_limit: float | None, json_file: Path | None) -> None:
+    from graphs.evaluate import EvaluationContext, builder
+    from tools.query_building import parse_history_mode
+    from tools.retriever_specs import parse_retriever
+
+    for spec in settings["retrievers"]:
+        parse_retriever(spec)
+    for mode in settings["histories"]:
+        parse_history_mode(mode)
+    context = EvaluationContext(
+        workspace=str(workspace.root), chroma_host=chroma_host, split=settings["split"], depth=settings["depth"],
+        measures=tuple(settings["measures"]), rerank_model=settings["rerank"], rerank_depth=settings["rerank_depth"],
+        llm=settings["llm"], requests_per_second=rate_limit, concurrency=concurrency,
+        significance_test=settings["test"])
+    console.print(f"[bold]evaluate[/] run [cyan]{run_id}[/] · {settings['benchmark']} · "
+                  f"{', '.join(settings['retrievers'])} × history {', '.join(settings['histories'])}"
+                  + (f" · rerank {settings['rerank']}" if settings["rerank"] else ""), highlight=False)
+    outcome = _run_reported(builder, job="evaluate", workspace=workspace, run_id=run_id,
+                            inputs={"run_id": run_id, "benchmark": settings["benchmark"],
+                                    "retrievers": settings["retrievers"], "histories": settings["histories"]},
+                            context=context, settings=settings, max_concurrency=1, on_progress=NamedProgress)
+    values = outcome.values
+    print_measure_table(values["aggregate"], settings["measures"], f"Evaluation · run {run_id}",
+                        highlight=values["primary_measure"])
+    for label, kind in (("report", "html"), ("markdown", "markdown"), ("results", "results")):
+        console.print(f"{label + ':':<10}{values['report'][kind]}", highlight=False)
+    if json_file is not None:
+        results = json.loads(Path(values["report"]["results"]).read_text(encoding="utf-8"))
+        _write_json(json_file, {"aggregate": results["aggregate"], "per_query": results["per_query"]})
+
+
+def _measure_run_files(run_files: list[Path], qrels_file: Path, measures: list[str], json_file: Path | None) -> None:
+    from evals.measures import evaluate_run, parse_measures
+    from stores.trec import read_trec_qrels, read_trec_run
+
+    judged = read_trec_qrels(qrels_file)
+    scored = {str(path): evaluate_run(parse_measures(measures), judged, read_trec_run(path)) for path in run_files}
+    print_measure_table({name: result.aggregate for name, result in scored.items()}, measures,
+                        f"{len(judged)} judged queries · {qrels_file}")
+    for name, result in scored.items():
+        if result.unjudged_queries:
+            console.print(f"{name}: {result.unjudged_queries} queries have no judgments and were not measured",
+                          highlight=False)
+    if json_file is not None:
+        as_json = {name: {"aggregate": result.aggregate, "per_query": result.per_query} for name, result in scored.items()}
+        _write_json(json_file, next(iter(as_json.values())) if len(as_json) == 1 else {"runs": as_json})
+
+
+def _write_json(path: Path, payload: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    console.print(f"{'json:':<10}{path}", highlight=False)
+
+
+TERMINAL_MEASURES = ("R@5", "R@100", "nDCG@10", "RR@10", "AP")
+
+
+def print_measure_table(aggregate: dict[str, dict[str, float]], measures: list[str], title: str,
+                        highlight: str | None = None) -> None:
+    """Configurations × measures, the best of each column in bold. When every measure does
+    not fit the terminal, a few key ones are shown (the report has them all)."""
+    name_width = max(len(name) for name in aggregate) + 4
+    shown = measures
+    if name_width + 9 * len(measures) > console.width:
+        shown = [m for m in measures if m in TERMINAL_MEASURES or m == highlight] or measures[:5]
+    table = Table(title=title)
+    table.add_column("configuration", no_wrap=True)
+    for name in shown:
+        table.add_column(f"[u]{name}[/]" if name == highlight else name, justify="right", no_wrap=True)
+    best = {name: max(scores[name] for scores in aggregate.values()) for name in shown}
+    for configuration, scores in aggregate.items():
+        cells = [f"[bold]{scores[m]:.3f}[/]" if scores[m] == best[m] and len(aggregate) > 1 else f"{scores[m]:.3f}"
+                 for m in shown]
+        table.add_row(configuration, *cells)
+    console.print(table)
+    if len(shown) < len(measures):
+        console.print(f"({len(shown)} of {len(measures)} measures shown; the report has all of them)")
+
+
+class NamedProgress:
+    """A progress bar per named piece of work, created when its first event arrives."""
+
+    def __init__(self, progress: Progress):
+        self.progress = progress
+        self.tasks: dict[str, TaskID] = {}
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        name = event.get("stage")
+        if name is None:
+            return
+        if name not in self.tasks:
+            self.tasks[name] = self.progress.add_task(name, total=None)
+        if event.get("reused"):
+            self.progress.update(self.tasks[name], description=f"{name} (run file reused)", total=1, completed=1)
+        else:
+            self.progress.update(self.tasks[name], completed=event["done"], total=event.get("total"))
+
+
+@app.command()
 def demo(workspace: WorkspaceOption = None) -> None:
-    """The whole pipeline offline on the standard library's documentation: ingest, cluster, synthesize."""
+    """The whole pipeline offline on the standard library's documentation: ingest, cluster, synthesize, evaluate."""
     # The commands themselves, with their own defaults: the demo is what a user would type.
     console.print("[bold]benchsmith demo[/]: the standard library's docstrings → chunks → Chroma → clusters → "
-                  "20 conversations of 6 turns (offline baseline agents) → BEIR export and statistics")
+                  "20 conversations of 6 turns (offline baseline agents) → BEIR export → dense, BM25 and hybrid "
+                  "retrieval with full history and the oracle rewrite → report")
     ingest(["stdlib"], collection=DEMO_COLLECTION, run_id=DEMO_RUN_ID, workspace=workspace)
     cluster(collection=DEMO_COLLECTION, workspace=workspace)
     synthesize(collection=DEMO_COLLECTION, conversations=20, turns=6, run_id=DEMO_SYNTHESIS_RUN_ID, workspace=workspace)
+    evaluate(DEMO_SYNTHESIS_RUN_ID, retriever=list(DEFAULT_RETRIEVERS), history=["full", "oracle"],
+             run_id=DEMO_EVALUATION_RUN_ID, workspace=workspace)
 
 
 @app.command()

@@ -75,7 +75,7 @@ def test_runs_lists_status_and_items(tmp_path):
 def test_help_explains_the_commands():
     result = invoke("--help")
     assert result.exit_code == 0
-    for command in ("ingest", "demo", "runs", "studio"):
+    for command in ("ingest", "cluster", "synthesize", "evaluate", "demo", "runs", "studio"):
         assert command in result.output
 
 
@@ -169,3 +169,18 @@ def test_synthesize_offline_then_report_the_finished_run(clustered_workspace):
     too_many = invoke("synthesize", "--collection", "docs", "--conversations", "500", "--cluster-size", "4",
                       "-w", str(clustered_workspace.root))
     assert too_many.exit_code == 2 and "ask for at most" in too_many.output
+
+
+@pytest.mark.slow
+def test_demo_runs_every_job_offline_and_ends_with_the_evaluation_report(tmp_path):
+    """The README's first command, as a new user runs it (real embedder, baseline agents)."""
+    process = benchsmith("demo", workspace=tmp_path / "ws")
+    output, _ = process.communicate(timeout=900)
+    assert process.returncode == 0, output
+    report = tmp_path / "ws" / "runs" / "demo-evaluate" / "report.html"
+    assert report.exists() and "data:image/png;base64," in report.read_text(encoding="utf-8")
+    results = json.loads((report.parent / "results.json").read_text(encoding="utf-8"))
+    assert sorted(results["aggregate"]) == sorted(f"{retriever}@{history}" for history in ("full", "oracle")
+                                                  for retriever in ("dense", "bm25", "hybrid:rrf(dense,bm25)"))
+    assert results["benchmark"]["queries"] == 120 and set(results["by_switch"]["bm25@full"]) >= {"start", "follow-up"}
+    assert "report.html" in output and "hybrid:rrf(dense,bm25)@oracle" in output

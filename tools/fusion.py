@@ -14,9 +14,11 @@ dict built in id order) would otherwise be fused by the wrong ranks.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Literal
 
+from numba.core.errors import NumbaTypeSafetyWarning
 from ranx import Run as RanxRun
 from ranx import fuse
 
@@ -41,19 +43,27 @@ def fuse_runs(runs: Sequence[Run], method: FusionMethod, weights: Sequence[float
     query_ids = sorted(set().union(*runs))
     # ranx wants the same queries in every run; a query a retriever found nothing for is empty.
     aligned = [RanxRun(sort_run({query_id: run.get(query_id, {}) for query_id in query_ids})) for run in runs]
-    if method == "rrf":
-        fused = fuse(aligned, norm=None, method="rrf", params={"k": RRF_K})
-    elif method == "combsum":
-        fused = fuse(aligned, norm="min-max", method="sum")
-    elif method == "wsum":
-        if weights is None or len(weights) != len(runs):
-            raise ValueError(f"wsum needs one weight per run ({len(runs)}), got {weights}")
-        fused = fuse(aligned, norm="min-max", method="wsum", params={"weights": list(weights)})
-    else:
-        raise ValueError(f"unknown fusion method {method!r}: use one of {', '.join(FUSION_METHODS)}")
+    with warnings.catch_warnings():
+        # ranx's compiled RRF casts its rank counter from uint64 to int64: harmless for any run size.
+        warnings.simplefilter("ignore", NumbaTypeSafetyWarning)
+        fused = _ranx_fuse(aligned, method, weights)
     result = sort_run({query_id: dict(documents) for query_id, documents in fused.to_dict().items()})
     for query_id in query_ids:
         result.setdefault(query_id, {})
     if depth is not None:
         result = {query_id: dict(list(documents.items())[:depth]) for query_id, documents in result.items()}
     return result
+
+
+def _ranx_fuse(aligned: list[RanxRun], method: FusionMethod, weights: Sequence[float] | None) -> RanxRun:
+    if method == "rrf":
+        fused = fuse(aligned, norm=None, method="rrf", params={"k": RRF_K})
+    elif method == "combsum":
+        fused = fuse(aligned, norm="min-max", method="sum")
+    elif method == "wsum":
+        if weights is None or len(weights) != len(aligned):
+            raise ValueError(f"wsum needs one weight per run ({len(aligned)}), got {weights}")
+        fused = fuse(aligned, norm="min-max", method="wsum", params={"weights": list(weights)})
+    else:
+        raise ValueError(f"unknown fusion method {method!r}: use one of {', '.join(FUSION_METHODS)}")
+    return fused

@@ -1,0 +1,436 @@
+"""Retriever evaluation (the MTR-Bench protocol) on any benchmark.
+
+    plan ─→ dispatch ─→ Send × configurations of the next stage ─→ retrieve ─→ gather ─┐
+              ↑ └────────────────────── (nothing left) ──→ measure ─→ END             │
+              └──────────────────────────────────────────────────────────────────────┘
+
+A configuration is a retriever (bm25, dense[:MODEL], hybrid fusion) × a history mode (full,
+last:K, current, rewrite, oracle), optionally reranked. Stages run in order: first-stage
+retrievers, then fusions of their runs, then reranking. Each configuration writes one TREC
+run file into the run directory; a run file that exists is reused, never recomputed, so a
+killed evaluation resumes where it stopped. ``measure`` scores every run with ir_measures,
+breaks the scores down by turn and switch type, tests the differences, and writes
+``report.md``, ``report.html`` and ``results.json``.
+
+State holds configuration names only; queries, corpus and runs live in files.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import re
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from langgraph.config import get_stream_writer
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+from typing_extensions import TypedDict
+
+from agents.models import ModelSeam
+from agents.rewriter import Rewriter
+from evals.breakdown import mean_by_group
+from evals.evaluation_report import write_evaluation_report
+from evals.measures import DEFAULT_MEASURES, evaluate_run, parse_measures
+from evals.significance import DEFAULT_ALPHA, DEFAULT_RESAMPLES, compare_all, describe
+from graphs.resources import chroma_client, run_seam
+from stores.beir import Benchmark, BenchmarkQuery, load_benchmark
+from stores.errors import InputError
+from stores.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
+from stores.runs import RunDirectory
+from stores.trec import Run, read_trec_run, write_trec_run
+from stores.vectors import VectorStore
+from stores.workspace import Workspace
+from tools.bm25 import BM25Index
+from tools.dense_retrieval import DenseIndex
+from tools.embedding import DEFAULT_EMBEDDER, ChromaEmbeddingFunction, Embedder, load_embedder
+from tools.fusion import fuse_runs
+from tools.indexing import IndexItem, embed_into
+from tools.loaders import iter_beir_corpus
+from tools.query_building import HistoryMode, build_query, parse_history_mode
+from tools.rerank import DEFAULT_RERANK_DEPTH, PairScorer, cross_encoder_scorer, rerank_run
+from tools.retriever_specs import Configuration, expand_configurations, parse_retriever
+
+RUN_FILES_DIR, QUERIES_DIR, TIMINGS_FILE = "run-files", "queries", "timings.jsonl"
+RECALL_CUTOFFS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
+PREFERRED_PRIMARY_MEASURES = ("nDCG@10", "nDCG@3", "RR@10", "AP")
+COLLECTION_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]+")
+EMBED_BATCH = 256
+
+
+@dataclass
+class EvaluationContext:
+    """Settings of one evaluation (not checkpointed: the CLI passes them again on resume)."""
+
+    workspace: str | None = None
+    chroma_host: str | None = None
+    split: str = "test"
+    depth: int = 1000
+    measures: tuple[str, ...] = DEFAULT_MEASURES
+    rerank_model: str | None = None  # a CrossEncoder name or path
+    rerank_depth: int = DEFAULT_RERANK_DEPTH
+    llm: str = "baseline"  # the rewriter's model for --history rewrite
+    requests_per_second: float | None = None
+    concurrency: int = 4  # rewriter calls in flight
+    significance_test: Literal["randomization", "t-test"] = "randomization"
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+    embedder: Any = None  # a ready Embedder for `dense` (tests, embedding apps); None: load the model
+    rerank_scorer: PairScorer | None = None  # overrides rerank_model (tests)
+    model: Any = None  # a ready ModelSeam for the rewriter; overrides `llm`
+
+
+class EvaluationInput(TypedDict):
+    run_id: str
+    benchmark: str  # a BEIR directory, a synthesis run directory or a run id
+    retrievers: list[str]
+    histories: list[str]
+
+
+class EvaluationOutput(TypedDict, total=False):
+    run_id: str
+    report: dict[str, str]  # {"markdown", "html", "results"}: paths
+    primary_measure: str
+    aggregate: dict[str, dict[str, float]]  # {configuration: {measure: mean}}
+
+
+class EvaluationState(EvaluationInput, EvaluationOutput, total=False):
+    configurations: list[str]  # names, stage order
+    finished: Annotated[list[str], operator.add]
+
+
+class RetrievalTask(TypedDict):
+    run_id: str
+    benchmark: str
+    configuration: str
+    retrievers: list[str]
+    histories: list[str]
+
+
+# ---------------------------------------------------------------------------------------
+# Inputs, opened once per process.
+
+def _workspace(runtime: Runtime[EvaluationContext]) -> Workspace:
+    return Workspace.resolve(runtime.context.workspace)
+
+
+def _benchmark(runtime: Runtime[EvaluationContext], spec: str) -> Benchmark:
+    workspace = _workspace(runtime)
+    return _load_benchmark(spec, str(workspace.root), runtime.context.split, _modified(spec, workspace))
+
+
+def _modified(spec: str, workspace: Workspace) -> float:
+    path = Path(spec) if Path(spec).exists() else workspace.run_dir(spec)
+    return max((p.stat().st_mtime for p in path.rglob("*.jsonl")), default=0.0) if path.exists() else 0.0
+
+
+@functools.lru_cache(maxsize=2)
+def _load_benchmark(spec: str, workspace_root: str, split: str, modified: float) -> Benchmark:
+    return load_benchmark(spec, Workspace.resolve(workspace_root), split)
+
+
+@functools.lru_cache(maxsize=2)
+def _corpus(path: Path, modified: float) -> dict[str, tuple[str, str]]:
+    """``{doc id: (title, text)}`` of a BEIR corpus, read once per file version."""
+    corpus = {document.id: (document.title, document.text) for document in iter_beir_corpus(path)}
+    if not corpus:
+        raise InputError(f"{path}: the corpus has no documents")
+    return corpus
+
+
+def _documents(benchmark: Benchmark) -> dict[str, tuple[str, str]]:
+    return _corpus(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime)
+
+
+_index_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=2)
+def _bm25_index(path: Path, modified: float) -> BM25Index:
+    corpus = _corpus(path, modified)
+    return BM25Index(list(corpus), [f"{title} {text}" for title, text in corpus.values()])
+
+
+def _embedder(runtime: Runtime[EvaluationContext], model: str | None) -> Embedder:
+    if model is None and runtime.context.embedder is not None:
+        return runtime.context.embedder
+    return load_embedder(model or DEFAULT_EMBEDDER)
+
+
+_dense_indexes: dict[tuple[str, str], DenseIndex] = {}
+
+
+def _dense_index(runtime: Runtime[EvaluationContext], benchmark: Benchmark, embedder: Embedder) -> DenseIndex:
+    """The benchmark corpus's vectors under ``embedder``: the collection a synthesis run was
+    built from when it holds exactly this corpus with this embedder, else a collection per
+    (corpus, embedder), filled on demand (resumably: stored ids are skipped)."""
+    workspace = _workspace(runtime)
+    key = (benchmark.corpus_fingerprint(), embedder.name)
+    with _index_lock:
+        if key not in _dense_indexes:
+            client = chroma_client(workspace, runtime.context.chroma_host)
+            documents = _documents(benchmark)
+            store = _source_store(client, benchmark, embedder, len(documents))
+            if store is None:
+                name = COLLECTION_UNSAFE.sub("-", f"eval-{key[0]}-{embedder.name}")[:60].strip("-_")
+                store = VectorStore(client, name, ChromaEmbeddingFunction(embedder), embedder.name)
+                items = [IndexItem(doc_id, f"{title} {text}".strip()) for doc_id, (title, text) in documents.items()]
+                embed_into(store, items, embedder, EMBED_BATCH, _reporter("embed corpus"))
+            _dense_indexes[key] = DenseIndex.from_store(store)
+        return _dense_indexes[key]
+
+
+def _source_store(client: Any, benchmark: Benchmark, embedder: Embedder, corpus_size: int) -> VectorStore | None:
+    if benchmark.source_collection is None:
+        return None
+    try:
+        store = VectorStore(client, benchmark.source_collection, ChromaEmbeddingFunction(embedder), embedder.name)
+    except InputError:  # built with another embedder
+        return None
+    return store if store.count() == corpus_size else None
+
+
+def _reporter(stage: str) -> Any:
+    writer = get_stream_writer()
+    return lambda done, total: writer({"stage": stage, "done": done, "total": total})
+
+
+# ---------------------------------------------------------------------------------------
+# Queries per history mode, written once per run.
+
+def _seam(runtime: Runtime[EvaluationContext], run_id: str) -> ModelSeam:
+    if runtime.context.model is not None:
+        return runtime.context.model
+    context = runtime.context
+    return run_seam(_workspace(runtime), run_id, context.llm, context.seed, context.requests_per_second)
+
+
+_query_lock = threading.Lock()
+
+
+def _query_texts(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Benchmark,
+                 history: HistoryMode) -> dict[str, str]:
+    """``{query id: text}`` for a history mode, from ``queries/<mode>.jsonl`` when written."""
+    path = RunDirectory(_workspace(runtime), run_id).file(QUERIES_DIR) / f"{history.label.replace(':', '-')}.jsonl"
+    with _query_lock:
+        if path.exists():
+            return {record["_id"]: record["text"] for record in load_jsonl(path)}
+        rewrite = None
+        if history.kind == "rewrite":
+            seam, rewriter = _seam(runtime, run_id), Rewriter()
+
+            def rewrite(turns: list[tuple[str, str]], question: str) -> str:
+                return seam.run(rewriter, history=turns, question=question).query
+
+        texts = _build_all(benchmark.queries, history, rewrite, runtime.context.concurrency,
+                           _reporter(f"queries {history.label}"))
+        write_jsonl_atomic(path, ({"_id": query_id, "text": text} for query_id, text in texts.items()))
+        return texts
+
+
+def _build_all(queries: list[BenchmarkQuery], history: HistoryMode, rewrite: Any, concurrency: int,
+               report: Any) -> dict[str, str]:
+    if history.kind != "rewrite":
+        return {query.id: build_query(query, history) for query in queries}
+    # Rewriting calls a model per turn: in parallel, each reply cached by the seam.
+    texts: dict[str, str] = {}
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        futures = {query.id: pool.submit(build_query, query, history, rewrite) for query in queries}
+        for done, (query_id, future) in enumerate(futures.items(), start=1):
+            texts[query_id] = future.result()
+            report(done, len(futures))
+    return texts
+
+
+# ---------------------------------------------------------------------------------------
+# Nodes.
+
+def _reranking(runtime: Runtime[EvaluationContext]) -> bool:
+    return runtime.context.rerank_model is not None or runtime.context.rerank_scorer is not None
+
+
+def _all_configurations(runtime: Runtime[EvaluationContext], retrievers: list[str],
+                        histories: list[str]) -> dict[str, Configuration]:
+    """Every configuration the settings ask for (and the ones fusions need), by name, in stage order."""
+    configurations = expand_configurations([parse_retriever(spec) for spec in retrievers],
+                                           [parse_history_mode(mode) for mode in histories], _reranking(runtime))
+    return {configuration.name: configuration for configuration in configurations}
+
+
+def _run_file(runtime: Runtime[EvaluationContext], run_id: str, configuration: Configuration) -> Path:
+    return RunDirectory(_workspace(runtime), run_id).file(RUN_FILES_DIR) / f"{configuration.file_stem}.trec"
+
+
+def plan(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> dict[str, Any]:
+    """Check the benchmark and the settings before any work, and list the configurations."""
+    benchmark = _benchmark(runtime, state["benchmark"])
+    parse_measures(runtime.context.measures)
+    configurations = _all_configurations(runtime, state["retrievers"], state["histories"])
+    if any(c.history.kind == "oracle" for c in configurations.values()):
+        if missing := next((query.id for query in benchmark.queries if not query.rewrite), None):
+            raise InputError(f"--history oracle needs each query's metadata.rewrite; query {missing!r} of "
+                             f"{benchmark.directory / 'queries.jsonl'} has none")
+    return {"configurations": list(configurations)}
+
+
+def dispatch(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> list[Send] | Literal["measure"]:
+    """The configurations of the earliest stage that still lack run files; measure when none do."""
+    configurations = _all_configurations(runtime, state["retrievers"], state["histories"])
+    pending = [c for c in configurations.values() if not _run_file(runtime, state["run_id"], c).exists()]
+    if not pending:
+        return "measure"
+    stage = min(configuration.stage for configuration in pending)
+    return [Send("retrieve", {"run_id": state["run_id"], "benchmark": state["benchmark"], "configuration": c.name,
+                              "retrievers": state["retrievers"], "histories": state["histories"]})
+            for c in pending if c.stage == stage]
+
+
+def retrieve(task: RetrievalTask, runtime: Runtime[EvaluationContext]) -> dict[str, Any]:
+    """One configuration's run (retrieved, fused or reranked), written as a TREC run file."""
+    configuration = _all_configurations(runtime, task["retrievers"], task["histories"])[task["configuration"]]
+    path = _run_file(runtime, task["run_id"], configuration)
+    if path.exists():  # finished before a crash: reused, never recomputed
+        get_stream_writer()({"stage": configuration.name, "reused": True})
+        return {"finished": [configuration.name]}
+    started = time.perf_counter()
+    run = _compute_run(runtime, task["run_id"], _benchmark(runtime, task["benchmark"]), configuration)
+    write_trec_run(path, run, tag=configuration.name)
+    append_jsonl(RunDirectory(_workspace(runtime), task["run_id"]).file(TIMINGS_FILE),
+                 {"configuration": configuration.name, "seconds": round(time.perf_counter() - started, 3)})
+    return {"finished": [configuration.name]}
+
+
+def gather(state: EvaluationState) -> dict[str, Any]:
+    """Joins a stage's parallel retrievals before the next stage is dispatched."""
+    return {}
+
+
+def _compute_run(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Benchmark,
+                 configuration: Configuration) -> Run:
+    context = runtime.context
+    label = configuration.name
+    if configuration.rerank:
+        (first_stage,) = configuration.inputs
+        run = read_trec_run(_run_file(runtime, run_id, first_stage))
+        queries = _query_texts(runtime, run_id, benchmark, configuration.history)
+        documents = {doc_id: f"{title} {text}".strip() for doc_id, (title, text) in _documents(benchmark).items()}
+        scorer = context.rerank_scorer or _cross_encoder(context.rerank_model)
+        return rerank_run(run, queries, documents, scorer, context.rerank_depth, _reporter(label))
+    if configuration.retriever.kind == "hybrid":
+        runs = [read_trec_run(_run_file(runtime, run_id, component)) for component in configuration.inputs]
+        fused = fuse_runs(runs, configuration.retriever.method, configuration.retriever.weights, depth=context.depth)
+        _reporter(label)(len(fused), len(fused))
+        return fused
+    queries = _query_texts(runtime, run_id, benchmark, configuration.history)
+    if configuration.retriever.kind == "bm25":
+        index = _bm25_index(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime)
+        return index.search(queries, context.depth, _reporter(label))
+    embedder = _embedder(runtime, configuration.retriever.model)
+    index = _dense_index(runtime, benchmark, embedder)
+    query_ids = list(queries)
+    vectors = embedder.encode([queries[query_id] for query_id in query_ids])
+    return index.search(query_ids, vectors, context.depth, _reporter(label))
+
+
+@functools.lru_cache(maxsize=2)
+def _cross_encoder(model: str) -> PairScorer:
+    return cross_encoder_scorer(model)
+
+
+def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> EvaluationOutput:
+    """Score every run file, break down by turn and switch type, test the differences, report."""
+    context = runtime.context
+    benchmark = _benchmark(runtime, state["benchmark"])
+    run_dir = RunDirectory(_workspace(runtime), state["run_id"])
+    names = [str(m) for m in parse_measures(context.measures)]
+    recall_names = [f"R@{k}" for k in RECALL_CUTOFFS if k <= context.depth]
+    measures = parse_measures([*names, *recall_names])  # one ir_measures pass for the table and the curve
+    configurations = _all_configurations(runtime, state["retrievers"], state["histories"])
+    report = _reporter("measure")
+    per_query: dict[str, dict[str, dict[str, float]]] = {}
+    aggregate: dict[str, dict[str, float]] = {}
+    recall_curve: dict[str, dict[str, float]] = {}
+    for done, (name, configuration) in enumerate(configurations.items(), start=1):
+        scores = evaluate_run(measures, benchmark.qrels, read_trec_run(_run_file(runtime, state["run_id"], configuration)))
+        per_query[name] = {query_id: {m: values[m] for m in names} for query_id, values in scores.per_query.items()}
+        aggregate[name] = {m: scores.aggregate[m] for m in names}
+        recall_curve[name] = {m.removeprefix("R@"): scores.aggregate[m] for m in recall_names}
+        report(done, len(configurations))
+    primary = next((m for m in PREFERRED_PRIMARY_MEASURES if m in names), names[0])
+    turn_of = {q.id: q.turn for q in benchmark.queries if q.turn is not None}
+    switch_of = {q.id: q.switch for q in benchmark.queries if q.switch is not None}
+    comparisons = compare_all(per_query, [primary], context.significance_test, DEFAULT_ALPHA, context.resamples,
+                              context.seed) if len(per_query) > 1 else []
+    pairs = len(per_query) * (len(per_query) - 1) // 2
+    timings = {row["configuration"]: row["seconds"] for row in load_jsonl(run_dir.file(TIMINGS_FILE))} \
+        if run_dir.file(TIMINGS_FILE).exists() else {}
+    results = {
+        "benchmark": {"name": benchmark.name, "path": str(benchmark.directory), "queries": len(benchmark.queries),
+                      "judged_queries": len(benchmark.qrels), "documents": len(_documents(benchmark)),
+                      "conversational": benchmark.conversational},
+        "settings": {"retrievers": state["retrievers"], "histories": state["histories"], "depth": context.depth,
+                     "rerank": context.rerank_model, "rerank_depth": context.rerank_depth, "measures": names,
+                     "split": context.split, "rewriter": context.llm if "rewrite" in state["histories"] else None},
+        "measures": names,
+        "primary_measure": primary,
+        "configurations": [{"name": name, "retriever": c.retriever.label, "history": c.history.label,
+                            "rerank": c.rerank,
+                            "run_file": str(_run_file(runtime, state["run_id"], c).relative_to(run_dir.path)),
+                            "seconds": timings.get(name)} for name, c in configurations.items()],
+        "aggregate": aggregate,
+        "per_query": per_query,
+        "recall_curve": recall_curve,
+        "by_turn": {name: mean_by_group(values, turn_of, names) for name, values in per_query.items()} if turn_of else {},
+        "by_switch": {name: mean_by_group(values, switch_of, names) for name, values in per_query.items()}
+        if switch_of else {},
+        "significance": {"description": describe(context.significance_test, context.resamples, DEFAULT_ALPHA, pairs),
+                         "measures": [primary] if comparisons else [],
+                         "comparisons": [comparison.to_json() for comparison in comparisons]},
+        "notes": _notes(context, benchmark),
+    }
+    paths = write_evaluation_report(results, run_dir.path)
+    return {"report": {kind: str(path) for kind, path in paths.items()}, "primary_measure": primary,
+            "aggregate": aggregate}
+
+
+def _notes(context: EvaluationContext, benchmark: Benchmark) -> list[str]:
+    notes = [
+        f"Each configuration retrieves the top {context.depth} documents per query; a judged query with no "
+        "retrieved document counts as 0 on every measure.",
+        "History modes: full = every earlier turn as User:/Agent: lines, then the question; last:K = the last K "
+        "turns only; current = the question alone; rewrite = a model's self-contained rewrite (CQR); oracle = the "
+        "benchmark's own self-contained rewrite.",
+        "BM25: bm25s, Lucene scoring, k1 = 1.5, b = 0.75, lower-cased words, English stopwords removed, Snowball "
+        "stemming. Dense: exact inner product of L2-normalized embeddings.",
+        "Fusion with ranx after sorting each run by score: RRF with k = 60; combsum and wsum over min-max "
+        "normalized scores.",
+    ]
+    if context.rerank_model or context.rerank_scorer:
+        notes.append(f"+rerank: the top {context.rerank_depth} of the configuration re-scored by the cross-encoder "
+                     f"{context.rerank_model or '(supplied scorer)'}.")
+    if not benchmark.conversational:
+        notes.append("The benchmark is single-turn: history modes other than oracle send the query text as is.")
+    return notes
+
+
+builder = StateGraph(EvaluationState, context_schema=EvaluationContext, input_schema=EvaluationInput,
+                     output_schema=EvaluationOutput)
+builder.add_node("plan", plan)
+builder.add_node("retrieve", retrieve)
+builder.add_node("gather", gather)
+builder.add_node("measure", measure)
+builder.add_edge(START, "plan")
+builder.add_conditional_edges("plan", dispatch, ["retrieve", "measure"])
+builder.add_edge("retrieve", "gather")
+builder.add_conditional_edges("gather", dispatch, ["retrieve", "measure"])
+builder.add_edge("measure", END)
+
+# The Studio copy: compiled without a checkpointer (the server brings its own).
+graph = builder.compile()
+graph.name = "evaluate"
