@@ -195,6 +195,10 @@ class ScriptedBackend:
         parsed = reply(messages, schema) if callable(reply) and not isinstance(reply, BaseModel) else reply
         if not isinstance(parsed, schema):
             raise InvalidOutput(f"scripted reply {type(parsed).__name__} is not a {schema.__name__}")
+        try:  # validated like a real reply: a model_construct()ed out-of-range verdict is invalid output
+            parsed = schema.model_validate(parsed.model_dump())
+        except ValidationError as error:
+            raise InvalidOutput(f"scripted reply fails {schema.__name__}: {error}") from None
         text = "".join(message["content"] for message in messages)
         return Completion(parsed, estimate_tokens(text), estimate_tokens(parsed.model_dump_json()))
 

@@ -32,10 +32,11 @@ def parse_measures(names: Sequence[str]) -> list[Measure]:
     for name in names:
         try:
             measure = ir_measures.parse_measure(name)
-        except (NameError, ValueError, SyntaxError, TypeError) as error:
+            key = str(measure)  # ir_measures checks some parameters only here
+        except (NameError, ValueError, SyntaxError, TypeError, KeyError, AttributeError) as error:
             raise UnknownMeasure(f"unknown measure {name!r} ({error}); examples: nDCG@10, R@100, RR@10, AP, "
                                  "Judged@10, P(rel=2)@5") from None
-        measures.setdefault(str(measure), measure)
+        measures.setdefault(key, measure)
     return list(measures.values())
 
 
@@ -50,7 +51,9 @@ class MeasureResults:
 def evaluate_run(measures: Sequence[Measure], qrels: Qrels, run: Run) -> MeasureResults:
     names = [str(measure) for measure in measures]
     per_query: dict[str, dict[str, float]] = {query_id: dict.fromkeys(names, 0.0) for query_id in qrels}
-    for metric in ir_measures.iter_calc(list(measures), qrels, run):
+    # Empty rankings are left out (ir_measures' Judged@k divides by their length); they stay 0.
+    retrieved = {query_id: ranking for query_id, ranking in run.items() if ranking}
+    for metric in ir_measures.iter_calc(list(measures), qrels, retrieved):
         if metric.query_id in per_query:
             per_query[metric.query_id][str(metric.measure)] = float(metric.value)
     aggregate = {name: (sum(values[name] for values in per_query.values()) / len(per_query) if per_query else 0.0)

@@ -388,6 +388,9 @@ def evaluate(
     qrels: Annotated[Optional[Path], typer.Option(help="TREC qrels for --run.")] = None,
     json_file: Annotated[Optional[Path], typer.Option("--json", help="Also write the scores as JSON here.")] = None,
     split: Annotated[str, typer.Option(help="BEIR qrels split (qrels/<split>.tsv).")] = "test",
+    extra_qrels: Annotated[Optional[Path], typer.Option(
+        help="More judgments (query-id, corpus-id, score TSV) added to the benchmark's, e.g. the "
+             "extra_qrels.tsv of `benchsmith audit`.")] = None,
     llm: Annotated[str, typer.Option(help="Model for --history rewrite: 'baseline' or openai:<model>.")] = "baseline",
     test: Annotated[str, typer.Option(help="Significance test between configurations: randomization or t-test.")]
     = "randomization",
@@ -417,7 +420,8 @@ def evaluate(
     settings = {"benchmark": str(Path(benchmark).resolve()) if Path(benchmark).exists() else benchmark,
                 "retrievers": retriever or list(DEFAULT_RETRIEVERS), "histories": history or ["full"],
                 "rerank": rerank, "rerank_depth": rerank_depth, "depth": depth, "measures": measures,
-                "split": split, "llm": llm, "test": test}
+                "split": split, "llm": llm, "test": test,
+                "extra_qrels": str(extra_qrels.resolve()) if extra_qrels else None}
     _guard(lambda: _run_evaluation(settings, Workspace.resolve(workspace), run_id or new_run_id("evaluate"),
                                    chroma_host, concurrency, rate_limit, json_file))
 
@@ -449,7 +453,7 @@ def _run_evaluation(settings: dict[str, Any], workspace: Workspace, run_id: str,
         workspace=str(workspace.root), chroma_host=chroma_host, split=settings["split"], depth=settings["depth"],
         measures=tuple(settings["measures"]), rerank_model=settings["rerank"], rerank_depth=settings["rerank_depth"],
         llm=settings["llm"], requests_per_second=rate_limit, concurrency=concurrency,
-        significance_test=settings["test"])
+        significance_test=settings["test"], extra_qrels=settings["extra_qrels"])
     console.print(f"[bold]evaluate[/] run [cyan]{run_id}[/] · {settings['benchmark']} · "
                   f"{', '.join(settings['retrievers'])} × history {', '.join(settings['histories'])}"
                   + (f" · rerank {settings['rerank']}" if settings["rerank"] else ""), highlight=False)

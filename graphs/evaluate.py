@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import operator
-import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -39,20 +38,17 @@ from evals.breakdown import mean_by_group
 from evals.evaluation_report import write_evaluation_report
 from evals.measures import DEFAULT_MEASURES, evaluate_run, parse_measures
 from evals.significance import DEFAULT_ALPHA, DEFAULT_RESAMPLES, compare_all, describe
-from graphs.resources import chroma_client, run_seam
-from stores.beir import Benchmark, BenchmarkQuery, load_benchmark
+from graphs.corpus_indexes import bm25_index, corpus_documents, dense_index, document_text, progress_reporter
+from graphs.resources import run_seam
+from stores.beir import Benchmark, BenchmarkQuery, load_benchmark, merge_qrels, read_beir_qrels
 from stores.errors import InputError
 from stores.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
 from stores.runs import RunDirectory
 from stores.trec import Run, read_trec_run, write_trec_run
-from stores.vectors import VectorStore
 from stores.workspace import Workspace
-from tools.bm25 import BM25Index
 from tools.dense_retrieval import DenseIndex
-from tools.embedding import DEFAULT_EMBEDDER, ChromaEmbeddingFunction, Embedder, load_embedder
+from tools.embedding import DEFAULT_EMBEDDER, Embedder, load_embedder
 from tools.fusion import fuse_runs
-from tools.indexing import IndexItem, embed_into
-from tools.loaders import iter_beir_corpus
 from tools.query_building import HistoryMode, build_query, parse_history_mode
 from tools.rerank import DEFAULT_RERANK_DEPTH, PairScorer, cross_encoder_scorer, rerank_run
 from tools.retriever_specs import Configuration, expand_configurations, parse_retriever
@@ -60,8 +56,6 @@ from tools.retriever_specs import Configuration, expand_configurations, parse_re
 RUN_FILES_DIR, QUERIES_DIR, TIMINGS_FILE = "run-files", "queries", "timings.jsonl"
 RECALL_CUTOFFS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
 PREFERRED_PRIMARY_MEASURES = ("nDCG@10", "nDCG@3", "RR@10", "AP")
-COLLECTION_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]+")
-EMBED_BATCH = 256
 
 
 @dataclass
@@ -71,6 +65,7 @@ class EvaluationContext:
     workspace: str | None = None
     chroma_host: str | None = None
     split: str = "test"
+    extra_qrels: str | None = None  # BEIR qrels TSV merged into the benchmark's (an audit's extra_qrels.tsv)
     depth: int = 1000
     measures: tuple[str, ...] = DEFAULT_MEASURES
     rerank_model: str | None = None  # a CrossEncoder name or path
@@ -135,70 +130,18 @@ def _load_benchmark(spec: str, workspace_root: str, split: str, modified: float)
     return load_benchmark(spec, Workspace.resolve(workspace_root), split)
 
 
-@functools.lru_cache(maxsize=2)
-def _corpus(path: Path, modified: float) -> dict[str, tuple[str, str]]:
-    """``{doc id: (title, text)}`` of a BEIR corpus, read once per file version."""
-    corpus = {document.id: (document.title, document.text) for document in iter_beir_corpus(path)}
-    if not corpus:
-        raise InputError(f"{path}: the corpus has no documents")
-    return corpus
-
-
-def _documents(benchmark: Benchmark) -> dict[str, tuple[str, str]]:
-    return _corpus(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime)
-
-
-_index_lock = threading.Lock()
-
-
-@functools.lru_cache(maxsize=2)
-def _bm25_index(path: Path, modified: float) -> BM25Index:
-    corpus = _corpus(path, modified)
-    return BM25Index(list(corpus), [f"{title} {text}" for title, text in corpus.values()])
-
-
 def _embedder(runtime: Runtime[EvaluationContext], model: str | None) -> Embedder:
     if model is None and runtime.context.embedder is not None:
         return runtime.context.embedder
     return load_embedder(model or DEFAULT_EMBEDDER)
 
 
-_dense_indexes: dict[tuple[str, str], DenseIndex] = {}
+def _reporter(stage: str) -> Any:
+    return progress_reporter(stage)
 
 
 def _dense_index(runtime: Runtime[EvaluationContext], benchmark: Benchmark, embedder: Embedder) -> DenseIndex:
-    """The benchmark corpus's vectors under ``embedder``: the collection a synthesis run was
-    built from when it holds exactly this corpus with this embedder, else a collection per
-    (corpus, embedder), filled on demand (resumably: stored ids are skipped)."""
-    workspace = _workspace(runtime)
-    key = (benchmark.corpus_fingerprint(), embedder.name)
-    with _index_lock:
-        if key not in _dense_indexes:
-            client = chroma_client(workspace, runtime.context.chroma_host)
-            documents = _documents(benchmark)
-            store = _source_store(client, benchmark, embedder, len(documents))
-            if store is None:
-                name = COLLECTION_UNSAFE.sub("-", f"eval-{key[0]}-{embedder.name}")[:60].strip("-_")
-                store = VectorStore(client, name, ChromaEmbeddingFunction(embedder), embedder.name)
-                items = [IndexItem(doc_id, f"{title} {text}".strip()) for doc_id, (title, text) in documents.items()]
-                embed_into(store, items, embedder, EMBED_BATCH, _reporter("embed corpus"))
-            _dense_indexes[key] = DenseIndex.from_store(store)
-        return _dense_indexes[key]
-
-
-def _source_store(client: Any, benchmark: Benchmark, embedder: Embedder, corpus_size: int) -> VectorStore | None:
-    if benchmark.source_collection is None:
-        return None
-    try:
-        store = VectorStore(client, benchmark.source_collection, ChromaEmbeddingFunction(embedder), embedder.name)
-    except InputError:  # built with another embedder
-        return None
-    return store if store.count() == corpus_size else None
-
-
-def _reporter(stage: str) -> Any:
-    writer = get_stream_writer()
-    return lambda done, total: writer({"stage": stage, "done": done, "total": total})
+    return dense_index(_workspace(runtime), runtime.context.chroma_host, benchmark, embedder)
 
 
 # ---------------------------------------------------------------------------------------
@@ -271,6 +214,8 @@ def plan(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> dict[st
     """Check the benchmark and the settings before any work, and list the configurations."""
     benchmark = _benchmark(runtime, state["benchmark"])
     parse_measures(runtime.context.measures)
+    if runtime.context.extra_qrels:
+        read_beir_qrels(Path(runtime.context.extra_qrels))  # a bad file stops here, before any retrieval
     configurations = _all_configurations(runtime, state["retrievers"], state["histories"])
     if any(c.history.kind == "oracle" for c in configurations.values()):
         if missing := next((query.id for query in benchmark.queries if not query.rewrite), None):
@@ -319,7 +264,7 @@ def _compute_run(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
         (first_stage,) = configuration.inputs
         run = read_trec_run(_run_file(runtime, run_id, first_stage))
         queries = _query_texts(runtime, run_id, benchmark, configuration.history)
-        documents = {doc_id: f"{title} {text}".strip() for doc_id, (title, text) in _documents(benchmark).items()}
+        documents = {doc_id: document_text(title, text) for doc_id, (title, text) in corpus_documents(benchmark).items()}
         scorer = context.rerank_scorer or _cross_encoder(context.rerank_model)
         return rerank_run(run, queries, documents, scorer, context.rerank_depth, _reporter(label))
     if configuration.retriever.kind == "hybrid":
@@ -329,7 +274,7 @@ def _compute_run(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
         return fused
     queries = _query_texts(runtime, run_id, benchmark, configuration.history)
     if configuration.retriever.kind == "bm25":
-        index = _bm25_index(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime)
+        index = bm25_index(benchmark)
         return index.search(queries, context.depth, _reporter(label))
     embedder = _embedder(runtime, configuration.retriever.model)
     index = _dense_index(runtime, benchmark, embedder)
@@ -352,12 +297,14 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
     recall_names = [f"R@{k}" for k in RECALL_CUTOFFS if k <= context.depth]
     measures = parse_measures([*names, *recall_names])  # one ir_measures pass for the table and the curve
     configurations = _all_configurations(runtime, state["retrievers"], state["histories"])
+    qrels = merge_qrels(benchmark.qrels, read_beir_qrels(Path(context.extra_qrels))) if context.extra_qrels \
+        else benchmark.qrels
     report = _reporter("measure")
     per_query: dict[str, dict[str, dict[str, float]]] = {}
     aggregate: dict[str, dict[str, float]] = {}
     recall_curve: dict[str, dict[str, float]] = {}
     for done, (name, configuration) in enumerate(configurations.items(), start=1):
-        scores = evaluate_run(measures, benchmark.qrels, read_trec_run(_run_file(runtime, state["run_id"], configuration)))
+        scores = evaluate_run(measures, qrels, read_trec_run(_run_file(runtime, state["run_id"], configuration)))
         per_query[name] = {query_id: {m: values[m] for m in names} for query_id, values in scores.per_query.items()}
         aggregate[name] = {m: scores.aggregate[m] for m in names}
         recall_curve[name] = {m.removeprefix("R@"): scores.aggregate[m] for m in recall_names}
@@ -372,11 +319,11 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
         if run_dir.file(TIMINGS_FILE).exists() else {}
     results = {
         "benchmark": {"name": benchmark.name, "path": str(benchmark.directory), "queries": len(benchmark.queries),
-                      "judged_queries": len(benchmark.qrels), "documents": len(_documents(benchmark)),
+                      "judged_queries": len(qrels), "documents": len(corpus_documents(benchmark)),
                       "conversational": benchmark.conversational},
         "settings": {"retrievers": state["retrievers"], "histories": state["histories"], "depth": context.depth,
                      "rerank": context.rerank_model, "rerank_depth": context.rerank_depth, "measures": names,
-                     "split": context.split, "rewriter": context.llm if "rewrite" in state["histories"] else None},
+                     "split": context.split, "extra_qrels": context.extra_qrels, "rewriter": context.llm if "rewrite" in state["histories"] else None},
         "measures": names,
         "primary_measure": primary,
         "configurations": [{"name": name, "retriever": c.retriever.label, "history": c.history.label,
@@ -414,6 +361,8 @@ def _notes(context: EvaluationContext, benchmark: Benchmark) -> list[str]:
     if context.rerank_model or context.rerank_scorer:
         notes.append(f"+rerank: the top {context.rerank_depth} of the configuration re-scored by the cross-encoder "
                      f"{context.rerank_model or '(supplied scorer)'}.")
+    if context.extra_qrels:
+        notes.append(f"Relevance judgments include the extra ones in {context.extra_qrels}.")
     if not benchmark.conversational:
         notes.append("The benchmark is single-turn: history modes other than oracle send the query text as is.")
     return notes

@@ -1,10 +1,17 @@
-"""Reading a retrieval benchmark: a BEIR directory, or a benchsmith synthesis run.
+"""Reading a retrieval benchmark: a BEIR directory, a benchsmith synthesis run, or a
+conversational benchmark from elsewhere in our turn JSONL form with a BEIR corpus.
 
 A BEIR directory holds ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/<split>.tsv``. A
 synthesis run directory holds one under ``beir/``; its queries carry the conversation in
 their ``metadata`` (``conversation_id``, ``turn``, ``switch``, ``question``, ``rewrite``,
 ``response``), from which each turn's history is rebuilt. Queries of other BEIR datasets
 are single-turn: their text is the question.
+
+The turn JSONL form has one turn per line (``answer``, ``rewrite`` and ``switch`` optional)::
+
+    {"id": "conv7_t2", "conversation_id": "conv7", "turn": 2,
+     "history": [{"question": "...", "answer": "..."}, {"question": "...", "answer": "..."}],
+     "question": "...", "gold_ids": ["doc12"], "answer": "...", "rewrite": "...", "switch": "soft"}
 
 Every line is checked: a malformed one stops with an :class:`~stores.errors.InputError`
 naming the file and line.
@@ -20,7 +27,7 @@ from typing import Any
 
 from stores.errors import InputError
 from stores.jsonl import read_jsonl
-from stores.runs import RunDirectory
+from stores.runs import RunDirectory, is_valid_run_id
 from stores.trec import Qrels
 from stores.workspace import Workspace
 
@@ -51,10 +58,15 @@ class Benchmark:
     queries: list[BenchmarkQuery]
     qrels: Qrels
     source_collection: str | None = None  # the Chroma collection a synthesis run was built from
+    corpus_file: Path | None = None  # where the corpus is not the directory's corpus.jsonl
 
     @property
     def corpus_path(self) -> Path:
-        return self.directory / "corpus.jsonl"
+        return self.corpus_file or self.directory / "corpus.jsonl"
+
+    @property
+    def has_answers(self) -> bool:
+        return any(query.response for query in self.queries)
 
     @property
     def conversational(self) -> bool:
@@ -69,11 +81,16 @@ class Benchmark:
         return digest.hexdigest()[:12]
 
 
-def load_benchmark(spec: str | Path, workspace: Workspace, split: str = "test") -> Benchmark:
-    """``spec`` is a BEIR directory, a synthesis run directory, or the id of a run in ``workspace``."""
+def load_benchmark(spec: str | Path, workspace: Workspace, split: str = "test", corpus: Path | None = None) -> Benchmark:
+    """``spec`` is a BEIR directory, a synthesis run directory, the id of a run in ``workspace``,
+    or a turn JSONL file (with ``corpus``, a BEIR corpus.jsonl)."""
     path = Path(spec)
+    if path.is_file():
+        if corpus is None:
+            raise InputError(f"{path}: a turn JSONL benchmark needs its documents: pass --corpus corpus.jsonl")
+        return load_turn_jsonl(path, corpus)
     source_collection = None
-    if not path.exists() and RunDirectory(workspace, str(spec)).exists():
+    if not path.exists() and is_valid_run_id(str(spec)) and RunDirectory(workspace, str(spec)).exists():
         path = RunDirectory(workspace, str(spec)).path
     if (path / "run.json").exists():  # a synthesis run: its BEIR export, and the collection it came from
         source_collection = _run_config(path / "run.json").get("collection")
@@ -87,6 +104,36 @@ def load_benchmark(spec: str | Path, workspace: Workspace, split: str = "test") 
     queries = read_beir_queries(path / "queries.jsonl")
     name = path.parent.name if path.name == BEIR_SUBDIRECTORY else path.name
     return Benchmark(name=name, directory=path, queries=queries, qrels=qrels, source_collection=source_collection)
+
+
+def load_turn_jsonl(path: Path, corpus: Path) -> Benchmark:
+    """A conversational benchmark in our turn JSONL form (module docstring) over a BEIR corpus."""
+    if not corpus.is_file():
+        raise InputError(f"{corpus}: corpus file not found")
+    queries: list[BenchmarkQuery] = []
+    qrels: Qrels = {}
+    for line_number, record in read_jsonl(path):
+        where = f"{path}:{line_number}"
+        turn_id, question, gold_ids = record.get("id"), record.get("question"), record.get("gold_ids")
+        if not isinstance(turn_id, str | int) or turn_id == "":
+            raise InputError(f"{where}: missing 'id'")
+        if not isinstance(question, str) or not question.strip():
+            raise InputError(f"{where}: missing 'question' for turn {turn_id!r}")
+        if not isinstance(gold_ids, list) or not gold_ids:
+            raise InputError(f"{where}: turn {turn_id!r} needs a non-empty 'gold_ids' list")
+        history = record.get("history") or []
+        if not isinstance(history, list) or not all(isinstance(t, dict) and "question" in t for t in history):
+            raise InputError(f"{where}: 'history' must be a list of {{\"question\", \"answer\"}} objects")
+        turn = record.get("turn", len(history))
+        queries.append(BenchmarkQuery(
+            id=str(turn_id), text=question, question=question, rewrite=record.get("rewrite"),
+            conversation_id=str(record.get("conversation_id", turn_id)), turn=int(turn), switch=record.get("switch"),
+            response=record.get("answer"),
+            history=[(str(t["question"]), str(t.get("answer") or "")) for t in history]))
+        qrels[str(turn_id)] = {str(doc_id): 1 for doc_id in gold_ids}
+    if not queries:
+        raise InputError(f"{path}: no turns")
+    return Benchmark(name=path.stem, directory=path.parent, queries=queries, qrels=qrels, corpus_file=corpus)
 
 
 def _run_config(path: Path) -> dict[str, Any]:
@@ -119,6 +166,16 @@ def read_beir_qrels(path: Path) -> Qrels:
     if not qrels:
         raise InputError(f"{path}: no relevance judgments")
     return qrels
+
+
+def merge_qrels(base: Qrels, extra: Qrels) -> Qrels:
+    """``base`` with the judgments of ``extra`` added; where both judge a document, the higher
+    relevance wins (extra judgments add relevant documents, they never demote one)."""
+    merged = {query_id: dict(judged) for query_id, judged in base.items()}
+    for query_id, judged in extra.items():
+        for doc_id, relevance in judged.items():
+            merged.setdefault(query_id, {})[doc_id] = max(relevance, merged[query_id].get(doc_id, relevance))
+    return merged
 
 
 def read_beir_queries(path: Path) -> list[BenchmarkQuery]:

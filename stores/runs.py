@@ -27,6 +27,11 @@ def new_run_id(job: str) -> str:
     return f"{job}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
 
 
+def is_valid_run_id(run_id: str) -> bool:
+    """A run id names a folder of the workspace: no path separators, not hidden."""
+    return bool(run_id) and "/" not in run_id and not run_id.startswith(".")
+
+
 @dataclass
 class RunRecord:
     run_id: str
@@ -44,7 +49,7 @@ class RunDirectory:
     """The folder of one run and the ``run.json`` record in it."""
 
     def __init__(self, workspace: Workspace, run_id: str):
-        if not run_id or "/" in run_id or run_id.startswith("."):
+        if not is_valid_run_id(run_id):
             raise InputError(f"invalid run id {run_id!r}: use letters, digits, '-' and '_'")
         self.run_id = run_id
         self.path = workspace.run_dir(run_id)

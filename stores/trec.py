@@ -61,7 +61,8 @@ def write_trec_run(path: str | Path, run: Mapping[str, Mapping[str, float]], tag
         for query_id in sorted(run):
             ranked = sorted(run[query_id].items(), key=lambda item: (-item[1], item[0]))
             for rank, (doc_id, score) in enumerate(ranked, start=1):
-                handle.write(f"{query_id} Q0 {doc_id} {rank} {score:.6g} {safe_tag}\n")
+                # Full precision: rounded scores would tie, and trec_eval orders ties by doc id, not rank.
+                handle.write(f"{query_id} Q0 {doc_id} {rank} {float(score)!r} {safe_tag}\n")
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)

@@ -1,7 +1,10 @@
-"""BM25 retrieval with bm25s (Lù, 2024), scored as Lucene does.
+"""BM25 retrieval with bm25s (Lù, 2024), scored as Lucene (8 and later) does.
 
-score(q, d) = Σ_{t ∈ q} IDF(t) · tf(t, d) · (k1 + 1) / (tf(t, d) + k1 · (1 − b + b · |d| / avgdl)),
+score(q, d) = Σ_{t ∈ q} IDF(t) · tf(t, d) / (tf(t, d) + k1 · (1 − b + b · |d| / avgdl)),
 IDF(t) = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))            (Robertson and Zaragoza, 2009)
+
+Lucene drops the classic (k1 + 1) factor of the numerator: it scales every score alike and
+changes no ranking.
 
 Tokenization (documents and queries alike): lower-cased, split on the regex
 ``(?u)\\b\\w\\w+\\b`` (words of two or more characters), English stopwords removed, each word

@@ -7,9 +7,11 @@ Methods, for a document d and runs r = 1..n (a document absent from a run contri
   (Fox and Shaw, TREC-2 1994);
 * ``wsum``: Σ_r w_r · minmax_r(s_r(d)), weights given per run.
 
-ranx ranks a query's documents in the order its dict holds them, so every run is sorted by
-descending score first: an unsorted run (a TREC file in rank order of another system, a
-dict built in id order) would otherwise be fused by the wrong ranks.
+Ties: ranx sorts each query's documents by score with an unstable sort, so tied documents
+would get arbitrary ranks. Every run is therefore sorted first (descending score, ties by
+document id), and RRF, which uses ranks only, is given each document's rank as its score, so
+no two documents of a run tie. A run that retrieved nothing at all adds nothing (ranx
+cannot hold one).
 """
 
 from __future__ import annotations
@@ -41,18 +43,53 @@ def fuse_runs(runs: Sequence[Run], method: FusionMethod, weights: Sequence[float
     if len(runs) < 2:
         raise ValueError("fusion needs at least two runs")
     query_ids = sorted(set().union(*runs))
+    if method == "wsum" and (weights is None or len(weights) != len(runs)):
+        raise ValueError(f"wsum needs one weight per run ({len(runs)}), got {weights}")
+    kept = [index for index, run in enumerate(runs) if any(run.values())]
+    if method == "rrf":  # ranks as scores: no ties left for ranx to order arbitrarily
+        runs = [_rank_scores(run) for run in runs]
     # ranx wants the same queries in every run; a query a retriever found nothing for is empty.
-    aligned = [RanxRun(sort_run({query_id: run.get(query_id, {}) for query_id in query_ids})) for run in runs]
+    aligned = [RanxRun(sort_run({query_id: runs[index].get(query_id, {}) for query_id in query_ids}))
+               for index in kept]
+    kept_weights = [weights[index] for index in kept] if weights is not None else None
+    if len(aligned) < 2:
+        return _single(aligned, query_ids, method, kept_weights, depth)
     with warnings.catch_warnings():
         # ranx's compiled RRF casts its rank counter from uint64 to int64: harmless for any run size.
         warnings.simplefilter("ignore", NumbaTypeSafetyWarning)
-        fused = _ranx_fuse(aligned, method, weights)
-    result = sort_run({query_id: dict(documents) for query_id, documents in fused.to_dict().items()})
-    for query_id in query_ids:
-        result.setdefault(query_id, {})
+        fused = _ranx_fuse(aligned, method, kept_weights)
+    return _finish(fused.to_dict(), query_ids, depth)
+
+
+def _finish(fused: dict[str, dict[str, float]], query_ids: list[str], depth: int | None) -> Run:
+    result = sort_run({query_id: dict(fused.get(query_id, {})) for query_id in query_ids})
     if depth is not None:
         result = {query_id: dict(list(documents.items())[:depth]) for query_id, documents in result.items()}
     return result
+
+
+def _rank_scores(run: Run) -> Run:
+    """Each document's score replaced by (documents of its query − its 0-based rank)."""
+    return {query_id: {doc_id: float(len(ranked) - rank) for rank, doc_id in enumerate(ranked)}
+            for query_id, ranked in sort_run(run).items()}
+
+
+def _single(aligned: list[RanxRun], query_ids: list[str], method: FusionMethod, weights: list[float] | None,
+            depth: int | None) -> Run:
+    """Fusion when at most one run retrieved anything: the formulas applied to that run alone."""
+    if not aligned:
+        return {query_id: {} for query_id in query_ids}
+    fused: dict[str, dict[str, float]] = {}
+    for query_id, documents in aligned[0].to_dict().items():
+        ranked = sorted(documents.items(), key=lambda item: (-item[1], item[0]))
+        if method == "rrf":
+            fused[query_id] = {doc_id: 1 / (RRF_K + rank) for rank, (doc_id, _) in enumerate(ranked, start=1)}
+        else:  # min-max, as ranx normalizes: a single document (max = min) gets 0
+            low, high = (ranked[-1][1], ranked[0][1]) if ranked else (0.0, 0.0)
+            weight = weights[0] if method == "wsum" and weights else 1.0
+            fused[query_id] = {doc_id: weight * ((score - low) / (high - low) if high > low else 0.0)
+                               for doc_id, score in ranked}
+    return _finish(fused, query_ids, depth)
 
 
 def _ranx_fuse(aligned: list[RanxRun], method: FusionMethod, weights: Sequence[float] | None) -> RanxRun:
@@ -61,8 +98,6 @@ def _ranx_fuse(aligned: list[RanxRun], method: FusionMethod, weights: Sequence[f
     elif method == "combsum":
         fused = fuse(aligned, norm="min-max", method="sum")
     elif method == "wsum":
-        if weights is None or len(weights) != len(aligned):
-            raise ValueError(f"wsum needs one weight per run ({len(aligned)}), got {weights}")
         fused = fuse(aligned, norm="min-max", method="wsum", params={"weights": list(weights)})
     else:
         raise ValueError(f"unknown fusion method {method!r}: use one of {', '.join(FUSION_METHODS)}")

@@ -1,0 +1,113 @@
+"""Confidence intervals for the means an audit reports from a sample of benchmark instances.
+
+* Mean of per-instance values: Student's t interval.
+* Proportion (e.g. the share of instances whose gold passage a judge confirms): Wilson score
+  interval (Wilson, 1927, "Probable inference, the law of succession, and statistical
+  inference", JASA 22(158):209–212), which keeps its coverage near 0 and 1 where the Wald
+  interval p̂ ± z·√(p̂(1 − p̂)/n) collapses.
+
+An audit usually checks n instances drawn without replacement from a benchmark of N, so both
+take a finite population correction (FPC) on the standard error (Cochran, 1977, Sampling
+Techniques, 3rd ed., Wiley, ch. 2 for means, ch. 3 for proportions). Its form follows the variance
+it corrects: √(1 − n/N) on the sample standard deviation s (divisor n − 1, unbiased for the
+population S² with divisor N − 1), √((N − n)/(N − 1)) on a variance P(1 − P)/n written with the
+population proportion P. At n = N the whole benchmark was checked and the interval has zero width:
+it covers the sampling uncertainty only, not the judges' own errors or the disagreement between
+them (see evals.agreement).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+DEFAULT_CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class Interval:
+    mean: float | None  # None without data (n = 0)
+    low: float | None  # None where the interval is undefined (see each function)
+    high: float | None
+    n: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def mean_interval(values: Sequence[float], population: int | None = None,
+                  confidence: float = DEFAULT_CONFIDENCE) -> Interval:
+    """Student's t interval for the mean of ``values``, a sample of n from a population of N
+    instances when ``population`` is given:
+
+        x̄ ± t_{(1+c)/2, n−1} · s/√n · FPC,   s² = Σ (x_i − x̄)² / (n − 1),
+
+    where FPC = √(1 − n/N) = √((N − n)/N) with a population of N, 1 without one (an infinite
+    population, or sampling with replacement): Cochran (1977, Theorems 2.2 and 2.4) has
+    V(x̄) = (1 − n/N) S²/n with s² unbiased for S². (√((N − n)/(N − 1)) is the same correction
+    written for the population variance with divisor N; applied to s it would be too narrow by
+    √(N/(N − 1)).) For n < 2 the sample standard deviation is undefined and so are the bounds
+    (None): one value says nothing about spread, and a zero-width interval would claim certainty.
+    At n = N the width is 0 (sampling uncertainty only).
+    """
+    _check_confidence(confidence)
+    sample = np.asarray(values, dtype=float)
+    n = len(sample)
+    if n == 0:
+        return Interval(None, None, None, 0)
+    mean = float(sample.mean())
+    if n < 2:
+        return Interval(mean, None, None, n)
+    fpc = math.sqrt(1 - n / _checked_population(n, population)) if population is not None else 1.0
+    half_width = float(stats.t.ppf((1 + confidence) / 2, n - 1) * sample.std(ddof=1) / math.sqrt(n) * fpc)
+    return Interval(mean, mean - half_width, mean + half_width, n)
+
+
+def proportion_interval(successes: int, n: int, population: int | None = None,
+                        confidence: float = DEFAULT_CONFIDENCE) -> Interval:
+    """Wilson score interval (Wilson, 1927) for the proportion p̂ = k/n, with z = Φ⁻¹((1 + c)/2):
+
+        (p̂ + z²/(2n) ± z · √(p̂(1 − p̂)/n + z²/(4n²))) / (1 + z²/n).
+
+    Wilson's interval is the set of P that a z test accepts, |p̂ − P| ≤ z · √(V(P)), so with a
+    population of N the exact variance of p̂ under sampling without replacement, V(P) =
+    (P(1 − P)/n) · (N − n)/(N − 1) (Cochran, 1977, ch. 3), gives FPC = √((N − n)/(N − 1)), and it
+    enters by scaling z to z' = z · FPC everywhere in the formula. That equals the Wilson interval
+    at the effective sample size n / FPC² (the design-effect approach of Kish, 1965, Survey
+    Sampling; used with survey data by Korn and Graubard, 1998, Survey Methodology 24(2):193–201):
+    a common approximation, which treats p̂ as normal, not an exact hypergeometric interval. At
+    n = N it has zero width at p̂ (sampling uncertainty only). n = 0: mean and bounds None.
+    """
+    _check_confidence(confidence)
+    if n < 0 or not 0 <= successes <= n:
+        raise ValueError(f"need 0 ≤ successes ≤ n, got {successes} of {n}")
+    if n == 0:
+        return Interval(None, None, None, 0)
+    p = successes / n
+    fpc = 1.0
+    if population is not None:
+        population = _checked_population(n, population)
+        fpc = math.sqrt((population - n) / (population - 1)) if population > n else 0.0
+    z = float(stats.norm.ppf((1 + confidence) / 2)) * fpc
+    denominator = 1 + z**2 / n
+    center = (p + z**2 / (2 * n)) / denominator
+    half_width = z * math.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / denominator
+    low = 0.0 if successes == 0 else center - half_width  # exact at the ends: the formula gives 0 and 1 up to rounding
+    high = 1.0 if successes == n else center + half_width
+    return Interval(p, low, high, n)
+
+
+def _checked_population(n: int, population: int) -> int:
+    if population < n:
+        raise ValueError(f"a sample of {n} cannot come from a population of {population}")
+    return population
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")

@@ -1,0 +1,94 @@
+"""A benchmark's corpus and its retrieval indexes, built once per process and shared by the
+graphs that retrieve from it (evaluation runs, hard negatives for the audit)."""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from langgraph.config import get_stream_writer
+
+from graphs.resources import chroma_client
+from stores.beir import Benchmark
+from stores.errors import InputError
+from stores.vectors import VectorStore
+from stores.workspace import Workspace
+from tools.bm25 import BM25Index
+from tools.dense_retrieval import DenseIndex
+from tools.embedding import ChromaEmbeddingFunction, Embedder
+from tools.indexing import IndexItem, embed_into
+from tools.loaders import iter_beir_corpus
+
+COLLECTION_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]+")
+EMBED_BATCH = 256
+
+_lock = threading.Lock()
+_dense_indexes: dict[tuple[str, str], DenseIndex] = {}
+
+
+def progress_reporter(stage: str) -> Callable[[int, int], None]:
+    """A callback that streams ``{"stage", "done", "total"}`` events to the graph's caller."""
+    writer = get_stream_writer()
+    return lambda done, total: writer({"stage": stage, "done": done, "total": total})
+
+
+@functools.lru_cache(maxsize=2)
+def _corpus(path: Path, modified: float) -> dict[str, tuple[str, str]]:
+    corpus = {document.id: (document.title, document.text) for document in iter_beir_corpus(path)}
+    if not corpus:
+        raise InputError(f"{path}: the corpus has no documents")
+    return corpus
+
+
+def corpus_documents(benchmark: Benchmark) -> dict[str, tuple[str, str]]:
+    """``{doc id: (title, text)}`` of the benchmark's corpus, read once per file version."""
+    return _corpus(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime)
+
+
+def document_text(title: str, text: str) -> str:
+    """What retrievers and rerankers see of a document: its title, then its text."""
+    return f"{title} {text}".strip()
+
+
+@functools.lru_cache(maxsize=2)
+def _bm25(path: Path, modified: float) -> BM25Index:
+    corpus = _corpus(path, modified)
+    return BM25Index(list(corpus), [document_text(title, text) for title, text in corpus.values()])
+
+
+def bm25_index(benchmark: Benchmark) -> BM25Index:
+    with _lock:
+        return _bm25(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime)
+
+
+def dense_index(workspace: Workspace, chroma_host: str | None, benchmark: Benchmark, embedder: Embedder) -> DenseIndex:
+    """The corpus's vectors under ``embedder``: the collection a synthesis run was built from
+    when it holds exactly this corpus with this embedder, else a collection per (corpus,
+    embedder), filled on demand (resumably: stored ids are skipped)."""
+    key = (benchmark.corpus_fingerprint(), embedder.name)
+    with _lock:
+        if key not in _dense_indexes:
+            client = chroma_client(workspace, chroma_host)
+            documents = corpus_documents(benchmark)
+            store = _source_store(client, benchmark, embedder, len(documents))
+            if store is None:
+                name = COLLECTION_UNSAFE.sub("-", f"eval-{key[0]}-{embedder.name}")[:60].strip("-_")
+                store = VectorStore(client, name, ChromaEmbeddingFunction(embedder), embedder.name)
+                items = [IndexItem(doc_id, document_text(title, text)) for doc_id, (title, text) in documents.items()]
+                embed_into(store, items, embedder, EMBED_BATCH, progress_reporter("embed corpus"))
+            _dense_indexes[key] = DenseIndex.from_store(store)
+        return _dense_indexes[key]
+
+
+def _source_store(client: Any, benchmark: Benchmark, embedder: Embedder, corpus_size: int) -> VectorStore | None:
+    if benchmark.source_collection is None:
+        return None
+    try:
+        store = VectorStore(client, benchmark.source_collection, ChromaEmbeddingFunction(embedder), embedder.name)
+    except InputError:  # built with another embedder
+        return None
+    return store if store.count() == corpus_size else None
