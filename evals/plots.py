@@ -51,7 +51,7 @@ def recall_curves(recall_curve: Mapping[str, Mapping[str, float]]) -> bytes:
                             color=_color(index, len(recall_curve)), linestyle=style,
                             marker=MARKERS[index % len(MARKERS)], markersize=4, linewidth=1.6)
         handles.append(line)
-        labels.append(_plain(configuration))
+        labels.append(literal_text(configuration))
     axes.set_xscale("log")
     # Label exactly the measured cutoffs: a log axis would otherwise show 10^0, 10^1, ...
     axes.xaxis.set_major_locator(FixedLocator(sorted(cutoffs)))
@@ -63,7 +63,7 @@ def recall_curves(recall_curve: Mapping[str, Mapping[str, float]]) -> bytes:
     axes.set_title("Recall@k")
     axes.grid(True, which="major", alpha=0.3)
     _legend_outside(figure, handles, labels)
-    return _png(figure)
+    return figure_png(figure)
 
 
 def group_bars(by_group: ByGroup, measure: str, title: str) -> bytes:
@@ -84,15 +84,15 @@ def group_bars(by_group: ByGroup, measure: str, title: str) -> bytes:
         bars = axes.bar(offsets, values, width=width, color=_color(index, len(configurations)),
                         edgecolor="white", linewidth=0.4)
         handles.append(bars)
-        labels.append(_plain(configuration))
-    axes.set_xticks(positions, [f"{_plain(group)}\nn={group_query_count(by_group, group)}" for group in groups])
+        labels.append(literal_text(configuration))
+    axes.set_xticks(positions, [f"{literal_text(group)}\nn={group_query_count(by_group, group)}" for group in groups])
     axes.set_ylim(0, max(1.0, _finite_max(by_group, measure)) * 1.02)
-    axes.set_ylabel(f"mean {_plain(measure)}")
-    axes.set_title(_plain(title))
+    axes.set_ylabel(f"mean {literal_text(measure)}")
+    axes.set_title(literal_text(title))
     axes.grid(True, axis="y", alpha=0.3)
     axes.set_axisbelow(True)
     _legend_outside(figure, handles, labels)
-    return _png(figure)
+    return figure_png(figure)
 
 
 def significance_matrix(comparisons: Sequence[Mapping[str, Any]], configurations: Sequence[str],
@@ -122,15 +122,15 @@ def significance_matrix(comparisons: Sequence[Mapping[str, Any]], configurations
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-max(largest, 1e-9), vmax=max(largest, 1e-9))
     colormap: Colormap = colormaps["RdBu"].with_extremes(bad=MISSING_CELL_COLOR)
     image = axes.imshow(np.ma.masked_invalid(difference), cmap=colormap, norm=norm)
-    labels = [_plain(name) for name in configurations]
+    labels = [literal_text(name) for name in configurations]
     axes.set_xticks(range(size), labels, rotation=40, ha="right", rotation_mode="anchor")
     axes.set_yticks(range(size), labels)
     axes.set_xlabel("column configuration")
     axes.set_ylabel("row configuration")
-    axes.set_title(f"{_plain(measure)}: row − column (* significant after correction)")
+    axes.set_title(f"{literal_text(measure)}: row − column (* significant after correction)")
     _annotate_cells(axes, difference, adjusted, significant, norm)
-    figure.colorbar(image, ax=axes, shrink=0.8, label=f"mean difference in {_plain(measure)}")
-    return _png(figure)
+    figure.colorbar(image, ax=axes, shrink=0.8, label=f"mean difference in {literal_text(measure)}")
+    return figure_png(figure)
 
 
 def ordered_groups(by_group: ByGroup) -> list[str]:
@@ -155,6 +155,20 @@ def ordered_groups(by_group: ByGroup) -> list[str]:
 def group_query_count(by_group: ByGroup, group: str) -> int:
     """Queries in ``group``: every configuration scores the same queries, so the first that has it says."""
     return next((int(groups[group].get("queries", 0)) for groups in by_group.values() if group in groups), 0)
+
+
+def literal_text(text: str) -> str:
+    """``text`` shown literally: matplotlib typesets text between two ``$`` as a formula, and
+    a configuration name like ``cost$5-$10`` is not one (invalid mathtext even fails to draw)."""
+    return str(text).replace("$", r"\$")
+
+
+def figure_png(figure: Figure) -> bytes:
+    """The figure as PNG bytes at the reports' resolution, cropped to what it draws."""
+    buffer = io.BytesIO()
+    # No "Software" chunk: it names the matplotlib version, so identical results would give different bytes.
+    figure.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight", metadata={"Software": None})
+    return buffer.getvalue()
 
 
 def _annotate_cells(axes: Axes, difference: np.ndarray, adjusted: np.ndarray, significant: np.ndarray,
@@ -195,17 +209,3 @@ def _finite_max(by_group: ByGroup, measure: str) -> float:
     values = [groups[group][measure] for groups in by_group.values() for group in groups if measure in groups[group]]
     finite = [value for value in values if math.isfinite(value)]
     return max(finite, default=0.0)
-
-
-def _plain(text: str) -> str:
-    """``text`` shown literally: matplotlib typesets text between two ``$`` as a formula, and
-    a configuration name like ``cost$5-$10`` is not one (invalid mathtext even fails to draw)."""
-    return str(text).replace("$", r"\$")
-
-
-def _png(figure: Figure) -> bytes:
-    buffer = io.BytesIO()
-    # No "Software" chunk: it names the matplotlib version, so identical results would give different bytes.
-    figure.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight", metadata={"Software": None})
-    return buffer.getvalue()
-

@@ -3,12 +3,7 @@ that a real browser renders with its plots, and results.json for programs."""
 
 import base64
 import json
-import os
 import re
-import shutil
-import struct
-import subprocess
-import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -18,6 +13,7 @@ import pytest
 from evals.breakdown import mean_by_group
 from evals.evaluation_report import write_evaluation_report
 from evals.significance import compare_all, describe
+from tests.chromium import chromium_or_skip, loaded_images, png_size, take_screenshot
 
 MEASURES = ["R@1", "R@5", "R@20", "R@100", "nDCG@10", "RR@10", "AP"]
 RECALL_CUTOFFS = (1, 5, 20, 100)
@@ -25,7 +21,6 @@ CONFIGURATIONS = {"bm25@full": 0.35, "dense@full": 0.5, "hybrid:rrf(dense,bm25)@
 # Two conversations of three turns; each turn after the first follows up on or switches topic.
 SWITCH_OF = {"c0001_t0": "start", "c0001_t1": "follow-up", "c0001_t2": "hard",
              "c0002_t0": "start", "c0002_t1": "soft", "c0002_t2": "follow-up"}
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 # ---------------------------------------------------------------------------------------
@@ -131,14 +126,6 @@ def html_tags(text: str) -> list[tuple[str, dict[str, str]]]:
     return collector.tags
 
 
-def png_size(data: bytes) -> tuple[int, int]:
-    """Width and height from the IHDR chunk, which a valid PNG has right after its signature."""
-    assert data[:8] == PNG_SIGNATURE
-    _, chunk_type = struct.unpack(">I4s", data[8:16])
-    assert chunk_type == b"IHDR"
-    return struct.unpack(">II", data[16:24])
-
-
 # ---------------------------------------------------------------------------------------
 # Markdown.
 
@@ -236,65 +223,17 @@ def test_single_turn_benchmark_with_one_configuration_omits_breakdowns_and_signi
 # ---------------------------------------------------------------------------------------
 # A real browser.
 
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync")
-# Written into the page once every image has loaded or failed, for --dump-dom to show.
-IMAGE_CHECK_SCRIPT = """<script>
-window.onload = () => {
-  const images = Array.from(document.images);
-  const loaded = images.filter((image) => image.complete && image.naturalWidth > 0).length;
-  const check = document.createElement("div");
-  check.id = "image-check";
-  check.textContent = `loaded=${loaded} total=${images.length}`;
-  document.body.appendChild(check);
-};
-</script>
-"""
-
-
-def install_chromium() -> str | None:
-    """Debian's chromium, when this process may install packages; None when that fails (offline)."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("apt-get") is None:
-        return None
-    try:
-        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-                       timeout=600, check=False)
-    except subprocess.TimeoutExpired:
-        return None
-    return shutil.which("chromium")
-
-
 @pytest.fixture(scope="module")
 def chromium() -> str:
-    executable = shutil.which("chromium") or install_chromium()
-    if executable is None:
-        pytest.skip("chromium is not installed and could not be installed with apt-get")
-    return executable
-
-
-def run_chromium(executable: str, profile_parent: Path, *arguments: str) -> subprocess.CompletedProcess:
-    profile = tempfile.mkdtemp(prefix="chromium-profile-", dir=profile_parent)  # fresh: no state between runs
-    return subprocess.run([executable, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *arguments],
-                          capture_output=True, text=True, timeout=60)
+    return chromium_or_skip()
 
 
 @pytest.mark.slow
 def test_chromium_renders_the_report_with_every_image_loaded(chromium, results, report, tmp_path):
-    page = report["html"].read_text(encoding="utf-8")
-    before, body_end, after = page.rpartition("</body>")
-    checked = tmp_path / "report-with-image-check.html"
-    checked.write_text(before + IMAGE_CHECK_SCRIPT + body_end + after, encoding="utf-8")
+    loaded, total = loaded_images(chromium, report["html"], tmp_path)
+    assert loaded == total == plot_count(results)
 
-    dom = run_chromium(chromium, tmp_path, "--virtual-time-budget=5000", "--dump-dom", checked.as_uri())
-    match = re.search(r'id="image-check">loaded=(\d+) total=(\d+)<', dom.stdout)
-    assert match, f"no image check in the DOM (exit {dom.returncode}): {dom.stderr[-2000:]}"
-    assert int(match[1]) == int(match[2]) == plot_count(results)
-
-    screenshot = tmp_path / "report.png"
-    shot = run_chromium(chromium, tmp_path, "--hide-scrollbars", "--window-size=1280,2400",
-                        f"--screenshot={screenshot}", report["html"].as_uri())
-    assert screenshot.is_file(), f"no screenshot (exit {shot.returncode}): {shot.stderr[-2000:]}"
+    screenshot = take_screenshot(chromium, report["html"], tmp_path / "report.png", (1280, 2400))
     assert screenshot.stat().st_size > 10_000
     assert png_size(screenshot.read_bytes()) == (1280, 2400)
     print(f"screenshot of report.html: {screenshot}")

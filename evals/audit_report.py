@@ -1,0 +1,240 @@
+"""The report of a benchmark audit: ``audit.json`` for programs, ``audit-report.md`` and a
+self-contained ``audit-report.html`` for people, rendered from one document model.
+
+An audit grades a benchmark with an ensemble of LLM judges: whether each gold document answers
+its query (alignment), whether judges pick the gold out of a pool of hard negatives
+(discriminability: a miss suggests an unlabelled answering document), and, when the
+benchmark has answers, their faithfulness to the gold and their quality. The report leads
+with the verdict and then gives the evidence for it, down to the judges' own words on the
+worst instances.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from evals import audit_plots
+from evals.report_document import (
+    MISSING,
+    Block,
+    BulletList,
+    Callout,
+    Cell,
+    Document,
+    Plot,
+    Quote,
+    ReportFileNames,
+    Section,
+    Subheading,
+    Table,
+    write_report,
+)
+
+AUDIT_FILES = ReportFileNames(results="audit.json", markdown="audit-report.md", html="audit-report.html")
+EXTRA_QRELS = "extra_qrels.tsv"
+# What each judged dimension asks, for readers who meet the audit here first.
+DIMENSION_QUESTIONS = {
+    "alignment": "does the gold document answer the query in its conversational context? "
+                 "Low scores point to annotation noise.",
+    "faithfulness": "is the benchmark's answer supported by the gold document?",
+    "quality": "is the benchmark's answer a good answer to the query?",
+}
+
+
+def write_audit_report(results: dict[str, Any], directory: Path) -> dict[str, Path]:
+    """Write ``audit.json``, ``audit-report.md`` and ``audit-report.html`` into ``directory``;
+    each atomically. Returns their paths by kind: "results", "markdown", "html"."""
+    return write_report(results, build_audit_document(results), directory, AUDIT_FILES)
+
+
+def build_audit_document(results: Mapping[str, Any]) -> Document:
+    """The sections of an audit report; those without data (one judge: no agreement; no
+    flagged instances) are left out."""
+    dimensions = results.get("dimensions") or {}
+    judges = list(results.get("settings", {}).get("judges", []))
+    sections = [verdict_section(results["verdict"]), overview_section(results)]
+    if dimensions:
+        sections.append(scores_section(dimensions, judges))
+    if results.get("discriminability"):
+        sections.append(discriminability_section(results["discriminability"]))
+    if results.get("agreement"):
+        sections.append(agreement_section(results["agreement"], dimensions))
+    if results.get("worst"):
+        sections.append(worst_section(results["worst"]))
+    if results.get("missing_gold"):
+        sections.append(missing_gold_section(results["missing_gold"]))
+    if results.get("notes"):
+        sections.append(Section("Notes", [BulletList(list(results["notes"]))]))
+    return Document(f"Benchmark audit: {results['benchmark']['name']}", sections)
+
+
+def verdict_section(verdict: Mapping[str, Any]) -> Section:
+    label = str(verdict["label"])
+    return Section("Verdict", [Callout(label[:1].upper() + label[1:], str(verdict.get("explanation", "")))])
+
+
+def overview_section(results: Mapping[str, Any]) -> Section:
+    blocks: list[Block] = [benchmark_summary(results["benchmark"])]
+    if results.get("sampling"):
+        blocks.append(str(results["sampling"]))
+    blocks.append(settings_summary(results.get("settings", {})))
+    return Section("Benchmark and sample", blocks)
+
+
+def benchmark_summary(benchmark: Mapping[str, Any]) -> str:
+    traits = ["conversational" if benchmark.get("conversational") else "single-turn",
+              "with answers" if benchmark.get("has_answers") else "without answers"]
+    return (f"Benchmark {benchmark['name']} ({', '.join(traits)}): {benchmark['queries']:,} queries, "
+            f"{benchmark['instances']:,} instances, {benchmark['documents']:,} documents; "
+            f"read from {benchmark.get('path', 'an unnamed path')}.")
+
+
+def settings_summary(settings: Mapping[str, Any]) -> str:
+    judges = list(settings.get("judges", []))
+    parts = [f"Judges ({len(judges)}): {', '.join(judges) or MISSING}"]
+    if "negatives" in settings:
+        parts.append(f"discriminability pools of the gold document and {settings['negatives']} hard negatives")
+    parts.append("position check on (each pool judged again, rotated)" if settings.get("position_check")
+                 else "no position check")
+    return "; ".join(parts) + "."
+
+
+def scores_section(dimensions: Mapping[str, Mapping[str, Any]], judges: Sequence[str]) -> Section:
+    questions = [f"{dimension['label']}: {DIMENSION_QUESTIONS[key]}"
+                 for key, dimension in dimensions.items() if key in DIMENSION_QUESTIONS]
+    blocks: list[Block] = [
+        "Each instance's score is the mean of the judges' scores from 1 to 5 (5 best); the table gives the "
+        "mean over the instances with its 95% confidence interval, and each judge's own mean.",
+    ]
+    if questions:
+        blocks.append(BulletList(questions))
+    blocks += [scores_table(dimensions, judges),
+               Plot("Bar charts of how many instances got each score from 1 to 5 (the judges' mean, rounded), "
+                    "one per dimension", lambda: audit_plots.score_distributions(dimensions))]
+    return Section("Scores", blocks)
+
+
+def scores_table(dimensions: Mapping[str, Mapping[str, Any]], judges: Sequence[str]) -> Table:
+    """Dimensions × mean, interval, n and one mean per judge."""
+    # Judges in the settings' order, then any the settings did not list.
+    shown = list(dict.fromkeys([*judges, *(judge for d in dimensions.values() for judge in d["per_judge_mean"])]))
+    rows = [[Cell(dimension["label"]), Cell(_decimal(dimension["mean"]), numeric=True),
+             Cell(_interval(dimension["ci_low"], dimension["ci_high"], _decimal), numeric=True),
+             Cell(f"{dimension['n']:,}", numeric=True),
+             *(Cell(_decimal(dimension["per_judge_mean"].get(judge)), numeric=True) for judge in shown)]
+            for dimension in dimensions.values()]
+    return Table(["dimension", "mean", "95% CI", "n", *(f"mean by {judge}" for judge in shown)], rows)
+
+
+def discriminability_section(discriminability: Mapping[str, Any]) -> Section:
+    pool_size = discriminability["pool_size"]
+    blocks: list[Block] = [
+        f"Each judge was shown the gold document among {pool_size - 1} hard negatives, shuffled, and picked the "
+        "document that best answers the query. A pick other than the gold suggests sparsity: a document that "
+        "answers but is not labelled. A non-gold document picked by a majority of the judges is a confirmed "
+        "candidate missing gold.",
+        discriminability_table(discriminability),
+        Plot("Grouped bars of the share of instances whose gold document was shown at each position of the pool, "
+             "beside the share of the judges' picks at that position; counts on the bars",
+             lambda: audit_plots.position_counts(discriminability["gold_position_counts"],
+                                                 discriminability["choice_position_counts"], pool_size)),
+    ]
+    if discriminability.get("position_bias"):
+        blocks.append(position_bias_summary(discriminability["position_bias"]))
+    return Section("Evidence completeness (discriminability)", blocks)
+
+
+def discriminability_table(discriminability: Mapping[str, Any]) -> Table:
+    tested, pool_size = discriminability["n"], discriminability["pool_size"]
+    interval = _interval(discriminability["ci_low"], discriminability["ci_high"], _percent)
+    rows = [("gold pick rate", f"{_percent(discriminability['gold_pick_rate'])} (95% CI {interval})"),
+            ("instances tested", f"{tested:,}"),
+            ("suspected sparsity", _count_of(discriminability["suspected_sparsity"], tested)),
+            ("confirmed missing gold", _count_of(discriminability["confirmed_missing_gold"], tested)),
+            ("pool size", f"{pool_size} (the gold document and {pool_size - 1} hard negatives)")]
+    return Table(["measure", "value"], [[Cell(measure), Cell(value)] for measure, value in rows])
+
+
+def position_bias_summary(position_bias: Mapping[str, Any]) -> str:
+    return (f"Position check on {position_bias['checked']:,} picks, each made again with the pool rotated: "
+            f"the judges picked the same document {_percent(position_bias['same_document'])} of the time, and the "
+            f"same position {_percent(position_bias['same_position'])} of the time. The same document means the "
+            "pick follows the content; the same position means it followed the slot instead, a position bias.")
+
+
+def agreement_section(agreement: Mapping[str, Any], dimensions: Mapping[str, Mapping[str, Any]]) -> Section:
+    rows = [[Cell(dimensions.get(key, {}).get("label", key)),
+             Cell(_decimal(correlation.get("pearson")), numeric=True),
+             Cell(_decimal(correlation.get("spearman")), numeric=True)]
+            for key, correlation in agreement.items() if key != "choice"]
+    blocks: list[Block] = ["How far the judges agree: the correlation of their per-instance scores "
+                         "(1 = the same ranking of instances, 0 = unrelated)."]
+    if rows:
+        blocks.append(Table(["dimension", "Pearson r", "Spearman ρ"], rows))
+    if agreement.get("choice"):
+        choice = agreement["choice"]
+        blocks.append(f"On the discriminability pick, Fleiss' κ is {_decimal(choice.get('fleiss_kappa'))} "
+                      f"over {choice.get('judges', MISSING)} judges (1 = full agreement, 0 = no more than chance).")
+    return Section("Agreement between judges", blocks)
+
+
+def worst_section(worst: Sequence[Mapping[str, Any]]) -> Section:
+    blocks: list[Block] = ["The instances whose gold document the judges found least able to answer the query, "
+                         "lowest alignment first, with each judge's rationale."]
+    for rank, instance in enumerate(worst, start=1):
+        blocks += [Subheading(f"{rank}. {instance['instance']}: alignment {_decimal(instance.get('alignment'))}"),
+                   "Query:", Quote(str(instance["query"])),
+                   f"Gold document {instance['gold_id']}:", Quote(str(instance.get("gold_excerpt", ""))),
+                   _by_judge(instance.get("rationales") or {})]
+    return Section("Worst-aligned instances", blocks)
+
+
+def missing_gold_section(candidates: Sequence[Mapping[str, Any]]) -> Section:
+    # Confirmed first, then by votes; sorted() is stable, so ties keep the audit's order.
+    ordered = sorted(candidates, key=lambda candidate: (not candidate["confirmed"], -candidate["votes"]))
+    confirmed = sum(bool(candidate["confirmed"]) for candidate in candidates)
+    blocks: list[Block] = [
+        "Documents the judges picked over the gold one in the discriminability test, confirmed candidates "
+        "(picked by a majority of the judges) first.",
+        (f"The confirmed candidates ({confirmed:,}) are in {EXTRA_QRELS}; to count them as relevant when "
+         f"evaluating, run `benchsmith evaluate BENCH --extra-qrels {EXTRA_QRELS}`." if confirmed else
+         f"No candidate is confirmed by a majority of the judges, so none is in {EXTRA_QRELS}."),
+    ]
+    for rank, candidate in enumerate(ordered, start=1):
+        status = "confirmed" if candidate["confirmed"] else "not confirmed"
+        blocks += [Subheading(f"{rank}. {candidate['instance']}: {candidate['candidate_id']} ({status}, "
+                              f"{candidate['votes']} of {candidate['judges']} judges)"),
+                   "Query:", Quote(str(candidate["query"])),
+                   f"Candidate {candidate['candidate_id']}, in place of the labelled gold document "
+                   f"{candidate['gold_id']}:", Quote(str(candidate.get("candidate_excerpt", ""))),
+                   _by_judge(candidate.get("reasons") or {})]
+    return Section("Candidate missing gold documents", blocks)
+
+
+def _by_judge(texts: Mapping[str, str]) -> BulletList:
+    return BulletList([f"{judge}: {text}" for judge, text in texts.items()])
+
+
+def _decimal(value: float | None) -> str:
+    """A score or a coefficient, to two decimals."""
+    return MISSING if _undefined(value) else f"{value:.2f}"
+
+
+def _percent(value: float | None) -> str:
+    return MISSING if _undefined(value) else f"{value:.1%}"
+
+
+def _undefined(value: float | None) -> bool:
+    # A correlation or a kappa of judges that never vary is NaN: undefined, not a number to show.
+    return value is None or math.isnan(value)
+
+
+def _interval(low: float | None, high: float | None, show: Callable[[float | None], str]) -> str:
+    return f"{show(low)}–{show(high)}"
+
+
+def _count_of(count: int, total: int) -> str:
+    return f"{count:,} ({_percent(count / total)} of the instances)" if total else f"{count:,}"

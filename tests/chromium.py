@@ -1,0 +1,82 @@
+"""A headless Chromium for the tests of the HTML reports: does a real browser load every
+image of a page, and what does the page look like."""
+
+import os
+import re
+import shutil
+import struct
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync")
+# Written into the page once every image has loaded or failed, for --dump-dom to show.
+IMAGE_CHECK_SCRIPT = """<script>
+window.onload = () => {
+  const images = Array.from(document.images);
+  const loaded = images.filter((image) => image.complete && image.naturalWidth > 0).length;
+  const check = document.createElement("div");
+  check.id = "image-check";
+  check.textContent = `loaded=${loaded} total=${images.length}`;
+  document.body.appendChild(check);
+};
+</script>
+"""
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def chromium_or_skip() -> str:
+    """The chromium executable, installed first where possible; skips the test where not."""
+    executable = shutil.which("chromium") or install_chromium()
+    if executable is None:
+        pytest.skip("chromium is not installed and could not be installed with apt-get")
+    return executable
+
+
+def install_chromium() -> str | None:
+    """Debian's chromium, when this process may install packages; None when that fails (offline)."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("apt-get") is None:
+        return None
+    try:
+        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+                       timeout=600, check=False)
+    except subprocess.TimeoutExpired:
+        return None
+    return shutil.which("chromium")
+
+
+def run_chromium(executable: str, profile_parent: Path, *arguments: str) -> subprocess.CompletedProcess:
+    profile = tempfile.mkdtemp(prefix="chromium-profile-", dir=profile_parent)  # fresh: no state between runs
+    return subprocess.run([executable, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *arguments],
+                          capture_output=True, text=True, timeout=60)
+
+
+def loaded_images(executable: str, page: Path, work_dir: Path) -> tuple[int, int]:
+    """How many images of ``page`` a browser has loaded once the page is done, and how many it has."""
+    before, body_end, after = page.read_text(encoding="utf-8").rpartition("</body>")
+    checked = work_dir / f"{page.stem}-with-image-check.html"
+    checked.write_text(before + IMAGE_CHECK_SCRIPT + body_end + after, encoding="utf-8")
+    dom = run_chromium(executable, work_dir, "--virtual-time-budget=5000", "--dump-dom", checked.as_uri())
+    match = re.search(r'id="image-check">loaded=(\d+) total=(\d+)<', dom.stdout)
+    assert match, f"no image check in the DOM (exit {dom.returncode}): {dom.stderr[-2000:]}"
+    return int(match[1]), int(match[2])
+
+
+def take_screenshot(executable: str, page: Path, screenshot: Path, size: tuple[int, int]) -> Path:
+    """A PNG of ``page`` in a window of ``size`` (width, height) pixels, written to ``screenshot``."""
+    shot = run_chromium(executable, screenshot.parent, "--hide-scrollbars", f"--window-size={size[0]},{size[1]}",
+                        f"--screenshot={screenshot}", page.as_uri())
+    assert screenshot.is_file(), f"no screenshot (exit {shot.returncode}): {shot.stderr[-2000:]}"
+    return screenshot
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from the IHDR chunk, which a valid PNG has right after its signature."""
+    assert data[:8] == PNG_SIGNATURE
+    _, chunk_type = struct.unpack(">I4s", data[8:16])
+    assert chunk_type == b"IHDR"
+    return struct.unpack(">II", data[16:24])
