@@ -1,0 +1,166 @@
+"""The audit graph on a benchmark with planted faults, judged by two scripted judges."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from agents.models import ModelSeam, ScriptedBackend
+from stores.llm_cache import LLMCache
+from graphs.audit import EXTRA_QRELS_FILE, INSTANCES_FILE, JUDGMENTS_FILE, AuditContext, builder
+from graphs.evaluate import EvaluationContext
+from graphs.evaluate import builder as evaluation_builder
+from graphs.runner import run_job
+from stores.beir import read_beir_qrels
+from stores.jsonl import load_jsonl
+from stores.workspace import Workspace
+from tests.audit_fixtures import PLANTED, SUBSTANCES, SWAPPED, judge_reply, write_audit_benchmark
+from tests.embedders import HashingEmbedder
+
+JUDGES = ["scripted:judge-a", "scripted:judge-b"]
+
+
+def scripted_judges() -> dict[str, ModelSeam]:
+    return {"scripted:judge-a": ModelSeam(ScriptedBackend(replier=judge_reply, model="judge-a")),
+            "scripted:judge-b": ModelSeam(ScriptedBackend(replier=partial(judge_reply, strict=True), model="judge-b"))}
+
+
+def audit(workspace: Workspace, turns: Path, corpus: Path, run_id: str, models=None, **options):
+    context = AuditContext(workspace=str(workspace.root), corpus=str(corpus), embedder=HashingEmbedder(),
+                           models=models or scripted_judges(), **options)
+    return run_job(builder, job="audit", workspace=workspace, run_id=run_id,
+                   inputs={"run_id": run_id, "benchmark": str(turns), "judges": JUDGES},
+                   context=context, settings={}, max_concurrency=2)
+
+
+@pytest.fixture
+def fixture(tmp_path):
+    turns, corpus = write_audit_benchmark(tmp_path / "bench")
+    return Workspace.resolve(tmp_path / "ws"), turns, corpus
+
+
+def results_of(outcome) -> dict:
+    return json.loads(Path(outcome.values["report"]["results"]).read_text(encoding="utf-8"))
+
+
+def test_swapped_gold_gets_low_alignment_and_heads_the_worst_list(fixture):
+    workspace, turns, corpus = fixture
+    results = results_of(audit(workspace, turns, corpus, "a1"))
+    worst = results["worst"]
+    assert {item["instance"] for item in worst[:len(SWAPPED)]} == SWAPPED
+    assert all(item["alignment"] <= 2 for item in worst[:len(SWAPPED)])
+    assert all(item["alignment"] > 2 for item in worst[len(SWAPPED):])
+    assert set(worst[0]["rationales"]) == set(JUDGES)
+    assert results["verdict"]["label"] in ("usable with caveats", "unreliable")
+
+
+def test_planted_same_answer_document_is_confirmed_missing_gold_and_lands_in_extra_qrels(fixture):
+    workspace, turns, corpus = fixture
+    outcome = audit(workspace, turns, corpus, "a2")
+    results = results_of(outcome)
+    confirmed = {(item["instance"], item["candidate_id"]) for item in results["missing_gold"] if item["confirmed"]}
+    assert set(PLANTED.items()) <= confirmed
+    # Swapped turns: the judges find the document that really answers, which the qrels lack.
+    assert {instance for instance, _ in confirmed} == set(PLANTED) | SWAPPED
+    extra = read_beir_qrels(workspace.run_dir("a2") / EXTRA_QRELS_FILE)
+    assert {(query, doc) for query, docs in extra.items() for doc in docs} == confirmed
+    assert outcome.values["confirmed_missing_gold"] == len(confirmed)
+
+
+def test_gold_positions_are_balanced_and_recorded(fixture):
+    workspace, turns, corpus = fixture
+    audit(workspace, turns, corpus, "a3", negatives=3, position_check=True)
+    instances = load_jsonl(workspace.run_dir("a3") / INSTANCES_FILE)
+    assert len(instances) == len(SUBSTANCES) * 2
+    slots = Counter(record["pool"].index(record["gold_id"]) for record in instances)
+    assert set(slots) == {0, 1, 2, 3} and max(slots.values()) - min(slots.values()) <= 1
+    for record in instances:
+        assert len(record["pool"]) == 4 and len(set(record["pool"])) == 4
+        assert record["rotated_pool"] != record["pool"] and sorted(record["rotated_pool"]) == sorted(record["pool"])
+    # The scripted judges read the content, so the rotation never changes their document.
+    bias = json.loads((workspace.run_dir("a3") / "audit.json").read_text(encoding="utf-8"))["discriminability"]["position_bias"]
+    assert bias["checked"] == len(instances) * len(JUDGES) and bias["same_document"] == 1.0
+
+
+def test_scores_agreement_and_dimensions(fixture):
+    workspace, turns, corpus = fixture
+    results = results_of(audit(workspace, turns, corpus, "a4"))
+    assert set(results["dimensions"]) == {"alignment", "faithfulness", "quality"}
+    alignment = results["dimensions"]["alignment"]
+    assert alignment["per_judge_mean"]["scripted:judge-a"] > alignment["per_judge_mean"]["scripted:judge-b"]
+    assert alignment["ci_low"] <= alignment["mean"] <= alignment["ci_high"]
+    assert sum(alignment["distribution"].values()) == len(SUBSTANCES) * 2
+    assert results["agreement"]["alignment"]["spearman"] > 0.9
+    assert results["agreement"]["choice"]["fleiss_kappa"] == pytest.approx(1.0)
+
+
+def test_resumed_audit_judges_no_instance_twice_and_cached_verdicts_are_reused(fixture):
+    workspace, turns, corpus = fixture
+    calls = Counter()
+
+    def counting(strict, fail_after, messages, schema):
+        if fail_after is not None and calls["total"] >= fail_after:
+            raise RuntimeError("injected judge crash")
+        calls["total"] += 1  # a verdict paid for
+        return judge_reply(messages, schema, strict=strict)
+
+    def seams(fail_after):
+        cache = LLMCache(workspace.llm_cache_path)
+        return {spec: ModelSeam(ScriptedBackend(replier=partial(counting, spec.endswith("b"), fail_after),
+                                                model=spec.split(":")[1]), cache=cache)
+                for spec in JUDGES}
+
+    with pytest.raises(RuntimeError, match="injected judge crash"):
+        audit(workspace, turns, corpus, "a5", models=seams(fail_after=40))
+    judged_before = load_jsonl(workspace.run_dir("a5") / JUDGMENTS_FILE)
+    assert 0 < len(judged_before) < len(SUBSTANCES) * 2
+    assert calls["total"] == 40
+    outcome = audit(workspace, turns, corpus, "a5", models=seams(fail_after=None))
+    assert outcome.resumed
+    judged = load_jsonl(workspace.run_dir("a5") / JUDGMENTS_FILE)
+    assert len(judged) == len({record["instance"] for record in judged}) == len(SUBSTANCES) * 2
+    calls_per_instance = 4 * len(JUDGES)  # alignment, choice, faithfulness, quality
+    assert calls["total"] == len(SUBSTANCES) * 2 * calls_per_instance  # nothing paid twice
+    # A new run over the same benchmark: every verdict comes from the cache.
+    calls.clear()
+    audit(workspace, turns, corpus, "a5-again", models=seams(fail_after=None))
+    assert calls["total"] == 0
+
+
+def test_extra_qrels_move_evaluation_scores_the_expected_way(fixture):
+    workspace, turns, corpus = fixture
+    audit(workspace, turns, corpus, "a6")
+    extra = workspace.run_dir("a6") / EXTRA_QRELS_FILE
+
+    def evaluate(run_id, extra_qrels):
+        context = EvaluationContext(workspace=str(workspace.root), measures=("RR@10", "R@1", "nDCG@10"),
+                                    embedder=HashingEmbedder(), extra_qrels=extra_qrels)
+        # A BEIR view of the fixture: the evaluation reads BEIR, the audit its turn JSONL form.
+        return run_job(evaluation_builder, job="evaluate", workspace=workspace, run_id=run_id,
+                       inputs={"run_id": run_id, "benchmark": str(beir_view(turns, corpus)), "retrievers": ["bm25"],
+                               "histories": ["full"]}, context=context, settings={}, max_concurrency=1)
+
+    plain = evaluate("e-plain", None).values["aggregate"]["bm25@full"]
+    augmented = evaluate("e-extra", str(extra)).values["aggregate"]["bm25@full"]
+    assert augmented["RR@10"] > plain["RR@10"] and augmented["R@1"] > plain["R@1"]
+
+
+def beir_view(turns: Path, corpus: Path) -> Path:
+    directory = turns.parent / "beir"
+    if directory.exists():
+        return directory
+    (directory / "qrels").mkdir(parents=True)
+    (directory / "corpus.jsonl").write_text(corpus.read_text(encoding="utf-8"), encoding="utf-8")
+    queries, qrels = [], ["query-id\tcorpus-id\tscore"]
+    for record in load_jsonl(turns):
+        queries.append({"_id": record["id"], "text": record["question"], "metadata": {
+            "conversation_id": record["conversation_id"], "turn": record["turn"], "question": record["question"],
+            "response": record["answer"]}})
+        qrels += [f"{record['id']}\t{doc}\t1" for doc in record["gold_ids"]]
+    (directory / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries), encoding="utf-8")
+    (directory / "qrels" / "test.tsv").write_text("\n".join(qrels) + "\n", encoding="utf-8")
+    return directory
