@@ -37,7 +37,7 @@ from evals.agreement import fleiss_kappa, score_correlations
 from evals.audit_report import write_audit_report
 from evals.intervals import mean_interval, proportion_interval
 from graphs.corpus_indexes import bm25_index, corpus_documents, dense_index, document_text, progress_reporter
-from graphs.resources import run_seam
+from graphs.resources import concurrency_slot, run_seam
 from stores.beir import Benchmark, BenchmarkQuery, load_benchmark
 from stores.benchmark_files import append_once, recorded_ids
 from stores.errors import InputError
@@ -69,6 +69,7 @@ class AuditContext:
     sample: int | None = None  # audit a random sample of this many instances
     seed: int = 0
     position_check: bool = False  # show each pool a second time, rotated
+    concurrency: int = 4  # instances judged at once
     requests_per_second: float | None = None
     embedder: Any = None  # a ready Embedder for the dense negatives (tests); None: the default model
     models: dict[str, ModelSeam] | None = None  # ready seams by judge spec (tests, embedding apps)
@@ -202,22 +203,29 @@ def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     text = {doc_id: document_text(*documents[doc_id]) for doc_id in instance["pool"]}
     conversation = {"history": query.history, "question": query.question}
     verdicts: dict[str, dict[str, Any]] = {}
-    for judge_spec in task["judges"]:
-        seam = _seam(runtime, task["run_id"], judge_spec)
-        alignment = seam.run(AlignmentJudge(), **conversation, document=text[instance["gold_id"]])
-        verdict: dict[str, Any] = {"alignment": {"score": alignment.score, "rationale": alignment.rationale},
-                                   "choice": _choose(seam, conversation, instance["pool"], text)}
-        if "rotated_pool" in instance:
-            verdict["choice_rotated"] = _choose(seam, conversation, instance["rotated_pool"], text)
-        if query.response:
-            faithfulness = seam.run(FaithfulnessJudge(), answer=query.response, document=text[instance["gold_id"]])
-            quality = seam.run(QualityJudge(), **conversation, answer=query.response)
-            verdict["faithfulness"] = {"score": faithfulness.score, "rationale": faithfulness.rationale}
-            verdict["quality"] = {"score": quality.score, "rationale": quality.rationale}
-        verdicts[judge_spec] = verdict
+    with concurrency_slot(task["run_id"], runtime.context.concurrency):
+        for judge_spec in task["judges"]:
+            verdicts[judge_spec] = _verdict_of(_seam(runtime, task["run_id"], judge_spec), instance, query,
+                                               conversation, text)
     run_dir = RunDirectory(_workspace(runtime), task["run_id"])
     append_once(run_dir.file(JUDGMENTS_FILE), {"instance": task["instance"], "verdicts": verdicts}, key="instance")
     return {"judged": 1}
+
+
+def _verdict_of(seam: ModelSeam, instance: dict[str, Any], query: BenchmarkQuery, conversation: dict[str, Any],
+                text: dict[str, str]) -> dict[str, Any]:
+    """One judge's verdicts on one instance."""
+    alignment = seam.run(AlignmentJudge(), **conversation, document=text[instance["gold_id"]])
+    verdict: dict[str, Any] = {"alignment": {"score": alignment.score, "rationale": alignment.rationale},
+                               "choice": _choose(seam, conversation, instance["pool"], text)}
+    if "rotated_pool" in instance:
+        verdict["choice_rotated"] = _choose(seam, conversation, instance["rotated_pool"], text)
+    if query.response:
+        faithfulness = seam.run(FaithfulnessJudge(), answer=query.response, document=text[instance["gold_id"]])
+        quality = seam.run(QualityJudge(), **conversation, answer=query.response)
+        verdict["faithfulness"] = {"score": faithfulness.score, "rationale": faithfulness.rationale}
+        verdict["quality"] = {"score": quality.score, "rationale": quality.rationale}
+    return verdict
 
 
 def _choose(seam: ModelSeam, conversation: dict[str, Any], pool: list[str], text: dict[str, str]) -> dict[str, Any]:
@@ -442,3 +450,23 @@ builder.add_edge("report", END)
 # The Studio copy: compiled without a checkpointer (the server brings its own).
 graph = builder.compile()
 graph.name = "audit"
+
+
+def estimate_audit(benchmark: Benchmark, judges: list[str], negatives: int, sample: int | None,
+                   position_check: bool) -> dict[str, int]:
+    """Model calls and tokens (about 4 characters each) an audit would spend, before spending."""
+    documents = corpus_documents(benchmark)
+    mean_document = sum(len(document_text(*d)) for d in documents.values()) // max(len(documents), 1)
+    queries = [query for query in benchmark.queries if _gold(benchmark, query.id)]
+    instances = min(len(queries), sample) if sample is not None else len(queries)
+    conversation = sum(len(build_query(q, HistoryMode("full"))) for q in queries) // max(len(queries), 1)
+    prompt = 800  # instructions and tags
+    per_instance = [conversation + mean_document + prompt,  # alignment
+                    conversation + (negatives + 1) * mean_document + prompt]  # choice
+    if position_check:
+        per_instance.append(per_instance[1])
+    if benchmark.has_answers:
+        per_instance += [mean_document + 2 * prompt, conversation + 2 * prompt]  # faithfulness, quality
+    calls = instances * len(judges) * len(per_instance)
+    return {"instances": instances, "calls": calls,
+            "input_tokens": instances * len(judges) * sum(per_instance) // 4, "output_tokens": calls * 60}

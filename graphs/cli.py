@@ -1,4 +1,4 @@
-"""The command line: ``benchsmith ingest | cluster | synthesize | evaluate | demo | runs | studio``.
+"""The command line: ``benchsmith ingest | cluster | synthesize | evaluate | audit | demo | runs | studio``.
 
 Every command takes ``--workspace`` (default ``./.benchsmith`` or ``$BENCHSMITH_WORKSPACE``);
 every long command takes ``--run-id``: the same command with the same run id resumes an
@@ -48,6 +48,7 @@ RunIdOption = Annotated[
 DEMO_RUN_ID = "demo-ingest"
 DEMO_SYNTHESIS_RUN_ID = "demo-synthesize"
 DEMO_EVALUATION_RUN_ID = "demo-evaluate"
+DEMO_AUDIT_RUN_ID = "demo-audit"
 DEMO_COLLECTION = "stdlib"
 
 
@@ -539,17 +540,142 @@ class NamedProgress:
 
 
 @app.command()
+def audit(
+    benchmark: Annotated[str, typer.Argument(
+        help="A BEIR directory, a synthesis run directory or run id, or a turn JSONL file (with --corpus).",
+        show_default=False)],
+    judge: Annotated[Optional[list[str]], typer.Option(
+        "--judge", help="A judge model: 'baseline' (offline, lexical) or openai:<model>. Repeat for an ensemble.",
+        show_default="baseline")] = None,
+    negatives: Annotated[int, typer.Option(min=1, help="Hard negatives shown with the gold document.")] = 4,
+    sample: Annotated[Optional[int], typer.Option(min=1, help="Audit a random sample of this many instances.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for the sample and the pool orders.")] = 0,
+    position_check: Annotated[bool, typer.Option(
+        "--position-check", help="Show every pool again, rotated, to measure position bias.")] = False,
+    corpus: Annotated[Optional[Path], typer.Option(help="The BEIR corpus.jsonl of a turn JSONL benchmark.")] = None,
+    split: Annotated[str, typer.Option(help="BEIR qrels split (qrels/<split>.tsv).")] = "test",
+    concurrency: Annotated[int, typer.Option(min=1, help="Instances judged at once.")] = 4,
+    rate_limit: Annotated[Optional[float], typer.Option(help="At most this many model requests per second.")] = None,
+    chroma_host: Annotated[Optional[str], typer.Option(help="HOST:PORT of a Chroma server.")] = None,
+    run_id: RunIdOption = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print model calls, tokens and cost; call nothing.")] = False,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Grade a benchmark with a judge ensemble: alignment, discriminability against hard
+    negatives, answer faithfulness and quality; find the gold documents it misses.
+
+    Writes audit-report.md, audit-report.html, audit.json and extra_qrels.tsv (for
+    `benchsmith evaluate --extra-qrels`) into the run directory.
+    """
+    _offline_environment()
+    judges = judge or ["baseline"]
+    for spec in judges:
+        _check_model_spec(spec)
+    if len(set(judges)) != len(judges):
+        _fail("each --judge may be given once")
+    settings = {"benchmark": str(Path(benchmark).resolve()) if Path(benchmark).exists() else benchmark,
+                "judges": judges, "negatives": negatives, "sample": sample, "seed": seed,
+                "position_check": position_check, "corpus": str(corpus.resolve()) if corpus else None, "split": split}
+    resolved = Workspace.resolve(workspace)
+    if dry_run:
+        _guard(lambda: _audit_dry_run(settings, resolved))
+        return
+    _guard(lambda: _run_audit(settings, resolved, run_id or new_run_id("audit"), chroma_host, concurrency, rate_limit))
+
+
+def _audit_dry_run(settings: dict[str, Any], workspace: Workspace) -> None:
+    from agents.models import parse_model_spec
+    from agents.pricing import PriceTable
+    from graphs.audit import estimate_audit
+    from stores.beir import load_benchmark
+
+    corpus = Path(settings["corpus"]) if settings["corpus"] else None
+    benchmark = load_benchmark(settings["benchmark"], workspace, settings["split"], corpus)
+    estimate = estimate_audit(benchmark, settings["judges"], settings["negatives"], settings["sample"],
+                              settings["position_check"])
+    prices = PriceTable.load()
+    per_judge = len(settings["judges"])
+    cost = sum(prices.cost(parse_model_spec(spec)[1], estimate["input_tokens"] // per_judge,
+                           estimate["output_tokens"] // per_judge) for spec in settings["judges"])
+    console.print(f"dry run: {estimate['instances']:,} instances × {per_judge} judge(s) → {estimate['calls']:,} model "
+                  f"calls, ~{estimate['input_tokens']:,} input and ~{estimate['output_tokens']:,} output tokens, "
+                  f"~${cost:.4f}. Nothing was called.", highlight=False)
+
+
+def _run_audit(settings: dict[str, Any], workspace: Workspace, run_id: str, chroma_host: str | None,
+               concurrency: int, rate_limit: float | None) -> None:
+    from graphs.audit import AuditContext, builder
+
+    context = AuditContext(workspace=str(workspace.root), chroma_host=chroma_host, split=settings["split"],
+                           corpus=settings["corpus"], negatives=settings["negatives"], sample=settings["sample"],
+                           seed=settings["seed"], position_check=settings["position_check"],
+                           requests_per_second=rate_limit, concurrency=concurrency)
+    console.print(f"[bold]audit[/] run [cyan]{run_id}[/] · {settings['benchmark']} · judges "
+                  f"{', '.join(settings['judges'])} · {settings['negatives']} negatives per pool", highlight=False)
+    outcome = _run_reported(builder, job="audit", workspace=workspace, run_id=run_id,
+                            inputs={"run_id": run_id, "benchmark": settings["benchmark"], "judges": settings["judges"]},
+                            context=context, settings=settings, max_concurrency=concurrency,
+                            on_progress=lambda bars: AuditProgress(bars, RunDirectory(workspace, run_id)))
+    print_audit_summary(outcome.values, RunDirectory(workspace, run_id))
+
+
+class AuditProgress(NamedProgress):
+    """Named bars for the setup stages, and one bar counting judged instances."""
+
+    def __init__(self, progress: Progress, run_dir: RunDirectory):
+        super().__init__(progress)
+        from graphs.audit import JUDGMENTS_FILE
+
+        self.judgments = run_dir.file(JUDGMENTS_FILE)
+        self.judged = len(load_jsonl(self.judgments)) if self.judgments.exists() else 0
+        self.instances_file = run_dir.file("instances.jsonl")
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        if event.get("node") == "judge":
+            self.judged += 1
+            total = len(load_jsonl(self.instances_file)) if self.instances_file.exists() else None
+            self._judge_bar(total)
+        else:
+            super().__call__(event)
+
+    def _judge_bar(self, total: int | None) -> None:
+        if "judge" not in self.tasks:
+            self.tasks["judge"] = self.progress.add_task("judge", total=total)
+        self.progress.update(self.tasks["judge"], completed=self.judged, total=total)
+
+
+def print_audit_summary(values: dict[str, Any], run_dir: RunDirectory) -> None:
+    verdict = values["verdict"]
+    style = {"reliable": "green", "unreliable": "red"}.get(verdict["label"], "yellow")
+    console.print(f"[bold {style}]verdict: {verdict['label']}[/] · {values['instances']} instances audited")
+    console.print(verdict["explanation"], highlight=False)
+    table = Table(title=f"Audit · run {run_dir.run_id}")
+    table.add_column("dimension")
+    table.add_column("mean", justify="right")
+    for name, mean in values["means"].items():
+        table.add_row(name.replace("_", " "), f"{mean:.1%}" if name == "gold_pick_rate" else f"{mean:.2f} / 5")
+    table.add_row("confirmed missing gold", str(values["confirmed_missing_gold"]))
+    console.print(table)
+    for label, kind in (("report", "html"), ("markdown", "markdown"), ("results", "results")):
+        console.print(f"{label + ':':<12}{values['report'][kind]}", highlight=False)
+    console.print(f"{'extra qrels:':<12}{run_dir.file('extra_qrels.tsv')}", highlight=False)
+
+
+@app.command()
 def demo(workspace: WorkspaceOption = None) -> None:
-    """The whole pipeline offline on the standard library's documentation: ingest, cluster, synthesize, evaluate."""
+    """The whole pipeline offline on the standard library's documentation: ingest, cluster, synthesize,
+    evaluate, audit."""
     # The commands themselves, with their own defaults: the demo is what a user would type.
     console.print("[bold]benchsmith demo[/]: the standard library's docstrings → chunks → Chroma → clusters → "
                   "20 conversations of 6 turns (offline baseline agents) → BEIR export → dense, BM25 and hybrid "
-                  "retrieval with full history and the oracle rewrite → report")
+                  "retrieval with full history and the oracle rewrite → audit of the benchmark by the offline judge")
     ingest(["stdlib"], collection=DEMO_COLLECTION, run_id=DEMO_RUN_ID, workspace=workspace)
     cluster(collection=DEMO_COLLECTION, workspace=workspace)
     synthesize(collection=DEMO_COLLECTION, conversations=20, turns=6, run_id=DEMO_SYNTHESIS_RUN_ID, workspace=workspace)
     evaluate(DEMO_SYNTHESIS_RUN_ID, retriever=list(DEFAULT_RETRIEVERS), history=["full", "oracle"],
              run_id=DEMO_EVALUATION_RUN_ID, workspace=workspace)
+    audit(DEMO_SYNTHESIS_RUN_ID, judge=["baseline"], position_check=True, run_id=DEMO_AUDIT_RUN_ID,
+          workspace=workspace)
 
 
 @app.command()
@@ -579,6 +705,10 @@ def _items(summary: dict[str, Any], progress: dict[str, dict[str, int]]) -> str:
         return f"{summary['indexed']} chunks"
     if "conversations_written" in summary:
         return f"{summary['conversations_written']} conversations"
+    if "aggregate" in summary:
+        return f"{len(summary['aggregate'])} configurations"
+    if "verdict" in summary:
+        return f"{summary['instances']} instances"
     if progress:
         stage, counts = list(progress.items())[-1]
         return f"{stage} {counts['done']}/{counts['total']}"

@@ -41,3 +41,13 @@ def run_seam(workspace: Workspace, run_id: str, llm: str, seed: int = 0,
             _seams[key] = build_seam(llm, settings, cache=LLMCache(workspace.llm_cache_path),
                                      usage=RunDirectory(workspace, run_id).usage)
         return _seams[key]
+
+
+_slots: dict[str, threading.BoundedSemaphore] = {}
+
+
+def concurrency_slot(run_id: str, concurrency: int) -> threading.BoundedSemaphore:
+    """The semaphore that holds one run's parallel tasks to ``concurrency`` exactly: LangGraph's
+    worker pool alone lets one more through at times (measured)."""
+    with _lock:
+        return _slots.setdefault(f"{run_id}:{concurrency}", threading.BoundedSemaphore(concurrency))

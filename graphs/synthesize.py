@@ -21,7 +21,6 @@ import functools
 import json
 import operator
 import random
-import threading
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -35,7 +34,7 @@ from agents.polisher import Polisher
 from agents.questioner import Questioner
 from agents.responder import Responder
 from evals.benchmark_stats import benchmark_statistics
-from graphs.resources import chroma_client, run_seam
+from graphs.resources import chroma_client, concurrency_slot, run_seam
 from stores.benchmark_files import append_once, canonicalize, recorded_ids, serialize_history, write_beir
 from stores.clusters import StoredClustering, clustering_path, load_clustering
 from stores.errors import InputError
@@ -280,20 +279,11 @@ def plan(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str,
                      for number, cluster in enumerate(chosen)]}
 
 
-_slots: dict[str, threading.BoundedSemaphore] = {}
-_slots_lock = threading.Lock()
-
-
-def _conversation_slot(run_id: str, concurrency: int) -> threading.BoundedSemaphore:
-    with _slots_lock:
-        return _slots.setdefault(f"{run_id}:{concurrency}", threading.BoundedSemaphore(concurrency))
-
-
 def converse(state: ConversationInput, runtime: Runtime[SynthesisContext]) -> ConversationOutput:
     """One conversation, run as a subgraph (checkpointed under this task, so a resumed run
     continues it mid-way). A semaphore holds the number in flight to ``concurrency``
     exactly: LangGraph's worker pool alone lets one more through at times (measured)."""
-    with _conversation_slot(state["run_id"], runtime.context.concurrency):
+    with concurrency_slot(state["run_id"], runtime.context.concurrency):
         return conversation_graph.invoke(state, context=runtime.context)
 
 

@@ -30,10 +30,12 @@ def scripted_judges() -> dict[str, ModelSeam]:
 
 
 def audit(workspace: Workspace, turns: Path, corpus: Path, run_id: str, models=None, **options):
+    """Audit with the given seams (by judge spec; the two scripted judges by default)."""
+    models = models or scripted_judges()
     context = AuditContext(workspace=str(workspace.root), corpus=str(corpus), embedder=HashingEmbedder(),
-                           models=models or scripted_judges(), **options)
+                           models=models, **options)
     return run_job(builder, job="audit", workspace=workspace, run_id=run_id,
-                   inputs={"run_id": run_id, "benchmark": str(turns), "judges": JUDGES},
+                   inputs={"run_id": run_id, "benchmark": str(turns), "judges": list(models)},
                    context=context, settings={}, max_concurrency=2)
 
 
