@@ -478,8 +478,10 @@ def _measure_run_files(run_files: list[Path], qrels_file: Path, measures: list[s
 
     judged = read_trec_qrels(qrels_file)
     scored = {str(path): evaluate_run(parse_measures(measures), judged, read_trec_run(path)) for path in run_files}
-    print_measure_table({name: result.aggregate for name, result in scored.items()}, measures,
-                        f"{len(judged)} judged queries · {qrels_file}")
+    names = [Path(name).name for name in scored]
+    labels = names if len(set(names)) == len(names) else list(scored)  # file names, unless two share one
+    print_measure_table({label: result.aggregate for label, result in zip(labels, scored.values())}, measures,
+                        f"{len(judged)} judged queries · {qrels_file}", all_measures_in="--json FILE")
     for name, result in scored.items():
         if result.unjudged_queries:
             console.print(f"{name}: {result.unjudged_queries} queries have no judgments and were not measured",
@@ -499,7 +501,7 @@ TERMINAL_MEASURES = ("R@5", "R@100", "nDCG@10", "RR@10", "AP")
 
 
 def print_measure_table(aggregate: dict[str, dict[str, float]], measures: list[str], title: str,
-                        highlight: str | None = None) -> None:
+                        highlight: str | None = None, all_measures_in: str = "the report") -> None:
     """Configurations × measures, the best of each column in bold. When every measure does
     not fit the terminal, a few key ones are shown (the report has them all)."""
     name_width = max(len(name) for name in aggregate) + 4
@@ -517,7 +519,7 @@ def print_measure_table(aggregate: dict[str, dict[str, float]], measures: list[s
         table.add_row(configuration, *cells)
     console.print(table)
     if len(shown) < len(measures):
-        console.print(f"({len(shown)} of {len(measures)} measures shown; the report has all of them)")
+        console.print(f"({len(shown)} of {len(measures)} measures shown; {all_measures_in} has all of them)")
 
 
 class NamedProgress:
