@@ -94,14 +94,6 @@ def test_fleiss_kappa_on_a_hand_worked_example():
     assert fleiss_kappa(ratings) == pytest.approx(1 / 3)
 
 
-def test_fleiss_kappa_matches_statsmodels():
-    inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
-    rng = np.random.default_rng(7)
-    ratings = rng.integers(0, 4, size=(40, 5)).tolist()
-    table, _ = inter_rater.aggregate_raters(np.array(ratings))
-    assert fleiss_kappa(ratings) == pytest.approx(inter_rater.fleiss_kappa(table, method="fleiss"))
-
-
 def test_fleiss_kappa_ignores_labels_and_rater_order():
     relabeled = [[{"doc-1": "x", "doc-2": 2, "doc-3": ("t", 3), "doc-4": 4.5, "doc-5": frozenset({5})}[r] for r in item]
                  for item in WIKIPEDIA]
