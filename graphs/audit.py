@@ -198,7 +198,7 @@ def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """Every judge's verdicts on one instance, appended to judgments.jsonl once."""
     benchmark = _benchmark(runtime, task["benchmark"])
     instance = _instances(runtime, task["run_id"])[task["instance"]]
-    query = next(q for q in benchmark.queries if q.id == task["instance"])
+    query = benchmark.queries_by_id[task["instance"]]
     documents = corpus_documents(benchmark)
     text = {doc_id: document_text(*documents[doc_id]) for doc_id in instance["pool"]}
     conversation = {"history": query.history, "question": query.question}
@@ -243,7 +243,7 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
                  if record["instance"] in instances}
     population = sum(1 for query in benchmark.queries if _gold(benchmark, query.id))
     sampled = len(instances) < population
-    queries = {query.id: query for query in benchmark.queries}
+    queries = benchmark.queries_by_id
     documents = corpus_documents(benchmark)
     judges = list(state["judges"])
     dimensions = _dimensions(judgments, judges, population if sampled else None)

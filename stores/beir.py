@@ -19,6 +19,7 @@ naming the file and line.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -63,6 +64,10 @@ class Benchmark:
     @property
     def corpus_path(self) -> Path:
         return self.corpus_file or self.directory / "corpus.jsonl"
+
+    @functools.cached_property
+    def queries_by_id(self) -> dict[str, BenchmarkQuery]:
+        return {query.id: query for query in self.queries}
 
     @property
     def has_answers(self) -> bool:
