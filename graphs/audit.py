@@ -36,10 +36,11 @@ from agents.models import ModelSeam
 from evals.agreement import fleiss_kappa, score_correlations
 from evals.audit_report import write_audit_report
 from evals.intervals import mean_interval, proportion_interval
-from graphs.corpus_indexes import bm25_index, corpus_documents, dense_index, document_text, progress_reporter
+from graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index, document_text,
+                                   progress_reporter)
 from graphs.resources import concurrency_slot, run_seam
-from stores.beir import Benchmark, BenchmarkQuery, load_benchmark
-from stores.benchmark_files import append_once, recorded_ids
+from stores.beir import Benchmark, BenchmarkQuery
+from stores.benchmark_files import append_once, recorded_ids, write_beir_qrels
 from stores.errors import InputError
 from stores.jsonl import load_jsonl, write_jsonl_atomic
 from stores.runs import RunDirectory
@@ -109,13 +110,7 @@ def _workspace(runtime: Runtime[AuditContext]) -> Workspace:
 
 
 def _benchmark(runtime: Runtime[AuditContext], spec: str) -> Benchmark:
-    context = runtime.context
-    return _load(spec, str(_workspace(runtime).root), context.split, context.corpus)
-
-
-@functools.lru_cache(maxsize=2)
-def _load(spec: str, workspace_root: str, split: str, corpus: str | None) -> Benchmark:
-    return load_benchmark(spec, Workspace.resolve(workspace_root), split, Path(corpus) if corpus else None)
+    return cached_benchmark(spec, _workspace(runtime), runtime.context.split, runtime.context.corpus)
 
 
 @functools.lru_cache(maxsize=2)
@@ -275,8 +270,8 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
             "picked a non-gold document. Confirmed missing gold: a majority of the judges picked the same one.",
         ],
     }
-    extra = [(item["instance"], item["candidate_id"]) for item in missing if item["confirmed"]]
-    _write_extra_qrels(run_dir.file(EXTRA_QRELS_FILE), extra)
+    extra = [(item["instance"], item["candidate_id"], 1) for item in missing if item["confirmed"]]
+    write_beir_qrels(run_dir.file(EXTRA_QRELS_FILE), extra)  # for `benchsmith evaluate --extra-qrels`
     paths = write_audit_report(results, run_dir.path)
     means = {name: values["mean"] for name, values in dimensions.items()}
     means["gold_pick_rate"] = discriminability["gold_pick_rate"]
@@ -337,9 +332,9 @@ def _majority_pick(verdicts: dict[str, Any]) -> tuple[str, int]:
 
 def _discriminability(judgments: dict[str, dict[str, Any]], instances: dict[str, dict[str, Any]], judges: list[str],
                       population: int | None, missing: list[dict[str, Any]]) -> dict[str, Any]:
-    gold_picked = sum(1 for instance, verdicts in judgments.items()
-                      if _majority_pick(verdicts)[0] == instances[instance]["gold_id"]
-                      and _majority_pick(verdicts)[1] * 2 > len(verdicts))
+    majorities = {instance: _majority_pick(verdicts) for instance, verdicts in judgments.items()}
+    gold_picked = sum(1 for instance, (doc_id, votes) in majorities.items()
+                      if doc_id == instances[instance]["gold_id"] and votes * 2 > len(judgments[instance]))
     interval = proportion_interval(gold_picked, len(judgments), population)
     pool_size = max((len(record["pool"]) for record in instances.values()), default=0)
     slots = Counter(str(instances[i]["pool"].index(instances[i]["gold_id"]) + 1) for i in judgments)
@@ -428,14 +423,6 @@ def _verdict(judgments: dict[str, dict[str, Any]], dimensions: dict[str, Any],
                    f"{discriminability['gold_pick_rate']:.0%} of pools. Thresholds: reliable when both rates are at most "
                    f"{RELIABLE_RATE:.0%}, unreliable when either exceeds {UNRELIABLE_RATE:.0%}.")
     return {"label": label, "explanation": explanation}
-
-
-def _write_extra_qrels(path: Path, pairs: list[tuple[str, str]]) -> None:
-    """BEIR qrels TSV, for ``benchsmith evaluate BENCH --extra-qrels``."""
-    lines = ["query-id\tcorpus-id\tscore"] + [f"{query_id}\t{doc_id}\t1" for query_id, doc_id in pairs]
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    temporary.replace(path)
 
 
 builder = StateGraph(AuditState, context_schema=AuditContext, input_schema=AuditInput, output_schema=AuditOutput)

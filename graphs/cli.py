@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, NoReturn, Optional
 
 import typer
 from rich.console import Console
@@ -437,7 +437,6 @@ def _checked_measures(names: list[str] | None) -> list[str]:
         return [str(m) for m in parse_measures(names or list(DEFAULT_MEASURES))]
     except UnknownMeasure as error:
         _fail(str(error))
-        raise  # unreachable: _fail exits
 
 
 def _run_evaluation(settings: dict[str, Any], workspace: Workspace, run_id: str, chroma_host: str | None,
@@ -626,17 +625,19 @@ class AuditProgress(NamedProgress):
 
     def __init__(self, progress: Progress, run_dir: RunDirectory):
         super().__init__(progress)
-        from graphs.audit import JUDGMENTS_FILE
+        from graphs.audit import INSTANCES_FILE, JUDGMENTS_FILE
 
-        self.judgments = run_dir.file(JUDGMENTS_FILE)
-        self.judged = len(load_jsonl(self.judgments)) if self.judgments.exists() else 0
-        self.instances_file = run_dir.file("instances.jsonl")
+        judgments = run_dir.file(JUDGMENTS_FILE)
+        self.judged = len(load_jsonl(judgments)) if judgments.exists() else 0
+        self.instances_file = run_dir.file(INSTANCES_FILE)
+        self.total: int | None = None  # known once plan has written the instances
 
     def __call__(self, event: dict[str, Any]) -> None:
         if event.get("node") == "judge":
             self.judged += 1
-            total = len(load_jsonl(self.instances_file)) if self.instances_file.exists() else None
-            self._judge_bar(total)
+            if self.total is None and self.instances_file.exists():
+                self.total = len(load_jsonl(self.instances_file))
+            self._judge_bar(self.total)
         else:
             super().__call__(event)
 
@@ -744,7 +745,7 @@ def _check_model_spec(spec: str) -> None:
         _fail(str(error))
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     errors.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 

@@ -1,5 +1,5 @@
-"""A benchmark's corpus and its retrieval indexes, built once per process and shared by the
-graphs that retrieve from it (evaluation runs, hard negatives for the audit)."""
+"""A benchmark, its corpus and its retrieval indexes, loaded once per process (per file
+version) and shared by the graphs that read them (evaluation runs, the audit)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 from langgraph.config import get_stream_writer
 
 from graphs.resources import chroma_client
-from stores.beir import Benchmark
+from stores.beir import Benchmark, load_benchmark
 from stores.errors import InputError
 from stores.vectors import VectorStore
 from stores.workspace import Workspace
@@ -28,6 +28,21 @@ EMBED_BATCH = 256
 
 _lock = threading.Lock()
 _dense_indexes: dict[tuple[str, str], DenseIndex] = {}
+
+
+def cached_benchmark(spec: str, workspace: Workspace, split: str = "test", corpus: str | None = None) -> Benchmark:
+    """``load_benchmark``, parsed again only when one of its files changed."""
+    path = Path(spec) if Path(spec).exists() else workspace.run_dir(spec)
+    files = [path] if path.is_file() else [*path.rglob("*.jsonl"), *path.rglob("*.tsv")] if path.exists() else []
+    if corpus:
+        files.append(Path(corpus))
+    modified = max((file.stat().st_mtime for file in files if file.exists()), default=0.0)
+    return _load_benchmark(spec, str(workspace.root), split, corpus, modified)
+
+
+@functools.lru_cache(maxsize=2)
+def _load_benchmark(spec: str, workspace_root: str, split: str, corpus: str | None, modified: float) -> Benchmark:
+    return load_benchmark(spec, Workspace.resolve(workspace_root), split, Path(corpus) if corpus else None)
 
 
 def progress_reporter(stage: str) -> Callable[[int, int], None]:

@@ -38,9 +38,10 @@ from evals.breakdown import mean_by_group
 from evals.evaluation_report import write_evaluation_report
 from evals.measures import DEFAULT_MEASURES, evaluate_run, parse_measures
 from evals.significance import DEFAULT_ALPHA, DEFAULT_RESAMPLES, compare_all, describe
-from graphs.corpus_indexes import bm25_index, corpus_documents, dense_index, document_text, progress_reporter
+from graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index, document_text,
+                                   progress_reporter)
 from graphs.resources import run_seam
-from stores.beir import Benchmark, BenchmarkQuery, load_benchmark, merge_qrels, read_beir_qrels
+from stores.beir import Benchmark, BenchmarkQuery, merge_qrels, read_beir_qrels
 from stores.errors import InputError
 from stores.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
 from stores.runs import RunDirectory
@@ -116,28 +117,13 @@ def _workspace(runtime: Runtime[EvaluationContext]) -> Workspace:
 
 
 def _benchmark(runtime: Runtime[EvaluationContext], spec: str) -> Benchmark:
-    workspace = _workspace(runtime)
-    return _load_benchmark(spec, str(workspace.root), runtime.context.split, _modified(spec, workspace))
-
-
-def _modified(spec: str, workspace: Workspace) -> float:
-    path = Path(spec) if Path(spec).exists() else workspace.run_dir(spec)
-    return max((p.stat().st_mtime for p in path.rglob("*.jsonl")), default=0.0) if path.exists() else 0.0
-
-
-@functools.lru_cache(maxsize=2)
-def _load_benchmark(spec: str, workspace_root: str, split: str, modified: float) -> Benchmark:
-    return load_benchmark(spec, Workspace.resolve(workspace_root), split)
+    return cached_benchmark(spec, _workspace(runtime), runtime.context.split)
 
 
 def _embedder(runtime: Runtime[EvaluationContext], model: str | None) -> Embedder:
     if model is None and runtime.context.embedder is not None:
         return runtime.context.embedder
     return load_embedder(model or DEFAULT_EMBEDDER)
-
-
-def _reporter(stage: str) -> Any:
-    return progress_reporter(stage)
 
 
 def _dense_index(runtime: Runtime[EvaluationContext], benchmark: Benchmark, embedder: Embedder) -> DenseIndex:
@@ -172,7 +158,7 @@ def _query_texts(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
                 return seam.run(rewriter, history=turns, question=question).query
 
         texts = _build_all(benchmark.queries, history, rewrite, runtime.context.concurrency,
-                           _reporter(f"queries {history.label}"))
+                           progress_reporter(f"queries {history.label}"))
         write_jsonl_atomic(path, ({"_id": query_id, "text": text} for query_id, text in texts.items()))
         return texts
 
@@ -266,21 +252,21 @@ def _compute_run(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
         queries = _query_texts(runtime, run_id, benchmark, configuration.history)
         documents = {doc_id: document_text(title, text) for doc_id, (title, text) in corpus_documents(benchmark).items()}
         scorer = context.rerank_scorer or _cross_encoder(context.rerank_model)
-        return rerank_run(run, queries, documents, scorer, context.rerank_depth, _reporter(label))
+        return rerank_run(run, queries, documents, scorer, context.rerank_depth, progress_reporter(label))
     if configuration.retriever.kind == "hybrid":
         runs = [read_trec_run(_run_file(runtime, run_id, component)) for component in configuration.inputs]
         fused = fuse_runs(runs, configuration.retriever.method, configuration.retriever.weights, depth=context.depth)
-        _reporter(label)(len(fused), len(fused))
+        progress_reporter(label)(len(fused), len(fused))
         return fused
     queries = _query_texts(runtime, run_id, benchmark, configuration.history)
     if configuration.retriever.kind == "bm25":
         index = bm25_index(benchmark)
-        return index.search(queries, context.depth, _reporter(label))
+        return index.search(queries, context.depth, progress_reporter(label))
     embedder = _embedder(runtime, configuration.retriever.model)
     index = _dense_index(runtime, benchmark, embedder)
     query_ids = list(queries)
     vectors = embedder.encode([queries[query_id] for query_id in query_ids])
-    return index.search(query_ids, vectors, context.depth, _reporter(label))
+    return index.search(query_ids, vectors, context.depth, progress_reporter(label))
 
 
 @functools.lru_cache(maxsize=2)
@@ -299,7 +285,7 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
     configurations = _all_configurations(runtime, state["retrievers"], state["histories"])
     qrels = merge_qrels(benchmark.qrels, read_beir_qrels(Path(context.extra_qrels))) if context.extra_qrels \
         else benchmark.qrels
-    report = _reporter("measure")
+    report = progress_reporter("measure")
     per_query: dict[str, dict[str, dict[str, float]]] = {}
     aggregate: dict[str, dict[str, float]] = {}
     recall_curve: dict[str, dict[str, float]] = {}

@@ -20,6 +20,7 @@ TREC files: :mod:`stores.trec`.
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -64,9 +65,15 @@ def write_beir(directory: Path, corpus: Iterable[dict[str, Any]], queries: Itera
                qrels: Iterable[Qrel], split: str = "test") -> None:
     write_jsonl_atomic(directory / "corpus.jsonl", corpus)
     write_jsonl_atomic(directory / "queries.jsonl", queries)
-    qrels_path = directory / "qrels" / f"{split}.tsv"
-    qrels_path.parent.mkdir(parents=True, exist_ok=True)
-    with qrels_path.open("w", encoding="utf-8", newline="") as handle:
+    write_beir_qrels(directory / "qrels" / f"{split}.tsv", qrels)
+
+
+def write_beir_qrels(path: Path, qrels: Iterable[Qrel]) -> None:
+    """``query-id<TAB>corpus-id<TAB>score`` with a header, written atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    with temporary.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle, delimiter="\t", lineterminator="\n")
         writer.writerow(["query-id", "corpus-id", "score"])
         writer.writerows(qrels)
+    os.replace(temporary, path)
