@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-from agents.models import Agent, Message, delimited
-from agents.text import content_words
+from benchsmith.agents.models import Agent, Message, delimited
+from benchsmith.agents.text import content_words
 
 JUDGE_SYSTEM_PROMPT = """You audit a conversational retrieval benchmark: you judge whether its labels are right.
 Judge strictly and only from the texts given. Write your rationale first, then the verdict.

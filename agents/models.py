@@ -28,7 +28,7 @@ import openai
 from pydantic import BaseModel, ValidationError
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-from agents.pricing import PriceTable
+from benchsmith.agents.pricing import PriceTable
 
 Out = TypeVar("Out", bound=BaseModel)
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}

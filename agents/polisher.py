@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agents.models import Agent, Message, delimited
-from agents.questioner import render_history
+from benchsmith.agents.models import Agent, Message, delimited
+from benchsmith.agents.questioner import render_history
 
 POLISHER_SYSTEM_PROMPT = """Rewrite the user's latest question the way people really speak in the middle of a
 conversation: refer to things the conversation already mentioned with pronouns or leave them out ("what about its

@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agents.models import Agent, Message, delimited
-from agents.text import leading_phrase, sentences
+from benchsmith.agents.models import Agent, Message, delimited
+from benchsmith.agents.text import leading_phrase, sentences
 
 QUESTIONER_SYSTEM_PROMPT = """You simulate a user in a conversation with a documentation assistant.
 Write the user's next question.

@@ -10,9 +10,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agents.models import Agent, Message, delimited
-from agents.questioner import render_history
-from agents.text import content_words, sentences
+from benchsmith.agents.models import Agent, Message, delimited
+from benchsmith.agents.questioner import render_history
+from benchsmith.agents.text import content_words, sentences
 
 RESPONDER_SYSTEM_PROMPT = """You are a deployed documentation assistant answering a user.
 Answer the user's latest question using ONLY the passage provided.

@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agents.models import Agent, Message, delimited
-from agents.text import content_words
+from benchsmith.agents.models import Agent, Message, delimited
+from benchsmith.agents.text import content_words
 
 REWRITER_SYSTEM_PROMPT = """You rewrite the user's latest question in a conversation into a self-contained search query.
 Rules:

@@ -58,11 +58,11 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 import ir_measures  # noqa: E402
 
-from evals.measures import DEFAULT_MEASURES, evaluate_run, parse_measures  # noqa: E402
-from stores.benchmark_files import serialize_history  # noqa: E402
-from tools.bm25 import BM25Index  # noqa: E402
-from tools.dense_retrieval import DenseIndex  # noqa: E402
-from tools.fusion import fuse_runs  # noqa: E402
+from benchsmith.evals.measures import DEFAULT_MEASURES, evaluate_run, parse_measures  # noqa: E402
+from benchsmith.stores.benchmark_files import serialize_history  # noqa: E402
+from benchsmith.tools.bm25 import BM25Index  # noqa: E402
+from benchsmith.tools.dense_retrieval import DenseIndex  # noqa: E402
+from benchsmith.tools.fusion import fuse_runs  # noqa: E402
 
 VOCABULARY = 5_000
 ZIPF_EXPONENT = 1.07

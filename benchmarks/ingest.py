@@ -21,12 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from graphs.ingest import KEPT_FILE, IngestContext, builder  # noqa: E402
-from graphs.runner import run_job  # noqa: E402
-from stores.jsonl import load_jsonl  # noqa: E402
-from stores.runs import RunDirectory  # noqa: E402
-from stores.workspace import Workspace  # noqa: E402
-from tools.embedding import DEFAULT_EMBEDDER, load_embedder  # noqa: E402
+from benchsmith.graphs.ingest import KEPT_FILE, IngestContext, builder  # noqa: E402
+from benchsmith.graphs.runner import run_job  # noqa: E402
+from benchsmith.stores.jsonl import load_jsonl  # noqa: E402
+from benchsmith.stores.runs import RunDirectory  # noqa: E402
+from benchsmith.stores.workspace import Workspace  # noqa: E402
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER, load_embedder  # noqa: E402
 
 TARGET = 1.25
 

@@ -25,10 +25,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from agents.models import ModelSettings, build_seam  # noqa: E402
-from graphs.runner import run_job  # noqa: E402
-from graphs.synthesize import SynthesisContext, builder  # noqa: E402
-from stores.workspace import Workspace  # noqa: E402
+from benchsmith.agents.models import ModelSettings, build_seam  # noqa: E402
+from benchsmith.graphs.runner import run_job  # noqa: E402
+from benchsmith.graphs.synthesize import SynthesisContext, builder  # noqa: E402
+from benchsmith.stores.workspace import Workspace  # noqa: E402
 from tests.synthesis_fixtures import COLLECTION, build_collection  # noqa: E402
 
 LATENCY_S = float(os.environ.get("BENCH_LATENCY_S", "0.2"))

@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
-from evals.plots import figure_png, literal_text
+from benchsmith.evals.plots import figure_png, literal_text
 
 SCORES = (1, 2, 3, 4, 5)  # the judges' scale, 5 best
 SUBPLOT_WIDTH = 3.6  # inches per dimension

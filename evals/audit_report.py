@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evals import audit_plots
-from evals.report_document import (
+from benchsmith.evals import audit_plots
+from benchsmith.evals.report_document import (
     MISSING,
     Block,
     BulletList,

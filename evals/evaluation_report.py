@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evals import plots
-from evals.report_document import (
+from benchsmith.evals import plots
+from benchsmith.evals.report_document import (
     MISSING,
     BulletList,
     Cell,

@@ -19,7 +19,7 @@ from matplotlib.colors import Colormap, TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from evals.breakdown import SWITCH_ORDER
+from benchsmith.evals.breakdown import SWITCH_ORDER
 
 DPI = 110
 LINE_STYLES = ("-", "--", "-.", ":")

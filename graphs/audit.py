@@ -31,23 +31,23 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJudge, QualityJudge
-from agents.models import ModelSeam
-from evals.agreement import fleiss_kappa, score_correlations
-from evals.audit_report import write_audit_report
-from evals.intervals import mean_interval, proportion_interval
-from graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index, document_text,
+from benchsmith.agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJudge, QualityJudge
+from benchsmith.agents.models import ModelSeam
+from benchsmith.evals.agreement import fleiss_kappa, score_correlations
+from benchsmith.evals.audit_report import write_audit_report
+from benchsmith.evals.intervals import mean_interval, proportion_interval
+from benchsmith.graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index, document_text,
                                    progress_reporter)
-from graphs.resources import concurrency_slot, run_seam
-from stores.beir import Benchmark, BenchmarkQuery
-from stores.benchmark_files import append_once, recorded_ids, write_beir_qrels
-from stores.errors import InputError
-from stores.jsonl import load_jsonl, write_jsonl_atomic
-from stores.runs import RunDirectory
-from stores.workspace import Workspace
-from tools.discriminability import arrange_pool, balanced_gold_slots, hard_negatives, rotated
-from tools.embedding import DEFAULT_EMBEDDER, load_embedder
-from tools.query_building import HistoryMode, build_query
+from benchsmith.graphs.resources import concurrency_slot, run_seam
+from benchsmith.stores.beir import Benchmark, BenchmarkQuery
+from benchsmith.stores.benchmark_files import append_once, recorded_ids, write_beir_qrels
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.discriminability import arrange_pool, balanced_gold_slots, hard_negatives, rotated
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER, load_embedder
+from benchsmith.tools.query_building import HistoryMode, build_query
 
 INSTANCES_FILE, JUDGMENTS_FILE, EXTRA_QRELS_FILE = "instances.jsonl", "judgments.jsonl", "extra_qrels.tsv"
 SCORE_DIMENSIONS = {"alignment": "query–evidence alignment", "faithfulness": "answer–evidence faithfulness",

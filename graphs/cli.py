@@ -21,10 +21,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from stores.errors import InputError
-from stores.jsonl import load_jsonl
-from stores.runs import RunDirectory, list_runs, new_run_id
-from stores.workspace import WORKSPACE_ENV, Workspace
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import load_jsonl
+from benchsmith.stores.runs import RunDirectory, list_runs, new_run_id
+from benchsmith.stores.workspace import WORKSPACE_ENV, Workspace
 
 app = typer.Typer(
     help="Build, audit and use retrieval benchmarks for RAG systems.\n\n"
@@ -120,7 +120,7 @@ def ingest(
 
 def _run_ingest(settings: dict[str, Any], workspace: Workspace, run_id: str, chroma_host: str | None,
                 rate_limit: float | None = None) -> None:
-    from graphs.ingest import STAGES, IngestContext, builder
+    from benchsmith.graphs.ingest import STAGES, IngestContext, builder
 
     context = IngestContext(
         workspace=str(workspace.root), chroma_host=chroma_host, llm_requests_per_second=rate_limit,
@@ -136,7 +136,7 @@ def _run_ingest(settings: dict[str, Any], workspace: Workspace, run_id: str, chr
 def _run_reported(builder: Any, *, job: str, run_id: str, on_progress: Any, **run_options: Any) -> Any:
     """Run a job under progress bars; say whether it resumed or was already finished, and end a
     crashed run with its resume command instead of a traceback."""
-    from graphs.runner import run_job
+    from benchsmith.graphs.runner import run_job
 
     try:
         with _progress_bars() as bars:
@@ -188,10 +188,10 @@ def print_ingest_summary(values: dict[str, Any], run_dir: RunDirectory, usage: d
 
 
 def _ingest_dry_run(settings: dict[str, Any]) -> None:
-    from agents.models import estimate_tokens
-    from tools.chunking import chunk_document
-    from tools.cleaning import clean_documents
-    from tools.loaders import load_sources
+    from benchsmith.agents.models import estimate_tokens
+    from benchsmith.tools.chunking import chunk_document
+    from benchsmith.tools.cleaning import clean_documents
+    from benchsmith.tools.loaders import load_sources
 
     loaded = load_sources(settings["sources"])
     documents = clean_documents(loaded.documents)
@@ -218,8 +218,8 @@ class ConversationProgress:
 
 
 def _open_collection(workspace: Workspace, collection: str, chroma_host: str | None) -> Any:
-    from stores.vectors import VectorStore, open_client
-    from tools.embedding import ChromaEmbeddingFunction
+    from benchsmith.stores.vectors import VectorStore, open_client
+    from benchsmith.tools.embedding import ChromaEmbeddingFunction
 
     return VectorStore.open_existing(open_client(workspace, chroma_host), collection,
                                      lambda spec: ChromaEmbeddingFunction(spec=spec))
@@ -241,7 +241,7 @@ def cluster(
 
 def _run_cluster(workspace: Workspace, collection: str, size: int, neighbours: int, seed: int,
                  chroma_host: str | None) -> Any:
-    from tools.corpus_clusters import cluster_collection
+    from benchsmith.tools.corpus_clusters import cluster_collection
 
     if size < 1 or neighbours < 1:
         raise InputError("--size and --neighbours must be at least 1")
@@ -298,9 +298,9 @@ def synthesize(
 
 
 def _synthesis_dry_run(settings: dict[str, Any], workspace: Workspace, chroma_host: str | None) -> None:
-    from agents.models import parse_model_spec
-    from agents.pricing import PriceTable
-    from graphs.synthesize import estimate_calls_and_tokens
+    from benchsmith.agents.models import parse_model_spec
+    from benchsmith.agents.pricing import PriceTable
+    from benchsmith.graphs.synthesize import estimate_calls_and_tokens
 
     store = _open_collection(workspace, settings["collection"], chroma_host)
     lengths = [len(text) for page in store.iter_all(include=("documents",)) for text in page["documents"]]
@@ -319,8 +319,8 @@ def _synthesis_dry_run(settings: dict[str, Any], workspace: Workspace, chroma_ho
 
 def _run_synthesis(settings: dict[str, Any], workspace: Workspace, run_id: str, chroma_host: str | None,
                    concurrency: int, rate_limit: float | None) -> None:
-    from graphs.synthesize import DIALOGUES_FILE, SynthesisContext, builder
-    from stores.benchmark_files import recorded_ids
+    from benchsmith.graphs.synthesize import DIALOGUES_FILE, SynthesisContext, builder
+    from benchsmith.stores.benchmark_files import recorded_ids
 
     context = SynthesisContext(
         workspace=str(workspace.root), llm=settings["llm"], seed=settings["seed"],
@@ -431,7 +431,7 @@ DEFAULT_RETRIEVERS = ("dense", "bm25", "hybrid:rrf(dense,bm25)")
 
 
 def _checked_measures(names: list[str] | None) -> list[str]:
-    from evals.measures import DEFAULT_MEASURES, UnknownMeasure, parse_measures
+    from benchsmith.evals.measures import DEFAULT_MEASURES, UnknownMeasure, parse_measures
 
     try:
         return [str(m) for m in parse_measures(names or list(DEFAULT_MEASURES))]
@@ -441,9 +441,9 @@ def _checked_measures(names: list[str] | None) -> list[str]:
 
 def _run_evaluation(settings: dict[str, Any], workspace: Workspace, run_id: str, chroma_host: str | None,
                     concurrency: int, rate_limit: float | None, json_file: Path | None) -> None:
-    from graphs.evaluate import EvaluationContext, builder
-    from tools.query_building import parse_history_mode
-    from tools.retriever_specs import parse_retriever
+    from benchsmith.graphs.evaluate import EvaluationContext, builder
+    from benchsmith.tools.query_building import parse_history_mode
+    from benchsmith.tools.retriever_specs import parse_retriever
 
     for spec in settings["retrievers"]:
         parse_retriever(spec)
@@ -472,8 +472,8 @@ def _run_evaluation(settings: dict[str, Any], workspace: Workspace, run_id: str,
 
 
 def _measure_run_files(run_files: list[Path], qrels_file: Path, measures: list[str], json_file: Path | None) -> None:
-    from evals.measures import evaluate_run, parse_measures
-    from stores.trec import read_trec_qrels, read_trec_run
+    from benchsmith.evals.measures import evaluate_run, parse_measures
+    from benchsmith.stores.trec import read_trec_qrels, read_trec_run
 
     judged = read_trec_qrels(qrels_file)
     scored = {str(path): evaluate_run(parse_measures(measures), judged, read_trec_run(path)) for path in run_files}
@@ -585,10 +585,10 @@ def audit(
 
 
 def _audit_dry_run(settings: dict[str, Any], workspace: Workspace) -> None:
-    from agents.models import parse_model_spec
-    from agents.pricing import PriceTable
-    from graphs.audit import estimate_audit
-    from stores.beir import load_benchmark
+    from benchsmith.agents.models import parse_model_spec
+    from benchsmith.agents.pricing import PriceTable
+    from benchsmith.graphs.audit import estimate_audit
+    from benchsmith.stores.beir import load_benchmark
 
     corpus = Path(settings["corpus"]) if settings["corpus"] else None
     benchmark = load_benchmark(settings["benchmark"], workspace, settings["split"], corpus)
@@ -605,7 +605,7 @@ def _audit_dry_run(settings: dict[str, Any], workspace: Workspace) -> None:
 
 def _run_audit(settings: dict[str, Any], workspace: Workspace, run_id: str, chroma_host: str | None,
                concurrency: int, rate_limit: float | None) -> None:
-    from graphs.audit import AuditContext, builder
+    from benchsmith.graphs.audit import AuditContext, builder
 
     context = AuditContext(workspace=str(workspace.root), chroma_host=chroma_host, split=settings["split"],
                            corpus=settings["corpus"], negatives=settings["negatives"], sample=settings["sample"],
@@ -625,7 +625,7 @@ class AuditProgress(NamedProgress):
 
     def __init__(self, progress: Progress, run_dir: RunDirectory):
         super().__init__(progress)
-        from graphs.audit import INSTANCES_FILE, JUDGMENTS_FILE
+        from benchsmith.graphs.audit import INSTANCES_FILE, JUDGMENTS_FILE
 
         judgments = run_dir.file(JUDGMENTS_FILE)
         self.judged = len(load_jsonl(judgments)) if judgments.exists() else 0
@@ -737,7 +737,7 @@ def studio(
 
 
 def _check_model_spec(spec: str) -> None:
-    from agents.models import parse_model_spec
+    from benchsmith.agents.models import parse_model_spec
 
     try:
         parse_model_spec(spec)

@@ -12,16 +12,16 @@ from typing import Any
 
 from langgraph.config import get_stream_writer
 
-from graphs.resources import chroma_client
-from stores.beir import Benchmark, load_benchmark
-from stores.errors import InputError
-from stores.vectors import VectorStore
-from stores.workspace import Workspace
-from tools.bm25 import BM25Index
-from tools.dense_retrieval import DenseIndex
-from tools.embedding import ChromaEmbeddingFunction, Embedder
-from tools.indexing import IndexItem, embed_into
-from tools.loaders import iter_beir_corpus
+from benchsmith.graphs.resources import chroma_client
+from benchsmith.stores.beir import Benchmark, load_benchmark
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.vectors import VectorStore
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.bm25 import BM25Index
+from benchsmith.tools.dense_retrieval import DenseIndex
+from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
+from benchsmith.tools.indexing import IndexItem, embed_into
+from benchsmith.tools.loaders import iter_beir_corpus
 
 COLLECTION_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]+")
 EMBED_BATCH = 256

@@ -32,27 +32,27 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from agents.models import ModelSeam
-from agents.rewriter import Rewriter
-from evals.breakdown import mean_by_group
-from evals.evaluation_report import write_evaluation_report
-from evals.measures import DEFAULT_MEASURES, evaluate_run, parse_measures
-from evals.significance import DEFAULT_ALPHA, DEFAULT_RESAMPLES, compare_all, describe
-from graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index, document_text,
+from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.rewriter import Rewriter
+from benchsmith.evals.breakdown import mean_by_group
+from benchsmith.evals.evaluation_report import write_evaluation_report
+from benchsmith.evals.measures import DEFAULT_MEASURES, evaluate_run, parse_measures
+from benchsmith.evals.significance import DEFAULT_ALPHA, DEFAULT_RESAMPLES, compare_all, describe
+from benchsmith.graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index, document_text,
                                    progress_reporter)
-from graphs.resources import run_seam
-from stores.beir import Benchmark, BenchmarkQuery, merge_qrels, read_beir_qrels
-from stores.errors import InputError
-from stores.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
-from stores.runs import RunDirectory
-from stores.trec import Run, read_trec_run, write_trec_run
-from stores.workspace import Workspace
-from tools.dense_retrieval import DenseIndex
-from tools.embedding import DEFAULT_EMBEDDER, Embedder, load_embedder
-from tools.fusion import fuse_runs
-from tools.query_building import HistoryMode, build_query, parse_history_mode
-from tools.rerank import DEFAULT_RERANK_DEPTH, PairScorer, cross_encoder_scorer, rerank_run
-from tools.retriever_specs import Configuration, expand_configurations, parse_retriever
+from benchsmith.graphs.resources import run_seam
+from benchsmith.stores.beir import Benchmark, BenchmarkQuery, merge_qrels, read_beir_qrels
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.trec import Run, read_trec_run, write_trec_run
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.dense_retrieval import DenseIndex
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder, load_embedder
+from benchsmith.tools.fusion import fuse_runs
+from benchsmith.tools.query_building import HistoryMode, build_query, parse_history_mode
+from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH, PairScorer, cross_encoder_scorer, rerank_run
+from benchsmith.tools.retriever_specs import Configuration, expand_configurations, parse_retriever
 
 RUN_FILES_DIR, QUERIES_DIR, TIMINGS_FILE = "run-files", "queries", "timings.jsonl"
 RECALL_CUTOFFS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)

@@ -20,21 +20,21 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from agents.models import ModelSettings, build_seam
-from agents.quality import LLMQualityScorer
-from stores.jsonl import load_jsonl, write_jsonl_atomic
-from stores.llm_cache import LLMCache
-from stores.runs import RunDirectory
-from stores.vectors import VectorStore, open_client
-from stores.workspace import Workspace
-from tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS, chunk_document
-from tools.cleaning import clean_documents
-from tools.dedup import DEFAULT_NUM_PERM, DEFAULT_THRESHOLD, find_near_duplicates
-from tools.documents import Chunk, Document
-from tools.embedding import DEFAULT_EMBEDDER, ChromaEmbeddingFunction, Embedder, load_embedder
-from tools.indexing import IndexItem, embed_into
-from tools.loaders import load_sources
-from tools.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer, QualityScorer
+from benchsmith.agents.models import ModelSettings, build_seam
+from benchsmith.agents.quality import LLMQualityScorer
+from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.llm_cache import LLMCache
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.vectors import VectorStore, open_client
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS, chunk_document
+from benchsmith.tools.cleaning import clean_documents
+from benchsmith.tools.dedup import DEFAULT_NUM_PERM, DEFAULT_THRESHOLD, find_near_duplicates
+from benchsmith.tools.documents import Chunk, Document
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER, ChromaEmbeddingFunction, Embedder, load_embedder
+from benchsmith.tools.indexing import IndexItem, embed_into
+from benchsmith.tools.loaders import load_sources
+from benchsmith.tools.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer, QualityScorer
 
 STAGES = ("load", "clean", "chunk", "dedup", "quality", "embed")
 DOCUMENTS_FILE, SKIPPED_FILE = "documents.jsonl", "skipped.jsonl"

@@ -11,11 +11,11 @@ import threading
 
 from chromadb.api import ClientAPI
 
-from agents.models import ModelSeam, ModelSettings, build_seam
-from stores.llm_cache import LLMCache
-from stores.runs import RunDirectory
-from stores.vectors import open_client
-from stores.workspace import Workspace
+from benchsmith.agents.models import ModelSeam, ModelSettings, build_seam
+from benchsmith.stores.llm_cache import LLMCache
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.vectors import open_client
+from benchsmith.stores.workspace import Workspace
 
 _lock = threading.Lock()
 _seams: dict[tuple[str, str, str], ModelSeam] = {}

@@ -13,10 +13,10 @@ from typing import Any
 
 from langgraph.graph.state import StateGraph
 
-from stores.checkpoints import sqlite_checkpointer
-from stores.errors import InputError
-from stores.runs import RunDirectory
-from stores.workspace import Workspace
+from benchsmith.stores.checkpoints import sqlite_checkpointer
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.workspace import Workspace
 
 EventHandler = Callable[[dict[str, Any]], None]
 

@@ -29,24 +29,24 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from agents.models import ModelSeam
-from agents.polisher import Polisher
-from agents.questioner import Questioner
-from agents.responder import Responder
-from evals.benchmark_stats import benchmark_statistics
-from graphs.resources import chroma_client, concurrency_slot, run_seam
-from stores.benchmark_files import append_once, canonicalize, recorded_ids, serialize_history, write_beir
-from stores.clusters import StoredClustering, clustering_path, load_clustering
-from stores.errors import InputError
-from stores.runs import RunDirectory
-from stores.trec import write_trec_qrels
-from stores.vectors import VectorStore
-from stores.workspace import Workspace
-from tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS, cluster_collection
-from tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SWITCH_PROBABILITY, Position, SwitchPolicy,
+from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.polisher import Polisher
+from benchsmith.agents.questioner import Questioner
+from benchsmith.agents.responder import Responder
+from benchsmith.evals.benchmark_stats import benchmark_statistics
+from benchsmith.graphs.resources import chroma_client, concurrency_slot, run_seam
+from benchsmith.stores.benchmark_files import append_once, canonicalize, recorded_ids, serialize_history, write_beir
+from benchsmith.stores.clusters import StoredClustering, clustering_path, load_clustering
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.trec import write_trec_qrels
+from benchsmith.stores.vectors import VectorStore
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS, cluster_collection
+from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SWITCH_PROBABILITY, Position, SwitchPolicy,
                                  draw_switch, next_position, turn_rng)
-from tools.embedding import ChromaEmbeddingFunction
-from tools.polish import review_polish
+from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.polish import review_polish
 
 DIALOGUES_FILE = "dialogues.jsonl"
 BEIR_DIR, TREC_QRELS_FILE, STATS_FILE = "beir", "qrels.trec", "stats.json"
@@ -349,7 +349,7 @@ ESTIMATE_OUTPUT_TOKENS = {"questioner": 60, "responder": 300, "polisher": 30}
 def estimate_calls_and_tokens(conversations: int, turns: int, mean_chunk_chars: int, cluster_size: int) -> dict[str, int]:
     """Model calls and tokens a run would cost, from the real prompts filled with text of the
     expected lengths (chunks of the collection's mean length, answers of ~1,200 characters)."""
-    from agents.models import estimate_tokens
+    from benchsmith.agents.models import estimate_tokens
 
     passage = {"id": "x", "title": "title", "text": "x" * mean_chunk_chars}
     related = [passage] * (cluster_size - 1)

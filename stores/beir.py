@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stores.errors import InputError
-from stores.jsonl import read_jsonl
-from stores.runs import RunDirectory, is_valid_run_id
-from stores.trec import Qrels
-from stores.workspace import Workspace
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import read_jsonl
+from benchsmith.stores.runs import RunDirectory, is_valid_run_id
+from benchsmith.stores.trec import Qrels
+from benchsmith.stores.workspace import Workspace
 
 BEIR_SUBDIRECTORY = "beir"
 

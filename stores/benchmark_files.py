@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from stores.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
-from stores.trec import Qrel
+from benchsmith.stores.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
+from benchsmith.stores.trec import Qrel
 
 
 

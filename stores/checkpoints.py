@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from stores.workspace import Workspace
+from benchsmith.stores.workspace import Workspace
 
 
 @contextmanager

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stores.workspace import Workspace
+from benchsmith.stores.workspace import Workspace
 
 
 @dataclass

@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from stores.errors import InputError
-from stores.usage import UsageLedger
-from stores.workspace import Workspace
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.usage import UsageLedger
+from benchsmith.stores.workspace import Workspace
 
 RunStatus = Literal["running", "finished", "failed"]
 

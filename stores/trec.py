@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from stores.errors import InputError
+from benchsmith.stores.errors import InputError
 
 Run = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]

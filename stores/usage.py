@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from stores.jsonl import append_jsonl, load_jsonl
+from benchsmith.stores.jsonl import append_jsonl, load_jsonl
 
 TOTAL_FIELDS = ("input_tokens", "output_tokens", "cost_usd", "retries")
 

@@ -15,8 +15,8 @@ import chromadb.errors
 from chromadb.api import ClientAPI
 from chromadb.config import Settings
 
-from stores.errors import InputError
-from stores.workspace import Workspace
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.workspace import Workspace
 
 # Chroma refuses larger adds (5,461 items at most); stay well below.
 MAX_UPSERT_BATCH = 4096

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJudge, QualityJudge, ScoreVerdict
+from benchsmith.agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJudge, QualityJudge, ScoreVerdict
 
 SUBSTANCES = ["zorbium", "quaxil", "merolite", "plinthane", "vexonium", "drabulite", "kestrine", "morvane",
               "trillium", "blenthite", "caspirol", "fendrake"]
@@ -105,7 +105,7 @@ def judge_reply(messages: list[dict[str, str]], schema: type[BaseModel], strict:
 
 def server_judge(request: dict[str, Any]) -> dict[str, Any]:
     """The scripted judges behind the loopback OpenAI-compatible server, one per model name."""
-    from agents.judges import choice_schema
+    from benchsmith.agents.judges import choice_schema
 
     name = request["response_format"]["json_schema"]["name"]
     messages = [{"role": m["role"], "content": m["content"]} for m in request["messages"]]

@@ -10,16 +10,16 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agents.models import ModelSeam, ScriptedBackend
-from agents.polisher import PolishedQuestion
-from agents.questioner import GeneratedQuestion
-from agents.responder import GeneratedAnswer
-from graphs.ingest import IngestContext
-from graphs.ingest import builder as ingest_builder
-from graphs.runner import run_job
-from graphs.synthesize import SynthesisContext
-from graphs.synthesize import builder as synthesis_builder
-from stores.workspace import Workspace
+from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.polisher import PolishedQuestion
+from benchsmith.agents.questioner import GeneratedQuestion
+from benchsmith.agents.responder import GeneratedAnswer
+from benchsmith.graphs.ingest import IngestContext
+from benchsmith.graphs.ingest import builder as ingest_builder
+from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.synthesize import SynthesisContext
+from benchsmith.graphs.synthesize import builder as synthesis_builder
+from benchsmith.stores.workspace import Workspace
 from tests.embedders import HashingEmbedder
 
 TOPICS = ["chroma", "bm25", "fusion", "rerank", "nugget", "judge", "cache", "chunk", "cluster", "polish"]

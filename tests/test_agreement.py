@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evals.agreement import (
+from benchsmith.evals.agreement import (
     JudgePair,
     common_items,
     fleiss_kappa,

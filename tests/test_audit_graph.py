@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from agents.models import ModelSeam, ScriptedBackend
-from stores.llm_cache import LLMCache
-from graphs.audit import EXTRA_QRELS_FILE, INSTANCES_FILE, JUDGMENTS_FILE, AuditContext, builder
-from graphs.evaluate import EvaluationContext
-from graphs.evaluate import builder as evaluation_builder
-from graphs.runner import run_job
-from stores.beir import read_beir_qrels
-from stores.jsonl import load_jsonl
-from stores.workspace import Workspace
+from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.stores.llm_cache import LLMCache
+from benchsmith.graphs.audit import EXTRA_QRELS_FILE, INSTANCES_FILE, JUDGMENTS_FILE, AuditContext, builder
+from benchsmith.graphs.evaluate import EvaluationContext
+from benchsmith.graphs.evaluate import builder as evaluation_builder
+from benchsmith.graphs.runner import run_job
+from benchsmith.stores.beir import read_beir_qrels
+from benchsmith.stores.jsonl import load_jsonl
+from benchsmith.stores.workspace import Workspace
 from tests.audit_fixtures import PLANTED, SUBSTANCES, SWAPPED, judge_reply, write_audit_benchmark
 from tests.embedders import HashingEmbedder
 

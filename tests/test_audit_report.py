@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from evals.audit_report import write_audit_report
+from benchsmith.evals.audit_report import write_audit_report
 from tests.chromium import chromium_or_skip, loaded_images, png_size, take_screenshot
 from tests.test_evaluation_report import html_tags, markdown_tables
 

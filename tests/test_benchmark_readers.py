@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from stores.beir import load_benchmark
-from stores.errors import InputError
-from stores.runs import RunDirectory
-from stores.trec import read_trec_qrels, read_trec_run, write_trec_run
-from stores.workspace import Workspace
+from benchsmith.stores.beir import load_benchmark
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.trec import read_trec_qrels, read_trec_run, write_trec_run
+from benchsmith.stores.workspace import Workspace
 
 # --- TREC --------------------------------------------------------------------------------------
 

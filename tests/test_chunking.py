@@ -2,8 +2,8 @@ import re
 
 import pytest
 
-from tools.chunking import chunk_document, hard_cut
-from tools.documents import Document, content_id
+from benchsmith.tools.chunking import chunk_document, hard_cut
+from benchsmith.tools.documents import Document, content_id
 
 WORDS = re.compile(r"\S+")
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from graphs.cli import app
-from stores.runs import RunDirectory
-from stores.vectors import VectorStore, open_client
-from stores.workspace import Workspace
+from benchsmith.graphs.cli import app
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.vectors import VectorStore, open_client
+from benchsmith.stores.workspace import Workspace
 from tests.test_ingest_graph import ingest, write_corpus
 from tests.embedders import HashingEmbedder
-from tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.embedding import ChromaEmbeddingFunction
 
 runner = CliRunner(env={"COLUMNS": "200"})  # tables and paths on one line
 
@@ -81,7 +81,7 @@ def test_help_explains_the_commands():
 
 def benchsmith(*arguments: str, workspace: Path) -> subprocess.Popen:
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    return subprocess.Popen([sys.executable, "-m", "graphs.cli", *arguments, "-w", str(workspace)],
+    return subprocess.Popen([sys.executable, "-m", "benchsmith.graphs.cli", *arguments, "-w", str(workspace)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment,
                             cwd=Path(__file__).resolve().parent.parent)
 

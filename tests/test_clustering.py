@@ -3,7 +3,7 @@ import random
 import numpy as np
 import pytest
 
-from tools.clustering import (
+from benchsmith.tools.clustering import (
     build_inverted_file,
     cluster_path,
     drop_near_identical,

@@ -7,9 +7,9 @@ import json
 
 from typer.testing import CliRunner
 
-from evals.measures import evaluate_run, parse_measures
-from graphs.cli import app
-from stores.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
+from benchsmith.evals.measures import evaluate_run, parse_measures
+from benchsmith.graphs.cli import app
+from benchsmith.stores.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
 from tests.test_evaluate_graph import write_benchmark
 
 runner = CliRunner(env={"COLUMNS": "200"})

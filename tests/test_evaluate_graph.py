@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from agents.models import ModelSeam, ScriptedBackend
-from agents.rewriter import RewrittenQuery
-from evals.measures import evaluate_run, parse_measures
-from graphs.evaluate import RUN_FILES_DIR, EvaluationContext, builder
-from graphs.runner import run_job
-from stores.beir import load_benchmark
-from stores.jsonl import load_jsonl
-from stores.trec import read_trec_run
-from stores.workspace import Workspace
+from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.rewriter import RewrittenQuery
+from benchsmith.evals.measures import evaluate_run, parse_measures
+from benchsmith.graphs.evaluate import RUN_FILES_DIR, EvaluationContext, builder
+from benchsmith.graphs.runner import run_job
+from benchsmith.stores.beir import load_benchmark
+from benchsmith.stores.jsonl import load_jsonl
+from benchsmith.stores.trec import read_trec_run
+from benchsmith.stores.workspace import Workspace
 from tests.embedders import HashingEmbedder
 
 TOPICS = ["zebra", "glacier", "volcano", "coral", "falcon", "desert", "comet", "tundra"]
@@ -169,7 +169,7 @@ def test_oracle_needs_rewrites(setup, tmp_path):
     del record["metadata"]["rewrite"]
     lines[3] = json.dumps(record)
     (benchmark / "queries.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    from stores.errors import InputError
+    from benchsmith.stores.errors import InputError
 
     with pytest.raises(InputError, match=f"query '{record['_id']}'.*has none"):
         evaluate(workspace, benchmark, "e6", ["bm25"], ["oracle"])

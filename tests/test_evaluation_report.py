@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evals.breakdown import mean_by_group
-from evals.evaluation_report import write_evaluation_report
-from evals.significance import compare_all, describe
+from benchsmith.evals.breakdown import mean_by_group
+from benchsmith.evals.evaluation_report import write_evaluation_report
+from benchsmith.evals.significance import compare_all, describe
 from tests.chromium import chromium_or_skip, loaded_images, png_size, take_screenshot
 
 MEASURES = ["R@1", "R@5", "R@20", "R@100", "nDCG@10", "RR@10", "AP"]

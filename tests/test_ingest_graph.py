@@ -3,15 +3,15 @@ from pathlib import Path
 
 import pytest
 
-from graphs.ingest import IngestContext, builder
-from graphs.runner import run_job
-from stores.errors import InputError
-from stores.jsonl import load_jsonl
-from stores.runs import RunDirectory
-from stores.vectors import VectorStore, open_client
-from stores.workspace import Workspace
+from benchsmith.graphs.ingest import IngestContext, builder
+from benchsmith.graphs.runner import run_job
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import load_jsonl
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.vectors import VectorStore, open_client
+from benchsmith.stores.workspace import Workspace
 from tests.embedders import HashingEmbedder
-from tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.embedding import ChromaEmbeddingFunction
 
 TOPICS = ["retrieval", "embedding", "chunking", "ranking", "fusion", "judging", "caching", "indexing"]
 

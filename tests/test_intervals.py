@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evals.intervals import Interval, mean_interval, proportion_interval
+from benchsmith.evals.intervals import Interval, mean_interval, proportion_interval
 
 SAMPLE = [0.62, 0.71, 0.55, 0.80, 0.67, 0.74, 0.59, 0.70, 0.66, 0.77, 0.61, 0.69]
 

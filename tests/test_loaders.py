@@ -3,10 +3,10 @@ from pathlib import Path
 
 import pytest
 
-from stores.errors import InputError
-from tools.loaders import load_sources, module_documentation
-from tools.cleaning import clean_text, remove_repeated_lines
-from tools.documents import Document
+from benchsmith.stores.errors import InputError
+from benchsmith.tools.loaders import load_sources, module_documentation
+from benchsmith.tools.cleaning import clean_text, remove_repeated_lines
+from benchsmith.tools.documents import Document
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-from tools.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer, information_density
+from benchsmith.tools.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer, information_density
 
 PROSE = ("Chroma stores embeddings with their documents and metadata. A query embeds the text with the same "
          "model and returns the nearest neighbours by cosine distance, which the retriever then re-ranks.")

@@ -16,20 +16,20 @@ import Stemmer
 from ranx import Run as RanxRun
 from ranx import fuse
 
-import tools.bm25
-from agents.rewriter import Rewriter
-from stores.beir import BenchmarkQuery
-from stores.errors import InputError
-from stores.vectors import VectorStore, open_client
-from stores.workspace import Workspace
+from benchsmith.tools import bm25 as bm25_module
+from benchsmith.agents.rewriter import Rewriter
+from benchsmith.stores.beir import BenchmarkQuery
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.vectors import VectorStore, open_client
+from benchsmith.stores.workspace import Workspace
 from tests.embedders import HashingEmbedder
-from tools.bm25 import BM25Index
-from tools.dense_retrieval import DenseIndex
-from tools.embedding import ChromaEmbeddingFunction
-from tools.fusion import fuse_runs, sort_run
-from tools.query_building import HistoryMode, build_query, parse_history_mode
-from tools.rerank import rerank_run
-from tools.retriever_specs import (
+from benchsmith.tools.bm25 import BM25Index
+from benchsmith.tools.dense_retrieval import DenseIndex
+from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.fusion import fuse_runs, sort_run
+from benchsmith.tools.query_building import HistoryMode, build_query, parse_history_mode
+from benchsmith.tools.rerank import rerank_run
+from benchsmith.tools.retriever_specs import (
     Configuration,
     RetrieverSpec,
     expand_configurations,
@@ -84,7 +84,7 @@ def test_bm25_depth_beyond_the_corpus_and_below_it(bm25):
 def test_bm25_batches_queries_and_reports_progress(bm25, monkeypatch):
     queries = {f"q{i}": text for i, text in enumerate(["shoes", "leather", "sea", "running", "work"])}
     whole = bm25.search(queries, depth=5)
-    monkeypatch.setattr(tools.bm25, "QUERY_BATCH", 2)
+    monkeypatch.setattr(bm25_module, "QUERY_BATCH", 2)
     progress = []
     assert bm25.search(queries, depth=5, on_progress=lambda done, total: progress.append((done, total))) == whole
     assert progress == [(2, 5), (4, 5), (5, 5)]

@@ -17,7 +17,7 @@ import openai
 import pytest
 from pydantic import BaseModel, Field
 
-from agents.models import (
+from benchsmith.agents.models import (
     Agent,
     InvalidOutput,
     ModelSeam,
@@ -28,10 +28,10 @@ from agents.models import (
     build_seam,
     parse_model_spec,
 )
-from agents.pricing import PRICES_ENV, PriceTable
-from stores.llm_cache import LLMCache
-from stores.usage import UsageLedger
-from stores.workspace import Workspace
+from benchsmith.agents.pricing import PRICES_ENV, PriceTable
+from benchsmith.stores.llm_cache import LLMCache
+from benchsmith.stores.usage import UsageLedger
+from benchsmith.stores.workspace import Workspace
 from tests.openai_server import ALL_FAULTS
 
 SECRET = "sk-test-DO-NOT-PERSIST-4f1c9a"

@@ -4,15 +4,15 @@ import math
 
 import pytest
 
-from agents.responder import GeneratedAnswer
-from stores.clusters import load_clustering
-from stores.errors import InputError
-from stores.jsonl import load_jsonl
-from stores.runs import RunDirectory
-from stores.workspace import Workspace
+from benchsmith.agents.responder import GeneratedAnswer
+from benchsmith.stores.clusters import load_clustering
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import load_jsonl
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.workspace import Workspace
 from tests.synthesis_fixtures import COLLECTION, build_collection, gold_text, scripted_seam, synthesize
-from tools.dialogue_walk import SwitchPolicy
-from tools.loaders import iter_beir_corpus
+from benchsmith.tools.dialogue_walk import SwitchPolicy
+from benchsmith.tools.loaders import iter_beir_corpus
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +71,8 @@ def test_responder_sees_only_the_gold_chunk(workspace):
     seam, backend = scripted_seam()
     synthesize(workspace, "responder", conversations=3, turns=3, model=seam)
     texts = {chunk_id: None for cluster in clusters(workspace) for chunk_id in cluster}
-    from stores.vectors import VectorStore, open_client
-    from tools.embedding import ChromaEmbeddingFunction
+    from benchsmith.stores.vectors import VectorStore, open_client
+    from benchsmith.tools.embedding import ChromaEmbeddingFunction
 
     store = VectorStore.open_existing(open_client(workspace), COLLECTION, lambda s: ChromaEmbeddingFunction(spec=s))
     texts = {chunk_id: item["text"] for chunk_id, item in store.fetch(list(texts)).items()}

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.models import ModelSettings, build_seam
-from stores.runs import RunDirectory
-from stores.workspace import Workspace
+from benchsmith.agents.models import ModelSettings, build_seam
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.workspace import Workspace
 from tests.openai_server import FakeOpenAIServer
 from tests.synthesis_fixtures import build_collection, server_replier, synthesize
 
@@ -47,7 +47,7 @@ def test_sigkill_mid_synthesis_then_resume(tmp_path):
     dialogues = RunDirectory(workspace, "killed").file("dialogues.jsonl")
     with FakeOpenAIServer(replier=server_replier, latency_s=0.05) as server:
         environment = {**os.environ, "OPENAI_API_KEY": "sk-test-kill", "OPENAI_BASE_URL": server.base_url}
-        command = [sys.executable, "-m", "graphs.cli", "synthesize", "--collection", "docs",
+        command = [sys.executable, "-m", "benchsmith.graphs.cli", "synthesize", "--collection", "docs",
                    "--conversations", str(conversations), "--turns", str(turns), "--llm", "openai:sim",
                    "--concurrency", str(concurrency), "--cluster-size", "4", "--run-id", "killed",
                    "-w", str(workspace.root)]

@@ -21,7 +21,7 @@ import bm25s
 import numpy as np
 import Stemmer
 
-from stores.trec import Run
+from benchsmith.stores.trec import Run
 
 DEFAULT_K1, DEFAULT_B = 1.5, 0.75
 QUERY_BATCH = 512

@@ -15,7 +15,7 @@ import re
 
 from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
-from tools.documents import Chunk, Document, content_id
+from benchsmith.tools.documents import Chunk, Document, content_id
 
 DEFAULT_CHUNK_SIZE = 1024
 DEFAULT_MIN_CHARS = 100

@@ -13,7 +13,7 @@ import unicodedata
 from collections import Counter
 from html.parser import HTMLParser
 
-from tools.documents import Document
+from benchsmith.tools.documents import Document
 
 CODE_KINDS = {"python"}
 # A line repeated in at least this share of documents (and this many) is boilerplate.

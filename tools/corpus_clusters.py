@@ -7,11 +7,11 @@ import time
 
 import numpy as np
 
-from stores.clusters import StoredClustering, load_clustering, save_clustering
-from stores.errors import InputError
-from stores.vectors import VectorStore
-from stores.workspace import Workspace
-from tools.clustering import greedy_traversal_clusters, mean_consecutive_similarity
+from benchsmith.stores.clusters import StoredClustering, load_clustering, save_clustering
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.vectors import VectorStore
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.clustering import greedy_traversal_clusters, mean_consecutive_similarity
 
 DEFAULT_CLUSTER_SIZE = 8
 DEFAULT_NEIGHBOURS = 16

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from stores.trec import Run
-from stores.vectors import VectorStore
+from benchsmith.stores.trec import Run
+from benchsmith.stores.vectors import VectorStore
 
 QUERY_BATCH = 256
 ProgressCallback = Callable[[int, int], None]

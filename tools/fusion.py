@@ -24,7 +24,7 @@ from numba.core.errors import NumbaTypeSafetyWarning
 from ranx import Run as RanxRun
 from ranx import fuse
 
-from stores.trec import Run
+from benchsmith.stores.trec import Run
 
 FusionMethod = Literal["rrf", "combsum", "wsum"]
 FUSION_METHODS: tuple[str, ...] = ("rrf", "combsum", "wsum")

@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from stores.vectors import VectorStore
-from tools.embedding import Embedder
+from benchsmith.stores.vectors import VectorStore
+from benchsmith.tools.embedding import Embedder
 
 ProgressCallback = Callable[[int, int], None]
 

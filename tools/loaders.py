@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stores.errors import InputError
-from stores.jsonl import read_jsonl
-from tools.documents import Document, DocumentKind, SkippedFile
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import read_jsonl
+from benchsmith.tools.documents import Document, DocumentKind, SkippedFile
 
 STDLIB_SOURCE = "stdlib"
 KIND_BY_SUFFIX: dict[str, DocumentKind] = {

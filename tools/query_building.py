@@ -18,9 +18,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from stores.beir import BenchmarkQuery
-from stores.benchmark_files import serialize_history
-from stores.errors import InputError
+from benchsmith.stores.beir import BenchmarkQuery
+from benchsmith.stores.benchmark_files import serialize_history
+from benchsmith.stores.errors import InputError
 
 HISTORY_MODES = ("full", "last:K", "current", "rewrite", "oracle")
 LAST_K = re.compile(r"last:(\d+)")

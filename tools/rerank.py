@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 
-from stores.trec import Run
+from benchsmith.stores.trec import Run
 
 DEFAULT_RERANK_DEPTH = 100
 PairScorer = Callable[[Sequence[tuple[str, str]]], Sequence[float]]

@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from stores.errors import InputError
-from tools.fusion import FUSION_METHODS
-from tools.query_building import HistoryMode
+from benchsmith.stores.errors import InputError
+from benchsmith.tools.fusion import FUSION_METHODS
+from benchsmith.tools.query_building import HistoryMode
 
 HYBRID = re.compile(r"hybrid:(\w+)\((.*)\)")
 FILE_UNSAFE = re.compile(r"[^A-Za-z0-9._=-]+")
