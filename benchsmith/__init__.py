@@ -1,5 +1,37 @@
 """benchsmith: build, audit and use retrieval benchmarks for RAG systems.
 
+The Python API: one function per job, each returning a typed result, with the CLI's resume
+semantics (the same call with the same ``run_id`` resumes an interrupted run and returns a
+finished one without redoing it)::
+
+    import benchsmith
+
+    corpus = benchsmith.ingest(["docs/"], collection="mydocs")
+    bench = benchsmith.synthesize("mydocs", conversations=10, turns=4)          # offline baseline agents
+    scores = benchsmith.evaluate(bench.run_dir, retrievers=["bm25", "dense"])
+    verdict = benchsmith.audit(bench.run_dir, judges=["baseline"])
+
+Every graph is importable too (``benchsmith.graphs.synthesize.conversation_graph`` and its
+siblings), runs with no context given, and streams. Objects a context cannot hold (a
+scripted model, an embedder, a reranker) are registered by name with
+:func:`register_model`, :func:`register_embedder` and :func:`register_scorer`.
+
 The folders of the repository (graphs/, agents/, tools/, stores/, evals/) are installed
 under this one package: ``benchsmith.graphs``, ``benchsmith.agents`` and so on.
 """
+
+from benchsmith.graphs.jobs.audit import AuditResult, Verdict, audit, estimate_audit
+from benchsmith.graphs.jobs.common import CostEstimate, Usage
+from benchsmith.graphs.jobs.evaluate import EvaluationResult, estimate_evaluation, evaluate, measure_runs
+from benchsmith.graphs.jobs.ingest import IngestPreview, IngestResult, ingest, preview_ingest
+from benchsmith.graphs.jobs.synthesize import ClusterResult, SynthesisResult, cluster, estimate_synthesis, synthesize
+from benchsmith.graphs.resources import register_embedder, register_model, register_scorer
+from benchsmith.stores.benchmark_files import Dialogue, Turn
+from benchsmith.stores.errors import InputError
+
+__all__ = [
+    "AuditResult", "ClusterResult", "CostEstimate", "Dialogue", "EvaluationResult", "IngestPreview", "IngestResult",
+    "InputError", "SynthesisResult", "Turn", "Usage", "Verdict", "audit", "cluster", "estimate_audit",
+    "estimate_evaluation", "estimate_synthesis", "evaluate", "ingest", "measure_runs", "preview_ingest",
+    "register_embedder", "register_model", "register_scorer", "synthesize",
+]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from benchsmith.evals import audit_plots
@@ -30,7 +29,7 @@ from benchsmith.evals.report_document import (
     Section,
     Subheading,
     Table,
-    write_report,
+    render_report,
 )
 
 AUDIT_FILES = ReportFileNames(results="audit.json", markdown="audit-report.md", html="audit-report.html")
@@ -44,10 +43,9 @@ DIMENSION_QUESTIONS = {
 }
 
 
-def write_audit_report(results: dict[str, Any], directory: Path) -> dict[str, Path]:
-    """Write ``audit.json``, ``audit-report.md`` and ``audit-report.html`` into ``directory``;
-    each atomically. Returns their paths by kind: "results", "markdown", "html"."""
-    return write_report(results, build_audit_document(results), directory, AUDIT_FILES)
+def audit_report_files(results: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """``audit.json``, ``audit-report.md`` and ``audit-report.html``: ``{kind: (file name, text)}``."""
+    return render_report(results, build_audit_document(results), AUDIT_FILES)
 
 
 def build_audit_document(results: Mapping[str, Any]) -> Document:

@@ -9,7 +9,6 @@ the best value of a column is its maximum.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from benchsmith.evals import plots
@@ -22,16 +21,15 @@ from benchsmith.evals.report_document import (
     ReportFileNames,
     Section,
     Table,
-    write_report,
+    render_report,
 )
 
 REPORT_FILES = ReportFileNames(results="results.json", markdown="report.md", html="report.html")
 
 
-def write_evaluation_report(results: dict[str, Any], directory: Path) -> dict[str, Path]:
-    """Write ``results.json``, ``report.md`` and ``report.html`` into ``directory``; each
-    atomically, so a reader never sees half a file. Returns their paths by kind."""
-    return write_report(results, build_document(results), directory, REPORT_FILES)
+def evaluation_report_files(results: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """``results.json``, ``report.md`` and ``report.html``: ``{kind: (file name, text)}``."""
+    return render_report(results, build_document(results), REPORT_FILES)
 
 
 # ---------------------------------------------------------------------------------------

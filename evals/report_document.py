@@ -12,11 +12,9 @@ from __future__ import annotations
 import base64
 import html
 import json
-import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 MISSING = "–"  # shown for a value the results do not have
@@ -95,29 +93,12 @@ class ReportFileNames:
     html: str
 
 
-def write_report(results: Mapping[str, Any], document: Document, directory: Path,
-                 names: ReportFileNames) -> dict[str, Path]:
-    """Write ``results`` as JSON and ``document`` as Markdown and HTML into ``directory``; each
-    atomically, so a reader never sees half a file. Returns their paths by kind."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    paths = {"results": directory / names.results, "markdown": directory / names.markdown,
-             "html": directory / names.html}
-    write_atomically(paths["results"], json.dumps(results, indent=2, ensure_ascii=False) + "\n")
-    write_atomically(paths["markdown"], render_markdown(document, html_name=names.html))
-    write_atomically(paths["html"], render_html(document))
-    return paths
-
-
-def write_atomically(path: Path, text: str) -> None:
-    # A sibling temporary file (opened normally, so the umask sets its mode as for any file),
-    # then a rename: on one filesystem os.replace swaps the whole file in at once.
-    temporary = path.with_name(path.name + ".tmp")
-    with temporary.open("w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+def render_report(results: Mapping[str, Any], document: Document, names: ReportFileNames) -> dict[str, tuple[str, str]]:
+    """``results`` as JSON and ``document`` as Markdown and HTML: ``{kind: (file name, text)}``
+    for the kinds ``results``, ``markdown`` and ``html`` (the caller writes them)."""
+    return {"results": (names.results, json.dumps(results, indent=2, ensure_ascii=False) + "\n"),
+            "markdown": (names.markdown, render_markdown(document, html_name=names.html)),
+            "html": (names.html, render_html(document))}
 
 
 # ---------------------------------------------------------------------------------------

@@ -18,11 +18,9 @@ a majority of judges picked).
 from __future__ import annotations
 
 import functools
-import math
 import operator
 import random
-from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -33,47 +31,49 @@ from typing_extensions import TypedDict
 
 from benchsmith.agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJudge, QualityJudge
 from benchsmith.agents.models import ModelSeam
-from benchsmith.evals.agreement import fleiss_kappa, score_correlations
-from benchsmith.evals.audit_report import write_audit_report
-from benchsmith.evals.intervals import mean_interval, proportion_interval
-from benchsmith.graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index, document_text,
-                                   progress_reporter)
-from benchsmith.graphs.resources import concurrency_slot, run_seam
+from benchsmith.evals import audit_verdicts
+from benchsmith.evals.audit_report import audit_report_files
+from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES, NOISE_SCORE
+from benchsmith.graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index,
+                                              document_text)
+from benchsmith.graphs.progress import progress_reporter, report_advance
+from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, run_seam,
+                                         workspace_of)
 from benchsmith.stores.beir import Benchmark, BenchmarkQuery
-from benchsmith.stores.benchmark_files import append_once, recorded_ids, write_beir_qrels
+from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.files import write_files_atomic
+from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.discriminability import arrange_pool, balanced_gold_slots, hard_negatives, rotated
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER, load_embedder
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.query_building import HistoryMode, build_query
 
 INSTANCES_FILE, JUDGMENTS_FILE, EXTRA_QRELS_FILE = "instances.jsonl", "judgments.jsonl", "extra_qrels.tsv"
-SCORE_DIMENSIONS = {"alignment": "query–evidence alignment", "faithfulness": "answer–evidence faithfulness",
-                    "quality": "answer quality"}
-NOISE_SCORE = 2  # an instance whose mean alignment is at most this has a gold that does not answer
-WORST_SHOWN = 10
 EXCERPT_CHARS = 300
-RELIABLE_RATE, UNRELIABLE_RATE = 0.05, 0.20
+DEFAULT_NEGATIVES = 4
 
 
-@dataclass
-class AuditContext:
+@dataclass(kw_only=True)
+class AuditContext(StoreOptions, ModelOptions):
     """Settings of one audit (not checkpointed: the CLI passes them again on resume)."""
 
-    workspace: str | None = None
-    chroma_host: str | None = None
-    split: str = "test"
-    corpus: str | None = None  # the corpus.jsonl of a turn JSONL benchmark
-    negatives: int = 4  # hard negatives per pool
-    sample: int | None = None  # audit a random sample of this many instances
-    seed: int = 0
-    position_check: bool = False  # show each pool a second time, rotated
-    concurrency: int = 4  # instances judged at once
-    requests_per_second: float | None = None
-    embedder: Any = None  # a ready Embedder for the dense negatives (tests); None: the default model
-    models: dict[str, ModelSeam] | None = None  # ready seams by judge spec (tests, embedding apps)
+    split: str = field(default="test", metadata={"description": "BEIR qrels split (qrels/<split>.tsv)."})
+    corpus: str | None = field(default=None, metadata={
+        "description": "The BEIR corpus.jsonl of a benchmark given as a turn JSONL file."})
+    negatives: int = field(default=DEFAULT_NEGATIVES, metadata={
+        "description": "Hard negatives shown with the gold document in each pool."})
+    sample: int | None = field(default=None, metadata={
+        "description": "Audit a seeded random sample of this many instances; empty: all of them."})
+    position_check: bool = field(default=False, metadata={
+        "description": "Show each pool a second time, rotated, to measure the judges' position bias."})
+    min_votes: int = field(default=DEFAULT_MIN_VOTES, metadata={
+        "description": "Judges (and a majority) that must pick an unlabelled document to confirm it as missing gold."})
+    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
+        "description": "Embedder of the dense retriever that finds hard negatives (a sentence-transformers name "
+                       "or path, or a registered name)."})
+    concurrency: int = field(default=4, metadata={"description": "Instances judged at once."})
 
 
 class AuditInput(TypedDict):
@@ -89,6 +89,7 @@ class AuditOutput(TypedDict, total=False):
     verdict: dict[str, str]
     means: dict[str, float]  # {dimension: mean}, and the gold pick rate
     confirmed_missing_gold: int
+    suspected_missing_gold: int
 
 
 class AuditState(AuditInput, AuditOutput, total=False):
@@ -105,12 +106,20 @@ class JudgeTask(TypedDict):
 # ---------------------------------------------------------------------------------------
 # Inputs.
 
+def _context(runtime: Runtime[AuditContext]) -> AuditContext:
+    return runtime.context or AuditContext()
+
+
 def _workspace(runtime: Runtime[AuditContext]) -> Workspace:
-    return Workspace.resolve(runtime.context.workspace)
+    return workspace_of(_context(runtime))
 
 
 def _benchmark(runtime: Runtime[AuditContext], spec: str) -> Benchmark:
-    return cached_benchmark(spec, _workspace(runtime), runtime.context.split, runtime.context.corpus)
+    return cached_benchmark(spec, _workspace(runtime), _context(runtime).split, _context(runtime).corpus)
+
+
+def _run_dir(runtime: Runtime[AuditContext], run_id: str) -> RunDirectory:
+    return RunDirectory(_workspace(runtime), run_id)
 
 
 @functools.lru_cache(maxsize=2)
@@ -119,14 +128,12 @@ def _instances_in(path: Path, modified: float) -> dict[str, dict[str, Any]]:
 
 
 def _instances(runtime: Runtime[AuditContext], run_id: str) -> dict[str, dict[str, Any]]:
-    path = RunDirectory(_workspace(runtime), run_id).file(INSTANCES_FILE)
+    path = _run_dir(runtime, run_id).file(INSTANCES_FILE)
     return _instances_in(path, path.stat().st_mtime)
 
 
 def _seam(runtime: Runtime[AuditContext], run_id: str, judge: str) -> ModelSeam:
-    if runtime.context.models and judge in runtime.context.models:
-        return runtime.context.models[judge]
-    return run_seam(_workspace(runtime), run_id, judge, runtime.context.seed, runtime.context.requests_per_second)
+    return run_seam(_workspace(runtime), run_id, judge, _context(runtime))
 
 
 # ---------------------------------------------------------------------------------------
@@ -134,14 +141,14 @@ def _seam(runtime: Runtime[AuditContext], run_id: str, judge: str) -> ModelSeam:
 
 def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """Choose the instances and fix each one's pool and its order (once per run)."""
-    path = RunDirectory(_workspace(runtime), state["run_id"]).file(INSTANCES_FILE)
+    path = _run_dir(runtime, state["run_id"]).file(INSTANCES_FILE)
     if path.exists():  # a resumed run keeps its pools, so cached verdicts stay valid
         return {"instances": len(load_jsonl(path))}
-    context = runtime.context
+    context = _context(runtime)
     if context.negatives < 1:
         raise InputError("--negatives must be at least 1")
     benchmark = _benchmark(runtime, state["benchmark"])
-    queries = [query for query in benchmark.queries if _gold(benchmark, query.id)]
+    queries = [query for query in benchmark.queries if gold_document(benchmark, query.id)]
     if not queries:
         raise InputError(f"{benchmark.directory}: no query has a relevant document in the qrels")
     if context.sample is not None and context.sample < len(queries):
@@ -151,7 +158,7 @@ def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     slots = balanced_gold_slots([query.id for query in queries], context.negatives + 1, context.seed)
     records = []
     for query in queries:
-        gold = _gold(benchmark, query.id)
+        gold = gold_document(benchmark, query.id)
         negatives = hard_negatives(rankings[query.id], set(benchmark.qrels[query.id]), context.negatives)
         pool = arrange_pool(query.id, gold, negatives, slots[query.id], context.seed)
         records.append({"instance": query.id, "gold_id": gold, "pool": pool,
@@ -160,7 +167,7 @@ def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     return {"instances": len(records)}
 
 
-def _gold(benchmark: Benchmark, query_id: str) -> str | None:
+def gold_document(benchmark: Benchmark, query_id: str) -> str | None:
     """The instance's gold document: the most relevant judged one (ties by id)."""
     relevant = [(relevance, doc_id) for doc_id, relevance in benchmark.qrels.get(query_id, {}).items() if relevance > 0]
     return min(relevant, key=lambda item: (-item[0], item[1]))[1] if relevant else None
@@ -169,23 +176,30 @@ def _gold(benchmark: Benchmark, query_id: str) -> str | None:
 def _negative_rankings(runtime: Runtime[AuditContext], benchmark: Benchmark,
                        queries: list[BenchmarkQuery]) -> dict[str, list[list[str]]]:
     """Per query, BM25's and the dense retriever's rankings of the corpus for the turn with its history."""
+    context = _context(runtime)
     texts = {query.id: build_query(query, HistoryMode("full")) for query in queries}
-    depth = runtime.context.negatives + max(len(benchmark.qrels[query.id]) for query in queries) + 5
+    depth = context.negatives + max(len(benchmark.qrels[query.id]) for query in queries) + 5
     lexical = bm25_index(benchmark).search(texts, depth, progress_reporter("negatives bm25"))
-    embedder = runtime.context.embedder or load_embedder(DEFAULT_EMBEDDER)
-    index = dense_index(_workspace(runtime), runtime.context.chroma_host, benchmark, embedder)
+    embedder = embedder_for(context.embedder)
+    index = dense_index(_workspace(runtime), context.chroma_host, benchmark, embedder)
     query_ids = list(texts)
     semantic = index.search(query_ids, embedder.encode([texts[q] for q in query_ids]), depth,
                             progress_reporter("negatives dense"))
     return {query_id: [list(lexical.get(query_id, {})), list(semantic.get(query_id, {}))] for query_id in query_ids}
 
 
+def _judgment_log(runtime: Runtime[AuditContext], run_id: str) -> RecordLog:
+    return record_log(_run_dir(runtime, run_id).file(JUDGMENTS_FILE), "instance")
+
+
 def dispatch(state: AuditState, runtime: Runtime[AuditContext]) -> list[Send] | Literal["report"]:
     """One judging task per instance not yet in judgments.jsonl."""
-    judged = recorded_ids(RunDirectory(_workspace(runtime), state["run_id"]).file(JUDGMENTS_FILE), key="instance")
+    judged = _judgment_log(runtime, state["run_id"]).ids()
+    instances = _instances(runtime, state["run_id"])
+    progress_reporter("judge")(len(judged & instances.keys()), len(instances))
     sends = [Send("judge", {"run_id": state["run_id"], "benchmark": state["benchmark"], "judges": state["judges"],
                             "instance": instance})
-             for instance in _instances(runtime, state["run_id"]) if instance not in judged]
+             for instance in instances if instance not in judged]
     return sends or "report"
 
 
@@ -198,12 +212,13 @@ def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     text = {doc_id: document_text(*documents[doc_id]) for doc_id in instance["pool"]}
     conversation = {"history": query.history, "question": query.question}
     verdicts: dict[str, dict[str, Any]] = {}
-    with concurrency_slot(task["run_id"], runtime.context.concurrency):
+    with concurrency_slot(task["run_id"], _context(runtime).concurrency):
         for judge_spec in task["judges"]:
             verdicts[judge_spec] = _verdict_of(_seam(runtime, task["run_id"], judge_spec), instance, query,
                                                conversation, text)
-    run_dir = RunDirectory(_workspace(runtime), task["run_id"])
-    append_once(run_dir.file(JUDGMENTS_FILE), {"instance": task["instance"], "verdicts": verdicts}, key="instance")
+    _judgment_log(runtime, task["run_id"]).append_once({"instance": task["instance"], "verdicts": verdicts})
+    _run_dir(runtime, task["run_id"]).usage.sync()
+    report_advance("judge")
     return {"judged": 1}
 
 
@@ -229,34 +244,48 @@ def _choose(seam: ModelSeam, conversation: dict[str, Any], pool: list[str], text
 
 
 def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
-    """Aggregate the verdicts; write the report and the confirmed missing gold documents."""
-    context = runtime.context
+    """Aggregate the verdicts (evals/audit_verdicts.py); write the report and the confirmed
+    missing gold documents."""
+    context = _context(runtime)
     benchmark = _benchmark(runtime, state["benchmark"])
-    run_dir = RunDirectory(_workspace(runtime), state["run_id"])
+    run_dir = _run_dir(runtime, state["run_id"])
     instances = _instances(runtime, state["run_id"])
     judgments = {record["instance"]: record["verdicts"] for record in load_jsonl(run_dir.file(JUDGMENTS_FILE))
                  if record["instance"] in instances}
-    population = sum(1 for query in benchmark.queries if _gold(benchmark, query.id))
+    population = sum(1 for query in benchmark.queries if gold_document(benchmark, query.id))
     sampled = len(instances) < population
     queries = benchmark.queries_by_id
     documents = corpus_documents(benchmark)
     judges = list(state["judges"])
-    dimensions = _dimensions(judgments, judges, population if sampled else None)
-    missing = _missing_gold(judgments, instances, queries, documents, judges)
-    discriminability = _discriminability(judgments, instances, judges, population if sampled else None, missing)
+
+    def excerpt(doc_id: str) -> str:
+        return document_text(*documents[doc_id])[:EXCERPT_CHARS]
+
+    def query_text(instance: str) -> str:
+        return build_query(queries[instance], HistoryMode("full"))
+
+    dimensions = audit_verdicts.dimension_summaries(judgments, judges, population if sampled else None)
+    missing = audit_verdicts.missing_gold(
+        judgments, instances, lambda instance, candidate: {"query": query_text(instance),
+                                                           "candidate_excerpt": excerpt(candidate)},
+        context.min_votes)
+    discriminability = audit_verdicts.discriminability(judgments, instances, population if sampled else None, missing)
+    worst = audit_verdicts.worst_instances(judgments, lambda instance: {
+        "query": query_text(instance), "gold_id": instances[instance]["gold_id"],
+        "gold_excerpt": excerpt(instances[instance]["gold_id"])})
     results = {
         "benchmark": {"name": benchmark.name, "path": str(benchmark.directory), "queries": len(benchmark.queries),
                       "instances": len(instances), "sampled": sampled, "seed": context.seed,
                       "documents": len(documents), "conversational": benchmark.conversational,
                       "has_answers": benchmark.has_answers},
         "settings": {"judges": judges, "negatives": context.negatives, "position_check": context.position_check,
-                     "sample": context.sample},
+                     "sample": context.sample, "min_votes": context.min_votes},
         "dimensions": dimensions,
         "discriminability": discriminability,
-        "agreement": _agreement(judgments, instances, judges) if len(judges) > 1 else None,
-        "worst": _worst(judgments, instances, queries, documents),
+        "agreement": audit_verdicts.agreement(judgments, instances, judges) if len(judges) > 1 else None,
+        "worst": worst,
         "missing_gold": missing,
-        "verdict": _verdict(judgments, dimensions, discriminability),
+        "verdict": audit_verdicts.overall_verdict(judgments, discriminability),
         "sampling": (f"Audited a random sample of {len(instances):,} of {population:,} instances (seed {context.seed}); "
                      "intervals include the finite-population correction." if sampled else
                      f"Audited all {len(instances):,} instances; intervals treat them as a sample of the process that "
@@ -267,162 +296,18 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
             f"Pools hold the gold document and {context.negatives} hard negatives, the best-ranked unjudged documents "
             "of BM25 and the dense retriever taken in turn; the gold's slot is balanced across instances.",
             f"Noise: an instance whose judge-averaged alignment is at most {NOISE_SCORE}. Suspected sparsity: a judge "
-            "picked a non-gold document. Confirmed missing gold: a majority of the judges picked the same one.",
+            f"picked a non-gold document. Vote rule: {audit_verdicts.vote_rule(context.min_votes)}; only confirmed "
+            "documents go to extra_qrels.tsv.",
         ],
     }
     extra = [(item["instance"], item["candidate_id"], 1) for item in missing if item["confirmed"]]
     write_beir_qrels(run_dir.file(EXTRA_QRELS_FILE), extra)  # for `benchsmith evaluate --extra-qrels`
-    paths = write_audit_report(results, run_dir.path)
+    paths = write_files_atomic(run_dir.path, audit_report_files(results))
     means = {name: values["mean"] for name, values in dimensions.items()}
     means["gold_pick_rate"] = discriminability["gold_pick_rate"]
     return {"instances": len(instances), "report": {kind: str(path) for kind, path in paths.items()},
-            "verdict": results["verdict"], "means": means, "confirmed_missing_gold": len(extra)}
-
-
-# ---------------------------------------------------------------------------------------
-# Aggregation (pure functions of the verdicts).
-
-def _scores(judgments: dict[str, dict[str, Any]], dimension: str) -> dict[str, dict[str, int]]:
-    """``{judge: {instance: score}}`` for one dimension."""
-    scores: dict[str, dict[str, int]] = {}
-    for instance, verdicts in judgments.items():
-        for judge_spec, verdict in verdicts.items():
-            if dimension in verdict:
-                scores.setdefault(judge_spec, {})[instance] = verdict[dimension]["score"]
-    return scores
-
-
-def _instance_means(judgments: dict[str, dict[str, Any]], dimension: str) -> dict[str, float]:
-    means = {}
-    for instance, verdicts in judgments.items():
-        values = [verdict[dimension]["score"] for verdict in verdicts.values() if dimension in verdict]
-        if values:
-            means[instance] = sum(values) / len(values)
-    return means
-
-
-def _dimensions(judgments: dict[str, dict[str, Any]], judges: list[str], population: int | None) -> dict[str, Any]:
-    dimensions = {}
-    for name, label in SCORE_DIMENSIONS.items():
-        means = _instance_means(judgments, name)
-        if not means:
-            continue
-        interval = mean_interval(list(means.values()), population)
-        by_judge = _scores(judgments, name)
-        dimensions[name] = {
-            "label": label, "mean": interval.mean, "ci_low": interval.low, "ci_high": interval.high, "n": interval.n,
-            "distribution": {str(score): sum(1 for value in means.values() if _nearest(value) == score)
-                             for score in range(1, 6)},
-            "per_judge_mean": {judge_spec: sum(by_judge[judge_spec].values()) / len(by_judge[judge_spec])
-                               for judge_spec in judges if by_judge.get(judge_spec)},
-        }
-    return dimensions
-
-
-def _nearest(value: float) -> int:
-    return int(math.floor(value + 0.5))  # half up: 2.5 is 3, not Python's banker's 2
-
-
-def _majority_pick(verdicts: dict[str, Any]) -> tuple[str, int]:
-    """The document most judges picked (ties by id) and its votes."""
-    votes = Counter(verdict["choice"]["doc_id"] for verdict in verdicts.values())
-    doc_id = min(votes, key=lambda candidate: (-votes[candidate], candidate))
-    return doc_id, votes[doc_id]
-
-
-def _discriminability(judgments: dict[str, dict[str, Any]], instances: dict[str, dict[str, Any]], judges: list[str],
-                      population: int | None, missing: list[dict[str, Any]]) -> dict[str, Any]:
-    majorities = {instance: _majority_pick(verdicts) for instance, verdicts in judgments.items()}
-    gold_picked = sum(1 for instance, (doc_id, votes) in majorities.items()
-                      if doc_id == instances[instance]["gold_id"] and votes * 2 > len(judgments[instance]))
-    interval = proportion_interval(gold_picked, len(judgments), population)
-    pool_size = max((len(record["pool"]) for record in instances.values()), default=0)
-    slots = Counter(str(instances[i]["pool"].index(instances[i]["gold_id"]) + 1) for i in judgments)
-    picks = Counter(str(verdict["choice"]["slot"]) for verdicts in judgments.values() for verdict in verdicts.values())
-    return {
-        "gold_pick_rate": interval.mean, "ci_low": interval.low, "ci_high": interval.high, "n": interval.n,
-        "suspected_sparsity": len({item["instance"] for item in missing}),
-        "confirmed_missing_gold": sum(1 for item in missing if item["confirmed"]),
-        "pool_size": pool_size,
-        "gold_position_counts": {str(slot): slots.get(str(slot), 0) for slot in range(1, pool_size + 1)},
-        "choice_position_counts": {str(slot): picks.get(str(slot), 0) for slot in range(1, pool_size + 1)},
-        "position_bias": _position_bias(judgments),
-    }
-
-
-def _position_bias(judgments: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
-    """With the pool rotated, did the judge keep its document (content) or its slot (position)?"""
-    pairs = [(verdict["choice"], verdict["choice_rotated"]) for verdicts in judgments.values()
-             for verdict in verdicts.values() if "choice_rotated" in verdict]
-    if not pairs:
-        return None
-    return {"checked": len(pairs),
-            "same_document": sum(first["doc_id"] == second["doc_id"] for first, second in pairs) / len(pairs),
-            "same_position": sum(first["slot"] == second["slot"] for first, second in pairs) / len(pairs)}
-
-
-def _agreement(judgments: dict[str, dict[str, Any]], instances: dict[str, dict[str, Any]],
-               judges: list[str]) -> dict[str, Any]:
-    agreement: dict[str, Any] = {}
-    for name in SCORE_DIMENSIONS:
-        scores = _scores(judgments, name)
-        if len(scores) > 1:
-            correlations = score_correlations(scores)
-            agreement[name] = {"pearson": correlations["pearson"], "spearman": correlations["spearman"]}
-    # Fleiss' kappa on "picked the gold or not": which other document is a separate question.
-    ratings = [["gold" if verdicts[judge_spec]["choice"]["doc_id"] == instances[instance]["gold_id"] else "other"
-                for judge_spec in judges]
-               for instance, verdicts in judgments.items() if all(judge_spec in verdicts for judge_spec in judges)]
-    agreement["choice"] = {"fleiss_kappa": fleiss_kappa(ratings), "judges": len(judges)}
-    return agreement
-
-
-def _missing_gold(judgments: dict[str, dict[str, Any]], instances: dict[str, dict[str, Any]],
-                  queries: dict[str, BenchmarkQuery], documents: dict[str, tuple[str, str]],
-                  judges: list[str]) -> list[dict[str, Any]]:
-    """Non-gold documents a judge preferred, confirmed when a majority picked the same one."""
-    candidates = []
-    for instance, verdicts in sorted(judgments.items()):
-        gold = instances[instance]["gold_id"]
-        picked: dict[str, dict[str, str]] = {}
-        for judge_spec, verdict in verdicts.items():
-            if verdict["choice"]["doc_id"] != gold:
-                picked.setdefault(verdict["choice"]["doc_id"], {})[judge_spec] = verdict["choice"]["rationale"]
-        for candidate, reasons in picked.items():
-            candidates.append({
-                "instance": instance, "query": build_query(queries[instance], HistoryMode("full")), "gold_id": gold,
-                "candidate_id": candidate, "candidate_excerpt": document_text(*documents[candidate])[:EXCERPT_CHARS],
-                "votes": len(reasons), "judges": len(verdicts), "confirmed": len(reasons) * 2 > len(verdicts),
-                "reasons": reasons})
-    return sorted(candidates, key=lambda item: (not item["confirmed"], -item["votes"], item["instance"]))
-
-
-def _worst(judgments: dict[str, dict[str, Any]], instances: dict[str, dict[str, Any]],
-           queries: dict[str, BenchmarkQuery], documents: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
-    means = _instance_means(judgments, "alignment")
-    lowest = sorted(means, key=lambda instance: (means[instance], instance))[:WORST_SHOWN]
-    return [{"instance": instance, "query": build_query(queries[instance], HistoryMode("full")),
-             "gold_id": instances[instance]["gold_id"],
-             "gold_excerpt": document_text(*documents[instances[instance]["gold_id"]])[:EXCERPT_CHARS],
-             "alignment": means[instance],
-             "rationales": {judge_spec: verdict["alignment"]["rationale"]
-                            for judge_spec, verdict in judgments[instance].items()}}
-            for instance in lowest]
-
-
-def _verdict(judgments: dict[str, dict[str, Any]], dimensions: dict[str, Any],
-             discriminability: dict[str, Any]) -> dict[str, str]:
-    audited = max(len(judgments), 1)
-    noise = sum(1 for mean in _instance_means(judgments, "alignment").values() if mean <= NOISE_SCORE) / audited
-    sparsity = discriminability["confirmed_missing_gold"] / audited
-    worst = max(noise, sparsity)
-    label = "reliable" if worst <= RELIABLE_RATE else "unreliable" if worst > UNRELIABLE_RATE else "usable with caveats"
-    explanation = (f"{noise:.0%} of the audited instances have a gold document judged not to answer (alignment ≤ "
-                   f"{NOISE_SCORE}: annotation noise); for {sparsity:.0%} a majority of judges preferred an unlabelled "
-                   f"document (missing gold: sparsity); judges picked the gold document in "
-                   f"{discriminability['gold_pick_rate']:.0%} of pools. Thresholds: reliable when both rates are at most "
-                   f"{RELIABLE_RATE:.0%}, unreliable when either exceeds {UNRELIABLE_RATE:.0%}.")
-    return {"label": label, "explanation": explanation}
+            "verdict": results["verdict"], "means": means, "confirmed_missing_gold": len(extra),
+            "suspected_missing_gold": len(missing) - len(extra)}
 
 
 builder = StateGraph(AuditState, context_schema=AuditContext, input_schema=AuditInput, output_schema=AuditOutput)
@@ -438,22 +323,3 @@ builder.add_edge("report", END)
 graph = builder.compile()
 graph.name = "audit"
 
-
-def estimate_audit(benchmark: Benchmark, judges: list[str], negatives: int, sample: int | None,
-                   position_check: bool) -> dict[str, int]:
-    """Model calls and tokens (about 4 characters each) an audit would spend, before spending."""
-    documents = corpus_documents(benchmark)
-    mean_document = sum(len(document_text(*d)) for d in documents.values()) // max(len(documents), 1)
-    queries = [query for query in benchmark.queries if _gold(benchmark, query.id)]
-    instances = min(len(queries), sample) if sample is not None else len(queries)
-    conversation = sum(len(build_query(q, HistoryMode("full"))) for q in queries) // max(len(queries), 1)
-    prompt = 800  # instructions and tags
-    per_instance = [conversation + mean_document + prompt,  # alignment
-                    conversation + (negatives + 1) * mean_document + prompt]  # choice
-    if position_check:
-        per_instance.append(per_instance[1])
-    if benchmark.has_answers:
-        per_instance += [mean_document + 2 * prompt, conversation + 2 * prompt]  # faithfulness, quality
-    calls = instances * len(judges) * len(per_instance)
-    return {"instances": instances, "calls": calls,
-            "input_tokens": instances * len(judges) * sum(per_instance) // 4, "output_tokens": calls * 60}

@@ -6,12 +6,10 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from langgraph.config import get_stream_writer
-
+from benchsmith.graphs.progress import progress_reporter
 from benchsmith.graphs.resources import chroma_client
 from benchsmith.stores.beir import Benchmark, load_benchmark
 from benchsmith.stores.errors import InputError
@@ -20,11 +18,10 @@ from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.bm25 import BM25Index
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
-from benchsmith.tools.indexing import IndexItem, embed_into
+from benchsmith.tools.indexing import DEFAULT_BATCH_SIZE, IndexItem, embed_into
 from benchsmith.tools.loaders import iter_beir_corpus
 
 COLLECTION_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]+")
-EMBED_BATCH = 256
 
 _lock = threading.Lock()
 _dense_indexes: dict[tuple[str, str], DenseIndex] = {}
@@ -43,12 +40,6 @@ def cached_benchmark(spec: str, workspace: Workspace, split: str = "test", corpu
 @functools.lru_cache(maxsize=2)
 def _load_benchmark(spec: str, workspace_root: str, split: str, corpus: str | None, modified: float) -> Benchmark:
     return load_benchmark(spec, Workspace.resolve(workspace_root), split, Path(corpus) if corpus else None)
-
-
-def progress_reporter(stage: str) -> Callable[[int, int], None]:
-    """A callback that streams ``{"stage", "done", "total"}`` events to the graph's caller."""
-    writer = get_stream_writer()
-    return lambda done, total: writer({"stage": stage, "done": done, "total": total})
 
 
 @functools.lru_cache(maxsize=2)
@@ -94,7 +85,7 @@ def dense_index(workspace: Workspace, chroma_host: str | None, benchmark: Benchm
                 name = COLLECTION_UNSAFE.sub("-", f"eval-{key[0]}-{embedder.name}")[:60].strip("-_")
                 store = VectorStore(client, name, ChromaEmbeddingFunction(embedder), embedder.name)
                 items = [IndexItem(doc_id, document_text(title, text)) for doc_id, (title, text) in documents.items()]
-                embed_into(store, items, embedder, EMBED_BATCH, progress_reporter("embed corpus"))
+                embed_into(store, items, embedder, DEFAULT_BATCH_SIZE, progress_reporter("embed corpus"))
             _dense_indexes[key] = DenseIndex.from_store(store)
         return _dense_indexes[key]
 

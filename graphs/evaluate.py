@@ -17,16 +17,14 @@ State holds configuration names only; queries, corpus and runs live in files.
 
 from __future__ import annotations
 
-import functools
 import operator
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
@@ -34,52 +32,58 @@ from typing_extensions import TypedDict
 
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.rewriter import Rewriter
-from benchsmith.evals.breakdown import mean_by_group
-from benchsmith.evals.evaluation_report import write_evaluation_report
+from benchsmith.evals.evaluation_report import evaluation_report_files
+from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores
 from benchsmith.evals.measures import DEFAULT_MEASURES, evaluate_run, parse_measures
-from benchsmith.evals.significance import DEFAULT_ALPHA, DEFAULT_RESAMPLES, compare_all, describe
-from benchsmith.graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index, document_text,
-                                   progress_reporter)
-from benchsmith.graphs.resources import run_seam
+from benchsmith.evals.significance import DEFAULT_RESAMPLES
+from benchsmith.graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index,
+                                              document_text)
+from benchsmith.graphs.progress import progress_reporter, report_reused
+from benchsmith.graphs.resources import (ModelOptions, StoreOptions, embedder_for, run_seam, scorer_for,
+                                         workspace_of)
 from benchsmith.stores.beir import Benchmark, BenchmarkQuery, merge_qrels, read_beir_qrels
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import Run, read_trec_run, write_trec_run
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.dense_retrieval import DenseIndex
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder, load_embedder
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder
 from benchsmith.tools.fusion import fuse_runs
 from benchsmith.tools.query_building import HistoryMode, build_query, parse_history_mode
-from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH, PairScorer, cross_encoder_scorer, rerank_run
+from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH, rerank_run
 from benchsmith.tools.retriever_specs import Configuration, expand_configurations, parse_retriever
 
 RUN_FILES_DIR, QUERIES_DIR, TIMINGS_FILE = "run-files", "queries", "timings.jsonl"
-RECALL_CUTOFFS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
-PREFERRED_PRIMARY_MEASURES = ("nDCG@10", "nDCG@3", "RR@10", "AP")
+DEFAULT_DEPTH = 1000
 
 
-@dataclass
-class EvaluationContext:
+@dataclass(kw_only=True)
+class EvaluationContext(StoreOptions, ModelOptions):
     """Settings of one evaluation (not checkpointed: the CLI passes them again on resume)."""
 
-    workspace: str | None = None
-    chroma_host: str | None = None
-    split: str = "test"
-    extra_qrels: str | None = None  # BEIR qrels TSV merged into the benchmark's (an audit's extra_qrels.tsv)
-    depth: int = 1000
-    measures: tuple[str, ...] = DEFAULT_MEASURES
-    rerank_model: str | None = None  # a CrossEncoder name or path
-    rerank_depth: int = DEFAULT_RERANK_DEPTH
-    llm: str = "baseline"  # the rewriter's model for --history rewrite
-    requests_per_second: float | None = None
-    concurrency: int = 4  # rewriter calls in flight
-    significance_test: Literal["randomization", "t-test"] = "randomization"
-    resamples: int = DEFAULT_RESAMPLES
-    seed: int = 0
-    embedder: Any = None  # a ready Embedder for `dense` (tests, embedding apps); None: load the model
-    rerank_scorer: PairScorer | None = None  # overrides rerank_model (tests)
-    model: Any = None  # a ready ModelSeam for the rewriter; overrides `llm`
+    split: str = field(default="test", metadata={"description": "BEIR qrels split (qrels/<split>.tsv)."})
+    extra_qrels: str | None = field(default=None, metadata={
+        "description": "More judgments (query-id, corpus-id, score TSV) merged in, e.g. an audit's extra_qrels.tsv."})
+    depth: int = field(default=DEFAULT_DEPTH, metadata={"description": "Documents retrieved per query."})
+    measures: tuple[str, ...] = field(default=DEFAULT_MEASURES, metadata={
+        "description": "ir_measures measures (nDCG@10, R@100, RR@10, AP, Judged@10, ...)."})
+    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
+        "description": "Embedder of the 'dense' retriever (dense:MODEL names its own): a sentence-transformers "
+                       "name or path, or a registered name."})
+    rerank_model: str | None = field(default=None, metadata={
+        "description": "Also rerank each configuration's top rerank_depth with this CrossEncoder (name, path or "
+                       "registered name); empty: no reranking."})
+    rerank_depth: int = field(default=DEFAULT_RERANK_DEPTH, metadata={
+        "description": "Documents per query the reranker re-scores."})
+    llm: str = field(default="baseline", metadata={
+        "description": "The rewriter's model for the 'rewrite' history: 'baseline', openai:<model> or a registered name."})
+    concurrency: int = field(default=4, metadata={"description": "Rewriter calls in flight."})
+    significance_test: Literal["randomization", "t-test"] = field(default="randomization", metadata={
+        "description": "Paired test between configurations (Holm-corrected over all pairs)."})
+    resamples: int = field(default=DEFAULT_RESAMPLES, metadata={
+        "description": "Resamples of the randomization test."})
 
 
 class EvaluationInput(TypedDict):
@@ -112,32 +116,32 @@ class RetrievalTask(TypedDict):
 # ---------------------------------------------------------------------------------------
 # Inputs, opened once per process.
 
+def _context(runtime: Runtime[EvaluationContext]) -> EvaluationContext:
+    return runtime.context or EvaluationContext()
+
+
 def _workspace(runtime: Runtime[EvaluationContext]) -> Workspace:
-    return Workspace.resolve(runtime.context.workspace)
+    return workspace_of(_context(runtime))
 
 
 def _benchmark(runtime: Runtime[EvaluationContext], spec: str) -> Benchmark:
-    return cached_benchmark(spec, _workspace(runtime), runtime.context.split)
+    return cached_benchmark(spec, _workspace(runtime), _context(runtime).split)
 
 
 def _embedder(runtime: Runtime[EvaluationContext], model: str | None) -> Embedder:
-    if model is None and runtime.context.embedder is not None:
-        return runtime.context.embedder
-    return load_embedder(model or DEFAULT_EMBEDDER)
+    return embedder_for(model or _context(runtime).embedder)
 
 
 def _dense_index(runtime: Runtime[EvaluationContext], benchmark: Benchmark, embedder: Embedder) -> DenseIndex:
-    return dense_index(_workspace(runtime), runtime.context.chroma_host, benchmark, embedder)
+    return dense_index(_workspace(runtime), _context(runtime).chroma_host, benchmark, embedder)
 
 
 # ---------------------------------------------------------------------------------------
 # Queries per history mode, written once per run.
 
 def _seam(runtime: Runtime[EvaluationContext], run_id: str) -> ModelSeam:
-    if runtime.context.model is not None:
-        return runtime.context.model
-    context = runtime.context
-    return run_seam(_workspace(runtime), run_id, context.llm, context.seed, context.requests_per_second)
+    context = _context(runtime)
+    return run_seam(_workspace(runtime), run_id, context.llm, context)
 
 
 _query_lock = threading.Lock()
@@ -157,7 +161,7 @@ def _query_texts(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
             def rewrite(turns: list[tuple[str, str]], question: str) -> str:
                 return seam.run(rewriter, history=turns, question=question).query
 
-        texts = _build_all(benchmark.queries, history, rewrite, runtime.context.concurrency,
+        texts = _build_all(benchmark.queries, history, rewrite, _context(runtime).concurrency,
                            progress_reporter(f"queries {history.label}"))
         write_jsonl_atomic(path, ({"_id": query_id, "text": text} for query_id, text in texts.items()))
         return texts
@@ -181,7 +185,7 @@ def _build_all(queries: list[BenchmarkQuery], history: HistoryMode, rewrite: Any
 # Nodes.
 
 def _reranking(runtime: Runtime[EvaluationContext]) -> bool:
-    return runtime.context.rerank_model is not None or runtime.context.rerank_scorer is not None
+    return _context(runtime).rerank_model is not None
 
 
 def _all_configurations(runtime: Runtime[EvaluationContext], retrievers: list[str],
@@ -199,9 +203,9 @@ def _run_file(runtime: Runtime[EvaluationContext], run_id: str, configuration: C
 def plan(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> dict[str, Any]:
     """Check the benchmark and the settings before any work, and list the configurations."""
     benchmark = _benchmark(runtime, state["benchmark"])
-    parse_measures(runtime.context.measures)
-    if runtime.context.extra_qrels:
-        read_beir_qrels(Path(runtime.context.extra_qrels))  # a bad file stops here, before any retrieval
+    parse_measures(_context(runtime).measures)
+    if _context(runtime).extra_qrels:
+        read_beir_qrels(Path(_context(runtime).extra_qrels))  # a bad file stops here, before any retrieval
     configurations = _all_configurations(runtime, state["retrievers"], state["histories"])
     if any(c.history.kind == "oracle" for c in configurations.values()):
         if missing := next((query.id for query in benchmark.queries if not query.rewrite), None):
@@ -227,7 +231,7 @@ def retrieve(task: RetrievalTask, runtime: Runtime[EvaluationContext]) -> dict[s
     configuration = _all_configurations(runtime, task["retrievers"], task["histories"])[task["configuration"]]
     path = _run_file(runtime, task["run_id"], configuration)
     if path.exists():  # finished before a crash: reused, never recomputed
-        get_stream_writer()({"stage": configuration.name, "reused": True})
+        report_reused(configuration.name)
         return {"finished": [configuration.name]}
     started = time.perf_counter()
     run = _compute_run(runtime, task["run_id"], _benchmark(runtime, task["benchmark"]), configuration)
@@ -244,14 +248,14 @@ def gather(state: EvaluationState) -> dict[str, Any]:
 
 def _compute_run(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Benchmark,
                  configuration: Configuration) -> Run:
-    context = runtime.context
+    context = _context(runtime)
     label = configuration.name
     if configuration.rerank:
         (first_stage,) = configuration.inputs
         run = read_trec_run(_run_file(runtime, run_id, first_stage))
         queries = _query_texts(runtime, run_id, benchmark, configuration.history)
         documents = {doc_id: document_text(title, text) for doc_id, (title, text) in corpus_documents(benchmark).items()}
-        scorer = context.rerank_scorer or _cross_encoder(context.rerank_model)
+        scorer = scorer_for(context.rerank_model)
         return rerank_run(run, queries, documents, scorer, context.rerank_depth, progress_reporter(label))
     if configuration.retriever.kind == "hybrid":
         runs = [read_trec_run(_run_file(runtime, run_id, component)) for component in configuration.inputs]
@@ -269,18 +273,13 @@ def _compute_run(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
     return index.search(query_ids, vectors, context.depth, progress_reporter(label))
 
 
-@functools.lru_cache(maxsize=2)
-def _cross_encoder(model: str) -> PairScorer:
-    return cross_encoder_scorer(model)
-
-
 def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> EvaluationOutput:
     """Score every run file, break down by turn and switch type, test the differences, report."""
-    context = runtime.context
+    context = _context(runtime)
     benchmark = _benchmark(runtime, state["benchmark"])
     run_dir = RunDirectory(_workspace(runtime), state["run_id"])
     names = [str(m) for m in parse_measures(context.measures)]
-    recall_names = [f"R@{k}" for k in RECALL_CUTOFFS if k <= context.depth]
+    recall_names = recall_cutoffs(context.depth)
     measures = parse_measures([*names, *recall_names])  # one ir_measures pass for the table and the curve
     configurations = _all_configurations(runtime, state["retrievers"], state["histories"])
     qrels = merge_qrels(benchmark.qrels, read_beir_qrels(Path(context.extra_qrels))) if context.extra_qrels \
@@ -295,12 +294,10 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
         aggregate[name] = {m: scores.aggregate[m] for m in names}
         recall_curve[name] = {m.removeprefix("R@"): scores.aggregate[m] for m in recall_names}
         report(done, len(configurations))
-    primary = next((m for m in PREFERRED_PRIMARY_MEASURES if m in names), names[0])
-    turn_of = {q.id: q.turn for q in benchmark.queries if q.turn is not None}
-    switch_of = {q.id: q.switch for q in benchmark.queries if q.switch is not None}
-    comparisons = compare_all(per_query, [primary], context.significance_test, DEFAULT_ALPHA, context.resamples,
-                              context.seed) if len(per_query) > 1 else []
-    pairs = len(per_query) * (len(per_query) - 1) // 2
+    summary = summarize_scores(per_query, aggregate, names, recall_curve,
+                               {q.id: q.turn for q in benchmark.queries if q.turn is not None},
+                               {q.id: q.switch for q in benchmark.queries if q.switch is not None},
+                               context.significance_test, context.resamples, context.seed)
     timings = {row["configuration"]: row["seconds"] for row in load_jsonl(run_dir.file(TIMINGS_FILE))} \
         if run_dir.file(TIMINGS_FILE).exists() else {}
     results = {
@@ -309,26 +306,17 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
                       "conversational": benchmark.conversational},
         "settings": {"retrievers": state["retrievers"], "histories": state["histories"], "depth": context.depth,
                      "rerank": context.rerank_model, "rerank_depth": context.rerank_depth, "measures": names,
-                     "split": context.split, "extra_qrels": context.extra_qrels, "rewriter": context.llm if "rewrite" in state["histories"] else None},
-        "measures": names,
-        "primary_measure": primary,
+                     "split": context.split, "extra_qrels": context.extra_qrels,
+                     "rewriter": context.llm if "rewrite" in state["histories"] else None},
         "configurations": [{"name": name, "retriever": c.retriever.label, "history": c.history.label,
                             "rerank": c.rerank,
                             "run_file": str(_run_file(runtime, state["run_id"], c).relative_to(run_dir.path)),
                             "seconds": timings.get(name)} for name, c in configurations.items()],
-        "aggregate": aggregate,
-        "per_query": per_query,
-        "recall_curve": recall_curve,
-        "by_turn": {name: mean_by_group(values, turn_of, names) for name, values in per_query.items()} if turn_of else {},
-        "by_switch": {name: mean_by_group(values, switch_of, names) for name, values in per_query.items()}
-        if switch_of else {},
-        "significance": {"description": describe(context.significance_test, context.resamples, DEFAULT_ALPHA, pairs),
-                         "measures": [primary] if comparisons else [],
-                         "comparisons": [comparison.to_json() for comparison in comparisons]},
+        **summary,
         "notes": _notes(context, benchmark),
     }
-    paths = write_evaluation_report(results, run_dir.path)
-    return {"report": {kind: str(path) for kind, path in paths.items()}, "primary_measure": primary,
+    paths = write_files_atomic(run_dir.path, evaluation_report_files(results))
+    return {"report": {kind: str(path) for kind, path in paths.items()}, "primary_measure": summary["primary_measure"],
             "aggregate": aggregate}
 
 
@@ -344,9 +332,9 @@ def _notes(context: EvaluationContext, benchmark: Benchmark) -> list[str]:
         "Fusion with ranx after sorting each run by score: RRF with k = 60; combsum and wsum over min-max "
         "normalized scores.",
     ]
-    if context.rerank_model or context.rerank_scorer:
+    if context.rerank_model:
         notes.append(f"+rerank: the top {context.rerank_depth} of the configuration re-scored by the cross-encoder "
-                     f"{context.rerank_model or '(supplied scorer)'}.")
+                     f"{context.rerank_model}.")
     if context.extra_qrels:
         notes.append(f"Relevance judgments include the extra ones in {context.extra_qrels}.")
     if not benchmark.conversational:

@@ -12,27 +12,25 @@ import functools
 import operator
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from benchsmith.agents.models import ModelSettings, build_seam
 from benchsmith.agents.quality import LLMQualityScorer
+from benchsmith.graphs.progress import progress_reporter
+from benchsmith.graphs.resources import ModelOptions, StoreOptions, chroma_client, embedder_for, run_seam, workspace_of
 from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.vectors import VectorStore
 from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS, chunk_document
 from benchsmith.tools.cleaning import clean_documents
 from benchsmith.tools.dedup import DEFAULT_NUM_PERM, DEFAULT_THRESHOLD, find_near_duplicates
 from benchsmith.tools.documents import Chunk, Document
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER, ChromaEmbeddingFunction, Embedder, load_embedder
-from benchsmith.tools.indexing import IndexItem, embed_into
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER, ChromaEmbeddingFunction
+from benchsmith.tools.indexing import DEFAULT_BATCH_SIZE, IndexItem, embed_into
 from benchsmith.tools.loaders import load_sources
 from benchsmith.tools.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer, QualityScorer
 
@@ -43,22 +41,29 @@ UNIQUE_FILE, DUPLICATES_FILE = "unique.jsonl", "duplicates.jsonl"
 KEPT_FILE, FILTERED_FILE = "kept.jsonl", "filtered.jsonl"
 
 
-@dataclass
-class IngestContext:
+QualityScorerName = Literal["heuristic", "llm"]
+
+
+@dataclass(kw_only=True)
+class IngestContext(StoreOptions, ModelOptions):
     """Settings of one ingestion (not checkpointed: the CLI passes them again on resume)."""
 
-    workspace: str | None = None  # None: $BENCHSMITH_WORKSPACE, else ./.benchsmith
-    chunk_size: int = DEFAULT_CHUNK_SIZE
-    min_chars: int = DEFAULT_MIN_CHARS
-    dedup_threshold: float = DEFAULT_THRESHOLD
-    num_perm: int = DEFAULT_NUM_PERM
-    min_quality: float = DEFAULT_MIN_QUALITY
-    quality: Literal["heuristic", "llm"] = "heuristic"
-    llm: str = "baseline"
-    llm_requests_per_second: float | None = None
-    embedder: Any = DEFAULT_EMBEDDER  # a sentence-transformers name or path, or an Embedder object
-    batch_size: int = 256
-    chroma_host: str | None = None
+    chunk_size: int = field(default=DEFAULT_CHUNK_SIZE, metadata={
+        "description": "Target chunk size in characters; no chunk is longer, no word is split."})
+    min_chars: int = field(default=DEFAULT_MIN_CHARS, metadata={"description": "Chunks shorter than this are dropped."})
+    dedup_threshold: float = field(default=DEFAULT_THRESHOLD, metadata={
+        "description": "Jaccard similarity of character 5-grams from which a chunk is a near-duplicate."})
+    num_perm: int = field(default=DEFAULT_NUM_PERM, metadata={"description": "MinHash permutations."})
+    min_quality: float = field(default=DEFAULT_MIN_QUALITY, metadata={
+        "description": "Chunks scoring below this quality (0..1) are filtered out."})
+    quality: QualityScorerName = field(default="heuristic", metadata={
+        "description": "Quality scorer: 'heuristic' (information density, no model) or 'llm' (asks `llm`)."})
+    llm: str = field(default="baseline", metadata={
+        "description": "Model for quality='llm': openai:<model> or a registered name."})
+    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
+        "description": "A sentence-transformers model name or path, or a registered name."})
+    batch_size: int = field(default=DEFAULT_BATCH_SIZE, metadata={
+        "description": "Chunks embedded and stored per batch (the resume granularity)."})
 
 
 class IngestInput(TypedDict):
@@ -86,14 +91,12 @@ class IngestState(IngestInput, IngestOutput, total=False):
     stage_seconds: Annotated[dict[str, float], operator.or_]
 
 
+def _context(runtime: Runtime[IngestContext]) -> IngestContext:
+    return runtime.context or IngestContext()
+
+
 def _run_dir(runtime: Runtime[IngestContext], state: IngestState) -> RunDirectory:
-    return RunDirectory(Workspace.resolve(runtime.context.workspace), state["run_id"])
-
-
-def _progress(stage: str) -> Any:
-    """Progress events for the CLI's bars (a no-op when the graph is not streamed)."""
-    writer = get_stream_writer()
-    return lambda done, total=None: writer({"stage": stage, "done": done, "total": total})
+    return RunDirectory(workspace_of(_context(runtime)), state["run_id"])
 
 
 def _read(run_dir: RunDirectory, name: str, record_type: type) -> list[Any]:
@@ -114,7 +117,7 @@ def timed(stage: Callable[[IngestState, Runtime[IngestContext]], dict[str, Any]]
 
 def load(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     run_dir = _run_dir(runtime, state)
-    result = load_sources(state["sources"], on_progress=_progress("load"))
+    result = load_sources(state["sources"], on_progress=progress_reporter("load"))
     write_jsonl_atomic(run_dir.file(DOCUMENTS_FILE), (d.to_json() for d in result.documents))
     write_jsonl_atomic(run_dir.file(SKIPPED_FILE), (s.to_json() for s in result.skipped))
     return {"files_read": result.files_read, "files_skipped": len(result.skipped)}
@@ -128,9 +131,9 @@ def clean(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
 
 
 def chunk(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-    context, run_dir = runtime.context, _run_dir(runtime, state)
+    context, run_dir = _context(runtime), _run_dir(runtime, state)
     documents = _read(run_dir, CLEANED_FILE, Document)
-    report = _progress("chunk")
+    report = progress_reporter("chunk")
     chunks: list[Chunk] = []
     for done, document in enumerate(documents, start=1):
         chunks.extend(chunk_document(document, context.chunk_size, context.min_chars))
@@ -140,11 +143,11 @@ def chunk(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
 
 
 def dedup(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-    context, run_dir = runtime.context, _run_dir(runtime, state)
+    context, run_dir = _context(runtime), _run_dir(runtime, state)
     chunks = _read(run_dir, CHUNKS_FILE, Chunk)
     matches = find_near_duplicates(
         [c.id for c in chunks], [c.text for c in chunks],
-        threshold=context.dedup_threshold, num_perm=context.num_perm, on_progress=_progress("dedup"))
+        threshold=context.dedup_threshold, num_perm=context.num_perm, on_progress=progress_reporter("dedup"))
     write_jsonl_atomic(run_dir.file(DUPLICATES_FILE), (m.to_json() for m in matches))
     near_duplicates = {m.removed_id for m in matches if m.removed_id != m.kept_id}
     seen: set[str] = set()
@@ -158,7 +161,7 @@ def dedup(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
 
 
 def quality(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-    context, run_dir = runtime.context, _run_dir(runtime, state)
+    context, run_dir = _context(runtime), _run_dir(runtime, state)
     chunks = _read(run_dir, UNIQUE_FILE, Chunk)
     scores = _quality_scorer(context, run_dir).score([c.text for c in chunks])
     for item, score in zip(chunks, scores):
@@ -172,25 +175,17 @@ def quality(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, An
 def _quality_scorer(context: IngestContext, run_dir: RunDirectory) -> QualityScorer:
     if context.quality == "heuristic":
         return InformationDensityScorer()
-    workspace = Workspace.resolve(context.workspace)
-    seam = build_seam(context.llm, ModelSettings(requests_per_second=context.llm_requests_per_second),
-                      cache=LLMCache(workspace.llm_cache_path), usage=run_dir.usage)
-    return LLMQualityScorer(seam)
-
-
-def resolve_embedder(embedder: str | Embedder) -> Embedder:
-    return load_embedder(embedder) if isinstance(embedder, str) else embedder
+    return LLMQualityScorer(run_seam(workspace_of(context), run_dir.run_id, context.llm, context))
 
 
 def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     """Embed and upsert in batches, skipping chunks the collection already holds."""
-    context, run_dir = runtime.context, _run_dir(runtime, state)
+    context, run_dir = _context(runtime), _run_dir(runtime, state)
     chunks = _read(run_dir, KEPT_FILE, Chunk)
-    embedder = resolve_embedder(context.embedder)
-    store = VectorStore(
-        open_client(Workspace.resolve(context.workspace), context.chroma_host),
-        state["collection"], ChromaEmbeddingFunction(embedder), embedder.name)
-    report = _progress("embed")
+    embedder = embedder_for(context.embedder)
+    store = VectorStore(chroma_client(workspace_of(context), context.chroma_host),
+                        state["collection"], ChromaEmbeddingFunction(embedder), embedder.name)
+    report = progress_reporter("embed")
 
     def progress(done: int, total: int) -> None:
         run_dir.set_progress("embed", done, total)

@@ -2,7 +2,8 @@
 
 Running the same job with the same run id resumes it from its last checkpoint when it did
 not finish, and reports it without redoing anything when it did. Settings are recorded
-with the run; resuming with different settings is refused rather than mixing two runs.
+with the run; resuming with different settings is refused rather than mixing two runs. A
+run that ends on an exception or a signal is recorded as ``crashed`` with its reason.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class RunOutcome:
     resumed: bool
     already_finished: bool
     usage: dict[str, Any]
+    run_dir: RunDirectory
 
 
 def run_job(
@@ -41,15 +43,20 @@ def run_job(
     settings: dict[str, Any],
     on_event: EventHandler | None = None,
     max_concurrency: int | None = None,
+    resume: str | None = None,
 ) -> RunOutcome:
-    """Start, resume or report the run ``run_id`` of ``job``."""
+    """Start, resume or report the run ``run_id`` of ``job``; ``resume`` says how to resume it
+    (kept in the record for `benchsmith runs`)."""
     run_dir = RunDirectory(workspace, run_id)
     if run_dir.exists():
         record = run_dir.load()
-        _check_same_settings(run_id, record.config, settings)
-        if record.status == "finished" and record.job == job:
-            return RunOutcome(run_id, record.summary, resumed=False, already_finished=True, usage=run_dir.usage.totals())
-    run_dir.start(job, settings)
+        if record.job != job:
+            raise InputError(f"run {run_id!r} is a {record.job} run, not {job}; choose another --run-id")
+        check_same_settings(run_id, record.config, settings)
+        if record.status == "finished":
+            return RunOutcome(run_id, record.summary, resumed=False, already_finished=True,
+                              usage=run_dir.usage.totals(), run_dir=run_dir)
+    run_dir.start(job, settings, resume)
     config: dict[str, Any] = {"configurable": {"thread_id": run_id}}
     if max_concurrency:
         # Top level: under "configurable" it is ignored. LangGraph uses a worker of the pool for
@@ -57,15 +64,15 @@ def run_job(
         # ran at once, and a subgraph deadlocked at 1), so N tasks get N + 1 workers; a graph
         # that needs an exact bound holds its own semaphore.
         config["max_concurrency"] = max_concurrency + 1
-    with sqlite_checkpointer(workspace) as checkpointer:
-        graph = builder.compile(checkpointer=checkpointer)
-        snapshot = graph.get_state(config)
-        resumed = bool(snapshot.values)
-        stream_input = None if snapshot.next else (None if resumed else inputs)
-        try:
+    try:
+        with sqlite_checkpointer(workspace) as checkpointer:
+            graph = builder.compile(checkpointer=checkpointer)
+            snapshot = graph.get_state(config)
+            resumed = bool(snapshot.values)
             if snapshot.next or not resumed:
                 # durability="sync": a step is on disk before the next starts, so a kill -9
                 # loses at most the step in flight.
+                stream_input = None if resumed else inputs
                 for mode, payload in graph.stream(stream_input, config, context=context,
                                                   stream_mode=["custom", "updates"], durability="sync"):
                     if on_event is None:
@@ -75,15 +82,25 @@ def run_job(
                     else:  # a node (or one Send worker) finished: {"node_name": update}
                         for node in payload:
                             on_event({"node": node})
-        except BaseException as error:
-            run_dir.fail(f"{type(error).__name__}: {error}")
-            raise
-        values = dict(graph.get_state(config).values)
+            values = dict(graph.get_state(config).values)
+    except BaseException as error:
+        run_dir.crash(crash_reason(error))
+        raise
     run_dir.finish(values)
-    return RunOutcome(run_id, values, resumed=resumed, already_finished=False, usage=run_dir.usage.totals())
+    return RunOutcome(run_id, values, resumed=resumed, already_finished=False, usage=run_dir.usage.totals(),
+                      run_dir=run_dir)
 
 
-def _check_same_settings(run_id: str, recorded: dict[str, Any], requested: dict[str, Any]) -> None:
+def crash_reason(error: BaseException) -> str:
+    """What the run record says about how a run ended."""
+    if isinstance(error, KeyboardInterrupt):
+        return "interrupted (Ctrl-C)"
+    if isinstance(error, SystemExit):
+        return f"stopped by a signal or exit ({error.code})"
+    return f"{type(error).__name__}: {error}"
+
+
+def check_same_settings(run_id: str, recorded: dict[str, Any], requested: dict[str, Any]) -> None:
     differing = sorted(key for key in recorded.keys() | requested.keys() if recorded.get(key) != requested.get(key))
     if differing:
         details = ", ".join(f"{key}: {recorded.get(key)!r} → {requested.get(key)!r}" for key in differing)

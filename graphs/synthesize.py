@@ -1,74 +1,86 @@
 """Conversational benchmark synthesis (MTR-Pipeline).
 
     plan → Send × N ─→ converse (one conversation per cluster, at most `concurrency` at once) ─→ export
-                         walker → questioner → responder → polisher → router ─┬→ walker
-                                                                                └→ record
+
+    conversation_graph (one conversation; also usable on its own):
+    begin ─→ walker → questioner → responder → polisher → router ─┬→ walker
+        └→ END (already finished)                                   └→ END
 
 The walker picks each turn's gold chunk along the cluster's semantic path (soft switch),
 stays on it (follow-up) or jumps to a distant cluster (hard switch); the questioner, a
 simulated user, asks what the gold chunk answers; the responder, a simulated deployed
 assistant, answers from the gold chunk only; the polisher makes the question sound
 mid-conversation, and rewrites that change the meaning are rejected; the router draws the
-next turn's switch. A finished conversation is appended to ``dialogues.jsonl`` once; the
-export writes BEIR and TREC files and the statistics.
+next turn's switch. The conversation graph returns its turns (and streams them one update
+per turn); the run's ``converse`` node appends each finished conversation to
+``dialogues.jsonl`` once, and ``export`` writes BEIR and TREC files and the statistics.
 
-State holds ids, counters and the one dialogue in flight; chunk texts stay in Chroma.
+State holds ids, counters and the one dialogue in flight; chunk texts stay in Chroma, the
+plan in ``plan.jsonl``. The conversation graph is not checkpointed inside a run: a
+conversation cut off mid-way is replayed from the response cache at no model cost.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import operator
 import random
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
-from langgraph.types import Send
-from typing_extensions import TypedDict
+from langgraph.types import Command, Send
+from typing_extensions import Required, TypedDict
 
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.evals.benchmark_stats import benchmark_statistics
-from benchsmith.graphs.resources import chroma_client, concurrency_slot, run_seam
-from benchsmith.stores.benchmark_files import append_once, canonicalize, recorded_ids, serialize_history, write_beir
+from benchsmith.graphs.progress import report_advance
+from benchsmith.graphs.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, run_seam,
+                                         workspace_of)
+from benchsmith.stores.benchmark_files import canonicalize, serialize_history, write_beir
 from benchsmith.stores.clusters import StoredClustering, clustering_path, load_clustering
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.files import write_json_atomic
+from benchsmith.stores.jsonl import load_jsonl, record_log, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import write_trec_qrels
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS, cluster_collection
-from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SWITCH_PROBABILITY, Position, SwitchPolicy,
-                                 draw_switch, next_position, turn_rng)
+from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SWITCH_PROBABILITY, Position,
+                                            SwitchPolicy, draw_switch, next_position, turn_rng)
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.tools.polish import review_polish
 
-DIALOGUES_FILE = "dialogues.jsonl"
+DIALOGUES_FILE, PLAN_FILE = "dialogues.jsonl", "plan.jsonl"
 BEIR_DIR, TREC_QRELS_FILE, STATS_FILE = "beir", "qrels.trec", "stats.json"
-MODEL_CALLS_PER_TURN = 3  # questioner, responder, polisher (no polisher on the first turn)
+DEFAULT_CONVERSATIONS, DEFAULT_TURNS = 20, 6
+STANDALONE_RUN_ID = "conversations"  # where a conversation run on its own books its model calls
 
 
-@dataclass
-class SynthesisContext:
+@dataclass(kw_only=True)
+class SynthesisContext(StoreOptions, ModelOptions):
     """Settings of one synthesis run (not checkpointed: the CLI passes them again on resume)."""
 
-    workspace: str | None = None
-    llm: str = "baseline"
-    seed: int = 0
-    switch_probability: float = DEFAULT_SWITCH_PROBABILITY
-    hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE
-    cluster_size: int = DEFAULT_CLUSTER_SIZE
-    neighbours: int = DEFAULT_NEIGHBOURS
-    history_window: int | None = None  # turns of history in a BEIR query; None: all
-    chroma_host: str | None = None
-    requests_per_second: float | None = None
-    concurrency: int = 4  # conversations in flight
-    model: Any = None  # a ready ModelSeam (tests, embedding apps); overrides `llm`
+    llm: str = field(default="baseline", metadata={
+        "description": "Model of the questioner, responder and polisher: 'baseline' (offline, extractive), "
+                       "openai:<model> (any OpenAI-compatible server via OPENAI_BASE_URL), or a registered name."})
+    switch_probability: float = field(default=DEFAULT_SWITCH_PROBABILITY, metadata={
+        "description": "Probability that a turn switches topic (users switch every 2.11 turns, Spink et al. 2002)."})
+    hard_switch_rate: float = field(default=DEFAULT_HARD_SWITCH_RATE, metadata={
+        "description": "Share of topic switches that are hard (a distant cluster, the old history kept)."})
+    cluster_size: int = field(default=DEFAULT_CLUSTER_SIZE, metadata={
+        "description": "Chunks per cluster: the collection's semantic path is cut every this many chunks."})
+    neighbours: int = field(default=DEFAULT_NEIGHBOURS, metadata={
+        "description": "Neighbours per chunk in the k-nearest-neighbour graph the path walks."})
+    history_window: int | None = field(default=None, metadata={
+        "description": "Earlier turns in each exported BEIR query; empty: all of them."})
+    concurrency: int = field(default=4, metadata={"description": "Conversations synthesized at once (exactly)."})
 
 
 class SynthesisInput(TypedDict):
@@ -87,36 +99,47 @@ class SynthesisOutput(TypedDict, total=False):
 
 
 class SynthesisState(SynthesisInput, SynthesisOutput, total=False):
-    plan: list[dict[str, Any]]  # [{"conversation_id", "cluster_id"}]
-    finished: Annotated[list[str], operator.add]
+    planned: int
+    finished: Annotated[int, operator.add]
 
 
-class ConversationInput(TypedDict):
-    run_id: str
-    collection: str
-    conversation_id: str
-    cluster_id: int
-    turns_wanted: int
+class ConversationInput(TypedDict, total=False):
+    """One conversation: over a cluster of the collection's clustering, or over given chunks."""
+
+    collection: Required[str]
+    conversation_id: Required[str]
+    cluster_id: int  # a cluster of the collection's clustering (SynthesisContext.cluster_size)...
+    chunk_ids: list[str]  # ...or these chunks, walked in this order
+    turns_wanted: int  # default 6
+    run_id: str  # the run whose model cache and usage ledger the calls go to; default "conversations"
 
 
 class ConversationOutput(TypedDict, total=False):
-    finished: list[str]
+    conversation_id: str
+    cluster_id: int | None
+    turns: list[dict[str, Any]]  # stores.benchmark_files.Turn, one per turn
 
 
 class ConversationState(ConversationInput, ConversationOutput, total=False):
-    position: dict[str, int]  # {"cluster", "offset"} of the current gold chunk
+    source: dict[str, Any]  # the input the turns were made from: a changed input is refused
+    position: dict[str, int]  # {"cluster", "offset"} of the last finished turn's gold chunk
     switch: str  # how the turn being built relates to the previous one
+    gold: dict[str, int]  # position of the gold chunk of the turn being built
     gold_id: str
     draft: dict[str, str]  # the questioner's question and rewrite for the turn in flight
     response: str
-    turns: list[dict[str, Any]]
+    turns: Annotated[list[dict[str, Any]], operator.add]
 
 
 # ---------------------------------------------------------------------------------------
 # Shared resources, opened once per process.
 
+def _context(runtime: Runtime[SynthesisContext]) -> SynthesisContext:
+    return runtime.context or SynthesisContext()
+
+
 def _workspace(runtime: Runtime[SynthesisContext]) -> Workspace:
-    return Workspace.resolve(runtime.context.workspace)
+    return workspace_of(_context(runtime))
 
 
 @functools.lru_cache(maxsize=8)
@@ -126,14 +149,12 @@ def _store(workspace_root: str, collection: str, chroma_host: str | None) -> Vec
 
 
 def _vector_store(runtime: Runtime[SynthesisContext], collection: str) -> VectorStore:
-    return _store(str(_workspace(runtime).root), collection, runtime.context.chroma_host)
+    return _store(str(_workspace(runtime).root), collection, _context(runtime).chroma_host)
 
 
-def _seam(runtime: Runtime[SynthesisContext], run_id: str) -> ModelSeam:
-    if runtime.context.model is not None:
-        return runtime.context.model
-    context = runtime.context
-    return run_seam(_workspace(runtime), run_id, context.llm, context.seed, context.requests_per_second)
+def _seam(runtime: Runtime[SynthesisContext], run_id: str | None) -> ModelSeam:
+    context = _context(runtime)
+    return run_seam(_workspace(runtime), run_id or STANDALONE_RUN_ID, context.llm, context)
 
 
 @functools.lru_cache(maxsize=8)
@@ -144,7 +165,7 @@ def _load_clustering(workspace_root: str, collection: str, size: int, neighbours
 
 
 def _clustering(runtime: Runtime[SynthesisContext], collection: str) -> StoredClustering:
-    context = runtime.context
+    context = _context(runtime)
     workspace = _workspace(runtime)
     parameters = (collection, context.cluster_size, context.neighbours, context.seed)
     path = clustering_path(workspace, *parameters)
@@ -153,6 +174,13 @@ def _clustering(runtime: Runtime[SynthesisContext], collection: str) -> StoredCl
         raise InputError(f"no clustering of {collection!r} with size {context.cluster_size}: "
                          f"run `benchsmith cluster --collection {collection}` first")
     return clustering
+
+
+def _walk(runtime: Runtime[SynthesisContext], state: ConversationState) -> list[list[str]]:
+    """The clusters a conversation walks: the collection's clustering, or the given chunks as one."""
+    if state.get("chunk_ids"):
+        return [list(state["chunk_ids"])]
+    return _clustering(runtime, state["collection"]).clusters
 
 
 # Chunk ids are content hashes, so a fetched passage never changes: keep them for the process.
@@ -170,28 +198,50 @@ def _passages(runtime: Runtime[SynthesisContext], collection: str, ids: list[str
 
 
 # ---------------------------------------------------------------------------------------
-# The conversation subgraph.
+# The conversation graph.
+
+def begin(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Command[Literal["walker", "__end__"]]:
+    """Check the input; refuse a changed one under an id that already has turns; end at once
+    when the conversation is already finished."""
+    has_cluster, has_chunks = state.get("cluster_id") is not None, bool(state.get("chunk_ids"))
+    if has_cluster == has_chunks:
+        raise InputError(f"conversation {state['conversation_id']!r}: give either cluster_id or chunk_ids")
+    wanted = state.get("turns_wanted", DEFAULT_TURNS)
+    if wanted < 1:
+        raise InputError(f"conversation {state['conversation_id']!r}: turns_wanted must be at least 1")
+    source = {"collection": state["collection"], "cluster_id": state.get("cluster_id"),
+              "chunk_ids": list(state.get("chunk_ids") or []), "turns_wanted": wanted}
+    if state.get("source") not in (None, source):
+        raise InputError(f"conversation {state['conversation_id']!r} was made from {state['source']}, not {source}: "
+                         "a changed input under an existing id is refused; use a new conversation id (thread)")
+    if has_cluster and not 0 <= state["cluster_id"] < len(_walk(runtime, state)):
+        raise InputError(f"conversation {state['conversation_id']!r}: no cluster {state['cluster_id']} in the "
+                         f"clustering of {state['collection']!r}")
+    done = len(state.get("turns", [])) >= wanted
+    return Command(goto=END if done else "walker", update={"source": source, "turns_wanted": wanted})
+
 
 def walker(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
-    """Pick the gold chunk of the next turn from the switch the router drew."""
-    clusters = _clustering(runtime, state["collection"]).clusters
+    """Pick the gold chunk of the next turn from the last finished turn and the drawn switch
+    (a function of them: re-running it after a crash picks the same chunk)."""
+    clusters = _walk(runtime, state)
     turns = state.get("turns", [])
     if not turns:
-        position, switch = Position(state["cluster_id"], 0), "start"
+        position, switch = Position(state.get("cluster_id") or 0, 0), "start"
     else:
         switch = state["switch"]
-        rng = turn_rng(runtime.context.seed, state["conversation_id"], len(turns), "walker")
+        rng = turn_rng(_context(runtime).seed, state["conversation_id"], len(turns), "walker")
         position = next_position(clusters, Position(**state["position"]), switch, rng)
-    return {"position": {"cluster": position.cluster, "offset": position.offset}, "switch": switch,
+    return {"gold": {"cluster": position.cluster, "offset": position.offset}, "switch": switch,
             "gold_id": clusters[position.cluster][position.offset]}
 
 
 def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
-    cluster = _clustering(runtime, state["collection"]).clusters[state["position"]["cluster"]]
+    cluster = _walk(runtime, state)[state["gold"]["cluster"]]
     passages = _passages(runtime, state["collection"], cluster)
     gold = next(p for p in passages if p["id"] == state["gold_id"])
     related = [p for p in passages if p["id"] != state["gold_id"]]
-    draft = _seam(runtime, state["run_id"]).run(
+    draft = _seam(runtime, state.get("run_id")).run(
         Questioner(), gold=gold, related=related, history=state.get("turns", []), switch=state["switch"])
     return {"draft": {"question": draft.question, "rewrite": draft.rewrite}}
 
@@ -199,20 +249,20 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
 def responder(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
     """Answers from the gold chunk only: no other passage reaches its prompt."""
     (gold,) = _passages(runtime, state["collection"], [state["gold_id"]])
-    answer = _seam(runtime, state["run_id"]).run(
+    answer = _seam(runtime, state.get("run_id")).run(
         Responder(), gold=gold, history=state.get("turns", []), question=state["draft"]["question"])
     return {"response": answer.answer}
 
 
 def polisher(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
     """From the second turn on, make the question conversational; keep the original when the
-    rewrite fails review. Appends the finished turn."""
+    rewrite fails review. Appends the finished turn (one streamed update per turn)."""
     turns = state.get("turns", [])
     original = state["draft"]["question"]
     asked, rejected = original, None
     if turns:
         titles = _passages(runtime, state["collection"], [state["gold_id"], turns[-1]["gold_ids"][0]])
-        polished = _seam(runtime, state["run_id"]).run(
+        polished = _seam(runtime, state.get("run_id")).run(
             Polisher(), history=turns, question=original, title=titles[0]["title"], previous_title=titles[1]["title"])
         history_text = [text for turn in turns for text in (turn["question"], turn["response"])]
         review = review_polish(original, polished.question, history_text)
@@ -220,54 +270,52 @@ def polisher(state: ConversationState, runtime: Runtime[SynthesisContext]) -> di
     turn = {"index": len(turns), "question": asked, "question_unpolished": original,
             "rewrite": state["draft"]["rewrite"], "response": state["response"], "gold_ids": [state["gold_id"]],
             "switch": state["switch"], "polish_rejected": rejected}
-    return {"turns": [*turns, turn]}
+    return {"turns": [turn], "position": state["gold"]}
 
 
-def router(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
-    """Draw how the next turn relates to this one (follow-up, soft or hard switch)."""
+def router(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Command[Literal["walker", "__end__"]]:
+    """Draw how the next turn relates to this one (follow-up, soft or hard switch), or end."""
     if len(state["turns"]) >= state["turns_wanted"]:
-        return {}
-    context = runtime.context
+        return Command(goto=END)
+    context = _context(runtime)
     policy = SwitchPolicy(context.switch_probability, context.hard_switch_rate)
     rng = turn_rng(context.seed, state["conversation_id"], len(state["turns"]), "router")
-    return {"switch": draw_switch(policy, rng)}
-
-
-def after_router(state: ConversationState) -> Literal["walker", "record"]:
-    return "record" if len(state["turns"]) >= state["turns_wanted"] else "walker"
-
-
-def record(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
-    """Append the finished conversation once (a re-run after a kill finds it and skips)."""
-    run_dir = RunDirectory(_workspace(runtime), state["run_id"])
-    dialogue = {"conversation_id": state["conversation_id"], "cluster_id": state["cluster_id"],
-                "seed": runtime.context.seed, "turns": state["turns"]}
-    append_once(run_dir.file(DIALOGUES_FILE), dialogue)
-    return {"finished": [state["conversation_id"]]}
+    return Command(goto="walker", update={"switch": draw_switch(policy, rng)})
 
 
 conversation_builder = StateGraph(ConversationState, context_schema=SynthesisContext,
                                   input_schema=ConversationInput, output_schema=ConversationOutput)
-for node in (walker, questioner, responder, polisher, router, record):
+for node in (begin, walker, questioner, responder, polisher, router):
     conversation_builder.add_node(node.__name__, node)
-conversation_builder.add_edge(START, "walker")
+conversation_builder.add_edge(START, "begin")
 conversation_builder.add_edge("walker", "questioner")
 conversation_builder.add_edge("questioner", "responder")
 conversation_builder.add_edge("responder", "polisher")
 conversation_builder.add_edge("polisher", "router")
-conversation_builder.add_conditional_edges("router", after_router)
-conversation_builder.add_edge("record", END)
-# Studio shows this graph on its own (langgraph.json: "conversation"), with its branches.
+# Studio shows this graph on its own (langgraph.json: "conversation"), with its branches; an
+# app compiles it with its own checkpointer: conversation_builder.compile(checkpointer=...).
 conversation_graph = conversation_builder.compile()
 conversation_graph.name = "conversation"
+# Inside a synthesis run: no checkpoints of its own (the run's suffice, and they stay small).
+_conversation_in_run = conversation_builder.compile(checkpointer=False)
+# It runs with durability "exit" (the run's "sync" needs a checkpointer), which LangGraph
+# notes as having no effect without one: that is the point.
+warnings.filterwarnings("ignore", message="`durability` has no effect when no checkpointer", category=UserWarning)
 
 
 # ---------------------------------------------------------------------------------------
 # The run: plan, fan out, export.
 
+def _run_dir(runtime: Runtime[SynthesisContext], run_id: str) -> RunDirectory:
+    return RunDirectory(_workspace(runtime), run_id)
+
+
 def plan(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
-    """Cluster the collection if needed and give each conversation its own cluster."""
-    context = runtime.context
+    """Cluster the collection if needed and give each conversation its own cluster (plan.jsonl)."""
+    context = _context(runtime)
+    plan_file = _run_dir(runtime, state["run_id"]).file(PLAN_FILE)
+    if plan_file.exists():  # a resumed run keeps its plan
+        return {"planned": len(load_jsonl(plan_file))}
     store = _vector_store(runtime, state["collection"])
     clustering = cluster_collection(_workspace(runtime), store, context.cluster_size, context.neighbours, context.seed)
     available = len(clustering.clusters)
@@ -275,42 +323,46 @@ def plan(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str,
         raise InputError(f"collection {state['collection']!r} has {available} clusters of {context.cluster_size} chunks: "
                          f"ask for at most {available} conversations, or use a smaller --cluster-size")
     chosen = random.Random(f"{context.seed}:plan").sample(range(available), state["conversations"])
-    return {"plan": [{"conversation_id": f"c{number:04d}", "cluster_id": cluster}
-                     for number, cluster in enumerate(chosen)]}
-
-
-def converse(state: ConversationInput, runtime: Runtime[SynthesisContext]) -> ConversationOutput:
-    """One conversation, run as a subgraph (checkpointed under this task, so a resumed run
-    continues it mid-way). A semaphore holds the number in flight to ``concurrency``
-    exactly: LangGraph's worker pool alone lets one more through at times (measured)."""
-    with concurrency_slot(state["run_id"], runtime.context.concurrency):
-        return conversation_graph.invoke(state, context=runtime.context)
+    planned = write_jsonl_atomic(plan_file, ({"conversation_id": f"c{number:04d}", "cluster_id": cluster}
+                                             for number, cluster in enumerate(chosen)))
+    return {"planned": planned}
 
 
 def dispatch(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> list[Send] | Literal["export"]:
-    """One conversation subgraph per planned conversation not yet recorded."""
-    recorded = _recorded(runtime, state["run_id"])
+    """One conversation per planned conversation not yet recorded."""
+    run_dir = _run_dir(runtime, state["run_id"])
+    recorded = record_log(run_dir.file(DIALOGUES_FILE), "conversation_id").ids()
     sends = [Send("converse", {"run_id": state["run_id"], "collection": state["collection"],
                                "conversation_id": item["conversation_id"], "cluster_id": item["cluster_id"],
                                "turns_wanted": state["turns"]})
-             for item in state["plan"] if item["conversation_id"] not in recorded]
+             for item in load_jsonl(run_dir.file(PLAN_FILE)) if item["conversation_id"] not in recorded]
     return sends or "export"
 
 
-def _recorded(runtime: Runtime[SynthesisContext], run_id: str) -> set[str]:
-    return recorded_ids(RunDirectory(_workspace(runtime), run_id).file(DIALOGUES_FILE))
+def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
+    """One conversation, appended to dialogues.jsonl once. A semaphore holds the number in
+    flight to ``concurrency`` exactly: LangGraph's worker pool alone lets one more through."""
+    with concurrency_slot(task["run_id"], _context(runtime).concurrency):
+        result = _conversation_in_run.invoke(task, context=_context(runtime), durability="exit")
+    run_dir = _run_dir(runtime, task["run_id"])
+    dialogue = {"conversation_id": task["conversation_id"], "cluster_id": task.get("cluster_id"),
+                "seed": _context(runtime).seed, "turns": result["turns"]}
+    record_log(run_dir.file(DIALOGUES_FILE), "conversation_id").append_once(dialogue)
+    run_dir.usage.sync()  # the calls this conversation paid for are as durable as the conversation
+    report_advance("conversations")
+    return {"finished": 1}
 
 
 def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
     """Stable dialogues file, BEIR and TREC exports, statistics."""
-    run_dir = RunDirectory(_workspace(runtime), state["run_id"])
+    run_dir = _run_dir(runtime, state["run_id"])
     dialogues = canonicalize(run_dir.file(DIALOGUES_FILE))
     queries, qrels = [], []
     for dialogue in dialogues:
         turns = dialogue["turns"]
         for turn in turns:
             query_id = f"{dialogue['conversation_id']}_t{turn['index']}"
-            queries.append({"_id": query_id, "text": serialize_history(turns, turn["index"], runtime.context.history_window),
+            queries.append({"_id": query_id, "text": serialize_history(turns, turn["index"], _context(runtime).history_window),
                             "metadata": {"conversation_id": dialogue["conversation_id"], "turn": turn["index"],
                                          "switch": turn["switch"], "question": turn["question"],
                                          "rewrite": turn["rewrite"], "response": turn["response"]}})
@@ -322,7 +374,7 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
     write_beir(run_dir.file(BEIR_DIR), corpus, queries, qrels)
     write_trec_qrels(run_dir.file(TREC_QRELS_FILE), qrels)
     stats = benchmark_statistics(dialogues, run_dir.usage.totals())
-    run_dir.file(STATS_FILE).write_text(json.dumps(stats, indent=2), encoding="utf-8")
+    write_json_atomic(run_dir.file(STATS_FILE), stats)
     return {"conversations_written": len(dialogues), "turns_written": len(queries), "stats": stats}
 
 
@@ -339,32 +391,3 @@ builder.add_edge("export", END)
 # The Studio copy: compiled without a checkpointer (the server brings its own).
 graph = builder.compile()
 graph.name = "synthesize"
-
-
-# Assumed lengths for the dry-run estimate (characters): a question, an assistant answer.
-ESTIMATE_QUESTION_CHARS, ESTIMATE_ANSWER_CHARS = 100, 1200
-ESTIMATE_OUTPUT_TOKENS = {"questioner": 60, "responder": 300, "polisher": 30}
-
-
-def estimate_calls_and_tokens(conversations: int, turns: int, mean_chunk_chars: int, cluster_size: int) -> dict[str, int]:
-    """Model calls and tokens a run would cost, from the real prompts filled with text of the
-    expected lengths (chunks of the collection's mean length, answers of ~1,200 characters)."""
-    from benchsmith.agents.models import estimate_tokens
-
-    passage = {"id": "x", "title": "title", "text": "x" * mean_chunk_chars}
-    related = [passage] * (cluster_size - 1)
-    calls = input_tokens = output_tokens = 0
-    for turn in range(turns):
-        history = [{"question": "q" * ESTIMATE_QUESTION_CHARS, "response": "a" * ESTIMATE_ANSWER_CHARS}] * turn
-        prompts = {
-            "questioner": Questioner().messages(gold=passage, related=related, history=history, switch="soft"),
-            "responder": Responder().messages(gold=passage, history=history, question="q" * ESTIMATE_QUESTION_CHARS),
-        }
-        if turn:
-            prompts["polisher"] = Polisher().messages(history=history, question="q" * ESTIMATE_QUESTION_CHARS)
-        for role, messages in prompts.items():
-            calls += 1
-            input_tokens += estimate_tokens("".join(message["content"] for message in messages))
-            output_tokens += ESTIMATE_OUTPUT_TOKENS[role]
-    return {"calls": calls * conversations, "input_tokens": input_tokens * conversations,
-            "output_tokens": output_tokens * conversations}

@@ -20,26 +20,38 @@ TREC files: :mod:`stores.trec`.
 from __future__ import annotations
 
 import csv
-import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from benchsmith.stores.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
+from pydantic import BaseModel
+
+from benchsmith.stores.files import atomic_writer
+from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.trec import Qrel
 
 
 
-def recorded_ids(path: Path, key: str = "conversation_id") -> set[str]:
-    return {record[key] for record in load_jsonl(path)} if path.exists() else set()
+class Turn(BaseModel):
+    """One turn of a synthesized conversation (the schema above)."""
+
+    index: int
+    question: str
+    question_unpolished: str
+    rewrite: str
+    response: str
+    gold_ids: list[str]
+    switch: Literal["start", "follow-up", "soft", "hard"]
+    polish_rejected: str | None = None
 
 
-def append_once(path: Path, record: dict[str, Any], key: str = "conversation_id") -> bool:
-    """Append a finished item unless one with its id is there already (a re-run after a kill)."""
-    if record[key] in recorded_ids(path, key):
-        return False
-    append_jsonl(path, record)
-    return True
+class Dialogue(BaseModel):
+    """One line of ``dialogues.jsonl``."""
+
+    conversation_id: str
+    cluster_id: int | None = None  # None when the conversation walked a given list of chunks
+    seed: int = 0
+    turns: list[Turn]
 
 
 def canonicalize(path: Path, key: str = "conversation_id") -> list[dict[str, Any]]:
@@ -70,10 +82,7 @@ def write_beir(directory: Path, corpus: Iterable[dict[str, Any]], queries: Itera
 
 def write_beir_qrels(path: Path, qrels: Iterable[Qrel]) -> None:
     """``query-id<TAB>corpus-id<TAB>score`` with a header, written atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    with temporary.open("w", encoding="utf-8", newline="") as handle:
+    with atomic_writer(path, newline="") as handle:
         writer = csv.writer(handle, delimiter="\t", lineterminator="\n")
         writer.writerow(["query-id", "corpus-id", "score"])
         writer.writerows(qrels)
-    os.replace(temporary, path)

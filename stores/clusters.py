@@ -7,11 +7,11 @@ same parameters share it instead of recomputing the traversal.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.workspace import Workspace
 
 
@@ -36,10 +36,7 @@ def clustering_path(workspace: Workspace, collection: str, size: int, neighbours
 
 def save_clustering(workspace: Workspace, clustering: StoredClustering) -> Path:
     path = clustering_path(workspace, clustering.collection, clustering.size, clustering.neighbours, clustering.seed)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(asdict(clustering)), encoding="utf-8")
-    os.replace(temporary, path)
+    write_json_atomic(path, asdict(clustering), indent=None)
     return path
 
 

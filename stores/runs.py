@@ -3,6 +3,11 @@
 Every long job runs under a run id. ``runs/<run-id>/run.json`` says which job it is, with
 which settings, how far it got and how it ended; running the same command with the same
 run id resumes an unfinished run and reports a finished one without redoing it.
+
+Statuses: ``running`` while a process works on it, ``finished``, ``crashed`` (an exception or
+a signal ended it; ``error`` says why). A process killed outright (SIGKILL, a power cut)
+cannot write anything: its record still says ``running``, and :meth:`RunRecord.effective_status`
+reports it as ``interrupted`` once the process it names is gone.
 """
 
 from __future__ import annotations
@@ -10,16 +15,18 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import socket
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.usage import UsageLedger
 from benchsmith.stores.workspace import Workspace
 
-RunStatus = Literal["running", "finished", "failed"]
+RunStatus = Literal["running", "finished", "crashed"]
 
 
 def new_run_id(job: str) -> str:
@@ -43,6 +50,25 @@ class RunRecord:
     progress: dict[str, dict[str, int]] = field(default_factory=dict)
     summary: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    pid: int | None = None  # the process working on the run, while it runs
+    host: str | None = None
+    resume: str | None = None  # how to resume it (the command that started it)
+
+    def effective_status(self) -> str:
+        """``interrupted`` for a running record whose process (on this host) is gone."""
+        if self.status == "running" and self.host == socket.gethostname() and self.pid and not _alive(self.pid):
+            return "interrupted"
+        return self.status
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, owned by someone else
+        return True
+    return True
 
 
 class RunDirectory:
@@ -74,7 +100,7 @@ class RunDirectory:
         except FileNotFoundError:
             raise InputError(f"no run {self.run_id!r} in {self.path.parent}") from None
 
-    def start(self, job: str, config: dict[str, Any]) -> RunRecord:
+    def start(self, job: str, config: dict[str, Any], resume: str | None = None) -> RunRecord:
         """Create the record, or reopen an unfinished one of the same job for resuming."""
         if self.exists():
             record = self.load()
@@ -83,15 +109,13 @@ class RunDirectory:
             record.status, record.error = "running", None
         else:
             record = RunRecord(run_id=self.run_id, job=job, config=config)
+        record.pid, record.host, record.resume = os.getpid(), socket.gethostname(), resume or record.resume
         self.save(record)
         return record
 
     def save(self, record: RunRecord) -> None:
         record.updated = time.time()
-        self.path.mkdir(parents=True, exist_ok=True)
-        temporary = self.record_path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(asdict(record), indent=2, ensure_ascii=False), encoding="utf-8")
-        os.replace(temporary, self.record_path)
+        write_json_atomic(self.record_path, asdict(record))
 
     def set_progress(self, stage: str, done: int, total: int) -> None:
         record = self.load()
@@ -104,9 +128,10 @@ class RunDirectory:
         self.save(record)
         return record
 
-    def fail(self, error: str) -> None:
+    def crash(self, reason: str) -> None:
+        """The run ended on an exception or a signal; ``reason`` must hold no secret."""
         record = self.load()
-        record.status, record.error = "failed", error
+        record.status, record.error = "crashed", reason
         self.save(record)
 
 

@@ -11,11 +11,11 @@ with an :class:`~stores.errors.InputError` naming the file and line.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.files import atomic_writer
 
 Run = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]
@@ -51,27 +51,19 @@ def read_trec_qrels(path: str | Path) -> Qrels:
 
 
 def write_trec_run(path: str | Path, run: Mapping[str, Mapping[str, float]], tag: str) -> None:
-    """Write atomically (temporary file and rename), each query's documents by descending
+    """Write atomically (stores/files.py), each query's documents by descending
     score, ties broken by document id so the file is the same on every machine."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
     safe_tag = "".join(character if not character.isspace() else "_" for character in tag) or "benchsmith"
-    with temporary.open("w", encoding="utf-8") as handle:
+    with atomic_writer(path) as handle:
         for query_id in sorted(run):
             ranked = sorted(run[query_id].items(), key=lambda item: (-item[1], item[0]))
             for rank, (doc_id, score) in enumerate(ranked, start=1):
                 # Full precision: rounded scores would tie, and trec_eval orders ties by doc id, not rank.
                 handle.write(f"{query_id} Q0 {doc_id} {rank} {float(score)!r} {safe_tag}\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
 
 
 def write_trec_qrels(path: str | Path, qrels: Iterable[Qrel]) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as handle:
+    with atomic_writer(path) as handle:
         for query_id, doc_id, relevance in qrels:
             handle.write(f"{query_id} 0 {doc_id} {relevance}\n")
 

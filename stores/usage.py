@@ -1,7 +1,8 @@
 """Per-run ledger of model calls: tokens, cost, retries and cache hits.
 
-One JSON line per call, appended as the call finishes, so a crashed run keeps the
-account of what it already paid for.
+One JSON line per call, appended as the call finishes, so a killed process keeps the account
+of what it already paid for. Lines are synced to disk per finished item (:meth:`sync`, called
+where the item is recorded), not per call: a disk flush per model call cost 14% of synthesis.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchsmith.stores.jsonl import append_jsonl, load_jsonl
+from benchsmith.stores.jsonl import append_jsonl, load_jsonl, sync_file
 
 TOTAL_FIELDS = ("input_tokens", "output_tokens", "cost_usd", "retries")
 
@@ -21,7 +22,12 @@ class UsageLedger:
     def record(self, call: dict[str, Any]) -> None:
         """Append one call: ``model``, ``input_tokens``, ``output_tokens``, ``cost_usd``,
         ``retries`` and ``cached``."""
-        append_jsonl(self.path, call)
+        append_jsonl(self.path, call, durable=False)
+
+    def sync(self) -> None:
+        """Make every recorded call durable (call it when a finished item is recorded)."""
+        if self.path.exists():
+            sync_file(self.path)
 
     def totals(self) -> dict[str, Any]:
         """Calls, cache hits and the sums of tokens, cost and retries."""

@@ -16,6 +16,7 @@ from benchsmith.agents.questioner import GeneratedQuestion
 from benchsmith.agents.responder import GeneratedAnswer
 from benchsmith.graphs.ingest import IngestContext
 from benchsmith.graphs.ingest import builder as ingest_builder
+from benchsmith.graphs.resources import register_embedder, register_model
 from benchsmith.graphs.runner import run_job
 from benchsmith.graphs.synthesize import SynthesisContext
 from benchsmith.graphs.synthesize import builder as synthesis_builder
@@ -35,7 +36,7 @@ def build_collection(workspace: Workspace, corpus_dir: Path, documents: int = 60
         words = " ".join(f"{topic}{rng.randrange(40)}" for _ in range(30))
         sentences = f"Document {i} explains {topic}. It covers {words}. Finally it notes item{i} for {topic}."
         (corpus_dir / f"doc{i:03}.txt").write_text(sentences, encoding="utf-8")
-    context = IngestContext(workspace=str(workspace.root), embedder=HashingEmbedder(), min_chars=20)
+    context = IngestContext(workspace=str(workspace.root), embedder=register_embedder(HashingEmbedder()), min_chars=20)
     return run_job(ingest_builder, job="ingest", workspace=workspace, run_id="ingest",
                    inputs={"run_id": "ingest", "sources": [str(corpus_dir)], "collection": COLLECTION},
                    context=context, settings={}).values
@@ -65,14 +66,15 @@ def scripted_reply(messages: list[dict[str, str]], schema: type[BaseModel]) -> B
     raise AssertionError(f"unexpected schema {schema}")
 
 
-def scripted_seam(**backend_options: Any) -> tuple[ModelSeam, ScriptedBackend]:
+def scripted_seam(cache: Any = None, **backend_options: Any) -> tuple[ModelSeam, ScriptedBackend]:
     backend = ScriptedBackend(replier=scripted_reply, **backend_options)
-    return ModelSeam(backend), backend
+    return ModelSeam(backend, cache=cache), backend
 
 
 def synthesize(workspace: Workspace, run_id: str, conversations: int, turns: int, *, model: ModelSeam | None = None,
                concurrency: int = 4, **context_options: Any):
-    context = SynthesisContext(workspace=str(workspace.root), model=model, cluster_size=4, concurrency=concurrency,
+    llm = register_model(f"scripted-{run_id}-{id(model)}", model) if model is not None else "baseline"
+    context = SynthesisContext(workspace=str(workspace.root), llm=llm, cluster_size=4, concurrency=concurrency,
                                **context_options)
     return run_job(synthesis_builder, job="synthesize", workspace=workspace, run_id=run_id,
                    inputs={"run_id": run_id, "collection": COLLECTION, "conversations": conversations, "turns": turns},

@@ -35,40 +35,84 @@ def test_imports_flow_one_way(layer):
         assert not forbidden, f"{path.relative_to(ROOT)} imports {sorted(forbidden)}"
 
 
+def graph_modules() -> set[str]:
+    """Modules of graphs/ that define a module-level compiled ``graph`` (the workflows)."""
+    found = set()
+    for path in (ROOT / "graphs").glob("*.py"):
+        module = importlib.import_module(f"benchsmith.graphs.{path.stem}")
+        if isinstance(getattr(module, "graph", None), CompiledStateGraph):
+            found.add(path.stem)
+    return found
+
+
 def test_langgraph_json_lists_every_graph_compiled_without_checkpointer():
+    from benchsmith.graphs.cli.studio import GRAPHS
+
     config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
-    graph_modules = {p.stem for p in (ROOT / "graphs").glob("*.py")} - {"__init__", "cli", "runner", "resources", "corpus_indexes"}
+    assert config["graphs"] == GRAPHS  # the checkout's Studio config and `benchsmith studio` serve the same graphs
     listed = {target.split(":")[0].removeprefix("benchsmith.graphs.") for target in config["graphs"].values()}
-    assert listed == graph_modules
+    assert listed == graph_modules()
     for target in config["graphs"].values():
         module_name, attribute = target.split(":")
         graph = getattr(importlib.import_module(module_name), attribute)
         assert isinstance(graph, CompiledStateGraph) and graph.checkpointer is None
 
 
+@pytest.mark.parametrize("target", json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))["graphs"].values())
+def test_every_graph_has_input_output_and_described_context_schemas(target):
+    module_name, attribute = target.split(":")
+    graph = getattr(importlib.import_module(module_name), attribute)
+    context = graph.get_context_jsonschema()
+    assert context and context["properties"], f"{target}: no context schema"
+    undescribed = [name for name, field in context["properties"].items() if not field.get("description")]
+    assert not undescribed, f"{target}: context fields without a description: {undescribed}"
+    assert graph.get_input_jsonschema()["properties"] and graph.get_output_jsonschema()["properties"]
+    json.dumps([context, graph.get_input_jsonschema(), graph.get_output_jsonschema()])  # serializable
+
+
 @pytest.mark.slow
-def test_studio_server_loads_every_graph():
-    """`langgraph dev` (the studio extra) serves each graph of langgraph.json with its nodes."""
+def test_benchsmith_studio_serves_every_graph_with_schemas_and_runs_one(tmp_path):
+    """`benchsmith studio` (the studio extra) from another directory: every graph drawn with its
+    schemas, a graph run through the server's API with no context, the server's files kept in
+    the workspace and none in the source tree."""
     import os
     import shutil
+    import subprocess
     import sys
 
     import httpx
 
+    import benchsmith
+    from benchsmith.graphs.resources import register_embedder
+    from tests.embedders import HashingEmbedder
     from tests.local_servers import free_port, local_server
 
-    executable = shutil.which("langgraph", path=str(Path(sys.executable).parent))
-    if executable is None:
+    if shutil.which("langgraph", path=str(Path(sys.executable).parent)) is None:
         pytest.skip("the studio extra is not installed (pip install -e '.[studio]')")
+    workspace = tmp_path / "ws"
+    corpus = tmp_path / "docs"
+    corpus.mkdir()
+    for number in range(6):
+        (corpus / f"page{number}.md").write_text(f"# Page {number}\n\nThe tide table {number} lists high water "
+                                                 f"times for harbour {number} in spring and autumn.\n", encoding="utf-8")
+    ingested = benchsmith.ingest([corpus], collection="studio-docs", embedder=register_embedder(HashingEmbedder()),
+                                 min_chars=20, workspace=workspace)
+    chunk_ids = [json.loads(line)["id"] for line in (ingested.run_dir / "kept.jsonl").read_text().splitlines()]
+    source_files_before = set(subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=ROOT,
+                                             capture_output=True, text=True).stdout.splitlines())
     port = free_port()
-    environment = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true"}
-    command = [executable, "dev", "--config", str(ROOT / "langgraph.json"), "--port", str(port), "--no-browser",
-               "--no-reload"]
-    with local_server(command, "/ok", port, cwd=ROOT, env=environment) as base:
+    environment = {**os.environ, "LANGGRAPH_NO_VERSION_CHECK": "true"}
+    command = [sys.executable, "-m", "benchsmith.graphs.cli", "studio", "--port", str(port), "-w", str(workspace)]
+    with local_server(command, "/ok", port, cwd=tmp_path, env=environment, timeout_s=120) as base:
         assistants = httpx.post(f"{base}/assistants/search", json={}, timeout=10).json()
         by_graph = {assistant["graph_id"]: assistant["assistant_id"] for assistant in assistants}
         config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
         assert set(by_graph) == set(config["graphs"])
+        for graph_id, assistant in by_graph.items():
+            schemas = httpx.get(f"{base}/assistants/{assistant}/schemas", timeout=10).json()
+            assert schemas["context_schema"] and schemas["context_schema"]["properties"], graph_id
+            assert schemas["input_schema"]["properties"] and schemas["output_schema"]["properties"], graph_id
+            assert all(field.get("description") for field in schemas["context_schema"]["properties"].values())
 
         def drawn(graph_id: str) -> tuple[set[str], set[tuple[str, str, bool]]]:
             graph = httpx.get(f"{base}/assistants/{by_graph[graph_id]}/graph", timeout=10).json()
@@ -78,5 +122,17 @@ def test_studio_server_loads_every_graph():
         assert drawn("ingest")[0] >= {"load", "clean", "chunk", "dedup", "quality", "embed"}
         assert drawn("synthesize")[0] >= {"plan", "converse", "export"}
         nodes, edges = drawn("conversation")
-        assert nodes >= {"walker", "questioner", "responder", "polisher", "router", "record"}
-        assert {("router", "walker", True), ("router", "record", True)} <= edges  # the branches Studio draws
+        assert nodes >= {"begin", "walker", "questioner", "responder", "polisher", "router"}
+        assert {("router", "walker", True), ("router", "__end__", True)} <= edges  # the branches Studio draws
+
+        run = httpx.post(f"{base}/runs/wait", timeout=60, json={
+            "assistant_id": by_graph["conversation"],
+            "input": {"collection": "studio-docs", "conversation_id": "studio-1", "chunk_ids": chunk_ids[:3],
+                      "turns_wanted": 2}}).json()
+        assert [turn["index"] for turn in run["turns"]] == [0, 1], run
+        assert run["turns"][0]["gold_ids"][0] in chunk_ids
+
+    assert (workspace / "studio" / ".langgraph_api").is_dir()
+    source_files_after = set(subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=ROOT,
+                                            capture_output=True, text=True).stdout.splitlines())
+    assert not any(".langgraph_api" in line for line in source_files_after - source_files_before)

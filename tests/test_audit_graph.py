@@ -14,6 +14,7 @@ from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.graphs.audit import EXTRA_QRELS_FILE, INSTANCES_FILE, JUDGMENTS_FILE, AuditContext, builder
 from benchsmith.graphs.evaluate import EvaluationContext
 from benchsmith.graphs.evaluate import builder as evaluation_builder
+from benchsmith.graphs.resources import register_embedder, register_model
 from benchsmith.graphs.runner import run_job
 from benchsmith.stores.beir import read_beir_qrels
 from benchsmith.stores.jsonl import load_jsonl
@@ -32,8 +33,10 @@ def scripted_judges() -> dict[str, ModelSeam]:
 def audit(workspace: Workspace, turns: Path, corpus: Path, run_id: str, models=None, **options):
     """Audit with the given seams (by judge spec; the two scripted judges by default)."""
     models = models or scripted_judges()
-    context = AuditContext(workspace=str(workspace.root), corpus=str(corpus), embedder=HashingEmbedder(),
-                           models=models, **options)
+    for spec, seam in models.items():
+        register_model(spec, seam)
+    context = AuditContext(workspace=str(workspace.root), corpus=str(corpus),
+                           embedder=register_embedder(HashingEmbedder()), **options)
     return run_job(builder, job="audit", workspace=workspace, run_id=run_id,
                    inputs={"run_id": run_id, "benchmark": str(turns), "judges": list(models)},
                    context=context, settings={}, max_concurrency=2)
@@ -140,7 +143,7 @@ def test_extra_qrels_move_evaluation_scores_the_expected_way(fixture):
 
     def evaluate(run_id, extra_qrels):
         context = EvaluationContext(workspace=str(workspace.root), measures=("RR@10", "R@1", "nDCG@10"),
-                                    embedder=HashingEmbedder(), extra_qrels=extra_qrels)
+                                    embedder=register_embedder(HashingEmbedder()), extra_qrels=extra_qrels)
         # A BEIR view of the fixture: the evaluation reads BEIR, the audit its turn JSONL form.
         return run_job(evaluation_builder, job="evaluate", workspace=workspace, run_id=run_id,
                        inputs={"run_id": run_id, "benchmark": str(beir_view(turns, corpus)), "retrievers": ["bm25"],

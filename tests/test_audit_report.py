@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from benchsmith.evals.audit_report import write_audit_report
+from benchsmith.evals.audit_report import audit_report_files
+from benchsmith.stores.files import write_files_atomic
 from tests.chromium import chromium_or_skip, loaded_images, png_size, take_screenshot
 from tests.test_evaluation_report import html_tags, markdown_tables
 
@@ -94,7 +95,7 @@ def audit() -> dict:
 
 @pytest.fixture(scope="module")
 def report(audit, tmp_path_factory) -> dict:
-    return write_audit_report(audit, tmp_path_factory.mktemp("audit"))
+    return write_files_atomic(tmp_path_factory.mktemp("audit"), audit_report_files(audit))
 
 
 @pytest.fixture(scope="module")
@@ -212,7 +213,7 @@ def test_untrusted_text_is_escaped_in_html_and_markdown(tmp_path):
                              rationales={ESCAPE_ATTEMPT: f"**bold** {ESCAPE_ATTEMPT}"})
     audit["missing_gold"][1].update(candidate_id=ESCAPE_ATTEMPT, reasons={"baseline": "[link](javascript:alert(1))"})
     audit["notes"] = [ESCAPE_ATTEMPT]
-    paths = write_audit_report(audit, tmp_path)
+    paths = write_files_atomic(tmp_path, audit_report_files(audit))
 
     page = paths["html"].read_text(encoding="utf-8")
     tags = html_tags(page)
@@ -235,7 +236,7 @@ def test_audit_json_round_trips_and_no_temporary_file_is_left(audit, report):
 
 def test_a_minimal_audit_writes_every_file_without_the_sections_it_has_no_data_for(tmp_path):
     audit = minimal_audit()
-    paths = write_audit_report(copy.deepcopy(audit), tmp_path / "new" / "dir")
+    paths = write_files_atomic(tmp_path / "new" / "dir", audit_report_files(copy.deepcopy(audit)))
     assert set(paths) == {"results", "markdown", "html"}
     assert all(path.is_file() and path.stat().st_size > 0 for path in paths.values())
     assert json.loads(paths["results"].read_text(encoding="utf-8")) == audit

@@ -17,6 +17,7 @@ from benchsmith.agents.models import ModelSeam, ScriptedBackend
 from benchsmith.agents.rewriter import RewrittenQuery
 from benchsmith.evals.measures import evaluate_run, parse_measures
 from benchsmith.graphs.evaluate import RUN_FILES_DIR, EvaluationContext, builder
+from benchsmith.graphs.resources import register_embedder, register_model, register_scorer
 from benchsmith.graphs.runner import run_job
 from benchsmith.stores.beir import load_benchmark
 from benchsmith.stores.jsonl import load_jsonl
@@ -58,8 +59,12 @@ def write_benchmark(directory: Path) -> Path:
 
 def evaluate(workspace: Workspace, benchmark: Path, run_id: str, retrievers: list[str], histories: list[str],
              **context_options):
+    if (model := context_options.pop("model", None)) is not None:
+        context_options["llm"] = register_model(f"scripted-{run_id}-{id(model)}", model)
+    if (scorer := context_options.pop("rerank_scorer", None)) is not None:
+        context_options["rerank_model"] = register_scorer(f"scorer-{run_id}-{id(scorer)}", scorer)
     context = EvaluationContext(workspace=str(workspace.root), measures=MEASURES, resamples=2000,
-                                **{"embedder": HashingEmbedder(), **context_options})
+                                **{"embedder": register_embedder(HashingEmbedder()), **context_options})
     return run_job(builder, job="evaluate", workspace=workspace, run_id=run_id,
                    inputs={"run_id": run_id, "benchmark": str(benchmark), "retrievers": retrievers,
                            "histories": histories},

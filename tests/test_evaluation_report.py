@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from benchsmith.evals.breakdown import mean_by_group
-from benchsmith.evals.evaluation_report import write_evaluation_report
+from benchsmith.evals.evaluation_report import evaluation_report_files
+from benchsmith.stores.files import write_files_atomic
 from benchsmith.evals.significance import compare_all, describe
 from tests.chromium import chromium_or_skip, loaded_images, png_size, take_screenshot
 
@@ -79,7 +80,7 @@ def results() -> dict:
 
 @pytest.fixture(scope="module")
 def report(results, tmp_path_factory) -> dict[str, Path]:
-    return write_evaluation_report(results, tmp_path_factory.mktemp("report"))
+    return write_files_atomic(tmp_path_factory.mktemp("report"), evaluation_report_files(results))
 
 
 def plot_count(results: dict) -> int:
@@ -190,7 +191,7 @@ def test_html_is_self_contained_with_every_plot_a_valid_inline_png(results, repo
 
 def test_user_text_is_escaped_in_html_and_markdown(tmp_path):
     name = '<script>alert("name")</script>@full'
-    paths = write_evaluation_report(single_turn_results(name, note="<img src=x onerror=alert(1)>"), tmp_path)
+    paths = write_files_atomic(tmp_path, evaluation_report_files(single_turn_results(name, note="<img src=x onerror=alert(1)>")))
     page = paths["html"].read_text(encoding="utf-8")
     tags = html_tags(page)
     assert not [tag for tag, _ in tags if tag == "script"]
@@ -210,7 +211,7 @@ def test_results_json_round_trips_and_no_temporary_file_is_left(results, report)
 def test_single_turn_benchmark_with_one_configuration_omits_breakdowns_and_significance(tmp_path):
     results = single_turn_results()
     assert results["by_turn"] == {} and results["significance"]["comparisons"] == []
-    paths = write_evaluation_report(results, tmp_path / "new" / "dir")
+    paths = write_files_atomic(tmp_path / "new" / "dir", evaluation_report_files(results))
     assert all(path.is_file() and path.stat().st_size > 0 for path in paths.values())
     markdown = paths["markdown"].read_text(encoding="utf-8")
     assert list(markdown_tables(markdown)) == ["Main results", "Configurations"]

@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from benchsmith.graphs.ingest import IngestContext, builder
+from benchsmith.graphs.resources import register_embedder
 from benchsmith.graphs.runner import run_job
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
@@ -28,7 +29,8 @@ def write_corpus(root: Path, documents: int = 24, seed: int = 0) -> Path:
 
 
 def ingest(workspace: Workspace, run_id: str, sources: list[str], embedder: HashingEmbedder, **settings):
-    context = IngestContext(workspace=str(workspace.root), embedder=embedder, chunk_size=300, min_chars=50,
+    context = IngestContext(workspace=str(workspace.root), embedder=register_embedder(embedder), chunk_size=300,
+                            min_chars=50,
                             batch_size=8, **settings)
     recorded = {"sources": sources, "collection": "docs", **settings}
     return run_job(builder, job="ingest", workspace=workspace, run_id=run_id,
@@ -76,7 +78,7 @@ def test_a_crash_during_embedding_resumes_without_duplicates_or_re_embedding(wor
     with pytest.raises(RuntimeError, match="injected embedding failure on batch 3"):
         ingest(workspace, "crash", [str(corpus)], failing)
     run_dir = RunDirectory(workspace, "crash")
-    assert run_dir.load().status == "failed"
+    assert run_dir.load().status == "crashed"
     stored_before = len(collection_ids(workspace, failing))
     assert stored_before == 2 * 8
 
@@ -115,7 +117,7 @@ def test_bad_input_keeps_what_was_indexed(workspace, tmp_path):
     with pytest.raises(InputError, match=r"bad\.jsonl:2"):
         ingest(workspace, "bad", [str(bad)], embedder)
     assert len(collection_ids(workspace, embedder)) == count
-    assert RunDirectory(workspace, "bad").load().status == "failed"
+    assert RunDirectory(workspace, "bad").load().status == "crashed"
 
 
 def test_checkpointed_state_holds_counts_not_chunks(workspace, tmp_path):

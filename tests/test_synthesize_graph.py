@@ -8,6 +8,7 @@ from benchsmith.agents.responder import GeneratedAnswer
 from benchsmith.stores.clusters import load_clustering
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
+from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 from tests.synthesis_fixtures import COLLECTION, build_collection, gold_text, scripted_seam, synthesize
@@ -143,12 +144,15 @@ def test_too_many_conversations_for_the_clusters_is_refused(workspace):
 def test_a_crash_mid_run_resumes_without_duplicates_or_repeated_turns(workspace):
     conversations, turns = 8, 4
     calls_needed = conversations * (3 * turns - 1)
-    seam, backend = scripted_seam()
+    # The response cache in the workspace, as the CLI's seams have it: a conversation cut off
+    # mid-way is replayed from it, so only the calls in flight at the crash are paid twice.
+    cache = LLMCache(workspace.llm_cache_path)
+    seam, backend = scripted_seam(cache=cache)
     backend.replies = [*[backend.replier] * 40, RuntimeError("model crashed on call 41")]
     with pytest.raises(RuntimeError, match="call 41"):
         synthesize(workspace, "crash", conversations=conversations, turns=turns, model=seam, concurrency=2)
-    assert RunDirectory(workspace, "crash").load().status == "failed"
-    resumed_seam, resumed_backend = scripted_seam()
+    assert RunDirectory(workspace, "crash").load().status == "crashed"
+    resumed_seam, resumed_backend = scripted_seam(cache=cache)
     outcome = synthesize(workspace, "crash", conversations=conversations, turns=turns, model=resumed_seam,
                          concurrency=2)
     written = dialogues(workspace, "crash")

@@ -1,0 +1,30 @@
+"""The command line: ``benchsmith ingest | cluster | synthesize | evaluate | audit | demo | runs | studio``.
+
+One module per command, plus console.py, the one home for progress and printing. Every
+command takes ``--workspace`` (default ``./.benchsmith`` or ``$BENCHSMITH_WORKSPACE``); every
+long command takes ``--run-id``: the same command with the same run id resumes an
+unfinished run and reports a finished one.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from benchsmith.graphs.cli.audit import audit
+from benchsmith.graphs.cli.cluster import cluster
+from benchsmith.graphs.cli.demo import demo
+from benchsmith.graphs.cli.evaluate import evaluate
+from benchsmith.graphs.cli.ingest import ingest
+from benchsmith.graphs.cli.runs import runs
+from benchsmith.graphs.cli.studio import studio
+from benchsmith.graphs.cli.synthesize import synthesize
+
+app = typer.Typer(
+    help="Build, audit and use retrieval benchmarks for RAG systems.\n\n"
+    "Start with `benchsmith demo` (offline, no API key), then `benchsmith ingest DIR`.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+for command in (ingest, cluster, synthesize, evaluate, audit, demo, runs, studio):
+    app.command()(command)

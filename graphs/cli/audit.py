@@ -1,0 +1,85 @@
+"""``benchsmith audit``: grade a benchmark with a judge ensemble and find its missing gold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
+from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
+                                           RunIdOption, TimeoutOption, WorkspaceOption, console, guarded,
+                                           model_options, offline_environment, print_estimate, print_paths,
+                                           print_usage, run_reported)
+from benchsmith.graphs.jobs.audit import DEFAULT_NEGATIVES, AuditResult, estimate_audit
+from benchsmith.graphs.jobs.audit import audit as run_audit
+from benchsmith.stores.runs import new_run_id
+
+
+def audit(
+    benchmark: Annotated[str, typer.Argument(
+        help="A BEIR directory, a synthesis run directory or run id, or a turn JSONL file (with --corpus).",
+        show_default=False)],
+    judge: Annotated[Optional[list[str]], typer.Option(
+        "--judge", help="A judge model: 'baseline' (offline, lexical) or openai:<model>. Repeat for an ensemble.",
+        show_default="baseline")] = None,
+    negatives: Annotated[int, typer.Option(min=1, help="Hard negatives shown with the gold document.")]
+    = DEFAULT_NEGATIVES,
+    sample: Annotated[Optional[int], typer.Option(min=1, help="Audit a random sample of this many instances.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for the sample and the pool orders.")] = 0,
+    position_check: Annotated[bool, typer.Option(
+        "--position-check", help="Show every pool again, rotated, to measure position bias.")] = False,
+    min_votes: Annotated[int, typer.Option(
+        min=1, help="Judges that must pick an unlabelled document (and be a majority) to confirm it as missing "
+                    "gold; with fewer judges, candidates are only suspected.")] = DEFAULT_MIN_VOTES,
+    corpus: Annotated[Optional[Path], typer.Option(help="The BEIR corpus.jsonl of a turn JSONL benchmark.")] = None,
+    split: Annotated[str, typer.Option(help="BEIR qrels split (qrels/<split>.tsv).")] = "test",
+    concurrency: Annotated[int, typer.Option(min=1, help="Instances judged at once.")] = 4,
+    rate_limit: RateLimitOption = None,
+    timeout: TimeoutOption = 60.0,
+    max_attempts: MaxAttemptsOption = 6,
+    chroma_host: ChromaHostOption = None,
+    run_id: RunIdOption = None,
+    dry_run: DryRunOption = False,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Grade a benchmark with a judge ensemble and find the gold documents it misses.
+
+    Each judge rates query-evidence alignment, picks the best document of a pool of the gold
+    and hard negatives (discriminability), and rates answer faithfulness and quality. Writes audit-report.md, audit-report.html, audit.json and extra_qrels.tsv (for
+    `benchsmith evaluate --extra-qrels`) into the run directory.
+    """
+    offline_environment()
+    judges = judge or ["baseline"]
+    if dry_run:
+        print_estimate(guarded(lambda: estimate_audit(benchmark, judges=judges, negatives=negatives, sample=sample,
+                                                      position_check=position_check, corpus=corpus, split=split,
+                                                      workspace=workspace)))
+        return
+    run_id = run_id or new_run_id("audit")
+    console.print(f"[bold]audit[/] run [cyan]{run_id}[/] · {benchmark} · judges {', '.join(judges)} · {negatives} "
+                  "negatives per pool", highlight=False)
+    result = guarded(lambda: run_reported(
+        run_audit, run_id=run_id, benchmark=benchmark, judges=judges, negatives=negatives, sample=sample, seed=seed,
+        position_check=position_check, min_votes=min_votes, corpus=corpus, split=split, concurrency=concurrency,
+        workspace=workspace, chroma_host=chroma_host, **model_options(rate_limit, timeout, max_attempts)))
+    print_audit_summary(result)
+
+
+def print_audit_summary(result: AuditResult) -> None:
+    style = {"reliable": "green", "unreliable": "red"}.get(result.verdict.label, "yellow")
+    console.print(f"[bold {style}]verdict: {result.verdict.label}[/] · {result.instances} instances audited")
+    console.print(result.verdict.explanation, highlight=False)
+    table = Table(title=f"Audit · run {result.run_id}")
+    table.add_column("dimension")
+    table.add_column("mean", justify="right")
+    for name, mean in result.means.items():
+        table.add_row(name.replace("_", " "), f"{mean:.1%}" if name == "gold_pick_rate" else f"{mean:.2f} / 5")
+    table.add_row("confirmed missing gold", str(result.confirmed_missing_gold))
+    table.add_row("suspected missing gold", str(result.suspected_missing_gold))
+    console.print(table)
+    print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
+                 "results": result.report["results"], "extra qrels": result.extra_qrels})
+    print_usage(result.usage)

@@ -1,0 +1,45 @@
+"""``benchsmith cluster``: the collection's semantic path, cut into clusters."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from benchsmith.graphs.cli.console import ChromaHostOption, WorkspaceOption, console, guarded, offline_environment
+from benchsmith.graphs.jobs.synthesize import cluster as run_cluster
+from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS
+
+
+def cluster(
+    collection: Annotated[str, typer.Option(help="The ingested collection to cluster.")],
+    size: Annotated[int, typer.Option(help="Chunks per cluster: the semantic path is cut every SIZE chunks.")]
+    = DEFAULT_CLUSTER_SIZE,
+    neighbours: Annotated[int, typer.Option(help="Neighbours per chunk in the k-nearest-neighbour graph.")]
+    = DEFAULT_NEIGHBOURS,
+    seed: Annotated[int, typer.Option(help="Seed of the walk's random start.")] = 0,
+    chroma_host: ChromaHostOption = None,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Walk the collection's embeddings in one continuous semantic path and cut it into clusters.
+
+    `benchsmith synthesize` does this itself when needed; run it alone to see how coherent the
+    path is (the mean similarity of consecutive chunks against a random order).
+    """
+    offline_environment()
+    with console.status(f"clustering {collection} (greedy traversal, size {size}, {neighbours} neighbours)…"):
+        result = guarded(lambda: run_cluster(collection, size=size, neighbours=neighbours, seed=seed,
+                                             workspace=workspace, chroma_host=chroma_host))
+    stats = result.stats
+    table = Table(title=f"Clusters of {collection}")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for label, value in (("chunks", stats["chunks"]), ("clusters", stats["clusters"]),
+                         ("dropped (near-identical to predecessor)", stats["dropped_near_identical"]),
+                         ("searches for the nearest unvisited chunk", stats["searches"]),
+                         ("mean similarity of consecutive chunks", stats["path_similarity"]),
+                         ("… in a random order", stats["random_order_similarity"]),
+                         ("seconds", stats["seconds"])):
+        table.add_row(label, str(value))
+    console.print(table)

@@ -1,0 +1,197 @@
+"""The CLI's one home for printing and progress: the consoles, the options every command
+shares, progress bars fed by the graphs' stream events (graphs/progress.py), running a job
+under them, and printing usage, cost estimates and errors."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, Optional, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.workspace import WORKSPACE_ENV
+
+console = Console()
+errors = Console(stderr=True)
+Result = TypeVar("Result")
+
+WorkspaceOption = Annotated[
+    Optional[Path],
+    typer.Option("--workspace", "-w", envvar=WORKSPACE_ENV, show_default="./.benchsmith",
+                 help="Folder holding the Chroma index, checkpoints, model cache and runs."),
+]
+RunIdOption = Annotated[
+    Optional[str],
+    typer.Option("--run-id", help="Name this run; the same command with the same id resumes it after a crash."),
+]
+ChromaHostOption = Annotated[
+    Optional[str], typer.Option(help="HOST:PORT of a Chroma server instead of the store in the workspace."),
+]
+DryRunOption = Annotated[
+    bool, typer.Option("--dry-run", help="Print what would be done, the model calls, tokens and cost; do nothing."),
+]
+RateLimitOption = Annotated[
+    Optional[float], typer.Option("--rate-limit", help="At most this many model requests per second per endpoint."),
+]
+TimeoutOption = Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds before a model request times out.")]
+MaxAttemptsOption = Annotated[
+    int, typer.Option("--max-attempts", min=1, help="Attempts per model call (retries 429, 5xx, timeouts, invalid replies)."),
+]
+
+
+def model_options(rate_limit: float | None, timeout: float, max_attempts: int) -> dict[str, Any]:
+    """The job keyword arguments of the shared model options."""
+    return {"requests_per_second": rate_limit, "timeout_s": timeout, "max_attempts": max_attempts}
+
+
+def offline_environment() -> None:
+    """No hub, no telemetry: everything this tool needs is installed locally."""
+    for name, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
+                        ("TOKENIZERS_PARALLELISM", "false"), ("ANONYMIZED_TELEMETRY", "False")):
+        os.environ.setdefault(name, value)
+
+
+def fail(message: str) -> NoReturn:
+    errors.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def guarded(action: Callable[[], Result]) -> Result:
+    """Bad input ends with a one-line message and exit status 2, never a traceback."""
+    try:
+        return action()
+    except InputError as error:
+        fail(str(error))
+
+
+# ---------------------------------------------------------------------------------------
+# Progress.
+
+class ProgressBars:
+    """One bar per stage, created by its first event (graphs/progress.py); a node's end
+    completes the bar of the same name."""
+
+    def __init__(self, progress: Progress):
+        self.progress = progress
+        self.tasks: dict[str, TaskID] = {}
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        if "node" in event:
+            if (task := self.tasks.get(event["node"])) is not None:
+                total = self.progress.tasks[task].total or self.progress.tasks[task].completed or 1
+                self.progress.update(task, total=total, completed=total)
+            return
+        stage = event.get("stage")
+        if stage is None:
+            return
+        if stage not in self.tasks:
+            self.tasks[stage] = self.progress.add_task(stage, total=None)
+        task = self.tasks[stage]
+        if event.get("reused"):
+            self.progress.update(task, description=f"{stage} (reused)", total=1, completed=1)
+        elif "advance" in event:
+            self.progress.advance(task, event["advance"])
+        else:
+            self.progress.update(task, completed=event["done"], total=event.get("total"))
+
+
+def progress_bars() -> Progress:
+    return Progress(TextColumn("{task.description:<12}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=console, transient=False)
+
+
+def _terminate_as_exit(signum: int, _frame: Any) -> None:
+    raise SystemExit(f"terminated by signal {signal.Signals(signum).name}")
+
+
+def resume_command(run_id: str) -> str:
+    """The command line that resumes this run: the one typed, with its run id."""
+    arguments = sys.argv[1:]
+    if "--run-id" not in arguments:
+        arguments = [*arguments, "--run-id", run_id]
+    return "benchsmith " + " ".join(shlex.quote(argument) for argument in arguments)
+
+
+def run_reported(job: Callable[..., Result], *, run_id: str, **arguments: Any) -> Result:
+    """Run a job under progress bars; say whether it resumed or was already finished, and end a
+    crashed run with its resume command instead of a traceback."""
+    signal.signal(signal.SIGTERM, _terminate_as_exit)  # a terminated run is recorded as crashed
+    try:
+        with progress_bars() as bars:
+            result = job(run_id=run_id, on_event=ProgressBars(bars), resume=resume_command(run_id), **arguments)
+    except (InputError, KeyboardInterrupt):
+        raise
+    except Exception as error:
+        errors.print(f"[red]run {run_id} failed:[/] {type(error).__name__}: {error}", soft_wrap=True, highlight=False)
+        errors.print(f"Everything finished so far is kept. Resume with: {resume_command(run_id)}", soft_wrap=True,
+                     highlight=False)
+        raise typer.Exit(1) from None
+    if result.already_finished:  # type: ignore[attr-defined]
+        console.print(f"run [cyan]{run_id}[/] already finished; nothing redone. Its results:")
+    elif result.resumed:  # type: ignore[attr-defined]
+        console.print(f"run [cyan]{run_id}[/] resumed from its last checkpoint.")
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# Printing.
+
+def print_usage(usage: Any) -> None:
+    """Model calls, tokens and cost of a run (every job ends with it)."""
+    if not usage.calls:
+        console.print("model calls: none")
+        return
+    console.print(f"model calls: {usage.calls:,} ({usage.cached_calls:,} from the cache, {usage.retries:,} retries), "
+                  f"tokens in/out: {usage.input_tokens:,}/{usage.output_tokens:,}, cost: ${usage.cost_usd:.4f}",
+                  highlight=False)
+
+
+def print_estimate(estimate: Any) -> None:
+    """A dry run's estimate; nothing was called."""
+    unpriced = (f" ({', '.join(estimate.unpriced_models)} has no known price: set BENCHSMITH_PRICES)"
+                if estimate.unpriced_models else "")
+    console.print(f"dry run: {estimate.summary} → {estimate.calls:,} model calls, ~{estimate.input_tokens:,} input and "
+                  f"~{estimate.output_tokens:,} output tokens, ~${estimate.cost_usd:.4f}{unpriced}. Nothing was called.",
+                  highlight=False)
+    for note in estimate.notes:
+        console.print(f"  {note}", highlight=False)
+
+
+def print_paths(paths: dict[str, Any]) -> None:
+    width = max(len(label) for label in paths) + 2
+    for label, path in paths.items():
+        console.print(f"{label + ':':<{width}}{path}", highlight=False)
+
+
+TERMINAL_MEASURES = ("R@5", "R@100", "nDCG@10", "RR@10", "AP")
+
+
+def print_measure_table(aggregate: dict[str, dict[str, float]], measures: list[str], title: str,
+                        highlight: str | None = None, all_measures_in: str = "the report") -> None:
+    """Configurations × measures, the best of each column in bold. When every measure does
+    not fit the terminal, a few key ones are shown (the report has them all)."""
+    name_width = max(len(name) for name in aggregate) + 4
+    shown = measures
+    if name_width + 9 * len(measures) > console.width:
+        shown = [m for m in measures if m in TERMINAL_MEASURES or m == highlight] or measures[:5]
+    table = Table(title=title)
+    table.add_column("configuration", no_wrap=True)
+    for name in shown:
+        table.add_column(f"[u]{name}[/]" if name == highlight else name, justify="right", no_wrap=True)
+    best = {name: max(scores[name] for scores in aggregate.values()) for name in shown}
+    for configuration, scores in aggregate.items():
+        cells = [f"[bold]{scores[m]:.3f}[/]" if scores[m] == best[m] and len(aggregate) > 1 else f"{scores[m]:.3f}"
+                 for m in shown]
+        table.add_row(configuration, *cells)
+    console.print(table)
+    if len(shown) < len(measures):
+        console.print(f"({len(shown)} of {len(measures)} measures shown; {all_measures_in} has all of them)")

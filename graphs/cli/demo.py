@@ -1,0 +1,35 @@
+"""``benchsmith demo``: the whole pipeline offline on the standard library's documentation."""
+
+from __future__ import annotations
+
+from benchsmith.graphs.cli.audit import audit
+from benchsmith.graphs.cli.cluster import cluster
+from benchsmith.graphs.cli.console import WorkspaceOption, console
+from benchsmith.graphs.cli.evaluate import evaluate
+from benchsmith.graphs.cli.ingest import ingest
+from benchsmith.graphs.cli.synthesize import synthesize
+from benchsmith.graphs.jobs.evaluate import DEFAULT_RETRIEVERS
+
+DEMO_COLLECTION = "stdlib"
+DEMO_RUN_IDS = {"ingest": "demo-ingest", "synthesize": "demo-synthesize", "evaluate": "demo-evaluate",
+                "audit": "demo-audit"}
+
+
+def demo(workspace: WorkspaceOption = None) -> None:
+    """The whole pipeline, offline, on the standard library's documentation.
+
+    Ingest, cluster, synthesize 20 conversations, evaluate dense, BM25 and hybrid retrieval,
+    audit the benchmark. Run it again and it reports the finished runs.
+    """
+    # The commands themselves, with their own defaults: the demo is what a user would type.
+    console.print("[bold]benchsmith demo[/]: the standard library's docstrings → chunks → Chroma → clusters → "
+                  "20 conversations of 6 turns (offline baseline agents) → BEIR export → dense, BM25 and hybrid "
+                  "retrieval with full history and the oracle rewrite → audit of the benchmark by the offline judge")
+    ingest(["stdlib"], collection=DEMO_COLLECTION, run_id=DEMO_RUN_IDS["ingest"], workspace=workspace)
+    cluster(collection=DEMO_COLLECTION, workspace=workspace)
+    synthesize(collection=DEMO_COLLECTION, conversations=20, turns=6, run_id=DEMO_RUN_IDS["synthesize"],
+               workspace=workspace)
+    evaluate(DEMO_RUN_IDS["synthesize"], retriever=list(DEFAULT_RETRIEVERS), history=["full", "oracle"],
+             run_id=DEMO_RUN_IDS["evaluate"], workspace=workspace)
+    audit(DEMO_RUN_IDS["synthesize"], judge=["baseline"], position_check=True, run_id=DEMO_RUN_IDS["audit"],
+          workspace=workspace)

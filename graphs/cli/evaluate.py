@@ -1,0 +1,120 @@
+"""``benchsmith evaluate``: score retrievers on a benchmark with standard IR measures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
+                                           RunIdOption, TimeoutOption, WorkspaceOption, console, fail, guarded,
+                                           model_options, offline_environment, print_estimate, print_measure_table,
+                                           print_paths, print_usage, run_reported)
+from benchsmith.graphs.jobs.evaluate import (DEFAULT_DEPTH, DEFAULT_HISTORIES, DEFAULT_RETRIEVERS, checked_measures,
+                                             estimate_evaluation, measure_runs)
+from benchsmith.graphs.jobs.evaluate import evaluate as run_evaluation
+from benchsmith.stores.files import write_json_atomic
+from benchsmith.stores.runs import new_run_id
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
+
+
+def evaluate(
+    benchmark: Annotated[Optional[str], typer.Argument(
+        help="A BEIR directory (corpus.jsonl, queries.jsonl, qrels/<split>.tsv), a synthesis run directory, "
+             "or a run id in the workspace.", show_default=False)] = None,
+    retriever: Annotated[Optional[list[str]], typer.Option(
+        "--retriever", help="bm25, dense[:MODEL], hybrid:rrf(dense,bm25), hybrid:combsum(...), "
+                            "hybrid:wsum(dense=0.7,bm25=0.3). Repeat to compare.",
+        show_default=", ".join(DEFAULT_RETRIEVERS))] = None,
+    history: Annotated[Optional[list[str]], typer.Option(
+        "--history", help="How much of the conversation each query carries: full, last:K, current, rewrite "
+                          "(a model's self-contained rewrite, see --llm) or oracle (the benchmark's own rewrite). "
+                          "Repeat to compare.", show_default=", ".join(DEFAULT_HISTORIES))] = None,
+    rerank: Annotated[Optional[str], typer.Option(help="Also rerank each configuration's top --rerank-depth with "
+                                                        "this sentence-transformers CrossEncoder (name or path).")] = None,
+    rerank_depth: Annotated[int, typer.Option(min=1, help="Documents per query the reranker re-scores.")]
+    = DEFAULT_RERANK_DEPTH,
+    depth: Annotated[int, typer.Option(min=1, help="Documents retrieved per query.")] = DEFAULT_DEPTH,
+    measure: Annotated[Optional[list[str]], typer.Option(
+        "--measure", help="Any ir_measures measure (nDCG@10, R@100, RR@10, AP, Judged@10, P(rel=2)@5...). "
+                          "Repeat; replaces the defaults.", show_default="R@1,5,20,100,1000 nDCG@3,10,20 "
+                                                                          "RR@10,20 AP Judged@10,20")] = None,
+    run: Annotated[Optional[list[Path]], typer.Option(
+        "--run", help="Only measure existing TREC run files against --qrels (no BENCHMARK).")] = None,
+    qrels: Annotated[Optional[Path], typer.Option(help="TREC qrels for --run.")] = None,
+    json_file: Annotated[Optional[Path], typer.Option("--json", help="Also write the scores as JSON here.")] = None,
+    split: Annotated[str, typer.Option(help="BEIR qrels split (qrels/<split>.tsv).")] = "test",
+    extra_qrels: Annotated[Optional[Path], typer.Option(
+        help="More judgments (query-id, corpus-id, score TSV) added to the benchmark's, e.g. the "
+             "extra_qrels.tsv of `benchsmith audit`.")] = None,
+    embedder: Annotated[str, typer.Option(help="Embedder of the 'dense' retriever.")] = DEFAULT_EMBEDDER,
+    llm: Annotated[str, typer.Option(help="Model for --history rewrite: 'baseline' or openai:<model>.")] = "baseline",
+    test: Annotated[str, typer.Option(help="Significance test between configurations: randomization or t-test.")]
+    = "randomization",
+    concurrency: Annotated[int, typer.Option(min=1, help="Rewriter calls in flight.")] = 4,
+    rate_limit: RateLimitOption = None,
+    timeout: TimeoutOption = 60.0,
+    max_attempts: MaxAttemptsOption = 6,
+    chroma_host: ChromaHostOption = None,
+    run_id: RunIdOption = None,
+    dry_run: DryRunOption = False,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Score retrievers on a benchmark with standard IR measures, per turn and per switch type.
+
+    Writes a TREC run file per configuration, report.md, report.html and results.json into
+    the run directory. With --run/--qrels it only measures existing run files.
+    """
+    offline_environment()
+    measures = guarded(lambda: checked_measures(measure))
+    if run:
+        if benchmark is not None or qrels is None:
+            fail("--run measures existing run files: give --qrels FILE and no BENCHMARK")
+        guarded(lambda: _measure_run_files(run, qrels, measures, json_file))
+        return
+    if benchmark is None:
+        fail("give a BENCHMARK to evaluate, or --run FILE --qrels FILE to measure existing runs")
+    retrievers, histories = retriever or list(DEFAULT_RETRIEVERS), history or list(DEFAULT_HISTORIES)
+    if dry_run:
+        print_estimate(guarded(lambda: estimate_evaluation(benchmark, retrievers=retrievers, histories=histories,
+                                                           rerank=rerank, split=split, llm=llm, workspace=workspace)))
+        return
+    run_id = run_id or new_run_id("evaluate")
+    console.print(f"[bold]evaluate[/] run [cyan]{run_id}[/] · {benchmark} · {', '.join(retrievers)} × history "
+                  f"{', '.join(histories)}" + (f" · rerank {rerank}" if rerank else ""), highlight=False)
+    result = guarded(lambda: run_reported(
+        run_evaluation, run_id=run_id, benchmark=benchmark, retrievers=retrievers, histories=histories, rerank=rerank,
+        rerank_depth=rerank_depth, depth=depth, measures=measures, split=split, extra_qrels=extra_qrels, llm=llm,
+        test=test, embedder=embedder, concurrency=concurrency, workspace=workspace, chroma_host=chroma_host,
+        **model_options(rate_limit, timeout, max_attempts)))
+    print_measure_table(result.aggregate, result.measures, f"Evaluation · run {result.run_id}",
+                        highlight=result.primary_measure)
+    print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
+                 "results": result.report["results"]})
+    print_usage(result.usage)
+    if json_file is not None:
+        results = result.results()
+        _write_json(json_file, {"aggregate": results["aggregate"], "per_query": results["per_query"]})
+
+
+def _measure_run_files(run_files: list[Path], qrels_file: Path, measures: list[str], json_file: Path | None) -> None:
+    scored = measure_runs(run_files, qrels_file, measures)
+    names = [Path(name).name for name in scored]
+    labels = names if len(set(names)) == len(names) else list(scored)  # file names, unless two share one
+    judged = len(next(iter(scored.values())).per_query) if scored else 0
+    print_measure_table({label: result.aggregate for label, result in zip(labels, scored.values())}, measures,
+                        f"{judged} judged queries · {qrels_file}", all_measures_in="--json FILE")
+    for name, result in scored.items():
+        if result.unjudged_queries:
+            console.print(f"{name}: {result.unjudged_queries} queries have no judgments and were not measured",
+                          highlight=False)
+    if json_file is not None:
+        as_json = {name: {"aggregate": result.aggregate, "per_query": result.per_query} for name, result in scored.items()}
+        _write_json(json_file, next(iter(as_json.values())) if len(as_json) == 1 else {"runs": as_json})
+
+
+def _write_json(path: Path, payload: dict[str, Any]) -> None:
+    write_json_atomic(path, payload)
+    console.print(f"{'json:':<10}{path}", highlight=False)

@@ -1,0 +1,100 @@
+"""``benchsmith ingest``: load, clean, chunk, deduplicate, filter and index a corpus into Chroma."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
+                                           RunIdOption, TimeoutOption, WorkspaceOption, console, guarded,
+                                           model_options, offline_environment, print_usage, run_reported)
+from benchsmith.graphs.jobs.ingest import DEFAULT_COLLECTION, IngestResult, preview_ingest
+from benchsmith.graphs.jobs.ingest import ingest as run_ingest
+from benchsmith.stores.runs import new_run_id
+from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
+from benchsmith.tools.dedup import DEFAULT_NUM_PERM, DEFAULT_THRESHOLD
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.indexing import DEFAULT_BATCH_SIZE
+from benchsmith.tools.quality import DEFAULT_MIN_QUALITY
+
+SKIPPED_SHOWN = 20
+
+
+def ingest(
+    sources: Annotated[list[str], typer.Argument(help="Directories, files, BEIR corpus.jsonl (or its folder), or 'stdlib'.")],
+    collection: Annotated[str, typer.Option(help="Chroma collection to fill (one per embedder).")] = DEFAULT_COLLECTION,
+    chunk_size: Annotated[int, typer.Option(help="Target chunk size in characters; no chunk is longer.")] = DEFAULT_CHUNK_SIZE,
+    min_chars: Annotated[int, typer.Option(help="Chunks shorter than this are dropped.")] = DEFAULT_MIN_CHARS,
+    dedup_threshold: Annotated[float, typer.Option(
+        help="Jaccard similarity (character 5-grams) from which a chunk is a near-duplicate.")] = DEFAULT_THRESHOLD,
+    num_perm: Annotated[int, typer.Option(help="MinHash permutations.")] = DEFAULT_NUM_PERM,
+    min_quality: Annotated[float, typer.Option(
+        help="Chunks scoring below this quality (0..1) are filtered out.")] = DEFAULT_MIN_QUALITY,
+    quality: Annotated[str, typer.Option(help="Quality scorer: 'heuristic' (information density) or 'llm'.")] = "heuristic",
+    llm: Annotated[str, typer.Option(help="Model for --quality llm, e.g. openai:gpt-4o-mini.")] = "baseline",
+    embedder: Annotated[str, typer.Option(help="sentence-transformers model name or path.")] = DEFAULT_EMBEDDER,
+    batch_size: Annotated[int, typer.Option(
+        help="Chunks embedded and stored per batch (the resume granularity).")] = DEFAULT_BATCH_SIZE,
+    rate_limit: RateLimitOption = None,
+    timeout: TimeoutOption = 60.0,
+    max_attempts: MaxAttemptsOption = 6,
+    chroma_host: ChromaHostOption = None,
+    run_id: RunIdOption = None,
+    dry_run: DryRunOption = False,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Load, clean, chunk, deduplicate, filter and index a corpus into Chroma.
+
+    Kill it at any point and run the same command again: it continues where it stopped and
+    embeds nothing twice.
+    """
+    offline_environment()
+    if dry_run:
+        preview = guarded(lambda: preview_ingest(sources, chunk_size=chunk_size, min_chars=min_chars, quality=quality,
+                                                 llm=llm))
+        console.print(f"dry run: {preview.files_read} files read, {preview.files_skipped} skipped, {preview.documents} "
+                      f"documents, {preview.chunks} chunks ({preview.characters:,} characters) before dedup and "
+                      "quality filtering.", highlight=False)
+        if quality == "llm":
+            console.print(f"--quality llm would make up to {preview.cost.calls} model calls, about "
+                          f"{preview.cost.input_tokens:,} input tokens, ~${preview.cost.cost_usd:.4f}.")
+        console.print("Nothing was written.")
+        return
+    run_id = run_id or new_run_id("ingest")
+    console.print(f"[bold]ingest[/] run [cyan]{run_id}[/] → collection [cyan]{collection}[/]")
+    result = guarded(lambda: run_reported(
+        run_ingest, run_id=run_id, sources=sources, collection=collection, chunk_size=chunk_size,
+        min_chars=min_chars, dedup_threshold=dedup_threshold, num_perm=num_perm, min_quality=min_quality,
+        quality=quality, llm=llm, embedder=embedder, batch_size=batch_size, workspace=workspace,
+        chroma_host=chroma_host, **model_options(rate_limit, timeout, max_attempts)))
+    print_ingest_summary(result)
+
+
+def print_ingest_summary(result: IngestResult) -> None:
+    seconds = result.stage_seconds
+    table = Table(title=f"Ingestion summary · run {result.run_id} · collection {result.collection}")
+    table.add_column("stage")
+    table.add_column("result")
+    table.add_column("seconds", justify="right")
+    rows = [
+        ("load", f"{result.files_read} files read, {result.files_skipped} skipped"),
+        ("clean", f"{result.documents} documents"),
+        ("chunk", f"{result.chunks} chunks"),
+        ("dedup", f"{result.duplicates} duplicates removed"),
+        ("quality", f"{result.filtered} chunks filtered"),
+        ("embed", f"{result.indexed} chunks indexed ({result.newly_embedded} newly embedded; "
+                  f"collection holds {result.collection_count})"),
+    ]
+    for stage, summary in rows:
+        table.add_row(stage, summary, f"{seconds.get(stage, 0.0):.2f}")
+    table.add_row("total", "", f"{sum(seconds.values()):.2f}", style="bold")
+    console.print(table)
+    if result.skipped:
+        console.print(f"[yellow]Skipped {len(result.skipped)} file(s):[/]")
+        for item in result.skipped[:SKIPPED_SHOWN]:
+            console.print(f"  {item['path']}: {item['reason']}", highlight=False)
+        if len(result.skipped) > SKIPPED_SHOWN:
+            console.print(f"  … and {len(result.skipped) - SKIPPED_SHOWN} more in {result.run_dir / 'skipped.jsonl'}")
+    print_usage(result.usage)

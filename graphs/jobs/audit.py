@@ -1,0 +1,124 @@
+"""``benchsmith.audit``: grade a benchmark with a judge ensemble (MTR-Eval): alignment,
+discriminability against hard negatives, answer faithfulness and quality; find the gold
+documents it misses."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchsmith.agents.models import BASELINE
+from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
+from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_models,
+                                           checked_run_id, job_run, priced, resolved_path, workspace_for)
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+
+DEFAULT_NEGATIVES = 4
+PROMPT_CHARS = 800  # a judge's instructions and tags
+VERDICT_OUTPUT_TOKENS = 60
+
+
+@dataclass(frozen=True)
+class Verdict:
+    label: str  # reliable, usable with caveats, unreliable
+    explanation: str
+
+
+@dataclass(frozen=True)
+class AuditResult(JobRun):
+    instances: int = 0
+    verdict: Verdict = Verdict("", "")
+    means: dict[str, float] = field(default_factory=dict)  # per dimension (1-5), and gold_pick_rate (0-1)
+    confirmed_missing_gold: int = 0
+    suspected_missing_gold: int = 0
+    report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results (audit.json)
+    extra_qrels: Path | None = None  # the confirmed missing gold, for evaluate(extra_qrels=...)
+
+    def results(self) -> dict[str, Any]:
+        """Everything ``audit.json`` holds: dimensions, discriminability, agreement, the worst
+        instances and every missing-gold candidate with the judges' reasons."""
+        return json.loads(self.report["results"].read_text(encoding="utf-8"))
+
+
+def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negatives: int = DEFAULT_NEGATIVES,
+          sample: int | None = None, seed: int = 0, position_check: bool = False, min_votes: int = DEFAULT_MIN_VOTES,
+          corpus: str | Path | None = None, split: str = "test", embedder: str = DEFAULT_EMBEDDER,
+          concurrency: int = 4, requests_per_second: float | None = None, timeout_s: float = 60.0,
+          max_attempts: int = 6, workspace: str | Path | None = None, chroma_host: str | None = None,
+          run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None) -> AuditResult:
+    """Audit ``benchmark`` (a BEIR directory, a synthesis run directory or run id, or a turn
+    JSONL file with ``corpus``). The same call with the same ``run_id`` resumes."""
+    from benchsmith.graphs.audit import AuditContext, builder
+    from benchsmith.graphs.runner import run_job
+
+    resolved = workspace_for(workspace)
+    settings = _checked_settings(resolved, benchmark, judges, negatives, sample, seed, position_check, min_votes,
+                                 corpus, split)
+    check_at_least(1, concurrency=concurrency)
+    run_id = checked_run_id(run_id, "audit")
+    context = AuditContext(workspace=str(resolved.root), chroma_host=chroma_host, split=split,
+                           corpus=settings["corpus"], negatives=negatives, sample=sample, seed=seed,
+                           position_check=position_check, min_votes=min_votes, embedder=embedder,
+                           requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
+                           concurrency=concurrency)
+    outcome = run_job(builder, job="audit", workspace=resolved, run_id=run_id,
+                      inputs={"run_id": run_id, "benchmark": settings["benchmark"], "judges": settings["judges"]},
+                      context=context, settings=settings, on_event=on_event, max_concurrency=concurrency,
+                      resume=resume)
+    values = outcome.values
+    return AuditResult(**job_run(outcome), instances=values["instances"], verdict=Verdict(**values["verdict"]),
+                       means=values["means"], confirmed_missing_gold=values["confirmed_missing_gold"],
+                       suspected_missing_gold=values.get("suspected_missing_gold", 0),
+                       report={kind: Path(path) for kind, path in values["report"].items()},
+                       extra_qrels=outcome.run_dir.file("extra_qrels.tsv"))
+
+
+def _checked_settings(workspace: Workspace, benchmark: str | Path, judges: Sequence[str], negatives: int,
+                      sample: int | None, seed: int, position_check: bool, min_votes: int,
+                      corpus: str | Path | None, split: str) -> dict[str, Any]:
+    from benchsmith.graphs.corpus_indexes import cached_benchmark
+
+    if not judges:
+        raise InputError("give at least one --judge")
+    if len(set(judges)) != len(judges):
+        raise InputError("each --judge may be given once")
+    check_models(*judges)
+    check_at_least(1, negatives=negatives, sample=sample, min_votes=min_votes)
+    corpus_path = str(Path(corpus).resolve()) if corpus else None
+    cached_benchmark(resolved_path(str(benchmark)), workspace, split, corpus_path)  # a bad benchmark stops here
+    return {"benchmark": resolved_path(str(benchmark)), "judges": list(judges), "negatives": negatives,
+            "sample": sample, "seed": seed, "position_check": position_check, "min_votes": min_votes,
+            "corpus": corpus_path, "split": split}
+
+
+def estimate_audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negatives: int = DEFAULT_NEGATIVES,
+                   sample: int | None = None, position_check: bool = False, corpus: str | Path | None = None,
+                   split: str = "test", workspace: str | Path | None = None) -> CostEstimate:
+    """Model calls and tokens (about 4 characters each) an audit would spend, before spending."""
+    from benchsmith.graphs.audit import gold_document
+    from benchsmith.graphs.corpus_indexes import cached_benchmark, corpus_documents, document_text
+    from benchsmith.tools.query_building import HistoryMode, build_query
+
+    check_models(*judges)
+    loaded = cached_benchmark(resolved_path(str(benchmark)), workspace_for(workspace), split,
+                              str(Path(corpus).resolve()) if corpus else None)
+    documents = corpus_documents(loaded)
+    mean_document = sum(len(document_text(*d)) for d in documents.values()) // max(len(documents), 1)
+    queries = [query for query in loaded.queries if gold_document(loaded, query.id)]
+    instances = min(len(queries), sample) if sample is not None else len(queries)
+    conversation = sum(len(build_query(q, HistoryMode("full"))) for q in queries) // max(len(queries), 1)
+    per_instance = [conversation + mean_document + PROMPT_CHARS,  # alignment
+                    conversation + (negatives + 1) * mean_document + PROMPT_CHARS]  # choice
+    if position_check:
+        per_instance.append(per_instance[1])
+    if loaded.has_answers:
+        per_instance += [mean_document + 2 * PROMPT_CHARS, conversation + 2 * PROMPT_CHARS]  # faithfulness, quality
+    calls = instances * len(per_instance)
+    return priced(f"{instances:,} instances × {len(judges)} judge(s)",
+                  [(judge, calls, instances * sum(per_instance) // 4, calls * VERDICT_OUTPUT_TOKENS)
+                   for judge in judges])

@@ -1,0 +1,126 @@
+"""What every job of the Python API shares: checks made before any work starts, the usage
+and cost figures a result carries, and the estimate a dry run prints."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchsmith.agents.models import BASELINE, parse_model_spec
+from benchsmith.agents.pricing import PriceTable
+from benchsmith.graphs.resources import check_model_spec
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.runs import is_valid_run_id, new_run_id
+from benchsmith.stores.workspace import Workspace
+
+EventHandler = Callable[[dict[str, Any]], None]
+# Chroma's rule for collection names: 3-512 characters of [a-zA-Z0-9._-], starting and ending
+# with a letter or digit.
+COLLECTION_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Model calls a run made, and what they cost."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    retries: int = 0
+
+    @classmethod
+    def from_totals(cls, totals: dict[str, Any]) -> "Usage":
+        return cls(**{name: totals.get(name, 0) for name in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class JobRun:
+    """Which run a result comes from, and how it got there."""
+
+    run_id: str
+    run_dir: Path
+    resumed: bool  # continued from a checkpoint after an interruption
+    already_finished: bool  # found finished: nothing was redone
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    """What a run would spend, before spending: model calls, tokens (about 4 characters each)
+    and dollars at the known prices."""
+
+    summary: str  # what would be done, in words
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced_models: list[str] = field(default_factory=list)  # models without a known price (counted as 0)
+    notes: list[str] = field(default_factory=list)
+
+
+def priced(summary: str, per_model: Iterable[tuple[str, int, int, int]], notes: Iterable[str] = ()) -> CostEstimate:
+    """A :class:`CostEstimate` from ``(model spec, calls, input tokens, output tokens)`` rows."""
+    prices = PriceTable.load()
+    calls = input_tokens = output_tokens = 0
+    cost = 0.0
+    unpriced = []
+    for spec, model_calls, model_input, model_output in per_model:
+        _, model = parse_model_spec(spec) if spec != BASELINE else (BASELINE, BASELINE)
+        calls, input_tokens, output_tokens = calls + model_calls, input_tokens + model_input, output_tokens + model_output
+        cost += prices.cost(model, model_input, model_output)
+        if model_calls and model != BASELINE and not prices.is_priced(model):
+            unpriced.append(spec)
+    return CostEstimate(summary, calls, input_tokens, output_tokens, cost, unpriced, list(notes))
+
+
+def checked_run_id(run_id: str | None, job: str) -> str:
+    """The given run id (checked) or a new one."""
+    if run_id is None:
+        return new_run_id(job)
+    if not is_valid_run_id(run_id):
+        raise InputError(f"invalid run id {run_id!r}: use letters, digits, '-' and '_'")
+    return run_id
+
+
+def check_collection_name(name: str) -> None:
+    if not COLLECTION_NAME.match(name):
+        raise InputError(f"invalid collection name {name!r}: 3 to 512 letters, digits, '.', '_' or '-', starting "
+                         "and ending with a letter or digit")
+
+
+def check_models(*specs: str) -> None:
+    for spec in specs:
+        check_model_spec(spec)
+
+
+def check_at_least(minimum: float, **values: float | None) -> None:
+    """Each named value (when given) is at least ``minimum``; the message names the option."""
+    for name, value in values.items():
+        if value is not None and value < minimum:
+            raise InputError(f"--{name.replace('_', '-')} must be at least {minimum}, got {value}")
+
+
+def check_fraction(**values: float) -> None:
+    for name, value in values.items():
+        if not 0.0 <= value <= 1.0:
+            raise InputError(f"--{name.replace('_', '-')} must be within [0, 1], got {value}")
+
+
+def resolved_path(spec: str) -> str:
+    """A benchmark or file argument as recorded with the run: absolute when it is a path."""
+    return str(Path(spec).resolve()) if Path(spec).exists() else spec
+
+
+def job_run(outcome: Any) -> dict[str, Any]:
+    """The :class:`JobRun` fields of a runner outcome."""
+    return {"run_id": outcome.run_id, "run_dir": outcome.run_dir.path, "resumed": outcome.resumed,
+            "already_finished": outcome.already_finished, "usage": Usage.from_totals(outcome.usage)}
+
+
+def workspace_for(workspace: str | Path | None) -> Workspace:
+    return Workspace.resolve(workspace)

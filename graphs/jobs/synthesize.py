@@ -1,0 +1,148 @@
+"""``benchsmith.synthesize``: a multi-turn conversational retrieval benchmark from an ingested
+collection (MTR-Pipeline), and ``benchsmith.cluster``, the semantic path it walks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchsmith.agents.models import BASELINE, estimate_tokens
+from benchsmith.agents.polisher import Polisher
+from benchsmith.agents.questioner import Questioner
+from benchsmith.agents.responder import Responder
+from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_collection_name,
+                                           check_fraction, check_models, checked_run_id, job_run, priced,
+                                           workspace_for)
+from benchsmith.stores.benchmark_files import Dialogue
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import load_jsonl
+from benchsmith.stores.vectors import VectorStore
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS
+from benchsmith.tools.dialogue_walk import DEFAULT_HARD_SWITCH_RATE, DEFAULT_SWITCH_PROBABILITY
+
+DEFAULT_CONVERSATIONS, DEFAULT_TURNS, DEFAULT_CONCURRENCY = 20, 6, 4
+# Assumed lengths for the dry-run estimate (characters): a question, an assistant answer.
+ESTIMATE_QUESTION_CHARS, ESTIMATE_ANSWER_CHARS = 100, 1200
+ESTIMATE_OUTPUT_TOKENS = {"questioner": 60, "responder": 300, "polisher": 30}
+
+
+@dataclass(frozen=True)
+class SynthesisResult(JobRun):
+    collection: str = ""
+    dialogues: list[Dialogue] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)  # the MTR-Bench-style statistics (stats.json)
+    files: dict[str, Path] = field(default_factory=dict)  # dialogues, beir, qrels, stats
+
+
+@dataclass(frozen=True)
+class ClusterResult:
+    collection: str
+    clusters: list[list[str]]  # chunk ids along the semantic path, cut every `size` chunks
+    stats: dict[str, Any]
+
+
+def _store(workspace: Workspace, collection: str, chroma_host: str | None) -> VectorStore:
+    from benchsmith.graphs.resources import chroma_client
+    from benchsmith.tools.embedding import ChromaEmbeddingFunction
+
+    check_collection_name(collection)
+    return VectorStore.open_existing(chroma_client(workspace, chroma_host), collection,
+                                     lambda spec: ChromaEmbeddingFunction(spec=spec))
+
+
+def cluster(collection: str, *, size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_NEIGHBOURS, seed: int = 0,
+            workspace: str | Path | None = None, chroma_host: str | None = None) -> ClusterResult:
+    """Walk the collection's embeddings in one continuous semantic path and cut it into
+    clusters (computed once per parameters and reused)."""
+    from benchsmith.tools.corpus_clusters import cluster_collection
+
+    check_at_least(1, size=size, neighbours=neighbours)
+    resolved = workspace_for(workspace)
+    clustering = cluster_collection(resolved, _store(resolved, collection, chroma_host), size, neighbours, seed)
+    return ClusterResult(collection, clustering.clusters, clustering.stats)
+
+
+def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, turns: int = DEFAULT_TURNS,
+               llm: str = BASELINE, switch_rate: float = DEFAULT_SWITCH_PROBABILITY,
+               hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE, seed: int = 0,
+               cluster_size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_NEIGHBOURS,
+               history_window: int | None = None, concurrency: int = DEFAULT_CONCURRENCY,
+               requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+               workspace: str | Path | None = None, chroma_host: str | None = None, run_id: str | None = None,
+               on_event: EventHandler | None = None, resume: str | None = None) -> SynthesisResult:
+    """Synthesize ``conversations`` conversations of ``turns`` turns over ``collection``. The
+    same call with the same ``run_id`` resumes an interrupted run."""
+    from benchsmith.graphs.runner import run_job
+    from benchsmith.graphs.synthesize import (BEIR_DIR, DIALOGUES_FILE, STATS_FILE, TREC_QRELS_FILE,
+                                              SynthesisContext, builder)
+
+    settings = _checked_settings(collection, conversations, turns, llm, switch_rate, hard_switch_rate, seed,
+                                 cluster_size, neighbours, history_window)
+    check_at_least(1, concurrency=concurrency)
+    run_id = checked_run_id(run_id, "synthesize")
+    resolved = workspace_for(workspace)
+    available = len(cluster(collection, size=cluster_size, neighbours=neighbours, seed=seed, workspace=resolved.root,
+                            chroma_host=chroma_host).clusters)
+    if conversations > available:
+        raise InputError(f"collection {collection!r} has {available} clusters of {cluster_size} chunks: ask for at "
+                         f"most {available} conversations, or use a smaller --cluster-size")
+    context = SynthesisContext(
+        workspace=str(resolved.root), chroma_host=chroma_host, llm=llm, seed=seed, switch_probability=switch_rate,
+        hard_switch_rate=hard_switch_rate, cluster_size=cluster_size, neighbours=neighbours,
+        history_window=history_window, concurrency=concurrency, requests_per_second=requests_per_second,
+        timeout_s=timeout_s, max_attempts=max_attempts)
+    outcome = run_job(builder, job="synthesize", workspace=resolved, run_id=run_id,
+                      inputs={"run_id": run_id, "collection": collection, "conversations": conversations,
+                              "turns": turns},
+                      context=context, settings=settings, on_event=on_event, max_concurrency=concurrency,
+                      resume=resume)
+    files = {"dialogues": outcome.run_dir.file(DIALOGUES_FILE), "beir": outcome.run_dir.file(BEIR_DIR),
+             "qrels": outcome.run_dir.file(TREC_QRELS_FILE), "stats": outcome.run_dir.file(STATS_FILE)}
+    return SynthesisResult(**job_run(outcome), collection=collection,
+                           dialogues=[Dialogue.model_validate(record) for record in load_jsonl(files["dialogues"])],
+                           stats=dict(outcome.values.get("stats", {})), files=files)
+
+
+def _checked_settings(collection: str, conversations: int, turns: int, llm: str, switch_rate: float,
+                      hard_switch_rate: float, seed: int, cluster_size: int, neighbours: int,
+                      history_window: int | None) -> dict[str, Any]:
+    check_collection_name(collection)
+    check_models(llm)
+    check_at_least(1, conversations=conversations, turns=turns, cluster_size=cluster_size, neighbours=neighbours)
+    check_at_least(0, history_window=history_window)
+    check_fraction(switch_rate=switch_rate, hard_switch_rate=hard_switch_rate)
+    return {"collection": collection, "conversations": conversations, "turns": turns, "llm": llm,
+            "hard_switch_rate": hard_switch_rate, "switch_rate": switch_rate, "seed": seed,
+            "cluster_size": cluster_size, "history_window": history_window}
+
+
+def estimate_synthesis(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, turns: int = DEFAULT_TURNS,
+                       llm: str = BASELINE, cluster_size: int = DEFAULT_CLUSTER_SIZE,
+                       workspace: str | Path | None = None, chroma_host: str | None = None) -> CostEstimate:
+    """Model calls, tokens and cost of a synthesis run, from the real prompts filled with text of
+    the expected lengths (chunks of the collection's mean length, answers of ~1,200 characters)."""
+    check_models(llm)
+    check_at_least(1, conversations=conversations, turns=turns, cluster_size=cluster_size)
+    store = _store(workspace_for(workspace), collection, chroma_host)
+    lengths = [len(text) for page in store.iter_all(include=("documents",)) for text in page["documents"]]
+    if not lengths:
+        raise InputError(f"collection {collection!r} is empty")
+    passage = {"id": "x", "title": "title", "text": "x" * (sum(lengths) // len(lengths))}
+    related = [passage] * (cluster_size - 1)
+    calls = input_tokens = output_tokens = 0
+    for turn in range(turns):
+        history = [{"question": "q" * ESTIMATE_QUESTION_CHARS, "response": "a" * ESTIMATE_ANSWER_CHARS}] * turn
+        prompts = {
+            "questioner": Questioner().messages(gold=passage, related=related, history=history, switch="soft"),
+            "responder": Responder().messages(gold=passage, history=history, question="q" * ESTIMATE_QUESTION_CHARS),
+        }
+        if turn:
+            prompts["polisher"] = Polisher().messages(history=history, question="q" * ESTIMATE_QUESTION_CHARS)
+        for role, messages in prompts.items():
+            calls += 1
+            input_tokens += estimate_tokens("".join(message["content"] for message in messages))
+            output_tokens += ESTIMATE_OUTPUT_TOKENS[role]
+    return priced(f"{conversations} conversations × {turns} turns",
+                  [(llm, calls * conversations, input_tokens * conversations, output_tokens * conversations)])

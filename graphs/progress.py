@@ -1,0 +1,36 @@
+"""Progress events a node streams to whoever runs the graph (``stream_mode="custom"``).
+
+Three shapes, one per kind of work, read by the CLI's progress bars (graphs/cli/console.py)
+and by any app that streams a graph:
+
+* ``{"stage": S, "done": D, "total": T}``: stage S has done D of T items (T may be None);
+* ``{"stage": S, "advance": 1}``: one more item of S finished (fan-out workers, which do not
+  know how many siblings finished before them);
+* ``{"stage": S, "reused": True}``: S was finished before a crash and is reused as it is.
+
+Outside a streamed run the writer does nothing, so nodes report unconditionally.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from langgraph.config import get_stream_writer
+
+ProgressCallback = Callable[[int, int | None], None]
+
+
+def progress_reporter(stage: str) -> ProgressCallback:
+    """A ``(done, total)`` callback that streams progress events for ``stage``."""
+    writer = get_stream_writer()
+    return lambda done, total=None: writer({"stage": stage, "done": done, "total": total})
+
+
+def report_advance(stage: str) -> None:
+    """One more item of ``stage`` finished."""
+    get_stream_writer()({"stage": stage, "advance": 1})
+
+
+def report_reused(stage: str) -> None:
+    """``stage`` was finished before and is reused, not recomputed."""
+    get_stream_writer()({"stage": stage, "reused": True})
