@@ -11,6 +11,7 @@ from benchsmith.stores.vectors import VectorStore
 from benchsmith.tools.embedding import Embedder
 
 ProgressCallback = Callable[[int, int], None]
+DEFAULT_BATCH_SIZE = 256  # texts embedded and stored per batch: the resume granularity
 
 
 @dataclass
