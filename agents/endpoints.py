@@ -16,6 +16,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
+import re
 import threading
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
@@ -80,8 +81,13 @@ def resolve_api_key(base_url: str) -> str:
 
 
 def server_message(error: openai.APIStatusError) -> str:
-    """The server's own words (the ``error.message`` of its JSON body, else the body text), redacted."""
-    message = getattr(error, "message", None) or str(error)
+    """The server's own words (the ``message`` of its JSON error, else the SDK's text without its
+    "Error code: 401 - " prefix), redacted."""
+    body = getattr(error, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        message = body["message"]
+    else:
+        message = re.sub(r"^Error code: \d+ - ", "", getattr(error, "message", None) or str(error))
     return redact(message.strip())
 
 
@@ -135,7 +141,6 @@ class Endpoint:
         with self._lock:
             if self.latched is None:
                 self.latched = error
-                logger.warning("no more calls to %s in this process: %s", display_url(self.base_url), error)
             return self.latched
 
     def method(self, default: str) -> str:

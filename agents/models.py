@@ -230,10 +230,10 @@ class OpenAIBackend:
             try:
                 return self._complete(method, messages, schema)
             except StructuredOutputUnsupported as rejection:
-                fallback = next_method(method) if self.settings.structured_output == "auto" else None
-                if fallback is None:
+                if self.settings.structured_output != "auto":
                     raise self._latch(self._unsupported(rejection)) from None
-                state.fall_back(method, fallback, rejection.server_message)
+                # Never None: the last method (the prompt) sends no format parameter to reject.
+                state.fall_back(method, next_method(method), rejection.server_message)  # type: ignore[arg-type]
 
     def _complete(self, method: str, messages: list[Message], schema: type[BaseModel]) -> Completion:
         request = with_schema_instructions(messages, schema) if needs_schema_in_prompt(method) else messages
@@ -246,7 +246,7 @@ class OpenAIBackend:
             raise InvalidOutput("the reply was stopped by the server's content filter") from None
         except openai.APIStatusError as error:
             if is_format_rejection(error, method):
-                raise StructuredOutputUnsupported(method, server_message(error)) from None
+                raise StructuredOutputUnsupported(method, server_message(error), error.status_code) from None
             if is_fatal(error):
                 raise self._latch(endpoint_error(error, self.base_url, self.model)) from None
             raise  # transient: the seam retries it
@@ -259,12 +259,10 @@ class OpenAIBackend:
         return ModelEndpointError(str(latched), base_url=latched.base_url, status_code=latched.status_code)
 
     def _unsupported(self, rejection: StructuredOutputUnsupported) -> ModelEndpointError:
-        setting = self.settings.structured_output
-        advice = ("it rejects every way of asking for structured output" if setting == "auto"
-                  else f"choose another structured output method than {setting} (or auto, which finds one)")
-        return ModelEndpointError(f"{display_url(self.base_url)} rejected {rejection.method} structured output for "
-                                  f"model {self.model!r} ({rejection.server_message}): {advice}",
-                                  base_url=self.base_url)
+        return ModelEndpointError(
+            f"{display_url(self.base_url)} rejected {rejection.method} structured output for model {self.model!r} "
+            f"({rejection.server_message}): choose another structured output method, or auto, which finds one",
+            base_url=self.base_url, status_code=rejection.status_code)
 
 
 ScriptedReply = BaseModel | Exception | Callable[[list[Message], type[BaseModel]], BaseModel]

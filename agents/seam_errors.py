@@ -49,7 +49,8 @@ class StructuredOutputUnsupported(Exception):
     """The endpoint rejected this way of asking for structured output (internal: the backend
     falls back to the next method)."""
 
-    def __init__(self, method: str, server_message: str):
+    def __init__(self, method: str, server_message: str, status_code: int):
         super().__init__(f"{method}: {server_message}")
         self.method = method
         self.server_message = server_message
+        self.status_code = status_code

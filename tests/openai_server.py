@@ -15,9 +15,11 @@ It can also behave like the servers users meet:
   refuses every format parameter (JSON schema, tools, JSON mode);
 * a chatty model: ``reply_style="fenced"`` wraps each JSON reply in ```json fences with a
   sentence before and after, as content even when a tool call was asked for;
+* a server of some models: ``models={...}`` answers 404 to any other model name, as vLLM does;
 * a server with a key: ``api_key=...`` answers 401 to any other key, echoing the key it was
   sent in the error text, as some proxies do;
-* more faults to inject: ``429-ms`` (``retry-after-ms``), ``503`` and ``401`` (key echoed).
+* more faults to inject: ``429-ms`` (``retry-after-ms``), ``503``, ``401`` (key echoed) and
+  ``400`` (a prompt longer than the context).
 
 Only the standard library is used for the server itself; it listens on
 127.0.0.1 at a free port and runs in a daemon thread.
@@ -44,7 +46,10 @@ Replier = Callable[[dict], Reply]
 
 ALL_FAULTS: tuple[str, ...] = ("429", "500", "slow", "malformed", "truncated")
 # Injectable too, but not drawn by default (seeded fault rates keep their draws).
-EXTRA_FAULTS: tuple[str, ...] = ("429-ms", "503", "401")
+EXTRA_FAULTS: tuple[str, ...] = ("429-ms", "503", "401", "400")
+# The "400" fault: a prompt too long, in words that also name the tools (not a format problem).
+CONTEXT_OVERFLOW_MESSAGE = ("This model's maximum context length is 4096 tokens. However, your messages resulted in "
+                            "5210 tokens (including 96 in the functions). Please reduce the length of the messages.")
 RETRY_AFTER_MS = 250
 
 # Format parameters a server may refuse, keyed as ``rejects`` names them.
@@ -65,7 +70,7 @@ MODELS_PATHS = frozenset({"/v1/models", "/models"})
 
 # Faults answered without consulting the script or replier; "slow" is the
 # only fault that still sends a real reply (late).
-_IMMEDIATE_FAULTS = frozenset({"429", "500", "malformed", "truncated", "429-ms", "503", "401"})
+_IMMEDIATE_FAULTS = frozenset({"429", "500", "malformed", "truncated", "429-ms", "503", "401", "400"})
 
 MALFORMED_TEXT = "Sure! {answer: maybe"
 # Source of the half-cut JSON sent by the "truncated" fault.
@@ -96,7 +101,7 @@ class FakeOpenAIServer:
 
     def __init__(self, replier: Replier | None = None, latency_s: float = 0.0, *,
                  rejects: frozenset[str] | set[str] = frozenset(), rejection_status: int = 400,
-                 reply_style: str = "json", api_key: str | None = None):
+                 reply_style: str = "json", api_key: str | None = None, models: set[str] | None = None):
         unknown = set(rejects) - set(REJECTION_MESSAGES)
         if unknown or reply_style not in REPLY_STYLES:
             raise ValueError(f"unknown rejects {sorted(unknown)} or reply style {reply_style!r}")
@@ -106,6 +111,7 @@ class FakeOpenAIServer:
         self.rejection_status = rejection_status
         self.reply_style = reply_style
         self.api_key = api_key
+        self.models = models  # served model names (None: any); another one gets a 404 like vLLM's
         self.requests: list[dict] = []
         # Per request, in arrival order: when it arrived (time.monotonic()) and its Authorization header.
         self.arrivals: list[float] = []
@@ -267,6 +273,9 @@ class FakeOpenAIServer:
         sent_key = authorization.removeprefix("Bearer ").strip()
         if self.api_key is not None and sent_key != self.api_key:
             raise _invalid_key(sent_key)
+        if self.models is not None and body.get("model") not in self.models:
+            raise _ReplyError(404, f"The model `{body.get('model')}` does not exist.", "NotFoundError",
+                              "model_not_found")
         rejected = next((name for name in _format_parameters(body) if name in self.rejects), None)
         if rejected is not None:
             raise _ReplyError(self.rejection_status, REJECTION_MESSAGES[rejected], "invalid_request_error",
@@ -384,6 +393,8 @@ def _fault_response(body: dict, fault: str) -> tuple[int, dict, dict[str, str]]:
     if fault == "429-ms":  # OpenAI's millisecond header; the seconds one says longer and must lose
         error = _error_body("Rate limit reached (injected fault)", "rate_limit_error", "rate_limit_exceeded")
         return 429, error, {"retry-after-ms": str(RETRY_AFTER_MS), "Retry-After": "5"}
+    if fault == "400":
+        return 400, _error_body(CONTEXT_OVERFLOW_MESSAGE, "invalid_request_error", "context_length_exceeded"), {}
     if fault == "503":
         return 503, _error_body("The server is overloaded (injected fault)", "server_error", "overloaded"), {}
     if fault == "500":
