@@ -35,6 +35,7 @@ from pydantic import BaseModel, ValidationError
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from benchsmith.agents.endpoints import (
+    LOCAL_PLACEHOLDER_KEY,
     Endpoint,
     display_url,
     endpoint,
@@ -187,7 +188,8 @@ class OpenAIBackend:
         self.settings = settings
         self.state.share_rate_limit(settings.requests_per_second)  # from now on, not from the first call
         api_key = resolve_api_key(self.base_url)
-        register_secret(api_key)
+        if api_key != LOCAL_PLACEHOLDER_KEY:
+            register_secret(api_key)
         self.chat = ChatOpenAI(
             model=model,
             base_url=self.base_url,

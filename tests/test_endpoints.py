@@ -347,7 +347,8 @@ def test_builtin_prices_hold_on_openais_endpoint_only(monkeypatch):
     prices = PriceTable.load()
 
     assert prices.cost("gpt-4o-mini", 1_000_000, 1_000_000) == pytest.approx(0.75)
-    assert prices.cost("gpt-4o-mini", 1_000_000, 1_000_000, base_url="https://api.openai.com/v1/") == pytest.approx(0.75)
+    official = "https://api.openai.com/v1/"
+    assert prices.cost("gpt-4o-mini", 1_000_000, 1_000_000, base_url=official) == pytest.approx(0.75)
     assert prices.cost("gpt-4o-mini", 1_000_000, 1_000_000, base_url="http://127.0.0.1:8000/v1") == 0.0
     assert not prices.is_priced("gpt-4o-mini", base_url="http://127.0.0.1:8000/v1")
 
@@ -362,9 +363,10 @@ def test_prices_file_prices_models_per_endpoint_and_keeps_the_old_form(tmp_path,
 
     assert prices.cost("gpt-4o-mini", 1_000_000, 0) == pytest.approx(1.0)
     assert prices.cost("gpt-4o", 1_000_000, 0) == pytest.approx(2.5)  # built-ins stay
-    assert prices.cost("llama-3.1-70b", 1_000_000, 1_000_000, base_url="https://llm.example.com/v1") == pytest.approx(2.0)
+    remote = "https://llm.example.com/v1"
+    assert prices.cost("llama-3.1-70b", 1_000_000, 1_000_000, base_url=remote) == pytest.approx(2.0)
     assert prices.cost("llama-3.1-70b", 1_000_000, 0) == 0.0  # not on OpenAI's endpoint
-    assert prices.cost("other", 1_000_000, 0, base_url="https://llm.example.com/v1") == 0.0
+    assert prices.cost("other", 1_000_000, 0, base_url=remote) == 0.0
     assert prices.cost("anything", 1_000_000, 0, base_url="http://127.0.0.1:8000/v1/") == pytest.approx(0.1)
 
 

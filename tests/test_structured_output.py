@@ -250,8 +250,8 @@ def test_an_invalid_reply_is_retried_with_the_error_fed_back_once(environment, r
 
 def test_each_retry_carries_one_corrective_turn_for_the_latest_reply(environment):
     server = environment(FakeOpenAIServer().start())
-    server.script("no JSON here", f"{json.dumps(GOOD)} or {json.dumps({**GOOD, 'score': 1})}", "```json\n{\"rationale\":",
-                  GOOD)
+    two_objects = f"{json.dumps(GOOD)} or {json.dumps({**GOOD, 'score': 1})}"
+    server.script("no JSON here", two_objects, '```json\n{"rationale":', GOOD)
     try:
         seam = seam_for()
         assert seam.run(Judge(), question="q") == Verdict(**GOOD)
