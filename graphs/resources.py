@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from chromadb.api import ClientAPI
 
 from benchsmith.agents.models import ModelSeam, ModelSettings, build_seam, parse_model_spec
+from benchsmith.agents.structured_output import StructuredOutput
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.runs import RunDirectory
@@ -51,10 +52,18 @@ class ModelOptions:
     timeout_s: float = field(default=60.0, metadata={"description": "Seconds before a model request times out."})
     max_attempts: int = field(default=6, metadata={
         "description": "Attempts per model call (retries on 429, 5xx, timeouts and invalid replies)."})
+    structured_output: StructuredOutput = field(default="auto", metadata={
+        "description": "How replies are asked for: auto (JSON schema, then function calling, then JSON mode, "
+                       "remembered per endpoint), json_schema, function_calling or json_mode."})
 
     def model_settings(self) -> ModelSettings:
-        return ModelSettings(seed=self.seed, requests_per_second=self.requests_per_second, timeout_s=self.timeout_s,
-                             max_attempts=self.max_attempts)
+        """The seam's settings; an impossible value is an InputError."""
+        try:
+            return ModelSettings(seed=self.seed, requests_per_second=self.requests_per_second,
+                                 timeout_s=self.timeout_s, max_attempts=self.max_attempts,
+                                 structured_output=self.structured_output)
+        except ValueError as error:
+            raise InputError(str(error)) from None
 
 
 def workspace_of(options: StoreOptions) -> Workspace:

@@ -14,6 +14,8 @@ from typing import Any
 
 from langgraph.graph.state import StateGraph
 
+from benchsmith.agents.endpoints import forget_endpoints
+from benchsmith.agents.redaction import redact
 from benchsmith.stores.checkpoints import sqlite_checkpointer
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import RunDirectory
@@ -57,6 +59,7 @@ def run_job(
             return RunOutcome(run_id, record.summary, resumed=False, already_finished=True,
                               usage=run_dir.usage.totals(), run_dir=run_dir)
     run_dir.start(job, settings, resume)
+    forget_endpoints()  # a key or server fixed since an endpoint failed in this process gets a fresh try
     config: dict[str, Any] = {"configurable": {"thread_id": run_id}}
     if max_concurrency:
         # Top level: under "configurable" it is ignored. LangGraph uses a worker of the pool for
@@ -97,7 +100,7 @@ def crash_reason(error: BaseException) -> str:
         return "interrupted (Ctrl-C)"
     if isinstance(error, SystemExit):
         return f"stopped by a signal or exit ({error.code})"
-    return f"{type(error).__name__}: {error}"
+    return redact(f"{type(error).__name__}: {error}")  # no key reaches the run record
 
 
 def check_same_settings(run_id: str, recorded: dict[str, Any], requested: dict[str, Any]) -> None:

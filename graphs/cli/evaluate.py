@@ -8,7 +8,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, TimeoutOption, WorkspaceOption, console, fail, guarded,
+                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console, fail, guarded,
                                            model_options, offline_environment, print_estimate, print_measure_table,
                                            print_paths, print_usage, run_reported)
 from benchsmith.graphs.jobs.evaluate import (DEFAULT_DEPTH, DEFAULT_HISTORIES, DEFAULT_RETRIEVERS, checked_measures,
@@ -57,6 +57,7 @@ def evaluate(
     rate_limit: RateLimitOption = None,
     timeout: TimeoutOption = 60.0,
     max_attempts: MaxAttemptsOption = 6,
+    structured_output: StructuredOutputOption = "auto",
     chroma_host: ChromaHostOption = None,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
@@ -88,7 +89,7 @@ def evaluate(
         run_evaluation, run_id=run_id, benchmark=benchmark, retrievers=retrievers, histories=histories, rerank=rerank,
         rerank_depth=rerank_depth, depth=depth, measures=measures, split=split, extra_qrels=extra_qrels, llm=llm,
         test=test, embedder=embedder, concurrency=concurrency, workspace=workspace, chroma_host=chroma_host,
-        **model_options(rate_limit, timeout, max_attempts)))
+        **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_measure_table(result.aggregate, result.measures, f"Evaluation · run {result.run_id}",
                         highlight=result.primary_measure)
     print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
