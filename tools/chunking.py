@@ -7,6 +7,10 @@ A single token longer than the limit (a URL, a base64 blob) is the one thing cut
 so no chunk ever exceeds the limit. Chunks shorter than ``min_chars`` are dropped: they
 rarely answer a question on their own. No overlap: overlapping chunks would share the
 evidence for a question and blur which one is the gold document.
+
+A chunk's title is its heading path: the nearest headings above its start, outermost
+first (``Guide › Installation › From source``; for Python, ``json.decoder ›
+JSONDecoder.decode``), from the headings cleaning recorded; its id is the hash of its text.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import re
 from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
 from benchsmith.tools.documents import Chunk, Document, content_id
+from benchsmith.tools.headings import PATH_SEPARATOR, heading_path
 
 DEFAULT_CHUNK_SIZE = 1024
 DEFAULT_MIN_CHARS = 100
@@ -67,9 +72,15 @@ def chunk_document(document: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, min
             continue
         chunks.append(Chunk(
             id=content_id(piece), text=piece, doc_id=document.id, source=document.source,
-            title=document.title, position=len(chunks), start=start, end=start + len(piece),
+            title=chunk_title(document, start), position=len(chunks), start=start, end=start + len(piece),
         ))
     return chunks
+
+
+def chunk_title(document: Document, start: int) -> str:
+    """The heading path in force where the chunk starts (page title › section ›
+    subsection), or the document's title when no heading comes before it."""
+    return PATH_SEPARATOR.join(heading_path(document.headings, start)) or document.title
 
 
 def hard_cut(text: str, limit: int) -> list[str]:
