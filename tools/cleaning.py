@@ -46,13 +46,15 @@ BOILERPLATE_MIN_SHARE = 0.5
 BOILERPLATE_MIN_DOCUMENTS = 5
 BOILERPLATE_MIN_LINE_CHARS = 12
 
-# A redirect stub: short, says the page moved, and points somewhere.
-REDIRECT_MAX_WORDS = 60
-REDIRECT_MAX_CHARS = 6000  # longer sources hold more than a notice; not worth cleaning twice
+# A redirect stub: says the page moved, points somewhere, and says little else.
+REDIRECT_HINT = re.compile(r"moved|relocated|migrated|redirect|now\s+lives|now\s+be\s+found|http-equiv", re.I)
 REDIRECT_NOTICE = re.compile(
     r"\b(?:ha(?:s|ve)\s+(?:been\s+)?(?:moved|relocated|migrated)|(?:was|were)\s+(?:moved|relocated|migrated)"
-    r"|moved\s+(?:permanently\s+)?to|redirect(?:s|ed|ing)?\b|(?:is|are)\s+now\s+(?:located|hosted|maintained|"
-    r"available)\s+(?:at|on|in)|can\s+now\s+be\s+found|now\s+lives?\s+(?:at|in|on))", re.I)
+    r"|moved\s+(?:permanently\s+)?to|^moved\s*:|redirect(?:s|ed|ing)?\b|(?:is|are)\s+now\s+(?:located|hosted|"
+    r"maintained|available)\s+(?:at|on|in)|can\s+now\s+be\s+found|now\s+lives?\s+(?:at|in|on))", re.I)
+REDIRECT_POINTER_LINE = re.compile(r"^(?:see|go\s+to|visit|please\s+(?:see|visit|go\s+to)|refer\s+to|read)\b.{0,100}$",
+                                   re.I)
+REDIRECT_OTHER_WORDS = 15  # a title, a "please update your bookmarks"
 POINTER = re.compile(r"\]\(|<https?://|https?://|`_|:(?:doc|ref|any):|\{(?:doc|ref|any)\}|href=|url=|\.html\b|"
                      r"\.md\b|\.rst\b", re.I)
 META_REFRESH = re.compile(r"<meta[^>]+http-equiv\s*=\s*[\"']?refresh|:http-equiv=refresh:", re.I)
@@ -145,19 +147,20 @@ def strip_license_header(code: str) -> str:
 
 
 def redirect_notice(text: str, kind: str) -> str | None:
-    """The notice, when a page only says it moved (or redirects) and points elsewhere."""
-    if len(text) > REDIRECT_MAX_CHARS or kind not in MARKUP_KINDS | {"text"}:
+    """The reason to skip a page that only says it moved: an HTML meta refresh, or
+    sentences that are all moved/redirect notices or short "see ..." pointers, besides
+    at most a title's worth of words, on a page that links somewhere."""
+    if kind not in MARKUP_KINDS | {"text"} or not REDIRECT_HINT.search(text) or not POINTER.search(text):
         return None
-    plain = clean_text(text, kind)
-    words = WORD.findall(plain)
-    if META_REFRESH.search(text) and len(words) <= 2 * REDIRECT_MAX_WORDS:
+    lines = [line.strip() for line in re.split(r"\n|(?<=[.!?])\s+", clean_text(text, kind)) if line.strip()]
+    notices = [line for line in lines if REDIRECT_NOTICE.search(line)]
+    other_words = sum(len(WORD.findall(line)) for line in lines
+                      if line not in notices and not REDIRECT_POINTER_LINE.match(line))
+    if META_REFRESH.search(text) and other_words <= 4 * REDIRECT_OTHER_WORDS:
         return "redirect page (meta refresh)"
-    notice = REDIRECT_NOTICE.search(plain)
-    if notice is None or len(words) > REDIRECT_MAX_WORDS or not POINTER.search(text):
+    if not notices or other_words > REDIRECT_OTHER_WORDS:
         return None
-    sentence_start = max(plain.rfind(".", 0, notice.start()), plain.rfind("\n", 0, notice.start())) + 1
-    sentence = " ".join(plain[sentence_start:].split())
-    return f"redirect page: {sentence[:100]}"
+    return f"redirect page: {' '.join(notices[0].split())[:100]}"
 
 
 def remove_repeated_lines(documents: list[Document]) -> list[Document]:

@@ -14,7 +14,7 @@ project's ``conf.py``.
 * Directives by kind (``tools.sphinx_markup.directive_kind``): code blocks, ``::`` literal
   blocks and doctest blocks keep their code, fenced with its language; admonitions and
   other containers keep their text; toctrees and directives with no reader text go.
-* Comments, hyperlink targets (``.. _label:``), substitution definitions, transitions,
+* Comments, hyperlink targets (``.. _label:``, ``__ url``), substitution definitions, transitions,
   file-level field lists (``:orphan:``, docinfo) and lists made only of links go.
 """
 
@@ -32,6 +32,7 @@ ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")  # one punctuation characte
 EXPLICIT = re.compile(r"^(\s*)\.\.(?:\s+(.*))?$")
 DIRECTIVE = re.compile(r"^([A-Za-z0-9][\w:.+-]*)::(?:\s+(.*))?$")
 SUBSTITUTION_DEFINITION = re.compile(r"^\s*\.\.\s+\|([^|]+)\|\s+([\w:.-]+)::\s*(.*)$")
+ANONYMOUS_TARGET = re.compile(r"^\s*__ \S")
 FOOTNOTE = re.compile(r"^\[([^\]]+)\]\s*(.*)$")
 OPTION = re.compile(r"^:[^:\s`][^:`]*:(\s|$)")
 FIELD = re.compile(r"^(\s*):([^:\s`][^:`]*):(?:\s+(.*))?$")
@@ -190,6 +191,8 @@ class _RstConverter:
                 index += 2
             elif ADORNMENT.match(line) and len(stripped) >= 4 and not paragraph:
                 index += 1  # a transition
+            elif ANONYMOUS_TARGET.match(line) and not paragraph:
+                index = _block_end(lines, index + 1, indent)  # "__ https://..." is ".. __: https://..."
             elif (match := FIELD.match(line)) and not paragraph and (not self.seen_content and top):
                 index = _block_end(lines, index + 1, indent)  # :orphan:, :tocdepth:, docinfo
             elif not paragraph and (end := link_only_list_end(lines, index, LINK)) is not None:
