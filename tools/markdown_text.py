@@ -9,8 +9,9 @@ A line-based converter, tolerant of extensions it does not know (see ``rst_text`
   directives with no reader text go; their ``:option:`` lines and YAML option blocks go;
   ``{eval-rst}`` content is converted as reStructuredText.
 * Roles (``{ref}`text <target>``` → text), links and images (their text), autolinks,
-  inline attributes (``[text]{#id .class}``), known HTML tags, emphasis, code-span backticks, footnote references and escapes are
-  resolved; code spans are protected from every other rule.
+  inline attributes (``[text]{#id .class}``), known HTML tags, emphasis, code-span
+  backticks, footnote references and escapes are resolved; code spans are protected
+  from every other rule.
 * Front matter, comments (HTML and MyST ``%``), MyST targets (``(label)=``), reference
   definitions, rules and lists made only of links go.
 """
@@ -43,12 +44,15 @@ DEFINITION = re.compile(r"^(\s*):\s+")
 OPTION = re.compile(r"^:[\w-]+:(\s|$)")
 FIELD = re.compile(r"^(\s*):([\w-]+(?: [\w-]+)*):(?=\s|$)")  # a field list item, shown as "name: body"
 COMMENT = re.compile(r"<!--.*?-->", re.S)
+# Lines with nothing for a reader (a setext underline with no title above is a rule).
+DROPPED_LINES = (RULE, SETEXT, MYST_TARGET, MYST_COMMENT, MYST_BLOCK_BREAK, REFERENCE_DEFINITION)
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\([^)]*\)|\[[^\]]+\]\[[^\]]*\]"
                   r"|\{(?:doc|ref|any|numref|download|external[\w:+-]*)\}`[^`]+`|<https?://[^>]+>|https?://\S+")
 
 _ROLE = re.compile(r"\{([\w.+:-]+)\}(`+)(.+?)\2", re.S)
 _CODE = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.S)
-_ATTRIBUTE_LIST = r"\{(?:[#.][\w-]+|[\w-]+=(?:\"[^\"]*\"|[^\s}]+))(?:\s+(?:[#.][\w-]+|[\w-]+=(?:\"[^\"]*\"|[^\s}]+)))*\}"
+_ATTRIBUTE = r"(?:[#.][\w-]+|[\w-]+=(?:\"[^\"]*\"|[^\s}]+))"
+_ATTRIBUTE_LIST = rf"\{{{_ATTRIBUTE}(?:\s+{_ATTRIBUTE})*\}}"
 _SPAN = re.compile(r"(?<!!)\[([^\[\]]+)\]" + _ATTRIBUTE_LIST)  # MyST attrs_inline: [text]{#id .class}
 _ATTRIBUTES = re.compile(r"(?<=[\])>\ue003])" + _ATTRIBUTE_LIST)
 _IMAGE = re.compile(r"!\[((?:[^\[\]]|\[[^\]]*\])*)\](?:\((?:[^()]|\([^)]*\))*\)|\[[^\]]*\])")
@@ -165,8 +169,7 @@ def _convert(lines: list[str]) -> list[str]:
             title = paragraph.pop()
             out.extend(["", heading_marker(1 if stripped[0] == "=" else 2) + markdown_inline(title.strip()), ""])
             index += 1
-        elif (RULE.match(line) or SETEXT.match(line) or MYST_TARGET.match(line) or MYST_COMMENT.match(line) or MYST_BLOCK_BREAK.match(line)
-              or REFERENCE_DEFINITION.match(line) or GITHUB_ALERT.match(BLOCKQUOTE.sub("", line))):
+        elif any(pattern.match(line) for pattern in DROPPED_LINES) or GITHUB_ALERT.match(BLOCKQUOTE.sub("", line)):
             flush()
             index += 1
         elif not paragraph and (end := link_only_list_end(lines, index, LINK)) is not None:

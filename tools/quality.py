@@ -90,7 +90,7 @@ SIGNATURE = re.compile(r"^(?:[A-Za-z_][\w.]*\(.*\)\s*(?:->.*)?:?|[A-Za-z_]\w*(?:
 BOILERPLATE = re.compile("|".join([
     r"permission is hereby granted", r"without warranty", r"warranties of merchantability",
     r"fitness for a particular purpose", r"in no event shall", r"liable for any claim", r"all rights reserved",
-    r"licensed under the", r"apache license", r"gnu (?:lesser )?general public license", r"provided \"?as is",
+    r"apache license", r"gnu (?:lesser )?general public license", r"provided \"?as is",
     r"redistribution and use in source and binary forms", r"above copyright notice", r"copyright \(c\)", r"©",
     r"this program is free software", r"subject to the following conditions", r"you may not use this file",
     r"limitations under the license", r"we use cookies", r"use of cookies", r"privacy policy", r"terms of service",
@@ -98,7 +98,8 @@ BOILERPLATE = re.compile("|".join([
     r"built with sphinx", r"theme provided by", r"last updated on", r"was this page helpful", r"back to top",
     r"toggle navigation", r"update your bookmarks", r"licensed\s+(?:under|to)\b", r"distributed\s+under\b",
     r"copyright\s*(?:\(c\)|©)?\s*\d{4}", r"(?:\(c\)|©)\s*(?:copyright\s*)?\d{4}", r"licen[cs]e\s+(?:file|text)",
-    r"licen[cs]e[_ -]?\w*\.(?:txt|md|rst)", r"under\s+the\s+(?:terms\s+of\s+the\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+licen[cs]e",
+    r"licen[cs]e[_ -]?\w*\.(?:txt|md|rst)",
+    r"under\s+the\s+(?:terms\s+of\s+the\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+licen[cs]e",
     # redirect notices (talk about redirects, such as HTTP status codes, is not one)
     r"(?:page|document|section|content|site|documentation|docs|tutorial|guide|article)\s+(?:ha(?:s|ve)\s+)?"
     r"(?:been\s+)?(?:moved|relocated|migrated)\b", r"ha(?:s|ve)\s+(?:been\s+)?(?:moved|relocated|migrated)\s+to\b",

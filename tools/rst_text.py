@@ -193,7 +193,7 @@ class _RstConverter:
                 index += 1  # a transition
             elif ANONYMOUS_TARGET.match(line) and not paragraph:
                 index = _block_end(lines, index + 1, indent)  # "__ https://..." is ".. __: https://..."
-            elif (match := FIELD.match(line)) and not paragraph and (not self.seen_content and top):
+            elif FIELD.match(line) and not paragraph and top and not self.seen_content:
                 index = _block_end(lines, index + 1, indent)  # :orphan:, :tocdepth:, docinfo
             elif not paragraph and (end := link_only_list_end(lines, index, LINK)) is not None:
                 index = end

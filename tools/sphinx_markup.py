@@ -35,7 +35,7 @@ SIGNATURE_OBJECTS = {
 }
 LABELLED_DIRECTIVES = {
     "admonition", "topic", "sidebar", "rubric", "tab", "group-tab", "tab-item", "dropdown", "card", "grid-item-card",
-    "table", "list-table", "csv-table", "figure-md", "div", "margin", "glossary-term", "exercise", "solution",
+    "table", "list-table", "csv-table", "figure-md", "div", "margin", "exercise", "solution",
     "prf:definition", "prf:theorem", "centered",
 }
 # Admonitions whose first line is already content ("`.. note:: Read this.`").
@@ -43,7 +43,9 @@ ADMONITIONS = {"note", "warning", "tip", "hint", "important", "caution", "attent
                "todo", "see-also"}
 VERSIONED = {"versionadded": "Added in version", "versionchanged": "Changed in version",
              "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
-VERBATIM_DIRECTIVES = {"math", "productionlist", "csv-table-data"}
+VERBATIM_DIRECTIVES = {"math", "productionlist"}
+# Domain directives that set the scope of what follows and show nothing (py:module, cpp:namespace).
+SCOPE_DIRECTIVES = {"module", "currentmodule", "namespace", "namespace-push", "namespace-pop"}
 EVAL_RST = {"eval-rst", "eval-restructuredtext"}
 # Languages of code directives whose argument names no language.
 NO_LANGUAGE = {"", "default", "none"}
@@ -60,7 +62,11 @@ def directive_kind(name: str) -> str:
         return "code"
     if name in NAVIGATION_DIRECTIVES or bare in NAVIGATION_DIRECTIVES:
         return "navigation"
-    if name.startswith("auto") or bare.startswith("auto") or name in SILENT_DIRECTIVES or bare in SILENT_DIRECTIVES:
+    if name.startswith("auto") or bare.startswith("auto") or name in SILENT_DIRECTIVES or bare in SCOPE_DIRECTIVES:
+        return "silent"
+    if ":" in name and bare in SIGNATURE_OBJECTS:  # py:function, rst:role, c:macro
+        return "signature"
+    if bare in SILENT_DIRECTIVES:
         return "silent"
     if name in VERSIONED:
         return "versioned"
@@ -70,7 +76,7 @@ def directive_kind(name: str) -> str:
         return "labelled"
     if name in VERBATIM_DIRECTIVES:
         return "verbatim"
-    if bare in SIGNATURE_OBJECTS and (":" in name or bare not in {"role", "type", "member", "event"}):
+    if bare in SIGNATURE_OBJECTS and bare not in {"type", "member", "event"}:
         return "signature"
     return "content"
 
