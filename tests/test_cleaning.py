@@ -227,3 +227,15 @@ def test_redirect_stubs_are_recognized(kind, source):
 ])
 def test_pages_that_are_not_redirect_stubs(kind, source):
     assert redirect_notice(source, kind) is None
+
+
+def test_repeated_headings_stay_while_repeated_footer_lines_go():
+    from benchsmith.tools.cleaning import clean_documents
+
+    pages = [Document(f"p{i}.md", f"/p{i}.md", f"p{i}", "markdown",
+                      f"# Function {i}\n\nWhat function {i} does.\n\n## Parameters and returns\n\nx: an input.\n\n"
+                      "Built with love by the docs team.") for i in range(6)]
+    cleaned = clean_documents(pages)
+    assert all("Built with love" not in document.text for document in cleaned)
+    assert all([title for _, _, title in document.headings] == [document.title, "Parameters and returns"]
+               for document in cleaned)

@@ -172,7 +172,8 @@ def remove_repeated_lines(documents: list[Document]) -> list[Document]:
     for document in documents:
         if document.kind not in CODE_KINDS:
             line_documents.update({line for line, in_code in _lines_with_code_flags(document.text)
-                                   if not in_code and len(line) >= BOILERPLATE_MIN_LINE_CHARS})
+                                   if not in_code and len(line) >= BOILERPLATE_MIN_LINE_CHARS
+                                   and MARK_START not in line})  # headings are structure, even "Parameters"
     limit = max(BOILERPLATE_MIN_DOCUMENTS, BOILERPLATE_MIN_SHARE * len(documents))
     boilerplate = {line for line, count in line_documents.items() if count >= limit}
     if not boilerplate:
