@@ -20,9 +20,11 @@ before and after, tests each test set's change against the original and writes t
 from __future__ import annotations
 
 import concurrent.futures
+import contextvars
 import functools
 import json
 import operator
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -138,12 +140,19 @@ def test_set_names(paraphrase_run: Path) -> list[str]:
 
 
 def benchmark_qrels(paraphrase_run: Path, qrels: str | None) -> Qrels:
-    """The given TREC qrels, else the ones the paraphrase run was given or found."""
+    """The given TREC qrels, else the ones the paraphrase run was given or found; only the
+    benchmark's turns (a CAsT qrels file may judge turns of topic files not given)."""
     if qrels:
-        return read_trec_qrels(qrels)
-    if not (paraphrase_run / QRELS_FILE).is_file():
+        judged = read_trec_qrels(qrels)
+    elif (paraphrase_run / QRELS_FILE).is_file():
+        judged = read_beir_qrels(paraphrase_run / QRELS_FILE)
+    else:
         raise InputError(f"{paraphrase_run}: the benchmark has no relevance judgments: give --qrels FILE (TREC)")
-    return read_beir_qrels(paraphrase_run / QRELS_FILE)
+    turns = _turns(str(paraphrase_run))
+    kept = {turn: docs for turn, docs in judged.items() if turn in turns}
+    if not kept:
+        raise InputError(f"{qrels or paraphrase_run / QRELS_FILE}: judges none of the benchmark's turns")
+    return kept
 
 
 @functools.lru_cache(maxsize=2)
@@ -208,11 +217,12 @@ def evaluate(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> dic
     log = _evaluation_log(runtime, state["run_id"])
     name = next(name for name in state["sets"] if name not in log.ids())
     directory = Path(state["paraphrase_run"]) / TEST_SETS_DIR / name
-    writer = get_stream_writer()
+    writer, node_context, lock = get_stream_writer(), contextvars.copy_context(), threading.Lock()
 
-    def forward(event: dict[str, Any]) -> None:
+    def forward(event: dict[str, Any]) -> None:  # the writer needs this node's run context
         if "stage" in event:
-            writer({**event, "stage": f"{name} {event['stage']}"})
+            with lock:
+                node_context.run(writer, {**event, "stage": f"{name} {event['stage']}"})
 
     def run() -> Any:
         return evaluate_job(str(directory), retrievers=state["retrievers"], histories=state["histories"],
