@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field, StringConstraints, create_model
 
 from benchsmith.agents.models import Agent, Message, delimited
 from benchsmith.agents.text import content_words
@@ -56,6 +56,7 @@ FUNCTION_WORD_REWRITES = (
 )
 PREFIXES = ("could you tell me: {q}", "i'd like to know: {q}", "please answer this: {q}",
             "a question: {q}", "quick question, {q}")
+NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 BASELINE_PRONOUN = "it"
 ARTICLES = ("the", "a", "an")
 LINKING_WORDS = ("of", "the", "'s", "and")
@@ -64,13 +65,13 @@ LINKING_WORDS = ("of", "the", "'s", "and")
 @functools.lru_cache(maxsize=32)
 def paraphrase_schema(count: int) -> type[BaseModel]:
     """Exactly ``count`` non-empty paraphrases: another number fails validation (and is retried)."""
-    return create_model("Paraphrases", paraphrases=(list[str], Field(
+    return create_model("Paraphrases", paraphrases=(list[NonEmpty], Field(
         min_length=count, max_length=count, description=f"Exactly {count} paraphrases of the query.")))
 
 
 @functools.lru_cache(maxsize=32)
 def restored_schema(count: int) -> type[BaseModel]:
-    return create_model("RestoredTurns", turns=(list[str], Field(
+    return create_model("RestoredTurns", turns=(list[NonEmpty], Field(
         min_length=count, max_length=count, description=f"Exactly {count} conversational turns, one per query.")))
 
 

@@ -20,6 +20,7 @@ the report.
 from __future__ import annotations
 
 import functools
+import json
 import operator
 import os
 from dataclasses import dataclass, field
@@ -316,8 +317,6 @@ def _variant_ids(variants: list[dict[str, Any]]) -> dict[str, list[str]]:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    import json
-
     return json.loads(path.read_text(encoding="utf-8"))
 
 

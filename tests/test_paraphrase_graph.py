@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.graphs.jobs.paraphrase import estimate_paraphrase
 from benchsmith.graphs.paraphrase import GENERATED_FILE, ParaphraseContext, builder
 from benchsmith.graphs.resources import register_embedder, register_model
 from benchsmith.graphs.runner import run_job
@@ -88,6 +89,9 @@ def test_generation_filters_joins_and_exports_test_sets(tmp_path):
             variant = kept[choice[query["_id"]]]
             assert query["text"] == variant["raw"] and query["metadata"]["rewrite"] == variant["self_contained"]
     assert outcome.values["test_sets"] == ["R1", "R2", "R3"]
+
+    estimate = estimate_paraphrase([files["2019"], files["2020"]], per_turn=4, workspace=workspace.root)
+    assert estimate.calls == calls["Paraphrases"] + calls["RewrittenQuery"] + calls["RestoredTurns"]
 
     again, again_backend = run_paraphrase(workspace, "p1", [files["2019"], files["2020"]], per_turn=4,
                                           import_ecast=str(files["ecast"]), test_sets=3,
