@@ -27,6 +27,12 @@ MAX_GRADE = 4
 PerQuery = Mapping[str, Mapping[str, float]]  # {query id: {measure: value}}
 
 
+def grade_vote_rule(min_votes: int = DEFAULT_MIN_VOTES) -> str:
+    """The rule in words, for the report."""
+    return (f"a grade g counts when at least {min_votes} judges, and a majority of them, graded the document g or "
+            "higher; its grade is the highest g that counts, and a document without one stays unjudged")
+
+
 def confirmed_grade(grades: Sequence[int], min_votes: int = DEFAULT_MIN_VOTES) -> int | None:
     """The highest grade g that enough judges gave (g or more) to confirm it; None when none is."""
     confirmed = None

@@ -37,7 +37,7 @@ from typing_extensions import TypedDict
 
 from benchsmith.agents.relevance import RelevanceJudge
 from benchsmith.evals import robustness as robustness_measures
-from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES, vote_rule
+from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.measures import evaluate_run, parse_measures
 from benchsmith.evals.robustness_report import robustness_report_files
 from benchsmith.evals.significance import DEFAULT_RESAMPLES, describe
@@ -390,7 +390,7 @@ def _results(state: RobustnessState, context: RobustnessContext, paraphrase_run:
                  "confirmed_grades": distribution},
         "by_configuration": by_configuration,
         "examples": examples[:EXAMPLES_SHOWN],
-        "vote_rule": vote_rule(context.min_votes),
+        "vote_rule": robustness_measures.grade_vote_rule(context.min_votes),
         "test": describe(context.significance_test, context.resamples, 0.05, max(len(state["sets"]) - 1, 1)),
         "notes": _notes(context, state, judged_measure),
     }
@@ -402,8 +402,8 @@ def _notes(context: RobustnessContext, state: RobustnessState, judged_measure: s
         "original's, with a paired test on the per-turn values, Holm-corrected over the test sets.",
         f"Re-judging pools the documents of every run's top {context.judge_depth} (the original's and the test "
         f"sets') that the qrels do not judge for that turn, and has each judge grade them on CAsT's 0-4 scale "
-        f"(0 fails, 1 slightly, 2 moderately, 3 highly, 4 fully meets). A grade counts when {vote_rule(context.min_votes)}"
-        "; a document's grade is the highest one so confirmed. Confirmed grades, non-relevant ones included, are "
+        f"(0 fails, 1 slightly, 2 moderately, 3 highly, 4 fully meets), with the audit's vote rule: "
+        f"{robustness_measures.grade_vote_rule(context.min_votes)}. Confirmed grades, non-relevant ones included, are "
         f"appended to augmented_qrels.tsv, so {judged_measure} reaches 1.0 where every pooled document was confirmed.",
         "The judges see the turn as the benchmark asks it (its conversation, raw utterance and self-contained form): "
         "the test sets share the original's information needs.",
