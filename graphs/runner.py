@@ -85,7 +85,10 @@ def run_job(
                     else:  # a node (or one Send worker) finished: {"node_name": update}
                         for node in payload:
                             on_event({"node": node})
-            values = dict(graph.get_state(config).values)
+            final = graph.get_state(config)
+            if final.next:  # the stream ended with work left (a signal can end it quietly): not finished
+                raise RuntimeError(f"the run stopped before finishing (next: {', '.join(final.next)})")
+            values = dict(final.values)
     except BaseException as error:
         run_dir.crash(crash_reason(error))
         raise
