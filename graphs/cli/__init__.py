@@ -1,4 +1,4 @@
-"""The command line: ``benchsmith ingest | cluster | synthesize | evaluate | audit | demo | runs | studio``.
+"""The command line: ``benchsmith ingest | cluster | synthesize | evaluate | audit | hardneg | demo | runs | studio``.
 
 One module per command, plus console.py, the one home for progress and printing. Every
 command takes ``--workspace`` (default ``./.benchsmith`` or ``$BENCHSMITH_WORKSPACE``); every
@@ -14,6 +14,7 @@ from benchsmith.graphs.cli.audit import audit
 from benchsmith.graphs.cli.cluster import cluster
 from benchsmith.graphs.cli.demo import demo
 from benchsmith.graphs.cli.evaluate import evaluate
+from benchsmith.graphs.cli.hardneg import app as hardneg_app
 from benchsmith.graphs.cli.ingest import ingest
 from benchsmith.graphs.cli.runs import runs
 from benchsmith.graphs.cli.studio import studio
@@ -28,3 +29,4 @@ app = typer.Typer(
 )
 for command in (ingest, cluster, synthesize, evaluate, audit, demo, runs, studio):
     app.command()(command)
+app.add_typer(hardneg_app, name="hardneg")
