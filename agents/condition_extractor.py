@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.condition_text import looks_like_prose, normalize, split_sentences, swap_candidates
+from benchsmith.agents.condition_text import looks_like_prose, normalize, split_sentences, states, swap_candidates
 from benchsmith.agents.models import Agent, Message, delimited
 
 Domain = Literal["books", "movies", "people", "medical", "legal", "custom"]
@@ -62,8 +62,9 @@ class ConditionExtractor(Agent[ExtractedConditions]):
 
     def baseline(self, *, document: str, count: int, negatives: str = "subtle", **_: Any) -> ExtractedConditions:
         """Sentence picking: the first ``count`` sentences, in document order, that read as prose,
-        occur once, and (for subtle negatives) hold a number, date, antonym word or name the
-        baseline rewriter can change."""
+        occur once, state something no other sentence of the document states too (a condition
+        stated twice cannot be missed by rewriting one sentence), and (for subtle negatives) hold
+        a number, date, antonym word or name the baseline rewriter can change."""
         picked: list[str] = []
         seen: set[str] = set()
         flat_document = normalize(document)
@@ -72,6 +73,8 @@ class ConditionExtractor(Agent[ExtractedConditions]):
             if flat in seen or not looks_like_prose(sentence) or flat_document.count(flat) != 1:
                 continue
             if negatives == "subtle" and not swap_candidates(sentence, document):
+                continue
+            if states(document.replace(sentence, " "), sentence):
                 continue
             seen.add(flat)
             picked.append(sentence)

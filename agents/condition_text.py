@@ -38,11 +38,12 @@ ANTONYMS = {
     "internal": "external", "import": "export", "server": "client", "encode": "decode", "encoding": "decoding",
 }
 ANTONYMS |= {second: first for first, second in list(ANTONYMS.items())}
+CONSTANTS = {"None": "False"}  # code constants in prose ("If factory is None, ..."); True and False are antonyms
 NEGATIONS = frozenset({"not", "no", "never", "none", "nor", "neither", "without", "cannot", "isn't", "aren't",
                        "wasn't", "weren't", "doesn't", "don't", "didn't", "won't", "can't", "hardly"})
 AUXILIARIES = re.compile(r"\b(is|are|was|were|can|could|may|might|will|would|should|must|does|do|did|has|have|had)\b")
 # Capitalized words that are not names wherever they stand.
-NOT_NAMES = frozenset({"The", "This", "That", "These", "Those", "It", "Its", "If", "When", "For", "See", "Note",
+NOT_NAMES = frozenset({"None", "True", "False", "The", "This", "That", "These", "Those", "It", "Its", "If", "When", "For", "See", "Note",
                        "Return", "Returns", "Raise", "Raises", "An", "In", "On", "At", "By", "With", "And", "Or"})
 # Stand-ins for a name that has no other name in its document to swap with.
 FALLBACK_NAMES = ("Norway", "Lisbon", "Kyoto", "Ontario", "Harrison", "Delgado", "Okafor", "Lindqvist")
@@ -83,7 +84,8 @@ def names(text: str) -> list[str]:
 
 def critical_tokens(text: str) -> set[str]:
     """Tokens a swap may change: numbers, months, words with an antonym, names."""
-    critical = {token for token in tokens(text) if token[0].isdigit() or token in ANTONYMS}
+    critical = {token for token in tokens(text) if token[0].isdigit() or token in ANTONYMS
+                or token.capitalize() in CONSTANTS}
     return critical | {name.lower() for name in names(text)}
 
 
@@ -107,7 +109,7 @@ def looks_like_prose(sentence: str) -> bool:
 
 @dataclass(frozen=True)
 class Swap:
-    kind: str  # year, month, number, antonym, name
+    kind: str  # year, month, number, antonym, constant, name
     old: str
     new: str
 
@@ -142,6 +144,8 @@ def swap_candidates(sentence: str, document: str = "") -> list[Swap]:
     for word in dict.fromkeys(re.findall(r"\b[A-Za-z]+\b", flat)):
         if word.lower() in ANTONYMS:
             candidates.append(Swap("antonym", word, _case_like(ANTONYMS[word.lower()], word)))
+        elif word in CONSTANTS:
+            candidates.append(Swap("constant", word, CONSTANTS[word]))
     own = [name for name in names(flat) if name not in MONTHS and name.lower() not in ANTONYMS]
     if own:
         elsewhere = sorted(name for name in names(document)
@@ -149,7 +153,8 @@ def swap_candidates(sentence: str, document: str = "") -> list[Swap]:
         pool = elsewhere or [stand_in for stand_in in FALLBACK_NAMES if stand_in not in own]
         for index, name in enumerate(own):
             candidates.append(Swap("name", name, pool[index % len(pool)]))
-    return candidates
+    # Only swaps that take the critical token out of the sentence (``.decode()`` is code, not a word to swap).
+    return [swap for swap in candidates if swap.old.lower() not in tokens(apply_swap(flat, swap))]
 
 
 def apply_swap(sentence: str, swap: Swap) -> str:

@@ -110,6 +110,8 @@ def task1_section(scorers: Mapping[str, Mapping[str, Any]]) -> Section:
                              for label in labels] for k in ks]
     diff_rows = [[Cell(k)] + [Cell(_with_interval(with_task1[label]["avg_diff"][k], _decimal), numeric=True)
                               for label in labels] for k in ks]
+    tie_rows = [[Cell(k)] + [Cell(_percent(with_task1[label].get("tie_rate", {}).get(k)), numeric=True)
+                             for label in labels] for k in ks]
     return Section("Task 1: complexity robustness", [
         "For the query with k conditions: how often the scorer gives the positive (meeting all k) a strictly higher "
         "score than the single-miss negative (missing condition k only). 50% is a coin flip; a tie loses. In "
@@ -122,6 +124,10 @@ def task1_section(scorers: Mapping[str, Mapping[str, Any]]) -> Section:
         "In each scorer's own units (compare along k, not across scorers); a difference shrinking towards 0 as k "
         "grows is the scorer losing sight of the one missing condition.",
         Table(["k", *labels], diff_rows),
+        Subheading("Ties (counted as losses)"),
+        "The share of rows where the positive and the negative got exactly the same score: the scorer did not see "
+        "the difference at all (a sentence past a dense model's input window, a word its tokenizer drops).",
+        Table(["k", *labels], tie_rows),
     ])
 
 

@@ -64,6 +64,16 @@ def task1_win_rates(positive: ArrayLike, negative: ArrayLike) -> list[float]:
     return [float(rate) for rate in task1_wins(positive, negative).mean(axis=0)]
 
 
+def task1_tie_rates(positive: ArrayLike, negative: ArrayLike) -> list[float]:
+    """Share of rows per k where the two scores are equal, T_k = (1/R) Σ_r [s(Q_k, P_r) = s(Q_k, N_{r,k})]:
+    the part of 1 − WR_k that is not a preference for the negative (e.g. a change the scorer
+    cannot see: a sentence past a dense model's input window, a word its tokenizer drops)."""
+    a, b = _matrix(positive, "positive"), _matrix(negative, "negative")
+    if a.shape != b.shape:
+        raise ValueError(f"tables of different shapes: {a.shape} and {b.shape}")
+    return [float(rate) for rate in (a == b).mean(axis=0)]
+
+
 def task1_differences(positive: ArrayLike, negative: ArrayLike) -> np.ndarray:
     """Rows × K: d_{r,k} = s(Q_k, P_r) − s(Q_k, N_{r,k})."""
     a, b = _matrix(positive, "positive"), _matrix(negative, "negative")
@@ -140,12 +150,13 @@ def _interval(values: np.ndarray, confidence: float, resamples: int, seed: int) 
 
 def task1_summary(positive: ArrayLike, negative: ArrayLike, confidence: float = DEFAULT_CONFIDENCE,
                   resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> dict[str, Any]:
-    """``{"win_rate": {k: interval}, "avg_diff": {k: interval}}`` (k as a string from "1"),
-    each interval a percentile bootstrap over rows of the per-row values."""
+    """``{"win_rate": {k: interval}, "avg_diff": {k: interval}, "tie_rate": {k: share}}`` (k as a
+    string from "1"), each interval a percentile bootstrap over rows of the per-row values."""
     wins, differences = task1_wins(positive, negative), task1_differences(positive, negative)
     keys = [str(k) for k in range(1, wins.shape[1] + 1)]
     return {"win_rate": {key: _interval(wins[:, i], confidence, resamples, seed) for i, key in enumerate(keys)},
-            "avg_diff": {key: _interval(differences[:, i], confidence, resamples, seed) for i, key in enumerate(keys)}}
+            "avg_diff": {key: _interval(differences[:, i], confidence, resamples, seed) for i, key in enumerate(keys)},
+            "tie_rate": dict(zip(keys, task1_tie_rates(positive, negative)))}
 
 
 def task2_summary(ladder: ArrayLike, confidence: float = DEFAULT_CONFIDENCE, resamples: int = DEFAULT_RESAMPLES,
@@ -210,5 +221,5 @@ def worst_ladder_cells(ladder: ArrayLike, count: int) -> list[tuple[int, int, fl
 
 __all__ = ["Interval", "change_rate", "format_flips", "ladder_pair_names", "monotonicity_win_rates",
            "monotonicity_wins", "reference_json", "row_flip_rates", "strict_wins", "task1_differences",
-           "task1_mean_differences", "task1_summary", "task1_win_rates", "task1_wins", "task2_summary",
+           "task1_mean_differences", "task1_summary", "task1_tie_rates", "task1_win_rates", "task1_wins", "task2_summary",
            "task3_summary", "worst_ladder_cells", "worst_task1_cells"]
