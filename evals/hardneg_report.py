@@ -20,7 +20,7 @@ from benchsmith.evals.report_document import (MISSING, Block, BulletList, Callou
 
 HARDNEG_REPORT_FILES = ReportFileNames(results="hardneg-scores.json", markdown="hardneg-report.md",
                                        html="hardneg-report.html")
-DROP_REASONS = {"fewer_conditions": "fewer than N condition sentences found verbatim",
+DROP_REASONS = {"fewer_conditions": "fewer than N usable condition sentences (verbatim, once, not overlapping)",
                 "positive_fails": "the judge did not find every condition in the positive",
                 "negatives_fail": "verification dropped documents of both tasks"}
 

@@ -25,10 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, Interval, bootstrap_interval
+from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, bootstrap_interval
 
 ArrayLike = Sequence[Sequence[float]] | np.ndarray
-DEFAULT_RESAMPLES = 2000
 
 
 def _matrix(values: ArrayLike, name: str) -> np.ndarray:
@@ -218,8 +217,3 @@ def worst_ladder_cells(ladder: ArrayLike, count: int) -> list[tuple[int, int, fl
             worst.append((row, i, float(row_margins[i])))
     return sorted(worst, key=lambda cell: (-cell[2], cell[0]))[:count]
 
-
-__all__ = ["Interval", "change_rate", "format_flips", "ladder_pair_names", "monotonicity_win_rates",
-           "monotonicity_wins", "reference_json", "row_flip_rates", "strict_wins", "task1_differences",
-           "task1_mean_differences", "task1_summary", "task1_tie_rates", "task1_win_rates", "task1_wins", "task2_summary",
-           "task3_summary", "worst_ladder_cells", "worst_task1_cells"]

@@ -7,12 +7,13 @@ runs as a plain function; its files are rewritten whole on every run.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from benchsmith.evals import multicondition
-from benchsmith.evals.hardneg_report import HARDNEG_REPORT_FILES, hardneg_report_files
+from benchsmith.evals.hardneg_report import hardneg_report_files
 from benchsmith.graphs.jobs.common import EventHandler
 from benchsmith.graphs.resources import embedder_for, scorer_for
 from benchsmith.stores.errors import InputError
@@ -57,8 +58,6 @@ def load_dataset(dataset: str | Path, workspace: Workspace) -> tuple[Path, list[
         raise InputError(f"{rows_file}: no kept rows to score (see {STATS_FILE} for why they were dropped)")
     information: dict[str, Any] = {}
     if (path / STATS_FILE).exists():
-        import json
-
         information["build"] = json.loads((path / STATS_FILE).read_text(encoding="utf-8"))
     run = RunDirectory(Workspace(path.parent.parent), path.name)
     if run.exists():
@@ -258,5 +257,3 @@ def reference_measures_of_tables(task1: Path | None, task2: Path | None, task3: 
         task2=task2_table.scores if task2_table is not None else None,
         task3=task3_pair)
 
-
-__all__ = ["HARDNEG_REPORT_FILES", "load_dataset", "reference_measures_of_tables", "score_dataset"]
