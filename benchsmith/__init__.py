@@ -23,6 +23,8 @@ under this one package: ``benchsmith.graphs``, ``benchsmith.agents`` and so on.
 from benchsmith.graphs.jobs.audit import AuditResult, Verdict, audit, estimate_audit
 from benchsmith.graphs.jobs.common import CostEstimate, Usage
 from benchsmith.graphs.jobs.evaluate import EvaluationResult, estimate_evaluation, evaluate, measure_runs
+from benchsmith.graphs.jobs.hardneg import (HardnegBuildResult, HardnegScoreResult, build_hardneg, estimate_hardneg,
+                                            rescore_tables, score_hardneg)
 from benchsmith.graphs.jobs.ingest import IngestPreview, IngestResult, ingest, preview_ingest
 from benchsmith.graphs.jobs.paraphrase import ParaphraseResult, estimate_paraphrase, paraphrase
 from benchsmith.graphs.jobs.robustness import RobustnessResult, estimate_robustness, robustness
@@ -32,10 +34,10 @@ from benchsmith.stores.benchmark_files import Dialogue, Turn
 from benchsmith.stores.errors import InputError
 
 __all__ = [
-    "AuditResult", "ClusterResult", "CostEstimate", "Dialogue", "EvaluationResult", "IngestPreview", "IngestResult",
-    "InputError", "ParaphraseResult", "RobustnessResult", "SynthesisResult", "Turn", "Usage", "Verdict", "audit",
-    "cluster", "estimate_audit",
-    "estimate_evaluation", "estimate_paraphrase", "estimate_robustness", "estimate_synthesis", "evaluate", "ingest",
-    "measure_runs", "paraphrase", "preview_ingest", "robustness",
-    "register_embedder", "register_model", "register_scorer", "synthesize",
+    "AuditResult", "ClusterResult", "CostEstimate", "Dialogue", "EvaluationResult", "HardnegBuildResult",
+    "HardnegScoreResult", "IngestPreview", "IngestResult", "InputError", "ParaphraseResult", "RobustnessResult",
+    "SynthesisResult", "Turn", "Usage", "Verdict", "audit", "build_hardneg", "cluster", "estimate_audit",
+    "estimate_evaluation", "estimate_hardneg", "estimate_paraphrase", "estimate_robustness", "estimate_synthesis",
+    "evaluate", "ingest", "measure_runs", "paraphrase", "preview_ingest", "register_embedder", "register_model",
+    "register_scorer", "rescore_tables", "robustness", "score_hardneg", "synthesize",
 ]

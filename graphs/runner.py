@@ -50,7 +50,8 @@ def run_job(
     """Start, resume or report the run ``run_id`` of ``job``; ``resume`` says how to resume it
     (kept in the record for `benchsmith runs`)."""
     run_dir = RunDirectory(workspace, run_id)
-    if run_dir.exists():
+    new_run = not run_dir.exists()
+    if not new_run:
         record = run_dir.load()
         if record.job != job:
             raise InputError(f"run {run_id!r} is a {record.job} run, not {job}; choose another --run-id")
@@ -69,6 +70,8 @@ def run_job(
         config["max_concurrency"] = max_concurrency + 1
     try:
         with sqlite_checkpointer(workspace) as checkpointer:
+            if new_run:  # a deleted run's checkpoints must not answer for a new run of the same id
+                checkpointer.delete_thread(run_id)
             graph = builder.compile(checkpointer=checkpointer)
             snapshot = graph.get_state(config)
             resumed = bool(snapshot.values)

@@ -1,4 +1,5 @@
-"""The command line: ``benchsmith ingest | cluster | synthesize | evaluate | audit | paraphrase | robustness | demo | runs | studio``.
+"""The command line: ``benchsmith ingest | cluster | synthesize | evaluate | audit | paraphrase | robustness |
+hardneg | demo | runs | studio``.
 
 One module per command, plus console.py, the one home for progress and printing. Every
 command takes ``--workspace`` (default ``./.benchsmith`` or ``$BENCHSMITH_WORKSPACE``); every
@@ -14,6 +15,7 @@ from benchsmith.graphs.cli.audit import audit
 from benchsmith.graphs.cli.cluster import cluster
 from benchsmith.graphs.cli.demo import demo
 from benchsmith.graphs.cli.evaluate import evaluate
+from benchsmith.graphs.cli.hardneg import app as hardneg_app
 from benchsmith.graphs.cli.ingest import ingest
 from benchsmith.graphs.cli.paraphrase import paraphrase
 from benchsmith.graphs.cli.robustness import robustness
@@ -30,3 +32,4 @@ app = typer.Typer(
 )
 for command in (ingest, cluster, synthesize, evaluate, audit, paraphrase, robustness, demo, runs, studio):
     app.command()(command)
+app.add_typer(hardneg_app, name="hardneg")

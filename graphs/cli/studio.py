@@ -29,6 +29,7 @@ GRAPHS = {
     "audit": "benchsmith.graphs.audit:graph",
     "paraphrase": "benchsmith.graphs.paraphrase:graph",
     "robustness": "benchsmith.graphs.robustness:graph",
+    "hardneg": "benchsmith.graphs.hardneg:graph",
 }
 
 
