@@ -48,7 +48,7 @@ from benchsmith.graphs.resources import ModelOptions, StoreOptions, concurrency_
 from benchsmith.stores.beir import merge_qrels, read_beir_qrels
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_files_atomic, write_json_atomic
+from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_qrels

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           ProgressBars, RunIdOption, TimeoutOption, WorkspaceOption, console, fail,
+                                           ProgressBars, RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console, fail,
                                            guarded, model_options, offline_environment, print_estimate, print_paths,
                                            print_usage, progress_bars, run_reported)
 from benchsmith.graphs.jobs.hardneg import (DEFAULT_CONCURRENCY, DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS,
@@ -54,6 +54,7 @@ def build(
     rate_limit: RateLimitOption = None,
     timeout: TimeoutOption = 60.0,
     max_attempts: MaxAttemptsOption = 6,
+    structured_output: StructuredOutputOption = "auto",
     chroma_host: ChromaHostOption = None,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
@@ -78,7 +79,7 @@ def build(
     console.print(f"[bold]hardneg build[/] run [cyan]{run_id}[/] · {collection or ', '.join(sources or [])} · "
                   f"{domain} · N = {conditions} · {negatives} negatives · {llm}", highlight=False)
     result = guarded(lambda: run_reported(run_build, run_id=run_id, seed=seed, concurrency=concurrency, **arguments,
-                                          **model_options(rate_limit, timeout, max_attempts)))
+                                          **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_build_summary(result)
 
 

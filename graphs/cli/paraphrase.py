@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from benchsmith.graphs.cli.console import (DryRunOption, MaxAttemptsOption, RateLimitOption, RunIdOption,
-                                           TimeoutOption, WorkspaceOption, console, guarded, model_options,
+                                           StructuredOutputOption, TimeoutOption, WorkspaceOption, console, guarded, model_options,
                                            offline_environment, print_estimate, print_paths, print_usage,
                                            run_reported)
 from benchsmith.graphs.jobs.paraphrase import DEFAULT_MIN_JUDGE_SCORE, ParaphraseResult, estimate_paraphrase
@@ -58,6 +58,7 @@ def paraphrase(
     rate_limit: RateLimitOption = None,
     timeout: TimeoutOption = 60.0,
     max_attempts: MaxAttemptsOption = 6,
+    structured_output: StructuredOutputOption = "auto",
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
     workspace: WorkspaceOption = None,
@@ -86,7 +87,7 @@ def paraphrase(
         judges=judges, min_judge_score=min_judge_score, overlap_metric=overlap_metric, max_overlap=max_overlap,
         min_similarity=min_similarity, embedder=embedder, test_sets=test_sets, seed=seed, corpus=corpus,
         qrels=qrels, split=split, concurrency=concurrency, workspace=workspace,
-        **model_options(rate_limit, timeout, max_attempts)))
+        **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_paraphrase_summary(result)
 
 

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, TimeoutOption, WorkspaceOption, console, fail, guarded,
+                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console, fail, guarded,
                                            model_options, offline_environment, print_estimate, print_paths,
                                            print_usage, run_reported)
 from benchsmith.graphs.jobs.robustness import (DEFAULT_HISTORIES, DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURES,
@@ -71,6 +71,7 @@ def robustness(
     rate_limit: RateLimitOption = None,
     timeout: TimeoutOption = 60.0,
     max_attempts: MaxAttemptsOption = 6,
+    structured_output: StructuredOutputOption = "auto",
     chroma_host: ChromaHostOption = None,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
@@ -102,7 +103,8 @@ def robustness(
         run_robustness, run_id=run_id, paraphrase_run=paraphrase_run, retrievers=retriever, histories=histories,
         runs=runs or None, qrels=qrels, corpus=corpus, judges=judges, judge_depth=judge_depth, min_votes=min_votes,
         measures=measure, depth=depth, llm=llm, embedder=embedder, test=test, seed=seed, concurrency=concurrency,
-        workspace=workspace, chroma_host=chroma_host, **model_options(rate_limit, timeout, max_attempts)))
+        workspace=workspace, chroma_host=chroma_host,
+        **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_robustness_summary(result)
 
 

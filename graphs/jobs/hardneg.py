@@ -50,6 +50,7 @@ def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None 
                   llm: str = BASELINE, judge: str | None = None, sample: int | None = None,
                   max_chars: int = DEFAULT_MAX_CHARS, seed: int = 0, concurrency: int = DEFAULT_CONCURRENCY,
                   requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+                  structured_output: str = "auto",
                   workspace: str | Path | None = None, chroma_host: str | None = None, run_id: str | None = None,
                   on_event: EventHandler | None = None, resume: str | None = None) -> HardnegBuildResult:
     """Build a multi-condition hard-negative dataset from ``sources`` (directories, files, a BEIR
@@ -66,9 +67,11 @@ def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None 
     context = HardnegContext(workspace=str(resolved.root), chroma_host=chroma_host, llm=llm, judge=judge,
                              domain=domain, features=features, conditions=conditions, negatives=negatives,
                              sample=sample, max_chars=max_chars, seed=seed, concurrency=concurrency,
-                             requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts)
+                             requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
+        structured_output=structured_output)
     inputs: dict[str, Any] = {"run_id": run_id}
     inputs.update({"collection": collection} if collection else {"sources": settings["sources"]})
+    context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="hardneg", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
                       settings=settings, on_event=on_event, max_concurrency=concurrency, resume=resume)
     values = outcome.values

@@ -48,7 +48,8 @@ def paraphrase(benchmark: str | Path | Sequence[str | Path], *, import_ecast: st
                embedder: str = DEFAULT_EMBEDDER, test_sets: int = DEFAULT_TEST_SETS, seed: int = 0,
                corpus: str | Path | None = None, qrels: str | Path | None = None, split: str = "test",
                concurrency: int = 4, requests_per_second: float | None = None, timeout_s: float = 60.0,
-               max_attempts: int = 6, workspace: str | Path | None = None, run_id: str | None = None,
+               max_attempts: int = 6, structured_output: str = "auto", workspace: str | Path | None = None,
+               run_id: str | None = None,
                on_event: EventHandler | None = None, resume: str | None = None) -> ParaphraseResult:
     """Paraphrase ``benchmark`` (CAsT topic files, several making one benchmark; a BEIR
     directory; a synthesis run; a turn JSONL file). ``per_turn`` defaults to 5, or to 0 (import
@@ -70,7 +71,9 @@ def paraphrase(benchmark: str | Path | Sequence[str | Path], *, import_ecast: st
         judges=tuple(judges), min_judge_score=min_judge_score, overlap_metric=overlap_metric,  # type: ignore[arg-type]
         max_overlap=max_overlap, min_similarity=min_similarity, embedder=embedder, test_sets=test_sets, seed=seed,
         corpus=settings["corpus"], qrels=settings["qrels"], split=split, concurrency=concurrency,
-        requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts)
+        requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
+        structured_output=structured_output)
+    context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="paraphrase", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "benchmarks": settings["benchmarks"]}, context=context,
                       settings=settings, on_event=on_event, max_concurrency=concurrency, resume=resume)

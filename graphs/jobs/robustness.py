@@ -48,7 +48,8 @@ def robustness(paraphrase_run: str | Path, *, retrievers: Sequence[str] | None =
                min_votes: int = DEFAULT_MIN_VOTES, measures: Sequence[str] | None = None, depth: int = 1000,
                llm: str = BASELINE, embedder: str = DEFAULT_EMBEDDER, test: str = "randomization", seed: int = 0,
                concurrency: int = 4, requests_per_second: float | None = None, timeout_s: float = 60.0,
-               max_attempts: int = 6, workspace: str | Path | None = None, chroma_host: str | None = None,
+               max_attempts: int = 6, structured_output: str = "auto", workspace: str | Path | None = None,
+               chroma_host: str | None = None,
                run_id: str | None = None, on_event: EventHandler | None = None,
                resume: str | None = None) -> RobustnessResult:
     """Score the original and the test sets of ``paraphrase_run`` (a run id or directory): with
@@ -67,10 +68,12 @@ def robustness(paraphrase_run: str | Path, *, retrievers: Sequence[str] | None =
         workspace=str(resolved.root), chroma_host=chroma_host, measures=tuple(settings["measures"]),
         judge_depth=judge_depth, min_votes=min_votes, corpus=settings["corpus"], depth=depth, embedder=embedder,
         llm=llm, concurrency=concurrency, significance_test=test, seed=seed,  # type: ignore[arg-type]
-        requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts)
+        requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
+        structured_output=structured_output)
     inputs = {"run_id": run_id, "paraphrase_run": settings["paraphrase_run"], "judges": settings["judges"],
               "retrievers": settings["retrievers"], "histories": settings["histories"], "runs": settings["runs"],
               "qrels": settings["qrels"]}
+    context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="robustness", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
                       settings=settings, on_event=on_event, max_concurrency=concurrency, resume=resume)
     values = outcome.values
