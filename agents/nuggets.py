@@ -104,9 +104,11 @@ class NuggetWriter(Agent[BaseModel]):
                          delimited("accepted_answer", answer))
 
     def baseline(self, *, answer: str, **_: Any) -> BaseModel:
-        """The answer's prose sentences with at least two content words, in order (its code
-        blocks left out); the first lines of the answer when it has no such sentence."""
-        candidates = [sentence for sentence in sentences(prose(answer)) if len(set(content_words(sentence))) >= 2]
+        """The answer's prose sentences with at least two content words, in order, without its
+        code blocks and the lead-ins that end in a colon (they introduce code, they state
+        nothing); the first lines of the answer when it has no such sentence."""
+        candidates = [sentence for sentence in sentences(prose(answer))
+                      if len(set(content_words(sentence))) >= 2 and not sentence.endswith(":")]
         chosen = list(dict.fromkeys(candidates))[: self.max_nuggets] or sentences(answer)[:1] or [answer.strip()]
         return self.schema(nuggets=chosen)
 

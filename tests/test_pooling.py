@@ -85,3 +85,16 @@ def test_support_becomes_filters_and_both_levels_of_qrels():
                                           "q1_3": {"x": 0, "y": 0, "z": 0}}
     with pytest.raises(ValueError, match="unknown nuggets"):
         collect_support("q3", ["q3_1"], ["x"], [{"support": {"x": {"nuggets": ["q3_10"]}}}])
+
+
+def test_pool_fusion_agrees_with_the_shared_fusion_module():
+    from benchsmith.tools.fusion import fuse_runs
+
+    runs = [{"q": {"a": 3.0, "b": 2.0, "c": 1.0, "d": 0.5}, "r": {"x": 1.0}},
+            {"q": {"c": 0.9, "a": 0.8, "e": 0.1}, "r": {"x": 0.3, "y": 0.2}}]
+    for method in ("combsum", "rrf"):
+        ours = fuse_top(runs, method, depth=10)
+        shared = fuse_runs(runs, method, depth=10)
+        for query_id in ("q", "r"):
+            assert list(ours[query_id]) == list(shared[query_id])
+            assert ours[query_id] == pytest.approx(shared[query_id])
