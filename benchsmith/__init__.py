@@ -24,6 +24,7 @@ from benchsmith.graphs.jobs.audit import AuditResult, Verdict, audit, estimate_a
 from benchsmith.graphs.jobs.common import CostEstimate, Usage
 from benchsmith.graphs.jobs.evaluate import EvaluationResult, estimate_evaluation, evaluate, measure_runs
 from benchsmith.graphs.jobs.ingest import IngestPreview, IngestResult, ingest, preview_ingest
+from benchsmith.graphs.jobs.nuggets import NuggetsResult, estimate_nuggets, nuggets
 from benchsmith.graphs.jobs.synthesize import ClusterResult, SynthesisResult, cluster, estimate_synthesis, synthesize
 from benchsmith.graphs.resources import register_embedder, register_model, register_scorer
 from benchsmith.stores.benchmark_files import Dialogue, Turn
@@ -31,7 +32,7 @@ from benchsmith.stores.errors import InputError
 
 __all__ = [
     "AuditResult", "ClusterResult", "CostEstimate", "Dialogue", "EvaluationResult", "IngestPreview", "IngestResult",
-    "InputError", "SynthesisResult", "Turn", "Usage", "Verdict", "audit", "cluster", "estimate_audit",
-    "estimate_evaluation", "estimate_synthesis", "evaluate", "ingest", "measure_runs", "preview_ingest",
+    "InputError", "NuggetsResult", "SynthesisResult", "Turn", "Usage", "Verdict", "audit", "cluster", "estimate_audit",
+    "estimate_evaluation", "estimate_nuggets", "estimate_synthesis", "evaluate", "ingest", "measure_runs", "nuggets", "preview_ingest",
     "register_embedder", "register_model", "register_scorer", "synthesize",
 ]
