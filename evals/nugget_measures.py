@@ -163,3 +163,24 @@ def nugget_measures(run: Run, nugget_qrels: NuggetQrels, names: Sequence[str]) -
     aggregate = {name: (sum(values[name] for values in per_query.values()) / len(per_query) if per_query else 0.0)
                  for name in names}
     return NuggetMeasureResults(names, per_query, aggregate)
+
+
+def split_measures(names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``(measures on query-level qrels, measures that need nugget qrels)``, each in the given order."""
+    nugget = [name for name in names if is_nugget_measure(name)]
+    return [name for name in names if name not in nugget], nugget
+
+
+def add_nugget_measures(per_query: dict[str, dict[str, float]], run: Run, nugget_qrels: NuggetQrels,
+                        names: Sequence[str]) -> dict[str, float]:
+    """Add the nugget measures ``names`` to an evaluation's per-query values (its queries; 0 for
+    a query the nugget qrels lack) and return their means over those queries: the one call an
+    evaluation makes to score a run with nugget qrels beside its own qrels."""
+    if not names:
+        return {}
+    values = nugget_measures(run, nugget_qrels, names).per_query
+    for query_id, row in per_query.items():
+        for name in names:
+            row[name] = values.get(query_id, {}).get(name, 0.0)
+    return {name: (sum(row[name] for row in per_query.values()) / len(per_query) if per_query else 0.0)
+            for name in names}

@@ -138,3 +138,15 @@ def test_coverage_matches_freshstacks_definition_on_its_own_inputs():
 def test_unusable_measures_are_refused_by_name(name):
     with pytest.raises(UnknownNuggetMeasure, match="alpha_nDCG|Coverage|unknown measure"):
         check_nugget_measures([name])
+
+
+def test_an_evaluation_adds_nugget_measures_beside_its_own_per_query_values():
+    from benchsmith.evals.nugget_measures import add_nugget_measures, split_measures
+
+    assert split_measures(["nDCG@10", "Coverage@20", "alpha_nDCG@10", "R@50"]) == (
+        ["nDCG@10", "R@50"], ["Coverage@20", "alpha_nDCG@10"])
+    per_query = {"q1": {"nDCG@10": 0.5}, "q10": {"nDCG@10": 0.25}, "q99": {"nDCG@10": 1.0}}
+    means = add_nugget_measures(per_query, RUN, NUGGET_QRELS, ["Coverage@2"])
+    assert per_query["q1"] == {"nDCG@10": 0.5, "Coverage@2": pytest.approx(2 / 3)}
+    assert per_query["q99"]["Coverage@2"] == 0.0  # a query the nugget qrels lack
+    assert means == {"Coverage@2": pytest.approx((2 / 3 + 1 / 2 + 0) / 3)}
