@@ -106,22 +106,19 @@ def nugget_section(results: Mapping[str, Any]) -> Section:
 def pooling_section(results: Mapping[str, Any]) -> Section:
     pooling = results["pooling"]
     measures, table = list(pooling["measures"]), pooling["table"]
-    retrievers = list(RETRIEVER_LABELS)
-    columns = ["technique", "setting", *(f"{RETRIEVER_LABELS[r]} {MEASURE_LABELS.get(m, m)}"
-                                         for r in retrievers for m in measures)]
     present = [(key, label, setting) for key, label, setting in TECHNIQUE_ROWS if key in table]
-    best = {(r, m): max(table[key][r][m] for key, _, _ in present) for r in retrievers for m in measures}
-    rows = [[Cell(label), Cell(setting),
-             *(Cell(f"{table[key][r][m]:.3f}", bold=table[key][r][m] == best[(r, m)] and len(present) > 1,
-                    numeric=True) for r in retrievers for m in measures)]
-            for key, label, setting in present]
+    best = {m: max(table[key][r][m] for key, _, _ in present for r in RETRIEVER_LABELS) for m in measures}
+    rows = [[Cell(f"{label} · {RETRIEVER_LABELS[retriever]}"), Cell(setting),
+             *(Cell(f"{table[key][retriever][m]:.3f}", bold=table[key][retriever][m] == best[m], numeric=True)
+               for m in measures)]
+            for key, label, setting in present for retriever in RETRIEVER_LABELS]
     return Section("Pooling results (FreshStack Table 4 layout)", [
         "How well each way of asking retrieves the chunks the judge found to support the nuggets, measured on the "
         "kept questions against the benchmark's own judgments. Inference techniques use only what a system has at "
         "question time; oracle techniques use the accepted answer. Each technique is retrieved by BM25 and the dense "
-        "retriever and the two are fused; the fusion rows fuse the runs of every technique of the setting. Best of "
-        "each column in bold.",
-        Table(columns, rows),
+        "retriever, and the two are fused (BM25 + dense); the fusion rows fuse the runs of every technique of the "
+        "setting. Best of each column in bold.",
+        Table(["technique · retriever", "setting", *(MEASURE_LABELS.get(m, m) for m in measures)], rows),
         "α-nDCG@10 rewards covering new nuggets early (α = 0.5); Cov@20 is the share of a question's nuggets "
         "supported by one of the top 20 chunks; R@50 is the share of the supporting chunks in the top 50. The pool "
         "holds only what these runs retrieved, so the numbers favour them: compare techniques, not absolute levels."])

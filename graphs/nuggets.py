@@ -271,8 +271,9 @@ def _build_corpus(runtime: Runtime[NuggetsContext], run_dir: RunDirectory, state
         info = {"collection": collection, "sources": [], "chunks": len(records), "files": None, "skipped": [],
                 "revisions": {}}
     else:
-        built = build_source_corpus(state["corpus"], context.chunk_size, context.min_chars,
-                                    progress_reporter("corpus"))
+        report = progress_reporter("corpus")
+        built = build_source_corpus(state["corpus"], context.chunk_size, context.min_chars, report)
+        report(built.files + len(built.skipped), built.files + len(built.skipped))  # files read: the total now known
         records = [chunk.to_beir() for chunk in built.chunks]
         info = {"collection": None, "sources": list(state["corpus"]), "chunks": len(records), "files": built.files,
                 "skipped": [item.to_json() for item in built.skipped],

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,7 @@ import benchsmith
 from benchsmith.agents.models import ModelSeam, ScriptedBackend
 from benchsmith.agents.nuggets import SupportJudgmentsBase
 from benchsmith.evals.nugget_measures import nugget_measures
-from benchsmith.graphs.resources import register_embedder, register_model
+from benchsmith.graphs.resources import chroma_client, register_embedder, register_model
 from benchsmith.stores.beir import load_benchmark
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.nugget_qrels import read_nugget_qrels
@@ -148,3 +147,23 @@ def test_a_crash_mid_judging_resumes_without_judging_any_batch_twice(inputs):
         "support_calls"]
     assert all(issubclass(schema, SupportJudgmentsBase) for _, schema in second.calls)  # the pools were kept
     assert result.kept == QUESTIONS - 1
+
+
+def test_an_ingested_collection_is_a_corpus_too(tmp_path):
+    from benchsmith.graphs.ingest import IngestContext
+    from benchsmith.graphs.ingest import builder as ingest_builder
+    from benchsmith.graphs.runner import run_job
+
+    questions, repository = write_questions(tmp_path / "qa.jsonl"), write_repository(tmp_path / "repo")
+    workspace = Workspace.resolve(tmp_path / "ws")
+    embedder = register_embedder(HashingEmbedder())
+    run_job(ingest_builder, job="ingest", workspace=workspace, run_id="ingest",
+            inputs={"run_id": "ingest", "sources": [str(repository)], "collection": "frob"},
+            context=IngestContext(workspace=str(workspace.root), embedder=embedder, min_chars=20), settings={})
+    result = benchsmith.nuggets(questions, collection="frob", llm=register_model("scripted", ModelSeam(
+        ScriptedBackend(replier=scripted_reply))), embedder=embedder, pool_depth=POOL_DEPTH, batch_size=BATCH_SIZE,
+        workspace=workspace.root, run_id="from-collection")
+    corpus = [json.loads(line) for line in (result.benchmark / "corpus.jsonl").read_text().splitlines()]
+    stored = chroma_client(workspace, None).get_collection("frob").count()
+    assert len(corpus) == stored and all(record["title"] for record in corpus)  # the ingested chunks, ids kept
+    assert result.kept >= QUESTIONS - 2 and result.nuggets > 0
