@@ -28,6 +28,7 @@ from benchsmith.graphs.jobs.hardneg import (HardnegBuildResult, HardnegScoreResu
 from benchsmith.graphs.jobs.ingest import IngestPreview, IngestResult, ingest, preview_ingest
 from benchsmith.graphs.jobs.paraphrase import ParaphraseResult, estimate_paraphrase, paraphrase
 from benchsmith.graphs.jobs.robustness import RobustnessResult, estimate_robustness, robustness
+from benchsmith.graphs.jobs.nuggets import NuggetsResult, estimate_nuggets, nuggets
 from benchsmith.graphs.jobs.synthesize import ClusterResult, SynthesisResult, cluster, estimate_synthesis, synthesize
 from benchsmith.graphs.resources import register_embedder, register_model, register_scorer
 from benchsmith.stores.benchmark_files import Dialogue, Turn
@@ -35,9 +36,10 @@ from benchsmith.stores.errors import InputError
 
 __all__ = [
     "AuditResult", "ClusterResult", "CostEstimate", "Dialogue", "EvaluationResult", "HardnegBuildResult",
-    "HardnegScoreResult", "IngestPreview", "IngestResult", "InputError", "ParaphraseResult", "RobustnessResult",
-    "SynthesisResult", "Turn", "Usage", "Verdict", "audit", "build_hardneg", "cluster", "estimate_audit",
-    "estimate_evaluation", "estimate_hardneg", "estimate_paraphrase", "estimate_robustness", "estimate_synthesis",
-    "evaluate", "ingest", "measure_runs", "paraphrase", "preview_ingest", "register_embedder", "register_model",
-    "register_scorer", "rescore_tables", "robustness", "score_hardneg", "synthesize",
+    "HardnegScoreResult", "IngestPreview", "IngestResult", "InputError", "NuggetsResult", "ParaphraseResult",
+    "RobustnessResult", "SynthesisResult", "Turn", "Usage", "Verdict", "audit", "build_hardneg", "cluster",
+    "estimate_audit", "estimate_evaluation", "estimate_hardneg", "estimate_nuggets", "estimate_paraphrase",
+    "estimate_robustness", "estimate_synthesis", "evaluate", "ingest", "measure_runs", "nuggets", "paraphrase",
+    "preview_ingest", "register_embedder", "register_model", "register_scorer", "rescore_tables", "robustness",
+    "score_hardneg", "synthesize",
 ]

@@ -30,6 +30,7 @@ GRAPHS = {
     "paraphrase": "benchsmith.graphs.paraphrase:graph",
     "robustness": "benchsmith.graphs.robustness:graph",
     "hardneg": "benchsmith.graphs.hardneg:graph",
+    "nuggets": "benchsmith.graphs.nuggets:graph",
 }
 
 
