@@ -1,4 +1,4 @@
-"""The command line: ``benchsmith ingest | cluster | synthesize | evaluate | audit | demo | runs | studio``.
+"""The command line: ``benchsmith ingest | cluster | synthesize | evaluate | audit | select | demo | runs | studio``.
 
 One module per command, plus console.py, the one home for progress and printing. Every
 command takes ``--workspace`` (default ``./.benchsmith`` or ``$BENCHSMITH_WORKSPACE``); every
@@ -16,6 +16,7 @@ from benchsmith.graphs.cli.demo import demo
 from benchsmith.graphs.cli.evaluate import evaluate
 from benchsmith.graphs.cli.ingest import ingest
 from benchsmith.graphs.cli.runs import runs
+from benchsmith.graphs.cli.select import select
 from benchsmith.graphs.cli.studio import studio
 from benchsmith.graphs.cli.synthesize import synthesize
 
@@ -26,5 +27,5 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for command in (ingest, cluster, synthesize, evaluate, audit, demo, runs, studio):
+for command in (ingest, cluster, synthesize, evaluate, audit, select, demo, runs, studio):
     app.command()(command)

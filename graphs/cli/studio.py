@@ -27,6 +27,7 @@ GRAPHS = {
     "conversation": "benchsmith.graphs.synthesize:conversation_graph",
     "evaluate": "benchsmith.graphs.evaluate:graph",
     "audit": "benchsmith.graphs.audit:graph",
+    "select": "benchsmith.graphs.select:graph",
 }
 
 
