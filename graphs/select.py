@@ -175,12 +175,16 @@ def _queries(path: str, modified: float) -> list[BenchmarkQuery]:
 
 
 @functools.lru_cache(maxsize=8)
-def _records(path: Path, modified: float, key: str) -> dict[str, dict[str, Any]]:
+def _records(path: Path, version: tuple[int, int], key: str) -> dict[str, dict[str, Any]]:
     return {record[key]: record for record in load_jsonl(path)}
 
 
 def _file_records(path: Path, key: str) -> dict[str, dict[str, Any]]:
-    return _records(path, path.stat().st_mtime, key) if path.exists() else {}
+    """A run file's records by ``key``, read again whenever the file changed (time or size)."""
+    if not path.exists():
+        return {}
+    status = path.stat()
+    return _records(path, (status.st_mtime_ns, status.st_size), key)
 
 
 def min_votes_of(context: SelectContext, judges: list[str]) -> int:
@@ -325,7 +329,11 @@ def pool(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
         index = chunk_index(corpus, configuration.chunking)
         for query_id, ranked in read_trec_run(_run_file(runtime, state["run_id"], configuration)).items():
             for chunk_id in ranked:
-                chunk = index.by_id[chunk_id]
+                chunk = index.by_id.get(chunk_id)
+                if chunk is None:
+                    raise InputError(f"{_run_file(runtime, state['run_id'], configuration)} names chunk {chunk_id!r}, "
+                                     "which the corpus no longer has: it changed since the run started; start a new "
+                                     "--run-id")
                 pairs.setdefault(pair_id(query_id, chunk.key), {
                     "pair": pair_id(query_id, chunk.key), "query_id": query_id, "key": chunk.key, "chunk_id": chunk.id,
                     "doc_id": chunk.doc_id, "chunking": configuration.chunking.label, "text": chunk.text})
@@ -362,13 +370,15 @@ def judge(task: JudgeTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     query = {query.id: query for query in queries_of(task["queries"])}[records[0]["query_id"]]
     store = LLMCache(_workspace(runtime).root / VERDICT_STORE)
     log = _judgment_log(runtime, task["run_id"])
-    with concurrency_slot(task["run_id"], context.concurrency):
-        judged = judge_batch(records, query, _seams(runtime, task["run_id"], task["judges"]), store,
-                             min_votes_of(context, task["judges"]))
-        # Durable before the slot frees: a kill after the next call starts never loses this batch.
-        for record in judged:
-            log.append_once(record)
-    store.close()
+    try:
+        with concurrency_slot(task["run_id"], context.concurrency):
+            judged = judge_batch(records, query, _seams(runtime, task["run_id"], task["judges"]), store,
+                                 min_votes_of(context, task["judges"]))
+            # Durable before the slot frees: a kill after the next call starts never loses this batch.
+            for record in judged:
+                log.append_once(record)
+    finally:
+        store.close()
     for _ in judged:
         report_advance("judge")
     _run_dir(runtime, task["run_id"]).usage.sync()
@@ -580,8 +590,10 @@ def _notes(context: SelectContext, judges: list[str]) -> list[str]:
         f"Intervals: percentile bootstrap over the queries, {context.resamples} resamples shared by all "
         f"configurations, {context.confidence:.0%} level. 'Best beats it' is the share of resamples in which the "
         "best configuration's PR-AUC is higher (ties count half).",
-        "BM25: bm25s, Lucene scoring; dense: exact inner product of L2-normalized embeddings; hybrid: ranx fusion "
-        "(RRF k = 60, or min-max normalized sums) of each component's top 100; expansions are fused by RRF.",
+        "BM25: bm25s, Lucene scoring; dense: exact inner product of L2-normalized embeddings; hybrid: fusion "
+        "(tools/fusion.py: RRF k = 60, or min-max normalized sums) of each component's top 100; a query's "
+        "expansions are fused by RRF; a reranker re-scores the top "
+        f"{context.rerank_depth} before the cut to K; a filter ranks only the chunks it lets through.",
     ]
 
 

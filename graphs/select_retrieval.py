@@ -149,6 +149,8 @@ _chunk_indexes: dict[tuple[str, str], ChunkIndex] = {}
 def chunk_index(corpus: Corpus, spec: ChunkingSpec) -> ChunkIndex:
     key = (corpus.fingerprint, spec.label)
     with _lock:
+        for stale in [known for known in _chunk_indexes if known[0] != corpus.fingerprint]:
+            del _chunk_indexes[stale]  # another corpus's chunks: a long-lived process (Studio) keeps one corpus
         if key not in _chunk_indexes:
             _chunk_indexes[key] = ChunkIndex(corpus, spec, chunk_corpus(corpus.documents, spec))
         return _chunk_indexes[key]

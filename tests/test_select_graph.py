@@ -185,7 +185,7 @@ def test_a_crash_mid_judging_resumes_without_judging_any_pair_twice(tmp_path):
     with pytest.raises(RuntimeError, match="injected judge crash"):
         run_select(tmp_path / "ws", queries, corpus, "crash", **options)
     before = load_jsonl(tmp_path / "ws" / "runs" / "crash" / JUDGMENTS_FILE)
-    assert 0 < len(before) < len(set(seen)) + 2  # batches of two: the crashed one was never answered
+    assert 0 < len(before) <= len(seen)  # every answered batch written (a sibling may still finish after the crash)
     result = run_select(tmp_path / "ws", queries, corpus, "crash", **options)
     assert result.resumed
     assert len(seen) == len(set(seen)) == result.pool_pairs
