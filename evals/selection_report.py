@@ -105,7 +105,15 @@ def judgments_summary(judgments: Mapping[str, Any]) -> BulletList:
         f"reused from earlier runs, {judgments['free_verdicts']:,} from relevance labels or the offline baseline; "
         f"{judgments['batch_size']} pairs per call.",
         f"Relevant pairs: {judgments['relevant_pairs']:,}; distinct facts: {judgments['facts']:,}.",
+        *([usage_text(judgments["usage"])] if judgments.get("usage") else []),
     ])
+
+
+def usage_text(usage: Mapping[str, Any]) -> str:
+    """What the run's model calls (judges, fact matching, rewriting) cost; the dry run estimates it before."""
+    return (f"Model calls of this run (judges, fact matching, query rewriting): {usage['calls']:,} "
+            f"({usage['cached_calls']:,} from the response cache), tokens in/out "
+            f"{usage['input_tokens']:,}/{usage['output_tokens']:,}, cost ${usage['cost_usd']:.4f}.")
 
 
 def best_spec(results: Mapping[str, Any]) -> list[Any]:

@@ -52,7 +52,7 @@ from benchsmith.evals.selection_measures import (DEFAULT_BETAS, DEFAULT_RESAMPLE
                                                  micro_precision_recall, pr_auc, query_counts, resample_weights,
                                                  win_share)
 from benchsmith.evals.selection_report import selection_report_files
-from benchsmith.graphs.progress import progress_reporter, report_advance, report_reused
+from benchsmith.graphs.progress import progress_reporter, report_advance
 from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, register_model,
                                          run_seam, workspace_of)
 from benchsmith.graphs.select_judging import VERDICT_STORE, judge_batch, pair_id, query_facts, stores_verdicts
@@ -78,6 +78,8 @@ FACTS_FILE, STAGES_FILE, BEST_FILE = "facts.jsonl", "stages.jsonl", "best-config
 DEFAULT_BATCH_SIZE = 8
 DEFAULT_RERANK_DEPTH = 50
 DEFAULT_CURVES_SHOWN = 5
+# Progress stages named unlike the nodes: a node's end completes the bar of its name (graphs/cli/console.py).
+RETRIEVAL_STAGE, JUDGING_STAGE = "retrieval", "judging pairs"
 
 
 @dataclass(kw_only=True)
@@ -298,8 +300,10 @@ def prepare(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, An
 
 def dispatch_retrieval(state: SelectState, runtime: Runtime[SelectContext]) -> list[Send] | Literal["pool"]:
     """One retrieval task per configuration without a run file."""
+    pending = _pending(runtime, state)
+    progress_reporter(RETRIEVAL_STAGE)(len(state["configurations"]) - len(pending), len(state["configurations"]))
     sends = [Send("retrieve", {"run_id": state["run_id"], "queries": state["queries"], "corpus": state["corpus"],
-                               "configuration": name}) for name in _pending(runtime, state)]
+                               "configuration": name}) for name in pending]
     return sends or "pool"
 
 
@@ -309,13 +313,13 @@ def retrieve(task: RetrieveTask, runtime: Runtime[SelectContext]) -> dict[str, A
     configuration = _configuration(runtime, task["run_id"], task["configuration"])
     path = _run_file(runtime, task["run_id"], configuration)
     if path.exists():  # finished before a crash: reused, never recomputed
-        report_reused(configuration.name)
+        report_advance(RETRIEVAL_STAGE)
         return {"retrieved": 1}
     index = chunk_index(corpus_of(task["corpus"]), configuration.chunking)
     texts = _query_texts(runtime, task["run_id"], task["queries"], configuration)
     settings = RetrievalSettings(_workspace(runtime), context.chroma_host, context.embedder, context.rerank_depth)
     write_trec_run(path, configuration_run(configuration, index, texts, settings), tag=configuration.name)
-    report_advance("retrieve")
+    report_advance(RETRIEVAL_STAGE)
     return {"retrieved": 1}
 
 
@@ -350,7 +354,7 @@ def dispatch_judging(state: SelectState, runtime: Runtime[SelectContext]) -> lis
     """Batches of the pool's unjudged pairs, each of one query."""
     judged = _judgment_log(runtime, state["run_id"]).ids()
     pooled = _file_records(_run_dir(runtime, state["run_id"]).file(POOL_FILE), "pair")
-    progress_reporter("judge")(len(judged & pooled.keys()), len(pooled))
+    progress_reporter(JUDGING_STAGE)(len(judged & pooled.keys()), len(pooled))
     by_query: dict[str, list[str]] = defaultdict(list)
     for pair, record in pooled.items():
         if pair not in judged:
@@ -380,7 +384,7 @@ def judge(task: JudgeTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     finally:
         store.close()
     for _ in judged:
-        report_advance("judge")
+        report_advance(JUDGING_STAGE)
     _run_dir(runtime, task["run_id"]).usage.sync()
     return {"judged": len(judged)}
 
@@ -562,7 +566,7 @@ def _judgment_summary(runtime: Runtime[SelectContext], state: SelectState, conte
                                   if stores_verdicts(seams[spec]) and not verdict.get("cached")),
             "stored_verdicts": sum(1 for _, verdict in verdicts if verdict.get("cached")),
             "free_verdicts": sum(1 for spec, _ in verdicts if not stores_verdicts(seams[spec])),
-            "batch_size": context.batch_size}
+            "batch_size": context.batch_size, "usage": run_dir.usage.totals()}
 
 
 def best_configuration_yaml(settings: dict[str, Any], embedder: str) -> str:

@@ -210,25 +210,29 @@ def test_staged_search_settles_one_dimension_per_stage(tmp_path):
     assert results["stages"][1]["chosen"] == results["configurations"][0]["settings"]["retriever"]
 
 
-def test_rewrites_rerankers_and_filters_are_dimensions_of_the_space(tmp_path):
-    corpus, _, qrels_file = write_labelled_corpus(tmp_path / "data")
-    queries = tmp_path / "conversation.jsonl"
-    queries.write_text(
+def conversation_queries(path: Path) -> Path:
+    path.write_text(
         json.dumps({"id": "c1", "question": "How do I fix a flat bike tyre?"}) + "\n"
         + json.dumps({"id": "c2", "question": "and how hard should I pump it?",
                       "history": [{"question": "How do I fix a flat bike tyre?", "answer": "Patch the tube."}]}) + "\n",
         encoding="utf-8")
+    return path
+
+
+def test_rewrites_rerankers_and_filters_are_dimensions_of_the_space(tmp_path):
+    corpus, _, _ = write_labelled_corpus(tmp_path / "data")
+    queries = conversation_queries(tmp_path / "conversation.jsonl")
     # A reranker that prefers shorter chunks: its order is easy to check.
     register_scorer("test-shortest", lambda pairs: [-float(len(text)) for _, text in pairs])
     result = run_select(tmp_path / "ws", queries, corpus, "dimensions", judges=["baseline"], retrievers=["bm25"],
-                        rewrites=["none", "expand:2"], reranks=["none", "test-shortest"],
+                        rewrites=["none", "rewrite"], reranks=["none", "test-shortest"],
                         filters=["none", "doc_id^bike"], top_k=[3])
     results = result.results()
     assert len(results["configurations"]) == 8
     documents = {json.loads(line)["_id"]: json.loads(line)["text"] for line in corpus.open()}
-    expanded = load_jsonl(result.run_dir / "queries" / "expand-2.jsonl")
-    assert all(len(record["texts"]) == 2 for record in expanded)
-    assert "flat bike tyre" in expanded[1]["texts"][0]  # the follow-up carries its history
+    rewritten = {record["_id"]: record["texts"] for record in load_jsonl(result.run_dir / "queries" / "rewrite.jsonl")}
+    assert rewritten["c1"] == ["How do I fix a flat bike tyre?"]  # self-contained already
+    assert rewritten["c2"][0].startswith("and how hard should I pump it?") and "tyre" in rewritten["c2"][0]
     for configuration in results["configurations"]:
         run = read_trec_run(result.run_dir / configuration["run_file"])
         settings = configuration["settings"]
@@ -240,7 +244,22 @@ def test_rewrites_rerankers_and_filters_are_dimensions_of_the_space(tmp_path):
                 assert lengths == sorted(lengths)
     effects = {(row["dimension"], str(row["level"])): row for row in results["main_effects"]}
     assert effects[("rerank", "test-shortest")]["pairs"] == 4  # every other dimension's levels paired
-    assert qrels_file.exists()
+    judged = load_jsonl(result.run_dir / JUDGMENTS_FILE)
+    assert {record["query_id"] for record in judged} == {"c1", "c2"}
+
+
+@pytest.mark.slow  # fuses runs: ranx compiles its fusion on first use in a process (tens of seconds)
+def test_expansion_fuses_the_runs_of_the_query_and_its_alternatives(tmp_path):
+    corpus, _, _ = write_labelled_corpus(tmp_path / "data")
+    queries = conversation_queries(tmp_path / "conversation.jsonl")
+    result = run_select(tmp_path / "ws", queries, corpus, "expand", judges=["baseline"], retrievers=["bm25"],
+                        rewrites=["none", "expand:2"], top_k=[3])
+    expanded = load_jsonl(result.run_dir / "queries" / "expand-2.jsonl")
+    assert all(len(record["texts"]) == 2 for record in expanded)
+    assert "flat bike tyre" in expanded[1]["texts"][0]  # the follow-up carries its history
+    by_rewrite = {c["settings"]["rewrite"]: read_trec_run(result.run_dir / c["run_file"])
+                  for c in result.results()["configurations"]}
+    assert by_rewrite["expand:2"] != by_rewrite["none"] and all(len(r) <= 3 for r in by_rewrite["expand:2"].values())
 
 
 def test_the_studio_graph_runs_with_no_context(tmp_path, monkeypatch):
