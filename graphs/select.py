@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
@@ -48,16 +47,16 @@ from benchsmith.agents.label_judge import LABELS_PREFIX, LabelSeam
 from benchsmith.agents.models import ModelSeam
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
-from benchsmith.evals.selection_measures import (DEFAULT_BETAS, DEFAULT_RESAMPLES, configuration_scores, main_effects,
-                                                 micro_precision_recall, pr_auc, query_counts, resample_weights,
-                                                 win_share)
+from benchsmith.evals.selection_measures import (DEFAULT_BETAS, DEFAULT_RESAMPLES, QueryCounts, configuration_scores,
+                                                 main_effects, micro_precision_recall, pr_auc, resample_weights)
 from benchsmith.evals.selection_report import selection_report_files
 from benchsmith.graphs.progress import progress_reporter, report_advance
 from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, register_model,
                                          run_seam, workspace_of)
 from benchsmith.graphs.select_judging import VERDICT_STORE, judge_batch, pair_id, query_facts, stores_verdicts
-from benchsmith.graphs.select_retrieval import (ChunkIndex, RetrievalSettings, chunk_index, configuration_run,
-                                                corpus_of, query_texts)
+from benchsmith.graphs.select_results import (BEST_FILE, JudgedPool, best_by_f_beta, best_configuration_yaml,
+                                              configuration_counts, measured_configurations, selection_notes)
+from benchsmith.graphs.select_retrieval import RetrievalSettings, chunk_index, configuration_run, corpus_of, query_texts
 from benchsmith.stores.beir import BenchmarkQuery, read_beir_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic, write_text_atomic
@@ -74,7 +73,7 @@ from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, ba
 
 RUN_FILES_DIR, QUERIES_DIR = "run-files", "queries"
 CONFIGURATIONS_FILE, POOL_FILE, JUDGMENTS_FILE = "configurations.jsonl", "pool.jsonl", "judgments.jsonl"
-FACTS_FILE, STAGES_FILE, BEST_FILE = "facts.jsonl", "stages.jsonl", "best-configuration.yaml"
+FACTS_FILE, STAGES_FILE = "facts.jsonl", "stages.jsonl"
 DEFAULT_BATCH_SIZE = 8
 DEFAULT_RERANK_DEPTH = 50
 DEFAULT_CURVES_SHOWN = 5
@@ -441,38 +440,19 @@ def after_choose(state: SelectState) -> Literal["prepare", "report"]:
 
 
 # ---------------------------------------------------------------------------------------
-# Measures.
-
-@dataclass
-class JudgedPool:
-    query_ids: list[str]
-    relevant: dict[str, bool]  # by pair id
-    facts_of: dict[str, list[str]]  # fact ids by pair id
-    facts_per_query: dict[str, int]
-
+# Measures (graphs/select_results.py).
 
 def _judged_pool(runtime: Runtime[SelectContext], state: SelectState) -> JudgedPool:
     run_dir = _run_dir(runtime, state["run_id"])
-    judgments = _file_records(run_dir.file(JUDGMENTS_FILE), "pair")
     facts_records = load_jsonl(run_dir.file(FACTS_FILE)) if run_dir.file(FACTS_FILE).exists() else []
-    facts_of = {pair_id(record["query_id"], key): ids for record in facts_records for key, ids in record["keys"].items()}
-    return JudgedPool([query.id for query in queries_of(state["queries"])],
-                      {pair: record["relevant"] for pair, record in judgments.items()}, facts_of,
-                      {record["query_id"]: len(record["facts"]) for record in facts_records})
+    return JudgedPool.of(_file_records(run_dir.file(JUDGMENTS_FILE), "pair"), facts_records,
+                         [query.id for query in queries_of(state["queries"])])
 
 
-def _counts(runtime: Runtime[SelectContext], state: SelectState, judged: JudgedPool, name: str) -> Any:
+def _counts(runtime: Runtime[SelectContext], state: SelectState, judged: JudgedPool, name: str) -> QueryCounts:
     configuration = _configuration(runtime, state["run_id"], name)
-    index: ChunkIndex = chunk_index(corpus_of(state["corpus"]), configuration.chunking)
-    rankings = {}
-    for query_id, ranked in read_trec_run(_run_file(runtime, state["run_id"], configuration)).items():
-        ordered = sorted(ranked.items(), key=lambda item: (-item[1], item[0]))
-        pairs = [pair_id(query_id, index.by_id[chunk_id].key) for chunk_id, _ in ordered]
-        missing = [pair for pair in pairs if pair not in judged.relevant]
-        if missing:
-            raise RuntimeError(f"configuration {name!r}: pair {missing[0]!r} of its run was never judged")
-        rankings[query_id] = [(judged.relevant[pair], frozenset(judged.facts_of.get(pair, ()))) for pair in pairs]
-    return query_counts(rankings, judged.facts_per_query, judged.query_ids, configuration.top_k)
+    return configuration_counts(name, configuration, chunk_index(corpus_of(state["corpus"]), configuration.chunking),
+                                read_trec_run(_run_file(runtime, state["run_id"], configuration)), judged)
 
 
 def _pr_auc(runtime: Runtime[SelectContext], state: SelectState, names: list[str]) -> dict[str, float]:
@@ -487,33 +467,24 @@ def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
     space = space_from_mapping(state["space"], "the strategy space")
     judged = _judged_pool(runtime, state)
     weights = resample_weights(len(judged.query_ids), context.resamples, context.seed)
-    names = state["configurations"]
     scores = {name: configuration_scores(_counts(runtime, state, judged, name), weights, context.betas,
-                                         context.confidence) for name in names}
-    # Ties go to the higher precision at K (the same area with fewer chunks handed on), then the name.
-    ranking = sorted(names, key=lambda name: (-scores[name]["pr_auc"], -_last(scores[name]["precision_at_k"]), name))
-    best_resampled = scores[ranking[0]]["resampled_pr_auc"]
-    records = _file_records(run_dir.file(CONFIGURATIONS_FILE), "name")
-    configurations = []
-    for name in ranking:
-        measured = {key: value for key, value in scores[name].items() if key != "resampled_pr_auc"}
-        configurations.append({"name": name, "settings": records[name]["settings"], "stage": records[name]["stage"],
-                               **measured, "run_file": records[name]["run_file"],
-                               "best_beats_it": None if name == ranking[0] else
-                               win_share(best_resampled, scores[name]["resampled_pr_auc"])})
-    precision_first, recall_first = (_best_by_f_beta(configurations, beta) for beta in (min(context.betas),
-                                                                                       max(context.betas)))
-    effects = main_effects({c["name"]: c["pr_auc"] for c in configurations},
-                           {c["name"]: c["settings"] for c in configurations}, {d: space[d] for d in DIMENSIONS})
+                                         context.confidence) for name in state["configurations"]}
+    configurations = measured_configurations(scores, _file_records(run_dir.file(CONFIGURATIONS_FILE), "name"))
+    precision_first, recall_first = (best_by_f_beta(configurations, beta) for beta in (min(context.betas),
+                                                                                      max(context.betas)))
     best = configurations[0]
     best_yaml = best_configuration_yaml(best["settings"], context.embedder)
+    judgments = _judgment_summary(runtime, state, context)
     results = {
-        "configurations": configurations, "ranking": ranking, "best": {
-            "configuration": best["name"], "settings": best["settings"], "embedder": context.embedder,
-            "space_file": BEST_FILE, "yaml": best_yaml},
-        "precision_first": precision_first, "recall_first": recall_first, "main_effects": effects,
+        "configurations": configurations, "ranking": [c["name"] for c in configurations],
+        "best": {"configuration": best["name"], "settings": best["settings"], "embedder": context.embedder,
+                 "space_file": BEST_FILE, "yaml": best_yaml},
+        "precision_first": precision_first, "recall_first": recall_first,
+        "main_effects": main_effects({c["name"]: c["pr_auc"] for c in configurations},
+                                     {c["name"]: c["settings"] for c in configurations},
+                                     {d: space[d] for d in DIMENSIONS}),
         "stages": sorted(_file_records(run_dir.file(STAGES_FILE), "stage").values(), key=lambda r: int(r["stage"])),
-        "judgments": _judgment_summary(runtime, state, context),
+        "judgments": judgments,
         "settings": {"search": space["search"], "order": space["order"], "space": {d: space[d] for d in DIMENSIONS},
                      "judges": state["judges"], "min_votes": min_votes_of(context, state["judges"]),
                      "batch_size": context.batch_size, "betas": list(context.betas), "resamples": context.resamples,
@@ -523,30 +494,19 @@ def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
                     "conversational": sum(1 for query in queries_of(state["queries"]) if query.conversational)},
         "corpus": {"sources": state["corpus"], "documents": len(corpus_of(state["corpus"]).documents)},
         "curves_shown": context.curves_shown,
-        "notes": _notes(context, state["judges"]),
+        "notes": selection_notes(state["judges"], min_votes_of(context, state["judges"]), context.batch_size,
+                                 context.resamples, context.confidence, context.rerank_depth),
     }
     write_text_atomic(run_dir.file(BEST_FILE), best_yaml)
     paths = write_files_atomic(run_dir.path, selection_report_files(results))
     return {"report": {**{kind: str(path) for kind, path in paths.items()}, "best": str(run_dir.file(BEST_FILE))},
-            "ranking": ranking, "pr_auc": {c["name"]: c["pr_auc"] for c in configurations},
-            "precision_first": precision_first, "recall_first": recall_first,
-            "pool_pairs": results["judgments"]["pool_pairs"], "model_verdicts": results["judgments"]["model_verdicts"],
-            "whole_corpus_pairs": results["judgments"]["whole_corpus_pairs"]}
-
-
-def _last(by_k: dict[str, float]) -> float:
-    return by_k[str(len(by_k))] if by_k else 0.0
-
-
-def _best_by_f_beta(configurations: list[dict[str, Any]], beta: float) -> dict[str, Any]:
-    key = f"{beta:g}"
-    best = max(configurations, key=lambda c: (c["f_beta"][key]["best"], c["pr_auc"]))  # ties: the better-ranked
-    return {"configuration": best["name"], "beta": beta, "k": best["f_beta"][key]["best_k"],
-            "f_beta": best["f_beta"][key]["best"], "interval": best["f_beta"][key]["interval"],
-            "settings": {**best["settings"], "top_k": best["f_beta"][key]["best_k"]}}
+            "ranking": results["ranking"], "pr_auc": {c["name"]: c["pr_auc"] for c in configurations},
+            "precision_first": precision_first, "recall_first": recall_first, "pool_pairs": judgments["pool_pairs"],
+            "model_verdicts": judgments["model_verdicts"], "whole_corpus_pairs": judgments["whole_corpus_pairs"]}
 
 
 def _judgment_summary(runtime: Runtime[SelectContext], state: SelectState, context: SelectContext) -> dict[str, Any]:
+    """Pairs judged against judging the whole corpus, verdicts by source, the run's model usage."""
     run_dir = _run_dir(runtime, state["run_id"])
     judgments = _file_records(run_dir.file(JUDGMENTS_FILE), "pair")
     pooled = _file_records(run_dir.file(POOL_FILE), "pair")
@@ -567,38 +527,6 @@ def _judgment_summary(runtime: Runtime[SelectContext], state: SelectState, conte
             "stored_verdicts": sum(1 for _, verdict in verdicts if verdict.get("cached")),
             "free_verdicts": sum(1 for spec, _ in verdicts if not stores_verdicts(seams[spec])),
             "batch_size": context.batch_size, "usage": run_dir.usage.totals()}
-
-
-def best_configuration_yaml(settings: dict[str, Any], embedder: str) -> str:
-    """The best configuration as a strategy space of one configuration: ``--space`` takes it as it is."""
-    header = (f"# The best configuration of a benchsmith select run; the dense retriever's embedder: {embedder}.\n"
-              "# Re-run it alone with: benchsmith select QUERIES --corpus ... --space best-configuration.yaml\n")
-    body = {dimension: [settings[dimension]] for dimension in DIMENSIONS}
-    return header + yaml.safe_dump(body, sort_keys=False, allow_unicode=True)
-
-
-def _notes(context: SelectContext, judges: list[str]) -> list[str]:
-    votes = min_votes_of(context, judges)
-    return [
-        "Pool: the union of every configuration's top K per query; each (query, chunk text) pair is judged once "
-        f"({context.batch_size} pairs of one query per call) by {', '.join(judges)}. Vote rule (the audit's): a chunk "
-        f"counts as relevant when at least {votes} of the {len(judges)} judge(s), and a majority of them, found it "
-        "relevant.",
-        "Facts: the judges quote each relevant chunk's minimal facts; facts equal after normalization (case, "
-        "punctuation, Unicode form) or overlapping enough in words are one fact, near-matches are decided by the "
-        "judges, so a fact found through several chunks or chunkings counts once.",
-        "Precision@k counts the relevant chunks among those retrieved (every retrieved chunk was judged, so it is the "
-        "true precision wherever the judges are right); recall@k counts facts against every fact of the pool, a subset "
-        "of all true facts: it orders configurations as true recall does (SEARA), but is an upper bound of it.",
-        "Micro values pool the counts over the queries (SEARA's proof assumes it); per-query means are given beside.",
-        f"Intervals: percentile bootstrap over the queries, {context.resamples} resamples shared by all "
-        f"configurations, {context.confidence:.0%} level. 'Best beats it' is the share of resamples in which the "
-        "best configuration's PR-AUC is higher (ties count half).",
-        "BM25: bm25s, Lucene scoring; dense: exact inner product of L2-normalized embeddings; hybrid: fusion "
-        "(tools/fusion.py: RRF k = 60, or min-max normalized sums) of each component's top 100; a query's "
-        "expansions are fused by RRF; a reranker re-scores the top "
-        f"{context.rerank_depth} before the cut to K; a filter ranks only the chunks it lets through.",
-    ]
 
 
 builder = StateGraph(SelectState, context_schema=SelectContext, input_schema=SelectInput, output_schema=SelectOutput)
