@@ -31,6 +31,7 @@ GRAPHS = {
     "robustness": "benchsmith.graphs.robustness:graph",
     "hardneg": "benchsmith.graphs.hardneg:graph",
     "nuggets": "benchsmith.graphs.nuggets:graph",
+    "select": "benchsmith.graphs.select:graph",
 }
 
 
