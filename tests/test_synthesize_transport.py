@@ -110,7 +110,7 @@ def test_a_refused_key_stops_the_cli_run_within_seconds_and_is_written_nowhere(t
     assert leaked_key not in output
     assert scan_for(leaked_key, tmp_path) == []
     record = json.loads(RunDirectory(workspace, "refused").record_path.read_text())
-    assert record["status"] == "failed" and "Check OPENAI_API_KEY" in record["error"]
+    assert record["status"] == "crashed" and "Check OPENAI_API_KEY" in record["error"]
 
 
 @pytest.mark.slow
