@@ -62,6 +62,7 @@ from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import (Qrels, Run, iter_aligned_batches, iter_run_batches, run_file_query_ids,
                                     trec_run_writer, write_sorted_copy)
 from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.dense_retrieval import QUERY_BATCH as DENSE_QUERY_BATCH
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder
 from benchsmith.tools.fusion import fuse_runs
@@ -73,6 +74,7 @@ from benchsmith.tools.retriever_specs import (Configuration, RunFileConfiguratio
 RUN_FILES_DIR, QUERIES_DIR, TIMINGS_FILE = "run-files", "queries", "timings.jsonl"
 DEFAULT_DEPTH = 1000
 DEFAULT_BATCH_SIZE = DEFAULT_QUERIES_PER_BATCH
+DENSE_QUERY_BLOCK = DENSE_QUERY_BATCH  # queries embedded and searched together
 AnyConfiguration = Configuration | RunFileConfiguration
 
 
@@ -104,8 +106,8 @@ class EvaluationContext(StoreOptions, ModelOptions):
     resamples: int = field(default=DEFAULT_RESAMPLES, metadata={
         "description": "Resamples of the randomization test."})
     batch_size: int = field(default=DEFAULT_BATCH_SIZE, metadata={
-        "description": "Queries per batch: retrieval, fusion, reranking and measuring hold one batch of rankings "
-                       "in memory at a time (results do not depend on it)."})
+        "description": "Queries per batch: BM25, fusion, reranking and measuring hold one batch of rankings in "
+                       "memory at a time (dense retrieval always takes 256); results do not depend on it."})
     strict: bool = field(default=False, metadata={
         "description": "Stop on unknown or duplicate ids in the inputs instead of warning about them."})
 
@@ -348,8 +350,10 @@ def _run_batches(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
         return
     embedder = _embedder(runtime, configuration.retriever.model)
     dense = _dense_index(runtime, benchmark, embedder)
-    for start in range(0, len(query_ids), size):
-        batch = query_ids[start : start + size]
+    # Fixed blocks, whatever the batch size: float32 matrix products (the embedder's and the
+    # search's) round differently with the shape of the block, and results must not depend on it.
+    for start in range(0, len(query_ids), DENSE_QUERY_BLOCK):
+        batch = query_ids[start : start + DENSE_QUERY_BLOCK]
         vectors = embedder.encode([queries[query_id] for query_id in batch])
         yield start + len(batch), dense.search(batch, vectors, context.depth)
 
