@@ -101,16 +101,33 @@ def iter_trec_run(path: str | Path) -> Iterator[tuple[str, dict[str, float]]]:
     id (every run file this package writes); any other order stops with an InputError."""
     current: str | None = None
     ranking: dict[str, float] = {}
-    for line_number, fields in _lines(path):
-        query_id, doc_id, score = _run_fields(path, line_number, fields)
-        if query_id != current:
-            if current is not None:
-                if query_id < current:
-                    raise InputError(f"{path}:{line_number}: query {query_id!r} comes after {current!r}; run files "
-                                     "are read in query id order (copy others with write_sorted_copy)")
-                yield current, ranking
-            current, ranking = query_id, {}
-        ranking[doc_id] = score
+    path = Path(path)
+    with _open_text(path) as handle:
+        line_number = 0
+        try:
+            # The hot loop of every streamed stage: checks inline, no call per line.
+            for line_number, line in enumerate(handle, start=1):
+                fields = line.split()
+                if len(fields) != 6:
+                    if not fields:
+                        continue
+                    _run_fields(path, line_number, fields)  # raises, naming the line
+                try:
+                    score = float(fields[4])
+                except ValueError:
+                    _run_fields(path, line_number, fields)
+                    raise
+                if fields[0] != current:
+                    if current is not None:
+                        if fields[0] < current:
+                            raise InputError(f"{path}:{line_number}: query {fields[0]!r} comes after {current!r}; "
+                                             "run files are read in query id order (copy others with "
+                                             "write_sorted_copy)")
+                        yield current, ranking
+                    current, ranking = fields[0], {}
+                ranking[fields[2]] = score
+        except UnicodeDecodeError:
+            raise InputError(f"{path}:{line_number + 1}: not valid UTF-8") from None
     if current is not None:
         yield current, ranking
 
@@ -216,6 +233,13 @@ def _run_fields(path: str | Path, line_number: int, fields: list[str]) -> tuple[
         return fields[0], fields[2], float(fields[4])
     except ValueError:
         raise InputError(f"{path}:{line_number}: score {fields[4]!r} is not a number") from None
+
+
+def _open_text(path: Path) -> IO[str]:
+    try:
+        return path.open(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found") from None
 
 
 def _open_binary(path: Path) -> IO[bytes]:
