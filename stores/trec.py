@@ -69,18 +69,20 @@ def trec_run_writer(path: str | Path, tag: str) -> Iterator[Callable[[Mapping[st
     (atomically) when the block ends without error. Batches must come in query id order: each
     batch's queries after every query of the batches before (they are sorted within a batch)."""
     safe_tag = "".join(character if not character.isspace() else "_" for character in tag) or "benchsmith"
-    last: list[str] = []
-
-    def write(batch: Mapping[str, Mapping[str, float]]) -> None:
-        query_ids = sorted(batch)
-        if query_ids and last and query_ids[0] <= last[0]:
-            raise ValueError(f"{path}: query {query_ids[0]!r} written after {last[0]!r}: batches must come in "
-                             "query id order")
-        _write_queries(handle, query_ids, batch, safe_tag)
-        if query_ids:
-            last[:] = [query_ids[-1]]
-
     with atomic_writer(path) as handle:
+        last: str | None = None
+
+        def write(batch: Mapping[str, Mapping[str, float]]) -> None:
+            nonlocal last
+            query_ids = sorted(batch)
+            if not query_ids:
+                return
+            if last is not None and query_ids[0] <= last:
+                raise ValueError(f"{path}: query {query_ids[0]!r} written after {last!r}: batches must come in "
+                                 "query id order")
+            _write_queries(handle, query_ids, batch, safe_tag)
+            last = query_ids[-1]
+
         yield write
 
 

@@ -4,7 +4,14 @@ directory, and the messages bad input gets."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -15,6 +22,7 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
 from tests.test_evaluate_graph import spoil_benchmark, write_benchmark, write_system_run
 
+ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner(env={"COLUMNS": "200"})
 
 
@@ -178,3 +186,54 @@ def test_the_python_api_takes_run_files_and_reports_warnings(tmp_path):
     assert result.results()["by_turn"]["mine.trec"]["0"]["R@1"] == 1.0
     with pytest.raises(InputError, match="'stray_q'"):
         benchsmith.evaluate(bench, runs=[mine], workspace=tmp_path / "ws", run_id="api-strict", strict=True)
+
+
+def write_wide_benchmark(directory: Path, queries: int = 3000, documents: int = 300) -> Path:
+    """Many single-turn queries: BM25 over them takes long enough to be killed midway."""
+    rng = np.random.default_rng(3)
+    words = [f"w{i:03d}" for i in range(400)]
+    (directory / "qrels").mkdir(parents=True)
+    texts = [" ".join(rng.choice(words, size=30)) for _ in range(documents)]
+    (directory / "corpus.jsonl").write_text("".join(json.dumps({"_id": f"d{i}", "title": "", "text": text}) + "\n"
+                                                    for i, text in enumerate(texts)), encoding="utf-8")
+    gold = rng.integers(documents, size=queries)
+    (directory / "queries.jsonl").write_text(
+        "".join(json.dumps({"_id": f"q{i:05d}", "text": " ".join(texts[doc].split()[:4])}) + "\n"
+                for i, doc in enumerate(gold)), encoding="utf-8")
+    (directory / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"q{i:05d}\td{doc}\t1\n" for i, doc in enumerate(gold)),
+        encoding="utf-8")
+    return directory
+
+
+@pytest.mark.slow
+def test_sigkill_mid_configuration_leaves_no_run_file_and_resume_completes_it(tmp_path):
+    bench = write_wide_benchmark(tmp_path / "bench")
+    command = [sys.executable, "-m", "benchsmith.graphs.cli", "evaluate", str(bench), "--retriever", "bm25",
+               "--history", "current", "--batch-size", "1", "--measure", "R@5", "--run-id", "killed"]
+    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}
+    killed = tmp_path / "ws" / "runs" / "killed" / "run-files"
+    process = subprocess.Popen([*command, "-w", str(tmp_path / "ws")], cwd=ROOT, env=environment,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 300
+    partial = killed / "bm25_current.trec.tmp"
+    while time.monotonic() < deadline and not (partial.exists() and partial.stat().st_size > 0):
+        assert process.poll() is None, process.stdout.read()
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert partial.exists() and not (killed / "bm25_current.trec").exists()  # a partial file, never taken as a run
+
+    resumed = subprocess.run([*command, "-w", str(tmp_path / "ws")], cwd=ROOT, env=environment, capture_output=True,
+                             text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    clean = subprocess.run([*command, "-w", str(tmp_path / "clean")], cwd=ROOT, env=environment,
+                           capture_output=True, text=True, timeout=600)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    finished = (killed / "bm25_current.trec").read_text(encoding="utf-8")
+    assert finished == (tmp_path / "clean" / "runs" / "killed" / "run-files" / "bm25_current.trec").read_text(
+        encoding="utf-8")
+    assert len({line.split()[0] for line in finished.splitlines()}) == 3000 and not partial.exists()
+    results = [json.loads((tmp_path / ws / "runs" / "killed" / "results.json").read_text(encoding="utf-8"))
+               for ws in ("ws", "clean")]
+    assert results[0]["aggregate"] == results[1]["aggregate"]
