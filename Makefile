@@ -13,7 +13,7 @@ export ANONYMIZED_TELEMETRY := False
 export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export LANGGRAPH_NO_VERSION_CHECK := true
 
-.PHONY: install demo test test-fast studio bench clean
+.PHONY: install demo test test-fast studio bench clean postgres
 
 install: $(STAMP)
 
@@ -28,8 +28,19 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/benchsmith demo
 
-test: $(STAMP)
+test: $(STAMP) postgres
 	$(BIN)/pytest
+
+# The tests of shared state start a PostgreSQL server of their own (initdb in a temporary
+# folder); install Debian's package when it is missing and we may. Otherwise they are skipped.
+postgres:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing PostgreSQL for the tests (apt-get install postgresql)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null || \
+	      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null); \
+	  else echo "PostgreSQL is not installed and cannot be here: its tests will be skipped"; fi; \
+	fi
 
 test-fast: $(STAMP)
 	$(BIN)/pytest -m "not slow"

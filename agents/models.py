@@ -3,22 +3,28 @@
 A model is chosen by a spec string:
 
 * ``openai:<model>``: any OpenAI-compatible server through langchain-openai
-  (``OPENAI_BASE_URL`` for vLLM, Ollama, llama.cpp...; the key from ``OPENAI_API_KEY``);
+  (``OPENAI_BASE_URL`` for vLLM, Ollama, llama.cpp...; the key from ``OPENAI_API_KEY``, optional
+  for a server on this machine or a private network);
 * ``baseline``: the offline deterministic agents (each agent's ``baseline`` method);
 * a :class:`ScriptedBackend` object: tests feed pydantic objects (or exceptions) in order.
 
-The seam validates structured output with the agent's pydantic schema; retries with
-backoff on 429 (honouring ``Retry-After``), 5xx, timeouts, connection errors and invalid or
-truncated output; caches validated replies by (model, messages, schema, sampling); and
-records tokens and cost per call. The API key is never part of a cache key, a record or a
-log line.
+The seam validates structured output with the agent's pydantic schema, asking each endpoint
+the way it understands (:mod:`~benchsmith.agents.structured_output`: JSON schema, then function
+calling, then JSON mode or the prompt, remembered per endpoint); retries with backoff on 429
+(honouring ``Retry-After`` and ``retry-after-ms``), 5xx, timeouts and connection errors, and
+retries invalid or truncated output with the error fed back once; stops at once, for every
+seam of the process, when an endpoint refuses for good (:mod:`~benchsmith.agents.endpoints`);
+caches validated replies by (model, endpoint, messages, schema, sampling); and records tokens
+and cost per call. The API key is never part of a cache key, a record, a log line or an error
+(:func:`~benchsmith.agents.redaction.redact`).
 """
 
 from __future__ import annotations
 
+import email.utils
 import json
-import os
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from hashlib import sha256
@@ -28,17 +34,58 @@ import openai
 from pydantic import BaseModel, ValidationError
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
+from benchsmith.agents.endpoints import (
+    LOCAL_PLACEHOLDER_KEY,
+    Endpoint,
+    display_url,
+    endpoint,
+    endpoint_error,
+    forget_endpoints,
+    is_fatal,
+    is_local_base_url,
+    is_official,
+    resolve_api_key,
+    resolve_base_url,
+    server_message,
+)
 from benchsmith.agents.pricing import PriceTable
+from benchsmith.agents.redaction import redact, register_secret
+from benchsmith.agents.seam_errors import (
+    InvalidOutput,
+    MissingAPIKeyError,
+    ModelEndpointError,
+    ModelSeamError,
+    ModelUnavailableError,
+    StructuredOutputUnsupported,
+)
+from benchsmith.agents.structured_output import (
+    STRUCTURED_OUTPUT_CHOICES,
+    StructuredOutput,
+    check_structured_output,
+    corrective_turn,
+    first_method,
+    is_format_rejection,
+    needs_schema_in_prompt,
+    next_method,
+    parse_reply,
+    request_options,
+    with_schema_instructions,
+)
+
+__all__ = [
+    "BASELINE", "Agent", "Backend", "Completion", "Endpoint", "InvalidOutput", "Message", "MissingAPIKeyError",
+    "ModelEndpointError", "ModelSeam", "ModelSeamError", "ModelSettings", "ModelUnavailableError",
+    "NoBaselineError", "OpenAIBackend", "STRUCTURED_OUTPUT_CHOICES", "ScriptedBackend", "SeamStats",
+    "StructuredOutput", "build_seam", "delimited", "endpoint", "estimate_tokens", "forget_endpoints",
+    "is_local_base_url", "is_official", "is_retryable", "parse_model_spec", "redact", "resolve_base_url",
+    "retry_after_seconds",
+]
 
 Out = TypeVar("Out", bound=BaseModel)
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}
 
 BASELINE = "baseline"
 MAX_RETRY_AFTER_S = 60.0
-
-
-class InvalidOutput(Exception):
-    """The model answered, but not with a valid instance of the schema (retried)."""
 
 
 class NoBaselineError(RuntimeError):
@@ -89,12 +136,21 @@ class ModelSettings:
     temperature: float = 0.0
     seed: int = 0
     max_tokens: int | None = None
-    timeout_s: float = 60.0
-    max_attempts: int = 6
+    timeout_s: float = 60.0  # per request, reaches the HTTP client
+    max_attempts: int = 6  # per call, counting the first
     backoff_initial_s: float = 0.5
     backoff_max_s: float = 20.0
-    requests_per_second: float | None = None
-    structured_method: str = "json_schema"  # or "function_calling" for servers without JSON schema
+    requests_per_second: float | None = None  # shared by every seam on the same endpoint
+    structured_output: StructuredOutput = "auto"  # auto: json_schema, then function calling, then JSON mode
+
+    def __post_init__(self) -> None:
+        check_structured_output(self.structured_output)
+        if not self.timeout_s > 0:
+            raise ValueError(f"the model timeout must be positive, got {self.timeout_s}")
+        if self.max_attempts < 1:
+            raise ValueError(f"max attempts must be at least 1, got {self.max_attempts}")
+        if self.requests_per_second is not None and not self.requests_per_second > 0:
+            raise ValueError(f"requests per second must be positive, got {self.requests_per_second}")
 
     def sampling(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens}
@@ -114,55 +170,101 @@ class Backend(Protocol):
 
 
 class OpenAIBackend:
-    """langchain-openai ``ChatOpenAI`` with structured output; the seam does the retrying."""
+    """langchain-openai ``ChatOpenAI`` asking for structured output the way the endpoint
+    understands; the seam does the retrying.
+
+    Endpoint state (the working method, the latch, the rate limiter) is shared with every other
+    backend on the same base URL.
+    """
 
     def __init__(self, model: str, settings: ModelSettings):
-        from langchain_core.rate_limiters import InMemoryRateLimiter
         from langchain_openai import ChatOpenAI
 
-        if not os.environ.get("OPENAI_API_KEY"):
-            raise ValueError("openai: models need OPENAI_API_KEY in the environment (any value for a local server)")
         self.model = model
-        # Two servers may serve different weights under one model name: the cache keys on both.
-        self.endpoint = os.environ.get("OPENAI_BASE_URL")  # None: the official endpoint
+        self.base_url = resolve_base_url()
+        # The cache key's endpoint: None for OpenAI's own (as before), else the base URL, since two
+        # servers may serve different weights under one model name.
+        self.endpoint = None if is_official(self.base_url) else self.base_url
         self.settings = settings
-        limiter = None
-        if settings.requests_per_second:
-            limiter = InMemoryRateLimiter(requests_per_second=settings.requests_per_second,
-                                          check_every_n_seconds=0.02, max_bucket_size=1)
+        self.state.share_rate_limit(settings.requests_per_second)  # from now on, not from the first call
+        api_key = resolve_api_key(self.base_url)
+        if api_key != LOCAL_PLACEHOLDER_KEY:
+            register_secret(api_key)
         self.chat = ChatOpenAI(
             model=model,
+            base_url=self.base_url,
+            api_key=api_key,
             temperature=settings.temperature,
             seed=settings.seed,
             max_tokens=settings.max_tokens,
             timeout=settings.timeout_s,
             max_retries=0,
-            rate_limiter=limiter,
         )
-        self._runnables: dict[type[BaseModel], Any] = {}
+        self._runnables: dict[tuple[str, type[BaseModel]], Any] = {}
         self._lock = threading.Lock()
 
-    def _structured(self, schema: type[BaseModel]) -> Any:
+    @property
+    def state(self) -> Endpoint:
+        """The endpoint's shared state, looked up each time: forgetting it takes effect at once."""
+        return endpoint(self.base_url)
+
+    @property
+    def structured_output(self) -> str:
+        """The method the next call uses."""
+        if self.settings.structured_output != "auto":
+            return self.settings.structured_output
+        return self.state.method(first_method("auto"))
+
+    def _runnable(self, method: str, schema: type[BaseModel]) -> Any:
         with self._lock:
-            if schema not in self._runnables:
-                self._runnables[schema] = self.chat.with_structured_output(
-                    schema, method=self.settings.structured_method, include_raw=True)
-            return self._runnables[schema]
+            if (method, schema) not in self._runnables:
+                options = request_options(method, schema)
+                self._runnables[method, schema] = self.chat.bind(**options) if options else self.chat
+            return self._runnables[method, schema]
 
     def complete(self, messages: list[Message], schema: type[BaseModel]) -> Completion:
+        while True:
+            state = self.state
+            state.raise_if_latched()
+            state.wait_for_turn(self.settings.requests_per_second)
+            state.raise_if_latched()  # latched while this call waited for its turn
+            method = self.structured_output
+            try:
+                return self._complete(method, messages, schema)
+            except StructuredOutputUnsupported as rejection:
+                if self.settings.structured_output != "auto":
+                    raise self._latch(self._unsupported(rejection)) from None
+                # Never None: the last method (the prompt) sends no format parameter to reject.
+                state.fall_back(method, next_method(method), rejection.server_message)  # type: ignore[arg-type]
+
+    def _complete(self, method: str, messages: list[Message], schema: type[BaseModel]) -> Completion:
+        request = with_schema_instructions(messages, schema) if needs_schema_in_prompt(method) else messages
         try:
-            reply = self._structured(schema).invoke(messages)
-        except openai.LengthFinishReasonError as error:
-            raise InvalidOutput("truncated reply (finish_reason=length)") from error
-        except ValidationError as error:
-            raise InvalidOutput(f"reply does not match {schema.__name__}: {error}") from error
-        raw, parsed = reply["raw"], reply["parsed"]
-        if reply.get("parsing_error") is not None or parsed is None:
-            raise InvalidOutput(f"unparseable reply: {reply.get('parsing_error')}")
-        if (raw.response_metadata or {}).get("finish_reason") == "length":
-            raise InvalidOutput("truncated reply (finish_reason=length)")
-        usage = raw.usage_metadata or {}
+            reply = self._runnable(method, schema).invoke(request)
+        except openai.LengthFinishReasonError as error:  # the SDK's parse() path checks this itself
+            text = error.completion.choices[0].message.content if error.completion.choices else None
+            raise InvalidOutput("the reply was cut off at the token limit (finish_reason=length)", reply=text) from None
+        except openai.ContentFilterFinishReasonError:
+            raise InvalidOutput("the reply was stopped by the server's content filter") from None
+        except openai.APIStatusError as error:
+            if is_format_rejection(error, method):
+                raise StructuredOutputUnsupported(method, server_message(error), error.status_code) from None
+            if is_fatal(error):
+                raise self._latch(endpoint_error(error, self.base_url, self.model)) from None
+            raise  # transient: the seam retries it
+        parsed = parse_reply(reply, method, schema)
+        usage = reply.usage_metadata or {}
         return Completion(parsed, usage.get("input_tokens", 0), usage.get("output_tokens", 0))
+
+    def _latch(self, error: ModelEndpointError) -> ModelEndpointError:
+        latched = self.state.latch(error)
+        return ModelEndpointError(str(latched), base_url=latched.base_url, status_code=latched.status_code)
+
+    def _unsupported(self, rejection: StructuredOutputUnsupported) -> ModelEndpointError:
+        return ModelEndpointError(
+            f"{display_url(self.base_url)} rejected {rejection.method} structured output for model {self.model!r} "
+            f"({rejection.server_message}): choose another structured output method, or auto, which finds one",
+            base_url=self.base_url, status_code=rejection.status_code)
 
 
 ScriptedReply = BaseModel | Exception | Callable[[list[Message], type[BaseModel]], BaseModel]
@@ -212,11 +314,14 @@ class SeamStats:
     output_tokens: int = 0
     cost_usd: float = 0.0
     retried_errors: dict[str, int] = field(default_factory=dict)
+    structured_output: str | None = None  # the method the endpoint answers to (None: no server)
 
 
 def is_retryable(error: BaseException) -> bool:
-    """Transport faults and invalid output are retried; auth and bad requests are not."""
-    if isinstance(error, InvalidOutput | openai.APITimeoutError | openai.APIConnectionError | openai.RateLimitError):
+    """Transport faults and invalid output are retried; auth, bad requests and a used-up quota are not."""
+    if isinstance(error, openai.RateLimitError):
+        return not is_fatal(error)
+    if isinstance(error, InvalidOutput | openai.APITimeoutError | openai.APIConnectionError):
         return True
     # 408 (request timeout) and 409 (conflict) are transient too, as the openai SDK treats them.
     return isinstance(error, openai.APIStatusError) and (error.status_code >= 500 or error.status_code in (408, 409))
@@ -231,13 +336,25 @@ def error_name(error: BaseException | None) -> str:
 
 
 def retry_after_seconds(error: BaseException | None) -> float | None:
-    """The server's ``Retry-After`` (seconds form), if the error carries one."""
+    """The server's wait before a retry: ``retry-after-ms``, else ``Retry-After`` (seconds or an
+    HTTP date), capped at :data:`MAX_RETRY_AFTER_S`; ``None`` when it gives none."""
     response = getattr(error, "response", None)
-    value = response.headers.get("retry-after") if response is not None else None
+    headers = response.headers if response is not None else {}
+    seconds: float | None = None
     try:
-        return min(MAX_RETRY_AFTER_S, float(value)) if value is not None else None
-    except ValueError:
+        if (milliseconds := headers.get("retry-after-ms")) is not None:
+            seconds = float(milliseconds) / 1000
+        elif (value := headers.get("retry-after")) is not None:
+            try:
+                seconds = float(value)
+            except ValueError:
+                moment = email.utils.parsedate_to_datetime(value)
+                seconds = moment.timestamp() - time.time()
+    except (ValueError, TypeError, OverflowError):
         return None
+    if seconds is None or seconds != seconds or seconds < 0:  # NaN or a date in the past
+        return None
+    return min(MAX_RETRY_AFTER_S, seconds)
 
 
 class ModelSeam:
@@ -270,11 +387,21 @@ class ModelSeam:
         return self.backend.model if self.backend is not None else BASELINE
 
     @property
+    def base_url(self) -> str | None:
+        """The endpoint the seam calls; ``None`` for the baseline and scripted models."""
+        return getattr(self.backend, "base_url", None)
+
+    @property
     def is_baseline(self) -> bool:
         return self.backend is None
 
     def run(self, agent: Agent[Out], **inputs: Any) -> Out:
-        """The agent's validated output for these inputs."""
+        """The agent's validated output for these inputs.
+
+        Raises :class:`ModelEndpointError` when the endpoint refuses for good,
+        :class:`ModelUnavailableError` when transient faults outlast every attempt and
+        :class:`InvalidOutput` when no attempt gave a valid reply; all with redacted messages.
+        """
         if self.backend is None:
             result = agent.baseline(**inputs)
             self._account(agent, Completion(result), retries=0, cached=False)
@@ -288,17 +415,26 @@ class ModelSeam:
                 return result
             except ValidationError:
                 pass  # the schema changed since: pay for a fresh answer
-        completion, retries = self._complete_with_retries(messages, agent.schema)
+        failure: BaseException | None = None
+        try:
+            completion, retries = self._complete_with_retries(messages, agent.schema)
+        except Exception as error:
+            failure = self._clean_failure(error, agent.schema)
+        finally:
+            self._note_structured_output()
+        if failure is not None:
+            raise failure  # outside the except block: nothing chained, not even as context
         if self.cache is not None:
             self.cache.put(key, self.model, completion.parsed.model_dump_json())
         self._account(agent, completion, retries=retries, cached=False)
         return completion.parsed  # type: ignore[return-value]
 
     def _cache_key(self, messages: list[Message], schema: type[BaseModel]) -> str:
-        """SHA-256 of everything that decides the reply; never the API key."""
+        """SHA-256 of everything that decides the reply; never the API key. The messages are the
+        agent's: neither the structured-output method nor a corrective turn changes the key."""
         canonical = json.dumps(
-            {"model": self.model, "endpoint": getattr(self.backend, "endpoint", None), "messages": messages, "schema": schema.model_json_schema(),
-             "sampling": self.settings.sampling()},
+            {"model": self.model, "endpoint": getattr(self.backend, "endpoint", None), "messages": messages,
+             "schema": schema.model_json_schema(), "sampling": self.settings.sampling()},
             sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -307,6 +443,15 @@ class ModelSeam:
         exponential = wait_exponential_jitter(multiplier=settings.backoff_initial_s, max=settings.backoff_max_s,
                                               jitter=settings.backoff_initial_s)
         retries = 0
+        correction: list[Message] = []  # one corrective turn after an invalid reply, replaced by the next
+
+        def attempt() -> Completion:
+            try:
+                return self.backend.complete(messages + correction, schema)  # type: ignore[union-attr]
+            except InvalidOutput as error:
+                if error.reply is not None:
+                    correction[:] = corrective_turn(error.reply, str(error), schema)
+                raise
 
         def wait(state: RetryCallState) -> float:
             error = state.outcome.exception() if state.outcome else None
@@ -329,11 +474,45 @@ class ModelSeam:
             reraise=True,
             **({"sleep": self._sleep} if self._sleep else {}),
         )
-        completion = retrying(self.backend.complete, messages, schema)  # type: ignore[union-attr]
-        return completion, retries
+        return retrying(attempt), retries
+
+    def _clean_failure(self, error: Exception, schema: type[BaseModel]) -> BaseException:
+        """The exception the seam raises for ``error``: ours, with a redacted message and no chain
+        (the openai errors hold the request with its headers, and the server's text)."""
+        where = f"model {self.model!r}" + (f" at {display_url(self.base_url)}" if self.base_url else "")
+        attempts = self.settings.max_attempts
+        if isinstance(error, ModelSeamError) and not isinstance(error, InvalidOutput):
+            clean: BaseException = error
+        elif isinstance(error, InvalidOutput):
+            excerpt = f"; its last reply began: {redact(error.reply[:200])!r}" if error.reply else ""
+            clean = InvalidOutput(redact(f"{where} gave no valid {schema.__name__} in {attempts} attempt(s): "
+                                         f"{error}{excerpt}"))
+        elif isinstance(error, openai.APIStatusError) and not is_retryable(error):
+            clean = endpoint_error(error, self.base_url, self.model)
+        elif isinstance(error, openai.APIError):
+            name = error_name(error)
+            said = server_message(error) if isinstance(error, openai.APIStatusError) else redact(str(error))
+            clean = ModelUnavailableError(
+                f"{where} still failed after {attempts} attempt(s); the last error was {name}: {said}. Check that "
+                "the server is up and reachable, or allow more time (timeout) or more attempts (max attempts).",
+                last_error=name)
+        elif _mentions_secret(error):
+            clean = ModelSeamError(redact(f"{type(error).__name__}: {error}"))
+        else:
+            return error  # our own bug or the caller's: its traceback matters more
+        clean.__cause__ = clean.__context__ = None
+        clean.__suppress_context__ = True
+        return clean
+
+    def _note_structured_output(self) -> None:
+        method = getattr(self.backend, "structured_output", None)
+        if method is not None:
+            with self._lock:
+                self.stats.structured_output = method
 
     def _account(self, agent: Agent[Any], completion: Completion, *, retries: int, cached: bool) -> None:
-        cost = 0.0 if cached else self.prices.cost(self.model, completion.input_tokens, completion.output_tokens)
+        cost = 0.0 if cached else self.prices.cost(self.model, completion.input_tokens, completion.output_tokens,
+                                                   base_url=self.base_url)
         with self._lock:
             self.stats.calls += 1
             self.stats.cache_hits += int(cached)
@@ -348,8 +527,21 @@ class ModelSeam:
             })
 
     def stats_dict(self) -> dict[str, Any]:
+        self._note_structured_output()
         with self._lock:
             return asdict(self.stats)
+
+
+def _mentions_secret(error: BaseException) -> bool:
+    """Does ``error``, or anything chained to it, say something :func:`redact` would mask?"""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if redact(str(current)) != str(current):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def parse_model_spec(spec: str) -> tuple[str, str]:
@@ -369,8 +561,10 @@ def build_seam(
     *,
     cache: ResponseCache | None = None,
     usage: UsageRecorder | None = None,
+    prices: PriceTable | None = None,
 ) -> ModelSeam:
-    """The seam for a model spec string."""
+    """The seam for a model spec string, with ``settings`` (timeout, attempts, structured output,
+    rate) for its calls."""
     provider, model = parse_model_spec(spec)
     backend = None if provider == BASELINE else OpenAIBackend(model, settings)
-    return ModelSeam(backend, settings=settings, cache=cache, usage=usage)
+    return ModelSeam(backend, settings=settings, cache=cache, usage=usage, prices=prices)

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from benchsmith.agents.models import ModelSettings, build_seam  # noqa: E402
+from benchsmith.graphs.resources import register_model  # noqa: E402
 from benchsmith.graphs.runner import run_job  # noqa: E402
 from benchsmith.graphs.synthesize import SynthesisContext, builder  # noqa: E402
 from benchsmith.stores.workspace import Workspace  # noqa: E402
@@ -70,8 +71,8 @@ def main() -> None:
         os.environ["OPENAI_API_KEY"] = "sk-benchmark"
         os.environ["OPENAI_BASE_URL"] = base_url
         seam = build_seam("openai:sim", ModelSettings())
-        context = SynthesisContext(workspace=str(workspace.root), model=seam, cluster_size=4,
-                                   concurrency=args.concurrency)
+        context = SynthesisContext(workspace=str(workspace.root), llm=register_model("benchmark-model", seam),
+                                   cluster_size=4, concurrency=args.concurrency)
         # Cluster and build every agent's client first, so the timing covers synthesis only.
         run_job(builder, job="synthesize", workspace=workspace, run_id="warm-up", context=context, settings={},
                 inputs={"run_id": "warm-up", "collection": COLLECTION, "conversations": 2, "turns": 2},

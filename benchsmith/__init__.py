@@ -10,6 +10,7 @@ finished one without redoing it)::
     bench = benchsmith.synthesize("mydocs", conversations=10, turns=4)          # offline baseline agents
     scores = benchsmith.evaluate(bench.run_dir, retrievers=["bm25", "dense"])
     verdict = benchsmith.audit(bench.run_dir, judges=["baseline"])
+    chosen = benchsmith.select("queries.txt", corpus=["docs/"], retrievers=["bm25", "dense"])  # no labels needed
 
 Every graph is importable too (``benchsmith.graphs.synthesize.conversation_graph`` and its
 siblings), runs with no context given, and streams. Objects a context cannot hold (a
@@ -23,15 +24,24 @@ under this one package: ``benchsmith.graphs``, ``benchsmith.agents`` and so on.
 from benchsmith.graphs.jobs.audit import AuditResult, Verdict, audit, estimate_audit
 from benchsmith.graphs.jobs.common import CostEstimate, Usage
 from benchsmith.graphs.jobs.evaluate import EvaluationResult, estimate_evaluation, evaluate, measure_runs
+from benchsmith.graphs.jobs.hardneg import (HardnegBuildResult, HardnegScoreResult, build_hardneg, estimate_hardneg,
+                                            rescore_tables, score_hardneg)
 from benchsmith.graphs.jobs.ingest import IngestPreview, IngestResult, ingest, preview_ingest
+from benchsmith.graphs.jobs.paraphrase import ParaphraseResult, estimate_paraphrase, paraphrase
+from benchsmith.graphs.jobs.robustness import RobustnessResult, estimate_robustness, robustness
+from benchsmith.graphs.jobs.nuggets import NuggetsResult, estimate_nuggets, nuggets
+from benchsmith.graphs.jobs.select import SelectionResult, estimate_selection, select
 from benchsmith.graphs.jobs.synthesize import ClusterResult, SynthesisResult, cluster, estimate_synthesis, synthesize
 from benchsmith.graphs.resources import register_embedder, register_model, register_scorer
 from benchsmith.stores.benchmark_files import Dialogue, Turn
 from benchsmith.stores.errors import InputError
 
 __all__ = [
-    "AuditResult", "ClusterResult", "CostEstimate", "Dialogue", "EvaluationResult", "IngestPreview", "IngestResult",
-    "InputError", "SynthesisResult", "Turn", "Usage", "Verdict", "audit", "cluster", "estimate_audit",
-    "estimate_evaluation", "estimate_synthesis", "evaluate", "ingest", "measure_runs", "preview_ingest",
-    "register_embedder", "register_model", "register_scorer", "synthesize",
+    "AuditResult", "ClusterResult", "CostEstimate", "Dialogue", "EvaluationResult", "HardnegBuildResult",
+    "HardnegScoreResult", "IngestPreview", "IngestResult", "InputError", "NuggetsResult", "ParaphraseResult",
+    "RobustnessResult", "SelectionResult", "SynthesisResult", "Turn", "Usage", "Verdict", "audit", "build_hardneg",
+    "cluster", "estimate_audit", "estimate_evaluation", "estimate_hardneg", "estimate_nuggets", "estimate_paraphrase",
+    "estimate_robustness", "estimate_selection", "estimate_synthesis", "evaluate", "ingest", "measure_runs", "nuggets",
+    "paraphrase", "preview_ingest", "register_embedder", "register_model", "register_scorer", "rescore_tables",
+    "robustness", "score_hardneg", "select", "synthesize",
 ]

@@ -1,6 +1,8 @@
 """Confidence intervals for the means an audit reports from a sample of benchmark instances.
 
 * Mean of per-instance values: Student's t interval.
+* Mean of per-row values without a distributional assumption (win rates of 0/1 outcomes,
+  score differences): the percentile bootstrap (:func:`bootstrap_interval`).
 * Proportion (e.g. the share of instances whose gold passage a judge confirms): Wilson score
   interval (Wilson, 1927, "Probable inference, the law of succession, and statistical
   inference", JASA 22(158):209–212), which keeps its coverage near 0 and 1 where the Wald
@@ -111,3 +113,34 @@ def _checked_population(n: int, population: int) -> int:
 def _check_confidence(confidence: float) -> None:
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+
+
+DEFAULT_RESAMPLES = 2000
+
+
+def bootstrap_interval(values: Sequence[float], confidence: float = DEFAULT_CONFIDENCE,
+                       resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> Interval:
+    """Percentile bootstrap interval for the mean of ``values`` (Efron and Tibshirani, 1993, An
+    Introduction to the Bootstrap, Chapman & Hall, ch. 13): draw B resamples of the n values with
+    replacement, take each one's mean x̄*_b; the interval is the empirical (1 − c)/2 and (1 + c)/2
+    quantiles of x̄*_1..x̄*_B. Computed by ``scipy.stats.bootstrap(method="percentile")`` with a
+    seeded generator, so the same values give the same interval.
+
+    Resampling the rows keeps each row's values together, which is what a benchmark of rows
+    (source documents) is a sample of. Values that are all equal give a zero-width interval at
+    their mean (every resample has that mean); for n < 2 the bounds are None, as for
+    :func:`mean_interval`.
+    """
+    _check_confidence(confidence)
+    sample = np.asarray(values, dtype=float)
+    n = len(sample)
+    if n == 0:
+        return Interval(None, None, None, 0)
+    mean = float(sample.mean())
+    if n < 2:
+        return Interval(mean, None, None, n)
+    if np.all(sample == sample[0]):  # scipy warns on degenerate data; every resample has this mean
+        return Interval(mean, mean, mean, n)
+    result = stats.bootstrap((sample,), np.mean, confidence_level=confidence, n_resamples=resamples,
+                             method="percentile", rng=np.random.default_rng(seed))
+    return Interval(mean, float(result.confidence_interval.low), float(result.confidence_interval.high), n)

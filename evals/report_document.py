@@ -67,7 +67,14 @@ class Quote:
     text: str
 
 
-Block = str | Table | BulletList | Plot | Callout | Subheading | Quote  # a str is a paragraph of plain text
+@dataclass(frozen=True)
+class Code:
+    """Text to copy as it is (a configuration file, a command): monospaced, never reflowed or escaped."""
+
+    text: str
+
+
+Block = str | Table | BulletList | Plot | Callout | Subheading | Quote | Code  # a str is a paragraph of plain text
 
 
 @dataclass
@@ -138,6 +145,8 @@ def _markdown_block(block: Block) -> list[str]:
         return [f"### {_markdown_text(block.text)}"]
     if isinstance(block, Quote):
         return _markdown_quote(block.text)
+    if isinstance(block, Code):
+        return _markdown_code(block.text)
     if isinstance(block, Table):
         return _markdown_table(block)
     raise TypeError(f"not a block of a report: {block!r}")
@@ -150,6 +159,13 @@ def _markdown_quote(text: str) -> list[str]:
     # of a paragraph, and the turns of a conversation would run together.
     return [f"> {line}\\" if line and following else f"> {line}".rstrip()
             for line, following in zip(lines, [*lines[1:], ""])]
+
+
+def _markdown_code(text: str) -> list[str]:
+    """A fenced block, its fence longer than any run of backticks inside, so the text cannot close it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, *text.splitlines(), fence]
 
 
 def _markdown_table(table: Table) -> list[str]:
@@ -197,6 +213,7 @@ figcaption { font-size: 0.85em; color: #57606a; }
 .callout { border-left: 6px solid #0b5394; background: #eef4fb; padding: 12px 18px; margin: 12px 0; }
 .callout-heading { font-size: 1.25em; font-weight: 600; margin: 0 0 4px; }
 .callout p:last-child { margin-bottom: 0; }
+pre { background: #f6f8fa; border: 1px solid #d0d7de; padding: 10px 14px; overflow-x: auto; font-size: 0.9em; }
 blockquote { margin: 8px 0; padding: 6px 14px; border-left: 4px solid #d0d7de; background: #f6f8fa;
              white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.92em; }
 """
@@ -229,7 +246,9 @@ def _html_block(block: Block) -> str:
     if isinstance(block, Subheading):
         return f"<h3>{html.escape(block.text)}</h3>"
     if isinstance(block, Quote):
-        return f"<blockquote>{html.escape(block.text)}</blockquote>"  # pre-wrap (STYLE) keeps its line breaks
+        return f"<blockquote>{html.escape(block.text)}</blockquote>"
+    if isinstance(block, Code):
+        return f"<pre><code>{html.escape(block.text)}</code></pre>"  # pre-wrap (STYLE) keeps its line breaks
     if isinstance(block, Table):
         return _html_table(block)
     raise TypeError(f"not a block of a report: {block!r}")

@@ -1,8 +1,9 @@
 """Benchmark audit (MTR-Eval): grade any retrieval benchmark with a judge ensemble and find
 the gold documents it misses.
 
-    plan ─→ dispatch ─→ Send × instances not yet judged ─→ judge ─→ report ─→ END
-                └────────────── (all judged) ───────────────────────┘
+    plan ─→ dispatch ─→ Send × a batch of instances not yet judged ─→ judge ─→ gather ─┐
+              ↑ └───────────────── (all judged) ──→ report ─→ END                     │
+              └───────────────────────────────────────────────────────────────────────┘
 
 One instance per judged query (for conversations: the current turn with its history). Each
 judge of the ensemble rates query–evidence alignment, picks the best document of a pool of
@@ -36,6 +37,7 @@ from benchsmith.evals.audit_report import audit_report_files
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES, NOISE_SCORE
 from benchsmith.graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index,
                                               document_text)
+from benchsmith.graphs.fanout import next_batch
 from benchsmith.graphs.progress import progress_reporter, report_advance
 from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, run_seam,
                                          workspace_of)
@@ -197,10 +199,16 @@ def dispatch(state: AuditState, runtime: Runtime[AuditContext]) -> list[Send] | 
     judged = _judgment_log(runtime, state["run_id"]).ids()
     instances = _instances(runtime, state["run_id"])
     progress_reporter("judge")(len(judged & instances.keys()), len(instances))
+    pending = [instance for instance in instances if instance not in judged]
     sends = [Send("judge", {"run_id": state["run_id"], "benchmark": state["benchmark"], "judges": state["judges"],
                             "instance": instance})
-             for instance in instances if instance not in judged]
+             for instance in next_batch(pending, _context(runtime).concurrency)]
     return sends or "report"
+
+
+def gather(state: AuditState) -> dict[str, Any]:
+    """Joins a batch of judged instances before the next one is dispatched."""
+    return {}
 
 
 def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
@@ -313,10 +321,12 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
 builder = StateGraph(AuditState, context_schema=AuditContext, input_schema=AuditInput, output_schema=AuditOutput)
 builder.add_node("plan", plan)
 builder.add_node("judge", judge)
+builder.add_node("gather", gather)
 builder.add_node("report", report)
 builder.add_edge(START, "plan")
 builder.add_conditional_edges("plan", dispatch, ["judge", "report"])
-builder.add_edge("judge", "report")
+builder.add_edge("judge", "gather")
+builder.add_conditional_edges("gather", dispatch, ["judge", "report"])
 builder.add_edge("report", END)
 
 # The Studio copy: compiled without a checkpointer (the server brings its own).

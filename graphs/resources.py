@@ -17,12 +17,15 @@ from __future__ import annotations
 import functools
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 from chromadb.api import ClientAPI
 
 from benchsmith.agents.models import ModelSeam, ModelSettings, build_seam, parse_model_spec
+from benchsmith.agents.structured_output import StructuredOutput
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.llm_cache import LLMCache
+from benchsmith.stores.postgres import database_url
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import open_client
 from benchsmith.stores.workspace import Workspace
@@ -39,6 +42,12 @@ class StoreOptions:
                        "Default: $BENCHSMITH_WORKSPACE, else ./.benchsmith."})
     chroma_host: str | None = field(default=None, metadata={
         "description": "HOST:PORT of a Chroma server; empty: the embedded store in the workspace."})
+    database: str | None = field(default=None, metadata={
+        "description": "postgresql://… for state shared by workers on many machines (checkpoints, model cache, "
+                       "run records, work items); empty: $BENCHSMITH_DATABASE_URL, else SQLite in the workspace."})
+
+    def database_url(self) -> str | None:
+        return database_url(self.database)
 
 
 @dataclass(kw_only=True)
@@ -51,10 +60,18 @@ class ModelOptions:
     timeout_s: float = field(default=60.0, metadata={"description": "Seconds before a model request times out."})
     max_attempts: int = field(default=6, metadata={
         "description": "Attempts per model call (retries on 429, 5xx, timeouts and invalid replies)."})
+    structured_output: StructuredOutput = field(default="auto", metadata={
+        "description": "How replies are asked for: auto (JSON schema, then function calling, then JSON mode, "
+                       "remembered per endpoint), json_schema, function_calling or json_mode."})
 
     def model_settings(self) -> ModelSettings:
-        return ModelSettings(seed=self.seed, requests_per_second=self.requests_per_second, timeout_s=self.timeout_s,
-                             max_attempts=self.max_attempts)
+        """The seam's settings; an impossible value is an InputError."""
+        try:
+            return ModelSettings(seed=self.seed, requests_per_second=self.requests_per_second,
+                                 timeout_s=self.timeout_s, max_attempts=self.max_attempts,
+                                 structured_output=self.structured_output)
+        except ValueError as error:
+            raise InputError(str(error)) from None
 
 
 def workspace_of(options: StoreOptions) -> Workspace:
@@ -130,21 +147,42 @@ def scorer_for(spec: str) -> PairScorer:
     return registered if registered is not None else _cross_encoder(spec)
 
 
-_seams: dict[tuple[str, str, str, ModelSettings], ModelSeam] = {}
+_seams: dict[tuple[str, str, str, ModelSettings, str | None], ModelSeam] = {}
 
 
 def run_seam(workspace: Workspace, run_id: str, spec: str, options: ModelOptions | None = None) -> ModelSeam:
     """The seam for ``spec`` in run ``run_id``: a registered one as it is, else one per (workspace,
-    run, spec, settings) whose response cache and usage ledger live in the workspace."""
+    run, spec, settings, database) whose response cache and usage ledger live in the workspace,
+    or in the database when the options name one (shared by every worker)."""
     with _lock:
         if spec in _models:
             return _models[spec]
-        settings = (options or ModelOptions()).model_settings()
-        key = (str(workspace.root), run_id, spec, settings)
+        options = options or ModelOptions()
+        settings = options.model_settings()
+        database = options.database_url() if isinstance(options, StoreOptions) else None
+        key = (str(workspace.root), run_id, spec, settings, database)
         if key not in _seams:
-            _seams[key] = build_seam(spec, settings, cache=LLMCache(workspace.llm_cache_path),
-                                     usage=RunDirectory(workspace, run_id).usage)
+            _seams[key] = build_seam(spec, settings, cache=response_cache(workspace, database),
+                                     usage=usage_ledger(workspace, run_id, database))
         return _seams[key]
+
+
+def response_cache(workspace: Workspace, database: str | None) -> Any:
+    """The model response cache: SQLite in the workspace, or the shared one in the database."""
+    if database:
+        from benchsmith.stores.postgres_cache import PostgresLLMCache
+
+        return PostgresLLMCache(database)
+    return LLMCache(workspace.llm_cache_path)
+
+
+def usage_ledger(workspace: Workspace, run_id: str, database: str | None) -> Any:
+    """The run's usage ledger: a file in its run directory, or rows in the database."""
+    if database:
+        from benchsmith.stores.postgres_runs import PostgresUsageLedger
+
+        return PostgresUsageLedger(database, run_id)
+    return RunDirectory(workspace, run_id).usage
 
 
 # ---------------------------------------------------------------------------------------

@@ -14,6 +14,8 @@ from typing import Any
 
 from langgraph.graph.state import StateGraph
 
+from benchsmith.agents.endpoints import forget_endpoints
+from benchsmith.agents.redaction import redact
 from benchsmith.stores.checkpoints import sqlite_checkpointer
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import RunDirectory
@@ -48,7 +50,8 @@ def run_job(
     """Start, resume or report the run ``run_id`` of ``job``; ``resume`` says how to resume it
     (kept in the record for `benchsmith runs`)."""
     run_dir = RunDirectory(workspace, run_id)
-    if run_dir.exists():
+    new_run = not run_dir.exists()
+    if not new_run:
         record = run_dir.load()
         if record.job != job:
             raise InputError(f"run {run_id!r} is a {record.job} run, not {job}; choose another --run-id")
@@ -57,6 +60,7 @@ def run_job(
             return RunOutcome(run_id, record.summary, resumed=False, already_finished=True,
                               usage=run_dir.usage.totals(), run_dir=run_dir)
     run_dir.start(job, settings, resume)
+    forget_endpoints()  # a key or server fixed since an endpoint failed in this process gets a fresh try
     config: dict[str, Any] = {"configurable": {"thread_id": run_id}}
     if max_concurrency:
         # Top level: under "configurable" it is ignored. LangGraph uses a worker of the pool for
@@ -66,6 +70,8 @@ def run_job(
         config["max_concurrency"] = max_concurrency + 1
     try:
         with sqlite_checkpointer(workspace) as checkpointer:
+            if new_run:  # a deleted run's checkpoints must not answer for a new run of the same id
+                checkpointer.delete_thread(run_id)
             graph = builder.compile(checkpointer=checkpointer)
             snapshot = graph.get_state(config)
             resumed = bool(snapshot.values)
@@ -82,7 +88,10 @@ def run_job(
                     else:  # a node (or one Send worker) finished: {"node_name": update}
                         for node in payload:
                             on_event({"node": node})
-            values = dict(graph.get_state(config).values)
+            final = graph.get_state(config)
+            if final.next:  # the stream ended with work left (a signal can end it quietly): not finished
+                raise RuntimeError(f"the run stopped before finishing (next: {', '.join(final.next)})")
+            values = dict(final.values)
     except BaseException as error:
         run_dir.crash(crash_reason(error))
         raise
@@ -97,7 +106,7 @@ def crash_reason(error: BaseException) -> str:
         return "interrupted (Ctrl-C)"
     if isinstance(error, SystemExit):
         return f"stopped by a signal or exit ({error.code})"
-    return f"{type(error).__name__}: {error}"
+    return redact(f"{type(error).__name__}: {error}")  # no key reaches the run record
 
 
 def check_same_settings(run_id: str, recorded: dict[str, Any], requested: dict[str, Any]) -> None:

@@ -1,6 +1,8 @@
 """Conversational benchmark synthesis (MTR-Pipeline).
 
-    plan → Send × N ─→ converse (one conversation per cluster, at most `concurrency` at once) ─→ export
+    plan ─→ dispatch ─→ Send × batch ─→ converse (one conversation per cluster) ─→ gather ─┐
+              ↑ └──────────────── (all recorded) ──→ export ─→ END                         │
+              └───────────────────────────────────────────────────────────────────────────┘
 
     conversation_graph (one conversation; also usable on its own):
     begin ─→ walker → questioner → responder → polisher → router ─┬→ walker
@@ -27,6 +29,7 @@ import operator
 import random
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -39,7 +42,8 @@ from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.evals.benchmark_stats import benchmark_statistics
-from benchsmith.graphs.progress import report_advance
+from benchsmith.graphs.fanout import next_batch
+from benchsmith.graphs.progress import progress_reporter, report_advance
 from benchsmith.graphs.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, run_seam,
                                          workspace_of)
 from benchsmith.stores.benchmark_files import canonicalize, serialize_history, write_beir
@@ -328,15 +332,29 @@ def plan(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str,
     return {"planned": planned}
 
 
+@functools.lru_cache(maxsize=4)
+def _plan_in(path: Path, modified: float) -> list[dict[str, Any]]:
+    return load_jsonl(path)
+
+
 def dispatch(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> list[Send] | Literal["export"]:
-    """One conversation per planned conversation not yet recorded."""
+    """The next batch of planned conversations not yet recorded (graphs/fanout.py)."""
     run_dir = _run_dir(runtime, state["run_id"])
     recorded = record_log(run_dir.file(DIALOGUES_FILE), "conversation_id").ids()
+    plan_file = run_dir.file(PLAN_FILE)
+    planned = _plan_in(plan_file, plan_file.stat().st_mtime)
+    progress_reporter("conversations")(sum(item["conversation_id"] in recorded for item in planned), len(planned))
+    pending = [item for item in planned if item["conversation_id"] not in recorded]
     sends = [Send("converse", {"run_id": state["run_id"], "collection": state["collection"],
                                "conversation_id": item["conversation_id"], "cluster_id": item["cluster_id"],
                                "turns_wanted": state["turns"]})
-             for item in load_jsonl(run_dir.file(PLAN_FILE)) if item["conversation_id"] not in recorded]
+             for item in next_batch(pending, _context(runtime).concurrency)]
     return sends or "export"
+
+
+def gather(state: SynthesisState) -> dict[str, Any]:
+    """Joins a batch of conversations before the next one is dispatched."""
+    return {}
 
 
 def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
@@ -382,10 +400,12 @@ builder = StateGraph(SynthesisState, context_schema=SynthesisContext, input_sche
                      output_schema=SynthesisOutput)
 builder.add_node("plan", plan)
 builder.add_node("converse", converse)
+builder.add_node("gather", gather)
 builder.add_node("export", export)
 builder.add_edge(START, "plan")
 builder.add_conditional_edges("plan", dispatch, ["converse", "export"])
-builder.add_edge("converse", "export")
+builder.add_edge("converse", "gather")
+builder.add_conditional_edges("gather", dispatch, ["converse", "export"])
 builder.add_edge("export", END)
 
 # The Studio copy: compiled without a checkpointer (the server brings its own).

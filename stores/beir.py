@@ -115,9 +115,10 @@ def load_benchmark(spec: str | Path, workspace: Workspace, split: str = "test", 
                      qrels_file=path / "qrels" / f"{split}.tsv", queries_file=path / "queries.jsonl")
 
 
-def load_turn_jsonl(path: Path, corpus: Path) -> Benchmark:
-    """A conversational benchmark in our turn JSONL form (module docstring) over a BEIR corpus."""
-    if not corpus.is_file():
+def load_turn_jsonl(path: Path, corpus: Path | None) -> Benchmark:
+    """A conversational benchmark in our turn JSONL form (module docstring) over a BEIR corpus
+    (None: its turns only, for jobs that read no document, such as paraphrasing)."""
+    if corpus is not None and not corpus.is_file():
         raise InputError(f"{corpus}: corpus file not found")
     queries: list[BenchmarkQuery] = []
     qrels: Qrels = {}

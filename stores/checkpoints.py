@@ -1,7 +1,8 @@
-"""The LangGraph checkpointer of the CLI: SQLite in the workspace, one thread per run id.
+"""The LangGraph checkpointer of the CLI and the API: one thread per run id, SQLite in the
+workspace by default, PostgreSQL (langgraph-checkpoint-postgres) with ``--database``.
 
-WAL journal with ``synchronous=NORMAL``: a commit no longer waits for an fsync, which made
-checkpoint writes the bottleneck of concurrent runs, and a killed process still loses
+SQLite: WAL journal with ``synchronous=NORMAL``: a commit no longer waits for an fsync, which
+made checkpoint writes the bottleneck of concurrent runs, and a killed process still loses
 nothing committed (only a power cut can drop the last transactions).
 """
 
@@ -11,9 +12,13 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from typing import Any
+
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from benchsmith.stores.workspace import Workspace
+
+_postgres_ready: set[str] = set()
 
 
 @contextmanager
@@ -25,3 +30,32 @@ def sqlite_checkpointer(workspace: Workspace) -> Iterator[SqliteSaver]:
         yield SqliteSaver(connection)
     finally:
         connection.close()
+
+
+@contextmanager
+def postgres_checkpointer(url: str) -> Iterator[Any]:
+    """LangGraph's PostgresSaver on ``url``, its tables created on first use."""
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    from benchsmith.stores.postgres import SCHEMA_LOCK, connect
+
+    if url not in _postgres_ready:
+        lock = connect(url)  # workers start together: one migrates, the others wait
+        try:
+            lock.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
+            with PostgresSaver.from_conn_string(url) as saver:
+                saver.setup()
+            lock.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
+        finally:
+            lock.close()
+        _postgres_ready.add(url)
+    with PostgresSaver.from_conn_string(url) as saver:
+        yield saver
+
+
+@contextmanager
+def run_checkpointer(workspace: Workspace, database: str | None) -> Iterator[Any]:
+    """PostgreSQL when a database is given, else SQLite in the workspace."""
+    manager = postgres_checkpointer(database) if database else sqlite_checkpointer(workspace)
+    with manager as saver:
+        yield saver

@@ -107,8 +107,10 @@ def server_judge(request: dict[str, Any]) -> dict[str, Any]:
     """The scripted judges behind the loopback OpenAI-compatible server, one per model name."""
     from benchsmith.agents.judges import choice_schema
 
-    name = request["response_format"]["json_schema"]["name"]
-    messages = [{"role": m["role"], "content": m["content"]} for m in request["messages"]]
+    from tests.openai_server import conversation_messages, requested_schema_name
+
+    name = requested_schema_name(request)
+    messages = conversation_messages(request)
     if name == "DocumentChoice":
         pool = len(re.findall(r'<document number="\d+">', messages[-1]["content"]))
         schema: type[BaseModel] = choice_schema(pool)

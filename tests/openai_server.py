@@ -7,6 +7,20 @@ API keys. Replies are scripted or computed by a ``replier`` callable, and
 faults (rate limits, server errors, slow, malformed or truncated output) can
 be injected deterministically or at a seeded random rate.
 
+It can also behave like the servers users meet:
+
+* vLLM and OpenAI (the default): every structured-output method works;
+* older llama.cpp and Ollama builds: ``rejects=LEGACY_LLAMA_CPP`` answers 400 to
+  ``response_format: json_schema`` and accepts ``tools``; ``rejects=PLAIN_COMPLETIONS``
+  refuses every format parameter (JSON schema, tools, JSON mode);
+* a chatty model: ``reply_style="fenced"`` wraps each JSON reply in ```json fences with a
+  sentence before and after, as content even when a tool call was asked for;
+* a server of some models: ``models={...}`` answers 404 to any other model name, as vLLM does;
+* a server with a key: ``api_key=...`` answers 401 to any other key, echoing the key it was
+  sent in the error text, as some proxies do;
+* more faults to inject: ``429-ms`` (``retry-after-ms``), ``503``, ``401`` (key echoed) and
+  ``400`` (a prompt longer than the context).
+
 Only the standard library is used for the server itself; it listens on
 127.0.0.1 at a free port and runs in a daemon thread.
 """
@@ -15,6 +29,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sys
 import threading
 import time
@@ -30,13 +45,32 @@ Reply = dict | str
 Replier = Callable[[dict], Reply]
 
 ALL_FAULTS: tuple[str, ...] = ("429", "500", "slow", "malformed", "truncated")
+# Injectable too, but not drawn by default (seeded fault rates keep their draws).
+EXTRA_FAULTS: tuple[str, ...] = ("429-ms", "503", "401", "400")
+# The "400" fault: a prompt too long, in words that also name the tools (not a format problem).
+CONTEXT_OVERFLOW_MESSAGE = ("This model's maximum context length is 4096 tokens. However, your messages resulted in "
+                            "5210 tokens (including 96 in the functions). Please reduce the length of the messages.")
+RETRY_AFTER_MS = 250
+
+# Format parameters a server may refuse, keyed as ``rejects`` names them.
+JSON_SCHEMA, TOOLS, JSON_OBJECT = "json_schema", "tools", "json_object"
+# What an older llama.cpp server answers to a JSON-schema response format (HTTP 400).
+LEGACY_LLAMA_CPP = frozenset({JSON_SCHEMA})
+# A bare completions server: no response_format of any type, no tools.
+PLAIN_COMPLETIONS = frozenset({JSON_SCHEMA, TOOLS, JSON_OBJECT})
+REJECTION_MESSAGES = {
+    JSON_SCHEMA: "response_format type must be one of \"text\" or \"json_object\", but got: json_schema",
+    TOOLS: "tools param requires --jinja flag",
+    JSON_OBJECT: "response_format is not supported by this server",
+}
+REPLY_STYLES = ("json", "fenced")
 
 CHAT_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
 MODELS_PATHS = frozenset({"/v1/models", "/models"})
 
 # Faults answered without consulting the script or replier; "slow" is the
 # only fault that still sends a real reply (late).
-_IMMEDIATE_FAULTS = frozenset({"429", "500", "malformed", "truncated"})
+_IMMEDIATE_FAULTS = frozenset({"429", "500", "malformed", "truncated", "429-ms", "503", "401", "400"})
 
 MALFORMED_TEXT = "Sure! {answer: maybe"
 # Source of the half-cut JSON sent by the "truncated" fault.
@@ -65,10 +99,25 @@ class FakeOpenAIServer:
     and as JSON content otherwise; a ``str`` reply is sent as content verbatim.
     """
 
-    def __init__(self, replier: Replier | None = None, latency_s: float = 0.0):
+    def __init__(self, replier: Replier | None = None, latency_s: float = 0.0, *,
+                 rejects: frozenset[str] | set[str] = frozenset(), rejection_status: int = 400,
+                 reply_style: str = "json", api_key: str | None = None, models: set[str] | None = None):
+        unknown = set(rejects) - set(REJECTION_MESSAGES)
+        if unknown or reply_style not in REPLY_STYLES:
+            raise ValueError(f"unknown rejects {sorted(unknown)} or reply style {reply_style!r}")
         self.replier = replier
         self.latency_s = latency_s
+        self.rejects = frozenset(rejects)
+        self.rejection_status = rejection_status
+        self.reply_style = reply_style
+        self.api_key = api_key
+        self.models = models  # served model names (None: any); another one gets a 404 like vLLM's
         self.requests: list[dict] = []
+        # Per request, in arrival order: when it arrived (time.monotonic()) and its Authorization header.
+        self.arrivals: list[float] = []
+        self.authorizations: list[str] = []
+        # (time.monotonic() when sent, status) of every chat response.
+        self.responses: list[tuple[float, int]] = []
         self.faults_served = 0
         self._lock = threading.Lock()
         self._scripted: deque[Reply] = deque()
@@ -99,6 +148,10 @@ class FakeOpenAIServer:
             daemon=True,
         )
         self._thread.start()
+        # A new server may get the port of one a previous test latched: nothing is known of it.
+        from benchsmith.agents.endpoints import forget_endpoints
+
+        forget_endpoints(self.base_url)
         return self
 
     def stop(self) -> None:
@@ -152,9 +205,20 @@ class FakeOpenAIServer:
             self._rng = random.Random(seed)
             self._slow_s = slow_s
 
-    def _record(self, body: dict) -> None:
+    def _record(self, body: dict, authorization: str) -> None:
         with self._lock:
             self.requests.append(body)
+            self.arrivals.append(time.monotonic())
+            self.authorizations.append(authorization)
+
+    def _record_response(self, status: int) -> None:
+        with self._lock:
+            self.responses.append((time.monotonic(), status))
+
+    def first_response_at(self, status: int) -> float | None:
+        """When (``time.monotonic()``) the first response with ``status`` was sent, if any was."""
+        with self._lock:
+            return next((sent for sent, code in self.responses if code == status), None)
 
     def _models_seen(self) -> list[str]:
         """Distinct model names requested so far, in order of first use."""
@@ -196,7 +260,7 @@ class FakeOpenAIServer:
                 500, f"replier raised {exc!r}", "server_error", "replier_error"
             ) from exc
 
-    def _respond(self, body: dict) -> tuple[int, dict, dict[str, str]]:
+    def _respond(self, body: dict, authorization: str = "") -> tuple[int, dict, dict[str, str]]:
         """Status, JSON payload and extra headers for one chat request."""
         time.sleep(self.latency_s)
         if body.get("stream"):
@@ -206,13 +270,25 @@ class FakeOpenAIServer:
                 "invalid_request_error",
                 "stream_unsupported",
             )
+        sent_key = authorization.removeprefix("Bearer ").strip()
+        if self.api_key is not None and sent_key != self.api_key:
+            raise _invalid_key(sent_key)
+        if self.models is not None and body.get("model") not in self.models:
+            raise _ReplyError(404, f"The model `{body.get('model')}` does not exist.", "NotFoundError",
+                              "model_not_found")
+        rejected = next((name for name in _format_parameters(body) if name in self.rejects), None)
+        if rejected is not None:
+            raise _ReplyError(self.rejection_status, REJECTION_MESSAGES[rejected], "invalid_request_error",
+                              "unsupported_parameter")
         fault = self._next_fault()
+        if fault == "401":
+            raise _invalid_key(sent_key)
         if fault in _IMMEDIATE_FAULTS:
             return _fault_response(body, fault)
         if fault == "slow":
             time.sleep(self._slow_s)
         reply = self._reply_for(body, consume=fault is None)
-        return 200, _render_reply(body, reply), {}
+        return 200, _render_reply(body, reply, self.reply_style), {}
 
 
 class _LoopbackHTTPServer(ThreadingHTTPServer):
@@ -253,12 +329,15 @@ class _Handler(BaseHTTPRequestHandler):
         if self._route() not in CHAT_PATHS:
             self._send_not_found()
             return
+        fake = self.server.fake
+        authorization = self.headers.get("Authorization") or ""
         try:
             body = self._read_json()
-            self.server.fake._record(body)
-            status, payload, headers = self.server.fake._respond(body)
+            fake._record(body, authorization)
+            status, payload, headers = fake._respond(body, authorization)
         except _ReplyError as error:
             status, payload, headers = error.status, error.body, {}
+        fake._record_response(status)
         self._send_json(status, payload, headers)
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -311,6 +390,13 @@ def _fault_response(body: dict, fault: str) -> tuple[int, dict, dict[str, str]]:
             "Rate limit reached (injected fault)", "rate_limit_error", "rate_limit_exceeded"
         )
         return 429, error, {"Retry-After": "1"}
+    if fault == "429-ms":  # OpenAI's millisecond header; the seconds one says longer and must lose
+        error = _error_body("Rate limit reached (injected fault)", "rate_limit_error", "rate_limit_exceeded")
+        return 429, error, {"retry-after-ms": str(RETRY_AFTER_MS), "Retry-After": "5"}
+    if fault == "400":
+        return 400, _error_body(CONTEXT_OVERFLOW_MESSAGE, "invalid_request_error", "context_length_exceeded"), {}
+    if fault == "503":
+        return 503, _error_body("The server is overloaded (injected fault)", "server_error", "overloaded"), {}
     if fault == "500":
         error = _error_body(
             "The server had an error (injected fault)", "server_error", "server_error"
@@ -324,9 +410,26 @@ def _fault_response(body: dict, fault: str) -> tuple[int, dict, dict[str, str]]:
 
 
 def _check_fault_kinds(kinds: Sequence[str]) -> None:
-    unknown = [kind for kind in kinds if kind not in ALL_FAULTS]
+    unknown = [kind for kind in kinds if kind not in ALL_FAULTS + EXTRA_FAULTS]
     if unknown:
-        raise ValueError(f"unknown fault kinds {unknown}; expected some of {ALL_FAULTS}")
+        raise ValueError(f"unknown fault kinds {unknown}; expected some of {ALL_FAULTS + EXTRA_FAULTS}")
+
+
+def _invalid_key(sent_key: str) -> _ReplyError:
+    """A 401 whose text echoes the key it was sent, as some proxies' do."""
+    return _ReplyError(401, f"Incorrect API key provided: {sent_key}. You can find your API key in your account.",
+                       "invalid_request_error", "invalid_api_key")
+
+
+def _format_parameters(body: dict) -> list[str]:
+    """The structured-output parameters a request uses, named as ``rejects`` names them."""
+    used = []
+    response_format = body.get("response_format")
+    if isinstance(response_format, dict) and response_format.get("type") in (JSON_SCHEMA, JSON_OBJECT):
+        used.append(response_format["type"])
+    if body.get("tools"):
+        used.append(TOOLS)
+    return used
 
 
 def _error_body(message: str, error_type: str, code: str) -> dict:
@@ -350,11 +453,20 @@ def _requested_tool_name(body: dict) -> str:
     return body["tools"][0]["function"]["name"]
 
 
-def _render_reply(body: dict, reply: Reply) -> dict:
-    """A dict reply is structured output; a str reply is plain content."""
+def _render_reply(body: dict, reply: Reply, style: str = "json") -> dict:
+    """A dict reply is structured output; a str reply is plain content. The "fenced" style sends
+    a dict as chatty content even when a tool call was asked for."""
+    if isinstance(reply, dict) and style == "fenced":
+        return _completion(body, fenced(reply), as_tool_call=False)
     if isinstance(reply, dict):
         return _completion(body, json.dumps(reply), _wants_tool_call(body))
     return _completion(body, reply, as_tool_call=False)
+
+
+def fenced(reply: dict) -> str:
+    """``reply`` as a chatty model writes it: a sentence, a ```json block, another sentence."""
+    return (f"Sure! Here is the JSON object you asked for:\n\n```json\n{json.dumps(reply, indent=2)}\n```\n\n"
+            "Let me know if you need anything else.")
 
 
 def _completion(
@@ -405,6 +517,35 @@ def _prompt_chars(body: dict) -> int:
         elif isinstance(content, list):
             total += sum(len(part.get("text", "")) for part in content if isinstance(part, dict))
     return total
+
+
+def requested_schema_name(request: dict) -> str:
+    """The name of the object a request asks for, however it asks: a JSON-schema response
+    format, a forced tool, or (JSON mode, plain prompting) the schema written into the prompt."""
+    response_format = request.get("response_format") or {}
+    if response_format.get("type") == JSON_SCHEMA:
+        return response_format["json_schema"]["name"]
+    if request.get("tools"):
+        return _requested_tool_name(request)
+    for message in request.get("messages", []):
+        if message["role"] == "system" and (match := _SCHEMA_NAME.search(message.get("content") or "")):
+            return match.group(1)
+    raise ValueError("the request names no schema")
+
+
+def conversation_messages(request: dict) -> list[dict[str, str]]:
+    """A request's messages as ``{"role", "content"}``, without a trailing corrective turn (the bad
+    reply and the request to fix it), so a scripted model answers the original request again."""
+    from benchsmith.agents.structured_output import CORRECTION_PREFIX
+
+    messages = [{"role": m["role"], "content": m.get("content") or ""} for m in request["messages"]]
+    if (len(messages) >= 2 and messages[-2]["role"] == "assistant"
+            and messages[-1]["content"].startswith(CORRECTION_PREFIX)):
+        return messages[:-2]
+    return messages
+
+
+_SCHEMA_NAME = re.compile(r"JSON schema \(named (\w+)\)")
 
 
 @pytest.fixture

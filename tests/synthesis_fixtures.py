@@ -22,6 +22,7 @@ from benchsmith.graphs.synthesize import SynthesisContext
 from benchsmith.graphs.synthesize import builder as synthesis_builder
 from benchsmith.stores.workspace import Workspace
 from tests.embedders import HashingEmbedder
+from tests.openai_server import conversation_messages, requested_schema_name
 
 TOPICS = ["chroma", "bm25", "fusion", "rerank", "nugget", "judge", "cache", "chunk", "cluster", "polish"]
 COLLECTION = "docs"
@@ -85,7 +86,7 @@ SCHEMAS = {schema.__name__: schema for schema in (GeneratedQuestion, GeneratedAn
 
 
 def server_replier(request: dict[str, Any]) -> dict[str, Any]:
-    """The same scripted agents behind the loopback OpenAI-compatible server."""
-    schema = SCHEMAS[request["response_format"]["json_schema"]["name"]]
-    messages = [{"role": m["role"], "content": m["content"]} for m in request["messages"]]
-    return scripted_reply(messages, schema).model_dump()
+    """The same scripted agents behind the loopback OpenAI-compatible server, whichever way the
+    request asks for structured output; a corrective turn gets the answer to the original request."""
+    schema = SCHEMAS[requested_schema_name(request)]
+    return scripted_reply(conversation_messages(request), schema).model_dump()

@@ -21,7 +21,7 @@ from benchsmith.graphs.cli import app
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.workspace import Workspace
 from tests.audit_fixtures import SUBSTANCES, server_judge, write_audit_benchmark
-from tests.openai_server import FakeOpenAIServer
+from tests.openai_server import FakeOpenAIServer, conversation_messages
 from tests.test_audit_graph import audit
 
 FAST_RETRIES = ModelSettings(timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05, max_attempts=12)
@@ -38,7 +38,7 @@ def test_faults_and_out_of_range_verdicts_change_no_verdict(tmp_path, monkeypatc
 
     def sometimes_out_of_range(request):
         reply = server_judge(request)
-        prompt = json.dumps(request["messages"])
+        prompt = json.dumps(conversation_messages(request))  # the same prompt, corrected or not
         if "score" in reply and prompt not in invalid_served and len(invalid_served) < 10:
             invalid_served.append(prompt)
             return {**reply, "score": 9}  # fails the schema: must be retried, never clipped to 5

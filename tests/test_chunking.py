@@ -79,3 +79,56 @@ def test_a_token_longer_than_the_limit_is_the_only_hard_cut():
     assert max(len(c.text) for c in chunks) <= 100
     assert "".join(c.text.replace(" ", "") for c in chunks) == f"before{blob}after"
     assert hard_cut("aaa bbb ccc", 7) == ["aaa bbb", "ccc"]
+
+
+def marked_page() -> Document:
+    from benchsmith.tools.cleaning import clean_document
+
+    markdown = ("# Guide\n\n## Install\n\n" + "Install it with pip in a fresh virtual environment. " * 3 + "\n\n"
+                "## Options\n\n--verbose\n--quiet\n\n### Advanced\n\n" + "Tune the batch size for your machine. " * 3)
+    return clean_document(Document("guide.md", "/docs/guide.md", "guide", "markdown", markdown))
+
+
+def test_chunks_of_a_page_do_not_cross_headings_and_titles_are_heading_paths():
+    document = marked_page()
+    chunks = chunk_document(document, chunk_size=1000, min_chars=0)  # the whole page would fit in one chunk
+    assert [(chunk.title, chunk.text.split("\n")[0]) for chunk in chunks] == [
+        ("Guide › Install", "Guide"),  # a heading with nothing under it joins the next section
+        ("Guide › Options", "Options"),
+        ("Guide › Options › Advanced", "Advanced"),
+    ]
+    assert chunks[1].text == "Options\n\n--verbose\n--quiet"  # the option list is not glued to the prose above
+    for chunk in chunks:
+        assert document.text[chunk.start:chunk.end] == chunk.text and chunk.id == content_id(chunk.text)
+        assert chunk.source == "/docs/guide.md"
+
+
+def test_a_section_shorter_than_min_chars_joins_the_next():
+    chunks = chunk_document(marked_page(), chunk_size=1000, min_chars=40)
+    assert [chunk.title for chunk in chunks] == ["Guide › Install", "Guide › Options"]
+    assert chunks[1].text.startswith("Options\n\n--verbose\n--quiet\n\nAdvanced\n\nTune")
+
+
+def test_a_chunk_that_starts_mid_section_is_titled_by_the_headings_above():
+    document = marked_page()
+    chunks = chunk_document(document, chunk_size=80, min_chars=0)
+    continued = [chunk for chunk in chunks if chunk.text.startswith("Install it with pip")]
+    assert len(continued) > 1 and {chunk.title for chunk in continued} == {"Guide › Install"}
+
+
+def test_python_chunks_are_titled_module_and_definition():
+    from benchsmith.tools.cleaning import clean_document
+
+    code = ('"""Tools."""\n\nimport os\n\n\nclass Store:\n    """A store."""\n\n    def add(self, item):\n'
+            '        return item\n\n    limit = 10\n\n\ndef helper(x):\n    return x * 2\n\n\nCONSTANT = 1\n')
+    document = clean_document(Document("pkg/store.py", "/src/pkg/store.py", "pkg.store", "python", code))
+    chunks = chunk_document(document, chunk_size=40, min_chars=0)
+    titles = {chunk.text.split("\n")[0].strip(): chunk.title for chunk in chunks}
+    assert titles['"""Tools."""'] == "pkg.store"
+    assert titles["class Store:"] == "pkg.store › Store"
+    assert titles["def add(self, item):"] == "pkg.store › Store.add"
+    assert titles["limit = 10"] == "pkg.store › Store"  # after the method, back in its class
+    assert titles["def helper(x):"] == "pkg.store › helper"
+    assert titles["CONSTANT = 1"] == "pkg.store"
+    assert "".join(chunk.text for chunk in chunks).replace("\n", "").replace(" ", "") == \
+        document.text.replace("\n", "").replace(" ", "")

@@ -75,7 +75,7 @@ def test_runs_lists_status_and_items(tmp_path):
 def test_help_explains_the_commands():
     result = invoke("--help")
     assert result.exit_code == 0
-    for command in ("ingest", "cluster", "synthesize", "evaluate", "demo", "runs", "studio"):
+    for command in ("ingest", "cluster", "synthesize", "evaluate", "paraphrase", "robustness", "demo", "runs", "studio"):
         assert command in result.output
 
 
@@ -184,3 +184,7 @@ def test_demo_runs_every_job_offline_and_ends_with_the_evaluation_report(tmp_pat
                                                   for retriever in ("dense", "bm25", "hybrid:rrf(dense,bm25)"))
     assert results["benchmark"]["queries"] == 120 and set(results["by_switch"]["bm25@full"]) >= {"start", "follow-up"}
     assert "report.html" in output and "hybrid:rrf(dense,bm25)@oracle" in output
+    diversity = json.loads((tmp_path / "ws" / "runs" / "demo-paraphrase" / "diversity.json").read_text())
+    assert diversity["turns"] == 120 and diversity["generated_before_filtering"]["paraphrases"] == 240
+    robustness = json.loads((tmp_path / "ws" / "runs" / "demo-robustness" / "robustness.json").read_text())
+    assert robustness["sets"] == ["original", "R1", "R2"] and "bm25@oracle" in robustness["by_configuration"]

@@ -1,3 +1,4 @@
+import json
 import random
 from pathlib import Path
 
@@ -138,13 +139,14 @@ def test_llm_quality_scorer_through_the_seam_filters_pays_once_and_keeps_no_key(
         words = " ".join(rng.choice(TOPICS) + str(rng.randrange(1000)) for _ in range(20))
         (corpus / f"d{i}.txt").write_text(f"{marker}Passage {i} talks about {words}.", encoding="utf-8")
     prices = tmp_path / "prices.json"
-    prices.write_text('{"judge": {"input": 1.0, "output": 2.0}}', encoding="utf-8")
 
     def judge(request: dict) -> dict:
         prompt = request["messages"][-1]["content"]
         return {"rationale": "spam" if "SPAMSPAM" in prompt else "informative", "score": 1 if "SPAMSPAM" in prompt else 5}
 
     with FakeOpenAIServer(replier=judge) as server:
+        # Priced on this endpoint: a top-level model name prices OpenAI's own endpoint only.
+        prices.write_text(json.dumps({server.base_url: {"judge": {"input": 1.0, "output": 2.0}}}), encoding="utf-8")
         monkeypatch.setenv("OPENAI_API_KEY", secret)
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("BENCHSMITH_PRICES", str(prices))

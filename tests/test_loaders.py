@@ -7,6 +7,7 @@ from benchsmith.stores.errors import InputError
 from benchsmith.tools.loaders import load_sources, module_documentation
 from benchsmith.tools.cleaning import clean_text, remove_repeated_lines
 from benchsmith.tools.documents import Document
+from tests.stdlib_corpus import stdlib_documents
 
 
 @pytest.fixture
@@ -84,12 +85,41 @@ def test_beir_corpus_and_its_malformed_line(tmp_path):
 
 
 def test_stdlib_source_documents_modules_by_path():
-    documents = {d.id: d for d in load_sources(["stdlib"]).documents}
+    documents = {d.id: d for d in stdlib_documents()}
     assert len(documents) > 300
     decoder = documents["json.decoder"]
     assert decoder.title == "json.decoder" and decoder.kind == "stdlib"
     assert "json.decoder.JSONDecoder.decode(self, s, _w=WHITESPACE.match)" in decoder.text
     assert not any(name.startswith(("test.", "idlelib")) or "._" in name for name in documents)
+
+
+def test_stdlib_chunks_are_titled_module_and_object():
+    from benchsmith.tools.chunking import chunk_document
+    from benchsmith.tools.cleaning import clean_documents
+
+    decoder = next(d for d in stdlib_documents() if d.id == "json.decoder")
+    chunks = chunk_document(clean_documents([decoder])[0], chunk_size=300)
+    titles = {chunk.title for chunk in chunks}
+    assert {"json.decoder › JSONDecoder.decode", "json.decoder › JSONDecodeError"} <= titles
+    assert all(title.startswith("json.decoder") for title in titles)
+    assert all(chunk.source.endswith("json/decoder.py") for chunk in chunks)
+
+
+def test_titles_are_names_until_cleaning_finds_headings_and_paths_stay_in_source(tmp_path):
+    (tmp_path / "guide").mkdir()
+    (tmp_path / "guide" / "getting-started.md").write_text("No heading here.\n", encoding="utf-8")
+    (tmp_path / "guide" / "index.rst").write_text("Guide home\n==========\n\nText.\n", encoding="utf-8")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("X = 1\n", encoding="utf-8")
+    (tmp_path / "pkg" / "store.py").write_text("X = 1\n", encoding="utf-8")
+    documents = {d.id: d for d in load_sources([str(tmp_path)]).documents}
+    assert {name: d.title for name, d in documents.items()} == {
+        "guide/getting-started.md": "getting-started", "guide/index.rst": "guide", "pkg/__init__.py": "pkg",
+        "pkg/store.py": "pkg.store"}
+    assert documents["guide/index.rst"].source == str(tmp_path / "guide" / "index.rst")
+    from benchsmith.tools.cleaning import clean_documents
+
+    assert {d.id: d.title for d in clean_documents(list(documents.values()))}["guide/index.rst"] == "Guide home"
 
 
 def test_module_documentation_skips_private_names():

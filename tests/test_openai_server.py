@@ -7,6 +7,7 @@ accept what it sends, and these tests pin down how each fault surfaces.
 
 from __future__ import annotations
 
+import json
 import time
 
 import openai
@@ -16,7 +17,15 @@ from langchain_core.exceptions import OutputParserException
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel
 
-from tests.openai_server import FakeOpenAIServer
+from tests.openai_server import (
+    LEGACY_LLAMA_CPP,
+    PLAIN_COMPLETIONS,
+    RETRY_AFTER_MS,
+    FakeOpenAIServer,
+    conversation_messages,
+    fenced,
+    requested_schema_name,
+)
 
 REPLY = {"rationale": "clear and correct", "score": 4}
 
@@ -217,3 +226,107 @@ def test_models_lists_the_models_requested_so_far(openai_server):
     client = openai.OpenAI(base_url=openai_server.base_url, api_key="sk-test")
 
     assert [model.id for model in client.models.list()] == ["judge-a", "judge-b"]
+
+
+# Behaving like the servers users meet.
+
+
+@pytest.mark.parametrize(("rejects", "method", "refused"), [
+    (LEGACY_LLAMA_CPP, "json_schema", True),
+    (LEGACY_LLAMA_CPP, "function_calling", False),
+    (LEGACY_LLAMA_CPP, "json_mode", False),
+    (PLAIN_COMPLETIONS, "function_calling", True),
+    (PLAIN_COMPLETIONS, "json_mode", True),
+])
+def test_rejects_answers_400_to_the_refused_format_only(rejects, method, refused):
+    with FakeOpenAIServer(replier=lambda request: REPLY, rejects=rejects) as server:
+        call = structured(server, method)
+        if refused:
+            with pytest.raises(openai.BadRequestError, match="json_schema|tools|response_format"):
+                call.invoke("grade this as JSON")
+        else:
+            assert call.invoke("grade this as JSON") == Answer(**REPLY)
+
+
+def test_rejection_status_can_be_422():
+    with FakeOpenAIServer(replier=lambda request: REPLY, rejects=LEGACY_LLAMA_CPP, rejection_status=422) as server:
+        with pytest.raises(openai.UnprocessableEntityError):
+            structured(server, "json_schema").invoke("grade this")
+
+
+def test_fenced_style_answers_with_prose_and_a_json_fence_even_for_a_tool_call(openai_server):
+    openai_server.reply_style = "fenced"
+    openai_server.script(REPLY, REPLY)
+
+    plain = make_llm(openai_server).invoke("grade this")
+    tool = make_llm(openai_server).bind_tools([Answer], tool_choice="Answer").invoke("grade this")
+
+    for message in (plain, tool):
+        assert message.content == fenced(REPLY) and message.tool_calls == []
+        assert message.content.startswith("Sure!") and "```json\n{" in message.content
+        assert json.loads(message.content.split("```json\n")[1].split("\n```")[0]) == REPLY
+
+
+def test_api_key_refuses_other_keys_echoing_them():
+    with FakeOpenAIServer(replier=lambda request: "ok", api_key="sk-right-key") as server:
+        right = ChatOpenAI(model="m", base_url=server.base_url, api_key="sk-right-key", max_retries=0)
+        wrong = ChatOpenAI(model="m", base_url=server.base_url, api_key="sk-wrong-key-123", max_retries=0)
+
+        assert right.invoke("hello").content == "ok"
+        with pytest.raises(openai.AuthenticationError, match="Incorrect API key provided: sk-wrong-key-123"):
+            wrong.invoke("hello")
+
+    assert server.authorizations == ["Bearer sk-right-key", "Bearer sk-wrong-key-123"]
+    assert [status for _, status in server.responses] == [200, 401]
+    assert server.first_response_at(401) >= server.arrivals[1]
+
+
+def test_models_answers_404_to_other_model_names():
+    with FakeOpenAIServer(replier=lambda request: "ok", models={"served"}) as server:
+        assert make_llm(server, "served").invoke("hello").content == "ok"
+        with pytest.raises(openai.NotFoundError, match="`other` does not exist"):
+            make_llm(server, "other").invoke("hello")
+
+
+@pytest.mark.parametrize(("fault", "error", "status"), [
+    ("429-ms", openai.RateLimitError, 429),
+    ("503", openai.InternalServerError, 503),
+    ("401", openai.AuthenticationError, 401),
+    ("400", openai.BadRequestError, 400),
+])
+def test_extra_faults(openai_server, fault, error, status):
+    openai_server.inject(fault)
+
+    with pytest.raises(error) as caught:
+        make_llm(openai_server).invoke("hello")
+
+    assert caught.value.status_code == status
+    if fault == "429-ms":
+        assert caught.value.response.headers["retry-after-ms"] == str(RETRY_AFTER_MS)
+    if fault == "401":
+        assert "sk-test" in caught.value.message  # the key the client sent, echoed
+    if fault == "400":
+        assert "maximum context length" in caught.value.message
+
+
+@pytest.mark.parametrize("method", ["json_schema", "function_calling", "json_mode"])
+def test_requested_schema_name_reads_every_method(openai_server, method):
+    from benchsmith.agents.structured_output import request_options, with_schema_instructions
+
+    openai_server.script(REPLY)
+    messages = [{"role": "system", "content": "Grade."}, {"role": "user", "content": "this"}]
+    if method == "json_mode":
+        messages = with_schema_instructions(messages, Answer)
+    make_llm(openai_server).bind(**request_options(method, Answer)).invoke(messages)
+
+    assert requested_schema_name(openai_server.requests[-1]) == "Answer"
+
+
+def test_conversation_messages_drop_a_trailing_corrective_turn():
+    from benchsmith.agents.structured_output import corrective_turn
+
+    original = [{"role": "system", "content": "Grade."}, {"role": "user", "content": "this"}]
+    corrected = {"messages": original + corrective_turn("{bad", "no JSON object", Answer)}
+
+    assert conversation_messages(corrected) == original
+    assert conversation_messages({"messages": original}) == original

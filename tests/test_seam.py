@@ -20,8 +20,10 @@ from pydantic import BaseModel, Field
 from benchsmith.agents.models import (
     Agent,
     InvalidOutput,
+    ModelEndpointError,
     ModelSeam,
     ModelSettings,
+    ModelUnavailableError,
     NoBaselineError,
     OpenAIBackend,
     ScriptedBackend,
@@ -139,7 +141,7 @@ def test_fault_is_retried_once_then_reply_is_cached(env, tmp_path, cache, ledger
     server.script(GOOD)
     sleep = RecordingSleep()
     seam = openai_seam(settings=ModelSettings(
-        timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05, structured_method=method),
+        timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05, structured_output=method),
         cache=cache, usage=ledger, sleep=sleep)
 
     result = seam.run(Judge(), question="What is RAG?")
@@ -174,7 +176,7 @@ def test_out_of_range_score_is_retried_not_accepted(env, method):
     server.script({"rationale": "off the scale", "score": 9}, GOOD)
     sleep = RecordingSleep()
     seam = openai_seam(settings=ModelSettings(
-        timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05, structured_method=method),
+        timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05, structured_output=method),
         sleep=sleep)
 
     result = seam.run(Judge(), question="q")
@@ -190,7 +192,7 @@ def test_schema_violation_on_every_attempt_raises_invalid_output(env, method):
     server = env
     server.replier = lambda request: {"rationale": "always 9", "score": 9}
     seam = openai_seam(settings=ModelSettings(
-        timeout_s=0.5, max_attempts=2, structured_method=method), sleep=RecordingSleep())
+        timeout_s=0.5, max_attempts=2, structured_output=method), sleep=RecordingSleep())
 
     with pytest.raises(InvalidOutput):
         seam.run(Judge(), question="q")
@@ -198,38 +200,47 @@ def test_schema_violation_on_every_attempt_raises_invalid_output(env, method):
     assert len(server.requests) == 2
 
 
-# 3. Non-retryable errors propagate after one attempt.
+# 3. Non-retryable errors stop after one attempt, as our error saying what to fix.
+
+
+def status_error(cls: type[openai.APIStatusError], status: int, message: str) -> openai.APIStatusError:
+    return cls(message, response=httpx.Response(status, request=httpx.Request("POST", "http://x")), body=None)
 
 
 @pytest.mark.parametrize(
-    "error",
+    ("error", "says"),
     [
-        openai.AuthenticationError(
-            "invalid api key",
-            response=httpx.Response(401, request=httpx.Request("POST", "http://x")),
-            body=None,
-        ),
-        openai.BadRequestError(
-            "bad request",
-            response=httpx.Response(400, request=httpx.Request("POST", "http://x")),
-            body=None,
-        ),
-        ValueError("a bug, not a transport fault"),
+        (status_error(openai.AuthenticationError, 401, "invalid api key"), "Check OPENAI_API_KEY"),
+        (status_error(openai.PermissionDeniedError, 403, "no access"), "has permission"),
+        (status_error(openai.BadRequestError, 400, "bad request"), "bad request"),
     ],
-    ids=["401", "400", "ValueError"],
+    ids=["401", "403", "400"],
 )
-def test_non_retryable_error_is_raised_after_one_attempt(error):
+def test_non_retryable_error_is_raised_after_one_attempt(error, says):
     backend = ScriptedBackend([error, Verdict(**GOOD)])
     sleep = RecordingSleep()
     seam = ModelSeam(backend, settings=FAST, sleep=sleep)
 
-    with pytest.raises(type(error)) as caught:
+    with pytest.raises(ModelEndpointError, match=says) as caught:
+        seam.run(Judge(), question="q")
+
+    assert caught.value.status_code == error.status_code
+    assert caught.value.__cause__ is None and caught.value.__context__ is None
+    assert len(backend.calls) == 1
+    assert seam.stats.retries == 0
+    assert sleep.waits == []
+
+
+def test_a_bug_in_an_agent_or_backend_propagates_unchanged():
+    error = ValueError("a bug, not a transport fault")
+    backend = ScriptedBackend([error, Verdict(**GOOD)])
+    seam = ModelSeam(backend, settings=FAST, sleep=RecordingSleep())
+
+    with pytest.raises(ValueError) as caught:
         seam.run(Judge(), question="q")
 
     assert caught.value is error
     assert len(backend.calls) == 1
-    assert seam.stats.retries == 0
-    assert sleep.waits == []
 
 
 def test_http_404_from_the_server_is_not_retried(env, monkeypatch):
@@ -237,7 +248,7 @@ def test_http_404_from_the_server_is_not_retried(env, monkeypatch):
     sleep = RecordingSleep()
     seam = openai_seam(sleep=sleep)
 
-    with pytest.raises(openai.NotFoundError):
+    with pytest.raises(ModelEndpointError, match=r"404.*Check the model name .*and OPENAI_BASE_URL"):
         seam.run(Judge(), question="q")
 
     assert seam.stats.retries == 0
@@ -255,9 +266,10 @@ def test_retries_stop_after_max_attempts_and_nothing_is_cached(env, cache):
         timeout_s=0.5, max_attempts=3, backoff_initial_s=0.01, backoff_max_s=0.05),
         cache=cache, sleep=sleep)
 
-    with pytest.raises(openai.InternalServerError):
+    with pytest.raises(ModelUnavailableError, match="after 3 attempt") as caught:
         seam.run(Judge(), question="q")
 
+    assert caught.value.last_error == "InternalServerError"
     assert len(server.requests) == 3
     assert seam.stats.retries == 2
     assert len(sleep.waits) == 2
@@ -275,7 +287,9 @@ def test_retries_stop_after_max_attempts_and_nothing_is_cached(env, cache):
 def test_cost_uses_server_token_counts_and_ledger_matches_stats(env, tmp_path, cache, ledger):
     server = env
     server.script(GOOD)
-    seam = openai_seam(cache=cache, usage=ledger, prices=PriceTable({"m1": (1.0, 2.0)}))
+    # m1 is priced on this endpoint only: the built-in and top-level prices are OpenAI's endpoint's.
+    prices = PriceTable({"m1": (9.0, 9.0)}, {server.base_url: {"m1": (1.0, 2.0)}})
+    seam = openai_seam(cache=cache, usage=ledger, prices=prices)
 
     seam.run(Judge(), question="How are tokens counted?")
     seam.run(Judge(), question="How are tokens counted?")  # cached: no tokens, no cost
@@ -384,6 +398,8 @@ def test_parse_model_spec_accepts_baseline_and_openai():
 
 def test_openai_spec_without_api_key_names_the_variable(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_BASE", raising=False)
 
     with pytest.raises(ValueError, match="OPENAI_API_KEY"):
         build_seam("openai:m1")

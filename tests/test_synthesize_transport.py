@@ -1,5 +1,7 @@
-"""Synthesis through the real langchain-openai client: injected faults change nothing, and a
-kill -9 mid-run loses and repeats nothing but the calls in flight."""
+"""Synthesis through the real langchain-openai client: injected faults change nothing, servers
+without JSON-schema output and chatty models give the same benchmark, a refused key stops the
+run within seconds and is written nowhere, and a kill -9 mid-run loses and repeats nothing but
+the calls in flight."""
 
 import json
 import os
@@ -14,7 +16,7 @@ import pytest
 from benchsmith.agents.models import ModelSettings, build_seam
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
-from tests.openai_server import FakeOpenAIServer
+from tests.openai_server import LEGACY_LLAMA_CPP, PLAIN_COMPLETIONS, FakeOpenAIServer
 from tests.synthesis_fixtures import build_collection, server_replier, synthesize
 
 FAST_RETRIES = ModelSettings(timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05, max_attempts=10)
@@ -36,6 +38,79 @@ def test_injected_faults_do_not_change_the_benchmark(tmp_path, monkeypatch):
     assert clean.stats.retries == 0
     assert (RunDirectory(workspace, "faulty").file("dialogues.jsonl").read_text()
             == RunDirectory(workspace, "clean").file("dialogues.jsonl").read_text())
+
+
+@pytest.mark.parametrize(("rejects", "reply_style", "method"), [
+    (LEGACY_LLAMA_CPP, "json", "function_calling"),
+    (PLAIN_COMPLETIONS, "json", "prompt"),
+    (frozenset(), "fenced", "json_schema"),
+    (LEGACY_LLAMA_CPP, "fenced", "function_calling"),
+], ids=["json-schema-rejected", "every-format-rejected", "fenced", "json-schema-rejected-and-fenced"])
+def test_servers_without_json_schema_and_chatty_models_give_the_same_benchmark(tmp_path, monkeypatch, rejects,
+                                                                               reply_style, method):
+    workspace = Workspace.resolve(tmp_path / "ws")
+    build_collection(workspace, tmp_path / "corpus")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-fallback")
+    runs = {}
+    for run_id, server_options in (("vllm", {}), ("other", {"rejects": rejects, "reply_style": reply_style})):
+        with FakeOpenAIServer(replier=server_replier, **server_options) as server:
+            monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+            seam = build_seam("openai:sim", FAST_RETRIES)
+            synthesize(workspace, run_id, conversations=4, turns=3, model=seam, concurrency=CONCURRENCY)
+        runs[run_id] = (seam, server)
+    (vllm, vllm_server), (other, other_server) = runs["vllm"], runs["other"]
+    assert vllm.stats.structured_output == "json_schema" and other.stats.structured_output == method
+    assert other.stats.retries == vllm.stats.retries == 0
+    assert other.stats.calls == vllm.stats.calls
+    # Each step down costs the rejected requests: one per conversation in flight at most.
+    rejected = len(other_server.requests) - len(vllm_server.requests)
+    assert FALLBACK_STEPS[method] <= rejected <= FALLBACK_STEPS[method] * CONCURRENCY
+    assert (RunDirectory(workspace, "other").file("dialogues.jsonl").read_text()
+            == RunDirectory(workspace, "vllm").file("dialogues.jsonl").read_text())
+
+
+CONCURRENCY = 4
+FALLBACK_STEPS = {"json_schema": 0, "function_calling": 1, "prompt": 3}  # rejected requests before the method
+
+
+def scan_for(secret: str, root: Path) -> list[str]:
+    """Every file under ``root`` (SQLite databases, WAL and journals included) holding ``secret``."""
+    return [str(path) for path in root.rglob("*") if path.is_file() and secret.encode() in path.read_bytes()]
+
+
+@pytest.mark.slow
+def test_a_refused_key_stops_the_cli_run_within_seconds_and_is_written_nowhere(tmp_path):
+    """The server answers 401 and echoes the key it was sent: the run (4 conversations at a time)
+    fails within 5 s of the first 401 saying to check the key, no call starts after it, and the
+    key is in no file of the workspace nor in the output."""
+    leaked_key = "sk-test-ECHOED-BY-THE-SERVER-9d2e7c"
+    conversations, concurrency = 20, 4
+    workspace = Workspace.resolve(tmp_path / "ws")
+    build_collection(workspace, tmp_path / "corpus", documents=100)
+    with FakeOpenAIServer(replier=server_replier, latency_s=0.05, api_key="sk-the-servers-own-key") as server:
+        environment = {**os.environ, "OPENAI_API_KEY": leaked_key, "OPENAI_BASE_URL": server.base_url}
+        command = [sys.executable, "-m", "benchsmith.graphs.cli", "synthesize", "--collection", "docs",
+                   "--conversations", str(conversations), "--turns", "3", "--llm", "openai:sim",
+                   "--concurrency", str(concurrency), "--cluster-size", "4", "--run-id", "refused",
+                   "-w", str(workspace.root)]
+        result = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=300)
+        exited = time.monotonic()
+        time.sleep(0.5)  # anything still on its way would arrive now
+        first_401 = server.first_response_at(401)
+        arrivals = list(server.arrivals)
+
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert first_401 is not None, output
+    assert first_401 is not None and exited - first_401 < 5.0
+    assert "ModelEndpointError" in output and "Check OPENAI_API_KEY" in output
+    # The first call of each conversation in flight, and none after: a conversation that starts
+    # once another failed finds the endpoint latched (without the latch a fifth one calls).
+    assert 1 <= len(arrivals) <= concurrency
+    assert leaked_key not in output
+    assert scan_for(leaked_key, tmp_path) == []
+    record = json.loads(RunDirectory(workspace, "refused").record_path.read_text())
+    assert record["status"] == "failed" and "Check OPENAI_API_KEY" in record["error"]
 
 
 @pytest.mark.slow

@@ -42,6 +42,16 @@ class BM25Index:
         tokens = bm25s.tokenize(list(texts), lower=True, stopwords="en", stemmer=self._stemmer, show_progress=False)
         self.model.index(tokens, show_progress=False)
 
+    def scores(self, query: str) -> np.ndarray:
+        """The score of every indexed document for ``query``, in index order (0.0 for a document
+        sharing no term with it): for comparing given documents rather than ranking them."""
+        tokens = bm25s.tokenize([query], lower=True, stopwords="en", stemmer=self._stemmer, return_ids=False,
+                                show_progress=False)[0]
+        ids = self.model.get_tokens_ids(list(tokens))  # terms outside the index's vocabulary score nothing
+        if not ids:
+            return np.zeros(len(self.doc_ids), dtype=float)
+        return np.asarray(self.model.get_scores_from_ids(ids), dtype=float)
+
     def search(self, queries: dict[str, str], depth: int, on_progress: ProgressCallback | None = None) -> Run:
         """Top ``depth`` documents per query, by descending BM25 score."""
         query_ids = list(queries)

@@ -1,9 +1,26 @@
-"""Strip markup and boilerplate so chunks hold the words a reader would see.
+"""Strip markup and boilerplate so chunks hold the words a reader of the built page sees,
+and record the headings each part of the text sits under.
 
-Per kind: HTML keeps visible text (no script, style, navigation, header, footer);
-Markdown and reStructuredText lose link targets, images, directives and roles; Python
-files lose license headers. Across a corpus, lines repeated in many documents (site
-footers, navigation) are removed. Code keeps its indentation.
+Per kind:
+
+* Markdown, MyST and notebooks (``tools.markdown_text``), reStructuredText with Sphinx
+  roles and directives (``tools.rst_text``), HTML (``tools.html_text``): roles keep their
+  readable text, links their text, code blocks their code (fenced, with its language);
+  directive syntax, toctrees, comments, targets, file-level field lists, front matter
+  and lists made only of links go.
+* Python files lose a license header; standard-library docstring documents keep theirs.
+
+Across a corpus, prose lines repeated in many documents (site footers, navigation) are
+removed. Whitespace is collapsed in prose; code (Python files, fenced blocks) keeps its
+indentation.
+
+Headings (Markdown ``#`` and setext, RST adornments, HTML ``<hN>``; for Python the module
+and its classes and functions) are carried through as markers and end up in
+``Document.headings`` as ``[offset, level, title]`` into the cleaned text; the chunker
+turns them into each chunk's title. A document's title becomes its first heading.
+
+:func:`redirect_notice` recognizes a page that only says it has moved (the loader skips
+such a page and lists it with the reason).
 """
 
 from __future__ import annotations
@@ -11,113 +28,110 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from html.parser import HTMLParser
+from collections.abc import Iterator
+from dataclasses import replace
 
 from benchsmith.tools.documents import Document
+from benchsmith.tools.headings import (
+    MARK_END, MARK_START, mark_docstring_sections, mark_python_structure, split_headings,
+)
+from benchsmith.tools.html_text import html_to_text
+from benchsmith.tools.markdown_text import markdown_to_text
+from benchsmith.tools.rst_text import rst_to_text
 
 CODE_KINDS = {"python"}
+MARKUP_KINDS = {"markdown", "notebook", "rst", "html"}
 # A line repeated in at least this share of documents (and this many) is boilerplate.
 BOILERPLATE_MIN_SHARE = 0.5
 BOILERPLATE_MIN_DOCUMENTS = 5
 BOILERPLATE_MIN_LINE_CHARS = 12
 
+# A redirect stub: says the page moved, points somewhere, and says little else.
+REDIRECT_HINT = re.compile(r"moved|relocated|migrated|redirect|now\s+lives|now\s+be\s+found|http-equiv", re.I)
+REDIRECT_NOTICE = re.compile(
+    r"\b(?:ha(?:s|ve)\s+(?:been\s+)?(?:moved|relocated|migrated)|(?:was|were)\s+(?:moved|relocated|migrated)"
+    r"|moved\s+(?:permanently\s+)?to|^moved\s*:|redirect(?:s|ed|ing)?\b|(?:is|are)\s+now\s+(?:located|hosted|"
+    r"maintained|available)\s+(?:at|on|in)|can\s+now\s+be\s+found|now\s+lives?\s+(?:at|in|on))", re.I)
+REDIRECT_POINTER_LINE = re.compile(r"^(?:see|go\s+to|visit|please\s+(?:see|visit|go\s+to)|refer\s+to|read)\b.{0,100}$",
+                                   re.I)
+REDIRECT_OTHER_WORDS = 15  # a title, a "please update your bookmarks"
+POINTER = re.compile(r"\]\(|<https?://|https?://|`_|:(?:doc|ref|any):|\{(?:doc|ref|any)\}|href=|url=|\.html\b|"
+                     r"\.md\b|\.rst\b", re.I)
+META_REFRESH = re.compile(r"<meta[^>]+http-equiv\s*=\s*[\"']?refresh|:http-equiv=refresh:", re.I)
+WORD = re.compile(r"\w+")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
 
 def clean_documents(documents: list[Document]) -> list[Document]:
-    """Clean each document, then drop corpus-level boilerplate lines; empty results go."""
-    cleaned = [Document(d.id, d.source, d.title, d.kind, clean_text(d.text, d.kind)) for d in documents]
-    cleaned = remove_repeated_lines(cleaned)
+    """Clean each document, drop corpus-level boilerplate lines, record headings; empty
+    results go."""
+    marked = [replace(document, text=_marked_text(document)) for document in documents]
+    cleaned = [_with_headings(document) for document in remove_repeated_lines(marked)]
     return [document for document in cleaned if document.text.strip()]
 
 
+def clean_document(document: Document) -> Document:
+    """One document cleaned, with its headings (no corpus-level boilerplate step)."""
+    return _with_headings(replace(document, text=_marked_text(document)))
+
+
 def clean_text(text: str, kind: str) -> str:
-    text = unicodedata.normalize("NFC", text.replace("\r\n", "\n").replace("\r", "\n"))
+    """The cleaned text alone (headings as plain lines)."""
+    return split_headings(_marked_text(Document("", "", "", kind, text)))[0]  # type: ignore[arg-type]
+
+
+def _marked_text(document: Document) -> str:
+    """Cleaned text with heading markers (see ``tools.headings``)."""
+    kind = document.kind
+    text = document.text.replace("\r\n", "\n").replace("\r", "\n")
+    text = unicodedata.normalize("NFC", text.replace(MARK_START, "").replace(MARK_END, ""))
     if kind == "html":
         text = html_to_text(text)
     elif kind in ("markdown", "notebook"):
-        text = strip_markdown(text)
+        text = markdown_to_text(text)
     elif kind == "rst":
-        text = strip_rst(text)
+        text = rst_to_text(text)
     elif kind == "python":
         text = strip_license_header(text)
-    return normalize_whitespace(text, keep_indentation=kind in CODE_KINDS)
-
-
-def normalize_whitespace(text: str, keep_indentation: bool = False) -> str:
-    lines = [line.rstrip() for line in text.split("\n")]
-    if not keep_indentation:
-        lines = [re.sub(r"[ \t\u00a0]+", " ", line).strip() for line in lines]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
-
-
-class _VisibleTextParser(HTMLParser):
-    HIDDEN = {"script", "style", "nav", "header", "footer", "aside", "noscript", "form", "template", "svg", "head"}
-    BLOCK = {"p", "div", "section", "article", "main", "br", "li", "ul", "ol", "table", "tr", "h1", "h2", "h3",
-             "h4", "h5", "h6", "pre", "blockquote", "dt", "dd", "hr"}
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.hidden_depth = 0
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        if tag in self.HIDDEN:
-            self.hidden_depth += 1
-        elif tag in self.BLOCK:
-            self.parts.append("\n\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self.HIDDEN:
-            self.hidden_depth = max(0, self.hidden_depth - 1)
-        elif tag in self.BLOCK:
-            self.parts.append("\n\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self.hidden_depth:
-            self.parts.append(data)
-
-
-def html_to_text(html: str) -> str:
-    parser = _VisibleTextParser()
-    parser.feed(html)
-    parser.close()
-    paragraphs = ("".join(parser.parts)).split("\n\n")
-    return "\n\n".join(" ".join(paragraph.split()) for paragraph in paragraphs if paragraph.strip())
-
-
-MARKDOWN_RULES = [
-    (re.compile(r"\A---\n.*?\n---\n", re.S), ""),  # YAML front matter
-    (re.compile(r"<!--.*?-->", re.S), ""),  # comments
-    (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # images keep their alt text
-    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # links keep their text
-    (re.compile(r"^\s*\[[^\]]+\]:\s*\S+.*$", re.M), ""),  # reference definitions
-    (re.compile(r"</?[A-Za-z][^>\n]*>"), ""),  # inline HTML tags
-    (re.compile(r"^#{1,6}\s+", re.M), ""),  # heading markers
-    (re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$", re.M), ""),  # horizontal rules
-]
-
-RST_RULES = [
-    (re.compile(r"^\.\. (?!\w+::).*$", re.M), ""),  # comments and targets
-    (re.compile(r"^\.\. [\w:-]+::.*\n((?:[ \t]+:.*\n)*)", re.M), ""),  # directive line and its options
-    (re.compile(r":[\w:+-]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`"), r"\1"),  # roles keep their text
-    (re.compile(r"`([^`<]+?)\s*<[^>]+>`__?"), r"\1"),  # hyperlinks keep their text
-    (re.compile(r"``([^`]+)``"), r"\1"),  # inline literals
-    (re.compile(r"^([=\-~^\"'`#*+<>:.]{3,})\s*$", re.M), ""),  # section adornments
-    (re.compile(r"\|(\w[\w -]*)\|"), r"\1"),  # substitutions
-]
-
-
-def _apply(rules: list[tuple[re.Pattern[str], str]], text: str) -> str:
-    for pattern, replacement in rules:
-        text = pattern.sub(replacement, text)
+    text = normalize_whitespace(text, keep_indentation=kind in CODE_KINDS)
+    if kind == "python" and document.title:
+        text = mark_python_structure(text, document.title)
+    elif kind == "stdlib" and document.title:
+        text = mark_docstring_sections(text, document.title)
     return text
 
 
-def strip_markdown(text: str) -> str:
-    return _apply(MARKDOWN_RULES, text)
+def _with_headings(document: Document) -> Document:
+    text, headings = split_headings(document.text)
+    title = headings[0][2] if headings and headings[0][2] else document.title
+    return replace(document, text=text, title=title, headings=headings)
 
 
-def strip_rst(text: str) -> str:
-    return _apply(RST_RULES, text)
+def normalize_whitespace(text: str, keep_indentation: bool = False) -> str:
+    """Trailing spaces go everywhere; in prose runs of spaces collapse and lines are
+    stripped, while fenced code blocks (and all text when ``keep_indentation``) keep
+    their indentation. More than one blank line becomes one."""
+    lines = []
+    for line, in_code in _lines_with_code_flags(text):
+        line = line.rstrip()
+        lines.append(line if keep_indentation or in_code else re.sub(r"[ \t\u00a0]+", " ", line).strip())
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")
+
+
+def _lines_with_code_flags(text: str) -> Iterator[tuple[str, bool]]:
+    """Each line, and whether it is inside a fenced code block (not the fence lines)."""
+    fence = ""
+    for line in text.split("\n"):
+        if fence:
+            if re.match(rf"^\s*{re.escape(fence[0])}{{{len(fence)},}}\s*$", line):
+                fence = ""
+                yield line, False
+            else:
+                yield line, True
+        else:
+            if opening := _FENCE.match(line):
+                fence = opening.group(1)
+            yield line, False
 
 
 def strip_license_header(code: str) -> str:
@@ -132,22 +146,40 @@ def strip_license_header(code: str) -> str:
     return code
 
 
+def redirect_notice(text: str, kind: str) -> str | None:
+    """The reason to skip a page that only says it moved: an HTML meta refresh, or
+    sentences that are all moved/redirect notices or short "see ..." pointers, besides
+    at most a title's worth of words, on a page that links somewhere."""
+    if kind not in MARKUP_KINDS | {"text"} or not REDIRECT_HINT.search(text) or not POINTER.search(text):
+        return None
+    lines = [line.strip() for line in re.split(r"\n|(?<=[.!?])\s+", clean_text(text, kind)) if line.strip()]
+    notices = [line for line in lines if REDIRECT_NOTICE.search(line)]
+    other_words = sum(len(WORD.findall(line)) for line in lines
+                      if line not in notices and not REDIRECT_POINTER_LINE.match(line))
+    if META_REFRESH.search(text) and other_words <= 4 * REDIRECT_OTHER_WORDS:
+        return "redirect page (meta refresh)"
+    if not notices or other_words > REDIRECT_OTHER_WORDS:
+        return None
+    return f"redirect page: {' '.join(notices[0].split())[:100]}"
+
+
 def remove_repeated_lines(documents: list[Document]) -> list[Document]:
-    """Drop prose lines that recur across many documents: navigation, footers, banners."""
+    """Drop prose lines that recur across many documents: navigation, footers, banners.
+    Code (Python files, fenced blocks) is never touched: shared imports are not boilerplate."""
     if len(documents) < BOILERPLATE_MIN_DOCUMENTS:
         return documents
     line_documents: Counter[str] = Counter()
     for document in documents:
         if document.kind not in CODE_KINDS:
-            line_documents.update({line for line in document.text.split("\n") if len(line) >= BOILERPLATE_MIN_LINE_CHARS})
+            line_documents.update({line for line, in_code in _lines_with_code_flags(document.text)
+                                   if not in_code and len(line) >= BOILERPLATE_MIN_LINE_CHARS
+                                   and MARK_START not in line})  # headings are structure, even "Parameters"
     limit = max(BOILERPLATE_MIN_DOCUMENTS, BOILERPLATE_MIN_SHARE * len(documents))
     boilerplate = {line for line, count in line_documents.items() if count >= limit}
     if not boilerplate:
         return documents
     return [
-        document if document.kind in CODE_KINDS else Document(
-            document.id, document.source, document.title, document.kind,
-            normalize_whitespace("\n".join(line for line in document.text.split("\n") if line not in boilerplate)),
-        )
+        document if document.kind in CODE_KINDS else replace(document, text=normalize_whitespace("\n".join(
+            line for line, in_code in _lines_with_code_flags(document.text) if in_code or line not in boilerplate)))
         for document in documents
     ]

@@ -1,9 +1,14 @@
-"""The records that flow through ingestion, and their JSON form in the run directory."""
+"""The records that flow through ingestion, and their JSON form in the run directory.
+
+A cleaned :class:`Document` carries its headings as ``[offset, level, title]`` into its
+text (``tools.headings``); a :class:`Chunk`'s ``title`` is its heading path (page title ›
+section › subsection) and its ``source`` the file it came from.
+"""
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 DocumentKind = Literal["text", "markdown", "rst", "html", "python", "notebook", "beir", "stdlib"]
@@ -22,6 +27,8 @@ class Document:
     title: str
     kind: DocumentKind
     text: str
+    # [offset into text, level (1 = page title), title], in text order; set by cleaning.
+    headings: list[list[Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

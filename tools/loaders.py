@@ -1,7 +1,10 @@
 """Load a corpus from directories, single files, BEIR ``corpus.jsonl`` or the ``stdlib``
 source (the docstrings of the running Python's standard library).
 
-Unreadable, binary, non-UTF-8 and empty files are skipped and listed with the reason; a
+Unreadable, binary, non-UTF-8 and empty files, and redirect stubs (a page that only says
+it has moved and links elsewhere, see ``cleaning.redirect_notice``), are skipped and
+listed with the reason. A file's title is its module path (Python) or its name until
+cleaning finds its first heading; its path is the document's id and source. A
 missing path, a malformed JSONL line or a corpus with no documents stops with an
 :class:`~stores.errors.InputError` that names the file (and line).
 """
@@ -17,6 +20,7 @@ from pathlib import Path
 
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_jsonl
+from benchsmith.tools.cleaning import redirect_notice
 from benchsmith.tools.documents import Document, DocumentKind, SkippedFile
 
 STDLIB_SOURCE = "stdlib"
@@ -33,6 +37,7 @@ KIND_BY_SUFFIX: dict[str, DocumentKind] = {
 # Parts of the standard library that are tests, demos, tooling or vendored copies, not API.
 STDLIB_EXCLUDED = {"site-packages", "test", "tests", "idlelib", "lib2to3", "turtledemo", "ensurepip", "__pycache__"}
 BINARY_SNIFF_BYTES = 8192
+INDEX_NAMES = {"index", "readme", "__init__"}
 
 ProgressCallback = Callable[[int, int | None], None]
 
@@ -105,8 +110,22 @@ def _load_file(path: Path, root: Path) -> Document | SkippedFile:
             return SkippedFile(str(path), f"malformed notebook: {error}")
         if not text.strip():
             return SkippedFile(str(path), "empty notebook")
-    relative = str(path.relative_to(root))
-    return Document(id=relative, source=str(path), title=relative, kind=kind, text=text)
+    if notice := redirect_notice(text, kind):
+        return SkippedFile(str(path), notice)
+    relative = path.relative_to(root)
+    return Document(id=str(relative), source=str(path), title=file_title(relative, kind), kind=kind, text=text)
+
+
+def file_title(relative: Path, kind: DocumentKind) -> str:
+    """A file's title until cleaning finds its first heading: the module path for Python
+    (``pkg/mod.py`` → ``pkg.mod``), else the file's name without its suffix (the folder's
+    name for an ``index`` or ``README`` page). The path itself stays in ``source``."""
+    if kind == "python":
+        parts = relative.with_suffix("").parts
+        return ".".join(parts[:-1] if parts[-1] == "__init__" and len(parts) > 1 else parts)
+    if relative.stem.lower() in INDEX_NAMES and len(relative.parts) > 1:
+        return relative.parent.name
+    return relative.stem
 
 
 def read_text_file(path: Path) -> str | SkippedFile:

@@ -1,4 +1,5 @@
-"""The command line: ``benchsmith ingest | cluster | synthesize | evaluate | audit | demo | runs | studio``.
+"""The command line: ``benchsmith ingest | cluster | synthesize | evaluate | audit | paraphrase | robustness |
+hardneg | nuggets | select | demo | runs | studio``.
 
 One module per command, plus console.py, the one home for progress and printing. Every
 command takes ``--workspace`` (default ``./.benchsmith`` or ``$BENCHSMITH_WORKSPACE``); every
@@ -14,8 +15,13 @@ from benchsmith.graphs.cli.audit import audit
 from benchsmith.graphs.cli.cluster import cluster
 from benchsmith.graphs.cli.demo import demo
 from benchsmith.graphs.cli.evaluate import evaluate
+from benchsmith.graphs.cli.hardneg import app as hardneg_app
 from benchsmith.graphs.cli.ingest import ingest
+from benchsmith.graphs.cli.paraphrase import paraphrase
+from benchsmith.graphs.cli.robustness import robustness
+from benchsmith.graphs.cli.nuggets import nuggets
 from benchsmith.graphs.cli.runs import runs
+from benchsmith.graphs.cli.select import select
 from benchsmith.graphs.cli.studio import studio
 from benchsmith.graphs.cli.synthesize import synthesize
 
@@ -26,5 +32,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for command in (ingest, cluster, synthesize, evaluate, audit, demo, runs, studio):
+for command in (ingest, cluster, synthesize, evaluate, audit, paraphrase, robustness, nuggets, select, demo, runs,
+                studio):
     app.command()(command)
+app.add_typer(hardneg_app, name="hardneg")

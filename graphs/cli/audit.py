@@ -10,7 +10,7 @@ from rich.table import Table
 
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, TimeoutOption, WorkspaceOption, console, guarded,
+                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console, guarded,
                                            model_options, offline_environment, print_estimate, print_paths,
                                            print_usage, run_reported)
 from benchsmith.graphs.jobs.audit import DEFAULT_NEGATIVES, AuditResult, estimate_audit
@@ -40,6 +40,7 @@ def audit(
     rate_limit: RateLimitOption = None,
     timeout: TimeoutOption = 60.0,
     max_attempts: MaxAttemptsOption = 6,
+    structured_output: StructuredOutputOption = "auto",
     chroma_host: ChromaHostOption = None,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
@@ -64,7 +65,8 @@ def audit(
     result = guarded(lambda: run_reported(
         run_audit, run_id=run_id, benchmark=benchmark, judges=judges, negatives=negatives, sample=sample, seed=seed,
         position_check=position_check, min_votes=min_votes, corpus=corpus, split=split, concurrency=concurrency,
-        workspace=workspace, chroma_host=chroma_host, **model_options(rate_limit, timeout, max_attempts)))
+        workspace=workspace, chroma_host=chroma_host,
+        **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_audit_summary(result)
 
 

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from benchsmith.agents.redaction import redact
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.workspace import WORKSPACE_ENV
 
@@ -44,13 +45,21 @@ RateLimitOption = Annotated[
 ]
 TimeoutOption = Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds before a model request times out.")]
 MaxAttemptsOption = Annotated[
-    int, typer.Option("--max-attempts", min=1, help="Attempts per model call (retries 429, 5xx, timeouts, invalid replies)."),
+    int, typer.Option("--max-attempts", min=1,
+                      help="Attempts per model call (retries 429, 5xx, timeouts, invalid replies)."),
+]
+StructuredOutputOption = Annotated[
+    str, typer.Option("--structured-output",
+                      help="How replies are asked for: auto (JSON schema, then function calling, then JSON mode, "
+                           "remembered per endpoint), json_schema, function_calling or json_mode."),
 ]
 
 
-def model_options(rate_limit: float | None, timeout: float, max_attempts: int) -> dict[str, Any]:
+def model_options(rate_limit: float | None, timeout: float, max_attempts: int,
+                  structured_output: str) -> dict[str, Any]:
     """The job keyword arguments of the shared model options."""
-    return {"requests_per_second": rate_limit, "timeout_s": timeout, "max_attempts": max_attempts}
+    return {"requests_per_second": rate_limit, "timeout_s": timeout, "max_attempts": max_attempts,
+            "structured_output": structured_output}
 
 
 def offline_environment() -> None:
@@ -134,7 +143,8 @@ def run_reported(job: Callable[..., Result], *, run_id: str, **arguments: Any) -
     except (InputError, KeyboardInterrupt):
         raise
     except Exception as error:
-        errors.print(f"[red]run {run_id} failed:[/] {type(error).__name__}: {error}", soft_wrap=True, highlight=False)
+        errors.print(f"[red]run {run_id} failed:[/] {redact(f'{type(error).__name__}: {error}')}", soft_wrap=True,
+                     highlight=False)
         errors.print(f"Everything finished so far is kept. Resume with: {resume_command(run_id)}", soft_wrap=True,
                      highlight=False)
         raise typer.Exit(1) from None

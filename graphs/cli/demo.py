@@ -7,24 +7,28 @@ from benchsmith.graphs.cli.cluster import cluster
 from benchsmith.graphs.cli.console import WorkspaceOption, console
 from benchsmith.graphs.cli.evaluate import evaluate
 from benchsmith.graphs.cli.ingest import ingest
+from benchsmith.graphs.cli.paraphrase import paraphrase
+from benchsmith.graphs.cli.robustness import robustness
 from benchsmith.graphs.cli.synthesize import synthesize
 from benchsmith.graphs.jobs.evaluate import DEFAULT_RETRIEVERS
 
 DEMO_COLLECTION = "stdlib"
 DEMO_RUN_IDS = {"ingest": "demo-ingest", "synthesize": "demo-synthesize", "evaluate": "demo-evaluate",
-                "audit": "demo-audit"}
+                "audit": "demo-audit", "paraphrase": "demo-paraphrase", "robustness": "demo-robustness"}
 
 
 def demo(workspace: WorkspaceOption = None) -> None:
     """The whole pipeline, offline, on the standard library's documentation.
 
     Ingest, cluster, synthesize 20 conversations, evaluate dense, BM25 and hybrid retrieval,
-    audit the benchmark. Run it again and it reports the finished runs.
+    audit the benchmark, paraphrase its turns into two test sets and measure how BM25's scores
+    move on them. Run it again and it reports the finished runs.
     """
     # The commands themselves, with their own defaults: the demo is what a user would type.
     console.print("[bold]benchsmith demo[/]: the standard library's docstrings → chunks → Chroma → clusters → "
                   "20 conversations of 6 turns (offline baseline agents) → BEIR export → dense, BM25 and hybrid "
-                  "retrieval with full history and the oracle rewrite → audit of the benchmark by the offline judge")
+                  "retrieval with full history and the oracle rewrite → audit of the benchmark by the offline judge → "
+                  "2 paraphrases per turn (offline rewordings) → BM25's robustness on 2 paraphrased test sets")
     ingest(["stdlib"], collection=DEMO_COLLECTION, run_id=DEMO_RUN_IDS["ingest"], workspace=workspace)
     cluster(collection=DEMO_COLLECTION, workspace=workspace)
     synthesize(collection=DEMO_COLLECTION, conversations=20, turns=6, run_id=DEMO_RUN_IDS["synthesize"],
@@ -33,3 +37,10 @@ def demo(workspace: WorkspaceOption = None) -> None:
              run_id=DEMO_RUN_IDS["evaluate"], workspace=workspace)
     audit(DEMO_RUN_IDS["synthesize"], judge=["baseline"], position_check=True, run_id=DEMO_RUN_IDS["audit"],
           workspace=workspace)
+    # Two rewordings per turn and two test sets keep the demo quick; the baseline paraphraser
+    # only exercises the pipeline (a real --llm makes real paraphrases).
+    paraphrase([DEMO_RUN_IDS["synthesize"]], per_turn=2, test_sets=2, run_id=DEMO_RUN_IDS["paraphrase"],
+               workspace=workspace)
+    # One offline judge: --min-votes 1 lets it confirm grades on its own (an ensemble should not).
+    robustness(DEMO_RUN_IDS["paraphrase"], retriever=["bm25"], history=["full", "oracle"], judge=["baseline"],
+               min_votes=1, run_id=DEMO_RUN_IDS["robustness"], workspace=workspace)

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, TimeoutOption, WorkspaceOption, console, fail, guarded,
+                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console, fail, guarded,
                                            model_options, offline_environment, print_estimate, print_measure_table,
                                            print_paths, print_usage, run_reported)
 from benchsmith.graphs.jobs.evaluate import (DEFAULT_BATCH_SIZE, DEFAULT_DEPTH, DEFAULT_HISTORIES, DEFAULT_RETRIEVERS,
@@ -67,6 +67,7 @@ def evaluate(
     rate_limit: RateLimitOption = None,
     timeout: TimeoutOption = 60.0,
     max_attempts: MaxAttemptsOption = 6,
+    structured_output: StructuredOutputOption = "auto",
     chroma_host: ChromaHostOption = None,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
@@ -103,7 +104,7 @@ def evaluate(
         rerank=rerank, rerank_depth=rerank_depth, depth=depth, measures=measures, split=split, qrels=qrels,
         extra_qrels=extra_qrels, strict=strict, llm=llm, test=test, embedder=embedder, concurrency=concurrency,
         batch_size=batch_size, workspace=workspace, chroma_host=chroma_host,
-        **model_options(rate_limit, timeout, max_attempts)))
+        **model_options(rate_limit, timeout, max_attempts, structured_output)))
     if result.already_finished:  # its warnings were printed when it ran
         for warning in result.warnings:
             console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)

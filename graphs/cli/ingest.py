@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, TimeoutOption, WorkspaceOption, console, guarded,
+                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console, guarded,
                                            model_options, offline_environment, print_usage, run_reported)
 from benchsmith.graphs.jobs.ingest import DEFAULT_COLLECTION, IngestResult, preview_ingest
 from benchsmith.graphs.jobs.ingest import ingest as run_ingest
@@ -40,6 +40,7 @@ def ingest(
     rate_limit: RateLimitOption = None,
     timeout: TimeoutOption = 60.0,
     max_attempts: MaxAttemptsOption = 6,
+    structured_output: StructuredOutputOption = "auto",
     chroma_host: ChromaHostOption = None,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
@@ -68,7 +69,7 @@ def ingest(
         run_ingest, run_id=run_id, sources=sources, collection=collection, chunk_size=chunk_size,
         min_chars=min_chars, dedup_threshold=dedup_threshold, num_perm=num_perm, min_quality=min_quality,
         quality=quality, llm=llm, embedder=embedder, batch_size=batch_size, workspace=workspace,
-        chroma_host=chroma_host, **model_options(rate_limit, timeout, max_attempts)))
+        chroma_host=chroma_host, **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_ingest_summary(result)
 
 

@@ -27,6 +27,11 @@ GRAPHS = {
     "conversation": "benchsmith.graphs.synthesize:conversation_graph",
     "evaluate": "benchsmith.graphs.evaluate:graph",
     "audit": "benchsmith.graphs.audit:graph",
+    "paraphrase": "benchsmith.graphs.paraphrase:graph",
+    "robustness": "benchsmith.graphs.robustness:graph",
+    "hardneg": "benchsmith.graphs.hardneg:graph",
+    "nuggets": "benchsmith.graphs.nuggets:graph",
+    "select": "benchsmith.graphs.select:graph",
 }
 
 

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, TimeoutOption, WorkspaceOption, console, guarded,
+                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console, guarded,
                                            model_options, offline_environment, print_estimate, print_paths,
                                            print_usage, run_reported)
 from benchsmith.graphs.jobs.synthesize import (DEFAULT_CONCURRENCY, DEFAULT_CONVERSATIONS, DEFAULT_TURNS,
@@ -36,6 +36,7 @@ def synthesize(
     rate_limit: RateLimitOption = None,
     timeout: TimeoutOption = 60.0,
     max_attempts: MaxAttemptsOption = 6,
+    structured_output: StructuredOutputOption = "auto",
     chroma_host: ChromaHostOption = None,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
@@ -59,7 +60,7 @@ def synthesize(
         run_synthesis, run_id=run_id, collection=collection, conversations=conversations, turns=turns, llm=llm,
         switch_rate=switch_rate, hard_switch_rate=hard_switch_rate, seed=seed, cluster_size=cluster_size,
         history_window=history_window, concurrency=concurrency, workspace=workspace, chroma_host=chroma_host,
-        **model_options(rate_limit, timeout, max_attempts)))
+        **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_synthesis_statistics(result)
 
 

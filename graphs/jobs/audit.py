@@ -49,7 +49,8 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negativ
           sample: int | None = None, seed: int = 0, position_check: bool = False, min_votes: int = DEFAULT_MIN_VOTES,
           corpus: str | Path | None = None, split: str = "test", embedder: str = DEFAULT_EMBEDDER,
           concurrency: int = 4, requests_per_second: float | None = None, timeout_s: float = 60.0,
-          max_attempts: int = 6, workspace: str | Path | None = None, chroma_host: str | None = None,
+          max_attempts: int = 6, structured_output: str = "auto", workspace: str | Path | None = None,
+          chroma_host: str | None = None,
           run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None) -> AuditResult:
     """Audit ``benchmark`` (a BEIR directory, a synthesis run directory or run id, or a turn
     JSONL file with ``corpus``). The same call with the same ``run_id`` resumes."""
@@ -65,7 +66,9 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negativ
                            corpus=settings["corpus"], negatives=negatives, sample=sample, seed=seed,
                            position_check=position_check, min_votes=min_votes, embedder=embedder,
                            requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
+                           structured_output=structured_output,
                            concurrency=concurrency)
+    context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="audit", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "benchmark": settings["benchmark"], "judges": settings["judges"]},
                       context=context, settings=settings, on_event=on_event, max_concurrency=concurrency,

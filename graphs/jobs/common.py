@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchsmith.agents.endpoints import resolve_base_url
 from benchsmith.agents.models import BASELINE, parse_model_spec
 from benchsmith.agents.pricing import PriceTable
 from benchsmith.graphs.resources import check_model_spec
@@ -66,14 +67,15 @@ class CostEstimate:
 def priced(summary: str, per_model: Iterable[tuple[str, int, int, int]], notes: Iterable[str] = ()) -> CostEstimate:
     """A :class:`CostEstimate` from ``(model spec, calls, input tokens, output tokens)`` rows."""
     prices = PriceTable.load()
+    base_url = resolve_base_url()  # prices are per (endpoint, model): a local server costs 0 unless priced
     calls = input_tokens = output_tokens = 0
     cost = 0.0
     unpriced = []
     for spec, model_calls, model_input, model_output in per_model:
         _, model = parse_model_spec(spec) if spec != BASELINE else (BASELINE, BASELINE)
         calls, input_tokens, output_tokens = calls + model_calls, input_tokens + model_input, output_tokens + model_output
-        cost += prices.cost(model, model_input, model_output)
-        if model_calls and model != BASELINE and not prices.is_priced(model):
+        cost += prices.cost(model, model_input, model_output, base_url)
+        if model_calls and model != BASELINE and not prices.is_priced(model, base_url):
             unpriced.append(spec)
     return CostEstimate(summary, calls, input_tokens, output_tokens, cost, unpriced, list(notes))
 

@@ -61,7 +61,8 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
              extra_qrels: str | Path | None = None, strict: bool = False, llm: str = BASELINE,
              test: str = "randomization", embedder: str = DEFAULT_EMBEDDER, concurrency: int = 4,
              batch_size: int = DEFAULT_BATCH_SIZE, requests_per_second: float | None = None,
-             timeout_s: float = 60.0, max_attempts: int = 6, workspace: str | Path | None = None,
+             timeout_s: float = 60.0, max_attempts: int = 6, structured_output: str = "auto",
+             workspace: str | Path | None = None,
              chroma_host: str | None = None, run_id: str | None = None, on_event: EventHandler | None = None,
              resume: str | None = None) -> EvaluationResult:
     """Evaluate every retriever × history configuration, and each TREC run file in ``runs``
@@ -84,8 +85,9 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
         workspace=str(resolved.root), chroma_host=chroma_host, split=split, depth=depth,
         measures=tuple(settings["measures"]), rerank_model=rerank, rerank_depth=rerank_depth, llm=llm,
         embedder=embedder, requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-        concurrency=concurrency, significance_test=test, qrels=settings["qrels"], extra_qrels=settings["extra_qrels"],
-        strict=strict, batch_size=batch_size)
+        structured_output=structured_output, concurrency=concurrency, significance_test=test,
+        qrels=settings["qrels"], extra_qrels=settings["extra_qrels"], strict=strict, batch_size=batch_size)
+    context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="evaluate", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "benchmark": settings["benchmark"],
                               "retrievers": settings["retrievers"], "histories": settings["histories"],

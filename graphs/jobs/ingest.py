@@ -44,6 +44,7 @@ def ingest(sources: Sequence[str | Path], *, collection: str = DEFAULT_COLLECTIO
            num_perm: int = DEFAULT_NUM_PERM, min_quality: float = DEFAULT_MIN_QUALITY, quality: str = "heuristic",
            llm: str = BASELINE, embedder: str = DEFAULT_EMBEDDER, batch_size: int = DEFAULT_BATCH_SIZE,
            requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+           structured_output: str = "auto",
            workspace: str | Path | None = None, chroma_host: str | None = None, run_id: str | None = None,
            on_event: EventHandler | None = None, resume: str | None = None) -> IngestResult:
     """Index ``sources`` (directories, files, a BEIR corpus.jsonl or its folder, or ``"stdlib"``)
@@ -58,9 +59,10 @@ def ingest(sources: Sequence[str | Path], *, collection: str = DEFAULT_COLLECTIO
     resolved = workspace_for(workspace)
     context = IngestContext(
         workspace=str(resolved.root), chroma_host=chroma_host, requests_per_second=requests_per_second,
-        timeout_s=timeout_s, max_attempts=max_attempts,
+        timeout_s=timeout_s, max_attempts=max_attempts, structured_output=structured_output,
         **{key: settings[key] for key in ("chunk_size", "min_chars", "dedup_threshold", "num_perm", "min_quality",
                                           "quality", "llm", "embedder", "batch_size")})
+    context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="ingest", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "sources": settings["sources"], "collection": collection},
                       context=context, settings=settings, on_event=on_event, resume=resume)

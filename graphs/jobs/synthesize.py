@@ -70,6 +70,7 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
                cluster_size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_NEIGHBOURS,
                history_window: int | None = None, concurrency: int = DEFAULT_CONCURRENCY,
                requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+           structured_output: str = "auto",
                workspace: str | Path | None = None, chroma_host: str | None = None, run_id: str | None = None,
                on_event: EventHandler | None = None, resume: str | None = None) -> SynthesisResult:
     """Synthesize ``conversations`` conversations of ``turns`` turns over ``collection``. The
@@ -92,7 +93,8 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
         workspace=str(resolved.root), chroma_host=chroma_host, llm=llm, seed=seed, switch_probability=switch_rate,
         hard_switch_rate=hard_switch_rate, cluster_size=cluster_size, neighbours=neighbours,
         history_window=history_window, concurrency=concurrency, requests_per_second=requests_per_second,
-        timeout_s=timeout_s, max_attempts=max_attempts)
+        timeout_s=timeout_s, max_attempts=max_attempts, structured_output=structured_output)
+    context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="synthesize", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "collection": collection, "conversations": conversations,
                               "turns": turns},

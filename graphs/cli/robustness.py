@@ -1,0 +1,128 @@
+"""``benchsmith robustness``: how far measures move on a paraphrase run's test sets, before and
+after re-judging the unjudged documents that paraphrasing brings up (ECAsT)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
+from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
+                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console, fail, guarded,
+                                           model_options, offline_environment, print_estimate, print_paths,
+                                           print_usage, run_reported)
+from benchsmith.graphs.jobs.robustness import (DEFAULT_HISTORIES, DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURES,
+                                               DEFAULT_RETRIEVERS, RobustnessResult, estimate_robustness)
+from benchsmith.graphs.jobs.robustness import robustness as run_robustness
+from benchsmith.stores.runs import new_run_id
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+
+
+def parse_run_options(values: list[str]) -> dict[str, Path]:
+    """``--run NAME=FILE`` options as ``{NAME: FILE}``."""
+    runs: dict[str, Path] = {}
+    for value in values:
+        name, separator, path = value.partition("=")
+        if not separator or not name.strip() or not path.strip():
+            fail(f"--run {value!r}: write TEST_SET=FILE, e.g. --run original=bm25.trec --run R1=bm25-R1.trec")
+        if name.strip() in runs:
+            fail(f"--run {name.strip()} is given twice")
+        runs[name.strip()] = Path(path.strip())
+    return runs
+
+
+def robustness(
+    paraphrase_run: Annotated[str, typer.Argument(
+        help="A paraphrase run (id or directory): its benchmark and test sets R1..Rn.", show_default=False)],
+    retriever: Annotated[Optional[list[str]], typer.Option(
+        "--retriever", help="With a corpus: bm25, dense[:MODEL], hybrid:rrf(dense,bm25)... Repeat to compare.",
+        show_default=", ".join(DEFAULT_RETRIEVERS))] = None,
+    history: Annotated[Optional[list[str]], typer.Option(
+        "--history", help="full (the raw variants with their conversation), oracle (the self-contained variants), "
+                          "last:K, current, rewrite. Repeat.", show_default=", ".join(DEFAULT_HISTORIES))] = None,
+    run: Annotated[Optional[list[str]], typer.Option(
+        "--run", help="Without a corpus (TREC CAsT): your system's TREC run file on a test set, as "
+                      "TEST_SET=FILE: --run original=FILE --run R1=FILE ... (run on the test sets' raw.tsv or "
+                      "self-contained.tsv).")] = None,
+    qrels: Annotated[Optional[Path], typer.Option(help="TREC qrels (default: the paraphrase run's).")] = None,
+    corpus: Annotated[Optional[Path], typer.Option(
+        help="With --run: a BEIR corpus.jsonl holding the runs' documents, so the unjudged ones can be re-judged.")]
+    = None,
+    judge: Annotated[Optional[list[str]], typer.Option(
+        "--judge", help="A relevance judge (CAsT 0-4 scale): 'baseline' (offline, lexical) or openai:<model>. "
+                        "Repeat for an ensemble.", show_default="baseline")] = None,
+    judge_depth: Annotated[int, typer.Option(min=1, help="k: the unjudged documents of each run's top k are "
+                                                         "re-judged (Judged@k is reported).")] = DEFAULT_JUDGE_DEPTH,
+    min_votes: Annotated[int, typer.Option(min=1, help="Judges (and a majority) that must agree on a grade to "
+                                                       "confirm it (the audit's rule).")] = DEFAULT_MIN_VOTES,
+    measure: Annotated[Optional[list[str]], typer.Option(
+        "--measure", help="ir_measures measures to compare. Repeat; replaces the defaults.",
+        show_default=" ".join(DEFAULT_MEASURES))] = None,
+    depth: Annotated[int, typer.Option(min=1, help="Documents retrieved per query.")] = 1000,
+    llm: Annotated[str, typer.Option(help="Model for --history rewrite.")] = "baseline",
+    embedder: Annotated[str, typer.Option(help="Embedder of the 'dense' retriever.")] = DEFAULT_EMBEDDER,
+    test: Annotated[str, typer.Option(help="Paired test against the original: randomization or t-test.")]
+    = "randomization",
+    seed: Annotated[int, typer.Option(help="Seed of the randomization test and the model calls.")] = 0,
+    concurrency: Annotated[int, typer.Option(min=1, help="Turns judged at once.")] = 4,
+    rate_limit: RateLimitOption = None,
+    timeout: TimeoutOption = 60.0,
+    max_attempts: MaxAttemptsOption = 6,
+    structured_output: StructuredOutputOption = "auto",
+    chroma_host: ChromaHostOption = None,
+    run_id: RunIdOption = None,
+    dry_run: DryRunOption = False,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Measure how far retrieval measures move when every turn is paraphrased, and how much of it is unjudged documents.
+
+    Scores the original and each test set of a paraphrase run (by retrieval over the benchmark's
+    corpus, or from your run files with --run), pools the unjudged documents of every run's top
+    k, has the judges grade them on CAsT's 0-4 scale, appends the confirmed grades to
+    augmented_qrels.tsv and recomputes the measures before and after. Writes
+    robustness-report.md/.html and robustness.json into the run directory.
+    """
+    offline_environment()
+    judges = judge or ["baseline"]
+    runs = parse_run_options(run or [])
+    histories = history or list(DEFAULT_HISTORIES)
+    if dry_run:
+        print_estimate(guarded(lambda: estimate_robustness(paraphrase_run, runs=runs or None, retrievers=retriever,
+                                                           histories=histories, qrels=qrels, judges=judges,
+                                                           judge_depth=judge_depth, workspace=workspace)))
+        return
+    run_id = run_id or new_run_id("robustness")
+    console.print(f"[bold]robustness[/] run [cyan]{run_id}[/] · {paraphrase_run} · "
+                  + (f"run files {', '.join(runs)}" if runs else
+                     f"{', '.join(retriever or DEFAULT_RETRIEVERS)} × history {', '.join(histories)}")
+                  + f" · judges {', '.join(judges)}", highlight=False)
+    result = guarded(lambda: run_reported(
+        run_robustness, run_id=run_id, paraphrase_run=paraphrase_run, retrievers=retriever, histories=histories,
+        runs=runs or None, qrels=qrels, corpus=corpus, judges=judges, judge_depth=judge_depth, min_votes=min_votes,
+        measures=measure, depth=depth, llm=llm, embedder=embedder, test=test, seed=seed, concurrency=concurrency,
+        workspace=workspace, chroma_host=chroma_host,
+        **model_options(rate_limit, timeout, max_attempts, structured_output)))
+    print_robustness_summary(result)
+
+
+def print_robustness_summary(result: RobustnessResult) -> None:
+    results = result.results()
+    measure, judged = results["primary_measure"], results["judged_measure"]
+    table = Table(title=f"Robustness · run {result.run_id} · {measure} and {judged}, before → after re-judging")
+    table.add_column("configuration", no_wrap=True)
+    for name in result.sets:
+        table.add_column(name, justify="right")
+    for configuration, means in result.means.items():
+        for shown in (measure, judged):
+            table.add_row(f"{configuration} {shown}", *(
+                f"{means['before'][name][shown]:.3f} → {means['after'][name][shown]:.3f}" if name in means["before"]
+                else "–" for name in result.sets))
+    console.print(table)
+    console.print(f"{result.pooled:,} unjudged documents pooled, {result.confirmed:,} judgments confirmed "
+                  f"({results['pool']['confirmed_relevant']:,} relevant)", highlight=False)
+    print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
+                 "results": result.report["results"], "augmented qrels": result.augmented_qrels})
+    print_usage(result.usage)

@@ -1,0 +1,137 @@
+"""``benchsmith select``: pick the best retriever configuration for real user queries, without
+ground truth (the SEARA method)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from benchsmith.evals.selection_measures import DEFAULT_BETAS, DEFAULT_RESAMPLES
+from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
+                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption,
+                                           console, guarded,
+                                           model_options, offline_environment, print_estimate, print_paths,
+                                           print_usage, run_reported)
+from benchsmith.graphs.jobs.select import (DEFAULT_BATCH_SIZE, DEFAULT_RERANK_DEPTH, SelectionResult,
+                                           estimate_selection)
+from benchsmith.graphs.jobs.select import select as run_selection
+from benchsmith.stores.runs import new_run_id
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+
+RANKING_ROWS = 15
+
+
+def select(
+    queries: Annotated[Path, typer.Argument(
+        help="Real user queries, no labels: a text file (one per line) or JSONL ({\"id\", \"question\", "
+             "\"history\": [{\"question\", \"answer\"}]}).", show_default=False)],
+    corpus: Annotated[list[str], typer.Option(
+        "--corpus", help="The documents: a folder, a file, a BEIR corpus.jsonl or 'stdlib'. Repeat for several.",
+        show_default=False)],
+    space: Annotated[Optional[Path], typer.Option(
+        help="A YAML strategy space (chunking, retriever, rewrite, rerank, filter, top_k, search, order); the "
+             "options below replace its dimensions.")] = None,
+    retriever: Annotated[Optional[list[str]], typer.Option(
+        "--retriever", help="bm25, dense[:MODEL], hybrid:rrf(dense,bm25), hybrid:wsum(dense=0.7,bm25=0.3)... Repeat.",
+        show_default="bm25")] = None,
+    chunking: Annotated[Optional[list[str]], typer.Option(
+        "--chunking", help="'whole' (documents as they are) or size=N[,overlap=N][,merge=N][,split_above=N]. Repeat.",
+        show_default="whole")] = None,
+    rewrite: Annotated[Optional[list[str]], typer.Option(
+        "--rewrite", help="none, rewrite (a self-contained rewrite by --llm) or expand:N (up to N more queries by "
+                          "--llm, fused). Repeat.", show_default="none")] = None,
+    rerank: Annotated[Optional[list[str]], typer.Option(
+        "--rerank", help="none or a cross-encoder (name or path). Repeat.", show_default="none")] = None,
+    filter_: Annotated[Optional[list[str]], typer.Option(
+        "--filter", help="none or metadata predicates, e.g. 'title^json & chars>=200'. Repeat.",
+        show_default="none")] = None,
+    top_k: Annotated[Optional[list[int]], typer.Option(
+        "--top-k", min=1, help="Chunks handed to the generator. Repeat.", show_default="10")] = None,
+    search: Annotated[Optional[str], typer.Option(
+        help="grid (every combination) or staged (greedy, one dimension at a time in --order).",
+        show_default="grid")] = None,
+    order: Annotated[Optional[str], typer.Option(
+        help="Staged search: the dimensions in the order to settle them, comma-separated "
+             "(e.g. retriever,chunking,top_k).")] = None,
+    judge: Annotated[Optional[list[str]], typer.Option(
+        "--judge", help="'baseline' (offline, lexical), openai:<model>, or qrels:FILE (answers from known labels). "
+                        "Repeat for an ensemble.", show_default="baseline")] = None,
+    min_votes: Annotated[Optional[int], typer.Option(
+        min=1, help="Judges that must find a chunk relevant (and be a majority).", show_default="2, or 1 judge")]
+    = None,
+    llm: Annotated[str, typer.Option(help="Model of --rewrite rewrite and expand:N.")] = "baseline",
+    batch_size: Annotated[int, typer.Option(min=1, help="Pairs of one query per judge call.")] = DEFAULT_BATCH_SIZE,
+    rerank_depth: Annotated[int, typer.Option(min=1, help="Chunks per query a reranker re-scores.")]
+    = DEFAULT_RERANK_DEPTH,
+    beta: Annotated[Optional[list[float]], typer.Option(
+        "--beta", help="F-beta weights (smallest: precision-first pick, largest: recall-first). Repeat.",
+        show_default="0.5, 1, 2")] = None,
+    resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples for the intervals.")] = DEFAULT_RESAMPLES,
+    embedder: Annotated[str, typer.Option(help="Embedder of the 'dense' retriever.")] = DEFAULT_EMBEDDER,
+    seed: Annotated[int, typer.Option(help="Seed for model calls and the bootstrap.")] = 0,
+    concurrency: Annotated[int, typer.Option(min=1, help="Judge calls in flight.")] = 4,
+    rate_limit: RateLimitOption = None,
+    timeout: TimeoutOption = 60.0,
+    max_attempts: MaxAttemptsOption = 6,
+    structured_output: StructuredOutputOption = "auto",
+    chroma_host: ChromaHostOption = None,
+    run_id: RunIdOption = None,
+    dry_run: DryRunOption = False,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Pick the best retriever configuration for real queries, without labels (SEARA).
+
+    Every configuration of the strategy space retrieves its top K for every query; the pooled
+    chunks are judged once, minimal facts are extracted and matched across chunkings, and the
+    configurations are ranked by PR-AUC over facts. Writes run-files/, selection.json,
+    report.md, report.html and best-configuration.yaml into the run directory.
+    """
+    offline_environment()
+    dimensions = {"retrievers": retriever or (), "chunkings": chunking or (), "rewrites": rewrite or (),
+                  "reranks": rerank or (), "filters": filter_ or (), "top_k": top_k or (), "search": search,
+                  "order": [part.strip() for part in order.split(",") if part.strip()] if order else ()}
+    judges = judge or ["baseline"]
+    if dry_run:
+        print_estimate(guarded(lambda: estimate_selection(queries, corpus=corpus, space=space, judges=judges, llm=llm,
+                                                          batch_size=batch_size, **dimensions)))
+        return
+    run_id = run_id or new_run_id("select")
+    console.print(f"[bold]select[/] run [cyan]{run_id}[/] · {queries} · corpus {', '.join(corpus)} · judges "
+                  f"{', '.join(judges)}", highlight=False)
+    result = guarded(lambda: run_reported(
+        run_selection, run_id=run_id, queries=queries, corpus=corpus, space=space, judges=judges, llm=llm,
+        min_votes=min_votes, batch_size=batch_size, rerank_depth=rerank_depth, betas=beta or DEFAULT_BETAS,
+        resamples=resamples, embedder=embedder, seed=seed, concurrency=concurrency, workspace=workspace,
+        chroma_host=chroma_host, **dimensions,
+        **model_options(rate_limit, timeout, max_attempts, structured_output)))
+    print_selection(result)
+
+
+def print_selection(result: SelectionResult) -> None:
+    results = result.results()
+    table = Table(title=f"Configurations by PR-AUC · run {result.run_id}")
+    for column, justify in (("#", "right"), ("configuration", "left"), ("PR-AUC", "right"), ("95% interval", "right"),
+                            ("P@K", "right"), ("R@K", "right")):
+        table.add_column(column, justify=justify, no_wrap=column != "configuration")
+    for rank, configuration in enumerate(results["configurations"][:RANKING_ROWS], start=1):
+        interval = configuration["pr_auc_interval"]
+        depth = str(len(configuration["precision_at_k"]))
+        table.add_row(str(rank), configuration["name"], f"{configuration['pr_auc']:.3f}",
+                      f"{interval['low']:.3f}–{interval['high']:.3f}" if interval["low"] is not None else "–",
+                      f"{configuration['precision_at_k'][depth]:.3f}", f"{configuration['recall_at_k'][depth]:.3f}")
+    console.print(table)
+    if len(results["configurations"]) > RANKING_ROWS:
+        console.print(f"({RANKING_ROWS} of {len(results['configurations'])} shown; the report has all)")
+    console.print(f"[bold green]best:[/] {result.best}", highlight=False)
+    for label, pick in (("precision first", result.precision_first), ("recall first", result.recall_first)):
+        console.print(f"{label}: {pick['configuration']}, top {pick['k']} (F{pick['beta']:g} {pick['f_beta']:.3f})",
+                      highlight=False)
+    share = result.pool_pairs / result.whole_corpus_pairs if result.whole_corpus_pairs else 0.0
+    console.print(f"judged {result.pool_pairs:,} (query, chunk) pairs instead of {result.whole_corpus_pairs:,} for the "
+                  f"whole corpus ({share:.1%}); {result.model_verdicts:,} model verdicts in this run", highlight=False)
+    print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
+                 "results": result.report["results"], "best": result.report["best"]})
+    print_usage(result.usage)

@@ -1,0 +1,421 @@
+"""Multi-condition queries with hard negatives (MultiConIR: Lu et al., 2025).
+
+    load ─→ dispatch ─→ Send × source documents not yet built ─→ build ─→ export ─→ END
+                └──────────────────── (all built) ───────────────────────┘
+
+``load`` reads the source documents once (a collection's chunks, or files cleaned as ingestion
+cleans them), cuts each to ``max_chars`` and samples them (``sources.jsonl``). ``build`` makes
+one dataset row per source document:
+
+1. the condition extractor picks N sentences; only those found verbatim (up to whitespace),
+   once, and not overlapping are kept; fewer than N drops the document;
+2. the query writer states each sentence's condition and writes the descriptive-style queries
+   for k = 1..N; the instruction-style ones follow a fixed template;
+3. the negative rewriter rewrites each sentence so that its condition no longer holds
+   (``subtle``: one critical fact changed; ``misleading``: a clause added, keywords kept);
+4. hard-negative documents by sentence replacement: the ladder HN_1..HN_N (conditions 1..j
+   rewritten) and the single-miss set Miss_1..Miss_N (condition k rewritten);
+5. the judge lists the query's conditions each document satisfies; a document whose count
+   disagrees with its construction has its blamed sentences rewritten once and is judged
+   again, then dropped if it still disagrees; a positive that fails drops the row.
+
+Each finished row (kept or dropped, with the reason) is appended to ``rows.jsonl`` once, so a
+resumed run rebuilds no finished document; model calls go through the seam's cache.
+``export`` writes the CSVs in the reference layout (``multiconir/``), a BEIR export per task
+(``beir/task1``, ``beir/task2``, ``beir/task3``) and ``stats.json`` with every count.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+from typing_extensions import Required, TypedDict
+
+from benchsmith.agents.condition_extractor import ConditionExtractor
+from benchsmith.agents.condition_judge import ConditionCountJudge
+from benchsmith.agents.condition_queries import ConditionQueryWriter, instruction_query
+from benchsmith.agents.condition_text import normalize
+from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.negative_rewriter import NegativeRewriter
+from benchsmith.graphs.progress import progress_reporter, report_advance
+from benchsmith.graphs.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, run_seam,
+                                         workspace_of)
+from benchsmith.stores.benchmark_files import canonicalize, write_beir
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.files import write_json_atomic
+from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
+from benchsmith.stores.multiconir import DatasetRow, write_dataset
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.vectors import VectorStore
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.cleaning import clean_documents
+from benchsmith.tools.condition_documents import (Construction, Span, blamed_conditions, build_text, constructions,
+                                                  leading_part, locate_conditions)
+from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.loaders import load_sources
+
+SOURCES_FILE, ROWS_FILE, STATS_FILE = "sources.jsonl", "rows.jsonl", "stats.json"
+MULTICONIR_DIR, BEIR_DIR = "multiconir", "beir"
+DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS = 10, 6000
+
+
+@dataclass(kw_only=True)
+class HardnegContext(StoreOptions, ModelOptions):
+    """Settings of one build (not checkpointed: the CLI passes them again on resume)."""
+
+    llm: str = field(default="baseline", metadata={
+        "description": "Model of the condition extractor, query writer and negative rewriter: 'baseline' "
+                       "(offline: sentence picking, number/date/name swaps), openai:<model>, or a registered name."})
+    judge: str | None = field(default=None, metadata={
+        "description": "Model of the condition-count judge that verifies every document; empty: the llm model."})
+    domain: str = field(default="custom", metadata={
+        "description": "books, movies, people, medical, legal or custom: what kind of facts a condition states."})
+    features: str | None = field(default=None, metadata={
+        "description": "For the custom domain: what matters in a document (the facts a searcher would ask for)."})
+    conditions: int = field(default=DEFAULT_CONDITIONS, metadata={
+        "description": "N: condition sentences per document, queries with k = 1..N conditions."})
+    negatives: str = field(default="subtle", metadata={
+        "description": "subtle (one critical fact changed) or misleading (a clause added, every keyword kept)."})
+    sample: int | None = field(default=None, metadata={
+        "description": "Build from a seeded random sample of this many source documents; empty: all of them."})
+    max_chars: int = field(default=DEFAULT_MAX_CHARS, metadata={
+        "description": "Longer source documents are cut at a paragraph or sentence break before this length."})
+    concurrency: int = field(default=4, metadata={"description": "Source documents built at once (exactly)."})
+
+
+class HardnegInput(TypedDict, total=False):
+    run_id: Required[str]
+    sources: list[str]  # directories, files, a BEIR corpus.jsonl or 'stdlib'...
+    collection: str  # ...or an ingested collection, one source document per chunk
+
+
+class HardnegOutput(TypedDict, total=False):
+    run_id: str
+    documents: int  # source documents after sampling
+    rows: int  # kept rows (at least one task complete)
+    task_rows: dict[str, int]  # rows with a complete single-miss set (task1) and ladder (task2, task3)
+    dropped: dict[str, int]  # source documents dropped, by reason
+    verification: dict[str, int]  # documents verified first time, rebuilt then verified, dropped
+    files: dict[str, str]
+
+
+class HardnegState(HardnegInput, HardnegOutput, total=False):
+    built: Annotated[int, operator.add]
+
+
+class BuildTask(TypedDict):
+    run_id: str
+    document_id: str
+
+
+# ---------------------------------------------------------------------------------------
+# Inputs.
+
+def _context(runtime: Runtime[HardnegContext]) -> HardnegContext:
+    return runtime.context or HardnegContext()
+
+
+def _workspace(runtime: Runtime[HardnegContext]) -> Workspace:
+    return workspace_of(_context(runtime))
+
+
+def _run_dir(runtime: Runtime[HardnegContext], run_id: str) -> RunDirectory:
+    return RunDirectory(_workspace(runtime), run_id)
+
+
+def _rows_log(runtime: Runtime[HardnegContext], run_id: str) -> RecordLog:
+    return record_log(_run_dir(runtime, run_id).file(ROWS_FILE), "id")
+
+
+@functools.lru_cache(maxsize=2)
+def _sources_in(path: Path, modified: float) -> dict[str, dict[str, Any]]:
+    return {record["id"]: record for record in load_jsonl(path)}
+
+
+def _sources(runtime: Runtime[HardnegContext], run_id: str) -> dict[str, dict[str, Any]]:
+    path = _run_dir(runtime, run_id).file(SOURCES_FILE)
+    return _sources_in(path, path.stat().st_mtime)
+
+
+def _seam(runtime: Runtime[HardnegContext], run_id: str, spec: str) -> ModelSeam:
+    return run_seam(_workspace(runtime), run_id, spec, _context(runtime))
+
+
+def read_source_documents(workspace: Workspace, chroma_host: str | None, sources: list[str] | None,
+                          collection: str | None) -> list[dict[str, str]]:
+    """``{"id", "title", "text"}`` per source document: a collection's chunks, or the cleaned documents
+    of the sources (as ingestion loads and cleans them)."""
+    if collection:
+        client = chroma_client(workspace, chroma_host)
+        store = VectorStore.open_existing(client, collection, lambda spec: ChromaEmbeddingFunction(spec=spec))
+        return [{"id": chunk_id, "title": str((metadata or {}).get("title", "")), "text": text}
+                for page in store.iter_all() for chunk_id, text, metadata in
+                zip(page["ids"], page["documents"], page["metadatas"])]
+    if not sources:
+        raise InputError("give source files or directories, or --collection")
+    documents = clean_documents(load_sources(list(sources)).documents)
+    return [{"id": document.id, "title": document.title, "text": document.text} for document in documents]
+
+
+# ---------------------------------------------------------------------------------------
+# Nodes.
+
+def load(state: HardnegState, runtime: Runtime[HardnegContext]) -> dict[str, Any]:
+    """Read, cut and sample the source documents once (``sources.jsonl``); a resumed run keeps them."""
+    path = _run_dir(runtime, state["run_id"]).file(SOURCES_FILE)
+    if path.exists():
+        return {"documents": len(load_jsonl(path))}
+    context = _context(runtime)
+    documents = read_source_documents(_workspace(runtime), context.chroma_host, state.get("sources"),
+                                      state.get("collection"))
+    if not documents:
+        raise InputError(f"collection {state.get('collection')!r} is empty")
+    if context.sample is not None and context.sample < len(documents):
+        chosen = set(random.Random(f"{context.seed}:sample").sample(sorted(d["id"] for d in documents), context.sample))
+        documents = [document for document in documents if document["id"] in chosen]
+    records = [{**document, "text": leading_part(document["text"], context.max_chars),
+                "cut": len(document["text"]) > context.max_chars} for document in documents]
+    return {"documents": write_jsonl_atomic(path, records)}
+
+
+def dispatch(state: HardnegState, runtime: Runtime[HardnegContext]) -> list[Send] | Literal["export"]:
+    """One build per source document not yet in rows.jsonl (kept or dropped)."""
+    built = _rows_log(runtime, state["run_id"]).ids()
+    sources = _sources(runtime, state["run_id"])
+    progress_reporter("documents")(len(built & sources.keys()), len(sources))
+    sends = [Send("build", {"run_id": state["run_id"], "document_id": document_id})
+             for document_id in sources if document_id not in built]
+    return sends or "export"
+
+
+def build(task: BuildTask, runtime: Runtime[HardnegContext]) -> dict[str, Any]:
+    """One source document's row, appended to rows.jsonl once."""
+    context = _context(runtime)
+    source = _sources(runtime, task["run_id"])[task["document_id"]]
+    agents = RowAgents(_seam(runtime, task["run_id"], context.llm),
+                       _seam(runtime, task["run_id"], context.judge or context.llm))
+    with concurrency_slot(task["run_id"], context.concurrency):
+        record = build_row(source, agents, context)
+    _rows_log(runtime, task["run_id"]).append_once(record)
+    _run_dir(runtime, task["run_id"]).usage.sync()  # the calls this row paid for are as durable as the row
+    report_advance("documents")
+    return {"built": 1}
+
+
+def export(state: HardnegState, runtime: Runtime[HardnegContext]) -> HardnegOutput:
+    """The reference-layout CSVs, a BEIR export per task and the counts."""
+    context = _context(runtime)
+    run_dir = _run_dir(runtime, state["run_id"])
+    order = {document_id: position for position, document_id in enumerate(_sources(runtime, state["run_id"]))}
+    records = sorted(canonicalize(run_dir.file(ROWS_FILE), key="id"), key=lambda record: order.get(record["id"], 0))
+    kept = [dataset_row(record) for record in records if record["status"] == "kept"]
+    files = {kind: str(path) for kind, path in write_dataset(run_dir.file(MULTICONIR_DIR), kept,
+                                                              context.conditions).items()}
+    for task, (corpus, queries, qrels) in beir_exports(kept, context.conditions).items():
+        write_beir(run_dir.file(BEIR_DIR) / task, corpus, queries, qrels)
+        files[f"beir_{task}"] = str(run_dir.file(BEIR_DIR) / task)
+    stats = build_statistics(records, context.conditions)
+    write_json_atomic(run_dir.file(STATS_FILE), stats)
+    files.update(rows=str(run_dir.file(ROWS_FILE)), stats=str(run_dir.file(STATS_FILE)))
+    return {"documents": len(order), "rows": len(kept), "task_rows": stats["task_rows"], "dropped": stats["dropped"],
+            "verification": stats["verification"], "files": files}
+
+
+builder = StateGraph(HardnegState, context_schema=HardnegContext, input_schema=HardnegInput,
+                     output_schema=HardnegOutput)
+builder.add_node("load", load)
+builder.add_node("build", build)
+builder.add_node("export", export)
+builder.add_edge(START, "load")
+builder.add_conditional_edges("load", dispatch, ["build", "export"])
+builder.add_edge("build", "export")
+builder.add_edge("export", END)
+
+# The Studio copy: compiled without a checkpointer (the server brings its own).
+graph = builder.compile()
+graph.name = "hardneg"
+
+
+# ---------------------------------------------------------------------------------------
+# One row.
+
+@dataclass(frozen=True)
+class RowAgents:
+    llm: ModelSeam  # extractor, query writer, rewriter
+    judge: ModelSeam
+
+
+def build_row(source: dict[str, Any], agents: RowAgents, context: HardnegContext) -> dict[str, Any]:
+    """Extract, write queries, rewrite, replace and verify: the row's record (kept or dropped)."""
+    count, text = context.conditions, source["text"]
+    base = {"id": source["id"], "title": source.get("title", "")}
+    extracted = agents.llm.run(ConditionExtractor(), document=text, title=base["title"], count=count,
+                               domain=context.domain, features=context.features, negatives=context.negatives)
+    located = locate_conditions(text, extracted.sentences, count)
+    rejected = [{"sentence": sentence, "reason": reason} for sentence, reason in located.rejected]
+    if len(located.spans) < count:
+        return {**base, "status": "dropped", "reason": "fewer_conditions",
+                "detail": f"{len(located.spans)} of {count} condition sentences found verbatim", "rejected": rejected}
+    written = agents.llm.run(ConditionQueryWriter(count), sentences=located.sentences, domain=context.domain,
+                             features=context.features)
+    phrases = [normalize(phrase) for phrase in written.conditions]
+    conditions = [{"sentence": sentence, "start": span.start, "end": span.end, "condition": phrase}
+                  for sentence, span, phrase in zip(located.sentences, located.spans, phrases)]
+    for number in range(1, count + 1):
+        _rewrite(agents.llm, conditions, number, text, context, attempt=1)
+    verified = verify_documents(text, located.spans, conditions, phrases, agents, context)
+    record = {**base, "conditions": conditions, "rejected": rejected,
+              "queries": {"instruction": [instruction_query(phrases[:k]) for k in range(1, count + 1)],
+                          "descriptive": [normalize(query) for query in written.descriptive]},
+              "documents": verified}
+    positive = verified["Positive"]
+    if not positive["verified"]:
+        return {**record, "status": "dropped", "reason": "positive_fails",
+                "detail": f"the judge finds {len(positive['satisfied'])} of {count} conditions in the positive"}
+    tasks = {"task1": all(verified[f"Miss{k}"]["verified"] for k in range(1, count + 1)),
+             "task2": all(verified[f"HN{j}"]["verified"] for j in range(1, count + 1))}
+    if not any(tasks.values()):
+        return {**record, "status": "dropped", "reason": "negatives_fail", "tasks": tasks,
+                "detail": "verification dropped a single-miss and a ladder document"}
+    return {**record, "status": "kept", "tasks": tasks}
+
+
+def _rewrite(seam: ModelSeam, conditions: list[dict[str, Any]], number: int, document: str, context: HardnegContext,
+             attempt: int) -> None:
+    """(Re)write the negative of condition ``number`` in place."""
+    condition = conditions[number - 1]
+    previous = condition.get("negative") if attempt > 1 else None
+    rewritten = seam.run(NegativeRewriter(), sentence=condition["sentence"], condition=condition["condition"],
+                         kind=context.negatives, domain=context.domain, document=document, attempt=attempt,
+                         previous=previous)
+    condition.update(negative=normalize(rewritten.sentence), change=rewritten.change, attempts=attempt)
+
+
+def verify_documents(text: str, spans: list[Span], conditions: list[dict[str, Any]], phrases: list[str],
+                     agents: RowAgents, context: HardnegContext) -> dict[str, dict[str, Any]]:
+    """Build and judge every document; rebuild the ones whose count disagrees once (their
+    blamed sentences rewritten), and mark those still disagreeing as not verified."""
+    count = context.conditions
+    plans = constructions(count)
+
+    def judged(construction: Construction) -> dict[str, Any]:
+        negatives = [condition["negative"] for condition in conditions]
+        document = build_text(text, spans, negatives, construction)
+        unchanged = [c for c in construction.replaced
+                     if normalize(conditions[c - 1]["negative"]) == normalize(conditions[c - 1]["sentence"])]
+        if unchanged:  # a rewrite that changed nothing cannot miss its condition: no need to ask
+            return {"text": document, "expected": list(construction.expected), "satisfied": None,
+                    "verified": False, "unchanged": unchanged}
+        verdict = agents.judge.run(ConditionCountJudge(construction.conditions),
+                                   conditions=phrases[: construction.conditions], document=document)
+        satisfied = list(verdict.satisfied)
+        return {"text": document, "expected": list(construction.expected), "satisfied": satisfied,
+                "verified": len(satisfied) == len(construction.expected)}
+
+    results = {plan.key: {**judged(plan), "rebuilt": False} for plan in plans}
+    failed = [plan for plan in plans if plan.replaced and not results[plan.key]["verified"]]
+    blamed: set[int] = set()
+    for plan in failed:
+        result = results[plan.key]
+        blamed |= set(result["unchanged"]) if result.get("unchanged") else blamed_conditions(plan, result["satisfied"])
+    if not results["Positive"]["verified"] or not blamed:
+        return results
+    for number in sorted(blamed):
+        _rewrite(agents.llm, conditions, number, text, context, attempt=2)
+    for plan in plans:
+        if blamed & set(plan.replaced):
+            results[plan.key] = {**judged(plan), "rebuilt": True}
+    return results
+
+
+# ---------------------------------------------------------------------------------------
+# Outputs.
+
+def dataset_row(record: dict[str, Any]) -> DatasetRow:
+    """A kept row's queries and documents; a document that failed verification is None."""
+    documents = record["documents"]
+    count = len(record["conditions"])
+
+    def text(key: str) -> str | None:
+        return documents[key]["text"] if documents[key]["verified"] else None
+
+    return DatasetRow(id=record["id"], title=record.get("title", ""), instruction=record["queries"]["instruction"],
+                      descriptive=record["queries"]["descriptive"], positive=documents["Positive"]["text"],
+                      ladder=[text(f"HN{j}") for j in range(1, count + 1)],
+                      single_miss=[text(f"Miss{k}") for k in range(1, count + 1)],
+                      conditions=[{key: condition[key] for key in ("sentence", "negative", "condition")}
+                                  for condition in record["conditions"]])
+
+
+def beir_exports(rows: list[DatasetRow], count: int) -> dict[str, tuple[list[dict], list[dict], list[tuple]]]:
+    """Per task, (corpus, queries, qrels). Task 1: Query_k, its positive (relevance 1) and its
+    single-miss negative (judged 0). Tasks 2 and 3: the instruction- and descriptive-style
+    Query_N, graded by the conditions each document meets (Positive N, HN_j N − j)."""
+    exports: dict[str, tuple[list[dict], list[dict], list[tuple]]] = {}
+    task1_rows = [row for row in rows if row.has_task1]
+    corpus = [{"_id": f"{row.id}#P", "title": row.title, "text": row.positive} for row in task1_rows]
+    corpus += [{"_id": f"{row.id}#Miss{k}", "title": row.title, "text": row.single_miss[k - 1]}
+               for row in task1_rows for k in range(1, count + 1)]
+    queries = [{"_id": f"{row.id}#Q{k}", "text": row.instruction[k - 1],
+                "metadata": {"row": row.id, "conditions": k, "style": "instruction"}}
+               for row in task1_rows for k in range(1, count + 1)]
+    qrels = [(f"{row.id}#Q{k}", doc_id, relevance) for row in task1_rows for k in range(1, count + 1)
+             for doc_id, relevance in ((f"{row.id}#P", 1), (f"{row.id}#Miss{k}", 0))]
+    exports["task1"] = (corpus, queries, qrels)
+    ladder_rows = [row for row in rows if row.has_ladder]
+    ladder_corpus = [{"_id": f"{row.id}#P", "title": row.title, "text": row.positive} for row in ladder_rows]
+    ladder_corpus += [{"_id": f"{row.id}#HN{j}", "title": row.title, "text": row.ladder[j - 1]}
+                      for row in ladder_rows for j in range(1, count + 1)]
+    for task, style, prefix in (("task2", "instruction", "Q"), ("task3", "descriptive", "NQ")):
+        queries = [{"_id": f"{row.id}#{prefix}{count}", "text": getattr(row, style)[-1],
+                    "metadata": {"row": row.id, "conditions": count, "style": style}} for row in ladder_rows]
+        qrels = [(f"{row.id}#{prefix}{count}", f"{row.id}#P", count) for row in ladder_rows]
+        qrels += [(f"{row.id}#{prefix}{count}", f"{row.id}#HN{j}", count - j)
+                  for row in ladder_rows for j in range(1, count + 1)]
+        exports[task] = (ladder_corpus, queries, qrels)
+    return exports
+
+
+def build_statistics(records: list[dict[str, Any]], count: int) -> dict[str, Any]:
+    """Rows kept and dropped (by reason), and how verification went per kind of document."""
+    dropped: dict[str, int] = {}
+    for record in records:
+        if record["status"] == "dropped":
+            dropped[record["reason"]] = dropped.get(record["reason"], 0) + 1
+    verification = {"checked": 0, "verified_first_time": 0, "rebuilt_and_verified": 0, "dropped": 0}
+    by_kind = {kind: dict(verification) for kind in ("ladder", "single_miss")}
+    # Rows dropped for their positive: their negatives were judged against a failed extraction.
+    judged_records = [record for record in records if record.get("documents") and record.get("reason") != "positive_fails"]
+    for record in judged_records:
+        for key, document in record["documents"].items():
+            if key == "Positive":
+                continue
+            kind = "ladder" if key.startswith("HN") else "single_miss"
+            outcome = ("dropped" if not document["verified"] else
+                       "rebuilt_and_verified" if document["rebuilt"] else "verified_first_time")
+            for tally in (verification, by_kind[kind]):
+                tally["checked"] += 1
+                tally[outcome] += 1
+    kept = [record for record in records if record["status"] == "kept"]
+    return {
+        "conditions": count,
+        "documents": len(records),
+        "rows": len(kept),
+        "task_rows": {"task1": sum(record["tasks"]["task1"] for record in kept),
+                      "task2": sum(record["tasks"]["task2"] for record in kept),
+                      "task3": sum(record["tasks"]["task2"] for record in kept)},
+        "dropped": dropped,
+        "verification": verification,
+        "verification_by_kind": by_kind,
+        "rewrites_redone": sum(condition.get("attempts", 1) > 1 for record in records
+                               for condition in record.get("conditions", [])),
+        "conditions_rejected": sum(len(record.get("rejected", [])) for record in records),
+    }

@@ -1,0 +1,198 @@
+"""``benchsmith.build_hardneg``: multi-condition queries with hard-negative documents from any
+corpus (MultiConIR, Lu et al., 2025); ``benchsmith.score_hardneg``: how retrievers and rerankers
+hold up on them (win rate per number of conditions, monotonicity, flip rate); and
+``benchsmith.rescore_tables``: the same measures from existing score tables in the reference
+layout."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchsmith.agents.condition_extractor import DOMAINS, ConditionExtractor
+from benchsmith.agents.condition_judge import ConditionCountJudge
+from benchsmith.agents.condition_queries import ConditionQueryWriter
+from benchsmith.agents.models import BASELINE, estimate_tokens
+from benchsmith.agents.negative_rewriter import NEGATIVE_KINDS, NegativeRewriter
+from benchsmith.evals.multicondition import DEFAULT_RESAMPLES
+from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least,
+                                           check_collection_name, check_fraction, check_models, checked_run_id,
+                                           job_run, priced, workspace_for)
+from benchsmith.stores.errors import InputError
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+
+DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS, DEFAULT_CONCURRENCY = 10, 6000, 4
+DEFAULT_SCORERS = ("bm25", "dense")
+# Assumed output lengths (tokens) for the dry-run estimate.
+OUTPUT_TOKENS = {"extractor": 40, "writer": 30, "rewriter": 60, "judge": 80}  # extractor and writer: per condition
+SENTENCE_CHARS = 150
+
+
+@dataclass(frozen=True)
+class HardnegBuildResult(JobRun):
+    documents: int = 0  # source documents (after sampling)
+    rows: int = 0  # kept rows
+    task_rows: dict[str, int] = field(default_factory=dict)  # rows complete for task1, task2, task3
+    dropped: dict[str, int] = field(default_factory=dict)  # source documents dropped, by reason
+    verification: dict[str, int] = field(default_factory=dict)  # hard negatives checked, rebuilt, dropped
+    files: dict[str, Path] = field(default_factory=dict)  # dataset, task1, task2_3, beir_task1..3, rows, stats
+
+    def statistics(self) -> dict[str, Any]:
+        """Everything ``stats.json`` holds."""
+        return json.loads(self.files["stats"].read_text(encoding="utf-8"))
+
+
+def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None = None, domain: str = "custom",
+                  features: str | None = None, conditions: int = DEFAULT_CONDITIONS, negatives: str = "subtle",
+                  llm: str = BASELINE, judge: str | None = None, sample: int | None = None,
+                  max_chars: int = DEFAULT_MAX_CHARS, seed: int = 0, concurrency: int = DEFAULT_CONCURRENCY,
+                  requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+                  structured_output: str = "auto",
+                  workspace: str | Path | None = None, chroma_host: str | None = None, run_id: str | None = None,
+                  on_event: EventHandler | None = None, resume: str | None = None) -> HardnegBuildResult:
+    """Build a multi-condition hard-negative dataset from ``sources`` (directories, files, a BEIR
+    corpus.jsonl or 'stdlib') or an ingested ``collection``. The same call with the same
+    ``run_id`` resumes an interrupted build."""
+    from benchsmith.graphs.hardneg import HardnegContext, builder
+    from benchsmith.graphs.runner import run_job
+
+    settings = _checked_settings(sources, collection, domain, features, conditions, negatives, llm, judge, sample,
+                                 max_chars, seed)
+    check_at_least(1, concurrency=concurrency)
+    run_id = checked_run_id(run_id, "hardneg")
+    resolved = workspace_for(workspace)
+    context = HardnegContext(workspace=str(resolved.root), chroma_host=chroma_host, llm=llm, judge=judge,
+                             domain=domain, features=features, conditions=conditions, negatives=negatives,
+                             sample=sample, max_chars=max_chars, seed=seed, concurrency=concurrency,
+                             requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
+        structured_output=structured_output)
+    inputs: dict[str, Any] = {"run_id": run_id}
+    inputs.update({"collection": collection} if collection else {"sources": settings["sources"]})
+    context.model_settings()  # an impossible model setting stops here, before the run exists
+    outcome = run_job(builder, job="hardneg", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
+                      settings=settings, on_event=on_event, max_concurrency=concurrency, resume=resume)
+    values = outcome.values
+    return HardnegBuildResult(**job_run(outcome), documents=values.get("documents", 0), rows=values.get("rows", 0),
+                              task_rows=dict(values.get("task_rows", {})), dropped=dict(values.get("dropped", {})),
+                              verification=dict(values.get("verification", {})),
+                              files={kind: Path(path) for kind, path in values.get("files", {}).items()})
+
+
+def _checked_settings(sources: Sequence[str | Path], collection: str | None, domain: str, features: str | None,
+                      conditions: int, negatives: str, llm: str, judge: str | None, sample: int | None,
+                      max_chars: int, seed: int) -> dict[str, Any]:
+    if bool(sources) == bool(collection):
+        raise InputError("give either source files or directories (or 'stdlib'), or --collection NAME")
+    if collection:
+        check_collection_name(collection)
+    for source in sources:
+        if str(source) != "stdlib" and not Path(source).exists():
+            raise InputError(f"{source}: no such file or directory")
+    if domain not in DOMAINS:
+        raise InputError(f"--domain must be one of {', '.join(DOMAINS)}, got {domain!r}")
+    if features and domain != "custom":
+        raise InputError("--features describes a custom domain: use it with --domain custom")
+    if negatives not in NEGATIVE_KINDS:
+        raise InputError(f"--negatives must be one of {', '.join(NEGATIVE_KINDS)}, got {negatives!r}")
+    check_at_least(1, conditions=conditions, sample=sample)
+    check_at_least(200, max_chars=max_chars)
+    check_models(llm, *([judge] if judge else []))
+    return {"sources": [str(Path(source).resolve()) if str(source) != "stdlib" else "stdlib" for source in sources],
+            "collection": collection, "domain": domain, "features": features, "conditions": conditions,
+            "negatives": negatives, "llm": llm, "judge": judge, "sample": sample, "max_chars": max_chars, "seed": seed}
+
+
+def estimate_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None = None, domain: str = "custom",
+                     features: str | None = None, conditions: int = DEFAULT_CONDITIONS, negatives: str = "subtle",
+                     llm: str = BASELINE, judge: str | None = None, sample: int | None = None,
+                     max_chars: int = DEFAULT_MAX_CHARS, workspace: str | Path | None = None,
+                     chroma_host: str | None = None) -> CostEstimate:
+    """Model calls, tokens and cost of a build, before spending: the real prompts filled with the
+    source documents' mean length (after cutting), before rebuilds (at most one per document)."""
+    from benchsmith.graphs.hardneg import read_source_documents
+    from benchsmith.tools.condition_documents import leading_part
+
+    _checked_settings(sources, collection, domain, features, conditions, negatives, llm, judge, sample, max_chars, 0)
+    documents = read_source_documents(workspace_for(workspace), chroma_host, [str(s) for s in sources], collection)
+    if not documents:
+        raise InputError("no source documents")
+    count = min(len(documents), sample) if sample is not None else len(documents)
+    length = sum(len(leading_part(document["text"], max_chars)) for document in documents) // len(documents)
+    document, sentence = "x" * length, "s" * SENTENCE_CHARS
+    sentences = [sentence] * conditions
+
+    def tokens(messages: list[dict[str, str]]) -> int:
+        return estimate_tokens("".join(message["content"] for message in messages))
+
+    generator_calls = 2 + conditions
+    generator_input = (tokens(ConditionExtractor().messages(document=document, count=conditions, domain=domain,
+                                                            features=features))
+                       + tokens(ConditionQueryWriter(conditions).messages(sentences=sentences, domain=domain,
+                                                                          features=features))
+                       + conditions * tokens(NegativeRewriter().messages(sentence=sentence, condition=sentence,
+                                                                         kind=negatives, domain=domain)))
+    generator_output = conditions * (OUTPUT_TOKENS["extractor"] + 2 * OUTPUT_TOKENS["writer"]) \
+        + conditions * OUTPUT_TOKENS["rewriter"]
+    judge_calls = 2 * conditions + 1
+    judge_input = sum(tokens(ConditionCountJudge(k).messages(conditions=sentences[:k], document=document))
+                      for k in [conditions] * (conditions + 1) + list(range(1, conditions + 1)))
+    judge_spec = judge or llm
+    per_model = [(llm, count * generator_calls, count * generator_input, count * generator_output),
+                 (judge_spec, count * judge_calls, count * judge_input, count * judge_calls * OUTPUT_TOKENS["judge"])]
+    notes = [f"per document: 1 extraction, 1 query-writing, {conditions} rewrite and {judge_calls} judge calls; "
+             "a document whose negatives fail verification costs up to that many again (one rebuild)",
+             f"mean document length after cutting to {max_chars:,} characters: {length:,} characters"]
+    return priced(f"{count:,} source documents × {conditions} conditions", per_model, notes)
+
+
+# ---------------------------------------------------------------------------------------
+# Scoring.
+
+@dataclass(frozen=True)
+class HardnegScoreResult:
+    dataset: Path
+    output_dir: Path
+    scorers: list[str]
+    reference: dict[str, dict[str, Any]]  # {scorer: the reference's measures (task1, task2, task3 keys)}
+    tables: dict[str, dict[str, Path]]  # {scorer: {task1, task2, task3: *_results.csv}}
+    report: dict[str, Path]  # markdown, html, results
+
+    def results(self) -> dict[str, Any]:
+        """Everything the results JSON holds: measures with bootstrap intervals, worst rows, notes."""
+        return json.loads(self.report["results"].read_text(encoding="utf-8"))
+
+
+def score_hardneg(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT_SCORERS, rerankers: Sequence[str] = (),
+                  embedder: str = DEFAULT_EMBEDDER, output_dir: str | Path | None = None,
+                  confidence: float = 0.95, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+                  workspace: str | Path | None = None, on_event: EventHandler | None = None) -> HardnegScoreResult:
+    """Score every (query, candidate) pair of ``dataset`` (a hardneg build run directory or run id,
+    or a hardneg.csv) with each retriever and reranker; write the score tables in the reference
+    layout, the measures and the report."""
+    from benchsmith.graphs.hardneg_scoring import score_dataset
+    from benchsmith.tools.multicondition_scoring import parse_scorers
+
+    specs = parse_scorers(list(retrievers), list(rerankers))
+    check_fraction(confidence=confidence)
+    check_at_least(100, resamples=resamples)
+    outcome = score_dataset(dataset, specs, embedder=embedder, output_dir=output_dir, confidence=confidence,
+                            resamples=resamples, seed=seed, workspace=workspace_for(workspace), on_event=on_event)
+    return HardnegScoreResult(**outcome)
+
+
+def rescore_tables(task1: str | Path | None = None, task2: str | Path | None = None,
+                   task3: str | Path | None = None) -> dict[str, Any]:
+    """The MultiConIR measures of existing score tables in the reference layout, with exactly the
+    reference's keys: ``task1.win_rate``, ``task1.avg_diff``, ``task2.pairs``, ``task3.change_rate``.
+    ``task2`` holds instruction-style scores, ``task3`` descriptive-style ones of the same rows."""
+    from benchsmith.graphs.hardneg_scoring import reference_measures_of_tables
+
+    if task1 is None and task2 is None and task3 is None:
+        raise InputError("give at least one of --task1, --task2, --task3")
+    if task3 is not None and task2 is None:
+        raise InputError("--task3 (descriptive-style scores) is compared with --task2 (instruction-style scores "
+                         "of the same rows): give both")
+    return reference_measures_of_tables(*(Path(path) if path is not None else None for path in (task1, task2, task3)))

@@ -1,0 +1,228 @@
+"""``benchsmith.select``: pick the best retriever configuration for real user queries without
+ground truth (SEARA); and ``estimate_selection``, what a search would cost before it runs."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchsmith.agents.label_judge import LABELS_PREFIX
+from benchsmith.agents.models import BASELINE
+from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
+from benchsmith.evals.selection_measures import DEFAULT_BETAS, DEFAULT_RESAMPLES
+from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_models,
+                                           checked_run_id, job_run, priced, resolved_path, workspace_for)
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.space_files import read_space_file
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, build_space, planned_settings,
+                                             space_from_mapping, stage_count)
+
+DEFAULT_JUDGES = (BASELINE,)
+DEFAULT_BATCH_SIZE = 8
+DEFAULT_RERANK_DEPTH = 50
+MAX_CONFIGURATIONS = 500
+PROMPT_CHARS = 900  # a judge's instructions, tags and numbering
+VERDICT_OUTPUT_TOKENS = 60  # per passage: rationale, verdict, a fact or two
+REWRITE_OUTPUT_TOKENS = 40
+
+
+@dataclass(frozen=True)
+class SelectionResult(JobRun):
+    ranking: list[str] = field(default_factory=list)  # configuration names, best (PR-AUC) first
+    pr_auc: dict[str, float] = field(default_factory=dict)
+    precision_first: dict[str, Any] = field(default_factory=dict)  # {configuration, beta, k, f_beta, settings}
+    recall_first: dict[str, Any] = field(default_factory=dict)
+    pool_pairs: int = 0  # (query, chunk) pairs judged
+    model_verdicts: int = 0  # verdicts a model was asked for in this run
+    whole_corpus_pairs: int = 0  # pairs judging every chunk for every query would take
+    report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results (selection.json), best (YAML)
+
+    @property
+    def best(self) -> str:
+        return self.ranking[0]
+
+    def results(self) -> dict[str, Any]:
+        """Everything ``selection.json`` holds: every configuration's measures at each k, the
+        intervals, the main effects, the stages and the judgment counts."""
+        return json.loads(self.report["results"].read_text(encoding="utf-8"))
+
+
+def strategy_space(space: str | Path | Mapping[str, Any] | None = None, *, retrievers: Sequence[str] = (),
+                   chunkings: Sequence[str] = (), rewrites: Sequence[str] = (), reranks: Sequence[str] = (),
+                   filters: Sequence[str] = (), top_k: Sequence[int] = (), search: str | None = None,
+                   order: Sequence[str] = ()) -> dict[str, Any]:
+    """The checked strategy space: a YAML file (or mapping) with every dimension given by an
+    argument replacing the file's."""
+    levels: dict[str, Any] = {}
+    file_search, file_order = "grid", []
+    if space is not None:
+        loaded = space_from_mapping(space if isinstance(space, Mapping) else read_space_file(space),
+                                    "the strategy space" if isinstance(space, Mapping) else str(space))
+        levels = {dimension: loaded[dimension] for dimension in DIMENSIONS}
+        file_search, file_order = loaded["search"], loaded["order"]
+    for dimension, given in (("retriever", retrievers), ("chunking", chunkings), ("rewrite", rewrites),
+                             ("rerank", reranks), ("filter", filters), ("top_k", top_k)):
+        if given:
+            levels[dimension] = list(given)
+    return build_space(levels, search or file_search, list(order) or file_order)
+
+
+def select(queries: str | Path, *, corpus: Sequence[str | Path], space: str | Path | Mapping[str, Any] | None = None,
+           retrievers: Sequence[str] = (), chunkings: Sequence[str] = (), rewrites: Sequence[str] = (),
+           reranks: Sequence[str] = (), filters: Sequence[str] = (), top_k: Sequence[int] = (),
+           search: str | None = None, order: Sequence[str] = (), judges: Sequence[str] = DEFAULT_JUDGES,
+           llm: str = BASELINE, min_votes: int | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
+           rerank_depth: int = DEFAULT_RERANK_DEPTH, betas: Sequence[float] = DEFAULT_BETAS,
+           resamples: int = DEFAULT_RESAMPLES, confidence: float = DEFAULT_CONFIDENCE,
+           embedder: str = DEFAULT_EMBEDDER, seed: int = 0, concurrency: int = 4, curves_shown: int = 5,
+           requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+           structured_output: str = "auto",
+           workspace: str | Path | None = None, chroma_host: str | None = None, run_id: str | None = None,
+           on_event: EventHandler | None = None, resume: str | None = None) -> SelectionResult:
+    """Search the strategy space for the configuration that serves ``queries`` (a text or JSONL
+    file of real queries, no labels) best on ``corpus``, judged by ``judges`` (``baseline``,
+    ``openai:<model>``, a registered name, or ``qrels:FILE`` to answer from known labels). The
+    same call with the same ``run_id`` resumes."""
+    from benchsmith.graphs.runner import run_job
+    from benchsmith.graphs.select import SelectContext, builder
+
+    resolved = workspace_for(workspace)
+    settings = checked_settings(queries, corpus, strategy_space(
+        space, retrievers=retrievers, chunkings=chunkings, rewrites=rewrites, reranks=reranks, filters=filters,
+        top_k=top_k, search=search, order=order), judges, llm, min_votes, batch_size, rerank_depth, betas,
+        resamples, confidence, embedder, seed)
+    check_at_least(1, concurrency=concurrency, curves_shown=curves_shown)
+    run_id = checked_run_id(run_id, "select")
+    context = SelectContext(
+        workspace=str(resolved.root), chroma_host=chroma_host, embedder=embedder, llm=llm, min_votes=min_votes,
+        batch_size=batch_size, rerank_depth=rerank_depth, betas=tuple(betas), resamples=resamples,
+        confidence=confidence, concurrency=concurrency, curves_shown=curves_shown, seed=seed,
+        requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
+        structured_output=structured_output)
+    context.model_settings()  # an impossible model setting stops here, before the run exists
+    outcome = run_job(builder, job="select", workspace=resolved, run_id=run_id,
+                      inputs={"run_id": run_id, "queries": settings["queries"], "corpus": settings["corpus"],
+                              "space": settings["space"], "judges": settings["judges"]},
+                      context=context, settings=settings, on_event=on_event, max_concurrency=concurrency,
+                      resume=resume)
+    values = outcome.values
+    return SelectionResult(**job_run(outcome), ranking=values["ranking"], pr_auc=values["pr_auc"],
+                           precision_first=values["precision_first"], recall_first=values["recall_first"],
+                           pool_pairs=values["pool_pairs"], model_verdicts=values["model_verdicts"],
+                           whole_corpus_pairs=values["whole_corpus_pairs"],
+                           report={kind: Path(path) for kind, path in values["report"].items()})
+
+
+def checked_judges(judges: Sequence[str]) -> list[str]:
+    """The judge specs with every ``qrels:FILE`` made absolute and registered; all checked."""
+    from benchsmith.graphs.select import label_judge
+
+    if not judges:
+        raise InputError("give at least one --judge")
+    resolved = [f"{LABELS_PREFIX}{Path(spec.removeprefix(LABELS_PREFIX)).resolve()}" if spec.startswith(LABELS_PREFIX)
+                else spec for spec in judges]
+    if len(set(resolved)) != len(resolved):
+        raise InputError("each --judge may be given once")
+    for spec in resolved:
+        if spec.startswith(LABELS_PREFIX):
+            label_judge(spec)
+    check_models(*resolved)
+    return resolved
+
+
+def checked_settings(queries: str | Path, corpus: Sequence[str | Path], space: dict[str, Any], judges: Sequence[str],
+                     llm: str, min_votes: int | None, batch_size: int, rerank_depth: int, betas: Sequence[float],
+                     resamples: int, confidence: float, embedder: str, seed: int) -> dict[str, Any]:
+    """The run's settings, every one checked (queries and corpus read) before any work starts."""
+    from benchsmith.graphs.select import queries_of
+    from benchsmith.graphs.select_retrieval import corpus_of
+
+    if not corpus:
+        raise InputError("give the documents to search with --corpus (a folder, a file, a BEIR corpus.jsonl or stdlib)")
+    configurations = planned_settings(space)
+    if len(configurations) > MAX_CONFIGURATIONS:
+        raise InputError(f"the grid has {len(configurations):,} configurations (at most {MAX_CONFIGURATIONS}): "
+                         "search it staged (--search staged) or give fewer levels")
+    judge_specs = checked_judges(judges)
+    if any(level != "none" for level in space["rewrite"]):
+        check_models(llm)
+    check_at_least(1, min_votes=min_votes, batch_size=batch_size, rerank_depth=rerank_depth, resamples=resamples)
+    if min_votes is not None and min_votes > len(judge_specs):
+        raise InputError(f"--min-votes {min_votes} needs at least as many judges; {len(judge_specs)} given")
+    if not betas or any(beta <= 0 for beta in betas):
+        raise InputError("--beta values must be positive")
+    if not 0 < confidence < 1:
+        raise InputError(f"--confidence must lie strictly between 0 and 1, got {confidence}")
+    queries_path = str(Path(queries).resolve())
+    queries_of(queries_path)
+    sources = [resolved_path(str(source)) for source in corpus]
+    corpus_of(sources)
+    return {"queries": queries_path, "corpus": sources, "space": space, "judges": judge_specs, "llm": llm,
+            "min_votes": min_votes, "batch_size": batch_size, "rerank_depth": rerank_depth,
+            "betas": list(betas), "resamples": resamples, "confidence": confidence, "embedder": embedder,
+            "seed": seed}
+
+
+def estimate_selection(queries: str | Path, *, corpus: Sequence[str | Path],
+                       space: str | Path | Mapping[str, Any] | None = None, retrievers: Sequence[str] = (),
+                       chunkings: Sequence[str] = (), rewrites: Sequence[str] = (), reranks: Sequence[str] = (),
+                       filters: Sequence[str] = (), top_k: Sequence[int] = (), search: str | None = None,
+                       order: Sequence[str] = (), judges: Sequence[str] = DEFAULT_JUDGES, llm: str = BASELINE,
+                       batch_size: int = DEFAULT_BATCH_SIZE) -> CostEstimate:
+    """The configurations a search would evaluate, the pool it expects, and the judges' and
+    rewriters' calls, tokens and cost (nothing is embedded or called)."""
+    from benchsmith.agents.rewriter import Rewriter
+    from benchsmith.graphs.select import queries_of
+    from benchsmith.graphs.select_retrieval import chunk_index, corpus_of
+    from benchsmith.tools.query_building import HistoryMode, build_query
+    from benchsmith.tools.strategy_space import parse_rewrite
+
+    resolved_space = strategy_space(space, retrievers=retrievers, chunkings=chunkings, rewrites=rewrites,
+                                    reranks=reranks, filters=filters, top_k=top_k, search=search, order=order)
+    judge_specs = checked_judges(judges)
+    check_at_least(1, batch_size=batch_size)
+    loaded = queries_of(str(Path(queries).resolve()))
+    documents = corpus_of([resolved_path(str(source)) for source in corpus])
+    configurations = [SelectConfiguration.from_settings(setting) for setting in planned_settings(resolved_space)]
+    chunkings_used = {configuration.chunking for configuration in configurations}
+    chunks = {spec: chunk_index(documents, spec).chunks for spec in chunkings_used}
+    distinct = len({chunk.key for listed in chunks.values() for chunk in listed})
+    mean_chars = sum(len(chunk.text) for listed in chunks.values() for chunk in listed) // max(
+        1, sum(len(listed) for listed in chunks.values()))
+    # Per query: at least the largest top K (all configurations agree), at most every top K (none do).
+    most = min(distinct, sum(configuration.top_k for configuration in configurations))
+    least = min(distinct, max(configuration.top_k for configuration in configurations))
+    conversation = sum(len(build_query(query, HistoryMode("full"))) for query in loaded) // max(len(loaded), 1)
+    calls = len(loaded) * math.ceil(most / batch_size)
+    input_tokens = (calls * (PROMPT_CHARS + conversation) + len(loaded) * most * mean_chars) // 4  # ~4 characters a token
+    rows = [(judge, calls, input_tokens, len(loaded) * most * VERDICT_OUTPUT_TOKENS)
+            for judge in judge_specs if not judge.startswith(LABELS_PREFIX)]
+    rewrite_calls = 0
+    for level in resolved_space["rewrite"]:
+        kind = parse_rewrite(level).kind
+        rewrite_calls += sum(1 for query in loaded if query.history) if kind == "rewrite" else \
+            len(loaded) if kind == "expand" else 0
+    if rewrite_calls:
+        check_models(llm)
+        prompt = sum(len("".join(m["content"] for m in Rewriter().messages(history=q.history, question=q.question)))
+                     for q in loaded) // max(len(loaded), 1)
+        rows.append((llm, rewrite_calls, rewrite_calls * prompt // 4, rewrite_calls * REWRITE_OUTPUT_TOKENS))
+    staged = resolved_space["search"] == "staged"
+    names = [configuration.name for configuration in configurations]
+    notes = [
+        f"configurations ({'at most, over ' + str(stage_count(resolved_space)) + ' stages' if staged else 'grid'}): "
+        + ", ".join(names[:12]) + (f" … and {len(names) - 12} more" if len(names) > 12 else ""),
+        f"expected pool: {least * len(loaded):,} to {most * len(loaded):,} (query, chunk) pairs "
+        f"({least} to {most} per query: identical or disjoint top K); judge costs assume the most",
+        f"judging the whole corpus instead: {len(loaded):,} queries × {distinct:,} distinct chunks = "
+        f"{len(loaded) * distinct:,} pairs",
+        f"chunkings: {', '.join(f'{spec.label} ({len(listed):,} chunks)' for spec, listed in chunks.items())}; "
+        "near-match fact checks (a few per query) are not counted",
+    ]
+    return priced(f"{len(configurations)} configuration(s) × {len(loaded):,} queries, judged by "
+                  f"{', '.join(judge_specs)}", rows, notes)

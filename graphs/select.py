@@ -1,0 +1,553 @@
+"""Configuration search without ground truth (SEARA, rednote 2025): which chunking, retriever,
+rewriter, reranker, filter and top K to ship, judged on real user queries.
+
+    plan ─→ prepare ─→ dispatch ─→ Send × configurations without a run file ─→ retrieve ─┐
+              ↑            └──────────────── (all written) ─────────────────→ pool ←────┘
+              │                                                                  │
+              │          pool ─→ dispatch ─→ Send × batches of unjudged pairs ─→ judge ─┐
+              │                     └───────────── (all judged) ──────────→ facts ←─────┘
+              │                                                               │
+              └── (staged: the next dimension's stage) ←── choose ←───────────┘
+                                                              └── (done) ─→ report ─→ END
+
+1. Every configuration retrieves its top K per query (``run-files/<configuration>.trec``,
+   written once: a resumed search reuses them). Each chunking has its own collection;
+   embeddings are shared by the configurations with the same chunking and embedder.
+2. The pool is the union of every configuration's top K per query (``pool.jsonl``).
+3. Each (query, chunk text) pair of the pool is judged once, in batches per query, by the
+   judge ensemble with the audit's vote rule; verdicts are appended to ``judgments.jsonl`` as
+   they come (resume) and kept in the workspace for later runs (graphs/select_judging.py).
+4. The judges quote each relevant chunk's minimal facts; ``facts`` clusters them per query
+   across chunks and chunkings (``facts.jsonl``), so a fact counts once however it was found.
+5. ``choose``: a staged search keeps the best level of the stage's dimension and plans the
+   next stage (``stages.jsonl``); a grid search has one stage.
+6. ``report``: per configuration, precision and recall over facts at k = 1..K (micro, per-query
+   mean beside), PR-AUC, F-beta, bootstrap intervals; the ranking, the best configuration for
+   precision-first and recall-first use, the main effects (evals/selection_measures.py);
+   ``selection.json``, ``report.md``, ``report.html`` and ``best-configuration.yaml``.
+
+State holds configuration names and counters; queries, chunks, runs and verdicts live in files.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+from typing_extensions import TypedDict
+
+from benchsmith.agents.label_judge import LABELS_PREFIX, LabelSeam
+from benchsmith.agents.models import ModelSeam
+from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
+from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
+from benchsmith.evals.selection_measures import (DEFAULT_BETAS, DEFAULT_RESAMPLES, QueryCounts, configuration_scores,
+                                                 main_effects, micro_precision_recall, pr_auc, resample_weights)
+from benchsmith.evals.selection_report import selection_report_files
+from benchsmith.graphs.progress import progress_reporter, report_advance
+from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, register_model,
+                                         run_seam, workspace_of)
+from benchsmith.graphs.select_judging import VERDICT_STORE, judge_batch, pair_id, query_facts, stores_verdicts
+from benchsmith.graphs.select_results import (BEST_FILE, JudgedPool, best_by_f_beta, best_configuration_yaml,
+                                              configuration_counts, measured_configurations, selection_notes)
+from benchsmith.graphs.select_retrieval import RetrievalSettings, chunk_index, configuration_run, corpus_of, query_texts
+from benchsmith.stores.beir import BenchmarkQuery, read_beir_qrels
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.files import write_files_atomic, write_text_atomic
+from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
+from benchsmith.stores.llm_cache import LLMCache
+from benchsmith.stores.query_files import read_user_queries
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_run
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.retriever_specs import RetrieverSpec
+from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, baseline_settings, grid_settings,
+                                             space_from_mapping, stage_settings)
+
+RUN_FILES_DIR, QUERIES_DIR = "run-files", "queries"
+CONFIGURATIONS_FILE, POOL_FILE, JUDGMENTS_FILE = "configurations.jsonl", "pool.jsonl", "judgments.jsonl"
+FACTS_FILE, STAGES_FILE = "facts.jsonl", "stages.jsonl"
+DEFAULT_BATCH_SIZE = 8
+DEFAULT_RERANK_DEPTH = 50
+DEFAULT_CURVES_SHOWN = 5
+# Progress stages named unlike the nodes: a node's end completes the bar of its name (graphs/cli/console.py).
+RETRIEVAL_STAGE, JUDGING_STAGE = "retrieval", "judging pairs"
+
+
+@dataclass(kw_only=True)
+class SelectContext(StoreOptions, ModelOptions):
+    """Settings of one configuration search (not checkpointed: the CLI passes them again on resume)."""
+
+    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
+        "description": "Embedder of the 'dense' retriever (dense:MODEL names its own): a sentence-transformers "
+                       "name or path, or a registered name."})
+    llm: str = field(default="baseline", metadata={
+        "description": "Model of the 'rewrite' and 'expand:N' query rewriting: 'baseline', openai:<model> or a "
+                       "registered name."})
+    min_votes: int | None = field(default=None, metadata={
+        "description": "Judges that must find a chunk relevant (and be a majority) for it to count; empty: 2, or 1 "
+                       "with a single judge."})
+    batch_size: int = field(default=DEFAULT_BATCH_SIZE, metadata={
+        "description": "Pairs of one query a judge judges per call."})
+    rerank_depth: int = field(default=DEFAULT_RERANK_DEPTH, metadata={
+        "description": "Chunks per query a reranking configuration re-scores before cutting to its top K."})
+    betas: tuple[float, ...] = field(default=DEFAULT_BETAS, metadata={
+        "description": "F-beta weights reported; the smallest picks the precision-first, the largest the "
+                       "recall-first configuration."})
+    resamples: int = field(default=DEFAULT_RESAMPLES, metadata={
+        "description": "Bootstrap resamples of the queries for the intervals."})
+    confidence: float = field(default=DEFAULT_CONFIDENCE, metadata={"description": "Level of the intervals."})
+    concurrency: int = field(default=4, metadata={"description": "Judge (and rewriter) calls in flight."})
+    curves_shown: int = field(default=DEFAULT_CURVES_SHOWN, metadata={
+        "description": "Configurations whose precision–recall curves the report draws (the best ones)."})
+
+
+class SelectInput(TypedDict):
+    run_id: str
+    queries: str  # a text or JSONL file of real queries
+    corpus: list[str]  # folders, files, a BEIR corpus.jsonl or "stdlib"
+    space: dict[str, Any]  # tools/strategy_space.py
+    judges: list[str]
+
+
+class SelectOutput(TypedDict, total=False):
+    run_id: str
+    report: dict[str, str]  # {"markdown", "html", "results", "best"}: paths
+    ranking: list[str]  # configuration names, best first
+    pr_auc: dict[str, float]
+    precision_first: dict[str, Any]
+    recall_first: dict[str, Any]
+    pool_pairs: int
+    model_verdicts: int
+    whole_corpus_pairs: int
+
+
+class SelectState(SelectInput, SelectOutput, total=False):
+    stage: int
+    configurations: list[str]  # every configuration planned so far, in order
+    searching: bool  # another stage follows
+    retrieved: Annotated[int, operator.add]
+    judged: Annotated[int, operator.add]
+
+
+class RetrieveTask(TypedDict):
+    run_id: str
+    queries: str
+    corpus: list[str]
+    configuration: str
+
+
+class JudgeTask(TypedDict):
+    run_id: str
+    queries: str
+    judges: list[str]
+    pairs: list[str]
+
+
+# ---------------------------------------------------------------------------------------
+# Inputs and files.
+
+def _context(runtime: Runtime[SelectContext]) -> SelectContext:
+    return runtime.context or SelectContext()
+
+
+def _workspace(runtime: Runtime[SelectContext]) -> Workspace:
+    return workspace_of(_context(runtime))
+
+
+def _run_dir(runtime: Runtime[SelectContext], run_id: str) -> RunDirectory:
+    return RunDirectory(_workspace(runtime), run_id)
+
+
+def queries_of(path: str) -> list[BenchmarkQuery]:
+    return _queries(path, Path(path).stat().st_mtime if Path(path).exists() else 0.0)
+
+
+@functools.lru_cache(maxsize=2)
+def _queries(path: str, modified: float) -> list[BenchmarkQuery]:
+    return read_user_queries(path)
+
+
+@functools.lru_cache(maxsize=8)
+def _records(path: Path, version: tuple[int, int], key: str) -> dict[str, dict[str, Any]]:
+    return {record[key]: record for record in load_jsonl(path)}
+
+
+def _file_records(path: Path, key: str) -> dict[str, dict[str, Any]]:
+    """A run file's records by ``key``, read again whenever the file changed (time or size)."""
+    if not path.exists():
+        return {}
+    status = path.stat()
+    return _records(path, (status.st_mtime_ns, status.st_size), key)
+
+
+def min_votes_of(context: SelectContext, judges: list[str]) -> int:
+    return context.min_votes if context.min_votes is not None else min(DEFAULT_MIN_VOTES, len(judges))
+
+
+def read_labels(path: Path) -> Qrels:
+    """Relevance labels: TREC qrels (``qid iteration docid relevance``) or BEIR TSV
+    (``query-id corpus-id score``, tab-separated, optional header)."""
+    with path.open(encoding="utf-8") as handle:
+        first = next((line for line in handle if line.strip()), "")
+    return read_beir_qrels(path) if len(first.rstrip("\n").split("\t")) == 3 else read_trec_qrels(path)
+
+
+_label_seams: dict[str, tuple[float, LabelSeam]] = {}
+
+
+def label_judge(spec: str) -> str:
+    """Register the ``qrels:FILE`` judge under its spec, the same seam while the file is unchanged
+    (its counts carry on); returns the spec."""
+    path = Path(spec.removeprefix(LABELS_PREFIX))
+    if not path.is_file():
+        raise InputError(f"--judge {spec}: qrels file {path} not found")
+    modified = path.stat().st_mtime
+    known = _label_seams.get(spec)
+    if known is None or known[0] != modified:
+        known = _label_seams[spec] = (modified, LabelSeam(read_labels(path), f"{LABELS_PREFIX}{path.name}"))
+    return register_model(spec, known[1])
+
+
+def _seams(runtime: Runtime[SelectContext], run_id: str, judges: list[str]) -> list[tuple[str, ModelSeam]]:
+    seams = []
+    for spec in judges:
+        if spec.startswith(LABELS_PREFIX):
+            label_judge(spec)  # a registered name answers at once; Studio runs reach here unregistered
+        seams.append((spec, run_seam(_workspace(runtime), run_id, spec, _context(runtime))))
+    return seams
+
+
+def _configuration_log(runtime: Runtime[SelectContext], run_id: str) -> RecordLog:
+    return record_log(_run_dir(runtime, run_id).file(CONFIGURATIONS_FILE), "name")
+
+
+def _configuration(runtime: Runtime[SelectContext], run_id: str, name: str) -> SelectConfiguration:
+    record = _file_records(_run_dir(runtime, run_id).file(CONFIGURATIONS_FILE), "name")[name]
+    return SelectConfiguration.from_settings(record["settings"])
+
+
+def _run_file(runtime: Runtime[SelectContext], run_id: str, configuration: SelectConfiguration) -> Path:
+    return _run_dir(runtime, run_id).file(RUN_FILES_DIR) / f"{configuration.file_stem}.trec"
+
+
+def _plan_configurations(runtime: Runtime[SelectContext], run_id: str, settings: list[dict[str, Any]],
+                         stage: int) -> list[str]:
+    log = _configuration_log(runtime, run_id)
+    names = []
+    for setting in settings:
+        configuration = SelectConfiguration.from_settings(setting)
+        log.append_once({"name": configuration.name, "settings": configuration.settings(), "stage": stage,
+                         "run_file": f"{RUN_FILES_DIR}/{configuration.file_stem}.trec"})
+        names.append(configuration.name)
+    return list(dict.fromkeys(names))
+
+
+def _query_texts(runtime: Runtime[SelectContext], run_id: str, queries_path: str,
+                 configuration: SelectConfiguration) -> dict[str, list[str]]:
+    context = _context(runtime)
+    path = _run_dir(runtime, run_id).file(QUERIES_DIR) / f"{configuration.rewrite.label.replace(':', '-')}.jsonl"
+    return query_texts(path, queries_of(queries_path), configuration.rewrite,
+                       lambda: run_seam(_workspace(runtime), run_id, context.llm, context), context.concurrency)
+
+
+def _dense_components(retriever: RetrieverSpec) -> list[RetrieverSpec]:
+    return [c for c in (retriever.components or (retriever,)) if c.kind == "dense"]
+
+
+# ---------------------------------------------------------------------------------------
+# Nodes.
+
+def plan(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
+    """Check the inputs and plan the first stage's configurations."""
+    space = space_from_mapping(state["space"], "the strategy space")
+    queries_of(state["queries"])
+    corpus_of(state["corpus"])
+    _seams(runtime, state["run_id"], state["judges"])
+    if space["search"] == "grid":
+        settings = grid_settings(space)
+    else:
+        settings = stage_settings(space, 0, {}) if space["order"] else [baseline_settings(space)]
+    return {"stage": 0, "configurations": _plan_configurations(runtime, state["run_id"], settings, 0)}
+
+
+def _pending(runtime: Runtime[SelectContext], state: SelectState) -> list[str]:
+    return [name for name in state["configurations"]
+            if not _run_file(runtime, state["run_id"], _configuration(runtime, state["run_id"], name)).exists()]
+
+
+def prepare(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
+    """Chunk, embed and rewrite what the pending configurations need, once, before they fan out."""
+    context = _context(runtime)
+    corpus = corpus_of(state["corpus"])
+    for name in _pending(runtime, state):
+        configuration = _configuration(runtime, state["run_id"], name)
+        index = chunk_index(corpus, configuration.chunking)
+        for component in _dense_components(configuration.retriever):
+            index.dense(_workspace(runtime), context.chroma_host, embedder_for(component.model or context.embedder),
+                        configuration.filter)
+        _query_texts(runtime, state["run_id"], state["queries"], configuration)
+    return {}
+
+
+def dispatch_retrieval(state: SelectState, runtime: Runtime[SelectContext]) -> list[Send] | Literal["pool"]:
+    """One retrieval task per configuration without a run file."""
+    pending = _pending(runtime, state)
+    progress_reporter(RETRIEVAL_STAGE)(len(state["configurations"]) - len(pending), len(state["configurations"]))
+    sends = [Send("retrieve", {"run_id": state["run_id"], "queries": state["queries"], "corpus": state["corpus"],
+                               "configuration": name}) for name in pending]
+    return sends or "pool"
+
+
+def retrieve(task: RetrieveTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
+    """One configuration's top K per query, written as a TREC run file."""
+    context = _context(runtime)
+    configuration = _configuration(runtime, task["run_id"], task["configuration"])
+    path = _run_file(runtime, task["run_id"], configuration)
+    if path.exists():  # finished before a crash: reused, never recomputed
+        report_advance(RETRIEVAL_STAGE)
+        return {"retrieved": 1}
+    index = chunk_index(corpus_of(task["corpus"]), configuration.chunking)
+    texts = _query_texts(runtime, task["run_id"], task["queries"], configuration)
+    settings = RetrievalSettings(_workspace(runtime), context.chroma_host, context.embedder, context.rerank_depth)
+    write_trec_run(path, configuration_run(configuration, index, texts, settings), tag=configuration.name)
+    report_advance(RETRIEVAL_STAGE)
+    return {"retrieved": 1}
+
+
+def pool(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
+    """The union of every configuration's top K per query: one record per (query, chunk text)."""
+    corpus = corpus_of(state["corpus"])
+    order = {query.id: position for position, query in enumerate(queries_of(state["queries"]))}
+    pairs: dict[str, dict[str, Any]] = {}
+    for name in state["configurations"]:
+        configuration = _configuration(runtime, state["run_id"], name)
+        index = chunk_index(corpus, configuration.chunking)
+        for query_id, ranked in read_trec_run(_run_file(runtime, state["run_id"], configuration)).items():
+            for chunk_id in ranked:
+                chunk = index.by_id.get(chunk_id)
+                if chunk is None:
+                    raise InputError(f"{_run_file(runtime, state['run_id'], configuration)} names chunk {chunk_id!r}, "
+                                     "which the corpus no longer has: it changed since the run started; start a new "
+                                     "--run-id")
+                pairs.setdefault(pair_id(query_id, chunk.key), {
+                    "pair": pair_id(query_id, chunk.key), "query_id": query_id, "key": chunk.key, "chunk_id": chunk.id,
+                    "doc_id": chunk.doc_id, "chunking": configuration.chunking.label, "text": chunk.text})
+    records = sorted(pairs.values(), key=lambda record: (order.get(record["query_id"], len(order)), record["key"]))
+    write_jsonl_atomic(_run_dir(runtime, state["run_id"]).file(POOL_FILE), records)
+    return {"pool_pairs": len(records)}
+
+
+def _judgment_log(runtime: Runtime[SelectContext], run_id: str) -> RecordLog:
+    return record_log(_run_dir(runtime, run_id).file(JUDGMENTS_FILE), "pair")
+
+
+def dispatch_judging(state: SelectState, runtime: Runtime[SelectContext]) -> list[Send] | Literal["facts"]:
+    """Batches of the pool's unjudged pairs, each of one query."""
+    judged = _judgment_log(runtime, state["run_id"]).ids()
+    pooled = _file_records(_run_dir(runtime, state["run_id"]).file(POOL_FILE), "pair")
+    progress_reporter(JUDGING_STAGE)(len(judged & pooled.keys()), len(pooled))
+    by_query: dict[str, list[str]] = defaultdict(list)
+    for pair, record in pooled.items():
+        if pair not in judged:
+            by_query[record["query_id"]].append(pair)
+    size = max(1, _context(runtime).batch_size)
+    sends = [Send("judge", {"run_id": state["run_id"], "queries": state["queries"], "judges": state["judges"],
+                            "pairs": pairs[start:start + size]})
+             for pairs in by_query.values() for start in range(0, len(pairs), size)]
+    return sends or "facts"
+
+
+def judge(task: JudgeTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
+    """The ensemble's verdicts on one batch, each pair appended to judgments.jsonl once."""
+    context = _context(runtime)
+    pooled = _file_records(_run_dir(runtime, task["run_id"]).file(POOL_FILE), "pair")
+    records = [pooled[pair] for pair in task["pairs"]]
+    query = {query.id: query for query in queries_of(task["queries"])}[records[0]["query_id"]]
+    store = LLMCache(_workspace(runtime).root / VERDICT_STORE)
+    log = _judgment_log(runtime, task["run_id"])
+    try:
+        with concurrency_slot(task["run_id"], context.concurrency):
+            judged = judge_batch(records, query, _seams(runtime, task["run_id"], task["judges"]), store,
+                                 min_votes_of(context, task["judges"]))
+            # Durable before the slot frees: a kill after the next call starts never loses this batch.
+            for record in judged:
+                log.append_once(record)
+    finally:
+        store.close()
+    for _ in judged:
+        report_advance(JUDGING_STAGE)
+    _run_dir(runtime, task["run_id"]).usage.sync()
+    return {"judged": len(judged)}
+
+
+def facts(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
+    """Each query's minimal facts, matched across chunks and chunkings (facts.jsonl)."""
+    context = _context(runtime)
+    run_dir = _run_dir(runtime, state["run_id"])
+    pooled = _file_records(run_dir.file(POOL_FILE), "pair")
+    judged = [record for record in load_jsonl(run_dir.file(JUDGMENTS_FILE)) if record["pair"] in pooled] \
+        if run_dir.file(JUDGMENTS_FILE).exists() else []
+    by_query: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for record in judged:
+        by_query[record["query_id"]].append(record)
+    seams = _seams(runtime, state["run_id"], state["judges"])
+    votes = min_votes_of(context, state["judges"])
+    report = progress_reporter("facts")
+    queries = queries_of(state["queries"])
+    records = []
+    for done, query in enumerate(queries, start=1):
+        records.append(query_facts(query, by_query.get(query.id, []), seams, votes))
+        report(done, len(queries))
+    write_jsonl_atomic(run_dir.file(FACTS_FILE), records)
+    run_dir.usage.sync()
+    return {}
+
+
+def choose(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
+    """A staged search keeps the stage dimension's best level (by PR-AUC) and plans the next stage."""
+    space = space_from_mapping(state["space"], "the strategy space")
+    if space["search"] != "staged" or not space["order"]:
+        return {"searching": False}
+    stage = state["stage"]
+    log = record_log(_run_dir(runtime, state["run_id"]).file(STAGES_FILE), "stage")
+    decisions = _file_records(log.path, "stage")
+    chosen = {decisions[str(s)]["dimension"]: decisions[str(s)]["chosen"] for s in range(stage) if str(s) in decisions}
+    candidates = stage_settings(space, stage, chosen)
+    names = [SelectConfiguration.from_settings(setting).name for setting in candidates]
+    auc = _pr_auc(runtime, state, names)
+    dimension = space["order"][stage]
+    best = max(range(len(candidates)), key=lambda index: (auc[names[index]], -index))  # ties: the earlier level
+    log.append_once({"stage": str(stage), "dimension": dimension, "chosen": candidates[best][dimension],
+                     "pr_auc": {str(setting[dimension]): auc[name] for setting, name in zip(candidates, names)}})
+    if stage + 1 >= len(space["order"]):
+        return {"searching": False}
+    chosen[dimension] = candidates[best][dimension]
+    following = _plan_configurations(runtime, state["run_id"], stage_settings(space, stage + 1, chosen), stage + 1)
+    return {"stage": stage + 1, "searching": True,
+            "configurations": list(dict.fromkeys([*state["configurations"], *following]))}
+
+
+def after_choose(state: SelectState) -> Literal["prepare", "report"]:
+    return "prepare" if state.get("searching") else "report"
+
+
+# ---------------------------------------------------------------------------------------
+# Measures (graphs/select_results.py).
+
+def _judged_pool(runtime: Runtime[SelectContext], state: SelectState) -> JudgedPool:
+    run_dir = _run_dir(runtime, state["run_id"])
+    facts_records = load_jsonl(run_dir.file(FACTS_FILE)) if run_dir.file(FACTS_FILE).exists() else []
+    return JudgedPool.of(_file_records(run_dir.file(JUDGMENTS_FILE), "pair"), facts_records,
+                         [query.id for query in queries_of(state["queries"])])
+
+
+def _counts(runtime: Runtime[SelectContext], state: SelectState, judged: JudgedPool, name: str) -> QueryCounts:
+    configuration = _configuration(runtime, state["run_id"], name)
+    return configuration_counts(name, configuration, chunk_index(corpus_of(state["corpus"]), configuration.chunking),
+                                read_trec_run(_run_file(runtime, state["run_id"], configuration)), judged)
+
+
+def _pr_auc(runtime: Runtime[SelectContext], state: SelectState, names: list[str]) -> dict[str, float]:
+    judged = _judged_pool(runtime, state)
+    return {name: float(pr_auc(*micro_precision_recall(_counts(runtime, state, judged, name)))) for name in names}
+
+
+def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
+    """Measure every configuration, rank them, and write the report."""
+    context = _context(runtime)
+    run_dir = _run_dir(runtime, state["run_id"])
+    space = space_from_mapping(state["space"], "the strategy space")
+    judged = _judged_pool(runtime, state)
+    weights = resample_weights(len(judged.query_ids), context.resamples, context.seed)
+    scores = {name: configuration_scores(_counts(runtime, state, judged, name), weights, context.betas,
+                                         context.confidence) for name in state["configurations"]}
+    configurations = measured_configurations(scores, _file_records(run_dir.file(CONFIGURATIONS_FILE), "name"))
+    precision_first, recall_first = (best_by_f_beta(configurations, beta) for beta in (min(context.betas),
+                                                                                      max(context.betas)))
+    best = configurations[0]
+    best_yaml = best_configuration_yaml(best["settings"], context.embedder)
+    judgments = _judgment_summary(runtime, state, context)
+    results = {
+        "configurations": configurations, "ranking": [c["name"] for c in configurations],
+        "best": {"configuration": best["name"], "settings": best["settings"], "embedder": context.embedder,
+                 "space_file": BEST_FILE, "yaml": best_yaml},
+        "precision_first": precision_first, "recall_first": recall_first,
+        "main_effects": main_effects({c["name"]: c["pr_auc"] for c in configurations},
+                                     {c["name"]: c["settings"] for c in configurations},
+                                     {d: space[d] for d in DIMENSIONS}),
+        "stages": sorted(_file_records(run_dir.file(STAGES_FILE), "stage").values(), key=lambda r: int(r["stage"])),
+        "judgments": judgments,
+        "settings": {"search": space["search"], "order": space["order"], "space": {d: space[d] for d in DIMENSIONS},
+                     "judges": state["judges"], "min_votes": min_votes_of(context, state["judges"]),
+                     "batch_size": context.batch_size, "betas": list(context.betas), "resamples": context.resamples,
+                     "confidence": context.confidence, "embedder": context.embedder, "llm": context.llm,
+                     "rerank_depth": context.rerank_depth, "seed": context.seed},
+        "queries": {"path": state["queries"], "count": len(judged.query_ids),
+                    "conversational": sum(1 for query in queries_of(state["queries"]) if query.conversational)},
+        "corpus": {"sources": state["corpus"], "documents": len(corpus_of(state["corpus"]).documents)},
+        "curves_shown": context.curves_shown,
+        "notes": selection_notes(state["judges"], min_votes_of(context, state["judges"]), context.batch_size,
+                                 context.resamples, context.confidence, context.rerank_depth),
+    }
+    write_text_atomic(run_dir.file(BEST_FILE), best_yaml)
+    paths = write_files_atomic(run_dir.path, selection_report_files(results))
+    return {"report": {**{kind: str(path) for kind, path in paths.items()}, "best": str(run_dir.file(BEST_FILE))},
+            "ranking": results["ranking"], "pr_auc": {c["name"]: c["pr_auc"] for c in configurations},
+            "precision_first": precision_first, "recall_first": recall_first, "pool_pairs": judgments["pool_pairs"],
+            "model_verdicts": judgments["model_verdicts"], "whole_corpus_pairs": judgments["whole_corpus_pairs"]}
+
+
+def _judgment_summary(runtime: Runtime[SelectContext], state: SelectState, context: SelectContext) -> dict[str, Any]:
+    """Pairs judged against judging the whole corpus, verdicts by source, the run's model usage."""
+    run_dir = _run_dir(runtime, state["run_id"])
+    judgments = _file_records(run_dir.file(JUDGMENTS_FILE), "pair")
+    pooled = _file_records(run_dir.file(POOL_FILE), "pair")
+    seams = dict(_seams(runtime, state["run_id"], state["judges"]))
+    verdicts = [(spec, verdict) for record in judgments.values() for spec, verdict in record["verdicts"].items()]
+    corpus = corpus_of(state["corpus"])
+    chunkings = {_configuration(runtime, state["run_id"], name).chunking for name in state["configurations"]}
+    texts = {chunk.key for spec in chunkings for chunk in chunk_index(corpus, spec).chunks}
+    queries = len(queries_of(state["queries"]))
+    facts_records = load_jsonl(run_dir.file(FACTS_FILE)) if run_dir.file(FACTS_FILE).exists() else []
+    return {"pool_pairs": len(pooled), "judged_pairs": len(judgments.keys() & pooled.keys()),
+            "relevant_pairs": sum(1 for pair in pooled if judgments.get(pair, {}).get("relevant")),
+            "facts": sum(len(record["facts"]) for record in facts_records),
+            "queries": queries, "distinct_chunks": len(texts), "whole_corpus_pairs": queries * len(texts),
+            "judges": state["judges"],
+            "model_verdicts": sum(1 for spec, verdict in verdicts
+                                  if stores_verdicts(seams[spec]) and not verdict.get("cached")),
+            "stored_verdicts": sum(1 for _, verdict in verdicts if verdict.get("cached")),
+            "free_verdicts": sum(1 for spec, _ in verdicts if not stores_verdicts(seams[spec])),
+            "batch_size": context.batch_size, "usage": run_dir.usage.totals()}
+
+
+builder = StateGraph(SelectState, context_schema=SelectContext, input_schema=SelectInput, output_schema=SelectOutput)
+builder.add_node("plan", plan)
+builder.add_node("prepare", prepare)
+builder.add_node("retrieve", retrieve)
+builder.add_node("pool", pool)
+builder.add_node("judge", judge)
+builder.add_node("facts", facts)
+builder.add_node("choose", choose)
+builder.add_node("report", report)
+builder.add_edge(START, "plan")
+builder.add_edge("plan", "prepare")
+builder.add_conditional_edges("prepare", dispatch_retrieval, ["retrieve", "pool"])
+builder.add_edge("retrieve", "pool")
+builder.add_conditional_edges("pool", dispatch_judging, ["judge", "facts"])
+builder.add_edge("judge", "facts")
+builder.add_edge("facts", "choose")
+builder.add_conditional_edges("choose", after_choose, ["prepare", "report"])
+builder.add_edge("report", END)
+
+# The Studio copy: compiled without a checkpointer (the server brings its own).
+graph = builder.compile()
+graph.name = "select"

@@ -1,0 +1,114 @@
+"""Judging a configuration search's pool (graphs/select.py): batches of (query, chunk) pairs
+by a judge ensemble with the audit's vote rule, and the minimal facts matched across chunks.
+
+A pair is a query and a chunk *text* (its content hash): the same text reached through two
+chunkings or two documents is one pair, judged once. Each judge's verdict on a pair is kept
+in the workspace's verdict store (``select-judgments.sqlite``, keyed by the judge, its
+sampling, the prompt, the conversation and the passage), so a later run, or a run with one
+more configuration, pays only for pairs no run has judged. Offline baselines and label judges
+answer instantly and are not stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from benchsmith.agents.label_judge import LabelSeam
+from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.pool_judge import POOL_JUDGE_SYSTEM_PROMPT, POOL_JUDGE_TASK, FactMatchJudge, PoolJudge
+from benchsmith.evals.audit_verdicts import is_confirmed
+from benchsmith.stores.beir import BenchmarkQuery
+from benchsmith.stores.llm_cache import LLMCache
+from benchsmith.tools.fact_matching import cluster_facts
+from benchsmith.tools.query_building import HistoryMode, build_query
+
+VERDICT_STORE = "select-judgments.sqlite"
+PROMPT_VERSION = hashlib.sha256((POOL_JUDGE_SYSTEM_PROMPT + POOL_JUDGE_TASK).encode("utf-8")).hexdigest()[:12]
+
+Judges = Sequence[tuple[str, ModelSeam]]  # (spec, seam) in ensemble order
+
+
+def pair_id(query_id: str, key: str) -> str:
+    """One judged item: a query and a chunk text (its content hash)."""
+    return f"{query_id}::{key}"
+
+
+def stores_verdicts(seam: ModelSeam) -> bool:
+    """Model verdicts are kept across runs; label judges and offline baselines answer for free."""
+    return not isinstance(seam, LabelSeam) and not seam.is_baseline
+
+
+def verdict_key(spec: str, seam: ModelSeam, query: BenchmarkQuery, passage: str) -> str:
+    canonical = json.dumps({"judge": spec, "model": seam.model, "endpoint": getattr(seam.backend, "endpoint", None),
+                            "sampling": seam.settings.sampling(), "prompt": PROMPT_VERSION,
+                            "history": query.history, "question": query.question, "passage": passage},
+                           sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def judge_batch(pairs: Sequence[Mapping[str, Any]], query: BenchmarkQuery, judges: Judges, store: LLMCache,
+                min_votes: int) -> list[dict[str, Any]]:
+    """Every judge's verdict on each pair of one query (stored verdicts reused, the rest asked
+    in one call per judge), and the ensemble's: relevant when ``is_confirmed`` (the audit's rule)."""
+    verdicts: dict[str, dict[str, dict[str, Any]]] = {record["pair"]: {} for record in pairs}
+    for spec, seam in judges:
+        pending = []
+        for record in pairs:
+            stored = store.get(verdict_key(spec, seam, query, record["text"])) if stores_verdicts(seam) else None
+            if stored is not None:
+                verdicts[record["pair"]][spec] = {**json.loads(stored), "cached": True}
+            else:
+                pending.append(record)
+        if not pending:
+            continue
+        answer = seam.run(PoolJudge(len(pending)), history=query.history, question=query.question,
+                          passages=[record["text"] for record in pending], query_id=query.id,
+                          passage_ids=[record["chunk_id"] for record in pending],
+                          passage_documents=[record["doc_id"] for record in pending])
+        for record, judgment in zip(pending, answer.judgments):
+            verdict = {"relevant": judgment.relevant, "facts": judgment.facts, "rationale": judgment.rationale}
+            if stores_verdicts(seam):
+                store.put(verdict_key(spec, seam, query, record["text"]), seam.model, json.dumps(verdict))
+            verdicts[record["pair"]][spec] = {**verdict, "cached": False}
+    results = []
+    for record in pairs:
+        votes = sum(1 for verdict in verdicts[record["pair"]].values() if verdict["relevant"])
+        results.append({"pair": record["pair"], "query_id": record["query_id"], "key": record["key"],
+                        "chunk_id": record["chunk_id"], "doc_id": record["doc_id"], "votes": votes,
+                        "relevant": is_confirmed(votes, len(judges), min_votes),
+                        "verdicts": verdicts[record["pair"]]})
+    return results
+
+
+def query_facts(query: BenchmarkQuery, judged: Sequence[Mapping[str, Any]], judges: Judges,
+                min_votes: int) -> dict[str, Any]:
+    """The facts of one query's relevant pairs, clustered across chunks and chunkings: facts
+    equal after normalization or overlapping enough are one; near-matches are put to the
+    judges (same vote rule)."""
+    relevant = [record for record in judged if record["relevant"]]
+    quotes: list[tuple[str, str]] = []  # (pair key, quoted fact)
+    for record in sorted(relevant, key=lambda record: record["key"]):
+        facts = dict.fromkeys(fact for verdict in record["verdicts"].values() if verdict["relevant"]
+                              for fact in verdict["facts"])
+        quotes += [(record["key"], fact) for fact in facts]
+    question = build_query(query, HistoryMode("full"))
+
+    def same_fact(first: str, second: str) -> bool:
+        votes = sum(1 for _, seam in judges
+                    if seam.run(FactMatchJudge(), question=question, first=first, second=second).same)
+        return is_confirmed(votes, len(judges), min_votes)
+
+    clusters = cluster_facts([fact for _, fact in quotes], same_fact)
+    facts: dict[int, set[str]] = {}
+    keys: dict[str, set[str]] = {}
+    for (key, fact), cluster in zip(quotes, clusters):
+        facts.setdefault(cluster, set()).add(fact)
+        keys.setdefault(key, set()).add(f"f{cluster}")
+    return {"query_id": query.id,
+            "facts": [{"id": f"f{cluster}", "text": min(texts, key=lambda text: (len(text), text)),
+                       "quotes": sorted(texts)} for cluster, texts in sorted(facts.items())],
+            "keys": {key: sorted(ids) for key, ids in sorted(keys.items())}}
+

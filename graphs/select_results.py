@@ -1,0 +1,111 @@
+"""Measuring a configuration search (graphs/select.py) once its pool is judged: each
+configuration's counts from its run file and the judged pool, the configurations measured and
+ranked, the precision-first and recall-first picks, the winner as a ready-to-use space file,
+and the notes that say how every number was made."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from benchsmith.evals.selection_measures import QueryCounts, query_counts, win_share
+from benchsmith.graphs.select_judging import pair_id
+from benchsmith.graphs.select_retrieval import ChunkIndex
+from benchsmith.stores.trec import Run
+from benchsmith.tools.strategy_space import DIMENSIONS, SelectConfiguration
+
+BEST_FILE = "best-configuration.yaml"
+
+
+@dataclass
+class JudgedPool:
+    query_ids: list[str]
+    relevant: dict[str, bool]  # by pair id
+    facts_of: dict[str, list[str]]  # fact ids by pair id
+    facts_per_query: dict[str, int]
+
+    @classmethod
+    def of(cls, judgments: Mapping[str, Mapping[str, Any]], facts_records: Sequence[Mapping[str, Any]],
+           query_ids: list[str]) -> "JudgedPool":
+        """From judgments.jsonl (by pair) and facts.jsonl (per query)."""
+        return cls(query_ids, {pair: bool(record["relevant"]) for pair, record in judgments.items()},
+                   {pair_id(record["query_id"], key): ids for record in facts_records
+                    for key, ids in record["keys"].items()},
+                   {record["query_id"]: len(record["facts"]) for record in facts_records})
+
+
+def configuration_counts(name: str, configuration: SelectConfiguration, index: ChunkIndex, run: Run,
+                         judged: JudgedPool) -> QueryCounts:
+    """The configuration's ranking per query read as (relevant, facts) per rank, counted at k = 1..K."""
+    rankings = {}
+    for query_id, ranked in run.items():
+        ordered = sorted(ranked.items(), key=lambda item: (-item[1], item[0]))
+        pairs = [pair_id(query_id, index.by_id[chunk_id].key) for chunk_id, _ in ordered]
+        missing = [pair for pair in pairs if pair not in judged.relevant]
+        if missing:
+            raise RuntimeError(f"configuration {name!r}: pair {missing[0]!r} of its run was never judged")
+        rankings[query_id] = [(judged.relevant[pair], frozenset(judged.facts_of.get(pair, ()))) for pair in pairs]
+    return query_counts(rankings, judged.facts_per_query, judged.query_ids, configuration.top_k)
+
+
+def measured_configurations(scores: Mapping[str, Mapping[str, Any]],
+                            records: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Every configuration with its settings and measures, best first: by PR-AUC, ties to the
+    higher precision at K (the same area with fewer chunks handed on), then by name. Each
+    carries the share of bootstrap resamples in which the best one beats it."""
+    ranking = sorted(scores, key=lambda name: (-scores[name]["pr_auc"], -_last(scores[name]["precision_at_k"]), name))
+    best_resampled = scores[ranking[0]]["resampled_pr_auc"]
+    return [{"name": name, "settings": records[name]["settings"], "stage": records[name]["stage"],
+             **{key: value for key, value in scores[name].items() if key != "resampled_pr_auc"},
+             "run_file": records[name]["run_file"],
+             "best_beats_it": None if name == ranking[0] else win_share(best_resampled,
+                                                                        scores[name]["resampled_pr_auc"])}
+            for name in ranking]
+
+
+def _last(by_k: Mapping[str, float]) -> float:
+    return by_k[str(len(by_k))] if by_k else 0.0
+
+
+def best_by_f_beta(configurations: Sequence[Mapping[str, Any]], beta: float) -> dict[str, Any]:
+    """The configuration, and its cut k, with the highest F-beta (ties: the higher PR-AUC)."""
+    key = f"{beta:g}"
+    best = max(configurations, key=lambda c: (c["f_beta"][key]["best"], c["pr_auc"]))
+    return {"configuration": best["name"], "beta": beta, "k": best["f_beta"][key]["best_k"],
+            "f_beta": best["f_beta"][key]["best"], "interval": best["f_beta"][key]["interval"],
+            "settings": {**best["settings"], "top_k": best["f_beta"][key]["best_k"]}}
+
+
+def best_configuration_yaml(settings: Mapping[str, Any], embedder: str) -> str:
+    """The best configuration as a strategy space of one configuration: ``--space`` takes it as it is."""
+    header = (f"# The best configuration of a benchsmith select run; the dense retriever's embedder: {embedder}.\n"
+              f"# Re-run it alone with: benchsmith select QUERIES --corpus ... --space {BEST_FILE}\n")
+    body = {dimension: [settings[dimension]] for dimension in DIMENSIONS}
+    return header + yaml.safe_dump(body, sort_keys=False, allow_unicode=True)
+
+
+def selection_notes(judges: Sequence[str], votes: int, batch_size: int, resamples: int, confidence: float,
+                    rerank_depth: int) -> list[str]:
+    return [
+        "Pool: the union of every configuration's top K per query; each (query, chunk text) pair is judged once "
+        f"({batch_size} pairs of one query per call) by {', '.join(judges)}. Vote rule (the audit's): a chunk "
+        f"counts as relevant when at least {votes} of the {len(judges)} judge(s), and a majority of them, found it "
+        "relevant.",
+        "Facts: the judges quote each relevant chunk's minimal facts; facts equal after normalization (case, "
+        "punctuation, Unicode form) or overlapping enough in words are one fact, near-matches are decided by the "
+        "judges, so a fact found through several chunks or chunkings counts once.",
+        "Precision@k counts the relevant chunks among those retrieved (every retrieved chunk was judged, so it is the "
+        "true precision wherever the judges are right); recall@k counts facts against every fact of the pool, a subset "
+        "of all true facts: it orders configurations as true recall does (SEARA), but is an upper bound of it.",
+        "Micro values pool the counts over the queries (SEARA's proof assumes it); per-query means are given beside.",
+        f"Intervals: percentile bootstrap over the queries, {resamples} resamples shared by all configurations, "
+        f"{confidence:.0%} level. 'Best beats it' is the share of resamples in which the best configuration's PR-AUC "
+        "is higher (ties count half).",
+        "BM25: bm25s, Lucene scoring; dense: exact inner product of L2-normalized embeddings; hybrid: fusion "
+        "(tools/fusion.py: RRF k = 60, or min-max normalized sums) of each component's top 100; a query's "
+        f"expansions are fused by RRF; a reranker re-scores the top {rerank_depth} before the cut to K; a filter "
+        "ranks only the chunks it lets through.",
+    ]

@@ -1,0 +1,137 @@
+"""What a run is and does, in PostgreSQL: its record (job, settings, status, summary), its
+usage ledger, and the workers working on it. Workers on other machines read the run's job and
+settings here to join it; ``benchsmith runs --database`` shows claimed, done and failed
+items, workers and throughput."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.postgres import connect
+from benchsmith.stores.runs import RunRecord
+from benchsmith.stores.usage import TOTAL_FIELDS
+
+
+def save_run(url: str, record: RunRecord) -> None:
+    """Insert or update the run's shared record."""
+    connection = connect(url)
+    try:
+        connection.execute(
+            "INSERT INTO benchsmith_runs (run_id, job, status, config, summary, error, resume) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, "
+            "summary = EXCLUDED.summary, error = EXCLUDED.error, resume = COALESCE(EXCLUDED.resume, "
+            "benchsmith_runs.resume), updated = now()",
+            (record.run_id, record.job, record.status, json.dumps(record.config), json.dumps(record.summary),
+             record.error, record.resume))
+    finally:
+        connection.close()
+
+
+def load_run(url: str, run_id: str) -> RunRecord:
+    connection = connect(url)
+    try:
+        row = connection.execute("SELECT run_id, job, status, config, summary, error, resume, "
+                                 "extract(epoch FROM created), extract(epoch FROM updated) FROM benchsmith_runs "
+                                 "WHERE run_id = %s", (run_id,)).fetchone()
+    finally:
+        connection.close()
+    if row is None:
+        raise InputError(f"no run {run_id!r} in the database")
+    return RunRecord(run_id=row[0], job=row[1], status=row[2], config=row[3], summary=row[4], error=row[5],
+                     resume=row[6], created=float(row[7]), updated=float(row[8]))
+
+
+def list_runs(url: str) -> list[RunRecord]:
+    connection = connect(url)
+    try:
+        ids = [row[0] for row in connection.execute("SELECT run_id FROM benchsmith_runs ORDER BY created DESC")]
+    finally:
+        connection.close()
+    return [load_run(url, run_id) for run_id in ids]
+
+
+class PostgresUsageLedger:
+    """The run's usage ledger (stores/usage.UsageLedger's interface), one row per model call."""
+
+    def __init__(self, url: str, run_id: str):
+        self.run_id = run_id
+        self._connection = connect(url)
+        self._lock = threading.Lock()
+
+    def record(self, call: dict[str, Any]) -> None:
+        with self._lock:
+            self._connection.execute("INSERT INTO benchsmith_usage (run_id, call) VALUES (%s, %s)",
+                                     (self.run_id, json.dumps(call)))
+
+    def sync(self) -> None:
+        """Rows are committed as they are written."""
+
+    def totals(self) -> dict[str, Any]:
+        with self._lock:
+            rows = self._connection.execute("SELECT call FROM benchsmith_usage WHERE run_id = %s",
+                                            (self.run_id,)).fetchall()
+        totals: dict[str, Any] = {"calls": 0, "cached_calls": 0, **{name: 0 for name in TOTAL_FIELDS}}
+        for (call,) in rows:
+            totals["calls"] += 1
+            totals["cached_calls"] += int(bool(call.get("cached")))
+            for name in TOTAL_FIELDS:
+                totals[name] += call.get(name, 0)
+        return totals
+
+
+def worker_name() -> str:
+    """This process as a worker: host and pid."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def register_worker(url: str, run_id: str, worker: str) -> None:
+    connection = connect(url)
+    try:
+        connection.execute(
+            "INSERT INTO benchsmith_workers (worker, run_id, host, pid) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT (worker) DO UPDATE SET run_id = EXCLUDED.run_id, last_seen = now(), stopped = false",
+            (worker, run_id, socket.gethostname(), os.getpid()))
+    finally:
+        connection.close()
+
+
+def worker_seen(url: str, worker: str, items_done: int = 0, stopped: bool = False) -> None:
+    connection = connect(url)
+    try:
+        connection.execute("UPDATE benchsmith_workers SET last_seen = now(), items_done = items_done + %s, "
+                           "stopped = %s WHERE worker = %s", (items_done, stopped, worker))
+    finally:
+        connection.close()
+
+
+@dataclass(frozen=True)
+class RunActivity:
+    """Who works on a run and how fast it goes."""
+
+    workers: int  # seen in the last minute and not stopped
+    claimed: int
+    done: int
+    failed: int
+    pending: int
+    items_per_minute: float  # over the last five minutes
+
+
+def run_activity(url: str, run_id: str) -> RunActivity:
+    connection = connect(url)
+    try:
+        counts = dict(connection.execute("SELECT status, count(*) FROM benchsmith_items WHERE run_id = %s "
+                                         "GROUP BY status", (run_id,)).fetchall())
+        workers = connection.execute("SELECT count(*) FROM benchsmith_workers WHERE run_id = %s AND NOT stopped "
+                                     "AND last_seen > now() - interval '1 minute'", (run_id,)).fetchone()[0]
+        recent = connection.execute("SELECT count(*) FROM benchsmith_items WHERE run_id = %s AND status = 'done' "
+                                    "AND done_at > now() - interval '5 minutes'", (run_id,)).fetchone()[0]
+    finally:
+        connection.close()
+    return RunActivity(workers=workers, claimed=counts.get("claimed", 0), done=counts.get("done", 0),
+                       failed=counts.get("failed", 0), pending=counts.get("pending", 0), items_per_minute=recent / 5)

@@ -1,0 +1,100 @@
+"""Pooling: fusion sorts each run before fusing, and the pool is the union of each technique's
+top documents at the given depth; support judgments become filters and qrels."""
+
+import pytest
+
+from benchsmith.tools.nugget_support import (NO_SUPPORTED_NUGGET, UNSUPPORTED_NUGGET, collect_support,
+                                             filter_questions, nugget_qrels, query_qrel_rows)
+from benchsmith.tools.pooling import batches, fuse_top, pool_documents, top_of
+
+
+def freshstack_normalized_sum(runs, depth):
+    """freshstack.util.fusion(method="normalized_sum"), restated: the first ``depth`` documents of
+    each run in insertion order, min-max normalized (with its 1e-8), summed."""
+    fused = {}
+    for run in runs:
+        for query_id, scores in run.items():
+            documents = list(scores)[:depth]
+            values = list(scores.values())[:depth]
+            low, high = min(values), max(values)
+            for doc_id, value in zip(documents, values):
+                fused.setdefault(query_id, {}).setdefault(doc_id, 0.0)
+                fused[query_id][doc_id] += (value - low) / (high - low + 1e-8)
+    return fused
+
+
+# Insertion order is ascending score: the worst documents first, as a run read from an
+# unsorted source would be.
+BM25 = {"q": {"d5": 1.0, "d4": 2.0, "d3": 3.0, "d2": 4.0, "d1": 5.0}}
+DENSE = {"q": {"e3": 0.1, "d1": 0.2, "e2": 0.3, "e1": 0.9}}
+
+
+def test_fusion_sorts_each_run_before_keeping_its_top_and_normalizing():
+    # Top 2 of each run by score: d1, d2 (BM25, normalized 1 and 0) and e1, e2 (dense, 1 and 0).
+    # Fused, d1 and e1 score 1 and lead; the depth keeps them.
+    assert fuse_top([BM25, DENSE], "combsum", depth=2)["q"] == pytest.approx({"d1": 1.0, "e1": 1.0})
+    # At depth 3, BM25's d3 (normalized 0) and dense's d1 (0) enter: d1 now sums both runs.
+    assert fuse_top([BM25, DENSE], "combsum", depth=3)["q"] == pytest.approx({"d1": 1.0, "e1": 1.0, "d2": 0.5})
+    # The reference keeps the first two inserted (the two worst) of each run instead.
+    reference = freshstack_normalized_sum([BM25, DENSE], depth=2)["q"]
+    assert set(reference) == {"d5", "d4", "e3", "d1"}
+    # Sorted first, the reference agrees with us.
+    agreed = freshstack_normalized_sum([top_of(BM25, 5), top_of(DENSE, 4)], depth=2)["q"]
+    assert {doc for doc, score in agreed.items() if score > 0.5} == {"d1", "e1"}
+
+
+def test_fusion_depth_caps_the_fused_run_and_rrf_is_offered():
+    assert len(fuse_top([BM25, DENSE], "combsum", depth=3)["q"]) == 3
+    rrf = fuse_top([BM25, DENSE], "rrf", depth=10)["q"]
+    assert list(rrf)[0] == "d1"  # rank 1 and rank 3: the only document both runs found
+    assert set(rrf) == set(BM25["q"]) | set(DENSE["q"])
+    with pytest.raises(ValueError, match="unknown pool fusion"):
+        fuse_top([BM25, DENSE], "wsum", depth=3)
+
+
+def test_the_pool_is_the_union_of_each_techniques_top_depth():
+    fused = {"question": ["a", "b", "c", "d"], "answer": ["c", "e", "a", "f"], "nuggets": ["g", "b"]}
+    pool = pool_documents(fused, depth=2)
+    assert set(pool) == {"a", "b", "c", "e", "g"}  # d and f are below depth 2 in their techniques
+    assert len(pool) == len(set(pool))
+    # Best rank first, then technique order: a (0, question), c (0, answer), g (0, nuggets), b, e.
+    assert pool == ["a", "c", "g", "b", "e"]
+    assert pool_documents(fused, depth=10) == ["a", "c", "g", "b", "e", "d", "f"]
+
+
+def test_batches_hold_at_most_the_batch_size_and_cover_the_pool_in_order():
+    pool = [f"d{n}" for n in range(45)]
+    cut = batches(pool, 20)
+    assert [len(batch) for batch in cut] == [20, 20, 5] and sum(cut, []) == pool
+    with pytest.raises(ValueError):
+        batches(pool, 21)
+
+
+def test_support_becomes_filters_and_both_levels_of_qrels():
+    judgments = [{"support": {"x": {"nuggets": ["q1_1", "q1_2"], "reason": "both"}, "y": {"nuggets": []}}},
+                 {"support": {"z": {"nuggets": ["q1_2"], "reason": "one"}}}]
+    full = collect_support("q1", ["q1_1", "q1_2", "q1_3"], ["x", "y", "z"], judgments)
+    assert full.supporters == {"q1_1": ["x"], "q1_2": ["x", "z"], "q1_3": []}
+    none = collect_support("q2", ["q2_1"], ["x"], [{"support": {"x": {"nuggets": []}}}])
+    kept, dropped = filter_questions([full, none], all_nuggets_supported=False)
+    assert [s.question_id for s in kept] == ["q1"] and dropped == [("q2", NO_SUPPORTED_NUGGET)]
+    kept, dropped = filter_questions([full, none], all_nuggets_supported=True)
+    assert kept == [] and dropped == [("q1", UNSUPPORTED_NUGGET), ("q2", NO_SUPPORTED_NUGGET)]
+    assert query_qrel_rows([full]) == [("q1", "x", 2), ("q1", "y", 0), ("q1", "z", 1)]
+    assert nugget_qrels([full])["q1"] == {"q1_1": {"x": 1, "y": 0, "z": 0}, "q1_2": {"x": 1, "y": 0, "z": 1},
+                                          "q1_3": {"x": 0, "y": 0, "z": 0}}
+    with pytest.raises(ValueError, match="unknown nuggets"):
+        collect_support("q3", ["q3_1"], ["x"], [{"support": {"x": {"nuggets": ["q3_10"]}}}])
+
+
+def test_pool_fusion_agrees_with_the_shared_fusion_module():
+    from benchsmith.tools.fusion import fuse_runs
+
+    runs = [{"q": {"a": 3.0, "b": 2.0, "c": 1.0, "d": 0.5}, "r": {"x": 1.0}},
+            {"q": {"c": 0.9, "a": 0.8, "e": 0.1}, "r": {"x": 0.3, "y": 0.2}}]
+    for method in ("combsum", "rrf"):
+        ours = fuse_top(runs, method, depth=10)
+        shared = fuse_runs(runs, method, depth=10)
+        for query_id in ("q", "r"):
+            assert list(ours[query_id]) == list(shared[query_id])
+            assert ours[query_id] == pytest.approx(shared[query_id])

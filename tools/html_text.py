@@ -1,0 +1,108 @@
+"""HTML to the text a reader sees: visible text by paragraph, headings marked, code kept.
+
+Hidden: script, style, head, navigation, header, footer, forms, and elements whose class
+or role says they are navigation (Sphinx's sidebars, related bars, ``¶`` header links,
+toctree wrappers, breadcrumbs; ``role="navigation"``). ``<h1>``–``<h6>`` become heading
+markers (``tools.headings``); ``<pre>`` keeps its lines, fenced with the language that a
+Sphinx ``highlight-LANG`` or ``language-LANG`` class names.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from benchsmith.tools.headings import heading_marker
+from benchsmith.tools.sphinx_markup import fenced_code
+
+HIDDEN_TAGS = {"script", "style", "nav", "header", "footer", "aside", "noscript", "form", "template", "svg", "head",
+               "button"}
+HIDDEN_CLASSES = {"headerlink", "sphinxsidebar", "sphinxsidebarwrapper", "related", "toctree-wrapper", "breadcrumbs",
+                  "wy-breadcrumbs", "wy-nav-side", "rst-footer-buttons", "prev-next-area", "bd-sidebar-primary",
+                  "bd-sidebar-secondary", "bd-toc", "skip-link", "copybtn", "linenos", "footer", "navbar"}
+HIDDEN_ROLES = {"navigation", "search", "banner", "contentinfo"}
+BLOCK_TAGS = {"p", "div", "section", "article", "main", "br", "li", "ul", "ol", "table", "tr", "pre", "blockquote",
+              "dt", "dd", "hr", "dl", "figure", "figcaption", "caption", "details", "summary"}
+VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+HEADINGS = {f"h{level}": level for level in range(1, 7)}
+_MARKER_SPACE = re.compile("\ue001 +")  # a heading's text starts right after its marker
+_LANGUAGE_CLASS = re.compile(r"\b(?:highlight|language|lang)-([\w+#.-]+)")
+
+
+class _VisibleTextParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.segments: list[tuple[str, str]] = [("text", "")]  # ("text" | "code" | "code:LANG", content)
+        self.hidden: list[str] = []  # the tags open inside a hidden element, outermost first
+        self.in_pre = 0
+        self.language = ""
+
+    def _append(self, kind: str, value: str) -> None:
+        if self.segments[-1][0] == kind:
+            self.segments[-1] = (kind, self.segments[-1][1] + value)
+        else:
+            self.segments.append((kind, value))
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = {name: value or "" for name, value in attrs}
+        if self.hidden:
+            if tag not in VOID_TAGS:
+                self.hidden.append(tag)
+            return
+        classes = set(attributes.get("class", "").split())
+        if (tag in HIDDEN_TAGS or classes & HIDDEN_CLASSES or attributes.get("role") in HIDDEN_ROLES
+                or attributes.get("aria-hidden") == "true"):
+            if tag not in VOID_TAGS:
+                self.hidden.append(tag)
+            return
+        if language := _LANGUAGE_CLASS.search(attributes.get("class", "")):
+            self.language = language.group(1)
+        if tag == "pre":
+            self.in_pre += 1
+            if self.in_pre == 1:
+                self.segments.append((f"code:{self.language}", ""))
+        elif tag in HEADINGS and not self.in_pre:
+            self._append("text", f"\n\n{heading_marker(HEADINGS[tag])}")
+        elif tag in BLOCK_TAGS and not self.in_pre:
+            self._append("text", "\n\n")
+        elif tag in ("td", "th") and not self.in_pre:
+            self._append("text", " ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.hidden:
+            if tag in self.hidden:  # close up to the matching open tag (tolerates unclosed children)
+                while self.hidden and self.hidden.pop() != tag:
+                    pass
+            return
+        if tag == "pre" and self.in_pre:
+            self.in_pre -= 1
+            if not self.in_pre:
+                self.segments.append(("text", "\n\n"))
+                self.language = ""
+        elif (tag in BLOCK_TAGS or tag in HEADINGS) and not self.in_pre:
+            self._append("text", "\n\n")
+
+    def handle_data(self, data: str) -> None:
+        if self.hidden:
+            return
+        if self.in_pre:
+            kind = self.segments[-1][0]
+            self.segments[-1] = (kind, self.segments[-1][1] + data)
+        else:
+            self._append("text", data)
+
+
+def html_to_text(html: str) -> str:
+    """Visible text, one paragraph per block, headings marked and code fenced."""
+    parser = _VisibleTextParser()
+    parser.feed(html)
+    parser.close()
+    out: list[str] = []
+    for kind, content in parser.segments:
+        if kind == "text":
+            paragraphs = (_MARKER_SPACE.sub("\ue001", " ".join(paragraph.replace("¶", " ").split()))
+                          for paragraph in content.split("\n\n"))
+            out.extend(paragraph for paragraph in paragraphs if paragraph and not paragraph.endswith("\ue001"))
+        else:
+            out.append("\n".join(fenced_code(kind.partition(":")[2], content.strip("\n").split("\n"))).strip("\n"))
+    return "\n\n".join(part for part in out if part)
