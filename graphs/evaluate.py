@@ -336,7 +336,8 @@ def _run_batches(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
         paths = [_run_file(runtime, run_id, component) for component in configuration.inputs]
         done = 0
         for runs in iter_aligned_batches(paths, size):
-            fused = fuse_runs(runs, configuration.retriever.method, configuration.retriever.weights, depth=context.depth)
+            retriever = configuration.retriever
+            fused = fuse_runs(runs, retriever.method, retriever.weights, depth=context.depth)
             done += len(fused)
             yield done, fused
         return

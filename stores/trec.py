@@ -146,7 +146,8 @@ def iter_run_batches(path: str | Path, queries_per_batch: int) -> Iterator[dict[
         yield batch
 
 
-def iter_aligned_batches(paths: Sequence[str | Path], queries_per_batch: int) -> Iterator[list[dict[str, dict[str, float]]]]:
+def iter_aligned_batches(paths: Sequence[str | Path],
+                         queries_per_batch: int) -> Iterator[list[dict[str, dict[str, float]]]]:
     """Several run files (each sorted by query id) read side by side: per batch, one run per
     file over the same queries (at most ``queries_per_batch``, in id order); a file without a
     query has no entry for it."""

@@ -126,7 +126,8 @@ def test_beir_qrels_are_read_by_qrels_with_or_without_header(tmp_path, header):
 def test_run_files_only_measured_against_qrels_are_streamed_in_batches(tmp_path):
     qrels = write_files(tmp_path)
     whole = measure_runs([tmp_path / "first.run"], qrels, ["nDCG@10", "AP"])[str(tmp_path / "first.run")]
-    batched = measure_runs([tmp_path / "first.run"], qrels, ["nDCG@10", "AP"], batch_size=1)[str(tmp_path / "first.run")]
+    batched = measure_runs([tmp_path / "first.run"], qrels, ["nDCG@10", "AP"],
+                           batch_size=1)[str(tmp_path / "first.run")]
     assert batched.per_query == whole.per_query and batched.aggregate == whole.aggregate
     assert whole.per_query == evaluate_run(parse_measures(["nDCG@10", "AP"]), read_trec_qrels(qrels),
                                            read_trec_run(tmp_path / "first.run")).per_query

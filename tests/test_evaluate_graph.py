@@ -318,7 +318,8 @@ def test_run_files_get_the_same_breakdowns_as_retrievers(setup, tmp_path):
     assert [c["name"] for c in results["configurations"]] == ["mine.trec", "theirs.trec", "bm25@full"]
     assert [results["by_turn"]["mine.trec"][turn]["R@1"] for turn in ("0", "1", "2")] == [1.0, 1.0, 0.0]
     assert [results["by_turn"]["theirs.trec"][turn]["R@1"] for turn in ("0", "1", "2")] == [1.0, 0.0, 0.0]
-    assert results["by_switch"]["mine.trec"]["soft"]["R@1"] == 1.0 and results["by_switch"]["mine.trec"]["hard"]["R@1"] == 0.0
+    assert results["by_switch"]["mine.trec"]["soft"]["R@1"] == 1.0
+    assert results["by_switch"]["mine.trec"]["hard"]["R@1"] == 0.0
     pairs = {(c["first"], c["second"]) for c in results["significance"]["comparisons"]}
     assert ("mine.trec", "theirs.trec") in pairs and ("mine.trec", "bm25@full") in pairs
     copied = workspace.run_dir("r1") / RUN_FILES_DIR / "run-mine.trec.trec"

@@ -189,7 +189,8 @@ def _stable_argsort(keys: np.ndarray) -> np.ndarray:
     return np.argsort(keys, kind="stable")
 
 
-def _sum_by_document(queries: np.ndarray, codes: np.ndarray, values: np.ndarray, vocabulary_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _sum_by_document(queries: np.ndarray, codes: np.ndarray, values: np.ndarray,
+                     vocabulary_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per (query, document): the sum of its values, added in the order the runs were given,
     as ranx adds them."""
     keys = queries * vocabulary_size + codes

@@ -55,7 +55,8 @@ def require_oracle_rewrites(benchmark: Benchmark, histories: Iterable[HistoryMod
         return
     if missing := next((query.id for query in benchmark.queries if not query.rewrite), None):
         source = benchmark.queries_file or benchmark.directory / "queries.jsonl"
-        raise InputError(f"--history oracle needs each query's metadata.rewrite; query {missing!r} of {source} has none")
+        raise InputError(f"--history oracle needs each query's metadata.rewrite; query {missing!r} of {source} "
+                         "has none")
 
 
 def build_query(query: BenchmarkQuery, mode: HistoryMode, rewrite: Rewrite | None = None) -> str:

@@ -161,6 +161,7 @@ def run_file_configurations(paths: Sequence[str], taken: Collection[str] = ()) -
             raise InputError(f"--run {path} and --run {configurations[name].path} share the name {name!r}, which "
                              "names their results: rename one")
         if name in taken:
-            raise InputError(f"--run {path}: its file name {name!r} is also a retriever configuration's name: rename it")
+            raise InputError(f"--run {path}: its file name {name!r} is also a retriever configuration's name: "
+                             "rename it")
         configurations[name] = RunFileConfiguration(str(path), name)
     return list(configurations.values())

@@ -8,9 +8,9 @@ from typing import Annotated, Any, Optional
 import typer
 
 from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console, fail, guarded,
-                                           model_options, offline_environment, print_estimate, print_measure_table,
-                                           print_paths, print_usage, run_reported)
+                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console,
+                                           fail, guarded, model_options, offline_environment, print_estimate,
+                                           print_measure_table, print_paths, print_usage, run_reported)
 from benchsmith.graphs.jobs.evaluate import (DEFAULT_BATCH_SIZE, DEFAULT_DEPTH, DEFAULT_HISTORIES, DEFAULT_RETRIEVERS,
                                              checked_measures, estimate_evaluation, measure_runs)
 from benchsmith.graphs.jobs.evaluate import evaluate as run_evaluation
