@@ -99,6 +99,9 @@ class ProgressBars:
                 total = self.progress.tasks[task].total or self.progress.tasks[task].completed or 1
                 self.progress.update(task, total=total, completed=total)
             return
+        if "warning" in event:
+            self.progress.console.print(f"[yellow]warning:[/] {event['warning']}", highlight=False, soft_wrap=True)
+            return
         stage = event.get("stage")
         if stage is None:
             return
