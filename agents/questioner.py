@@ -158,7 +158,8 @@ PHRASE_EDGE_WORDS = frozenset(
     "since according after before because while whether either neither both each every some any all other another "
     "only just even very more most less many much several same own well still already often always never usually "
     "however therefore thus hence unless until upon within without via per onto over under above below between "
-    "among through during including involved using used given based otherwise".split())
+    "among through during including involved using used given based otherwise one two three four five six seven "
+    "eight nine ten twelve twenty hundred thousand".split())
 
 
 def key_phrase_question(sentence: str, title: str, statistics: WordStatistics) -> Ask | None:
@@ -181,7 +182,7 @@ def key_phrase_question(sentence: str, title: str, statistics: WordStatistics) -
             for end in range(start + 1, min(len(run), start + 4) + 1):
                 phrase = run[start:end]
                 if phrase[0].lower() in PHRASE_EDGE_WORDS | IMPERATIVES or phrase[-1].lower() in PHRASE_EDGE_WORDS \
-                        or phrase[-1].lower() in KNOWN_VERBS:
+                        or any(word.lower() in KNOWN_VERBS for word in phrase):
                     continue
                 if len(phrase) == 1 and not CODE_NAME.search(phrase[0]):
                     continue

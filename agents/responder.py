@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from benchsmith.agents.models import Agent, Message, delimited
 from benchsmith.agents.questioner import render_history
 from benchsmith.agents.text import (PassageStatistics, WordStatistics, content_words, inverse_document_frequency,
-                                    join_sentences, plain_text, sentences, units)
+                                    is_complete, join_sentences, plain_text, sentences, units)
 
 RESPONDER_SYSTEM_PROMPT = """You are a deployed documentation assistant answering a user.
 Answer the user's latest question using ONLY the passage provided.
@@ -44,10 +44,13 @@ class Responder(Agent[GeneratedAnswer]):
                  **_: Any) -> GeneratedAnswer:
         """Extractive: the passage's whole sentences that share the rarest words with the
         question (at most four, in passage order), as a reader sees them (roles and inline
-        code reduced to their text). A passage without prose answers with its first unit."""
+        code reduced to their text), never a piece glued to another. A passage without prose
+        answers with its first unit."""
         statistics = corpus_stats or PassageStatistics([gold["text"]])
         wanted = set(content_words(question))
-        candidates = [plain_text(sentence) for sentence in sentences(gold["text"])]
+        found = sentences(gold["text"])
+        # Whole sentences; headings and labels ("Ferry crossings") only when the passage has nothing else.
+        candidates = [plain_text(sentence) for sentence in ([s for s in found if is_complete(s)] or found)]
         if not candidates:
             first = next((unit.text for unit in units(gold["text"])), gold["text"])
             return GeneratedAnswer(answer=first.strip())

@@ -40,7 +40,10 @@ KNOWN_VERBS = WHAT_VERBS | WHEN_VERBS | frozenset(
     "measures picks chooses selects walks cuts breaks moves copies deletes updates caches indexes embeds ranks "
     "scores fuses retries writes reads runs works behaves succeeds depends belongs becomes remains appears exists "
     "happens excludes registers resolves controls determines limits defaults refers points returns combines "
-    "creates marks tells turns keeps changes affects refuses accepts".split())
+    "creates marks tells turns keeps changes affects refuses accepts assigns draws lifts fits brings carries "
+    "collects books proposes exceeds downloads verifies extrapolates caps polls schedules predicts covers sends "
+    "stores loads saves signs validates matches filters groups merges splits renders displays logs prints "
+    "installs deploys configures connects listens binds serves routes queues triggers notifies".split())
 # A word after which a possible third-person verb (ends in -s) is taken for one.
 OBJECT_START = frozenset(
     "a an the to that it its their all any each no one this these those from with into on in at by for whether how "
@@ -56,7 +59,7 @@ NOT_SUBJECTS = frozenset({"there", "here", "you", "we", "i", "which", "who", "wh
 LEADING_DETERMINERS = frozenset({"the", "a", "an", "each", "every", "this", "these", "that", "those"})
 CUT_WORDS = frozenset(
     "by with using via through when if unless because so which that where while and or but since as although "
-    "whether than instead".split())
+    "whether than instead whose who whom".split())
 IMPERATIVES = frozenset(
     "use pass run set call add install create make write read open start stop import choose keep put try check "
     "configure enable disable give define specify provide avoid remove delete replace register return raise ensure "
@@ -79,7 +82,8 @@ CLAUSE_WORDS = frozenset({"has", "have", "had", "does", "do", "did", "it", "they
 PREPOSITIONS = frozenset("of in on at to for from with into onto by about over under between through during "
                          "without within across after before since until against among per via".split())
 # Imperatives a user does ("How do I install it?"); in docstrings "Return X" describes a function instead.
-USER_ACTIONS = IMPERATIVES - frozenset({"return", "raise", "yield"})
+DOCSTRING_IMPERATIVES = frozenset({"return", "raise", "yield"})
+USER_ACTIONS = IMPERATIVES - DOCSTRING_IMPERATIVES
 LABEL_TOKENS = 6  # "Benchmark audit (MTR-Eval): ..." labels its sentence within this many words
 PARTICIPLES = frozenset("built done made run written read found given taken kept set put shown known seen sent "
                         "held left lost meant paid split cut begun chosen drawn driven hidden broken spoken".split())
@@ -337,7 +341,7 @@ def _copula_question(subject: str, copula: str, rest: list[_Token]) -> Ask | Non
         rest, head = rest[1:], rest[1].lower
     if head.isalpha() and (head.endswith("ed") or head in PARTICIPLES) and len(head) > 3:
         return Ask(f"How {copula} {subject} {head}?", subject, (*key, *content_words(head)))
-    predicate = _object(rest, limit=4)
+    predicate = _object(rest, limit=6)
     if not predicate:
         return None
     return Ask(f"{copula.capitalize()} {subject} {_words(predicate)}?", subject,
@@ -364,11 +368,13 @@ def _imperative(main: list[_Token], context_name: str | None, title: str) -> Ask
     if context_name:  # a docstring's imperative describes its function: "Return X." → what does f return?
         return _ask(context_name, _Token(third_person(verb.lower), verb.breaks), main[1:], None)
     rest = main[1:]
-    if verb.lower not in USER_ACTIONS or _is_code_name(title):
+    if verb.lower in DOCSTRING_IMPERATIVES or _is_code_name(title):
         # A docstring that does not name its function here: ask which one does it.
         obj = _object(rest)
         return Ask(f"Which function {third_person(verb.lower)} {_words(obj)}?", None,
                    (*content_words(verb.text), *content_words(_words(obj)))) if obj else None
+    if verb.lower not in USER_ACTIONS:
+        return None
     purpose = next((index for index, token in enumerate(rest) if token.lower == "to" and index + 1 < len(rest)
                     and rest[index + 1].text.isalpha() and rest[index + 1].text.islower()), None)
     if purpose is not None:

@@ -46,11 +46,6 @@ def content_words(text: str) -> list[str]:
     return [word for word in WORD.findall(text.lower()) if len(word) >= 3 and word not in STOPWORDS]
 
 
-def leading_phrase(sentence: str, words: int = 8) -> str:
-    """The first few words of a sentence, without trailing punctuation."""
-    return " ".join(sentence.split()[:words]).rstrip(".,;:!?")
-
-
 # ---------------------------------------------------------------------------------------
 # Passage structure.
 
@@ -264,7 +259,8 @@ def plain_text(sentence: str) -> str:
 MARKUP_TRACES = re.compile(r"```|~~~|::|\{[\w-]+\}`|:[\w-]+:`|\|[^|]*\||<[a-z]+[ >/]|\[\[|\]\]|^\s*\.\.\s|={3,}|-{3,}")
 META_SENTENCE = re.compile(r"\b(this (page|document|section|chapter|file|site) (has|was|is|will|describes|contains|"
                            r"covers|explains)|has (been )?moved|see also|click here|table of contents|redirect)"
-                           r"|^(written|contributed|maintained|copyright|authored|created) (by|\(c\)|©)|^copyright\b",
+                           r"|^(written|contributed|maintained|copyright|authored|created) (by|\(c\)|©)|^copyright\b"
+                           r"|^see\b",
                            re.IGNORECASE)
 MAX_SENTENCE_WORDS = 60
 

@@ -12,18 +12,18 @@ The walker picks each turn's gold chunk along the cluster's semantic path (soft 
 stays on it (follow-up) or jumps to a distant cluster (hard switch); a soft switch whose
 neighbourhood holds no chunk more similar to the previous gold than random pairs of chunks
 are (by a margin) is labelled hard, and every turn records its similarity to the previous
-gold. The questioner, a
-simulated user, asks what the gold chunk answers; the responder, a simulated deployed
-assistant, answers from the gold chunk only; the polisher makes the question sound
-mid-conversation, and rewrites that change the meaning are rejected; the router draws the
-next turn's switch. The conversation graph returns its turns (and streams them one update
-per turn); the run's ``converse`` node appends each finished conversation to
+gold. The questioner, a simulated user, asks what the gold chunk answers; the responder, a
+simulated deployed assistant, answers from the gold chunk only; the polisher makes the
+question sound mid-conversation, and rewrites that change the meaning are rejected; the
+router draws the next turn's switch. The conversation graph returns its turns (and streams
+them one update per turn); the run's ``converse`` node appends each finished conversation to
 ``dialogues.jsonl`` once, and ``export`` writes BEIR and TREC files and the statistics.
 
 State holds ids, counters and the one dialogue in flight; chunk texts stay in Chroma, the
 plan in ``plan.jsonl``, the collection's word and similarity statistics (computed once per
-collection; the baseline agents rank sentences by them) in ``corpus_stats/``. The conversation graph is not checkpointed inside a run: a
-conversation cut off mid-way is replayed from the response cache at no model cost.
+collection; the baseline agents rank sentences by them) in ``corpus_stats/``. The
+conversation graph is not checkpointed inside a run: a conversation cut off mid-way is
+replayed from the response cache at no model cost.
 """
 
 from __future__ import annotations
