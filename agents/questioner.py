@@ -40,6 +40,8 @@ SWITCH_GUIDANCE = {
 }
 RELATED_PASSAGE_CHARS = 400
 CODE_NAME = re.compile(r"[._]\w|\w\(|[a-z][A-Z]")  # json.dumps, ensure_ascii, open(), getNode
+# Names in code, commands and tables: --flags, dotted names, snake_case identifiers.
+NAME_IN_CODE = re.compile(r"(?<![\w./-])(--[a-z][\w-]+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|[a-z]+_[a-z_]\w*)")
 # A question whose key terms all occur in this many chunks could be about any of them.
 SHARED_CHUNKS = 5
 
@@ -60,7 +62,7 @@ class Candidate:
     ask: Ask
     position: int  # the sentence's place in the passage
     variant: int  # 0: the question the sentence's grammar gives; 1: one about its rarest phrase; 2: the same for a
-    # piece of a sentence (cut off by the chunk boundary)
+    # piece of a sentence (cut off by the chunk boundary); 3: one about a name the passage's code or tables use
     distinctiveness: float  # mean IDF of the sentence's content words
     shared_chunks: int  # chunks containing every key term of the question (the gold's included)
 
@@ -101,13 +103,16 @@ class Questioner(Agent[GeneratedQuestion]):
             if candidate.ask.question not in asked:
                 ask = candidate.ask
                 return BaselineQuestion(question=ask.question, rewrite=ask.question, subject=ask.subject)
-        question = next(question for question in fallback_questions(gold, len(history)) if question not in asked)
+        question = next(question for question in fallback_questions(gold, asked, statistics) if question not in asked)
         return BaselineQuestion(question=question, rewrite=question, subject=None)
 
 
 def candidate_questions(gold: dict[str, Any], statistics: WordStatistics) -> Iterator[Candidate]:
-    """Questions about each informative sentence of the gold passage, in passage order: the
-    one its grammar gives (variant 0), and one about its rarest phrase (variant 1)."""
+    """Questions about the gold passage's informative sentences, in passage order: the one a
+    whole sentence's grammar gives (variant 0), one about its rarest phrase (variant 1), one
+    about the rarest phrase of a piece of text that is not a whole sentence (variant 2: a
+    sentence the chunk boundary cut, a very long one, a table cell of prose); then one per
+    name its code, commands and tables use (variant 3)."""
     title, text = gold.get("title", ""), gold["text"]
     gold_words = set(words(text))
     proper_nouns = frozenset(re.findall(r"(?<=[a-z,;] )([A-Z][a-z]+)\b", text))
@@ -120,28 +125,49 @@ def candidate_questions(gold: dict[str, Any], statistics: WordStatistics) -> Ite
             continue
         if unit.kind == "heading":
             context_name = previous_subject = None
-        if unit.kind not in ("prose", "item"):
+        if unit.kind == "table":
+            pieces = [(cell, False) for cell in unit.text.split("|")]
+        elif unit.kind in ("prose", "item"):
+            pieces = [(sentence, unit.kind == "item" or is_complete(sentence)) for sentence in split_sentences(unit.text)]
+        else:
             continue
-        for sentence in split_sentences(unit.text):
+        for piece, whole in pieces:
             position += 1
-            if not is_informative(sentence, require_complete=False):
+            if not is_informative(piece, require_complete=False, max_words=None):
                 continue
-            whole = unit.kind == "item" or is_complete(sentence)
-            plain = plain_text(sentence)
+            whole = whole and is_informative(piece, require_complete=False)
+            plain = plain_text(piece)
             meaning = set(content_words(plain))
             distinctiveness = sum(inverse_document_frequency(statistics, word) for word in meaning) / len(meaning)
             grammatical = question_about(plain, title=title, context_name=context_name,
                                          previous_subject=previous_subject, proper_nouns=proper_nouns) if whole else None
             previous_subject = grammatical.subject if grammatical and grammatical.subject else previous_subject
             phrased = key_phrase_question(plain, title, statistics)
-            # A piece of a sentence the chunk boundary cut off is only asked about by its phrase, last.
             variants = [(0, grammatical), (1, phrased)] if whole else [(2, phrased)]
             for variant, ask in variants:
                 if ask is None or (variant and grammatical and ask.question == grammatical.question):
                     continue
-                key_terms = {term for term in ask.key_terms if term in gold_words}
-                shared = statistics.chunks_with_all(key_terms) if key_terms else statistics.chunks
-                yield Candidate(ask, position, variant, distinctiveness, shared)
+                yield _candidate(ask, position, variant, distinctiveness, gold_words, statistics)
+    # Last before questions about the whole document: the names the passage's code and tables use.
+    for name in dict.fromkeys(match.group(0).rstrip(".") for match in NAME_IN_CODE.finditer(text)):
+        meaning = set(content_words(name))
+        if len(name) < 4 or not meaning:
+            continue
+        question = f"What is {name} used for?"
+        if len(content_words(question)) < MIN_QUESTION_CONTENT_WORDS and documented_topic(title):
+            question = f"In {documented_topic(title)}, what is {name} used for?"
+        if len(content_words(question)) >= MIN_QUESTION_CONTENT_WORDS:
+            distinctiveness = sum(inverse_document_frequency(statistics, word) for word in meaning) / len(meaning)
+            position += 1
+            yield _candidate(Ask(question, name, tuple(meaning)), position, 3, distinctiveness, gold_words, statistics)
+
+
+def _candidate(ask: Ask, position: int, variant: int, distinctiveness: float, gold_words: set[str],
+               statistics: WordStatistics) -> Candidate:
+    """A candidate with the count of chunks holding all its key terms that the gold holds."""
+    key_terms = {term for term in ask.key_terms if term in gold_words}
+    shared = statistics.chunks_with_all(key_terms) if key_terms else statistics.chunks
+    return Candidate(ask, position, variant, distinctiveness, shared)
 
 
 def rank_candidates(candidates: list[Candidate], previous_subject: str | None) -> list[Candidate]:
@@ -158,7 +184,8 @@ PHRASE_EDGE_WORDS = frozenset(
     "since according after before because while whether either neither both each every some any all other another "
     "only just even very more most less many much several same own well still already often always never usually "
     "however therefore thus hence unless until upon within without via per onto over under above below between "
-    "among through during including involved using used given based otherwise one two three four five six seven "
+    "among through during including involved using used given based otherwise nothing something anything "
+    "everything twice once again one two three four five six seven "
     "eight nine ten twelve twenty hundred thousand".split())
 
 
@@ -171,7 +198,7 @@ def key_phrase_question(sentence: str, title: str, statistics: WordStatistics) -
         balanced = core.count("(") == core.count(")") and core.count("[") == core.count("]")
         if token.startswith(("(", "[", "\"", "'", "“", "‘")):
             runs.append([])  # a parenthesis or a quotation starts a new phrase
-        usable = bool(core) and balanced and bool(content_words(core))
+        usable = bool(core) and balanced and bool(content_words(core)) and core.lower() not in PHRASE_EDGE_WORDS
         if usable:
             runs[-1].append(core)
         if not usable or token.endswith((",", ";", ":", ".", ")", "]", "\"", "'", "”", "’")):
@@ -202,12 +229,18 @@ def key_phrase_question(sentence: str, title: str, statistics: WordStatistics) -
     return Ask(question, phrase if code_like else None, tuple(content_words(phrase)))
 
 
-def fallback_questions(gold: dict[str, Any], asked_before: int) -> Iterator[str]:
-    """Questions about the document as a whole, for a passage without an informative sentence."""
+def fallback_questions(gold: dict[str, Any], asked: set[str], statistics: WordStatistics) -> Iterator[str]:
+    """For a passage with no informative sentence left to ask about: its rarest words not yet
+    asked about, two at a time; then questions about the document as a whole."""
     topic = document_name(gold.get("title", ""))
+    asked_words = {word for question in asked for word in content_words(question)}
+    rare = sorted({word for word in content_words(plain_text(gold["text"])) if word.isalpha() and len(word) >= 4}
+                  - asked_words, key=lambda word: (-inverse_document_frequency(statistics, word), word))
+    for first, second in zip(rare[::2], rare[1::2]):
+        yield f"What does {topic} say about {first} and {second}?"
     yield f"What does {topic} cover?"
     yield f"What else does {topic} explain?"
     yield f"What other details does {topic} give?"
     yield f"What more can I learn from {topic}?"
     yield f"Which further points does {topic} make?"
-    yield f"What further details does {topic} give (question {asked_before + 1})?"
+    yield f"What further details does {topic} give (question {len(asked) + 1})?"

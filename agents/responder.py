@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from benchsmith.agents.models import Agent, Message, delimited
 from benchsmith.agents.questioner import render_history
 from benchsmith.agents.text import (PassageStatistics, WordStatistics, content_words, inverse_document_frequency,
-                                    is_complete, join_sentences, plain_text, sentences, units)
+                                    is_complete, join_sentences, plain_text, sentences, stems, units)
 
 RESPONDER_SYSTEM_PROMPT = """You are a deployed documentation assistant answering a user.
 Answer the user's latest question using ONLY the passage provided.
@@ -54,7 +54,10 @@ class Responder(Agent[GeneratedAnswer]):
         if not candidates:
             first = next((unit.text for unit in units(gold["text"])), gold["text"])
             return GeneratedAnswer(answer=first.strip())
-        weight = {i: sum(inverse_document_frequency(statistics, word) for word in wanted & set(content_words(text)))
+        # Words match by stem: "What does it return?" finds "It returns a str."
+        wanted_stems = dict(zip(stems(wanted), wanted))
+        weight = {i: sum(inverse_document_frequency(statistics, wanted_stems[stem])
+                         for stem in set(wanted_stems) & set(stems(content_words(text))))
                   for i, text in enumerate(candidates)}
         ranked = sorted(range(len(candidates)), key=lambda i: (-weight[i], i))
         chosen = sorted(i for i in ranked[:BASELINE_SENTENCES] if weight[i] > 0) or ranked[:2]

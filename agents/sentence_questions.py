@@ -44,10 +44,11 @@ KNOWN_VERBS = WHAT_VERBS | WHEN_VERBS | frozenset(
     "collects books proposes exceeds downloads verifies extrapolates caps polls schedules predicts covers sends "
     "stores loads saves signs validates matches filters groups merges splits renders displays logs prints "
     "installs deploys configures connects listens binds serves routes queues triggers notifies".split())
-# A word after which a possible third-person verb (ends in -s) is taken for one.
+# A word after which a possible third-person verb (ends in -s) is taken for one: a determiner or a
+# pronoun, not a preposition ("unit tests for tools", "100k vectors in 14 s" are nouns).
 OBJECT_START = frozenset(
-    "a an the to that it its their all any each no one this these those from with into on in at by for whether how "
-    "what when some every two several many only both either neither out up over back down off".split())
+    "a an the that it its their them all any each no one this these those whether how what when some every two "
+    "several many both either neither".split())
 LEAD_WORDS = frozenset(
     "if when whenever unless although though because since after before while once for in on with by to as unlike "
     "like during without from at under given however otherwise here now thus hence therefore finally first second "
@@ -70,6 +71,10 @@ NOT_VERBS = frozenset("always perhaps sometimes thus its this has does was is as
 DOC_EXTENSIONS = (".md", ".rst", ".txt", ".html", ".htm", ".ipynb", ".pdf", ".markdown")
 # "name -- description" or "name: description", as docstrings list parameters (a code-like name only).
 DEFINITION = re.compile(r"^(?P<name>[a-z_][\w.]*(\(\))?|[A-Za-z_]\w*[._]\w[\w.]*(\(\))?)\s*(--|:|—|–)\s+\S")
+QUANTIFIERS = frozenset({"every", "each", "all", "any", "no", "some", "many", "most"})
+PAST_TENSE = frozenset("took made gave ran wrote went came said found kept left saw told thought brought built sent "
+                       "spent stood got did had became began chose drew grew knew lost meant paid read rose "
+                       "sold shut spoke wore won".split())
 DETERMINERS = frozenset("a an the all any each every its their this these true false none whether".split())
 # Adverbs a predicate may open with: "X is then passed ..." asks about "passed".
 PREDICATE_ADVERBS = frozenset("then also always usually now still only just often never first automatically "
@@ -165,7 +170,7 @@ def _is_third_person_verb(tokens: list[_Token], index: int) -> bool:
     following = tokens[index + 1] if index + 1 < len(tokens) else None
     if following is None:
         return False
-    if following.lower in OBJECT_START:
+    if following.lower in OBJECT_START:  # "breaks the", "fits it": not "tests for", "vectors in"
         return True
     # "a judge ensemble rates query-evidence alignment": after a determiner and a noun, unless
     # the next word is the verb ("the function arguments are").
@@ -193,17 +198,21 @@ def _subject_text(tokens: list[_Token], proper_nouns: frozenset[str], title: str
 
 
 def _valid_subject(tokens: list[_Token]) -> bool:
-    if not tokens or len(tokens) > MAX_SUBJECT_TOKENS or any(token.breaks for token in tokens[:-1]):
+    if not tokens or len(tokens) > MAX_SUBJECT_TOKENS or any(token.breaks for token in tokens):
         return False
+    if any(token.lower in PAST_TENSE for token in tokens):
+        return False  # "the whole demo took 2 (minutes)": a clause, not a noun phrase
     if any(token.lower in CUT_WORDS or token.lower in COPULAS or token.lower in MODALS or token.lower in CLAUSE_WORDS
            or token.lower in PREPOSITIONS and token.lower != "of"
            or (token.lower in KNOWN_VERBS and token.text.islower()) for token in tokens[1:]):
         return False
     if tokens[0].lower in NOT_SUBJECTS or tokens[0].lower in PERSONAL_PRONOUNS or tokens[0].lower in PRONOUNS \
-            and len(tokens) == 1 or tokens[-1].lower in PREPOSITIONS or tokens[0].lower in KNOWN_VERBS:
+            and len(tokens) == 1 or tokens[-1].lower in PREPOSITIONS:
         return False
     if len(tokens) > 1 and tokens[0].text[:1].isupper() and tokens[1].lower in DETERMINERS:
         return False  # "Arrange the given list ...": an imperative, not a subject
+    if any(token.lower in DETERMINERS and tokens[index].lower != "of" for index, token in enumerate(tokens[1:])):
+        return False  # "the model seam every agent (goes through)": a clause, not a noun phrase
     return bool(content_words(_words(tokens)))
 
 
@@ -276,10 +285,10 @@ def _declarative(main: list[_Token], lead: str | None, previous_subject: str | N
         word = main[index].lower
         if index == 0:  # "Returns the value." in a docstring: the documented function is the subject
             following = main[1].lower if len(main) > 1 else ""
-            if word in KNOWN_VERBS or _is_third_person_verb([_Token(word, False), *main[1:]], 0) \
-                    and following in DETERMINERS:
-                if context_name:
-                    return _ask(context_name, _Token(word, main[0].breaks), main[1:], lead)
+            if context_name and (word in KNOWN_VERBS or _is_third_person_verb([_Token(word, False), *main[1:]], 0)
+                                 and following in DETERMINERS):
+                return _ask(context_name, _Token(word, main[0].breaks), main[1:], lead)
+            if word in KNOWN_VERBS and following in DETERMINERS:  # "Provides the ...": what provides it?
                 obj = _object(main[1:])
                 return Ask(f"What {word} {_words(obj)}?", None, (word, *content_words(_words(obj)))) if obj else None
             continue
@@ -336,6 +345,8 @@ def _copula_question(subject: str, copula: str, rest: list[_Token]) -> Ask | Non
     if attribute := ATTRIBUTE.match(subject):
         return Ask(f"What {copula} the {attribute['attribute']} of {attribute['owner']}?", attribute["owner"], key)
     if head in ("a", "an", "the", "one", "either"):
+        if subject.split()[0].lower() in QUANTIFIERS:  # "What is every job?"
+            return None
         return Ask(f"What {copula} {subject}?", subject, key)
     if head == "being" and len(rest) > 1:
         rest, head = rest[1:], rest[1].lower

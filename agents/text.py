@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol
+
+import Stemmer
 
 WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -44,6 +47,16 @@ def words(text: str) -> list[str]:
 def content_words(text: str) -> list[str]:
     """Lower-cased words of three or more characters that are not stopwords, in order."""
     return [word for word in WORD.findall(text.lower()) if len(word) >= 3 and word not in STOPWORDS]
+
+
+_stemmers = threading.local()  # a PyStemmer object is not safe to share between threads
+
+
+def stems(words: Iterable[str]) -> list[str]:
+    """Snowball English stems ("returns" and "return" are both "return"), as BM25 stems them."""
+    if not hasattr(_stemmers, "english"):
+        _stemmers.english = Stemmer.Stemmer("english")
+    return _stemmers.english.stemWords(list(words))
 
 
 # ---------------------------------------------------------------------------------------
@@ -277,10 +290,12 @@ def is_complete(sentence: str) -> bool:
     return bool(STARTS_SENTENCE.match(plain) or sentence[:1] in "`*:{") and plain.rstrip("\"'”’)").endswith((".", "!", "?"))
 
 
-def is_informative(sentence: str, *, require_complete: bool = True, minimum_content_words: int = 3) -> bool:
-    """Worth a question: a complete sentence (unless ``require_complete`` is false), mostly
-    plain words (not a command line, a path or symbols), no markup left, enough content words,
-    not about the document itself ("this page has moved"), not a lead-in to a list or code."""
+def is_informative(sentence: str, *, require_complete: bool = True, minimum_content_words: int = 3,
+                   max_words: int | None = MAX_SENTENCE_WORDS) -> bool:
+    """Worth a question: a complete sentence (unless ``require_complete`` is false) of at most
+    ``max_words`` words, mostly plain words (not a command line, a path or symbols), no markup
+    left, enough content words, not about the document itself ("this page has moved"), not a
+    lead-in to a list or code."""
     plain = plain_text(sentence)
     if require_complete and not is_complete(sentence):
         return False
@@ -292,7 +307,7 @@ def is_informative(sentence: str, *, require_complete: bool = True, minimum_cont
     visible = [character for character in plain if not character.isspace()]
     if sum(character.isalpha() for character in visible) < 0.5 * len(visible):
         return False
-    if plain.endswith(":") or META_SENTENCE.search(plain) or len(tokens) > MAX_SENTENCE_WORDS:
+    if plain.endswith(":") or META_SENTENCE.search(plain) or (max_words is not None and len(tokens) > max_words):
         return False
     return len(set(content_words(plain))) >= minimum_content_words
 

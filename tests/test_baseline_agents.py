@@ -144,6 +144,12 @@ def test_responder_answers_in_whole_sentences_of_the_gold():
     assert "tides.predict" not in answer and "Tide tables" not in answer
 
 
+def test_responder_matches_words_by_stem():
+    gold = {"title": "json.md", "text": "The encoder sorts keys when asked. It returns a str for every input."}
+    assert Responder().baseline(gold=gold, question="What does the encoder return?").answer == \
+        "It returns a str for every input."
+
+
 def test_join_sentences_splits_back_into_the_same_sentences():
     chosen = ["First one ends here.", "lower-case start follows.", "Heading without stop", "Last one."]
     text = join_sentences(chosen)
