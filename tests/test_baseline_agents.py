@@ -146,7 +146,7 @@ def test_responder_answers_in_whole_sentences_of_the_gold():
 
 def test_responder_matches_words_by_stem():
     gold = {"title": "json.md", "text": "The encoder sorts keys when asked. It returns a str for every input."}
-    assert Responder().baseline(gold=gold, question="What does the encoder return?").answer == \
+    assert Responder().baseline(gold=gold, question="What does the function return?").answer == \
         "It returns a str for every input."
 
 
