@@ -43,7 +43,8 @@ class Responder(Agent[GeneratedAnswer]):
     def baseline(self, *, gold: dict[str, Any], question: str, corpus_stats: WordStatistics | None = None,
                  **_: Any) -> GeneratedAnswer:
         """Extractive: the passage's whole sentences that share the rarest words with the
-        question (at most four, in passage order), as a reader sees them (roles and inline
+        question (at most four, each matching at least half as well as the best one, in passage
+        order), as a reader sees them (roles and inline
         code reduced to their text), never a piece glued to another. A passage without prose
         answers with its first unit."""
         statistics = corpus_stats or PassageStatistics([gold["text"]])
@@ -60,5 +61,7 @@ class Responder(Agent[GeneratedAnswer]):
                          for stem in set(wanted_stems) & set(stems(content_words(text))))
                   for i, text in enumerate(candidates)}
         ranked = sorted(range(len(candidates)), key=lambda i: (-weight[i], i))
-        chosen = sorted(i for i in ranked[:BASELINE_SENTENCES] if weight[i] > 0) or ranked[:2]
+        # Sentences that answer, not ones that merely share a word: at least half the best match.
+        best = weight[ranked[0]]
+        chosen = sorted(i for i in ranked[:BASELINE_SENTENCES] if weight[i] > 0 and weight[i] >= best / 2) or ranked[:2]
         return GeneratedAnswer(answer=join_sentences(candidates[i] for i in sorted(chosen)))
