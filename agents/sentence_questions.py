@@ -211,7 +211,8 @@ def _valid_subject(tokens: list[_Token]) -> bool:
         return False
     if len(tokens) > 1 and tokens[0].text[:1].isupper() and tokens[1].lower in DETERMINERS:
         return False  # "Arrange the given list ...": an imperative, not a subject
-    if any(token.lower in DETERMINERS and tokens[index].lower != "of" for index, token in enumerate(tokens[1:])):
+    if any(token.lower in LEADING_DETERMINERS | {"all", "any"} and tokens[index].lower != "of"
+           for index, token in enumerate(tokens[1:])):
         return False  # "the model seam every agent (goes through)": a clause, not a noun phrase
     return bool(content_words(_words(tokens)))
 
