@@ -21,10 +21,8 @@ and cost per call. The API key is never part of a cache key, a record, a log lin
 
 from __future__ import annotations
 
-import email.utils
 import json
 import threading
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from hashlib import sha256
@@ -32,7 +30,6 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import openai
 from pydantic import BaseModel, ValidationError
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from benchsmith.agents.endpoints import (
     LOCAL_PLACEHOLDER_KEY,
@@ -50,6 +47,14 @@ from benchsmith.agents.endpoints import (
 )
 from benchsmith.agents.pricing import PriceTable
 from benchsmith.agents.redaction import redact, register_secret
+from benchsmith.agents.retries import (
+    MAX_RETRY_AFTER_S,
+    error_name,
+    is_retryable,
+    retry_after_seconds,
+    retrying,
+    transport_failure,
+)
 from benchsmith.agents.seam_errors import (
     InvalidOutput,
     MissingAPIKeyError,
@@ -73,10 +78,10 @@ from benchsmith.agents.structured_output import (
 )
 
 __all__ = [
-    "BASELINE", "Agent", "Backend", "Completion", "Endpoint", "InvalidOutput", "Message", "MissingAPIKeyError",
+    "BASELINE", "MAX_RETRY_AFTER_S", "Agent", "Backend", "Completion", "Endpoint", "InvalidOutput", "Message", "MissingAPIKeyError",
     "ModelEndpointError", "ModelSeam", "ModelSeamError", "ModelSettings", "ModelUnavailableError",
     "NoBaselineError", "OpenAIBackend", "STRUCTURED_OUTPUT_CHOICES", "ScriptedBackend", "SeamStats",
-    "StructuredOutput", "build_seam", "delimited", "endpoint", "estimate_tokens", "forget_endpoints",
+    "StructuredOutput", "build_seam", "delimited", "endpoint", "estimate_tokens", "error_name", "forget_endpoints",
     "is_local_base_url", "is_official", "is_retryable", "parse_model_spec", "redact", "resolve_base_url",
     "retry_after_seconds",
 ]
@@ -85,7 +90,6 @@ Out = TypeVar("Out", bound=BaseModel)
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}
 
 BASELINE = "baseline"
-MAX_RETRY_AFTER_S = 60.0
 
 
 class NoBaselineError(RuntimeError):
@@ -317,46 +321,6 @@ class SeamStats:
     structured_output: str | None = None  # the method the endpoint answers to (None: no server)
 
 
-def is_retryable(error: BaseException) -> bool:
-    """Transport faults and invalid output are retried; auth, bad requests and a used-up quota are not."""
-    if isinstance(error, openai.RateLimitError):
-        return not is_fatal(error)
-    if isinstance(error, InvalidOutput | openai.APITimeoutError | openai.APIConnectionError):
-        return True
-    # 408 (request timeout) and 409 (conflict) are transient too, as the openai SDK treats them.
-    return isinstance(error, openai.APIStatusError) and (error.status_code >= 500 or error.status_code in (408, 409))
-
-
-def error_name(error: BaseException | None) -> str:
-    """Stable names for the stats: openai's class, not langchain-openai's wrapper subclass."""
-    for cls in type(error).__mro__:
-        if cls.__module__.startswith("openai") or cls is InvalidOutput:
-            return cls.__name__
-    return type(error).__name__
-
-
-def retry_after_seconds(error: BaseException | None) -> float | None:
-    """The server's wait before a retry: ``retry-after-ms``, else ``Retry-After`` (seconds or an
-    HTTP date), capped at :data:`MAX_RETRY_AFTER_S`; ``None`` when it gives none."""
-    response = getattr(error, "response", None)
-    headers = response.headers if response is not None else {}
-    seconds: float | None = None
-    try:
-        if (milliseconds := headers.get("retry-after-ms")) is not None:
-            seconds = float(milliseconds) / 1000
-        elif (value := headers.get("retry-after")) is not None:
-            try:
-                seconds = float(value)
-            except ValueError:
-                moment = email.utils.parsedate_to_datetime(value)
-                seconds = moment.timestamp() - time.time()
-    except (ValueError, TypeError, OverflowError):
-        return None
-    if seconds is None or seconds != seconds or seconds < 0:  # NaN or a date in the past
-        return None
-    return min(MAX_RETRY_AFTER_S, seconds)
-
-
 class ModelSeam:
     """Structured calls with validation, retries, caching and accounting.
 
@@ -439,9 +403,6 @@ class ModelSeam:
         return sha256(canonical.encode("utf-8")).hexdigest()
 
     def _complete_with_retries(self, messages: list[Message], schema: type[BaseModel]) -> tuple[Completion, int]:
-        settings = self.settings
-        exponential = wait_exponential_jitter(multiplier=settings.backoff_initial_s, max=settings.backoff_max_s,
-                                              jitter=settings.backoff_initial_s)
         retries = 0
         correction: list[Message] = []  # one corrective turn after an invalid reply, replaced by the next
 
@@ -453,53 +414,26 @@ class ModelSeam:
                     correction[:] = corrective_turn(error.reply, str(error), schema)
                 raise
 
-        def wait(state: RetryCallState) -> float:
-            error = state.outcome.exception() if state.outcome else None
-            after = retry_after_seconds(error)
-            return after if after is not None else exponential(state)
-
-        def count(state: RetryCallState) -> None:
+        def count(error: BaseException | None) -> None:
             nonlocal retries
             retries += 1
-            name = error_name(state.outcome.exception()) if state.outcome else "unknown"
+            name = error_name(error) if error is not None else "unknown"
             with self._lock:
                 self.stats.retries += 1
                 self.stats.retried_errors[name] = self.stats.retried_errors.get(name, 0) + 1
 
-        retrying = Retrying(
-            retry=retry_if_exception(is_retryable),
-            wait=wait,
-            stop=stop_after_attempt(settings.max_attempts),
-            before_sleep=count,
-            reraise=True,
-            **({"sleep": self._sleep} if self._sleep else {}),
-        )
-        return retrying(attempt), retries
+        return retrying(self.settings, count, self._sleep)(attempt), retries
 
     def _clean_failure(self, error: Exception, schema: type[BaseModel]) -> BaseException:
         """The exception the seam raises for ``error``: ours, with a redacted message and no chain
         (the openai errors hold the request with its headers, and the server's text)."""
-        where = f"model {self.model!r}" + (f" at {display_url(self.base_url)}" if self.base_url else "")
         attempts = self.settings.max_attempts
-        if isinstance(error, ModelSeamError) and not isinstance(error, InvalidOutput):
-            clean: BaseException = error
-        elif isinstance(error, InvalidOutput):
-            excerpt = f"; its last reply began: {redact(error.reply[:200])!r}" if error.reply else ""
-            clean = InvalidOutput(redact(f"{where} gave no valid {schema.__name__} in {attempts} attempt(s): "
-                                         f"{error}{excerpt}"))
-        elif isinstance(error, openai.APIStatusError) and not is_retryable(error):
-            clean = endpoint_error(error, self.base_url, self.model)
-        elif isinstance(error, openai.APIError):
-            name = error_name(error)
-            said = server_message(error) if isinstance(error, openai.APIStatusError) else redact(str(error))
-            clean = ModelUnavailableError(
-                f"{where} still failed after {attempts} attempt(s); the last error was {name}: {said}. Check that "
-                "the server is up and reachable, or allow more time (timeout) or more attempts (max attempts).",
-                last_error=name)
-        elif _mentions_secret(error):
-            clean = ModelSeamError(redact(f"{type(error).__name__}: {error}"))
-        else:
-            return error  # our own bug or the caller's: its traceback matters more
+        if not isinstance(error, InvalidOutput):
+            return transport_failure(error, model=self.model, base_url=self.base_url, attempts=attempts)
+        where = f"model {self.model!r}" + (f" at {display_url(self.base_url)}" if self.base_url else "")
+        excerpt = f"; its last reply began: {redact(error.reply[:200])!r}" if error.reply else ""
+        clean = InvalidOutput(redact(f"{where} gave no valid {schema.__name__} in {attempts} attempt(s): "
+                                     f"{error}{excerpt}"))
         clean.__cause__ = clean.__context__ = None
         clean.__suppress_context__ = True
         return clean
@@ -530,18 +464,6 @@ class ModelSeam:
         self._note_structured_output()
         with self._lock:
             return asdict(self.stats)
-
-
-def _mentions_secret(error: BaseException) -> bool:
-    """Does ``error``, or anything chained to it, say something :func:`redact` would mask?"""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if redact(str(current)) != str(current):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
 
 
 def parse_model_spec(spec: str) -> tuple[str, str]:

@@ -128,8 +128,8 @@ def _benchmark(runtime: Runtime[EvaluationContext], spec: str) -> Benchmark:
     return cached_benchmark(spec, _workspace(runtime), _context(runtime).split)
 
 
-def _embedder(runtime: Runtime[EvaluationContext], model: str | None) -> Embedder:
-    return embedder_for(model or _context(runtime).embedder)
+def _embedder(runtime: Runtime[EvaluationContext], run_id: str, model: str | None) -> Embedder:
+    return embedder_for(model or _context(runtime).embedder, _workspace(runtime), run_id, _context(runtime))
 
 
 def _dense_index(runtime: Runtime[EvaluationContext], benchmark: Benchmark, embedder: Embedder) -> DenseIndex:
@@ -266,7 +266,7 @@ def _compute_run(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
     if configuration.retriever.kind == "bm25":
         index = bm25_index(benchmark)
         return index.search(queries, context.depth, progress_reporter(label))
-    embedder = _embedder(runtime, configuration.retriever.model)
+    embedder = _embedder(runtime, run_id, configuration.retriever.model)
     index = _dense_index(runtime, benchmark, embedder)
     query_ids = list(queries)
     vectors = embedder.encode([queries[query_id] for query_id in query_ids])
