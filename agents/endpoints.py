@@ -29,7 +29,7 @@ from benchsmith.agents.seam_errors import MissingAPIKeyError, ModelEndpointError
 logger = logging.getLogger("benchsmith")
 
 OFFICIAL_BASE_URL = "https://api.openai.com/v1"
-# langchain-openai reads OPENAI_API_BASE before the SDK reads OPENAI_BASE_URL: the same order here.
+# OPENAI_API_BASE (langchain-openai's name) wins over the SDK's OPENAI_BASE_URL, as it always did here.
 BASE_URL_ENVS = ("OPENAI_API_BASE", "OPENAI_BASE_URL")
 API_KEY_ENV = "OPENAI_API_KEY"
 # Sent to local servers when no key is set: the client needs some value, most local servers ignore it.

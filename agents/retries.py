@@ -42,7 +42,7 @@ def is_retryable(error: BaseException) -> bool:
 
 
 def error_name(error: BaseException | None) -> str:
-    """Stable names for the stats: openai's class, not langchain-openai's wrapper subclass."""
+    """Stable names for the stats: openai's class, not a wrapper's subclass."""
     for cls in type(error).__mro__:
         if cls.__module__.startswith("openai") or cls is InvalidOutput:
             return cls.__name__

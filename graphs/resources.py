@@ -32,7 +32,7 @@ from benchsmith.stores.embedding_cache import EmbeddingCache
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import open_client
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.workspace import WORKSPACE_ENV, Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
 from benchsmith.tools.rerank import PairScorer, cross_encoder_scorer
 
@@ -73,7 +73,18 @@ class ModelOptions:
 
 
 def workspace_of(options: StoreOptions) -> Workspace:
-    return Workspace.resolve(options.workspace)
+    """The workspace of a job's settings. Nodes ask for it on every call: resolving it (a realpath
+    and two mkdirs) is done once per (setting, $BENCHSMITH_WORKSPACE, working directory) while the
+    folder exists."""
+    key = (options.workspace, os.environ.get(WORKSPACE_ENV), os.getcwd())
+    known = _workspaces.get(key)
+    if known is not None and known.runs_dir.is_dir():
+        return known
+    resolved = _workspaces[key] = Workspace.resolve(options.workspace)
+    return resolved
+
+
+_workspaces: dict[tuple[str | None, str | None, str], Workspace] = {}
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """A local OpenAI-compatible chat-completions server for tests.
 
-Tests and benchmarks point the real ``langchain_openai.ChatOpenAI`` client at
-``FakeOpenAIServer.base_url`` so the whole HTTP stack (request building,
+Tests and benchmarks point the real clients (the seam's openai SDK client,
+``langchain_openai.ChatOpenAI``) at ``FakeOpenAIServer.base_url`` so the whole HTTP stack (request building,
 retries, timeouts, response parsing) is exercised without network access or
 API keys. Replies are scripted or computed by a ``replier`` callable, and
 faults (rate limits, server errors, slow, malformed or truncated output) can
@@ -108,7 +108,7 @@ class FakeOpenAIServer:
     def __init__(self, replier: Replier | None = None, latency_s: float = 0.0, *,
                  rejects: frozenset[str] | set[str] = frozenset(), rejection_status: int = 400,
                  reply_style: str = "json", api_key: str | None = None, models: set[str] | None = None,
-                 embedding_dimension: int = 64):
+                 embedding_dimension: int = 64, keep_alive: bool = False):
         unknown = set(rejects) - set(REJECTION_MESSAGES)
         if unknown or reply_style not in REPLY_STYLES:
             raise ValueError(f"unknown rejects {sorted(unknown)} or reply style {reply_style!r}")
@@ -120,6 +120,9 @@ class FakeOpenAIServer:
         self.api_key = api_key
         self.models = models  # served model names (None: any); another one gets a 404 like vLLM's
         self.embedding_dimension = embedding_dimension
+        # HTTP/1.1 connections that stay open, as real model servers keep them (benchmarks); tests keep
+        # one connection per request, so no handler thread outlives stop().
+        self.keep_alive = keep_alive
         self.embedded_texts = 0  # inputs answered by /v1/embeddings
         self.requests: list[dict] = []
         # Per request, in arrival order: when it arrived (time.monotonic()) and its Authorization header.
@@ -346,7 +349,7 @@ class _LoopbackHTTPServer(ThreadingHTTPServer):
     request_queue_size = 128
 
     def __init__(self, fake: FakeOpenAIServer):
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", 0), _KeepAliveHandler if fake.keep_alive else _Handler)
         self.fake = fake
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -363,6 +366,9 @@ class _Handler(BaseHTTPRequestHandler):
     """
 
     server: _LoopbackHTTPServer
+    # Headers and body go out in two writes: with Nagle's algorithm the body waits for the client's
+    # delayed ACK of the headers (40 ms on Linux), as no real model server lets it.
+    disable_nagle_algorithm = True
 
     def do_GET(self) -> None:
         if self._route() in MODELS_PATHS:
@@ -429,6 +435,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+
+class _KeepAliveHandler(_Handler):
+    protocol_version = "HTTP/1.1"
 
 
 def _fault_response(body: dict, fault: str) -> tuple[int, dict, dict[str, str]]:
