@@ -155,7 +155,8 @@ class OpenAIEmbedder:
         vectors: dict[str, np.ndarray] = {}
         if self.cache is not None and unique:
             stored = self.cache.get_many(list(keys.values()))
-            vectors = {text: np.frombuffer(stored[key], dtype=np.float32) for text, key in keys.items() if key in stored}
+            vectors = {text: np.frombuffer(stored[key], dtype=np.float32)
+                       for text, key in keys.items() if key in stored}
             if vectors:
                 self._account_cached(len(vectors))
         missing = [text for text in unique if text not in vectors]

@@ -77,14 +77,15 @@ from benchsmith.agents.structured_output import (
     request_options,
     with_schema_instructions,
 )
+from benchsmith.agents.transport import json_client
 
 __all__ = [
-    "BASELINE", "MAX_RETRY_AFTER_S", "Agent", "Backend", "Completion", "Endpoint", "InvalidOutput", "Message", "MissingAPIKeyError",
-    "ModelEndpointError", "ModelSeam", "ModelSeamError", "ModelSettings", "ModelUnavailableError",
-    "NoBaselineError", "OpenAIBackend", "STRUCTURED_OUTPUT_CHOICES", "ScriptedBackend", "SeamStats",
-    "StructuredOutput", "build_seam", "delimited", "endpoint", "estimate_tokens", "error_name", "forget_endpoints",
-    "is_local_base_url", "is_official", "is_retryable", "parse_model_spec", "redact", "resolve_base_url",
-    "retry_after_seconds",
+    "BASELINE", "MAX_RETRY_AFTER_S", "Agent", "Backend", "Completion", "Endpoint", "InvalidOutput", "Message",
+    "MissingAPIKeyError", "ModelEndpointError", "ModelSeam", "ModelSeamError", "ModelSettings",
+    "ModelUnavailableError", "NoBaselineError", "OpenAIBackend", "STRUCTURED_OUTPUT_CHOICES", "ScriptedBackend",
+    "SeamStats", "StructuredOutput", "build_seam", "delimited", "endpoint", "estimate_tokens", "error_name",
+    "forget_endpoints", "is_local_base_url", "is_official", "is_retryable", "parse_model_spec", "redact",
+    "resolve_base_url", "retry_after_seconds",
 ]
 
 Out = TypeVar("Out", bound=BaseModel)
@@ -178,12 +179,11 @@ class OpenAIBackend:
     """Chat completions from an OpenAI-compatible server, asked for structured output the way the
     endpoint understands; the seam does the retrying.
 
-    The request is plain JSON (the body langchain-openai's ``ChatOpenAI`` sent), posted with the
-    openai SDK's client (its connection pool, timeouts and exceptions), and the reply a plain
-    dict. Measured in benchmarks/synthesize.py at concurrency 64: the client's CPU per call was
-    9.5 ms through ``ChatOpenAI`` and 5 ms this way (the SDK's typed ``chat.completions.create``
-    alone walks each request through its TypedDict annotations, about 1.3 ms). A process runs
-    Python on one core at a time, so that figure bounds the calls per second one process drives.
+    The request is plain JSON (the body langchain-openai's ``ChatOpenAI`` sent), posted by
+    :mod:`~benchsmith.agents.transport` (kept-alive connections; the openai SDK's exceptions), and
+    the reply a plain dict. Measured in benchmarks/synthesize.py at 64 conversations in flight:
+    the client's CPU per model call was 9.5 ms through ``ChatOpenAI``, about 5 ms through the
+    SDK's client, and about 3 ms this way.
 
     Endpoint state (the working method, the latch, the rate limiter) is shared with every other
     backend on the same base URL.
@@ -200,8 +200,7 @@ class OpenAIBackend:
         api_key = resolve_api_key(self.base_url)
         if api_key != LOCAL_PLACEHOLDER_KEY:
             register_secret(api_key)
-        self.client = openai.OpenAI(base_url=self.base_url, api_key=api_key, timeout=settings.timeout_s,
-                                    max_retries=0)
+        self.transport = json_client(self.base_url, api_key, settings.timeout_s)
         self._sampling: dict[str, Any] = {
             **({"max_completion_tokens": settings.max_tokens} if settings.max_tokens is not None else {}),
             "seed": settings.seed, "temperature": settings.temperature}
@@ -247,14 +246,14 @@ class OpenAIBackend:
         body = {"model": self.model, "stream": False, "messages": request, **self._sampling,
                 **self._request_options(method, schema)}
         try:
-            reply = self.client.post("/chat/completions", body=body, cast_to=dict)
+            reply = self.transport.post("/chat/completions", body)
         except openai.APIStatusError as error:
             if is_format_rejection(error, method):
                 raise StructuredOutputUnsupported(method, server_message(error), error.status_code) from None
             if is_fatal(error):
                 raise self._latch(endpoint_error(error, self.base_url, self.model)) from None
             raise  # transient: the seam retries it
-        except json.JSONDecodeError:
+        except ValueError:  # the body is not JSON (openai's errors are no ValueErrors)
             raise InvalidOutput("the server's reply is not JSON") from None  # retried, not fed back
         parsed = parse_completion(reply, method, schema)
         usage = reply.get("usage") or {}

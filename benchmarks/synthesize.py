@@ -1,14 +1,16 @@
 """Synthesis throughput against a model with a fixed latency: is the client ever the bottleneck?
 
 The loopback OpenAI-compatible test server, in a process of its own as a real model server
-would be (and keeping connections alive as real servers do), answers every call after ``BENCH_LATENCY_S`` seconds (default 0.2). Synthesis runs
-through the same path as ``benchsmith synthesize --llm openai:sim``: the openai SDK's client, the
-seam's retries, the SQLite response cache, the usage ledger, LangGraph's fan-out and
-checkpoints. With C conversations in flight and K model calls per conversation, the ideal is
-C × 60 / (K × latency) conversations per minute; this prints the measured rate divided by that
-ideal (target ≥ 0.8: orchestration, checkpoints, the HTTP client and Chroma reads may cost at
-most a fifth) and the client's CPU seconds per model call (the process's CPU time, all threads,
-over the calls it made: the figure that says how many calls per second one core can drive).
+would be (and keeping connections alive as real servers do), answers every call after
+``BENCH_LATENCY_S`` seconds (default 0.2). Synthesis runs through the same path as
+``benchsmith synthesize --llm openai:sim``: the seam's HTTP client, its retries, the SQLite
+response cache, the usage ledger, LangGraph's fan-out and checkpoints. With C conversations in
+flight and K model calls per conversation, the ideal is C × 60 / (K × latency) conversations per
+minute; this prints the measured rate divided by that ideal (target ≥ 0.8: orchestration,
+checkpoints, the HTTP client and Chroma reads may cost at most a fifth) and the client's CPU
+seconds per model call: the process's CPU time (all threads) over the calls it made. A process
+runs Python on one core at a time, so 1 / (CPU per call) bounds the calls per second one process
+drives, however fast the server; the server's CPU per call is printed beside it.
 
     .venv/bin/python benchmarks/synthesize.py [--conversations N] [--turns 4] [--concurrency 8]
     BENCH_LATENCY_S=0.05 .venv/bin/python benchmarks/synthesize.py --concurrency 64

@@ -78,13 +78,14 @@ def workspace_of(options: StoreOptions) -> Workspace:
     folder exists."""
     key = (options.workspace, os.environ.get(WORKSPACE_ENV), os.getcwd())
     known = _workspaces.get(key)
-    if known is not None and known.runs_dir.is_dir():
-        return known
-    resolved = _workspaces[key] = Workspace.resolve(options.workspace)
+    if known is not None and os.path.isdir(known[1]):
+        return known[0]
+    resolved = Workspace.resolve(options.workspace)
+    _workspaces[key] = (resolved, str(resolved.runs_dir))
     return resolved
 
 
-_workspaces: dict[tuple[str | None, str | None, str], Workspace] = {}
+_workspaces: dict[tuple[str | None, str | None, str], tuple[Workspace, str]] = {}
 
 
 # ---------------------------------------------------------------------------------------

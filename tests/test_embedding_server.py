@@ -299,7 +299,8 @@ def test_ingest_and_dense_evaluation_through_the_server_match_local_vectors(monk
         assert served_config["name"] == local_config["name"]
         served_ranking = read_trec_run(through_server.run_dir / served_config["run_file"])
         local_ranking = read_trec_run(in_process.run_dir / local_config["run_file"])
-        assert {q: list(docs) for q, docs in served_ranking.items()} == {q: list(docs) for q, docs in local_ranking.items()}
+        assert ({query: list(ranking) for query, ranking in served_ranking.items()}
+                == {query: list(ranking) for query, ranking in local_ranking.items()})
     assert through_server.aggregate == in_process.aggregate
     assert through_server.usage.calls > 0 and through_server.usage.cached_calls == 0
 
