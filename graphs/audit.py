@@ -162,7 +162,7 @@ def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     if context.sample is not None and context.sample < len(queries):
         queries = random.Random(f"{context.seed}:sample").sample(sorted(queries, key=lambda q: q.id), context.sample)
         queries.sort(key=lambda query: query.id)
-    rankings = _negative_rankings(runtime, benchmark, queries)
+    rankings = _negative_rankings(runtime, state["run_id"], benchmark, queries)
     slots = balanced_gold_slots([query.id for query in queries], context.negatives + 1, context.seed)
     records = []
     for query in queries:
@@ -181,14 +181,14 @@ def gold_document(benchmark: Benchmark, query_id: str) -> str | None:
     return min(relevant, key=lambda item: (-item[0], item[1]))[1] if relevant else None
 
 
-def _negative_rankings(runtime: Runtime[AuditContext], benchmark: Benchmark,
+def _negative_rankings(runtime: Runtime[AuditContext], run_id: str, benchmark: Benchmark,
                        queries: list[BenchmarkQuery]) -> dict[str, list[list[str]]]:
     """Per query, BM25's and the dense retriever's rankings of the corpus for the turn with its history."""
     context = _context(runtime)
     texts = {query.id: build_query(query, HistoryMode("full")) for query in queries}
     depth = context.negatives + max(len(benchmark.qrels[query.id]) for query in queries) + 5
     lexical = bm25_index(benchmark).search(texts, depth, progress_reporter("negatives bm25"))
-    embedder = embedder_for(context.embedder)
+    embedder = embedder_for(context.embedder, _workspace(runtime), run_id, context)
     index = dense_index(_workspace(runtime), context.chroma_host, benchmark, embedder)
     query_ids = list(texts)
     semantic = index.search(query_ids, embedder.encode([texts[q] for q in query_ids]), depth,

@@ -157,8 +157,8 @@ def _benchmark(runtime: Runtime[EvaluationContext], spec: str) -> Benchmark:
     return cached_benchmark(spec, _workspace(runtime), _context(runtime).split)
 
 
-def _embedder(runtime: Runtime[EvaluationContext], model: str | None) -> Embedder:
-    return embedder_for(model or _context(runtime).embedder)
+def _embedder(runtime: Runtime[EvaluationContext], run_id: str, model: str | None) -> Embedder:
+    return embedder_for(model or _context(runtime).embedder, _workspace(runtime), run_id, _context(runtime))
 
 
 def _dense_index(runtime: Runtime[EvaluationContext], benchmark: Benchmark, embedder: Embedder) -> DenseIndex:
@@ -349,7 +349,7 @@ def _run_batches(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
             batch = query_ids[start : start + size]
             yield start + len(batch), index.search({query_id: queries[query_id] for query_id in batch}, context.depth)
         return
-    embedder = _embedder(runtime, configuration.retriever.model)
+    embedder = _embedder(runtime, run_id, configuration.retriever.model)
     dense = _dense_index(runtime, benchmark, embedder)
     # Fixed blocks, whatever the batch size: float32 matrix products (the embedder's and the
     # search's) round differently with the shape of the block, and results must not depend on it.

@@ -1,4 +1,4 @@
-"""Synthesis through the real langchain-openai client: injected faults change nothing, servers
+"""Synthesis through the real openai SDK client: injected faults change nothing, servers
 without JSON-schema output and chatty models give the same benchmark, a refused key stops the
 run within seconds and is written nowhere, and a kill -9 mid-run loses and repeats nothing but
 the calls in flight."""

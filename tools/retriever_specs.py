@@ -3,7 +3,8 @@
 Spec grammar (the ``--retriever`` option):
 
 * ``bm25``
-* ``dense`` (the default embedder) or ``dense:MODEL`` (any sentence-transformers name or path)
+* ``dense`` (the default embedder) or ``dense:MODEL`` (any sentence-transformers name or path, or
+  ``openai:<model>`` for an embedding server)
 * ``hybrid:METHOD(A,B[,...])`` with METHOD ``rrf`` or ``combsum`` and components ``bm25`` or
   ``dense[:MODEL]``; ``hybrid:wsum(dense=0.7,bm25=0.3)`` gives each component a weight.
 

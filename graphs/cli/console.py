@@ -48,6 +48,12 @@ MaxAttemptsOption = Annotated[
     int, typer.Option("--max-attempts", min=1,
                       help="Attempts per model call (retries 429, 5xx, timeouts, invalid replies)."),
 ]
+EmbedderOption = Annotated[
+    str, typer.Option("--embedder",
+                      help="A sentence-transformers model name or path, or openai:<model> for an OpenAI-compatible "
+                           "embedding server (BENCHSMITH_EMBEDDINGS_BASE_URL, else OPENAI_BASE_URL: TEI, vLLM, "
+                           "Ollama, OpenAI), batched, cached in the workspace and counted in the run's usage."),
+]
 StructuredOutputOption = Annotated[
     str, typer.Option("--structured-output",
                       help="How replies are asked for: auto (JSON schema, then function calling, then JSON mode, "

@@ -7,10 +7,11 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console,
-                                           fail, guarded, model_options, offline_environment, print_estimate,
-                                           print_measure_table, print_paths, print_usage, run_reported)
+from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, EmbedderOption, MaxAttemptsOption,
+                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
+                                           WorkspaceOption, console, fail, guarded, model_options,
+                                           offline_environment, print_estimate, print_measure_table, print_paths,
+                                           print_usage, run_reported)
 from benchsmith.graphs.jobs.evaluate import (DEFAULT_BATCH_SIZE, DEFAULT_DEPTH, DEFAULT_HISTORIES, DEFAULT_RETRIEVERS,
                                              checked_measures, estimate_evaluation, measure_runs)
 from benchsmith.graphs.jobs.evaluate import evaluate as run_evaluation
@@ -59,7 +60,7 @@ def evaluate(
     extra_qrels: Annotated[Optional[Path], typer.Option(
         help="More judgments (query-id, corpus-id, score TSV) added to the benchmark's, e.g. the "
              "extra_qrels.tsv of `benchsmith audit`.")] = None,
-    embedder: Annotated[str, typer.Option(help="Embedder of the 'dense' retriever.")] = DEFAULT_EMBEDDER,
+    embedder: EmbedderOption = DEFAULT_EMBEDDER,
     llm: Annotated[str, typer.Option(help="Model for --history rewrite: 'baseline' or openai:<model>.")] = "baseline",
     test: Annotated[str, typer.Option(help="Significance test between configurations: randomization or t-test.")]
     = "randomization",

@@ -13,8 +13,8 @@ from typing import Any
 from benchsmith.agents.models import BASELINE
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
-from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_models,
-                                           checked_run_id, job_run, priced, resolved_path, workspace_for)
+from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_embedders,
+                                           check_models, checked_run_id, job_run, priced, resolved_path, workspace_for)
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
@@ -63,6 +63,7 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negativ
     settings = _checked_settings(resolved, benchmark, judges, negatives, sample, seed, position_check, min_votes,
                                  corpus, split)
     check_at_least(1, concurrency=concurrency, many_documents=many_documents)
+    check_embedders(embedder)
     run_id = checked_run_id(run_id, "audit")
     context = AuditContext(workspace=str(resolved.root), chroma_host=chroma_host, split=split,
                            corpus=settings["corpus"], negatives=negatives, sample=sample, seed=seed,

@@ -15,8 +15,9 @@ from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.measures import (DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH, MeasureResults, UnknownMeasure,
                                        evaluate_batches, parse_measures)
-from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_models,
-                                           checked_run_id, job_run, priced, resolved_path, workspace_for)
+from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_embedders,
+                                           check_models, checked_run_id, job_run, priced, resolved_path,
+                                           retriever_embedders, workspace_for)
 from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.workspace import Workspace
@@ -80,6 +81,7 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
     settings = _checked_settings(resolved, benchmark, retrievers, histories, runs, rerank, rerank_depth, depth,
                                  measures, split, qrels, extra_qrels, strict, llm, test)
     check_at_least(1, concurrency=concurrency, batch_size=batch_size)
+    check_embedders(embedder, *retriever_embedders(retrievers))
     run_id = checked_run_id(run_id, "evaluate")
     context = EvaluationContext(
         workspace=str(resolved.root), chroma_host=chroma_host, split=split, depth=depth,
