@@ -11,6 +11,7 @@ finished one without redoing it)::
     scores = benchsmith.evaluate(bench.run_dir, retrievers=["bm25", "dense"])
     verdict = benchsmith.audit(bench.run_dir, judges=["baseline"])
     chosen = benchsmith.select("queries.txt", corpus=["docs/"], retrievers=["bm25", "dense"])  # no labels needed
+    shared = benchsmith.synthesize("mydocs", database="postgresql://…")  # other machines: benchsmith.work(run_id)
 
 Every graph is importable too (``benchsmith.graphs.synthesize.conversation_graph`` and its
 siblings), runs with no context given, and streams. Objects a context cannot hold (a
@@ -32,6 +33,7 @@ from benchsmith.graphs.jobs.robustness import RobustnessResult, estimate_robustn
 from benchsmith.graphs.jobs.nuggets import NuggetsResult, estimate_nuggets, nuggets
 from benchsmith.graphs.jobs.select import SelectionResult, estimate_selection, select
 from benchsmith.graphs.jobs.synthesize import ClusterResult, SynthesisResult, cluster, estimate_synthesis, synthesize
+from benchsmith.graphs.jobs.work import export, work
 from benchsmith.graphs.resources import register_embedder, register_model, register_scorer
 from benchsmith.stores.benchmark_files import Dialogue, Turn
 from benchsmith.stores.errors import InputError
@@ -41,7 +43,7 @@ __all__ = [
     "HardnegScoreResult", "IngestPreview", "IngestResult", "InputError", "NuggetsResult", "ParaphraseResult",
     "RobustnessResult", "SelectionResult", "SynthesisResult", "Turn", "Usage", "Verdict", "audit", "build_hardneg",
     "cluster", "estimate_audit", "estimate_evaluation", "estimate_hardneg", "estimate_nuggets", "estimate_paraphrase",
-    "estimate_robustness", "estimate_selection", "estimate_synthesis", "evaluate", "ingest", "measure_runs", "nuggets",
+    "estimate_robustness", "estimate_selection", "estimate_synthesis", "evaluate", "export", "ingest", "measure_runs", "nuggets",
     "paraphrase", "preview_ingest", "register_embedder", "register_model", "register_scorer", "rescore_tables",
-    "robustness", "score_hardneg", "select", "synthesize",
+    "robustness", "score_hardneg", "select", "synthesize", "work",
 ]

@@ -52,14 +52,16 @@ def switch_similarities(dialogues: list[dict[str, Any]], random_pairs: Mapping[s
     return summary
 
 
-def benchmark_statistics(dialogues: list[dict[str, Any]], usage: dict[str, Any],
-                         random_pairs: Mapping[str, Any] | None = None,
+def benchmark_statistics(dialogues: list[dict[str, Any]], random_pairs: Mapping[str, Any] | None = None,
                          soft_switch_threshold: float | None = None) -> dict[str, Any]:
+    """The benchmark's own figures (stats.json): a function of its dialogues and the corpus, so
+    every run that makes the same dialogues writes the same file, whichever processes made them
+    and however often a call was repeated. What making it cost is the run's usage
+    (:func:`cost_per_conversation`)."""
     turns = [turn for dialogue in dialogues for turn in dialogue["turns"]]
     conversations = len(dialogues)
     switches = {name: sum(turn["switch"] == name for turn in turns) for name in SWITCHES}
     polished_turns = [turn for turn in turns if turn["index"] > 0]
-    per_conversation = (lambda value: round(value / conversations, 2)) if conversations else (lambda value: 0.0)
     return {
         "conversations": conversations,
         "turns": len(turns),
@@ -72,9 +74,14 @@ def benchmark_statistics(dialogues: list[dict[str, Any]], usage: dict[str, Any],
         "similarity": switch_similarities(dialogues, random_pairs, soft_switch_threshold),
         "polisher_rejections": sum(turn.get("polish_rejected") is not None for turn in polished_turns),
         "polished_turns": len(polished_turns),
-        "model_calls": usage.get("calls", 0),
-        "cached_model_calls": usage.get("cached_calls", 0),
-        "model_calls_per_conversation": per_conversation(usage.get("calls", 0)),
-        "tokens_per_conversation": per_conversation(usage.get("input_tokens", 0) + usage.get("output_tokens", 0)),
-        "cost_per_conversation_usd": round(usage.get("cost_usd", 0.0) / conversations, 6) if conversations else 0.0,
     }
+
+
+def cost_per_conversation(usage: Mapping[str, Any], conversations: int) -> dict[str, float]:
+    """Model calls, tokens and dollars per conversation, from a run's usage totals."""
+    if not conversations:
+        return {"model_calls": 0.0, "tokens": 0.0, "cost_usd": 0.0}
+    tokens = usage.get("input_tokens", 0) + usage.get("output_tokens", 0)
+    return {"model_calls": round(usage.get("calls", 0) / conversations, 2),
+            "tokens": round(tokens / conversations, 2),
+            "cost_usd": round(usage.get("cost_usd", 0.0) / conversations, 6)}

@@ -1,9 +1,9 @@
 """Benchmark audit (MTR-Eval): grade any retrieval benchmark with a judge ensemble and find
 the gold documents it misses.
 
-    plan ─→ dispatch ─→ Send × a batch of instances not yet judged ─→ judge ─→ gather ─┐
-              ↑ └───────────────── (all judged) ──→ report ─→ END                     │
-              └───────────────────────────────────────────────────────────────────────┘
+    plan ─→ dispatch ─┬→ Send × a batch of instances not yet judged ─→ judge ─→ gather ─→ dispatch
+                      ├→ wait ─→ dispatch     (other workers hold the last instances)
+                      └→ report ─→ END        (all judged)
 
 One instance per judged query (for conversations: the current turn with its history). Each
 judge of the ensemble rates query–evidence alignment, picks the best document of a pool of
@@ -11,8 +11,9 @@ the gold and hard negatives (discriminability; a non-gold pick suggests an unlab
 answering document), and, where the benchmark has answers, rates their faithfulness to the
 gold document and their quality. ``plan`` fixes every pool and its recorded order once
 (``instances.jsonl``), so a resumed or repeated audit shows the judges the same prompts and
-their cached verdicts are reused; each judged instance is appended to ``judgments.jsonl``
-once. ``report`` aggregates, writes the report and ``extra_qrels.tsv`` (non-gold documents
+their cached verdicts are reused; each judged instance is recorded once, as a work item
+(``judgments.jsonl`` for one process; with a database, the queue workers on many machines
+claim instances from). ``report`` aggregates, writes the report and ``extra_qrels.tsv`` (non-gold documents
 a majority of judges picked).
 """
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 import functools
 import operator
 import random
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable
@@ -33,6 +35,7 @@ from typing_extensions import TypedDict
 
 from benchsmith.agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJudge, QualityJudge
 from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.redaction import redact
 from benchsmith.evals import audit_verdicts
 from benchsmith.evals.audit_report import audit_report_files
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES, NOISE_SCORE
@@ -41,20 +44,22 @@ from benchsmith.graphs.corpus_indexes import (bm25_index, cached_benchmark, corp
                                               document_text)
 from benchsmith.graphs.fanout import next_batch
 from benchsmith.graphs.progress import progress_reporter, report_advance
-from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, run_seam,
-                                         workspace_of)
+from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, run_items,
+                                         run_seam, workspace_of)
 from benchsmith.stores.beir import Benchmark, BenchmarkQuery
-from benchsmith.stores.benchmark_files import write_beir_qrels
+from benchsmith.stores.benchmark_files import canonicalize, write_beir_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
+from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.work_items import WorkItems
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.discriminability import arrange_pool, balanced_gold_slots, hard_negatives, rotated
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.query_building import HistoryMode, build_query
 
 INSTANCES_FILE, JUDGMENTS_FILE, EXTRA_QRELS_FILE = "instances.jsonl", "judgments.jsonl", "extra_qrels.tsv"
+WAIT_FOR_WORKERS_S = 1.0
 EXCERPT_CHARS = 300
 DEFAULT_NEGATIVES = 4
 
@@ -149,9 +154,13 @@ def _seam(runtime: Runtime[AuditContext], run_id: str, judge: str) -> ModelSeam:
 
 def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """Choose the instances and fix each one's pool and its order (once per run)."""
+    items = _items(runtime, state["run_id"])
     path = _run_dir(runtime, state["run_id"]).file(INSTANCES_FILE)
     if path.exists():  # a resumed run keeps its pools, so cached verdicts stay valid
-        return {"instances": len(load_jsonl(path))}
+        return {"instances": _registered(items, load_jsonl(path))}
+    if shared := items.planned():  # a worker joining a shared run judges the pools its first worker fixed
+        write_jsonl_atomic(path, shared)
+        return {"instances": _registered(items, shared)}
     context = _context(runtime)
     if context.negatives < 1:
         raise InputError("--negatives must be at least 1")
@@ -172,7 +181,12 @@ def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
         records.append({"instance": query.id, "gold_id": gold, "pool": pool,
                         **({"rotated_pool": rotated(pool)} if context.position_check else {})})
     write_jsonl_atomic(path, records)
-    return {"instances": len(records)}
+    return {"instances": _registered(items, records)}
+
+
+def _registered(items: WorkItems, records: list[dict[str, Any]]) -> int:
+    items.add([(record["instance"], record) for record in records])
+    return len(records)
 
 
 def gold_document(benchmark: Benchmark, query_id: str) -> str | None:
@@ -196,20 +210,23 @@ def _negative_rankings(runtime: Runtime[AuditContext], run_id: str, benchmark: B
     return {query_id: [list(lexical.get(query_id, {})), list(semantic.get(query_id, {}))] for query_id in query_ids}
 
 
-def _judgment_log(runtime: Runtime[AuditContext], run_id: str) -> RecordLog:
-    return record_log(_run_dir(runtime, run_id).file(JUDGMENTS_FILE), "instance")
+def _items(runtime: Runtime[AuditContext], run_id: str) -> WorkItems:
+    """The run's instances as work items: the judgments log alone, or shared by workers."""
+    return run_items(_context(runtime), _workspace(runtime), run_id, JUDGMENTS_FILE, "instance")
 
 
-def dispatch(state: AuditState, runtime: Runtime[AuditContext]) -> list[Send] | Literal["report"]:
-    """One judging task per instance not yet in judgments.jsonl."""
-    judged = _judgment_log(runtime, state["run_id"]).ids()
-    instances = _instances(runtime, state["run_id"])
-    progress_reporter("judge")(len(judged & instances.keys()), len(instances))
-    pending = [instance for instance in instances if instance not in judged]
+def dispatch(state: AuditState, runtime: Runtime[AuditContext]) -> list[Send] | Literal["wait", "report"]:
+    """One judging task per instance nobody judged or holds; report when all are judged, wait
+    while other workers still hold some."""
+    items = _items(runtime, state["run_id"])
+    counts = items.counts()
+    progress_reporter("judge")(counts.done, counts.total)
     sends = [Send("judge", {"run_id": state["run_id"], "benchmark": state["benchmark"], "judges": state["judges"],
                             "instance": instance})
-             for instance in next_batch(pending, _context(runtime).concurrency)]
-    return sends or "report"
+             for instance in next_batch(items.open_ids(), _context(runtime).concurrency)]
+    if sends:
+        return sends
+    return "report" if counts.done >= counts.total else "wait"
 
 
 def gather(state: AuditState) -> dict[str, Any]:
@@ -217,8 +234,15 @@ def gather(state: AuditState) -> dict[str, Any]:
     return {}
 
 
+def wait(state: AuditState) -> dict[str, Any]:
+    """Other workers hold the last instances: look again shortly (a dead worker's lease runs out
+    and its instances come back open)."""
+    time.sleep(WAIT_FOR_WORKERS_S)
+    return {}
+
+
 def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
-    """Every judge's verdicts on one instance, appended to judgments.jsonl once."""
+    """Every judge's verdicts on one instance, recorded once (claimed first when workers share the run)."""
     benchmark = _benchmark(runtime, task["benchmark"])
     instance = _instances(runtime, task["run_id"])[task["instance"]]
     query = benchmark.queries_by_id[task["instance"]]
@@ -226,11 +250,18 @@ def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     text = {doc_id: document_text(*documents[doc_id]) for doc_id in instance["pool"]}
     conversation = {"history": query.history, "question": query.question}
     verdicts: dict[str, dict[str, Any]] = {}
+    items = _items(runtime, task["run_id"])
     with concurrency_slot(task["run_id"], _context(runtime).concurrency):
-        for judge_spec in task["judges"]:
-            verdicts[judge_spec] = _verdict_of(_seam(runtime, task["run_id"], judge_spec), instance, query,
-                                               conversation, text)
-    _judgment_log(runtime, task["run_id"]).append_once({"instance": task["instance"], "verdicts": verdicts})
+        if not items.claim(task["instance"]):
+            return {"judged": 0}  # another worker has it, or judged it
+        try:
+            for judge_spec in task["judges"]:
+                verdicts[judge_spec] = _verdict_of(_seam(runtime, task["run_id"], judge_spec), instance, query,
+                                                   conversation, text)
+        except BaseException as error:
+            items.fail(task["instance"], redact(f"{type(error).__name__}: {error}"))
+            raise
+    items.complete(task["instance"], {"instance": task["instance"], "verdicts": verdicts})
     _run_dir(runtime, task["run_id"]).usage.sync()
     report_advance("judge")
     return {"judged": 1}
@@ -264,7 +295,10 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
     benchmark = _benchmark(runtime, state["benchmark"])
     run_dir = _run_dir(runtime, state["run_id"])
     instances = _instances(runtime, state["run_id"])
-    judgments = {record["instance"]: record["verdicts"] for record in load_jsonl(run_dir.file(JUDGMENTS_FILE))
+    if context.database_url():  # the other workers' verdicts are in the database
+        write_jsonl_atomic(run_dir.file(JUDGMENTS_FILE), _items(runtime, state["run_id"]).results())
+    judgments = {record["instance"]: record["verdicts"]
+                 for record in canonicalize(run_dir.file(JUDGMENTS_FILE), key="instance")
                  if record["instance"] in instances}
     population = sum(1 for query in benchmark.queries if gold_document(benchmark, query.id))
     sampled = len(instances) < population
@@ -349,11 +383,13 @@ builder = StateGraph(AuditState, context_schema=AuditContext, input_schema=Audit
 builder.add_node("plan", plan)
 builder.add_node("judge", judge)
 builder.add_node("gather", gather)
+builder.add_node("wait", wait)
 builder.add_node("report", report)
 builder.add_edge(START, "plan")
-builder.add_conditional_edges("plan", dispatch, ["judge", "report"])
+builder.add_conditional_edges("plan", dispatch, ["judge", "wait", "report"])
 builder.add_edge("judge", "gather")
-builder.add_conditional_edges("gather", dispatch, ["judge", "report"])
+builder.add_conditional_edges("gather", dispatch, ["judge", "wait", "report"])
+builder.add_conditional_edges("wait", dispatch, ["judge", "wait", "report"])
 builder.add_edge("report", END)
 
 # The Studio copy: compiled without a checkpointer (the server brings its own).

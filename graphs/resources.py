@@ -32,8 +32,10 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.embedding_cache import EmbeddingCache
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.postgres import database_url
+from benchsmith.stores.jsonl import record_log
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import open_client
+from benchsmith.stores.work_items import DEFAULT_LEASE_S, LocalItems, WorkItems
 from benchsmith.stores.workspace import WORKSPACE_ENV, Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
 from benchsmith.tools.rerank import PairScorer, cross_encoder_scorer
@@ -51,6 +53,10 @@ class StoreOptions:
     database: str | None = field(default=None, metadata={
         "description": "postgresql://… for state shared by workers on many machines (checkpoints, model cache, "
                        "run records, work items); empty: $BENCHSMITH_DATABASE_URL, else SQLite in the workspace."})
+
+    lease_s: float = field(default=DEFAULT_LEASE_S, metadata={
+        "description": "With a database: seconds a worker's claim on an item lasts without its heartbeat "
+                       "(renewed every third of it); after that another worker takes the item over."})
 
     def database_url(self) -> str | None:
         return database_url(self.database)
@@ -269,6 +275,42 @@ def usage_ledger(workspace: Workspace, run_id: str, database: str | None) -> Any
 
         return PostgresUsageLedger(database, run_id)
     return RunDirectory(workspace, run_id).usage
+
+
+# ---------------------------------------------------------------------------------------
+# Work items: what a run has left to do, shared by its workers when there is a database.
+
+_items: dict[tuple[str | None, str, str, str], WorkItems] = {}
+
+
+def run_items(options: StoreOptions, workspace: Workspace, run_id: str, log_name: str, key: str) -> WorkItems:
+    """Run ``run_id``'s items (stores/work_items.py): with a database, the queue its workers on
+    any machine claim from (this process a worker with a heartbeat on its leases); else the
+    records of the run directory's ``log_name`` keyed by ``key``, for this process alone."""
+    database = options.database_url()
+    identity = (database, str(workspace.root), run_id, log_name)
+    with _lock:
+        if identity not in _items:
+            if database:
+                from benchsmith.stores.postgres_runs import worker_name
+                from benchsmith.stores.work_items import PostgresItems
+
+                shared = PostgresItems(database, run_id, worker_name(), lease_s=options.lease_s)
+                shared.start_heartbeat()
+                _items[identity] = shared
+            else:
+                _items[identity] = LocalItems(record_log(RunDirectory(workspace, run_id).file(log_name), key), [])
+        return _items[identity]
+
+
+def release_run_items(run_id: str) -> None:
+    """Stop the heartbeats and close the connections of a run's items (its run ended here)."""
+    with _lock:
+        ended = [identity for identity in _items if identity[2] == run_id]
+        released = [_items.pop(identity) for identity in ended]
+    for items in released:
+        if hasattr(items, "close"):
+            items.close()
 
 
 # ---------------------------------------------------------------------------------------

@@ -4,6 +4,13 @@ Running the same job with the same run id resumes it from its last checkpoint wh
 not finish, and reports it without redoing anything when it did. Settings are recorded
 with the run; resuming with different settings is refused rather than mixing two runs. A
 run that ends on an exception or a signal is recorded as ``crashed`` with its reason.
+
+With a database (``--database``) the run is shared: its record and API arguments are kept in
+PostgreSQL, where ``benchsmith work`` on any machine reads them to join it; each process is a
+worker with its own checkpoint thread (``RUN_ID@host:pid``) in PostgreSQL, and the run's
+progress is its work items there (graphs/resources.run_items), so a worker that starts, dies or
+comes back later never replays another's steps. A worker that crashes leaves the shared run to
+the others.
 """
 
 from __future__ import annotations
@@ -16,9 +23,11 @@ from langgraph.graph.state import StateGraph
 
 from benchsmith.agents.endpoints import forget_endpoints
 from benchsmith.agents.redaction import redact
-from benchsmith.stores.checkpoints import sqlite_checkpointer
+from benchsmith.graphs.resources import release_run_items, usage_ledger
+from benchsmith.stores.checkpoints import run_checkpointer
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.postgres_runs import find_run, register_worker, save_run, worker_name, worker_seen
+from benchsmith.stores.runs import RunDirectory, RunRecord
 from benchsmith.stores.workspace import Workspace
 
 EventHandler = Callable[[dict[str, Any]], None]
@@ -46,22 +55,27 @@ def run_job(
     on_event: EventHandler | None = None,
     max_concurrency: int | None = None,
     resume: str | None = None,
+    database: str | None = None,
+    arguments: dict[str, Any] | None = None,
 ) -> RunOutcome:
     """Start, resume or report the run ``run_id`` of ``job``; ``resume`` says how to resume it
-    (kept in the record for `benchsmith runs`)."""
+    (kept in the record for `benchsmith runs`). With ``database`` the run is shared, and
+    ``arguments`` (the job's JSON-serializable API arguments) let other workers join it."""
     run_dir = RunDirectory(workspace, run_id)
     new_run = not run_dir.exists()
     if not new_run:
         record = run_dir.load()
-        if record.job != job:
-            raise InputError(f"run {run_id!r} is a {record.job} run, not {job}; choose another --run-id")
+        check_same_job(run_id, record.job, job)
         check_same_settings(run_id, record.config, settings)
         if record.status == "finished":
             return RunOutcome(run_id, record.summary, resumed=False, already_finished=True,
-                              usage=run_dir.usage.totals(), run_dir=run_dir)
-    run_dir.start(job, settings, resume)
+                              usage=usage_ledger(workspace, run_id, database).totals(), run_dir=run_dir)
+    record = run_dir.start(job, settings, resume)
+    if database:
+        _join_shared_run(database, record, arguments)
     forget_endpoints()  # a key or server fixed since an endpoint failed in this process gets a fresh try
-    config: dict[str, Any] = {"configurable": {"thread_id": run_id}}
+    thread_id = f"{run_id}@{worker_name()}" if database else run_id
+    config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
     if max_concurrency:
         # Top level: under "configurable" it is ignored. LangGraph uses a worker of the pool for
         # its own work while a superstep runs (measured: with N workers only N - 1 Send tasks
@@ -69,9 +83,9 @@ def run_job(
         # that needs an exact bound holds its own semaphore.
         config["max_concurrency"] = max_concurrency + 1
     try:
-        with sqlite_checkpointer(workspace) as checkpointer:
+        with run_checkpointer(workspace, database) as checkpointer:
             if new_run:  # a deleted run's checkpoints must not answer for a new run of the same id
-                checkpointer.delete_thread(run_id)
+                checkpointer.delete_thread(thread_id)
             graph = builder.compile(checkpointer=checkpointer)
             snapshot = graph.get_state(config)
             resumed = bool(snapshot.values)
@@ -94,10 +108,29 @@ def run_job(
             values = dict(final.values)
     except BaseException as error:
         run_dir.crash(crash_reason(error))
+        if database:
+            worker_seen(database, worker_name(), stopped=True)
         raise
-    run_dir.finish(values)
-    return RunOutcome(run_id, values, resumed=resumed, already_finished=False, usage=run_dir.usage.totals(),
-                      run_dir=run_dir)
+    finally:
+        release_run_items(run_id)
+    finished = run_dir.finish(values)
+    if database:
+        save_run(database, finished)
+        worker_seen(database, worker_name(), stopped=True)
+    return RunOutcome(run_id, values, resumed=resumed, already_finished=False,
+                      usage=usage_ledger(workspace, run_id, database).totals(), run_dir=run_dir)
+
+
+def _join_shared_run(database: str, record: RunRecord, arguments: dict[str, Any] | None) -> None:
+    """Record the run in the database (first worker) or check it is the same run (later ones),
+    and register this process as one of its workers."""
+    shared = find_run(database, record.run_id)
+    if shared is not None:
+        check_same_job(record.run_id, shared.job, record.job)
+        check_same_settings(record.run_id, shared.config, record.config)
+    if shared is None or shared.status != "finished":
+        save_run(database, record, arguments)
+    register_worker(database, record.run_id, worker_name())
 
 
 def crash_reason(error: BaseException) -> str:
@@ -107,6 +140,11 @@ def crash_reason(error: BaseException) -> str:
     if isinstance(error, SystemExit):
         return f"stopped by a signal or exit ({error.code})"
     return redact(f"{type(error).__name__}: {error}")  # no key reaches the run record
+
+
+def check_same_job(run_id: str, recorded: str, requested: str) -> None:
+    if recorded != requested:
+        raise InputError(f"run {run_id!r} is a {recorded} run, not {requested}; choose another --run-id")
 
 
 def check_same_settings(run_id: str, recorded: dict[str, Any], requested: dict[str, Any]) -> None:

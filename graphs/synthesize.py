@@ -1,8 +1,8 @@
 """Conversational benchmark synthesis (MTR-Pipeline).
 
-    plan ─→ dispatch ─→ Send × batch ─→ converse (one conversation per cluster) ─→ gather ─┐
-              ↑ └──────────────── (all recorded) ──→ export ─→ END                         │
-              └───────────────────────────────────────────────────────────────────────────┘
+    plan ─→ dispatch ─┬→ Send × batch ─→ converse (one conversation per cluster) ─→ gather ─→ dispatch
+                      ├→ wait ─→ dispatch     (other workers hold the last conversations)
+                      └→ export ─→ END        (all recorded)
 
     conversation_graph (one conversation; also usable on its own):
     begin ─→ walker → questioner → responder → polisher → router ─┬→ walker
@@ -16,8 +16,10 @@ gold. The questioner, a simulated user, asks what the gold chunk answers; the re
 simulated deployed assistant, answers from the gold chunk only; the polisher makes the
 question sound mid-conversation, and rewrites that change the meaning are rejected; the
 router draws the next turn's switch. The conversation graph returns its turns (and streams
-them one update per turn); the run's ``converse`` node appends each finished conversation to
-``dialogues.jsonl`` once, and ``export`` writes BEIR and TREC files and the statistics.
+them one update per turn); the run's ``converse`` node records each finished conversation
+once, as a work item (graphs/resources.run_items: ``dialogues.jsonl`` for one process; with a
+database, the queue that workers on many machines claim conversations from), and ``export``
+writes BEIR and TREC files and the statistics.
 
 State holds ids, counters and the one dialogue in flight; chunk texts stay in Chroma, the
 plan in ``plan.jsonl``, the collection's word and similarity statistics (computed once per
@@ -32,6 +34,7 @@ import functools
 import operator
 import random
 import threading
+import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,23 +47,25 @@ from langgraph.types import Command, Send
 from typing_extensions import Required, TypedDict
 
 from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.redaction import redact
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.evals.benchmark_stats import benchmark_statistics
 from benchsmith.graphs.fanout import next_batch
 from benchsmith.graphs.progress import progress_reporter, report_advance
-from benchsmith.graphs.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, run_seam,
-                                         workspace_of)
+from benchsmith.graphs.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, run_items,
+                                         run_seam, workspace_of)
 from benchsmith.stores.benchmark_files import canonicalize, serialize_history, write_beir
 from benchsmith.stores.clusters import StoredClustering, clustering_path, load_clustering
 from benchsmith.stores.corpus_stats import CorpusStatistics, corpus_stats_path, load_corpus_stats
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_json_atomic
-from benchsmith.stores.jsonl import load_jsonl, record_log, write_jsonl_atomic
+from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import write_trec_qrels
 from benchsmith.stores.vectors import VectorStore
+from benchsmith.stores.work_items import WorkItems
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS, cluster_collection
 from benchsmith.tools.corpus_statistics import corpus_statistics
@@ -73,6 +78,7 @@ from benchsmith.tools.polish import review_polish
 DIALOGUES_FILE, PLAN_FILE = "dialogues.jsonl", "plan.jsonl"
 BEIR_DIR, TREC_QRELS_FILE, STATS_FILE = "beir", "qrels.trec", "stats.json"
 DEFAULT_CONVERSATIONS, DEFAULT_TURNS = 20, 6
+WAIT_FOR_WORKERS_S = 1.0
 STANDALONE_RUN_ID = "conversations"  # where a conversation run on its own books its model calls
 
 
@@ -380,43 +386,55 @@ def _run_dir(runtime: Runtime[SynthesisContext], run_id: str) -> RunDirectory:
     return RunDirectory(_workspace(runtime), run_id)
 
 
+def _items(runtime: Runtime[SynthesisContext], run_id: str) -> WorkItems:
+    """The run's conversations as work items: the dialogues log alone, or shared by workers."""
+    return run_items(_context(runtime), _workspace(runtime), run_id, DIALOGUES_FILE, "conversation_id")
+
+
 def plan(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
-    """Cluster the collection if needed and give each conversation its own cluster (plan.jsonl)."""
+    """Cluster the collection if needed and give each conversation its own cluster (plan.jsonl);
+    a worker joining a shared run takes the plan its first worker registered."""
     context = _context(runtime)
+    items = _items(runtime, state["run_id"])
     plan_file = _run_dir(runtime, state["run_id"]).file(PLAN_FILE)
     if plan_file.exists():  # a resumed run keeps its plan
-        return {"planned": len(load_jsonl(plan_file))}
-    store = _vector_store(runtime, state["collection"])
-    clustering = cluster_collection(_workspace(runtime), store, context.cluster_size, context.neighbours, context.seed)
-    corpus_statistics(_workspace(runtime), store)  # once per collection; the conversations read them
-    available = len(clustering.clusters)
-    if state["conversations"] > available:
-        raise InputError(f"collection {state['collection']!r} has {available} clusters of {context.cluster_size} chunks: "
-                         f"ask for at most {available} conversations, or use a smaller --cluster-size")
-    chosen = random.Random(f"{context.seed}:plan").sample(range(available), state["conversations"])
-    planned = write_jsonl_atomic(plan_file, ({"conversation_id": f"c{number:04d}", "cluster_id": cluster}
-                                             for number, cluster in enumerate(chosen)))
-    return {"planned": planned}
+        planned = load_jsonl(plan_file)
+    elif shared := items.planned():
+        planned = shared
+        write_jsonl_atomic(plan_file, planned)
+    else:
+        store = _vector_store(runtime, state["collection"])
+        clustering = cluster_collection(_workspace(runtime), store, context.cluster_size, context.neighbours,
+                                        context.seed)
+        corpus_statistics(_workspace(runtime), store)  # once per collection; the conversations read them
+        available = len(clustering.clusters)
+        if state["conversations"] > available:
+            raise InputError(f"collection {state['collection']!r} has {available} clusters of {context.cluster_size} "
+                             f"chunks: ask for at most {available} conversations, or use a smaller --cluster-size")
+        chosen = random.Random(f"{context.seed}:plan").sample(range(available), state["conversations"])
+        planned = [{"conversation_id": f"c{number:04d}", "cluster_id": cluster} for number, cluster in enumerate(chosen)]
+        write_jsonl_atomic(plan_file, planned)
+    items.add([(item["conversation_id"], item) for item in planned])
+    return {"planned": len(planned)}
 
 
 @functools.lru_cache(maxsize=4)
-def _plan_in(path: Path, modified: float) -> list[dict[str, Any]]:
-    return load_jsonl(path)
+def _plan_in(path: Path, modified: float) -> dict[str, int]:
+    return {item["conversation_id"]: item["cluster_id"] for item in load_jsonl(path)}
 
 
-def dispatch(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> list[Send] | Literal["export"]:
-    """The next batch of planned conversations not yet recorded (graphs/fanout.py)."""
-    run_dir = _run_dir(runtime, state["run_id"])
-    recorded = record_log(run_dir.file(DIALOGUES_FILE), "conversation_id").ids()
-    plan_file = run_dir.file(PLAN_FILE)
-    planned = _plan_in(plan_file, plan_file.stat().st_mtime)
-    progress_reporter("conversations")(sum(item["conversation_id"] in recorded for item in planned), len(planned))
-    pending = [item for item in planned if item["conversation_id"] not in recorded]
+def dispatch(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> list[Send] | Literal["wait", "export"]:
+    """The next batch of planned conversations nobody finished or holds (graphs/fanout.py);
+    export when all are finished, wait while other workers still hold some."""
+    items = _items(runtime, state["run_id"])
+    counts = items.counts()
+    progress_reporter("conversations")(counts.done, counts.total)
     sends = [Send("converse", {"run_id": state["run_id"], "collection": state["collection"],
-                               "conversation_id": item["conversation_id"], "cluster_id": item["cluster_id"],
-                               "turns_wanted": state["turns"]})
-             for item in next_batch(pending, _context(runtime).concurrency)]
-    return sends or "export"
+                               "conversation_id": item_id, "turns_wanted": state["turns"]})
+             for item_id in next_batch(items.open_ids(), _context(runtime).concurrency)]
+    if sends:
+        return sends
+    return "export" if counts.done >= counts.total else "wait"
 
 
 def gather(state: SynthesisState) -> dict[str, Any]:
@@ -424,23 +442,47 @@ def gather(state: SynthesisState) -> dict[str, Any]:
     return {}
 
 
+def wait(state: SynthesisState) -> dict[str, Any]:
+    """Other workers hold the last conversations: look again shortly (a dead worker's lease runs
+    out and its conversations come back open)."""
+    time.sleep(WAIT_FOR_WORKERS_S)
+    return {}
+
+
 def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
-    """One conversation, appended to dialogues.jsonl once. A semaphore holds the number in
-    flight to ``concurrency`` exactly: LangGraph's worker pool alone lets one more through."""
+    """One conversation, recorded once. A semaphore holds the number in flight to
+    ``concurrency`` exactly (LangGraph's worker pool alone lets one more through); the item is
+    claimed only when its slot is free, so no lease runs while it waits in line."""
+    items = _items(runtime, task["run_id"])
+    cluster_id = _planned_clusters(runtime, task["run_id"])[task["conversation_id"]]
     with concurrency_slot(task["run_id"], _context(runtime).concurrency):
-        result = _conversation_in_run.invoke(task, context=_context(runtime), durability="exit")
-    run_dir = _run_dir(runtime, task["run_id"])
-    dialogue = {"conversation_id": task["conversation_id"], "cluster_id": task.get("cluster_id"),
+        if not items.claim(task["conversation_id"]):
+            return {"finished": 0}  # another worker has it, or finished it
+        try:
+            result = _conversation_in_run.invoke({**task, "cluster_id": cluster_id}, context=_context(runtime),
+                                                 durability="exit")
+        except BaseException as error:
+            items.fail(task["conversation_id"], redact(f"{type(error).__name__}: {error}"))
+            raise
+    dialogue = {"conversation_id": task["conversation_id"], "cluster_id": cluster_id,
                 "seed": _context(runtime).seed, "turns": result["turns"]}
-    record_log(run_dir.file(DIALOGUES_FILE), "conversation_id").append_once(dialogue)
-    run_dir.usage.sync()  # the calls this conversation paid for are as durable as the conversation
+    items.complete(task["conversation_id"], dialogue)
+    _run_dir(runtime, task["run_id"]).usage.sync()  # the calls it paid for are as durable as the conversation
     report_advance("conversations")
     return {"finished": 1}
 
 
+def _planned_clusters(runtime: Runtime[SynthesisContext], run_id: str) -> dict[str, int]:
+    plan_file = _run_dir(runtime, run_id).file(PLAN_FILE)
+    return _plan_in(plan_file, plan_file.stat().st_mtime)
+
+
 def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
-    """Stable dialogues file, BEIR and TREC exports, statistics."""
+    """Stable dialogues file, BEIR and TREC exports, statistics: the same bytes whichever workers
+    made the conversations."""
     run_dir = _run_dir(runtime, state["run_id"])
+    if _context(runtime).database_url():  # the other workers' conversations are in the database
+        write_jsonl_atomic(run_dir.file(DIALOGUES_FILE), _items(runtime, state["run_id"]).results())
     dialogues = canonicalize(run_dir.file(DIALOGUES_FILE))
     queries, qrels = [], []
     for dialogue in dialogues:
@@ -459,7 +501,7 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
     write_beir(run_dir.file(BEIR_DIR), corpus, queries, qrels)
     write_trec_qrels(run_dir.file(TREC_QRELS_FILE), qrels)
     statistics = _corpus_stats(runtime, state["collection"])
-    stats = benchmark_statistics(dialogues, run_dir.usage.totals(), random_pairs=statistics.similarity,
+    stats = benchmark_statistics(dialogues, random_pairs=statistics.similarity,
                                  soft_switch_threshold=statistics.similarity_threshold(_context(runtime).soft_switch_margin))
     write_json_atomic(run_dir.file(STATS_FILE), stats)
     return {"conversations_written": len(dialogues), "turns_written": len(queries), "stats": stats}
@@ -470,11 +512,13 @@ builder = StateGraph(SynthesisState, context_schema=SynthesisContext, input_sche
 builder.add_node("plan", plan)
 builder.add_node("converse", converse)
 builder.add_node("gather", gather)
+builder.add_node("wait", wait)
 builder.add_node("export", export)
 builder.add_edge(START, "plan")
-builder.add_conditional_edges("plan", dispatch, ["converse", "export"])
+builder.add_conditional_edges("plan", dispatch, ["converse", "wait", "export"])
 builder.add_edge("converse", "gather")
-builder.add_conditional_edges("gather", dispatch, ["converse", "export"])
+builder.add_conditional_edges("gather", dispatch, ["converse", "wait", "export"])
+builder.add_conditional_edges("wait", dispatch, ["converse", "wait", "export"])
 builder.add_edge("export", END)
 
 # The Studio copy: compiled without a checkpointer (the server brings its own).

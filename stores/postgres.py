@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS benchsmith_runs (
     summary JSONB NOT NULL DEFAULT '{}',
     error TEXT,
     resume TEXT,
+    arguments JSONB,
     created TIMESTAMPTZ NOT NULL DEFAULT now(),
     updated TIMESTAMPTZ NOT NULL DEFAULT now()
 );
@@ -43,12 +44,13 @@ CREATE TABLE IF NOT EXISTS benchsmith_items (
     run_id TEXT NOT NULL,
     item_id TEXT NOT NULL,
     position INTEGER NOT NULL,
-    payload JSONB NOT NULL,
+    payload JSON NOT NULL,  -- JSON, not JSONB: the text as written (JSONB reorders keys, and files
+                            -- written from it must be the bytes one process writes)
     status TEXT NOT NULL DEFAULT 'pending',
     worker TEXT,
     lease_until TIMESTAMPTZ,
     attempts INTEGER NOT NULL DEFAULT 0,
-    result JSONB,
+    result JSON,
     error TEXT,
     claimed_at TIMESTAMPTZ,
     done_at TIMESTAMPTZ,

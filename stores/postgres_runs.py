@@ -18,22 +18,38 @@ from benchsmith.stores.runs import RunRecord
 from benchsmith.stores.usage import TOTAL_FIELDS
 
 
-def save_run(url: str, record: RunRecord) -> None:
-    """Insert or update the run's shared record."""
+def save_run(url: str, record: RunRecord, arguments: dict[str, Any] | None = None) -> None:
+    """Insert or update the run's shared record; ``arguments`` are the job's API arguments, with
+    which ``benchsmith work`` starts the same job on another machine (kept once given)."""
     connection = connect(url)
     try:
         connection.execute(
-            "INSERT INTO benchsmith_runs (run_id, job, status, config, summary, error, resume) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, "
+            "INSERT INTO benchsmith_runs (run_id, job, status, config, summary, error, resume, arguments) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, "
             "summary = EXCLUDED.summary, error = EXCLUDED.error, resume = COALESCE(EXCLUDED.resume, "
-            "benchsmith_runs.resume), updated = now()",
+            "benchsmith_runs.resume), arguments = COALESCE(EXCLUDED.arguments, benchsmith_runs.arguments), "
+            "updated = now()",
             (record.run_id, record.job, record.status, json.dumps(record.config), json.dumps(record.summary),
-             record.error, record.resume))
+             record.error, record.resume, json.dumps(arguments) if arguments is not None else None))
     finally:
         connection.close()
 
 
-def load_run(url: str, run_id: str) -> RunRecord:
+def run_arguments(url: str, run_id: str) -> tuple[str, dict[str, Any]]:
+    """``(job, API arguments)`` of a shared run, for a worker that joins it."""
+    connection = connect(url)
+    try:
+        row = connection.execute("SELECT job, arguments FROM benchsmith_runs WHERE run_id = %s", (run_id,)).fetchone()
+    finally:
+        connection.close()
+    if row is None:
+        raise InputError(f"no run {run_id!r} in the database: start it with the job's command and --database")
+    if row[1] is None:
+        raise InputError(f"run {run_id!r} was not started for workers (a {row[0]} run records no arguments)")
+    return row[0], row[1]
+
+
+def find_run(url: str, run_id: str) -> RunRecord | None:
     connection = connect(url)
     try:
         row = connection.execute("SELECT run_id, job, status, config, summary, error, resume, "
@@ -42,9 +58,16 @@ def load_run(url: str, run_id: str) -> RunRecord:
     finally:
         connection.close()
     if row is None:
-        raise InputError(f"no run {run_id!r} in the database")
+        return None
     return RunRecord(run_id=row[0], job=row[1], status=row[2], config=row[3], summary=row[4], error=row[5],
                      resume=row[6], created=float(row[7]), updated=float(row[8]))
+
+
+def load_run(url: str, run_id: str) -> RunRecord:
+    record = find_run(url, run_id)
+    if record is None:
+        raise InputError(f"no run {run_id!r} in the database")
+    return record
 
 
 def list_runs(url: str) -> list[RunRecord]:

@@ -34,6 +34,10 @@ class WorkItems(Protocol):
     def add(self, items: Sequence[tuple[str, dict[str, Any]]]) -> None:
         """Register the plan's items (idempotent: known ids are kept as they are)."""
 
+    def planned(self) -> list[dict[str, Any]]:
+        """The payloads of the registered plan, in plan order (a worker joining a run reads its
+        plan here); empty when the plan lives only in the run directory."""
+
     def open_ids(self) -> list[str]:
         """Items nobody finished or holds a live claim on, in plan order."""
 
@@ -61,6 +65,9 @@ class LocalItems:
 
     def add(self, items: Sequence[tuple[str, dict[str, Any]]]) -> None:
         self.plan = list(dict.fromkeys([*self.plan, *(item_id for item_id, _ in items)]))
+
+    def planned(self) -> list[dict[str, Any]]:
+        return []
 
     def open_ids(self) -> list[str]:
         done = self.log.ids()
@@ -94,6 +101,22 @@ class PostgresItems:
         self.url, self.run_id, self.worker, self.lease_s = url, run_id, worker, lease_s
         self._connection = connect(url)
         self._lock = threading.Lock()  # one connection, shared by a process's threads
+        self._stopped = threading.Event()
+        self._heartbeat: threading.Thread | None = None
+
+    def start_heartbeat(self) -> None:
+        """Renew this worker's leases every third of a lease, in a daemon thread, until
+        :meth:`close`: an item that takes longer than a lease stays this worker's while it lives."""
+        if self._heartbeat is None:
+            self._heartbeat = threading.Thread(target=self._beat, name=f"lease-{self.run_id}", daemon=True)
+            self._heartbeat.start()
+
+    def _beat(self) -> None:
+        while not self._stopped.wait(self.lease_s / 3):
+            try:
+                self.renew()
+            except Exception:  # a dropped connection: the next beat tries again; the lease is the safety net
+                continue
 
     def _execute(self, sql: str, parameters: Sequence[Any] = ()) -> Any:
         with self._lock:
@@ -106,6 +129,11 @@ class PostgresItems:
                 "ON CONFLICT (run_id, item_id) DO NOTHING",
                 [(self.run_id, item_id, position, json.dumps(payload)) for position, (item_id, payload)
                  in enumerate(items)])
+
+    def planned(self) -> list[dict[str, Any]]:
+        rows = self._execute("SELECT payload FROM benchsmith_items WHERE run_id = %s ORDER BY position",
+                             (self.run_id,))
+        return [row[0] for row in rows]
 
     def open_ids(self) -> list[str]:
         rows = self._execute(
@@ -166,5 +194,6 @@ class PostgresItems:
                           failed=by_status.get("failed", 0))
 
     def close(self) -> None:
+        self._stopped.set()
         with self._lock:
             self._connection.close()

@@ -1,5 +1,5 @@
 """The command line: ``benchsmith ingest | cluster | synthesize | evaluate | audit | paraphrase | robustness |
-hardneg | nuggets | select | demo | runs | studio``.
+hardneg | nuggets | select | demo | runs | work | export | studio``.
 
 One module per command, plus console.py, the one home for progress and printing. Every
 command takes ``--workspace`` (default ``./.benchsmith`` or ``$BENCHSMITH_WORKSPACE``); every
@@ -24,6 +24,7 @@ from benchsmith.graphs.cli.runs import runs
 from benchsmith.graphs.cli.select import select
 from benchsmith.graphs.cli.studio import studio
 from benchsmith.graphs.cli.synthesize import synthesize
+from benchsmith.graphs.cli.work import export, work
 
 app = typer.Typer(
     help="Build, audit and use retrieval benchmarks for RAG systems.\n\n"
@@ -33,6 +34,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 for command in (ingest, cluster, synthesize, evaluate, audit, paraphrase, robustness, nuggets, select, demo, runs,
-                studio):
+                work, export, studio):
     app.command()(command)
 app.add_typer(hardneg_app, name="hardneg")

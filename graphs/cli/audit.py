@@ -10,14 +10,15 @@ from rich.table import Table
 
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
-from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, EmbedderOption, MaxAttemptsOption,
-                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
-                                           WorkspaceOption, console, guarded,
+from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, EmbedderOption,
+                                           LeaseOption, MaxAttemptsOption, RateLimitOption, RunIdOption,
+                                           StructuredOutputOption, TimeoutOption, WorkspaceOption, console, guarded,
                                            model_options, offline_environment, print_estimate, print_paths,
                                            print_usage, run_reported)
 from benchsmith.graphs.jobs.audit import DEFAULT_NEGATIVES, AuditResult, estimate_audit
 from benchsmith.graphs.jobs.audit import audit as run_audit
 from benchsmith.stores.runs import new_run_id
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 
 
@@ -49,6 +50,8 @@ def audit(
     max_attempts: MaxAttemptsOption = 6,
     structured_output: StructuredOutputOption = "auto",
     chroma_host: ChromaHostOption = None,
+    database: DatabaseOption = None,
+    lease: LeaseOption = DEFAULT_LEASE_S,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
     workspace: WorkspaceOption = None,
@@ -73,6 +76,7 @@ def audit(
         run_audit, run_id=run_id, benchmark=benchmark, judges=judges, negatives=negatives, sample=sample, seed=seed,
         position_check=position_check, min_votes=min_votes, corpus=corpus, split=split, embedder=embedder,
         concurrency=concurrency, many_documents=many_documents, workspace=workspace, chroma_host=chroma_host,
+        database=database, lease_s=lease,
         **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_audit_summary(result)
 

@@ -37,6 +37,18 @@ RunIdOption = Annotated[
 ChromaHostOption = Annotated[
     Optional[str], typer.Option(help="HOST:PORT of a Chroma server instead of the store in the workspace."),
 ]
+DatabaseOption = Annotated[
+    Optional[str],
+    typer.Option("--database", envvar="BENCHSMITH_DATABASE_URL", show_envvar=True,
+                 help="postgresql://… to share the run with workers on any machine (`benchsmith work RUN_ID`): "
+                      "checkpoints, model cache, run records and work items in PostgreSQL. Pass a password "
+                      "through the environment variable, not the command line (commands are kept for resuming)."),
+]
+LeaseOption = Annotated[
+    float, typer.Option("--lease", min=1.0,
+                        help="With --database: seconds a worker's claim on an item lasts without its heartbeat; "
+                             "after that another worker takes the item over."),
+]
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Print what would be done, the model calls, tokens and cost; do nothing."),
 ]
@@ -136,7 +148,8 @@ def resume_command(run_id: str) -> str:
     arguments = sys.argv[1:]
     if "--run-id" not in arguments:
         arguments = [*arguments, "--run-id", run_id]
-    return "benchsmith " + " ".join(shlex.quote(argument) for argument in arguments)
+    # A password typed in a --database URL is masked: the command is kept in run records.
+    return redact("benchsmith " + " ".join(shlex.quote(argument) for argument in arguments))
 
 
 def run_reported(job: Callable[..., Result], *, run_id: str, **arguments: Any) -> Result:

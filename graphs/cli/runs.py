@@ -1,4 +1,5 @@
-"""``benchsmith runs``: every run of the workspace with its status, items, tokens and cost."""
+"""``benchsmith runs``: every run of the workspace with its status, items, tokens and cost; with
+``--database``, the shared runs with their workers, items and throughput."""
 
 from __future__ import annotations
 
@@ -7,19 +8,23 @@ from typing import Any
 
 from rich.table import Table
 
-from benchsmith.graphs.cli.console import WorkspaceOption, console
+from benchsmith.graphs.cli.console import DatabaseOption, WorkspaceOption, console, guarded
 from benchsmith.stores.runs import RunDirectory, list_runs
 from benchsmith.stores.workspace import Workspace
 
 STATUS_STYLES = {"finished": "green", "crashed": "red", "interrupted": "red", "running": "yellow"}
 
 
-def runs(workspace: WorkspaceOption = None) -> None:
+def runs(workspace: WorkspaceOption = None, database: DatabaseOption = None) -> None:
     """List the runs in the workspace: status, items, model calls, tokens, cost.
 
     A run whose process died without a word (kill -9, a power cut) shows as interrupted, with
-    the command that resumes it.
+    the command that resumes it. With --database: the runs shared through PostgreSQL, with their
+    live workers, pending, claimed, done and failed items, and items per minute.
     """
+    if database:
+        guarded(lambda: print_shared_runs(database))
+        return
     resolved = Workspace.resolve(workspace)
     records = list_runs(resolved)
     if not records:
@@ -60,3 +65,27 @@ def _items(summary: dict[str, Any], progress: dict[str, dict[str, int]]) -> str:
         stage, counts = list(progress.items())[-1]
         return f"{stage} {counts['done']}/{counts['total']}"
     return "-"
+
+
+def print_shared_runs(database: str) -> None:
+    from benchsmith.stores.postgres_runs import list_runs as list_shared_runs
+    from benchsmith.stores.postgres_runs import run_activity
+
+    records = list_shared_runs(database)
+    if not records:
+        console.print("no runs in the database")
+        return
+    table = Table(title="Shared runs")
+    for column in ("run id", "job", "status", "workers", "pending", "claimed", "done", "failed", "items/min",
+                   "updated"):
+        table.add_column(column, justify="left" if column in ("run id", "job", "status", "updated") else "right")
+    for record in records:
+        activity = run_activity(database, record.run_id)
+        status = record.status
+        if status == "running" and not activity.workers:
+            status = "stalled"  # no worker seen for a minute: start one with `benchsmith work RUN_ID`
+        table.add_row(record.run_id, record.job, f"[{STATUS_STYLES.get(status, 'red')}]{status}[/]",
+                      str(activity.workers), str(activity.pending), str(activity.claimed), str(activity.done),
+                      str(activity.failed), f"{activity.items_per_minute:.1f}",
+                      time.strftime("%Y-%m-%d %H:%M", time.localtime(record.updated)))
+    console.print(table)

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Optional
 
 import typer
 from rich.table import Table
 
-from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console, guarded,
-                                           model_options, offline_environment, print_estimate, print_paths,
-                                           print_usage, run_reported)
+from benchsmith.evals.benchmark_stats import cost_per_conversation
+from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, LeaseOption,
+                                           MaxAttemptsOption, RateLimitOption, RunIdOption, StructuredOutputOption,
+                                           TimeoutOption, WorkspaceOption, console, guarded, model_options,
+                                           offline_environment, print_estimate, print_paths, print_usage,
+                                           run_reported)
 from benchsmith.graphs.jobs.synthesize import (DEFAULT_CONCURRENCY, DEFAULT_CONVERSATIONS, DEFAULT_TURNS,
                                                SynthesisResult, estimate_synthesis)
 from benchsmith.graphs.jobs.synthesize import synthesize as run_synthesis
 from benchsmith.stores.runs import new_run_id
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE
 from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
                                             DEFAULT_SWITCH_PROBABILITY)
@@ -42,6 +46,8 @@ def synthesize(
     max_attempts: MaxAttemptsOption = 6,
     structured_output: StructuredOutputOption = "auto",
     chroma_host: ChromaHostOption = None,
+    database: DatabaseOption = None,
+    lease: LeaseOption = DEFAULT_LEASE_S,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
     workspace: WorkspaceOption = None,
@@ -64,7 +70,8 @@ def synthesize(
         run_synthesis, run_id=run_id, collection=collection, conversations=conversations, turns=turns, llm=llm,
         switch_rate=switch_rate, hard_switch_rate=hard_switch_rate, soft_switch_margin=soft_switch_margin, seed=seed,
         cluster_size=cluster_size, history_window=history_window, concurrency=concurrency, workspace=workspace,
-        chroma_host=chroma_host, **model_options(rate_limit, timeout, max_attempts, structured_output)))
+        chroma_host=chroma_host, database=database, lease_s=lease,
+        **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_synthesis_statistics(result)
 
 
@@ -85,6 +92,7 @@ def similarity_rows(similarity: dict) -> list[tuple[str, str]]:
 
 def print_synthesis_statistics(result: SynthesisResult) -> None:
     stats = result.stats
+    cost = cost_per_conversation(dataclasses.asdict(result.usage), stats["conversations"])
     switches = stats["switches"]
     table = Table(title=f"Benchmark statistics · run {result.run_id}")
     table.add_column("statistic")
@@ -97,9 +105,9 @@ def print_synthesis_statistics(result: SynthesisResult) -> None:
         ("switches: follow-up / soft / hard", f"{switches['follow-up']} / {switches['soft']} / {switches['hard']}"),
         *similarity_rows(stats.get("similarity", {})),
         ("polisher rejections", f"{stats['polisher_rejections']} of {stats['polished_turns']}"),
-        ("model calls per conversation", stats["model_calls_per_conversation"]),
-        ("model tokens per conversation", stats["tokens_per_conversation"]),
-        ("cost per conversation", f"${stats['cost_per_conversation_usd']:.4f}"),
+        ("model calls per conversation", cost["model_calls"]),
+        ("model tokens per conversation", cost["tokens"]),
+        ("cost per conversation", f"${cost['cost_usd']:.4f}"),
     ]
     for label, value in rows:
         table.add_row(label, str(value))

@@ -14,8 +14,11 @@ from benchsmith.agents.models import BASELINE
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
 from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_embedders,
-                                           check_models, checked_run_id, job_run, priced, resolved_path, workspace_for)
+                                           check_models, checked_run_id, job_run, priced, resolved_path, shared_arguments,
+                                           workspace_for)
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.postgres import database_url
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 
@@ -52,30 +55,36 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negativ
           corpus: str | Path | None = None, split: str = "test", embedder: str = DEFAULT_EMBEDDER,
           concurrency: int = 4, requests_per_second: float | None = None, timeout_s: float = 60.0,
           max_attempts: int = 6, structured_output: str = "auto", many_documents: int = DEFAULT_MANY_DOCUMENTS,
-          workspace: str | Path | None = None, chroma_host: str | None = None,
-          run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None) -> AuditResult:
+          workspace: str | Path | None = None, chroma_host: str | None = None, database: str | None = None,
+          lease_s: float = DEFAULT_LEASE_S, run_id: str | None = None, on_event: EventHandler | None = None,
+          resume: str | None = None) -> AuditResult:
     """Audit ``benchmark`` (a BEIR directory, a synthesis run directory or run id, or a turn
-    JSONL file with ``corpus``). The same call with the same ``run_id`` resumes."""
+    JSONL file with ``corpus``). The same call with the same ``run_id`` resumes. With
+    ``database`` the run is shared: ``benchsmith work RUN_ID`` on any machine that reads the
+    benchmark at the same path joins it, and each instance is judged once."""
+    arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
     from benchsmith.graphs.audit import AuditContext, builder
     from benchsmith.graphs.runner import run_job
 
     resolved = workspace_for(workspace)
     settings = _checked_settings(resolved, benchmark, judges, negatives, sample, seed, position_check, min_votes,
                                  corpus, split)
-    check_at_least(1, concurrency=concurrency, many_documents=many_documents)
+    check_at_least(1, concurrency=concurrency, many_documents=many_documents, lease_s=lease_s)
     check_embedders(embedder)
+    database = database_url(database)
+    arguments.update(benchmark=settings["benchmark"], corpus=settings["corpus"])  # as resolved here
     run_id = checked_run_id(run_id, "audit")
     context = AuditContext(workspace=str(resolved.root), chroma_host=chroma_host, split=split,
                            corpus=settings["corpus"], negatives=negatives, sample=sample, seed=seed,
                            position_check=position_check, min_votes=min_votes, embedder=embedder,
                            requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-                           structured_output=structured_output,
-                           concurrency=concurrency, many_documents=many_documents)
+                           structured_output=structured_output, concurrency=concurrency,
+                           many_documents=many_documents, database=database, lease_s=lease_s)
     context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="audit", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "benchmark": settings["benchmark"], "judges": settings["judges"]},
                       context=context, settings=settings, on_event=on_event, max_concurrency=concurrency,
-                      resume=resume)
+                      resume=resume, database=database, arguments=arguments)
     values = outcome.values
     return AuditResult(**job_run(outcome), instances=values["instances"], verdict=Verdict(**values["verdict"]),
                        means=values["means"], confirmed_missing_gold=values["confirmed_missing_gold"],

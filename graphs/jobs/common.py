@@ -137,6 +137,17 @@ def resolved_path(spec: str) -> str:
     return str(Path(spec).resolve()) if Path(spec).exists() else spec
 
 
+# What each worker of a shared run chooses for itself rather than taking from the run.
+WORKER_ARGUMENTS = frozenset({"workspace", "database", "run_id", "on_event", "resume", "concurrency"})
+
+
+def shared_arguments(call: dict[str, Any]) -> dict[str, Any]:
+    """A job function's arguments (its ``locals()`` on entry) that every worker of a shared run
+    uses as given: ``benchsmith work`` calls the job with them (paths made absolute)."""
+    return {name: str(Path(value).resolve()) if isinstance(value, Path) else value
+            for name, value in call.items() if name not in WORKER_ARGUMENTS}
+
+
 def job_run(outcome: Any) -> dict[str, Any]:
     """The :class:`JobRun` fields of a runner outcome."""
     return {"run_id": outcome.run_id, "run_dir": outcome.run_dir.path, "resumed": outcome.resumed,

@@ -13,11 +13,13 @@ from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_collection_name,
                                            check_fraction, check_models, checked_run_id, job_run, priced,
-                                           workspace_for)
+                                           shared_arguments, workspace_for)
 from benchsmith.stores.benchmark_files import Dialogue
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
+from benchsmith.stores.postgres import database_url
 from benchsmith.stores.vectors import VectorStore
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS
 from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
@@ -71,18 +73,23 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
                seed: int = 0, cluster_size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_NEIGHBOURS,
                history_window: int | None = None, concurrency: int = DEFAULT_CONCURRENCY,
                requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
-           structured_output: str = "auto",
-               workspace: str | Path | None = None, chroma_host: str | None = None, run_id: str | None = None,
+               structured_output: str = "auto", workspace: str | Path | None = None, chroma_host: str | None = None,
+               database: str | None = None, lease_s: float = DEFAULT_LEASE_S, run_id: str | None = None,
                on_event: EventHandler | None = None, resume: str | None = None) -> SynthesisResult:
     """Synthesize ``conversations`` conversations of ``turns`` turns over ``collection``. The
-    same call with the same ``run_id`` resumes an interrupted run."""
+    same call with the same ``run_id`` resumes an interrupted run. With ``database`` (a
+    postgresql:// URL) the run is shared: ``benchsmith work RUN_ID`` on any machine joins it,
+    each conversation is made once by whichever worker claims it, and the files are the same
+    bytes as one process writes."""
+    arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
     from benchsmith.graphs.runner import run_job
     from benchsmith.graphs.synthesize import (BEIR_DIR, DIALOGUES_FILE, STATS_FILE, TREC_QRELS_FILE,
                                               SynthesisContext, builder)
 
     settings = _checked_settings(collection, conversations, turns, llm, switch_rate, hard_switch_rate, seed,
                                  cluster_size, neighbours, history_window, soft_switch_margin)
-    check_at_least(1, concurrency=concurrency)
+    check_at_least(1, concurrency=concurrency, lease_s=lease_s)
+    database = database_url(database)
     run_id = checked_run_id(run_id, "synthesize")
     resolved = workspace_for(workspace)
     available = len(cluster(collection, size=cluster_size, neighbours=neighbours, seed=seed, workspace=resolved.root,
@@ -95,13 +102,13 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
         hard_switch_rate=hard_switch_rate, soft_switch_margin=soft_switch_margin, cluster_size=cluster_size,
         neighbours=neighbours, history_window=history_window, concurrency=concurrency,
         requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-        structured_output=structured_output)
+        structured_output=structured_output, database=database, lease_s=lease_s)
     context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="synthesize", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "collection": collection, "conversations": conversations,
                               "turns": turns},
                       context=context, settings=settings, on_event=on_event, max_concurrency=concurrency,
-                      resume=resume)
+                      resume=resume, database=database, arguments=arguments)
     files = {"dialogues": outcome.run_dir.file(DIALOGUES_FILE), "beir": outcome.run_dir.file(BEIR_DIR),
              "qrels": outcome.run_dir.file(TREC_QRELS_FILE), "stats": outcome.run_dir.file(STATS_FILE)}
     return SynthesisResult(**job_run(outcome), collection=collection,

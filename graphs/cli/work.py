@@ -1,0 +1,91 @@
+"""``benchsmith work`` and ``benchsmith export``: workers on a run shared through PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from benchsmith.graphs.cli.audit import print_audit_summary
+from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, WorkspaceOption, console, errors, guarded,
+                                           offline_environment, run_reported)
+from benchsmith.graphs.cli.synthesize import print_synthesis_statistics
+from benchsmith.graphs.jobs.work import DEFAULT_WORKER_CONCURRENCY, job_arguments
+from benchsmith.graphs.jobs.work import export as run_export
+from benchsmith.graphs.jobs.work import work as run_work
+from benchsmith.stores.postgres import DATABASE_ENV
+
+PRINTERS = {"synthesize": print_synthesis_statistics, "audit": print_audit_summary}
+
+
+def work(
+    run_id: Annotated[str, typer.Argument(help="The shared run to work on (started with --database).")],
+    database: DatabaseOption = None,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes to start on this machine.")] = 1,
+    concurrency: Annotated[int, typer.Option(min=1, help="Items each worker works on at once.")]
+    = DEFAULT_WORKER_CONCURRENCY,
+    chroma_host: ChromaHostOption = None,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Join a shared run: claim items nobody holds until all are done, then write its files.
+
+    Start a synthesis or an audit with --database postgresql://…, then run this on any number
+    of machines that reach the same database, the same Chroma server (--chroma-host) and the
+    same model endpoint. Each item is done once: a claim is atomic, and a worker that dies
+    loses its lease (--lease of the run) to the others. Every worker that sees the last item
+    done writes the run's files into its own workspace, the same bytes as one process writes.
+    """
+    offline_environment()
+    job, _ = guarded(lambda: job_arguments(run_id, database))
+    if workers > 1:
+        _start_workers(run_id, database, workers, concurrency, chroma_host, workspace)
+        return
+    console.print(f"[bold]work[/] on {job} run [cyan]{run_id}[/] · concurrency {concurrency}", highlight=False)
+    result = guarded(lambda: run_reported(run_work, run_id=run_id, database=database, concurrency=concurrency,
+                                          chroma_host=chroma_host, workspace=workspace))
+    PRINTERS[job](result)
+
+
+def export(
+    run_id: Annotated[str, typer.Argument(help="The shared run whose files to write.")],
+    database: DatabaseOption = None,
+    chroma_host: ChromaHostOption = None,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Write a shared run's files (when all its items are done) into this workspace."""
+    offline_environment()
+    job, _ = guarded(lambda: job_arguments(run_id, database))
+    result = guarded(lambda: run_reported(_export, run_id=run_id, database=database, chroma_host=chroma_host,
+                                          workspace=workspace))
+    PRINTERS[job](result)
+
+
+def _export(*, resume: str, **arguments: Any) -> Any:
+    return run_export(**arguments)  # an export has nothing to resume: it is run again
+
+
+def _start_workers(run_id: str, database: str | None, workers: int, concurrency: int, chroma_host: str | None,
+                   workspace: Any) -> None:
+    """``workers`` worker processes of this command; the database URL goes through the
+    environment, never a command line."""
+    environment = {**os.environ, **({DATABASE_ENV: database} if database else {})}
+    command = [sys.executable, "-m", "benchsmith.graphs.cli", "work", run_id, "--concurrency", str(concurrency),
+               *(["--chroma-host", chroma_host] if chroma_host else []),
+               *(["--workspace", str(workspace)] if workspace else [])]
+    console.print(f"starting {workers} workers on run [cyan]{run_id}[/]", highlight=False)
+    processes = [subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL) for _ in range(workers)]
+    try:
+        codes = [process.wait() for process in processes]
+    except KeyboardInterrupt:
+        for process in processes:
+            process.terminate()
+        raise
+    failed = [str(code) for code in codes if code != 0]
+    if failed:
+        errors.print(f"{len(failed)} of {workers} workers failed (exit {', '.join(failed)}); the others' work is "
+                     f"kept: run `benchsmith work {run_id}` again to finish")
+        raise typer.Exit(1)
+    console.print(f"all {workers} workers finished; run `benchsmith runs --database` for the figures", highlight=False)
