@@ -22,6 +22,7 @@ from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, c
                                            check_collection_name, check_fraction, check_models, checked_run_id,
                                            job_run, priced, workspace_for)
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.postgres import database_url
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 
 DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS, DEFAULT_CONCURRENCY = 10, 6000, 4
@@ -51,29 +52,33 @@ def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None 
                   max_chars: int = DEFAULT_MAX_CHARS, seed: int = 0, concurrency: int = DEFAULT_CONCURRENCY,
                   requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
                   structured_output: str = "auto",
-                  workspace: str | Path | None = None, chroma_host: str | None = None, run_id: str | None = None,
-                  on_event: EventHandler | None = None, resume: str | None = None) -> HardnegBuildResult:
+                  workspace: str | Path | None = None, chroma_host: str | None = None, database: str | None = None,
+                  run_id: str | None = None, on_event: EventHandler | None = None,
+                  resume: str | None = None) -> HardnegBuildResult:
     """Build a multi-condition hard-negative dataset from ``sources`` (directories, files, a BEIR
     corpus.jsonl or 'stdlib') or an ingested ``collection``. The same call with the same
-    ``run_id`` resumes an interrupted build."""
+    ``run_id`` resumes an interrupted build. With ``database`` (a postgresql:// URL) its
+    checkpoints, run record and model cache are kept in PostgreSQL."""
     from benchsmith.graphs.hardneg import HardnegContext, builder
     from benchsmith.graphs.runner import run_job
 
     settings = _checked_settings(sources, collection, domain, features, conditions, negatives, llm, judge, sample,
                                  max_chars, seed)
     check_at_least(1, concurrency=concurrency)
+    database = database_url(database)
     run_id = checked_run_id(run_id, "hardneg")
     resolved = workspace_for(workspace)
     context = HardnegContext(workspace=str(resolved.root), chroma_host=chroma_host, llm=llm, judge=judge,
                              domain=domain, features=features, conditions=conditions, negatives=negatives,
                              sample=sample, max_chars=max_chars, seed=seed, concurrency=concurrency,
                              requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-        structured_output=structured_output)
+        structured_output=structured_output, database=database)
     inputs: dict[str, Any] = {"run_id": run_id}
     inputs.update({"collection": collection} if collection else {"sources": settings["sources"]})
     context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="hardneg", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
-                      settings=settings, on_event=on_event, max_concurrency=concurrency, resume=resume)
+                      settings=settings, on_event=on_event, max_concurrency=concurrency, resume=resume,
+                      database=database)
     values = outcome.values
     return HardnegBuildResult(**job_run(outcome), documents=values.get("documents", 0), rows=values.get("rows", 0),
                               task_rows=dict(values.get("task_rows", {})), dropped=dict(values.get("dropped", {})),

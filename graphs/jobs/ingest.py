@@ -13,6 +13,7 @@ from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, c
                                            priced, workspace_for)
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
+from benchsmith.stores.postgres import database_url
 from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
 from benchsmith.tools.dedup import DEFAULT_NUM_PERM, DEFAULT_THRESHOLD
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
@@ -45,27 +46,30 @@ def ingest(sources: Sequence[str | Path], *, collection: str = DEFAULT_COLLECTIO
            llm: str = BASELINE, embedder: str = DEFAULT_EMBEDDER, batch_size: int = DEFAULT_BATCH_SIZE,
            requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
            structured_output: str = "auto",
-           workspace: str | Path | None = None, chroma_host: str | None = None, run_id: str | None = None,
-           on_event: EventHandler | None = None, resume: str | None = None) -> IngestResult:
+           workspace: str | Path | None = None, chroma_host: str | None = None, database: str | None = None,
+           run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None) -> IngestResult:
     """Index ``sources`` (directories, files, a BEIR corpus.jsonl or its folder, or ``"stdlib"``)
     into the Chroma collection ``collection``. The same call with the same ``run_id`` resumes
-    an interrupted run and returns a finished one without redoing it."""
+    an interrupted run and returns a finished one without redoing it. With ``database`` (a
+    postgresql:// URL) its checkpoints, run record and model cache are kept in PostgreSQL."""
     from benchsmith.graphs.ingest import IngestContext, builder
     from benchsmith.graphs.runner import run_job
 
     settings = _checked_settings(sources, collection, chunk_size, min_chars, dedup_threshold, num_perm, min_quality,
                                  quality, llm, embedder, batch_size)
+    database = database_url(database)
     run_id = checked_run_id(run_id, "ingest")
     resolved = workspace_for(workspace)
     context = IngestContext(
         workspace=str(resolved.root), chroma_host=chroma_host, requests_per_second=requests_per_second,
-        timeout_s=timeout_s, max_attempts=max_attempts, structured_output=structured_output,
+        timeout_s=timeout_s, max_attempts=max_attempts, structured_output=structured_output, database=database,
         **{key: settings[key] for key in ("chunk_size", "min_chars", "dedup_threshold", "num_perm", "min_quality",
                                           "quality", "llm", "embedder", "batch_size")})
     context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="ingest", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "sources": settings["sources"], "collection": collection},
-                      context=context, settings=settings, on_event=on_event, resume=resume)
+                      context=context, settings=settings, on_event=on_event, resume=resume,
+                      database=database)
     values = outcome.values
     skipped_file = outcome.run_dir.file("skipped.jsonl")
     counts = {name: values.get(name, 0) for name in ("files_read", "files_skipped", "documents", "chunks", "duplicates",

@@ -16,6 +16,7 @@ from benchsmith.agents.nuggets import DEFAULT_MAX_NUGGETS, NuggetWriter
 from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_collection_name,
                                            check_models, checked_run_id, job_run, priced, workspace_for)
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.postgres import database_url
 from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.loaders import STDLIB_SOURCE
@@ -53,12 +54,13 @@ def nuggets(questions: str | Path, corpus: Sequence[str | Path] = (), *, collect
             min_chars: int = DEFAULT_MIN_CHARS, concurrency: int = 4, requests_per_second: float | None = None,
             timeout_s: float = 60.0, max_attempts: int = 6, structured_output: str = "auto",
             workspace: str | Path | None = None,
-            chroma_host: str | None = None, run_id: str | None = None, on_event: EventHandler | None = None,
-            resume: str | None = None) -> NuggetsResult:
+            chroma_host: str | None = None, database: str | None = None, run_id: str | None = None,
+            on_event: EventHandler | None = None, resume: str | None = None) -> NuggetsResult:
     """Build a nugget benchmark from ``questions`` (JSONL of ``{id, question, answer}`` or a
     Stack Exchange ``Posts.xml``) over ``corpus`` (directories, git checkouts, files, BEIR
     corpora or ``"stdlib"``) or an ingested ``collection``. The same call with the same
-    ``run_id`` resumes."""
+    ``run_id`` resumes. With ``database`` (a postgresql:// URL) its checkpoints, run record and
+    model cache are kept in PostgreSQL."""
     from benchsmith.graphs.nuggets import NUGGET_QRELS_FILE, NUGGETS_FILE, NuggetsContext, builder
     from benchsmith.graphs.runner import run_job
 
@@ -66,19 +68,20 @@ def nuggets(questions: str | Path, corpus: Sequence[str | Path] = (), *, collect
     settings = _checked_settings(questions, corpus, collection, tags, limit, llm, embedder, max_nuggets, pool_depth,
                                  batch_size, fusion, all_nuggets_supported, chunk_size, min_chars)
     check_at_least(1, concurrency=concurrency)
+    database = database_url(database)
     run_id = checked_run_id(run_id, "nuggets")
     context = NuggetsContext(
         workspace=str(resolved.root), chroma_host=chroma_host, llm=llm, embedder=embedder, tags=tuple(tags),
         limit=limit, max_nuggets=max_nuggets, pool_depth=pool_depth, batch_size=batch_size, fusion=fusion,
         all_nuggets_supported=all_nuggets_supported, chunk_size=chunk_size, min_chars=min_chars,
         requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-        structured_output=structured_output, concurrency=concurrency)
+        structured_output=structured_output, concurrency=concurrency, database=database)
     context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="nuggets", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "questions": settings["questions"], "corpus": settings["corpus"],
                               "collection": collection},
                       context=context, settings=settings, on_event=on_event, max_concurrency=concurrency,
-                      resume=resume)
+                      resume=resume, database=database)
     values = outcome.values
     return NuggetsResult(**job_run(outcome), questions_read=values["questions_read"], kept=values["kept"],
                          dropped=values["dropped"], nuggets=values["nuggets"], support_rate=values["support_rate"],

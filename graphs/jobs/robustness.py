@@ -16,6 +16,7 @@ from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, c
                                            checked_run_id, job_run, priced, workspace_for)
 from benchsmith.graphs.jobs.evaluate import SIGNIFICANCE_TESTS, checked_measures
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.postgres import database_url
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 
@@ -49,13 +50,14 @@ def robustness(paraphrase_run: str | Path, *, retrievers: Sequence[str] | None =
                llm: str = BASELINE, embedder: str = DEFAULT_EMBEDDER, test: str = "randomization", seed: int = 0,
                concurrency: int = 4, requests_per_second: float | None = None, timeout_s: float = 60.0,
                max_attempts: int = 6, structured_output: str = "auto", workspace: str | Path | None = None,
-               chroma_host: str | None = None,
-               run_id: str | None = None, on_event: EventHandler | None = None,
-               resume: str | None = None) -> RobustnessResult:
+               chroma_host: str | None = None, database: str | None = None, run_id: str | None = None,
+               on_event: EventHandler | None = None, resume: str | None = None) -> RobustnessResult:
     """Score the original and the test sets of ``paraphrase_run`` (a run id or directory): with
     its corpus, by retrieval (``retrievers`` × ``histories``, default bm25 × full and oracle);
     without (CAsT), from ``runs`` = ``{"original": FILE, "R1": FILE, ...}`` (TREC run files) with
-    ``qrels`` (TREC) and, to re-judge, ``corpus`` (BEIR corpus.jsonl of their documents)."""
+    ``qrels`` (TREC) and, to re-judge, ``corpus`` (BEIR corpus.jsonl of their documents). With
+    ``database`` (a postgresql:// URL) its checkpoints, run record and model cache are kept in
+    PostgreSQL."""
     from benchsmith.graphs.robustness import AUGMENTED_QRELS_FILE, RobustnessContext, builder
     from benchsmith.graphs.runner import run_job
 
@@ -63,19 +65,21 @@ def robustness(paraphrase_run: str | Path, *, retrievers: Sequence[str] | None =
     settings = _checked_settings(resolved, paraphrase_run, retrievers, histories, runs, qrels, corpus, judges,
                                  judge_depth, min_votes, measures, depth, llm, test)
     check_at_least(1, concurrency=concurrency)
+    database = database_url(database)
     run_id = checked_run_id(run_id, "robustness")
     context = RobustnessContext(
         workspace=str(resolved.root), chroma_host=chroma_host, measures=tuple(settings["measures"]),
         judge_depth=judge_depth, min_votes=min_votes, corpus=settings["corpus"], depth=depth, embedder=embedder,
         llm=llm, concurrency=concurrency, significance_test=test, seed=seed,  # type: ignore[arg-type]
         requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-        structured_output=structured_output)
+        structured_output=structured_output, database=database)
     inputs = {"run_id": run_id, "paraphrase_run": settings["paraphrase_run"], "judges": settings["judges"],
               "retrievers": settings["retrievers"], "histories": settings["histories"], "runs": settings["runs"],
               "qrels": settings["qrels"]}
     context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="robustness", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
-                      settings=settings, on_event=on_event, max_concurrency=concurrency, resume=resume)
+                      settings=settings, on_event=on_event, max_concurrency=concurrency, resume=resume,
+                      database=database)
     values = outcome.values
     return RobustnessResult(**job_run(outcome), sets=values["sets"], pooled=values["pooled"],
                             confirmed=values["confirmed"], means=values["means"],

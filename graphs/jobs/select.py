@@ -17,6 +17,7 @@ from benchsmith.evals.selection_measures import DEFAULT_BETAS, DEFAULT_RESAMPLES
 from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_models,
                                            checked_run_id, job_run, priced, resolved_path, workspace_for)
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.postgres import database_url
 from benchsmith.stores.space_files import read_space_file
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, build_space, planned_settings,
@@ -82,12 +83,14 @@ def select(queries: str | Path, *, corpus: Sequence[str | Path], space: str | Pa
            embedder: str = DEFAULT_EMBEDDER, seed: int = 0, concurrency: int = 4, curves_shown: int = 5,
            requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
            structured_output: str = "auto",
-           workspace: str | Path | None = None, chroma_host: str | None = None, run_id: str | None = None,
-           on_event: EventHandler | None = None, resume: str | None = None) -> SelectionResult:
+           workspace: str | Path | None = None, chroma_host: str | None = None, database: str | None = None,
+           run_id: str | None = None, on_event: EventHandler | None = None,
+           resume: str | None = None) -> SelectionResult:
     """Search the strategy space for the configuration that serves ``queries`` (a text or JSONL
     file of real queries, no labels) best on ``corpus``, judged by ``judges`` (``baseline``,
     ``openai:<model>``, a registered name, or ``qrels:FILE`` to answer from known labels). The
-    same call with the same ``run_id`` resumes."""
+    same call with the same ``run_id`` resumes. With ``database`` (a postgresql:// URL) its
+    checkpoints, run record and model cache are kept in PostgreSQL."""
     from benchsmith.graphs.runner import run_job
     from benchsmith.graphs.select import SelectContext, builder
 
@@ -97,19 +100,20 @@ def select(queries: str | Path, *, corpus: Sequence[str | Path], space: str | Pa
         top_k=top_k, search=search, order=order), judges, llm, min_votes, batch_size, rerank_depth, betas,
         resamples, confidence, embedder, seed)
     check_at_least(1, concurrency=concurrency, curves_shown=curves_shown)
+    database = database_url(database)
     run_id = checked_run_id(run_id, "select")
     context = SelectContext(
         workspace=str(resolved.root), chroma_host=chroma_host, embedder=embedder, llm=llm, min_votes=min_votes,
         batch_size=batch_size, rerank_depth=rerank_depth, betas=tuple(betas), resamples=resamples,
         confidence=confidence, concurrency=concurrency, curves_shown=curves_shown, seed=seed,
         requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-        structured_output=structured_output)
+        structured_output=structured_output, database=database)
     context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="select", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "queries": settings["queries"], "corpus": settings["corpus"],
                               "space": settings["space"], "judges": settings["judges"]},
                       context=context, settings=settings, on_event=on_event, max_concurrency=concurrency,
-                      resume=resume)
+                      resume=resume, database=database)
     values = outcome.values
     return SelectionResult(**job_run(outcome), ranking=values["ranking"], pr_auc=values["pr_auc"],
                            precision_first=values["precision_first"], recall_first=values["recall_first"],
