@@ -9,10 +9,11 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           ProgressBars, RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console, fail,
-                                           guarded, model_options, offline_environment, print_estimate, print_paths,
-                                           print_usage, progress_bars, run_reported)
+from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, MaxAttemptsOption,
+                                           RateLimitOption, ProgressBars, RunIdOption, StructuredOutputOption,
+                                           TimeoutOption, WorkspaceOption, console, fail, guarded, model_options,
+                                           offline_environment, print_estimate, print_paths, print_usage, progress_bars,
+                                           run_reported)
 from benchsmith.graphs.jobs.hardneg import (DEFAULT_CONCURRENCY, DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS,
                                             DEFAULT_SCORERS, HardnegBuildResult, HardnegScoreResult,
                                             estimate_hardneg, rescore_tables, score_hardneg)
@@ -56,6 +57,7 @@ def build(
     max_attempts: MaxAttemptsOption = 6,
     structured_output: StructuredOutputOption = "auto",
     chroma_host: ChromaHostOption = None,
+    database: DatabaseOption = None,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
     workspace: WorkspaceOption = None,
@@ -78,7 +80,8 @@ def build(
     run_id = run_id or new_run_id("hardneg")
     console.print(f"[bold]hardneg build[/] run [cyan]{run_id}[/] · {collection or ', '.join(sources or [])} · "
                   f"{domain} · N = {conditions} · {negatives} negatives · {llm}", highlight=False)
-    result = guarded(lambda: run_reported(run_build, run_id=run_id, seed=seed, concurrency=concurrency, **arguments,
+    result = guarded(lambda: run_reported(run_build, run_id=run_id, seed=seed, concurrency=concurrency,
+                                          database=database, **arguments,
                                           **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_build_summary(result)
 

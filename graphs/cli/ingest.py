@@ -7,10 +7,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, EmbedderOption, MaxAttemptsOption,
-                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
-                                           WorkspaceOption, console, guarded, model_options, offline_environment,
-                                           print_usage, run_reported)
+from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, EmbedderOption,
+                                           MaxAttemptsOption, RateLimitOption, RunIdOption, StructuredOutputOption,
+                                           TimeoutOption, WorkspaceOption, console, guarded, model_options,
+                                           offline_environment, print_usage, run_reported)
 from benchsmith.graphs.jobs.ingest import DEFAULT_COLLECTION, IngestResult, preview_ingest
 from benchsmith.graphs.jobs.ingest import ingest as run_ingest
 from benchsmith.stores.runs import new_run_id
@@ -43,6 +43,7 @@ def ingest(
     max_attempts: MaxAttemptsOption = 6,
     structured_output: StructuredOutputOption = "auto",
     chroma_host: ChromaHostOption = None,
+    database: DatabaseOption = None,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
     workspace: WorkspaceOption = None,
@@ -70,7 +71,8 @@ def ingest(
         run_ingest, run_id=run_id, sources=sources, collection=collection, chunk_size=chunk_size,
         min_chars=min_chars, dedup_threshold=dedup_threshold, num_perm=num_perm, min_quality=min_quality,
         quality=quality, llm=llm, embedder=embedder, batch_size=batch_size, workspace=workspace,
-        chroma_host=chroma_host, **model_options(rate_limit, timeout, max_attempts, structured_output)))
+        chroma_host=chroma_host, database=database,
+        **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_ingest_summary(result)
 
 

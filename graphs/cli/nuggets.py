@@ -9,10 +9,10 @@ import typer
 from rich.table import Table
 
 from benchsmith.agents.nuggets import DEFAULT_MAX_NUGGETS
-from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption,
-                                           console, guarded, model_options, offline_environment, print_estimate, print_paths,
-                                           print_usage, run_reported)
+from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, MaxAttemptsOption,
+                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
+                                           WorkspaceOption, console, guarded, model_options, offline_environment,
+                                           print_estimate, print_paths, print_usage, run_reported)
 from benchsmith.graphs.jobs.nuggets import NuggetsResult, estimate_nuggets
 from benchsmith.graphs.jobs.nuggets import nuggets as run_nuggets
 from benchsmith.stores.runs import new_run_id
@@ -59,6 +59,7 @@ def nuggets(
     max_attempts: MaxAttemptsOption = 6,
     structured_output: StructuredOutputOption = "auto",
     chroma_host: ChromaHostOption = None,
+    database: DatabaseOption = None,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
     workspace: WorkspaceOption = None,
@@ -88,6 +89,7 @@ def nuggets(
         limit=limit, llm=llm, embedder=embedder, max_nuggets=max_nuggets, pool_depth=pool_depth,
         batch_size=batch_size, fusion=fusion, all_nuggets_supported=all_nuggets_supported, chunk_size=chunk_size,
         min_chars=min_chars, concurrency=concurrency, workspace=workspace, chroma_host=chroma_host,
+        database=database,
         **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_nuggets_summary(result)
 

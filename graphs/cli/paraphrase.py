@@ -9,10 +9,10 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from benchsmith.graphs.cli.console import (DryRunOption, MaxAttemptsOption, RateLimitOption, RunIdOption,
-                                           StructuredOutputOption, TimeoutOption, WorkspaceOption, console, guarded, model_options,
-                                           offline_environment, print_estimate, print_paths, print_usage,
-                                           run_reported)
+from benchsmith.graphs.cli.console import (DatabaseOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
+                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console,
+                                           guarded, model_options, offline_environment, print_estimate, print_paths,
+                                           print_usage, run_reported)
 from benchsmith.graphs.jobs.paraphrase import DEFAULT_MIN_JUDGE_SCORE, ParaphraseResult, estimate_paraphrase
 from benchsmith.graphs.jobs.paraphrase import paraphrase as run_paraphrase
 from benchsmith.stores.runs import new_run_id
@@ -59,6 +59,7 @@ def paraphrase(
     timeout: TimeoutOption = 60.0,
     max_attempts: MaxAttemptsOption = 6,
     structured_output: StructuredOutputOption = "auto",
+    database: DatabaseOption = None,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
     workspace: WorkspaceOption = None,
@@ -86,7 +87,7 @@ def paraphrase(
         run_paraphrase, run_id=run_id, benchmark=benchmark, import_ecast=import_ecast, per_turn=per_turn, llm=llm,
         judges=judges, min_judge_score=min_judge_score, overlap_metric=overlap_metric, max_overlap=max_overlap,
         min_similarity=min_similarity, embedder=embedder, test_sets=test_sets, seed=seed, corpus=corpus,
-        qrels=qrels, split=split, concurrency=concurrency, workspace=workspace,
+        qrels=qrels, split=split, concurrency=concurrency, workspace=workspace, database=database,
         **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_paraphrase_summary(result)
 

@@ -10,10 +10,10 @@ import typer
 from rich.table import Table
 
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
-from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console, fail, guarded,
-                                           model_options, offline_environment, print_estimate, print_paths,
-                                           print_usage, run_reported)
+from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, MaxAttemptsOption,
+                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
+                                           WorkspaceOption, console, fail, guarded, model_options, offline_environment,
+                                           print_estimate, print_paths, print_usage, run_reported)
 from benchsmith.graphs.jobs.robustness import (DEFAULT_HISTORIES, DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURES,
                                                DEFAULT_RETRIEVERS, RobustnessResult, estimate_robustness)
 from benchsmith.graphs.jobs.robustness import robustness as run_robustness
@@ -73,6 +73,7 @@ def robustness(
     max_attempts: MaxAttemptsOption = 6,
     structured_output: StructuredOutputOption = "auto",
     chroma_host: ChromaHostOption = None,
+    database: DatabaseOption = None,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
     workspace: WorkspaceOption = None,
@@ -103,7 +104,7 @@ def robustness(
         run_robustness, run_id=run_id, paraphrase_run=paraphrase_run, retrievers=retriever, histories=histories,
         runs=runs or None, qrels=qrels, corpus=corpus, judges=judges, judge_depth=judge_depth, min_votes=min_votes,
         measures=measure, depth=depth, llm=llm, embedder=embedder, test=test, seed=seed, concurrency=concurrency,
-        workspace=workspace, chroma_host=chroma_host,
+        workspace=workspace, chroma_host=chroma_host, database=database,
         **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_robustness_summary(result)
 

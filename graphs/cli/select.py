@@ -10,11 +10,10 @@ import typer
 from rich.table import Table
 
 from benchsmith.evals.selection_measures import DEFAULT_BETAS, DEFAULT_RESAMPLES
-from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption,
-                                           console, guarded,
-                                           model_options, offline_environment, print_estimate, print_paths,
-                                           print_usage, run_reported)
+from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, MaxAttemptsOption,
+                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
+                                           WorkspaceOption, console, guarded, model_options, offline_environment,
+                                           print_estimate, print_paths, print_usage, run_reported)
 from benchsmith.graphs.jobs.select import (DEFAULT_BATCH_SIZE, DEFAULT_RERANK_DEPTH, SelectionResult,
                                            estimate_selection)
 from benchsmith.graphs.jobs.select import select as run_selection
@@ -78,6 +77,7 @@ def select(
     max_attempts: MaxAttemptsOption = 6,
     structured_output: StructuredOutputOption = "auto",
     chroma_host: ChromaHostOption = None,
+    database: DatabaseOption = None,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
     workspace: WorkspaceOption = None,
@@ -105,7 +105,7 @@ def select(
         run_selection, run_id=run_id, queries=queries, corpus=corpus, space=space, judges=judges, llm=llm,
         min_votes=min_votes, batch_size=batch_size, rerank_depth=rerank_depth, betas=beta or DEFAULT_BETAS,
         resamples=resamples, embedder=embedder, seed=seed, concurrency=concurrency, workspace=workspace,
-        chroma_host=chroma_host, **dimensions,
+        chroma_host=chroma_host, database=database, **dimensions,
         **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_selection(result)
 
