@@ -59,8 +59,10 @@ def run_job(
     arguments: dict[str, Any] | None = None,
 ) -> RunOutcome:
     """Start, resume or report the run ``run_id`` of ``job``; ``resume`` says how to resume it
-    (kept in the record for `benchsmith runs`). With ``database`` the run is shared, and
-    ``arguments`` (the job's JSON-serializable API arguments) let other workers join it."""
+    (kept in the record for `benchsmith runs`). With ``database`` its state is in PostgreSQL;
+    ``arguments`` (the job's JSON-serializable API arguments) make it a run that workers join
+    (`benchsmith work`), each with its own checkpoint thread, its progress being the run's work
+    items; without them the run is one process's, resumable on any machine."""
     run_dir = RunDirectory(workspace, run_id)
     new_run = not run_dir.exists()
     if not new_run:
@@ -74,7 +76,7 @@ def run_job(
     if database:
         _join_shared_run(database, record, arguments)
     forget_endpoints()  # a key or server fixed since an endpoint failed in this process gets a fresh try
-    thread_id = f"{run_id}@{worker_name()}" if database else run_id
+    thread_id = f"{run_id}@{worker_name()}" if database and arguments is not None else run_id
     config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
     if max_concurrency:
         # Top level: under "configurable" it is ignored. LangGraph uses a worker of the pool for
