@@ -29,7 +29,7 @@ from benchsmith.agents.seam_errors import MissingAPIKeyError, ModelEndpointError
 logger = logging.getLogger("benchsmith")
 
 OFFICIAL_BASE_URL = "https://api.openai.com/v1"
-# langchain-openai reads OPENAI_API_BASE before the SDK reads OPENAI_BASE_URL: the same order here.
+# OPENAI_API_BASE (langchain-openai's name) wins over the SDK's OPENAI_BASE_URL, as it always did here.
 BASE_URL_ENVS = ("OPENAI_API_BASE", "OPENAI_BASE_URL")
 API_KEY_ENV = "OPENAI_API_KEY"
 # Sent to local servers when no key is set: the client needs some value, most local servers ignore it.
@@ -101,8 +101,10 @@ def is_fatal(error: BaseException) -> bool:
     return 400 <= error.status_code < 500 and error.status_code not in (408, 409)
 
 
-def endpoint_error(error: openai.APIStatusError, base_url: str | None, model: str) -> ModelEndpointError:
-    """Our fatal error for a server's refusal, saying what to fix."""
+def endpoint_error(error: openai.APIStatusError, base_url: str | None, model: str,
+                   route: str = "chat completions") -> ModelEndpointError:
+    """Our fatal error for a server's refusal, saying what to fix; ``route`` names the API called
+    ("chat completions", "embeddings")."""
     where = display_url(normalize_base_url(base_url)) if base_url else "the model server"
     status, said = error.status_code, server_message(error)
     if status == 401:
@@ -112,7 +114,7 @@ def endpoint_error(error: openai.APIStatusError, base_url: str | None, model: st
         advice = (f"{where} denied access to model {model!r} (403: {said}). Check that the key in OPENAI_API_KEY "
                   f"has permission for this model on {where}.")
     elif status == 404:
-        advice = (f"{where} has no model {model!r} or no chat completions route (404: {said}). Check the model "
+        advice = (f"{where} has no model {model!r} or no {route} route (404: {said}). Check the model "
                   f"name (openai:<model>) and OPENAI_BASE_URL (it usually ends in /v1).")
     elif status == 429:
         advice = f"{where} says the quota is used up (429: {said}). Check the billing or the key's quota."

@@ -8,6 +8,7 @@ carries meta text.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -34,9 +35,39 @@ class Polisher(Agent[PolishedQuestion]):
         user = "\n\n".join([delimited("conversation", render_history(history)), delimited("question", question)])
         return [{"role": "system", "content": POLISHER_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
-    def baseline(self, *, question: str, title: str, previous_title: str | None, **_: Any) -> PolishedQuestion:
-        """Coreference by rule: the document the previous turn was about becomes "it"."""
-        named = f"the documentation of {title}"
-        if previous_title == title and named in question:
-            return PolishedQuestion(question=question.replace(named, "it", 1))
-        return PolishedQuestion(question=question)
+    def baseline(self, *, question: str, subject: str | None = None, previous_subject: str | None = None,
+                 title: str | None = None, previous_title: str | None = None, **_: Any) -> PolishedQuestion:
+        """Coreference and ellipsis by rule: a question about the previous question's subject
+        refers to it ("How does it escape ...?", "What are they used for?", "And its timeout?");
+        one that names the document the previous turn was in drops the name ("In json, what ..."
+        → "What ...?"). ``subject`` comes from the baseline questioner."""
+        polished = refer_back(question, subject, previous_subject)
+        if title and previous_title == title:
+            polished = drop_topic(polished, title)
+        return PolishedQuestion(question=polished)
+
+
+def refer_back(question: str, subject: str | None, previous_subject: str | None) -> str:
+    """The subject replaced by a pronoun when it is the previous question's subject."""
+    if not subject or not previous_subject or subject.lower() != previous_subject.lower():
+        return question
+    named = re.escape(subject)
+    attribute = re.fullmatch(rf"(?:In [^,]+, )?what (?:is|are|was|were) the (?P<attribute>.+?) of {named}\?",
+                             question, re.IGNORECASE)
+    if attribute:
+        return f"And its {attribute['attribute']}?"
+    if re.search(rf"(?<![\w.]){named}'s\b", question):
+        return re.sub(rf"(?<![\w.]){named}'s\b", "its", question, count=1)
+    found = re.search(rf"(?<![\w.]){named}(?![\w.])", question)
+    if not found:
+        return question
+    plural = re.search(r"\b(are|were|do)\s*$", question[:found.start()])
+    return question[:found.start()] + ("they" if plural else "it") + question[found.end():]
+
+
+def drop_topic(question: str, title: str) -> str:
+    """"In <the document>, what ...?" → "What ...?" once the conversation is in that document."""
+    opening = re.match(r"In ([^,]+), (\w)", question)
+    if opening and title.lower().rsplit(".", 1)[0] in opening.group(1).lower():
+        return opening.group(2).upper() + question[opening.end():]
+    return question

@@ -34,6 +34,10 @@ DEFAULT_PRICES_PER_MILLION: dict[str, tuple[float, float]] = {
     "gpt-4.1-nano": (0.10, 0.40),
     "gpt-4.1-mini": (0.40, 1.60),
     "gpt-4.1": (2.00, 8.00),
+    # Embedding models: input tokens only.
+    "text-embedding-3-small": (0.02, 0.0),
+    "text-embedding-3-large": (0.13, 0.0),
+    "text-embedding-ada-002": (0.10, 0.0),
 }
 _EXPECTED = ('{"model": {"input": USD_PER_M, "output": USD_PER_M}} for OpenAI\'s endpoint, or '
              '{"BASE_URL": {"model": {"input": USD_PER_M, "output": USD_PER_M}}} for another')

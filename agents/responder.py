@@ -12,7 +12,8 @@ from pydantic import BaseModel, Field
 
 from benchsmith.agents.models import Agent, Message, delimited
 from benchsmith.agents.questioner import render_history
-from benchsmith.agents.text import content_words, sentences
+from benchsmith.agents.text import (PassageStatistics, WordStatistics, content_words, inverse_document_frequency,
+                                    is_complete, join_sentences, plain_text, sentences, stems, units)
 
 RESPONDER_SYSTEM_PROMPT = """You are a deployed documentation assistant answering a user.
 Answer the user's latest question using ONLY the passage provided.
@@ -39,11 +40,28 @@ class Responder(Agent[GeneratedAnswer]):
         ])
         return [{"role": "system", "content": RESPONDER_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
-    def baseline(self, *, gold: dict[str, Any], question: str, **_: Any) -> GeneratedAnswer:
-        """Extractive: the passage's sentences that share most words with the question, in passage order."""
+    def baseline(self, *, gold: dict[str, Any], question: str, corpus_stats: WordStatistics | None = None,
+                 **_: Any) -> GeneratedAnswer:
+        """Extractive: the passage's whole sentences that share the rarest words with the
+        question (at most four, each matching at least half as well as the best one, in passage
+        order), as a reader sees them (roles and inline
+        code reduced to their text), never a piece glued to another. A passage without prose
+        answers with its first unit."""
+        statistics = corpus_stats or PassageStatistics([gold["text"]])
         wanted = set(content_words(question))
-        candidates = sentences(gold["text"]) or [gold["text"]]
-        ranked = sorted(range(len(candidates)), key=lambda i: (-len(wanted & set(content_words(candidates[i]))), i))
-        chosen = sorted(ranked[:BASELINE_SENTENCES])
-        body = " ".join(candidates[i] for i in chosen)
-        return GeneratedAnswer(answer=f"According to the documentation of {gold['title']}: {body}")
+        found = sentences(gold["text"])
+        # Whole sentences; headings and labels ("Ferry crossings") only when the passage has nothing else.
+        candidates = [plain_text(sentence) for sentence in ([s for s in found if is_complete(s)] or found)]
+        if not candidates:
+            first = next((unit.text for unit in units(gold["text"])), gold["text"])
+            return GeneratedAnswer(answer=first.strip())
+        # Words match by stem: "What does it return?" finds "It returns a str."
+        wanted_stems = dict(zip(stems(wanted), wanted))
+        weight = {i: sum(inverse_document_frequency(statistics, wanted_stems[stem])
+                         for stem in set(wanted_stems) & set(stems(content_words(text))))
+                  for i, text in enumerate(candidates)}
+        ranked = sorted(range(len(candidates)), key=lambda i: (-weight[i], i))
+        # Sentences that answer, not ones that merely share a word: at least half the best match.
+        best = weight[ranked[0]]
+        chosen = sorted(i for i in ranked[:BASELINE_SENTENCES] if weight[i] > 0 and weight[i] >= best / 2) or ranked[:2]
+        return GeneratedAnswer(answer=join_sentences(candidates[i] for i in sorted(chosen)))

@@ -167,28 +167,37 @@ def message_text(content: Any) -> str:
     return ""
 
 
-def parse_reply(message: Any, method: str, schema: type[BaseModel]) -> BaseModel:
-    """The schema instance in a chat reply (a langchain ``AIMessage``), or :class:`InvalidOutput`.
+def parse_completion(completion: dict[str, Any], method: str, schema: type[BaseModel]) -> BaseModel:
+    """The schema instance in a chat completion (the server's JSON), or :class:`InvalidOutput`.
 
     A function-calling reply is read from its tool call, else from its content: some servers
     answer with the JSON as text.
     """
-    text = message_text(message.content)
-    if (message.response_metadata or {}).get("finish_reason") == "length":
+    if not isinstance(completion, dict):
+        raise InvalidOutput(f"the reply is a JSON {type(completion).__name__}, not a chat completion")
+    choices = completion.get("choices") or []
+    if not choices or not isinstance(choices[0], dict):
+        raise InvalidOutput("the reply has no choices")
+    message = choices[0].get("message") or {}
+    text = message_text(message.get("content"))
+    arguments = _tool_arguments(message)
+    finish_reason = choices[0].get("finish_reason")
+    if finish_reason == "length":
         raise InvalidOutput("the reply was cut off at the token limit (finish_reason=length)",
-                            reply=text or _tool_arguments(message))
-    if method == "function_calling":
-        for call in message.tool_calls or ():
-            return validate_object(call["args"], schema, json.dumps(call["args"], ensure_ascii=False))
-        if arguments := _tool_arguments(message):
-            return validate_object(extract_json_object(arguments), schema, arguments)
+                            reply=text or arguments)
+    if finish_reason == "content_filter":
+        raise InvalidOutput("the reply was stopped by the server's content filter")
+    if method == "function_calling" and arguments:
+        return validate_object(extract_json_object(arguments), schema, arguments)
     return validate_object(extract_json_object(text), schema, text)
 
 
-def _tool_arguments(message: Any) -> str:
-    """The raw arguments of a tool call langchain could not parse."""
-    for call in getattr(message, "invalid_tool_calls", None) or ():
-        return call.get("args") or ""
+def _tool_arguments(message: dict[str, Any]) -> str:
+    """The arguments (JSON text) of the message's first tool call; empty without one."""
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("arguments"), str):
+            return function["arguments"]
     return ""
 
 

@@ -1,13 +1,19 @@
-"""Synthesis throughput against a model with a fixed latency.
+"""Synthesis throughput against a model with a fixed latency: is the client ever the bottleneck?
 
 The loopback OpenAI-compatible test server, in a process of its own as a real model server
-would be, answers every call after 200 ms. With C
-conversations in flight and K model calls per conversation, the ideal is C × 60 / (K × 0.2)
-conversations per minute; this prints the measured rate divided by that ideal (target
-≥ 0.8 at concurrency 8: orchestration, checkpoints, the HTTP client and Chroma reads may
-cost at most a fifth), and the model calls and tokens per turn.
+would be (and keeping connections alive as real servers do), answers every call after
+``BENCH_LATENCY_S`` seconds (default 0.2). Synthesis runs through the same path as
+``benchsmith synthesize --llm openai:sim``: the seam's HTTP client, its retries, the SQLite
+response cache, the usage ledger, LangGraph's fan-out and checkpoints. With C conversations in
+flight and K model calls per conversation, the ideal is C × 60 / (K × latency) conversations per
+minute; this prints the measured rate divided by that ideal (target ≥ 0.8: orchestration,
+checkpoints, the HTTP client and Chroma reads may cost at most a fifth) and the client's CPU
+seconds per model call: the process's CPU time (all threads) over the calls it made. A process
+runs Python on one core at a time, so 1 / (CPU per call) bounds the calls per second one process
+drives, however fast the server; the server's CPU per call is printed beside it.
 
-    .venv/bin/python benchmarks/synthesize.py [--conversations 32] [--turns 4] [--concurrency 8]
+    .venv/bin/python benchmarks/synthesize.py [--conversations N] [--turns 4] [--concurrency 8]
+    BENCH_LATENCY_S=0.05 .venv/bin/python benchmarks/synthesize.py --concurrency 64
 """
 
 from __future__ import annotations
@@ -25,8 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from benchsmith.agents.models import ModelSettings, build_seam  # noqa: E402
-from benchsmith.graphs.resources import register_model  # noqa: E402
+from benchsmith.graphs.resources import run_seam  # noqa: E402
 from benchsmith.graphs.runner import run_job  # noqa: E402
 from benchsmith.graphs.synthesize import SynthesisContext, builder  # noqa: E402
 from benchsmith.stores.workspace import Workspace  # noqa: E402
@@ -34,67 +39,85 @@ from tests.synthesis_fixtures import COLLECTION, build_collection  # noqa: E402
 
 LATENCY_S = float(os.environ.get("BENCH_LATENCY_S", "0.2"))
 TARGET = 0.8
+MODEL = "openai:sim"
 
 
 SERVER_SCRIPT = """
 import sys, time
 from tests.openai_server import FakeOpenAIServer
 from tests.synthesis_fixtures import server_replier
-server = FakeOpenAIServer(replier=server_replier, latency_s=float(sys.argv[1])).start()
+server = FakeOpenAIServer(replier=server_replier, latency_s=float(sys.argv[1]), keep_alive=True).start()
 print(server.base_url, flush=True)
 time.sleep(3600)
 """
 
 
 @contextlib.contextmanager
-def model_server(latency_s: float) -> Iterator[str]:
-    """The simulated model in its own process, so its work does not share our interpreter."""
+def model_server(latency_s: float) -> Iterator[tuple[str, int]]:
+    """The simulated model in its own process, so its work does not share our interpreter: its
+    base URL and process id."""
     process = subprocess.Popen([sys.executable, "-c", SERVER_SCRIPT, str(latency_s)], stdout=subprocess.PIPE,
                                text=True, cwd=Path(__file__).resolve().parent.parent)
     try:
-        yield process.stdout.readline().strip()
+        yield process.stdout.readline().strip(), process.pid
     finally:
         process.kill()
         process.wait()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--conversations", type=int, default=32)
+    parser.add_argument("--conversations", type=int, default=None,
+                        help="Default: 4 × concurrency, at least 32 (enough to keep every slot busy).")
     parser.add_argument("--turns", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=8)
     args = parser.parse_args()
+    conversations = args.conversations or max(32, 4 * args.concurrency)
 
-    with tempfile.TemporaryDirectory() as directory, model_server(LATENCY_S) as base_url:
+    with tempfile.TemporaryDirectory() as directory, model_server(LATENCY_S) as (base_url, server_pid):
         workspace = Workspace.resolve(Path(directory) / "ws")
-        build_collection(workspace, Path(directory) / "corpus", documents=max(100, 4 * args.conversations + 20))
+        build_collection(workspace, Path(directory) / "corpus", documents=max(100, 4 * conversations + 20))
         os.environ["OPENAI_API_KEY"] = "sk-benchmark"
         os.environ["OPENAI_BASE_URL"] = base_url
-        seam = build_seam("openai:sim", ModelSettings())
-        context = SynthesisContext(workspace=str(workspace.root), llm=register_model("benchmark-model", seam),
-                                   cluster_size=4, concurrency=args.concurrency)
-        # Cluster and build every agent's client first, so the timing covers synthesis only.
-        run_job(builder, job="synthesize", workspace=workspace, run_id="warm-up", context=context, settings={},
-                inputs={"run_id": "warm-up", "collection": COLLECTION, "conversations": 2, "turns": 2},
-                max_concurrency=2)
-        seam.stats.__init__()
-        started = time.perf_counter()
-        run_job(builder, job="synthesize", workspace=workspace, run_id="bench", context=context, settings={},
-                inputs={"run_id": "bench", "collection": COLLECTION, "conversations": args.conversations,
-                        "turns": args.turns},
-                max_concurrency=args.concurrency)
-        elapsed = time.perf_counter() - started
 
-    turns = args.conversations * args.turns
-    calls_per_conversation = seam.stats.calls / args.conversations
-    measured = args.conversations / (elapsed / 60)
-    ideal = args.concurrency * 60 / (calls_per_conversation * LATENCY_S)
-    print(f"{args.conversations} conversations × {args.turns} turns at concurrency {args.concurrency}, "
+        def synthesize(run_id: str, count: int, turns: int, concurrency: int, seed: int) -> None:
+            context = SynthesisContext(workspace=str(workspace.root), llm=MODEL, cluster_size=4,
+                                       concurrency=concurrency, seed=seed)
+            run_job(builder, job="synthesize", workspace=workspace, run_id=run_id, context=context, settings={},
+                    inputs={"run_id": run_id, "collection": COLLECTION, "conversations": count, "turns": turns},
+                    max_concurrency=concurrency)
+
+        # Cluster, import and build the clients first (another seed: nothing of it is in the cache),
+        # so the timing covers synthesis only.
+        synthesize("warm-up", 2, 2, 2, seed=1)
+        cpu_started, server_cpu_started, started = time.process_time(), cpu_seconds(server_pid), time.perf_counter()
+        synthesize("bench", conversations, args.turns, args.concurrency, seed=0)
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+        server_cpu = cpu_seconds(server_pid) - server_cpu_started
+        stats = run_seam(workspace, "bench", MODEL, SynthesisContext(seed=0)).stats
+
+    turns = conversations * args.turns
+    model_calls = stats.calls - stats.cache_hits
+    in_flight = min(args.concurrency, conversations)
+    measured = conversations / (elapsed / 60)
+    ideal = in_flight * 60 / (model_calls / conversations * LATENCY_S)
+    print(f"{conversations} conversations × {args.turns} turns at concurrency {args.concurrency}, "
           f"model latency {LATENCY_S * 1000:.0f} ms")
-    print(f"model calls: {seam.stats.calls} ({calls_per_conversation:.1f} per conversation, "
-          f"{seam.stats.calls / turns:.2f} per turn)")
-    print(f"tokens per turn: {seam.stats.input_tokens / turns:.0f} in, {seam.stats.output_tokens / turns:.0f} out")
-    print(f"elapsed {elapsed:.2f} s → {measured:.1f} conversations/min; ideal {ideal:.1f}")
+    print(f"model calls: {model_calls} ({model_calls / conversations:.1f} per conversation, "
+          f"{model_calls / turns:.2f} per turn; {stats.cache_hits} cache hits, {stats.retries} retries)")
+    print(f"tokens per turn: {stats.input_tokens / turns:.0f} in, {stats.output_tokens / turns:.0f} out")
+    print(f"elapsed {elapsed:.2f} s → {measured:.1f} conversations/min ({model_calls / elapsed:.0f} calls/s); "
+          f"ideal {ideal:.1f}")
+    print(f"client CPU {cpu:.2f} s → {cpu / model_calls * 1000:.2f} ms per model call "
+          f"({cpu / elapsed:.2f} cores busy on average)")
+    print(f"server CPU {server_cpu:.2f} s ({server_cpu / model_calls * 1000:.2f} ms per call); "
+          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     ratio = measured / ideal
     print(f"ratio measured / ideal  {ratio:.3f}  (target ≥ {TARGET}: {'met' if ratio >= TARGET else 'NOT met'})")
 

@@ -60,6 +60,8 @@ def build_audit_document(results: Mapping[str, Any]) -> Document:
         sections.append(discriminability_section(results["discriminability"]))
     if results.get("agreement"):
         sections.append(agreement_section(results["agreement"], dimensions))
+    if results.get("ill_formed"):
+        sections.append(ill_formed_section(results["ill_formed"]))
     if results.get("worst"):
         sections.append(worst_section(results["worst"]))
     if results.get("missing_gold"):
@@ -177,6 +179,16 @@ def agreement_section(agreement: Mapping[str, Any], dimensions: Mapping[str, Map
         blocks.append(f"On the discriminability pick, Fleiss' κ is {_decimal(choice.get('fleiss_kappa'))} "
                       f"over {choice.get('judges', MISSING)} judges (1 = full agreement, 0 = no more than chance).")
     return Section("Agreement between judges", blocks)
+
+
+def ill_formed_section(flagged: Sequence[Mapping[str, Any]]) -> Section:
+    rows = [[Cell(str(item["instance"])), Cell(str(item["question"])), Cell("; ".join(item["reasons"])),
+             Cell(_decimal(item.get("alignment")), numeric=True)] for item in flagged]
+    return Section("Ill-formed questions", [
+        f"{len(flagged):,} questions are ill-formed: no content words, markup, or a quote of markup or of a span "
+        "that many documents contain (the question could be about any of them). They count as noise in the "
+        "verdict, whatever alignment the judges gave them.",
+        Table(["instance", "question", "reason", "alignment"], rows)])
 
 
 def worst_section(worst: Sequence[Mapping[str, Any]]) -> Section:

@@ -172,6 +172,16 @@ def worst_instances(judgments: Judgments, describe: Callable[[str], dict[str, An
             for instance in lowest]
 
 
+def ill_formed_summary(judgments: Judgments, flagged: Mapping[str, list[str]],
+                       question: Callable[[str], str]) -> list[dict[str, Any]]:
+    """The audited instances whose question is ill-formed, with the reasons, and whether their
+    alignment already counts them as noise (so the verdict counts each instance once)."""
+    means = instance_means(judgments, "alignment")
+    return [{"instance": instance, "question": question(instance), "reasons": list(reasons),
+             "alignment": means.get(instance), "low_alignment": means.get(instance, NOISE_SCORE + 1) <= NOISE_SCORE}
+            for instance, reasons in sorted(flagged.items()) if instance in judgments]
+
+
 def overall_verdict(judgments: Judgments, discriminability_summary: Mapping[str, Any],
                     noise_flags: int = 0) -> dict[str, str]:
     """reliable / usable with caveats / unreliable, from the noise and sparsity rates.

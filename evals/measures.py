@@ -5,18 +5,25 @@ Measures are named as ir_measures writes them: ``R@5``, ``nDCG@10``, ``RR@10``, 
 ``Judged@10``. Per-query values come first; an aggregate is the mean over the queries of
 the qrels. A query that has judgments but no retrieved documents counts as 0 on every
 measure (trec_eval's ``-c``), so a retriever cannot gain by returning nothing.
+
+Runs are measured a batch of queries at a time (:func:`evaluate_batches`): ir_measures is
+given one batch's rankings and those queries' judgments, and keeps nothing between batches,
+so memory holds one batch of rankings and a row of floats per judged query. Per-query values
+do not depend on the batching.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import ir_measures
+import numpy as np
 from ir_measures import Measure
 
 DEFAULT_MEASURES = ("R@1", "R@5", "R@20", "R@100", "R@1000", "nDCG@3", "nDCG@10", "nDCG@20", "RR@10", "RR@20", "AP",
                     "Judged@10", "Judged@20")
+DEFAULT_QUERIES_PER_BATCH = 1000
 
 Run = Mapping[str, Mapping[str, float]]
 Qrels = Mapping[str, Mapping[str, int]]
@@ -42,20 +49,60 @@ def parse_measures(names: Sequence[str]) -> list[Measure]:
 
 @dataclass
 class MeasureResults:
+    """Per-query values as one row of floats per judged query (the qrels' queries, in their order)."""
+
     measures: list[str]
-    per_query: dict[str, dict[str, float]]  # {query id: {measure: value}}
-    aggregate: dict[str, float]  # {measure: mean over the qrels' queries}
+    query_ids: list[str]  # the qrels' queries
+    values: np.ndarray  # float64, (queries, measures)
     unjudged_queries: int  # queries of the run without qrels (not measured)
+    unjudged_examples: list[str]  # the first few of them
+
+    @property
+    def aggregate(self) -> dict[str, float]:
+        """{measure: mean over the qrels' queries}."""
+        if not self.query_ids:
+            return dict.fromkeys(self.measures, 0.0)
+        return {name: float(mean) for name, mean in zip(self.measures, self.values.mean(axis=0).tolist())}
+
+    @property
+    def per_query(self) -> dict[str, dict[str, float]]:
+        """{query id: {measure: value}}."""
+        return {query_id: dict(zip(self.measures, row)) for query_id, row in zip(self.query_ids, self.values.tolist())}
+
+    def column(self, measure: str) -> np.ndarray:
+        return self.values[:, self.measures.index(measure)]
 
 
-def evaluate_run(measures: Sequence[Measure], qrels: Qrels, run: Run) -> MeasureResults:
+def evaluate_run(measures: Sequence[Measure], qrels: Qrels, run: Run,
+                 queries_per_batch: int = DEFAULT_QUERIES_PER_BATCH) -> MeasureResults:
+    """The measures of a run held in memory (measured in batches of queries all the same)."""
+    query_ids = list(run)
+    batches = ({query_id: run[query_id] for query_id in query_ids[start : start + queries_per_batch]}
+               for start in range(0, len(query_ids), queries_per_batch))
+    return evaluate_batches(measures, qrels, batches)
+
+
+UNJUDGED_EXAMPLES = 5
+
+
+def evaluate_batches(measures: Sequence[Measure], qrels: Qrels, batches: Iterable[Run]) -> MeasureResults:
+    """The measures of a run given as batches of queries (each query in one batch)."""
     names = [str(measure) for measure in measures]
-    per_query: dict[str, dict[str, float]] = {query_id: dict.fromkeys(names, 0.0) for query_id in qrels}
-    # Empty rankings are left out (ir_measures' Judged@k divides by their length); they stay 0.
-    retrieved = {query_id: ranking for query_id, ranking in run.items() if ranking}
-    for metric in ir_measures.iter_calc(list(measures), qrels, retrieved):
-        if metric.query_id in per_query:
-            per_query[metric.query_id][str(metric.measure)] = float(metric.value)
-    aggregate = {name: (sum(values[name] for values in per_query.values()) / len(per_query) if per_query else 0.0)
-                 for name in names}
-    return MeasureResults(names, per_query, aggregate, unjudged_queries=len(set(run) - set(qrels)))
+    column = {name: index for index, name in enumerate(names)}
+    query_ids = list(qrels)
+    row = {query_id: index for index, query_id in enumerate(query_ids)}
+    values = np.zeros((len(query_ids), len(names)))
+    unjudged: list[str] = []
+    unjudged_count = 0
+    for batch in batches:
+        judged = {query_id: qrels[query_id] for query_id in batch if query_id in row}
+        unjudged_count += len(batch) - len(judged)
+        if len(unjudged) < UNJUDGED_EXAMPLES and len(batch) > len(judged):
+            unjudged += [query_id for query_id in batch if query_id not in row][:UNJUDGED_EXAMPLES - len(unjudged)]
+        # Empty rankings are left out (ir_measures' Judged@k divides by their length); they stay 0.
+        retrieved = {query_id: batch[query_id] for query_id in judged if batch[query_id]}
+        if not retrieved:
+            continue
+        for metric in ir_measures.iter_calc(list(measures), judged, retrieved):
+            values[row[metric.query_id], column[str(metric.measure)]] = metric.value
+    return MeasureResults(names, query_ids, values, unjudged_count, unjudged)

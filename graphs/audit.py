@@ -23,6 +23,7 @@ import operator
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -35,6 +36,7 @@ from benchsmith.agents.models import ModelSeam
 from benchsmith.evals import audit_verdicts
 from benchsmith.evals.audit_report import audit_report_files
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES, NOISE_SCORE
+from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS, DocumentCounter, ill_formed_questions
 from benchsmith.graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index,
                                               document_text)
 from benchsmith.graphs.fanout import next_batch
@@ -72,6 +74,9 @@ class AuditContext(StoreOptions, ModelOptions):
         "description": "Show each pool a second time, rotated, to measure the judges' position bias."})
     min_votes: int = field(default=DEFAULT_MIN_VOTES, metadata={
         "description": "Judges (and a majority) that must pick an unlabelled document to confirm it as missing gold."})
+    many_documents: int = field(default=DEFAULT_MANY_DOCUMENTS, metadata={
+        "description": "A question quoting a span found in at least this many corpus documents is ill-formed "
+                       "(it could be about any of them): flagged as noise."})
     embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
         "description": "Embedder of the dense retriever that finds hard negatives (a sentence-transformers name "
                        "or path, or a registered name)."})
@@ -92,6 +97,7 @@ class AuditOutput(TypedDict, total=False):
     means: dict[str, float]  # {dimension: mean}, and the gold pick rate
     confirmed_missing_gold: int
     suspected_missing_gold: int
+    ill_formed_questions: int  # instances whose question is ill-formed (no content words, markup, an ambiguous quote)
 
 
 class AuditState(AuditInput, AuditOutput, total=False):
@@ -156,7 +162,7 @@ def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     if context.sample is not None and context.sample < len(queries):
         queries = random.Random(f"{context.seed}:sample").sample(sorted(queries, key=lambda q: q.id), context.sample)
         queries.sort(key=lambda query: query.id)
-    rankings = _negative_rankings(runtime, benchmark, queries)
+    rankings = _negative_rankings(runtime, state["run_id"], benchmark, queries)
     slots = balanced_gold_slots([query.id for query in queries], context.negatives + 1, context.seed)
     records = []
     for query in queries:
@@ -175,14 +181,14 @@ def gold_document(benchmark: Benchmark, query_id: str) -> str | None:
     return min(relevant, key=lambda item: (-item[0], item[1]))[1] if relevant else None
 
 
-def _negative_rankings(runtime: Runtime[AuditContext], benchmark: Benchmark,
+def _negative_rankings(runtime: Runtime[AuditContext], run_id: str, benchmark: Benchmark,
                        queries: list[BenchmarkQuery]) -> dict[str, list[list[str]]]:
     """Per query, BM25's and the dense retriever's rankings of the corpus for the turn with its history."""
     context = _context(runtime)
     texts = {query.id: build_query(query, HistoryMode("full")) for query in queries}
     depth = context.negatives + max(len(benchmark.qrels[query.id]) for query in queries) + 5
     lexical = bm25_index(benchmark).search(texts, depth, progress_reporter("negatives bm25"))
-    embedder = embedder_for(context.embedder)
+    embedder = embedder_for(context.embedder, _workspace(runtime), run_id, context)
     index = dense_index(_workspace(runtime), context.chroma_host, benchmark, embedder)
     query_ids = list(texts)
     semantic = index.search(query_ids, embedder.encode([texts[q] for q in query_ids]), depth,
@@ -281,19 +287,26 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
     worst = audit_verdicts.worst_instances(judgments, lambda instance: {
         "query": query_text(instance), "gold_id": instances[instance]["gold_id"],
         "gold_excerpt": excerpt(instances[instance]["gold_id"])})
+    # Ill-formed questions are noise whatever the judges said; the corpus is scanned only for quoted spans.
+    counter = _LazyCounter(lambda: DocumentCounter(document_text(*documents[doc_id]) for doc_id in documents))
+    flagged = ill_formed_questions({instance: queries[instance].question for instance in judgments}, counter,
+                                   context.many_documents)
+    ill_formed = audit_verdicts.ill_formed_summary(judgments, flagged, lambda instance: queries[instance].question)
     results = {
         "benchmark": {"name": benchmark.name, "path": str(benchmark.directory), "queries": len(benchmark.queries),
                       "instances": len(instances), "sampled": sampled, "seed": context.seed,
                       "documents": len(documents), "conversational": benchmark.conversational,
                       "has_answers": benchmark.has_answers},
         "settings": {"judges": judges, "negatives": context.negatives, "position_check": context.position_check,
-                     "sample": context.sample, "min_votes": context.min_votes},
+                     "sample": context.sample, "min_votes": context.min_votes, "many_documents": context.many_documents},
         "dimensions": dimensions,
         "discriminability": discriminability,
         "agreement": audit_verdicts.agreement(judgments, instances, judges) if len(judges) > 1 else None,
         "worst": worst,
         "missing_gold": missing,
-        "verdict": audit_verdicts.overall_verdict(judgments, discriminability),
+        "ill_formed": ill_formed,
+        "verdict": audit_verdicts.overall_verdict(judgments, discriminability,
+                                                  noise_flags=sum(not item["low_alignment"] for item in ill_formed)),
         "sampling": (f"Audited a random sample of {len(instances):,} of {population:,} instances (seed {context.seed}); "
                      "intervals include the finite-population correction." if sampled else
                      f"Audited all {len(instances):,} instances; intervals treat them as a sample of the process that "
@@ -303,7 +316,9 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
             "document is its most relevant judged one.",
             f"Pools hold the gold document and {context.negatives} hard negatives, the best-ranked unjudged documents "
             "of BM25 and the dense retriever taken in turn; the gold's slot is balanced across instances.",
-            f"Noise: an instance whose judge-averaged alignment is at most {NOISE_SCORE}. Suspected sparsity: a judge "
+            f"Noise: an instance whose judge-averaged alignment is at most {NOISE_SCORE}, or whose question is "
+            "ill-formed (no content words, markup, quoting markup or a span found in at least "
+            f"{context.many_documents} documents). Suspected sparsity: a judge "
             f"picked a non-gold document. Vote rule: {audit_verdicts.vote_rule(context.min_votes)}; only confirmed "
             "documents go to extra_qrels.tsv.",
         ],
@@ -315,7 +330,19 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
     means["gold_pick_rate"] = discriminability["gold_pick_rate"]
     return {"instances": len(instances), "report": {kind: str(path) for kind, path in paths.items()},
             "verdict": results["verdict"], "means": means, "confirmed_missing_gold": len(extra),
-            "suspected_missing_gold": len(missing) - len(extra)}
+            "suspected_missing_gold": len(missing) - len(extra), "ill_formed_questions": len(ill_formed)}
+
+
+class _LazyCounter:
+    """Builds the document counter on the first quoted span: most audits have none."""
+
+    def __init__(self, build: Callable[[], DocumentCounter]):
+        self._build, self._counter = build, None
+
+    def __call__(self, span: str) -> int:
+        if self._counter is None:
+            self._counter = self._build()
+        return self._counter(span)
 
 
 builder = StateGraph(AuditState, context_schema=AuditContext, input_schema=AuditInput, output_schema=AuditOutput)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from benchsmith.graphs.progress import progress_reporter
 from benchsmith.graphs.resources import chroma_client
 from benchsmith.stores.beir import Benchmark, load_benchmark
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.integrity import DuplicateIds, IdProblem
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.bm25 import BM25Index
@@ -43,16 +45,29 @@ def _load_benchmark(spec: str, workspace_root: str, split: str, corpus: str | No
 
 
 @functools.lru_cache(maxsize=2)
-def _corpus(path: Path, modified: float) -> dict[str, tuple[str, str]]:
-    corpus = {document.id: (document.title, document.text) for document in iter_beir_corpus(path)}
+def _corpus(path: Path, modified: float) -> tuple[dict[str, tuple[str, str]], DuplicateIds]:
+    corpus: dict[str, tuple[str, str]] = {}
+    duplicates = DuplicateIds(str(path))
+    for document in iter_beir_corpus(path):
+        if document.id in corpus:
+            duplicates.add(document.id)  # the first document of an id is kept
+        else:
+            corpus[document.id] = (document.title, document.text)
     if not corpus:
         raise InputError(f"{path}: the corpus has no documents")
-    return corpus
+    return corpus, duplicates
 
 
 def corpus_documents(benchmark: Benchmark) -> dict[str, tuple[str, str]]:
-    """``{doc id: (title, text)}`` of the benchmark's corpus, read once per file version."""
-    return _corpus(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime)
+    """``{doc id: (title, text)}`` of the benchmark's corpus, read once per file version; of
+    documents sharing an id, the first (see :func:`corpus_duplicates`)."""
+    return _corpus(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime)[0]
+
+
+def corpus_duplicates(benchmark: Benchmark) -> IdProblem | None:
+    """Document ids the corpus names more than once, if any."""
+    duplicates = _corpus(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime)[1]
+    return duplicates.problem("document ids", "the first document of each id is kept, the later ones are ignored")
 
 
 def document_text(title: str, text: str) -> str:
@@ -60,9 +75,25 @@ def document_text(title: str, text: str) -> str:
     return f"{title} {text}".strip()
 
 
+class DocumentTexts(Mapping[str, str]):
+    """``{doc id: document_text}`` of a corpus, each text joined when asked for (not all at once)."""
+
+    def __init__(self, documents: Mapping[str, tuple[str, str]]):
+        self.documents = documents
+
+    def __getitem__(self, doc_id: str) -> str:
+        return document_text(*self.documents[doc_id])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.documents)
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+
 @functools.lru_cache(maxsize=2)
 def _bm25(path: Path, modified: float) -> BM25Index:
-    corpus = _corpus(path, modified)
+    corpus = _corpus(path, modified)[0]
     return BM25Index(list(corpus), [document_text(title, text) for title, text in corpus.values()])
 
 

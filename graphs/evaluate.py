@@ -5,14 +5,26 @@
               └──────────────────────────────────────────────────────────────────────┘
 
 A configuration is a retriever (bm25, dense[:MODEL], hybrid fusion) × a history mode (full,
-last:K, current, rewrite, oracle), optionally reranked. Stages run in order: first-stage
-retrievers, then fusions of their runs, then reranking. Each configuration writes one TREC
-run file into the run directory; a run file that exists is reused, never recomputed, so a
-killed evaluation resumes where it stopped. ``measure`` scores every run with ir_measures,
-breaks the scores down by turn and switch type, tests the differences, and writes
-``report.md``, ``report.html`` and ``results.json``.
+last:K, current, rewrite, oracle), optionally reranked, or a TREC run file of the user's own
+system (named by its file name). Stages run in order: first-stage retrievers and run files,
+then fusions of their runs, then reranking. Each configuration writes one TREC run file into
+the run directory, sorted by query id; a run file that exists is complete (written to a
+temporary file and renamed) and is reused, never recomputed, so a killed evaluation resumes
+where it stopped. ``measure`` scores every run with ir_measures, breaks the scores down by
+turn and switch type, tests the differences, and writes ``report.md``, ``report.html`` and
+``results.json``.
 
-State holds configuration names only; queries, corpus and runs live in files.
+Everything streams a batch of queries at a time (``batch_size``): retrieval writes each
+batch's rankings as it goes, fusion and reranking read their input run files side by side a
+batch at a time, and measuring reads each run file a batch at a time and keeps a row of
+floats per judged query. Memory holds one batch of rankings, whatever the number of queries.
+
+``plan`` checks the inputs first: judged query or document ids the benchmark lacks, a
+document id the corpus repeats, and run-file queries the benchmark lacks are warnings
+(streamed as ``{"warning": ...}`` events and recorded in results.json and the report), or
+errors with ``strict``.
+
+State holds configuration names and warnings only; queries, corpus and runs live in files.
 """
 
 from __future__ import annotations
@@ -20,6 +32,7 @@ from __future__ import annotations
 import operator
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,35 +41,41 @@ from typing import Annotated, Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.evaluation_report import evaluation_report_files
 from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores
-from benchsmith.evals.measures import DEFAULT_MEASURES, evaluate_run, parse_measures
+from benchsmith.evals.measures import DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH, evaluate_batches, parse_measures
 from benchsmith.evals.significance import DEFAULT_RESAMPLES
-from benchsmith.graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index,
-                                              document_text)
-from benchsmith.graphs.progress import progress_reporter, report_reused
+from benchsmith.graphs.corpus_indexes import (DocumentTexts, bm25_index, cached_benchmark, corpus_documents,
+                                              corpus_duplicates, dense_index)
+from benchsmith.graphs.progress import progress_reporter, report_reused, report_warning
 from benchsmith.graphs.resources import (ModelOptions, StoreOptions, embedder_for, run_seam, scorer_for,
                                          workspace_of)
-from benchsmith.stores.beir import Benchmark, BenchmarkQuery, merge_qrels, read_beir_qrels
-from benchsmith.stores.errors import InputError
+from benchsmith.stores.beir import Benchmark, BenchmarkQuery, merge_qrels, read_qrels
 from benchsmith.stores.files import write_files_atomic
+from benchsmith.stores.integrity import IdProblem, raise_if_strict, unknown_ids, unknown_qrels_ids
 from benchsmith.stores.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.trec import Run, read_trec_run, write_trec_run
+from benchsmith.stores.trec import (Qrels, Run, iter_aligned_batches, iter_run_batches, run_file_query_ids,
+                                    trec_run_writer, write_sorted_copy)
 from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.dense_retrieval import QUERY_BATCH as DENSE_QUERY_BATCH
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder
 from benchsmith.tools.fusion import fuse_runs
-from benchsmith.tools.query_building import HistoryMode, build_query, parse_history_mode
+from benchsmith.tools.query_building import HistoryMode, build_query, parse_history_mode, require_oracle_rewrites
 from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH, rerank_run
-from benchsmith.tools.retriever_specs import Configuration, expand_configurations, parse_retriever
+from benchsmith.tools.retriever_specs import (Configuration, RunFileConfiguration, expand_configurations,
+                                              parse_retriever, run_file_configurations)
 
 RUN_FILES_DIR, QUERIES_DIR, TIMINGS_FILE = "run-files", "queries", "timings.jsonl"
 DEFAULT_DEPTH = 1000
+DEFAULT_BATCH_SIZE = DEFAULT_QUERIES_PER_BATCH
+DENSE_QUERY_BLOCK = DENSE_QUERY_BATCH  # queries embedded and searched together
+AnyConfiguration = Configuration | RunFileConfiguration
 
 
 @dataclass(kw_only=True)
@@ -64,8 +83,10 @@ class EvaluationContext(StoreOptions, ModelOptions):
     """Settings of one evaluation (not checkpointed: the CLI passes them again on resume)."""
 
     split: str = field(default="test", metadata={"description": "BEIR qrels split (qrels/<split>.tsv)."})
+    qrels: str | None = field(default=None, metadata={
+        "description": "Judgments to use instead of the benchmark's: a TREC qrels file or a BEIR qrels TSV."})
     extra_qrels: str | None = field(default=None, metadata={
-        "description": "More judgments (query-id, corpus-id, score TSV) merged in, e.g. an audit's extra_qrels.tsv."})
+        "description": "More judgments (TREC qrels or BEIR TSV) merged in, e.g. an audit's extra_qrels.tsv."})
     depth: int = field(default=DEFAULT_DEPTH, metadata={"description": "Documents retrieved per query."})
     measures: tuple[str, ...] = field(default=DEFAULT_MEASURES, metadata={
         "description": "ir_measures measures (nDCG@10, R@100, RR@10, AP, Judged@10, ...)."})
@@ -84,6 +105,11 @@ class EvaluationContext(StoreOptions, ModelOptions):
         "description": "Paired test between configurations (Holm-corrected over all pairs)."})
     resamples: int = field(default=DEFAULT_RESAMPLES, metadata={
         "description": "Resamples of the randomization test."})
+    batch_size: int = field(default=DEFAULT_BATCH_SIZE, metadata={
+        "description": "Queries per batch: BM25, fusion, reranking and measuring hold one batch of rankings in "
+                       "memory at a time (dense retrieval always takes 256); results do not depend on it."})
+    strict: bool = field(default=False, metadata={
+        "description": "Stop on unknown or duplicate ids in the inputs instead of warning about them."})
 
 
 class EvaluationInput(TypedDict):
@@ -91,6 +117,7 @@ class EvaluationInput(TypedDict):
     benchmark: str  # a BEIR directory, a synthesis run directory or a run id
     retrievers: list[str]
     histories: list[str]
+    runs: NotRequired[list[str]]  # TREC run files of the user's own systems, evaluated beside the retrievers
 
 
 class EvaluationOutput(TypedDict, total=False):
@@ -98,6 +125,7 @@ class EvaluationOutput(TypedDict, total=False):
     report: dict[str, str]  # {"markdown", "html", "results"}: paths
     primary_measure: str
     aggregate: dict[str, dict[str, float]]  # {configuration: {measure: mean}}
+    warnings: Annotated[list[str], operator.add]  # what the input checks found (see the module docstring)
 
 
 class EvaluationState(EvaluationInput, EvaluationOutput, total=False):
@@ -111,6 +139,7 @@ class RetrievalTask(TypedDict):
     configuration: str
     retrievers: list[str]
     histories: list[str]
+    runs: list[str]
 
 
 # ---------------------------------------------------------------------------------------
@@ -128,12 +157,39 @@ def _benchmark(runtime: Runtime[EvaluationContext], spec: str) -> Benchmark:
     return cached_benchmark(spec, _workspace(runtime), _context(runtime).split)
 
 
-def _embedder(runtime: Runtime[EvaluationContext], model: str | None) -> Embedder:
-    return embedder_for(model or _context(runtime).embedder)
+def _embedder(runtime: Runtime[EvaluationContext], run_id: str, model: str | None) -> Embedder:
+    return embedder_for(model or _context(runtime).embedder, _workspace(runtime), run_id, _context(runtime))
 
 
 def _dense_index(runtime: Runtime[EvaluationContext], benchmark: Benchmark, embedder: Embedder) -> DenseIndex:
     return dense_index(_workspace(runtime), _context(runtime).chroma_host, benchmark, embedder)
+
+
+def judgments(benchmark: Benchmark, qrels: str | None, extra_qrels: str | None) -> Qrels:
+    """The judgments measured against: the benchmark's (or the ``qrels`` file's), with
+    ``extra_qrels`` merged in."""
+    judged = read_qrels(qrels) if qrels else benchmark.qrels
+    return merge_qrels(judged, read_qrels(extra_qrels)) if extra_qrels else judged
+
+
+def input_problems(benchmark: Benchmark, qrels: str | None = None, extra_qrels: str | None = None,
+                   run_files: Sequence[str] = ()) -> list[IdProblem]:
+    """What is wrong with the ids of the inputs: documents the corpus repeats, judged queries
+    and documents the benchmark lacks, run-file queries the benchmark lacks."""
+    documents = corpus_documents(benchmark)
+    problems = [problem for problem in [corpus_duplicates(benchmark)] if problem is not None]
+    judged_files = [(qrels, read_qrels(qrels)) if qrels else (benchmark.qrels_file or benchmark.directory,
+                                                              benchmark.qrels)]
+    if extra_qrels:
+        judged_files.append((extra_qrels, read_qrels(extra_qrels)))
+    for path, judged in judged_files:
+        problems += unknown_qrels_ids(path, judged, benchmark.queries_by_id, documents)
+    for path in run_files:
+        problem = unknown_ids(path, run_file_query_ids(path), benchmark.queries_by_id,
+                              "query ids not among the benchmark's queries", "they are not measured")
+        if problem is not None:
+            problems.append(problem)
+    return problems
 
 
 # ---------------------------------------------------------------------------------------
@@ -188,54 +244,69 @@ def _reranking(runtime: Runtime[EvaluationContext]) -> bool:
     return _context(runtime).rerank_model is not None
 
 
-def _all_configurations(runtime: Runtime[EvaluationContext], retrievers: list[str],
-                        histories: list[str]) -> dict[str, Configuration]:
-    """Every configuration the settings ask for (and the ones fusions need), by name, in stage order."""
-    configurations = expand_configurations([parse_retriever(spec) for spec in retrievers],
-                                           [parse_history_mode(mode) for mode in histories], _reranking(runtime))
-    return {configuration.name: configuration for configuration in configurations}
+def _all_configurations(runtime: Runtime[EvaluationContext], state: EvaluationState | RetrievalTask
+                        ) -> dict[str, AnyConfiguration]:
+    """Every configuration the settings ask for (and the ones fusions need), by name, in stage
+    order; the user's run files first."""
+    configurations = expand_configurations([parse_retriever(spec) for spec in state["retrievers"]],
+                                           [parse_history_mode(mode) for mode in state["histories"]],
+                                           _reranking(runtime))
+    by_name: dict[str, AnyConfiguration] = {configuration.name: configuration for configuration in configurations}
+    run_files = run_file_configurations(state.get("runs") or [], taken=by_name)
+    return {**{configuration.name: configuration for configuration in run_files}, **by_name}
 
 
-def _run_file(runtime: Runtime[EvaluationContext], run_id: str, configuration: Configuration) -> Path:
+def _run_file(runtime: Runtime[EvaluationContext], run_id: str, configuration: AnyConfiguration) -> Path:
     return RunDirectory(_workspace(runtime), run_id).file(RUN_FILES_DIR) / f"{configuration.file_stem}.trec"
 
 
 def plan(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> dict[str, Any]:
-    """Check the benchmark and the settings before any work, and list the configurations."""
+    """Check the benchmark, the settings and the ids of the inputs before any work, and list
+    the configurations."""
+    context = _context(runtime)
     benchmark = _benchmark(runtime, state["benchmark"])
-    parse_measures(_context(runtime).measures)
-    if _context(runtime).extra_qrels:
-        read_beir_qrels(Path(_context(runtime).extra_qrels))  # a bad file stops here, before any retrieval
-    configurations = _all_configurations(runtime, state["retrievers"], state["histories"])
-    if any(c.history.kind == "oracle" for c in configurations.values()):
-        if missing := next((query.id for query in benchmark.queries if not query.rewrite), None):
-            raise InputError(f"--history oracle needs each query's metadata.rewrite; query {missing!r} of "
-                             f"{benchmark.directory / 'queries.jsonl'} has none")
-    return {"configurations": list(configurations)}
+    parse_measures(context.measures)
+    configurations = _all_configurations(runtime, state)
+    require_oracle_rewrites(benchmark, [c.history for c in configurations.values() if isinstance(c, Configuration)])
+    problems = input_problems(benchmark, context.qrels, context.extra_qrels, state.get("runs") or [])
+    raise_if_strict(problems, context.strict)
+    for problem in problems:
+        report_warning(problem.message())
+    return {"configurations": list(configurations), "warnings": [problem.message() for problem in problems]}
 
 
 def dispatch(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> list[Send] | Literal["measure"]:
     """The configurations of the earliest stage that still lack run files; measure when none do."""
-    configurations = _all_configurations(runtime, state["retrievers"], state["histories"])
+    configurations = _all_configurations(runtime, state)
     pending = [c for c in configurations.values() if not _run_file(runtime, state["run_id"], c).exists()]
     if not pending:
         return "measure"
     stage = min(configuration.stage for configuration in pending)
     return [Send("retrieve", {"run_id": state["run_id"], "benchmark": state["benchmark"], "configuration": c.name,
-                              "retrievers": state["retrievers"], "histories": state["histories"]})
+                              "retrievers": state["retrievers"], "histories": state["histories"],
+                              "runs": state.get("runs") or []})
             for c in pending if c.stage == stage]
 
 
 def retrieve(task: RetrievalTask, runtime: Runtime[EvaluationContext]) -> dict[str, Any]:
-    """One configuration's run (retrieved, fused or reranked), written as a TREC run file."""
-    configuration = _all_configurations(runtime, task["retrievers"], task["histories"])[task["configuration"]]
+    """One configuration's run (retrieved, fused, reranked, or a run file copied in), written
+    as a TREC run file a batch of queries at a time; the file appears when it is complete."""
+    configuration = _all_configurations(runtime, task)[task["configuration"]]
     path = _run_file(runtime, task["run_id"], configuration)
     if path.exists():  # finished before a crash: reused, never recomputed
         report_reused(configuration.name)
         return {"finished": [configuration.name]}
     started = time.perf_counter()
-    run = _compute_run(runtime, task["run_id"], _benchmark(runtime, task["benchmark"]), configuration)
-    write_trec_run(path, run, tag=configuration.name)
+    if isinstance(configuration, RunFileConfiguration):
+        summary = write_sorted_copy(configuration.path, path, tag=configuration.name)
+        progress_reporter(configuration.name)(len(summary.queries), len(summary.queries))
+    else:
+        benchmark = _benchmark(runtime, task["benchmark"])
+        report = progress_reporter(configuration.name)
+        with trec_run_writer(path, tag=configuration.name) as write:
+            for done, batch in _run_batches(runtime, task["run_id"], benchmark, configuration):
+                write(batch)
+                report(done, len(benchmark.queries))
     append_jsonl(RunDirectory(_workspace(runtime), task["run_id"]).file(TIMINGS_FILE),
                  {"configuration": configuration.name, "seconds": round(time.perf_counter() - started, 3)})
     return {"finished": [configuration.name]}
@@ -246,53 +317,72 @@ def gather(state: EvaluationState) -> dict[str, Any]:
     return {}
 
 
-def _compute_run(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Benchmark,
-                 configuration: Configuration) -> Run:
+def _run_batches(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Benchmark,
+                 configuration: Configuration) -> Iterator[tuple[int, Run]]:
+    """``(queries done, the next batch's rankings)``, batches in query id order."""
     context = _context(runtime)
-    label = configuration.name
+    size = context.batch_size
     if configuration.rerank:
         (first_stage,) = configuration.inputs
-        run = read_trec_run(_run_file(runtime, run_id, first_stage))
         queries = _query_texts(runtime, run_id, benchmark, configuration.history)
-        documents = {doc_id: document_text(title, text) for doc_id, (title, text) in corpus_documents(benchmark).items()}
+        documents = DocumentTexts(corpus_documents(benchmark))
         scorer = scorer_for(context.rerank_model)
-        return rerank_run(run, queries, documents, scorer, context.rerank_depth, progress_reporter(label))
+        done = 0
+        for batch in iter_run_batches(_run_file(runtime, run_id, first_stage), size):
+            done += len(batch)
+            yield done, rerank_run(batch, queries, documents, scorer, context.rerank_depth)
+        return
     if configuration.retriever.kind == "hybrid":
-        runs = [read_trec_run(_run_file(runtime, run_id, component)) for component in configuration.inputs]
-        fused = fuse_runs(runs, configuration.retriever.method, configuration.retriever.weights, depth=context.depth)
-        progress_reporter(label)(len(fused), len(fused))
-        return fused
+        paths = [_run_file(runtime, run_id, component) for component in configuration.inputs]
+        done = 0
+        for runs in iter_aligned_batches(paths, size):
+            retriever = configuration.retriever
+            fused = fuse_runs(runs, retriever.method, retriever.weights, depth=context.depth)
+            done += len(fused)
+            yield done, fused
+        return
     queries = _query_texts(runtime, run_id, benchmark, configuration.history)
+    query_ids = sorted(queries)
     if configuration.retriever.kind == "bm25":
         index = bm25_index(benchmark)
-        return index.search(queries, context.depth, progress_reporter(label))
-    embedder = _embedder(runtime, configuration.retriever.model)
-    index = _dense_index(runtime, benchmark, embedder)
-    query_ids = list(queries)
-    vectors = embedder.encode([queries[query_id] for query_id in query_ids])
-    return index.search(query_ids, vectors, context.depth, progress_reporter(label))
+        for start in range(0, len(query_ids), size):
+            batch = query_ids[start : start + size]
+            yield start + len(batch), index.search({query_id: queries[query_id] for query_id in batch}, context.depth)
+        return
+    embedder = _embedder(runtime, run_id, configuration.retriever.model)
+    dense = _dense_index(runtime, benchmark, embedder)
+    # Fixed blocks, whatever the batch size: float32 matrix products (the embedder's and the
+    # search's) round differently with the shape of the block, and results must not depend on it.
+    for start in range(0, len(query_ids), DENSE_QUERY_BLOCK):
+        batch = query_ids[start : start + DENSE_QUERY_BLOCK]
+        vectors = embedder.encode([queries[query_id] for query_id in batch])
+        yield start + len(batch), dense.search(batch, vectors, context.depth)
 
 
 def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> EvaluationOutput:
-    """Score every run file, break down by turn and switch type, test the differences, report."""
+    """Score every run file a batch of queries at a time, break down by turn and switch type,
+    test the differences, report."""
     context = _context(runtime)
     benchmark = _benchmark(runtime, state["benchmark"])
     run_dir = RunDirectory(_workspace(runtime), state["run_id"])
     names = [str(m) for m in parse_measures(context.measures)]
     recall_names = recall_cutoffs(context.depth)
     measures = parse_measures([*names, *recall_names])  # one ir_measures pass for the table and the curve
-    configurations = _all_configurations(runtime, state["retrievers"], state["histories"])
-    qrels = merge_qrels(benchmark.qrels, read_beir_qrels(Path(context.extra_qrels))) if context.extra_qrels \
-        else benchmark.qrels
+    configurations = _all_configurations(runtime, state)
+    qrels = judgments(benchmark, context.qrels, context.extra_qrels)
     report = progress_reporter("measure")
     per_query: dict[str, dict[str, dict[str, float]]] = {}
     aggregate: dict[str, dict[str, float]] = {}
     recall_curve: dict[str, dict[str, float]] = {}
     for done, (name, configuration) in enumerate(configurations.items(), start=1):
-        scores = evaluate_run(measures, qrels, read_trec_run(_run_file(runtime, state["run_id"], configuration)))
-        per_query[name] = {query_id: {m: values[m] for m in names} for query_id, values in scores.per_query.items()}
-        aggregate[name] = {m: scores.aggregate[m] for m in names}
-        recall_curve[name] = {m.removeprefix("R@"): scores.aggregate[m] for m in recall_names}
+        path = _run_file(runtime, state["run_id"], configuration)
+        scores = evaluate_batches(measures, qrels, iter_run_batches(path, context.batch_size))
+        means = scores.aggregate
+        columns = [scores.measures.index(m) for m in names]
+        per_query[name] = {query_id: dict(zip(names, row))
+                           for query_id, row in zip(scores.query_ids, scores.values[:, columns].tolist())}
+        aggregate[name] = {m: means[m] for m in names}
+        recall_curve[name] = {m.removeprefix("R@"): means[m] for m in recall_names}
         report(done, len(configurations))
     summary = summarize_scores(per_query, aggregate, names, recall_curve,
                                {q.id: q.turn for q in benchmark.queries if q.turn is not None},
@@ -300,28 +390,39 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
                                context.significance_test, context.resamples, context.seed)
     timings = {row["configuration"]: row["seconds"] for row in load_jsonl(run_dir.file(TIMINGS_FILE))} \
         if run_dir.file(TIMINGS_FILE).exists() else {}
+    warnings = list(state.get("warnings") or [])
     results = {
         "benchmark": {"name": benchmark.name, "path": str(benchmark.directory), "queries": len(benchmark.queries),
                       "judged_queries": len(qrels), "documents": len(corpus_documents(benchmark)),
                       "conversational": benchmark.conversational},
-        "settings": {"retrievers": state["retrievers"], "histories": state["histories"], "depth": context.depth,
+        "settings": {"retrievers": state["retrievers"], "histories": state["histories"],
+                     "runs": list(state.get("runs") or []), "depth": context.depth,
                      "rerank": context.rerank_model, "rerank_depth": context.rerank_depth, "measures": names,
-                     "split": context.split, "extra_qrels": context.extra_qrels,
-                     "rewriter": context.llm if "rewrite" in state["histories"] else None},
-        "configurations": [{"name": name, "retriever": c.retriever.label, "history": c.history.label,
-                            "rerank": c.rerank,
-                            "run_file": str(_run_file(runtime, state["run_id"], c).relative_to(run_dir.path)),
-                            "seconds": timings.get(name)} for name, c in configurations.items()],
+                     "split": context.split, "qrels": context.qrels, "extra_qrels": context.extra_qrels,
+                     "strict": context.strict, "rewriter": context.llm if "rewrite" in state["histories"] else None},
+        "configurations": [_describe(name, c, _run_file(runtime, state["run_id"], c).relative_to(run_dir.path),
+                                     timings.get(name)) for name, c in configurations.items()],
         **summary,
-        "notes": _notes(context, benchmark),
+        "warnings": warnings,
+        "notes": _notes(context, benchmark, configurations, warnings),
     }
     paths = write_files_atomic(run_dir.path, evaluation_report_files(results))
     return {"report": {kind: str(path) for kind, path in paths.items()}, "primary_measure": summary["primary_measure"],
             "aggregate": aggregate}
 
 
-def _notes(context: EvaluationContext, benchmark: Benchmark) -> list[str]:
-    notes = [
+def _describe(name: str, configuration: AnyConfiguration, run_file: Path, seconds: float | None) -> dict[str, Any]:
+    if isinstance(configuration, RunFileConfiguration):
+        return {"name": name, "retriever": f"run file {configuration.path}", "history": "as in the run file",
+                "rerank": False, "run_file": str(run_file), "source": configuration.path, "seconds": seconds}
+    return {"name": name, "retriever": configuration.retriever.label, "history": configuration.history.label,
+            "rerank": configuration.rerank, "run_file": str(run_file), "seconds": seconds}
+
+
+def _notes(context: EvaluationContext, benchmark: Benchmark, configurations: dict[str, AnyConfiguration],
+           warnings: list[str]) -> list[str]:
+    notes = [f"Input warning: {warning}" for warning in warnings]
+    notes += [
         f"Each configuration retrieves the top {context.depth} documents per query; a judged query with no "
         "retrieved document counts as 0 on every measure.",
         "History modes: full = every earlier turn as User:/Agent: lines, then the question; last:K = the last K "
@@ -329,12 +430,17 @@ def _notes(context: EvaluationContext, benchmark: Benchmark) -> list[str]:
         "benchmark's own self-contained rewrite.",
         "BM25: bm25s, Lucene scoring, k1 = 1.5, b = 0.75, lower-cased words, English stopwords removed, Snowball "
         "stemming. Dense: exact inner product of L2-normalized embeddings.",
-        "Fusion with ranx after sorting each run by score: RRF with k = 60; combsum and wsum over min-max "
-        "normalized scores.",
+        "Fusion (numpy; the same rankings and scores as ranx) after sorting each run by score, ties by document "
+        "id: RRF with k = 60; combsum and wsum over min-max normalized scores.",
     ]
+    if any(isinstance(c, RunFileConfiguration) for c in configurations.values()):
+        notes.append("Run files (configurations named by their file name) are measured as given, sorted by score; "
+                     "they are neither fused nor reranked.")
     if context.rerank_model:
         notes.append(f"+rerank: the top {context.rerank_depth} of the configuration re-scored by the cross-encoder "
                      f"{context.rerank_model}.")
+    if context.qrels:
+        notes.append(f"Relevance judgments are those of {context.qrels}, not the benchmark's.")
     if context.extra_qrels:
         notes.append(f"Relevance judgments include the extra ones in {context.extra_qrels}.")
     if not benchmark.conversational:

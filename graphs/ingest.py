@@ -61,7 +61,8 @@ class IngestContext(StoreOptions, ModelOptions):
     llm: str = field(default="baseline", metadata={
         "description": "Model for quality='llm': openai:<model> or a registered name."})
     embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
-        "description": "A sentence-transformers model name or path, or a registered name."})
+        "description": "A sentence-transformers model name or path, openai:<model> for an OpenAI-compatible "
+                       "embedding server (TEI, vLLM, Ollama, OpenAI), or a registered name."})
     batch_size: int = field(default=DEFAULT_BATCH_SIZE, metadata={
         "description": "Chunks embedded and stored per batch (the resume granularity)."})
 
@@ -182,7 +183,7 @@ def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
     """Embed and upsert in batches, skipping chunks the collection already holds."""
     context, run_dir = _context(runtime), _run_dir(runtime, state)
     chunks = _read(run_dir, KEPT_FILE, Chunk)
-    embedder = embedder_for(context.embedder)
+    embedder = embedder_for(context.embedder, workspace_of(context), run_dir.run_id, context)
     store = VectorStore(chroma_client(workspace_of(context), context.chroma_host),
                         state["collection"], ChromaEmbeddingFunction(embedder), embedder.name)
     report = progress_reporter("embed")

@@ -6,7 +6,9 @@ and by any app that streams a graph:
 * ``{"stage": S, "done": D, "total": T}``: stage S has done D of T items (T may be None);
 * ``{"stage": S, "advance": 1}``: one more item of S finished (fan-out workers, which do not
   know how many siblings finished before them);
-* ``{"stage": S, "reused": True}``: S was finished before a crash and is reused as it is.
+* ``{"stage": S, "reused": True}``: S was finished before a crash and is reused as it is;
+* ``{"warning": MESSAGE}``: something in the input the user should know (e.g. ids a file
+  names that the benchmark lacks); the job goes on.
 
 Outside a streamed run the writer does nothing, so nodes report unconditionally.
 """
@@ -34,3 +36,8 @@ def report_advance(stage: str) -> None:
 def report_reused(stage: str) -> None:
     """``stage`` was finished before and is reused, not recomputed."""
     get_stream_writer()({"stage": stage, "reused": True})
+
+
+def report_warning(message: str) -> None:
+    """Something in the input the user should know; the job goes on."""
+    get_stream_writer()({"warning": message})

@@ -5,7 +5,8 @@ reranker) that an app or a test hands in by name.
 Contexts stay JSON-serializable (LangGraph Studio draws them as forms): they hold names and
 specs, never objects. ``register_model("my-judge", seam)`` makes ``"my-judge"`` usable
 wherever a model spec goes (``llm=``, ``judges=``); ``register_embedder`` and
-``register_scorer`` do the same for embedders and rerankers.
+``register_scorer`` do the same for embedders and rerankers. ``openai:<model>`` embeds through
+an OpenAI-compatible embeddings server, with its vector cache and usage ledger in the workspace.
 
 Opening a Chroma client or a seam costs time, and Chroma fails ("Could not connect to
 tenant") when threads create clients of one path at once, so each is created once, under a
@@ -15,21 +16,26 @@ lock, and shared.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from chromadb.api import ClientAPI
 
+from benchsmith.agents.embeddings import OpenAIEmbedder, embeddings_api_key, embeddings_base_url, parse_embedder_spec
 from benchsmith.agents.models import ModelSeam, ModelSettings, build_seam, parse_model_spec
+from benchsmith.agents.seam_errors import MissingAPIKeyError
 from benchsmith.agents.structured_output import StructuredOutput
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.embedding_cache import EmbeddingCache
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import open_client
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder, load_embedder
+from benchsmith.stores.workspace import WORKSPACE_ENV, Workspace
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
 from benchsmith.tools.rerank import PairScorer, cross_encoder_scorer
 
 
@@ -75,7 +81,19 @@ class ModelOptions:
 
 
 def workspace_of(options: StoreOptions) -> Workspace:
-    return Workspace.resolve(options.workspace)
+    """The workspace of a job's settings. Nodes ask for it on every call: resolving it (a realpath
+    and two mkdirs) is done once per (setting, $BENCHSMITH_WORKSPACE, working directory) while the
+    folder exists."""
+    key = (options.workspace, os.environ.get(WORKSPACE_ENV), os.getcwd())
+    known = _workspaces.get(key)
+    if known is not None and os.path.isdir(known[1]):
+        return known[0]
+    resolved = Workspace.resolve(options.workspace)
+    _workspaces[key] = (resolved, str(resolved.runs_dir))
+    return resolved
+
+
+_workspaces: dict[tuple[str | None, str | None, str], tuple[Workspace, str]] = {}
 
 
 # ---------------------------------------------------------------------------------------
@@ -127,12 +145,80 @@ def check_model_spec(spec: str) -> None:
         raise InputError(str(error)) from None
 
 
-def embedder_for(spec: str | None) -> Embedder:
-    """The registered embedder of that name, else the sentence-transformers model (loaded once)."""
+def check_embedder_spec(spec: str) -> None:
+    """A registered name, ``openai:<model>`` (with a key where the server needs one), or a
+    sentence-transformers model this machine has (a path, the default, or a hub name in the
+    local cache while offline); anything else is an InputError, before a run starts."""
+    if spec in _embedders or spec in ("default", DEFAULT_EMBEDDER):
+        return
+    if is_server_spec(spec) or (":" in spec and spec.partition(":")[0].isidentifier() and not Path(spec).exists()):
+        try:
+            parse_embedder_spec(spec)
+            embeddings_api_key(embeddings_base_url())
+        except (ValueError, MissingAPIKeyError) as error:
+            raise InputError(f"--embedder: {error}") from None
+        return
+    if Path(spec).expanduser().exists() or os.environ.get("HF_HUB_OFFLINE", "1") in ("0", "false", "False"):
+        return
+    if not _in_hub_cache(spec):
+        raise InputError(
+            f"--embedder {spec!r}: no such path, and no sentence-transformers model of that name in the local "
+            "Hugging Face cache (models load offline; set HF_HUB_OFFLINE=0 to download it). Use the default, "
+            "a local path, or openai:<model> for an embedding server")
+
+
+def _in_hub_cache(name: str) -> bool:
+    """Is the hub model ``name`` (or sentence-transformers' ``sentence-transformers/<name>``) cached?"""
+    from huggingface_hub import try_to_load_from_cache
+
+    candidates = [name] if "/" in name else [name, f"sentence-transformers/{name}"]
+    for repo in candidates:
+        try:
+            if isinstance(try_to_load_from_cache(repo, "config.json"), str):
+                return True
+        except ValueError:  # not a valid repository id
+            continue
+    return False
+
+
+def embedder_for(spec: str | None, workspace: Workspace | None = None, run_id: str | None = None,
+                 options: ModelOptions | None = None) -> Embedder:
+    """The registered embedder of that name; for ``openai:<model>`` a client of the embedding server
+    (one per workspace, run, spec, settings and server) whose vector cache lives in ``workspace``
+    and whose requests go to run ``run_id``'s usage ledger (each only when given); else the
+    sentence-transformers model (loaded once)."""
     spec = spec or DEFAULT_EMBEDDER
     with _lock:
         registered = _embedders.get(spec)
-    return registered if registered is not None else load_embedder(spec)
+    if registered is not None:
+        return registered
+    if is_server_spec(spec):
+        return _server_embedder(spec, workspace, run_id, options)
+    return load_embedder(spec)
+
+
+_server_embedders: dict[tuple[str | None, str | None, str, ModelSettings, str], OpenAIEmbedder] = {}
+_embedding_caches: dict[str, EmbeddingCache] = {}
+
+
+def _server_embedder(spec: str, workspace: Workspace | None, run_id: str | None,
+                     options: ModelOptions | None) -> OpenAIEmbedder:
+    try:
+        model = parse_embedder_spec(spec)
+    except ValueError as error:
+        raise InputError(str(error)) from None
+    settings = (options or ModelOptions()).model_settings()
+    root = str(workspace.root) if workspace is not None else None
+    key = (root, run_id if workspace is not None else None, spec, settings, embeddings_base_url())
+    with _lock:
+        if key not in _server_embedders:
+            cache = None
+            if workspace is not None:
+                path = str(workspace.embedding_cache_path)
+                cache = _embedding_caches.get(path) or _embedding_caches.setdefault(path, EmbeddingCache(path))
+            usage = RunDirectory(workspace, run_id).usage if workspace is not None and run_id else None
+            _server_embedders[key] = OpenAIEmbedder(model, settings, cache=cache, usage=usage)
+        return _server_embedders[key]
 
 
 @functools.lru_cache(maxsize=2)

@@ -9,17 +9,21 @@
         └→ END (already finished)                                   └→ END
 
 The walker picks each turn's gold chunk along the cluster's semantic path (soft switch),
-stays on it (follow-up) or jumps to a distant cluster (hard switch); the questioner, a
-simulated user, asks what the gold chunk answers; the responder, a simulated deployed
-assistant, answers from the gold chunk only; the polisher makes the question sound
-mid-conversation, and rewrites that change the meaning are rejected; the router draws the
-next turn's switch. The conversation graph returns its turns (and streams them one update
-per turn); the run's ``converse`` node appends each finished conversation to
+stays on it (follow-up) or jumps to a distant cluster (hard switch); a soft switch whose
+neighbourhood holds no chunk more similar to the previous gold than random pairs of chunks
+are (by a margin) is labelled hard, and every turn records its similarity to the previous
+gold. The questioner, a simulated user, asks what the gold chunk answers; the responder, a
+simulated deployed assistant, answers from the gold chunk only; the polisher makes the
+question sound mid-conversation, and rewrites that change the meaning are rejected; the
+router draws the next turn's switch. The conversation graph returns its turns (and streams
+them one update per turn); the run's ``converse`` node appends each finished conversation to
 ``dialogues.jsonl`` once, and ``export`` writes BEIR and TREC files and the statistics.
 
 State holds ids, counters and the one dialogue in flight; chunk texts stay in Chroma, the
-plan in ``plan.jsonl``. The conversation graph is not checkpointed inside a run: a
-conversation cut off mid-way is replayed from the response cache at no model cost.
+plan in ``plan.jsonl``, the collection's word and similarity statistics (computed once per
+collection; the baseline agents rank sentences by them) in ``corpus_stats/``. The
+conversation graph is not checkpointed inside a run: a conversation cut off mid-way is
+replayed from the response cache at no model cost.
 """
 
 from __future__ import annotations
@@ -27,11 +31,13 @@ from __future__ import annotations
 import functools
 import operator
 import random
+import threading
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import numpy as np
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
@@ -48,6 +54,7 @@ from benchsmith.graphs.resources import (ModelOptions, StoreOptions, chroma_clie
                                          workspace_of)
 from benchsmith.stores.benchmark_files import canonicalize, serialize_history, write_beir
 from benchsmith.stores.clusters import StoredClustering, clustering_path, load_clustering
+from benchsmith.stores.corpus_stats import CorpusStatistics, corpus_stats_path, load_corpus_stats
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.jsonl import load_jsonl, record_log, write_jsonl_atomic
@@ -56,8 +63,10 @@ from benchsmith.stores.trec import write_trec_qrels
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS, cluster_collection
-from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SWITCH_PROBABILITY, Position,
-                                            SwitchPolicy, draw_switch, next_position, turn_rng)
+from benchsmith.tools.corpus_statistics import corpus_statistics
+from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
+                                            DEFAULT_SWITCH_PROBABILITY, Position, SwitchPolicy, choose_soft_switch,
+                                            draw_switch, next_position, soft_switch_candidates, turn_rng)
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.tools.polish import review_polish
 
@@ -78,6 +87,9 @@ class SynthesisContext(StoreOptions, ModelOptions):
         "description": "Probability that a turn switches topic (users switch every 2.11 turns, Spink et al. 2002)."})
     hard_switch_rate: float = field(default=DEFAULT_HARD_SWITCH_RATE, metadata={
         "description": "Share of topic switches that are hard (a distant cluster, the old history kept)."})
+    soft_switch_margin: float = field(default=DEFAULT_SOFT_SWITCH_MARGIN, metadata={
+        "description": "A soft switch's gold must be more similar to the previous gold than the collection's "
+                       "random-pair mean plus this many standard deviations; otherwise the turn is labelled hard."})
     cluster_size: int = field(default=DEFAULT_CLUSTER_SIZE, metadata={
         "description": "Chunks per cluster: the collection's semantic path is cut every this many chunks."})
     neighbours: int = field(default=DEFAULT_NEIGHBOURS, metadata={
@@ -130,7 +142,9 @@ class ConversationState(ConversationInput, ConversationOutput, total=False):
     switch: str  # how the turn being built relates to the previous one
     gold: dict[str, int]  # position of the gold chunk of the turn being built
     gold_id: str
-    draft: dict[str, str]  # the questioner's question and rewrite for the turn in flight
+    similarity: float | None  # of the turn's gold to the previous turn's gold (None on the first turn)
+    draft: dict[str, str | None]  # the questioner's question, rewrite and (baseline) subject for the turn in flight
+    previous_subject: str | None  # what the previous question was about (the baseline polisher refers back to it)
     response: str
     turns: Annotated[list[dict[str, Any]], operator.add]
 
@@ -187,8 +201,10 @@ def _walk(runtime: Runtime[SynthesisContext], state: ConversationState) -> list[
     return _clustering(runtime, state["collection"]).clusters
 
 
-# Chunk ids are content hashes, so a fetched passage never changes: keep them for the process.
+# Chunk ids are content hashes, so a fetched passage or embedding never changes: keep them for the process.
 _passage_cache: dict[str, dict[str, Any]] = {}
+_embedding_cache: dict[str, np.ndarray] = {}
+_statistics_lock = threading.Lock()
 
 
 def _passages(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> list[dict[str, Any]]:
@@ -199,6 +215,37 @@ def _passages(runtime: Runtime[SynthesisContext], collection: str, ids: list[str
         raise InputError(f"chunk ids missing from collection {collection!r}: {missing[:3]} (re-cluster after re-ingesting)")
     return [{"id": chunk_id, "title": _passage_cache[chunk_id].get("title", ""), "text": _passage_cache[chunk_id]["text"]}
             for chunk_id in ids]
+
+
+def _embeddings(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> dict[str, np.ndarray]:
+    if unknown := [chunk_id for chunk_id in ids if chunk_id not in _embedding_cache]:
+        _embedding_cache.update(_vector_store(runtime, collection).embeddings(unknown))
+    return {chunk_id: _embedding_cache[chunk_id] for chunk_id in ids}
+
+
+@functools.lru_cache(maxsize=4)
+def _load_corpus_stats(workspace_root: str, collection: str, modified: float) -> CorpusStatistics | None:
+    """Read once per file version (``modified``), not at every turn."""
+    return load_corpus_stats(Workspace.resolve(workspace_root), collection)
+
+
+def _corpus_stats(runtime: Runtime[SynthesisContext], collection: str) -> CorpusStatistics:
+    """The collection's word and similarity statistics; computed here when no run planned them
+    (a conversation run on its own)."""
+    workspace = _workspace(runtime)
+    path = corpus_stats_path(workspace, collection)
+    with _statistics_lock:
+        if not path.exists():
+            corpus_statistics(workspace, _vector_store(runtime, collection))
+    statistics = _load_corpus_stats(str(workspace.root), collection, path.stat().st_mtime)
+    if statistics is None:
+        raise InputError(f"{path}: unreadable corpus statistics (delete the file to recompute them)")
+    return statistics
+
+
+def _cosine(first: np.ndarray, second: np.ndarray) -> float:
+    norms = float(np.linalg.norm(first) * np.linalg.norm(second))
+    return float(np.dot(first, second) / norms) if norms else 0.0
 
 
 # ---------------------------------------------------------------------------------------
@@ -231,13 +278,27 @@ def walker(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict
     clusters = _walk(runtime, state)
     turns = state.get("turns", [])
     if not turns:
-        position, switch = Position(state.get("cluster_id") or 0, 0), "start"
+        position = Position(state.get("cluster_id") or 0, 0)
+        return {"gold": {"cluster": position.cluster, "offset": position.offset}, "switch": "start",
+                "gold_id": clusters[position.cluster][position.offset], "similarity": None}
+    here = Position(**state["position"])
+    previous_id = clusters[here.cluster][here.offset]
+    switch = state["switch"]
+    if switch == "soft":
+        used = {gold for turn in turns for gold in turn["gold_ids"]}
+        candidates = soft_switch_candidates(clusters, here, used)
+        ids = {candidate: clusters[candidate.cluster][candidate.offset] for candidate in candidates}
+        vectors = _embeddings(runtime, state["collection"], [previous_id, *ids.values()])
+        threshold = _corpus_stats(runtime, state["collection"]).similarity_threshold(_context(runtime).soft_switch_margin)
+        position, switch = choose_soft_switch(
+            candidates, lambda candidate: _cosine(vectors[previous_id], vectors[ids[candidate]]), threshold)
     else:
-        switch = state["switch"]
         rng = turn_rng(_context(runtime).seed, state["conversation_id"], len(turns), "walker")
-        position = next_position(clusters, Position(**state["position"]), switch, rng)
-    return {"gold": {"cluster": position.cluster, "offset": position.offset}, "switch": switch,
-            "gold_id": clusters[position.cluster][position.offset]}
+        position = next_position(clusters, here, switch, rng)
+    gold_id = clusters[position.cluster][position.offset]
+    vectors = _embeddings(runtime, state["collection"], [previous_id, gold_id])
+    return {"gold": {"cluster": position.cluster, "offset": position.offset}, "switch": switch, "gold_id": gold_id,
+            "similarity": round(_cosine(vectors[previous_id], vectors[gold_id]), 4)}
 
 
 def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
@@ -245,16 +306,20 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
     passages = _passages(runtime, state["collection"], cluster)
     gold = next(p for p in passages if p["id"] == state["gold_id"])
     related = [p for p in passages if p["id"] != state["gold_id"]]
+    turns = state.get("turns", [])
     draft = _seam(runtime, state.get("run_id")).run(
-        Questioner(), gold=gold, related=related, history=state.get("turns", []), switch=state["switch"])
-    return {"draft": {"question": draft.question, "rewrite": draft.rewrite}}
+        Questioner(), gold=gold, related=related, history=turns, switch=state["switch"],
+        corpus_stats=_corpus_stats(runtime, state["collection"]),
+        previous_subject=state.get("previous_subject") if turns else None)
+    return {"draft": {"question": draft.question, "rewrite": draft.rewrite, "subject": getattr(draft, "subject", None)}}
 
 
 def responder(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
     """Answers from the gold chunk only: no other passage reaches its prompt."""
     (gold,) = _passages(runtime, state["collection"], [state["gold_id"]])
     answer = _seam(runtime, state.get("run_id")).run(
-        Responder(), gold=gold, history=state.get("turns", []), question=state["draft"]["question"])
+        Responder(), gold=gold, history=state.get("turns", []), question=state["draft"]["question"],
+        corpus_stats=_corpus_stats(runtime, state["collection"]))
     return {"response": answer.answer}
 
 
@@ -267,14 +332,15 @@ def polisher(state: ConversationState, runtime: Runtime[SynthesisContext]) -> di
     if turns:
         titles = _passages(runtime, state["collection"], [state["gold_id"], turns[-1]["gold_ids"][0]])
         polished = _seam(runtime, state.get("run_id")).run(
-            Polisher(), history=turns, question=original, title=titles[0]["title"], previous_title=titles[1]["title"])
+            Polisher(), history=turns, question=original, title=titles[0]["title"], previous_title=titles[1]["title"],
+            subject=state["draft"].get("subject"), previous_subject=state.get("previous_subject"))
         history_text = [text for turn in turns for text in (turn["question"], turn["response"])]
         review = review_polish(original, polished.question, history_text)
         asked, rejected = (polished.question.strip(), None) if review.accepted else (original, review.reason)
     turn = {"index": len(turns), "question": asked, "question_unpolished": original,
             "rewrite": state["draft"]["rewrite"], "response": state["response"], "gold_ids": [state["gold_id"]],
-            "switch": state["switch"], "polish_rejected": rejected}
-    return {"turns": [turn], "position": state["gold"]}
+            "switch": state["switch"], "similarity_to_previous": state.get("similarity"), "polish_rejected": rejected}
+    return {"turns": [turn], "position": state["gold"], "previous_subject": state["draft"].get("subject")}
 
 
 def router(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Command[Literal["walker", "__end__"]]:
@@ -322,6 +388,7 @@ def plan(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str,
         return {"planned": len(load_jsonl(plan_file))}
     store = _vector_store(runtime, state["collection"])
     clustering = cluster_collection(_workspace(runtime), store, context.cluster_size, context.neighbours, context.seed)
+    corpus_statistics(_workspace(runtime), store)  # once per collection; the conversations read them
     available = len(clustering.clusters)
     if state["conversations"] > available:
         raise InputError(f"collection {state['collection']!r} has {available} clusters of {context.cluster_size} chunks: "
@@ -391,7 +458,9 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
               zip(page["ids"], page["documents"], page["metadatas"]))
     write_beir(run_dir.file(BEIR_DIR), corpus, queries, qrels)
     write_trec_qrels(run_dir.file(TREC_QRELS_FILE), qrels)
-    stats = benchmark_statistics(dialogues, run_dir.usage.totals())
+    statistics = _corpus_stats(runtime, state["collection"])
+    stats = benchmark_statistics(dialogues, run_dir.usage.totals(), random_pairs=statistics.similarity,
+                                 soft_switch_threshold=statistics.similarity_threshold(_context(runtime).soft_switch_margin))
     write_json_atomic(run_dir.file(STATS_FILE), stats)
     return {"conversations_written": len(dialogues), "turns_written": len(queries), "stats": stats}
 

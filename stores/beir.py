@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from typing import Any
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_jsonl
 from benchsmith.stores.runs import RunDirectory, is_valid_run_id
-from benchsmith.stores.trec import Qrels
+from benchsmith.stores.trec import Qrels, read_trec_qrels
 from benchsmith.stores.workspace import Workspace
 
 BEIR_SUBDIRECTORY = "beir"
@@ -60,6 +61,8 @@ class Benchmark:
     qrels: Qrels
     source_collection: str | None = None  # the Chroma collection a synthesis run was built from
     corpus_file: Path | None = None  # where the corpus is not the directory's corpus.jsonl
+    qrels_file: Path | None = None  # where the judgments were read from
+    queries_file: Path | None = None  # where the queries were read from
 
     @property
     def corpus_path(self) -> Path:
@@ -108,7 +111,8 @@ def load_benchmark(spec: str | Path, workspace: Workspace, split: str = "test", 
     qrels = read_beir_qrels(path / "qrels" / f"{split}.tsv")
     queries = read_beir_queries(path / "queries.jsonl")
     name = path.parent.name if path.name == BEIR_SUBDIRECTORY else path.name
-    return Benchmark(name=name, directory=path, queries=queries, qrels=qrels, source_collection=source_collection)
+    return Benchmark(name=name, directory=path, queries=queries, qrels=qrels, source_collection=source_collection,
+                     qrels_file=path / "qrels" / f"{split}.tsv", queries_file=path / "queries.jsonl")
 
 
 def load_turn_jsonl(path: Path, corpus: Path | None) -> Benchmark:
@@ -139,7 +143,8 @@ def load_turn_jsonl(path: Path, corpus: Path | None) -> Benchmark:
         qrels[str(turn_id)] = {str(doc_id): 1 for doc_id in gold_ids}
     if not queries:
         raise InputError(f"{path}: no turns")
-    return Benchmark(name=path.stem, directory=path.parent, queries=queries, qrels=qrels, corpus_file=corpus)
+    return Benchmark(name=path.stem, directory=path.parent, queries=queries, qrels=qrels, corpus_file=corpus,
+                     qrels_file=path, queries_file=path)
 
 
 def _run_config(path: Path) -> dict[str, Any]:
@@ -151,27 +156,60 @@ def _run_config(path: Path) -> dict[str, Any]:
 
 
 def read_beir_qrels(path: Path) -> Qrels:
-    """``query-id<TAB>corpus-id<TAB>score`` with an optional header line."""
+    """``query-id<TAB>corpus-id<TAB>score`` lines, with or without a header line (a first line
+    whose score is not a number); fields separated by spaces are read too."""
     if not path.is_file():
         available = sorted(p.stem for p in path.parent.glob("*.tsv")) if path.parent.is_dir() else []
         hint = f" (splits here: {', '.join(available)})" if available else ""
         raise InputError(f"{path}: qrels file not found{hint}")
     qrels: Qrels = {}
+    seen_line = False
     with path.open(encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            fields = line.rstrip("\n").split("\t")
-            if not line.strip() or (line_number == 1 and fields[0] == "query-id"):
+        for line_number, line in enumerate(_decoded_lines(path, handle), start=1):
+            if not line.strip():
                 continue
+            fields = line.rstrip("\n").split("\t") if "\t" in line else line.split()
+            first, seen_line = not seen_line, True
             if len(fields) != 3:
                 raise InputError(f"{path}:{line_number}: expected 3 tab-separated fields "
                                  f"(query-id, corpus-id, score), found {len(fields)}")
             try:
-                qrels.setdefault(fields[0], {})[fields[1]] = int(float(fields[2]))
+                relevance = int(float(fields[2]))
             except ValueError:
+                if first:  # a header: query-id, corpus-id, score
+                    continue
                 raise InputError(f"{path}:{line_number}: score {fields[2]!r} is not a number") from None
+            qrels.setdefault(fields[0], {})[fields[1]] = relevance
     if not qrels:
         raise InputError(f"{path}: no relevance judgments")
     return qrels
+
+
+def read_qrels(path: str | Path) -> Qrels:
+    """Judgments in either form, told apart by the first line: TREC (``qid iteration docid
+    relevance``, 4 fields) or BEIR TSV (``query-id corpus-id score``, 3 fields, header or not)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: qrels file not found")
+    with path.open(encoding="utf-8") as handle:
+        first = next((line for line in _decoded_lines(path, handle) if line.strip()), "")
+    fields = first.split()
+    if len(fields) == 4:
+        qrels = read_trec_qrels(path)
+        if not qrels:
+            raise InputError(f"{path}: no relevance judgments")
+        return qrels
+    if len(fields) == 3:
+        return read_beir_qrels(path)
+    raise InputError(f"{path}:1: not a qrels line: TREC qrels have 4 fields (qid iteration docid relevance), "
+                     f"BEIR qrels 3 (query-id corpus-id score); found {len(fields)}")
+
+
+def _decoded_lines(path: Path, handle: Iterable[str]) -> Iterator[str]:
+    try:
+        yield from handle
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not valid UTF-8") from None
 
 
 def merge_qrels(base: Qrels, extra: Qrels) -> Qrels:

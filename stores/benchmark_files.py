@@ -5,12 +5,16 @@
     {"conversation_id": "c0007", "cluster_id": 12, "seed": 0,
      "turns": [{"index": 0, "question": "...", "question_unpolished": "...", "rewrite": "...",
                 "response": "...", "gold_ids": ["<chunk id>"], "switch": "start",
-                "polish_rejected": null}, ...]}
+                "similarity_to_previous": null, "polish_rejected": null}, ...]}
 
 ``switch`` is how the turn relates to the one before: ``start`` (turn 0), ``follow-up``
-(same gold chunk), ``soft`` (next chunk on the cluster's semantic path) or ``hard`` (a
-distant cluster). ``question`` is the question as asked (polished from turn 1 on),
-``question_unpolished`` the questioner's original, ``rewrite`` a self-contained form.
+(same gold chunk), ``soft`` (a chunk of the neighbourhood on the cluster's semantic path,
+more similar to the previous gold than random pairs of chunks are, by a margin) or ``hard``
+(a distant cluster, or a switch whose neighbourhood held no chunk that similar).
+``similarity_to_previous`` is the cosine similarity of the turn's gold chunk to the previous
+turn's (absent or null on turn 0 and in files written before it existed). ``question`` is the
+question as asked (polished from turn 1 on), ``question_unpolished`` the questioner's
+original, ``rewrite`` a self-contained form.
 
 BEIR: ``corpus.jsonl`` (``_id``, ``title``, ``text``), ``queries.jsonl`` (``_id``, ``text``
 and ``metadata``), ``qrels/<split>.tsv`` (``query-id corpus-id score`` with a header).
@@ -42,6 +46,7 @@ class Turn(BaseModel):
     response: str
     gold_ids: list[str]
     switch: Literal["start", "follow-up", "soft", "hard"]
+    similarity_to_previous: float | None = None
     polish_rejected: str | None = None
 
 

@@ -7,6 +7,8 @@ where the item is recorded), not per call: a disk flush per model call cost 14% 
 
 from __future__ import annotations
 
+import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +20,19 @@ TOTAL_FIELDS = ("input_tokens", "output_tokens", "cost_usd", "retries")
 class UsageLedger:
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        self._lock = threading.Lock()
 
     def record(self, call: dict[str, Any]) -> None:
         """Append one call: ``model``, ``input_tokens``, ``output_tokens``, ``cost_usd``,
-        ``retries`` and ``cached``."""
-        append_jsonl(self.path, call, durable=False)
+        ``retries`` and ``cached``. One write of one line, under a lock: lines of parallel calls
+        never interleave."""
+        line = json.dumps(call, ensure_ascii=False) + "\n"
+        with self._lock:
+            try:
+                with self.path.open("a", encoding="utf-8") as handle:
+                    handle.write(line)
+            except FileNotFoundError:  # the first call of a run: its folder is made once, not per call
+                append_jsonl(self.path, call, durable=False)
 
     def sync(self) -> None:
         """Make every recorded call durable (call it when a finished item is recorded)."""

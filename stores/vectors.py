@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import chromadb
+import numpy as np
 import chromadb.errors
 from chromadb.api import ClientAPI
 from chromadb.config import Settings
@@ -67,6 +68,11 @@ class VectorStore:
         found = self.collection.get(ids=list(dict.fromkeys(ids)), include=["documents", "metadatas"])
         return {chunk_id: {"text": text, **(metadata or {})}
                 for chunk_id, text, metadata in zip(found["ids"], found["documents"], found["metadatas"])}
+
+    def embeddings(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """``{id: embedding}`` for the given ids; unknown ids are absent."""
+        found = self.collection.get(ids=list(dict.fromkeys(ids)), include=["embeddings"])
+        return {chunk_id: np.asarray(vector, dtype=np.float32) for chunk_id, vector in zip(found["ids"], found["embeddings"])}
 
     def iter_all(self, include: Sequence[str] = ("documents", "metadatas"), page: int = MAX_UPSERT_BATCH) -> Iterator[dict[str, Any]]:
         """Every stored item in pages: ``{"ids": [...], <include>: [...]}``."""

@@ -6,6 +6,7 @@ Layout::
       chroma/               Chroma PersistentClient data
       checkpoints.sqlite    LangGraph checkpoints, one thread per run id
       llm-cache.sqlite      model responses, keyed by model, messages, schema and sampling
+      embedding-cache.sqlite  vectors from embedding servers, keyed by endpoint, model and text
       runs/<run-id>/        one folder per run: run.json, stage files, outputs, usage
 """
 
@@ -43,6 +44,10 @@ class Workspace:
     @property
     def llm_cache_path(self) -> Path:
         return self.root / "llm-cache.sqlite"
+
+    @property
+    def embedding_cache_path(self) -> Path:
+        return self.root / "embedding-cache.sqlite"
 
     @property
     def runs_dir(self) -> Path:

@@ -1,7 +1,7 @@
 """A local OpenAI-compatible chat-completions server for tests.
 
-Tests and benchmarks point the real ``langchain_openai.ChatOpenAI`` client at
-``FakeOpenAIServer.base_url`` so the whole HTTP stack (request building,
+Tests and benchmarks point the real clients (the seam's openai SDK client,
+``langchain_openai.ChatOpenAI``) at ``FakeOpenAIServer.base_url`` so the whole HTTP stack (request building,
 retries, timeouts, response parsing) is exercised without network access or
 API keys. Replies are scripted or computed by a ``replier`` callable, and
 faults (rate limits, server errors, slow, malformed or truncated output) can
@@ -19,7 +19,11 @@ It can also behave like the servers users meet:
 * a server with a key: ``api_key=...`` answers 401 to any other key, echoing the key it was
   sent in the error text, as some proxies do;
 * more faults to inject: ``429-ms`` (``retry-after-ms``), ``503``, ``401`` (key echoed) and
-  ``400`` (a prompt longer than the context).
+  ``400`` (a prompt longer than the context);
+* an embedding server: ``POST /v1/embeddings`` answers each input with the vector
+  ``HashingEmbedder(embedding_dimension)`` (tests/embedders.py) computes for it, as floats or
+  base64, with ``usage.prompt_tokens``; the same faults apply (``malformed`` drops a vector,
+  ``truncated`` cuts the JSON body).
 
 Only the standard library is used for the server itself; it listens on
 127.0.0.1 at a free port and runs in a daemon thread.
@@ -27,6 +31,7 @@ Only the standard library is used for the server itself; it listens on
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import re
@@ -66,6 +71,7 @@ REJECTION_MESSAGES = {
 REPLY_STYLES = ("json", "fenced")
 
 CHAT_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
+EMBEDDINGS_PATHS = frozenset({"/v1/embeddings", "/embeddings"})
 MODELS_PATHS = frozenset({"/v1/models", "/models"})
 
 # Faults answered without consulting the script or replier; "slow" is the
@@ -101,7 +107,8 @@ class FakeOpenAIServer:
 
     def __init__(self, replier: Replier | None = None, latency_s: float = 0.0, *,
                  rejects: frozenset[str] | set[str] = frozenset(), rejection_status: int = 400,
-                 reply_style: str = "json", api_key: str | None = None, models: set[str] | None = None):
+                 reply_style: str = "json", api_key: str | None = None, models: set[str] | None = None,
+                 embedding_dimension: int = 64, keep_alive: bool = False):
         unknown = set(rejects) - set(REJECTION_MESSAGES)
         if unknown or reply_style not in REPLY_STYLES:
             raise ValueError(f"unknown rejects {sorted(unknown)} or reply style {reply_style!r}")
@@ -112,6 +119,11 @@ class FakeOpenAIServer:
         self.reply_style = reply_style
         self.api_key = api_key
         self.models = models  # served model names (None: any); another one gets a 404 like vLLM's
+        self.embedding_dimension = embedding_dimension
+        # HTTP/1.1 connections that stay open, as real model servers keep them (benchmarks); tests keep
+        # one connection per request, so no handler thread outlives stop().
+        self.keep_alive = keep_alive
+        self.embedded_texts = 0  # inputs answered by /v1/embeddings
         self.requests: list[dict] = []
         # Per request, in arrival order: when it arrived (time.monotonic()) and its Authorization header.
         self.arrivals: list[float] = []
@@ -270,25 +282,62 @@ class FakeOpenAIServer:
                 "invalid_request_error",
                 "stream_unsupported",
             )
-        sent_key = authorization.removeprefix("Bearer ").strip()
-        if self.api_key is not None and sent_key != self.api_key:
-            raise _invalid_key(sent_key)
-        if self.models is not None and body.get("model") not in self.models:
-            raise _ReplyError(404, f"The model `{body.get('model')}` does not exist.", "NotFoundError",
-                              "model_not_found")
+        self._check_key_and_model(body, authorization)
         rejected = next((name for name in _format_parameters(body) if name in self.rejects), None)
         if rejected is not None:
             raise _ReplyError(self.rejection_status, REJECTION_MESSAGES[rejected], "invalid_request_error",
                               "unsupported_parameter")
         fault = self._next_fault()
         if fault == "401":
-            raise _invalid_key(sent_key)
+            raise _invalid_key(_sent_key(authorization))
         if fault in _IMMEDIATE_FAULTS:
             return _fault_response(body, fault)
         if fault == "slow":
             time.sleep(self._slow_s)
         reply = self._reply_for(body, consume=fault is None)
         return 200, _render_reply(body, reply, self.reply_style), {}
+
+    def _respond_embeddings(self, body: dict, authorization: str = "") -> tuple[int, dict | str, dict[str, str]]:
+        """Status, JSON payload (a ``str`` for a cut body) and extra headers for one embeddings request."""
+        time.sleep(self.latency_s)
+        self._check_key_and_model(body, authorization)
+        texts = body.get("input")
+        texts = [texts] if isinstance(texts, str) else texts
+        if not isinstance(texts, list) or not texts or not all(isinstance(text, str) and text for text in texts):
+            raise _ReplyError(400, "input must be a non-empty string or a list of non-empty strings",
+                              "invalid_request_error", "invalid_input")
+        fault = self._next_fault()
+        if fault == "401":
+            raise _invalid_key(_sent_key(authorization))
+        if fault in _IMMEDIATE_FAULTS - {"malformed", "truncated"}:
+            return _fault_response(body, fault)
+        if fault == "slow":
+            time.sleep(self._slow_s)
+        from tests.embedders import HashingEmbedder
+
+        vectors = HashingEmbedder(self.embedding_dimension).encode(texts)
+        with self._lock:
+            self.embedded_texts += len(texts)
+        payload = _embeddings(body, vectors, texts)
+        if fault == "malformed":  # a vector short
+            payload["data"] = payload["data"][:-1]
+        if fault == "truncated":
+            return 200, json.dumps(payload)[:40], {}
+        return 200, payload, {}
+
+    def _check_key_and_model(self, body: dict, authorization: str) -> None:
+        sent_key = _sent_key(authorization)
+        if self.api_key is not None and sent_key != self.api_key:
+            raise _invalid_key(sent_key)
+        if self.models is not None and body.get("model") not in self.models:
+            raise _ReplyError(404, f"The model `{body.get('model')}` does not exist.", "NotFoundError",
+                              "model_not_found")
+
+    @property
+    def embedding_requests(self) -> list[dict]:
+        """The bodies of the embeddings requests received, in order."""
+        with self._lock:
+            return [body for body in self.requests if "input" in body]
 
 
 class _LoopbackHTTPServer(ThreadingHTTPServer):
@@ -300,7 +349,7 @@ class _LoopbackHTTPServer(ThreadingHTTPServer):
     request_queue_size = 128
 
     def __init__(self, fake: FakeOpenAIServer):
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", 0), _KeepAliveHandler if fake.keep_alive else _Handler)
         self.fake = fake
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -317,6 +366,9 @@ class _Handler(BaseHTTPRequestHandler):
     """
 
     server: _LoopbackHTTPServer
+    # Headers and body go out in two writes: with Nagle's algorithm the body waits for the client's
+    # delayed ACK of the headers (40 ms on Linux), as no real model server lets it.
+    disable_nagle_algorithm = True
 
     def do_GET(self) -> None:
         if self._route() in MODELS_PATHS:
@@ -326,15 +378,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_not_found()
 
     def do_POST(self) -> None:
-        if self._route() not in CHAT_PATHS:
+        route = self._route()
+        if route not in CHAT_PATHS | EMBEDDINGS_PATHS:
             self._send_not_found()
             return
         fake = self.server.fake
+        respond = fake._respond if route in CHAT_PATHS else fake._respond_embeddings
         authorization = self.headers.get("Authorization") or ""
         try:
             body = self._read_json()
             fake._record(body, authorization)
-            status, payload, headers = fake._respond(body, authorization)
+            status, payload, headers = respond(body, authorization)
         except _ReplyError as error:
             status, payload, headers = error.status, error.body, {}
         fake._record_response(status)
@@ -368,9 +422,9 @@ class _Handler(BaseHTTPRequestHandler):
         )
         self._send_json(404, error)
 
-    def _send_json(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
-        """Write a JSON response; a client that already gave up is not an error."""
-        data = json.dumps(payload).encode()
+    def _send_json(self, status: int, payload: dict | str, headers: dict[str, str] | None = None) -> None:
+        """Write a JSON response (a ``str`` is sent as it is); a client that already gave up is not an error."""
+        data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -381,6 +435,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+
+class _KeepAliveHandler(_Handler):
+    protocol_version = "HTTP/1.1"
 
 
 def _fault_response(body: dict, fault: str) -> tuple[int, dict, dict[str, str]]:
@@ -413,6 +471,22 @@ def _check_fault_kinds(kinds: Sequence[str]) -> None:
     unknown = [kind for kind in kinds if kind not in ALL_FAULTS + EXTRA_FAULTS]
     if unknown:
         raise ValueError(f"unknown fault kinds {unknown}; expected some of {ALL_FAULTS + EXTRA_FAULTS}")
+
+
+def _sent_key(authorization: str) -> str:
+    return authorization.removeprefix("Bearer ").strip()
+
+
+def _embeddings(body: dict, vectors: Any, texts: list[str]) -> dict:
+    """A ``/v1/embeddings`` reply: floats, or little-endian float32 base64 when the request asks for it."""
+    as_base64 = body.get("encoding_format") == "base64"
+    data = [{"object": "embedding", "index": index,
+             "embedding": base64.b64encode(vector.astype("<f4").tobytes()).decode() if as_base64
+             else [float(value) for value in vector]}
+            for index, vector in enumerate(vectors)]
+    tokens = sum(max(1, len(text) // 4) for text in texts)
+    return {"object": "list", "data": data, "model": body.get("model", ""),
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
 
 
 def _invalid_key(sent_key: str) -> _ReplyError:

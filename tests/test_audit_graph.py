@@ -169,3 +169,27 @@ def beir_view(turns: Path, corpus: Path) -> Path:
     (directory / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries), encoding="utf-8")
     (directory / "qrels" / "test.tsv").write_text("\n".join(qrels) + "\n", encoding="utf-8")
     return directory
+
+
+def test_a_markup_question_is_flagged_as_noise_and_counted_in_the_verdict(fixture):
+    workspace, turns, corpus = fixture
+    baseline = results_of(audit(workspace, turns, corpus, "form-before"))
+    assert baseline["ill_formed"] == []
+    rows = [json.loads(line) for line in turns.read_text(encoding="utf-8").splitlines()]
+    # Made of markup, yet every word the judges look for is in the gold: alignment stays high.
+    rows[0]["question"] = "{ref}`zorbium density <zorbium-density>`"
+    turns.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    outcome = audit(workspace, turns, corpus, "form-after")
+    results = results_of(outcome)
+    assert [item["instance"] for item in results["ill_formed"]] == [rows[0]["id"]]
+    flagged = results["ill_formed"][0]
+    assert flagged["reasons"][0].startswith("markup") and not flagged["low_alignment"]
+    assert outcome.values["ill_formed_questions"] == 1
+
+    def noise(results: dict) -> float:
+        return float(results["verdict"]["explanation"].split("%")[0])
+
+    instances = results["benchmark"]["instances"]
+    assert noise(results) == pytest.approx(noise(baseline) + 100 / instances, abs=1)
+    report = Path(outcome.values["report"]["markdown"]).read_text(encoding="utf-8")
+    assert "Ill-formed questions" in report and "zorbium-density" in report

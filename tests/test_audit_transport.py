@@ -1,4 +1,4 @@
-"""The audit through the real langchain-openai client and the command line: two judge models
+"""The audit through the real openai SDK client and the command line: two judge models
 on the loopback server, injected faults and out-of-range verdicts change no verdict, and a
 kill -9 mid-audit judges no instance twice."""
 

@@ -16,7 +16,9 @@ import pytest
 from benchsmith.stores.beir import load_benchmark
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.trec import read_trec_qrels, read_trec_run, write_trec_run
+from benchsmith.stores.beir import read_qrels
+from benchsmith.stores.trec import (iter_aligned_batches, iter_run_batches, iter_trec_run, read_trec_qrels,
+                                    read_trec_run, trec_run_writer, write_sorted_copy, write_trec_run)
 from benchsmith.stores.workspace import Workspace
 
 # --- TREC --------------------------------------------------------------------------------------
@@ -79,6 +81,98 @@ def test_write_trec_run_keeps_close_scores_apart(tmp_path):
     write_trec_run(tmp_path / "run.txt", run, tag="t")
     read = read_trec_run(tmp_path / "run.txt")["q"]
     assert read["a"] > read["b"]
+
+
+# --- Streaming run files ------------------------------------------------------------------------
+
+def test_run_writer_appends_batches_in_query_order_and_refuses_others(tmp_path):
+    path = tmp_path / "run.trec"
+    with trec_run_writer(path, "t") as write:
+        write({"q2": {"b": 1.0, "a": 2.0}, "q1": {"x": 0.5}})
+        write({"q3": {"c": 1.0}})
+    assert read_trec_run(path) == {"q1": {"x": 0.5}, "q2": {"a": 2.0, "b": 1.0}, "q3": {"c": 1.0}}
+    assert [query for query, _ in iter_trec_run(path)] == ["q1", "q2", "q3"]
+    with pytest.raises(ValueError, match="'q2' written after 'q3'"):
+        with trec_run_writer(tmp_path / "bad.trec", "t") as write:
+            write({"q3": {"c": 1.0}})
+            write({"q2": {"b": 1.0}})
+    assert not (tmp_path / "bad.trec").exists()
+
+
+def test_a_run_file_exists_only_once_complete(tmp_path):
+    path = tmp_path / "run.trec"
+    with pytest.raises(RuntimeError):
+        with trec_run_writer(path, "t") as write:
+            write({"q1": {"a": 1.0}})
+            raise RuntimeError("killed between two batches")
+    assert not path.exists() and not list(tmp_path.iterdir())
+    # A writer killed with SIGKILL leaves its temporary file: never read as a run, overwritten next time.
+    (tmp_path / "run.trec.tmp").write_text("q1 Q0 a 1 1.0 t\n", encoding="utf-8")
+    assert not path.exists()
+    write_trec_run(path, {"q9": {"z": 1.0}}, "t")
+    assert read_trec_run(path) == {"q9": {"z": 1.0}} and not (tmp_path / "run.trec.tmp").exists()
+
+
+def test_batches_and_aligned_batches_follow_query_order(tmp_path):
+    write_trec_run(tmp_path / "a.trec", {"q1": {"a": 1.0}, "q2": {"b": 1.0}, "q4": {"d": 1.0}}, "a")
+    write_trec_run(tmp_path / "b.trec", {"q2": {"x": 2.0}, "q3": {"y": 2.0}, "q4": {"z": 2.0, "d": 1.0}}, "b")
+    assert [list(batch) for batch in iter_run_batches(tmp_path / "a.trec", 2)] == [["q1", "q2"], ["q4"]]
+    aligned = list(iter_aligned_batches([tmp_path / "a.trec", tmp_path / "b.trec"], 2))
+    assert aligned == [
+        [{"q1": {"a": 1.0}, "q2": {"b": 1.0}}, {"q2": {"x": 2.0}}],
+        [{"q4": {"d": 1.0}}, {"q3": {"y": 2.0}, "q4": {"z": 2.0, "d": 1.0}}],
+    ]
+
+
+def test_streaming_refuses_a_file_out_of_query_order_naming_the_line(tmp_path):
+    path = tmp_path / "mine.trec"
+    path.write_text("q2 Q0 a 1 2.0 t\nq1 Q0 b 1 1.0 t\n", encoding="utf-8")
+    with pytest.raises(InputError, match=re.escape(f"{path}:2: query 'q1' comes after 'q2'")):
+        list(iter_trec_run(path))
+
+
+def test_sorted_copy_of_a_run_file_in_any_order(tmp_path):
+    source = tmp_path / "mine.trec"
+    source.write_text("10 Q0 a 1 0.5 sys\n"  # numeric query ids, in numeric order: 10 before 9 as text
+                      "9 Q0 b 1 3.0 sys\n"
+                      "10 Q0 c 2 0.9 sys\n"  # q10 again after q9, out of score order
+                      "\n"
+                      "9 Q0 d 2 3.0 sys\n"  # ties with b: b first
+                      "10 Q0 a 3 0.1 sys\n", encoding="utf-8")  # a repeated: the last line counts
+    summary = write_sorted_copy(source, tmp_path / "copy.trec", tag="mine")
+    assert (tmp_path / "copy.trec").read_text(encoding="utf-8") == (
+        "10 Q0 c 1 0.9 mine\n"
+        "10 Q0 a 2 0.1 mine\n"
+        "9 Q0 b 1 3.0 mine\n"
+        "9 Q0 d 2 3.0 mine\n")
+    assert (summary.queries, summary.lines, summary.repeated_documents) == (["10", "9"], 5, 1)
+    assert read_trec_run(tmp_path / "copy.trec") == read_trec_run(source)
+    (tmp_path / "bad.trec").write_text("q1 Q0 a 1 1.0 t\nq1 Q0 b 2 high t\n", encoding="utf-8")
+    with pytest.raises(InputError, match=re.escape(f"{tmp_path / 'bad.trec'}:2: score 'high'")):
+        write_sorted_copy(tmp_path / "bad.trec", tmp_path / "bad-copy.trec", tag="t")
+    assert not (tmp_path / "bad-copy.trec").exists()
+
+
+@pytest.mark.parametrize("text", [
+    "q1 0 d1 2\nq1 0 d2 0\nq2 0 d1 1\n",  # TREC
+    "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t0\nq2\td1\t1\n",  # BEIR with its header
+    "q1\td1\t2\nq1\td2\t0\nq2\td1\t1\n",  # BEIR without one
+    "\nq1 d1 2\nq1 d2 0\nq2 d1 1\n",  # three fields separated by spaces
+])
+def test_read_qrels_tells_trec_from_beir(tmp_path, text):
+    (tmp_path / "qrels").write_text(text, encoding="utf-8")
+    assert read_qrels(tmp_path / "qrels") == {"q1": {"d1": 2, "d2": 0}, "q2": {"d1": 1}}
+
+
+def test_read_qrels_names_what_it_cannot_read(tmp_path):
+    (tmp_path / "q.txt").write_text("q1 d1\n", encoding="utf-8")
+    with pytest.raises(InputError, match=re.escape(f"{tmp_path / 'q.txt'}:1: not a qrels line")):
+        read_qrels(tmp_path / "q.txt")
+    (tmp_path / "q.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\tyes\n", encoding="utf-8")
+    with pytest.raises(InputError, match=re.escape(f"{tmp_path / 'q.tsv'}:2: score 'yes' is not a number")):
+        read_qrels(tmp_path / "q.tsv")
+    with pytest.raises(InputError, match="file not found"):
+        read_qrels(tmp_path / "none.tsv")
 
 
 # --- BEIR --------------------------------------------------------------------------------------

@@ -4,14 +4,25 @@ directory, and the messages bad input gets."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
+import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from benchsmith.evals.measures import evaluate_run, parse_measures
 from benchsmith.graphs.cli import app
+from benchsmith.graphs.jobs.evaluate import measure_runs
+from benchsmith.stores.errors import InputError
 from benchsmith.stores.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
-from tests.test_evaluate_graph import write_benchmark
+from tests.test_evaluate_graph import spoil_benchmark, write_benchmark, write_system_run
 
+ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner(env={"COLUMNS": "200"})
 
 
@@ -94,3 +105,136 @@ def test_evaluating_a_beir_directory_writes_report_runs_and_json(tmp_path):
     assert str(run_dir / "report.html") in result.output
     again = invoke(*arguments)  # a finished run is reported, not redone
     assert again.exit_code == 0 and "already finished" in again.output
+
+
+@pytest.mark.parametrize("header", ["query-id\tcorpus-id\tscore\n", ""])
+def test_beir_qrels_are_read_by_qrels_with_or_without_header(tmp_path, header):
+    trec_qrels = write_files(tmp_path)
+    beir = tmp_path / "test.tsv"
+    beir.write_text(header + "".join(f"{query}\t{doc}\t{relevance}\n" for query, _, doc, relevance in
+                                     (line.split() for line in trec_qrels.read_text(encoding="utf-8").splitlines())),
+                    encoding="utf-8")
+    scores = {}
+    for name, qrels in (("trec", trec_qrels), ("beir", beir)):
+        result = invoke("evaluate", "--run", str(tmp_path / "first.run"), "--qrels", str(qrels), "--measure", "nDCG@10",
+                        "--measure", "RR@10", "--json", str(tmp_path / f"{name}.json"))
+        assert result.exit_code == 0, result.output
+        scores[name] = json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8"))
+    assert scores["beir"] == scores["trec"] and scores["beir"]["per_query"]["q2"]["RR@10"] == 0.5
+
+
+def test_run_files_only_measured_against_qrels_are_streamed_in_batches(tmp_path):
+    qrels = write_files(tmp_path)
+    whole = measure_runs([tmp_path / "first.run"], qrels, ["nDCG@10", "AP"])[str(tmp_path / "first.run")]
+    batched = measure_runs([tmp_path / "first.run"], qrels, ["nDCG@10", "AP"],
+                           batch_size=1)[str(tmp_path / "first.run")]
+    assert batched.per_query == whole.per_query and batched.aggregate == whole.aggregate
+    assert whole.per_query == evaluate_run(parse_measures(["nDCG@10", "AP"]), read_trec_qrels(qrels),
+                                           read_trec_run(tmp_path / "first.run")).per_query
+
+
+def test_evaluating_my_own_run_file_on_a_benchmark_breaks_it_down_by_turn_and_switch(tmp_path):
+    bench = write_benchmark(tmp_path / "bench")
+    mine = write_system_run(tmp_path / "mine.trec", perfect_turns=(0, 2))
+    result = invoke("evaluate", str(bench), "--run", str(mine), "-w", str(tmp_path / "ws"), "--run-id", "own",
+                    "--measure", "R@1", "--measure", "nDCG@10")
+    assert result.exit_code == 0, result.output
+    assert "mine.trec" in result.output and "warning" not in result.output
+    results = json.loads((tmp_path / "ws" / "runs" / "own" / "results.json").read_text(encoding="utf-8"))
+    assert list(results["aggregate"]) == ["mine.trec"]  # no --retriever: the run file alone
+    assert {turn: values["R@1"] for turn, values in results["by_turn"]["mine.trec"].items()} == \
+        {"0": 1.0, "1": 0.0, "2": 1.0}
+    assert {switch: values["R@1"] for switch, values in results["by_switch"]["mine.trec"].items()} == \
+        {"start": 1.0, "soft": 0.0, "hard": 1.0}
+    # Beside a retriever: both in every breakdown and in the significance tests.
+    result = invoke("evaluate", str(bench), "--run", str(mine), "--retriever", "bm25", "--history", "oracle",
+                    "-w", str(tmp_path / "ws"), "--run-id", "both", "--measure", "R@1")
+    assert result.exit_code == 0, result.output
+    results = json.loads((tmp_path / "ws" / "runs" / "both" / "results.json").read_text(encoding="utf-8"))
+    assert set(results["by_turn"]) == set(results["by_switch"]) == {"mine.trec", "bm25@oracle"}
+    assert [(c["first"], c["second"]) for c in results["significance"]["comparisons"]] == \
+        [("mine.trec", "bm25@oracle")]
+
+
+def test_unknown_and_duplicate_ids_print_warnings_and_strict_stops(tmp_path):
+    bench = write_benchmark(tmp_path / "bench")
+    spoil_benchmark(bench)
+    arguments = ["evaluate", str(bench), "--retriever", "bm25", "--history", "current", "-w", str(tmp_path / "ws")]
+    result = invoke(*arguments, "--run-id", "warned")
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())  # rich wraps long lines
+    assert "warning:" in output and "'ghost_t0'" in output and "'nowhere-doc'" in output
+    assert "'zebra-history ×2'" in output and str(bench / "qrels" / "test.tsv") in output
+    result = invoke(*arguments, "--run-id", "strict", "--strict")
+    assert result.exit_code == 2
+    message = " ".join(result.output.split())
+    assert f"{bench / 'corpus.jsonl'}: 1 duplicate document ids ('zebra-history ×2')" in message
+    assert "--strict makes this an error" in message and "Traceback" not in result.output
+    assert not (tmp_path / "ws" / "runs" / "strict").exists()  # stopped before any work
+
+
+def test_the_python_api_takes_run_files_and_reports_warnings(tmp_path):
+    import benchsmith
+
+    bench = write_benchmark(tmp_path / "bench")
+    mine = write_system_run(tmp_path / "mine.trec", perfect_turns=(0,))
+    with mine.open("a", encoding="utf-8") as handle:
+        handle.write("stray_q Q0 zebra-history 1 1.0 mine\n")
+    result = benchsmith.evaluate(bench, runs=[mine], measures=["R@1"], workspace=tmp_path / "ws", run_id="api")
+    assert list(result.aggregate) == ["mine.trec"] and result.aggregate["mine.trec"]["R@1"] == pytest.approx(1 / 3)
+    assert result.warnings == [f"{mine}: 1 query ids not among the benchmark's queries ('stray_q'): they are not "
+                               "measured"]
+    assert result.results()["by_turn"]["mine.trec"]["0"]["R@1"] == 1.0
+    with pytest.raises(InputError, match="'stray_q'"):
+        benchsmith.evaluate(bench, runs=[mine], workspace=tmp_path / "ws", run_id="api-strict", strict=True)
+
+
+def write_wide_benchmark(directory: Path, queries: int = 3000, documents: int = 300) -> Path:
+    """Many single-turn queries: BM25 over them takes long enough to be killed midway."""
+    rng = np.random.default_rng(3)
+    words = [f"w{i:03d}" for i in range(400)]
+    (directory / "qrels").mkdir(parents=True)
+    texts = [" ".join(rng.choice(words, size=30)) for _ in range(documents)]
+    (directory / "corpus.jsonl").write_text("".join(json.dumps({"_id": f"d{i}", "title": "", "text": text}) + "\n"
+                                                    for i, text in enumerate(texts)), encoding="utf-8")
+    gold = rng.integers(documents, size=queries)
+    (directory / "queries.jsonl").write_text(
+        "".join(json.dumps({"_id": f"q{i:05d}", "text": " ".join(texts[doc].split()[:4])}) + "\n"
+                for i, doc in enumerate(gold)), encoding="utf-8")
+    (directory / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"q{i:05d}\td{doc}\t1\n" for i, doc in enumerate(gold)),
+        encoding="utf-8")
+    return directory
+
+
+@pytest.mark.slow
+def test_sigkill_mid_configuration_leaves_no_run_file_and_resume_completes_it(tmp_path):
+    bench = write_wide_benchmark(tmp_path / "bench")
+    command = [sys.executable, "-m", "benchsmith.graphs.cli", "evaluate", str(bench), "--retriever", "bm25",
+               "--history", "current", "--batch-size", "1", "--measure", "R@5", "--run-id", "killed"]
+    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}
+    killed = tmp_path / "ws" / "runs" / "killed" / "run-files"
+    process = subprocess.Popen([*command, "-w", str(tmp_path / "ws")], cwd=ROOT, env=environment,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 300
+    partial = killed / "bm25_current.trec.tmp"
+    while time.monotonic() < deadline and not (partial.exists() and partial.stat().st_size > 0):
+        assert process.poll() is None, process.stdout.read()
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert partial.exists() and not (killed / "bm25_current.trec").exists()  # a partial file, never taken as a run
+
+    resumed = subprocess.run([*command, "-w", str(tmp_path / "ws")], cwd=ROOT, env=environment, capture_output=True,
+                             text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    clean = subprocess.run([*command, "-w", str(tmp_path / "clean")], cwd=ROOT, env=environment,
+                           capture_output=True, text=True, timeout=600)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    finished = (killed / "bm25_current.trec").read_text(encoding="utf-8")
+    assert finished == (tmp_path / "clean" / "runs" / "killed" / "run-files" / "bm25_current.trec").read_text(
+        encoding="utf-8")
+    assert len({line.split()[0] for line in finished.splitlines()}) == 3000 and not partial.exists()
+    results = [json.loads((tmp_path / ws / "runs" / "killed" / "results.json").read_text(encoding="utf-8"))
+               for ws in ("ws", "clean")]
+    assert results[0]["aggregate"] == results[1]["aggregate"]

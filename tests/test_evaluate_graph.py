@@ -23,6 +23,7 @@ from benchsmith.stores.beir import load_benchmark
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.trec import read_trec_run
 from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.fusion import fuse_runs
 from tests.embedders import HashingEmbedder
 
 TOPICS = ["zebra", "glacier", "volcano", "coral", "falcon", "desert", "comet", "tundra"]
@@ -58,17 +59,18 @@ def write_benchmark(directory: Path) -> Path:
 
 
 def evaluate(workspace: Workspace, benchmark: Path, run_id: str, retrievers: list[str], histories: list[str],
-             **context_options):
+             runs: list[str] | None = None, on_event=None, max_concurrency: int = 1, **context_options):
     if (model := context_options.pop("model", None)) is not None:
         context_options["llm"] = register_model(f"scripted-{run_id}-{id(model)}", model)
     if (scorer := context_options.pop("rerank_scorer", None)) is not None:
         context_options["rerank_model"] = register_scorer(f"scorer-{run_id}-{id(scorer)}", scorer)
     context = EvaluationContext(workspace=str(workspace.root), measures=MEASURES, resamples=2000,
                                 **{"embedder": register_embedder(HashingEmbedder()), **context_options})
-    return run_job(builder, job="evaluate", workspace=workspace, run_id=run_id,
-                   inputs={"run_id": run_id, "benchmark": str(benchmark), "retrievers": retrievers,
-                           "histories": histories},
-                   context=context, settings={}, max_concurrency=1)
+    inputs = {"run_id": run_id, "benchmark": str(benchmark), "retrievers": retrievers, "histories": histories}
+    if runs is not None:
+        inputs["runs"] = runs
+    return run_job(builder, job="evaluate", workspace=workspace, run_id=run_id, inputs=inputs, context=context,
+                   settings={}, on_event=on_event, max_concurrency=max_concurrency)
 
 
 @pytest.fixture
@@ -178,3 +180,160 @@ def test_oracle_needs_rewrites(setup, tmp_path):
 
     with pytest.raises(InputError, match=f"query '{record['_id']}'.*has none"):
         evaluate(workspace, benchmark, "e6", ["bm25"], ["oracle"])
+
+
+# --- Streaming ---------------------------------------------------------------------------------
+
+STREAMED_RETRIEVERS = ["bm25", "dense", "hybrid:rrf(dense,bm25)", "hybrid:wsum(dense=0.7,bm25=0.3)"]
+
+
+def climate_scorer(pairs):  # a reranker that prefers documents about climate, then shorter ones
+    return [float("climate" in document) - len(document) / 1000 for _, document in pairs]
+
+
+def test_batches_of_two_queries_give_exactly_the_unbatched_results(setup):
+    workspace, benchmark = setup
+    events: list[dict] = []
+    outcomes = {size: evaluate(workspace, benchmark, f"batch-{size}", STREAMED_RETRIEVERS, ["full", "current"],
+                               rerank_scorer=climate_scorer, rerank_depth=5, batch_size=size,
+                               on_event=events.append if size == 2 else None)
+                for size in (2, 10_000)}
+    # Streamed: every retriever, fusion and reranking advanced two queries at a time.
+    for stage in ("bm25@full", "hybrid:rrf(dense,bm25)@full", "bm25+rerank@full"):
+        done = [event["done"] for event in events if event.get("stage") == stage]
+        assert done == list(range(2, len(TOPICS) * 3 + 1, 2)), stage
+    small, whole = (workspace.run_dir(f"batch-{size}") / RUN_FILES_DIR for size in (2, 10_000))
+    names = sorted(path.name for path in whole.iterdir())
+    assert len(names) == 16 and sorted(path.name for path in small.iterdir()) == names
+    for name in names:  # byte for byte: retrieval, fusion and reranking alike
+        assert (small / name).read_text(encoding="utf-8") == (whole / name).read_text(encoding="utf-8"), name
+    results = {size: json.loads(Path(outcome.values["report"]["results"]).read_text(encoding="utf-8"))
+               for size, outcome in outcomes.items()}
+    for key in ("aggregate", "per_query", "recall_curve", "by_turn", "by_switch", "significance"):
+        assert results[2][key] == results[10_000][key], key
+    # And the unbatched computation in memory: fusion of whole runs, measures of whole runs.
+    bm25, dense = (read_trec_run(whole / f"{name}_full.trec") for name in ("bm25", "dense"))
+    assert read_trec_run(small / "hybrid_rrf_dense_bm25_full.trec") == fuse_runs([dense, bm25], "rrf", depth=1000)
+    qrels = load_benchmark(benchmark, workspace).qrels
+    for configuration in results[2]["configurations"]:
+        whole_run = read_trec_run(workspace.run_dir("batch-2") / configuration["run_file"])
+        expected = evaluate_run(parse_measures(MEASURES), qrels, whole_run, queries_per_batch=10_000)
+        assert results[2]["aggregate"][configuration["name"]] == {m: expected.aggregate[m] for m in MEASURES}
+        assert results[2]["per_query"][configuration["name"]] == {
+            query: {m: values[m] for m in MEASURES} for query, values in expected.per_query.items()}
+
+
+def test_a_crash_mid_configuration_leaves_no_run_file_and_resumes(setup):
+    workspace, benchmark = setup
+    calls = {"scorer": 0}
+
+    def crashing_scorer(pairs):
+        calls["scorer"] += 1
+        if calls["scorer"] == 3:  # the third batch of the reranked run
+            raise RuntimeError("injected crash between batches")
+        return climate_scorer(pairs)
+
+    with pytest.raises(RuntimeError, match="injected crash"):
+        evaluate(workspace, benchmark, "partial", ["bm25"], ["full"], rerank_scorer=crashing_scorer, batch_size=2,
+                 rerank_depth=5)
+    files = workspace.run_dir("partial") / RUN_FILES_DIR
+    assert sorted(path.name for path in files.iterdir()) == ["bm25_full.trec"]  # the partial rerank left nothing
+    outcome = evaluate(workspace, benchmark, "partial", ["bm25"], ["full"], rerank_scorer=climate_scorer,
+                       batch_size=2, rerank_depth=5)
+    assert outcome.resumed and "bm25+rerank@full" in outcome.values["aggregate"]
+    assert len(read_trec_run(files / "bm25_rerank_full.trec")) == len(TOPICS) * 3
+
+
+# --- Input checks ------------------------------------------------------------------------------
+
+def spoil_benchmark(benchmark: Path) -> None:
+    """Judgments for a query and a document the benchmark lacks; a document id used twice."""
+    with (benchmark / "qrels" / "test.tsv").open("a", encoding="utf-8") as handle:
+        handle.write("ghost_t0\tzebra-history\t1\nzebra_t0\tnowhere-doc\t1\n")
+    with (benchmark / "corpus.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"_id": "zebra-history", "title": "", "text": "An impostor about glaciers."}) + "\n")
+
+
+def test_unknown_and_duplicate_ids_are_warned_about_by_name(setup):
+    workspace, benchmark = setup
+    spoil_benchmark(benchmark)
+    events: list[dict] = []
+    outcome = evaluate(workspace, benchmark, "w1", ["bm25"], ["oracle"], on_event=events.append)
+    warnings = outcome.values["warnings"]
+    assert [event["warning"] for event in events if "warning" in event] == warnings
+    qrels_file, corpus_file = benchmark / "qrels" / "test.tsv", benchmark / "corpus.jsonl"
+    assert warnings == [
+        f"{corpus_file}: 1 duplicate document ids ('zebra-history ×2'): the first document of each id is kept, "
+        "the later ones are ignored",
+        f"{qrels_file}: 1 judged query ids not among the benchmark's queries ('ghost_t0'): no retriever can answer "
+        "them; they count as 0 on every measure",
+        f"{qrels_file}: 1 judged document ids not in the corpus (or without text) ('nowhere-doc'): no retriever can "
+        "find them; recall cannot reach 1 where they are relevant",
+    ]
+    results = json.loads(Path(outcome.values["report"]["results"]).read_text(encoding="utf-8"))
+    assert results["warnings"] == warnings
+    assert all(f"Input warning: {warning}" in results["notes"] for warning in warnings)
+    assert "ghost_t0" in Path(outcome.values["report"]["html"]).read_text(encoding="utf-8")
+    # The first zebra-history is the one retrieved: the oracle query finds it first.
+    assert results["per_query"]["bm25@oracle"]["zebra_t0"]["R@1"] == 0.5  # nowhere-doc is the other relevant one
+    assert results["per_query"]["bm25@oracle"]["ghost_t0"]["R@1"] == 0.0
+
+
+def test_strict_makes_each_id_problem_an_error(setup):
+    workspace, benchmark = setup
+    spoil_benchmark(benchmark)
+    from benchsmith.stores.errors import InputError
+
+    with pytest.raises(InputError, match="duplicate document ids.*zebra-history.*--strict"):
+        evaluate(workspace, benchmark, "s1", ["bm25"], ["full"], strict=True)
+    lines = (benchmark / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    (benchmark / "corpus.jsonl").write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="judged query ids .*'ghost_t0'"):
+        evaluate(workspace, benchmark, "s2", ["bm25"], ["full"], strict=True)
+
+
+# --- The user's own run files ------------------------------------------------------------------
+
+def write_system_run(path: Path, perfect_turns: tuple[int, ...]) -> Path:
+    """A run of 'my system': the gold document first on the given turns, a wrong one elsewhere;
+    lines deliberately not sorted by query id."""
+    run = {}
+    for topic in reversed(TOPICS):
+        for turn, aspect in enumerate(ASPECTS):
+            wrong = TOPICS[(TOPICS.index(topic) + 1) % len(TOPICS)]
+            first = f"{topic}-{aspect}" if turn in perfect_turns else f"{wrong}-{aspect}"
+            run[f"{topic}_t{turn}"] = {first: 2.0, f"{wrong}-history": 1.0}
+    lines = [f"{query} Q0 {doc} {rank} {score} mine\n" for query, docs in run.items()
+             for rank, (doc, score) in enumerate(docs.items(), start=1)]
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def test_run_files_get_the_same_breakdowns_as_retrievers(setup, tmp_path):
+    workspace, benchmark = setup
+    mine = write_system_run(tmp_path / "mine.trec", perfect_turns=(0, 1))
+    theirs = write_system_run(tmp_path / "theirs.trec", perfect_turns=(0,))
+    outcome = evaluate(workspace, benchmark, "r1", ["bm25"], ["full"], runs=[str(mine), str(theirs)])
+    results = json.loads(Path(outcome.values["report"]["results"]).read_text(encoding="utf-8"))
+    assert [c["name"] for c in results["configurations"]] == ["mine.trec", "theirs.trec", "bm25@full"]
+    assert [results["by_turn"]["mine.trec"][turn]["R@1"] for turn in ("0", "1", "2")] == [1.0, 1.0, 0.0]
+    assert [results["by_turn"]["theirs.trec"][turn]["R@1"] for turn in ("0", "1", "2")] == [1.0, 0.0, 0.0]
+    assert results["by_switch"]["mine.trec"]["soft"]["R@1"] == 1.0
+    assert results["by_switch"]["mine.trec"]["hard"]["R@1"] == 0.0
+    pairs = {(c["first"], c["second"]) for c in results["significance"]["comparisons"]}
+    assert ("mine.trec", "theirs.trec") in pairs and ("mine.trec", "bm25@full") in pairs
+    copied = workspace.run_dir("r1") / RUN_FILES_DIR / "run-mine.trec.trec"
+    assert read_trec_run(copied) == read_trec_run(mine) and outcome.values["warnings"] == []
+    report = Path(outcome.values["report"]["html"]).read_text(encoding="utf-8")
+    assert "mine.trec" in report and f"run file {mine}" in report
+
+
+def test_run_file_queries_the_benchmark_lacks_are_named(setup, tmp_path):
+    workspace, benchmark = setup
+    mine = write_system_run(tmp_path / "mine.trec", perfect_turns=(0,))
+    with mine.open("a", encoding="utf-8") as handle:
+        handle.write("stray_q Q0 zebra-history 1 1.0 mine\n")
+    outcome = evaluate(workspace, benchmark, "r2", [], [], runs=[str(mine)])
+    assert outcome.values["warnings"] == [
+        f"{mine}: 1 query ids not among the benchmark's queries ('stray_q'): they are not measured"]
+    assert list(outcome.values["aggregate"]) == ["mine.trec"]

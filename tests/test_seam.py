@@ -1,6 +1,6 @@
 """Transport tests of the model seam (agents/models.py).
 
-Every test that talks to a model goes through the real langchain-openai client
+Every test that talks to a model goes through the real openai SDK client
 (``OpenAIBackend``) against ``FakeOpenAIServer`` on 127.0.0.1, so request
 building, timeouts, response parsing, retries, caching and accounting are all
 exercised end to end. Backoff sleeps are recorded instead of slept.
@@ -43,9 +43,8 @@ METHODS = ("json_schema", "function_calling")
 # Short enough to keep the suite fast; the client timeout is below the slow fault.
 FAST = ModelSettings(timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05)
 
-# The ``retried_errors`` key each fault is counted under: openai's class names (the seam
-# looks through langchain-openai's wrapper subclasses); OpenAIBackend maps bad or
-# truncated output to InvalidOutput.
+# The ``retried_errors`` key each fault is counted under: openai's class names;
+# OpenAIBackend maps bad or truncated output to InvalidOutput.
 RETRIED_ERROR = {
     "429": "RateLimitError",
     "500": "InternalServerError",
@@ -92,7 +91,7 @@ class RecordingSleep:
 
 @pytest.fixture
 def env(monkeypatch, openai_server):
-    """Point langchain-openai at the fake server with a distinctive secret key."""
+    """Point the seam at the fake server with a distinctive secret key."""
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("OPENAI_BASE_URL", openai_server.base_url)
     monkeypatch.delenv("OPENAI_API_BASE", raising=False)  # would win over OPENAI_BASE_URL

@@ -1,6 +1,6 @@
 """Structured output against servers that do it differently (agents/structured_output.py):
 the fallback order and its memory per endpoint, JSON found in fences and prose, and the
-corrective turn after an invalid reply. Real langchain-openai client, loopback server."""
+corrective turn after an invalid reply. Real openai SDK client, loopback server."""
 
 from __future__ import annotations
 

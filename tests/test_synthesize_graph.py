@@ -6,13 +6,14 @@ import pytest
 
 from benchsmith.agents.responder import GeneratedAnswer
 from benchsmith.stores.clusters import load_clustering
+from benchsmith.stores.corpus_stats import load_corpus_stats
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 from tests.synthesis_fixtures import COLLECTION, build_collection, gold_text, scripted_seam, synthesize
-from benchsmith.tools.dialogue_walk import SwitchPolicy
+from benchsmith.tools.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN, SwitchPolicy
 from benchsmith.tools.loaders import iter_beir_corpus
 
 
@@ -51,21 +52,30 @@ def test_switches_follow_the_configured_probabilities_and_move_as_they_say(works
     synthesize(workspace, "mix", conversations=12, turns=40, switch_probability=0.5, hard_switch_rate=0.3)
     paths = clusters(workspace)
     where = {chunk: (c, o) for c, chunk_ids in enumerate(paths) for o, chunk in enumerate(chunk_ids)}
+    threshold = load_corpus_stats(workspace, COLLECTION).similarity_threshold(DEFAULT_SOFT_SWITCH_MARGIN)
     counts = {"follow-up": 0, "soft": 0, "hard": 0}
+    relabelled = 0
     for dialogue in dialogues(workspace, "mix"):
         for previous, turn in zip(dialogue["turns"], dialogue["turns"][1:]):
             counts[turn["switch"]] += 1
             (c0, o0), (c1, o1) = where[previous["gold_ids"][0]], where[turn["gold_ids"][0]]
+            path_next = (c0, o0 + 1) if o0 + 1 < len(paths[c0]) else ((c0 + 1) % len(paths), 0)
             if turn["switch"] == "follow-up":
-                assert (c1, o1) == (c0, o0)
-            elif turn["switch"] == "soft":  # the next chunk on the path, into the next cluster at its end
-                assert (c1, o1) == ((c0, o0 + 1) if o0 + 1 < len(paths[c0]) else ((c0 + 1) % len(paths), 0))
-            else:
-                assert c1 != c0
+                assert (c1, o1) == (c0, o0) and turn["similarity_to_previous"] == pytest.approx(1.0, abs=1e-3)
+            elif turn["switch"] == "soft":  # the path's next chunk, or another of the neighbourhood
+                assert (c1, o1) == path_next or c1 in (c0, (c0 + 1) % len(paths))
+                assert turn["similarity_to_previous"] > threshold
+            elif c1 == c0 or (c1, o1) == path_next:  # a soft switch that found nothing similar enough
+                relabelled += 1
+                assert (c1, o1) == path_next and turn["similarity_to_previous"] <= threshold
     total = sum(counts.values())
-    for switch, probability in policy.probabilities().items():
+    probabilities = policy.probabilities()
+    drawn = {"follow-up": counts["follow-up"], "switch": counts["soft"] + counts["hard"], "hard": counts["hard"] - relabelled}
+    expected = {"follow-up": probabilities["follow-up"], "switch": policy.switch_probability, "hard": probabilities["hard"]}
+    for name, probability in expected.items():
         tolerance = 4 * math.sqrt(probability * (1 - probability) / total)
-        assert abs(counts[switch] / total - probability) < tolerance, (switch, counts)
+        assert abs(drawn[name] / total - probability) < tolerance, (name, counts, relabelled)
+    assert counts["soft"] > 0
 
 
 def test_responder_sees_only_the_gold_chunk(workspace):

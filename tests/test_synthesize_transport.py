@@ -1,4 +1,4 @@
-"""Synthesis through the real langchain-openai client: injected faults change nothing, servers
+"""Synthesis through the real openai SDK client: injected faults change nothing, servers
 without JSON-schema output and chatty models give the same benchmark, a refused key stops the
 run within seconds and is written nowhere, and a kill -9 mid-run loses and repeats nothing but
 the calls in flight."""
@@ -110,7 +110,7 @@ def test_a_refused_key_stops_the_cli_run_within_seconds_and_is_written_nowhere(t
     assert leaked_key not in output
     assert scan_for(leaked_key, tmp_path) == []
     record = json.loads(RunDirectory(workspace, "refused").record_path.read_text())
-    assert record["status"] == "failed" and "Check OPENAI_API_KEY" in record["error"]
+    assert record["status"] == "crashed" and "Check OPENAI_API_KEY" in record["error"]
 
 
 @pytest.mark.slow

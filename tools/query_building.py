@@ -15,10 +15,10 @@ Single-turn queries have no history: every mode but ``oracle`` sends the query t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from benchsmith.stores.beir import BenchmarkQuery
+from benchsmith.stores.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.benchmark_files import serialize_history
 from benchsmith.stores.errors import InputError
 
@@ -46,6 +46,17 @@ def parse_history_mode(text: str) -> HistoryMode:
     if match and int(match.group(1)) >= 1:
         return HistoryMode("last", int(match.group(1)))
     raise InputError(f"unknown history mode {text!r}: use one of full, last:K (K ≥ 1), current, rewrite, oracle")
+
+
+def require_oracle_rewrites(benchmark: Benchmark, histories: Iterable[HistoryMode]) -> None:
+    """``oracle`` needs the benchmark's own rewrite of every query: the first query without one
+    stops the job before any work, named with its file."""
+    if not any(mode.kind == "oracle" for mode in histories):
+        return
+    if missing := next((query.id for query in benchmark.queries if not query.rewrite), None):
+        source = benchmark.queries_file or benchmark.directory / "queries.jsonl"
+        raise InputError(f"--history oracle needs each query's metadata.rewrite; query {missing!r} of {source} "
+                         "has none")
 
 
 def build_query(query: BenchmarkQuery, mode: HistoryMode, rewrite: Rewrite | None = None) -> str:

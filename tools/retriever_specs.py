@@ -3,18 +3,23 @@
 Spec grammar (the ``--retriever`` option):
 
 * ``bm25``
-* ``dense`` (the default embedder) or ``dense:MODEL`` (any sentence-transformers name or path)
+* ``dense`` (the default embedder) or ``dense:MODEL`` (any sentence-transformers name or path, or
+  ``openai:<model>`` for an embedding server)
 * ``hybrid:METHOD(A,B[,...])`` with METHOD ``rrf`` or ``combsum`` and components ``bm25`` or
   ``dense[:MODEL]``; ``hybrid:wsum(dense=0.7,bm25=0.3)`` gives each component a weight.
 
 A configuration is a retriever, a history mode and an optional reranker; its name reads
-``<retriever>[+rerank]@<history>``, e.g. ``hybrid:rrf(dense,bm25)@oracle``.
+``<retriever>[+rerank]@<history>``, e.g. ``hybrid:rrf(dense,bm25)@oracle``. A TREC run file
+of the user's own system is a configuration too (:class:`RunFileConfiguration`), named by its
+file name and measured as it is.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from benchsmith.stores.errors import InputError
 from benchsmith.tools.fusion import FUSION_METHODS
@@ -124,3 +129,40 @@ def expand_configurations(retrievers: list[RetrieverSpec], histories: list[Histo
     for configuration in requested:
         add(configuration)
     return sorted(everything, key=lambda configuration: configuration.stage)
+
+
+@dataclass(frozen=True)
+class RunFileConfiguration:
+    """A TREC run file of the user's own system, evaluated as it is beside the retrievers."""
+
+    path: str  # where the user's file is
+    name: str  # its file name
+    rerank: bool = False  # run files are measured as given, never reranked
+
+    @property
+    def file_stem(self) -> str:
+        return "run-" + FILE_UNSAFE.sub("_", self.name)  # never the stem of a retriever's run file
+
+    @property
+    def stage(self) -> int:
+        return 0
+
+    @property
+    def inputs(self) -> list[Configuration]:
+        return []
+
+
+def run_file_configurations(paths: Sequence[str], taken: Collection[str] = ()) -> list[RunFileConfiguration]:
+    """One configuration per run file, named by its file name; two files of one name, or a file
+    named like a retriever configuration, are refused (rename one)."""
+    configurations: dict[str, RunFileConfiguration] = {}
+    for path in paths:
+        name = Path(path).name
+        if name in configurations:
+            raise InputError(f"--run {path} and --run {configurations[name].path} share the name {name!r}, which "
+                             "names their results: rename one")
+        if name in taken:
+            raise InputError(f"--run {path}: its file name {name!r} is also a retriever configuration's name: "
+                             "rename it")
+        configurations[name] = RunFileConfiguration(str(path), name)
+    return list(configurations.values())

@@ -9,13 +9,16 @@ import typer
 from rich.table import Table
 
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
-from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console, guarded,
+from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
+from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, EmbedderOption, MaxAttemptsOption,
+                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
+                                           WorkspaceOption, console, guarded,
                                            model_options, offline_environment, print_estimate, print_paths,
                                            print_usage, run_reported)
 from benchsmith.graphs.jobs.audit import DEFAULT_NEGATIVES, AuditResult, estimate_audit
 from benchsmith.graphs.jobs.audit import audit as run_audit
 from benchsmith.stores.runs import new_run_id
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 
 
 def audit(
@@ -36,6 +39,10 @@ def audit(
                     "gold; with fewer judges, candidates are only suspected.")] = DEFAULT_MIN_VOTES,
     corpus: Annotated[Optional[Path], typer.Option(help="The BEIR corpus.jsonl of a turn JSONL benchmark.")] = None,
     split: Annotated[str, typer.Option(help="BEIR qrels split (qrels/<split>.tsv).")] = "test",
+    many_documents: Annotated[int, typer.Option(
+        min=1, help="A question quoting a span that at least this many documents contain is ill-formed (it could "
+                    "be about any of them) and counts as noise.")] = DEFAULT_MANY_DOCUMENTS,
+    embedder: EmbedderOption = DEFAULT_EMBEDDER,
     concurrency: Annotated[int, typer.Option(min=1, help="Instances judged at once.")] = 4,
     rate_limit: RateLimitOption = None,
     timeout: TimeoutOption = 60.0,
@@ -64,8 +71,8 @@ def audit(
                   "negatives per pool", highlight=False)
     result = guarded(lambda: run_reported(
         run_audit, run_id=run_id, benchmark=benchmark, judges=judges, negatives=negatives, sample=sample, seed=seed,
-        position_check=position_check, min_votes=min_votes, corpus=corpus, split=split, concurrency=concurrency,
-        workspace=workspace, chroma_host=chroma_host,
+        position_check=position_check, min_votes=min_votes, corpus=corpus, split=split, embedder=embedder,
+        concurrency=concurrency, many_documents=many_documents, workspace=workspace, chroma_host=chroma_host,
         **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_audit_summary(result)
 
@@ -81,6 +88,7 @@ def print_audit_summary(result: AuditResult) -> None:
         table.add_row(name.replace("_", " "), f"{mean:.1%}" if name == "gold_pick_rate" else f"{mean:.2f} / 5")
     table.add_row("confirmed missing gold", str(result.confirmed_missing_gold))
     table.add_row("suspected missing gold", str(result.suspected_missing_gold))
+    table.add_row("ill-formed questions (noise)", str(result.ill_formed_questions))
     console.print(table)
     print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
                  "results": result.report["results"], "extra qrels": result.extra_qrels})

@@ -48,6 +48,12 @@ MaxAttemptsOption = Annotated[
     int, typer.Option("--max-attempts", min=1,
                       help="Attempts per model call (retries 429, 5xx, timeouts, invalid replies)."),
 ]
+EmbedderOption = Annotated[
+    str, typer.Option("--embedder",
+                      help="A sentence-transformers model name or path, or openai:<model> for an OpenAI-compatible "
+                           "embedding server (BENCHSMITH_EMBEDDINGS_BASE_URL, else OPENAI_BASE_URL: TEI, vLLM, "
+                           "Ollama, OpenAI), batched, cached in the workspace and counted in the run's usage."),
+]
 StructuredOutputOption = Annotated[
     str, typer.Option("--structured-output",
                       help="How replies are asked for: auto (JSON schema, then function calling, then JSON mode, "
@@ -98,6 +104,9 @@ class ProgressBars:
             if (task := self.tasks.get(event["node"])) is not None:
                 total = self.progress.tasks[task].total or self.progress.tasks[task].completed or 1
                 self.progress.update(task, total=total, completed=total)
+            return
+        if "warning" in event:
+            self.progress.console.print(f"[yellow]warning:[/] {event['warning']}", highlight=False, soft_wrap=True)
             return
         stage = event.get("stage")
         if stage is None:

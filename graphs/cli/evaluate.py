@@ -7,12 +7,13 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console, fail, guarded,
-                                           model_options, offline_environment, print_estimate, print_measure_table,
-                                           print_paths, print_usage, run_reported)
-from benchsmith.graphs.jobs.evaluate import (DEFAULT_DEPTH, DEFAULT_HISTORIES, DEFAULT_RETRIEVERS, checked_measures,
-                                             estimate_evaluation, measure_runs)
+from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, EmbedderOption, MaxAttemptsOption,
+                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
+                                           WorkspaceOption, console, fail, guarded, model_options,
+                                           offline_environment, print_estimate, print_measure_table, print_paths,
+                                           print_usage, run_reported)
+from benchsmith.graphs.jobs.evaluate import (DEFAULT_BATCH_SIZE, DEFAULT_DEPTH, DEFAULT_HISTORIES, DEFAULT_RETRIEVERS,
+                                             checked_measures, estimate_evaluation, measure_runs)
 from benchsmith.graphs.jobs.evaluate import evaluate as run_evaluation
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.runs import new_run_id
@@ -42,14 +43,24 @@ def evaluate(
                           "Repeat; replaces the defaults.", show_default="R@1,5,20,100,1000 nDCG@3,10,20 "
                                                                           "RR@10,20 AP Judged@10,20")] = None,
     run: Annotated[Optional[list[Path]], typer.Option(
-        "--run", help="Only measure existing TREC run files against --qrels (no BENCHMARK).")] = None,
-    qrels: Annotated[Optional[Path], typer.Option(help="TREC qrels for --run.")] = None,
+        "--run", help="A TREC run file of your own system, evaluated beside the --retriever configurations "
+                      "(named by its file name; with no --retriever, only the run files). Repeat to compare. "
+                      "Without a BENCHMARK: only measure the files against --qrels.")] = None,
+    qrels: Annotated[Optional[Path], typer.Option(
+        help="Judgments, TREC qrels (qid iteration docid relevance) or BEIR TSV (query-id corpus-id score, "
+             "header or not), told apart by their first line: what --run files are measured against without "
+             "a BENCHMARK; with one, used instead of its own.")] = None,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="Stop on judged query or document ids the benchmark lacks, run-file queries it lacks, "
+                         "or document ids its corpus repeats (warnings otherwise).")] = False,
+    batch_size: Annotated[int, typer.Option(
+        min=1, help="Queries per batch: memory holds one batch of rankings at a time.")] = DEFAULT_BATCH_SIZE,
     json_file: Annotated[Optional[Path], typer.Option("--json", help="Also write the scores as JSON here.")] = None,
     split: Annotated[str, typer.Option(help="BEIR qrels split (qrels/<split>.tsv).")] = "test",
     extra_qrels: Annotated[Optional[Path], typer.Option(
         help="More judgments (query-id, corpus-id, score TSV) added to the benchmark's, e.g. the "
              "extra_qrels.tsv of `benchsmith audit`.")] = None,
-    embedder: Annotated[str, typer.Option(help="Embedder of the 'dense' retriever.")] = DEFAULT_EMBEDDER,
+    embedder: EmbedderOption = DEFAULT_EMBEDDER,
     llm: Annotated[str, typer.Option(help="Model for --history rewrite: 'baseline' or openai:<model>.")] = "baseline",
     test: Annotated[str, typer.Option(help="Significance test between configurations: randomization or t-test.")]
     = "randomization",
@@ -63,33 +74,41 @@ def evaluate(
     dry_run: DryRunOption = False,
     workspace: WorkspaceOption = None,
 ) -> None:
-    """Score retrievers on a benchmark with standard IR measures, per turn and per switch type.
+    """Score retrievers, and your own system's TREC run files, on a benchmark with standard IR
+    measures, per turn and per switch type.
 
     Writes a TREC run file per configuration, report.md, report.html and results.json into
-    the run directory. With --run/--qrels it only measures existing run files.
+    the run directory. With --run and --qrels but no BENCHMARK it only measures the run files.
     """
     offline_environment()
     measures = guarded(lambda: checked_measures(measure))
-    if run:
-        if benchmark is not None or qrels is None:
-            fail("--run measures existing run files: give --qrels FILE and no BENCHMARK")
-        guarded(lambda: _measure_run_files(run, qrels, measures, json_file))
-        return
     if benchmark is None:
-        fail("give a BENCHMARK to evaluate, or --run FILE --qrels FILE to measure existing runs")
-    retrievers, histories = retriever or list(DEFAULT_RETRIEVERS), history or list(DEFAULT_HISTORIES)
+        if not run or qrels is None:
+            fail("give a BENCHMARK to evaluate, or --run FILE --qrels FILE to measure existing runs")
+        guarded(lambda: _measure_run_files(run, qrels, measures, json_file, batch_size))
+        return
+    runs = list(run or [])
+    retrievers = retriever or ([] if runs else list(DEFAULT_RETRIEVERS))
+    histories = history or list(DEFAULT_HISTORIES)
     if dry_run:
         print_estimate(guarded(lambda: estimate_evaluation(benchmark, retrievers=retrievers, histories=histories,
-                                                           rerank=rerank, split=split, llm=llm, workspace=workspace)))
+                                                           runs=runs, rerank=rerank, split=split, llm=llm,
+                                                           workspace=workspace)))
         return
     run_id = run_id or new_run_id("evaluate")
-    console.print(f"[bold]evaluate[/] run [cyan]{run_id}[/] · {benchmark} · {', '.join(retrievers)} × history "
-                  f"{', '.join(histories)}" + (f" · rerank {rerank}" if rerank else ""), highlight=False)
+    evaluated = [f"{', '.join(retrievers)} × history {', '.join(histories)}"] if retrievers else []
+    evaluated += [f"run file{'s' if len(runs) > 1 else ''} {', '.join(path.name for path in runs)}"] if runs else []
+    console.print(f"[bold]evaluate[/] run [cyan]{run_id}[/] · {benchmark} · {' + '.join(evaluated)}"
+                  + (f" · rerank {rerank}" if rerank else ""), highlight=False)
     result = guarded(lambda: run_reported(
-        run_evaluation, run_id=run_id, benchmark=benchmark, retrievers=retrievers, histories=histories, rerank=rerank,
-        rerank_depth=rerank_depth, depth=depth, measures=measures, split=split, extra_qrels=extra_qrels, llm=llm,
-        test=test, embedder=embedder, concurrency=concurrency, workspace=workspace, chroma_host=chroma_host,
+        run_evaluation, run_id=run_id, benchmark=benchmark, retrievers=retrievers, histories=histories, runs=runs,
+        rerank=rerank, rerank_depth=rerank_depth, depth=depth, measures=measures, split=split, qrels=qrels,
+        extra_qrels=extra_qrels, strict=strict, llm=llm, test=test, embedder=embedder, concurrency=concurrency,
+        batch_size=batch_size, workspace=workspace, chroma_host=chroma_host,
         **model_options(rate_limit, timeout, max_attempts, structured_output)))
+    if result.already_finished:  # its warnings were printed when it ran
+        for warning in result.warnings:
+            console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     print_measure_table(result.aggregate, result.measures, f"Evaluation · run {result.run_id}",
                         highlight=result.primary_measure)
     print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
@@ -100,8 +119,9 @@ def evaluate(
         _write_json(json_file, {"aggregate": results["aggregate"], "per_query": results["per_query"]})
 
 
-def _measure_run_files(run_files: list[Path], qrels_file: Path, measures: list[str], json_file: Path | None) -> None:
-    scored = measure_runs(run_files, qrels_file, measures)
+def _measure_run_files(run_files: list[Path], qrels_file: Path, measures: list[str], json_file: Path | None,
+                       batch_size: int) -> None:
+    scored = measure_runs(run_files, qrels_file, measures, batch_size)
     names = [Path(name).name for name in scored]
     labels = names if len(set(names)) == len(names) else list(scored)  # file names, unless two share one
     judged = len(next(iter(scored.values())).per_query) if scored else 0
@@ -109,8 +129,10 @@ def _measure_run_files(run_files: list[Path], qrels_file: Path, measures: list[s
                         f"{judged} judged queries · {qrels_file}", all_measures_in="--json FILE")
     for name, result in scored.items():
         if result.unjudged_queries:
-            console.print(f"{name}: {result.unjudged_queries} queries have no judgments and were not measured",
-                          highlight=False)
+            examples = ", ".join(map(repr, result.unjudged_examples))
+            more = ", …" if result.unjudged_queries > len(result.unjudged_examples) else ""
+            console.print(f"{name}: {result.unjudged_queries} queries have no judgments and were not measured "
+                          f"({examples}{more})", highlight=False)
     if json_file is not None:
         as_json = {name: {"aggregate": result.aggregate, "per_query": result.per_query} for name, result in scored.items()}
         _write_json(json_file, next(iter(as_json.values())) if len(as_json) == 1 else {"runs": as_json})

@@ -7,9 +7,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console, guarded,
-                                           model_options, offline_environment, print_usage, run_reported)
+from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, EmbedderOption, MaxAttemptsOption,
+                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
+                                           WorkspaceOption, console, guarded, model_options, offline_environment,
+                                           print_usage, run_reported)
 from benchsmith.graphs.jobs.ingest import DEFAULT_COLLECTION, IngestResult, preview_ingest
 from benchsmith.graphs.jobs.ingest import ingest as run_ingest
 from benchsmith.stores.runs import new_run_id
@@ -34,7 +35,7 @@ def ingest(
         help="Chunks scoring below this quality (0..1) are filtered out.")] = DEFAULT_MIN_QUALITY,
     quality: Annotated[str, typer.Option(help="Quality scorer: 'heuristic' (information density) or 'llm'.")] = "heuristic",
     llm: Annotated[str, typer.Option(help="Model for --quality llm, e.g. openai:gpt-4o-mini.")] = "baseline",
-    embedder: Annotated[str, typer.Option(help="sentence-transformers model name or path.")] = DEFAULT_EMBEDDER,
+    embedder: EmbedderOption = DEFAULT_EMBEDDER,
     batch_size: Annotated[int, typer.Option(
         help="Chunks embedded and stored per batch (the resume granularity).")] = DEFAULT_BATCH_SIZE,
     rate_limit: RateLimitOption = None,

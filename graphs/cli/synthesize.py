@@ -16,7 +16,8 @@ from benchsmith.graphs.jobs.synthesize import (DEFAULT_CONCURRENCY, DEFAULT_CONV
 from benchsmith.graphs.jobs.synthesize import synthesize as run_synthesis
 from benchsmith.stores.runs import new_run_id
 from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE
-from benchsmith.tools.dialogue_walk import DEFAULT_HARD_SWITCH_RATE, DEFAULT_SWITCH_PROBABILITY
+from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
+                                            DEFAULT_SWITCH_PROBABILITY)
 
 
 def synthesize(
@@ -29,6 +30,9 @@ def synthesize(
     = DEFAULT_HARD_SWITCH_RATE,
     switch_rate: Annotated[float, typer.Option(help="Probability that a turn switches topic (users: every 2.11 turns).")]
     = DEFAULT_SWITCH_PROBABILITY,
+    soft_switch_margin: Annotated[float, typer.Option(
+        help="A soft switch's gold must beat the random-pair similarity mean by this many standard deviations; "
+             "otherwise the turn is labelled hard.")] = DEFAULT_SOFT_SWITCH_MARGIN,
     concurrency: Annotated[int, typer.Option(min=1, help="Conversations synthesized at once.")] = DEFAULT_CONCURRENCY,
     seed: Annotated[int, typer.Option(help="Seed for clustering, cluster choice and switches.")] = 0,
     cluster_size: Annotated[int, typer.Option(help="Chunks per cluster.")] = DEFAULT_CLUSTER_SIZE,
@@ -58,10 +62,25 @@ def synthesize(
                   f"· concurrency {concurrency}", highlight=False)
     result = guarded(lambda: run_reported(
         run_synthesis, run_id=run_id, collection=collection, conversations=conversations, turns=turns, llm=llm,
-        switch_rate=switch_rate, hard_switch_rate=hard_switch_rate, seed=seed, cluster_size=cluster_size,
-        history_window=history_window, concurrency=concurrency, workspace=workspace, chroma_host=chroma_host,
-        **model_options(rate_limit, timeout, max_attempts, structured_output)))
+        switch_rate=switch_rate, hard_switch_rate=hard_switch_rate, soft_switch_margin=soft_switch_margin, seed=seed,
+        cluster_size=cluster_size, history_window=history_window, concurrency=concurrency, workspace=workspace,
+        chroma_host=chroma_host, **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_synthesis_statistics(result)
+
+
+def similarity_rows(similarity: dict) -> list[tuple[str, str]]:
+    """Similarity of each switch's gold to the previous gold, beside random pairs of chunks."""
+    rows = []
+    for switch in ("soft", "hard"):
+        summary = similarity.get(switch, {})
+        if summary.get("count"):
+            rows.append((f"{switch} switches: similarity mean (min–max)",
+                         f"{summary['mean']:.2f} ({summary['min']:.2f}–{summary['max']:.2f})"))
+    if pairs := similarity.get("random_pairs"):
+        threshold = similarity.get("soft_switch_threshold")
+        rows.append(("random pairs: mean ± sd (soft needs >)",
+                     f"{pairs['mean']:.2f} ± {pairs['std']:.2f}" + (f" ({threshold:.2f})" if threshold is not None else "")))
+    return rows
 
 
 def print_synthesis_statistics(result: SynthesisResult) -> None:
@@ -76,6 +95,7 @@ def print_synthesis_statistics(result: SynthesisResult) -> None:
         ("tokens per question", stats["tokens_per_question"]), ("tokens per answer", stats["tokens_per_answer"]),
         ("topics per conversation", stats["topics_per_conversation"]),
         ("switches: follow-up / soft / hard", f"{switches['follow-up']} / {switches['soft']} / {switches['hard']}"),
+        *similarity_rows(stats.get("similarity", {})),
         ("polisher rejections", f"{stats['polisher_rejections']} of {stats['polished_turns']}"),
         ("model calls per conversation", stats["model_calls_per_conversation"]),
         ("model tokens per conversation", stats["tokens_per_conversation"]),

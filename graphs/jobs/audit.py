@@ -12,8 +12,9 @@ from typing import Any
 
 from benchsmith.agents.models import BASELINE
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
-from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_models,
-                                           checked_run_id, job_run, priced, resolved_path, workspace_for)
+from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
+from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_embedders,
+                                           check_models, checked_run_id, job_run, priced, resolved_path, workspace_for)
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
@@ -36,6 +37,7 @@ class AuditResult(JobRun):
     means: dict[str, float] = field(default_factory=dict)  # per dimension (1-5), and gold_pick_rate (0-1)
     confirmed_missing_gold: int = 0
     suspected_missing_gold: int = 0
+    ill_formed_questions: int = 0  # flagged as noise: no content words, markup, an ambiguous quote
     report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results (audit.json)
     extra_qrels: Path | None = None  # the confirmed missing gold, for evaluate(extra_qrels=...)
 
@@ -49,8 +51,8 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negativ
           sample: int | None = None, seed: int = 0, position_check: bool = False, min_votes: int = DEFAULT_MIN_VOTES,
           corpus: str | Path | None = None, split: str = "test", embedder: str = DEFAULT_EMBEDDER,
           concurrency: int = 4, requests_per_second: float | None = None, timeout_s: float = 60.0,
-          max_attempts: int = 6, structured_output: str = "auto", workspace: str | Path | None = None,
-          chroma_host: str | None = None,
+          max_attempts: int = 6, structured_output: str = "auto", many_documents: int = DEFAULT_MANY_DOCUMENTS,
+          workspace: str | Path | None = None, chroma_host: str | None = None,
           run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None) -> AuditResult:
     """Audit ``benchmark`` (a BEIR directory, a synthesis run directory or run id, or a turn
     JSONL file with ``corpus``). The same call with the same ``run_id`` resumes."""
@@ -60,14 +62,15 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negativ
     resolved = workspace_for(workspace)
     settings = _checked_settings(resolved, benchmark, judges, negatives, sample, seed, position_check, min_votes,
                                  corpus, split)
-    check_at_least(1, concurrency=concurrency)
+    check_at_least(1, concurrency=concurrency, many_documents=many_documents)
+    check_embedders(embedder)
     run_id = checked_run_id(run_id, "audit")
     context = AuditContext(workspace=str(resolved.root), chroma_host=chroma_host, split=split,
                            corpus=settings["corpus"], negatives=negatives, sample=sample, seed=seed,
                            position_check=position_check, min_votes=min_votes, embedder=embedder,
                            requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
                            structured_output=structured_output,
-                           concurrency=concurrency)
+                           concurrency=concurrency, many_documents=many_documents)
     context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="audit", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "benchmark": settings["benchmark"], "judges": settings["judges"]},
@@ -77,6 +80,7 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negativ
     return AuditResult(**job_run(outcome), instances=values["instances"], verdict=Verdict(**values["verdict"]),
                        means=values["means"], confirmed_missing_gold=values["confirmed_missing_gold"],
                        suspected_missing_gold=values.get("suspected_missing_gold", 0),
+                       ill_formed_questions=values.get("ill_formed_questions", 0),
                        report={kind: Path(path) for kind, path in values["report"].items()},
                        extra_qrels=outcome.run_dir.file("extra_qrels.tsv"))
 

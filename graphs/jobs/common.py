@@ -12,7 +12,7 @@ from typing import Any
 from benchsmith.agents.endpoints import resolve_base_url
 from benchsmith.agents.models import BASELINE, parse_model_spec
 from benchsmith.agents.pricing import PriceTable
-from benchsmith.graphs.resources import check_model_spec
+from benchsmith.graphs.resources import check_embedder_spec, check_model_spec
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import is_valid_run_id, new_run_id
 from benchsmith.stores.workspace import Workspace
@@ -98,6 +98,25 @@ def check_collection_name(name: str) -> None:
 def check_models(*specs: str) -> None:
     for spec in specs:
         check_model_spec(spec)
+
+
+def check_embedders(*specs: str | None) -> None:
+    """Each embedder spec (``None``: the default) names a registered embedder, ``openai:<model>`` or a
+    sentence-transformers model this machine has."""
+    for spec in specs:
+        if spec:
+            check_embedder_spec(spec)
+
+
+def retriever_embedders(retrievers: Iterable[str]) -> list[str]:
+    """The embedders ``dense:MODEL`` retrievers (alone or fused) name, for :func:`check_embedders`."""
+    from benchsmith.tools.retriever_specs import parse_retriever
+
+    models = []
+    for text in retrievers:
+        spec = parse_retriever(text)
+        models += [part.model for part in (spec, *spec.components) if part.kind == "dense" and part.model]
+    return models
 
 
 def check_at_least(minimum: float, **values: float | None) -> None:

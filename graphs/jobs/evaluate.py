@@ -1,10 +1,11 @@
-"""``benchsmith.evaluate``: score retrievers on a benchmark with standard IR measures, per turn
-and per switch type (the MTR-Bench protocol); and ``measure_runs``, the measures of existing
-TREC run files."""
+"""``benchsmith.evaluate``: score retrievers, and the user's own TREC run files, on a benchmark
+with standard IR measures, per turn and per switch type (the MTR-Bench protocol); and
+``measure_runs``, the measures of existing TREC run files against qrels alone."""
 
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,20 +13,23 @@ from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.agents.rewriter import Rewriter
-from benchsmith.evals.measures import DEFAULT_MEASURES, MeasureResults, UnknownMeasure, evaluate_run, parse_measures
-from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_models,
-                                           checked_run_id, job_run, priced, resolved_path, workspace_for)
+from benchsmith.evals.measures import (DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH, MeasureResults, UnknownMeasure,
+                                       evaluate_batches, parse_measures)
+from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_embedders,
+                                           check_models, checked_run_id, job_run, priced, resolved_path,
+                                           retriever_embedders, workspace_for)
 from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
-from benchsmith.tools.query_building import parse_history_mode
+from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
 from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
-from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever
+from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
 
 DEFAULT_RETRIEVERS = ("dense", "bm25", "hybrid:rrf(dense,bm25)")
 DEFAULT_HISTORIES = ("full",)
 DEFAULT_DEPTH = 1000
+DEFAULT_BATCH_SIZE = DEFAULT_QUERIES_PER_BATCH
 SIGNIFICANCE_TESTS = ("randomization", "t-test")
 REWRITE_OUTPUT_TOKENS = 40
 
@@ -36,6 +40,7 @@ class EvaluationResult(JobRun):
     primary_measure: str = ""
     aggregate: dict[str, dict[str, float]] = field(default_factory=dict)  # {configuration: {measure: mean}}
     report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results
+    warnings: list[str] = field(default_factory=list)  # unknown and duplicate ids found in the inputs
 
     def results(self) -> dict[str, Any]:
         """Everything ``results.json`` holds: per-query values, per-turn and per-switch means,
@@ -50,97 +55,133 @@ def checked_measures(names: Sequence[str] | None) -> list[str]:
         raise InputError(str(error)) from None
 
 
-def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] = DEFAULT_RETRIEVERS,
-             histories: Sequence[str] = DEFAULT_HISTORIES, rerank: str | None = None,
-             rerank_depth: int = DEFAULT_RERANK_DEPTH, depth: int = DEFAULT_DEPTH,
-             measures: Sequence[str] | None = None, split: str = "test", extra_qrels: str | Path | None = None,
-             llm: str = BASELINE, test: str = "randomization", embedder: str = DEFAULT_EMBEDDER,
-             concurrency: int = 4, requests_per_second: float | None = None, timeout_s: float = 60.0,
-             max_attempts: int = 6, structured_output: str = "auto", workspace: str | Path | None = None,
-          chroma_host: str | None = None,
-             run_id: str | None = None, on_event: EventHandler | None = None,
+def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
+             histories: Sequence[str] = DEFAULT_HISTORIES, runs: Sequence[str | Path] = (),
+             rerank: str | None = None, rerank_depth: int = DEFAULT_RERANK_DEPTH, depth: int = DEFAULT_DEPTH,
+             measures: Sequence[str] | None = None, split: str = "test", qrels: str | Path | None = None,
+             extra_qrels: str | Path | None = None, strict: bool = False, llm: str = BASELINE,
+             test: str = "randomization", embedder: str = DEFAULT_EMBEDDER, concurrency: int = 4,
+             batch_size: int = DEFAULT_BATCH_SIZE, requests_per_second: float | None = None,
+             timeout_s: float = 60.0, max_attempts: int = 6, structured_output: str = "auto",
+             workspace: str | Path | None = None,
+             chroma_host: str | None = None, run_id: str | None = None, on_event: EventHandler | None = None,
              resume: str | None = None) -> EvaluationResult:
-    """Evaluate every retriever × history configuration on ``benchmark`` (a BEIR directory, a
-    synthesis run directory or run id). The same call with the same ``run_id`` resumes."""
+    """Evaluate every retriever × history configuration, and each TREC run file in ``runs``
+    (a configuration named by its file name), on ``benchmark`` (a BEIR directory, a synthesis
+    run directory or run id). ``retrievers`` defaults to dense, BM25 and their RRF fusion, or
+    to none when ``runs`` are given. Unknown or duplicate ids in the inputs are warnings
+    (``EvaluationResult.warnings``, events ``{"warning": ...}``), errors when ``strict``. The
+    same call with the same ``run_id`` resumes."""
     from benchsmith.graphs.evaluate import EvaluationContext, builder
     from benchsmith.graphs.runner import run_job
 
     resolved = workspace_for(workspace)
-    settings = _checked_settings(resolved, benchmark, retrievers, histories, rerank, rerank_depth, depth, measures,
-                                 split, extra_qrels, llm, test)
-    check_at_least(1, concurrency=concurrency)
+    if retrievers is None:
+        retrievers = () if runs else DEFAULT_RETRIEVERS
+    settings = _checked_settings(resolved, benchmark, retrievers, histories, runs, rerank, rerank_depth, depth,
+                                 measures, split, qrels, extra_qrels, strict, llm, test)
+    check_at_least(1, concurrency=concurrency, batch_size=batch_size)
+    check_embedders(embedder, *retriever_embedders(retrievers))
     run_id = checked_run_id(run_id, "evaluate")
     context = EvaluationContext(
         workspace=str(resolved.root), chroma_host=chroma_host, split=split, depth=depth,
         measures=tuple(settings["measures"]), rerank_model=rerank, rerank_depth=rerank_depth, llm=llm,
         embedder=embedder, requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-        structured_output=structured_output,
-        concurrency=concurrency, significance_test=test, extra_qrels=settings["extra_qrels"])
+        structured_output=structured_output, concurrency=concurrency, significance_test=test,
+        qrels=settings["qrels"], extra_qrels=settings["extra_qrels"], strict=strict, batch_size=batch_size)
     context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="evaluate", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "benchmark": settings["benchmark"],
-                              "retrievers": settings["retrievers"], "histories": settings["histories"]},
+                              "retrievers": settings["retrievers"], "histories": settings["histories"],
+                              "runs": settings["runs"]},
                       context=context, settings=settings, on_event=on_event, max_concurrency=1, resume=resume)
     values = outcome.values
     return EvaluationResult(**job_run(outcome), measures=settings["measures"],
                             primary_measure=values["primary_measure"], aggregate=values["aggregate"],
-                            report={kind: Path(path) for kind, path in values["report"].items()})
+                            report={kind: Path(path) for kind, path in values["report"].items()},
+                            warnings=list(values.get("warnings") or []))
 
 
 def _checked_settings(workspace: Workspace, benchmark: str | Path, retrievers: Sequence[str], histories: Sequence[str],
-                      rerank: str | None, rerank_depth: int, depth: int, measures: Sequence[str] | None, split: str,
-                      extra_qrels: str | Path | None, llm: str, test: str) -> dict[str, Any]:
+                      runs: Sequence[str | Path], rerank: str | None, rerank_depth: int, depth: int,
+                      measures: Sequence[str] | None, split: str, qrels: str | Path | None,
+                      extra_qrels: str | Path | None, strict: bool, llm: str, test: str) -> dict[str, Any]:
     """The run's settings, every one checked (the benchmark loaded) before any work starts."""
     from benchsmith.graphs.corpus_indexes import cached_benchmark
-    from benchsmith.stores.beir import read_beir_qrels
+    from benchsmith.graphs.evaluate import input_problems, judgments
+    from benchsmith.stores.integrity import raise_if_strict
 
-    if not retrievers or not histories:
-        raise InputError("give at least one --retriever and one --history")
-    for spec in retrievers:
-        parse_retriever(spec)
+    if not retrievers and not runs:
+        raise InputError("give at least one --retriever or --run")
+    if retrievers and not histories:
+        raise InputError("give at least one --history")
+    specs = [parse_retriever(spec) for spec in retrievers]
     history_modes = [parse_history_mode(mode) for mode in histories]
+    run_files = [str(Path(path).resolve()) for path in runs]
+    for path in run_files:
+        if not Path(path).is_file():
+            raise InputError(f"--run {path}: file not found")
+    configurations = expand_configurations(specs, history_modes, rerank is not None) if specs else []
+    run_file_configurations(run_files, taken={configuration.name for configuration in configurations})
     if test not in SIGNIFICANCE_TESTS:
         raise InputError(f"--test must be one of {', '.join(SIGNIFICANCE_TESTS)}, got {test!r}")
     check_models(llm)
     check_at_least(1, depth=depth, rerank_depth=rerank_depth)
     names = checked_measures(measures)
     loaded = cached_benchmark(resolved_path(str(benchmark)), workspace, split)
-    if any(mode.kind == "oracle" for mode in history_modes):
-        if missing := next((query.id for query in loaded.queries if not query.rewrite), None):
-            raise InputError(f"--history oracle needs each query's metadata.rewrite; query {missing!r} of "
-                             f"{loaded.directory / 'queries.jsonl'} has none")
-    if extra_qrels is not None:
-        read_beir_qrels(Path(extra_qrels))
-    return {"benchmark": resolved_path(str(benchmark)), "retrievers": list(retrievers), "histories": list(histories),
-            "rerank": rerank, "rerank_depth": rerank_depth, "depth": depth, "measures": names, "split": split,
-            "llm": llm, "test": test, "extra_qrels": str(Path(extra_qrels).resolve()) if extra_qrels else None}
+    if specs:
+        require_oracle_rewrites(loaded, history_modes)
+    qrels_file = str(Path(qrels).resolve()) if qrels else None
+    extra_file = str(Path(extra_qrels).resolve()) if extra_qrels else None
+    judgments(loaded, qrels_file, extra_file)  # unreadable judgments stop here
+    if strict:
+        raise_if_strict(input_problems(loaded, qrels_file, extra_file, run_files), strict=True)
+    return {"benchmark": resolved_path(str(benchmark)), "retrievers": list(retrievers),
+            "histories": list(histories) if retrievers else [], "runs": run_files, "rerank": rerank,
+            "rerank_depth": rerank_depth, "depth": depth, "measures": names, "split": split, "llm": llm, "test": test,
+            "qrels": qrels_file, "extra_qrels": extra_file, "strict": strict}
 
 
-def estimate_evaluation(benchmark: str | Path, *, retrievers: Sequence[str] = DEFAULT_RETRIEVERS,
-                        histories: Sequence[str] = DEFAULT_HISTORIES, rerank: str | None = None,
-                        split: str = "test", llm: str = BASELINE, workspace: str | Path | None = None) -> CostEstimate:
+def estimate_evaluation(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
+                        histories: Sequence[str] = DEFAULT_HISTORIES, runs: Sequence[str | Path] = (),
+                        rerank: str | None = None, split: str = "test", llm: str = BASELINE,
+                        workspace: str | Path | None = None) -> CostEstimate:
     """The configurations an evaluation would run, and the model cost of the rewrite history."""
     from benchsmith.graphs.corpus_indexes import cached_benchmark
 
     loaded: Benchmark = cached_benchmark(resolved_path(str(benchmark)), workspace_for(workspace), split)
-    modes = [parse_history_mode(mode) for mode in histories]
+    if retrievers is None:
+        retrievers = () if runs else DEFAULT_RETRIEVERS
+    modes = [parse_history_mode(mode) for mode in histories] if retrievers else []
     configurations = expand_configurations([parse_retriever(spec) for spec in retrievers], modes, rerank is not None)
+    names = [*(Path(path).name for path in runs), *(configuration.name for configuration in configurations)]
     check_models(llm)
     rewrites = len(loaded.queries) if any(mode.kind == "rewrite" for mode in modes) else 0
     rewriter = Rewriter()
     input_tokens = sum(estimate_tokens("".join(m["content"] for m in rewriter.messages(
         history=query.history, question=query.question))) for query in loaded.queries) if rewrites else 0
-    notes = [f"configurations: {', '.join(configuration.name for configuration in configurations)}",
+    notes = [f"configurations: {', '.join(names)}",
              f"{len(loaded.queries):,} queries ({len(loaded.qrels):,} judged)"]
-    return priced(f"{len(configurations)} configurations on {loaded.name}",
+    return priced(f"{len(names)} configurations on {loaded.name}",
                   [(llm, rewrites, input_tokens, REWRITE_OUTPUT_TOKENS * rewrites)], notes)
 
 
-def measure_runs(run_files: Sequence[str | Path], qrels: str | Path,
-                 measures: Sequence[str] | None = None) -> dict[str, MeasureResults]:
-    """The measures of existing TREC run files against TREC qrels, by file path."""
-    from benchsmith.stores.trec import read_trec_qrels, read_trec_run
+def measure_runs(run_files: Sequence[str | Path], qrels: str | Path, measures: Sequence[str] | None = None,
+                 batch_size: int = DEFAULT_BATCH_SIZE) -> dict[str, MeasureResults]:
+    """The measures of existing TREC run files against qrels (TREC qrels or a BEIR TSV, told
+    apart by their first line), by file path. Each run is copied sorted by query id into a
+    temporary folder and measured a batch of queries at a time."""
+    from benchsmith.stores.beir import read_qrels
+    from benchsmith.stores.trec import iter_run_batches, write_sorted_copy
 
     measure_objects = parse_measures(checked_measures(measures))
-    judged = read_trec_qrels(qrels)
-    return {str(path): evaluate_run(measure_objects, judged, read_trec_run(path)) for path in run_files}
+    check_at_least(1, batch_size=batch_size)
+    judged = read_qrels(qrels)
+    results: dict[str, MeasureResults] = {}
+    with tempfile.TemporaryDirectory(prefix="benchsmith-runs-") as directory:
+        for index, path in enumerate(run_files):
+            sorted_copy = Path(directory) / f"{index}.trec"
+            write_sorted_copy(path, sorted_copy, tag=Path(path).name)
+            results[str(path)] = evaluate_batches(measure_objects, judged, iter_run_batches(sorted_copy, batch_size))
+            sorted_copy.unlink()
+    return results

@@ -9,8 +9,8 @@ from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_collection_name,
-                                           check_fraction, check_models, checked_run_id, job_run, priced,
-                                           workspace_for)
+                                           check_embedders, check_fraction, check_models, checked_run_id, job_run,
+                                           priced, workspace_for)
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
@@ -85,6 +85,7 @@ def _checked_settings(sources: Sequence[str | Path], collection: str, chunk_size
     if quality not in ("heuristic", "llm"):
         raise InputError(f"--quality must be 'heuristic' or 'llm', got {quality!r}")
     check_models(llm)
+    check_embedders(embedder)
     if quality == "llm" and llm == BASELINE:
         raise InputError("--quality llm asks a model to score chunks: give one with --llm openai:<model>")
     check_at_least(1, chunk_size=chunk_size, min_chars=min_chars, num_perm=num_perm, batch_size=batch_size)

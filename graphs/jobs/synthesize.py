@@ -20,7 +20,8 @@ from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS
-from benchsmith.tools.dialogue_walk import DEFAULT_HARD_SWITCH_RATE, DEFAULT_SWITCH_PROBABILITY
+from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
+                                            DEFAULT_SWITCH_PROBABILITY)
 
 DEFAULT_CONVERSATIONS, DEFAULT_TURNS, DEFAULT_CONCURRENCY = 20, 6, 4
 # Assumed lengths for the dry-run estimate (characters): a question, an assistant answer.
@@ -66,8 +67,8 @@ def cluster(collection: str, *, size: int = DEFAULT_CLUSTER_SIZE, neighbours: in
 
 def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, turns: int = DEFAULT_TURNS,
                llm: str = BASELINE, switch_rate: float = DEFAULT_SWITCH_PROBABILITY,
-               hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE, seed: int = 0,
-               cluster_size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_NEIGHBOURS,
+               hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE, soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN,
+               seed: int = 0, cluster_size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_NEIGHBOURS,
                history_window: int | None = None, concurrency: int = DEFAULT_CONCURRENCY,
                requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
            structured_output: str = "auto",
@@ -80,7 +81,7 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
                                               SynthesisContext, builder)
 
     settings = _checked_settings(collection, conversations, turns, llm, switch_rate, hard_switch_rate, seed,
-                                 cluster_size, neighbours, history_window)
+                                 cluster_size, neighbours, history_window, soft_switch_margin)
     check_at_least(1, concurrency=concurrency)
     run_id = checked_run_id(run_id, "synthesize")
     resolved = workspace_for(workspace)
@@ -91,9 +92,10 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
                          f"most {available} conversations, or use a smaller --cluster-size")
     context = SynthesisContext(
         workspace=str(resolved.root), chroma_host=chroma_host, llm=llm, seed=seed, switch_probability=switch_rate,
-        hard_switch_rate=hard_switch_rate, cluster_size=cluster_size, neighbours=neighbours,
-        history_window=history_window, concurrency=concurrency, requests_per_second=requests_per_second,
-        timeout_s=timeout_s, max_attempts=max_attempts, structured_output=structured_output)
+        hard_switch_rate=hard_switch_rate, soft_switch_margin=soft_switch_margin, cluster_size=cluster_size,
+        neighbours=neighbours, history_window=history_window, concurrency=concurrency,
+        requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
+        structured_output=structured_output)
     context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="synthesize", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "collection": collection, "conversations": conversations,
@@ -109,7 +111,8 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
 
 def _checked_settings(collection: str, conversations: int, turns: int, llm: str, switch_rate: float,
                       hard_switch_rate: float, seed: int, cluster_size: int, neighbours: int,
-                      history_window: int | None) -> dict[str, Any]:
+                      history_window: int | None, soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN
+                      ) -> dict[str, Any]:
     check_collection_name(collection)
     check_models(llm)
     check_at_least(1, conversations=conversations, turns=turns, cluster_size=cluster_size, neighbours=neighbours)
@@ -117,7 +120,7 @@ def _checked_settings(collection: str, conversations: int, turns: int, llm: str,
     check_fraction(switch_rate=switch_rate, hard_switch_rate=hard_switch_rate)
     return {"collection": collection, "conversations": conversations, "turns": turns, "llm": llm,
             "hard_switch_rate": hard_switch_rate, "switch_rate": switch_rate, "seed": seed,
-            "cluster_size": cluster_size, "history_window": history_window}
+            "cluster_size": cluster_size, "history_window": history_window, "soft_switch_margin": soft_switch_margin}
 
 
 def estimate_synthesis(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, turns: int = DEFAULT_TURNS,

@@ -1,0 +1,132 @@
+"""The seam's retry policy, shared by every client that talks to an OpenAI-compatible server
+(chat completions in :mod:`~benchsmith.agents.models`, embeddings in
+:mod:`~benchsmith.agents.embeddings`), and what a failure that outlasts it becomes.
+
+Retried: 429 (waiting what ``retry-after-ms`` or ``Retry-After`` says, else exponential backoff
+with jitter), 5xx, 408, 409, timeouts, connection errors and invalid output. Not retried: every
+other 4xx and a 429 that says the quota is used up (:func:`~benchsmith.agents.endpoints.is_fatal`);
+those latch the endpoint. The failures raised are ours, redacted and unchained.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+import openai
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+
+from benchsmith.agents.endpoints import display_url, endpoint_error, is_fatal, server_message
+from benchsmith.agents.redaction import redact
+from benchsmith.agents.seam_errors import InvalidOutput, ModelSeamError, ModelUnavailableError
+
+MAX_RETRY_AFTER_S = 60.0
+
+
+class RetrySettings(Protocol):
+    max_attempts: int
+    backoff_initial_s: float
+    backoff_max_s: float
+
+
+def is_retryable(error: BaseException) -> bool:
+    """Transport faults and invalid output are retried; auth, bad requests and a used-up quota are not."""
+    if isinstance(error, openai.RateLimitError):
+        return not is_fatal(error)
+    if isinstance(error, InvalidOutput | openai.APITimeoutError | openai.APIConnectionError):
+        return True
+    # 408 (request timeout) and 409 (conflict) are transient too, as the openai SDK treats them.
+    return isinstance(error, openai.APIStatusError) and (error.status_code >= 500 or error.status_code in (408, 409))
+
+
+def error_name(error: BaseException | None) -> str:
+    """Stable names for the stats: openai's class, not a wrapper's subclass."""
+    for cls in type(error).__mro__:
+        if cls.__module__.startswith("openai") or cls is InvalidOutput:
+            return cls.__name__
+    return type(error).__name__
+
+
+def retry_after_seconds(error: BaseException | None) -> float | None:
+    """The server's wait before a retry: ``retry-after-ms``, else ``Retry-After`` (seconds or an
+    HTTP date), capped at :data:`MAX_RETRY_AFTER_S`; ``None`` when it gives none."""
+    response = getattr(error, "response", None)
+    headers = response.headers if response is not None else {}
+    seconds: float | None = None
+    try:
+        if (milliseconds := headers.get("retry-after-ms")) is not None:
+            seconds = float(milliseconds) / 1000
+        elif (value := headers.get("retry-after")) is not None:
+            try:
+                seconds = float(value)
+            except ValueError:
+                moment = email.utils.parsedate_to_datetime(value)
+                seconds = moment.timestamp() - time.time()
+    except (ValueError, TypeError, OverflowError):
+        return None
+    if seconds is None or seconds != seconds or seconds < 0:  # NaN or a date in the past
+        return None
+    return min(MAX_RETRY_AFTER_S, seconds)
+
+
+def retrying(settings: RetrySettings, on_retry: Callable[[BaseException | None], None],
+             sleep: Callable[[float], None] | None = None) -> Retrying:
+    """The retry loop of one call: ``retrying(...)(attempt)`` calls ``attempt`` until it succeeds, fails
+    for good or runs out of attempts (then the last error is raised). ``on_retry`` hears each error
+    that is retried, before the wait; ``sleep`` replaces ``time.sleep`` (tests record the waits)."""
+    exponential = wait_exponential_jitter(multiplier=settings.backoff_initial_s, max=settings.backoff_max_s,
+                                          jitter=settings.backoff_initial_s)
+
+    def wait(state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome else None
+        after = retry_after_seconds(error)
+        return after if after is not None else exponential(state)
+
+    return Retrying(
+        retry=retry_if_exception(is_retryable),
+        wait=wait,
+        stop=stop_after_attempt(settings.max_attempts),
+        before_sleep=lambda state: on_retry(state.outcome.exception() if state.outcome else None),
+        reraise=True,
+        **({"sleep": sleep} if sleep else {}),
+    )
+
+
+def transport_failure(error: Exception, *, model: str, base_url: str | None, attempts: int,
+                      route: str = "chat completions") -> BaseException:
+    """The exception to raise for ``error`` once retrying is over: ours, with a redacted message and
+    no chain (the openai errors hold the request with its headers, and the server's text). Errors
+    that are neither the server's nor ours (a bug) come back unchanged: their traceback matters more."""
+    where = f"model {model!r}" + (f" at {display_url(base_url)}" if base_url else "")
+    if isinstance(error, ModelSeamError):
+        clean: BaseException = error
+    elif isinstance(error, openai.APIStatusError) and not is_retryable(error):
+        clean = endpoint_error(error, base_url, model, route=route)
+    elif isinstance(error, openai.APIError):
+        name = error_name(error)
+        said = server_message(error) if isinstance(error, openai.APIStatusError) else redact(str(error))
+        clean = ModelUnavailableError(
+            f"{where} still failed after {attempts} attempt(s); the last error was {name}: {said}. Check that "
+            "the server is up and reachable, or allow more time (timeout) or more attempts (max attempts).",
+            last_error=name)
+    elif mentions_secret(error):
+        clean = ModelSeamError(redact(f"{type(error).__name__}: {error}"))
+    else:
+        return error
+    clean.__cause__ = clean.__context__ = None
+    clean.__suppress_context__ = True
+    return clean
+
+
+def mentions_secret(error: BaseException) -> bool:
+    """Does ``error``, or anything chained to it, say something :func:`redact` would mask?"""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if redact(str(current)) != str(current):
+            return True
+        current = current.__cause__ or current.__context__
+    return False

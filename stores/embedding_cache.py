@@ -1,0 +1,73 @@
+"""SQLite cache of vectors from embedding servers, so a text is paid for once per (endpoint, model).
+
+Keys come from the embeddings client (agents/embeddings.py): a SHA-256 over the endpoint, the
+model and the text, never the API key. Vectors are stored as float32 bytes (1.5 KB for 384
+dimensions), beside their dimension.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS embeddings (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    dimension INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    created REAL NOT NULL
+)
+"""
+# SQLite allows 32,766 host parameters per statement; stay far below.
+LOOKUP_CHUNK = 500
+
+
+class EmbeddingCache:
+    """Thread-safe bulk get/put of float32 vectors; WAL mode lets several processes share it."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._connection = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+        with self._lock, self._connection:
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            # No fsync per commit (as the checkpointer): a killed process loses nothing committed; a
+            # power cut may drop the last entries, which a re-run pays for again. Measured: with an
+            # fsync per put, the cache's lock held every model call in line (50 calls/s at concurrency 64).
+            self._connection.execute("PRAGMA synchronous=NORMAL")
+            self._connection.execute(SCHEMA)
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
+        """``{key: float32 bytes}`` of the keys stored; the others are absent."""
+        found: dict[str, bytes] = {}
+        unique = list(dict.fromkeys(keys))
+        with self._lock:
+            for start in range(0, len(unique), LOOKUP_CHUNK):
+                chunk = unique[start : start + LOOKUP_CHUNK]
+                placeholders = ",".join("?" * len(chunk))
+                rows = self._connection.execute(
+                    f"SELECT key, vector FROM embeddings WHERE key IN ({placeholders})", chunk).fetchall()
+                found.update((key, bytes(vector)) for key, vector in rows)
+        return found
+
+    def put_many(self, model: str, rows: Iterable[tuple[str, bytes]]) -> None:
+        """Store ``(key, float32 bytes)`` rows of ``model`` in one transaction."""
+        now = time.time()
+        values = [(key, model, len(vector) // 4, vector, now) for key, vector in rows]
+        with self._lock, self._connection:
+            self._connection.executemany(
+                "INSERT OR REPLACE INTO embeddings (key, model, dimension, vector, created) VALUES (?, ?, ?, ?, ?)",
+                values)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._connection.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection.close()

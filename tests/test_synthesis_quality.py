@@ -1,0 +1,117 @@
+"""Baseline synthesis over a Sphinx/MyST tree: no question about markup or an ambiguous span,
+soft switches that are more similar to the previous gold than random pairs of chunks are, and
+a planted dissimilar next chunk labelled a hard switch."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import benchsmith
+from benchsmith.agents.text import content_words
+from benchsmith.evals.question_form import DocumentCounter, question_form
+from benchsmith.graphs.resources import chroma_client, register_embedder
+from benchsmith.graphs.synthesize import SynthesisContext, conversation_graph
+from benchsmith.stores.corpus_stats import load_corpus_stats
+from benchsmith.stores.vectors import VectorStore
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.corpus_statistics import corpus_statistics
+from benchsmith.tools.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN
+from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from tests.embedders import HashingEmbedder
+from tests.sphinx_fixtures import write_sphinx_tree
+
+COLLECTION = "harbour"
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Workspace:
+    root = tmp_path_factory.mktemp("sphinx")
+    workspace = Workspace.resolve(root / "ws")
+    benchsmith.ingest([write_sphinx_tree(root / "docs")], collection=COLLECTION,
+                      embedder=register_embedder(HashingEmbedder()), min_chars=20, workspace=workspace.root)
+    return workspace
+
+
+def store_of(workspace: Workspace) -> VectorStore:
+    return VectorStore.open_existing(chroma_client(workspace, None), COLLECTION,
+                                     lambda spec: ChromaEmbeddingFunction(spec=spec))
+
+
+@pytest.fixture(scope="module")
+def chunks(workspace) -> dict[str, dict]:
+    store = store_of(workspace)
+    ids = [chunk_id for page in store.iter_all(include=()) for chunk_id in page["ids"]]
+    texts, vectors = store.fetch(ids), store.embeddings(ids)
+    return {chunk_id: {"text": texts[chunk_id]["text"], "vector": vectors[chunk_id]} for chunk_id in ids}
+
+
+@pytest.fixture(scope="module")
+def bench(workspace):
+    clusters = benchsmith.cluster(COLLECTION, size=2, workspace=workspace.root).clusters
+    assert len(clusters) >= 3
+    return benchsmith.synthesize(COLLECTION, conversations=min(4, len(clusters)), turns=6, cluster_size=2,
+                                 switch_rate=0.6, workspace=workspace.root, run_id="sphinx")
+
+
+def test_no_question_is_about_markup_or_an_ambiguous_span(bench, chunks):
+    counter = DocumentCounter(chunk["text"] for chunk in chunks.values())
+    turns = [turn for dialogue in bench.dialogues for turn in dialogue.turns]
+    assert len(turns) == 6 * len(bench.dialogues) >= 18
+    for turn in turns:
+        for text in (turn.question, turn.question_unpolished, turn.rewrite):
+            form = question_form(text, counter)
+            assert form.problems() == [], (text, form.problems())
+            assert not any(span.markup or span.content_words < 3 for span in form.quoted), text
+        assert len(content_words(turn.rewrite)) >= 3 and question_form(turn.rewrite).content_words >= 3, turn.rewrite
+        assert not any(marker in turn.response for marker in ("```", ":orphan:", "{ref}", ":func:", "| option"))
+
+
+def test_soft_switches_are_more_similar_than_random_pairs_by_the_margin(bench, workspace, chunks):
+    statistics = load_corpus_stats(workspace, COLLECTION)
+    threshold = statistics.similarity_threshold(DEFAULT_SOFT_SWITCH_MARGIN)
+    similarity = bench.stats["similarity"]
+    assert similarity["soft_switch_threshold"] == pytest.approx(threshold, abs=1e-4)
+    assert similarity["random_pairs"]["mean"] == pytest.approx(statistics.similarity["mean"])
+    assert threshold == pytest.approx(statistics.similarity["mean"] + statistics.similarity["std"])
+    soft = 0
+    for dialogue in bench.dialogues:
+        assert dialogue.turns[0].similarity_to_previous is None
+        for previous, turn in zip(dialogue.turns, dialogue.turns[1:]):
+            first, second = chunks[previous.gold_ids[0]]["vector"], chunks[turn.gold_ids[0]]["vector"]
+            cosine = float(first @ second / np.linalg.norm(first) / np.linalg.norm(second))
+            assert turn.similarity_to_previous == pytest.approx(cosine, abs=1e-3)
+            if turn.switch == "soft":
+                soft += 1
+                assert turn.similarity_to_previous > threshold
+    assert soft > 0 and similarity["soft"]["count"] == soft
+    assert similarity["soft"]["min"] > threshold
+    stats = json.loads(bench.files["stats"].read_text(encoding="utf-8"))
+    assert set(stats["similarity"]["hard"]) >= {"count", "mean", "min", "q1", "median", "q3", "max"} \
+        or stats["similarity"]["hard"] == {"count": 0}
+
+
+def test_a_dissimilar_next_chunk_makes_the_switch_hard_and_a_similar_one_soft(workspace, chunks):
+    ids = sorted(chunks)
+    unit = {chunk_id: chunk["vector"] / np.linalg.norm(chunk["vector"]) for chunk_id, chunk in chunks.items()}
+    start = ids[0]
+    others = sorted((float(unit[start] @ unit[other]), other) for other in ids[1:])
+    # Computed once per collection (and stored) whichever comes first: this test or a run.
+    threshold = corpus_statistics(workspace, store_of(workspace)).similarity_threshold(DEFAULT_SOFT_SWITCH_MARGIN)
+    (low, dissimilar), (high, similar) = others[0], others[-1]
+    assert low <= threshold < high  # the planted cases are what they claim
+    context = SynthesisContext(workspace=str(workspace.root), switch_probability=1.0, hard_switch_rate=0.0)
+
+    def second_turn(chunk_ids: list[str]) -> dict:
+        result = conversation_graph.invoke({"collection": COLLECTION, "conversation_id": f"planted-{chunk_ids[1]}",
+                                            "chunk_ids": chunk_ids, "turns_wanted": 2}, context=context)
+        return result["turns"][1]
+
+    hard = second_turn([start, dissimilar])  # the drawn switch is soft; nothing near enough: labelled hard
+    assert hard["switch"] == "hard" and hard["gold_ids"] == [dissimilar]
+    assert hard["similarity_to_previous"] == pytest.approx(low, abs=1e-3)
+    soft = second_turn([start, similar])
+    assert soft["switch"] == "soft" and soft["gold_ids"] == [similar]
+    assert soft["similarity_to_previous"] == pytest.approx(high, abs=1e-3)
