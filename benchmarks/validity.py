@@ -30,8 +30,9 @@ a new questioner, gets fresh synthesis and evaluation runs::
     .venv/bin/python benchmarks/validity.py --update-data   # re-find gold chunk ids after a
                                                             # cleaning or chunking change
 
-The first run embeds the corpus (about 1,800 chunks: 2-10 minutes on 2 CPU cores); later runs
-on the same code take about a minute. Deterministic for given settings and seed.
+The first run embeds the corpus (about 1,800 chunks: 2-10 minutes on 2 CPU cores). Later runs
+reuse the collection: about a minute when synthesis and evaluation are new (another seed, a code
+change), seconds when nothing changed. Deterministic for given settings and seed.
 """
 
 from __future__ import annotations
