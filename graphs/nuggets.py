@@ -216,7 +216,7 @@ def _indexes(runtime: Runtime[NuggetsContext], run_id: str) -> Indexes:
     """BM25 and dense indexes of the run's corpus (built once per process and corpus file)."""
     context = _context(runtime)
     corpus = _corpus(runtime, run_id)
-    embedder = embedder_for(context.embedder)
+    embedder = embedder_for(context.embedder, _workspace(runtime), run_id, context)
     return Indexes(bm25_index(corpus), dense_index(_workspace(runtime), context.chroma_host, corpus, embedder),
                    embedder)
 

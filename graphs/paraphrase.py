@@ -227,7 +227,8 @@ def paraphrase_turn(task: TurnTask, runtime: Runtime[ParaphraseContext]) -> dict
         if history:
             raws = [text.strip() for text in seam.run(ContextRestorer(len(paraphrases)), history=history,
                                                       raw=turn["raw"], rewrite=source, queries=paraphrases).turns]
-        similarities = (similarities_to_source(embedder_for(context.embedder), source, paraphrases)
+        embedder = embedder_for(context.embedder, workspace_of(context), task["run_id"], context)
+        similarities = (similarities_to_source(embedder, source, paraphrases)
                         if context.min_similarity > 0 else None)
         decisions = filter_variants(source, paraphrases, FilterSettings(context.overlap_metric, context.max_overlap,
                                                                          context.min_similarity), similarities)

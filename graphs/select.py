@@ -291,8 +291,9 @@ def prepare(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, An
         configuration = _configuration(runtime, state["run_id"], name)
         index = chunk_index(corpus, configuration.chunking)
         for component in _dense_components(configuration.retriever):
-            index.dense(_workspace(runtime), context.chroma_host, embedder_for(component.model or context.embedder),
-                        configuration.filter)
+            embedder = embedder_for(component.model or context.embedder, _workspace(runtime), state["run_id"],
+                                    context)
+            index.dense(_workspace(runtime), context.chroma_host, embedder, configuration.filter)
         _query_texts(runtime, state["run_id"], state["queries"], configuration)
     return {}
 
