@@ -5,16 +5,20 @@ not finish, and reports it without redoing anything when it did. Settings are re
 with the run; resuming with different settings is refused rather than mixing two runs. A
 run that ends on an exception or a signal is recorded as ``crashed`` with its reason.
 
-With a database (``--database``) the run is shared: its record and API arguments are kept in
-PostgreSQL, where ``benchsmith work`` on any machine reads them to join it; each process is a
-worker with its own checkpoint thread (``RUN_ID@host:pid``) in PostgreSQL, and the run's
-progress is its work items there (graphs/resources.run_items), so a worker that starts, dies or
-comes back later never replays another's steps. A worker that crashes leaves the shared run to
-the others.
+With a database (``--database``) checkpoints, the model cache, the usage ledger and the run
+record are in PostgreSQL. A run that workers share (a job that gives its API ``arguments``:
+synthesis, audit) keeps those arguments there, where ``benchsmith work`` on any machine reads
+them to join it; each process is a worker with its own checkpoint thread (``RUN_ID@host:pid``),
+and the run's progress is its work items (graphs/resources.run_items), so a worker that starts,
+dies or comes back later never replays another's steps, and a worker that crashes leaves the
+run to the others. Any other run belongs to its workspace, where its files are: its thread is
+``RUN_ID@host:workspace``, so the same run id in another workspace is another run, and never
+resumes onto (or deletes) this one's checkpoints.
 """
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -76,7 +80,7 @@ def run_job(
     if database:
         _join_shared_run(database, record, arguments)
     forget_endpoints()  # a key or server fixed since an endpoint failed in this process gets a fresh try
-    thread_id = f"{run_id}@{worker_name()}" if database and arguments is not None else run_id
+    thread_id = checkpoint_thread(run_id, workspace, database, shared=arguments is not None)
     config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
     if max_concurrency:
         # Top level: under "configurable" it is ignored. LangGraph uses a worker of the pool for
@@ -111,6 +115,8 @@ def run_job(
     except BaseException as error:
         run_dir.crash(crash_reason(error))
         if database:
+            if arguments is None:  # a shared run goes on with its other workers
+                save_run(database, run_dir.load())
             worker_seen(database, worker_name(), stopped=True)
         raise
     finally:
@@ -121,6 +127,16 @@ def run_job(
         worker_seen(database, worker_name(), stopped=True)
     return RunOutcome(run_id, values, resumed=resumed, already_finished=False,
                       usage=usage_ledger(workspace, run_id, database).totals(), run_dir=run_dir)
+
+
+def checkpoint_thread(run_id: str, workspace: Workspace, database: str | None, shared: bool) -> str:
+    """The run's checkpoint thread: the run id in the workspace's own SQLite; in a shared
+    database, one per worker process of a shared run, else one per host and workspace."""
+    if not database:
+        return run_id
+    if shared:
+        return f"{run_id}@{worker_name()}"
+    return f"{run_id}@{socket.gethostname()}:{workspace.root}"
 
 
 def _join_shared_run(database: str, record: RunRecord, arguments: dict[str, Any] | None) -> None:

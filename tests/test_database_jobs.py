@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 import benchsmith
 from benchsmith.graphs.cli import app
 from benchsmith.graphs.resources import register_embedder
+from benchsmith.graphs.runner import checkpoint_thread
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import connection as connection_to
 from benchsmith.stores.postgres_runs import find_run
@@ -32,6 +33,10 @@ BATCH_SIZE = 2
 COMMANDS = [(["ingest"], "ingest", "run_ingest"), (["paraphrase"], "paraphrase", "run_paraphrase"),
             (["robustness"], "robustness", "run_robustness"), (["hardneg", "build"], "hardneg", "run_build"),
             (["nuggets"], "nuggets", "run_nuggets"), (["select"], "select", "run_selection")]
+
+
+def thread(run_id: str, workspace: Workspace) -> str:
+    return checkpoint_thread(run_id, workspace, "postgresql://", shared=False)
 
 
 def checkpoint_threads(url: str) -> dict[str, int]:
@@ -63,7 +68,9 @@ def test_ingest_resumes_from_postgresql_and_a_new_workspace_starts_the_run_over(
         ingest(tmp_path, "first", database, HashingEmbedder(fail_on_call=3))  # two batches stored, then a crash
     first = Workspace.resolve(tmp_path / "first")
     assert RunDirectory(first, "ingest-db").load().status == "crashed"
-    assert checkpoint_threads(database).keys() == {"ingest-db"}  # one thread, the run id: no worker suffix
+    assert find_run(database, "ingest-db").status == "crashed"  # the shared record says so too
+    # One thread for the run in this workspace (no worker suffix: one process runs it).
+    assert checkpoint_threads(database).keys() == {thread("ingest-db", first)}
     assert not first.checkpoints_path.exists()  # nothing of it in the workspace's SQLite
 
     resumed_embedder = HashingEmbedder()
@@ -75,21 +82,18 @@ def test_ingest_resumes_from_postgresql_and_a_new_workspace_starts_the_run_over(
     again_embedder = HashingEmbedder()
     assert ingest(tmp_path, "first", database, again_embedder).already_finished and again_embedder.calls == 0
 
-    # Another machine: its workspace has no run directory, so the runner treats the run as new and
-    # deletes the run id's checkpoint thread: the run is done again in full, not reported as
-    # finished (its collection and files are the workspace's own) nor resumed from the checkpoint.
+    # Another workspace (another machine): the run is its own there, with its own thread: done in
+    # full (its collection and files are the workspace's own), leaving the first one's thread alone.
     elsewhere_embedder = HashingEmbedder()
     elsewhere = ingest(tmp_path, "second", database, elsewhere_embedder)
     assert not elsewhere.resumed and not elsewhere.already_finished
     assert elsewhere_embedder.texts_embedded == elsewhere.indexed == resumed.indexed
     assert stored_chunks(tmp_path / "second", elsewhere_embedder) == elsewhere.indexed
     assert find_run(database, "ingest-db").status == "finished"
-    assert checkpoint_threads(database).keys() == {"ingest-db"}
+    assert checkpoint_threads(database).keys() == {thread("ingest-db", first),
+                                                   thread("ingest-db", Workspace.resolve(tmp_path / "second"))}
 
 
-@pytest.mark.xfail(strict=True, reason="one checkpoint thread per run id for every workspace: a run finished "
-                                       "in another workspace overwrote it, so resuming here finds it finished "
-                                       "and skips the chunks this workspace's collection still lacks")
 def test_a_run_crashed_here_and_finished_elsewhere_resumes_with_this_workspaces_collection_complete(tmp_path,
                                                                                                    database):
     write_corpus(tmp_path / "corpus", documents=8)
@@ -123,7 +127,7 @@ def test_paraphrase_keeps_model_cache_and_usage_in_postgresql_so_a_new_workspace
         shared = find_run(database, "paraphrase-db")
         assert (shared.job, shared.status, shared.summary["paraphrases"]) == ("paraphrase", "finished",
                                                                               first.paraphrases)
-        assert checkpoint_threads(database).keys() == {"paraphrase-db"}
+        assert checkpoint_threads(database).keys() == {thread("paraphrase-db", workspace)}
 
         # Another machine runs the graph again from the start, every answer from the shared cache.
         elsewhere = paraphrase(files, tmp_path / "second", database)

@@ -40,9 +40,10 @@ ChromaHostOption = Annotated[
 DatabaseOption = Annotated[
     Optional[str],
     typer.Option("--database", envvar="BENCHSMITH_DATABASE_URL", show_envvar=True,
-                 help="postgresql://… to share the run with workers on any machine (`benchsmith work RUN_ID`): "
-                      "checkpoints, model cache, run records and work items in PostgreSQL. Pass a password "
-                      "through the environment variable, not the command line (commands are kept for resuming)."),
+                 help="postgresql://… for the run's checkpoints, model cache, usage and record in PostgreSQL; a "
+                      "synthesis or audit run is then shared by workers on any machine (`benchsmith work RUN_ID`). "
+                      "Pass a password through the environment variable, not the command line (commands are kept "
+                      "for resuming)."),
 ]
 LeaseOption = Annotated[
     float, typer.Option("--lease", min=1.0,
