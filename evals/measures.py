@@ -101,7 +101,7 @@ def evaluate_batches(measures: Sequence[Measure], qrels: Qrels, batches: Iterabl
             unjudged += [query_id for query_id in batch if query_id not in row][:UNJUDGED_EXAMPLES - len(unjudged)]
         # Empty rankings are left out (ir_measures' Judged@k divides by their length); they stay 0.
         retrieved = {query_id: batch[query_id] for query_id in judged if batch[query_id]}
-        if not retrieved:
+        if not retrieved or not names:  # no measures (ir_measures refuses an empty list): only the counts
             continue
         for metric in ir_measures.iter_calc(list(measures), judged, retrieved):
             values[row[metric.query_id], column[str(metric.measure)]] = metric.value

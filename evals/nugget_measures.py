@@ -28,11 +28,14 @@ A query with judgments and no retrieved document scores 0 on every measure.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import ir_measures
+import numpy as np
+
+from benchsmith.evals.measures import MeasureResults, evaluate_batches
 
 Run = Mapping[str, Mapping[str, float]]
 NuggetQrels = Mapping[str, Mapping[str, Mapping[str, int]]]  # {qid: {nugget id: {doc id: label}}}
@@ -171,16 +174,33 @@ def split_measures(names: Sequence[str]) -> tuple[list[str], list[str]]:
     return [name for name in names if name not in nugget], nugget
 
 
-def add_nugget_measures(per_query: dict[str, dict[str, float]], run: Run, nugget_qrels: NuggetQrels,
-                        names: Sequence[str]) -> dict[str, float]:
-    """Add the nugget measures ``names`` to an evaluation's per-query values (its queries; 0 for
-    a query the nugget qrels lack) and return their means over those queries: the one call an
-    evaluation makes to score a run with nugget qrels beside its own qrels."""
-    if not names:
-        return {}
-    values = nugget_measures(run, nugget_qrels, names).per_query
-    for query_id, row in per_query.items():
-        for name in names:
-            row[name] = values.get(query_id, {}).get(name, 0.0)
-    return {name: (sum(row[name] for row in per_query.values()) / len(per_query) if per_query else 0.0)
-            for name in names}
+def evaluate_batches_with_nuggets(measures: Sequence[ir_measures.Measure], nugget_names: Sequence[str],
+                                  qrels: Mapping[str, Mapping[str, int]], nugget_qrels: NuggetQrels,
+                                  batches: Iterable[Run]) -> MeasureResults:
+    """An evaluation's per-query values, a batch of queries at a time: ``measures`` against
+    ``qrels`` (:func:`evals.measures.evaluate_batches`), and the nugget measures ``nugget_names``
+    (Coverage@k, alpha_nDCG@k) against ``nugget_qrels`` as each batch goes by.
+
+    One pass over the batches; memory holds one batch of rankings and a row of floats per
+    judged query. The rows are the queries of ``qrels`` (the columns: ``measures``, then
+    ``nugget_names``); a query the nugget qrels lack scores 0 on the nugget measures, and a query
+    only the nugget qrels judge is not measured. Each query's nugget values depend on its own
+    ranking and nuggets alone, so they do not depend on the batching."""
+    nugget_names = check_nugget_measures(nugget_names)
+    row = {query_id: index for index, query_id in enumerate(qrels)}
+    nugget_values = np.zeros((len(row), len(nugget_names)))
+
+    def measured_as_they_pass(batches: Iterable[Run]) -> Iterator[Run]:
+        for batch in batches:
+            judged = {query_id: nugget_qrels[query_id] for query_id in batch
+                      if query_id in row and query_id in nugget_qrels}
+            if nugget_names and judged:
+                scored = nugget_measures({query_id: batch[query_id] for query_id in judged}, judged, nugget_names)
+                for query_id, values in scored.per_query.items():
+                    nugget_values[row[query_id]] = [values[name] for name in nugget_names]
+            yield batch
+
+    standard = evaluate_batches(measures, qrels, measured_as_they_pass(batches))
+    return MeasureResults([*standard.measures, *nugget_names], standard.query_ids,
+                          np.hstack([standard.values, nugget_values]), standard.unjudged_queries,
+                          standard.unjudged_examples)

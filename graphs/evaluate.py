@@ -10,17 +10,20 @@ system (named by its file name). Stages run in order: first-stage retrievers and
 then fusions of their runs, then reranking. Each configuration writes one TREC run file into
 the run directory, sorted by query id; a run file that exists is complete (written to a
 temporary file and renamed) and is reused, never recomputed, so a killed evaluation resumes
-where it stopped. ``measure`` scores every run with ir_measures, breaks the scores down by
-turn and switch type, tests the differences, and writes ``report.md``, ``report.html`` and
+where it stopped. ``measure`` scores every run with ir_measures (and, given nugget qrels,
+with the nugget measures Coverage@k and alpha_nDCG@k), breaks the scores down by turn and
+switch type, tests the differences, and writes ``report.md``, ``report.html`` and
 ``results.json``.
 
 Everything streams a batch of queries at a time (``batch_size``): retrieval writes each
 batch's rankings as it goes, fusion and reranking read their input run files side by side a
-batch at a time, and measuring reads each run file a batch at a time and keeps a row of
-floats per judged query. Memory holds one batch of rankings, whatever the number of queries.
+batch at a time, and measuring reads each run file a batch at a time (the nugget measures
+scored on each batch as it passes) and keeps a row of floats per judged query. Memory holds
+one batch of rankings, whatever the number of queries.
 
 ``plan`` checks the inputs first: judged query or document ids the benchmark lacks, a
-document id the corpus repeats, and run-file queries the benchmark lacks are warnings
+document id the corpus repeats, run-file queries the benchmark lacks, and nugget-judged
+query ids the judgments lack or document ids the corpus lacks are warnings
 (streamed as ``{"warning": ...}`` events and recorded in results.json and the report), or
 errors with ``strict``.
 
@@ -47,7 +50,8 @@ from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.evaluation_report import evaluation_report_files
 from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores
-from benchsmith.evals.measures import DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH, evaluate_batches, parse_measures
+from benchsmith.evals.measures import DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH, parse_measures
+from benchsmith.evals.nugget_measures import evaluate_batches_with_nuggets, split_measures
 from benchsmith.evals.significance import DEFAULT_RESAMPLES
 from benchsmith.graphs.corpus_indexes import (DocumentTexts, bm25_index, cached_benchmark, corpus_documents,
                                               corpus_duplicates, dense_index)
@@ -55,9 +59,11 @@ from benchsmith.graphs.progress import progress_reporter, report_reused, report_
 from benchsmith.graphs.resources import (ModelOptions, StoreOptions, embedder_for, run_seam, scorer_for,
                                          workspace_of)
 from benchsmith.stores.beir import Benchmark, BenchmarkQuery, merge_qrels, read_qrels
+from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.integrity import IdProblem, raise_if_strict, unknown_ids, unknown_qrels_ids
 from benchsmith.stores.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
+from benchsmith.stores.nugget_qrels import read_nugget_qrels
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import (Qrels, Run, iter_aligned_batches, iter_run_batches, run_file_query_ids,
                                     trec_run_writer, write_sorted_copy)
@@ -87,6 +93,9 @@ class EvaluationContext(StoreOptions, ModelOptions):
         "description": "Judgments to use instead of the benchmark's: a TREC qrels file or a BEIR qrels TSV."})
     extra_qrels: str | None = field(default=None, metadata={
         "description": "More judgments (TREC qrels or BEIR TSV) merged in, e.g. an audit's extra_qrels.tsv."})
+    nugget_qrels: str | None = field(default=None, metadata={
+        "description": "Nugget qrels (qid nugget_id doc_id label, e.g. a nuggets run's nugget-qrels.trec) for the "
+                       "measures Coverage@k and alpha_nDCG@k."})
     depth: int = field(default=DEFAULT_DEPTH, metadata={"description": "Documents retrieved per query."})
     measures: tuple[str, ...] = field(default=DEFAULT_MEASURES, metadata={
         "description": "ir_measures measures (nDCG@10, R@100, RR@10, AP, Judged@10, ...)."})
@@ -173,9 +182,11 @@ def judgments(benchmark: Benchmark, qrels: str | None, extra_qrels: str | None) 
 
 
 def input_problems(benchmark: Benchmark, qrels: str | None = None, extra_qrels: str | None = None,
-                   run_files: Sequence[str] = ()) -> list[IdProblem]:
+                   run_files: Sequence[str] = (), nugget_qrels: str | None = None) -> list[IdProblem]:
     """What is wrong with the ids of the inputs: documents the corpus repeats, judged queries
-    and documents the benchmark lacks, run-file queries the benchmark lacks."""
+    and documents the benchmark lacks, run-file queries the benchmark lacks, nugget-judged
+    queries the judgments lack (they are not measured) and nugget-judged documents the corpus
+    lacks."""
     documents = corpus_documents(benchmark)
     problems = [problem for problem in [corpus_duplicates(benchmark)] if problem is not None]
     judged_files = [(qrels, read_qrels(qrels)) if qrels else (benchmark.qrels_file or benchmark.directory,
@@ -184,6 +195,17 @@ def input_problems(benchmark: Benchmark, qrels: str | None = None, extra_qrels: 
         judged_files.append((extra_qrels, read_qrels(extra_qrels)))
     for path, judged in judged_files:
         problems += unknown_qrels_ids(path, judged, benchmark.queries_by_id, documents)
+    if nugget_qrels:
+        nuggets = read_nugget_qrels(nugget_qrels)
+        judged_queries = set().union(*(judged for _, judged in judged_files))
+        problems += [problem for problem in (
+            unknown_ids(nugget_qrels, nuggets, judged_queries, "nugget-judged query ids without judgments to "
+                        "measure against", "they are not measured"),
+            unknown_ids(nugget_qrels, (doc_id for by_nugget in nuggets.values() for labels in by_nugget.values()
+                                       for doc_id in labels), documents,
+                        "nugget-judged document ids not in the corpus (or without text)",
+                        "no retriever can find them; coverage cannot reach 1 where they support a nugget"))
+            if problem is not None]
     for path in run_files:
         problem = unknown_ids(path, run_file_query_ids(path), benchmark.queries_by_id,
                               "query ids not among the benchmark's queries", "they are not measured")
@@ -260,15 +282,27 @@ def _run_file(runtime: Runtime[EvaluationContext], run_id: str, configuration: A
     return RunDirectory(_workspace(runtime), run_id).file(RUN_FILES_DIR) / f"{configuration.file_stem}.trec"
 
 
+def measure_names(names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Every measure as the results name it, in the given order (ir_measures' spelling; the
+    nugget measures Coverage@k and alpha_nDCG@k as given), and the nugget measures among them."""
+    standard, nugget = split_measures(names)
+    spelled = {name: str(parse_measures([name])[0]) for name in standard}
+    return list(dict.fromkeys(spelled.get(name, name) for name in names)), list(dict.fromkeys(nugget))
+
+
 def plan(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> dict[str, Any]:
     """Check the benchmark, the settings and the ids of the inputs before any work, and list
     the configurations."""
     context = _context(runtime)
     benchmark = _benchmark(runtime, state["benchmark"])
-    parse_measures(context.measures)
+    _, nugget = measure_names(context.measures)
+    if nugget and not context.nugget_qrels:
+        raise InputError(f"{', '.join(nugget)} need nugget qrels (the nugget_qrels setting: qid nugget_id doc_id "
+                         "label)")
     configurations = _all_configurations(runtime, state)
     require_oracle_rewrites(benchmark, [c.history for c in configurations.values() if isinstance(c, Configuration)])
-    problems = input_problems(benchmark, context.qrels, context.extra_qrels, state.get("runs") or [])
+    problems = input_problems(benchmark, context.qrels, context.extra_qrels, state.get("runs") or [],
+                              context.nugget_qrels)
     raise_if_strict(problems, context.strict)
     for problem in problems:
         report_warning(problem.message())
@@ -365,18 +399,21 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
     context = _context(runtime)
     benchmark = _benchmark(runtime, state["benchmark"])
     run_dir = RunDirectory(_workspace(runtime), state["run_id"])
-    names = [str(m) for m in parse_measures(context.measures)]
+    names, nugget = measure_names(context.measures)
     recall_names = recall_cutoffs(context.depth)
-    measures = parse_measures([*names, *recall_names])  # one ir_measures pass for the table and the curve
+    # One ir_measures pass for the table and the curve; the nugget measures in the same pass over the batches.
+    measures = parse_measures([*(name for name in names if name not in nugget), *recall_names])
     configurations = _all_configurations(runtime, state)
     qrels = judgments(benchmark, context.qrels, context.extra_qrels)
+    nugget_qrels = read_nugget_qrels(context.nugget_qrels) if nugget else {}
     report = progress_reporter("measure")
     per_query: dict[str, dict[str, dict[str, float]]] = {}
     aggregate: dict[str, dict[str, float]] = {}
     recall_curve: dict[str, dict[str, float]] = {}
     for done, (name, configuration) in enumerate(configurations.items(), start=1):
         path = _run_file(runtime, state["run_id"], configuration)
-        scores = evaluate_batches(measures, qrels, iter_run_batches(path, context.batch_size))
+        scores = evaluate_batches_with_nuggets(measures, nugget, qrels, nugget_qrels,
+                                               iter_run_batches(path, context.batch_size))
         means = scores.aggregate
         columns = [scores.measures.index(m) for m in names]
         per_query[name] = {query_id: dict(zip(names, row))
@@ -399,6 +436,7 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
                      "runs": list(state.get("runs") or []), "depth": context.depth,
                      "rerank": context.rerank_model, "rerank_depth": context.rerank_depth, "measures": names,
                      "split": context.split, "qrels": context.qrels, "extra_qrels": context.extra_qrels,
+                     "nugget_qrels": context.nugget_qrels,
                      "strict": context.strict, "rewriter": context.llm if "rewrite" in state["histories"] else None},
         "configurations": [_describe(name, c, _run_file(runtime, state["run_id"], c).relative_to(run_dir.path),
                                      timings.get(name)) for name, c in configurations.items()],
@@ -443,6 +481,9 @@ def _notes(context: EvaluationContext, benchmark: Benchmark, configurations: dic
         notes.append(f"Relevance judgments are those of {context.qrels}, not the benchmark's.")
     if context.extra_qrels:
         notes.append(f"Relevance judgments include the extra ones in {context.extra_qrels}.")
+    if context.nugget_qrels and measure_names(context.measures)[1]:
+        notes.append(f"Coverage@k and alpha_nDCG@k (alpha 0.5 unless given) are measured against the nugget qrels "
+                     f"in {context.nugget_qrels}; a judged query without nugget judgments counts as 0 on them.")
     if not benchmark.conversational:
         notes.append("The benchmark is single-turn: history modes other than oracle send the query text as is.")
     return notes

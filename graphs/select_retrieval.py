@@ -48,8 +48,6 @@ from benchsmith.tools.strategy_space import RewriteSpec, SelectConfiguration
 
 FUSION_CANDIDATES = 100  # documents per component run that a fusion ranks (at least the depth wanted)
 _lock = threading.Lock()
-# ranx's fusion aborts the process when two threads fuse at once (GOTCHAS, 2026-11-22): one at a time.
-_fusion_lock = threading.Lock()
 
 
 # ---------------------------------------------------------------------------------------
@@ -249,5 +247,4 @@ def first_stage(retriever: RetrieverSpec, index: ChunkIndex, queries: Mapping[st
 
 
 def fused(runs: Sequence[Run], method: str | None, weights: Sequence[float] | None, depth: int) -> Run:
-    with _fusion_lock:
-        return fuse_runs(list(runs), method or "rrf", weights, depth=depth)
+    return fuse_runs(list(runs), method or "rrf", weights, depth=depth)

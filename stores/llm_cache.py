@@ -21,6 +21,12 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 
 
+# Threads setting up connections to a new file at once fail now and then with "database is
+# locked" on the switch to WAL, without waiting out the timeout (select's judge workers each
+# open the verdict store as their batch starts): one setup at a time in this process.
+_setup_lock = threading.Lock()
+
+
 class LLMCache:
     """Thread-safe get/put of response strings; WAL mode lets several processes share it."""
 
@@ -29,7 +35,7 @@ class LLMCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._connection = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-        with self._lock, self._connection:
+        with _setup_lock, self._lock, self._connection:
             self._connection.execute("PRAGMA journal_mode=WAL")
             # No fsync per commit (as the checkpointer): a killed process loses nothing committed; a
             # power cut may drop the last entries, which a re-run pays for again. Measured: with an

@@ -140,13 +140,31 @@ def test_unusable_measures_are_refused_by_name(name):
         check_nugget_measures([name])
 
 
-def test_an_evaluation_adds_nugget_measures_beside_its_own_per_query_values():
-    from benchsmith.evals.nugget_measures import add_nugget_measures, split_measures
+def test_an_evaluation_measures_nugget_measures_beside_its_own_a_batch_at_a_time():
+    from benchsmith.evals.measures import parse_measures
+    from benchsmith.evals.nugget_measures import evaluate_batches_with_nuggets, split_measures
 
     assert split_measures(["nDCG@10", "Coverage@20", "alpha_nDCG@10", "R@50"]) == (
         ["nDCG@10", "R@50"], ["Coverage@20", "alpha_nDCG@10"])
-    per_query = {"q1": {"nDCG@10": 0.5}, "q10": {"nDCG@10": 0.25}, "q99": {"nDCG@10": 1.0}}
-    means = add_nugget_measures(per_query, RUN, NUGGET_QRELS, ["Coverage@2"])
-    assert per_query["q1"] == {"nDCG@10": 0.5, "Coverage@2": pytest.approx(2 / 3)}
-    assert per_query["q99"]["Coverage@2"] == 0.0  # a query the nugget qrels lack
-    assert means == {"Coverage@2": pytest.approx((2 / 3 + 1 / 2 + 0) / 3)}
+    # The evaluation's own qrels judge q1, q10 and q99 (which the nugget qrels lack), not q5.
+    qrels = {"q1": {"d1": 1}, "q10": {"d4": 1}, "q99": {"d1": 1}}
+    run = {**RUN, "q99": {"d1": 1.0}, "q5": {"d1": 1.0}}
+    expected = nugget_measures(RUN, NUGGET_QRELS, ["Coverage@2", "alpha_nDCG@10"]).per_query
+    for size in (1, 2, 4):  # per-query values do not depend on the batching
+        batches = [{query_id: run[query_id] for query_id in list(run)[start : start + size]}
+                   for start in range(0, len(run), size)]
+        results = evaluate_batches_with_nuggets(parse_measures(["R@1"]), ["Coverage@2", "alpha_nDCG@10"], qrels,
+                                                NUGGET_QRELS, iter(batches))
+        assert results.measures == ["R@1", "Coverage@2", "alpha_nDCG@10"]
+        assert results.query_ids == ["q1", "q10", "q99"] and results.unjudged_queries == 1  # q5
+        per_query = results.per_query
+        assert per_query["q1"]["Coverage@2"] == pytest.approx(2 / 3)  # worked by hand above
+        for query_id in ("q1", "q10"):
+            assert per_query[query_id]["alpha_nDCG@10"] == pytest.approx(expected[query_id]["alpha_nDCG@10"])
+            assert per_query[query_id]["Coverage@2"] == pytest.approx(expected[query_id]["Coverage@2"])
+        assert per_query["q10"]["R@1"] == 1.0 and per_query["q1"]["R@1"] == 0.0  # the evaluation's own qrels
+        assert per_query["q99"] == {"R@1": 1.0, "Coverage@2": 0.0, "alpha_nDCG@10": 0.0}  # no nuggets: 0
+        assert results.aggregate["Coverage@2"] == pytest.approx((2 / 3 + 1 / 2 + 0) / 3)
+    only_nuggets = evaluate_batches_with_nuggets([], ["Coverage@2"], query_qrels(NUGGET_QRELS), NUGGET_QRELS, [RUN])
+    assert only_nuggets.measures == ["Coverage@2"]
+    assert only_nuggets.aggregate == {"Coverage@2": pytest.approx((2 / 3 + 1 / 2) / 2)}

@@ -87,14 +87,48 @@ def test_support_becomes_filters_and_both_levels_of_qrels():
         collect_support("q3", ["q3_1"], ["x"], [{"support": {"x": {"nuggets": ["q3_10"]}}}])
 
 
-def test_pool_fusion_agrees_with_the_shared_fusion_module():
-    from benchsmith.tools.fusion import fuse_runs
+def fused_by_hand(runs, method, depth):
+    """The pool fusion restated plainly (as tools/pooling.py computed it before it used
+    tools/fusion.py): each run sorted (descending score, ties by id) and cut to ``depth``; each
+    document's share 1 / (60 + rank) or its min-max normalized score (0 when all are equal),
+    added up run by run; the fused run sorted the same way and cut to ``depth``."""
+    def top(ranking):
+        return dict(sorted(ranking.items(), key=lambda item: (-item[1], item[0]))[:depth])
 
-    runs = [{"q": {"a": 3.0, "b": 2.0, "c": 1.0, "d": 0.5}, "r": {"x": 1.0}},
-            {"q": {"c": 0.9, "a": 0.8, "e": 0.1}, "r": {"x": 0.3, "y": 0.2}}]
-    for method in ("combsum", "rrf"):
-        ours = fuse_top(runs, method, depth=10)
-        shared = fuse_runs(runs, method, depth=10)
-        for query_id in ("q", "r"):
-            assert list(ours[query_id]) == list(shared[query_id])
-            assert ours[query_id] == pytest.approx(shared[query_id])
+    fused = {}
+    for query_id in sorted(set().union(*runs)):
+        scores = {}
+        for run in runs:
+            ranked = top(run.get(query_id, {}))
+            if method == "rrf":
+                shares = {doc_id: 1 / (60 + rank) for rank, doc_id in enumerate(ranked, start=1)}
+            else:
+                high, low = max(ranked.values(), default=0.0), min(ranked.values(), default=0.0)
+                shares = {doc_id: (score - low) / (high - low) if high > low else 0.0
+                          for doc_id, score in ranked.items()}
+            for doc_id, share in shares.items():
+                scores[doc_id] = scores.get(doc_id, 0.0) + share
+        fused[query_id] = top(scores)
+    return fused
+
+
+@pytest.mark.parametrize("method", ["combsum", "rrf"])
+def test_pool_fusion_keeps_its_depth_cut_before_and_after_fusing(method):
+    import random
+
+    generator = random.Random(7)
+    documents = [f"d{n}" for n in range(30)]
+    for trial in range(20):
+        # Coarse scores: ties within a run; runs with queries of their own, and empty rankings.
+        runs = [{f"q{q}": {doc_id: float(generator.randint(0, 6)) for doc_id in generator.sample(documents,
+                                                                                         generator.randint(0, 12))}
+                 for q in range(5) if generator.random() < 0.8} for _ in range(generator.choice([2, 3, 4]))]
+        for depth in (1, 3, 10):
+            ours, expected = fuse_top(runs, method, depth), fused_by_hand(runs, method, depth)
+            assert list(ours) == list(expected)
+            for query_id in expected:
+                assert list(ours[query_id]) == list(expected[query_id]), (trial, depth, query_id)
+                assert ours[query_id] == pytest.approx(expected[query_id])
+    # The cut comes before fusing: normalized over the top 2 only, d2 ends level with d1 at depth 2.
+    assert fuse_top([{"q": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}, {"q": {"d2": 5.0, "d9": 4.0}}], "combsum", 2)["q"] == (
+        pytest.approx({"d1": 1.0, "d2": 1.0}))

@@ -248,7 +248,6 @@ def test_rewrites_rerankers_and_filters_are_dimensions_of_the_space(tmp_path):
     assert {record["query_id"] for record in judged} == {"c1", "c2"}
 
 
-@pytest.mark.slow  # fuses runs: ranx compiles its fusion on first use in a process (tens of seconds)
 def test_expansion_fuses_the_runs_of_the_query_and_its_alternatives(tmp_path):
     corpus, _, _ = write_labelled_corpus(tmp_path / "data")
     queries = conversation_queries(tmp_path / "conversation.jsonl")

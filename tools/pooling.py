@@ -10,18 +10,15 @@ Each question is turned into several query texts, the *techniques*:
 Every technique is retrieved by BM25 and by a dense retriever; the two runs are fused, and the
 top ``depth`` documents of each technique's fused run go into the pool, which is their union.
 
-Fusion first sorts each run by score and keeps its top ``depth`` documents, then fuses them:
-``combsum`` (min-max normalize each run's scores and sum them, FreshStack's "normalized sum";
-Fox and Shaw, TREC-2 1994) by default, ``rrf`` (Σ 1 / (60 + rank); Cormack, Clarke and
-Büttcher, SIGIR 2009) offered, with the formulas and tie rules of :mod:`tools.fusion`.
+Fusion first sorts each run by score and keeps its top ``depth`` documents, then fuses them
+with :func:`tools.fusion.fuse_runs` (numpy, safe in parallel pooling workers): ``combsum``
+(min-max normalize each run's scores and sum them, FreshStack's "normalized sum"; Fox and
+Shaw, TREC-2 1994) by default, ``rrf`` (Σ 1 / (60 + rank); Cormack, Clarke and Büttcher,
+SIGIR 2009) offered, with the formulas and tie rules of :mod:`tools.fusion`. The cut before
+fusing matters: ranks and min-max bounds are those of each run's top ``depth``.
 FreshStack's reference (``freshstack.util.fusion``) keeps the first ``depth`` documents of each
 run in insertion order and normalizes those: for a run that is not already sorted, that is
 not the top ``depth``.
-
-The fusion is computed here, on the few dozen documents of one question's runs, rather than
-by :func:`tools.fusion.fuse_runs`: its ranx backend compiled its numba kernels again on almost
-every call of this shape (minutes each on a loaded 2-core machine) and aborts the process when
-two pooling workers fuse at once. ``tests/test_pooling.py`` checks that both agree.
 """
 
 from __future__ import annotations
@@ -30,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from benchsmith.stores.trec import Run
+from benchsmith.tools.fusion import fuse_runs
 
 Setting = Literal["inference", "oracle"]
 TECHNIQUES: dict[str, Setting] = {"question": "inference", "sub_questions": "inference",
@@ -40,7 +38,6 @@ RETRIEVERS = ("bm25", "dense")
 POOL_FUSION_METHODS = ("combsum", "rrf")
 DEFAULT_POOL_DEPTH = 20
 MAX_BATCH_SIZE = 20
-RRF_K = 60
 
 
 def top_of(run: Run, depth: int) -> Run:
@@ -50,30 +47,11 @@ def top_of(run: Run, depth: int) -> Run:
 
 
 def fuse_top(runs: Sequence[Run], method: str, depth: int) -> Run:
-    """Fuse the top ``depth`` of each run (each sorted by score first); the fused top ``depth``,
-    by descending fused score, ties by document id."""
+    """Fuse the top ``depth`` of each of two or more runs (each sorted by score first); the
+    fused top ``depth`` of every query, by descending fused score, ties by document id."""
     if method not in POOL_FUSION_METHODS:
         raise ValueError(f"unknown pool fusion {method!r}: use one of {', '.join(POOL_FUSION_METHODS)}")
-    tops = [top_of(run, depth) for run in runs]
-    fused: Run = {}
-    for query_id in sorted(set().union(*tops)):
-        scores: dict[str, float] = {}
-        for run in tops:
-            for doc_id, score in _contributions(run.get(query_id, {}), method).items():
-                scores[doc_id] = scores.get(doc_id, 0.0) + score
-        fused[query_id] = scores
-    return top_of(fused, depth)
-
-
-def _contributions(ranked: Mapping[str, float], method: str) -> dict[str, float]:
-    """One sorted run's share of the fused scores: 1 / (k + rank), or its min-max normalized
-    score (0 for every document when all scores are equal, as ranx normalizes)."""
-    if method == "rrf":
-        return {doc_id: 1 / (RRF_K + rank) for rank, doc_id in enumerate(ranked, start=1)}
-    if not ranked:
-        return {}
-    high, low = max(ranked.values()), min(ranked.values())
-    return {doc_id: (score - low) / (high - low) if high > low else 0.0 for doc_id, score in ranked.items()}
+    return fuse_runs([top_of(run, depth) for run in runs], method, depth=depth)  # type: ignore[arg-type]
 
 
 def pool_documents(fused: Mapping[str, Sequence[str]], depth: int) -> list[str]:

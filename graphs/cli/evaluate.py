@@ -39,7 +39,8 @@ def evaluate(
     = DEFAULT_RERANK_DEPTH,
     depth: Annotated[int, typer.Option(min=1, help="Documents retrieved per query.")] = DEFAULT_DEPTH,
     measure: Annotated[Optional[list[str]], typer.Option(
-        "--measure", help="Any ir_measures measure (nDCG@10, R@100, RR@10, AP, Judged@10, P(rel=2)@5...). "
+        "--measure", help="Any ir_measures measure (nDCG@10, R@100, RR@10, AP, Judged@10, P(rel=2)@5...), or "
+                          "with --nugget-qrels alpha_nDCG@10 and Coverage@20 (added to the defaults then). "
                           "Repeat; replaces the defaults.", show_default="R@1,5,20,100,1000 nDCG@3,10,20 "
                                                                           "RR@10,20 AP Judged@10,20")] = None,
     run: Annotated[Optional[list[Path]], typer.Option(
@@ -50,6 +51,10 @@ def evaluate(
         help="Judgments, TREC qrels (qid iteration docid relevance) or BEIR TSV (query-id corpus-id score, "
              "header or not), told apart by their first line: what --run files are measured against without "
              "a BENCHMARK; with one, used instead of its own.")] = None,
+    nugget_qrels: Annotated[Optional[Path], typer.Option(
+        help="Nugget qrels (qid nugget_id doc_id label: a `benchsmith nuggets` run's nugget-qrels.trec) for "
+             "--measure alpha_nDCG@10 and Coverage@20 beside the others. With --run and no BENCHMARK it can stand "
+             "in for --qrels: a document's label is then the sum of its nugget labels.")] = None,
     strict: Annotated[bool, typer.Option(
         "--strict", help="Stop on judged query or document ids the benchmark lacks, run-file queries it lacks, "
                          "or document ids its corpus repeats (warnings otherwise).")] = False,
@@ -78,14 +83,16 @@ def evaluate(
     measures, per turn and per switch type.
 
     Writes a TREC run file per configuration, report.md, report.html and results.json into
-    the run directory. With --run and --qrels but no BENCHMARK it only measures the run files.
+    the run directory. With --run and --qrels (or --nugget-qrels) but no BENCHMARK it only
+    measures the run files.
     """
     offline_environment()
-    measures = guarded(lambda: checked_measures(measure))
+    measures = guarded(lambda: checked_measures(measure, nugget_qrels is not None))
     if benchmark is None:
-        if not run or qrels is None:
-            fail("give a BENCHMARK to evaluate, or --run FILE --qrels FILE to measure existing runs")
-        guarded(lambda: _measure_run_files(run, qrels, measures, json_file, batch_size))
+        if not run or (qrels is None and nugget_qrels is None):
+            fail("give a BENCHMARK to evaluate, or --run FILE --qrels FILE (or --nugget-qrels FILE) to measure "
+                 "existing runs")
+        guarded(lambda: _measure_run_files(run, qrels, measures, json_file, batch_size, nugget_qrels))
         return
     runs = list(run or [])
     retrievers = retriever or ([] if runs else list(DEFAULT_RETRIEVERS))
@@ -103,7 +110,8 @@ def evaluate(
     result = guarded(lambda: run_reported(
         run_evaluation, run_id=run_id, benchmark=benchmark, retrievers=retrievers, histories=histories, runs=runs,
         rerank=rerank, rerank_depth=rerank_depth, depth=depth, measures=measures, split=split, qrels=qrels,
-        extra_qrels=extra_qrels, strict=strict, llm=llm, test=test, embedder=embedder, concurrency=concurrency,
+        extra_qrels=extra_qrels, nugget_qrels=nugget_qrels, strict=strict, llm=llm, test=test, embedder=embedder,
+        concurrency=concurrency,
         batch_size=batch_size, workspace=workspace, chroma_host=chroma_host,
         **model_options(rate_limit, timeout, max_attempts, structured_output)))
     if result.already_finished:  # its warnings were printed when it ran
@@ -119,14 +127,14 @@ def evaluate(
         _write_json(json_file, {"aggregate": results["aggregate"], "per_query": results["per_query"]})
 
 
-def _measure_run_files(run_files: list[Path], qrels_file: Path, measures: list[str], json_file: Path | None,
-                       batch_size: int) -> None:
-    scored = measure_runs(run_files, qrels_file, measures, batch_size)
+def _measure_run_files(run_files: list[Path], qrels_file: Path | None, measures: list[str], json_file: Path | None,
+                       batch_size: int, nugget_qrels: Path | None = None) -> None:
+    scored = measure_runs(run_files, qrels_file, measures, batch_size, nugget_qrels=nugget_qrels)
     names = [Path(name).name for name in scored]
     labels = names if len(set(names)) == len(names) else list(scored)  # file names, unless two share one
     judged = len(next(iter(scored.values())).per_query) if scored else 0
     print_measure_table({label: result.aggregate for label, result in zip(labels, scored.values())}, measures,
-                        f"{judged} judged queries · {qrels_file}", all_measures_in="--json FILE")
+                        f"{judged} judged queries · {qrels_file or nugget_qrels}", all_measures_in="--json FILE")
     for name, result in scored.items():
         if result.unjudged_queries:
             examples = ", ".join(map(repr, result.unjudged_examples))

@@ -1,25 +1,30 @@
 """``benchsmith.evaluate``: score retrievers, and the user's own TREC run files, on a benchmark
-with standard IR measures, per turn and per switch type (the MTR-Bench protocol); and
-``measure_runs``, the measures of existing TREC run files against qrels alone."""
+with standard IR measures, per turn and per switch type (the MTR-Bench protocol), and with the
+nugget measures Coverage@k and alpha_nDCG@k given nugget qrels; and ``measure_runs``, the
+measures of existing TREC run files against qrels or nugget qrels alone."""
 
 from __future__ import annotations
 
 import json
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.measures import (DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH, MeasureResults, UnknownMeasure,
-                                       evaluate_batches, parse_measures)
+                                       parse_measures)
+from benchsmith.evals.nugget_measures import (DEFAULT_NUGGET_MEASURES, UnknownNuggetMeasure, check_nugget_measures,
+                                              evaluate_batches_with_nuggets, is_nugget_measure, query_qrels,
+                                              split_measures)
 from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path,
                                            retriever_embedders, workspace_for)
 from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.nugget_qrels import read_nugget_qrels
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
@@ -48,18 +53,30 @@ class EvaluationResult(JobRun):
         return json.loads(self.report["results"].read_text(encoding="utf-8"))
 
 
-def checked_measures(names: Sequence[str] | None) -> list[str]:
+def checked_measures(names: Sequence[str] | None, nugget_qrels: bool = False) -> list[str]:
+    """The measures, each checked, in the given order, as ir_measures names them; Coverage@k and
+    alpha_nDCG@k need nugget qrels (and are among the defaults when there are some)."""
+    requested = list(names or (*DEFAULT_MEASURES, *(DEFAULT_NUGGET_MEASURES if nugget_qrels else ())))
+    checked: list[str] = []
     try:
-        return [str(measure) for measure in parse_measures(list(names or DEFAULT_MEASURES))]
-    except UnknownMeasure as error:
+        for name in requested:
+            if not is_nugget_measure(name):
+                checked += [str(measure) for measure in parse_measures([name])]
+            elif nugget_qrels:
+                checked += check_nugget_measures([name])
+            else:
+                raise InputError(f"{name} needs nugget qrels: give --nugget-qrels FILE (qid nugget_id doc_id label)")
+    except (UnknownMeasure, UnknownNuggetMeasure) as error:
         raise InputError(str(error)) from None
+    return list(dict.fromkeys(checked))
 
 
 def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
              histories: Sequence[str] = DEFAULT_HISTORIES, runs: Sequence[str | Path] = (),
              rerank: str | None = None, rerank_depth: int = DEFAULT_RERANK_DEPTH, depth: int = DEFAULT_DEPTH,
              measures: Sequence[str] | None = None, split: str = "test", qrels: str | Path | None = None,
-             extra_qrels: str | Path | None = None, strict: bool = False, llm: str = BASELINE,
+             extra_qrels: str | Path | None = None, nugget_qrels: str | Path | None = None, strict: bool = False,
+             llm: str = BASELINE,
              test: str = "randomization", embedder: str = DEFAULT_EMBEDDER, concurrency: int = 4,
              batch_size: int = DEFAULT_BATCH_SIZE, requests_per_second: float | None = None,
              timeout_s: float = 60.0, max_attempts: int = 6, structured_output: str = "auto",
@@ -69,7 +86,9 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
     """Evaluate every retriever × history configuration, and each TREC run file in ``runs``
     (a configuration named by its file name), on ``benchmark`` (a BEIR directory, a synthesis
     run directory or run id). ``retrievers`` defaults to dense, BM25 and their RRF fusion, or
-    to none when ``runs`` are given. Unknown or duplicate ids in the inputs are warnings
+    to none when ``runs`` are given. ``nugget_qrels`` (``qid nugget_id doc_id label``, a nuggets
+    run's ``nugget-qrels.trec``) scores the measures Coverage@k and alpha_nDCG@k beside the
+    others. Unknown or duplicate ids in the inputs are warnings
     (``EvaluationResult.warnings``, events ``{"warning": ...}``), errors when ``strict``. The
     same call with the same ``run_id`` resumes."""
     from benchsmith.graphs.evaluate import EvaluationContext, builder
@@ -79,7 +98,7 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
     if retrievers is None:
         retrievers = () if runs else DEFAULT_RETRIEVERS
     settings = _checked_settings(resolved, benchmark, retrievers, histories, runs, rerank, rerank_depth, depth,
-                                 measures, split, qrels, extra_qrels, strict, llm, test)
+                                 measures, split, qrels, extra_qrels, nugget_qrels, strict, llm, test)
     check_at_least(1, concurrency=concurrency, batch_size=batch_size)
     check_embedders(embedder, *retriever_embedders(retrievers))
     run_id = checked_run_id(run_id, "evaluate")
@@ -88,7 +107,8 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
         measures=tuple(settings["measures"]), rerank_model=rerank, rerank_depth=rerank_depth, llm=llm,
         embedder=embedder, requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
         structured_output=structured_output, concurrency=concurrency, significance_test=test,
-        qrels=settings["qrels"], extra_qrels=settings["extra_qrels"], strict=strict, batch_size=batch_size)
+        qrels=settings["qrels"], extra_qrels=settings["extra_qrels"], nugget_qrels=settings["nugget_qrels"],
+        strict=strict, batch_size=batch_size)
     context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="evaluate", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "benchmark": settings["benchmark"],
@@ -105,7 +125,8 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
 def _checked_settings(workspace: Workspace, benchmark: str | Path, retrievers: Sequence[str], histories: Sequence[str],
                       runs: Sequence[str | Path], rerank: str | None, rerank_depth: int, depth: int,
                       measures: Sequence[str] | None, split: str, qrels: str | Path | None,
-                      extra_qrels: str | Path | None, strict: bool, llm: str, test: str) -> dict[str, Any]:
+                      extra_qrels: str | Path | None, nugget_qrels: str | Path | None, strict: bool, llm: str,
+                      test: str) -> dict[str, Any]:
     """The run's settings, every one checked (the benchmark loaded) before any work starts."""
     from benchsmith.graphs.corpus_indexes import cached_benchmark
     from benchsmith.graphs.evaluate import input_problems, judgments
@@ -127,19 +148,22 @@ def _checked_settings(workspace: Workspace, benchmark: str | Path, retrievers: S
         raise InputError(f"--test must be one of {', '.join(SIGNIFICANCE_TESTS)}, got {test!r}")
     check_models(llm)
     check_at_least(1, depth=depth, rerank_depth=rerank_depth)
-    names = checked_measures(measures)
+    names = checked_measures(measures, nugget_qrels is not None)
     loaded = cached_benchmark(resolved_path(str(benchmark)), workspace, split)
     if specs:
         require_oracle_rewrites(loaded, history_modes)
     qrels_file = str(Path(qrels).resolve()) if qrels else None
     extra_file = str(Path(extra_qrels).resolve()) if extra_qrels else None
+    nugget_file = str(Path(nugget_qrels).resolve()) if nugget_qrels else None
     judgments(loaded, qrels_file, extra_file)  # unreadable judgments stop here
+    if nugget_file:
+        read_nugget_qrels(nugget_file)
     if strict:
-        raise_if_strict(input_problems(loaded, qrels_file, extra_file, run_files), strict=True)
+        raise_if_strict(input_problems(loaded, qrels_file, extra_file, run_files, nugget_file), strict=True)
     return {"benchmark": resolved_path(str(benchmark)), "retrievers": list(retrievers),
             "histories": list(histories) if retrievers else [], "runs": run_files, "rerank": rerank,
             "rerank_depth": rerank_depth, "depth": depth, "measures": names, "split": split, "llm": llm, "test": test,
-            "qrels": qrels_file, "extra_qrels": extra_file, "strict": strict}
+            "qrels": qrels_file, "extra_qrels": extra_file, "nugget_qrels": nugget_file, "strict": strict}
 
 
 def estimate_evaluation(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
@@ -166,22 +190,34 @@ def estimate_evaluation(benchmark: str | Path, *, retrievers: Sequence[str] | No
                   [(llm, rewrites, input_tokens, REWRITE_OUTPUT_TOKENS * rewrites)], notes)
 
 
-def measure_runs(run_files: Sequence[str | Path], qrels: str | Path, measures: Sequence[str] | None = None,
-                 batch_size: int = DEFAULT_BATCH_SIZE) -> dict[str, MeasureResults]:
+def measure_runs(run_files: Sequence[str | Path], qrels: str | Path | None = None,
+                 measures: Sequence[str] | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
+                 nugget_qrels: str | Path | None = None) -> dict[str, MeasureResults]:
     """The measures of existing TREC run files against qrels (TREC qrels or a BEIR TSV, told
-    apart by their first line), by file path. Each run is copied sorted by query id into a
-    temporary folder and measured a batch of queries at a time."""
+    apart by their first line), by file path. With ``nugget_qrels`` (``qid nugget_id doc_id
+    label``), Coverage@k and alpha_nDCG@k too; without ``qrels``, the other measures use the
+    query-level qrels derived from the nugget qrels (a document's label is the sum of its
+    nugget labels). Each run is copied sorted by query id into a temporary folder and measured
+    a batch of queries at a time; the results' measures are in the order asked for."""
     from benchsmith.stores.beir import read_qrels
     from benchsmith.stores.trec import iter_run_batches, write_sorted_copy
 
-    measure_objects = parse_measures(checked_measures(measures))
+    if qrels is None and nugget_qrels is None:
+        raise InputError("give --qrels FILE or --nugget-qrels FILE to measure run files against")
+    names = checked_measures(measures, nugget_qrels is not None)
+    standard, nugget = split_measures(names)
+    measure_objects = parse_measures(standard)
     check_at_least(1, batch_size=batch_size)
-    judged = read_qrels(qrels)
+    nuggets = read_nugget_qrels(nugget_qrels) if nugget_qrels is not None else {}
+    judged = read_qrels(qrels) if qrels is not None else query_qrels(nuggets)
     results: dict[str, MeasureResults] = {}
     with tempfile.TemporaryDirectory(prefix="benchsmith-runs-") as directory:
         for index, path in enumerate(run_files):
             sorted_copy = Path(directory) / f"{index}.trec"
             write_sorted_copy(path, sorted_copy, tag=Path(path).name)
-            results[str(path)] = evaluate_batches(measure_objects, judged, iter_run_batches(sorted_copy, batch_size))
+            scored = evaluate_batches_with_nuggets(measure_objects, nugget, judged, nuggets,
+                                                   iter_run_batches(sorted_copy, batch_size))
             sorted_copy.unlink()
+            columns = [scored.measures.index(name) for name in names]
+            results[str(path)] = replace(scored, measures=names, values=scored.values[:, columns])
     return results
