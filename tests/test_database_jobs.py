@@ -32,7 +32,9 @@ BATCH_SIZE = 2
 # (command words, the command's module, the job function it calls)
 COMMANDS = [(["ingest"], "ingest", "run_ingest"), (["paraphrase"], "paraphrase", "run_paraphrase"),
             (["robustness"], "robustness", "run_robustness"), (["hardneg", "build"], "hardneg", "run_build"),
-            (["nuggets"], "nuggets", "run_nuggets"), (["select"], "select", "run_selection")]
+            (["nuggets"], "nuggets", "run_nuggets"), (["select"], "select", "run_selection"),
+            (["evaluate"], "evaluate", "run_evaluation"), (["synthesize"], "synthesize", "run_synthesis"),
+            (["audit"], "audit", "run_audit")]
 
 
 def thread(run_id: str, workspace: Workspace) -> str:
@@ -157,7 +159,8 @@ def test_each_command_passes_database_on_to_its_job(words, module, job, tmp_path
     monkeypatch.setattr(importlib.import_module(f"benchsmith.graphs.cli.{module}"), job, stand_in)
     inputs = {"ingest": ["docs"], "paraphrase": ["topics.json"], "robustness": ["paraphrase-run"],
               "hardneg": ["docs"], "nuggets": ["questions.jsonl", "--corpus", "docs"],
-              "select": ["queries.txt", "--corpus", "docs"]}[words[0]]
+              "select": ["queries.txt", "--corpus", "docs"], "evaluate": ["bench"],
+              "synthesize": ["--collection", "docs"], "audit": ["bench"]}[words[0]]
     url = "postgresql://user@db.example:5432/bench"
     result = CliRunner(env={"COLUMNS": "200"}).invoke(app, [*words, *inputs, "--database", url,
                                                             "-w", str(tmp_path / "ws")])

@@ -7,7 +7,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from benchsmith.graphs.cli.console import (ChromaHostOption, DryRunOption, EmbedderOption, MaxAttemptsOption,
+from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, EmbedderOption,
+                                           MaxAttemptsOption,
                                            RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
                                            WorkspaceOption, console, fail, guarded, model_options,
                                            offline_environment, print_estimate, print_measure_table, print_paths,
@@ -75,6 +76,7 @@ def evaluate(
     max_attempts: MaxAttemptsOption = 6,
     structured_output: StructuredOutputOption = "auto",
     chroma_host: ChromaHostOption = None,
+    database: DatabaseOption = None,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
     workspace: WorkspaceOption = None,
@@ -111,8 +113,8 @@ def evaluate(
         run_evaluation, run_id=run_id, benchmark=benchmark, retrievers=retrievers, histories=histories, runs=runs,
         rerank=rerank, rerank_depth=rerank_depth, depth=depth, measures=measures, split=split, qrels=qrels,
         extra_qrels=extra_qrels, nugget_qrels=nugget_qrels, strict=strict, llm=llm, test=test, embedder=embedder,
-        concurrency=concurrency,
-        batch_size=batch_size, workspace=workspace, chroma_host=chroma_host,
+        concurrency=concurrency, batch_size=batch_size, workspace=workspace, chroma_host=chroma_host,
+        database=database,
         **model_options(rate_limit, timeout, max_attempts, structured_output)))
     if result.already_finished:  # its warnings were printed when it ran
         for warning in result.warnings:

@@ -24,6 +24,7 @@ from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, c
                                            retriever_embedders, workspace_for)
 from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.postgres import database_url
 from benchsmith.stores.nugget_qrels import read_nugget_qrels
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
@@ -80,8 +81,8 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
              test: str = "randomization", embedder: str = DEFAULT_EMBEDDER, concurrency: int = 4,
              batch_size: int = DEFAULT_BATCH_SIZE, requests_per_second: float | None = None,
              timeout_s: float = 60.0, max_attempts: int = 6, structured_output: str = "auto",
-             workspace: str | Path | None = None,
-             chroma_host: str | None = None, run_id: str | None = None, on_event: EventHandler | None = None,
+             workspace: str | Path | None = None, chroma_host: str | None = None, database: str | None = None,
+             run_id: str | None = None, on_event: EventHandler | None = None,
              resume: str | None = None) -> EvaluationResult:
     """Evaluate every retriever × history configuration, and each TREC run file in ``runs``
     (a configuration named by its file name), on ``benchmark`` (a BEIR directory, a synthesis
@@ -90,7 +91,8 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
     run's ``nugget-qrels.trec``) scores the measures Coverage@k and alpha_nDCG@k beside the
     others. Unknown or duplicate ids in the inputs are warnings
     (``EvaluationResult.warnings``, events ``{"warning": ...}``), errors when ``strict``. The
-    same call with the same ``run_id`` resumes."""
+    same call with the same ``run_id`` resumes; ``database`` keeps the run's checkpoints, model
+    cache, usage and record in PostgreSQL."""
     from benchsmith.graphs.evaluate import EvaluationContext, builder
     from benchsmith.graphs.runner import run_job
 
@@ -101,6 +103,7 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
                                  measures, split, qrels, extra_qrels, nugget_qrels, strict, llm, test)
     check_at_least(1, concurrency=concurrency, batch_size=batch_size)
     check_embedders(embedder, *retriever_embedders(retrievers))
+    database = database_url(database)
     run_id = checked_run_id(run_id, "evaluate")
     context = EvaluationContext(
         workspace=str(resolved.root), chroma_host=chroma_host, split=split, depth=depth,
@@ -108,13 +111,14 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
         embedder=embedder, requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
         structured_output=structured_output, concurrency=concurrency, significance_test=test,
         qrels=settings["qrels"], extra_qrels=settings["extra_qrels"], nugget_qrels=settings["nugget_qrels"],
-        strict=strict, batch_size=batch_size)
+        strict=strict, batch_size=batch_size, database=database)
     context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="evaluate", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "benchmark": settings["benchmark"],
                               "retrievers": settings["retrievers"], "histories": settings["histories"],
                               "runs": settings["runs"]},
-                      context=context, settings=settings, on_event=on_event, max_concurrency=1, resume=resume)
+                      context=context, settings=settings, on_event=on_event, max_concurrency=1, resume=resume,
+                      database=database)
     values = outcome.values
     return EvaluationResult(**job_run(outcome), measures=settings["measures"],
                             primary_measure=values["primary_measure"], aggregate=values["aggregate"],
