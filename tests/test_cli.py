@@ -188,3 +188,22 @@ def test_demo_runs_every_job_offline_and_ends_with_the_evaluation_report(tmp_pat
     assert diversity["turns"] == 120 and diversity["generated_before_filtering"]["paraphrases"] == 240
     robustness = json.loads((tmp_path / "ws" / "runs" / "demo-robustness" / "robustness.json").read_text())
     assert robustness["sets"] == ["original", "R1", "R2"] and "bm25@oracle" in robustness["by_configuration"]
+
+
+@pytest.mark.parametrize("words", [["work"], ["synthesize"], ["hardneg", "build"]], ids=" ".join)
+def test_help_paragraphs_are_reflowed_not_broken_where_the_source_wraps(words):
+    """A docstring paragraph spans several source lines; --help joins them so the terminal wraps
+    them (Typer kept the source's breaks: at 80 columns sentences broke twice)."""
+    import inspect
+
+    from benchsmith.graphs.cli import app as cli_app
+
+    result = CliRunner(env={"COLUMNS": "400"}).invoke(cli_app, [*words, "--help"])
+    assert result.exit_code == 0, result.output
+    command = next(info for info in ([*cli_app.registered_commands] +
+                                     [c for group in cli_app.registered_groups
+                                      for c in group.typer_instance.registered_commands])
+                   if info.callback.__name__ == words[-1])
+    paragraph = inspect.cleandoc(command.callback.__doc__).split("\n\n")[1]
+    assert "\n" in paragraph  # the source wraps it
+    assert " ".join(paragraph.split("\n"))[:150] in result.output.replace("\n", "\x00")  # on one output line

@@ -13,6 +13,7 @@ import typer
 
 from benchsmith.graphs.cli.audit import audit
 from benchsmith.graphs.cli.cluster import cluster
+from benchsmith.graphs.cli.console import reflowed_help
 from benchsmith.graphs.cli.demo import demo
 from benchsmith.graphs.cli.evaluate import evaluate
 from benchsmith.graphs.cli.hardneg import app as hardneg_app
@@ -35,5 +36,7 @@ app = typer.Typer(
 )
 for command in (ingest, cluster, synthesize, evaluate, audit, paraphrase, robustness, nuggets, select, demo, runs,
                 work, export, studio):
-    app.command()(command)
+    app.command(help=reflowed_help(command.__doc__))(command)
+for subcommand in hardneg_app.registered_commands:
+    subcommand.help = subcommand.help or reflowed_help(subcommand.callback.__doc__)
 app.add_typer(hardneg_app, name="hardneg")

@@ -4,6 +4,7 @@ under them, and printing usage, cost estimates and errors."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import shlex
 import signal
@@ -72,6 +73,17 @@ StructuredOutputOption = Annotated[
                       help="How replies are asked for: auto (JSON schema, then function calling, then JSON mode, "
                            "remembered per endpoint), json_schema, function_calling or json_mode."),
 ]
+
+
+def reflowed_help(docstring: str | None) -> str | None:
+    """A command's docstring as ``--help`` text: the lines of each prose paragraph joined, so the
+    terminal wraps them (Typer keeps the source's line breaks, which break mid-sentence at 80
+    columns); paragraphs of list items or indented lines keep their breaks."""
+    if not docstring:
+        return docstring
+    paragraphs = inspect.cleandoc(docstring).split("\n\n")
+    return "\n\n".join(paragraph if any(line.startswith((" ", "-", "*", "|")) for line in paragraph.splitlines())
+                       else " ".join(paragraph.split("\n")) for paragraph in paragraphs)
 
 
 def model_options(rate_limit: float | None, timeout: float, max_attempts: int,
