@@ -1,7 +1,8 @@
 """Conversational paraphrasing (the ECAsT chain) of any conversational benchmark.
 
-    plan ─→ dispatch ─→ Send × turns not yet paraphrased ─→ paraphrase_turn ─→ finish ─→ END
-                └──────────── (all done, or --per-turn 0) ─────────────────────┘
+    plan ─→ dispatch ─┬→ Send × a batch of turns not yet paraphrased ─→ paraphrase_turn ─→ gather ─→ dispatch
+                      ├→ wait ─→ dispatch     (other workers hold the last turns)
+                      └→ finish ─→ END        (all done, or --per-turn 0)
 
 ``plan`` reads the benchmark once (CAsT topic files, a BEIR directory, a synthesis run or a
 turn JSONL file) into ``turns.jsonl`` and joins imported ECAsT rows to its turns
@@ -11,8 +12,9 @@ rewrite, else a CQR rewrite through the seam), asks for K paraphrases of it, tur
 into a mid-conversation turn given the history (so each variant has a raw and a
 self-contained form), filters them (near-duplicates by sentence BLEU or chrF, meaning
 changes by embedding cosine, optionally a judge ensemble's 1-5 equivalence and fit) and
-appends the turn to ``generated.jsonl`` once: a killed run resumes with the turns not yet
-there, and every model reply is cached. ``finish`` writes ``paraphrases.jsonl``,
+records the turn once, as a work item (``generated.jsonl`` for one process; with a database,
+the queue workers on many machines claim turns from): a killed run resumes with the turns not
+yet there, and every model reply is cached. ``finish`` writes ``paraphrases.jsonl``,
 ``diversity.json``, the test sets R1..Rn (BEIR query sets sharing the benchmark's qrels) and
 the report.
 """
@@ -23,6 +25,7 @@ import functools
 import json
 import operator
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -33,19 +36,22 @@ from langgraph.types import Send
 from typing_extensions import TypedDict
 
 from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJudge
+from benchsmith.agents.redaction import redact
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.diversity import diversity
 from benchsmith.evals.paraphrase_report import paraphrase_report_files
+from benchsmith.graphs.fanout import next_batch
 from benchsmith.graphs.progress import progress_reporter, report_advance
-from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, run_seam,
-                                         workspace_of)
+from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, run_items,
+                                         run_seam, workspace_of)
 from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.conversational import has_corpus, load_conversational
 from benchsmith.stores.ecast import read_ecast
 from benchsmith.stores.files import atomic_writer, write_files_atomic, write_json_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
+from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.work_items import WorkItems
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.paraphrase_filters import (DEFAULT_MAX_OVERLAP, DEFAULT_MIN_SIMILARITY, FilterSettings,
@@ -54,6 +60,7 @@ from benchsmith.tools.test_sets import DEFAULT_TEST_SETS, draw_test_sets
 
 TURNS_FILE, BENCHMARK_FILE, QRELS_FILE = "turns.jsonl", "benchmark.json", "qrels.tsv"
 IMPORTED_FILE, UNJOINED_FILE, GENERATED_FILE = "imported.jsonl", "unjoined.jsonl", "generated.jsonl"
+WAIT_FOR_WORKERS_S = 1.0
 PARAPHRASES_FILE, DIVERSITY_FILE, TEST_SETS_DIR, TEST_SETS_FILE = ("paraphrases.jsonl", "diversity.json",
                                                                     "test-sets", "test-sets.json")
 ORIGINAL = "original"
@@ -151,10 +158,6 @@ def load_input_benchmark(specs: list[str], workspace: Workspace, context: Paraph
                                qrels=Path(context.qrels) if context.qrels else None)
 
 
-def _generated_log(run_dir: RunDirectory) -> RecordLog:
-    return record_log(run_dir.file(GENERATED_FILE), "turn")
-
-
 # ---------------------------------------------------------------------------------------
 # Nodes.
 
@@ -162,7 +165,7 @@ def plan(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> dict[st
     """Read the benchmark into turns.jsonl and join the imported paraphrases (once per run)."""
     run_dir = _run_dir(runtime, state["run_id"])
     if run_dir.file(TURNS_FILE).exists():  # turns.jsonl is written last: its presence means plan finished
-        return {"turns": len(read_turns(run_dir))}
+        return {"turns": _registered(runtime, state["run_id"], list(read_turns(run_dir)))}
     context = _context(runtime)
     benchmark = load_input_benchmark(state["benchmarks"], workspace_of(context), context)
     turns = [{"turn": query.id, "conversation_id": query.conversation_id, "number": query.turn,
@@ -179,7 +182,13 @@ def plan(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> dict[st
     if context.import_ecast:
         _join_ecast(run_dir, Path(context.import_ecast), {turn["turn"] for turn in turns})
     write_jsonl_atomic(run_dir.file(TURNS_FILE), turns)
-    return {"turns": len(turns)}
+    return {"turns": _registered(runtime, state["run_id"], [turn["turn"] for turn in turns])}
+
+
+def _registered(runtime: Runtime[ParaphraseContext], run_id: str, turn_ids: list[str]) -> int:
+    """Register the turns as the run's work items (a joining worker reads the same benchmark)."""
+    _items(runtime, run_id).add([(turn_id, {"turn": turn_id}) for turn_id in turn_ids])
+    return len(turn_ids)
 
 
 def _join_ecast(run_dir: RunDirectory, path: Path, turn_ids: set[str]) -> None:
@@ -196,57 +205,91 @@ def _join_ecast(run_dir: RunDirectory, path: Path, turn_ids: set[str]) -> None:
     write_jsonl_atomic(run_dir.file(IMPORTED_FILE), joined)
 
 
-def dispatch(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> list[Send] | Literal["finish"]:
-    """One task per turn not yet in generated.jsonl; none when nothing is generated."""
+def _items(runtime: Runtime[ParaphraseContext], run_id: str) -> WorkItems:
+    """The run's turns as work items: the generated log alone, or shared by workers."""
+    return run_items(_context(runtime), workspace_of(_context(runtime)), run_id, GENERATED_FILE, "turn")
+
+
+def dispatch(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> list[Send] | Literal["wait", "finish"]:
+    """A batch of turns nobody paraphrased or holds; finish when all are done (or nothing is
+    generated), wait while other workers still hold some."""
     if _context(runtime).per_turn < 1:
         return "finish"
-    run_dir = _run_dir(runtime, state["run_id"])
-    done, turns = _generated_log(run_dir).ids(), read_turns(run_dir)
-    progress_reporter("paraphrase")(len(done & turns.keys()), len(turns))
+    items = _items(runtime, state["run_id"])
+    counts = items.counts()
+    progress_reporter("paraphrase")(counts.done, counts.total)
     sends = [Send("paraphrase_turn", {"run_id": state["run_id"], "turn": turn_id})
-             for turn_id in turns if turn_id not in done]
-    return sends or "finish"
+             for turn_id in next_batch(items.open_ids(), _context(runtime).concurrency)]
+    if sends:
+        return sends
+    return "finish" if counts.done >= counts.total else "wait"
+
+
+def gather(state: ParaphraseState) -> dict[str, Any]:
+    """Joins a batch of turns before the next one is dispatched."""
+    return {}
+
+
+def wait(state: ParaphraseState) -> dict[str, Any]:
+    """Other workers hold the last turns: look again shortly (a dead worker's lease runs out and
+    its turns come back open)."""
+    time.sleep(WAIT_FOR_WORKERS_S)
+    return {}
 
 
 def paraphrase_turn(task: TurnTask, runtime: Runtime[ParaphraseContext]) -> dict[str, Any]:
-    """Rewrite, paraphrase, restore the context and filter one turn; append it once."""
+    """Rewrite, paraphrase, restore the context and filter one turn; record it once (claimed
+    first when workers share the run)."""
     context = _context(runtime)
     run_dir = _run_dir(runtime, task["run_id"])
     turn = read_turns(run_dir)[task["turn"]]
-    history = [tuple(pair) for pair in turn["history"]]
-    seam = run_seam(workspace_of(context), task["run_id"], context.llm, context)
+    items = _items(runtime, task["run_id"])
     with concurrency_slot(task["run_id"], context.concurrency):
-        if turn["rewrite"]:
-            source, origin = turn["rewrite"], "benchmark"
-        elif history:
-            source, origin = seam.run(Rewriter(), history=history, question=turn["raw"]).query, "rewriter"
-        else:  # a first turn is self-contained as it is
-            source, origin = turn["raw"], "raw utterance"
-        paraphrases = [text.strip() for text in seam.run(Paraphraser(context.per_turn), query=source).paraphrases]
-        raws = paraphrases
-        if history:
-            raws = [text.strip() for text in seam.run(ContextRestorer(len(paraphrases)), history=history,
-                                                      raw=turn["raw"], rewrite=source, queries=paraphrases).turns]
-        embedder = embedder_for(context.embedder, workspace_of(context), task["run_id"], context)
-        similarities = (similarities_to_source(embedder, source, paraphrases)
-                        if context.min_similarity > 0 else None)
-        decisions = filter_variants(source, paraphrases, FilterSettings(context.overlap_metric, context.max_overlap,
-                                                                         context.min_similarity), similarities)
-        candidates = []
-        for number, (text, raw, decision) in enumerate(zip(paraphrases, raws, decisions), start=1):
-            candidate = {"variant": f"{turn['turn']}:g{number}", "self_contained": text, "raw": raw,
-                         "kept": decision.kept, "reason": decision.reason,
-                         "overlap_with_source": round(decision.overlap_with_source, 2),
-                         "overlap_with_kept": round(decision.overlap_with_kept, 2),
-                         "similarity": None if decision.similarity is None else round(decision.similarity, 4)}
-            if decision.kept and context.judges:
-                _judge_candidate(runtime, task["run_id"], candidate, history, source)
-            candidates.append(candidate)
-    _generated_log(run_dir).append_once({"turn": turn["turn"], "source": source, "source_origin": origin,
-                                         "candidates": candidates})
+        if not items.claim(task["turn"]):
+            return {"paraphrased": 0}  # another worker has it, or did it
+        try:
+            record = _paraphrased(runtime, task["run_id"], turn)
+        except BaseException as error:
+            items.fail(task["turn"], redact(f"{type(error).__name__}: {error}"))
+            raise
+    items.complete(task["turn"], record)
     run_dir.usage.sync()
     report_advance("paraphrase")
     return {"paraphrased": 1}
+
+
+def _paraphrased(runtime: Runtime[ParaphraseContext], run_id: str, turn: dict[str, Any]) -> dict[str, Any]:
+    """One turn's source, its origin and every candidate variant with its filter decision."""
+    context = _context(runtime)
+    history = [tuple(pair) for pair in turn["history"]]
+    seam = run_seam(workspace_of(context), run_id, context.llm, context)
+    if turn["rewrite"]:
+        source, origin = turn["rewrite"], "benchmark"
+    elif history:
+        source, origin = seam.run(Rewriter(), history=history, question=turn["raw"]).query, "rewriter"
+    else:  # a first turn is self-contained as it is
+        source, origin = turn["raw"], "raw utterance"
+    paraphrases = [text.strip() for text in seam.run(Paraphraser(context.per_turn), query=source).paraphrases]
+    raws = paraphrases
+    if history:
+        raws = [text.strip() for text in seam.run(ContextRestorer(len(paraphrases)), history=history,
+                                                  raw=turn["raw"], rewrite=source, queries=paraphrases).turns]
+    embedder = embedder_for(context.embedder, workspace_of(context), run_id, context)
+    similarities = (similarities_to_source(embedder, source, paraphrases)
+                    if context.min_similarity > 0 else None)
+    decisions = filter_variants(source, paraphrases, FilterSettings(context.overlap_metric, context.max_overlap,
+                                                                     context.min_similarity), similarities)
+    candidates = []
+    for number, (text, raw, decision) in enumerate(zip(paraphrases, raws, decisions), start=1):
+        candidate = {"variant": f"{turn['turn']}:g{number}", "self_contained": text, "raw": raw,
+                     "kept": decision.kept, "reason": decision.reason,
+                     "overlap_with_source": round(decision.overlap_with_source, 2),
+                     "overlap_with_kept": round(decision.overlap_with_kept, 2),
+                     "similarity": None if decision.similarity is None else round(decision.similarity, 4)}
+        if decision.kept and context.judges:
+            _judge_candidate(runtime, run_id, candidate, history, source)
+        candidates.append(candidate)
+    return {"turn": turn["turn"], "source": source, "source_origin": origin, "candidates": candidates}
 
 
 def _judge_candidate(runtime: Runtime[ParaphraseContext], run_id: str, candidate: dict[str, Any],
@@ -272,6 +315,8 @@ def finish(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> Parap
     context = _context(runtime)
     run_dir = _run_dir(runtime, state["run_id"])
     turns = read_turns(run_dir)
+    if context.database_url() and context.per_turn > 0:  # the other workers' turns are in the database
+        write_jsonl_atomic(run_dir.file(GENERATED_FILE), _items(runtime, state["run_id"]).results())
     benchmark = _read_json(run_dir.file(BENCHMARK_FILE))
     imported = load_jsonl(run_dir.file(IMPORTED_FILE)) if run_dir.file(IMPORTED_FILE).exists() else []
     unjoined = load_jsonl(run_dir.file(UNJOINED_FILE)) if run_dir.file(UNJOINED_FILE).exists() else []
@@ -425,10 +470,14 @@ builder = StateGraph(ParaphraseState, context_schema=ParaphraseContext, input_sc
                      output_schema=ParaphraseOutput)
 builder.add_node("plan", plan)
 builder.add_node("paraphrase_turn", paraphrase_turn)
+builder.add_node("gather", gather)
+builder.add_node("wait", wait)
 builder.add_node("finish", finish)
 builder.add_edge(START, "plan")
-builder.add_conditional_edges("plan", dispatch, ["paraphrase_turn", "finish"])
-builder.add_edge("paraphrase_turn", "finish")
+builder.add_conditional_edges("plan", dispatch, ["paraphrase_turn", "wait", "finish"])
+builder.add_edge("paraphrase_turn", "gather")
+builder.add_conditional_edges("gather", dispatch, ["paraphrase_turn", "wait", "finish"])
+builder.add_conditional_edges("wait", dispatch, ["paraphrase_turn", "wait", "finish"])
 builder.add_edge("finish", END)
 
 # The Studio copy: compiled without a checkpointer (the server brings its own).

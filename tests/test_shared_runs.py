@@ -1,5 +1,5 @@
-"""Runs shared through a real PostgreSQL by worker processes: one worker is killed with SIGKILL
-mid-run, the other takes its items over when their leases run out, every item is done once, and
+"""Runs shared through a real PostgreSQL by worker processes (synthesis, audit, paraphrasing): one
+worker is killed with SIGKILL mid-run, the other takes its items over when their leases run out, every item is done once, and
 the files written are byte for byte those of a single process with the same seed.
 
 The synthesis workers have separate workspaces and share one Chroma server (`chroma run`), as
@@ -8,6 +8,7 @@ workers on separate machines do; the model is the loopback OpenAI-compatible ser
 from __future__ import annotations
 
 import filecmp
+import json
 import os
 import random
 import shutil
@@ -29,6 +30,7 @@ from tests.audit_fixtures import server_judge, write_audit_benchmark
 from tests.embedders import HashingEmbedder
 from tests.local_servers import free_port, local_server
 from tests.openai_server import FakeOpenAIServer
+from tests.paraphrase_fixtures import server_replier as paraphrase_replier
 from tests.postgres_server import database, postgres_url  # noqa: F401  (fixtures)
 from tests.synthesis_fixtures import COLLECTION, TOPICS, server_replier
 
@@ -38,6 +40,8 @@ LEASE_S = 3
 SYNTHESIS_FILES = ["dialogues.jsonl", "plan.jsonl", "qrels.trec", "stats.json", "beir/corpus.jsonl",
                    "beir/queries.jsonl", "beir/qrels/test.tsv"]
 AUDIT_FILES = ["instances.jsonl", "judgments.jsonl", "extra_qrels.tsv", "audit.json", "audit-report.md"]
+PARAPHRASE_FILES = ["turns.jsonl", "paraphrases.jsonl", "diversity.json", "test-sets.json", "paraphrase.json",
+                    "paraphrase-report.md", "test-sets/R1/queries.jsonl", "test-sets/original/queries.jsonl"]
 
 
 def write_corpus(directory: Path, documents: int) -> Path:
@@ -195,3 +199,46 @@ def test_two_audit_workers_one_killed_judge_each_instance_once_and_export_the_si
     assert_same_files(solo_dir, tmp_path / "third" / "runs" / "shared", AUDIT_FILES)
     assert runs.returncode == 0 and "shared" in runs.stdout and "finished" in runs.stdout, runs.stdout
     assert str(total) in runs.stdout  # items done
+
+
+def write_topics(path: Path, topics: int, turns: int) -> Path:
+    """CAsT 2019-style topics (no resolved rewrites: every later turn is rewritten by the model)."""
+    subjects = ["honey bees", "throat cancer", "solar panels", "sourdough bread", "the Roman army", "tidal energy"]
+    path.write_text(json.dumps([
+        {"number": 100 + number, "title": subjects[number % len(subjects)], "turn": [
+            {"number": turn + 1, "raw_utterance": f"What is question {turn + 1} about {subjects[number % len(subjects)]}?"
+             if turn == 0 else f"And how does it relate to point {turn + 1}?"} for turn in range(turns)]}
+        for number in range(topics)]), encoding="utf-8")
+    return path
+
+
+def test_two_paraphrase_workers_one_killed_paraphrase_each_turn_once_and_write_the_single_process_files(
+        tmp_path, database):
+    topics = write_topics(tmp_path / "2019_evaluation_topics.json", topics=6, turns=4)
+    total = 24
+    with FakeOpenAIServer(replier=paraphrase_replier, latency_s=0.3) as model:
+        environment = {**os.environ, "OPENAI_API_KEY": "sk-test-workers", "OPENAI_BASE_URL": model.base_url,
+                       "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+        paraphrase = [sys.executable, "-m", "benchsmith.graphs.cli", "paraphrase", str(topics), "--per-turn", "3",
+                      "--llm", "openai:sim", "--min-similarity", "0", "--concurrency", "2"]
+        solo = subprocess.run([*paraphrase, "--run-id", "solo", "-w", str(tmp_path / "solo")], cwd=ROOT,
+                              env=environment, capture_output=True, text=True, timeout=300)
+        assert solo.returncode == 0, solo.stdout + solo.stderr
+
+        shared_environment = {**environment, "BENCHSMITH_DATABASE_URL": database}
+        first = start([*paraphrase, "--lease", str(LEASE_S), "--run-id", "shared", "-w", str(tmp_path / "first")],
+                      shared_environment)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and items_done(database, "shared") < 1:
+            assert first.poll() is None, first.stdout.read()
+            time.sleep(0.05)
+        second = start([sys.executable, "-m", "benchsmith.graphs.cli", "work", "shared", "--concurrency", "2",
+                        "-w", str(tmp_path / "second")], shared_environment)
+        kill_when_done(first, database, "shared", at_least=8, total=total)
+        output, _ = second.communicate(timeout=300)
+        assert second.returncode == 0, output
+
+    assert items_done(database, "shared") == total
+    assert sum(count > 1 for count in item_attempts(database, "shared").values()) <= 2
+    assert_same_files(tmp_path / "solo" / "runs" / "solo", tmp_path / "second" / "runs" / "shared",
+                      PARAPHRASE_FILES)

@@ -42,7 +42,8 @@ DatabaseOption = Annotated[
     Optional[str],
     typer.Option("--database", envvar="BENCHSMITH_DATABASE_URL", show_envvar=True,
                  help="postgresql://… for the run's checkpoints, model cache, usage and record in PostgreSQL; a "
-                      "synthesis or audit run is then shared by workers on any machine (`benchsmith work RUN_ID`). "
+                      "synthesis, audit or paraphrasing run is then shared by workers on any machine "
+                      "(`benchsmith work RUN_ID`). "
                       "Pass a password through the environment variable, not the command line (commands are kept "
                       "for resuming)."),
 ]

@@ -9,13 +9,14 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from benchsmith.graphs.cli.console import (DatabaseOption, DryRunOption, MaxAttemptsOption, RateLimitOption,
-                                           RunIdOption, StructuredOutputOption, TimeoutOption, WorkspaceOption, console,
-                                           guarded, model_options, offline_environment, print_estimate, print_paths,
-                                           print_usage, run_reported)
+from benchsmith.graphs.cli.console import (DatabaseOption, DryRunOption, LeaseOption, MaxAttemptsOption,
+                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
+                                           WorkspaceOption, console, guarded, model_options, offline_environment,
+                                           print_estimate, print_paths, print_usage, run_reported)
 from benchsmith.graphs.jobs.paraphrase import DEFAULT_MIN_JUDGE_SCORE, ParaphraseResult, estimate_paraphrase
 from benchsmith.graphs.jobs.paraphrase import paraphrase as run_paraphrase
 from benchsmith.stores.runs import new_run_id
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.paraphrase_filters import DEFAULT_MAX_OVERLAP, DEFAULT_MIN_SIMILARITY
 from benchsmith.tools.test_sets import DEFAULT_TEST_SETS
@@ -60,6 +61,7 @@ def paraphrase(
     max_attempts: MaxAttemptsOption = 6,
     structured_output: StructuredOutputOption = "auto",
     database: DatabaseOption = None,
+    lease: LeaseOption = DEFAULT_LEASE_S,
     run_id: RunIdOption = None,
     dry_run: DryRunOption = False,
     workspace: WorkspaceOption = None,
@@ -88,7 +90,7 @@ def paraphrase(
         judges=judges, min_judge_score=min_judge_score, overlap_metric=overlap_metric, max_overlap=max_overlap,
         min_similarity=min_similarity, embedder=embedder, test_sets=test_sets, seed=seed, corpus=corpus,
         qrels=qrels, split=split, concurrency=concurrency, workspace=workspace, database=database,
-        **model_options(rate_limit, timeout, max_attempts, structured_output)))
+        lease_s=lease, **model_options(rate_limit, timeout, max_attempts, structured_output)))
     print_paraphrase_summary(result)
 
 

@@ -12,13 +12,15 @@ import typer
 from benchsmith.graphs.cli.audit import print_audit_summary
 from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, WorkspaceOption, console, errors, guarded,
                                            offline_environment, run_reported)
+from benchsmith.graphs.cli.paraphrase import print_paraphrase_summary
 from benchsmith.graphs.cli.synthesize import print_synthesis_statistics
 from benchsmith.graphs.jobs.work import DEFAULT_WORKER_CONCURRENCY, job_arguments
 from benchsmith.graphs.jobs.work import export as run_export
 from benchsmith.graphs.jobs.work import work as run_work
 from benchsmith.stores.postgres import DATABASE_ENV
 
-PRINTERS = {"synthesize": print_synthesis_statistics, "audit": print_audit_summary}
+PRINTERS = {"synthesize": print_synthesis_statistics, "audit": print_audit_summary,
+            "paraphrase": print_paraphrase_summary}
 
 
 def work(
@@ -32,7 +34,7 @@ def work(
 ) -> None:
     """Join a shared run: claim items nobody holds until all are done, then write its files.
 
-    Start a synthesis or an audit with --database postgresql://…, then run this on any number
+    Start a synthesis, an audit or a paraphrasing run with --database postgresql://…, then run this on any number
     of machines that reach the same database, the same Chroma server (--chroma-host) and the
     same model endpoint. Each item is done once: a claim is atomic, and a worker that dies
     loses its lease (--lease of the run) to the others. Every worker that sees the last item

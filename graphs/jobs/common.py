@@ -144,8 +144,16 @@ WORKER_ARGUMENTS = frozenset({"workspace", "database", "run_id", "on_event", "re
 def shared_arguments(call: dict[str, Any]) -> dict[str, Any]:
     """A job function's arguments (its ``locals()`` on entry) that every worker of a shared run
     uses as given: ``benchsmith work`` calls the job with them (paths made absolute)."""
-    return {name: str(Path(value).resolve()) if isinstance(value, Path) else value
-            for name, value in call.items() if name not in WORKER_ARGUMENTS}
+    return {name: _portable(value) for name, value in call.items() if name not in WORKER_ARGUMENTS}
+
+
+def _portable(value: Any) -> Any:
+    """Paths absolute and as text, sequences as lists: what JSON keeps and another process reads."""
+    if isinstance(value, Path):
+        return str(value.resolve())
+    if isinstance(value, list | tuple):
+        return [_portable(item) for item in value]
+    return value
 
 
 def job_run(outcome: Any) -> dict[str, Any]:

@@ -13,8 +13,9 @@ from typing import Any
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_fraction,
                                            check_models, checked_run_id, job_run, priced, resolved_path,
-                                           workspace_for)
+                                           shared_arguments, workspace_for)
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
@@ -50,13 +51,15 @@ def paraphrase(benchmark: str | Path | Sequence[str | Path], *, import_ecast: st
                corpus: str | Path | None = None, qrels: str | Path | None = None, split: str = "test",
                concurrency: int = 4, requests_per_second: float | None = None, timeout_s: float = 60.0,
                max_attempts: int = 6, structured_output: str = "auto", workspace: str | Path | None = None,
-               database: str | None = None, run_id: str | None = None,
+               database: str | None = None, lease_s: float = DEFAULT_LEASE_S, run_id: str | None = None,
                on_event: EventHandler | None = None, resume: str | None = None) -> ParaphraseResult:
     """Paraphrase ``benchmark`` (CAsT topic files, several making one benchmark; a BEIR
     directory; a synthesis run; a turn JSONL file). ``per_turn`` defaults to 5, or to 0 (import
     only) with ``import_ecast``. The same call with the same ``run_id`` resumes. With
-    ``database`` (a postgresql:// URL) its checkpoints, run record and model cache are kept in
-    PostgreSQL."""
+    ``database`` (a postgresql:// URL) the run is shared: ``benchsmith work RUN_ID`` on any
+    machine that reads the benchmark at the same paths joins it, and each turn is paraphrased
+    once."""
+    arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
     from benchsmith.graphs.paraphrase import (DIVERSITY_FILE, PARAPHRASES_FILE, TEST_SETS_DIR, TURNS_FILE,
                                               UNJOINED_FILE, ParaphraseContext, builder)
     from benchsmith.graphs.runner import run_job
@@ -67,8 +70,10 @@ def paraphrase(benchmark: str | Path | Sequence[str | Path], *, import_ecast: st
     settings = _checked_settings(resolved, specs, import_ecast, per_turn, llm, judges, min_judge_score,
                                  overlap_metric, max_overlap, min_similarity, embedder, test_sets, seed, corpus,
                                  qrels, split)
-    check_at_least(1, concurrency=concurrency)
+    check_at_least(1, concurrency=concurrency, lease_s=lease_s)
     database = database_url(database)
+    arguments.update(shared_arguments({name: settings[key] for name, key in (  # as resolved here
+        ("benchmark", "benchmarks"), ("import_ecast", "import_ecast"), ("corpus", "corpus"), ("qrels", "qrels"))}))
     run_id = checked_run_id(run_id, "paraphrase")
     context = ParaphraseContext(
         workspace=str(resolved.root), llm=llm, per_turn=per_turn, import_ecast=settings["import_ecast"],
@@ -76,12 +81,12 @@ def paraphrase(benchmark: str | Path | Sequence[str | Path], *, import_ecast: st
         max_overlap=max_overlap, min_similarity=min_similarity, embedder=embedder, test_sets=test_sets, seed=seed,
         corpus=settings["corpus"], qrels=settings["qrels"], split=split, concurrency=concurrency,
         requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-        structured_output=structured_output, database=database)
+        structured_output=structured_output, database=database, lease_s=lease_s)
     context.model_settings()  # an impossible model setting stops here, before the run exists
     outcome = run_job(builder, job="paraphrase", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "benchmarks": settings["benchmarks"]}, context=context,
                       settings=settings, on_event=on_event, max_concurrency=concurrency, resume=resume,
-                      database=database)
+                      database=database, arguments=arguments)
     values = outcome.values
     run_dir = outcome.run_dir
     return ParaphraseResult(

@@ -24,16 +24,18 @@ DEFAULT_WORKER_CONCURRENCY = 4
 def _shared_jobs() -> dict[str, Callable[..., JobRun]]:
     """The jobs whose items workers share."""
     from benchsmith.graphs.jobs.audit import audit
+    from benchsmith.graphs.jobs.paraphrase import paraphrase
     from benchsmith.graphs.jobs.synthesize import synthesize
 
-    return {"synthesize": synthesize, "audit": audit}
+    return {"synthesize": synthesize, "audit": audit, "paraphrase": paraphrase}
 
 
 def work(run_id: str, *, database: str | None = None, workspace: str | Path | None = None,
          concurrency: int = DEFAULT_WORKER_CONCURRENCY, chroma_host: str | None = None,
          on_event: EventHandler | None = None, resume: str | None = None) -> JobRun:
     """Work on the shared run ``run_id`` until all its items are done; return the job's result
-    (a :class:`~benchsmith.SynthesisResult` or :class:`~benchsmith.AuditResult`). ``chroma_host``
+    (a :class:`~benchsmith.SynthesisResult`, :class:`~benchsmith.AuditResult` or
+    :class:`~benchsmith.ParaphraseResult`). ``chroma_host``
     overrides the run's when this machine reaches the Chroma server by another address."""
     from benchsmith.stores.postgres_runs import run_arguments
 
