@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import operator
 import random
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable
@@ -35,14 +34,13 @@ from typing_extensions import TypedDict
 
 from benchsmith.agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJudge, QualityJudge
 from benchsmith.agents.models import ModelSeam
-from benchsmith.agents.redaction import redact
 from benchsmith.evals import audit_verdicts
 from benchsmith.evals.audit_report import audit_report_files
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES, NOISE_SCORE
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS, DocumentCounter, ill_formed_questions
 from benchsmith.graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index,
                                               document_text)
-from benchsmith.graphs.fanout import next_batch
+from benchsmith.graphs.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.graphs.progress import progress_reporter, report_advance
 from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, run_items,
                                          run_seam, workspace_of)
@@ -59,7 +57,6 @@ from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.query_building import HistoryMode, build_query
 
 INSTANCES_FILE, JUDGMENTS_FILE, EXTRA_QRELS_FILE = "instances.jsonl", "judgments.jsonl", "extra_qrels.tsv"
-WAIT_FOR_WORKERS_S = 1.0
 EXCERPT_CHARS = 300
 DEFAULT_NEGATIVES = 4
 
@@ -218,26 +215,14 @@ def _items(runtime: Runtime[AuditContext], run_id: str) -> WorkItems:
 def dispatch(state: AuditState, runtime: Runtime[AuditContext]) -> list[Send] | Literal["wait", "report"]:
     """One judging task per instance nobody judged or holds; report when all are judged, wait
     while other workers still hold some."""
-    items = _items(runtime, state["run_id"])
-    counts = items.counts()
-    progress_reporter("judge")(counts.done, counts.total)
-    sends = [Send("judge", {"run_id": state["run_id"], "benchmark": state["benchmark"], "judges": state["judges"],
-                            "instance": instance})
-             for instance in next_batch(items.open_ids(), _context(runtime).concurrency)]
-    if sends:
-        return sends
-    return "report" if counts.done >= counts.total else "wait"
+    return dispatch_items(  # type: ignore[return-value]
+        _items(runtime, state["run_id"]), "judge", _context(runtime).concurrency,
+        lambda instance: Send("judge", {"run_id": state["run_id"], "benchmark": state["benchmark"],
+                                        "judges": state["judges"], "instance": instance}), "report")
 
 
 def gather(state: AuditState) -> dict[str, Any]:
     """Joins a batch of judged instances before the next one is dispatched."""
-    return {}
-
-
-def wait(state: AuditState) -> dict[str, Any]:
-    """Other workers hold the last instances: look again shortly (a dead worker's lease runs out
-    and its instances come back open)."""
-    time.sleep(WAIT_FOR_WORKERS_S)
     return {}
 
 
@@ -249,18 +234,13 @@ def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     documents = corpus_documents(benchmark)
     text = {doc_id: document_text(*documents[doc_id]) for doc_id in instance["pool"]}
     conversation = {"history": query.history, "question": query.question}
-    verdicts: dict[str, dict[str, Any]] = {}
     items = _items(runtime, task["run_id"])
     with concurrency_slot(task["run_id"], _context(runtime).concurrency):
-        if not items.claim(task["instance"]):
-            return {"judged": 0}  # another worker has it, or judged it
-        try:
-            for judge_spec in task["judges"]:
-                verdicts[judge_spec] = _verdict_of(_seam(runtime, task["run_id"], judge_spec), instance, query,
-                                                   conversation, text)
-        except BaseException as error:
-            items.fail(task["instance"], redact(f"{type(error).__name__}: {error}"))
-            raise
+        verdicts = claimed_work(items, task["instance"], lambda: {
+            judge_spec: _verdict_of(_seam(runtime, task["run_id"], judge_spec), instance, query, conversation, text)
+            for judge_spec in task["judges"]})
+    if verdicts is None:
+        return {"judged": 0}  # another worker has it, or judged it
     items.complete(task["instance"], {"instance": task["instance"], "verdicts": verdicts})
     _run_dir(runtime, task["run_id"]).usage.sync()
     report_advance("judge")
@@ -383,7 +363,7 @@ builder = StateGraph(AuditState, context_schema=AuditContext, input_schema=Audit
 builder.add_node("plan", plan)
 builder.add_node("judge", judge)
 builder.add_node("gather", gather)
-builder.add_node("wait", wait)
+builder.add_node("wait", wait_for_workers)
 builder.add_node("report", report)
 builder.add_edge(START, "plan")
 builder.add_conditional_edges("plan", dispatch, ["judge", "wait", "report"])

@@ -10,10 +10,18 @@ enough that the pause while a batch drains costs little (about concurrency / bat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypeVar
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from langgraph.types import Send
+
+from benchsmith.agents.redaction import redact
+from benchsmith.graphs.progress import progress_reporter
+from benchsmith.stores.work_items import WorkItems
 
 Item = TypeVar("Item")
+Result = TypeVar("Result")
 TASKS_PER_WORKER = 16
 MIN_BATCH = 64
 
@@ -26,3 +34,40 @@ def batch_size(concurrency: int) -> int:
 def next_batch(pending: Sequence[Item], concurrency: int) -> list[Item]:
     """The items of the next step: the first batch of those still pending."""
     return list(pending[: batch_size(concurrency)])
+
+
+# ---------------------------------------------------------------------------------------
+# Fanning out over a run's work items (graphs/resources.run_items), alone or beside other workers.
+
+WAIT_FOR_WORKERS_S = 1.0
+
+
+def dispatch_items(items: WorkItems, stage: str, concurrency: int, send: Callable[[str], Send],
+                   finished: str) -> list[Send] | str:
+    """The next batch of items nobody finished or holds, one ``send(item_id)`` each; else
+    ``finished`` when every item is done, or ``"wait"`` while other workers hold the last ones."""
+    counts = items.counts()
+    progress_reporter(stage)(counts.done, counts.total)
+    sends = [send(item_id) for item_id in next_batch(items.open_ids(), concurrency)]
+    if sends:
+        return sends
+    return finished if counts.done >= counts.total else "wait"
+
+
+def wait_for_workers(state: Any) -> dict[str, Any]:
+    """The ``wait`` node: other workers hold the last items; look again shortly (a dead worker's
+    lease runs out and its items come back open)."""
+    time.sleep(WAIT_FOR_WORKERS_S)
+    return {}
+
+
+def claimed_work(items: WorkItems, item_id: str, work: Callable[[], Result]) -> Result | None:
+    """``work()`` on an item this worker could claim; None when another worker holds it or did it.
+    An error gives the item up (with a redacted reason) and propagates."""
+    if not items.claim(item_id):
+        return None
+    try:
+        return work()
+    except BaseException as error:
+        items.fail(item_id, redact(f"{type(error).__name__}: {error}"))
+        raise

@@ -25,7 +25,6 @@ import functools
 import json
 import operator
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -36,12 +35,11 @@ from langgraph.types import Send
 from typing_extensions import TypedDict
 
 from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJudge
-from benchsmith.agents.redaction import redact
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.diversity import diversity
 from benchsmith.evals.paraphrase_report import paraphrase_report_files
-from benchsmith.graphs.fanout import next_batch
-from benchsmith.graphs.progress import progress_reporter, report_advance
+from benchsmith.graphs.fanout import claimed_work, dispatch_items, wait_for_workers
+from benchsmith.graphs.progress import report_advance
 from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, run_items,
                                          run_seam, workspace_of)
 from benchsmith.stores.beir import Benchmark
@@ -60,7 +58,6 @@ from benchsmith.tools.test_sets import DEFAULT_TEST_SETS, draw_test_sets
 
 TURNS_FILE, BENCHMARK_FILE, QRELS_FILE = "turns.jsonl", "benchmark.json", "qrels.tsv"
 IMPORTED_FILE, UNJOINED_FILE, GENERATED_FILE = "imported.jsonl", "unjoined.jsonl", "generated.jsonl"
-WAIT_FOR_WORKERS_S = 1.0
 PARAPHRASES_FILE, DIVERSITY_FILE, TEST_SETS_DIR, TEST_SETS_FILE = ("paraphrases.jsonl", "diversity.json",
                                                                     "test-sets", "test-sets.json")
 ORIGINAL = "original"
@@ -215,25 +212,13 @@ def dispatch(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> lis
     generated), wait while other workers still hold some."""
     if _context(runtime).per_turn < 1:
         return "finish"
-    items = _items(runtime, state["run_id"])
-    counts = items.counts()
-    progress_reporter("paraphrase")(counts.done, counts.total)
-    sends = [Send("paraphrase_turn", {"run_id": state["run_id"], "turn": turn_id})
-             for turn_id in next_batch(items.open_ids(), _context(runtime).concurrency)]
-    if sends:
-        return sends
-    return "finish" if counts.done >= counts.total else "wait"
+    return dispatch_items(  # type: ignore[return-value]
+        _items(runtime, state["run_id"]), "paraphrase", _context(runtime).concurrency,
+        lambda turn_id: Send("paraphrase_turn", {"run_id": state["run_id"], "turn": turn_id}), "finish")
 
 
 def gather(state: ParaphraseState) -> dict[str, Any]:
     """Joins a batch of turns before the next one is dispatched."""
-    return {}
-
-
-def wait(state: ParaphraseState) -> dict[str, Any]:
-    """Other workers hold the last turns: look again shortly (a dead worker's lease runs out and
-    its turns come back open)."""
-    time.sleep(WAIT_FOR_WORKERS_S)
     return {}
 
 
@@ -245,13 +230,9 @@ def paraphrase_turn(task: TurnTask, runtime: Runtime[ParaphraseContext]) -> dict
     turn = read_turns(run_dir)[task["turn"]]
     items = _items(runtime, task["run_id"])
     with concurrency_slot(task["run_id"], context.concurrency):
-        if not items.claim(task["turn"]):
-            return {"paraphrased": 0}  # another worker has it, or did it
-        try:
-            record = _paraphrased(runtime, task["run_id"], turn)
-        except BaseException as error:
-            items.fail(task["turn"], redact(f"{type(error).__name__}: {error}"))
-            raise
+        record = claimed_work(items, task["turn"], lambda: _paraphrased(runtime, task["run_id"], turn))
+    if record is None:
+        return {"paraphrased": 0}  # another worker has it, or did it
     items.complete(task["turn"], record)
     run_dir.usage.sync()
     report_advance("paraphrase")
@@ -471,7 +452,7 @@ builder = StateGraph(ParaphraseState, context_schema=ParaphraseContext, input_sc
 builder.add_node("plan", plan)
 builder.add_node("paraphrase_turn", paraphrase_turn)
 builder.add_node("gather", gather)
-builder.add_node("wait", wait)
+builder.add_node("wait", wait_for_workers)
 builder.add_node("finish", finish)
 builder.add_edge(START, "plan")
 builder.add_conditional_edges("plan", dispatch, ["paraphrase_turn", "wait", "finish"])

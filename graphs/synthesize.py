@@ -34,7 +34,6 @@ import functools
 import operator
 import random
 import threading
-import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,13 +46,12 @@ from langgraph.types import Command, Send
 from typing_extensions import Required, TypedDict
 
 from benchsmith.agents.models import ModelSeam
-from benchsmith.agents.redaction import redact
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.evals.benchmark_stats import benchmark_statistics
-from benchsmith.graphs.fanout import next_batch
-from benchsmith.graphs.progress import progress_reporter, report_advance
+from benchsmith.graphs.fanout import claimed_work, dispatch_items, wait_for_workers
+from benchsmith.graphs.progress import report_advance
 from benchsmith.graphs.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, run_items,
                                          run_seam, workspace_of)
 from benchsmith.stores.benchmark_files import canonicalize, serialize_history, write_beir
@@ -78,7 +76,6 @@ from benchsmith.tools.polish import review_polish
 DIALOGUES_FILE, PLAN_FILE = "dialogues.jsonl", "plan.jsonl"
 BEIR_DIR, TREC_QRELS_FILE, STATS_FILE = "beir", "qrels.trec", "stats.json"
 DEFAULT_CONVERSATIONS, DEFAULT_TURNS = 20, 6
-WAIT_FOR_WORKERS_S = 1.0
 STANDALONE_RUN_ID = "conversations"  # where a conversation run on its own books its model calls
 
 
@@ -426,26 +423,14 @@ def _plan_in(path: Path, modified: float) -> dict[str, int]:
 def dispatch(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> list[Send] | Literal["wait", "export"]:
     """The next batch of planned conversations nobody finished or holds (graphs/fanout.py);
     export when all are finished, wait while other workers still hold some."""
-    items = _items(runtime, state["run_id"])
-    counts = items.counts()
-    progress_reporter("conversations")(counts.done, counts.total)
-    sends = [Send("converse", {"run_id": state["run_id"], "collection": state["collection"],
-                               "conversation_id": item_id, "turns_wanted": state["turns"]})
-             for item_id in next_batch(items.open_ids(), _context(runtime).concurrency)]
-    if sends:
-        return sends
-    return "export" if counts.done >= counts.total else "wait"
+    return dispatch_items(  # type: ignore[return-value]
+        _items(runtime, state["run_id"]), "conversations", _context(runtime).concurrency,
+        lambda item_id: Send("converse", {"run_id": state["run_id"], "collection": state["collection"],
+                                          "conversation_id": item_id, "turns_wanted": state["turns"]}), "export")
 
 
 def gather(state: SynthesisState) -> dict[str, Any]:
     """Joins a batch of conversations before the next one is dispatched."""
-    return {}
-
-
-def wait(state: SynthesisState) -> dict[str, Any]:
-    """Other workers hold the last conversations: look again shortly (a dead worker's lease runs
-    out and its conversations come back open)."""
-    time.sleep(WAIT_FOR_WORKERS_S)
     return {}
 
 
@@ -456,14 +441,10 @@ def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dic
     items = _items(runtime, task["run_id"])
     cluster_id = _planned_clusters(runtime, task["run_id"])[task["conversation_id"]]
     with concurrency_slot(task["run_id"], _context(runtime).concurrency):
-        if not items.claim(task["conversation_id"]):
-            return {"finished": 0}  # another worker has it, or finished it
-        try:
-            result = _conversation_in_run.invoke({**task, "cluster_id": cluster_id}, context=_context(runtime),
-                                                 durability="exit")
-        except BaseException as error:
-            items.fail(task["conversation_id"], redact(f"{type(error).__name__}: {error}"))
-            raise
+        result = claimed_work(items, task["conversation_id"], lambda: _conversation_in_run.invoke(
+            {**task, "cluster_id": cluster_id}, context=_context(runtime), durability="exit"))
+    if result is None:
+        return {"finished": 0}  # another worker has it, or finished it
     dialogue = {"conversation_id": task["conversation_id"], "cluster_id": cluster_id,
                 "seed": _context(runtime).seed, "turns": result["turns"]}
     items.complete(task["conversation_id"], dialogue)
@@ -512,7 +493,7 @@ builder = StateGraph(SynthesisState, context_schema=SynthesisContext, input_sche
 builder.add_node("plan", plan)
 builder.add_node("converse", converse)
 builder.add_node("gather", gather)
-builder.add_node("wait", wait)
+builder.add_node("wait", wait_for_workers)
 builder.add_node("export", export)
 builder.add_edge(START, "plan")
 builder.add_conditional_edges("plan", dispatch, ["converse", "wait", "export"])

@@ -95,6 +95,24 @@ def kill_when_done(process: subprocess.Popen, url: str, run_id: str, at_least: i
     return done
 
 
+def share_and_kill_the_first(first_command: list[str], environment: dict[str, str], url: str,
+                             second_workspace: Path, at_least: int, total: int) -> int:
+    """Start the run with ``first_command``; once it has done an item, a second worker joins
+    (`benchsmith work shared`); SIGKILL the first once ``at_least`` items are done and let the second
+    finish. The items done when the first was killed."""
+    first = start(first_command, environment)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and items_done(url, "shared") < 1:  # registered and under way
+        assert first.poll() is None, first.stdout.read()
+        time.sleep(0.05)
+    second = start([sys.executable, "-m", "benchsmith.graphs.cli", "work", "shared", "--concurrency", "2",
+                    "-w", str(second_workspace)], environment)
+    done_at_kill = kill_when_done(first, url, "shared", at_least=at_least, total=total)
+    output, _ = second.communicate(timeout=300)
+    assert second.returncode == 0, output
+    return done_at_kill
+
+
 def assert_same_files(first: Path, second: Path, names: list[str]) -> None:
     for name in names:
         assert (first / name).exists(), name
@@ -126,20 +144,12 @@ def test_two_synthesis_workers_sharing_chroma_one_killed_give_the_single_process
             cwd=ROOT, env=solo_environment, capture_output=True, text=True, timeout=300)
         assert solo.returncode == 0, solo.stdout + solo.stderr
 
-        first = start([sys.executable, "-m", "benchsmith.graphs.cli", "synthesize", "--collection", COLLECTION,
-                       "--conversations", str(conversations), "--turns", str(turns), "--llm", "openai:sim",
-                       "--cluster-size", "4", "--seed", "3", "--concurrency", "2", "--lease", str(LEASE_S),
-                       "--chroma-host", chroma_host, "--run-id", "shared", "-w", str(tmp_path / "first")],
-                      environment)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and items_done(database, "shared") < 1:  # registered and under way
-            assert first.poll() is None, first.stdout.read()
-            time.sleep(0.05)
-        second = start([sys.executable, "-m", "benchsmith.graphs.cli", "work", "shared", "--concurrency", "2",
-                        "-w", str(tmp_path / "second")], environment)
-        done_at_kill = kill_when_done(first, database, "shared", at_least=6, total=conversations)
-        output, _ = second.communicate(timeout=300)
-        assert second.returncode == 0, output
+        done_at_kill = share_and_kill_the_first(
+            [sys.executable, "-m", "benchsmith.graphs.cli", "synthesize", "--collection", COLLECTION,
+             "--conversations", str(conversations), "--turns", str(turns), "--llm", "openai:sim", "--cluster-size",
+             "4", "--seed", "3", "--concurrency", "2", "--lease", str(LEASE_S), "--chroma-host", chroma_host,
+             "--run-id", "shared", "-w", str(tmp_path / "first")],
+            environment, database, tmp_path / "second", at_least=6, total=conversations)
         # A machine that joins after the end only writes the files (from the database and the server).
         exported = subprocess.run([sys.executable, "-m", "benchsmith.graphs.cli", "export", "shared", "-w",
                                    str(tmp_path / "third")], cwd=ROOT, env=environment, capture_output=True,
@@ -170,17 +180,8 @@ def test_two_audit_workers_one_killed_judge_each_instance_once_and_export_the_si
         total = len((tmp_path / "solo" / "runs" / "solo" / "instances.jsonl").read_text().splitlines())
 
         shared_environment = {**environment, "BENCHSMITH_DATABASE_URL": database}
-        first = start([*audit, "--lease", str(LEASE_S), "--run-id", "shared", "-w", str(tmp_path / "first")],
-                      shared_environment)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and items_done(database, "shared") < 1:
-            assert first.poll() is None, first.stdout.read()
-            time.sleep(0.05)
-        second = start([sys.executable, "-m", "benchsmith.graphs.cli", "work", "shared", "--concurrency", "2",
-                        "-w", str(tmp_path / "second")], shared_environment)
-        kill_when_done(first, database, "shared", at_least=4, total=total)
-        output, _ = second.communicate(timeout=300)
-        assert second.returncode == 0, output
+        share_and_kill_the_first([*audit, "--lease", str(LEASE_S), "--run-id", "shared", "-w", str(tmp_path / "first")],
+                                 shared_environment, database, tmp_path / "second", at_least=4, total=total)
         calls_with_workers = len(model.requests)
 
         runs = subprocess.run([sys.executable, "-m", "benchsmith.graphs.cli", "runs"], cwd=ROOT,
@@ -226,17 +227,9 @@ def test_two_paraphrase_workers_one_killed_paraphrase_each_turn_once_and_write_t
         assert solo.returncode == 0, solo.stdout + solo.stderr
 
         shared_environment = {**environment, "BENCHSMITH_DATABASE_URL": database}
-        first = start([*paraphrase, "--lease", str(LEASE_S), "--run-id", "shared", "-w", str(tmp_path / "first")],
-                      shared_environment)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and items_done(database, "shared") < 1:
-            assert first.poll() is None, first.stdout.read()
-            time.sleep(0.05)
-        second = start([sys.executable, "-m", "benchsmith.graphs.cli", "work", "shared", "--concurrency", "2",
-                        "-w", str(tmp_path / "second")], shared_environment)
-        kill_when_done(first, database, "shared", at_least=8, total=total)
-        output, _ = second.communicate(timeout=300)
-        assert second.returncode == 0, output
+        share_and_kill_the_first([*paraphrase, "--lease", str(LEASE_S), "--run-id", "shared", "-w",
+                                  str(tmp_path / "first")],
+                                 shared_environment, database, tmp_path / "second", at_least=8, total=total)
 
     assert items_done(database, "shared") == total
     assert sum(count > 1 for count in item_attempts(database, "shared").values()) <= 2
