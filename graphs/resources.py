@@ -268,6 +268,17 @@ def response_cache(workspace: Workspace, database: str | None) -> Any:
     return LLMCache(workspace.llm_cache_path)
 
 
+def usage_totals(workspace: Workspace, run_id: str, database: str | None) -> dict[str, Any]:
+    """The run's usage totals, read once (in the database: on a connection closed after)."""
+    if database:
+        from benchsmith.stores.postgres import connection
+        from benchsmith.stores.postgres_runs import usage_totals_of
+
+        with connection(database) as handle:
+            return usage_totals_of(handle, run_id)
+    return RunDirectory(workspace, run_id).usage.totals()
+
+
 def usage_ledger(workspace: Workspace, run_id: str, database: str | None) -> Any:
     """The run's usage ledger: a file in its run directory, or rows in the database."""
     if database:

@@ -27,7 +27,7 @@ from langgraph.graph.state import StateGraph
 
 from benchsmith.agents.endpoints import forget_endpoints
 from benchsmith.agents.redaction import redact
-from benchsmith.graphs.resources import release_run_items, usage_ledger
+from benchsmith.graphs.resources import release_run_items, usage_totals
 from benchsmith.stores.checkpoints import run_checkpointer
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres_runs import find_run, register_worker, save_run, worker_name, worker_seen
@@ -75,7 +75,7 @@ def run_job(
         check_same_settings(run_id, record.config, settings)
         if record.status == "finished":
             return RunOutcome(run_id, record.summary, resumed=False, already_finished=True,
-                              usage=usage_ledger(workspace, run_id, database).totals(), run_dir=run_dir)
+                              usage=usage_totals(workspace, run_id, database), run_dir=run_dir)
     record = run_dir.start(job, settings, resume)
     if database:
         _join_shared_run(database, record, arguments)
@@ -126,7 +126,7 @@ def run_job(
         save_run(database, finished)
         worker_seen(database, worker_name(), stopped=True)
     return RunOutcome(run_id, values, resumed=resumed, already_finished=False,
-                      usage=usage_ledger(workspace, run_id, database).totals(), run_dir=run_dir)
+                      usage=usage_totals(workspace, run_id, database), run_dir=run_dir)
 
 
 def checkpoint_thread(run_id: str, workspace: Workspace, database: str | None, shared: bool) -> str:

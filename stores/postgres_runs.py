@@ -97,15 +97,19 @@ class PostgresUsageLedger:
 
     def totals(self) -> dict[str, Any]:
         with self._lock:
-            rows = self._connection.execute("SELECT call FROM benchsmith_usage WHERE run_id = %s",
-                                            (self.run_id,)).fetchall()
-        totals: dict[str, Any] = {"calls": 0, "cached_calls": 0, **{name: 0 for name in TOTAL_FIELDS}}
-        for (call,) in rows:
-            totals["calls"] += 1
-            totals["cached_calls"] += int(bool(call.get("cached")))
-            for name in TOTAL_FIELDS:
-                totals[name] += call.get(name, 0)
-        return totals
+            return usage_totals_of(self._connection, self.run_id)
+
+
+def usage_totals_of(connection: Any, run_id: str) -> dict[str, Any]:
+    """A run's usage totals from its ledger rows (stores/usage.UsageLedger.totals' fields)."""
+    rows = connection.execute("SELECT call FROM benchsmith_usage WHERE run_id = %s", (run_id,)).fetchall()
+    totals: dict[str, Any] = {"calls": 0, "cached_calls": 0, **{name: 0 for name in TOTAL_FIELDS}}
+    for (call,) in rows:
+        totals["calls"] += 1
+        totals["cached_calls"] += int(bool(call.get("cached")))
+        for name in TOTAL_FIELDS:
+            totals[name] += call.get(name, 0)
+    return totals
 
 
 def worker_name() -> str:
