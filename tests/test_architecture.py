@@ -85,7 +85,7 @@ def test_benchsmith_studio_serves_every_graph_with_schemas_and_runs_one(tmp_path
     import benchsmith
     from benchsmith.graphs.resources import register_embedder
     from tests.embedders import HashingEmbedder
-    from tests.local_servers import free_port, local_server
+    from tests.local_servers import free_port, local_server, processes_running
 
     if shutil.which("langgraph", path=str(Path(sys.executable).parent)) is None:
         pytest.skip("the studio extra is not installed (pip install -e '.[studio]')")
@@ -132,6 +132,7 @@ def test_benchsmith_studio_serves_every_graph_with_schemas_and_runs_one(tmp_path
         assert [turn["index"] for turn in run["turns"]] == [0, 1], run
         assert run["turns"][0]["gold_ids"][0] in chunk_ids
 
+    assert not processes_running("dev", "--port", str(port)), "the Studio server outlived `benchsmith studio`"
     assert (workspace / "studio" / ".langgraph_api").is_dir()
     source_files_after = set(subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=ROOT,
                                             capture_output=True, text=True).stdout.splitlines())

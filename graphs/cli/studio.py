@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -64,4 +63,8 @@ def studio(
     console.print(f"graphs: {', '.join(json.loads(config.read_text())['graphs'])} · workspace {resolved.root}",
                   highlight=False)
     environment = {**os.environ, WORKSPACE_ENV: str(resolved.root), "LANGGRAPH_CLI_NO_ANALYTICS": "1"}
-    raise typer.Exit(subprocess.call(command, cwd=config.parent, env=environment))
+    sys.stdout.flush()
+    # The server replaces this process: a signal to `benchsmith studio` reaches the server itself,
+    # so stopping one never leaves the other running, orphaned.
+    os.chdir(config.parent)
+    os.execve(executable, command, environment)
