@@ -232,6 +232,25 @@ def _cross_encoder(model: str) -> PairScorer:
     return cross_encoder_scorer(model)
 
 
+def check_reranker(spec: str) -> None:
+    """A reranker spec that is registered or a model on this machine; otherwise an InputError
+    that says how to point at a local model folder."""
+    with _lock:
+        registered = spec in _scorers
+    if registered or os.environ.get("HF_HUB_OFFLINE", "1") in ("0", "false", "False"):
+        return
+    if Path(spec).expanduser().is_dir():
+        return
+    if Path(spec).expanduser().exists():
+        raise InputError(f"--rerank {spec}: not a model folder (give the folder that holds config.json)")
+    if not _in_hub_cache(spec):
+        raise InputError(
+            f"--rerank {spec!r}: this cross-encoder is not on this machine, and models load offline. Give the path "
+            "of a local sentence-transformers model folder (on a connected machine: "
+            "CrossEncoder(NAME).save(\"DIR\"), then copy DIR here), or set HF_HUB_OFFLINE=0 to let it be "
+            "downloaded")
+
+
 def scorer_for(spec: str) -> PairScorer:
     """The registered reranker of that name, else a sentence-transformers CrossEncoder."""
     with _lock:

@@ -19,6 +19,7 @@ from benchsmith.evals.measures import (DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BAT
 from benchsmith.evals.nugget_measures import (DEFAULT_NUGGET_MEASURES, UnknownNuggetMeasure, check_nugget_measures,
                                               evaluate_batches_with_nuggets, is_nugget_measure, query_qrels,
                                               split_measures)
+from benchsmith.graphs.resources import check_reranker
 from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path,
                                            retriever_embedders, workspace_for)
@@ -132,8 +133,9 @@ def _checked_settings(workspace: Workspace, benchmark: str | Path, retrievers: S
                       extra_qrels: str | Path | None, nugget_qrels: str | Path | None, strict: bool, llm: str,
                       test: str) -> dict[str, Any]:
     """The run's settings, every one checked (the benchmark loaded) before any work starts."""
-    from benchsmith.graphs.corpus_indexes import cached_benchmark
+    from benchsmith.graphs.corpus_indexes import cached_benchmark, corpus_documents
     from benchsmith.graphs.evaluate import input_problems, judgments
+    from benchsmith.stores.trec import run_file_query_ids
     from benchsmith.stores.integrity import raise_if_strict
 
     if not retrievers and not runs:
@@ -144,16 +146,18 @@ def _checked_settings(workspace: Workspace, benchmark: str | Path, retrievers: S
     history_modes = [parse_history_mode(mode) for mode in histories]
     run_files = [str(Path(path).resolve()) for path in runs]
     for path in run_files:
-        if not Path(path).is_file():
-            raise InputError(f"--run {path}: file not found")
+        run_file_query_ids(path)  # a missing, empty or malformed run file stops here, before the run exists
     configurations = expand_configurations(specs, history_modes, rerank is not None) if specs else []
     run_file_configurations(run_files, taken={configuration.name for configuration in configurations})
     if test not in SIGNIFICANCE_TESTS:
         raise InputError(f"--test must be one of {', '.join(SIGNIFICANCE_TESTS)}, got {test!r}")
     check_models(llm)
+    if rerank is not None:
+        check_reranker(rerank)
     check_at_least(1, depth=depth, rerank_depth=rerank_depth)
     names = checked_measures(measures, nugget_qrels is not None)
     loaded = cached_benchmark(resolved_path(str(benchmark)), workspace, split)
+    corpus_documents(loaded)  # a malformed corpus stops here (read once: the run reuses it)
     if specs:
         require_oracle_rewrites(loaded, history_modes)
     qrels_file = str(Path(qrels).resolve()) if qrels else None

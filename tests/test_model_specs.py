@@ -1,0 +1,34 @@
+"""Model specs a user mistypes or lacks are refused before any work, with what to do instead."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from benchsmith.graphs.cli import app
+from tests.test_evaluate_graph import write_benchmark
+
+runner = CliRunner(env={"COLUMNS": "200", "HF_HUB_OFFLINE": "1"})
+
+
+def test_a_reranker_missing_from_this_machine_says_how_to_point_at_a_local_folder(tmp_path: Path):
+    benchmark = write_benchmark(tmp_path / "bench")
+    workspace = tmp_path / "ws"
+    result = runner.invoke(app, ["evaluate", str(benchmark), "--retriever", "bm25", "--history", "current",
+                                 "--rerank", "cross-encoder/no-such-model-here", "-w", str(workspace)])
+    assert result.exit_code == 2, result.output
+    output = " ".join(result.output.split())
+    assert "cross-encoder/no-such-model-here" in output and "local sentence-transformers model folder" in output
+    assert "Traceback" not in output and "OSError" not in output
+    assert not (workspace / "runs").exists() or not any((workspace / "runs").iterdir())  # no run record
+
+
+def test_a_file_given_as_a_reranker_folder_is_named(tmp_path: Path):
+    benchmark = write_benchmark(tmp_path / "bench")
+    model_file = tmp_path / "model.bin"
+    model_file.write_bytes(b"\0")
+    result = runner.invoke(app, ["evaluate", str(benchmark), "--retriever", "bm25", "--history", "current",
+                                 "--rerank", str(model_file), "-w", str(tmp_path / "ws")])
+    assert result.exit_code == 2, result.output
+    assert "not a model folder" in " ".join(result.output.split())
