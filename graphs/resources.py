@@ -15,9 +15,12 @@ lock, and shared.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +28,8 @@ from typing import Any
 from chromadb.api import ClientAPI
 
 from benchsmith.agents.embeddings import OpenAIEmbedder, embeddings_api_key, embeddings_base_url, parse_embedder_spec
-from benchsmith.agents.models import ModelSeam, ModelSettings, build_seam, parse_model_spec
+from benchsmith.agents.endpoints import resolve_api_key, resolve_base_url
+from benchsmith.agents.models import BASELINE, ModelSeam, ModelSettings, build_seam, parse_model_spec
 from benchsmith.agents.seam_errors import MissingAPIKeyError
 from benchsmith.agents.structured_output import StructuredOutput
 from benchsmith.stores.errors import InputError
@@ -141,14 +145,42 @@ def clear_registry() -> None:
         _scorers.clear()
 
 
+# Set while a dry run estimates: a missing key is then a note of the estimate, not an error.
+_estimating: contextvars.ContextVar[bool] = contextvars.ContextVar("estimating", default=False)
+
+
+@contextmanager
+def estimating() -> Iterator[None]:
+    token = _estimating.set(True)
+    try:
+        yield
+    finally:
+        _estimating.reset(token)
+
+
+def missing_key(spec: str) -> str | None:
+    """Why ``spec``'s server would refuse every call for want of a key (None: it would not)."""
+    if spec in _models or spec == BASELINE:
+        return None
+    try:
+        resolve_api_key(resolve_base_url())
+    except MissingAPIKeyError as error:
+        return str(error)
+    return None
+
+
 def check_model_spec(spec: str) -> None:
-    """A registered name, ``baseline`` or ``openai:<model>``; anything else is an InputError."""
+    """A registered name, ``baseline`` or ``openai:<model>`` with the key its server needs
+    (a run without it would stop at its first call, after whatever work came before);
+    anything else is an InputError."""
     if spec in _models:
         return
     try:
         parse_model_spec(spec)
     except ValueError as error:
         raise InputError(str(error)) from None
+    if not _estimating.get() and (reason := missing_key(spec)):
+        raise InputError(f"{spec}: {reason}")
 
 
 def check_embedder_spec(spec: str) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 from benchsmith.agents.models import BASELINE
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
-from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_embedders,
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path, shared_arguments,
                                            workspace_for)
 from benchsmith.stores.errors import InputError
@@ -112,6 +112,7 @@ def _checked_settings(workspace: Workspace, benchmark: str | Path, judges: Seque
             "corpus": corpus_path, "split": split}
 
 
+@dry_run
 def estimate_audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negatives: int = DEFAULT_NEGATIVES,
                    sample: int | None = None, position_check: bool = False, corpus: str | Path | None = None,
                    split: str = "test", workspace: str | Path | None = None) -> CostEstimate:

@@ -3,6 +3,7 @@ and cost figures a result carries, and the estimate a dry run prints."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ from typing import Any
 from benchsmith.agents.endpoints import resolve_base_url
 from benchsmith.agents.models import BASELINE, parse_model_spec
 from benchsmith.agents.pricing import PriceTable
-from benchsmith.graphs.resources import check_embedder_spec, check_model_spec
+from benchsmith.graphs.resources import check_embedder_spec, check_model_spec, estimating, missing_key
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import is_valid_run_id, new_run_id
 from benchsmith.stores.workspace import Workspace
@@ -71,13 +72,27 @@ def priced(summary: str, per_model: Iterable[tuple[str, int, int, int]], notes: 
     calls = input_tokens = output_tokens = 0
     cost = 0.0
     unpriced = []
+    notes = list(notes)
     for spec, model_calls, model_input, model_output in per_model:
+        if model_calls and (reason := missing_key(spec)) and not any(reason in note for note in notes):
+            notes.append(f"a real run would stop at once: {reason}")
         _, model = parse_model_spec(spec) if spec != BASELINE else (BASELINE, BASELINE)
         calls, input_tokens, output_tokens = calls + model_calls, input_tokens + model_input, output_tokens + model_output
         cost += prices.cost(model, model_input, model_output, base_url)
         if model_calls and model != BASELINE and not prices.is_priced(model, base_url):
             unpriced.append(spec)
     return CostEstimate(summary, calls, input_tokens, output_tokens, cost, unpriced, list(notes))
+
+
+def dry_run(estimate: Callable[..., Any]) -> Callable[..., Any]:
+    """Marks a job's estimate: its model specs are checked, but a missing key becomes a note of
+    the estimate (a user may price a run before getting a key) instead of an error."""
+    @functools.wraps(estimate)
+    def estimate_without_keys(*args: Any, **kwargs: Any) -> Any:
+        with estimating():
+            return estimate(*args, **kwargs)
+
+    return estimate_without_keys
 
 
 def checked_run_id(run_id: str | None, job: str) -> str:

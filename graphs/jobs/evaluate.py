@@ -20,7 +20,7 @@ from benchsmith.evals.nugget_measures import (DEFAULT_NUGGET_MEASURES, UnknownNu
                                               evaluate_batches_with_nuggets, is_nugget_measure, query_qrels,
                                               split_measures)
 from benchsmith.graphs.resources import check_reranker
-from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_embedders,
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path,
                                            retriever_embedders, workspace_for)
 from benchsmith.stores.beir import Benchmark
@@ -174,6 +174,7 @@ def _checked_settings(workspace: Workspace, benchmark: str | Path, retrievers: S
             "qrels": qrels_file, "extra_qrels": extra_file, "nugget_qrels": nugget_file, "strict": strict}
 
 
+@dry_run
 def estimate_evaluation(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
                         histories: Sequence[str] = DEFAULT_HISTORIES, runs: Sequence[str | Path] = (),
                         rerank: str | None = None, split: str = "test", llm: str = BASELINE,

@@ -18,7 +18,7 @@ from benchsmith.agents.condition_queries import ConditionQueryWriter
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.agents.negative_rewriter import NEGATIVE_KINDS, NegativeRewriter
 from benchsmith.evals.multicondition import DEFAULT_RESAMPLES
-from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least,
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least,
                                            check_collection_name, check_fraction, check_models, checked_run_id,
                                            job_run, priced, workspace_for)
 from benchsmith.stores.errors import InputError
@@ -110,6 +110,7 @@ def _checked_settings(sources: Sequence[str | Path], collection: str | None, dom
             "negatives": negatives, "llm": llm, "judge": judge, "sample": sample, "max_chars": max_chars, "seed": seed}
 
 
+@dry_run
 def estimate_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None = None, domain: str = "custom",
                      features: str | None = None, conditions: int = DEFAULT_CONDITIONS, negatives: str = "subtle",
                      llm: str = BASELINE, judge: str | None = None, sample: int | None = None,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
-from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_collection_name,
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_collection_name,
                                            check_embedders, check_fraction, check_models, checked_run_id, job_run,
                                            priced, workspace_for)
 from benchsmith.stores.errors import InputError
@@ -111,6 +111,7 @@ class IngestPreview:
     cost: CostEstimate
 
 
+@dry_run
 def preview_ingest(sources: Sequence[str | Path], *, chunk_size: int = DEFAULT_CHUNK_SIZE,
                    min_chars: int = DEFAULT_MIN_CHARS, quality: str = "heuristic", llm: str = BASELINE) -> IngestPreview:
     """Load, clean and chunk only (nothing is written): counts, and the cost of ``quality="llm"``."""

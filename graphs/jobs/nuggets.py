@@ -13,7 +13,7 @@ from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.agents.nuggets import DEFAULT_MAX_NUGGETS, NuggetWriter
-from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_collection_name,
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_collection_name,
                                            check_models, checked_run_id, job_run, priced, workspace_for)
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
@@ -126,6 +126,7 @@ def _source(source: str) -> str:
     return str(Path(source).resolve())
 
 
+@dry_run
 def estimate_nuggets(questions: str | Path, *, tags: Sequence[str] = (), limit: int | None = None,
                      llm: str = BASELINE, max_nuggets: int = DEFAULT_MAX_NUGGETS,
                      pool_depth: int = DEFAULT_POOL_DEPTH, batch_size: int = MAX_BATCH_SIZE,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
-from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_fraction,
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_fraction,
                                            check_models, checked_run_id, job_run, priced, resolved_path,
                                            shared_arguments, workspace_for)
 from benchsmith.stores.errors import InputError
@@ -135,6 +135,7 @@ def _checked_settings(workspace: Workspace, specs: list[str | Path], import_ecas
             "test_sets": test_sets, "seed": seed, "corpus": corpus_path, "qrels": qrels_path, "split": split}
 
 
+@dry_run
 def estimate_paraphrase(benchmark: str | Path | Sequence[str | Path], *, import_ecast: str | Path | None = None,
                         per_turn: int | None = None, llm: str = BASELINE, judges: Sequence[str] = (),
                         corpus: str | Path | None = None, split: str = "test",

@@ -12,7 +12,7 @@ from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
-from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_models,
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_models,
                                            checked_run_id, job_run, priced, workspace_for)
 from benchsmith.graphs.jobs.evaluate import SIGNIFICANCE_TESTS, checked_measures
 from benchsmith.stores.errors import InputError
@@ -157,6 +157,7 @@ def _checked_settings(workspace: Workspace, paraphrase_run: str | Path, retrieve
             "test": test}
 
 
+@dry_run
 def estimate_robustness(paraphrase_run: str | Path, *, runs: Mapping[str, str | Path] | None = None,
                         retrievers: Sequence[str] | None = None, histories: Sequence[str] = DEFAULT_HISTORIES,
                         qrels: str | Path | None = None, judges: Sequence[str] = (BASELINE,),

@@ -14,7 +14,7 @@ from benchsmith.agents.label_judge import LABELS_PREFIX
 from benchsmith.agents.models import BASELINE
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
 from benchsmith.evals.selection_measures import DEFAULT_BETAS, DEFAULT_RESAMPLES
-from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_models,
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_models,
                                            checked_run_id, job_run, priced, resolved_path, workspace_for)
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
@@ -172,6 +172,7 @@ def checked_settings(queries: str | Path, corpus: Sequence[str | Path], space: d
             "seed": seed}
 
 
+@dry_run
 def estimate_selection(queries: str | Path, *, corpus: Sequence[str | Path],
                        space: str | Path | Mapping[str, Any] | None = None, retrievers: Sequence[str] = (),
                        chunkings: Sequence[str] = (), rewrites: Sequence[str] = (), reranks: Sequence[str] = (),

@@ -11,7 +11,7 @@ from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
-from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_collection_name,
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_collection_name,
                                            check_fraction, check_models, checked_run_id, job_run, priced,
                                            shared_arguments, workspace_for)
 from benchsmith.stores.benchmark_files import Dialogue
@@ -130,6 +130,7 @@ def _checked_settings(collection: str, conversations: int, turns: int, llm: str,
             "cluster_size": cluster_size, "history_window": history_window, "soft_switch_margin": soft_switch_margin}
 
 
+@dry_run
 def estimate_synthesis(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, turns: int = DEFAULT_TURNS,
                        llm: str = BASELINE, cluster_size: int = DEFAULT_CLUSTER_SIZE,
                        workspace: str | Path | None = None, chroma_host: str | None = None) -> CostEstimate:
