@@ -3,7 +3,10 @@
 Running the same job with the same run id resumes it from its last checkpoint when it did
 not finish, and reports it without redoing anything when it did. Settings are recorded
 with the run; resuming with different settings is refused rather than mixing two runs. A
-run that ends on an exception or a signal is recorded as ``crashed`` with its reason.
+run that ends on an exception or a signal is recorded as ``crashed`` with its reason (also when
+the database failed and cannot record it: run.json says so). A finished run's summary is the
+graph's declared output, whose figures its last nodes read from the run's durable records, so
+it counts the whole run whichever processes and resumes did the work (:func:`run_summary`).
 
 With a database (``--database``) checkpoints, the model cache, the usage ledger and the run
 record are in PostgreSQL. A run that workers share (a job that gives its API ``arguments``:
@@ -21,7 +24,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_type_hints
 
 from langgraph.graph.state import StateGraph
 
@@ -76,19 +79,19 @@ def run_job(
         if record.status == "finished":
             return RunOutcome(run_id, record.summary, resumed=False, already_finished=True,
                               usage=usage_totals(workspace, run_id, database), run_dir=run_dir)
-    record = run_dir.start(job, settings, resume)
-    if database:
-        _join_shared_run(database, record, arguments)
-    forget_endpoints()  # a key or server fixed since an endpoint failed in this process gets a fresh try
-    thread_id = checkpoint_thread(run_id, workspace, database, shared=arguments is not None)
-    config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
-    if max_concurrency:
-        # Top level: under "configurable" it is ignored. LangGraph uses a worker of the pool for
-        # its own work while a superstep runs (measured: with N workers only N - 1 Send tasks
-        # ran at once, and a subgraph deadlocked at 1), so N tasks get N + 1 workers; a graph
-        # that needs an exact bound holds its own semaphore.
-        config["max_concurrency"] = max_concurrency + 1
+    run_dir.start(job, settings, resume)
     try:
+        if database:
+            _join_shared_run(database, run_dir.load(), arguments)
+        forget_endpoints()  # a key or server fixed since an endpoint failed in this process gets a fresh try
+        thread_id = checkpoint_thread(run_id, workspace, database, shared=arguments is not None)
+        config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
+        if max_concurrency:
+            # Top level: under "configurable" it is ignored. LangGraph uses a worker of the pool for
+            # its own work while a superstep runs (measured: with N workers only N - 1 Send tasks
+            # ran at once, and a subgraph deadlocked at 1), so N tasks get N + 1 workers; a graph
+            # that needs an exact bound holds its own semaphore.
+            config["max_concurrency"] = max_concurrency + 1
         with run_checkpointer(workspace, database) as checkpointer:
             if new_run:  # a deleted run's checkpoints must not answer for a new run of the same id
                 checkpointer.delete_thread(thread_id)
@@ -111,22 +114,60 @@ def run_job(
             final = graph.get_state(config)
             if final.next:  # the stream ended with work left (a signal can end it quietly): not finished
                 raise RuntimeError(f"the run stopped before finishing (next: {', '.join(final.next)})")
-            values = dict(final.values)
+            summary = run_summary(builder, final.values)
     except BaseException as error:
-        run_dir.crash(crash_reason(error))
-        if database:
-            if arguments is None:  # a shared run goes on with its other workers
-                save_run(database, run_dir.load())
-            worker_seen(database, worker_name(), stopped=True)
+        _record_crash(run_dir, database, error, shared=arguments is not None)
         raise
     finally:
         release_run_items(run_id)
-    finished = run_dir.finish(values)
-    if database:
-        save_run(database, finished)
+    finished = run_dir.finish(summary)
+    try:
+        if database:
+            save_run(database, finished)
+            worker_seen(database, worker_name(), stopped=True)
+        usage = usage_totals(workspace, run_id, database)
+    except Exception as error:
+        if not database:
+            raise
+        raise DatabaseFailure(
+            f"run {run_id} finished and its files are written ({run_dir.record_path} says finished), but the "
+            f"database could not record it: {crash_reason(error)}") from error
+    return RunOutcome(run_id, summary, resumed=resumed, already_finished=False, usage=usage, run_dir=run_dir)
+
+
+class DatabaseFailure(RuntimeError):
+    """The database failed (its connection lost, its server gone) while a run used it."""
+
+
+def run_summary(builder: StateGraph, values: dict[str, Any]) -> dict[str, Any]:
+    """What run.json keeps of a finished run: the graph's declared output, not its working state.
+
+    The output's figures are read from the run's durable records (record logs, work items,
+    files) by the graph's last nodes, so they count the whole run: every process that worked
+    on it and every resume. Working counters of the state (how many items *this* process did,
+    summed by a reducer) are left out: after a resume or beside other workers they count a
+    part of the run, never all of it."""
+    output = get_type_hints(builder.output_schema) if builder.output_schema is not None else values
+    return {name: value for name, value in values.items() if name in output}
+
+
+def _record_crash(run_dir: RunDirectory, database: str | None, error: BaseException, shared: bool) -> None:
+    """Record the run as crashed here, then in the database where it still answers. A crash
+    the database cannot record (its connection lost) is recorded in this workspace's run.json,
+    never left ``running``, and the error that propagates says where (the CLI prints it)."""
+    reason = crash_reason(error)
+    run_dir.crash(reason)
+    if not database:
+        return
+    try:
+        if not shared:  # a shared run goes on with its other workers
+            save_run(database, run_dir.load())
         worker_seen(database, worker_name(), stopped=True)
-    return RunOutcome(run_id, values, resumed=resumed, already_finished=False,
-                      usage=usage_totals(workspace, run_id, database), run_dir=run_dir)
+    except Exception as bookkeeping:
+        if isinstance(error, Exception) and not isinstance(error, InputError):  # bad input stays exit 2
+            raise DatabaseFailure(
+                f"{reason}; the database could not record the crash ({crash_reason(bookkeeping)}). Run "
+                f"{run_dir.run_id} is recorded as crashed in {run_dir.record_path}") from error
 
 
 def checkpoint_thread(run_id: str, workspace: Workspace, database: str | None, shared: bool) -> str:

@@ -17,7 +17,6 @@ count, the vocabulary and the similarity baseline.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from benchsmith.stores.files import atomic_writer
 from benchsmith.stores.workspace import Workspace
 
 FORMAT_VERSION = 1
@@ -88,18 +88,11 @@ def save_corpus_stats(workspace: Workspace, statistics: CorpusStatistics) -> Pat
     meta = {"format": FORMAT_VERSION, "collection": statistics.collection, "chunks": statistics.chunks,
             "vocabulary": statistics.vocabulary, "posting_cap": statistics.posting_cap,
             "similarity": statistics.similarity, "fingerprint": statistics.fingerprint}
-    temporary = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
-    try:
-        with temporary.open("wb") as handle:
-            np.savez(handle, meta=np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8),
-                     document_frequencies=statistics.document_frequencies.astype(np.int32),
-                     posting_offsets=statistics.posting_offsets.astype(np.int64),
-                     postings=statistics.postings.astype(np.int32))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    with atomic_writer(path, binary=True) as handle:
+        np.savez(handle, meta=np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8),
+                 document_frequencies=statistics.document_frequencies.astype(np.int32),
+                 posting_offsets=statistics.posting_offsets.astype(np.int64),
+                 postings=statistics.postings.astype(np.int32))
     return path
 
 

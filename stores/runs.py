@@ -8,15 +8,23 @@ Statuses: ``running`` while a process works on it, ``finished``, ``crashed`` (an
 a signal ended it; ``error`` says why). A process killed outright (SIGKILL, a power cut)
 cannot write anything: its record still says ``running``, and :meth:`RunRecord.effective_status`
 reports it as ``interrupted`` once the process it names is gone.
+
+Several processes may work on one run in one workspace (the workers of a shared run): each
+change of the record reads, changes and writes it under an exclusive lock on ``run.json.lock``,
+so no process writes back a record another changed meanwhile, and a worker that crashes after
+another finished the run leaves it ``finished``.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
 import socket
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -27,6 +35,7 @@ from benchsmith.stores.usage import UsageLedger
 from benchsmith.stores.workspace import Workspace
 
 RunStatus = Literal["running", "finished", "crashed"]
+PARENT_FILE = "parent.json"  # in a child run's folder: {"parent": run id}
 
 
 def new_run_id(job: str) -> str:
@@ -100,17 +109,30 @@ class RunDirectory:
         except FileNotFoundError:
             raise InputError(f"no run {self.run_id!r} in {self.path.parent}") from None
 
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Exclusive against the other processes changing this run's record."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        with open(self.path / "run.json.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
     def start(self, job: str, config: dict[str, Any], resume: str | None = None) -> RunRecord:
         """Create the record, or reopen an unfinished one of the same job for resuming."""
-        if self.exists():
-            record = self.load()
-            if record.job != job:
-                raise InputError(f"run {self.run_id!r} is a {record.job} run, not {job}; choose another --run-id")
-            record.status, record.error = "running", None
-        else:
-            record = RunRecord(run_id=self.run_id, job=job, config=config)
-        record.pid, record.host, record.resume = os.getpid(), socket.gethostname(), resume or record.resume
-        self.save(record)
+        with self._locked():
+            if self.exists():
+                record = self.load()
+                if record.job != job:
+                    raise InputError(f"run {self.run_id!r} is a {record.job} run, not {job}; choose another --run-id")
+                if record.status != "finished":  # a worker joining as another finishes leaves it finished
+                    record.status, record.error = "running", None
+            else:
+                record = RunRecord(run_id=self.run_id, job=job, config=config)
+            record.pid, record.host, record.resume = os.getpid(), socket.gethostname(), resume or record.resume
+            self.save(record)
         return record
 
     def save(self, record: RunRecord) -> None:
@@ -118,21 +140,41 @@ class RunDirectory:
         write_json_atomic(self.record_path, asdict(record))
 
     def set_progress(self, stage: str, done: int, total: int) -> None:
-        record = self.load()
-        record.progress[stage] = {"done": done, "total": total}
-        self.save(record)
+        with self._locked():
+            record = self.load()
+            record.progress[stage] = {"done": done, "total": total}
+            self.save(record)
 
     def finish(self, summary: dict[str, Any]) -> RunRecord:
-        record = self.load()
-        record.status, record.summary, record.error = "finished", summary, None
-        self.save(record)
+        with self._locked():
+            record = self.load()
+            record.status, record.summary, record.error = "finished", summary, None
+            self.save(record)
         return record
 
     def crash(self, reason: str) -> None:
-        """The run ended on an exception or a signal; ``reason`` must hold no secret."""
-        record = self.load()
-        record.status, record.error = "crashed", reason
-        self.save(record)
+        """The run ended on an exception or a signal; ``reason`` must hold no secret. A run
+        another worker finished meanwhile stays finished."""
+        with self._locked():
+            record = self.load()
+            if record.status == "finished":
+                return
+            record.status, record.error = "crashed", reason
+            self.save(record)
+
+
+    def mark_child(self, parent_run_id: str) -> None:
+        """Mark this run as a child of ``parent_run_id`` (a job that runs other jobs, such as
+        robustness its evaluations), before it starts: `benchsmith runs` lists it under its parent."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(self.file(PARENT_FILE), {"parent": parent_run_id})
+
+    def parent(self) -> str | None:
+        """The run this one is a child of; None for a top-level run."""
+        try:
+            return json.loads(self.file(PARENT_FILE).read_text(encoding="utf-8"))["parent"]
+        except FileNotFoundError:
+            return None
 
 
 def list_runs(workspace: Workspace) -> list[RunRecord]:

@@ -1,24 +1,47 @@
 """Run records tell the truth: a run that dies is crashed or interrupted, never running; a
 setting that cannot work is refused before any run entry exists."""
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 import benchsmith
+from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.graphs.audit import AuditContext
+from benchsmith.graphs.audit import builder as audit_builder
 from benchsmith.graphs.cli import app
+from benchsmith.graphs.paraphrase import ParaphraseContext
+from benchsmith.graphs.paraphrase import builder as paraphrase_builder
+from benchsmith.graphs.resources import register_embedder, register_model
+from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.synthesize import SynthesisContext
+from benchsmith.graphs.synthesize import builder as synthesis_builder
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import RunDirectory, list_runs
 from benchsmith.stores.workspace import Workspace
+from tests.audit_fixtures import judge_reply, write_audit_benchmark
+from tests.embedders import HashingEmbedder
+from tests.paraphrase_fixtures import scripted_reply as paraphrase_reply
+from tests.paraphrase_fixtures import write_cast_files
+from tests.local_servers import free_port
+from tests.openai_server import FakeOpenAIServer
+from tests.paraphrase_fixtures import server_replier as paraphrase_server_reply
+from tests.postgres_server import PostgresUnavailable, running_postgres
+from tests.postgres_server import database, postgres_url  # noqa: F401  (fixtures)
+from tests.synthesis_fixtures import COLLECTION, build_collection
+from tests.synthesis_fixtures import scripted_reply as synthesis_reply
 from tests.test_ingest_graph import write_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
+LEASE_S = 3
 runner = CliRunner(env={"COLUMNS": "200"})
 
 
@@ -95,3 +118,184 @@ def test_a_terminated_run_is_crashed_and_a_killed_one_interrupted(tmp_path):
     assert listing.exit_code == 0
     assert "interrupted" in listing.output and "crashed" in listing.output and "running" not in listing.output
     assert "resume with: benchsmith ingest" in listing.output and "--run-id killed" in listing.output
+
+
+# ---------------------------------------------------------------------------------------
+# A resumed run's summary is the whole run's: a run that crashed on the Nth model call and
+# was resumed records the same run.json summary as one that never stopped.
+
+def crashing_seam(replier, crash_on_call: int | None, model: str = "scripted") -> ModelSeam:
+    """A scripted model that takes a moment per call, and whose call ``crash_on_call`` raises at
+    once (None: never): the items in flight beside it finish after the crash, their records
+    written but their step never checkpointed, as when a process dies."""
+    def slow(messages, schema):
+        time.sleep(0.05)
+        return replier(messages, schema)
+
+    replies = [] if crash_on_call is None else [*[slow] * (crash_on_call - 1),
+                                                RuntimeError(f"model crashed on call {crash_on_call}")]
+    return ModelSeam(ScriptedBackend(replies=replies, replier=slow, model=model))
+
+
+def shared(database: str | None) -> dict:
+    """Run options: a run workers share through ``database`` (each process its own checkpoint
+    thread, the items in PostgreSQL), or one process's run."""
+    return {"database": database, "arguments": {} if database else None}
+
+
+def run_synthesis(root: Path, run_id: str, crash_on_call: int | None, database: str | None = None):
+    workspace = Workspace.resolve(root / "ws")
+    if not RunDirectory(workspace, "ingest").exists():
+        build_collection(workspace, root / "corpus")
+    llm = register_model(f"scripted-{run_id}", crashing_seam(synthesis_reply, crash_on_call))
+    context = SynthesisContext(workspace=str(workspace.root), llm=llm, cluster_size=4, concurrency=2,
+                               database=database, lease_s=LEASE_S)
+    return run_job(synthesis_builder, job="synthesize", workspace=workspace, run_id=run_id,
+                   inputs={"run_id": run_id, "collection": COLLECTION, "conversations": 8, "turns": 4},
+                   context=context, settings={}, max_concurrency=2, **shared(database))
+
+
+def run_audit(root: Path, run_id: str, crash_on_call: int | None, database: str | None = None):
+    workspace = Workspace.resolve(root / "ws")
+    turns, corpus = write_audit_benchmark(root / "bench")
+    judges = {"scripted:judge-a": crashing_seam(judge_reply, crash_on_call, "judge-a"),
+              "scripted:judge-b": crashing_seam(partial(judge_reply, strict=True), None, "judge-b")}
+    for spec, seam in judges.items():
+        register_model(spec, seam)
+    context = AuditContext(workspace=str(workspace.root), corpus=str(corpus),
+                           embedder=register_embedder(HashingEmbedder()), database=database, lease_s=LEASE_S)
+    return run_job(audit_builder, job="audit", workspace=workspace, run_id=run_id,
+                   inputs={"run_id": run_id, "benchmark": str(turns), "judges": list(judges)},
+                   context=context, settings={}, max_concurrency=2, **shared(database))
+
+
+def run_paraphrase(root: Path, run_id: str, crash_on_call: int | None, database: str | None = None):
+    workspace = Workspace.resolve(root / "ws")
+    files = write_cast_files(root / "cast")
+    context = ParaphraseContext(workspace=str(workspace.root), llm=register_model(
+        f"scripted-paraphraser-{run_id}", crashing_seam(paraphrase_reply, crash_on_call)),
+        embedder=register_embedder(HashingEmbedder()), min_similarity=0.3, per_turn=4, test_sets=3,
+        import_ecast=str(files["ecast"]), database=database, lease_s=LEASE_S)
+    return run_job(paraphrase_builder, job="paraphrase", workspace=workspace, run_id=run_id,
+                   inputs={"run_id": run_id, "benchmarks": [str(files["2019"]), str(files["2020"])]},
+                   context=context, settings={}, max_concurrency=2, **shared(database))
+
+
+RUNS = {"synthesize": run_synthesis, "audit": run_audit, "paraphrase": run_paraphrase}
+CRASHED = 3  # the exit status of a child whose run crashed as injected
+
+
+def crash_in_child(job: str, root: str, run_id: str, crash_on_call: str, database: str) -> None:
+    """In a process of its own (another worker, as a rerun of the command is): the run crashes
+    on the given model call."""
+    try:
+        RUNS[job](Path(root), run_id, int(crash_on_call), database)
+    except RuntimeError as error:
+        if f"call {crash_on_call}" in str(error):
+            sys.exit(CRASHED)
+        raise
+
+
+def recorded_summary(root: Path, run_id: str) -> dict:
+    """run.json's summary, the run's own id and folder written as RUN (they differ by design)."""
+    record = RunDirectory(Workspace.resolve(root / "ws"), run_id).load()
+    assert record.status == "finished"
+    text = json.dumps(record.summary, sort_keys=True)
+    return json.loads(text.replace(str(Workspace.resolve(root / "ws").run_dir(run_id)), "RUN")
+                      .replace(f'"{run_id}"', '"RUN"'))
+
+
+CRASHES = [("synthesize", 41), ("audit", 30), ("paraphrase", 9)]
+
+
+def assert_same_summary(root: Path, job: str, database: str | None = None) -> None:
+    whole, resumed = recorded_summary(root, "whole"), recorded_summary(root, "resumed")
+    assert resumed == whole
+    assert any(isinstance(value, int) and value > 0 for value in whole.values())  # it counts something
+    # The result a finished run reports again is the recorded summary.
+    record = RunDirectory(Workspace.resolve(root / "ws"), "resumed").load()
+    assert RUNS[job](root, "resumed", None, database).values == record.summary
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("job, crash_on_call", CRASHES, ids=[job for job, _ in CRASHES])
+def test_a_run_resumed_after_a_crash_records_the_summary_of_an_uninterrupted_run(tmp_path, job, crash_on_call):
+    run = RUNS[job]
+    run(tmp_path, "whole", None)
+    with pytest.raises(RuntimeError, match=f"call {crash_on_call}"):
+        run(tmp_path, "resumed", crash_on_call)
+    assert RunDirectory(Workspace.resolve(tmp_path / "ws"), "resumed").load().status == "crashed"
+    assert run(tmp_path, "resumed", None).resumed
+    assert_same_summary(tmp_path, job)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("job, crash_on_call", CRASHES, ids=[job for job, _ in CRASHES])
+def test_shared_resume_counts_whole_run(tmp_path, database, job, crash_on_call):
+    """Each process of a shared run has its own checkpoint thread: what one process counted in
+    its state is not the run's. The crash is in another process; this one resumes the run."""
+    run = RUNS[job]
+    run(tmp_path, "whole", None, database)
+    child = subprocess.run([sys.executable, "-c", "import sys; from tests.test_run_records import crash_in_child; "
+                            "crash_in_child(*sys.argv[1:])", job, str(tmp_path), "resumed", str(crash_on_call),
+                            database], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                           env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert child.returncode == CRASHED, child.stdout + child.stderr
+    record = RunDirectory(Workspace.resolve(tmp_path / "ws"), "resumed").load()
+    assert record.status == "crashed" and f"call {crash_on_call}" in record.error
+    run(tmp_path, "resumed", None, database)
+    assert_same_summary(tmp_path, job, database)
+
+
+# ---------------------------------------------------------------------------------------
+# A run whose database goes away is recorded as crashed with the reason, never left running.
+
+def stop_database(url: str) -> None:
+    """Shut the server down at once (fast shutdown: every session is cut), as when it fails."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        data = connection.execute("SHOW data_directory").fetchone()[0]
+    postmaster = int((Path(data) / "postmaster.pid").read_text().split()[0])
+    os.kill(postmaster, signal.SIGINT)
+
+
+@pytest.mark.slow
+def test_a_run_whose_database_fails_is_recorded_crashed_and_the_cli_says_so(tmp_path):
+    try:
+        server = running_postgres()
+        url = server.__enter__()
+    except PostgresUnavailable as reason:
+        pytest.skip(str(reason))
+    try:
+        files = write_cast_files(tmp_path / "cast")
+        calls = {"count": 0}
+
+        def replier(request: dict) -> dict:
+            calls["count"] += 1
+            if calls["count"] == 6:
+                stop_database(url)
+            return paraphrase_server_reply(request)
+
+        with FakeOpenAIServer(replier=replier) as model:
+            result = CliRunner(env={"COLUMNS": "300", "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": model.base_url}) \
+                .invoke(app, ["paraphrase", str(files["2019"]), "--llm", "openai:sim", "--per-turn", "3",
+                              "--min-similarity", "0", "--concurrency", "1", "--database", url, "--run-id", "lost",
+                              "-w", str(tmp_path / "ws")])
+    finally:
+        server.__exit__(None, None, None)
+    record = RunDirectory(Workspace.resolve(tmp_path / "ws"), "lost").load()
+    assert record.status == "crashed" and record.error, record
+    assert result.exit_code == 1, result.output
+    assert "run lost failed" in result.output and "recorded as crashed" in result.output, result.output
+    assert str(RunDirectory(Workspace.resolve(tmp_path / "ws"), "lost").record_path) in result.output.replace("\n", "")
+
+
+def test_a_run_whose_database_cannot_be_reached_is_recorded_crashed_not_running(tmp_path):
+    closed = f"postgresql://postgres@127.0.0.1:{free_port()}/postgres"  # nothing listens there
+    files = write_cast_files(tmp_path / "cast")
+    result = runner.invoke(app, ["paraphrase", str(files["2019"]), "--llm", "baseline", "--database", closed,
+                                 "--run-id", "unreached", "-w", str(tmp_path / "ws")])
+    assert result.exit_code == 2 and "cannot connect to the database" in result.output, result.output
+    record = RunDirectory(Workspace.resolve(tmp_path / "ws"), "unreached").load()
+    assert record.status == "crashed" and "cannot connect to the database" in record.error

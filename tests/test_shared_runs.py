@@ -3,7 +3,8 @@ worker is killed with SIGKILL mid-run, the other takes its items over when their
 the files written are byte for byte those of a single process with the same seed.
 
 The synthesis workers have separate workspaces and share one Chroma server (`chroma run`), as
-workers on separate machines do; the model is the loopback OpenAI-compatible server."""
+workers on separate machines do; the model is the loopback OpenAI-compatible server. Three workers
+of one workspace (`benchsmith work RUN --workers 3`) write the same files at once."""
 
 from __future__ import annotations
 
@@ -235,3 +236,62 @@ def test_two_paraphrase_workers_one_killed_paraphrase_each_turn_once_and_write_t
     assert sum(count > 1 for count in item_attempts(database, "shared").values()) <= 2
     assert_same_files(tmp_path / "solo" / "runs" / "solo", tmp_path / "second" / "runs" / "shared",
                       PARAPHRASE_FILES)
+
+
+def child_processes(pid: int) -> list[int]:
+    """The processes ``pid`` started (Linux)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(child) for child in children.read_text().split()] if children.exists() else []
+
+
+def test_three_workers_in_one_workspace_one_killed_write_the_single_process_files(tmp_path, database):
+    """`benchsmith work RUN --workers 3` as the README shows it: three processes of one workspace
+    write the run's files at once (each through its own temporary file; the corpus export streams
+    from the Chroma server, a long write), one is SIGKILLed mid-run, and the files are byte for byte
+    those of one process with the same seed."""
+    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
+    if chroma is None:
+        pytest.skip("the chroma command is not installed")
+    corpus = write_corpus(tmp_path / "corpus", documents=400)
+    conversations, turns = 16, 3
+    port = free_port()
+    server_command = [chroma, "run", "--path", str(tmp_path / "chroma"), "--host", "127.0.0.1", "--port", str(port)]
+    with local_server(server_command, "/api/v2/heartbeat", port), \
+            FakeOpenAIServer(replier=server_replier, latency_s=0.1) as model:
+        chroma_host = f"127.0.0.1:{port}"
+        solo_workspace = Workspace.resolve(tmp_path / "solo")
+        ingest(solo_workspace, corpus)
+        ingest(Workspace.resolve(tmp_path / "loader"), corpus, chroma_host)
+        environment = {**os.environ, "OPENAI_API_KEY": "sk-test-workers", "OPENAI_BASE_URL": model.base_url,
+                       "COLUMNS": "200"}
+        synthesize = [sys.executable, "-m", "benchsmith.graphs.cli", "synthesize", "--collection", COLLECTION,
+                      "--conversations", str(conversations), "--turns", str(turns), "--llm", "openai:sim",
+                      "--cluster-size", "4", "--seed", "3"]
+        solo = subprocess.run([*synthesize, "--concurrency", "4", "--run-id", "solo", "-w", str(solo_workspace.root)],
+                              cwd=ROOT, env=environment, capture_output=True, text=True, timeout=300)
+        assert solo.returncode == 0, solo.stdout + solo.stderr
+
+        # The run is started (and registered) by one process, killed once it has done an item.
+        shared_environment = {**environment, "BENCHSMITH_DATABASE_URL": database}
+        starter = start([*synthesize, "--concurrency", "2", "--lease", str(LEASE_S), "--chroma-host", chroma_host,
+                         "--run-id", "shared", "-w", str(tmp_path / "starter")], shared_environment)
+        kill_when_done(starter, database, "shared", at_least=1, total=conversations)
+
+        workers = start([sys.executable, "-m", "benchsmith.graphs.cli", "work", "shared", "--workers", "3",
+                         "--concurrency", "2", "-w", str(tmp_path / "one")], shared_environment)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and (len(child_processes(workers.pid)) < 3
+                                               or items_done(database, "shared") < 6):
+            assert workers.poll() is None, workers.stdout.read()
+            time.sleep(0.05)
+        os.kill(child_processes(workers.pid)[0], signal.SIGKILL)
+        assert items_done(database, "shared") < conversations, "the run finished before a worker could be killed"
+        output, _ = workers.communicate(timeout=300)
+
+    assert items_done(database, "shared") == conversations
+    assert "1 of 3 workers failed (killed by SIGKILL)" in output and "the run is finished" in output, output
+    assert workers.returncode == 0, output
+    run_dir = tmp_path / "one" / "runs" / "shared"
+    assert_same_files(solo_workspace.run_dir("solo"), run_dir, SYNTHESIS_FILES)
+    assert not list(run_dir.rglob("*.tmp"))  # every temporary renamed or removed
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "finished"

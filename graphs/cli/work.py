@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from typing import Annotated, Any
@@ -11,13 +12,15 @@ import typer
 
 from benchsmith.graphs.cli.audit import print_audit_summary
 from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, WorkspaceOption, console, errors, guarded,
-                                           offline_environment, run_reported)
+                                           offline_environment, run_reported, shown)
 from benchsmith.graphs.cli.paraphrase import print_paraphrase_summary
 from benchsmith.graphs.cli.synthesize import print_synthesis_statistics
 from benchsmith.graphs.jobs.work import DEFAULT_WORKER_CONCURRENCY, job_arguments
 from benchsmith.graphs.jobs.work import export as run_export
 from benchsmith.graphs.jobs.work import work as run_work
 from benchsmith.stores.postgres import DATABASE_ENV
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.workspace import Workspace
 
 PRINTERS = {"synthesize": print_synthesis_statistics, "audit": print_audit_summary,
             "paraphrase": print_paraphrase_summary}
@@ -45,7 +48,7 @@ def work(
     if workers > 1:
         _start_workers(run_id, database, workers, concurrency, chroma_host, workspace)
         return
-    console.print(f"[bold]work[/] on {job} run [cyan]{run_id}[/] · concurrency {concurrency}", highlight=False)
+    console.print(f"[bold]work[/] on {job} run [cyan]{shown(run_id)}[/] · concurrency {concurrency}", highlight=False)
     result = guarded(lambda: run_reported(run_work, run_id=run_id, database=database, concurrency=concurrency,
                                           chroma_host=chroma_host, workspace=workspace))
     PRINTERS[job](result)
@@ -77,7 +80,7 @@ def _start_workers(run_id: str, database: str | None, workers: int, concurrency:
     command = [sys.executable, "-m", "benchsmith.graphs.cli", "work", run_id, "--concurrency", str(concurrency),
                *(["--chroma-host", chroma_host] if chroma_host else []),
                *(["--workspace", str(workspace)] if workspace else [])]
-    console.print(f"starting {workers} workers on run [cyan]{run_id}[/]", highlight=False)
+    console.print(f"starting {workers} workers on run [cyan]{shown(run_id)}[/]", highlight=False)
     processes = [subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL) for _ in range(workers)]
     try:
         codes = [process.wait() for process in processes]
@@ -85,9 +88,30 @@ def _start_workers(run_id: str, database: str | None, workers: int, concurrency:
         for process in processes:
             process.terminate()
         raise
-    failed = [str(code) for code in codes if code != 0]
+    failed = [_ending(code) for code in codes if code != 0]
+    if failed and _finished_here(run_id, workspace):
+        # The others took the failed workers' items over (their leases ran out) and wrote the files.
+        errors.print(f"{len(failed)} of {workers} workers failed ({', '.join(failed)}); the others finished: the "
+                     "run is finished and its files are written", highlight=False, soft_wrap=True)
+        return
     if failed:
-        errors.print(f"{len(failed)} of {workers} workers failed (exit {', '.join(failed)}); the others' work is "
-                     f"kept: run `benchsmith work {run_id}` again to finish")
+        errors.print(f"{len(failed)} of {workers} workers failed ({', '.join(failed)}); the others' work is "
+                     f"kept: run `benchsmith work {shown(run_id)}` again to finish", highlight=False, soft_wrap=True)
         raise typer.Exit(1)
     console.print(f"all {workers} workers finished; run `benchsmith runs --database` for the figures", highlight=False)
+
+
+def _ending(code: int) -> str:
+    """How a worker process ended: ``exit 1`` or ``killed by SIGKILL``."""
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit {code}"
+
+
+def _finished_here(run_id: str, workspace: Any) -> bool:
+    """Whether the run's record in this workspace says finished (a worker wrote its files)."""
+    run_dir = RunDirectory(Workspace.resolve(workspace), run_id)
+    return run_dir.exists() and run_dir.load().status == "finished"
