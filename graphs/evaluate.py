@@ -178,7 +178,7 @@ def judgments(benchmark: Benchmark, qrels: str | None, extra_qrels: str | None) 
     """The judgments measured against: the benchmark's (or the ``qrels`` file's), with
     ``extra_qrels`` merged in."""
     judged = read_qrels(qrels) if qrels else benchmark.qrels
-    return merge_qrels(judged, read_qrels(extra_qrels)) if extra_qrels else judged
+    return merge_qrels(judged, read_qrels(extra_qrels, allow_empty=True)) if extra_qrels else judged
 
 
 def input_problems(benchmark: Benchmark, qrels: str | None = None, extra_qrels: str | None = None,
@@ -192,7 +192,7 @@ def input_problems(benchmark: Benchmark, qrels: str | None = None, extra_qrels: 
     judged_files = [(qrels, read_qrels(qrels)) if qrels else (benchmark.qrels_file or benchmark.directory,
                                                               benchmark.qrels)]
     if extra_qrels:
-        judged_files.append((extra_qrels, read_qrels(extra_qrels)))
+        judged_files.append((extra_qrels, read_qrels(extra_qrels, allow_empty=True)))
     for path, judged in judged_files:
         problems += unknown_qrels_ids(path, judged, benchmark.queries_by_id, documents)
     if nugget_qrels:

@@ -21,16 +21,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_jsonl
+from benchsmith.stores.jsonl import read_json, read_jsonl, text_lines
 from benchsmith.stores.runs import RunDirectory, is_valid_run_id
-from benchsmith.stores.trec import Qrels, read_trec_qrels
+from benchsmith.stores.trec import Qrels, conflicting_judgment, read_trec_qrels
 from benchsmith.stores.workspace import Workspace
 
 BEIR_SUBDIRECTORY = "beir"
@@ -106,6 +104,8 @@ def load_benchmark(spec: str | Path, workspace: Workspace, split: str = "test", 
     if not path.is_dir():
         raise InputError(f"{spec}: not a BEIR directory, a run directory or a run id in {workspace.root}")
     for required in ("corpus.jsonl", "queries.jsonl"):
+        if (path / required).is_dir():
+            raise InputError(f"{path / required}: is a directory, expected a file")
         if not (path / required).is_file():
             raise InputError(f"{path}: no {required} (a BEIR directory has corpus.jsonl, queries.jsonl, qrels/{split}.tsv)")
     qrels = read_beir_qrels(path / "qrels" / f"{split}.tsv")
@@ -120,13 +120,19 @@ def load_turn_jsonl(path: Path, corpus: Path | None) -> Benchmark:
     (None: its turns only, for jobs that read no document, such as paraphrasing)."""
     if corpus is not None and not corpus.is_file():
         raise InputError(f"{corpus}: corpus file not found")
+    if corpus is not None and corpus.is_dir():
+        raise InputError(f"{corpus}: is a directory; --corpus takes a BEIR corpus.jsonl file")
     queries: list[BenchmarkQuery] = []
     qrels: Qrels = {}
+    first_line: dict[str, int] = {}
     for line_number, record in read_jsonl(path):
         where = f"{path}:{line_number}"
         turn_id, question, gold_ids = record.get("id"), record.get("question"), record.get("gold_ids")
         if not isinstance(turn_id, str | int) or turn_id == "":
             raise InputError(f"{where}: missing 'id'")
+        if str(turn_id) in first_line:
+            raise InputError(f"{where}: turn id {str(turn_id)!r} repeats line {first_line[str(turn_id)]}")
+        first_line[str(turn_id)] = line_number
         if not isinstance(question, str) or not question.strip():
             raise InputError(f"{where}: missing 'question' for turn {turn_id!r}")
         if not isinstance(gold_ids, list) or not gold_ids:
@@ -149,67 +155,69 @@ def load_turn_jsonl(path: Path, corpus: Path | None) -> Benchmark:
 
 def _run_config(path: Path) -> dict[str, Any]:
     try:
-        config = json.loads(path.read_text(encoding="utf-8")).get("config")
-    except (json.JSONDecodeError, AttributeError):
+        config = read_json(path).get("config")
+    except (InputError, AttributeError):
         raise InputError(f"{path}: not a benchsmith run record") from None
     return config if isinstance(config, dict) else {}
 
 
-def read_beir_qrels(path: Path) -> Qrels:
+def read_beir_qrels(path: Path, allow_empty: bool = False) -> Qrels:
     """``query-id<TAB>corpus-id<TAB>score`` lines, with or without a header line (a first line
     whose score is not a number); fields separated by spaces are read too."""
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, expected a qrels file")
     if not path.is_file():
         available = sorted(p.stem for p in path.parent.glob("*.tsv")) if path.parent.is_dir() else []
         hint = f" (splits here: {', '.join(available)})" if available else ""
         raise InputError(f"{path}: qrels file not found{hint}")
     qrels: Qrels = {}
     seen_line = False
-    with path.open(encoding="utf-8") as handle:
-        for line_number, line in enumerate(_decoded_lines(path, handle), start=1):
-            if not line.strip():
+    # Decoded line by line, so bad bytes name their line.
+    for line_number, line in enumerate(text_lines(path), start=1):
+        if not line.strip():
+            continue
+        fields = line.rstrip("\n").split("\t") if "\t" in line else line.split()
+        first, seen_line = not seen_line, True
+        if len(fields) != 3:
+            raise InputError(f"{path}:{line_number}: expected 3 tab-separated fields "
+                             f"(query-id, corpus-id, score), found {len(fields)}")
+        try:
+            relevance = int(float(fields[2]))
+        except ValueError:
+            if first:  # a header: query-id, corpus-id, score
                 continue
-            fields = line.rstrip("\n").split("\t") if "\t" in line else line.split()
-            first, seen_line = not seen_line, True
-            if len(fields) != 3:
-                raise InputError(f"{path}:{line_number}: expected 3 tab-separated fields "
-                                 f"(query-id, corpus-id, score), found {len(fields)}")
-            try:
-                relevance = int(float(fields[2]))
-            except ValueError:
-                if first:  # a header: query-id, corpus-id, score
-                    continue
-                raise InputError(f"{path}:{line_number}: score {fields[2]!r} is not a number") from None
-            qrels.setdefault(fields[0], {})[fields[1]] = relevance
-    if not qrels:
+            raise InputError(f"{path}:{line_number}: score {fields[2]!r} is not a number") from None
+        judged = qrels.setdefault(fields[0], {})
+        if judged.get(fields[1], relevance) != relevance:
+            raise InputError(conflicting_judgment(path, line_number, fields[0], fields[1], judged[fields[1]],
+                                                  relevance))
+        judged[fields[1]] = relevance
+    if not qrels and not allow_empty:
         raise InputError(f"{path}: no relevance judgments")
     return qrels
 
 
-def read_qrels(path: str | Path) -> Qrels:
+def read_qrels(path: str | Path, allow_empty: bool = False) -> Qrels:
     """Judgments in either form, told apart by the first line: TREC (``qid iteration docid
-    relevance``, 4 fields) or BEIR TSV (``query-id corpus-id score``, 3 fields, header or not)."""
+    relevance``, 4 fields) or BEIR TSV (``query-id corpus-id score``, 3 fields, header or not).
+    ``allow_empty``: a file with no judgment (empty, or a header alone) means no judgments rather
+    than an error (an audit that confirmed no missing gold writes such an extra_qrels.tsv)."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: qrels file not found")
-    with path.open(encoding="utf-8") as handle:
-        first = next((line for line in _decoded_lines(path, handle) if line.strip()), "")
+    lines = text_lines(path)  # a missing file or a directory stops here, named
+    first = next((line for line in lines if line.strip()), "")
+    lines.close()
     fields = first.split()
+    if not fields and allow_empty:
+        return {}
     if len(fields) == 4:
         qrels = read_trec_qrels(path)
-        if not qrels:
+        if not qrels and not allow_empty:
             raise InputError(f"{path}: no relevance judgments")
         return qrels
     if len(fields) == 3:
-        return read_beir_qrels(path)
+        return read_beir_qrels(path, allow_empty)
     raise InputError(f"{path}:1: not a qrels line: TREC qrels have 4 fields (qid iteration docid relevance), "
                      f"BEIR qrels 3 (query-id corpus-id score); found {len(fields)}")
-
-
-def _decoded_lines(path: Path, handle: Iterable[str]) -> Iterator[str]:
-    try:
-        yield from handle
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not valid UTF-8") from None
 
 
 def merge_qrels(base: Qrels, extra: Qrels) -> Qrels:
@@ -224,10 +232,15 @@ def merge_qrels(base: Qrels, extra: Qrels) -> Qrels:
 
 def read_beir_queries(path: Path) -> list[BenchmarkQuery]:
     queries: list[BenchmarkQuery] = []
+    first_line: dict[str, int] = {}
     for line_number, record in read_jsonl(path):
         query_id, text = record.get("_id"), record.get("text")
         if not isinstance(query_id, str | int) or query_id == "":
             raise InputError(f"{path}:{line_number}: missing '_id'")
+        if str(query_id) in first_line:
+            raise InputError(f"{path}:{line_number}: query id {str(query_id)!r} repeats line "
+                             f"{first_line[str(query_id)]}")
+        first_line[str(query_id)] = line_number
         if not isinstance(text, str):
             raise InputError(f"{path}:{line_number}: missing 'text' for query {query_id!r}")
         metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}

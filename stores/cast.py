@@ -14,13 +14,13 @@ a resolved TSV may name only turns of the topic files given with it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from benchsmith.stores.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import read_json, text_lines
 from benchsmith.stores.trec import Qrels
 
 CAST_SUFFIXES = (".json", ".tsv")
@@ -59,14 +59,7 @@ def load_cast(paths: Sequence[Path], qrels: Qrels | None = None) -> Benchmark:
 def read_cast_topics(path: Path) -> list[BenchmarkQuery]:
     """The turns of a CAsT topic file, in file order; a malformed topic or turn names the file,
     the topic and the turn."""
-    try:
-        topics = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not valid UTF-8") from None
-    except json.JSONDecodeError as error:
-        raise InputError(f"{path}:{error.lineno}: malformed JSON ({error.msg})") from None
+    topics = read_json(path)
     if not isinstance(topics, list):
         raise InputError(f"{path}: a CAsT topic file is a JSON list of topics, found {type(topics).__name__}")
     queries = []
@@ -78,7 +71,10 @@ def read_cast_topics(path: Path) -> list[BenchmarkQuery]:
         if not isinstance(turns, list) or not turns:
             raise InputError(f"{path}: topic {number} has no 'turn' list")
         for turn in turns:
-            queries.append(_turn(path, str(number), turn))
+            query = _turn(path, str(number), turn)
+            if any(earlier.id == query.id for earlier in queries):
+                raise InputError(f"{path}: topic {number} turn {query.turn}: turn id {query.id} appears twice")
+            queries.append(query)
     if not queries:
         raise InputError(f"{path}: no topics")
     return queries
@@ -104,22 +100,19 @@ def _turn(path: Path, topic: str, turn: Any) -> BenchmarkQuery:
 def read_resolved_tsv(path: Path) -> list[tuple[int, str, str]]:
     """``(line number, turn id, rewrite)`` of each line of a CAsT 2019 resolved-utterance file."""
     rows = []
-    try:
-        handle = path.open(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    with handle:
-        try:
-            for line_number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                fields = line.rstrip("\r\n").split("\t")
-                if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
-                    raise InputError(f"{path}:{line_number}: expected '{{topic}}_{{turn}}<TAB>rewrite', "
-                                     f"found {len(fields)} field(s)")
-                rows.append((line_number, fields[0].strip(), fields[1].strip()))
-        except UnicodeDecodeError:
-            raise InputError(f"{path}: not valid UTF-8") from None
+    first_line: dict[str, int] = {}
+    for line_number, line in enumerate(text_lines(path), start=1):
+        if not line.strip():
+            continue
+        fields = line.rstrip("\r\n").split("\t")
+        if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
+            raise InputError(f"{path}:{line_number}: expected '{{topic}}_{{turn}}<TAB>rewrite', "
+                             f"found {len(fields)} field(s)")
+        turn_id = fields[0].strip()
+        if turn_id in first_line:
+            raise InputError(f"{path}:{line_number}: turn {turn_id} repeats line {first_line[turn_id]}")
+        first_line[turn_id] = line_number
+        rows.append((line_number, turn_id, fields[1].strip()))
     if not rows:
         raise InputError(f"{path}: no resolved turns")
     return rows

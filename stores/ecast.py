@@ -5,11 +5,13 @@ coreference and ellipsis). Several rows per turn; rows are kept exactly as given
 
 from __future__ import annotations
 
+import contextlib
 import csv
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import text_lines
 
 ECAST_COLUMNS = ("TURN_ID", "MANUAL PARAPHRASE", "RAW PARAPHRASE")
 
@@ -23,14 +25,13 @@ class EcastRow:
 
 
 def read_ecast(path: Path) -> list[EcastRow]:
-    """Every row; a missing column, a row of another width or an empty field names the file and line."""
-    try:
-        handle = path.open(encoding="utf-8-sig", newline="")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
+    """Every row; a missing column, a row of another width, an empty field or a row repeating
+    an earlier one (it would be imported as a second variant) names the file and line."""
+    lines = text_lines(path)  # decoded line by line: bad bytes name their line
     rows = []
-    with handle:
-        reader = csv.reader(handle)
+    first_line: dict[tuple[str, str, str], int] = {}
+    with contextlib.closing(lines):
+        reader = csv.reader(lines)
         try:
             header = next(reader, None)
             if header is None or tuple(column.strip() for column in header) != ECAST_COLUMNS:
@@ -46,11 +47,14 @@ def read_ecast(path: Path) -> list[EcastRow]:
                 for column, value in zip(ECAST_COLUMNS, (turn_id, self_contained, raw)):
                     if not value:
                         raise InputError(f"{path}:{reader.line_num}: empty {column}")
+                key = (turn_id, self_contained, raw)
+                if key in first_line:
+                    raise InputError(f"{path}:{reader.line_num}: turn {turn_id} repeats the paraphrases of line "
+                                     f"{first_line[key]}")
+                first_line[key] = reader.line_num
                 rows.append(EcastRow(reader.line_num, turn_id, self_contained, raw))
         except csv.Error as error:
             raise InputError(f"{path}:{reader.line_num}: malformed CSV ({error})") from None
-        except UnicodeDecodeError:
-            raise InputError(f"{path}: not valid UTF-8") from None
     if not rows:
         raise InputError(f"{path}: no paraphrases")
     return rows

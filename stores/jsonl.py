@@ -8,36 +8,84 @@ import os
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import atomic_writer
 
 
+def open_user_file(path: str | Path, mode: str = "r") -> IO[Any]:
+    """Open a file the user named, for reading (``mode`` "r": UTF-8 text, "rb": bytes); a
+    missing file, a directory or an unreadable file is an :class:`InputError` naming it."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, expected a file")
+    try:
+        return path.open("rb") if mode == "rb" else path.open(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot be read ({error.strerror or error})") from None
+
+
+def decoded_line(path: str | Path, line_number: int, raw: bytes) -> str:
+    """One line of a user file as text; bytes that are not UTF-8 name the file, line and column."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}:{line_number}: not valid UTF-8 (byte {raw[error.start]:#04x} at column "
+                         f"{error.start + 1}); save the file as UTF-8") from None
+
+
+def text_lines(path: str | Path) -> Iterator[str]:
+    """The lines of a user's text file (endings kept, a leading byte order mark dropped), each
+    decoded on its own so bytes that are not UTF-8 name their line; feeds csv.reader too."""
+    path = Path(path)
+    with open_user_file(path, "rb") as handle:
+        for line_number, raw in enumerate(handle, start=1):
+            line = decoded_line(path, line_number, raw)
+            yield line.removeprefix("\ufeff") if line_number == 1 else line
+
+
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line.
 
-    A line that is not a JSON object stops the read with an :class:`InputError` naming the
-    file and the 1-based line number.
+    Lines are decoded one at a time, so bytes that are not UTF-8 stop the read naming the
+    line, as does a line that is not a JSON object (a file cut off mid-line included): an
+    :class:`InputError` naming the file and the 1-based line number.
     """
     path = Path(path)
+    for line_number, line in enumerate(text_lines(path), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            cut = " (the line is cut off: is the file complete?)" if not line.endswith("\n") else ""
+            raise InputError(f"{path}:{line_number}: malformed JSON ({error.msg}){cut}") from None
+        if not isinstance(record, dict):
+            raise InputError(f"{path}:{line_number}: expected a JSON object, got {type(record).__name__}")
+        yield line_number, record
+
+
+def read_json(path: str | Path) -> Any:
+    """The JSON value of a whole file the user named; a missing file, a directory, bytes that
+    are not UTF-8 or malformed JSON is an :class:`InputError` naming the file (and line)."""
+    path = Path(path)
+    with open_user_file(path, "rb") as handle:
+        raw = handle.read()
     try:
-        handle = path.open(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    with handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise InputError(f"{path}:{line_number}: malformed JSON ({error.msg})") from None
-            except UnicodeDecodeError:
-                raise InputError(f"{path}:{line_number}: not valid UTF-8") from None
-            if not isinstance(record, dict):
-                raise InputError(f"{path}:{line_number}: expected a JSON object, got {type(record).__name__}")
-            yield line_number, record
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not valid UTF-8 (byte {raw[error.start]:#04x}); save the file as UTF-8") \
+            from None
+    if not text.strip():
+        raise InputError(f"{path}: empty file, expected JSON")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{path}:{error.lineno}: malformed JSON ({error.msg})") from None
 
 
 def load_jsonl(path: str | Path) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ Score tables (the reference's ``*_results.csv``), one row per dataset row, keyed
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import math
 import re
@@ -34,6 +35,7 @@ import numpy as np
 
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import atomic_writer
+from benchsmith.stores.jsonl import text_lines
 
 DATASET_FILE, TASK1_FILE, TASK23_FILE = "hardneg.csv", "Task1.csv", "Task2_&_3.csv"
 QUERY_COLUMN = re.compile(r"^Query(\d+)$")
@@ -103,18 +105,33 @@ def _write_csv(path: Path, columns: list[str], records: Iterable[dict[str, objec
 
 
 def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    """Header and ``(line number, record)`` pairs; an unreadable file is an InputError."""
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.DictReader(handle)
+    """Header and ``(line number, record)`` pairs. An unreadable file, a row with more or fewer
+    fields than the header (csv.DictReader would file extra fields under the key None and fill
+    missing ones with None, shifting results silently) or an empty file is an InputError."""
+    line = 0
+    lines = text_lines(path)
+    with contextlib.closing(lines):
+        reader = csv.DictReader(lines)
+        try:
             columns = list(reader.fieldnames or [])
-            records = [(reader.line_num, record) for record in reader]
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except (UnicodeDecodeError, csv.Error) as error:
-        raise InputError(f"{path}: not a readable CSV file ({error})") from None
+            records = []
+            for record in reader:
+                line = reader.line_num
+                if None in record:
+                    raise InputError(f"{path}:{line}: {len(columns) + len(record[None])} fields, the header has "
+                                     f"{len(columns)} (an unquoted comma?)")
+                missing = [column for column, value in record.items() if value is None]
+                if missing:
+                    raise InputError(f"{path}:{line}: {len(columns) - len(missing)} fields, the header has "
+                                     f"{len(columns)} (missing {', '.join(missing[:3])}; is the line cut off?)")
+                records.append((line, record))
+        except csv.Error as error:
+            raise InputError(f"{path}:{reader.line_num}: not a readable CSV line ({error})") from None
     if not columns:
         raise InputError(f"{path}: empty file (expected a header row)")
+    duplicates = [name for name in set(columns) if columns.count(name) > 1]
+    if duplicates:
+        raise InputError(f"{path}:1: the header repeats the column(s) {', '.join(sorted(duplicates))}")
     return columns, records
 
 
@@ -135,7 +152,11 @@ def read_dataset(path: Path) -> list[DatasetRow]:
                          f"(a hardneg.csv has {', '.join(dataset_columns(count)[:3])}, …, Positive, HN1..HN{count}, "
                          f"Miss1..Miss{count})")
     rows = []
+    first_line: dict[str, int] = {}
     for line, record in records:
+        if (row_id := record.get("Id")) and row_id in first_line:
+            raise InputError(f"{path}:{line}: Id {row_id!r} repeats line {first_line[row_id]}")
+        first_line[row_id or ""] = line
         for column in ("Positive", *[f"Query{k}" for k in range(1, count + 1)],
                        *[f"Natural_Query{k}" for k in range(1, count + 1)]):
             if not (record.get(column) or "").strip():
@@ -214,10 +235,14 @@ def _number(path: Path, line: int, column: str, text: str | None) -> float:
 def _index_of(path: Path, columns: list[str], records: list[tuple[int, dict[str, str]]]) -> list[str]:
     if "Index" not in columns:
         raise InputError(f"{path}: no Index column (a score table has Index, then the score columns)")
-    index = [record["Index"] for _, record in records]
-    duplicates = sorted({value for value in index if index.count(value) > 1})
-    if duplicates:
-        raise InputError(f"{path}: Index values repeat: {duplicates[:5]}")
+    index: list[str] = []
+    first_line: dict[str, int] = {}
+    for line, record in records:
+        value = record["Index"]
+        if value in first_line:
+            raise InputError(f"{path}:{line}: Index {value!r} repeats line {first_line[value]}")
+        first_line[value] = line
+        index.append(value)
     if not index:
         raise InputError(f"{path}: no rows")
     return index

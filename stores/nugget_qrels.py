@@ -18,6 +18,7 @@ from pathlib import Path
 
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import atomic_writer
+from benchsmith.stores.jsonl import text_lines
 
 NuggetQrels = dict[str, dict[str, dict[str, int]]]
 NuggetQrel = tuple[str, str, str, int]  # (qid, nugget id, doc id, label)
@@ -28,27 +29,24 @@ def read_nugget_qrels(path: str | Path) -> NuggetQrels:
     path = Path(path)
     qrels: NuggetQrels = {}
     nugget_ids: set[str] = set()
-    try:
-        handle = path.open(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    with handle:
+    for line_number, line in enumerate(text_lines(path), start=1):  # bad bytes name their line
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise InputError(f"{path}:{line_number}: a nugget qrels line has 4 fields (qid nugget_id doc_id "
+                             f"label), found {len(fields)}")
+        query_id, nugget_id, doc_id, label = fields
         try:
-            for line_number, line in enumerate(handle, start=1):
-                fields = line.split()
-                if not fields:
-                    continue
-                if len(fields) != 4:
-                    raise InputError(f"{path}:{line_number}: a nugget qrels line has 4 fields (qid nugget_id doc_id "
-                                     f"label), found {len(fields)}")
-                query_id, nugget_id, doc_id, label = fields
-                try:
-                    qrels.setdefault(query_id, {}).setdefault(nugget_id, {})[doc_id] = int(label)
-                except ValueError:
-                    raise InputError(f"{path}:{line_number}: label {label!r} is not an integer") from None
-                nugget_ids.add(nugget_id)
-        except UnicodeDecodeError:
-            raise InputError(f"{path}: not valid UTF-8") from None
+            grade = int(label)
+        except ValueError:
+            raise InputError(f"{path}:{line_number}: label {label!r} is not an integer") from None
+        judged = qrels.setdefault(query_id, {}).setdefault(nugget_id, {})
+        if judged.get(doc_id, grade) != grade:
+            raise InputError(f"{path}:{line_number}: query {query_id!r} nugget {nugget_id!r} labels document "
+                             f"{doc_id!r} {grade} here and {judged[doc_id]} on an earlier line; which is meant?")
+        judged[doc_id] = grade
+        nugget_ids.add(nugget_id)
     if not qrels:
         raise InputError(f"{path}: no judgments")
     if nugget_ids <= ORDINARY_ITERATIONS:

@@ -23,7 +23,7 @@ from typing import Any
 
 from benchsmith.stores.beir import BenchmarkQuery
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_jsonl
+from benchsmith.stores.jsonl import open_user_file, read_jsonl, text_lines
 
 ID_KEYS = ("id", "_id", "query_id")
 TEXT_KEYS = ("question", "query", "text")
@@ -31,8 +31,7 @@ TEXT_KEYS = ("question", "query", "text")
 
 def read_user_queries(path: str | Path) -> list[BenchmarkQuery]:
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: queries file not found")
+    open_user_file(path, "rb").close()  # a missing file or a directory stops here, named
     queries = _read_jsonl(path) if path.suffix == ".jsonl" else _read_text(path)
     if not queries:
         raise InputError(f"{path}: no queries")
@@ -40,12 +39,8 @@ def read_user_queries(path: str | Path) -> list[BenchmarkQuery]:
 
 
 def _read_text(path: Path) -> list[BenchmarkQuery]:
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not valid UTF-8 (invalid byte at offset {error.start})") from None
     return [BenchmarkQuery(id=f"q{number}", text=line.strip(), question=line.strip())
-            for number, line in enumerate(lines, start=1) if line.strip()]
+            for number, line in enumerate(text_lines(path), start=1) if line.strip()]
 
 
 def _read_jsonl(path: Path) -> list[BenchmarkQuery]:

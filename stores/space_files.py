@@ -13,18 +13,40 @@ from typing import Any
 import yaml
 
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import text_lines
+
+
+class _RepeatedKey(Exception):
+    def __init__(self, key: object, line: int, first_line: int):
+        super().__init__(key)
+        self.key, self.line, self.first_line = key, line, first_line
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """yaml.safe_load, refusing a mapping that names a key twice."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        first: dict[object, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            line = key_node.start_mark.line + 1
+            if isinstance(key, str | int | float | bool) and key in first:
+                raise _RepeatedKey(key, line, first[key])
+            if isinstance(key, str | int | float | bool):
+                first[key] = line
+        return super().construct_mapping(node, deep=deep)
 
 
 def read_space_file(path: str | Path) -> Any:
     path = Path(path)
+    text = "".join(text_lines(path))  # a missing file, a directory or bad bytes stop here, named
+    if not text.strip():
+        raise InputError(f"{path}: empty strategy space file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: strategy space file not found") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not valid UTF-8") from None
-    try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
+    except _RepeatedKey as repeated:
+        raise InputError(f"{path}:{repeated.line}: key {repeated.key!r} repeats line {repeated.first_line} "
+                         "(YAML would keep the last silently)") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)

@@ -21,6 +21,7 @@ from pathlib import Path
 from xml.parsers import expat
 
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import open_user_file
 
 QUESTION, ANSWER = "1", "2"
 READ_BLOCK = 1 << 20
@@ -56,15 +57,19 @@ def read_posts_xml(path: str | Path, tags: Iterable[str] = ()) -> PostsImport:
     """Questions with an accepted answer (and at least one of ``tags`` when given), with the
     accepted answer's HTML, in the file's order."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: file not found")
+    open_user_file(path, "rb").close()  # a missing file or a directory stops here, named
     wanted_tags = {tag.lower() for tag in tags}
     result = PostsImport()
     pending: dict[str, dict[str, str | int]] = {}  # accepted answer id → its question's fields
+    question_lines: dict[str, int] = {}
 
     def on_question(attributes: dict[str, str], line: int) -> None:
         if attributes.get("PostTypeId") != QUESTION:
             return
+        if attributes["Id"] in question_lines:  # two questions of one id would mix up their answers
+            raise InputError(f"{path}:{line}: question Id {attributes['Id']} repeats line "
+                             f"{question_lines[attributes['Id']]}")
+        question_lines[attributes["Id"]] = line
         result.questions_read += 1
         accepted = attributes.get("AcceptedAnswerId")
         post_tags = parse_tags(attributes.get("Tags", ""))

@@ -27,6 +27,7 @@ from typing import IO
 
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import atomic_writer
+from benchsmith.stores.jsonl import decoded_line, open_user_file
 
 Run = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]
@@ -38,8 +39,17 @@ def read_trec_run(path: str | Path) -> Run:
     run: Run = {}
     for line_number, fields in _lines(path):
         query_id, doc_id, score = _run_fields(path, line_number, fields)
-        run.setdefault(query_id, {})[doc_id] = score
+        ranking = run.setdefault(query_id, {})
+        if doc_id in ranking:
+            raise InputError(_repeated(path, line_number, query_id, doc_id))
+        ranking[doc_id] = score
     return run
+
+
+def _repeated(path: str | Path, line_number: int | None, query_id: str, doc_id: str) -> str:
+    where = f"{path}:{line_number}" if line_number is not None else str(path)
+    return (f"{where}: query {query_id!r} ranks document {doc_id!r} twice; a run lists each document once per "
+            "query (which score is meant?)")
 
 
 def read_trec_qrels(path: str | Path) -> Qrels:
@@ -50,10 +60,22 @@ def read_trec_qrels(path: str | Path) -> Qrels:
                              f"found {len(fields)}")
         query_id, _, doc_id, relevance = fields
         try:
-            qrels.setdefault(query_id, {})[doc_id] = int(relevance)
+            judged = qrels.setdefault(query_id, {})
+            grade = int(relevance)
         except ValueError:
             raise InputError(f"{path}:{line_number}: relevance {relevance!r} is not an integer") from None
+        if judged.get(doc_id, grade) != grade:
+            raise InputError(conflicting_judgment(path, line_number, query_id, doc_id, judged[doc_id], grade))
+        judged[doc_id] = grade
     return qrels
+
+
+def conflicting_judgment(path: str | Path, line_number: int, query_id: str, doc_id: str, first: int,
+                         second: int) -> str:
+    """The message for a document judged twice for one query with different grades (the same
+    grade twice is harmless and accepted: some published qrels repeat lines)."""
+    return (f"{path}:{line_number}: query {query_id!r} judges document {doc_id!r} {second} here and {first} on an "
+            "earlier line; which is meant?")
 
 
 def write_trec_run(path: str | Path, run: Mapping[str, Mapping[str, float]], tag: str) -> None:
@@ -127,9 +149,12 @@ def iter_trec_run(path: str | Path) -> Iterator[tuple[str, dict[str, float]]]:
                                              "write_sorted_copy)")
                         yield current, ranking
                     current, ranking = fields[0], {}
+                if fields[2] in ranking:
+                    raise InputError(_repeated(path, line_number, current, fields[2]))
                 ranking[fields[2]] = score
-        except UnicodeDecodeError:
-            raise InputError(f"{path}:{line_number + 1}: not valid UTF-8") from None
+        except UnicodeDecodeError as error:
+            raise InputError(f"{path}:{line_number + 1}: not valid UTF-8 ({error.reason}); save the file as "
+                             "UTF-8") from None
     if current is not None:
         yield current, ranking
 
@@ -170,10 +195,22 @@ def iter_aligned_batches(paths: Sequence[str | Path],
 
 
 def run_file_query_ids(path: str | Path) -> list[str]:
-    """The query ids of a run file in first-seen order, every line checked on the way."""
+    """The query ids of a run file in first-seen order, every line checked on the way: its
+    fields, a document listed twice within a query's lines (files from elsewhere list a query's
+    documents together; :func:`write_sorted_copy` checks the rest), and that there is a line."""
     seen: dict[str, None] = {}
+    current: str | None = None
+    documents: set[str] = set()
     for line_number, fields in _lines(path):
-        seen.setdefault(_run_fields(path, line_number, fields)[0])
+        query_id, doc_id, _ = _run_fields(path, line_number, fields)
+        if query_id != current:
+            current, documents = query_id, set()
+        if doc_id in documents:
+            raise InputError(_repeated(path, line_number, query_id, doc_id))
+        documents.add(doc_id)
+        seen.setdefault(query_id)
+    if not seen:
+        raise InputError(f"{path}: no run lines (an empty run file would score zero everywhere)")
     return list(seen)
 
 
@@ -183,14 +220,14 @@ class RunFileSummary:
 
     queries: list[str] = field(default_factory=list)  # query ids, sorted
     lines: int = 0
-    repeated_documents: int = 0  # lines naming a document its query already had (the last one is kept)
 
 
 def write_sorted_copy(source: str | Path, target: str | Path, tag: str) -> RunFileSummary:
     """Copy the TREC run file ``source`` (any line order) to ``target`` in this package's form:
     queries by id, each query's documents by descending score, ties by document id, ranks from
-    1. Every line is checked first (an InputError names the file and line). Memory holds one
-    query's lines and the byte ranges of each query's lines, never the whole run."""
+    1. Every line is checked first (an InputError names the file and line; so does a document
+    listed twice for one query, and a file without any run line). Memory holds one query's
+    lines and the byte ranges of each query's lines, never the whole run."""
     source = Path(source)
     ranges: dict[str, array] = {}  # query id -> [start, end, start, end, ...] byte offsets of its lines
     summary = RunFileSummary()
@@ -211,19 +248,20 @@ def write_sorted_copy(source: str | Path, target: str | Path, tag: str) -> RunFi
                 summary.lines += 1
             offset = end
     summary.queries = sorted(ranges)
+    if not summary.queries:
+        raise InputError(f"{source}: no run lines (an empty run file would score zero everywhere)")
     with _open_binary(source) as handle, trec_run_writer(target, tag) as write:
         for query_id in summary.queries:
             spans = ranges.pop(query_id)
             ranking: dict[str, float] = {}
-            lines = 0
             for start, end in zip(spans[::2], spans[1::2]):
                 handle.seek(start)
                 for line in handle.read(end - start).decode("utf-8").splitlines():
                     fields = line.split()
                     if fields:
+                        if fields[2] in ranking:
+                            raise InputError(_repeated(source, None, query_id, fields[2]))
                         ranking[fields[2]] = float(fields[4])
-                        lines += 1
-            summary.repeated_documents += lines - len(ranking)
             write({query_id: ranking})
     return summary
 
@@ -239,24 +277,15 @@ def _run_fields(path: str | Path, line_number: int, fields: list[str]) -> tuple[
 
 
 def _open_text(path: Path) -> IO[str]:
-    try:
-        return path.open(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
+    return open_user_file(path)
 
 
 def _open_binary(path: Path) -> IO[bytes]:
-    try:
-        return path.open("rb")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
+    return open_user_file(path, "rb")
 
 
 def _decoded(path: Path, line_number: int, raw: bytes) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}:{line_number}: not valid UTF-8") from None
+    return decoded_line(path, line_number, raw)
 
 
 def write_trec_qrels(path: str | Path, qrels: Iterable[Qrel]) -> None:
@@ -266,16 +295,10 @@ def write_trec_qrels(path: str | Path, qrels: Iterable[Qrel]) -> None:
 
 
 def _lines(path: str | Path) -> Iterable[tuple[int, list[str]]]:
+    """Each non-blank line's fields, decoded line by line so bad bytes name their line."""
     path = Path(path)
-    try:
-        handle = path.open(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    with handle:
-        try:
-            for line_number, line in enumerate(handle, start=1):
-                fields = line.split()
-                if fields:
-                    yield line_number, fields
-        except UnicodeDecodeError:
-            raise InputError(f"{path}: not valid UTF-8") from None
+    with open_user_file(path, "rb") as handle:
+        for line_number, raw in enumerate(handle, start=1):
+            fields = decoded_line(path, line_number, raw).split()
+            if fields:
+                yield line_number, fields

@@ -16,6 +16,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchsmith.stores.errors import InputError
+
 DEFAULT_WORKSPACE = ".benchsmith"
 WORKSPACE_ENV = "BENCHSMITH_WORKSPACE"
 
@@ -29,8 +31,13 @@ class Workspace:
         """The workspace given, else ``$BENCHSMITH_WORKSPACE``, else ``./.benchsmith``."""
         chosen = path or os.environ.get(WORKSPACE_ENV) or DEFAULT_WORKSPACE
         root = Path(chosen).expanduser().resolve()
-        root.mkdir(parents=True, exist_ok=True)
-        (root / "runs").mkdir(exist_ok=True)
+        if root.exists() and not root.is_dir():
+            raise InputError(f"--workspace {root}: is a file, not a folder; name a folder (it is created if missing)")
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            (root / "runs").mkdir(exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as error:  # a file where a folder of the path should be
+            raise InputError(f"--workspace {root}: {error.filename} is a file, not a folder") from None
         return cls(root)
 
     @property

@@ -137,16 +137,20 @@ def test_sorted_copy_of_a_run_file_in_any_order(tmp_path):
                       "9 Q0 b 1 3.0 sys\n"
                       "10 Q0 c 2 0.9 sys\n"  # q10 again after q9, out of score order
                       "\n"
-                      "9 Q0 d 2 3.0 sys\n"  # ties with b: b first
-                      "10 Q0 a 3 0.1 sys\n", encoding="utf-8")  # a repeated: the last line counts
+                      "9 Q0 d 2 3.0 sys\n", encoding="utf-8")  # ties with b: b first
     summary = write_sorted_copy(source, tmp_path / "copy.trec", tag="mine")
     assert (tmp_path / "copy.trec").read_text(encoding="utf-8") == (
         "10 Q0 c 1 0.9 mine\n"
-        "10 Q0 a 2 0.1 mine\n"
+        "10 Q0 a 2 0.5 mine\n"
         "9 Q0 b 1 3.0 mine\n"
         "9 Q0 d 2 3.0 mine\n")
-    assert (summary.queries, summary.lines, summary.repeated_documents) == (["10", "9"], 5, 1)
+    assert (summary.queries, summary.lines) == (["10", "9"], 4)
     assert read_trec_run(tmp_path / "copy.trec") == read_trec_run(source)
+    # A document ranked twice for one query, even lines apart, is refused: which score is meant?
+    (tmp_path / "twice.trec").write_text(source.read_text(encoding="utf-8") + "10 Q0 a 3 0.1 sys\n", encoding="utf-8")
+    with pytest.raises(InputError, match=re.escape(f"{tmp_path / 'twice.trec'}: query '10' ranks document 'a' twice")):
+        write_sorted_copy(tmp_path / "twice.trec", tmp_path / "twice-copy.trec", tag="t")
+    assert not (tmp_path / "twice-copy.trec").exists()
     (tmp_path / "bad.trec").write_text("q1 Q0 a 1 1.0 t\nq1 Q0 b 2 high t\n", encoding="utf-8")
     with pytest.raises(InputError, match=re.escape(f"{tmp_path / 'bad.trec'}:2: score 'high'")):
         write_sorted_copy(tmp_path / "bad.trec", tmp_path / "bad-copy.trec", tag="t")

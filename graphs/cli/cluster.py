@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from benchsmith.graphs.cli.console import ChromaHostOption, WorkspaceOption, console, guarded, offline_environment
+from benchsmith.graphs.cli.console import (ChromaHostOption, WorkspaceOption, console, guarded, offline_environment,
+                                           shown)
 from benchsmith.graphs.jobs.synthesize import cluster as run_cluster
 from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS
 
@@ -28,11 +29,11 @@ def cluster(
     path is (the mean similarity of consecutive chunks against a random order).
     """
     offline_environment()
-    with console.status(f"clustering {collection} (greedy traversal, size {size}, {neighbours} neighbours)…"):
+    with console.status(f"clustering {shown(collection)} (greedy traversal, size {size}, {neighbours} neighbours)…"):
         result = guarded(lambda: run_cluster(collection, size=size, neighbours=neighbours, seed=seed,
                                              workspace=workspace, chroma_host=chroma_host))
     stats = result.stats
-    table = Table(title=f"Clusters of {collection}")
+    table = Table(title=f"Clusters of {shown(collection)}")
     table.add_column("measure")
     table.add_column("value", justify="right")
     for label, value in (("chunks", stats["chunks"]), ("clusters", stats["clusters"]),

@@ -15,6 +15,7 @@ from typing import Annotated, Any, NoReturn, Optional, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -101,8 +102,15 @@ def offline_environment() -> None:
         os.environ.setdefault(name, value)
 
 
+def shown(value: Any) -> str:
+    """User text (a path, query, id, model reply, message naming them) for a console f-string
+    with markup: its brackets are printed as written, never read as markup (``[/x]`` in a path
+    would raise MarkupError, ``[null]`` in a reply would vanish)."""
+    return escape(str(value))
+
+
 def fail(message: str) -> NoReturn:
-    errors.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
+    errors.print(f"[red]error:[/] {shown(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
@@ -132,7 +140,8 @@ class ProgressBars:
                 self.progress.update(task, total=total, completed=total)
             return
         if "warning" in event:
-            self.progress.console.print(f"[yellow]warning:[/] {event['warning']}", highlight=False, soft_wrap=True)
+            self.progress.console.print(f"[yellow]warning:[/] {shown(event['warning'])}", highlight=False,
+                                        soft_wrap=True)
             return
         stage = event.get("stage")
         if stage is None:
@@ -176,15 +185,15 @@ def run_reported(job: Callable[..., Result], *, run_id: str, **arguments: Any) -
     except (InputError, KeyboardInterrupt):
         raise
     except Exception as error:
-        errors.print(f"[red]run {run_id} failed:[/] {redact(f'{type(error).__name__}: {error}')}", soft_wrap=True,
-                     highlight=False)
-        errors.print(f"Everything finished so far is kept. Resume with: {resume_command(run_id)}", soft_wrap=True,
-                     highlight=False)
+        errors.print(f"[red]run {shown(run_id)} failed:[/] {shown(redact(f'{type(error).__name__}: {error}'))}",
+                     soft_wrap=True, highlight=False)
+        errors.print(f"Everything finished so far is kept. Resume with: {shown(resume_command(run_id))}",
+                     soft_wrap=True, highlight=False)
         raise typer.Exit(1) from None
     if result.already_finished:  # type: ignore[attr-defined]
-        console.print(f"run [cyan]{run_id}[/] already finished; nothing redone. Its results:")
+        console.print(f"run [cyan]{shown(run_id)}[/] already finished; nothing redone. Its results:")
     elif result.resumed:  # type: ignore[attr-defined]
-        console.print(f"run [cyan]{run_id}[/] resumed from its last checkpoint.")
+        console.print(f"run [cyan]{shown(run_id)}[/] resumed from its last checkpoint.")
     return result
 
 
@@ -193,51 +202,82 @@ def run_reported(job: Callable[..., Result], *, run_id: str, **arguments: Any) -
 
 def print_usage(usage: Any) -> None:
     """Model calls, tokens and cost of a run (every job ends with it)."""
-    if not usage.calls:
-        console.print("model calls: none")
+    offline = f"{usage.offline_calls:,} answered by the offline baseline" if usage.offline_calls else ""
+    model_calls = usage.calls - usage.offline_calls
+    if not model_calls:
+        console.print(f"model calls: none{f' ({offline})' if offline else ''}", highlight=False)
         return
-    console.print(f"model calls: {usage.calls:,} ({usage.cached_calls:,} from the cache, {usage.retries:,} retries), "
-                  f"tokens in/out: {usage.input_tokens:,}/{usage.output_tokens:,}, cost: ${usage.cost_usd:.4f}",
-                  highlight=False)
+    console.print(f"model calls: {model_calls:,} ({usage.cached_calls:,} from the cache, {usage.retries:,} retries), "
+                  f"tokens in/out: {usage.input_tokens:,}/{usage.output_tokens:,}, cost: ${usage.cost_usd:.4f}"
+                  + (f"; {offline}" if offline else ""), highlight=False)
 
 
 def print_estimate(estimate: Any) -> None:
     """A dry run's estimate; nothing was called."""
     unpriced = (f" ({', '.join(estimate.unpriced_models)} has no known price: set BENCHSMITH_PRICES)"
                 if estimate.unpriced_models else "")
-    console.print(f"dry run: {estimate.summary} → {estimate.calls:,} model calls, ~{estimate.input_tokens:,} input and "
-                  f"~{estimate.output_tokens:,} output tokens, ~${estimate.cost_usd:.4f}{unpriced}. Nothing was called.",
-                  highlight=False)
+    console.print(f"dry run: {shown(estimate.summary)} → {estimate.calls:,} model calls, ~{estimate.input_tokens:,} "
+                  f"input and ~{estimate.output_tokens:,} output tokens, ~${estimate.cost_usd:.4f}{shown(unpriced)}. "
+                  "Nothing was called.", highlight=False)
     for note in estimate.notes:
-        console.print(f"  {note}", highlight=False)
+        console.print(f"  {shown(note)}", highlight=False)
 
 
 def print_paths(paths: dict[str, Any]) -> None:
     width = max(len(label) for label in paths) + 2
     for label, path in paths.items():
-        console.print(f"{label + ':':<{width}}{path}", highlight=False)
+        console.print(f"{label + ':':<{width}}{shown(path)}", highlight=False)
 
 
-TERMINAL_MEASURES = ("R@5", "R@100", "nDCG@10", "RR@10", "AP")
+MEASURE_COLUMN_WIDTH = 11  # a measure name such as "nDCG@10" or "Judged@10" and its score, with padding
 
 
 def print_measure_table(aggregate: dict[str, dict[str, float]], measures: list[str], title: str,
-                        highlight: str | None = None, all_measures_in: str = "the report") -> None:
-    """Configurations × measures, the best of each column in bold. When every measure does
-    not fit the terminal, a few key ones are shown (the report has them all)."""
+                        highlight: str | None = None) -> None:
+    """Configurations × measures, the best of each column in bold; every measure is shown, in as
+    many blocks of columns as the terminal's width needs (the primary measure in each block)."""
     name_width = max(len(name) for name in aggregate) + 4
-    shown = measures
-    if name_width + 9 * len(measures) > console.width:
-        shown = [m for m in measures if m in TERMINAL_MEASURES or m == highlight] or measures[:5]
-    table = Table(title=title)
+    per_block = max(1, (console.width - name_width) // MEASURE_COLUMN_WIDTH)
+    rest = [name for name in measures if name != highlight]
+    lead = [highlight] if highlight in measures else []
+    step = max(1, per_block - len(lead))
+    blocks = [lead + rest[start:start + step] for start in range(0, len(rest), step)] or [lead]
+    for number, columns in enumerate(blocks):
+        suffix = f" ({number + 1}/{len(blocks)})" if len(blocks) > 1 else ""
+        _print_score_table(aggregate, columns, title + suffix, highlight)
+
+
+def print_group_table(by_group: dict[str, dict[str, dict[str, float]]], measure: str, title: str) -> None:
+    """One measure per configuration and group (switch type, turn...), with each group's query count."""
+    groups = list(dict.fromkeys(group for groups in by_group.values() for group in groups))
+    if not groups:
+        return
+    table = Table(title=shown(title))
     table.add_column("configuration", no_wrap=True)
-    for name in shown:
-        table.add_column(f"[u]{name}[/]" if name == highlight else name, justify="right", no_wrap=True)
-    best = {name: max(scores[name] for scores in aggregate.values()) for name in shown}
+    for group in groups:
+        counts = {values[group]["queries"] for values in by_group.values() if group in values}
+        table.add_column(f"{shown(group)} ({max(counts)})", justify="right", no_wrap=True)
+    best = {group: max((values[group][measure] for values in by_group.values() if group in values), default=None)
+            for group in groups}
+    for configuration, values in by_group.items():
+        cells = []
+        for group in groups:
+            score = values.get(group, {}).get(measure)
+            cells.append("" if score is None else f"[bold]{score:.3f}[/]" if score == best[group] and len(by_group) > 1
+                         else f"{score:.3f}")
+        table.add_row(shown(configuration), *cells)
+    console.print(table)
+
+
+def _print_score_table(aggregate: dict[str, dict[str, float]], columns: list[str], title: str,
+                       highlight: str | None) -> None:
+    table = Table(title=shown(title))
+    table.add_column("configuration", no_wrap=True)
+    for name in columns:
+        table.add_column(f"[u]{shown(name)}[/]" if name == highlight else shown(name), justify="right", no_wrap=True)
+    best = {name: max(scores[name] for scores in aggregate.values()) for name in columns}
     for configuration, scores in aggregate.items():
         cells = [f"[bold]{scores[m]:.3f}[/]" if scores[m] == best[m] and len(aggregate) > 1 else f"{scores[m]:.3f}"
-                 for m in shown]
-        table.add_row(configuration, *cells)
+                 for m in columns]
+        table.add_row(shown(configuration), *cells)
     console.print(table)
-    if len(shown) < len(measures):
-        console.print(f"({len(shown)} of {len(measures)} measures shown; {all_measures_in} has all of them)")

@@ -12,7 +12,7 @@ from benchsmith.agents.nuggets import DEFAULT_MAX_NUGGETS
 from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, MaxAttemptsOption,
                                            RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
                                            WorkspaceOption, console, guarded, model_options, offline_environment,
-                                           print_estimate, print_paths, print_usage, run_reported)
+                                           print_estimate, print_paths, print_usage, run_reported, shown)
 from benchsmith.graphs.jobs.nuggets import NuggetsResult, estimate_nuggets
 from benchsmith.graphs.jobs.nuggets import nuggets as run_nuggets
 from benchsmith.stores.runs import new_run_id
@@ -82,7 +82,8 @@ def nuggets(
         return
     run_id = run_id or new_run_id("nuggets")
     source = f"collection {collection}" if collection else ", ".join(corpus or [])
-    console.print(f"[bold]nuggets[/] run [cyan]{run_id}[/] · {questions} · corpus {source} · model {llm}",
+    console.print(f"[bold]nuggets[/] run [cyan]{shown(run_id)}[/] · {shown(questions)} · corpus {shown(source)} · "
+                  f"model {shown(llm)}",
                   highlight=False)
     result = guarded(lambda: run_reported(
         run_nuggets, run_id=run_id, questions=questions, corpus=corpus or [], collection=collection, tags=tags,
@@ -97,8 +98,8 @@ def nuggets(
 def print_nuggets_summary(result: NuggetsResult) -> None:
     dropped = ", ".join(f"{count} ({reason})" for reason, count in result.dropped.items()) or "none"
     console.print(f"[bold]{result.kept} of {result.questions_read} questions kept[/] · {result.nuggets} nuggets · "
-                  f"support rate {result.support_rate:.1%} · dropped: {dropped}", highlight=False)
-    table = Table(title=f"Pooling · run {result.run_id} (α-nDCG@10 / Coverage@20 / Recall@50)")
+                  f"support rate {result.support_rate:.1%} · dropped: {shown(dropped)}", highlight=False)
+    table = Table(title=f"Pooling · run {shown(result.run_id)} (α-nDCG@10 / Coverage@20 / Recall@50)")
     table.add_column("technique", no_wrap=True)
     for retriever in ("BM25", "dense", "BM25 + dense"):
         table.add_column(retriever, justify="right", no_wrap=True)

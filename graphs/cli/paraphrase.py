@@ -12,7 +12,7 @@ from rich.table import Table
 from benchsmith.graphs.cli.console import (DatabaseOption, DryRunOption, LeaseOption, MaxAttemptsOption,
                                            RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
                                            WorkspaceOption, console, guarded, model_options, offline_environment,
-                                           print_estimate, print_paths, print_usage, run_reported)
+                                           print_estimate, print_paths, print_usage, run_reported, shown)
 from benchsmith.graphs.jobs.paraphrase import DEFAULT_MIN_JUDGE_SCORE, ParaphraseResult, estimate_paraphrase
 from benchsmith.graphs.jobs.paraphrase import paraphrase as run_paraphrase
 from benchsmith.stores.runs import new_run_id
@@ -82,9 +82,9 @@ def paraphrase(
                                                            workspace=workspace)))
         return
     run_id = run_id or new_run_id("paraphrase")
-    console.print(f"[bold]paraphrase[/] run [cyan]{run_id}[/] · {' '.join(benchmark)}"
-                  + (f" · import {import_ecast}" if import_ecast else "")
-                  + (f" · {per_turn} per turn by {llm}" if per_turn else ""), highlight=False)
+    console.print(f"[bold]paraphrase[/] run [cyan]{shown(run_id)}[/] · {shown(' '.join(map(str, benchmark)))}"
+                  + (f" · import {shown(import_ecast)}" if import_ecast else "")
+                  + (f" · {per_turn} per turn by {shown(llm)}" if per_turn else ""), highlight=False)
     result = guarded(lambda: run_reported(
         run_paraphrase, run_id=run_id, benchmark=benchmark, import_ecast=import_ecast, per_turn=per_turn, llm=llm,
         judges=judges, min_judge_score=min_judge_score, overlap_metric=overlap_metric, max_overlap=max_overlap,
@@ -96,7 +96,7 @@ def paraphrase(
 
 def print_paraphrase_summary(result: ParaphraseResult) -> None:
     figures = result.diversity
-    table = Table(title=f"Paraphrases · run {result.run_id}")
+    table = Table(title=f"Paraphrases · run {shown(result.run_id)}")
     table.add_column("figure")
     table.add_column("value", justify="right")
     for key in ("turns", "paraphrases", "turns_with_paraphrases", "unjoined"):

@@ -102,8 +102,7 @@ def _checked_settings(questions: str | Path, corpus: Sequence[str | Path], colle
         check_collection_name(collection)
     sources = [_source(str(source)) for source in corpus]
     questions_path = Path(questions)
-    if not questions_path.is_file():
-        raise InputError(f"{questions}: file not found")
+    load_qa_pairs(questions_path, tags)  # a missing or malformed questions file stops here, before the run exists
     check_models(llm)
     check_at_least(1, limit=limit, max_nuggets=max_nuggets, pool_depth=pool_depth, batch_size=batch_size,
                    chunk_size=chunk_size)
