@@ -15,7 +15,7 @@ from typing import Any
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import connect
 from benchsmith.stores.runs import RunRecord
-from benchsmith.stores.usage import TOTAL_FIELDS
+from benchsmith.stores.usage import usage_totals
 
 
 def save_run(url: str, record: RunRecord, arguments: dict[str, Any] | None = None) -> None:
@@ -103,13 +103,7 @@ class PostgresUsageLedger:
 def usage_totals_of(connection: Any, run_id: str) -> dict[str, Any]:
     """A run's usage totals from its ledger rows (stores/usage.UsageLedger.totals' fields)."""
     rows = connection.execute("SELECT call FROM benchsmith_usage WHERE run_id = %s", (run_id,)).fetchall()
-    totals: dict[str, Any] = {"calls": 0, "cached_calls": 0, **{name: 0 for name in TOTAL_FIELDS}}
-    for (call,) in rows:
-        totals["calls"] += 1
-        totals["cached_calls"] += int(bool(call.get("cached")))
-        for name in TOTAL_FIELDS:
-            totals[name] += call.get(name, 0)
-    return totals
+    return usage_totals(call for (call,) in rows)
 
 
 def worker_name() -> str:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from benchsmith.stores.jsonl import append_jsonl, load_jsonl, sync_file
 
 TOTAL_FIELDS = ("input_tokens", "output_tokens", "cost_usd", "retries")
+OFFLINE_MODEL = "baseline"  # the model name the offline agents' calls are recorded under
 
 
 class UsageLedger:
@@ -41,12 +43,17 @@ class UsageLedger:
 
     def totals(self) -> dict[str, Any]:
         """Calls, cache hits and the sums of tokens, cost and retries."""
-        totals: dict[str, Any] = {"calls": 0, "cached_calls": 0, **{name: 0 for name in TOTAL_FIELDS}}
-        if not self.path.exists():
-            return totals
-        for call in load_jsonl(self.path):
-            totals["calls"] += 1
-            totals["cached_calls"] += int(bool(call.get("cached")))
-            for name in TOTAL_FIELDS:
-                totals[name] += call.get(name, 0)
-        return totals
+        return usage_totals(load_jsonl(self.path) if self.path.exists() else [])
+
+
+def usage_totals(calls: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Calls, cache hits, calls the offline baseline answered (model ``baseline``: no model was
+    asked), and the sums of tokens, cost and retries, over recorded calls."""
+    totals: dict[str, Any] = {"calls": 0, "cached_calls": 0, "offline_calls": 0, **{name: 0 for name in TOTAL_FIELDS}}
+    for call in calls:
+        totals["calls"] += 1
+        totals["cached_calls"] += int(bool(call.get("cached")))
+        totals["offline_calls"] += int(call.get("model") == OFFLINE_MODEL)
+        for name in TOTAL_FIELDS:
+            totals[name] += call.get(name, 0)
+    return totals

@@ -64,6 +64,16 @@ def test_dry_run_counts_and_writes_nothing(tmp_path):
     assert not workspace.exists()
 
 
+def test_dry_run_names_the_files_it_would_skip(tmp_path):
+    corpus = write_corpus(tmp_path / "corpus", documents=3)
+    (corpus / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0")
+    (corpus / "conf.py").write_text("project = 'x'\n", encoding="utf-8")
+    result = invoke("ingest", str(corpus), "--dry-run", "-w", str(tmp_path / "ws"))
+    assert result.exit_code == 0, result.output
+    assert "2 skipped" in result.output
+    assert "logo.png" in result.output and "conf.py" in result.output
+
+
 def test_runs_lists_status_and_items(tmp_path):
     workspace = Workspace.resolve(tmp_path / "ws")
     ingest(workspace, "listed", [str(write_corpus(tmp_path / "corpus", documents=4))], HashingEmbedder())

@@ -238,3 +238,39 @@ def test_sigkill_mid_configuration_leaves_no_run_file_and_resume_completes_it(tm
     results = [json.loads((tmp_path / ws / "runs" / "killed" / "results.json").read_text(encoding="utf-8"))
                for ws in ("ws", "clean")]
     assert results[0]["aggregate"] == results[1]["aggregate"]
+
+
+def test_the_terminal_shows_every_measure_and_the_per_switch_table_at_80_columns(tmp_path):
+    from benchsmith.evals.measures import DEFAULT_MEASURES
+
+    benchmark = write_benchmark(tmp_path / "bench")
+    narrow = CliRunner(env={"COLUMNS": "80"})
+    result = narrow.invoke(app, ["evaluate", str(benchmark), "--retriever", "bm25", "--history", "full",
+                                 "--history", "current", "-w", str(tmp_path / "ws")])
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+    headers = " ".join(result.output.split())
+    for measure in DEFAULT_MEASURES:
+        assert str(measure) in headers, measure
+    assert "per switch type" in headers
+    for switch in ("start", "soft", "hard"):  # the fixture's switch types
+        assert switch in headers, switch
+
+
+def test_an_audit_that_confirmed_nothing_leaves_extra_qrels_that_add_nothing(tmp_path):
+    from benchsmith.stores.benchmark_files import write_beir_qrels
+
+    benchmark = write_benchmark(tmp_path / "bench")
+    extra = tmp_path / "extra_qrels.tsv"
+    write_beir_qrels(extra, [])  # what audit writes when no missing gold is confirmed: a header alone
+    arguments = [str(benchmark), "--retriever", "bm25", "--history", "full", "--measure", "nDCG@10"]
+    plain = invoke("evaluate", *arguments, "--run-id", "plain", "-w", str(tmp_path / "ws"))
+    merged = invoke("evaluate", *arguments, "--extra-qrels", str(extra), "--run-id", "merged", "-w", str(tmp_path / "ws"))
+    assert plain.exit_code == 0 and merged.exit_code == 0, merged.output
+    scores = [json.loads((tmp_path / "ws" / "runs" / run / "results.json").read_text(encoding="utf-8"))["aggregate"]
+              for run in ("plain", "merged")]
+    assert scores[0] == scores[1]
+    # A file that has judgments but a bad line is still an error.
+    extra.write_text("query-id\tcorpus-id\tscore\nq1\n", encoding="utf-8")
+    broken = invoke("evaluate", *arguments, "--extra-qrels", str(extra), "-w", str(tmp_path / "ws"))
+    assert broken.exit_code == 2 and "extra_qrels.tsv:2" in broken.output

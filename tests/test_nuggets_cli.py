@@ -37,7 +37,8 @@ def test_baseline_run_from_the_cli_and_its_report_in_chromium(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"\d+ of 6 questions kept", done.stdout), done.stdout
-    assert "model calls: none" not in done.stdout  # the baseline agents are accounted for like a model
+    # the baseline agents' calls are accounted for, and not called model calls
+    assert re.search(r"model calls: none \([\d,]+ answered by the offline baseline\)", done.stdout), done.stdout
     run_dir = tmp_path / "ws" / "runs" / "base"
     qrels = read_nugget_qrels(run_dir / "nugget-qrels.trec")
     assert qrels and all(nugget.startswith(f"{question}_") for question, nuggets in qrels.items() for nugget in nuggets)

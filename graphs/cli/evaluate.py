@@ -8,11 +8,10 @@ from typing import Annotated, Any, Optional
 import typer
 
 from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, EmbedderOption,
-                                           MaxAttemptsOption,
-                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
-                                           WorkspaceOption, console, fail, guarded, model_options,
-                                           offline_environment, print_estimate, print_measure_table, print_paths,
-                                           print_usage, run_reported)
+                                           MaxAttemptsOption, RateLimitOption, RunIdOption, StructuredOutputOption,
+                                           TimeoutOption, WorkspaceOption, console, fail, guarded, model_options,
+                                           offline_environment, print_estimate, print_group_table, print_measure_table,
+                                           print_paths, print_usage, run_reported, shown)
 from benchsmith.graphs.jobs.evaluate import (DEFAULT_BATCH_SIZE, DEFAULT_DEPTH, DEFAULT_HISTORIES, DEFAULT_RETRIEVERS,
                                              checked_measures, estimate_evaluation, measure_runs)
 from benchsmith.graphs.jobs.evaluate import evaluate as run_evaluation
@@ -107,8 +106,9 @@ def evaluate(
     run_id = run_id or new_run_id("evaluate")
     evaluated = [f"{', '.join(retrievers)} × history {', '.join(histories)}"] if retrievers else []
     evaluated += [f"run file{'s' if len(runs) > 1 else ''} {', '.join(path.name for path in runs)}"] if runs else []
-    console.print(f"[bold]evaluate[/] run [cyan]{run_id}[/] · {benchmark} · {' + '.join(evaluated)}"
-                  + (f" · rerank {rerank}" if rerank else ""), highlight=False)
+    console.print(f"[bold]evaluate[/] run [cyan]{shown(run_id)}[/] · {shown(benchmark)} · "
+                  f"{shown(' + '.join(evaluated))}"
+                  + (f" · rerank {shown(rerank)}" if rerank else ""), highlight=False)
     result = guarded(lambda: run_reported(
         run_evaluation, run_id=run_id, benchmark=benchmark, retrievers=retrievers, histories=histories, runs=runs,
         rerank=rerank, rerank_depth=rerank_depth, depth=depth, measures=measures, split=split, qrels=qrels,
@@ -118,9 +118,13 @@ def evaluate(
         **model_options(rate_limit, timeout, max_attempts, structured_output)))
     if result.already_finished:  # its warnings were printed when it ran
         for warning in result.warnings:
-            console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+            console.print(f"[yellow]warning:[/] {shown(warning)}", highlight=False, soft_wrap=True)
     print_measure_table(result.aggregate, result.measures, f"Evaluation · run {result.run_id}",
                         highlight=result.primary_measure)
+    by_switch = result.results().get("by_switch") or {}
+    if by_switch:
+        print_group_table(by_switch, result.primary_measure,
+                          f"{result.primary_measure} per switch type (queries) · run {result.run_id}")
     print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
                  "results": result.report["results"]})
     print_usage(result.usage)
@@ -136,13 +140,13 @@ def _measure_run_files(run_files: list[Path], qrels_file: Path | None, measures:
     labels = names if len(set(names)) == len(names) else list(scored)  # file names, unless two share one
     judged = len(next(iter(scored.values())).per_query) if scored else 0
     print_measure_table({label: result.aggregate for label, result in zip(labels, scored.values())}, measures,
-                        f"{judged} judged queries · {qrels_file or nugget_qrels}", all_measures_in="--json FILE")
+                        f"{judged} judged queries · {qrels_file or nugget_qrels}")
     for name, result in scored.items():
         if result.unjudged_queries:
             examples = ", ".join(map(repr, result.unjudged_examples))
             more = ", …" if result.unjudged_queries > len(result.unjudged_examples) else ""
             console.print(f"{name}: {result.unjudged_queries} queries have no judgments and were not measured "
-                          f"({examples}{more})", highlight=False)
+                          f"({examples}{more})", highlight=False, markup=False)
     if json_file is not None:
         as_json = {name: {"aggregate": result.aggregate, "per_query": result.per_query} for name, result in scored.items()}
         _write_json(json_file, next(iter(as_json.values())) if len(as_json) == 1 else {"runs": as_json})
@@ -150,4 +154,4 @@ def _measure_run_files(run_files: list[Path], qrels_file: Path | None, measures:
 
 def _write_json(path: Path, payload: dict[str, Any]) -> None:
     write_json_atomic(path, payload)
-    console.print(f"{'json:':<10}{path}", highlight=False)
+    console.print(f"{'json:':<10}{path}", highlight=False, markup=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -10,7 +11,7 @@ from rich.table import Table
 from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, EmbedderOption,
                                            MaxAttemptsOption, RateLimitOption, RunIdOption, StructuredOutputOption,
                                            TimeoutOption, WorkspaceOption, console, guarded, model_options,
-                                           offline_environment, print_usage, run_reported)
+                                           offline_environment, print_usage, run_reported, shown)
 from benchsmith.graphs.jobs.ingest import DEFAULT_COLLECTION, IngestResult, preview_ingest
 from benchsmith.graphs.jobs.ingest import ingest as run_ingest
 from benchsmith.stores.runs import new_run_id
@@ -63,10 +64,13 @@ def ingest(
         if quality == "llm":
             console.print(f"--quality llm would make up to {preview.cost.calls} model calls, about "
                           f"{preview.cost.input_tokens:,} input tokens, ~${preview.cost.cost_usd:.4f}.")
+            for note in preview.cost.notes:
+                console.print(note, markup=False, highlight=False)
+        print_skipped(preview.skipped)
         console.print("Nothing was written.")
         return
     run_id = run_id or new_run_id("ingest")
-    console.print(f"[bold]ingest[/] run [cyan]{run_id}[/] → collection [cyan]{collection}[/]")
+    console.print(f"[bold]ingest[/] run [cyan]{shown(run_id)}[/] → collection [cyan]{shown(collection)}[/]")
     result = guarded(lambda: run_reported(
         run_ingest, run_id=run_id, sources=sources, collection=collection, chunk_size=chunk_size,
         min_chars=min_chars, dedup_threshold=dedup_threshold, num_perm=num_perm, min_quality=min_quality,
@@ -78,7 +82,7 @@ def ingest(
 
 def print_ingest_summary(result: IngestResult) -> None:
     seconds = result.stage_seconds
-    table = Table(title=f"Ingestion summary · run {result.run_id} · collection {result.collection}")
+    table = Table(title=f"Ingestion summary · run {shown(result.run_id)} · collection {shown(result.collection)}")
     table.add_column("stage")
     table.add_column("result")
     table.add_column("seconds", justify="right")
@@ -95,10 +99,17 @@ def print_ingest_summary(result: IngestResult) -> None:
         table.add_row(stage, summary, f"{seconds.get(stage, 0.0):.2f}")
     table.add_row("total", "", f"{sum(seconds.values()):.2f}", style="bold")
     console.print(table)
-    if result.skipped:
-        console.print(f"[yellow]Skipped {len(result.skipped)} file(s):[/]")
-        for item in result.skipped[:SKIPPED_SHOWN]:
-            console.print(f"  {item['path']}: {item['reason']}", highlight=False)
-        if len(result.skipped) > SKIPPED_SHOWN:
-            console.print(f"  … and {len(result.skipped) - SKIPPED_SHOWN} more in {result.run_dir / 'skipped.jsonl'}")
+    print_skipped(result.skipped, result.run_dir / "skipped.jsonl")
     print_usage(result.usage)
+
+
+def print_skipped(skipped: list[dict[str, str]], listed_in: Path | None = None) -> None:
+    """The skipped files with their reasons (the first SKIPPED_SHOWN; the rest are counted)."""
+    if not skipped:
+        return
+    console.print(f"[yellow]Skipped {len(skipped)} file(s):[/]")
+    for item in skipped[:SKIPPED_SHOWN]:
+        console.print(f"  {item['path']}: {item['reason']}", highlight=False, markup=False)
+    if len(skipped) > SKIPPED_SHOWN:
+        where = f" in {listed_in}" if listed_in else ""
+        console.print(f"  … and {len(skipped) - SKIPPED_SHOWN} more{where}", markup=False, highlight=False)

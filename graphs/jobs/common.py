@@ -28,8 +28,9 @@ COLLECTION_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
 class Usage:
     """Model calls a run made, and what they cost."""
 
-    calls: int = 0
+    calls: int = 0  # every agent call, the offline baseline's included
     cached_calls: int = 0
+    offline_calls: int = 0  # answered by the offline baseline: no model was asked
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0

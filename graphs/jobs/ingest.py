@@ -109,6 +109,7 @@ class IngestPreview:
     chunks: int
     characters: int
     cost: CostEstimate
+    skipped: list[dict[str, str]] = field(default_factory=list)  # {"path", "reason"} per skipped file
 
 
 @dry_run
@@ -129,4 +130,4 @@ def preview_ingest(sources: Sequence[str | Path], *, chunk_size: int = DEFAULT_C
     cost = priced(f"{calls} quality calls" if calls else "no model calls (heuristic quality filter)",
                   [(llm, calls, tokens, 10 * calls)])
     return IngestPreview(loaded.files_read, len(loaded.skipped), len(documents), len(chunks),
-                         sum(len(chunk.text) for chunk in chunks), cost)
+                         sum(len(chunk.text) for chunk in chunks), cost, [item.to_json() for item in loaded.skipped])
