@@ -76,3 +76,33 @@ def position_counts(gold_counts: Mapping[str, int], choice_counts: Mapping[str, 
     axes.set_axisbelow(True)
     figure.legend(loc="outside right upper", fontsize=8, frameon=False)
     return figure_png(figure)
+
+
+def overlap_histograms(histogram: Mapping[str, Any], reference: Mapping[str, Any], reference_label: str) -> bytes:
+    """The benchmark's lexical overlap histogram beside the human reference's, each bin as a
+    share of its turns (the two sets differ in size), counts on the bars. Overlap is the share
+    of a question's content-word stems found in its gold passage: mass near 1 means questions
+    copy their gold."""
+    edges = [float(edge) for edge in histogram["edges"]]
+    labels = [f"{low:.1f}–{high:.1f}" for low, high in zip(edges, edges[1:])]
+    figure = Figure(figsize=(8.0, 4.0), layout="constrained")
+    axes = figure.add_subplot()
+    positions = np.arange(len(labels))
+    highest = 0.0
+    for counts, offset, color, label in ((histogram["counts"], -0.2, GOLD_COLOR, "this benchmark"),
+                                         (reference["counts"], 0.2, CHOICE_COLOR, reference_label)):
+        values = np.array([int(count) for count in counts], dtype=int)
+        shares = values / values.sum() if values.sum() else values.astype(float)
+        highest = max(highest, float(shares.max(initial=0.0)))
+        bars = axes.bar(positions + offset, shares, width=0.4, color=color, label=literal_text(label))
+        axes.bar_label(bars, labels=[str(count) for count in values], fontsize=8, padding=2)
+    axes.set_xticks(positions, labels, rotation=30, fontsize=8)
+    axes.set_xlabel("lexical overlap of a question with its gold passage")
+    axes.set_ylabel("share of turns")
+    axes.yaxis.set_major_formatter("{x:.0%}")
+    axes.set_ylim(0, max(highest, 0.05) * 1.2)  # room for the counts above the bars
+    axes.set_title("Lexical overlap: this benchmark and human questions")
+    axes.grid(True, axis="y", alpha=0.3)
+    axes.set_axisbelow(True)
+    figure.legend(loc="outside right upper", fontsize=8, frameon=False)
+    return figure_png(figure)

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from benchsmith.evals import audit_plots
+from benchsmith.evals import audit_plots, shortcuts
 from benchsmith.evals.report_document import (
     MISSING,
     Block,
@@ -54,6 +54,8 @@ def build_audit_document(results: Mapping[str, Any]) -> Document:
     dimensions = results.get("dimensions") or {}
     judges = list(results.get("settings", {}).get("judges", []))
     sections = [verdict_section(results["verdict"]), overview_section(results)]
+    if results.get("shortcuts"):
+        sections.append(shortcuts_section(results["shortcuts"], bool(results["benchmark"].get("conversational"))))
     if dimensions:
         sections.append(scores_section(dimensions, judges))
     if results.get("discriminability"):
@@ -100,6 +102,70 @@ def settings_summary(settings: Mapping[str, Any]) -> str:
     parts.append("position check on (each pool judged again, rotated)" if settings.get("position_check")
                  else "no position check")
     return "; ".join(parts) + "."
+
+
+def shortcuts_section(summary: Mapping[str, Any], conversational: bool) -> Section:
+    """What a retriever can exploit without understanding the questions, beside the human
+    reference (evals/shortcuts.py), and the ill-formed questions found."""
+    flags = list(summary.get("flags") or [])
+    overlap = summary["lexical_overlap"]
+    blocks: list[Block] = [
+        "Measured without a model over every turn with a relevant document "
+        f"({summary['turns']:,}). Lexical overlap is the share of a question's content words (stemmed) found in "
+        "its gold passage: questions that copy their gold let BM25 find it without understanding them. "
+        "Query-only retrieval is BM25 with the question alone (as `benchsmith evaluate --retriever bm25 --history "
+        "current`). The human reference is the hand-written stdlib questions of data/stdlib-validity.jsonl.",
+        Callout("Shortcuts flagged" if flags else "No shortcut flagged",
+                "; ".join(f"{flag}: {shortcuts.FLAG_MEANINGS[flag]}" for flag in flags) if flags else
+                "No figure crosses its limit: no shortcut found that a retriever could exploit."),
+        shortcuts_table(summary, conversational),
+    ]
+    if overlap.get("histogram"):
+        blocks.append(Plot(
+            "Grouped bars of the share of turns in each lexical overlap bin from 0 to 1, this benchmark beside the "
+            "human stdlib questions; counts on the bars",
+            lambda: audit_plots.overlap_histograms(overlap["histogram"], shortcuts.REFERENCE_OVERLAP_HISTOGRAM,
+                                                   "stdlib human questions")))
+    examples = (summary.get("ill_formed") or {}).get("examples") or []
+    if examples:
+        flagged = summary["ill_formed"].get("count", len(examples))
+        blocks += [f"Ill-formed questions, the first {len(examples)} of {flagged:,}:",
+                   Table(["turn", "question", "reason"],
+                         [[Cell(str(item["turn"])), Cell(str(item["question"])), Cell("; ".join(item["reasons"]))]
+                          for item in examples])]
+    return Section("Shortcuts", blocks)
+
+
+def shortcuts_table(summary: Mapping[str, Any], conversational: bool) -> Table:
+    """Figure × this benchmark, the human reference and the limit that raises a flag."""
+    overlap, reference = summary["lexical_overlap"], shortcuts.REFERENCE_OVERLAP
+    bm25 = summary["query_only"]["bm25"]
+    current, rewrite = bm25.get("current") or {}, bm25.get("rewrite") or {}
+    none = "reported only"
+    rows = [
+        ("lexical overlap, mean", _decimal(overlap.get("mean")), _decimal(reference["mean"]),
+         f"> {shortcuts.TRIVIAL_MEAN_OVERLAP:.2f}: lexically_trivial"),
+        ("lexical overlap, median", _decimal(overlap.get("median")), _decimal(reference["median"]), none),
+        ("lexical overlap, 90th percentile", _decimal(overlap.get("p90")), _decimal(reference["p90"]), none),
+        ("BM25 R@10, question alone", _decimal(current.get("R@10")),
+         _decimal(shortcuts.REFERENCE_QUERY_ONLY["R@10"]), none),
+        ("BM25 RR@10, question alone", _decimal(current.get("RR@10")),
+         _decimal(shortcuts.REFERENCE_QUERY_ONLY["RR@10"]), none),
+    ]
+    if rewrite:
+        rows += [("BM25 R@10, rewrite alone", _decimal(rewrite.get("R@10")), MISSING, none),
+                 ("BM25 RR@10, rewrite alone", _decimal(rewrite.get("RR@10")), MISSING, none)]
+    rows += [("answer leak rate", _percent(summary.get("answer_leak_rate")), MISSING,
+              f"> {shortcuts.ANSWER_LEAK_LIMIT:.0%}: answer_leak"),
+             ("ill-formed rate", _percent((summary.get("ill_formed") or {}).get("rate")),
+              _percent(shortcuts.REFERENCE_ILL_FORMED_RATE), f"> {shortcuts.ILL_FORMED_LIMIT:.0%}: ill_formed")]
+    if conversational:
+        rows.append(("history gain (BM25 nDCG@10, full history − question alone)",
+                     _signed(summary.get("history_gain")), MISSING,
+                     f"≤ {shortcuts.HISTORY_FREE_GAIN:.2f}: history_free"))
+    return Table(["figure", "this benchmark", "human reference", "flag when"],
+                 [[Cell(name), Cell(value, numeric=True), Cell(human, numeric=True), Cell(limit)]
+                  for name, value, human, limit in rows])
 
 
 def scores_section(dimensions: Mapping[str, Mapping[str, Any]], judges: Sequence[str]) -> Section:
@@ -185,8 +251,9 @@ def ill_formed_section(flagged: Sequence[Mapping[str, Any]]) -> Section:
     rows = [[Cell(str(item["instance"])), Cell(str(item["question"])), Cell("; ".join(item["reasons"])),
              Cell(_decimal(item.get("alignment")), numeric=True)] for item in flagged]
     return Section("Ill-formed questions", [
-        f"{len(flagged):,} questions are ill-formed: no content words, markup, or a quote of markup or of a span "
-        "that many documents contain (the question could be about any of them). They count as noise in the "
+        f"{len(flagged):,} questions are ill-formed: fragments, keyword templates, heading paths, markup or its "
+        "leftovers, or a quote of markup or of a span that many documents contain (the question could be about "
+        "any of them). They count as noise in the "
         "verdict, whatever alignment the judges gave them.",
         Table(["instance", "question", "reason", "alignment"], rows)])
 
@@ -231,6 +298,10 @@ def _by_judge(texts: Mapping[str, str]) -> BulletList:
 def _decimal(value: float | None) -> str:
     """A score or a coefficient, to two decimals."""
     return MISSING if _undefined(value) else f"{value:.2f}"
+
+
+def _signed(value: float | None) -> str:
+    return MISSING if _undefined(value) else f"{value:+.2f}"
 
 
 def _percent(value: float | None) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from benchsmith.evals.agreement import fleiss_kappa, score_correlations
@@ -183,20 +183,30 @@ def ill_formed_summary(judgments: Judgments, flagged: Mapping[str, list[str]],
 
 
 def overall_verdict(judgments: Judgments, discriminability_summary: Mapping[str, Any],
-                    noise_flags: int = 0) -> dict[str, str]:
-    """reliable / usable with caveats / unreliable, from the noise and sparsity rates.
+                    noise_flags: int = 0, shortcut_flags: Sequence[str] = ()) -> dict[str, str]:
+    """reliable / usable with caveats / unreliable, from the noise and sparsity rates and the
+    shortcut flags (evals/shortcuts.py).
 
     Noise counts instances whose mean alignment is at most ``NOISE_SCORE`` plus
-    ``noise_flags`` more instances flagged as ill-formed (and not already counted)."""
+    ``noise_flags`` more instances flagged as ill-formed (and not already counted). A benchmark
+    with any shortcut flag is never reliable: judges grade each question against its gold, and
+    a benchmark a retriever can game (questions that copy their gold, answers leaked in the
+    questions) passes that grading while it ranks retrievers wrongly; it is at best usable with
+    caveats."""
     audited = max(len(judgments), 1)
     low_alignment = sum(1 for mean in instance_means(judgments, "alignment").values() if mean <= NOISE_SCORE)
     noise = (low_alignment + noise_flags) / audited
     sparsity = discriminability_summary["confirmed_missing_gold"] / audited
     worst = max(noise, sparsity)
     label = "reliable" if worst <= RELIABLE_RATE else "unreliable" if worst > UNRELIABLE_RATE else "usable with caveats"
+    if shortcut_flags and label == "reliable":
+        label = "usable with caveats"
     explanation = (f"{noise:.0%} of the audited instances are noise (a gold document judged not to answer, alignment ≤ "
                    f"{NOISE_SCORE}, or an ill-formed question); for {sparsity:.0%} the judges confirmed an unlabelled "
                    f"document as missing gold (sparsity); judges picked the gold document in "
                    f"{discriminability_summary['gold_pick_rate']:.0%} of pools. Thresholds: reliable when both rates "
                    f"are at most {RELIABLE_RATE:.0%}, unreliable when either exceeds {UNRELIABLE_RATE:.0%}.")
+    if shortcut_flags:
+        explanation += (f" Shortcut flags: {', '.join(shortcut_flags)}; a benchmark with a shortcut flag is never "
+                        "reliable (see Shortcuts).")
     return {"label": label, "explanation": explanation}

@@ -7,7 +7,20 @@ A question is ill-formed, noise whatever the judges say about its gold document,
   ``.. note::``, ``:orphan:``), a table row, a run of punctuation, an HTML tag;
 * it quotes an empty span or markup (``What does it say about "```"?``);
 * it quotes a span found in many documents of the corpus (``many_documents``, 5 by default):
-  the question could be about any of them while one is labelled relevant.
+  the question could be about any of them while one is labelled relevant;
+* it is a heading path: any ``›``, or `` > `` before a capitalised word
+  (``In Issue Triage › Triage Issues › Reaching resolution, how may a user be having?``);
+* it fills a keyword template instead of asking: ``What does the … documentation say about
+  X and Y?``, ``What should I know about X?``, ``Tell me about X``;
+* it holds a leftover of markup or cleaning: an intersphinx target in angle brackets
+  (``version specifiers <pypug:Version Specifier>``), an intersphinx prefix glued to a word
+  (``pypug:Version``), a MyST label (``(name)=``), a redirect stub's ``now covered``;
+* it is a fragment. A standalone question (one without conversational history) needs at
+  least three content words (``MIN_CONTENT_WORDS``): ``Is command on CLI?`` has two. A yes/no
+  question must have a verb phrase: a copula, one or two words without a determiner, then
+  straight a preposition and at most two words (``Is command on CLI?``), or an auxiliary with
+  at most two words after it (``Does the flag?``), has none. A follow-up turn (``And its timeout?``) leans on its history, so for it
+  only the no-content-words rule applies.
 
 Quoted spans are text in straight or curly double quotes, and in single quotes that open after
 a space or the start (so apostrophes are not quotes). Content words are words of three or more
@@ -19,10 +32,11 @@ has at least three here.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 DEFAULT_MANY_DOCUMENTS = 5
+MIN_CONTENT_WORDS = 3  # of a standalone question
 WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
     "a an and are as at be by can do does did for from has have how if in into is it its of on or that the their "
@@ -38,6 +52,22 @@ MARKUP = re.compile(
     r"|</?[A-Za-z][\w-]*(\s[^>]*)?>"  # HTML tags
 )
 URL = re.compile(r"^\s*<?(https?://|www\.)\S+>?\s*$")
+HEADING_PATH = re.compile(r"›|\s>\s+(?=[A-Z])")
+KEYWORD_TEMPLATE = re.compile(
+    r"^\s*(what\s+does\s+the\s+.{0,80}?\s*documentation\s+say\s+about\b"
+    r"|what\s+(should|do|does|must)\s+(i|we|you|one)\s+(need\s+to\s+)?know\s+about\b"
+    r"|tell\s+me\s+(more\s+)?about\b)", re.IGNORECASE)
+LEFTOVER = re.compile(
+    r"<[\w.-]+:[^<>]*>"  # an intersphinx target: <pypug:Version Specifier>
+    r"|(?<![\w:/.])[a-z][\w-]*:(?=[A-Za-z])(?!//)"  # an intersphinx prefix glued to its word: pypug:Version
+    r"|\([\w.:-]+\)="  # a MyST label: (name)=
+    r"|\bnow\s+covered\b", re.IGNORECASE)  # a redirect stub: "... is now covered in ..."
+COPULA_FRAGMENT = re.compile(
+    r"^\s*(is|are|was|were)\s+(?!(the|a|an|this|that|these|those|it|its|my|your|our|their|there)\s)"
+    r"(\S+\s+){1,2}(on|in|at|for|with|under|from|by|of|to)\s+\S+(\s+\S+)?\s*\?\s*$",
+    re.IGNORECASE)
+AUXILIARY_FRAGMENT = re.compile(r"^\s*(do|does|did|can|could|will|would|should|must)(\s+[^\s?]+){0,2}\s*\?\s*$",
+                                re.IGNORECASE)
 QUOTED = re.compile(r"\"([^\"]*)\"|“([^”]*)”|(?:(?<=\s)|^)'([^']*)'(?=[\s?.,!:;)]|$)|‘([^’]*)’")
 
 
@@ -76,12 +106,28 @@ class QuestionForm:
     content_words: int
     markup: tuple[str, ...]
     quoted: tuple[QuotedSpan, ...]
+    heading_path: bool = False
+    template: bool = False
+    leftovers: tuple[str, ...] = ()
+    yes_no_fragment: bool = False
+    follow_up: bool = False  # a conversational turn with history: short is fine
 
     def problems(self, many_documents: int = DEFAULT_MANY_DOCUMENTS) -> list[str]:
         """Why the question is ill-formed (empty: it is not)."""
         reasons = []
         if not self.content_words:
             reasons.append("no content words")
+        elif self.content_words < MIN_CONTENT_WORDS and not self.follow_up:
+            reasons.append(f"fragment: {self.content_words} content word{'s' * (self.content_words != 1)} "
+                           f"(a standalone question needs {MIN_CONTENT_WORDS})")
+        if self.yes_no_fragment:
+            reasons.append("fragment: a yes/no question with no verb phrase")
+        if self.heading_path:
+            reasons.append("heading path")
+        if self.template:
+            reasons.append("keyword template")
+        if self.leftovers:
+            reasons.append("markup leftover: " + " ".join(dict.fromkeys(self.leftovers)))
         if self.markup:
             reasons.append("markup: " + " ".join(dict.fromkeys(self.markup)))
         for span in self.quoted:
@@ -92,15 +138,24 @@ class QuestionForm:
         return reasons
 
 
-def question_form(question: str, count_documents: Callable[[str], int] | None = None) -> QuestionForm:
-    """The question's content words, markup and quoted spans (with how many documents hold
-    each, where ``count_documents`` is given)."""
+def question_form(question: str, count_documents: Callable[[str], int] | None = None,
+                  follow_up: bool = False) -> QuestionForm:
+    """The question's content words, markup, quoted spans (with how many documents hold each,
+    where ``count_documents`` is given) and template forms; ``follow_up``: the turn has history."""
     spans = quoted_spans(question)
     unquoted = QUOTED.sub(" ", question)
     quoted = tuple(QuotedSpan(span, len(content_words(span)), is_markup(span),
                               count_documents(span) if count_documents and not is_markup(span) else None)
                    for span in spans)
-    return QuestionForm(question, len(content_words(question)), tuple(markup_in(unquoted)), quoted)
+    markup = tuple(markup_in(unquoted))
+    # Leftovers inside an HTML-like tag or a role are already markup: report them once.
+    leftovers = tuple(match.group(0).strip() for match in LEFTOVER.finditer(unquoted)
+                      if not any(match.group(0) in construct for construct in markup))
+    return QuestionForm(question, len(content_words(question)), markup, quoted,
+                        heading_path=bool(HEADING_PATH.search(unquoted)),
+                        template=bool(KEYWORD_TEMPLATE.search(question)), leftovers=leftovers,
+                        yes_no_fragment=bool(COPULA_FRAGMENT.match(question) or AUXILIARY_FRAGMENT.match(question)),
+                        follow_up=follow_up)
 
 
 class DocumentCounter:
@@ -123,11 +178,13 @@ def _normalized(text: str) -> str:
 
 
 def ill_formed_questions(questions: Mapping[str, str], count_documents: Callable[[str], int] | None = None,
-                         many_documents: int = DEFAULT_MANY_DOCUMENTS) -> dict[str, list[str]]:
-    """``{id: reasons}`` for the questions that are ill-formed."""
+                         many_documents: int = DEFAULT_MANY_DOCUMENTS,
+                         follow_ups: Collection[str] = ()) -> dict[str, list[str]]:
+    """``{id: reasons}`` for the questions that are ill-formed; ``follow_ups``: the ids of
+    turns with history (short questions are fine there)."""
     flagged = {}
     for identifier, question in questions.items():
-        reasons = question_form(question, count_documents).problems(many_documents)
+        reasons = question_form(question, count_documents, identifier in follow_ups).problems(many_documents)
         if reasons:
             flagged[identifier] = reasons
     return flagged

@@ -3,7 +3,7 @@ the gold documents it misses.
 
     plan ─→ dispatch ─┬→ Send × a batch of instances not yet judged ─→ judge ─→ gather ─→ dispatch
                       ├→ wait ─→ dispatch     (other workers hold the last instances)
-                      └→ report ─→ END        (all judged)
+                      └→ shortcuts ─→ report ─→ END        (all judged)
 
 One instance per judged query (for conversations: the current turn with its history). Each
 judge of the ensemble rates query–evidence alignment, picks the best document of a pool of
@@ -13,13 +13,16 @@ gold document and their quality. ``plan`` fixes every pool and its recorded orde
 (``instances.jsonl``), so a resumed or repeated audit shows the judges the same prompts and
 their cached verdicts are reused; each judged instance is recorded once, as a work item
 (``judgments.jsonl`` for one process; with a database, the queue workers on many machines
-claim instances from). ``report`` aggregates, writes the report and ``extra_qrels.tsv`` (non-gold documents
-a majority of judges picked).
+claim instances from). ``shortcuts`` measures, without a model, the shortcuts a retriever
+can exploit (evals/shortcuts.py: lexical overlap, query-only BM25, answer leakage, history
+dependence, ill-formed questions) into ``shortcuts.json``. ``report`` aggregates, writes the
+report and ``extra_qrels.tsv`` (non-gold documents a majority of judges picked).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import operator
 import random
 from dataclasses import dataclass, field
@@ -37,9 +40,13 @@ from benchsmith.agents.models import ModelSeam
 from benchsmith.evals import audit_verdicts
 from benchsmith.evals.audit_report import audit_report_files
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES, NOISE_SCORE
+from benchsmith.evals import shortcuts as shortcut_measures
+from benchsmith.evals.lexical_overlap import lexical_overlap
+from benchsmith.evals.measures import MeasureResults, evaluate_batches, parse_measures
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS, DocumentCounter, ill_formed_questions
 from benchsmith.graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index,
                                               document_text)
+from benchsmith.graphs.evaluate import DEFAULT_DEPTH as EVALUATION_DEPTH
 from benchsmith.graphs.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.graphs.progress import progress_reporter, report_advance
 from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, run_items,
@@ -57,6 +64,8 @@ from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.query_building import HistoryMode, build_query
 
 INSTANCES_FILE, JUDGMENTS_FILE, EXTRA_QRELS_FILE = "instances.jsonl", "judgments.jsonl", "extra_qrels.tsv"
+SHORTCUTS_FILE, SHORTCUT_TURNS_FILE = "shortcuts.json", "shortcut_turns.jsonl"
+QUERY_ONLY_MEASURES = ("R@10", "RR@10")
 EXCERPT_CHARS = 300
 DEFAULT_NEGATIVES = 4
 
@@ -99,7 +108,9 @@ class AuditOutput(TypedDict, total=False):
     means: dict[str, float]  # {dimension: mean}, and the gold pick rate
     confirmed_missing_gold: int
     suspected_missing_gold: int
-    ill_formed_questions: int  # instances whose question is ill-formed (no content words, markup, an ambiguous quote)
+    ill_formed_questions: int  # instances whose question is ill-formed (evals/question_form.py: fragments, markup...)
+    shortcut_flags: list[str]  # evals/shortcuts.py: lexically_trivial, answer_leak, ill_formed, history_free
+    lexical_overlap: dict[str, float | None]  # mean, median, p90 of the turns' lexical overlap with their gold
 
 
 class AuditState(AuditInput, AuditOutput, total=False):
@@ -212,13 +223,13 @@ def _items(runtime: Runtime[AuditContext], run_id: str) -> WorkItems:
     return run_items(_context(runtime), _workspace(runtime), run_id, JUDGMENTS_FILE, "instance")
 
 
-def dispatch(state: AuditState, runtime: Runtime[AuditContext]) -> list[Send] | Literal["wait", "report"]:
-    """One judging task per instance nobody judged or holds; report when all are judged, wait
-    while other workers still hold some."""
+def dispatch(state: AuditState, runtime: Runtime[AuditContext]) -> list[Send] | Literal["wait", "shortcuts"]:
+    """One judging task per instance nobody judged or holds; the shortcuts, then the report, when
+    all are judged; wait while other workers still hold some."""
     return dispatch_items(  # type: ignore[return-value]
         _items(runtime, state["run_id"]), "judge", _context(runtime).concurrency,
         lambda instance: Send("judge", {"run_id": state["run_id"], "benchmark": state["benchmark"],
-                                        "judges": state["judges"], "instance": instance}), "report")
+                                        "judges": state["judges"], "instance": instance}), "shortcuts")
 
 
 def gather(state: AuditState) -> dict[str, Any]:
@@ -268,6 +279,64 @@ def _choose(seam: ModelSeam, conversation: dict[str, Any], pool: list[str], text
     return {"slot": choice.choice, "doc_id": pool[choice.choice - 1], "rationale": choice.rationale}
 
 
+def shortcuts(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
+    """The shortcuts a retriever can exploit, measured without a model over every turn with a
+    relevant document (not only the judged sample): ``shortcuts.json`` and, per turn,
+    ``shortcut_turns.jsonl``."""
+    benchmark = _benchmark(runtime, state["benchmark"])
+    documents = corpus_documents(benchmark)
+    counter = _LazyCounter(lambda: DocumentCounter(document_text(*documents[doc_id]) for doc_id in documents))
+    summary, per_turn = benchmark_shortcuts(benchmark, counter, _context(runtime).many_documents)
+    run_dir = _run_dir(runtime, state["run_id"])
+    write_files_atomic(run_dir.path, {"shortcuts": (SHORTCUTS_FILE, json.dumps(summary, indent=2) + "\n")})
+    write_jsonl_atomic(run_dir.file(SHORTCUT_TURNS_FILE), per_turn)
+    return {"shortcut_flags": summary["flags"],
+            "lexical_overlap": {key: summary["lexical_overlap"][key] for key in ("mean", "median", "p90")}}
+
+
+def benchmark_shortcuts(benchmark: Benchmark, count_documents: Callable[[str], int] | None = None,
+                        many_documents: int = DEFAULT_MANY_DOCUMENTS) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``(shortcuts.json's summary, per-turn records)`` of a benchmark (evals/shortcuts.py).
+
+    Query-only retrieval is measured as ``benchsmith evaluate --retriever bm25`` measures it:
+    the same BM25 index, query texts (``--history current``, and ``oracle`` for the rewrite
+    where every turn has one), depth and ir_measures over all the benchmark's judgments."""
+    documents = corpus_documents(benchmark)
+    turns = [query for query in benchmark.queries if gold_document(benchmark, query.id)]
+    overlaps = {query.id: lexical_overlap(query.question, [
+        document_text(*documents[doc_id]) for doc_id, relevance in benchmark.qrels[query.id].items()
+        if relevance > 0 and doc_id in documents]) for query in turns}
+    leaks = {query.id: shortcut_measures.leaks_answer(query.question, query.response) for query in turns
+             if query.response}
+    flagged = ill_formed_questions({query.id: query.question for query in turns}, count_documents, many_documents,
+                                   follow_ups={query.id for query in turns if query.history})
+    current = _bm25_measures(benchmark, HistoryMode("current"), (*QUERY_ONLY_MEASURES, "nDCG@10"))
+    rewrite = (_bm25_measures(benchmark, HistoryMode("oracle"), QUERY_ONLY_MEASURES)
+               if benchmark.queries and all(query.rewrite for query in benchmark.queries) else None)
+    gain = None
+    if benchmark.conversational:
+        full = _bm25_measures(benchmark, HistoryMode("full"), ("nDCG@10",))
+        gain = full.aggregate["nDCG@10"] - current.aggregate["nDCG@10"]
+    summary = shortcut_measures.shortcut_summary(
+        overlaps, {"current": _means(current), "rewrite": _means(rewrite) if rewrite else None}, leaks, gain, flagged,
+        {query.id: query.question for query in turns}, [query.id for query in turns])
+    recall = current.per_query
+    per_turn = [{"turn": query.id, "question": query.question, "lexical_overlap": overlaps[query.id],
+                 "query_only_R@10": recall.get(query.id, {}).get("R@10"),
+                 "answer_leak": leaks.get(query.id), "ill_formed": flagged.get(query.id, [])} for query in turns]
+    return summary, per_turn
+
+
+def _bm25_measures(benchmark: Benchmark, mode: HistoryMode, names: tuple[str, ...]) -> MeasureResults:
+    texts = {query.id: build_query(query, mode) for query in benchmark.queries}
+    run = bm25_index(benchmark).search(texts, EVALUATION_DEPTH)
+    return evaluate_batches(parse_measures(list(names)), benchmark.qrels, [run])
+
+
+def _means(results: MeasureResults) -> dict[str, float]:
+    return {name: results.aggregate[name] for name in QUERY_ONLY_MEASURES}
+
+
 def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
     """Aggregate the verdicts (evals/audit_verdicts.py); write the report and the confirmed
     missing gold documents."""
@@ -303,9 +372,13 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
         "gold_excerpt": excerpt(instances[instance]["gold_id"])})
     # Ill-formed questions are noise whatever the judges said; the corpus is scanned only for quoted spans.
     counter = _LazyCounter(lambda: DocumentCounter(document_text(*documents[doc_id]) for doc_id in documents))
+    follow_ups = {instance for instance in judgments if queries[instance].history}
     flagged = ill_formed_questions({instance: queries[instance].question for instance in judgments}, counter,
-                                   context.many_documents)
+                                   context.many_documents, follow_ups)
     ill_formed = audit_verdicts.ill_formed_summary(judgments, flagged, lambda instance: queries[instance].question)
+    if not run_dir.file(SHORTCUTS_FILE).exists():  # a run checkpointed before the shortcuts node existed
+        shortcuts(state, runtime)
+    shortcut_summary = json.loads(run_dir.file(SHORTCUTS_FILE).read_text(encoding="utf-8"))
     results = {
         "benchmark": {"name": benchmark.name, "path": str(benchmark.directory), "queries": len(benchmark.queries),
                       "instances": len(instances), "sampled": sampled, "seed": context.seed,
@@ -319,8 +392,10 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
         "worst": worst,
         "missing_gold": missing,
         "ill_formed": ill_formed,
+        "shortcuts": shortcut_summary,
         "verdict": audit_verdicts.overall_verdict(judgments, discriminability,
-                                                  noise_flags=sum(not item["low_alignment"] for item in ill_formed)),
+                                                  noise_flags=sum(not item["low_alignment"] for item in ill_formed),
+                                                  shortcut_flags=shortcut_summary["flags"]),
         "sampling": (f"Audited a random sample of {len(instances):,} of {population:,} instances (seed {context.seed}); "
                      "intervals include the finite-population correction." if sampled else
                      f"Audited all {len(instances):,} instances; intervals treat them as a sample of the process that "
@@ -331,10 +406,13 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
             f"Pools hold the gold document and {context.negatives} hard negatives, the best-ranked unjudged documents "
             "of BM25 and the dense retriever taken in turn; the gold's slot is balanced across instances.",
             f"Noise: an instance whose judge-averaged alignment is at most {NOISE_SCORE}, or whose question is "
-            "ill-formed (no content words, markup, quoting markup or a span found in at least "
-            f"{context.many_documents} documents). Suspected sparsity: a judge "
+            "ill-formed (a fragment, a keyword template, a heading path, markup or its leftovers, quoting markup "
+            f"or a span found in at least {context.many_documents} documents). Suspected sparsity: a judge "
             f"picked a non-gold document. Vote rule: {audit_verdicts.vote_rule(context.min_votes)}; only confirmed "
             "documents go to extra_qrels.tsv.",
+            f"Shortcuts ({SHORTCUTS_FILE}) are measured without a model over every turn with a relevant document "
+            f"({shortcut_summary['turns']:,}), not only the audited sample; query-only BM25 is measured as "
+            "`benchsmith evaluate --retriever bm25 --history current` measures it.",
         ],
     }
     extra = [(item["instance"], item["candidate_id"], 1) for item in missing if item["confirmed"]]
@@ -344,7 +422,9 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
     means["gold_pick_rate"] = discriminability["gold_pick_rate"]
     return {"instances": len(instances), "report": {kind: str(path) for kind, path in paths.items()},
             "verdict": results["verdict"], "means": means, "confirmed_missing_gold": len(extra),
-            "suspected_missing_gold": len(missing) - len(extra), "ill_formed_questions": len(ill_formed)}
+            "suspected_missing_gold": len(missing) - len(extra), "ill_formed_questions": len(ill_formed),
+            "shortcut_flags": shortcut_summary["flags"],
+            "lexical_overlap": {key: shortcut_summary["lexical_overlap"][key] for key in ("mean", "median", "p90")}}
 
 
 class _LazyCounter:
@@ -364,12 +444,14 @@ builder.add_node("plan", plan)
 builder.add_node("judge", judge)
 builder.add_node("gather", gather)
 builder.add_node("wait", wait_for_workers)
+builder.add_node("shortcuts", shortcuts)
 builder.add_node("report", report)
 builder.add_edge(START, "plan")
-builder.add_conditional_edges("plan", dispatch, ["judge", "wait", "report"])
+builder.add_conditional_edges("plan", dispatch, ["judge", "wait", "shortcuts"])
 builder.add_edge("judge", "gather")
-builder.add_conditional_edges("gather", dispatch, ["judge", "wait", "report"])
-builder.add_conditional_edges("wait", dispatch, ["judge", "wait", "report"])
+builder.add_conditional_edges("gather", dispatch, ["judge", "wait", "shortcuts"])
+builder.add_conditional_edges("wait", dispatch, ["judge", "wait", "shortcuts"])
+builder.add_edge("shortcuts", "report")
 builder.add_edge("report", END)
 
 # The Studio copy: compiled without a checkpointer (the server brings its own).

@@ -267,3 +267,43 @@ def test_chromium_renders_the_audit_report_with_every_image_loaded(chromium, rep
     assert screenshot.stat().st_size > 10_000
     assert png_size(screenshot.read_bytes()) == (1280, 3200)
     print(f"screenshot of audit-report.html: {screenshot}")
+
+
+# ---------------------------------------------------------------------------------------
+# Shortcuts.
+
+def shortcut_summary() -> dict:
+    """shortcuts.json of a benchmark whose questions copy their gold (evals/shortcuts.py)."""
+    return {"turns": 120,
+            "lexical_overlap": {"mean": 0.91, "median": 1.0, "p90": 1.0,
+                                "histogram": {"edges": [round(0.1 * step, 1) for step in range(11)],
+                                              "counts": [0, 0, 0, 0, 2, 3, 5, 10, 20, 80]}},
+            "query_only": {"bm25": {"current": {"R@10": 0.97, "RR@10": 0.9}, "rewrite": {"R@10": 0.99, "RR@10": 0.95}}},
+            "answer_leak_rate": 0.02, "history_gain": -0.01,
+            "ill_formed": {"rate": 0.025, "count": 3, "examples": [
+                {"turn": "c0001_t0", "question": "Is command on CLI?",
+                 "reasons": ["fragment: 2 content words (a standalone question needs 3)"]},
+                {"turn": "c0002_t0", "question": f"What does {ESCAPE_ATTEMPT} say › Install?",
+                 "reasons": ["heading path"]}]},
+            "flags": ["lexically_trivial", "history_free"]}
+
+
+def test_the_shortcuts_section_names_the_flags_figures_reference_and_ill_formed_examples(tmp_path):
+    audit = full_audit()
+    audit["shortcuts"] = shortcut_summary()
+    files = write_files_atomic(tmp_path, audit_report_files(audit))
+    markdown = files["markdown"].read_text(encoding="utf-8")
+    shortcuts = section_text(markdown, "Shortcuts")
+    assert "lexically\\_trivial: questions copy their gold" in shortcuts and "history\\_free" in shortcuts
+    rows = {row[0]: row[1:] for row in markdown_tables(markdown)["Shortcuts"]}  # both of its tables
+    assert rows["lexical overlap, mean"] == ["0.91", "0.58", "> 0.80: lexically\\_trivial"]
+    assert rows["BM25 R@10, question alone"][:2] == ["0.97", "0.84"]
+    assert rows["BM25 RR@10, rewrite alone"][0] == "0.95"
+    assert rows["history gain (BM25 nDCG@10, full history − question alone)"][0] == "-0.01"
+    assert rows["c0001\\_t0"][0] == "Is command on CLI?" and rows["c0002\\_t0"][1] == "heading path"
+    assert markdown.index("## Shortcuts") < markdown.index("## Scores")
+    page = files["html"].read_text(encoding="utf-8")
+    assert ESCAPE_ATTEMPT not in page and "Is command on CLI?" in page
+    images = html_images(page)
+    assert len(images) == 3  # the overlap histograms beside the two of the full audit
+    assert all(png_size(image)[0] > 200 for image in images)

@@ -10,11 +10,11 @@ from rich.table import Table
 
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
-from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, EmbedderOption,
-                                           LeaseOption, MaxAttemptsOption, RateLimitOption, RunIdOption,
-                                           StructuredOutputOption, TimeoutOption, WorkspaceOption, console, guarded,
-                                           model_options, offline_environment, print_estimate, print_paths,
-                                           print_usage, run_reported)
+from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, EmbedderOption, LeaseOption,
+                                           MaxAttemptsOption, RateLimitOption, RunIdOption, StructuredOutputOption,
+                                           TimeoutOption, WorkspaceOption, console, guarded, model_options,
+                                           offline_environment, print_estimate, print_paths, print_usage, run_reported,
+                                           shown)
 from benchsmith.graphs.jobs.audit import DEFAULT_NEGATIVES, AuditResult, estimate_audit
 from benchsmith.graphs.jobs.audit import audit as run_audit
 from benchsmith.stores.runs import new_run_id
@@ -59,8 +59,11 @@ def audit(
     """Grade a benchmark with a judge ensemble and find the gold documents it misses.
 
     Each judge rates query-evidence alignment, picks the best document of a pool of the gold
-    and hard negatives (discriminability), and rates answer faithfulness and quality. Writes audit-report.md, audit-report.html, audit.json and extra_qrels.tsv (for
-    `benchsmith evaluate --extra-qrels`) into the run directory.
+    and hard negatives (discriminability), and rates answer faithfulness and quality. Measures,
+    without a model, the shortcuts a retriever can exploit (questions copying their gold, answers
+    leaked in questions, history that does not help, ill-formed questions); a flagged benchmark is
+    never reliable. Writes audit-report.md, audit-report.html, audit.json, shortcuts.json and
+    extra_qrels.tsv (for `benchsmith evaluate --extra-qrels`) into the run directory.
     """
     offline_environment()
     judges = judge or ["baseline"]
@@ -70,8 +73,8 @@ def audit(
                                                       workspace=workspace)))
         return
     run_id = run_id or new_run_id("audit")
-    console.print(f"[bold]audit[/] run [cyan]{run_id}[/] · {benchmark} · judges {', '.join(judges)} · {negatives} "
-                  "negatives per pool", highlight=False)
+    console.print(f"[bold]audit[/] run [cyan]{shown(run_id)}[/] · {shown(benchmark)} · judges "
+                  f"{shown(', '.join(judges))} · {negatives} negatives per pool", highlight=False)
     result = guarded(lambda: run_reported(
         run_audit, run_id=run_id, benchmark=benchmark, judges=judges, negatives=negatives, sample=sample, seed=seed,
         position_check=position_check, min_votes=min_votes, corpus=corpus, split=split, embedder=embedder,
@@ -84,8 +87,8 @@ def audit(
 def print_audit_summary(result: AuditResult) -> None:
     style = {"reliable": "green", "unreliable": "red"}.get(result.verdict.label, "yellow")
     console.print(f"[bold {style}]verdict: {result.verdict.label}[/] · {result.instances} instances audited")
-    console.print(result.verdict.explanation, highlight=False)
-    table = Table(title=f"Audit · run {result.run_id}")
+    console.print(result.verdict.explanation, highlight=False, markup=False)
+    table = Table(title=f"Audit · run {shown(result.run_id)}")
     table.add_column("dimension")
     table.add_column("mean", justify="right")
     for name, mean in result.means.items():
@@ -93,6 +96,11 @@ def print_audit_summary(result: AuditResult) -> None:
     table.add_row("confirmed missing gold", str(result.confirmed_missing_gold))
     table.add_row("suspected missing gold", str(result.suspected_missing_gold))
     table.add_row("ill-formed questions (noise)", str(result.ill_formed_questions))
+    overlap = result.lexical_overlap
+    if overlap.get("mean") is not None:
+        table.add_row("lexical overlap with gold (mean / median / p90)",
+                      f"{overlap['mean']:.2f} / {overlap['median']:.2f} / {overlap['p90']:.2f}")
+    table.add_row("shortcut flags", ", ".join(result.shortcut_flags) or "none")
     console.print(table)
     print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
                  "results": result.report["results"], "extra qrels": result.extra_qrels})

@@ -40,7 +40,9 @@ class AuditResult(JobRun):
     means: dict[str, float] = field(default_factory=dict)  # per dimension (1-5), and gold_pick_rate (0-1)
     confirmed_missing_gold: int = 0
     suspected_missing_gold: int = 0
-    ill_formed_questions: int = 0  # flagged as noise: no content words, markup, an ambiguous quote
+    ill_formed_questions: int = 0  # flagged as noise: fragments, templates, markup, an ambiguous quote...
+    shortcut_flags: list[str] = field(default_factory=list)  # lexically_trivial, answer_leak, ill_formed, history_free
+    lexical_overlap: dict[str, float | None] = field(default_factory=dict)  # mean, median, p90 (shortcuts.json)
     report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results (audit.json)
     extra_qrels: Path | None = None  # the confirmed missing gold, for evaluate(extra_qrels=...)
 
@@ -90,6 +92,8 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negativ
                        means=values["means"], confirmed_missing_gold=values["confirmed_missing_gold"],
                        suspected_missing_gold=values.get("suspected_missing_gold", 0),
                        ill_formed_questions=values.get("ill_formed_questions", 0),
+                       shortcut_flags=list(values.get("shortcut_flags") or []),
+                       lexical_overlap=dict(values.get("lexical_overlap") or {}),
                        report={kind: Path(path) for kind, path in values["report"].items()},
                        extra_qrels=outcome.run_dir.file("extra_qrels.tsv"))
 
@@ -97,7 +101,7 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negativ
 def _checked_settings(workspace: Workspace, benchmark: str | Path, judges: Sequence[str], negatives: int,
                       sample: int | None, seed: int, position_check: bool, min_votes: int,
                       corpus: str | Path | None, split: str) -> dict[str, Any]:
-    from benchsmith.graphs.corpus_indexes import cached_benchmark
+    from benchsmith.graphs.corpus_indexes import cached_benchmark, corpus_documents
 
     if not judges:
         raise InputError("give at least one --judge")
@@ -106,7 +110,8 @@ def _checked_settings(workspace: Workspace, benchmark: str | Path, judges: Seque
     check_models(*judges)
     check_at_least(1, negatives=negatives, sample=sample, min_votes=min_votes)
     corpus_path = str(Path(corpus).resolve()) if corpus else None
-    cached_benchmark(resolved_path(str(benchmark)), workspace, split, corpus_path)  # a bad benchmark stops here
+    loaded = cached_benchmark(resolved_path(str(benchmark)), workspace, split, corpus_path)  # bad input stops here,
+    corpus_documents(loaded)  # a malformed corpus too (read once: the run reuses it)
     return {"benchmark": resolved_path(str(benchmark)), "judges": list(judges), "negatives": negatives,
             "sample": sample, "seed": seed, "position_check": position_check, "min_votes": min_votes,
             "corpus": corpus_path, "split": split}
