@@ -15,12 +15,16 @@ a modal, or a third-person verb), the verb, and the rest. Then
   is the subject: "What does loads return?";
 * a sentence that opens with a pronoun takes the subject the passage gave before it.
 
-Every question names its subject or its key terms: it is self-contained.
+Every question names its subject or its key terms: it is self-contained. A chunk's heading
+path ("Issue Triage › Triage Issues › ...") never reaches a question: only its page title does.
+:func:`user_phrasings` then asks the same in a user's words (``USER_VERBS``, ``USER_FRAMES``):
+"X returns Y" → "What do I get back from X?", "X raises E" → "What makes X throw E?".
 """
 
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass, replace
 
 from benchsmith.agents.text import STOPWORDS, content_words
@@ -60,7 +64,7 @@ NOT_SUBJECTS = frozenset({"there", "here", "you", "we", "i", "which", "who", "wh
 LEADING_DETERMINERS = frozenset({"the", "a", "an", "each", "every", "this", "these", "that", "those"})
 CUT_WORDS = frozenset(
     "by with using via through when if unless because so which that where while and or but since as although "
-    "whether than instead whose who whom".split())
+    "whether than instead whose who whom once until".split())
 IMPERATIVES = frozenset(
     "use pass run set call add install create make write read open start stop import choose keep put try check "
     "configure enable disable give define specify provide avoid remove delete replace register return raise ensure "
@@ -93,6 +97,7 @@ LABEL_TOKENS = 6  # "Benchmark audit (MTR-Eval): ..." labels its sentence within
 PARTICIPLES = frozenset("built done made run written read found given taken kept set put shown known seen sent "
                         "held left lost meant paid split cut begun chosen drawn driven hidden broken spoken".split())
 MAX_SUBJECT_TOKENS, MAX_OBJECT_TOKENS = 7, 8
+WH_WORDS = frozenset("how what which whether when where why who whom".split())
 MIN_QUESTION_CONTENT_WORDS = 3
 
 
@@ -230,10 +235,11 @@ def _object(tokens: list[_Token], limit: int = MAX_OBJECT_TOKENS) -> list[_Token
         taken.append(token)
         if token.breaks:
             break
-    if cut_short:  # "... elements in document" (order cut off): end before the unfinished phrase
-        last_preposition = max((index for index, token in enumerate(taken) if token.lower in PREPOSITIONS), default=0)
-        if last_preposition >= 2:
-            taken = taken[:last_preposition]
+    if cut_short:  # "... a load rating in tonnes painted (on its crown)": end before the unfinished phrase
+        first_preposition = next((index for index, token in enumerate(taken) if index >= 2
+                                  and token.lower in PREPOSITIONS), 0)
+        if first_preposition >= 2:
+            taken = taken[:first_preposition]
     while taken and (taken[-1].lower in STOPWORDS or len(taken[-1].text) < 2):
         taken.pop()
     return taken
@@ -262,6 +268,7 @@ def question_about(sentence: str, *, title: str, context_name: str | None = None
     signature line above the sentence); ``previous_subject`` the subject of the sentence before
     (what a leading "It" refers to); ``proper_nouns`` the capitalised words the passage uses
     mid-sentence (a sentence-initial "Clustering" is lowered, "Python" is not)."""
+    title = page_title(title)
     if definition := DEFINITION.match(sentence):  # "xml_declaration -- bool indicating if ...": a parameter
         name = definition["name"]
         ask = Ask(f"What does {name} mean?", name, tuple(content_words(name)))
@@ -322,6 +329,10 @@ def _ask(subject: str, verb: _Token, rest: list[_Token], lead: str | None) -> As
         return Ask(f"When does {subject} {_phrase(base, obj)}?", subject, (*key, *content_words(_words(obj))))
     if [token.lower for token in obj] == ["sure"]:  # "make sure that ..."
         return Ask(f"What does {subject} {base} sure of?", subject, key)
+    if obj and obj[0].lower in WH_WORDS:  # "sets how many minutes ...": what it sets is the answer
+        return Ask(f"What does {subject} {base}?", subject, key)
+    if not obj and word not in WHAT_VERBS:  # "travels with a bill of lading": how, not what
+        return Ask(f"How does {subject} {base}?", subject, key)
     if word in WHAT_VERBS or not obj:
         return Ask(f"What does {subject} {base}?", subject, key)
     return Ask(f"How does {subject} {_phrase(base, obj)}?", subject, (*key, *content_words(_words(obj))))
@@ -354,10 +365,17 @@ def _copula_question(subject: str, copula: str, rest: list[_Token]) -> Ask | Non
     if head.isalpha() and (head.endswith("ed") or head in PARTICIPLES) and len(head) > 3:
         return Ask(f"How {copula} {subject} {head}?", subject, (*key, *content_words(head)))
     predicate = _object(rest, limit=6)
-    if not predicate:
-        return None
+    if not predicate or predicate[0].lower in PREPOSITIONS or not _names_a_thing(subject):
+        return None  # "Is command on CLI?": a fragment, not a question
     return Ask(f"{copula.capitalize()} {subject} {_words(predicate)}?", subject,
                (*key, *content_words(_words(predicate))))
+
+
+def _names_a_thing(subject: str) -> bool:
+    """A subject a yes/no question can stand on: with an article or a possessive, a code name,
+    or two words or more ("command" alone is a heading's word, not a thing)."""
+    first = subject.split()[0].lower()
+    return len(subject.split()) >= 2 or first in LEADING_DETERMINERS or bool(re.search(r"[._(]|[a-z][A-Z]", subject))
 
 
 def _modal_question(subject: str, modal: str, rest: list[_Token]) -> Ask | None:
@@ -366,10 +384,15 @@ def _modal_question(subject: str, modal: str, rest: list[_Token]) -> Ask | None:
         predicate = _object(rest, limit=4)
         return Ask(f"Can {subject} {_words(predicate)}?", subject, (*key, *content_words(_words(predicate)))) \
             if predicate else None
-    if rest and rest[0].lower == "not":
+    while rest and (rest[0].lower == "not" or rest[0].lower in PREDICATE_ADVERBS):  # "will only be added"
         rest = rest[1:]
-    if len(rest) >= 2 and rest[0].lower == "be" and rest[1].text.isalpha():
+    if len(rest) >= 2 and rest[0].lower == "be":
+        participle = rest[1].lower
+        if not (rest[1].text.isalpha() and (participle.endswith(("ed", "en")) or participle in PARTICIPLES)):
+            return None  # "a user may be having ...": no passive to ask about
         return Ask(f"How {modal} {subject} be {rest[1].text}?", subject, (*key, *content_words(rest[1].text)))
+    if len(rest) > 1 and rest[1].lower in PREPOSITIONS:
+        return None  # "it will default to adding ...": "What will it default?" asks nothing
     if rest and rest[0].text.isalpha() and rest[0].text.islower():
         return Ask(f"What {modal} {subject} {rest[0].text}?", subject, (*key, *content_words(rest[0].text)))
     return None
@@ -412,17 +435,152 @@ def _with_enough_words(ask: Ask, title: str) -> Ask | None:
     return Ask(longer, ask.subject, (*ask.key_terms, *content_words(topic)))
 
 
+HEADING_PATH_SEPARATOR = re.compile(r"\s+(?:›|»|>)\s+")
+
+
+def page_title(title: str) -> str:
+    """The page a chunk's heading path starts with: "Issue Triage › Triage Issues › Reaching
+    resolution" → "Issue Triage". A question names the page, never the path (a user does not
+    type one)."""
+    return HEADING_PATH_SEPARATOR.split(title.strip(), maxsplit=1)[0].strip()
+
+
+# ---------------------------------------------------------------------------------------
+# The user's words. Documentation says "X returns Y", "raises E", "specifies Z"; a user asks
+# "What do I get back from X?", "What makes X throw E?". The lexicon maps a documentation verb
+# (base form) to the everyday phrasing a user types for it; the frames below turn the question
+# the grammar gives into the ones a user asks, which carry words the passage need not use (so a
+# lexical retriever cannot match the question by copying alone).
+
+USER_VERBS = {
+    "escape": "deal with", "handle": "deal with", "process": "deal with", "convert": "turn", "transform": "turn",
+    "create": "make", "generate": "make", "build": "make", "construct": "make", "instantiate": "make",
+    "remove": "get rid of", "delete": "get rid of", "drop": "get rid of", "discard": "throw away",
+    "specify": "choose", "configure": "set up", "install": "set up", "initialize": "set up",
+    "enable": "turn on", "disable": "turn off", "invoke": "run", "execute": "run", "call": "run",
+    "check": "test", "validate": "test", "verify": "check", "compute": "work out", "calculate": "work out",
+    "raise": "throw", "fail": "break", "stop": "quit", "exit": "quit", "warn": "complain",
+    "load": "read in", "parse": "read", "store": "keep", "save": "keep", "sort": "put in order",
+    "search": "look up", "find": "look up", "retrieve": "get", "fetch": "get", "obtain": "get",
+    "ignore": "leave out", "skip": "leave out", "exclude": "leave out", "require": "need", "expect": "need",
+    "support": "work with", "display": "show", "accept": "take", "apply": "use", "replace": "swap out",
+    "split": "break up", "join": "put together", "combine": "put together", "merge": "put together",
+    "cache": "remember", "limit": "cap", "poll": "check on", "refuse": "turn down", "reject": "turn down",
+    "download": "fetch", "collect": "gather", "propose": "suggest", "exceed": "go over", "extrapolate": "predict",
+    "reassign": "move", "assign": "give", "modify": "change", "update": "change", "emit": "send out",
+    "terminate": "end", "determine": "decide", "indicate": "tell", "encode": "turn", "serialize": "turn",
+    "deserialize": "turn back", "register": "sign up", "allocate": "set aside", "acquire": "get hold of",
+    "release": "let go of", "append": "add", "insert": "add", "prepend": "add", "receive": "get",
+}
+
+
+def user_verb(verb: str) -> str | None:
+    """The user's phrasing of a documentation verb (base form), or None when it has none."""
+    return USER_VERBS.get(verb.lower())
+
+
+# What a user asks about a thing whose details they do not know yet (no word of the passage but its name):
+# of an API name, what it is for; of anything else (a tool, a person, a setting), the role it plays.
+GENERAL_CODE_QUESTIONS = ("What is {s} actually good for?", "What problem does {s} solve?",
+                          "When should I reach for {s}?")
+GENERAL_QUESTIONS = ("What role does {s} play?",)
+GENERAL_PLURAL_QUESTIONS = ("What role do {s} play?",)
+_TOPIC_PREFIX = re.compile(r"^In (?P<topic>[^,]+), (?P<first>\w)")
+# (frame of the question the grammar gives, the user's questions for it, best first).
+# {s}: the subject; {o}: the object; {v}: the verb; {uv}: the user's verb for it; {c}: the copula.
+USER_FRAMES: list[tuple[re.Pattern[str], tuple[str, ...]]] = [(re.compile(pattern), templates)
+                                                              for pattern, templates in [
+    (r"^What does (?P<s>[\w.()]+) mean\?$", ("What is {s} for?", "What goes into {s}?")),
+    (r"^What does (?P<s>.+) (?P<v>return|yield|give|produce|output)\?$",
+     ("What do I get back from {s}?", "What comes out when I use {s}?")),
+    (r"^What does (?P<s>.+) (?P<v>print|show|display|report|log|emit)\?$",
+     ("What will I see from {s}?", "What output should I expect from {s}?")),
+    (r"^What does (?P<s>.+) (?P<v>require|need|expect|take|accept)\?$",
+     ("What do I have to give {s}?", "What has to be in place before I can use {s}?")),
+    (r"^What does (?P<s>.+) (?P<v>contain|hold|store|include|list|keep|record|define)\?$",
+     ("What will I find in {s}?", "What goes into {s}?")),
+    (r"^What does (?P<s>.+) (?P<v>provide|support|expose|offer|allow|enable)\?$",
+     ("What can I do with {s}?", "What does {s} let me do?")),
+    (r"^What does (?P<s>.+) (?P<v>create|generate|build|make|compute)\?$",
+     ("What do I end up with after using {s}?", "What comes out of {s}?")),
+    (r"^What does (?P<s>.+) (?P<v>describe|specify|mean|represent|indicate)\?$",
+     ("What is {s} telling me?", "How should I read {s}?")),
+    (r"^What does (?P<s>.+) (?P<v>\w+)\?$", ("What does {s} {uv}?",)),
+    (r"^When does (?P<s>.+?) (?P<v>raise|throw|fail|stop|exit|warn)(?: (?P<o>.+))?\?$",
+     ("What makes {s} {uv}{_o}?", "What could go wrong with {s}?")),
+    (r"^When does (?P<s>.+?) (?P<v>\w+) (?P<o>.+)\?$", ("When would {s} {uv} {o}?",)),
+    (r"^How does (?P<s>.+?) (?P<v>\w+) (?P<o>.+)\?$", ("How does {s} {uv} {o}?", "*{general}")),
+    (r"^What (?P<c>is|are) (?P<s>.+) used for\?$", ("Why would I need {s}?", "When would I reach for {s}?")),
+    (r"^What (?P<c>is|are) the role of (?P<o>.+)\?$", ()),  # a key phrase's question: no other wording
+    (r"^What (?P<c>is|are) the (?P<a>[\w -]+?) of (?P<o>.+)\?$", ("How do I find out the {a} of {o}?",)),
+    (r"^What (?P<c>is|are) (?P<s>.+)\?$", ("What {c} {s} for?", "Why would I care about {s}?")),
+    (r"^How do I (?P<v>\w+) (?P<o>.+)\?$", ("How do I {uv} {o}?", "What steps do I follow to {uv} {o}?")),
+    (r"^Which function (?P<v>\w+) (?P<o>.+)\?$", ("Which function do I need to {uv} {o}?",)),
+]]
+
+
+def user_phrasings(ask: Ask, title: str, *, general: bool = False) -> list[Ask]:
+    """The question asked in the user's words (see ``USER_VERBS``, ``USER_FRAMES``): a task or
+    a behaviour ("What do I get back from X?") instead of the documentation's verb, best first;
+    each has three content words (naming the page where it needs to). Empty when no frame fits.
+    ``general``: instead the frame's more general questions (a template marked ``*``), which drop
+    the passage's object ("What is X actually good for?"): fewer of its words, less specific."""
+    question = ask.question
+    if prefix := _TOPIC_PREFIX.match(question):  # "In tides, what ..." → "What ..."
+        question = prefix["first"].upper() + question[prefix.end():]
+    found: list[Ask] = []
+    for frame, templates in USER_FRAMES:
+        if "(?P<s>" in frame.pattern:  # the subject is known: anchor it ("the json.dumps function escape ...")
+            if not ask.subject:
+                continue
+            frame = re.compile(re.sub(r"\(\?P<s>\.\+\??\)", lambda _: f"(?P<s>{re.escape(ask.subject)})",
+                                      frame.pattern))
+        match = frame.match(question)
+        if not match:
+            continue
+        parts = {name: value or "" for name, value in match.groupdict().items()}
+        verb = parts.get("v", "")
+        base = verb_base(verb) if verb.endswith("s") and not verb.endswith("ss") and frame.pattern.startswith(
+            "^Which") else verb
+        parts["uv"] = user_verb(base) or base
+        parts["_o"] = f" {parts['o']}" if parts.get("o") else ""
+        if parts.get("s"):  # one of several wordings, chosen by the subject: a benchmark repeats no one template
+            subject = parts["s"]
+            plural = bool(re.search(r"[^s]s$", subject)) and subject[:1].islower()
+            wordings = GENERAL_CODE_QUESTIONS if re.search(r"[._(]|[a-z][A-Z]", subject) else \
+                GENERAL_PLURAL_QUESTIONS if plural else GENERAL_QUESTIONS
+            words_of = subject.split()
+            if len(words_of) > 1 and words_of[0].lower() not in LEADING_DETERMINERS and words_of[-1].isalpha() \
+                    and words_of[-1].islower():
+                subject = f"the {subject}"  # "Ttk Menubutton widget displays ...": what role does the widget play?
+            parts["general"] = wordings[zlib.crc32(subject.encode()) % len(wordings)].format(**{**parts, "s": subject})
+        for template in templates:
+            if template.startswith("*") != general:
+                continue
+            template = template.lstrip("*")
+            if "{uv}" in template and not user_verb(base):
+                continue  # no user's word for this verb: the grammar's question stays the only one
+            phrased = template.format(**parts)
+            worded = Ask(phrased, ask.subject, tuple(content_words(phrased)))  # the terms it carries, for ambiguity
+            if phrased != question and (asked := _with_enough_words(worded, title)):
+                found.append(asked)
+        break
+    return found
+
+
 def document_name(title: str) -> str:
     """The document as a whole: "the README documentation", "the json.decoder documentation"."""
-    stem = title.strip()
+    stem = page_title(title)
     if stem.lower().endswith(DOC_EXTENSIONS):
         stem = stem.rsplit(".", 1)[0]
+    if re.search(r"\b(documentation|docs|guide|manual|reference|tutorial)$", stem, re.IGNORECASE):
+        return f"the {stem[:1].lower() + stem[1:] if stem[1:2].islower() else stem}"
     return f"the {stem} documentation" if stem else "this collection"
 
 
 def documented_topic(title: str) -> str:
     """How a question names the document: "the json.decoder module" reads oddly, "json.decoder" does not."""
-    title = title.strip()
+    title = page_title(title)
     if title.lower().endswith(DOC_EXTENSIONS):
         title = title.rsplit(".", 1)[0]
         return f"the {title} documentation" if title else ""

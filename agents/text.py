@@ -271,7 +271,8 @@ def plain_text(sentence: str) -> str:
 
 MARKUP_TRACES = re.compile(r"```|~~~|::|\{[\w-]+\}`|:[\w-]+:`|\|[^|]*\||<[a-z]+[ >/]|\[\[|\]\]|^\s*\.\.\s|={3,}|-{3,}")
 META_SENTENCE = re.compile(r"\b(this (page|document|section|chapter|file|site) (has|was|is|will|describes|contains|"
-                           r"covers|explains)|has (been )?moved|see also|click here|table of contents|redirect)"
+                           r"covers|explains)|has (been )?moved|see also|click here|table of contents|redirect"
+                           r"|(is|are) now (covered|documented|described|explained) (in|at|on|by))"
                            r"|^(written|contributed|maintained|copyright|authored|created) (by|\(c\)|©)|^copyright\b"
                            r"|^see\b",
                            re.IGNORECASE)
@@ -346,3 +347,24 @@ class PassageStatistics:
 def inverse_document_frequency(statistics: WordStatistics, word: str) -> float:
     """Smoothed IDF, ``log((N + 1) / (df + 1)) + 1`` (the scikit-learn form): rare words weigh most."""
     return math.log((statistics.chunks + 1) / (statistics.document_frequency(word) + 1)) + 1.0
+
+
+def lower_first(text: str) -> str:
+    """``text`` with its first letter lower-cased for use mid-sentence, unless its first word is
+    an acronym or a name written with inner capitals or digits ("PEP 517", "URLs", "macOS",
+    "HTTPError"), which keeps its case: "where PEP 517 defines", never "where pEP 517 defines"."""
+    first_word = text.split(maxsplit=1)[0] if text.strip() else ""
+    if any(character.isupper() or character.isdigit() for character in first_word[1:]):
+        return text
+    return text[:1].lower() + text[1:]
+
+
+def estimated_overlap(question: str, passage: str) -> float:
+    """The share of the question's content-word stems that occur in the passage (0..1; 0 for a
+    question without content words): ``|S(q) ∩ S(p)| / |S(q)|`` with S the Snowball stems of
+    :func:`content_words`. The agents' estimate of the lexical overlap the evaluation measures
+    (evals/lexical_overlap.py, which agents may not import; its stopword list differs slightly)."""
+    asked = set(stems(content_words(question)))
+    if not asked:
+        return 0.0
+    return len(asked & set(stems(content_words(passage)))) / len(asked)

@@ -7,6 +7,16 @@ is a distinct gold chunk: a follow-up stays on the topic, a soft or hard switch 
 the previous turn's (count, mean, min, quartiles, max), beside the collection's random-pair
 baseline (mean and standard deviation over a seeded sample of chunk pairs) and the threshold a
 soft switch had to clear: soft switches should sit well above random pairs, hard ones near them.
+``switch_rule`` states the rule the labels follow (soft: similarity ≥ threshold; hard: below it
+and on another document) and counts the turns whose label differs from the switch the router
+drew (``relabelled``, e.g. ``"soft→hard"``).
+
+``lexical_overlap`` summarizes each kept question's lexical overlap with its gold passage
+(:func:`benchsmith.evals.lexical_overlap.lexical_overlap`, recorded per turn by synthesis):
+n, mean, median and 90th percentile (:func:`~benchsmith.evals.lexical_overlap.overlap_summary`).
+``overlap_rejections`` counts what keeping it under ``max_overlap`` took: corrective turns sent,
+turns re-planned on another gold chunk, and turns kept above the limit (flagged
+``overlap_rejected``).
 """
 
 from __future__ import annotations
@@ -17,6 +27,8 @@ from statistics import mean
 from typing import Any
 
 import numpy as np
+
+from benchsmith.evals.lexical_overlap import overlap_summary
 
 WORD = re.compile(r"\w+", re.UNICODE)
 SWITCHES = ("start", "follow-up", "soft", "hard")
@@ -52,8 +64,39 @@ def switch_similarities(dialogues: list[dict[str, Any]], random_pairs: Mapping[s
     return summary
 
 
+SWITCH_RULE = {"soft": "similarity_to_previous >= soft_switch_threshold",
+               "hard": "similarity_to_previous < soft_switch_threshold, gold on another document than the previous",
+               "follow-up": "the previous turn's gold"}
+
+
+def switch_rule(dialogues: list[dict[str, Any]]) -> dict[str, Any]:
+    """The labelling rule, and how many turns the walker relabelled from the drawn switch."""
+    relabelled: dict[str, int] = {}
+    for dialogue in dialogues:
+        for turn in dialogue["turns"]:
+            drawn = turn.get("switch_drawn")
+            if drawn and drawn != turn["switch"]:
+                key = f"{drawn}→{turn['switch']}"
+                relabelled[key] = relabelled.get(key, 0) + 1
+    return {**SWITCH_RULE, "relabelled": dict(sorted(relabelled.items()))}
+
+
+def overlap_statistics(turns: list[dict[str, Any]], max_overlap: float | None = None) -> dict[str, Any]:
+    """``lexical_overlap`` (summary of the turns' recorded overlaps, rounded to 4 places) and
+    ``overlap_rejections`` (corrective turns, re-plans, turns kept above the limit)."""
+    values = [float(turn["lexical_overlap"]) for turn in turns if turn.get("lexical_overlap") is not None]
+    summary = {key: round(value, 4) if isinstance(value, float) else value
+               for key, value in overlap_summary(values).items()}
+    rejections = {"max_overlap": max_overlap,
+                  "corrective_turns": sum(int(turn.get("overlap_corrections") or 0) for turn in turns),
+                  "replans": sum(int(turn.get("overlap_replans") or 0) for turn in turns),
+                  "kept_above_limit": sum(bool(turn.get("overlap_rejected")) for turn in turns)}
+    return {"lexical_overlap": summary, "overlap_rejections": rejections}
+
+
 def benchmark_statistics(dialogues: list[dict[str, Any]], random_pairs: Mapping[str, Any] | None = None,
-                         soft_switch_threshold: float | None = None) -> dict[str, Any]:
+                         soft_switch_threshold: float | None = None, max_overlap: float | None = None
+                         ) -> dict[str, Any]:
     """The benchmark's own figures (stats.json): a function of its dialogues and the corpus, so
     every run that makes the same dialogues writes the same file, whichever processes made them
     and however often a call was repeated. What making it cost is the run's usage
@@ -72,6 +115,8 @@ def benchmark_statistics(dialogues: list[dict[str, Any]], random_pairs: Mapping[
         if dialogues else 0.0,
         "switches": switches,
         "similarity": switch_similarities(dialogues, random_pairs, soft_switch_threshold),
+        "switch_rule": switch_rule(dialogues),
+        **overlap_statistics(turns, max_overlap),
         "polisher_rejections": sum(turn.get("polish_rejected") is not None for turn in polished_turns),
         "polished_turns": len(polished_turns),
     }

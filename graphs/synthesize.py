@@ -9,10 +9,14 @@
         └→ END (already finished)                                   └→ END
 
 The walker picks each turn's gold chunk along the cluster's semantic path (soft switch),
-stays on it (follow-up) or jumps to a distant cluster (hard switch); a soft switch whose
-neighbourhood holds no chunk more similar to the previous gold than random pairs of chunks
-are (by a margin) is labelled hard, and every turn records its similarity to the previous
-gold. The questioner, a simulated user, asks what the gold chunk answers; the responder, a
+stays on it (follow-up) or jumps to a distant cluster (hard switch); labels follow the
+similarity rule both ways (tools/dialogue_walk.py: soft at or above the soft-switch threshold,
+hard below it and on another document; a drawn switch that finds no such chunk is re-drawn or
+relabelled), and every turn records its similarity to the previous gold. The questioner, a
+simulated user, asks what the gold chunk answers; a question whose lexical overlap with the
+gold (evals/lexical_overlap.py) is above ``max_overlap`` is asked again with the overlap fed
+back as one corrective turn, then the turn is re-planned on another gold chunk, and a question
+still above the limit is kept flagged (``overlap_rejected``). The responder, a
 simulated deployed assistant, answers from the gold chunk only; the polisher makes the
 question sound mid-conversation, and rewrites that change the meaning are rejected; the
 router draws the next turn's switch. The conversation graph returns its turns (and streams
@@ -50,7 +54,9 @@ from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.evals.benchmark_stats import benchmark_statistics
+from benchsmith.evals.lexical_overlap import lexical_overlap
 from benchsmith.graphs.fanout import claimed_work, dispatch_items, wait_for_workers
+from benchsmith.graphs.jobs.synthesize import DEFAULT_MAX_OVERLAP, DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS
 from benchsmith.graphs.progress import report_advance
 from benchsmith.graphs.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, run_items,
                                          run_seam, workspace_of)
@@ -68,8 +74,8 @@ from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS, cluster_collection
 from benchsmith.tools.corpus_statistics import corpus_statistics
 from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
-                                            DEFAULT_SWITCH_PROBABILITY, Position, SwitchPolicy, choose_soft_switch,
-                                            draw_switch, next_position, soft_switch_candidates, turn_rng)
+                                            DEFAULT_SWITCH_PROBABILITY, Position, SwitchPolicy, choose_switch,
+                                            draw_switch, soft_switch_candidates, turn_rng)
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.tools.polish import review_polish
 
@@ -91,8 +97,19 @@ class SynthesisContext(StoreOptions, ModelOptions):
     hard_switch_rate: float = field(default=DEFAULT_HARD_SWITCH_RATE, metadata={
         "description": "Share of topic switches that are hard (a distant cluster, the old history kept)."})
     soft_switch_margin: float = field(default=DEFAULT_SOFT_SWITCH_MARGIN, metadata={
-        "description": "A soft switch's gold must be more similar to the previous gold than the collection's "
-                       "random-pair mean plus this many standard deviations; otherwise the turn is labelled hard."})
+        "description": "A soft switch's gold must be at least as similar to the previous gold as the collection's "
+                       "random-pair mean plus this many standard deviations (the soft-switch threshold); a hard "
+                       "switch's gold must be less similar than that and on another document."})
+    max_overlap: float = field(default=DEFAULT_MAX_OVERLAP, metadata={
+        "description": "Most lexical overlap a question may have with its gold passage (share of its content-word "
+                       "stems found in the gold, evals/lexical_overlap.py); above it the question is asked again. "
+                       "Default 0.78: the 90th percentile of the 58 hand-written questions of "
+                       "data/stdlib-validity.jsonl against their gold chunks (mean 0.57, median 0.60, p90 0.784)."})
+    overlap_attempts: int = field(default=DEFAULT_OVERLAP_ATTEMPTS, metadata={
+        "description": "Corrective turns per gold chunk for a question above max_overlap."})
+    overlap_replans: int = field(default=DEFAULT_OVERLAP_REPLANS, metadata={
+        "description": "Other gold chunks a turn is re-planned on when every corrective turn stays above "
+                       "max_overlap; then the lowest-overlap question is kept, flagged overlap_rejected."})
     cluster_size: int = field(default=DEFAULT_CLUSTER_SIZE, metadata={
         "description": "Chunks per cluster: the collection's semantic path is cut every this many chunks."})
     neighbours: int = field(default=DEFAULT_NEIGHBOURS, metadata={
@@ -143,10 +160,12 @@ class ConversationState(ConversationInput, ConversationOutput, total=False):
     source: dict[str, Any]  # the input the turns were made from: a changed input is refused
     position: dict[str, int]  # {"cluster", "offset"} of the last finished turn's gold chunk
     switch: str  # how the turn being built relates to the previous one
+    switch_drawn: str  # what the router drew for it (the walker labels the chunk it finds by the rule)
     gold: dict[str, int]  # position of the gold chunk of the turn being built
     gold_id: str
     similarity: float | None  # of the turn's gold to the previous turn's gold (None on the first turn)
     draft: dict[str, str | None]  # the questioner's question, rewrite and (baseline) subject for the turn in flight
+    overlap: dict[str, Any]  # the kept question's lexical overlap, and the corrective turns and re-plans it took
     previous_subject: str | None  # what the previous question was about (the baseline polisher refers back to it)
     response: str
     turns: Annotated[list[dict[str, Any]], operator.add]
@@ -275,46 +294,117 @@ def begin(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Comma
     return Command(goto=END if done else "walker", update={"source": source, "turns_wanted": wanted})
 
 
-def walker(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
-    """Pick the gold chunk of the next turn from the last finished turn and the drawn switch
-    (a function of them: re-running it after a crash picks the same chunk)."""
+def _document(runtime: Runtime[SynthesisContext], collection: str, chunk_id: str) -> str:
+    """The document (page) a chunk comes from; a chunk without one is its own."""
+    _passages(runtime, collection, [chunk_id])
+    record = _passage_cache[chunk_id]
+    return str(record.get("doc_id") or record.get("source") or chunk_id)
+
+
+def _plan_turn(runtime: Runtime[SynthesisContext], state: ConversationState, drawn: str,
+               excluded: frozenset[str] = frozenset(), replan: int = 0) -> dict[str, Any] | None:
+    """The gold chunk of the turn being built and its label (tools/dialogue_walk.choose_switch),
+    avoiding the ``excluded`` chunks; None when no chunk is left. A function of the finished
+    turns, the draw and the exclusions: re-running it after a crash picks the same chunk."""
     clusters = _walk(runtime, state)
     turns = state.get("turns", [])
+    collection = state["collection"]
     if not turns:
-        position = Position(state.get("cluster_id") or 0, 0)
-        return {"gold": {"cluster": position.cluster, "offset": position.offset}, "switch": "start",
-                "gold_id": clusters[position.cluster][position.offset], "similarity": None}
+        cluster = state.get("cluster_id") or 0
+        offset = next((o for o, chunk_id in enumerate(clusters[cluster]) if chunk_id not in excluded), None)
+        if offset is None:
+            return None
+        return {"gold": {"cluster": cluster, "offset": offset}, "switch": "start", "switch_drawn": "start",
+                "gold_id": clusters[cluster][offset], "similarity": None}
     here = Position(**state["position"])
     previous_id = clusters[here.cluster][here.offset]
-    switch = state["switch"]
-    if switch == "soft":
-        used = {gold for turn in turns for gold in turn["gold_ids"]}
-        candidates = soft_switch_candidates(clusters, here, used)
-        ids = {candidate: clusters[candidate.cluster][candidate.offset] for candidate in candidates}
-        vectors = _embeddings(runtime, state["collection"], [previous_id, *ids.values()])
-        threshold = _corpus_stats(runtime, state["collection"]).similarity_threshold(_context(runtime).soft_switch_margin)
-        position, switch = choose_soft_switch(
-            candidates, lambda candidate: _cosine(vectors[previous_id], vectors[ids[candidate]]), threshold)
-    else:
-        rng = turn_rng(_context(runtime).seed, state["conversation_id"], len(turns), "walker")
-        position = next_position(clusters, here, switch, rng)
-    gold_id = clusters[position.cluster][position.offset]
-    vectors = _embeddings(runtime, state["collection"], [previous_id, gold_id])
-    return {"gold": {"cluster": position.cluster, "offset": position.offset}, "switch": switch, "gold_id": gold_id,
-            "similarity": round(_cosine(vectors[previous_id], vectors[gold_id]), 4)}
+    used = {gold for turn in turns for gold in turn["gold_ids"]}
+    neighbourhood = [clusters[c.cluster][c.offset] for c in soft_switch_candidates(clusters, here, used)]
+    _embeddings(runtime, collection, [previous_id, *neighbourhood])  # one fetch for the soft candidates
+    previous_document = _document(runtime, collection, previous_id)
+
+    def similarity(position: Position) -> float:
+        chunk_id = clusters[position.cluster][position.offset]
+        vectors = _embeddings(runtime, collection, [previous_id, chunk_id])
+        return round(_cosine(vectors[previous_id], vectors[chunk_id]), 4)  # the figure the turn records decides
+
+    def same_document(position: Position) -> bool:
+        return _document(runtime, collection, clusters[position.cluster][position.offset]) == previous_document
+
+    context = _context(runtime)
+    purpose = f"walker:replan{replan}" if replan else "walker"  # a re-plan draws other distant chunks
+    threshold = _corpus_stats(runtime, collection).similarity_threshold(context.soft_switch_margin)
+    rng = turn_rng(context.seed, state["conversation_id"], len(turns), purpose)
+    chosen = choose_switch(clusters, here, drawn, similarity=similarity, same_document=same_document,
+                           threshold=threshold, rng=rng, used=used, excluded=set(excluded))
+    if chosen is None:
+        return None
+    position, switch = chosen
+    return {"gold": {"cluster": position.cluster, "offset": position.offset}, "switch": switch, "switch_drawn": drawn,
+            "gold_id": clusters[position.cluster][position.offset], "similarity": similarity(position)}
+
+
+def walker(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
+    """Pick the gold chunk of the next turn from the last finished turn and the drawn switch,
+    labelled by the similarity rule (a function of them: re-running it after a crash picks the
+    same chunk)."""
+    plan = _plan_turn(runtime, state, state["switch"] if state.get("turns") else "start")
+    assert plan is not None  # nothing is excluded: the previous gold (or the cluster's first chunk) remains
+    return plan
+
+
+def _ask(runtime: Runtime[SynthesisContext], state: ConversationState, plan: dict[str, Any],
+         seam: ModelSeam) -> list[tuple[float, Any]]:
+    """The questioner's drafts for one gold chunk with their overlaps: the first, then one per
+    corrective turn while the last is above ``max_overlap`` (at most ``overlap_attempts``)."""
+    context = _context(runtime)
+    cluster = _walk(runtime, state)[plan["gold"]["cluster"]]
+    passages = _passages(runtime, state["collection"], cluster)
+    gold = next(p for p in passages if p["id"] == plan["gold_id"])
+    related = [p for p in passages if p["id"] != plan["gold_id"]]
+    turns = state.get("turns", [])
+
+    def measure_overlap(question: str) -> float:
+        return round(lexical_overlap(question, [gold["text"]]), 4)
+
+    inputs = {"gold": gold, "related": related, "history": turns, "switch": plan["switch"],
+              "corpus_stats": _corpus_stats(runtime, state["collection"]),
+              "previous_subject": state.get("previous_subject") if turns else None,
+              "max_overlap": context.max_overlap, "measure_overlap": measure_overlap}
+    drafts: list[tuple[float, Any]] = []
+    while True:
+        rejected = [{"question": draft.question, "overlap": overlap} for overlap, draft in drafts]
+        # The first call's inputs (and so its prompt and cache key) are those of a run without the limit.
+        draft = seam.run(Questioner(), **inputs, **({"rejected": rejected} if rejected else {}))
+        drafts.append((measure_overlap(draft.question), draft))
+        if drafts[-1][0] <= context.max_overlap or len(rejected) >= context.overlap_attempts:
+            return drafts
 
 
 def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
-    cluster = _walk(runtime, state)[state["gold"]["cluster"]]
-    passages = _passages(runtime, state["collection"], cluster)
-    gold = next(p for p in passages if p["id"] == state["gold_id"])
-    related = [p for p in passages if p["id"] != state["gold_id"]]
-    turns = state.get("turns", [])
-    draft = _seam(runtime, state.get("run_id")).run(
-        Questioner(), gold=gold, related=related, history=turns, switch=state["switch"],
-        corpus_stats=_corpus_stats(runtime, state["collection"]),
-        previous_subject=state.get("previous_subject") if turns else None)
-    return {"draft": {"question": draft.question, "rewrite": draft.rewrite, "subject": getattr(draft, "subject", None)}}
+    """Ask the turn's question; above ``max_overlap``, ask again with the overlap fed back (one
+    corrective turn at a time), then re-plan the turn on another gold chunk as the walker would
+    choose it; when all stay above the limit, keep the lowest-overlap question, flagged."""
+    context = _context(runtime)
+    seam = _seam(runtime, state.get("run_id"))
+    plan: dict[str, Any] | None = {key: state.get(key) for key in ("gold", "switch", "switch_drawn", "gold_id",
+                                                                    "similarity")}
+    tried: list[str] = []
+    drafts: list[tuple[float, int, Any, dict[str, Any]]] = []  # (overlap, order, draft, plan)
+    corrections = 0
+    while plan is not None:
+        tried.append(plan["gold_id"])
+        asked = _ask(runtime, state, plan, seam)
+        corrections += len(asked) - 1
+        drafts += [(overlap, len(drafts) + order, draft, plan) for order, (overlap, draft) in enumerate(asked)]
+        if asked[-1][0] <= context.max_overlap or len(tried) > context.overlap_replans:
+            break
+        plan = _plan_turn(runtime, state, plan.get("switch_drawn") or plan["switch"], frozenset(tried), len(tried))
+    overlap, _, draft, kept = min(drafts, key=lambda item: item[:2])  # the earliest of the lowest
+    return {**kept, "draft": {"question": draft.question, "rewrite": draft.rewrite,
+                              "subject": getattr(draft, "subject", None)},
+            "overlap": {"lexical_overlap": overlap, "overlap_rejected": overlap > context.max_overlap,
+                        "overlap_corrections": corrections, "overlap_replans": len(tried) - 1}}
 
 
 def responder(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
@@ -342,7 +432,8 @@ def polisher(state: ConversationState, runtime: Runtime[SynthesisContext]) -> di
         asked, rejected = (polished.question.strip(), None) if review.accepted else (original, review.reason)
     turn = {"index": len(turns), "question": asked, "question_unpolished": original,
             "rewrite": state["draft"]["rewrite"], "response": state["response"], "gold_ids": [state["gold_id"]],
-            "switch": state["switch"], "similarity_to_previous": state.get("similarity"), "polish_rejected": rejected}
+            "switch": state["switch"], "switch_drawn": state.get("switch_drawn"),
+            "similarity_to_previous": state.get("similarity"), "polish_rejected": rejected, **state["overlap"]}
     return {"turns": [turn], "position": state["gold"], "previous_subject": state["draft"].get("subject")}
 
 
@@ -483,7 +574,8 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
     write_trec_qrels(run_dir.file(TREC_QRELS_FILE), qrels)
     statistics = _corpus_stats(runtime, state["collection"])
     stats = benchmark_statistics(dialogues, random_pairs=statistics.similarity,
-                                 soft_switch_threshold=statistics.similarity_threshold(_context(runtime).soft_switch_margin))
+                                 soft_switch_threshold=statistics.similarity_threshold(_context(runtime).soft_switch_margin),
+                                 max_overlap=_context(runtime).max_overlap)
     write_json_atomic(run_dir.file(STATS_FILE), stats)
     return {"conversations_written": len(dialogues), "turns_written": len(queries), "stats": stats}
 

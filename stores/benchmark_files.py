@@ -5,7 +5,9 @@
     {"conversation_id": "c0007", "cluster_id": 12, "seed": 0,
      "turns": [{"index": 0, "question": "...", "question_unpolished": "...", "rewrite": "...",
                 "response": "...", "gold_ids": ["<chunk id>"], "switch": "start",
-                "similarity_to_previous": null, "polish_rejected": null}, ...]}
+                "similarity_to_previous": null, "polish_rejected": null, "switch_drawn": "start",
+                "lexical_overlap": 0.5, "overlap_rejected": false, "overlap_corrections": 0,
+                "overlap_replans": 0}, ...]}
 
 ``switch`` is how the turn relates to the one before: ``start`` (turn 0), ``follow-up``
 (same gold chunk), ``soft`` (a chunk of the neighbourhood on the cluster's semantic path,
@@ -14,7 +16,10 @@ more similar to the previous gold than random pairs of chunks are, by a margin) 
 ``similarity_to_previous`` is the cosine similarity of the turn's gold chunk to the previous
 turn's (absent or null on turn 0 and in files written before it existed). ``question`` is the
 question as asked (polished from turn 1 on), ``question_unpolished`` the questioner's
-original, ``rewrite`` a self-contained form.
+original, ``rewrite`` a self-contained form. ``lexical_overlap`` is the share of the
+unpolished question's content-word stems found in its gold chunk; a question above
+``--max-overlap`` was asked again (``overlap_corrections``) or moved to another chunk
+(``overlap_replans``), and one still above it is kept with ``overlap_rejected`` true.
 
 BEIR: ``corpus.jsonl`` (``_id``, ``title``, ``text``), ``queries.jsonl`` (``_id``, ``text``
 and ``metadata``), ``qrels/<split>.tsv`` (``query-id corpus-id score`` with a header).
@@ -48,6 +53,11 @@ class Turn(BaseModel):
     switch: Literal["start", "follow-up", "soft", "hard"]
     similarity_to_previous: float | None = None
     polish_rejected: str | None = None
+    switch_drawn: str | None = None  # what the router drew; ``switch`` is what the similarity rule allowed
+    lexical_overlap: float | None = None  # the unpolished question's overlap with its gold (evals/lexical_overlap.py)
+    overlap_rejected: bool = False  # still above --max-overlap after every correction and re-plan
+    overlap_corrections: int = 0  # corrective turns the questioner was given
+    overlap_replans: int = 0  # other gold chunks tried
 
 
 class Dialogue(BaseModel):

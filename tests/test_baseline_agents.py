@@ -9,10 +9,12 @@ import pytest
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.questioner import SHARED_CHUNKS, Questioner
 from benchsmith.agents.responder import Responder
-from benchsmith.agents.sentence_questions import question_about
-from benchsmith.agents.text import (PassageStatistics, content_words, is_informative, join_sentences, plain_text,
-                                    sentences, split_sentences, units)
-from benchsmith.evals.question_form import question_form
+from benchsmith.agents.questioner import candidate_questions
+from benchsmith.agents.sentence_questions import page_title, question_about, user_phrasings
+from benchsmith.agents.text import (PassageStatistics, content_words, estimated_overlap, is_informative,
+                                    join_sentences, plain_text, sentences, split_sentences, stems, units)
+from benchsmith.evals.lexical_overlap import lexical_overlap
+from benchsmith.evals.question_form import ill_formed_questions, question_form
 from benchsmith.tools.polish import review_polish
 
 MYST_PAGE = """(json-guide)=
@@ -115,7 +117,8 @@ def test_questioner_never_asks_about_markup_and_every_question_has_three_content
         form = question_form(question)
         assert not form.problems() and not form.quoted, question
         assert form.content_words >= 3 and len(content_words(question)) >= 3, question
-    assert asked[0] == "How does the json.dumps function escape non-ASCII characters?"
+    # In the user's words: "escapes" is what the documentation says, "deal with" what a user asks.
+    assert asked[0] == "How does the json.dumps function deal with non-ASCII characters?"
 
 
 def test_questioner_prefers_distinctive_key_terms_to_ones_many_chunks_share():
@@ -168,8 +171,8 @@ def test_polisher_refers_back_to_the_previous_subject_and_the_rewrite_stays_self
     assert follow_up.subject == first.subject == "the json.dumps function"
     polished = Polisher().baseline(question=follow_up.question, subject=follow_up.subject,
                                    previous_subject=first.subject, title="json.md", previous_title="json.md").question
-    assert polished == "What does it return?"
-    assert follow_up.rewrite == "What does the json.dumps function return?" != polished
+    assert polished == "What do I get back from it?"
+    assert follow_up.rewrite == "What do I get back from the json.dumps function?" != polished
     history_text = [text for turn in history for text in (turn["question"], turn["response"])]
     assert review_polish(follow_up.question, polished, history_text).accepted
 
@@ -190,3 +193,113 @@ def test_polisher_leaves_a_question_about_another_subject_alone_but_drops_a_know
     assert Polisher().baseline(question=question, subject="the gauge", previous_subject="the ferry").question == question
     assert Polisher().baseline(question=question, subject="the gauge", previous_subject="the ferry", title="tides",
                                previous_title="tides").question == "How is the gauge read?"
+
+
+@pytest.mark.parametrize("sentence, title, expected", [
+    # "X returns Y" → what a user gets back, not the documentation's verb
+    ("The parser returns a dict for every JSON object.", "json", "What do I get back from the parser?"),
+    ("If the file is missing, the loader raises FileNotFoundError.", "loaders",
+     "What makes the loader throw FileNotFoundError?"),
+    ("The installer deletes stale wheels from the cache.", "Installation",
+     "How does the installer get rid of stale wheels from the cache?"),
+    ("Use the mirror directory to configure offline installs.", "Installation", "How do I set up offline installs?"),
+    ("The gauge client is used to poll the tide feed.", "Tides", "Why would I need the gauge client?"),
+])
+def test_questions_are_asked_in_the_users_words(sentence, title, expected):
+    ask = question_about(sentence, title=title)
+    phrased = user_phrasings(ask, title)
+    assert phrased[0].question == expected
+    # the user's words are not the passage's: the question copies no more of it, and says something in its own words
+    assert estimated_overlap(phrased[0].question, sentence) <= estimated_overlap(ask.question, sentence)
+    assert set(stems(content_words(phrased[0].question))) - set(stems(content_words(sentence)))
+
+
+def test_heading_paths_fragments_and_clause_pieces_make_no_question():
+    path = "Issue Triage › Triage Issues › Reaching resolution"
+    assert page_title(path) == "Issue Triage"
+    assert question_about("A user may be having the same problem.", title=path) is None
+    assert question_about("Command is on CLI.", title="pip › CLI") is None
+    short = question_about("It is used for caching.", title=path, previous_subject="the store")
+    assert short.question == "In Issue Triage, what is the store used for?"
+    # "What will the prefix default?" asks nothing
+    assert question_about("The prefix will only default to spaces.", title="textwrap") is None
+    assert question_about("The prefix will only be added to the lines.", title="textwrap").question == \
+        "In textwrap, how will the prefix be added?"
+    # a passive still makes its question
+    assert question_about("The buoy may be moved by the harbour master.", title="Moorings").question == \
+        "In Moorings, how may the buoy be moved?"
+
+
+def test_no_candidate_is_a_template_a_heading_path_or_a_fragment():
+    gold = {"title": "Issue Triage › Triage Issues › Reaching resolution",
+            "text": "Reaching resolution\n\nA maintainer closes an issue once the reporter confirms the fix. "
+                    "When a user may be having the same problem, the maintainer links the duplicate reports. "
+                    "This is now covered in the packaging guide. Stale issues receive a reminder label after "
+                    "thirty days. Offline machines read wheels from a local mirror directory instead."}
+    questions = {str(index): candidate.ask.question
+                 for index, candidate in enumerate(candidate_questions(gold, PassageStatistics([gold["text"]])))}
+    assert len(questions) >= 5
+    assert ill_formed_questions(questions) == {}
+    for question in questions.values():
+        assert "›" not in question and "now covered" not in question and "know about" not in question, question
+        assert "documentation say about" not in question and len(content_words(question)) >= 3, question
+    # key phrases are things, not pieces of clauses
+    assert not any(phrase in question for question in questions.values()
+                   for phrase in ("issues receive", "machines read", "maintainer links", "directory instead"))
+
+
+def test_names_in_addresses_are_not_asked_about():
+    gold = {"title": "encodings.rot_13", "text": "This codec de/encodes from str to str.\n\nWritten by Marc-Andre "
+                                                 "Lemburg (mal@lemburg.com), see www.example.org/codecs.html."}
+    questions = [candidate.ask.question for candidate in candidate_questions(gold, PassageStatistics([gold["text"]]))]
+    assert not any("lemburg.com" in question or "example.org" in question for question in questions), questions
+    # a name only mentioned ("generated with gencodec.py"), a path, or the page's own name: nothing to ask
+    gold = {"title": "encodings.mac_roman", "text": "Python Character Mapping Codec mac_roman generated from "
+                                                    "'MAPPINGS/VENDORS/APPLE/ROMAN.TXT' with gencodec.py."}
+    assert [candidate.ask.question for candidate in candidate_questions(gold, PassageStatistics([gold["text"]]))] == []
+    documented = {"title": "compileall", "text": "limit_sl_dest: ignore symlinks that point outside the directory.\n"
+                                                 "force: if True, force compilation."}
+    questions = [candidate.ask.question
+                 for candidate in candidate_questions(documented, PassageStatistics([documented["text"]]))]
+    assert "In compileall, why would I need limit_sl_dest?" in questions
+    assert not any("ignore symlinks" in question for question in questions), questions
+    example = {"title": "unittest.case", "text": "TestCase.assertWarns(self, expected_warning)\nFail unless the "
+                                              "warning is triggered. It returns a context object used like this::\n\n"
+                                              "    with self.assertWarns(SomeWarning):\n        do_something()\n"}
+    questions = [candidate.ask.question
+                 for candidate in candidate_questions(example, PassageStatistics([example["text"]]))]
+    assert questions and not any("do_something" in question for question in questions), questions
+
+
+def test_estimated_overlap_is_the_evaluation_measure_on_a_worked_example():
+    gold = "The tide predictor fits harmonic constituents to gauge readings."
+    # stems of {tide, predictor, fit, harmonic, constituents} all occur: 5/5; {work, tide, predictor} 2/3
+    assert estimated_overlap("How does the tide predictor fit harmonic constituents?", gold) == 1.0
+    assert estimated_overlap("How does the tide predictor work?", gold) == pytest.approx(2 / 3)
+    assert estimated_overlap("Is it so?", gold) == 0.0
+    for question in ("How does the tide predictor fit harmonic constituents?", "How does the tide predictor work?",
+                     "What do I get back from the predictor?"):
+        assert estimated_overlap(question, gold) == pytest.approx(lexical_overlap(question, [gold]))
+
+
+def test_a_second_ask_under_max_overlap_finds_a_question_that_copies_less():
+    gold = {"title": "Tide tables", "text": "The tide predictor fits harmonic constituents to twelve months of gauge "
+                                            "readings. The gauge client returns the latest reading."}
+    statistics = PassageStatistics([gold["text"]])
+    first = Questioner().baseline(gold=gold, history=[], corpus_stats=statistics)
+    first_overlap = estimated_overlap(first.question, gold["text"])
+    assert first_overlap > 0.5
+    second = Questioner().baseline(gold=gold, history=[], corpus_stats=statistics, max_overlap=0.5,
+                                   rejected=[{"question": first.question, "overlap": first_overlap}])
+    assert second.question != first.question
+    assert estimated_overlap(second.question, gold["text"]) <= 0.5
+    assert not ill_formed_questions({"q": second.question})
+
+
+def test_a_key_phrase_of_words_every_page_uses_makes_no_question():
+    from benchsmith.agents.questioner import key_phrase_question
+
+    sentence = "Unlike the others, with the python code and legacy pyc paths."
+    common = PassageStatistics([sentence, *(f"Page {number} shows python code." for number in range(40))])
+    assert key_phrase_question(sentence, "compileall", common).question == "What is the role of the legacy pyc paths?"
+    assert key_phrase_question("Unlike the others, with the python code.", "compileall", common) is None

@@ -20,6 +20,15 @@ from benchsmith.tools.rst_text import rst_inline
     ("`List<int>` and <https://example.org>", "List<int> and https://example.org"),
     ("[a span]{#anchor .class}", "a span"),
     ("**bold**, *emphasis* and a_snake_case_name", "bold, emphasis and a_snake_case_name"),
+    # intersphinx: the inventory's name never shows, nor does a term's target
+    ("{term}`version specifiers <pypug:Version Specifier>`", "version specifiers"),
+    ("{ref}`pypug:Version Specifier`", "Version Specifier"),
+    ("{ref}`<pypug:Version Specifier>`", "Version Specifier"),
+    ("see <pypug:Version Specifier> first", "see Version Specifier first"),
+    ("<inv:pypug#Version Specifier>", "Version Specifier"),
+    ("[](pypug:version-specifiers)", "version-specifiers"),
+    ("[the spec](pypug:version-specifiers)", "the spec"),
+    ("`Mapping<str:int>` and <https://example.org/a:b>", "Mapping<str:int> and https://example.org/a:b"),
 ])
 def test_myst_inline_markup_keeps_the_readable_text(source, shown):
     assert markdown_inline(source) == shown
@@ -36,6 +45,10 @@ def test_myst_inline_markup_keeps_the_readable_text(source, shown):
     ("``literal <not a link>`` and ``:func:`kept```", "literal <not a link> and :func:`kept`"),
     (":ref:`a title wrapped\n   over two lines <target>`", "a title wrapped over two lines"),
     ("*emphasis* and **strong** and a footnote [#f1]_", "emphasis and strong and a footnote"),
+    (":term:`version specifiers <pypug:Version Specifier>`", "version specifiers"),
+    (":ref:`pypug:Version Specifier`", "Version Specifier"),
+    (":doc:`Sphinx <https://www.sphinx-doc.org>`", "Sphinx"),
+    (":kbd:`Ctrl+C` and :file:`C:/temp`", "Ctrl+C and C:/temp"),
 ])
 def test_rst_inline_markup_keeps_the_readable_text(source, shown):
     assert rst_inline(source, {}) == shown
@@ -211,6 +224,9 @@ def test_html_headings_code_and_navigation():
     ("markdown", "---\nredirect: x\n---\nThis content now lives at https://docs.example.org/guide/ .\n"),
     ("html", "<html><head><meta http-equiv='refresh' content='0; url=new.html'></head>"
              "<body><p>Redirecting to <a href='new.html'>new.html</a></p></body></html>"),
+    ("markdown", "(version-specifiers)=\n\n# Version specifiers\n\nThis is now covered in "
+                 "{ref}`pypug:Version Specifier`.\n"),
+    ("rst", "Platform tags\n=============\n\nThis is now covered in :doc:`pypug:specifications/platform-tags`.\n"),
 ])
 def test_redirect_stubs_are_recognized(kind, source):
     assert redirect_notice(source, kind).startswith("redirect page")
@@ -227,6 +243,15 @@ def test_redirect_stubs_are_recognized(kind, source):
 ])
 def test_pages_that_are_not_redirect_stubs(kind, source):
     assert redirect_notice(source, kind) is None
+
+
+def test_myst_labels_go_whatever_their_name():
+    source = "(install-guide)=\n# Install\n\n(pypug labels:Version Specifier)=\nInstall it with pip, then run it.\n"
+    text = clean_text(source, "markdown")
+    assert ")=" not in text and "pypug" not in text
+    assert "Install it with pip, then run it." in text
+    # Only a line that is a label goes: prose with a parenthesis and "=" stays.
+    assert clean_text("Set (width)= 3 in the file.\n", "markdown") == "Set (width)= 3 in the file."
 
 
 def test_repeated_headings_stay_while_repeated_footer_lines_go():

@@ -150,3 +150,41 @@ def test_sigkill_mid_synthesis_then_resume(tmp_path):
     assert all([t["index"] for t in d["turns"]] == list(range(turns)) for d in written)
     # Every call was paid once, except at most the ones in flight when the process died.
     assert calls_needed <= requests <= calls_needed + concurrency
+
+
+def test_the_overlap_corrective_turn_reaches_the_server(tmp_path, monkeypatch):
+    """A model that copies its gold passage is sent the corrective turn, over HTTP, with the figure."""
+    from benchsmith.agents.questioner import GeneratedQuestion
+    from benchsmith.evals.lexical_overlap import lexical_overlap
+    from tests.openai_server import conversation_messages, requested_schema_name
+    from tests.synthesis_fixtures import SCHEMAS, gold_text
+
+    paraphrase = "How do I make my lookups stop timing out?"
+
+    def copies_then_paraphrases(request: dict) -> dict:
+        if SCHEMAS[requested_schema_name(request)] is not GeneratedQuestion:
+            return server_replier(request)
+        messages = conversation_messages(request)
+        copied = " ".join(gold_text(messages[:2], "gold_passage").split()[:8]).rstrip(".") + "?"
+        corrected = messages[-1]["content"].startswith("Your question shares")
+        return GeneratedQuestion(question=paraphrase if corrected else copied,
+                                 rewrite=paraphrase if corrected else copied).model_dump()
+
+    workspace = Workspace.resolve(tmp_path / "ws")
+    build_collection(workspace, tmp_path / "corpus")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-overlap")
+    with FakeOpenAIServer(replier=copies_then_paraphrases) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        synthesize(workspace, "overlap", conversations=1, turns=1, model=build_seam("openai:sim", FAST_RETRIES))
+        requests = list(server.requests)
+    corrective = [request for request in requests if any(
+        (message.get("content") or "").startswith("Your question shares") for message in request["messages"])]
+    assert len(corrective) == 1 and len(requests) == 3  # question, corrected question, answer
+    roles = [message["role"] for message in corrective[0]["messages"]]
+    assert roles[-3:] == ["user", "assistant", "user"]
+    first_user, copied, correction = (message["content"] for message in corrective[0]["messages"][-3:])
+    share = round(100 * lexical_overlap(copied, [gold_text([{"content": first_user}], "gold_passage")]))
+    assert f"shares {share}% of its content words" in correction
+    (dialogue,) = [json.loads(line) for line in RunDirectory(workspace, "overlap").file("dialogues.jsonl").read_text()
+                   .splitlines()]
+    assert dialogue["turns"][0]["question_unpolished"] == paraphrase

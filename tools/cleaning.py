@@ -19,8 +19,8 @@ and its classes and functions) are carried through as markers and end up in
 ``Document.headings`` as ``[offset, level, title]`` into the cleaned text; the chunker
 turns them into each chunk's title. A document's title becomes its first heading.
 
-:func:`redirect_notice` recognizes a page that only says it has moved (the loader skips
-such a page and lists it with the reason).
+:func:`redirect_notice` recognizes a page that only says it has moved or is now covered
+elsewhere (the loader skips such a page and lists it with the reason).
 """
 
 from __future__ import annotations
@@ -47,11 +47,13 @@ BOILERPLATE_MIN_DOCUMENTS = 5
 BOILERPLATE_MIN_LINE_CHARS = 12
 
 # A redirect stub: says the page moved, points somewhere, and says little else.
-REDIRECT_HINT = re.compile(r"moved|relocated|migrated|redirect|now\s+lives|now\s+be\s+found|http-equiv", re.I)
+REDIRECT_HINT = re.compile(r"moved|relocated|migrated|redirect|now\s+lives|now\s+be\s+found"
+                           r"|now\s+(?:covered|documented)|http-equiv", re.I)
 REDIRECT_NOTICE = re.compile(
     r"\b(?:ha(?:s|ve)\s+(?:been\s+)?(?:moved|relocated|migrated)|(?:was|were)\s+(?:moved|relocated|migrated)"
     r"|moved\s+(?:permanently\s+)?to|^moved\s*:|redirect(?:s|ed|ing)?\b|(?:is|are)\s+now\s+(?:located|hosted|"
-    r"maintained|available)\s+(?:at|on|in)|can\s+now\s+be\s+found|now\s+lives?\s+(?:at|in|on))", re.I)
+    r"maintained|available)\s+(?:at|on|in)|can\s+now\s+be\s+found|now\s+lives?\s+(?:at|in|on)"
+    r"|(?:is|are)\s+now\s+(?:covered|documented|described|explained)\s+(?:in|at|on|by))", re.I)
 REDIRECT_POINTER_LINE = re.compile(r"^(?:see|go\s+to|visit|please\s+(?:see|visit|go\s+to)|refer\s+to|read)\b.{0,100}$",
                                    re.I)
 REDIRECT_OTHER_WORDS = 15  # a title, a "please update your bookmarks"

@@ -4,12 +4,21 @@ Each turn after the first is a follow-up (same gold chunk, drilling down), a sof
 (the next chunk on the cluster's semantic path: a related topic) or a hard switch (a chunk
 of a distant cluster: a new topic while the old history stays).
 
-A soft switch must mean what it says: its gold's embedding similarity to the previous gold
-must exceed what two random chunks share (the collection's random-pair mean plus a margin of
-standard deviations). The path's next chunk is taken when it does; otherwise the most similar
-chunk of the neighbourhood (this cluster and the next one on the path) not yet used; when no
-chunk clears the bar the turn goes to the path's next chunk and is labelled hard, which is
-what it is. Users change topic about
+Labels follow one rule, both ways (:func:`switch_label`): with θ the soft-switch threshold (the
+collection's random-pair similarity mean plus a margin of standard deviations), a turn is
+
+* soft  when its gold's embedding similarity to the previous gold is ≥ θ;
+* hard  when that similarity is < θ AND its gold lies in another document (page) than the
+  previous gold;
+* a follow-up when it stays on the previous gold.
+
+A drawn soft switch takes the path's next chunk when it clears θ, else the most similar chunk
+of the neighbourhood (this cluster and the next one on the path) not yet used. A drawn hard
+switch draws a chunk of a distant cluster, re-drawn (at most ``HARD_SWITCH_DRAWS`` draws) while
+the chunk is too similar or on the previous gold's page. When the drawn kind finds no chunk,
+the other kind is tried (a failed soft switch first tries the path's next chunk as a hard
+one), and when neither finds one the turn stays on its gold as a follow-up: a label never
+contradicts the rule (:func:`choose_switch`). Users change topic about
 every two turns (2.11 in Spink et al. 2002), so by default a turn switches with probability
 1/2.11 ≈ 0.47, and ``hard_switch_rate`` of those switches are hard.
 
@@ -28,6 +37,7 @@ Switch = Literal["start", "follow-up", "soft", "hard"]
 DEFAULT_SWITCH_PROBABILITY = round(1 / 2.11, 3)
 DEFAULT_HARD_SWITCH_RATE = 0.2
 DEFAULT_SOFT_SWITCH_MARGIN = 1.0  # standard deviations of the random-pair similarity
+HARD_SWITCH_DRAWS = 8  # draws of a distant chunk before a hard switch gives up on the rule
 
 
 @dataclass(frozen=True)
@@ -94,12 +104,63 @@ def soft_switch_candidates(clusters: list[list[str]], here: Position, used: set[
 
 def choose_soft_switch(candidates: list[Position], similarity: Callable[[Position], float],
                        threshold: float) -> tuple[Position, Switch]:
-    """The first candidate (the path's next chunk) if it is similar enough, else the most
-    similar other candidate if that one is; else the path's next chunk, labelled hard."""
+    """The first candidate (the path's next chunk) if it is similar enough (≥ ``threshold``),
+    else the most similar other candidate if that one is; else the path's next chunk, labelled
+    hard (:func:`choose_switch` checks that label against the rule)."""
     path_next, others = candidates[0], candidates[1:]
-    if similarity(path_next) > threshold:
+    if similarity(path_next) >= threshold:
         return path_next, "soft"
     best = max(others, key=similarity, default=None)  # the first of equals: path order
-    if best is not None and similarity(best) > threshold:
+    if best is not None and similarity(best) >= threshold:
         return best, "soft"
     return path_next, "hard"
+
+
+def switch_label(similarity: float, threshold: float, same_document: bool) -> Switch | None:
+    """The label the rule gives a move to another chunk: soft at similarity ≥ θ, hard below θ on
+    another document; None for a dissimilar chunk of the same document (neither)."""
+    if similarity >= threshold:
+        return "soft"
+    return None if same_document else "hard"
+
+
+def choose_switch(clusters: list[list[str]], here: Position, drawn: Switch, *, similarity: Callable[[Position], float],
+                  same_document: Callable[[Position], bool], threshold: float, rng: random.Random,
+                  used: set[str] = frozenset(), excluded: set[str] = frozenset(),
+                  draws: int = HARD_SWITCH_DRAWS) -> tuple[Position, Switch] | None:
+    """Where the next turn's gold lies and its label, which always agrees with
+    :func:`switch_label` (the module's docstring). ``excluded`` chunks are never chosen (a
+    re-planned turn excludes the golds it tried); a drawn follow-up whose gold is excluded
+    moves on as a soft switch would, and None says that no chunk fits. ``rng`` draws the hard
+    switch's distant chunks."""
+    stay = clusters[here.cluster][here.offset]
+    if drawn == "follow-up" and stay not in excluded:
+        return here, "follow-up"
+
+    def allowed(position: Position) -> bool:
+        return position != here and clusters[position.cluster][position.offset] not in excluded
+
+    def soft() -> Position | None:
+        candidates = [c for c in soft_switch_candidates(clusters, here, used) if allowed(c)]
+        if not candidates:
+            return None
+        position, label = choose_soft_switch(candidates, similarity, threshold)
+        return position if label == "soft" else None
+
+    def hard(first: list[Position]) -> Position | None:
+        drawn_positions = [*first, *(next_position(clusters, here, "hard", rng) for _ in range(draws))]
+        return next((p for p in drawn_positions if allowed(p)
+                     and switch_label(similarity(p), threshold, same_document(p)) == "hard"), None)
+
+    if drawn == "hard":
+        if (position := hard([])) is not None:
+            return position, "hard"
+        if (position := soft()) is not None:
+            return position, "soft"
+    else:  # soft, or a follow-up that cannot stay
+        if (position := soft()) is not None:
+            return position, "soft"
+        path_next = next_position(clusters, here, "soft", rng)  # no randomness: the path's next chunk
+        if (position := hard([path_next])) is not None:
+            return position, "hard"
+    return None if stay in excluded else (here, "follow-up")

@@ -8,7 +8,9 @@ A line-based converter, tolerant of extensions it does not know (see ``rst_text`
   them: code kept as code, admonitions and containers keep their text, toctrees and
   directives with no reader text go; their ``:option:`` lines and YAML option blocks go;
   ``{eval-rst}`` content is converted as reStructuredText.
-* Roles (``{ref}`text <target>``` → text), links and images (their text), autolinks,
+* Roles (``{ref}`text <target>``` → text), links and images (their text; a link without
+  text, ``[](pypug:target)``, and a reference ``<pypug:Version Specifier>`` show the target
+  without its intersphinx prefix), autolinks,
   inline attributes (``[text]{#id .class}``), known HTML tags, emphasis, code-span
   backticks, footnote references and escapes are resolved; code spans are protected
   from every other rule.
@@ -24,7 +26,7 @@ import textwrap
 from benchsmith.tools.headings import heading_marker
 from benchsmith.tools.rst_text import rst_to_text
 from benchsmith.tools.sphinx_markup import (
-    code_language, directive_kind, fenced_code, link_only_list_end, role_text, version_line,
+    code_language, directive_kind, fenced_code, link_only_list_end, role_text, version_line, without_inventory,
 )
 
 FRONT_MATTER = re.compile(r"\A(---|\+\+\+)\n.*?\n(?:---|\+\+\+|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
@@ -32,7 +34,7 @@ FENCE = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})\s*(.*?)\s*$")
 ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 HEADING_ATTRIBUTES = re.compile(r"\s*\{[#.][^}]*\}\s*$")
 SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
-MYST_TARGET = re.compile(r"^\s*\([^()\s]+\)=\s*$")
+MYST_TARGET = re.compile(r"^\s*\([^()]+\)=\s*$")  # (label)=, (pypug labels)=
 MYST_COMMENT = re.compile(r"^\s*%")
 MYST_BLOCK_BREAK = re.compile(r"^\s*\+\+\+")
 REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:\s*\S+")
@@ -58,6 +60,11 @@ _ATTRIBUTES = re.compile(r"(?<=[\])>\ue003])" + _ATTRIBUTE_LIST)
 _IMAGE = re.compile(r"!\[((?:[^\[\]]|\[[^\]]*\])*)\](?:\((?:[^()]|\([^)]*\))*\)|\[[^\]]*\])")
 _LINK = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])+)\](?:\((?:[^()]|\([^)]*\))*\)|\[[^\]]*\])")
 _AUTOLINK = re.compile(r"<([A-Za-z][\w+.-]{1,31}:[^<>\s]*)>")
+# A reference to another project's or this project's target, shown by its name:
+# <pypug:Version Specifier>, <inv:pypug#Version Specifier>, <project:#label>.
+_INVENTORY_LINK = re.compile(r"(?<![\w<])<(?!(?:https?|ftp|ftps|mailto|file|ssh|git|news|tel|data):)"
+                             r"([a-z][\w+-]*):(?!//)([^<>\n`]+)>")
+_EMPTY_LINK = re.compile(r"(?<!!)\[\]\(<?([^()\s<>]+)>?\)")  # [](target): MyST shows the target's title
 _HTML_TAG = re.compile(
     r"</?(?:a|abbr|b|big|blockquote|br|center|cite|code|dd|del|details|div|dl|dt|em|figcaption|figure|font|h[1-6]"
     r"|hr|i|iframe|img|input|ins|kbd|li|mark|ol|p|picture|pre|q|s|samp|small|source|span|strike|strong|sub|summary"
@@ -88,6 +95,8 @@ def markdown_inline(text: str) -> str:
 
     text = _ROLE.sub(lambda m: protect(role_text(m.group(1), m.group(3).strip())), text)
     text = _CODE.sub(lambda m: protect(m.group(2).strip() if m.group(2).strip() else m.group(2)), text)
+    text = _EMPTY_LINK.sub(lambda m: _target_name(m.group(1)), text)
+    text = _INVENTORY_LINK.sub(lambda m: _target_name(f"{m.group(1)}:{m.group(2)}"), text)
     text = _SPAN.sub(r"\1", text)
     text = _ATTRIBUTES.sub("", text)
     text = _IMAGE.sub(lambda m: m.group(1), text)
@@ -102,6 +111,16 @@ def markdown_inline(text: str) -> str:
     while _PLACEHOLDER_PATTERN.search(text):
         text = _PLACEHOLDER_PATTERN.sub(lambda m: kept[int(m.group(1))], text)
     return text
+
+
+def _target_name(target: str) -> str:
+    """What a reader sees for a link with no text of its own: the target without its scheme
+    or inventory (``inv:pypug#Version Specifier`` → ``Version Specifier``, ``#label`` → ``label``)."""
+    name = without_inventory(target)
+    if name.startswith(("inv:", "project:")) or "#" in name:
+        name = name.split(":", 1)[-1] if name.startswith(("inv:", "project:")) else name
+        name = name.rsplit("#", 1)[-1] or name
+    return name.strip() or target
 
 
 def _closing_fence(lines: list[str], start: int, fence: str) -> int:

@@ -2,8 +2,9 @@
 converters (``rst_text``, ``markdown_text``).
 
 Roles render as their readable text: ``{ref}`text <target>``` and ``:doc:`Title <path>```
-show the title, ``:func:`os.path.join``` its target, ``:py:meth:`~a.b.c``` the last part
-(Sphinx's ``~``), ``:pep:`8``` "PEP 8". Directives fall into kinds: code (content kept as
+show the title (``:term:`` too), ``:func:`os.path.join``` its target, ``:py:meth:`~a.b.c``` the last part
+(Sphinx's ``~``), ``:pep:`8``` "PEP 8"; an intersphinx prefix goes (``{ref}`pypug:Version Specifier``` →
+"Version Specifier"). Directives fall into kinds: code (content kept as
 a fenced block), navigation (toctree and friends: dropped), silent (no reader text:
 images, metadata, module context, autodoc: dropped), signature (API entries: the
 signature line and the description kept), labelled (admonition, tab, card: title and
@@ -102,6 +103,18 @@ def version_line(name: str, argument: str) -> str:
 
 
 _EXPLICIT_TITLE = re.compile(r"^(.*?)\s*(?<!\\)<([^<>]*)>$", re.S)
+# An intersphinx inventory prefix ("pypug:Version Specifier"): a lower-case name and a colon
+# before the target itself. Sphinx shows the target's title, never the inventory's name.
+INTERSPHINX_PREFIX = re.compile(r"^[a-z][\w+-]*:(?!//|:)(?=\S)")
+# Roles whose content is shown literally (no "title <target>", no cross-reference).
+LITERAL_ROLES = {"abbr", "math", "kbd", "menuselection", "guilabel", "samp", "file", "code", "command", "sup", "sub",
+                 "dfn", "regexp", "makevar", "mailheader", "mimetype", "newsgroup", "program"}
+
+
+def without_inventory(target: str) -> str:
+    """A cross-reference target without its intersphinx prefix: ``pypug:Version Specifier`` →
+    ``Version Specifier`` (``std:label`` and ``py:class`` domains included: a reader never sees them)."""
+    return INTERSPHINX_PREFIX.sub("", target.strip(), count=1)
 
 
 def role_text(name: str, content: str) -> str:
@@ -111,15 +124,16 @@ def role_text(name: str, content: str) -> str:
     if bare in {"pep", "rfc"}:
         number = content.split("#")[0].strip()
         return f"{bare.upper()} {number}" if number[:1].isdigit() else content
-    if bare not in {"abbr", "math", "kbd", "menuselection", "guilabel", "samp", "file", "code", "command",
-                    "sup", "sub", "dfn", "term", "regexp", "makevar", "mailheader", "mimetype", "newsgroup", "program"}:
+    if bare not in LITERAL_ROLES:  # a cross-reference (``:term:`` takes "title <target>" too)
         if match := _EXPLICIT_TITLE.match(content):
             title, target = match.group(1).strip(), match.group(2).strip()
-            content = title or target
-        elif content.startswith("~"):  # Sphinx shows only the last dotted part
-            content = content[1:].rsplit(".", 1)[-1]
-        elif content.startswith("!"):  # "!" suppresses the link, not the text
-            content = content[1:]
+            content = title or without_inventory(target)
+        else:
+            content = without_inventory(content)
+            if content.startswith("~"):  # Sphinx shows only the last dotted part
+                content = content[1:].rsplit(".", 1)[-1]
+            elif content.startswith("!"):  # "!" suppresses the link, not the text
+                content = content[1:]
     if bare == "menuselection":
         content = content.replace("-->", "→")
     return content.replace("\\<", "<").replace("\\>", ">").replace("\\`", "`")

@@ -12,9 +12,10 @@ from benchsmith.evals.benchmark_stats import cost_per_conversation
 from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, LeaseOption,
                                            MaxAttemptsOption, RateLimitOption, RunIdOption, StructuredOutputOption,
                                            TimeoutOption, WorkspaceOption, console, guarded, model_options,
-                                           offline_environment, print_estimate, print_paths, print_usage,
-                                           run_reported)
-from benchsmith.graphs.jobs.synthesize import (DEFAULT_CONCURRENCY, DEFAULT_CONVERSATIONS, DEFAULT_TURNS,
+                                           offline_environment, print_estimate, print_paths, print_usage, run_reported,
+                                           shown)
+from benchsmith.graphs.jobs.synthesize import (DEFAULT_CONCURRENCY, DEFAULT_CONVERSATIONS, DEFAULT_MAX_OVERLAP,
+                                               DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS, DEFAULT_TURNS,
                                                SynthesisResult, estimate_synthesis)
 from benchsmith.graphs.jobs.synthesize import synthesize as run_synthesis
 from benchsmith.stores.runs import new_run_id
@@ -35,8 +36,17 @@ def synthesize(
     switch_rate: Annotated[float, typer.Option(help="Probability that a turn switches topic (users: every 2.11 turns).")]
     = DEFAULT_SWITCH_PROBABILITY,
     soft_switch_margin: Annotated[float, typer.Option(
-        help="A soft switch's gold must beat the random-pair similarity mean by this many standard deviations; "
-             "otherwise the turn is labelled hard.")] = DEFAULT_SOFT_SWITCH_MARGIN,
+        help="A soft switch's gold must reach the random-pair similarity mean plus this many standard deviations; "
+             "a hard switch's gold must stay below it, on another document.")] = DEFAULT_SOFT_SWITCH_MARGIN,
+    max_overlap: Annotated[float, typer.Option(
+        help="Most lexical overlap a question may have with its gold passage (share of its content words found "
+             "there); above it the question is asked again. Default: the p90 of hand-written questions.")]
+    = DEFAULT_MAX_OVERLAP,
+    overlap_attempts: Annotated[int, typer.Option(
+        help="Corrective turns per gold chunk for a question above --max-overlap.")] = DEFAULT_OVERLAP_ATTEMPTS,
+    overlap_replans: Annotated[int, typer.Option(
+        help="Other gold chunks tried before a question above --max-overlap is kept, flagged.")]
+    = DEFAULT_OVERLAP_REPLANS,
     concurrency: Annotated[int, typer.Option(min=1, help="Conversations synthesized at once.")] = DEFAULT_CONCURRENCY,
     seed: Annotated[int, typer.Option(help="Seed for clustering, cluster choice and switches.")] = 0,
     cluster_size: Annotated[int, typer.Option(help="Chunks per cluster.")] = DEFAULT_CLUSTER_SIZE,
@@ -64,11 +74,13 @@ def synthesize(
             workspace=workspace, chroma_host=chroma_host)))
         return
     run_id = run_id or new_run_id("synthesize")
-    console.print(f"[bold]synthesize[/] run [cyan]{run_id}[/] · {conversations} conversations × {turns} turns · {llm} "
+    console.print(f"[bold]synthesize[/] run [cyan]{shown(run_id)}[/] · {conversations} conversations × {turns} turns · "
+                  f"{shown(llm)} "
                   f"· concurrency {concurrency}", highlight=False)
     result = guarded(lambda: run_reported(
         run_synthesis, run_id=run_id, collection=collection, conversations=conversations, turns=turns, llm=llm,
-        switch_rate=switch_rate, hard_switch_rate=hard_switch_rate, soft_switch_margin=soft_switch_margin, seed=seed,
+        switch_rate=switch_rate, hard_switch_rate=hard_switch_rate, soft_switch_margin=soft_switch_margin,
+        max_overlap=max_overlap, overlap_attempts=overlap_attempts, overlap_replans=overlap_replans, seed=seed,
         cluster_size=cluster_size, history_window=history_window, concurrency=concurrency, workspace=workspace,
         chroma_host=chroma_host, database=database, lease_s=lease,
         **model_options(rate_limit, timeout, max_attempts, structured_output)))
@@ -90,11 +102,26 @@ def similarity_rows(similarity: dict) -> list[tuple[str, str]]:
     return rows
 
 
+def overlap_rows(stats: dict) -> list[tuple[str, str]]:
+    """The questions' lexical overlap with their gold passages, and what bounding it took."""
+    summary, rejections = stats.get("lexical_overlap") or {}, stats.get("overlap_rejections") or {}
+    rows = []
+    if summary.get("n"):
+        rows.append(("question–gold lexical overlap: mean / median / p90",
+                     f"{summary['mean']:.2f} / {summary['median']:.2f} / {summary['p90']:.2f}"))
+    if rejections:
+        limit = rejections.get("max_overlap")
+        rows.append((f"overlap above {limit:.2f}: corrective turns / re-plans / kept flagged" if limit is not None
+                     else "overlap: corrective turns / re-plans / kept flagged",
+                     f"{rejections['corrective_turns']} / {rejections['replans']} / {rejections['kept_above_limit']}"))
+    return rows
+
+
 def print_synthesis_statistics(result: SynthesisResult) -> None:
     stats = result.stats
     cost = cost_per_conversation(dataclasses.asdict(result.usage), stats["conversations"])
     switches = stats["switches"]
-    table = Table(title=f"Benchmark statistics · run {result.run_id}")
+    table = Table(title=f"Benchmark statistics · run {shown(result.run_id)}")
     table.add_column("statistic")
     table.add_column("value", justify="right")
     rows = [
@@ -104,6 +131,7 @@ def print_synthesis_statistics(result: SynthesisResult) -> None:
         ("topics per conversation", stats["topics_per_conversation"]),
         ("switches: follow-up / soft / hard", f"{switches['follow-up']} / {switches['soft']} / {switches['hard']}"),
         *similarity_rows(stats.get("similarity", {})),
+        *overlap_rows(stats),
         ("polisher rejections", f"{stats['polisher_rejections']} of {stats['polished_turns']}"),
         ("model calls per conversation", cost["model_calls"]),
         ("model tokens per conversation", cost["tokens"]),

@@ -26,6 +26,13 @@ from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SO
                                             DEFAULT_SWITCH_PROBABILITY)
 
 DEFAULT_CONVERSATIONS, DEFAULT_TURNS, DEFAULT_CONCURRENCY = 20, 6, 4
+# The most lexical overlap (evals/lexical_overlap.py) a synthesized question may have with its gold:
+# the 90th percentile of the hand-written standard-library questions (data/stdlib-validity.jsonl,
+# 58 questions, overlap with their best gold chunk: mean 0.570, median 0.600, p90 0.784, max 0.889;
+# measured 2026-11-25 on the chunks tests/test_validity_questions.stdlib_chunks() gives), rounded down.
+DEFAULT_MAX_OVERLAP = 0.78
+DEFAULT_OVERLAP_ATTEMPTS = 2  # corrective turns per gold chunk for a question above the limit
+DEFAULT_OVERLAP_REPLANS = 2  # other gold chunks tried when every corrective turn stays above it
 # Assumed lengths for the dry-run estimate (characters): a question, an assistant answer.
 ESTIMATE_QUESTION_CHARS, ESTIMATE_ANSWER_CHARS = 100, 1200
 ESTIMATE_OUTPUT_TOKENS = {"questioner": 60, "responder": 300, "polisher": 30}
@@ -36,6 +43,8 @@ class SynthesisResult(JobRun):
     collection: str = ""
     dialogues: list[Dialogue] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)  # the MTR-Bench-style statistics (stats.json)
+    lexical_overlap: dict[str, Any] = field(default_factory=dict)  # n, mean, median, p90 of the questions' overlap
+    overlap_rejections: dict[str, Any] = field(default_factory=dict)  # corrective turns, re-plans, kept above limit
     files: dict[str, Path] = field(default_factory=dict)  # dialogues, beir, qrels, stats
 
 
@@ -70,7 +79,8 @@ def cluster(collection: str, *, size: int = DEFAULT_CLUSTER_SIZE, neighbours: in
 def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, turns: int = DEFAULT_TURNS,
                llm: str = BASELINE, switch_rate: float = DEFAULT_SWITCH_PROBABILITY,
                hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE, soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN,
-               seed: int = 0, cluster_size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_NEIGHBOURS,
+               max_overlap: float = DEFAULT_MAX_OVERLAP, overlap_attempts: int = DEFAULT_OVERLAP_ATTEMPTS,
+               overlap_replans: int = DEFAULT_OVERLAP_REPLANS, seed: int = 0, cluster_size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_NEIGHBOURS,
                history_window: int | None = None, concurrency: int = DEFAULT_CONCURRENCY,
                requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
                structured_output: str = "auto", workspace: str | Path | None = None, chroma_host: str | None = None,
@@ -80,14 +90,17 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
     same call with the same ``run_id`` resumes an interrupted run. With ``database`` (a
     postgresql:// URL) the run is shared: ``benchsmith work RUN_ID`` on any machine joins it,
     each conversation is made once by whichever worker claims it, and the files are the same
-    bytes as one process writes."""
+    bytes as one process writes. A question whose lexical overlap with its gold passage is above
+    ``max_overlap`` is asked again (``overlap_attempts`` corrective turns), then re-planned on
+    another gold chunk (``overlap_replans`` times), then kept flagged ``overlap_rejected``."""
     arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
     from benchsmith.graphs.runner import run_job
     from benchsmith.graphs.synthesize import (BEIR_DIR, DIALOGUES_FILE, STATS_FILE, TREC_QRELS_FILE,
                                               SynthesisContext, builder)
 
     settings = _checked_settings(collection, conversations, turns, llm, switch_rate, hard_switch_rate, seed,
-                                 cluster_size, neighbours, history_window, soft_switch_margin)
+                                 cluster_size, neighbours, history_window, soft_switch_margin, max_overlap,
+                                 overlap_attempts, overlap_replans)
     check_at_least(1, concurrency=concurrency, lease_s=lease_s)
     database = database_url(database)
     run_id = checked_run_id(run_id, "synthesize")
@@ -99,7 +112,8 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
                          f"most {available} conversations, or use a smaller --cluster-size")
     context = SynthesisContext(
         workspace=str(resolved.root), chroma_host=chroma_host, llm=llm, seed=seed, switch_probability=switch_rate,
-        hard_switch_rate=hard_switch_rate, soft_switch_margin=soft_switch_margin, cluster_size=cluster_size,
+        hard_switch_rate=hard_switch_rate, soft_switch_margin=soft_switch_margin, max_overlap=max_overlap,
+        overlap_attempts=overlap_attempts, overlap_replans=overlap_replans, cluster_size=cluster_size,
         neighbours=neighbours, history_window=history_window, concurrency=concurrency,
         requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
         structured_output=structured_output, database=database, lease_s=lease_s)
@@ -111,23 +125,27 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
                       resume=resume, database=database, arguments=arguments)
     files = {"dialogues": outcome.run_dir.file(DIALOGUES_FILE), "beir": outcome.run_dir.file(BEIR_DIR),
              "qrels": outcome.run_dir.file(TREC_QRELS_FILE), "stats": outcome.run_dir.file(STATS_FILE)}
+    stats = dict(outcome.values.get("stats", {}))
     return SynthesisResult(**job_run(outcome), collection=collection,
                            dialogues=[Dialogue.model_validate(record) for record in load_jsonl(files["dialogues"])],
-                           stats=dict(outcome.values.get("stats", {})), files=files)
+                           stats=stats, lexical_overlap=dict(stats.get("lexical_overlap", {})),
+                           overlap_rejections=dict(stats.get("overlap_rejections", {})), files=files)
 
 
 def _checked_settings(collection: str, conversations: int, turns: int, llm: str, switch_rate: float,
                       hard_switch_rate: float, seed: int, cluster_size: int, neighbours: int,
-                      history_window: int | None, soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN
-                      ) -> dict[str, Any]:
+                      history_window: int | None, soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN,
+                      max_overlap: float = DEFAULT_MAX_OVERLAP, overlap_attempts: int = DEFAULT_OVERLAP_ATTEMPTS,
+                      overlap_replans: int = DEFAULT_OVERLAP_REPLANS) -> dict[str, Any]:
     check_collection_name(collection)
     check_models(llm)
     check_at_least(1, conversations=conversations, turns=turns, cluster_size=cluster_size, neighbours=neighbours)
-    check_at_least(0, history_window=history_window)
-    check_fraction(switch_rate=switch_rate, hard_switch_rate=hard_switch_rate)
+    check_at_least(0, history_window=history_window, overlap_attempts=overlap_attempts, overlap_replans=overlap_replans)
+    check_fraction(switch_rate=switch_rate, hard_switch_rate=hard_switch_rate, max_overlap=max_overlap)
     return {"collection": collection, "conversations": conversations, "turns": turns, "llm": llm,
             "hard_switch_rate": hard_switch_rate, "switch_rate": switch_rate, "seed": seed,
-            "cluster_size": cluster_size, "history_window": history_window, "soft_switch_margin": soft_switch_margin}
+            "cluster_size": cluster_size, "history_window": history_window, "soft_switch_margin": soft_switch_margin,
+            "max_overlap": max_overlap, "overlap_attempts": overlap_attempts, "overlap_replans": overlap_replans}
 
 
 @dry_run
