@@ -12,14 +12,15 @@ quality-filtered):
 * a benchmark synthesized from the collection by ``benchsmith.synthesize`` with ``--llm``
   (default: the offline baseline agents).
 
-Every ``--retriever`` is evaluated with ``benchsmith.evaluate`` on both: on the hand-labelled
-set (single-turn: every history mode sends the question) and on the synthesized one with each
-``--history`` (default ``oracle``, the self-contained rewrite, the form that is comparable to a
-standalone question; add ``--history full`` for the conversational form). The configurations
-are ranked by nDCG@10 on each benchmark, and Kendall's τ-b (scipy.stats.kendalltau) between
-the scores of the two says how far the synthesized benchmark orders retrievers as the human
-questions do: 1 the same order, 0 unrelated, -1 reversed. With few configurations one swap
-moves τ a lot; the p-value is scipy's test of τ = 0.
+``benchsmith.validate`` (the ``benchsmith validate`` job) then evaluates every ``--retriever``
+on both: on the hand-labelled set (single-turn: every history mode sends the question) and on
+the synthesized one with each ``--history`` (default ``oracle``, the self-contained rewrite, the
+form that is comparable to a standalone question; add ``--history full`` for the conversational
+form), one validation per mode. The configurations are ranked by nDCG@10 on each benchmark, and
+Kendall's τ-b between the scores of the two says how far the synthesized benchmark orders
+retrievers as the human questions do: 1 the same order, 0 unrelated, -1 reversed, with a
+seeded bootstrap interval over the queries of both sets (``--bootstrap``) and scipy's p-value
+for τ = 0. With few configurations one swap moves τ a lot.
 
 Runs are named by a fingerprint of their settings and of the benchsmith source, so the same
 command reuses finished work (the embedded collection above all) and any code change, such as
@@ -52,7 +53,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 import benchsmith  # noqa: E402
-from scipy.stats import kendalltau  # noqa: E402
+from benchsmith.graphs.jobs.synthesize import DEFAULT_MAX_OVERLAP  # noqa: E402
 
 from benchsmith.stores.benchmark_files import write_beir_qrels  # noqa: E402
 from benchsmith.stores.files import atomic_writer  # noqa: E402
@@ -67,8 +68,7 @@ RETRIEVERS = ("bm25", "dense", "hybrid:rrf(dense,bm25)", "hybrid:combsum(dense,b
               "hybrid:wsum(dense=0.9,bm25=0.1)")
 HISTORIES = ("oracle",)
 MEASURE = "nDCG@10"
-MEASURES = (MEASURE, "R@10", "RR@10")
-HAND_HISTORY = "full"  # single-turn queries: every mode but oracle sends the question itself
+BOOTSTRAP = 1000
 PACKAGES = ("graphs", "agents", "tools", "stores", "evals")
 # What decides the ingested chunks; a change here means a new collection (a new embedding).
 INGEST_SOURCES = ("tools", "graphs/ingest.py", "graphs/jobs/ingest.py")
@@ -81,7 +81,10 @@ def main() -> int:
     parser.add_argument("--llm", default="baseline", help="model that synthesizes: baseline or openai:<model>")
     parser.add_argument("--conversations", type=int, default=50)
     parser.add_argument("--turns", type=int, default=6)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seed of synthesis and of the bootstrap")
+    parser.add_argument("--max-overlap", type=float, default=DEFAULT_MAX_OVERLAP,
+                        help="synthesis's overlap control (1 turns it off: questions may copy their gold's words)")
+    parser.add_argument("--bootstrap", type=int, default=BOOTSTRAP, help="bootstrap resamples for the interval of tau")
     parser.add_argument("--retriever", action="append", help=f"repeatable (default: {', '.join(RETRIEVERS)})")
     parser.add_argument("--history", action="append", help="history modes on the synthesized benchmark, "
                                                            "repeatable (default: oracle)")
@@ -112,40 +115,37 @@ def main() -> int:
           f"({'reused' if corpus.already_finished else f'{corpus.newly_embedded} embedded'})")
     gold = resolved_gold(questions, chunks, args.data)
 
-    synthesis_key = fingerprint(source, collection, args.llm, args.conversations, args.turns, args.seed)
+    synthesis_key = fingerprint(source, collection, args.llm, args.conversations, args.turns, args.seed,
+                                args.max_overlap)
     synthesis = benchsmith.synthesize(collection, conversations=args.conversations, turns=args.turns, llm=args.llm,
-                                      seed=args.seed, run_id=f"validity-synthesize-{synthesis_key}",
-                                      workspace=workspace, on_event=Progress())
+                                      seed=args.seed, max_overlap=args.max_overlap,
+                                      run_id=f"validity-synthesize-{synthesis_key}", workspace=workspace,
+                                      on_event=Progress())
     commands.append(f"benchsmith synthesize --collection {collection} --conversations {args.conversations} "
-                    f"--turns {args.turns} --llm {args.llm} --seed {args.seed} --run-id {synthesis.run_id}")
+                    f"--turns {args.turns} --llm {args.llm} --seed {args.seed} --max-overlap {args.max_overlap} "
+                    f"--run-id {synthesis.run_id}")
     synthesized_turns = sum(len(dialogue.turns) for dialogue in synthesis.dialogues)
     print(f"synthesized: {len(synthesis.dialogues)} conversations, {synthesized_turns} turns (--llm {args.llm})")
 
     hand_dir = workspace / "validity" / f"handlabelled-{fingerprint(collection, args.data.read_bytes())}"
     write_hand_benchmark(hand_dir, questions, gold, synthesis.files["beir"] / "corpus.jsonl")
 
-    measure_key = fingerprint(source, retrievers, histories, MEASURES)
-    # The synthesized benchmark first: its dense index is the collection's own vectors, and the
-    # hand-labelled benchmark (the same corpus.jsonl, byte for byte) reuses it in this process.
-    synthesized = benchsmith.evaluate(synthesis.run_dir, retrievers=retrievers, histories=histories,
-                                      measures=MEASURES, workspace=workspace, on_event=Progress(),
-                                      run_id=f"validity-evaluate-synth-{fingerprint(measure_key, synthesis_key)}")
-    hand = benchsmith.evaluate(hand_dir, retrievers=retrievers, histories=[HAND_HISTORY], measures=MEASURES,
-                               workspace=workspace, on_event=Progress(),
-                               run_id=f"validity-evaluate-hand-{fingerprint(measure_key, hand_dir.name)}")
+    measure_key = fingerprint(source, retrievers, MEASURE, args.bootstrap, args.seed)
     flags = " ".join(f"--retriever '{spec}'" for spec in retrievers)
-    commands.append(f"benchsmith evaluate {synthesis.run_id} {flags} "
-                    f"{' '.join(f'--history {mode}' for mode in histories)} "
-                    f"{' '.join(f'--measure {m}' for m in MEASURES)} --run-id {synthesized.run_id}")
-    commands.append(f"benchsmith evaluate {hand_dir} {flags} --history {HAND_HISTORY} "
-                    f"{' '.join(f'--measure {m}' for m in MEASURES)} --run-id {hand.run_id}")
-
-    hand_scores = scores_by_retriever(hand.aggregate, HAND_HISTORY)
     print(f"\nhand-labelled: {len(questions)} questions, {sum(len(ids) for ids in gold.values())} gold chunks "
           f"({args.data.name}); synthesized: {synthesized_turns} turns; {len(retrievers)} configurations, "
           f"ranked by {MEASURE}")
     for mode in histories:
-        report(hand_scores, scores_by_retriever(synthesized.aggregate, mode), mode)
+        # One validation per history mode: its evaluations of both sets are runs of their own, named
+        # by the fingerprint, so an unchanged setting reuses them (the embedded collection above all).
+        validity = benchsmith.validate(synthesis.run_dir, human=hand_dir, retrievers=retrievers, histories=[mode],
+                                       measure=MEASURE, bootstrap=args.bootstrap, seed=args.seed,
+                                       workspace=workspace, on_event=Progress(),
+                                       run_id=f"validity-validate-{fingerprint(measure_key, synthesis_key, hand_dir.name, mode)}")
+        commands.append(f"benchsmith validate {synthesis.run_id} --human {hand_dir} {flags} --history {mode} "
+                        f"--measure {MEASURE} --bootstrap {args.bootstrap} --seed {args.seed} "
+                        f"--run-id {validity.run_id}")
+        report(validity, mode)
     print(f"\n{time.perf_counter() - started:.0f} s. Equivalent commands (workspace {workspace}):")
     for command in commands:
         print(f"  {command}")
@@ -222,33 +222,21 @@ def copy_atomic(source: Path, target: Path) -> None:
         shutil.copyfileobj(reader, writer)
 
 
-def scores_by_retriever(aggregate: dict[str, dict[str, float]], history: str) -> dict[str, float]:
-    """``{retriever: nDCG@10}`` of the configurations evaluated with ``history``."""
-    scores = {}
-    for name, measures in aggregate.items():
-        retriever, _, mode = name.rpartition("@")
-        if mode == history:
-            scores[retriever] = measures[MEASURE]
-    return scores
-
-
-def report(hand: dict[str, float], synthesized: dict[str, float], history: str) -> None:
-    retrievers = list(hand)
-    hand_rank = ranks(hand)
-    synthesized_rank = ranks(synthesized)
-    tau, p_value = kendalltau([hand[r] for r in retrievers], [synthesized[r] for r in retrievers])
+def report(validity: "benchsmith.ValidationResult", history: str) -> None:
+    rows = sorted(validity.configurations, key=lambda row: (row["human_rank"], row["name"]))
     print(f"\nsynthesized benchmark with --history {history}:")
-    width = max(len(r) for r in retrievers)
+    width = max(len(row["name"]) for row in rows)
     print(f"  {'configuration':<{width}}  {'hand-labelled':>17}  {'synthesized':>17}")
-    for retriever in sorted(retrievers, key=lambda r: (hand_rank[r], r)):
-        print(f"  {retriever:<{width}}  {hand[retriever]:>9.4f} (#{hand_rank[retriever]})"
-              f"{'':>2}  {synthesized[retriever]:>9.4f} (#{synthesized_rank[retriever]})")
-    print(f"  Kendall's tau-b = {tau:+.3f} (p = {p_value:.3f}, {len(retrievers)} configurations)")
-
-
-def ranks(scores: dict[str, float]) -> dict[str, int]:
-    """Competition ranks, 1 = best; equal scores (to 1e-9) share a rank."""
-    return {name: 1 + sum(other > score + 1e-9 for other in scores.values()) for name, score in scores.items()}
+    for row in rows:
+        print(f"  {row['name']:<{width}}  {row['human']:>9.4f} (#{row['human_rank']})"
+              f"{'':>2}  {row['synthetic']:>9.4f} (#{row['synthetic_rank']})")
+    tau, interval = validity.kendall_tau_b, validity.interval
+    bounds = (f", 95% interval [{interval['low']:+.3f}, {interval['high']:+.3f}]"
+              if interval.get("low") is not None else "")
+    print(f"  Kendall's tau-b = {'undefined' if tau is None else f'{tau:+.3f}'}{bounds} "
+          f"(p = {'–' if validity.p_value is None else f'{validity.p_value:.3f}'}, {len(rows)} configurations)")
+    print(f"  verdict: {validity.verdict['text']}")
+    print(f"  report: {validity.report['html']}")
 
 
 def fingerprint(*parts: object) -> str:

@@ -10,6 +10,7 @@ finished one without redoing it)::
     bench = benchsmith.synthesize("mydocs", conversations=10, turns=4)          # offline baseline agents
     scores = benchsmith.evaluate(bench.run_dir, retrievers=["bm25", "dense"])
     verdict = benchsmith.audit(bench.run_dir, judges=["baseline"])
+    validity = benchsmith.validate(bench.run_dir, human="my-questions.jsonl")  # ranks as mine?
     chosen = benchsmith.select("queries.txt", corpus=["docs/"], retrievers=["bm25", "dense"])  # no labels needed
     shared = benchsmith.synthesize("mydocs", database="postgresql://…")  # other machines: benchsmith.work(run_id)
 
@@ -33,6 +34,7 @@ from benchsmith.graphs.jobs.robustness import RobustnessResult, estimate_robustn
 from benchsmith.graphs.jobs.nuggets import NuggetsResult, estimate_nuggets, nuggets
 from benchsmith.graphs.jobs.select import SelectionResult, estimate_selection, select
 from benchsmith.graphs.jobs.synthesize import ClusterResult, SynthesisResult, cluster, estimate_synthesis, synthesize
+from benchsmith.graphs.jobs.validate import ValidationResult, estimate_validation, validate
 from benchsmith.graphs.jobs.work import export, work
 from benchsmith.graphs.resources import register_embedder, register_model, register_scorer
 from benchsmith.stores.benchmark_files import Dialogue, Turn
@@ -46,4 +48,5 @@ __all__ = [
     "estimate_robustness", "estimate_selection", "estimate_synthesis", "evaluate", "export", "ingest", "measure_runs", "nuggets",
     "paraphrase", "preview_ingest", "register_embedder", "register_model", "register_scorer", "rescore_tables",
     "robustness", "score_hardneg", "select", "synthesize", "work",
+    "ValidationResult", "estimate_validation", "validate",
 ]

@@ -3,6 +3,9 @@
 * Fleiss' kappa (Fleiss, 1971, "Measuring nominal scale agreement among many raters",
   Psychological Bulletin 76(5):378–382): chance-corrected agreement of a fixed number of raters
   per item on a nominal scale; every rater must rate every item.
+* Cohen's kappa (Cohen, 1960, "A coefficient of agreement for nominal scales", Educational and
+  Psychological Measurement 20(1):37–46): chance-corrected agreement of exactly two raters who
+  rate the same items, each with their own category shares (a judge against human labels).
 * Krippendorff's alpha, nominal (Krippendorff, 2011, "Computing Krippendorff's
   Alpha-Reliability", Annenberg School for Communication, University of Pennsylvania): the same
   idea built on a coincidence matrix, so it tolerates missing ratings and any number of raters
@@ -67,6 +70,33 @@ def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:
     observed = float(_item_agreement(counts, raters).mean())  # P̄
     shares = counts.sum(axis=0) / counts.sum()  # p_j
     chance = float((shares**2).sum())  # P̄_e
+    return (observed - chance) / (1.0 - chance)
+
+
+def cohen_kappa(first: Sequence[Hashable], second: Sequence[Hashable]) -> float | None:
+    """Cohen's kappa (Cohen, 1960) between two raters who rated the same N items:
+    ``first[i]`` and ``second[i]`` are their categories for item i. With a_i = [first_i = second_i]
+    (per item), p_1k and p_2k the shares of items each rater put in category k,
+
+        p_o = (1/N) Σ_i a_i,   p_e = Σ_k p_1k p_2k,   κ = (p_o − p_e) / (1 − p_e).
+
+    Unlike Fleiss' kappa, chance agreement p_e uses each rater's own shares. None when undefined:
+    no items, or p_e = 1, which happens exactly when both raters put every item in one and the
+    same category (nothing varies, so agreement cannot be told apart from chance)."""
+    if len(first) != len(second):
+        raise ValueError(f"Cohen's kappa needs both raters on the same items, got {len(first)} and {len(second)}")
+    if any(_is_missing(value) for value in (*first, *second)):
+        raise ValueError("Cohen's kappa needs every rating; use krippendorff_alpha_nominal for missing ones")
+    n = len(first)
+    if n == 0:
+        return None
+    agreements = [a == b for a, b in zip(first, second)]  # a_i, per item
+    observed = sum(agreements) / n  # p_o
+    shares_first, shares_second = Counter(first), Counter(second)
+    chance_count = sum(count * shares_second[category] for category, count in shares_first.items())
+    if chance_count == n * n:  # p_e = 1, tested on counts rather than a rounded float
+        return None
+    chance = chance_count / (n * n)  # p_e
     return (observed - chance) / (1.0 - chance)
 
 

@@ -19,6 +19,7 @@ from scipy import stats
 
 from benchsmith.evals.agreement import (
     JudgePair,
+    cohen_kappa,
     common_items,
     fleiss_kappa,
     item_agreement,
@@ -168,6 +169,51 @@ def test_krippendorff_alpha_perfect_and_undefined():
     assert krippendorff_alpha_nominal([["a", "a"], ["a", None, "a"]]) is None  # one value: no variation
     assert krippendorff_alpha_nominal([["a", None], [None, "b"]]) is None  # no unit with 2 values
     assert krippendorff_alpha_nominal([]) is None
+
+
+# --- Cohen's kappa -------------------------------------------------------------------------------
+# Wikipedia, "Cohen's kappa", worked example: 50 grant proposals read by A and B; both yes 20,
+# A yes B no 5, A no B yes 10, both no 15. p_o = 35/50 = 0.7, A says yes on 25/50 and B on 30/50,
+# p_e = 0.5·0.6 + 0.5·0.4 = 0.5, κ = (0.7 − 0.5)/(1 − 0.5) = 0.4.
+COHEN_PAIRS = [("yes", "yes")] * 20 + [("yes", "no")] * 5 + [("no", "yes")] * 10 + [("no", "no")] * 15
+
+
+def test_cohen_kappa_reproduces_the_wikipedia_worked_example():
+    first, second = zip(*COHEN_PAIRS)
+    assert math.isclose(cohen_kappa(first, second), 0.4)
+
+
+def test_cohen_kappa_on_a_hand_worked_three_category_example():
+    # Items 1, 2, 4 and 6 agree: p_o = 4/6. Shares, a: x 3, y 2, z 1; b: x 3, y 2, z 1;
+    # p_e = (3·3 + 2·2 + 1·1)/36 = 14/36; κ = (24/36 − 14/36)/(22/36) = 5/11.
+    first = ["x", "x", "x", "y", "y", "z"]
+    second = ["x", "x", "y", "y", "x", "z"]
+    assert math.isclose(cohen_kappa(first, second), 5 / 11)
+
+
+def test_cohen_kappa_perfect_chance_and_undefined():
+    labels = [1, 0, 1, 1, 0, 0]
+    assert cohen_kappa(labels, list(labels)) == 1.0
+    assert cohen_kappa(labels, [1 - label for label in labels]) == -1.0
+    assert cohen_kappa([1, 1, 0, 0], [1, 0, 1, 0]) == 0.0  # p_o = p_e = 0.5
+    assert cohen_kappa([1, 1, 1], [1, 1, 1]) is None  # p_e = 1: nothing varies
+    assert cohen_kappa([], []) is None
+    with pytest.raises(ValueError):
+        cohen_kappa([1, 0], [1])
+    with pytest.raises(ValueError):
+        cohen_kappa([1, None], [1, 0])
+
+
+def test_cohen_kappa_with_two_raters_is_close_to_krippendorff_alpha():
+    # Krippendorff (2011): for two coders and complete nominal data, α = 1 − (n − 1)(1 − p_o)/(n − Σ n_c²/n)
+    # differs from κ only by pooling the two raters' shares and a small-sample factor.
+    first, second = zip(*COHEN_PAIRS)
+    alpha = krippendorff_alpha_nominal([[a, b] for a, b in COHEN_PAIRS])
+    pooled = Counter(first) + Counter(second)
+    n = 2 * len(COHEN_PAIRS)
+    p_o = sum(a == b for a, b in COHEN_PAIRS) / len(COHEN_PAIRS)
+    assert math.isclose(alpha, 1 - (n - 1) * (1 - p_o) / (n - sum(c * c for c in pooled.values()) / n))
+    assert abs(alpha - cohen_kappa(first, second)) < 0.02
 
 
 # --- Score correlations --------------------------------------------------------------------------

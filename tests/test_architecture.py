@@ -104,7 +104,7 @@ def test_benchsmith_studio_serves_every_graph_with_schemas_and_runs_one(tmp_path
     environment = {**os.environ, "LANGGRAPH_NO_VERSION_CHECK": "true"}
     command = [sys.executable, "-m", "benchsmith.graphs.cli", "studio", "--port", str(port), "-w", str(workspace)]
     with local_server(command, "/ok", port, cwd=tmp_path, env=environment, timeout_s=120) as base:
-        assistants = httpx.post(f"{base}/assistants/search", json={}, timeout=10).json()
+        assistants = httpx.post(f"{base}/assistants/search", json={"limit": 100}, timeout=10).json()  # default page: 10
         by_graph = {assistant["graph_id"]: assistant["assistant_id"] for assistant in assistants}
         config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
         assert set(by_graph) == set(config["graphs"])

@@ -1,5 +1,5 @@
 """The command line: ``benchsmith ingest | cluster | synthesize | evaluate | audit | paraphrase | robustness |
-hardneg | nuggets | select | demo | runs | work | export | studio``.
+hardneg | nuggets | select | validate | demo | runs | work | export | studio``.
 
 One module per command, plus console.py, the one home for progress and printing. Every
 command takes ``--workspace`` (default ``./.benchsmith`` or ``$BENCHSMITH_WORKSPACE``); every
@@ -25,6 +25,7 @@ from benchsmith.graphs.cli.runs import runs
 from benchsmith.graphs.cli.select import select
 from benchsmith.graphs.cli.studio import studio
 from benchsmith.graphs.cli.synthesize import synthesize
+from benchsmith.graphs.cli.validate import validate
 from benchsmith.graphs.cli.work import export, work
 
 app = typer.Typer(
@@ -34,8 +35,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for command in (ingest, cluster, synthesize, evaluate, audit, paraphrase, robustness, nuggets, select, demo, runs,
-                work, export, studio):
+for command in (ingest, cluster, synthesize, evaluate, audit, paraphrase, robustness, nuggets, select, validate,
+                demo, runs, work, export, studio):
     app.command(help=reflowed_help(command.__doc__))(command)
 for subcommand in hardneg_app.registered_commands:
     subcommand.help = subcommand.help or reflowed_help(subcommand.callback.__doc__)

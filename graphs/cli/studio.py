@@ -29,8 +29,10 @@ GRAPHS = {
     "paraphrase": "benchsmith.graphs.paraphrase:graph",
     "robustness": "benchsmith.graphs.robustness:graph",
     "hardneg": "benchsmith.graphs.hardneg:graph",
+    "hardneg-score": "benchsmith.graphs.hardneg_score:graph",
     "nuggets": "benchsmith.graphs.nuggets:graph",
     "select": "benchsmith.graphs.select:graph",
+    "validate": "benchsmith.graphs.validate:graph",
 }
 
 
@@ -59,9 +61,9 @@ def studio(
     config = studio_config(resolved)
     command = [executable, "dev", "--config", str(config), "--port", str(port), "--no-browser",
                *([] if reload else ["--no-reload"])]
-    console.print("starting: " + " ".join(command), highlight=False)
+    console.print("starting: " + " ".join(command), highlight=False, markup=False)
     console.print(f"graphs: {', '.join(json.loads(config.read_text())['graphs'])} · workspace {resolved.root}",
-                  highlight=False)
+                  highlight=False, markup=False)
     environment = {**os.environ, WORKSPACE_ENV: str(resolved.root), "LANGGRAPH_CLI_NO_ANALYTICS": "1"}
     sys.stdout.flush()
     # The server replaces this process: a signal to `benchsmith studio` reaches the server itself,

@@ -1,0 +1,167 @@
+"""Does a benchmark rank retriever configurations as the user's own labelled questions do?
+
+* Kendall's τ-b between the configurations' mean scores on the two sets (Kendall, 1945, "The
+  treatment of ties in ranking problems", Biometrika 33(3):239–251), computed by
+  ``scipy.stats.kendalltau(variant="b")`` with its p-value (the test of τ = 0). Over n
+  configurations, with n_c concordant and n_d discordant pairs, n_0 = n(n − 1)/2, and t_i, u_j
+  the sizes of the groups of tied values in the first and the second set,
+
+      τ_b = (n_c − n_d) / √((n_0 − n_1)(n_0 − n_2)),   n_1 = Σ_i t_i(t_i − 1)/2,   n_2 = Σ_j u_j(u_j − 1)/2.
+
+  1: the same order; 0: unrelated; −1: reversed. This is how synthetic test collections are
+  validated against human ones (e.g. Rahmani et al., 2024, "SynDL"; Voorhees, 2000, for τ
+  between system rankings).
+* Its uncertainty: a percentile bootstrap over the queries of both sets (Efron and Tibshirani,
+  1993, ch. 13), drawn by ``scipy.stats.bootstrap`` (as evals.intervals.bootstrap_interval):
+  each resample draws each set's queries with replacement, independently, recomputes every
+  configuration's mean on both sets and τ-b between them.
+* Each judge's agreement with the human labels on (query, chunk) pairs: Cohen's κ and
+  Krippendorff's α (nominal), from evals.agreement, with the 2×2 confusion matrix.
+
+Per-query values come first (a queries × configurations matrix per set), means after.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from benchsmith.evals.agreement import cohen_kappa, krippendorff_alpha_nominal
+from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, Interval
+
+DEFAULT_BOOTSTRAP = 1000
+AGREES_TAU = 0.6  # τ at or above this, with an interval above 0 and the same best configuration: "agrees"
+WEAK_TAU = 0.2  # τ above this: "weak agreement"; at or below it: "disagrees"
+TIE_TOLERANCE = 1e-9  # scores closer than this are one rank
+
+
+@dataclass(frozen=True)
+class RankCorrelation:
+    tau: float | None  # None where undefined: fewer than 2 configurations, or either set's scores all equal
+    p_value: float | None
+
+
+def kendall_tau_b(human: Sequence[float], synthetic: Sequence[float]) -> RankCorrelation:
+    """Kendall's τ-b and scipy's p-value between two score vectors over the same configurations
+    (module docstring)."""
+    if len(human) != len(synthetic):
+        raise ValueError(f"τ needs scores of the same configurations, got {len(human)} and {len(synthetic)}")
+    tau = _tau_b(np.asarray(human, dtype=float), np.asarray(synthetic, dtype=float))
+    if tau is None:
+        return RankCorrelation(None, None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p_value = float(stats.kendalltau(human, synthetic, variant="b").pvalue)
+    return RankCorrelation(tau, None if math.isnan(p_value) else p_value)
+
+
+def _tau_b(first: np.ndarray, second: np.ndarray) -> float | None:
+    if len(first) < 2 or np.ptp(first) == 0 or np.ptp(second) == 0:
+        return None
+    tau = float(stats.kendalltau(first, second, variant="b").statistic)
+    return None if math.isnan(tau) else tau
+
+
+def tau_interval(human: np.ndarray, synthetic: np.ndarray, resamples: int = DEFAULT_BOOTSTRAP, seed: int = 0,
+                 confidence: float = DEFAULT_CONFIDENCE) -> Interval:
+    """Percentile bootstrap interval of τ-b (module docstring). ``human`` and ``synthetic``: the
+    per-query values, queries × configurations (the same configurations, in the same order).
+    ``mean`` is τ-b of the full sets; ``n`` the resamples where τ-b was defined (a resample whose
+    means are all equal on one set has none, and is left out). Bounds are None with fewer than 2
+    queries in a set or no defined resample. The same values and seed give the same interval."""
+    human, synthetic = np.asarray(human, dtype=float), np.asarray(synthetic, dtype=float)
+    if human.ndim != 2 or synthetic.ndim != 2 or human.shape[1] != synthetic.shape[1]:
+        raise ValueError("per-query values must be queries × configurations, with the same configurations")
+    tau = _tau_b(human.mean(axis=0), synthetic.mean(axis=0)) if len(human) and len(synthetic) else None
+    if len(human) < 2 or len(synthetic) < 2:
+        return Interval(tau, None, None, 0)
+
+    def resampled_tau(human_rows: np.ndarray, synthetic_rows: np.ndarray) -> float:
+        value = _tau_b(human[human_rows.astype(int)].mean(axis=0), synthetic[synthetic_rows.astype(int)].mean(axis=0))
+        return math.nan if value is None else value
+
+    # The samples are row indices, so scipy resamples whole queries (rows) of each set independently.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns on a degenerate distribution; the bounds below say it
+        result = stats.bootstrap((np.arange(len(human)), np.arange(len(synthetic))), resampled_tau, paired=False,
+                                 vectorized=False, n_resamples=resamples, confidence_level=confidence,
+                                 method="percentile", rng=np.random.default_rng(seed))
+    distribution = np.asarray(result.bootstrap_distribution, dtype=float)
+    defined = distribution[~np.isnan(distribution)]
+    if not len(defined):
+        return Interval(tau, None, None, 0)
+    # The percentile interval (as scipy's), over the resamples where τ is defined.
+    low, high = np.percentile(defined, [100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2])
+    return Interval(tau, float(low), float(high), int(len(defined)))
+
+
+def competition_ranks(scores: Mapping[str, float]) -> dict[str, int]:
+    """Competition ranks, 1 = best; scores within ``TIE_TOLERANCE`` share a rank."""
+    return {name: 1 + sum(other > score + TIE_TOLERANCE for other in scores.values()) for name, score in scores.items()}
+
+
+def ranked_first(scores: Mapping[str, float]) -> list[str]:
+    """The configurations ranked first (several when tied), in the given order."""
+    return [name for name, rank in competition_ranks(scores).items() if rank == 1]
+
+
+def top1_agrees(human: Mapping[str, float], synthetic: Mapping[str, float]) -> bool:
+    """True when a configuration ranked first on the human set is also ranked first on the synthetic one."""
+    return bool(set(ranked_first(human)) & set(ranked_first(synthetic)))
+
+
+def verdict(human: Mapping[str, float], synthetic: Mapping[str, float], tau: float | None,
+            interval: Interval) -> dict[str, str]:
+    """``{"label", "text"}``: the comparison in words. "agrees": τ ≥ AGREES_TAU, the interval's low
+    bound above 0 and the same configuration first; "weak agreement": τ > WEAK_TAU otherwise;
+    "disagrees": τ ≤ WEAK_TAU; "undetermined": τ undefined (all scores equal on one set)."""
+    first_human, first_synthetic = _named(ranked_first(human)), _named(ranked_first(synthetic))
+    top = f"the synthetic benchmark ranks {first_synthetic} first, your questions rank {first_human} first"
+    if tau is None:
+        return {"label": "undetermined",
+                "text": "undetermined: every configuration scores the same on one of the sets, so there is no order "
+                        "to compare"}
+    described = f"τ-b = {tau:+.2f}" + (f", 95% interval [{interval.low:+.2f}, {interval.high:+.2f}]"
+                                       if interval.low is not None and interval.high is not None else "")
+    same_top = top1_agrees(human, synthetic)
+    if tau >= AGREES_TAU and interval.low is not None and interval.low > 0 and same_top:
+        return {"label": "agrees", "text": f"agrees: the synthetic benchmark orders the configurations as your "
+                                           f"questions do ({described}), and both rank {first_human} first"}
+    if tau > WEAK_TAU:
+        why = ("no interval: too few queries to resample" if interval.low is None
+               else "the interval reaches 0 or below" if interval.low <= 0
+               else "τ is moderate" if tau < AGREES_TAU else "")
+        detail = "; ".join(part for part in (why, "" if same_top else top) if part)
+        return {"label": "weak agreement",
+                "text": f"weak agreement ({described}){': ' + detail if detail else ''}"}
+    return {"label": "disagrees", "text": f"disagrees: {top} ({described})" if not same_top else
+            f"disagrees: both rank {first_human} first, but the other configurations are ordered "
+            f"differently ({described})"}
+
+
+def _named(names: Sequence[str]) -> str:
+    """Configurations tied for first, by name: a few joined by " = ", many counted."""
+    if len(names) <= 3:
+        return " = ".join(names)
+    return f"{len(names)} tied configurations ({', '.join(names[:3])}, …)"
+
+
+def relevance_agreement(human: Sequence[bool], judge: Sequence[bool]) -> dict[str, Any]:
+    """A judge's relevant / not relevant labels against the human ones on the same pairs:
+    Cohen's κ, Krippendorff's α (nominal, the two raters as coders), and the confusion matrix
+    ``{human label: {judge label: pairs}}`` with labels "relevant" and "not relevant"."""
+    if len(human) != len(judge):
+        raise ValueError(f"labels of the same pairs needed, got {len(human)} and {len(judge)}")
+    names = {True: "relevant", False: "not relevant"}
+    confusion = {names[h]: {names[j]: sum(1 for a, b in zip(human, judge) if bool(a) == h and bool(b) == j) for j in (True, False)}
+                 for h in (True, False)}
+    return {"pairs": len(human), "agreement": (sum(a == b for a, b in zip(human, judge)) / len(human)) if human else None,
+            "cohen_kappa": cohen_kappa(list(human), list(judge)),
+            "krippendorff_alpha": krippendorff_alpha_nominal([[a, b] for a, b in zip(human, judge)]),
+            "confusion": confusion}

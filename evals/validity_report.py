@@ -1,0 +1,109 @@
+"""The report of a validation run: ``validity.json``, ``validity-report.md`` and a
+self-contained ``validity-report.html``, from one document model (evals/report_document.py).
+
+It leads with the verdict in words, then the configurations' scores and ranks on both sets,
+Kendall's τ-b with its bootstrap interval, a scatter plot of the two scores, and each judge's
+agreement with the human labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from benchsmith.evals import plots
+from benchsmith.evals.report_document import (MISSING, BulletList, Callout, Cell, Document, Plot, ReportFileNames,
+                                              Section, Table, render_report)
+
+VALIDITY_FILES = ReportFileNames(results="validity.json", markdown="validity-report.md", html="validity-report.html")
+
+
+def validity_report_files(results: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    return render_report(results, build_validity_document(results), VALIDITY_FILES)
+
+
+def build_validity_document(results: Mapping[str, Any]) -> Document:
+    sections = [summary_section(results), configurations_section(results)]
+    if results.get("judge_agreement"):
+        sections.append(judges_section(results))
+    sections.append(Section("Notes", [BulletList(list(results.get("notes", [])))]))
+    return Document(f"Validity: {results['synthetic']['name']} against {results['human']['name']}", sections)
+
+
+def summary_section(results: Mapping[str, Any]) -> Section:
+    verdict = results["verdict"]
+    interval = results["interval"]
+    tau = results["kendall_tau_b"]
+    text = (f"Kendall's τ-b between the {len(results['configurations'])} configurations' {results['measure']} on "
+            f"your {results['human']['queries']} labelled questions and on the synthetic benchmark's "
+            f"{results['synthetic']['queries']} queries is {_value(tau, signed=True)} (95% bootstrap interval "
+            f"{_value(interval['low'], signed=True)} to {_value(interval['high'], signed=True)}, "
+            f"{results['bootstrap']} resamples of the queries of both sets; p = {_value(results['p_value'])} for "
+            "τ = 0). τ = 1: the same order; 0: unrelated; −1: reversed. With few configurations one swap "
+            "moves τ a lot.")
+    return Section("Verdict", [Callout(verdict["label"], verdict["text"]), text])
+
+
+def configurations_section(results: Mapping[str, Any]) -> Section:
+    rows = [[Cell(row["name"]), Cell(_value(row["human"]), numeric=True), Cell(str(row["human_rank"]), numeric=True),
+             Cell(_value(row["synthetic"]), numeric=True), Cell(str(row["synthetic_rank"]), numeric=True)]
+            for row in sorted(results["configurations"], key=lambda row: (row["human_rank"], row["name"]))]
+    measure = results["measure"]
+    table = Table(["configuration", f"human {measure}", "rank", f"synthetic {measure}", "rank"], rows)
+    plot = Plot(f"{measure} on your questions (x) against the synthetic benchmark (y), one point per configuration",
+                lambda: scatter_png(results["configurations"], measure))
+    return Section("Configurations", [table, plot])
+
+
+def judges_section(results: Mapping[str, Any]) -> Section:
+    sample = results.get("judge_sample", {})
+    rows = []
+    for judge, values in results["judge_agreement"].items():
+        confusion = values["confusion"]
+        rows.append([Cell(judge), Cell(str(values["pairs"]), numeric=True),
+                     Cell(_value(values["agreement"]), numeric=True), Cell(_value(values["cohen_kappa"]), numeric=True),
+                     Cell(_value(values["krippendorff_alpha"]), numeric=True),
+                     *(Cell(str(confusion[human][judged]), numeric=True)
+                       for human in ("relevant", "not relevant") for judged in ("relevant", "not relevant"))])
+    table = Table(["judge", "pairs", "agreement", "Cohen's κ", "Krippendorff's α", "gold judged relevant",
+                   "gold judged not", "non-gold judged relevant", "non-gold judged not"], rows)
+    text = (f"Each judge labelled the {sample.get('gold', 0)} gold (question, chunk) pairs of your questions and "
+            f"{sample.get('non_gold', 0)} non-gold pairs drawn (seed {sample.get('seed', 0)}) from the top "
+            f"{sample.get('depth', MISSING)} results of the evaluated configurations, as relevant or not. κ and α: "
+            "1 agrees with your labels on every pair, 0 no better than chance.")
+    return Section("Judges against your labels", [text, table])
+
+
+def scatter_png(configurations: Sequence[Mapping[str, Any]], measure: str) -> bytes:
+    """Human (x) against synthetic (y) score per configuration, each point labelled with its name."""
+    figure = Figure(figsize=(7.5, 6), layout="constrained")
+    axes = figure.add_subplot()
+    xs = [row["human"] for row in configurations]
+    ys = [row["synthetic"] for row in configurations]
+    # Configurations with the same two scores share a point: one label lists them all, rather
+    # than labels drawn over each other.
+    at_point: dict[tuple[float, float], list[str]] = {}
+    for row in configurations:
+        at_point.setdefault((round(row["human"], 6), round(row["synthetic"], 6)), []).append(row["name"])
+    for index, ((x, y), names) in enumerate(at_point.items()):
+        axes.scatter([x], [y], color=f"C{index % 10}", marker=plots.MARKERS[index % len(plots.MARKERS)], s=40)
+        axes.annotate("\n".join(plots.literal_text(name) for name in names), (x, y), textcoords="offset points",
+                      xytext=(6, 0), fontsize=8, va="center")
+    low, high = min([*xs, *ys], default=0.0), max([*xs, *ys], default=1.0)
+    margin = (high - low) * 0.1 or 0.05
+    axes.plot([low - margin, high + margin], [low - margin, high + margin], color="#999999", linewidth=0.8,
+              linestyle="--", label="equal scores")
+    axes.set_xlabel(f"{measure} on your labelled questions")
+    axes.set_ylabel(f"{measure} on the synthetic benchmark")
+    axes.set_title("Configurations on both sets")
+    axes.grid(True, alpha=0.3)
+    axes.legend(loc="lower right", fontsize=8, frameon=False)
+    return plots.figure_png(figure)
+
+
+def _value(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return MISSING
+    return f"{value:+.3f}" if signed else f"{value:.3f}"

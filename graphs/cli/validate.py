@@ -1,0 +1,137 @@
+"""``benchsmith validate``: does a benchmark rank retrievers as your own labelled questions do?"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from benchsmith.evals.validity import DEFAULT_BOOTSTRAP
+from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, EmbedderOption,
+                                           MaxAttemptsOption, RateLimitOption, RunIdOption, StructuredOutputOption,
+                                           TimeoutOption, WorkspaceOption, console, guarded, model_options,
+                                           offline_environment, print_estimate, print_paths, print_usage,
+                                           run_reported)
+from benchsmith.graphs.jobs.validate import (DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURE, DEFAULT_RETRIEVERS,
+                                             ValidationResult, estimate_validation)
+from benchsmith.graphs.jobs.validate import validate as run_validation
+from benchsmith.stores.runs import new_run_id
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
+
+VERDICT_STYLES = {"agrees": "green", "weak agreement": "yellow", "disagrees": "red", "undetermined": "yellow"}
+
+
+def validate(
+    synthetic: Annotated[str, typer.Argument(
+        help="The benchmark to check: a synthesis run id or directory, or a BEIR directory (anything `benchsmith "
+             "evaluate` accepts).", show_default=False)],
+    human: Annotated[Path, typer.Option(
+        "--human", help="Your labelled questions over the same corpus: a BEIR directory (corpus.jsonl with the same "
+                        "document ids, queries.jsonl, qrels/<split>.tsv), or a JSONL file of {\"id\", \"question\", "
+                        "\"gold\": [{\"chunk_id\", \"document\", \"evidence\"}]} whose chunk ids are ids of "
+                        "SYNTHETIC's corpus (like data/stdlib-validity.jsonl).", show_default=False)],
+    retriever: Annotated[Optional[list[str]], typer.Option(
+        "--retriever", help="bm25, dense[:MODEL], hybrid:rrf(dense,bm25), hybrid:wsum(dense=0.7,bm25=0.3)... "
+                            "Repeat; rank at least 3 configurations.",
+        show_default=", ".join(DEFAULT_RETRIEVERS))] = None,
+    history: Annotated[Optional[list[str]], typer.Option(
+        "--history", help="History modes on SYNTHETIC (full, last:K, current, rewrite, oracle). Repeat. Your "
+                          "questions, standalone, are asked as they are.",
+        show_default="oracle when every query has a rewrite, else full")] = None,
+    rerank: Annotated[Optional[str], typer.Option(
+        help="Also rank each configuration reranked by this CrossEncoder (name or path).")] = None,
+    rerank_depth: Annotated[int, typer.Option(min=1, help="Documents per query the reranker re-scores.")]
+    = DEFAULT_RERANK_DEPTH,
+    run: Annotated[Optional[list[Path]], typer.Option(
+        "--run", help="A TREC run file of your own system ranking the queries of both sets (named by its file "
+                      "name). Repeat.")] = None,
+    measure: Annotated[str, typer.Option(
+        help="The ir_measures measure configurations are ranked by (nDCG@10, R@100, RR@10, AP...).")]
+    = DEFAULT_MEASURE,
+    depth: Annotated[int, typer.Option(min=1, help="Documents retrieved per query.")] = 1000,
+    split: Annotated[str, typer.Option(help="BEIR qrels split (qrels/<split>.tsv).")] = "test",
+    judge: Annotated[Optional[list[str]], typer.Option(
+        "--judge", help="Also measure a relevance judge against your labels: 'baseline' (offline, lexical), "
+                        "openai:<model>, or qrels:FILE. Each labels your gold (question, chunk) pairs and as many "
+                        "sampled non-gold ones; reports Cohen's kappa and Krippendorff's alpha. Repeat.")] = None,
+    judge_depth: Annotated[int, typer.Option(
+        min=1, help="Non-gold pairs are sampled from each configuration's top k on your questions.")]
+    = DEFAULT_JUDGE_DEPTH,
+    bootstrap: Annotated[int, typer.Option(
+        min=1, help="Bootstrap resamples of the queries of both sets for the interval of tau.")] = DEFAULT_BOOTSTRAP,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap, the judged sample and the model calls.")] = 0,
+    embedder: EmbedderOption = DEFAULT_EMBEDDER,
+    llm: Annotated[str, typer.Option(help="Model for --history rewrite: 'baseline' or openai:<model>.")] = "baseline",
+    concurrency: Annotated[int, typer.Option(min=1, help="Judge (and rewriter) calls in flight.")] = 4,
+    rate_limit: RateLimitOption = None,
+    timeout: TimeoutOption = 60.0,
+    max_attempts: MaxAttemptsOption = 6,
+    structured_output: StructuredOutputOption = "auto",
+    chroma_host: ChromaHostOption = None,
+    database: DatabaseOption = None,
+    run_id: RunIdOption = None,
+    dry_run: DryRunOption = False,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Check whether a benchmark ranks retriever configurations as your own labelled questions do.
+
+    Every configuration is evaluated on both SYNTHETIC and --human (the `evaluate` job, one
+    resumable run each) and ranked by --measure on each. Kendall's tau-b compares the two
+    rankings: 1 the same order, 0 unrelated, -1 reversed; it comes with a 95% bootstrap interval
+    over the queries of both sets and scipy's p-value. With few configurations one swap moves tau
+    a lot: read the interval. The verdict says in words whether the benchmark agrees with your
+    questions, and which configuration each ranks first.
+
+    HUMAN must be over the same corpus as SYNTHETIC: ids it names that SYNTHETIC's corpus lacks
+    stop the command (exit 2) before anything runs. Writes validity.json, validity-report.md and
+    validity-report.html into the run directory.
+    """
+    offline_environment()
+    judges = judge or []
+    runs = list(run or [])
+    if dry_run:
+        print_estimate(guarded(lambda: estimate_validation(
+            synthetic, human=human, retrievers=retriever, histories=history, runs=runs, rerank=rerank,
+            measure=measure, split=split, judges=judges, judge_depth=judge_depth, llm=llm, workspace=workspace)))
+        return
+    run_id = run_id or new_run_id("validate")
+    console.print(Text.assemble(("validate", "bold"), " run ", (run_id, "cyan"), f" · {synthetic} against {human}"
+                                + (f" · judges {', '.join(judges)}" if judges else "")))
+    result = guarded(lambda: run_reported(
+        run_validation, run_id=run_id, synthetic=synthetic, human=human, retrievers=retriever, histories=history,
+        runs=runs, rerank=rerank, rerank_depth=rerank_depth, measure=measure, depth=depth, split=split,
+        judges=judges, judge_depth=judge_depth, bootstrap=bootstrap, seed=seed, llm=llm, embedder=embedder,
+        concurrency=concurrency, workspace=workspace, chroma_host=chroma_host, database=database,
+        **model_options(rate_limit, timeout, max_attempts, structured_output)))
+    print_validation_summary(result)
+
+
+def print_validation_summary(result: ValidationResult) -> None:
+    """The configurations' scores and ranks on both sets, τ, the judges, and the verdict."""
+    table = Table(title=f"Validity · run {escape(result.run_id)} · {escape(result.measure)}")
+    for column in ("configuration", "human", "rank", "synthetic", "rank"):
+        table.add_column(column, justify="left" if column == "configuration" else "right", no_wrap=True)
+    for row in sorted(result.configurations, key=lambda row: (row["human_rank"], row["name"])):
+        table.add_row(Text(row["name"]), f"{row['human']:.3f}", str(row["human_rank"]), f"{row['synthetic']:.3f}",
+                      str(row["synthetic_rank"]))
+    console.print(table)
+    interval = result.interval
+    tau = "undefined" if result.kendall_tau_b is None else f"{result.kendall_tau_b:+.3f}"
+    bounds = (f", 95% interval [{interval['low']:+.3f}, {interval['high']:+.3f}]"
+              if interval.get("low") is not None and interval.get("high") is not None else "")
+    p_value = "" if result.p_value is None else f", p = {result.p_value:.3g}"
+    console.print(Text(f"Kendall's tau-b = {tau}{bounds}{p_value}"))
+    for spec, values in result.judge_agreement.items():
+        kappa, alpha = values["cohen_kappa"], values["krippendorff_alpha"]
+        console.print(Text(f"judge {spec}: Cohen's kappa {'–' if kappa is None else f'{kappa:.3f}'}, "
+                           f"Krippendorff's alpha {'–' if alpha is None else f'{alpha:.3f}'} on {values['pairs']} pairs"))
+    console.print(Text.assemble(("verdict: ", "bold"), (result.verdict["text"],
+                                                         VERDICT_STYLES.get(result.verdict["label"], ""))))
+    print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
+                 "results": result.report["results"]})
+    print_usage(result.usage)

@@ -1,0 +1,495 @@
+"""Validation of a benchmark against the user's own labelled questions: does it rank retriever
+configurations as they do, and do the judges agree with the human labels?
+
+    plan ─→ evaluate (one set per step: synthetic, then human; `benchsmith evaluate`) ─┐
+               ↑___________________ (a set left) _____________________________________│
+    ─→ pool ─→ judge ─→ report ─→ END
+
+``plan`` checks that both sets share one corpus (with a labelled JSONL, it writes the human set
+as a BEIR directory over the synthetic benchmark's corpus, ``human/``). ``evaluate`` scores
+every configuration on one set with the evaluate job (its own resumable run, named
+``<run id>-synthetic`` or ``<run id>-human``, reused when finished), as the robustness graph
+does: the evaluate job already checks, retrieves, fuses, reranks and measures; calling it
+keeps one implementation of each. ``pool`` (with judges) writes the (question, chunk) pairs to
+judge once: every gold pair of the human set and a seeded sample, as many, of the non-gold
+chunks in the top ``judge_depth`` of the configurations' runs on it. ``judge`` has each judge
+label them relevant or not (the pool judge of `select`), one record per judge and question.
+``report`` ranks the configurations on both sets by the measure, computes Kendall's τ-b, its
+bootstrap interval over the queries, the judges' agreement with the human labels, and writes
+``validity.json`` and the report.
+
+State holds ids, settings and small results; scores and verdicts live in files.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextvars
+import json
+import random
+import shutil
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from langgraph.config import get_stream_writer
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from typing_extensions import NotRequired, TypedDict
+
+from benchsmith.agents.label_judge import LABELS_PREFIX
+from benchsmith.agents.pool_judge import PoolJudge
+from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
+from benchsmith.evals.robustness import top_k
+from benchsmith.evals.validity import (DEFAULT_BOOTSTRAP, competition_ranks, kendall_tau_b, relevance_agreement,
+                                       tau_interval, top1_agrees, verdict)
+from benchsmith.evals.validity_report import validity_report_files
+from benchsmith.graphs.corpus_indexes import cached_benchmark, corpus_documents, document_text
+from benchsmith.graphs.progress import progress_reporter
+from benchsmith.graphs.resources import ModelOptions, StoreOptions, run_seam, workspace_of
+from benchsmith.stores.beir import Benchmark
+from benchsmith.stores.benchmark_files import write_beir_qrels
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.files import atomic_writer, write_files_atomic
+from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
+from benchsmith.stores.labelled_questions import read_labelled_questions
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.trec import read_trec_run
+from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
+
+SYNTHETIC, HUMAN = "synthetic", "human"
+SETS = (SYNTHETIC, HUMAN)
+EVALUATIONS_FILE, PAIRS_FILE, JUDGMENTS_FILE = "evaluations.jsonl", "judge-pairs.jsonl", "judgments.jsonl"
+HUMAN_DIR = "human"  # a labelled JSONL written as a BEIR directory over the synthetic corpus
+DEFAULT_MEASURE = "nDCG@10"
+DEFAULT_JUDGE_DEPTH = 10
+JUDGE_BATCH = 8  # passages per judge call
+IDS_SHOWN = 5  # ids named in a mismatch message
+
+
+@dataclass(kw_only=True)
+class ValidationContext(StoreOptions, ModelOptions):
+    """Settings of one validation (not checkpointed: the CLI passes them again on resume)."""
+
+    measure: str = field(default=DEFAULT_MEASURE, metadata={
+        "description": "The ir_measures measure configurations are ranked by (nDCG@10, R@100, RR@10, AP, ...)."})
+    split: str = field(default="test", metadata={"description": "BEIR qrels split of both sets (qrels/<split>.tsv)."})
+    depth: int = field(default=1000, metadata={"description": "Documents retrieved per query."})
+    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
+        "description": "Embedder of the 'dense' retriever (a sentence-transformers name or path, or a registered name)."})
+    rerank_model: str | None = field(default=None, metadata={
+        "description": "Also rerank each configuration's top rerank_depth with this CrossEncoder; empty: no reranking."})
+    rerank_depth: int = field(default=DEFAULT_RERANK_DEPTH, metadata={
+        "description": "Documents per query the reranker re-scores."})
+    llm: str = field(default="baseline", metadata={"description": "The rewriter's model for the 'rewrite' history."})
+    bootstrap: int = field(default=DEFAULT_BOOTSTRAP, metadata={
+        "description": "Bootstrap resamples of the queries of both sets for τ's interval (seeded by seed)."})
+    judge_depth: int = field(default=DEFAULT_JUDGE_DEPTH, metadata={
+        "description": "Non-gold pairs for the judges are sampled from each configuration's top k on the human set."})
+    concurrency: int = field(default=4, metadata={"description": "Judge calls (and rewriter calls) in flight."})
+
+
+class ValidationInput(TypedDict):
+    run_id: str
+    synthetic: str  # anything `evaluate` accepts: a synthesis run id or directory, a BEIR directory
+    human: str  # a BEIR directory over the same corpus, or a labelled JSONL (stores/labelled_questions.py)
+    retrievers: list[str]
+    histories: list[str]  # on the synthetic set; empty: oracle when it has rewrites, else full
+    runs: NotRequired[list[str]]  # TREC run files ranking the queries of both sets
+    judges: NotRequired[list[str]]
+
+
+class ValidationOutput(TypedDict, total=False):
+    run_id: str
+    measure: str
+    configurations: list[dict[str, Any]]
+    kendall_tau_b: float | None
+    interval: dict[str, float | None]
+    p_value: float | None
+    top1_agrees: bool
+    verdict: dict[str, str]
+    judge_agreement: dict[str, dict[str, Any]]
+    report: dict[str, str]  # {"markdown", "html", "results"}: paths
+
+
+class ValidationState(ValidationInput, ValidationOutput, total=False):
+    synthetic_histories: list[str]
+    human_histories: list[str]
+    pairs: int
+
+
+# ---------------------------------------------------------------------------------------
+# Inputs.
+
+def _context(runtime: Runtime[ValidationContext]) -> ValidationContext:
+    return runtime.context or ValidationContext()
+
+
+def _run_dir(runtime: Runtime[ValidationContext], run_id: str) -> RunDirectory:
+    return RunDirectory(workspace_of(_context(runtime)), run_id)
+
+
+def default_histories(synthetic: Benchmark) -> list[str]:
+    """``oracle`` (the self-contained rewrite, comparable to a standalone question) when every
+    synthetic query carries one, else ``full``."""
+    return ["oracle"] if synthetic.queries and all(query.rewrite for query in synthetic.queries) else ["full"]
+
+
+def _shown(ids: Sequence[str]) -> str:
+    listed = ", ".join(repr(item) for item in ids[:IDS_SHOWN])
+    return f"{len(ids)}: {listed}{', …' if len(ids) > IDS_SHOWN else ''}"
+
+
+def check_same_corpus(synthetic: Benchmark, human: str, workspace: Any, split: str) -> None:
+    """The human set is over the synthetic benchmark's corpus: a labelled JSONL's gold chunk ids
+    are all in it, a BEIR directory has the same document ids. An InputError names the ids (the
+    first few and the count)."""
+    documents = corpus_documents(synthetic)
+    path = Path(human)
+    if path.is_file():
+        questions = read_labelled_questions(path)
+        missing = list(dict.fromkeys(chunk_id for question in questions for chunk_id in question.gold_ids
+                                     if chunk_id not in documents))
+        if missing:
+            raise InputError(f"{path}: gold chunk ids not in the synthetic benchmark's corpus ({synthetic.corpus_path}), "
+                             f"{_shown(missing)}; label the questions against the same collection (re-find the ids "
+                             "by evidence: benchmarks/validity.py --update-data)")
+        return
+    if not path.is_dir():
+        raise InputError(f"--human {human}: not a BEIR directory or a labelled JSONL file")
+    human_documents = corpus_documents(cached_benchmark(str(path.resolve()), workspace, split))
+    only_human = [doc_id for doc_id in human_documents if doc_id not in documents]
+    only_synthetic = [doc_id for doc_id in documents if doc_id not in human_documents]
+    if only_human or only_synthetic:
+        parts = ([f"in {path} only, {_shown(only_human)}"] if only_human else []) + (
+            [f"in {synthetic.corpus_path} only, {_shown(only_synthetic)}"] if only_synthetic else [])
+        raise InputError(f"--human {human}: the two sets have different corpora (document ids {'; '.join(parts)}); "
+                         "both must be over the same collection")
+
+
+def human_directory(runtime: Runtime[ValidationContext], state: ValidationState) -> str:
+    """The human set as a BEIR directory: the given one, or ``human/`` in the run directory."""
+    path = Path(state["human"])
+    return str(path) if path.is_dir() else str(_run_dir(runtime, state["run_id"]).file(HUMAN_DIR))
+
+
+def write_human_benchmark(directory: Path, labelled: Path, corpus_file: Path) -> None:
+    """Labelled questions as a BEIR directory whose ``corpus.jsonl`` is the synthetic benchmark's,
+    copied byte for byte (the same corpus fingerprint, so both sets share one dense index)."""
+    questions = read_labelled_questions(labelled)
+    directory.mkdir(parents=True, exist_ok=True)
+    with corpus_file.open(encoding="utf-8", newline="") as reader, \
+            atomic_writer(directory / "corpus.jsonl", newline="") as writer:
+        shutil.copyfileobj(reader, writer)
+    write_jsonl_atomic(directory / "queries.jsonl", ({"_id": question.id, "text": question.question}
+                                                     for question in questions))
+    write_beir_qrels(directory / "qrels" / "test.tsv",
+                     [(question.id, chunk_id, 1) for question in questions for chunk_id in question.gold_ids])
+
+
+def _evaluation_log(runtime: Runtime[ValidationContext], run_id: str) -> RecordLog:
+    return record_log(_run_dir(runtime, run_id).file(EVALUATIONS_FILE), "set")
+
+
+def _judgment_log(runtime: Runtime[ValidationContext], run_id: str) -> RecordLog:
+    return record_log(_run_dir(runtime, run_id).file(JUDGMENTS_FILE), "item")
+
+
+def _evaluations(runtime: Runtime[ValidationContext], run_id: str) -> dict[str, dict[str, Any]]:
+    return {record["set"]: record for record in load_jsonl(_run_dir(runtime, run_id).file(EVALUATIONS_FILE))}
+
+
+# ---------------------------------------------------------------------------------------
+# Nodes.
+
+def plan(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[str, Any]:
+    """Check that both sets share a corpus; write a labelled JSONL as the human BEIR directory;
+    choose the history modes of each set."""
+    context = _context(runtime)
+    workspace = workspace_of(context)
+    synthetic = cached_benchmark(state["synthetic"], workspace, context.split)
+    check_same_corpus(synthetic, state["human"], workspace, context.split)
+    human_dir = Path(human_directory(runtime, state))
+    if Path(state["human"]).is_file() and not (human_dir / "qrels" / "test.tsv").exists():
+        write_human_benchmark(human_dir, Path(state["human"]), synthetic.corpus_path)
+    histories = list(state.get("histories") or default_histories(synthetic))
+    human = cached_benchmark(str(human_dir), workspace, _human_split(context, state))
+    # Standalone questions: every history mode but oracle sends the question itself, so one is enough.
+    return {"synthetic_histories": histories, "human_histories": histories if human.conversational else ["full"]}
+
+
+def next_step(state: ValidationState, runtime: Runtime[ValidationContext]) -> Literal["evaluate", "pool"]:
+    done = _evaluation_log(runtime, state["run_id"]).ids()
+    return "pool" if all(name in done for name in SETS) else "evaluate"
+
+
+def evaluate(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[str, Any]:
+    """Evaluate the next set with the evaluate job (its own run: resumable, reused when finished)."""
+    from benchsmith.graphs.jobs.evaluate import evaluate as evaluate_job
+
+    context = _context(runtime)
+    log = _evaluation_log(runtime, state["run_id"])
+    name = next(name for name in SETS if name not in log.ids())
+    synthetic = name == SYNTHETIC
+    writer, node_context, lock = get_stream_writer(), contextvars.copy_context(), threading.Lock()
+
+    def forward(event: dict[str, Any]) -> None:  # the writer needs this node's run context
+        if "stage" in event or "warning" in event:
+            with lock:
+                node_context.run(writer, {**event, "stage": f"{name} {event['stage']}"} if "stage" in event else
+                                 {"warning": f"{name} set: {event['warning']}"})
+
+    def run() -> Any:
+        return evaluate_job(
+            state["synthetic"] if synthetic else human_directory(runtime, state), retrievers=state["retrievers"],
+            histories=state["synthetic_histories" if synthetic else "human_histories"], runs=state.get("runs") or [],
+            rerank=context.rerank_model, rerank_depth=context.rerank_depth, depth=context.depth,
+            measures=[context.measure], split=context.split if synthetic else _human_split(context, state),
+            llm=context.llm, embedder=context.embedder, concurrency=context.concurrency,
+            requests_per_second=context.requests_per_second, timeout_s=context.timeout_s,
+            max_attempts=context.max_attempts, structured_output=context.structured_output,
+            workspace=workspace_of(context).root, chroma_host=context.chroma_host, database=context.database,
+            run_id=f"{state['run_id']}-{name}", on_event=forward)
+
+    # A fresh thread: a graph run inside a node's thread would take the node's run as its parent.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
+        result = executor.submit(run).result()
+    results = result.results()
+    log.append_once({"set": name, "evaluation_run": result.run_id, "results": str(result.report["results"]),
+                     "runs": {c["name"]: str(result.run_dir / c["run_file"]) for c in results["configurations"]}})
+    return {}
+
+
+def pool(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[str, Any]:
+    """The pairs the judges label, written once: every gold pair of the human set, and a seeded
+    sample of as many non-gold chunks from the configurations' top ``judge_depth`` on it."""
+    path = _run_dir(runtime, state["run_id"]).file(PAIRS_FILE)
+    if not state.get("judges"):
+        return {"pairs": 0}
+    if path.exists():
+        return {"pairs": len(load_jsonl(path))}
+    context = _context(runtime)
+    human = _human_benchmark(runtime, state)
+    documents = corpus_documents(human)
+    gold = sorted((query_id, doc_id) for query_id, judged in human.qrels.items() if query_id in human.queries_by_id
+                  for doc_id, relevance in judged.items() if relevance > 0 and doc_id in documents)
+    gold_queries = {query_id for query_id, _ in gold}
+    found: set[tuple[str, str]] = set()
+    for run_file in _evaluations(runtime, state["run_id"])[HUMAN]["runs"].values():
+        for query_id, ranking in read_trec_run(run_file).items():
+            if query_id in gold_queries:
+                found.update((query_id, doc_id) for doc_id in top_k(ranking, context.judge_depth)
+                             if human.qrels[query_id].get(doc_id, 0) <= 0 and doc_id in documents)
+    non_gold = random.Random(context.seed).sample(sorted(found), min(len(gold), len(found)))
+    records = [{"query_id": query_id, "doc_id": doc_id, "human": True} for query_id, doc_id in gold]
+    records += [{"query_id": query_id, "doc_id": doc_id, "human": False} for query_id, doc_id in non_gold]
+    write_jsonl_atomic(path, sorted(records, key=lambda record: (record["query_id"], record["doc_id"])))
+    return {"pairs": len(records)}
+
+
+def _human_benchmark(runtime: Runtime[ValidationContext], state: ValidationState) -> Benchmark:
+    context = _context(runtime)
+    return cached_benchmark(human_directory(runtime, state), workspace_of(context), _human_split(context, state))
+
+
+def _human_split(context: ValidationContext, state: ValidationState) -> str:
+    """A given BEIR directory's split is the setting's; a labelled JSONL is written as ``test``."""
+    return context.split if Path(state["human"]).is_dir() else "test"
+
+
+def judge(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[str, Any]:
+    """Each judge labels every pair relevant or not: one call per judge, question and batch of
+    passages; one record per judge and question, appended once (a resumed run skips them)."""
+    if not state.get("judges"):
+        return {}
+    context = _context(runtime)
+    human = _human_benchmark(runtime, state)
+    by_query: dict[str, list[str]] = {}
+    for record in load_jsonl(_run_dir(runtime, state["run_id"]).file(PAIRS_FILE)):
+        by_query.setdefault(record["query_id"], []).append(record["doc_id"])
+    log = _judgment_log(runtime, state["run_id"])
+    tasks = [(spec, query_id) for spec in state["judges"] for query_id in by_query]
+    pending = [task for task in tasks if f"{task[0]}\t{task[1]}" not in log]
+    report = progress_reporter("judge")
+    report(len(tasks) - len(pending), len(tasks))
+    documents = corpus_documents(human)
+
+    def label(spec: str, query_id: str) -> None:
+        seam = run_seam(workspace_of(context), state["run_id"], _registered(spec), context)
+        query = human.queries_by_id[query_id]
+        verdicts: dict[str, bool] = {}
+        doc_ids = by_query[query_id]
+        for start in range(0, len(doc_ids), JUDGE_BATCH):
+            batch = doc_ids[start:start + JUDGE_BATCH]
+            answer = seam.run(PoolJudge(len(batch)), history=query.history, question=query.question,
+                              passages=[document_text(*documents[doc_id]) for doc_id in batch], query_id=query_id,
+                              passage_ids=batch, passage_documents=batch)
+            verdicts.update({doc_id: judgment.relevant for doc_id, judgment in zip(batch, answer.judgments)})
+        log.append_once({"item": f"{spec}\t{query_id}", "judge": spec, "query_id": query_id, "verdicts": verdicts})
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, context.concurrency)) as executor:
+        futures = [executor.submit(contextvars.copy_context().run, label, spec, query_id)
+                   for spec, query_id in pending]
+        for done, future in enumerate(concurrent.futures.as_completed(futures), start=len(tasks) - len(pending) + 1):
+            future.result()
+            report(done, len(tasks))
+    return {}
+
+
+def _registered(spec: str) -> str:
+    """A ``qrels:FILE`` judge answers from those labels (registered once per process)."""
+    if spec.startswith(LABELS_PREFIX):
+        from benchsmith.graphs.select import label_judge
+
+        return label_judge(spec)
+    return spec
+
+
+def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> ValidationOutput:
+    """Rank the configurations on both sets, compare the rankings, measure the judges, write the report."""
+    context = _context(runtime)
+    evaluations = _evaluations(runtime, state["run_id"])
+    results = {name: load_json(evaluations[name]["results"]) for name in SETS}
+    measure = results[SYNTHETIC]["measures"][0]
+    pairs = paired_configurations(results[SYNTHETIC]["configurations"], results[HUMAN]["configurations"],
+                                  match_history=state["human_histories"] == state["synthetic_histories"])
+    human_values = per_query_matrix(results[HUMAN]["per_query"], [human for _, human in pairs], measure)
+    synthetic_values = per_query_matrix(results[SYNTHETIC]["per_query"], [synthetic for synthetic, _ in pairs], measure)
+    names = [synthetic for synthetic, _ in pairs]
+    human_means = dict(zip(names, human_values.mean(axis=0).tolist() if len(human_values) else [0.0] * len(names)))
+    synthetic_means = dict(zip(names, synthetic_values.mean(axis=0).tolist()
+                               if len(synthetic_values) else [0.0] * len(names)))
+    correlation = kendall_tau_b([human_means[n] for n in names], [synthetic_means[n] for n in names])
+    interval = tau_interval(human_values, synthetic_values, context.bootstrap, context.seed, DEFAULT_CONFIDENCE)
+    human_ranks, synthetic_ranks = competition_ranks(human_means), competition_ranks(synthetic_means)
+    configurations = [{"name": synthetic, "human": human_means[synthetic], "synthetic": synthetic_means[synthetic],
+                       "human_rank": human_ranks[synthetic], "synthetic_rank": synthetic_ranks[synthetic],
+                       "human_configuration": human} for synthetic, human in pairs]
+    agreement, sample = _judge_agreement(runtime, state)
+    said = verdict(human_means, synthetic_means, correlation.tau, interval)
+    validity = {
+        "measure": measure,
+        "configurations": configurations,
+        "kendall_tau_b": correlation.tau,
+        "interval": {"low": interval.low, "high": interval.high, "confidence": DEFAULT_CONFIDENCE,
+                     "defined_resamples": interval.n},
+        "p_value": correlation.p_value,
+        "top1_agrees": top1_agrees(human_means, synthetic_means),
+        "verdict": said,
+        "bootstrap": context.bootstrap,
+        "seed": context.seed,
+        "synthetic": _set_summary(results[SYNTHETIC], evaluations[SYNTHETIC], len(synthetic_values),
+                                  state["synthetic_histories"]),
+        "human": {**_set_summary(results[HUMAN], evaluations[HUMAN], len(human_values), state["human_histories"]),
+                  **({"name": Path(state["human"]).name, "labelled_questions": state["human"]}
+                     if Path(state["human"]).is_file() else {})},
+        "judge_agreement": agreement,
+        "judge_sample": sample,
+        "settings": {"retrievers": state["retrievers"], "runs": list(state.get("runs") or []),
+                     "judges": list(state.get("judges") or []), "depth": context.depth,
+                     "rerank": context.rerank_model, "embedder": context.embedder, "split": context.split},
+        "notes": _notes(state, context),
+    }
+    paths = write_files_atomic(_run_dir(runtime, state["run_id"]).path, validity_report_files(validity))
+    return {"measure": measure, "configurations": configurations, "kendall_tau_b": correlation.tau,
+            "interval": validity["interval"], "p_value": correlation.p_value, "top1_agrees": validity["top1_agrees"],
+            "verdict": said, "judge_agreement": agreement,
+            "report": {kind: str(path) for kind, path in paths.items()}}
+
+
+def load_json(path: str) -> Any:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def paired_configurations(synthetic: Sequence[Mapping[str, Any]], human: Sequence[Mapping[str, Any]],
+                          match_history: bool) -> list[tuple[str, str]]:
+    """``(synthetic configuration, its human counterpart)`` in the synthetic evaluation's order:
+    the same retriever and reranking (and history, when both sets were evaluated with the same
+    modes), or the same run file."""
+    def key(entry: Mapping[str, Any], with_history: bool) -> tuple[Any, ...]:
+        if str(entry["retriever"]).startswith("run file"):
+            return ("run file", entry["name"])
+        return (entry["retriever"], entry["rerank"], entry["history"] if with_history else None)
+
+    human_by_key = {key(entry, match_history): entry["name"] for entry in human}
+    return [(entry["name"], human_by_key[key(entry, match_history)]) for entry in synthetic
+            if key(entry, match_history) in human_by_key]
+
+
+def per_query_matrix(per_query: Mapping[str, Mapping[str, Mapping[str, float]]], configurations: Sequence[str],
+                     measure: str) -> np.ndarray:
+    """Queries × configurations of ``measure``, the queries every configuration was measured on."""
+    queries = sorted(set.intersection(*(set(per_query[name]) for name in configurations))) if configurations else []
+    return np.array([[per_query[name][query][measure] for name in configurations] for query in queries],
+                    dtype=float).reshape(len(queries), len(configurations))
+
+
+def _judge_agreement(runtime: Runtime[ValidationContext], state: ValidationState
+                     ) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    if not state.get("judges"):
+        return {}, {}
+    context = _context(runtime)
+    run_dir = _run_dir(runtime, state["run_id"])
+    pairs = load_jsonl(run_dir.file(PAIRS_FILE))
+    verdicts: dict[str, dict[tuple[str, str], bool]] = {spec: {} for spec in state["judges"]}
+    for record in load_jsonl(run_dir.file(JUDGMENTS_FILE)) if run_dir.file(JUDGMENTS_FILE).exists() else []:
+        for doc_id, relevant in record["verdicts"].items():
+            verdicts[record["judge"]][(record["query_id"], doc_id)] = relevant
+    agreement = {}
+    for spec in state["judges"]:
+        judged = [pair for pair in pairs if (pair["query_id"], pair["doc_id"]) in verdicts[spec]]
+        agreement[spec] = relevance_agreement([pair["human"] for pair in judged],
+                                              [verdicts[spec][(pair["query_id"], pair["doc_id"])] for pair in judged])
+    sample = {"gold": sum(1 for pair in pairs if pair["human"]), "non_gold": sum(1 for pair in pairs if not pair["human"]),
+              "depth": context.judge_depth, "seed": context.seed}
+    return agreement, sample
+
+
+def _set_summary(results: Mapping[str, Any], evaluation: Mapping[str, Any], measured: int,
+                 histories: list[str]) -> dict[str, Any]:
+    benchmark = results["benchmark"]
+    return {"name": benchmark["name"], "path": benchmark["path"], "queries": measured,
+            "documents": benchmark["documents"], "histories": histories,
+            "evaluation_run": evaluation["evaluation_run"]}
+
+
+def _notes(state: ValidationState, context: ValidationContext) -> list[str]:
+    notes = [
+        f"Each configuration is scored by {context.measure}, the mean over the judged queries of each set; ranks are "
+        "competition ranks (1 = best; equal scores share a rank).",
+        f"History on the synthetic set: {', '.join(state['synthetic_histories'])}; on your questions: "
+        f"{', '.join(state['human_histories'])}"
+        + (" (standalone questions: every mode but oracle sends the question itself)."
+           if state["human_histories"] != state["synthetic_histories"] else "."),
+        f"The interval of τ-b is a percentile bootstrap ({context.bootstrap} resamples, seed {context.seed}): each "
+        "resample draws the queries of each set with replacement, recomputes every configuration's mean on both "
+        "and τ-b between them. It covers the sampling of queries, not the choice of configurations.",
+        "The p-value is scipy.stats.kendalltau's test of τ = 0 (exact for few configurations without ties).",
+    ]
+    if state.get("runs"):
+        notes.append("Run files rank the queries of both sets; each set measures its own queries (the evaluations "
+                     "warn about the other set's query ids in them).")
+    return notes
+
+
+builder = StateGraph(ValidationState, context_schema=ValidationContext, input_schema=ValidationInput,
+                     output_schema=ValidationOutput)
+builder.add_node("plan", plan)
+builder.add_node("evaluate", evaluate)
+builder.add_node("pool", pool)
+builder.add_node("judge", judge)
+builder.add_node("report", report)
+builder.add_edge(START, "plan")
+builder.add_conditional_edges("plan", next_step, ["evaluate", "pool"])
+builder.add_conditional_edges("evaluate", next_step, ["evaluate", "pool"])
+builder.add_edge("pool", "judge")
+builder.add_edge("judge", "report")
+builder.add_edge("report", END)
+
+# The Studio copy: compiled without a checkpointer (the server brings its own).
+graph = builder.compile()
+graph.name = "validate"
