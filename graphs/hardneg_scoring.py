@@ -1,8 +1,10 @@
 """Scoring a multi-condition hard-negative dataset: every scorer's score tables in the reference
 layout, the MultiConIR measures with bootstrap intervals, the worst rows and the report.
 
-Not a graph: scoring is a deterministic pass over the pairs (no model calls to resume), so it
-runs as a plain function; its files are rewritten whole on every run.
+The pieces the scoring graph (graphs/hardneg_score.py) runs: :func:`score_one` scores the pairs
+with one scorer and writes its tables (each file atomically), :func:`write_score_report` gathers
+every scorer's results into the results JSON and the report. A scorer's tables and report are
+rewritten whole whenever it is scored.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from typing import Any
 
 from benchsmith.evals import multicondition
 from benchsmith.evals.hardneg_report import hardneg_report_files
-from benchsmith.graphs.jobs.common import EventHandler
 from benchsmith.graphs.resources import embedder_for, scorer_for
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic
@@ -28,7 +29,7 @@ from benchsmith.tools.condition_documents import changed_text
 from benchsmith.tools.multicondition_scoring import (BM25_VARIANTS, Group, ScorerSpec, ScoreTables,
                                                      bm25_corpus_group_scores, bm25_row_group_scores,
                                                      cross_encoder_group_scores, dataset_corpus, dense_group_scores,
-                                                     score_tables)
+                                                     parse_scorers, score_tables)
 
 WORST_ROWS = 5
 SCORES_DIR = "scores"
@@ -88,36 +89,50 @@ def group_scorer(spec: ScorerSpec, rows: Sequence[DatasetRow], embedder: str,
     return bm25_row_group_scores
 
 
-def score_dataset(dataset: str | Path, specs: Sequence[ScorerSpec], *, embedder: str, output_dir: str | Path | None,
-                  confidence: float, resamples: int, seed: int, workspace: Workspace,
-                  on_event: EventHandler | None = None) -> dict[str, Any]:
-    path, rows, information = load_dataset(dataset, workspace)
-    output = Path(output_dir) if output_dir else (path / SCORES_DIR if path.is_dir() else
-                                                  path.parent / f"{path.stem}-scores")
+def output_directory(path: Path, output_dir: str | Path | None) -> Path:
+    """Where the score tables and the report go: ``output_dir``, else ``scores/`` in a build run
+    directory, else ``<name>-scores/`` beside a hardneg.csv."""
+    if output_dir:
+        return Path(output_dir)
+    return path / SCORES_DIR if path.is_dir() else path.parent / f"{path.stem}-scores"
+
+
+def scorer_spec(label: str) -> ScorerSpec:
+    """The scorer a :attr:`ScorerSpec.label` names (``bm25-corpus``, ``bm25-row``, ``dense[:MODEL]``,
+    ``rerank:MODEL``)."""
+    if label.startswith("rerank:"):
+        return parse_scorers([], [label.removeprefix("rerank:")])[0]
+    specs = parse_scorers([label])
+    if len(specs) != 1:
+        raise InputError(f"scorer {label!r}: name one scorer (bm25-corpus, bm25-row, dense[:MODEL] or rerank:MODEL)")
+    return specs[0]
+
+
+def score_one(spec: ScorerSpec, rows: Sequence[DatasetRow], output: Path, *, embedder: str, confidence: float,
+              resamples: int, seed: int, on_progress: Callable[[int, int], None] | None = None
+              ) -> tuple[dict[str, Any], dict[str, Path]]:
+    """Score every pair with ``spec``; write its tables into ``output``. Returns its results (see
+    :func:`scorer_results`) and its tables by task."""
     output.mkdir(parents=True, exist_ok=True)
-    emit = on_event or (lambda event: None)
-    scorers: dict[str, Any] = {}
-    tables: dict[str, dict[str, Path]] = {}
-    reference: dict[str, dict[str, Any]] = {}
-    for done, spec in enumerate(specs):
-        emit({"stage": "scorers", "done": done, "total": len(specs)})
-        progress = lambda d, t, label=spec.label: emit({"stage": label, "done": d, "total": t})  # noqa: E731
-        scored = score_tables(rows, group_scorer(spec, rows, embedder, progress))
-        tables[spec.label] = write_tables(output, spec, scored)
-        scorers[spec.label] = scorer_results(spec, scored, rows, confidence, resamples, seed)
-        reference[spec.label] = scorers[spec.label]["reference"]
-    emit({"stage": "scorers", "done": len(specs), "total": len(specs)})
+    scored = score_tables(rows, group_scorer(spec, rows, embedder, on_progress))
+    tables = write_tables(output, spec, scored)
+    return scorer_results(spec, scored, rows, confidence, resamples, seed), tables
+
+
+def write_score_report(output: Path, path: Path, rows: Sequence[DatasetRow], information: dict[str, Any],
+                       specs: Sequence[ScorerSpec], scorers: dict[str, dict[str, Any]],
+                       tables: dict[str, dict[str, Path]], *, embedder: str, confidence: float, resamples: int,
+                       seed: int) -> dict[str, Path]:
+    """The results JSON, hardneg-report.md and .html of every scorer's results (in ``specs``' order)."""
     results = {
         "dataset": dataset_summary(path, rows, information),
         "settings": {"scorers": [spec.label for spec in specs], "embedder": embedder, "confidence": confidence,
                      "resamples": resamples, "seed": seed},
-        "scorers": scorers,
-        "tables": {label: {task: str(table) for task, table in paths.items()} for label, paths in tables.items()},
+        "scorers": {spec.label: scorers[spec.label] for spec in specs},
+        "tables": {spec.label: {task: str(table) for task, table in tables[spec.label].items()} for spec in specs},
         "notes": score_notes(specs, confidence, resamples),
     }
-    report = write_files_atomic(output, hardneg_report_files(results))
-    return {"dataset": path, "output_dir": output, "scorers": [spec.label for spec in specs], "reference": reference,
-            "tables": tables, "report": report}
+    return write_files_atomic(output, hardneg_report_files(results))
 
 
 def write_tables(directory: Path, spec: ScorerSpec, tables: ScoreTables) -> dict[str, Path]:

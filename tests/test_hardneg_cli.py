@@ -1,6 +1,7 @@
 """`benchsmith hardneg build | score` as a user meets them: the offline baseline end to end from
-the command line, the report in a real browser, and a kill -9 mid-build that the resume
-finishes without rebuilding a finished document."""
+the command line, the report in a real browser, a kill -9 mid-build that the resume finishes
+without rebuilding a finished document, and scoring as a run that `benchsmith runs` lists,
+that resumes after a crash and that reports itself finished."""
 
 from __future__ import annotations
 
@@ -152,3 +153,121 @@ def test_sigkill_mid_build_then_resume_rebuilds_no_finished_document(tmp_path):
     extractions = [request for request in server.requests
                    if request["response_format"]["json_schema"]["name"] == "ExtractedConditions"]
     assert stations <= len(extractions) <= stations + 2  # at most the two in flight were asked twice
+
+
+class DyingScorer:
+    """A reranker that raises on its first call while ``dying``: a scoring run cut off mid-way."""
+
+    def __init__(self) -> None:
+        self.dying, self.calls = True, 0
+
+    def __call__(self, pairs):
+        self.calls += 1
+        if self.dying:
+            self.dying = False
+            raise RuntimeError("scorer died mid-way")
+        return [float(len(document)) for _, document in pairs]
+
+
+def test_score_is_a_run_that_runs_lists_resumes_and_reports_finished(tmp_path):
+    import benchsmith
+    from benchsmith.graphs.resources import register_scorer
+
+    workspace = tmp_path / "ws"
+    built = benchsmith.build_hardneg([write_corpus(tmp_path / "corpus")], conditions=3, workspace=workspace,
+                                     run_id="built")
+    dying = DyingScorer()
+    register_scorer("dying", dying)
+    command = ["hardneg", "score", "built", "--retriever", "bm25:row", "--rerank", "dying", "--run-id", "scored",
+               "-w", str(workspace)]
+    crashed = runner.invoke(app, command)
+    assert crashed.exit_code == 1, crashed.output
+    assert "run scored failed" in crashed.output and "Resume with:" in crashed.output
+    listed = runner.invoke(app, ["runs", "-w", str(workspace)]).output
+    assert "scored" in listed and "hardneg-score" in listed and "crashed" in listed
+
+    resumed = runner.invoke(app, command)
+    assert resumed.exit_code == 0, resumed.output
+    assert "resumed from its last checkpoint" in resumed.output and "rerank:dying" in resumed.output
+    calls = dying.calls
+    listed = runner.invoke(app, ["runs", "-w", str(workspace)]).output
+    row = next(line for line in listed.splitlines() if "hardneg-score" in line)
+    assert "finished" in row and "2 scorers" in row
+    tables = built.run_dir / "scores"
+    assert {path.name for path in tables.glob("*_task1_results.csv")} == {"bm25-row_task1_results.csv",
+                                                                          "rerank_dying_task1_results.csv"}
+
+    again = runner.invoke(app, [*command, "--json", str(tmp_path / "measures.json")])
+    assert again.exit_code == 0, again.output
+    assert "already finished" in again.output and dying.calls == calls  # nothing scored again
+    assert set(json.loads((tmp_path / "measures.json").read_text())["scorers"]) == {"bm25-row", "rerank:dying"}
+
+
+def test_bad_score_input_exits_2_and_makes_no_run(tmp_path):
+    workspace = tmp_path / "ws"
+    for arguments, message in (
+            (["nothing-here", "--retriever", "bm25"], "neither a hardneg build run"),
+            ([str(tmp_path), "--retriever", "hybrid:rrf(dense,bm25)"], "pairs are scored one by one"),
+            ([str(tmp_path), "--rerank", "no-such-cross-encoder"], "not on this machine")):
+        result = runner.invoke(app, ["hardneg", "score", *arguments, "--run-id", "bad", "-w", str(workspace)])
+        assert result.exit_code == 2 and message in result.output, result.output
+    assert not (workspace / "runs" / "bad").exists()
+    assert "no runs" in runner.invoke(app, ["runs", "-w", str(workspace)]).output
+    tables_with_a_run_id = runner.invoke(app, ["hardneg", "score", "--task1", str(tmp_path / "t.csv"), "--run-id", "x"])
+    assert tables_with_a_run_id.exit_code == 2 and "(no run)" in tables_with_a_run_id.output
+
+
+KILLABLE_SCORING = """
+import sys, time
+import benchsmith
+from benchsmith.graphs.resources import register_scorer
+dataset, workspace, log, pause = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+calls = []
+
+def scorer(name):
+    def score(pairs):
+        calls.append(name)
+        with open(log, "a") as handle:
+            handle.write(name + "\\n")
+        if len(calls) == 2:  # the second reranker of this process stalls (the first one has finished)
+            time.sleep(pause)
+        return [float(len(set(query.split()) & set(document.split()))) for query, document in pairs]
+    return score
+
+register_scorer("one", scorer("one"))
+register_scorer("two", scorer("two"))
+benchsmith.score_hardneg(dataset, retrievers=["bm25:row"], rerankers=["one", "two"], workspace=workspace,
+                         run_id="killed")
+"""
+
+
+@pytest.mark.slow
+def test_sigkill_mid_scoring_then_resume_scores_only_the_unfinished_scorer(tmp_path):
+    import benchsmith
+    from benchsmith.stores.runs import RunDirectory
+    from benchsmith.stores.workspace import Workspace
+
+    workspace, log = tmp_path / "ws", tmp_path / "calls.log"
+    built = benchsmith.build_hardneg([write_corpus(tmp_path / "corpus")], conditions=3, workspace=workspace,
+                                     run_id="built")
+    command = [sys.executable, "-c", KILLABLE_SCORING, str(built.run_dir), str(workspace), str(log)]
+    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    process = subprocess.Popen([*command, "120"], cwd=ROOT, env=environment, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 120
+    while not (log.exists() and len(log.read_text().split()) == 2):  # one reranker done, the other stalled
+        assert process.poll() is None and time.monotonic() < deadline, process.stdout.read()
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert RunDirectory(Workspace.resolve(workspace), "killed").load().effective_status() == "interrupted"
+    finished, stalled = log.read_text().split()
+
+    resumed = subprocess.run([*command, "0"], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert log.read_text().split() == [finished, stalled, stalled]  # the finished scorer was not run again
+    assert RunDirectory(Workspace.resolve(workspace), "killed").load().status == "finished"
+    results = json.loads((built.run_dir / "scores" / "hardneg-scores.json").read_text())
+    assert list(results["scorers"]) == ["bm25-row", "rerank:one", "rerank:two"]
+    listed = runner.invoke(app, ["runs", "-w", str(workspace)]).output
+    assert "killed" in listed and "3 scorers" in listed

@@ -10,10 +10,9 @@ import typer
 from rich.table import Table
 
 from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, MaxAttemptsOption,
-                                           RateLimitOption, ProgressBars, RunIdOption, StructuredOutputOption,
-                                           TimeoutOption, WorkspaceOption, console, fail, guarded, model_options,
-                                           offline_environment, print_estimate, print_paths, print_usage, progress_bars,
-                                           run_reported)
+                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
+                                           WorkspaceOption, console, fail, guarded, model_options, offline_environment,
+                                           print_estimate, print_paths, print_usage, run_reported, shown)
 from benchsmith.graphs.jobs.hardneg import (DEFAULT_CONCURRENCY, DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS,
                                             DEFAULT_SCORERS, HardnegBuildResult, HardnegScoreResult,
                                             estimate_hardneg, rescore_tables, score_hardneg)
@@ -78,8 +77,8 @@ def build(
         print_estimate(guarded(lambda: estimate_hardneg(**arguments)))
         return
     run_id = run_id or new_run_id("hardneg")
-    console.print(f"[bold]hardneg build[/] run [cyan]{run_id}[/] · {collection or ', '.join(sources or [])} · "
-                  f"{domain} · N = {conditions} · {negatives} negatives · {llm}", highlight=False)
+    console.print(f"[bold]hardneg build[/] run [cyan]{shown(run_id)}[/] · "
+                  f"{shown(collection or ', '.join(sources or []))} · {shown(domain)} · N = {conditions} · {negatives} negatives · {shown(llm)}", highlight=False)
     result = guarded(lambda: run_reported(run_build, run_id=run_id, seed=seed, concurrency=concurrency,
                                           database=database, **arguments,
                                           **model_options(rate_limit, timeout, max_attempts, structured_output)))
@@ -87,7 +86,7 @@ def build(
 
 
 def print_build_summary(result: HardnegBuildResult) -> None:
-    table = Table(title=f"hardneg build · run {result.run_id}")
+    table = Table(title=f"hardneg build · run {shown(result.run_id)}")
     table.add_column("count")
     table.add_column("value", justify="right")
     table.add_row("source documents", f"{result.documents:,}")
@@ -135,6 +134,8 @@ def score(
     confidence: Annotated[float, typer.Option(help="Level of the bootstrap intervals.")] = 0.95,
     resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = 2000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    database: DatabaseOption = None,
+    run_id: RunIdOption = None,
     workspace: WorkspaceOption = None,
 ) -> None:
     """Score every (query, candidate) pair of a dataset with retrievers and rerankers.
@@ -142,37 +143,44 @@ def score(
     Writes <scorer>_task1/2/3_results.csv (the reference's score-table layout), then the
     measures: Task 1 win rate and mean score difference per k, Task 2 win rate of every adjacent
     pair of the ladder, Task 3 flip rate between query styles, each with bootstrap intervals over
-    rows, and hardneg-report.md/.html with the worst rows. With --task1/--task2/--task3 it only
-    re-scores existing tables (published or third-party results) into --json.
+    rows, and hardneg-report.md/.html with the worst rows. Scoring is a run (listed by
+    `benchsmith runs`), one step per scorer: the same command with its --run-id resumes an
+    interrupted run, scoring only the scorers that had not finished, and reports a finished one.
+
+    With --task1/--task2/--task3 it only re-scores existing tables (published or third-party
+    results) into --json: that reads a few CSV files and computes the measures in seconds, so
+    there is nothing to resume and it makes no run (--run-id and --database do not apply).
     """
     offline_environment()
     if task1 or task2 or task3:
-        if dataset is not None or retriever or rerank:
-            fail("--task1/--task2/--task3 re-score existing tables: give no DATASET, --retriever or --rerank")
+        if dataset is not None or retriever or rerank or run_id or database:
+            fail("--task1/--task2/--task3 re-score existing tables (no run): give no DATASET, --retriever, --rerank, "
+                 "--run-id or --database")
         measures = guarded(lambda: rescore_tables(task1, task2, task3))
         print_reference_measures("score tables", measures)
         if json_file is not None:
             write_json_atomic(json_file, measures)
-            console.print(f"{'json:':<10}{json_file}", highlight=False)
+            console.print(f"{'json:':<10}{json_file}", highlight=False, markup=False)
         return
     if dataset is None:
         fail("give a DATASET to score, or --task1/--task2/--task3 FILE to re-score existing score tables")
     retrievers = retriever if retriever is not None else ([] if rerank else list(DEFAULT_SCORERS))
-    with progress_bars() as bars:
-        result = guarded(lambda: score_hardneg(dataset, retrievers=retrievers, rerankers=rerank or [],
-                                               embedder=embedder, output_dir=out, confidence=confidence,
-                                               resamples=resamples, seed=seed, workspace=workspace,
-                                               on_event=ProgressBars(bars)))
+    run_id = run_id or new_run_id("hardneg-score")
+    console.print(f"[bold]hardneg score[/] run [cyan]{shown(run_id)}[/] · {shown(dataset)}", highlight=False)
+    result = guarded(lambda: run_reported(score_hardneg, run_id=run_id, dataset=dataset, retrievers=retrievers,
+                                          rerankers=rerank or [], embedder=embedder, output_dir=out,
+                                          confidence=confidence, resamples=resamples, seed=seed,
+                                          workspace=workspace, database=database))
     print_score_summary(result)
     if json_file is not None:
         payload = result.reference[result.scorers[0]] if len(result.scorers) == 1 else {"scorers": result.reference}
         write_json_atomic(json_file, payload)
-        console.print(f"{'json:':<10}{json_file}", highlight=False)
+        console.print(f"{'json:':<10}{json_file}", highlight=False, markup=False)
 
 
 def print_reference_measures(title: str, measures: dict) -> None:
     if "task1" in measures:
-        table = Table(title=f"Task 1 · {title}")
+        table = Table(title=f"Task 1 · {shown(title)}")
         table.add_column("k", justify="right")
         table.add_column("win rate", justify="right")
         table.add_column("mean difference", justify="right")
@@ -180,7 +188,7 @@ def print_reference_measures(title: str, measures: dict) -> None:
             table.add_row(k, f"{rate:.3f}", f"{measures['task1']['avg_diff'][k]:.4f}")
         console.print(table)
     if "task2" in measures:
-        table = Table(title=f"Task 2 · {title}")
+        table = Table(title=f"Task 2 · {shown(title)}")
         table.add_column("pair")
         table.add_column("win rate", justify="right")
         for pair, rate in measures["task2"]["pairs"].items():
@@ -192,28 +200,28 @@ def print_reference_measures(title: str, measures: dict) -> None:
 
 def print_score_summary(result: HardnegScoreResult) -> None:
     results = result.results()
-    table = Table(title=f"hardneg score · {results['dataset']['name']} · {results['dataset']['rows']} rows")
+    table = Table(title=f"hardneg score · {shown(results['dataset']['name'])} · {results['dataset']['rows']} rows")
     table.add_column("scorer", no_wrap=True)
     ks = []
     for scorer in results["scorers"].values():
         if "task1" in scorer:
             ks = sorted(scorer["task1"]["win_rate"], key=int)
             break
-    shown = [k for k in ks if k in ("1", ks[len(ks) // 2] if ks else "", ks[-1] if ks else "")]
-    for k in shown:
+    ks_shown = [k for k in ks if k in ("1", ks[len(ks) // 2] if ks else "", ks[-1] if ks else "")]
+    for k in ks_shown:
         table.add_column(f"win k={k}", justify="right")
     table.add_column("P>HN1", justify="right")
     table.add_column("ladder mean", justify="right")
     table.add_column("flip rate", justify="right")
     for label, scorer in results["scorers"].items():
-        cells = [f"{scorer['task1']['win_rate'][k]['mean']:.3f}" if "task1" in scorer else "–" for k in shown]
+        cells = [f"{scorer['task1']['win_rate'][k]['mean']:.3f}" if "task1" in scorer else "–" for k in ks_shown]
         if "task2" in scorer:
             pairs = [pair["mean"] for pair in scorer["task2"]["pairs"].values()]
             cells += [f"{pairs[0]:.3f}", f"{sum(pairs) / len(pairs):.3f}",
                       f"{scorer['task3']['change_rate']['mean']:.3f}"]
         else:
             cells += ["–", "–", "–"]
-        table.add_row(label, *cells)
+        table.add_row(shown(label), *cells)
     console.print(table)
     print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
                  "results": result.report["results"], "score tables": result.output_dir})

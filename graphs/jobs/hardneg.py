@@ -19,10 +19,13 @@ from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.agents.negative_rewriter import NEGATIVE_KINDS, NegativeRewriter
 from benchsmith.evals.multicondition import DEFAULT_RESAMPLES
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least,
-                                           check_collection_name, check_fraction, check_models, checked_run_id,
-                                           job_run, priced, workspace_for)
+                                           check_collection_name, check_embedders, check_fraction, check_models,
+                                           checked_run_id, job_run, priced, workspace_for)
+from benchsmith.graphs.resources import check_reranker
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 
 DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS, DEFAULT_CONCURRENCY = 10, 6000, 4
@@ -59,7 +62,7 @@ def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None 
     corpus.jsonl or 'stdlib') or an ingested ``collection``. The same call with the same
     ``run_id`` resumes an interrupted build. With ``database`` (a postgresql:// URL) its
     checkpoints, run record and model cache are kept in PostgreSQL."""
-    from benchsmith.graphs.hardneg import HardnegContext, builder
+    from benchsmith.graphs.hardneg import HardnegContext, builder, read_source_documents
     from benchsmith.graphs.runner import run_job
 
     settings = _checked_settings(sources, collection, domain, features, conditions, negatives, llm, judge, sample,
@@ -68,6 +71,10 @@ def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None 
     database = database_url(database)
     run_id = checked_run_id(run_id, "hardneg")
     resolved = workspace_for(workspace)
+    files = settings["sources"]
+    if files and "stdlib" not in files and not RunDirectory(resolved, run_id).exists() \
+            and not read_source_documents(resolved, None, files, None):  # checked before the run exists
+        raise InputError(f"{', '.join(files)}: no readable documents with text to build from")
     context = HardnegContext(workspace=str(resolved.root), chroma_host=chroma_host, llm=llm, judge=judge,
                              domain=domain, features=features, conditions=conditions, negatives=negatives,
                              sample=sample, max_chars=max_chars, seed=seed, concurrency=concurrency,
@@ -158,13 +165,13 @@ def estimate_hardneg(sources: Sequence[str | Path] = (), *, collection: str | No
 # Scoring.
 
 @dataclass(frozen=True)
-class HardnegScoreResult:
-    dataset: Path
-    output_dir: Path
-    scorers: list[str]
-    reference: dict[str, dict[str, Any]]  # {scorer: the reference's measures (task1, task2, task3 keys)}
-    tables: dict[str, dict[str, Path]]  # {scorer: {task1, task2, task3: *_results.csv}}
-    report: dict[str, Path]  # markdown, html, results
+class HardnegScoreResult(JobRun):
+    dataset: Path = Path()  # the dataset's absolute path
+    output_dir: Path = Path()
+    scorers: list[str] = field(default_factory=list)
+    reference: dict[str, dict[str, Any]] = field(default_factory=dict)  # {scorer: the reference's measures}
+    tables: dict[str, dict[str, Path]] = field(default_factory=dict)  # {scorer: {task1, task2, task3: *_results.csv}}
+    report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results
 
     def results(self) -> dict[str, Any]:
         """Everything the results JSON holds: measures with bootstrap intervals, worst rows, notes."""
@@ -174,19 +181,56 @@ class HardnegScoreResult:
 def score_hardneg(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT_SCORERS, rerankers: Sequence[str] = (),
                   embedder: str = DEFAULT_EMBEDDER, output_dir: str | Path | None = None,
                   confidence: float = 0.95, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
-                  workspace: str | Path | None = None, on_event: EventHandler | None = None) -> HardnegScoreResult:
+                  workspace: str | Path | None = None, database: str | None = None, run_id: str | None = None,
+                  on_event: EventHandler | None = None, resume: str | None = None) -> HardnegScoreResult:
     """Score every (query, candidate) pair of ``dataset`` (a hardneg build run directory or run id,
     or a hardneg.csv) with each retriever and reranker; write the score tables in the reference
-    layout, the measures and the report."""
-    from benchsmith.graphs.hardneg_scoring import score_dataset
+    layout, the measures and the report. One run (job ``hardneg-score``) with one step per scorer:
+    the same call with the same ``run_id`` resumes an interrupted run, scoring only the scorers
+    that had not finished, and reports a finished one without scoring. ``database`` keeps its
+    checkpoints and record in PostgreSQL."""
+    from benchsmith.graphs.hardneg_score import HardnegScoreContext, builder
+    from benchsmith.graphs.runner import run_job
+
+    resolved = workspace_for(workspace)
+    settings = _checked_score_settings(resolved, dataset, retrievers, rerankers, embedder, output_dir, confidence,
+                                       resamples, seed)
+    database = database_url(database)
+    run_id = checked_run_id(run_id, "hardneg-score")
+    context = HardnegScoreContext(workspace=str(resolved.root), database=database, embedder=embedder,
+                                  confidence=confidence, resamples=resamples, seed=seed)
+    outcome = run_job(builder, job="hardneg-score", workspace=resolved, run_id=run_id,
+                      inputs={"run_id": run_id, "dataset": settings["dataset"], "scorers": settings["scorers"],
+                              "output_dir": settings["output_dir"]},
+                      context=context, settings=settings, on_event=on_event, max_concurrency=1, resume=resume,
+                      database=database)
+    values = outcome.values
+    return HardnegScoreResult(**job_run(outcome), dataset=Path(values["dataset"]), output_dir=Path(values["output_dir"]),
+                              scorers=list(values["scorers"]), reference=dict(values["reference"]),
+                              tables={label: {task: Path(path) for task, path in paths.items()}
+                                      for label, paths in values["tables"].items()},
+                              report={kind: Path(path) for kind, path in values["report"].items()})
+
+
+def _checked_score_settings(workspace: Workspace, dataset: str | Path, retrievers: Sequence[str],
+                            rerankers: Sequence[str], embedder: str, output_dir: str | Path | None, confidence: float,
+                            resamples: int, seed: int) -> dict[str, Any]:
+    """The scoring run's settings, every one checked (the dataset read) before the run exists."""
+    from benchsmith.graphs.hardneg_scoring import load_dataset, output_directory
     from benchsmith.tools.multicondition_scoring import parse_scorers
 
     specs = parse_scorers(list(retrievers), list(rerankers))
     check_fraction(confidence=confidence)
     check_at_least(100, resamples=resamples)
-    outcome = score_dataset(dataset, specs, embedder=embedder, output_dir=output_dir, confidence=confidence,
-                            resamples=resamples, seed=seed, workspace=workspace_for(workspace), on_event=on_event)
-    return HardnegScoreResult(**outcome)
+    for spec in specs:
+        if spec.kind == "rerank":
+            check_reranker(spec.model or "")
+    check_embedders(*(spec.model or embedder for spec in specs if spec.kind == "dense"))
+    path, _, _ = load_dataset(dataset, workspace)
+    # Absolute, so that the same command resumes the run from any working directory.
+    output = output_directory(path, output_dir).resolve()
+    return {"dataset": str(path), "scorers": [spec.label for spec in specs], "embedder": embedder,
+            "output_dir": str(output), "confidence": confidence, "resamples": resamples, "seed": seed}
 
 
 def rescore_tables(task1: str | Path | None = None, task2: str | Path | None = None,
