@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from benchsmith.agents.models import Agent, Message, delimited
-from benchsmith.agents.text import content_words
+from benchsmith.agents.text import content_words, sentences, stems
 
 CAST_GRADES = {0: "fails to meet", 1: "slightly meets", 2: "moderately meets", 3: "highly meets", 4: "fully meets"}
 
@@ -49,10 +49,24 @@ class RelevanceJudge(Agent[RelevanceGrade]):
 
     def baseline(self, *, history: list[tuple[str, str]], question: str, rewrite: str | None, document: str,
                  **_: Any) -> RelevanceGrade:
-        """Lexical: the share of the need's distinct content words (the self-contained form's,
-        else the question's) that the document contains, in fifths, capped at 4."""
-        wanted = set(content_words(rewrite or question))
-        coverage = len(wanted & set(content_words(document))) / len(wanted) if wanted else 0.0
-        grade = min(4, int(coverage * 5))
-        return RelevanceGrade(rationale=f"The document contains {coverage:.0%} of the question's content words "
-                                        f"({CAST_GRADES[grade]}).", grade=grade)
+        """Lexical and strict, as an offline judge has to be: the documents it grades are the ones
+        retrieval put on top, which share the question's words by construction, so sharing them
+        is not enough. Of the need's distinct content words (stemmed; the self-contained form's,
+        else the question's), the share found together in the document's best sentence, and in
+        the whole document, give the grade: 4, one sentence holds them all; 3, one sentence holds
+        three quarters and the document all; 2, one sentence holds two thirds and the document
+        three quarters; 1, the document holds half; 0 otherwise."""
+        wanted = set(stems(content_words(rewrite or question)))
+        if not wanted:
+            return RelevanceGrade(rationale="The question has no content words to look for (fails to meet).", grade=0)
+        in_document = len(wanted & set(stems(content_words(document)))) / len(wanted)
+        in_sentence = max((len(wanted & set(stems(content_words(sentence)))) / len(wanted)
+                           for sentence in sentences(document) or [document]), default=0.0)
+        grade = next((grade for grade, sentence_share, document_share in _BASELINE_GRADES
+                      if in_sentence >= sentence_share and in_document >= document_share), 0)
+        return RelevanceGrade(rationale=f"The document holds {in_document:.0%} of the question's content words, its "
+                                        f"best sentence {in_sentence:.0%} ({CAST_GRADES[grade]}).", grade=grade)
+
+
+# (grade, share of the need's words in the best sentence, share in the whole document), best first.
+_BASELINE_GRADES = ((4, 1.0, 1.0), (3, 0.75, 1.0), (2, 2 / 3, 0.75), (1, 0.0, 0.5))

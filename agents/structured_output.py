@@ -9,7 +9,13 @@ Methods, in the order ``auto`` tries them:
 * ``prompt``: the schema in the prompt only, for servers that reject every format parameter.
 
 An endpoint moves to the next method when it answers 400 or 422 with an error about the format
-(``response_format``, ``json_schema``, ``tools``...); an explicit method never falls back.
+(``response_format``, ``json_schema``, ``tools``...), or with one that names no part of the request
+at all ("Bad Request", "invalid request"): servers word their refusals of tools and formats in many
+ways, and the next method, which sends fewer format parameters, is the test of whether the format was
+the problem (the last, ``prompt``, sends none, so a request that is bad for another reason still
+fails there, with the server's words). An error that names another part of the request (the model,
+the messages, a sampling parameter) or a prompt too long is no format problem. An explicit method
+never falls back.
 
 Whatever the method, a reply is accepted when it holds exactly one JSON object, bare, in code
 fences or among prose, that validates against the schema. An invalid reply is retried with the
@@ -40,6 +46,9 @@ _FORMAT_WORDS = {
     "function_calling": ("tool", "function"),
     "json_mode": ("response_format", "response format", "json_object", "json mode", "json_mode"),
 }
+# Words that tie a 400/422 to some other part of the request: not the format's fault.
+_OTHER_PARAMETER_WORDS = ("model", "messages", "temperature", "seed", "max_tokens", "max_completion_tokens",
+                          "top_p", "api key", "api_key", "role", "content")
 # A prompt too long for the model mentions "functions" or "tools" too: never a format problem.
 _OVERFLOW_WORDS = ("context length", "context_length", "context window", "maximum context", "too long",
                    "too many tokens", "reduce the length")
@@ -106,7 +115,11 @@ def is_format_rejection(error: BaseException, method: str) -> bool:
     text = f"{getattr(error, 'message', '')} {error.body if isinstance(error.body, str | dict) else ''}".lower()
     if any(word in text for word in _OVERFLOW_WORDS):
         return False
-    return any(word in text for word in _FORMAT_WORDS[method])
+    if any(word in text for word in _FORMAT_WORDS[method]):
+        return True
+    # An unexplained refusal ("Bad Request"): only the format parameters are new to the request.
+    return not any(word in text for words in _FORMAT_WORDS.values() for word in words) and \
+        not any(word in text for word in _OTHER_PARAMETER_WORDS)
 
 
 def json_objects_in(text: str) -> list[dict[str, Any]]:

@@ -8,6 +8,18 @@ and judges' grades.
   strict majority of them, graded it g or higher; its confirmed grade is the highest such g
   (with an odd number of judges, their median grade). With fewer judges than ``min_votes``
   nothing is confirmed.
+* Scales: the judges grade on CAsT's 0-4 scale, but many benchmarks' gold is binary (1 =
+  relevant). Merged as they are, a re-judged document graded 4 weighs four times a gold one in
+  nDCG's gain (trec_eval's gain is the relevance value), so a system that ranks every relevant
+  document first loses nDCG after re-judging for no fault of its own. Confirmed grades are
+  therefore put on the benchmark's own scale before they are merged
+  (:func:`on_benchmark_scale`): on a binary benchmark a grade counts as relevant (1) from
+  ``RELEVANT_GRADE`` = 2, "moderately meets", up, the threshold TREC CAsT itself uses for its
+  binary measures (Dalton et al., TREC CAsT 2019 overview), and as 0 below; a graded benchmark
+  (any relevance above 1, e.g. CAsT's own 0-4 qrels) takes the grades as they are. Mapping the
+  grades onto the gold's scale, rather than the gold onto the grades', keeps the benchmark's
+  "before" numbers exactly the ones it reports without re-judging. The judges' raw grades stay
+  in ``judgments.jsonl`` and the report.
 * Changes: for each measure, the mean over the judged turns on a test set minus the mean on
   the original, tested with a paired test on the per-turn values (evals/significance.py),
   Holm-corrected over the test sets of that configuration and measure.
@@ -24,6 +36,7 @@ from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES, is_confirmed
 from benchsmith.evals.significance import DEFAULT_ALPHA, DEFAULT_RESAMPLES, TestName, holm_bonferroni, paired_p_value
 
 MAX_GRADE = 4
+RELEVANT_GRADE = 2  # "moderately meets": relevant for CAsT's binary measures
 PerQuery = Mapping[str, Mapping[str, float]]  # {query id: {measure: value}}
 
 
@@ -52,6 +65,18 @@ def confirmed_judgments(grades: Mapping[str, Mapping[str, Sequence[int]]],
             if grade is not None:
                 confirmed.setdefault(turn, {})[doc_id] = grade
     return confirmed
+
+
+def is_binary_scale(qrels: Mapping[str, Mapping[str, int]]) -> bool:
+    """Does the benchmark's gold use relevance 0 and 1 only?"""
+    return all(relevance <= 1 for docs in qrels.values() for relevance in docs.values())
+
+
+def on_benchmark_scale(confirmed: Mapping[str, Mapping[str, int]], binary: bool) -> dict[str, dict[str, int]]:
+    """Confirmed 0-4 grades as relevance on the benchmark's scale: on a binary one, 1 from
+    ``RELEVANT_GRADE`` up and 0 below; on a graded one, the grades themselves."""
+    return {turn: {doc: (int(grade >= RELEVANT_GRADE) if binary else grade) for doc, grade in docs.items()}
+            for turn, docs in confirmed.items()}
 
 
 def top_k(ranking: Mapping[str, float], k: int) -> list[str]:

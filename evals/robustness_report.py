@@ -125,11 +125,14 @@ def rejudging_section(results: Mapping[str, Any]) -> Section:
     rows = [[Cell(label), Cell(f"{value:,}", numeric=True)] for label, value in (
         ("unjudged documents pooled", pool["pooled"]), ("turns with pooled documents", pool["turns"]),
         ("pooled documents with text", pool["with_text"]), ("judged", pool["judged"]),
-        ("confirmed", pool["confirmed"]), ("confirmed relevant (grade ≥ 1)", pool["confirmed_relevant"]),
-        *((f"confirmed grade {grade}", count) for grade, count in grades.items()))]
+        ("confirmed", pool["confirmed"]), ("confirmed relevant (grade ≥ 2)", pool["confirmed_relevant"]),
+        *((f"confirmed grade {grade}", count) for grade, count in grades.items()),
+        *((f"called relevant (grade ≥ 2) by {judge}", count)
+          for judge, count in pool.get("relevant_by_judge", {}).items()))]
+    scale = results.get("scale", {}).get("mapping", "confirmed grades are the relevance")
     blocks: list[Block] = [
         f"The unjudged documents of every run's top {results['settings']['judge_depth']}, graded by the judges on "
-        "CAsT's 0-4 scale; confirmed grades are in augmented_qrels.tsv (BEIR) and augmented_qrels.trec.",
+        f"CAsT's 0-4 scale; {scale}. The relevance is in augmented_qrels.tsv (BEIR) and augmented_qrels.trec.",
         Table(["re-judging", "documents"], rows),
     ]
     if results.get("examples"):

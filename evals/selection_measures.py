@@ -38,6 +38,18 @@ Intervals: the percentile bootstrap over queries (Efron and Tibshirani, 1993, An
 to the Bootstrap, ch. 13): B resamples of the queries with replacement, each measure computed
 on each resample as on the sample, the interval between the (1 − c)/2 and (1 + c)/2 quantiles
 of the B values. All configurations share the resamples, so their values are paired.
+
+A winner is named only when its PR-AUC interval does not overlap the runner-up's
+(:func:`intervals_overlap`); otherwise the configurations whose intervals overlap the top one's
+are tied, and :func:`queries_to_separate` estimates how many queries would separate the top two:
+with bootstrap standard errors se₁, se₂ (the standard deviations of the resampled PR-AUCs) and
+the observed difference d, normal intervals of half-width z·seᵢ stop overlapping once
+d > z·(se₁ + se₂); each seᵢ shrinks as 1/√n, so at n' queries they separate when
+
+    n' ≥ n · (z · (se₁ + se₂) / d)²,   z = Φ⁻¹((1 + c)/2),
+
+assuming the difference and the per-query spread stay what they are (an estimate, not a promise;
+identical results, d = 0, are separated by no number of queries).
 """
 
 from __future__ import annotations
@@ -47,6 +59,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, Interval
 
@@ -189,6 +202,30 @@ def configuration_scores(counts: QueryCounts, weights: np.ndarray, betas: Sequen
         "f_beta": f_scores,
         "resampled_pr_auc": resampled_auc,  # for paired comparisons; dropped before writing
     }
+
+
+def intervals_overlap(first: Mapping[str, Any], second: Mapping[str, Any]) -> bool:
+    """Do two intervals (``{"low", "high"}``, as :meth:`Interval.to_json` writes them) share a
+    point? An interval that could not be computed (one query) overlaps everything."""
+    if None in (first.get("low"), first.get("high"), second.get("low"), second.get("high")):
+        return True
+    return first["low"] <= second["high"] and second["low"] <= first["high"]
+
+
+def bootstrap_standard_error(resampled: np.ndarray) -> float:
+    """The standard deviation of a measure over the bootstrap resamples (Efron and Tibshirani, ch. 6)."""
+    return float(np.std(resampled, ddof=1)) if len(resampled) > 1 else float("nan")
+
+
+def queries_to_separate(difference: float, first_error: float, second_error: float, queries: int,
+                        confidence: float = DEFAULT_CONFIDENCE) -> int | None:
+    """Queries in all at which two configurations' intervals would stop overlapping:
+    ``ceil(n · (z · (se₁ + se₂) / |d|)²)`` (see the module docstring); None when ``d`` is 0 or
+    the errors are unknown."""
+    if not difference or not queries or not np.isfinite(first_error + second_error):
+        return None
+    z = float(stats.norm.ppf((1 + confidence) / 2))
+    return int(np.ceil(queries * (z * (first_error + second_error) / abs(difference)) ** 2))
 
 
 def win_share(first: np.ndarray, second: np.ndarray) -> float:

@@ -37,7 +37,8 @@ def build_document(results: Mapping[str, Any]) -> Document:
     sections = [
         Section("Overview", [overview(results), best_callout(results)]),
         Section("Judgments", [judgments_summary(results["judgments"])]),
-        Section("The best configuration, ready to use", best_spec(results)),
+        Section("The best configuration, ready to use" if results.get("best") else "No winner: a tie",
+                best_spec(results)),
         Section("Ranking", [
             "Configurations by PR-AUC over facts, best first; intervals are bootstrap intervals over the queries. "
             "F-beta is each configuration's best over k = 1..K (the k in brackets).",
@@ -76,11 +77,14 @@ def overview(results: Mapping[str, Any]) -> str:
 
 
 def best_callout(results: Mapping[str, Any]) -> Callout:
-    best = results["configurations"][0]
+    top = results["configurations"][0]
     precision_first, recall_first = results["precision_first"], results["recall_first"]
-    text = (f"PR-AUC {best['pr_auc']:.3f} ({interval_text(best['pr_auc_interval'])}). "
+    text = (f"PR-AUC {top['pr_auc']:.3f} ({interval_text(top['pr_auc_interval'])}). "
+            f"{results['separation']['text']} "
             f"Precision first: {describe_pick(precision_first)}. Recall first: {describe_pick(recall_first)}.")
-    return Callout(f"Best configuration: {best['name']}", text)
+    if results.get("best") is None:
+        return Callout(f"No winner: {', '.join(results['tied'])} are tied", text)
+    return Callout(f"Best configuration: {top['name']}", text)
 
 
 def describe_pick(pick: Mapping[str, Any]) -> str:
@@ -102,7 +106,8 @@ def judgments_summary(judgments: Mapping[str, Any]) -> BulletList:
         f"judging the whole corpus would take {judgments['queries']:,} queries × {judgments['distinct_chunks']:,} "
         f"distinct chunks = {whole:,} pairs ({share:.1%} of that was judged).",
         f"Verdicts: {judgments['model_verdicts']:,} asked of a model in this run, {judgments['stored_verdicts']:,} "
-        f"reused from earlier runs, {judgments['free_verdicts']:,} from relevance labels or the offline baseline; "
+        f"reused from earlier runs (the verdict store), {judgments['free_verdicts']:,} from relevance labels or the "
+        "offline baseline; "
         f"{judgments['batch_size']} pairs per call.",
         f"Relevant pairs: {judgments['relevant_pairs']:,}; distinct facts: {judgments['facts']:,}.",
         *([usage_text(judgments["usage"])] if judgments.get("usage") else []),
@@ -118,6 +123,9 @@ def usage_text(usage: Mapping[str, Any]) -> str:
 
 def best_spec(results: Mapping[str, Any]) -> list[Any]:
     best = results["best"]
+    if best is None:
+        return [f"{results['separation']['text']} No best-configuration.yaml was written: naming one of the tied "
+                "configurations would be a coin toss. Judge more queries, or compare them on other settings."]
     settings = best["settings"]
     return [
         f"Saved as {best['space_file']} in the run directory: a strategy space of this one configuration, which "

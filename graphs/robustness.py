@@ -13,8 +13,13 @@ With a corpus, each test set is evaluated by the evaluate job (its own resumable
 ``pool`` collects, once, the documents of every run's top k (``judge_depth``) that the qrels do
 not judge for that turn; ``judge`` grades a turn's pooled documents with every judge on CAsT's
 0-4 scale and appends the turn to ``judgments.jsonl`` once; ``report`` confirms grades with the
-audit's vote rule, writes ``augmented_qrels.tsv`` (and ``.trec``), recomputes every measure
-before and after, tests each test set's change against the original and writes the report.
+audit's vote rule, puts them on the benchmark's scale (a binary gold gets 1 for a confirmed grade
+of 2 or more and 0 below, a graded gold the grades: evals/robustness.py says why), writes
+``augmented_qrels.tsv`` (and ``.trec``), recomputes every measure before and after, tests each
+test set's change against the original and writes the report.
+
+The evaluate runs are the robustness run's children: each is marked with its parent
+(``RunDirectory.mark_child``) before it starts, and `benchsmith runs` lists it under the parent.
 """
 
 from __future__ import annotations
@@ -230,6 +235,7 @@ def evaluate(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> dic
                             workspace=workspace_of(context).root, chroma_host=context.chroma_host,
                             run_id=f"{state['run_id']}-{name}", on_event=forward)
 
+    RunDirectory(workspace_of(context), f"{state['run_id']}-{name}").mark_child(state["run_id"])
     # A fresh thread: a graph run inside a node's thread would take the node's run as its parent.
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         result = pool.submit(run).result()
@@ -316,11 +322,13 @@ def report(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> Robus
     grades = {turn: {doc: [verdict["grade"] for verdict in by_judge.values()] for doc, by_judge in docs.items()}
               for turn, docs in judgments.items()}
     confirmed = robustness_measures.confirmed_judgments(grades, context.min_votes)
-    rows = [(turn, doc, grade) for turn, docs in sorted(confirmed.items()) for doc, grade in sorted(docs.items())]
+    binary = robustness_measures.is_binary_scale(qrels)
+    on_scale = robustness_measures.on_benchmark_scale(confirmed, binary)
+    rows = [(turn, doc, value) for turn, docs in sorted(on_scale.items()) for doc, value in sorted(docs.items())]
     write_beir_qrels(run_dir.file(AUGMENTED_QRELS_FILE),
                      [(turn, doc, relevance) for turn, docs in sorted(qrels.items())
                       for doc, relevance in sorted(docs.items())] + rows)
-    augmented = merge_qrels(qrels, confirmed)
+    augmented = merge_qrels(qrels, on_scale)
     write_trec_qrels(run_dir.file(AUGMENTED_TREC_FILE), [(turn, doc, relevance) for turn, docs in
                                                          sorted(augmented.items()) for doc, relevance in
                                                          sorted(docs.items())])
@@ -343,7 +351,7 @@ def report(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> Robus
             per_phase["queries"] = len(next(iter(per_set.values()), {}))
         by_configuration[configuration] = per_phase
     results = _results(state, context, paraphrase_run, qrels, judgments, grades, confirmed, names, judged_measure,
-                       by_configuration, evaluations)
+                       by_configuration, evaluations, binary)
     paths = write_files_atomic(run_dir.path, robustness_report_files(results))
     return {"sets": state["sets"], "pooled": results["pool"]["pooled"], "confirmed": len(rows),
             "means": {configuration: values["means"] for configuration, values in by_configuration.items()},
@@ -353,7 +361,7 @@ def report(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> Robus
 def _results(state: RobustnessState, context: RobustnessContext, paraphrase_run: Path, qrels: Qrels,
              judgments: dict[str, Any], grades: dict[str, dict[str, list[int]]], confirmed: dict[str, dict[str, int]],
              names: list[str], judged_measure: str, by_configuration: dict[str, Any],
-             evaluations: dict[str, dict[str, str]]) -> dict[str, Any]:
+             evaluations: dict[str, dict[str, str]], binary: bool) -> dict[str, Any]:
     pooled = load_jsonl(RunDirectory(workspace_of(context), state["run_id"]).file(POOL_FILE))
     distribution = {str(grade): 0 for grade in range(robustness_measures.MAX_GRADE + 1)}
     for docs in confirmed.values():
@@ -362,7 +370,8 @@ def _results(state: RobustnessState, context: RobustnessContext, paraphrase_run:
     turns = _turns(state["paraphrase_run"])
     examples = [{"turn": turn, "doc": doc, "grade": grade, "question": turns.get(turn, {}).get("raw", ""),
                  "rationales": {judge: verdict["rationale"] for judge, verdict in judgments[turn][doc].items()}}
-                for turn, docs in sorted(confirmed.items()) for doc, grade in sorted(docs.items()) if grade >= 1]
+                for turn, docs in sorted(confirmed.items()) for doc, grade in sorted(docs.items())
+                if grade >= robustness_measures.RELEVANT_GRADE]
     examples.sort(key=lambda example: -example["grade"])
     benchmark = _read_json(paraphrase_run / BENCHMARK_FILE)
     unjudged_at_k = {}
@@ -386,17 +395,27 @@ def _results(state: RobustnessState, context: RobustnessContext, paraphrase_run:
                  "with_text": sum(1 for record in pooled if record["has_text"]),
                  "judged": sum(len(docs) for docs in grades.values()),
                  "confirmed": sum(len(docs) for docs in confirmed.values()),
-                 "confirmed_relevant": sum(1 for docs in confirmed.values() for grade in docs.values() if grade >= 1),
-                 "confirmed_grades": distribution},
+                 "confirmed_relevant": sum(1 for docs in confirmed.values() for grade in docs.values()
+                                           if grade >= robustness_measures.RELEVANT_GRADE),
+                 "confirmed_grades": distribution,
+                 # Each judge's own verdicts: how many pooled documents it called relevant (grade 2 or more).
+                 "relevant_by_judge": {judge: sum(1 for docs in judgments.values() for by_judge in docs.values()
+                                                  if judge in by_judge and
+                                                  by_judge[judge]["grade"] >= robustness_measures.RELEVANT_GRADE)
+                                       for judge in state["judges"]}},
+        "scale": {"benchmark": "binary" if binary else "graded", "relevant_grade": robustness_measures.RELEVANT_GRADE,
+                  "mapping": (f"confirmed grades of {robustness_measures.RELEVANT_GRADE} or more are relevance 1, "
+                              "lower ones 0 (the benchmark's gold is binary)") if binary else
+                             "confirmed grades are the relevance (the benchmark's gold is graded)"},
         "by_configuration": by_configuration,
         "examples": examples[:EXAMPLES_SHOWN],
         "vote_rule": robustness_measures.grade_vote_rule(context.min_votes),
         "test": describe(context.significance_test, context.resamples, 0.05, max(len(state["sets"]) - 1, 1)),
-        "notes": _notes(context, state, judged_measure),
+        "notes": _notes(context, state, judged_measure, binary),
     }
 
 
-def _notes(context: RobustnessContext, state: RobustnessState, judged_measure: str) -> list[str]:
+def _notes(context: RobustnessContext, state: RobustnessState, judged_measure: str, binary: bool) -> list[str]:
     notes = [
         "Measures are means over the turns with relevance judgments; a test set's change is its mean minus the "
         "original's, with a paired test on the per-turn values, Holm-corrected over the test sets.",
@@ -405,9 +424,16 @@ def _notes(context: RobustnessContext, state: RobustnessState, judged_measure: s
         f"(0 fails, 1 slightly, 2 moderately, 3 highly, 4 fully meets), with the audit's vote rule: "
         f"{robustness_measures.grade_vote_rule(context.min_votes)}. Confirmed grades, non-relevant ones included, are "
         f"appended to augmented_qrels.tsv, so {judged_measure} reaches 1.0 where every pooled document was confirmed.",
+        (f"The benchmark's gold is binary: a confirmed grade of {robustness_measures.RELEVANT_GRADE} (moderately "
+         "meets) or more is appended as relevance 1, a lower one as 0 (CAsT's threshold for binary measures), so a "
+         "re-judged document weighs what a gold one weighs in nDCG.") if binary else
+        "The benchmark's gold is graded: confirmed grades are appended as they are.",
         "The judges see the turn as the benchmark asks it (its conversation, raw utterance and self-contained form): "
         "the test sets share the original's information needs.",
     ]
+    if len(state["judges"]) == 1:
+        notes.append(f"One judge ({state['judges'][0]}) with --min-votes {context.min_votes}: its grades were trusted "
+                     "unchecked; add a second --judge for the audit's two-vote rule.")
     if state.get("runs") and not context.corpus:
         notes.append("No --corpus was given with the run files: without the documents' text nothing was re-judged.")
     return notes

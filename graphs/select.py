@@ -24,7 +24,13 @@ rewriter, reranker, filter and top K to ship, judged on real user queries.
 6. ``report``: per configuration, precision and recall over facts at k = 1..K (micro, per-query
    mean beside), PR-AUC, F-beta, bootstrap intervals; the ranking, the best configuration for
    precision-first and recall-first use, the main effects (evals/selection_measures.py);
-   ``selection.json``, ``report.md``, ``report.html`` and ``best-configuration.yaml``.
+   ``selection.json``, ``report.md``, ``report.html`` and ``best-configuration.yaml``. A winner
+   is named only when its PR-AUC interval does not overlap the runner-up's; otherwise ``best``
+   is null, ``tied`` lists the configurations tied with the top one, the report estimates how
+   many queries would separate the top two, and no ``best-configuration.yaml`` is written.
+
+The vote rule is the audit's (``--min-votes``, default 2, and a majority), never lowered: a rule
+the judges cannot meet (one judge, by default) is refused before the run starts.
 
 State holds configuration names and counters; queries, chunks, runs and verdicts live in files.
 """
@@ -55,7 +61,8 @@ from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency
                                          run_seam, workspace_of)
 from benchsmith.graphs.select_judging import VERDICT_STORE, judge_batch, pair_id, query_facts, stores_verdicts
 from benchsmith.graphs.select_results import (BEST_FILE, JudgedPool, best_by_f_beta, best_configuration_yaml,
-                                              configuration_counts, measured_configurations, selection_notes)
+                                              configuration_counts, measured_configurations, selection_notes,
+                                              separation, separation_text)
 from benchsmith.graphs.select_retrieval import RetrievalSettings, chunk_index, configuration_run, corpus_of, query_texts
 from benchsmith.stores.beir import BenchmarkQuery, read_beir_qrels
 from benchsmith.stores.errors import InputError
@@ -92,8 +99,8 @@ class SelectContext(StoreOptions, ModelOptions):
         "description": "Model of the 'rewrite' and 'expand:N' query rewriting: 'baseline', openai:<model> or a "
                        "registered name."})
     min_votes: int | None = field(default=None, metadata={
-        "description": "Judges that must find a chunk relevant (and be a majority) for it to count; empty: 2, or 1 "
-                       "with a single judge."})
+        "description": "Judges that must find a chunk relevant (and be a majority) for it to count; empty: 2, the "
+                       "audit's rule (one judge needs 1 given explicitly)."})
     batch_size: int = field(default=DEFAULT_BATCH_SIZE, metadata={
         "description": "Pairs of one query a judge judges per call."})
     rerank_depth: int = field(default=DEFAULT_RERANK_DEPTH, metadata={
@@ -119,13 +126,16 @@ class SelectInput(TypedDict):
 
 class SelectOutput(TypedDict, total=False):
     run_id: str
-    report: dict[str, str]  # {"markdown", "html", "results", "best"}: paths
+    report: dict[str, str]  # {"markdown", "html", "results", "best"}: paths ("best" only with a winner)
     ranking: list[str]  # configuration names, best first
+    best: str | None  # the winner; None when its interval overlaps the runner-up's
+    tied: list[str]  # then: the configurations whose intervals overlap the top one's
     pr_auc: dict[str, float]
     precision_first: dict[str, Any]
     recall_first: dict[str, Any]
     pool_pairs: int
     model_verdicts: int
+    verdicts: dict[str, int]  # verdicts on this run's pairs by source: model, stored, offline
     whole_corpus_pairs: int
 
 
@@ -189,7 +199,9 @@ def _file_records(path: Path, key: str) -> dict[str, dict[str, Any]]:
 
 
 def min_votes_of(context: SelectContext, judges: list[str]) -> int:
-    return context.min_votes if context.min_votes is not None else min(DEFAULT_MIN_VOTES, len(judges))
+    """The audit's rule unless --min-votes says otherwise; never lowered behind the user's back
+    (graphs/jobs/select.py refuses a rule the judges cannot meet before the run starts)."""
+    return context.min_votes if context.min_votes is not None else DEFAULT_MIN_VOTES
 
 
 def read_labels(path: Path) -> Qrels:
@@ -473,13 +485,17 @@ def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
     configurations = measured_configurations(scores, _file_records(run_dir.file(CONFIGURATIONS_FILE), "name"))
     precision_first, recall_first = (best_by_f_beta(configurations, beta) for beta in (min(context.betas),
                                                                                       max(context.betas)))
-    best = configurations[0]
-    best_yaml = best_configuration_yaml(best["settings"], context.embedder)
+    decision = separation(configurations, scores, len(judged.query_ids), context.confidence)
+    best = configurations[0] if decision["best"] is not None else None
+    best_yaml = best_configuration_yaml(best["settings"], context.embedder) if best else None
     judgments = _judgment_summary(runtime, state, context)
     results = {
         "configurations": configurations, "ranking": [c["name"] for c in configurations],
+        # A winner only when its interval does not overlap the runner-up's; else null and the tie.
         "best": {"configuration": best["name"], "settings": best["settings"], "embedder": context.embedder,
-                 "space_file": BEST_FILE, "yaml": best_yaml},
+                 "space_file": BEST_FILE, "yaml": best_yaml} if best else None,
+        "tied": decision["tied"],
+        "separation": {**decision, "text": separation_text(decision, context.confidence)},
         "precision_first": precision_first, "recall_first": recall_first,
         "main_effects": main_effects({c["name"]: c["pr_auc"] for c in configurations},
                                      {c["name"]: c["settings"] for c in configurations},
@@ -498,12 +514,18 @@ def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
         "notes": selection_notes(state["judges"], min_votes_of(context, state["judges"]), context.batch_size,
                                  context.resamples, context.confidence, context.rerank_depth),
     }
-    write_text_atomic(run_dir.file(BEST_FILE), best_yaml)
+    if best_yaml is not None:
+        write_text_atomic(run_dir.file(BEST_FILE), best_yaml)
+    else:
+        run_dir.file(BEST_FILE).unlink(missing_ok=True)  # no winner: no space file that names one
     paths = write_files_atomic(run_dir.path, selection_report_files(results))
-    return {"report": {**{kind: str(path) for kind, path in paths.items()}, "best": str(run_dir.file(BEST_FILE))},
-            "ranking": results["ranking"], "pr_auc": {c["name"]: c["pr_auc"] for c in configurations},
+    return {"report": {**{kind: str(path) for kind, path in paths.items()},
+                       **({"best": str(run_dir.file(BEST_FILE))} if best_yaml is not None else {})},
+            "best": decision["best"], "tied": decision["tied"], "ranking": results["ranking"],
+            "pr_auc": {c["name"]: c["pr_auc"] for c in configurations},
             "precision_first": precision_first, "recall_first": recall_first, "pool_pairs": judgments["pool_pairs"],
-            "model_verdicts": judgments["model_verdicts"], "whole_corpus_pairs": judgments["whole_corpus_pairs"]}
+            "model_verdicts": judgments["model_verdicts"], "verdicts": judgments["verdicts_in_run"],
+            "whole_corpus_pairs": judgments["whole_corpus_pairs"]}
 
 
 def _judgment_summary(runtime: Runtime[SelectContext], state: SelectState, context: SelectContext) -> dict[str, Any]:
@@ -527,6 +549,13 @@ def _judgment_summary(runtime: Runtime[SelectContext], state: SelectState, conte
                                   if stores_verdicts(seams[spec]) and not verdict.get("cached")),
             "stored_verdicts": sum(1 for _, verdict in verdicts if verdict.get("cached")),
             "free_verdicts": sum(1 for spec, _ in verdicts if not stores_verdicts(seams[spec])),
+            # Every verdict on this run's pairs, by where it came from: what this run judged.
+            "verdicts_in_run": {
+                "total": len(verdicts),
+                "model": sum(1 for spec, verdict in verdicts
+                             if stores_verdicts(seams[spec]) and not verdict.get("cached")),
+                "stored": sum(1 for _, verdict in verdicts if verdict.get("cached")),
+                "offline": sum(1 for spec, _ in verdicts if not stores_verdicts(seams[spec]))},
             "batch_size": context.batch_size, "usage": run_dir.usage.totals()}
 
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import yaml
 
-from benchsmith.evals.selection_measures import QueryCounts, query_counts, win_share
+from benchsmith.evals.selection_measures import (QueryCounts, bootstrap_standard_error, intervals_overlap, query_counts,
+                                                 queries_to_separate, win_share)
 from benchsmith.graphs.select_judging import pair_id
 from benchsmith.graphs.select_retrieval import ChunkIndex
 from benchsmith.stores.trec import Run
@@ -64,6 +65,47 @@ def measured_configurations(scores: Mapping[str, Mapping[str, Any]],
              "best_beats_it": None if name == ranking[0] else win_share(best_resampled,
                                                                         scores[name]["resampled_pr_auc"])}
             for name in ranking]
+
+
+def separation(configurations: Sequence[Mapping[str, Any]], scores: Mapping[str, Mapping[str, Any]], queries: int,
+               confidence: float) -> dict[str, Any]:
+    """Is the top configuration (``configurations`` ranked, best first) a winner? Only when its
+    PR-AUC interval does not overlap the runner-up's. Otherwise ``best`` is None and ``tied``
+    lists the configurations whose intervals overlap the top one's, with the queries that would
+    separate the top two (evals/selection_measures.queries_to_separate)."""
+    top = configurations[0]
+    if len(configurations) == 1:
+        return {"best": top["name"], "tied": [], "runner_up": None}
+    runner_up = configurations[1]
+    difference = top["pr_auc"] - runner_up["pr_auc"]
+    errors = [bootstrap_standard_error(scores[c["name"]]["resampled_pr_auc"]) for c in (top, runner_up)]
+    needed = queries_to_separate(difference, *errors, queries, confidence)
+    compared = {"runner_up": runner_up["name"], "difference": difference, "standard_errors": errors,
+                "queries": queries, "queries_needed": needed,
+                "more_queries": None if needed is None else max(needed - queries, 0)}
+    if not intervals_overlap(top["pr_auc_interval"], runner_up["pr_auc_interval"]):
+        return {"best": top["name"], "tied": [], **compared}
+    tied = [c["name"] for c in configurations if intervals_overlap(top["pr_auc_interval"], c["pr_auc_interval"])]
+    return {"best": None, "tied": tied, **compared}
+
+
+def separation_text(decision: Mapping[str, Any], confidence: float) -> str:
+    """The decision in words, for the report and the console."""
+    if decision["best"] is not None:
+        if decision["runner_up"] is None:
+            return f"{decision['best']} is the only configuration."
+        return (f"{decision['best']} wins: its {confidence:.0%} PR-AUC interval does not overlap the runner-up's "
+                f"({decision['runner_up']}).")
+    top, others = decision["tied"][0], ", ".join(decision["tied"][1:])
+    text = (f"No winner: the {confidence:.0%} PR-AUC interval of {top} overlaps those of {others}, so these queries "
+            "do not tell them apart. ")
+    if decision["queries_needed"] is None:
+        return text + ("The top two scored exactly the same: no number of queries like these separates them; "
+                       "compare them on other queries or other settings.")
+    return text + (f"About {decision['queries_needed']:,} queries in all ({decision['more_queries']:,} more than the "
+                   f"{decision['queries']:,} judged) would separate {decision['tied'][0]} from {decision['runner_up']} "
+                   f"if their PR-AUC difference ({decision['difference']:.3f}) held: n · (z · (se₁ + se₂) / d)², "
+                   "with the bootstrap standard errors se₁, se₂.")
 
 
 def _last(by_k: Mapping[str, float]) -> float:

@@ -108,7 +108,8 @@ class FakeOpenAIServer:
     def __init__(self, replier: Replier | None = None, latency_s: float = 0.0, *,
                  rejects: frozenset[str] | set[str] = frozenset(), rejection_status: int = 400,
                  reply_style: str = "json", api_key: str | None = None, models: set[str] | None = None,
-                 embedding_dimension: int = 64, keep_alive: bool = False):
+                 embedding_dimension: int = 64, keep_alive: bool = False,
+                 rejection_messages: dict[str, str] | None = None):
         unknown = set(rejects) - set(REJECTION_MESSAGES)
         if unknown or reply_style not in REPLY_STYLES:
             raise ValueError(f"unknown rejects {sorted(unknown)} or reply style {reply_style!r}")
@@ -116,6 +117,8 @@ class FakeOpenAIServer:
         self.latency_s = latency_s
         self.rejects = frozenset(rejects)
         self.rejection_status = rejection_status
+        # The words of each refusal (default REJECTION_MESSAGES): servers word them in many ways.
+        self.rejection_messages = {**REJECTION_MESSAGES, **(rejection_messages or {})}
         self.reply_style = reply_style
         self.api_key = api_key
         self.models = models  # served model names (None: any); another one gets a 404 like vLLM's
@@ -285,7 +288,7 @@ class FakeOpenAIServer:
         self._check_key_and_model(body, authorization)
         rejected = next((name for name in _format_parameters(body) if name in self.rejects), None)
         if rejected is not None:
-            raise _ReplyError(self.rejection_status, REJECTION_MESSAGES[rejected], "invalid_request_error",
+            raise _ReplyError(self.rejection_status, self.rejection_messages[rejected], "invalid_request_error",
                               "unsupported_parameter")
         fault = self._next_fault()
         if fault == "401":

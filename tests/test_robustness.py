@@ -11,8 +11,11 @@ import ir_measures
 import pytest
 
 from benchsmith.agents.models import ModelSeam, ScriptedBackend
-from benchsmith.agents.relevance import RelevanceGrade
-from benchsmith.evals.robustness import confirmed_grade, top_k
+from typer.testing import CliRunner
+
+from benchsmith.agents.relevance import RelevanceGrade, RelevanceJudge
+from benchsmith.evals.robustness import RELEVANT_GRADE, confirmed_grade, is_binary_scale, on_benchmark_scale, top_k
+from benchsmith.graphs.cli import app
 from benchsmith.graphs.jobs.paraphrase import paraphrase
 from benchsmith.graphs.jobs.robustness import robustness
 from benchsmith.graphs.resources import register_model
@@ -111,15 +114,88 @@ def test_rejudging_planted_unjudged_relevant_documents_raises_the_measures_as_ex
     assert made.test_sets["R1"].is_dir()
 
 
-def test_one_judge_confirms_nothing_under_the_audits_rule(tmp_path):
+def test_a_vote_rule_the_judges_cannot_meet_exits_2_before_any_run_record(tmp_path):
     files = write_runs_fixture(tmp_path)
     workspace = tmp_path / "ws"
     paraphrase([files["2020"]], import_ecast=files["ecast"], test_sets=1, qrels=files["qrels"], workspace=workspace,
                run_id="para")
-    result = robustness("para", runs={"original": files["original"], "R1": files["R1"]}, corpus=files["corpus"],
-                        judges=register_judges()[:1], judge_depth=3, measures=MEASURES, workspace=workspace,
-                        run_id="rob")
-    assert result.confirmed == 0 and result.means["run"]["after"] == result.means["run"]["before"]
+    outcome = CliRunner().invoke(app, [
+        "robustness", "para", "--run", f"original={files['original']}", "--run", f"R1={files['R1']}",
+        "--corpus", str(files["corpus"]), "--judge", "baseline", "--workspace", str(workspace), "--run-id", "rob"])
+    assert outcome.exit_code == 2, outcome.output
+    message = " ".join(outcome.output.split())
+    assert "--min-votes 2 needs at least 2 judges" in message and "--min-votes 1" in message
+    assert not (workspace / "runs" / "rob").exists()
+    with pytest.raises(InputError, match="--min-votes 3 needs at least 3 judges"):
+        robustness("para", runs={"original": files["original"], "R1": files["R1"]}, corpus=files["corpus"],
+                   judges=register_judges(), min_votes=3, workspace=workspace, run_id="rob")
+    assert not (workspace / "runs" / "rob").exists()
+
+
+BINARY_QRELS = {"31_1": {"d1": 1}, "31_2": {"d2": 1}, "81_2": {"d3": 1}}
+RELEVANT_FIRST = {  # every run ranks the relevant documents (gold, then the planted unjudged ones) first
+    "original": {"31_1": ["d1", "p1", "n2"], "31_2": ["d2", "p2", "n1"], "81_2": ["d3", "n2", "n4"]},
+    "R1": {"31_1": ["d1", "p1", "n1"], "31_2": ["d2", "p2", "n3"], "81_2": ["d3", "n4", "n1"]},
+}
+
+
+def test_a_judge_that_agrees_with_a_binary_gold_leaves_ndcg_as_it_was(tmp_path):
+    """The judges grade the planted relevant documents 4 on CAsT's scale; the gold says 1. Merged
+    as they were, nDCG of a run that ranks every relevant document first would fall (to 0.84 here)."""
+    files = write_runs_fixture(tmp_path)
+    files["qrels"].write_text("".join(f"{turn} 0 {doc} {rel}\n" for turn, docs in BINARY_QRELS.items()
+                                      for doc, rel in docs.items()), encoding="utf-8")
+    for name, ranked in RELEVANT_FIRST.items():
+        files[name].write_text("".join(f"{turn} Q0 {doc} {rank} {10 - rank} test\n" for turn, docs in ranked.items()
+                                       for rank, doc in enumerate(docs, start=1)), encoding="utf-8")
+    workspace = tmp_path / "ws"
+    paraphrase([files["2019"], files["resolved"], files["2020"]], import_ecast=files["ecast"], test_sets=1,
+               qrels=files["qrels"], workspace=workspace, run_id="para")
+    judges = ["judge-a", "judge-a2"]
+    for judge in judges:
+        register_model(judge, ModelSeam(ScriptedBackend(replier=judge_reply, model=judge)))
+    result = robustness("para", runs={"original": files["original"], "R1": files["R1"]}, qrels=files["qrels"],
+                        corpus=files["corpus"], judges=judges, judge_depth=3, measures=MEASURES,
+                        workspace=workspace, run_id="rob")
+    before, after = result.means["run"]["before"], result.means["run"]["after"]
+    augmented = read_beir_qrels(result.augmented_qrels)
+    assert augmented["31_1"]["p1"] == augmented["31_2"]["p2"] == 1  # grade 4 on the gold's binary scale
+    assert augmented["31_1"]["n1"] == 0
+    for name in RELEVANT_FIRST:
+        assert after[name]["nDCG@3"] == pytest.approx(before[name]["nDCG@3"]) == pytest.approx(1.0)
+        assert after[name]["nDCG@3"] == pytest.approx(expected(RELEVANT_FIRST[name], augmented)["nDCG@3"])
+    graded = {turn: {doc: (4 if doc.startswith("p") else rel) for doc, rel in docs.items()}
+              for turn, docs in augmented.items()}
+    assert expected(RELEVANT_FIRST["R1"], graded)["nDCG@3"] < 0.9  # what merging the grades as they were gives
+    results = result.results()
+    assert results["scale"]["benchmark"] == "binary"
+    assert results["pool"]["relevant_by_judge"] == {"judge-a": 2, "judge-a2": 2}
+
+
+def test_grades_go_on_the_benchmarks_scale():
+    assert is_binary_scale({"q": {"a": 1, "b": 0}}) and not is_binary_scale({"q": {"a": 2}})
+    confirmed = {"q": {"a": 4, "b": 2, "c": 1, "d": 0}}
+    assert on_benchmark_scale(confirmed, binary=True) == {"q": {"a": 1, "b": 1, "c": 0, "d": 0}}
+    assert on_benchmark_scale(confirmed, binary=False) == confirmed
+
+
+def test_the_offline_judge_calls_few_of_the_documents_retrieval_brings_up_relevant():
+    """What BM25 pools shares the question's words by construction: the lexical judge must ask
+    more than that (most of the words in one sentence) or it calls most of the pool relevant."""
+    question = "How long do violin strings with a steel core last?"
+    answers = ["Violin strings with a steel core last about a year of daily playing.",
+               "A steel core lasts longest: violin strings of that kind last for a year."]
+    on_topic = ["Violin strings come in gut, synthetic and steel.", "Cello strings with a steel core last long.",
+                "The core of a violin is its sound post.", "How long should a violin lesson last?",
+                "Steel is an alloy of iron. Violin makers seldom use it. Strings are sold in sets.",
+                "Violin strings are changed by the player, strings first, then the bridge is checked.",
+                "A steel cable has a core of wire.", "Long violin concerts last two hours."]
+    judge = RelevanceJudge()
+    grades = [judge.baseline(history=[], question=question, rewrite=None, document=text).grade
+              for text in answers + on_topic]
+    assert all(grade >= RELEVANT_GRADE for grade in grades[:len(answers)])
+    called_relevant = sum(grade >= RELEVANT_GRADE for grade in grades[len(answers):])
+    assert called_relevant <= len(on_topic) // 4, grades  # was every one of them (grade 1 or more)
 
 
 def test_run_files_must_name_the_paraphrase_runs_test_sets(tmp_path):
@@ -175,3 +251,11 @@ def test_retrieval_path_evaluates_every_test_set_with_the_evaluate_job(tmp_path)
     evaluations = result.results()["evaluations"]
     assert all(Path(files["bm25@oracle"]).is_file() for files in evaluations.values())
     assert (workspace / "runs" / "rob-R2" / "report.html").is_file()  # each test set is an evaluate run
+    # ... a child of the robustness run: `benchsmith runs` lists it under its parent, not beside it.
+    listed = CliRunner().invoke(app, ["runs", "--workspace", str(workspace)], env={"COLUMNS": "200"})
+    assert listed.exit_code == 0, listed.output
+    rows = [line for line in listed.output.splitlines() if "rob" in line and "para" not in line]
+    children = [line for line in rows if "└ rob-" in line]
+    assert len(children) == 3 and all("evaluate" in line for line in children), listed.output
+    assert [line for line in rows if "└" not in line][0].split("│")[1].strip() == "rob"
+    assert rows.index(children[0]) == 1 + rows.index(next(line for line in rows if "└" not in line))

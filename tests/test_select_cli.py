@@ -56,23 +56,27 @@ def test_dry_run_lists_configurations_pool_and_cost_and_writes_nothing(tmp_path)
 
 
 @pytest.mark.parametrize(("arguments", "message"), [
-    (["missing.txt"], "missing.txt: queries file not found"),
+    (["missing.txt"], "file not found"),
     (["{queries}", "--chunking", "size=10,overlap=20"], "overlap must be at least 0 and below the size"),
     (["{queries}", "--retriever", "sparse"], "unknown retriever 'sparse'"),
     (["{queries}", "--space", "{bad_space}"], "space.yaml:3: invalid YAML"),
     (["{queries}", "--space", "{unknown_space}"], "unknown key(s) rerankers"),
     (["{queries}", "--judge", "qrels:nowhere.tsv"], "qrels file"),
-    (["{queries}", "--min-votes", "2"], "--min-votes 2 needs at least as many judges; 1 given"),
+    (["{queries}", "--min-votes", "2"], "--min-votes 2 cannot be met by one judge (baseline)"),
+    (["{queries}"], "the audit's vote rule (2 judges) cannot be met by one judge (baseline): add another --judge, "
+                    "or pass --min-votes 1"),
+    (["{queries}", "--judge", "baseline", "--judge", "qrels:{qrels}", "--min-votes", "3"],
+     "--min-votes 3 needs at least 3 judges; 2 given"),
     (["{queries}", "--search", "staged", "--order", "retriever", "--top-k", "3", "--top-k", "5",
       "--retriever", "bm25", "--retriever", "dense"], "missing top_k"),
 ])
 def test_bad_input_exits_2_with_a_clear_message(tmp_path, arguments, message):
-    corpus, queries, _ = write_labelled_corpus(tmp_path / "data")
+    corpus, queries, qrels = write_labelled_corpus(tmp_path / "data")
     bad_space = tmp_path / "space.yaml"
     bad_space.write_text("retriever: [bm25, dense]\ntop_k: 5\n  chunking: whole\n", encoding="utf-8")
     unknown_space = tmp_path / "unknown.yaml"
     unknown_space.write_text("rerankers: [none]\n", encoding="utf-8")
-    filled = [argument.format(queries=queries, bad_space=bad_space, unknown_space=unknown_space)
+    filled = [argument.format(queries=queries, bad_space=bad_space, unknown_space=unknown_space, qrels=qrels)
               for argument in arguments]
     if filled[0] == "missing.txt":
         filled[0] = str(tmp_path / "missing.txt")
@@ -80,6 +84,7 @@ def test_bad_input_exits_2_with_a_clear_message(tmp_path, arguments, message):
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.output.split())
     assert "Traceback" not in result.output
+    assert not list((tmp_path / "ws" / "runs").glob("*"))  # refused before any run record
 
 
 # ---------------------------------------------------------------------------------------
@@ -129,7 +134,8 @@ def test_sigkill_mid_judging_then_resume_judges_no_pair_twice(tmp_path):
     with FakeOpenAIServer(replier=judge) as server:
         environment = {**os.environ, "OPENAI_API_KEY": "sk-test-kill", "OPENAI_BASE_URL": server.base_url}
         command = [sys.executable, "-m", "benchsmith.graphs.cli", "select", str(queries), "--corpus", str(corpus),
-                   "--retriever", "bm25", "--top-k", "3", "--top-k", "6", "--judge", "openai:sim", "--batch-size", "2",
+                   "--retriever", "bm25", "--top-k", "3", "--top-k", "6", "--judge", "openai:sim", "--min-votes", "1",
+                   "--batch-size", "2",
                    "--concurrency", "1", "--resamples", "50", "--run-id", "killed", "-w", str(workspace.root)]
         process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True)
@@ -170,11 +176,11 @@ def test_demo_sized_run_on_the_standard_library_and_its_report_in_chromium(tmp_p
     command = [sys.executable, "-m", "benchsmith.graphs.cli", "select", str(ROOT / "data" / "stdlib-queries.txt"),
                "--corpus", "stdlib", "--retriever", "bm25", "--retriever", "dense", "--retriever",
                "hybrid:rrf(dense,bm25)", "--chunking", "whole", "--chunking", "size=1024", "--top-k", "5",
-               "--judge", "baseline", "--run-id", "demo-select", "-w", str(workspace)]
+               "--judge", "baseline", "--min-votes", "1", "--run-id", "demo-select", "-w", str(workspace)]
     finished = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=1800,
                               env={**os.environ, "COLUMNS": "200"})
     assert finished.returncode == 0, finished.stdout + finished.stderr
-    assert "best: " in finished.stdout
+    assert "best: " in finished.stdout or "no winner: " in finished.stdout
     run_dir = RunDirectory(Workspace.resolve(workspace), "demo-select").path
     selection = json.loads((run_dir / "selection.json").read_text(encoding="utf-8"))
     assert len(selection["configurations"]) == 6
@@ -193,3 +199,23 @@ def test_demo_sized_run_on_the_standard_library_and_its_report_in_chromium(tmp_p
     assert loaded == total == 1  # the precision–recall curves
     screenshot = take_screenshot(chromium, run_dir / "report.html", tmp_path / "select-report.png", (1280, 2400))
     assert png_size(screenshot.read_bytes()) == (1280, 2400) and screenshot.stat().st_size > 10_000
+
+
+def test_the_summary_counts_the_verdicts_of_this_run_and_says_when_there_is_no_winner(tmp_path):
+    """Offline verdicts are verdicts too: the summary once said "0 model verdicts in this run"
+    beside 64 model calls. Identical configurations (whole documents and 40-word chunks of short
+    documents) are a tie: no best line, no best-configuration.yaml."""
+    corpus, queries, _ = write_labelled_corpus(tmp_path / "data")
+    result = invoke(str(queries), "--corpus", str(corpus), "--retriever", "bm25", "--chunking", "whole",
+                    "--chunking", "size=40", "--top-k", "1", "--judge", "baseline", "--min-votes", "1",
+                    "--resamples", "100", "--run-id", "tie", "-w", str(tmp_path / "ws"))
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())
+    selection = json.loads((tmp_path / "ws" / "runs" / "tie" / "selection.json").read_text(encoding="utf-8"))
+    pairs = selection["judgments"]["pool_pairs"]
+    assert pairs > 0
+    assert (f"{pairs} verdicts in this run: 0 asked of a model, 0 from the verdict store (cache hits of earlier runs), "
+            f"{pairs} from the offline baseline or labels") in output
+    assert "no winner:" in output and "best:" not in output
+    assert selection["best"] is None and len(selection["tied"]) == 2
+    assert not (tmp_path / "ws" / "runs" / "tie" / "best-configuration.yaml").exists()

@@ -39,7 +39,7 @@ def test_proof_check_pseudo_precision_is_true_precision_and_recall_keeps_the_tru
     """SEARA's appendix, on a corpus whose labels are complete, judged by --judge qrels:FILE."""
     corpus, queries, qrels_file = write_labelled_corpus(tmp_path / "data")
     spec = f"qrels:{qrels_file}"
-    result = run_select(tmp_path / "ws", queries, corpus, "proof", judges=[spec], top_k=[1, 2, 4],
+    result = run_select(tmp_path / "ws", queries, corpus, "proof", judges=[spec], min_votes=1, top_k=[1, 2, 4],
                         retrievers=["bm25", "dense"])
     results = result.results()
     truth = {query: {doc for doc, relevance in docs.items() if relevance > 0}
@@ -72,10 +72,12 @@ def test_proof_check_pseudo_precision_is_true_precision_and_recall_keeps_the_tru
 
 def test_the_best_configuration_file_is_a_space_of_exactly_that_configuration(tmp_path):
     corpus, queries, qrels_file = write_labelled_corpus(tmp_path / "data")
-    result = run_select(tmp_path / "ws", queries, corpus, "best", judges=[f"qrels:{qrels_file}"], top_k=[1, 3],
-                        retrievers=["bm25", "dense"], chunkings=["whole", "size=40"])
+    # Top 3 against top 1: intervals far apart on these queries (0.87-0.98 against 0.36-0.71), a winner.
+    result = run_select(tmp_path / "ws", queries, corpus, "best", judges=[f"qrels:{qrels_file}"], min_votes=1,
+                        top_k=[1, 3], retrievers=["bm25"])
     (only,) = grid_settings(strategy_space(result.report["best"]))
     assert SelectConfiguration.from_settings(only).name == result.best == result.ranking[0]
+    assert result.tied == [] and result.results()["best"]["configuration"] == result.best
     markdown = result.report["markdown"].read_text(encoding="utf-8")
     assert f"```\n# The best configuration" in markdown and "top_k:\n- " in markdown
     sections = re.findall(r"^## (.+)$", markdown, re.M)
@@ -85,6 +87,25 @@ def test_the_best_configuration_file_is_a_space_of_exactly_that_configuration(tm
     assert [name for _, name, _ in ranked] == [name.replace("|", "\\|") for name in result.ranking]
     assert [float(value) for _, _, value in ranked] == sorted((round(v, 3) for v in result.pr_auc.values()),
                                                                reverse=True)
+
+
+def test_configurations_with_identical_runs_are_a_tie_and_no_best_configuration_is_written(tmp_path):
+    """Whole documents and 40-word chunks of these short documents are the same chunks: the two
+    configurations retrieve the same texts, score the same, and neither may be called the best."""
+    corpus, queries, qrels_file = write_labelled_corpus(tmp_path / "data")
+    result = run_select(tmp_path / "ws", queries, corpus, "tie", judges=[f"qrels:{qrels_file}"], min_votes=1,
+                        top_k=[1], retrievers=["bm25"], chunkings=["whole", "size=40"])
+    first, second = result.ranking
+    run_dir = result.report["results"].parent
+    assert result.pr_auc[first] == result.pr_auc[second]
+    assert result.best is None and sorted(result.tied) == sorted(result.ranking)
+    assert "best" not in result.report and not (run_dir / "best-configuration.yaml").exists()
+    results = json.loads((run_dir / "selection.json").read_text(encoding="utf-8"))
+    assert results["best"] is None and sorted(results["tied"]) == sorted(result.ranking)
+    assert results["separation"]["difference"] == 0 and results["separation"]["queries_needed"] is None
+    markdown = result.report["markdown"].read_text(encoding="utf-8")
+    assert "No winner:" in markdown and "No best-configuration.yaml was written" in markdown
+    assert "The best configuration, ready to use" not in markdown
 
 
 HARBOUR = ("The harbour opened in 1850 and was rebuilt after the storm of 1953. Fishing boats still land crab and "
@@ -124,7 +145,8 @@ def test_one_fact_in_three_chunkings_is_credited_to_each_and_counted_once(tmp_pa
         return judge_says_same
 
     judge = scripted_judge("scripted:facts", quote_by_chunk_length, same_fact=same_fact)
-    result = run_select(tmp_path / "ws", queries, corpus, "facts", judges=[judge], retrievers=["bm25"], top_k=[1],
+    result = run_select(tmp_path / "ws", queries, corpus, "facts", judges=[judge], min_votes=1,
+                        retrievers=["bm25"], top_k=[1],
                         chunkings=["whole", "size=200", "size=70"])
     results = result.results()
     chunk_lengths = {configuration["settings"]["chunking"]: configuration for configuration in results["configurations"]}
@@ -147,13 +169,13 @@ def test_a_second_run_with_more_configurations_judges_only_the_new_pairs(tmp_pat
     corpus, queries, _ = write_labelled_corpus(tmp_path / "data")
     seen: list[tuple[str, str]] = []
     judge = scripted_judge("scripted:counting", labelled_quote, seen)
-    first = run_select(tmp_path / "ws", queries, corpus, "first", judges=[judge], retrievers=["bm25", "dense"],
-                       top_k=[2])
+    first = run_select(tmp_path / "ws", queries, corpus, "first", judges=[judge], min_votes=1,
+                       retrievers=["bm25", "dense"], top_k=[2])
     judged_first = set(seen)
     assert len(seen) == len(judged_first) == first.pool_pairs == first.model_verdicts
     seen.clear()
-    second = run_select(tmp_path / "ws", queries, corpus, "second", judges=[judge], retrievers=["bm25", "dense"],
-                        top_k=[2, 4])
+    second = run_select(tmp_path / "ws", queries, corpus, "second", judges=[judge], min_votes=1,
+                        retrievers=["bm25", "dense"], top_k=[2, 4])
     pool = {(record["pair"], record["key"]) for record in load_jsonl(second.run_dir / "pool.jsonl")}
     assert second.pool_pairs == len(pool) > first.pool_pairs
     assert len(seen) == len(set(seen)) == second.pool_pairs - first.pool_pairs == second.model_verdicts
@@ -161,6 +183,9 @@ def test_a_second_run_with_more_configurations_judges_only_the_new_pairs(tmp_pat
     stored = sum(1 for record in load_jsonl(second.run_dir / JUDGMENTS_FILE)
                  if record["verdicts"][judge]["cached"])
     assert stored == first.pool_pairs
+    # The run's verdicts, by source: the stored ones are counted as judged in this run, as cache hits.
+    assert second.verdicts == {"total": second.pool_pairs, "model": second.model_verdicts, "stored": stored,
+                               "offline": 0}
     # Same verdicts: the shared configurations keep their precision (recall divides by the larger pool's facts).
     before = {c["name"]: c["precision_at_k"] for c in first.results()["configurations"]}
     for configuration in second.results()["configurations"]:
@@ -181,7 +206,7 @@ def test_a_crash_mid_judging_resumes_without_judging_any_pair_twice(tmp_path):
         return reply(messages, schema)
 
     register_model("scripted:crashing", ModelSeam(ScriptedBackend(replier=crashing, model="crashing")))
-    options = dict(judges=["scripted:crashing"], retrievers=["bm25", "dense"], top_k=[3], batch_size=2, concurrency=1)
+    options = dict(judges=["scripted:crashing"], min_votes=1, retrievers=["bm25", "dense"], top_k=[3], batch_size=2, concurrency=1)
     with pytest.raises(RuntimeError, match="injected judge crash"):
         run_select(tmp_path / "ws", queries, corpus, "crash", **options)
     before = load_jsonl(tmp_path / "ws" / "runs" / "crash" / JUDGMENTS_FILE)
@@ -195,7 +220,8 @@ def test_a_crash_mid_judging_resumes_without_judging_any_pair_twice(tmp_path):
 def test_staged_search_settles_one_dimension_per_stage(tmp_path):
     corpus, queries, qrels_file = write_labelled_corpus(tmp_path / "data")
     space = {"search": "staged", "order": ["top_k", "retriever"], "retriever": ["bm25", "dense"], "top_k": [1, 4]}
-    result = run_select(tmp_path / "ws", queries, corpus, "staged", space=space, judges=[f"qrels:{qrels_file}"])
+    result = run_select(tmp_path / "ws", queries, corpus, "staged", space=space, judges=[f"qrels:{qrels_file}"],
+                        min_votes=1)
     stages = load_jsonl(result.run_dir / STAGES_FILE)
     assert [stage["dimension"] for stage in stages] == ["top_k", "retriever"]
     first, second = stages
@@ -206,7 +232,7 @@ def test_staged_search_settles_one_dimension_per_stage(tmp_path):
     assert second["pr_auc"]["bm25"] == pytest.approx(first["pr_auc"]["4"])  # the kept configuration, not re-run
     results = result.results()
     assert len(results["configurations"]) == 3
-    assert results["ranking"][0] == result.best
+    assert (result.best or result.tied[0]) == results["ranking"][0]  # a winner, or the top of a tie
     assert results["stages"][1]["chosen"] == results["configurations"][0]["settings"]["retriever"]
 
 
@@ -224,7 +250,8 @@ def test_rewrites_rerankers_and_filters_are_dimensions_of_the_space(tmp_path):
     queries = conversation_queries(tmp_path / "conversation.jsonl")
     # A reranker that prefers shorter chunks: its order is easy to check.
     register_scorer("test-shortest", lambda pairs: [-float(len(text)) for _, text in pairs])
-    result = run_select(tmp_path / "ws", queries, corpus, "dimensions", judges=["baseline"], retrievers=["bm25"],
+    result = run_select(tmp_path / "ws", queries, corpus, "dimensions", judges=["baseline"], min_votes=1,
+                        retrievers=["bm25"],
                         rewrites=["none", "rewrite"], reranks=["none", "test-shortest"],
                         filters=["none", "doc_id^bike"], top_k=[3])
     results = result.results()
@@ -251,7 +278,8 @@ def test_rewrites_rerankers_and_filters_are_dimensions_of_the_space(tmp_path):
 def test_expansion_fuses_the_runs_of_the_query_and_its_alternatives(tmp_path):
     corpus, _, _ = write_labelled_corpus(tmp_path / "data")
     queries = conversation_queries(tmp_path / "conversation.jsonl")
-    result = run_select(tmp_path / "ws", queries, corpus, "expand", judges=["baseline"], retrievers=["bm25"],
+    result = run_select(tmp_path / "ws", queries, corpus, "expand", judges=["baseline"], min_votes=1,
+                        retrievers=["bm25"],
                         rewrites=["none", "expand:2"], top_k=[3])
     expanded = load_jsonl(result.run_dir / "queries" / "expand-2.jsonl")
     assert all(len(record["texts"]) == 2 for record in expanded)

@@ -7,9 +7,10 @@ import ir_measures
 import numpy as np
 import pytest
 
-from benchsmith.evals.selection_measures import (configuration_scores, f_beta, main_effects, micro_precision_recall,
-                                                 per_query_mean_precision_recall, percentile_interval, pr_auc,
-                                                 query_counts, resample_weights, win_share)
+from benchsmith.evals.selection_measures import (configuration_scores, f_beta, intervals_overlap, main_effects,
+                                                 micro_precision_recall, per_query_mean_precision_recall,
+                                                 percentile_interval, pr_auc, queries_to_separate, query_counts,
+                                                 resample_weights, win_share)
 
 F = frozenset
 
@@ -125,3 +126,41 @@ def test_main_effects_of_a_staged_search_use_the_pairs_it_evaluated():
                                                                            {"a": ["a1", "a2"], "b": ["b1", "b2"]})}
     assert rows[("a", "a2")]["change"] == pytest.approx(0.3) and rows[("a", "a2")]["pairs"] == 1
     assert rows[("b", "b2")]["change"] == pytest.approx(0.4) and rows[("b", "b2")]["pairs"] == 1
+
+
+def test_intervals_overlap_when_they_share_a_point_or_one_is_unknown():
+    # The real run that named a winner although its interval overlapped the runner-up's:
+    assert intervals_overlap({"low": 0.209, "high": 0.500}, {"low": 0.109, "high": 0.334})
+    assert intervals_overlap({"low": 0.4, "high": 0.5}, {"low": 0.5, "high": 0.6})
+    assert not intervals_overlap({"low": 0.87, "high": 0.98}, {"low": 0.36, "high": 0.71})
+    assert intervals_overlap({"low": None, "high": None}, {"low": 0.1, "high": 0.2})
+
+
+def test_queries_to_separate_worked_example():
+    # n · (z · (se₁ + se₂) / d)² with z = 1.959964 (95%): 50 · (1.959964 · 0.05 / 0.1)² = 48.02 → 49 queries.
+    assert queries_to_separate(0.1, 0.03, 0.02, 50) == 49
+    assert queries_to_separate(-0.1, 0.03, 0.02, 50) == 49  # the order of the two does not matter
+    # Halving the difference needs four times the queries: 5 · (1.959964 · 0.05 / 0.024)² = 83.4 → 84.
+    assert queries_to_separate(0.024, 0.03, 0.02, 5) == 84
+    assert queries_to_separate(0.05, 0.03, 0.02, 50) == 193  # 4 · 48.02 = 192.07 → 193
+    assert queries_to_separate(0.0, 0.03, 0.02, 50) is None  # identical results: no number of queries separates them
+    assert queries_to_separate(0.1, 0.03, 0.02, 50, confidence=0.9) == 34  # z = 1.644854: 33.82 → 34
+
+
+def test_separation_names_a_winner_only_when_the_top_interval_clears_the_runner_ups():
+    from benchsmith.graphs.select_results import separation
+
+    rng = np.random.default_rng(0)
+    spread = {name: rng.normal(value, 0.03, size=200) for name, value in (("a", 0.9), ("b", 0.88), ("c", 0.5))}
+    scores = {name: {"resampled_pr_auc": values} for name, values in spread.items()}
+
+    def ranked(*names):
+        return [{"name": name, "pr_auc": float(np.mean(spread[name])),
+                 "pr_auc_interval": {"low": float(np.quantile(spread[name], 0.025)),
+                                     "high": float(np.quantile(spread[name], 0.975))}} for name in names]
+
+    tie = separation(ranked("a", "b", "c"), scores, 20, 0.95)
+    assert tie["best"] is None and tie["tied"] == ["a", "b"] and tie["runner_up"] == "b"
+    assert tie["queries_needed"] > 20 and tie["more_queries"] == tie["queries_needed"] - 20
+    clear = separation(ranked("a", "c"), scores, 20, 0.95)
+    assert clear["best"] == "a" and clear["tied"] == []

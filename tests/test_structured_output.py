@@ -148,6 +148,25 @@ def test_json_schema_rejected_falls_back_to_function_calling_and_the_next_seam_s
     assert second.stats.structured_output == "function_calling"
 
 
+@pytest.mark.parametrize("wording", [
+    {},  # the words of llama.cpp: "response_format type must be ...", "tools param requires --jinja flag"
+    {"json_schema": "Bad Request", "tools": "invalid request"},  # refusals that name nothing
+    {"json_schema": "Unsupported parameter: strict", "tools": "Unrecognized request argument: tool_choice"},
+], ids=["named", "unexplained", "parameter-named"])
+def test_auto_reaches_json_mode_when_json_schema_and_function_calling_are_rejected(environment, wording):
+    server = environment(FakeOpenAIServer(rejects={"json_schema", "tools"}, rejection_messages=wording,
+                                          replier=lambda request: GOOD).start())
+    try:
+        seam = seam_for("m1")
+        assert seam.run(Judge(), question="q") == Verdict(**GOOD)
+    finally:
+        server.stop()
+
+    assert [format_of(request) for request in server.requests] == ["json_schema", "function_calling", "json_mode"]
+    assert schema_in_prompt(server.requests[-1])
+    assert seam.stats_dict()["structured_output"] == "json_mode"
+
+
 def test_concurrent_first_calls_step_down_one_method_at_a_time(environment, caplog):
     server = environment(FakeOpenAIServer(rejects=LEGACY_LLAMA_CPP, replier=lambda request: GOOD,
                                           latency_s=0.05).start())

@@ -8,12 +8,13 @@ from typing import Annotated, Optional
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, MaxAttemptsOption,
                                            RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
                                            WorkspaceOption, console, fail, guarded, model_options, offline_environment,
-                                           print_estimate, print_paths, print_usage, run_reported)
+                                           print_estimate, print_paths, print_usage, run_reported, shown)
 from benchsmith.graphs.jobs.robustness import (DEFAULT_HISTORIES, DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURES,
                                                DEFAULT_RETRIEVERS, RobustnessResult, estimate_robustness)
 from benchsmith.graphs.jobs.robustness import robustness as run_robustness
@@ -57,7 +58,8 @@ def robustness(
     judge_depth: Annotated[int, typer.Option(min=1, help="k: the unjudged documents of each run's top k are "
                                                          "re-judged (Judged@k is reported).")] = DEFAULT_JUDGE_DEPTH,
     min_votes: Annotated[int, typer.Option(min=1, help="Judges (and a majority) that must agree on a grade to "
-                                                       "confirm it (the audit's rule).")] = DEFAULT_MIN_VOTES,
+                                                       "confirm it (the audit's rule). With one --judge, pass 1 "
+                                                       "to trust it unchecked.")] = DEFAULT_MIN_VOTES,
     measure: Annotated[Optional[list[str]], typer.Option(
         "--measure", help="ir_measures measures to compare. Repeat; replaces the defaults.",
         show_default=" ".join(DEFAULT_MEASURES))] = None,
@@ -96,10 +98,10 @@ def robustness(
                                                            judge_depth=judge_depth, workspace=workspace)))
         return
     run_id = run_id or new_run_id("robustness")
-    console.print(f"[bold]robustness[/] run [cyan]{run_id}[/] · {paraphrase_run} · "
-                  + (f"run files {', '.join(runs)}" if runs else
-                     f"{', '.join(retriever or DEFAULT_RETRIEVERS)} × history {', '.join(histories)}")
-                  + f" · judges {', '.join(judges)}", highlight=False)
+    console.print(f"[bold]robustness[/] run [cyan]{shown(run_id)}[/] · {shown(paraphrase_run)} · "
+                  + shown(f"run files {', '.join(runs)}" if runs else
+                          f"{', '.join(retriever or DEFAULT_RETRIEVERS)} × history {', '.join(histories)}")
+                  + f" · judges {shown(', '.join(judges))}", highlight=False)
     result = guarded(lambda: run_reported(
         run_robustness, run_id=run_id, paraphrase_run=paraphrase_run, retrievers=retriever, histories=histories,
         runs=runs or None, qrels=qrels, corpus=corpus, judges=judges, judge_depth=judge_depth, min_votes=min_votes,
@@ -112,18 +114,24 @@ def robustness(
 def print_robustness_summary(result: RobustnessResult) -> None:
     results = result.results()
     measure, judged = results["primary_measure"], results["judged_measure"]
-    table = Table(title=f"Robustness · run {result.run_id} · {measure} and {judged}, before → after re-judging")
+    table = Table(title=f"Robustness · run {shown(result.run_id)} · {measure} and {judged}, before → after "
+                        "re-judging")
     table.add_column("configuration", no_wrap=True)
     for name in result.sets:
-        table.add_column(name, justify="right")
+        table.add_column(shown(name), justify="right")
     for configuration, means in result.means.items():
-        for shown in (measure, judged):
-            table.add_row(f"{configuration} {shown}", *(
-                f"{means['before'][name][shown]:.3f} → {means['after'][name][shown]:.3f}" if name in means["before"]
+        for measure_name in (measure, judged):
+            table.add_row(shown(f"{configuration} {measure_name}"), *(
+                f"{means['before'][name][measure_name]:.3f} → {means['after'][name][measure_name]:.3f}"
+                if name in means["before"]
                 else "–" for name in result.sets))
     console.print(table)
-    console.print(f"{result.pooled:,} unjudged documents pooled, {result.confirmed:,} judgments confirmed "
-                  f"({results['pool']['confirmed_relevant']:,} relevant)", highlight=False)
+    pool = results["pool"]
+    console.print(f"{result.pooled:,} unjudged documents pooled, {pool['judged']:,} judged, {result.confirmed:,} "
+                  f"judgments confirmed ({pool['confirmed_relevant']:,} relevant, grade ≥ 2)", highlight=False)
+    for judge, relevant in pool.get("relevant_by_judge", {}).items():
+        console.print(Text(f"  {judge} called {relevant:,} of {pool['judged']:,} judged documents relevant"))
+    console.print(Text(f"relevance on the benchmark's scale: {results['scale']['mapping']}"))
     print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
                  "results": result.report["results"], "augmented qrels": result.augmented_qrels})
     print_usage(result.usage)

@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.table import Table
 
-from benchsmith.graphs.cli.console import DatabaseOption, WorkspaceOption, console, guarded
+from benchsmith.graphs.cli.console import DatabaseOption, WorkspaceOption, console, guarded, shown
 from benchsmith.stores.runs import RunDirectory, list_runs
 from benchsmith.stores.workspace import Workspace
 
@@ -28,28 +28,45 @@ def runs(workspace: WorkspaceOption = None, database: DatabaseOption = None) -> 
     resolved = Workspace.resolve(workspace)
     records = list_runs(resolved)
     if not records:
-        console.print(f"no runs in {resolved.root}")
+        console.print(f"no runs in {resolved.root}", markup=False)
         return
-    table = Table(title=f"Runs in {resolved.root}")
+    table = Table(title=f"Runs in {shown(resolved.root)}")
     for column in ("run id", "job", "status", "items", "model calls", "tokens in/out", "cost", "updated"):
         table.add_column(column, justify="right" if column in ("items", "model calls", "cost") else "left")
     stopped = []
-    for record in records:
+    for record, child in _parents_first(resolved, records):
         usage = RunDirectory(resolved, record.run_id).usage.totals()
         status = record.effective_status()
-        if status in ("crashed", "interrupted"):
+        if status in ("crashed", "interrupted") and not child:  # a child resumes with its parent
             stopped.append((record, status))
         table.add_row(
-            record.run_id, record.job, f"[{STATUS_STYLES.get(status, 'yellow')}]{status}[/]",
+            shown(f"  └ {record.run_id}" if child else record.run_id), record.job,
+            f"[{STATUS_STYLES.get(status, 'yellow')}]{status}[/]",
             _items(record.summary, record.progress), str(usage["calls"]),
             f"{usage['input_tokens']}/{usage['output_tokens']}", f"${usage['cost_usd']:.4f}",
             time.strftime("%Y-%m-%d %H:%M", time.localtime(record.updated)))
     console.print(table)
     for record, status in stopped:
         reason = f": {record.error}" if record.error else ""
-        console.print(f"{record.run_id} {status}{reason}", highlight=False, soft_wrap=True)
+        console.print(f"{record.run_id} {status}{reason}", highlight=False, soft_wrap=True, markup=False)
         if record.resume:
-            console.print(f"  resume with: {record.resume}", highlight=False, soft_wrap=True)
+            console.print(f"  resume with: {record.resume}", highlight=False, soft_wrap=True, markup=False)
+
+
+def _parents_first(workspace: Workspace, records: list[Any]) -> list[tuple[Any, bool]]:
+    """``(record, is a child)`` in listing order: each run, then its child runs (the evaluations of a
+    robustness run) right under it; a child whose parent is gone is listed as a run of its own."""
+    parents = {record.run_id: RunDirectory(workspace, record.run_id).parent() for record in records}
+    children: dict[str, list[Any]] = {}
+    for record in records:
+        if parents[record.run_id] in parents:
+            children.setdefault(parents[record.run_id], []).append(record)
+    ordered: list[tuple[Any, bool]] = []
+    for record in records:
+        if parents[record.run_id] not in parents:
+            ordered.append((record, False))
+            ordered += [(child, True) for child in sorted(children.get(record.run_id, []), key=lambda r: r.run_id)]
+    return ordered
 
 
 def _items(summary: dict[str, Any], progress: dict[str, dict[str, int]]) -> str:
@@ -61,6 +78,8 @@ def _items(summary: dict[str, Any], progress: dict[str, dict[str, int]]) -> str:
         return f"{len(summary['aggregate'])} configurations"
     if "verdict" in summary:
         return f"{summary['instances']} instances"
+    if "reference" in summary and "scorers" in summary:  # hardneg score
+        return f"{len(summary['scorers'])} scorers"
     if progress:
         stage, counts = list(progress.items())[-1]
         return f"{stage} {counts['done']}/{counts['total']}"
@@ -84,7 +103,7 @@ def print_shared_runs(database: str) -> None:
         status = record.status
         if status == "running" and not activity.workers:
             status = "stalled"  # no worker seen for a minute: start one with `benchsmith work RUN_ID`
-        table.add_row(record.run_id, record.job, f"[{STATUS_STYLES.get(status, 'red')}]{status}[/]",
+        table.add_row(shown(record.run_id), record.job, f"[{STATUS_STYLES.get(status, 'red')}]{status}[/]",
                       str(activity.workers), str(activity.pending), str(activity.claimed), str(activity.done),
                       str(activity.failed), f"{activity.items_per_minute:.1f}",
                       time.strftime("%Y-%m-%d %H:%M", time.localtime(record.updated)))

@@ -8,12 +8,13 @@ from typing import Annotated, Optional
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from benchsmith.evals.selection_measures import DEFAULT_BETAS, DEFAULT_RESAMPLES
 from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, MaxAttemptsOption,
                                            RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
                                            WorkspaceOption, console, guarded, model_options, offline_environment,
-                                           print_estimate, print_paths, print_usage, run_reported)
+                                           print_estimate, print_paths, print_usage, run_reported, shown)
 from benchsmith.graphs.jobs.select import (DEFAULT_BATCH_SIZE, DEFAULT_RERANK_DEPTH, SelectionResult,
                                            estimate_selection)
 from benchsmith.graphs.jobs.select import select as run_selection
@@ -59,7 +60,8 @@ def select(
         "--judge", help="'baseline' (offline, lexical), openai:<model>, or qrels:FILE (answers from known labels). "
                         "Repeat for an ensemble.", show_default="baseline")] = None,
     min_votes: Annotated[Optional[int], typer.Option(
-        min=1, help="Judges that must find a chunk relevant (and be a majority).", show_default="2, or 1 judge")]
+        min=1, help="Judges that must find a chunk relevant (and be a majority): the audit's rule, 2, unless given. "
+                    "With one --judge, pass 1 to trust it unchecked.", show_default="2")]
     = None,
     llm: Annotated[str, typer.Option(help="Model of --rewrite rewrite and expand:N.")] = "baseline",
     batch_size: Annotated[int, typer.Option(min=1, help="Pairs of one query per judge call.")] = DEFAULT_BATCH_SIZE,
@@ -99,8 +101,8 @@ def select(
                                                           batch_size=batch_size, **dimensions)))
         return
     run_id = run_id or new_run_id("select")
-    console.print(f"[bold]select[/] run [cyan]{run_id}[/] · {queries} · corpus {', '.join(corpus)} · judges "
-                  f"{', '.join(judges)}", highlight=False)
+    console.print(f"[bold]select[/] run [cyan]{shown(run_id)}[/] · {shown(queries)} · corpus "
+                  f"{shown(', '.join(map(str, corpus)))} · judges {shown(', '.join(judges))}", highlight=False)
     result = guarded(lambda: run_reported(
         run_selection, run_id=run_id, queries=queries, corpus=corpus, space=space, judges=judges, llm=llm,
         min_votes=min_votes, batch_size=batch_size, rerank_depth=rerank_depth, betas=beta or DEFAULT_BETAS,
@@ -112,26 +114,40 @@ def select(
 
 def print_selection(result: SelectionResult) -> None:
     results = result.results()
-    table = Table(title=f"Configurations by PR-AUC · run {result.run_id}")
+    table = Table(title=f"Configurations by PR-AUC · run {shown(result.run_id)}")
     for column, justify in (("#", "right"), ("configuration", "left"), ("PR-AUC", "right"), ("95% interval", "right"),
                             ("P@K", "right"), ("R@K", "right")):
         table.add_column(column, justify=justify, no_wrap=column != "configuration")
     for rank, configuration in enumerate(results["configurations"][:RANKING_ROWS], start=1):
         interval = configuration["pr_auc_interval"]
         depth = str(len(configuration["precision_at_k"]))
-        table.add_row(str(rank), configuration["name"], f"{configuration['pr_auc']:.3f}",
+        table.add_row(str(rank), shown(configuration["name"]), f"{configuration['pr_auc']:.3f}",
                       f"{interval['low']:.3f}–{interval['high']:.3f}" if interval["low"] is not None else "–",
                       f"{configuration['precision_at_k'][depth]:.3f}", f"{configuration['recall_at_k'][depth]:.3f}")
     console.print(table)
     if len(results["configurations"]) > RANKING_ROWS:
         console.print(f"({RANKING_ROWS} of {len(results['configurations'])} shown; the report has all)")
-    console.print(f"[bold green]best:[/] {result.best}", highlight=False)
+    if result.best is not None:
+        console.print(f"[bold green]best:[/] {shown(result.best)}", highlight=False)
+    else:
+        console.print(f"[bold yellow]no winner:[/] {shown(', '.join(result.tied))} are tied", highlight=False)
+    console.print(Text(results["separation"]["text"]))
     for label, pick in (("precision first", result.precision_first), ("recall first", result.recall_first)):
         console.print(f"{label}: {pick['configuration']}, top {pick['k']} (F{pick['beta']:g} {pick['f_beta']:.3f})",
-                      highlight=False)
+                      highlight=False, markup=False)
     share = result.pool_pairs / result.whole_corpus_pairs if result.whole_corpus_pairs else 0.0
     console.print(f"judged {result.pool_pairs:,} (query, chunk) pairs instead of {result.whole_corpus_pairs:,} for the "
-                  f"whole corpus ({share:.1%}); {result.model_verdicts:,} model verdicts in this run", highlight=False)
+                  f"whole corpus ({share:.1%}); {verdicts_text(result.verdicts)}", highlight=False)
     print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
-                 "results": result.report["results"], "best": result.report["best"]})
+                 "results": result.report["results"],
+                 **({"best": result.report["best"]} if "best" in result.report else {})})
     print_usage(result.usage)
+
+
+def verdicts_text(verdicts: dict[str, int]) -> str:
+    """What this run judged, by where each verdict came from (a stored verdict is a cache hit)."""
+    if not verdicts:
+        return "no verdicts in this run"
+    return (f"{verdicts['total']:,} verdicts in this run: {verdicts['model']:,} asked of a model, "
+            f"{verdicts['stored']:,} from the verdict store (cache hits of earlier runs), {verdicts['offline']:,} from the offline baseline "
+            "or labels")

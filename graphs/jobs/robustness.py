@@ -89,13 +89,14 @@ def robustness(paraphrase_run: str | Path, *, retrievers: Sequence[str] | None =
 
 def paraphrase_run_directory(workspace: Workspace, paraphrase_run: str | Path) -> Path:
     """The directory of a paraphrase run given by id or path; an InputError when it is none."""
+    from benchsmith.stores.jsonl import read_json
     from benchsmith.stores.runs import RunDirectory, is_valid_run_id
 
     path = Path(paraphrase_run)
     if not path.is_dir() and is_valid_run_id(str(paraphrase_run)):
         path = RunDirectory(workspace, str(paraphrase_run)).path
     record = path / "run.json"
-    if not record.is_file() or json.loads(record.read_text(encoding="utf-8")).get("job") != "paraphrase":
+    if not record.is_file() or not isinstance(job := read_json(record), dict) or job.get("job") != "paraphrase":
         raise InputError(f"{paraphrase_run}: not a paraphrase run (a run id or directory of `benchsmith paraphrase`)")
     if not (path / "test-sets.json").is_file():
         raise InputError(f"{paraphrase_run}: the paraphrase run has not finished: resume it first")
@@ -135,7 +136,8 @@ def _checked_settings(workspace: Workspace, paraphrase_run: str | Path, retrieve
             if name not in sets:
                 raise InputError(f"--run {name}=...: the paraphrase run has no test set {name!r} "
                                  f"(it has {', '.join(sets)})")
-            read_trec_run(path)
+            if not read_trec_run(path):
+                raise InputError(f"--run {name}={path}: no run lines")
         retrievers, histories = [], []
     else:
         corpus_file = directory / "test-sets" / "original" / "corpus.jsonl"
@@ -150,6 +152,7 @@ def _checked_settings(workspace: Workspace, paraphrase_run: str | Path, retrieve
             parse_history_mode(mode)
         if not histories:
             raise InputError("give at least one --history")
+    check_vote_rule(judges, min_votes)
     return {"paraphrase_run": str(directory), "retrievers": list(retrievers), "histories": list(histories),
             "runs": given, "qrels": str(Path(qrels).resolve()) if qrels else None,
             "corpus": str(Path(corpus).resolve()) if corpus else None, "judges": list(judges),
@@ -158,6 +161,17 @@ def _checked_settings(workspace: Workspace, paraphrase_run: str | Path, retrieve
 
 
 @dry_run
+def check_vote_rule(judges: Sequence[str], min_votes: int) -> None:
+    """Refuse a vote rule the judges can never meet: with fewer judges than ``min_votes`` nothing
+    would be confirmed, and re-judging would change nothing while looking done."""
+    if min_votes > len(judges):
+        given = f"{len(judges)} judge{'s' if len(judges) != 1 else ''} ({', '.join(judges)})"
+        raise InputError(f"--min-votes {min_votes} needs at least {min_votes} judges, but {given} can never confirm "
+                         f"a grade: add --judge specs until there are {min_votes} (the audit's rule), or pass "
+                         f"--min-votes {len(judges)} to accept {'a single judge' if len(judges) == 1 else 'fewer'} "
+                         "votes unchecked")
+
+
 def estimate_robustness(paraphrase_run: str | Path, *, runs: Mapping[str, str | Path] | None = None,
                         retrievers: Sequence[str] | None = None, histories: Sequence[str] = DEFAULT_HISTORIES,
                         qrels: str | Path | None = None, judges: Sequence[str] = (BASELINE,),

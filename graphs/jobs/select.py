@@ -35,17 +35,22 @@ REWRITE_OUTPUT_TOKENS = 40
 @dataclass(frozen=True)
 class SelectionResult(JobRun):
     ranking: list[str] = field(default_factory=list)  # configuration names, best (PR-AUC) first
+    winner: str | None = None  # ranking[0] when its interval does not overlap the runner-up's; else None
+    tied: list[str] = field(default_factory=list)  # without a winner: the configurations tied with the top one
     pr_auc: dict[str, float] = field(default_factory=dict)
     precision_first: dict[str, Any] = field(default_factory=dict)  # {configuration, beta, k, f_beta, settings}
     recall_first: dict[str, Any] = field(default_factory=dict)
     pool_pairs: int = 0  # (query, chunk) pairs judged
     model_verdicts: int = 0  # verdicts a model was asked for in this run
+    verdicts: dict[str, int] = field(default_factory=dict)  # this run's verdicts: total, model, stored, offline
     whole_corpus_pairs: int = 0  # pairs judging every chunk for every query would take
-    report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results (selection.json), best (YAML)
+    # markdown, html, results (selection.json), and best (best-configuration.yaml) when there is a winner
+    report: dict[str, Path] = field(default_factory=dict)
 
     @property
-    def best(self) -> str:
-        return self.ranking[0]
+    def best(self) -> str | None:
+        """The winner; None when the top configurations are tied (see ``tied``)."""
+        return self.winner
 
     def results(self) -> dict[str, Any]:
         """Everything ``selection.json`` holds: every configuration's measures at each k, the
@@ -115,9 +120,11 @@ def select(queries: str | Path, *, corpus: Sequence[str | Path], space: str | Pa
                       context=context, settings=settings, on_event=on_event, max_concurrency=concurrency,
                       resume=resume, database=database)
     values = outcome.values
-    return SelectionResult(**job_run(outcome), ranking=values["ranking"], pr_auc=values["pr_auc"],
+    return SelectionResult(**job_run(outcome), ranking=values["ranking"], winner=values.get("best"),
+                           tied=values.get("tied", []), pr_auc=values["pr_auc"],
                            precision_first=values["precision_first"], recall_first=values["recall_first"],
                            pool_pairs=values["pool_pairs"], model_verdicts=values["model_verdicts"],
+                           verdicts=values.get("verdicts", {}),
                            whole_corpus_pairs=values["whole_corpus_pairs"],
                            report={kind: Path(path) for kind, path in values["report"].items()})
 
@@ -139,6 +146,22 @@ def checked_judges(judges: Sequence[str]) -> list[str]:
     return resolved
 
 
+def check_vote_rule(judges: Sequence[str], min_votes: int | None) -> None:
+    """The audit's vote rule (``DEFAULT_MIN_VOTES`` judges and a majority) unless ``min_votes``
+    says otherwise, never lowered behind the user's back: a rule the judges cannot meet is refused."""
+    from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
+
+    votes = DEFAULT_MIN_VOTES if min_votes is None else min_votes
+    if votes <= len(judges):
+        return
+    rule = f"--min-votes {min_votes}" if min_votes is not None else f"the audit's vote rule ({votes} judges)"
+    if len(judges) == 1:
+        raise InputError(f"{rule} cannot be met by one judge ({judges[0]}): add another --judge, or pass "
+                         "--min-votes 1 to count a chunk relevant on that judge's word alone")
+    raise InputError(f"{rule} needs at least {votes} judges; {len(judges)} given ({', '.join(judges)}): add "
+                     f"--judge specs, or pass --min-votes {len(judges)} or less")
+
+
 def checked_settings(queries: str | Path, corpus: Sequence[str | Path], space: dict[str, Any], judges: Sequence[str],
                      llm: str, min_votes: int | None, batch_size: int, rerank_depth: int, betas: Sequence[float],
                      resamples: int, confidence: float, embedder: str, seed: int) -> dict[str, Any]:
@@ -156,8 +179,6 @@ def checked_settings(queries: str | Path, corpus: Sequence[str | Path], space: d
     if any(level != "none" for level in space["rewrite"]):
         check_models(llm)
     check_at_least(1, min_votes=min_votes, batch_size=batch_size, rerank_depth=rerank_depth, resamples=resamples)
-    if min_votes is not None and min_votes > len(judge_specs):
-        raise InputError(f"--min-votes {min_votes} needs at least as many judges; {len(judge_specs)} given")
     if not betas or any(beta <= 0 for beta in betas):
         raise InputError("--beta values must be positive")
     if not 0 < confidence < 1:
@@ -166,6 +187,7 @@ def checked_settings(queries: str | Path, corpus: Sequence[str | Path], space: d
     queries_of(queries_path)
     sources = [resolved_path(str(source)) for source in corpus]
     corpus_of(sources)
+    check_vote_rule(judge_specs, min_votes)  # after the files: their errors name a line, this one a setting
     return {"queries": queries_path, "corpus": sources, "space": space, "judges": judge_specs, "llm": llm,
             "min_votes": min_votes, "batch_size": batch_size, "rerank_depth": rerank_depth,
             "betas": list(betas), "resamples": resamples, "confidence": confidence, "embedder": embedder,
