@@ -6,6 +6,7 @@ the document (tools/condition_documents.py) and drops a document that yields few
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -60,7 +61,8 @@ class ConditionExtractor(Agent[ExtractedConditions]):
         return [{"role": "system", "content": system},
                 {"role": "user", "content": delimited("document", document, title=title)}]
 
-    def baseline(self, *, document: str, count: int, negatives: str = "subtle", **_: Any) -> ExtractedConditions:
+    def baseline(self, *, document: str, count: int, negatives: str = "subtle", related: Sequence[str] = (),
+                 **_: Any) -> ExtractedConditions:
         """Sentence picking: the first ``count`` sentences, in document order, that read as prose,
         occur once, state something no other sentence of the document states too (a condition
         stated twice cannot be missed by rewriting one sentence), and (for subtle negatives) hold
@@ -72,7 +74,7 @@ class ConditionExtractor(Agent[ExtractedConditions]):
             flat = normalize(sentence)
             if flat in seen or not looks_like_prose(sentence) or flat_document.count(flat) != 1:
                 continue
-            if negatives == "subtle" and not swap_candidates(sentence, document):
+            if negatives == "subtle" and not swap_candidates(sentence, document, related):
                 continue
             if states(document.replace(sentence, " "), sentence):
                 continue

@@ -8,13 +8,15 @@ instruction-style queries are built from the conditions by a fixed template
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
 from benchsmith.agents.condition_extractor import DOMAIN_NOUNS, domain_features
-from benchsmith.agents.condition_text import normalize
+from benchsmith.agents.condition_text import normalize, strip_list_markers
 from benchsmith.agents.models import Agent, Message, delimited
+from benchsmith.agents.text import lower_first
 
 QUERY_WRITER_SYSTEM_PROMPT = """You write search queries with several conditions for a benchmark.
 The user gives {count} numbered SENTENCES of one {noun}. Write:
@@ -48,7 +50,17 @@ def queries_schema(count: int) -> type[BaseModel]:
 
 
 def _as_condition(sentence: str) -> str:
-    return normalize(sentence).rstrip(".!?")
+    """The sentence as a condition: no list marker, no final stop."""
+    return normalize(strip_list_markers(sentence)).rstrip(".!?")
+
+
+def _mid_sentence(condition: str, conditions: list[str]) -> str:
+    """The condition as a clause after "where": its first letter lower-cased, unless its first
+    word is an acronym or a name ("PEP 517", "Harbour", written capitalized inside a condition too)."""
+    first = condition.split(maxsplit=1)[0] if condition.strip() else ""
+    if first[:1].isupper() and any(re.search(rf"(?<=[a-z,;] ){re.escape(first)}\b", other) for other in conditions):
+        return condition
+    return lower_first(condition)
 
 
 class ConditionQueryWriter(Agent[BaseModel]):
@@ -72,7 +84,7 @@ class ConditionQueryWriter(Agent[BaseModel]):
         noun = DOMAIN_NOUNS[domain]
         descriptive = []
         for k in range(1, len(conditions) + 1):
-            clauses = [condition[:1].lower() + condition[1:] for condition in conditions[:k]]
+            clauses = [_mid_sentence(condition, conditions) for condition in conditions[:k]]
             joined = clauses[0] if k == 1 else "; where ".join(clauses[:-1]) + "; and where " + clauses[-1]
             descriptive.append(f"I am looking for a {noun} where {joined}.")
         return self.schema(conditions=conditions, descriptive=descriptive)

@@ -7,6 +7,7 @@ Replacing the sentence in the document makes a hard negative that misses that co
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -54,13 +55,15 @@ class NegativeRewriter(Agent[NegativeSentence]):
             sections += [RETRY_NOTE, delimited("previous", previous)]
         return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(sections)}]
 
-    def baseline(self, *, sentence: str, kind: str, document: str = "", attempt: int = 1, **_: Any) -> NegativeSentence:
+    def baseline(self, *, sentence: str, kind: str, document: str = "", attempt: int = 1,
+                 related: Sequence[str] = (), **_: Any) -> NegativeSentence:
         """Subtle: a number, date, antonym or name swap (the first candidate; a second attempt
-        takes the next one). Misleading: a negation that keeps every word."""
+        takes the next one); a name is swapped for a name of the same kind from the document or
+        its ``related`` documents. Misleading: a negation that keeps every word."""
         flat = normalize(sentence)
         if kind == "misleading":
             return NegativeSentence(change="negated, every keyword kept", sentence=negated(flat, attempt))
-        candidates = swap_candidates(flat, document)
+        candidates = swap_candidates(flat, document, related)
         if not candidates:
             return NegativeSentence(change="no number, date, antonym word or name to change", sentence=flat)
         swap = candidates[(attempt - 1) % len(candidates)]

@@ -12,7 +12,8 @@ nugget number outside the list fails validation and is retried by the seam, neve
 
 The offline baselines are extractive and lexical: the answer's prose sentences as nuggets, the
 question's sentences as sub-questions, the question's key words as the "closed-book answer" (no
-model knows nothing), and support when most of a nugget's content words occur in the chunk.
+model knows nothing), and support when the chunk holds the nugget's key terms and most of its
+IDF-weighted terms (:meth:`SupportJudge.baseline`).
 They run the whole pipeline without a model; they are a comparison point, not a quality claim.
 """
 
@@ -25,14 +26,26 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field, create_model, model_validator
 
 from benchsmith.agents.models import Agent, Message, delimited
-from benchsmith.agents.text import content_words, sentences
+from benchsmith.agents.text import (PassageStatistics, WordStatistics, content_words, inverse_document_frequency,
+                                    sentences, stems)
 
 DEFAULT_MAX_NUGGETS = 10
 MAX_SUB_QUESTIONS = 5
 BASELINE_SUB_QUESTIONS = 3
 BASELINE_KEYWORDS = 24
-# Share of a nugget's distinct content words the baseline judge wants in a chunk to call it support.
+# Shares of a nugget's IDF-weighted terms, and of its IDF-weighted key terms (names, numbers and
+# its rarest word), the baseline judge wants in a chunk to call it support.
 BASELINE_SUPPORT_SHARE = 0.6
+BASELINE_KEY_SHARE = 0.75
+# Words of a lead-in ("Here is the code:", "For example:") that say nothing about the answer: a
+# sentence ending in a colon is kept as a nugget only with two content words besides these.
+LEAD_IN_FILLER = frozenset("here example examples code snippet following like below above try something works "
+                           "work way ways use using just simply something instance".split())
+NUMBER = re.compile(r"^\d[\d.]*$")
+# A name: an identifier with an underscore, a dot, inner capitals or digits ("tide_source",
+# "os.path.join", "BestCandidateResult", "PEP517").
+NAME = re.compile(r"^(?=.*[A-Za-z])(?:\w*[_.]\w+|[A-Za-z]+[A-Z0-9]\w*)$")
+TERM = re.compile(r"[A-Za-z_][\w.]*\w|\d[\d.]*\d|\d")
 FENCED_CODE = re.compile(r"```.*?(```|\Z)", re.S)
 
 SYSTEM_PROMPT = """You help build a retrieval benchmark from real questions that people asked and the answers their
@@ -105,10 +118,20 @@ class NuggetWriter(Agent[BaseModel]):
 
     def baseline(self, *, answer: str, **_: Any) -> BaseModel:
         """The answer's prose sentences with at least two content words, in order, without its
-        code blocks and the lead-ins that end in a colon (they introduce code, they state
-        nothing); the first lines of the answer when it has no such sentence."""
-        candidates = [sentence for sentence in sentences(prose(answer))
-                      if len(set(content_words(sentence))) >= 2 and not sentence.endswith(":")]
+        code blocks; a sentence ending in a colon is kept (as a statement, the colon made a full
+        stop) when it says something besides introducing the code ("Use `functools.lru_cache`:"
+        is often the answer itself), dropped when it is only a lead-in ("Here is an example:").
+        The first lines of the answer when it has no such sentence."""
+        candidates = []
+        for sentence in sentences(prose(answer)):
+            words = set(content_words(sentence))
+            if len(words) < 2:
+                continue
+            if sentence.endswith(":"):
+                if len(words - LEAD_IN_FILLER) < 2:
+                    continue
+                sentence = sentence.rstrip(": ") + "."
+            candidates.append(sentence)
         chosen = list(dict.fromkeys(candidates))[: self.max_nuggets] or sentences(answer)[:1] or [answer.strip()]
         return self.schema(nuggets=chosen)
 
@@ -201,19 +224,85 @@ class SupportJudge(Agent[SupportJudgmentsBase]):
         return _messages(SUPPORT_TASK, delimited("question", question), delimited("nuggets", _numbered(nuggets)),
                          delimited("chunks", shown))
 
-    def baseline(self, *, nuggets: list[str], chunks: list[dict[str, str]], **_: Any) -> SupportJudgmentsBase:
-        """Lexical: a chunk supports a nugget when at least 60% of the nugget's distinct content
-        words occur in the chunk (its title included)."""
-        wanted = [set(content_words(nugget)) for nugget in nuggets]
+    def baseline(self, *, nuggets: list[str], chunks: list[dict[str, str]],
+                 statistics: WordStatistics | None = None, **_: Any) -> SupportJudgmentsBase:
+        """Lexical, IDF-weighted. A nugget's terms are its distinct content words, names and
+        numbers, matched by Snowball stem; each weighs its smoothed IDF over ``statistics`` (the
+        whole corpus; the batch's chunks when none is given). A chunk (its title included)
+        supports a nugget when
+
+        * it holds the nugget's *key terms* (each name and number, and the nugget's rarest
+          word, the one of highest IDF), at least ``BASELINE_KEY_SHARE`` (0.75) of their IDF
+          weight: with one or two keys, all of them in practice; so a nugget about a timeout
+          setting is not credited to a chunk that only shares "the configuration file" with
+          it; and
+        * the IDF-weighted share of the nugget's terms it holds,
+          ``Σ_{t ∈ nugget ∩ chunk} idf(t) / Σ_{t ∈ nugget} idf(t)``, is at least
+          ``BASELINE_SUPPORT_SHARE`` (0.6): words common to the whole corpus count little.
+        """
+        statistics = statistics or PassageStatistics(f"{chunk['title']} {chunk['text']}" for chunk in chunks)
+        profiles = [_nugget_terms(nugget, statistics) for nugget in nuggets]
         judgments = []
         for number, chunk in enumerate(chunks, start=1):
-            available = set(content_words(f"{chunk['title']} {chunk['text']}"))
-            shares = [len(words & available) / len(words) if words else 0.0 for words in wanted]
-            supported = [index + 1 for index, share in enumerate(shares) if share >= BASELINE_SUPPORT_SHARE]
-            best = max(shares, default=0.0)
+            available = _term_stems(f"{chunk['title']} {chunk['text']}")
+            supported, best = [], 0.0
+            for index, (weights, keys) in enumerate(profiles):
+                total = sum(weights.values())
+                share = sum(weight for stem, weight in weights.items() if stem in available) / total if total else 0.0
+                best = max(best, share)
+                key_total = sum(weights[stem] for stem in keys)
+                key_share = sum(weights[stem] for stem in keys & available) / key_total if key_total else 1.0
+                if total and key_share >= BASELINE_KEY_SHARE and share >= BASELINE_SUPPORT_SHARE:
+                    supported.append(index + 1)
             judgments.append(ChunkSupport(
                 chunk=number, supported_nuggets=supported,
-                reason=(f"States {len(supported)} nugget(s): at least {BASELINE_SUPPORT_SHARE:.0%} of their content "
-                        "words occur in the chunk." if supported else
-                        f"At most {best:.0%} of any nugget's content words occur in the chunk.")))
+                reason=(f"States {len(supported)} nugget(s): at least {BASELINE_KEY_SHARE:.0%} of their key terms and "
+                        f"{BASELINE_SUPPORT_SHARE:.0%} "
+                        "of their IDF-weighted terms occur in the chunk." if supported else
+                        f"At most {best:.0%} of any nugget's IDF-weighted terms occur in the chunk, or a key term "
+                        "is missing.")))
         return self.schema(judgments=judgments)
+
+
+def _terms(text: str) -> list[str]:
+    """Content words, names and numbers of ``text`` (names and numbers keep their form)."""
+    found = []
+    for token in TERM.findall(text):
+        token = token.strip(".")
+        if NUMBER.match(token) or NAME.match(token):
+            found.append(token.lower())
+        else:
+            found += content_words(token)
+    return found
+
+
+def _term_stems(text: str) -> set[str]:
+    """Stems of a chunk's terms, each dotted name also by its parts ("functools.lru_cache" gives
+    "lru_cache" and "functools"; "lru_cache" also "lru" and "cache")."""
+    terms = _terms(text)
+    parts = [part for term in terms if "." in term or "_" in term
+             for part in [*term.split("."), *re.split(r"[._]", term)] if part]
+    return set(stems(terms + parts))
+
+
+def _nugget_terms(nugget: str, statistics: WordStatistics) -> tuple[dict[str, float], set[str]]:
+    """``({stem: idf}, key stems)`` of a nugget (see :meth:`SupportJudge.baseline`)."""
+    # A dotted name counts as its first and last parts, both keys: "json.dumps" is stated where
+    # the json page says "dumps", "subprocess.run" not where any page says "run".
+    dotted = {term for term in _terms(nugget) if "." in term and not NUMBER.match(term)}
+    terms = list(dict.fromkeys(part for term in _terms(nugget) for part in (
+        dict.fromkeys([term.split(".")[0], term.split(".")[-1]]) if term in dotted else [term])))
+    dotted_parts = {part for term in dotted for part in term.split(".")}
+    weights: dict[str, float] = {}
+    keys: set[str] = set()
+    rarest: tuple[float, str] | None = None
+    for term, stem in zip(terms, stems(terms)):
+        idf = inverse_document_frequency(statistics, re.split(r"[._]", term)[-1] or term)
+        weights[stem] = max(weights.get(stem, 0.0), idf)
+        if NUMBER.match(term) or NAME.match(term) or term in dotted_parts:
+            keys.add(stem)
+        elif rarest is None or idf > rarest[0]:
+            rarest = (idf, stem)
+    if rarest is not None:
+        keys.add(rarest[1])
+    return weights, keys

@@ -57,8 +57,8 @@ from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.condition_documents import (Construction, Span, blamed_conditions, build_text, constructions,
-                                                  leading_part, locate_conditions)
+from benchsmith.tools.condition_documents import (Construction, RelatedDocuments, Span, blamed_conditions, build_text,
+                                                  constructions, leading_part, locate_conditions)
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.tools.loaders import load_sources
 
@@ -145,6 +145,19 @@ def _sources(runtime: Runtime[HardnegContext], run_id: str) -> dict[str, dict[st
     return _sources_in(path, path.stat().st_mtime)
 
 
+@functools.lru_cache(maxsize=2)
+def _related_in(path: Path, modified: float) -> RelatedDocuments:
+    sources = _sources_in(path, modified)
+    return RelatedDocuments({document_id: record["text"] for document_id, record in sources.items()})
+
+
+def _related_texts(runtime: Runtime[HardnegContext], run_id: str, document_id: str) -> list[str]:
+    """The texts of the source documents most like this one (where baseline swaps find names)."""
+    path = _run_dir(runtime, run_id).file(SOURCES_FILE)
+    sources = _sources_in(path, path.stat().st_mtime)
+    return [sources[other]["text"] for other in _related_in(path, path.stat().st_mtime).of(document_id)]
+
+
 def _seam(runtime: Runtime[HardnegContext], run_id: str, spec: str) -> ModelSeam:
     return run_seam(_workspace(runtime), run_id, spec, _context(runtime))
 
@@ -203,7 +216,7 @@ def build(task: BuildTask, runtime: Runtime[HardnegContext]) -> dict[str, Any]:
     agents = RowAgents(_seam(runtime, task["run_id"], context.llm),
                        _seam(runtime, task["run_id"], context.judge or context.llm))
     with concurrency_slot(task["run_id"], context.concurrency):
-        record = build_row(source, agents, context)
+        record = build_row(source, agents, context, _related_texts(runtime, task["run_id"], task["document_id"]))
     _rows_log(runtime, task["run_id"]).append_once(record)
     _run_dir(runtime, task["run_id"]).usage.sync()  # the calls this row paid for are as durable as the row
     report_advance("documents")
@@ -253,12 +266,15 @@ class RowAgents:
     judge: ModelSeam
 
 
-def build_row(source: dict[str, Any], agents: RowAgents, context: HardnegContext) -> dict[str, Any]:
-    """Extract, write queries, rewrite, replace and verify: the row's record (kept or dropped)."""
+def build_row(source: dict[str, Any], agents: RowAgents, context: HardnegContext,
+              related: list[str] | None = None) -> dict[str, Any]:
+    """Extract, write queries, rewrite, replace and verify: the row's record (kept or dropped).
+    ``related``: texts of the documents most like this one (the baseline rewriter's name pool)."""
     count, text = context.conditions, source["text"]
     base = {"id": source["id"], "title": source.get("title", "")}
     extracted = agents.llm.run(ConditionExtractor(), document=text, title=base["title"], count=count,
-                               domain=context.domain, features=context.features, negatives=context.negatives)
+                               domain=context.domain, features=context.features, negatives=context.negatives,
+                               related=related or [])
     located = locate_conditions(text, extracted.sentences, count)
     rejected = [{"sentence": sentence, "reason": reason} for sentence, reason in located.rejected]
     if len(located.spans) < count:
@@ -270,8 +286,8 @@ def build_row(source: dict[str, Any], agents: RowAgents, context: HardnegContext
     conditions = [{"sentence": sentence, "start": span.start, "end": span.end, "condition": phrase}
                   for sentence, span, phrase in zip(located.sentences, located.spans, phrases)]
     for number in range(1, count + 1):
-        _rewrite(agents.llm, conditions, number, text, context, attempt=1)
-    verified = verify_documents(text, located.spans, conditions, phrases, agents, context)
+        _rewrite(agents.llm, conditions, number, text, context, attempt=1, related=related)
+    verified = verify_documents(text, located.spans, conditions, phrases, agents, context, related)
     record = {**base, "conditions": conditions, "rejected": rejected,
               "queries": {"instruction": [instruction_query(phrases[:k]) for k in range(1, count + 1)],
                           "descriptive": [normalize(query) for query in written.descriptive]},
@@ -289,18 +305,19 @@ def build_row(source: dict[str, Any], agents: RowAgents, context: HardnegContext
 
 
 def _rewrite(seam: ModelSeam, conditions: list[dict[str, Any]], number: int, document: str, context: HardnegContext,
-             attempt: int) -> None:
+             attempt: int, related: list[str] | None = None) -> None:
     """(Re)write the negative of condition ``number`` in place."""
     condition = conditions[number - 1]
     previous = condition.get("negative") if attempt > 1 else None
     rewritten = seam.run(NegativeRewriter(), sentence=condition["sentence"], condition=condition["condition"],
                          kind=context.negatives, domain=context.domain, document=document, attempt=attempt,
-                         previous=previous)
+                         previous=previous, related=related or [])
     condition.update(negative=normalize(rewritten.sentence), change=rewritten.change, attempts=attempt)
 
 
 def verify_documents(text: str, spans: list[Span], conditions: list[dict[str, Any]], phrases: list[str],
-                     agents: RowAgents, context: HardnegContext) -> dict[str, dict[str, Any]]:
+                     agents: RowAgents, context: HardnegContext,
+                     related: list[str] | None = None) -> dict[str, dict[str, Any]]:
     """Build and judge every document; rebuild the ones whose count disagrees once (their
     blamed sentences rewritten), and mark those still disagreeing as not verified."""
     count = context.conditions
@@ -329,7 +346,7 @@ def verify_documents(text: str, spans: list[Span], conditions: list[dict[str, An
     if not results["Positive"]["verified"] or not blamed:
         return results
     for number in sorted(blamed):
-        _rewrite(agents.llm, conditions, number, text, context, attempt=2)
+        _rewrite(agents.llm, conditions, number, text, context, attempt=2, related=related)
     for plan in plans:
         if blamed & set(plan.replaced):
             results[plan.key] = {**judged(plan), "rebuilt": True}

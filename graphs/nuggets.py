@@ -36,6 +36,7 @@ from langgraph.types import Send
 from typing_extensions import NotRequired, TypedDict
 
 from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.text import PassageStatistics
 from benchsmith.agents.nuggets import (DEFAULT_MAX_NUGGETS, ClosedBookAnswerWriter, NuggetWriter, SubQuestionWriter,
                                        SupportJudge)
 from benchsmith.evals.nugget_measures import nugget_measures
@@ -199,6 +200,18 @@ def _corpus(runtime: Runtime[NuggetsContext], run_id: str) -> Benchmark:
     info = _records_info(run_dir)
     return Benchmark(name=run_id, directory=run_dir.file(BEIR_DIR), queries=[], qrels={},
                      source_collection=info.get("collection"))
+
+
+def _word_statistics(corpus: Benchmark) -> PassageStatistics:
+    path = corpus.corpus_path
+    return _word_statistics_of(path, path.stat().st_mtime)
+
+
+@functools.lru_cache(maxsize=2)
+def _word_statistics_of(path: Path, modified: float) -> PassageStatistics:
+    """Word statistics of a corpus file version (read once, whatever the number of batches)."""
+    documents = corpus_documents(Benchmark(name="", directory=path.parent, queries=[], qrels={}, corpus_file=path))
+    return PassageStatistics(f"{title} {text}" for title, text in documents.values())
 
 
 def _records_info(run_dir: RunDirectory) -> dict[str, Any]:
@@ -374,10 +387,13 @@ def judge(task: JudgeTask, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:
     documents = corpus_documents(_corpus(runtime, run_id))
     chunks = [{"title": documents[doc_id][0], "text": documents[doc_id][1]} for doc_id in chunk_ids]
     nuggets = record["nuggets"]
+    seam = _seam(runtime, run_id)
+    # The offline judge weighs a nugget's words by their rarity in the whole corpus.
+    statistics = _word_statistics(_corpus(runtime, run_id)) if seam.is_baseline else None
     with concurrency_slot(run_id, context.concurrency):
-        verdicts = _seam(runtime, run_id).run(
+        verdicts = seam.run(
             SupportJudge(len(chunks), len(nuggets)), question=_questions(runtime, run_id)[question_id]["question"],
-            nuggets=[nugget["text"] for nugget in nuggets], chunks=chunks)
+            nuggets=[nugget["text"] for nugget in nuggets], chunks=chunks, statistics=statistics)
     by_chunk = {judgment.chunk: judgment for judgment in verdicts.judgments}
     support = {doc_id: {"nuggets": [nuggets[n - 1]["id"] for n in sorted(set(by_chunk[number].supported_nuggets))],
                         "reason": by_chunk[number].reason}

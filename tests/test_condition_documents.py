@@ -83,10 +83,11 @@ def test_leading_part_and_changed_text():
     ("The fair opens every year in March in the old town.", "month", "March", "July"),
     ("It holds 48000 volumes and 3.4 kilometres of shelves.", "number", "48000", "48001"),
     ("The flag is true when the file is read before closing.", "antonym", "true", "false"),
-    ("The ship sailed from the port of Lisbon with cargo.", "name", "Lisbon", "Norway"),
+    ("The ship sailed from the port of Lisbon with cargo.", "name", "Lisbon", "Porto"),
 ])
 def test_swap_candidates_change_a_critical_token(sentence, kind, old, new):
-    first = swap_candidates(sentence)[0]
+    # A name is swapped only for a name of its kind from the document or related ones.
+    first = swap_candidates(sentence, sentence, ["Its sister ship sails from Porto."])[0]
     assert (first.kind, first.old, first.new) == (kind, old, new)
     rewritten = apply_swap(sentence, first)
     assert old not in rewritten.split() and new in rewritten
@@ -100,6 +101,8 @@ def test_swaps_touch_whole_numbers_only_and_names_come_from_the_document():
     name = [s for s in swap_candidates("It was built for Harald Olsen in the end.", "Built by Karl Heggen.")
             if s.kind == "name"]
     assert name[0].new in ("Heggen", "Karl")
+    # No name of its kind in the document or related ones: no name swap (no made-up stand-in).
+    assert not [s for s in swap_candidates("The ship sailed from the port of Lisbon.") if s.kind == "name"]
 
 
 def test_lexical_judge_sees_through_a_misleading_negation():

@@ -146,3 +146,15 @@ def test_lines_repeated_across_many_documents_are_boilerplate():
     documents = [Document(str(i), "s", "t", "text", f"Body text number {i}.\n{footer}") for i in range(6)]
     cleaned = remove_repeated_lines(documents)
     assert [d.text for d in cleaned] == [f"Body text number {i}." for i in range(6)]
+
+
+def test_build_configuration_files_are_skipped_and_listed_but_load_when_named(tmp_path):
+    from tests.sphinx_fixtures import BUILD_FILES, write_build_files, write_sphinx_tree
+    root = write_build_files(write_sphinx_tree(tmp_path / "docs"))
+    result = load_sources([str(root)])
+    ids = {document.id for document in result.documents}
+    assert ids.isdisjoint(BUILD_FILES) and {"install.rst", "tides.md"} <= ids
+    reasons = {Path(item.path).name: item.reason for item in result.skipped}
+    assert all(reasons[name] == "build configuration, not documentation" for name in BUILD_FILES)
+    # A file the user names on its own is loaded: the rule is about walking a documentation tree.
+    assert [document.id for document in load_sources([str(root / "conf.py")]).documents] == ["conf.py"]

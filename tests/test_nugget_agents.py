@@ -15,12 +15,20 @@ ANSWER = """Use `functools.lru_cache`:
 def fib(n): ...
 ```
 
-With maxsize None the cache grows without bound. View statistics with cache_info(). Thanks!"""
+With maxsize None the cache grows without bound. View statistics with cache_info(). Here is an example:
+
+```python
+fib.cache_info()
+```
+
+Thanks!"""
 
 
-def test_nugget_baseline_keeps_prose_facts_not_code_or_lead_ins():
+def test_nugget_baseline_keeps_prose_facts_and_key_lead_ins_not_code_or_filler():
     nuggets = NuggetWriter(max_nuggets=10).baseline(question="q", answer=ANSWER).nuggets
-    assert nuggets == ["With maxsize None the cache grows without bound.", "View statistics with cache_info()."]
+    # The sentence before the code is the answer itself: kept, as a statement.
+    assert nuggets == ["Use `functools.lru_cache`.", "With maxsize None the cache grows without bound.",
+                       "View statistics with cache_info()."]
     assert len(NuggetWriter(max_nuggets=1).baseline(question="q", answer=ANSWER).nuggets) == 1
 
 

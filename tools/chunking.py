@@ -17,6 +17,11 @@ A chunk's title is its heading path: the nearest headings above its first line t
 not itself a heading, outermost first (``Guide › Installation › From source``; for
 Python, ``json.decoder › JSONDecoder.decode``), from the headings cleaning recorded. Its
 id is the hash of its text.
+
+Raw (uncleaned) Markdown and reStructuredText, as the jobs that keep byte spans read them,
+get their headings from :func:`markup_headings`: an RST title is its overline (if any), its
+text and its underline together, so no chunk ever starts at an underline nor ends at a
+title whose underline went to the next chunk.
 """
 
 from __future__ import annotations
@@ -49,6 +54,105 @@ CODE_SEPARATORS = [
 ]
 
 
+# An RST section adornment: one punctuation character repeated (at least three times).
+RST_ADORNMENT = re.compile(r"""^([!-/:-@\[-`{-~])\1{2,}\s*$""")
+MARKDOWN_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(\S.*?)\s*#*\s*$")
+# A link target line that names the heading below it: RST ".. _label:", MyST "(label)=".
+TARGET_LINE = re.compile(r"^\s*(\.\. _[^:]+:|\([^()]+\)=)\s*$")
+SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)\s*$")
+FENCE_LINE = re.compile(r"^\s*(```+|~~~+)")
+RST_TABLE_BORDER = re.compile(r"^\s*[=+-]+(\s+[=+-]+)+\s*$|^\s*\+[-=+]+\+\s*$")
+
+
+def markup_headings(text: str, kind: str) -> list[list[object]]:
+    """``[offset, level, title]`` of each heading of a raw Markdown or RST text, the offset at
+    the heading's first line: the link targets right above it (``.. _label:``, ``(label)=``,
+    which name it), else its overline, else its title line. RST levels follow the
+    order in which adornment styles first appear, as docutils assigns them. Lines inside
+    fenced code never count; an RST table border (``====  ====``) is not an adornment."""
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    headings: list[list[object]] = []
+    in_fence = False
+    styles: list[tuple[str, bool]] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if FENCE_LINE.match(line):
+            in_fence = not in_fence
+            index += 1
+            continue
+        if in_fence:
+            index += 1
+            continue
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if kind == "markdown":
+            if match := MARKDOWN_HEADING.match(line):
+                headings.append([offsets[index], len(match[1]), match[2]])
+            elif line.strip() and SETEXT_UNDERLINE.match(following) and not (index and lines[index - 1].strip()):
+                headings.append([offsets[index], 1 if following.strip()[0] == "=" else 2, line.strip()])
+                index += 1
+            index += 1
+            continue
+        if kind != "rst":
+            break
+        third = lines[index + 2] if index + 2 < len(lines) else ""
+        if (RST_ADORNMENT.match(line) and following.strip() and not RST_ADORNMENT.match(following)
+                and third.strip() == line.strip() and not RST_TABLE_BORDER.match(following)):
+            style = (line.strip()[0], True)
+            title, first, index = following.strip(), index, index + 3
+        elif (line.strip() and not line[0].isspace() and RST_ADORNMENT.match(following)
+              and not RST_ADORNMENT.match(line) and not (index and lines[index - 1].strip())):
+            style = (following.strip()[0], False)
+            title, first, index = line.strip(), index, index + 2
+        else:
+            index += 1
+            continue
+        if style not in styles:
+            styles.append(style)
+        headings.append([offsets[first], styles.index(style) + 1, title])
+    return [[_above_targets(lines, offsets, offset), level, title] for offset, level, title in headings]
+
+
+def _above_targets(lines: list[str], offsets: list[int], offset: int) -> int:
+    """``offset`` moved up over the link targets (and blank lines between them) right above it."""
+    index = offsets.index(offset)
+    first = index
+    while first > 0 and (TARGET_LINE.match(lines[first - 1]) or (
+            not lines[first - 1].strip() and first > 1 and TARGET_LINE.match(lines[first - 2]))):
+        first -= 1
+    return offsets[first]
+
+
+def is_adornment(line: str) -> bool:
+    """An RST underline or overline (or a Markdown setext underline, a rule): never body."""
+    return bool(RST_ADORNMENT.match(line))
+
+
+def _heading_lines(text: str, start: int, end: int, heading_offsets: set[int]) -> set[int]:
+    """Offsets of the lines of ``text[start:end]`` that belong to a heading: from its offset,
+    the link targets above its title (``.. _label:``, ``(label)=``), its overline, its title
+    line and its underline; and any other adornment line (a transition is not body either)."""
+    lines = _lines(text, start, end)
+    found = {offset for offset, line in lines if is_adornment(line)}
+    for index, (offset, _) in enumerate(lines):
+        if offset not in heading_offsets:
+            continue
+        position = index
+        while position < len(lines) and (TARGET_LINE.match(lines[position][1]) or not lines[position][1].strip()):
+            found.add(lines[position][0])
+            position += 1
+        title_lines = 3 if position < len(lines) and is_adornment(lines[position][1]) else 2
+        for line_offset, line in lines[position:position + title_lines]:
+            if line_offset == lines[position][0] or is_adornment(line):
+                found.add(line_offset)
+        if title_lines == 3 and position + 1 < len(lines):
+            found.add(lines[position + 1][0])  # the title under an overline
+    return found
+
+
 def make_splitter(kind: str, chunk_size: int) -> RecursiveCharacterTextSplitter:
     is_code = kind == "python"
     return RecursiveCharacterTextSplitter(
@@ -67,15 +171,18 @@ def chunk_document(document: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, min
     if chunk_size < 1 or min_chars < 0:
         raise ValueError("chunk_size must be positive and min_chars non-negative")
     splitter = make_splitter(document.kind, chunk_size)
+    heading_offsets = {offset for offset, _, _ in document.headings}
     chunks: list[Chunk] = []
     for section_start, section_end in sections(document, min_chars):
         section = document.text[section_start:section_end]
-        cursor = 0
+        placed, cursor = [], 0
         for piece in (piece for split in splitter.split_text(section) for piece in hard_cut(split, chunk_size)):
             start = section.find(piece, cursor)
             if start < 0:  # the splitter stripped whitespace differently; search from the top
                 start = max(0, section.find(piece))
             cursor = start + len(piece)
+            placed.append((start, piece))
+        for start, piece in _headings_joined(document.text, section_start, placed, heading_offsets, chunk_size):
             if len(piece) < min_chars:
                 continue
             start += section_start
@@ -86,20 +193,47 @@ def chunk_document(document: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, min
     return chunks
 
 
+def _headings_joined(text: str, section_start: int, placed: list[tuple[int, str]], heading_offsets: set[int],
+                     chunk_size: int) -> list[tuple[int, str]]:
+    """The section's pieces, a piece of nothing but headings (the splitter left it alone when
+    the paragraph after it was too long to join) joined to the piece after it where the two
+    fit in ``chunk_size``: a title stays with the text it names."""
+    section = text[section_start:section_start + max((start + len(piece) for start, piece in placed), default=0)]
+    joined: list[tuple[int, str]] = []
+    for start, piece in placed:
+        if joined:
+            head_start, head = joined[-1]
+            head_lines = _heading_lines(text, section_start + head_start, section_start + head_start + len(head),
+                                        heading_offsets)
+            only_headings = all(not line.strip() or offset in head_lines for offset, line in
+                                _lines(text, section_start + head_start, section_start + head_start + len(head)))
+            if only_headings and start + len(piece) - head_start <= chunk_size:
+                joined[-1] = (head_start, section[head_start:start + len(piece)])
+                continue
+        joined.append((start, piece))
+    return joined
+
+
 def sections(document: Document, min_chars: int = 0) -> list[tuple[int, int]]:
     """Spans of the text that no chunk crosses: on a marked-up page (Markdown, RST, HTML,
     notebook), each heading starts one, so a table or an option list is never glued to
     the prose of the section before it. A section with only its heading, or shorter than
-    ``min_chars``, joins the next one (a page title and its first section go together).
-    Other kinds are one span: code and docstrings keep packing definitions together."""
+    ``min_chars``, joins the next one (a page title and its first section go together), and
+    so does the text before the first heading. Other kinds are one span: code and docstrings
+    keep packing definitions together."""
     text = document.text
     if document.kind not in SECTIONED_KINDS or not document.headings:
         return [(0, len(text))]
     heading_offsets = {offset for offset, _, _ in document.headings}
     bounds = sorted(offset for offset in heading_offsets if 0 < offset < len(text)) + [len(text)]
+    # What precedes the first heading (":orphan:", a ".. _label:" or "(label)=" target, badges)
+    # belongs to the section it opens.
+    if bounds[0] < len(text) and min(heading_offsets) > 0:
+        bounds = bounds[1:]
     spans, start = [], 0
     for end in bounds:
-        body = any(line.strip() and offset not in heading_offsets for offset, line in _lines(text, start, end))
+        heading_lines = _heading_lines(text, start, end, heading_offsets)
+        body = any(line.strip() and offset not in heading_lines for offset, line in _lines(text, start, end))
         if body and len(text[start:end].strip()) >= min_chars or end == len(text):
             spans.append((start, end))
             start = end
@@ -110,8 +244,9 @@ def chunk_title(document: Document, start: int, text: str = "") -> str:
     """The heading path in force at the chunk's first line that is not a heading (page
     title › section › subsection), or the document's title when no heading comes before."""
     heading_offsets = {offset for offset, _, _ in document.headings}
+    heading_lines = _heading_lines(document.text, start, start + len(text), heading_offsets)
     first_content = next((offset for offset, line in _lines(document.text, start, start + len(text))
-                          if line.strip() and offset not in heading_offsets), start)
+                          if line.strip() and offset not in heading_lines), start)
     return PATH_SEPARATOR.join(heading_path(document.headings, first_content)) or document.title
 
 

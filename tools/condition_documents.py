@@ -14,6 +14,7 @@ Everything outside the replaced spans stays byte for byte as in the positive.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -150,3 +151,30 @@ def changed_text(original: str, rewritten: str) -> tuple[str, str]:
     stops = [index for index in (original.find(" ", end_original), original.find("\n", end_original)) if index >= 0]
     extra = (min(stops) if stops else len(original)) - end_original
     return original[start : end_original + extra].strip(), rewritten[start : end_rewritten + extra].strip()
+
+
+RELATED_DOCUMENTS = 3
+RELATED_WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
+
+
+class RelatedDocuments:
+    """For each document, the few others most like it: the pool a baseline negative draws its
+    replacement names from (a name from a page on the same subject, not from anywhere in the
+    corpus). Likeness is the IDF-weighted count of shared distinct words,
+    ``Σ_{w ∈ A ∩ B} log(N / df(w))`` (words of three or more characters, lower-cased)."""
+
+    def __init__(self, texts: dict[str, str]):
+        self._words = {document_id: set(RELATED_WORD.findall(text.lower())) for document_id, text in texts.items()}
+        frequency: dict[str, int] = {}
+        for words in self._words.values():
+            for word in words:
+                frequency[word] = frequency.get(word, 0) + 1
+        count = len(self._words)
+        self._weight = {word: math.log(count / df) for word, df in frequency.items()}
+
+    def of(self, document_id: str, limit: int = RELATED_DOCUMENTS) -> list[str]:
+        """Ids of the ``limit`` documents sharing the most weight with ``document_id`` (ties by id)."""
+        words = self._words.get(document_id, set())
+        scored = [(sum(self._weight[word] for word in words & others), other)
+                  for other, others in self._words.items() if other != document_id]
+        return [other for score, other in sorted(scored, key=lambda item: (-item[0], item[1])) if score > 0][:limit]

@@ -3,7 +3,13 @@ source (the docstrings of the running Python's standard library).
 
 Unreadable, binary, non-UTF-8 and empty files, and redirect stubs (a page that only says
 it has moved and links elsewhere, see ``cleaning.redirect_notice``), are skipped and
-listed with the reason. A file's title is its module path (Python) or its name until
+listed with the reason. A directory's build configuration files are skipped too (listed as
+"build configuration, not documentation"): files named as in :data:`BUILD_CONFIGURATION_FILES`
+(Sphinx's ``conf.py``, ``setup.py``, ``noxfile.py``, ``tox.ini``, a ``Makefile`` ...) or matching
+:data:`BUILD_CONFIGURATION_PATTERNS` (``requirements*.txt``). They configure how a tree is built
+and would otherwise be chunked as documentation and come back as retrieval results. A file
+named on its own (not found in a directory walk) is always loaded: the user asked for it.
+A file's title is its module path (Python) or its name until
 cleaning finds its first heading; its path is the document's id and source. A
 missing path, a malformed JSONL line or a corpus with no documents stops with an
 :class:`~stores.errors.InputError` that names the file (and line).
@@ -12,6 +18,7 @@ missing path, a malformed JSONL line or a corpus with no documents stops with an
 from __future__ import annotations
 
 import ast
+import fnmatch
 import json
 import sysconfig
 from collections.abc import Callable, Iterator, Sequence
@@ -36,6 +43,14 @@ KIND_BY_SUFFIX: dict[str, DocumentKind] = {
 }
 # Parts of the standard library that are tests, demos, tooling or vendored copies, not API.
 STDLIB_EXCLUDED = {"site-packages", "test", "tests", "idlelib", "lib2to3", "turtledemo", "ensurepip", "__pycache__"}
+# Files that configure how a documentation or code tree is built, tested or packaged: never
+# documentation, whatever their suffix (matched on the file name, in any folder).
+BUILD_CONFIGURATION_FILES = frozenset({
+    "conf.py", "setup.py", "noxfile.py", "fabfile.py", "dodo.py", "conftest.py", "Makefile", "GNUmakefile",
+    "make.bat", "tox.ini", "setup.cfg", "pyproject.toml", "MANIFEST.in", "Pipfile", "Dockerfile",
+    ".readthedocs.yaml", ".readthedocs.yml", "mkdocs.yml", "docutils.conf", "sphinx.conf"})
+BUILD_CONFIGURATION_PATTERNS = ("requirements*.txt", "constraints*.txt")
+BUILD_CONFIGURATION_REASON = "build configuration, not documentation"
 BINARY_SNIFF_BYTES = 8192
 INDEX_NAMES = {"index", "readme", "__init__"}
 
@@ -89,10 +104,19 @@ def _iter_directory(root: Path) -> Iterator[Document | SkippedFile]:
         relative = path.relative_to(root)
         if any(part.startswith(".") for part in relative.parts) or not path.is_file():
             continue  # hidden folders such as .git are not corpus
+        if is_build_configuration(path.name):
+            yield SkippedFile(str(path), BUILD_CONFIGURATION_REASON)
+            continue
         if path.suffix.lower() not in KIND_BY_SUFFIX:
             yield SkippedFile(str(path), f"unsupported file type {path.suffix or '(none)'}")
             continue
         yield _load_file(path, root)
+
+
+def is_build_configuration(name: str) -> bool:
+    """Is a file of this name build configuration (see the module docstring)?"""
+    return name in BUILD_CONFIGURATION_FILES or any(fnmatch.fnmatchcase(name, pattern)
+                                                     for pattern in BUILD_CONFIGURATION_PATTERNS)
 
 
 def _load_file(path: Path, root: Path) -> Document | SkippedFile:

@@ -8,10 +8,10 @@ the module name). The same files always give the same ids, in any run, and an id
 to its bytes. Characters that would break a TREC file or the id's form (whitespace, ``:``,
 ``%``) are percent-encoded.
 
-Python is split at class and function definitions (the ingest chunker,
-:func:`tools.chunking.chunk_document`); Markdown at headings, then fences, rules and
-paragraphs; reStructuredText at section adornments; other text at paragraphs, lines and
-sentences. A BEIR corpus (a directory holding ``corpus.jsonl``, or the file) is taken as it is:
+Every kind but BEIR goes through the ingest chunker (:func:`tools.chunking.chunk_document`):
+Python is split at class and function definitions; Markdown and reStructuredText at their
+headings (:func:`tools.chunking.markup_headings`: an RST title with its under- and overline),
+then paragraphs, lines and sentences; other text at paragraphs, lines and sentences. A BEIR corpus (a directory holding ``corpus.jsonl``, or the file) is taken as it is:
 its documents already are passages, and keep their ids.
 
 Ingestion names chunks by content hash (:func:`tools.documents.content_id`); this module
@@ -27,16 +27,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
-
 from benchsmith.stores.errors import InputError
-from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS, chunk_document, hard_cut
+from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS, chunk_document, hard_cut, markup_headings
 from benchsmith.tools.cleaning import clean_text
 from benchsmith.tools.documents import Document, SkippedFile
 from benchsmith.tools.loaders import load_sources
 
 ID_SAFE_CHARACTERS = "/._-+@~,=()[]{}!$&'*;"  # kept as they are in ids; the rest is percent-encoded
-STRUCTURED_LANGUAGES = {"markdown": Language.MARKDOWN, "rst": Language.RST}
+STRUCTURED_LANGUAGES = ("markdown", "rst")  # sectioned at their raw headings
 EXTRACTED_KINDS = {"html"}  # chunked in the text extracted from the markup
 
 
@@ -92,33 +90,15 @@ def document_chunks(document: Document, chunk_size: int = DEFAULT_CHUNK_SIZE,
     if document.kind == "beir":
         return [SourceChunk(document.id, document.title, document.text, document.id, -1, -1)]
     text = clean_text(document.text, document.kind) if document.kind in EXTRACTED_KINDS else document.text
-    if document.kind in STRUCTURED_LANGUAGES:
-        spans = structured_spans(text, STRUCTURED_LANGUAGES[document.kind], chunk_size, min_chars)
-    else:
-        source = Document(document.id, document.source, document.title, document.kind, text)
-        spans = [(chunk.start, chunk.end) for chunk in chunk_document(source, chunk_size, min_chars)]
+    # Markdown and RST go through the ingest chunker too, sectioned at their raw headings: an
+    # RST title keeps its underline (langchain's RST separators cut between the two).
+    headings = markup_headings(text, document.kind) if document.kind in STRUCTURED_LANGUAGES else []
+    source = Document(document.id, document.source, document.title, document.kind, text, headings)
+    spans = [(chunk.start, chunk.end) for chunk in chunk_document(source, chunk_size, min_chars)]
     path = document.id  # the path relative to the corpus root (the module name for stdlib)
     return [SourceChunk(span_id(path, byte_start, byte_end), document.title, text[start:end], path, byte_start,
                         byte_end)
             for (start, end), (byte_start, byte_end) in zip(spans, byte_spans(text, spans))]
-
-
-def structured_spans(text: str, language: Language, chunk_size: int, min_chars: int) -> list[tuple[int, int]]:
-    """Character spans of a Markdown or reStructuredText text split at its structure."""
-    splitter = RecursiveCharacterTextSplitter(
-        separators=RecursiveCharacterTextSplitter.get_separators_for_language(language), is_separator_regex=True,
-        keep_separator="start",  # a heading opens the section it names
-        chunk_size=chunk_size, chunk_overlap=0, length_function=len)
-    pieces = [piece for split in splitter.split_text(text) for piece in hard_cut(split, chunk_size)]
-    spans, cursor = [], 0
-    for piece in pieces:
-        start = text.find(piece, cursor)
-        if start < 0:
-            continue  # not a verbatim slice: nothing a span could point to
-        cursor = start + len(piece)
-        if len(piece) >= min_chars:
-            spans.append((start, cursor))
-    return spans
 
 
 def byte_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
