@@ -106,11 +106,14 @@ def test_a_run_file_exists_only_once_complete(tmp_path):
             write({"q1": {"a": 1.0}})
             raise RuntimeError("killed between two batches")
     assert not path.exists() and not list(tmp_path.iterdir())
-    # A writer killed with SIGKILL leaves its temporary file: never read as a run, overwritten next time.
-    (tmp_path / "run.trec.tmp").write_text("q1 Q0 a 1 1.0 t\n", encoding="utf-8")
+    # A writer killed with SIGKILL leaves its temporary file (named for that writer alone, so that
+    # writers of one path never rename each other's away): never read as the run, no obstacle to the next.
+    leftover = tmp_path / "run.trec.k1ll3d.tmp"
+    leftover.write_text("q1 Q0 a 1 1.0 t\n", encoding="utf-8")
     assert not path.exists()
     write_trec_run(path, {"q9": {"z": 1.0}}, "t")
-    assert read_trec_run(path) == {"q9": {"z": 1.0}} and not (tmp_path / "run.trec.tmp").exists()
+    assert read_trec_run(path) == {"q9": {"z": 1.0}}
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["run.trec", leftover.name]
 
 
 def test_batches_and_aligned_batches_follow_query_order(tmp_path):
