@@ -11,7 +11,10 @@ A question is ill-formed, noise whatever the judges say about its gold document,
 * it is a heading path: any ``›``, or `` > `` before a capitalised word
   (``In Issue Triage › Triage Issues › Reaching resolution, how may a user be having?``);
 * it fills a keyword template instead of asking: ``What does the … documentation say about
-  X and Y?``, ``What should I know about X?``, ``Tell me about X``;
+  X and Y?``, ``What should I know about X?``, ``Tell me about X``, or asks about a page as a
+  whole, which any page answers (``What does the encodings.cp424 documentation cover?``,
+  ``What else does X explain?``, ``What other details does X give?``, ``What more can I learn
+  from X?``);
 * it holds a leftover of markup or cleaning: an intersphinx target in angle brackets
   (``version specifiers <pypug:Version Specifier>``), an intersphinx prefix glued to a word
   (``pypug:Version``), a MyST label (``(name)=``), a redirect stub's ``now covered``;
@@ -56,7 +59,12 @@ HEADING_PATH = re.compile(r"›|\s>\s+(?=[A-Z])")
 KEYWORD_TEMPLATE = re.compile(
     r"^\s*(what\s+does\s+the\s+.{0,80}?\s*documentation\s+say\s+about\b"
     r"|what\s+(should|do|does|must)\s+(i|we|you|one)\s+(need\s+to\s+)?know\s+about\b"
-    r"|tell\s+me\s+(more\s+)?about\b)", re.IGNORECASE)
+    r"|tell\s+me\s+(more\s+)?about\b"
+    # a page as a whole: any page answers these
+    r"|what\s+(else\s+)?does\s+.{1,80}?\s+(cover|explain)\s*\??\s*$"
+    r"|what\s+(other|further)\s+details\s+does\b"
+    r"|what\s+more\s+can\s+(i|we|you|one)\s+learn\s+from\b"
+    r"|which\s+further\s+points\s+does\b)", re.IGNORECASE)
 LEFTOVER = re.compile(
     r"<[\w.-]+:[^<>]*>"  # an intersphinx target: <pypug:Version Specifier>
     r"|(?<![\w:/.])[a-z][\w-]*:(?=[A-Za-z])(?!//)"  # an intersphinx prefix glued to its word: pypug:Version

@@ -16,7 +16,8 @@ relabelled), and every turn records its similarity to the previous gold. The que
 simulated user, asks what the gold chunk answers; a question whose lexical overlap with the
 gold (evals/lexical_overlap.py) is above ``max_overlap`` is asked again with the overlap fed
 back as one corrective turn, then the turn is re-planned on another gold chunk, and a question
-still above the limit is kept flagged (``overlap_rejected``). The responder, a
+still above the limit is kept flagged (``overlap_rejected``); an ill-formed question (the
+audit's rule, evals/question_form.py) is re-planned the same way (``form_replans``). The responder, a
 simulated deployed assistant, answers from the gold chunk only; the polisher makes the
 question sound mid-conversation, and rewrites that change the meaning are rejected; the
 router draws the next turn's switch. The conversation graph returns its turns (and streams
@@ -55,6 +56,7 @@ from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.evals.benchmark_stats import benchmark_statistics
 from benchsmith.evals.lexical_overlap import lexical_overlap
+from benchsmith.evals.question_form import question_form
 from benchsmith.graphs.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.graphs.jobs.synthesize import DEFAULT_MAX_OVERLAP, DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS
 from benchsmith.graphs.progress import report_advance
@@ -389,22 +391,37 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
     seam = _seam(runtime, state.get("run_id"))
     plan: dict[str, Any] | None = {key: state.get(key) for key in ("gold", "switch", "switch_drawn", "gold_id",
                                                                     "similarity")}
+    follow_up = bool(state.get("turns"))
     tried: list[str] = []
-    drafts: list[tuple[float, int, Any, dict[str, Any]]] = []  # (overlap, order, draft, plan)
-    corrections = 0
+    # (ill-formed, overlap, order, draft, plan): a well-formed question first, then the lowest overlap
+    drafts: list[tuple[bool, float, int, Any, dict[str, Any]]] = []
+    corrections = form_replans = 0
     while plan is not None:
         tried.append(plan["gold_id"])
         asked = _ask(runtime, state, plan, seam)
         corrections += len(asked) - 1
-        drafts += [(overlap, len(drafts) + order, draft, plan) for order, (overlap, draft) in enumerate(asked)]
-        if asked[-1][0] <= context.max_overlap or len(tried) > context.overlap_replans:
+        # A follow-up whose chunk has nothing left to ask moves on too (labelled by the switch rule;
+        # switch_drawn keeps the router's draw, so the configured rates stay checkable).
+        drafts += [(_ill_formed(draft.question, follow_up), overlap, len(drafts) + order, draft, plan)
+                   for order, (overlap, draft) in enumerate(asked)]
+        ill_formed, overlap = drafts[-1][:2]
+        if (overlap <= context.max_overlap and not ill_formed) or len(tried) > context.overlap_replans:
             break
+        form_replans += ill_formed and overlap <= context.max_overlap
         plan = _plan_turn(runtime, state, plan.get("switch_drawn") or plan["switch"], frozenset(tried), len(tried))
-    overlap, _, draft, kept = min(drafts, key=lambda item: item[:2])  # the earliest of the lowest
+    _, overlap, _, draft, kept = min(drafts, key=lambda item: item[:3])  # the earliest of the best
     return {**kept, "draft": {"question": draft.question, "rewrite": draft.rewrite,
                               "subject": getattr(draft, "subject", None)},
             "overlap": {"lexical_overlap": overlap, "overlap_rejected": overlap > context.max_overlap,
-                        "overlap_corrections": corrections, "overlap_replans": len(tried) - 1}}
+                        "overlap_corrections": corrections, "overlap_replans": len(tried) - 1 - form_replans,
+                        "form_replans": form_replans}}
+
+
+def _ill_formed(question: str, follow_up: bool) -> bool:
+    """Ill-formed by the audit's documented rule (evals/question_form.py): a template, a
+    fragment, a leftover... A chunk that yields only such a question (a generated codec table
+    has nothing to ask about) is re-planned, as one whose question copies it is."""
+    return bool(question_form(question, follow_up=follow_up).problems())
 
 
 def responder(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:

@@ -7,7 +7,7 @@
                 "response": "...", "gold_ids": ["<chunk id>"], "switch": "start",
                 "similarity_to_previous": null, "polish_rejected": null, "switch_drawn": "start",
                 "lexical_overlap": 0.5, "overlap_rejected": false, "overlap_corrections": 0,
-                "overlap_replans": 0}, ...]}
+                "overlap_replans": 0, "form_replans": 0}, ...]}
 
 ``switch`` is how the turn relates to the one before: ``start`` (turn 0), ``follow-up``
 (same gold chunk), ``soft`` (a chunk of the neighbourhood on the cluster's semantic path,
@@ -19,7 +19,8 @@ question as asked (polished from turn 1 on), ``question_unpolished`` the questio
 original, ``rewrite`` a self-contained form. ``lexical_overlap`` is the share of the
 unpolished question's content-word stems found in its gold chunk; a question above
 ``--max-overlap`` was asked again (``overlap_corrections``) or moved to another chunk
-(``overlap_replans``), and one still above it is kept with ``overlap_rejected`` true.
+(``overlap_replans``), and one still above it is kept with ``overlap_rejected`` true; an
+ill-formed question (evals/question_form.py) moved its turn to another chunk (``form_replans``).
 
 BEIR: ``corpus.jsonl`` (``_id``, ``title``, ``text``), ``queries.jsonl`` (``_id``, ``text``
 and ``metadata``), ``qrels/<split>.tsv`` (``query-id corpus-id score`` with a header).
@@ -57,7 +58,8 @@ class Turn(BaseModel):
     lexical_overlap: float | None = None  # the unpolished question's overlap with its gold (evals/lexical_overlap.py)
     overlap_rejected: bool = False  # still above --max-overlap after every correction and re-plan
     overlap_corrections: int = 0  # corrective turns the questioner was given
-    overlap_replans: int = 0  # other gold chunks tried
+    overlap_replans: int = 0  # other gold chunks tried for the overlap
+    form_replans: int = 0  # other gold chunks tried because the question was ill-formed (a template, a fragment...)
 
 
 class Dialogue(BaseModel):

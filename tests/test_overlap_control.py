@@ -126,6 +126,30 @@ def test_a_questioner_that_always_copies_re_plans_then_keeps_the_lowest_overlap_
         "max_overlap": DEFAULT_MAX_OVERLAP, "corrective_turns": 6, "replans": 2, "kept_above_limit": 1}
 
 
+def test_an_ill_formed_question_moves_the_turn_to_another_chunk(workspace, texts):
+    """A questioner that can only ask about the page as a whole on the first chunk (a template the
+    audit calls ill-formed) is not kept there: the turn is re-planned and the next chunk's real
+    question kept, with no corrective turn (the overlap was not the problem)."""
+    golds: list[str] = []
+
+    def page_question_first(messages, schema):
+        if schema is not GeneratedQuestion:
+            return scripted_reply(messages, schema)
+        golds.append(passage_of(messages))
+        question = ("What does the harbour documentation cover?" if len(golds) == 1
+                    else "How would a sailor plan around the evening crossing?")
+        return GeneratedQuestion(question=question, rewrite=question)
+
+    seam, backend = scripted_seam()
+    backend.replier = page_question_first
+    synthesize(workspace, "form-replanned", conversations=1, turns=1, model=seam)
+    assert len(question_calls(backend)) == 2 and golds[0] != golds[1]
+    (turn,) = dialogues(workspace, "form-replanned")[0]["turns"]
+    assert turn["question_unpolished"] == "How would a sailor plan around the evening crossing?"
+    assert texts[turn["gold_ids"][0]] == golds[1]
+    assert (turn["form_replans"], turn["overlap_replans"], turn["overlap_corrections"]) == (1, 0, 0)
+
+
 def test_re_planned_switches_still_follow_the_similarity_rule(workspace):
     def always_copies(messages, schema):
         if schema is not GeneratedQuestion:
