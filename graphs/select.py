@@ -50,6 +50,7 @@ from langgraph.types import Send
 from typing_extensions import TypedDict
 
 from benchsmith.agents.label_judge import LABELS_PREFIX, LabelSeam
+from benchsmith.agents.text import PassageStatistics
 from benchsmith.agents.models import ModelSeam
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
@@ -352,10 +353,22 @@ def pool(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
                                      "--run-id")
                 pairs.setdefault(pair_id(query_id, chunk.key), {
                     "pair": pair_id(query_id, chunk.key), "query_id": query_id, "key": chunk.key, "chunk_id": chunk.id,
-                    "doc_id": chunk.doc_id, "chunking": configuration.chunking.label, "text": chunk.text})
+                    "doc_id": chunk.doc_id, "chunking": configuration.chunking.label, "title": chunk.title,
+                    "text": chunk.text})
     records = sorted(pairs.values(), key=lambda record: (order.get(record["query_id"], len(order)), record["key"]))
     write_jsonl_atomic(_run_dir(runtime, state["run_id"]).file(POOL_FILE), records)
     return {"pool_pairs": len(records)}
+
+
+@functools.lru_cache(maxsize=2)
+def _pool_statistics_of(path: Path, modified: float) -> PassageStatistics:
+    return PassageStatistics(f"{record.get('title') or ''} {record['text']}" for record in load_jsonl(path))
+
+
+def _pool_statistics(path: Path) -> PassageStatistics:
+    """How rare each word is over the run's pooled texts (titles included), built once per pool:
+    the offline judge weighs query terms by it (agents/pool_judge.py)."""
+    return _pool_statistics_of(path, path.stat().st_mtime)
 
 
 def _judgment_log(runtime: Runtime[SelectContext], run_id: str) -> RecordLog:
@@ -389,7 +402,8 @@ def judge(task: JudgeTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     try:
         with concurrency_slot(task["run_id"], context.concurrency):
             judged = judge_batch(records, query, _seams(runtime, task["run_id"], task["judges"]), store,
-                                 min_votes_of(context, task["judges"]))
+                                 min_votes_of(context, task["judges"]),
+                                 statistics=_pool_statistics(_run_dir(runtime, task["run_id"]).file(POOL_FILE)))
             # Durable before the slot frees: a kill after the next call starts never loses this batch.
             for record in judged:
                 log.append_once(record)

@@ -19,6 +19,7 @@ from typing import Any
 from benchsmith.agents.label_judge import LabelSeam
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.pool_judge import POOL_JUDGE_SYSTEM_PROMPT, POOL_JUDGE_TASK, FactMatchJudge, PoolJudge
+from benchsmith.agents.text import WordStatistics
 from benchsmith.evals.audit_verdicts import is_confirmed
 from benchsmith.stores.beir import BenchmarkQuery
 from benchsmith.stores.llm_cache import LLMCache
@@ -50,9 +51,14 @@ def verdict_key(spec: str, seam: ModelSeam, query: BenchmarkQuery, passage: str)
 
 
 def judge_batch(pairs: Sequence[Mapping[str, Any]], query: BenchmarkQuery, judges: Judges, store: LLMCache,
-                min_votes: int) -> list[dict[str, Any]]:
+                min_votes: int, statistics: WordStatistics | None = None) -> list[dict[str, Any]]:
     """Every judge's verdict on each pair of one query (stored verdicts reused, the rest asked
-    in one call per judge), and the ensemble's: relevant when ``is_confirmed`` (the audit's rule)."""
+    in one call per judge), and the ensemble's: relevant when ``is_confirmed`` (the audit's rule).
+
+    The offline baseline reads a pair's ``title`` (its heading path) when the record has one, and
+    weighs query terms by ``statistics`` (the collection's) when given, else by the batch's own
+    texts; it keeps the passages whose support is near the batch's best, so it judges best with a
+    query's whole pool in one batch (agents/pool_judge.py measured both)."""
     verdicts: dict[str, dict[str, dict[str, Any]]] = {record["pair"]: {} for record in pairs}
     for spec, seam in judges:
         pending = []
@@ -67,7 +73,8 @@ def judge_batch(pairs: Sequence[Mapping[str, Any]], query: BenchmarkQuery, judge
         answer = seam.run(PoolJudge(len(pending)), history=query.history, question=query.question,
                           passages=[record["text"] for record in pending], query_id=query.id,
                           passage_ids=[record["chunk_id"] for record in pending],
-                          passage_documents=[record["doc_id"] for record in pending])
+                          passage_documents=[record["doc_id"] for record in pending],
+                          passage_titles=[record.get("title", "") for record in pending], statistics=statistics)
         for record, judgment in zip(pending, answer.judgments):
             verdict = {"relevant": judgment.relevant, "facts": judgment.facts, "rationale": judgment.rationale}
             if stores_verdicts(seam):
