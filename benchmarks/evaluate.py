@@ -61,7 +61,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+from benchsmith.tools.offline import offline_environment  # noqa: E402
+
+offline_environment()  # before the imports below load models or Chroma
 
 import ir_measures  # noqa: E402
 
@@ -350,8 +352,7 @@ def end_to_end(data: Data, depth: int, batch_size: int) -> dict:
         texts = [*data.texts, *(data.queries[query_id] for query_id in data.query_ids)]
         (root / "texts.json").write_text(json.dumps(texts), encoding="utf-8")
         np.save(root / "vectors.npy", np.vstack([data.doc_vectors, data.query_vectors]))
-        environment = {**os.environ, "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False",
-                       "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+        environment = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
         child = subprocess.run([sys.executable, "-c", END_TO_END_CHILD, directory, str(depth), str(batch_size)],
                                capture_output=True, text=True, env=environment)
         if child.returncode != 0:

@@ -11,15 +11,15 @@ most a quarter to the unavoidable cost of embedding.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+from benchsmith.tools.offline import offline_environment  # noqa: E402
+
+offline_environment()  # before the imports below load models or Chroma
 
 from benchsmith.graphs.ingest import KEPT_FILE, IngestContext, builder  # noqa: E402
 from benchsmith.graphs.runner import run_job  # noqa: E402

@@ -19,13 +19,13 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import sys
 import tempfile
 from pathlib import Path
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+from benchsmith.tools.offline import offline_environment
+
+offline_environment()  # before the imports below load models or Chroma
 
 from benchsmith.evals.lexical_overlap import content_stems  # noqa: E402
 from benchsmith.graphs.audit import benchmark_shortcuts  # noqa: E402

@@ -17,7 +17,6 @@ into Chroma. For 100, 400 and 1,600 conversations of ``--turns`` turns it prints
 from __future__ import annotations
 
 import argparse
-import os
 import sqlite3
 import sys
 import tempfile
@@ -27,7 +26,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+from benchsmith.tools.offline import offline_environment  # noqa: E402
+
+offline_environment()  # before the imports below load models or Chroma
 
 from benchsmith.graphs.resources import chroma_client  # noqa: E402
 from benchsmith.graphs.runner import run_job  # noqa: E402

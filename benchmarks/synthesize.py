@@ -29,7 +29,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+from benchsmith.tools.offline import offline_environment  # noqa: E402
+
+offline_environment()  # before the imports below load models or Chroma
 
 from benchsmith.graphs.resources import run_seam  # noqa: E402
 from benchsmith.graphs.runner import run_job  # noqa: E402

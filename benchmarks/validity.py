@@ -40,17 +40,15 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import platform
 import shutil
 import sys
 import time
 from pathlib import Path
 
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+from benchsmith.tools.offline import offline_environment
+
+offline_environment()  # before the imports below load models or Chroma
 
 import benchsmith  # noqa: E402
 from benchsmith.graphs.jobs.synthesize import DEFAULT_MAX_OVERLAP  # noqa: E402

@@ -33,7 +33,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+from benchsmith.tools.offline import offline_environment  # noqa: E402
+
+offline_environment()  # before the imports below load models or Chroma
 
 from benchsmith.stores.postgres import connection  # noqa: E402
 from benchsmith.stores.workspace import Workspace  # noqa: E402

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-DEFAULT_CONFIDENCE = 0.95
+from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 
 
 @dataclass(frozen=True)
@@ -59,12 +59,9 @@ def mean_interval(values: Sequence[float], population: int | None = None,
     """
     _check_confidence(confidence)
     sample = np.asarray(values, dtype=float)
-    n = len(sample)
-    if n == 0:
-        return Interval(None, None, None, 0)
-    mean = float(sample.mean())
-    if n < 2:
-        return Interval(mean, None, None, n)
+    if len(sample) < 2:
+        return _without_spread(sample)
+    n, mean = len(sample), float(sample.mean())
     fpc = math.sqrt(1 - n / _checked_population(n, population)) if population is not None else 1.0
     half_width = float(stats.t.ppf((1 + confidence) / 2, n - 1) * sample.std(ddof=1) / math.sqrt(n) * fpc)
     return Interval(mean, mean - half_width, mean + half_width, n)
@@ -110,12 +107,55 @@ def _checked_population(n: int, population: int) -> int:
     return population
 
 
+def _without_spread(sample: np.ndarray) -> Interval:
+    """The interval of fewer than 2 values: no mean without data; with one value, its mean and
+    no bounds (one value says nothing about spread, and a zero-width interval would claim certainty)."""
+    return Interval(float(sample.mean()) if len(sample) else None, None, None, len(sample))
+
+
 def _check_confidence(confidence: float) -> None:
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
 
 
-DEFAULT_RESAMPLES = 2000
+# The percentile bootstrap (Efron and Tibshirani, 1993, An Introduction to the Bootstrap, Chapman &
+# Hall, ch. 13), in two steps that every bootstrap of this package shares: draw B resamples of the
+# n rows with replacement and compute the statistic θ*_b on each; the interval is the empirical
+# (1 − c)/2 and (1 + c)/2 quantiles of θ*_1..θ*_B (:func:`percentile_interval`). The draw is
+# scipy.stats.bootstrap's for a statistic of one sample (:func:`bootstrap_interval`) and for τ over
+# two samples (evals/validity.py); :func:`resample_weights` where several statistics must share
+# the resamples, so that they are paired (select's configurations, evals/selection_measures.py).
+# One default number of resamples, DEFAULT_RESAMPLES (2,000, evals/defaults.py): the percentile
+# interval reads the tails, 2.5% of B resamples each at 95%, and B = 2,000 leaves 50 resamples in
+# each (Efron and Tibshirani advise B of 1,000 or more for percentile intervals, where 25 to 200
+# suffice for a standard error, ch. 6).
+# Select (1,000) and validate's τ (1,000) keep their own, explicit, because README figures and
+# their recorded runs were computed with them.
+
+
+def resample_weights(rows: int, resamples: int, seed: int) -> np.ndarray:
+    """(B, n) counts of each of n rows in B resamples drawn with replacement: a statistic of each
+    resample is then a weighted one (``weights @ per_row_values``), and every statistic computed
+    from the same weights is paired with the others resample by resample."""
+    if rows == 0:
+        return np.zeros((resamples, 0))
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(rows, np.full(rows, 1.0 / rows), size=resamples).astype(float)
+
+
+def percentile_interval(point: float | None, resampled: np.ndarray, n: int,
+                        confidence: float = DEFAULT_CONFIDENCE) -> Interval:
+    """The percentile bootstrap interval around ``point`` (the statistic of the sample of n rows):
+    the α = (1 − c)/2 and 1 − α quantiles of the ``resampled`` statistics, linear interpolation
+    between order statistics (as scipy.stats.bootstrap's percentile method, to the last digit).
+    For n < 2 or no resample the bounds are None: one row says nothing about spread."""
+    _check_confidence(confidence)
+    resampled = np.asarray(resampled, dtype=float)
+    if n < 2 or not len(resampled):
+        return Interval(point, None, None, n)
+    alpha = np.asarray((1 - confidence) / 2)
+    low, high = stats.quantile(resampled, np.stack([alpha, 1 - alpha]))
+    return Interval(point, float(low), float(high), n)
 
 
 def bootstrap_interval(values: Sequence[float], confidence: float = DEFAULT_CONFIDENCE,
@@ -123,8 +163,9 @@ def bootstrap_interval(values: Sequence[float], confidence: float = DEFAULT_CONF
     """Percentile bootstrap interval for the mean of ``values`` (Efron and Tibshirani, 1993, An
     Introduction to the Bootstrap, Chapman & Hall, ch. 13): draw B resamples of the n values with
     replacement, take each one's mean x̄*_b; the interval is the empirical (1 − c)/2 and (1 + c)/2
-    quantiles of x̄*_1..x̄*_B. Computed by ``scipy.stats.bootstrap(method="percentile")`` with a
-    seeded generator, so the same values give the same interval.
+    quantiles of x̄*_1..x̄*_B. The resamples are drawn by ``scipy.stats.bootstrap`` with a seeded
+    generator, so the same values give the same interval; the quantiles by
+    :func:`percentile_interval`.
 
     Resampling the rows keeps each row's values together, which is what a benchmark of rows
     (source documents) is a sample of. Values that are all equal give a zero-width interval at
@@ -133,14 +174,11 @@ def bootstrap_interval(values: Sequence[float], confidence: float = DEFAULT_CONF
     """
     _check_confidence(confidence)
     sample = np.asarray(values, dtype=float)
-    n = len(sample)
-    if n == 0:
-        return Interval(None, None, None, 0)
-    mean = float(sample.mean())
-    if n < 2:
-        return Interval(mean, None, None, n)
+    if len(sample) < 2:
+        return _without_spread(sample)
+    n, mean = len(sample), float(sample.mean())
     if np.all(sample == sample[0]):  # scipy warns on degenerate data; every resample has this mean
         return Interval(mean, mean, mean, n)
     result = stats.bootstrap((sample,), np.mean, confidence_level=confidence, n_resamples=resamples,
                              method="percentile", rng=np.random.default_rng(seed))
-    return Interval(mean, float(result.confidence_interval.low), float(result.confidence_interval.high), n)
+    return percentile_interval(mean, result.bootstrap_distribution, n, confidence)

@@ -37,7 +37,8 @@ AP@K. SEARA ranks configurations by it.
 Intervals: the percentile bootstrap over queries (Efron and Tibshirani, 1993, An Introduction
 to the Bootstrap, ch. 13): B resamples of the queries with replacement, each measure computed
 on each resample as on the sample, the interval between the (1 − c)/2 and (1 + c)/2 quantiles
-of the B values. All configurations share the resamples, so their values are paired.
+of the B values (evals.intervals.resample_weights and percentile_interval, the package's one
+percentile bootstrap). All configurations share the resamples, so their values are paired.
 
 A winner is named only when its PR-AUC interval does not overlap the runner-up's
 (:func:`intervals_overlap`); otherwise the configurations whose intervals overlap the top one's
@@ -61,10 +62,12 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, Interval
+# resample_weights and percentile_interval: the package's one percentile bootstrap (evals/intervals.py),
+# imported by graphs/select.py from here too.
+from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, percentile_interval, resample_weights
+from benchsmith.evals.defaults import DEFAULT_SELECTION_BETAS as DEFAULT_BETAS
+from benchsmith.evals.defaults import DEFAULT_SELECTION_RESAMPLES as DEFAULT_RESAMPLES
 
-DEFAULT_BETAS = (0.5, 1.0, 2.0)
-DEFAULT_RESAMPLES = 1000
 
 Ranking = Sequence[tuple[bool, frozenset[str] | set[str]]]  # per rank: (relevant, its facts)
 
@@ -150,25 +153,6 @@ def f_beta(precision: np.ndarray, recall: np.ndarray, beta: float) -> np.ndarray
         raise ValueError(f"beta must be positive, got {beta}")
     squared = beta * beta
     return _ratio((1 + squared) * precision * recall, squared * precision + recall)
-
-
-def resample_weights(queries: int, resamples: int, seed: int) -> np.ndarray:
-    """(B, Q) counts of each query in B resamples of Q queries drawn with replacement."""
-    if queries == 0:
-        return np.zeros((resamples, 0))
-    rng = np.random.default_rng(seed)
-    return rng.multinomial(queries, np.full(queries, 1.0 / queries), size=resamples).astype(float)
-
-
-def percentile_interval(point: float, resampled: np.ndarray, queries: int,
-                        confidence: float = DEFAULT_CONFIDENCE) -> Interval:
-    """The percentile bootstrap interval: the (1 − c)/2 and (1 + c)/2 quantiles of the resampled values."""
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
-    if queries < 2 or not len(resampled):
-        return Interval(point, None, None, queries)  # one query says nothing about spread
-    low, high = np.quantile(resampled, [(1 - confidence) / 2, (1 + confidence) / 2])
-    return Interval(point, float(low), float(high), queries)
 
 
 def configuration_scores(counts: QueryCounts, weights: np.ndarray, betas: Sequence[float] = DEFAULT_BETAS,

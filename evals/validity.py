@@ -14,7 +14,11 @@
 * Its uncertainty: a percentile bootstrap over the queries of both sets (Efron and Tibshirani,
   1993, ch. 13), drawn by ``scipy.stats.bootstrap`` (as evals.intervals.bootstrap_interval):
   each resample draws each set's queries with replacement, independently, recomputes every
-  configuration's mean on both sets and τ-b between them.
+  configuration's mean on both sets and τ-b between them; the interval is
+  evals.intervals.percentile_interval of those τ-b. Its draw stays apart from
+  evals.intervals.bootstrap_interval because it resamples two samples of different sizes at once
+  and a statistic of both (τ-b), not a mean of one; its resamples (``--bootstrap``, 1,000) are
+  its own, the README's figures were computed with them.
 * Each judge's agreement with the human labels on (query, chunk) pairs: Cohen's κ and
   Krippendorff's α (nominal), from evals.agreement, with the 2×2 confusion matrix.
 
@@ -33,9 +37,9 @@ import numpy as np
 from scipy import stats
 
 from benchsmith.evals.agreement import cohen_kappa, krippendorff_alpha_nominal
-from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, Interval
+from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, Interval, percentile_interval
+from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
 
-DEFAULT_BOOTSTRAP = 1000
 AGREES_TAU = 0.6  # τ at or above this, with an interval above 0 and the same best configuration: "agrees"
 WEAK_TAU = 0.2  # τ above this: "weak agreement"; at or below it: "disagrees"
 TIE_TOLERANCE = 1e-9  # scores closer than this are one rank
@@ -74,7 +78,7 @@ def tau_interval(human: np.ndarray, synthetic: np.ndarray, resamples: int = DEFA
     per-query values, queries × configurations (the same configurations, in the same order).
     ``mean`` is τ-b of the full sets; ``n`` the resamples where τ-b was defined (a resample whose
     means are all equal on one set has none, and is left out). Bounds are None with fewer than 2
-    queries in a set or no defined resample. The same values and seed give the same interval."""
+    queries in a set or fewer than 2 defined resamples. The same values and seed give the same interval."""
     human, synthetic = np.asarray(human, dtype=float), np.asarray(synthetic, dtype=float)
     if human.ndim != 2 or synthetic.ndim != 2 or human.shape[1] != synthetic.shape[1]:
         raise ValueError("per-query values must be queries × configurations, with the same configurations")
@@ -94,11 +98,8 @@ def tau_interval(human: np.ndarray, synthetic: np.ndarray, resamples: int = DEFA
                                  method="percentile", rng=np.random.default_rng(seed))
     distribution = np.asarray(result.bootstrap_distribution, dtype=float)
     defined = distribution[~np.isnan(distribution)]
-    if not len(defined):
-        return Interval(tau, None, None, 0)
-    # The percentile interval (as scipy's), over the resamples where τ is defined.
-    low, high = np.percentile(defined, [100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2])
-    return Interval(tau, float(low), float(high), int(len(defined)))
+    # The percentile interval, over the resamples where τ is defined.
+    return percentile_interval(tau, defined, len(defined), confidence)
 
 
 def competition_ranks(scores: Mapping[str, float]) -> dict[str, int]:

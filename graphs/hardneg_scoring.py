@@ -23,6 +23,7 @@ from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.multiconir import (DATASET_FILE, DatasetRow, LadderScores, Task1Scores, read_dataset,
                                           read_ladder_scores, read_task1_scores, write_ladder_scores,
                                           write_task1_scores)
+from benchsmith.stores.progress import ProgressCallback
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.condition_documents import changed_text
@@ -75,7 +76,7 @@ def load_dataset(dataset: str | Path, workspace: Workspace) -> tuple[Path, list[
 # Scoring.
 
 def group_scorer(spec: ScorerSpec, rows: Sequence[DatasetRow], embedder: str,
-                 on_progress: Callable[[int, int], None] | None = None) -> Callable[[list[Group]], list[list[float]]]:
+                 on_progress: ProgressCallback | None = None) -> Callable[[list[Group]], list[list[float]]]:
     """The function that scores groups for ``spec``."""
     if spec.kind == "dense":
         model = embedder_for(spec.model or embedder)
@@ -109,7 +110,7 @@ def scorer_spec(label: str) -> ScorerSpec:
 
 
 def score_one(spec: ScorerSpec, rows: Sequence[DatasetRow], output: Path, *, embedder: str, confidence: float,
-              resamples: int, seed: int, on_progress: Callable[[int, int], None] | None = None
+              resamples: int, seed: int, on_progress: ProgressCallback | None = None
               ) -> tuple[dict[str, Any], dict[str, Path]]:
     """Score every pair with ``spec``; write its tables into ``output``. Returns its results (see
     :func:`scorer_results`) and its tables by task."""

@@ -15,11 +15,9 @@ Outside a streamed run the writer does nothing, so nodes report unconditionally.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from langgraph.config import get_stream_writer
 
-ProgressCallback = Callable[[int, int | None], None]
+from benchsmith.stores.progress import ProgressCallback  # the one callback type, shared with tools/
 
 
 def progress_reporter(stage: str) -> ProgressCallback:

@@ -1,21 +1,21 @@
 """The LangGraph checkpointer of the CLI and the API: one thread per run id, SQLite in the
 workspace by default, PostgreSQL (langgraph-checkpoint-postgres) with ``--database``.
 
-SQLite: WAL journal with ``synchronous=NORMAL``: a commit no longer waits for an fsync, which
-made checkpoint writes the bottleneck of concurrent runs, and a killed process still loses
-nothing committed (only a power cut can drop the last transactions).
+SQLite: opened by stores/sqlite.py (WAL journal, ``synchronous=NORMAL``, one setup at a time):
+a commit no longer waits for an fsync, which made checkpoint writes the bottleneck of concurrent
+runs, and a killed process still loses nothing committed (only a power cut can drop the last
+transactions).
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-
 from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from benchsmith.stores.sqlite import open_sqlite
 from benchsmith.stores.workspace import Workspace
 
 _postgres_ready: set[str] = set()
@@ -23,10 +23,8 @@ _postgres_ready: set[str] = set()
 
 @contextmanager
 def sqlite_checkpointer(workspace: Workspace) -> Iterator[SqliteSaver]:
-    connection = sqlite3.connect(workspace.checkpoints_path, check_same_thread=False, timeout=30)
+    connection = open_sqlite(workspace.checkpoints_path)
     try:
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA synchronous=NORMAL")
         yield SqliteSaver(connection)
     finally:
         connection.close()

@@ -7,11 +7,12 @@ dimensions), beside their dimension.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+
+from benchsmith.stores.sqlite import open_sqlite
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -31,16 +32,8 @@ class EmbeddingCache:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._connection = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-        with self._lock, self._connection:
-            self._connection.execute("PRAGMA journal_mode=WAL")
-            # No fsync per commit (as the checkpointer): a killed process loses nothing committed; a
-            # power cut may drop the last entries, which a re-run pays for again. Measured: with an
-            # fsync per put, the cache's lock held every model call in line (50 calls/s at concurrency 64).
-            self._connection.execute("PRAGMA synchronous=NORMAL")
-            self._connection.execute(SCHEMA)
+        self._connection = open_sqlite(self.path, SCHEMA)  # WAL, no fsync per commit (stores/sqlite.py)
 
     def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
         """``{key: float32 bytes}`` of the keys stored; the others are absent."""

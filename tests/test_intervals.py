@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchsmith.evals.intervals import Interval, mean_interval, proportion_interval
+from benchsmith.evals.intervals import (Interval, bootstrap_interval, mean_interval, percentile_interval,
+                                        proportion_interval, resample_weights)
 
 SAMPLE = [0.62, 0.71, 0.55, 0.80, 0.67, 0.74, 0.59, 0.70, 0.66, 0.77, 0.61, 0.69]
 
@@ -126,3 +127,42 @@ def test_wilson_interval_rejects_bad_arguments():
 
 def test_interval_to_json():
     assert proportion_interval(0, 0).to_json() == {"mean": None, "low": None, "high": None, "n": 0}
+
+
+# The one percentile bootstrap: its two steps, and bootstrap_interval built on them.
+
+def test_percentile_interval_by_hand():
+    # θ*_b = 1..100; at c = 0.9 the 0.05 and 0.95 quantiles with linear interpolation between
+    # order statistics sit at positions 0.05 · 99 = 4.95 and 0.95 · 99 = 94.05 (0-based):
+    # 5 + 0.95 · (6 − 5) = 5.95 and 95 + 0.05 · (96 − 95) = 95.05.
+    interval = percentile_interval(50.0, np.arange(1, 101), n=10, confidence=0.9)
+    assert interval == Interval(50.0, pytest.approx(5.95), pytest.approx(95.05), 10)
+    assert percentile_interval(50.0, np.arange(1, 101), n=1) == Interval(50.0, None, None, 1)  # one row: no spread
+    assert percentile_interval(0.5, np.array([]), n=0) == Interval(0.5, None, None, 0)
+    with pytest.raises(ValueError, match="confidence"):
+        percentile_interval(0.5, np.arange(10), n=10, confidence=1.0)
+
+
+@pytest.mark.parametrize("confidence", [0.95, 0.9, 0.5])
+def test_bootstrap_interval_is_scipys_percentile_bootstrap_to_the_last_digit(confidence):
+    values = np.random.default_rng(7).exponential(size=43)
+    reference = stats.bootstrap((values,), np.mean, confidence_level=confidence, n_resamples=500,
+                                method="percentile", rng=np.random.default_rng(11)).confidence_interval
+    interval = bootstrap_interval(values, confidence=confidence, resamples=500, seed=11)
+    assert (interval.low, interval.high) == (reference.low, reference.high)
+    assert interval.mean == pytest.approx(values.mean()) and interval.n == 43
+
+
+def test_resample_weights_draw_every_row_n_times_per_resample_and_pair_statistics():
+    weights = resample_weights(6, 400, seed=2)
+    assert weights.shape == (400, 6) and (weights.sum(axis=1) == 6).all()
+    assert (weights == resample_weights(6, 400, seed=2)).all() and (weights != resample_weights(6, 400, seed=3)).any()
+    # Each row is drawn 1 time per resample on average (binomial(6, 1/6)).
+    assert weights.mean(axis=0) == pytest.approx(np.ones(6), abs=0.15)
+    assert resample_weights(0, 5, seed=0).shape == (5, 0)
+    # Weighted means over the shared weights: the mean's bootstrap distribution, resample by resample.
+    values = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    means = weights @ values / 6
+    interval = percentile_interval(float(values.mean()), means, n=6)
+    assert interval.low < values.mean() < interval.high
+

@@ -79,9 +79,9 @@ def test_bootstrap_interval_of_two_queries_by_hand():
     values, frequencies = np.unique(resampled[:, 0], return_counts=True)
     assert values.tolist() == [0.0, 0.5, 1.0]
     assert frequencies / len(weights) == pytest.approx([0.25, 0.5, 0.25], abs=0.03)
-    wide = percentile_interval(0.5, resampled[:, 0], queries=2)
+    wide = percentile_interval(0.5, resampled[:, 0], n=2)
     assert (wide.low, wide.high) == (0.0, 1.0)
-    narrow = percentile_interval(0.5, resampled[:, 0], queries=2, confidence=0.3)
+    narrow = percentile_interval(0.5, resampled[:, 0], n=2, confidence=0.3)
     assert (narrow.mean, narrow.low, narrow.high, narrow.n) == (0.5, 0.5, 0.5, 2)
 
 
@@ -93,7 +93,7 @@ def test_bootstrap_of_identical_queries_has_zero_width_and_one_query_has_none():
     assert scores["pr_auc"] == pytest.approx(0.5)
     assert scores["pr_auc_interval"]["low"] == pytest.approx(0.5) == scores["pr_auc_interval"]["high"]
     assert scores["f_beta"]["1"]["best"] == pytest.approx(2 / 3) and scores["f_beta"]["1"]["best_k"] == 1
-    single = percentile_interval(0.4, np.array([0.4, 0.4]), queries=1)
+    single = percentile_interval(0.4, np.array([0.4, 0.4]), n=1)
     assert single.low is None and single.high is None
 
 

@@ -15,17 +15,17 @@ sharing no term with the query (score 0) are not returned, as in Lucene.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import bm25s
 import numpy as np
 import Stemmer
 
+from benchsmith.stores.progress import ProgressCallback
 from benchsmith.stores.trec import Run
 
 DEFAULT_K1, DEFAULT_B = 1.5, 0.75
 QUERY_BATCH = 512
-ProgressCallback = Callable[[int, int], None]
 
 
 def _stemmer() -> Stemmer.Stemmer:

@@ -10,15 +10,15 @@ of the exact top 1,000 and took 6-11× longer than this search.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
+from benchsmith.stores.progress import ProgressCallback
 from benchsmith.stores.trec import Run
 from benchsmith.stores.vectors import VectorStore
 
 QUERY_BATCH = 256
-ProgressCallback = Callable[[int, int], None]
 
 
 class DenseIndex:

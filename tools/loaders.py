@@ -21,12 +21,13 @@ import ast
 import fnmatch
 import json
 import sysconfig
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_jsonl
+from benchsmith.stores.progress import ProgressCallback
 from benchsmith.tools.cleaning import redirect_notice
 from benchsmith.tools.documents import Document, DocumentKind, SkippedFile
 
@@ -53,8 +54,6 @@ BUILD_CONFIGURATION_PATTERNS = ("requirements*.txt", "constraints*.txt")
 BUILD_CONFIGURATION_REASON = "build configuration, not documentation"
 BINARY_SNIFF_BYTES = 8192
 INDEX_NAMES = {"index", "readme", "__init__"}
-
-ProgressCallback = Callable[[int, int | None], None]
 
 
 @dataclass

@@ -28,13 +28,13 @@ import numpy as np
 
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.multiconir import DatasetRow, LadderScores, Task1Scores
+from benchsmith.stores.progress import ProgressCallback
 from benchsmith.tools.bm25 import BM25Index
 from benchsmith.tools.embedding import Embedder
 from benchsmith.tools.rerank import PairScorer
 from benchsmith.tools.retriever_specs import parse_retriever
 
 Group = tuple[str, Sequence[str]]  # a query and its candidates
-ProgressCallback = Callable[[int, int], None]
 BM25_VARIANTS = {"bm25-corpus": "IDF over the whole dataset corpus",
                  "bm25-row": "IDF over each query's own candidates (as the reference scripts)"}
 PAIR_BATCH = 256

@@ -8,19 +8,20 @@ first, in the scorer's order; the rest keep their order below them.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 
+from benchsmith.stores.progress import ProgressCallback
 from benchsmith.stores.trec import Run
+from benchsmith.tools.offline import offline_environment
 
 DEFAULT_RERANK_DEPTH = 100
 PairScorer = Callable[[Sequence[tuple[str, str]]], Sequence[float]]
-ProgressCallback = Callable[[int, int], None]
 
 
 def cross_encoder_scorer(model: str, batch_size: int = 32) -> PairScorer:
     """A sentence-transformers CrossEncoder, loaded offline unless HF_HUB_OFFLINE=0."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    offline_environment()
+    # Deferred, after the offline environment is set: sentence_transformers loads torch (~4 s).
     from sentence_transformers import CrossEncoder
 
     encoder = CrossEncoder(model, device="cpu")

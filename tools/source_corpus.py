@@ -21,13 +21,14 @@ leaves that alone and is used by the jobs that need provenance in the id (nugget
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.progress import ProgressCallback
 from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS, chunk_document, hard_cut, markup_headings
 from benchsmith.tools.cleaning import clean_text
 from benchsmith.tools.documents import Document, SkippedFile
@@ -66,7 +67,7 @@ def span_id(path: str, start: int, end: int) -> str:
 
 def build_source_corpus(sources: Sequence[str], chunk_size: int = DEFAULT_CHUNK_SIZE,
                         min_chars: int = DEFAULT_MIN_CHARS,
-                        on_progress: Callable[[int, int | None], None] | None = None) -> SourceCorpus:
+                        on_progress: ProgressCallback | None = None) -> SourceCorpus:
     """Every chunk of every source, in source and file order."""
     if chunk_size < 1 or min_chars < 0:
         raise InputError("--chunk-size must be positive and --min-chars non-negative")

@@ -5,7 +5,6 @@ under them, and printing usage, cost estimates and errors."""
 from __future__ import annotations
 
 import inspect
-import os
 import shlex
 import signal
 import sys
@@ -22,6 +21,7 @@ from rich.table import Table
 from benchsmith.agents.redaction import redact
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.workspace import WORKSPACE_ENV
+from benchsmith.tools.offline import offline_environment  # noqa: F401 (the commands call it from here)
 
 console = Console()
 errors = Console(stderr=True)
@@ -93,13 +93,6 @@ def model_options(rate_limit: float | None, timeout: float, max_attempts: int,
     """The job keyword arguments of the shared model options."""
     return {"requests_per_second": rate_limit, "timeout_s": timeout, "max_attempts": max_attempts,
             "structured_output": structured_output}
-
-
-def offline_environment() -> None:
-    """No hub, no telemetry: everything this tool needs is installed locally."""
-    for name, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
-                        ("TOKENIZERS_PARALLELISM", "false"), ("ANONYMIZED_TELEMETRY", "False")):
-        os.environ.setdefault(name, value)
 
 
 def shown(value: Any) -> str:

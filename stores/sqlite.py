@@ -1,0 +1,46 @@
+"""The one way this package opens a SQLite file: the LLM response cache, the embedding cache and
+the LangGraph checkpointer all share it.
+
+Settings, and why:
+
+* WAL journal: readers do not block the writer, so several threads and processes share a file.
+* ``synchronous=NORMAL``: a commit no longer waits for an fsync. A killed process loses nothing
+  committed; a power cut may drop the last transactions (a cache pays for them again, a run
+  repeats its last step). Measured: with an fsync per commit the LLM cache's lock held every
+  model call in line (50 calls/s at concurrency 64), and checkpoint writes were the bottleneck
+  of concurrent runs.
+* A busy timeout of 30 s: a writer waits for another one instead of failing at once.
+* One setup at a time in this process: threads setting up connections to a new file at once
+  fail now and then with "database is locked" on the switch to WAL, without waiting out the
+  timeout (select's judge workers each open the verdict store as their batch starts;
+  tests/test_sqlite_opener.py).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+BUSY_TIMEOUT_S = 30.0
+
+_setup_lock = threading.Lock()
+
+
+def open_sqlite(path: str | Path, schema: str | None = None, *, timeout: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
+    """A connection to ``path`` (its parent folder made), usable from any thread (the caller
+    serializes its use), in WAL mode with ``synchronous=NORMAL``, with ``schema`` (SQL statements,
+    e.g. ``CREATE TABLE IF NOT EXISTS``) applied and committed."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(path, check_same_thread=False, timeout=timeout)
+    try:
+        with _setup_lock, connection:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+            if schema:
+                connection.executescript(schema)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
