@@ -162,6 +162,7 @@ class Endpoint:
         """Join the endpoint's budget; the lowest rate any seam asks for holds for all."""
         if not requests_per_second:
             return
+        # Deferred: langchain_core is needed only when a rate limit is asked for.
         from langchain_core.rate_limiters import InMemoryRateLimiter
 
         with self._lock:

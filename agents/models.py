@@ -78,6 +78,7 @@ from benchsmith.agents.structured_output import (
     with_schema_instructions,
 )
 from benchsmith.agents.transport import json_client
+from benchsmith.agents.defaults import BASELINE
 
 __all__ = [
     "BASELINE", "MAX_RETRY_AFTER_S", "Agent", "Backend", "Completion", "Endpoint", "InvalidOutput", "Message",
@@ -91,7 +92,6 @@ __all__ = [
 Out = TypeVar("Out", bound=BaseModel)
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}
 
-BASELINE = "baseline"
 
 
 class NoBaselineError(RuntimeError):

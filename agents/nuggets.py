@@ -28,8 +28,8 @@ from pydantic import BaseModel, Field, create_model, model_validator
 from benchsmith.agents.models import Agent, Message, delimited
 from benchsmith.agents.text import (PassageStatistics, WordStatistics, content_words, inverse_document_frequency,
                                     sentences, stems)
+from benchsmith.agents.defaults import DEFAULT_MAX_NUGGETS
 
-DEFAULT_MAX_NUGGETS = 10
 MAX_SUB_QUESTIONS = 5
 BASELINE_SUB_QUESTIONS = 3
 BASELINE_KEYWORDS = 24

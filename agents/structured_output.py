@@ -79,6 +79,7 @@ def request_options(method: str, schema: type[BaseModel]) -> dict[str, Any]:
         return {"response_format": {"type": "json_schema", "json_schema": {
             "name": function["name"], "schema": function["parameters"], "strict": True}}}
     if method == "function_calling":
+        # Deferred: langchain_core is needed only for function calling.
         from langchain_core.utils.function_calling import convert_to_openai_tool
 
         tool = convert_to_openai_tool(schema)

@@ -23,22 +23,84 @@ The folders of the repository (graphs/, agents/, tools/, stores/, evals/) are in
 under this one package: ``benchsmith.graphs``, ``benchsmith.agents`` and so on.
 """
 
-from benchsmith.graphs.jobs.audit import AuditResult, Verdict, audit, estimate_audit
-from benchsmith.graphs.jobs.common import CostEstimate, Usage
-from benchsmith.graphs.jobs.evaluate import EvaluationResult, estimate_evaluation, evaluate, measure_runs
-from benchsmith.graphs.jobs.hardneg import (HardnegBuildResult, HardnegScoreResult, build_hardneg, estimate_hardneg,
-                                            rescore_tables, score_hardneg)
-from benchsmith.graphs.jobs.ingest import IngestPreview, IngestResult, ingest, preview_ingest
-from benchsmith.graphs.jobs.paraphrase import ParaphraseResult, estimate_paraphrase, paraphrase
-from benchsmith.graphs.jobs.robustness import RobustnessResult, estimate_robustness, robustness
-from benchsmith.graphs.jobs.nuggets import NuggetsResult, estimate_nuggets, nuggets
-from benchsmith.graphs.jobs.select import SelectionResult, estimate_selection, select
-from benchsmith.graphs.jobs.synthesize import ClusterResult, SynthesisResult, cluster, estimate_synthesis, synthesize
-from benchsmith.graphs.jobs.validate import ValidationResult, estimate_validation, validate
-from benchsmith.graphs.jobs.work import export, work
-from benchsmith.graphs.resources import register_embedder, register_model, register_scorer
-from benchsmith.stores.benchmark_files import Dialogue, Turn
-from benchsmith.stores.errors import InputError
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# The API is loaded on first use (PEP 562 module __getattr__): ``import benchsmith`` and ``benchsmith --help``
+# must not pay for model clients, Chroma, torch or scipy. Type checkers and IDEs read the names from these imports.
+
+if TYPE_CHECKING:
+    from benchsmith.graphs.jobs.audit import AuditResult, Verdict, audit, estimate_audit
+    from benchsmith.graphs.jobs.common import CostEstimate, Usage
+    from benchsmith.graphs.jobs.evaluate import EvaluationResult, estimate_evaluation, evaluate, measure_runs
+    from benchsmith.graphs.jobs.hardneg import (HardnegBuildResult, HardnegScoreResult, build_hardneg,
+                                                estimate_hardneg, rescore_tables, score_hardneg)
+    from benchsmith.graphs.jobs.ingest import IngestPreview, IngestResult, ingest, preview_ingest
+    from benchsmith.graphs.jobs.paraphrase import ParaphraseResult, estimate_paraphrase, paraphrase
+    from benchsmith.graphs.jobs.robustness import RobustnessResult, estimate_robustness, robustness
+    from benchsmith.graphs.jobs.nuggets import NuggetsResult, estimate_nuggets, nuggets
+    from benchsmith.graphs.jobs.select import SelectionResult, estimate_selection, select
+    from benchsmith.graphs.jobs.synthesize import (ClusterResult, SynthesisResult, cluster, estimate_synthesis,
+                                                   synthesize)
+    from benchsmith.graphs.jobs.validate import ValidationResult, estimate_validation, validate
+    from benchsmith.graphs.jobs.work import export, work
+    from benchsmith.graphs.resources import register_embedder, register_model, register_scorer
+    from benchsmith.stores.benchmark_files import Dialogue, Turn
+    from benchsmith.stores.errors import InputError
+
+# Where each public name lives: its module is imported the first time the name is asked for.
+_API_MODULES: dict[str, str] = {
+    "AuditResult": "benchsmith.graphs.jobs.audit",
+    "Verdict": "benchsmith.graphs.jobs.audit",
+    "audit": "benchsmith.graphs.jobs.audit",
+    "estimate_audit": "benchsmith.graphs.jobs.audit",
+    "CostEstimate": "benchsmith.graphs.jobs.common",
+    "Usage": "benchsmith.graphs.jobs.common",
+    "EvaluationResult": "benchsmith.graphs.jobs.evaluate",
+    "estimate_evaluation": "benchsmith.graphs.jobs.evaluate",
+    "evaluate": "benchsmith.graphs.jobs.evaluate",
+    "measure_runs": "benchsmith.graphs.jobs.evaluate",
+    "HardnegBuildResult": "benchsmith.graphs.jobs.hardneg",
+    "HardnegScoreResult": "benchsmith.graphs.jobs.hardneg",
+    "build_hardneg": "benchsmith.graphs.jobs.hardneg",
+    "estimate_hardneg": "benchsmith.graphs.jobs.hardneg",
+    "rescore_tables": "benchsmith.graphs.jobs.hardneg",
+    "score_hardneg": "benchsmith.graphs.jobs.hardneg",
+    "IngestPreview": "benchsmith.graphs.jobs.ingest",
+    "IngestResult": "benchsmith.graphs.jobs.ingest",
+    "ingest": "benchsmith.graphs.jobs.ingest",
+    "preview_ingest": "benchsmith.graphs.jobs.ingest",
+    "ParaphraseResult": "benchsmith.graphs.jobs.paraphrase",
+    "estimate_paraphrase": "benchsmith.graphs.jobs.paraphrase",
+    "paraphrase": "benchsmith.graphs.jobs.paraphrase",
+    "RobustnessResult": "benchsmith.graphs.jobs.robustness",
+    "estimate_robustness": "benchsmith.graphs.jobs.robustness",
+    "robustness": "benchsmith.graphs.jobs.robustness",
+    "NuggetsResult": "benchsmith.graphs.jobs.nuggets",
+    "estimate_nuggets": "benchsmith.graphs.jobs.nuggets",
+    "nuggets": "benchsmith.graphs.jobs.nuggets",
+    "SelectionResult": "benchsmith.graphs.jobs.select",
+    "estimate_selection": "benchsmith.graphs.jobs.select",
+    "select": "benchsmith.graphs.jobs.select",
+    "ClusterResult": "benchsmith.graphs.jobs.synthesize",
+    "SynthesisResult": "benchsmith.graphs.jobs.synthesize",
+    "cluster": "benchsmith.graphs.jobs.synthesize",
+    "estimate_synthesis": "benchsmith.graphs.jobs.synthesize",
+    "synthesize": "benchsmith.graphs.jobs.synthesize",
+    "ValidationResult": "benchsmith.graphs.jobs.validate",
+    "estimate_validation": "benchsmith.graphs.jobs.validate",
+    "validate": "benchsmith.graphs.jobs.validate",
+    "export": "benchsmith.graphs.jobs.work",
+    "work": "benchsmith.graphs.jobs.work",
+    "register_embedder": "benchsmith.graphs.resources",
+    "register_model": "benchsmith.graphs.resources",
+    "register_scorer": "benchsmith.graphs.resources",
+    "Dialogue": "benchsmith.stores.benchmark_files",
+    "Turn": "benchsmith.stores.benchmark_files",
+    "InputError": "benchsmith.stores.errors",
+}
 
 __all__ = [
     "AuditResult", "ClusterResult", "CostEstimate", "Dialogue", "EvaluationResult", "HardnegBuildResult",
@@ -50,3 +112,16 @@ __all__ = [
     "robustness", "score_hardneg", "select", "synthesize", "work",
     "ValidationResult", "estimate_validation", "validate",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _API_MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

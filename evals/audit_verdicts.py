@@ -22,6 +22,7 @@ from typing import Any
 
 from benchsmith.evals.agreement import fleiss_kappa, score_correlations
 from benchsmith.evals.intervals import mean_interval, proportion_interval
+from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
 
 Judgments = Mapping[str, Mapping[str, Mapping[str, Any]]]
 Instances = Mapping[str, Mapping[str, Any]]
@@ -29,7 +30,6 @@ Instances = Mapping[str, Mapping[str, Any]]
 SCORE_DIMENSIONS = {"alignment": "query–evidence alignment", "faithfulness": "answer–evidence faithfulness",
                     "quality": "answer quality"}
 NOISE_SCORE = 2  # an instance whose mean alignment is at most this has a gold that does not answer
-DEFAULT_MIN_VOTES = 2
 WORST_SHOWN = 10
 RELIABLE_RATE, UNRELIABLE_RATE = 0.05, 0.20
 

@@ -21,9 +21,10 @@ import ir_measures
 import numpy as np
 from ir_measures import Measure
 
+from benchsmith.evals.defaults import DEFAULT_QUERIES_PER_BATCH
+
 DEFAULT_MEASURES = ("R@1", "R@5", "R@20", "R@100", "R@1000", "nDCG@3", "nDCG@10", "nDCG@20", "RR@10", "RR@20", "AP",
                     "Judged@10", "Judged@20")
-DEFAULT_QUERIES_PER_BATCH = 1000
 
 Run = Mapping[str, Mapping[str, float]]
 Qrels = Mapping[str, Mapping[str, int]]

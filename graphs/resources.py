@@ -23,9 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from chromadb.api import ClientAPI
+from typing import TYPE_CHECKING, Any
 
 from benchsmith.agents.embeddings import OpenAIEmbedder, embeddings_api_key, embeddings_base_url, parse_embedder_spec
 from benchsmith.agents.endpoints import resolve_api_key, resolve_base_url
@@ -35,14 +33,19 @@ from benchsmith.agents.structured_output import StructuredOutput
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.embedding_cache import EmbeddingCache
 from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.stores.postgres import database_url
+from benchsmith.stores.postgres import connection, database_url
 from benchsmith.stores.jsonl import record_log
+from benchsmith.stores.postgres_cache import PostgresLLMCache
+from benchsmith.stores.postgres_runs import PostgresUsageLedger, usage_totals_of, worker_name
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import open_client
-from benchsmith.stores.work_items import DEFAULT_LEASE_S, LocalItems, WorkItems
+from benchsmith.stores.work_items import DEFAULT_LEASE_S, LocalItems, PostgresItems, WorkItems
 from benchsmith.stores.workspace import WORKSPACE_ENV, Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
 from benchsmith.tools.rerank import PairScorer, cross_encoder_scorer
+
+if TYPE_CHECKING:  # a type hint only: chromadb itself loads when a client opens (stores/vectors.py)
+    from chromadb.api import ClientAPI
 
 
 @dataclass(kw_only=True)
@@ -207,7 +210,7 @@ def check_embedder_spec(spec: str) -> None:
 
 def _in_hub_cache(name: str) -> bool:
     """Is the hub model ``name`` (or sentence-transformers' ``sentence-transformers/<name>``) cached?"""
-    from huggingface_hub import try_to_load_from_cache
+    from huggingface_hub import try_to_load_from_cache  # deferred: heavy, needed only for a hub model
 
     candidates = [name] if "/" in name else [name, f"sentence-transformers/{name}"]
     for repo in candidates:
@@ -313,8 +316,6 @@ def run_seam(workspace: Workspace, run_id: str, spec: str, options: ModelOptions
 def response_cache(workspace: Workspace, database: str | None) -> Any:
     """The model response cache: SQLite in the workspace, or the shared one in the database."""
     if database:
-        from benchsmith.stores.postgres_cache import PostgresLLMCache
-
         return PostgresLLMCache(database)
     return LLMCache(workspace.llm_cache_path)
 
@@ -322,9 +323,6 @@ def response_cache(workspace: Workspace, database: str | None) -> Any:
 def usage_totals(workspace: Workspace, run_id: str, database: str | None) -> dict[str, Any]:
     """The run's usage totals, read once (in the database: on a connection closed after)."""
     if database:
-        from benchsmith.stores.postgres import connection
-        from benchsmith.stores.postgres_runs import usage_totals_of
-
         with connection(database) as handle:
             return usage_totals_of(handle, run_id)
     return RunDirectory(workspace, run_id).usage.totals()
@@ -333,8 +331,6 @@ def usage_totals(workspace: Workspace, run_id: str, database: str | None) -> dic
 def usage_ledger(workspace: Workspace, run_id: str, database: str | None) -> Any:
     """The run's usage ledger: a file in its run directory, or rows in the database."""
     if database:
-        from benchsmith.stores.postgres_runs import PostgresUsageLedger
-
         return PostgresUsageLedger(database, run_id)
     return RunDirectory(workspace, run_id).usage
 
@@ -354,9 +350,6 @@ def run_items(options: StoreOptions, workspace: Workspace, run_id: str, log_name
     with _lock:
         if identity not in _items:
             if database:
-                from benchsmith.stores.postgres_runs import worker_name
-                from benchsmith.stores.work_items import PostgresItems
-
                 shared = PostgresItems(database, run_id, worker_name(), lease_s=options.lease_s)
                 shared.start_heartbeat()
                 _items[identity] = shared

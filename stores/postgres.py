@@ -96,7 +96,7 @@ def database_url(explicit: str | None = None) -> str | None:
 
 def connect(url: str) -> Any:
     """An autocommit psycopg connection to ``url``, the schema created on first use."""
-    import psycopg
+    import psycopg  # deferred: an optional dependency, needed only with a database URL
 
     try:
         connection = psycopg.connect(url, autocommit=True, connect_timeout=10)

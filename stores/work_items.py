@@ -16,7 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from benchsmith.stores.jsonl import RecordLog
+from benchsmith.stores.jsonl import RecordLog, load_jsonl
+from benchsmith.stores.postgres import connect
 
 DEFAULT_LEASE_S = 120.0
 
@@ -83,8 +84,6 @@ class LocalItems:
         """Nothing to release: the run stops on the error and resumes from the log."""
 
     def results(self) -> list[dict[str, Any]]:
-        from benchsmith.stores.jsonl import load_jsonl
-
         return load_jsonl(self.log.path) if self.log.path.exists() else []
 
     def counts(self) -> ItemCounts:
@@ -96,8 +95,6 @@ class PostgresItems:
     """Items of one run in ``benchsmith_items``, claimed by ``worker`` with a lease."""
 
     def __init__(self, url: str, run_id: str, worker: str, lease_s: float = DEFAULT_LEASE_S):
-        from benchsmith.stores.postgres import connect
-
         self.url, self.run_id, self.worker, self.lease_s = url, run_id, worker, lease_s
         self._connection = connect(url)
         self._lock = threading.Lock()  # one connection, shared by a process's threads

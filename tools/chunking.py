@@ -32,9 +32,8 @@ from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
 from benchsmith.tools.documents import Chunk, Document, content_id
 from benchsmith.tools.headings import PATH_SEPARATOR, heading_path
+from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
 
-DEFAULT_CHUNK_SIZE = 1024
-DEFAULT_MIN_CHARS = 100
 SECTIONED_KINDS = {"markdown", "notebook", "rst", "html"}
 
 # Regular expressions, tried in order. Lookbehinds keep punctuation on the sentence it ends.

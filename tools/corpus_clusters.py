@@ -12,9 +12,9 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.clustering import greedy_traversal_clusters, mean_consecutive_similarity
+from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS as DEFAULT_NEIGHBOURS
+from benchsmith.tools.defaults import DEFAULT_CLUSTER_SIZE
 
-DEFAULT_CLUSTER_SIZE = 8
-DEFAULT_NEIGHBOURS = 16
 
 
 def stored_vectors(store: VectorStore) -> tuple[list[str], np.ndarray, list[str]]:

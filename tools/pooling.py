@@ -28,6 +28,8 @@ from typing import Literal
 
 from benchsmith.stores.trec import Run
 from benchsmith.tools.fusion import fuse_runs
+from benchsmith.tools.defaults import DEFAULT_POOL_DEPTH
+from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE as MAX_BATCH_SIZE
 
 Setting = Literal["inference", "oracle"]
 TECHNIQUES: dict[str, Setting] = {"question": "inference", "sub_questions": "inference",
@@ -36,8 +38,6 @@ TECHNIQUE_LABELS = {"question": "question", "sub_questions": "sub-questions", "c
                     "answer": "accepted answer", "nuggets": "nuggets"}
 RETRIEVERS = ("bm25", "dense")
 POOL_FUSION_METHODS = ("combsum", "rrf")
-DEFAULT_POOL_DEPTH = 20
-MAX_BATCH_SIZE = 20
 
 
 def top_of(run: Run, depth: int) -> Run:

@@ -3,23 +3,31 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.table import Table
 
-from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
+from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
 from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, EmbedderOption, LeaseOption,
                                            MaxAttemptsOption, RateLimitOption, RunIdOption, StructuredOutputOption,
                                            TimeoutOption, WorkspaceOption, console, guarded, model_options,
                                            offline_environment, print_estimate, print_paths, print_usage, run_reported,
                                            shown)
-from benchsmith.graphs.jobs.audit import DEFAULT_NEGATIVES, AuditResult, estimate_audit
-from benchsmith.graphs.jobs.audit import audit as run_audit
+from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.graphs.jobs.defaults import AUDIT_NEGATIVES as DEFAULT_NEGATIVES
 from benchsmith.stores.runs import new_run_id
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+
+if TYPE_CHECKING:
+    from benchsmith.graphs.jobs.audit import AuditResult
+
+# The jobs load when the command runs (graphs/cli/deferred.py): --help and start-up stay free of models,
+# Chroma, torch and scipy. Result types are for annotations only.
+run_audit = deferred("benchsmith.graphs.jobs.audit", "audit")
+estimate_audit = deferred("benchsmith.graphs.jobs.audit", "estimate_audit")
 
 
 def audit(

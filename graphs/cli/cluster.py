@@ -9,8 +9,13 @@ from rich.table import Table
 
 from benchsmith.graphs.cli.console import (ChromaHostOption, WorkspaceOption, console, guarded, offline_environment,
                                            shown)
-from benchsmith.graphs.jobs.synthesize import cluster as run_cluster
-from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS
+from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS as DEFAULT_NEIGHBOURS
+from benchsmith.tools.defaults import DEFAULT_CLUSTER_SIZE
+
+# The jobs load when the command runs (graphs/cli/deferred.py): --help and start-up stay free of models,
+# Chroma, torch and scipy.
+run_cluster = deferred("benchsmith.graphs.jobs.synthesize", "cluster")
 
 
 def cluster(

@@ -10,7 +10,7 @@ from benchsmith.graphs.cli.ingest import ingest
 from benchsmith.graphs.cli.paraphrase import paraphrase
 from benchsmith.graphs.cli.robustness import robustness
 from benchsmith.graphs.cli.synthesize import synthesize
-from benchsmith.graphs.jobs.evaluate import DEFAULT_RETRIEVERS
+from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
 
 DEMO_COLLECTION = "stdlib"
 DEMO_RUN_IDS = {"ingest": "demo-ingest", "synthesize": "demo-synthesize", "evaluate": "demo-evaluate",

@@ -12,13 +12,22 @@ from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, Dry
                                            TimeoutOption, WorkspaceOption, console, fail, guarded, model_options,
                                            offline_environment, print_estimate, print_group_table, print_measure_table,
                                            print_paths, print_usage, run_reported, shown)
-from benchsmith.graphs.jobs.evaluate import (DEFAULT_BATCH_SIZE, DEFAULT_DEPTH, DEFAULT_HISTORIES, DEFAULT_RETRIEVERS,
-                                             checked_measures, estimate_evaluation, measure_runs)
-from benchsmith.graphs.jobs.evaluate import evaluate as run_evaluation
+from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.graphs.jobs.defaults import EVALUATE_BATCH_SIZE as DEFAULT_BATCH_SIZE
+from benchsmith.graphs.jobs.defaults import EVALUATE_DEPTH as DEFAULT_DEPTH
+from benchsmith.graphs.jobs.defaults import EVALUATE_HISTORIES as DEFAULT_HISTORIES
+from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.runs import new_run_id
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
+
+# The jobs load when the command runs (graphs/cli/deferred.py): --help and start-up stay free of models,
+# Chroma, torch and scipy.
+run_evaluation = deferred("benchsmith.graphs.jobs.evaluate", "evaluate")
+estimate_evaluation = deferred("benchsmith.graphs.jobs.evaluate", "estimate_evaluation")
+checked_measures = deferred("benchsmith.graphs.jobs.evaluate", "checked_measures")
+measure_runs = deferred("benchsmith.graphs.jobs.evaluate", "measure_runs")
 
 
 def evaluate(

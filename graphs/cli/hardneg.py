@@ -4,7 +4,7 @@ and how retrievers and rerankers hold up on them."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.table import Table
@@ -13,13 +13,24 @@ from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, Dry
                                            RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
                                            WorkspaceOption, console, fail, guarded, model_options, offline_environment,
                                            print_estimate, print_paths, print_usage, run_reported, shown)
-from benchsmith.graphs.jobs.hardneg import (DEFAULT_CONCURRENCY, DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS,
-                                            DEFAULT_SCORERS, HardnegBuildResult, HardnegScoreResult,
-                                            estimate_hardneg, rescore_tables, score_hardneg)
-from benchsmith.graphs.jobs.hardneg import build_hardneg as run_build
+from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.graphs.jobs.defaults import HARDNEG_CONCURRENCY as DEFAULT_CONCURRENCY
+from benchsmith.graphs.jobs.defaults import HARDNEG_CONDITIONS as DEFAULT_CONDITIONS
+from benchsmith.graphs.jobs.defaults import HARDNEG_MAX_CHARS as DEFAULT_MAX_CHARS
+from benchsmith.graphs.jobs.defaults import HARDNEG_SCORERS as DEFAULT_SCORERS
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.runs import new_run_id
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+
+if TYPE_CHECKING:
+    from benchsmith.graphs.jobs.hardneg import HardnegBuildResult, HardnegScoreResult
+
+# The jobs load when the command runs (graphs/cli/deferred.py): --help and start-up stay free of models,
+# Chroma, torch and scipy. Result types are for annotations only.
+run_build = deferred("benchsmith.graphs.jobs.hardneg", "build_hardneg")
+estimate_hardneg = deferred("benchsmith.graphs.jobs.hardneg", "estimate_hardneg")
+rescore_tables = deferred("benchsmith.graphs.jobs.hardneg", "rescore_tables")
+score_hardneg = deferred("benchsmith.graphs.jobs.hardneg", "score_hardneg")
 
 app = typer.Typer(help="Multi-condition queries with hard negatives (MultiConIR): build a dataset from any corpus, "
                        "then score how retrievers and rerankers hold up as conditions accumulate.",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -12,14 +12,22 @@ from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, Dry
                                            MaxAttemptsOption, RateLimitOption, RunIdOption, StructuredOutputOption,
                                            TimeoutOption, WorkspaceOption, console, guarded, model_options,
                                            offline_environment, print_usage, run_reported, shown)
-from benchsmith.graphs.jobs.ingest import DEFAULT_COLLECTION, IngestResult, preview_ingest
-from benchsmith.graphs.jobs.ingest import ingest as run_ingest
+from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.graphs.jobs.defaults import INGEST_COLLECTION as DEFAULT_COLLECTION
 from benchsmith.stores.runs import new_run_id
-from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
-from benchsmith.tools.dedup import DEFAULT_NUM_PERM, DEFAULT_THRESHOLD
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
-from benchsmith.tools.indexing import DEFAULT_BATCH_SIZE
+from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_EMBEDDER, DEFAULT_MIN_CHARS
+from benchsmith.tools.defaults import DEFAULT_DEDUP_NUM_PERM as DEFAULT_NUM_PERM
+from benchsmith.tools.defaults import DEFAULT_DEDUP_THRESHOLD as DEFAULT_THRESHOLD
+from benchsmith.tools.defaults import DEFAULT_INDEX_BATCH_SIZE as DEFAULT_BATCH_SIZE
 from benchsmith.tools.quality import DEFAULT_MIN_QUALITY
+
+if TYPE_CHECKING:
+    from benchsmith.graphs.jobs.ingest import IngestResult
+
+# The jobs load when the command runs (graphs/cli/deferred.py): --help and start-up stay free of models,
+# Chroma, torch and scipy. Result types are for annotations only.
+run_ingest = deferred("benchsmith.graphs.jobs.ingest", "ingest")
+preview_ingest = deferred("benchsmith.graphs.jobs.ingest", "preview_ingest")
 
 SKIPPED_SHOWN = 20
 

@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.table import Table
 
-from benchsmith.agents.nuggets import DEFAULT_MAX_NUGGETS
+from benchsmith.agents.defaults import DEFAULT_MAX_NUGGETS
 from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, MaxAttemptsOption,
                                            RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
                                            WorkspaceOption, console, guarded, model_options, offline_environment,
                                            print_estimate, print_paths, print_usage, run_reported, shown)
-from benchsmith.graphs.jobs.nuggets import NuggetsResult, estimate_nuggets
-from benchsmith.graphs.jobs.nuggets import nuggets as run_nuggets
+from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.stores.runs import new_run_id
-from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
-from benchsmith.tools.pooling import DEFAULT_POOL_DEPTH, MAX_BATCH_SIZE
+from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_EMBEDDER, DEFAULT_MIN_CHARS, DEFAULT_POOL_DEPTH
+from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE as MAX_BATCH_SIZE
+
+if TYPE_CHECKING:
+    from benchsmith.graphs.jobs.nuggets import NuggetsResult
+
+# The jobs load when the command runs (graphs/cli/deferred.py): --help and start-up stay free of models,
+# Chroma, torch and scipy. Result types are for annotations only.
+run_nuggets = deferred("benchsmith.graphs.jobs.nuggets", "nuggets")
+estimate_nuggets = deferred("benchsmith.graphs.jobs.nuggets", "estimate_nuggets")
 
 TABLE_ROWS = (("question", "question"), ("sub_questions", "sub-questions"), ("closed_book_answer", "closed-book answer"),
               ("fusion:inference", "fusion (inference)"), ("answer", "accepted answer"), ("nuggets", "nuggets"),

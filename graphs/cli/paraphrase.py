@@ -4,7 +4,7 @@ diversity, and test sets R1..Rn."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.table import Table
@@ -13,13 +13,22 @@ from benchsmith.graphs.cli.console import (DatabaseOption, DryRunOption, LeaseOp
                                            RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
                                            WorkspaceOption, console, guarded, model_options, offline_environment,
                                            print_estimate, print_paths, print_usage, run_reported, shown)
-from benchsmith.graphs.jobs.paraphrase import DEFAULT_MIN_JUDGE_SCORE, ParaphraseResult, estimate_paraphrase
-from benchsmith.graphs.jobs.paraphrase import paraphrase as run_paraphrase
+from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.graphs.jobs.defaults import PARAPHRASE_MIN_JUDGE_SCORE as DEFAULT_MIN_JUDGE_SCORE
 from benchsmith.stores.runs import new_run_id
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
-from benchsmith.tools.paraphrase_filters import DEFAULT_MAX_OVERLAP, DEFAULT_MIN_SIMILARITY
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.tools.defaults import DEFAULT_PARAPHRASE_MAX_OVERLAP as DEFAULT_MAX_OVERLAP
+from benchsmith.tools.defaults import DEFAULT_PARAPHRASE_MIN_SIMILARITY as DEFAULT_MIN_SIMILARITY
 from benchsmith.tools.test_sets import DEFAULT_TEST_SETS
+
+if TYPE_CHECKING:
+    from benchsmith.graphs.jobs.paraphrase import ParaphraseResult
+
+# The jobs load when the command runs (graphs/cli/deferred.py): --help and start-up stay free of models,
+# Chroma, torch and scipy. Result types are for annotations only.
+run_paraphrase = deferred("benchsmith.graphs.jobs.paraphrase", "paraphrase")
+estimate_paraphrase = deferred("benchsmith.graphs.jobs.paraphrase", "estimate_paraphrase")
 
 
 def paraphrase(

@@ -4,22 +4,32 @@ after re-judging the unjudged documents that paraphrasing brings up (ECAsT)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
+from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
 from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, MaxAttemptsOption,
                                            RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
                                            WorkspaceOption, console, fail, guarded, model_options, offline_environment,
                                            print_estimate, print_paths, print_usage, run_reported, shown)
-from benchsmith.graphs.jobs.robustness import (DEFAULT_HISTORIES, DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURES,
-                                               DEFAULT_RETRIEVERS, RobustnessResult, estimate_robustness)
-from benchsmith.graphs.jobs.robustness import robustness as run_robustness
+from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.graphs.jobs.defaults import ROBUSTNESS_HISTORIES as DEFAULT_HISTORIES
+from benchsmith.graphs.jobs.defaults import ROBUSTNESS_JUDGE_DEPTH as DEFAULT_JUDGE_DEPTH
+from benchsmith.graphs.jobs.defaults import ROBUSTNESS_MEASURES as DEFAULT_MEASURES
+from benchsmith.graphs.jobs.defaults import ROBUSTNESS_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.stores.runs import new_run_id
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+
+if TYPE_CHECKING:
+    from benchsmith.graphs.jobs.robustness import RobustnessResult
+
+# The jobs load when the command runs (graphs/cli/deferred.py): --help and start-up stay free of models,
+# Chroma, torch and scipy. Result types are for annotations only.
+run_robustness = deferred("benchsmith.graphs.jobs.robustness", "robustness")
+estimate_robustness = deferred("benchsmith.graphs.jobs.robustness", "estimate_robustness")
 
 
 def parse_run_options(values: list[str]) -> dict[str, Path]:

@@ -4,22 +4,31 @@ ground truth (the SEARA method)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from benchsmith.evals.selection_measures import DEFAULT_BETAS, DEFAULT_RESAMPLES
+from benchsmith.evals.defaults import DEFAULT_SELECTION_BETAS as DEFAULT_BETAS
+from benchsmith.evals.defaults import DEFAULT_SELECTION_RESAMPLES as DEFAULT_RESAMPLES
 from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, MaxAttemptsOption,
                                            RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
                                            WorkspaceOption, console, guarded, model_options, offline_environment,
                                            print_estimate, print_paths, print_usage, run_reported, shown)
-from benchsmith.graphs.jobs.select import (DEFAULT_BATCH_SIZE, DEFAULT_RERANK_DEPTH, SelectionResult,
-                                           estimate_selection)
-from benchsmith.graphs.jobs.select import select as run_selection
+from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.graphs.jobs.defaults import SELECT_BATCH_SIZE as DEFAULT_BATCH_SIZE
+from benchsmith.graphs.jobs.defaults import SELECT_RERANK_DEPTH as DEFAULT_RERANK_DEPTH
 from benchsmith.stores.runs import new_run_id
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+
+if TYPE_CHECKING:
+    from benchsmith.graphs.jobs.select import SelectionResult
+
+# The jobs load when the command runs (graphs/cli/deferred.py): --help and start-up stay free of models,
+# Chroma, torch and scipy. Result types are for annotations only.
+run_selection = deferred("benchsmith.graphs.jobs.select", "select")
+estimate_selection = deferred("benchsmith.graphs.jobs.select", "estimate_selection")
 
 RANKING_ROWS = 15
 

@@ -3,26 +3,37 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.table import Table
 
-from benchsmith.evals.benchmark_stats import cost_per_conversation
 from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, LeaseOption,
                                            MaxAttemptsOption, RateLimitOption, RunIdOption, StructuredOutputOption,
                                            TimeoutOption, WorkspaceOption, console, guarded, model_options,
                                            offline_environment, print_estimate, print_paths, print_usage, run_reported,
                                            shown)
-from benchsmith.graphs.jobs.synthesize import (DEFAULT_CONCURRENCY, DEFAULT_CONVERSATIONS, DEFAULT_MAX_OVERLAP,
-                                               DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS, DEFAULT_TURNS,
-                                               SynthesisResult, estimate_synthesis)
-from benchsmith.graphs.jobs.synthesize import synthesize as run_synthesis
+from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_CONCURRENCY as DEFAULT_CONCURRENCY
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_CONVERSATIONS as DEFAULT_CONVERSATIONS
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_MAX_OVERLAP as DEFAULT_MAX_OVERLAP
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_OVERLAP_ATTEMPTS as DEFAULT_OVERLAP_ATTEMPTS
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_OVERLAP_REPLANS as DEFAULT_OVERLAP_REPLANS
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_TURNS as DEFAULT_TURNS
 from benchsmith.stores.runs import new_run_id
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE
+from benchsmith.tools.defaults import DEFAULT_CLUSTER_SIZE
 from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
                                             DEFAULT_SWITCH_PROBABILITY)
+
+if TYPE_CHECKING:
+    from benchsmith.graphs.jobs.synthesize import SynthesisResult
+
+# The jobs load when the command runs (graphs/cli/deferred.py): --help and start-up stay free of models,
+# Chroma, torch and scipy. Result types are for annotations only.
+cost_per_conversation = deferred("benchsmith.evals.benchmark_stats", "cost_per_conversation")
+run_synthesis = deferred("benchsmith.graphs.jobs.synthesize", "synthesize")
+estimate_synthesis = deferred("benchsmith.graphs.jobs.synthesize", "estimate_synthesis")
 
 
 def synthesize(

@@ -3,25 +3,34 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from benchsmith.evals.validity import DEFAULT_BOOTSTRAP
+from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
 from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, EmbedderOption,
                                            MaxAttemptsOption, RateLimitOption, RunIdOption, StructuredOutputOption,
                                            TimeoutOption, WorkspaceOption, console, guarded, model_options,
                                            offline_environment, print_estimate, print_paths, print_usage,
                                            run_reported)
-from benchsmith.graphs.jobs.validate import (DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURE, DEFAULT_RETRIEVERS,
-                                             ValidationResult, estimate_validation)
-from benchsmith.graphs.jobs.validate import validate as run_validation
+from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.graphs.jobs.defaults import VALIDATE_JUDGE_DEPTH as DEFAULT_JUDGE_DEPTH
+from benchsmith.graphs.jobs.defaults import VALIDATE_MEASURE as DEFAULT_MEASURE
+from benchsmith.graphs.jobs.defaults import VALIDATE_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.stores.runs import new_run_id
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
+
+if TYPE_CHECKING:
+    from benchsmith.graphs.jobs.validate import ValidationResult
+
+# The jobs load when the command runs (graphs/cli/deferred.py): --help and start-up stay free of models,
+# Chroma, torch and scipy. Result types are for annotations only.
+run_validation = deferred("benchsmith.graphs.jobs.validate", "validate")
+estimate_validation = deferred("benchsmith.graphs.jobs.validate", "estimate_validation")
 
 VERDICT_STYLES = {"agrees": "green", "weak agreement": "yellow", "disagrees": "red", "undetermined": "yellow"}
 

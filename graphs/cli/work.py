@@ -15,12 +15,17 @@ from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, Wor
                                            offline_environment, run_reported, shown)
 from benchsmith.graphs.cli.paraphrase import print_paraphrase_summary
 from benchsmith.graphs.cli.synthesize import print_synthesis_statistics
-from benchsmith.graphs.jobs.work import DEFAULT_WORKER_CONCURRENCY, job_arguments
-from benchsmith.graphs.jobs.work import export as run_export
-from benchsmith.graphs.jobs.work import work as run_work
+from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.graphs.jobs.defaults import WORKER_CONCURRENCY as DEFAULT_WORKER_CONCURRENCY
 from benchsmith.stores.postgres import DATABASE_ENV
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
+
+# The jobs load when the command runs (graphs/cli/deferred.py): --help and start-up stay free of models,
+# Chroma, torch and scipy.
+run_work = deferred("benchsmith.graphs.jobs.work", "work")
+run_export = deferred("benchsmith.graphs.jobs.work", "export")
+job_arguments = deferred("benchsmith.graphs.jobs.work", "job_arguments")
 
 PRINTERS = {"synthesize": print_synthesis_statistics, "audit": print_audit_summary,
             "paraphrase": print_paraphrase_summary}

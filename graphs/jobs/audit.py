@@ -13,16 +13,20 @@ from typing import Any
 from benchsmith.agents.models import BASELINE
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
+from benchsmith.graphs.audit import AuditContext, builder, gold_document
+from benchsmith.graphs.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path, shared_arguments,
                                            workspace_for)
+from benchsmith.graphs.jobs.defaults import AUDIT_NEGATIVES as DEFAULT_NEGATIVES
+from benchsmith.graphs.runner import run_job
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.query_building import HistoryMode, build_query
 
-DEFAULT_NEGATIVES = 4
 PROMPT_CHARS = 800  # a judge's instructions and tags
 VERDICT_OUTPUT_TOKENS = 60
 
@@ -65,8 +69,6 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negativ
     ``database`` the run is shared: ``benchsmith work RUN_ID`` on any machine that reads the
     benchmark at the same path joins it, and each instance is judged once."""
     arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
-    from benchsmith.graphs.audit import AuditContext, builder
-    from benchsmith.graphs.runner import run_job
 
     resolved = workspace_for(workspace)
     settings = _checked_settings(resolved, benchmark, judges, negatives, sample, seed, position_check, min_votes,
@@ -101,8 +103,6 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negativ
 def _checked_settings(workspace: Workspace, benchmark: str | Path, judges: Sequence[str], negatives: int,
                       sample: int | None, seed: int, position_check: bool, min_votes: int,
                       corpus: str | Path | None, split: str) -> dict[str, Any]:
-    from benchsmith.graphs.corpus_indexes import cached_benchmark, corpus_documents
-
     if not judges:
         raise InputError("give at least one --judge")
     if len(set(judges)) != len(judges):
@@ -122,9 +122,6 @@ def estimate_audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,)
                    sample: int | None = None, position_check: bool = False, corpus: str | Path | None = None,
                    split: str = "test", workspace: str | Path | None = None) -> CostEstimate:
     """Model calls and tokens (about 4 characters each) an audit would spend, before spending."""
-    from benchsmith.graphs.audit import gold_document
-    from benchsmith.graphs.corpus_indexes import cached_benchmark, corpus_documents, document_text
-    from benchsmith.tools.query_building import HistoryMode, build_query
 
     check_models(*judges)
     loaded = cached_benchmark(resolved_path(str(benchmark)), workspace_for(workspace), split,

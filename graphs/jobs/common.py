@@ -17,6 +17,7 @@ from benchsmith.graphs.resources import check_embedder_spec, check_model_spec, e
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import is_valid_run_id, new_run_id
 from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.retriever_specs import parse_retriever
 
 EventHandler = Callable[[dict[str, Any]], None]
 # Chroma's rule for collection names: 3-512 characters of [a-zA-Z0-9._-], starting and ending
@@ -126,7 +127,6 @@ def check_embedders(*specs: str | None) -> None:
 
 def retriever_embedders(retrievers: Iterable[str]) -> list[str]:
     """The embedders ``dense:MODEL`` retrievers (alone or fused) name, for :func:`check_embedders`."""
-    from benchsmith.tools.retriever_specs import parse_retriever
 
     models = []
     for text in retrievers:

@@ -19,24 +19,29 @@ from benchsmith.evals.measures import (DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BAT
 from benchsmith.evals.nugget_measures import (DEFAULT_NUGGET_MEASURES, UnknownNuggetMeasure, check_nugget_measures,
                                               evaluate_batches_with_nuggets, is_nugget_measure, query_qrels,
                                               split_measures)
-from benchsmith.graphs.resources import check_reranker
+from benchsmith.graphs.corpus_indexes import cached_benchmark, corpus_documents
+from benchsmith.graphs.evaluate import EvaluationContext, builder, input_problems, judgments
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path,
                                            retriever_embedders, workspace_for)
-from benchsmith.stores.beir import Benchmark
+from benchsmith.graphs.jobs.defaults import EVALUATE_BATCH_SIZE as DEFAULT_BATCH_SIZE
+from benchsmith.graphs.jobs.defaults import EVALUATE_DEPTH as DEFAULT_DEPTH
+from benchsmith.graphs.jobs.defaults import EVALUATE_HISTORIES as DEFAULT_HISTORIES
+from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
+from benchsmith.graphs.resources import check_reranker
+from benchsmith.graphs.runner import run_job
+from benchsmith.stores.beir import Benchmark, read_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.postgres import database_url
+from benchsmith.stores.integrity import raise_if_strict
 from benchsmith.stores.nugget_qrels import read_nugget_qrels
+from benchsmith.stores.postgres import database_url
+from benchsmith.stores.trec import iter_run_batches, run_file_query_ids, write_sorted_copy
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
 from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
 from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
 
-DEFAULT_RETRIEVERS = ("dense", "bm25", "hybrid:rrf(dense,bm25)")
-DEFAULT_HISTORIES = ("full",)
-DEFAULT_DEPTH = 1000
-DEFAULT_BATCH_SIZE = DEFAULT_QUERIES_PER_BATCH
 SIGNIFICANCE_TESTS = ("randomization", "t-test")
 REWRITE_OUTPUT_TOKENS = 40
 
@@ -94,8 +99,6 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
     (``EvaluationResult.warnings``, events ``{"warning": ...}``), errors when ``strict``. The
     same call with the same ``run_id`` resumes; ``database`` keeps the run's checkpoints, model
     cache, usage and record in PostgreSQL."""
-    from benchsmith.graphs.evaluate import EvaluationContext, builder
-    from benchsmith.graphs.runner import run_job
 
     resolved = workspace_for(workspace)
     if retrievers is None:
@@ -133,10 +136,6 @@ def _checked_settings(workspace: Workspace, benchmark: str | Path, retrievers: S
                       extra_qrels: str | Path | None, nugget_qrels: str | Path | None, strict: bool, llm: str,
                       test: str) -> dict[str, Any]:
     """The run's settings, every one checked (the benchmark loaded) before any work starts."""
-    from benchsmith.graphs.corpus_indexes import cached_benchmark, corpus_documents
-    from benchsmith.graphs.evaluate import input_problems, judgments
-    from benchsmith.stores.trec import run_file_query_ids
-    from benchsmith.stores.integrity import raise_if_strict
 
     if not retrievers and not runs:
         raise InputError("give at least one --retriever or --run")
@@ -180,7 +179,6 @@ def estimate_evaluation(benchmark: str | Path, *, retrievers: Sequence[str] | No
                         rerank: str | None = None, split: str = "test", llm: str = BASELINE,
                         workspace: str | Path | None = None) -> CostEstimate:
     """The configurations an evaluation would run, and the model cost of the rewrite history."""
-    from benchsmith.graphs.corpus_indexes import cached_benchmark
 
     loaded: Benchmark = cached_benchmark(resolved_path(str(benchmark)), workspace_for(workspace), split)
     if retrievers is None:
@@ -208,8 +206,6 @@ def measure_runs(run_files: Sequence[str | Path], qrels: str | Path | None = Non
     query-level qrels derived from the nugget qrels (a document's label is the sum of its
     nugget labels). Each run is copied sorted by query id into a temporary folder and measured
     a batch of queries at a time; the results' measures are in the order asked for."""
-    from benchsmith.stores.beir import read_qrels
-    from benchsmith.stores.trec import iter_run_batches, write_sorted_copy
 
     if qrels is None and nugget_qrels is None:
         raise InputError("give --qrels FILE or --nugget-qrels FILE to measure run files against")

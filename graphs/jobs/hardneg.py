@@ -18,18 +18,28 @@ from benchsmith.agents.condition_queries import ConditionQueryWriter
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.agents.negative_rewriter import NEGATIVE_KINDS, NegativeRewriter
 from benchsmith.evals.multicondition import DEFAULT_RESAMPLES
+from benchsmith.graphs.hardneg import HardnegContext, read_source_documents
+from benchsmith.graphs.hardneg import builder as hardneg_builder
+from benchsmith.graphs.hardneg_score import HardnegScoreContext
+from benchsmith.graphs.hardneg_score import builder as score_builder
+from benchsmith.graphs.hardneg_scoring import load_dataset, output_directory, reference_measures_of_tables
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least,
                                            check_collection_name, check_embedders, check_fraction, check_models,
                                            checked_run_id, job_run, priced, workspace_for)
+from benchsmith.graphs.jobs.defaults import HARDNEG_CONCURRENCY as DEFAULT_CONCURRENCY
+from benchsmith.graphs.jobs.defaults import HARDNEG_CONDITIONS as DEFAULT_CONDITIONS
+from benchsmith.graphs.jobs.defaults import HARDNEG_MAX_CHARS as DEFAULT_MAX_CHARS
+from benchsmith.graphs.jobs.defaults import HARDNEG_SCORERS as DEFAULT_SCORERS
 from benchsmith.graphs.resources import check_reranker
+from benchsmith.graphs.runner import run_job
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.condition_documents import leading_part
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.multicondition_scoring import parse_scorers
 
-DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS, DEFAULT_CONCURRENCY = 10, 6000, 4
-DEFAULT_SCORERS = ("bm25", "dense")
 # Assumed output lengths (tokens) for the dry-run estimate.
 OUTPUT_TOKENS = {"extractor": 40, "writer": 30, "rewriter": 60, "judge": 80}  # extractor and writer: per condition
 SENTENCE_CHARS = 150
@@ -62,8 +72,6 @@ def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None 
     corpus.jsonl or 'stdlib') or an ingested ``collection``. The same call with the same
     ``run_id`` resumes an interrupted build. With ``database`` (a postgresql:// URL) its
     checkpoints, run record and model cache are kept in PostgreSQL."""
-    from benchsmith.graphs.hardneg import HardnegContext, builder, read_source_documents
-    from benchsmith.graphs.runner import run_job
 
     settings = _checked_settings(sources, collection, domain, features, conditions, negatives, llm, judge, sample,
                                  max_chars, seed)
@@ -83,7 +91,7 @@ def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None 
     inputs: dict[str, Any] = {"run_id": run_id}
     inputs.update({"collection": collection} if collection else {"sources": settings["sources"]})
     context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(builder, job="hardneg", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
+    outcome = run_job(hardneg_builder, job="hardneg", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
                       settings=settings, on_event=on_event, max_concurrency=concurrency, resume=resume,
                       database=database)
     values = outcome.values
@@ -125,8 +133,6 @@ def estimate_hardneg(sources: Sequence[str | Path] = (), *, collection: str | No
                      chroma_host: str | None = None) -> CostEstimate:
     """Model calls, tokens and cost of a build, before spending: the real prompts filled with the
     source documents' mean length (after cutting), before rebuilds (at most one per document)."""
-    from benchsmith.graphs.hardneg import read_source_documents
-    from benchsmith.tools.condition_documents import leading_part
 
     _checked_settings(sources, collection, domain, features, conditions, negatives, llm, judge, sample, max_chars, 0)
     documents = read_source_documents(workspace_for(workspace), chroma_host, [str(s) for s in sources], collection)
@@ -189,8 +195,6 @@ def score_hardneg(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT_SC
     the same call with the same ``run_id`` resumes an interrupted run, scoring only the scorers
     that had not finished, and reports a finished one without scoring. ``database`` keeps its
     checkpoints and record in PostgreSQL."""
-    from benchsmith.graphs.hardneg_score import HardnegScoreContext, builder
-    from benchsmith.graphs.runner import run_job
 
     resolved = workspace_for(workspace)
     settings = _checked_score_settings(resolved, dataset, retrievers, rerankers, embedder, output_dir, confidence,
@@ -199,7 +203,7 @@ def score_hardneg(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT_SC
     run_id = checked_run_id(run_id, "hardneg-score")
     context = HardnegScoreContext(workspace=str(resolved.root), database=database, embedder=embedder,
                                   confidence=confidence, resamples=resamples, seed=seed)
-    outcome = run_job(builder, job="hardneg-score", workspace=resolved, run_id=run_id,
+    outcome = run_job(score_builder, job="hardneg-score", workspace=resolved, run_id=run_id,
                       inputs={"run_id": run_id, "dataset": settings["dataset"], "scorers": settings["scorers"],
                               "output_dir": settings["output_dir"]},
                       context=context, settings=settings, on_event=on_event, max_concurrency=1, resume=resume,
@@ -216,8 +220,6 @@ def _checked_score_settings(workspace: Workspace, dataset: str | Path, retriever
                             rerankers: Sequence[str], embedder: str, output_dir: str | Path | None, confidence: float,
                             resamples: int, seed: int) -> dict[str, Any]:
     """The scoring run's settings, every one checked (the dataset read) before the run exists."""
-    from benchsmith.graphs.hardneg_scoring import load_dataset, output_directory
-    from benchsmith.tools.multicondition_scoring import parse_scorers
 
     specs = parse_scorers(list(retrievers), list(rerankers))
     check_fraction(confidence=confidence)
@@ -238,7 +240,6 @@ def rescore_tables(task1: str | Path | None = None, task2: str | Path | None = N
     """The MultiConIR measures of existing score tables in the reference layout, with exactly the
     reference's keys: ``task1.win_rate``, ``task1.avg_diff``, ``task2.pairs``, ``task3.change_rate``.
     ``task2`` holds instruction-style scores, ``task3`` descriptive-style ones of the same rows."""
-    from benchsmith.graphs.hardneg_scoring import reference_measures_of_tables
 
     if task1 is None and task2 is None and task3 is None:
         raise InputError("give at least one of --task1, --task2, --task3")

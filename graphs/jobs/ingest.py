@@ -8,19 +8,23 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
+from benchsmith.graphs.ingest import IngestContext, builder
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_collection_name,
                                            check_embedders, check_fraction, check_models, checked_run_id, job_run,
                                            priced, workspace_for)
+from benchsmith.graphs.jobs.defaults import INGEST_COLLECTION as DEFAULT_COLLECTION
+from benchsmith.graphs.runner import run_job
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.postgres import database_url
-from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
+from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS, chunk_document
+from benchsmith.tools.cleaning import clean_documents
 from benchsmith.tools.dedup import DEFAULT_NUM_PERM, DEFAULT_THRESHOLD
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.indexing import DEFAULT_BATCH_SIZE
+from benchsmith.tools.loaders import load_sources
 from benchsmith.tools.quality import DEFAULT_MIN_QUALITY
 
-DEFAULT_COLLECTION = "corpus"
 QUALITY_PROMPT_TOKENS = 120  # the LLM quality scorer's instructions, per chunk
 
 
@@ -52,8 +56,6 @@ def ingest(sources: Sequence[str | Path], *, collection: str = DEFAULT_COLLECTIO
     into the Chroma collection ``collection``. The same call with the same ``run_id`` resumes
     an interrupted run and returns a finished one without redoing it. With ``database`` (a
     postgresql:// URL) its checkpoints, run record and model cache are kept in PostgreSQL."""
-    from benchsmith.graphs.ingest import IngestContext, builder
-    from benchsmith.graphs.runner import run_job
 
     settings = _checked_settings(sources, collection, chunk_size, min_chars, dedup_threshold, num_perm, min_quality,
                                  quality, llm, embedder, batch_size)
@@ -116,9 +118,6 @@ class IngestPreview:
 def preview_ingest(sources: Sequence[str | Path], *, chunk_size: int = DEFAULT_CHUNK_SIZE,
                    min_chars: int = DEFAULT_MIN_CHARS, quality: str = "heuristic", llm: str = BASELINE) -> IngestPreview:
     """Load, clean and chunk only (nothing is written): counts, and the cost of ``quality="llm"``."""
-    from benchsmith.tools.chunking import chunk_document
-    from benchsmith.tools.cleaning import clean_documents
-    from benchsmith.tools.loaders import load_sources
 
     _checked_settings(sources, DEFAULT_COLLECTION, chunk_size, min_chars, DEFAULT_THRESHOLD, DEFAULT_NUM_PERM,
                       DEFAULT_MIN_QUALITY, quality, llm, DEFAULT_EMBEDDER, DEFAULT_BATCH_SIZE)

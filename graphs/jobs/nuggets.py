@@ -15,6 +15,8 @@ from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.agents.nuggets import DEFAULT_MAX_NUGGETS, NuggetWriter
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_collection_name,
                                            check_models, checked_run_id, job_run, priced, workspace_for)
+from benchsmith.graphs.nuggets import NUGGETS_FILE, NUGGET_QRELS_FILE, NuggetsContext, builder
+from benchsmith.graphs.runner import run_job
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
 from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
@@ -61,8 +63,6 @@ def nuggets(questions: str | Path, corpus: Sequence[str | Path] = (), *, collect
     corpora or ``"stdlib"``) or an ingested ``collection``. The same call with the same
     ``run_id`` resumes. With ``database`` (a postgresql:// URL) its checkpoints, run record and
     model cache are kept in PostgreSQL."""
-    from benchsmith.graphs.nuggets import NUGGET_QRELS_FILE, NUGGETS_FILE, NuggetsContext, builder
-    from benchsmith.graphs.runner import run_job
 
     resolved = workspace_for(workspace)
     settings = _checked_settings(questions, corpus, collection, tags, limit, llm, embedder, max_nuggets, pool_depth,

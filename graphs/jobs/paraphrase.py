@@ -11,19 +11,26 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
+from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJudge
+from benchsmith.agents.rewriter import Rewriter
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_fraction,
                                            check_models, checked_run_id, job_run, priced, resolved_path,
                                            shared_arguments, workspace_for)
+from benchsmith.graphs.jobs.defaults import PARAPHRASE_MIN_JUDGE_SCORE as DEFAULT_MIN_JUDGE_SCORE
+from benchsmith.graphs.jobs.defaults import PARAPHRASE_PER_TURN as DEFAULT_PER_TURN
+from benchsmith.graphs.paraphrase import (DIVERSITY_FILE, PARAPHRASES_FILE, TEST_SETS_DIR, TURNS_FILE, UNJOINED_FILE,
+                                          ParaphraseContext, builder)
+from benchsmith.graphs.runner import run_job
+from benchsmith.stores.conversational import load_conversational
+from benchsmith.stores.ecast import read_ecast
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.postgres import database_url
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.paraphrase_filters import DEFAULT_MAX_OVERLAP, DEFAULT_MIN_SIMILARITY, OVERLAP_METRICS
 from benchsmith.tools.test_sets import DEFAULT_TEST_SETS
 
-DEFAULT_PER_TURN = 5
-DEFAULT_MIN_JUDGE_SCORE = 4
 OUTPUT_TOKENS_PER_VARIANT = 25
 JUDGE_OUTPUT_TOKENS = 60
 
@@ -60,9 +67,6 @@ def paraphrase(benchmark: str | Path | Sequence[str | Path], *, import_ecast: st
     machine that reads the benchmark at the same paths joins it, and each turn is paraphrased
     once."""
     arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
-    from benchsmith.graphs.paraphrase import (DIVERSITY_FILE, PARAPHRASES_FILE, TEST_SETS_DIR, TURNS_FILE,
-                                              UNJOINED_FILE, ParaphraseContext, builder)
-    from benchsmith.graphs.runner import run_job
 
     resolved = workspace_for(workspace)
     specs = [benchmark] if isinstance(benchmark, str | Path) else list(benchmark)
@@ -104,8 +108,6 @@ def _checked_settings(workspace: Workspace, specs: list[str | Path], import_ecas
                       max_overlap: float, min_similarity: float, embedder: str, test_sets: int, seed: int,
                       corpus: str | Path | None, qrels: str | Path | None, split: str) -> dict[str, Any]:
     """Every setting checked, and the benchmark and the ECAsT file read, before any work."""
-    from benchsmith.stores.conversational import load_conversational
-    from benchsmith.stores.ecast import read_ecast
 
     check_at_least(0, per_turn=per_turn)
     check_at_least(1, test_sets=test_sets)
@@ -142,9 +144,6 @@ def estimate_paraphrase(benchmark: str | Path | Sequence[str | Path], *, import_
                         workspace: str | Path | None = None) -> CostEstimate:
     """Model calls, tokens and cost of a paraphrase run, from the real prompts of each turn
     (judges counted as if every variant passed the other filters: an upper bound)."""
-    from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJudge
-    from benchsmith.agents.rewriter import Rewriter
-    from benchsmith.stores.conversational import load_conversational
 
     check_models(llm, *judges)
     per_turn = per_turn if per_turn is not None else (0 if import_ecast else DEFAULT_PER_TURN)

@@ -14,16 +14,24 @@ from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_models,
                                            checked_run_id, job_run, priced, workspace_for)
+from benchsmith.graphs.jobs.defaults import ROBUSTNESS_HISTORIES as DEFAULT_HISTORIES
+from benchsmith.graphs.jobs.defaults import ROBUSTNESS_JUDGE_DEPTH as DEFAULT_JUDGE_DEPTH
+from benchsmith.graphs.jobs.defaults import ROBUSTNESS_MEASURES as DEFAULT_MEASURES
+from benchsmith.graphs.jobs.defaults import ROBUSTNESS_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.graphs.jobs.evaluate import SIGNIFICANCE_TESTS, checked_measures
+from benchsmith.graphs.robustness import (AUGMENTED_QRELS_FILE, RobustnessContext, benchmark_qrels, builder,
+                                          test_set_names)
+from benchsmith.graphs.runner import run_job
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.postgres import database_url
+from benchsmith.stores.runs import RunDirectory, is_valid_run_id
+from benchsmith.stores.trec import read_trec_run
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.query_building import parse_history_mode
+from benchsmith.tools.retriever_specs import parse_retriever
 
-DEFAULT_JUDGE_DEPTH = 3
-DEFAULT_RETRIEVERS = ("bm25",)
-DEFAULT_HISTORIES = ("full", "oracle")
-DEFAULT_MEASURES = ("nDCG@3", "nDCG@10", "R@100", "AP")
 GRADE_OUTPUT_TOKENS = 60
 ESTIMATE_DOCUMENT_CHARS = 1500
 
@@ -58,8 +66,6 @@ def robustness(paraphrase_run: str | Path, *, retrievers: Sequence[str] | None =
     ``qrels`` (TREC) and, to re-judge, ``corpus`` (BEIR corpus.jsonl of their documents). With
     ``database`` (a postgresql:// URL) its checkpoints, run record and model cache are kept in
     PostgreSQL."""
-    from benchsmith.graphs.robustness import AUGMENTED_QRELS_FILE, RobustnessContext, builder
-    from benchsmith.graphs.runner import run_job
 
     resolved = workspace_for(workspace)
     settings = _checked_settings(resolved, paraphrase_run, retrievers, histories, runs, qrels, corpus, judges,
@@ -89,8 +95,6 @@ def robustness(paraphrase_run: str | Path, *, retrievers: Sequence[str] | None =
 
 def paraphrase_run_directory(workspace: Workspace, paraphrase_run: str | Path) -> Path:
     """The directory of a paraphrase run given by id or path; an InputError when it is none."""
-    from benchsmith.stores.jsonl import read_json
-    from benchsmith.stores.runs import RunDirectory, is_valid_run_id
 
     path = Path(paraphrase_run)
     if not path.is_dir() and is_valid_run_id(str(paraphrase_run)):
@@ -107,11 +111,6 @@ def _checked_settings(workspace: Workspace, paraphrase_run: str | Path, retrieve
                       histories: Sequence[str], runs: Mapping[str, str | Path] | None, qrels: str | Path | None,
                       corpus: str | Path | None, judges: Sequence[str], judge_depth: int, min_votes: int,
                       measures: Sequence[str] | None, depth: int, llm: str, test: str) -> dict[str, Any]:
-    from benchsmith.graphs.robustness import benchmark_qrels, test_set_names
-    from benchsmith.stores.trec import read_trec_run
-    from benchsmith.tools.query_building import parse_history_mode
-    from benchsmith.tools.retriever_specs import parse_retriever
-
     directory = paraphrase_run_directory(workspace, paraphrase_run)
     sets = test_set_names(directory)
     if not judges:
@@ -179,7 +178,6 @@ def estimate_robustness(paraphrase_run: str | Path, *, runs: Mapping[str, str | 
                         workspace: str | Path | None = None) -> CostEstimate:
     """An upper bound of the judging cost: every judged turn × every run × k documents, all
     unjudged (overlapping and judged documents make the real count lower)."""
-    from benchsmith.graphs.robustness import benchmark_qrels, test_set_names
 
     check_models(*judges)
     directory = paraphrase_run_directory(workspace_for(workspace), paraphrase_run)

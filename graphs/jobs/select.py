@@ -12,20 +12,26 @@ from typing import Any
 
 from benchsmith.agents.label_judge import LABELS_PREFIX
 from benchsmith.agents.models import BASELINE
+from benchsmith.agents.rewriter import Rewriter
+from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
 from benchsmith.evals.selection_measures import DEFAULT_BETAS, DEFAULT_RESAMPLES
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_models,
                                            checked_run_id, job_run, priced, resolved_path, workspace_for)
+from benchsmith.graphs.jobs.defaults import SELECT_BATCH_SIZE as DEFAULT_BATCH_SIZE
+from benchsmith.graphs.jobs.defaults import SELECT_JUDGES as DEFAULT_JUDGES
+from benchsmith.graphs.jobs.defaults import SELECT_RERANK_DEPTH as DEFAULT_RERANK_DEPTH
+from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.select import SelectContext, builder, label_judge, queries_of
+from benchsmith.graphs.select_retrieval import chunk_index, corpus_of
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.space_files import read_space_file
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
-from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, build_space, planned_settings,
-                                             space_from_mapping, stage_count)
+from benchsmith.tools.query_building import HistoryMode, build_query
+from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, build_space, parse_rewrite,
+                                             planned_settings, space_from_mapping, stage_count)
 
-DEFAULT_JUDGES = (BASELINE,)
-DEFAULT_BATCH_SIZE = 8
-DEFAULT_RERANK_DEPTH = 50
 MAX_CONFIGURATIONS = 500
 PROMPT_CHARS = 900  # a judge's instructions, tags and numbering
 VERDICT_OUTPUT_TOKENS = 60  # per passage: rationale, verdict, a fact or two
@@ -96,8 +102,6 @@ def select(queries: str | Path, *, corpus: Sequence[str | Path], space: str | Pa
     ``openai:<model>``, a registered name, or ``qrels:FILE`` to answer from known labels). The
     same call with the same ``run_id`` resumes. With ``database`` (a postgresql:// URL) its
     checkpoints, run record and model cache are kept in PostgreSQL."""
-    from benchsmith.graphs.runner import run_job
-    from benchsmith.graphs.select import SelectContext, builder
 
     resolved = workspace_for(workspace)
     settings = checked_settings(queries, corpus, strategy_space(
@@ -131,7 +135,6 @@ def select(queries: str | Path, *, corpus: Sequence[str | Path], space: str | Pa
 
 def checked_judges(judges: Sequence[str]) -> list[str]:
     """The judge specs with every ``qrels:FILE`` made absolute and registered; all checked."""
-    from benchsmith.graphs.select import label_judge
 
     if not judges:
         raise InputError("give at least one --judge")
@@ -149,7 +152,6 @@ def checked_judges(judges: Sequence[str]) -> list[str]:
 def check_vote_rule(judges: Sequence[str], min_votes: int | None) -> None:
     """The audit's vote rule (``DEFAULT_MIN_VOTES`` judges and a majority) unless ``min_votes``
     says otherwise, never lowered behind the user's back: a rule the judges cannot meet is refused."""
-    from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 
     votes = DEFAULT_MIN_VOTES if min_votes is None else min_votes
     if votes <= len(judges):
@@ -166,8 +168,6 @@ def checked_settings(queries: str | Path, corpus: Sequence[str | Path], space: d
                      llm: str, min_votes: int | None, batch_size: int, rerank_depth: int, betas: Sequence[float],
                      resamples: int, confidence: float, embedder: str, seed: int) -> dict[str, Any]:
     """The run's settings, every one checked (queries and corpus read) before any work starts."""
-    from benchsmith.graphs.select import queries_of
-    from benchsmith.graphs.select_retrieval import corpus_of
 
     if not corpus:
         raise InputError("give the documents to search with --corpus (a folder, a file, a BEIR corpus.jsonl or stdlib)")
@@ -203,11 +203,6 @@ def estimate_selection(queries: str | Path, *, corpus: Sequence[str | Path],
                        batch_size: int = DEFAULT_BATCH_SIZE) -> CostEstimate:
     """The configurations a search would evaluate, the pool it expects, and the judges' and
     rewriters' calls, tokens and cost (nothing is embedded or called)."""
-    from benchsmith.agents.rewriter import Rewriter
-    from benchsmith.graphs.select import queries_of
-    from benchsmith.graphs.select_retrieval import chunk_index, corpus_of
-    from benchsmith.tools.query_building import HistoryMode, build_query
-    from benchsmith.tools.strategy_space import parse_rewrite
 
     resolved_space = strategy_space(space, retrievers=retrievers, chunkings=chunkings, rewrites=rewrites,
                                     reranks=reranks, filters=filters, top_k=top_k, search=search, order=order)

@@ -14,6 +14,16 @@ from benchsmith.agents.responder import Responder
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_collection_name,
                                            check_fraction, check_models, checked_run_id, job_run, priced,
                                            shared_arguments, workspace_for)
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_CONCURRENCY as DEFAULT_CONCURRENCY
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_CONVERSATIONS as DEFAULT_CONVERSATIONS
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_MAX_OVERLAP as DEFAULT_MAX_OVERLAP
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_OVERLAP_ATTEMPTS as DEFAULT_OVERLAP_ATTEMPTS
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_OVERLAP_REPLANS as DEFAULT_OVERLAP_REPLANS
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_TURNS as DEFAULT_TURNS
+from benchsmith.graphs.resources import chroma_client
+from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.synthesize import (BEIR_DIR, DIALOGUES_FILE, STATS_FILE, TREC_QRELS_FILE, SynthesisContext,
+                                          builder)
 from benchsmith.stores.benchmark_files import Dialogue
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
@@ -21,18 +31,11 @@ from benchsmith.stores.postgres import database_url
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS
+from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS, cluster_collection
 from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
                                             DEFAULT_SWITCH_PROBABILITY)
+from benchsmith.tools.embedding import ChromaEmbeddingFunction
 
-DEFAULT_CONVERSATIONS, DEFAULT_TURNS, DEFAULT_CONCURRENCY = 20, 6, 4
-# The most lexical overlap (evals/lexical_overlap.py) a synthesized question may have with its gold:
-# the 90th percentile of the hand-written standard-library questions (data/stdlib-validity.jsonl,
-# 58 questions, overlap with their best gold chunk: mean 0.570, median 0.600, p90 0.784, max 0.889;
-# measured 2026-11-25 on the chunks tests/test_validity_questions.stdlib_chunks() gives), rounded down.
-DEFAULT_MAX_OVERLAP = 0.78
-DEFAULT_OVERLAP_ATTEMPTS = 2  # corrective turns per gold chunk for a question above the limit
-DEFAULT_OVERLAP_REPLANS = 2  # other gold chunks tried when every corrective turn stays above it
 # Assumed lengths for the dry-run estimate (characters): a question, an assistant answer.
 ESTIMATE_QUESTION_CHARS, ESTIMATE_ANSWER_CHARS = 100, 1200
 ESTIMATE_OUTPUT_TOKENS = {"questioner": 60, "responder": 300, "polisher": 30}
@@ -56,9 +59,6 @@ class ClusterResult:
 
 
 def _store(workspace: Workspace, collection: str, chroma_host: str | None) -> VectorStore:
-    from benchsmith.graphs.resources import chroma_client
-    from benchsmith.tools.embedding import ChromaEmbeddingFunction
-
     check_collection_name(collection)
     return VectorStore.open_existing(chroma_client(workspace, chroma_host), collection,
                                      lambda spec: ChromaEmbeddingFunction(spec=spec))
@@ -68,7 +68,6 @@ def cluster(collection: str, *, size: int = DEFAULT_CLUSTER_SIZE, neighbours: in
             workspace: str | Path | None = None, chroma_host: str | None = None) -> ClusterResult:
     """Walk the collection's embeddings in one continuous semantic path and cut it into
     clusters (computed once per parameters and reused)."""
-    from benchsmith.tools.corpus_clusters import cluster_collection
 
     check_at_least(1, size=size, neighbours=neighbours)
     resolved = workspace_for(workspace)
@@ -94,9 +93,6 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
     ``max_overlap`` is asked again (``overlap_attempts`` corrective turns), then re-planned on
     another gold chunk (``overlap_replans`` times), then kept flagged ``overlap_rejected``."""
     arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
-    from benchsmith.graphs.runner import run_job
-    from benchsmith.graphs.synthesize import (BEIR_DIR, DIALOGUES_FILE, STATS_FILE, TREC_QRELS_FILE,
-                                              SynthesisContext, builder)
 
     settings = _checked_settings(collection, conversations, turns, llm, switch_rate, hard_switch_rate, seed,
                                  cluster_size, neighbours, history_window, soft_switch_margin, max_overlap,

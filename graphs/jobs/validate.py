@@ -12,22 +12,26 @@ from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.evals.validity import DEFAULT_BOOTSTRAP
+from benchsmith.graphs.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path,
                                            retriever_embedders, workspace_for)
+from benchsmith.graphs.jobs.defaults import VALIDATE_JUDGE_DEPTH as DEFAULT_JUDGE_DEPTH
+from benchsmith.graphs.jobs.defaults import VALIDATE_MEASURE as DEFAULT_MEASURE
+from benchsmith.graphs.jobs.defaults import VALIDATE_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.graphs.jobs.evaluate import checked_measures
+from benchsmith.graphs.jobs.select import checked_judges
+from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.validate import JUDGE_BATCH, ValidationContext, builder, check_same_corpus, default_histories
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.labelled_questions import read_labelled_questions
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
+from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
 from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
+from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
 
-# bm25, dense, their RRF fusion and weighted hybrids across the range (as benchmarks/validity.py).
-DEFAULT_RETRIEVERS = ("bm25", "dense", "hybrid:rrf(dense,bm25)", "hybrid:combsum(dense,bm25)",
-                      "hybrid:wsum(dense=0.7,bm25=0.3)", "hybrid:wsum(dense=0.3,bm25=0.7)",
-                      "hybrid:wsum(dense=0.9,bm25=0.1)")
-DEFAULT_MEASURE = "nDCG@10"
-DEFAULT_JUDGE_DEPTH = 10
 MIN_CONFIGURATIONS = 3  # τ over fewer says next to nothing
 JUDGE_OUTPUT_TOKENS = 60  # per passage
 
@@ -67,8 +71,6 @@ def validate(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[s
     name or ``qrels:FILE``) each label the human set's gold pairs and as many sampled non-gold
     ones; their agreement with the human labels is in ``judge_agreement``. Different corpora stop
     with an InputError before any run exists. The same call with the same ``run_id`` resumes."""
-    from benchsmith.graphs.runner import run_job
-    from benchsmith.graphs.validate import ValidationContext, builder
 
     resolved = workspace_for(workspace)
     settings = _checked_settings(resolved, synthetic, human, retrievers, histories, runs, rerank, rerank_depth,
@@ -103,11 +105,6 @@ def _checked_settings(workspace: Workspace, synthetic: str | Path, human: str | 
                       rerank: str | None, rerank_depth: int, measure: str, depth: int, split: str,
                       judges: Sequence[str], judge_depth: int, bootstrap: int, llm: str) -> dict[str, Any]:
     """Every setting checked, both sets loaded and their corpora compared, before any work starts."""
-    from benchsmith.graphs.corpus_indexes import cached_benchmark
-    from benchsmith.graphs.jobs.select import checked_judges
-    from benchsmith.graphs.validate import check_same_corpus, default_histories
-    from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
-    from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
 
     retrievers = list(dict.fromkeys(retrievers if retrievers is not None else () if runs else DEFAULT_RETRIEVERS))
     run_files = [str(Path(path).resolve()) for path in runs]
@@ -146,11 +143,6 @@ def estimate_validation(synthetic: str | Path, *, human: str | Path, retrievers:
                         workspace: str | Path | None = None) -> CostEstimate:
     """The configurations a validation would rank on both sets, and the judges' cost: each judge
     reads every gold pair of the human set and as many non-gold ones (at most), in batches."""
-    from benchsmith.graphs.corpus_indexes import cached_benchmark, corpus_documents, document_text
-    from benchsmith.graphs.validate import JUDGE_BATCH
-    from benchsmith.stores.labelled_questions import read_labelled_questions
-    from benchsmith.tools.query_building import parse_history_mode
-    from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever
 
     resolved = workspace_for(workspace)
     settings = _checked_settings(resolved, synthetic, human, retrievers, histories, runs, rerank, DEFAULT_RERANK_DEPTH,

@@ -14,18 +14,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchsmith.graphs.jobs.audit import audit
 from benchsmith.graphs.jobs.common import EventHandler, JobRun, check_at_least
+from benchsmith.graphs.jobs.defaults import WORKER_CONCURRENCY as DEFAULT_WORKER_CONCURRENCY
+from benchsmith.graphs.jobs.paraphrase import paraphrase
+from benchsmith.graphs.jobs.synthesize import synthesize
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
-
-DEFAULT_WORKER_CONCURRENCY = 4
+from benchsmith.stores.postgres_runs import run_activity, run_arguments
 
 
 def _shared_jobs() -> dict[str, Callable[..., JobRun]]:
     """The jobs whose items workers share."""
-    from benchsmith.graphs.jobs.audit import audit
-    from benchsmith.graphs.jobs.paraphrase import paraphrase
-    from benchsmith.graphs.jobs.synthesize import synthesize
 
     return {"synthesize": synthesize, "audit": audit, "paraphrase": paraphrase}
 
@@ -37,7 +37,6 @@ def work(run_id: str, *, database: str | None = None, workspace: str | Path | No
     (a :class:`~benchsmith.SynthesisResult`, :class:`~benchsmith.AuditResult` or
     :class:`~benchsmith.ParaphraseResult`). ``chroma_host``
     overrides the run's when this machine reaches the Chroma server by another address."""
-    from benchsmith.stores.postgres_runs import run_arguments
 
     url = _required_database(database)
     check_at_least(1, concurrency=concurrency)
@@ -54,7 +53,6 @@ def work(run_id: str, *, database: str | None = None, workspace: str | Path | No
 def export(run_id: str, *, database: str | None = None, workspace: str | Path | None = None,
            chroma_host: str | None = None, on_event: EventHandler | None = None) -> JobRun:
     """Write the files of the shared run ``run_id`` into ``workspace`` once all its items are done."""
-    from benchsmith.stores.postgres_runs import run_activity
 
     url = _required_database(database)
     activity = run_activity(url, run_id)
@@ -77,6 +75,5 @@ def _required_database(database: str | None) -> str:
 
 def job_arguments(run_id: str, database: str | None) -> tuple[str, dict[str, Any]]:
     """``(job, API arguments)`` of a shared run."""
-    from benchsmith.stores.postgres_runs import run_arguments
 
     return run_arguments(_required_database(database), run_id)

@@ -1,0 +1,8 @@
+"""Light constants of the agents, importable without loading a model client (openai, langchain).
+
+The CLI's option declarations and ``--help`` read their defaults from here, so showing help
+loads no model client. The modules that use them import them from here.
+"""
+
+BASELINE = "baseline"  # the offline model spec: deterministic agents, no API key (agents/models.py)
+DEFAULT_MAX_NUGGETS = 10  # nuggets written per question (agents/nuggets.py)

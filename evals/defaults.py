@@ -1,0 +1,13 @@
+"""Light constants of the measures, importable without numpy, scipy or ir_measures.
+
+The CLI's option declarations and ``--help`` read their defaults from here; the measure modules
+import them from here, under their own names.
+"""
+
+DEFAULT_MIN_VOTES = 2  # judges that must call a pair irrelevant before it counts (evals/audit_verdicts.py)
+DEFAULT_CONFIDENCE = 0.95  # confidence level of the bootstrap intervals (evals/intervals.py)
+DEFAULT_RESAMPLES = 2000  # bootstrap resamples of an interval (evals/intervals.py)
+DEFAULT_BOOTSTRAP = 1000  # resamples of Kendall's τ interval (evals/validity.py)
+DEFAULT_SELECTION_BETAS = (0.5, 1.0, 2.0)  # F-beta weights of selection (evals/selection_measures.py)
+DEFAULT_SELECTION_RESAMPLES = 1000  # bootstrap resamples of selection's intervals (evals/selection_measures.py)
+DEFAULT_QUERIES_PER_BATCH = 1000  # queries measured per batch (evals/measures.py)

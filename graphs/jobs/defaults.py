@@ -1,0 +1,50 @@
+"""The jobs' defaults, importable without loading a job: no model client, Chroma, torch or scipy.
+
+The CLI declares its options (and ``--help`` shows them) from these; each job module imports its
+own under the short name its signatures use (``EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS``).
+"""
+
+from benchsmith.agents.defaults import BASELINE
+from benchsmith.evals.defaults import DEFAULT_QUERIES_PER_BATCH
+
+AUDIT_NEGATIVES = 4  # sampled negatives per question
+
+EVALUATE_RETRIEVERS = ("dense", "bm25", "hybrid:rrf(dense,bm25)")
+EVALUATE_HISTORIES = ("full",)
+EVALUATE_DEPTH = 1000
+EVALUATE_BATCH_SIZE = DEFAULT_QUERIES_PER_BATCH
+
+HARDNEG_CONDITIONS, HARDNEG_MAX_CHARS, HARDNEG_CONCURRENCY = 10, 6000, 4
+HARDNEG_SCORERS = ("bm25", "dense")
+
+INGEST_COLLECTION = "corpus"
+
+PARAPHRASE_PER_TURN = 5
+PARAPHRASE_MIN_JUDGE_SCORE = 4
+
+ROBUSTNESS_JUDGE_DEPTH = 3
+ROBUSTNESS_RETRIEVERS = ("bm25",)
+ROBUSTNESS_HISTORIES = ("full", "oracle")
+ROBUSTNESS_MEASURES = ("nDCG@3", "nDCG@10", "R@100", "AP")
+
+SELECT_JUDGES = (BASELINE,)
+SELECT_BATCH_SIZE = 8
+SELECT_RERANK_DEPTH = 50
+
+SYNTHESIS_CONVERSATIONS, SYNTHESIS_TURNS, SYNTHESIS_CONCURRENCY = 20, 6, 4
+# The most lexical overlap (evals/lexical_overlap.py) a synthesized question may have with its gold:
+# the 90th percentile of the hand-written standard-library questions (data/stdlib-validity.jsonl,
+# 58 questions, overlap with their best gold chunk: mean 0.570, median 0.600, p90 0.784, max 0.889;
+# measured 2026-11-25 on the chunks tests/test_validity_questions.stdlib_chunks() gives), rounded down.
+SYNTHESIS_MAX_OVERLAP = 0.78
+SYNTHESIS_OVERLAP_ATTEMPTS = 2  # corrective turns per gold chunk for a question above the limit
+SYNTHESIS_OVERLAP_REPLANS = 2  # other gold chunks tried when every corrective turn stays above it
+
+# bm25, dense, their RRF fusion and weighted hybrids across the range (as benchmarks/validity.py).
+VALIDATE_RETRIEVERS = ("bm25", "dense", "hybrid:rrf(dense,bm25)", "hybrid:combsum(dense,bm25)",
+                       "hybrid:wsum(dense=0.7,bm25=0.3)", "hybrid:wsum(dense=0.3,bm25=0.7)",
+                       "hybrid:wsum(dense=0.9,bm25=0.1)")
+VALIDATE_MEASURE = "nDCG@10"
+VALIDATE_JUDGE_DEPTH = 10
+
+WORKER_CONCURRENCY = 4

