@@ -217,13 +217,18 @@ def test_sigkill_mid_configuration_leaves_no_run_file_and_resume_completes_it(tm
     process = subprocess.Popen([*command, "-w", str(tmp_path / "ws")], cwd=ROOT, env=environment,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 300
-    partial = killed / "bm25_current.trec.tmp"
-    while time.monotonic() < deadline and not (partial.exists() and partial.stat().st_size > 0):
+
+    def partials() -> list[Path]:  # the writer's own temporary: bm25_current.trec.<unique>.tmp
+        return [path for path in killed.glob("bm25_current.trec.*.tmp") if path.stat().st_size > 0] \
+            if killed.is_dir() else []
+
+    while time.monotonic() < deadline and not partials():
         assert process.poll() is None, process.stdout.read()
         time.sleep(0.01)
     process.send_signal(signal.SIGKILL)
     process.wait()
-    assert partial.exists() and not (killed / "bm25_current.trec").exists()  # a partial file, never taken as a run
+    (partial,) = partials()
+    assert not (killed / "bm25_current.trec").exists()  # a partial file, never taken as a run
 
     resumed = subprocess.run([*command, "-w", str(tmp_path / "ws")], cwd=ROOT, env=environment, capture_output=True,
                              text=True, timeout=600)
@@ -234,7 +239,8 @@ def test_sigkill_mid_configuration_leaves_no_run_file_and_resume_completes_it(tm
     finished = (killed / "bm25_current.trec").read_text(encoding="utf-8")
     assert finished == (tmp_path / "clean" / "runs" / "killed" / "run-files" / "bm25_current.trec").read_text(
         encoding="utf-8")
-    assert len({line.split()[0] for line in finished.splitlines()}) == 3000 and not partial.exists()
+    # The killed writer's temporary stays (its name is its own), never read as the run.
+    assert len({line.split()[0] for line in finished.splitlines()}) == 3000
     results = [json.loads((tmp_path / ws / "runs" / "killed" / "results.json").read_text(encoding="utf-8"))
                for ws in ("ws", "clean")]
     assert results[0]["aggregate"] == results[1]["aggregate"]
