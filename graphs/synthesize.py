@@ -58,9 +58,7 @@ from benchsmith.evals.benchmark_stats import benchmark_statistics
 from benchsmith.evals.lexical_overlap import lexical_overlap
 from benchsmith.evals.question_form import question_form
 from benchsmith.graphs.fanout import claimed_work, dispatch_items, wait_for_workers
-from benchsmith.graphs.jobs.defaults import SYNTHESIS_MAX_OVERLAP as DEFAULT_MAX_OVERLAP
-from benchsmith.graphs.jobs.defaults import SYNTHESIS_OVERLAP_ATTEMPTS as DEFAULT_OVERLAP_ATTEMPTS
-from benchsmith.graphs.jobs.defaults import SYNTHESIS_OVERLAP_REPLANS as DEFAULT_OVERLAP_REPLANS
+from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP, DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS
 from benchsmith.graphs.progress import report_advance
 from benchsmith.graphs.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, run_items,
                                          run_seam, workspace_of)

@@ -16,3 +16,10 @@ DEFAULT_CLUSTER_SIZE = 8  # chunks per cluster (tools/corpus_clusters.py)
 DEFAULT_CLUSTER_NEIGHBOURS = 16  # neighbours per chunk in the cluster graph (tools/corpus_clusters.py)
 DEFAULT_POOL_DEPTH = 20  # documents pooled per retriever and query (tools/pooling.py)
 MAX_POOL_BATCH_SIZE = 20  # documents judged per request (tools/pooling.py)
+# The most lexical overlap (evals/lexical_overlap.py) a synthesized question (graphs/synthesize.py) may have with its gold:
+# the 90th percentile of the hand-written standard-library questions (data/stdlib-validity.jsonl,
+# 58 questions, overlap with their best gold chunk: mean 0.570, median 0.600, p90 0.784, max 0.889;
+# measured 2026-11-25 on the chunks tests/test_validity_questions.stdlib_chunks() gives), rounded down.
+DEFAULT_MAX_OVERLAP = 0.78
+DEFAULT_OVERLAP_ATTEMPTS = 2  # corrective turns per gold chunk for a question above the limit
+DEFAULT_OVERLAP_REPLANS = 2  # other gold chunks tried when every corrective turn stays above it

@@ -6,6 +6,7 @@ own under the short name its signatures use (``EVALUATE_RETRIEVERS as DEFAULT_RE
 
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.evals.defaults import DEFAULT_QUERIES_PER_BATCH
+from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP, DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS
 
 AUDIT_NEGATIVES = 4  # sampled negatives per question
 
@@ -32,13 +33,9 @@ SELECT_BATCH_SIZE = 8
 SELECT_RERANK_DEPTH = 50
 
 SYNTHESIS_CONVERSATIONS, SYNTHESIS_TURNS, SYNTHESIS_CONCURRENCY = 20, 6, 4
-# The most lexical overlap (evals/lexical_overlap.py) a synthesized question may have with its gold:
-# the 90th percentile of the hand-written standard-library questions (data/stdlib-validity.jsonl,
-# 58 questions, overlap with their best gold chunk: mean 0.570, median 0.600, p90 0.784, max 0.889;
-# measured 2026-11-25 on the chunks tests/test_validity_questions.stdlib_chunks() gives), rounded down.
-SYNTHESIS_MAX_OVERLAP = 0.78
-SYNTHESIS_OVERLAP_ATTEMPTS = 2  # corrective turns per gold chunk for a question above the limit
-SYNTHESIS_OVERLAP_REPLANS = 2  # other gold chunks tried when every corrective turn stays above it
+# The overlap control's defaults live below the graphs (tools/defaults.py): the graph reads them too.
+SYNTHESIS_MAX_OVERLAP, SYNTHESIS_OVERLAP_ATTEMPTS, SYNTHESIS_OVERLAP_REPLANS = (
+    DEFAULT_MAX_OVERLAP, DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS)
 
 # bm25, dense, their RRF fusion and weighted hybrids across the range (as benchmarks/validity.py).
 VALIDATE_RETRIEVERS = ("bm25", "dense", "hybrid:rrf(dense,bm25)", "hybrid:combsum(dense,bm25)",
