@@ -309,7 +309,7 @@ import json, resource, sys, time
 from pathlib import Path
 import numpy as np
 from benchsmith.graphs.jobs.evaluate import evaluate
-from benchsmith.graphs.resources import register_embedder
+from benchsmith.graphs.runtime.resources import register_embedder
 
 directory = Path(sys.argv[1])
 texts = json.loads((directory / "texts.json").read_text(encoding="utf-8"))

@@ -22,7 +22,7 @@ from benchsmith.tools.offline import offline_environment  # noqa: E402
 offline_environment()  # before the imports below load models or Chroma
 
 from benchsmith.graphs.ingest import KEPT_FILE, IngestContext, builder  # noqa: E402
-from benchsmith.graphs.runner import run_job  # noqa: E402
+from benchsmith.graphs.runtime.runner import run_job  # noqa: E402
 from benchsmith.stores.jsonl import load_jsonl  # noqa: E402
 from benchsmith.stores.runs import RunDirectory  # noqa: E402
 from benchsmith.stores.workspace import Workspace  # noqa: E402

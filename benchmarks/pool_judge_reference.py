@@ -52,7 +52,7 @@ from benchsmith.tools.loaders import load_sources  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELLED = ROOT / "data" / "stdlib-validity.jsonl"
-SELECT_BATCH_SIZE = 8  # graphs/select.py's DEFAULT_BATCH_SIZE (not imported: it would load the graph)
+SELECT_BATCH_SIZE = 8  # graphs/select/graph.py's DEFAULT_BATCH_SIZE (not imported: it would load the graph)
 OLD_COVERAGE = 0.5
 
 Judge = Callable[[LabelledQuestion, Sequence[Chunk]], set[str]]  # the ids judged relevant

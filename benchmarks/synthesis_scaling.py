@@ -30,8 +30,8 @@ from benchsmith.tools.offline import offline_environment  # noqa: E402
 
 offline_environment()  # before the imports below load models or Chroma
 
-from benchsmith.graphs.resources import chroma_client  # noqa: E402
-from benchsmith.graphs.runner import run_job  # noqa: E402
+from benchsmith.graphs.runtime.resources import chroma_client  # noqa: E402
+from benchsmith.graphs.runtime.runner import run_job  # noqa: E402
 from benchsmith.graphs.synthesize import DIALOGUES_FILE, SynthesisContext, builder  # noqa: E402
 from benchsmith.stores.vectors import VectorStore  # noqa: E402
 from benchsmith.stores.workspace import Workspace  # noqa: E402

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
                                                    synthesize)
     from benchsmith.graphs.jobs.validate import ValidationResult, estimate_validation, validate
     from benchsmith.graphs.jobs.work import export, work
-    from benchsmith.graphs.resources import register_embedder, register_model, register_scorer
+    from benchsmith.graphs.runtime.resources import register_embedder, register_model, register_scorer
     from benchsmith.stores.benchmark_files import Dialogue, Turn
     from benchsmith.stores.errors import InputError
 
@@ -94,9 +94,9 @@ _API_MODULES: dict[str, str] = {
     "validate": "benchsmith.graphs.jobs.validate",
     "export": "benchsmith.graphs.jobs.work",
     "work": "benchsmith.graphs.jobs.work",
-    "register_embedder": "benchsmith.graphs.resources",
-    "register_model": "benchsmith.graphs.resources",
-    "register_scorer": "benchsmith.graphs.resources",
+    "register_embedder": "benchsmith.graphs.runtime.resources",
+    "register_model": "benchsmith.graphs.runtime.resources",
+    "register_scorer": "benchsmith.graphs.runtime.resources",
     "Dialogue": "benchsmith.stores.benchmark_files",
     "Turn": "benchsmith.stores.benchmark_files",
     "InputError": "benchsmith.stores.errors",

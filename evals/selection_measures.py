@@ -63,7 +63,7 @@ import numpy as np
 from scipy import stats
 
 # resample_weights and percentile_interval: the package's one percentile bootstrap (evals/intervals.py),
-# imported by graphs/select.py from here too.
+# imported by graphs/select/graph.py from here too.
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, percentile_interval, resample_weights
 from benchsmith.evals.defaults import DEFAULT_SELECTION_BETAS as DEFAULT_BETAS
 from benchsmith.evals.defaults import DEFAULT_SELECTION_RESAMPLES as DEFAULT_RESAMPLES

@@ -44,12 +44,12 @@ from benchsmith.evals import shortcuts as shortcut_measures
 from benchsmith.evals.lexical_overlap import lexical_overlap
 from benchsmith.evals.measures import MeasureResults, evaluate_batches, parse_measures
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS, DocumentCounter, ill_formed_questions
-from benchsmith.graphs.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index,
+from benchsmith.graphs.runtime.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index,
                                               document_text)
 from benchsmith.graphs.evaluate import DEFAULT_DEPTH as EVALUATION_DEPTH
-from benchsmith.graphs.fanout import claimed_work, dispatch_items, wait_for_workers
-from benchsmith.graphs.progress import progress_reporter, report_advance
-from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, run_items,
+from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
+from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
+from benchsmith.graphs.runtime.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, run_items,
                                          run_seam, workspace_of)
 from benchsmith.stores.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.benchmark_files import canonicalize, write_beir_qrels

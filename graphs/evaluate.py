@@ -53,10 +53,10 @@ from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores
 from benchsmith.evals.measures import DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH, parse_measures
 from benchsmith.evals.nugget_measures import evaluate_batches_with_nuggets, split_measures
 from benchsmith.evals.significance import DEFAULT_RESAMPLES
-from benchsmith.graphs.corpus_indexes import (DocumentTexts, bm25_index, cached_benchmark, corpus_documents,
+from benchsmith.graphs.runtime.corpus_indexes import (DocumentTexts, bm25_index, cached_benchmark, corpus_documents,
                                               corpus_duplicates, dense_index)
-from benchsmith.graphs.progress import progress_reporter, report_reused, report_warning
-from benchsmith.graphs.resources import (ModelOptions, StoreOptions, embedder_for, run_seam, scorer_for,
+from benchsmith.graphs.runtime.progress import progress_reporter, report_reused, report_warning
+from benchsmith.graphs.runtime.resources import (ModelOptions, StoreOptions, embedder_for, run_seam, scorer_for,
                                          workspace_of)
 from benchsmith.stores.beir import Benchmark, BenchmarkQuery, merge_qrels, read_qrels
 from benchsmith.stores.errors import InputError

@@ -20,8 +20,8 @@ from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
 from benchsmith.agents.quality import LLMQualityScorer
-from benchsmith.graphs.progress import progress_reporter
-from benchsmith.graphs.resources import ModelOptions, StoreOptions, chroma_client, embedder_for, run_seam, workspace_of
+from benchsmith.graphs.runtime.progress import progress_reporter
+from benchsmith.graphs.runtime.resources import ModelOptions, StoreOptions, chroma_client, embedder_for, run_seam, workspace_of
 from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore

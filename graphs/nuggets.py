@@ -41,9 +41,9 @@ from benchsmith.agents.nuggets import (DEFAULT_MAX_NUGGETS, ClosedBookAnswerWrit
                                        SupportJudge)
 from benchsmith.evals.nugget_measures import nugget_measures
 from benchsmith.evals.nugget_report import nugget_report_files
-from benchsmith.graphs.corpus_indexes import bm25_index, corpus_documents, dense_index
-from benchsmith.graphs.progress import progress_reporter, report_advance, report_reused
-from benchsmith.graphs.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, embedder_for,
+from benchsmith.graphs.runtime.corpus_indexes import bm25_index, corpus_documents, dense_index
+from benchsmith.graphs.runtime.progress import progress_reporter, report_advance, report_reused
+from benchsmith.graphs.runtime.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, embedder_for,
                                          run_seam, workspace_of)
 from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.benchmark_files import write_beir_qrels

@@ -38,9 +38,9 @@ from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJ
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.diversity import diversity
 from benchsmith.evals.paraphrase_report import paraphrase_report_files
-from benchsmith.graphs.fanout import claimed_work, dispatch_items, wait_for_workers
-from benchsmith.graphs.progress import report_advance
-from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, run_items,
+from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
+from benchsmith.graphs.runtime.progress import report_advance
+from benchsmith.graphs.runtime.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, run_items,
                                          run_seam, workspace_of)
 from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.benchmark_files import write_beir_qrels

@@ -46,10 +46,10 @@ from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.measures import evaluate_run, parse_measures
 from benchsmith.evals.robustness_report import robustness_report_files
 from benchsmith.evals.significance import DEFAULT_RESAMPLES, describe
-from benchsmith.graphs.corpus_indexes import document_text
+from benchsmith.graphs.runtime.corpus_indexes import document_text
 from benchsmith.graphs.paraphrase import BENCHMARK_FILE, QRELS_FILE, TEST_SETS_DIR, TEST_SETS_FILE, TURNS_FILE
-from benchsmith.graphs.progress import progress_reporter, report_advance
-from benchsmith.graphs.resources import ModelOptions, StoreOptions, concurrency_slot, run_seam, workspace_of
+from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
+from benchsmith.graphs.runtime.resources import ModelOptions, StoreOptions, concurrency_slot, run_seam, workspace_of
 from benchsmith.stores.beir import merge_qrels, read_beir_qrels
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError

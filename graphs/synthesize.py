@@ -22,7 +22,7 @@ simulated deployed assistant, answers from the gold chunk only; the polisher mak
 question sound mid-conversation, and rewrites that change the meaning are rejected; the
 router draws the next turn's switch. The conversation graph returns its turns (and streams
 them one update per turn); the run's ``converse`` node records each finished conversation
-once, as a work item (graphs/resources.run_items: ``dialogues.jsonl`` for one process; with a
+once, as a work item (graphs/runtime/resources.run_items: ``dialogues.jsonl`` for one process; with a
 database, the queue that workers on many machines claim conversations from), and ``export``
 writes BEIR and TREC files and the statistics.
 
@@ -57,10 +57,10 @@ from benchsmith.agents.responder import Responder
 from benchsmith.evals.benchmark_stats import benchmark_statistics
 from benchsmith.evals.lexical_overlap import lexical_overlap
 from benchsmith.evals.question_form import question_form
-from benchsmith.graphs.fanout import claimed_work, dispatch_items, wait_for_workers
+from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP, DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS
-from benchsmith.graphs.progress import report_advance
-from benchsmith.graphs.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, run_items,
+from benchsmith.graphs.runtime.progress import report_advance
+from benchsmith.graphs.runtime.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, run_items,
                                          run_seam, workspace_of)
 from benchsmith.stores.benchmark_files import canonicalize, serialize_history, write_beir
 from benchsmith.stores.clusters import StoredClustering, clustering_path, load_clustering
@@ -529,7 +529,7 @@ def _plan_in(path: Path, modified: float) -> dict[str, int]:
 
 
 def dispatch(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> list[Send] | Literal["wait", "export"]:
-    """The next batch of planned conversations nobody finished or holds (graphs/fanout.py);
+    """The next batch of planned conversations nobody finished or holds (graphs/runtime/fanout.py);
     export when all are finished, wait while other workers still hold some."""
     return dispatch_items(  # type: ignore[return-value]
         _items(runtime, state["run_id"]), "conversations", _context(runtime).concurrency,

@@ -47,9 +47,9 @@ from benchsmith.evals.robustness import top_k
 from benchsmith.evals.validity import (DEFAULT_BOOTSTRAP, competition_ranks, kendall_tau_b, relevance_agreement,
                                        tau_interval, top1_agrees, verdict)
 from benchsmith.evals.validity_report import validity_report_files
-from benchsmith.graphs.corpus_indexes import cached_benchmark, corpus_documents, document_text
-from benchsmith.graphs.progress import progress_reporter
-from benchsmith.graphs.resources import ModelOptions, StoreOptions, run_seam, workspace_of
+from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
+from benchsmith.graphs.runtime.progress import progress_reporter
+from benchsmith.graphs.runtime.resources import ModelOptions, StoreOptions, run_seam, workspace_of
 from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
@@ -343,7 +343,7 @@ def judge(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[s
 def _registered(spec: str) -> str:
     """A ``qrels:FILE`` judge answers from those labels (registered once per process)."""
     if spec.startswith(LABELS_PREFIX):
-        from benchsmith.graphs.select import label_judge
+        from benchsmith.graphs.select.graph import label_judge
 
         return label_judge(spec)
     return spec

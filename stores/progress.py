@@ -1,6 +1,6 @@
 """The one type of a progress callback, ``on_progress(done, total)``: ``done`` items of ``total``
 finished, ``total`` None where it is not known in advance (files found while loading). Tools
-call it; graphs pass graphs/progress.py's ``progress_reporter``, which streams the event. It
+call it; graphs pass graphs/runtime/progress.py's ``progress_reporter``, which streams the event. It
 lives in stores/, the floor that both tools and graphs may import (tests/test_architecture.py).
 """
 

@@ -13,7 +13,7 @@ from tests.openai_server import openai_server  # noqa: E402,F401  (the loopback 
 
 import pytest  # noqa: E402
 
-from benchsmith.graphs.resources import clear_registry  # noqa: E402
+from benchsmith.graphs.runtime.resources import clear_registry  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

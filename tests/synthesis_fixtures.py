@@ -16,8 +16,8 @@ from benchsmith.agents.questioner import GeneratedQuestion
 from benchsmith.agents.responder import GeneratedAnswer
 from benchsmith.graphs.ingest import IngestContext
 from benchsmith.graphs.ingest import builder as ingest_builder
-from benchsmith.graphs.resources import register_embedder, register_model
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.resources import register_embedder, register_model
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.synthesize import SynthesisContext
 from benchsmith.graphs.synthesize import builder as synthesis_builder
 from benchsmith.stores.workspace import Workspace

@@ -14,8 +14,8 @@ from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.graphs.audit import EXTRA_QRELS_FILE, INSTANCES_FILE, JUDGMENTS_FILE, AuditContext, builder
 from benchsmith.graphs.evaluate import EvaluationContext
 from benchsmith.graphs.evaluate import builder as evaluation_builder
-from benchsmith.graphs.resources import register_embedder, register_model
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.resources import register_embedder, register_model
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.beir import read_beir_qrels
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.workspace import Workspace

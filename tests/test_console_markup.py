@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from benchsmith.agents.models import ModelSeam, ScriptedBackend
 from benchsmith.agents.seam_errors import InvalidOutput
 from benchsmith.graphs.cli import app
-from benchsmith.graphs.resources import register_embedder, register_model
+from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from tests.embedders import HashingEmbedder
 
 runner = CliRunner(env={"COLUMNS": "400"})  # long paths on one line

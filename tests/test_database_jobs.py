@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 import benchsmith
 from benchsmith.graphs.cli import app
-from benchsmith.graphs.resources import register_embedder
-from benchsmith.graphs.runner import checkpoint_thread
+from benchsmith.graphs.runtime.resources import register_embedder
+from benchsmith.graphs.runtime.runner import checkpoint_thread
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import connection as connection_to
 from benchsmith.stores.postgres_runs import find_run

@@ -83,7 +83,7 @@ USAGE_MD = """# Usage
 
 Settings are read from the command line first and from the environment second. The
 {ref}`workspace section <workspace>` explains where runs are stored, and
-{py:meth}`~benchsmith.graphs.runner.run_job` is the function every command goes through.
+{py:meth}`~benchsmith.graphs.runtime.runner.run_job` is the function every command goes through.
 
 ```{code-block} python
 :caption: settings.py

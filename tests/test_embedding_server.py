@@ -19,7 +19,7 @@ from benchsmith.agents.embeddings import EMBEDDINGS_API_KEY_ENV, EMBEDDINGS_BASE
 from benchsmith.agents.models import ModelEndpointError, ModelSettings, ModelUnavailableError
 from benchsmith.agents.pricing import PRICES_ENV
 from benchsmith.graphs.jobs.common import check_embedders
-from benchsmith.graphs.resources import check_embedder_spec, embedder_for, register_embedder
+from benchsmith.graphs.runtime.resources import check_embedder_spec, embedder_for, register_embedder
 from benchsmith.stores.embedding_cache import EmbeddingCache
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.trec import read_trec_run

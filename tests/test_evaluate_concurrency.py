@@ -23,8 +23,8 @@ SCRIPT = textwrap.dedent("""
     import json, sys
     from pathlib import Path
     from benchsmith.graphs.evaluate import EvaluationContext, builder
-    from benchsmith.graphs.resources import register_embedder
-    from benchsmith.graphs.runner import run_job
+    from benchsmith.graphs.runtime.resources import register_embedder
+    from benchsmith.graphs.runtime.runner import run_job
     from benchsmith.stores.workspace import Workspace
     from tests.embedders import HashingEmbedder
 

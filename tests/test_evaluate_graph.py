@@ -17,8 +17,8 @@ from benchsmith.agents.models import ModelSeam, ScriptedBackend
 from benchsmith.agents.rewriter import RewrittenQuery
 from benchsmith.evals.measures import evaluate_run, parse_measures
 from benchsmith.graphs.evaluate import RUN_FILES_DIR, EvaluationContext, builder
-from benchsmith.graphs.resources import register_embedder, register_model, register_scorer
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.resources import register_embedder, register_model, register_scorer
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.beir import load_benchmark
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.trec import read_trec_run

@@ -8,7 +8,7 @@ import uuid
 import pytest
 from langgraph.checkpoint.memory import MemorySaver
 
-from benchsmith.graphs.resources import register_model
+from benchsmith.graphs.runtime.resources import register_model
 from benchsmith.graphs.synthesize import conversation_builder, conversation_graph
 from benchsmith.stores.clusters import load_clustering
 from benchsmith.stores.errors import InputError

@@ -171,7 +171,7 @@ class DyingScorer:
 
 def test_score_is_a_run_that_runs_lists_resumes_and_reports_finished(tmp_path):
     import benchsmith
-    from benchsmith.graphs.resources import register_scorer
+    from benchsmith.graphs.runtime.resources import register_scorer
 
     workspace = tmp_path / "ws"
     built = benchsmith.build_hardneg([write_corpus(tmp_path / "corpus")], conditions=3, workspace=workspace,
@@ -220,7 +220,7 @@ def test_bad_score_input_exits_2_and_makes_no_run(tmp_path):
 KILLABLE_SCORING = """
 import sys, time
 import benchsmith
-from benchsmith.graphs.resources import register_scorer
+from benchsmith.graphs.runtime.resources import register_scorer
 dataset, workspace, log, pause = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 calls = []
 

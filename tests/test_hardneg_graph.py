@@ -10,7 +10,7 @@ import json
 import pytest
 
 import benchsmith
-from benchsmith.graphs.resources import register_model
+from benchsmith.graphs.runtime.resources import register_model
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.multiconir import read_dataset
@@ -200,8 +200,8 @@ def test_a_finished_build_is_reported_without_rebuilding(tmp_path):
 def test_build_from_a_collection(tmp_path):
     from benchsmith.graphs.ingest import IngestContext
     from benchsmith.graphs.ingest import builder as ingest_builder
-    from benchsmith.graphs.resources import register_embedder
-    from benchsmith.graphs.runner import run_job
+    from benchsmith.graphs.runtime.resources import register_embedder
+    from benchsmith.graphs.runtime.runner import run_job
     from benchsmith.stores.workspace import Workspace
     from tests.embedders import HashingEmbedder
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import benchsmith
-from benchsmith.graphs.resources import register_embedder, register_scorer
+from benchsmith.graphs.runtime.resources import register_embedder, register_scorer
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.multiconir import read_dataset, read_ladder_scores, read_task1_scores
 from benchsmith.stores.runs import RunDirectory, list_runs
@@ -186,7 +186,7 @@ def test_a_killed_run_resumes_only_its_unfinished_scorers_into_identical_files(d
 
 
 def test_the_studio_graph_scores_with_no_context(dataset, tmp_path, monkeypatch):
-    from benchsmith.graphs.hardneg_score import graph
+    from benchsmith.graphs.hardneg.score import graph
 
     monkeypatch.setenv("BENCHSMITH_WORKSPACE", str(tmp_path / "ws"))
     output = graph.invoke({"run_id": "studio", "dataset": str(dataset.run_dir), "scorers": ["bm25-row"],

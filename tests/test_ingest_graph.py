@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from benchsmith.graphs.ingest import IngestContext, builder
-from benchsmith.graphs.resources import register_embedder
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.resources import register_embedder
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.runs import RunDirectory

@@ -15,8 +15,8 @@ from benchsmith.evals.nugget_measures import nugget_measures
 from benchsmith.graphs.cli import app
 from benchsmith.graphs.evaluate import EvaluationContext, builder
 from benchsmith.graphs.jobs.evaluate import measure_runs
-from benchsmith.graphs.resources import register_embedder, register_model
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.resources import register_embedder, register_model
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.nugget_qrels import read_nugget_qrels, write_nugget_qrels
 from benchsmith.stores.trec import read_trec_run, write_trec_qrels, write_trec_run

@@ -13,7 +13,7 @@ import benchsmith
 from benchsmith.agents.models import ModelSeam, ScriptedBackend
 from benchsmith.agents.nuggets import SupportJudgmentsBase
 from benchsmith.evals.nugget_measures import nugget_measures
-from benchsmith.graphs.resources import chroma_client, register_embedder, register_model
+from benchsmith.graphs.runtime.resources import chroma_client, register_embedder, register_model
 from benchsmith.stores.beir import load_benchmark
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.nugget_qrels import read_nugget_qrels
@@ -152,7 +152,7 @@ def test_a_crash_mid_judging_resumes_without_judging_any_batch_twice(inputs):
 def test_an_ingested_collection_is_a_corpus_too(tmp_path):
     from benchsmith.graphs.ingest import IngestContext
     from benchsmith.graphs.ingest import builder as ingest_builder
-    from benchsmith.graphs.runner import run_job
+    from benchsmith.graphs.runtime.runner import run_job
 
     questions, repository = write_questions(tmp_path / "qa.jsonl"), write_repository(tmp_path / "repo")
     workspace = Workspace.resolve(tmp_path / "ws")

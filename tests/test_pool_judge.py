@@ -6,7 +6,7 @@ from __future__ import annotations
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.pool_judge import PoolJudge, passage_support, query_names, weighted_query_terms
 from benchsmith.agents.text import PassageStatistics
-from benchsmith.graphs.select_judging import judge_batch
+from benchsmith.graphs.select.judging import judge_batch
 from benchsmith.stores.beir import BenchmarkQuery
 from benchsmith.stores.llm_cache import LLMCache
 

@@ -18,7 +18,7 @@ from benchsmith.evals.robustness import RELEVANT_GRADE, confirmed_grade, is_bina
 from benchsmith.graphs.cli import app
 from benchsmith.graphs.jobs.paraphrase import paraphrase
 from benchsmith.graphs.jobs.robustness import robustness
-from benchsmith.graphs.resources import register_model
+from benchsmith.graphs.runtime.resources import register_model
 from benchsmith.stores.beir import read_beir_qrels
 from benchsmith.stores.errors import InputError
 from tests.chromium import chromium_or_skip, loaded_images

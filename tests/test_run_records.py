@@ -20,8 +20,8 @@ from benchsmith.graphs.audit import builder as audit_builder
 from benchsmith.graphs.cli import app
 from benchsmith.graphs.paraphrase import ParaphraseContext
 from benchsmith.graphs.paraphrase import builder as paraphrase_builder
-from benchsmith.graphs.resources import register_embedder, register_model
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.resources import register_embedder, register_model
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.synthesize import SynthesisContext
 from benchsmith.graphs.synthesize import builder as synthesis_builder
 from benchsmith.stores.errors import InputError

@@ -1,4 +1,4 @@
-"""The configuration search (graphs/select.py) on corpora written here: SEARA's proof checked
+"""The configuration search (graphs/select/graph.py) on corpora written here: SEARA's proof checked
 against complete labels, minimal facts credited across chunkings, judgments paid once across
 configurations, runs and crashes, staged search, and every dimension of the space."""
 
@@ -14,8 +14,8 @@ from scipy.stats import kendalltau
 
 from benchsmith.agents.models import ModelSeam, ScriptedBackend
 from benchsmith.graphs.jobs.select import strategy_space
-from benchsmith.graphs.resources import register_model, register_scorer, run_seam
-from benchsmith.graphs.select import FACTS_FILE, JUDGMENTS_FILE, STAGES_FILE, graph
+from benchsmith.graphs.runtime.resources import register_model, register_scorer, run_seam
+from benchsmith.graphs.select.graph import FACTS_FILE, JUDGMENTS_FILE, STAGES_FILE, graph
 from benchsmith.stores.beir import read_beir_qrels
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.trec import read_trec_run

@@ -148,7 +148,7 @@ def test_queries_to_separate_worked_example():
 
 
 def test_separation_names_a_winner_only_when_the_top_interval_clears_the_runner_ups():
-    from benchsmith.graphs.select_results import separation
+    from benchsmith.graphs.select.results import separation
 
     rng = np.random.default_rng(0)
     spread = {name: rng.normal(value, 0.03, size=200) for name, value in (("a", 0.9), ("b", 0.88), ("c", 0.5))}

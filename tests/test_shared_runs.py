@@ -23,8 +23,8 @@ import pytest
 
 from benchsmith.graphs.ingest import IngestContext
 from benchsmith.graphs.ingest import builder as ingest_builder
-from benchsmith.graphs.resources import register_embedder
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.resources import register_embedder
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.postgres import connection as connection_to  # the schema made on first use
 from benchsmith.stores.workspace import Workspace
 from tests.audit_fixtures import server_judge, write_audit_benchmark

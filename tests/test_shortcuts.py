@@ -17,8 +17,8 @@ from benchsmith.agents.models import ModelSeam, ScriptedBackend
 from benchsmith.evals import shortcuts
 from benchsmith.evals.audit_verdicts import overall_verdict
 from benchsmith.graphs.audit import SHORTCUTS_FILE, AuditContext, benchmark_shortcuts, builder
-from benchsmith.graphs.resources import register_embedder, register_model
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.resources import register_embedder, register_model
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.beir import load_benchmark
 from benchsmith.stores.workspace import Workspace
 from tests.audit_fixtures import judge_reply, write_audit_benchmark

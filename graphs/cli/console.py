@@ -1,5 +1,5 @@
 """The CLI's one home for printing and progress: the consoles, the options every command
-shares, progress bars fed by the graphs' stream events (graphs/progress.py), running a job
+shares, progress bars fed by the graphs' stream events (graphs/runtime/progress.py), running a job
 under them, and printing usage, cost estimates and errors."""
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def guarded(action: Callable[[], Result]) -> Result:
 # Progress.
 
 class ProgressBars:
-    """One bar per stage, created by its first event (graphs/progress.py); a node's end
+    """One bar per stage, created by its first event (graphs/runtime/progress.py); a node's end
     completes the bar of the same name."""
 
     def __init__(self, progress: Progress):

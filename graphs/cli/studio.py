@@ -28,10 +28,10 @@ GRAPHS = {
     "audit": "benchsmith.graphs.audit:graph",
     "paraphrase": "benchsmith.graphs.paraphrase:graph",
     "robustness": "benchsmith.graphs.robustness:graph",
-    "hardneg": "benchsmith.graphs.hardneg:graph",
-    "hardneg-score": "benchsmith.graphs.hardneg_score:graph",
+    "hardneg": "benchsmith.graphs.hardneg.build:graph",
+    "hardneg-score": "benchsmith.graphs.hardneg.score:graph",
     "nuggets": "benchsmith.graphs.nuggets:graph",
-    "select": "benchsmith.graphs.select:graph",
+    "select": "benchsmith.graphs.select.graph:graph",
     "validate": "benchsmith.graphs.validate:graph",
 }
 

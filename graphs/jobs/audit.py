@@ -14,12 +14,12 @@ from benchsmith.agents.models import BASELINE
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
 from benchsmith.graphs.audit import AuditContext, builder, gold_document
-from benchsmith.graphs.corpus_indexes import cached_benchmark, corpus_documents, document_text
+from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path, shared_arguments,
                                            workspace_for)
 from benchsmith.graphs.jobs.defaults import AUDIT_NEGATIVES as DEFAULT_NEGATIVES
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.work_items import DEFAULT_LEASE_S

@@ -13,7 +13,7 @@ from typing import Any
 from benchsmith.agents.endpoints import resolve_base_url
 from benchsmith.agents.models import BASELINE, parse_model_spec
 from benchsmith.agents.pricing import PriceTable
-from benchsmith.graphs.resources import check_embedder_spec, check_model_spec, estimating, missing_key
+from benchsmith.graphs.runtime.resources import check_embedder_spec, check_model_spec, estimating, missing_key
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import is_valid_run_id, new_run_id
 from benchsmith.stores.workspace import Workspace

@@ -19,7 +19,7 @@ from benchsmith.evals.measures import (DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BAT
 from benchsmith.evals.nugget_measures import (DEFAULT_NUGGET_MEASURES, UnknownNuggetMeasure, check_nugget_measures,
                                               evaluate_batches_with_nuggets, is_nugget_measure, query_qrels,
                                               split_measures)
-from benchsmith.graphs.corpus_indexes import cached_benchmark, corpus_documents
+from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents
 from benchsmith.graphs.evaluate import EvaluationContext, builder, input_problems, judgments
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path,
@@ -28,8 +28,8 @@ from benchsmith.graphs.jobs.defaults import EVALUATE_BATCH_SIZE as DEFAULT_BATCH
 from benchsmith.graphs.jobs.defaults import EVALUATE_DEPTH as DEFAULT_DEPTH
 from benchsmith.graphs.jobs.defaults import EVALUATE_HISTORIES as DEFAULT_HISTORIES
 from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
-from benchsmith.graphs.resources import check_reranker
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.resources import check_reranker
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.beir import Benchmark, read_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.integrity import raise_if_strict

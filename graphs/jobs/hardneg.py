@@ -18,11 +18,11 @@ from benchsmith.agents.condition_queries import ConditionQueryWriter
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.agents.negative_rewriter import NEGATIVE_KINDS, NegativeRewriter
 from benchsmith.evals.multicondition import DEFAULT_RESAMPLES
-from benchsmith.graphs.hardneg import HardnegContext, read_source_documents
-from benchsmith.graphs.hardneg import builder as hardneg_builder
-from benchsmith.graphs.hardneg_score import HardnegScoreContext
-from benchsmith.graphs.hardneg_score import builder as score_builder
-from benchsmith.graphs.hardneg_scoring import load_dataset, output_directory, reference_measures_of_tables
+from benchsmith.graphs.hardneg.build import HardnegContext, read_source_documents
+from benchsmith.graphs.hardneg.build import builder as hardneg_builder
+from benchsmith.graphs.hardneg.score import HardnegScoreContext
+from benchsmith.graphs.hardneg.score import builder as score_builder
+from benchsmith.graphs.hardneg.scoring import load_dataset, output_directory, reference_measures_of_tables
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least,
                                            check_collection_name, check_embedders, check_fraction, check_models,
                                            checked_run_id, job_run, priced, workspace_for)
@@ -30,8 +30,8 @@ from benchsmith.graphs.jobs.defaults import HARDNEG_CONCURRENCY as DEFAULT_CONCU
 from benchsmith.graphs.jobs.defaults import HARDNEG_CONDITIONS as DEFAULT_CONDITIONS
 from benchsmith.graphs.jobs.defaults import HARDNEG_MAX_CHARS as DEFAULT_MAX_CHARS
 from benchsmith.graphs.jobs.defaults import HARDNEG_SCORERS as DEFAULT_SCORERS
-from benchsmith.graphs.resources import check_reranker
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.resources import check_reranker
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.runs import RunDirectory

@@ -13,7 +13,7 @@ from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, 
                                            check_embedders, check_fraction, check_models, checked_run_id, job_run,
                                            priced, workspace_for)
 from benchsmith.graphs.jobs.defaults import INGEST_COLLECTION as DEFAULT_COLLECTION
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.postgres import database_url

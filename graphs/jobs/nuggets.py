@@ -16,7 +16,7 @@ from benchsmith.agents.nuggets import DEFAULT_MAX_NUGGETS, NuggetWriter
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_collection_name,
                                            check_models, checked_run_id, job_run, priced, workspace_for)
 from benchsmith.graphs.nuggets import NUGGETS_FILE, NUGGET_QRELS_FILE, NuggetsContext, builder
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
 from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS

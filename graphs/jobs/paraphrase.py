@@ -20,7 +20,7 @@ from benchsmith.graphs.jobs.defaults import PARAPHRASE_MIN_JUDGE_SCORE as DEFAUL
 from benchsmith.graphs.jobs.defaults import PARAPHRASE_PER_TURN as DEFAULT_PER_TURN
 from benchsmith.graphs.paraphrase import (DIVERSITY_FILE, PARAPHRASES_FILE, TEST_SETS_DIR, TURNS_FILE, UNJOINED_FILE,
                                           ParaphraseContext, builder)
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.conversational import load_conversational
 from benchsmith.stores.ecast import read_ecast
 from benchsmith.stores.errors import InputError

@@ -21,7 +21,7 @@ from benchsmith.graphs.jobs.defaults import ROBUSTNESS_RETRIEVERS as DEFAULT_RET
 from benchsmith.graphs.jobs.evaluate import SIGNIFICANCE_TESTS, checked_measures
 from benchsmith.graphs.robustness import (AUGMENTED_QRELS_FILE, RobustnessContext, benchmark_qrels, builder,
                                           test_set_names)
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.postgres import database_url

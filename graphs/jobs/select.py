@@ -21,9 +21,9 @@ from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, 
 from benchsmith.graphs.jobs.defaults import SELECT_BATCH_SIZE as DEFAULT_BATCH_SIZE
 from benchsmith.graphs.jobs.defaults import SELECT_JUDGES as DEFAULT_JUDGES
 from benchsmith.graphs.jobs.defaults import SELECT_RERANK_DEPTH as DEFAULT_RERANK_DEPTH
-from benchsmith.graphs.runner import run_job
-from benchsmith.graphs.select import SelectContext, builder, label_judge, queries_of
-from benchsmith.graphs.select_retrieval import chunk_index, corpus_of
+from benchsmith.graphs.runtime.runner import run_job
+from benchsmith.graphs.select.graph import SelectContext, builder, label_judge, queries_of
+from benchsmith.graphs.select.retrieval import chunk_index, corpus_of
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.space_files import read_space_file

@@ -20,8 +20,8 @@ from benchsmith.graphs.jobs.defaults import SYNTHESIS_MAX_OVERLAP as DEFAULT_MAX
 from benchsmith.graphs.jobs.defaults import SYNTHESIS_OVERLAP_ATTEMPTS as DEFAULT_OVERLAP_ATTEMPTS
 from benchsmith.graphs.jobs.defaults import SYNTHESIS_OVERLAP_REPLANS as DEFAULT_OVERLAP_REPLANS
 from benchsmith.graphs.jobs.defaults import SYNTHESIS_TURNS as DEFAULT_TURNS
-from benchsmith.graphs.resources import chroma_client
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.resources import chroma_client
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.synthesize import (BEIR_DIR, DIALOGUES_FILE, STATS_FILE, TREC_QRELS_FILE, SynthesisContext,
                                           builder)
 from benchsmith.stores.benchmark_files import Dialogue

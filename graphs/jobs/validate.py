@@ -12,7 +12,7 @@ from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.evals.validity import DEFAULT_BOOTSTRAP
-from benchsmith.graphs.corpus_indexes import cached_benchmark, corpus_documents, document_text
+from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path,
                                            retriever_embedders, workspace_for)
@@ -21,7 +21,7 @@ from benchsmith.graphs.jobs.defaults import VALIDATE_MEASURE as DEFAULT_MEASURE
 from benchsmith.graphs.jobs.defaults import VALIDATE_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.graphs.jobs.evaluate import checked_measures
 from benchsmith.graphs.jobs.select import checked_judges
-from benchsmith.graphs.runner import run_job
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.validate import JUDGE_BATCH, ValidationContext, builder, check_same_corpus, default_histories
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.labelled_questions import read_labelled_questions

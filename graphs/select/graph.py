@@ -16,7 +16,7 @@ rewriter, reranker, filter and top K to ship, judged on real user queries.
 2. The pool is the union of every configuration's top K per query (``pool.jsonl``).
 3. Each (query, chunk text) pair of the pool is judged once, in batches per query, by the
    judge ensemble with the audit's vote rule; verdicts are appended to ``judgments.jsonl`` as
-   they come (resume) and kept in the workspace for later runs (graphs/select_judging.py).
+   they come (resume) and kept in the workspace for later runs (graphs/select/judging.py).
 4. The judges quote each relevant chunk's minimal facts; ``facts`` clusters them per query
    across chunks and chunkings (``facts.jsonl``), so a fact counts once however it was found.
 5. ``choose``: a staged search keeps the best level of the stage's dimension and plans the
@@ -57,14 +57,14 @@ from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
 from benchsmith.evals.selection_measures import (DEFAULT_BETAS, DEFAULT_RESAMPLES, QueryCounts, configuration_scores,
                                                  main_effects, micro_precision_recall, pr_auc, resample_weights)
 from benchsmith.evals.selection_report import selection_report_files
-from benchsmith.graphs.progress import progress_reporter, report_advance
-from benchsmith.graphs.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, register_model,
+from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
+from benchsmith.graphs.runtime.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, register_model,
                                          run_seam, workspace_of)
-from benchsmith.graphs.select_judging import VERDICT_STORE, judge_batch, pair_id, query_facts, stores_verdicts
-from benchsmith.graphs.select_results import (BEST_FILE, JudgedPool, best_by_f_beta, best_configuration_yaml,
+from benchsmith.graphs.select.judging import VERDICT_STORE, judge_batch, pair_id, query_facts, stores_verdicts
+from benchsmith.graphs.select.results import (BEST_FILE, JudgedPool, best_by_f_beta, best_configuration_yaml,
                                               configuration_counts, measured_configurations, selection_notes,
                                               separation, separation_text)
-from benchsmith.graphs.select_retrieval import RetrievalSettings, chunk_index, configuration_run, corpus_of, query_texts
+from benchsmith.graphs.select.retrieval import RetrievalSettings, chunk_index, configuration_run, corpus_of, query_texts
 from benchsmith.stores.beir import BenchmarkQuery, read_beir_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic, write_text_atomic
@@ -467,7 +467,7 @@ def after_choose(state: SelectState) -> Literal["prepare", "report"]:
 
 
 # ---------------------------------------------------------------------------------------
-# Measures (graphs/select_results.py).
+# Measures (graphs/select/results.py).
 
 def _judged_pool(runtime: Runtime[SelectContext], state: SelectState) -> JudgedPool:
     run_dir = _run_dir(runtime, state["run_id"])

@@ -12,7 +12,7 @@ With a database (``--database``) checkpoints, the model cache, the usage ledger 
 record are in PostgreSQL. A run that workers share (a job that gives its API ``arguments``:
 synthesis, audit) keeps those arguments there, where ``benchsmith work`` on any machine reads
 them to join it; each process is a worker with its own checkpoint thread (``RUN_ID@host:pid``),
-and the run's progress is its work items (graphs/resources.run_items), so a worker that starts,
+and the run's progress is its work items (graphs/runtime/resources.run_items), so a worker that starts,
 dies or comes back later never replays another's steps, and a worker that crashes leaves the
 run to the others. Any other run belongs to its workspace, where its files are: its thread is
 ``RUN_ID@host:workspace``, so the same run id in another workspace is another run, and never
@@ -30,7 +30,7 @@ from langgraph.graph.state import StateGraph
 
 from benchsmith.agents.endpoints import forget_endpoints
 from benchsmith.agents.redaction import redact
-from benchsmith.graphs.resources import release_run_items, usage_totals
+from benchsmith.graphs.runtime.resources import release_run_items, usage_totals
 from benchsmith.stores.checkpoints import run_checkpointer
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres_runs import find_run, register_worker, save_run, worker_name, worker_seen

@@ -31,10 +31,10 @@ from langgraph.types import Send
 from typing_extensions import NotRequired, TypedDict
 
 from benchsmith.evals.multicondition import DEFAULT_RESAMPLES
-from benchsmith.graphs.hardneg_scoring import (load_dataset, output_directory, score_one, scorer_spec,
+from benchsmith.graphs.hardneg.scoring import (load_dataset, output_directory, score_one, scorer_spec,
                                                write_score_report)
-from benchsmith.graphs.progress import progress_reporter, report_reused
-from benchsmith.graphs.resources import StoreOptions, workspace_of
+from benchsmith.graphs.runtime.progress import progress_reporter, report_reused
+from benchsmith.graphs.runtime.resources import StoreOptions, workspace_of
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace

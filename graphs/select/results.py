@@ -1,4 +1,4 @@
-"""Measuring a configuration search (graphs/select.py) once its pool is judged: each
+"""Measuring a configuration search (graphs/select/graph.py) once its pool is judged: each
 configuration's counts from its run file and the judged pool, the configurations measured and
 ranked, the precision-first and recall-first picks, the winner as a ready-to-use space file,
 and the notes that say how every number was made."""
@@ -13,8 +13,8 @@ import yaml
 
 from benchsmith.evals.selection_measures import (QueryCounts, bootstrap_standard_error, intervals_overlap, query_counts,
                                                  queries_to_separate, win_share)
-from benchsmith.graphs.select_judging import pair_id
-from benchsmith.graphs.select_retrieval import ChunkIndex
+from benchsmith.graphs.select.judging import pair_id
+from benchsmith.graphs.select.retrieval import ChunkIndex
 from benchsmith.stores.trec import Run
 from benchsmith.tools.strategy_space import DIMENSIONS, SelectConfiguration
 

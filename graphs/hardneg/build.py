@@ -45,8 +45,8 @@ from benchsmith.agents.condition_queries import ConditionQueryWriter, instructio
 from benchsmith.agents.condition_text import normalize
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.negative_rewriter import NegativeRewriter
-from benchsmith.graphs.progress import progress_reporter, report_advance
-from benchsmith.graphs.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, run_seam,
+from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
+from benchsmith.graphs.runtime.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, run_seam,
                                          workspace_of)
 from benchsmith.stores.benchmark_files import canonicalize, write_beir
 from benchsmith.stores.errors import InputError

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from langgraph.types import Send
 
 from benchsmith.agents.redaction import redact
-from benchsmith.graphs.progress import progress_reporter
+from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.stores.work_items import WorkItems
 
 Item = TypeVar("Item")
@@ -37,7 +37,7 @@ def next_batch(pending: Sequence[Item], concurrency: int) -> list[Item]:
 
 
 # ---------------------------------------------------------------------------------------
-# Fanning out over a run's work items (graphs/resources.run_items), alone or beside other workers.
+# Fanning out over a run's work items (graphs/runtime/resources.run_items), alone or beside other workers.
 
 WAIT_FOR_WORKERS_S = 1.0
 

@@ -1,7 +1,7 @@
 """Scoring a multi-condition hard-negative dataset: every scorer's score tables in the reference
 layout, the MultiConIR measures with bootstrap intervals, the worst rows and the report.
 
-The pieces the scoring graph (graphs/hardneg_score.py) runs: :func:`score_one` scores the pairs
+The pieces the scoring graph (graphs/hardneg/score.py) runs: :func:`score_one` scores the pairs
 with one scorer and writes its tables (each file atomically), :func:`write_score_report` gathers
 every scorer's results into the results JSON and the report. A scorer's tables and report are
 rewritten whole whenever it is scored.
@@ -16,7 +16,7 @@ from typing import Any
 
 from benchsmith.evals import multicondition
 from benchsmith.evals.hardneg_report import hardneg_report_files
-from benchsmith.graphs.resources import embedder_for, scorer_for
+from benchsmith.graphs.runtime.resources import embedder_for, scorer_for
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.jsonl import load_jsonl
@@ -41,7 +41,7 @@ SCORES_DIR = "scores"
 
 def load_dataset(dataset: str | Path, workspace: Workspace) -> tuple[Path, list[DatasetRow], dict[str, Any]]:
     """(path, rows, build information) of a build run directory or run id, or a hardneg.csv."""
-    from benchsmith.graphs.hardneg import MULTICONIR_DIR, ROWS_FILE, STATS_FILE, dataset_row
+    from benchsmith.graphs.hardneg.build import MULTICONIR_DIR, ROWS_FILE, STATS_FILE, dataset_row
 
     path = Path(dataset)
     if not path.exists() and "/" not in str(dataset) and workspace.run_dir(str(dataset)).exists():

@@ -1,4 +1,4 @@
-"""Judging a configuration search's pool (graphs/select.py): batches of (query, chunk) pairs
+"""Judging a configuration search's pool (graphs/select/graph.py): batches of (query, chunk) pairs
 by a judge ensemble with the audit's vote rule, and the minimal facts matched across chunks.
 
 A pair is a query and a chunk *text* (its content hash): the same text reached through two

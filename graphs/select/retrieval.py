@@ -1,4 +1,4 @@
-"""What a configuration search (graphs/select.py) retrieves with: the corpus, its chunkings
+"""What a configuration search (graphs/select/graph.py) retrieves with: the corpus, its chunkings
 and their indexes, the query texts of each rewrite level, and one configuration's run.
 
 Loaded once per process and shared by the search's workers: the corpus (per file version),
@@ -23,9 +23,9 @@ import numpy as np
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.query_expander import QueryExpander
 from benchsmith.agents.rewriter import Rewriter
-from benchsmith.graphs.corpus_indexes import COLLECTION_UNSAFE
-from benchsmith.graphs.progress import progress_reporter
-from benchsmith.graphs.resources import chroma_client, embedder_for, scorer_for
+from benchsmith.graphs.runtime.corpus_indexes import COLLECTION_UNSAFE
+from benchsmith.graphs.runtime.progress import progress_reporter
+from benchsmith.graphs.runtime.resources import chroma_client, embedder_for, scorer_for
 from benchsmith.stores.beir import BenchmarkQuery
 from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.trec import Run

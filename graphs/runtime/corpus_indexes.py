@@ -10,8 +10,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from benchsmith.graphs.progress import progress_reporter
-from benchsmith.graphs.resources import chroma_client
+from benchsmith.graphs.runtime.progress import progress_reporter
+from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.stores.beir import Benchmark, load_benchmark
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.integrity import DuplicateIds, IdProblem

@@ -1,0 +1,2 @@
+"""Multi-condition queries with hard negatives (MultiConIR): the build graph (build.py), the
+scoring graph (score.py) and the scoring steps it runs (scoring.py)."""

@@ -1,0 +1,2 @@
+"""The configuration search of ``benchsmith select`` (SEARA): the graph (graph.py), what it retrieves
+with (retrieval.py), how its pool is judged (judging.py) and measured (results.py)."""
