@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
@@ -504,3 +505,36 @@ builder.add_edge("measure", END)
 # The Studio copy: compiled without a checkpointer (the server brings its own).
 graph = builder.compile()
 graph.name = "evaluate"
+
+
+def evaluate_as_child(parent_run_id: str, label: str, inputs: EvaluationInput, context: EvaluationContext,
+                      settings: dict[str, Any]) -> EvaluationOutput:
+    """Run this graph as a subgraph of a node of a job that evaluates several sets (robustness,
+    validate), for the set ``label``: a child run ``inputs["run_id"]`` with a record of its own,
+    listed under ``parent_run_id`` by `benchsmith runs`, its progress streamed as ``"<label>
+    <stage>"`` through the parent's stream. Called from a node, it checkpoints in the parent's
+    thread (LangGraph's subgraph namespace), so a killed parent resumes the evaluation where it
+    stopped; a child that finished before is reused from its record."""
+    run_dir = RunDirectory(workspace_of(context), inputs["run_id"])
+    if run_dir.exists() and run_dir.load().status == "finished":
+        return run_dir.load().summary  # type: ignore[return-value]
+    run_dir.mark_child(parent_run_id)
+    run_dir.start("evaluate", settings)
+    writer = get_stream_writer()
+    output: dict[str, Any] = {}
+    try:
+        for mode, payload in graph.stream(inputs, context=context, stream_mode=["custom", "values"]):
+            if mode == "values":
+                output = payload
+            elif "stage" in payload:
+                writer({**payload, "stage": f"{label} {payload['stage']}"})
+            elif "warning" in payload:
+                writer({"warning": f"{label} set: {payload['warning']}"})
+            else:
+                writer(payload)
+    except BaseException as error:
+        run_dir.crash(str(error) or type(error).__name__)
+        raise
+    summary = {key: output[key] for key in EvaluationOutput.__annotations__ if key in output}
+    run_dir.finish(summary)
+    return summary  # type: ignore[return-value]

@@ -24,17 +24,12 @@ The evaluate runs are the robustness run's children: each is marked with its par
 
 from __future__ import annotations
 
-import concurrent.futures
-import contextvars
 import functools
-import json
 import operator
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
@@ -46,6 +41,7 @@ from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.measures import evaluate_run, parse_measures
 from benchsmith.evals.robustness_report import robustness_report_files
 from benchsmith.evals.significance import DEFAULT_RESAMPLES, describe
+from benchsmith.graphs.evaluate import EvaluationContext, EvaluationInput, evaluate_as_child
 from benchsmith.graphs.runtime.corpus_indexes import document_text
 from benchsmith.graphs.paraphrase import BENCHMARK_FILE, QRELS_FILE, TEST_SETS_DIR, TEST_SETS_FILE, TURNS_FILE
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
@@ -54,7 +50,7 @@ from benchsmith.stores.beir import merge_qrels, read_beir_qrels
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
+from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_qrels
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER
@@ -132,16 +128,12 @@ def _run_dir(runtime: Runtime[RobustnessContext], run_id: str) -> RunDirectory:
     return RunDirectory(workspace_of(_context(runtime)), run_id)
 
 
-def _read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
 def test_set_names(paraphrase_run: Path) -> list[str]:
     """``original`` and the paraphrase run's test sets, in order."""
     path = paraphrase_run / TEST_SETS_FILE
     if not path.is_file():
         raise InputError(f"{paraphrase_run}: not a finished paraphrase run (no {TEST_SETS_FILE})")
-    return [ORIGINAL, *_read_json(path)]
+    return [ORIGINAL, *read_json(path)]
 
 
 def benchmark_qrels(paraphrase_run: Path, qrels: str | None) -> Qrels:
@@ -177,7 +169,7 @@ def _documents_in(path: Path, modified: float) -> dict[str, str]:
 
 def document_texts(runtime: Runtime[RobustnessContext], paraphrase_run: str) -> dict[str, str]:
     """``{doc id: text}`` of the benchmark's corpus, or of the corpus given with run files; empty without one."""
-    corpus = _context(runtime).corpus or _read_json(Path(paraphrase_run) / BENCHMARK_FILE).get("corpus")
+    corpus = _context(runtime).corpus or read_json(Path(paraphrase_run) / BENCHMARK_FILE).get("corpus")
     if not corpus:
         return {}
     path = Path(corpus).resolve()
@@ -215,33 +207,23 @@ def next_step(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> Li
 
 
 def evaluate(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> dict[str, Any]:
-    """Evaluate the next test set with the evaluate job (its own run: resumable, reused when finished)."""
-    from benchsmith.graphs.jobs.evaluate import evaluate as evaluate_job
-
+    """Evaluate the next test set with the evaluate graph, run as a subgraph (a child run:
+    resumable, reused when finished)."""
     context = _context(runtime)
     log = _evaluation_log(runtime, state["run_id"])
     name = next(name for name in state["sets"] if name not in log.ids())
-    directory = Path(state["paraphrase_run"]) / TEST_SETS_DIR / name
-    writer, node_context, lock = get_stream_writer(), contextvars.copy_context(), threading.Lock()
-
-    def forward(event: dict[str, Any]) -> None:  # the writer needs this node's run context
-        if "stage" in event:
-            with lock:
-                node_context.run(writer, {**event, "stage": f"{name} {event['stage']}"})
-
-    def run() -> Any:
-        return evaluate_job(str(directory), retrievers=state["retrievers"], histories=state["histories"],
-                            depth=context.depth, llm=context.llm, embedder=context.embedder,
-                            workspace=workspace_of(context).root, chroma_host=context.chroma_host,
-                            run_id=f"{state['run_id']}-{name}", on_event=forward)
-
-    RunDirectory(workspace_of(context), f"{state['run_id']}-{name}").mark_child(state["run_id"])
-    # A fresh thread: a graph run inside a node's thread would take the node's run as its parent.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        result = pool.submit(run).result()
-    configurations = result.results()["configurations"]
-    log.append_once({"set": name, "evaluation_run": result.run_id,
-                     "runs": {c["name"]: str(result.run_dir / c["run_file"]) for c in configurations}})
+    child_id = f"{state['run_id']}-{name}"
+    inputs: EvaluationInput = {"run_id": child_id, "benchmark": str(Path(state["paraphrase_run"]) / TEST_SETS_DIR / name),
+                               "retrievers": list(state["retrievers"]), "histories": list(state["histories"]), "runs": []}
+    child_context = EvaluationContext(workspace=str(workspace_of(context).root), chroma_host=context.chroma_host,
+                                      depth=context.depth, llm=context.llm, embedder=context.embedder)
+    output = evaluate_as_child(state["run_id"], name, inputs, child_context,
+                               settings={**inputs, "depth": context.depth, "llm": context.llm,
+                                         "embedder": context.embedder})
+    child_dir = RunDirectory(workspace_of(context), child_id)
+    configurations = read_json(Path(output["report"]["results"]))["configurations"]
+    log.append_once({"set": name, "evaluation_run": child_id,
+                     "runs": {c["name"]: str(child_dir.path / c["run_file"]) for c in configurations}})
     return {}
 
 
@@ -373,7 +355,7 @@ def _results(state: RobustnessState, context: RobustnessContext, paraphrase_run:
                 for turn, docs in sorted(confirmed.items()) for doc, grade in sorted(docs.items())
                 if grade >= robustness_measures.RELEVANT_GRADE]
     examples.sort(key=lambda example: -example["grade"])
-    benchmark = _read_json(paraphrase_run / BENCHMARK_FILE)
+    benchmark = read_json(paraphrase_run / BENCHMARK_FILE)
     unjudged_at_k = {}
     for configuration, values in by_configuration.items():
         for name, means in values["means"]["before"].items():

@@ -25,17 +25,14 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextvars
-import json
 import random
 import shutil
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import NotRequired, TypedDict
@@ -47,6 +44,7 @@ from benchsmith.evals.robustness import top_k
 from benchsmith.evals.validity import (DEFAULT_BOOTSTRAP, competition_ranks, kendall_tau_b, relevance_agreement,
                                        tau_interval, top1_agrees, verdict)
 from benchsmith.evals.validity_report import validity_report_files
+from benchsmith.graphs.evaluate import EvaluationContext, EvaluationInput, evaluate_as_child
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import ModelOptions, StoreOptions, run_seam, workspace_of
@@ -54,7 +52,7 @@ from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import atomic_writer, write_files_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
+from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
 from benchsmith.stores.labelled_questions import read_labelled_questions
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import read_trec_run
@@ -228,39 +226,33 @@ def next_step(state: ValidationState, runtime: Runtime[ValidationContext]) -> Li
 
 
 def evaluate(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[str, Any]:
-    """Evaluate the next set with the evaluate job (its own run: resumable, reused when finished)."""
-    from benchsmith.graphs.jobs.evaluate import evaluate as evaluate_job
-
+    """Evaluate the next set with the evaluate graph, run as a subgraph (a child run: resumable,
+    reused when finished)."""
     context = _context(runtime)
     log = _evaluation_log(runtime, state["run_id"])
     name = next(name for name in SETS if name not in log.ids())
     synthetic = name == SYNTHETIC
-    writer, node_context, lock = get_stream_writer(), contextvars.copy_context(), threading.Lock()
-
-    def forward(event: dict[str, Any]) -> None:  # the writer needs this node's run context
-        if "stage" in event or "warning" in event:
-            with lock:
-                node_context.run(writer, {**event, "stage": f"{name} {event['stage']}"} if "stage" in event else
-                                 {"warning": f"{name} set: {event['warning']}"})
-
-    def run() -> Any:
-        return evaluate_job(
-            state["synthetic"] if synthetic else human_directory(runtime, state), retrievers=state["retrievers"],
-            histories=state["synthetic_histories" if synthetic else "human_histories"], runs=state.get("runs") or [],
-            rerank=context.rerank_model, rerank_depth=context.rerank_depth, depth=context.depth,
-            measures=[context.measure], split=context.split if synthetic else _human_split(context, state),
-            llm=context.llm, embedder=context.embedder, concurrency=context.concurrency,
-            requests_per_second=context.requests_per_second, timeout_s=context.timeout_s,
-            max_attempts=context.max_attempts, structured_output=context.structured_output,
-            workspace=workspace_of(context).root, chroma_host=context.chroma_host, database=context.database,
-            run_id=f"{state['run_id']}-{name}", on_event=forward)
-
-    # A fresh thread: a graph run inside a node's thread would take the node's run as its parent.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
-        result = executor.submit(run).result()
-    results = result.results()
-    log.append_once({"set": name, "evaluation_run": result.run_id, "results": str(result.report["results"]),
-                     "runs": {c["name"]: str(result.run_dir / c["run_file"]) for c in results["configurations"]}})
+    child_id = f"{state['run_id']}-{name}"
+    inputs: EvaluationInput = {
+        "run_id": child_id, "benchmark": state["synthetic"] if synthetic else human_directory(runtime, state),
+        "retrievers": list(state["retrievers"]), "runs": list(state.get("runs") or []),
+        "histories": list(state["synthetic_histories" if synthetic else "human_histories"])}
+    split = context.split if synthetic else _human_split(context, state)
+    child_context = EvaluationContext(
+        workspace=str(workspace_of(context).root), chroma_host=context.chroma_host, database=context.database,
+        split=split, depth=context.depth, measures=(context.measure,), rerank_model=context.rerank_model,
+        rerank_depth=context.rerank_depth, llm=context.llm, embedder=context.embedder,
+        concurrency=context.concurrency, requests_per_second=context.requests_per_second,
+        timeout_s=context.timeout_s, max_attempts=context.max_attempts, structured_output=context.structured_output)
+    output = evaluate_as_child(state["run_id"], name, inputs, child_context, settings={
+        **inputs, "split": split, "depth": context.depth, "measures": [context.measure],
+        "rerank": context.rerank_model, "rerank_depth": context.rerank_depth, "llm": context.llm,
+        "embedder": context.embedder})
+    results_file = Path(output["report"]["results"])
+    child_dir = RunDirectory(workspace_of(context), child_id)
+    log.append_once({"set": name, "evaluation_run": child_id, "results": str(results_file),
+                     "runs": {c["name"]: str(child_dir.path / c["run_file"])
+                              for c in read_json(results_file)["configurations"]}})
     return {}
 
 
@@ -353,7 +345,7 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
     """Rank the configurations on both sets, compare the rankings, measure the judges, write the report."""
     context = _context(runtime)
     evaluations = _evaluations(runtime, state["run_id"])
-    results = {name: load_json(evaluations[name]["results"]) for name in SETS}
+    results = {name: read_json(evaluations[name]["results"]) for name in SETS}
     measure = results[SYNTHETIC]["measures"][0]
     pairs = paired_configurations(results[SYNTHETIC]["configurations"], results[HUMAN]["configurations"],
                                   match_history=state["human_histories"] == state["synthetic_histories"])
@@ -399,10 +391,6 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
             "interval": validity["interval"], "p_value": correlation.p_value, "top1_agrees": validity["top1_agrees"],
             "verdict": said, "judge_agreement": agreement,
             "report": {kind: str(path) for kind, path in paths.items()}}
-
-
-def load_json(path: str) -> Any:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def paired_configurations(synthetic: Sequence[Mapping[str, Any]], human: Sequence[Mapping[str, Any]],

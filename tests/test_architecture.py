@@ -140,3 +140,40 @@ def test_benchsmith_studio_serves_every_graph_with_schemas_and_runs_one(tmp_path
     source_files_after = set(subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=ROOT,
                                             capture_output=True, text=True).stdout.splitlines())
     assert not any(".langgraph_api" in line for line in source_files_after - source_files_before)
+
+
+def test_no_module_imports_a_floor_above_its_own():
+    from tests.import_floors import import_graph, imports_up
+
+    assert imports_up(import_graph(ROOT)) == []
+
+
+def test_no_modules_import_each_other_in_a_circle():
+    from tests.import_floors import cycles, import_graph
+
+    assert cycles(import_graph(ROOT)) == []
+
+
+def test_an_import_planted_back_up_or_in_a_circle_is_caught(tmp_path):
+    """The checks above on a copy of the tree with three planted imports: the shared runtime
+    importing the API (inside a function, where a work-around would hide it), a graph module
+    importing the CLI, and two stores importing each other."""
+    import shutil
+
+    from tests.import_floors import PRODUCT_FOLDERS, cycles, import_graph, imports_up
+
+    for folder in PRODUCT_FOLDERS:
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    assert imports_up(import_graph(tmp_path)) == [] and cycles(import_graph(tmp_path)) == []
+    progress = tmp_path / "graphs" / "runtime" / "progress.py"
+    progress.write_text(progress.read_text(encoding="utf-8") + "\n\ndef planted():\n"
+                        "    from benchsmith.graphs.jobs.evaluate import evaluate\n    return evaluate\n", encoding="utf-8")
+    audit = tmp_path / "graphs" / "audit.py"
+    audit.write_text(audit.read_text(encoding="utf-8") + "\nfrom benchsmith.graphs.cli import console\n", encoding="utf-8")
+    (tmp_path / "stores" / "planted_a.py").write_text("from benchsmith.stores import planted_b\n", encoding="utf-8")
+    (tmp_path / "stores" / "planted_b.py").write_text("from . import planted_a\n", encoding="utf-8")
+    graph = import_graph(tmp_path)
+    assert imports_up(graph) == [
+        "benchsmith.graphs.audit (floor 3) imports benchsmith.graphs.cli.console (floor 5)",
+        "benchsmith.graphs.runtime.progress (floor 2) imports benchsmith.graphs.jobs.evaluate (floor 4)"]
+    assert ["benchsmith.stores.planted_a", "benchsmith.stores.planted_b"] in cycles(graph)
