@@ -259,3 +259,37 @@ def test_retrieval_path_evaluates_every_test_set_with_the_evaluate_job(tmp_path)
     assert len(children) == 3 and all("evaluate" in line for line in children), listed.output
     assert [line for line in rows if "└" not in line][0].split("│")[1].strip() == "rob"
     assert rows.index(children[0]) == 1 + rows.index(next(line for line in rows if "└" not in line))
+
+
+def test_a_robustness_run_stopped_inside_a_test_sets_evaluation_resumes_it_and_scores_as_one_run(tmp_path,
+                                                                                                 monkeypatch):
+    """The evaluate graph runs as a subgraph of robustness: a failure inside the second test
+    set's evaluation leaves the robustness run resumable; the resumed run reuses the finished
+    child, finishes the stopped one, and scores what an uninterrupted run scores."""
+    import benchsmith.graphs.evaluate as evaluate_graph
+
+    write_beir_benchmark(tmp_path / "bench")
+    workspace = tmp_path / "ws"
+    paraphrase(tmp_path / "bench", per_turn=2, min_similarity=0, test_sets=1, workspace=workspace, run_id="para")
+    settings = dict(retrievers=["bm25"], histories=["oracle"], judges=["baseline"], min_votes=1, judge_depth=2,
+                    measures=["nDCG@3"], depth=10, workspace=workspace)
+    whole = robustness("para", **settings, run_id="whole")
+
+    real_batches = evaluate_graph._run_batches
+
+    def failing_in_r1(runtime, run_id, benchmark, configuration):
+        if run_id.endswith("-R1"):
+            raise RuntimeError("the machine went away")
+        return real_batches(runtime, run_id, benchmark, configuration)
+
+    monkeypatch.setattr(evaluate_graph, "_run_batches", failing_in_r1)
+    with pytest.raises(RuntimeError, match="went away"):
+        robustness("para", **settings, run_id="cut")
+    original_report = workspace / "runs" / "cut-original" / "report.md"
+    written_before = original_report.stat().st_mtime_ns
+    monkeypatch.setattr(evaluate_graph, "_run_batches", real_batches)
+    resumed = robustness("para", **settings, run_id="cut")
+    assert resumed.resumed
+    assert original_report.stat().st_mtime_ns == written_before  # the finished child was reused, not redone
+    assert json.loads((workspace / "runs" / "cut-R1" / "run.json").read_text())["status"] == "finished"
+    assert resumed.means == whole.means
