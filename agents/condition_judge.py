@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, create_model, field_validator
 
 from benchsmith.agents.condition_text import states
-from benchsmith.agents.models import Agent, Message, delimited
+from benchsmith.agents.models import Agent, Message, delimited, numbered
 
 JUDGE_SYSTEM_PROMPT = """You check documents against the conditions of a search query.
 For each numbered CONDITION, decide whether the DOCUMENT satisfies it: the document must state it or state
@@ -48,9 +48,7 @@ class ConditionCountJudge(Agent[BaseModel]):
         self.schema = condition_count_schema(count)
 
     def messages(self, *, conditions: list[str], document: str, **_: Any) -> list[Message]:
-        numbered = "\n".join(delimited("condition", condition, number=number)
-                             for number, condition in enumerate(conditions, start=1))
-        user = "\n\n".join([delimited("conditions", numbered), delimited("document", document)])
+        user = "\n\n".join([delimited("conditions", numbered("condition", conditions)), delimited("document", document)])
         return [{"role": "system", "content": JUDGE_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
     def baseline(self, *, conditions: list[str], document: str, **_: Any) -> BaseModel:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, create_model
 
 from benchsmith.agents.condition_extractor import DOMAIN_NOUNS, domain_features
 from benchsmith.agents.condition_text import normalize, strip_list_markers
-from benchsmith.agents.models import Agent, Message, delimited
+from benchsmith.agents.models import Agent, Message, delimited, numbered
 from benchsmith.agents.text import lower_first
 
 QUERY_WRITER_SYSTEM_PROMPT = """You write search queries with several conditions for a benchmark.
@@ -73,9 +73,8 @@ class ConditionQueryWriter(Agent[BaseModel]):
     def messages(self, *, sentences: list[str], domain: str, features: str | None = None, **_: Any) -> list[Message]:
         system = QUERY_WRITER_SYSTEM_PROMPT.format(count=self.count, noun=DOMAIN_NOUNS[domain],
                                                    features=domain_features(domain, features))
-        numbered = "\n".join(delimited("sentence", normalize(sentence), number=number)
-                             for number, sentence in enumerate(sentences, start=1))
-        return [{"role": "system", "content": system}, {"role": "user", "content": delimited("sentences", numbered)}]
+        shown = numbered("sentence", map(normalize, sentences))
+        return [{"role": "system", "content": system}, {"role": "user", "content": delimited("sentences", shown)}]
 
     def baseline(self, *, sentences: list[str], domain: str, **_: Any) -> BaseModel:
         """Each condition is its sentence (without the final stop); the descriptive query joins

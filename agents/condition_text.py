@@ -15,7 +15,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchsmith.agents.text import STOPWORDS, lower_first
+from benchsmith.agents.text import lower_first
+from benchsmith.words import STOPWORDS
 
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # A sentence ends at . ! or ? followed by space and what can start a sentence; line breaks

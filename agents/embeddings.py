@@ -54,7 +54,7 @@ from benchsmith.agents.endpoints import (
 from benchsmith.agents.models import ModelSettings, UsageRecorder, estimate_tokens
 from benchsmith.agents.pricing import PriceTable
 from benchsmith.agents.redaction import register_secret
-from benchsmith.agents.retries import error_name, retrying, transport_failure
+from benchsmith.agents.retries import RetryCounter, retrying, transport_failure
 from benchsmith.agents.seam_errors import InvalidOutput, ModelEndpointError, ModelSeamError
 
 EMBEDDER_PROVIDER = "openai"
@@ -192,19 +192,10 @@ class OpenAIEmbedder:
     # One batch: request with retries, cache, account.
 
     def _embed_batch(self, batch: list[str], keys: dict[str, str]) -> np.ndarray:
-        retries = 0
-
-        def count(error: BaseException | None) -> None:
-            nonlocal retries
-            retries += 1
-            name = error_name(error) if error is not None else "unknown"
-            with self._lock:
-                self.stats.retries += 1
-                self.stats.retried_errors[name] = self.stats.retried_errors.get(name, 0) + 1
-
+        counter = RetryCounter(self.stats, self._lock)
         failure: BaseException | None = None
         try:
-            matrix, tokens = retrying(self.settings, count, self._sleep)(lambda: self._request(batch))
+            matrix, tokens = retrying(self.settings, counter, self._sleep)(lambda: self._request(batch))
         except Exception as error:
             failure = self._clean_failure(error, len(batch))
         if failure is not None:
@@ -212,7 +203,7 @@ class OpenAIEmbedder:
         if self.cache is not None:
             # Per batch, as it arrives: a run killed mid-way has paid for no finished batch twice.
             self.cache.put_many(self.model, ((keys[text], row.tobytes()) for text, row in zip(batch, matrix)))
-        self._account(len(batch), tokens, retries)
+        self._account(len(batch), tokens, counter.count)
         return matrix
 
     def _request(self, batch: list[str]) -> tuple[np.ndarray, int]:

@@ -19,8 +19,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-from benchsmith.agents.models import Agent, Message, delimited
-from benchsmith.agents.text import content_words
+from benchsmith.agents.models import Agent, Message, delimited, numbered
+from benchsmith.history import Exchange, render_history
+from benchsmith.words import content_words
 
 JUDGE_SYSTEM_PROMPT = """You audit a conversational retrieval benchmark: you judge whether its labels are right.
 Judge strictly and only from the texts given. Write your rationale first, then the verdict.
@@ -55,9 +56,8 @@ def choice_schema(pool_size: int) -> type[BaseModel]:
     )
 
 
-def render_conversation(history: list[tuple[str, str]], question: str) -> str:
-    earlier = "\n".join(f"User: {asked}\nAgent: {answered}" for asked, answered in history) or "(no earlier turns)"
-    return "\n\n".join([delimited("conversation", earlier), delimited("question", question)])
+def render_conversation(history: list[Exchange], question: str) -> str:
+    return "\n\n".join([delimited("conversation", render_history(history)), delimited("question", question)])
 
 
 def _messages(task: str, *sections: str) -> list[Message]:
@@ -70,7 +70,7 @@ def _coverage(wanted: list[str], available: str) -> float:
     return len(wanted_set & set(content_words(available))) / len(wanted_set) if wanted_set else 0.0
 
 
-def _query_words(history: list[tuple[str, str]], question: str) -> list[str]:
+def _query_words(history: list[Exchange], question: str) -> list[str]:
     """The question's content words; a terse follow-up borrows the previous question's."""
     words = content_words(question)
     return words + content_words(history[-1][0]) if len(set(words)) < 3 and history else words
@@ -84,10 +84,10 @@ class AlignmentJudge(Agent[ScoreVerdict]):
     name = "alignment-judge"
     schema = ScoreVerdict
 
-    def messages(self, *, history: list[tuple[str, str]], question: str, document: str, **_: Any) -> list[Message]:
+    def messages(self, *, history: list[Exchange], question: str, document: str, **_: Any) -> list[Message]:
         return _messages(ALIGNMENT_TASK, render_conversation(history, question), delimited("document", document))
 
-    def baseline(self, *, history: list[tuple[str, str]], question: str, document: str, **_: Any) -> ScoreVerdict:
+    def baseline(self, *, history: list[Exchange], question: str, document: str, **_: Any) -> ScoreVerdict:
         coverage = _coverage(_query_words(history, question), document)
         return ScoreVerdict(rationale=f"{coverage:.0%} of the question's content words occur in the document.",
                             score=_score(coverage))
@@ -99,11 +99,11 @@ class ChoiceJudge(Agent[BaseModel]):
     def __init__(self, pool_size: int):
         self.schema = choice_schema(pool_size)
 
-    def messages(self, *, history: list[tuple[str, str]], question: str, documents: list[str], **_: Any) -> list[Message]:
-        pool = "\n".join(delimited("document", text, number=number) for number, text in enumerate(documents, start=1))
-        return _messages(CHOICE_TASK, render_conversation(history, question), delimited("documents", pool))
+    def messages(self, *, history: list[Exchange], question: str, documents: list[str], **_: Any) -> list[Message]:
+        return _messages(CHOICE_TASK, render_conversation(history, question),
+                         delimited("documents", numbered("document", documents)))
 
-    def baseline(self, *, history: list[tuple[str, str]], question: str, documents: list[str], **_: Any) -> BaseModel:
+    def baseline(self, *, history: list[Exchange], question: str, documents: list[str], **_: Any) -> BaseModel:
         """The document covering most of the question's words; ties go to the smaller content
         hash, so the pick never depends on the order shown."""
         own, words = content_words(question), _query_words(history, question)
@@ -132,10 +132,10 @@ class QualityJudge(Agent[ScoreVerdict]):
     name = "quality-judge"
     schema = ScoreVerdict
 
-    def messages(self, *, history: list[tuple[str, str]], question: str, answer: str, **_: Any) -> list[Message]:
+    def messages(self, *, history: list[Exchange], question: str, answer: str, **_: Any) -> list[Message]:
         return _messages(QUALITY_TASK, render_conversation(history, question), delimited("answer", answer))
 
-    def baseline(self, *, history: list[tuple[str, str]], question: str, answer: str, **_: Any) -> ScoreVerdict:
+    def baseline(self, *, history: list[Exchange], question: str, answer: str, **_: Any) -> ScoreVerdict:
         coverage = _coverage(_query_words(history, question), answer)
         return ScoreVerdict(rationale=f"The answer takes up {coverage:.0%} of the question's content words.",
                             score=_score(coverage))

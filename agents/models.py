@@ -50,6 +50,7 @@ from benchsmith.agents.pricing import PriceTable
 from benchsmith.agents.redaction import redact, register_secret
 from benchsmith.agents.retries import (
     MAX_RETRY_AFTER_S,
+    RetryCounter,
     error_name,
     is_retryable,
     retry_after_seconds,
@@ -85,7 +86,7 @@ __all__ = [
     "MissingAPIKeyError", "ModelEndpointError", "ModelSeam", "ModelSeamError", "ModelSettings",
     "ModelUnavailableError", "NoBaselineError", "OpenAIBackend", "STRUCTURED_OUTPUT_CHOICES", "ScriptedBackend",
     "SeamStats", "StructuredOutput", "build_seam", "delimited", "endpoint", "estimate_tokens", "error_name",
-    "forget_endpoints", "is_local_base_url", "is_official", "is_retryable", "parse_model_spec", "redact",
+    "forget_endpoints", "is_local_base_url", "is_official", "is_retryable", "numbered", "parse_model_spec", "redact",
     "resolve_base_url", "retry_after_seconds",
 ]
 
@@ -130,6 +131,11 @@ def delimited(tag: str, text: str, **attributes: Any) -> str:
     attrs = "".join(f' {key}="{value}"' for key, value in attributes.items())
     safe = text.replace(f"</{tag}>", f"</ {tag}>")
     return f"<{tag}{attrs}>\n{safe}\n</{tag}>"
+
+
+def numbered(tag: str, texts: Iterable[str]) -> str:
+    """``texts`` as delimited sections numbered from 1, one a line: the items a model answers by number."""
+    return "\n".join(delimited(tag, text, number=number) for number, text in enumerate(texts, start=1))
 
 
 def estimate_tokens(text: str) -> int:
@@ -402,7 +408,6 @@ class ModelSeam:
         return sha256(canonical.encode("utf-8")).hexdigest()
 
     def _complete_with_retries(self, messages: list[Message], schema: type[BaseModel]) -> tuple[Completion, int]:
-        retries = 0
         correction: list[Message] = []  # one corrective turn after an invalid reply, replaced by the next
 
         def attempt() -> Completion:
@@ -413,15 +418,8 @@ class ModelSeam:
                     correction[:] = corrective_turn(error.reply, str(error), schema)
                 raise
 
-        def count(error: BaseException | None) -> None:
-            nonlocal retries
-            retries += 1
-            name = error_name(error) if error is not None else "unknown"
-            with self._lock:
-                self.stats.retries += 1
-                self.stats.retried_errors[name] = self.stats.retried_errors.get(name, 0) + 1
-
-        return retrying(self.settings, count, self._sleep)(attempt), retries
+        counter = RetryCounter(self.stats, self._lock)
+        return retrying(self.settings, counter, self._sleep)(attempt), counter.count
 
     def _clean_failure(self, error: Exception, schema: type[BaseModel]) -> BaseException:
         """The exception the seam raises for ``error``: ours, with a redacted message and no chain

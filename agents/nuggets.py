@@ -25,10 +25,10 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, create_model, model_validator
 
-from benchsmith.agents.models import Agent, Message, delimited
-from benchsmith.agents.text import (PassageStatistics, WordStatistics, content_words, inverse_document_frequency,
-                                    sentences, stems)
+from benchsmith.agents.models import Agent, Message, delimited, numbered
+from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency, sentences
 from benchsmith.agents.defaults import DEFAULT_MAX_NUGGETS
+from benchsmith.words import content_words, stems
 
 MAX_SUB_QUESTIONS = 5
 BASELINE_SUB_QUESTIONS = 3
@@ -76,7 +76,7 @@ def _messages(task: str, *sections: str) -> list[Message]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n\n".join([*sections, task])}]
 
 
-def _numbered(items: list[str]) -> str:
+def _numbered_lines(items: list[str]) -> str:
     return "\n".join(f"{number}. {item}" for number, item in enumerate(items, start=1))
 
 
@@ -219,9 +219,8 @@ class SupportJudge(Agent[SupportJudgmentsBase]):
         self.schema = support_schema(chunk_count, nugget_count)
 
     def messages(self, *, question: str, nuggets: list[str], chunks: list[dict[str, str]], **_: Any) -> list[Message]:
-        shown = "\n".join(delimited("chunk", f"{chunk['title']}\n{chunk['text']}".strip(), number=number)
-                          for number, chunk in enumerate(chunks, start=1))
-        return _messages(SUPPORT_TASK, delimited("question", question), delimited("nuggets", _numbered(nuggets)),
+        shown = numbered("chunk", (f"{chunk['title']}\n{chunk['text']}".strip() for chunk in chunks))
+        return _messages(SUPPORT_TASK, delimited("question", question), delimited("nuggets", _numbered_lines(nuggets)),
                          delimited("chunks", shown))
 
     def baseline(self, *, nuggets: list[str], chunks: list[dict[str, str]],

@@ -22,8 +22,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, StringConstraints, create_model
 
-from benchsmith.agents.models import Agent, Message, delimited
-from benchsmith.agents.text import STOPWORDS, content_words, lower_first, stems
+from benchsmith.agents.models import Agent, Message, delimited, numbered
+from benchsmith.agents.text import lower_first
+from benchsmith.history import Exchange, render_history
+from benchsmith.words import STOPWORDS, content_words, stems
 
 PARAPHRASER_SYSTEM_PROMPT = """You paraphrase search queries for a robustness test of retrieval systems.
 Write {count} paraphrases of the QUERY. Each must:
@@ -80,11 +82,6 @@ def paraphrase_schema(count: int) -> type[BaseModel]:
 def restored_schema(count: int) -> type[BaseModel]:
     return create_model("RestoredTurns", turns=(list[NonEmpty], Field(
         min_length=count, max_length=count, description=f"Exactly {count} conversational turns, one per query.")))
-
-
-def _conversation(history: list[tuple[str, str]]) -> str:
-    return "\n".join(f"User: {asked}\nAgent: {answered}" if answered else f"User: {asked}"
-                     for asked, answered in history) or "(no earlier turns)"
 
 
 class Paraphraser(Agent[BaseModel]):
@@ -151,14 +148,14 @@ class ContextRestorer(Agent[BaseModel]):
         self.count = count
         self.schema = restored_schema(count)
 
-    def messages(self, *, history: list[tuple[str, str]], raw: str, rewrite: str, queries: list[str],
+    def messages(self, *, history: list[Exchange], raw: str, rewrite: str, queries: list[str],
                  **_: Any) -> list[Message]:
-        numbered = "\n".join(delimited("query", query, number=number) for number, query in enumerate(queries, 1))
-        user = "\n\n".join([delimited("conversation", _conversation(history)), delimited("original_turn", raw),
-                            delimited("original_self_contained", rewrite), delimited("queries", numbered)])
+        user = "\n\n".join([delimited("conversation", render_history(history, skip_empty_answers=True)),
+                            delimited("original_turn", raw), delimited("original_self_contained", rewrite),
+                            delimited("queries", numbered("query", queries))])
         return [{"role": "system", "content": RESTORER_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
-    def baseline(self, *, history: list[tuple[str, str]], raw: str, rewrite: str, queries: list[str],
+    def baseline(self, *, history: list[Exchange], raw: str, rewrite: str, queries: list[str],
                  **_: Any) -> BaseModel:
         """The first run of context words in each query becomes "it" (the rest are dropped);
         context words are those the rewrite added to the raw turn, else the previous
@@ -193,7 +190,7 @@ PHRASE_BOUNDARIES = STOPWORDS | frozenset(
     "most all any each every".split())
 
 
-def restore_context(query: str, history: list[tuple[str, str]], raw: str, rewrite: str) -> str:
+def restore_context(query: str, history: list[Exchange], raw: str, rewrite: str) -> str:
     """The first phrase of context words is left implicit, as a user would, splicing the query's
     own text so spacing, hyphens and contractions stay as written:
 
@@ -289,13 +286,13 @@ class VariantJudge(Agent[VariantVerdict]):
     name = "variant-judge"
     schema = VariantVerdict
 
-    def messages(self, *, history: list[tuple[str, str]], source: str, paraphrase: str, raw: str,
+    def messages(self, *, history: list[Exchange], source: str, paraphrase: str, raw: str,
                  **_: Any) -> list[Message]:
-        user = "\n\n".join([delimited("conversation", _conversation(history)), delimited("source", source),
-                            delimited("paraphrase", paraphrase), delimited("raw_turn", raw)])
+        user = "\n\n".join([delimited("conversation", render_history(history, skip_empty_answers=True)),
+                            delimited("source", source), delimited("paraphrase", paraphrase), delimited("raw_turn", raw)])
         return [{"role": "system", "content": VARIANT_JUDGE_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
-    def baseline(self, *, history: list[tuple[str, str]], source: str, paraphrase: str, raw: str,
+    def baseline(self, *, history: list[Exchange], source: str, paraphrase: str, raw: str,
                  **_: Any) -> VariantVerdict:
         """Lexical: equivalence from the share of the source's content words the paraphrase
         keeps; fit 5 unless the raw turn has content words found neither in the paraphrase nor

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from benchsmith.agents.models import Agent, Message, delimited
-from benchsmith.agents.questioner import render_history
+from benchsmith.agents.questioner import conversation_so_far
 
 POLISHER_SYSTEM_PROMPT = """Rewrite the user's latest question the way people really speak in the middle of a
 conversation: refer to things the conversation already mentioned with pronouns or leave them out ("what about its
@@ -32,7 +32,7 @@ class Polisher(Agent[PolishedQuestion]):
     schema = PolishedQuestion
 
     def messages(self, *, history: list[dict[str, Any]], question: str, **_: Any) -> list[Message]:
-        user = "\n\n".join([delimited("conversation", render_history(history)), delimited("question", question)])
+        user = "\n\n".join([delimited("conversation", conversation_so_far(history)), delimited("question", question)])
         return [{"role": "system", "content": POLISHER_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
     def baseline(self, *, question: str, subject: str | None = None, previous_subject: str | None = None,

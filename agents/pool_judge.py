@@ -52,17 +52,16 @@ from __future__ import annotations
 
 import functools
 import re
-import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
-import Stemmer
 from pydantic import BaseModel, Field, create_model, model_validator
 
 from benchsmith.agents.judges import render_conversation
-from benchsmith.agents.models import Agent, Message, delimited
-from benchsmith.agents.text import (PassageStatistics, WordStatistics, content_words, inverse_document_frequency,
-                                    sentences)
+from benchsmith.agents.models import Agent, Message, delimited, numbered
+from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency, sentences
+from benchsmith.history import Exchange
+from benchsmith.words import content_words, stems
 
 POOL_JUDGE_SYSTEM_PROMPT = """You judge which retrieved passages help answer a user's question, for choosing a search system.
 Judge strictly and only from the texts given. Write your rationale first, then the verdict.
@@ -130,23 +129,18 @@ class FactMatch(BaseModel):
     same: bool = Field(description="True when both state the same piece of information.")
 
 
-_stemmer = Stemmer.Stemmer("english")
-_stemmer_lock = threading.Lock()
-
-
 def stemmed_words(text: str) -> list[str]:
     """Content words reduced by the Snowball English stemmer (parse, parsing → pars)."""
-    with _stemmer_lock:  # a PyStemmer object is not thread-safe
-        return _stemmer.stemWords(content_words(text))
+    return stems(content_words(text))
 
 
-def query_words(history: list[tuple[str, str]], question: str) -> set[str]:
+def query_words(history: list[Exchange], question: str) -> set[str]:
     """The question's stemmed content words; a terse follow-up borrows the previous question's."""
     words = set(stemmed_words(question))
     return words | set(stemmed_words(history[-1][0])) if len(words) < 3 and history else words
 
 
-def weighted_query_terms(history: list[tuple[str, str]], question: str,
+def weighted_query_terms(history: list[Exchange], question: str,
                          statistics: WordStatistics) -> dict[str, float]:
     """``{stem: w}`` for the terms of :func:`query_words`, each weighing the smoothed IDF of
     its rarest surface word over ``statistics``."""
@@ -159,7 +153,7 @@ def weighted_query_terms(history: list[tuple[str, str]], question: str,
     return weights
 
 
-def query_names(history: list[tuple[str, str]], question: str) -> set[str]:
+def query_names(history: list[Exchange], question: str) -> set[str]:
     """Stems of the parts of the names the question writes in code style ("json.dumps" gives
     json and dump; "NamedTemporaryFile" itself)."""
     asked = question if len(set(stemmed_words(question))) >= 3 or not history else f"{question} {history[-1][0]}"
@@ -204,12 +198,12 @@ class PoolJudge(Agent[PassageJudgments]):
     def __init__(self, passages: int):
         self.schema = judgments_schema(passages)
 
-    def messages(self, *, history: list[tuple[str, str]], question: str, passages: list[str], **_: Any) -> list[Message]:
-        numbered = "\n".join(delimited("passage", text, number=number) for number, text in enumerate(passages, start=1))
-        user = "\n\n".join([render_conversation(history, question), delimited("passages", numbered), POOL_JUDGE_TASK])
+    def messages(self, *, history: list[Exchange], question: str, passages: list[str], **_: Any) -> list[Message]:
+        user = "\n\n".join([render_conversation(history, question), delimited("passages", numbered("passage", passages)),
+                            POOL_JUDGE_TASK])
         return [{"role": "system", "content": POOL_JUDGE_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
-    def baseline(self, *, history: list[tuple[str, str]], question: str, passages: list[str],
+    def baseline(self, *, history: list[Exchange], question: str, passages: list[str],
                  passage_titles: Sequence[str] | None = None, statistics: WordStatistics | None = None,
                  **_: Any) -> PassageJudgments:
         """IDF-weighted lexical support, relative to the best passage judged with it (see the

@@ -14,7 +14,8 @@ from pydantic import BaseModel, Field, field_validator
 
 from benchsmith.agents.judges import render_conversation
 from benchsmith.agents.models import Agent, Message
-from benchsmith.agents.text import content_words
+from benchsmith.history import Exchange
+from benchsmith.words import content_words
 
 EXPANDER_SYSTEM_PROMPT = """You write search queries for a retrieval system.
 Given a conversation and the user's latest question, write alternative self-contained search
@@ -40,11 +41,11 @@ class QueryExpander(Agent[ExpandedQueries]):
     name = "query-expander"
     schema = ExpandedQueries
 
-    def messages(self, *, history: list[tuple[str, str]], question: str, count: int, **_: Any) -> list[Message]:
+    def messages(self, *, history: list[Exchange], question: str, count: int, **_: Any) -> list[Message]:
         user = "\n\n".join([render_conversation(history, question), f"Write at most {count} alternative search queries."])
         return [{"role": "system", "content": EXPANDER_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
-    def baseline(self, *, history: list[tuple[str, str]], question: str, count: int, **_: Any) -> ExpandedQueries:
+    def baseline(self, *, history: list[Exchange], question: str, count: int, **_: Any) -> ExpandedQueries:
         words = list(dict.fromkeys(content_words(question)))
         if len(words) < 3 and history:
             words += [word for word in dict.fromkeys(content_words(history[-1][0])) if word not in words]

@@ -20,9 +20,10 @@ from benchsmith.agents.models import Agent, Message, delimited
 from benchsmith.agents.sentence_questions import (IMPERATIVES, KNOWN_VERBS, MIN_QUESTION_CONTENT_WORDS, Ask,
                                                   document_name, documented_topic, page_title, question_about,
                                                   signature_name, user_phrasings, verb_base, USER_VERBS)
-from benchsmith.agents.text import (SIGNATURE, PassageStatistics, WordStatistics, content_words, estimated_overlap,
-                                    inverse_document_frequency, is_complete, is_informative, plain_text, split_sentences, units,
-                                    words)
+from benchsmith.agents.text import (SIGNATURE, PassageStatistics, WordStatistics, estimated_overlap,
+                                    inverse_document_frequency, is_complete, is_informative, plain_text, split_sentences, units)
+from benchsmith.history import exchanges, render_history
+from benchsmith.words import content_words, words
 
 QUESTIONER_SYSTEM_PROMPT = """You simulate a user in a conversation with a documentation assistant.
 Write the user's next question.
@@ -84,8 +85,9 @@ def overlap_correction(rejected: list[dict[str, Any]], max_overlap: float | None
             f"version in those words. Rejected so far:{earlier}")
 
 
-def render_history(history: list[dict[str, Any]]) -> str:
-    return "\n".join(f"User: {turn['question']}\nAgent: {turn['response']}" for turn in history) or "(no turns yet)"
+def conversation_so_far(turns: list[dict[str, Any]]) -> str:
+    """A synthesis run's finished turns (records with ``question`` and ``response``) as prompt text."""
+    return render_history(exchanges(turns), if_empty="(no turns yet)")
 
 
 class Questioner(Agent[GeneratedQuestion]):
@@ -97,7 +99,7 @@ class Questioner(Agent[GeneratedQuestion]):
                  **_: Any) -> list[Message]:
         related_text = "\n".join(delimited("passage", p["text"][:RELATED_PASSAGE_CHARS], title=p["title"]) for p in related)
         user = "\n\n".join([
-            delimited("conversation", render_history(history)),
+            delimited("conversation", conversation_so_far(history)),
             delimited("related_passages", related_text or "(none)"),
             delimited("gold_passage", gold["text"], title=gold["title"]),
             f"Switch type: {switch}. {SWITCH_GUIDANCE[switch]}",

@@ -13,7 +13,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from benchsmith.agents.models import Agent, Message, delimited
-from benchsmith.agents.text import content_words, sentences, stems
+from benchsmith.agents.text import sentences
+from benchsmith.history import Exchange, render_history
+from benchsmith.words import content_words, stems
 
 CAST_GRADES = {0: "fails to meet", 1: "slightly meets", 2: "moderately meets", 3: "highly meets", 4: "fully meets"}
 
@@ -37,17 +39,16 @@ class RelevanceJudge(Agent[RelevanceGrade]):
     name = "relevance-judge"
     schema = RelevanceGrade
 
-    def messages(self, *, history: list[tuple[str, str]], question: str, rewrite: str | None, document: str,
+    def messages(self, *, history: list[Exchange], question: str, rewrite: str | None, document: str,
                  **_: Any) -> list[Message]:
-        conversation = "\n".join(f"User: {asked}\nAgent: {answered}" if answered else f"User: {asked}"
-                                 for asked, answered in history) or "(no earlier turns)"
-        sections = [delimited("conversation", conversation), delimited("question", question)]
+        sections = [delimited("conversation", render_history(history, skip_empty_answers=True)),
+                    delimited("question", question)]
         if rewrite:
             sections.append(delimited("self_contained_question", rewrite))
         sections.append(delimited("document", document))
         return [{"role": "system", "content": RELEVANCE_SYSTEM_PROMPT}, {"role": "user", "content": "\n\n".join(sections)}]
 
-    def baseline(self, *, history: list[tuple[str, str]], question: str, rewrite: str | None, document: str,
+    def baseline(self, *, history: list[Exchange], question: str, rewrite: str | None, document: str,
                  **_: Any) -> RelevanceGrade:
         """Lexical and strict, as an offline judge has to be: the documents it grades are the ones
         retrieval put on top, which share the question's words by construction, so sharing them

@@ -11,9 +11,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from benchsmith.agents.models import Agent, Message, delimited
-from benchsmith.agents.questioner import render_history
-from benchsmith.agents.text import (PassageStatistics, WordStatistics, content_words, inverse_document_frequency,
-                                    is_complete, join_sentences, plain_text, sentences, stems, units)
+from benchsmith.agents.questioner import conversation_so_far
+from benchsmith.agents.text import (PassageStatistics, WordStatistics, inverse_document_frequency, is_complete,
+                                    join_sentences, plain_text, sentences, units)
+from benchsmith.words import content_words, stems
 
 RESPONDER_SYSTEM_PROMPT = """You are a deployed documentation assistant answering a user.
 Answer the user's latest question using ONLY the passage provided.
@@ -34,7 +35,7 @@ class Responder(Agent[GeneratedAnswer]):
 
     def messages(self, *, gold: dict[str, Any], history: list[dict[str, Any]], question: str, **_: Any) -> list[Message]:
         user = "\n\n".join([
-            delimited("conversation", render_history(history)),
+            delimited("conversation", conversation_so_far(history)),
             delimited("passage", gold["text"], title=gold["title"]),
             delimited("question", question),
         ])

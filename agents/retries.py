@@ -13,6 +13,7 @@ from __future__ import annotations
 import email.utils
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 import openai
@@ -69,6 +70,26 @@ def retry_after_seconds(error: BaseException | None) -> float | None:
     if seconds is None or seconds != seconds or seconds < 0:  # NaN or a date in the past
         return None
     return min(MAX_RETRY_AFTER_S, seconds)
+
+
+class RetryStats(Protocol):
+    retries: int
+    retried_errors: dict[str, int]
+
+
+class RetryCounter:
+    """The ``on_retry`` of one call (chat completion or embedding batch): counts the call's retries
+    (``count``) and adds each to the client's ``stats`` by error name, under the client's ``lock``."""
+
+    def __init__(self, stats: RetryStats, lock: AbstractContextManager[object]):
+        self.stats, self.lock, self.count = stats, lock, 0
+
+    def __call__(self, error: BaseException | None) -> None:
+        self.count += 1
+        name = error_name(error) if error is not None else "unknown"
+        with self.lock:
+            self.stats.retries += 1
+            self.stats.retried_errors[name] = self.stats.retried_errors.get(name, 0) + 1
 
 
 def retrying(settings: RetrySettings, on_retry: Callable[[BaseException | None], None],

@@ -11,7 +11,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from benchsmith.agents.models import Agent, Message, delimited
-from benchsmith.agents.text import content_words
+from benchsmith.history import Exchange, render_history
+from benchsmith.words import content_words
 
 REWRITER_SYSTEM_PROMPT = """You rewrite the user's latest question in a conversation into a self-contained search query.
 Rules:
@@ -31,12 +32,12 @@ class Rewriter(Agent[RewrittenQuery]):
     name = "rewriter"
     schema = RewrittenQuery
 
-    def messages(self, *, history: list[tuple[str, str]], question: str, **_: Any) -> list[Message]:
-        conversation = "\n".join(f"User: {asked}\nAgent: {answered}" for asked, answered in history) or "(no earlier turns)"
+    def messages(self, *, history: list[Exchange], question: str, **_: Any) -> list[Message]:
+        conversation = render_history(history)
         user = "\n\n".join([delimited("conversation", conversation), delimited("latest_question", question)])
         return [{"role": "system", "content": REWRITER_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
-    def baseline(self, *, history: list[tuple[str, str]], question: str, **_: Any) -> RewrittenQuery:
+    def baseline(self, *, history: list[Exchange], question: str, **_: Any) -> RewrittenQuery:
         """Expansion by the previous question's content words that the current one lacks: the
         classic "add the last turn's terms" heuristic for conversational search."""
         if not history:

@@ -27,7 +27,7 @@ import re
 import zlib
 from dataclasses import dataclass, replace
 
-from benchsmith.agents.text import STOPWORDS, content_words
+from benchsmith.words import STOPWORDS, content_words
 
 COPULAS = frozenset({"is", "are", "was", "were"})
 MODALS = frozenset({"can", "cannot", "could", "must", "should", "will", "would", "may", "might"})

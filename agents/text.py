@@ -15,20 +15,12 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-import Stemmer
-
-WORD = re.compile(r"\w+", re.UNICODE)
-STOPWORDS = frozenset(
-    "a an and are as at be by can do does did for from has have how if in into is it its of on or that the their "
-    "then there these this to was what when where which who whom whose why will with you your about also not but "
-    "than they them he she his her we our us i me my so such may might should would could must shall".split()
-)
+from benchsmith.words import content_words, stems, words
 
 UnitKind = Literal["prose", "item", "heading", "code", "table", "markup"]
 
@@ -37,26 +29,6 @@ UnitKind = Literal["prose", "item", "heading", "code", "table", "markup"]
 class Unit:
     kind: UnitKind
     text: str
-
-
-def words(text: str) -> list[str]:
-    """Lower-cased ``\\w+`` tokens: the tokenization of the collection's word statistics."""
-    return WORD.findall(text.lower())
-
-
-def content_words(text: str) -> list[str]:
-    """Lower-cased words of three or more characters that are not stopwords, in order."""
-    return [word for word in WORD.findall(text.lower()) if len(word) >= 3 and word not in STOPWORDS]
-
-
-_stemmers = threading.local()  # a PyStemmer object is not safe to share between threads
-
-
-def stems(words: Iterable[str]) -> list[str]:
-    """Snowball English stems ("returns" and "return" are both "return"), as BM25 stems them."""
-    if not hasattr(_stemmers, "english"):
-        _stemmers.english = Stemmer.Stemmer("english")
-    return _stemmers.english.stemWords(list(words))
 
 
 # ---------------------------------------------------------------------------------------
@@ -363,7 +335,8 @@ def estimated_overlap(question: str, passage: str) -> float:
     """The share of the question's content-word stems that occur in the passage (0..1; 0 for a
     question without content words): ``|S(q) ∩ S(p)| / |S(q)|`` with S the Snowball stems of
     :func:`content_words`. The agents' estimate of the lexical overlap the evaluation measures
-    (evals/lexical_overlap.py, which agents may not import; its stopword list differs slightly)."""
+    (evals/lexical_overlap.py, which agents may not import). It drops the agents' STOPWORDS, the
+    measure only their subset MEASURE_STOPWORDS (benchsmith/words.py)."""
     asked = set(stems(content_words(question)))
     if not asked:
         return 0.0

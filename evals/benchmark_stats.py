@@ -21,7 +21,6 @@ turns re-planned on another gold chunk, and turns kept above the limit (flagged
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from statistics import mean
 from typing import Any
@@ -29,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from benchsmith.evals.lexical_overlap import overlap_summary
+from benchsmith.words import WORD
 
-WORD = re.compile(r"\w+", re.UNICODE)
 SWITCHES = ("start", "follow-up", "soft", "hard")
 
 

@@ -5,7 +5,7 @@ For a question q and gold passages g_1..g_m,
     overlap(q) = max_j |S(q) ∩ S(g_j)| / |S(q)|,
 
 where S(t) is the set of Snowball English stems of t's content words (words of three or more
-characters that are not stopwords, :func:`benchsmith.evals.question_form.content_words`). It
+characters that are not stopwords, :func:`benchsmith.evals.question_form.measured_content_words`). It
 is 1 when every content word of the question occurs in a gold passage (a lexical retriever
 finds such a gold with the question alone), 0 when none does; a question with no content
 words has overlap 0 (it is ill-formed, which the audit reports on its own). The best gold
@@ -20,22 +20,17 @@ distribution against a human reference.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-import Stemmer
 
-from benchsmith.evals.question_form import content_words
-
-_local = threading.local()  # a PyStemmer object is not safe to share between threads
+from benchsmith.evals.question_form import measured_content_words
+from benchsmith.words import stems
 
 
 def content_stems(text: str) -> set[str]:
     """The distinct Snowball English stems of a text's content words."""
-    if not hasattr(_local, "stemmer"):
-        _local.stemmer = Stemmer.Stemmer("english")
-    return set(_local.stemmer.stemWords(content_words(text)))
+    return set(stems(measured_content_words(text)))
 
 
 def lexical_overlap(question: str, gold_texts: Iterable[str]) -> float:

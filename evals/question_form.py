@@ -27,9 +27,9 @@ A question is ill-formed, noise whatever the judges say about its gold document,
 
 Quoted spans are text in straight or curly double quotes, and in single quotes that open after
 a space or the start (so apostrophes are not quotes). Content words are words of three or more
-characters that are not stopwords or question words; the list is a subset of the baseline
-agents' stopwords (agents/text.py), so a question the baseline counts three content words in
-has at least three here.
+characters that are not stopwords or question words (``MEASURE_STOPWORDS``, benchsmith/words.py,
+a subset of the baseline agents' stopwords, so a question the baseline counts three content
+words in has at least three here).
 """
 
 from __future__ import annotations
@@ -38,13 +38,10 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
+from benchsmith.words import MEASURE_STOPWORDS, content_words
+
 DEFAULT_MANY_DOCUMENTS = 5
 MIN_CONTENT_WORDS = 3  # of a standalone question
-WORD = re.compile(r"\w+", re.UNICODE)
-STOPWORDS = frozenset(
-    "a an and are as at be by can do does did for from has have how if in into is it its of on or that the their "
-    "then there these this to was what when where which who why will with you your about also not but than they "
-    "them so such may might should would could".split())
 MARKUP = re.compile(
     r"```|~~~"  # code fences
     r"|:[A-Za-z][\w-]*:`|\{[A-Za-z][\w-]*\}`"  # roles: :func:`x`, {ref}`x`
@@ -79,9 +76,9 @@ AUXILIARY_FRAGMENT = re.compile(r"^\s*(do|does|did|can|could|will|would|should|m
 QUOTED = re.compile(r"\"([^\"]*)\"|“([^”]*)”|(?:(?<=\s)|^)'([^']*)'(?=[\s?.,!:;)]|$)|‘([^’]*)’")
 
 
-def content_words(text: str) -> list[str]:
-    """Lower-cased words of three or more characters that are not stopwords, in order."""
-    return [word for word in WORD.findall(text.lower()) if len(word) >= 3 and word not in STOPWORDS]
+def measured_content_words(text: str) -> list[str]:
+    """The content words the measures count: :data:`MEASURE_STOPWORDS` dropped."""
+    return content_words(text, MEASURE_STOPWORDS)
 
 
 def markup_in(text: str) -> list[str]:
@@ -152,14 +149,14 @@ def question_form(question: str, count_documents: Callable[[str], int] | None = 
     where ``count_documents`` is given) and template forms; ``follow_up``: the turn has history."""
     spans = quoted_spans(question)
     unquoted = QUOTED.sub(" ", question)
-    quoted = tuple(QuotedSpan(span, len(content_words(span)), is_markup(span),
+    quoted = tuple(QuotedSpan(span, len(measured_content_words(span)), is_markup(span),
                               count_documents(span) if count_documents and not is_markup(span) else None)
                    for span in spans)
     markup = tuple(markup_in(unquoted))
     # Leftovers inside an HTML-like tag or a role are already markup: report them once.
     leftovers = tuple(match.group(0).strip() for match in LEFTOVER.finditer(unquoted)
                       if not any(match.group(0) in construct for construct in markup))
-    return QuestionForm(question, len(content_words(question)), markup, quoted,
+    return QuestionForm(question, len(measured_content_words(question)), markup, quoted,
                         heading_path=bool(HEADING_PATH.search(unquoted)),
                         template=bool(KEYWORD_TEMPLATE.search(question)), leftovers=leftovers,
                         yes_no_fragment=bool(COPULA_FRAGMENT.match(question) or AUXILIARY_FRAGMENT.match(question)),

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchsmith.history import Exchange
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json, read_jsonl, text_lines
 from benchsmith.stores.runs import RunDirectory, is_valid_run_id
@@ -44,7 +45,7 @@ class BenchmarkQuery:
     turn: int | None = None
     switch: str | None = None  # start, follow-up, soft or hard
     response: str | None = None  # the answer given to this turn (part of later turns' history)
-    history: list[tuple[str, str]] = field(default_factory=list)  # earlier (question, response) turns
+    history: list[Exchange] = field(default_factory=list)  # earlier (question, response) turns
 
     @property
     def conversational(self) -> bool:

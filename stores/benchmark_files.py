@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from benchsmith.history import exchanges, query_text
 from benchsmith.stores.files import atomic_writer
 from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.trec import Qrel
@@ -85,9 +86,7 @@ def canonicalize(path: Path, key: str = "conversation_id") -> list[dict[str, Any
 def serialize_history(turns: list[dict[str, Any]], index: int, window: int | None = None) -> str:
     """The query text of turn ``index``: earlier turns as ``User:``/``Agent:`` lines (the last
     ``window`` of them, all if None), then the current question."""
-    earlier = turns[:index] if window is None else turns[max(0, index - window) : index]
-    lines = [line for turn in earlier for line in (f"User: {turn['question']}", f"Agent: {turn['response']}")]
-    return "\n".join([*lines, f"User: {turns[index]['question']}"])
+    return query_text(exchanges(turns[:index]), turns[index]["question"], window)
 
 
 def write_beir(directory: Path, corpus: Iterable[dict[str, Any]], queries: Iterable[dict[str, Any]],

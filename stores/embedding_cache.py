@@ -7,12 +7,10 @@ dimensions), beside their dimension.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
-from benchsmith.stores.sqlite import open_sqlite
+from benchsmith.stores.sqlite import SharedTable
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -27,13 +25,10 @@ CREATE TABLE IF NOT EXISTS embeddings (
 LOOKUP_CHUNK = 500
 
 
-class EmbeddingCache:
+class EmbeddingCache(SharedTable):
     """Thread-safe bulk get/put of float32 vectors; WAL mode lets several processes share it."""
 
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
-        self._lock = threading.Lock()
-        self._connection = open_sqlite(self.path, SCHEMA)  # WAL, no fsync per commit (stores/sqlite.py)
+    table, schema = "embeddings", SCHEMA
 
     def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
         """``{key: float32 bytes}`` of the keys stored; the others are absent."""
@@ -56,11 +51,3 @@ class EmbeddingCache:
             self._connection.executemany(
                 "INSERT OR REPLACE INTO embeddings (key, model, dimension, vector, created) VALUES (?, ?, ?, ?, ?)",
                 values)
-
-    def __len__(self) -> int:
-        with self._lock:
-            return self._connection.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
-
-    def close(self) -> None:
-        with self._lock:
-            self._connection.close()

@@ -6,11 +6,9 @@ messages, the output schema and the sampling settings, never the API key.
 
 from __future__ import annotations
 
-import threading
 import time
-from pathlib import Path
 
-from benchsmith.stores.sqlite import open_sqlite
+from benchsmith.stores.sqlite import SharedTable
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -22,13 +20,10 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 
 
-class LLMCache:
+class LLMCache(SharedTable):
     """Thread-safe get/put of response strings; WAL mode lets several processes share it."""
 
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
-        self._lock = threading.Lock()
-        self._connection = open_sqlite(self.path, SCHEMA)  # WAL, no fsync per commit (stores/sqlite.py)
+    table, schema = "responses", SCHEMA
 
     def get(self, key: str) -> str | None:
         with self._lock:
@@ -41,11 +36,3 @@ class LLMCache:
                 "INSERT OR REPLACE INTO responses (key, model, response, created) VALUES (?, ?, ?, ?)",
                 (key, model, response, time.time()),
             )
-
-    def __len__(self) -> int:
-        with self._lock:
-            return self._connection.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-
-    def close(self) -> None:
-        with self._lock:
-            self._connection.close()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from pathlib import Path
+from typing import ClassVar
 
 BUSY_TIMEOUT_S = 30.0
 
@@ -44,3 +45,25 @@ def open_sqlite(path: str | Path, schema: str | None = None, *, timeout: float =
         connection.close()
         raise
     return connection
+
+
+class SharedTable:
+    """A table of a SQLite file whose one connection this process's threads share under a lock
+    (the LLM response cache, the embedding cache); WAL mode lets several processes share the file.
+    A subclass names its ``table`` and the ``schema`` that creates it."""
+
+    table: ClassVar[str]
+    schema: ClassVar[str]
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._connection = open_sqlite(self.path, self.schema)  # WAL, no fsync per commit
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._connection.execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection.close()

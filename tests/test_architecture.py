@@ -177,3 +177,11 @@ def test_an_import_planted_back_up_or_in_a_circle_is_caught(tmp_path):
         "benchsmith.graphs.audit (floor 3) imports benchsmith.graphs.cli.console (floor 5)",
         "benchsmith.graphs.runtime.progress (floor 2) imports benchsmith.graphs.jobs.evaluate (floor 4)"]
     assert ["benchsmith.stores.planted_a", "benchsmith.stores.planted_b"] in cycles(graph)
+
+
+def test_the_modules_of_words_and_history_import_nothing_of_benchsmith():
+    """benchsmith/words.py and benchsmith/history.py sit below every layer, which all import them."""
+    from tests.import_floors import import_graph
+
+    graph = import_graph(ROOT)
+    assert graph["benchsmith.words"] == set() and graph["benchsmith.history"] == set()

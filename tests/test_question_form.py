@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchsmith.agents.text import STOPWORDS as AGENT_STOPWORDS
 from benchsmith.evals.audit_verdicts import ill_formed_summary, overall_verdict
-from benchsmith.evals.question_form import (STOPWORDS, DocumentCounter, ill_formed_questions, question_form,
-                                            quoted_spans)
+from benchsmith.evals.question_form import DocumentCounter, ill_formed_questions, question_form, quoted_spans
 
 
 @pytest.mark.parametrize("question, reason", [
@@ -96,11 +94,6 @@ def test_a_quote_found_in_many_documents_is_ambiguous():
     assert question_form(question, counter).problems() == ['quotes a span found in 5 documents: "this page has moved"']
     assert question_form(question, counter).problems(many_documents=6) == []
     assert quoted_spans("Is “curly” or 'single' quoting, but not the user's key?") == ["curly", "single"]
-
-
-def test_content_words_here_are_never_more_than_the_baseline_agents_count():
-    """Every stopword here is one of the agents': three content words there are three here."""
-    assert STOPWORDS <= AGENT_STOPWORDS
 
 
 def test_ill_formed_instances_count_as_noise_once():

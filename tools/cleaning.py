@@ -38,6 +38,7 @@ from benchsmith.tools.headings import (
 from benchsmith.tools.html_text import html_to_text
 from benchsmith.tools.markdown_text import markdown_to_text
 from benchsmith.tools.rst_text import rst_to_text
+from benchsmith.words import WORD
 
 CODE_KINDS = {"python"}
 MARKUP_KINDS = {"markdown", "notebook", "rst", "html"}
@@ -60,7 +61,6 @@ REDIRECT_OTHER_WORDS = 15  # a title, a "please update your bookmarks"
 POINTER = re.compile(r"\]\(|<https?://|https?://|`_|:(?:doc|ref|any):|\{(?:doc|ref|any)\}|href=|url=|\.html\b|"
                      r"\.md\b|\.rst\b", re.I)
 META_REFRESH = re.compile(r"<meta[^>]+http-equiv\s*=\s*[\"']?refresh|:http-equiv=refresh:", re.I)
-WORD = re.compile(r"\w+")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 

@@ -46,12 +46,13 @@ Defaults and why (timings: benchmarks/cluster.py, 2 CPU cores, dimension 384):
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from benchsmith.words import words
 
 DEFAULT_SIZE = 8
 DEFAULT_NEIGHBOURS = 16
@@ -64,7 +65,6 @@ IVF_SEARCH_PROBES = 8  # cells holding unvisited rows that a search scans
 KMEANS_ITERATIONS = 6
 KMEANS_SAMPLE_PER_CELL = 40
 SHINGLE_WORDS = 5
-WORD = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass
@@ -290,10 +290,10 @@ def naive_greedy_path(vectors: np.ndarray, *, seed: int = 0) -> list[int]:
 
 def word_shingles(text: str, size: int = SHINGLE_WORDS) -> set[tuple[str, ...]]:
     """Word ``size``-grams of the lower-cased text (the whole text if it is shorter)."""
-    words = WORD.findall(text.lower())
-    if len(words) <= size:
-        return {tuple(words)}
-    return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
+    tokens = words(text)
+    if len(tokens) <= size:
+        return {tuple(tokens)}
+    return {tuple(tokens[i : i + size]) for i in range(len(tokens) - size + 1)}
 
 
 def shingle_jaccard(a: set, b: set) -> float:

@@ -1,8 +1,8 @@
 """A collection's word and similarity statistics, computed once and kept in the workspace
 (stores/corpus_stats.py).
 
-Words are lower-cased ``\\w+`` tokens, the tokenization of the baseline agents
-(agents/text.py ``words``). The random-pair similarity is the mean and standard deviation of
+Words are lower-cased ``\\w+`` tokens (benchsmith/words.py ``words``), the tokenization of
+the baseline agents. The random-pair similarity is the mean and standard deviation of
 the cosine similarity of ``pairs`` pairs of distinct chunks drawn with a seeded generator: what
 two chunks picked at random share. A soft topic switch must clear it by a margin.
 """
@@ -10,7 +10,6 @@ two chunks picked at random share. A soft topic switch must clear it by a margin
 from __future__ import annotations
 
 import hashlib
-import re
 import threading
 from collections import defaultdict
 
@@ -20,8 +19,8 @@ from benchsmith.stores.corpus_stats import CorpusStatistics, load_corpus_stats, 
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.corpus_clusters import stored_vectors
+from benchsmith.words import words
 
-WORD = re.compile(r"\w+", re.UNICODE)
 RANDOM_PAIRS = 2000
 PAIR_SEED = 0
 # Words in more chunks than this keep only their frequency: they would not narrow a count of
@@ -51,7 +50,7 @@ def compute_corpus_statistics(collection: str, ids: list[str], vectors: np.ndarr
                               seed: int = PAIR_SEED) -> CorpusStatistics:
     chunks_of: dict[str, list[int]] = defaultdict(list)
     for number, text in enumerate(texts):
-        for word in set(WORD.findall(text.lower())):
+        for word in set(words(text)):
             chunks_of[word].append(number)
     vocabulary = sorted(chunks_of)
     frequencies = np.array([len(chunks_of[word]) for word in vocabulary], dtype=np.int32)

@@ -14,9 +14,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from benchsmith.words import words
+
 MAX_GROWTH = 1.3
 META_TEXT = re.compile(r"\b(here is|here's|rewritten|rephrased|polished|paraphrased?|question\s*:)", re.IGNORECASE)
-WORD = re.compile(r"\w+", re.UNICODE)
 # Words a conversational rewrite may add without adding meaning.
 REFERRING_WORDS = frozenset(
     "it its it's this that these those they them their there he him his she her one ones same other another "
@@ -31,7 +32,7 @@ class PolishReview:
 
 
 def _words(text: str) -> set[str]:
-    return {word for word in WORD.findall(text.lower()) if len(word) >= 3}
+    return {word for word in words(text) if len(word) >= 3}
 
 
 def review_polish(original: str, polished: str, history: Iterable[str], max_growth: float = MAX_GROWTH) -> PolishReview:

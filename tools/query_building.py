@@ -19,13 +19,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from benchsmith.stores.beir import Benchmark, BenchmarkQuery
-from benchsmith.stores.benchmark_files import serialize_history
+from benchsmith.history import Exchange, query_text
 from benchsmith.stores.errors import InputError
 
 HISTORY_MODES = ("full", "last:K", "current", "rewrite", "oracle")
 LAST_K = re.compile(r"last:(\d+)")
 
-Rewrite = Callable[[list[tuple[str, str]], str], str]  # (history, question) -> self-contained query
+Rewrite = Callable[[list[Exchange], str], str]  # (history, question) -> self-contained query
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,4 @@ def build_query(query: BenchmarkQuery, mode: HistoryMode, rewrite: Rewrite | Non
         if rewrite is None:
             raise ValueError("--history rewrite needs a rewrite function")
         return rewrite(query.history, query.question) if query.history else query.question
-    turns = [{"question": asked, "response": answered} for asked, answered in query.history]
-    turns.append({"question": query.question, "response": ""})
-    return serialize_history(turns, len(turns) - 1, mode.window)
+    return query_text(query.history, query.question, mode.window)

@@ -1,0 +1,64 @@
+"""Words: the one tokenizer, stopword lists, Snowball stemmer and content words of every layer.
+
+It sits below graphs, agents, tools, stores and evals (all of them import it) and imports
+nothing of benchsmith's, so the import rules between the layers hold.
+
+* A *word* is a lower-cased ``\\w+`` run (Unicode letters, digits, underscore): the
+  tokenization of the collection's word statistics, the clustering's keywords and the
+  benchmark statistics.
+* A *content word* is a word of three or more characters that is not a stopword, in order.
+* A *stem* is the Snowball English stem of a word (PyStemmer), as BM25 stems it
+  (tools/bm25.py tokenizes with bm25s, whose regex and stopwords are its own, and stems with
+  :func:`english_stemmer`).
+
+Two stopword lists, one per use: :data:`STOPWORDS` for the baseline agents, which also
+drops pronouns and "must", "shall", and :data:`MEASURE_STOPWORDS` for the evaluation's
+measures (lexical overlap, question form), whose thresholds were calibrated with it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Collection, Iterable
+
+import Stemmer
+
+WORD = re.compile(r"\w+")
+
+# The evaluation's measures (evals/lexical_overlap.py, evals/question_form.py): their calibrated
+# thresholds and reported values rest on this list; a subset of STOPWORDS, so a question the
+# baseline agents count three content words in has at least three here.
+MEASURE_STOPWORDS = frozenset(
+    "a an and are as at be by can do does did for from has have how if in into is it its of on or that the their "
+    "then there these this to was what when where which who why will with you your about also not but than they "
+    "them so such may might should would could".split())
+
+# The baseline agents' list: the measures' and pronouns, "whom", "whose", "must", "shall".
+STOPWORDS = MEASURE_STOPWORDS | frozenset("whom whose he she his her we our us i me my must shall".split())
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased ``\\w+`` tokens, in order."""
+    return WORD.findall(text.lower())
+
+
+def content_words(text: str, stopwords: Collection[str] = STOPWORDS) -> list[str]:
+    """Lower-cased words of three or more characters that are not ``stopwords``, in order."""
+    return [word for word in words(text) if len(word) >= 3 and word not in stopwords]
+
+
+_stemmers = threading.local()  # a PyStemmer object is not safe to share between threads: one per thread
+
+
+def english_stemmer() -> Stemmer.Stemmer:
+    """This thread's Snowball English stemmer."""
+    stemmer = getattr(_stemmers, "english", None)
+    if stemmer is None:
+        stemmer = _stemmers.english = Stemmer.Stemmer("english")
+    return stemmer
+
+
+def stems(tokens: Iterable[str]) -> list[str]:
+    """Snowball English stems ("returns" and "return" are both "return"), in order."""
+    return english_stemmer().stemWords(list(tokens))
