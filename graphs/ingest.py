@@ -22,13 +22,15 @@ from typing_extensions import TypedDict
 from benchsmith.agents.quality import LLMQualityScorer
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import ModelOptions, StoreOptions, chroma_client, embedder_for, run_seam, workspace_of
+from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore
-from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS, chunk_document
+from benchsmith.tools.cached_embedding import cached_embedder
+from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS, chunk_documents
 from benchsmith.tools.cleaning import clean_documents
 from benchsmith.tools.dedup import DEFAULT_NUM_PERM, DEFAULT_THRESHOLD, find_near_duplicates
-from benchsmith.tools.documents import Chunk, Document
+from benchsmith.tools.documents import Chunk, Document, span_id
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER, ChromaEmbeddingFunction
 from benchsmith.tools.indexing import DEFAULT_BATCH_SIZE, IndexItem, embed_into
 from benchsmith.tools.loaders import load_sources
@@ -134,11 +136,7 @@ def clean(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
 def chunk(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     context, run_dir = _context(runtime), _run_dir(runtime, state)
     documents = _read(run_dir, CLEANED_FILE, Document)
-    report = progress_reporter("chunk")
-    chunks: list[Chunk] = []
-    for done, document in enumerate(documents, start=1):
-        chunks.extend(chunk_document(document, context.chunk_size, context.min_chars))
-        report(done, len(documents))
+    chunks = chunk_documents(documents, context.chunk_size, context.min_chars, progress_reporter("chunk"))
     count = write_jsonl_atomic(run_dir.file(CHUNKS_FILE), (c.to_json() for c in chunks))
     return {"chunks": count}
 
@@ -183,9 +181,12 @@ def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
     """Embed and upsert in batches, skipping chunks the collection already holds."""
     context, run_dir = _context(runtime), _run_dir(runtime, state)
     chunks = _read(run_dir, KEPT_FILE, Chunk)
-    embedder = embedder_for(context.embedder, workspace_of(context), run_dir.run_id, context)
+    # Cached by text: another job over the same tree (select, nuggets) reuses these vectors.
+    embedder = cached_embedder(embedder_for(context.embedder, workspace_of(context), run_dir.run_id, context),
+                               workspace_of(context))
     store = VectorStore(chroma_client(workspace_of(context), context.chroma_host),
                         state["collection"], ChromaEmbeddingFunction(embedder), embedder.name)
+    _check_id_scheme(store, state["collection"])
     report = progress_reporter("embed")
 
     def progress(done: int, total: int) -> None:
@@ -195,6 +196,16 @@ def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
     items = [IndexItem(chunk.id, chunk.text, chunk.metadata()) for chunk in chunks]
     newly_embedded = embed_into(store, items, embedder, context.batch_size, progress)
     return {"indexed": len(chunks), "newly_embedded": newly_embedded, "collection_count": store.count()}
+
+
+def _check_id_scheme(store: VectorStore, collection: str) -> None:
+    """Refuse a collection ingested when chunk ids were content hashes: every chunk would be in it twice."""
+    sample = store.collection.get(limit=1, include=["metadatas"])
+    for chunk_id, metadata in zip(sample["ids"], sample["metadatas"] or []):
+        doc_id = str((metadata or {}).get("doc_id") or "")
+        if doc_id and chunk_id != doc_id and not chunk_id.startswith(span_id(doc_id, 0, 0).rpartition(":")[0] + ":"):
+            raise InputError(f"collection {collection!r} holds chunks named by content hash ({chunk_id}), from before "
+                             "chunk ids became <path>:<start>-<end>; ingest into a new --collection or delete this one")
 
 
 builder = StateGraph(IngestState, context_schema=IngestContext, input_schema=IngestInput, output_schema=IngestOutput)

@@ -56,6 +56,7 @@ from benchsmith.stores.trec import Run, write_trec_run
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.bm25 import BM25Index
+from benchsmith.tools.cached_embedding import cached_embedder
 from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER, ChromaEmbeddingFunction, Embedder
@@ -230,8 +231,9 @@ def _indexes(runtime: Runtime[NuggetsContext], run_id: str) -> Indexes:
     context = _context(runtime)
     corpus = _corpus(runtime, run_id)
     embedder = embedder_for(context.embedder, _workspace(runtime), run_id, context)
-    return Indexes(bm25_index(corpus), dense_index(_workspace(runtime), context.chroma_host, corpus, embedder),
-                   embedder)
+    workspace = _workspace(runtime)
+    dense = dense_index(workspace, context.chroma_host, corpus, cached_embedder(embedder, workspace))
+    return Indexes(bm25_index(corpus), dense, embedder)
 
 
 # ---------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ import re
 import pytest
 
 from benchsmith.tools.chunking import chunk_document, hard_cut
-from benchsmith.tools.documents import Document, content_id
+from benchsmith.tools.documents import Document, span_id
 
 WORDS = re.compile(r"\S+")
 
@@ -58,13 +58,30 @@ def test_code_splits_on_definitions():
         assert sum(function.strip() in c.text for c in chunks) == 1
 
 
-def test_offsets_point_into_the_document_and_ids_are_content_hashes():
-    document = Document("d", "src", "title", "text", prose())
+def test_offsets_point_into_the_document_and_ids_are_its_path_and_byte_span():
+    text = "Café. " + prose()  # one two-byte character: byte offsets run one ahead of character offsets
+    document = Document("docs/a b.txt", "src", "title", "text", text)
     chunks = chunk_document(document, chunk_size=300, min_chars=0)
     for position, chunk in enumerate(chunks):
         assert document.text[chunk.start : chunk.end] == chunk.text
-        assert chunk.id == content_id(chunk.text)
-        assert (chunk.position, chunk.doc_id, chunk.title) == (position, "d", "title")
+        byte_start = len(text[:chunk.start].encode("utf-8"))
+        assert chunk.id == f"docs/a%20b.txt:{byte_start}-{byte_start + len(chunk.text.encode('utf-8'))}"
+        assert (chunk.position, chunk.doc_id, chunk.title) == (position, "docs/a b.txt", "title")
+    assert chunks[1].id == span_id("docs/a b.txt", chunks[1].start + 1, chunks[1].end + 1)
+    assert [chunk.id for chunk in chunk_document(document, chunk_size=300, min_chars=0)] == \
+        [chunk.id for chunk in chunks]  # the same document always gives the same ids
+
+
+def test_a_beir_passage_that_is_one_chunk_keeps_its_id_and_a_split_one_gets_spans():
+    passage = Document("doc-7", "corpus.jsonl", "T", "beir", "  " + prose(1) + "\n")
+    assert [chunk.id for chunk in chunk_document(passage, chunk_size=1024, min_chars=0)] == ["doc-7"]
+    split = chunk_document(passage, chunk_size=120, min_chars=0)
+    assert len(split) > 1 and all(chunk.id.startswith("doc-7:") for chunk in split)
+
+
+def test_a_whole_document_is_one_chunk_without_its_surrounding_whitespace():
+    (chunk,) = chunk_document(Document("a.txt", "src", "A", "text", "\n  " + prose() + "\n\n"), None)
+    assert chunk.text == prose() and chunk.id == f"a.txt:3-{3 + len(prose())}"
 
 
 def test_short_chunks_are_dropped():
@@ -99,7 +116,8 @@ def test_chunks_of_a_page_do_not_cross_headings_and_titles_are_heading_paths():
     ]
     assert chunks[1].text == "Options\n\n--verbose\n--quiet"  # the option list is not glued to the prose above
     for chunk in chunks:
-        assert document.text[chunk.start:chunk.end] == chunk.text and chunk.id == content_id(chunk.text)
+        assert document.text[chunk.start:chunk.end] == chunk.text and chunk.id == span_id(
+            "guide.md", chunk.start, chunk.end)  # ASCII: bytes are characters
         assert chunk.source == "/docs/guide.md"
 
 

@@ -10,9 +10,11 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.nugget_qrels import read_nugget_qrels, write_nugget_qrels
 from benchsmith.stores.qa_pairs import read_qa_jsonl
 from benchsmith.stores.stackexchange import parse_tags, read_posts_xml
-from benchsmith.tools.documents import Document
+from benchsmith.tools.cleaning import clean_documents
+from benchsmith.tools.documents import Document, span_id
 from benchsmith.tools.qa_text import html_to_text_with_code, load_qa_pairs
-from benchsmith.tools.source_corpus import build_source_corpus, document_chunks, span_id
+from benchsmith.tools.loaders import load_sources
+from benchsmith.tools.source_corpus import build_source_corpus, document_chunks
 
 # ---------------------------------------------------------------------------------------
 # Posts.xml
@@ -181,13 +183,14 @@ def write_corpus(root: Path) -> Path:
     return root
 
 
-def test_chunk_ids_are_path_and_byte_span_and_lead_back_to_the_bytes(tmp_path):
+def test_chunk_ids_are_path_and_byte_span_and_lead_back_to_the_bytes_of_the_cleaned_file(tmp_path):
     root = write_corpus(tmp_path / "repo")
     corpus = build_source_corpus([str(root)], chunk_size=140, min_chars=20)
     assert corpus.files == 2
+    cleaned = {document.id: document.text.encode("utf-8") for document in clean_documents(
+        load_sources([str(root)]).documents)}
     for chunk in corpus.chunks:
-        data = (root / chunk.path).read_bytes()
-        assert data[chunk.start:chunk.end].decode("utf-8") == chunk.text
+        assert cleaned[chunk.path][chunk.start:chunk.end].decode("utf-8") == chunk.text
         assert chunk.id == span_id(chunk.path, chunk.start, chunk.end)
         assert not any(character.isspace() for character in chunk.id)
     assert {chunk.id.split(":")[0] for chunk in corpus.chunks} == {"pkg/module.py", "my%20docs/README.md"}
@@ -201,9 +204,9 @@ def test_code_is_split_at_definitions_and_markdown_at_headings(tmp_path):
     chunks = build_source_corpus([str(root)], chunk_size=140, min_chars=20).chunks
     code = [chunk.text for chunk in chunks if chunk.path.endswith(".py")]
     assert any(text.startswith("def first") for text in code) and any(text.startswith("class Second") for text in code)
-    markdown = [chunk.text for chunk in chunks if chunk.path.endswith(".md")]
-    assert [text.splitlines()[0] for text in markdown if text.startswith("#")] == ["# Title", "## Install",
-                                                                                   "## Usage"]
+    markdown = [chunk for chunk in chunks if chunk.path.endswith(".md")]
+    assert [chunk.text.splitlines()[0] for chunk in markdown] == ["Title", "Install", "Usage"]
+    assert [chunk.title for chunk in markdown] == ["Title", "Title › Install", "Title › Usage"]  # heading paths
     # Non-ASCII text: byte offsets, not character offsets.
     last = [chunk for chunk in chunks if chunk.path.endswith(".py")][-1]
     assert last.end - last.start == len(last.text.encode("utf-8")) > len(last.text)

@@ -1,5 +1,5 @@
 """The offline nugget pipeline on documentation (tests/sphinx_fixtures.py's Harbour tree and its
-settings pages): the corpus chunker keeps RST titles with their adornments, the offline support
+settings pages): the corpus chunker opens sections at their RST titles, the offline support
 judge credits a nugget to the few chunks that state it, and the extractive writer keeps the key
 sentence before a code block."""
 
@@ -30,19 +30,14 @@ def support(corpus, nuggets: list[str]) -> list[list[str]]:
              if number in judgment.supported_nuggets] for number in range(1, len(nuggets) + 1)]
 
 
-def test_no_chunk_starts_at_an_underline_and_build_files_are_not_chunks(corpus):
+def test_chunks_open_at_their_titles_without_adornments_and_build_files_are_not_chunks(corpus):
     assert {chunk.path for chunk in corpus.chunks}.isdisjoint({"conf.py", "setup.py", "noxfile.py"})
-    for chunk in corpus.chunks:
-        lines = chunk.text.split("\n")
-        if is_adornment(lines[0]):  # only an overline may open a chunk: title and underline follow it
-            assert len(lines) > 2 and lines[2].strip() == lines[0].strip(), chunk.id
-    # Every RST title is in the same chunk as its underline (and overline).
-    texts = "\n\n".join(chunk.text for chunk in corpus.chunks)
-    for title, adornment in (("Configuration file", "====================="), ("Network timeouts", "================"),
-                             ("Sections", "--------"), ("Installation", "============")):
-        assert f"{title}\n{adornment}" in texts
-        assert any(chunk.text.startswith(title) or f"\n{title}\n{adornment}" in chunk.text
-                   or chunk.text.startswith(f"{adornment}\n{title}") for chunk in corpus.chunks), title
+    # The corpus is the cleaned text ingestion chunks: RST over- and underlines are gone, and a
+    # section's chunk opens at its title, with the title's heading path.
+    assert not [chunk.id for chunk in corpus.chunks
+                if any(is_adornment(line) and not line.startswith("```") for line in chunk.text.split("\n"))]
+    for title in ("Configuration file", "Network timeouts", "Sections", "Installation"):
+        assert any(chunk.text.startswith(f"{title}\n") and chunk.title.endswith(title) for chunk in corpus.chunks), title
 
 
 def test_support_needs_the_key_terms_not_shared_common_words(corpus):

@@ -10,7 +10,7 @@ import pytest
 from benchsmith.graphs.jobs.select import strategy_space
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.space_files import read_space_file
-from benchsmith.tools.chunking_strategies import ChunkingSpec, chunk_corpus, merge_small, parse_chunking
+from benchsmith.tools.chunking_strategies import ChunkingSpec, chunk_corpus, parse_chunking
 from benchsmith.tools.documents import Document
 from benchsmith.tools.metadata_filters import parse_filter
 from benchsmith.tools.strategy_space import (SelectConfiguration, build_space, grid_settings, parse_rewrite,
@@ -52,16 +52,35 @@ def test_bad_chunking_specs_are_named(text, message):
         parse_chunking(text)
 
 
-def test_whole_documents_keep_their_ids_and_split_ones_number_their_chunks():
-    documents = [document(doc_id="long"), document("Short text.", doc_id="short")]
+def span_of(chunk_id: str) -> tuple[str, int, int]:
+    path, _, span = chunk_id.rpartition(":")
+    start, _, end = span.partition("-")
+    return path, int(start), int(end)
+
+
+def test_chunks_are_named_by_path_and_byte_span_and_a_whole_beir_passage_by_its_id():
+    documents = [document(doc_id="long.md"), document("Short text.", doc_id="short.txt")]
     whole = chunk_corpus(documents, ChunkingSpec())
-    assert [chunk.id for chunk in whole] == ["long", "short"] and whole[0].text == f"Title {SENTENCES}"
+    assert [chunk.id for chunk in whole] == [f"long.md:0-{len(SENTENCES)}", "short.txt:0-11"]
+    assert whole[0].text == SENTENCES
     split = chunk_corpus(documents, ChunkingSpec(size=200))
-    assert [chunk.id for chunk in split if chunk.doc_id == "long"] == [f"long#{n}" for n in range(len(split) - 1)]
-    assert split[-1].id == "short"  # a document that fits is one chunk: its own id
-    assert max(len(chunk.text) - len("Title ") for chunk in split) <= 200
-    assert [word for chunk in split if chunk.doc_id == "long" for word in WORDS.findall(chunk.text)[1:]] == \
+    long_chunks = [chunk for chunk in split if chunk.doc_id == "long.md"]
+    assert len(long_chunks) > 1 and split[-1].id == "short.txt:0-11"
+    for chunk in long_chunks:
+        path, start, end = span_of(chunk.id)
+        assert path == "long.md" and SENTENCES.encode()[start:end].decode() == chunk.text
+    assert max(len(chunk.text) for chunk in split) <= 200
+    assert [word for chunk in long_chunks for word in WORDS.findall(chunk.text)] == \
         WORDS.findall(SENTENCES)  # nothing lost, nothing repeated without overlap
+    passages = [Document("p1", "corpus.jsonl", "Harbour", "beir", SENTENCES)]
+    assert [(chunk.id, chunk.text) for chunk in chunk_corpus(passages, ChunkingSpec())] == \
+        [("p1", f"Harbour {SENTENCES}")]
+    assert {span_of(chunk.id)[0] for chunk in chunk_corpus(passages, ChunkingSpec(size=200))} == {"p1"}
+
+
+def test_two_documents_of_one_path_are_refused():
+    with pytest.raises(InputError, match="repeats"):
+        chunk_corpus([document(doc_id="a.md"), document(doc_id="a.md")], ChunkingSpec(size=200))
 
 
 def test_overlap_repeats_the_end_of_a_chunk_at_the_start_of_the_next():
@@ -70,22 +89,25 @@ def test_overlap_repeats_the_end_of_a_chunk_at_the_start_of_the_next():
     for first, second in zip(chunks, chunks[1:]):
         tail = first.text.split(". ")[-1].rstrip(".")
         assert tail and tail in second.text
+        assert span_of(second.id)[1] < span_of(first.id)[2]  # the spans overlap too
+        assert SENTENCES.encode()[span_of(second.id)[1]:span_of(second.id)[2]].decode() == second.text
 
 
 def test_split_above_keeps_shorter_documents_whole():
     medium = " ".join(f"Line {n} of a medium document." for n in range(12))  # ~350 characters
     spec = ChunkingSpec(size=100, split_above=500)
-    assert [chunk.id for chunk in chunk_corpus([document(medium, "medium")], spec)] == ["medium"]
+    assert [chunk.id for chunk in chunk_corpus([document(medium, "medium")], spec)] == [f"medium:0-{len(medium)}"]
     assert len(chunk_corpus([document(doc_id="long")], spec)) > 1
 
 
 def test_merging_joins_small_pieces_to_their_neighbours():
-    assert merge_small(["tiny", "a longer piece of text", "end"], 10) == ["tiny a longer piece of text end"]
-    assert merge_small(["a", "b"], 10) == ["a b"]
-    assert merge_small(["long enough", "x"], 0) == ["long enough", "x"]
     text = "\n\n".join(["A heading", "A paragraph long enough to stand on its own as a chunk of text here."] * 3)
+    unmerged = chunk_corpus([document(text)], ChunkingSpec(size=80))
+    assert min(len(chunk.text) for chunk in unmerged) < 20  # short chunks are kept, not dropped
     chunks = chunk_corpus([document(text)], ChunkingSpec(size=80, merge_below=20))
-    assert all(len(chunk.text) - len("Title ") >= 20 for chunk in chunks)
+    assert all(len(chunk.text) >= 20 for chunk in chunks)
+    assert [chunk.text for chunk in chunks] == [text[span_of(chunk.id)[1]:span_of(chunk.id)[2]] for chunk in chunks]
+    assert [word for chunk in chunks for word in WORDS.findall(chunk.text)] == WORDS.findall(text)
 
 
 # ---------------------------------------------------------------------------------------

@@ -5,8 +5,9 @@ CJK full stops), clause punctuation (semicolons, commas, CJK enumeration commas)
 spaces, never inside a word. Python code splits on class and function boundaries first.
 A single token longer than the limit (a URL, a base64 blob) is the one thing cut hard,
 so no chunk ever exceeds the limit. Chunks shorter than ``min_chars`` are dropped: they
-rarely answer a question on their own. No overlap: overlapping chunks would share the
-evidence for a question and blur which one is the gold document.
+rarely answer a question on their own. No overlap by default: overlapping chunks would share
+the evidence for a question and blur which one is the gold document (a configuration search
+may still ask for overlap, or keep short chunks, or merge them into their neighbours).
 
 On marked-up pages (Markdown, RST, HTML, notebooks) no chunk crosses a heading: each
 section is split on its own (a section with nothing but its heading, or shorter than
@@ -16,21 +17,25 @@ prose of the section before it, and no chunk ends on a dangling heading.
 A chunk's title is its heading path: the nearest headings above its first line that is
 not itself a heading, outermost first (``Guide › Installation › From source``; for
 Python, ``json.decoder › JSONDecoder.decode``), from the headings cleaning recorded. Its
-id is the hash of its text.
+id is its document's path and its byte span (:func:`tools.documents.chunk_ids`), the one id
+scheme of every job: :func:`chunk_document` is the one function that splits a document.
 
-Raw (uncleaned) Markdown and reStructuredText, as the jobs that keep byte spans read them,
-get their headings from :func:`markup_headings`: an RST title is its overline (if any), its
-text and its underline together, so no chunk ever starts at an underline nor ends at a
-title whose underline went to the next chunk.
+Raw (uncleaned) Markdown and reStructuredText get their headings from :func:`markup_headings`:
+an RST title is its overline (if any), its text and its underline together, so no chunk ever
+starts at an underline nor ends at a title whose underline went to the next chunk. (Every job
+now chunks cleaned text; it is kept for a caller that must chunk raw markup.)
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
-from benchsmith.tools.documents import Chunk, Document, content_id
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.progress import ProgressCallback
+from benchsmith.tools.documents import Chunk, Document, chunk_ids
 from benchsmith.tools.headings import PATH_SEPARATOR, heading_path
 from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
 
@@ -152,7 +157,7 @@ def _heading_lines(text: str, start: int, end: int, heading_offsets: set[int]) -
     return found
 
 
-def make_splitter(kind: str, chunk_size: int) -> RecursiveCharacterTextSplitter:
+def make_splitter(kind: str, chunk_size: int, overlap: int = 0) -> RecursiveCharacterTextSplitter:
     is_code = kind == "python"
     return RecursiveCharacterTextSplitter(
         separators=CODE_SEPARATORS if is_code else PROSE_SEPARATORS,
@@ -160,18 +165,27 @@ def make_splitter(kind: str, chunk_size: int) -> RecursiveCharacterTextSplitter:
         # Punctuation ends the sentence before it; "def" and "class" start the block after.
         keep_separator="start" if is_code else "end",
         chunk_size=chunk_size,
-        chunk_overlap=0,
+        chunk_overlap=overlap,
         length_function=len,
     )
 
 
-def chunk_document(document: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, min_chars: int = DEFAULT_MIN_CHARS) -> list[Chunk]:
-    """Chunks of one document with their positions and character offsets in its text."""
-    if chunk_size < 1 or min_chars < 0:
-        raise ValueError("chunk_size must be positive and min_chars non-negative")
-    splitter = make_splitter(document.kind, chunk_size)
+def chunk_document(document: Document, chunk_size: int | None = DEFAULT_CHUNK_SIZE,
+                   min_chars: int = DEFAULT_MIN_CHARS, *, overlap: int = 0, keep_short: bool = False,
+                   merge_below: int = 0) -> list[Chunk]:
+    """Chunks of one document with their ids, positions and character offsets in its text.
+
+    ``chunk_size=None`` keeps the document whole (one chunk, surrounding whitespace left out).
+    ``min_chars`` joins shorter sections to the next and drops shorter chunks, unless
+    ``keep_short``; ``overlap`` characters repeat from the end of a chunk at the start of the
+    next; a chunk shorter than ``merge_below`` joins the chunk before it (the first the one after)."""
+    if chunk_size is None:
+        return _chunks(document, [whole_span(document.text)] if document.text.strip() else [])
+    if chunk_size < 1 or min_chars < 0 or not 0 <= overlap < chunk_size:
+        raise ValueError("chunk_size must be positive, min_chars non-negative and overlap in [0, chunk_size)")
+    splitter = make_splitter(document.kind, chunk_size, overlap)
     heading_offsets = {offset for offset, _, _ in document.headings}
-    chunks: list[Chunk] = []
+    spans: list[tuple[int, int]] = []
     for section_start, section_end in sections(document, min_chars):
         section = document.text[section_start:section_end]
         placed, cursor = [], 0
@@ -179,16 +193,58 @@ def chunk_document(document: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, min
             start = section.find(piece, cursor)
             if start < 0:  # the splitter stripped whitespace differently; search from the top
                 start = max(0, section.find(piece))
-            cursor = start + len(piece)
+            cursor = start + (1 if overlap else len(piece))  # an overlapping piece starts inside the last one
             placed.append((start, piece))
         for start, piece in _headings_joined(document.text, section_start, placed, heading_offsets, chunk_size):
-            if len(piece) < min_chars:
+            if len(piece) >= min_chars or keep_short:
+                spans.append((section_start + start, section_start + start + len(piece)))
+    return _chunks(document, merge_short(spans, merge_below))
+
+
+def whole_span(text: str) -> tuple[int, int]:
+    """The span of ``text`` without its leading and trailing whitespace."""
+    return len(text) - len(text.lstrip()), len(text.rstrip())
+
+
+def merge_short(spans: Sequence[tuple[int, int]], below: int) -> list[tuple[int, int]]:
+    """Each span shorter than ``below`` joined to the span before it (the first to the one after)."""
+    if below <= 0:
+        return list(spans)
+    merged: list[tuple[int, int]] = []
+    carry: int | None = None  # the start of a short first span waiting for the next one
+    for start, end in spans:
+        if carry is not None:
+            start, carry = carry, None
+        if end - start < below:
+            if merged:
+                merged[-1] = (merged[-1][0], end)
                 continue
-            start += section_start
-            chunks.append(Chunk(
-                id=content_id(piece), text=piece, doc_id=document.id, source=document.source,
-                title=chunk_title(document, start, piece), position=len(chunks), start=start, end=start + len(piece),
-            ))
+            carry = start
+            continue
+        merged.append((start, end))
+    if carry is not None:
+        merged.append((carry, spans[-1][1]))
+    return merged
+
+
+def _chunks(document: Document, spans: Sequence[tuple[int, int]]) -> list[Chunk]:
+    return [Chunk(id=chunk_id, text=document.text[start:end], doc_id=document.id, source=document.source,
+                  title=chunk_title(document, start, document.text[start:end]), position=position, start=start,
+                  end=end)
+            for position, ((start, end), chunk_id) in enumerate(zip(spans, chunk_ids(document, spans)))]
+
+
+def chunk_documents(documents: Sequence[Document], chunk_size: int | None = DEFAULT_CHUNK_SIZE,
+                    min_chars: int = DEFAULT_MIN_CHARS, on_progress: ProgressCallback | None = None,
+                    **options: int | bool) -> list[Chunk]:
+    """Every document's chunks (:func:`chunk_document`), in corpus order. Ids name the document,
+    so two documents of one id (one relative path in two sources) are an InputError."""
+    check_document_ids(documents)
+    chunks: list[Chunk] = []
+    for done, document in enumerate(documents, start=1):
+        chunks.extend(chunk_document(document, chunk_size, min_chars, **options))
+        if on_progress is not None:
+            on_progress(done, len(documents))
     return chunks
 
 
@@ -269,3 +325,14 @@ def hard_cut(text: str, limit: int) -> list[str]:
     if text:
         pieces.append(text)
     return pieces
+
+
+def check_document_ids(documents: Sequence[Document]) -> None:
+    """Chunk ids name their document: two documents of one id (one relative path in two
+    sources) are an InputError."""
+    sources: dict[str, str] = {}
+    for document in documents:
+        if document.id in sources:
+            raise InputError(f"{document.source}: document id {document.id!r} repeats that of {sources[document.id]} "
+                             "(chunk ids are <path>:<start>-<end>; give the folders as one source, or rename one)")
+        sources[document.id] = document.source

@@ -2,22 +2,26 @@
 
 A strategy is a :class:`ChunkingSpec`:
 
-* ``size``: target characters per chunk, split with the recursive splitter of
-  :mod:`tools.chunking` (paragraph, line, sentence, clause, space; class and function
-  boundaries for code; no word cut); ``None`` keeps every document whole;
+* ``size``: target characters per chunk, split by the one chunker,
+  :func:`tools.chunking.chunk_document` (paragraph, line, sentence, clause, space; class and
+  function boundaries for code; headings of marked-up pages; no word cut); ``None`` keeps
+  every document whole;
 * ``overlap``: characters consecutive chunks of a document share (0: none);
 * ``merge_below``: a chunk shorter than this joins the chunk before it (the first chunk of a
   document joins the next one) instead of standing alone; 0 keeps every chunk. Unlike
-  ingestion, which drops short chunks, a comparison must not lose text;
+  ingestion, which drops chunks shorter than its ``min_chars``, a comparison must not lose
+  text: short chunks are kept (sections are still formed as ingestion forms them);
 * ``split_above``: only documents longer than this are split; shorter ones stay whole
-  (``None``: every document longer than ``size``).
+  (``None``: every document is chunked).
 
 Written ``whole`` or ``size=512,overlap=64,merge=100,split_above=4000`` (keys in any order,
 defaults left out); the same text in a YAML space may be a mapping with those keys.
 
-A chunk that is a whole document keeps the document's id, so run files of whole-document
-chunkings speak the corpus's ids; any other chunk is ``<doc id>#<n>``, its position in the
-document.
+Chunk ids are those of every job (:func:`tools.documents.chunk_ids`): ``<path>:<start>-<end>``
+in bytes of the cleaned file, so ``size=1024`` (ingestion's chunk size) gives the chunks and
+ids of ``benchsmith ingest`` (and its short chunks besides) and reuses their embeddings; a
+BEIR passage kept whole keeps its id, so run files of whole-document chunkings of a BEIR
+corpus speak the corpus's ids.
 """
 
 from __future__ import annotations
@@ -26,10 +30,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_text_splitters import RecursiveCharacterTextSplitter
-
 from benchsmith.stores.errors import InputError
-from benchsmith.tools.chunking import CODE_SEPARATORS, PROSE_SEPARATORS, hard_cut
+from benchsmith.tools.chunking import DEFAULT_MIN_CHARS, check_document_ids, chunk_document
 from benchsmith.tools.documents import Document, content_id
 
 WHOLE = "whole"
@@ -134,48 +136,20 @@ class SelectChunk:
 
 
 def chunk_corpus(documents: Iterable[Document], spec: ChunkingSpec) -> list[SelectChunk]:
-    """Every document's chunks under ``spec``, in corpus order."""
+    """Every (cleaned) document's chunks under ``spec``, in corpus order. What retrievers read
+    is the chunk's text, as ingestion embeds it; a BEIR passage's title goes first, as
+    benchmark evaluation reads passages."""
+    documents = list(documents)
+    check_document_ids(documents)
     chunks: list[SelectChunk] = []
     for document in documents:
-        pieces = split_text(document.text, document.kind, spec)
-        whole = len(pieces) == 1
-        for position, piece in enumerate(pieces):
+        text = document.text.strip()
+        whole = spec.size is None or (spec.split_above is not None and len(text) <= spec.split_above)
+        pieces = chunk_document(document, None) if whole else chunk_document(
+            document, spec.size, DEFAULT_MIN_CHARS, overlap=spec.overlap, keep_short=True, merge_below=spec.merge_below)
+        for piece in pieces:
             chunks.append(SelectChunk(
-                id=document.id if whole else f"{document.id}#{position}", doc_id=document.id, title=document.title,
-                source=document.source, kind=document.kind, position=position,
-                text=f"{document.title} {piece}".strip() if document.title else piece))
+                id=piece.id, doc_id=document.id, title=piece.title, source=document.source, kind=document.kind,
+                position=piece.position,
+                text=f"{document.title} {piece.text}".strip() if document.kind == "beir" else piece.text))
     return chunks
-
-
-def split_text(text: str, kind: str, spec: ChunkingSpec) -> list[str]:
-    """The pieces of one document's text under ``spec`` (the text itself when kept whole)."""
-    text = text.strip()
-    if spec.size is None or len(text) <= (spec.split_above if spec.split_above is not None else spec.size):
-        return [text] if text else []
-    splitter = RecursiveCharacterTextSplitter(
-        separators=CODE_SEPARATORS if kind == "python" else PROSE_SEPARATORS, is_separator_regex=True,
-        keep_separator="start" if kind == "python" else "end", chunk_size=spec.size, chunk_overlap=spec.overlap,
-        length_function=len)
-    pieces = [piece for split in splitter.split_text(text) for piece in hard_cut(split, spec.size) if piece.strip()]
-    return merge_small(pieces, spec.merge_below)
-
-
-def merge_small(pieces: list[str], below: int) -> list[str]:
-    """Join each piece shorter than ``below`` to the piece before it (the first to the one after)."""
-    if below <= 0:
-        return pieces
-    merged: list[str] = []
-    carry = ""  # a short first piece waiting for the next one
-    for piece in pieces:
-        if carry:
-            piece, carry = f"{carry} {piece}", ""
-        if len(piece) < below:
-            if merged:
-                merged[-1] = f"{merged[-1]} {piece}"
-                continue
-            carry = piece
-            continue
-        merged.append(piece)
-    if carry:
-        merged.append(carry)
-    return merged

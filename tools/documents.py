@@ -3,21 +3,49 @@
 A cleaned :class:`Document` carries its headings as ``[offset, level, title]`` into its
 text (``tools.headings``); a :class:`Chunk`'s ``title`` is its heading path (page title ›
 section › subsection) and its ``source`` the file it came from.
+
+Every job names a chunk of a file the same way (:func:`chunk_ids`): ``<path>:<start>-<end>``,
+the file's path relative to the corpus root (the module name for ``stdlib``) and the chunk's
+UTF-8 byte offsets in the document's cleaned text (the text every job chunks). The same files
+give the same ids in any run and any job, so ingest, nuggets and select runs speak one
+vocabulary and share embeddings. A BEIR passage kept whole keeps its corpus id.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
+from urllib.parse import quote
 
 DocumentKind = Literal["text", "markdown", "rst", "html", "python", "notebook", "beir", "stdlib"]
 
 
+ID_SAFE_CHARACTERS = "/._-+@~,=()[]{}!$&'*;"  # kept as they are in ids; the rest is percent-encoded
+
+
 def content_id(text: str) -> str:
-    """Chunk ids are content hashes: the same text always gets the same id, so writing a
-    chunk twice stores it once (128 bits of SHA-256)."""
+    """A text's content hash (128 bits of SHA-256): the same text from two chunkings is one item."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def span_id(path: str, start: int, end: int) -> str:
+    """``path:start-end``; the path percent-encoded where it holds whitespace, ``:`` or ``%``
+    (characters that would break a TREC file or the id's form)."""
+    return f"{quote(path, safe=ID_SAFE_CHARACTERS)}:{start}-{end}"
+
+
+def byte_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Character spans (in order of their starts) as UTF-8 byte offsets, counting each stretch once."""
+    result, char_position, byte_position = [], 0, 0
+    for start, end in spans:
+        if start < char_position:  # out of order: count from the top
+            char_position, byte_position = 0, 0
+        byte_start = byte_position + len(text[char_position:start].encode("utf-8"))
+        result.append((byte_start, byte_start + len(text[start:end].encode("utf-8"))))
+        char_position, byte_position = start, byte_start  # from the start: overlapping spans count once too
+    return result
 
 
 @dataclass
@@ -62,6 +90,14 @@ class Chunk:
         if self.quality is not None:
             metadata["quality"] = self.quality
         return metadata
+
+
+def chunk_ids(document: Document, spans: Sequence[tuple[int, int]]) -> list[str]:
+    """The ids of the chunks of ``document`` at these character spans of its text: ``<path>:<start>-<end>``
+    in bytes; a BEIR passage that is one chunk spanning all its text keeps the passage's id."""
+    if document.kind == "beir" and len(spans) == 1 and document.text[spans[0][0]:spans[0][1]] == document.text.strip():
+        return [document.id]
+    return [span_id(document.id, start, end) for start, end in byte_spans(document.text, spans)]
 
 
 @dataclass

@@ -3,9 +3,10 @@ and their indexes, the query texts of each rewrite level, and one configuration'
 
 Loaded once per process and shared by the search's workers: the corpus (per file version),
 each chunking's chunks and BM25 index, and each (chunking, embedder) dense index. Every
-chunking gets its own Chroma collection per embedder, named by the corpus's content hash, so
-its embeddings are computed once and reused by every configuration (and every later run)
-that shares chunking and embedder; filling it is resumable (stored ids are skipped).
+chunking gets its own Chroma collection per embedder, named by the corpus's content hash,
+filled resumably (stored ids are skipped) through the workspace's embedding cache
+(tools/cached_embedding.py): a chunk's vector is computed once per embedder, whichever
+chunking, configuration, later run or ingestion of the same tree asked for it first.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from benchsmith.stores.trec import Run
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.bm25 import BM25Index
+from benchsmith.tools.cached_embedding import cached_embedder
 from benchsmith.tools.chunking_strategies import ChunkingSpec, SelectChunk, chunk_corpus
 from benchsmith.tools.cleaning import clean_documents
 from benchsmith.tools.dense_retrieval import DenseIndex
@@ -46,6 +48,7 @@ from benchsmith.tools.rerank import rerank_run
 from benchsmith.tools.retriever_specs import RetrieverSpec
 from benchsmith.tools.strategy_space import RewriteSpec, SelectConfiguration
 
+ID_SCHEME = "path:span"  # chunk ids (tools/documents.chunk_ids)
 FUSION_CANDIDATES = 100  # documents per component run that a fusion ranks (at least the depth wanted)
 _lock = threading.Lock()
 
@@ -131,13 +134,16 @@ class ChunkIndex:
         store = VectorStore(chroma_client(workspace, chroma_host), collection_name(self.corpus, self.spec, embedder),
                             ChromaEmbeddingFunction(embedder), embedder.name)
         items = [IndexItem(chunk.id, chunk.text, chunk.metadata()) for chunk in self.chunks]
-        embed_into(store, items, embedder, DEFAULT_BATCH_SIZE, progress_reporter(f"embed {self.spec.label}"))
+        # Cached by text: chunks another chunking, an ingestion or an earlier search embedded are not embedded again.
+        embed_into(store, items, cached_embedder(embedder, workspace), DEFAULT_BATCH_SIZE,
+                   progress_reporter(f"embed {self.spec.label}"))
         return DenseIndex.from_store(store)
 
 
 def collection_name(corpus: Corpus, spec: ChunkingSpec, embedder: Embedder) -> str:
     """``select-<corpus hash>-<chunking hash>-<embedder>``, within Chroma's naming rules."""
-    chunking = hashlib.sha1(spec.label.encode("utf-8")).hexdigest()[:8]
+    # The id scheme is part of the name: a collection of the old `<doc id>#<n>` ids is not reused.
+    chunking = hashlib.sha1(f"{spec.label} {ID_SCHEME}".encode("utf-8")).hexdigest()[:8]
     return COLLECTION_UNSAFE.sub("-", f"select-{corpus.fingerprint}-{chunking}-{embedder.name}")[:60].strip("-_")
 
 
