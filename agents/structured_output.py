@@ -25,14 +25,14 @@ error fed back as one corrective turn (:func:`corrective_turn`).
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any
 
 import openai
 from pydantic import BaseModel, ValidationError
 
+from benchsmith.agents.defaults import StructuredOutput  # noqa: F401 (declared where light modules read it)
 from benchsmith.agents.seam_errors import InvalidOutput
 
-StructuredOutput = Literal["auto", "json_schema", "function_calling", "json_mode"]
 STRUCTURED_OUTPUT_CHOICES: tuple[str, ...] = ("auto", "json_schema", "function_calling", "json_mode")
 FALLBACK_ORDER: tuple[str, ...] = ("json_schema", "function_calling", "json_mode", "prompt")
 

@@ -51,7 +51,7 @@ from benchsmith.tools.offline import offline_environment
 offline_environment()  # before the imports below load models or Chroma
 
 import benchsmith  # noqa: E402
-from benchsmith.graphs.jobs.synthesize import DEFAULT_MAX_OVERLAP  # noqa: E402
+from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP  # noqa: E402
 
 from benchsmith.stores.benchmark_files import write_beir_qrels  # noqa: E402
 from benchsmith.stores.files import atomic_writer  # noqa: E402

@@ -21,10 +21,7 @@ import ir_measures
 import numpy as np
 from ir_measures import Measure
 
-from benchsmith.evals.defaults import DEFAULT_QUERIES_PER_BATCH
-
-DEFAULT_MEASURES = ("R@1", "R@5", "R@20", "R@100", "R@1000", "nDCG@3", "nDCG@10", "nDCG@20", "RR@10", "RR@20", "AP",
-                    "Judged@10", "Judged@20")
+from benchsmith.evals.defaults import DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH  # noqa: F401 (re-exported)
 
 Run = Mapping[str, Mapping[str, float]]
 Qrels = Mapping[str, Mapping[str, int]]

@@ -22,8 +22,9 @@ from typing import Any, Literal
 import numpy as np
 from scipy import stats
 
+from benchsmith.evals.defaults import DEFAULT_SIGNIFICANCE_RESAMPLES as DEFAULT_RESAMPLES
+
 TestName = Literal["randomization", "t-test"]
-DEFAULT_RESAMPLES = 10_000
 DEFAULT_ALPHA = 0.05
 TEST_DESCRIPTIONS = {
     "randomization": "two-sided paired randomization test ({resamples:,} resamples)",

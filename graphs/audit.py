@@ -25,7 +25,6 @@ import functools
 import json
 import operator
 import random
-from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
@@ -39,17 +38,18 @@ from benchsmith.agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJu
 from benchsmith.agents.models import ModelSeam
 from benchsmith.evals import audit_verdicts
 from benchsmith.evals.audit_report import audit_report_files
-from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES, NOISE_SCORE
+from benchsmith.evals.audit_verdicts import NOISE_SCORE
 from benchsmith.evals import shortcuts as shortcut_measures
 from benchsmith.evals.lexical_overlap import lexical_overlap
 from benchsmith.evals.measures import MeasureResults, evaluate_batches, parse_measures
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS, DocumentCounter, ill_formed_questions
+from benchsmith.graphs.contexts.audit import DEFAULT_NEGATIVES, AuditContext  # noqa: F401 (re-exported)
 from benchsmith.graphs.runtime.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index,
                                               document_text)
 from benchsmith.graphs.evaluate import DEFAULT_DEPTH as EVALUATION_DEPTH
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
-from benchsmith.graphs.runtime.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, run_items,
+from benchsmith.graphs.runtime.resources import (concurrency_slot, embedder_for, run_items,
                                          run_seam, workspace_of)
 from benchsmith.stores.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.benchmark_files import canonicalize, write_beir_qrels
@@ -60,38 +60,12 @@ from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.work_items import WorkItems
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.discriminability import arrange_pool, balanced_gold_slots, hard_negatives, rotated
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.query_building import HistoryMode, build_query
 
 INSTANCES_FILE, JUDGMENTS_FILE, EXTRA_QRELS_FILE = "instances.jsonl", "judgments.jsonl", "extra_qrels.tsv"
 SHORTCUTS_FILE, SHORTCUT_TURNS_FILE = "shortcuts.json", "shortcut_turns.jsonl"
 QUERY_ONLY_MEASURES = ("R@10", "RR@10")
 EXCERPT_CHARS = 300
-DEFAULT_NEGATIVES = 4
-
-
-@dataclass(kw_only=True)
-class AuditContext(StoreOptions, ModelOptions):
-    """Settings of one audit (not checkpointed: the CLI passes them again on resume)."""
-
-    split: str = field(default="test", metadata={"description": "BEIR qrels split (qrels/<split>.tsv)."})
-    corpus: str | None = field(default=None, metadata={
-        "description": "The BEIR corpus.jsonl of a benchmark given as a turn JSONL file."})
-    negatives: int = field(default=DEFAULT_NEGATIVES, metadata={
-        "description": "Hard negatives shown with the gold document in each pool."})
-    sample: int | None = field(default=None, metadata={
-        "description": "Audit a seeded random sample of this many instances; empty: all of them."})
-    position_check: bool = field(default=False, metadata={
-        "description": "Show each pool a second time, rotated, to measure the judges' position bias."})
-    min_votes: int = field(default=DEFAULT_MIN_VOTES, metadata={
-        "description": "Judges (and a majority) that must pick an unlabelled document to confirm it as missing gold."})
-    many_documents: int = field(default=DEFAULT_MANY_DOCUMENTS, metadata={
-        "description": "A question quoting a span found in at least this many corpus documents is ill-formed "
-                       "(it could be about any of them): flagged as noise."})
-    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
-        "description": "Embedder of the dense retriever that finds hard negatives (a sentence-transformers name "
-                       "or path, or a registered name)."})
-    concurrency: int = field(default=4, metadata={"description": "Instances judged at once."})
 
 
 class AuditInput(TypedDict):

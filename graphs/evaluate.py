@@ -37,7 +37,6 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -51,13 +50,13 @@ from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.evaluation_report import evaluation_report_files
 from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores
-from benchsmith.evals.measures import DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH, parse_measures
+from benchsmith.evals.measures import DEFAULT_QUERIES_PER_BATCH, parse_measures
 from benchsmith.evals.nugget_measures import evaluate_batches_with_nuggets, split_measures
-from benchsmith.evals.significance import DEFAULT_RESAMPLES
+from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext  # noqa: F401 (re-exported)
 from benchsmith.graphs.runtime.corpus_indexes import (DocumentTexts, bm25_index, cached_benchmark, corpus_documents,
                                               corpus_duplicates, dense_index)
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused, report_warning
-from benchsmith.graphs.runtime.resources import (ModelOptions, StoreOptions, embedder_for, run_seam, scorer_for,
+from benchsmith.graphs.runtime.resources import (embedder_for, run_seam, scorer_for,
                                          workspace_of)
 from benchsmith.stores.beir import Benchmark, BenchmarkQuery, merge_qrels, read_qrels
 from benchsmith.stores.errors import InputError
@@ -71,55 +70,17 @@ from benchsmith.stores.trec import (Qrels, Run, iter_aligned_batches, iter_run_b
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.dense_retrieval import QUERY_BATCH as DENSE_QUERY_BATCH
 from benchsmith.tools.dense_retrieval import DenseIndex
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder
+from benchsmith.tools.embedding import Embedder
 from benchsmith.tools.fusion import fuse_runs
 from benchsmith.tools.query_building import HistoryMode, build_query, parse_history_mode, require_oracle_rewrites
-from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH, rerank_run
+from benchsmith.tools.rerank import rerank_run
 from benchsmith.tools.retriever_specs import (Configuration, RunFileConfiguration, expand_configurations,
                                               parse_retriever, run_file_configurations)
 
 RUN_FILES_DIR, QUERIES_DIR, TIMINGS_FILE = "run-files", "queries", "timings.jsonl"
-DEFAULT_DEPTH = 1000
 DEFAULT_BATCH_SIZE = DEFAULT_QUERIES_PER_BATCH
 DENSE_QUERY_BLOCK = DENSE_QUERY_BATCH  # queries embedded and searched together
 AnyConfiguration = Configuration | RunFileConfiguration
-
-
-@dataclass(kw_only=True)
-class EvaluationContext(StoreOptions, ModelOptions):
-    """Settings of one evaluation (not checkpointed: the CLI passes them again on resume)."""
-
-    split: str = field(default="test", metadata={"description": "BEIR qrels split (qrels/<split>.tsv)."})
-    qrels: str | None = field(default=None, metadata={
-        "description": "Judgments to use instead of the benchmark's: a TREC qrels file or a BEIR qrels TSV."})
-    extra_qrels: str | None = field(default=None, metadata={
-        "description": "More judgments (TREC qrels or BEIR TSV) merged in, e.g. an audit's extra_qrels.tsv."})
-    nugget_qrels: str | None = field(default=None, metadata={
-        "description": "Nugget qrels (qid nugget_id doc_id label, e.g. a nuggets run's nugget-qrels.trec) for the "
-                       "measures Coverage@k and alpha_nDCG@k."})
-    depth: int = field(default=DEFAULT_DEPTH, metadata={"description": "Documents retrieved per query."})
-    measures: tuple[str, ...] = field(default=DEFAULT_MEASURES, metadata={
-        "description": "ir_measures measures (nDCG@10, R@100, RR@10, AP, Judged@10, ...)."})
-    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
-        "description": "Embedder of the 'dense' retriever (dense:MODEL names its own): a sentence-transformers "
-                       "name or path, or a registered name."})
-    rerank_model: str | None = field(default=None, metadata={
-        "description": "Also rerank each configuration's top rerank_depth with this CrossEncoder (name, path or "
-                       "registered name); empty: no reranking."})
-    rerank_depth: int = field(default=DEFAULT_RERANK_DEPTH, metadata={
-        "description": "Documents per query the reranker re-scores."})
-    llm: str = field(default="baseline", metadata={
-        "description": "The rewriter's model for the 'rewrite' history: 'baseline', openai:<model> or a registered name."})
-    concurrency: int = field(default=4, metadata={"description": "Rewriter calls in flight."})
-    significance_test: Literal["randomization", "t-test"] = field(default="randomization", metadata={
-        "description": "Paired test between configurations (Holm-corrected over all pairs)."})
-    resamples: int = field(default=DEFAULT_RESAMPLES, metadata={
-        "description": "Resamples of the randomization test."})
-    batch_size: int = field(default=DEFAULT_BATCH_SIZE, metadata={
-        "description": "Queries per batch: BM25, fusion, reranking and measuring hold one batch of rankings in "
-                       "memory at a time (dense retrieval always takes 256); results do not depend on it."})
-    strict: bool = field(default=False, metadata={
-        "description": "Stop on unknown or duplicate ids in the inputs instead of warning about them."})
 
 
 class EvaluationInput(TypedDict):

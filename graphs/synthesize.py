@@ -40,7 +40,6 @@ import operator
 import random
 import threading
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -57,12 +56,12 @@ from benchsmith.agents.responder import Responder
 from benchsmith.evals.benchmark_stats import benchmark_statistics
 from benchsmith.evals.lexical_overlap import lexical_overlap
 from benchsmith.evals.question_form import question_form
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
-from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP, DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS
 from benchsmith.graphs.runtime.progress import report_advance
-from benchsmith.graphs.runtime.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, run_items,
-                                         run_seam, workspace_of)
+from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, run_items, run_seam, workspace_of
 from benchsmith.stores.benchmark_files import canonicalize, serialize_history, write_beir
+from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.clusters import StoredClustering, clustering_path, load_clustering
 from benchsmith.stores.corpus_stats import CorpusStatistics, corpus_stats_path, load_corpus_stats
 from benchsmith.stores.errors import InputError
@@ -73,11 +72,10 @@ from benchsmith.stores.trec import write_trec_qrels
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.work_items import WorkItems
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS, cluster_collection
+from benchsmith.tools.corpus_clusters import cluster_collection
 from benchsmith.tools.corpus_statistics import corpus_statistics
-from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
-                                            DEFAULT_SWITCH_PROBABILITY, Position, SwitchPolicy, choose_switch,
-                                            draw_switch, soft_switch_candidates, turn_rng)
+from benchsmith.tools.dialogue_walk import (Position, SwitchPolicy, choose_switch, draw_switch, soft_switch_candidates,
+                                            turn_rng)
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.tools.polish import review_polish
 
@@ -85,40 +83,6 @@ DIALOGUES_FILE, PLAN_FILE = "dialogues.jsonl", "plan.jsonl"
 BEIR_DIR, TREC_QRELS_FILE, STATS_FILE = "beir", "qrels.trec", "stats.json"
 DEFAULT_CONVERSATIONS, DEFAULT_TURNS = 20, 6
 STANDALONE_RUN_ID = "conversations"  # where a conversation run on its own books its model calls
-
-
-@dataclass(kw_only=True)
-class SynthesisContext(StoreOptions, ModelOptions):
-    """Settings of one synthesis run (not checkpointed: the CLI passes them again on resume)."""
-
-    llm: str = field(default="baseline", metadata={
-        "description": "Model of the questioner, responder and polisher: 'baseline' (offline, extractive), "
-                       "openai:<model> (any OpenAI-compatible server via OPENAI_BASE_URL), or a registered name."})
-    switch_probability: float = field(default=DEFAULT_SWITCH_PROBABILITY, metadata={
-        "description": "Probability that a turn switches topic (users switch every 2.11 turns, Spink et al. 2002)."})
-    hard_switch_rate: float = field(default=DEFAULT_HARD_SWITCH_RATE, metadata={
-        "description": "Share of topic switches that are hard (a distant cluster, the old history kept)."})
-    soft_switch_margin: float = field(default=DEFAULT_SOFT_SWITCH_MARGIN, metadata={
-        "description": "A soft switch's gold must be at least as similar to the previous gold as the collection's "
-                       "random-pair mean plus this many standard deviations (the soft-switch threshold); a hard "
-                       "switch's gold must be less similar than that and on another document."})
-    max_overlap: float = field(default=DEFAULT_MAX_OVERLAP, metadata={
-        "description": "Most lexical overlap a question may have with its gold passage (share of its content-word "
-                       "stems found in the gold, evals/lexical_overlap.py); above it the question is asked again. "
-                       "Default 0.78: the 90th percentile of the 58 hand-written questions of "
-                       "data/stdlib-validity.jsonl against their gold chunks (mean 0.57, median 0.60, p90 0.784)."})
-    overlap_attempts: int = field(default=DEFAULT_OVERLAP_ATTEMPTS, metadata={
-        "description": "Corrective turns per gold chunk for a question above max_overlap."})
-    overlap_replans: int = field(default=DEFAULT_OVERLAP_REPLANS, metadata={
-        "description": "Other gold chunks a turn is re-planned on when every corrective turn stays above "
-                       "max_overlap; then the lowest-overlap question is kept, flagged overlap_rejected."})
-    cluster_size: int = field(default=DEFAULT_CLUSTER_SIZE, metadata={
-        "description": "Chunks per cluster: the collection's semantic path is cut every this many chunks."})
-    neighbours: int = field(default=DEFAULT_NEIGHBOURS, metadata={
-        "description": "Neighbours per chunk in the k-nearest-neighbour graph the path walks."})
-    history_window: int | None = field(default=None, metadata={
-        "description": "Earlier turns in each exported BEIR query; empty: all of them."})
-    concurrency: int = field(default=4, metadata={"description": "Conversations synthesized at once (exactly)."})
 
 
 class SynthesisInput(TypedDict):
@@ -225,26 +189,33 @@ def _walk(runtime: Runtime[SynthesisContext], state: ConversationState) -> list[
     return _clustering(runtime, state["collection"]).clusters
 
 
-# Chunk ids are content hashes, so a fetched passage or embedding never changes: keep them for the process.
-_passage_cache: dict[str, dict[str, Any]] = {}
-_embedding_cache: dict[str, np.ndarray] = {}
+# Chunk ids are content hashes, so a fetched passage or embedding never changes. Bounded, the least recently
+# used dropped, so a long-lived process (Studio, a worker) does not keep every chunk it ever read: a turn reads
+# about 30 chunks (its cluster and the next one's, and distant candidates), so 4096 holds the working set of 64
+# conversations in flight at once (64 × ~30 ≈ 2000; the default runs 4), for ~8 MB of 1 KB passages and ~6 MB
+# of 384-d vectors.
+PASSAGE_CACHE_SIZE = 4096
+_passage_cache: BoundedCache[str, dict[str, Any]] = BoundedCache(PASSAGE_CACHE_SIZE)
+_embedding_cache: BoundedCache[str, np.ndarray] = BoundedCache(PASSAGE_CACHE_SIZE)
 _statistics_lock = threading.Lock()
 
 
-def _passages(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> list[dict[str, Any]]:
-    if unknown := [chunk_id for chunk_id in ids if chunk_id not in _passage_cache]:
-        _passage_cache.update(_vector_store(runtime, collection).fetch(unknown))
-    missing = [chunk_id for chunk_id in ids if chunk_id not in _passage_cache]
-    if missing:
+def _passage_records(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+    records = _passage_cache.get_or_fetch(ids, lambda unknown: _vector_store(runtime, collection).fetch(unknown))
+    if missing := [chunk_id for chunk_id in ids if chunk_id not in records]:
         raise InputError(f"chunk ids missing from collection {collection!r}: {missing[:3]} (re-cluster after re-ingesting)")
-    return [{"id": chunk_id, "title": _passage_cache[chunk_id].get("title", ""), "text": _passage_cache[chunk_id]["text"]}
+    return records
+
+
+def _passages(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> list[dict[str, Any]]:
+    records = _passage_records(runtime, collection, ids)
+    return [{"id": chunk_id, "title": records[chunk_id].get("title", ""), "text": records[chunk_id]["text"]}
             for chunk_id in ids]
 
 
 def _embeddings(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> dict[str, np.ndarray]:
-    if unknown := [chunk_id for chunk_id in ids if chunk_id not in _embedding_cache]:
-        _embedding_cache.update(_vector_store(runtime, collection).embeddings(unknown))
-    return {chunk_id: _embedding_cache[chunk_id] for chunk_id in ids}
+    vectors = _embedding_cache.get_or_fetch(ids, lambda unknown: _vector_store(runtime, collection).embeddings(unknown))
+    return {chunk_id: vectors[chunk_id] for chunk_id in ids}
 
 
 @functools.lru_cache(maxsize=4)
@@ -298,8 +269,7 @@ def begin(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Comma
 
 def _document(runtime: Runtime[SynthesisContext], collection: str, chunk_id: str) -> str:
     """The document (page) a chunk comes from; a chunk without one is its own."""
-    _passages(runtime, collection, [chunk_id])
-    record = _passage_cache[chunk_id]
+    record = _passage_records(runtime, collection, [chunk_id])[chunk_id]
     return str(record.get("doc_id") or record.get("source") or chunk_id)
 
 

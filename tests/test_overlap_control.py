@@ -14,7 +14,7 @@ from benchsmith.agents.questioner import GeneratedQuestion, Questioner
 from benchsmith.evals.benchmark_stats import benchmark_statistics
 from benchsmith.evals.lexical_overlap import lexical_overlap
 from benchsmith.graphs.cli.synthesize import overlap_rows
-from benchsmith.graphs.jobs.synthesize import DEFAULT_MAX_OVERLAP
+from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP
 from benchsmith.stores.benchmark_files import Dialogue
 from benchsmith.stores.clusters import load_clustering
 from benchsmith.stores.corpus_stats import load_corpus_stats

@@ -52,7 +52,7 @@ runner = CliRunner(env={"COLUMNS": "200"})
     (["ingest", "{corpus}", "--run-id", ".hidden"], "invalid run id"),
     (["synthesize", "--collection", "missing-collection"], "no collection 'missing-collection'"),
     (["ingest", "{corpus}", "--structured-output", "xml"], "structured output 'xml' is not one of"),
-    (["synthesize", "--collection", "docs", "--switch-rate", "1.5"], "--switch-rate must be within [0, 1]"),
+    (["synthesize", "--collection", "docs", "--switch-rate", "1.5"], "Invalid value for '--switch-rate'"),
     (["evaluate", "{tmp}/nowhere", "--retriever", "bm25"], "not a BEIR directory"),
     (["evaluate", "{tmp}/nowhere", "--test", "coin-flip"], "--test must be one of"),
     (["audit", "{tmp}/nowhere", "--judge", "baseline", "--judge", "baseline"], "each --judge may be given once"),

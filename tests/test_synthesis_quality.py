@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import benchsmith
-from benchsmith.agents.text import content_words
 from benchsmith.evals.question_form import DocumentCounter, question_form
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
 from benchsmith.graphs.synthesize import SynthesisContext, conversation_graph
@@ -20,6 +19,7 @@ from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.corpus_statistics import corpus_statistics
 from benchsmith.tools.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.words import content_words
 from tests.embedders import HashingEmbedder
 from tests.sphinx_fixtures import write_sphinx_tree
 
@@ -53,7 +53,7 @@ def bench(workspace):
     clusters = benchsmith.cluster(COLLECTION, size=2, workspace=workspace.root).clusters
     assert len(clusters) >= 3
     return benchsmith.synthesize(COLLECTION, conversations=min(4, len(clusters)), turns=6, cluster_size=2,
-                                 switch_rate=0.6, workspace=workspace.root, run_id="sphinx")
+                                 switch_probability=0.6, workspace=workspace.root, run_id="sphinx")
 
 
 def test_no_question_is_about_markup_or_an_ambiguous_span(bench, chunks):
@@ -122,7 +122,7 @@ def test_switch_labels_follow_the_similarity_rule_both_ways_and_overlap_stays_bo
     """Soft: similarity ≥ the threshold; hard: below it and on another document (page) than the
     previous gold; follow-up: the previous gold. Every question within the overlap limit or flagged."""
     from benchsmith.evals.lexical_overlap import lexical_overlap
-    from benchsmith.graphs.jobs.synthesize import DEFAULT_MAX_OVERLAP
+    from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP
 
     threshold = load_corpus_stats(workspace, COLLECTION).similarity_threshold(DEFAULT_SOFT_SWITCH_MARGIN)
     documents = {chunk_id: item["doc_id"] for chunk_id, item in store_of(workspace).fetch(list(chunks)).items()}

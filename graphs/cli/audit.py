@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.table import Table
 
-from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
-from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
-from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, EmbedderOption, LeaseOption,
-                                           MaxAttemptsOption, RateLimitOption, RunIdOption, StructuredOutputOption,
-                                           TimeoutOption, WorkspaceOption, console, guarded, model_options,
-                                           offline_environment, print_estimate, print_paths, print_usage, run_reported,
-                                           shown)
+from benchsmith.graphs.cli.console import (console, guarded, offline_environment, print_estimate, print_paths,
+                                           print_usage, run_reported, shown)
 from benchsmith.graphs.cli.deferred import deferred
-from benchsmith.graphs.jobs.defaults import AUDIT_NEGATIVES as DEFAULT_NEGATIVES
+from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.stores.runs import new_run_id
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
 if TYPE_CHECKING:
     from benchsmith.graphs.jobs.audit import AuditResult
@@ -30,6 +23,7 @@ run_audit = deferred("benchsmith.graphs.jobs.audit", "audit")
 estimate_audit = deferred("benchsmith.graphs.jobs.audit", "estimate_audit")
 
 
+@settings_options(AuditContext)
 def audit(
     benchmark: Annotated[str, typer.Argument(
         help="A BEIR directory, a synthesis run directory or run id, or a turn JSONL file (with --corpus).",
@@ -37,32 +31,7 @@ def audit(
     judge: Annotated[Optional[list[str]], typer.Option(
         "--judge", help="A judge model: 'baseline' (offline, lexical) or openai:<model>. Repeat for an ensemble.",
         show_default="baseline")] = None,
-    negatives: Annotated[int, typer.Option(min=1, help="Hard negatives shown with the gold document.")]
-    = DEFAULT_NEGATIVES,
-    sample: Annotated[Optional[int], typer.Option(min=1, help="Audit a random sample of this many instances.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed for the sample and the pool orders.")] = 0,
-    position_check: Annotated[bool, typer.Option(
-        "--position-check", help="Show every pool again, rotated, to measure position bias.")] = False,
-    min_votes: Annotated[int, typer.Option(
-        min=1, help="Judges that must pick an unlabelled document (and be a majority) to confirm it as missing "
-                    "gold; with fewer judges, candidates are only suspected.")] = DEFAULT_MIN_VOTES,
-    corpus: Annotated[Optional[Path], typer.Option(help="The BEIR corpus.jsonl of a turn JSONL benchmark.")] = None,
-    split: Annotated[str, typer.Option(help="BEIR qrels split (qrels/<split>.tsv).")] = "test",
-    many_documents: Annotated[int, typer.Option(
-        min=1, help="A question quoting a span that at least this many documents contain is ill-formed (it could "
-                    "be about any of them) and counts as noise.")] = DEFAULT_MANY_DOCUMENTS,
-    embedder: EmbedderOption = DEFAULT_EMBEDDER,
-    concurrency: Annotated[int, typer.Option(min=1, help="Instances judged at once.")] = 4,
-    rate_limit: RateLimitOption = None,
-    timeout: TimeoutOption = 60.0,
-    max_attempts: MaxAttemptsOption = 6,
-    structured_output: StructuredOutputOption = "auto",
-    chroma_host: ChromaHostOption = None,
-    database: DatabaseOption = None,
-    lease: LeaseOption = DEFAULT_LEASE_S,
-    run_id: RunIdOption = None,
-    dry_run: DryRunOption = False,
-    workspace: WorkspaceOption = None,
+    *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:
     """Grade a benchmark with a judge ensemble and find the gold documents it misses.
 
@@ -75,20 +44,13 @@ def audit(
     """
     offline_environment()
     judges = judge or ["baseline"]
-    if dry_run:
-        print_estimate(guarded(lambda: estimate_audit(benchmark, judges=judges, negatives=negatives, sample=sample,
-                                                      position_check=position_check, corpus=corpus, split=split,
-                                                      workspace=workspace)))
+    if run_options.dry_run:
+        print_estimate(guarded(lambda: estimate_audit(benchmark, judges=judges, **settings)))
         return
-    run_id = run_id or new_run_id("audit")
+    run_id = run_options.run_id or new_run_id("audit")
     console.print(f"[bold]audit[/] run [cyan]{shown(run_id)}[/] · {shown(benchmark)} · judges "
-                  f"{shown(', '.join(judges))} · {negatives} negatives per pool", highlight=False)
-    result = guarded(lambda: run_reported(
-        run_audit, run_id=run_id, benchmark=benchmark, judges=judges, negatives=negatives, sample=sample, seed=seed,
-        position_check=position_check, min_votes=min_votes, corpus=corpus, split=split, embedder=embedder,
-        concurrency=concurrency, many_documents=many_documents, workspace=workspace, chroma_host=chroma_host,
-        database=database, lease_s=lease,
-        **model_options(rate_limit, timeout, max_attempts, structured_output)))
+                  f"{shown(', '.join(judges))} · {settings['negatives']} negatives per pool", highlight=False)
+    result = guarded(lambda: run_reported(run_audit, run_id=run_id, benchmark=benchmark, judges=judges, **settings))
     print_audit_summary(result)
 
 

@@ -3,28 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, LeaseOption,
-                                           MaxAttemptsOption, RateLimitOption, RunIdOption, StructuredOutputOption,
-                                           TimeoutOption, WorkspaceOption, console, guarded, model_options,
-                                           offline_environment, print_estimate, print_paths, print_usage, run_reported,
-                                           shown)
+from benchsmith.graphs.cli.console import (console, guarded, offline_environment, print_estimate, print_paths,
+                                           print_usage, run_reported, shown)
 from benchsmith.graphs.cli.deferred import deferred
-from benchsmith.graphs.jobs.defaults import SYNTHESIS_CONCURRENCY as DEFAULT_CONCURRENCY
+from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.jobs.defaults import SYNTHESIS_CONVERSATIONS as DEFAULT_CONVERSATIONS
-from benchsmith.graphs.jobs.defaults import SYNTHESIS_MAX_OVERLAP as DEFAULT_MAX_OVERLAP
-from benchsmith.graphs.jobs.defaults import SYNTHESIS_OVERLAP_ATTEMPTS as DEFAULT_OVERLAP_ATTEMPTS
-from benchsmith.graphs.jobs.defaults import SYNTHESIS_OVERLAP_REPLANS as DEFAULT_OVERLAP_REPLANS
 from benchsmith.graphs.jobs.defaults import SYNTHESIS_TURNS as DEFAULT_TURNS
 from benchsmith.stores.runs import new_run_id
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.tools.defaults import DEFAULT_CLUSTER_SIZE
-from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
-                                            DEFAULT_SWITCH_PROBABILITY)
 
 if TYPE_CHECKING:
     from benchsmith.graphs.jobs.synthesize import SynthesisResult
@@ -36,42 +27,13 @@ run_synthesis = deferred("benchsmith.graphs.jobs.synthesize", "synthesize")
 estimate_synthesis = deferred("benchsmith.graphs.jobs.synthesize", "estimate_synthesis")
 
 
+@settings_options(SynthesisContext)
 def synthesize(
     collection: Annotated[str, typer.Option(help="The ingested collection the conversations walk through.")],
-    conversations: Annotated[int, typer.Option(help="Conversations to synthesize (one cluster each).")]
+    conversations: Annotated[int, typer.Option(min=1, help="Conversations to synthesize (one cluster each).")]
     = DEFAULT_CONVERSATIONS,
-    turns: Annotated[int, typer.Option(help="Turns per conversation.")] = DEFAULT_TURNS,
-    llm: Annotated[str, typer.Option(help="'baseline' (offline, extractive) or openai:<model>.")] = "baseline",
-    hard_switch_rate: Annotated[float, typer.Option(help="Share of topic switches that are hard (a distant cluster).")]
-    = DEFAULT_HARD_SWITCH_RATE,
-    switch_rate: Annotated[float, typer.Option(help="Probability that a turn switches topic (users: every 2.11 turns).")]
-    = DEFAULT_SWITCH_PROBABILITY,
-    soft_switch_margin: Annotated[float, typer.Option(
-        help="A soft switch's gold must reach the random-pair similarity mean plus this many standard deviations; "
-             "a hard switch's gold must stay below it, on another document.")] = DEFAULT_SOFT_SWITCH_MARGIN,
-    max_overlap: Annotated[float, typer.Option(
-        help="Most lexical overlap a question may have with its gold passage (share of its content words found "
-             "there); above it the question is asked again. Default: the p90 of hand-written questions.")]
-    = DEFAULT_MAX_OVERLAP,
-    overlap_attempts: Annotated[int, typer.Option(
-        help="Corrective turns per gold chunk for a question above --max-overlap.")] = DEFAULT_OVERLAP_ATTEMPTS,
-    overlap_replans: Annotated[int, typer.Option(
-        help="Other gold chunks tried before a question above --max-overlap is kept, flagged.")]
-    = DEFAULT_OVERLAP_REPLANS,
-    concurrency: Annotated[int, typer.Option(min=1, help="Conversations synthesized at once.")] = DEFAULT_CONCURRENCY,
-    seed: Annotated[int, typer.Option(help="Seed for clustering, cluster choice and switches.")] = 0,
-    cluster_size: Annotated[int, typer.Option(help="Chunks per cluster.")] = DEFAULT_CLUSTER_SIZE,
-    history_window: Annotated[Optional[int], typer.Option(help="Earlier turns in each BEIR query (default: all).")] = None,
-    rate_limit: RateLimitOption = None,
-    timeout: TimeoutOption = 60.0,
-    max_attempts: MaxAttemptsOption = 6,
-    structured_output: StructuredOutputOption = "auto",
-    chroma_host: ChromaHostOption = None,
-    database: DatabaseOption = None,
-    lease: LeaseOption = DEFAULT_LEASE_S,
-    run_id: RunIdOption = None,
-    dry_run: DryRunOption = False,
-    workspace: WorkspaceOption = None,
+    turns: Annotated[int, typer.Option(min=1, help="Turns per conversation.")] = DEFAULT_TURNS,
+    *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:
     """Synthesize a multi-turn conversational retrieval benchmark from an ingested collection.
 
@@ -79,22 +41,15 @@ def synthesize(
     directory. With --llm baseline it runs offline (extractive agents, no key).
     """
     offline_environment()
-    if dry_run:
-        print_estimate(guarded(lambda: estimate_synthesis(
-            collection, conversations=conversations, turns=turns, llm=llm, cluster_size=cluster_size,
-            workspace=workspace, chroma_host=chroma_host)))
+    if run_options.dry_run:
+        print_estimate(guarded(lambda: estimate_synthesis(collection, conversations=conversations, turns=turns,
+                                                          **settings)))
         return
-    run_id = run_id or new_run_id("synthesize")
+    run_id = run_options.run_id or new_run_id("synthesize")
     console.print(f"[bold]synthesize[/] run [cyan]{shown(run_id)}[/] · {conversations} conversations × {turns} turns · "
-                  f"{shown(llm)} "
-                  f"· concurrency {concurrency}", highlight=False)
-    result = guarded(lambda: run_reported(
-        run_synthesis, run_id=run_id, collection=collection, conversations=conversations, turns=turns, llm=llm,
-        switch_rate=switch_rate, hard_switch_rate=hard_switch_rate, soft_switch_margin=soft_switch_margin,
-        max_overlap=max_overlap, overlap_attempts=overlap_attempts, overlap_replans=overlap_replans, seed=seed,
-        cluster_size=cluster_size, history_window=history_window, concurrency=concurrency, workspace=workspace,
-        chroma_host=chroma_host, database=database, lease_s=lease,
-        **model_options(rate_limit, timeout, max_attempts, structured_output)))
+                  f"{shown(settings['llm'])} · concurrency {settings['concurrency']}", highlight=False)
+    result = guarded(lambda: run_reported(run_synthesis, run_id=run_id, collection=collection,
+                                          conversations=conversations, turns=turns, **settings))
     print_synthesis_statistics(result)
 
 

@@ -6,25 +6,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import BASELINE
-from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
-from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
 from benchsmith.graphs.audit import AuditContext, builder, gold_document
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
-from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_embedders,
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path, shared_arguments,
                                            workspace_for)
-from benchsmith.graphs.jobs.defaults import AUDIT_NEGATIVES as DEFAULT_NEGATIVES
 from benchsmith.graphs.runtime.runner import run_job
+from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, recorded_settings, takes_settings
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.query_building import HistoryMode, build_query
 
 PROMPT_CHARS = 800  # a judge's instructions and tags
@@ -56,39 +52,29 @@ class AuditResult(JobRun):
         return json.loads(self.report["results"].read_text(encoding="utf-8"))
 
 
-def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negatives: int = DEFAULT_NEGATIVES,
-          sample: int | None = None, seed: int = 0, position_check: bool = False, min_votes: int = DEFAULT_MIN_VOTES,
-          corpus: str | Path | None = None, split: str = "test", embedder: str = DEFAULT_EMBEDDER,
-          concurrency: int = 4, requests_per_second: float | None = None, timeout_s: float = 60.0,
-          max_attempts: int = 6, structured_output: str = "auto", many_documents: int = DEFAULT_MANY_DOCUMENTS,
-          workspace: str | Path | None = None, chroma_host: str | None = None, database: str | None = None,
-          lease_s: float = DEFAULT_LEASE_S, run_id: str | None = None, on_event: EventHandler | None = None,
-          resume: str | None = None) -> AuditResult:
+@takes_settings(AuditContext)
+def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), run_id: str | None = None,
+          on_event: EventHandler | None = None, resume: str | None = None, settings: AuditContext) -> AuditResult:
     """Audit ``benchmark`` (a BEIR directory, a synthesis run directory or run id, or a turn
-    JSONL file with ``corpus``). The same call with the same ``run_id`` resumes. With
-    ``database`` the run is shared: ``benchsmith work RUN_ID`` on any machine that reads the
-    benchmark at the same path joins it, and each instance is judged once."""
-    arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
+    JSONL file with ``corpus``); every setting of :class:`AuditContext` is a keyword argument
+    too. The same call with the same ``run_id`` resumes. With ``database`` the run is shared:
+    ``benchsmith work RUN_ID`` on any machine that reads the benchmark at the same path joins it,
+    and each instance is judged once."""
+    arguments = shared_arguments(call_arguments(locals(), settings))  # first: nothing but the parameters is local yet
 
-    resolved = workspace_for(workspace)
-    settings = _checked_settings(resolved, benchmark, judges, negatives, sample, seed, position_check, min_votes,
-                                 corpus, split)
-    check_at_least(1, concurrency=concurrency, many_documents=many_documents, lease_s=lease_s)
-    check_embedders(embedder)
-    database = database_url(database)
-    arguments.update(benchmark=settings["benchmark"], corpus=settings["corpus"])  # as resolved here
+    resolved = workspace_for(settings.workspace)
+    check_bounds(settings)
+    inputs = _checked_inputs(resolved, benchmark, judges, settings)
+    check_embedders(settings.embedder)
+    corpus = str(Path(settings.corpus).resolve()) if settings.corpus else None
+    arguments.update(benchmark=inputs["benchmark"], corpus=corpus)  # as resolved here
     run_id = checked_run_id(run_id, "audit")
-    context = AuditContext(workspace=str(resolved.root), chroma_host=chroma_host, split=split,
-                           corpus=settings["corpus"], negatives=negatives, sample=sample, seed=seed,
-                           position_check=position_check, min_votes=min_votes, embedder=embedder,
-                           requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-                           structured_output=structured_output, concurrency=concurrency,
-                           many_documents=many_documents, database=database, lease_s=lease_s)
+    context = replace(settings, workspace=str(resolved.root), corpus=corpus, database=database_url(settings.database))
     context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(builder, job="audit", workspace=resolved, run_id=run_id,
-                      inputs={"run_id": run_id, "benchmark": settings["benchmark"], "judges": settings["judges"]},
-                      context=context, settings=settings, on_event=on_event, max_concurrency=concurrency,
-                      resume=resume, database=database, arguments=arguments)
+    outcome = run_job(builder, job="audit", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
+                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
+                      max_concurrency=context.concurrency, resume=resume, database=context.database,
+                      arguments=arguments)
     values = outcome.values
     return AuditResult(**job_run(outcome), instances=values["instances"], verdict=Verdict(**values["verdict"]),
                        means=values["means"], confirmed_missing_gold=values["confirmed_missing_gold"],
@@ -100,32 +86,29 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negativ
                        extra_qrels=outcome.run_dir.file("extra_qrels.tsv"))
 
 
-def _checked_settings(workspace: Workspace, benchmark: str | Path, judges: Sequence[str], negatives: int,
-                      sample: int | None, seed: int, position_check: bool, min_votes: int,
-                      corpus: str | Path | None, split: str) -> dict[str, Any]:
+def _checked_inputs(workspace: Workspace, benchmark: str | Path, judges: Sequence[str],
+                    settings: AuditContext) -> dict[str, Any]:
     if not judges:
         raise InputError("give at least one --judge")
     if len(set(judges)) != len(judges):
         raise InputError("each --judge may be given once")
     check_models(*judges)
-    check_at_least(1, negatives=negatives, sample=sample, min_votes=min_votes)
-    corpus_path = str(Path(corpus).resolve()) if corpus else None
-    loaded = cached_benchmark(resolved_path(str(benchmark)), workspace, split, corpus_path)  # bad input stops here,
-    corpus_documents(loaded)  # a malformed corpus too (read once: the run reuses it)
-    return {"benchmark": resolved_path(str(benchmark)), "judges": list(judges), "negatives": negatives,
-            "sample": sample, "seed": seed, "position_check": position_check, "min_votes": min_votes,
-            "corpus": corpus_path, "split": split}
+    corpus_path = str(Path(settings.corpus).resolve()) if settings.corpus else None
+    loaded = cached_benchmark(resolved_path(str(benchmark)), workspace, settings.split, corpus_path)  # bad input stops
+    corpus_documents(loaded)  # here, a malformed corpus too (read once: the run reuses it)
+    return {"benchmark": resolved_path(str(benchmark)), "judges": list(judges)}
 
 
 @dry_run
-def estimate_audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), negatives: int = DEFAULT_NEGATIVES,
-                   sample: int | None = None, position_check: bool = False, corpus: str | Path | None = None,
-                   split: str = "test", workspace: str | Path | None = None) -> CostEstimate:
+@takes_settings(AuditContext)
+def estimate_audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,),
+                   settings: AuditContext) -> CostEstimate:
     """Model calls and tokens (about 4 characters each) an audit would spend, before spending."""
 
     check_models(*judges)
-    loaded = cached_benchmark(resolved_path(str(benchmark)), workspace_for(workspace), split,
-                              str(Path(corpus).resolve()) if corpus else None)
+    sample, negatives, position_check = settings.sample, settings.negatives, settings.position_check
+    loaded = cached_benchmark(resolved_path(str(benchmark)), workspace_for(settings.workspace), settings.split,
+                              str(Path(settings.corpus).resolve()) if settings.corpus else None)
     documents = corpus_documents(loaded)
     mean_document = sum(len(document_text(*d)) for d in documents.values()) // max(len(documents), 1)
     queries = [query for query in loaded.queries if gold_document(loaded, query.id)]

@@ -1,18 +1,15 @@
 """The jobs' defaults, importable without loading a job: no model client, Chroma, torch or scipy.
 
-The CLI declares its options (and ``--help`` shows them) from these; each job module imports its
-own under the short name its signatures use (``EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS``).
+The defaults of a job's inputs (what the graph's state carries: retrievers, histories, conversations...):
+the CLI's arguments and the API's signatures read them from here. A job's settings are fields of its
+graph's context instead (graphs/contexts/), each with its default.
 """
 
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.evals.defaults import DEFAULT_QUERIES_PER_BATCH
-from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP, DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS
-
-AUDIT_NEGATIVES = 4  # sampled negatives per question
 
 EVALUATE_RETRIEVERS = ("dense", "bm25", "hybrid:rrf(dense,bm25)")
 EVALUATE_HISTORIES = ("full",)
-EVALUATE_DEPTH = 1000
 EVALUATE_BATCH_SIZE = DEFAULT_QUERIES_PER_BATCH
 
 HARDNEG_CONDITIONS, HARDNEG_MAX_CHARS, HARDNEG_CONCURRENCY = 10, 6000, 4
@@ -32,10 +29,7 @@ SELECT_JUDGES = (BASELINE,)
 SELECT_BATCH_SIZE = 8
 SELECT_RERANK_DEPTH = 50
 
-SYNTHESIS_CONVERSATIONS, SYNTHESIS_TURNS, SYNTHESIS_CONCURRENCY = 20, 6, 4
-# The overlap control's defaults live below the graphs (tools/defaults.py): the graph reads them too.
-SYNTHESIS_MAX_OVERLAP, SYNTHESIS_OVERLAP_ATTEMPTS, SYNTHESIS_OVERLAP_REPLANS = (
-    DEFAULT_MAX_OVERLAP, DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS)
+SYNTHESIS_CONVERSATIONS, SYNTHESIS_TURNS = 20, 6
 
 # bm25, dense, their RRF fusion and weighted hybrids across the range (as benchmarks/validity.py).
 VALIDATE_RETRIEVERS = ("bm25", "dense", "hybrid:rrf(dense,bm25)", "hybrid:combsum(dense,bm25)",

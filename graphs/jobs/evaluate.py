@@ -12,10 +12,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from benchsmith.agents.models import BASELINE, estimate_tokens
+from benchsmith.agents.models import estimate_tokens
 from benchsmith.agents.rewriter import Rewriter
-from benchsmith.evals.measures import (DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH, MeasureResults, UnknownMeasure,
-                                       parse_measures)
+from benchsmith.evals.measures import DEFAULT_MEASURES, MeasureResults, UnknownMeasure, parse_measures
 from benchsmith.evals.nugget_measures import (DEFAULT_NUGGET_MEASURES, UnknownNuggetMeasure, check_nugget_measures,
                                               evaluate_batches_with_nuggets, is_nugget_measure, query_qrels,
                                               split_measures)
@@ -25,11 +24,11 @@ from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, 
                                            check_models, checked_run_id, job_run, priced, resolved_path,
                                            retriever_embedders, workspace_for)
 from benchsmith.graphs.jobs.defaults import EVALUATE_BATCH_SIZE as DEFAULT_BATCH_SIZE
-from benchsmith.graphs.jobs.defaults import EVALUATE_DEPTH as DEFAULT_DEPTH
 from benchsmith.graphs.jobs.defaults import EVALUATE_HISTORIES as DEFAULT_HISTORIES
 from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.graphs.runtime.resources import check_reranker
 from benchsmith.graphs.runtime.runner import run_job
+from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, takes_settings
 from benchsmith.stores.beir import Benchmark, read_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.integrity import raise_if_strict
@@ -37,9 +36,7 @@ from benchsmith.stores.nugget_qrels import read_nugget_qrels
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.trec import iter_run_batches, run_file_query_ids, write_sorted_copy
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
-from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
 from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
 
 SIGNIFICANCE_TESTS = ("randomization", "t-test")
@@ -78,64 +75,46 @@ def checked_measures(names: Sequence[str] | None, nugget_qrels: bool = False) ->
     return list(dict.fromkeys(checked))
 
 
+@takes_settings(EvaluationContext)
 def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
              histories: Sequence[str] = DEFAULT_HISTORIES, runs: Sequence[str | Path] = (),
-             rerank: str | None = None, rerank_depth: int = DEFAULT_RERANK_DEPTH, depth: int = DEFAULT_DEPTH,
-             measures: Sequence[str] | None = None, split: str = "test", qrels: str | Path | None = None,
-             extra_qrels: str | Path | None = None, nugget_qrels: str | Path | None = None, strict: bool = False,
-             llm: str = BASELINE,
-             test: str = "randomization", embedder: str = DEFAULT_EMBEDDER, concurrency: int = 4,
-             batch_size: int = DEFAULT_BATCH_SIZE, requests_per_second: float | None = None,
-             timeout_s: float = 60.0, max_attempts: int = 6, structured_output: str = "auto",
-             workspace: str | Path | None = None, chroma_host: str | None = None, database: str | None = None,
-             run_id: str | None = None, on_event: EventHandler | None = None,
-             resume: str | None = None) -> EvaluationResult:
+             run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None,
+             settings: EvaluationContext) -> EvaluationResult:
     """Evaluate every retriever × history configuration, and each TREC run file in ``runs``
     (a configuration named by its file name), on ``benchmark`` (a BEIR directory, a synthesis
-    run directory or run id). ``retrievers`` defaults to dense, BM25 and their RRF fusion, or
-    to none when ``runs`` are given. ``nugget_qrels`` (``qid nugget_id doc_id label``, a nuggets
-    run's ``nugget-qrels.trec``) scores the measures Coverage@k and alpha_nDCG@k beside the
-    others. Unknown or duplicate ids in the inputs are warnings
-    (``EvaluationResult.warnings``, events ``{"warning": ...}``), errors when ``strict``. The
-    same call with the same ``run_id`` resumes; ``database`` keeps the run's checkpoints, model
-    cache, usage and record in PostgreSQL."""
+    run directory or run id); every setting of :class:`EvaluationContext` is a keyword argument
+    too. ``retrievers`` defaults to dense, BM25 and their RRF fusion, or to none when ``runs`` are
+    given. ``nugget_qrels`` (``qid nugget_id doc_id label``, a nuggets run's
+    ``nugget-qrels.trec``) scores the measures Coverage@k and alpha_nDCG@k beside the others.
+    Unknown or duplicate ids in the inputs are warnings (``EvaluationResult.warnings``, events
+    ``{"warning": ...}``), errors when ``strict``. The same call with the same ``run_id``
+    resumes; ``database`` keeps the run's checkpoints, model cache, usage and record in
+    PostgreSQL."""
 
-    resolved = workspace_for(workspace)
+    resolved = workspace_for(settings.workspace)
     if retrievers is None:
         retrievers = () if runs else DEFAULT_RETRIEVERS
-    settings = _checked_settings(resolved, benchmark, retrievers, histories, runs, rerank, rerank_depth, depth,
-                                 measures, split, qrels, extra_qrels, nugget_qrels, strict, llm, test)
-    check_at_least(1, concurrency=concurrency, batch_size=batch_size)
-    check_embedders(embedder, *retriever_embedders(retrievers))
-    database = database_url(database)
+    check_bounds(settings)
+    inputs, context = _checked_settings(resolved, benchmark, retrievers, histories, runs, settings)
+    check_embedders(context.embedder, *retriever_embedders(retrievers))
     run_id = checked_run_id(run_id, "evaluate")
-    context = EvaluationContext(
-        workspace=str(resolved.root), chroma_host=chroma_host, split=split, depth=depth,
-        measures=tuple(settings["measures"]), rerank_model=rerank, rerank_depth=rerank_depth, llm=llm,
-        embedder=embedder, requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-        structured_output=structured_output, concurrency=concurrency, significance_test=test,
-        qrels=settings["qrels"], extra_qrels=settings["extra_qrels"], nugget_qrels=settings["nugget_qrels"],
-        strict=strict, batch_size=batch_size, database=database)
+    context = replace(context, workspace=str(resolved.root), database=database_url(context.database))
     context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(builder, job="evaluate", workspace=resolved, run_id=run_id,
-                      inputs={"run_id": run_id, "benchmark": settings["benchmark"],
-                              "retrievers": settings["retrievers"], "histories": settings["histories"],
-                              "runs": settings["runs"]},
-                      context=context, settings=settings, on_event=on_event, max_concurrency=1, resume=resume,
-                      database=database)
+    outcome = run_job(builder, job="evaluate", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
+                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
+                      max_concurrency=1, resume=resume, database=context.database)
     values = outcome.values
-    return EvaluationResult(**job_run(outcome), measures=settings["measures"],
+    return EvaluationResult(**job_run(outcome), measures=list(context.measures),
                             primary_measure=values["primary_measure"], aggregate=values["aggregate"],
                             report={kind: Path(path) for kind, path in values["report"].items()},
                             warnings=list(values.get("warnings") or []))
 
 
 def _checked_settings(workspace: Workspace, benchmark: str | Path, retrievers: Sequence[str], histories: Sequence[str],
-                      runs: Sequence[str | Path], rerank: str | None, rerank_depth: int, depth: int,
-                      measures: Sequence[str] | None, split: str, qrels: str | Path | None,
-                      extra_qrels: str | Path | None, nugget_qrels: str | Path | None, strict: bool, llm: str,
-                      test: str) -> dict[str, Any]:
-    """The run's settings, every one checked (the benchmark loaded) before any work starts."""
+                      runs: Sequence[str | Path], settings: EvaluationContext) -> tuple[dict[str, Any],
+                                                                                      EvaluationContext]:
+    """The run's inputs, and its settings with paths made absolute and measures checked, every one
+    checked (the benchmark loaded) before any work starts."""
 
     if not retrievers and not runs:
         raise InputError("give at least one --retriever or --run")
@@ -146,41 +125,44 @@ def _checked_settings(workspace: Workspace, benchmark: str | Path, retrievers: S
     run_files = [str(Path(path).resolve()) for path in runs]
     for path in run_files:
         run_file_query_ids(path)  # a missing, empty or malformed run file stops here, before the run exists
+    rerank = settings.rerank_model
     configurations = expand_configurations(specs, history_modes, rerank is not None) if specs else []
     run_file_configurations(run_files, taken={configuration.name for configuration in configurations})
-    if test not in SIGNIFICANCE_TESTS:
-        raise InputError(f"--test must be one of {', '.join(SIGNIFICANCE_TESTS)}, got {test!r}")
-    check_models(llm)
+    if settings.significance_test not in SIGNIFICANCE_TESTS:
+        raise InputError(f"--test must be one of {', '.join(SIGNIFICANCE_TESTS)}, got {settings.significance_test!r}")
+    check_models(settings.llm)
     if rerank is not None:
         check_reranker(rerank)
-    check_at_least(1, depth=depth, rerank_depth=rerank_depth)
-    names = checked_measures(measures, nugget_qrels is not None)
-    loaded = cached_benchmark(resolved_path(str(benchmark)), workspace, split)
+    # The default measures, unless told otherwise, gain the nugget measures when there are nugget qrels.
+    asked = None if tuple(settings.measures) == DEFAULT_MEASURES else settings.measures
+    names = checked_measures(asked, settings.nugget_qrels is not None)
+    loaded = cached_benchmark(resolved_path(str(benchmark)), workspace, settings.split)
     corpus_documents(loaded)  # a malformed corpus stops here (read once: the run reuses it)
     if specs:
         require_oracle_rewrites(loaded, history_modes)
-    qrels_file = str(Path(qrels).resolve()) if qrels else None
-    extra_file = str(Path(extra_qrels).resolve()) if extra_qrels else None
-    nugget_file = str(Path(nugget_qrels).resolve()) if nugget_qrels else None
+    qrels_file, extra_file, nugget_file = (str(Path(path).resolve()) if path else None for path in
+                                           (settings.qrels, settings.extra_qrels, settings.nugget_qrels))
     judgments(loaded, qrels_file, extra_file)  # unreadable judgments stop here
     if nugget_file:
         read_nugget_qrels(nugget_file)
-    if strict:
+    if settings.strict:
         raise_if_strict(input_problems(loaded, qrels_file, extra_file, run_files, nugget_file), strict=True)
-    return {"benchmark": resolved_path(str(benchmark)), "retrievers": list(retrievers),
-            "histories": list(histories) if retrievers else [], "runs": run_files, "rerank": rerank,
-            "rerank_depth": rerank_depth, "depth": depth, "measures": names, "split": split, "llm": llm, "test": test,
-            "qrels": qrels_file, "extra_qrels": extra_file, "nugget_qrels": nugget_file, "strict": strict}
+    inputs = {"benchmark": resolved_path(str(benchmark)), "retrievers": list(retrievers),
+              "histories": list(histories) if retrievers else [], "runs": run_files}
+    return inputs, replace(settings, measures=tuple(names), qrels=qrels_file, extra_qrels=extra_file,
+                           nugget_qrels=nugget_file)
 
 
 @dry_run
+@takes_settings(EvaluationContext)
 def estimate_evaluation(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
                         histories: Sequence[str] = DEFAULT_HISTORIES, runs: Sequence[str | Path] = (),
-                        rerank: str | None = None, split: str = "test", llm: str = BASELINE,
-                        workspace: str | Path | None = None) -> CostEstimate:
+                        settings: EvaluationContext) -> CostEstimate:
     """The configurations an evaluation would run, and the model cost of the rewrite history."""
 
-    loaded: Benchmark = cached_benchmark(resolved_path(str(benchmark)), workspace_for(workspace), split)
+    llm, rerank = settings.llm, settings.rerank_model
+    loaded: Benchmark = cached_benchmark(resolved_path(str(benchmark)), workspace_for(settings.workspace),
+                                         settings.split)
     if retrievers is None:
         retrievers = () if runs else DEFAULT_RETRIEVERS
     modes = [parse_history_mode(mode) for mode in histories] if retrievers else []

@@ -3,25 +3,22 @@ collection (MTR-Pipeline), and ``benchsmith.cluster``, the semantic path it walk
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from benchsmith.agents.models import BASELINE, estimate_tokens
+from benchsmith.agents.models import estimate_tokens
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_collection_name,
-                                           check_fraction, check_models, checked_run_id, job_run, priced,
-                                           shared_arguments, workspace_for)
-from benchsmith.graphs.jobs.defaults import SYNTHESIS_CONCURRENCY as DEFAULT_CONCURRENCY
+                                           check_models, checked_run_id, job_run, priced, shared_arguments,
+                                           workspace_for)
 from benchsmith.graphs.jobs.defaults import SYNTHESIS_CONVERSATIONS as DEFAULT_CONVERSATIONS
-from benchsmith.graphs.jobs.defaults import SYNTHESIS_MAX_OVERLAP as DEFAULT_MAX_OVERLAP
-from benchsmith.graphs.jobs.defaults import SYNTHESIS_OVERLAP_ATTEMPTS as DEFAULT_OVERLAP_ATTEMPTS
-from benchsmith.graphs.jobs.defaults import SYNTHESIS_OVERLAP_REPLANS as DEFAULT_OVERLAP_REPLANS
 from benchsmith.graphs.jobs.defaults import SYNTHESIS_TURNS as DEFAULT_TURNS
 from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.graphs.runtime.runner import run_job
+from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, recorded_settings, takes_settings
 from benchsmith.graphs.synthesize import (BEIR_DIR, DIALOGUES_FILE, STATS_FILE, TREC_QRELS_FILE, SynthesisContext,
                                           builder)
 from benchsmith.stores.benchmark_files import Dialogue
@@ -29,11 +26,8 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS, cluster_collection
-from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
-                                            DEFAULT_SWITCH_PROBABILITY)
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 
 # Assumed lengths for the dry-run estimate (characters): a question, an assistant answer.
@@ -75,50 +69,37 @@ def cluster(collection: str, *, size: int = DEFAULT_CLUSTER_SIZE, neighbours: in
     return ClusterResult(collection, clustering.clusters, clustering.stats)
 
 
+@takes_settings(SynthesisContext)
 def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, turns: int = DEFAULT_TURNS,
-               llm: str = BASELINE, switch_rate: float = DEFAULT_SWITCH_PROBABILITY,
-               hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE, soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN,
-               max_overlap: float = DEFAULT_MAX_OVERLAP, overlap_attempts: int = DEFAULT_OVERLAP_ATTEMPTS,
-               overlap_replans: int = DEFAULT_OVERLAP_REPLANS, seed: int = 0, cluster_size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_NEIGHBOURS,
-               history_window: int | None = None, concurrency: int = DEFAULT_CONCURRENCY,
-               requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
-               structured_output: str = "auto", workspace: str | Path | None = None, chroma_host: str | None = None,
-               database: str | None = None, lease_s: float = DEFAULT_LEASE_S, run_id: str | None = None,
-               on_event: EventHandler | None = None, resume: str | None = None) -> SynthesisResult:
-    """Synthesize ``conversations`` conversations of ``turns`` turns over ``collection``. The
-    same call with the same ``run_id`` resumes an interrupted run. With ``database`` (a
-    postgresql:// URL) the run is shared: ``benchsmith work RUN_ID`` on any machine joins it,
-    each conversation is made once by whichever worker claims it, and the files are the same
-    bytes as one process writes. A question whose lexical overlap with its gold passage is above
-    ``max_overlap`` is asked again (``overlap_attempts`` corrective turns), then re-planned on
-    another gold chunk (``overlap_replans`` times), then kept flagged ``overlap_rejected``."""
-    arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
-
-    settings = _checked_settings(collection, conversations, turns, llm, switch_rate, hard_switch_rate, seed,
-                                 cluster_size, neighbours, history_window, soft_switch_margin, max_overlap,
-                                 overlap_attempts, overlap_replans)
-    check_at_least(1, concurrency=concurrency, lease_s=lease_s)
-    database = database_url(database)
+               run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None,
+               settings: SynthesisContext) -> SynthesisResult:
+    """Synthesize ``conversations`` conversations of ``turns`` turns over ``collection``; every
+    setting of :class:`SynthesisContext` is a keyword argument too. The same call with the same
+    ``run_id`` resumes an interrupted run. With ``database`` (a postgresql:// URL) the run is
+    shared: ``benchsmith work RUN_ID`` on any machine joins it, each conversation is made once by
+    whichever worker claims it, and the files are the same bytes as one process writes. A
+    question whose lexical overlap with its gold passage is above ``max_overlap`` is asked again
+    (``overlap_attempts`` corrective turns), then re-planned on another gold chunk
+    (``overlap_replans`` times), then kept flagged ``overlap_rejected``."""
+    arguments = shared_arguments(call_arguments(locals(), settings))  # first: nothing but the parameters is local yet
+    check_collection_name(collection)
+    check_models(settings.llm)
+    check_at_least(1, conversations=conversations, turns=turns)
+    check_bounds(settings)
     run_id = checked_run_id(run_id, "synthesize")
-    resolved = workspace_for(workspace)
-    available = len(cluster(collection, size=cluster_size, neighbours=neighbours, seed=seed, workspace=resolved.root,
-                            chroma_host=chroma_host).clusters)
+    resolved = workspace_for(settings.workspace)
+    context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
+    available = len(cluster(collection, size=context.cluster_size, neighbours=context.neighbours, seed=context.seed,
+                            workspace=resolved.root, chroma_host=context.chroma_host).clusters)
     if conversations > available:
-        raise InputError(f"collection {collection!r} has {available} clusters of {cluster_size} chunks: ask for at "
-                         f"most {available} conversations, or use a smaller --cluster-size")
-    context = SynthesisContext(
-        workspace=str(resolved.root), chroma_host=chroma_host, llm=llm, seed=seed, switch_probability=switch_rate,
-        hard_switch_rate=hard_switch_rate, soft_switch_margin=soft_switch_margin, max_overlap=max_overlap,
-        overlap_attempts=overlap_attempts, overlap_replans=overlap_replans, cluster_size=cluster_size,
-        neighbours=neighbours, history_window=history_window, concurrency=concurrency,
-        requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-        structured_output=structured_output, database=database, lease_s=lease_s)
+        raise InputError(f"collection {collection!r} has {available} clusters of {context.cluster_size} chunks: ask "
+                         f"for at most {available} conversations, or use a smaller --cluster-size")
     context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(builder, job="synthesize", workspace=resolved, run_id=run_id,
-                      inputs={"run_id": run_id, "collection": collection, "conversations": conversations,
-                              "turns": turns},
-                      context=context, settings=settings, on_event=on_event, max_concurrency=concurrency,
-                      resume=resume, database=database, arguments=arguments)
+    inputs = {"collection": collection, "conversations": conversations, "turns": turns}
+    outcome = run_job(builder, job="synthesize", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
+                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
+                      max_concurrency=context.concurrency, resume=resume, database=context.database,
+                      arguments=arguments)
     files = {"dialogues": outcome.run_dir.file(DIALOGUES_FILE), "beir": outcome.run_dir.file(BEIR_DIR),
              "qrels": outcome.run_dir.file(TREC_QRELS_FILE), "stats": outcome.run_dir.file(STATS_FILE)}
     stats = dict(outcome.values.get("stats", {}))
@@ -128,31 +109,17 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
                            overlap_rejections=dict(stats.get("overlap_rejections", {})), files=files)
 
 
-def _checked_settings(collection: str, conversations: int, turns: int, llm: str, switch_rate: float,
-                      hard_switch_rate: float, seed: int, cluster_size: int, neighbours: int,
-                      history_window: int | None, soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN,
-                      max_overlap: float = DEFAULT_MAX_OVERLAP, overlap_attempts: int = DEFAULT_OVERLAP_ATTEMPTS,
-                      overlap_replans: int = DEFAULT_OVERLAP_REPLANS) -> dict[str, Any]:
-    check_collection_name(collection)
-    check_models(llm)
-    check_at_least(1, conversations=conversations, turns=turns, cluster_size=cluster_size, neighbours=neighbours)
-    check_at_least(0, history_window=history_window, overlap_attempts=overlap_attempts, overlap_replans=overlap_replans)
-    check_fraction(switch_rate=switch_rate, hard_switch_rate=hard_switch_rate, max_overlap=max_overlap)
-    return {"collection": collection, "conversations": conversations, "turns": turns, "llm": llm,
-            "hard_switch_rate": hard_switch_rate, "switch_rate": switch_rate, "seed": seed,
-            "cluster_size": cluster_size, "history_window": history_window, "soft_switch_margin": soft_switch_margin,
-            "max_overlap": max_overlap, "overlap_attempts": overlap_attempts, "overlap_replans": overlap_replans}
-
-
 @dry_run
+@takes_settings(SynthesisContext)
 def estimate_synthesis(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, turns: int = DEFAULT_TURNS,
-                       llm: str = BASELINE, cluster_size: int = DEFAULT_CLUSTER_SIZE,
-                       workspace: str | Path | None = None, chroma_host: str | None = None) -> CostEstimate:
+                       settings: SynthesisContext) -> CostEstimate:
     """Model calls, tokens and cost of a synthesis run, from the real prompts filled with text of
     the expected lengths (chunks of the collection's mean length, answers of ~1,200 characters)."""
+    llm, cluster_size = settings.llm, settings.cluster_size
     check_models(llm)
-    check_at_least(1, conversations=conversations, turns=turns, cluster_size=cluster_size)
-    store = _store(workspace_for(workspace), collection, chroma_host)
+    check_at_least(1, conversations=conversations, turns=turns)
+    check_bounds(settings)
+    store = _store(workspace_for(settings.workspace), collection, settings.chroma_host)
     lengths = [len(text) for page in store.iter_all(include=("documents",)) for text in page["documents"]]
     if not lengths:
         raise InputError(f"collection {collection!r} is empty")

@@ -21,7 +21,6 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,68 +28,23 @@ from benchsmith.agents.embeddings import OpenAIEmbedder, embeddings_api_key, emb
 from benchsmith.agents.endpoints import resolve_api_key, resolve_base_url
 from benchsmith.agents.models import BASELINE, ModelSeam, ModelSettings, build_seam, parse_model_spec
 from benchsmith.agents.seam_errors import MissingAPIKeyError
-from benchsmith.agents.structured_output import StructuredOutput
+from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions  # noqa: F401 (the graphs import them from here)
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.embedding_cache import EmbeddingCache
 from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.stores.postgres import connection, database_url
+from benchsmith.stores.postgres import connection
 from benchsmith.stores.jsonl import record_log
 from benchsmith.stores.postgres_cache import PostgresLLMCache
 from benchsmith.stores.postgres_runs import PostgresUsageLedger, usage_totals_of, worker_name
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import open_client
-from benchsmith.stores.work_items import DEFAULT_LEASE_S, LocalItems, PostgresItems, WorkItems
+from benchsmith.stores.work_items import LocalItems, PostgresItems, WorkItems
 from benchsmith.stores.workspace import WORKSPACE_ENV, Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
 from benchsmith.tools.rerank import PairScorer, cross_encoder_scorer
 
 if TYPE_CHECKING:  # a type hint only: chromadb itself loads when a client opens (stores/vectors.py)
     from chromadb.api import ClientAPI
-
-
-@dataclass(kw_only=True)
-class StoreOptions:
-    """Where a job's files and vectors live (every job's context has these)."""
-
-    workspace: str | None = field(default=None, metadata={
-        "description": "Folder holding the Chroma index, checkpoints, model cache and runs. "
-                       "Default: $BENCHSMITH_WORKSPACE, else ./.benchsmith."})
-    chroma_host: str | None = field(default=None, metadata={
-        "description": "HOST:PORT of a Chroma server; empty: the embedded store in the workspace."})
-    database: str | None = field(default=None, metadata={
-        "description": "postgresql://… for state shared by workers on many machines (checkpoints, model cache, "
-                       "run records, work items); empty: $BENCHSMITH_DATABASE_URL, else SQLite in the workspace."})
-
-    lease_s: float = field(default=DEFAULT_LEASE_S, metadata={
-        "description": "With a database: seconds a worker's claim on an item lasts without its heartbeat "
-                       "(renewed every third of it); after that another worker takes the item over."})
-
-    def database_url(self) -> str | None:
-        return database_url(self.database)
-
-
-@dataclass(kw_only=True)
-class ModelOptions:
-    """How a job talks to its model server (every job that calls a model has these)."""
-
-    seed: int = field(default=0, metadata={"description": "Seed for sampling, choices and model calls."})
-    requests_per_second: float | None = field(default=None, metadata={
-        "description": "At most this many model requests per second to one endpoint; empty: no limit."})
-    timeout_s: float = field(default=60.0, metadata={"description": "Seconds before a model request times out."})
-    max_attempts: int = field(default=6, metadata={
-        "description": "Attempts per model call (retries on 429, 5xx, timeouts and invalid replies)."})
-    structured_output: StructuredOutput = field(default="auto", metadata={
-        "description": "How replies are asked for: auto (JSON schema, then function calling, then JSON mode, "
-                       "remembered per endpoint), json_schema, function_calling or json_mode."})
-
-    def model_settings(self) -> ModelSettings:
-        """The seam's settings; an impossible value is an InputError."""
-        try:
-            return ModelSettings(seed=self.seed, requests_per_second=self.requests_per_second,
-                                 timeout_s=self.timeout_s, max_attempts=self.max_attempts,
-                                 structured_output=self.structured_output)
-        except ValueError as error:
-            raise InputError(str(error)) from None
 
 
 def workspace_of(options: StoreOptions) -> Workspace:

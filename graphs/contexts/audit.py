@@ -1,0 +1,39 @@
+"""The settings of an audit (graphs/audit.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
+from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
+from benchsmith.graphs.contexts.evaluate import SPLIT_DESCRIPTION
+from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+
+DEFAULT_NEGATIVES = 4
+TURN_FILE_CORPUS_DESCRIPTION = "The BEIR corpus.jsonl of a benchmark given as a turn JSONL file."
+
+
+@dataclass(kw_only=True)
+class AuditContext(StoreOptions, ModelOptions):
+    """Settings of one audit (not checkpointed: the CLI passes them again on resume)."""
+
+    split: str = field(default="test", metadata={"description": SPLIT_DESCRIPTION})
+    corpus: str | None = field(default=None, metadata={"description": TURN_FILE_CORPUS_DESCRIPTION})
+    negatives: int = field(default=DEFAULT_NEGATIVES, metadata={
+        "description": "Hard negatives shown with the gold document in each pool.", "min": 1})
+    sample: int | None = field(default=None, metadata={
+        "description": "Audit a seeded random sample of this many instances; empty: all of them.", "min": 1})
+    seed: int = field(default=0, metadata={"description": "Seed for the sample, the pool orders and model calls."})
+    position_check: bool = field(default=False, metadata={
+        "description": "Show each pool a second time, rotated, to measure the judges' position bias."})
+    min_votes: int = field(default=DEFAULT_MIN_VOTES, metadata={
+        "description": "Judges that must pick an unlabelled document (and be a majority) to confirm it as missing "
+                       "gold; with fewer judges, candidates are only suspected.", "min": 1})
+    many_documents: int = field(default=DEFAULT_MANY_DOCUMENTS, metadata={
+        "description": "A question quoting a span found in at least this many corpus documents is ill-formed "
+                       "(it could be about any of them) and counts as noise.", "min": 1})
+    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
+        "description": "Embedder of the dense retriever that finds hard negatives (a sentence-transformers name "
+                       "or path, openai:<model>, or a registered name)."})
+    concurrency: int = concurrency_field("Instances judged at once.")

@@ -1,0 +1,51 @@
+"""The settings of a synthesis run (graphs/synthesize.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from benchsmith.agents.defaults import BASELINE
+from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
+from benchsmith.tools.defaults import (DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_CLUSTER_SIZE, DEFAULT_MAX_OVERLAP,
+                                       DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS)
+from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
+                                            DEFAULT_SWITCH_PROBABILITY)
+
+
+@dataclass(kw_only=True)
+class SynthesisContext(StoreOptions, ModelOptions):
+    """Settings of one synthesis run (not checkpointed: the CLI passes them again on resume)."""
+
+    llm: str = field(default=BASELINE, metadata={
+        "description": "Model of the questioner, responder and polisher: 'baseline' (offline, extractive), "
+                       "openai:<model> (any OpenAI-compatible server via OPENAI_BASE_URL), or a registered name."})
+    seed: int = field(default=0, metadata={"description": "Seed for clustering, cluster choice, switches and model "
+                                                          "calls."})
+    switch_probability: float = field(default=DEFAULT_SWITCH_PROBABILITY, metadata={
+        "description": "Probability that a turn switches topic (users switch every 2.11 turns, Spink et al. 2002).",
+        "cli": "--switch-rate", "min": 0.0, "max": 1.0})
+    hard_switch_rate: float = field(default=DEFAULT_HARD_SWITCH_RATE, metadata={
+        "description": "Share of topic switches that are hard (a distant cluster, the old history kept).",
+        "min": 0.0, "max": 1.0})
+    soft_switch_margin: float = field(default=DEFAULT_SOFT_SWITCH_MARGIN, metadata={
+        "description": "A soft switch's gold must be at least as similar to the previous gold as the collection's "
+                       "random-pair mean plus this many standard deviations (the soft-switch threshold); a hard "
+                       "switch's gold must be less similar than that and on another document."})
+    max_overlap: float = field(default=DEFAULT_MAX_OVERLAP, metadata={
+        "description": "Most lexical overlap a question may have with its gold passage (share of its content-word "
+                       "stems found in the gold, evals/lexical_overlap.py); above it the question is asked again. "
+                       "Default 0.78: the 90th percentile of the 58 hand-written questions of "
+                       "data/stdlib-validity.jsonl against their gold chunks (mean 0.57, median 0.60, p90 0.784).",
+        "min": 0.0, "max": 1.0})
+    overlap_attempts: int = field(default=DEFAULT_OVERLAP_ATTEMPTS, metadata={
+        "description": "Corrective turns per gold chunk for a question above max_overlap.", "min": 0})
+    overlap_replans: int = field(default=DEFAULT_OVERLAP_REPLANS, metadata={
+        "description": "Other gold chunks a turn is re-planned on when every corrective turn stays above "
+                       "max_overlap; then the lowest-overlap question is kept, flagged overlap_rejected.", "min": 0})
+    cluster_size: int = field(default=DEFAULT_CLUSTER_SIZE, metadata={
+        "description": "Chunks per cluster: the collection's semantic path is cut every this many chunks.", "min": 1})
+    neighbours: int = field(default=DEFAULT_CLUSTER_NEIGHBOURS, metadata={
+        "description": "Neighbours per chunk in the k-nearest-neighbour graph the path walks.", "min": 1})
+    history_window: int | None = field(default=None, metadata={
+        "description": "Earlier turns in each exported BEIR query; empty: all of them.", "min": 0})
+    concurrency: int = concurrency_field("Conversations synthesized at once (exactly).")

@@ -1,0 +1,165 @@
+"""Each setting is declared once (issue 21, DESIGN rule 10): a field of the graph's context. The CLI
+option, the API argument and Studio's schema derived from it carry the same name, default and
+description, and no command declares by hand an option its context declares."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import click
+import pytest
+import typer
+from typer.testing import CliRunner
+
+import benchsmith
+from benchsmith.graphs.cli import app
+from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith.graphs.runtime.settings import (ModelOptions, StoreOptions, check_bounds, default_of,
+                                                recorded_settings, takes_settings, user_settings)
+from benchsmith.stores.errors import InputError
+
+ROOT = Path(__file__).resolve().parent.parent
+GRAPHS = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))["graphs"]
+
+# Graph id → (the CLI command that runs it, the API job function's name).
+CONVERTED = {
+    "synthesize": ("synthesize", "synthesize"),
+    "conversation": ("synthesize", "synthesize"),  # the synthesis graph's subgraph: the same context
+    "evaluate": ("evaluate", "evaluate"),
+    "audit": ("audit", "audit"),
+}
+# Not converted yet: their commands and jobs still declare their settings by hand (issue 21, to do).
+NOT_CONVERTED = {"ingest", "paraphrase", "robustness", "hardneg", "hardneg-score", "nuggets", "select", "validate"}
+SHARED_NAMES = {item.name for base in (StoreOptions, ModelOptions, RunOptions) for item in dataclasses.fields(base)}
+
+
+def test_every_graph_is_either_checked_or_named_as_not_converted():
+    assert set(CONVERTED) | NOT_CONVERTED == set(GRAPHS)
+    assert not set(CONVERTED) & NOT_CONVERTED
+
+
+def compiled(graph_id: str) -> Any:
+    module, attribute = GRAPHS[graph_id].split(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def callbacks() -> dict[str, Any]:
+    return {info.callback.__name__: info.callback for info in app.registered_commands}
+
+
+def click_command(name: str) -> click.Command:
+    return typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
+
+
+def json_default(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+@pytest.mark.parametrize("graph_id", sorted(CONVERTED))
+def test_cli_api_and_schema_carry_each_context_field_alike(graph_id):
+    graph = compiled(graph_id)
+    context_type = graph.builder.context_schema
+    schema = graph.get_context_jsonschema()["properties"]
+    command_name, job_name = CONVERTED[graph_id]
+    options = {param.name: param for param in click_command(command_name).params}
+    api = inspect.signature(getattr(benchsmith, job_name)).parameters
+    for item in user_settings(context_type):
+        description, default = item.metadata["description"], default_of(item)
+        assert schema[item.name]["description"] == description, item.name
+        assert schema[item.name].get("default") == json_default(default), item.name
+        option = options[item.name]
+        assert option.help == description, item.name
+        if isinstance(default, tuple):  # repeatable: none given means the field's default
+            assert option.multiple and option.default is None, item.name
+        else:
+            assert option.default == default, item.name
+        assert api[item.name].default == default, item.name
+        assert api[item.name].kind is inspect.Parameter.KEYWORD_ONLY, item.name
+
+
+@pytest.mark.parametrize("command_name", sorted({command for command, _ in CONVERTED.values()}))
+def test_no_command_declares_by_hand_what_a_context_or_the_shared_options_declare(command_name):
+    graph_ids = [graph_id for graph_id, (command, _) in CONVERTED.items() if command == command_name]
+    declared = SHARED_NAMES | {item.name for graph_id in graph_ids
+                               for item in dataclasses.fields(compiled(graph_id).builder.context_schema)}
+    derived = callbacks()[command_name].__derived_options__
+    for param in click_command(command_name).params:
+        if param.name in declared:
+            assert param.name in derived, f"{command_name} declares --{param.name} by hand"
+
+
+def test_the_flags_a_user_knows_stay():
+    flags = {opt for param in click_command("synthesize").params for opt in param.opts}
+    assert {"--switch-rate", "--rate-limit", "--timeout", "--lease", "--workspace", "-w", "--run-id",
+            "--dry-run"} <= flags
+    flags = {opt for param in click_command("evaluate").params for opt in param.opts}
+    assert {"--rerank", "--test", "--measure", "--strict"} <= flags
+
+
+# ---------------------------------------------------------------------------------------
+# The mechanism, on a context of its own.
+
+@dataclass(kw_only=True)
+class ToyContext(StoreOptions):
+    rounds: int = field(default=3, metadata={"description": "Rounds to play.", "min": 1})
+    words: tuple[str, ...] = field(default=("a", "b"), metadata={"description": "Words.", "cli": "--word"})
+    speed: float = field(default=1.0, metadata={"description": "How fast.", "recorded": False})
+    secret: str = field(default="x", metadata={"description": "Not a setting.", "internal": True})
+
+
+def toy_app(command: Any) -> typer.Typer:
+    toy = typer.Typer()
+    toy.command()(command)
+    toy.command("other")(lambda: None)  # two commands: the first is called by name
+    return toy
+
+
+def test_the_cli_hands_the_command_the_settings_it_was_given():
+    seen = {}
+
+    @settings_options(ToyContext)
+    def play(name: Annotated[str, typer.Argument()], *, settings: dict[str, Any], run_options: RunOptions) -> None:
+        seen.update(name=name, settings=settings, run=run_options)
+
+    result = CliRunner().invoke(toy_app(play), ["play", "n", "--rounds", "5", "--word", "x", "--word", "y",
+                                                "--run-id", "r1", "-w", "/tmp/ws"])
+    assert result.exit_code == 0, result.output
+    assert seen["settings"]["rounds"] == 5 and seen["settings"]["words"] == ("x", "y")
+    assert seen["settings"]["workspace"] == "/tmp/ws" and "secret" not in seen["settings"]
+    assert seen["run"] == RunOptions(run_id="r1", dry_run=False)
+    CliRunner().invoke(toy_app(play), ["play", "n"])
+    assert seen["settings"]["words"] == ("a", "b") and seen["settings"]["rounds"] == 3
+    refused = CliRunner().invoke(toy_app(play), ["play", "n", "--rounds", "0"])
+    assert refused.exit_code == 2 and "--rounds" in refused.output
+
+
+def test_a_command_that_declares_a_context_field_by_hand_is_refused():
+    def play(rounds: Annotated[int, typer.Option()] = 3, *, settings: dict[str, Any]) -> None: ...
+
+    with pytest.raises(TypeError, match="rounds"):
+        settings_options(ToyContext)(play)
+
+
+def test_the_api_takes_the_settings_and_records_the_run_defining_ones():
+    @takes_settings(ToyContext)
+    def job(source: str, *, run_id: str | None = None, settings: ToyContext) -> ToyContext:
+        return settings
+
+    parameters = inspect.signature(job).parameters
+    assert parameters["rounds"].default == 3 and parameters["words"].default == ("a", "b")
+    assert "secret" not in parameters and "settings" not in parameters
+    context = job("s", rounds=7, speed=2.0)
+    assert context.rounds == 7 and context.secret == "x"
+    recorded = recorded_settings(context)
+    assert recorded["rounds"] == 7 and recorded["words"] == ["a", "b"]
+    assert "speed" not in recorded and "workspace" not in recorded and "secret" not in recorded
+    with pytest.raises(TypeError):
+        job("s", no_such_setting=1)
+    with pytest.raises(InputError, match="--rounds must be at least 1, got 0"):
+        check_bounds(job("s", rounds=0))
