@@ -1,4 +1,4 @@
-"""A command's options, derived from the context of its graph (DESIGN rule 10): one option per
+"""A command's options, derived from the context of its graph (docs/design.md rule 11): one option per
 user setting, named after the field (or its ``cli`` metadata), its help the field's description,
 its default, bounds and environment variable the field's. The shared options (workspace,
 database, model endpoint, limits) come with every context from its bases
