@@ -189,19 +189,21 @@ def _walk(runtime: Runtime[SynthesisContext], state: ConversationState) -> list[
     return _clustering(runtime, state["collection"]).clusters
 
 
-# Chunk ids are content hashes, so a fetched passage or embedding never changes. Bounded, the least recently
+# Keyed by (workspace, collection, chunk id): an id names a span of a file (tools/documents.py), and the same
+# path and span in another corpus is another text. Within a collection an id's text and vector stay as ingested
+# (re-ingesting changed files is a new collection's job: see `benchsmith ingest`). Bounded, the least recently
 # used dropped, so a long-lived process (Studio, a worker) does not keep every chunk it ever read: a turn reads
 # about 30 chunks (its cluster and the next one's, and distant candidates), so 4096 holds the working set of 64
 # conversations in flight at once (64 × ~30 ≈ 2000; the default runs 4), for ~8 MB of 1 KB passages and ~6 MB
 # of 384-d vectors.
 PASSAGE_CACHE_SIZE = 4096
-_passage_cache: BoundedCache[str, dict[str, Any]] = BoundedCache(PASSAGE_CACHE_SIZE)
-_embedding_cache: BoundedCache[str, np.ndarray] = BoundedCache(PASSAGE_CACHE_SIZE)
+_passage_cache: BoundedCache[tuple[str, str, str], dict[str, Any]] = BoundedCache(PASSAGE_CACHE_SIZE)
+_embedding_cache: BoundedCache[tuple[str, str, str], np.ndarray] = BoundedCache(PASSAGE_CACHE_SIZE)
 _statistics_lock = threading.Lock()
 
 
 def _passage_records(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> dict[str, dict[str, Any]]:
-    records = _passage_cache.get_or_fetch(ids, lambda unknown: _vector_store(runtime, collection).fetch(unknown))
+    records = _cached(_passage_cache, runtime, collection, ids, lambda store, unknown: store.fetch(unknown))
     if missing := [chunk_id for chunk_id in ids if chunk_id not in records]:
         raise InputError(f"chunk ids missing from collection {collection!r}: {missing[:3]} (re-cluster after re-ingesting)")
     return records
@@ -214,8 +216,21 @@ def _passages(runtime: Runtime[SynthesisContext], collection: str, ids: list[str
 
 
 def _embeddings(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> dict[str, np.ndarray]:
-    vectors = _embedding_cache.get_or_fetch(ids, lambda unknown: _vector_store(runtime, collection).embeddings(unknown))
+    vectors = _cached(_embedding_cache, runtime, collection, ids, lambda store, unknown: store.embeddings(unknown))
     return {chunk_id: vectors[chunk_id] for chunk_id in ids}
+
+
+def _cached(cache: BoundedCache, runtime: Runtime[SynthesisContext], collection: str, ids: list[str],
+            fetch: Any) -> dict[str, Any]:
+    """``{chunk id: value}`` from ``cache``, the ids it lacks fetched from the collection's store at once."""
+    scope = (str(workspace_of(_context(runtime)).root), collection)
+
+    def fetch_missing(keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], Any]:
+        fetched = fetch(_vector_store(runtime, collection), [key[2] for key in keys])
+        return {(*scope, chunk_id): value for chunk_id, value in fetched.items()}
+
+    found = cache.get_or_fetch([(*scope, chunk_id) for chunk_id in ids], fetch_missing)
+    return {key[2]: value for key, value in found.items()}
 
 
 @functools.lru_cache(maxsize=4)

@@ -82,11 +82,13 @@ class VectorStore:
     def count(self) -> int:
         return self.collection.count()
 
-    def existing_ids(self, ids: Sequence[str]) -> set[str]:
-        """Which of ``ids`` are stored already (the resume check before embedding)."""
-        found: set[str] = set()
+    def stored_texts(self, ids: Sequence[str]) -> dict[str, str]:
+        """``{id: stored text}`` of the ``ids`` stored already (the resume check before embedding: an id
+        names a span of a file, so a changed file brings the same id with another text)."""
+        found: dict[str, str] = {}
         for start in range(0, len(ids), MAX_UPSERT_BATCH):
-            found.update(self.collection.get(ids=list(ids[start : start + MAX_UPSERT_BATCH]), include=[])["ids"])
+            batch = self.collection.get(ids=list(ids[start : start + MAX_UPSERT_BATCH]), include=["documents"])
+            found.update(zip(batch["ids"], batch["documents"]))
         return found
 
     def upsert(

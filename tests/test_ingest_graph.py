@@ -73,6 +73,28 @@ def test_ingesting_the_same_sources_twice_leaves_the_collection_unchanged(worksp
     assert second["newly_embedded"] == 0 and embedder.texts_embedded == embedded_once
 
 
+def test_re_ingesting_a_changed_file_stores_its_new_text_under_the_same_span_id(workspace, tmp_path):
+    """An id names a span of a file: after an edit that keeps a span's bounds, the id is the same
+    and its text is not, and the collection must hold the new text, not skip the id as stored."""
+    corpus = write_corpus(tmp_path / "corpus")
+    embedder = HashingEmbedder()
+    ingest(workspace, "before", [str(corpus)], embedder)
+    page = corpus / "doc00.md"
+    original = page.read_text(encoding="utf-8")
+    edited = original.replace("retrieval", "retrievaX").replace("embedding", "embeddinX")
+    assert edited != original and len(edited) == len(original)
+    page.write_text(edited, encoding="utf-8")
+    values = ingest(workspace, "after", [str(corpus)], embedder).values
+    kept = {chunk["id"]: chunk["text"] for chunk in load_jsonl(RunDirectory(workspace, "after").file("kept.jsonl"))
+            if chunk["id"].startswith("doc00.md:")}
+    before = {chunk["id"] for chunk in load_jsonl(RunDirectory(workspace, "before").file("kept.jsonl"))}
+    assert kept and set(kept) <= before  # the same span ids
+    store = VectorStore(open_client(workspace), "docs", ChromaEmbeddingFunction(embedder), embedder.name)
+    stored = store.collection.get(ids=list(kept), include=["documents"])
+    assert dict(zip(stored["ids"], stored["documents"])) == kept
+    assert values["newly_embedded"] == len(kept)  # only the changed file's chunks were embedded again
+
+
 def test_a_crash_during_embedding_resumes_without_duplicates_or_re_embedding(workspace, tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
     failing = HashingEmbedder(fail_on_call=3)  # batches 1 and 2 are stored, batch 3 raises

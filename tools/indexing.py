@@ -22,14 +22,15 @@ class IndexItem:
 
 def embed_into(store: VectorStore, items: Sequence[IndexItem], embedder: Embedder, batch_size: int,
                on_progress: ProgressCallback | None = None) -> int:
-    """Embed and upsert the items the store lacks, in batches; returns how many were embedded."""
+    """Embed and upsert the items the store lacks or holds with another text (a file changed since it
+    was ingested), in batches; returns how many were embedded."""
     # Similar lengths in a batch waste less padding; the order does not matter to the index.
     ordered = sorted(items, key=lambda item: len(item.text))
     newly_embedded = 0
     for start in range(0, len(ordered), batch_size):
         batch = ordered[start : start + batch_size]
-        stored = store.existing_ids([item.id for item in batch])
-        missing = [item for item in batch if item.id not in stored]
+        stored = store.stored_texts([item.id for item in batch])
+        missing = [item for item in batch if stored.get(item.id) != item.text]
         if missing:
             vectors = embedder.encode([item.text for item in missing])
             store.upsert([item.id for item in missing], vectors, [item.text for item in missing],
