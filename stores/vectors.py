@@ -98,7 +98,7 @@ class VectorStore:
         documents: Sequence[str],
         metadatas: Sequence[dict[str, Any] | None],
     ) -> None:
-        """Idempotent write: ids are content hashes, so writing twice stores once."""
+        """Idempotent write: an id is stored once, its text and vector the last written."""
         for start in range(0, len(ids), MAX_UPSERT_BATCH):
             end = start + MAX_UPSERT_BATCH
             self.collection.upsert(

@@ -71,7 +71,7 @@ def find_near_duplicates(
 ) -> list[DuplicateMatch]:
     """Every text whose Jaccard similarity to an earlier kept text is at least ``threshold``.
 
-    Identical ids (identical texts, since ids are content hashes) count as duplicates too.
+    Identical texts (Jaccard 1.0) count as duplicates too, whatever their ids.
     """
     if not 0 < threshold <= 1:
         raise ValueError(f"dedup threshold must be in (0, 1], got {threshold}")
