@@ -12,61 +12,35 @@ import functools
 import operator
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
 from benchsmith.agents.quality import LLMQualityScorer
+from benchsmith.graphs.contexts.ingest import IngestContext
 from benchsmith.graphs.runtime.progress import progress_reporter
-from benchsmith.graphs.runtime.resources import ModelOptions, StoreOptions, chroma_client, embedder_for, run_seam, workspace_of
+from benchsmith.graphs.runtime.resources import chroma_client, embedder_for, run_seam, workspace_of
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.tools.cached_embedding import cached_embedder
-from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS, chunk_documents
+from benchsmith.tools.chunking import chunk_documents
 from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.dedup import DEFAULT_NUM_PERM, DEFAULT_THRESHOLD, find_near_duplicates
+from benchsmith.tools.dedup import find_near_duplicates
 from benchsmith.tools.documents import Chunk, Document, span_id
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER, ChromaEmbeddingFunction
-from benchsmith.tools.indexing import DEFAULT_BATCH_SIZE, IndexItem, embed_into
+from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.indexing import IndexItem, embed_into
 from benchsmith.tools.loaders import load_sources
-from benchsmith.tools.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer, QualityScorer
+from benchsmith.tools.quality import InformationDensityScorer, QualityScorer
 
 STAGES = ("load", "clean", "chunk", "dedup", "quality", "embed")
 DOCUMENTS_FILE, SKIPPED_FILE = "documents.jsonl", "skipped.jsonl"
 CLEANED_FILE, CHUNKS_FILE = "cleaned.jsonl", "chunks.jsonl"
 UNIQUE_FILE, DUPLICATES_FILE = "unique.jsonl", "duplicates.jsonl"
 KEPT_FILE, FILTERED_FILE = "kept.jsonl", "filtered.jsonl"
-
-
-QualityScorerName = Literal["heuristic", "llm"]
-
-
-@dataclass(kw_only=True)
-class IngestContext(StoreOptions, ModelOptions):
-    """Settings of one ingestion (not checkpointed: the CLI passes them again on resume)."""
-
-    chunk_size: int = field(default=DEFAULT_CHUNK_SIZE, metadata={
-        "description": "Target chunk size in characters; no chunk is longer, no word is split."})
-    min_chars: int = field(default=DEFAULT_MIN_CHARS, metadata={"description": "Chunks shorter than this are dropped."})
-    dedup_threshold: float = field(default=DEFAULT_THRESHOLD, metadata={
-        "description": "Jaccard similarity of character 5-grams from which a chunk is a near-duplicate."})
-    num_perm: int = field(default=DEFAULT_NUM_PERM, metadata={"description": "MinHash permutations."})
-    min_quality: float = field(default=DEFAULT_MIN_QUALITY, metadata={
-        "description": "Chunks scoring below this quality (0..1) are filtered out."})
-    quality: QualityScorerName = field(default="heuristic", metadata={
-        "description": "Quality scorer: 'heuristic' (information density, no model) or 'llm' (asks `llm`)."})
-    llm: str = field(default="baseline", metadata={
-        "description": "Model for quality='llm': openai:<model> or a registered name."})
-    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
-        "description": "A sentence-transformers model name or path, openai:<model> for an OpenAI-compatible "
-                       "embedding server (TEI, vLLM, Ollama, OpenAI), or a registered name."})
-    batch_size: int = field(default=DEFAULT_BATCH_SIZE, metadata={
-        "description": "Chunks embedded and stored per batch (the resume granularity)."})
 
 
 class IngestInput(TypedDict):

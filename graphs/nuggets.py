@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import json
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -37,14 +37,13 @@ from typing_extensions import NotRequired, TypedDict
 
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.text import PassageStatistics
-from benchsmith.agents.nuggets import (DEFAULT_MAX_NUGGETS, ClosedBookAnswerWriter, NuggetWriter, SubQuestionWriter,
-                                       SupportJudge)
+from benchsmith.agents.nuggets import ClosedBookAnswerWriter, NuggetWriter, SubQuestionWriter, SupportJudge
 from benchsmith.evals.nugget_measures import nugget_measures
 from benchsmith.evals.nugget_report import nugget_report_files
+from benchsmith.graphs.contexts.nuggets import NuggetsContext
 from benchsmith.graphs.runtime.corpus_indexes import bm25_index, corpus_documents, dense_index
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance, report_reused
-from benchsmith.graphs.runtime.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, embedder_for,
-                                         run_seam, workspace_of)
+from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, embedder_for, run_seam, workspace_of
 from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
@@ -57,13 +56,11 @@ from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.bm25 import BM25Index
 from benchsmith.tools.cached_embedding import cached_embedder
-from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
 from benchsmith.tools.dense_retrieval import DenseIndex
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER, ChromaEmbeddingFunction, Embedder
+from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
 from benchsmith.tools.nugget_support import (QuestionSupport, collect_support, filter_questions, nugget_qrels,
                                              query_qrel_rows)
-from benchsmith.tools.pooling import (DEFAULT_POOL_DEPTH, MAX_BATCH_SIZE, RETRIEVERS, TECHNIQUES, batches, fuse_top,
-                                      pool_documents)
+from benchsmith.tools.pooling import RETRIEVERS, TECHNIQUES, batches, fuse_top, pool_documents
 from benchsmith.tools.qa_text import load_qa_pairs
 from benchsmith.tools.source_corpus import build_source_corpus, git_revision
 
@@ -73,40 +70,6 @@ BEIR_DIR, NUGGETS_FILE, NUGGET_QRELS_FILE, POOL_RUNS_DIR = "beir", "nuggets.json
 MEASURE_DEPTH = 50  # the deepest cutoff of the pooling table (Recall@50)
 TABLE_MEASURES = ("alpha_nDCG@10", "Coverage@20", "R@50")  # FreshStack's Table 4
 FUSED = "fused"
-
-
-@dataclass(kw_only=True)
-class NuggetsContext(StoreOptions, ModelOptions):
-    """Settings of one nugget benchmark build (not checkpointed: the CLI passes them again on resume)."""
-
-    llm: str = field(default="baseline", metadata={
-        "description": "Model of the nugget writer, sub-question writer, closed-book answerer and support judge: "
-                       "'baseline' (offline, extractive and lexical), openai:<model> or a registered name."})
-    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
-        "description": "Embedder of the dense retriever that pools documents (a sentence-transformers name or path, "
-                       "or a registered name)."})
-    tags: tuple[str, ...] = field(default=(), metadata={
-        "description": "Keep the questions carrying at least one of these tags (Stack Exchange tags; for JSONL, "
-                       "the 'tags' field); empty: all."})
-    limit: int | None = field(default=None, metadata={
-        "description": "Only the first this many questions (in file order); empty: all."})
-    max_nuggets: int = field(default=DEFAULT_MAX_NUGGETS, metadata={
-        "description": "At most this many nuggets per question."})
-    pool_depth: int = field(default=DEFAULT_POOL_DEPTH, metadata={
-        "description": "Documents each technique adds to a question's pool (the top of its fused run)."})
-    batch_size: int = field(default=MAX_BATCH_SIZE, metadata={
-        "description": f"Pooled chunks judged per support call (at most {MAX_BATCH_SIZE})."})
-    fusion: Literal["combsum", "rrf"] = field(default="combsum", metadata={
-        "description": "How BM25 and dense runs are fused: combsum (min-max normalized scores summed, FreshStack) "
-                       "or rrf (reciprocal rank fusion, k = 60)."})
-    all_nuggets_supported: bool = field(default=False, metadata={
-        "description": "Also drop questions with any nugget no pooled chunk supports (questions with no supported "
-                       "nugget are always dropped)."})
-    chunk_size: int = field(default=DEFAULT_CHUNK_SIZE, metadata={
-        "description": "Largest chunk of the corpus, in characters."})
-    min_chars: int = field(default=DEFAULT_MIN_CHARS, metadata={
-        "description": "Chunks shorter than this many characters are left out of the corpus."})
-    concurrency: int = field(default=4, metadata={"description": "Questions or batches worked on at once."})
 
 
 class NuggetsInput(TypedDict):

@@ -25,7 +25,6 @@ import functools
 import json
 import operator
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -38,10 +37,10 @@ from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJ
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.diversity import diversity
 from benchsmith.evals.paraphrase_report import paraphrase_report_files
+from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.graphs.runtime.progress import report_advance
-from benchsmith.graphs.runtime.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, run_items,
-                                         run_seam, workspace_of)
+from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, run_items, run_seam, workspace_of
 from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.conversational import has_corpus, load_conversational
@@ -51,54 +50,15 @@ from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.work_items import WorkItems
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
-from benchsmith.tools.paraphrase_filters import (DEFAULT_MAX_OVERLAP, DEFAULT_MIN_SIMILARITY, FilterSettings,
-                                                 filter_variants, similarities_to_source)
-from benchsmith.tools.test_sets import DEFAULT_TEST_SETS, draw_test_sets
+from benchsmith.tools.paraphrase_filters import FilterSettings, filter_variants, similarities_to_source
+from benchsmith.tools.test_sets import draw_test_sets
 
 TURNS_FILE, BENCHMARK_FILE, QRELS_FILE = "turns.jsonl", "benchmark.json", "qrels.tsv"
 IMPORTED_FILE, UNJOINED_FILE, GENERATED_FILE = "imported.jsonl", "unjoined.jsonl", "generated.jsonl"
 PARAPHRASES_FILE, DIVERSITY_FILE, TEST_SETS_DIR, TEST_SETS_FILE = ("paraphrases.jsonl", "diversity.json",
                                                                     "test-sets", "test-sets.json")
 ORIGINAL = "original"
-DEFAULT_PER_TURN = 5
-DEFAULT_MIN_JUDGE_SCORE = 4
 EXAMPLE_TURNS = 5
-
-
-@dataclass(kw_only=True)
-class ParaphraseContext(StoreOptions, ModelOptions):
-    """Settings of one paraphrase run (not checkpointed: the CLI passes them again on resume)."""
-
-    llm: str = field(default="baseline", metadata={
-        "description": "Model of the rewriter, paraphraser and context restorer: 'baseline' (offline, "
-                       "deterministic rewordings), openai:<model> or a registered name."})
-    per_turn: int = field(default=DEFAULT_PER_TURN, metadata={
-        "description": "Paraphrases generated per turn (0: only import, with import_ecast)."})
-    import_ecast: str | None = field(default=None, metadata={
-        "description": "An ECAsT.csv whose rows (TURN_ID, MANUAL PARAPHRASE, RAW PARAPHRASE) are joined to the "
-                       "benchmark's turns, kept as given."})
-    judges: tuple[str, ...] = field(default=(), metadata={
-        "description": "Optional judge models rating each generated variant's equivalence and conversational fit "
-                       "(1-5); empty: no judge."})
-    min_judge_score: int = field(default=DEFAULT_MIN_JUDGE_SCORE, metadata={
-        "description": "A judged variant is kept when the judges' mean equivalence and mean fit both reach this."})
-    overlap_metric: Literal["bleu", "chrf"] = field(default="bleu", metadata={
-        "description": "Sentence measure (sacrebleu) that finds near-duplicates: bleu or chrf."})
-    max_overlap: float = field(default=DEFAULT_MAX_OVERLAP, metadata={
-        "description": "A variant whose overlap (0-100) with its source or a kept variant exceeds this is dropped."})
-    min_similarity: float = field(default=DEFAULT_MIN_SIMILARITY, metadata={
-        "description": "A variant whose embedding cosine to its source is below this is dropped (0: off)."})
-    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
-        "description": "Embedder of the meaning check (a sentence-transformers name or path, or a registered name)."})
-    test_sets: int = field(default=DEFAULT_TEST_SETS, metadata={
-        "description": "Test sets R1..Rn drawn (one variant per turn each, seeded)."})
-    corpus: str | None = field(default=None, metadata={
-        "description": "The BEIR corpus.jsonl of a benchmark given as a turn JSONL file (optional)."})
-    qrels: str | None = field(default=None, metadata={
-        "description": "TREC qrels of the benchmark (CAsT ships them apart), shared by the test sets."})
-    split: str = field(default="test", metadata={"description": "BEIR qrels split (qrels/<split>.tsv)."})
-    concurrency: int = field(default=4, metadata={"description": "Turns paraphrased at once."})
 
 
 class ParaphraseInput(TypedDict):

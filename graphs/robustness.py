@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import operator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -37,15 +36,15 @@ from typing_extensions import TypedDict
 
 from benchsmith.agents.relevance import RelevanceJudge
 from benchsmith.evals import robustness as robustness_measures
-from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.measures import evaluate_run, parse_measures
 from benchsmith.evals.robustness_report import robustness_report_files
-from benchsmith.evals.significance import DEFAULT_RESAMPLES, describe
+from benchsmith.evals.significance import describe
+from benchsmith.graphs.contexts.robustness import RobustnessContext
 from benchsmith.graphs.evaluate import EvaluationContext, EvaluationInput, evaluate_as_child
 from benchsmith.graphs.runtime.corpus_indexes import document_text
 from benchsmith.graphs.paraphrase import BENCHMARK_FILE, QRELS_FILE, TEST_SETS_DIR, TEST_SETS_FILE, TURNS_FILE
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
-from benchsmith.graphs.runtime.resources import ModelOptions, StoreOptions, concurrency_slot, run_seam, workspace_of
+from benchsmith.graphs.runtime.resources import concurrency_slot, run_seam, workspace_of
 from benchsmith.stores.beir import merge_qrels, read_beir_qrels
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
@@ -53,38 +52,13 @@ from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_qrels
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.loaders import iter_beir_corpus
 
 EVALUATIONS_FILE, POOL_FILE, JUDGMENTS_FILE = "evaluations.jsonl", "pool.jsonl", "judgments.jsonl"
 AUGMENTED_QRELS_FILE, AUGMENTED_TREC_FILE = "augmented_qrels.tsv", "augmented_qrels.trec"
 ORIGINAL = "original"
-DEFAULT_JUDGE_DEPTH = 3
-DEFAULT_MEASURES = ("nDCG@3", "nDCG@10", "R@100", "AP")
 GIVEN_RUN = "run"  # the configuration name of a given run file
 EXAMPLES_SHOWN = 8
-
-
-@dataclass(kw_only=True)
-class RobustnessContext(StoreOptions, ModelOptions):
-    """Settings of one robustness run (not checkpointed: the CLI passes them again on resume)."""
-
-    measures: tuple[str, ...] = field(default=DEFAULT_MEASURES, metadata={
-        "description": "ir_measures measures compared (Judged@k of the judge depth is always added)."})
-    judge_depth: int = field(default=DEFAULT_JUDGE_DEPTH, metadata={
-        "description": "k: unjudged documents in each run's top k are pooled and re-judged."})
-    min_votes: int = field(default=DEFAULT_MIN_VOTES, metadata={
-        "description": "Judges (and a majority) that must agree on a grade to confirm it (the audit's rule)."})
-    corpus: str | None = field(default=None, metadata={
-        "description": "BEIR corpus.jsonl with the documents of given run files (re-judging needs their text)."})
-    depth: int = field(default=1000, metadata={"description": "Documents retrieved per query when evaluating."})
-    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
-        "description": "Embedder of the 'dense' retriever (a sentence-transformers name or path, or a registered name)."})
-    llm: str = field(default="baseline", metadata={"description": "The rewriter's model for the 'rewrite' history."})
-    concurrency: int = field(default=4, metadata={"description": "Turns judged at once."})
-    significance_test: Literal["randomization", "t-test"] = field(default="randomization", metadata={
-        "description": "Paired test of each test set against the original (Holm-corrected over the test sets)."})
-    resamples: int = field(default=DEFAULT_RESAMPLES, metadata={"description": "Resamples of the randomization test."})
 
 
 class RobustnessInput(TypedDict):

@@ -28,7 +28,6 @@ import contextvars
 import random
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,13 +40,14 @@ from benchsmith.agents.label_judge import LABELS_PREFIX
 from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
 from benchsmith.evals.robustness import top_k
-from benchsmith.evals.validity import (DEFAULT_BOOTSTRAP, competition_ranks, kendall_tau_b, relevance_agreement,
-                                       tau_interval, top1_agrees, verdict)
+from benchsmith.evals.validity import (competition_ranks, kendall_tau_b, relevance_agreement, tau_interval,
+                                       top1_agrees, verdict)
 from benchsmith.evals.validity_report import validity_report_files
+from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.graphs.evaluate import EvaluationContext, EvaluationInput, evaluate_as_child
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.graphs.runtime.progress import progress_reporter
-from benchsmith.graphs.runtime.resources import ModelOptions, StoreOptions, run_seam, workspace_of
+from benchsmith.graphs.runtime.resources import run_seam, workspace_of
 from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
@@ -56,39 +56,13 @@ from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, record_log
 from benchsmith.stores.labelled_questions import read_labelled_questions
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import read_trec_run
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
-from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
 
 SYNTHETIC, HUMAN = "synthetic", "human"
 SETS = (SYNTHETIC, HUMAN)
 EVALUATIONS_FILE, PAIRS_FILE, JUDGMENTS_FILE = "evaluations.jsonl", "judge-pairs.jsonl", "judgments.jsonl"
 HUMAN_DIR = "human"  # a labelled JSONL written as a BEIR directory over the synthetic corpus
-DEFAULT_MEASURE = "nDCG@10"
-DEFAULT_JUDGE_DEPTH = 10
 JUDGE_BATCH = 8  # passages per judge call
 IDS_SHOWN = 5  # ids named in a mismatch message
-
-
-@dataclass(kw_only=True)
-class ValidationContext(StoreOptions, ModelOptions):
-    """Settings of one validation (not checkpointed: the CLI passes them again on resume)."""
-
-    measure: str = field(default=DEFAULT_MEASURE, metadata={
-        "description": "The ir_measures measure configurations are ranked by (nDCG@10, R@100, RR@10, AP, ...)."})
-    split: str = field(default="test", metadata={"description": "BEIR qrels split of both sets (qrels/<split>.tsv)."})
-    depth: int = field(default=1000, metadata={"description": "Documents retrieved per query."})
-    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
-        "description": "Embedder of the 'dense' retriever (a sentence-transformers name or path, or a registered name)."})
-    rerank_model: str | None = field(default=None, metadata={
-        "description": "Also rerank each configuration's top rerank_depth with this CrossEncoder; empty: no reranking."})
-    rerank_depth: int = field(default=DEFAULT_RERANK_DEPTH, metadata={
-        "description": "Documents per query the reranker re-scores."})
-    llm: str = field(default="baseline", metadata={"description": "The rewriter's model for the 'rewrite' history."})
-    bootstrap: int = field(default=DEFAULT_BOOTSTRAP, metadata={
-        "description": "Bootstrap resamples of the queries of both sets for τ's interval (seeded by seed)."})
-    judge_depth: int = field(default=DEFAULT_JUDGE_DEPTH, metadata={
-        "description": "Non-gold pairs for the judges are sampled from each configuration's top k on the human set."})
-    concurrency: int = field(default=4, metadata={"description": "Judge calls (and rewriter calls) in flight."})
 
 
 class ValidationInput(TypedDict):

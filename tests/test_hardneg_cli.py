@@ -203,6 +203,23 @@ def test_score_is_a_run_that_runs_lists_resumes_and_reports_finished(tmp_path):
     assert set(json.loads((tmp_path / "measures.json").read_text())["scorers"]) == {"bm25-row", "rerank:dying"}
 
 
+def test_score_dry_run_names_the_rows_and_scorers_and_makes_no_run(tmp_path):
+    import benchsmith
+
+    workspace = tmp_path / "ws"
+    built = benchsmith.build_hardneg([write_corpus(tmp_path / "corpus")], conditions=3, workspace=workspace,
+                                     run_id="built")
+    result = runner.invoke(app, ["hardneg", "score", "built", "--retriever", "bm25:row", "--retriever", "dense",
+                                 "--dry-run", "-w", str(workspace)])
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())
+    assert f"{built.rows:,} rows of {built.run_dir}" in output and "2 scorer(s) (bm25-row, dense)" in output
+    assert "0 model calls" in output and str(built.run_dir / "scores") in output
+    assert [path.name for path in (workspace / "runs").iterdir()] == ["built"]
+    refused = runner.invoke(app, ["hardneg", "score", "--task1", str(tmp_path / "t.csv"), "--dry-run"])
+    assert refused.exit_code == 2 and "(no run)" in refused.output
+
+
 def test_bad_score_input_exits_2_and_makes_no_run(tmp_path):
     workspace = tmp_path / "ws"
     for arguments, message in (

@@ -1,4 +1,4 @@
-"""Each setting is declared once (issue 21, DESIGN rule 10): a field of the graph's context. The CLI
+"""Each setting is declared once (issue 21, docs/design.md rule 11): a field of the graph's context. The CLI
 option, the API argument and Studio's schema derived from it carry the same name, default and
 description, and no command declares by hand an option its context declares."""
 
@@ -33,9 +33,17 @@ CONVERTED = {
     "conversation": ("synthesize", "synthesize"),  # the synthesis graph's subgraph: the same context
     "evaluate": ("evaluate", "evaluate"),
     "audit": ("audit", "audit"),
+    "ingest": ("ingest", "ingest"),
+    "validate": ("validate", "validate"),
+    "robustness": ("robustness", "robustness"),
+    "paraphrase": ("paraphrase", "paraphrase"),
+    "select": ("select", "select"),
+    "nuggets": ("nuggets", "nuggets"),
+    "hardneg": ("hardneg build", "build_hardneg"),  # a subcommand: its words, space-separated
+    "hardneg-score": ("hardneg score", "score_hardneg"),
 }
 # Not converted yet: their commands and jobs still declare their settings by hand (issue 21, to do).
-NOT_CONVERTED = {"ingest", "paraphrase", "robustness", "hardneg", "hardneg-score", "nuggets", "select", "validate"}
+NOT_CONVERTED: set[str] = set()
 SHARED_NAMES = {item.name for base in (StoreOptions, ModelOptions, RunOptions) for item in dataclasses.fields(base)}
 
 
@@ -50,11 +58,19 @@ def compiled(graph_id: str) -> Any:
 
 
 def callbacks() -> dict[str, Any]:
-    return {info.callback.__name__: info.callback for info in app.registered_commands}
+    """Each command's function by its words (a group's subcommands as "group sub")."""
+    found = {info.callback.__name__: info.callback for info in app.registered_commands}
+    for group in app.registered_groups:
+        found.update({f"{group.name} {info.callback.__name__}": info.callback
+                      for info in group.typer_instance.registered_commands})
+    return found
 
 
 def click_command(name: str) -> click.Command:
-    return typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
+    command = typer.main.get_command(app)
+    for word in name.split():
+        command = command.commands[word]  # type: ignore[attr-defined]
+    return command
 
 
 def json_default(value: Any) -> Any:

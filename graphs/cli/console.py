@@ -1,5 +1,5 @@
-"""The CLI's one home for printing and progress: the consoles, the options every command
-shares, progress bars fed by the graphs' stream events (graphs/runtime/progress.py), running a job
+"""The CLI's one home for printing and progress: the consoles, the shared options of the commands
+that run no job, progress bars fed by the graphs' stream events (graphs/runtime/progress.py), running a job
 under them, and printing usage, cost estimates and errors."""
 
 from __future__ import annotations
@@ -9,8 +9,7 @@ import shlex
 import signal
 import sys
 from collections.abc import Callable
-from pathlib import Path
-from typing import Annotated, Any, NoReturn, Optional, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -19,62 +18,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from benchsmith.agents.redaction import redact
+from benchsmith.graphs.cli.settings import option_of
+from benchsmith.graphs.runtime.settings import StoreOptions
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.workspace import WORKSPACE_ENV
 from benchsmith.tools.offline import offline_environment  # noqa: F401 (the commands call it from here)
 
 console = Console()
 errors = Console(stderr=True)
 Result = TypeVar("Result")
 
-WorkspaceOption = Annotated[
-    Optional[Path],
-    typer.Option("--workspace", "-w", envvar=WORKSPACE_ENV, show_default="./.benchsmith",
-                 help="Folder holding the Chroma index, checkpoints, model cache and runs."),
-]
-RunIdOption = Annotated[
-    Optional[str],
-    typer.Option("--run-id", help="Name this run; the same command with the same id resumes it after a crash."),
-]
-ChromaHostOption = Annotated[
-    Optional[str], typer.Option(help="HOST:PORT of a Chroma server instead of the store in the workspace."),
-]
-DatabaseOption = Annotated[
-    Optional[str],
-    typer.Option("--database", envvar="BENCHSMITH_DATABASE_URL", show_envvar=True,
-                 help="postgresql://… for the run's checkpoints, model cache, usage and record in PostgreSQL; a "
-                      "synthesis, audit or paraphrasing run is then shared by workers on any machine "
-                      "(`benchsmith work RUN_ID`). "
-                      "Pass a password through the environment variable, not the command line (commands are kept "
-                      "for resuming)."),
-]
-LeaseOption = Annotated[
-    float, typer.Option("--lease", min=1.0,
-                        help="With --database: seconds a worker's claim on an item lasts without its heartbeat; "
-                             "after that another worker takes the item over."),
-]
-DryRunOption = Annotated[
-    bool, typer.Option("--dry-run", help="Print what would be done, the model calls, tokens and cost; do nothing."),
-]
-RateLimitOption = Annotated[
-    Optional[float], typer.Option("--rate-limit", help="At most this many model requests per second per endpoint."),
-]
-TimeoutOption = Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds before a model request times out.")]
-MaxAttemptsOption = Annotated[
-    int, typer.Option("--max-attempts", min=1,
-                      help="Attempts per model call (retries 429, 5xx, timeouts, invalid replies)."),
-]
-EmbedderOption = Annotated[
-    str, typer.Option("--embedder",
-                      help="A sentence-transformers model name or path, or openai:<model> for an OpenAI-compatible "
-                           "embedding server (BENCHSMITH_EMBEDDINGS_BASE_URL, else OPENAI_BASE_URL: TEI, vLLM, "
-                           "Ollama, OpenAI), batched, cached in the workspace and counted in the run's usage."),
-]
-StructuredOutputOption = Annotated[
-    str, typer.Option("--structured-output",
-                      help="How replies are asked for: auto (JSON schema, then function calling, then JSON mode, "
-                           "remembered per endpoint), json_schema, function_calling or json_mode."),
-]
+# The shared options of the commands that run no job (cluster, runs, studio, demo...), derived from
+# their one declaration (graphs/runtime/settings.py); a job's command gets them from its context.
+WorkspaceOption = option_of(StoreOptions, "workspace")
+ChromaHostOption = option_of(StoreOptions, "chroma_host")
+DatabaseOption = option_of(StoreOptions, "database")
 
 
 def reflowed_help(docstring: str | None) -> str | None:
@@ -86,13 +43,6 @@ def reflowed_help(docstring: str | None) -> str | None:
     paragraphs = inspect.cleandoc(docstring).split("\n\n")
     return "\n\n".join(paragraph if any(line.startswith((" ", "-", "*", "|")) for line in paragraph.splitlines())
                        else " ".join(paragraph.split("\n")) for paragraph in paragraphs)
-
-
-def model_options(rate_limit: float | None, timeout: float, max_attempts: int,
-                  structured_output: str) -> dict[str, Any]:
-    """The job keyword arguments of the shared model options."""
-    return {"requests_per_second": rate_limit, "timeout_s": timeout, "max_attempts": max_attempts,
-            "structured_output": structured_output}
 
 
 def shown(value: Any) -> str:

@@ -4,23 +4,20 @@ and how retrievers and rerankers hold up on them."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.table import Table
 
-from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, MaxAttemptsOption,
-                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
-                                           WorkspaceOption, console, fail, guarded, model_options, offline_environment,
-                                           print_estimate, print_paths, print_usage, run_reported, shown)
+from benchsmith.graphs.cli.console import (console, fail, guarded, offline_environment, print_estimate, print_paths,
+                                           print_usage, run_reported, shown)
 from benchsmith.graphs.cli.deferred import deferred
-from benchsmith.graphs.jobs.defaults import HARDNEG_CONCURRENCY as DEFAULT_CONCURRENCY
-from benchsmith.graphs.jobs.defaults import HARDNEG_CONDITIONS as DEFAULT_CONDITIONS
-from benchsmith.graphs.jobs.defaults import HARDNEG_MAX_CHARS as DEFAULT_MAX_CHARS
+from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith.graphs.contexts.hardneg import HardnegContext
+from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext
 from benchsmith.graphs.jobs.defaults import HARDNEG_SCORERS as DEFAULT_SCORERS
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.runs import new_run_id
-from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
 if TYPE_CHECKING:
     from benchsmith.graphs.jobs.hardneg import HardnegBuildResult, HardnegScoreResult
@@ -31,6 +28,7 @@ run_build = deferred("benchsmith.graphs.jobs.hardneg", "build_hardneg")
 estimate_hardneg = deferred("benchsmith.graphs.jobs.hardneg", "estimate_hardneg")
 rescore_tables = deferred("benchsmith.graphs.jobs.hardneg", "rescore_tables")
 score_hardneg = deferred("benchsmith.graphs.jobs.hardneg", "score_hardneg")
+estimate_scoring = deferred("benchsmith.graphs.jobs.hardneg", "estimate_scoring")
 
 app = typer.Typer(help="Multi-condition queries with hard negatives (MultiConIR): build a dataset from any corpus, "
                        "then score how retrievers and rerankers hold up as conditions accumulate.",
@@ -38,39 +36,14 @@ app = typer.Typer(help="Multi-condition queries with hard negatives (MultiConIR)
 
 
 @app.command()
+@settings_options(HardnegContext)
 def build(
     sources: Annotated[Optional[list[str]], typer.Argument(
         help="Directories, files, a BEIR corpus.jsonl or 'stdlib' (cleaned as `benchsmith ingest` cleans them).",
         show_default=False)] = None,
     collection: Annotated[Optional[str], typer.Option(
         help="An ingested collection instead of SOURCES: each chunk is a source document.")] = None,
-    domain: Annotated[str, typer.Option(help="books, movies, people, medical, legal or custom: the kind of facts a "
-                                             "condition states.")] = "custom",
-    features: Annotated[Optional[str], typer.Option(
-        help="With --domain custom: what matters in a document, e.g. 'function names, parameters, defaults, "
-             "versions'.")] = None,
-    conditions: Annotated[int, typer.Option(min=1, help="N: condition sentences per document; queries have "
-                                                        "k = 1..N conditions.")] = DEFAULT_CONDITIONS,
-    negatives: Annotated[str, typer.Option(help="subtle: change one critical fact of the sentence; misleading: add "
-                                                "a clause that denies it, keeping every keyword.")] = "subtle",
-    llm: Annotated[str, typer.Option(help="'baseline' (offline: sentence picking, number/date/name swaps) or "
-                                          "openai:<model>.")] = "baseline",
-    judge: Annotated[Optional[str], typer.Option(help="Model of the condition-count judge (default: --llm).")] = None,
-    sample: Annotated[Optional[int], typer.Option(min=1, help="Build from a seeded random sample of this many "
-                                                               "source documents.")] = None,
-    max_chars: Annotated[int, typer.Option(min=200, help="Longer documents are cut at a paragraph or sentence "
-                                                         "break before this length.")] = DEFAULT_MAX_CHARS,
-    seed: Annotated[int, typer.Option(help="Seed for the sample and model calls.")] = 0,
-    concurrency: Annotated[int, typer.Option(min=1, help="Source documents built at once.")] = DEFAULT_CONCURRENCY,
-    rate_limit: RateLimitOption = None,
-    timeout: TimeoutOption = 60.0,
-    max_attempts: MaxAttemptsOption = 6,
-    structured_output: StructuredOutputOption = "auto",
-    chroma_host: ChromaHostOption = None,
-    database: DatabaseOption = None,
-    run_id: RunIdOption = None,
-    dry_run: DryRunOption = False,
-    workspace: WorkspaceOption = None,
+    *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:
     """Build multi-condition queries with hard-negative documents from a corpus.
 
@@ -81,18 +54,15 @@ def build(
     Task2_&_3.csv in the reference layout), beir/task1..3 and stats.json into the run directory.
     """
     offline_environment()
-    arguments = dict(sources=sources or [], collection=collection, domain=domain, features=features,
-                     conditions=conditions, negatives=negatives, llm=llm, judge=judge, sample=sample,
-                     max_chars=max_chars, workspace=workspace, chroma_host=chroma_host)
-    if dry_run:
-        print_estimate(guarded(lambda: estimate_hardneg(**arguments)))
+    if run_options.dry_run:
+        print_estimate(guarded(lambda: estimate_hardneg(sources or [], collection=collection, **settings)))
         return
-    run_id = run_id or new_run_id("hardneg")
-    console.print(f"[bold]hardneg build[/] run [cyan]{shown(run_id)}[/] · "
-                  f"{shown(collection or ', '.join(sources or []))} · {shown(domain)} · N = {conditions} · {negatives} negatives · {shown(llm)}", highlight=False)
-    result = guarded(lambda: run_reported(run_build, run_id=run_id, seed=seed, concurrency=concurrency,
-                                          database=database, **arguments,
-                                          **model_options(rate_limit, timeout, max_attempts, structured_output)))
+    run_id = run_options.run_id or new_run_id("hardneg")
+    console.print(f"[bold]hardneg build[/] run [cyan]{shown(run_id)}[/] · {shown(collection or ', '.join(sources or []))} "
+                  f"· {shown(settings['domain'])} · N = {settings['conditions']} · {shown(settings['negatives'])} "
+                  f"negatives · {shown(settings['llm'])}", highlight=False)
+    result = guarded(lambda: run_reported(run_build, run_id=run_id, sources=sources or [],
+                                          collection=collection, **settings))
     print_build_summary(result)
 
 
@@ -121,6 +91,7 @@ def print_build_summary(result: HardnegBuildResult) -> None:
 
 
 @app.command()
+@settings_options(HardnegScoreContext)
 def score(
     dataset: Annotated[Optional[str], typer.Argument(
         help="A hardneg build run directory or run id, or a hardneg.csv.", show_default=False)] = None,
@@ -129,7 +100,6 @@ def score(
         show_default=", ".join(DEFAULT_SCORERS))] = None,
     rerank: Annotated[Optional[list[str]], typer.Option(
         "--rerank", help="A sentence-transformers CrossEncoder (name or path) scoring every pair. Repeat.")] = None,
-    embedder: Annotated[str, typer.Option(help="Embedder of plain 'dense'.")] = DEFAULT_EMBEDDER,
     out: Annotated[Optional[Path], typer.Option(
         help="Folder for the score tables and the report (default: scores/ in the run directory).")] = None,
     task1: Annotated[Optional[Path], typer.Option(
@@ -142,12 +112,7 @@ def score(
     json_file: Annotated[Optional[Path], typer.Option(
         "--json", help="Write the measures here with the reference's keys (task1.win_rate, task1.avg_diff, "
                        "task2.pairs, task3.change_rate).")] = None,
-    confidence: Annotated[float, typer.Option(help="Level of the bootstrap intervals.")] = 0.95,
-    resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = 2000,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
-    database: DatabaseOption = None,
-    run_id: RunIdOption = None,
-    workspace: WorkspaceOption = None,
+    *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:
     """Score every (query, candidate) pair of a dataset with retrievers and rerankers.
 
@@ -160,13 +125,15 @@ def score(
 
     With --task1/--task2/--task3 it only re-scores existing tables (published or third-party
     results) into --json: that reads a few CSV files and computes the measures in seconds, so
-    there is nothing to resume and it makes no run (--run-id and --database do not apply).
+    there is nothing to resume and it makes no run (--run-id, --database and --dry-run do not
+    apply).
     """
     offline_environment()
     if task1 or task2 or task3:
-        if dataset is not None or retriever or rerank or run_id or database:
+        if dataset is not None or retriever or rerank or run_options.run_id or settings["database"] \
+                or run_options.dry_run:
             fail("--task1/--task2/--task3 re-score existing tables (no run): give no DATASET, --retriever, --rerank, "
-                 "--run-id or --database")
+                 "--run-id, --database or --dry-run")
         measures = guarded(lambda: rescore_tables(task1, task2, task3))
         print_reference_measures("score tables", measures)
         if json_file is not None:
@@ -176,12 +143,13 @@ def score(
     if dataset is None:
         fail("give a DATASET to score, or --task1/--task2/--task3 FILE to re-score existing score tables")
     retrievers = retriever if retriever is not None else ([] if rerank else list(DEFAULT_SCORERS))
-    run_id = run_id or new_run_id("hardneg-score")
+    scorers = {"retrievers": retrievers, "rerankers": rerank or [], "output_dir": out}
+    if run_options.dry_run:
+        print_estimate(guarded(lambda: estimate_scoring(dataset, **scorers, **settings)))
+        return
+    run_id = run_options.run_id or new_run_id("hardneg-score")
     console.print(f"[bold]hardneg score[/] run [cyan]{shown(run_id)}[/] · {shown(dataset)}", highlight=False)
-    result = guarded(lambda: run_reported(score_hardneg, run_id=run_id, dataset=dataset, retrievers=retrievers,
-                                          rerankers=rerank or [], embedder=embedder, output_dir=out,
-                                          confidence=confidence, resamples=resamples, seed=seed,
-                                          workspace=workspace, database=database))
+    result = guarded(lambda: run_reported(score_hardneg, run_id=run_id, dataset=dataset, **scorers, **settings))
     print_score_summary(result)
     if json_file is not None:
         payload = result.reference[result.scorers[0]] if len(result.scorers) == 1 else {"scorers": result.reference}

@@ -3,23 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, EmbedderOption,
-                                           MaxAttemptsOption, RateLimitOption, RunIdOption, StructuredOutputOption,
-                                           TimeoutOption, WorkspaceOption, console, guarded, model_options,
-                                           offline_environment, print_usage, run_reported, shown)
+from benchsmith.graphs.cli.console import console, guarded, offline_environment, print_usage, run_reported, shown
 from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith.graphs.contexts.ingest import IngestContext
 from benchsmith.graphs.jobs.defaults import INGEST_COLLECTION as DEFAULT_COLLECTION
 from benchsmith.stores.runs import new_run_id
-from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_EMBEDDER, DEFAULT_MIN_CHARS
-from benchsmith.tools.defaults import DEFAULT_DEDUP_NUM_PERM as DEFAULT_NUM_PERM
-from benchsmith.tools.defaults import DEFAULT_DEDUP_THRESHOLD as DEFAULT_THRESHOLD
-from benchsmith.tools.defaults import DEFAULT_INDEX_BATCH_SIZE as DEFAULT_BATCH_SIZE
-from benchsmith.tools.quality import DEFAULT_MIN_QUALITY
 
 if TYPE_CHECKING:
     from benchsmith.graphs.jobs.ingest import IngestResult
@@ -32,30 +26,11 @@ preview_ingest = deferred("benchsmith.graphs.jobs.ingest", "preview_ingest")
 SKIPPED_SHOWN = 20
 
 
+@settings_options(IngestContext)
 def ingest(
     sources: Annotated[list[str], typer.Argument(help="Directories, files, BEIR corpus.jsonl (or its folder), or 'stdlib'.")],
     collection: Annotated[str, typer.Option(help="Chroma collection to fill (one per embedder).")] = DEFAULT_COLLECTION,
-    chunk_size: Annotated[int, typer.Option(help="Target chunk size in characters; no chunk is longer.")] = DEFAULT_CHUNK_SIZE,
-    min_chars: Annotated[int, typer.Option(help="Chunks shorter than this are dropped.")] = DEFAULT_MIN_CHARS,
-    dedup_threshold: Annotated[float, typer.Option(
-        help="Jaccard similarity (character 5-grams) from which a chunk is a near-duplicate.")] = DEFAULT_THRESHOLD,
-    num_perm: Annotated[int, typer.Option(help="MinHash permutations.")] = DEFAULT_NUM_PERM,
-    min_quality: Annotated[float, typer.Option(
-        help="Chunks scoring below this quality (0..1) are filtered out.")] = DEFAULT_MIN_QUALITY,
-    quality: Annotated[str, typer.Option(help="Quality scorer: 'heuristic' (information density) or 'llm'.")] = "heuristic",
-    llm: Annotated[str, typer.Option(help="Model for --quality llm, e.g. openai:gpt-4o-mini.")] = "baseline",
-    embedder: EmbedderOption = DEFAULT_EMBEDDER,
-    batch_size: Annotated[int, typer.Option(
-        help="Chunks embedded and stored per batch (the resume granularity).")] = DEFAULT_BATCH_SIZE,
-    rate_limit: RateLimitOption = None,
-    timeout: TimeoutOption = 60.0,
-    max_attempts: MaxAttemptsOption = 6,
-    structured_output: StructuredOutputOption = "auto",
-    chroma_host: ChromaHostOption = None,
-    database: DatabaseOption = None,
-    run_id: RunIdOption = None,
-    dry_run: DryRunOption = False,
-    workspace: WorkspaceOption = None,
+    *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:
     """Load, clean, chunk, deduplicate, filter and index a corpus into Chroma.
 
@@ -63,13 +38,12 @@ def ingest(
     embeds nothing twice.
     """
     offline_environment()
-    if dry_run:
-        preview = guarded(lambda: preview_ingest(sources, chunk_size=chunk_size, min_chars=min_chars, quality=quality,
-                                                 llm=llm))
+    if run_options.dry_run:
+        preview = guarded(lambda: preview_ingest(sources, **settings))
         console.print(f"dry run: {preview.files_read} files read, {preview.files_skipped} skipped, {preview.documents} "
                       f"documents, {preview.chunks} chunks ({preview.characters:,} characters) before dedup and "
                       "quality filtering.", highlight=False)
-        if quality == "llm":
+        if settings["quality"] == "llm":
             console.print(f"--quality llm would make up to {preview.cost.calls} model calls, about "
                           f"{preview.cost.input_tokens:,} input tokens, ~${preview.cost.cost_usd:.4f}.")
             for note in preview.cost.notes:
@@ -77,14 +51,10 @@ def ingest(
         print_skipped(preview.skipped)
         console.print("Nothing was written.")
         return
-    run_id = run_id or new_run_id("ingest")
+    run_id = run_options.run_id or new_run_id("ingest")
     console.print(f"[bold]ingest[/] run [cyan]{shown(run_id)}[/] → collection [cyan]{shown(collection)}[/]")
-    result = guarded(lambda: run_reported(
-        run_ingest, run_id=run_id, sources=sources, collection=collection, chunk_size=chunk_size,
-        min_chars=min_chars, dedup_threshold=dedup_threshold, num_perm=num_perm, min_quality=min_quality,
-        quality=quality, llm=llm, embedder=embedder, batch_size=batch_size, workspace=workspace,
-        chroma_host=chroma_host, database=database,
-        **model_options(rate_limit, timeout, max_attempts, structured_output)))
+    result = guarded(lambda: run_reported(run_ingest, run_id=run_id, sources=sources, collection=collection,
+                                          **settings))
     print_ingest_summary(result)
 
 

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.table import Table
 
-from benchsmith.agents.defaults import DEFAULT_MAX_NUGGETS
-from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, MaxAttemptsOption,
-                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
-                                           WorkspaceOption, console, guarded, model_options, offline_environment,
-                                           print_estimate, print_paths, print_usage, run_reported, shown)
+from benchsmith.graphs.cli.console import (console, guarded, offline_environment, print_estimate, print_paths,
+                                           print_usage, run_reported, shown)
 from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith.graphs.contexts.nuggets import NuggetsContext
 from benchsmith.stores.runs import new_run_id
-from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_EMBEDDER, DEFAULT_MIN_CHARS, DEFAULT_POOL_DEPTH
-from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE as MAX_BATCH_SIZE
 
 if TYPE_CHECKING:
     from benchsmith.graphs.jobs.nuggets import NuggetsResult
@@ -31,6 +28,7 @@ TABLE_ROWS = (("question", "question"), ("sub_questions", "sub-questions"), ("cl
               ("fusion:oracle", "fusion (oracle)"), ("fusion:all", "fusion (all)"))
 
 
+@settings_options(NuggetsContext)
 def nuggets(
     questions: Annotated[Path, typer.Argument(
         help="Questions with accepted answers: a JSONL file of {id, question, answer[, tags]} or a Stack Exchange "
@@ -40,35 +38,7 @@ def nuggets(
                          "headings), a file, a BEIR corpus, or 'stdlib'. Repeat for several.")] = None,
     collection: Annotated[Optional[str], typer.Option(
         help="Use an ingested Chroma collection as the corpus instead of --corpus.")] = None,
-    tag: Annotated[Optional[list[str]], typer.Option(
-        "--tag", help="Keep questions with this tag (any of the given ones). Repeat for several.")] = None,
-    limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N questions.")] = None,
-    llm: Annotated[str, typer.Option(
-        help="Model that writes nuggets, sub-questions and closed-book answers and judges support: 'baseline' "
-             "(offline, extractive and lexical) or openai:<model>.")] = "baseline",
-    embedder: Annotated[str, typer.Option(help="Embedder of the dense retriever.")] = DEFAULT_EMBEDDER,
-    max_nuggets: Annotated[int, typer.Option(min=1, help="At most this many nuggets per question.")]
-    = DEFAULT_MAX_NUGGETS,
-    pool_depth: Annotated[int, typer.Option(min=1, help="Chunks each technique adds to a question's pool.")]
-    = DEFAULT_POOL_DEPTH,
-    batch_size: Annotated[int, typer.Option(min=1, max=MAX_BATCH_SIZE, help="Pooled chunks per support call.")]
-    = MAX_BATCH_SIZE,
-    fusion: Annotated[str, typer.Option(
-        help="Fusion of BM25 and dense runs: combsum (min-max normalized sum) or rrf.")] = "combsum",
-    all_nuggets_supported: Annotated[bool, typer.Option(
-        "--all-nuggets-supported", help="Also drop questions with any nugget no pooled chunk supports.")] = False,
-    chunk_size: Annotated[int, typer.Option(min=1, help="Largest chunk, in characters.")] = DEFAULT_CHUNK_SIZE,
-    min_chars: Annotated[int, typer.Option(min=0, help="Shorter chunks are left out.")] = DEFAULT_MIN_CHARS,
-    concurrency: Annotated[int, typer.Option(min=1, help="Questions or batches worked on at once.")] = 4,
-    rate_limit: RateLimitOption = None,
-    timeout: TimeoutOption = 60.0,
-    max_attempts: MaxAttemptsOption = 6,
-    structured_output: StructuredOutputOption = "auto",
-    chroma_host: ChromaHostOption = None,
-    database: DatabaseOption = None,
-    run_id: RunIdOption = None,
-    dry_run: DryRunOption = False,
-    workspace: WorkspaceOption = None,
+    *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:
     """Build a nugget-judged benchmark from real questions and accepted answers (FreshStack).
 
@@ -80,24 +50,15 @@ def nuggets(
     `benchsmith evaluate --nugget-qrels`), every technique's runs and nuggets-report.md/.html.
     """
     offline_environment()
-    tags = tag or []
-    if dry_run:
-        print_estimate(guarded(lambda: estimate_nuggets(questions, tags=tags, limit=limit, llm=llm,
-                                                        max_nuggets=max_nuggets, pool_depth=pool_depth,
-                                                        batch_size=batch_size, chunk_size=chunk_size)))
+    if run_options.dry_run:
+        print_estimate(guarded(lambda: estimate_nuggets(questions, **settings)))
         return
-    run_id = run_id or new_run_id("nuggets")
+    run_id = run_options.run_id or new_run_id("nuggets")
     source = f"collection {collection}" if collection else ", ".join(corpus or [])
     console.print(f"[bold]nuggets[/] run [cyan]{shown(run_id)}[/] · {shown(questions)} · corpus {shown(source)} · "
-                  f"model {shown(llm)}",
-                  highlight=False)
-    result = guarded(lambda: run_reported(
-        run_nuggets, run_id=run_id, questions=questions, corpus=corpus or [], collection=collection, tags=tags,
-        limit=limit, llm=llm, embedder=embedder, max_nuggets=max_nuggets, pool_depth=pool_depth,
-        batch_size=batch_size, fusion=fusion, all_nuggets_supported=all_nuggets_supported, chunk_size=chunk_size,
-        min_chars=min_chars, concurrency=concurrency, workspace=workspace, chroma_host=chroma_host,
-        database=database,
-        **model_options(rate_limit, timeout, max_attempts, structured_output)))
+                  f"model {shown(settings['llm'])}", highlight=False)
+    result = guarded(lambda: run_reported(run_nuggets, run_id=run_id, questions=questions, corpus=corpus or [],
+                                          collection=collection, **settings))
     print_nuggets_summary(result)
 
 

@@ -3,24 +3,17 @@ diversity, and test sets R1..Rn."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from benchsmith.graphs.cli.console import (DatabaseOption, DryRunOption, LeaseOption, MaxAttemptsOption,
-                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
-                                           WorkspaceOption, console, guarded, model_options, offline_environment,
-                                           print_estimate, print_paths, print_usage, run_reported, shown)
+from benchsmith.graphs.cli.console import (console, guarded, offline_environment, print_estimate, print_paths,
+                                           print_usage, run_reported, shown)
 from benchsmith.graphs.cli.deferred import deferred
-from benchsmith.graphs.jobs.defaults import PARAPHRASE_MIN_JUDGE_SCORE as DEFAULT_MIN_JUDGE_SCORE
+from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
 from benchsmith.stores.runs import new_run_id
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.defaults import DEFAULT_PARAPHRASE_MAX_OVERLAP as DEFAULT_MAX_OVERLAP
-from benchsmith.tools.defaults import DEFAULT_PARAPHRASE_MIN_SIMILARITY as DEFAULT_MIN_SIMILARITY
-from benchsmith.tools.test_sets import DEFAULT_TEST_SETS
 
 if TYPE_CHECKING:
     from benchsmith.graphs.jobs.paraphrase import ParaphraseResult
@@ -31,49 +24,13 @@ run_paraphrase = deferred("benchsmith.graphs.jobs.paraphrase", "paraphrase")
 estimate_paraphrase = deferred("benchsmith.graphs.jobs.paraphrase", "estimate_paraphrase")
 
 
+@settings_options(ParaphraseContext)
 def paraphrase(
     benchmark: Annotated[list[str], typer.Argument(
         help="The benchmark: TREC CAsT topic files (several make one benchmark, e.g. 2019_evaluation_topics.json "
              "2019_evaluation_topics_resolved.tsv 2020_manual_evaluation_topics.json), a BEIR directory, a "
              "synthesis run directory or run id, or a turn JSONL file.", show_default=False)],
-    import_ecast: Annotated[Optional[Path], typer.Option(
-        "--import-ecast", help="Join the paraphrases of an ECAsT.csv (TURN_ID, MANUAL PARAPHRASE, RAW PARAPHRASE) "
-                               "to the benchmark's turns instead of generating; rows of other turns are counted "
-                               "as unjoined.")] = None,
-    per_turn: Annotated[Optional[int], typer.Option(
-        "--per-turn", min=0, help="Paraphrases to generate per turn (with --import-ecast: also generate).",
-        show_default="5, or 0 with --import-ecast")] = None,
-    llm: Annotated[str, typer.Option(help="Rewriter, paraphraser and context restorer: 'baseline' (offline "
-                                          "rewordings, the plumbing path) or openai:<model>.")] = "baseline",
-    judge: Annotated[Optional[list[str]], typer.Option(
-        "--judge", help="Also have this model rate each generated variant's equivalence and conversational fit "
-                        "(1-5). Repeat for an ensemble.", show_default="no judge")] = None,
-    min_judge_score: Annotated[int, typer.Option(min=1, max=5, help="Judges' mean equivalence and fit a variant "
-                                                                    "needs.")] = DEFAULT_MIN_JUDGE_SCORE,
-    overlap_metric: Annotated[str, typer.Option(help="Near-duplicate measure (sacrebleu): bleu or chrf.")] = "bleu",
-    max_overlap: Annotated[float, typer.Option(help="Drop a variant whose sentence BLEU/chrF (0-100) with its source "
-                                                    "or a kept variant exceeds this.")] = DEFAULT_MAX_OVERLAP,
-    min_similarity: Annotated[float, typer.Option(help="Drop a variant whose embedding cosine to its source is "
-                                                       "below this (0: no check).")] = DEFAULT_MIN_SIMILARITY,
-    embedder: Annotated[str, typer.Option(help="Embedder of the meaning check.")] = DEFAULT_EMBEDDER,
-    test_sets: Annotated[int, typer.Option("--test-sets", min=1, help="Test sets R1..Rn to draw.")]
-    = DEFAULT_TEST_SETS,
-    seed: Annotated[int, typer.Option(help="Seed of the test sets and the model calls.")] = 0,
-    corpus: Annotated[Optional[Path], typer.Option(help="The BEIR corpus.jsonl of a turn JSONL benchmark "
-                                                        "(optional: paraphrasing reads no document).")] = None,
-    qrels: Annotated[Optional[Path], typer.Option(help="TREC qrels of the benchmark (CAsT ships them apart), "
-                                                       "shared by the test sets.")] = None,
-    split: Annotated[str, typer.Option(help="BEIR qrels split (qrels/<split>.tsv).")] = "test",
-    concurrency: Annotated[int, typer.Option(min=1, help="Turns paraphrased at once.")] = 4,
-    rate_limit: RateLimitOption = None,
-    timeout: TimeoutOption = 60.0,
-    max_attempts: MaxAttemptsOption = 6,
-    structured_output: StructuredOutputOption = "auto",
-    database: DatabaseOption = None,
-    lease: LeaseOption = DEFAULT_LEASE_S,
-    run_id: RunIdOption = None,
-    dry_run: DryRunOption = False,
-    workspace: WorkspaceOption = None,
+    *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:
     """Paraphrase a conversational benchmark's turns and measure how diverse the variants are (ECAsT).
 
@@ -84,22 +41,15 @@ def paraphrase(
     `benchsmith robustness`) and paraphrase-report.md/.html into the run directory.
     """
     offline_environment()
-    judges = judge or []
-    if dry_run:
-        print_estimate(guarded(lambda: estimate_paraphrase(benchmark, import_ecast=import_ecast, per_turn=per_turn,
-                                                           llm=llm, judges=judges, corpus=corpus, split=split,
-                                                           workspace=workspace)))
+    if run_options.dry_run:
+        print_estimate(guarded(lambda: estimate_paraphrase(benchmark, **settings)))
         return
-    run_id = run_id or new_run_id("paraphrase")
+    run_id = run_options.run_id or new_run_id("paraphrase")
+    import_ecast, per_turn = settings["import_ecast"], settings["per_turn"]
     console.print(f"[bold]paraphrase[/] run [cyan]{shown(run_id)}[/] · {shown(' '.join(map(str, benchmark)))}"
                   + (f" · import {shown(import_ecast)}" if import_ecast else "")
-                  + (f" · {per_turn} per turn by {shown(llm)}" if per_turn else ""), highlight=False)
-    result = guarded(lambda: run_reported(
-        run_paraphrase, run_id=run_id, benchmark=benchmark, import_ecast=import_ecast, per_turn=per_turn, llm=llm,
-        judges=judges, min_judge_score=min_judge_score, overlap_metric=overlap_metric, max_overlap=max_overlap,
-        min_similarity=min_similarity, embedder=embedder, test_sets=test_sets, seed=seed, corpus=corpus,
-        qrels=qrels, split=split, concurrency=concurrency, workspace=workspace, database=database,
-        lease_s=lease, **model_options(rate_limit, timeout, max_attempts, structured_output)))
+                  + (f" · {per_turn} per turn by {shown(settings['llm'])}" if per_turn else ""), highlight=False)
+    result = guarded(lambda: run_reported(run_paraphrase, run_id=run_id, benchmark=benchmark, **settings))
     print_paraphrase_summary(result)
 
 

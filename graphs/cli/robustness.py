@@ -4,24 +4,20 @@ after re-judging the unjudged documents that paraphrasing brings up (ECAsT)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
-from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, MaxAttemptsOption,
-                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
-                                           WorkspaceOption, console, fail, guarded, model_options, offline_environment,
-                                           print_estimate, print_paths, print_usage, run_reported, shown)
+from benchsmith.graphs.cli.console import (console, fail, guarded, offline_environment, print_estimate, print_paths,
+                                           print_usage, run_reported, shown)
 from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith.graphs.contexts.robustness import RobustnessContext
 from benchsmith.graphs.jobs.defaults import ROBUSTNESS_HISTORIES as DEFAULT_HISTORIES
-from benchsmith.graphs.jobs.defaults import ROBUSTNESS_JUDGE_DEPTH as DEFAULT_JUDGE_DEPTH
-from benchsmith.graphs.jobs.defaults import ROBUSTNESS_MEASURES as DEFAULT_MEASURES
 from benchsmith.graphs.jobs.defaults import ROBUSTNESS_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.stores.runs import new_run_id
-from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
 if TYPE_CHECKING:
     from benchsmith.graphs.jobs.robustness import RobustnessResult
@@ -45,6 +41,7 @@ def parse_run_options(values: list[str]) -> dict[str, Path]:
     return runs
 
 
+@settings_options(RobustnessContext)
 def robustness(
     paraphrase_run: Annotated[str, typer.Argument(
         help="A paraphrase run (id or directory): its benchmark and test sets R1..Rn.", show_default=False)],
@@ -59,36 +56,10 @@ def robustness(
                       "TEST_SET=FILE: --run original=FILE --run R1=FILE ... (run on the test sets' raw.tsv or "
                       "self-contained.tsv).")] = None,
     qrels: Annotated[Optional[Path], typer.Option(help="TREC qrels (default: the paraphrase run's).")] = None,
-    corpus: Annotated[Optional[Path], typer.Option(
-        help="With --run: a BEIR corpus.jsonl holding the runs' documents, so the unjudged ones can be re-judged.")]
-    = None,
     judge: Annotated[Optional[list[str]], typer.Option(
         "--judge", help="A relevance judge (CAsT 0-4 scale): 'baseline' (offline, lexical) or openai:<model>. "
                         "Repeat for an ensemble.", show_default="baseline")] = None,
-    judge_depth: Annotated[int, typer.Option(min=1, help="k: the unjudged documents of each run's top k are "
-                                                         "re-judged (Judged@k is reported).")] = DEFAULT_JUDGE_DEPTH,
-    min_votes: Annotated[int, typer.Option(min=1, help="Judges (and a majority) that must agree on a grade to "
-                                                       "confirm it (the audit's rule). With one --judge, pass 1 "
-                                                       "to trust it unchecked.")] = DEFAULT_MIN_VOTES,
-    measure: Annotated[Optional[list[str]], typer.Option(
-        "--measure", help="ir_measures measures to compare. Repeat; replaces the defaults.",
-        show_default=" ".join(DEFAULT_MEASURES))] = None,
-    depth: Annotated[int, typer.Option(min=1, help="Documents retrieved per query.")] = 1000,
-    llm: Annotated[str, typer.Option(help="Model for --history rewrite.")] = "baseline",
-    embedder: Annotated[str, typer.Option(help="Embedder of the 'dense' retriever.")] = DEFAULT_EMBEDDER,
-    test: Annotated[str, typer.Option(help="Paired test against the original: randomization or t-test.")]
-    = "randomization",
-    seed: Annotated[int, typer.Option(help="Seed of the randomization test and the model calls.")] = 0,
-    concurrency: Annotated[int, typer.Option(min=1, help="Turns judged at once.")] = 4,
-    rate_limit: RateLimitOption = None,
-    timeout: TimeoutOption = 60.0,
-    max_attempts: MaxAttemptsOption = 6,
-    structured_output: StructuredOutputOption = "auto",
-    chroma_host: ChromaHostOption = None,
-    database: DatabaseOption = None,
-    run_id: RunIdOption = None,
-    dry_run: DryRunOption = False,
-    workspace: WorkspaceOption = None,
+    *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:
     """Measure how far retrieval measures move when every turn is paraphrased, and how much of it is unjudged documents.
 
@@ -102,22 +73,19 @@ def robustness(
     judges = judge or ["baseline"]
     runs = parse_run_options(run or [])
     histories = history or list(DEFAULT_HISTORIES)
-    if dry_run:
+    if run_options.dry_run:
         print_estimate(guarded(lambda: estimate_robustness(paraphrase_run, runs=runs or None, retrievers=retriever,
                                                            histories=histories, qrels=qrels, judges=judges,
-                                                           judge_depth=judge_depth, workspace=workspace)))
+                                                           **settings)))
         return
-    run_id = run_id or new_run_id("robustness")
+    run_id = run_options.run_id or new_run_id("robustness")
     console.print(f"[bold]robustness[/] run [cyan]{shown(run_id)}[/] · {shown(paraphrase_run)} · "
                   + shown(f"run files {', '.join(runs)}" if runs else
                           f"{', '.join(retriever or DEFAULT_RETRIEVERS)} × history {', '.join(histories)}")
                   + f" · judges {shown(', '.join(judges))}", highlight=False)
     result = guarded(lambda: run_reported(
         run_robustness, run_id=run_id, paraphrase_run=paraphrase_run, retrievers=retriever, histories=histories,
-        runs=runs or None, qrels=qrels, corpus=corpus, judges=judges, judge_depth=judge_depth, min_votes=min_votes,
-        measures=measure, depth=depth, llm=llm, embedder=embedder, test=test, seed=seed, concurrency=concurrency,
-        workspace=workspace, chroma_host=chroma_host, database=database,
-        **model_options(rate_limit, timeout, max_attempts, structured_output)))
+        runs=runs or None, qrels=qrels, judges=judges, **settings))
     print_robustness_summary(result)
 
 

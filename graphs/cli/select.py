@@ -4,23 +4,18 @@ ground truth (the SEARA method)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from benchsmith.evals.defaults import DEFAULT_SELECTION_BETAS as DEFAULT_BETAS
-from benchsmith.evals.defaults import DEFAULT_SELECTION_RESAMPLES as DEFAULT_RESAMPLES
-from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, MaxAttemptsOption,
-                                           RateLimitOption, RunIdOption, StructuredOutputOption, TimeoutOption,
-                                           WorkspaceOption, console, guarded, model_options, offline_environment,
-                                           print_estimate, print_paths, print_usage, run_reported, shown)
+from benchsmith.graphs.cli.console import (console, guarded, offline_environment, print_estimate, print_paths,
+                                           print_usage, run_reported, shown)
 from benchsmith.graphs.cli.deferred import deferred
-from benchsmith.graphs.jobs.defaults import SELECT_BATCH_SIZE as DEFAULT_BATCH_SIZE
-from benchsmith.graphs.jobs.defaults import SELECT_RERANK_DEPTH as DEFAULT_RERANK_DEPTH
+from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.stores.runs import new_run_id
-from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
 if TYPE_CHECKING:
     from benchsmith.graphs.jobs.select import SelectionResult
@@ -33,6 +28,7 @@ estimate_selection = deferred("benchsmith.graphs.jobs.select", "estimate_selecti
 RANKING_ROWS = 15
 
 
+@settings_options(SelectContext)
 def select(
     queries: Annotated[Path, typer.Argument(
         help="Real user queries, no labels: a text file (one per line) or JSONL ({\"id\", \"question\", "
@@ -68,30 +64,7 @@ def select(
     judge: Annotated[Optional[list[str]], typer.Option(
         "--judge", help="'baseline' (offline, lexical), openai:<model>, or qrels:FILE (answers from known labels). "
                         "Repeat for an ensemble.", show_default="baseline")] = None,
-    min_votes: Annotated[Optional[int], typer.Option(
-        min=1, help="Judges that must find a chunk relevant (and be a majority): the audit's rule, 2, unless given. "
-                    "With one --judge, pass 1 to trust it unchecked.", show_default="2")]
-    = None,
-    llm: Annotated[str, typer.Option(help="Model of --rewrite rewrite and expand:N.")] = "baseline",
-    batch_size: Annotated[int, typer.Option(min=1, help="Pairs of one query per judge call.")] = DEFAULT_BATCH_SIZE,
-    rerank_depth: Annotated[int, typer.Option(min=1, help="Chunks per query a reranker re-scores.")]
-    = DEFAULT_RERANK_DEPTH,
-    beta: Annotated[Optional[list[float]], typer.Option(
-        "--beta", help="F-beta weights (smallest: precision-first pick, largest: recall-first). Repeat.",
-        show_default="0.5, 1, 2")] = None,
-    resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples for the intervals.")] = DEFAULT_RESAMPLES,
-    embedder: Annotated[str, typer.Option(help="Embedder of the 'dense' retriever.")] = DEFAULT_EMBEDDER,
-    seed: Annotated[int, typer.Option(help="Seed for model calls and the bootstrap.")] = 0,
-    concurrency: Annotated[int, typer.Option(min=1, help="Judge calls in flight.")] = 4,
-    rate_limit: RateLimitOption = None,
-    timeout: TimeoutOption = 60.0,
-    max_attempts: MaxAttemptsOption = 6,
-    structured_output: StructuredOutputOption = "auto",
-    chroma_host: ChromaHostOption = None,
-    database: DatabaseOption = None,
-    run_id: RunIdOption = None,
-    dry_run: DryRunOption = False,
-    workspace: WorkspaceOption = None,
+    *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:
     """Pick the best retriever configuration for real queries, without labels (SEARA).
 
@@ -105,19 +78,15 @@ def select(
                   "reranks": rerank or (), "filters": filter_ or (), "top_k": top_k or (), "search": search,
                   "order": [part.strip() for part in order.split(",") if part.strip()] if order else ()}
     judges = judge or ["baseline"]
-    if dry_run:
-        print_estimate(guarded(lambda: estimate_selection(queries, corpus=corpus, space=space, judges=judges, llm=llm,
-                                                          batch_size=batch_size, **dimensions)))
+    if run_options.dry_run:
+        print_estimate(guarded(lambda: estimate_selection(queries, corpus=corpus, space=space, judges=judges,
+                                                          **dimensions, **settings)))
         return
-    run_id = run_id or new_run_id("select")
+    run_id = run_options.run_id or new_run_id("select")
     console.print(f"[bold]select[/] run [cyan]{shown(run_id)}[/] · {shown(queries)} · corpus "
                   f"{shown(', '.join(map(str, corpus)))} · judges {shown(', '.join(judges))}", highlight=False)
-    result = guarded(lambda: run_reported(
-        run_selection, run_id=run_id, queries=queries, corpus=corpus, space=space, judges=judges, llm=llm,
-        min_votes=min_votes, batch_size=batch_size, rerank_depth=rerank_depth, betas=beta or DEFAULT_BETAS,
-        resamples=resamples, embedder=embedder, seed=seed, concurrency=concurrency, workspace=workspace,
-        chroma_host=chroma_host, database=database, **dimensions,
-        **model_options(rate_limit, timeout, max_attempts, structured_output)))
+    result = guarded(lambda: run_reported(run_selection, run_id=run_id, queries=queries, corpus=corpus, space=space,
+                                          judges=judges, **dimensions, **settings))
     print_selection(result)
 
 

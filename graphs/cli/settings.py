@@ -57,7 +57,11 @@ def settings_options(context_type: type, *, exclude: Iterable[str] = ()) -> Call
             raise TypeError(f"{command.__name__} declares by hand what its context declares: {sorted(clashes)}")
 
         @functools.wraps(command)
-        def call(**given: Any) -> Any:
+        def call(*args: Any, **given: Any) -> Any:
+            # Typer passes every option by name; a Python caller (`benchsmith demo`) may leave some out.
+            bound = call.__signature__.bind(*args, **given)  # type: ignore[attr-defined]
+            bound.apply_defaults()
+            given = dict(bound.arguments)
             settings = {item.name: _setting_value(item, given.pop(item.name)) for item in exposed}
             if wants_run:
                 given["run_options"] = RunOptions(**{name: given.pop(name) for name in ("run_id", "dry_run")})
@@ -70,6 +74,13 @@ def settings_options(context_type: type, *, exclude: Iterable[str] = ()) -> Call
         return call
 
     return decorate
+
+
+def option_of(context_type: type, name: str) -> Any:
+    """One setting's option as a parameter annotation, for a command that takes it without a job's
+    context (``benchsmith runs``): ``workspace: option_of(StoreOptions, "workspace") = None``."""
+    item = next(item for item in dataclasses.fields(context_type) if item.name == name)
+    return _parameter(item, type_hints(context_type)[name]).annotation
 
 
 def _parameter(item: dataclasses.Field, hint: Any) -> inspect.Parameter:

@@ -3,26 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
-from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, DryRunOption, EmbedderOption,
-                                           MaxAttemptsOption, RateLimitOption, RunIdOption, StructuredOutputOption,
-                                           TimeoutOption, WorkspaceOption, console, guarded, model_options,
-                                           offline_environment, print_estimate, print_paths, print_usage,
-                                           run_reported)
+from benchsmith.graphs.cli.console import (console, guarded, offline_environment, print_estimate, print_paths,
+                                           print_usage, run_reported)
 from benchsmith.graphs.cli.deferred import deferred
-from benchsmith.graphs.jobs.defaults import VALIDATE_JUDGE_DEPTH as DEFAULT_JUDGE_DEPTH
-from benchsmith.graphs.jobs.defaults import VALIDATE_MEASURE as DEFAULT_MEASURE
+from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.graphs.jobs.defaults import VALIDATE_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.stores.runs import new_run_id
-from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
 
 if TYPE_CHECKING:
     from benchsmith.graphs.jobs.validate import ValidationResult
@@ -35,6 +29,7 @@ estimate_validation = deferred("benchsmith.graphs.jobs.validate", "estimate_vali
 VERDICT_STYLES = {"agrees": "green", "weak agreement": "yellow", "disagrees": "red", "undetermined": "yellow"}
 
 
+@settings_options(ValidationContext)
 def validate(
     synthetic: Annotated[str, typer.Argument(
         help="The benchmark to check: a synthesis run id or directory, or a BEIR directory (anything `benchsmith "
@@ -52,40 +47,14 @@ def validate(
         "--history", help="History modes on SYNTHETIC (full, last:K, current, rewrite, oracle). Repeat. Your "
                           "questions, standalone, are asked as they are.",
         show_default="oracle when every query has a rewrite, else full")] = None,
-    rerank: Annotated[Optional[str], typer.Option(
-        help="Also rank each configuration reranked by this CrossEncoder (name or path).")] = None,
-    rerank_depth: Annotated[int, typer.Option(min=1, help="Documents per query the reranker re-scores.")]
-    = DEFAULT_RERANK_DEPTH,
     run: Annotated[Optional[list[Path]], typer.Option(
         "--run", help="A TREC run file of your own system ranking the queries of both sets (named by its file "
                       "name). Repeat.")] = None,
-    measure: Annotated[str, typer.Option(
-        help="The ir_measures measure configurations are ranked by (nDCG@10, R@100, RR@10, AP...).")]
-    = DEFAULT_MEASURE,
-    depth: Annotated[int, typer.Option(min=1, help="Documents retrieved per query.")] = 1000,
-    split: Annotated[str, typer.Option(help="BEIR qrels split (qrels/<split>.tsv).")] = "test",
     judge: Annotated[Optional[list[str]], typer.Option(
         "--judge", help="Also measure a relevance judge against your labels: 'baseline' (offline, lexical), "
                         "openai:<model>, or qrels:FILE. Each labels your gold (question, chunk) pairs and as many "
                         "sampled non-gold ones; reports Cohen's kappa and Krippendorff's alpha. Repeat.")] = None,
-    judge_depth: Annotated[int, typer.Option(
-        min=1, help="Non-gold pairs are sampled from each configuration's top k on your questions.")]
-    = DEFAULT_JUDGE_DEPTH,
-    bootstrap: Annotated[int, typer.Option(
-        min=1, help="Bootstrap resamples of the queries of both sets for the interval of tau.")] = DEFAULT_BOOTSTRAP,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap, the judged sample and the model calls.")] = 0,
-    embedder: EmbedderOption = DEFAULT_EMBEDDER,
-    llm: Annotated[str, typer.Option(help="Model for --history rewrite: 'baseline' or openai:<model>.")] = "baseline",
-    concurrency: Annotated[int, typer.Option(min=1, help="Judge (and rewriter) calls in flight.")] = 4,
-    rate_limit: RateLimitOption = None,
-    timeout: TimeoutOption = 60.0,
-    max_attempts: MaxAttemptsOption = 6,
-    structured_output: StructuredOutputOption = "auto",
-    chroma_host: ChromaHostOption = None,
-    database: DatabaseOption = None,
-    run_id: RunIdOption = None,
-    dry_run: DryRunOption = False,
-    workspace: WorkspaceOption = None,
+    *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:
     """Check whether a benchmark ranks retriever configurations as your own labelled questions do.
 
@@ -103,20 +72,16 @@ def validate(
     offline_environment()
     judges = judge or []
     runs = list(run or [])
-    if dry_run:
-        print_estimate(guarded(lambda: estimate_validation(
-            synthetic, human=human, retrievers=retriever, histories=history, runs=runs, rerank=rerank,
-            measure=measure, split=split, judges=judges, judge_depth=judge_depth, llm=llm, workspace=workspace)))
+    if run_options.dry_run:
+        print_estimate(guarded(lambda: estimate_validation(synthetic, human=human, retrievers=retriever,
+                                                           histories=history, runs=runs, judges=judges, **settings)))
         return
-    run_id = run_id or new_run_id("validate")
+    run_id = run_options.run_id or new_run_id("validate")
     console.print(Text.assemble(("validate", "bold"), " run ", (run_id, "cyan"), f" · {synthetic} against {human}"
                                 + (f" · judges {', '.join(judges)}" if judges else "")))
-    result = guarded(lambda: run_reported(
-        run_validation, run_id=run_id, synthetic=synthetic, human=human, retrievers=retriever, histories=history,
-        runs=runs, rerank=rerank, rerank_depth=rerank_depth, measure=measure, depth=depth, split=split,
-        judges=judges, judge_depth=judge_depth, bootstrap=bootstrap, seed=seed, llm=llm, embedder=embedder,
-        concurrency=concurrency, workspace=workspace, chroma_host=chroma_host, database=database,
-        **model_options(rate_limit, timeout, max_attempts, structured_output)))
+    result = guarded(lambda: run_reported(run_validation, run_id=run_id, synthetic=synthetic, human=human,
+                                          retrievers=retriever, histories=history, runs=runs, judges=judges,
+                                          **settings))
     print_validation_summary(result)
 
 

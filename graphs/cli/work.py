@@ -11,12 +11,13 @@ from typing import Annotated, Any
 import typer
 
 from benchsmith.graphs.cli.audit import print_audit_summary
-from benchsmith.graphs.cli.console import (ChromaHostOption, DatabaseOption, WorkspaceOption, console, errors, guarded,
-                                           offline_environment, run_reported, shown)
+from benchsmith.graphs.cli.console import console, errors, guarded, offline_environment, run_reported, shown
 from benchsmith.graphs.cli.paraphrase import print_paraphrase_summary
 from benchsmith.graphs.cli.synthesize import print_synthesis_statistics
 from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.graphs.cli.settings import settings_options
 from benchsmith.graphs.jobs.defaults import WORKER_CONCURRENCY as DEFAULT_WORKER_CONCURRENCY
+from benchsmith.graphs.runtime.settings import StoreOptions
 from benchsmith.stores.postgres import DATABASE_ENV
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
@@ -29,16 +30,17 @@ job_arguments = deferred("benchsmith.graphs.jobs.work", "job_arguments")
 
 PRINTERS = {"synthesize": print_synthesis_statistics, "audit": print_audit_summary,
             "paraphrase": print_paraphrase_summary}
+# Where a worker finds the run (workspace, database, Chroma server): the shared options; the lease is the run's.
+WHERE_THE_RUN_IS = settings_options(StoreOptions, exclude=("lease_s",))
 
 
+@WHERE_THE_RUN_IS
 def work(
     run_id: Annotated[str, typer.Argument(help="The shared run to work on (started with --database).")],
-    database: DatabaseOption = None,
     workers: Annotated[int, typer.Option(min=1, help="Worker processes to start on this machine.")] = 1,
     concurrency: Annotated[int, typer.Option(min=1, help="Items each worker works on at once.")]
     = DEFAULT_WORKER_CONCURRENCY,
-    chroma_host: ChromaHostOption = None,
-    workspace: WorkspaceOption = None,
+    *, settings: dict[str, Any],
 ) -> None:
     """Join a shared run: claim items nobody holds until all are done, then write its files.
 
@@ -49,6 +51,7 @@ def work(
     done writes the run's files into its own workspace, the same bytes as one process writes.
     """
     offline_environment()
+    database, chroma_host, workspace = settings["database"], settings["chroma_host"], settings["workspace"]
     job, _ = guarded(lambda: job_arguments(run_id, database))
     if workers > 1:
         _start_workers(run_id, database, workers, concurrency, chroma_host, workspace)
@@ -59,17 +62,15 @@ def work(
     PRINTERS[job](result)
 
 
+@WHERE_THE_RUN_IS
 def export(
     run_id: Annotated[str, typer.Argument(help="The shared run whose files to write.")],
-    database: DatabaseOption = None,
-    chroma_host: ChromaHostOption = None,
-    workspace: WorkspaceOption = None,
+    *, settings: dict[str, Any],
 ) -> None:
     """Write a shared run's files (when all its items are done) into this workspace."""
     offline_environment()
-    job, _ = guarded(lambda: job_arguments(run_id, database))
-    result = guarded(lambda: run_reported(_export, run_id=run_id, database=database, chroma_host=chroma_host,
-                                          workspace=workspace))
+    job, _ = guarded(lambda: job_arguments(run_id, settings["database"]))
+    result = guarded(lambda: run_reported(_export, run_id=run_id, **settings))
     PRINTERS[job](result)
 
 

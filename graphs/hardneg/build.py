@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import operator
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -45,9 +45,9 @@ from benchsmith.agents.condition_queries import ConditionQueryWriter, instructio
 from benchsmith.agents.condition_text import normalize
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.negative_rewriter import NegativeRewriter
+from benchsmith.graphs.contexts.hardneg import HardnegContext
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
-from benchsmith.graphs.runtime.resources import (ModelOptions, StoreOptions, chroma_client, concurrency_slot, run_seam,
-                                         workspace_of)
+from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, run_seam, workspace_of
 from benchsmith.stores.benchmark_files import canonicalize, write_beir
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_json_atomic
@@ -64,31 +64,6 @@ from benchsmith.tools.loaders import load_sources
 
 SOURCES_FILE, ROWS_FILE, STATS_FILE = "sources.jsonl", "rows.jsonl", "stats.json"
 MULTICONIR_DIR, BEIR_DIR = "multiconir", "beir"
-DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS = 10, 6000
-
-
-@dataclass(kw_only=True)
-class HardnegContext(StoreOptions, ModelOptions):
-    """Settings of one build (not checkpointed: the CLI passes them again on resume)."""
-
-    llm: str = field(default="baseline", metadata={
-        "description": "Model of the condition extractor, query writer and negative rewriter: 'baseline' "
-                       "(offline: sentence picking, number/date/name swaps), openai:<model>, or a registered name."})
-    judge: str | None = field(default=None, metadata={
-        "description": "Model of the condition-count judge that verifies every document; empty: the llm model."})
-    domain: str = field(default="custom", metadata={
-        "description": "books, movies, people, medical, legal or custom: what kind of facts a condition states."})
-    features: str | None = field(default=None, metadata={
-        "description": "For the custom domain: what matters in a document (the facts a searcher would ask for)."})
-    conditions: int = field(default=DEFAULT_CONDITIONS, metadata={
-        "description": "N: condition sentences per document, queries with k = 1..N conditions."})
-    negatives: str = field(default="subtle", metadata={
-        "description": "subtle (one critical fact changed) or misleading (a clause added, every keyword kept)."})
-    sample: int | None = field(default=None, metadata={
-        "description": "Build from a seeded random sample of this many source documents; empty: all of them."})
-    max_chars: int = field(default=DEFAULT_MAX_CHARS, metadata={
-        "description": "Longer source documents are cut at a paragraph or sentence break before this length."})
-    concurrency: int = field(default=4, metadata={"description": "Source documents built at once (exactly)."})
 
 
 class HardnegInput(TypedDict, total=False):

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import operator
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -30,34 +29,20 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import NotRequired, TypedDict
 
-from benchsmith.evals.multicondition import DEFAULT_RESAMPLES
+from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext
 from benchsmith.graphs.hardneg.scoring import (load_dataset, output_directory, score_one, scorer_spec,
                                                write_score_report)
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused
-from benchsmith.graphs.runtime.resources import StoreOptions, workspace_of
+from benchsmith.graphs.runtime.resources import workspace_of
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 
 SCORER_RESULTS_DIR = "scorers"
 SCORERS_STAGE = "scorers"
 # One scorer at a time: each one already keeps every core busy (numpy, torch), and two models in
 # memory at once buy nothing. The runner's max_concurrency bounds Send workers only loosely.
 _one_scorer_at_a_time = threading.Lock()
-
-
-@dataclass(kw_only=True)
-class HardnegScoreContext(StoreOptions):
-    """Settings of one scoring run (not checkpointed: the CLI passes them again on resume)."""
-
-    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
-        "description": "Embedder of the plain 'dense' scorer (dense:MODEL names its own): a sentence-transformers "
-                       "name or path, or a registered name."})
-    confidence: float = field(default=0.95, metadata={"description": "Level of the bootstrap intervals."})
-    resamples: int = field(default=DEFAULT_RESAMPLES, metadata={
-        "description": "Bootstrap resamples (over rows) of each interval."})
-    seed: int = field(default=0, metadata={"description": "Seed of the bootstrap."})
 
 
 class HardnegScoreInput(TypedDict):

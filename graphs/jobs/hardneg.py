@@ -8,36 +8,32 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.condition_extractor import DOMAINS, ConditionExtractor
 from benchsmith.agents.condition_judge import ConditionCountJudge
 from benchsmith.agents.condition_queries import ConditionQueryWriter
-from benchsmith.agents.models import BASELINE, estimate_tokens
+from benchsmith.agents.models import estimate_tokens
 from benchsmith.agents.negative_rewriter import NEGATIVE_KINDS, NegativeRewriter
-from benchsmith.evals.multicondition import DEFAULT_RESAMPLES
 from benchsmith.graphs.hardneg.build import HardnegContext, read_source_documents
 from benchsmith.graphs.hardneg.build import builder as hardneg_builder
 from benchsmith.graphs.hardneg.score import HardnegScoreContext
 from benchsmith.graphs.hardneg.score import builder as score_builder
 from benchsmith.graphs.hardneg.scoring import load_dataset, output_directory, reference_measures_of_tables
-from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least,
-                                           check_collection_name, check_embedders, check_fraction, check_models,
-                                           checked_run_id, job_run, priced, workspace_for)
-from benchsmith.graphs.jobs.defaults import HARDNEG_CONCURRENCY as DEFAULT_CONCURRENCY
-from benchsmith.graphs.jobs.defaults import HARDNEG_CONDITIONS as DEFAULT_CONDITIONS
-from benchsmith.graphs.jobs.defaults import HARDNEG_MAX_CHARS as DEFAULT_MAX_CHARS
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
+                                           check_embedders, check_models, checked_run_id, job_run, priced,
+                                           workspace_for)
 from benchsmith.graphs.jobs.defaults import HARDNEG_SCORERS as DEFAULT_SCORERS
 from benchsmith.graphs.runtime.resources import check_reranker
 from benchsmith.graphs.runtime.runner import run_job
+from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, takes_settings
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.condition_documents import leading_part
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.multicondition_scoring import parse_scorers
 
 # Assumed output lengths (tokens) for the dry-run estimate.
@@ -59,41 +55,30 @@ class HardnegBuildResult(JobRun):
         return json.loads(self.files["stats"].read_text(encoding="utf-8"))
 
 
-def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None = None, domain: str = "custom",
-                  features: str | None = None, conditions: int = DEFAULT_CONDITIONS, negatives: str = "subtle",
-                  llm: str = BASELINE, judge: str | None = None, sample: int | None = None,
-                  max_chars: int = DEFAULT_MAX_CHARS, seed: int = 0, concurrency: int = DEFAULT_CONCURRENCY,
-                  requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
-                  structured_output: str = "auto",
-                  workspace: str | Path | None = None, chroma_host: str | None = None, database: str | None = None,
-                  run_id: str | None = None, on_event: EventHandler | None = None,
-                  resume: str | None = None) -> HardnegBuildResult:
+@takes_settings(HardnegContext)
+def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None = None, run_id: str | None = None,
+                  on_event: EventHandler | None = None, resume: str | None = None,
+                  settings: HardnegContext) -> HardnegBuildResult:
     """Build a multi-condition hard-negative dataset from ``sources`` (directories, files, a BEIR
-    corpus.jsonl or 'stdlib') or an ingested ``collection``. The same call with the same
-    ``run_id`` resumes an interrupted build. With ``database`` (a postgresql:// URL) its
-    checkpoints, run record and model cache are kept in PostgreSQL."""
+    corpus.jsonl or 'stdlib') or an ingested ``collection``; every setting of
+    :class:`HardnegContext` is a keyword argument too. The same call with the same ``run_id``
+    resumes an interrupted build. With ``database`` (a postgresql:// URL) its checkpoints, run
+    record and model cache are kept in PostgreSQL."""
 
-    settings = _checked_settings(sources, collection, domain, features, conditions, negatives, llm, judge, sample,
-                                 max_chars, seed)
-    check_at_least(1, concurrency=concurrency)
-    database = database_url(database)
+    check_bounds(settings)
+    inputs = _checked_inputs(sources, collection, settings)
     run_id = checked_run_id(run_id, "hardneg")
-    resolved = workspace_for(workspace)
-    files = settings["sources"]
+    resolved = workspace_for(settings.workspace)
+    files = inputs.get("sources")
     if files and "stdlib" not in files and not RunDirectory(resolved, run_id).exists() \
             and not read_source_documents(resolved, None, files, None):  # checked before the run exists
         raise InputError(f"{', '.join(files)}: no readable documents with text to build from")
-    context = HardnegContext(workspace=str(resolved.root), chroma_host=chroma_host, llm=llm, judge=judge,
-                             domain=domain, features=features, conditions=conditions, negatives=negatives,
-                             sample=sample, max_chars=max_chars, seed=seed, concurrency=concurrency,
-                             requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-        structured_output=structured_output, database=database)
-    inputs: dict[str, Any] = {"run_id": run_id}
-    inputs.update({"collection": collection} if collection else {"sources": settings["sources"]})
+    context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
     context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(hardneg_builder, job="hardneg", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
-                      settings=settings, on_event=on_event, max_concurrency=concurrency, resume=resume,
-                      database=database)
+    outcome = run_job(hardneg_builder, job="hardneg", workspace=resolved, run_id=run_id,
+                      inputs={"run_id": run_id, **inputs}, context=context,
+                      settings={**inputs, **recorded_settings(context)}, on_event=on_event,
+                      max_concurrency=context.concurrency, resume=resume, database=context.database)
     values = outcome.values
     return HardnegBuildResult(**job_run(outcome), documents=values.get("documents", 0), rows=values.get("rows", 0),
                               task_rows=dict(values.get("task_rows", {})), dropped=dict(values.get("dropped", {})),
@@ -101,9 +86,8 @@ def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None 
                               files={kind: Path(path) for kind, path in values.get("files", {}).items()})
 
 
-def _checked_settings(sources: Sequence[str | Path], collection: str | None, domain: str, features: str | None,
-                      conditions: int, negatives: str, llm: str, judge: str | None, sample: int | None,
-                      max_chars: int, seed: int) -> dict[str, Any]:
+def _checked_inputs(sources: Sequence[str | Path], collection: str | None, settings: HardnegContext) -> dict[str, Any]:
+    """The build's inputs (the graph's: sources or a collection), checked with the settings they go with."""
     if bool(sources) == bool(collection):
         raise InputError("give either source files or directories (or 'stdlib'), or --collection NAME")
     if collection:
@@ -111,31 +95,31 @@ def _checked_settings(sources: Sequence[str | Path], collection: str | None, dom
     for source in sources:
         if str(source) != "stdlib" and not Path(source).exists():
             raise InputError(f"{source}: no such file or directory")
-    if domain not in DOMAINS:
-        raise InputError(f"--domain must be one of {', '.join(DOMAINS)}, got {domain!r}")
-    if features and domain != "custom":
+    if settings.domain not in DOMAINS:
+        raise InputError(f"--domain must be one of {', '.join(DOMAINS)}, got {settings.domain!r}")
+    if settings.features and settings.domain != "custom":
         raise InputError("--features describes a custom domain: use it with --domain custom")
-    if negatives not in NEGATIVE_KINDS:
-        raise InputError(f"--negatives must be one of {', '.join(NEGATIVE_KINDS)}, got {negatives!r}")
-    check_at_least(1, conditions=conditions, sample=sample)
-    check_at_least(200, max_chars=max_chars)
-    check_models(llm, *([judge] if judge else []))
-    return {"sources": [str(Path(source).resolve()) if str(source) != "stdlib" else "stdlib" for source in sources],
-            "collection": collection, "domain": domain, "features": features, "conditions": conditions,
-            "negatives": negatives, "llm": llm, "judge": judge, "sample": sample, "max_chars": max_chars, "seed": seed}
+    if settings.negatives not in NEGATIVE_KINDS:
+        raise InputError(f"--negatives must be one of {', '.join(NEGATIVE_KINDS)}, got {settings.negatives!r}")
+    check_models(settings.llm, *([settings.judge] if settings.judge else []))
+    if collection:
+        return {"collection": collection}
+    return {"sources": [str(Path(source).resolve()) if str(source) != "stdlib" else "stdlib" for source in sources]}
 
 
 @dry_run
-def estimate_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None = None, domain: str = "custom",
-                     features: str | None = None, conditions: int = DEFAULT_CONDITIONS, negatives: str = "subtle",
-                     llm: str = BASELINE, judge: str | None = None, sample: int | None = None,
-                     max_chars: int = DEFAULT_MAX_CHARS, workspace: str | Path | None = None,
-                     chroma_host: str | None = None) -> CostEstimate:
+@takes_settings(HardnegContext)
+def estimate_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None = None,
+                     settings: HardnegContext) -> CostEstimate:
     """Model calls, tokens and cost of a build, before spending: the real prompts filled with the
     source documents' mean length (after cutting), before rebuilds (at most one per document)."""
 
-    _checked_settings(sources, collection, domain, features, conditions, negatives, llm, judge, sample, max_chars, 0)
-    documents = read_source_documents(workspace_for(workspace), chroma_host, [str(s) for s in sources], collection)
+    check_bounds(settings)
+    _checked_inputs(sources, collection, settings)
+    domain, features, conditions, negatives = settings.domain, settings.features, settings.conditions, settings.negatives
+    llm, judge, sample, max_chars = settings.llm, settings.judge, settings.sample, settings.max_chars
+    documents = read_source_documents(workspace_for(settings.workspace), settings.chroma_host,
+                                      [str(s) for s in sources], collection)
     if not documents:
         raise InputError("no source documents")
     count = min(len(documents), sample) if sample is not None else len(documents)
@@ -184,30 +168,28 @@ class HardnegScoreResult(JobRun):
         return json.loads(self.report["results"].read_text(encoding="utf-8"))
 
 
+@takes_settings(HardnegScoreContext)
 def score_hardneg(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT_SCORERS, rerankers: Sequence[str] = (),
-                  embedder: str = DEFAULT_EMBEDDER, output_dir: str | Path | None = None,
-                  confidence: float = 0.95, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
-                  workspace: str | Path | None = None, database: str | None = None, run_id: str | None = None,
-                  on_event: EventHandler | None = None, resume: str | None = None) -> HardnegScoreResult:
+                  output_dir: str | Path | None = None, run_id: str | None = None,
+                  on_event: EventHandler | None = None, resume: str | None = None,
+                  settings: HardnegScoreContext) -> HardnegScoreResult:
     """Score every (query, candidate) pair of ``dataset`` (a hardneg build run directory or run id,
     or a hardneg.csv) with each retriever and reranker; write the score tables in the reference
-    layout, the measures and the report. One run (job ``hardneg-score``) with one step per scorer:
-    the same call with the same ``run_id`` resumes an interrupted run, scoring only the scorers
-    that had not finished, and reports a finished one without scoring. ``database`` keeps its
-    checkpoints and record in PostgreSQL."""
+    layout, the measures and the report. Every setting of :class:`HardnegScoreContext` is a
+    keyword argument too. One run (job ``hardneg-score``) with one step per scorer: the same call
+    with the same ``run_id`` resumes an interrupted run, scoring only the scorers that had not
+    finished, and reports a finished one without scoring. ``database`` keeps its checkpoints and
+    record in PostgreSQL."""
 
-    resolved = workspace_for(workspace)
-    settings = _checked_score_settings(resolved, dataset, retrievers, rerankers, embedder, output_dir, confidence,
-                                       resamples, seed)
-    database = database_url(database)
+    resolved = workspace_for(settings.workspace)
+    check_bounds(settings)
+    inputs, _ = _checked_score_inputs(resolved, dataset, retrievers, rerankers, output_dir, settings)
     run_id = checked_run_id(run_id, "hardneg-score")
-    context = HardnegScoreContext(workspace=str(resolved.root), database=database, embedder=embedder,
-                                  confidence=confidence, resamples=resamples, seed=seed)
+    context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
     outcome = run_job(score_builder, job="hardneg-score", workspace=resolved, run_id=run_id,
-                      inputs={"run_id": run_id, "dataset": settings["dataset"], "scorers": settings["scorers"],
-                              "output_dir": settings["output_dir"]},
-                      context=context, settings=settings, on_event=on_event, max_concurrency=1, resume=resume,
-                      database=database)
+                      inputs={"run_id": run_id, **inputs}, context=context,
+                      settings={**inputs, **recorded_settings(context)}, on_event=on_event, max_concurrency=1,
+                      resume=resume, database=context.database)
     values = outcome.values
     return HardnegScoreResult(**job_run(outcome), dataset=Path(values["dataset"]), output_dir=Path(values["output_dir"]),
                               scorers=list(values["scorers"]), reference=dict(values["reference"]),
@@ -216,23 +198,38 @@ def score_hardneg(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT_SC
                               report={kind: Path(path) for kind, path in values["report"].items()})
 
 
-def _checked_score_settings(workspace: Workspace, dataset: str | Path, retrievers: Sequence[str],
-                            rerankers: Sequence[str], embedder: str, output_dir: str | Path | None, confidence: float,
-                            resamples: int, seed: int) -> dict[str, Any]:
-    """The scoring run's settings, every one checked (the dataset read) before the run exists."""
+def _checked_score_inputs(workspace: Workspace, dataset: str | Path, retrievers: Sequence[str],
+                          rerankers: Sequence[str], output_dir: str | Path | None,
+                          settings: HardnegScoreContext) -> tuple[dict[str, Any], int]:
+    """The scoring run's inputs, every one checked (the dataset read) before the run exists, and
+    the dataset's row count."""
 
     specs = parse_scorers(list(retrievers), list(rerankers))
-    check_fraction(confidence=confidence)
-    check_at_least(100, resamples=resamples)
     for spec in specs:
         if spec.kind == "rerank":
             check_reranker(spec.model or "")
-    check_embedders(*(spec.model or embedder for spec in specs if spec.kind == "dense"))
-    path, _, _ = load_dataset(dataset, workspace)
+    check_embedders(*(spec.model or settings.embedder for spec in specs if spec.kind == "dense"))
+    path, rows, _ = load_dataset(dataset, workspace)
     # Absolute, so that the same command resumes the run from any working directory.
     output = output_directory(path, output_dir).resolve()
-    return {"dataset": str(path), "scorers": [spec.label for spec in specs], "embedder": embedder,
-            "output_dir": str(output), "confidence": confidence, "resamples": resamples, "seed": seed}
+    return {"dataset": str(path), "scorers": [spec.label for spec in specs], "output_dir": str(output)}, len(rows)
+
+
+@dry_run
+@takes_settings(HardnegScoreContext)
+def estimate_scoring(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT_SCORERS,
+                     rerankers: Sequence[str] = (), output_dir: str | Path | None = None,
+                     settings: HardnegScoreContext) -> CostEstimate:
+    """What a scoring run would score and where it would write, its inputs checked; scorers run
+    locally, so no model is called."""
+
+    check_bounds(settings)
+    inputs, rows = _checked_score_inputs(workspace_for(settings.workspace), dataset, retrievers, rerankers,
+                                         output_dir, settings)
+    return priced(f"{rows:,} rows of {inputs['dataset']} × {len(inputs['scorers'])} scorer(s) "
+                  f"({', '.join(inputs['scorers'])})", [],
+                  [f"score tables and report into {inputs['output_dir']}",
+                   "retrievers and rerankers score locally: no model calls, no cost"])
 
 
 def rescore_tables(task1: str | Path | None = None, task2: str | Path | None = None,

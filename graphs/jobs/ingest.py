@@ -3,27 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.graphs.ingest import IngestContext, builder
-from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_collection_name,
-                                           check_embedders, check_fraction, check_models, checked_run_id, job_run,
-                                           priced, workspace_for)
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
+                                           check_embedders, check_models, checked_run_id, job_run, priced,
+                                           workspace_for)
 from benchsmith.graphs.jobs.defaults import INGEST_COLLECTION as DEFAULT_COLLECTION
 from benchsmith.graphs.runtime.runner import run_job
+from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, takes_settings
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.postgres import database_url
-from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS, chunk_document
+from benchsmith.tools.chunking import chunk_document
 from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.dedup import DEFAULT_NUM_PERM, DEFAULT_THRESHOLD
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
-from benchsmith.tools.indexing import DEFAULT_BATCH_SIZE
 from benchsmith.tools.loaders import load_sources
-from benchsmith.tools.quality import DEFAULT_MIN_QUALITY
 
 QUALITY_PROMPT_TOKENS = 120  # the LLM quality scorer's instructions, per chunk
 
@@ -44,34 +41,23 @@ class IngestResult(JobRun):
     skipped: list[dict[str, str]] = field(default_factory=list)  # {"path", "reason"} per skipped file
 
 
-def ingest(sources: Sequence[str | Path], *, collection: str = DEFAULT_COLLECTION, chunk_size: int = DEFAULT_CHUNK_SIZE,
-           min_chars: int = DEFAULT_MIN_CHARS, dedup_threshold: float = DEFAULT_THRESHOLD,
-           num_perm: int = DEFAULT_NUM_PERM, min_quality: float = DEFAULT_MIN_QUALITY, quality: str = "heuristic",
-           llm: str = BASELINE, embedder: str = DEFAULT_EMBEDDER, batch_size: int = DEFAULT_BATCH_SIZE,
-           requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
-           structured_output: str = "auto",
-           workspace: str | Path | None = None, chroma_host: str | None = None, database: str | None = None,
-           run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None) -> IngestResult:
+@takes_settings(IngestContext)
+def ingest(sources: Sequence[str | Path], *, collection: str = DEFAULT_COLLECTION, run_id: str | None = None,
+           on_event: EventHandler | None = None, resume: str | None = None, settings: IngestContext) -> IngestResult:
     """Index ``sources`` (directories, files, a BEIR corpus.jsonl or its folder, or ``"stdlib"``)
-    into the Chroma collection ``collection``. The same call with the same ``run_id`` resumes
-    an interrupted run and returns a finished one without redoing it. With ``database`` (a
-    postgresql:// URL) its checkpoints, run record and model cache are kept in PostgreSQL."""
+    into the Chroma collection ``collection``; every setting of :class:`IngestContext` is a keyword
+    argument too. The same call with the same ``run_id`` resumes an interrupted run and returns a
+    finished one without redoing it. With ``database`` (a postgresql:// URL) its checkpoints, run
+    record and model cache are kept in PostgreSQL."""
 
-    settings = _checked_settings(sources, collection, chunk_size, min_chars, dedup_threshold, num_perm, min_quality,
-                                 quality, llm, embedder, batch_size)
-    database = database_url(database)
+    inputs = _checked_inputs(sources, collection, settings)
     run_id = checked_run_id(run_id, "ingest")
-    resolved = workspace_for(workspace)
-    context = IngestContext(
-        workspace=str(resolved.root), chroma_host=chroma_host, requests_per_second=requests_per_second,
-        timeout_s=timeout_s, max_attempts=max_attempts, structured_output=structured_output, database=database,
-        **{key: settings[key] for key in ("chunk_size", "min_chars", "dedup_threshold", "num_perm", "min_quality",
-                                          "quality", "llm", "embedder", "batch_size")})
+    resolved = workspace_for(settings.workspace)
+    context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
     context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(builder, job="ingest", workspace=resolved, run_id=run_id,
-                      inputs={"run_id": run_id, "sources": settings["sources"], "collection": collection},
-                      context=context, settings=settings, on_event=on_event, resume=resume,
-                      database=database)
+    outcome = run_job(builder, job="ingest", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
+                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
+                      resume=resume, database=context.database)
     values = outcome.values
     skipped_file = outcome.run_dir.file("skipped.jsonl")
     counts = {name: values.get(name, 0) for name in ("files_read", "files_skipped", "documents", "chunks", "duplicates",
@@ -81,24 +67,19 @@ def ingest(sources: Sequence[str | Path], *, collection: str = DEFAULT_COLLECTIO
                         skipped=load_jsonl(skipped_file) if skipped_file.exists() else [])
 
 
-def _checked_settings(sources: Sequence[str | Path], collection: str, chunk_size: int, min_chars: int,
-                      dedup_threshold: float, num_perm: int, min_quality: float, quality: str, llm: str,
-                      embedder: str, batch_size: int) -> dict[str, Any]:
-    """The run's settings, every one checked before any work starts."""
+def _checked_inputs(sources: Sequence[str | Path], collection: str, settings: IngestContext) -> dict[str, Any]:
+    """The run's inputs, they and the settings checked before any work starts."""
     if not sources:
         raise InputError("give at least one source: a directory, a file, a BEIR corpus.jsonl or 'stdlib'")
     check_collection_name(collection)
-    if quality not in ("heuristic", "llm"):
-        raise InputError(f"--quality must be 'heuristic' or 'llm', got {quality!r}")
-    check_models(llm)
-    check_embedders(embedder)
-    if quality == "llm" and llm == BASELINE:
+    if settings.quality not in ("heuristic", "llm"):
+        raise InputError(f"--quality must be 'heuristic' or 'llm', got {settings.quality!r}")
+    check_models(settings.llm)
+    check_embedders(settings.embedder)
+    if settings.quality == "llm" and settings.llm == BASELINE:
         raise InputError("--quality llm asks a model to score chunks: give one with --llm openai:<model>")
-    check_at_least(1, chunk_size=chunk_size, min_chars=min_chars, num_perm=num_perm, batch_size=batch_size)
-    check_fraction(dedup_threshold=dedup_threshold, min_quality=min_quality)
-    return {"sources": [str(source) for source in sources], "collection": collection, "chunk_size": chunk_size,
-            "min_chars": min_chars, "dedup_threshold": dedup_threshold, "num_perm": num_perm,
-            "min_quality": min_quality, "quality": quality, "llm": llm, "embedder": embedder, "batch_size": batch_size}
+    check_bounds(settings)
+    return {"sources": [str(source) for source in sources], "collection": collection}
 
 
 @dataclass(frozen=True)
@@ -115,12 +96,12 @@ class IngestPreview:
 
 
 @dry_run
-def preview_ingest(sources: Sequence[str | Path], *, chunk_size: int = DEFAULT_CHUNK_SIZE,
-                   min_chars: int = DEFAULT_MIN_CHARS, quality: str = "heuristic", llm: str = BASELINE) -> IngestPreview:
+@takes_settings(IngestContext)
+def preview_ingest(sources: Sequence[str | Path], *, settings: IngestContext) -> IngestPreview:
     """Load, clean and chunk only (nothing is written): counts, and the cost of ``quality="llm"``."""
 
-    _checked_settings(sources, DEFAULT_COLLECTION, chunk_size, min_chars, DEFAULT_THRESHOLD, DEFAULT_NUM_PERM,
-                      DEFAULT_MIN_QUALITY, quality, llm, DEFAULT_EMBEDDER, DEFAULT_BATCH_SIZE)
+    _checked_inputs(sources, DEFAULT_COLLECTION, settings)
+    chunk_size, min_chars, quality, llm = settings.chunk_size, settings.min_chars, settings.quality, settings.llm
     loaded = load_sources([str(source) for source in sources])
     documents = clean_documents(loaded.documents)
     chunks = [chunk for document in documents for chunk in chunk_document(document, chunk_size, min_chars)]

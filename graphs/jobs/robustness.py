@@ -6,29 +6,27 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
-from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
-from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_models,
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models,
                                            checked_run_id, job_run, priced, workspace_for)
 from benchsmith.graphs.jobs.defaults import ROBUSTNESS_HISTORIES as DEFAULT_HISTORIES
-from benchsmith.graphs.jobs.defaults import ROBUSTNESS_JUDGE_DEPTH as DEFAULT_JUDGE_DEPTH
-from benchsmith.graphs.jobs.defaults import ROBUSTNESS_MEASURES as DEFAULT_MEASURES
 from benchsmith.graphs.jobs.defaults import ROBUSTNESS_RETRIEVERS as DEFAULT_RETRIEVERS
+from benchsmith.graphs.contexts.robustness import DEFAULT_MEASURES
 from benchsmith.graphs.jobs.evaluate import SIGNIFICANCE_TESTS, checked_measures
 from benchsmith.graphs.robustness import (AUGMENTED_QRELS_FILE, RobustnessContext, benchmark_qrels, builder,
                                           test_set_names)
 from benchsmith.graphs.runtime.runner import run_job
+from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, takes_settings
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.runs import RunDirectory, is_valid_run_id
 from benchsmith.stores.trec import read_trec_run
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.query_building import parse_history_mode
 from benchsmith.tools.retriever_specs import parse_retriever
 
@@ -50,42 +48,27 @@ class RobustnessResult(JobRun):
         return json.loads(self.report["results"].read_text(encoding="utf-8"))
 
 
+@takes_settings(RobustnessContext)
 def robustness(paraphrase_run: str | Path, *, retrievers: Sequence[str] | None = None,
                histories: Sequence[str] = DEFAULT_HISTORIES, runs: Mapping[str, str | Path] | None = None,
-               qrels: str | Path | None = None, corpus: str | Path | None = None,
-               judges: Sequence[str] = (BASELINE,), judge_depth: int = DEFAULT_JUDGE_DEPTH,
-               min_votes: int = DEFAULT_MIN_VOTES, measures: Sequence[str] | None = None, depth: int = 1000,
-               llm: str = BASELINE, embedder: str = DEFAULT_EMBEDDER, test: str = "randomization", seed: int = 0,
-               concurrency: int = 4, requests_per_second: float | None = None, timeout_s: float = 60.0,
-               max_attempts: int = 6, structured_output: str = "auto", workspace: str | Path | None = None,
-               chroma_host: str | None = None, database: str | None = None, run_id: str | None = None,
-               on_event: EventHandler | None = None, resume: str | None = None) -> RobustnessResult:
+               qrels: str | Path | None = None, judges: Sequence[str] = (BASELINE,), run_id: str | None = None,
+               on_event: EventHandler | None = None, resume: str | None = None,
+               settings: RobustnessContext) -> RobustnessResult:
     """Score the original and the test sets of ``paraphrase_run`` (a run id or directory): with
     its corpus, by retrieval (``retrievers`` × ``histories``, default bm25 × full and oracle);
     without (CAsT), from ``runs`` = ``{"original": FILE, "R1": FILE, ...}`` (TREC run files) with
-    ``qrels`` (TREC) and, to re-judge, ``corpus`` (BEIR corpus.jsonl of their documents). With
-    ``database`` (a postgresql:// URL) its checkpoints, run record and model cache are kept in
-    PostgreSQL."""
+    ``qrels`` (TREC) and, to re-judge, ``corpus`` (BEIR corpus.jsonl of their documents); every
+    setting of :class:`RobustnessContext` is a keyword argument too. With ``database`` (a
+    postgresql:// URL) its checkpoints, run record and model cache are kept in PostgreSQL."""
 
-    resolved = workspace_for(workspace)
-    settings = _checked_settings(resolved, paraphrase_run, retrievers, histories, runs, qrels, corpus, judges,
-                                 judge_depth, min_votes, measures, depth, llm, test)
-    check_at_least(1, concurrency=concurrency)
-    database = database_url(database)
+    resolved = workspace_for(settings.workspace)
+    inputs, context = _checked_inputs(resolved, paraphrase_run, retrievers, histories, runs, qrels, judges, settings)
     run_id = checked_run_id(run_id, "robustness")
-    context = RobustnessContext(
-        workspace=str(resolved.root), chroma_host=chroma_host, measures=tuple(settings["measures"]),
-        judge_depth=judge_depth, min_votes=min_votes, corpus=settings["corpus"], depth=depth, embedder=embedder,
-        llm=llm, concurrency=concurrency, significance_test=test, seed=seed,  # type: ignore[arg-type]
-        requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-        structured_output=structured_output, database=database)
-    inputs = {"run_id": run_id, "paraphrase_run": settings["paraphrase_run"], "judges": settings["judges"],
-              "retrievers": settings["retrievers"], "histories": settings["histories"], "runs": settings["runs"],
-              "qrels": settings["qrels"]}
+    context = replace(context, workspace=str(resolved.root), database=database_url(context.database))
     context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(builder, job="robustness", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
-                      settings=settings, on_event=on_event, max_concurrency=concurrency, resume=resume,
-                      database=database)
+    outcome = run_job(builder, job="robustness", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
+                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
+                      max_concurrency=context.concurrency, resume=resume, database=context.database)
     values = outcome.values
     return RobustnessResult(**job_run(outcome), sets=values["sets"], pooled=values["pooled"],
                             confirmed=values["confirmed"], means=values["means"],
@@ -107,21 +90,22 @@ def paraphrase_run_directory(workspace: Workspace, paraphrase_run: str | Path) -
     return path.resolve()
 
 
-def _checked_settings(workspace: Workspace, paraphrase_run: str | Path, retrievers: Sequence[str] | None,
-                      histories: Sequence[str], runs: Mapping[str, str | Path] | None, qrels: str | Path | None,
-                      corpus: str | Path | None, judges: Sequence[str], judge_depth: int, min_votes: int,
-                      measures: Sequence[str] | None, depth: int, llm: str, test: str) -> dict[str, Any]:
+def _checked_inputs(workspace: Workspace, paraphrase_run: str | Path, retrievers: Sequence[str] | None,
+                    histories: Sequence[str], runs: Mapping[str, str | Path] | None, qrels: str | Path | None,
+                    judges: Sequence[str], settings: RobustnessContext) -> tuple[dict[str, Any], RobustnessContext]:
+    """The run's inputs, and its settings with the measures checked and the corpus made absolute:
+    every one checked before any work starts."""
+    check_bounds(settings)
     directory = paraphrase_run_directory(workspace, paraphrase_run)
     sets = test_set_names(directory)
     if not judges:
         raise InputError("give at least one --judge")
     if len(set(judges)) != len(judges):
         raise InputError("each --judge may be given once")
-    check_models(llm, *judges)
-    check_at_least(1, judge_depth=judge_depth, min_votes=min_votes, depth=depth)
-    if test not in SIGNIFICANCE_TESTS:
-        raise InputError(f"--test must be one of {', '.join(SIGNIFICANCE_TESTS)}, got {test!r}")
-    names = checked_measures(list(measures or DEFAULT_MEASURES))
+    check_models(settings.llm, *judges)
+    if settings.significance_test not in SIGNIFICANCE_TESTS:
+        raise InputError(f"--test must be one of {', '.join(SIGNIFICANCE_TESTS)}, got {settings.significance_test!r}")
+    names = checked_measures(list(settings.measures or DEFAULT_MEASURES))  # none given: the defaults
     benchmark_qrels(directory, str(Path(qrels).resolve()) if qrels else None)
     given = {name: str(Path(path).resolve()) for name, path in (runs or {}).items()}
     if given:
@@ -151,12 +135,11 @@ def _checked_settings(workspace: Workspace, paraphrase_run: str | Path, retrieve
             parse_history_mode(mode)
         if not histories:
             raise InputError("give at least one --history")
-    check_vote_rule(judges, min_votes)
-    return {"paraphrase_run": str(directory), "retrievers": list(retrievers), "histories": list(histories),
-            "runs": given, "qrels": str(Path(qrels).resolve()) if qrels else None,
-            "corpus": str(Path(corpus).resolve()) if corpus else None, "judges": list(judges),
-            "judge_depth": judge_depth, "min_votes": min_votes, "measures": names, "depth": depth, "llm": llm,
-            "test": test}
+    check_vote_rule(judges, settings.min_votes)
+    inputs = {"paraphrase_run": str(directory), "judges": list(judges), "retrievers": list(retrievers),
+              "histories": list(histories), "runs": given, "qrels": str(Path(qrels).resolve()) if qrels else None}
+    corpus = str(Path(settings.corpus).resolve()) if settings.corpus else None
+    return inputs, replace(settings, measures=tuple(names), corpus=corpus)
 
 
 @dry_run
@@ -171,16 +154,17 @@ def check_vote_rule(judges: Sequence[str], min_votes: int) -> None:
                          "votes unchecked")
 
 
+@takes_settings(RobustnessContext)
 def estimate_robustness(paraphrase_run: str | Path, *, runs: Mapping[str, str | Path] | None = None,
                         retrievers: Sequence[str] | None = None, histories: Sequence[str] = DEFAULT_HISTORIES,
                         qrels: str | Path | None = None, judges: Sequence[str] = (BASELINE,),
-                        judge_depth: int = DEFAULT_JUDGE_DEPTH,
-                        workspace: str | Path | None = None) -> CostEstimate:
+                        settings: RobustnessContext) -> CostEstimate:
     """An upper bound of the judging cost: every judged turn × every run × k documents, all
     unjudged (overlapping and judged documents make the real count lower)."""
 
     check_models(*judges)
-    directory = paraphrase_run_directory(workspace_for(workspace), paraphrase_run)
+    judge_depth = settings.judge_depth
+    directory = paraphrase_run_directory(workspace_for(settings.workspace), paraphrase_run)
     sets = [name for name in test_set_names(directory) if not runs or name in runs]
     judged_turns = len(benchmark_qrels(directory, str(Path(qrels).resolve()) if qrels else None))
     configurations = 1 if runs else len(list(retrievers or DEFAULT_RETRIEVERS)) * len(histories)

@@ -6,28 +6,23 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.label_judge import LABELS_PREFIX
-from benchsmith.agents.models import BASELINE
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
-from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
-from benchsmith.evals.selection_measures import DEFAULT_BETAS, DEFAULT_RESAMPLES
-from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_models,
-                                           checked_run_id, job_run, priced, resolved_path, workspace_for)
-from benchsmith.graphs.jobs.defaults import SELECT_BATCH_SIZE as DEFAULT_BATCH_SIZE
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
+                                           job_run, priced, resolved_path, workspace_for)
 from benchsmith.graphs.jobs.defaults import SELECT_JUDGES as DEFAULT_JUDGES
-from benchsmith.graphs.jobs.defaults import SELECT_RERANK_DEPTH as DEFAULT_RERANK_DEPTH
 from benchsmith.graphs.runtime.runner import run_job
+from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, takes_settings
 from benchsmith.graphs.select.graph import SelectContext, builder, label_judge, queries_of
 from benchsmith.graphs.select.retrieval import chunk_index, corpus_of
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.space_files import read_space_file
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.query_building import HistoryMode, build_query
 from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, build_space, parse_rewrite,
                                              planned_settings, space_from_mapping, stage_count)
@@ -84,45 +79,31 @@ def strategy_space(space: str | Path | Mapping[str, Any] | None = None, *, retri
     return build_space(levels, search or file_search, list(order) or file_order)
 
 
+@takes_settings(SelectContext)
 def select(queries: str | Path, *, corpus: Sequence[str | Path], space: str | Path | Mapping[str, Any] | None = None,
            retrievers: Sequence[str] = (), chunkings: Sequence[str] = (), rewrites: Sequence[str] = (),
            reranks: Sequence[str] = (), filters: Sequence[str] = (), top_k: Sequence[int] = (),
            search: str | None = None, order: Sequence[str] = (), judges: Sequence[str] = DEFAULT_JUDGES,
-           llm: str = BASELINE, min_votes: int | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
-           rerank_depth: int = DEFAULT_RERANK_DEPTH, betas: Sequence[float] = DEFAULT_BETAS,
-           resamples: int = DEFAULT_RESAMPLES, confidence: float = DEFAULT_CONFIDENCE,
-           embedder: str = DEFAULT_EMBEDDER, seed: int = 0, concurrency: int = 4, curves_shown: int = 5,
-           requests_per_second: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
-           structured_output: str = "auto",
-           workspace: str | Path | None = None, chroma_host: str | None = None, database: str | None = None,
-           run_id: str | None = None, on_event: EventHandler | None = None,
-           resume: str | None = None) -> SelectionResult:
+           run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None,
+           settings: SelectContext) -> SelectionResult:
     """Search the strategy space for the configuration that serves ``queries`` (a text or JSONL
     file of real queries, no labels) best on ``corpus``, judged by ``judges`` (``baseline``,
-    ``openai:<model>``, a registered name, or ``qrels:FILE`` to answer from known labels). The
-    same call with the same ``run_id`` resumes. With ``database`` (a postgresql:// URL) its
-    checkpoints, run record and model cache are kept in PostgreSQL."""
+    ``openai:<model>``, a registered name, or ``qrels:FILE`` to answer from known labels); every
+    setting of :class:`SelectContext` is a keyword argument too. The same call with the same
+    ``run_id`` resumes. With ``database`` (a postgresql:// URL) its checkpoints, run record and
+    model cache are kept in PostgreSQL."""
 
-    resolved = workspace_for(workspace)
-    settings = checked_settings(queries, corpus, strategy_space(
+    resolved = workspace_for(settings.workspace)
+    check_bounds(settings)
+    inputs = checked_inputs(queries, corpus, strategy_space(
         space, retrievers=retrievers, chunkings=chunkings, rewrites=rewrites, reranks=reranks, filters=filters,
-        top_k=top_k, search=search, order=order), judges, llm, min_votes, batch_size, rerank_depth, betas,
-        resamples, confidence, embedder, seed)
-    check_at_least(1, concurrency=concurrency, curves_shown=curves_shown)
-    database = database_url(database)
+        top_k=top_k, search=search, order=order), judges, settings)
     run_id = checked_run_id(run_id, "select")
-    context = SelectContext(
-        workspace=str(resolved.root), chroma_host=chroma_host, embedder=embedder, llm=llm, min_votes=min_votes,
-        batch_size=batch_size, rerank_depth=rerank_depth, betas=tuple(betas), resamples=resamples,
-        confidence=confidence, concurrency=concurrency, curves_shown=curves_shown, seed=seed,
-        requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-        structured_output=structured_output, database=database)
+    context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
     context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(builder, job="select", workspace=resolved, run_id=run_id,
-                      inputs={"run_id": run_id, "queries": settings["queries"], "corpus": settings["corpus"],
-                              "space": settings["space"], "judges": settings["judges"]},
-                      context=context, settings=settings, on_event=on_event, max_concurrency=concurrency,
-                      resume=resume, database=database)
+    outcome = run_job(builder, job="select", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
+                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
+                      max_concurrency=context.concurrency, resume=resume, database=context.database)
     values = outcome.values
     return SelectionResult(**job_run(outcome), ranking=values["ranking"], winner=values.get("best"),
                            tied=values.get("tied", []), pr_auc=values["pr_auc"],
@@ -164,10 +145,10 @@ def check_vote_rule(judges: Sequence[str], min_votes: int | None) -> None:
                      f"--judge specs, or pass --min-votes {len(judges)} or less")
 
 
-def checked_settings(queries: str | Path, corpus: Sequence[str | Path], space: dict[str, Any], judges: Sequence[str],
-                     llm: str, min_votes: int | None, batch_size: int, rerank_depth: int, betas: Sequence[float],
-                     resamples: int, confidence: float, embedder: str, seed: int) -> dict[str, Any]:
-    """The run's settings, every one checked (queries and corpus read) before any work starts."""
+def checked_inputs(queries: str | Path, corpus: Sequence[str | Path], space: dict[str, Any], judges: Sequence[str],
+                   settings: SelectContext) -> dict[str, Any]:
+    """The run's inputs, every one checked (queries and corpus read) with the settings they depend
+    on, before any work starts."""
 
     if not corpus:
         raise InputError("give the documents to search with --corpus (a folder, a file, a BEIR corpus.jsonl or stdlib)")
@@ -177,37 +158,35 @@ def checked_settings(queries: str | Path, corpus: Sequence[str | Path], space: d
                          "search it staged (--search staged) or give fewer levels")
     judge_specs = checked_judges(judges)
     if any(level != "none" for level in space["rewrite"]):
-        check_models(llm)
-    check_at_least(1, min_votes=min_votes, batch_size=batch_size, rerank_depth=rerank_depth, resamples=resamples)
-    if not betas or any(beta <= 0 for beta in betas):
+        check_models(settings.llm)
+    if not settings.betas or any(beta <= 0 for beta in settings.betas):
         raise InputError("--beta values must be positive")
-    if not 0 < confidence < 1:
-        raise InputError(f"--confidence must lie strictly between 0 and 1, got {confidence}")
+    if not 0 < settings.confidence < 1:
+        raise InputError(f"--confidence must lie strictly between 0 and 1, got {settings.confidence}")
     queries_path = str(Path(queries).resolve())
     queries_of(queries_path)
     sources = [resolved_path(str(source)) for source in corpus]
     corpus_of(sources)
-    check_vote_rule(judge_specs, min_votes)  # after the files: their errors name a line, this one a setting
-    return {"queries": queries_path, "corpus": sources, "space": space, "judges": judge_specs, "llm": llm,
-            "min_votes": min_votes, "batch_size": batch_size, "rerank_depth": rerank_depth,
-            "betas": list(betas), "resamples": resamples, "confidence": confidence, "embedder": embedder,
-            "seed": seed}
+    check_vote_rule(judge_specs, settings.min_votes)  # after the files: their errors name a line, this one a setting
+    return {"queries": queries_path, "corpus": sources, "space": space, "judges": judge_specs}
 
 
 @dry_run
+@takes_settings(SelectContext)
 def estimate_selection(queries: str | Path, *, corpus: Sequence[str | Path],
                        space: str | Path | Mapping[str, Any] | None = None, retrievers: Sequence[str] = (),
                        chunkings: Sequence[str] = (), rewrites: Sequence[str] = (), reranks: Sequence[str] = (),
                        filters: Sequence[str] = (), top_k: Sequence[int] = (), search: str | None = None,
-                       order: Sequence[str] = (), judges: Sequence[str] = DEFAULT_JUDGES, llm: str = BASELINE,
-                       batch_size: int = DEFAULT_BATCH_SIZE) -> CostEstimate:
+                       order: Sequence[str] = (), judges: Sequence[str] = DEFAULT_JUDGES,
+                       settings: SelectContext) -> CostEstimate:
     """The configurations a search would evaluate, the pool it expects, and the judges' and
     rewriters' calls, tokens and cost (nothing is embedded or called)."""
 
     resolved_space = strategy_space(space, retrievers=retrievers, chunkings=chunkings, rewrites=rewrites,
                                     reranks=reranks, filters=filters, top_k=top_k, search=search, order=order)
     judge_specs = checked_judges(judges)
-    check_at_least(1, batch_size=batch_size)
+    check_bounds(settings)
+    llm, batch_size = settings.llm, settings.batch_size
     loaded = queries_of(str(Path(queries).resolve()))
     documents = corpus_of([resolved_path(str(source)) for source in corpus])
     configurations = [SelectConfiguration.from_settings(setting) for setting in planned_settings(resolved_space)]

@@ -6,30 +6,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from benchsmith.agents.models import BASELINE, estimate_tokens
-from benchsmith.evals.validity import DEFAULT_BOOTSTRAP
+from benchsmith.agents.models import estimate_tokens
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
-from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_at_least, check_embedders,
+from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path,
                                            retriever_embedders, workspace_for)
-from benchsmith.graphs.jobs.defaults import VALIDATE_JUDGE_DEPTH as DEFAULT_JUDGE_DEPTH
-from benchsmith.graphs.jobs.defaults import VALIDATE_MEASURE as DEFAULT_MEASURE
 from benchsmith.graphs.jobs.defaults import VALIDATE_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.graphs.jobs.evaluate import checked_measures
 from benchsmith.graphs.jobs.select import checked_judges
 from benchsmith.graphs.runtime.runner import run_job
+from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, takes_settings
 from benchsmith.graphs.validate import JUDGE_BATCH, ValidationContext, builder, check_same_corpus, default_histories
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.labelled_questions import read_labelled_questions
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
-from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
 from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
 
 MIN_CONFIGURATIONS = 3  # τ over fewer says next to nothing
@@ -52,46 +48,31 @@ class ValidationResult(JobRun):
         return json.loads(self.report["results"].read_text(encoding="utf-8"))
 
 
+@takes_settings(ValidationContext)
 def validate(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[str] | None = None,
-             histories: Sequence[str] | None = None, runs: Sequence[str | Path] = (), rerank: str | None = None,
-             rerank_depth: int = DEFAULT_RERANK_DEPTH, measure: str = DEFAULT_MEASURE, depth: int = 1000,
-             split: str = "test", judges: Sequence[str] = (), judge_depth: int = DEFAULT_JUDGE_DEPTH,
-             bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0, llm: str = BASELINE,
-             embedder: str = DEFAULT_EMBEDDER, concurrency: int = 4, requests_per_second: float | None = None,
-             timeout_s: float = 60.0, max_attempts: int = 6, structured_output: str = "auto",
-             workspace: str | Path | None = None, chroma_host: str | None = None, database: str | None = None,
-             run_id: str | None = None, on_event: EventHandler | None = None,
-             resume: str | None = None) -> ValidationResult:
-    """Rank every configuration (``retrievers`` × ``histories``, ``rerank``, TREC ``runs`` that
-    rank the queries of both sets) on ``synthetic`` (anything `evaluate` accepts) and on
+             histories: Sequence[str] | None = None, runs: Sequence[str | Path] = (), judges: Sequence[str] = (),
+             run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None,
+             settings: ValidationContext) -> ValidationResult:
+    """Rank every configuration (``retrievers`` × ``histories``, ``rerank_model``, TREC ``runs``
+    that rank the queries of both sets) on ``synthetic`` (anything `evaluate` accepts) and on
     ``human`` (a BEIR directory over the same corpus, or a labelled JSONL whose gold chunk ids are
     ids of the synthetic corpus) by ``measure``, and compare the two rankings: Kendall's τ-b,
     a seeded bootstrap interval over the queries of both sets, scipy's p-value, whether the
-    same configuration comes first. ``judges`` (``baseline``, ``openai:<model>``, a registered
-    name or ``qrels:FILE``) each label the human set's gold pairs and as many sampled non-gold
-    ones; their agreement with the human labels is in ``judge_agreement``. Different corpora stop
-    with an InputError before any run exists. The same call with the same ``run_id`` resumes."""
+    same configuration comes first; every setting of :class:`ValidationContext` is a keyword
+    argument too. ``judges`` (``baseline``, ``openai:<model>``, a registered name or
+    ``qrels:FILE``) each label the human set's gold pairs and as many sampled non-gold ones; their
+    agreement with the human labels is in ``judge_agreement``. Different corpora stop with an
+    InputError before any run exists. The same call with the same ``run_id`` resumes."""
 
-    resolved = workspace_for(workspace)
-    settings = _checked_settings(resolved, synthetic, human, retrievers, histories, runs, rerank, rerank_depth,
-                                 measure, depth, split, judges, judge_depth, bootstrap, llm)
-    check_at_least(1, concurrency=concurrency)
-    check_embedders(embedder, *retriever_embedders(settings["retrievers"]))
-    database = database_url(database)
+    resolved = workspace_for(settings.workspace)
+    inputs, context = _checked_inputs(resolved, synthetic, human, retrievers, histories, runs, judges, settings)
+    check_embedders(context.embedder, *retriever_embedders(inputs["retrievers"]))
     run_id = checked_run_id(run_id, "validate")
-    context = ValidationContext(
-        workspace=str(resolved.root), chroma_host=chroma_host, database=database, measure=settings["measure"],
-        split=split, depth=depth, embedder=embedder, rerank_model=rerank, rerank_depth=rerank_depth, llm=llm,
-        bootstrap=bootstrap, judge_depth=judge_depth, concurrency=concurrency, seed=seed,
-        requests_per_second=requests_per_second, timeout_s=timeout_s, max_attempts=max_attempts,
-        structured_output=structured_output)  # type: ignore[arg-type]
+    context = replace(context, workspace=str(resolved.root), database=database_url(context.database))
     context.model_settings()  # an impossible model setting stops here, before the run exists
-    inputs = {"run_id": run_id, "synthetic": settings["synthetic"], "human": settings["human"],
-              "retrievers": settings["retrievers"], "histories": settings["histories"], "runs": settings["runs"],
-              "judges": settings["judges"]}
-    outcome = run_job(builder, job="validate", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
-                      settings={**settings, "seed": seed}, on_event=on_event, max_concurrency=1, resume=resume,
-                      database=database)
+    outcome = run_job(builder, job="validate", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
+                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
+                      max_concurrency=1, resume=resume, database=context.database)
     values = outcome.values
     return ValidationResult(**job_run(outcome), measure=values["measure"], configurations=values["configurations"],
                             kendall_tau_b=values["kendall_tau_b"], interval=values["interval"],
@@ -100,73 +81,71 @@ def validate(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[s
                             report={kind: Path(path) for kind, path in values["report"].items()})
 
 
-def _checked_settings(workspace: Workspace, synthetic: str | Path, human: str | Path,
-                      retrievers: Sequence[str] | None, histories: Sequence[str] | None, runs: Sequence[str | Path],
-                      rerank: str | None, rerank_depth: int, measure: str, depth: int, split: str,
-                      judges: Sequence[str], judge_depth: int, bootstrap: int, llm: str) -> dict[str, Any]:
-    """Every setting checked, both sets loaded and their corpora compared, before any work starts."""
+def _checked_inputs(workspace: Workspace, synthetic: str | Path, human: str | Path, retrievers: Sequence[str] | None,
+                    histories: Sequence[str] | None, runs: Sequence[str | Path], judges: Sequence[str],
+                    settings: ValidationContext) -> tuple[dict[str, Any], ValidationContext]:
+    """The run's inputs, and its settings with the measure checked: every one checked, both sets
+    loaded and their corpora compared, before any work starts."""
 
+    check_bounds(settings)
     retrievers = list(dict.fromkeys(retrievers if retrievers is not None else () if runs else DEFAULT_RETRIEVERS))
     run_files = [str(Path(path).resolve()) for path in runs]
     for path in run_files:
         if not Path(path).is_file():
             raise InputError(f"--run {path}: file not found")
     specs = [parse_retriever(spec) for spec in retrievers]
-    names = checked_measures([measure])
+    names = checked_measures([settings.measure])
     if len(names) != 1:
-        raise InputError(f"--measure {measure!r}: give one measure to rank the configurations by")
-    check_at_least(1, depth=depth, rerank_depth=rerank_depth, judge_depth=judge_depth, bootstrap=bootstrap)
-    check_models(llm)
+        raise InputError(f"--measure {settings.measure!r}: give one measure to rank the configurations by")
+    check_models(settings.llm)
     judge_specs = checked_judges(judges) if judges else []
-    loaded = cached_benchmark(resolved_path(str(synthetic)), workspace, split)
+    loaded = cached_benchmark(resolved_path(str(synthetic)), workspace, settings.split)
     modes = list(dict.fromkeys(histories or default_histories(loaded)))
     history_modes = [parse_history_mode(mode) for mode in modes]
     if specs:
         require_oracle_rewrites(loaded, history_modes)
-    configurations = expand_configurations(specs, history_modes, rerank is not None) if specs else []
+    reranked = settings.rerank_model is not None
+    configurations = expand_configurations(specs, history_modes, reranked) if specs else []
     run_file_configurations(run_files, taken={configuration.name for configuration in configurations})
     if len(configurations) + len(run_files) < MIN_CONFIGURATIONS:
         raise InputError(f"rank at least {MIN_CONFIGURATIONS} configurations (--retriever, --history, --run); "
                          f"{len(configurations) + len(run_files)} given")
     human_path = Path(human).resolve()
-    check_same_corpus(loaded, str(human_path), workspace, split)
-    return {"synthetic": resolved_path(str(synthetic)), "human": str(human_path), "retrievers": retrievers,
-            "histories": modes, "runs": run_files, "rerank": rerank, "rerank_depth": rerank_depth,
-            "measure": names[0], "depth": depth, "split": split, "judges": judge_specs, "judge_depth": judge_depth,
-            "bootstrap": bootstrap, "llm": llm}
+    check_same_corpus(loaded, str(human_path), workspace, settings.split)
+    inputs = {"synthetic": resolved_path(str(synthetic)), "human": str(human_path), "retrievers": retrievers,
+              "histories": modes, "runs": run_files, "judges": judge_specs}
+    return inputs, replace(settings, measure=names[0])
 
 
+@takes_settings(ValidationContext)
 def estimate_validation(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[str] | None = None,
                         histories: Sequence[str] | None = None, runs: Sequence[str | Path] = (),
-                        rerank: str | None = None, measure: str = DEFAULT_MEASURE, split: str = "test",
-                        judges: Sequence[str] = (), judge_depth: int = DEFAULT_JUDGE_DEPTH, llm: str = BASELINE,
-                        workspace: str | Path | None = None) -> CostEstimate:
+                        judges: Sequence[str] = (), settings: ValidationContext) -> CostEstimate:
     """The configurations a validation would rank on both sets, and the judges' cost: each judge
     reads every gold pair of the human set and as many non-gold ones (at most), in batches."""
 
-    resolved = workspace_for(workspace)
-    settings = _checked_settings(resolved, synthetic, human, retrievers, histories, runs, rerank, DEFAULT_RERANK_DEPTH,
-                                 measure, 1000, split, judges, judge_depth, DEFAULT_BOOTSTRAP, llm)
-    loaded = cached_benchmark(settings["synthetic"], resolved, split)
+    resolved = workspace_for(settings.workspace)
+    inputs, context = _checked_inputs(resolved, synthetic, human, retrievers, histories, runs, judges, settings)
+    loaded = cached_benchmark(inputs["synthetic"], resolved, context.split)
     documents = corpus_documents(loaded)
-    if Path(settings["human"]).is_file():
-        gold = {question.id: question.gold_ids for question in read_labelled_questions(settings["human"])}
+    if Path(inputs["human"]).is_file():
+        gold = {question.id: question.gold_ids for question in read_labelled_questions(inputs["human"])}
     else:
-        human_set = cached_benchmark(settings["human"], resolved, split)
+        human_set = cached_benchmark(inputs["human"], resolved, context.split)
         gold = {query_id: [doc for doc, rel in judged.items() if rel > 0] for query_id, judged in human_set.qrels.items()}
     pairs = {query_id: 2 * len([doc for doc in ids if doc in documents]) for query_id, ids in gold.items()}
     calls = sum(-(-count // JUDGE_BATCH) for count in pairs.values())
     mean_passage = (sum(len(document_text(*text)) for text in documents.values()) / len(documents)) if documents else 0
     input_tokens = estimate_tokens("x" * int(sum(pairs.values()) * mean_passage + calls * 1200))
-    configurations = expand_configurations([parse_retriever(spec) for spec in settings["retrievers"]],
-                                           [parse_history_mode(mode) for mode in settings["histories"]],
-                                           rerank is not None) if settings["retrievers"] else []
-    names = [*(Path(path).name for path in settings["runs"]), *(c.name for c in configurations)]
-    notes = [f"configurations: {', '.join(names)}, ranked by {settings['measure']} on both sets",
+    configurations = expand_configurations([parse_retriever(spec) for spec in inputs["retrievers"]],
+                                           [parse_history_mode(mode) for mode in inputs["histories"]],
+                                           context.rerank_model is not None) if inputs["retrievers"] else []
+    names = [*(Path(path).name for path in inputs["runs"]), *(c.name for c in configurations)]
+    notes = [f"configurations: {', '.join(names)}, ranked by {context.measure} on both sets",
              f"{len(loaded.queries):,} synthetic queries; {len(gold):,} labelled questions with "
              f"{sum(pairs.values()) // 2:,} gold pairs",
              "retrieval itself calls no model (except a 'rewrite' history)"]
-    return priced(f"{len(names)} configurations × 2 sets" + (f", {len(settings['judges'])} judge(s) on at most "
-                                                              f"{sum(pairs.values()):,} pairs" if settings["judges"] else ""),
+    return priced(f"{len(names)} configurations × 2 sets" + (f", {len(inputs['judges'])} judge(s) on at most "
+                                                              f"{sum(pairs.values()):,} pairs" if inputs["judges"] else ""),
                   [(spec, calls, input_tokens, JUDGE_OUTPUT_TOKENS * sum(pairs.values()))
-                   for spec in settings["judges"] if not spec.startswith("qrels:")], notes)
+                   for spec in inputs["judges"] if not spec.startswith("qrels:")], notes)

@@ -40,7 +40,6 @@ from __future__ import annotations
 import functools
 import operator
 from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -53,13 +52,12 @@ from benchsmith.agents.label_judge import LABELS_PREFIX, LabelSeam
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.agents.models import ModelSeam
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
-from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
-from benchsmith.evals.selection_measures import (DEFAULT_BETAS, DEFAULT_RESAMPLES, QueryCounts, configuration_scores,
-                                                 main_effects, micro_precision_recall, pr_auc, resample_weights)
+from benchsmith.evals.selection_measures import (QueryCounts, configuration_scores, main_effects, micro_precision_recall,
+                                                 pr_auc, resample_weights)
 from benchsmith.evals.selection_report import selection_report_files
+from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
-from benchsmith.graphs.runtime.resources import (ModelOptions, StoreOptions, concurrency_slot, embedder_for, register_model,
-                                         run_seam, workspace_of)
+from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, register_model, run_seam, workspace_of
 from benchsmith.graphs.select.judging import VERDICT_STORE, judge_batch, pair_id, query_facts, stores_verdicts
 from benchsmith.graphs.select.results import (BEST_FILE, JudgedPool, best_by_f_beta, best_configuration_yaml,
                                               configuration_counts, measured_configurations, selection_notes,
@@ -74,7 +72,6 @@ from benchsmith.stores.query_files import read_user_queries
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_run
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER
 from benchsmith.tools.retriever_specs import RetrieverSpec
 from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, baseline_settings, grid_settings,
                                              space_from_mapping, stage_settings)
@@ -82,39 +79,8 @@ from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, ba
 RUN_FILES_DIR, QUERIES_DIR = "run-files", "queries"
 CONFIGURATIONS_FILE, POOL_FILE, JUDGMENTS_FILE = "configurations.jsonl", "pool.jsonl", "judgments.jsonl"
 FACTS_FILE, STAGES_FILE = "facts.jsonl", "stages.jsonl"
-DEFAULT_BATCH_SIZE = 8
-DEFAULT_RERANK_DEPTH = 50
-DEFAULT_CURVES_SHOWN = 5
 # Progress stages named unlike the nodes: a node's end completes the bar of its name (graphs/cli/console.py).
 RETRIEVAL_STAGE, JUDGING_STAGE = "retrieval", "judging pairs"
-
-
-@dataclass(kw_only=True)
-class SelectContext(StoreOptions, ModelOptions):
-    """Settings of one configuration search (not checkpointed: the CLI passes them again on resume)."""
-
-    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
-        "description": "Embedder of the 'dense' retriever (dense:MODEL names its own): a sentence-transformers "
-                       "name or path, or a registered name."})
-    llm: str = field(default="baseline", metadata={
-        "description": "Model of the 'rewrite' and 'expand:N' query rewriting: 'baseline', openai:<model> or a "
-                       "registered name."})
-    min_votes: int | None = field(default=None, metadata={
-        "description": "Judges that must find a chunk relevant (and be a majority) for it to count; empty: 2, the "
-                       "audit's rule (one judge needs 1 given explicitly)."})
-    batch_size: int = field(default=DEFAULT_BATCH_SIZE, metadata={
-        "description": "Pairs of one query a judge judges per call."})
-    rerank_depth: int = field(default=DEFAULT_RERANK_DEPTH, metadata={
-        "description": "Chunks per query a reranking configuration re-scores before cutting to its top K."})
-    betas: tuple[float, ...] = field(default=DEFAULT_BETAS, metadata={
-        "description": "F-beta weights reported; the smallest picks the precision-first, the largest the "
-                       "recall-first configuration."})
-    resamples: int = field(default=DEFAULT_RESAMPLES, metadata={
-        "description": "Bootstrap resamples of the queries for the intervals."})
-    confidence: float = field(default=DEFAULT_CONFIDENCE, metadata={"description": "Level of the intervals."})
-    concurrency: int = field(default=4, metadata={"description": "Judge (and rewriter) calls in flight."})
-    curves_shown: int = field(default=DEFAULT_CURVES_SHOWN, metadata={
-        "description": "Configurations whose precision–recall curves the report draws (the best ones)."})
 
 
 class SelectInput(TypedDict):

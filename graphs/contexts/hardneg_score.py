@@ -1,0 +1,23 @@
+"""The settings of a hard-negative scoring run (graphs/hardneg/score.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
+from benchsmith.graphs.runtime.settings import StoreOptions
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+
+
+@dataclass(kw_only=True)
+class HardnegScoreContext(StoreOptions):
+    """Settings of one scoring run (not checkpointed: the CLI passes them again on resume)."""
+
+    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
+        "description": "Embedder of the plain 'dense' scorer (dense:MODEL names its own): a sentence-transformers "
+                       "name or path, openai:<model>, or a registered name."})
+    confidence: float = field(default=DEFAULT_CONFIDENCE, metadata={
+        "description": "Level of the bootstrap intervals.", "min": 0.0, "max": 1.0})
+    resamples: int = field(default=DEFAULT_RESAMPLES, metadata={
+        "description": "Bootstrap resamples (over rows) of each interval.", "min": 100})
+    seed: int = field(default=0, metadata={"description": "Seed of the bootstrap."})

@@ -1,0 +1,42 @@
+"""The settings of an ingestion (graphs/ingest.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from benchsmith.agents.defaults import BASELINE
+from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions
+from benchsmith.tools.defaults import (DEFAULT_CHUNK_SIZE, DEFAULT_DEDUP_NUM_PERM, DEFAULT_DEDUP_THRESHOLD,
+                                       DEFAULT_EMBEDDER, DEFAULT_INDEX_BATCH_SIZE, DEFAULT_MIN_CHARS)
+from benchsmith.tools.quality import DEFAULT_MIN_QUALITY
+
+QualityScorerName = Literal["heuristic", "llm"]
+
+
+@dataclass(kw_only=True)
+class IngestContext(StoreOptions, ModelOptions):
+    """Settings of one ingestion (not checkpointed: the CLI passes them again on resume)."""
+
+    chunk_size: int = field(default=DEFAULT_CHUNK_SIZE, metadata={
+        "description": "Target chunk size in characters; no chunk is longer, no word is split.", "min": 1})
+    min_chars: int = field(default=DEFAULT_MIN_CHARS, metadata={
+        "description": "Chunks shorter than this are dropped.", "min": 1})
+    dedup_threshold: float = field(default=DEFAULT_DEDUP_THRESHOLD, metadata={
+        "description": "Jaccard similarity of character 5-grams from which a chunk is a near-duplicate.",
+        "min": 0.0, "max": 1.0})
+    num_perm: int = field(default=DEFAULT_DEDUP_NUM_PERM, metadata={"description": "MinHash permutations.", "min": 1})
+    min_quality: float = field(default=DEFAULT_MIN_QUALITY, metadata={
+        "description": "Chunks scoring below this quality (0..1) are filtered out.", "min": 0.0, "max": 1.0})
+    quality: QualityScorerName = field(default="heuristic", metadata={
+        "description": "Quality scorer: 'heuristic' (information density, no model) or 'llm' (asks the llm model)."})
+    llm: str = field(default=BASELINE, metadata={
+        "description": "Model of the 'llm' quality scorer: openai:<model> (e.g. openai:gpt-4o-mini) or a registered "
+                       "name."})
+    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
+        "description": "Embedder of the collection (one collection per embedder): a sentence-transformers model name "
+                       "or path, openai:<model> for an OpenAI-compatible embedding server "
+                       "(BENCHSMITH_EMBEDDINGS_BASE_URL, else OPENAI_BASE_URL: TEI, vLLM, Ollama, OpenAI), batched, "
+                       "cached in the workspace and counted in the run's usage, or a registered name."})
+    batch_size: int = field(default=DEFAULT_INDEX_BATCH_SIZE, metadata={
+        "description": "Chunks embedded and stored per batch (the resume granularity).", "min": 1})
