@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GRAPHS = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))["graphs"]
 
 # Graph id → (the CLI command that runs it, the API job function's name).
-CONVERTED = {
+COMMANDS = {
     "synthesize": ("synthesize", "synthesize"),
     "conversation": ("synthesize", "synthesize"),  # the synthesis graph's subgraph: the same context
     "evaluate": ("evaluate", "evaluate"),
@@ -42,14 +42,11 @@ CONVERTED = {
     "hardneg": ("hardneg build", "build_hardneg"),  # a subcommand: its words, space-separated
     "hardneg-score": ("hardneg score", "score_hardneg"),
 }
-# Not converted yet: their commands and jobs still declare their settings by hand (issue 21, to do).
-NOT_CONVERTED: set[str] = set()
 SHARED_NAMES = {item.name for base in (StoreOptions, ModelOptions, RunOptions) for item in dataclasses.fields(base)}
 
 
-def test_every_graph_is_either_checked_or_named_as_not_converted():
-    assert set(CONVERTED) | NOT_CONVERTED == set(GRAPHS)
-    assert not set(CONVERTED) & NOT_CONVERTED
+def test_every_graph_studio_serves_is_checked():
+    assert set(COMMANDS) == set(GRAPHS)
 
 
 def compiled(graph_id: str) -> Any:
@@ -77,12 +74,12 @@ def json_default(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-@pytest.mark.parametrize("graph_id", sorted(CONVERTED))
+@pytest.mark.parametrize("graph_id", sorted(COMMANDS))
 def test_cli_api_and_schema_carry_each_context_field_alike(graph_id):
     graph = compiled(graph_id)
     context_type = graph.builder.context_schema
     schema = graph.get_context_jsonschema()["properties"]
-    command_name, job_name = CONVERTED[graph_id]
+    command_name, job_name = COMMANDS[graph_id]
     options = {param.name: param for param in click_command(command_name).params}
     api = inspect.signature(getattr(benchsmith, job_name)).parameters
     for item in user_settings(context_type):
@@ -99,9 +96,9 @@ def test_cli_api_and_schema_carry_each_context_field_alike(graph_id):
         assert api[item.name].kind is inspect.Parameter.KEYWORD_ONLY, item.name
 
 
-@pytest.mark.parametrize("command_name", sorted({command for command, _ in CONVERTED.values()}))
+@pytest.mark.parametrize("command_name", sorted({command for command, _ in COMMANDS.values()}))
 def test_no_command_declares_by_hand_what_a_context_or_the_shared_options_declare(command_name):
-    graph_ids = [graph_id for graph_id, (command, _) in CONVERTED.items() if command == command_name]
+    graph_ids = [graph_id for graph_id, (command, _) in COMMANDS.items() if command == command_name]
     declared = SHARED_NAMES | {item.name for graph_id in graph_ids
                                for item in dataclasses.fields(compiled(graph_id).builder.context_schema)}
     derived = callbacks()[command_name].__derived_options__
