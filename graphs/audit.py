@@ -428,7 +428,5 @@ builder.add_conditional_edges("wait", dispatch, ["judge", "wait", "shortcuts"])
 builder.add_edge("shortcuts", "report")
 builder.add_edge("report", END)
 
-# The Studio copy: compiled without a checkpointer (the server brings its own).
-graph = builder.compile()
-graph.name = "audit"
+graph = builder.compile(name="audit")  # the Studio copy: no checkpointer (the server brings its own)
 

@@ -190,7 +190,5 @@ for before, after in zip(STAGES, STAGES[1:]):
     builder.add_edge(before, after)
 builder.add_edge("embed", END)
 
-# The Studio copy: compiled without a checkpointer (the server brings its own).
-graph = builder.compile()
-graph.name = "ingest"
+graph = builder.compile(name="ingest")  # the Studio copy: no checkpointer (the server brings its own)
 

@@ -500,11 +500,8 @@ def load_json(path: Path) -> dict[str, Any]:
 
 builder = StateGraph(NuggetsState, context_schema=NuggetsContext, input_schema=NuggetsInput,
                      output_schema=NuggetsOutput)
-builder.add_node("prepare", prepare)
-builder.add_node("pool", pool)
-builder.add_node("gather", gather)
-builder.add_node("judge", judge)
-builder.add_node("export", export)
+for node in (prepare, pool, gather, judge, export):
+    builder.add_node(node)
 builder.add_edge(START, "prepare")
 builder.add_conditional_edges("prepare", route_questions, ["pool", "gather"])
 builder.add_edge("pool", "gather")
@@ -512,6 +509,4 @@ builder.add_conditional_edges("gather", route_batches, ["judge", "export"])
 builder.add_edge("judge", "export")
 builder.add_edge("export", END)
 
-# The Studio copy: compiled without a checkpointer (the server brings its own).
-graph = builder.compile()
-graph.name = "nuggets"
+graph = builder.compile(name="nuggets")  # the Studio copy: no checkpointer (the server brings its own)

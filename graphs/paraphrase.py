@@ -421,6 +421,4 @@ builder.add_conditional_edges("gather", dispatch, ["paraphrase_turn", "wait", "f
 builder.add_conditional_edges("wait", dispatch, ["paraphrase_turn", "wait", "finish"])
 builder.add_edge("finish", END)
 
-# The Studio copy: compiled without a checkpointer (the server brings its own).
-graph = builder.compile()
-graph.name = "paraphrase"
+graph = builder.compile(name="paraphrase")  # the Studio copy: no checkpointer (the server brings its own)

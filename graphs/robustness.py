@@ -397,11 +397,8 @@ def _notes(context: RobustnessContext, state: RobustnessState, judged_measure: s
 
 builder = StateGraph(RobustnessState, context_schema=RobustnessContext, input_schema=RobustnessInput,
                      output_schema=RobustnessOutput)
-builder.add_node("plan", plan)
-builder.add_node("evaluate", evaluate)
-builder.add_node("pool", pool)
-builder.add_node("judge", judge)
-builder.add_node("report", report)
+for node in (plan, evaluate, pool, judge, report):
+    builder.add_node(node)
 builder.add_edge(START, "plan")
 builder.add_conditional_edges("plan", next_step, ["evaluate", "pool"])
 builder.add_conditional_edges("evaluate", next_step, ["evaluate", "pool"])
@@ -409,6 +406,4 @@ builder.add_conditional_edges("pool", dispatch, ["judge", "report"])
 builder.add_edge("judge", "report")
 builder.add_edge("report", END)
 
-# The Studio copy: compiled without a checkpointer (the server brings its own).
-graph = builder.compile()
-graph.name = "robustness"
+graph = builder.compile(name="robustness")  # the Studio copy: no checkpointer (the server brings its own)

@@ -440,11 +440,8 @@ def _notes(state: ValidationState, context: ValidationContext) -> list[str]:
 
 builder = StateGraph(ValidationState, context_schema=ValidationContext, input_schema=ValidationInput,
                      output_schema=ValidationOutput)
-builder.add_node("plan", plan)
-builder.add_node("evaluate", evaluate)
-builder.add_node("pool", pool)
-builder.add_node("judge", judge)
-builder.add_node("report", report)
+for node in (plan, evaluate, pool, judge, report):
+    builder.add_node(node)
 builder.add_edge(START, "plan")
 builder.add_conditional_edges("plan", next_step, ["evaluate", "pool"])
 builder.add_conditional_edges("evaluate", next_step, ["evaluate", "pool"])
@@ -452,6 +449,4 @@ builder.add_edge("pool", "judge")
 builder.add_edge("judge", "report")
 builder.add_edge("report", END)
 
-# The Studio copy: compiled without a checkpointer (the server brings its own).
-graph = builder.compile()
-graph.name = "validate"
+graph = builder.compile(name="validate")  # the Studio copy: no checkpointer (the server brings its own)

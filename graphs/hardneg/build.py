@@ -219,17 +219,14 @@ def export(state: HardnegState, runtime: Runtime[HardnegContext]) -> HardnegOutp
 
 builder = StateGraph(HardnegState, context_schema=HardnegContext, input_schema=HardnegInput,
                      output_schema=HardnegOutput)
-builder.add_node("load", load)
-builder.add_node("build", build)
-builder.add_node("export", export)
+for node in (load, build, export):
+    builder.add_node(node)
 builder.add_edge(START, "load")
 builder.add_conditional_edges("load", dispatch, ["build", "export"])
 builder.add_edge("build", "export")
 builder.add_edge("export", END)
 
-# The Studio copy: compiled without a checkpointer (the server brings its own).
-graph = builder.compile()
-graph.name = "hardneg"
+graph = builder.compile(name="hardneg")  # the Studio copy: no checkpointer (the server brings its own)
 
 
 # ---------------------------------------------------------------------------------------

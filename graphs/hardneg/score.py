@@ -152,14 +152,12 @@ def report(state: HardnegScoreState, runtime: Runtime[HardnegScoreContext]) -> H
 
 builder = StateGraph(HardnegScoreState, context_schema=HardnegScoreContext, input_schema=HardnegScoreInput,
                      output_schema=HardnegScoreOutput)
-builder.add_node("plan", plan)
-builder.add_node("score", score)
-builder.add_node("report", report)
+for node in (plan, score, report):
+    builder.add_node(node)
 builder.add_edge(START, "plan")
 builder.add_conditional_edges("plan", dispatch, ["score", "report"])
 builder.add_edge("score", "report")
 builder.add_edge("report", END)
 
 # Studio loads this copy (no checkpointer); the CLI and the API compile their own with one.
-graph = builder.compile()
-graph.name = "hardneg-score"
+graph = builder.compile(name="hardneg-score")  # the Studio copy: no checkpointer (the server brings its own)

@@ -14,12 +14,10 @@ from benchsmith.agents.models import BASELINE
 from benchsmith.graphs.audit import AuditContext, builder, gold_document
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_embedders,
-                                           check_models, checked_run_id, job_run, priced, resolved_path, shared_arguments,
-                                           workspace_for)
-from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, recorded_settings, takes_settings
+                                           check_models, checked_run_id, job_run, priced, resolved_path, run_settled,
+                                           shared_arguments, workspace_for)
+from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.postgres import database_url
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.query_building import HistoryMode, build_query
 
@@ -69,12 +67,9 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), run_id:
     corpus = str(Path(settings.corpus).resolve()) if settings.corpus else None
     arguments.update(benchmark=inputs["benchmark"], corpus=corpus)  # as resolved here
     run_id = checked_run_id(run_id, "audit")
-    context = replace(settings, workspace=str(resolved.root), corpus=corpus, database=database_url(settings.database))
-    context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(builder, job="audit", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
-                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
-                      max_concurrency=context.concurrency, resume=resume, database=context.database,
-                      arguments=arguments)
+    outcome = run_settled(builder, job="audit", workspace=resolved, run_id=run_id, inputs=inputs,
+                          context=replace(settings, corpus=corpus), on_event=on_event,
+                          max_concurrency=settings.concurrency, resume=resume, arguments=arguments)
     values = outcome.values
     return AuditResult(**job_run(outcome), instances=values["instances"], verdict=Verdict(**values["verdict"]),
                        means=values["means"], confirmed_missing_gold=values["confirmed_missing_gold"],

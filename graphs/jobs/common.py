@@ -6,15 +6,20 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from langgraph.graph import StateGraph
 
 from benchsmith.agents.endpoints import resolve_base_url
 from benchsmith.agents.models import BASELINE, parse_model_spec
 from benchsmith.agents.pricing import PriceTable
 from benchsmith.graphs.runtime.resources import check_embedder_spec, check_model_spec, estimating, missing_key
+from benchsmith.graphs.runtime.runner import RunOutcome, run_job
+from benchsmith.graphs.runtime.settings import recorded_settings
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.postgres import database_url
 from benchsmith.stores.runs import is_valid_run_id, new_run_id
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.retriever_specs import parse_retriever
@@ -95,6 +100,21 @@ def dry_run(estimate: Callable[..., Any]) -> Callable[..., Any]:
             return estimate(*args, **kwargs)
 
     return estimate_without_keys
+
+
+def run_settled(builder: StateGraph, *, job: str, workspace: Workspace, run_id: str, inputs: dict[str, Any],
+                context: Any, on_event: EventHandler | None, resume: str | None, max_concurrency: int | None = None,
+                arguments: dict[str, Any] | None = None) -> RunOutcome:
+    """Run ``job``'s graph on its checked ``inputs`` with ``context`` settled: the workspace
+    resolved, the database URL taken from the environment when not given, the model settings
+    checked before the run exists, and the run recorded with its inputs and the context's
+    recorded settings (graphs/runtime/settings.py)."""
+    context = replace(context, workspace=str(workspace.root), database=database_url(context.database))
+    if hasattr(context, "model_settings"):
+        context.model_settings()  # an impossible model setting stops here, before the run exists
+    return run_job(builder, job=job, workspace=workspace, run_id=run_id, inputs={"run_id": run_id, **inputs},
+                   context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
+                   max_concurrency=max_concurrency, resume=resume, database=context.database, arguments=arguments)
 
 
 def checked_run_id(run_id: str | None, job: str) -> str:

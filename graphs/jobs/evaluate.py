@@ -22,18 +22,16 @@ from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_do
 from benchsmith.graphs.evaluate import EvaluationContext, builder, input_problems, judgments
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path,
-                                           retriever_embedders, workspace_for)
+                                           retriever_embedders, workspace_for, run_settled)
 from benchsmith.graphs.jobs.defaults import EVALUATE_BATCH_SIZE as DEFAULT_BATCH_SIZE
 from benchsmith.graphs.jobs.defaults import EVALUATE_HISTORIES as DEFAULT_HISTORIES
 from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.graphs.runtime.resources import check_reranker
-from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.stores.beir import Benchmark, read_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.integrity import raise_if_strict
 from benchsmith.stores.nugget_qrels import read_nugget_qrels
-from benchsmith.stores.postgres import database_url
 from benchsmith.stores.trec import iter_run_batches, run_file_query_ids, write_sorted_copy
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
@@ -98,11 +96,8 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
     inputs, context = _checked_settings(resolved, benchmark, retrievers, histories, runs, settings)
     check_embedders(context.embedder, *retriever_embedders(retrievers))
     run_id = checked_run_id(run_id, "evaluate")
-    context = replace(context, workspace=str(resolved.root), database=database_url(context.database))
-    context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(builder, job="evaluate", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
-                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
-                      max_concurrency=1, resume=resume, database=context.database)
+    outcome = run_settled(builder, job="evaluate", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
+                          on_event=on_event, max_concurrency=1, resume=resume)
     values = outcome.values
     return EvaluationResult(**job_run(outcome), measures=list(context.measures),
                             primary_measure=values["primary_measure"], aggregate=values["aggregate"],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +24,11 @@ from benchsmith.graphs.hardneg.score import builder as score_builder
 from benchsmith.graphs.hardneg.scoring import load_dataset, output_directory, reference_measures_of_tables
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
                                            check_embedders, check_models, checked_run_id, job_run, priced,
-                                           workspace_for)
+                                           workspace_for, run_settled)
 from benchsmith.graphs.jobs.defaults import HARDNEG_SCORERS as DEFAULT_SCORERS
 from benchsmith.graphs.runtime.resources import check_reranker
-from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.postgres import database_url
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.condition_documents import leading_part
@@ -73,12 +71,8 @@ def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None 
     if files and "stdlib" not in files and not RunDirectory(resolved, run_id).exists() \
             and not read_source_documents(resolved, None, files, None):  # checked before the run exists
         raise InputError(f"{', '.join(files)}: no readable documents with text to build from")
-    context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
-    context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(hardneg_builder, job="hardneg", workspace=resolved, run_id=run_id,
-                      inputs={"run_id": run_id, **inputs}, context=context,
-                      settings={**inputs, **recorded_settings(context)}, on_event=on_event,
-                      max_concurrency=context.concurrency, resume=resume, database=context.database)
+    outcome = run_settled(hardneg_builder, job="hardneg", workspace=resolved, run_id=run_id, inputs=inputs,
+                          context=settings, on_event=on_event, max_concurrency=settings.concurrency, resume=resume)
     values = outcome.values
     return HardnegBuildResult(**job_run(outcome), documents=values.get("documents", 0), rows=values.get("rows", 0),
                               task_rows=dict(values.get("task_rows", {})), dropped=dict(values.get("dropped", {})),
@@ -185,11 +179,8 @@ def score_hardneg(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT_SC
     check_bounds(settings)
     inputs, _ = _checked_score_inputs(resolved, dataset, retrievers, rerankers, output_dir, settings)
     run_id = checked_run_id(run_id, "hardneg-score")
-    context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
-    outcome = run_job(score_builder, job="hardneg-score", workspace=resolved, run_id=run_id,
-                      inputs={"run_id": run_id, **inputs}, context=context,
-                      settings={**inputs, **recorded_settings(context)}, on_event=on_event, max_concurrency=1,
-                      resume=resume, database=context.database)
+    outcome = run_settled(score_builder, job="hardneg-score", workspace=resolved, run_id=run_id, inputs=inputs,
+                          context=settings, on_event=on_event, max_concurrency=1, resume=resume)
     values = outcome.values
     return HardnegScoreResult(**job_run(outcome), dataset=Path(values["dataset"]), output_dir=Path(values["output_dir"]),
                               scorers=list(values["scorers"]), reference=dict(values["reference"]),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +11,11 @@ from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.graphs.ingest import IngestContext, builder
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
                                            check_embedders, check_models, checked_run_id, job_run, priced,
-                                           workspace_for)
+                                           workspace_for, run_settled)
 from benchsmith.graphs.jobs.defaults import INGEST_COLLECTION as DEFAULT_COLLECTION
-from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.postgres import database_url
 from benchsmith.tools.chunking import chunk_document
 from benchsmith.tools.cleaning import clean_documents
 from benchsmith.tools.loaders import load_sources
@@ -53,11 +51,8 @@ def ingest(sources: Sequence[str | Path], *, collection: str = DEFAULT_COLLECTIO
     inputs = _checked_inputs(sources, collection, settings)
     run_id = checked_run_id(run_id, "ingest")
     resolved = workspace_for(settings.workspace)
-    context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
-    context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(builder, job="ingest", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
-                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
-                      resume=resume, database=context.database)
+    outcome = run_settled(builder, job="ingest", workspace=resolved, run_id=run_id, inputs=inputs, context=settings,
+                          on_event=on_event, resume=resume)
     values = outcome.values
     skipped_file = outcome.run_dir.file("skipped.jsonl")
     counts = {name: values.get(name, 0) for name in ("files_read", "files_skipped", "documents", "chunks", "duplicates",

@@ -7,19 +7,17 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import estimate_tokens
 from benchsmith.agents.nuggets import NuggetWriter
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
-                                           check_models, checked_run_id, job_run, priced, workspace_for)
+                                           check_models, checked_run_id, job_run, priced, workspace_for, run_settled)
 from benchsmith.graphs.nuggets import NUGGETS_FILE, NUGGET_QRELS_FILE, NuggetsContext, builder
-from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.postgres import database_url
 from benchsmith.tools.loaders import STDLIB_SOURCE
 from benchsmith.tools.pooling import MAX_BATCH_SIZE, POOL_FUSION_METHODS, TECHNIQUES
 from benchsmith.tools.qa_text import load_qa_pairs
@@ -62,11 +60,8 @@ def nuggets(questions: str | Path, corpus: Sequence[str | Path] = (), *, collect
     check_bounds(settings)
     inputs = _checked_inputs(questions, corpus, collection, settings)
     run_id = checked_run_id(run_id, "nuggets")
-    context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
-    context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(builder, job="nuggets", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
-                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
-                      max_concurrency=context.concurrency, resume=resume, database=context.database)
+    outcome = run_settled(builder, job="nuggets", workspace=resolved, run_id=run_id, inputs=inputs, context=settings,
+                          on_event=on_event, max_concurrency=settings.concurrency, resume=resume)
     values = outcome.values
     return NuggetsResult(**job_run(outcome), questions_read=values["questions_read"], kept=values["kept"],
                          dropped=values["dropped"], nuggets=values["nuggets"], support_rate=values["support_rate"],

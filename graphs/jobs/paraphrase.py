@@ -14,15 +14,13 @@ from benchsmith.agents.models import estimate_tokens
 from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJudge
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
-                                           job_run, priced, resolved_path, shared_arguments, workspace_for)
+                                           job_run, priced, resolved_path, shared_arguments, workspace_for, run_settled)
 from benchsmith.graphs.paraphrase import (DIVERSITY_FILE, PARAPHRASES_FILE, TEST_SETS_DIR, TURNS_FILE, UNJOINED_FILE,
                                           ParaphraseContext, builder)
-from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, recorded_settings, takes_settings
+from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, takes_settings
 from benchsmith.stores.conversational import load_conversational
 from benchsmith.stores.ecast import read_ecast
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.postgres import database_url
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.paraphrase_filters import OVERLAP_METRICS
 
@@ -63,12 +61,8 @@ def paraphrase(benchmark: str | Path | Sequence[str | Path], *, run_id: str | No
     arguments.update(shared_arguments({"benchmark": inputs["benchmarks"], "import_ecast": context.import_ecast,
                                        "corpus": context.corpus, "qrels": context.qrels}))  # as resolved here
     run_id = checked_run_id(run_id, "paraphrase")
-    context = replace(context, workspace=str(resolved.root), database=database_url(context.database))
-    context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(builder, job="paraphrase", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
-                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
-                      max_concurrency=context.concurrency, resume=resume, database=context.database,
-                      arguments=arguments)
+    outcome = run_settled(builder, job="paraphrase", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
+                          on_event=on_event, max_concurrency=context.concurrency, resume=resume, arguments=arguments)
     values = outcome.values
     run_dir = outcome.run_dir
     return ParaphraseResult(

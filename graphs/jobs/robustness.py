@@ -11,19 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
-from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models,
-                                           checked_run_id, job_run, priced, workspace_for)
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
+                                           job_run, priced, workspace_for, run_settled)
 from benchsmith.graphs.jobs.defaults import ROBUSTNESS_HISTORIES as DEFAULT_HISTORIES
 from benchsmith.graphs.jobs.defaults import ROBUSTNESS_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.graphs.contexts.robustness import DEFAULT_MEASURES
 from benchsmith.graphs.jobs.evaluate import SIGNIFICANCE_TESTS, checked_measures
 from benchsmith.graphs.robustness import (AUGMENTED_QRELS_FILE, RobustnessContext, benchmark_qrels, builder,
                                           test_set_names)
-from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json
-from benchsmith.stores.postgres import database_url
 from benchsmith.stores.runs import RunDirectory, is_valid_run_id
 from benchsmith.stores.trec import read_trec_run
 from benchsmith.stores.workspace import Workspace
@@ -64,11 +62,8 @@ def robustness(paraphrase_run: str | Path, *, retrievers: Sequence[str] | None =
     resolved = workspace_for(settings.workspace)
     inputs, context = _checked_inputs(resolved, paraphrase_run, retrievers, histories, runs, qrels, judges, settings)
     run_id = checked_run_id(run_id, "robustness")
-    context = replace(context, workspace=str(resolved.root), database=database_url(context.database))
-    context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(builder, job="robustness", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
-                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
-                      max_concurrency=context.concurrency, resume=resume, database=context.database)
+    outcome = run_settled(builder, job="robustness", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
+                          on_event=on_event, max_concurrency=context.concurrency, resume=resume)
     values = outcome.values
     return RobustnessResult(**job_run(outcome), sets=values["sets"], pooled=values["pooled"],
                             confirmed=values["confirmed"], means=values["means"],

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +14,12 @@ from benchsmith.agents.label_judge import LABELS_PREFIX
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
-                                           job_run, priced, resolved_path, workspace_for)
+                                           job_run, priced, resolved_path, workspace_for, run_settled)
 from benchsmith.graphs.jobs.defaults import SELECT_JUDGES as DEFAULT_JUDGES
-from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.graphs.select.graph import SelectContext, builder, label_judge, queries_of
 from benchsmith.graphs.select.retrieval import chunk_index, corpus_of
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.postgres import database_url
 from benchsmith.stores.space_files import read_space_file
 from benchsmith.tools.query_building import HistoryMode, build_query
 from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, build_space, parse_rewrite,
@@ -99,11 +97,8 @@ def select(queries: str | Path, *, corpus: Sequence[str | Path], space: str | Pa
         space, retrievers=retrievers, chunkings=chunkings, rewrites=rewrites, reranks=reranks, filters=filters,
         top_k=top_k, search=search, order=order), judges, settings)
     run_id = checked_run_id(run_id, "select")
-    context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
-    context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(builder, job="select", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
-                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
-                      max_concurrency=context.concurrency, resume=resume, database=context.database)
+    outcome = run_settled(builder, job="select", workspace=resolved, run_id=run_id, inputs=inputs, context=settings,
+                          on_event=on_event, max_concurrency=settings.concurrency, resume=resume)
     values = outcome.values
     return SelectionResult(**job_run(outcome), ranking=values["ranking"], winner=values.get("best"),
                            tied=values.get("tied", []), pr_auc=values["pr_auc"],

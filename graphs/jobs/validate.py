@@ -12,18 +12,16 @@ from typing import Any
 
 from benchsmith.agents.models import estimate_tokens
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
-from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_embedders,
-                                           check_models, checked_run_id, job_run, priced, resolved_path,
-                                           retriever_embedders, workspace_for)
+from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_embedders, check_models,
+                                           checked_run_id, job_run, priced, resolved_path, retriever_embedders,
+                                           workspace_for, run_settled)
 from benchsmith.graphs.jobs.defaults import VALIDATE_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.graphs.jobs.evaluate import checked_measures
 from benchsmith.graphs.jobs.select import checked_judges
-from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.graphs.validate import JUDGE_BATCH, ValidationContext, builder, check_same_corpus, default_histories
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.labelled_questions import read_labelled_questions
-from benchsmith.stores.postgres import database_url
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
 from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
@@ -68,11 +66,8 @@ def validate(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[s
     inputs, context = _checked_inputs(resolved, synthetic, human, retrievers, histories, runs, judges, settings)
     check_embedders(context.embedder, *retriever_embedders(inputs["retrievers"]))
     run_id = checked_run_id(run_id, "validate")
-    context = replace(context, workspace=str(resolved.root), database=database_url(context.database))
-    context.model_settings()  # an impossible model setting stops here, before the run exists
-    outcome = run_job(builder, job="validate", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
-                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
-                      max_concurrency=1, resume=resume, database=context.database)
+    outcome = run_settled(builder, job="validate", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
+                          on_event=on_event, max_concurrency=1, resume=resume)
     values = outcome.values
     return ValidationResult(**job_run(outcome), measure=values["measure"], configurations=values["configurations"],
                             kendall_tau_b=values["kendall_tau_b"], interval=values["interval"],

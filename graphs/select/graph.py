@@ -540,14 +540,8 @@ def _judgment_summary(runtime: Runtime[SelectContext], state: SelectState, conte
 
 
 builder = StateGraph(SelectState, context_schema=SelectContext, input_schema=SelectInput, output_schema=SelectOutput)
-builder.add_node("plan", plan)
-builder.add_node("prepare", prepare)
-builder.add_node("retrieve", retrieve)
-builder.add_node("pool", pool)
-builder.add_node("judge", judge)
-builder.add_node("facts", facts)
-builder.add_node("choose", choose)
-builder.add_node("report", report)
+for node in (plan, prepare, retrieve, pool, judge, facts, choose, report):
+    builder.add_node(node)
 builder.add_edge(START, "plan")
 builder.add_edge("plan", "prepare")
 builder.add_conditional_edges("prepare", dispatch_retrieval, ["retrieve", "pool"])
@@ -558,6 +552,4 @@ builder.add_edge("facts", "choose")
 builder.add_conditional_edges("choose", after_choose, ["prepare", "report"])
 builder.add_edge("report", END)
 
-# The Studio copy: compiled without a checkpointer (the server brings its own).
-graph = builder.compile()
-graph.name = "select"
+graph = builder.compile(name="select")  # the Studio copy: no checkpointer (the server brings its own)
