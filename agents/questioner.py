@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from benchsmith.agents.models import Agent, Message, delimited
+from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE, focus_of, question_type_of, typed_wording
 from benchsmith.agents.sentence_questions import (IMPERATIVES, KNOWN_VERBS, MIN_QUESTION_CONTENT_WORDS, Ask,
                                                   document_name, documented_topic, page_title, question_about,
                                                   signature_name, user_phrasings, verb_base, USER_VERBS)
@@ -61,6 +62,7 @@ class BaselineQuestion(GeneratedQuestion):
     """The offline questioner's output: also what the question is about, for the polisher."""
 
     subject: str | None = None
+    question_type: str | None = None  # the type the question's wording has (agents/question_types.py)
 
 
 @dataclass(frozen=True)
@@ -96,13 +98,15 @@ class Questioner(Agent[GeneratedQuestion]):
 
     def messages(self, *, gold: dict[str, Any], related: list[dict[str, Any]], history: list[dict[str, Any]],
                  switch: str, rejected: list[dict[str, Any]] | None = None, max_overlap: float | None = None,
-                 **_: Any) -> list[Message]:
+                 question_type: str | None = None, **_: Any) -> list[Message]:
         related_text = "\n".join(delimited("passage", p["text"][:RELATED_PASSAGE_CHARS], title=p["title"]) for p in related)
         user = "\n\n".join([
             delimited("conversation", conversation_so_far(history)),
             delimited("related_passages", related_text or "(none)"),
             delimited("gold_passage", gold["text"], title=gold["title"]),
             f"Switch type: {switch}. {SWITCH_GUIDANCE[switch]}",
+            # Only when a type is asked for: without one the prompt (and its cache key) is as before.
+            *([f"Question type: {question_type}. {QUESTION_TYPE_GUIDANCE[question_type]}"] if question_type else []),
         ])
         messages: list[Message] = [{"role": "system", "content": QUESTIONER_SYSTEM_PROMPT},
                                    {"role": "user", "content": user}]
@@ -115,7 +119,7 @@ class Questioner(Agent[GeneratedQuestion]):
                  related: list[dict[str, Any]] | None = None, corpus_stats: WordStatistics | None = None,
                  previous_subject: str | None = None, rejected: list[dict[str, Any]] | None = None,
                  max_overlap: float | None = None, measure_overlap: Callable[[str], float] | None = None,
-                 **_: Any) -> BaselineQuestion:
+                 question_type: str | None = None, **_: Any) -> BaselineQuestion:
         """Extractive: the most distinctive informative sentence of the gold not yet asked about,
         asked through its subject (agents/sentence_questions.py). Sentences with markup, too few
         content words, or key terms that many chunks share come last; a follow-up prefers the
@@ -139,12 +143,22 @@ class Questioner(Agent[GeneratedQuestion]):
         if fresh and max_overlap is not None:
             overlap_of = measure_overlap or (lambda question: estimated_overlap(question, gold["text"]))
             fresh.sort(key=lambda candidate: overlap_of(candidate.ask.question) > max_overlap)  # stable
+        if question_type not in (None, "factoid"):  # the first candidate the type's wording fits
+            focuses = list(dict.fromkeys(focus for c in ranked if (focus := focus_of(c.ask))))
+            for candidate in fresh:
+                focus = focus_of(candidate.ask)
+                other = next((f for f in focuses if focus and f.lower() != focus.lower()), None)
+                typed = typed_wording(candidate.ask.question, focus, question_type, other)
+                if typed and typed not in asked:
+                    return BaselineQuestion(question=typed, rewrite=self_contained(typed, gold.get("title", "")),
+                                            subject=candidate.ask.subject, question_type=question_type)
         for candidate in fresh:
             ask = candidate.ask
             return BaselineQuestion(question=ask.question, rewrite=self_contained(ask.question, gold.get("title", "")),
-                                    subject=ask.subject)
+                                    subject=ask.subject, question_type=question_type_of(ask.question))
         question = next(question for question in fallback_questions(gold, asked, statistics) if question not in asked)
-        return BaselineQuestion(question=question, rewrite=question, subject=None)
+        return BaselineQuestion(question=question, rewrite=question, subject=None,
+                                question_type=question_type_of(question))
 
 
 def self_contained(question: str, title: str) -> str:

@@ -5,14 +5,26 @@
                       └→ export ─→ END        (all recorded)
 
     conversation_graph (one conversation; also usable on its own):
-    begin ─→ walker → questioner → responder → polisher → router ─┬→ walker
-        └→ END (already finished)                                   └→ END
+    begin ─→ walker → turn_type ─┬→ answerable ──────┐
+        └→ END                   ├→ unanswerable ────┤
+                                 ├→ partial ─────────┤
+                                 ├→ underspecified ──┼→ questioner → responder → label_judge ─┬→ polisher → router ─┬→ walker
+                                 ├→ multi_passage ───┤                                        └→ turn_type          └→ END
+                                 └→ clarification ───┘
 
 The walker picks each turn's gold chunk along the cluster's semantic path (soft switch),
 stays on it (follow-up) or jumps to a distant cluster (hard switch); labels follow the
 similarity rule both ways (tools/dialogue_walk.py: soft at or above the soft-switch threshold,
 hard below it and on another document; a drawn switch that finds no such chunk is re-drawn or
-relabelled), and every turn records its similarity to the previous gold. The questioner, a
+relabelled), and every turn records its similarity to the previous gold. Each turn then draws its type (tools/dialogue_walk.py, rates
+``--unanswerable-rate``, ``--partial-rate``, ``--underspecified-rate``, ``--multi-gold-rate``; all 0
+by default): an answerable turn (below), an unanswerable one about a chunk held out of the
+corpus (one chunk per cluster is reserved for that and is never gold), a partial one, an
+underspecified one (then the next turn is its clarification) or a multi-passage one; its
+question type is drawn from ``--question-types``. Those turns' questions and reference replies
+come from agents/turn_types.py, and ``label_judge`` checks the label (no chunk of BM25's pool
+over the remaining corpus answers an unanswerable question; each gold of a multi-passage turn
+contributes) or re-plans, then drops, the turn. The questioner, a
 simulated user, asks what the gold chunk answers; a question whose lexical overlap with the
 gold (evals/lexical_overlap.py) is above ``max_overlap`` is asked again with the overlap fed
 back as one corrective turn, then the turn is re-planned on another gold chunk, and a question
@@ -51,16 +63,20 @@ from typing_extensions import Required, TypedDict
 
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.polisher import Polisher
+from benchsmith.agents.pool_judge import PoolJudge
+from benchsmith.agents.question_types import question_type_of
 from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
+from benchsmith.agents.turn_types import ContributionJudge, ReferenceResponder, TypedQuestioner
 from benchsmith.evals.benchmark_stats import benchmark_statistics
 from benchsmith.evals.lexical_overlap import lexical_overlap
 from benchsmith.evals.question_form import question_form
+from benchsmith.evals.turn_labels import label_counts
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, run_items, run_seam, workspace_of
-from benchsmith.stores.benchmark_files import canonicalize, serialize_history, write_beir
+from benchsmith.stores.benchmark_files import benchmark_records, canonicalize, held_out_ids, write_beir
 from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.clusters import StoredClustering, clustering_path, load_clustering
 from benchsmith.stores.corpus_stats import CorpusStatistics, corpus_stats_path, load_corpus_stats
@@ -69,14 +85,20 @@ from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import write_trec_qrels
+from benchsmith.stores.turn_labels import TURN_LABELS_FILE, write_turn_labels
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.work_items import WorkItems
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.corpus_clusters import cluster_collection
 from benchsmith.tools.corpus_statistics import corpus_statistics
-from benchsmith.tools.dialogue_walk import (Position, SwitchPolicy, choose_switch, draw_switch, soft_switch_candidates,
+from benchsmith.history import exchanges
+from benchsmith.tools.bm25 import BM25Index
+from benchsmith.tools.dialogue_walk import (MULTI_GOLD_SIZES, Position, SwitchPolicy, TurnKindPolicy, choose_switch,
+                                            companion_chunks, draw_question_type, draw_switch, draw_turn_kind,
+                                            parse_question_types, reserved_chunks, soft_switch_candidates, turn_kind_position,
                                             turn_rng)
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.held_out import without_held_out
 from benchsmith.tools.polish import review_polish
 
 DIALOGUES_FILE, PLAN_FILE = "dialogues.jsonl", "plan.jsonl"
@@ -134,6 +156,11 @@ class ConversationState(ConversationInput, ConversationOutput, total=False):
     overlap: dict[str, Any]  # the kept question's lexical overlap, and the corrective turns and re-plans it took
     previous_subject: str | None  # what the previous question was about (the baseline polisher refers back to it)
     response: str
+    kind: str  # the turn type being built: answerable, unanswerable, partial, underspecified, multi-passage, clarification
+    kind_drawn: str  # what the turn-type draw gave (a kind no chunk or judge allows becomes answerable)
+    question_type: str | None  # the question type drawn from --question-types (None: none asked for)
+    turn_plan: dict[str, Any]  # the turn's gold, held-out, candidate and asked chunk ids
+    label_attempt: dict[str, Any]  # {"turn", "kind", "attempt", "dropped"}: the judge's rejections of the turn in flight
     turns: Annotated[list[dict[str, Any]], operator.add]
 
 
@@ -272,6 +299,7 @@ def begin(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Comma
         raise InputError(f"conversation {state['conversation_id']!r}: turns_wanted must be at least 1")
     source = {"collection": state["collection"], "cluster_id": state.get("cluster_id"),
               "chunk_ids": list(state.get("chunk_ids") or []), "turns_wanted": wanted}
+    check_turn_types(_context(runtime))  # impossible rates or an unknown question type stop here
     if state.get("source") not in (None, source):
         raise InputError(f"conversation {state['conversation_id']!r} was made from {state['source']}, not {source}: "
                          "a changed input under an existing id is refused; use a new conversation id (thread)")
@@ -296,6 +324,7 @@ def _plan_turn(runtime: Runtime[SynthesisContext], state: ConversationState, dra
     clusters = _walk(runtime, state)
     turns = state.get("turns", [])
     collection = state["collection"]
+    excluded = excluded | frozenset(_reserved(runtime, state).values())  # never gold: turns may hold them out
     if not turns:
         cluster = state.get("cluster_id") or 0
         offset = next((o for o, chunk_id in enumerate(clusters[cluster]) if chunk_id not in excluded), None)
@@ -340,6 +369,130 @@ def walker(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict
     return plan
 
 
+# ---------------------------------------------------------------------------------------
+# Turn types (issue 22): drawn per turn like switches, each built by its own node.
+
+TurnRoute = Literal["answerable", "unanswerable", "partial", "underspecified", "multi_passage", "clarification"]
+NODE_OF_KIND = {"multi-passage": "multi_passage"}
+ANSWERABILITY_OF_KIND = {"unanswerable": "unanswerable", "partial": "partial", "underspecified": "underspecified"}
+UNANSWERABLE_POOL_DEPTH = 10  # BM25's top chunks of the remaining corpus the judge reads for an unanswerable turn
+LABEL_ATTEMPTS = 4  # plans a turn type tries (held-out chunks of this cluster, then the next clusters'; other chunks)
+
+
+def _kind_policy(context: SynthesisContext) -> TurnKindPolicy:
+    try:
+        return TurnKindPolicy(context.unanswerable_rate, context.partial_rate, context.underspecified_rate,
+                              context.multi_gold_rate)
+    except ValueError as error:
+        raise InputError(str(error)) from None
+
+
+def _question_mix(context: SynthesisContext) -> dict[str, float]:
+    try:
+        return parse_question_types(context.question_types)
+    except ValueError as error:
+        raise InputError(f"--question-types: {error}") from None
+
+
+def check_turn_types(context: SynthesisContext) -> None:
+    """The turn-type rates add up to at most 1 and the question-type mix parses (InputError)."""
+    _kind_policy(context), _question_mix(context)
+
+
+def _reserved(runtime: Runtime[SynthesisContext], state: ConversationState) -> dict[int, str]:
+    """{cluster: the chunk turns may hold out}; none unless a held-out turn type has a rate."""
+    context = _context(runtime)
+    if not _kind_policy(context).holds_out:
+        return {}
+    return reserved_chunks(_walk(runtime, state), context.seed)
+
+
+def _kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kind: str,
+               attempt: int = 0) -> dict[str, Any] | None:
+    """The chunks of a turn of ``kind`` around the walker's gold: ``gold_ids`` (qrels),
+    ``held_out_ids`` (removed from the corpus), ``candidate_ids`` (what an underspecified turn
+    could mean), ``asked_ids`` (the passages the questioner reads, in order); None when the
+    cluster has no such chunks. ``attempt``: an unanswerable turn the judge rejected asks about
+    the next cluster's held-out chunk."""
+    clusters = _walk(runtime, state)
+    gold_id, cluster = state["gold_id"], state["gold"]["cluster"]
+    reserved = _reserved(runtime, state)
+    plan: dict[str, Any] = {"gold_ids": [gold_id], "held_out_ids": [], "candidate_ids": [], "asked_ids": [gold_id]}
+    if kind == "answerable":
+        return plan
+    if kind == "clarification":
+        candidates = list(state["turns"][-1].get("candidate_ids") or [])
+        others = [chunk for chunk in candidates if chunk != gold_id]
+        return {**plan, "candidate_ids": candidates, "asked_ids": [gold_id, *others[:1]]}
+    turns = state.get("turns", [])
+    sizes = {"unanswerable": 0, "partial": 1, "underspecified": 2}  # the chunks of the cluster the turn is about
+    size = sizes[kind] if kind in sizes else turn_rng(_context(runtime).seed, state["conversation_id"], len(turns),
+                                                      "multi-gold").choice(MULTI_GOLD_SIZES)
+    # Chunks the conversation has not asked about yet first: they still have questions left.
+    used = {chunk for turn in turns for chunk in [*turn["gold_ids"], *(turn.get("candidate_ids") or [])]}
+    others = sorted(companion_chunks(clusters[cluster], gold_id, len(clusters[cluster]), set(reserved.values())),
+                    key=lambda chunk: chunk in used)
+    # A re-planned turn (the judge rejected the last one) moves along the cluster: the walker's gold
+    # first, then the other chunks in turn. An underspecified turn keeps the walker's gold among its
+    # candidates: its clarification stays there (a follow-up), so that is the chunk the user meant.
+    if kind == "underspecified":
+        chosen = [gold_id, *others[attempt:attempt + size - 1]]
+    else:
+        chosen = [gold_id, *others[:size - 1]][:size] if not attempt else others[attempt - 1:attempt - 1 + size]
+    if len(chosen) < size:
+        return None
+    if kind in ("unanswerable", "partial"):
+        held = reserved.get((cluster + attempt) % len(clusters))
+        if held is None:
+            return None
+        if kind == "unanswerable":
+            return {**plan, "gold_ids": [], "held_out_ids": [held], "asked_ids": [held]}
+        return {**plan, "gold_ids": chosen, "held_out_ids": [held], "asked_ids": [*chosen, held]}
+    if kind == "underspecified":
+        candidates = sorted(chosen)  # sorted: the order does not tell which one is meant
+        return {**plan, "gold_ids": [], "candidate_ids": candidates, "asked_ids": candidates}
+    return {**plan, "gold_ids": chosen, "asked_ids": chosen}
+
+
+def turn_type(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Command[TurnRoute]:
+    """Draw the turn's type (seeded per conversation and turn, as the switch is) and its question
+    type; the turn after an underspecified one is its clarification. A type the cluster cannot
+    give, or one the judge rejected, becomes an answerable turn (recorded as dropped)."""
+    context = _context(runtime)
+    turns = state.get("turns", [])
+    index = len(turns)
+    attempt = state.get("label_attempt") or {}
+    attempt = attempt if attempt.get("turn") == index else {}
+    if turns and turns[-1].get("answerability") == "underspecified":
+        drawn = "clarification"
+    else:
+        drawn = draw_turn_kind(_kind_policy(context), turn_kind_position(context.seed, state["conversation_id"], index))
+    kind, dropped = drawn, attempt.get("dropped")
+    if dropped or (drawn != "answerable" and _kind_plan(runtime, state, drawn, attempt.get("attempt", 0)) is None):
+        kind, dropped = "answerable", dropped or drawn
+    question_type = draw_question_type(_question_mix(context),
+                                       turn_rng(context.seed, state["conversation_id"], index, "question-type"))
+    return Command(goto=NODE_OF_KIND.get(kind, kind),  # type: ignore[arg-type]
+                   update={"kind": kind, "kind_drawn": drawn, "question_type": question_type,
+                           "label_attempt": {**attempt, "turn": index, "dropped": dropped}})
+
+
+def _build_kind(kind: str):
+    def build(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
+        attempt = (state.get("label_attempt") or {}).get("attempt", 0)
+        plan = _kind_plan(runtime, state, kind, attempt)
+        assert plan is not None  # turn_type routed here because the plan exists
+        return {"turn_plan": plan}
+
+    build.__name__ = NODE_OF_KIND.get(kind, kind)
+    build.__doc__ = f"The chunks of a {kind} turn (_kind_plan)."
+    return build
+
+
+KIND_NODES = [_build_kind(kind) for kind in ("answerable", "unanswerable", "partial", "underspecified",
+                                             "multi-passage", "clarification")]
+
+
 def _ask(runtime: Runtime[SynthesisContext], state: ConversationState, plan: dict[str, Any],
          seam: ModelSeam) -> list[tuple[float, Any]]:
     """The questioner's drafts for one gold chunk with their overlaps: the first, then one per
@@ -355,6 +508,7 @@ def _ask(runtime: Runtime[SynthesisContext], state: ConversationState, plan: dic
         return round(lexical_overlap(question, [gold["text"]]), 4)
 
     inputs = {"gold": gold, "related": related, "history": turns, "switch": plan["switch"],
+              **({"question_type": state["question_type"]} if state.get("question_type") else {}),
               "corpus_stats": _corpus_stats(runtime, state["collection"]),
               "previous_subject": state.get("previous_subject") if turns else None,
               "max_overlap": context.max_overlap, "measure_overlap": measure_overlap}
@@ -374,6 +528,8 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
     choose it; when all stay above the limit, keep the lowest-overlap question, flagged."""
     context = _context(runtime)
     seam = _seam(runtime, state.get("run_id"))
+    if state.get("kind", "answerable") != "answerable":
+        return _ask_typed(runtime, state, seam)
     plan: dict[str, Any] | None = {key: state.get(key) for key in ("gold", "switch", "switch_drawn", "gold_id",
                                                                     "similarity")}
     follow_up = bool(state.get("turns"))
@@ -395,11 +551,25 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
         form_replans += ill_formed and overlap <= context.max_overlap
         plan = _plan_turn(runtime, state, plan.get("switch_drawn") or plan["switch"], frozenset(tried), len(tried))
     _, overlap, _, draft, kept = min(drafts, key=lambda item: item[:3])  # the earliest of the best
-    return {**kept, "draft": {"question": draft.question, "rewrite": draft.rewrite,
-                              "subject": getattr(draft, "subject", None)},
+    return {**kept, "turn_plan": {**state["turn_plan"], "gold_ids": [kept["gold_id"]], "asked_ids": [kept["gold_id"]]},
+            "draft": {"question": draft.question, "rewrite": draft.rewrite,
+                      "subject": getattr(draft, "subject", None), "question_type": getattr(draft, "question_type", None)},
             "overlap": {"lexical_overlap": overlap, "overlap_rejected": overlap > context.max_overlap,
                         "overlap_corrections": corrections, "overlap_replans": len(tried) - 1 - form_replans,
                         "form_replans": form_replans}}
+
+
+def _ask_typed(runtime: Runtime[SynthesisContext], state: ConversationState, seam: ModelSeam) -> dict[str, Any]:
+    """The question of a turn that is not a plain answerable one (agents/turn_types.py), asked
+    once: its overlap is recorded against the passages it is about, not corrected."""
+    asked = _passages(runtime, state["collection"], state["turn_plan"]["asked_ids"])
+    draft = seam.run(TypedQuestioner(), kind=state["kind"], passages=asked, history=state.get("turns", []),
+                     question_type=state.get("question_type"), corpus_stats=_corpus_stats(runtime, state["collection"]))
+    overlap = round(lexical_overlap(draft.question, [passage["text"] for passage in asked]), 4)
+    return {"draft": {"question": draft.question, "rewrite": draft.rewrite, "subject": getattr(draft, "subject", None),
+                      "question_type": getattr(draft, "question_type", None), "parts": getattr(draft, "parts", None)},
+            "overlap": {"lexical_overlap": overlap, "overlap_rejected": False, "overlap_corrections": 0,
+                        "overlap_replans": 0, "form_replans": 0}}
 
 
 def _ill_formed(question: str, follow_up: bool) -> bool:
@@ -410,12 +580,89 @@ def _ill_formed(question: str, follow_up: bool) -> bool:
 
 
 def responder(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
-    """Answers from the gold chunk only: no other passage reaches its prompt."""
+    """Answers from the gold chunk only: no other passage reaches its prompt. A turn of another
+    type gets its reference reply from the passages it may use (agents/turn_types.py): none for
+    an unanswerable one, the available one for a partial one, the candidates for an
+    underspecified one, every gold for a multi-passage one."""
+    kind = state.get("kind", "answerable")
+    if kind not in ("answerable", "clarification"):
+        plan = state["turn_plan"]
+        usable = {"unanswerable": [], "partial": plan["gold_ids"], "underspecified": plan["candidate_ids"],
+                  "multi-passage": plan["gold_ids"]}[kind]
+        reply = _seam(runtime, state.get("run_id")).run(
+            ReferenceResponder(), kind=kind, passages=_passages(runtime, state["collection"], usable),
+            history=state.get("turns", []), question=state["draft"]["question"], parts=state["draft"].get("parts"),
+            corpus_stats=_corpus_stats(runtime, state["collection"]))
+        return {"response": reply.answer}
     (gold,) = _passages(runtime, state["collection"], [state["gold_id"]])
     answer = _seam(runtime, state.get("run_id")).run(
         Responder(), gold=gold, history=state.get("turns", []), question=state["draft"]["question"],
         corpus_stats=_corpus_stats(runtime, state["collection"]))
     return {"response": answer.answer}
+
+
+@functools.lru_cache(maxsize=2)
+def _bm25(workspace_root: str, collection: str, chroma_host: str | None) -> BM25Index:
+    """BM25 over the whole collection, built once per process: the pool an unanswerable turn is checked on."""
+    store = _store(workspace_root, collection, chroma_host)
+    ids, texts = [], []
+    for page in store.iter_all():
+        for chunk_id, text, metadata in zip(page["ids"], page["documents"], page["metadatas"]):
+            ids.append(chunk_id)
+            texts.append(f"{(metadata or {}).get('title', '')} {text}")
+    return BM25Index(ids, texts)
+
+
+def _unanswerable_pool(runtime: Runtime[SynthesisContext], state: ConversationState) -> list[str]:
+    """The retrievers' pool for the question: BM25's top chunks of the corpus that remains
+    (the chunks the turn holds out left out)."""
+    context = _context(runtime)
+    index = _bm25(str(_workspace(runtime).root), state["collection"], context.chroma_host)
+    held_out = set(state["turn_plan"]["held_out_ids"])
+    query = " ".join([*(turn["question"] for turn in state.get("turns", [])[-1:]), state["draft"]["question"]])
+    scores = index.scores(query)
+    order = sorted(range(len(index.doc_ids)), key=lambda i: (-float(scores[i]), index.doc_ids[i]))
+    return [index.doc_ids[i] for i in order if index.doc_ids[i] not in held_out and scores[i] > 0][:UNANSWERABLE_POOL_DEPTH]
+
+
+def label_judge(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Command[Literal["polisher", "turn_type"]]:
+    """Check the turn's label before it is kept: an unanswerable turn is kept when the judge finds
+    no chunk of the retrievers' pool over the remaining corpus that answers it (the held-out
+    chunk is judged with them, as what answering looks like); a multi-passage turn when every gold
+    contributes to the reference answer; any of them when its question is well formed (a chunk with
+    nothing left to ask gives a template). A rejected turn is re-planned (``LABEL_ATTEMPTS`` plans in
+    all: an unanswerable or partial turn on the next cluster's held-out chunk, the others on the
+    cluster's next chunks); then it is dropped to an answerable turn, and the turn records the drop
+    (``label_dropped``) and the rejections (``label_rejections``)."""
+    kind = state.get("kind", "answerable")
+    seam = _seam(runtime, state.get("run_id"))
+    plan, question = state["turn_plan"], state["draft"]["question"]
+    follow_up = bool(state.get("turns"))
+    parts = state["draft"].get("parts") or []
+    asked_parts = parts if kind in ("partial", "multi-passage") else []  # an underspecified turn asks none of them
+    if kind not in ("answerable", "clarification") and (
+            _ill_formed(question, follow_up) or any(_ill_formed(part, True) for part in asked_parts)):
+        accepted = False  # a template or a fragment (a chunk with nothing left to ask) is no such turn
+    elif kind == "unanswerable":
+        pool = _unanswerable_pool(runtime, state)
+        passages = _passages(runtime, state["collection"], [*plan["held_out_ids"], *pool])
+        verdict = seam.run(PoolJudge(len(passages)), history=exchanges(state.get("turns", [])), question=question,
+                           passages=[p["text"] for p in passages], passage_titles=[p["title"] for p in passages],
+                           statistics=_corpus_stats(runtime, state["collection"]))
+        accepted = not any(judgment.relevant for judgment in verdict.judgments[len(plan["held_out_ids"]):])
+    elif kind == "multi-passage":
+        passages = _passages(runtime, state["collection"], plan["gold_ids"])
+        verdict = seam.run(ContributionJudge(), question=question, answer=state["response"], passages=passages)
+        accepted = len(verdict.contributes) == len(passages) and all(verdict.contributes)
+    else:
+        return Command(goto="polisher")
+    if accepted:
+        return Command(goto="polisher")
+    attempt = (state.get("label_attempt") or {}).get("attempt", 0) + 1
+    retry = attempt < LABEL_ATTEMPTS
+    return Command(goto="turn_type", update={"label_attempt": {
+        "turn": len(state.get("turns", [])), "attempt": attempt, "rejections": attempt,
+        "dropped": None if retry else kind}})
 
 
 def polisher(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
@@ -424,18 +671,33 @@ def polisher(state: ConversationState, runtime: Runtime[SynthesisContext]) -> di
     turns = state.get("turns", [])
     original = state["draft"]["question"]
     asked, rejected = original, None
-    if turns:
-        titles = _passages(runtime, state["collection"], [state["gold_id"], turns[-1]["gold_ids"][0]])
+    kind = state.get("kind", "answerable")
+    plan = state.get("turn_plan") or {"gold_ids": [state["gold_id"]], "asked_ids": [state["gold_id"]]}
+    if turns and kind != "clarification":  # a clarification leans on the history already
+        position = state["position"]
+        previous_id = _walk(runtime, state)[position["cluster"]][position["offset"]]
+        titles = _passages(runtime, state["collection"], [plan["asked_ids"][0], previous_id])
         polished = _seam(runtime, state.get("run_id")).run(
             Polisher(), history=turns, question=original, title=titles[0]["title"], previous_title=titles[1]["title"],
             subject=state["draft"].get("subject"), previous_subject=state.get("previous_subject"))
         history_text = [text for turn in turns for text in (turn["question"], turn["response"])]
         review = review_polish(original, polished.question, history_text)
         asked, rejected = (polished.question.strip(), None) if review.accepted else (original, review.reason)
+    attempt = state.get("label_attempt") or {}
     turn = {"index": len(turns), "question": asked, "question_unpolished": original,
-            "rewrite": state["draft"]["rewrite"], "response": state["response"], "gold_ids": [state["gold_id"]],
+            "rewrite": state["draft"]["rewrite"], "response": state["response"], "gold_ids": list(plan["gold_ids"]),
             "switch": state["switch"], "switch_drawn": state.get("switch_drawn"),
-            "similarity_to_previous": state.get("similarity"), "polish_rejected": rejected, **state["overlap"]}
+            "similarity_to_previous": state.get("similarity"), "polish_rejected": rejected, **state["overlap"],
+            "answerability": ANSWERABILITY_OF_KIND.get(kind, "answerable"),
+            # what the offline questioner wrote, else the type a model was asked for, else the wording's
+            "question_type": state["draft"].get("question_type") or state.get("question_type")
+            or question_type_of(original),
+            # the polisher's coreference and ellipsis lean on the history; the rewrite is the standalone form
+            "standalone": kind != "clarification" and asked == original,
+            "held_out_ids": list(plan.get("held_out_ids") or []), "candidate_ids": list(plan.get("candidate_ids") or []),
+            "turn_type": kind, "turn_type_drawn": state.get("kind_drawn", kind),
+            "label_dropped": attempt.get("dropped") if attempt.get("turn") == len(turns) else None,
+            "label_rejections": attempt.get("rejections", 0) if attempt.get("turn") == len(turns) else 0}
     return {"turns": [turn], "position": state["gold"], "previous_subject": state["draft"].get("subject")}
 
 
@@ -446,22 +708,26 @@ def router(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Comm
     context = _context(runtime)
     policy = SwitchPolicy(context.switch_probability, context.hard_switch_rate)
     rng = turn_rng(context.seed, state["conversation_id"], len(state["turns"]), "router")
-    return Command(goto="walker", update={"switch": draw_switch(policy, rng)})
+    switch = draw_switch(policy, rng)
+    if state["turns"][-1].get("answerability") == "underspecified":
+        switch = "follow-up"  # the clarification stays on the chunk the user meant (the walker's gold)
+    return Command(goto="walker", update={"switch": switch})
 
 
 conversation_builder = StateGraph(ConversationState, context_schema=SynthesisContext,
                                   input_schema=ConversationInput, output_schema=ConversationOutput)
-for node in (begin, walker, questioner, responder, polisher, router):
+for node in (begin, walker, turn_type, *KIND_NODES, questioner, responder, label_judge, polisher, router):
     conversation_builder.add_node(node.__name__, node)
 conversation_builder.add_edge(START, "begin")
-conversation_builder.add_edge("walker", "questioner")
+conversation_builder.add_edge("walker", "turn_type")
+for kind_node in KIND_NODES:
+    conversation_builder.add_edge(kind_node.__name__, "questioner")
 conversation_builder.add_edge("questioner", "responder")
-conversation_builder.add_edge("responder", "polisher")
+conversation_builder.add_edge("responder", "label_judge")
 conversation_builder.add_edge("polisher", "router")
 # Studio shows this graph on its own (langgraph.json: "conversation"), with its branches; an
 # app compiles it with its own checkpointer: conversation_builder.compile(checkpointer=...).
-conversation_graph = conversation_builder.compile()
-conversation_graph.name = "conversation"
+conversation_graph = conversation_builder.compile(name="conversation")
 # Inside a synthesis run: no checkpoints of its own (the run's suffice, and they stay small).
 _conversation_in_run = conversation_builder.compile(checkpointer=False)
 # It runs with durability "exit" (the run's "sync" needs a checkpointer), which LangGraph
@@ -552,32 +818,28 @@ def _planned_clusters(runtime: Runtime[SynthesisContext], run_id: str) -> dict[s
 
 
 def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
-    """Stable dialogues file, BEIR and TREC exports, statistics: the same bytes whichever workers
-    made the conversations."""
+    """Stable dialogues file, BEIR and TREC exports (the held-out chunks of unanswerable turns and
+    their near-duplicates left out of the corpus; every turn's labels in turn_labels.tsv),
+    statistics: the same bytes whichever workers made the conversations."""
     run_dir = _run_dir(runtime, state["run_id"])
     if _context(runtime).database_url():  # the other workers' conversations are in the database
         write_jsonl_atomic(run_dir.file(DIALOGUES_FILE), _items(runtime, state["run_id"]).results())
     dialogues = canonicalize(run_dir.file(DIALOGUES_FILE))
-    queries, qrels = [], []
-    for dialogue in dialogues:
-        turns = dialogue["turns"]
-        for turn in turns:
-            query_id = f"{dialogue['conversation_id']}_t{turn['index']}"
-            queries.append({"_id": query_id, "text": serialize_history(turns, turn["index"], _context(runtime).history_window),
-                            "metadata": {"conversation_id": dialogue["conversation_id"], "turn": turn["index"],
-                                         "switch": turn["switch"], "question": turn["question"],
-                                         "rewrite": turn["rewrite"], "response": turn["response"]}})
-            qrels.extend((query_id, gold_id, 1) for gold_id in turn["gold_ids"])
+    queries, qrels, labels = benchmark_records(dialogues, _context(runtime).history_window)
     store = _vector_store(runtime, state["collection"])
-    corpus = ({"_id": chunk_id, "title": (metadata or {}).get("title", ""), "text": text}
-              for page in store.iter_all() for chunk_id, text, metadata in
-              zip(page["ids"], page["documents"], page["metadatas"]))
+    held_out = {chunk_id: record["text"] for chunk_id, record in
+                _passage_records(runtime, state["collection"], sorted(held_out_ids(dialogues))).items()}
+    corpus = without_held_out(({"_id": chunk_id, "title": (metadata or {}).get("title", ""), "text": text}
+                               for page in store.iter_all() for chunk_id, text, metadata in
+                               zip(page["ids"], page["documents"], page["metadatas"])), held_out)
     write_beir(run_dir.file(BEIR_DIR), corpus, queries, qrels)
+    write_turn_labels(run_dir.file(BEIR_DIR) / TURN_LABELS_FILE, labels)
     write_trec_qrels(run_dir.file(TREC_QRELS_FILE), qrels)
     statistics = _corpus_stats(runtime, state["collection"])
     stats = benchmark_statistics(dialogues, random_pairs=statistics.similarity,
                                  soft_switch_threshold=statistics.similarity_threshold(_context(runtime).soft_switch_margin),
                                  max_overlap=_context(runtime).max_overlap)
+    stats["labels"] = label_counts(dialogues)  # answerability, question type, standalone (issue 22)
     write_json_atomic(run_dir.file(STATS_FILE), stats)
     return {"conversations_written": len(dialogues), "turns_written": len(queries), "stats": stats}
 
@@ -596,6 +858,4 @@ builder.add_conditional_edges("gather", dispatch, ["converse", "wait", "export"]
 builder.add_conditional_edges("wait", dispatch, ["converse", "wait", "export"])
 builder.add_edge("export", END)
 
-# The Studio copy: compiled without a checkpointer (the server brings its own).
-graph = builder.compile()
-graph.name = "synthesize"
+graph = builder.compile(name="synthesize")  # the Studio copy: no checkpointer (the server brings its own)

@@ -22,8 +22,19 @@ unpolished question's content-word stems found in its gold chunk; a question abo
 (``overlap_replans``), and one still above it is kept with ``overlap_rejected`` true; an
 ill-formed question (evals/question_form.py) moved its turn to another chunk (``form_replans``).
 
+Each turn also carries its labels (stores/turn_labels.py): ``answerability`` (``answerable``,
+``partial``, ``unanswerable`` or ``underspecified``; files written before labels existed read
+as ``answerable``), ``question_type`` and ``standalone`` (null: unlabelled). ``gold_ids`` holds
+every chunk the answer needs (several for a multi-passage turn) and is empty for unanswerable
+and underspecified turns; an unanswerable turn lists in ``held_out_ids`` the chunks it was
+asked about, which every export leaves out, with their near-duplicates (tools/held_out.py);
+an underspecified one the chunks it is ambiguous between in ``candidate_ids``. ``turn_type``,
+``turn_type_drawn``, ``label_dropped`` and ``label_rejections`` record how the dialogue graph
+built the turn (absent in older files).
+
 BEIR: ``corpus.jsonl`` (``_id``, ``title``, ``text``), ``queries.jsonl`` (``_id``, ``text``
-and ``metadata``), ``qrels/<split>.tsv`` (``query-id corpus-id score`` with a header).
+and ``metadata``, the labels included), ``qrels/<split>.tsv`` (``query-id corpus-id score`` with
+a header; turns without gold have none) and ``turn_labels.tsv`` (every turn's labels).
 TREC files: :mod:`stores.trec`.
 """
 
@@ -34,12 +45,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError, model_validator
 
 from benchsmith.history import exchanges, query_text
+from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import atomic_writer
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.jsonl import load_jsonl, read_jsonl, write_jsonl_atomic
 from benchsmith.stores.trec import Qrel
+from benchsmith.stores.turn_labels import NO_GOLD, TurnLabels
+
+Answerability = Literal["answerable", "partial", "unanswerable", "underspecified"]
+QuestionType = Literal["factoid", "explanation", "comparison", "how-to", "yes/no", "summary", "keyword"]
 
 
 
@@ -61,6 +77,27 @@ class Turn(BaseModel):
     overlap_corrections: int = 0  # corrective turns the questioner was given
     overlap_replans: int = 0  # other gold chunks tried for the overlap
     form_replans: int = 0  # other gold chunks tried because the question was ill-formed (a template, a fragment...)
+    answerability: Answerability = "answerable"
+    question_type: QuestionType | None = None  # None: unlabelled (files written before labels)
+    standalone: bool | None = None  # understood without the history; None: unlabelled
+    held_out_ids: list[str] = []  # unanswerable turns: the chunks asked about, left out of every export
+    candidate_ids: list[str] = []  # underspecified turns: the chunks the question is ambiguous between
+    turn_type: str | None = None  # the turn type the dialogue graph built (multi-passage, clarification...)
+    turn_type_drawn: str | None = None  # what its draw gave (a type no chunk or judge allowed becomes answerable)
+    label_dropped: str | None = None  # the turn type the judge rejected for this turn, if any
+    label_rejections: int = 0  # the judge's rejections of the turn's label
+
+    @model_validator(mode="after")
+    def _gold_matches_answerability(self) -> Turn:
+        if self.answerability in NO_GOLD and self.gold_ids:
+            raise ValueError(f"an {self.answerability} turn has no gold chunks, found gold_ids {self.gold_ids}")
+        if self.answerability not in NO_GOLD and not self.gold_ids:
+            raise ValueError(f"an {self.answerability} turn needs at least one gold chunk in gold_ids")
+        return self
+
+    @property
+    def labels(self) -> TurnLabels:
+        return TurnLabels(self.answerability, self.question_type, self.standalone)
 
 
 class Dialogue(BaseModel):
@@ -70,6 +107,59 @@ class Dialogue(BaseModel):
     cluster_id: int | None = None  # None when the conversation walked a given list of chunks
     seed: int = 0
     turns: list[Turn]
+
+
+def read_dialogues(path: Path) -> list[Dialogue]:
+    """Every conversation of a dialogues file, checked: a line that is not a conversation (a
+    bad label, gold on an unanswerable turn...) stops with an InputError naming file and line."""
+    dialogues = []
+    for line_number, record in read_jsonl(path):
+        try:
+            dialogues.append(Dialogue.model_validate(record))
+        except ValidationError as error:
+            problems = "; ".join(f"{'.'.join(str(part) for part in problem['loc']) or 'turn'}: {problem['msg']}"
+                                 for problem in error.errors())
+            raise InputError(f"{path}:{line_number}: not a conversation ({problems})") from None
+    return dialogues
+
+
+def write_dialogues(path: Path, dialogues: Iterable[Dialogue]) -> int:
+    """The conversations, one a line, atomically (the fields of :class:`Turn`, defaults included)."""
+    return write_jsonl_atomic(path, (dialogue.model_dump() for dialogue in dialogues))
+
+
+def turn_query_id(conversation_id: str, index: int) -> str:
+    """The query id of a turn in the BEIR and TREC exports."""
+    return f"{conversation_id}_t{index}"
+
+
+def benchmark_records(dialogues: Iterable[dict[str, Any]], history_window: int | None = None
+                      ) -> tuple[list[dict[str, Any]], list[Qrel], list[tuple[str, TurnLabels]]]:
+    """The BEIR queries (text with history, the turn in metadata), the qrels (every gold chunk of
+    every turn; none for turns without gold) and every turn's labels, of dialogues records."""
+    queries: list[dict[str, Any]] = []
+    qrels: list[Qrel] = []
+    labels: list[tuple[str, TurnLabels]] = []
+    for dialogue in dialogues:
+        turns = dialogue["turns"]
+        for turn in turns:
+            query_id = turn_query_id(dialogue["conversation_id"], turn["index"])
+            label = TurnLabels(turn.get("answerability", "answerable"), turn.get("question_type"),
+                               turn.get("standalone"))
+            queries.append({"_id": query_id, "text": serialize_history(turns, turn["index"], history_window),
+                            "metadata": {"conversation_id": dialogue["conversation_id"], "turn": turn["index"],
+                                         "switch": turn["switch"], "question": turn["question"],
+                                         "rewrite": turn["rewrite"], "response": turn["response"],
+                                         "answerability": label.answerability, "question_type": label.question_type,
+                                         "standalone": label.standalone}})
+            qrels.extend((query_id, gold_id, 1) for gold_id in turn["gold_ids"])
+            labels.append((query_id, label))
+    return queries, qrels, labels
+
+
+def held_out_ids(dialogues: Iterable[dict[str, Any]]) -> set[str]:
+    """Every chunk some turn was asked about and that no export may hold."""
+    return {chunk_id for dialogue in dialogues for turn in dialogue["turns"] for chunk_id in turn.get("held_out_ids", [])}
 
 
 def canonicalize(path: Path, key: str = "conversation_id") -> list[dict[str, Any]]:

@@ -164,3 +164,120 @@ def choose_switch(clusters: list[list[str]], here: Position, drawn: Switch, *, s
         if (position := hard([path_next])) is not None:
             return position, "hard"
     return None if stay in excluded else (here, "follow-up")
+
+
+# ---------------------------------------------------------------------------------------
+# Turn types (issue 22): besides the switch, each turn draws what kind of question it is.
+#
+# * answerable: today's turn, one gold chunk;
+# * unanswerable: about a chunk of the cluster held out of the benchmark's corpus, no gold;
+# * partial: needs a held-out chunk and an available one, whose gold is the available one;
+# * underspecified: fits two chunks of the cluster, no gold; the reference reply asks back and
+#   the next turn (a clarification, not drawn) says which chunk the user meant;
+# * multi-passage: needs two or three chunks of the cluster together, all gold.
+#
+# A turn's kind is drawn apart from the switch (:func:`turn_kind_position`), so the switches a
+# run draws do not change when these rates do, and with every rate 0 no draw changes anything.
+
+TurnKind = Literal["answerable", "unanswerable", "partial", "underspecified", "multi-passage"]
+DRAWN_KINDS: tuple[TurnKind, ...] = ("unanswerable", "partial", "underspecified", "multi-passage")
+# MTRAG's question types (IBM, 2025), less "opinion", which documentation does not answer.
+QUESTION_TYPES = ("factoid", "explanation", "comparison", "how-to", "yes/no", "summary", "keyword")
+DEMO_QUESTION_TYPES = "factoid=0.3,explanation=0.15,how-to=0.15,yes/no=0.1,comparison=0.1,summary=0.1,keyword=0.1"
+MULTI_GOLD_SIZES = (2, 3)  # chunks a multi-passage question needs together
+
+
+@dataclass(frozen=True)
+class TurnKindPolicy:
+    unanswerable_rate: float = 0.0
+    partial_rate: float = 0.0
+    underspecified_rate: float = 0.0
+    multi_gold_rate: float = 0.0
+
+    def __post_init__(self) -> None:
+        rates = self.rates()
+        if any(not 0.0 <= rate <= 1.0 for rate in rates.values()) or sum(rates.values()) > 1.0 + 1e-9:
+            raise ValueError("the unanswerable, partial, underspecified and multi-gold rates must each be within "
+                             f"[0, 1] and add up to at most 1, got {rates}")
+
+    def rates(self) -> dict[TurnKind, float]:
+        return dict(zip(DRAWN_KINDS, (self.unanswerable_rate, self.partial_rate, self.underspecified_rate,
+                                      self.multi_gold_rate)))
+
+    @property
+    def holds_out(self) -> bool:
+        """Whether turns may ask about held-out chunks (then one chunk per cluster is reserved)."""
+        return self.unanswerable_rate > 0 or self.partial_rate > 0
+
+
+GOLDEN_RATIO_STEP = (5 ** 0.5 - 1) / 2
+
+
+def turn_kind_position(seed: int, conversation_id: str, turn: int) -> float:
+    """Where turn ``turn`` of a conversation falls in [0, 1) for its type's draw: a random start
+    per conversation, then steps of the golden ratio (a Weyl sequence). The positions of a
+    conversation spread evenly, so a run's shares of each type stay close to the rates (over 200
+    turns of 20 conversations, within 5 points for 199 of 200 seeds, against 166 for independent
+    draws), and each is still a function of (seed, conversation, turn) alone."""
+    start = random.Random(f"{seed}:{conversation_id}:turn-type").random()
+    return (start + turn * GOLDEN_RATIO_STEP) % 1.0
+
+
+def draw_turn_kind(policy: TurnKindPolicy, position: float) -> TurnKind:
+    """The type at ``position`` (:func:`turn_kind_position`): the rates laid end to end."""
+    draw, cumulative = position, 0.0
+    for kind, rate in policy.rates().items():
+        cumulative += rate
+        if draw < cumulative:
+            return kind
+    return "answerable"
+
+
+def parse_question_types(text: str) -> dict[str, float]:
+    """``"factoid=0.3,how-to=0.2"`` → the mix, normalised to sum 1; empty: no type is asked for
+    (each question is labelled by its wording). ValueError names the part that is wrong."""
+    mix: dict[str, float] = {}
+    for part in (piece.strip() for piece in text.split(",")):
+        if not part:
+            continue
+        name, _, weight = part.partition("=")
+        name = name.strip().lower()
+        if name not in QUESTION_TYPES:
+            raise ValueError(f"unknown question type {name!r} in {text!r}: use {', '.join(QUESTION_TYPES)}")
+        try:
+            mix[name] = float(weight) if weight.strip() else 1.0
+        except ValueError:
+            raise ValueError(f"question type {name!r}: weight {weight!r} is not a number") from None
+        if mix[name] < 0:
+            raise ValueError(f"question type {name!r}: weight {mix[name]} is negative")
+    total = sum(mix.values())
+    if mix and total <= 0:
+        raise ValueError(f"the question type weights in {text!r} add up to 0")
+    return {name: weight / total for name, weight in mix.items() if weight > 0}
+
+
+def draw_question_type(mix: dict[str, float], rng: random.Random) -> str | None:
+    if not mix:
+        return None
+    draw, cumulative = rng.random(), 0.0
+    for name, share in mix.items():
+        cumulative += share
+        if draw < cumulative:
+            return name
+    return next(reversed(mix))
+
+
+def reserved_chunks(clusters: list[list[str]], seed: int) -> dict[int, str]:
+    """The chunk of each cluster that turns may hold out ({cluster: chunk id}): drawn once per
+    (seed, cluster), never any turn's gold, so a held-out chunk is gold of no conversation,
+    whichever conversations ran. A cluster of one chunk reserves none."""
+    return {index: cluster[random.Random(f"{seed}:held-out:{index}").randrange(len(cluster))]
+            for index, cluster in enumerate(clusters) if len(cluster) > 1}
+
+
+def companion_chunks(cluster: list[str], gold: str, count: int, excluded: set[str] | frozenset[str]) -> list[str]:
+    """Up to ``count`` other chunks of the gold's cluster, following the gold along the path
+    (wrapping round): the chunks an underspecified or multi-passage question pairs with it."""
+    start = cluster.index(gold) if gold in cluster else 0
+    ordered = cluster[start + 1:] + cluster[:start]
+    return [chunk for chunk in ordered if chunk != gold and chunk not in excluded][:count]

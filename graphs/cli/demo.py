@@ -11,8 +11,11 @@ from benchsmith.graphs.cli.paraphrase import paraphrase
 from benchsmith.graphs.cli.robustness import robustness
 from benchsmith.graphs.cli.synthesize import synthesize
 from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
+from benchsmith.tools.dialogue_walk import DEMO_QUESTION_TYPES
 
 DEMO_COLLECTION = "stdlib"
+DEMO_TURN_TYPES = {"unanswerable_rate": 0.1, "partial_rate": 0.05, "underspecified_rate": 0.1, "multi_gold_rate": 0.1,
+                   "question_types": DEMO_QUESTION_TYPES}
 DEMO_RUN_IDS = {"ingest": "demo-ingest", "synthesize": "demo-synthesize", "evaluate": "demo-evaluate",
                 "audit": "demo-audit", "paraphrase": "demo-paraphrase", "robustness": "demo-robustness"}
 
@@ -26,13 +29,16 @@ def demo(workspace: WorkspaceOption = None) -> None:
     """
     # The commands themselves, with their own defaults: the demo is what a user would type.
     console.print("[bold]benchsmith demo[/]: the standard library's docstrings → chunks → Chroma → clusters → "
-                  "20 conversations of 6 turns (offline baseline agents) → BEIR export → dense, BM25 and hybrid "
+                  "20 conversations of 6 turns (offline baseline agents; unanswerable, partial, underspecified and "
+                  "multi-passage turns among them) → BEIR export → dense, BM25 and hybrid "
                   "retrieval with full history and the oracle rewrite → audit of the benchmark by the offline judge → "
                   "2 paraphrases per turn (offline rewordings) → BM25's robustness on 2 paraphrased test sets")
     ingest(["stdlib"], collection=DEMO_COLLECTION, run_id=DEMO_RUN_IDS["ingest"], workspace=workspace)
     cluster(collection=DEMO_COLLECTION, workspace=workspace)
+    # Every turn type and question type (issue 22) at rates that show each in 120 turns; the
+    # defaults are 0 so that a plain synthesize run makes the benchmarks it made before.
     synthesize(collection=DEMO_COLLECTION, conversations=20, turns=6, run_id=DEMO_RUN_IDS["synthesize"],
-               workspace=workspace)
+               workspace=workspace, **DEMO_TURN_TYPES)
     evaluate(DEMO_RUN_IDS["synthesize"], retriever=list(DEFAULT_RETRIEVERS), history=["full", "oracle"],
              run_id=DEMO_RUN_IDS["evaluate"], workspace=workspace)
     audit(DEMO_RUN_IDS["synthesize"], judge=["baseline"], position_check=True, run_id=DEMO_RUN_IDS["audit"],

@@ -9,7 +9,7 @@ from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concu
 from benchsmith.tools.defaults import (DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_CLUSTER_SIZE, DEFAULT_MAX_OVERLAP,
                                        DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS)
 from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
-                                            DEFAULT_SWITCH_PROBABILITY)
+                                            DEFAULT_SWITCH_PROBABILITY, DEMO_QUESTION_TYPES)
 
 
 @dataclass(kw_only=True)
@@ -49,3 +49,25 @@ class SynthesisContext(StoreOptions, ModelOptions):
     history_window: int | None = field(default=None, metadata={
         "description": "Earlier turns in each exported BEIR query; empty: all of them.", "min": 0})
     concurrency: int = concurrency_field("Conversations synthesized at once (exactly).")
+    unanswerable_rate: float = field(default=0.0, metadata={
+        "description": "Share of turns the corpus cannot answer: a question about a chunk of the conversation's "
+                       "cluster that is held out of the benchmark's corpus (no qrels; the reference reply says the "
+                       "documents do not answer it), kept only when the judge finds no remaining chunk that answers it.",
+        "min": 0.0, "max": 1.0})
+    partial_rate: float = field(default=0.0, metadata={
+        "description": "Share of turns the corpus answers in part: the question needs a held-out chunk and an "
+                       "available one (the gold); the reference answer says which part is missing.",
+        "min": 0.0, "max": 1.0})
+    underspecified_rate: float = field(default=0.0, metadata={
+        "description": "Share of turns with an ambiguous question that fits two chunks of the cluster (no qrels); the "
+                       "reference reply is a clarifying question and the next turn says which chunk the user meant.",
+        "min": 0.0, "max": 1.0})
+    multi_gold_rate: float = field(default=0.0, metadata={
+        "description": "Share of turns whose answer needs two or three chunks of the cluster together, all of them "
+                       "gold; the judge checks that each one contributes.",
+        "min": 0.0, "max": 1.0})
+    question_types: str = field(default="", metadata={
+        "description": "Mix of question types each turn draws from and the questioner is asked for, as "
+                       "type=weight pairs (factoid, explanation, comparison, how-to, yes/no, summary, keyword), e.g. "
+                       f"'{DEMO_QUESTION_TYPES}'; empty: no type is asked for and each question is labelled by its "
+                       "wording."})

@@ -20,7 +20,7 @@ from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, recorded_settings, takes_settings
 from benchsmith.graphs.synthesize import (BEIR_DIR, DIALOGUES_FILE, STATS_FILE, TREC_QRELS_FILE, SynthesisContext,
-                                          builder)
+                                          builder, check_turn_types)
 from benchsmith.stores.benchmark_files import Dialogue
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
@@ -86,6 +86,7 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
     check_models(settings.llm)
     check_at_least(1, conversations=conversations, turns=turns)
     check_bounds(settings)
+    check_turn_types(settings)
     run_id = checked_run_id(run_id, "synthesize")
     resolved = workspace_for(settings.workspace)
     context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))

@@ -1,0 +1,77 @@
+"""Question types (issue 22, after MTRAG): what the questioner is asked for, how the offline
+questioner words each type, and how a question's wording gives its type.
+
+The offline wordings read as a user types them, never as a template filled with keywords
+(evals/question_form.py's ill-formed rule rejects those): "How do I use the reminder label?",
+"Can you explain how the reminder label works?", "reminder label usage example".
+"""
+
+from __future__ import annotations
+
+import re
+
+from benchsmith.agents.sentence_questions import Ask
+
+QUESTION_TYPE_GUIDANCE = {
+    "factoid": "Ask for a specific fact (a value, a name, a default, what something returns).",
+    "explanation": "Ask why something is so, or how it works.",
+    "comparison": "Ask how two things the passages mention differ or compare.",
+    "how-to": "Ask how to get a task done.",
+    "yes/no": "Ask a question whose answer is yes or no.",
+    "summary": "Ask for a short summary or overview.",
+    "keyword": "Type a short keyword query, as into a search box: a few words, no question mark.",
+}
+# "What is the role of the reminder label?", "What is json.dumps used for?": the thing asked about.
+FOCUS_PATTERNS = (re.compile(r"^(?:In [^,]+, )?what is the role of (?P<focus>.+?)\?$", re.IGNORECASE),
+                  re.compile(r"^(?:In [^,]+, )?what is (?P<focus>\S+) used for\?$", re.IGNORECASE))
+YES_NO_OPENINGS = re.compile(r"^(is|are|was|were|does|do|did|can|could|should|will|would|has|have|must)\b",
+                             re.IGNORECASE)
+
+
+def focus_of(ask: Ask) -> str | None:
+    """What a question is about, as a phrase a new question can name: its subject, else the
+    phrase its key-phrase form asks about."""
+    if ask.subject:
+        return ask.subject
+    for pattern in FOCUS_PATTERNS:
+        if found := pattern.match(ask.question.strip()):
+            return found["focus"]
+    return None
+
+
+def typed_wording(question: str, focus: str | None, question_type: str | None, other: str | None = None) -> str | None:
+    """The question worded as ``question_type`` asks, about ``focus`` (``other``: a second thing,
+    for a comparison); None when the type needs a focus the question has not."""
+    if question_type in (None, "factoid"):
+        return question
+    if not focus:
+        return None
+    bare = re.sub(r"^(the|a|an)\s+", "", focus, flags=re.IGNORECASE)
+    wordings = {
+        "explanation": f"Can you explain how {focus} works?",
+        "how-to": f"How do I use {focus} in practice?",
+        "yes/no": f"Is there a way to change how {focus} behaves?",
+        "comparison": f"How does {focus} compare with {other}?" if other and other != focus else None,
+        "summary": f"Could you give me a short summary of {focus}?",
+        "keyword": f"{bare} usage example",
+    }
+    return wordings.get(question_type)
+
+
+def question_type_of(question: str) -> str:
+    """The type a question's wording gives (the label of a turn no type was asked for)."""
+    text = question.strip()
+    lowered = text.lower()
+    if not text.endswith("?") and not re.match(r"^(what|which|who|when|where|why|how)\b", lowered):
+        return "keyword"
+    if re.search(r"\b(compare|comparison|differ|difference|versus|vs\.?)\b", lowered):
+        return "comparison"
+    if re.search(r"\b(summary|summari[sz]e|sum up|overview)\b", lowered):
+        return "summary"
+    if re.match(r"^(how (do|can|should) (i|we)|how to)\b", lowered):
+        return "how-to"
+    if re.match(r"^(why\b|can you explain|could you explain|how does .+ work)", lowered):
+        return "explanation"
+    if YES_NO_OPENINGS.match(lowered) and not re.match(r"^(can|could) you (tell|give|show|explain)", lowered):
+        return "yes/no"
+    return "factoid"

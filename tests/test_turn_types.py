@@ -1,0 +1,233 @@
+"""Turn types in the dialogue graph (issue 22): unanswerable, partial, underspecified (with its
+clarification) and multi-passage turns drawn at the configured rates, question types and
+standalone labels, the same in dialogues.jsonl, stats.json and the exports; the judge's
+rejection of a wrong label; a crash and resume that changes no byte."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+
+import pytest
+
+from benchsmith.agents.models import ModelSettings, build_seam
+from benchsmith.agents.question_types import question_type_of, typed_wording
+from benchsmith.agents.sentence_questions import Ask
+from benchsmith.agents.turn_types import UNANSWERED
+from benchsmith.evals.question_form import question_form
+from benchsmith.graphs.synthesize import LABEL_ATTEMPTS
+from benchsmith.stores.benchmark_files import Dialogue
+from benchsmith.stores.clusters import load_clustering
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import load_jsonl
+from benchsmith.stores.llm_cache import LLMCache
+from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.dialogue_walk import QUESTION_TYPES, reserved_chunks
+from benchsmith.tools.loaders import iter_beir_corpus
+from tests.openai_server import FakeOpenAIServer, requested_schema_name
+from tests.synthesis_fixtures import COLLECTION, synthesize
+from tests.turn_type_fixtures import ALL_RATES, QUESTION_MIX, build_rich_collection, ingest
+from tests.turn_type_replies import answers_elsewhere, numbered_passages, typed_seam, typed_server_replier
+
+FAST_RETRIES = ModelSettings(timeout_s=5.0, backoff_initial_s=0.01, backoff_max_s=0.05, max_attempts=3)
+KIND_OF_RATE = {"unanswerable_rate": "unanswerable", "partial_rate": "partial",
+                "underspecified_rate": "underspecified", "multi_gold_rate": "multi-passage"}
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Workspace:
+    root = tmp_path_factory.mktemp("turn-types")
+    workspace = Workspace.resolve(root / "ws")
+    build_rich_collection(workspace, root / "corpus")
+    return workspace
+
+
+@pytest.fixture(scope="module")
+def offline_run(workspace) -> RunDirectory:
+    synthesize(workspace, "all-types", conversations=20, turns=10, question_types=QUESTION_MIX, **ALL_RATES)
+    return RunDirectory(workspace, "all-types")
+
+
+def all_turns(run_dir: RunDirectory) -> list[tuple[str, dict]]:
+    return [(d["conversation_id"], turn) for d in load_jsonl(run_dir.file("dialogues.jsonl")) for turn in d["turns"]]
+
+
+def test_every_rate_holds_within_five_points_over_200_turns(offline_run):
+    turns = [turn for _, turn in all_turns(offline_run)]
+    assert len(turns) == 200
+    drawn = [turn for turn in turns if turn["turn_type_drawn"] != "clarification"]  # a clarification is not drawn
+    kinds = Counter(turn["turn_type"] for turn in drawn)
+    for setting, rate in ALL_RATES.items():
+        share = kinds[KIND_OF_RATE[setting]] / len(drawn)
+        assert abs(share - rate) <= 0.05, (setting, share, kinds)
+    assert Counter(turn["question_type"] for turn in turns).keys() == set(QUESTION_TYPES)
+
+
+def test_each_turn_type_has_the_shape_its_label_says(workspace, offline_run):
+    clusters = load_clustering(workspace, COLLECTION, 4, 16, 0).clusters
+    reserved = set(reserved_chunks(clusters, 0).values())
+    dialogues = load_jsonl(offline_run.file("dialogues.jsonl"))
+    golds = {gold for d in dialogues for turn in d["turns"] for gold in turn["gold_ids"]}
+    assert not golds & reserved  # a chunk a turn may hold out is nobody's gold
+    for dialogue in dialogues:
+        Dialogue.model_validate(dialogue)  # the data model's rules (gold per answerability) hold
+        for previous, turn in zip([None, *dialogue["turns"]], dialogue["turns"]):
+            kind = turn["turn_type"]
+            if kind == "unanswerable":
+                assert turn["gold_ids"] == [] and len(turn["held_out_ids"]) == 1 and set(turn["held_out_ids"]) <= reserved
+                assert turn["response"].startswith(UNANSWERED)
+            elif kind == "partial":
+                assert len(turn["gold_ids"]) == 1 and len(turn["held_out_ids"]) == 1
+                assert "does not cover the rest of your question" in turn["response"]
+            elif kind == "underspecified":
+                assert turn["gold_ids"] == [] and len(turn["candidate_ids"]) == 2
+                assert turn["response"].startswith("That could mean more than one thing. Do you mean")
+            elif kind == "multi-passage":
+                assert 2 <= len(turn["gold_ids"]) <= 3 and len(set(turn["gold_ids"])) == len(turn["gold_ids"])
+            elif kind == "clarification":
+                assert previous["answerability"] == "underspecified"
+                assert turn["gold_ids"][0] in previous["candidate_ids"] and not turn["standalone"]
+                assert turn["question"].startswith("I mean the one about")
+            if previous is not None and previous["answerability"] == "underspecified":
+                assert kind == "clarification"  # the turn after an underspecified one clarifies it
+            assert turn["answerability"] == {"unanswerable": "unanswerable", "partial": "partial",
+                                             "underspecified": "underspecified"}.get(kind, "answerable")
+            assert turn["standalone"] == (kind != "clarification" and turn["question"] == turn["question_unpolished"])
+            assert not question_form(turn["question_unpolished"], follow_up=turn["index"] > 0).problems(), turn
+
+
+def test_labels_agree_in_dialogues_stats_and_exports(workspace, offline_run):
+    turns = all_turns(offline_run)
+    stats = json.loads(offline_run.file("stats.json").read_text())["labels"]
+    assert stats["answerability"] == {label: sum(t["answerability"] == label for _, t in turns)
+                                      for label in ("answerable", "partial", "unanswerable", "underspecified")}
+    assert stats["question_types"] == dict(Counter(t["question_type"] for _, t in turns))
+    assert stats["standalone"]["non_standalone"] == sum(not t["standalone"] for _, t in turns)
+    assert stats["multi_gold_turns"] == sum(len(t["gold_ids"]) > 1 for _, t in turns) > 0
+    beir = offline_run.file("beir")
+    with open(beir / "qrels" / "test.tsv", newline="") as handle:
+        qrels = {(row["query-id"], row["corpus-id"]) for row in csv.DictReader(handle, delimiter="\t")}
+    assert qrels == {(f"{conversation}_t{t['index']}", gold) for conversation, t in turns for gold in t["gold_ids"]}
+    queries = {query["_id"]: query["metadata"] for query in load_jsonl(beir / "queries.jsonl")}
+    for conversation, turn in turns:
+        exported = queries[f"{conversation}_t{turn['index']}"]
+        assert (exported["answerability"], exported["question_type"], exported["standalone"]) == \
+            (turn["answerability"], turn["question_type"], turn["standalone"])
+    corpus = {document.id for document in iter_beir_corpus(beir / "corpus.jsonl")}
+    held_out = {chunk for _, t in turns for chunk in t["held_out_ids"]}
+    assert held_out and not held_out & corpus
+    assert {gold for _, gold in qrels} <= corpus  # removing held-out chunks took no gold with them
+
+
+def test_question_type_wordings_are_well_formed_and_read_as_their_type():
+    ask = Ask("What is the role of the reminder label?", None, ("reminder", "label"))
+    for question_type in QUESTION_TYPES:
+        worded = typed_wording(ask.question, "the reminder label", question_type, other="the snooze timer")
+        assert worded and not question_form(worded).problems(), (question_type, worded)
+        assert question_type_of(worded) == question_type, worded
+    assert typed_wording(ask.question, None, "how-to") is None  # no focus, no how-to wording
+
+
+def test_impossible_rates_and_unknown_question_types_are_refused(workspace):
+    with pytest.raises(InputError, match="add up to at most 1"):
+        synthesize(workspace, "too-much", conversations=1, turns=2, unanswerable_rate=0.7, multi_gold_rate=0.5)
+    with pytest.raises(InputError, match="unknown question type 'opinion'"):
+        synthesize(workspace, "opinion", conversations=1, turns=2, question_types="factoid=1,opinion=1")
+
+
+def test_an_unanswerable_turn_whose_held_out_chunk_has_a_near_duplicate_is_dropped(tmp_path):
+    """Every document's sentences are repeated in another page (different enough that ingestion
+    keeps both): the offline judge finds that page answering each unanswerable question, so every
+    such turn is re-planned, then dropped and counted."""
+    workspace = Workspace.resolve(tmp_path / "ws")
+    corpus = tmp_path / "corpus"
+    build_rich_collection(workspace, corpus, documents=40)
+    for number, path in enumerate(sorted(corpus.glob("doc*.txt"))):
+        sentences = path.read_text().split(". ", 1)[1]
+        filler = " ".join(f"aside{(number * 7 + k) % 300}" for k in range(60))
+        (corpus / f"copy-{path.name}").write_text(f"Notes page {number} repeats an earlier page. {sentences} "
+                                                  f"It also mentions {filler}.", encoding="utf-8")
+    assert ingest(workspace, corpus, run_id="ingest-copies")["collection_count"] == 80
+    synthesize(workspace, "duplicated", conversations=6, turns=6, unanswerable_rate=0.5)
+    turns = all_turns(RunDirectory(workspace, "duplicated"))
+    dropped = [t for _, t in turns if t["label_dropped"] == "unanswerable"]
+    assert dropped and not any(t["turn_type"] == "unanswerable" for _, t in turns)
+    assert all(1 <= t["label_rejections"] <= LABEL_ATTEMPTS and t["answerability"] == "answerable" for t in dropped)
+    assert any(t["label_rejections"] == LABEL_ATTEMPTS for t in dropped)  # re-planned until no plan was left
+    stats = json.loads(RunDirectory(workspace, "duplicated").file("stats.json").read_text())["labels"]
+    assert stats["turn_types_dropped"] == {"unanswerable": len(dropped)}
+
+
+def test_model_path_judge_rejection_replans_or_drops_the_turn(workspace):
+    """The scripted pool judge finds a remaining chunk answering half the held-out chunks: those
+    unanswerable turns move to the next cluster's held-out chunk, and are dropped when none is left."""
+    seam, backend = typed_seam()
+    synthesize(workspace, "model-types", conversations=8, turns=6, model=seam, question_types=QUESTION_MIX,
+               **ALL_RATES)
+    turns = [t for _, t in all_turns(RunDirectory(workspace, "model-types"))]
+    assert {t["turn_type"] for t in turns} >= {"unanswerable", "partial", "underspecified", "clarification",
+                                                "multi-passage", "answerable"}
+    judged = [numbered_passages(messages)[0] for messages, schema in backend.calls
+              if schema.__name__ == "PassageJudgments"]
+    rejected = sum(answers_elsewhere(held_out) for held_out in judged)
+    kept = [t for t in turns if t["turn_type"] == "unanswerable"]
+    # Each rejection re-planned or dropped its turn; each acceptance kept one.
+    assert 0 < rejected == sum(t["label_rejections"] for t in turns)
+    assert 0 < len(judged) - rejected == len(kept)
+    assert all(t["response"] == "The documentation does not answer this question." for t in kept)
+    assert any(t["label_rejections"] for t in kept), "no rejected turn was re-planned and kept"
+    dropped = [t for t in turns if t["label_dropped"] == "unanswerable"]
+    assert all(t["turn_type"] == "answerable" and t["gold_ids"] for t in dropped)
+    # The typed questions were asked for their type: the prompt names it.
+    assert any("Question type:" in messages[-1]["content"] for messages, schema in backend.calls
+               if schema.__name__ in ("TypedQuestion", "GeneratedQuestion"))
+
+
+def test_kill_and_resume_keep_labels_and_held_out_sets_byte_identical(workspace):
+    options = {"conversations": 8, "turns": 5, "question_types": QUESTION_MIX, "concurrency": 2, **ALL_RATES}
+    seam, _ = typed_seam()
+    synthesize(workspace, "uninterrupted", model=seam, **options)
+    cache = LLMCache(workspace.llm_cache_path)
+    crashing, backend = typed_seam(cache=cache)
+    backend.replies = [*[backend.replier] * 60, RuntimeError("model crashed on call 61")]
+    with pytest.raises(RuntimeError, match="call 61"):
+        synthesize(workspace, "resumed", model=crashing, **options)
+    assert RunDirectory(workspace, "resumed").load().status == "crashed"
+    resumed_seam, _ = typed_seam(cache=cache)
+    assert synthesize(workspace, "resumed", model=resumed_seam, **options).resumed
+    whole, resumed = RunDirectory(workspace, "uninterrupted"), RunDirectory(workspace, "resumed")
+    for name in ("dialogues.jsonl", "stats.json", "qrels.trec", "beir/corpus.jsonl", "beir/queries.jsonl",
+                 "beir/qrels/test.tsv", "beir/turn_labels.tsv"):
+        assert resumed.file(name).read_bytes() == whole.file(name).read_bytes(), name
+    turns = [t for _, t in all_turns(resumed)]
+    assert any(t["held_out_ids"] for t in turns) and any(t["answerability"] == "underspecified" for t in turns)
+
+
+def test_every_turn_type_over_the_loopback_server_matches_the_in_process_model(workspace, monkeypatch):
+    """The new agent calls' structured outputs (typed question, reference reply, contribution and
+    pool judges) go through the real openai client to the loopback server, and give the same
+    benchmark as the same replies in process."""
+    options = {"conversations": 6, "turns": 5, "question_types": QUESTION_MIX, **ALL_RATES}
+    in_process, _ = typed_seam()
+    synthesize(workspace, "typed-in-process", model=in_process, **options)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-turn-types")
+    with FakeOpenAIServer(replier=typed_server_replier) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        synthesize(workspace, "typed-server", model=build_seam("openai:sim", FAST_RETRIES), **options)
+        asked = Counter(requested_schema_name(request) for request in server.requests)
+    assert asked.keys() >= {"TypedQuestion", "ReferenceReply", "Contributions", "PassageJudgments"}
+    served = RunDirectory(workspace, "typed-server").file("dialogues.jsonl").read_text()
+    assert served == RunDirectory(workspace, "typed-in-process").file("dialogues.jsonl").read_text()
+    kinds = {turn["turn_type"] for line in served.splitlines() for turn in json.loads(line)["turns"]}
+    assert kinds >= {"unanswerable", "partial", "underspecified", "clarification", "multi-passage"}
+
+
+def test_same_seed_same_turn_types_whatever_the_concurrency(workspace):
+    options = {"conversations": 6, "turns": 6, "question_types": QUESTION_MIX, **ALL_RATES}
+    synthesize(workspace, "types-one-at-a-time", concurrency=1, **options)
+    synthesize(workspace, "types-six-at-once", concurrency=6, **options)
+    first = RunDirectory(workspace, "types-one-at-a-time").file("dialogues.jsonl").read_text()
+    assert first == RunDirectory(workspace, "types-six-at-once").file("dialogues.jsonl").read_text()
+    assert '"turn_type": "unanswerable"' in first and '"turn_type": "multi-passage"' in first
