@@ -39,6 +39,7 @@ if TYPE_CHECKING:
                                                 estimate_hardneg, rescore_tables, score_hardneg)
     from benchsmith.graphs.jobs.ingest import IngestPreview, IngestResult, ingest, preview_ingest
     from benchsmith.graphs.jobs.paraphrase import ParaphraseResult, estimate_paraphrase, paraphrase
+    from benchsmith.graphs.jobs.publish import PublishResult, publish
     from benchsmith.graphs.jobs.robustness import RobustnessResult, estimate_robustness, robustness
     from benchsmith.graphs.jobs.nuggets import NuggetsResult, estimate_nuggets, nuggets
     from benchsmith.graphs.jobs.select import SelectionResult, estimate_selection, select
@@ -72,6 +73,8 @@ _API_MODULES: dict[str, str] = {
     "IngestResult": "benchsmith.graphs.jobs.ingest",
     "ingest": "benchsmith.graphs.jobs.ingest",
     "preview_ingest": "benchsmith.graphs.jobs.ingest",
+    "PublishResult": "benchsmith.graphs.jobs.publish",
+    "publish": "benchsmith.graphs.jobs.publish",
     "ParaphraseResult": "benchsmith.graphs.jobs.paraphrase",
     "estimate_paraphrase": "benchsmith.graphs.jobs.paraphrase",
     "paraphrase": "benchsmith.graphs.jobs.paraphrase",
@@ -109,7 +112,7 @@ __all__ = [
     "cluster", "estimate_audit", "estimate_evaluation", "estimate_hardneg", "estimate_nuggets", "estimate_paraphrase",
     "estimate_robustness", "estimate_selection", "estimate_synthesis", "evaluate", "export", "ingest", "measure_runs", "nuggets",
     "paraphrase", "preview_ingest", "register_embedder", "register_model", "register_scorer", "rescore_tables",
-    "robustness", "score_hardneg", "select", "synthesize", "work",
+    "robustness", "score_hardneg", "select", "synthesize", "work", "PublishResult", "publish",
     "ValidationResult", "estimate_validation", "validate",
 ]
 

@@ -47,10 +47,16 @@ def build_document(results: Mapping[str, Any]) -> Document:
         main.blocks.append(Plot("Mean recall@k against the cutoff k, one line per configuration",
                                 lambda: plots.recall_curves(recall_curve)))
     sections = [overview, main]
-    for key, grouping, column_prefix in (("by_turn", "turn", "turn"), ("by_switch", "switch type", "")):
+    for key, grouping, column_prefix in (("by_turn", "turn", "turn"), ("by_switch", "switch type", ""),
+                                         ("by_answerability", "answerability", ""),
+                                         ("by_question_type", "question type", ""),
+                                         ("by_standalone", "standalone", "")):
         by_group = _in_order(results.get(key) or {}, names)
         if by_group:
             sections.append(group_section(by_group, primary, grouping, column_prefix))
+    unjudged = results.get("unjudged") or {}
+    if unjudged.get("queries"):
+        sections.append(unjudged_section(unjudged, names))
     significance = results.get("significance") or {}
     tested = {comparison["measure"] for comparison in significance.get("comparisons", [])}
     sections += [significance_section(significance, measure, names)
@@ -64,8 +70,13 @@ def build_document(results: Mapping[str, Any]) -> Document:
 def benchmark_summary(benchmark: Mapping[str, Any]) -> str:
     kind = "conversational" if benchmark.get("conversational") else "single-turn"
     return (f"Benchmark {benchmark['name']} ({kind}): {benchmark['queries']:,} queries, "
-            f"{benchmark.get('judged_queries', benchmark['queries']):,} of them judged; "
+            f"{benchmark.get('judged_queries', benchmark['queries']):,} of them judged"
+            f"{_unjudged_clause(benchmark.get('unjudged_queries'))}; "
             f"{benchmark['documents']:,} documents; read from {benchmark.get('path', 'an unnamed path')}.")
+
+
+def _unjudged_clause(unjudged: int | None) -> str:
+    return f" ({unjudged:,} without judgments, left out of the measures)" if unjudged else ""
 
 
 def settings_summary(settings: Mapping[str, Any]) -> str:
@@ -106,6 +117,36 @@ def group_table(by_group: plots.ByGroup, measure: str, column_prefix: str = "") 
                for group in groups]
     rows = [[by_group[name].get(group, {}).get(measure) for group in groups] for name in by_group]
     return _score_table(["configuration", *columns], list(by_group), rows)
+
+
+def unjudged_section(unjudged: Mapping[str, Any], names: Sequence[str]) -> Section:
+    """The turns without judgments: how many, and how confidently each configuration still
+    returns something for them (its top-1 score) beside the answerable turns."""
+    counts = ", ".join(f"{count:,} {label}" for label, count in unjudged.get("by_answerability", {}).items())
+    rows = []
+    for name in names:
+        entry = (unjudged.get("top_score") or {}).get(name)
+        if not entry:
+            continue
+        auc = entry.get("auc")
+        rows.append([Cell(name), *_distribution_cells(entry["unjudged"]), *_distribution_cells(entry["answerable"]),
+                     Cell(MISSING if auc is None else f"{auc:.3f}", numeric=True)])
+    return Section("Turns without relevance judgments", [
+        f"{unjudged['queries']:,} turns have no relevance judgments ({counts}): no document answers them, so they "
+        "are left out of every measure above. The top-1 retrieved score of each configuration on them, beside its "
+        "top-1 score on the answerable turns, shows how confidently a retriever returns something when nothing is "
+        "relevant; AUC is the chance that an answerable turn's top score beats an unjudged turn's (0.5: the score "
+        "cannot tell them apart, 1: a threshold on it separates them).",
+        Table(["configuration", "unjudged n", "unjudged median", "unjudged p10–p90", "answerable n",
+               "answerable median", "answerable p10–p90", "AUC"], rows),
+    ])
+
+
+def _distribution_cells(distribution: Mapping[str, Any]) -> list[Cell]:
+    if not distribution.get("queries"):
+        return [Cell("0", numeric=True), Cell(MISSING, numeric=True), Cell(MISSING, numeric=True)]
+    return [Cell(f"{distribution['queries']:,}", numeric=True), Cell(f"{distribution['median']:.3f}", numeric=True),
+            Cell(f"{distribution['p10']:.3f}–{distribution['p90']:.3f}", numeric=True)]
 
 
 def significance_section(significance: Mapping[str, Any], measure: str, names: Sequence[str]) -> Section:

@@ -49,7 +49,7 @@ from typing_extensions import NotRequired, TypedDict
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.evaluation_report import evaluation_report_files
-from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores
+from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores, unjudged_summary
 from benchsmith.evals.measures import DEFAULT_QUERIES_PER_BATCH, parse_measures
 from benchsmith.evals.nugget_measures import evaluate_batches_with_nuggets, split_measures
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext  # noqa: F401 (re-exported)
@@ -67,6 +67,7 @@ from benchsmith.stores.nugget_qrels import read_nugget_qrels
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import (Qrels, Run, iter_aligned_batches, iter_run_batches, run_file_query_ids,
                                     trec_run_writer, write_sorted_copy)
+from benchsmith.stores.turn_labels import standalone_group
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.dense_retrieval import QUERY_BATCH as DENSE_QUERY_BATCH
 from benchsmith.tools.dense_retrieval import DenseIndex
@@ -356,8 +357,10 @@ def _run_batches(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
 
 
 def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> EvaluationOutput:
-    """Score every run file a batch of queries at a time, break down by turn and switch type,
-    test the differences, report."""
+    """Score every run file a batch of queries at a time, break down by turn, switch type and
+    turn label, test the differences, report. Turns without judgments (unanswerable,
+    underspecified) are left out of the measures; their top retrieved scores are compared with
+    the answerable turns'."""
     context = _context(runtime)
     benchmark = _benchmark(runtime, state["benchmark"])
     run_dir = RunDirectory(_workspace(runtime), state["run_id"])
@@ -369,6 +372,10 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
     qrels = judgments(benchmark, context.qrels, context.extra_qrels)
     nugget_qrels = read_nugget_qrels(context.nugget_qrels) if nugget else {}
     report = progress_reporter("measure")
+    unjudged = {query.id for query in benchmark.queries if query.id not in qrels}
+    answerable = {query.id for query in benchmark.queries
+                  if query.id in qrels and query.answerability in (None, "answerable")}
+    top_scores: dict[str, dict[str, float]] = {}
     per_query: dict[str, dict[str, dict[str, float]]] = {}
     aggregate: dict[str, dict[str, float]] = {}
     recall_curve: dict[str, dict[str, float]] = {}
@@ -382,18 +389,24 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
                            for query_id, row in zip(scores.query_ids, scores.values[:, columns].tolist())}
         aggregate[name] = {m: means[m] for m in names}
         recall_curve[name] = {m.removeprefix("R@"): means[m] for m in recall_names}
+        if unjudged:
+            top_scores[name] = _top_scores(path, context.batch_size)
         report(done, len(configurations))
+    labels_of = {"by_answerability": {q.id: q.answerability for q in benchmark.queries if q.answerability},
+                 "by_question_type": {q.id: q.question_type for q in benchmark.queries if q.question_type},
+                 "by_standalone": {q.id: standalone_group(q.standalone) for q in benchmark.queries
+                                   if q.standalone is not None}}
     summary = summarize_scores(per_query, aggregate, names, recall_curve,
                                {q.id: q.turn for q in benchmark.queries if q.turn is not None},
                                {q.id: q.switch for q in benchmark.queries if q.switch is not None},
-                               context.significance_test, context.resamples, context.seed)
+                               context.significance_test, context.resamples, context.seed, labels_of)
     timings = {row["configuration"]: row["seconds"] for row in load_jsonl(run_dir.file(TIMINGS_FILE))} \
         if run_dir.file(TIMINGS_FILE).exists() else {}
     warnings = list(state.get("warnings") or [])
     results = {
         "benchmark": {"name": benchmark.name, "path": str(benchmark.directory), "queries": len(benchmark.queries),
-                      "judged_queries": len(qrels), "documents": len(corpus_documents(benchmark)),
-                      "conversational": benchmark.conversational},
+                      "judged_queries": len(qrels), "unjudged_queries": len(unjudged),
+                      "documents": len(corpus_documents(benchmark)), "conversational": benchmark.conversational},
         "settings": {"retrievers": state["retrievers"], "histories": state["histories"],
                      "runs": list(state.get("runs") or []), "depth": context.depth,
                      "rerank": context.rerank_model, "rerank_depth": context.rerank_depth, "measures": names,
@@ -403,12 +416,20 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
         "configurations": [_describe(name, c, _run_file(runtime, state["run_id"], c).relative_to(run_dir.path),
                                      timings.get(name)) for name, c in configurations.items()],
         **summary,
+        "unjudged": unjudged_summary(top_scores, unjudged, answerable,
+                                     {q.id: q.answerability for q in benchmark.queries if q.answerability}),
         "warnings": warnings,
         "notes": _notes(context, benchmark, configurations, warnings),
     }
     paths = write_files_atomic(run_dir.path, evaluation_report_files(results))
     return {"report": {kind: str(path) for kind, path in paths.items()}, "primary_measure": summary["primary_measure"],
             "aggregate": aggregate}
+
+
+def _top_scores(path: Path, batch_size: int) -> dict[str, float]:
+    """``{query: its top retrieved score}`` of a run file, a batch of queries at a time."""
+    return {query_id: max(ranking.values()) for batch in iter_run_batches(path, batch_size)
+            for query_id, ranking in batch.items() if ranking}
 
 
 def _describe(name: str, configuration: AnyConfiguration, run_file: Path, seconds: float | None) -> dict[str, Any]:
@@ -453,19 +474,15 @@ def _notes(context: EvaluationContext, benchmark: Benchmark, configurations: dic
 
 builder = StateGraph(EvaluationState, context_schema=EvaluationContext, input_schema=EvaluationInput,
                      output_schema=EvaluationOutput)
-builder.add_node("plan", plan)
-builder.add_node("retrieve", retrieve)
-builder.add_node("gather", gather)
-builder.add_node("measure", measure)
+for node in (plan, retrieve, gather, measure):
+    builder.add_node(node)
 builder.add_edge(START, "plan")
 builder.add_conditional_edges("plan", dispatch, ["retrieve", "measure"])
 builder.add_edge("retrieve", "gather")
 builder.add_conditional_edges("gather", dispatch, ["retrieve", "measure"])
 builder.add_edge("measure", END)
 
-# The Studio copy: compiled without a checkpointer (the server brings its own).
-graph = builder.compile()
-graph.name = "evaluate"
+graph = builder.compile(name="evaluate")  # the Studio copy: no checkpointer (the server brings its own)
 
 
 def evaluate_as_child(parent_run_id: str, label: str, inputs: EvaluationInput, context: EvaluationContext,

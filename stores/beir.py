@@ -1,17 +1,22 @@
-"""Reading a retrieval benchmark: a BEIR directory, a benchsmith synthesis run, or a
-conversational benchmark from elsewhere in our turn JSONL form with a BEIR corpus.
+"""Reading a retrieval benchmark: a BEIR directory, a benchsmith synthesis run, an MTRAG-layout
+directory (stores/mtrag.py), or a conversational benchmark from elsewhere in our turn JSONL
+form with a BEIR corpus.
 
 A BEIR directory holds ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/<split>.tsv``. A
 synthesis run directory holds one under ``beir/``; its queries carry the conversation in
 their ``metadata`` (``conversation_id``, ``turn``, ``switch``, ``question``, ``rewrite``,
-``response``), from which each turn's history is rebuilt. Queries of other BEIR datasets
-are single-turn: their text is the question.
+``response``), from which each turn's history is rebuilt, and its labels (``answerability``,
+``question_type``, ``standalone``; stores/turn_labels.py), which a ``turn_labels.tsv`` beside
+``qrels/`` supplies where the metadata lacks them. Queries of other BEIR datasets are
+single-turn: their text is the question.
 
-The turn JSONL form has one turn per line (``answer``, ``rewrite`` and ``switch`` optional)::
+The turn JSONL form has one turn per line (``answer``, ``rewrite``, ``switch`` and the labels
+optional; ``gold_ids`` may be empty only on an unanswerable or underspecified turn)::
 
     {"id": "conv7_t2", "conversation_id": "conv7", "turn": 2,
      "history": [{"question": "...", "answer": "..."}, {"question": "...", "answer": "..."}],
-     "question": "...", "gold_ids": ["doc12"], "answer": "...", "rewrite": "...", "switch": "soft"}
+     "question": "...", "gold_ids": ["doc12"], "answer": "...", "rewrite": "...", "switch": "soft",
+     "answerability": "answerable", "question_type": "factoid", "standalone": false}
 
 Every line is checked: a malformed one stops with an :class:`~stores.errors.InputError`
 naming the file and line.
@@ -28,8 +33,10 @@ from typing import Any
 from benchsmith.history import Exchange
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json, read_jsonl, text_lines
+from benchsmith.stores.mtrag import is_mtrag_layout, read_mtrag
 from benchsmith.stores.runs import RunDirectory, is_valid_run_id
 from benchsmith.stores.trec import Qrels, conflicting_judgment, read_trec_qrels
+from benchsmith.stores.turn_labels import NO_GOLD, TURN_LABELS_FILE, TurnLabels, read_turn_labels
 from benchsmith.stores.workspace import Workspace
 
 BEIR_SUBDIRECTORY = "beir"
@@ -46,10 +53,19 @@ class BenchmarkQuery:
     switch: str | None = None  # start, follow-up, soft or hard
     response: str | None = None  # the answer given to this turn (part of later turns' history)
     history: list[Exchange] = field(default_factory=list)  # earlier (question, response) turns
+    answerability: str | None = None  # stores/turn_labels.py; None: unlabelled
+    question_type: str | None = None
+    standalone: bool | None = None
 
     @property
     def conversational(self) -> bool:
         return self.conversation_id is not None
+
+    def label(self, labels: TurnLabels) -> None:
+        """Take the labels the query does not carry itself from ``labels``."""
+        self.answerability = self.answerability or labels.answerability
+        self.question_type = self.question_type or labels.question_type
+        self.standalone = labels.standalone if self.standalone is None else self.standalone
 
 
 @dataclass
@@ -90,8 +106,15 @@ class Benchmark:
 
 def load_benchmark(spec: str | Path, workspace: Workspace, split: str = "test", corpus: Path | None = None) -> Benchmark:
     """``spec`` is a BEIR directory, a synthesis run directory, the id of a run in ``workspace``,
-    or a turn JSONL file (with ``corpus``, a BEIR corpus.jsonl)."""
+    an MTRAG-layout directory (``corpus``: its passages, where they are not beside it) or a turn
+    JSONL file (with ``corpus``, a BEIR corpus.jsonl)."""
     path = Path(spec)
+    if is_mtrag_layout(path):
+        layout = read_mtrag(path, split, corpus)
+        return Benchmark(name=layout.name, directory=layout.root, queries=[BenchmarkQuery(**vars(turn))
+                                                                           for turn in layout.turns],
+                         qrels=read_beir_qrels(layout.qrels_file), corpus_file=layout.corpus_file,
+                         qrels_file=layout.qrels_file, queries_file=layout.queries_file)
     if path.is_file():
         if corpus is None:
             raise InputError(f"{path}: a turn JSONL benchmark needs its documents: pass --corpus corpus.jsonl")
@@ -111,6 +134,10 @@ def load_benchmark(spec: str | Path, workspace: Workspace, split: str = "test", 
             raise InputError(f"{path}: no {required} (a BEIR directory has corpus.jsonl, queries.jsonl, qrels/{split}.tsv)")
     qrels = read_beir_qrels(path / "qrels" / f"{split}.tsv")
     queries = read_beir_queries(path / "queries.jsonl")
+    if (path / TURN_LABELS_FILE).is_file():
+        labels = read_turn_labels(path / TURN_LABELS_FILE)
+        for query in queries:
+            query.label(labels.get(query.id, TurnLabels()))
     name = path.parent.name if path.name == BEIR_SUBDIRECTORY else path.name
     return Benchmark(name=name, directory=path, queries=queries, qrels=qrels, source_collection=source_collection,
                      qrels_file=path / "qrels" / f"{split}.tsv", queries_file=path / "queries.jsonl")
@@ -136,8 +163,10 @@ def load_turn_jsonl(path: Path, corpus: Path | None) -> Benchmark:
         first_line[str(turn_id)] = line_number
         if not isinstance(question, str) or not question.strip():
             raise InputError(f"{where}: missing 'question' for turn {turn_id!r}")
-        if not isinstance(gold_ids, list) or not gold_ids:
-            raise InputError(f"{where}: turn {turn_id!r} needs a non-empty 'gold_ids' list")
+        labels = _labels(record, where)
+        if not isinstance(gold_ids, list) or not gold_ids and labels.answerability not in NO_GOLD:
+            raise InputError(f"{where}: turn {turn_id!r} needs a non-empty 'gold_ids' list (an empty one only on "
+                             f"an unanswerable or underspecified turn)")
         history = record.get("history") or []
         if not isinstance(history, list) or not all(isinstance(t, dict) and "question" in t for t in history):
             raise InputError(f"{where}: 'history' must be a list of {{\"question\", \"answer\"}} objects")
@@ -146,12 +175,27 @@ def load_turn_jsonl(path: Path, corpus: Path | None) -> Benchmark:
             id=str(turn_id), text=question, question=question, rewrite=record.get("rewrite"),
             conversation_id=str(record.get("conversation_id", turn_id)), turn=int(turn), switch=record.get("switch"),
             response=record.get("answer"),
-            history=[(str(t["question"]), str(t.get("answer") or "")) for t in history]))
-        qrels[str(turn_id)] = {str(doc_id): 1 for doc_id in gold_ids}
+            history=[(str(t["question"]), str(t.get("answer") or "")) for t in history],
+            answerability=labels.answerability, question_type=labels.question_type, standalone=labels.standalone))
+        if gold_ids:
+            qrels[str(turn_id)] = {str(doc_id): 1 for doc_id in gold_ids}
     if not queries:
         raise InputError(f"{path}: no turns")
     return Benchmark(name=path.stem, directory=path.parent, queries=queries, qrels=qrels, corpus_file=corpus,
                      qrels_file=path, queries_file=path)
+
+
+def _labels(record: dict[str, Any], where: str) -> TurnLabels:
+    """A record's labels (absent ones None); a value of the wrong type names its place."""
+    answerability, question_type, standalone = (record.get(key) for key in ("answerability", "question_type",
+                                                                            "standalone"))
+    for key, value in (("answerability", answerability), ("question_type", question_type)):
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise InputError(f"{where}: '{key}' must be a non-empty string, not {value!r}")
+    if standalone is not None and not isinstance(standalone, bool):
+        raise InputError(f"{where}: 'standalone' must be true, false or null, not {standalone!r}")
+    return TurnLabels(answerability.strip().lower() if answerability else None,
+                      question_type.strip().lower() if question_type else None, standalone)
 
 
 def _run_config(path: Path) -> dict[str, Any]:
@@ -253,15 +297,20 @@ def read_beir_queries(path: Path) -> list[BenchmarkQuery]:
 
 
 def _query(query_id: str, text: str, metadata: dict[str, Any], where: str) -> BenchmarkQuery:
+    labels = _labels(metadata, where)
     if "conversation_id" not in metadata:
-        return BenchmarkQuery(id=query_id, text=text, question=text, rewrite=metadata.get("rewrite"))
+        return BenchmarkQuery(id=query_id, text=text, question=text, rewrite=metadata.get("rewrite"),
+                              answerability=labels.answerability, question_type=labels.question_type,
+                              standalone=labels.standalone)
     try:
         turn = int(metadata["turn"])
     except (KeyError, TypeError, ValueError):
         raise InputError(f"{where}: conversational query {query_id!r} needs an integer metadata.turn") from None
     return BenchmarkQuery(id=query_id, text=text, question=str(metadata.get("question") or text),
                           rewrite=metadata.get("rewrite"), conversation_id=str(metadata["conversation_id"]),
-                          turn=turn, switch=metadata.get("switch"), response=metadata.get("response"))
+                          turn=turn, switch=metadata.get("switch"), response=metadata.get("response"),
+                          answerability=labels.answerability, question_type=labels.question_type,
+                          standalone=labels.standalone)
 
 
 def _attach_histories(queries: list[BenchmarkQuery]) -> None:

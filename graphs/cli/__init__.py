@@ -19,6 +19,7 @@ from benchsmith.graphs.cli.evaluate import evaluate
 from benchsmith.graphs.cli.hardneg import app as hardneg_app
 from benchsmith.graphs.cli.ingest import ingest
 from benchsmith.graphs.cli.paraphrase import paraphrase
+from benchsmith.graphs.cli.publish import publish
 from benchsmith.graphs.cli.robustness import robustness
 from benchsmith.graphs.cli.nuggets import nuggets
 from benchsmith.graphs.cli.runs import runs
@@ -36,7 +37,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 for command in (ingest, cluster, synthesize, evaluate, audit, paraphrase, robustness, nuggets, select, validate,
-                demo, runs, work, export, studio):
+                demo, runs, work, export, publish, studio):
     app.command(help=reflowed_help(command.__doc__))(command)
 for subcommand in hardneg_app.registered_commands:
     subcommand.help = subcommand.help or reflowed_help(subcommand.callback.__doc__)

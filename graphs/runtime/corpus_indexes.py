@@ -32,7 +32,10 @@ _dense_indexes: dict[tuple[str, str], DenseIndex] = {}
 def cached_benchmark(spec: str, workspace: Workspace, split: str = "test", corpus: str | None = None) -> Benchmark:
     """``load_benchmark``, parsed again only when one of its files changed."""
     path = Path(spec) if Path(spec).exists() else workspace.run_dir(spec)
-    files = [path] if path.is_file() else [*path.rglob("*.jsonl"), *path.rglob("*.tsv")] if path.exists() else []
+    # Every layout's files: BEIR and dialogue JSONL, TSV qrels and labels, MTRAG's conversations.json.
+    patterns = ("*.jsonl", "*.tsv", "conversations*.json")
+    files = [path] if path.is_file() else [file for pattern in patterns for file in path.rglob(pattern)] \
+        if path.exists() else []
     if corpus:
         files.append(Path(corpus))
     modified = max((file.stat().st_mtime for file in files if file.exists()), default=0.0)
