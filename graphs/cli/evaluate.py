@@ -11,7 +11,7 @@ from benchsmith.graphs.cli.console import (console, fail, guarded, offline_envir
                                            print_group_table, print_measure_table, print_paths, print_usage,
                                            run_reported, shown)
 from benchsmith.graphs.cli.deferred import deferred
-from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith.graphs.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.jobs.defaults import EVALUATE_HISTORIES as DEFAULT_HISTORIES
 from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
@@ -32,14 +32,11 @@ def evaluate(
     benchmark: Annotated[Optional[str], typer.Argument(
         help="A BEIR directory (corpus.jsonl, queries.jsonl, qrels/<split>.tsv), a synthesis run directory, "
              "or a run id in the workspace.", show_default=False)] = None,
-    retriever: Annotated[Optional[list[str]], typer.Option(
-        "--retriever", help="bm25, dense[:MODEL], hybrid:rrf(dense,bm25), hybrid:combsum(...), "
-                            "hybrid:wsum(dense=0.7,bm25=0.3). Repeat to compare.",
-        show_default=", ".join(DEFAULT_RETRIEVERS))] = None,
-    history: Annotated[Optional[list[str]], typer.Option(
-        "--history", help="How much of the conversation each query carries: full, last:K, current, rewrite "
-                          "(a model's self-contained rewrite, see --llm) or oracle (the benchmark's own rewrite). "
-                          "Repeat to compare.", show_default=", ".join(DEFAULT_HISTORIES))] = None,
+    retriever: Annotated[Optional[list[str]], repeated_option(
+        "--retriever", f"{RETRIEVER_SPECS}. Repeat to compare.", ", ".join(DEFAULT_RETRIEVERS))] = None,
+    history: Annotated[Optional[list[str]], repeated_option(
+        "--history", f"How much of the conversation each query carries: {HISTORY_MODES}. Repeat to compare.",
+        ", ".join(DEFAULT_HISTORIES))] = None,
     run: Annotated[Optional[list[Path]], typer.Option(
         "--run", help="A TREC run file of your own system, evaluated beside the --retriever configurations "
                       "(named by its file name; with no --retriever, only the run files). Repeat to compare. "

@@ -13,7 +13,7 @@ from rich.text import Text
 from benchsmith.graphs.cli.console import (console, fail, guarded, offline_environment, print_estimate, print_paths,
                                            print_usage, run_reported, shown)
 from benchsmith.graphs.cli.deferred import deferred
-from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith.graphs.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.robustness import RobustnessContext
 from benchsmith.graphs.jobs.defaults import ROBUSTNESS_HISTORIES as DEFAULT_HISTORIES
 from benchsmith.graphs.jobs.defaults import ROBUSTNESS_RETRIEVERS as DEFAULT_RETRIEVERS
@@ -45,12 +45,11 @@ def parse_run_options(values: list[str]) -> dict[str, Path]:
 def robustness(
     paraphrase_run: Annotated[str, typer.Argument(
         help="A paraphrase run (id or directory): its benchmark and test sets R1..Rn.", show_default=False)],
-    retriever: Annotated[Optional[list[str]], typer.Option(
-        "--retriever", help="With a corpus: bm25, dense[:MODEL], hybrid:rrf(dense,bm25)... Repeat to compare.",
-        show_default=", ".join(DEFAULT_RETRIEVERS))] = None,
-    history: Annotated[Optional[list[str]], typer.Option(
-        "--history", help="full (the raw variants with their conversation), oracle (the self-contained variants), "
-                          "last:K, current, rewrite. Repeat.", show_default=", ".join(DEFAULT_HISTORIES))] = None,
+    retriever: Annotated[Optional[list[str]], repeated_option(
+        "--retriever", f"With a corpus: {RETRIEVER_SPECS}. Repeat to compare.", ", ".join(DEFAULT_RETRIEVERS))] = None,
+    history: Annotated[Optional[list[str]], repeated_option(
+        "--history", f"{HISTORY_MODES}; here full sends the raw variants with their conversation, oracle the "
+                     "self-contained variants. Repeat.", ", ".join(DEFAULT_HISTORIES))] = None,
     run: Annotated[Optional[list[str]], typer.Option(
         "--run", help="Without a corpus (TREC CAsT): your system's TREC run file on a test set, as "
                       "TEST_SET=FILE: --run original=FILE --run R1=FILE ... (run on the test sets' raw.tsv or "

@@ -13,7 +13,7 @@ from rich.text import Text
 from benchsmith.graphs.cli.console import (console, guarded, offline_environment, print_estimate, print_paths,
                                            print_usage, run_reported, shown)
 from benchsmith.graphs.cli.deferred import deferred
-from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith.graphs.cli.settings import RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.stores.runs import new_run_id
 
@@ -39,9 +39,8 @@ def select(
     space: Annotated[Optional[Path], typer.Option(
         help="A YAML strategy space (chunking, retriever, rewrite, rerank, filter, top_k, search, order); the "
              "options below replace its dimensions.")] = None,
-    retriever: Annotated[Optional[list[str]], typer.Option(
-        "--retriever", help="bm25, dense[:MODEL], hybrid:rrf(dense,bm25), hybrid:wsum(dense=0.7,bm25=0.3)... Repeat.",
-        show_default="bm25")] = None,
+    retriever: Annotated[Optional[list[str]], repeated_option(
+        "--retriever", f"{RETRIEVER_SPECS}. Repeat.", "bm25")] = None,
     chunking: Annotated[Optional[list[str]], typer.Option(
         "--chunking", help="'whole' (documents as they are) or size=N[,overlap=N][,merge=N][,split_above=N]. Repeat.",
         show_default="whole")] = None,

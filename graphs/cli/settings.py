@@ -118,3 +118,15 @@ def _setting_value(item: dataclasses.Field, value: Any) -> Any:
     if value is None and isinstance(default_of(item), tuple):
         return default_of(item)
     return value
+
+
+# Options that are a graph's inputs rather than settings (what to compare, not how): their
+# vocabularies are declared once here, each command saying what they mean to it.
+RETRIEVER_SPECS = "bm25, dense[:MODEL], hybrid:rrf(dense,bm25), hybrid:combsum(...), hybrid:wsum(dense=0.7,bm25=0.3)"
+HISTORY_MODES = ("full, last:K, current, rewrite (a model's self-contained rewrite, see --llm) or oracle (the "
+                 "benchmark's own rewrite)")
+
+
+def repeated_option(flag: str, help: str, shown: str | None = None) -> Any:
+    """A repeatable input option (``--retriever``, ``--history``): ``list[str]`` or None when not given."""
+    return typer.Option(flag, help=help, show_default=shown if shown is not None else False)

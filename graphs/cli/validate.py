@@ -13,7 +13,7 @@ from rich.text import Text
 from benchsmith.graphs.cli.console import (console, guarded, offline_environment, print_estimate, print_paths,
                                            print_usage, run_reported)
 from benchsmith.graphs.cli.deferred import deferred
-from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith.graphs.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.graphs.jobs.defaults import VALIDATE_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.stores.runs import new_run_id
@@ -39,14 +39,12 @@ def validate(
                         "document ids, queries.jsonl, qrels/<split>.tsv), or a JSONL file of {\"id\", \"question\", "
                         "\"gold\": [{\"chunk_id\", \"document\", \"evidence\"}]} whose chunk ids are ids of "
                         "SYNTHETIC's corpus (like data/stdlib-validity.jsonl).", show_default=False)],
-    retriever: Annotated[Optional[list[str]], typer.Option(
-        "--retriever", help="bm25, dense[:MODEL], hybrid:rrf(dense,bm25), hybrid:wsum(dense=0.7,bm25=0.3)... "
-                            "Repeat; rank at least 3 configurations.",
-        show_default=", ".join(DEFAULT_RETRIEVERS))] = None,
-    history: Annotated[Optional[list[str]], typer.Option(
-        "--history", help="History modes on SYNTHETIC (full, last:K, current, rewrite, oracle). Repeat. Your "
-                          "questions, standalone, are asked as they are.",
-        show_default="oracle when every query has a rewrite, else full")] = None,
+    retriever: Annotated[Optional[list[str]], repeated_option(
+        "--retriever", f"{RETRIEVER_SPECS}. Repeat; rank at least 3 configurations.",
+        ", ".join(DEFAULT_RETRIEVERS))] = None,
+    history: Annotated[Optional[list[str]], repeated_option(
+        "--history", f"History modes on SYNTHETIC: {HISTORY_MODES}. Repeat. Your questions, standalone, are "
+                     "asked as they are.", "oracle when every query has a rewrite, else full")] = None,
     run: Annotated[Optional[list[Path]], typer.Option(
         "--run", help="A TREC run file of your own system ranking the queries of both sets (named by its file "
                       "name). Repeat.")] = None,
