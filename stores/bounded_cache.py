@@ -33,6 +33,30 @@ class BoundedCache(Generic[K, V]):
         with self._lock:
             return key in self._entries
 
+    def get(self, key: K, default: V | None = None) -> V | None:
+        """The value of ``key`` (now the most recently used), else ``default``."""
+        with self._lock:
+            if key not in self._entries:
+                return default
+            self._entries.move_to_end(key)
+            return self._entries[key]
+
+    def __getitem__(self, key: K) -> V:
+        with self._lock:
+            self._entries.move_to_end(key)
+            return self._entries[key]
+
+    def __setitem__(self, key: K, value: V) -> None:
+        self.put_many({key: value})
+
+    def setdefault(self, key: K, value: V) -> V:
+        """The value held for ``key``, else ``value``, kept (one atomic step: two threads get the same)."""
+        with self._lock:
+            if key not in self._entries:
+                self._put(key, value)
+            self._entries.move_to_end(key)
+            return self._entries[key]
+
     def get_many(self, keys: Iterable[K]) -> dict[K, V]:
         """``{key: value}`` of the keys held (each now the most recently used); the others are absent."""
         found: dict[K, V] = {}
@@ -46,10 +70,13 @@ class BoundedCache(Generic[K, V]):
     def put_many(self, entries: Mapping[K, V]) -> None:
         with self._lock:
             for key, value in entries.items():
-                self._entries[key] = value
-                self._entries.move_to_end(key)
-            while len(self._entries) > self.maxsize:
-                self._entries.popitem(last=False)
+                self._put(key, value)
+
+    def _put(self, key: K, value: V) -> None:  # the lock held
+        self._entries[key] = value
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.maxsize:
+            self._entries.popitem(last=False)
 
     def get_or_fetch(self, keys: Iterable[K], fetch: Callable[[list[K]], Mapping[K, V]]) -> dict[K, V]:
         """``{key: value}`` of ``keys``: those held, and the rest from one ``fetch(missing keys)``

@@ -48,3 +48,35 @@ def test_synthesis_keeps_a_bounded_number_of_passages_and_embeddings():
     bound = synthesize._passage_cache.maxsize
     synthesize._passage_cache.put_many({f"bound-test-{number}": {"text": ""} for number in range(bound + 1)})
     assert len(synthesize._passage_cache) == bound and "bound-test-0" not in synthesize._passage_cache
+
+
+def test_setdefault_keeps_the_first_value_and_get_marks_it_recently_used():
+    cache: BoundedCache[str, int] = BoundedCache(2)
+    assert cache.setdefault("a", 1) == 1 and cache.setdefault("a", 2) == 1
+    cache["b"] = 2
+    assert cache.get("a") == 1  # "a" now the most recently used: "b" goes first
+    cache["c"] = 3
+    assert "b" not in cache and cache.get("a") == 1 and cache["c"] == 3 and cache.get("b", -1) == -1
+
+
+def test_every_process_level_cache_of_the_runtime_is_bounded():
+    """A long-lived process (Studio, a worker) runs job after job: what it keeps per run, workspace,
+    collection or endpoint is bounded. The registries of objects a user registers by name, and
+    the per-run work items released when a run ends, are not caches."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    registries = {("graphs/runtime/resources.py", name) for name in ("_models", "_embedders", "_scorers", "_items")}
+    unbounded = []
+    for path in sorted([*(root / "graphs").rglob("*.py"), root / "tools" / "cached_embedding.py"]):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and \
+                    node.target.id.startswith("_") and isinstance(node.value, ast.Dict):
+                where = (str(path.relative_to(root)), node.target.id)
+                if where not in registries:
+                    unbounded.append(where)
+    # These keep one corpus at a time (cleared when another comes): audit's word statistics, select's
+    # corpora and chunk indexes.
+    assert sorted(unbounded) == [("graphs/audit.py", "_statistics_cache"), ("graphs/select/retrieval.py", "_chunk_indexes"),
+                                 ("graphs/select/retrieval.py", "_corpora")]

@@ -17,10 +17,11 @@ import numpy as np
 
 from benchsmith.stores.embedding_cache import EmbeddingCache
 from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.tools.embedding import Embedder
 
 _lock = threading.Lock()
-_caches: dict[str, EmbeddingCache] = {}
+_caches: BoundedCache[str, EmbeddingCache] = BoundedCache(16)
 
 
 class CachedEmbedder:

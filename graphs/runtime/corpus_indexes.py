@@ -17,6 +17,7 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.integrity import DuplicateIds, IdProblem
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.tools.bm25 import BM25Index
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
@@ -26,7 +27,8 @@ from benchsmith.tools.loaders import iter_beir_corpus
 COLLECTION_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]+")
 
 _lock = threading.Lock()
-_dense_indexes: dict[tuple[str, str], DenseIndex] = {}
+# A dense index holds the collection's whole matrix: a long-lived process keeps the last few.
+_dense_indexes: BoundedCache[tuple[str, str], DenseIndex] = BoundedCache(4)
 
 
 def cached_benchmark(spec: str, workspace: Workspace, split: str = "test", corpus: str | None = None) -> Benchmark:

@@ -40,6 +40,7 @@ from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import open_client
 from benchsmith.stores.work_items import LocalItems, PostgresItems, WorkItems
 from benchsmith.stores.workspace import WORKSPACE_ENV, Workspace
+from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
 from benchsmith.tools.rerank import PairScorer, cross_encoder_scorer
 
@@ -60,7 +61,7 @@ def workspace_of(options: StoreOptions) -> Workspace:
     return resolved
 
 
-_workspaces: dict[tuple[str | None, str | None, str], tuple[Workspace, str]] = {}
+_workspaces: BoundedCache[tuple[str | None, str | None, str], tuple[Workspace, str]] = BoundedCache(256)
 
 
 # ---------------------------------------------------------------------------------------
@@ -192,8 +193,10 @@ def embedder_for(spec: str | None, workspace: Workspace | None = None, run_id: s
     return load_embedder(spec)
 
 
-_server_embedders: dict[tuple[str | None, str | None, str, ModelSettings, str], OpenAIEmbedder] = {}
-_embedding_caches: dict[str, EmbeddingCache] = {}
+# Bounded like every per-run or per-workspace object here: a long-lived process (Studio) runs job after job.
+_server_embedders: BoundedCache[tuple[str | None, str | None, str, ModelSettings, str], OpenAIEmbedder] = \
+    BoundedCache(16)
+_embedding_caches: BoundedCache[str, EmbeddingCache] = BoundedCache(16)
 
 
 def _server_embedder(spec: str, workspace: Workspace | None, run_id: str | None,
@@ -247,7 +250,7 @@ def scorer_for(spec: str) -> PairScorer:
     return registered if registered is not None else _cross_encoder(spec)
 
 
-_seams: dict[tuple[str, str, str, ModelSettings, str | None], ModelSeam] = {}
+_seams: BoundedCache[tuple[str, str, str, ModelSettings, str | None], ModelSeam] = BoundedCache(64)
 
 
 def run_seam(workspace: Workspace, run_id: str, spec: str, options: ModelOptions | None = None) -> ModelSeam:
@@ -335,7 +338,7 @@ def chroma_client(workspace: Workspace, chroma_host: str | None) -> ClientAPI:
         return _client(str(workspace.root), chroma_host)
 
 
-_slots: dict[str, threading.BoundedSemaphore] = {}
+_slots: BoundedCache[str, threading.BoundedSemaphore] = BoundedCache(256)
 
 
 def concurrency_slot(run_id: str, concurrency: int) -> threading.BoundedSemaphore:

@@ -72,6 +72,7 @@ from benchsmith.stores.query_files import read_user_queries
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_run
 from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.tools.retriever_specs import RetrieverSpec
 from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, baseline_settings, grid_settings,
                                              space_from_mapping, stage_settings)
@@ -179,7 +180,7 @@ def read_labels(path: Path) -> Qrels:
     return read_beir_qrels(path) if len(first.rstrip("\n").split("\t")) == 3 else read_trec_qrels(path)
 
 
-_label_seams: dict[str, tuple[float, LabelSeam]] = {}
+_label_seams: BoundedCache[str, tuple[float, LabelSeam]] = BoundedCache(16)
 
 
 def label_judge(spec: str) -> str:
