@@ -62,6 +62,8 @@ def build_audit_document(results: Mapping[str, Any]) -> Document:
         sections.append(discriminability_section(results["discriminability"]))
     if results.get("agreement"):
         sections.append(agreement_section(results["agreement"], dimensions))
+    if (results.get("labels") or {}).get("checked"):
+        sections.append(turn_labels_section(results["labels"]))
     if results.get("ill_formed"):
         sections.append(ill_formed_section(results["ill_formed"]))
     if results.get("worst"):
@@ -245,6 +247,52 @@ def agreement_section(agreement: Mapping[str, Any], dimensions: Mapping[str, Map
         blocks.append(f"On the discriminability pick, Fleiss' κ is {_decimal(choice.get('fleiss_kappa'))} "
                       f"over {choice.get('judges', MISSING)} judges (1 = full agreement, 0 = no more than chance).")
     return Section("Agreement between judges", blocks)
+
+
+LABEL_CHECKS = {
+    "unanswerable": "no chunk of the retrievers' pool answers it (rejected by the missing-gold vote rule)",
+    "underspecified": "the question fits at least two of its candidates (or pooled chunks, where it names none)",
+    "multi-passage": "every gold chunk contributes to the answer",
+    "partial": "the gold answers part of the question, not all of it (alignment 3-4 of 5)",
+}
+
+
+def turn_labels_section(labels: Mapping[str, Any]) -> Section:
+    """Per checked label: turns checked, confirmed, rejected and the agreement; then each turn
+    whose label the judges reject, with the reason and the chunks involved."""
+    by_label = labels["by_label"]
+    threshold = labels.get("threshold")
+    skipped = [f"{labels.get('unlabelled', 0):,} unlabelled turns skipped"] + [
+        f"{count:,} {label} turns not checked here" + (" (single gold: the alignment judge checks it)"
+                                                      if label == "answerable" else "")
+        for label, count in sorted((labels.get("not_checked") or {}).items())]
+    blocks: list[Block] = [
+        "Each judge checks every labelled turn's label; agreement is the share of a label's turns the judges "
+        f"confirm{f', flagged below {_percent(threshold)}' if threshold is not None else ''}. What is checked:",
+        BulletList([f"{label}: {meaning}" for label, meaning in LABEL_CHECKS.items() if label in by_label]),
+        Table(["label", "checked", "confirmed", "rejected", "suspected", "agreement", "judged against the pool"],
+              [[Cell(label), Cell(f"{counts['checked']:,}", numeric=True), Cell(f"{counts['confirmed']:,}", numeric=True),
+                Cell(f"{counts['rejected']:,}", numeric=True), Cell(f"{counts['suspected']:,}", numeric=True),
+                Cell(_percent(counts["agreement"]) + (" (below)" if label in labels.get("below_threshold", []) else ""),
+                     numeric=True),
+                Cell(f"{counts['against_pool']:,}", numeric=True)] for label, counts in by_label.items()]),
+        "Suspected: some judges rejected the label, too few to reject it. Judged against the pool: an "
+        "underspecified turn whose benchmark names no candidates is judged against the retrievers' top chunks. "
+        + "; ".join(skipped)[:1].upper() + "; ".join(skipped)[1:] + ".",
+    ]
+    rejected = labels.get("rejected") or []
+    if rejected:
+        blocks.append(f"Turns whose label the judges reject ({len(rejected):,}):")
+        for rank, item in enumerate(rejected, start=1):
+            blocks += [Subheading(f"{rank}. {item['turn']}: {item['label']} rejected "
+                                  f"({item['votes']} of {item['judges']} judges)"),
+                       "Query:", Quote(str(item["question"])),
+                       f"Reason: {item['reason']}." + (f" Chunks: {', '.join(item['chunks'])}." if item.get("chunks")
+                                                      else ""),
+                       _by_judge(item.get("rationales") or {})]
+    else:
+        blocks.append("The judges reject no turn's label.")
+    return Section("Turn labels", blocks)
 
 
 def ill_formed_section(flagged: Sequence[Mapping[str, Any]]) -> Section:

@@ -183,7 +183,8 @@ def ill_formed_summary(judgments: Judgments, flagged: Mapping[str, list[str]],
 
 
 def overall_verdict(judgments: Judgments, discriminability_summary: Mapping[str, Any],
-                    noise_flags: int = 0, shortcut_flags: Sequence[str] = ()) -> dict[str, str]:
+                    noise_flags: int = 0, shortcut_flags: Sequence[str] = (), label_note: str | None = None
+                    ) -> dict[str, str]:
     """reliable / usable with caveats / unreliable, from the noise and sparsity rates and the
     shortcut flags (evals/shortcuts.py).
 
@@ -192,14 +193,15 @@ def overall_verdict(judgments: Judgments, discriminability_summary: Mapping[str,
     with any shortcut flag is never reliable: judges grade each question against its gold, and
     a benchmark a retriever can game (questions that copy their gold, answers leaked in the
     questions) passes that grading while it ranks retrievers wrongly; it is at best usable with
-    caveats."""
+    caveats. ``label_note`` (evals/label_checks.py) says which turn labels the judges confirm too
+    rarely: such a benchmark is not reliable either, for its breakdowns by label."""
     audited = max(len(judgments), 1)
     low_alignment = sum(1 for mean in instance_means(judgments, "alignment").values() if mean <= NOISE_SCORE)
     noise = (low_alignment + noise_flags) / audited
     sparsity = discriminability_summary["confirmed_missing_gold"] / audited
     worst = max(noise, sparsity)
     label = "reliable" if worst <= RELIABLE_RATE else "unreliable" if worst > UNRELIABLE_RATE else "usable with caveats"
-    if shortcut_flags and label == "reliable":
+    if (shortcut_flags or label_note) and label == "reliable":
         label = "usable with caveats"
     explanation = (f"{noise:.0%} of the audited instances are noise (a gold document judged not to answer, alignment ≤ "
                    f"{NOISE_SCORE}, or an ill-formed question); for {sparsity:.0%} the judges confirmed an unlabelled "
@@ -209,4 +211,6 @@ def overall_verdict(judgments: Judgments, discriminability_summary: Mapping[str,
     if shortcut_flags:
         explanation += (f" Shortcut flags: {', '.join(shortcut_flags)}; a benchmark with a shortcut flag is never "
                         "reliable (see Shortcuts).")
+    if label_note:
+        explanation += f" {label_note}"
     return {"label": label, "explanation": explanation}

@@ -3,7 +3,7 @@ the gold documents it misses.
 
     plan ─→ dispatch ─┬→ Send × a batch of instances not yet judged ─→ judge ─→ gather ─→ dispatch
                       ├→ wait ─→ dispatch     (other workers hold the last instances)
-                      └→ shortcuts ─→ report ─→ END        (all judged)
+                      └→ shortcuts ─→ labels ─→ report ─→ END        (all judged)
 
 One instance per judged query (for conversations: the current turn with its history). Each
 judge of the ensemble rates query–evidence alignment, picks the best document of a pool of
@@ -15,16 +15,24 @@ their cached verdicts are reused; each judged instance is recorded once, as a wo
 (``judgments.jsonl`` for one process; with a database, the queue workers on many machines
 claim instances from). ``shortcuts`` measures, without a model, the shortcuts a retriever
 can exploit (evals/shortcuts.py: lexical overlap, query-only BM25, answer leakage, history
-dependence, ill-formed questions) into ``shortcuts.json``. ``report`` aggregates, writes the
-report and ``extra_qrels.tsv`` (non-gold documents a majority of judges picked).
+dependence, ill-formed questions) into ``shortcuts.json``. ``labels`` checks the turn labels
+a benchmark carries (issue 22; evals/label_checks.py, agents/label_judges.py): every judge asks
+whether an unanswerable turn is answered by a chunk of the retrievers' pool, whether an
+underspecified one fits two of its candidates, whether each gold of a multi-passage turn
+contributes, whether a partial turn's gold answers part of it; into ``label_checks.json``.
+``report`` aggregates, writes the report and ``extra_qrels.tsv`` (non-gold documents a majority
+of judges picked).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import contextvars
+from concurrent.futures import ThreadPoolExecutor
 import operator
 import random
+import threading
 from pathlib import Path
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
@@ -34,9 +42,11 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
+from benchsmith.agents import label_judges
 from benchsmith.agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJudge, QualityJudge
 from benchsmith.agents.models import ModelSeam
-from benchsmith.evals import audit_verdicts
+from benchsmith.agents.text import PassageStatistics
+from benchsmith.evals import audit_verdicts, label_checks
 from benchsmith.evals.audit_report import audit_report_files
 from benchsmith.evals.audit_verdicts import NOISE_SCORE
 from benchsmith.evals import shortcuts as shortcut_measures
@@ -51,8 +61,8 @@ from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.resources import (concurrency_slot, embedder_for, run_items,
                                          run_seam, workspace_of)
-from benchsmith.stores.beir import Benchmark, BenchmarkQuery
-from benchsmith.stores.benchmark_files import canonicalize, write_beir_qrels
+from benchsmith.stores.beir import BEIR_SUBDIRECTORY, Benchmark, BenchmarkQuery
+from benchsmith.stores.benchmark_files import canonicalize, turn_query_id, write_beir_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
@@ -64,6 +74,7 @@ from benchsmith.tools.query_building import HistoryMode, build_query
 
 INSTANCES_FILE, JUDGMENTS_FILE, EXTRA_QRELS_FILE = "instances.jsonl", "judgments.jsonl", "extra_qrels.tsv"
 SHORTCUTS_FILE, SHORTCUT_TURNS_FILE = "shortcuts.json", "shortcut_turns.jsonl"
+LABEL_CHECKS_FILE, DIALOGUES_FILE = "label_checks.json", "dialogues.jsonl"
 QUERY_ONLY_MEASURES = ("R@10", "RR@10")
 EXCERPT_CHARS = 300
 
@@ -85,6 +96,7 @@ class AuditOutput(TypedDict, total=False):
     ill_formed_questions: int  # instances whose question is ill-formed (evals/question_form.py: fragments, markup...)
     shortcut_flags: list[str]  # evals/shortcuts.py: lexically_trivial, answer_leak, ill_formed, history_free
     lexical_overlap: dict[str, float | None]  # mean, median, p90 of the turns' lexical overlap with their gold
+    label_agreement: dict[str, float]  # per checked turn label: the share of its turns the judges confirmed
 
 
 class AuditState(AuditInput, AuditOutput, total=False):
@@ -180,15 +192,21 @@ def gold_document(benchmark: Benchmark, query_id: str) -> str | None:
 def _negative_rankings(runtime: Runtime[AuditContext], run_id: str, benchmark: Benchmark,
                        queries: list[BenchmarkQuery]) -> dict[str, list[list[str]]]:
     """Per query, BM25's and the dense retriever's rankings of the corpus for the turn with its history."""
+    depth = _context(runtime).negatives + max(len(benchmark.qrels[query.id]) for query in queries) + 5
+    return _rankings(runtime, run_id, benchmark, queries, depth, "negatives")
+
+
+def _rankings(runtime: Runtime[AuditContext], run_id: str, benchmark: Benchmark, queries: list[BenchmarkQuery],
+              depth: int, stage: str) -> dict[str, list[list[str]]]:
+    """Per query, BM25's and the dense retriever's top ``depth`` of the corpus for the turn with its history."""
     context = _context(runtime)
     texts = {query.id: build_query(query, HistoryMode("full")) for query in queries}
-    depth = context.negatives + max(len(benchmark.qrels[query.id]) for query in queries) + 5
-    lexical = bm25_index(benchmark).search(texts, depth, progress_reporter("negatives bm25"))
+    lexical = bm25_index(benchmark).search(texts, depth, progress_reporter(f"{stage} bm25"))
     embedder = embedder_for(context.embedder, _workspace(runtime), run_id, context)
     index = dense_index(_workspace(runtime), context.chroma_host, benchmark, embedder)
     query_ids = list(texts)
     semantic = index.search(query_ids, embedder.encode([texts[q] for q in query_ids]), depth,
-                            progress_reporter("negatives dense"))
+                            progress_reporter(f"{stage} dense"))
     return {query_id: [list(lexical.get(query_id, {})), list(semantic.get(query_id, {}))] for query_id in query_ids}
 
 
@@ -311,6 +329,130 @@ def _means(results: MeasureResults) -> dict[str, float]:
     return {name: results.aggregate[name] for name in QUERY_ONLY_MEASURES}
 
 
+def labels(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
+    """Every judge's verdict on each labelled turn (evals/label_checks.py: which labels are
+    checked, and how the verdicts decide) into ``label_checks.json``, with the turns left
+    unchecked counted; a resumed run keeps the file. The judges see the turn with its history."""
+    run_dir = _run_dir(runtime, state["run_id"])
+    path = run_dir.file(LABEL_CHECKS_FILE)
+    if path.exists():
+        return {}
+    context = _context(runtime)
+    benchmark = _benchmark(runtime, state["benchmark"])
+    labelled, unlabelled, not_checked = labelled_turns(benchmark)
+    if context.sample is not None and context.sample < len(labelled):
+        labelled = sorted(random.Random(f"{context.seed}:labels").sample(labelled, context.sample),
+                          key=lambda item: item[0].id)
+    candidates = turn_candidates(benchmark)
+    pooled = [query for query, label in labelled
+              if label == "unanswerable" or label == "underspecified" and not candidates.get(query.id)]
+    pools = {query_id: pooled_chunks(rankings) for query_id, rankings in _rankings(
+        runtime, state["run_id"], benchmark, pooled, context.label_pool_depth, "label pool").items()} if pooled else {}
+    documents = corpus_documents(benchmark)
+    statistics = functools.partial(corpus_statistics, benchmark)  # built on the offline judge's first need
+
+    def check(query: BenchmarkQuery, label: str) -> dict[str, Any]:
+        against = "pool" if query.id in pools else "candidates" if label == "underspecified" else "gold"
+        chunks = [chunk for chunk in pools.get(query.id) or candidates.get(query.id) or
+                  sorted(doc_id for doc_id, relevance in benchmark.qrels.get(query.id, {}).items() if relevance > 0)
+                  if chunk in documents]
+        verdicts = {judge_spec: _label_verdict(_seam(runtime, state["run_id"], judge_spec), label, query, chunks,
+                                               documents, statistics)
+                    for judge_spec in state["judges"]}
+        return {"turn": query.id, "label": label, "question": build_query(query, HistoryMode("full")),
+                "against": against, "chunks_shown": chunks, "verdicts": verdicts}
+
+    with ThreadPoolExecutor(max_workers=max(1, context.concurrency)) as executor:
+        futures = [executor.submit(contextvars.copy_context().run, check, query, label) for query, label in labelled]
+        checks = []
+        for future in futures:
+            checks.append(future.result())
+            report_advance("labels")
+    run_dir.usage.sync()
+    document = {"unlabelled": unlabelled, "not_checked": not_checked, "checks": checks}
+    write_files_atomic(run_dir.path, {"labels": (LABEL_CHECKS_FILE, json.dumps(document, indent=2) + "\n")})
+    return {}
+
+
+def labelled_turns(benchmark: Benchmark) -> tuple[list[tuple[BenchmarkQuery, str]], int, dict[str, int]]:
+    """``(turns to check with their checked label, unlabelled turns, {label: turns not checked})``:
+    a single-gold answerable turn is checked by the alignment judge already."""
+    labelled, unlabelled, not_checked = [], 0, {}
+    for query in benchmark.queries:
+        if query.answerability is None:
+            unlabelled += 1
+            continue
+        golds = sum(1 for relevance in benchmark.qrels.get(query.id, {}).values() if relevance > 0)
+        label = label_checks.checked_label(query.answerability, golds)
+        if label is None:
+            not_checked[query.answerability] = not_checked.get(query.answerability, 0) + 1
+        else:
+            labelled.append((query, label))
+    return labelled, unlabelled, not_checked
+
+
+def turn_candidates(benchmark: Benchmark) -> dict[str, list[str]]:
+    """``{query id: candidate chunk ids}`` of the underspecified turns of a synthesis run (its
+    ``dialogues.jsonl`` beside the BEIR export); other benchmarks name no candidates."""
+    run = benchmark.directory.parent
+    dialogues = run / DIALOGUES_FILE
+    if benchmark.directory.name != BEIR_SUBDIRECTORY or not (run / "run.json").is_file() or not dialogues.is_file():
+        return {}
+    return {turn_query_id(dialogue["conversation_id"], turn["index"]): list(turn["candidate_ids"])
+            for dialogue in load_jsonl(dialogues) for turn in dialogue["turns"] if turn.get("candidate_ids")}
+
+
+def pooled_chunks(rankings: list[list[str]]) -> list[str]:
+    """The retrievers' rankings taken in turn, each chunk once."""
+    pooled: dict[str, None] = {}
+    for rank in range(max((len(ranking) for ranking in rankings), default=0)):
+        for ranking in rankings:
+            if rank < len(ranking):
+                pooled.setdefault(ranking[rank])
+    return list(pooled)
+
+
+_statistics_cache: dict[tuple[str, float], PassageStatistics] = {}
+_statistics_lock = threading.Lock()
+
+
+def corpus_statistics(benchmark: Benchmark) -> PassageStatistics:
+    """The corpus's word statistics, which the offline pool judge weighs the question's terms by
+    (the last corpus's, per file version)."""
+    key = (str(benchmark.corpus_path), benchmark.corpus_path.stat().st_mtime)
+    with _statistics_lock:
+        if key not in _statistics_cache:
+            _statistics_cache.clear()
+            _statistics_cache[key] = PassageStatistics(document_text(*document)
+                                                       for document in corpus_documents(benchmark).values())
+        return _statistics_cache[key]
+
+
+def _label_verdict(seam: ModelSeam, label: str, query: BenchmarkQuery, chunks: list[str],
+                   documents: dict[str, tuple[str, str]], statistics: Callable[[], PassageStatistics]) -> dict[str, Any]:
+    """One judge's verdict on one labelled turn (agents/label_judges.py)."""
+    texts = [documents[chunk] for chunk in chunks]
+    if label in ("unanswerable", "underspecified"):
+        words = statistics() if seam.is_baseline else None  # only the offline pool judge weighs words
+        verdict_of = label_judges.unanswerable_verdict if label == "unanswerable" else label_judges.underspecified_verdict
+        return verdict_of(seam, history=query.history, question=query.question, chunks=chunks, texts=texts,
+                          statistics=words)
+    if label == "multi-passage":
+        return label_judges.multi_passage_verdict(seam, question=query.question, answer=query.response, golds=chunks,
+                                                  texts=texts)
+    return label_judges.partial_verdict(seam, history=query.history, question=query.question,
+                                        gold_text="\n\n".join(document_text(*text) for text in texts))
+
+
+def label_results(run_dir: RunDirectory, context: AuditContext) -> dict[str, Any] | None:
+    """``audit.json``'s ``labels`` (evals/label_checks.py), None when no turn carries a label."""
+    recorded = json.loads(run_dir.file(LABEL_CHECKS_FILE).read_text(encoding="utf-8"))
+    checks = [label_checks.decide(check, context.min_votes) for check in recorded["checks"]]
+    if not checks and not recorded["not_checked"]:
+        return None
+    return label_checks.label_summary(checks, recorded["unlabelled"], recorded["not_checked"], context.label_agreement)
+
+
 def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
     """Aggregate the verdicts (evals/audit_verdicts.py); write the report and the confirmed
     missing gold documents."""
@@ -353,13 +495,17 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
     if not run_dir.file(SHORTCUTS_FILE).exists():  # a run checkpointed before the shortcuts node existed
         shortcuts(state, runtime)
     shortcut_summary = json.loads(run_dir.file(SHORTCUTS_FILE).read_text(encoding="utf-8"))
+    if not run_dir.file(LABEL_CHECKS_FILE).exists():  # a run checkpointed before the labels node existed
+        labels(state, runtime)
+    turn_labels = label_results(run_dir, context)
     results = {
         "benchmark": {"name": benchmark.name, "path": str(benchmark.directory), "queries": len(benchmark.queries),
                       "instances": len(instances), "sampled": sampled, "seed": context.seed,
                       "documents": len(documents), "conversational": benchmark.conversational,
                       "has_answers": benchmark.has_answers},
         "settings": {"judges": judges, "negatives": context.negatives, "position_check": context.position_check,
-                     "sample": context.sample, "min_votes": context.min_votes, "many_documents": context.many_documents},
+                     "sample": context.sample, "min_votes": context.min_votes, "many_documents": context.many_documents,
+                     "label_pool_depth": context.label_pool_depth, "label_agreement": context.label_agreement},
         "dimensions": dimensions,
         "discriminability": discriminability,
         "agreement": audit_verdicts.agreement(judgments, instances, judges) if len(judges) > 1 else None,
@@ -367,9 +513,11 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
         "missing_gold": missing,
         "ill_formed": ill_formed,
         "shortcuts": shortcut_summary,
+        "labels": turn_labels,
         "verdict": audit_verdicts.overall_verdict(judgments, discriminability,
                                                   noise_flags=sum(not item["low_alignment"] for item in ill_formed),
-                                                  shortcut_flags=shortcut_summary["flags"]),
+                                                  shortcut_flags=shortcut_summary["flags"],
+                                                  label_note=label_checks.label_note(turn_labels)),
         "sampling": (f"Audited a random sample of {len(instances):,} of {population:,} instances (seed {context.seed}); "
                      "intervals include the finite-population correction." if sampled else
                      f"Audited all {len(instances):,} instances; intervals treat them as a sample of the process that "
@@ -387,6 +535,9 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
             f"Shortcuts ({SHORTCUTS_FILE}) are measured without a model over every turn with a relevant document "
             f"({shortcut_summary['turns']:,}), not only the audited sample; query-only BM25 is measured as "
             "`benchsmith evaluate --retriever bm25 --history current` measures it.",
+            *([f"Turn labels are checked on every labelled turn ({LABEL_CHECKS_FILE}): an unanswerable turn against "
+               f"each retriever's top {context.label_pool_depth} chunks, rejected by the missing-gold vote rule when "
+               "the judges find one that answers; the other labels by the judges' majority."] if turn_labels else []),
         ],
     }
     extra = [(item["instance"], item["candidate_id"], 1) for item in missing if item["confirmed"]]
@@ -398,7 +549,9 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
             "verdict": results["verdict"], "means": means, "confirmed_missing_gold": len(extra),
             "suspected_missing_gold": len(missing) - len(extra), "ill_formed_questions": len(ill_formed),
             "shortcut_flags": shortcut_summary["flags"],
-            "lexical_overlap": {key: shortcut_summary["lexical_overlap"][key] for key in ("mean", "median", "p90")}}
+            "lexical_overlap": {key: shortcut_summary["lexical_overlap"][key] for key in ("mean", "median", "p90")},
+            "label_agreement": {label: counts["agreement"]
+                                for label, counts in (turn_labels or {}).get("by_label", {}).items()}}
 
 
 class _LazyCounter:
@@ -419,13 +572,15 @@ builder.add_node("judge", judge)
 builder.add_node("gather", gather)
 builder.add_node("wait", wait_for_workers)
 builder.add_node("shortcuts", shortcuts)
+builder.add_node("labels", labels)
 builder.add_node("report", report)
 builder.add_edge(START, "plan")
 builder.add_conditional_edges("plan", dispatch, ["judge", "wait", "shortcuts"])
 builder.add_edge("judge", "gather")
 builder.add_conditional_edges("gather", dispatch, ["judge", "wait", "shortcuts"])
 builder.add_conditional_edges("wait", dispatch, ["judge", "wait", "shortcuts"])
-builder.add_edge("shortcuts", "report")
+builder.add_edge("shortcuts", "labels")
+builder.add_edge("labels", "report")
 builder.add_edge("report", END)
 
 graph = builder.compile(name="audit")  # the Studio copy: no checkpointer (the server brings its own)

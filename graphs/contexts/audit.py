@@ -11,6 +11,8 @@ from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concu
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
 DEFAULT_NEGATIVES = 4
+DEFAULT_LABEL_POOL_DEPTH = 5
+DEFAULT_LABEL_AGREEMENT = 0.8
 TURN_FILE_CORPUS_DESCRIPTION = "The BEIR corpus.jsonl of a benchmark given as a turn JSONL file."
 
 
@@ -30,6 +32,15 @@ class AuditContext(StoreOptions, ModelOptions):
     min_votes: int = field(default=DEFAULT_MIN_VOTES, metadata={
         "description": "Judges that must pick an unlabelled document (and be a majority) to confirm it as missing "
                        "gold; with fewer judges, candidates are only suspected.", "min": 1})
+    label_pool_depth: int = field(default=DEFAULT_LABEL_POOL_DEPTH, metadata={
+        "description": "Chunks each retriever (BM25 and the dense one) adds to the pool a labelled turn is checked "
+                       "on: an unanswerable turn is rejected when the judges find an answering chunk there, an "
+                       "underspecified turn without candidates must fit two of them. 5 each pools up to 10 chunks, "
+                       "the 10 synthesis's label judge reads.", "min": 1})
+    label_agreement: float = field(default=DEFAULT_LABEL_AGREEMENT, metadata={
+        "description": "The verdict notes a turn label (unanswerable, underspecified, multi-passage, partial) whose "
+                       "share of turns the judges confirm is below this; 0.8 is a starting point, not a measured "
+                       "limit.", "min": 0.0, "max": 1.0})
     many_documents: int = field(default=DEFAULT_MANY_DOCUMENTS, metadata={
         "description": "A question quoting a span found in at least this many corpus documents is ill-formed "
                        "(it could be about any of them) and counts as noise.", "min": 1})
