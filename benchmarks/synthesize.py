@@ -12,7 +12,12 @@ seconds per model call: the process's CPU time (all threads) over the calls it m
 runs Python on one core at a time, so 1 / (CPU per call) bounds the calls per second one process
 drives, however fast the server; the server's CPU per call is printed beside it.
 
-    .venv/bin/python benchmarks/synthesize.py [--conversations N] [--turns 4] [--concurrency 8]
+``--profile`` runs the timed synthesis under cProfile in every thread, timing each thread's CPU
+(not the wall clock, which would rank the waits for the server first), and prints the top 10
+functions by cumulative CPU time; the profiler roughly doubles the CPU per call, so take the
+CPU figure from a run without it.
+
+    .venv/bin/python benchmarks/synthesize.py [--conversations N] [--turns 4] [--concurrency 8] [--profile]
     BENCH_LATENCY_S=0.05 .venv/bin/python benchmarks/synthesize.py --concurrency 64
 """
 
@@ -20,10 +25,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import cProfile
+import io
 import os
+import pstats
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -73,12 +82,49 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+class ThreadProfiles:
+    """cProfile in this thread and in every thread started while it is on (LangGraph's workers),
+    each timing its own thread's CPU (``time.thread_time``)."""
+
+    def __init__(self) -> None:
+        self.profiles: list[cProfile.Profile] = []
+        self._lock = threading.Lock()
+
+    def _profile_this_thread(self, *_: object) -> None:
+        profile = cProfile.Profile(time.thread_time)
+        with self._lock:
+            self.profiles.append(profile)
+        profile.enable()  # replaces this hook in this thread
+
+    def __enter__(self) -> ThreadProfiles:
+        threading.setprofile(self._profile_this_thread)
+        self._profile_this_thread()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        threading.setprofile(None)
+        self.profiles[0].disable()  # the workers' threads have ended with the run
+
+    def summary(self, top: int = 10, save_to: Path | None = None) -> str:
+        stats = pstats.Stats(self.profiles[0], stream=(out := io.StringIO()))
+        for profile in self.profiles[1:]:
+            stats.add(profile)
+        if save_to is not None:
+            stats.dump_stats(save_to)
+        stats.sort_stats("cumulative").print_stats(top)
+        return out.getvalue()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--conversations", type=int, default=None,
                         help="Default: 4 × concurrency, at least 32 (enough to keep every slot busy).")
     parser.add_argument("--turns", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--profile", action="store_true",
+                        help="Print the top 10 functions by cumulative CPU time (cProfile in every thread).")
+    parser.add_argument("--profile-out", type=Path, metavar="FILE",
+                        help="With --profile: also save the whole profile there (pstats format).")
     args = parser.parse_args()
     conversations = args.conversations or max(32, 4 * args.concurrency)
 
@@ -98,8 +144,10 @@ def main() -> None:
         # Cluster, import and build the clients first (another seed: nothing of it is in the cache),
         # so the timing covers synthesis only.
         synthesize("warm-up", 2, 2, 2, seed=1)
+        profiles = ThreadProfiles() if args.profile else contextlib.nullcontext()
         cpu_started, server_cpu_started, started = time.process_time(), cpu_seconds(server_pid), time.perf_counter()
-        synthesize("bench", conversations, args.turns, args.concurrency, seed=0)
+        with profiles:
+            synthesize("bench", conversations, args.turns, args.concurrency, seed=0)
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
         server_cpu = cpu_seconds(server_pid) - server_cpu_started
         stats = run_seam(workspace, "bench", MODEL, SynthesisContext(seed=0)).stats
@@ -117,11 +165,14 @@ def main() -> None:
     print(f"elapsed {elapsed:.2f} s → {measured:.1f} conversations/min ({model_calls / elapsed:.0f} calls/s); "
           f"ideal {ideal:.1f}")
     print(f"client CPU {cpu:.2f} s → {cpu / model_calls * 1000:.2f} ms per model call "
-          f"({cpu / elapsed:.2f} cores busy on average)")
+          f"({cpu / elapsed:.2f} cores busy on average{'; under the profiler' if args.profile else ''})")
     print(f"server CPU {server_cpu:.2f} s ({server_cpu / model_calls * 1000:.2f} ms per call); "
           f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     ratio = measured / ideal
     print(f"ratio measured / ideal  {ratio:.3f}  (target ≥ {TARGET}: {'met' if ratio >= TARGET else 'NOT met'})")
+    if args.profile:
+        print("\nTop 10 by cumulative CPU time (all threads):")
+        print(profiles.summary(save_to=args.profile_out))
 
 
 if __name__ == "__main__":
