@@ -39,19 +39,48 @@ def focus_of(ask: Ask) -> str | None:
     return None
 
 
+def distinct_things(focus: str, other: str) -> bool:
+    """Two names a comparison can set side by side: neither is the other or a dotted part of it
+    ("HTTPServer.server_bind" and "server_bind" are one thing)."""
+    first, second = focus.lower().removeprefix("the "), other.lower().removeprefix("the ")
+    return first != second and not first.endswith(f".{second}") and not second.endswith(f".{first}") \
+        and first.rsplit(".", 1)[-1] != second.rsplit(".", 1)[-1]
+
+
+def fragment_focus(focus: str) -> bool:
+    """A focus a sentence's grammar cut wrongly: a contraction read as a noun ("the don't score")."""
+    return bool(re.search(r"\w+n[’']t\b", focus))
+
+
+# A name a comparison can set beside another: json.dumps, ensure_ascii, parse_args(), OrderedDict.
+COMPARABLE_NAME = re.compile(r"^[A-Za-z_][\w.]*(\(\))?$")
+CODE_SHAPE = re.compile(r"[._]\w|\w\(|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]")
+
+
+NOUN_PHRASE = re.compile(r"^the(?: [a-z][a-z0-9-]+){2,4}$")  # "the reminder label"
+
+
+def comparable(focus: str) -> bool:
+    """A code name, or a noun phrase of common words: "the method", "a binascii.Error", "the June
+    1989" are not things a user sets side by side."""
+    return (bool(COMPARABLE_NAME.match(focus) and CODE_SHAPE.search(focus)) or bool(NOUN_PHRASE.match(focus))) \
+        and not fragment_focus(focus)
+
+
 def typed_wording(question: str, focus: str | None, question_type: str | None, other: str | None = None) -> str | None:
     """The question worded as ``question_type`` asks, about ``focus`` (``other``: a second thing,
     for a comparison); None when the type needs a focus the question has not."""
     if question_type in (None, "factoid"):
         return question
-    if not focus:
+    if not focus or fragment_focus(focus):
         return None
     bare = re.sub(r"^(the|a|an)\s+", "", focus, flags=re.IGNORECASE)
     wordings = {
         "explanation": f"Can you explain how {focus} works?",
         "how-to": f"How do I use {focus} in practice?",
         "yes/no": f"Is there a way to change how {focus} behaves?",
-        "comparison": f"How does {focus} compare with {other}?" if other and other != focus else None,
+        "comparison": f"How does {focus} compare with {other}?" if other and distinct_things(focus, other)
+        and comparable(focus) and comparable(other) else None,
         "summary": f"Could you give me a short summary of {focus}?",
         "keyword": f"{bare} usage example",
     }

@@ -17,7 +17,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from benchsmith.agents.models import Agent, Message, delimited
-from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE, focus_of, question_type_of, typed_wording
+from benchsmith.agents.question_types import (QUESTION_TYPE_GUIDANCE, comparable, distinct_things, focus_of,
+                                             question_type_of, typed_wording)
 from benchsmith.agents.sentence_questions import (IMPERATIVES, KNOWN_VERBS, MIN_QUESTION_CONTENT_WORDS, Ask,
                                                   document_name, documented_topic, page_title, question_about,
                                                   signature_name, user_phrasings, verb_base, USER_VERBS)
@@ -147,7 +148,7 @@ class Questioner(Agent[GeneratedQuestion]):
             focuses = list(dict.fromkeys(focus for c in ranked if (focus := focus_of(c.ask))))
             for candidate in fresh:
                 focus = focus_of(candidate.ask)
-                other = next((f for f in focuses if focus and f.lower() != focus.lower()), None)
+                other = next((f for f in focuses if focus and distinct_things(focus, f) and comparable(f)), None)
                 typed = typed_wording(candidate.ask.question, focus, question_type, other)
                 if typed and typed not in asked:
                     return BaselineQuestion(question=typed, rewrite=self_contained(typed, gold.get("title", "")),

@@ -12,22 +12,28 @@
   agents/pool_judge.py: no remaining passage of the retrievers' pool may answer it.)
 
 Each has an offline baseline, deterministic, built on the answerable questioner's questions
-(agents/questioner.py) and the extractive responder (agents/responder.py).
+(agents/questioner.py), those a reader would not call broken (agents/readable_questions.py),
+the terms candidates share (agents/ambiguous_terms.py) and the extractive responder
+(agents/responder.py).
 """
 
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from benchsmith.agents.models import Agent, Message, delimited, numbered
-from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE, focus_of
-from benchsmith.agents.questioner import BaselineQuestion, Questioner, conversation_so_far
+from benchsmith.agents.ambiguous_terms import (ambiguous_question, ambiguous_term, options_listed, page_and_heading,
+                                               sense_names)
+from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE
+from benchsmith.agents.questioner import BaselineQuestion, Questioner, conversation_so_far, fallback_questions
+from benchsmith.agents.readable_questions import unreadable_reasons
 from benchsmith.agents.responder import Responder
-from benchsmith.agents.sentence_questions import Ask, documented_topic
-from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency
+from benchsmith.agents.sentence_questions import document_name
+from benchsmith.agents.text import PassageStatistics, WordStatistics, lower_first
 from benchsmith.words import content_words, stems
 
 TYPED_QUESTIONER_SYSTEM_PROMPT = """You simulate a user in a conversation with a documentation assistant.
@@ -106,37 +112,30 @@ class TypedQuestioner(Agent[TypedQuestion]):
     def baseline(self, *, kind: str, passages: list[dict[str, Any]], history: list[dict[str, Any]],
                  question_type: str | None = None, corpus_stats: WordStatistics | None = None,
                  **_: Any) -> BaselineTypedQuestion:
-        """Built from the answerable questioner's question for each passage: the held-out
-        passage's question (unanswerable); the available and the held-out passages' questions in
-        one turn (partial, multi-passage); the words the candidates share (underspecified); "I mean
-        the one about ..." and the meant passage's question (clarification)."""
+        """Built from the answerable questioner's readable question for each passage: the
+        held-out passage's question (unanswerable); the available and the held-out passages'
+        questions in one turn (partial, multi-passage); a term the candidates share
+        (underspecified: "How does the decompress function work?"); "I mean the one in lzma: ..."
+        and the meant passage's question (clarification)."""
         statistics = corpus_stats or PassageStatistics([p["text"] for p in passages])
+        if kind == "underspecified":
+            return underspecified_question(passages, statistics, question_type)
         asked: list[BaselineQuestion] = []
         # Earlier turns asked several questions in one: each counts as asked.
         history = [*history, *({"question": part} for turn in history
                                for part in question_parts(turn.get("question_unpolished") or turn.get("question") or ""))]
         for passage in passages:  # one question per passage, none repeating the history or each other
             earlier = [*history, *({"question": q.question} for q in asked)]
-            asked.append(Questioner().baseline(gold=passage, history=earlier, corpus_stats=statistics,
-                                               question_type=question_type if kind == "unanswerable" else None))
+            asked.append(readable_question(passage, earlier, statistics,
+                                           question_type if kind == "unanswerable" else None))
         first = asked[0]
         if kind == "unanswerable":
             return BaselineTypedQuestion(question=first.question, rewrite=first.rewrite, parts=[first.question],
                                          subject=first.subject, question_type=first.question_type)
         if kind in ("partial", "multi-passage"):
             return joined_questions(asked)
-        if kind == "underspecified":
-            shared = shared_words(passages, statistics)
-            question = f"Can you explain how {' '.join(shared)} works?" if shared else \
-                f"Can you explain how {documented_topic(passages[0].get('title', '')) or 'this'} works?"
-            return BaselineTypedQuestion(question=question, rewrite=question, parts=[q.question for q in asked],
-                                         question_type="explanation")
         if kind == "clarification":
-            meant = first
-            what = focus_phrase(meant, passages[0])
-            question = f"I mean the one about {what}. {meant.question}"
-            return BaselineTypedQuestion(question=question, rewrite=meant.rewrite, parts=[meant.question],
-                                         subject=meant.subject, question_type=meant.question_type)
+            return clarification_question(first, passages, statistics)
         raise ValueError(f"unknown turn kind {kind!r}")
 
 
@@ -160,38 +159,63 @@ def joined_questions(asked: list[BaselineQuestion]) -> BaselineTypedQuestion:
               else f"{'And' if n == len(parts) - 1 else 'Also,'} {p}" for n, p in enumerate(parts[1:], start=1)]
     question = " ".join([parts[0], *follow])
     rewrite = " ".join([asked[0].rewrite, *follow])
-    return BaselineTypedQuestion(question=question, rewrite=rewrite, parts=parts, subject=asked[0].subject,
+    # No subject: the polisher would turn the first part's into "it", which reads as broken before "And ...?".
+    return BaselineTypedQuestion(question=question, rewrite=rewrite, parts=parts, subject=None,
                                  question_type=asked[0].question_type)
 
 
-def shared_words(passages: list[dict[str, Any]], statistics: WordStatistics, count: int = 2) -> list[str]:
-    """The rarest content words every passage holds: what an ambiguous question names."""
-    common = set.intersection(*(set(content_words(p["text"])) for p in passages)) if passages else set()
-    ranked = sorted(common, key=lambda word: (-inverse_document_frequency(statistics, word), word))
-    return ranked[:count]
+READABLE_TRIES = 8  # questions about a passage tried before its turn gives up on it
 
 
-def focus_phrase(question: BaselineQuestion, passage: dict[str, Any]) -> str:
-    """What a passage's question is about, for "the one about ...": its subject or focus, else its
-    page, else its rarest words."""
-    focus = focus_of(Ask(question.question, question.subject, ()))
-    if focus:
-        return focus
-    words = [word for word in content_words(question.question)][:3]
-    return " ".join(words) or documented_topic(passage.get("title", "")) or "the second one"
+def readable_question(passage: dict[str, Any], history: list[dict[str, Any]], statistics: WordStatistics,
+                      question_type: str | None = None) -> BaselineQuestion:
+    """The answerable questioner's first question about ``passage`` that a reader would not call
+    broken (agents/readable_questions.py), the others rejected in turn. When none is left, a
+    question about the page as a whole: the label judge rejects that template, so the turn is
+    re-planned on other chunks, then dropped to an answerable turn."""
+    fallbacks = set(islice(fallback_questions(passage, set(), statistics), 5))
+    rejected: list[dict[str, Any]] = []
+    for _ in range(READABLE_TRIES):
+        asked = Questioner().baseline(gold=passage, history=history, corpus_stats=statistics,
+                                      question_type=question_type, **({"rejected": rejected} if rejected else {}))
+        if asked.question in fallbacks or not unreadable_reasons(asked.question):
+            return asked
+        rejected.append({"question": asked.question, "overlap": 0.0})
+    question = next(iter(fallbacks - {turn.get("question") for turn in history}), f"What does "
+                    f"{document_name(passage.get('title', ''))} cover?")
+    return BaselineQuestion(question=question, rewrite=question)
 
 
-def clarifying_options(parts: list[str], passages: list[dict[str, Any]]) -> list[str]:
-    """How a clarifying question names each candidate: what its question is about, else its page
-    when the pages differ, else the question's rarest words."""
-    topics = [documented_topic(passage.get("title", "")) for passage in passages]
-    options = []
-    for part, passage, topic in zip(parts, passages, topics):
-        focus = focus_of(Ask(part, None, ()))
-        if not focus and topic and topics.count(topic) == 1:
-            focus = f"the part about {topic}"
-        options.append(focus or focus_phrase(BaselineQuestion(question=part, rewrite=part), passage))
-    return options
+def underspecified_question(passages: list[dict[str, Any]], statistics: WordStatistics,
+                            question_type: str | None) -> BaselineTypedQuestion:
+    """"How does the decompress function work?" about a term every candidate really shares
+    (agents/ambiguous_terms.py); without one, the page-as-a-whole template, which the label judge
+    rejects, so the turn is re-planned on other candidates, then dropped to an answerable turn."""
+    term = ambiguous_term(passages, statistics)
+    if term is None:
+        question = f"What does {document_name(passages[0].get('title', ''))} cover?"
+        return BaselineTypedQuestion(question=question, rewrite=question, question_type="summary")
+    question, asked_type = ambiguous_question(term, question_type)
+    return BaselineTypedQuestion(question=question, rewrite=question, subject=term.term, question_type=asked_type)
+
+
+def clarification_question(meant: BaselineQuestion, passages: list[dict[str, Any]],
+                           statistics: WordStatistics) -> BaselineTypedQuestion:
+    """"I mean the one in lzma: what must the caller specify?": the meant candidate by the name
+    the clarifying reply gave it, then the question only it answers (with nothing left to ask
+    of it, the ambiguous question again, about that one)."""
+    senses = sense_names(passages)
+    which = senses[0] if senses else page_and_heading(passages[0].get("title", ""))[0]
+    asked = IN_PAGE.sub("", meant.question)
+    if meant.subject is None and meant.question in set(islice(fallback_questions(passages[0], set(), statistics), 5)):
+        term = ambiguous_term(passages, statistics)
+        asked = f"how does {term.term} work there?" if term else asked
+    question = f"I mean the one in {which}: {lower_first(asked)}" if which else meant.question
+    return BaselineTypedQuestion(question=question, rewrite=meant.rewrite, parts=[meant.question],
+                                 subject=meant.subject, question_type=meant.question_type)
+
+
+IN_PAGE = re.compile(r"^In [^,]+, ")  # "In lzma, what ...": the clarification names the page already
 
 
 class ReferenceResponder(Agent[ReferenceReply]):
@@ -219,8 +243,10 @@ class ReferenceResponder(Agent[ReferenceReply]):
             return ReferenceReply(answer=f"{answered} The documentation does not cover the rest of your question "
                                          f"({missing[:1].lower()}{missing[1:]}), so I cannot answer that part.")
         if kind == "underspecified":
-            options = clarifying_options(parts, passages)
-            listed = ", ".join(options[:-1]) + f" or {options[-1]}" if len(options) > 1 else options[0]
+            senses = sense_names(passages) or [passage.get("title", "") for passage in passages]
+            term = ambiguous_term(passages, corpus_stats or PassageStatistics([p["text"] for p in passages]))
+            options = [f"in {sense}" for sense in senses]  # "decompress in lzma or in bz2"
+            listed = options_listed([f"{term.term if term else 'the one'} {options[0]}", *options[1:]])
             return ReferenceReply(answer=f"That could mean more than one thing. Do you mean {listed}?")
         if kind == "multi-passage":
             answers = [Responder().baseline(gold=passage, question=part, corpus_stats=corpus_stats).answer

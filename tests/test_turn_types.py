@@ -89,7 +89,7 @@ def test_each_turn_type_has_the_shape_its_label_says(workspace, offline_run):
             elif kind == "clarification":
                 assert previous["answerability"] == "underspecified"
                 assert turn["gold_ids"][0] in previous["candidate_ids"] and not turn["standalone"]
-                assert turn["question"].startswith("I mean the one about")
+                assert turn["question"].startswith("I mean the one in ")  # the page the clarifying reply named
             if previous is not None and previous["answerability"] == "underspecified":
                 assert kind == "clarification"  # the turn after an underspecified one clarifies it
             assert turn["answerability"] == {"unanswerable": "unanswerable", "partial": "partial",
