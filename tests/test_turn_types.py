@@ -231,3 +231,18 @@ def test_same_seed_same_turn_types_whatever_the_concurrency(workspace):
     first = RunDirectory(workspace, "types-one-at-a-time").file("dialogues.jsonl").read_text()
     assert first == RunDirectory(workspace, "types-six-at-once").file("dialogues.jsonl").read_text()
     assert '"turn_type": "unanswerable"' in first and '"turn_type": "multi-passage"' in first
+
+
+def test_the_dry_run_counts_each_turn_types_calls_at_its_rate(workspace):
+    """Typed turns ask their own questioner and responder, and unanswerable and multi-passage turns a
+    label judge more: the estimate grows with those rates, by the judges' calls, before any spending."""
+    import benchsmith
+
+    def estimate(**rates):
+        return benchsmith.estimate_synthesis(COLLECTION, conversations=10, turns=5, llm="openai:gpt-4o-mini",
+                                             workspace=workspace.root, **rates)
+
+    plain, typed = estimate(), estimate(**ALL_RATES)
+    judged_share = ALL_RATES["unanswerable_rate"] + ALL_RATES["multi_gold_rate"]
+    assert typed.calls == pytest.approx(plain.calls + round(judged_share * 10 * 5), abs=1)
+    assert typed.input_tokens > plain.input_tokens  # the pool judge reads eleven passages

@@ -9,8 +9,10 @@ from typing import Any
 
 from benchsmith.agents.models import estimate_tokens
 from benchsmith.agents.polisher import Polisher
+from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
+from benchsmith.agents.turn_types import ContributionJudge, ReferenceResponder, TypedQuestioner
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_collection_name,
                                            check_models, checked_run_id, job_run, priced, shared_arguments,
                                            workspace_for)
@@ -19,8 +21,8 @@ from benchsmith.graphs.jobs.defaults import SYNTHESIS_TURNS as DEFAULT_TURNS
 from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, recorded_settings, takes_settings
-from benchsmith.graphs.synthesize import (BEIR_DIR, DIALOGUES_FILE, STATS_FILE, TREC_QRELS_FILE, SynthesisContext,
-                                          builder, check_turn_types)
+from benchsmith.graphs.synthesize import (BEIR_DIR, DIALOGUES_FILE, STATS_FILE, TREC_QRELS_FILE, UNANSWERABLE_POOL_DEPTH,
+                                          SynthesisContext, builder, check_turn_types)
 from benchsmith.stores.benchmark_files import Dialogue
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
@@ -32,7 +34,8 @@ from benchsmith.tools.embedding import ChromaEmbeddingFunction
 
 # Assumed lengths for the dry-run estimate (characters): a question, an assistant answer.
 ESTIMATE_QUESTION_CHARS, ESTIMATE_ANSWER_CHARS = 100, 1200
-ESTIMATE_OUTPUT_TOKENS = {"questioner": 60, "responder": 300, "polisher": 30}
+ESTIMATE_OUTPUT_TOKENS = {"questioner": 60, "responder": 300, "polisher": 30, "pool judge": 250,
+                          "contribution judge": 60}
 
 
 @dataclass(frozen=True)
@@ -126,18 +129,45 @@ def estimate_synthesis(collection: str, *, conversations: int = DEFAULT_CONVERSA
         raise InputError(f"collection {collection!r} is empty")
     passage = {"id": "x", "title": "title", "text": "x" * (sum(lengths) // len(lengths))}
     related = [passage] * (cluster_size - 1)
-    calls = input_tokens = output_tokens = 0
+    question, answer = "q" * ESTIMATE_QUESTION_CHARS, "a" * ESTIMATE_ANSWER_CHARS
+    # A turn's kind is drawn at the rates set (a clarification, after an underspecified turn, costs what an
+    # answerable turn does); a typed turn asks its own questioner and responder, and unanswerable and
+    # multi-passage turns one label judge more. Re-plans of rejected labels are not counted.
+    kinds = {"unanswerable": settings.unanswerable_rate, "partial": settings.partial_rate,
+             "underspecified": settings.underspecified_rate, "multi-passage": settings.multi_gold_rate}
+    shares = {"answerable": 1.0 - sum(kinds.values()), **{kind: rate for kind, rate in kinds.items() if rate > 0}}
+    calls = input_tokens = output_tokens = 0.0
     for turn in range(turns):
-        history = [{"question": "q" * ESTIMATE_QUESTION_CHARS, "response": "a" * ESTIMATE_ANSWER_CHARS}] * turn
-        prompts = {
-            "questioner": Questioner().messages(gold=passage, related=related, history=history, switch="soft"),
-            "responder": Responder().messages(gold=passage, history=history, question="q" * ESTIMATE_QUESTION_CHARS),
-        }
-        if turn:
-            prompts["polisher"] = Polisher().messages(history=history, question="q" * ESTIMATE_QUESTION_CHARS)
-        for role, messages in prompts.items():
-            calls += 1
-            input_tokens += estimate_tokens("".join(message["content"] for message in messages))
-            output_tokens += ESTIMATE_OUTPUT_TOKENS[role]
-    return priced(f"{conversations} conversations × {turns} turns",
-                  [(llm, calls * conversations, input_tokens * conversations, output_tokens * conversations)])
+        history = [{"question": question, "response": answer}] * turn
+        for kind, share in shares.items():
+            prompts = _turn_prompts(kind, passage, related, history, question, answer, bool(turn))
+            for role, messages in prompts.items():
+                calls += share
+                input_tokens += share * estimate_tokens("".join(message["content"] for message in messages))
+                output_tokens += share * ESTIMATE_OUTPUT_TOKENS[role]
+    calls, input_tokens, output_tokens = (round(value * conversations) for value in (calls, input_tokens, output_tokens))
+    return priced(f"{conversations} conversations × {turns} turns", [(llm, calls, input_tokens, output_tokens)])
+
+
+def _turn_prompts(kind: str, passage: dict[str, Any], related: list[dict[str, Any]], history: list[dict[str, Any]],
+                  question: str, answer: str, follow_up: bool) -> dict[str, list[dict[str, str]]]:
+    """The prompts one turn of ``kind`` sends, by role, filled with text of the expected lengths."""
+    if kind == "answerable":
+        prompts = {"questioner": Questioner().messages(gold=passage, related=related, history=history, switch="soft"),
+                   "responder": Responder().messages(gold=passage, history=history, question=question)}
+    else:
+        passages = [] if kind == "unanswerable" else [passage, passage]
+        asked = [passage] if kind == "unanswerable" else passages
+        prompts = {"questioner": TypedQuestioner().messages(kind=kind, passages=asked, history=history),
+                   "responder": ReferenceResponder().messages(kind=kind, passages=passages, history=history,
+                                                              question=question)}
+        if kind == "unanswerable":
+            pooled = [passage["text"]] * (1 + UNANSWERABLE_POOL_DEPTH)
+            prompts["pool judge"] = PoolJudge(len(pooled)).messages(history=[(question, answer)] * len(history),
+                                                                    question=question, passages=pooled)
+        elif kind == "multi-passage":
+            prompts["contribution judge"] = ContributionJudge().messages(question=question, answer=answer,
+                                                                         passages=passages)
+    if follow_up:
+        prompts["polisher"] = Polisher().messages(history=history, question=question)
+    return prompts
