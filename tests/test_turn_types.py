@@ -246,3 +246,14 @@ def test_the_dry_run_counts_each_turn_types_calls_at_its_rate(workspace):
     judged_share = ALL_RATES["unanswerable_rate"] + ALL_RATES["multi_gold_rate"]
     assert typed.calls == pytest.approx(plain.calls + round(judged_share * 10 * 5), abs=1)
     assert typed.input_tokens > plain.input_tokens  # the pool judge reads eleven passages
+
+
+def test_the_statistics_table_shows_the_label_counts_of_stats_json(offline_run):
+    from benchsmith.graphs.cli.synthesize import label_rows
+
+    labels = json.loads(offline_run.file("stats.json").read_text(encoding="utf-8"))["labels"]
+    rows = dict(label_rows(labels))
+    for kind, count in labels["turn_types"].items():
+        assert f"{kind} {count}" in rows["turn types"]
+    assert rows["held-out chunks"] == str(labels["held_out_chunks"])
+    assert label_rows({"turn_types": {"answerable": 12}}) == []  # a run without typed turns: no rows

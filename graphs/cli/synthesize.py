@@ -83,6 +83,23 @@ def overlap_rows(stats: dict) -> list[tuple[str, str]]:
     return rows
 
 
+def label_rows(labels: dict[str, Any]) -> list[tuple[str, str]]:
+    """The turn labels' counts (stats.json's ``labels``), where the run drew typed turns."""
+    kinds = labels.get("turn_types") or {}
+    if set(kinds) <= {"answerable"}:
+        return []
+    dropped = labels.get("turn_types_dropped") or {}
+    order = ("answerable", "unanswerable", "partial", "underspecified", "clarification", "multi-passage")
+    return [("turn types", " / ".join(f"{kind} {kinds[kind]}" for kind in order if kinds.get(kind))),
+            ("held-out chunks", str(labels.get("held_out_chunks", 0))),
+            ("typed turns dropped to answerable", ", ".join(f"{kind} {count}" for kind, count in sorted(dropped.items()))
+             or "none"),
+            ("question types", " / ".join(f"{kind} {count}" for kind, count in sorted(
+                (labels.get("question_types") or {}).items(), key=lambda item: -item[1]))),
+            ("standalone / not", f"{(labels.get('standalone') or {}).get('standalone', 0)} / "
+                                 f"{(labels.get('standalone') or {}).get('non_standalone', 0)}")]
+
+
 def print_synthesis_statistics(result: SynthesisResult) -> None:
     stats = result.stats
     cost = cost_per_conversation(dataclasses.asdict(result.usage), stats["conversations"])
@@ -99,6 +116,7 @@ def print_synthesis_statistics(result: SynthesisResult) -> None:
         *similarity_rows(stats.get("similarity", {})),
         *overlap_rows(stats),
         ("polisher rejections", f"{stats['polisher_rejections']} of {stats['polished_turns']}"),
+        *label_rows(stats.get("labels") or {}),
         ("model calls per conversation", cost["model_calls"]),
         ("model tokens per conversation", cost["tokens"]),
         ("cost per conversation", f"${cost['cost_usd']:.4f}"),
