@@ -61,10 +61,7 @@ def unanswerable_verdict(seam: ModelSeam, *, history: list[Exchange], question: 
     chunk's ``(title, text)``."""
     if not chunks:
         return {"supporting": [], "rationale": "The retrievers returned no chunk for the question."}
-    verdict = seam.run(UnansweredPoolJudge(len(chunks)), history=history, question=question,
-                       passages=[text for _, text in texts], passage_titles=[title for title, _ in texts],
-                       statistics=statistics)
-    supporting, rationale = _relevant(verdict, chunks)
+    supporting, rationale = _judged(seam, UnansweredPoolJudge(len(chunks)), history, question, chunks, texts, statistics)
     return {"supporting": supporting, "rationale": rationale}
 
 
@@ -73,11 +70,16 @@ def underspecified_verdict(seam: ModelSeam, *, history: list[Exchange], question
     """``{"fits": [chunk ids the question fits], "rationale"}`` over the candidates (or pooled chunks)."""
     if not chunks:
         return {"fits": [], "rationale": "No candidate chunk to judge."}
-    verdict = seam.run(PoolJudge(len(chunks)), history=history, question=question,
-                       passages=[text for _, text in texts], passage_titles=[title for title, _ in texts],
-                       statistics=statistics)
-    fits, rationale = _relevant(verdict, chunks)
+    fits, rationale = _judged(seam, PoolJudge(len(chunks)), history, question, chunks, texts, statistics)
     return {"fits": fits, "rationale": rationale}
+
+
+def _judged(seam: ModelSeam, judge: PoolJudge, history: list[Exchange], question: str, chunks: Sequence[str],
+            texts: Sequence[tuple[str, str]], statistics: WordStatistics | None) -> tuple[list[str], str]:
+    """The chunks ``judge`` calls relevant to the question, and its rationale."""
+    verdict = seam.run(judge, history=history, question=question, passages=[text for _, text in texts],
+                       passage_titles=[title for title, _ in texts], statistics=statistics)
+    return _relevant(verdict, chunks)
 
 
 def multi_passage_verdict(seam: ModelSeam, *, question: str, answer: str | None, golds: Sequence[str],
