@@ -221,3 +221,18 @@ def test_evaluate_on_the_synthesized_benchmark_breaks_down_by_label_and_sets_the
 @pytest.fixture(autouse=True)
 def _no_workspace_variable():
     os.environ.pop("BENCHSMITH_WORKSPACE", None)
+
+
+def test_dense_evaluation_reuses_the_collections_vectors_though_the_corpus_holds_chunks_out(synthesized):
+    """The exported corpus leaves out the held-out chunk and its near-duplicate, so it is a subset of
+    the collection the benchmark came from: the dense retriever takes its vectors from there and
+    embeds the queries alone, not the corpus again."""
+    embedder = HashingEmbedder()
+    result = benchsmith.evaluate(synthesized["run_dir"], retrievers=["dense"], histories=["current"],
+                                 embedder=register_embedder(embedder), measures=["nDCG@10"],
+                                 workspace=str(synthesized["workspace"].root), run_id="eval-reuse")
+    queries = len(load_jsonl(synthesized["run_dir"] / "beir" / "queries.jsonl"))
+    assert embedder.texts_embedded == queries
+    run_file = result.run_dir / result.results()["configurations"][0]["run_file"]
+    ranked = {line.split()[2] for line in run_file.read_text(encoding="utf-8").splitlines()}
+    assert synthesized["ids"]["held"] not in ranked and synthesized["ids"]["copy"] not in ranked

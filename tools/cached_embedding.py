@@ -15,9 +15,9 @@ from hashlib import sha256
 
 import numpy as np
 
+from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.embedding_cache import EmbeddingCache
 from benchsmith.stores.workspace import Workspace
-from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.tools.embedding import Embedder
 
 _lock = threading.Lock()

@@ -10,7 +10,7 @@ of the exact top 1,000 and took 6-11× longer than this search.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
 
@@ -37,6 +37,11 @@ class DenseIndex:
             blocks.append(np.asarray(page["embeddings"], dtype=np.float32))
         dimension = blocks[0].shape[1] if blocks else 0
         return cls(ids, np.vstack(blocks) if blocks else np.zeros((0, dimension), np.float32))
+
+    def restricted_to(self, doc_ids: Collection[str]) -> DenseIndex:
+        """The index of ``doc_ids`` alone (a benchmark's corpus within a larger collection)."""
+        keep = np.fromiter((doc_id in doc_ids for doc_id in self.doc_ids), dtype=bool, count=len(self.doc_ids))
+        return DenseIndex(self.doc_ids[keep].tolist(), self.vectors[keep])
 
     def search(self, query_ids: Sequence[str], query_vectors: np.ndarray, depth: int,
                on_progress: ProgressCallback | None = None) -> Run:

@@ -6,18 +6,18 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.stores.beir import Benchmark, load_benchmark
+from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.integrity import DuplicateIds, IdProblem
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
-from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.tools.bm25 import BM25Index
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
@@ -108,29 +108,35 @@ def bm25_index(benchmark: Benchmark) -> BM25Index:
 
 
 def dense_index(workspace: Workspace, chroma_host: str | None, benchmark: Benchmark, embedder: Embedder) -> DenseIndex:
-    """The corpus's vectors under ``embedder``: the collection a synthesis run was built from
-    when it holds exactly this corpus with this embedder, else a collection per (corpus,
-    embedder), filled on demand (resumably: stored ids are skipped)."""
+    """The corpus's vectors under ``embedder``: those of the collection a synthesis run was built
+    from when it holds every document of this corpus with this embedder (the corpus may leave
+    out chunks the benchmark holds out), else a collection per (corpus, embedder), filled on
+    demand (resumably: stored ids are skipped)."""
     key = (benchmark.corpus_fingerprint(), embedder.name)
     with _lock:
         if key not in _dense_indexes:
             client = chroma_client(workspace, chroma_host)
             documents = corpus_documents(benchmark)
-            store = _source_store(client, benchmark, embedder, len(documents))
-            if store is None:
+            index = _source_index(client, benchmark, embedder, documents.keys())
+            if index is None:
                 name = COLLECTION_UNSAFE.sub("-", f"eval-{key[0]}-{embedder.name}")[:60].strip("-_")
                 store = VectorStore(client, name, ChromaEmbeddingFunction(embedder), embedder.name)
                 items = [IndexItem(doc_id, document_text(title, text)) for doc_id, (title, text) in documents.items()]
                 embed_into(store, items, embedder, DEFAULT_BATCH_SIZE, progress_reporter("embed corpus"))
-            _dense_indexes[key] = DenseIndex.from_store(store)
+                index = DenseIndex.from_store(store)
+            _dense_indexes[key] = index
         return _dense_indexes[key]
 
 
-def _source_store(client: Any, benchmark: Benchmark, embedder: Embedder, corpus_size: int) -> VectorStore | None:
+def _source_index(client: Any, benchmark: Benchmark, embedder: Embedder, doc_ids: Collection[str]) -> DenseIndex | None:
+    """The source collection's vectors of ``doc_ids``, when it holds every one of them."""
     if benchmark.source_collection is None:
         return None
     try:
         store = VectorStore(client, benchmark.source_collection, ChromaEmbeddingFunction(embedder), embedder.name)
     except InputError:  # built with another embedder
         return None
-    return store if store.count() == corpus_size else None
+    if store.count() < len(doc_ids):
+        return None
+    index = DenseIndex.from_store(store).restricted_to(set(doc_ids))
+    return index if len(index.doc_ids) == len(doc_ids) else None

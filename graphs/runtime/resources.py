@@ -29,18 +29,18 @@ from benchsmith.agents.endpoints import resolve_api_key, resolve_base_url
 from benchsmith.agents.models import BASELINE, ModelSeam, ModelSettings, build_seam, parse_model_spec
 from benchsmith.agents.seam_errors import MissingAPIKeyError
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions  # noqa: F401 (the graphs import them from here)
-from benchsmith.stores.errors import InputError
+from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.embedding_cache import EmbeddingCache
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import record_log
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.postgres import connection
-from benchsmith.stores.jsonl import record_log
 from benchsmith.stores.postgres_cache import PostgresLLMCache
 from benchsmith.stores.postgres_runs import PostgresUsageLedger, usage_totals_of, worker_name
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import open_client
 from benchsmith.stores.work_items import LocalItems, PostgresItems, WorkItems
 from benchsmith.stores.workspace import WORKSPACE_ENV, Workspace
-from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
 from benchsmith.tools.rerank import PairScorer, cross_encoder_scorer
 

@@ -64,6 +64,7 @@ from benchsmith.graphs.select.results import (BEST_FILE, JudgedPool, best_by_f_b
                                               separation, separation_text)
 from benchsmith.graphs.select.retrieval import RetrievalSettings, chunk_index, configuration_run, corpus_of, query_texts
 from benchsmith.stores.beir import BenchmarkQuery, read_beir_qrels
+from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic, write_text_atomic
 from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
@@ -72,7 +73,6 @@ from benchsmith.stores.query_files import read_user_queries
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_run
 from benchsmith.stores.workspace import Workspace
-from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.tools.retriever_specs import RetrieverSpec
 from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, baseline_settings, grid_settings,
                                              space_from_mapping, stage_settings)
