@@ -40,13 +40,21 @@ def install_chromium() -> str | None:
     """Debian's chromium, when this process may install packages; None when that fails (offline)."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("apt-get") is None:
         return None
-    try:
-        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-                       timeout=600, check=False)
-    except subprocess.TimeoutExpired:
-        return None
-    return shutil.which("chromium")
+    import fcntl
+
+    # pytest-xdist workers may both get here: one installs, the other waits and finds it installed
+    # (two apt-get at once: the second fails on dpkg's lock and its test would be skipped).
+    with open(Path(tempfile.gettempdir()) / "benchsmith-tests-chromium-install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if executable := shutil.which("chromium"):
+            return executable
+        try:
+            subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+                           timeout=600, check=False)
+        except subprocess.TimeoutExpired:
+            return None
+        return shutil.which("chromium")
 
 
 def run_chromium(executable: str, profile_parent: Path, *arguments: str) -> subprocess.CompletedProcess:

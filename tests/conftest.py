@@ -7,8 +7,23 @@ for name, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("HF
                     ("TOKENIZERS_PARALLELISM", "false"), ("ANONYMIZED_TELEMETRY", "False")):
     os.environ.setdefault(name, value)
 os.environ.pop("BENCHSMITH_WORKSPACE", None)
+# pytest-xdist runs two workers on the two cores: one math thread per process (and for the
+# subprocesses it starts), or torch's spinning threads fight the other worker's for the cores.
+if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
+# pytest-xdist's workers start with COLUMNS=80, which the CLI's console (created at import)
+# would keep for good: give them the terminal width the session itself had, set or not.
+if "PYTEST_XDIST_WORKER" in os.environ:
+    if columns := os.environ.get("BENCHSMITH_TESTS_COLUMNS"):
+        os.environ["COLUMNS"] = columns
+    elif columns is not None:
+        os.environ.pop("COLUMNS", None)
+else:
+    os.environ["BENCHSMITH_TESTS_COLUMNS"] = os.environ.get("COLUMNS", "")
 
 from tests.openai_server import openai_server  # noqa: E402,F401  (the loopback model server fixture)
+from tests.stdlib_vectors import stdlib_vectors  # noqa: E402,F401  (stdlib vectors the demo test hands on)
 
 
 import pytest  # noqa: E402
@@ -21,3 +36,39 @@ def forget_registered_objects():
     """A model or embedder a test registers by name must not answer for that name in the next test."""
     yield
     clear_registry()
+
+
+# ---------------------------------------------------------------------------------------
+# Two workers (pytest-xdist, `-n 2 --dist loadgroup` in pyproject.toml): the longest tests
+# start first so that neither worker is left with one at the end; the tests of a module that
+# share a module-scoped fixture run in one worker, which builds the fixture once.
+
+# The demo (minutes) starts first, in a worker of its own while the other takes the rest; the
+# stdlib configuration search comes last of the slow tests, once the demo has offered it the
+# stdlib vectors (tests/stdlib_vectors.py). The fast tests fill in after. The third test in line
+# waits behind the first in its worker's queue: the slow tests' own order keeps it short.
+FIRST = ("test_demo_runs_every_job_offline",)
+LAST_OF_THE_SLOW = ("test_demo_sized_run_on_the_standard_library",)
+SHARED_SCOPES = ("module", "class", "package")
+
+
+def start_order(item: pytest.Item) -> int:
+    if item.get_closest_marker("slow") is None:
+        return 3
+    if item.originalname.startswith(FIRST):
+        return 0
+    return 2 if item.originalname.startswith(LAST_OF_THE_SLOW) else 1
+
+
+def shares_a_module_fixture(item: pytest.Item) -> bool:
+    fixtures = getattr(item, "_fixtureinfo", None)
+    return fixtures is not None and any(definitions and definitions[-1].scope in SHARED_SCOPES
+                                        for definitions in fixtures.name2fixturedefs.values())
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=start_order)  # stable: the collection order otherwise
+    for item in items:
+        if shares_a_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))

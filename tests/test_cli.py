@@ -99,7 +99,7 @@ def benchsmith(*arguments: str, workspace: Path) -> subprocess.Popen:
 @pytest.mark.slow
 def test_sigkill_during_embedding_then_resume(tmp_path):
     """A real kill -9 mid-embedding; the rerun stores every chunk once and embeds only the rest."""
-    corpus = write_corpus(tmp_path / "corpus", documents=60)
+    corpus = write_corpus(tmp_path / "corpus", documents=30)  # 90 chunks: the kill comes after 16
     workspace = Workspace.resolve(tmp_path / "ws")
     arguments = ("ingest", str(corpus), "--collection", "docs", "--run-id", "killed", "--batch-size", "8",
                  "--chunk-size", "300", "--min-chars", "50")
@@ -182,10 +182,11 @@ def test_synthesize_offline_then_report_the_finished_run(clustered_workspace):
 
 
 @pytest.mark.slow
-def test_demo_runs_every_job_offline_and_ends_with_the_evaluation_report(tmp_path):
+def test_demo_runs_every_job_offline_and_ends_with_the_evaluation_report(tmp_path, stdlib_vectors):
     """The README's first command, as a new user runs it (real embedder, baseline agents)."""
     process = benchsmith("demo", workspace=tmp_path / "ws")
     output, _ = process.communicate(timeout=900)
+    stdlib_vectors.offer(tmp_path / "ws")  # its stdlib chunk vectors, for the stdlib configuration search
     assert process.returncode == 0, output
     report = tmp_path / "ws" / "runs" / "demo-evaluate" / "report.html"
     assert report.exists() and "data:image/png;base64," in report.read_text(encoding="utf-8")

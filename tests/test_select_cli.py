@@ -170,9 +170,10 @@ def test_sigkill_mid_judging_then_resume_judges_no_pair_twice(tmp_path):
 # The demo-sized run on the standard library.
 
 @pytest.mark.slow
-def test_demo_sized_run_on_the_standard_library_and_its_report_in_chromium(tmp_path):
+def test_demo_sized_run_on_the_standard_library_and_its_report_in_chromium(tmp_path, stdlib_vectors):
     chromium = chromium_or_skip()
     workspace = tmp_path / "ws"
+    stdlib_vectors.seed(workspace)  # the chunks the demo test embedded, where it ran first: minutes of CPU
     command = [sys.executable, "-m", "benchsmith.graphs.cli", "select", str(ROOT / "data" / "stdlib-queries.txt"),
                "--corpus", "stdlib", "--retriever", "bm25", "--retriever", "dense", "--retriever",
                "hybrid:rrf(dense,bm25)", "--chunking", "whole", "--chunking", "size=1024", "--top-k", "5",
