@@ -7,10 +7,13 @@ dimensions), beside their dimension.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterable, Sequence
 
+from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.sqlite import SharedTable
+from benchsmith.stores.workspace import Workspace
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -51,3 +54,15 @@ class EmbeddingCache(SharedTable):
             self._connection.executemany(
                 "INSERT OR REPLACE INTO embeddings (key, model, dimension, vector, created) VALUES (?, ?, ?, ?, ?)",
                 values)
+
+
+_open_caches: BoundedCache[str, EmbeddingCache] = BoundedCache(16)
+_open_lock = threading.Lock()
+
+
+def workspace_embedding_cache(workspace: Workspace) -> EmbeddingCache:
+    """The workspace's embedding cache, opened once per process (the server embedders' and the
+    in-process embedders' vectors share it)."""
+    path = str(workspace.embedding_cache_path)
+    with _open_lock:
+        return _open_caches.get(path) or _open_caches.setdefault(path, EmbeddingCache(path))

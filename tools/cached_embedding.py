@@ -9,20 +9,14 @@ keep their own cache, keyed by endpoint, model and text, and are used as they ar
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from hashlib import sha256
 
 import numpy as np
 
-from benchsmith.stores.bounded_cache import BoundedCache
-from benchsmith.stores.embedding_cache import EmbeddingCache
+from benchsmith.stores.embedding_cache import EmbeddingCache, workspace_embedding_cache
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import Embedder
-
-_lock = threading.Lock()
-_caches: BoundedCache[str, EmbeddingCache] = BoundedCache(16)
-
 
 class CachedEmbedder:
     """``embedder`` behind a vector cache: only texts the cache lacks reach ``embedder.encode``."""
@@ -59,7 +53,4 @@ def cached_embedder(embedder: Embedder, workspace: Workspace) -> Embedder:
     it is)."""
     if isinstance(embedder, CachedEmbedder) or hasattr(embedder, "cache"):
         return embedder
-    path = str(workspace.embedding_cache_path)
-    with _lock:
-        cache = _caches.get(path) or _caches.setdefault(path, EmbeddingCache(path))
-    return CachedEmbedder(embedder, cache)
+    return CachedEmbedder(embedder, workspace_embedding_cache(workspace))

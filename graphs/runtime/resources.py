@@ -30,7 +30,7 @@ from benchsmith.agents.models import BASELINE, ModelSeam, ModelSettings, build_s
 from benchsmith.agents.seam_errors import MissingAPIKeyError
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions  # noqa: F401 (the graphs import them from here)
 from benchsmith.stores.bounded_cache import BoundedCache
-from benchsmith.stores.embedding_cache import EmbeddingCache
+from benchsmith.stores.embedding_cache import workspace_embedding_cache
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import record_log
 from benchsmith.stores.llm_cache import LLMCache
@@ -196,7 +196,6 @@ def embedder_for(spec: str | None, workspace: Workspace | None = None, run_id: s
 # Bounded like every per-run or per-workspace object here: a long-lived process (Studio) runs job after job.
 _server_embedders: BoundedCache[tuple[str | None, str | None, str, ModelSettings, str], OpenAIEmbedder] = \
     BoundedCache(16)
-_embedding_caches: BoundedCache[str, EmbeddingCache] = BoundedCache(16)
 
 
 def _server_embedder(spec: str, workspace: Workspace | None, run_id: str | None,
@@ -210,10 +209,7 @@ def _server_embedder(spec: str, workspace: Workspace | None, run_id: str | None,
     key = (root, run_id if workspace is not None else None, spec, settings, embeddings_base_url())
     with _lock:
         if key not in _server_embedders:
-            cache = None
-            if workspace is not None:
-                path = str(workspace.embedding_cache_path)
-                cache = _embedding_caches.get(path) or _embedding_caches.setdefault(path, EmbeddingCache(path))
+            cache = workspace_embedding_cache(workspace) if workspace is not None else None
             usage = RunDirectory(workspace, run_id).usage if workspace is not None and run_id else None
             _server_embedders[key] = OpenAIEmbedder(model, settings, cache=cache, usage=usage)
         return _server_embedders[key]
