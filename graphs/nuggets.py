@@ -24,7 +24,6 @@ State holds ids and counters; pairs, corpus, pools and judgments live in run-dir
 from __future__ import annotations
 
 import functools
-import json
 import operator
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +47,7 @@ from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic, write_json_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
+from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
 from benchsmith.stores.nugget_qrels import nugget_rows, write_nugget_qrels
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import Run, write_trec_run
@@ -179,7 +178,7 @@ def _word_statistics_of(path: Path, modified: float) -> PassageStatistics:
 
 
 def _records_info(run_dir: RunDirectory) -> dict[str, Any]:
-    return load_json(run_dir.file(CORPUS_INFO_FILE))
+    return read_json(run_dir.file(CORPUS_INFO_FILE))
 
 
 @dataclass(frozen=True)
@@ -449,7 +448,7 @@ def _results(runtime: Runtime[NuggetsContext], state: NuggetsState, supports: li
     context = _context(runtime)
     run_dir = _run_dir(runtime, state["run_id"])
     questions, pools = _questions(runtime, state["run_id"]), _pools(runtime, state["run_id"])
-    questions_info = load_json(run_dir.file("questions-info.json"))
+    questions_info = read_json(run_dir.file("questions-info.json"))
     corpus_info = _records_info(run_dir)
     nugget_counts = [len(support.nugget_ids) for support in kept]
     all_nuggets = sum(nugget_counts)
@@ -492,10 +491,6 @@ def _results(runtime: Runtime[NuggetsContext], state: NuggetsState, supports: li
                   "nugget_qrels": str(run_dir.file(NUGGET_QRELS_FILE)),
                   "pooling_runs": str(run_dir.file(POOL_RUNS_DIR))},
     }
-
-
-def load_json(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 builder = StateGraph(NuggetsState, context_schema=NuggetsContext, input_schema=NuggetsInput,

@@ -4,7 +4,6 @@ documents it misses."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,6 +17,7 @@ from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, 
                                            shared_arguments, workspace_for)
 from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.query_building import HistoryMode, build_query
 
@@ -47,7 +47,7 @@ class AuditResult(JobRun):
     def results(self) -> dict[str, Any]:
         """Everything ``audit.json`` holds: dimensions, discriminability, agreement, the worst
         instances and every missing-gold candidate with the judges' reasons."""
-        return json.loads(self.report["results"].read_text(encoding="utf-8"))
+        return read_json(self.report["results"])
 
 
 @takes_settings(AuditContext)

@@ -5,7 +5,6 @@ measures of existing TREC run files against qrels or nugget qrels alone."""
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -30,6 +29,7 @@ from benchsmith.graphs.runtime.resources import check_reranker
 from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.stores.beir import Benchmark, read_qrels
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.integrity import raise_if_strict
 from benchsmith.stores.nugget_qrels import read_nugget_qrels
 from benchsmith.stores.trec import iter_run_batches, run_file_query_ids, write_sorted_copy
@@ -52,7 +52,7 @@ class EvaluationResult(JobRun):
     def results(self) -> dict[str, Any]:
         """Everything ``results.json`` holds: per-query values, per-turn and per-switch means,
         the recall curve and the significance tests."""
-        return json.loads(self.report["results"].read_text(encoding="utf-8"))
+        return read_json(self.report["results"])
 
 
 def checked_measures(names: Sequence[str] | None, nugget_qrels: bool = False) -> list[str]:

@@ -6,7 +6,6 @@ layout."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ from benchsmith.graphs.jobs.defaults import HARDNEG_SCORERS as DEFAULT_SCORERS
 from benchsmith.graphs.runtime.resources import check_reranker
 from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.condition_documents import leading_part
@@ -50,7 +50,7 @@ class HardnegBuildResult(JobRun):
 
     def statistics(self) -> dict[str, Any]:
         """Everything ``stats.json`` holds."""
-        return json.loads(self.files["stats"].read_text(encoding="utf-8"))
+        return read_json(self.files["stats"])
 
 
 @takes_settings(HardnegContext)
@@ -159,7 +159,7 @@ class HardnegScoreResult(JobRun):
 
     def results(self) -> dict[str, Any]:
         """Everything the results JSON holds: measures with bootstrap intervals, worst rows, notes."""
-        return json.loads(self.report["results"].read_text(encoding="utf-8"))
+        return read_json(self.report["results"])
 
 
 @takes_settings(HardnegScoreContext)

@@ -4,7 +4,6 @@ with fusion, support judgments per batch of pooled chunks."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, 
 from benchsmith.graphs.nuggets import NUGGETS_FILE, NUGGET_QRELS_FILE, NuggetsContext, builder
 from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import read_json
 from benchsmith.tools.loaders import STDLIB_SOURCE
 from benchsmith.tools.pooling import MAX_BATCH_SIZE, POOL_FUSION_METHODS, TECHNIQUES
 from benchsmith.tools.qa_text import load_qa_pairs
@@ -42,7 +42,7 @@ class NuggetsResult(JobRun):
     def results(self) -> dict[str, Any]:
         """Everything ``nuggets-results.json`` holds: statistics, the pooling table, the
         per-query measures of the retriever comparison, the filtered questions."""
-        return json.loads(self.report["results"].read_text(encoding="utf-8"))
+        return read_json(self.report["results"])
 
 
 @takes_settings(NuggetsContext)

@@ -4,7 +4,6 @@ diversity and draw test sets R1..Rn."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,6 +20,7 @@ from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, tak
 from benchsmith.stores.conversational import load_conversational
 from benchsmith.stores.ecast import read_ecast
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.paraphrase_filters import OVERLAP_METRICS
 
@@ -40,7 +40,7 @@ class ParaphraseResult(JobRun):
     files: dict[str, Path] = field(default_factory=dict)  # paraphrases, diversity, turns, unjoined
 
     def results(self) -> dict[str, Any]:
-        return json.loads(self.report["results"].read_text(encoding="utf-8"))
+        return read_json(self.report["results"])
 
 
 @takes_settings(ParaphraseContext)

@@ -4,7 +4,6 @@ re-judge them with a judge ensemble (CAsT's 0-4 scale, the audit's vote rule), r
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -43,7 +42,7 @@ class RobustnessResult(JobRun):
     augmented_qrels: Path | None = None  # BEIR TSV; augmented_qrels.trec beside it
 
     def results(self) -> dict[str, Any]:
-        return json.loads(self.report["results"].read_text(encoding="utf-8"))
+        return read_json(self.report["results"])
 
 
 @takes_settings(RobustnessContext)

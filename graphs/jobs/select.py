@@ -3,7 +3,6 @@ ground truth (SEARA); and ``estimate_selection``, what a search would cost befor
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.graphs.select.graph import SelectContext, builder, label_judge, queries_of
 from benchsmith.graphs.select.retrieval import chunk_index, corpus_of
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.space_files import read_space_file
 from benchsmith.tools.query_building import HistoryMode, build_query
 from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, build_space, parse_rewrite,
@@ -54,7 +54,7 @@ class SelectionResult(JobRun):
     def results(self) -> dict[str, Any]:
         """Everything ``selection.json`` holds: every configuration's measures at each k, the
         intervals, the main effects, the stages and the judgment counts."""
-        return json.loads(self.report["results"].read_text(encoding="utf-8"))
+        return read_json(self.report["results"])
 
 
 def strategy_space(space: str | Path | Mapping[str, Any] | None = None, *, retrievers: Sequence[str] = (),

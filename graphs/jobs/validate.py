@@ -4,7 +4,6 @@ agree with the human labels (Cohen's κ, Krippendorff's α)?"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,6 +20,7 @@ from benchsmith.graphs.jobs.select import checked_judges
 from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.graphs.validate import JUDGE_BATCH, ValidationContext, builder, check_same_corpus, default_histories
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.labelled_questions import read_labelled_questions
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
@@ -43,7 +43,7 @@ class ValidationResult(JobRun):
     report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results (validity.json)
 
     def results(self) -> dict[str, Any]:
-        return json.loads(self.report["results"].read_text(encoding="utf-8"))
+        return read_json(self.report["results"])
 
 
 @takes_settings(ValidationContext)
