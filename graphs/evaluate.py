@@ -494,8 +494,9 @@ def evaluate_as_child(parent_run_id: str, label: str, inputs: EvaluationInput, c
     thread (LangGraph's subgraph namespace), so a killed parent resumes the evaluation where it
     stopped; a child that finished before is reused from its record."""
     run_dir = RunDirectory(workspace_of(context), inputs["run_id"])
-    if run_dir.exists() and run_dir.load().status == "finished":
-        return run_dir.load().summary  # type: ignore[return-value]
+    record = run_dir.load() if run_dir.exists() else None
+    if record is not None and record.status == "finished":
+        return record.summary  # type: ignore[return-value]
     run_dir.mark_child(parent_run_id)
     run_dir.start("evaluate", settings)
     writer = get_stream_writer()
