@@ -152,23 +152,13 @@ def test_python_chunks_are_titled_module_and_definition():
         document.text.replace("\n", "").replace(" ", "")
 
 
-def test_rst_and_markdown_headings_stay_with_their_adornments_and_targets():
-    from benchsmith.tools.chunking import markup_headings
-    rst = (".. _config:\n\n=========\nOverview\n=========\n\nIntro text here.\n\nDetails\n-------\n\nMore text.\n\n"
-           "=====  =====\nname  value\n=====  =====\nretry  3\n=====  =====\n")
-    headings = markup_headings(rst, "rst")
-    # The target above the overline opens the heading; the simple table is not a heading.
-    assert headings == [[0, 1, "Overview"], [rst.index("Details"), 2, "Details"]]
-    markdown = "(label)=\n# Title\n\n```python\n# not a heading\n```\n\nSub\n---\n\ntext\n"
-    assert markup_headings(markdown, "markdown") == [[0, 1, "Title"], [markdown.index("Sub"), 2, "Sub"]]
-
-
 @pytest.mark.parametrize("chunk_size", [60, 120, 400])
 def test_no_chunk_splits_a_title_from_its_underline(chunk_size):
-    from benchsmith.tools.chunking import is_adornment, markup_headings
+    from benchsmith.tools.chunking import is_adornment
     text = ("Cargo handling\n==============\n\n" + "Cranes on the north quay lift containers of thirty tonnes. " * 3
             + "\n\nReefers\n-------\n\nRefrigerated containers draw shore power from the sockets.\n")
-    document = Document("cargo.rst", "cargo.rst", "cargo", "rst", text, markup_headings(text, "rst"))
+    headings = [[0, 1, "Cargo handling"], [text.index("Reefers"), 2, "Reefers"]]
+    document = Document("cargo.rst", "cargo.rst", "cargo", "rst", text, headings)
     chunks = chunk_document(document, chunk_size=chunk_size, min_chars=0)
     for chunk in chunks:
         lines = chunk.text.split("\n")

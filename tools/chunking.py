@@ -20,10 +20,8 @@ Python, ``json.decoder › JSONDecoder.decode``), from the headings cleaning rec
 id is its document's path and its byte span (:func:`tools.documents.chunk_ids`), the one id
 scheme of every job: :func:`chunk_document` is the one function that splits a document.
 
-Raw (uncleaned) Markdown and reStructuredText get their headings from :func:`markup_headings`:
-an RST title is its overline (if any), its text and its underline together, so no chunk ever
-starts at an underline nor ends at a title whose underline went to the next chunk. (Every job
-now chunks cleaned text; it is kept for a caller that must chunk raw markup.)
+An RST title is its overline (if any), its text and its underline together, so no chunk ever
+starts at an underline nor ends at a title whose underline went to the next chunk.
 """
 
 from __future__ import annotations
@@ -60,74 +58,8 @@ CODE_SEPARATORS = [
 
 # An RST section adornment: one punctuation character repeated (at least three times).
 RST_ADORNMENT = re.compile(r"""^([!-/:-@\[-`{-~])\1{2,}\s*$""")
-MARKDOWN_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(\S.*?)\s*#*\s*$")
 # A link target line that names the heading below it: RST ".. _label:", MyST "(label)=".
 TARGET_LINE = re.compile(r"^\s*(\.\. _[^:]+:|\([^()]+\)=)\s*$")
-SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)\s*$")
-FENCE_LINE = re.compile(r"^\s*(```+|~~~+)")
-RST_TABLE_BORDER = re.compile(r"^\s*[=+-]+(\s+[=+-]+)+\s*$|^\s*\+[-=+]+\+\s*$")
-
-
-def markup_headings(text: str, kind: str) -> list[list[object]]:
-    """``[offset, level, title]`` of each heading of a raw Markdown or RST text, the offset at
-    the heading's first line: the link targets right above it (``.. _label:``, ``(label)=``,
-    which name it), else its overline, else its title line. RST levels follow the
-    order in which adornment styles first appear, as docutils assigns them. Lines inside
-    fenced code never count; an RST table border (``====  ====``) is not an adornment."""
-    lines = text.split("\n")
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line) + 1)
-    headings: list[list[object]] = []
-    in_fence = False
-    styles: list[tuple[str, bool]] = []
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        if FENCE_LINE.match(line):
-            in_fence = not in_fence
-            index += 1
-            continue
-        if in_fence:
-            index += 1
-            continue
-        following = lines[index + 1] if index + 1 < len(lines) else ""
-        if kind == "markdown":
-            if match := MARKDOWN_HEADING.match(line):
-                headings.append([offsets[index], len(match[1]), match[2]])
-            elif line.strip() and SETEXT_UNDERLINE.match(following) and not (index and lines[index - 1].strip()):
-                headings.append([offsets[index], 1 if following.strip()[0] == "=" else 2, line.strip()])
-                index += 1
-            index += 1
-            continue
-        if kind != "rst":
-            break
-        third = lines[index + 2] if index + 2 < len(lines) else ""
-        if (RST_ADORNMENT.match(line) and following.strip() and not RST_ADORNMENT.match(following)
-                and third.strip() == line.strip() and not RST_TABLE_BORDER.match(following)):
-            style = (line.strip()[0], True)
-            title, first, index = following.strip(), index, index + 3
-        elif (line.strip() and not line[0].isspace() and RST_ADORNMENT.match(following)
-              and not RST_ADORNMENT.match(line) and not (index and lines[index - 1].strip())):
-            style = (following.strip()[0], False)
-            title, first, index = line.strip(), index, index + 2
-        else:
-            index += 1
-            continue
-        if style not in styles:
-            styles.append(style)
-        headings.append([offsets[first], styles.index(style) + 1, title])
-    return [[_above_targets(lines, offsets, offset), level, title] for offset, level, title in headings]
-
-
-def _above_targets(lines: list[str], offsets: list[int], offset: int) -> int:
-    """``offset`` moved up over the link targets (and blank lines between them) right above it."""
-    index = offsets.index(offset)
-    first = index
-    while first > 0 and (TARGET_LINE.match(lines[first - 1]) or (
-            not lines[first - 1].strip() and first > 1 and TARGET_LINE.match(lines[first - 2]))):
-        first -= 1
-    return offsets[first]
 
 
 def is_adornment(line: str) -> bool:
