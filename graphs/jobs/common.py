@@ -162,12 +162,6 @@ def check_at_least(minimum: float, **values: float | None) -> None:
             raise InputError(f"--{name.replace('_', '-')} must be at least {minimum}, got {value}")
 
 
-def check_fraction(**values: float) -> None:
-    for name, value in values.items():
-        if not 0.0 <= value <= 1.0:
-            raise InputError(f"--{name.replace('_', '-')} must be within [0, 1], got {value}")
-
-
 def resolved_path(spec: str) -> str:
     """A benchmark or file argument as recorded with the run: absolute when it is a path."""
     return str(Path(spec).resolve()) if Path(spec).exists() else spec

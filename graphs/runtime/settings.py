@@ -115,11 +115,6 @@ def default_of(item: dataclasses.Field) -> Any:
     return item.default_factory() if item.default is dataclasses.MISSING else item.default  # type: ignore[misc]
 
 
-def setting_defaults(context_type: type) -> dict[str, Any]:
-    """Each user setting's default, by name."""
-    return {item.name: default_of(item) for item in user_settings(context_type)}
-
-
 def flags_of(item: dataclasses.Field) -> tuple[str, ...]:
     """The CLI flags of a setting: its ``cli`` metadata, else ``--field-name``."""
     flags = item.metadata.get("cli") or f"--{item.name.replace('_', '-')}"
