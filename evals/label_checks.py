@@ -10,11 +10,14 @@ Which label a turn's check is about (:func:`checked_label`):
 * ``underspecified``: the question fits at least two of its candidates (or, where the benchmark
   names none, two chunks of the retrievers' pool);
 * ``multi-passage`` (an answerable turn with more than one gold): every gold contributes;
-* ``partial``: the gold answers part of the question and not all of it.
+* ``partial``: the gold answers part of the question and not all of it, and no chunk of the
+  retrievers' pool answers the part the reference answer says is missing.
 
-For the last three a judge accepts or rejects the label and the strict majority of the judges
-decides (one judge alone decides for itself): their rejections say the turn lacks the shape
-its label claims, not that the corpus holds something unlabelled.
+For underspecified and multi-passage turns, and the partial turn's alignment, a judge accepts or
+rejects the label and the strict majority of the judges decides (one judge alone decides for
+itself): their rejections say the turn lacks the shape its label claims, not that the corpus
+holds something unlabelled. A pooled chunk that answers a partial turn's missing part does claim
+that: the missing-gold vote rule decides, as for unanswerable turns.
 
 A per-turn check is ``{"turn", "label", "question", "against", "verdicts": {judge: verdict}}``;
 :func:`decide` adds ``confirmed``, ``votes``, ``reason`` and ``chunks``, and
@@ -54,8 +57,13 @@ def judge_rejects(label: str, verdict: Mapping[str, Any]) -> bool:
     if label == "multi-passage":
         return bool(verdict["idle"])
     if label == "partial":
-        return verdict["score"] not in PARTIAL_SCORES
+        return _misaligned(verdict) or bool(verdict.get("supporting"))
     raise ValueError(f"no check for label {label!r}")
+
+
+def _misaligned(verdict: Mapping[str, Any]) -> bool:
+    """A partial turn's gold answers all of the question or none of it."""
+    return verdict["score"] not in PARTIAL_SCORES
 
 
 def decide(check: Mapping[str, Any], min_votes: int = DEFAULT_MIN_VOTES) -> dict[str, Any]:
@@ -65,7 +73,14 @@ def decide(check: Mapping[str, Any], min_votes: int = DEFAULT_MIN_VOTES) -> dict
     label, verdicts = check["label"], check["verdicts"]
     rejecting = [judge for judge, verdict in verdicts.items() if judge_rejects(label, verdict)]
     votes, judges = len(rejecting), len(verdicts)
-    rejected = is_confirmed(votes, judges, min_votes) if label == "unanswerable" else votes * 2 > judges
+    if label == "unanswerable":
+        rejected = is_confirmed(votes, judges, min_votes)
+    elif label == "partial":  # "supporting" is absent from checks recorded before the missing part was judged
+        answered = sum(bool(verdict.get("supporting")) for verdict in verdicts.values())
+        rejected = sum(_misaligned(verdict) for verdict in verdicts.values()) * 2 > judges or \
+            is_confirmed(answered, judges, min_votes)
+    else:
+        rejected = votes * 2 > judges
     chunks = _chunks_involved(label, [verdicts[judge] for judge in rejecting])
     reason = _reason(label, check, [verdicts[judge] for judge in rejecting], chunks) if votes else None
     return {**check, "confirmed": not rejected, "suspected": bool(votes) and not rejected, "votes": votes,
@@ -74,10 +89,9 @@ def decide(check: Mapping[str, Any], min_votes: int = DEFAULT_MIN_VOTES) -> dict
 
 
 def _chunks_involved(label: str, rejecting: Sequence[Mapping[str, Any]]) -> list[str]:
-    key = {"unanswerable": "supporting", "underspecified": "fits", "multi-passage": "idle"}.get(label)
-    if key is None:
-        return []
-    votes = Counter(chunk for verdict in rejecting for chunk in verdict[key])
+    key = {"unanswerable": "supporting", "underspecified": "fits", "multi-passage": "idle",
+           "partial": "supporting"}[label]
+    votes = Counter(chunk for verdict in rejecting for chunk in verdict.get(key, []))
     return sorted(votes, key=lambda chunk: (-votes[chunk], chunk))
 
 
@@ -91,10 +105,16 @@ def _reason(label: str, check: Mapping[str, Any], rejecting: Sequence[Mapping[st
         return f"the question fits fewer than two of its {shown} (fits: {fits})"
     if label == "multi-passage":
         return f"a gold chunk does not contribute: {', '.join(chunks)}"
-    scores = sorted(verdict["score"] for verdict in rejecting)
-    whole = "the gold answers all of it" if min(scores) >= max(PARTIAL_SCORES) + 1 else \
-        "the gold answers none of it" if max(scores) < min(PARTIAL_SCORES) else "the gold answers all or none of it"
-    return f"{whole} (alignment {', '.join(map(str, scores))} of 5; partial is {min(PARTIAL_SCORES)}-{max(PARTIAL_SCORES)})"
+    reasons = []
+    if scores := sorted(verdict["score"] for verdict in rejecting if _misaligned(verdict)):
+        whole = "the gold answers all of it" if min(scores) >= max(PARTIAL_SCORES) + 1 else \
+            "the gold answers none of it" if max(scores) < min(PARTIAL_SCORES) else "the gold answers all or none of it"
+        reasons.append(f"{whole} (alignment {', '.join(map(str, scores))} of 5; partial is "
+                       f"{min(PARTIAL_SCORES)}-{max(PARTIAL_SCORES)})")
+    if chunks:
+        reasons.append(f"a chunk of the retrievers' pool answers the part the reference answer says is missing: "
+                       f"{', '.join(chunks)}")
+    return "; ".join(reasons)
 
 
 def label_summary(checks: Iterable[Mapping[str, Any]], unlabelled: int, not_checked: Mapping[str, int],

@@ -19,7 +19,9 @@ dependence, ill-formed questions) into ``shortcuts.json``. ``labels`` checks the
 a benchmark carries (issue 22; evals/label_checks.py, agents/label_judges.py): every judge asks
 whether an unanswerable turn is answered by a chunk of the retrievers' pool, whether an
 underspecified one fits two of its candidates, whether each gold of a multi-passage turn
-contributes, whether a partial turn's gold answers part of it; into ``label_checks.json``.
+contributes, whether a partial turn's gold answers part of it and no pooled chunk the part its
+reference answer says is missing; into ``label_checks.json``. An instance's gold is the chunk
+its question was asked from first (a synthesis run's ``gold_ids`` order), else the first by id.
 ``report`` aggregates, writes the report and ``extra_qrels.tsv`` (non-gold documents a majority
 of judges picked).
 """
@@ -34,7 +36,7 @@ import operator
 import random
 import threading
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -167,9 +169,10 @@ def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
         queries.sort(key=lambda query: query.id)
     rankings = _negative_rankings(runtime, state["run_id"], benchmark, queries)
     slots = balanced_gold_slots([query.id for query in queries], context.negatives + 1, context.seed)
+    gold_order = turn_golds(benchmark)
     records = []
     for query in queries:
-        gold = gold_document(benchmark, query.id)
+        gold = gold_document(benchmark, query.id, gold_order.get(query.id, ()))
         negatives = hard_negatives(rankings[query.id], set(benchmark.qrels[query.id]), context.negatives)
         pool = arrange_pool(query.id, gold, negatives, slots[query.id], context.seed)
         records.append({"instance": query.id, "gold_id": gold, "pool": pool,
@@ -183,10 +186,19 @@ def _registered(items: WorkItems, records: list[dict[str, Any]]) -> int:
     return len(records)
 
 
-def gold_document(benchmark: Benchmark, query_id: str) -> str | None:
-    """The instance's gold document: the most relevant judged one (ties by id)."""
+def gold_document(benchmark: Benchmark, query_id: str, asked: Sequence[str] = ()) -> str | None:
+    """The instance's gold document: the most relevant judged one (ties: the first in ``asked``,
+    the order a synthesis run's questioner read its golds in, then by id)."""
+    golds = asked_golds(benchmark, query_id, asked)
+    return golds[0] if golds else None
+
+
+def asked_golds(benchmark: Benchmark, query_id: str, asked: Sequence[str] = ()) -> list[str]:
+    """The query's judged relevant documents, most relevant first, then in ``asked`` order, then by id."""
+    order = {doc_id: position for position, doc_id in enumerate(asked)}
     relevant = [(relevance, doc_id) for doc_id, relevance in benchmark.qrels.get(query_id, {}).items() if relevance > 0]
-    return min(relevant, key=lambda item: (-item[0], item[1]))[1] if relevant else None
+    return [doc_id for _, doc_id in sorted(relevant, key=lambda item: (-item[0], order.get(item[1], len(order)),
+                                                                         item[1]))]
 
 
 def _negative_rankings(runtime: Runtime[AuditContext], run_id: str, benchmark: Benchmark,
@@ -343,24 +355,32 @@ def labels(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     if context.sample is not None and context.sample < len(labelled):
         labelled = sorted(random.Random(f"{context.seed}:labels").sample(labelled, context.sample),
                           key=lambda item: item[0].id)
-    candidates = turn_candidates(benchmark)
-    pooled = [query for query, label in labelled
-              if label == "unanswerable" or label == "underspecified" and not candidates.get(query.id)]
+    candidates, gold_order = turn_candidates(benchmark), turn_golds(benchmark)
+    # The pool: what answers an unanswerable turn, or a partial turn's missing part; what an
+    # underspecified turn without candidates may mean.
+    pooled = [query for query, label in labelled if label in ("unanswerable", "partial")
+              or label == "underspecified" and not candidates.get(query.id)]
     pools = {query_id: pooled_chunks(rankings) for query_id, rankings in _rankings(
         runtime, state["run_id"], benchmark, pooled, context.label_pool_depth, "label pool").items()} if pooled else {}
     documents = corpus_documents(benchmark)
     statistics = functools.partial(corpus_statistics, benchmark)  # built on the offline judge's first need
 
     def check(query: BenchmarkQuery, label: str) -> dict[str, Any]:
-        against = "pool" if query.id in pools else "candidates" if label == "underspecified" else "gold"
-        chunks = [chunk for chunk in pools.get(query.id) or candidates.get(query.id) or
-                  sorted(doc_id for doc_id, relevance in benchmark.qrels.get(query.id, {}).items() if relevance > 0)
-                  if chunk in documents]
+        golds = [chunk for chunk in asked_golds(benchmark, query.id, gold_order.get(query.id, ()))
+                 if chunk in documents]
+        pool = [chunk for chunk in pools.get(query.id, []) if chunk in documents]
+        if label == "partial":  # the gold for the alignment, the pool for the missing part
+            against, chunks = "gold", golds
+        else:
+            against = "pool" if query.id in pools else "candidates" if label == "underspecified" else "gold"
+            chunks = pool if query.id in pools else \
+                [chunk for chunk in candidates.get(query.id, []) if chunk in documents] or golds
         verdicts = {judge_spec: _label_verdict(_seam(runtime, state["run_id"], judge_spec), label, query, chunks,
-                                               documents, statistics)
+                                               documents, statistics, pool)
                     for judge_spec in state["judges"]}
         return {"turn": query.id, "label": label, "question": build_query(query, HistoryMode("full")),
-                "against": against, "chunks_shown": chunks, "verdicts": verdicts}
+                "against": against, "chunks_shown": chunks, **({"pool_shown": pool} if label == "partial" else {}),
+                "verdicts": verdicts}
 
     with ThreadPoolExecutor(max_workers=max(1, context.concurrency)) as executor:
         futures = [executor.submit(contextvars.copy_context().run, check, query, label) for query, label in labelled]
@@ -394,12 +414,24 @@ def labelled_turns(benchmark: Benchmark) -> tuple[list[tuple[BenchmarkQuery, str
 def turn_candidates(benchmark: Benchmark) -> dict[str, list[str]]:
     """``{query id: candidate chunk ids}`` of the underspecified turns of a synthesis run (its
     ``dialogues.jsonl`` beside the BEIR export); other benchmarks name no candidates."""
+    return _turn_lists(benchmark, "candidate_ids")
+
+
+def turn_golds(benchmark: Benchmark) -> dict[str, list[str]]:
+    """``{query id: gold chunk ids}`` of a synthesis run's turns in the order the questioner read
+    them (the chunk the question was asked from first); other benchmarks give no order."""
+    return _turn_lists(benchmark, "gold_ids")
+
+
+def _turn_lists(benchmark: Benchmark, key: str) -> dict[str, list[str]]:
+    """``{query id: the turn's list under key}``, for the turns where it is not empty, of the
+    synthesis run's ``dialogues.jsonl`` beside the BEIR export; {} for other benchmarks."""
     run = benchmark.directory.parent
     dialogues = run / DIALOGUES_FILE
     if benchmark.directory.name != BEIR_SUBDIRECTORY or not (run / "run.json").is_file() or not dialogues.is_file():
         return {}
-    return {turn_query_id(dialogue["conversation_id"], turn["index"]): list(turn["candidate_ids"])
-            for dialogue in load_jsonl(dialogues) for turn in dialogue["turns"] if turn.get("candidate_ids")}
+    return {turn_query_id(dialogue["conversation_id"], turn["index"]): list(turn[key])
+            for dialogue in load_jsonl(dialogues) for turn in dialogue["turns"] if turn.get(key)}
 
 
 def pooled_chunks(rankings: list[list[str]]) -> list[str]:
@@ -429,19 +461,21 @@ def corpus_statistics(benchmark: Benchmark) -> PassageStatistics:
 
 
 def _label_verdict(seam: ModelSeam, label: str, query: BenchmarkQuery, chunks: list[str],
-                   documents: dict[str, tuple[str, str]], statistics: Callable[[], PassageStatistics]) -> dict[str, Any]:
+                   documents: dict[str, tuple[str, str]], statistics: Callable[[], PassageStatistics],
+                   pool: list[str]) -> dict[str, Any]:
     """One judge's verdict on one labelled turn (agents/label_judges.py)."""
     texts = [documents[chunk] for chunk in chunks]
+    words = statistics() if seam.is_baseline and label != "multi-passage" else None  # the offline pool judge's
     if label in ("unanswerable", "underspecified"):
-        words = statistics() if seam.is_baseline else None  # only the offline pool judge weighs words
         verdict_of = label_judges.unanswerable_verdict if label == "unanswerable" else label_judges.underspecified_verdict
         return verdict_of(seam, history=query.history, question=query.question, chunks=chunks, texts=texts,
                           statistics=words)
     if label == "multi-passage":
         return label_judges.multi_passage_verdict(seam, question=query.question, answer=query.response, golds=chunks,
                                                   texts=texts)
-    return label_judges.partial_verdict(seam, history=query.history, question=query.question,
-                                        gold_text="\n\n".join(document_text(*text) for text in texts))
+    return label_judges.partial_verdict(seam, history=query.history, question=query.question, answer=query.response,
+                                        gold_text="\n\n".join(document_text(*text) for text in texts),
+                                        chunks=pool, texts=[documents[chunk] for chunk in pool], statistics=words)
 
 
 def label_results(run_dir: RunDirectory, context: AuditContext) -> dict[str, Any] | None:

@@ -1,7 +1,9 @@
 """The audit's turn-label checks (issue 22): a labelled benchmark with a wrongly labelled
-unanswerable turn (a corpus chunk answers it) and a multi-passage turn with a gold that does not
-contribute; both rejected, the right labels confirmed, offline and through the loopback server;
-an unlabelled benchmark audits as before."""
+unanswerable turn (a corpus chunk answers it), a multi-passage turn with a gold that does not
+contribute and a partial turn whose missing part a corpus chunk answers; all rejected, the right
+labels confirmed, offline and through the loopback server; the per-label agreement in the job's
+result and the CLI's summary; a multi-passage instance's gold is the one asked from first; an
+unlabelled benchmark audits as before."""
 
 from __future__ import annotations
 
@@ -16,11 +18,16 @@ from pydantic import BaseModel
 from benchsmith.agents.models import ModelSeam, ModelSettings, ScriptedBackend, build_seam
 from benchsmith.agents.pool_judge import judgments_schema, stemmed_words
 from benchsmith.agents.turn_types import ContributionJudge, Contributions
-from benchsmith.graphs.audit import LABEL_CHECKS_FILE
+from benchsmith.graphs.audit import INSTANCES_FILE, LABEL_CHECKS_FILE
+from benchsmith.graphs.cli.audit import print_audit_summary
+from benchsmith.graphs.jobs.audit import audit as audit_job
+from benchsmith.graphs.runtime.resources import register_embedder
+from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.benchmark_files import Dialogue, benchmark_records, write_beir, write_dialogues
 from benchsmith.stores.turn_labels import TURN_LABELS_FILE, write_turn_labels
 from benchsmith.stores.workspace import Workspace
 from tests.audit_fixtures import judge_reply, server_judge, write_audit_benchmark
+from tests.embedders import HashingEmbedder
 from tests.openai_server import FakeOpenAIServer, conversation_messages, requested_schema_name
 from tests.test_audit_graph import audit, results_of
 from tests.turn_type_replies import numbered_passages, sections
@@ -39,6 +46,7 @@ CORPUS = {
     "kestrine-queue": "The kestrine limit for the queue is configured in the queue settings file.",
     "kestrine-cache": "The kestrine limit for the cache is configured in the cache settings file.",
     "vexonium-colour": "Vexonium colour: deep violet under daylight.",
+    "plinthane-hardness": "Plinthane hardness: 2 mohs.",
 }
 # (question, answerability, gold ids, candidate ids, response)
 TURNS = [
@@ -61,18 +69,25 @@ TURNS = [
     ("What is the density of morvane in grams and its freezing temperature?", "partial", ["morvane-density"], [],
      "Morvane density is 30 grams per litre; the documentation does not cover its freezing temperature."),
 ]
-WRONG_UNANSWERABLE, WRONG_MULTI = "labelled_t2", "labelled_t4"
+# A conversation of its own (the retrievers' pool is drawn for the turn with its history), wrongly
+# labelled: plinthane-hardness answers the part the reference answer says is missing.
+MISSING_PART_TURNS = [
+    ("What is the density of plinthane and its hardness?", "partial", ["plinthane-density"], [],
+     "Plinthane density is 40 grams per litre; the documentation does not cover the hardness of plinthane."),
+]
+WRONG_UNANSWERABLE, WRONG_MULTI, WRONG_PARTIAL = "labelled_t2", "labelled_t4", "missing-part_t0"
 
 
 def write_labelled_run(directory: Path) -> Path:
     """A synthesis run's files, written by hand: run.json, dialogues.jsonl and the BEIR export
     with turn_labels.tsv."""
-    turns = [{"index": index, "question": question, "question_unpolished": question, "rewrite": question,
-              "response": response, "gold_ids": golds, "switch": "start" if index == 0 else "follow-up",
-              "answerability": answerability, "question_type": "factoid", "standalone": True,
-              "candidate_ids": candidates, "turn_type": "multi-passage" if len(golds) > 1 else answerability}
-             for index, (question, answerability, golds, candidates, response) in enumerate(TURNS)]
-    dialogues = [Dialogue.model_validate({"conversation_id": "labelled", "turns": turns})]
+    dialogues = [Dialogue.model_validate({"conversation_id": conversation_id, "turns": [
+        {"index": index, "question": question, "question_unpolished": question, "rewrite": question,
+         "response": response, "gold_ids": golds, "switch": "start" if index == 0 else "follow-up",
+         "answerability": answerability, "question_type": "factoid", "standalone": True,
+         "candidate_ids": candidates, "turn_type": "multi-passage" if len(golds) > 1 else answerability}
+        for index, (question, answerability, golds, candidates, response) in enumerate(turns)]})
+        for conversation_id, turns in (("labelled", TURNS), ("missing-part", MISSING_PART_TURNS))]
     directory.mkdir(parents=True)
     (directory / "run.json").write_text(json.dumps({"config": {}}), encoding="utf-8")
     write_dialogues(directory / "dialogues.jsonl", dialogues)
@@ -109,19 +124,23 @@ def test_offline_judge_rejects_the_wrong_labels_and_confirms_the_right_ones(labe
     labels = results["labels"]
     assert {label: (counts["checked"], counts["confirmed"], counts["rejected"])
             for label, counts in labels["by_label"].items()} == {
-        "unanswerable": (2, 1, 1), "multi-passage": (2, 1, 1), "underspecified": (1, 1, 0), "partial": (1, 1, 0)}
+        "unanswerable": (2, 1, 1), "multi-passage": (2, 1, 1), "underspecified": (1, 1, 0), "partial": (2, 1, 1)}
     assert labels["not_checked"] == {"answerable": 2} and labels["unlabelled"] == 0
     rejected = rejected_turns(results)
-    assert rejected.keys() == {WRONG_UNANSWERABLE, WRONG_MULTI}
+    assert rejected.keys() == {WRONG_UNANSWERABLE, WRONG_MULTI, WRONG_PARTIAL}
     assert rejected[WRONG_UNANSWERABLE]["chunks"] == ["merolite-hardness"]
     assert rejected[WRONG_MULTI]["chunks"] == ["plinthane-density"]
+    assert rejected[WRONG_PARTIAL]["chunks"] == ["plinthane-hardness"]
+    assert "the part the reference answer says is missing" in rejected[WRONG_PARTIAL]["reason"]
     assert labels["by_label"]["unanswerable"]["agreement"] == 0.5
-    assert labels["below_threshold"] == ["unanswerable", "multi-passage"]
+    assert labels["below_threshold"] == ["unanswerable", "multi-passage", "partial"]
     # The underspecified turn was judged against the candidates its dialogue names, not the pool.
     checks = {check["turn"]: check for check in json.loads(
         (workspace.run_dir("offline") / LABEL_CHECKS_FILE).read_text())["checks"]}
     assert checks["labelled_t5"]["against"] == "candidates"
     assert checks["labelled_t5"]["chunks_shown"] == ["kestrine-queue", "kestrine-cache"]
+    # A partial turn: its gold for the alignment, the retrievers' pool for the missing part.
+    assert checks["labelled_t7"]["chunks_shown"] == ["morvane-density"] and checks["labelled_t7"]["pool_shown"]
     assert outcome.values["label_agreement"]["multi-passage"] == 0.5
     # The verdict notes the labels below the threshold; the report has the section.
     assert "unanswerable 50% of 2" in results["verdict"]["explanation"]
@@ -142,6 +161,8 @@ def test_one_judge_alone_only_suspects_an_unanswerable_label(labelled):
     labels = results_of(label_audit(workspace, run, "one-judge", baseline_judges()))["labels"]
     assert labels["by_label"]["unanswerable"] == {"checked": 2, "confirmed": 2, "rejected": 0, "suspected": 1,
                                                   "agreement": 1.0, "against_pool": 2}
+    # A chunk answering a partial turn's missing part claims missing gold too: the same rule.
+    assert labels["by_label"]["partial"]["suspected"] == 1 and labels["by_label"]["partial"]["rejected"] == 0
     assert set(rejected_turns({"labels": labels})) == {WRONG_MULTI}
 
 
@@ -166,8 +187,42 @@ def test_without_candidate_ids_an_underspecified_turn_is_judged_against_the_pool
         "checked": 1, "confirmed": 1, "rejected": 0, "suspected": 0, "agreement": 1.0, "against_pool": 1}
 
 
+def test_the_jobs_result_and_the_cli_summary_give_the_per_label_agreement(labelled, capsys):
+    workspace, run = labelled
+    result = audit_job(run, run_id="api", workspace=str(workspace.root), min_votes=1,
+                       embedder=register_embedder(HashingEmbedder()))
+    expected = {label: counts["agreement"] for label, counts in result.results()["labels"]["by_label"].items()}
+    assert result.label_agreement == expected and expected["partial"] == 0.5
+    print_audit_summary(result)
+    shown = capsys.readouterr().out
+    assert re.search(r"turn label agreement: multi-passage\W+50\.0%", shown)
+    assert re.search(r"turn label agreement: underspecified\W+100\.0%", shown)
+
+
+def test_a_multi_passage_instance_is_audited_on_the_gold_asked_from_first(labelled):
+    """Its question was asked from zorbium-melting first (dialogues.jsonl's gold_ids order), not
+    from plinthane-density, the first by id."""
+    workspace, run = labelled
+    label_audit(workspace, run, "asked-first", baseline_judges(), min_votes=1)
+    instances = {record["instance"]: record for record in load_jsonl(workspace.run_dir("asked-first") / INSTANCES_FILE)}
+    assert instances[WRONG_MULTI]["gold_id"] == "zorbium-melting"
+    checks = {check["turn"]: check for check in json.loads(
+        (workspace.run_dir("asked-first") / LABEL_CHECKS_FILE).read_text())["checks"]}
+    assert checks[WRONG_MULTI]["chunks_shown"] == ["zorbium-melting", "zorbium-conductivity", "plinthane-density"]
+
+
 def _question(messages: list[dict[str, str]]) -> str:
     return dict(sections(messages))["question"]
+
+
+def _asked_of_the_pool(messages: list[dict[str, str]]) -> set[str]:
+    """The stems a passage must hold to answer: the question's; for a partial turn's missing part,
+    those of the question that the reference answer's "does not cover ..." repeats."""
+    asked = set(stemmed_words(_question(messages)))
+    answer = dict(sections(messages)).get("reference_answer")
+    if answer is None:
+        return asked
+    return asked & set(stemmed_words(re.search(r"does not cover (.*?)\.", answer)[1]))
 
 
 def label_model_reply(request: dict[str, Any]) -> dict[str, Any]:
@@ -178,7 +233,7 @@ def label_model_reply(request: dict[str, Any]) -> dict[str, Any]:
     messages = conversation_messages(request)
     if name == "PassageJudgments":
         passages = numbered_passages(messages)
-        wanted = set(stemmed_words(_question(messages)))
+        wanted = _asked_of_the_pool(messages)
         relevant = [wanted <= set(stemmed_words(passage)) for passage in passages]
         return judgments_schema(len(passages)).model_validate({"judgments": [
             {"passage": number, "rationale": "holds every word asked" if answers else "lacks a word asked",
@@ -194,7 +249,8 @@ def label_model_reply(request: dict[str, Any]) -> dict[str, Any]:
 
 def test_model_judges_over_the_loopback_server_reject_the_wrong_unanswerable_label(labelled, monkeypatch):
     """Two model judges, served by the loopback server: both find the chunk that answers the
-    wrongly labelled unanswerable turn, so the vote rule rejects it at its default of two."""
+    wrongly labelled unanswerable turn, and the one that answers the wrongly labelled partial
+    turn's missing part, so the vote rule rejects them at its default of two."""
     workspace, run = labelled
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-audit-labels")
     with FakeOpenAIServer(replier=label_model_reply) as server:
@@ -204,11 +260,13 @@ def test_model_judges_over_the_loopback_server_reject_the_wrong_unanswerable_lab
         asked = {requested_schema_name(request) for request in server.requests}
     assert {"PassageJudgments", "Contributions"} <= asked
     rejected = rejected_turns(results)
-    assert rejected.keys() == {WRONG_UNANSWERABLE, WRONG_MULTI}
+    assert rejected.keys() == {WRONG_UNANSWERABLE, WRONG_MULTI, WRONG_PARTIAL}
     assert rejected[WRONG_UNANSWERABLE]["votes"] == 2 and rejected[WRONG_UNANSWERABLE]["chunks"] == ["merolite-hardness"]
     assert set(rejected[WRONG_UNANSWERABLE]["rationales"]) == set(SERVED_JUDGES)
+    assert rejected[WRONG_PARTIAL]["votes"] == 2 and rejected[WRONG_PARTIAL]["chunks"] == ["plinthane-hardness"]
     by_label = results["labels"]["by_label"]
-    assert (by_label["unanswerable"]["confirmed"], by_label["underspecified"]["confirmed"]) == (1, 1)
+    assert (by_label["unanswerable"]["confirmed"], by_label["underspecified"]["confirmed"],
+            by_label["partial"]["confirmed"]) == (1, 1, 1)
 
 
 def test_an_unlabelled_benchmark_audits_as_before(tmp_path):

@@ -71,6 +71,8 @@ def print_audit_summary(result: AuditResult) -> None:
         table.add_row("lexical overlap with gold (mean / median / p90)",
                       f"{overlap['mean']:.2f} / {overlap['median']:.2f} / {overlap['p90']:.2f}")
     table.add_row("shortcut flags", ", ".join(result.shortcut_flags) or "none")
+    for label, agreement in result.label_agreement.items():
+        table.add_row(f"turn label agreement: {label}", f"{agreement:.1%}")
     console.print(table)
     print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
                  "results": result.report["results"], "extra qrels": result.extra_qrels})

@@ -41,6 +41,9 @@ class AuditResult(JobRun):
     ill_formed_questions: int = 0  # flagged as noise: fragments, templates, markup, an ambiguous quote...
     shortcut_flags: list[str] = field(default_factory=list)  # lexically_trivial, answer_leak, ill_formed, history_free
     lexical_overlap: dict[str, float | None] = field(default_factory=dict)  # mean, median, p90 (shortcuts.json)
+    # Per checked turn label (unanswerable, underspecified, multi-passage, partial): the share of its
+    # turns the judges confirmed; empty for a benchmark without labels.
+    label_agreement: dict[str, float] = field(default_factory=dict)
     report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results (audit.json)
     extra_qrels: Path | None = None  # the confirmed missing gold, for evaluate(extra_qrels=...)
 
@@ -77,6 +80,7 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), run_id:
                        ill_formed_questions=values.get("ill_formed_questions", 0),
                        shortcut_flags=list(values.get("shortcut_flags") or []),
                        lexical_overlap=dict(values.get("lexical_overlap") or {}),
+                       label_agreement=dict(values.get("label_agreement") or {}),
                        report={kind: Path(path) for kind, path in values["report"].items()},
                        extra_qrels=outcome.run_dir.file("extra_qrels.tsv"))
 
