@@ -1,7 +1,7 @@
 """Synthesis through the real openai SDK client: injected faults change nothing, servers
 without JSON-schema output and chatty models give the same benchmark, a refused key stops the
-run within seconds and is written nowhere, and a kill -9 mid-run loses and repeats nothing but
-the calls in flight."""
+run within seconds and is written nowhere, and a kill -9 mid-run (every turn type set) loses and
+repeats nothing but the calls in flight and writes the bytes of an uninterrupted run."""
 
 import json
 import os
@@ -14,10 +14,15 @@ from pathlib import Path
 import pytest
 
 from benchsmith.agents.models import ModelSettings, build_seam
+from benchsmith.graphs.jobs.synthesize import synthesize as synthesize_job
+from benchsmith.stores.benchmark_files import held_out_ids
+from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 from tests.openai_server import LEGACY_LLAMA_CPP, PLAIN_COMPLETIONS, FakeOpenAIServer
 from tests.synthesis_fixtures import build_collection, server_replier, synthesize
+from tests.turn_type_fixtures import ALL_RATES, QUESTION_MIX, build_rich_collection
+from tests.turn_type_replies import typed_server_replier
 
 FAST_RETRIES = ModelSettings(timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05, max_attempts=10)
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,18 +119,23 @@ def test_a_refused_key_stops_the_cli_run_within_seconds_and_is_written_nowhere(t
 
 
 @pytest.mark.slow
-def test_sigkill_mid_synthesis_then_resume(tmp_path):
+def test_sigkill_mid_synthesis_then_resume(tmp_path, monkeypatch):
+    """A CLI run with every turn type killed by SIGKILL and resumed writes the same bytes as an
+    uninterrupted run (in process, through the jobs API the CLI calls): its labels, held-out chunks
+    and exports. Only the calls in flight at the kill are paid twice."""
     conversations, turns, concurrency = 20, 3, 4
-    calls_needed = conversations * (3 * turns - 1)
     workspace = Workspace.resolve(tmp_path / "ws")
-    build_collection(workspace, tmp_path / "corpus", documents=100)
-    dialogues = RunDirectory(workspace, "killed").file("dialogues.jsonl")
-    with FakeOpenAIServer(replier=server_replier, latency_s=0.05) as server:
+    build_rich_collection(workspace, tmp_path / "corpus", documents=100)
+    killed = RunDirectory(workspace, "killed")
+    dialogues = killed.file("dialogues.jsonl")
+    rate_options = [option for setting, rate in ALL_RATES.items()
+                    for option in (f"--{setting.replace('_', '-')}", str(rate))]
+    with FakeOpenAIServer(replier=typed_server_replier, latency_s=0.05) as server:
         environment = {**os.environ, "OPENAI_API_KEY": "sk-test-kill", "OPENAI_BASE_URL": server.base_url}
         command = [sys.executable, "-m", "benchsmith.graphs.cli", "synthesize", "--collection", "docs",
                    "--conversations", str(conversations), "--turns", str(turns), "--llm", "openai:sim",
-                   "--concurrency", str(concurrency), "--cluster-size", "4", "--run-id", "killed",
-                   "-w", str(workspace.root)]
+                   "--concurrency", str(concurrency), "--cluster-size", "4", "--question-types", QUESTION_MIX,
+                   *rate_options, "--run-id", "killed", "-w", str(workspace.root)]
         process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True)
         deadline = time.monotonic() + 180
@@ -144,11 +154,29 @@ def test_sigkill_mid_synthesis_then_resume(tmp_path):
         assert "resumed from its last checkpoint" in resumed.stdout
         requests = len(server.requests)
 
-    written = [json.loads(line) for line in dialogues.read_text().splitlines()]
-    assert len(written) == conversations
-    assert len({d["conversation_id"] for d in written}) == conversations
+        # The uninterrupted run, answered from the workspace's response cache the CLI runs filled.
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-kill")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        synthesize_job("docs", conversations=conversations, turns=turns, run_id="whole", workspace=str(workspace.root),
+                       llm="openai:sim", concurrency=concurrency, cluster_size=4, question_types=QUESTION_MIX,
+                       **ALL_RATES)
+        assert len(server.requests) == requests, "the uninterrupted run asked the server"
+
+    whole = RunDirectory(workspace, "whole")
+    for name in ("dialogues.jsonl", "stats.json", "plan.jsonl", "qrels.trec", "beir/corpus.jsonl",
+                 "beir/queries.jsonl", "beir/qrels/test.tsv", "beir/turn_labels.tsv"):
+        assert killed.file(name).read_bytes() == whole.file(name).read_bytes(), name
+    written = load_jsonl(dialogues)
+    assert len({d["conversation_id"] for d in written}) == len(written) == conversations
     assert all([t["index"] for t in d["turns"]] == list(range(turns)) for d in written)
+    labels = {t["turn_type"] for d in written for t in d["turns"]}
+    assert labels >= {"unanswerable", "partial", "underspecified", "clarification", "multi-passage", "answerable"}
+    held_out = held_out_ids(written)
+    assert held_out and held_out == held_out_ids(load_jsonl(whole.file("dialogues.jsonl")))
+    exported = {json.loads(line)["_id"] for line in killed.file("beir/corpus.jsonl").read_text().splitlines()}
+    assert not held_out & exported
     # Every call was paid once, except at most the ones in flight when the process died.
+    calls_needed = len(whole.file("usage.jsonl").read_text().splitlines())
     assert calls_needed <= requests <= calls_needed + concurrency
 
 
