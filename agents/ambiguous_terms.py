@@ -27,7 +27,8 @@ HEADING_SEPARATOR = re.compile(r"\s+(?:›|»|>)\s+")
 # Dotted names (json.dumps, POP3.rset), snake_case names, calls (rset()), CamelCase classes (LZMAFile).
 DOTTED_OR_SNAKE = re.compile(r"(?<![\w./-])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[a-z]+_[a-z_]\w*)")
 CALLED = re.compile(r"(?<![\w.])([A-Za-z_]\w{2,})\(")
-CAMEL_CASE = re.compile(r"(?<![\w.])((?=\w{4})(?:[A-Z][a-z0-9]+[A-Z]\w*|[A-Z]{2,}[a-z]\w*))(?![\w])")
+# An acronym's plural (RFCs, URLs) is no name.
+CAMEL_CASE = re.compile(r"(?<![\w.])((?=\w{4})(?:[A-Z][a-z0-9]+[A-Z]\w*|[A-Z]{2,}(?!s\b)[a-z]\w*))(?![\w])")
 # Names every page uses: they tell nothing apart, and no user asks how "self" works.
 GENERIC_NAMES = frozenset(
     "self cls args kwargs none true false object str int float bytes bool list dict tuple set frozenset type "
@@ -150,6 +151,25 @@ def ambiguous_term(passages: list[dict[str, Any]], statistics: WordStatistics) -
     nouns = sorted((word for word in opening if _plain_noun(word) and word not in page_words),
                    key=lambda word: (-round(inverse_document_frequency(statistics, word), 6), word))
     return AmbiguousTerm(nouns[0], None) if nouns else None
+
+
+NO_SHARED_TERM = 5  # the worst rank of term_rank: the candidates share no term
+
+
+def term_rank(passages: list[dict[str, Any]], statistics: WordStatistics) -> int:
+    """How well an ambiguous question about ``passages`` (the meant one first: its clarification
+    asks about it) can name what they share, best first: 0 a code name every title carries (two
+    things of one name, or two sections of one thing: the question fits both alike); 1 one the
+    meant passage's title carries; 2 one the passages only use; 3 a plain noun; 4 a code name
+    only another passage's title carries (the clarification would be about something else);
+    ``NO_SHARED_TERM`` none."""
+    term = ambiguous_term(passages, statistics)
+    if term is None:
+        return NO_SHARED_TERM
+    if term.kind is None:
+        return 3
+    titled = [term.term in title_names(passage.get("title", "")) for passage in passages]
+    return 0 if all(titled) else 1 if titled[0] else 2 if not any(titled) else 4
 
 
 def ambiguous_question(term: AmbiguousTerm, question_type: str | None) -> tuple[str, str]:

@@ -60,6 +60,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 from typing_extensions import Required, TypedDict
 
+from benchsmith.agents.ambiguous_terms import term_rank
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.pool_judge import PoolJudge
@@ -436,6 +437,7 @@ def _kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kin
     # first, then the other chunks in turn. An underspecified turn keeps the walker's gold among its
     # candidates: its clarification stays there (a follow-up), so that is the chunk the user meant.
     if kind == "underspecified":
+        others = _ambiguous_partners(runtime, state["collection"], gold_id, others)
         chosen = [gold_id, *others[attempt:attempt + size - 1]]
     else:
         chosen = [gold_id, *others[:size - 1]][:size] if not attempt else others[attempt - 1:attempt - 1 + size]
@@ -452,6 +454,17 @@ def _kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kin
         candidates = sorted(chosen)  # sorted: the order does not tell which one is meant
         return {**plan, "gold_ids": [], "candidate_ids": candidates, "asked_ids": candidates}
     return {**plan, "gold_ids": chosen, "asked_ids": chosen}
+
+
+def _ambiguous_partners(runtime: Runtime[SynthesisContext], collection: str, gold_id: str,
+                        others: list[str]) -> list[str]:
+    """``others`` (chunks of the gold's cluster), those sharing the most specific term with the
+    gold first (agents/ambiguous_terms.py: a code name both titles carry, ...): an ambiguous
+    question names that term, so it fits both. Ties keep their order."""
+    passages = {passage["id"]: passage for passage in _passages(runtime, collection, [gold_id, *others])}
+    statistics = _corpus_stats(runtime, collection)
+    ranks = {chunk: term_rank([passages[gold_id], passages[chunk]], statistics) for chunk in others}
+    return sorted(others, key=ranks.__getitem__)
 
 
 def turn_type(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Command[TurnRoute]:

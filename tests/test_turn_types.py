@@ -11,9 +11,11 @@ from collections import Counter
 
 import pytest
 
+from benchsmith.agents.ambiguous_terms import NO_SHARED_TERM, code_names, term_rank
 from benchsmith.agents.models import ModelSettings, build_seam
 from benchsmith.agents.question_types import question_type_of, typed_wording
 from benchsmith.agents.sentence_questions import Ask
+from benchsmith.agents.text import PassageStatistics
 from benchsmith.agents.turn_types import UNANSWERED
 from benchsmith.evals.question_form import question_form
 from benchsmith.graphs.synthesize import LABEL_ATTEMPTS
@@ -257,3 +259,24 @@ def test_the_statistics_table_shows_the_label_counts_of_stats_json(offline_run):
         assert f"{kind} {count}" in rows["turn types"]
     assert rows["held-out chunks"] == str(labels["held_out_chunks"])
     assert label_rows({"turn_types": {"answerable": 12}}) == []  # a run without typed turns: no rows
+
+
+def test_an_underspecified_turns_partner_shares_the_most_specific_term_with_the_meant_chunk():
+    """The ranks _kind_plan orders a cluster's chunks by: a name both titles carry before one the
+    meant chunk's title carries, before one both only use, before a plain noun, before one only
+    the other's title carries (its clarification would be about something else), before none."""
+    meant = {"title": "poplib › POP3.noop",
+             "text": "POP3.noop() keeps the mailbox open while sock_timeout applies, unlike select_folder()."}
+
+    def rank(title: str, text: str) -> int:
+        return term_rank([meant, {"title": title, "text": text}], PassageStatistics([meant["text"], text]))
+
+    ranks = [rank("poplib › POP3.utf8", "POP3.utf8() enables UTF-8 mode."),
+             rank("smtplib", "Unlike POP3.noop() this one sends mail."),
+             rank("imaplib", "The sock_timeout value applies here too."),
+             rank("imaplib", "The mailbox of a user is selected first."),
+             rank("imaplib › select_folder", "select_folder() picks a folder."),
+             rank("zipfile", "Archives hold compressed members.")]
+    assert ranks == sorted(ranks) and len(set(ranks)) == len(ranks) and ranks[-1] == NO_SHARED_TERM
+    assert "RFCs" not in code_names("The RFCs and URLs name HTTPServer.")  # an acronym's plural is no class
+
