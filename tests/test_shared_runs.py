@@ -4,7 +4,12 @@ the files written are byte for byte those of a single process with the same seed
 
 The synthesis workers have separate workspaces and share one Chroma server (`chroma run`), as
 workers on separate machines do; the model is the loopback OpenAI-compatible server. Three workers
-of one workspace (`benchsmith work RUN --workers 3`) write the same files at once."""
+of one workspace (`benchsmith work RUN --workers 3`) write the same files at once.
+
+Only the workers (and the killed process) are subprocesses: the single process each run is compared
+with runs in the test's own process through the Python API, and the audit and paraphrase runs embed
+with ``openai:hash`` on a loopback embeddings server (no torch in any process), since neither the
+embedder nor the command line of the reference run is under test here."""
 
 from __future__ import annotations
 
@@ -17,10 +22,14 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+import benchsmith
+from benchsmith.agents.embeddings import EMBEDDINGS_BASE_URL_ENV
 from benchsmith.graphs.ingest import IngestContext
 from benchsmith.graphs.ingest import builder as ingest_builder
 from benchsmith.graphs.runtime.resources import register_embedder
@@ -67,8 +76,12 @@ def ingest(workspace: Workspace, corpus: Path, chroma_host: str | None = None) -
 
 def items_done(url: str, run_id: str) -> int:
     with connection_to(url) as connection:
-        return connection.execute("SELECT count(*) FROM benchsmith_items WHERE run_id = %s AND status = 'done'",
-                                  (run_id,)).fetchone()[0]
+        return done_count(connection, run_id)
+
+
+def done_count(connection, run_id: str) -> int:
+    return connection.execute("SELECT count(*) FROM benchsmith_items WHERE run_id = %s AND status = 'done'",
+                              (run_id,)).fetchone()[0]
 
 
 def item_attempts(url: str, run_id: str) -> dict[str, int]:
@@ -78,6 +91,17 @@ def item_attempts(url: str, run_id: str) -> dict[str, int]:
     return dict(rows)
 
 
+def wait_until(url: str, run_id: str, done: int, process: subprocess.Popen, timeout_s: float,
+               also: Callable[[], bool] = lambda: True) -> None:
+    """Poll (one connection for the whole wait) until ``done`` items of ``run_id`` are done and
+    ``also()`` holds; ``process`` must still be running meanwhile."""
+    deadline = time.monotonic() + timeout_s
+    with connection_to(url) as connection:
+        while time.monotonic() < deadline and not (done_count(connection, run_id) >= done and also()):
+            assert process.poll() is None, process.stdout.read()
+            time.sleep(0.05)
+
+
 def start(command: list[str], environment: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
@@ -85,10 +109,7 @@ def start(command: list[str], environment: dict[str, str]) -> subprocess.Popen:
 
 def kill_when_done(process: subprocess.Popen, url: str, run_id: str, at_least: int, total: int) -> int:
     """SIGKILL ``process`` once ``at_least`` items are done; the items done at that moment."""
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and items_done(url, run_id) < at_least:
-        assert process.poll() is None, process.stdout.read()
-        time.sleep(0.05)
+    wait_until(url, run_id, at_least, process, timeout_s=240)
     process.send_signal(signal.SIGKILL)
     process.wait()
     done = items_done(url, run_id)
@@ -102,10 +123,7 @@ def share_and_kill_the_first(first_command: list[str], environment: dict[str, st
     (`benchsmith work shared`); SIGKILL the first once ``at_least`` items are done and let the second
     finish. The items done when the first was killed."""
     first = start(first_command, environment)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and items_done(url, "shared") < 1:  # registered and under way
-        assert first.poll() is None, first.stdout.read()
-        time.sleep(0.05)
+    wait_until(url, "shared", 1, first, timeout_s=120)  # registered and under way
     second = start([sys.executable, "-m", "benchsmith.graphs.cli", "work", "shared", "--concurrency", "2",
                     "-w", str(second_workspace)], environment)
     done_at_kill = kill_when_done(first, url, "shared", at_least=at_least, total=total)
@@ -114,72 +132,39 @@ def share_and_kill_the_first(first_command: list[str], environment: dict[str, st
     return done_at_kill
 
 
+@contextmanager
+def model_and_embeddings(replier: Callable[[dict], dict], latency_s: float,
+                         monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FakeOpenAIServer, dict[str, str]]]:
+    """The loopback model (``latency_s`` a call, so a worker can be killed mid-run) and a loopback
+    embeddings server without latency for ``--embedder openai:hash``; the environment pointing at
+    both, set in this process too (the reference runs here) and returned for the subprocesses."""
+    with FakeOpenAIServer(replier=replier, latency_s=latency_s) as model, FakeOpenAIServer() as embeddings:
+        settings = {"OPENAI_API_KEY": "sk-test-workers", "OPENAI_BASE_URL": model.base_url,
+                    EMBEDDINGS_BASE_URL_ENV: embeddings.base_url}
+        for name, value in settings.items():
+            monkeypatch.setenv(name, value)
+        yield model, {**os.environ, **settings}
+
+
 def assert_same_files(first: Path, second: Path, names: list[str]) -> None:
     for name in names:
         assert (first / name).exists(), name
         assert filecmp.cmp(first / name, second / name, shallow=False), f"{name} differs"
 
 
-def test_two_synthesis_workers_sharing_chroma_one_killed_give_the_single_process_files(tmp_path, database):
-    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
-    if chroma is None:
-        pytest.skip("the chroma command is not installed")
-    corpus = write_corpus(tmp_path / "corpus", documents=96)
-    conversations, turns = 20, 3
-    port = free_port()
-    server_command = [chroma, "run", "--path", str(tmp_path / "chroma"), "--host", "127.0.0.1", "--port", str(port)]
-    with local_server(server_command, "/api/v2/heartbeat", port), \
-            FakeOpenAIServer(replier=server_replier, latency_s=0.1) as model:
-        chroma_host = f"127.0.0.1:{port}"
-        solo_workspace = Workspace.resolve(tmp_path / "solo")
-        ingest(solo_workspace, corpus)  # the single process: embedded Chroma, its own workspace
-        ingest(Workspace.resolve(tmp_path / "loader"), corpus, chroma_host)  # the shared collection
-        environment = {**os.environ, "OPENAI_API_KEY": "sk-test-workers", "OPENAI_BASE_URL": model.base_url,
-                       "BENCHSMITH_DATABASE_URL": database}
-
-        solo_environment = {name: value for name, value in environment.items() if name != "BENCHSMITH_DATABASE_URL"}
-        solo = subprocess.run(
-            [sys.executable, "-m", "benchsmith.graphs.cli", "synthesize", "--collection", COLLECTION,
-             "--conversations", str(conversations), "--turns", str(turns), "--llm", "openai:sim", "--cluster-size",
-             "4", "--seed", "3", "--concurrency", "4", "--run-id", "solo", "-w", str(solo_workspace.root)],
-            cwd=ROOT, env=solo_environment, capture_output=True, text=True, timeout=300)
-        assert solo.returncode == 0, solo.stdout + solo.stderr
-
-        done_at_kill = share_and_kill_the_first(
-            [sys.executable, "-m", "benchsmith.graphs.cli", "synthesize", "--collection", COLLECTION,
-             "--conversations", str(conversations), "--turns", str(turns), "--llm", "openai:sim", "--cluster-size",
-             "4", "--seed", "3", "--concurrency", "2", "--lease", str(LEASE_S), "--chroma-host", chroma_host,
-             "--run-id", "shared", "-w", str(tmp_path / "first")],
-            environment, database, tmp_path / "second", at_least=6, total=conversations)
-        # A machine that joins after the end only writes the files (from the database and the server).
-        exported = subprocess.run([sys.executable, "-m", "benchsmith.graphs.cli", "export", "shared", "-w",
-                                   str(tmp_path / "third")], cwd=ROOT, env=environment, capture_output=True,
-                                  text=True, timeout=300)
-        assert exported.returncode == 0, exported.stdout + exported.stderr
-
-    assert items_done(database, "shared") == conversations
-    attempts = item_attempts(database, "shared")
-    # Done once each: only the conversations the killed worker held were taken over (a second attempt).
-    assert sum(count > 1 for count in attempts.values()) <= 2 and done_at_kill >= 6
-    for worker in ("second", "third"):
-        assert_same_files(solo_workspace.run_dir("solo"), tmp_path / worker / "runs" / "shared", SYNTHESIS_FILES)
-        assert not (tmp_path / worker / "chroma").exists()  # the vectors came from the Chroma server
-
-
 def test_two_audit_workers_one_killed_judge_each_instance_once_and_export_the_single_process_report(
-        tmp_path, database):
+        tmp_path, database, monkeypatch):
     turns, corpus = write_audit_benchmark(tmp_path / "bench")
     judges = ["openai:judge-a", "openai:judge-b"]
-    with FakeOpenAIServer(replier=server_judge, latency_s=0.1) as model:
-        environment = {**os.environ, "OPENAI_API_KEY": "sk-test-workers", "OPENAI_BASE_URL": model.base_url,
-                       "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-        audit = [sys.executable, "-m", "benchsmith.graphs.cli", "audit", str(turns), "--corpus", str(corpus),
-                 *[part for judge in judges for part in ("--judge", judge)], "--concurrency", "2"]
-        solo = subprocess.run([*audit, "--run-id", "solo", "-w", str(tmp_path / "solo")], cwd=ROOT, env=environment,
-                              capture_output=True, text=True, timeout=300)
-        assert solo.returncode == 0, solo.stdout + solo.stderr
-        total = len((tmp_path / "solo" / "runs" / "solo" / "instances.jsonl").read_text().splitlines())
+    with model_and_embeddings(server_judge, 0.1, monkeypatch) as (model, environment):
+        # The single process judges 8 instances at once: its files must not depend on that either.
+        solo = benchsmith.audit(str(turns), judges=judges, corpus=str(corpus), embedder="openai:hash", concurrency=8,
+                                run_id="solo", workspace=tmp_path / "solo")
+        total = solo.instances
 
+        audit = [sys.executable, "-m", "benchsmith.graphs.cli", "audit", str(turns), "--corpus", str(corpus),
+                 *[part for judge in judges for part in ("--judge", judge)], "--concurrency", "2",
+                 "--embedder", "openai:hash"]
         shared_environment = {**environment, "BENCHSMITH_DATABASE_URL": database}
         share_and_kill_the_first([*audit, "--lease", str(LEASE_S), "--run-id", "shared", "-w", str(tmp_path / "first")],
                                  shared_environment, database, tmp_path / "second", at_least=4, total=total)
@@ -188,12 +173,14 @@ def test_two_audit_workers_one_killed_judge_each_instance_once_and_export_the_si
         runs = subprocess.run([sys.executable, "-m", "benchsmith.graphs.cli", "runs"], cwd=ROOT,
                               env={**shared_environment, "COLUMNS": "200"}, capture_output=True, text=True,
                               timeout=120)
+        # The one `benchsmith export` command line of the suite: its exit status is checked here.
         exported = subprocess.run([sys.executable, "-m", "benchsmith.graphs.cli", "export", "shared", "-w",
                                    str(tmp_path / "third")], cwd=ROOT, env=shared_environment, capture_output=True,
                                   text=True, timeout=300)
         assert exported.returncode == 0, exported.stdout + exported.stderr
         assert len(model.requests) == calls_with_workers  # an export judges nothing
 
+    assert len((tmp_path / "solo" / "runs" / "solo" / "instances.jsonl").read_text().splitlines()) == total
     assert items_done(database, "shared") == total
     assert sum(count > 1 for count in item_attempts(database, "shared").values()) <= 2
     solo_dir = tmp_path / "solo" / "runs" / "solo"
@@ -215,18 +202,15 @@ def write_topics(path: Path, topics: int, turns: int) -> Path:
 
 
 def test_two_paraphrase_workers_one_killed_paraphrase_each_turn_once_and_write_the_single_process_files(
-        tmp_path, database):
+        tmp_path, database, monkeypatch):
     topics = write_topics(tmp_path / "2019_evaluation_topics.json", topics=6, turns=4)
     total = 24
-    with FakeOpenAIServer(replier=paraphrase_replier, latency_s=0.3) as model:
-        environment = {**os.environ, "OPENAI_API_KEY": "sk-test-workers", "OPENAI_BASE_URL": model.base_url,
-                       "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-        paraphrase = [sys.executable, "-m", "benchsmith.graphs.cli", "paraphrase", str(topics), "--per-turn", "3",
-                      "--llm", "openai:sim", "--min-similarity", "0", "--concurrency", "2"]
-        solo = subprocess.run([*paraphrase, "--run-id", "solo", "-w", str(tmp_path / "solo")], cwd=ROOT,
-                              env=environment, capture_output=True, text=True, timeout=300)
-        assert solo.returncode == 0, solo.stdout + solo.stderr
+    with model_and_embeddings(paraphrase_replier, 0.3, monkeypatch) as (model, environment):
+        benchsmith.paraphrase(str(topics), per_turn=3, llm="openai:sim", min_similarity=0.0, concurrency=8,
+                              embedder="openai:hash", run_id="solo", workspace=tmp_path / "solo")
 
+        paraphrase = [sys.executable, "-m", "benchsmith.graphs.cli", "paraphrase", str(topics), "--per-turn", "3",
+                      "--llm", "openai:sim", "--min-similarity", "0", "--concurrency", "2", "--embedder", "openai:hash"]
         shared_environment = {**environment, "BENCHSMITH_DATABASE_URL": database}
         share_and_kill_the_first([*paraphrase, "--lease", str(LEASE_S), "--run-id", "shared", "-w",
                                   str(tmp_path / "first")],
@@ -238,60 +222,103 @@ def test_two_paraphrase_workers_one_killed_paraphrase_each_turn_once_and_write_t
                       PARAPHRASE_FILES)
 
 
+class SynthesisSetup:
+    """What both synthesis tests share: the Chroma server holding the collection, the loopback model,
+    and the single process's run (embedded Chroma in a workspace of its own) over the same corpus."""
+
+    conversations = 16
+    command = [sys.executable, "-m", "benchsmith.graphs.cli", "synthesize", "--collection", COLLECTION,
+               "--conversations", str(conversations), "--turns", "3", "--llm", "openai:sim", "--cluster-size", "4",
+               "--seed", "3"]
+
+    def __init__(self, chroma_host: str, model: FakeOpenAIServer, solo_dir: Path):
+        self.chroma_host, self.model, self.solo_dir = chroma_host, model, solo_dir
+
+    def environment(self, database: str) -> dict[str, str]:
+        return {**os.environ, "OPENAI_API_KEY": "sk-test-workers", "OPENAI_BASE_URL": self.model.base_url,
+                "BENCHSMITH_DATABASE_URL": database, "COLUMNS": "200"}
+
+    def shared_run(self, workspace: Path) -> list[str]:
+        """The command that starts the shared run from ``workspace``."""
+        return [*self.command, "--concurrency", "2", "--lease", str(LEASE_S), "--chroma-host", self.chroma_host,
+                "--run-id", "shared", "-w", str(workspace)]
+
+
+@pytest.fixture(scope="module")
+def synthesis(tmp_path_factory) -> Iterator[SynthesisSetup]:
+    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
+    if chroma is None:
+        pytest.skip("the chroma command is not installed")
+    root = tmp_path_factory.mktemp("synthesis")
+    # 400 documents: the corpus export streams from the Chroma server long enough for three
+    # processes' writes of it to overlap.
+    corpus = write_corpus(root / "corpus", documents=400)
+    port = free_port()
+    server_command = [chroma, "run", "--path", str(root / "chroma"), "--host", "127.0.0.1", "--port", str(port)]
+    with local_server(server_command, "/api/v2/heartbeat", port), \
+            FakeOpenAIServer(replier=server_replier, latency_s=0.1) as model:
+        chroma_host = f"127.0.0.1:{port}"
+        solo_workspace = Workspace.resolve(root / "solo")
+        ingest(solo_workspace, corpus)  # the single process: embedded Chroma, its own workspace
+        ingest(Workspace.resolve(root / "loader"), corpus, chroma_host)  # the shared collection
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("OPENAI_API_KEY", "sk-test-workers")
+            patch.setenv("OPENAI_BASE_URL", model.base_url)
+            patch.delenv("BENCHSMITH_DATABASE_URL", raising=False)
+            benchsmith.synthesize(COLLECTION, conversations=SynthesisSetup.conversations, turns=3, llm="openai:sim",
+                                  cluster_size=4, seed=3, concurrency=4, run_id="solo", workspace=solo_workspace.root)
+        yield SynthesisSetup(chroma_host, model, solo_workspace.run_dir("solo"))
+
+
+def test_two_synthesis_workers_sharing_chroma_one_killed_give_the_single_process_files(
+        tmp_path, database, synthesis, monkeypatch):
+    conversations = synthesis.conversations
+    done_at_kill = share_and_kill_the_first(synthesis.shared_run(tmp_path / "first"), synthesis.environment(database),
+                                            database, tmp_path / "second", at_least=6, total=conversations)
+    # A machine that joins after the end only writes the files (from the database and the server).
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-workers")
+    monkeypatch.setenv("OPENAI_BASE_URL", synthesis.model.base_url)
+    calls_with_workers = len(synthesis.model.requests)
+    benchsmith.export("shared", database=database, workspace=tmp_path / "third")
+    assert len(synthesis.model.requests) == calls_with_workers  # an export asks the model nothing
+
+    assert items_done(database, "shared") == conversations
+    attempts = item_attempts(database, "shared")
+    # Done once each: only the conversations the killed worker held were taken over (a second attempt).
+    assert sum(count > 1 for count in attempts.values()) <= 2 and done_at_kill >= 6
+    for worker in ("second", "third"):
+        assert_same_files(synthesis.solo_dir, tmp_path / worker / "runs" / "shared", SYNTHESIS_FILES)
+        assert not (tmp_path / worker / "chroma").exists()  # the vectors came from the Chroma server
+
+
 def child_processes(pid: int) -> list[int]:
     """The processes ``pid`` started (Linux)."""
     children = Path(f"/proc/{pid}/task/{pid}/children")
     return [int(child) for child in children.read_text().split()] if children.exists() else []
 
 
-def test_three_workers_in_one_workspace_one_killed_write_the_single_process_files(tmp_path, database):
+def test_three_workers_in_one_workspace_one_killed_write_the_single_process_files(tmp_path, database, synthesis):
     """`benchsmith work RUN --workers 3` as the README shows it: three processes of one workspace
     write the run's files at once (each through its own temporary file; the corpus export streams
     from the Chroma server, a long write), one is SIGKILLed mid-run, and the files are byte for byte
     those of one process with the same seed."""
-    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
-    if chroma is None:
-        pytest.skip("the chroma command is not installed")
-    corpus = write_corpus(tmp_path / "corpus", documents=400)
-    conversations, turns = 16, 3
-    port = free_port()
-    server_command = [chroma, "run", "--path", str(tmp_path / "chroma"), "--host", "127.0.0.1", "--port", str(port)]
-    with local_server(server_command, "/api/v2/heartbeat", port), \
-            FakeOpenAIServer(replier=server_replier, latency_s=0.1) as model:
-        chroma_host = f"127.0.0.1:{port}"
-        solo_workspace = Workspace.resolve(tmp_path / "solo")
-        ingest(solo_workspace, corpus)
-        ingest(Workspace.resolve(tmp_path / "loader"), corpus, chroma_host)
-        environment = {**os.environ, "OPENAI_API_KEY": "sk-test-workers", "OPENAI_BASE_URL": model.base_url,
-                       "COLUMNS": "200"}
-        synthesize = [sys.executable, "-m", "benchsmith.graphs.cli", "synthesize", "--collection", COLLECTION,
-                      "--conversations", str(conversations), "--turns", str(turns), "--llm", "openai:sim",
-                      "--cluster-size", "4", "--seed", "3"]
-        solo = subprocess.run([*synthesize, "--concurrency", "4", "--run-id", "solo", "-w", str(solo_workspace.root)],
-                              cwd=ROOT, env=environment, capture_output=True, text=True, timeout=300)
-        assert solo.returncode == 0, solo.stdout + solo.stderr
+    conversations = synthesis.conversations
+    shared_environment = synthesis.environment(database)
+    # The run is started (and registered) by one process, killed once it has done an item.
+    starter = start(synthesis.shared_run(tmp_path / "starter"), shared_environment)
+    kill_when_done(starter, database, "shared", at_least=1, total=conversations)
 
-        # The run is started (and registered) by one process, killed once it has done an item.
-        shared_environment = {**environment, "BENCHSMITH_DATABASE_URL": database}
-        starter = start([*synthesize, "--concurrency", "2", "--lease", str(LEASE_S), "--chroma-host", chroma_host,
-                         "--run-id", "shared", "-w", str(tmp_path / "starter")], shared_environment)
-        kill_when_done(starter, database, "shared", at_least=1, total=conversations)
-
-        workers = start([sys.executable, "-m", "benchsmith.graphs.cli", "work", "shared", "--workers", "3",
-                         "--concurrency", "2", "-w", str(tmp_path / "one")], shared_environment)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and (len(child_processes(workers.pid)) < 3
-                                               or items_done(database, "shared") < 6):
-            assert workers.poll() is None, workers.stdout.read()
-            time.sleep(0.05)
-        os.kill(child_processes(workers.pid)[0], signal.SIGKILL)
-        assert items_done(database, "shared") < conversations, "the run finished before a worker could be killed"
-        output, _ = workers.communicate(timeout=300)
+    workers = start([sys.executable, "-m", "benchsmith.graphs.cli", "work", "shared", "--workers", "3",
+                     "--concurrency", "2", "-w", str(tmp_path / "one")], shared_environment)
+    wait_until(database, "shared", 6, workers, timeout_s=120, also=lambda: len(child_processes(workers.pid)) >= 3)
+    os.kill(child_processes(workers.pid)[0], signal.SIGKILL)
+    assert items_done(database, "shared") < conversations, "the run finished before a worker could be killed"
+    output, _ = workers.communicate(timeout=300)
 
     assert items_done(database, "shared") == conversations
     assert "1 of 3 workers failed (killed by SIGKILL)" in output and "the run is finished" in output, output
     assert workers.returncode == 0, output
     run_dir = tmp_path / "one" / "runs" / "shared"
-    assert_same_files(solo_workspace.run_dir("solo"), run_dir, SYNTHESIS_FILES)
+    assert_same_files(synthesis.solo_dir, run_dir, SYNTHESIS_FILES)
     assert not list(run_dir.rglob("*.tmp"))  # every temporary renamed or removed
     assert json.loads((run_dir / "run.json").read_text())["status"] == "finished"
