@@ -142,8 +142,9 @@ def _run_bash(block: CodeBlock, environment: dict[str, str], scratch: Path) -> N
                     f"{_output_tail(completed)}")
 
 
-def _run_python(block: CodeBlock, environment: dict[str, str]) -> None:
-    """The block through `python -c` in a process of its own (what a user pastes runs alone)."""
+def _run_python(block: CodeBlock, environment: dict[str, str]) -> str:
+    """The block through `python -c` in a process of its own (what a user pastes runs alone);
+    its standard output."""
     completed = subprocess.run([sys.executable, "-c", "\n".join(block.lines)], cwd=REPOSITORY, env=environment,
                                capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S)
     if completed.returncode != 0:
@@ -152,6 +153,22 @@ def _run_python(block: CodeBlock, environment: dict[str, str]) -> None:
         code = block.lines[line - block.first_line]
         pytest.fail(f"{block.where}: line {line} raised (exit {completed.returncode}): {code.strip()}\n"
                     f"{_output_tail(completed)}")
+    return completed.stdout
+
+
+def runs_every_job_from_python(block: CodeBlock) -> bool:
+    """The "Use from Python" example that calls ingest, synthesize, evaluate and audit."""
+    return block.heading == "Use from Python" and any("benchsmith.ingest(" in line for line in block.lines)
+
+
+def check_every_job_from_python(block: CodeBlock, stdout: str, new_runs: list[str]) -> None:
+    """What that example prints, and the runs it adds to the workspace: one of each job it calls."""
+    lines = stdout.splitlines()
+    assert lines and re.fullmatch(r"\d+ chunks indexed", lines[0]), f"{block.where}: {stdout}"
+    assert len(lines) > 1 and lines[1].split("|")[0].strip() == "start", f"{block.where}: {stdout}"  # turn 0's switch
+    assert "'bm25@oracle'" in stdout and "'dense@full'" in stdout, f"{block.where}: {stdout}"
+    assert re.search(r"^(reliable|usable with caveats|unreliable) \{'alignment'", lines[-1]), f"{block.where}: {stdout}"
+    assert sorted(run.split("-")[0] for run in new_runs) == ["audit", "evaluate", "ingest", "synthesize"], new_runs
 
 
 def test_a_failing_bash_line_stops_the_block_and_is_named(tmp_path):
@@ -168,6 +185,21 @@ def test_a_failing_python_line_is_named(tmp_path):
         _run_python(block, _environment(tmp_path))
 
 
+def test_the_python_api_example_check_refuses_a_wrong_output_or_runs():
+    block = CodeBlock("python", EXAMPLE, "Use from Python", 10, ("corpus = benchsmith.ingest([\"docs\"])",))
+    assert runs_every_job_from_python(block)
+    printed = ("12 chunks indexed\n    start | What is it?\nfollow-up | And then?\n"
+               "{'bm25@oracle': 0.5, 'dense@full': 0.4}\nreliable {'alignment': 4.0}\n")
+    runs = ["audit-1", "evaluate-1", "ingest-1", "synthesize-1"]
+    check_every_job_from_python(block, printed, runs)
+    for wrong_output, wrong_runs in ((printed.replace("'dense@full'", "'dense@oracle'"), runs),
+                                     (printed.replace("    start", "     soft"), runs),
+                                     (printed.replace("reliable {", "reliable: {"), runs),
+                                     (printed, runs[:3]), (printed, [*runs, "ingest-2"])):
+        with pytest.raises(AssertionError):
+            check_every_job_from_python(block, wrong_output, wrong_runs)
+
+
 @pytest.mark.slow
 def test_readme_examples_run_as_written_in_order(tmp_path):
     """Every `<!-- example -->` block, in README order, in one fresh empty workspace: a later block
@@ -177,11 +209,21 @@ def test_readme_examples_run_as_written_in_order(tmp_path):
     environment = _environment(workspace)
     blocks = runnable_blocks(README.read_text(encoding="utf-8"))
     assert blocks, "README.md has no <!-- example --> block"
+    assert any(runs_every_job_from_python(block) for block in blocks), \
+        "README.md's Use from Python section no longer has the example calling benchsmith.ingest(...)"
     for block in blocks:
         if block.language in {"bash", "sh", "shell"}:
             _run_bash(block, environment, tmp_path)
         elif block.language in {"python", "py"}:
-            _run_python(block, environment)
+            runs_before = _run_names(workspace)
+            stdout = _run_python(block, environment)
+            if runs_every_job_from_python(block):
+                check_every_job_from_python(block, stdout, sorted(_run_names(workspace) - runs_before))
         else:
             pytest.fail(f"{block.where}: an example must be a bash or python block, not {block.language!r}")
     assert (workspace / "runs").is_dir(), "the examples wrote no run into the test's workspace"
+
+
+def _run_names(workspace: Path) -> set[str]:
+    runs = workspace / "runs"
+    return {path.name for path in runs.iterdir()} if runs.is_dir() else set()
