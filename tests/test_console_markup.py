@@ -11,7 +11,7 @@ import pytest
 from rich.errors import MarkupError
 from typer.testing import CliRunner
 
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.models import ModelSeam, ModelSettings, ScriptedBackend
 from benchsmith.agents.seam_errors import InvalidOutput
 from benchsmith.graphs.cli import app
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
@@ -100,13 +100,15 @@ def test_a_configuration_named_with_markup_is_printed_verbatim_in_the_measure_ta
     assert f"judgedqueries·{qrels}" in unwrapped and "[bold]system.run" in unwrapped, result.output
 
 
-@pytest.mark.slow  # ~20 s: the graph's own retry policy waits before the run gives up
 def test_a_model_reply_with_brackets_is_printed_verbatim_when_a_run_fails(tmp_path):
     """A reply that fails validation ends the run (one attempt); the message quotes it whole."""
     def reply(messages, schema):
         raise InvalidOutput(f"the reply {REPLY!r} is not a {schema.__name__}", reply=REPLY)
 
-    model = register_model("bracketed-replier", ModelSeam(ScriptedBackend(replier=reply)))
+    # A registered seam keeps its own settings (--max-attempts reaches only the seams a job builds):
+    # one attempt, or it would back off for about 20 s before giving up.
+    model = register_model("bracketed-replier", ModelSeam(ScriptedBackend(replier=reply),
+                                                          settings=ModelSettings(max_attempts=1)))
     turns = tmp_path / "turns.jsonl"
     turns.write_text("".join(json.dumps(turn) + "\n" for turn in [
         {"id": "c1_t0", "conversation_id": "c1", "turn": 0, "question": "what is a fox", "gold_ids": ["d1"]},

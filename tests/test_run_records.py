@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import benchsmith
+from benchsmith.agents.embeddings import EMBEDDINGS_BASE_URL_ENV
 from benchsmith.agents.models import ModelSeam, ScriptedBackend
 from benchsmith.graphs.audit import AuditContext
 from benchsmith.graphs.audit import builder as audit_builder
@@ -35,7 +36,7 @@ from tests.local_servers import free_port
 from tests.openai_server import FakeOpenAIServer
 from tests.paraphrase_fixtures import server_replier as paraphrase_server_reply
 from tests.postgres_server import PostgresUnavailable, running_postgres
-from tests.postgres_server import database, postgres_url  # noqa: F401  (fixtures)
+from tests.postgres_server import postgres_url  # noqa: F401  (fixture)
 from tests.synthesis_fixtures import COLLECTION, build_collection
 from tests.synthesis_fixtures import scripted_reply as synthesis_reply
 from tests.test_ingest_graph import write_corpus
@@ -73,44 +74,55 @@ def test_the_api_refuses_the_same_way(tmp_path):
     assert list_runs(Workspace.resolve(tmp_path / "ws")) == []
 
 
-def start_ingest(corpus: Path, workspace: Path, run_id: str) -> subprocess.Popen:
+def start_ingest(corpus: Path, workspace: Path, run_id: str, embeddings: FakeOpenAIServer) -> subprocess.Popen:
+    """The ingest CLI in a process of its own, embedding through the loopback server (the
+    embedder is not under test: no torch to load)."""
     command = [sys.executable, "-m", "benchsmith.graphs.cli", "ingest", str(corpus), "--collection", "docs",
                "--run-id", run_id, "--batch-size", "4", "--chunk-size", "300", "--min-chars", "50",
-               "-w", str(workspace)]
+               "--embedder", "openai:hash", "-w", str(workspace)]
     return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "HF_HUB_OFFLINE": "1"})
+                            env={**os.environ, "HF_HUB_OFFLINE": "1", EMBEDDINGS_BASE_URL_ENV: embeddings.base_url})
 
 
-def wait_until_running(run_dir: RunDirectory, process: subprocess.Popen) -> None:
-    """Until the run's record exists and its process works on it (60 documents take it many
-    seconds more to embed)."""
+def wait_until_embedding(run_dir: RunDirectory, process: subprocess.Popen, embeddings: FakeOpenAIServer) -> None:
+    """Until the run's record says running and its process has asked for its first batch of
+    vectors (each batch takes the server a second: the run is many batches from its end)."""
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
-        if run_dir.exists() and run_dir.load().status == "running":
-            time.sleep(0.5)
+        if embeddings.embedding_requests and run_dir.exists() and run_dir.load().status == "running":
             assert process.poll() is None, process.stdout.read()
             return
         assert process.poll() is None, process.stdout.read()
         time.sleep(0.02)
-    raise AssertionError("the run never started")
+    raise AssertionError("the run never started embedding")
 
 
 @pytest.mark.slow
 def test_a_terminated_run_is_crashed_and_a_killed_one_interrupted(tmp_path):
-    corpus = write_corpus(tmp_path / "corpus", documents=60)
+    corpus = write_corpus(tmp_path / "corpus", documents=20)  # 120 chunks: 30 batches of 4
     workspace = Workspace.resolve(tmp_path / "ws")
 
-    terminated = start_ingest(corpus, workspace.root, "terminated")
-    wait_until_running(RunDirectory(workspace, "terminated"), terminated)
-    terminated.send_signal(signal.SIGTERM)
-    terminated.wait(timeout=60)
+    with FakeOpenAIServer(latency_s=1.0) as for_terminated, FakeOpenAIServer(latency_s=1.0) as for_killed:
+        terminated = start_ingest(corpus, workspace.root, "terminated", for_terminated)
+        killed = start_ingest(corpus, workspace.root, "killed", for_killed)  # both at once: half the wait
+        try:
+            wait_until_embedding(RunDirectory(workspace, "terminated"), terminated, for_terminated)
+            terminated.send_signal(signal.SIGTERM)
+            # The process exits once its running node (the embedding) returns: let its batches through.
+            for_terminated.latency_s = 0.0
+            wait_until_embedding(RunDirectory(workspace, "killed"), killed, for_killed)
+            killed.send_signal(signal.SIGKILL)
+            terminated.wait(timeout=60)
+            killed.wait(timeout=60)
+        finally:
+            for process in (terminated, killed):
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+            for process in (terminated, killed):
+                process.stdout.close()
     record = RunDirectory(workspace, "terminated").load()
     assert record.status == "crashed" and "SIGTERM" in record.error
-
-    killed = start_ingest(corpus, workspace.root, "killed")
-    wait_until_running(RunDirectory(workspace, "killed"), killed)
-    killed.send_signal(signal.SIGKILL)
-    killed.wait(timeout=60)
     record = RunDirectory(workspace, "killed").load()
     assert record.status == "running" and record.effective_status() == "interrupted"
 
@@ -124,17 +136,20 @@ def test_a_terminated_run_is_crashed_and_a_killed_one_interrupted(tmp_path):
 # A resumed run's summary is the whole run's: a run that crashed on the Nth model call and
 # was resumed records the same run.json summary as one that never stopped.
 
-def crashing_seam(replier, crash_on_call: int | None, model: str = "scripted") -> ModelSeam:
-    """A scripted model that takes a moment per call, and whose call ``crash_on_call`` raises at
-    once (None: never): the items in flight beside it finish after the crash, their records
-    written but their step never checkpointed, as when a process dies."""
-    def slow(messages, schema):
+def crashing_seam(replier, crash_on_call: int | None, model: str = "scripted", *,
+                  slow: bool | None = None) -> ModelSeam:
+    """A scripted model whose call ``crash_on_call`` raises at once (None: never). In a run that
+    crashes (``slow``; default: this seam crashes) each other call takes a moment: the items in
+    flight beside the crash finish after it, their records written but their step never
+    checkpointed, as when a process dies. Runs that do not crash get their answers at once."""
+    def slowly(messages, schema):
         time.sleep(0.05)
         return replier(messages, schema)
 
-    replies = [] if crash_on_call is None else [*[slow] * (crash_on_call - 1),
+    answer = slowly if (crash_on_call is not None if slow is None else slow) else replier
+    replies = [] if crash_on_call is None else [*[answer] * (crash_on_call - 1),
                                                 RuntimeError(f"model crashed on call {crash_on_call}")]
-    return ModelSeam(ScriptedBackend(replies=replies, replier=slow, model=model))
+    return ModelSeam(ScriptedBackend(replies=replies, replier=answer, model=model))
 
 
 def shared(database: str | None) -> dict:
@@ -159,7 +174,8 @@ def run_audit(root: Path, run_id: str, crash_on_call: int | None, database: str 
     workspace = Workspace.resolve(root / "ws")
     turns, corpus = write_audit_benchmark(root / "bench")
     judges = {"scripted:judge-a": crashing_seam(judge_reply, crash_on_call, "judge-a"),
-              "scripted:judge-b": crashing_seam(partial(judge_reply, strict=True), None, "judge-b")}
+              "scripted:judge-b": crashing_seam(partial(judge_reply, strict=True), None, "judge-b",
+                                                slow=crash_on_call is not None)}
     for spec, seam in judges.items():
         register_model(spec, seam)
     context = AuditContext(workspace=str(workspace.root), corpus=str(corpus),
@@ -185,15 +201,17 @@ RUNS = {"synthesize": run_synthesis, "audit": run_audit, "paraphrase": run_parap
 CRASHED = 3  # the exit status of a child whose run crashed as injected
 
 
-def crash_in_child(job: str, root: str, run_id: str, crash_on_call: str, database: str) -> None:
-    """In a process of its own (another worker, as a rerun of the command is): the run crashes
-    on the given model call."""
-    try:
-        RUNS[job](Path(root), run_id, int(crash_on_call), database)
-    except RuntimeError as error:
-        if f"call {crash_on_call}" in str(error):
-            sys.exit(CRASHED)
-        raise
+def crash_in_child(*runs: str) -> None:
+    """In a process of its own (another worker, as a rerun of the command is): each run given as
+    JOB ROOT CRASH_ON_CALL DATABASE crashes on that model call, and a line says so."""
+    for job, root, crash_on_call, database in zip(*[iter(runs)] * 4):
+        try:
+            RUNS[job](Path(root), "resumed", int(crash_on_call), database)
+        except RuntimeError as error:
+            if f"call {crash_on_call}" not in str(error):
+                raise
+            print(f"{job}: crashed on call {crash_on_call} as injected", flush=True)
+    sys.exit(CRASHED)
 
 
 def recorded_summary(root: Path, run_id: str) -> dict:
@@ -229,22 +247,45 @@ def test_a_run_resumed_after_a_crash_records_the_summary_of_an_uninterrupted_run
     assert_same_summary(tmp_path, job)
 
 
+def new_database(server_url: str, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(server_url, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        connection.execute(f'CREATE DATABASE "{name}"')
+    return server_url.rsplit("/", 1)[0] + "/" + name
+
+
+@pytest.fixture(scope="module")
+def crashed_in_another_process(tmp_path_factory, postgres_url) -> dict[str, tuple[Path, str, str]]:
+    """Per job: its root, its database and the output of the one other process in which the
+    shared run ``resumed`` of every job crashed (one process for the three: its imports are
+    paid once)."""
+    runs = {job: (tmp_path_factory.mktemp(f"shared-{job}"), new_database(postgres_url, f"t_shared_resume_{job}"))
+            for job, _ in CRASHES}
+    arguments = [str(value) for job, crash_on_call in CRASHES
+                 for value in (job, runs[job][0], crash_on_call, runs[job][1])]
+    child = subprocess.run([sys.executable, "-c", "import sys; from tests.test_run_records import crash_in_child; "
+                            "crash_in_child(*sys.argv[1:])", *arguments], cwd=ROOT, capture_output=True, text=True,
+                           timeout=300, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    output = f"exit status {child.returncode}\n{child.stdout}{child.stderr}"
+    return {job: (root, database, output) for job, (root, database) in runs.items()}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("job, crash_on_call", CRASHES, ids=[job for job, _ in CRASHES])
-def test_shared_resume_counts_whole_run(tmp_path, database, job, crash_on_call):
+def test_shared_resume_counts_whole_run(crashed_in_another_process, job, crash_on_call):
     """Each process of a shared run has its own checkpoint thread: what one process counted in
     its state is not the run's. The crash is in another process; this one resumes the run."""
-    run = RUNS[job]
-    run(tmp_path, "whole", None, database)
-    child = subprocess.run([sys.executable, "-c", "import sys; from tests.test_run_records import crash_in_child; "
-                            "crash_in_child(*sys.argv[1:])", job, str(tmp_path), "resumed", str(crash_on_call),
-                            database], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                           env={**os.environ, "HF_HUB_OFFLINE": "1"})
-    assert child.returncode == CRASHED, child.stdout + child.stderr
-    record = RunDirectory(Workspace.resolve(tmp_path / "ws"), "resumed").load()
+    root, database, child_output = crashed_in_another_process[job]
+    assert f"exit status {CRASHED}\n" in child_output, child_output
+    assert f"{job}: crashed on call {crash_on_call} as injected" in child_output, child_output
+    record = RunDirectory(Workspace.resolve(root / "ws"), "resumed").load()
     assert record.status == "crashed" and f"call {crash_on_call}" in record.error
-    run(tmp_path, "resumed", None, database)
-    assert_same_summary(tmp_path, job, database)
+    run = RUNS[job]
+    run(root, "whole", None, database)
+    run(root, "resumed", None, database)
+    assert_same_summary(root, job, database)
 
 
 # ---------------------------------------------------------------------------------------
@@ -281,7 +322,7 @@ def test_a_run_whose_database_fails_is_recorded_crashed_and_the_cli_says_so(tmp_
             result = CliRunner(env={"COLUMNS": "300", "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": model.base_url}) \
                 .invoke(app, ["paraphrase", str(files["2019"]), "--llm", "openai:sim", "--per-turn", "3",
                               "--min-similarity", "0", "--concurrency", "1", "--database", url, "--run-id", "lost",
-                              "-w", str(tmp_path / "ws")])
+                              "--embedder", register_embedder(HashingEmbedder()), "-w", str(tmp_path / "ws")])
     finally:
         server.__exit__(None, None, None)
     record = RunDirectory(Workspace.resolve(tmp_path / "ws"), "lost").load()
