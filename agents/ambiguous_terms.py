@@ -8,7 +8,8 @@ documents, one both passages use (a dotted or snake_case name, a call, a CamelCa
 else a rare noun both passages open with (their first sentence or title). Never a page's own
 name, a builtin or parameter everyone uses (``self``, ``str``, ``path``), or words that merely
 occur in both. The candidates are named by their page, or page and heading where one page
-holds both ("lzma.LZMAFile.__init__" and "lzma.open").
+holds both ("lzma.LZMAFile.__init__" and "lzma.open"). ``asks_two_meanings`` says whether the
+term gives a clarification two meanings to choose from; synthesis pairs only such candidates.
 """
 
 from __future__ import annotations
@@ -170,6 +171,36 @@ def term_rank(passages: list[dict[str, Any]], statistics: WordStatistics) -> int
         return 3
     titled = [term.term in title_names(passage.get("title", "")) for passage in passages]
     return 0 if all(titled) else 1 if titled[0] else 2 if not any(titled) else 4
+
+
+def _documents(passage: dict[str, Any], term: str) -> bool:
+    """Whether ``passage`` is about ``term``: its heading names it last (``lzma › open``,
+    ``tarfile › TarFile.open``) or its first sentence uses it; not merely further down, and not
+    as the class a documented method belongs to (``POP3`` of ``POP3.noop``)."""
+    _, heading = page_and_heading(passage.get("title", ""))
+    last = term.rsplit(".", 1)[-1]
+    if heading and " " not in heading.strip() and heading.strip("()").rsplit(".", 1)[-1] == last:
+        return True
+    first = next(iter(sentences(passage["text"])), "")
+    return term in code_names(first)
+
+
+def asks_two_meanings(passages: list[dict[str, Any]], statistics: WordStatistics) -> bool:
+    """Whether the clarifying reply to an ambiguous question about ``passages`` offers two meanings
+    of it: their shared term (``ambiguous_term``) is a code name each passage documents
+    (``_documents``): "open in lzma or in tarfile", or a plain noun each opens with on pages of
+    its own ("transfer" in base64mime and quoprimime). A passage that only mentions the name
+    (py_encode_basestring's page naming JSONEncoder), two methods of one class asked about as
+    the class ("POP3 in POP3.noop or in POP3.utf8"), or a noun two sections of one page share
+    (the "compiler" of CCompiler.add_library and CCompiler.add_link_object: one compiler) are
+    not two meanings."""
+    term = ambiguous_term(passages, statistics)
+    if term is None:
+        return False
+    if term.kind is None:  # a plain noun every passage opens with (its title or first sentence)
+        pages = [page_and_heading(passage.get("title", ""))[0] for passage in passages]
+        return len(set(pages)) == len(pages)
+    return all(_documents(passage, term.term) for passage in passages)
 
 
 def ambiguous_question(term: AmbiguousTerm, question_type: str | None) -> tuple[str, str]:

@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from benchsmith.agents.ambiguous_terms import NO_SHARED_TERM, code_names, term_rank
+from benchsmith.agents.ambiguous_terms import NO_SHARED_TERM, asks_two_meanings, code_names, term_rank
 from benchsmith.agents.models import ModelSettings, build_seam
 from benchsmith.agents.question_types import question_type_of, typed_wording
 from benchsmith.agents.sentence_questions import Ask
@@ -280,3 +280,23 @@ def test_an_underspecified_turns_partner_shares_the_most_specific_term_with_the_
     assert ranks == sorted(ranks) and len(set(ranks)) == len(ranks) and ranks[-1] == NO_SHARED_TERM
     assert "RFCs" not in code_names("The RFCs and URLs name HTTPServer.")  # an acronym's plural is no class
 
+
+def test_an_underspecified_turn_needs_a_term_with_two_meanings():
+    """_kind_plan pairs the meant chunk only with one its ambiguous question means differently: a
+    name each documents, or a noun each page opens with; not one the other merely mentions, the
+    class of two methods, nor a noun two sections of one page share (the demo's broken turns)."""
+    def meanings(*passages: tuple[str, str]) -> bool:
+        pair = [{"title": title, "text": text} for title, text in passages]
+        return asks_two_meanings(pair, PassageStatistics([passage["text"] for passage in pair]))
+
+    assert meanings(("lzma › open", "Open an LZMA-compressed file in binary or text mode."),
+                    ("tarfile › TarFile.open", "Alternative constructor: TarFile.open() returns a TarFile object."))
+    assert meanings(("email.base64mime", "Base64 content transfer encoding per RFCs 2045-2047."),
+                    ("email.quoprimime", "Quoted-printable content transfer encoding per RFCs 2045-2047."))
+    assert not meanings(("json.encoder › JSONEncoder.__init__", "JSONEncoder() takes skipkeys and ensure_ascii."),
+                        ("json.encoder › py_encode_basestring",
+                         "Return a JSON representation of a Python string.\nSee JSONEncoder for the options."))
+    assert not meanings(("poplib › POP3.noop", "Do nothing. POP3.noop() keeps the mailbox connection alive."),
+                        ("poplib › POP3.utf8", "Try to switch to UTF-8 mode. POP3.utf8() returns the response."))
+    assert not meanings(("distutils.ccompiler › CCompiler.add_library", "Add a library to the compiler's libraries."),
+                        ("distutils.ccompiler › CCompiler.add_link_object", "Add an object to the compiler's links."))
