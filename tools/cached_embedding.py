@@ -18,6 +18,7 @@ from benchsmith.stores.embedding_cache import EmbeddingCache, workspace_embeddin
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import Embedder
 
+
 class CachedEmbedder:
     """``embedder`` behind a vector cache: only texts the cache lacks reach ``embedder.encode``."""
 

@@ -10,6 +10,7 @@ here: collections they fill are written and searched with precomputed vectors.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -42,19 +43,30 @@ def resolve_model_path(spec: str) -> str:
 
 
 class SentenceTransformerEmbedder:
+    """A sentence-transformers model, loaded at its first use: a run whose texts are all in the
+    embedding cache (a resumed ingest, a re-evaluation) never pays the 4 to 5 CPU-s of torch."""
+
     def __init__(self, spec: str = DEFAULT_EMBEDDER, batch_size: int = 32, device: str = "cpu"):
-        # Offline by default: a hub name that is not cached locally fails fast instead of
-        # retrying for a minute. Set HF_HUB_OFFLINE=0 to allow downloads on a connected machine.
-        offline_environment()
-        # Deferred, after the offline environment is set: sentence_transformers loads torch (~4 s).
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as transformers_logging
-
-        transformers_logging.disable_progress_bar()  # our own bars report progress
-
         self.name = DEFAULT_EMBEDDER if spec == "default" else spec
         self.batch_size = batch_size
-        self.model = SentenceTransformer(resolve_model_path(spec), device=device)
+        self._spec, self._device = spec, device
+        self._model: Any = None
+        self._loading = threading.Lock()
+
+    @property
+    def model(self) -> Any:
+        with self._loading:
+            if self._model is None:
+                # Offline by default: a hub name that is not cached locally fails fast instead of
+                # retrying for a minute. Set HF_HUB_OFFLINE=0 to allow downloads on a connected machine.
+                offline_environment()
+                # Deferred, after the offline environment is set: sentence_transformers loads torch (~4 s).
+                from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as transformers_logging
+
+                transformers_logging.disable_progress_bar()  # our own bars report progress
+                self._model = SentenceTransformer(resolve_model_path(self._spec), device=self._device)
+            return self._model
 
     @property
     def dimension(self) -> int:
@@ -78,7 +90,7 @@ def is_server_spec(spec: str) -> bool:
 
 @functools.lru_cache(maxsize=4)
 def load_embedder(spec: str = DEFAULT_EMBEDDER) -> SentenceTransformerEmbedder:
-    """One loaded model per spec and process (loading costs seconds)."""
+    """One embedder per spec and process; its model loads at its first use (loading costs seconds)."""
     if is_server_spec(spec):
         raise ValueError(f"embedder {spec!r} runs on a server, not in this process: build it with "
                          "benchsmith.graphs.runtime.resources.embedder_for, and add or query its collections with vectors")
