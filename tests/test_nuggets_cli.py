@@ -15,7 +15,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from benchsmith.graphs.cli import app
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.nugget_qrels import read_nugget_qrels
 from tests.chromium import chromium_or_skip, run_chromium, take_screenshot
@@ -26,19 +28,33 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def command(questions: Path, repository: Path, workspace: Path, run_id: str, *options: str) -> list[str]:
-    return [sys.executable, "-m", "benchsmith.graphs.cli", "nuggets", str(questions), "--corpus", str(repository),
-            "--min-chars", "20", "--chunk-size", "300", "--run-id", run_id, "-w", str(workspace), *options]
+    """The dense pooling embeds through the loopback server (``openai:hash``): what these tests
+    guard is the run, not the default model, whose load (torch) would double each process's cost."""
+    return [sys.executable, "-m", "benchsmith.graphs.cli", *arguments(questions, repository, workspace, run_id,
+                                                                      *options)]
+
+
+def arguments(questions: Path, repository: Path, workspace: Path, run_id: str, *options: str) -> list[str]:
+    return ["nuggets", str(questions), "--corpus", str(repository), "--min-chars", "20", "--chunk-size", "300",
+            "--embedder", "openai:hash", "--run-id", run_id, "-w", str(workspace), *options]
 
 
 @pytest.mark.slow
 def test_baseline_run_from_the_cli_and_its_report_in_chromium(tmp_path):
     questions, repository = write_questions(tmp_path / "qa.jsonl"), write_repository(tmp_path / "repo")
-    done = subprocess.run(command(questions, repository, tmp_path / "ws", "base", "--pool-depth", "5"),
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    with FakeOpenAIServer() as server:
+        done = subprocess.run(command(questions, repository, tmp_path / "ws", "base", "--pool-depth", "5"),
+                              cwd=ROOT, capture_output=True, text=True, timeout=600,
+                              env={**os.environ, "OPENAI_BASE_URL": server.base_url})
     assert done.returncode == 0, done.stdout + done.stderr
+    assert server.embedded_texts > 0  # the dense pooling embedded through the server
     assert re.search(r"\d+ of 6 questions kept", done.stdout), done.stdout
-    # the baseline agents' calls are accounted for, and not called model calls
-    assert re.search(r"model calls: none \([\d,]+ answered by the offline baseline\)", done.stdout), done.stdout
+    # the baseline agents' calls are accounted for, and not called model calls: those are the
+    # embedding server's requests alone
+    usage = re.search(r"model calls: (\d+) \(0 from the cache, 0 retries\).*; ([\d,]+) answered by the offline "
+                      r"baseline", " ".join(done.stdout.split()))
+    assert usage and int(usage[1]) == len(server.embedding_requests) and int(usage[2].replace(",", "")) > 0, \
+        done.stdout
     run_dir = tmp_path / "ws" / "runs" / "base"
     qrels = read_nugget_qrels(run_dir / "nugget-qrels.trec")
     assert qrels and all(nugget.startswith(f"{question}_") for question, nuggets in qrels.items() for nugget in nuggets)
@@ -59,9 +75,9 @@ def test_baseline_run_from_the_cli_and_its_report_in_chromium(tmp_path):
             checked += len(stating)
     assert checked > 0
 
-    again = subprocess.run(command(questions, repository, tmp_path / "ws", "base", "--pool-depth", "5"),
-                           cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert again.returncode == 0 and "already finished" in again.stdout
+    # Run again, it reports the finished run (in this process: it only reads the run record).
+    again = CliRunner().invoke(app, arguments(questions, repository, tmp_path / "ws", "base", "--pool-depth", "5"))
+    assert again.exit_code == 0 and "already finished" in again.output, again.output
 
     chromium = chromium_or_skip()
     page = run_dir / "nuggets-report.html"
@@ -96,7 +112,7 @@ def test_sigkill_mid_judging_then_resume_judges_no_batch_twice(tmp_path):
         resumed = subprocess.run(arguments, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=600)
         assert resumed.returncode == 0, resumed.stdout + resumed.stderr
         assert "resumed from its last checkpoint" in resumed.stdout
-        requests = list(server.requests)
+        requests = [request for request in server.requests if "messages" in request]  # chat, not embeddings
 
     records = load_jsonl(judgments)
     batches = Counter(record["batch"] for record in records)

@@ -132,10 +132,11 @@ def test_sigkill_mid_paraphrase_then_resume_paraphrases_no_turn_twice(tmp_path):
     path = write_many_topics(tmp_path / "cast", topics, turns)
     workspace = tmp_path / "ws"
     generated = workspace / "runs" / "killed" / GENERATED_FILE
-    with FakeOpenAIServer(replier=server_replier, latency_s=0.15) as server:
+    with FakeOpenAIServer(replier=server_replier, latency_s=0.05) as server:
         environment = {**os.environ, "OPENAI_API_KEY": "sk-test-kill", "OPENAI_BASE_URL": server.base_url}
         command = [sys.executable, "-m", "benchsmith.graphs.cli", "paraphrase", str(path), "--per-turn", "3",
                    "--llm", "openai:sim", "--min-similarity", "0", "--concurrency", str(concurrency),
+                   "--embedder", "openai:hash",  # the server's, not the default model (torch): not under test here
                    "--run-id", "killed", "-w", str(workspace)]
         process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True)
@@ -157,7 +158,7 @@ def test_sigkill_mid_paraphrase_then_resume_paraphrases_no_turn_twice(tmp_path):
         requests = list(server.requests)
 
     def paraphrased_turn(request: dict) -> str | None:
-        if request["response_format"]["json_schema"]["name"] != "Paraphrases":
+        if "messages" not in request or request["response_format"]["json_schema"]["name"] != "Paraphrases":
             return None
         match = re.search(r"part (\d+) of machine (\d+)", request["messages"][-1]["content"])
         return f"{match[2]}_{match[1]}"
