@@ -107,9 +107,7 @@ def test_a_terminated_run_is_crashed_and_a_killed_one_interrupted(tmp_path):
         killed = start_ingest(corpus, workspace.root, "killed", for_killed)  # both at once: half the wait
         try:
             wait_until_embedding(RunDirectory(workspace, "terminated"), terminated, for_terminated)
-            terminated.send_signal(signal.SIGTERM)
-            # The process exits once its running node (the embedding) returns: let its batches through.
-            for_terminated.latency_s = 0.0
+            terminated.send_signal(signal.SIGTERM)  # the embedding node stops at its next batch
             wait_until_embedding(RunDirectory(workspace, "killed"), killed, for_killed)
             killed.send_signal(signal.SIGKILL)
             terminated.wait(timeout=60)
@@ -123,6 +121,8 @@ def test_a_terminated_run_is_crashed_and_a_killed_one_interrupted(tmp_path):
                 process.stdout.close()
     record = RunDirectory(workspace, "terminated").load()
     assert record.status == "crashed" and "SIGTERM" in record.error
+    # It stopped at its next batch instead of embedding the 30 batches to the end first.
+    assert len(for_terminated.embedding_requests) < 30 // 2, len(for_terminated.embedding_requests)
     record = RunDirectory(workspace, "killed").load()
     assert record.status == "running" and record.effective_status() == "interrupted"
 

@@ -19,6 +19,7 @@ from rich.table import Table
 
 from benchsmith.agents.redaction import redact
 from benchsmith.graphs.cli.settings import option_of
+from benchsmith.graphs.runtime.stopping import clear_stop, request_stop
 from benchsmith.graphs.runtime.settings import StoreOptions
 from benchsmith.stores.errors import InputError
 from benchsmith.tools.offline import offline_environment  # noqa: F401 (the commands call it from here)
@@ -106,7 +107,13 @@ def progress_bars() -> Progress:
 
 
 def _terminate_as_exit(signum: int, _frame: Any) -> None:
+    request_stop()  # the running node ends at its next progress report instead of running to its end
     raise SystemExit(f"terminated by signal {signal.Signals(signum).name}")
+
+
+def _interrupt(_signum: int, _frame: Any) -> None:
+    request_stop()
+    raise KeyboardInterrupt
 
 
 def resume_command(run_id: str) -> str:
@@ -121,7 +128,9 @@ def resume_command(run_id: str) -> str:
 def run_reported(job: Callable[..., Result], *, run_id: str, **arguments: Any) -> Result:
     """Run a job under progress bars; say whether it resumed or was already finished, and end a
     crashed run with its resume command instead of a traceback."""
+    clear_stop()
     signal.signal(signal.SIGTERM, _terminate_as_exit)  # a terminated run is recorded as crashed
+    signal.signal(signal.SIGINT, _interrupt)
     try:
         with progress_bars() as bars:
             result = job(run_id=run_id, on_event=ProgressBars(bars), resume=resume_command(run_id), **arguments)

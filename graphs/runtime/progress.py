@@ -10,24 +10,32 @@ and by any app that streams a graph:
 * ``{"warning": MESSAGE}``: something in the input the user should know (e.g. ids a file
   names that the benchmark lacks); the job goes on.
 
-Outside a streamed run the writer does nothing, so nodes report unconditionally.
+Outside a streamed run the writer does nothing, so nodes report unconditionally. A report is
+also where a node notices a stop asked by a signal (graphs/runtime/stopping.py).
 """
 
 from __future__ import annotations
 
 from langgraph.config import get_stream_writer
 
+from benchsmith.graphs.runtime.stopping import raise_if_stopped
 from benchsmith.stores.progress import ProgressCallback  # the one callback type, shared with tools/
 
 
 def progress_reporter(stage: str) -> ProgressCallback:
     """A ``(done, total)`` callback that streams progress events for ``stage``."""
     writer = get_stream_writer()
-    return lambda done, total=None: writer({"stage": stage, "done": done, "total": total})
+
+    def report(done: int, total: int | None = None) -> None:
+        raise_if_stopped()
+        writer({"stage": stage, "done": done, "total": total})
+
+    return report
 
 
 def report_advance(stage: str) -> None:
     """One more item of ``stage`` finished."""
+    raise_if_stopped()
     get_stream_writer()({"stage": stage, "advance": 1})
 
 
