@@ -8,20 +8,25 @@
 Every verdict puts its rationale before the verdict, so the model reasons before it commits.
 Scores outside 1-5 and choices outside the pool fail schema validation and are retried by
 the seam, never defaulted. The offline baselines are lexical: content-word coverage, which
-catches a swapped or unrelated gold document but not a subtle one.
+catches a swapped or unrelated gold document but not a subtle one. A question's coverage counts
+its topic words only: the words of its frame ("Can you explain how ... works?", "... usage
+example"; agents/question_types.py FRAME_STEMS) are in no passage, and their absence says nothing
+about whether the passage answers it.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
 from benchsmith.agents.models import Agent, Message, delimited, numbered
+from benchsmith.agents.question_types import FRAME_STEMS
 from benchsmith.history import Exchange, render_history
-from benchsmith.words import content_words
+from benchsmith.words import content_words, stems
 
 JUDGE_SYSTEM_PROMPT = """You audit a conversational retrieval benchmark: you judge whether its labels are right.
 Judge strictly and only from the texts given. Write your rationale first, then the verdict.
@@ -70,10 +75,29 @@ def _coverage(wanted: list[str], available: str) -> float:
     return len(wanted_set & set(content_words(available))) / len(wanted_set) if wanted_set else 0.0
 
 
-def _query_words(history: list[Exchange], question: str) -> list[str]:
-    """The question's content words; a terse follow-up borrows the previous question's."""
+# A question that refers back to the conversation: a pronoun ("How do I use it?", "And its timeout?")
+# or a continuation ("What about lists?").
+REFERS_BACK = re.compile(r"^(?:and|also|what about|how about)\b|\b(?:it|its|they|them|their|this|these|those)\b",
+                         re.IGNORECASE)
+
+
+def topic_words(question: str) -> list[str]:
+    """The question's content words less its frame's: what it asks about, not how it asks."""
     words = content_words(question)
-    return words + content_words(history[-1][0]) if len(set(words)) < 3 and history else words
+    return [word for word, stem in zip(words, stems(words)) if stem not in FRAME_STEMS]
+
+
+def _query_words(history: list[Exchange], question: str) -> list[str]:
+    """The question's topic words; a terse follow-up that refers back ("Could you give me a short
+    summary of it?") borrows those of the latest earlier question that has any, the one its "it"
+    refers to. A terse question that names its own topic ("What is py_scanstring good for?") borrows
+    nothing: the conversation may have moved on."""
+    words = topic_words(question)
+    if len(set(words)) >= 3 or (words and not REFERS_BACK.search(question)):
+        return words
+    earlier = next((found for asked, _ in reversed(history) if (found := topic_words(asked))), [])
+    # A question of frame words alone, with nothing to borrow, is judged by all its words as before.
+    return words + earlier or content_words(question)
 
 
 def _score(coverage: float) -> int:
@@ -89,7 +113,7 @@ class AlignmentJudge(Agent[ScoreVerdict]):
 
     def baseline(self, *, history: list[Exchange], question: str, document: str, **_: Any) -> ScoreVerdict:
         coverage = _coverage(_query_words(history, question), document)
-        return ScoreVerdict(rationale=f"{coverage:.0%} of the question's content words occur in the document.",
+        return ScoreVerdict(rationale=f"{coverage:.0%} of the question's topic words occur in the document.",
                             score=_score(coverage))
 
 
@@ -106,12 +130,12 @@ class ChoiceJudge(Agent[BaseModel]):
     def baseline(self, *, history: list[Exchange], question: str, documents: list[str], **_: Any) -> BaseModel:
         """The document covering most of the question's words; ties go to the smaller content
         hash, so the pick never depends on the order shown."""
-        own, words = content_words(question), _query_words(history, question)
+        own, words = topic_words(question), _query_words(history, question)
         # The question's own words first: a borrowed word must not outweigh what is asked now.
         best = max(range(len(documents)), key=lambda i: (_coverage(own, documents[i]), _coverage(words, documents[i]),
                                                          -int(hashlib.sha1(documents[i].encode()).hexdigest()[:8], 16)))
         coverage = _coverage(words, documents[best])
-        return self.schema(rationale=f"Document {best + 1} covers {coverage:.0%} of the question's content words, "
+        return self.schema(rationale=f"Document {best + 1} covers {coverage:.0%} of the question's topic words, "
                                      "the most of the pool.", choice=best + 1)
 
 
@@ -137,5 +161,5 @@ class QualityJudge(Agent[ScoreVerdict]):
 
     def baseline(self, *, history: list[Exchange], question: str, answer: str, **_: Any) -> ScoreVerdict:
         coverage = _coverage(_query_words(history, question), answer)
-        return ScoreVerdict(rationale=f"The answer takes up {coverage:.0%} of the question's content words.",
+        return ScoreVerdict(rationale=f"The answer takes up {coverage:.0%} of the question's topic words.",
                             score=_score(coverage))

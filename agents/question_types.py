@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 
-from benchsmith.agents.sentence_questions import Ask
+from benchsmith.agents.sentence_questions import (GENERAL_CODE_QUESTIONS, GENERAL_PLURAL_QUESTIONS, GENERAL_QUESTIONS,
+                                                  USER_FRAMES, Ask)
+from benchsmith.words import REQUEST_WORDS, content_words, stems
 
 QUESTION_TYPE_GUIDANCE = {
     "factoid": "Ask for a specific fact (a value, a name, a default, what something returns).",
@@ -67,6 +69,31 @@ def comparable(focus: str) -> bool:
         and not fragment_focus(focus)
 
 
+# The offline questioner's wording of each type: {focus} is what the question is about, {bare} the
+# focus without its article, {other} the second thing of a comparison; the rest is the type's frame.
+TYPED_WORDINGS = {
+    "explanation": "Can you explain how {focus} works?",
+    "how-to": "How do I use {focus} in practice?",
+    "yes/no": "Is there a way to change how {focus} behaves?",
+    "comparison": "How does {focus} compare with {other}?",
+    "summary": "Could you give me a short summary of {focus}?",
+    "keyword": "{bare} usage example",
+}
+
+
+def _frame_words(template: str) -> list[str]:
+    """A template's content words outside its placeholders ("*" marks a general wording)."""
+    return content_words(re.sub(r"\{\w*\}", " ", template.lstrip("*")))
+
+
+# Stems of the words that frame a question rather than name its topic: the typed wordings above, the
+# user's phrasings of agents/sentence_questions.py and a user's request words (benchsmith/words.py).
+# A document that answers a question need not contain them, so the offline judges do not look for them.
+FRAME_STEMS = frozenset(stems([*REQUEST_WORDS, *(word for template in (
+    *TYPED_WORDINGS.values(), *GENERAL_CODE_QUESTIONS, *GENERAL_QUESTIONS, *GENERAL_PLURAL_QUESTIONS,
+    *(template for _, templates in USER_FRAMES for template in templates)) for word in _frame_words(template))]))
+
+
 def typed_wording(question: str, focus: str | None, question_type: str | None, other: str | None = None) -> str | None:
     """The question worded as ``question_type`` asks, about ``focus`` (``other``: a second thing,
     for a comparison); None when the type needs a focus the question has not."""
@@ -74,17 +101,12 @@ def typed_wording(question: str, focus: str | None, question_type: str | None, o
         return question
     if not focus or fragment_focus(focus):
         return None
+    if question_type == "comparison" and not (other and distinct_things(focus, other) and comparable(focus)
+                                              and comparable(other)):
+        return None
     bare = re.sub(r"^(the|a|an)\s+", "", focus, flags=re.IGNORECASE)
-    wordings = {
-        "explanation": f"Can you explain how {focus} works?",
-        "how-to": f"How do I use {focus} in practice?",
-        "yes/no": f"Is there a way to change how {focus} behaves?",
-        "comparison": f"How does {focus} compare with {other}?" if other and distinct_things(focus, other)
-        and comparable(focus) and comparable(other) else None,
-        "summary": f"Could you give me a short summary of {focus}?",
-        "keyword": f"{bare} usage example",
-    }
-    return wordings.get(question_type)
+    template = TYPED_WORDINGS.get(question_type)
+    return template.format(focus=focus, bare=bare, other=other) if template else None
 
 
 def question_type_of(question: str) -> str:

@@ -37,6 +37,14 @@ MEASURE_STOPWORDS = frozenset(
 # The baseline agents' list: the measures' and pronouns, "whom", "whose", "must", "shall".
 STOPWORDS = MEASURE_STOPWORDS | frozenset("whom whose he she his her we our us i me my must shall".split())
 
+# Words a user frames a request with, whatever it is about ("Explain ...", "Give a summary of ...",
+# "Compare X with Y", "Is it true that ...", "X usage example"): they say what kind of answer is wanted,
+# not what it is about. The offline judges add the offline questioner's own frames to them
+# (agents/question_types.py FRAME_STEMS).
+REQUEST_WORDS = frozenset(
+    "explain explanation describe description summary summarize summarise overview outline compare comparison "
+    "difference differ versus between tell give show example usage true way possible please work".split())
+
 
 def words(text: str) -> list[str]:
     """Lower-cased ``\\w+`` tokens, in order."""

@@ -193,3 +193,55 @@ def test_a_markup_question_is_flagged_as_noise_and_counted_in_the_verdict(fixtur
     assert noise(results) == pytest.approx(noise(baseline) + 100 / instances, abs=1)
     report = Path(outcome.values["report"]["markdown"]).read_text(encoding="utf-8")
     assert "Ill-formed questions" in report and "zorbium-density" in report
+
+
+# Two chunks of one page's documentation: a question about one is off-topic for the other.
+DUMPS_CHUNK = ("json.dumps(obj, *, skipkeys=False, ensure_ascii=True, indent=None) Serialize obj to a JSON "
+               "formatted str. If ensure_ascii is true (the default), the output is guaranteed to have all "
+               "incoming non-ASCII characters escaped. If ensure_ascii is false, these characters will be output "
+               "as-is. If indent is a non-negative integer, JSON array elements are pretty-printed with that indent.")
+STARTTLS_CHUNK = ("smtplib.SMTP.starttls(keyfile=None, certfile=None, context=None) Put the SMTP connection in TLS "
+                  "(Transport Layer Security) mode. All SMTP commands that follow will be encrypted. You should "
+                  "then call ehlo() again. If keyfile and certfile are provided, they are used to create an "
+                  "ssl.SSLContext.")
+# The offline questioner's wording of every type, and frames a model writes, about a function and its arguments.
+TYPES = ["explanation", "how-to", "yes/no", "summary", "keyword", "comparison"]
+MODEL_FRAMES = ["Explain the {detail} flag of {focus}.", "Give a summary of {detail} in {focus}.",
+                "Is it true that {focus} accepts {detail}?", "Compare {detail} with {second} in {focus}.",
+                "{focus} {detail} example"]
+
+
+def typed_questions(focus: str, other: str, detail: str, second: str) -> list[str]:
+    from benchsmith.agents.question_types import typed_wording
+
+    return [typed_wording("?", focus, question_type, other) for question_type in TYPES] + \
+        [frame.format(focus=focus, detail=detail, second=second) for frame in MODEL_FRAMES]
+
+
+def alignment(question: str, document: str, history: list[tuple[str, str]] = ()) -> int:
+    from benchsmith.agents.judges import AlignmentJudge
+
+    return AlignmentJudge().baseline(history=list(history), question=question, document=document).score
+
+
+def test_a_question_whose_topic_words_are_all_in_the_gold_scores_high_whatever_its_frame():
+    # "Can you explain how json.dumps works?": "explain" and "works" are in no passage and say nothing against it.
+    for question in typed_questions("json.dumps", "json.loads", "ensure_ascii", "indent"):
+        assert alignment(question, DUMPS_CHUNK) >= 4, question
+    # A terse follow-up takes its topic from the latest earlier question that names one.
+    history = [("What does json.dumps do with non-ASCII characters?", "It escapes them."),
+               ("Can you explain how it works?", "By ensure_ascii.")]
+    assert alignment("Could you give me a short summary of it?", DUMPS_CHUNK, history) >= 4
+    # A terse question that names its own topic borrows nothing from a conversation that has moved on.
+    moved_on = [("How do I put an SMTP connection in TLS mode?", "Call starttls.")]
+    assert alignment("What is json.dumps actually good for?", DUMPS_CHUNK, moved_on) >= 4
+
+
+def test_a_question_about_another_chunk_still_scores_low_in_every_frame():
+    for question in typed_questions("smtplib.SMTP.starttls", "smtplib.SMTP.ehlo", "keyfile", "certfile"):
+        assert alignment(question, DUMPS_CHUNK) <= 2, question
+        assert alignment(question, STARTTLS_CHUNK) >= 4, question  # the same question, judged against its own chunk
+    history = [("How do I put an SMTP connection in TLS mode?", "Call starttls."), ("Can you explain how it works?", "")]
+    assert alignment("Could you give me a short summary of it?", DUMPS_CHUNK, history) <= 2
+    # A question of frame words alone, with no earlier question to refer to, has nothing the gold answers.
+    assert alignment("Could you give me a short summary of it?", DUMPS_CHUNK) <= 2
