@@ -23,7 +23,7 @@ else:
     os.environ["BENCHSMITH_TESTS_COLUMNS"] = os.environ.get("COLUMNS", "")
 
 from tests.openai_server import openai_server  # noqa: E402,F401  (the loopback model server fixture)
-from tests.stdlib_vectors import stdlib_vectors  # noqa: E402,F401  (stdlib vectors the demo test hands on)
+from tests.stdlib_vectors import DEMO_TEST, stdlib_vectors  # noqa: E402,F401  (stdlib vectors the demo test hands on)
 
 
 import pytest  # noqa: E402
@@ -38,18 +38,14 @@ def forget_registered_objects():
     clear_registry()
 
 
-# ---------------------------------------------------------------------------------------
-# Two workers (pytest-xdist, `-n 2 --dist loadgroup` in pyproject.toml): the longest tests
-# start first so that neither worker is left with one at the end; the tests of a module that
-# share a module-scoped fixture run in one worker, which builds the fixture once.
-
-# The demo (minutes) starts first, in a worker of its own while the other takes the rest; the
-# stdlib configuration search comes last of the slow tests, once the demo has offered it the
-# stdlib vectors (tests/stdlib_vectors.py). The fast tests fill in after. The third test in line
-# waits behind the first in its worker's queue: the slow tests' own order keeps it short.
-FIRST = ("test_demo_runs_every_job_offline",)
+# pytest-xdist workers (`-n 3` in pyproject.toml: three keep the two cores busy while tests wait on
+# servers and subprocesses): the longest tests start first so that no worker is left with one at
+# the end. The demo (minutes) starts first; the stdlib configuration search waits for it and starts
+# from the stdlib vectors it offered (tests/stdlib_vectors.py). xdist_group marks would pin tests to
+# one worker, but pytest-xdist 3.8 renames `item._nodeid`, which pytest 9 no longer reads: they have
+# no effect, so module-scoped fixtures are built once per worker that runs their tests.
+FIRST = (DEMO_TEST,)
 LAST_OF_THE_SLOW = ("test_demo_sized_run_on_the_standard_library",)
-SHARED_SCOPES = ("module", "class", "package")
 
 
 def start_order(item: pytest.Item) -> int:
@@ -60,15 +56,5 @@ def start_order(item: pytest.Item) -> int:
     return 2 if item.originalname.startswith(LAST_OF_THE_SLOW) else 1
 
 
-def shares_a_module_fixture(item: pytest.Item) -> bool:
-    fixtures = getattr(item, "_fixtureinfo", None)
-    return fixtures is not None and any(definitions and definitions[-1].scope in SHARED_SCOPES
-                                        for definitions in fixtures.name2fixturedefs.values())
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=start_order)  # stable: the collection order otherwise
-    for item in items:
-        if shares_a_module_fixture(item):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))

@@ -4,8 +4,9 @@ Embedding the stdlib chunks (about 1,800 of them) with the real model costs minu
 demo test embeds them as a new user's first run does, in an empty workspace; once it has, its
 workspace's embedding cache (stores/embedding_cache.py, keyed by embedder and text) is offered
 here, and the stdlib configuration search starts from a copy of it, so it embeds only what the
-demo did not (the whole documents). Nothing depends on the order: a test that finds no vectors
-offered embeds everything itself, as before.
+demo did not (the whole documents). When the demo test is in the session, the search waits for
+it to finish (another worker runs it; pytest-xdist's groups do not pin them to one worker under
+pytest 9); otherwise, or when the demo failed, it embeds everything itself.
 
 The file lives in the folder that every pytest-xdist worker of the session shares.
 """
@@ -14,18 +15,32 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
 from benchsmith.stores.workspace import Workspace
 
+DEMO_TEST = "test_demo_runs_every_job_offline"  # tests/test_cli.py: embeds the stdlib first, as a new user's run does
 OFFERED_FILE = "stdlib-embedding-cache.sqlite"
+DEMO_DONE_FILE = "stdlib-demo-done"
 
 
 class StdlibVectors:
     def __init__(self, folder: Path):
         self.offered = folder / OFFERED_FILE
+        self.demo_done = folder / DEMO_DONE_FILE
+
+    def demo_finished(self) -> None:
+        """The demo test ended, passed or not: nothing more will be offered."""
+        self.demo_done.touch()
+
+    def wait_for_the_demo(self, timeout_s: float) -> None:
+        """Until the demo test has ended (it offers its vectors before), at most ``timeout_s``."""
+        deadline = time.monotonic() + timeout_s
+        while not self.demo_done.exists() and time.monotonic() < deadline:
+            time.sleep(1)
 
     def offer(self, workspace: Path) -> None:
         """Keep ``workspace``'s embedding cache for the tests that come after (its WAL included)."""

@@ -190,9 +190,12 @@ def test_synthesize_offline_then_report_the_finished_run(clustered_workspace):
 @pytest.mark.slow
 def test_demo_runs_every_job_offline_and_ends_with_the_evaluation_report(tmp_path, stdlib_vectors):
     """The README's first command, as a new user runs it (real embedder, baseline agents)."""
-    process = benchsmith("demo", workspace=tmp_path / "ws")
-    output, _ = process.communicate(timeout=900)
-    stdlib_vectors.offer(tmp_path / "ws")  # its stdlib chunk vectors, for the stdlib configuration search
+    try:
+        process = benchsmith("demo", workspace=tmp_path / "ws")
+        output, _ = process.communicate(timeout=900)
+        stdlib_vectors.offer(tmp_path / "ws")  # its stdlib chunk vectors, for the stdlib configuration search
+    finally:
+        stdlib_vectors.demo_finished()
     assert process.returncode == 0, output
     report = tmp_path / "ws" / "runs" / "demo-evaluate" / "report.html"
     assert report.exists() and "data:image/png;base64," in report.read_text(encoding="utf-8")
