@@ -164,7 +164,10 @@ def term_rank(passages: list[dict[str, Any]], statistics: WordStatistics) -> int
     meant passage's title carries; 2 one the passages only use; 3 a plain noun; 4 a code name
     only another passage's title carries (the clarification would be about something else);
     ``NO_SHARED_TERM`` none."""
-    term = ambiguous_term(passages, statistics)
+    return _rank(ambiguous_term(passages, statistics), passages)
+
+
+def _rank(term: AmbiguousTerm | None, passages: list[dict[str, Any]]) -> int:
     if term is None:
         return NO_SHARED_TERM
     if term.kind is None:
@@ -194,13 +197,23 @@ def asks_two_meanings(passages: list[dict[str, Any]], statistics: WordStatistics
     the class ("POP3 in POP3.noop or in POP3.utf8"), or a noun two sections of one page share
     (the "compiler" of CCompiler.add_library and CCompiler.add_link_object: one compiler) are
     not two meanings."""
-    term = ambiguous_term(passages, statistics)
+    return _two_meanings(ambiguous_term(passages, statistics), passages)
+
+
+def _two_meanings(term: AmbiguousTerm | None, passages: list[dict[str, Any]]) -> bool:
     if term is None:
         return False
     if term.kind is None:  # a plain noun every passage opens with (its title or first sentence)
         pages = [page_and_heading(passage.get("title", ""))[0] for passage in passages]
         return len(set(pages)) == len(pages)
     return all(_documents(passage, term.term) for passage in passages)
+
+
+def partner_rank(passages: list[dict[str, Any]], statistics: WordStatistics) -> int | None:
+    """``term_rank`` of ``passages`` where ``asks_two_meanings`` holds, else None: both from one
+    reading of their shared term."""
+    term = ambiguous_term(passages, statistics)
+    return _rank(term, passages) if _two_meanings(term, passages) else None
 
 
 def ambiguous_question(term: AmbiguousTerm, question_type: str | None) -> tuple[str, str]:

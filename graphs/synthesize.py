@@ -60,7 +60,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 from typing_extensions import Required, TypedDict
 
-from benchsmith.agents.ambiguous_terms import asks_two_meanings, term_rank
+from benchsmith.agents.ambiguous_terms import partner_rank
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.pool_judge import PoolJudge
@@ -460,14 +460,13 @@ def _ambiguous_partners(runtime: Runtime[SynthesisContext], collection: str, gol
                         others: list[str]) -> list[str]:
     """The chunks of ``others`` (the gold's cluster) an ambiguous question can share with the gold:
     a code name both document, or a noun both pages open with, so its clarifying reply offers two
-    meanings of the question (agents/ambiguous_terms.py ``asks_two_meanings``), those sharing the
-    most specific term first (``term_rank``; ties keep their order). None: the turn becomes an
+    meanings of the question (agents/ambiguous_terms.py ``partner_rank``), those sharing the
+    most specific term first (ties keep their order). None: the turn becomes an
     answerable one, better than a clarification between a chunk and one that merely mentions its name."""
     passages = {passage["id"]: passage for passage in _passages(runtime, collection, [gold_id, *others])}
     statistics = _corpus_stats(runtime, collection)
-    pairs = {chunk: [passages[gold_id], passages[chunk]] for chunk in others}
-    ranks = {chunk: term_rank(pair, statistics) for chunk, pair in pairs.items() if asks_two_meanings(pair, statistics)}
-    return sorted(ranks, key=ranks.__getitem__)
+    ranks = {chunk: partner_rank([passages[gold_id], passages[chunk]], statistics) for chunk in others}
+    return sorted((chunk for chunk in others if ranks[chunk] is not None), key=ranks.__getitem__)
 
 
 def turn_type(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Command[TurnRoute]:
