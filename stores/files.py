@@ -12,6 +12,7 @@ every reader sees one writer's complete file.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
@@ -53,6 +54,20 @@ def atomic_writer(path: str | Path, newline: str | None = None, *, binary: bool 
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def exclusive_lock(lock_path: str | Path) -> Iterator[None]:
+    """Exclusive against every other process (and thread) holding the same lock file: an
+    ``flock`` on ``lock_path``, created if missing, released when the block ends."""
+    lock_path = Path(lock_path)
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:

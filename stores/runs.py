@@ -17,7 +17,6 @@ another finished the run leaves it ``finished``.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import secrets
@@ -30,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_json_atomic
+from benchsmith.stores.files import exclusive_lock, write_json_atomic
 from benchsmith.stores.usage import UsageLedger
 from benchsmith.stores.workspace import Workspace
 
@@ -112,13 +111,8 @@ class RunDirectory:
     @contextmanager
     def _locked(self) -> Iterator[None]:
         """Exclusive against the other processes changing this run's record."""
-        self.path.mkdir(parents=True, exist_ok=True)
-        with open(self.path / "run.json.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        with exclusive_lock(self.path / "run.json.lock"):
+            yield
 
     def start(self, job: str, config: dict[str, Any], resume: str | None = None) -> RunRecord:
         """Create the record, or reopen an unfinished one of the same job for resuming."""

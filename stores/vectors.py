@@ -17,6 +17,7 @@ from chromadb.api import ClientAPI
 from chromadb.config import Settings
 
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.files import exclusive_lock
 from benchsmith.stores.workspace import Workspace
 
 # Chroma refuses larger adds (5,461 items at most); stay well below.
@@ -27,7 +28,10 @@ def open_client(workspace: Workspace, host: str | None = None) -> ClientAPI:
     """``PersistentClient`` under ``<workspace>/chroma``, or an ``HttpClient`` for ``HOST:PORT``."""
     settings = Settings(anonymized_telemetry=False)
     if host is None:
-        return chromadb.PersistentClient(path=str(workspace.chroma_dir), settings=settings)
+        # Two processes opening a new workspace at once both run Chroma's schema migrations and
+        # one fails ("table collections already exists"): the first open is serialized.
+        with exclusive_lock(workspace.root / "chroma.lock"):
+            return chromadb.PersistentClient(path=str(workspace.chroma_dir), settings=settings)
     hostname, _, port = host.rpartition(":")
     if not hostname or not port.isdigit():
         raise InputError(f"--chroma-host must be HOST:PORT, got {host!r}")

@@ -8,6 +8,7 @@ brute-force numpy search (dense) and against ranx itself (fusion).
 from __future__ import annotations
 
 import math
+import threading
 
 import bm25s
 import numpy as np
@@ -20,6 +21,7 @@ from benchsmith.tools import bm25 as bm25_module
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.stores.beir import BenchmarkQuery
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.files import exclusive_lock
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
 from tests.embedders import HashingEmbedder
@@ -170,6 +172,25 @@ def test_dense_index_reads_the_vectors_of_a_chroma_collection(tmp_path, monkeypa
         np.testing.assert_allclose(read[chunk_id], vectors[i], atol=1e-7)
     query = vectors[7:8]
     assert next(iter(index.search(["q"], query, depth=3)["q"])) == "chunk-07"
+
+
+def test_opening_a_new_workspaces_chroma_waits_for_the_process_opening_it(tmp_path):
+    """Two processes opening one new workspace at once both ran Chroma's schema migrations and
+    one failed ("table collections already exists", seen in CI): the first open is serialized
+    on the workspace's lock."""
+    workspace = Workspace.resolve(tmp_path / "ws")
+    opened = threading.Event()
+
+    def open_it() -> None:
+        open_client(workspace)
+        opened.set()
+
+    with exclusive_lock(workspace.root / "chroma.lock"):  # another process opening it
+        opener = threading.Thread(target=open_it, daemon=True)
+        opener.start()
+        assert not opened.wait(timeout=1.0)
+    assert opened.wait(timeout=60)
+    opener.join()
 
 
 # --- Fusion ----------------------------------------------------------------------------------
