@@ -9,9 +9,11 @@ collection: a resumed run re-embeds nothing that was stored.
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
 import time
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from typing import Annotated, Any
 
 from langgraph.graph import END, START, StateGraph
@@ -23,17 +25,17 @@ from benchsmith.graphs.contexts.ingest import IngestContext
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import chroma_client, embedder_for, run_seam, workspace_of
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.jsonl import JsonlRows, jsonl_writer_atomic, read_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.tools.cached_embedding import cached_embedder
-from benchsmith.tools.chunking import chunk_documents
-from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.dedup import find_near_duplicates
-from benchsmith.tools.documents import Chunk, Document, span_id
+from benchsmith.tools.chunking import iter_chunks
+from benchsmith.tools.cleaning import RepeatedLines, finished_document, marked_document
+from benchsmith.tools.dedup import deduplicate
+from benchsmith.tools.documents import Chunk, Document, SkippedFile, span_id
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.tools.indexing import IndexItem, embed_into
-from benchsmith.tools.loaders import load_sources
+from benchsmith.tools.loaders import empty_corpus, iter_sources
 from benchsmith.tools.quality import InformationDensityScorer, QualityScorer
 
 STAGES = ("load", "clean", "chunk", "dedup", "quality", "embed")
@@ -41,6 +43,8 @@ DOCUMENTS_FILE, SKIPPED_FILE = "documents.jsonl", "skipped.jsonl"
 CLEANED_FILE, CHUNKS_FILE = "cleaned.jsonl", "chunks.jsonl"
 UNIQUE_FILE, DUPLICATES_FILE = "unique.jsonl", "duplicates.jsonl"
 KEPT_FILE, FILTERED_FILE = "kept.jsonl", "filtered.jsonl"
+MARKED_FILE = "marked.jsonl"  # the clean stage's scratch file between its two passes
+QUALITY_BATCH = 512  # chunks scored at once (the LLM scorer's calls in flight come from one batch)
 
 
 class IngestInput(TypedDict):
@@ -76,8 +80,9 @@ def _run_dir(runtime: Runtime[IngestContext], state: IngestState) -> RunDirector
     return RunDirectory(workspace_of(_context(runtime)), state["run_id"])
 
 
-def _read(run_dir: RunDirectory, name: str, record_type: type) -> list[Any]:
-    return [record_type(**record) for record in load_jsonl(run_dir.file(name))]
+def _stream(run_dir: RunDirectory, name: str, record_type: type) -> Iterator[Any]:
+    """A stage file's records, one at a time: no stage holds the corpus (a million chunks)."""
+    return (record_type(**record) for _, record in read_jsonl(run_dir.file(name)))
 
 
 def timed(stage: Callable[[IngestState, Runtime[IngestContext]], dict[str, Any]]) -> Callable[..., dict[str, Any]]:
@@ -94,55 +99,72 @@ def timed(stage: Callable[[IngestState, Runtime[IngestContext]], dict[str, Any]]
 
 def load(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     run_dir = _run_dir(runtime, state)
-    result = load_sources(state["sources"], on_progress=progress_reporter("load"))
-    write_jsonl_atomic(run_dir.file(DOCUMENTS_FILE), (d.to_json() for d in result.documents))
-    write_jsonl_atomic(run_dir.file(SKIPPED_FILE), (s.to_json() for s in result.skipped))
-    return {"files_read": result.files_read, "files_skipped": len(result.skipped)}
+    skipped: list[SkippedFile] = []
+    with jsonl_writer_atomic(run_dir.file(DOCUMENTS_FILE)) as documents:
+        for item in iter_sources(state["sources"], on_progress=progress_reporter("load")):
+            if isinstance(item, SkippedFile):
+                skipped.append(item)
+            else:
+                documents(item.to_json())
+        if not documents.count:
+            raise empty_corpus(state["sources"], len(skipped))
+    write_jsonl_atomic(run_dir.file(SKIPPED_FILE), (s.to_json() for s in skipped))
+    return {"files_read": documents.count, "files_skipped": len(skipped)}
 
 
 def clean(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
+    """Two passes, so no document is held: each document marked up (into a scratch file) while
+    its lines are counted; then the corpus's boilerplate lines out, headings recorded."""
     run_dir = _run_dir(runtime, state)
-    documents = clean_documents(_read(run_dir, DOCUMENTS_FILE, Document))
-    count = write_jsonl_atomic(run_dir.file(CLEANED_FILE), (d.to_json() for d in documents))
+    marked_file, lines = run_dir.file(MARKED_FILE), RepeatedLines()
+    write_jsonl_atomic(marked_file, (lines.add(marked_document(document)).to_json()
+                                     for document in _stream(run_dir, DOCUMENTS_FILE, Document)))
+    boilerplate = lines.boilerplate()
+    count = write_jsonl_atomic(run_dir.file(CLEANED_FILE), (
+        cleaned.to_json() for document in _stream(run_dir, MARKED_FILE, Document)
+        if (cleaned := finished_document(document, boilerplate)) is not None))
+    marked_file.unlink()
     return {"documents": count}
 
 
 def chunk(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     context, run_dir = _context(runtime), _run_dir(runtime, state)
-    documents = _read(run_dir, CLEANED_FILE, Document)
-    chunks = chunk_documents(documents, context.chunk_size, context.min_chars, progress_reporter("chunk"))
+    chunks = iter_chunks(_stream(run_dir, CLEANED_FILE, Document), context.chunk_size, context.min_chars,
+                         progress_reporter("chunk"), total=state.get("documents"))
     count = write_jsonl_atomic(run_dir.file(CHUNKS_FILE), (c.to_json() for c in chunks))
     return {"chunks": count}
 
 
 def dedup(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
+    """Near-duplicates and repeated ids out, streaming: the index keeps ids and MinHash band keys,
+    and reads back by row only the texts whose bands meet (a million chunks need no text held)."""
     context, run_dir = _context(runtime), _run_dir(runtime, state)
-    chunks = _read(run_dir, CHUNKS_FILE, Chunk)
-    matches = find_near_duplicates(
-        [c.id for c in chunks], [c.text for c in chunks],
-        threshold=context.dedup_threshold, num_perm=context.num_perm, on_progress=progress_reporter("dedup"))
-    write_jsonl_atomic(run_dir.file(DUPLICATES_FILE), (m.to_json() for m in matches))
-    near_duplicates = {m.removed_id for m in matches if m.removed_id != m.kept_id}
-    seen: set[str] = set()
-    unique = []
-    for item in chunks:  # keep the first occurrence of each text, drop near-duplicates
-        if item.id not in seen and item.id not in near_duplicates:
-            unique.append(item)
-        seen.add(item.id)
-    write_jsonl_atomic(run_dir.file(UNIQUE_FILE), (c.to_json() for c in unique))
-    return {"duplicates": len(chunks) - len(unique)}
+    chunks = JsonlRows(run_dir.file(CHUNKS_FILE))
+    try:
+        result = deduplicate(((record["id"], record["text"]) for record in chunks),
+                             lambda row: chunks.record(row)["text"], threshold=context.dedup_threshold,
+                             num_perm=context.num_perm, total=state.get("chunks"),
+                             on_progress=progress_reporter("dedup"))
+    finally:
+        chunks.close()
+    write_jsonl_atomic(run_dir.file(DUPLICATES_FILE), (m.to_json() for m in result.matches))
+    write_jsonl_atomic(run_dir.file(UNIQUE_FILE),
+                       (record for row, record in enumerate(chunks) if row not in result.dropped))
+    return {"duplicates": len(result.dropped)}
 
 
 def quality(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     context, run_dir = _context(runtime), _run_dir(runtime, state)
-    chunks = _read(run_dir, UNIQUE_FILE, Chunk)
-    scores = _quality_scorer(context, run_dir).score([c.text for c in chunks])
-    for item, score in zip(chunks, scores):
-        item.quality = round(float(score), 4)
-    write_jsonl_atomic(run_dir.file(KEPT_FILE), (c.to_json() for c in chunks if c.quality >= context.min_quality))
-    filtered = write_jsonl_atomic(run_dir.file(FILTERED_FILE),
-                                  (c.to_json() for c in chunks if c.quality < context.min_quality))
-    return {"filtered": filtered}
+    scorer, report = _quality_scorer(context, run_dir), progress_reporter("quality")
+    chunks = _stream(run_dir, UNIQUE_FILE, Chunk)
+    with jsonl_writer_atomic(run_dir.file(KEPT_FILE)) as kept, \
+            jsonl_writer_atomic(run_dir.file(FILTERED_FILE)) as filtered:
+        while batch := list(itertools.islice(chunks, QUALITY_BATCH)):
+            for item, score in zip(batch, scorer.score([c.text for c in batch])):
+                item.quality = round(float(score), 4)
+                (kept if item.quality >= context.min_quality else filtered)(item.to_json())
+            report(kept.count + filtered.count, state.get("chunks", 0) - state.get("duplicates", 0))
+    return {"filtered": filtered.count}
 
 
 def _quality_scorer(context: IngestContext, run_dir: RunDirectory) -> QualityScorer:
@@ -154,7 +176,7 @@ def _quality_scorer(context: IngestContext, run_dir: RunDirectory) -> QualitySco
 def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     """Embed and upsert in batches, skipping chunks the collection already holds."""
     context, run_dir = _context(runtime), _run_dir(runtime, state)
-    chunks = _read(run_dir, KEPT_FILE, Chunk)
+    chunks = JsonlRows(run_dir.file(KEPT_FILE))
     # Cached by text: another job over the same tree (select, nuggets) reuses these vectors.
     embedder = cached_embedder(embedder_for(context.embedder, workspace_of(context), run_dir.run_id, context),
                                workspace_of(context))
@@ -167,9 +189,28 @@ def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
         run_dir.set_progress("embed", done, total)
         report(done, total)
 
-    items = [IndexItem(chunk.id, chunk.text, chunk.metadata()) for chunk in chunks]
-    newly_embedded = embed_into(store, items, embedder, context.batch_size, progress)
-    return {"indexed": len(chunks), "newly_embedded": newly_embedded, "collection_count": store.count()}
+    # One pass notes each chunk's row and length; the batches then read their chunks back by row.
+    lengths = array("q", (len(record["text"]) for record in chunks))
+    items = _IndexItems(chunks)
+    try:
+        newly_embedded = embed_into(store, items, embedder, context.batch_size, progress, text_lengths=lengths)
+    finally:
+        chunks.close()
+    return {"indexed": len(lengths), "newly_embedded": newly_embedded, "collection_count": store.count()}
+
+
+class _IndexItems(Sequence[IndexItem]):
+    """The kept chunks as index items, read from the run directory by row (none held)."""
+
+    def __init__(self, chunks: JsonlRows):
+        self.chunks = chunks
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def __getitem__(self, row: int) -> IndexItem:  # type: ignore[override]
+        chunk = Chunk(**self.chunks.record(row))
+        return IndexItem(chunk.id, chunk.text, chunk.metadata())
 
 
 def _check_id_scheme(store: VectorStore, collection: str) -> None:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import threading
+from array import array
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -56,16 +58,8 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """
     path = Path(path)
     for line_number, line in enumerate(text_lines(path), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            cut = " (the line is cut off: is the file complete?)" if not line.endswith("\n") else ""
-            raise InputError(f"{path}:{line_number}: malformed JSON ({error.msg}){cut}") from None
-        if not isinstance(record, dict):
-            raise InputError(f"{path}:{line_number}: expected a JSON object, got {type(record).__name__}")
-        yield line_number, record
+        if line.strip():
+            yield line_number, _record(path, line_number, line)
 
 
 def read_json(path: str | Path) -> Any:
@@ -88,6 +82,62 @@ def read_json(path: str | Path) -> Any:
         raise InputError(f"{path}:{error.lineno}: malformed JSON ({error.msg})") from None
 
 
+BYTE_ORDER_MARK = "\ufeff".encode("utf-8")
+
+
+class JsonlRows:
+    """A JSONL file our pipeline wrote, read as a stream whose rows can be read again by number.
+
+    Iterating notes each line's byte offset (8 bytes a row), so a pass over a million records
+    keeps row numbers and reads back the few it needs (:meth:`record`) instead of holding all.
+    Blank lines are not rows.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._offsets = array("q")
+        self._handle: IO[bytes] | None = None
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        offsets, offset = array("q"), 0
+        with open_user_file(self.path, "rb") as handle:
+            for line_number, raw in enumerate(handle, start=1):
+                start, offset = offset, offset + len(raw)
+                if line_number == 1 and raw.startswith(BYTE_ORDER_MARK):
+                    raw, start = raw[len(BYTE_ORDER_MARK):], start + len(BYTE_ORDER_MARK)
+                if raw.strip():
+                    offsets.append(start)
+                    yield _record(self.path, line_number, decoded_line(self.path, line_number, raw))
+        self._offsets = offsets
+
+    def __len__(self) -> int:
+        """Rows seen by the last complete pass."""
+        return len(self._offsets)
+
+    def record(self, row: int) -> dict[str, Any]:
+        """The record of row ``row`` (0-based) of the last complete pass."""
+        if self._handle is None:
+            self._handle = self.path.open("rb")
+        self._handle.seek(self._offsets[row])
+        return json.loads(self._handle.readline())
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
+def _record(path: Path, line_number: int, line: str) -> dict[str, Any]:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as error:
+        cut = " (the line is cut off: is the file complete?)" if not line.endswith("\n") else ""
+        raise InputError(f"{path}:{line_number}: malformed JSON ({error.msg}){cut}") from None
+    if not isinstance(record, dict):
+        raise InputError(f"{path}:{line_number}: expected a JSON object, got {type(record).__name__}")
+    return record
+
+
 def load_jsonl(path: str | Path) -> list[dict[str, Any]]:
     """All records of a JSONL file (for files our own pipeline wrote)."""
     return [record for _, record in read_jsonl(path)]
@@ -95,12 +145,27 @@ def load_jsonl(path: str | Path) -> list[dict[str, Any]]:
 
 def write_jsonl_atomic(path: str | Path, records: Iterable[dict[str, Any]]) -> int:
     """Write all records to ``path`` atomically (stores/files.py); returns the count."""
-    count = 0
-    with atomic_writer(path) as handle:
+    with jsonl_writer_atomic(path) as write:
         for record in records:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            count += 1
-    return count
+            write(record)
+    return write.count
+
+
+class _JsonlWrite:
+    def __init__(self, handle: IO[str]):
+        self.handle, self.count = handle, 0
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        self.handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.count += 1
+
+
+@contextmanager
+def jsonl_writer_atomic(path: str | Path) -> Iterator[_JsonlWrite]:
+    """``write(record)`` for one JSONL file written atomically (several can be open at once: one
+    stream split into two files); ``write.count`` records written."""
+    with atomic_writer(path) as handle:
+        yield _JsonlWrite(handle)
 
 
 def append_jsonl(path: str | Path, record: dict[str, Any], durable: bool = True) -> None:

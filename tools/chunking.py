@@ -27,7 +27,7 @@ starts at an underline nor ends at a title whose underline went to the next chun
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
@@ -171,13 +171,20 @@ def chunk_documents(documents: Sequence[Document], chunk_size: int | None = DEFA
                     **options: int | bool) -> list[Chunk]:
     """Every document's chunks (:func:`chunk_document`), in corpus order. Ids name the document,
     so two documents of one id (one relative path in two sources) are an InputError."""
-    check_document_ids(documents)
-    chunks: list[Chunk] = []
+    return list(iter_chunks(documents, chunk_size, min_chars, on_progress, total=len(documents), **options))
+
+
+def iter_chunks(documents: Iterable[Document], chunk_size: int | None = DEFAULT_CHUNK_SIZE,
+                min_chars: int = DEFAULT_MIN_CHARS, on_progress: ProgressCallback | None = None,
+                total: int | None = None, **options: int | bool) -> Iterator[Chunk]:
+    """:func:`chunk_documents` as a stream: a document whose id an earlier one has stops it
+    with the same InputError when it comes (only ids are held)."""
+    sources: dict[str, str] = {}
     for done, document in enumerate(documents, start=1):
-        chunks.extend(chunk_document(document, chunk_size, min_chars, **options))
+        _check_new_id(document, sources)
+        yield from chunk_document(document, chunk_size, min_chars, **options)
         if on_progress is not None:
-            on_progress(done, len(documents))
-    return chunks
+            on_progress(done, total)
 
 
 def _headings_joined(text: str, section_start: int, placed: list[tuple[int, str]], heading_offsets: set[int],
@@ -264,7 +271,12 @@ def check_document_ids(documents: Sequence[Document]) -> None:
     sources) are an InputError."""
     sources: dict[str, str] = {}
     for document in documents:
-        if document.id in sources:
-            raise InputError(f"{document.source}: document id {document.id!r} repeats that of {sources[document.id]} "
-                             "(chunk ids are <path>:<start>-<end>; give the folders as one source, or rename one)")
-        sources[document.id] = document.source
+        _check_new_id(document, sources)
+
+
+def _check_new_id(document: Document, sources: dict[str, str]) -> None:
+    """Note the document's id (``sources``: id → source so far); an InputError if it is there."""
+    if document.id in sources:
+        raise InputError(f"{document.source}: document id {document.id!r} repeats that of {sources[document.id]} "
+                         "(chunk ids are <path>:<start>-<end>; give the folders as one source, or rename one)")
+    sources[document.id] = document.source

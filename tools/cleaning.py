@@ -25,6 +25,7 @@ elsewhere (the loader skips such a page and lists it with the reason).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections import Counter
@@ -66,10 +67,26 @@ _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 def clean_documents(documents: list[Document]) -> list[Document]:
     """Clean each document, drop corpus-level boilerplate lines, record headings; empty
-    results go."""
-    marked = [replace(document, text=_marked_text(document)) for document in documents]
-    cleaned = [_with_headings(document) for document in remove_repeated_lines(marked)]
-    return [document for document in cleaned if document.text.strip()]
+    results go. (A stream of any length: :func:`marked_document`, :class:`RepeatedLines` over
+    all of them, then :func:`finished_document` of each.)"""
+    marked = [marked_document(document) for document in documents]
+    lines = RepeatedLines()
+    for document in marked:
+        lines.add(document)
+    boilerplate = lines.boilerplate()
+    return [cleaned for document in marked if (cleaned := finished_document(document, boilerplate)) is not None]
+
+
+def marked_document(document: Document) -> Document:
+    """The document's cleaned text with heading markers, before the corpus-level step."""
+    return replace(document, text=_marked_text(document))
+
+
+def finished_document(marked: Document, boilerplate: frozenset[bytes]) -> Document | None:
+    """A :func:`marked_document` without the corpus's boilerplate lines, with its headings;
+    None when nothing is left."""
+    cleaned = _with_headings(without_lines(marked, boilerplate))
+    return cleaned if cleaned.text.strip() else None
 
 
 def clean_document(document: Document) -> Document:
@@ -168,20 +185,47 @@ def redirect_notice(text: str, kind: str) -> str | None:
 def remove_repeated_lines(documents: list[Document]) -> list[Document]:
     """Drop prose lines that recur across many documents: navigation, footers, banners.
     Code (Python files, fenced blocks) is never touched: shared imports are not boilerplate."""
-    if len(documents) < BOILERPLATE_MIN_DOCUMENTS:
-        return documents
-    line_documents: Counter[str] = Counter()
+    lines = RepeatedLines()
     for document in documents:
+        lines.add(document)
+    boilerplate = lines.boilerplate()
+    return [without_lines(document, boilerplate) for document in documents]
+
+
+class RepeatedLines:
+    """Counts in how many documents each prose line appears, one document at a time, then names
+    the boilerplate (:func:`remove_repeated_lines`). Lines are counted by a 128-bit digest, so a
+    million documents' lines are not held."""
+
+    def __init__(self) -> None:
+        self.documents = 0
+        self.line_documents: Counter[bytes] = Counter()
+
+    def add(self, document: Document) -> Document:
+        self.documents += 1
         if document.kind not in CODE_KINDS:
-            line_documents.update({line for line, in_code in _lines_with_code_flags(document.text)
-                                   if not in_code and len(line) >= BOILERPLATE_MIN_LINE_CHARS
-                                   and MARK_START not in line})  # headings are structure, even "Parameters"
-    limit = max(BOILERPLATE_MIN_DOCUMENTS, BOILERPLATE_MIN_SHARE * len(documents))
-    boilerplate = {line for line, count in line_documents.items() if count >= limit}
-    if not boilerplate:
-        return documents
-    return [
-        document if document.kind in CODE_KINDS else replace(document, text=normalize_whitespace("\n".join(
-            line for line, in_code in _lines_with_code_flags(document.text) if in_code or line not in boilerplate)))
-        for document in documents
-    ]
+            self.line_documents.update({_line_digest(line) for line, in_code in _lines_with_code_flags(document.text)
+                                        if not in_code and len(line) >= BOILERPLATE_MIN_LINE_CHARS
+                                        and MARK_START not in line})  # headings are structure, even "Parameters"
+        return document
+
+    def boilerplate(self) -> frozenset[bytes]:
+        """Digests of the lines found in at least half of the documents (and at least five)."""
+        if self.documents < BOILERPLATE_MIN_DOCUMENTS:
+            return frozenset()
+        limit = max(BOILERPLATE_MIN_DOCUMENTS, BOILERPLATE_MIN_SHARE * self.documents)
+        return frozenset(line for line, count in self.line_documents.items() if count >= limit)
+
+
+def without_lines(document: Document, boilerplate: frozenset[bytes]) -> Document:
+    """The document without the boilerplate lines (digests from :meth:`RepeatedLines.boilerplate`);
+    code documents and code blocks are left as they are."""
+    if not boilerplate or document.kind in CODE_KINDS:
+        return document
+    return replace(document, text=normalize_whitespace("\n".join(
+        line for line, in_code in _lines_with_code_flags(document.text)
+        if in_code or _line_digest(line) not in boilerplate)))
+
+
+def _line_digest(line: str) -> bytes:
+    return hashlib.blake2b(line.encode("utf-8"), digest_size=16).digest()

@@ -13,17 +13,26 @@ Defaults and why:
   them, and the exact check keeps false positives out.
 
 The first occurrence of a group is kept, so the result does not depend on hash order.
+
+At a million chunks no text is held (:func:`deduplicate`): one pass over the stream keeps each
+row's id and its 18 LSH band keys (144 bytes); rows whose band keys meet an earlier row's are
+then decided in order, as an incremental LSH index would decide them, reading back only their
+texts and their candidates' for the exact check. Datasketch's ``MinHashLSH`` held every band's
+bytes in Python objects, about 6 KB a chunk.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 from datasketch import MinHash, MinHashLSH
+
+from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.progress import ProgressCallback
 from benchsmith.tools.defaults import DEFAULT_DEDUP_NUM_PERM as DEFAULT_NUM_PERM
 from benchsmith.tools.defaults import DEFAULT_DEDUP_THRESHOLD as DEFAULT_THRESHOLD
@@ -31,6 +40,9 @@ from benchsmith.tools.defaults import DEFAULT_DEDUP_THRESHOLD as DEFAULT_THRESHO
 SHINGLE_SIZE = 5
 CANDIDATE_MARGIN = 0.2
 BATCH = 512
+# Fingerprints of rows read again for the exact check, kept for the next comparisons (~3 KB each).
+FINGERPRINT_CACHE = 32_768
+FNV_OFFSET, FNV_PRIME = np.uint64(0xCBF29CE484222325), np.uint64(0x100000001B3)
 
 
 @dataclass
@@ -61,6 +73,12 @@ def jaccard(a: np.ndarray, b: np.ndarray) -> float:
     return intersection / (a.size + b.size - intersection)
 
 
+@dataclass
+class Deduplication:
+    matches: list[DuplicateMatch]  # in row order
+    dropped: set[int]  # rows left out of the unique set: near-duplicates, and ids seen in an earlier row
+
+
 def find_near_duplicates(
     ids: Sequence[str],
     texts: Sequence[str],
@@ -73,30 +91,127 @@ def find_near_duplicates(
 
     Identical texts (Jaccard 1.0) count as duplicates too, whatever their ids.
     """
+    return deduplicate(zip(ids, texts), texts.__getitem__, threshold=threshold, num_perm=num_perm, seed=seed,
+                       total=len(texts), on_progress=on_progress).matches
+
+
+def deduplicate(
+    records: Iterable[tuple[str, str]],
+    text_of: Callable[[int], str],
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    num_perm: int = DEFAULT_NUM_PERM,
+    seed: int = 1,
+    total: int | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> Deduplication:
+    """:func:`find_near_duplicates` over a stream of ``(id, text)``, holding no text.
+
+    A first pass keeps each row's id and LSH band keys; rows whose band keys meet an earlier
+    row's are then decided in order, their texts (and their candidates') read again with
+    ``text_of(row)`` for the exact Jaccard check. Of candidates equally similar, the earliest
+    row is the one kept.
+    """
     if not 0 < threshold <= 1:
         raise ValueError(f"dedup threshold must be in (0, 1], got {threshold}")
-    index = MinHashLSH(threshold=max(0.05, threshold - CANDIDATE_MARGIN), num_perm=num_perm)
-    fingerprints: dict[str, np.ndarray] = {}
+    # datasketch's banding (b bands of r rows) for the candidate threshold; its index is not used.
+    bands = MinHashLSH(threshold=max(0.05, threshold - CANDIDATE_MARGIN), num_perm=num_perm).hashranges
+    ids, keys, earlier_rows = _signature_pass(records, bands, num_perm, seed, total, on_progress)
+    groups = _band_groups(keys)
+    del keys
+    undecided = np.union1d(np.flatnonzero((groups >= 0).any(axis=1)), np.fromiter(earlier_rows, np.int64))
+    kept = np.ones(len(ids), dtype=np.bool_)  # rows in the index (a row with no shared band is kept)
+    members: dict[int, list[int]] = {}  # group → kept rows in it, in row order
+    fingerprints: BoundedCache[int, np.ndarray] = BoundedCache(FINGERPRINT_CACHE)
+
+    def fingerprint(row: int) -> np.ndarray:
+        if (found := fingerprints.get(row)) is None:
+            found = _fingerprint(char_shingles(text_of(row)))
+            fingerprints[row] = found
+        return found
+
     matches: list[DuplicateMatch] = []
-    for start in range(0, len(texts), BATCH):
-        batch_ids, batch_texts = ids[start : start + BATCH], texts[start : start + BATCH]
-        shingle_sets = [char_shingles(text) for text in batch_texts]
-        signatures = MinHash.bulk(shingle_sets, num_perm=num_perm, seed=seed)
-        for chunk_id, shingles, signature in zip(batch_ids, shingle_sets, signatures):
-            if chunk_id in fingerprints:
+    dropped: set[int] = set()
+    for row in undecided.tolist():
+        chunk_id = ids[row]
+        if row in earlier_rows:
+            dropped.add(row)
+            if any(kept[other] for other in earlier_rows[row]):  # the same id already in the index
+                kept[row] = False
                 matches.append(DuplicateMatch(chunk_id, chunk_id, 1.0))
                 continue
-            fingerprint = _fingerprint(shingles)
-            best_id, best = None, 0.0
-            for candidate in index.query(signature):
-                similarity = jaccard(fingerprint, fingerprints[candidate])
+        row_groups = [group for group in groups[row].tolist() if group >= 0]
+        candidates = sorted({other for group in row_groups for other in members.get(group, ())})
+        best_row, best = None, 0.0
+        if candidates:
+            own = fingerprint(row)
+            for other in candidates:
+                similarity = jaccard(own, fingerprint(other))
                 if similarity > best:
-                    best_id, best = candidate, similarity
-            if best_id is not None and best >= threshold:
-                matches.append(DuplicateMatch(chunk_id, best_id, round(best, 4)))
-            else:
-                index.insert(chunk_id, signature)
-                fingerprints[chunk_id] = fingerprint
+                    best_row, best = other, similarity
+        if best_row is not None and best >= threshold:
+            kept[row] = False
+            dropped.add(row)
+            matches.append(DuplicateMatch(chunk_id, ids[best_row], round(best, 4)))
+        else:
+            for group in row_groups:
+                members.setdefault(group, []).append(row)
+    return Deduplication(matches, dropped)
+
+
+def _signature_pass(records: Iterable[tuple[str, str]], bands: Sequence[tuple[int, int]], num_perm: int, seed: int,
+                    total: int | None, on_progress: ProgressCallback | None
+                    ) -> tuple[list[str], np.ndarray, dict[int, list[int]]]:
+    """Ids, (n, bands) band keys, and for each row whose id an earlier row has, those rows."""
+    ids: list[str] = []
+    blocks: list[np.ndarray] = []
+    first_row: dict[str, int] = {}
+    earlier_rows: dict[int, list[int]] = {}
+    occurrences: dict[str, list[int]] = {}  # ids seen more than once
+    iterator = iter(records)
+    while batch := list(itertools.islice(iterator, BATCH)):
+        shingle_sets = [char_shingles(text) for _, text in batch]
+        signatures = MinHash.bulk(shingle_sets, num_perm=num_perm, seed=seed)
+        blocks.append(_band_keys(np.stack([signature.hashvalues for signature in signatures]), bands))
+        for chunk_id, _ in batch:
+            row = len(ids)
+            ids.append(chunk_id)
+            if (first := first_row.setdefault(chunk_id, row)) != row:
+                seen = occurrences.setdefault(chunk_id, [first])
+                earlier_rows[row] = list(seen)
+                seen.append(row)
         if on_progress:
-            on_progress(min(start + BATCH, len(texts)), len(texts))
-    return matches
+            on_progress(len(ids), total)
+    keys = np.concatenate(blocks) if blocks else np.zeros((0, len(bands)), dtype=np.uint64)
+    return ids, keys, earlier_rows
+
+
+def _band_keys(signatures: np.ndarray, bands: Sequence[tuple[int, int]]) -> np.ndarray:
+    """(n, bands) 64-bit FNV-1a hashes of each band's MinHash values: rows share a key when they
+    share the band (two different bands share one with probability 2^-64, and a candidate so
+    found still has to pass the exact Jaccard check)."""
+    keys = np.empty((len(signatures), len(bands)), dtype=np.uint64)
+    for band, (start, end) in enumerate(bands):
+        key = np.full(len(signatures), FNV_OFFSET, dtype=np.uint64)
+        for column in range(start, end):
+            key = (key ^ signatures[:, column].astype(np.uint64)) * FNV_PRIME
+        keys[:, band] = key
+    return keys
+
+
+def _band_groups(keys: np.ndarray) -> np.ndarray:
+    """(n, bands) group numbers: rows with the same key in a band are one group; -1 where no
+    other row has the row's key in that band (most rows, in most bands)."""
+    rows, band_count = keys.shape
+    groups = np.full((rows, band_count), -1, dtype=np.int64)
+    numbered = 0
+    for band in range(band_count):
+        order = np.argsort(keys[:, band], kind="stable")
+        ordered = keys[order, band]
+        starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+        sizes = np.diff(np.append(starts, rows))
+        run = np.repeat(np.arange(len(starts)), sizes)
+        shared = sizes[run] > 1
+        groups[order[shared], band] = numbered + run[shared]
+        numbered += len(starts)
+    return groups

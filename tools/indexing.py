@@ -21,14 +21,20 @@ class IndexItem:
 
 
 def embed_into(store: VectorStore, items: Sequence[IndexItem], embedder: Embedder, batch_size: int,
-               on_progress: ProgressCallback | None = None) -> int:
+               on_progress: ProgressCallback | None = None, text_lengths: Sequence[int] | None = None) -> int:
     """Embed and upsert the items the store lacks or holds with another text (a file changed since it
-    was ingested), in batches; returns how many were embedded."""
+    was ingested), in batches; returns how many were embedded.
+
+    Items are read by position, a batch at a time: ``items`` may read them from a file, and then
+    ``text_lengths`` (each item's ``len(text)``) spares reading them all to order them."""
+    lengths = text_lengths if text_lengths is not None else [len(item.text) for item in items]
+    if len(lengths) != len(items):
+        raise ValueError(f"{len(lengths)} text lengths for {len(items)} items")
     # Similar lengths in a batch waste less padding; the order does not matter to the index.
-    ordered = sorted(items, key=lambda item: len(item.text))
+    ordered = sorted(range(len(items)), key=lengths.__getitem__)  # stable: ties in item order
     newly_embedded = 0
     for start in range(0, len(ordered), batch_size):
-        batch = ordered[start : start + batch_size]
+        batch = [items[position] for position in ordered[start : start + batch_size]]
         stored = store.stored_texts([item.id for item in batch])
         missing = [item for item in batch if stored.get(item.id) != item.text]
         if missing:

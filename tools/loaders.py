@@ -66,19 +66,33 @@ class LoadResult:
 def load_sources(sources: Sequence[str], on_progress: ProgressCallback | None = None) -> LoadResult:
     """Read every source in order; raise :class:`InputError` if none yields a document."""
     result = LoadResult()
+    for item in iter_sources(sources, on_progress):
+        if isinstance(item, SkippedFile):
+            result.skipped.append(item)
+        else:
+            result.documents.append(item)
+            result.files_read += 1
+    if not result.documents:
+        raise empty_corpus(sources, len(result.skipped))
+    return result
+
+
+def iter_sources(sources: Sequence[str], on_progress: ProgressCallback | None = None
+                 ) -> Iterator[Document | SkippedFile]:
+    """Every source's documents and skipped files in order, one at a time (a corpus of any size);
+    the caller raises :func:`empty_corpus` when no document came."""
+    seen = 0
     for source in sources:
         for item in _iter_source(source):
-            if isinstance(item, SkippedFile):
-                result.skipped.append(item)
-            else:
-                result.documents.append(item)
-                result.files_read += 1
+            yield item
+            seen += 1
             if on_progress:
-                on_progress(len(result.documents) + len(result.skipped), None)
-    if not result.documents:
-        listed = f"; skipped {len(result.skipped)} file(s)" if result.skipped else ""
-        raise InputError(f"empty corpus: no readable document in {', '.join(sources)}{listed}")
-    return result
+                on_progress(seen, None)
+
+
+def empty_corpus(sources: Sequence[str], skipped: int) -> InputError:
+    listed = f"; skipped {skipped} file(s)" if skipped else ""
+    return InputError(f"empty corpus: no readable document in {', '.join(sources)}{listed}")
 
 
 def _iter_source(source: str) -> Iterator[Document | SkippedFile]:
