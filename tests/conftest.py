@@ -23,7 +23,6 @@ else:
     os.environ["BENCHSMITH_TESTS_COLUMNS"] = os.environ.get("COLUMNS", "")
 
 from tests.openai_server import openai_server  # noqa: E402,F401  (the loopback model server fixture)
-from tests.stdlib_vectors import DEMO_TEST, stdlib_vectors  # noqa: E402,F401  (stdlib vectors the demo test hands on)
 
 
 import pytest  # noqa: E402
@@ -40,20 +39,19 @@ def forget_registered_objects():
 
 # pytest-xdist workers (`-n 3` in pyproject.toml: three keep the two cores busy while tests wait on
 # servers and subprocesses): the longest tests start first so that no worker is left with one at
-# the end. The demo (minutes) starts first; the stdlib configuration search waits for it and starts
-# from the stdlib vectors it offered (tests/stdlib_vectors.py). xdist_group marks would pin tests to
-# one worker, but pytest-xdist 3.8 renames `item._nodeid`, which pytest 9 no longer reads: they have
-# no effect, so module-scoped fixtures are built once per worker that runs their tests.
-FIRST = (DEMO_TEST,)
-LAST_OF_THE_SLOW = ("test_demo_sized_run_on_the_standard_library",)
+# the end (work stealing hands the queued rest to whichever worker is free). xdist_group marks
+# would pin tests to one worker, but pytest-xdist 3.8 renames `item._nodeid`, which pytest 9 no
+# longer reads: they have no effect, so module-scoped fixtures are built once per worker that runs
+# their tests.
+LONGEST_FIRST = ("test_readme_examples_run_as_written_in_order", "test_demo_runs_every_job_offline",
+                 "test_demo_sized_run_on_the_standard_library")
 
 
 def start_order(item: pytest.Item) -> int:
     if item.get_closest_marker("slow") is None:
-        return 3
-    if item.originalname.startswith(FIRST):
-        return 0
-    return 2 if item.originalname.startswith(LAST_OF_THE_SLOW) else 1
+        return len(LONGEST_FIRST) + 1
+    return next((rank for rank, name in enumerate(LONGEST_FIRST) if item.originalname.startswith(name)),
+                len(LONGEST_FIRST))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,74 +1,54 @@
-"""The real embedder's vectors of the standard-library corpus, handed from one test to another.
+"""The default embedder's vectors of the standard-library corpus, for the tests that run on it.
 
-Embedding the stdlib chunks (about 1,800 of them) with the real model costs minutes of CPU. The
-demo test embeds them as a new user's first run does, in an empty workspace; once it has, its
-workspace's embedding cache (stores/embedding_cache.py, keyed by embedder and text) is offered
-here, and the stdlib configuration search starts from a copy of it, so it embeds only what the
-demo did not (the whole documents). When the demo test is in the session, the search waits for
-it to finish (another worker runs it; pytest-xdist's groups do not pin them to one worker under
-pytest 9); otherwise, or when the demo failed, it embeds everything itself.
+Embedding the stdlib chunks (about 2,100 texts: the demo's chunks and the configuration search's
+whole documents) with the real model costs about two and a half CPU-minutes, a sixth of the whole
+suite's CPU and most of the demo test's. ``tests/data/stdlib-vectors.npz`` holds the model's own
+vectors of those texts (rounded to float16: 6e-5 at most from the model's float32), keyed as the
+workspace's embedding cache keys them (tools/cached_embedding.py). A test seeds its empty
+workspace with them: every job then runs as it would on a user's second run, the vectors read
+from the cache, and a text the file lacks (another Python's stdlib, a changed chunker) is
+embedded by the model as usual. The README test embeds with the model from an empty workspace.
 
-The file lives in the folder that every pytest-xdist worker of the session shares.
+Regenerate after a change of the stdlib chunks (the tests stay right without it, only slower):
+run ``benchsmith demo -w W`` and the stdlib configuration search of tests/test_select_cli.py with
+``-w W``, then ``.venv/bin/python -m tests.stdlib_vectors W``.
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import time
+import sys
+from contextlib import closing
 from pathlib import Path
 
-import pytest
+import numpy as np
 
+from benchsmith.stores.embedding_cache import workspace_embedding_cache
 from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
-DEMO_TEST = "test_demo_runs_every_job_offline"  # tests/test_cli.py: embeds the stdlib first, as a new user's run does
-OFFERED_FILE = "stdlib-embedding-cache.sqlite"
-DEMO_DONE_FILE = "stdlib-demo-done"
-
-
-class StdlibVectors:
-    def __init__(self, folder: Path):
-        self.offered = folder / OFFERED_FILE
-        self.demo_done = folder / DEMO_DONE_FILE
-
-    def demo_finished(self) -> None:
-        """The demo test ended, passed or not: nothing more will be offered."""
-        self.demo_done.touch()
-
-    def wait_for_the_demo(self, timeout_s: float) -> None:
-        """Until the demo test has ended (it offers its vectors before), at most ``timeout_s``."""
-        deadline = time.monotonic() + timeout_s
-        while not self.demo_done.exists() and time.monotonic() < deadline:
-            time.sleep(1)
-
-    def offer(self, workspace: Path) -> None:
-        """Keep ``workspace``'s embedding cache for the tests that come after (its WAL included)."""
-        source = Workspace.resolve(workspace).embedding_cache_path
-        if self.offered.exists() or not source.exists():
-            return
-        partial = self.offered.with_name(f"{OFFERED_FILE}.{os.getpid()}.tmp")
-        with sqlite3.connect(source) as reading, sqlite3.connect(partial) as writing:
-            reading.backup(writing)
-        writing.close()
-        reading.close()
-        partial.replace(self.offered)  # whole or not at all: a reader never sees half a file
-
-    def seed(self, workspace: Path) -> bool:
-        """Start ``workspace`` with the offered vectors; False where none were offered yet."""
-        if not self.offered.exists():
-            return False
-        target = Workspace.resolve(workspace).embedding_cache_path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with sqlite3.connect(self.offered) as reading, sqlite3.connect(target) as writing:
-            reading.backup(writing)
-        writing.close()
-        reading.close()
-        return True
+VECTORS_FILE = Path(__file__).parent / "data" / "stdlib-vectors.npz"
 
 
-@pytest.fixture(scope="session")
-def stdlib_vectors(tmp_path_factory: pytest.TempPathFactory) -> StdlibVectors:
-    base = tmp_path_factory.getbasetemp()
-    # Under xdist each worker has its own base (…/popen-gw0); their parent is the session's.
-    return StdlibVectors(base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base)
+def seed_stdlib_vectors(workspace: str | Path) -> int:
+    """Put the stored stdlib vectors into ``workspace``'s embedding cache; how many."""
+    stored = np.load(VECTORS_FILE)
+    vectors = stored["vectors"].astype(np.float32)
+    rows = [(key.hex(), vector.tobytes()) for key, vector in zip(stored["keys"].tolist(), vectors)]
+    workspace_embedding_cache(Workspace.resolve(workspace)).put_many(DEFAULT_EMBEDDER, rows)
+    return len(rows)
+
+
+def write_stdlib_vectors(workspace: str | Path) -> int:
+    """Store the default embedder's vectors of ``workspace``'s embedding cache in the file; how many."""
+    with closing(sqlite3.connect(Workspace.resolve(workspace).embedding_cache_path)) as cache:
+        rows = cache.execute("SELECT key, vector FROM embeddings WHERE model = ? ORDER BY key",
+                             (DEFAULT_EMBEDDER,)).fetchall()
+    keys = np.array([bytes.fromhex(key) for key, _ in rows], dtype="S32")
+    vectors = np.stack([np.frombuffer(vector, dtype=np.float32) for _, vector in rows]).astype(np.float16)
+    np.savez_compressed(VECTORS_FILE, keys=keys, vectors=vectors)
+    return len(rows)
+
+
+if __name__ == "__main__":
+    print(f"{write_stdlib_vectors(sys.argv[1])} vectors written to {VECTORS_FILE}")

@@ -25,7 +25,7 @@ from benchsmith.stores.workspace import Workspace
 from tests.chromium import chromium_or_skip, loaded_images, png_size, take_screenshot
 from tests.openai_server import FakeOpenAIServer
 from tests.select_fixtures import PASSAGE, QUESTION, TOPICS, write_labelled_corpus
-from tests.stdlib_vectors import DEMO_TEST
+from tests.stdlib_vectors import seed_stdlib_vectors
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner(env={"COLUMNS": "200"})
@@ -171,12 +171,10 @@ def test_sigkill_mid_judging_then_resume_judges_no_pair_twice(tmp_path):
 # The demo-sized run on the standard library.
 
 @pytest.mark.slow
-def test_demo_sized_run_on_the_standard_library_and_its_report_in_chromium(request, tmp_path, stdlib_vectors):
+def test_demo_sized_run_on_the_standard_library_and_its_report_in_chromium(tmp_path):
     chromium = chromium_or_skip()
     workspace = tmp_path / "ws"
-    if any(item.originalname.startswith(DEMO_TEST) for item in request.session.items):
-        stdlib_vectors.wait_for_the_demo(timeout_s=1200)
-    stdlib_vectors.seed(workspace)  # the chunks the demo test embedded, where it ran first: minutes of CPU
+    seed_stdlib_vectors(workspace)  # the model's vectors of both chunkings: minutes of CPU (tests/stdlib_vectors.py)
     command = [sys.executable, "-m", "benchsmith.graphs.cli", "select", str(ROOT / "data" / "stdlib-queries.txt"),
                "--corpus", "stdlib", "--retriever", "bm25", "--retriever", "dense", "--retriever",
                "hybrid:rrf(dense,bm25)", "--chunking", "whole", "--chunking", "size=1024", "--top-k", "5",
