@@ -103,6 +103,83 @@ def test_a_kept_alive_connection_closed_as_it_is_taken_gets_the_request_on_a_fre
         assert client.post("/chat/completions", BODY) == {"ok": True}
 
 
+@contextmanager
+def raw_replies(reply: bytes, *, close: bool = False) -> Iterator[str]:
+    """A server that answers every request with ``reply``, written as it is, and then closes the
+    connection when told to: the base URL."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def answer(connection: socket.socket) -> None:
+        with connection:
+            buffered = b""
+            while True:
+                while b"\r\n\r\n" not in buffered:
+                    if not (received := connection.recv(65536)):
+                        return
+                    buffered += received
+                head, _, buffered = buffered.partition(b"\r\n\r\n")
+                length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                                  if line.lower().startswith(b"content-length")))
+                while len(buffered) < length:
+                    buffered += connection.recv(65536)
+                buffered = buffered[length:]
+                connection.sendall(reply)
+                if close:
+                    return
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=answer, args=(connection,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    finally:
+        listener.close()
+
+
+OK_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+
+
+@pytest.mark.parametrize("reply, kept", [
+    (OK_HEAD + b"Transfer-Encoding: chunked\r\n\r\n5;ext=1\r\n{\"ok\"\r\n6\r\n: true\r\n1\r\n}\r\n0\r\nX-Trailer: 1\r\n\r\n",
+     True),
+    (b"HTTP/1.1 100 Continue\r\n\r\n" + OK_HEAD + b"Content-Length: 12\r\n\r\n{\"ok\": true}", True),
+    (OK_HEAD + b"Content-Length: 12\r\nConnection: close\r\n\r\n{\"ok\": true}", False),
+    (b"HTTP/1.0 200 OK\r\nContent-Length: 12\r\n\r\n{\"ok\": true}", False),
+    (b"HTTP/1.0 200 OK\r\nContent-Length: 12\r\nConnection: Keep-Alive\r\n\r\n{\"ok\": true}", True),
+    (OK_HEAD + b"\r\n{\"ok\": true}", False),  # no length: the body runs to the connection's end
+], ids=["chunked", "interim reply first", "close", "HTTP/1.0", "HTTP/1.0 keep-alive", "no length"])
+def test_replies_are_read_by_their_framing_and_the_connection_kept_only_when_it_may_be(reply, kept):
+    with raw_replies(reply, close=not kept) as base_url:
+        client = JsonClient(base_url, KEY, timeout_s=5)
+        assert client.post("/chat/completions", BODY) == {"ok": True}
+        assert len(client._idle) == int(kept)
+        assert client.post("/chat/completions", BODY) == {"ok": True}  # on the same connection when it was kept
+
+
+@pytest.mark.parametrize("reply", [
+    OK_HEAD + b"Content-Length: 40\r\n\r\n{\"ok\": true}",  # cut off mid-body
+    b"SMTP ready\r\n\r\n",  # not HTTP
+    OK_HEAD + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n",  # a chunk size that is no number
+    OK_HEAD + b"Content-Length: twelve\r\n\r\n{\"ok\": true}",
+], ids=["cut off", "not HTTP", "bad chunk", "bad length"])
+def test_a_reply_that_is_cut_off_or_not_http_is_a_connection_error(reply):
+    with raw_replies(reply, close=True) as base_url:
+        with pytest.raises(openai.APIConnectionError):
+            JsonClient(base_url, KEY, timeout_s=5).post("/chat/completions", BODY)
+
+
+def test_the_request_carries_the_host_path_key_and_json_body():
+    with FakeOpenAIServer(replier=reply, keep_alive=True) as server:
+        JsonClient(server.base_url + "/", KEY, timeout_s=5).post("/chat/completions", BODY)
+        assert server.requests == [BODY] and server.authorizations == [f"Bearer {KEY}"]
+
+
 def test_a_reply_that_is_not_json_is_a_value_error():
     with one_reply_per_connection(body=b"<html>gateway</html>") as (base_url, _):
         with pytest.raises(ValueError):
