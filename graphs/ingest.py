@@ -141,7 +141,7 @@ def dedup(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
     context, run_dir = _context(runtime), _run_dir(runtime, state)
     chunks = JsonlRows(run_dir.file(CHUNKS_FILE))
     try:
-        result = deduplicate(((record["id"], record["text"]) for record in chunks),
+        result = deduplicate(((record["id"], record["text"]) for _, record in chunks),
                              lambda row: chunks.record(row)["text"], threshold=context.dedup_threshold,
                              num_perm=context.num_perm, total=state.get("chunks"),
                              on_progress=progress_reporter("dedup"))
@@ -149,7 +149,7 @@ def dedup(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
         chunks.close()
     write_jsonl_atomic(run_dir.file(DUPLICATES_FILE), (m.to_json() for m in result.matches))
     write_jsonl_atomic(run_dir.file(UNIQUE_FILE),
-                       (record for row, record in enumerate(chunks) if row not in result.dropped))
+                       (record for row, (_, record) in enumerate(chunks) if row not in result.dropped))
     return {"duplicates": len(result.dropped)}
 
 
@@ -190,7 +190,7 @@ def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
         report(done, total)
 
     # One pass notes each chunk's row and length; the batches then read their chunks back by row.
-    lengths = array("q", (len(record["text"]) for record in chunks))
+    lengths = array("q", (len(record["text"]) for _, record in chunks))
     items = _IndexItems(chunks)
     try:
         newly_embedded = embed_into(store, items, embedder, context.batch_size, progress, text_lengths=lengths)

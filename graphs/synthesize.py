@@ -93,7 +93,7 @@ from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.corpus_clusters import cluster_collection
 from benchsmith.tools.corpus_statistics import corpus_statistics
 from benchsmith.history import exchanges
-from benchsmith.tools.bm25 import BM25Index
+from benchsmith.tools.bm25 import BM25Index, top_scored
 from benchsmith.tools.dialogue_walk import (MULTI_GOLD_SIZES, Position, SwitchPolicy, TurnKindPolicy, choose_switch,
                                             companion_chunks, draw_question_type, draw_switch, draw_turn_kind,
                                             parse_question_types, reserved_chunks, soft_switch_candidates, turn_kind_position,
@@ -620,12 +620,9 @@ def responder(state: ConversationState, runtime: Runtime[SynthesisContext]) -> d
 def _bm25(workspace_root: str, collection: str, chroma_host: str | None) -> BM25Index:
     """BM25 over the whole collection, built once per process: the pool an unanswerable turn is checked on."""
     store = _store(workspace_root, collection, chroma_host)
-    ids, texts = [], []
-    for page in store.iter_all():
-        for chunk_id, text, metadata in zip(page["ids"], page["documents"], page["metadatas"]):
-            ids.append(chunk_id)
-            texts.append(f"{(metadata or {}).get('title', '')} {text}")
-    return BM25Index(ids, texts)
+    return BM25Index.from_stream((chunk_id, f"{(metadata or {}).get('title', '')} {text}")
+                                 for page in store.iter_all()
+                                 for chunk_id, text, metadata in zip(page["ids"], page["documents"], page["metadatas"]))
 
 
 def _unanswerable_pool(runtime: Runtime[SynthesisContext], state: ConversationState) -> list[str]:
@@ -635,9 +632,7 @@ def _unanswerable_pool(runtime: Runtime[SynthesisContext], state: ConversationSt
     index = _bm25(str(_workspace(runtime).root), state["collection"], context.chroma_host)
     held_out = set(state["turn_plan"]["held_out_ids"])
     query = " ".join([*(turn["question"] for turn in state.get("turns", [])[-1:]), state["draft"]["question"]])
-    scores = index.scores(query)
-    order = sorted(range(len(index.doc_ids)), key=lambda i: (-float(scores[i]), index.doc_ids[i]))
-    return [index.doc_ids[i] for i in order if index.doc_ids[i] not in held_out and scores[i] > 0][:UNANSWERABLE_POOL_DEPTH]
+    return top_scored(index.doc_ids, index.scores(query), UNANSWERABLE_POOL_DEPTH, leave_out=held_out)
 
 
 def label_judge(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Command[Literal["polisher", "turn_type"]]:

@@ -86,19 +86,21 @@ BYTE_ORDER_MARK = "\ufeff".encode("utf-8")
 
 
 class JsonlRows:
-    """A JSONL file our pipeline wrote, read as a stream whose rows can be read again by number.
+    """A JSONL file read as a stream whose rows can be read again by number.
 
-    Iterating notes each line's byte offset (8 bytes a row), so a pass over a million records
-    keeps row numbers and reads back the few it needs (:meth:`record`) instead of holding all.
-    Blank lines are not rows.
+    Iterating yields ``(line_number, record)`` as :func:`read_jsonl` does (the same errors) and
+    notes each row's byte offset (8 bytes a row), so a pass over a million records keeps row
+    numbers and reads back the few it needs (:meth:`record`, thread-safe) instead of holding
+    them all. Blank lines are not rows.
     """
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self._offsets = array("q")
-        self._handle: IO[bytes] | None = None
+        self._offsets = array("q")  # each row's first byte, then the end of the file
+        self._descriptor: int | None = None
+        self._lock = threading.Lock()
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
         offsets, offset = array("q"), 0
         with open_user_file(self.path, "rb") as handle:
             for line_number, raw in enumerate(handle, start=1):
@@ -107,24 +109,30 @@ class JsonlRows:
                     raw, start = raw[len(BYTE_ORDER_MARK):], start + len(BYTE_ORDER_MARK)
                 if raw.strip():
                     offsets.append(start)
-                    yield _record(self.path, line_number, decoded_line(self.path, line_number, raw))
+                    yield line_number, _record(self.path, line_number, decoded_line(self.path, line_number, raw))
+        offsets.append(offset)
         self._offsets = offsets
 
     def __len__(self) -> int:
         """Rows seen by the last complete pass."""
-        return len(self._offsets)
+        return max(0, len(self._offsets) - 1)
 
     def record(self, row: int) -> dict[str, Any]:
         """The record of row ``row`` (0-based) of the last complete pass."""
-        if self._handle is None:
-            self._handle = self.path.open("rb")
-        self._handle.seek(self._offsets[row])
-        return json.loads(self._handle.readline())
+        if not 0 <= row < len(self):
+            raise IndexError(f"{self.path}: no row {row} (the last pass read {len(self)})")
+        if self._descriptor is None:
+            with self._lock:
+                if self._descriptor is None:
+                    self._descriptor = os.open(self.path, os.O_RDONLY)
+        start = self._offsets[row]
+        # Up to the next row: the blank lines between are whitespace to the parser.
+        return json.loads(os.pread(self._descriptor, self._offsets[row + 1] - start, start))
 
     def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+        if self._descriptor is not None:
+            os.close(self._descriptor)
+            self._descriptor = None
 
 
 def _record(path: Path, line_number: int, line: str) -> dict[str, Any]:

@@ -101,8 +101,10 @@ def test_jsonl_rows_stream_and_read_back_by_row(tmp_path):
     path = tmp_path / "rows.jsonl"
     path.write_bytes('\ufeff{"a": 1}\n\n{"a": "é"}\n{"a": 3}'.encode("utf-8"))
     rows = JsonlRows(path)
-    assert list(rows) == [{"a": 1}, {"a": "é"}, {"a": 3}] and len(rows) == 3
+    assert list(rows) == [(1, {"a": 1}), (3, {"a": "é"}), (4, {"a": 3})] and len(rows) == 3
     assert [rows.record(row) for row in (2, 0, 1)] == [{"a": 3}, {"a": 1}, {"a": "é"}]
+    with pytest.raises(IndexError):
+        rows.record(3)
     rows.close()
     path.write_text('{"a": 1}\n[2]\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"rows\.jsonl:2: expected a JSON object"):

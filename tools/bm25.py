@@ -16,7 +16,9 @@ sharing no term with the query (score 0) are not returned, as in Lucene.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+import math
+from collections.abc import Collection, Iterable, Sequence
 
 import bm25s
 import numpy as np
@@ -27,16 +29,76 @@ from benchsmith.words import english_stemmer
 
 DEFAULT_K1, DEFAULT_B = 1.5, 0.75
 QUERY_BATCH = 512
+INDEX_BATCH = 4096  # documents tokenized at once while indexing
 
 
 class BM25Index:
     def __init__(self, doc_ids: Sequence[str], texts: Sequence[str], k1: float = DEFAULT_K1, b: float = DEFAULT_B):
-        self.doc_ids = np.asarray(list(doc_ids), dtype=object)
+        self._index(zip(doc_ids, texts), k1, b)
+
+    @classmethod
+    def from_stream(cls, documents: Iterable[tuple[str, str]], k1: float = DEFAULT_K1, b: float = DEFAULT_B,
+                    on_progress: ProgressCallback | None = None) -> BM25Index:
+        """The index of ``(doc id, text)`` pairs read once, a batch at a time: no text is held."""
+        index = cls.__new__(cls)
+        index._index(documents, k1, b, on_progress)
+        return index
+
+    def _index(self, documents: Iterable[tuple[str, str]], k1: float, b: float,
+               on_progress: ProgressCallback | None = None) -> None:
+        """bm25s's index (the same scores, bit for bit) built from batches of texts.
+
+        bm25s indexes a list of every document's token list (Python objects of about 1 KB a
+        document); here each batch is tokenized by bm25s and reduced to (document, term, tf)
+        arrays, and the scores are bm25s's formulas evaluated in the same order and precision:
+        idf in Python floats, tf normalization in float64, the products stored as float32."""
         self.k1, self.b = k1, b
-        # The numpy backend: "auto" picks numba and compiles for seconds in every process.
         self.model = bm25s.BM25(k1=k1, b=b, method="lucene", backend="numpy")
-        tokens = bm25s.tokenize(list(texts), lower=True, stopwords="en", stemmer=english_stemmer(), show_progress=False)
-        self.model.index(tokens, show_progress=False)
+        ids: list[str] = []
+        vocabulary: dict[str, int] = {}
+        docs, terms, frequencies, lengths = [], [], [], []
+        iterator = iter(documents)
+        while batch := list(itertools.islice(iterator, INDEX_BATCH)):
+            batch_ids, batch_texts = zip(*batch)
+            tokenized = bm25s.tokenize(list(batch_texts), lower=True, stopwords="en", stemmer=english_stemmer(),
+                                       show_progress=False)
+            to_global = np.zeros(len(tokenized.vocab), dtype=np.int64)
+            for term, local in tokenized.vocab.items():
+                to_global[local] = vocabulary.setdefault(term, len(vocabulary))
+            counts = np.fromiter(map(len, tokenized.ids), dtype=np.int64, count=len(batch))
+            flat = to_global[np.fromiter(itertools.chain.from_iterable(tokenized.ids), dtype=np.int64,
+                                         count=int(counts.sum()))]
+            # (document, term) pairs sorted by document then term, with their counts
+            pairs, tf = np.unique(np.repeat(np.arange(len(batch)), counts) * len(vocabulary) + flat,
+                                  return_counts=True)
+            docs.append((pairs // len(vocabulary) + len(ids)).astype(np.int32))
+            terms.append((pairs % len(vocabulary)).astype(np.int32))
+            frequencies.append(tf.astype(np.float32))
+            lengths.append(counts)
+            ids.extend(batch_ids)
+            if on_progress is not None:
+                on_progress(len(ids), None)
+        if not ids:
+            raise ValueError("a BM25 index needs at least one document")
+        self.doc_ids = np.asarray(ids, dtype=object)
+        doc, term, tf = np.concatenate(docs), np.concatenate(terms), np.concatenate(frequencies).astype(np.float64)
+        del docs, terms, frequencies
+        doc_lengths = np.concatenate(lengths)
+        document_frequencies = np.bincount(term, minlength=len(vocabulary))
+        count = len(ids)
+        idf = np.array([math.log(1 + (count - df + 0.5) / (df + 0.5)) for df in document_frequencies.tolist()],
+                       dtype=np.float32)
+        normalization = k1 * ((1 - b) + b * doc_lengths / doc_lengths.mean())
+        scores = (idf[term] * (tf / (normalization[doc] + tf))).astype(np.float32)
+        del tf
+        order = np.argsort(term, kind="stable")  # columns by term, documents in order within each
+        indptr = np.zeros(len(vocabulary) + 1, dtype=np.int64)
+        np.cumsum(document_frequencies, out=indptr[1:])
+        # What bm25s.BM25.index sets: the score matrix (CSC), the vocabulary with its empty token.
+        self.model.scores = {"data": scores[order], "indices": doc[order], "indptr": indptr, "num_docs": count}
+        self.model.vocab_dict = {**vocabulary, "": len(vocabulary)} if "" not in vocabulary else vocabulary
+        self.model.unique_token_ids_set = set(self.model.vocab_dict.values())
+        self.model.nonoccurrence_array = None
 
     def scores(self, query: str) -> np.ndarray:
         """The score of every indexed document for ``query``, in index order (0.0 for a document
@@ -66,3 +128,16 @@ class BM25Index:
             if on_progress is not None:
                 on_progress(min(start + QUERY_BATCH, len(query_ids)), len(query_ids))
         return run
+
+
+def top_scored(doc_ids: Sequence[str], scores: np.ndarray, depth: int, leave_out: Collection[str] = ()) -> list[str]:
+    """The ``depth`` documents of highest positive score, ties by id, ``leave_out`` skipped:
+    what sorting every document by ``(-score, id)`` gives, without sorting a million of them."""
+    candidates = np.flatnonzero(scores > 0)
+    wanted = depth + len(leave_out)  # each left-out document can push one more in
+    if len(candidates) > wanted:
+        values = scores[candidates]
+        cutoff = np.partition(values, len(values) - wanted)[len(values) - wanted]
+        candidates = candidates[values >= cutoff]  # ties at the cut stay: their ids decide
+    ranked = sorted(candidates.tolist(), key=lambda i: (-float(scores[i]), doc_ids[i]))
+    return [doc_ids[i] for i in ranked if doc_ids[i] not in leave_out][:depth]

@@ -47,7 +47,7 @@ Defaults and why (timings: benchmarks/cluster.py, 2 CPU cores, dimension 384):
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -65,6 +65,8 @@ IVF_SEARCH_PROBES = 8  # cells holding unvisited rows that a search scans
 KMEANS_ITERATIONS = 6
 KMEANS_SAMPLE_PER_CELL = 40
 SHINGLE_WORDS = 5
+TEXT_WINDOW = 4096  # path rows whose texts are read at once by the near-identical check
+TextsOf = Callable[[Sequence[int]], Sequence[str]]  # the texts of these rows, in their order
 
 
 @dataclass
@@ -301,25 +303,30 @@ def shingle_jaccard(a: set, b: set) -> float:
     return intersection / (len(a) + len(b) - intersection)
 
 
-def drop_near_identical(path: Sequence[int], texts: Sequence[str],
+def drop_near_identical(path: Sequence[int], texts: Sequence[str] | TextsOf,
                         threshold: float = DEFAULT_NEAR_IDENTICAL) -> tuple[list[int], list[int]]:
     """(kept, dropped): a chunk is dropped when its word 5-gram Jaccard with the last kept
     chunk before it on the path is at least ``threshold``.
 
     Comparing with the last *kept* chunk means a run of copies collapses to its first.
+    ``texts`` is every row's text, or ``texts_of(rows)`` giving the texts of rows asked for
+    (windows of the path in turn): a million texts need not be held.
     """
     if not 0 < threshold <= 1:
         raise ValueError(f"near-identical threshold must be in (0, 1], got {threshold}")
+    texts_of = texts if callable(texts) else lambda rows: [texts[row] for row in rows]
     kept: list[int] = []
     dropped: list[int] = []
     previous: set | None = None
-    for row in path:
-        shingles = word_shingles(texts[row])
-        if previous is not None and shingle_jaccard(shingles, previous) >= threshold:
-            dropped.append(row)
-            continue
-        kept.append(row)
-        previous = shingles
+    for start in range(0, len(path), TEXT_WINDOW):
+        window = path[start : start + TEXT_WINDOW]
+        for row, text in zip(window, texts_of(window), strict=True):
+            shingles = word_shingles(text)
+            if previous is not None and shingle_jaccard(shingles, previous) >= threshold:
+                dropped.append(row)
+                continue
+            kept.append(row)
+            previous = shingles
     return kept, dropped
 
 
@@ -331,19 +338,20 @@ def cluster_path(path: Sequence[int], size: int = DEFAULT_SIZE) -> list[list[int
 
 
 def greedy_traversal_clusters(vectors: np.ndarray, *, size: int = DEFAULT_SIZE, neighbours: int = DEFAULT_NEIGHBOURS,
-                              seed: int = 0, texts: Sequence[str] | None = None,
+                              seed: int = 0, texts: Sequence[str] | TextsOf | None = None,
                               near_identical: float = DEFAULT_NEAR_IDENTICAL,
                               exact_limit: int = DEFAULT_EXACT_LIMIT) -> Clustering:
     """Greedy traversal clustering of the rows of ``vectors`` (see the module docstring).
 
-    ``texts[i]`` is the text of row i; without texts nothing is dropped. The result depends
+    ``texts[i]`` is the text of row i (or ``texts(rows)`` the texts of those rows: see
+    :func:`drop_near_identical`); without texts nothing is dropped. The result depends
     only on the inputs and the seed.
     """
     if size < 1:
         raise ValueError(f"cluster size must be at least 1, got {size}")
     matrix = as_unit_rows(vectors)
     n = len(matrix)
-    if texts is not None and len(texts) != n:
+    if texts is not None and not callable(texts) and len(texts) != n:
         raise ValueError(f"got {len(texts)} texts for {n} embeddings")
     k = _clamp_neighbours(neighbours, n)
     started = time.perf_counter()

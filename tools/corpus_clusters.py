@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -17,20 +18,29 @@ from benchsmith.tools.defaults import DEFAULT_CLUSTER_SIZE
 
 
 
-def stored_vectors(store: VectorStore) -> tuple[list[str], np.ndarray, list[str]]:
-    """Ids, embeddings (n, d) and texts of every chunk, in a stable (id-sorted) order."""
+def stored_vectors(store: VectorStore) -> tuple[list[str], np.ndarray]:
+    """Ids and embeddings (n, d) of every chunk, in a stable (id-sorted) order; no text."""
     ids: list[str] = []
     vectors: list[np.ndarray] = []
-    texts: list[str] = []
-    for page in store.iter_all(include=("embeddings", "documents")):
+    for page in store.iter_all(include=("embeddings",)):
         ids.extend(page["ids"])
         vectors.append(np.asarray(page["embeddings"], dtype=np.float32))
-        texts.extend(page["documents"])
     if not ids:
         raise InputError(f"collection {store.name!r} is empty: ingest a corpus into it first")
     order = np.argsort(ids)
     matrix = np.concatenate(vectors)[order]
-    return [ids[i] for i in order], matrix, [texts[i] for i in order]
+    return [ids[i] for i in order], matrix
+
+
+def stored_texts_of(store: VectorStore, ids: list[str]) -> Callable[[Sequence[int]], list[str]]:
+    """``texts_of(rows)``: the stored texts of ``ids[row]`` for these rows, read from the store."""
+
+    def texts_of(rows: Sequence[int]) -> list[str]:
+        wanted = [ids[row] for row in rows]
+        found = store.stored_texts(wanted)
+        return [found[chunk_id] for chunk_id in wanted]
+
+    return texts_of
 
 
 def cluster_collection(workspace: Workspace, store: VectorStore, size: int = DEFAULT_CLUSTER_SIZE,
@@ -40,8 +50,10 @@ def cluster_collection(workspace: Workspace, store: VectorStore, size: int = DEF
         if existing.chunk_count + len(existing.dropped) == store.count():
             return existing
     started = time.perf_counter()
-    ids, vectors, texts = stored_vectors(store)
-    result = greedy_traversal_clusters(vectors, size=size, neighbours=neighbours, seed=seed, texts=texts)
+    ids, vectors = stored_vectors(store)
+    # The texts are read along the path, a window at a time, for the near-identical check.
+    result = greedy_traversal_clusters(vectors, size=size, neighbours=neighbours, seed=seed,
+                                       texts=stored_texts_of(store, ids))
     random_order = np.random.default_rng(seed).permutation(len(ids)).tolist()
     clustering = StoredClustering(
         collection=store.name, size=size, neighbours=neighbours, seed=seed,

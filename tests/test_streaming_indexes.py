@@ -1,0 +1,146 @@
+"""Indexes built from streams (issue 23: a million chunks): BM25 from batches of texts, the
+collection's word statistics and clustering without its texts held, the unanswerable pool without
+sorting the corpus. Each gives what the in-memory construction gives."""
+
+import random
+
+import bm25s
+import numpy as np
+import pytest
+
+from benchsmith.stores.vectors import VectorStore, open_client
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools import bm25 as bm25_module
+from benchsmith.tools import clustering
+from benchsmith.tools.bm25 import BM25Index, top_scored
+from benchsmith.tools.clustering import drop_near_identical, greedy_traversal_clusters
+from benchsmith.tools.corpus_clusters import cluster_collection, stored_vectors
+from benchsmith.tools.corpus_statistics import (WordPostings, compute_corpus_statistics, corpus_statistics,
+                                               random_pair_similarity, sampled_pair_similarity)
+from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.words import english_stemmer
+from tests.embedders import HashingEmbedder
+
+WORDS = ("retrieval ranking ranked ranks fusion judge judging judged cache caching index indexes indexing chunk "
+         "chunks embedding embeddings the of and model models query queries passage passages nugget").split()
+
+
+def corpus(count: int = 120, seed: int = 0) -> tuple[list[str], list[str]]:
+    rng = random.Random(seed)
+    texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 30))) for _ in range(count)]
+    texts[7] = "the of and"  # stopwords only: a document of length 0
+    return [f"doc{n:03}" for n in range(count)], texts
+
+
+def bm25s_reference(texts: list[str]) -> bm25s.BM25:
+    """The index as it was built before streaming: bm25s over every tokenized text at once."""
+    model = bm25s.BM25(k1=1.5, b=0.75, method="lucene", backend="numpy")
+    model.index(bm25s.tokenize(texts, lower=True, stopwords="en", stemmer=english_stemmer(), show_progress=False),
+                show_progress=False)
+    return model
+
+
+def test_bm25_built_in_batches_scores_as_bm25s_does_bit_for_bit(monkeypatch):
+    ids, texts = corpus()
+    monkeypatch.setattr(bm25_module, "INDEX_BATCH", 16)  # eight batches, new words in each
+    streamed = BM25Index.from_stream(zip(ids, texts))
+    reference = BM25Index.__new__(BM25Index)
+    reference.model, reference.doc_ids = bm25s_reference(texts), np.asarray(ids, dtype=object)
+    queries = {f"q{n}": " ".join(random.Random(n).sample(WORDS, 4)) for n in range(40)} | {"none": "absent words"}
+    for query in queries.values():
+        assert np.array_equal(streamed.scores(query), reference.scores(query)), query
+    assert streamed.search(queries, 25) == reference.search(queries, 25)
+    assert set(streamed.model.vocab_dict) == set(reference.model.vocab_dict)
+    with pytest.raises(ValueError, match="at least one document"):
+        BM25Index.from_stream([])
+
+
+def test_top_scored_is_the_head_of_the_whole_sorted_corpus():
+    rng = np.random.default_rng(5)
+    doc_ids = np.asarray([f"d{n:04}" for n in rng.permutation(3000)], dtype=object)
+    scores = np.round(rng.random(3000) * 4, 1).astype(np.float32) - 1  # many ties, many scores <= 0
+    leave_out = set(doc_ids[np.argsort(-scores)[:7]].tolist()) | {"d9999"}
+    for depth in (1, 10, 50):
+        expected = sorted(range(3000), key=lambda i: (-float(scores[i]), doc_ids[i]))
+        expected = [doc_ids[i] for i in expected if doc_ids[i] not in leave_out and scores[i] > 0][:depth]
+        assert top_scored(doc_ids, scores, depth, leave_out=leave_out) == expected
+    assert top_scored(doc_ids, np.zeros(3000, dtype=np.float32), 10) == []
+
+
+def test_sampled_pair_similarity_reads_only_the_sampled_rows():
+    vectors = np.random.default_rng(2).normal(size=(5000, 16)).astype(np.float32)
+    asked = []
+
+    def rows_of(rows):
+        asked.extend(rows.tolist())
+        return vectors[rows]
+
+    assert sampled_pair_similarity(len(vectors), rows_of, pairs=300, seed=4) == \
+        random_pair_similarity(vectors, pairs=300, seed=4)
+    assert len(asked) == len(set(asked)) <= 600
+
+
+def test_drop_near_identical_reads_texts_along_the_path_in_windows(monkeypatch):
+    rng = random.Random(1)
+    base = [" ".join(rng.choice(WORDS) for _ in range(40)) for _ in range(30)]
+    texts = [text for text in base for _ in range(2)]  # each text twice: every second one goes
+    path = list(np.random.default_rng(0).permutation(len(texts)))
+    monkeypatch.setattr(clustering, "TEXT_WINDOW", 7)
+    windows = []
+
+    def texts_of(rows):
+        windows.append(list(rows))
+        return [texts[row] for row in rows]
+
+    assert drop_near_identical(path, texts_of) == drop_near_identical(path, texts)
+    assert [row for window in windows for row in window] == path and max(map(len, windows)) == 7
+
+
+@pytest.fixture
+def collection(tmp_path):
+    """A collection of 300 chunks with near-identical pairs, in an embedded Chroma."""
+    workspace = Workspace.resolve(tmp_path / "ws")
+    embedder = HashingEmbedder(16)
+    store = VectorStore(open_client(workspace), "docs", ChromaEmbeddingFunction(embedder), embedder.name)
+    rng = random.Random(3)
+    texts = [" ".join(rng.choice(WORDS) for _ in range(25)) + f" rare{rng.randrange(40)}" for _ in range(280)]
+    texts += [text + " index" for text in texts[:20]]  # near-identical to their originals
+    ids = [f"c{number:04}" for number in rng.sample(range(10_000), len(texts))]  # not inserted in id order
+    store.upsert(ids, embedder.encode(texts), texts, [None] * len(ids))
+    stored_ids, stored = stored_vectors(store)  # the vectors as Chroma gives them back, in id order
+    by_id = dict(zip(ids, texts))
+    return workspace, store, stored_ids, stored, [by_id[chunk_id] for chunk_id in stored_ids]
+
+
+def test_collection_statistics_from_one_pass_equal_the_in_memory_ones(collection):
+    workspace, store, ids, vectors, texts = collection
+    streamed = corpus_statistics(workspace, store)
+    in_memory = compute_corpus_statistics("docs", ids, vectors, texts)
+    assert streamed.vocabulary == in_memory.vocabulary and streamed.fingerprint == in_memory.fingerprint
+    assert streamed.similarity == in_memory.similarity
+    for name in ("document_frequencies", "posting_offsets", "postings"):
+        assert np.array_equal(getattr(streamed, name), getattr(in_memory, name)), name
+
+
+def test_word_postings_of_a_stream_in_any_order_number_chunks_as_told(collection):
+    _, _, ids, vectors, texts = collection
+    shuffled = list(np.random.default_rng(8).permutation(len(texts)))  # stream order; chunk numbers are id order
+    postings = WordPostings()
+    for row in shuffled:
+        postings.add(texts[row])
+    streamed = postings.statistics("docs", [ids[row] for row in shuffled], np.asarray(shuffled),
+                                   lambda rows: vectors[rows], posting_cap=40)
+    expected = compute_corpus_statistics("docs", ids, vectors, texts, posting_cap=40)
+    assert 0 < expected.postings.size < expected.document_frequencies.sum()  # some words are capped
+    for name in ("document_frequencies", "posting_offsets", "postings"):
+        assert np.array_equal(getattr(streamed, name), getattr(expected, name)), name
+
+
+def test_clustering_a_collection_reads_texts_along_the_path(collection, monkeypatch):
+    workspace, store, ids, vectors, texts = collection
+    monkeypatch.setattr(clustering, "TEXT_WINDOW", 16)
+    stored = cluster_collection(workspace, store, size=8, neighbours=6)
+    expected = greedy_traversal_clusters(vectors, size=8, neighbours=6, texts=texts)
+    assert expected.dropped  # the near-identical pairs meet on the path
+    assert stored.clusters == [[ids[row] for row in cluster] for cluster in expected.clusters]
+    assert stored.dropped == [ids[row] for row in expected.dropped]
