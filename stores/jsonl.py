@@ -97,7 +97,7 @@ class JsonlRows:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._offsets = array("q")  # each row's first byte, then the end of the file
-        self._descriptor: int | None = None
+        self._file: IO[bytes] | None = None  # a file object: closed when collected, should a cache drop us
         self._lock = threading.Lock()
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -121,18 +121,18 @@ class JsonlRows:
         """The record of row ``row`` (0-based) of the last complete pass."""
         if not 0 <= row < len(self):
             raise IndexError(f"{self.path}: no row {row} (the last pass read {len(self)})")
-        if self._descriptor is None:
+        if self._file is None:
             with self._lock:
-                if self._descriptor is None:
-                    self._descriptor = os.open(self.path, os.O_RDONLY)
+                if self._file is None:
+                    self._file = self.path.open("rb", buffering=0)
         start = self._offsets[row]
         # Up to the next row: the blank lines between are whitespace to the parser.
-        return json.loads(os.pread(self._descriptor, self._offsets[row + 1] - start, start))
+        return json.loads(os.pread(self._file.fileno(), self._offsets[row + 1] - start, start))
 
     def close(self) -> None:
-        if self._descriptor is not None:
-            os.close(self._descriptor)
-            self._descriptor = None
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
 
 def _record(path: Path, line_number: int, line: str) -> dict[str, Any]:

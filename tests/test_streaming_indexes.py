@@ -2,22 +2,28 @@
 collection's word statistics and clustering without its texts held, the unanswerable pool without
 sorting the corpus. Each gives what the in-memory construction gives."""
 
+import json
 import random
 
 import bm25s
 import numpy as np
 import pytest
 
+from benchsmith.graphs.runtime.corpus_indexes import CorpusFile
+from benchsmith.stores.errors import InputError
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools import bm25 as bm25_module
 from benchsmith.tools import clustering
+from benchsmith.tools import dense_retrieval as dense_module
 from benchsmith.tools.bm25 import BM25Index, top_scored
 from benchsmith.tools.clustering import drop_near_identical, greedy_traversal_clusters
 from benchsmith.tools.corpus_clusters import cluster_collection, stored_vectors
 from benchsmith.tools.corpus_statistics import (WordPostings, compute_corpus_statistics, corpus_statistics,
                                                random_pair_similarity, sampled_pair_similarity)
+from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.loaders import iter_beir_corpus
 from benchsmith.words import english_stemmer
 from tests.embedders import HashingEmbedder
 
@@ -144,3 +150,35 @@ def test_clustering_a_collection_reads_texts_along_the_path(collection, monkeypa
     assert expected.dropped  # the near-identical pairs meet on the path
     assert stored.clusters == [[ids[row] for row in cluster] for cluster in expected.clusters]
     assert stored.dropped == [ids[row] for row in expected.dropped]
+
+
+def test_dense_search_blocks_over_the_matrix_and_breaks_ties_by_row(monkeypatch):
+    rng = np.random.default_rng(0)
+    vectors = np.round(rng.normal(size=(3000, 6)), 1).astype(np.float32)  # coarse values: many equal scores
+    queries = np.round(rng.normal(size=(40, 6)), 1).astype(np.float32)
+    index = DenseIndex([f"d{row}" for row in range(3000)], vectors)
+    scores = queries @ vectors.T
+    expected = {f"q{q}": [f"d{row}" for row in sorted(range(3000), key=lambda row: (-scores[q, row], row))[:30]]
+                for q in range(40)}
+    for block in (1 << 16, 500, 17):  # one block, several, blocks smaller than the depth
+        monkeypatch.setattr(dense_module, "DOCUMENT_BLOCK", block)
+        run = index.search([f"q{q}" for q in range(40)], queries, 30)
+        assert {query: list(ranking) for query, ranking in run.items()} == expected, block
+
+
+def test_a_corpus_file_reads_documents_when_asked(tmp_path):
+    path = tmp_path / "corpus.jsonl"
+    records = [{"_id": "a", "title": "A", "text": "first"}, {"_id": 7, "text": "no title"},
+               {"_id": "blank", "text": "  "}, {"_id": "a", "title": "again", "text": "second a"},
+               {"_id": "c", "title": None, "text": "third"}]
+    path.write_text("\ufeff" + "\n\n".join(json.dumps(record) for record in records) + "\n", encoding="utf-8")
+    corpus = CorpusFile(path)
+    expected = {}
+    for document in iter_beir_corpus(path):
+        expected.setdefault(document.id, (document.title, document.text))
+    assert dict(corpus.items()) == expected == {"a": ("A", "first"), "7": ("", "no title"), "c": ("", "third")}
+    assert "blank" not in corpus and len(corpus) == 3 and corpus["c"] == ("", "third")
+    assert corpus.duplicates.extra == {"a": 1}
+    path.write_text(json.dumps({"_id": "x", "text": " "}) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="the corpus has no documents"):
+        CorpusFile(path)

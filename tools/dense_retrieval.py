@@ -19,6 +19,7 @@ from benchsmith.stores.trec import Run
 from benchsmith.stores.vectors import VectorStore
 
 QUERY_BATCH = 256
+DOCUMENT_BLOCK = 1 << 16  # matrix rows scored at once: 64 MB of scores for a batch of queries
 
 
 class DenseIndex:
@@ -45,19 +46,42 @@ class DenseIndex:
 
     def search(self, query_ids: Sequence[str], query_vectors: np.ndarray, depth: int,
                on_progress: ProgressCallback | None = None) -> Run:
-        """Top ``depth`` documents per query by inner product, best first."""
+        """Top ``depth`` documents per query by inner product, best first (equal scores in index order)."""
         k = min(depth, len(self.doc_ids))
         run: Run = {}
         for start in range(0, len(query_ids), QUERY_BATCH):
-            scores = query_vectors[start : start + QUERY_BATCH] @ self.vectors.T
-            # argpartition then sort only the top k: O(n + k log k) per query instead of O(n log n).
-            top = np.argpartition(-scores, k - 1, axis=1)[:, :k] if k < scores.shape[1] else \
-                np.tile(np.arange(scores.shape[1]), (len(scores), 1))
-            top_scores = np.take_along_axis(scores, top, axis=1)
-            order = np.argsort(-top_scores, axis=1, kind="stable")
-            top, top_scores = np.take_along_axis(top, order, axis=1), np.take_along_axis(top_scores, order, axis=1)
-            for offset, (rows, row_scores) in enumerate(zip(top, top_scores)):
-                run[query_ids[start + offset]] = dict(zip(self.doc_ids[rows].tolist(), row_scores.astype(float).tolist()))
+            rows, scores = self._top(query_vectors[start : start + QUERY_BATCH], k)
+            for offset, (top, top_scores) in enumerate(zip(rows, scores)):
+                run[query_ids[start + offset]] = dict(zip(self.doc_ids[top].tolist(), top_scores.astype(float).tolist()))
             if on_progress is not None:
                 on_progress(min(start + QUERY_BATCH, len(query_ids)), len(query_ids))
         return run
+
+    def _top(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Rows and scores of each query's ``k`` best documents by (score descending, row), a block
+        of the matrix at a time: the scores held are (queries × block), not (queries × corpus),
+        and the result is the same whatever the block size."""
+        best_rows = np.empty((len(queries), 0), dtype=np.int64)
+        best_scores = np.empty((len(queries), 0), dtype=np.float32)
+        for block in range(0, len(self.vectors), DOCUMENT_BLOCK):
+            scores = queries @ self.vectors[block : block + DOCUMENT_BLOCK].T
+            rows = np.broadcast_to(np.arange(block, block + scores.shape[1]), scores.shape)
+            # The kept rows come before the block's and stay in row order, so ties go to the lower row.
+            rows, scores = np.concatenate([best_rows, rows], axis=1), np.concatenate([best_scores, scores], axis=1)
+            if scores.shape[1] > k:
+                keep = _first_k_best(scores, k)
+                rows, scores = rows[keep].reshape(len(queries), k), scores[keep].reshape(len(queries), k)
+            best_rows, best_scores = rows, scores
+        order = np.lexsort((best_rows, -best_scores), axis=1)
+        return np.take_along_axis(best_rows, order, axis=1), np.take_along_axis(best_scores, order, axis=1)
+
+
+def _first_k_best(scores: np.ndarray, k: int) -> np.ndarray:
+    """A mask of exactly ``k`` entries per row: those above the row's k-th largest score, then
+    the first (leftmost) of those equal to it. O(columns) per row: a partition, not a sort."""
+    columns = scores.shape[1]
+    kth = np.partition(scores, columns - k, axis=1)[:, columns - k, None]
+    above = scores > kth
+    ties = scores == kth
+    wanted = k - above.sum(axis=1, keepdims=True)
+    return above | (ties & (np.cumsum(ties, axis=1, dtype=np.int32) <= wanted))

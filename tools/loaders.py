@@ -21,9 +21,10 @@ import ast
 import fnmatch
 import json
 import sysconfig
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_jsonl
@@ -200,14 +201,28 @@ def notebook_to_text(raw: str) -> str:
 
 def iter_beir_corpus(path: Path) -> Iterator[Document]:
     """BEIR ``corpus.jsonl``: one ``{"_id", "title", "text"}`` object per line."""
-    for line_number, record in read_jsonl(path):
+    for _, document in beir_documents(read_jsonl(path), path):
+        yield document
+
+
+def beir_documents(records: Iterable[tuple[int, dict[str, Any]]], path: Path) -> Iterator[tuple[int, Document]]:
+    """``(row, document)`` of BEIR records given as ``(line number, record)``: row counts the
+    records (0-based), so a reader that notes rows (stores.jsonl.JsonlRows) can read one back.
+    A document of blank text is skipped; a record without ``_id`` or ``text`` is an InputError."""
+    for row, (line_number, record) in enumerate(records):
         doc_id, text = record.get("_id"), record.get("text")
         if not isinstance(doc_id, str | int) or doc_id == "":
             raise InputError(f"{path}:{line_number}: missing '_id'")
         if not isinstance(text, str):
             raise InputError(f"{path}:{line_number}: missing 'text' for document {doc_id!r}")
         if text.strip():
-            yield Document(id=str(doc_id), source=str(path), title=str(record.get("title") or ""), kind="beir", text=text)
+            yield row, beir_document(record, path)
+
+
+def beir_document(record: dict[str, Any], path: Path) -> Document:
+    """The document of a BEIR record that :func:`beir_documents` accepted."""
+    return Document(id=str(record["_id"]), source=str(path), title=str(record.get("title") or ""), kind="beir",
+                    text=record["text"])
 
 
 def iter_stdlib_documents() -> Iterator[Document | SkippedFile]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Collection, Iterator, Mapping
+from array import array
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +17,14 @@ from benchsmith.stores.beir import Benchmark, load_benchmark
 from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.integrity import DuplicateIds, IdProblem
+from benchsmith.stores.jsonl import JsonlRows
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.bm25 import BM25Index
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
 from benchsmith.tools.indexing import DEFAULT_BATCH_SIZE, IndexItem, embed_into
-from benchsmith.tools.loaders import iter_beir_corpus
+from benchsmith.tools.loaders import beir_document, beir_documents
 
 COLLECTION_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]+")
 
@@ -49,29 +51,53 @@ def _load_benchmark(spec: str, workspace_root: str, split: str, corpus: str | No
     return load_benchmark(spec, Workspace.resolve(workspace_root), split, Path(corpus) if corpus else None)
 
 
+class CorpusFile(Mapping[str, tuple[str, str]]):
+    """``{doc id: (title, text)}`` of a BEIR ``corpus.jsonl``, each read from the file when asked
+    for: one pass checks the file and notes each document's row, so a million documents cost
+    their ids, not their texts. Of documents sharing an id, the first (``duplicates`` the rest)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._rows = JsonlRows(path)
+        self._row_of: dict[str, int] = {}
+        self.duplicates = DuplicateIds(str(path))
+        for row, document in beir_documents(self._rows, path):
+            if document.id in self._row_of:
+                self.duplicates.add(document.id)  # the first document of an id is kept
+            else:
+                self._row_of[document.id] = row
+        if not self._row_of:
+            raise InputError(f"{path}: the corpus has no documents")
+
+    def __getitem__(self, doc_id: str) -> tuple[str, str]:
+        document = beir_document(self._rows.record(self._row_of[doc_id]), self.path)
+        return document.title, document.text
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._row_of
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._row_of)
+
+    def __len__(self) -> int:
+        return len(self._row_of)
+
+
 @functools.lru_cache(maxsize=2)
-def _corpus(path: Path, modified: float) -> tuple[dict[str, tuple[str, str]], DuplicateIds]:
-    corpus: dict[str, tuple[str, str]] = {}
-    duplicates = DuplicateIds(str(path))
-    for document in iter_beir_corpus(path):
-        if document.id in corpus:
-            duplicates.add(document.id)  # the first document of an id is kept
-        else:
-            corpus[document.id] = (document.title, document.text)
-    if not corpus:
-        raise InputError(f"{path}: the corpus has no documents")
-    return corpus, duplicates
+def _corpus(path: Path, modified: float) -> CorpusFile:
+    return CorpusFile(path)
 
 
-def corpus_documents(benchmark: Benchmark) -> dict[str, tuple[str, str]]:
-    """``{doc id: (title, text)}`` of the benchmark's corpus, read once per file version; of
-    documents sharing an id, the first (see :func:`corpus_duplicates`)."""
-    return _corpus(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime)[0]
+def corpus_documents(benchmark: Benchmark) -> Mapping[str, tuple[str, str]]:
+    """``{doc id: (title, text)}`` of the benchmark's corpus, checked once per file version and
+    read from the file when asked for; of documents sharing an id, the first (see
+    :func:`corpus_duplicates`)."""
+    return _corpus(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime)
 
 
 def corpus_duplicates(benchmark: Benchmark) -> IdProblem | None:
     """Document ids the corpus names more than once, if any."""
-    duplicates = _corpus(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime)[1]
+    duplicates = _corpus(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime).duplicates
     return duplicates.problem("document ids", "the first document of each id is kept, the later ones are ignored")
 
 
@@ -98,8 +124,8 @@ class DocumentTexts(Mapping[str, str]):
 
 @functools.lru_cache(maxsize=2)
 def _bm25(path: Path, modified: float) -> BM25Index:
-    corpus = _corpus(path, modified)[0]
-    return BM25Index(list(corpus), [document_text(title, text) for title, text in corpus.values()])
+    corpus = _corpus(path, modified)
+    return BM25Index.from_stream((doc_id, document_text(title, text)) for doc_id, (title, text) in corpus.items())
 
 
 def bm25_index(benchmark: Benchmark) -> BM25Index:
@@ -121,11 +147,25 @@ def dense_index(workspace: Workspace, chroma_host: str | None, benchmark: Benchm
             if index is None:
                 name = COLLECTION_UNSAFE.sub("-", f"eval-{key[0]}-{embedder.name}")[:60].strip("-_")
                 store = VectorStore(client, name, ChromaEmbeddingFunction(embedder), embedder.name)
-                items = [IndexItem(doc_id, document_text(title, text)) for doc_id, (title, text) in documents.items()]
-                embed_into(store, items, embedder, DEFAULT_BATCH_SIZE, progress_reporter("embed corpus"))
+                lengths = array("q", (len(document_text(*document)) for document in documents.values()))
+                embed_into(store, _IndexItems(documents), embedder, DEFAULT_BATCH_SIZE,
+                           progress_reporter("embed corpus"), text_lengths=lengths)
                 index = DenseIndex.from_store(store)
             _dense_indexes[key] = index
         return _dense_indexes[key]
+
+
+class _IndexItems(Sequence[IndexItem]):
+    """The corpus's documents as index items by position, each read when a batch asks for it."""
+
+    def __init__(self, documents: Mapping[str, tuple[str, str]]):
+        self.documents, self.ids = documents, list(documents)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, position: int) -> IndexItem:  # type: ignore[override]
+        return IndexItem(self.ids[position], document_text(*self.documents[self.ids[position]]))
 
 
 def _source_index(client: Any, benchmark: Benchmark, embedder: Embedder, doc_ids: Collection[str]) -> DenseIndex | None:
