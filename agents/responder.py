@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from benchsmith.agents.models import Agent, Message, delimited
 from benchsmith.agents.questioner import conversation_so_far
 from benchsmith.agents.text import (PassageStatistics, WordStatistics, inverse_document_frequency, is_complete,
-                                    join_sentences, plain_text, sentences, units)
+                                    documented_sentences, join_sentences, plain_text, units)
 from benchsmith.words import content_words, stems
 
 RESPONDER_SYSTEM_PROMPT = """You are a deployed documentation assistant answering a user.
@@ -50,17 +50,21 @@ class Responder(Agent[GeneratedAnswer]):
         answers with its first unit."""
         statistics = corpus_stats or PassageStatistics([gold["text"]])
         wanted = set(content_words(question))
-        found = sentences(gold["text"])
+        found = documented_sentences(gold["text"])
         # Whole sentences; headings and labels ("Ferry crossings") only when the passage has nothing else.
-        candidates = [plain_text(sentence) for sentence in ([s for s in found if is_complete(s)] or found)]
+        documented = [(plain_text(sentence), subject) for sentence, subject in
+                      ([(s, subject) for s, subject in found if is_complete(s)] or found)]
+        candidates = [sentence for sentence, _ in documented]
         if not candidates:
             first = next((unit.text for unit in units(gold["text"])), gold["text"])
             return GeneratedAnswer(answer=first.strip())
-        # Words match by stem: "What does it return?" finds "It returns a str."
+        # Words match by stem: "What does it return?" finds "It returns a str." A sentence also
+        # matches the name its signature line documents: "isgeneratorfunction" finds the entry's
+        # "Return true if the object is a user-defined generator function."
         wanted_stems = dict(zip(stems(wanted), wanted))
         weight = {i: sum(inverse_document_frequency(statistics, wanted_stems[stem])
-                         for stem in set(wanted_stems) & set(stems(content_words(text))))
-                  for i, text in enumerate(candidates)}
+                         for stem in set(wanted_stems) & set(stems(content_words(f"{subject} {text}"))))
+                  for i, (text, subject) in enumerate(documented)}
         ranked = sorted(range(len(candidates)), key=lambda i: (-weight[i], i))
         # Sentences that answer, not ones that merely share a word: at least half the best match.
         best = weight[ranked[0]]

@@ -215,6 +215,23 @@ def sentences(text: str) -> list[str]:
     return [sentence for unit in units(text) if unit.kind in ("prose", "item") for sentence in split_sentences(unit.text)]
 
 
+def documented_sentences(text: str) -> list[tuple[str, str]]:
+    """Each sentence of :func:`sentences` with the signature line it documents ("" before any).
+
+    In an API reference the sentences under ``inspect.isgeneratorfunction(obj)`` are about that
+    function though few of them name it ("Return true if the object is a user-defined generator
+    function."); a chunk often holds several such entries, so what a sentence is about is its
+    entry's signature."""
+    documented: list[tuple[str, str]] = []
+    subject = ""
+    for unit in units(text):
+        if unit.kind == "code" and "\n" not in unit.text and SIGNATURE.match(unit.text):
+            subject = unit.text.strip()
+        elif unit.kind in ("prose", "item"):
+            documented.extend((sentence, subject) for sentence in split_sentences(unit.text))
+    return documented
+
+
 def join_sentences(chosen: Iterable[str]) -> str:
     """Sentences as one text that splits back into exactly them: a space where the next one
     visibly starts a sentence, a paragraph break where it would not."""

@@ -154,6 +154,25 @@ def test_responder_matches_words_by_stem():
         "It returns a str for every input."
 
 
+def test_responder_answers_about_the_entry_whose_signature_names_the_asked_function():
+    """A chunk of an API reference holds several entries; the one asked about is named by its
+    signature line only (seen on the stdlib demo: "a short summary of isgeneratorfunction" was
+    answered with the chunk's first entry, isdatadescriptor)."""
+    gold = {"title": "inspect › isdatadescriptor", "text": (
+        "inspect.isdatadescriptor(object)\nReturn true if the object is a data descriptor.\n\n"
+        "Data descriptors have a __set__ or a __delete__ attribute.\n\n"
+        "inspect.isfunction(object)\nReturn true if the object is a user-defined function.\n\n"
+        "inspect.isgeneratorfunction(obj)\nReturn true if the object is a user-defined generator function.")}
+    responder = Responder()
+    assert responder.baseline(gold=gold, question="Could you give me a short summary of isgeneratorfunction?").answer \
+        == "Return true if the object is a user-defined generator function."
+    assert responder.baseline(gold=gold, question="What is isfunction good for?").answer \
+        == "Return true if the object is a user-defined function."
+    # A question in the entries' own words still finds them by those words.
+    assert "Data descriptors have a set or a delete attribute." in \
+        responder.baseline(gold=gold, question="What do data descriptors have?").answer
+
+
 def test_join_sentences_splits_back_into_the_same_sentences():
     chosen = ["First one ends here.", "lower-case start follows.", "Heading without stop", "Last one."]
     text = join_sentences(chosen)
