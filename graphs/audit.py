@@ -47,7 +47,7 @@ from typing_extensions import TypedDict
 from benchsmith.agents import label_judges
 from benchsmith.agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJudge, QualityJudge
 from benchsmith.agents.models import ModelSeam
-from benchsmith.agents.text import PassageStatistics
+from benchsmith.agents.text import WordStatistics
 from benchsmith.evals import audit_verdicts, label_checks
 from benchsmith.evals.audit_report import audit_report_files
 from benchsmith.evals.audit_verdicts import NOISE_SCORE
@@ -71,6 +71,7 @@ from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.work_items import WorkItems
 from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.corpus_statistics import exact_word_statistics
 from benchsmith.tools.discriminability import arrange_pool, balanced_gold_slots, hard_negatives, rotated
 from benchsmith.tools.query_building import HistoryMode, build_query
 
@@ -444,24 +445,24 @@ def pooled_chunks(rankings: list[list[str]]) -> list[str]:
     return list(pooled)
 
 
-_statistics_cache: dict[tuple[str, float], PassageStatistics] = {}
+_statistics_cache: dict[tuple[str, float], WordStatistics] = {}
 _statistics_lock = threading.Lock()
 
 
-def corpus_statistics(benchmark: Benchmark) -> PassageStatistics:
+def corpus_statistics(benchmark: Benchmark) -> WordStatistics:
     """The corpus's word statistics, which the offline pool judge weighs the question's terms by
     (the last corpus's, per file version)."""
     key = (str(benchmark.corpus_path), benchmark.corpus_path.stat().st_mtime)
     with _statistics_lock:
         if key not in _statistics_cache:
             _statistics_cache.clear()
-            _statistics_cache[key] = PassageStatistics(document_text(*document)
-                                                       for document in corpus_documents(benchmark).values())
+            _statistics_cache[key] = exact_word_statistics(document_text(*document)
+                                                           for document in corpus_documents(benchmark).values())
         return _statistics_cache[key]
 
 
 def _label_verdict(seam: ModelSeam, label: str, query: BenchmarkQuery, chunks: list[str],
-                   documents: dict[str, tuple[str, str]], statistics: Callable[[], PassageStatistics],
+                   documents: dict[str, tuple[str, str]], statistics: Callable[[], WordStatistics],
                    pool: list[str]) -> dict[str, Any]:
     """One judge's verdict on one labelled turn (agents/label_judges.py)."""
     texts = [documents[chunk] for chunk in chunks]

@@ -9,6 +9,7 @@ import bm25s
 import numpy as np
 import pytest
 
+from benchsmith.agents.text import PassageStatistics
 from benchsmith.graphs.runtime.corpus_indexes import CorpusFile
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.vectors import VectorStore, open_client
@@ -20,7 +21,7 @@ from benchsmith.tools.bm25 import BM25Index, top_scored
 from benchsmith.tools.clustering import drop_near_identical, greedy_traversal_clusters
 from benchsmith.tools.corpus_clusters import cluster_collection, stored_vectors
 from benchsmith.tools.corpus_statistics import (WordPostings, compute_corpus_statistics, corpus_statistics,
-                                               random_pair_similarity, sampled_pair_similarity)
+                                               exact_word_statistics, random_pair_similarity, sampled_pair_similarity)
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.tools.loaders import iter_beir_corpus
@@ -182,3 +183,16 @@ def test_a_corpus_file_reads_documents_when_asked(tmp_path):
     path.write_text(json.dumps({"_id": "x", "text": " "}) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match="the corpus has no documents"):
         CorpusFile(path)
+
+
+def test_exact_word_statistics_count_as_passage_statistics_do():
+    rng = random.Random(6)
+    texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 12))) for _ in range(200)]
+    exact, reference = exact_word_statistics(iter(texts)), PassageStatistics(texts)
+    assert exact.chunks == reference.chunks == 200
+    for word in [*WORDS, "Retrieval", "absent"]:
+        assert exact.document_frequency(word) == reference.document_frequency(word), word
+    for size in (0, 1, 2, 3, 4):
+        for _ in range(25):
+            wanted = rng.sample([*WORDS, "absent"], size)
+            assert exact.chunks_with_all(wanted) == reference.chunks_with_all(wanted), wanted

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -86,6 +86,13 @@ class WordPostings:
                    pairs: int = RANDOM_PAIRS, seed: int = PAIR_SEED) -> CorpusStatistics:
         """The statistics, the chunk at stream position p being chunk ``numbers[p]``; ``rows_of``
         reads the vectors of chunk numbers (only the sampled pairs' are read)."""
+        statistics = self.word_statistics(collection, numbers, posting_cap)
+        statistics.similarity = sampled_pair_similarity(self.count, rows_of, pairs, seed)
+        statistics.fingerprint = fingerprint(ids)
+        return statistics
+
+    def word_statistics(self, collection: str, numbers: np.ndarray, posting_cap: int) -> CorpusStatistics:
+        """Frequencies and postings alone (no similarity baseline), chunks numbered as in :meth:`statistics`."""
         vocabulary = sorted(self.word_numbers)
         rank = np.empty(len(vocabulary), dtype=np.int64)
         rank[[self.word_numbers[word] for word in vocabulary]] = np.arange(len(vocabulary))
@@ -99,9 +106,17 @@ class WordPostings:
         offsets[1:] = np.cumsum(np.bincount(word[posted], minlength=len(vocabulary)))
         return CorpusStatistics(collection=collection, chunks=self.count, vocabulary=vocabulary,
                                 document_frequencies=frequencies, posting_offsets=offsets,
-                                postings=(keys % max(1, self.count)).astype(np.int32), posting_cap=posting_cap,
-                                similarity=sampled_pair_similarity(self.count, rows_of, pairs, seed),
-                                fingerprint=fingerprint(ids))
+                                postings=(keys % max(1, self.count)).astype(np.int32), posting_cap=posting_cap)
+
+
+def exact_word_statistics(texts: Iterable[str]) -> CorpusStatistics:
+    """Word statistics of a stream of texts with every word posted, so counts are exact: what
+    agents.text.PassageStatistics gives (a set of words per text, a scan per count), in int32
+    arrays a million texts can afford."""
+    postings = WordPostings()
+    for text in texts:
+        postings.add(text)
+    return postings.word_statistics("", np.arange(postings.count), posting_cap=max(1, postings.count))
 
 
 def fingerprint(ids: list[str]) -> str:
