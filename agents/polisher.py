@@ -51,6 +51,8 @@ def refer_back(question: str, subject: str | None, previous_subject: str | None)
     """The subject replaced by a pronoun when it is the previous question's subject."""
     if not subject or not previous_subject or subject.lower() != previous_subject.lower():
         return question
+    if not question.rstrip().endswith("?"):
+        return question  # a keyword query ("json.dumps usage example"): nobody types "it usage example"
     named = re.escape(subject)
     attribute = re.fullmatch(rf"(?:In [^,]+, )?what (?:is|are|was|were) the (?P<attribute>.+?) of {named}\?",
                              question, re.IGNORECASE)

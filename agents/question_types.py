@@ -72,9 +72,9 @@ def comparable(focus: str) -> bool:
 # The offline questioner's wording of each type: {focus} is what the question is about, {bare} the
 # focus without its article, {other} the second thing of a comparison; the rest is the type's frame.
 TYPED_WORDINGS = {
-    "explanation": "Can you explain how {focus} works?",
+    "explanation": "Can you explain how {focus} {works}?",
     "how-to": "How do I use {focus} in practice?",
-    "yes/no": "Is there a way to change how {focus} behaves?",
+    "yes/no": "Is there a way to change how {focus} {behaves}?",
     "comparison": "How does {focus} compare with {other}?",
     "summary": "Could you give me a short summary of {focus}?",
     "keyword": "{bare} usage example",
@@ -106,7 +106,26 @@ def typed_wording(question: str, focus: str | None, question_type: str | None, o
         return None
     bare = re.sub(r"^(the|a|an)\s+", "", focus, flags=re.IGNORECASE)
     template = TYPED_WORDINGS.get(question_type)
-    return template.format(focus=focus, bare=bare, other=other) if template else None
+    if template is None:
+        return None
+    plural = is_plural(focus)  # "how the hashable items work", "how json.dumps works"
+    return template.format(focus=focus, bare=bare, other=other, works="work" if plural else "works",
+                           behaves="behave" if plural else "behaves")
+
+
+def is_plural(focus: str) -> bool:
+    """A noun phrase whose last word is a plural of common words ("the hashable items"); a code
+    name never is ("os.fsencode", "NEWS")."""
+    last = focus.split()[-1]
+    return len(focus.split()) > 1 and last.isalpha() and last.islower() and last.endswith("s") \
+        and not last.endswith(("ss", "us", "is"))
+
+
+def same_comparison(question: str, asked: set[str]) -> bool:
+    """A comparison already asked, in either order ("How does b64decode compare with b64encode?"
+    after "How does b64encode compare with b64decode?")."""
+    found = re.match(r"^How does (?P<first>.+) compare with (?P<second>.+)\?$", question)
+    return bool(found) and TYPED_WORDINGS["comparison"].format(focus=found["second"], other=found["first"]) in asked
 
 
 def question_type_of(question: str) -> str:

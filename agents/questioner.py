@@ -18,12 +18,14 @@ from pydantic import BaseModel, Field
 
 from benchsmith.agents.models import Agent, Message, delimited
 from benchsmith.agents.question_types import (QUESTION_TYPE_GUIDANCE, comparable, distinct_things, focus_of,
+                                             same_comparison,
                                              question_type_of, typed_wording)
 from benchsmith.agents.sentence_questions import (IMPERATIVES, KNOWN_VERBS, MIN_QUESTION_CONTENT_WORDS, Ask,
                                                   document_name, documented_topic, page_title, question_about,
-                                                  signature_name, user_phrasings, verb_base, USER_VERBS)
-from benchsmith.agents.text import (SIGNATURE, PassageStatistics, WordStatistics, estimated_overlap,
-                                    inverse_document_frequency, is_complete, is_informative, plain_text, split_sentences, units)
+                                                  PARTICIPLES, signature_name, user_phrasings, verb_base, USER_VERBS)
+from benchsmith.agents.text import (SIGNATURE, PassageStatistics, WordStatistics, documented_sentences,
+                                    estimated_overlap, inverse_document_frequency, is_complete, is_informative,
+                                    plain_text, split_sentences, units)
 from benchsmith.history import exchanges, render_history
 from benchsmith.words import content_words, words
 
@@ -48,6 +50,8 @@ SWITCH_GUIDANCE = {
 }
 RELATED_PASSAGE_CHARS = 400
 CODE_NAME = re.compile(r"[._]\w|\w\(|[a-z][A-Z]")  # json.dumps, ensure_ascii, open(), getNode
+CONTRACTION = re.compile(r"\w[’']t$")  # aren't, doesn't
+NEGATION_WORDS = frozenset({"not", "no", "never", "cannot"})
 # Names in code, commands and tables: --flags, dotted names, snake_case identifiers.
 NAME_IN_CODE = re.compile(r"(?<![\w./-])(--[a-z][\w-]+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|[a-z]+_[a-z_]\w*)")
 # A question whose key terms all occur in this many chunks could be about any of them.
@@ -148,9 +152,12 @@ class Questioner(Agent[GeneratedQuestion]):
             focuses = list(dict.fromkeys(focus for c in ranked if (focus := focus_of(c.ask))))
             for candidate in fresh:
                 focus = focus_of(candidate.ask)
-                other = next((f for f in focuses if focus and distinct_things(focus, f) and comparable(f)), None)
+                if focus and not specific(focus, statistics):
+                    continue  # "How do I use the result in practice?": which result?
+                other = next((f for f in focuses if focus and distinct_things(focus, f) and comparable(f)
+                              and specific(f, statistics)), None)
                 typed = typed_wording(candidate.ask.question, focus, question_type, other)
-                if typed and typed not in asked:
+                if typed and typed not in asked and not same_comparison(typed, asked):
                     return BaselineQuestion(question=typed, rewrite=self_contained(typed, gold.get("title", "")),
                                             subject=candidate.ask.subject, question_type=question_type)
         for candidate in fresh:
@@ -245,6 +252,13 @@ def _documented_here(name: str, text: str) -> bool:
         if unit.kind == "code" and not ("\n" not in unit.text and SIGNATURE.match(unit.text)):
             read = read.replace(unit.text, "")
     prose = "\n".join(unit.text for unit in units(read) if unit.kind in ("prose", "item", "table"))
+    entries = [(sentence, subject) for sentence, subject in documented_sentences(text)
+               if re.search(rf"(?<![\w]){re.escape(name)}\b", subject)]
+    signed = any(SIGNATURE.match(line) and re.search(rf"(?<![\w]){re.escape(name)}\b", line)
+                 for line in text.splitlines())
+    if signed and not any(is_complete(sentence) for sentence, _ in entries) and \
+            len(re.findall(rf"(?<![\w.]){re.escape(name)}(?![\w])", prose)) < 2:
+        return False  # a signature the chunk cut off before any sentence about it ("wave.Wave_write" then its end)
     # a signature "name(...)", an entry "name: ..." / "name -- ...", or a dotted name alone on its line
     opens_line = re.search(rf"(?m)^[\s*•-]*(?:[\w.]*\.)?{re.escape(name)}(?:\(|\s*(?::|--|—|–|=)\s|\s*$)", read)
     return bool(opens_line) or len(re.findall(rf"(?<![\w.]){re.escape(name)}(?![\w])", prose)) >= 2
@@ -288,7 +302,8 @@ PHRASE_EDGE_WORDS = frozenset(
     "however therefore thus hence unless until upon within without via per onto over under above below between "
     "among through during including involved using used given based otherwise nothing something anything "
     "everything twice once again one two three four five six seven now also then here there just instead "
-    "different various certain given specified new old optional following above "
+    "different various certain given specified new old optional following above available possible necessary "
+    "required supported "
     "eight nine ten twelve twenty hundred thousand".split())
 
 
@@ -299,21 +314,28 @@ def key_phrase_question(sentence: str, title: str, statistics: WordStatistics,
     label?"."""
     runs: list[list[str]] = [[]]
     followers: list[str] = [""]  # the word after each run (a determiner there makes its last word a verb)
+    negated = [False]  # a run after "not" or "aren't": "(filenames that) aren't regular files" names no thing
     for token in sentence.split():
         core = token.strip(".,;:!?\"'()[]“”‘’")
         balanced = core.count("(") == core.count(")") and core.count("[") == core.count("]")
         if token.startswith(("(", "[", "\"", "'", "“", "‘")):
             runs.append([])  # a parenthesis or a quotation starts a new phrase
             followers.append("")
-        usable = bool(core) and balanced and bool(content_words(core)) and core.lower() not in PHRASE_EDGE_WORDS
+            negated.append(False)
+        negation = core.lower() in NEGATION_WORDS or bool(CONTRACTION.search(core))
+        usable = bool(core) and balanced and bool(content_words(core)) and core.lower() not in PHRASE_EDGE_WORDS \
+            and not negation
         if usable:
             runs[-1].append(core)
         if not usable or token.endswith((",", ";", ":", ".", ")", "]", "\"", "'", "”", "’")):
             followers[-1] = "." if usable else core.lower()
             runs.append([])
             followers.append("")
+            negated.append(negation)
     best: tuple[float, list[str]] | None = None
-    for run, follower in zip(runs, followers):
+    for run, follower, after_negation in zip(runs, followers, negated):
+        if after_negation:
+            continue
         for start in range(len(run)):
             phrase = run[start:]  # a thing's name ends where its run ends ("the reminder label after ...")
             if len(phrase) > 4 or phrase[0].lower() in PHRASE_EDGE_WORDS | IMPERATIVES | VERB_BASES \
@@ -352,6 +374,17 @@ def key_phrase_question(sentence: str, title: str, statistics: WordStatistics,
     return Ask(question, phrase if code_like else None, tuple(content_words(phrase)))
 
 
+def specific(focus: str, statistics: WordStatistics) -> bool:
+    """A thing a typed question can name on its own: a code name, or words as rare as a key phrase's
+    must be ("the hashable items"), not ones every page uses ("the result", "the top level")."""
+    if CODE_NAME.search(focus):
+        return True
+    meaning = content_words(focus)
+    rarest_possible = math.log(statistics.chunks + 1) + 1.0  # the IDF of a word no chunk holds
+    return bool(meaning) and sum(inverse_document_frequency(statistics, word) for word in meaning) / len(meaning) \
+        >= MIN_PHRASE_RARITY * rarest_possible
+
+
 def _noun_phrase(phrase: list[str], follower: str) -> bool:
     """Words that read as a thing, not as a clause: no word but the last is a plural or a verb
     ("stale issues receive", "offline machines read wheels" are clauses), none is a participle
@@ -365,6 +398,8 @@ def _noun_phrase(phrase: list[str], follower: str) -> bool:
         return False  # "now covered", "the buffer's worth", "de/encodes"
     if len({word.lower() for word in phrase}) < len(phrase):
         return False  # "a log message of level *level*": "level level" is no name
+    if phrase[-1].lower() in PARTICIPLES:
+        return False  # "(the compression type) set (by ...)"
     if phrase[-1].endswith("s") and follower in DETERMINERS_AFTER_VERB:
         return False
     # "the binary data consists (of)", "the codec encodes (from)": a singular noun, then a verb

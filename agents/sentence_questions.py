@@ -76,6 +76,7 @@ DOC_EXTENSIONS = (".md", ".rst", ".txt", ".html", ".htm", ".ipynb", ".pdf", ".ma
 # "name -- description" or "name: description", as docstrings list parameters (a code-like name only).
 DEFINITION = re.compile(r"^(?P<name>[a-z_][\w.]*(\(\))?|[A-Za-z_]\w*[._]\w[\w.]*(\(\))?)\s*(--|:|—|–)\s+\S")
 QUANTIFIERS = frozenset({"every", "each", "all", "any", "no", "some", "many", "most"})
+NEGATIONS = frozenset({"no", "none", "nothing", "neither", "nor"})
 PAST_TENSE = frozenset("took made gave ran wrote went came said found kept left saw told thought brought built sent "
                        "spent stood got did had became began chose drew grew knew lost meant paid read rose "
                        "sold shut spoke wore won".split())
@@ -211,6 +212,8 @@ def _valid_subject(tokens: list[_Token]) -> bool:
            or token.lower in PREPOSITIONS and token.lower != "of"
            or (token.lower in KNOWN_VERBS and token.text.islower()) for token in tokens[1:]):
         return False
+    if tokens[0].lower in NEGATIONS:
+        return False  # "no such check (takes place)": a negation names nothing to ask about
     if tokens[0].lower in NOT_SUBJECTS or tokens[0].lower in PERSONAL_PRONOUNS or tokens[0].lower in PRONOUNS \
             and len(tokens) == 1 or tokens[-1].lower in PREPOSITIONS:
         return False

@@ -208,6 +208,13 @@ def test_polisher_uses_pronouns_and_ellipsis(question, subject, expected):
     assert review_polish(question, polished, [question]).accepted
 
 
+def test_polisher_leaves_a_keyword_query_about_the_previous_subject_as_typed():
+    """Seen on the stdlib demo: "it usage example"."""
+    polisher = Polisher()
+    assert polisher.baseline(question="BufferedProtocol usage example", subject="BufferedProtocol",
+                             previous_subject="BufferedProtocol").question == "BufferedProtocol usage example"
+
+
 def test_polisher_leaves_a_question_about_another_subject_alone_but_drops_a_known_document():
     question = "In tides, how is the gauge read?"
     assert Polisher().baseline(question=question, subject="the gauge", previous_subject="the ferry").question == question
