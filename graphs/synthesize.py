@@ -74,7 +74,7 @@ from benchsmith.evals.question_form import question_form
 from benchsmith.evals.turn_labels import label_counts
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
-from benchsmith.graphs.runtime.inline import InlineGraph
+from benchsmith.graphs.runtime.inline import InlineGraph, once_per_run
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, run_items, run_seam, workspace_of
 from benchsmith.stores.benchmark_files import benchmark_records, canonicalize, held_out_ids, write_beir
@@ -166,14 +166,15 @@ class ConversationState(ConversationInput, ConversationOutput, total=False):
 
 
 # ---------------------------------------------------------------------------------------
-# Shared resources, opened once per process.
+# Shared resources, opened once per process; a conversation run in line looks each up once
+# (graphs/runtime/inline.once_per_run), not at every node.
 
 def _context(runtime: Runtime[SynthesisContext]) -> SynthesisContext:
     return runtime.context or SynthesisContext()
 
 
 def _workspace(runtime: Runtime[SynthesisContext]) -> Workspace:
-    return workspace_of(_context(runtime))
+    return once_per_run("workspace", lambda: workspace_of(_context(runtime)))
 
 
 @functools.lru_cache(maxsize=8)
@@ -183,12 +184,13 @@ def _store(workspace_root: str, collection: str, chroma_host: str | None) -> Vec
 
 
 def _vector_store(runtime: Runtime[SynthesisContext], collection: str) -> VectorStore:
-    return _store(str(_workspace(runtime).root), collection, _context(runtime).chroma_host)
+    return once_per_run(("vector store", collection),
+                        lambda: _store(str(_workspace(runtime).root), collection, _context(runtime).chroma_host))
 
 
 def _seam(runtime: Runtime[SynthesisContext], run_id: str | None) -> ModelSeam:
-    context = _context(runtime)
-    return run_seam(_workspace(runtime), run_id or STANDALONE_RUN_ID, context.llm, context)
+    context, run_id = _context(runtime), run_id or STANDALONE_RUN_ID
+    return once_per_run(("seam", run_id), lambda: run_seam(_workspace(runtime), run_id, context.llm, context))
 
 
 @functools.lru_cache(maxsize=8)
@@ -199,6 +201,10 @@ def _load_clustering(workspace_root: str, collection: str, size: int, neighbours
 
 
 def _clustering(runtime: Runtime[SynthesisContext], collection: str) -> StoredClustering:
+    return once_per_run(("clustering", collection), lambda: _current_clustering(runtime, collection))
+
+
+def _current_clustering(runtime: Runtime[SynthesisContext], collection: str) -> StoredClustering:
     context = _context(runtime)
     workspace = _workspace(runtime)
     parameters = (collection, context.cluster_size, context.neighbours, context.seed)
@@ -251,7 +257,7 @@ def _embeddings(runtime: Runtime[SynthesisContext], collection: str, ids: list[s
 def _cached(cache: BoundedCache, runtime: Runtime[SynthesisContext], collection: str, ids: list[str],
             fetch: Any) -> dict[str, Any]:
     """``{chunk id: value}`` from ``cache``, the ids it lacks fetched from the collection's store at once."""
-    scope = (str(workspace_of(_context(runtime)).root), collection)
+    scope = (str(_workspace(runtime).root), collection)
 
     def fetch_missing(keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], Any]:
         fetched = fetch(_vector_store(runtime, collection), [key[2] for key in keys])
@@ -270,6 +276,10 @@ def _load_corpus_stats(workspace_root: str, collection: str, modified: float) ->
 def _corpus_stats(runtime: Runtime[SynthesisContext], collection: str) -> CorpusStatistics:
     """The collection's word and similarity statistics; computed here when no run planned them
     (a conversation run on its own)."""
+    return once_per_run(("corpus statistics", collection), lambda: _current_corpus_stats(runtime, collection))
+
+
+def _current_corpus_stats(runtime: Runtime[SynthesisContext], collection: str) -> CorpusStatistics:
     workspace = _workspace(runtime)
     path = corpus_stats_path(workspace, collection)
     with _statistics_lock:

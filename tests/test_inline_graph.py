@@ -12,7 +12,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 from typing_extensions import TypedDict
 
-from benchsmith.graphs.runtime.inline import InlineGraph
+from benchsmith.graphs.runtime.inline import InlineGraph, once_per_run
 from benchsmith.graphs.runtime.resources import register_model
 from benchsmith.graphs.synthesize import SynthesisContext, conversation_builder
 from benchsmith.stores.errors import InputError
@@ -63,10 +63,11 @@ class Counting(TypedDict, total=False):
     seen: Annotated[list[str], operator.add]
 
 
-def looping_graph() -> StateGraph:
-    def step(state: Counting) -> dict:
-        return {"count": state.get("count", 0) + 1, "seen": [f"step{state.get('count', 0)}"]}
+def counting_step(state: Counting) -> dict:
+    return {"count": state.get("count", 0) + 1, "seen": [f"step{state.get('count', 0)}"]}
 
+
+def looping_graph(step=counting_step) -> StateGraph:
     def check(state: Counting) -> Command:
         return Command(goto=END if state["count"] >= 3 else "step", update={"seen": ["check"]})
 
@@ -82,6 +83,24 @@ def test_reducers_loops_and_commands_as_langgraph():
     builder = looping_graph()
     assert InlineGraph(builder).invoke({}) == builder.compile().invoke({}) == {
         "count": 3, "seen": ["step0", "check", "step1", "check", "step2", "check"]}
+
+
+def test_a_lookup_is_made_once_per_run_in_line_and_at_every_node_under_langgraph():
+    made: list[int] = []
+
+    def look_up() -> int:
+        made.append(len(made))
+        return made[-1]
+
+    def step(state: Counting) -> dict:
+        return {"count": state.get("count", 0) + 1, "seen": [f"lookup {once_per_run('thing', look_up)}"]}
+
+    builder = looping_graph(step)
+    inline = InlineGraph(builder)
+    assert inline.invoke({})["seen"][::2] == ["lookup 0"] * 3  # one lookup for the run's three steps
+    assert inline.invoke({})["seen"][::2] == ["lookup 1"] * 3  # a new run looks again
+    assert builder.compile().invoke({})["seen"][::2] == ["lookup 2", "lookup 3", "lookup 4"]
+    assert once_per_run("thing", look_up) == 5
 
 
 def test_an_update_to_a_key_the_state_lacks_is_refused():

@@ -18,13 +18,20 @@ LangGraph's.
 
 Not here, by design: per-node retry policies, caching, interrupts, checkpoints and per-node
 tracing callbacks; the nodes see ``runtime.context`` and nothing else of the runtime.
+
+A run in line is also one unit of work: :func:`once_per_run` lets the nodes look up what stays put
+while the graph runs (the workspace, the model seam, a collection's clustering) once per run
+instead of at every node. Each lookup checks its file, folder or settings again (a stat, the working
+directory, a settings object built and hashed): at every node that was a tenth of synthesis's
+instructions per model call, in system calls that each hand the interpreter to another thread.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
-from typing import Any, get_type_hints
+from collections.abc import Callable, Hashable
+from contextvars import ContextVar
+from typing import Any, TypeVar, get_type_hints
 
 from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.constants import END, START
@@ -35,6 +42,22 @@ from langgraph.types import Command
 
 # As LangGraph's own default: a loop that never reaches END stops instead of spinning.
 STEP_LIMIT = 10_000
+
+T = TypeVar("T")
+# What the nodes of the run in line in progress (in this thread) looked up; None outside such a run.
+_run_memo: ContextVar[dict[Hashable, Any] | None] = ContextVar("inline_run_memo", default=None)
+
+
+def once_per_run(key: Hashable, make: Callable[[], T]) -> T:
+    """``make()``, made once for ``key`` in a run in line (:meth:`InlineGraph.invoke`) and given to
+    its later nodes; made at every call elsewhere (under LangGraph's scheduler). For what cannot
+    change while a graph runs: the key names everything the value depends on but the run's context."""
+    memo = _run_memo.get()
+    if memo is None:
+        return make()
+    if key not in memo:
+        memo[key] = make()
+    return memo[key]
 
 
 def _keys(schema: type) -> set[str]:
@@ -84,6 +107,13 @@ class InlineGraph:
         if isinstance(context, dict) and self._context_schema is not None:  # as LangGraph coerces it
             context = self._context_schema(**context)
         runtime = Runtime(context=context)
+        memo = _run_memo.set({})
+        try:
+            return self._run(state, runtime)
+        finally:
+            _run_memo.reset(memo)
+
+    def _run(self, state: dict[str, Any], runtime: Runtime) -> dict[str, Any]:
         node = self._next.get(START, END)
         for _ in range(STEP_LIMIT):
             if node == END:
