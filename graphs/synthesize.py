@@ -60,7 +60,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 from typing_extensions import Required, TypedDict
 
-from benchsmith.agents.ambiguous_terms import partner_rank
+from benchsmith.agents.ambiguous_terms import partner_rank, title_names
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.pool_judge import PoolJudge
@@ -387,6 +387,7 @@ TurnRoute = Literal["answerable", "unanswerable", "partial", "underspecified", "
 NODE_OF_KIND = {"multi-passage": "multi_passage"}
 ANSWERABILITY_OF_KIND = {"unanswerable": "unanswerable", "partial": "partial", "underspecified": "underspecified"}
 UNANSWERABLE_POOL_DEPTH = 10  # BM25's top chunks of the remaining corpus the judge reads for an unanswerable turn
+NAMESAKE_SEARCH_DEPTH = 20  # BM25's top chunks searched for another meaning of an underspecified turn's term
 LABEL_ATTEMPTS = 4  # plans a turn type tries (held-out chunks of this cluster, then the next clusters'; other chunks)
 
 
@@ -447,7 +448,9 @@ def _kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kin
     # first, then the other chunks in turn. An underspecified turn keeps the walker's gold among its
     # candidates: its clarification stays there (a follow-up), so that is the chunk the user meant.
     if kind == "underspecified":
-        others = _ambiguous_partners(runtime, state["collection"], gold_id, others)
+        namesakes = _namesakes(runtime, state["collection"], gold_id,
+                               leave_out={gold_id, *others, *reserved.values()})
+        others = _ambiguous_partners(runtime, state["collection"], gold_id, [*others, *namesakes])
         chosen = [gold_id, *others[attempt:attempt + size - 1]]
     else:
         chosen = [gold_id, *others[:size - 1]][:size] if not attempt else others[attempt - 1:attempt - 1 + size]
@@ -466,9 +469,22 @@ def _kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kin
     return {**plan, "gold_ids": chosen, "asked_ids": chosen}
 
 
+def _namesakes(runtime: Runtime[SynthesisContext], collection: str, gold_id: str, leave_out: set[str]) -> list[str]:
+    """Chunks anywhere in the corpus that may document the gold's name too: BM25's top chunks for
+    the names the gold's heading carries (its title without one). What a question leaves open is
+    rarely within one cluster of the semantic path: lzma's and bz2's ``decompress`` lie apart."""
+    (gold,) = _passages(runtime, collection, [gold_id])
+    query = " ".join(sorted(title_names(gold.get("title", "")))) or gold.get("title", "")
+    if not query.strip():
+        return []
+    index = _bm25(str(_workspace(runtime).root), collection, _context(runtime).chroma_host)
+    return top_scored(index.doc_ids, index.scores(query), NAMESAKE_SEARCH_DEPTH, leave_out=leave_out)
+
+
 def _ambiguous_partners(runtime: Runtime[SynthesisContext], collection: str, gold_id: str,
                         others: list[str]) -> list[str]:
-    """The chunks of ``others`` (the gold's cluster) an ambiguous question can share with the gold:
+    """The chunks of ``others`` (the gold's cluster, then its namesakes) an ambiguous question can
+    share with the gold:
     a code name both document, or a noun both pages open with, so its clarifying reply offers two
     meanings of the question (agents/ambiguous_terms.py ``partner_rank``), those sharing the
     most specific term first (ties keep their order). None: the turn becomes an

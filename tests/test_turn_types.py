@@ -10,6 +10,7 @@ import json
 from collections import Counter
 
 import pytest
+from langgraph.runtime import Runtime
 
 from benchsmith.agents.ambiguous_terms import NO_SHARED_TERM, asks_two_meanings, code_names, term_rank
 from benchsmith.agents.models import ModelSettings, build_seam
@@ -18,16 +19,19 @@ from benchsmith.agents.sentence_questions import Ask
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.agents.turn_types import UNANSWERED
 from benchsmith.evals.question_form import question_form
-from benchsmith.graphs.synthesize import LABEL_ATTEMPTS
+from benchsmith.graphs.synthesize import LABEL_ATTEMPTS, SynthesisContext, _ambiguous_partners, _namesakes
 from benchsmith.stores.benchmark_files import Dialogue
 from benchsmith.stores.clusters import load_clustering
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.dialogue_walk import QUESTION_TYPES, reserved_chunks
+from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.tools.loaders import iter_beir_corpus
+from tests.embedders import HashingEmbedder
 from tests.openai_server import FakeOpenAIServer, requested_schema_name
 from tests.synthesis_fixtures import COLLECTION, synthesize
 from tests.turn_type_fixtures import ALL_RATES, QUESTION_MIX, build_rich_collection, ingest
@@ -300,3 +304,29 @@ def test_an_underspecified_turn_needs_a_term_with_two_meanings():
                         ("poplib › POP3.utf8", "Try to switch to UTF-8 mode. POP3.utf8() returns the response."))
     assert not meanings(("distutils.ccompiler › CCompiler.add_library", "Add a library to the compiler's libraries."),
                         ("distutils.ccompiler › CCompiler.add_link_object", "Add an object to the compiler's links."))
+
+
+def test_an_underspecified_turns_other_meaning_is_found_anywhere_in_the_corpus(tmp_path):
+    """What a question leaves open is rarely within one cluster: lzma's open and tarfile's lie
+    apart on the semantic path (on the stdlib demo 12 of 15 underspecified turns found no partner
+    in their cluster and were dropped). BM25 over the names the meant chunk's heading carries finds
+    tarfile's, and the partner rule accepts it; a chunk that only shares words does not pass."""
+    workspace = Workspace.resolve(tmp_path / "ws")
+    chunks = {
+        "lzma:0-60": ("lzma › open", "Open an LZMA-compressed file in binary or text mode."),
+        "tarfile:0-70": ("tarfile › TarFile.open", "Alternative constructor: TarFile.open() returns a TarFile object."),
+        "gzip:0-40": ("gzip › compress", "Compress the data and open nothing: it returns bytes."),
+        **{f"filler{i}:0-30": (f"filler{i}", f"Filler page {i} documents the weather of day {i}.") for i in range(12)},
+    }
+    embedder = HashingEmbedder(dimension=16)
+    store = VectorStore(open_client(workspace), "names", ChromaEmbeddingFunction(embedder), embedder.name)
+    texts = [text for _, text in chunks.values()]
+    store.upsert(list(chunks), embedder.encode(texts).tolist(), texts,
+                 [{"title": title, "doc_id": chunk_id.split(":")[0]} for chunk_id, (title, _) in chunks.items()])
+    runtime = Runtime(context=SynthesisContext(workspace=str(workspace.root)))
+
+    namesakes = _namesakes(runtime, "names", "lzma:0-60", leave_out={"lzma:0-60"})
+    assert "tarfile:0-70" in namesakes and "lzma:0-60" not in namesakes
+    assert _ambiguous_partners(runtime, "names", "lzma:0-60", namesakes) == ["tarfile:0-70"]
+    assert _namesakes(runtime, "names", "lzma:0-60", leave_out={"lzma:0-60", "tarfile:0-70"}) == \
+        [chunk for chunk in namesakes if chunk != "tarfile:0-70"]
