@@ -13,6 +13,7 @@ for a server on this machine or a private network.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import logging
 import os
@@ -46,7 +47,9 @@ def resolve_base_url() -> str:
     return normalize_base_url(next((os.environ[name] for name in BASE_URL_ENVS if os.environ.get(name)), None))
 
 
+@functools.lru_cache(maxsize=256)
 def is_official(base_url: str | None) -> bool:
+    """Is ``base_url`` OpenAI's own endpoint? (Cached: the seam prices every call by it.)"""
     return (urlsplit(normalize_base_url(base_url)).hostname or "") == "api.openai.com"
 
 

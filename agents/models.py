@@ -173,6 +173,7 @@ class Completion:
     parsed: BaseModel
     input_tokens: int = 0
     output_tokens: int = 0
+    structured_output: str | None = None  # the method the endpoint answered (None: no server)
 
 
 class Backend(Protocol):
@@ -221,9 +222,12 @@ class OpenAIBackend:
     @property
     def structured_output(self) -> str:
         """The method the next call uses."""
+        return self._method(self.state)
+
+    def _method(self, state: Endpoint) -> str:
         if self.settings.structured_output != "auto":
             return self.settings.structured_output
-        return self.state.method(first_method("auto"))
+        return state.method(first_method("auto"))
 
     def _request_options(self, method: str, schema: type[BaseModel]) -> dict[str, Any]:
         """The format parameters of ``method`` for ``schema``, built once (the strict schema costs)."""
@@ -238,7 +242,7 @@ class OpenAIBackend:
             state.raise_if_latched()
             state.wait_for_turn(self.settings.requests_per_second)
             state.raise_if_latched()  # latched while this call waited for its turn
-            method = self.structured_output
+            method = self._method(state)
             try:
                 return self._complete(method, messages, schema)
             except StructuredOutputUnsupported as rejection:
@@ -263,7 +267,7 @@ class OpenAIBackend:
             raise InvalidOutput("the server's reply is not JSON") from None  # retried, not fed back
         parsed = parse_completion(reply, method, schema)
         usage = reply.get("usage") or {}
-        return Completion(parsed, usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0)
+        return Completion(parsed, usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0, method)
 
     def _latch(self, error: ModelEndpointError) -> ModelEndpointError:
         latched = self.state.latch(error)
@@ -389,10 +393,10 @@ class ModelSeam:
             completion, retries = self._complete_with_retries(messages, agent.schema)
         except Exception as error:
             failure = self._clean_failure(error, agent.schema)
-        finally:
-            self._note_structured_output()
         if failure is not None:
+            self._note_structured_output()  # a fallback may have moved the endpoint on before the failure
             raise failure  # outside the except block: nothing chained, not even as context
+        self._note_structured_output(completion.structured_output)
         if self.cache is not None:
             self.cache.put(key, self.model, completion.parsed.model_dump_json())
         self._account(agent, completion, retries=retries, cached=False)
@@ -435,9 +439,11 @@ class ModelSeam:
         clean.__suppress_context__ = True
         return clean
 
-    def _note_structured_output(self) -> None:
-        method = getattr(self.backend, "structured_output", None)
-        if method is not None:
+    def _note_structured_output(self, method: str | None = None) -> None:
+        """Record the method the endpoint answers to: the one a call was just answered in, else the
+        one the backend would use next."""
+        method = method or getattr(self.backend, "structured_output", None)
+        if method is not None and method != self.stats.structured_output:
             with self._lock:
                 self.stats.structured_output = method
 

