@@ -196,3 +196,20 @@ def test_exact_word_statistics_count_as_passage_statistics_do():
         for _ in range(25):
             wanted = rng.sample([*WORDS, "absent"], size)
             assert exact.chunks_with_all(wanted) == reference.chunks_with_all(wanted), wanted
+
+
+def test_terms_are_bm25s_tokens_batch_after_batch():
+    texts = ["The Rankings of RANKED queries: ranking!", "a b cd ÉTÉ été naïve naïvely", "", "of the and",
+             "under_score x2 42 ranks", "Ranking, ranked; ranks."]
+    terms = bm25_module._Terms()
+    stems = {}
+    tokens = []
+    for batch in (texts[:2], texts[2:4], texts[4:]):  # words met in one batch are stemmed once
+        flat, counts = terms.numbers(batch)
+        stems = {number: stem for stem, number in terms.terms.items()}
+        for start, count in zip(np.cumsum(counts) - counts, counts):
+            tokens.append([stems[number] for number in flat[start : start + count].tolist()])
+    expected = bm25s.tokenize(texts, lower=True, stopwords="en", stemmer=english_stemmer(), return_ids=False,
+                              show_progress=False)
+    assert tokens == [list(document) for document in expected]
+    assert tokens[0][:2] == ["rank", "rank"] and tokens[2] == [] and tokens[3] == []

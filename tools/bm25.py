@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Collection, Iterable, Sequence
 
 import bm25s
 import numpy as np
+from bm25s.stopwords import STOPWORDS_EN
 
 from benchsmith.stores.progress import ProgressCallback
 from benchsmith.stores.trec import Run
@@ -30,6 +32,8 @@ from benchsmith.words import english_stemmer
 DEFAULT_K1, DEFAULT_B = 1.5, 0.75
 QUERY_BATCH = 512
 INDEX_BATCH = 4096  # documents tokenized at once while indexing
+SCORE_BLOCK = 1 << 22  # (document, term) scores computed at once while indexing
+TOKEN_PATTERN = re.compile(r"(?u)\b\w\w+\b")  # bm25s.tokenize's default pattern
 
 
 class BM25Index:
@@ -49,30 +53,25 @@ class BM25Index:
         """bm25s's index (the same scores, bit for bit) built from batches of texts.
 
         bm25s indexes a list of every document's token list (Python objects of about 1 KB a
-        document); here each batch is tokenized by bm25s and reduced to (document, term, tf)
-        arrays, and the scores are bm25s's formulas evaluated in the same order and precision:
-        idf in Python floats, tf normalization in float64, the products stored as float32."""
+        document) and rebuilds its vocabulary per call; here each batch is tokenized as
+        bm25s.tokenize does (:class:`_Terms`, each word stemmed once for the whole stream) into
+        (document, term, tf) arrays, and the scores are bm25s's formulas evaluated in the same
+        order and precision: idf in Python floats, tf normalization in float64, products stored
+        as float32."""
         self.k1, self.b = k1, b
         self.model = bm25s.BM25(k1=k1, b=b, method="lucene", backend="numpy")
         ids: list[str] = []
-        vocabulary: dict[str, int] = {}
+        terms_of = _Terms()
         docs, terms, frequencies, lengths = [], [], [], []
         iterator = iter(documents)
         while batch := list(itertools.islice(iterator, INDEX_BATCH)):
             batch_ids, batch_texts = zip(*batch)
-            tokenized = bm25s.tokenize(list(batch_texts), lower=True, stopwords="en", stemmer=english_stemmer(),
-                                       show_progress=False)
-            to_global = np.zeros(len(tokenized.vocab), dtype=np.int64)
-            for term, local in tokenized.vocab.items():
-                to_global[local] = vocabulary.setdefault(term, len(vocabulary))
-            counts = np.fromiter(map(len, tokenized.ids), dtype=np.int64, count=len(batch))
-            flat = to_global[np.fromiter(itertools.chain.from_iterable(tokenized.ids), dtype=np.int64,
-                                         count=int(counts.sum()))]
+            flat, counts = terms_of.numbers(batch_texts)
+            vocabulary_size = max(1, len(terms_of.terms))
             # (document, term) pairs sorted by document then term, with their counts
-            pairs, tf = np.unique(np.repeat(np.arange(len(batch)), counts) * len(vocabulary) + flat,
-                                  return_counts=True)
-            docs.append((pairs // len(vocabulary) + len(ids)).astype(np.int32))
-            terms.append((pairs % len(vocabulary)).astype(np.int32))
+            pairs, tf = np.unique(np.repeat(np.arange(len(batch)), counts) * vocabulary_size + flat, return_counts=True)
+            docs.append((pairs // vocabulary_size + len(ids)).astype(np.int32))
+            terms.append((pairs % vocabulary_size).astype(np.int32))
             frequencies.append(tf.astype(np.float32))
             lengths.append(counts)
             ids.extend(batch_ids)
@@ -81,21 +80,26 @@ class BM25Index:
         if not ids:
             raise ValueError("a BM25 index needs at least one document")
         self.doc_ids = np.asarray(ids, dtype=object)
-        doc, term, tf = np.concatenate(docs), np.concatenate(terms), np.concatenate(frequencies).astype(np.float64)
+        doc, term, tf = np.concatenate(docs), np.concatenate(terms), np.concatenate(frequencies)
         del docs, terms, frequencies
         doc_lengths = np.concatenate(lengths)
-        document_frequencies = np.bincount(term, minlength=len(vocabulary))
+        document_frequencies = np.bincount(term, minlength=len(terms_of.terms))
         count = len(ids)
         idf = np.array([math.log(1 + (count - df + 0.5) / (df + 0.5)) for df in document_frequencies.tolist()],
                        dtype=np.float32)
         normalization = k1 * ((1 - b) + b * doc_lengths / doc_lengths.mean())
-        scores = (idf[term] * (tf / (normalization[doc] + tf))).astype(np.float32)
-        del tf
         order = np.argsort(term, kind="stable")  # columns by term, documents in order within each
-        indptr = np.zeros(len(vocabulary) + 1, dtype=np.int64)
+        data, indices = np.empty(len(order), dtype=np.float32), np.empty(len(order), dtype=np.int32)
+        for start in range(0, len(order), SCORE_BLOCK):  # float64 temporaries a block at a time
+            rows = order[start : start + SCORE_BLOCK]
+            frequency, document = tf[rows].astype(np.float64), doc[rows]
+            data[start : start + len(rows)] = idf[term[rows]] * (frequency / (normalization[document] + frequency))
+            indices[start : start + len(rows)] = document
+        indptr = np.zeros(len(terms_of.terms) + 1, dtype=np.int64)
         np.cumsum(document_frequencies, out=indptr[1:])
         # What bm25s.BM25.index sets: the score matrix (CSC), the vocabulary with its empty token.
-        self.model.scores = {"data": scores[order], "indices": doc[order], "indptr": indptr, "num_docs": count}
+        self.model.scores = {"data": data, "indices": indices, "indptr": indptr, "num_docs": count}
+        vocabulary = terms_of.terms
         self.model.vocab_dict = {**vocabulary, "": len(vocabulary)} if "" not in vocabulary else vocabulary
         self.model.unique_token_ids_set = set(self.model.vocab_dict.values())
         self.model.nonoccurrence_array = None
@@ -128,6 +132,29 @@ class BM25Index:
             if on_progress is not None:
                 on_progress(min(start + QUERY_BATCH, len(query_ids)), len(query_ids))
         return run
+
+
+class _Terms:
+    """bm25s.tokenize's tokens (lower-cased, split on its pattern, English stopwords out, Snowball
+    stems) as term numbers, for batch after batch: each distinct word is stemmed once for the
+    whole stream, where bm25s.tokenize rebuilds and stems the vocabulary of every call."""
+
+    def __init__(self) -> None:
+        self.terms: dict[str, int] = {}  # stem → term number, in order of first appearance
+        self.word_terms: dict[str, int] = dict.fromkeys(STOPWORDS_EN, -1)  # word → term number; -1: a stopword
+
+    def numbers(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The texts' term numbers, text after text, and each text's count of them."""
+        words = [TOKEN_PATTERN.findall(text.lower()) for text in texts]
+        if new := set(itertools.chain.from_iterable(words)).difference(self.word_terms):
+            new_words = sorted(new)
+            for word, stem in zip(new_words, english_stemmer().stemWords(new_words)):
+                self.word_terms[word] = self.terms.setdefault(stem, len(self.terms))
+        flat = np.fromiter(map(self.word_terms.__getitem__, itertools.chain.from_iterable(words)), dtype=np.int64,
+                           count=sum(map(len, words)))
+        kept = flat >= 0
+        text_of = np.repeat(np.arange(len(texts)), [len(text_words) for text_words in words])
+        return flat[kept], np.bincount(text_of[kept], minlength=len(texts))
 
 
 def top_scored(doc_ids: Sequence[str], scores: np.ndarray, depth: int, leave_out: Collection[str] = ()) -> list[str]:
