@@ -18,8 +18,10 @@ else in the embedded store (said in the output).
 
 For each stage and size: wall seconds, CPU seconds and peak resident memory of the stage's
 process (``os.wait4``'s rusage of that child alone), and time at N over time at N/10 (the issue's
-bound: at most 12 at 1,000,000 / 100,000; memory at most 8 GB). Ingestion's CPU per chunk is
-benchsmith's own (the embedding server's CPU is in its process, reported apart). Clustering's
+bound: at most 12 at 1,000,000 / 100,000; memory at most 8 GB), with the load average when the
+stage ended (other work on the machine stretches wall times). Ingestion's CPU per chunk is
+benchsmith's own (the embedding server's CPU is in its process, reported apart), whole and
+without the embed stage (the run record's per-stage CPU seconds). Clustering's
 path similarity is printed beside a random order's (from the command) and, on a seeded sample of
 kept chunks, beside the naive greedy path's (tools/clustering.naive_greedy_path, O(n²)).
 
@@ -62,7 +64,8 @@ LLM = "openai:sim"
 CONVERSATIONS_PER_MILLION = 1000
 BENCHSMITH = str(Path(sys.executable).parent / "benchsmith")
 # The notes a table row shows; the JSON holds them all (each server's CPU during each stage too).
-SHOWN_NOTES = {"ingest": ("chunks_indexed", "cpu_ms_per_chunk", "embedding_server_cpu_s", "chroma_cpu_s"),
+SHOWN_NOTES = {"ingest": ("chunks_indexed", "cpu_ms_per_chunk", "cpu_ms_per_chunk_without_embedding",
+                          "embedding_server_cpu_s", "chroma_cpu_s"),
                "cluster": ("path_similarity", "random_order_similarity", "naive_comparison"),
                "synthesize": ("conversations", "chat_server_cpu_s")}
 
@@ -151,6 +154,7 @@ def run_stage(stage: str, size: int, arguments: list[str], env: dict[str, str], 
     wall = time.perf_counter() - started
     notes = {f"{name}_cpu_s": round(process_cpu_seconds(pid) - server_cpu[name], 2)
              for name, pid in servers.items() if pid}
+    notes["load_average"] = [round(value, 2) for value in os.getloadavg()]  # at the stage's end: 1, 5, 15 minutes
     measure = Measure(stage, size, round(wall, 2), round(usage.ru_utime + usage.ru_stime, 2),
                       round(usage.ru_maxrss / 1024, 1), process.returncode == 0, notes)
     output = log.read_text(errors="replace")
@@ -234,8 +238,14 @@ def run_size(size: int, args: argparse.Namespace, root: Path, env: dict[str, str
             measures.append(measure)
             if stage == "ingest" and measure.ok:
                 indexed = count_kept(workspace)
+                stage_cpu = ingest_stage_cpu(workspace)
+                before_embedding = sum(cpu for name, cpu in stage_cpu.items() if name != "embed")
                 measure.notes.update(chunks_indexed=indexed,
-                                     cpu_ms_per_chunk=round(measure.cpu_s / max(1, size) * 1000, 3))
+                                     cpu_ms_per_chunk=round(measure.cpu_s / max(1, size) * 1000, 3),
+                                     cpu_ms_per_chunk_without_embedding=round(before_embedding / max(1, size) * 1000, 3),
+                                     embed_client_cpu_ms_per_chunk=round(stage_cpu.get("embed", 0.0) / max(1, indexed)
+                                                                         * 1000, 3),
+                                     stage_cpu_s={name: round(cpu, 1) for name, cpu in stage_cpu.items()})
             if stage == "cluster" and measure.ok:
                 measure.notes.update(path_similarity=table_value(output, "mean similarity of consecutive chunks"),
                                      random_order_similarity=table_value(output, "… in a random order"))
@@ -253,6 +263,14 @@ def run_size(size: int, args: argparse.Namespace, root: Path, env: dict[str, str
     return measures, info
 
 
+def ingest_stage_cpu(workspace: Path) -> dict[str, float]:
+    """CPU seconds of each ingestion stage in the ingest process (the run record's summary)."""
+    from benchsmith.stores.workspace import Workspace
+
+    record = json.loads((Workspace.resolve(workspace).run_dir("ingest") / "run.json").read_text(encoding="utf-8"))
+    return dict(record.get("summary", {}).get("stage_cpu_seconds", {}))
+
+
 def count_kept(workspace: Path) -> int:
     from benchsmith.graphs.ingest import KEPT_FILE
     from benchsmith.stores.runs import RunDirectory
@@ -264,7 +282,7 @@ def count_kept(workspace: Path) -> int:
 
 def print_table(results: dict[int, list[Measure]], small: int, large: int) -> None:
     table = Table(title=f"benchsmith at {large:,} and {small:,} chunks")
-    for column in ("stage", "size", "wall s", "CPU s", "peak RSS MB", "t(N)/t(N/10)", "notes"):
+    for column in ("stage", "size", "wall s", "CPU s", "peak RSS MB", "t(N)/t(N/10)", "load 1/5/15 min", "notes"):
         table.add_column(column, justify="left" if column in ("stage", "notes") else "right")
     by_stage = {(m.stage, m.size): m for measures in results.values() for m in measures}
     for stage in STAGES:
@@ -278,8 +296,9 @@ def print_table(results: dict[int, list[Measure]], small: int, large: int) -> No
             memory = f"{measure.peak_rss_mb:,.0f}" + ("" if measure.peak_rss_mb <= MEMORY_LIMIT_MB else " [red]>8 GB[/red]")
             notes = ", ".join(f"{key}={value}" for key, value in measure.notes.items()
                               if key in SHOWN_NOTES.get(stage, ()))
+            load = "/".join(f"{value:.1f}" for value in measure.notes.get("load_average", ()))
             table.add_row(stage if measure.ok else f"[red]{stage} FAILED[/red]", f"{size:,}", f"{measure.wall_s:.1f}",
-                          f"{measure.cpu_s:.1f}", memory, ratio, notes)
+                          f"{measure.cpu_s:.1f}", memory, ratio, load, notes)
     console.print(table)
 
 
@@ -330,12 +349,18 @@ def main() -> None:
     for size, info in infos.items():
         console.print(f"{size:,}: {json.dumps(info)}", highlight=False)
     by_stage = {(m.stage, m.size): m for measures in results.values() for m in measures}
-    marginal = None
+    marginal = without_embedding = None
     if (before := by_stage.get(("ingest", small))) and (after := by_stage.get(("ingest", large))):
         # The difference of the two runs leaves out start-up (imports, Chroma client): per chunk, at scale.
         marginal = round((after.cpu_s - before.cpu_s) / (large - small) * 1000, 3)
         console.print(f"ingest: benchsmith's own CPU per chunk, start-up excluded, embedding server apart: "
                       f"{marginal} ms ((CPU at {large:,} − CPU at {small:,}) / {large - small:,} chunks)")
+        before_cpu, after_cpu = (sum(cpu for name, cpu in measure.notes.get("stage_cpu_s", {}).items() if name != "embed")
+                                 for measure in (before, after))
+        without_embedding = round((after_cpu - before_cpu) / (large - small) * 1000, 3)
+        console.print(f"ingest without embedding (load, clean, chunk, dedup, quality): {without_embedding} ms of CPU "
+                      f"per chunk, the same difference; the embed stage's client side: "
+                      f"{after.notes.get('embed_client_cpu_ms_per_chunk')} ms per indexed chunk at {large:,}")
     total_small = sum(m.wall_s for m in results.get(small, []))
     total_large = sum(m.wall_s for m in results.get(large, []))
     if total_small and total_large:
@@ -346,6 +371,7 @@ def main() -> None:
                "measures": [asdict(m) for measures in results.values() for m in measures],
                "runs": {str(size): info for size, info in infos.items()},
                "ingest_marginal_cpu_ms_per_chunk": marginal,
+               "ingest_marginal_cpu_ms_per_chunk_without_embedding": without_embedding,
                "growth": {stage: round(by_stage[stage, large].wall_s / by_stage[stage, small].wall_s, 2)
                           for stage in STAGES if (stage, large) in by_stage and (stage, small) in by_stage}}
     json_path.write_text(json.dumps(payload, indent=2) + "\n")

@@ -56,7 +56,8 @@ def test_ingest_indexes_every_kept_chunk_with_metadata(workspace, tmp_path):
     kept = load_jsonl(RunDirectory(workspace, "r1").file("kept.jsonl"))
     assert values["files_read"] == 24 and values["indexed"] == len(kept) == values["collection_count"]
     assert values["chunks"] == values["indexed"] + values["duplicates"] + values["filtered"]
-    assert set(values["stage_seconds"]) == {"load", "clean", "chunk", "dedup", "quality", "embed"}
+    assert set(values["stage_seconds"]) == set(values["stage_cpu_seconds"]) == {"load", "clean", "chunk", "dedup",
+                                                                                 "quality", "embed"}
     store = VectorStore(open_client(workspace), "docs", ChromaEmbeddingFunction(embedder), embedder.name)
     stored = store.collection.get(ids=[kept[0]["id"]], include=["metadatas", "documents"])
     assert stored["documents"] == [kept[0]["text"]]
