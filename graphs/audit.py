@@ -305,7 +305,8 @@ def benchmark_shortcuts(benchmark: Benchmark, count_documents: Callable[[str], i
 
     Query-only retrieval is measured as ``benchsmith evaluate --retriever bm25`` measures it:
     the same BM25 index, query texts (``--history current``, and ``oracle`` for the rewrite
-    where every turn has one), depth and ir_measures over all the benchmark's judgments."""
+    where every turn has one) and ir_measures over all the benchmark's judgments, on each
+    query's top 10 with ties (what the measures at rank 10 read of the evaluation's run)."""
     documents = corpus_documents(benchmark)
     turns = [query for query in benchmark.queries if gold_document(benchmark, query.id)]
     overlaps = {query.id: lexical_overlap(query.question, [
@@ -333,8 +334,12 @@ def benchmark_shortcuts(benchmark: Benchmark, count_documents: Callable[[str], i
 
 
 def _bm25_measures(benchmark: Benchmark, mode: HistoryMode, names: tuple[str, ...]) -> MeasureResults:
+    """Measures at rank k (``R@10`` ...) of BM25's run: they read the top k, equal scores ordered
+    by doc id, so each query's documents at or above its k-th score give what the evaluation's
+    depth-1000 run gives, without ranking the corpus for each of every turn's queries."""
     texts = {query.id: build_query(query, mode) for query in benchmark.queries}
-    run = bm25_index(benchmark).search(texts, EVALUATION_DEPTH)
+    cutoff = max(int(name.rpartition("@")[2]) for name in names)
+    run = bm25_index(benchmark).best_with_ties(texts, min(cutoff, EVALUATION_DEPTH))
     return evaluate_batches(parse_measures(list(names)), benchmark.qrels, [run])
 
 

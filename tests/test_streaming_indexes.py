@@ -213,3 +213,39 @@ def test_terms_are_bm25s_tokens_batch_after_batch():
                               show_progress=False)
     assert tokens == [list(document) for document in expected]
     assert tokens[0][:2] == ["rank", "rank"] and tokens[2] == [] and tokens[3] == []
+
+
+def test_best_with_ties_is_what_measures_at_the_cutoff_read_of_a_deep_run(monkeypatch):
+    from benchsmith.evals.measures import evaluate_batches, parse_measures
+
+    rng = random.Random(12)
+    rare = [f"rare{n}" for n in range(60)]
+    texts = []
+    for number in range(1500):
+        words = [rng.choice(WORDS) for _ in range(rng.randint(3, 20))] + rng.sample(rare, rng.randint(0, 2))
+        texts.append(" ".join(words) if number % 7 else "ranking fusion rare1")  # a block of equal documents
+    ids = [f"doc{n:04}" for n in range(1500)]
+    index = BM25Index(ids, texts)
+    queries = {f"q{n}": " ".join(rng.sample(WORDS, 3) + rng.sample(rare, rng.randint(0, 3))) for n in range(120)}
+    queries["ties"], queries["common"] = "rare1 fusion ranking", "the ranking"
+    paths = {"pruned": 0, "full": 0}
+    pruned_scores = BM25Index._pruned_scores
+
+    def counted(self, term_ids, cutoff):
+        found = pruned_scores(self, term_ids, cutoff)
+        paths["full" if found[0] is None else "pruned"] += 1
+        return found
+
+    monkeypatch.setattr(BM25Index, "_pruned_scores", counted)
+    best = index.best_with_ties(queries, 10)
+    deep = index.search(queries, 1000)
+    assert paths["pruned"] > 20 and paths["full"] > 5  # both ways are exercised
+    for query_id, ranking in deep.items():
+        scores = sorted(ranking.values(), reverse=True)
+        cut = scores[min(10, len(scores)) - 1] if scores else 0
+        assert best[query_id] == {doc: score for doc, score in ranking.items() if score >= cut}, query_id
+    assert len(best["ties"]) > 10  # every document tied at the cut is there
+    qrels = {query_id: {ids[n]: 1 for n in random.Random(query_id).sample(range(1500), 30)} | {"doc0007": 1}
+             for query_id in queries}
+    measures = parse_measures(["R@10", "RR@10", "nDCG@10"])
+    assert evaluate_batches(measures, qrels, [best]).per_query == evaluate_batches(measures, qrels, [deep]).per_query

@@ -32,6 +32,7 @@ from benchsmith.words import english_stemmer
 DEFAULT_K1, DEFAULT_B = 1.5, 0.75
 QUERY_BATCH = 512
 INDEX_BATCH = 4096  # documents tokenized at once while indexing
+RARE_POSTINGS_SHARE = 0.05  # query terms whose postings together stay under this share of the corpus are "rare"
 SCORE_BLOCK = 1 << 22  # (document, term) scores computed at once while indexing
 TOKEN_PATTERN = re.compile(r"(?u)\b\w\w+\b")  # bm25s.tokenize's default pattern
 
@@ -132,6 +133,72 @@ class BM25Index:
             if on_progress is not None:
                 on_progress(min(start + QUERY_BATCH, len(query_ids)), len(query_ids))
         return run
+
+    def best_with_ties(self, queries: dict[str, str], cutoff: int) -> Run:
+        """Per query, the documents scoring at least its ``cutoff``-th best positive score (all of
+        them when fewer score above 0), with :meth:`search`'s scores: every document a measure at
+        rank ``cutoff`` reads of a deeper run, since measures order equal scores by doc id.
+
+        Exact and mostly without scoring the corpus (MaxScore, Turtle and Flood 1995): the
+        documents holding a rare query term are scored (bm25s's float32 sums, in query order);
+        when even the best a document of common terms alone could score, the sum of those terms'
+        highest scores, stays below the cut among them, no other document can reach it.
+        Otherwise the whole corpus is scored, as :meth:`search` does."""
+        tokenized = bm25s.tokenize(list(queries.values()), lower=True, stopwords="en", stemmer=english_stemmer(),
+                                   return_ids=False, show_progress=False)
+        run: Run = {}
+        for query_id, tokens in zip(queries, tokenized):
+            term_ids = self.model.get_tokens_ids(list(tokens))
+            rows, scores = self._pruned_scores(term_ids, cutoff) if term_ids else (np.empty(0, np.int64), np.empty(0))
+            if rows is None:
+                scores = self.model.get_scores_from_ids(term_ids)
+                rows = np.flatnonzero(scores > 0)
+                scores = scores[rows]
+            if len(rows) > cutoff:
+                keep = scores >= np.partition(scores, len(scores) - cutoff)[len(scores) - cutoff]
+                rows, scores = rows[keep], scores[keep]
+            run[query_id] = dict(zip(self.doc_ids[rows].tolist(), scores.astype(float).tolist()))
+        return run
+
+    def _pruned_scores(self, term_ids: list[int], cutoff: int) -> tuple[np.ndarray | None, np.ndarray]:
+        """(rows, exact scores) of the documents holding the query's rare terms, when they hold
+        its ``cutoff`` best; (None, ...) when the whole corpus must be scored."""
+        matrix = self.model.scores
+        indptr, indices, data = matrix["indptr"], matrix["indices"], matrix["data"]
+        frequency = {term: int(indptr[term + 1] - indptr[term]) for term in set(term_ids)}
+        rare, postings = set(), 0
+        for term in sorted(frequency, key=frequency.__getitem__):
+            if postings + frequency[term] > RARE_POSTINGS_SHARE * len(self.doc_ids):
+                break
+            rare.add(term)
+            postings += frequency[term]
+        if not rare:
+            return None, np.empty(0)
+        rows = np.unique(np.concatenate([indices[indptr[term] : indptr[term + 1]] for term in rare]))
+        scores = np.zeros(len(rows), dtype=np.float32)
+        for term in term_ids:  # bm25s's order: query token after token, a repeated token twice
+            column = indices[indptr[term] : indptr[term + 1]]  # documents in ascending order
+            at = np.minimum(np.searchsorted(column, rows), len(column) - 1)
+            scores += np.where(column[at] == rows, data[indptr[term] + at], np.float32(0))
+        positive = scores > 0
+        rows, scores = rows[positive], scores[positive]
+        if len(rows) < cutoff:
+            return None, scores
+        cut = np.partition(scores, len(scores) - cutoff)[len(scores) - cutoff]
+        common_best = sum(float(self._term_maxima()[term]) for term in term_ids if term not in rare)
+        if common_best * (1 + 1e-5) >= cut:  # a document without a rare term might tie or pass the cut
+            return None, scores
+        return rows, scores
+
+    def _term_maxima(self) -> np.ndarray:
+        """Each term's highest score in any document (computed once)."""
+        if getattr(self, "_maxima", None) is None:
+            matrix = self.model.scores
+            indptr, data = matrix["indptr"], matrix["data"]
+            starts = np.minimum(indptr[:-1], max(0, len(data) - 1))
+            maxima = np.maximum.reduceat(data, starts) if len(data) else np.zeros(len(starts), np.float32)
+            self._maxima = np.where(indptr[1:] > indptr[:-1], maxima, 0)
+        return self._maxima
 
 
 class _Terms:
