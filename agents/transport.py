@@ -23,7 +23,9 @@ import os
 import select
 import socket
 import ssl
+import struct
 import threading
+import time
 import urllib.request
 from typing import Any, NamedTuple, Protocol
 from urllib.parse import urlsplit
@@ -39,6 +41,7 @@ _STATUS_ERRORS: dict[int, type[openai.APIStatusError]] = {
 }
 USER_AGENT = f"benchsmith (OpenAI-compatible; openai/{openai.__version__})"
 RECEIVE_BYTES = 262144  # read at most this much per system call
+FRESH_S = 1.0  # an idle connection younger than this is taken without asking whether the server closed it
 MAX_HEAD_BYTES = 65536  # a reply head longer than this is refused (it is no model server's)
 
 
@@ -111,6 +114,7 @@ class JsonClient:
             raise openai.APIConnectionError(message=f"Connection error: {type(error).__name__}: {error}",
                                             request=self._request(path)) from None
         if response.keep_alive:
+            connection.idle_since = time.monotonic()
             with self._lock:
                 self._idle.append(connection)
         else:
@@ -136,13 +140,15 @@ class JsonClient:
 
     def _checkout(self) -> tuple[Connection, bool]:
         """``(connection, reused)``: the most recently used idle connection the server has not
-        closed, else a new one."""
+        closed, else a new one. Servers close idle connections after seconds, so one idle for less
+        than :data:`FRESH_S` is taken unchecked (a check is a system call); if the server closed it
+        anyway, :meth:`post` sends the request again on a new one."""
         while True:
             with self._lock:
                 connection = self._idle.pop() if self._idle else None
             if connection is None:
                 return self._new_connection(), False
-            if not _dropped(connection):
+            if time.monotonic() - connection.idle_since < FRESH_S or not _dropped(connection):
                 return connection, True
             connection.close()
 
@@ -173,13 +179,17 @@ class Connection:
     def __init__(self, host: str, port: int, timeout_s: float, tls: ssl.SSLContext | None = None):
         self._address, self._timeout_s, self._tls = (host, port), timeout_s, tls
         self.sock: socket.socket | None = None
+        self.idle_since = 0.0  # time.monotonic() when it last went back to the pool
         self._buffer = bytearray()
 
     def exchange(self, request: bytes) -> Response:
         """Send ``request`` (head and body), read the reply."""
         if self.sock is None:
             self.sock = self._connect()
-        self.sock.sendall(request)
+        try:
+            self.sock.sendall(request)
+        except BlockingIOError:  # the kernel's send timeout ran out
+            raise TimeoutError("timed out") from None
         status, version, headers = self._read_head()
         while 100 <= status < 200:  # interim replies (100 Continue, 103 Early Hints) precede the real one
             status, version, headers = self._read_head()
@@ -199,12 +209,18 @@ class Connection:
         sock = socket.create_connection(self._address, self._timeout_s)
         # The request goes out in one write; without this a reply's ACK could wait for Nagle.
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        if self._tls is not None:
+        if self._tls is not None:  # OpenSSL retries a read the kernel timed out: TLS keeps Python's timeout
             try:
                 return self._tls.wrap_socket(sock, server_hostname=self._address[0])
             except BaseException:
                 sock.close()
                 raise
+        # A socket with a Python timeout polls before every send and receive, a system call more each
+        # (and a hand-over of the interpreter to another thread): the kernel times them out instead.
+        sock.settimeout(None)
+        timeout = struct.pack("ll", int(self._timeout_s), int(self._timeout_s % 1 * 1_000_000))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeout)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeout)
         return sock
 
     def _read_head(self) -> tuple[int, str, list[tuple[str, str]]]:
@@ -281,7 +297,10 @@ class Connection:
 
     def _receive(self) -> int:
         """Add what the socket has to the buffer: the number of bytes read, 0 at the connection's end."""
-        data = self.sock.recv(RECEIVE_BYTES)  # type: ignore[union-attr]
+        try:
+            data = self.sock.recv(RECEIVE_BYTES)  # type: ignore[union-attr]
+        except BlockingIOError:  # the kernel's receive timeout ran out
+            raise TimeoutError("timed out") from None
         self._buffer += data
         return len(data)
 

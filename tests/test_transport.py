@@ -180,6 +180,21 @@ def test_the_request_carries_the_host_path_key_and_json_body():
         assert server.requests == [BODY] and server.authorizations == [f"Bearer {KEY}"]
 
 
+def test_a_connection_idle_for_a_while_is_checked_before_it_is_reused(monkeypatch):
+    import benchsmith.agents.transport as transport
+
+    checked = []
+    monkeypatch.setattr(transport, "_dropped", lambda connection: checked.append(connection) or False)
+    with FakeOpenAIServer(replier=reply, keep_alive=True) as server:
+        client = JsonClient(server.base_url, KEY, timeout_s=5)
+        for _ in range(3):
+            client.post("/chat/completions", BODY)
+        assert checked == []  # just used: taken unchecked
+        monkeypatch.setattr(transport, "FRESH_S", 0.0)
+        client.post("/chat/completions", BODY)
+        assert checked == client._idle
+
+
 def test_a_reply_that_is_not_json_is_a_value_error():
     with one_reply_per_connection(body=b"<html>gateway</html>") as (base_url, _):
         with pytest.raises(ValueError):
