@@ -229,18 +229,20 @@ def _walk(runtime: Runtime[SynthesisContext], state: ConversationState) -> list[
 # used dropped, so a long-lived process (Studio, a worker) does not keep every chunk it ever read: a turn reads
 # about 30 chunks (its cluster and the next one's, and distant candidates), so 4096 holds the working set of 64
 # conversations in flight at once (64 × ~30 ≈ 2000; the default runs 4), for ~8 MB of 1 KB passages and ~6 MB
-# of 384-d vectors.
+# of 384-d vectors. A chunk's record and vector are read together: a read of the store costs about a
+# millisecond of CPU whatever it returns (Chroma's query and its worker threads), and what reads one soon
+# reads the other.
 PASSAGE_CACHE_SIZE = 4096
-_passage_cache: BoundedCache[tuple[str, str, str], dict[str, Any]] = BoundedCache(PASSAGE_CACHE_SIZE)
-_embedding_cache: BoundedCache[tuple[str, str, str], np.ndarray] = BoundedCache(PASSAGE_CACHE_SIZE)
+Chunk = tuple[dict[str, Any], np.ndarray]  # the record ({"text", **metadata}) and the vector
+_chunk_cache: BoundedCache[tuple[str, str, str], Chunk] = BoundedCache(PASSAGE_CACHE_SIZE)
 _statistics_lock = threading.Lock()
 
 
 def _passage_records(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> dict[str, dict[str, Any]]:
-    records = _cached(_passage_cache, runtime, collection, ids, lambda store, unknown: store.fetch(unknown))
-    if missing := [chunk_id for chunk_id in ids if chunk_id not in records]:
+    chunks = _chunks(runtime, collection, ids)
+    if missing := [chunk_id for chunk_id in ids if chunk_id not in chunks]:
         raise InputError(f"chunk ids missing from collection {collection!r}: {missing[:3]} (re-cluster after re-ingesting)")
-    return records
+    return {chunk_id: chunk[0] for chunk_id, chunk in chunks.items()}
 
 
 def _passages(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> list[dict[str, Any]]:
@@ -250,21 +252,21 @@ def _passages(runtime: Runtime[SynthesisContext], collection: str, ids: list[str
 
 
 def _embeddings(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> dict[str, np.ndarray]:
-    vectors = _cached(_embedding_cache, runtime, collection, ids, lambda store, unknown: store.embeddings(unknown))
-    return {chunk_id: vectors[chunk_id] for chunk_id in ids}
+    chunks = _chunks(runtime, collection, ids)
+    return {chunk_id: chunks[chunk_id][1] for chunk_id in ids}
 
 
-def _cached(cache: BoundedCache, runtime: Runtime[SynthesisContext], collection: str, ids: list[str],
-            fetch: Any) -> dict[str, Any]:
-    """``{chunk id: value}`` from ``cache``, the ids it lacks fetched from the collection's store at once."""
+def _chunks(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> dict[str, Chunk]:
+    """``{chunk id: (record, vector)}`` from the cache, the ids it lacks read from the collection's store at once;
+    an id the store lacks is absent."""
     scope = (str(_workspace(runtime).root), collection)
 
-    def fetch_missing(keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], Any]:
-        fetched = fetch(_vector_store(runtime, collection), [key[2] for key in keys])
-        return {(*scope, chunk_id): value for chunk_id, value in fetched.items()}
+    def fetch_missing(keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], Chunk]:
+        fetched = _vector_store(runtime, collection).chunks([key[2] for key in keys])
+        return {(*scope, chunk_id): chunk for chunk_id, chunk in fetched.items()}
 
-    found = cache.get_or_fetch([(*scope, chunk_id) for chunk_id in ids], fetch_missing)
-    return {key[2]: value for key, value in found.items()}
+    found = _chunk_cache.get_or_fetch([(*scope, chunk_id) for chunk_id in ids], fetch_missing)
+    return {key[2]: chunk for key, chunk in found.items()}
 
 
 @functools.lru_cache(maxsize=4)
@@ -341,6 +343,10 @@ def _plan_turn(runtime: Runtime[SynthesisContext], state: ConversationState, dra
         offset = next((o for o, chunk_id in enumerate(clusters[cluster]) if chunk_id not in excluded), None)
         if offset is None:
             return None
+        # One read of the store for what the next nodes read first: this cluster's passages (the
+        # questioner) and the next cluster's vectors (the second turn's soft candidates).
+        candidates = soft_switch_candidates(clusters, Position(cluster, offset), set())
+        _chunks(runtime, collection, [clusters[cluster][offset], *(clusters[c.cluster][c.offset] for c in candidates)])
         return {"gold": {"cluster": cluster, "offset": offset}, "switch": "start", "switch_drawn": "start",
                 "gold_id": clusters[cluster][offset], "similarity": None}
     here = Position(**state["position"])

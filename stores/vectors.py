@@ -78,6 +78,13 @@ class VectorStore:
         found = self.collection.get(ids=list(dict.fromkeys(ids)), include=["embeddings"])
         return {chunk_id: np.asarray(vector, dtype=np.float32) for chunk_id, vector in zip(found["ids"], found["embeddings"])}
 
+    def chunks(self, ids: Sequence[str]) -> dict[str, tuple[dict[str, Any], np.ndarray]]:
+        """``{id: (record, embedding)}``: :meth:`fetch` and :meth:`embeddings` in one read of the store."""
+        found = self.collection.get(ids=list(dict.fromkeys(ids)), include=["documents", "metadatas", "embeddings"])
+        return {chunk_id: ({"text": text, **(metadata or {})}, np.asarray(vector, dtype=np.float32))
+                for chunk_id, text, metadata, vector in zip(found["ids"], found["documents"], found["metadatas"],
+                                                            found["embeddings"])}
+
     def iter_all(self, include: Sequence[str] = ("documents", "metadatas"), page: int = MAX_UPSERT_BATCH) -> Iterator[dict[str, Any]]:
         """Every stored item in pages: ``{"ids": [...], <include>: [...]}``."""
         for offset in range(0, self.count(), page):

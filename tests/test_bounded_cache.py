@@ -43,11 +43,11 @@ def test_threads_sharing_a_cache_never_exceed_its_bound():
 def test_synthesis_keeps_a_bounded_number_of_passages_and_embeddings():
     from benchsmith.graphs import synthesize
 
-    for cache in (synthesize._passage_cache, synthesize._embedding_cache):
-        assert isinstance(cache, BoundedCache) and cache.maxsize == synthesize.PASSAGE_CACHE_SIZE
-    bound = synthesize._passage_cache.maxsize
-    synthesize._passage_cache.put_many({f"bound-test-{number}": {"text": ""} for number in range(bound + 1)})
-    assert len(synthesize._passage_cache) == bound and "bound-test-0" not in synthesize._passage_cache
+    cache = synthesize._chunk_cache
+    assert isinstance(cache, BoundedCache) and cache.maxsize == synthesize.PASSAGE_CACHE_SIZE
+    bound = cache.maxsize
+    cache.put_many({f"bound-test-{number}": ({"text": ""}, None) for number in range(bound + 1)})
+    assert len(cache) == bound and "bound-test-0" not in cache
 
 
 def test_setdefault_keeps_the_first_value_and_get_marks_it_recently_used():
