@@ -214,7 +214,7 @@ def _rankings(runtime: Runtime[AuditContext], run_id: str, benchmark: Benchmark,
     """Per query, BM25's and the dense retriever's top ``depth`` of the corpus for the turn with its history."""
     context = _context(runtime)
     texts = {query.id: build_query(query, HistoryMode("full")) for query in queries}
-    lexical = bm25_index(benchmark).search(texts, depth, progress_reporter(f"{stage} bm25"))
+    lexical = bm25_index(benchmark, _workspace(runtime)).search(texts, depth, progress_reporter(f"{stage} bm25"))
     embedder = embedder_for(context.embedder, _workspace(runtime), run_id, context)
     index = dense_index(_workspace(runtime), context.chroma_host, benchmark, embedder)
     query_ids = list(texts)
@@ -291,7 +291,7 @@ def shortcuts(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, An
     benchmark = _benchmark(runtime, state["benchmark"])
     documents = corpus_documents(benchmark)
     counter = _LazyCounter(lambda: DocumentCounter(document_text(*documents[doc_id]) for doc_id in documents))
-    summary, per_turn = benchmark_shortcuts(benchmark, counter, _context(runtime).many_documents)
+    summary, per_turn = benchmark_shortcuts(benchmark, counter, _context(runtime).many_documents, _workspace(runtime))
     run_dir = _run_dir(runtime, state["run_id"])
     write_files_atomic(run_dir.path, {"shortcuts": (SHORTCUTS_FILE, json.dumps(summary, indent=2) + "\n")})
     write_jsonl_atomic(run_dir.file(SHORTCUT_TURNS_FILE), per_turn)
@@ -300,7 +300,8 @@ def shortcuts(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, An
 
 
 def benchmark_shortcuts(benchmark: Benchmark, count_documents: Callable[[str], int] | None = None,
-                        many_documents: int = DEFAULT_MANY_DOCUMENTS) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+                        many_documents: int = DEFAULT_MANY_DOCUMENTS, workspace: Workspace | None = None
+                        ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """``(shortcuts.json's summary, per-turn records)`` of a benchmark (evals/shortcuts.py).
 
     Query-only retrieval is measured as ``benchsmith evaluate --retriever bm25`` measures it:
@@ -316,12 +317,12 @@ def benchmark_shortcuts(benchmark: Benchmark, count_documents: Callable[[str], i
              if query.response}
     flagged = ill_formed_questions({query.id: query.question for query in turns}, count_documents, many_documents,
                                    follow_ups={query.id for query in turns if query.history})
-    current = _bm25_measures(benchmark, HistoryMode("current"), (*QUERY_ONLY_MEASURES, "nDCG@10"))
-    rewrite = (_bm25_measures(benchmark, HistoryMode("oracle"), QUERY_ONLY_MEASURES)
+    current = _bm25_measures(benchmark, HistoryMode("current"), (*QUERY_ONLY_MEASURES, "nDCG@10"), workspace)
+    rewrite = (_bm25_measures(benchmark, HistoryMode("oracle"), QUERY_ONLY_MEASURES, workspace)
                if benchmark.queries and all(query.rewrite for query in benchmark.queries) else None)
     gain = None
     if benchmark.conversational:
-        full = _bm25_measures(benchmark, HistoryMode("full"), ("nDCG@10",))
+        full = _bm25_measures(benchmark, HistoryMode("full"), ("nDCG@10",), workspace)
         gain = full.aggregate["nDCG@10"] - current.aggregate["nDCG@10"]
     summary = shortcut_measures.shortcut_summary(
         overlaps, {"current": _means(current), "rewrite": _means(rewrite) if rewrite else None}, leaks, gain, flagged,
@@ -333,13 +334,14 @@ def benchmark_shortcuts(benchmark: Benchmark, count_documents: Callable[[str], i
     return summary, per_turn
 
 
-def _bm25_measures(benchmark: Benchmark, mode: HistoryMode, names: tuple[str, ...]) -> MeasureResults:
+def _bm25_measures(benchmark: Benchmark, mode: HistoryMode, names: tuple[str, ...],
+                   workspace: Workspace | None = None) -> MeasureResults:
     """Measures at rank k (``R@10`` ...) of BM25's run: they read the top k, equal scores ordered
     by doc id, so each query's documents at or above its k-th score give what the evaluation's
     depth-1000 run gives, without ranking the corpus for each of every turn's queries."""
     texts = {query.id: build_query(query, mode) for query in benchmark.queries}
     cutoff = max(int(name.rpartition("@")[2]) for name in names)
-    run = bm25_index(benchmark).best_with_ties(texts, min(cutoff, EVALUATION_DEPTH))
+    run = bm25_index(benchmark, workspace).best_with_ties(texts, min(cutoff, EVALUATION_DEPTH))
     return evaluate_batches(parse_measures(list(names)), benchmark.qrels, [run])
 
 

@@ -341,7 +341,7 @@ def _run_batches(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
     queries = _query_texts(runtime, run_id, benchmark, configuration.history)
     query_ids = sorted(queries)
     if configuration.retriever.kind == "bm25":
-        index = bm25_index(benchmark)
+        index = bm25_index(benchmark, _workspace(runtime))
         for start in range(0, len(query_ids), size):
             batch = query_ids[start : start + size]
             yield start + len(batch), index.search({query_id: queries[query_id] for query_id in batch}, context.depth)

@@ -97,11 +97,16 @@ class Benchmark:
 
     def corpus_fingerprint(self) -> str:
         """A short hash of ``corpus.jsonl``: names the collection built from this corpus."""
-        digest = hashlib.sha256()
-        with self.corpus_path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        return digest.hexdigest()[:12]
+        return file_fingerprint(self.corpus_path)
+
+
+def file_fingerprint(path: Path) -> str:
+    """A short hash (48 bits of SHA-256) of a file's bytes."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:12]
 
 
 def load_benchmark(spec: str | Path, workspace: Workspace, split: str = "test", corpus: Path | None = None) -> Benchmark:

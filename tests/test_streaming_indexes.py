@@ -249,3 +249,27 @@ def test_best_with_ties_is_what_measures_at_the_cutoff_read_of_a_deep_run(monkey
              for query_id in queries}
     measures = parse_measures(["R@10", "RR@10", "nDCG@10"])
     assert evaluate_batches(measures, qrels, [best]).per_query == evaluate_batches(measures, qrels, [deep]).per_query
+
+
+def test_a_bm25_index_kept_in_the_workspace_is_loaded_by_the_next_process(tmp_path, monkeypatch):
+    from benchsmith.graphs.runtime import corpus_indexes
+    from benchsmith.stores.beir import Benchmark
+    from benchsmith.stores.lexical_indexes import load_bm25
+
+    ids, texts = corpus(200)
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("".join(json.dumps({"_id": i, "title": "T", "text": t}) + "\n" for i, t in zip(ids, texts) if t.strip()),
+                    encoding="utf-8")
+    benchmark = Benchmark(name="b", directory=tmp_path, queries=[], qrels={}, corpus_file=path)
+    workspace = Workspace.resolve(tmp_path / "ws")
+    corpus_indexes._bm25.cache_clear()
+    built = corpus_indexes.bm25_index(benchmark, workspace)
+    corpus_indexes._bm25.cache_clear()  # a new process
+    monkeypatch.setattr(BM25Index, "from_stream", lambda *args, **kwargs: pytest.fail("built again"))
+    loaded = corpus_indexes.bm25_index(benchmark, workspace)
+    queries = {f"q{n}": " ".join(random.Random(n).sample(WORDS, 3)) for n in range(30)}
+    assert loaded.search(queries, 50) == built.search(queries, 50)
+    assert np.array_equal(loaded.scores("ranking fusion"), built.scores("ranking fusion"))
+    fingerprint = benchmark.corpus_fingerprint()
+    assert load_bm25(workspace, fingerprint, 1.5, 0.75) is not None and load_bm25(workspace, fingerprint, 1.2, 0.75) is None
+    corpus_indexes._bm25.cache_clear()

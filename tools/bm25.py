@@ -25,6 +25,7 @@ import bm25s
 import numpy as np
 from bm25s.stopwords import STOPWORDS_EN
 
+from benchsmith.stores.lexical_indexes import StoredBM25
 from benchsmith.stores.progress import ProgressCallback
 from benchsmith.stores.trec import Run
 from benchsmith.words import english_stemmer
@@ -98,12 +99,34 @@ class BM25Index:
             indices[start : start + len(rows)] = document
         indptr = np.zeros(len(terms_of.terms) + 1, dtype=np.int64)
         np.cumsum(document_frequencies, out=indptr[1:])
-        # What bm25s.BM25.index sets: the score matrix (CSC), the vocabulary with its empty token.
-        self.model.scores = {"data": data, "indices": indices, "indptr": indptr, "num_docs": count}
-        vocabulary = terms_of.terms
+        self._set_matrix(data, indices, indptr, terms_of.terms)
+
+    def _set_matrix(self, data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
+                    vocabulary: dict[str, int]) -> None:
+        """What bm25s.BM25.index sets: the score matrix (CSC), the vocabulary with its empty token."""
+        self.model.scores = {"data": data, "indices": indices, "indptr": indptr, "num_docs": len(self.doc_ids)}
         self.model.vocab_dict = {**vocabulary, "": len(vocabulary)} if "" not in vocabulary else vocabulary
         self.model.unique_token_ids_set = set(self.model.vocab_dict.values())
         self.model.nonoccurrence_array = None
+
+    def stored(self) -> StoredBM25:
+        """The index as stores.lexical_indexes keeps it."""
+        columns = len(self.model.scores["indptr"]) - 1  # the empty token bm25s adds has no column
+        vocabulary = [term for term, number in sorted(self.model.vocab_dict.items(), key=lambda item: item[1])
+                      if number < columns]
+        return StoredBM25(doc_ids=self.doc_ids.tolist(), vocabulary=vocabulary, data=self.model.scores["data"],
+                          indices=self.model.scores["indices"], indptr=self.model.scores["indptr"], k1=self.k1,
+                          b=self.b)
+
+    @classmethod
+    def from_stored(cls, stored: StoredBM25) -> BM25Index:
+        index = cls.__new__(cls)
+        index.k1, index.b = stored.k1, stored.b
+        index.model = bm25s.BM25(k1=stored.k1, b=stored.b, method="lucene", backend="numpy")
+        index.doc_ids = np.asarray(stored.doc_ids, dtype=object)
+        index._set_matrix(stored.data, stored.indices, stored.indptr,
+                          {term: number for number, term in enumerate(stored.vocabulary)})
+        return index
 
     def scores(self, query: str) -> np.ndarray:
         """The score of every indexed document for ``query``, in index order (0.0 for a document

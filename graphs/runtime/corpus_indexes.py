@@ -13,14 +13,15 @@ from typing import Any
 
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import chroma_client
-from benchsmith.stores.beir import Benchmark, load_benchmark
+from benchsmith.stores.beir import Benchmark, file_fingerprint, load_benchmark
 from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.integrity import DuplicateIds, IdProblem
 from benchsmith.stores.jsonl import JsonlRows
+from benchsmith.stores.lexical_indexes import load_bm25, save_bm25
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.bm25 import BM25Index
+from benchsmith.tools.bm25 import DEFAULT_B, DEFAULT_K1, BM25Index
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
 from benchsmith.tools.indexing import DEFAULT_BATCH_SIZE, IndexItem, embed_into
@@ -123,14 +124,24 @@ class DocumentTexts(Mapping[str, str]):
 
 
 @functools.lru_cache(maxsize=2)
-def _bm25(path: Path, modified: float) -> BM25Index:
+def _bm25(path: Path, modified: float, workspace_root: str | None) -> BM25Index:
+    workspace = Workspace.resolve(workspace_root) if workspace_root else None
+    fingerprint = file_fingerprint(path) if workspace else ""
+    if workspace and (stored := load_bm25(workspace, fingerprint, DEFAULT_K1, DEFAULT_B)) is not None:
+        return BM25Index.from_stored(stored)
     corpus = _corpus(path, modified)
-    return BM25Index.from_stream((doc_id, document_text(title, text)) for doc_id, (title, text) in corpus.items())
+    index = BM25Index.from_stream((doc_id, document_text(title, text)) for doc_id, (title, text) in corpus.items())
+    if workspace:
+        save_bm25(workspace, fingerprint, index.stored())
+    return index
 
 
-def bm25_index(benchmark: Benchmark) -> BM25Index:
+def bm25_index(benchmark: Benchmark, workspace: Workspace | None = None) -> BM25Index:
+    """BM25 over the benchmark's corpus, built once per process; with a ``workspace``, kept there
+    for the next process over the same corpus bytes (stores/lexical_indexes.py)."""
     with _lock:
-        return _bm25(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime)
+        return _bm25(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime,
+                     str(workspace.root) if workspace else None)
 
 
 def dense_index(workspace: Workspace, chroma_host: str | None, benchmark: Benchmark, embedder: Embedder) -> DenseIndex:
