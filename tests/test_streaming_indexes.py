@@ -34,7 +34,8 @@ WORDS = ("retrieval ranking ranked ranks fusion judge judging judged cache cachi
 
 def corpus(count: int = 120, seed: int = 0) -> tuple[list[str], list[str]]:
     rng = random.Random(seed)
-    texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 30))) for _ in range(count)]
+    texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 30))) + f" rare{rng.randrange(60)}" * (n % 3 == 0)
+             for n in range(count)]  # words in most documents, and rare ones
     texts[7] = "the of and"  # stopwords only: a document of length 0
     return [f"doc{n:03}" for n in range(count)], texts
 
@@ -53,11 +54,13 @@ def test_bm25_built_in_batches_scores_as_bm25s_does_bit_for_bit(monkeypatch):
     streamed = BM25Index.from_stream(zip(ids, texts))
     reference = BM25Index.__new__(BM25Index)
     reference.model, reference.doc_ids = bm25s_reference(texts), np.asarray(ids, dtype=object)
-    queries = {f"q{n}": " ".join(random.Random(n).sample(WORDS, 4)) for n in range(40)} | {"none": "absent words"}
+    queries = {f"q{n}": " ".join(random.Random(n).sample(WORDS, 4)) + f" rare{n}" for n in range(40)} | {
+        "none": "absent words"}
     for query in queries.values():
         assert np.array_equal(streamed.scores(query), reference.scores(query)), query
     assert streamed.search(queries, 25) == reference.search(queries, 25)
     assert set(streamed.model.vocab_dict) == set(reference.model.vocab_dict)
+    assert 0 < len(streamed._common_columns()) < len(streamed.model.vocab_dict) - 1  # both ways of adding a column
     with pytest.raises(ValueError, match="at least one document"):
         BM25Index.from_stream([])
 
