@@ -91,6 +91,8 @@ __all__ = [
 ]
 
 Out = TypeVar("Out", bound=BaseModel)
+# The cache key's JSON, its encoder built once (json.dumps builds one at every call that passes options).
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}
 
 
@@ -405,10 +407,9 @@ class ModelSeam:
     def _cache_key(self, messages: list[Message], schema: type[BaseModel]) -> str:
         """SHA-256 of everything that decides the reply; never the API key. The messages are the
         agent's: neither the structured-output method nor a corrective turn changes the key."""
-        canonical = json.dumps(
+        canonical = _CANONICAL_JSON.encode(
             {"model": self.model, "endpoint": getattr(self.backend, "endpoint", None), "messages": messages,
-             "schema": json_schema(schema), "sampling": self.settings.sampling()},
-            sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+             "schema": json_schema(schema), "sampling": self.settings.sampling()})
         return sha256(canonical.encode("utf-8")).hexdigest()
 
     def _complete_with_retries(self, messages: list[Message], schema: type[BaseModel]) -> tuple[Completion, int]:

@@ -40,6 +40,8 @@ _STATUS_ERRORS: dict[int, type[openai.APIStatusError]] = {
     429: openai.RateLimitError,
 }
 USER_AGENT = f"benchsmith (OpenAI-compatible; openai/{openai.__version__})"
+# Built once: json.dumps builds an encoder at every call that passes an option.
+_JSON = json.JSONEncoder(ensure_ascii=False)
 RECEIVE_BYTES = 262144  # read at most this much per system call
 FRESH_S = 1.0  # an idle connection younger than this is taken without asking whether the server closed it
 MAX_HEAD_BYTES = 65536  # a reply head longer than this is refused (it is no model server's)
@@ -91,7 +93,7 @@ class JsonClient:
     def post(self, path: str, body: dict[str, Any]) -> Any:
         """The decoded JSON reply (a ``ValueError`` when it is not JSON); the SDK's exceptions for an
         error status, a timeout or a lost connection."""
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        data = _JSON.encode(body).encode("utf-8")
         request = b"%s%d\r\n\r\n%s" % (self._head(path), len(data), data)
         connection, reused = self._checkout()
         try:

@@ -18,6 +18,7 @@ from benchsmith.stores.jsonl import append_jsonl, load_jsonl, sync_file
 
 TOTAL_FIELDS = ("input_tokens", "output_tokens", "cost_usd", "retries")
 OFFLINE_MODEL = "baseline"  # the model name the offline agents' calls are recorded under
+_JSON = json.JSONEncoder(ensure_ascii=False)  # built once: json.dumps builds one per call given options
 
 
 class UsageLedger:
@@ -29,7 +30,7 @@ class UsageLedger:
         """Append one call: ``model``, ``input_tokens``, ``output_tokens``, ``cost_usd``,
         ``retries`` and ``cached``. One write of one line, under a lock: lines of parallel calls
         never interleave. Through the descriptor, not a file object: a third of the cost."""
-        line = (json.dumps(call, ensure_ascii=False) + "\n").encode("utf-8")
+        line = (_JSON.encode(call) + "\n").encode("utf-8")
         with self._lock:
             try:
                 descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
