@@ -26,6 +26,12 @@ path similarity is printed beside a random order's (from the command) and, on a 
 kept chunks, beside the naive greedy path's (tools/clustering.naive_greedy_path, O(n²)).
 
     .venv/bin/python benchmarks/million.py [--chunks 1000000] [--stages ingest,cluster,...] [--keep]
+
+A run at a million takes hours here. With ``--workdir`` each size's measures are saved after every
+stage (``nN/measures.json``), and ``--resume`` continues an interrupted run there: stages already
+measured are not run again, a corpus already written is not written again, and a stage that was
+cut off is run again from nothing (its run removed first; an ingestion cut off means the size is
+started over), so every figure is of one whole, uninterrupted stage.
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 from synthetic_corpus import write_corpus  # noqa: E402
 
+from benchsmith.stores.files import write_json_atomic  # noqa: E402
 from tests.local_servers import free_port, local_server  # noqa: E402
 
 STAGES = ("ingest", "cluster", "synthesize", "evaluate", "audit")
@@ -62,6 +69,7 @@ EMBEDDING_DIMENSION = 64
 EMBEDDER = "openai:hash"
 LLM = "openai:sim"
 CONVERSATIONS_PER_MILLION = 1000
+MEASURES_FILE = "measures.json"
 BENCHSMITH = str(Path(sys.executable).parent / "benchsmith")
 # The notes a table row shows; the JSON holds them all (each server's CPU during each stage too).
 SHOWN_NOTES = {"ingest": ("chunks_indexed", "cpu_ms_per_chunk", "cpu_ms_per_chunk_without_embedding",
@@ -200,16 +208,60 @@ def naive_path_comparison(workspace: Path, count: int) -> dict:
     return {"sample": len(vectors), "ours": round(ours, 4), "naive": round(naive, 4), "ours_over_naive": round(ours / naive, 3)}
 
 
+def saved_measures(directory: Path) -> dict[str, Measure]:
+    """The stages of a size measured whole by an earlier, interrupted run (``--resume``)."""
+    path = directory / MEASURES_FILE
+    if not path.exists():
+        return {}
+    return {measure.stage: measure for measure in map(lambda row: Measure(**row), json.loads(path.read_text()))
+            if measure.ok}
+
+
+def save_measures(directory: Path, measures: list[Measure]) -> None:
+    write_json_atomic(directory / MEASURES_FILE, [asdict(measure) for measure in measures])
+
+
+def forget_cut_off_stage(workspace: Path, stage: str) -> None:
+    """A stage an interrupted run cut off runs again whole: its run directory and checkpoints go
+    first (the run id is the stage's name). The response cache stays; the synthesis notes count
+    the calls it answered."""
+    if not (workspace / "runs" / stage).exists():
+        return
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    shutil.rmtree(workspace / "runs" / stage)
+    with SqliteSaver.from_conn_string(str(workspace / "checkpoints.sqlite")) as checkpoints:
+        checkpoints.delete_thread(stage)
+
+
+def prepare_corpus(directory: Path, size: int, args: argparse.Namespace) -> dict:
+    """Write the size's corpus, or keep the one an interrupted run wrote (``--resume``), and say so."""
+    corpus, written = directory / "corpus" / "corpus.jsonl", directory / "corpus" / "written.json"
+    if args.resume and written.exists():
+        info = {**json.loads(written.read_text()), "kept_from_earlier_run": True}
+    else:
+        started = time.perf_counter()
+        counts = write_corpus(corpus, size, seed=args.seed)
+        info = {"corpus": counts, "generate_s": round(time.perf_counter() - started, 2)}
+        write_json_atomic(written, info)
+    counts = info["corpus"]
+    console.print(f"[bold]{size:,} chunks[/bold]: generated in {info['generate_s']} s "
+                  f"({counts['topical']:,} topical, {counts['near_duplicates']:,} near-duplicates, "
+                  f"{counts['boilerplate']:,} boilerplate, {counts['topics']:,} topics)"
+                  + (", kept from the interrupted run" if info.get("kept_from_earlier_run") else ""))
+    return info
+
+
 def run_size(size: int, args: argparse.Namespace, root: Path, env: dict[str, str],
              servers: dict[str, int | None]) -> tuple[list[Measure], dict]:
     directory = root / f"n{size}"
     workspace, corpus = directory / "ws", directory / "corpus" / "corpus.jsonl"
-    started = time.perf_counter()
-    counts = write_corpus(corpus, size, seed=args.seed)
-    info: dict = {"corpus": counts, "generate_s": round(time.perf_counter() - started, 2)}
-    console.print(f"[bold]{size:,} chunks[/bold]: generated in {info['generate_s']} s "
-                  f"({counts['topical']:,} topical, {counts['near_duplicates']:,} near-duplicates, "
-                  f"{counts['boilerplate']:,} boilerplate, {counts['topics']:,} topics)")
+    done = saved_measures(directory) if args.resume else {}
+    if "ingest" in args.stages and "ingest" not in done:
+        # A size starts whole: an ingestion cut off would leave its collection half made.
+        shutil.rmtree(workspace, ignore_errors=True)
+        shutil.rmtree(directory / "chroma", ignore_errors=True)
+    info = prepare_corpus(directory, size, args)
     conversations = max(args.min_conversations, round(args.conversations_per_million * size / 1_000_000))
     common = ["--workspace", str(workspace)]
     with chroma_server(directory / "chroma") as (host, chroma):
@@ -233,6 +285,11 @@ def run_size(size: int, args: argparse.Namespace, root: Path, env: dict[str, str
         }
         measures = []
         for stage in args.stages:
+            if stage in done:
+                console.print(f"  {stage} at {size:,}: measured by the interrupted run, kept", highlight=False)
+                measures.append(done[stage])
+                continue
+            forget_cut_off_stage(workspace, stage)
             console.print(f"  {stage} at {size:,}…", highlight=False)
             measure, output = run_stage(stage, size, commands[stage], env, directory / f"{stage}.log", stage_servers)
             measures.append(measure)
@@ -253,6 +310,9 @@ def run_size(size: int, args: argparse.Namespace, root: Path, env: dict[str, str
                     measure.notes["naive_comparison"] = naive_path_comparison(workspace, args.naive_sample)
             if stage == "synthesize":
                 measure.notes["conversations"] = conversations
+                if cached := re.search(r"model calls: [\d,]+ \(([\d,]+) from the cache", output):
+                    measure.notes["calls_from_cache"] = int(cached.group(1).replace(",", ""))
+            save_measures(directory, measures)
             if not measure.ok:
                 break
         if chroma:
@@ -307,6 +367,8 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=1_000_000, help="N: the larger size (the smaller is N/10).")
     parser.add_argument("--stages", default=",".join(STAGES), help=f"Comma-separated, of {', '.join(STAGES)}.")
     parser.add_argument("--keep", action="store_true", help="Keep the workspaces, corpora and logs.")
+    parser.add_argument("--resume", action="store_true",
+                        help="Continue an interrupted run in --workdir: keep the stages it measured whole.")
     parser.add_argument("--workdir", type=Path, help="Where the workspaces go (default: a new temporary folder).")
     parser.add_argument("--json", type=Path, help="Results file (default: million-N.json in the temporary folder's parent).")
     parser.add_argument("--conversations-per-million", type=int, default=CONVERSATIONS_PER_MILLION)
@@ -324,6 +386,10 @@ def main() -> None:
         parser.error(f"unknown stages {unknown}; choose from {', '.join(STAGES)}")
     if args.chunks < 10:
         parser.error("--chunks must be at least 10")
+    if args.resume and not args.workdir:
+        parser.error("--resume continues a run in --workdir: name it")
+    if args.resume:
+        args.keep = True  # a run resumed may be interrupted again
     large, small = args.chunks, args.chunks // 10
 
     root = args.workdir or Path(tempfile.mkdtemp(prefix="benchsmith-million-"))
