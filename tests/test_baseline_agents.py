@@ -330,3 +330,19 @@ def test_a_key_phrase_of_words_every_page_uses_makes_no_question():
     common = PassageStatistics([sentence, *(f"Page {number} shows python code." for number in range(40))])
     assert key_phrase_question(sentence, "compileall", common).question == "What is the role of the legacy pyc paths?"
     assert key_phrase_question("Unlike the others, with the python code.", "compileall", common) is None
+
+
+def test_responder_answers_from_the_asked_entry_alone_though_its_neighbours_share_the_class_name():
+    """Seen on the stdlib demo: "a short summary of POP3.rset" was answered with rset's sentence and
+    then quit's, close's and rpop's, whose signatures also name POP3 (a rare word, so each matched
+    half as well as rset's)."""
+    gold = {"title": "poplib › POP3", "text": (
+        "poplib.POP3.rset(self)\nUnmark all messages marked for deletion.\n\n"
+        "poplib.POP3.quit(self)\nSignoff: commit changes on server, unlock mailbox, close connection.\n\n"
+        "poplib.POP3.close(self)\nClose the connection without assuming anything about it.")}
+    responder = Responder()
+    assert responder.baseline(gold=gold, question="Could you give me a short summary of POP3.rset?").answer \
+        == "Unmark all messages marked for deletion."
+    # A question naming no entry is answered from the whole passage, as before.
+    assert "Close the connection without assuming anything about it." in \
+        responder.baseline(gold=gold, question="How is the connection closed in POP3?").answer
