@@ -60,6 +60,11 @@ LEAD_WORDS = frozenset(
 CONDITIONAL_LEADS = frozenset({"if", "when", "whenever", "unless", "once", "after", "before"})
 PRONOUNS = frozenset({"it", "they", "this", "that", "these", "those", "he", "she"})
 PERSONAL_PRONOUNS = frozenset({"it", "they", "he", "she", "we", "you", "i"})
+# An object that only the passage's context names ("override this in ..."), and words that point
+# back to what the sentence before said ("the remaining arguments", "the above example").
+OBJECT_PRONOUNS = frozenset({"this", "these", "those", "it", "them"})
+RELATIVE_WORDS = frozenset({"remaining", "above", "aforementioned", "former", "latter", "following", "preceding",
+                            "previous", "said"})
 NOT_SUBJECTS = frozenset({"there", "here", "you", "we", "i", "which", "who", "what", "where", "how", "why", "one"})
 LEADING_DETERMINERS = frozenset({"the", "a", "an", "each", "every", "this", "these", "that", "those"})
 CUT_WORDS = frozenset(
@@ -214,6 +219,8 @@ def _valid_subject(tokens: list[_Token]) -> bool:
         return False
     if tokens[0].lower in NEGATIONS:
         return False  # "no such check (takes place)": a negation names nothing to ask about
+    if any(token.lower in RELATIVE_WORDS for token in tokens):
+        return False  # "the remaining arguments (are passed ...)": which ones, the sentence before says
     if tokens[0].lower in NOT_SUBJECTS or tokens[0].lower in PERSONAL_PRONOUNS or tokens[0].lower in PRONOUNS \
             and len(tokens) == 1 or tokens[-1].lower in PREPOSITIONS:
         return False
@@ -325,9 +332,11 @@ def _ask(subject: str, verb: _Token, rest: list[_Token], lead: str | None) -> As
     if word in MODALS:
         return _modal_question(subject, word, rest)
     base, obj = verb_base(word), _object(rest)
+    # An object only the passage's context names: "How does prompt_user_passwd override this in a GUI?"
+    dangling = bool(obj) and obj[0].lower in OBJECT_PRONOUNS and (len(obj) == 1 or obj[1].lower in PREPOSITIONS)
     key = (*content_words(subject), *content_words(verb.text))
     if word in WHEN_VERBS or lead in CONDITIONAL_LEADS:
-        if word in WHEN_VERBS and not obj:
+        if word in WHEN_VERBS and not obj or dangling:
             return None
         return Ask(f"When does {subject} {_phrase(base, obj)}?", subject, (*key, *content_words(_words(obj))))
     if [token.lower for token in obj] == ["sure"]:  # "make sure that ..."
@@ -338,6 +347,8 @@ def _ask(subject: str, verb: _Token, rest: list[_Token], lead: str | None) -> As
         return Ask(f"How does {subject} {base}?", subject, key)
     if word in WHAT_VERBS or not obj:
         return Ask(f"What does {subject} {base}?", subject, key)
+    if dangling:
+        return None
     return Ask(f"How does {subject} {_phrase(base, obj)}?", subject, (*key, *content_words(_words(obj))))
 
 

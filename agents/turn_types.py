@@ -124,10 +124,13 @@ class TypedQuestioner(Agent[TypedQuestion]):
         # Earlier turns asked several questions in one: each counts as asked.
         history = [*history, *({"question": part} for turn in history
                                for part in question_parts(turn.get("question_unpolished") or turn.get("question") or ""))]
+        # An unanswerable turn is no comparison: its second thing may be documented elsewhere, and
+        # the corpus would answer half of it ("How does HTTPServer.server_bind compare with
+        # BaseHTTPRequestHandler?", the handler's pages kept).
+        own_type = question_type if kind == "unanswerable" and question_type != "comparison" else None
         for passage in passages:  # one question per passage, none repeating the history or each other
             earlier = [*history, *({"question": q.question} for q in asked)]
-            asked.append(readable_question(passage, earlier, statistics,
-                                           question_type if kind == "unanswerable" else None))
+            asked.append(readable_question(passage, earlier, statistics, own_type))
         first = asked[0]
         if kind == "unanswerable":
             return BaselineTypedQuestion(question=first.question, rewrite=first.rewrite, parts=[first.question],

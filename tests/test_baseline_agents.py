@@ -98,6 +98,21 @@ def test_questions_ask_about_the_subject_without_quoting_the_sentence():
                           ).question == "What does JSONDecoder.decode return?"
 
 
+def test_no_question_leans_on_what_only_the_passage_names():
+    """Seen in multi-passage turns of the stdlib demo: "how does FancyURLopener.prompt_user_passwd
+    override this in a GUI environment?" and "how are the remaining arguments passed?" point at
+    what the sentence before said, which the asker never saw."""
+    context = {"title": "urllib.request", "context_name": "FancyURLopener.prompt_user_passwd"}
+    assert question_about("Override this in a GUI environment!", **context) is None
+    assert question_about("The remaining arguments are passed to the constructor.", title="warnings") is None
+    assert question_about("The above example prints the result.", title="x") is None
+    # An object that names its thing, or a question without the object, still stands.
+    assert question_about("Override the prompt in a GUI environment.", **context).question == \
+        "How does FancyURLopener.prompt_user_passwd override the prompt in a GUI environment?"
+    assert question_about("It returns it to the caller.", title="x", previous_subject="json.dumps").question == \
+        "What does json.dumps return?"
+
+
 def questions_of(gold: dict, others: list[str], turns: int) -> list[str]:
     """The baseline's questions for ``turns`` follow-ups on one gold passage."""
     statistics = PassageStatistics([gold["text"], *others])
