@@ -6,7 +6,7 @@ through the CLI, one subprocess per stage:
 
     benchsmith ingest      load, clean, chunk, MinHash-LSH dedup, quality filter, embed, index
     benchsmith cluster     the semantic path over the collection, cut into clusters
-    benchsmith synthesize  K conversations (1,000 at a million, scaled) with the loopback chat server
+    benchsmith synthesize  K conversations at both sizes (1,000 when N is a million) with the loopback chat server
     benchsmith evaluate    BM25, dense and RRF over the full corpus with those turns
     benchsmith audit       a sample of the benchmark, baseline judge
 
@@ -262,7 +262,9 @@ def run_size(size: int, args: argparse.Namespace, root: Path, env: dict[str, str
         shutil.rmtree(workspace, ignore_errors=True)
         shutil.rmtree(directory / "chroma", ignore_errors=True)
     info = prepare_corpus(directory, size, args)
-    conversations = max(args.min_conversations, round(args.conversations_per_million * size / 1_000_000))
+    # The same conversations at both sizes: a stage's ratio is its growth with the corpus, not with
+    # its workload (evaluating ten times the turns on ten times the chunks is a hundred times the work).
+    conversations = max(args.min_conversations, round(args.conversations_per_million * args.chunks / 1_000_000))
     common = ["--workspace", str(workspace)]
     with chroma_server(directory / "chroma") as (host, chroma):
         if host:
@@ -371,7 +373,8 @@ def main() -> None:
                         help="Continue an interrupted run in --workdir: keep the stages it measured whole.")
     parser.add_argument("--workdir", type=Path, help="Where the workspaces go (default: a new temporary folder).")
     parser.add_argument("--json", type=Path, help="Results file (default: million-N.json in the temporary folder's parent).")
-    parser.add_argument("--conversations-per-million", type=int, default=CONVERSATIONS_PER_MILLION)
+    parser.add_argument("--conversations-per-million", type=int, default=CONVERSATIONS_PER_MILLION,
+                        help="Conversations synthesized at each size, per million chunks of N.")
     parser.add_argument("--min-conversations", type=int, default=10)
     parser.add_argument("--turns", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=16, help="Synthesis conversations in flight.")
