@@ -31,9 +31,9 @@ from benchsmith.agents.ambiguous_terms import (ambiguous_question, ambiguous_ter
 from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE
 from benchsmith.agents.questioner import BaselineQuestion, Questioner, conversation_so_far, fallback_questions
 from benchsmith.agents.readable_questions import unreadable_reasons
-from benchsmith.agents.responder import Responder
+from benchsmith.agents.responder import IDENTIFIER, Responder, entry_name
 from benchsmith.agents.sentence_questions import document_name
-from benchsmith.agents.text import PassageStatistics, WordStatistics, lower_first
+from benchsmith.agents.text import PassageStatistics, WordStatistics, documented_sentences, lower_first
 from benchsmith.words import content_words, stems
 
 TYPED_QUESTIONER_SYSTEM_PROMPT = """You simulate a user in a conversation with a documentation assistant.
@@ -204,21 +204,33 @@ def underspecified_question(passages: list[dict[str, Any]], statistics: WordStat
 
 def clarification_question(meant: BaselineQuestion, passages: list[dict[str, Any]],
                            statistics: WordStatistics) -> BaselineTypedQuestion:
-    """"I mean the one in lzma: what must the caller specify?": the meant candidate by the name
-    the clarifying reply gave it, then the question only it answers (with nothing left to ask
-    of it, the ambiguous question again, about that one)."""
+    """"I mean the one in lzma: how is an LZMAFile object created?": the meant candidate by the
+    name the clarifying reply gave it, then a question only it answers about the ambiguous term;
+    where the meant passage's question is about something else ("noop" clarified with a question
+    about POP3.rset), or nothing is left to ask of it, the ambiguous question again, about that one."""
     senses = sense_names(passages)
     which = senses[0] if senses else page_and_heading(passages[0].get("title", ""))[0]
     asked = IN_PAGE.sub("", meant.question)
-    if meant.subject is None and meant.question in set(islice(fallback_questions(passages[0], set(), statistics), 5)):
-        term = ambiguous_term(passages, statistics)
-        asked = f"how does {term.term} work there?" if term else asked
+    term = ambiguous_term(passages, statistics)
+    generic = meant.subject is None and meant.question in set(islice(fallback_questions(passages[0], set(), statistics),
+                                                                      5))
+    if term and (generic or asks_another_entry(asked, term.term, passages[0]["text"])):
+        asked = f"how does {term.term if term.kind else f'the {term.term}'} work there?"
     question = f"I mean the one in {which}: {lower_first(asked)}" if which else meant.question
     return BaselineTypedQuestion(question=question, rewrite=meant.rewrite, parts=[meant.question],
                                  subject=meant.subject, question_type=meant.question_type)
 
 
 IN_PAGE = re.compile(r"^In [^,]+, ")  # "In lzma, what ...": the clarification names the page already
+
+
+def asks_another_entry(question: str, term: str, text: str) -> bool:
+    """Whether the question names an entry of the passage's API reference (a signature line's
+    name: ``rset`` of ``poplib.POP3.rset(self)``) and not the ambiguous term: the meant passage
+    documents both, and the clarification must be about the term."""
+    asked = {word.lower() for word in IDENTIFIER.findall(question)}
+    entries = {entry_name(subject) for _, subject in documented_sentences(text) if subject}
+    return bool(entries & asked) and term.rsplit(".", 1)[-1].lower() not in asked
 
 
 class ReferenceResponder(Agent[ReferenceReply]):

@@ -165,3 +165,19 @@ def test_a_comparison_sets_two_distinct_names_side_by_side():
     assert typed_wording("q", "the don't score", "comparison", "Differ") is None
     assert typed_wording("q", "json.dumps", "comparison", "json.loads") == "How does json.dumps compare with json.loads?"
     assert typed_wording("q", "the email.quoprimime module", "comparison", "the method") is None
+
+
+def test_a_clarification_asks_about_the_ambiguous_term_not_a_neighbouring_entry():
+    """Seen on the stdlib demo: "How does the noop method work?", clarified with "I mean the one in
+    poplib: how does POP3.rset unmark all messages marked for deletion?", a question about the
+    entry before noop's in the same chunk."""
+    meant = {"title": "poplib › POP3.rset", "text": (
+        "poplib.POP3.rset(self)\nUnmark all messages marked for deletion.\n\n"
+        "poplib.POP3.noop(self)\nDoes nothing.\n\nOne supposes the response indicates the server is alive.")}
+    other = {"title": "imaplib › IMAP4.noop", "text": (
+        "imaplib.IMAP4.noop(self)\nSend NOOP command.\n\n(typ, [data]) = <instance>.noop()")}
+    statistics = PassageStatistics([meant["text"], other["text"], *(passage["text"] for passage in CORPUS)])
+    asked = TypedQuestioner().baseline(kind="clarification", passages=[meant, other], history=[],
+                                       corpus_stats=statistics)
+    assert asked.question.startswith("I mean the one in poplib: ") and "noop" in asked.question, asked.question
+    assert "rset" not in asked.question
