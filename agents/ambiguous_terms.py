@@ -21,10 +21,9 @@ from typing import Any
 
 from benchsmith.agents.sentence_questions import (IMPERATIVES, KNOWN_VERBS, PARTICIPLES, USER_VERBS, documented_topic,
                                                   verb_base)
-from benchsmith.agents.text import WordStatistics, inverse_document_frequency, sentences
+from benchsmith.agents.text import HEADING_SEPARATOR, WordStatistics, inverse_document_frequency, sentences
 from benchsmith.words import content_words
 
-HEADING_SEPARATOR = re.compile(r"\s+(?:›|»|>)\s+")
 # Dotted names (json.dumps, POP3.rset), snake_case names, calls (rset()), CamelCase classes (LZMAFile).
 DOTTED_OR_SNAKE = re.compile(r"(?<![\w./-])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[a-z]+_[a-z_]\w*)")
 CALLED = re.compile(r"(?<![\w.])([A-Za-z_]\w{2,})\(")

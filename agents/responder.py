@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from benchsmith.agents.models import Agent, Message, delimited
 from benchsmith.agents.questioner import conversation_so_far
 from benchsmith.agents.text import (PassageStatistics, WordStatistics, inverse_document_frequency, is_complete,
-                                    documented_sentences, join_sentences, plain_text, units)
+                                    documented_sentences, join_sentences, last_heading, plain_text, units)
 from benchsmith.words import content_words, stems
 
 RESPONDER_SYSTEM_PROMPT = """You are a deployed documentation assistant answering a user.
@@ -51,11 +51,15 @@ class Responder(Agent[GeneratedAnswer]):
         piece glued to another. A question that names an entry of an API reference (``POP3.rset``)
         is answered from that entry alone: its neighbours share the class's name, not the answer.
         A line that is not a whole sentence ("caps: a dictionary mapping ...") answers only where
-        no whole sentence shares a word with the question. A passage without prose answers with
-        its first unit."""
+        no whole sentence shares a word with the question. A chunk cut inside an entry opens with the
+        rest of it: those sentences belong to the entry its heading names ("poplib › POP3.noop").
+        A passage without prose answers with its first unit."""
         statistics = corpus_stats or PassageStatistics([gold["text"]])
         wanted = set(content_words(question))
-        found = asked_entry(documented_sentences(gold["text"]), question)
+        # A chunk cut inside an entry opens with the rest of it: its heading names that entry.
+        heading = last_heading(gold.get("title", ""))
+        found = asked_entry([(sentence, subject or heading) for sentence, subject in documented_sentences(gold["text"])],
+                            question)
         whole = [(sentence, subject) for sentence, subject in found if is_complete(sentence)]
         if not found:
             first = next((unit.text for unit in units(gold["text"])), gold["text"])

@@ -27,6 +27,7 @@ import re
 import zlib
 from dataclasses import dataclass, replace
 
+from benchsmith.agents.text import HEADING_SEPARATOR
 from benchsmith.words import STOPWORDS, content_words
 
 COPULAS = frozenset({"is", "are", "was", "were"})
@@ -449,14 +450,13 @@ def _with_enough_words(ask: Ask, title: str) -> Ask | None:
     return Ask(longer, ask.subject, (*ask.key_terms, *content_words(topic)))
 
 
-HEADING_PATH_SEPARATOR = re.compile(r"\s+(?:›|»|>)\s+")
 
 
 def page_title(title: str) -> str:
     """The page a chunk's heading path starts with: "Issue Triage › Triage Issues › Reaching
     resolution" → "Issue Triage". A question names the page, never the path (a user does not
     type one)."""
-    return HEADING_PATH_SEPARATOR.split(title.strip(), maxsplit=1)[0].strip()
+    return HEADING_SEPARATOR.split(title.strip(), maxsplit=1)[0].strip()
 
 
 # ---------------------------------------------------------------------------------------

@@ -54,6 +54,8 @@ CODE_LINE = re.compile(
     r"|^\s*[\w.\[\]'\"]+\s*[+\-*/]?=\s*\S"  # assignments
     r"|[{}]\s*$"
 )
+# Titles join a heading path with one of these: "poplib › POP3.noop".
+HEADING_SEPARATOR = re.compile(r"\s+(?:›|»|>)\s+")
 SIGNATURE = re.compile(r"^\s*[A-Za-z_]\w*(\.\w+)+(\(.*\))?\s*$|^\s*[A-Za-z_][\w.]*\(.*\)\s*(->.*)?$")
 URL_ONLY = re.compile(r"^\s*<?(https?://|www\.)\S+>?\s*$")
 HTML_ONLY = re.compile(r"^\s*(<[^>]+>\s*)+$")
@@ -213,6 +215,12 @@ def split_sentences(text: str) -> list[str]:
 def sentences(text: str) -> list[str]:
     """The sentences of a passage's prose and list items, in order (no code, tables or markup)."""
     return [sentence for unit in units(text) if unit.kind in ("prose", "item") for sentence in split_sentences(unit.text)]
+
+
+def last_heading(title: str) -> str:
+    """The heading a title's path ends with (``POP3.noop`` of ``poplib › POP3.noop``); "" without one."""
+    pieces = HEADING_SEPARATOR.split(title or "")
+    return pieces[-1].strip() if len(pieces) > 1 else ""
 
 
 def documented_sentences(text: str) -> list[tuple[str, str]]:

@@ -205,19 +205,22 @@ def underspecified_question(passages: list[dict[str, Any]], statistics: WordStat
 def clarification_question(meant: BaselineQuestion, passages: list[dict[str, Any]],
                            statistics: WordStatistics) -> BaselineTypedQuestion:
     """"I mean the one in lzma: how is an LZMAFile object created?": the meant candidate by the
-    name the clarifying reply gave it, then a question only it answers about the ambiguous term;
-    where the meant passage's question is about something else ("noop" clarified with a question
-    about POP3.rset), or nothing is left to ask of it, the ambiguous question again, about that one."""
+    name the clarifying reply gave it, then a question only it answers. Where that question is
+    about another entry of the meant passage than the ambiguous name ("noop" clarified with a
+    question about POP3.rset, documented beside it), or nothing is left to ask of the passage, the
+    ambiguous question again, about that one: "how does noop work there?"."""
     senses = sense_names(passages)
     which = senses[0] if senses else page_and_heading(passages[0].get("title", ""))[0]
-    asked = IN_PAGE.sub("", meant.question)
+    asked, rewrite, part = IN_PAGE.sub("", meant.question), meant.rewrite, meant.question
     term = ambiguous_term(passages, statistics)
     generic = meant.subject is None and meant.question in set(islice(fallback_questions(passages[0], set(), statistics),
                                                                       5))
-    if term and (generic or asks_another_entry(asked, term.term, passages[0]["text"])):
-        asked = f"how does {term.term if term.kind else f'the {term.term}'} work there?"
+    if term and (generic or term.kind and asks_another_entry(asked, term.term, passages[0]["text"])):
+        named = term.term if term.kind else f"the {term.term}"
+        asked, part = f"how does {named} work there?", f"How does {named} work?"
+        rewrite = f"In {which}, how does {named} work?" if which else part
     question = f"I mean the one in {which}: {lower_first(asked)}" if which else meant.question
-    return BaselineTypedQuestion(question=question, rewrite=meant.rewrite, parts=[meant.question],
+    return BaselineTypedQuestion(question=question, rewrite=rewrite, parts=[part],
                                  subject=meant.subject, question_type=meant.question_type)
 
 

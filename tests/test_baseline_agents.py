@@ -361,3 +361,14 @@ def test_responder_answers_from_the_asked_entry_alone_though_its_neighbours_shar
     # A question naming no entry is answered from the whole passage, as before.
     assert "Close the connection without assuming anything about it." in \
         responder.baseline(gold=gold, question="How is the connection closed in POP3?").answer
+
+
+def test_a_chunk_cut_inside_an_entry_answers_for_the_entry_its_heading_names():
+    """A chunk that opens with the end of noop's docstring (its title's heading: POP3.noop) answers
+    "how does noop work?" with that sentence, not with the entries after it."""
+    gold = {"title": "poplib › POP3.noop", "text": (
+        "One supposes the response indicates the server is alive.\n\n"
+        "poplib.POP3.rset(self)\nUnmark all messages marked for deletion.\n\n"
+        "poplib.POP3.quit(self)\nSignoff: commit changes on server, unlock mailbox, close connection.")}
+    assert Responder().baseline(gold=gold, question="I mean the one in poplib: how does noop work there?").answer \
+        == "One supposes the response indicates the server is alive."
