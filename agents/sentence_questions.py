@@ -361,8 +361,9 @@ ATTRIBUTE = re.compile(r"^the (?P<attribute>[\w -]{2,40}?) of (?P<owner>.+)$")
 
 
 def _copula_question(subject: str, copula: str, rest: list[_Token]) -> Ask | None:
+    negated = False  # "escapes are not expanded": "How are escapes expanded?" would claim they are
     while rest and (rest[0].lower == "not" or rest[0].lower in PREDICATE_ADVERBS):
-        rest = rest[1:]
+        negated, rest = negated or rest[0].lower == "not", rest[1:]
     if not rest:
         return None
     head = rest[0].lower
@@ -378,7 +379,7 @@ def _copula_question(subject: str, copula: str, rest: list[_Token]) -> Ask | Non
     if head == "being" and len(rest) > 1:
         rest, head = rest[1:], rest[1].lower
     if head.isalpha() and (head.endswith("ed") or head in PARTICIPLES) and len(head) > 3:
-        return Ask(f"How {copula} {subject} {head}?", subject, (*key, *content_words(head)))
+        return None if negated else Ask(f"How {copula} {subject} {head}?", subject, (*key, *content_words(head)))
     predicate = _object(rest, limit=6)
     if not predicate or predicate[0].lower in PREPOSITIONS or not _names_a_thing(subject):
         return None  # "Is command on CLI?": a fragment, not a question
@@ -399,8 +400,11 @@ def _modal_question(subject: str, modal: str, rest: list[_Token]) -> Ask | None:
         predicate = _object(rest, limit=4)
         return Ask(f"Can {subject} {_words(predicate)}?", subject, (*key, *content_words(_words(predicate)))) \
             if predicate else None
+    negated = False  # "will not be added": "How will it be added?" would claim it is
     while rest and (rest[0].lower == "not" or rest[0].lower in PREDICATE_ADVERBS):  # "will only be added"
-        rest = rest[1:]
+        negated, rest = negated or rest[0].lower == "not", rest[1:]
+    if negated:
+        return None
     if len(rest) >= 2 and rest[0].lower == "be":
         participle = rest[1].lower
         if not (rest[1].text.isalpha() and (participle.endswith(("ed", "en")) or participle in PARTICIPLES)):

@@ -98,6 +98,14 @@ def test_questions_ask_about_the_subject_without_quoting_the_sentence():
                           ).question == "What does JSONDecoder.decode return?"
 
 
+def test_a_negated_predicate_is_not_asked_as_if_it_held():
+    """Seen on the stdlib demo: "escapes are not expanded" was asked as "How are escapes expanded?"."""
+    assert question_about("Escapes are not expanded.", title="shlex") is None
+    assert question_about("The file will not be closed.", title="x") is None
+    assert question_about("Escapes are expanded before the call.", title="shlex").question == \
+        "In shlex, how are escapes expanded?"
+
+
 def test_no_question_leans_on_what_only_the_passage_names():
     """Seen in multi-passage turns of the stdlib demo: "how does FancyURLopener.prompt_user_passwd
     override this in a GUI environment?" and "how are the remaining arguments passed?" point at
