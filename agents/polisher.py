@@ -36,15 +36,28 @@ class Polisher(Agent[PolishedQuestion]):
         return [{"role": "system", "content": POLISHER_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
     def baseline(self, *, question: str, subject: str | None = None, previous_subject: str | None = None,
-                 title: str | None = None, previous_title: str | None = None, **_: Any) -> PolishedQuestion:
+                 title: str | None = None, previous_title: str | None = None, history: list[dict[str, Any]] | None = None,
+                 **_: Any) -> PolishedQuestion:
         """Coreference and ellipsis by rule: a question about the previous question's subject
         refers to it ("How does it escape ...?", "What are they used for?", "And its timeout?");
         one that names the document the previous turn was in drops the name ("In json, what ..."
-        → "What ...?"). ``subject`` comes from the baseline questioner."""
-        polished = refer_back(question, subject, previous_subject)
+        → "What ...?"). ``subject`` comes from the baseline questioner. After a question that named
+        several things (a comparison, or several questions in one) "it" could be any of them: the
+        subject stays."""
+        previous = next((turn.get("question_unpolished") or turn.get("question") or "" for turn in (history or [])[-1:]),
+                        "")
+        polished = question if names_several_things(previous) else refer_back(question, subject, previous_subject)
         if title and previous_title == title:
             polished = drop_topic(polished, title)
         return PolishedQuestion(question=polished)
+
+
+def names_several_things(question: str) -> bool:
+    """A comparison ("How does A compare with B?") or several questions in one ("...? Also, ...?")."""
+    return question.count("?") > 1 or bool(COMPARISON.search(question))
+
+
+COMPARISON = re.compile(r"\b(compare[sd]? (with|to)|differ(s|ence)? (from|between)|versus|vs\.?)\b", re.IGNORECASE)
 
 
 def refer_back(question: str, subject: str | None, previous_subject: str | None) -> str:

@@ -215,13 +215,14 @@ def clarification_question(meant: BaselineQuestion, passages: list[dict[str, Any
     term = ambiguous_term(passages, statistics)
     generic = meant.subject is None and meant.question in set(islice(fallback_questions(passages[0], set(), statistics),
                                                                       5))
+    subject = meant.subject
     if term and (generic or term.kind and asks_another_entry(asked, term.term, passages[0]["text"])):
         named = term.term if term.kind else f"the {term.term}"
-        asked, part = f"how does {named} work there?", f"How does {named} work?"
+        asked, part, subject = f"how does {named} work there?", f"How does {named} work?", named
         rewrite = f"In {which}, how does {named} work?" if which else part
     question = f"I mean the one in {which}: {lower_first(asked)}" if which else meant.question
     return BaselineTypedQuestion(question=question, rewrite=rewrite, parts=[part],
-                                 subject=meant.subject, question_type=meant.question_type)
+                                 subject=subject, question_type=meant.question_type)
 
 
 IN_PAGE = re.compile(r"^In [^,]+, ")  # "In lzma, what ...": the clarification names the page already

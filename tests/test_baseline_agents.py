@@ -380,3 +380,16 @@ def test_a_chunk_cut_inside_an_entry_answers_for_the_entry_its_heading_names():
         "poplib.POP3.quit(self)\nSignoff: commit changes on server, unlock mailbox, close connection.")}
     assert Responder().baseline(gold=gold, question="I mean the one in poplib: how does noop work there?").answer \
         == "One supposes the response indicates the server is alive."
+
+
+def test_polisher_keeps_the_subject_after_a_question_that_named_several_things():
+    """Seen on the stdlib demo: "Can you explain how it works?" right after "How does
+    Bdb.set_continue compare with Bdb.set_trace?": "it" could be either."""
+    polish = Polisher().baseline
+    asked = {"question": "Can you explain how Bdb.set_continue works?", "subject": "Bdb.set_continue",
+             "previous_subject": "Bdb.set_continue"}
+    for previous in ("How does Bdb.set_continue compare with Bdb.set_trace?",
+                     "What does Bdb.set_continue do? Also, what does Bdb.set_trace do?"):
+        assert polish(**asked, history=[{"question_unpolished": previous}]).question == asked["question"]
+    assert polish(**asked, history=[{"question_unpolished": "What is Bdb.set_continue for?"}]).question == \
+        "Can you explain how it works?"
