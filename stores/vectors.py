@@ -22,6 +22,7 @@ from benchsmith.stores.workspace import Workspace
 
 # Chroma refuses larger adds (5,461 items at most); stay well below.
 MAX_UPSERT_BATCH = 4096
+READ_PAGE = 32768  # items per page when the whole collection is read (iter_all)
 
 
 def open_client(workspace: Workspace, host: str | None = None) -> ClientAPI:
@@ -85,8 +86,11 @@ class VectorStore:
                 for chunk_id, text, metadata, vector in zip(found["ids"], found["documents"], found["metadatas"],
                                                             found["embeddings"])}
 
-    def iter_all(self, include: Sequence[str] = ("documents", "metadatas"), page: int = MAX_UPSERT_BATCH) -> Iterator[dict[str, Any]]:
-        """Every stored item in pages: ``{"ids": [...], <include>: [...]}``."""
+    def iter_all(self, include: Sequence[str] = ("documents", "metadatas"), page: int = READ_PAGE) -> Iterator[dict[str, Any]]:
+        """Every stored item in pages: ``{"ids": [...], <include>: [...]}``. Chroma pages by offset,
+        and a page costs time in proportion to its offset (1.0 s for 4,096 vectors at offset
+        800,000 of a million-chunk collection, 0.2 s at 0): reading the whole collection costs
+        its size squared over the page size, so pages are large."""
         for offset in range(0, self.count(), page):
             yield self.collection.get(limit=page, offset=offset, include=list(include))
 
