@@ -12,6 +12,7 @@ import pytest
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.graphs.runtime.corpus_indexes import CorpusFile
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.spooled_texts import SpooledTexts
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools import bm25 as bm25_module
@@ -149,6 +150,10 @@ def test_word_postings_of_a_stream_in_any_order_number_chunks_as_told(collection
 def test_clustering_a_collection_reads_texts_along_the_path(collection, monkeypatch):
     workspace, store, ids, vectors, texts = collection
     monkeypatch.setattr(clustering, "TEXT_WINDOW", 16)
+    # The texts come with the vectors in one pass over the store: no read by ids (Chroma answers
+    # those in about 0.25 ms an id at a million chunks).
+    monkeypatch.setattr(store, "stored_texts", lambda ids: pytest.fail("texts read from the store by id"))
+    monkeypatch.setattr(store, "iter_all", lambda include, page=50: VectorStore.iter_all(store, include, page=50))
     stored = cluster_collection(workspace, store, size=8, neighbours=6)
     expected = greedy_traversal_clusters(vectors, size=8, neighbours=6, texts=texts)
     assert expected.dropped  # the near-identical pairs meet on the path
@@ -276,3 +281,12 @@ def test_a_bm25_index_kept_in_the_workspace_is_loaded_by_the_next_process(tmp_pa
     fingerprint = benchmark.corpus_fingerprint()
     assert load_bm25(workspace, fingerprint, 1.5, 0.75) is not None and load_bm25(workspace, fingerprint, 1.2, 0.75) is None
     corpus_indexes._bm25.cache_clear()
+
+
+def test_spooled_texts_read_back_by_position_in_any_order():
+    texts = ["first", "", "naïve café ✓", "x" * 10_000, "last"]
+    with SpooledTexts() as spooled:
+        spooled.extend(texts[:2])
+        spooled.extend(texts[2:])
+        assert len(spooled) == len(texts)
+        assert spooled.texts([4, 0, 2, 2, 1, 3]) == [texts[4], texts[0], texts[2], texts[2], texts[1], texts[3]]

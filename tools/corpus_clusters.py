@@ -10,6 +10,7 @@ import numpy as np
 
 from benchsmith.stores.clusters import StoredClustering, load_clustering, save_clustering
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.spooled_texts import SpooledTexts
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.clustering import greedy_traversal_clusters, mean_consecutive_similarity
@@ -20,27 +21,36 @@ from benchsmith.tools.defaults import DEFAULT_CLUSTER_SIZE
 
 def stored_vectors(store: VectorStore) -> tuple[list[str], np.ndarray]:
     """Ids and embeddings (n, d) of every chunk, in a stable (id-sorted) order; no text."""
+    ids, matrix, _ = _read_collection(store, None)
+    return ids, matrix
+
+
+def stored_vectors_and_texts(store: VectorStore, texts: SpooledTexts) -> tuple[list[str], np.ndarray,
+                                                                             Callable[[Sequence[int]], list[str]]]:
+    """As :func:`stored_vectors`, in the same one pass, with each chunk's text spooled to ``texts``:
+    also ``texts_of(rows)``, the texts of these rows of the id order."""
+    ids, matrix, positions = _read_collection(store, texts)
+
+    def texts_of(rows: Sequence[int]) -> list[str]:
+        return texts.texts([int(positions[row]) for row in rows])
+
+    return ids, matrix, texts_of
+
+
+def _read_collection(store: VectorStore, texts: SpooledTexts | None) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Ids and vectors in id order, and for each of those rows the position it was read at (its
+    text's in ``texts``)."""
     ids: list[str] = []
     vectors: list[np.ndarray] = []
-    for page in store.iter_all(include=("embeddings",)):
+    for page in store.iter_all(include=("embeddings", "documents") if texts is not None else ("embeddings",)):
         ids.extend(page["ids"])
         vectors.append(np.asarray(page["embeddings"], dtype=np.float32))
+        if texts is not None:
+            texts.extend(page["documents"])
     if not ids:
         raise InputError(f"collection {store.name!r} is empty: ingest a corpus into it first")
     order = np.argsort(ids)
-    matrix = np.concatenate(vectors)[order]
-    return [ids[i] for i in order], matrix
-
-
-def stored_texts_of(store: VectorStore, ids: list[str]) -> Callable[[Sequence[int]], list[str]]:
-    """``texts_of(rows)``: the stored texts of ``ids[row]`` for these rows, read from the store."""
-
-    def texts_of(rows: Sequence[int]) -> list[str]:
-        wanted = [ids[row] for row in rows]
-        found = store.stored_texts(wanted)
-        return [found[chunk_id] for chunk_id in wanted]
-
-    return texts_of
+    return [ids[i] for i in order], np.concatenate(vectors)[order], order
 
 
 def cluster_collection(workspace: Workspace, store: VectorStore, size: int = DEFAULT_CLUSTER_SIZE,
@@ -50,10 +60,11 @@ def cluster_collection(workspace: Workspace, store: VectorStore, size: int = DEF
         if existing.chunk_count + len(existing.dropped) == store.count():
             return existing
     started = time.perf_counter()
-    ids, vectors = stored_vectors(store)
-    # The texts are read along the path, a window at a time, for the near-identical check.
-    result = greedy_traversal_clusters(vectors, size=size, neighbours=neighbours, seed=seed,
-                                       texts=stored_texts_of(store, ids))
+    # The texts come in the same pass as the vectors, spooled to a file, and are read back along
+    # the path, a window at a time, for the near-identical check.
+    with SpooledTexts() as texts:
+        ids, vectors, texts_of = stored_vectors_and_texts(store, texts)
+        result = greedy_traversal_clusters(vectors, size=size, neighbours=neighbours, seed=seed, texts=texts_of)
     random_order = np.random.default_rng(seed).permutation(len(ids)).tolist()
     clustering = StoredClustering(
         collection=store.name, size=size, neighbours=neighbours, seed=seed,
