@@ -31,7 +31,8 @@ A run at a million takes hours here. With ``--workdir`` each size's measures are
 stage (``nN/measures.json``), and ``--resume`` continues an interrupted run there: stages already
 measured are not run again, a corpus already written is not written again, and a stage that was
 cut off is run again from nothing (its run removed first; an ingestion cut off means the size is
-started over), so every figure is of one whole, uninterrupted stage.
+started over), so every figure is of one whole, uninterrupted stage. ``--rerun`` measures stages
+again after a change (``--rerun cluster,evaluate@100000``).
 """
 
 from __future__ import annotations
@@ -223,8 +224,11 @@ def save_measures(directory: Path, measures: list[Measure]) -> None:
 
 def forget_cut_off_stage(workspace: Path, stage: str) -> None:
     """A stage an interrupted run cut off runs again whole: its run directory and checkpoints go
-    first (the run id is the stage's name). The response cache stays; the synthesis notes count
-    the calls it answered."""
+    first (the run id is the stage's name), and for a synthesis the response cache and the
+    collection's statistics; a stored clustering, for the clustering."""
+    if stage == "cluster":  # a stored clustering is reused, not computed again
+        shutil.rmtree(workspace / "clusters", ignore_errors=True)
+        return
     if not (workspace / "runs" / stage).exists():
         return
     from langgraph.checkpoint.sqlite import SqliteSaver
@@ -232,6 +236,10 @@ def forget_cut_off_stage(workspace: Path, stage: str) -> None:
     shutil.rmtree(workspace / "runs" / stage)
     with SqliteSaver.from_conn_string(str(workspace / "checkpoints.sqlite")) as checkpoints:
         checkpoints.delete_thread(stage)
+    if stage == "synthesize":  # its model calls are paid again and its statistics computed again
+        for cache in workspace.glob("llm-cache.sqlite*"):
+            cache.unlink()
+        shutil.rmtree(workspace / "corpus_stats", ignore_errors=True)
 
 
 def prepare_corpus(directory: Path, size: int, args: argparse.Namespace) -> dict:
@@ -256,7 +264,8 @@ def run_size(size: int, args: argparse.Namespace, root: Path, env: dict[str, str
              servers: dict[str, int | None]) -> tuple[list[Measure], dict]:
     directory = root / f"n{size}"
     workspace, corpus = directory / "ws", directory / "corpus" / "corpus.jsonl"
-    done = saved_measures(directory) if args.resume else {}
+    done = {stage: measure for stage, measure in (saved_measures(directory) if args.resume else {}).items()
+            if stage not in args.rerun and f"{stage}@{size}" not in args.rerun}
     if "ingest" in args.stages and "ingest" not in done:
         # A size starts whole: an ingestion cut off would leave its collection half made.
         shutil.rmtree(workspace, ignore_errors=True)
@@ -371,6 +380,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="Keep the workspaces, corpora and logs.")
     parser.add_argument("--resume", action="store_true",
                         help="Continue an interrupted run in --workdir: keep the stages it measured whole.")
+    parser.add_argument("--rerun", default="", help="With --resume: measure these again, comma-separated: a stage "
+                                                    "at both sizes (cluster) or at one (synthesize@100000).")
     parser.add_argument("--workdir", type=Path, help="Where the workspaces go (default: a new temporary folder).")
     parser.add_argument("--json", type=Path, help="Results file (default: million-N.json in the temporary folder's parent).")
     parser.add_argument("--conversations-per-million", type=int, default=CONVERSATIONS_PER_MILLION,
@@ -385,6 +396,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     args.stages = [stage.strip() for stage in args.stages.split(",") if stage.strip()]
+    args.rerun = {stage.strip() for stage in args.rerun.split(",") if stage.strip()}
+    if unknown := [stage for stage in args.rerun if stage.split("@")[0] not in STAGES]:
+        parser.error(f"unknown stages to rerun {unknown}; choose from {', '.join(STAGES)}")
     if unknown := [stage for stage in args.stages if stage not in STAGES]:
         parser.error(f"unknown stages {unknown}; choose from {', '.join(STAGES)}")
     if args.chunks < 10:
