@@ -224,8 +224,9 @@ def save_measures(directory: Path, measures: list[Measure]) -> None:
 
 def forget_cut_off_stage(workspace: Path, stage: str) -> None:
     """A stage an interrupted run cut off runs again whole: its run directory and checkpoints go
-    first (the run id is the stage's name), and for a synthesis the response cache and the
-    collection's statistics; a stored clustering, for the clustering."""
+    first (the run id is the stage's name), and what the stage would otherwise reuse: for a
+    synthesis the response cache and the collection's statistics, for an evaluation its stored BM25
+    index, for the clustering the stored clustering."""
     if stage == "cluster":  # a stored clustering is reused, not computed again
         shutil.rmtree(workspace / "clusters", ignore_errors=True)
         return
@@ -240,6 +241,8 @@ def forget_cut_off_stage(workspace: Path, stage: str) -> None:
         for cache in workspace.glob("llm-cache.sqlite*"):
             cache.unlink()
         shutil.rmtree(workspace / "corpus_stats", ignore_errors=True)
+    if stage == "evaluate":  # its BM25 index is built again, not loaded from the last evaluation
+        shutil.rmtree(workspace / "indexes", ignore_errors=True)
 
 
 def prepare_corpus(directory: Path, size: int, args: argparse.Namespace) -> dict:
