@@ -22,7 +22,10 @@ from benchsmith.stores.workspace import Workspace
 
 # Chroma refuses larger adds (5,461 items at most); stay well below.
 MAX_UPSERT_BATCH = 4096
-READ_PAGE = 32768  # items per page when the whole collection is read (iter_all)
+# Items per page when the whole collection is read (iter_all): large, since Chroma pages by offset,
+# and under SQLite's 32,766 bound variables per statement, which Chroma binds per item (a page of
+# 32,768 with documents and metadata failed: 'too many SQL variables').
+READ_PAGE = 8192
 
 
 def open_client(workspace: Workspace, host: str | None = None) -> ClientAPI:
@@ -90,7 +93,7 @@ class VectorStore:
         """Every stored item in pages: ``{"ids": [...], <include>: [...]}``. Chroma pages by offset,
         and a page costs time in proportion to its offset (1.0 s for 4,096 vectors at offset
         800,000 of a million-chunk collection, 0.2 s at 0): reading the whole collection costs
-        its size squared over the page size, so pages are large."""
+        its size squared over the page size, so pages are as large as Chroma takes."""
         for offset in range(0, self.count(), page):
             yield self.collection.get(limit=page, offset=offset, include=list(include))
 

@@ -489,3 +489,19 @@ def test_rewriter_baseline_adds_the_previous_questions_content_words():
 def test_rewriter_baseline_adds_at_most_six_words():
     history = [("alpha beta gamma delta epsilon zeta theta alpha", "")]
     assert Rewriter().baseline(history=history, question="why").query == "why alpha beta gamma delta epsilon zeta"
+
+
+def test_a_collection_larger_than_a_page_is_read_whole_with_its_documents_and_metadata(tmp_path):
+    """A page of the whole-collection read must stay under what Chroma's SQLite binds per
+    statement: pages of 32,768 items failed at a million chunks ('too many SQL variables')."""
+    from benchsmith.stores.vectors import READ_PAGE
+
+    workspace = Workspace.resolve(tmp_path / "ws")
+    store = VectorStore(open_client(workspace), "big", ChromaEmbeddingFunction(HashingEmbedder(2)), "hash-2")
+    count = READ_PAGE + 3
+    ids = [f"c{number:06}" for number in range(count)]
+    store.upsert(ids, [[1.0, float(number % 7)] for number in range(count)], [f"text {n}" for n in range(count)],
+                 [{"title": f"t{n}"} for n in range(count)])
+    pages = list(store.iter_all(include=("documents", "metadatas")))
+    assert [len(page["ids"]) for page in pages] == [READ_PAGE, 3]
+    assert sorted(chunk_id for page in pages for chunk_id in page["ids"]) == ids
