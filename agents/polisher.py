@@ -44,8 +44,7 @@ class Polisher(Agent[PolishedQuestion]):
         → "What ...?"). ``subject`` comes from the baseline questioner. After a question that named
         several things (a comparison, or several questions in one) "it" could be any of them: the
         subject stays."""
-        previous = next((turn.get("question_unpolished") or turn.get("question") or "" for turn in (history or [])[-1:]),
-                        "")
+        previous = (history[-1].get("question_unpolished") or history[-1].get("question") or "") if history else ""
         polished = question if names_several_things(previous) else refer_back(question, subject, previous_subject)
         if title and previous_title == title:
             polished = drop_topic(polished, title)

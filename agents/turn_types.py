@@ -31,10 +31,10 @@ from benchsmith.agents.ambiguous_terms import (ambiguous_question, ambiguous_ter
 from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE
 from benchsmith.agents.questioner import BaselineQuestion, Questioner, conversation_so_far, fallback_questions
 from benchsmith.agents.readable_questions import unreadable_reasons
-from benchsmith.agents.responder import IDENTIFIER, Responder, entry_name
+from benchsmith.agents.responder import Responder, entry_name
 from benchsmith.agents.sentence_questions import document_name
 from benchsmith.agents.text import PassageStatistics, WordStatistics, documented_sentences, lower_first
-from benchsmith.words import content_words, stems
+from benchsmith.words import content_words, stems, words
 
 TYPED_QUESTIONER_SYSTEM_PROMPT = """You simulate a user in a conversation with a documentation assistant.
 Write the user's next question, of the kind the task names, with a self-contained rewrite of it.
@@ -232,7 +232,7 @@ def asks_another_entry(question: str, term: str, text: str) -> bool:
     """Whether the question names an entry of the passage's API reference (a signature line's
     name: ``rset`` of ``poplib.POP3.rset(self)``) and not the ambiguous term: the meant passage
     documents both, and the clarification must be about the term."""
-    asked = {word.lower() for word in IDENTIFIER.findall(question)}
+    asked = set(words(question))
     entries = {entry_name(subject) for _, subject in documented_sentences(text) if subject}
     return bool(entries & asked) and term.rsplit(".", 1)[-1].lower() not in asked
 
