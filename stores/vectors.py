@@ -22,9 +22,9 @@ from benchsmith.stores.workspace import Workspace
 
 # Chroma refuses larger adds (5,461 items at most); stay well below.
 MAX_UPSERT_BATCH = 4096
-# Items per page when the whole collection is read (iter_all): large, since Chroma pages by offset,
-# and under SQLite's 32,766 bound variables per statement, which Chroma binds per item (a page of
-# 32,768 with documents and metadata failed: 'too many SQL variables').
+# Items per page when the whole collection is read (iter_all): under SQLite's 32,766 bound variables
+# per statement, which Chroma binds per item (a page of 32,768 with documents and metadata failed:
+# 'too many SQL variables').
 READ_PAGE = 8192
 
 
@@ -90,12 +90,25 @@ class VectorStore:
                                                             found["embeddings"])}
 
     def iter_all(self, include: Sequence[str] = ("documents", "metadatas"), page: int = READ_PAGE) -> Iterator[dict[str, Any]]:
-        """Every stored item in pages: ``{"ids": [...], <include>: [...]}``. Chroma pages by offset,
-        and a page costs time in proportion to its offset (1.0 s for 4,096 vectors at offset
-        800,000 of a million-chunk collection, 0.2 s at 0): reading the whole collection costs
-        its size squared over the page size, so pages are as large as Chroma takes."""
-        for offset in range(0, self.count(), page):
-            yield self.collection.get(limit=page, offset=offset, include=list(include))
+        """Every stored item in pages: ``{"ids": [...], <include>: [...]}``, in Chroma's order.
+
+        The ids come first, in one read; then each page is read by its ids. Paging by offset
+        costs time in proportion to the offset (0.33 s for 8,192 items at offset 0 of a
+        million-chunk collection, 0.95 s at 870,000), so a whole read grew with the square of
+        the size; a page read by ids costs 0.23-0.29 s wherever it lies."""
+        ids = self.collection.get(include=[])["ids"]
+        for start in range(0, len(ids), page):
+            wanted = ids[start : start + page]
+            if not include:
+                yield {"ids": wanted}
+                continue
+            found = self.collection.get(ids=wanted, include=list(include))
+            if found["ids"] != wanted:  # an item deleted meanwhile; Chroma otherwise keeps the asked order
+                at = {chunk_id: position for position, chunk_id in enumerate(found["ids"])}
+                order = [at[chunk_id] for chunk_id in wanted if chunk_id in at]
+                found = {"ids": [found["ids"][i] for i in order],
+                         **{field: [found[field][i] for i in order] for field in include}}
+            yield found
 
     def count(self) -> int:
         return self.collection.count()

@@ -505,3 +505,40 @@ def test_a_collection_larger_than_a_page_is_read_whole_with_its_documents_and_me
     pages = list(store.iter_all(include=("documents", "metadatas")))
     assert [len(page["ids"]) for page in pages] == [READ_PAGE, 3]
     assert sorted(chunk_id for page in pages for chunk_id in page["ids"]) == ids
+
+
+def test_a_whole_read_pages_by_id_and_keeps_the_listed_order_when_chroma_answers_in_another(tmp_path):
+    """Pages are read by their ids (paging by offset grew with the square of the collection):
+    each page lists its items in the order the ids were listed, one deleted meanwhile is left out,
+    and every included field stays aligned with its id."""
+    workspace = Workspace.resolve(tmp_path / "ws")
+    store = VectorStore(open_client(workspace), "paged", ChromaEmbeddingFunction(HashingEmbedder(2)), "hash-2")
+    ids = [f"c{number:02}" for number in range(25)]
+    store.upsert(ids, [[1.0, float(number)] for number in range(25)], [f"text {n}" for n in ids],
+                 [{"title": f"title {n}"} for n in ids])
+    listed = store.collection.get(include=[])["ids"]
+    real = store.collection
+    asked = []
+
+    class Shuffling:  # answers a read by ids backwards, and without the item deleted meanwhile
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def get(self, ids=None, include=(), **kwargs):
+            asked.append((list(ids) if ids is not None else None, kwargs))
+            found = real.get(ids=ids, include=include, **kwargs)
+            if ids is None:
+                return found
+            keep = [i for i in reversed(range(len(found["ids"]))) if found["ids"][i] != "c12"]
+            return {"ids": [found["ids"][i] for i in keep], **{f: [found[f][i] for i in keep] for f in include}}
+
+    store.collection = Shuffling()
+    pages = list(store.iter_all(include=("documents", "metadatas"), page=10))
+
+    assert [ids for ids, _ in asked[1:]] == [listed[0:10], listed[10:20], listed[20:25]]  # by id, not offset
+    assert all("offset" not in kwargs for _, kwargs in asked)
+    read = [chunk_id for page in pages for chunk_id in page["ids"]]
+    assert read == [chunk_id for chunk_id in listed if chunk_id != "c12"]
+    for page in pages:
+        assert page["documents"] == [f"text {chunk_id}" for chunk_id in page["ids"]]
+        assert [m["title"] for m in page["metadatas"]] == [f"title {chunk_id}" for chunk_id in page["ids"]]
