@@ -302,6 +302,7 @@ def run_size(size: int, args: argparse.Namespace, root: Path, env: dict[str, str
             if stage in done:
                 console.print(f"  {stage} at {size:,}: measured by the interrupted run, kept", highlight=False)
                 measures.append(done[stage])
+                save_measures(directory, measures)  # a kept measure stays saved after stages measured again
                 continue
             forget_cut_off_stage(workspace, stage)
             console.print(f"  {stage} at {size:,}…", highlight=False)

@@ -149,6 +149,42 @@ def test_embedding_reads_each_item_once_in_the_order_of_their_lengths():
         embed_into(store, reader, HashingEmbedder(), 4, text_lengths=[1, 2])
 
 
+
+def test_embedded_items_reach_the_store_in_groups_as_large_as_chroma_takes(monkeypatch):
+    """Each write makes Chroma save its whole HNSW index (0.85 s at a million items): items embedded
+    in batches of 4 are written 10 at a time, in order, with their own texts and vectors."""
+    monkeypatch.setattr("benchsmith.tools.indexing.MAX_UPSERT_BATCH", 10)
+    items = [IndexItem(f"i{n:02}", f"text {n:02}", {"n": n}) for n in range(27)]
+    written = []
+
+    class Store(RecordingStore):
+        def upsert(self, ids, vectors, texts, metadatas):
+            written.append((list(ids), [row.tolist() for row in vectors], list(texts), list(metadatas)))
+
+    embedder = HashingEmbedder()
+    assert embed_into(Store(), items, embedder, 4) == 27
+    assert [len(ids) for ids, *_ in written] == [10, 10, 7]
+    for ids, vectors, texts, metadatas in written:
+        assert texts == [f"text {chunk_id[1:]}" for chunk_id in ids]
+        assert metadatas == [{"n": int(chunk_id[1:])} for chunk_id in ids]
+        assert vectors == embedder.encode(texts).tolist()
+
+
+def test_what_was_embedded_before_a_failure_is_written_and_a_failed_write_is_raised(monkeypatch):
+    monkeypatch.setattr("benchsmith.tools.indexing.MAX_UPSERT_BATCH", 10)
+    items = [IndexItem(f"i{n:02}", f"text {n:02}") for n in range(27)]
+    store = RecordingStore()
+    with pytest.raises(RuntimeError, match="injected embedding failure on batch 4"):
+        embed_into(store, items, HashingEmbedder(fail_on_call=4), 4)
+    assert [len(ids) for ids in store.upserts] == [10, 2]  # three batches of 4 embedded, all written
+
+    class FailingStore(RecordingStore):
+        def upsert(self, ids, vectors, texts, metadatas):
+            raise ConnectionError("chroma went away")
+
+    with pytest.raises(ConnectionError, match="chroma went away"):
+        embed_into(FailingStore(), items, HashingEmbedder(), 4)
+
 def write_mixed_corpus(root):
     """Pages with a shared footer (corpus-level boilerplate), headings, near-duplicate and exact
     copies, a navigation-only page (filtered) and a repeated paragraph."""
