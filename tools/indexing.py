@@ -34,8 +34,9 @@ def embed_into(store: VectorStore, items: Sequence[IndexItem], embedder: Embedde
     Embedded items reach the store in groups of up to ``MAX_UPSERT_BATCH``, written by one thread
     while the next group is embedded: every write makes Chroma save its whole HNSW index once at
     least 1,000 items came since the last save (0.85 s at a million items), so writes of 256 made a
-    million-chunk ingestion save it 880 times. An item embedded but not yet written when the process
-    dies is embedded again from the embedding cache on resume."""
+    million-chunk ingestion save it 880 times (writes of 4,096 cut the ingestion's Chroma CPU from
+    1,719 to 1,224 s there). An item embedded but not yet written when the process dies is written
+    on resume, its vector read back from the embedding cache (ingestion's embedder always has one)."""
     lengths = text_lengths if text_lengths is not None else [len(item.text) for item in items]
     if len(lengths) != len(items):
         raise ValueError(f"{len(lengths)} text lengths for {len(items)} items")
