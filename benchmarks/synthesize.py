@@ -53,7 +53,7 @@ from tests.synthesis_fixtures import COLLECTION, build_collection  # noqa: E402
 LATENCY_S = float(os.environ.get("BENCH_LATENCY_S", "0.2"))
 # Issue 23's bounds, at the two settings it names: (concurrency, latency in s) -> least rate ratio.
 RATE_TARGETS = {(8, 0.2): 0.8, (64, 0.05): 0.6}
-CPU_PER_CALL_TARGET_MS = 1.0
+CPU_PER_CALL_TARGETS_MS = {(64, 0.05): 1.0}  # where calls are many: at 8 in flight a run's fixed costs weigh
 MODEL = "openai:sim"
 
 
@@ -180,8 +180,9 @@ def main() -> None:
     print(f"ratio measured / ideal  {ratio:.3f}{verdict}")
     if not args.profile:  # the profiler inflates the CPU it measures
         cpu_ms = cpu / model_calls * 1000
-        print(f"client CPU per call {cpu_ms:.2f} ms  (target ≤ {CPU_PER_CALL_TARGET_MS}: "
-              f"{'met' if cpu_ms <= CPU_PER_CALL_TARGET_MS else 'NOT met'})")
+        cpu_target = CPU_PER_CALL_TARGETS_MS.get((args.concurrency, LATENCY_S))
+        cpu_verdict = f"  (target ≤ {cpu_target}: {'met' if cpu_ms <= cpu_target else 'NOT met'})" if cpu_target else ""
+        print(f"client CPU per call {cpu_ms:.2f} ms{cpu_verdict}")
     if args.profile:
         print("\nTop 10 by cumulative CPU time (all threads):")
         print(profiles.summary(save_to=args.profile_out))
