@@ -76,7 +76,7 @@ def test_vectors_are_the_servers_in_order_each_distinct_text_asked_once(env):
     assert vectors.dtype == np.float32 and vectors.shape == (len(texts), 64)
     assert np.array_equal(vectors, HashingEmbedder().encode(texts))  # bit for bit, in the order given
     sent = [body["input"] for body in env.embedding_requests]
-    assert [len(batch) for batch in sent] == [16, 16, 16, 16, 6]
+    assert sorted(len(batch) for batch in sent) == [6, 16, 16, 16, 16]  # sent concurrently: any arrival order
     assert sorted(text for batch in sent for text in batch) == sorted(TEXTS)
     assert all(body["model"] == "hash" and body["encoding_format"] == "float" for body in env.embedding_requests)
 
