@@ -2,9 +2,15 @@
 
 Hidden: script, style, head, navigation, header, footer, forms, and elements whose class
 or role says they are navigation (Sphinx's sidebars, related bars, ``¶`` header links,
-toctree wrappers, breadcrumbs; ``role="navigation"``). ``<h1>``–``<h6>`` become heading
-markers (``tools.headings``); ``<pre>`` keeps its lines, fenced with the language that a
-Sphinx ``highlight-LANG`` or ``language-LANG`` class names.
+viewcode's ``[source]`` links, toctree wrappers, breadcrumbs; ``role="navigation"``).
+``<h1>``–``<h6>`` become heading markers (``tools.headings``); ``<pre>`` keeps its lines, fenced
+with the language that a Sphinx ``highlight-LANG`` or ``language-LANG`` class names.
+
+An API entry of a Sphinx build (``<dt class="sig" id="requests.Response.close">close()</dt>``)
+becomes one line that names it fully, ``requests.Response.close()``: the page shows the short
+name under its class, which the text alone would lose. A table row becomes one line with its
+cells between ``|`` (``| NormalizeWhiteSpace | built-in | Normalizes whitespace |``), so a
+reader (and the chunk's units) still sees cells, not one run-on sentence.
 """
 
 from __future__ import annotations
@@ -19,9 +25,10 @@ HIDDEN_TAGS = {"script", "style", "nav", "header", "footer", "aside", "noscript"
                "button"}
 HIDDEN_CLASSES = {"headerlink", "sphinxsidebar", "sphinxsidebarwrapper", "related", "toctree-wrapper", "breadcrumbs",
                   "wy-breadcrumbs", "wy-nav-side", "rst-footer-buttons", "prev-next-area", "bd-sidebar-primary",
-                  "bd-sidebar-secondary", "bd-toc", "skip-link", "copybtn", "linenos", "footer", "navbar"}
+                  "bd-sidebar-secondary", "bd-toc", "skip-link", "copybtn", "linenos", "footer", "navbar",
+                  "viewcode-link"}
 HIDDEN_ROLES = {"navigation", "search", "banner", "contentinfo"}
-BLOCK_TAGS = {"p", "div", "section", "article", "main", "br", "li", "ul", "ol", "table", "tr", "pre", "blockquote",
+BLOCK_TAGS = {"p", "div", "section", "article", "main", "br", "li", "ul", "ol", "table", "pre", "blockquote",
               "dt", "dd", "hr", "dl", "figure", "figcaption", "caption", "details", "summary"}
 VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 HEADINGS = {f"h{level}": level for level in range(1, 7)}
@@ -36,6 +43,8 @@ class _VisibleTextParser(HTMLParser):
         self.hidden: list[str] = []  # the tags open inside a hidden element, outermost first
         self.in_pre = 0
         self.language = ""
+        self.entry: tuple[str, int] | None = None  # the qualified name of the API entry being read, where it starts
+        self.row: list[str] | None = None  # the cells of the table row being read
 
     def _append(self, kind: str, value: str) -> None:
         if self.segments[-1][0] == kind:
@@ -63,6 +72,14 @@ class _VisibleTextParser(HTMLParser):
                 self.segments.append((f"code:{self.language}", ""))
         elif tag in HEADINGS and not self.in_pre:
             self._append("text", f"\n\n{heading_marker(HEADINGS[tag])}")
+        elif tag == "dt" and "sig" in classes and attributes.get("id") and not self.in_pre:
+            self._append("text", "\n\n")
+            self.entry = (attributes["id"], len(self.segments[-1][1]))
+        elif tag == "tr" and not self.in_pre:
+            self._append("text", "\n\n")
+            self.row = []
+        elif tag in ("td", "th") and self.row is not None and not self.in_pre:
+            self._append("text", "\ue002")  # a cell boundary, made "|" when the row ends
         elif tag in BLOCK_TAGS and not self.in_pre:
             self._append("text", "\n\n")
         elif tag in ("td", "th") and not self.in_pre:
@@ -79,8 +96,29 @@ class _VisibleTextParser(HTMLParser):
             if not self.in_pre:
                 self.segments.append(("text", "\n\n"))
                 self.language = ""
+        elif tag == "dt" and self.entry is not None and not self.in_pre:
+            self._name_entry()
+            self._append("text", "\n\n")
+        elif tag == "tr" and self.row is not None and not self.in_pre:
+            self._append("text", "\n\n")
+            self.row = None
         elif (tag in BLOCK_TAGS or tag in HEADINGS) and not self.in_pre:
             self._append("text", "\n\n")
+
+    def _name_entry(self) -> None:
+        """The entry's line with its short name replaced by the qualified one its id gives."""
+        assert self.entry is not None
+        qualified, start = self.entry
+        self.entry = None
+        kind, text = self.segments[-1]
+        if kind != "text" or start > len(text):
+            return
+        line = " ".join(text[start:].split())
+        short = qualified.rsplit(".", 1)[-1]
+        found = re.search(rf"(?<![\w.])(?:[\w.]*\.)?{re.escape(short)}(?![\w])", line)
+        if found:
+            line = line[:found.start()] + qualified + line[found.end():]
+        self.segments[-1] = (kind, text[:start] + line)
 
     def handle_data(self, data: str) -> None:
         if self.hidden:
@@ -100,9 +138,28 @@ def html_to_text(html: str) -> str:
     out: list[str] = []
     for kind, content in parser.segments:
         if kind == "text":
-            paragraphs = (_MARKER_SPACE.sub("\ue001", " ".join(paragraph.replace("¶", " ").split()))
+            paragraphs = (_table_row(_MARKER_SPACE.sub("\ue001", " ".join(paragraph.replace("¶", " ").split())))
                           for paragraph in content.split("\n\n"))
             out.extend(paragraph for paragraph in paragraphs if paragraph and not paragraph.endswith("\ue001"))
         else:
             out.append("\n".join(fenced_code(kind.partition(":")[2], content.strip("\n").split("\n"))).strip("\n"))
-    return "\n\n".join(part for part in out if part)
+    joined: list[str] = []
+    for part in filter(None, out):
+        if joined and _is_row(part) and _is_row(joined[-1].rsplit("\n", 1)[-1]):
+            joined[-1] += "\n" + part  # a table's rows stay together, one line each
+        else:
+            joined.append(part)
+    return "\n\n".join(joined)
+
+
+def _is_row(line: str) -> bool:
+    return line.startswith("| ") and line.endswith(" |")
+
+
+def _table_row(paragraph: str) -> str:
+    """A paragraph that holds cell boundaries as ``| cell | cell |``; others as they are."""
+    if "\ue002" not in paragraph:
+        return paragraph
+    cells = [cell.strip() for cell in paragraph.split("\ue002")]
+    cells = cells[1:] if not cells[0] else cells
+    return "| " + " | ".join(cells) + " |" if any(cells) else ""
