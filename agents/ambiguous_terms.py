@@ -21,7 +21,8 @@ from typing import Any
 
 from benchsmith.agents.sentence_questions import (IMPERATIVES, KNOWN_VERBS, PARTICIPLES, USER_VERBS, documented_topic,
                                                   verb_base)
-from benchsmith.agents.text import HEADING_SEPARATOR, WordStatistics, inverse_document_frequency, sentences
+from benchsmith.passages import HEADING_SEPARATOR, sentences
+from benchsmith.agents.text import WordStatistics, inverse_document_frequency
 from benchsmith.words import content_words
 
 # Dotted names (json.dumps, POP3.rset), snake_case names, calls (rset()), CamelCase classes (LZMAFile).

@@ -33,7 +33,8 @@ from typing import Any
 from benchsmith.agents.judges import AlignmentJudge, render_conversation
 from benchsmith.agents.models import Message, ModelSeam, delimited, numbered
 from benchsmith.agents.pool_judge import POOL_JUDGE_SYSTEM_PROMPT, PassageJudgments, PoolJudge, stemmed_words
-from benchsmith.agents.text import WordStatistics, sentences
+from benchsmith.passages import sentences
+from benchsmith.agents.text import WordStatistics
 from benchsmith.agents.turn_types import ContributionJudge
 from benchsmith.history import Exchange
 from benchsmith.words import content_words

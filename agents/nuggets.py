@@ -26,7 +26,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field, create_model, model_validator
 
 from benchsmith.agents.models import Agent, Message, delimited, numbered
-from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency, sentences
+from benchsmith.passages import sentences
+from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency
 from benchsmith.agents.defaults import DEFAULT_MAX_NUGGETS
 from benchsmith.words import content_words, stems
 

@@ -59,7 +59,8 @@ from pydantic import BaseModel, Field, create_model, model_validator
 
 from benchsmith.agents.judges import render_conversation
 from benchsmith.agents.models import Agent, Message, delimited, numbered
-from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency, sentences
+from benchsmith.passages import sentences
+from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency
 from benchsmith.history import Exchange
 from benchsmith.words import content_words, stems
 

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from benchsmith.agents.models import Agent, Message, delimited
-from benchsmith.agents.text import sentences
+from benchsmith.passages import sentences
 from benchsmith.history import Exchange, render_history
 from benchsmith.words import content_words, stems
 

@@ -27,7 +27,7 @@ import re
 import zlib
 from dataclasses import dataclass, replace
 
-from benchsmith.agents.text import HEADING_SEPARATOR
+from benchsmith.passages import HEADING_SEPARATOR
 from benchsmith.words import STOPWORDS, content_words
 
 COPULAS = frozenset({"is", "are", "was", "were"})

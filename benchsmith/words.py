@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 
 import Stemmer
 
@@ -70,3 +70,25 @@ def english_stemmer() -> Stemmer.Stemmer:
 def stems(tokens: Iterable[str]) -> list[str]:
     """Snowball English stems ("returns" and "return" are both "return"), in order."""
     return english_stemmer().stemWords(list(tokens))
+
+
+# A question that repeats this many consecutive words of its passage copies it (the reading rubric's
+# "about seven or more in a row"): the offline questioner never asks one, the quality gate flags one.
+COPIED_RUN = 7
+
+
+def longest_shared_run(first: Sequence[str], second: Sequence[str]) -> int:
+    """The length of the longest run of consecutive words that both word sequences hold."""
+    if not first or not second:
+        return 0
+    positions: dict[str, list[int]] = {}
+    for index, word in enumerate(second):
+        positions.setdefault(word, []).append(index)
+    best = 0
+    previous: dict[int, int] = {}
+    for word in first:
+        current = {index: previous.get(index - 1, 0) + 1 for index in positions.get(word, ())}
+        if current:
+            best = max(best, max(current.values()))
+        previous = current
+    return best

@@ -11,8 +11,8 @@ from benchsmith.agents.questioner import SHARED_CHUNKS, Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.agents.questioner import candidate_questions
 from benchsmith.agents.sentence_questions import page_title, question_about, user_phrasings
-from benchsmith.agents.text import (PassageStatistics, estimated_overlap, is_informative, join_sentences, plain_text,
-                                    sentences, split_sentences, units)
+from benchsmith.passages import is_informative, join_sentences, plain_text, sentences, split_sentences, units
+from benchsmith.agents.text import PassageStatistics, estimated_overlap
 from benchsmith.evals.lexical_overlap import lexical_overlap
 from benchsmith.evals.question_form import ill_formed_questions, question_form
 from benchsmith.tools.polish import review_polish

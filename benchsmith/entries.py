@@ -1,0 +1,206 @@
+"""A documentation passage as the statements a question can be about, each with its API entry.
+
+A chunk of an API reference holds several entries, each a signature line and the sentences
+under it ("requests.Session.mount(prefix, adapter)" / "Registers a connection adapter to a
+prefix."); most of those sentences never name their entry, so each statement carries the entry
+it documents. A configuration reference has a key alone on a line ("SECRET_KEY") and its
+description; a parameter list has one item per parameter ("timeout (float) – How long to wait
+..."). Prose outside any entry is about the page's topic.
+
+Only prose and list items hold statements (agents/text.py ``units``): code, tables, headings and
+markup never become a question.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from benchsmith.passages import HEADING_SEPARATOR, SIGNATURE, is_complete, is_informative, plain_text, split_sentences, units
+from benchsmith.words import content_words
+
+Role = Literal["prose", "first", "parameter", "returns"]
+
+# An API entry's line: "class requests.Session", "requests.Session.mount(prefix, adapter)",
+# "property requests.Response.content", "exception requests.HTTPError(*args, **kwargs)".
+ENTRY_KINDS = ("class", "exception", "property", "attribute", "data", "method", "classmethod", "staticmethod",
+               "async", "abstractmethod", "function", "decorator", "module", "final", "coroutine")
+ENTRY_LINE = re.compile(
+    rf"^(?:(?P<kind>(?:{'|'.join(ENTRY_KINDS)})(?:\s+(?:{'|'.join(ENTRY_KINDS)}))*)\s+)?@?"
+    r"(?P<name>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?P<call>\(.*\))?(?:\s*(?:->|:)\s*[\w.\[\], |]+)?\s*$")
+SETTING_LINE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # SECRET_KEY, MAX_CONTENT_LENGTH
+# A command-line option's line: "--ff-only", "-q, --quiet", "--depth <depth>", "--[no-]verify", "-o <file>".
+OPTION_LINE = re.compile(r"^-{1,2}\[?[\w-]+\]?[\w-]*(?:[ =]?<[\w.|-]+>|\[=<?[\w-]+>?\]|=[\w<>-]+)?"
+                         r"(?:,\s*-{1,2}\[?[\w-]+\]?[\w-]*(?:[ =]?<[\w.|-]+>|\[=<?[\w-]+>?\]|=[\w<>-]+)?)*$")
+ATTRIBUTE_LINE = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*:\s*[\w.\[\], |]+(?:\s*=\s*\S.{0,60})?"
+                            r"(?:\s+(?:class-attribute|instance-attribute|property|attribute))?$")
+SNAKE_NAME = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
+PARAMETER_ITEM = re.compile(r"^\**(?P<name>\*{0,2}[A-Za-z_]\w*)\**(?:\s*\((?P<type>[^()]{1,60})\))?\s*(?:[–—]|--?|:)\s+"
+                            r"(?P<text>\S.*)$")
+LABEL = re.compile(r"^(?:[A-Z][\w-]*(?: [\w-]+){0,2}):\s+(?=\S)")  # a release note's "Bugfix: ", "Windows: "
+PARAMETER_HEADINGS = frozenset({"parameters", "arguments", "keyword arguments", "args", "kwargs", "params",
+                                "other parameters", "attributes", "options"})
+RETURNS_HEADINGS = frozenset({"returns", "return", "return value", "yields"})
+FIELD_HEADINGS = PARAMETER_HEADINGS | RETURNS_HEADINGS | frozenset({"return type", "raises", "type"})
+
+
+@dataclass(frozen=True)
+class Statement:
+    text: str  # as a reader sees it (roles, inline code and links reduced to their text)
+    position: int  # its order in the passage
+    entry: str | None  # the qualified name of the entry it documents ("requests.Session.mount"), or a setting
+    entry_kind: str | None  # "class", "function", "method", "property", "exception", "setting"...; None outside
+    role: Role  # "first": an entry's first sentence; "parameter": a parameter's description; "returns"
+    parameter: str | None = None  # the parameter a "parameter" statement describes
+    whole: bool = True  # a complete sentence (not cut by the chunk boundary, not a label)
+    owner: str | None = None  # what an option belongs to: the page's command ("git merge" of "--ff-only")
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str  # qualified ("requests.Session.mount")
+    kind: str  # "function", "class", "method", "property", "exception", "setting", ...
+
+
+def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
+    """The entry a signature line, entry line, option line or setting line documents; None for other
+    lines. A ``heading`` may also name an entry by a lone snake_case name ("site_name", "on_files")."""
+    stripped = plain_text(line).strip().rstrip(":")
+    if SETTING_LINE.match(stripped):
+        return Entry(stripped, "setting")
+    if option := OPTION_LINE.match(stripped):
+        names = re.findall(r"--?\[?[\w-]+\]?[\w-]*", option.group(0))
+        return Entry(max(names, key=len).replace("[", "").replace("]", ""), "option")
+    if attribute := ATTRIBUTE_LINE.match(stripped):  # mkdocstrings: "is_link: bool = False class-attribute"
+        return Entry(attribute["name"], "attribute")
+    if heading and SNAKE_NAME.match(stripped):
+        return Entry(stripped, "name")
+    found = ENTRY_LINE.match(stripped)
+    if not found or len(stripped) > 300:
+        return None
+    name, kind, call = found["name"], (found["kind"] or "").split(), found["call"]
+    if not kind and not call and "." not in name:
+        return None  # a lone word is a label, not an entry
+    if not kind and not call and not SIGNATURE.match(stripped):
+        return None
+    last = name.rsplit(".", 1)[-1]
+    kind_word = kind[-1] if kind else ("function" if call else "class" if last[:1].isupper() and not last.isupper()
+                                       else "name")  # "name": a constant, attribute or lower-case class
+    if kind_word == "function" and "." in name and name.split(".")[-2][:1].isupper():
+        kind_word = "method"  # Session.mount(...)
+    return Entry(name, kind_word)
+
+
+MAN_PAGE = re.compile(r"^(?P<name>[\w.+-]+)\(\d\w*\)(?: Manual Page)?$")
+
+
+def page_subject(title: str) -> str:
+    """What a page documents, as a user names it: a man page by its command ("git-submodule(1) Manual
+    Page" → "git submodule"); other pages by their title."""
+    page = page_topic(title)
+    if found := MAN_PAGE.match(page):
+        return found["name"].replace("-", " ", 1)
+    return page
+
+
+def page_topic(title: str) -> str:
+    """The page a heading path starts with: "Quickstart › Sessions" → "Quickstart"."""
+    return HEADING_SEPARATOR.split((title or "").strip(), maxsplit=1)[0].strip()
+
+
+def section_heading(title: str) -> str:
+    """The last heading of a path ("Sessions" of "Advanced Usage › Sessions"); the page without one."""
+    pieces = HEADING_SEPARATOR.split((title or "").strip())
+    return pieces[-1].strip()
+
+
+@functools.lru_cache(maxsize=8192)
+def statements(text: str, title: str = "") -> tuple[Statement, ...]:
+    """The passage's statements in order (see the module docstring). A chunk cut inside an entry
+    opens with the rest of it: its heading path's last part names that entry when it is one."""
+    found: list[Statement] = []
+    heading_entry = heading_entry_of(title)
+    entry: Entry | None = heading_entry
+    first_pending = False
+    field: str | None = None  # the field list being read: "parameters", "returns"
+    for unit in units(text):
+        if unit.kind == "heading":
+            entry, field, first_pending = None, None, False
+            continue
+        line_entry = entry_of_line(unit.text) if "\n" not in unit.text else None
+        if unit.kind == "code":
+            if line_entry:
+                entry, field, first_pending = _qualified(line_entry, entry), None, True
+            continue
+        if unit.kind not in ("prose", "item"):
+            continue
+        if line_entry and not is_complete(unit.text):
+            entry, field, first_pending = _qualified(line_entry, entry), None, True
+            continue
+        label = plain_text(unit.text).strip().rstrip(":").lower()
+        if label in FIELD_HEADINGS:
+            field = label
+            continue
+        if field in PARAMETER_HEADINGS and (item := PARAMETER_ITEM.match(plain_text(unit.text))):
+            description = item["text"].removeprefix("(optional)").strip()
+            found.append(Statement(description, len(found), entry.name if entry else None,
+                                   entry.kind if entry else None, "parameter", item["name"].lstrip("*"),
+                                   is_complete(description)))
+            continue
+        if field in RETURNS_HEADINGS:
+            said = plain_text(unit.text).strip(" –-")
+            found.append(Statement(said, len(found), entry.name if entry else None, entry.kind if entry else None,
+                                   "returns", None, len(content_words(said)) >= 3))  # a bare type says little
+            field = None
+            continue
+        field = None
+        for sentence in split_sentences(unit.text):
+            plain = LABEL.sub("", plain_text(sentence))  # "Bugfix: Use README.md as ..." → "Use README.md as ..."
+            if not is_informative(sentence, require_complete=False, minimum_content_words=2, max_words=70):
+                continue
+            role: Role = "first" if first_pending and entry else "prose"
+            first_pending = False
+            owner = page_subject(title) if entry and entry.kind == "option" else None
+            found.append(Statement(plain, len(found), entry.name if entry else None, entry.kind if entry else None,
+                                   role, None, is_complete(sentence), owner))
+    return tuple(found)
+
+
+def heading_entry_of(title: str) -> Entry | None:
+    """The entry a heading path ends with, named under its page when the page is a module
+    ("asyncio.transports › WriteTransport.write" → "asyncio.transports.WriteTransport.write")."""
+    if not title:
+        return None
+    entry = entry_of_line(section_heading(title), heading=True)
+    page = page_topic(title)
+    if entry is None or entry.kind in ("setting", "option", "name", "attribute") or page == section_heading(title):
+        return entry
+    if re.fullmatch(r"[a-z_][\w]*(\.[a-z_]\w*)*", page) and not entry.name.startswith(f"{page}."):
+        return Entry(f"{page}.{entry.name}", entry.kind)
+    return entry
+
+
+def same_entry(first: str, second: str) -> bool:
+    """Two names of one entry: equal, or one the other's qualified form ("WriteTransport.write" and
+    "asyncio.transports.WriteTransport.write")."""
+    return first == second or first.endswith(f".{second}") or second.endswith(f".{first}")
+
+
+def _qualified(entry: Entry, enclosing: Entry | None) -> Entry:
+    """A method line under its class ("close()" after "class requests.Response") named in full."""
+    if "." not in entry.name and enclosing and enclosing.kind in ("class", "exception"):
+        return Entry(f"{enclosing.name}.{entry.name}", "method" if entry.kind == "function" else entry.kind)
+    return entry
+
+
+def short_name(entry: str, keep: int = 2) -> str:
+    """How a user names an entry: its last ``keep`` parts ("Session.mount" of
+    "requests.Session.mount"; "json.dumps" stays), a setting as it is."""
+    parts = entry.split(".")
+    if len(parts) <= keep:
+        return entry
+    if parts[-2][:1].isupper() or keep > 2:
+        return ".".join(parts[-keep:])
+    return ".".join(parts[-keep:]) if parts[-1][:1].isupper() else ".".join(parts[-2:])
