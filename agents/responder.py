@@ -11,9 +11,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from benchsmith.agents.models import Agent, Message, delimited
+from benchsmith.agents.offline.asking import answer
 from benchsmith.agents.questioner import conversation_so_far
-from benchsmith.agents.text import (PassageStatistics, WordStatistics, inverse_document_frequency, is_complete,
-                                    documented_sentences, join_sentences, last_heading, plain_text, units)
+from benchsmith.passages import documented_sentences, is_complete, join_sentences, last_heading, plain_text, units
+from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency
 from benchsmith.words import content_words, stems, words
 
 RESPONDER_SYSTEM_PROMPT = """You are a deployed documentation assistant answering a user.
@@ -43,7 +44,8 @@ class Responder(Agent[GeneratedAnswer]):
 
     def baseline(self, *, gold: dict[str, Any], question: str, corpus_stats: WordStatistics | None = None,
                  **_: Any) -> GeneratedAnswer:
-        """Extractive: the passage's whole sentences that share the rarest words with the
+        """Extractive. A question the offline questioner made of this passage is answered by the
+        statements it was made from (agents/offline/asking.py ``answer``). Any other: the passage's whole sentences that share the rarest words with the
         question (at most four, each matching at least half as well as the best one, in passage
         order), as a reader sees them (roles and inline code reduced to their text), never a
         piece glued to another. A question that names an entry of an API reference (``POP3.rset``)
@@ -52,6 +54,8 @@ class Responder(Agent[GeneratedAnswer]):
         no whole sentence shares a word with the question. A chunk cut inside an entry opens with the
         rest of it: those sentences belong to the entry its heading names ("poplib › POP3.noop").
         A passage without prose answers with its first unit."""
+        if found := answer(gold, question):
+            return GeneratedAnswer(answer=found)  # the statements the offline questioner asked about
         statistics = corpus_stats or PassageStatistics([gold["text"]])
         wanted = set(content_words(question))
         # A chunk cut inside an entry opens with the rest of it: its heading names that entry.

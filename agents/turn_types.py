@@ -20,21 +20,20 @@ the terms candidates share (agents/ambiguous_terms.py) and the extractive respon
 from __future__ import annotations
 
 import re
-from itertools import islice
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from benchsmith.agents.models import Agent, Message, delimited, numbered
-from benchsmith.agents.ambiguous_terms import (ambiguous_question, ambiguous_term, options_listed, page_and_heading,
-                                               sense_names)
+from benchsmith.agents.offline.asking import ask, self_contained
+from benchsmith.agents.offline.namesakes import shared_name, shared_subject, subject_facts
+from benchsmith.entries import short_name
+from benchsmith.agents.polisher import refer_back
 from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE
-from benchsmith.agents.questioner import BaselineQuestion, Questioner, conversation_so_far, fallback_questions
-from benchsmith.agents.readable_questions import unreadable_reasons
-from benchsmith.agents.responder import Responder, entry_name
-from benchsmith.agents.sentence_questions import document_name
-from benchsmith.agents.text import PassageStatistics, WordStatistics, documented_sentences, lower_first
-from benchsmith.words import content_words, stems, words
+from benchsmith.agents.questioner import conversation_so_far, fallback_questions
+from benchsmith.agents.responder import Responder
+from benchsmith.agents.text import WordStatistics, lower_first
+from benchsmith.words import content_words, stems
 
 TYPED_QUESTIONER_SYSTEM_PROMPT = """You simulate a user in a conversation with a documentation assistant.
 Write the user's next question, of the kind the task names, with a self-contained rewrite of it.
@@ -112,34 +111,57 @@ class TypedQuestioner(Agent[TypedQuestion]):
     def baseline(self, *, kind: str, passages: list[dict[str, Any]], history: list[dict[str, Any]],
                  question_type: str | None = None, corpus_stats: WordStatistics | None = None,
                  **_: Any) -> BaselineTypedQuestion:
-        """Built from the answerable questioner's readable question for each passage: the
-        held-out passage's question (unanswerable); the available and the held-out passages'
-        questions in one turn (partial, multi-passage); a term the candidates share
-        (underspecified: "How does the decompress function work?"); "I mean the one in lzma: ..."
-        and the meant passage's question (clarification)."""
-        statistics = corpus_stats or PassageStatistics([p["text"] for p in passages])
-        if kind == "underspecified":
-            return underspecified_question(passages, statistics, question_type)
-        asked: list[BaselineQuestion] = []
-        # Earlier turns asked several questions in one: each counts as asked.
-        history = [*history, *({"question": part} for turn in history
-                               for part in question_parts(turn.get("question_unpolished") or turn.get("question") or ""))]
-        # An unanswerable turn is no comparison: its second thing may be documented elsewhere, and
-        # the corpus would answer half of it ("How does HTTPServer.server_bind compare with
-        # BaseHTTPRequestHandler?", the handler's pages kept).
-        own_type = question_type if kind == "unanswerable" and question_type != "comparison" else None
-        for passage in passages:  # one question per passage, none repeating the history or each other
-            earlier = [*history, *({"question": q.question} for q in asked)]
-            asked.append(readable_question(passage, earlier, statistics, own_type))
-        first = asked[0]
+        """Built from the answerable questioner's reading of each passage (agents/offline/):
+        the held-out passage's question (unanswerable); one subject's question in each passage,
+        asked in one turn (partial, multi-passage: agents/offline/namesakes.py ``shared_subject``);
+        the name two different entries share (underspecified: "What does route do?"); "I mean
+        Blueprint.route: ..." and a question only the meant entry answers (clarification). A turn
+        whose passages have no such thing gets a question about the page as a whole, which the
+        label judge rejects, so the turn is re-planned on other passages, then dropped."""
         if kind == "unanswerable":
-            return BaselineTypedQuestion(question=first.question, rewrite=first.rewrite, parts=[first.question],
-                                         subject=first.subject, question_type=first.question_type)
+            asked = ask(passages[0], history, question_type=question_type if question_type != "comparison" else None,
+                        statistics=corpus_stats)
+            if asked is None:
+                return _page_question(passages[0])
+            return BaselineTypedQuestion(question=asked.question, rewrite=self_contained(asked.question,
+                                                                                          passages[0].get("title", "")),
+                                         parts=[asked.question], subject=asked.subject,
+                                         question_type=asked.question_type)
         if kind in ("partial", "multi-passage"):
-            return joined_questions(asked)
+            return _one_subject_question(passages, history, corpus_stats)
+        if kind == "underspecified":
+            return underspecified_question(passages, history, corpus_stats)
         if kind == "clarification":
-            return clarification_question(first, passages, statistics)
+            return clarification_question(passages, history, corpus_stats)
         raise ValueError(f"unknown turn kind {kind!r}")
+
+
+def _page_question(passage: dict[str, Any]) -> BaselineTypedQuestion:
+    question = next(fallback_questions(passage))
+    return BaselineTypedQuestion(question=question, rewrite=question, parts=[question], question_type="summary")
+
+
+def _one_subject_question(passages: list[dict[str, Any]], history: list[dict[str, Any]],
+                          statistics: WordStatistics | None) -> BaselineTypedQuestion:
+    """"What does Session.mount do? And what does it return?": one fact about a subject every
+    passage shares, from each passage, in one turn."""
+    subject = shared_subject(passages)
+    if subject is None:
+        return _page_question(passages[0])
+    asked: list[str] = []
+    types: list[str] = []
+    for passage in passages:
+        earlier = [*history, *({"question": q} for q in asked)]
+        found = ask(passage, earlier, statistics=statistics,
+                    only=lambda fact, passage=passage: fact in subject_facts(passage, subject))
+        if found is None:
+            return _page_question(passages[0])
+        asked.append(found.question)
+        types.append(found.question_type)
+    topic = next(fact.topic for fact in subject_facts(passages[0], subject))
+    follow = [refer_back(part, topic, topic) for part in asked[1:]]
+    joined = " ".join([asked[0], *(f"And {lower_first(part)}" for part in follow)])
+    return BaselineTypedQuestion(question=joined, rewrite=joined, parts=asked, subject=None, question_type=types[0])
 
 
 def question_parts(question: str) -> list[str]:
@@ -155,86 +177,50 @@ def question_parts(question: str) -> list[str]:
     return parts
 
 
-def joined_questions(asked: list[BaselineQuestion]) -> BaselineTypedQuestion:
-    """One turn asking each passage's question: "What is A? And how does B work?"."""
-    parts = [q.question for q in asked]
-    follow = [f"{'And' if n == len(parts) - 1 else 'Also,'} {p[:1].lower()}{p[1:]}" if not p[1:2].isupper()
-              else f"{'And' if n == len(parts) - 1 else 'Also,'} {p}" for n, p in enumerate(parts[1:], start=1)]
-    question = " ".join([parts[0], *follow])
-    rewrite = " ".join([asked[0].rewrite, *follow])
-    # No subject: the polisher would turn the first part's into "it", which reads as broken before "And ...?".
-    return BaselineTypedQuestion(question=question, rewrite=rewrite, parts=parts, subject=None,
-                                 question_type=asked[0].question_type)
+def underspecified_question(passages: list[dict[str, Any]], history: list[dict[str, Any]],
+                            statistics: WordStatistics | None) -> BaselineTypedQuestion:
+    """"What does route() do?" when the candidates document two entries of that name
+    (agents/offline/namesakes.py ``shared_name``), each with something left to ask (whichever the
+    user meant, the clarification asks it); else the page-as-a-whole question the label judge
+    rejects."""
+    shared = shared_name(passages)
+    if shared is None or named_in(history, shared[1]) or any(ask(passage, history, statistics=statistics,
+                                 only=lambda fact, entry=entry: fact.entry == entry) is None
+                             for passage, entry in zip(passages, shared[1])):
+        return _page_question(passages[0])
+    name, _ = shared
+    question = f"What does {name}{'()' if name[:1].islower() else ''} do?"
+    return BaselineTypedQuestion(question=question, rewrite=question, subject=name, question_type="factoid")
 
 
-READABLE_TRIES = 8  # questions about a passage tried before its turn gives up on it
+def named_in(history: list[dict[str, Any]], entries: list[str]) -> bool:
+    """Does the last turn name what tells the entries apart ("POP3" of POP3.quit and NNTP.quit)? Then
+    the conversation already says which one is meant: no ambiguity."""
+    if not history:
+        return False
+    last = set(re.findall(r"\w+", f"{history[-1].get('question', '')} {history[-1].get('response', '')}".lower()))
+    qualifiers = [{part.lower() for part in entry.split(".")[:-1] if len(part) > 2} for entry in entries]
+    shared = set.intersection(*qualifiers) if qualifiers else set()
+    return any((own - shared) & last for own in qualifiers)
 
 
-def readable_question(passage: dict[str, Any], history: list[dict[str, Any]], statistics: WordStatistics,
-                      question_type: str | None = None) -> BaselineQuestion:
-    """The answerable questioner's first question about ``passage`` that a reader would not call
-    broken (agents/readable_questions.py), the others rejected in turn. When none is left, a
-    question about the page as a whole: the label judge rejects that template, so the turn is
-    re-planned on other chunks, then dropped to an answerable turn."""
-    fallbacks = set(islice(fallback_questions(passage, set(), statistics), 5))
-    rejected: list[dict[str, Any]] = []
-    for _ in range(READABLE_TRIES):
-        asked = Questioner().baseline(gold=passage, history=history, corpus_stats=statistics,
-                                      question_type=question_type, **({"rejected": rejected} if rejected else {}))
-        if asked.question in fallbacks or not unreadable_reasons(asked.question):
-            return asked
-        rejected.append({"question": asked.question, "overlap": 0.0})
-    question = next(iter(fallbacks - {turn.get("question") for turn in history}), f"What does "
-                    f"{document_name(passage.get('title', ''))} cover?")
-    return BaselineQuestion(question=question, rewrite=question)
-
-
-def underspecified_question(passages: list[dict[str, Any]], statistics: WordStatistics,
-                            question_type: str | None) -> BaselineTypedQuestion:
-    """"How does the decompress function work?" about a term every candidate really shares
-    (agents/ambiguous_terms.py); without one, the page-as-a-whole template, which the label judge
-    rejects, so the turn is re-planned on other candidates, then dropped to an answerable turn."""
-    term = ambiguous_term(passages, statistics)
-    if term is None:
-        question = f"What does {document_name(passages[0].get('title', ''))} cover?"
-        return BaselineTypedQuestion(question=question, rewrite=question, question_type="summary")
-    question, asked_type = ambiguous_question(term, question_type)
-    return BaselineTypedQuestion(question=question, rewrite=question, subject=term.term, question_type=asked_type)
-
-
-def clarification_question(meant: BaselineQuestion, passages: list[dict[str, Any]],
-                           statistics: WordStatistics) -> BaselineTypedQuestion:
-    """"I mean the one in lzma: how is an LZMAFile object created?": the meant candidate by the
-    name the clarifying reply gave it, then a question only it answers. Where that question is
-    about another entry of the meant passage than the ambiguous name ("noop" clarified with a
-    question about POP3.rset, documented beside it), or nothing is left to ask of the passage, the
-    ambiguous question again, about that one: "how does noop work there?"."""
-    senses = sense_names(passages)
-    which = senses[0] if senses else page_and_heading(passages[0].get("title", ""))[0]
-    asked, rewrite, part = IN_PAGE.sub("", meant.question), meant.rewrite, meant.question
-    term = ambiguous_term(passages, statistics)
-    generic = meant.subject is None and meant.question in set(islice(fallback_questions(passages[0], set(), statistics),
-                                                                      5))
-    subject = meant.subject
-    if term and (generic or term.kind and asks_another_entry(asked, term.term, passages[0]["text"])):
-        named = term.term if term.kind else f"the {term.term}"
-        asked, part, subject = f"how does {named} work there?", f"How does {named} work?", named
-        rewrite = f"In {which}, how does {named} work?" if which else part
-    question = f"I mean the one in {which}: {lower_first(asked)}" if which else meant.question
-    return BaselineTypedQuestion(question=question, rewrite=rewrite, parts=[part],
-                                 subject=subject, question_type=meant.question_type)
-
-
-IN_PAGE = re.compile(r"^In [^,]+, ")  # "In lzma, what ...": the clarification names the page already
-
-
-def asks_another_entry(question: str, term: str, text: str) -> bool:
-    """Whether the question names an entry of the passage's API reference (a signature line's
-    name: ``rset`` of ``poplib.POP3.rset(self)``) and not the ambiguous term: the meant passage
-    documents both, and the clarification must be about the term."""
-    asked = set(words(question))
-    entries = {entry_name(subject) for _, subject in documented_sentences(text) if subject}
-    return bool(entries & asked) and term.rsplit(".", 1)[-1].lower() not in asked
+def clarification_question(passages: list[dict[str, Any]], history: list[dict[str, Any]],
+                           statistics: WordStatistics | None) -> BaselineTypedQuestion:
+    """"I mean Blueprint.route: what is it for?": the meant candidate (the first passage) by its
+    entry's name, then a question about that entry only."""
+    shared = shared_name(passages)
+    if shared is None:
+        return _page_question(passages[0])
+    meant = shared[1][0]
+    named = short_name(meant)
+    found = ask(passages[0], history, statistics=statistics, only=lambda fact: fact.entry == meant)
+    if found is None:
+        return _page_question(passages[0])
+    asked = re.sub(rf"(?<![\w.]){re.escape(found.subject)}(?![\w.])", "it", found.question, count=1) \
+        if found.subject == named else found.question
+    question = f"I mean {named}: {lower_first(asked)}"
+    return BaselineTypedQuestion(question=question, rewrite=found.question, parts=[found.question],
+                                 subject=found.subject, question_type=found.question_type)
 
 
 class ReferenceResponder(Agent[ReferenceReply]):
@@ -250,9 +236,9 @@ class ReferenceResponder(Agent[ReferenceReply]):
 
     def baseline(self, *, kind: str, passages: list[dict[str, Any]], question: str, parts: list[str] | None = None,
                  corpus_stats: WordStatistics | None = None, **_: Any) -> ReferenceReply:
-        """Unanswerable: says so. Partial: the available passage's extractive answer to its part,
-        then the part that is missing. Underspecified: "Do you mean A or B?". Multi-passage:
-        each passage's extractive answer to its part, in order."""
+        """Unanswerable: says so. Partial: the available passage's answer to its part, then the
+        part that is missing. Underspecified: "Do you mean Flask.route or Blueprint.route?".
+        Multi-passage: each passage's answer to its part, in order."""
         parts = parts or [question] * len(passages)
         if kind == "unanswerable":
             return ReferenceReply(answer=f"{UNANSWERED}: none of the documents covers it, so I cannot say.")
@@ -260,18 +246,22 @@ class ReferenceResponder(Agent[ReferenceReply]):
             answered = Responder().baseline(gold=passages[0], question=parts[0], corpus_stats=corpus_stats).answer
             missing = parts[1] if len(parts) > 1 else question
             return ReferenceReply(answer=f"{answered} The documentation does not cover the rest of your question "
-                                         f"({missing[:1].lower()}{missing[1:]}), so I cannot answer that part.")
+                                         f"({lower_first(missing)}), so I cannot answer that part.")
         if kind == "underspecified":
-            senses = sense_names(passages) or [passage.get("title", "") for passage in passages]
-            term = ambiguous_term(passages, corpus_stats or PassageStatistics([p["text"] for p in passages]))
-            options = [f"in {sense}" for sense in senses]  # "decompress in lzma or in bz2"
-            listed = options_listed([f"{term.term if term else 'the one'} {options[0]}", *options[1:]])
-            return ReferenceReply(answer=f"That could mean more than one thing. Do you mean {listed}?")
+            shared = shared_name(passages)
+            options = [short_name(entry) for entry in shared[1]] if shared else \
+                [passage.get("title", "") for passage in passages]
+            return ReferenceReply(answer=f"That could mean more than one thing. Do you mean {options_listed(options)}?")
         if kind == "multi-passage":
             answers = [Responder().baseline(gold=passage, question=part, corpus_stats=corpus_stats).answer
                        for passage, part in zip(passages, parts)]
             return ReferenceReply(answer=" ".join(answers))
         raise ValueError(f"unknown turn kind {kind!r}")
+
+
+def options_listed(options: list[str]) -> str:
+    """"A or B", "A, B or C"."""
+    return ", ".join(options[:-1]) + f" or {options[-1]}" if len(options) > 1 else options[0]
 
 
 class ContributionJudge(Agent[Contributions]):

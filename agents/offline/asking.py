@@ -1,0 +1,209 @@
+"""A turn's question about a passage, and the passage's answer to it.
+
+:func:`ask` ranks every wording of every fact of the gold passage (agents/offline/facts.py,
+agents/offline/wording.py) and returns the best one not asked yet:
+
+1. for a follow-up, a fact about what the previous question was about;
+2. the question type asked for, where the passage has it;
+3. a frame the conversation has not used yet (benchsmith/language.py ``question_frame``), and
+   not the previous turn's kind of fact;
+4. a topic a user can name: a code name or a phrase with a distinctive word, not "the result"
+   (``specific``: the mean IDF of its content words at least ``MIN_TOPIC_RARITY`` of the highest
+   possible; a code name or a name in capitals always is);
+5. the kind of fact (``KIND_ORDER``: what a user asks first: how to, what happens, why it fails;
+   then what an entry does; then definitions and yes/no);
+6. the most distinctive statement, then the earlier one; of one fact's frames, one chosen by
+   the passage and the turn (so a benchmark spreads over every frame).
+
+:func:`answer` finds the fact a question asks and returns the statements that answer it: the
+offline responder's reply is the passage's own words for exactly what was asked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from benchsmith.agents.offline.facts import Fact, passage_facts
+from benchsmith.agents.offline.wording import Wording, wordings
+from benchsmith.agents.text import WordStatistics, inverse_document_frequency
+from benchsmith.entries import MAN_PAGE, page_subject, page_topic, section_heading, statements
+from benchsmith.language import question_frame
+from benchsmith.words import COPIED_RUN, content_words, longest_shared_run, stems, words
+
+KIND_ORDER = {"procedure": 0, "remedy": 0, "advice": 0, "condition": 1, "error": 1, "comparison": 1, "absence": 1,
+              "parameter": 2, "purpose": 2, "behaviour": 2, "returns": 3, "capability": 3, "definition": 3,
+              "default": 3, "conditional-return": 3, "section": 4}
+# A topic's words must be this rare on average (share of the highest IDF possible): "the result" is
+# on every page, "connect timeout" is not (the figure the key phrases of the standard library were
+# measured with: "python code" 3.2 of 8.5, "legacy pyc paths" 5.7).
+MIN_TOPIC_RARITY = 0.47
+CLARIFIED = re.compile(r"^I mean (?P<name>[^:]+): (?P<question>.+)$")
+IN_CONTEXT = re.compile(r"^In [^,]+, (?P<rest>.+)$")
+SPREAD = 3  # facts of one kind are drawn among this many buckets before distinctiveness decides
+CODE_LIKE = re.compile(r"[._()]|[a-z][A-Z]|^[A-Z]{2,}")
+SLOT_WITH_TOPIC = {"procedure": "vp", "remedy": "clause", "condition": "clause", "advice": "vp", "capability": "vp",
+                   "conditional-return": "clause"}
+
+
+@dataclass(frozen=True)
+class Asked:
+    question: str
+    subject: str  # what it is about (the polisher refers back to it)
+    question_type: str
+    frame: str
+    fact: Fact
+
+
+def specific(phrase: str, statistics: WordStatistics | None) -> bool:
+    """Can a user name this on its own (see the module docstring, rule 4)?"""
+    if CODE_LIKE.search(phrase) or any(word[:1].isupper() for word in phrase.split()[1:]):
+        return True
+    meaning = content_words(phrase)
+    if not meaning:
+        return False
+    if statistics is None:
+        return True
+    rarest_possible = math.log(statistics.chunks + 1) + 1.0
+    rarity = max(inverse_document_frequency(statistics, word) for word in meaning) / rarest_possible
+    return rarity >= MIN_TOPIC_RARITY
+
+
+def asked_before(history: Iterable[dict]) -> set[str]:
+    """Every wording of the questions asked so far, with and without the page they name first."""
+    asked = {text for turn in history for text in (turn.get("question"), turn.get("question_unpolished"),
+                                                   turn.get("rewrite")) if text}
+    return asked | {without_context(text) for text in asked}
+
+
+def without_context(question: str) -> str:
+    """"In git submodule, what happens if ...?" → "What happens if ...?"."""
+    opened = IN_CONTEXT.match(question)
+    return opened["rest"][:1].upper() + opened["rest"][1:] if opened else question
+
+
+def ask(gold: dict, history: list[dict], *, switch: str = "start", previous_subject: str | None = None,
+        question_type: str | None = None, rejected: Iterable[str] = (),
+        statistics: WordStatistics | None = None, acceptable: Callable[[str], bool] | None = None,
+        only: Callable[[Fact], bool] | None = None) -> Asked | None:
+    """The best question about ``gold`` (``{"text", "title"}``) not asked in ``history`` nor
+    ``rejected``, one that is ``acceptable`` (a lexical overlap bound) first, about facts ``only``
+    admits (all by default); None when the passage has nothing left to ask."""
+    facts = passage_facts(gold["text"], gold.get("title", ""))
+    if not facts:
+        return None
+    asked = asked_before(history)
+    refused = set(rejected) | {without_context(question) for question in rejected}
+    used_frames = {question_frame(question) for question in asked}
+    previous_frame = question_frame(history[-1].get("question_unpolished") or history[-1]["question"]) \
+        if history else None
+    texts = {s.position: s.text for s in statements(gold["text"], gold.get("title", ""))}
+    # What earlier questions about this passage were answered with is not asked again in other words.
+    answered = {position for fact in facts if any(w.question in asked for w in wordings(fact))
+                for position in fact.answer}
+    # The conversation so far chooses among equally good facts and frames: two conversations that
+    # reach one passage ask it different things.
+    signature = "\x00".join([gold["text"], *(turn.get("question", "") for turn in history)])
+
+    def spread(*key: object) -> int:
+        return int(hashlib.sha256(f"{signature}\x00{key}".encode()).hexdigest()[:8], 16)
+
+    passage_words = words(gold["text"])
+    candidates = []
+    for fact in facts:
+        if only is not None and not only(fact):
+            continue
+        worded = wordings(fact)
+        if any(w.question in asked for w in worded) or set(fact.answer) & answered:
+            continue  # this fact was asked already, in some frame, or its answer was given
+        topic_words = fact.slot(SLOT_WITH_TOPIC[fact.kind]) if fact.kind in SLOT_WITH_TOPIC else fact.topic
+        if not specific(topic_words, statistics):
+            continue
+        distinct = _distinctiveness(texts.get(fact.statement, ""), statistics)
+        for order, wording in enumerate(worded):
+            if wording.question in refused or longest_shared_run(words(wording.question), passage_words) >= COPIED_RUN:
+                continue  # refused, or it copies the passage
+            frame = question_frame(wording.question)
+            candidates.append(((
+                acceptable is not None and not acceptable(wording.question),
+                not (switch == "follow-up" and previous_subject and fact.topic.lower() == previous_subject.lower()),
+                bool(question_type) and wording.question_type != question_type,
+                frame in used_frames or frame == previous_frame,
+                KIND_ORDER[fact.kind],
+                spread(fact.statement, fact.kind) % SPREAD, -round(distinct, 4), fact.statement,
+                spread(fact.statement, fact.kind, order)), fact, wording, frame))
+    if not candidates:
+        return None
+    _, fact, wording, frame = min(candidates, key=lambda item: item[0])
+    return Asked(wording.question, fact.topic, wording.question_type, frame, fact)
+
+
+def _distinctiveness(text: str, statistics: WordStatistics | None) -> float:
+    meaning = set(content_words(text))
+    if not meaning or statistics is None:
+        return 0.0
+    return sum(inverse_document_frequency(statistics, word) for word in meaning) / len(meaning)
+
+
+def answer(gold: dict, question: str) -> str | None:
+    """The statements of ``gold`` that answer a question :func:`ask` made of it (None for any
+    other question)."""
+    facts = passage_facts(gold["text"], gold.get("title", ""))
+    question = without_context(question)  # "In git submodule, what happens if ...?"
+    if meant := CLARIFIED.match(question):  # "I mean Blueprint.route: what does it do?"
+        asked = meant["question"][:1].upper() + meant["question"][1:]
+        question = re.sub(r"\bit\b", meant["name"], asked, count=1)
+    found = next((fact for fact in facts if any(w.question == question for w in wordings(fact))), None)
+    if found is None:
+        return None
+    texts = {s.position: s.text for s in statements(gold["text"], gold.get("title", ""))}
+    return " ".join(texts[position] for position in found.answer if position in texts)
+
+
+def wording_of(fact: Fact, question: str) -> Wording | None:
+    return next((w for w in wordings(fact) if w.question == question), None)
+
+
+def self_contained(question: str, title: str) -> str:
+    """The question as someone who never saw the conversation or the page reads it: it names what it
+    is about already (a code name, a name in capitals, a word of the page's title or heading);
+    otherwise what the page is about comes first ("In git submodule, what happens if I provide no
+    pathspec?"): a first question about "a pattern" or "an empty string" leans on a page the user has
+    not named."""
+    context = context_name(title)
+    if not context or question.startswith("In ") or _anchored(question, title):
+        return question
+    opening = question if question[1:2].isupper() or question.split(" ", 1)[0] == "I" else \
+        question[:1].lower() + question[1:]
+    return f"In {context}, {opening}"
+
+
+def context_name(title: str) -> str:
+    """What a page is about, as a user names it: a command's man page by the command ("git-submodule(1)
+    Manual Page" → "git submodule"); a section that names an entry or a thing by its heading; else
+    the page's title."""
+    page, heading = page_topic(title), section_heading(title)
+    if MAN_PAGE.match(page):
+        return page_subject(title)
+    if heading and heading != page and (CODE_LIKE.search(heading) or len(heading.split()) <= 4 and
+                                        not set(content_words(heading)) & MANUAL_TITLE_WORDS):
+        return heading
+    return page
+
+
+MANUAL_TITLE_WORDS = frozenset("guide usage interface introduction overview tutorial reference changes changelog "
+                               "history faq questions documentation contents index notes release quickstart "
+                               "contributing installation install".split())
+
+
+def _anchored(question: str, title: str) -> bool:
+    if CODE_NAME_IN_QUESTION.search(question) or any(word[:1].isupper() for word in question.split()[1:]
+                                                     if word.lower() != "i" and not word.startswith("I'")):
+        return True
+    return bool(set(stems(content_words(question))) & set(stems(content_words(title.replace("›", " ")))))
+
+
+CODE_NAME_IN_QUESTION = re.compile(r"[\w)]\.[A-Za-z_]|\w_\w|\(\)|\b[A-Z][A-Z0-9_]{2,}\b")

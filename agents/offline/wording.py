@@ -1,0 +1,167 @@
+"""The questions a user asks about a fact (agents/offline/facts.py), in several frames each.
+
+A frame is one way of asking ("How do I {vp}?", "What's the best way to {vp}?"); each has the
+question type its wording gives (agents/question_types.py's names). A benchmark draws on many
+frames, so none dominates (evals/question_frames.py measures the shares); a conversation does not
+repeat one (agents/offline/asking.py).
+
+The verb a procedure names is put in a user's words where documentation has its own register
+(``USER_VERBS``: "obtain" → "get", "terminate" → "stop"): a question that copies its passage
+favours lexical retrieval, and users do not write like reference pages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchsmith.agents.offline.facts import Fact
+
+# Documentation verbs and the everyday verb a user types for them (base forms). Only pairs that
+# keep the meaning in any technical context: "register" or "encode" have no such twin.
+USER_VERBS = {
+    "obtain": "get", "retrieve": "get", "acquire": "get", "fetch": "get", "receive": "get",
+    "terminate": "stop", "cease": "stop", "halt": "stop", "invoke": "call", "utilize": "use", "utilise": "use",
+    "employ": "use", "modify": "change", "alter": "change", "construct": "build", "instantiate": "create",
+    "initialize": "set up", "initialise": "set up", "configure": "set up", "specify": "set", "establish": "open",
+    "eliminate": "remove", "discard": "throw away", "omit": "leave out", "exclude": "leave out",
+    "display": "show", "persist": "keep", "preserve": "keep", "retain": "keep", "determine": "find out",
+    "ascertain": "find out", "examine": "look at", "inspect": "look at", "commence": "start", "initiate": "start",
+    "attempt": "try", "require": "need", "permit": "allow", "prevent": "stop", "facilitate": "make easier",
+    "append": "add", "insert": "add", "supply": "give", "provide": "give", "transmit": "send", "emit": "send",
+}
+
+
+@dataclass(frozen=True)
+class Frame:
+    name: str  # the frame's id: questions in one frame read alike
+    question_type: str  # factoid, explanation, comparison, how-to, yes/no
+    template: str  # slots in braces: {vp}, {clause}, {mark}, {entry}, {error}, {thing}, {a}, {b}, ...
+
+
+def _frames(*rows: tuple[str, str, str]) -> tuple[Frame, ...]:
+    return tuple(Frame(*row) for row in rows)
+
+
+FRAMES: dict[str, tuple[Frame, ...]] = {
+    "procedure": _frames(("how-do-i", "how-to", "How do I {vp}?"), ("how-can-i", "how-to", "How can I {vp}?"),
+                         ("best-way", "how-to", "What's the best way to {vp}?"),
+                         ("is-there-a-way", "yes/no", "Is there a way to {vp}?")),
+    "condition": _frames(("what-happens", "explanation", "What happens {mark} {clause}?"),
+                         ("what-to-expect", "explanation", "What should I expect {mark} {clause}?")),
+    "remedy": _frames(("what-should-i-do", "how-to", "What should I do {mark} {clause}?"),
+                      ("mark-what-do-i-do", "how-to", "{Mark} {clause}, what do I need to do?")),
+    "error": _frames(("when-raise", "factoid", "When does {raiser} raise {error}?"),
+                     ("why-raise", "explanation", "Why would {raiser} raise {error}?"),
+                     ("what-makes-raise", "explanation", "What makes {raiser} raise {error}?")),
+    "error-alone": _frames(("when-raised", "factoid", "When is {error} raised?"),
+                           ("what-causes", "explanation", "What causes {an_error}?"),
+                           ("why-get", "explanation", "Why would I get {an_error}?")),
+    "definition": _frames(("what-is", "factoid", "What {is} {thing}?"),
+                          ("explain-what-is", "explanation", "Can you explain what {thing} {is}?"),
+                          ("what-exactly", "factoid", "What exactly {is} {thing}?")),
+    "purpose": _frames(("what-does-do", "factoid", "What does {entry} do?"),
+                       ("what-for", "factoid", "What is {entry} for?"),
+                       ("when-use", "explanation", "When would I use {entry}?"),
+                       ("purpose-of", "factoid", "What is the purpose of {entry}?")),
+    "purpose-class": _frames(("what-for", "factoid", "What is {entry} for?"),
+                             ("class-represent", "factoid", "What does the {entry} class represent?"),
+                             ("when-use", "explanation", "When would I use {entry}?")),
+    "purpose-value": _frames(("what-hold", "factoid", "What does {entry} hold?"),
+                             ("what-stored", "factoid", "What is stored in {entry}?"),
+                             ("what-for", "factoid", "What is {entry} for?")),
+    "purpose-exception": _frames(("when-raised", "factoid", "When is {entry} raised?"),
+                                 ("what-signal", "factoid", "What does {an_entry} signal?"),
+                                 ("why-get", "explanation", "Why would I get {an_entry}?")),
+    "purpose-option": _frames(("option-do", "factoid", "What does the {entry} option{of_owner} do?"),
+                              ("option-when", "explanation", "When should I use {entry}{with_owner}?"),
+                              ("option-for", "factoid", "What is {entry} for{in_owner}?")),
+    "purpose-setting": _frames(("setting-do", "factoid", "What does the {entry} setting do?"),
+                               ("what-for", "factoid", "What is {entry} for?"),
+                               ("setting-control", "factoid", "What does {entry} control?")),
+    "returns": _frames(("what-return", "factoid", "What does {entry} return?"),
+                       ("get-back", "factoid", "What do I get back from {entry}?"),
+                       ("return-value", "factoid", "What is the return value of {entry}?")),
+    "conditional-return": _frames(("what-return-if", "factoid", "What does {entry} return {mark} {clause}?"),
+                                  ("mark-return", "factoid", "{Mark} {clause}, what does {entry} return?")),
+    "section": _frames(("how-work", "explanation", "How {do} {topic} work?"),
+                       ("explain", "explanation", "Can you explain {topic}?")),
+    "parameter": _frames(("parameter-for", "factoid", "What is the {parameter} parameter of {entry} for?"),
+                         ("argument-control", "factoid", "What does the {parameter} argument of {entry} control?"),
+                         ("what-pass", "factoid", "What can I pass as {parameter} to {entry}?")),
+    "comparison": _frames(("difference", "comparison", "What is the difference between {a} and {b}?"),
+                          ("differ", "comparison", "How does {a} differ from {b}?"),
+                          ("compare", "comparison", "How do {a} and {b} compare?")),
+    "capability": _frames(("can-i", "yes/no", "Can I {vp}?"), ("possible", "yes/no", "Is it possible to {vp}?")),
+    "capability-owner": _frames(("can-x", "yes/no", "Can {owner} {vp}?"),
+                                ("able", "yes/no", "{Is} {owner} able to {vp}?")),
+    "absence": _frames(("without", "explanation", "What happens without {thing}?"),
+                       ("without-what-goes-wrong", "explanation", "What goes wrong if I don't have {thing}?")),
+    "behaviour": _frames(("what-does-verb", "factoid", "What {does} {owner} {verb}?"),
+                         ("does-it", "yes/no", "{Does} {owner} {verb} {rest}?")),
+    "advice": _frames(("how-should-i", "how-to", "How should I {vp}?"),
+                      ("recommended-way", "how-to", "What is the recommended way to {vp}?")),
+    "default": _frames(("default-to", "factoid", "What does {owner} default to?"),
+                       ("default-value", "factoid", "What is the default value of {owner}?")),
+}
+ENTRY_FRAMES = {"option": "purpose-option", "class": "purpose-class", "exception": "purpose-exception", "property": "purpose-value",
+                "attribute": "purpose-value", "data": "purpose-value", "setting": "purpose-setting"}
+
+
+@dataclass(frozen=True)
+class Wording:
+    question: str
+    frame: str
+    question_type: str
+
+
+def frames_of(fact: Fact) -> tuple[Frame, ...]:
+    """The frames a fact can be asked in."""
+    if fact.kind == "error":
+        return FRAMES["error" if fact.has("raiser") else "error-alone"]
+    if fact.kind == "purpose":
+        return FRAMES[ENTRY_FRAMES.get(fact.slot("entry_kind"), "purpose")]
+    if fact.kind == "capability":
+        return FRAMES["capability-owner" if fact.has("owner") else "capability"]
+    if fact.kind == "behaviour" and not fact.has("rest"):
+        return FRAMES["behaviour"][:1]
+    return FRAMES[fact.kind]
+
+
+def wordings(fact: Fact) -> list[Wording]:
+    """The fact asked in each of its frames."""
+    slots = dict(fact.slots)
+    if "vp" in slots:
+        slots["vp"] = users_verb(slots["vp"])
+    if "error" in slots:
+        slots["an_error"] = with_article(slots["error"])
+    if "entry" in slots:
+        slots["an_entry"] = with_article(slots["entry"])
+        owner = slots.get("owner") or ""
+        slots.update(of_owner=f" of {owner}" if owner else "", with_owner=f" with {owner}" if owner else "",
+                     in_owner=f" in {owner}" if owner else "")
+    if "thing" in slots:
+        slots["is"] = "are" if slots.get("plural") else "is"
+    if "is" in slots and fact.kind == "capability":
+        slots["Is"] = slots["is"].capitalize()
+    if "does" in slots:
+        slots["Does"] = slots["does"].capitalize()
+    if "mark" in slots:
+        slots["Mark"] = slots["mark"].capitalize()
+    return [Wording(_sentence_case(frame.template.format(**slots)), frame.name, frame.question_type)
+            for frame in frames_of(fact)]
+
+
+def users_verb(vp: str) -> str:
+    """The phrase with its first word in a user's words, when the lexicon has it."""
+    first, _, rest = vp.partition(" ")
+    user = USER_VERBS.get(first.lower())
+    return f"{user} {rest}".strip() if user else vp
+
+
+def with_article(name: str) -> str:
+    """"a ValueError", "an HTTPError"."""
+    return f"{'an' if name[:1].lower() in 'aeiou' or name[:2] in ('HT', 'SM', 'FT') else 'a'} {name}"
+
+
+def _sentence_case(question: str) -> str:
+    return question[:1].upper() + question[1:]
