@@ -60,8 +60,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 from typing_extensions import Required, TypedDict
 
-from benchsmith.agents.ambiguous_terms import partner_rank, title_names
 from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.offline.namesakes import documented_entries, shared_name, shared_subject
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.agents.question_types import question_type_of
@@ -70,6 +70,7 @@ from benchsmith.agents.responder import Responder
 from benchsmith.agents.turn_types import ContributionJudge, ReferenceResponder, TypedQuestioner
 from benchsmith.evals.benchmark_stats import benchmark_statistics
 from benchsmith.evals.lexical_overlap import lexical_overlap
+from benchsmith.evals.quality_gate import QUESTION_CLASSES, TurnEvidence, judge_question, judge_turn
 from benchsmith.evals.question_form import question_form
 from benchsmith.evals.turn_labels import label_counts
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
@@ -143,6 +144,7 @@ class ConversationOutput(TypedDict, total=False):
     conversation_id: str
     cluster_id: int | None
     turns: list[dict[str, Any]]  # stores.benchmark_files.Turn, one per turn
+    dropped_turns: list[dict[str, Any]]  # {"position", "kind", "question", "class", "reason"} per turn the gate dropped
 
 
 class ConversationState(ConversationInput, ConversationOutput, total=False):
@@ -161,8 +163,9 @@ class ConversationState(ConversationInput, ConversationOutput, total=False):
     kind_drawn: str  # what the turn-type draw gave (a kind no chunk or judge allows becomes answerable)
     question_type: str | None  # the question type drawn from --question-types (None: none asked for)
     turn_plan: dict[str, Any]  # the turn's gold, held-out, candidate and asked chunk ids
-    label_attempt: dict[str, Any]  # {"turn", "kind", "attempt", "dropped"}: the judge's rejections of the turn in flight
+    label_attempt: dict[str, Any]  # {"turn", "attempt", "dropped", "refused", "gate"}: rejections of the turn in flight
     turns: Annotated[list[dict[str, Any]], operator.add]
+    dropped_turns: Annotated[list[dict[str, Any]], operator.add]  # turns the quality gate dropped, with why
 
 
 # ---------------------------------------------------------------------------------------
@@ -395,6 +398,9 @@ ANSWERABILITY_OF_KIND = {"unanswerable": "unanswerable", "partial": "partial", "
 UNANSWERABLE_POOL_DEPTH = 10  # BM25's top chunks of the remaining corpus the judge reads for an unanswerable turn
 NAMESAKE_SEARCH_DEPTH = 20  # BM25's top chunks searched for another meaning of an underspecified turn's term
 LABEL_ATTEMPTS = 4  # plans a turn type tries (held-out chunks of this cluster, then the next clusters'; other chunks)
+# Other gold chunks a turn whose question is ill-formed moves to: real documentation holds many chunks
+# with nothing a user asks (index pages, tables, release notes), more than the overlap re-plans allow.
+FORM_REPLANS = 12
 
 
 def _kind_policy(context: SynthesisContext) -> TurnKindPolicy:
@@ -439,9 +445,14 @@ def _kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kin
     if kind == "answerable":
         return plan
     if kind == "clarification":
+        # the chunk the user meant: the walker's gold of the underspecified turn (where the conversation stands)
+        here = state["position"]
+        meant = clusters[here["cluster"]][here["offset"]]
         candidates = list(state["turns"][-1].get("candidate_ids") or [])
-        others = [chunk for chunk in candidates if chunk != gold_id]
-        return {**plan, "candidate_ids": candidates, "asked_ids": [gold_id, *others[:1]]}
+        others = [chunk for chunk in candidates if chunk != meant]
+        if meant not in candidates:
+            return None
+        return {**plan, "gold_ids": [meant], "candidate_ids": candidates, "asked_ids": [meant, *others[:1]]}
     turns = state.get("turns", [])
     sizes = {"unanswerable": 0, "partial": 1, "underspecified": 2}  # the chunks of the cluster the turn is about
     size = sizes[kind] if kind in sizes else turn_rng(_context(runtime).seed, state["conversation_id"], len(turns),
@@ -458,6 +469,12 @@ def _kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kin
                                leave_out={gold_id, *others, *reserved.values()})
         others = _ambiguous_partners(runtime, state["collection"], gold_id, [*others, *namesakes])
         chosen = [gold_id, *others[attempt:attempt + size - 1]]
+    elif kind == "multi-passage":
+        # its passages share a subject (agents/offline/namesakes.py), or it is no turn of this kind
+        partners = _subject_partners(runtime, state["collection"], gold_id, others)
+        chosen = [gold_id, *partners[attempt:attempt + size - 1]]
+        if len(chosen) == size and _shared_subject(runtime, state["collection"], chosen) is None:
+            return None
     else:
         chosen = [gold_id, *others[:size - 1]][:size] if not attempt else others[attempt - 1:attempt - 1 + size]
     if len(chosen) < size:
@@ -468,6 +485,10 @@ def _kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kin
             return None
         if kind == "unanswerable":
             return {**plan, "gold_ids": [], "held_out_ids": [held], "asked_ids": [held]}
+        # the available part is about what the held-out part is about
+        chosen = _subject_partners(runtime, state["collection"], held, [gold_id, *others])[:1]
+        if not chosen:
+            return None
         return {**plan, "gold_ids": chosen, "held_out_ids": [held], "asked_ids": [*chosen, held]}
     if kind == "underspecified":
         candidates = sorted(chosen)  # sorted: the order does not tell which one is meant
@@ -476,11 +497,11 @@ def _kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kin
 
 
 def _namesakes(runtime: Runtime[SynthesisContext], collection: str, gold_id: str, leave_out: set[str]) -> list[str]:
-    """Chunks anywhere in the corpus that may document the gold's name too: BM25's top chunks for
-    the names the gold's heading carries (its title without one). What a question leaves open is
+    """Chunks anywhere in the corpus that may document an entry of the gold's name: BM25's top
+    chunks for the last names of the entries the gold documents. What a question leaves open is
     rarely within one cluster of the semantic path: lzma's and bz2's ``decompress`` lie apart."""
     (gold,) = _passages(runtime, collection, [gold_id])
-    query = " ".join(sorted(title_names(gold.get("title", "")))) or gold.get("title", "")
+    query = " ".join(sorted({entry.rsplit(".", 1)[-1] for entry in documented_entries(gold)}))
     if not query.strip():
         return []
     index = _bm25(str(_workspace(runtime).root), collection, _context(runtime).chroma_host)
@@ -489,16 +510,28 @@ def _namesakes(runtime: Runtime[SynthesisContext], collection: str, gold_id: str
 
 def _ambiguous_partners(runtime: Runtime[SynthesisContext], collection: str, gold_id: str,
                         others: list[str]) -> list[str]:
-    """The chunks of ``others`` (the gold's cluster, then its namesakes) an ambiguous question can
-    share with the gold:
-    a code name both document, or a noun both pages open with, so its clarifying reply offers two
-    meanings of the question (agents/ambiguous_terms.py ``partner_rank``), those sharing the
-    most specific term first (ties keep their order). None: the turn becomes an
-    answerable one, better than a clarification between a chunk and one that merely mentions its name."""
+    """The chunks of ``others`` (the gold's cluster, then its namesakes) that document another entry
+    of a name the gold's entry has (agents/offline/namesakes.py ``shared_name``): two meanings that
+    lead a user to call different things. None: the turn becomes an answerable one."""
     passages = {passage["id"]: passage for passage in _passages(runtime, collection, [gold_id, *others])}
-    statistics = _corpus_stats(runtime, collection)
-    ranks = {chunk: partner_rank([passages[gold_id], passages[chunk]], statistics) for chunk in others}
-    return sorted((chunk for chunk in others if ranks[chunk] is not None), key=ranks.__getitem__)
+    return [chunk for chunk in others if shared_name([passages[gold_id], passages[chunk]]) is not None]
+
+
+def _subject_partners(runtime: Runtime[SynthesisContext], collection: str, chunk_id: str,
+                      others: list[str]) -> list[str]:
+    """The chunks of ``others`` that have a fact about a subject ``chunk_id`` has a fact about."""
+    passages = {passage["id"]: passage for passage in _passages(runtime, collection, [chunk_id, *others])}
+    return [other for other in others if other != chunk_id
+            and shared_subject([passages[chunk_id], passages[other]]) is not None]
+
+
+def _shared_subject(runtime: Runtime[SynthesisContext], collection: str, chunk_ids: list[str]) -> str | None:
+    return shared_subject(_passages(runtime, collection, chunk_ids))
+
+
+def _position(state: ConversationState) -> int:
+    """The place of the turn in flight: the turns kept and those the quality gate dropped before it."""
+    return len(state.get("turns", [])) + len(state.get("dropped_turns", []))
 
 
 def turn_type(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Command[TurnRoute]:
@@ -507,7 +540,7 @@ def turn_type(state: ConversationState, runtime: Runtime[SynthesisContext]) -> C
     give, or one the judge rejected, becomes an answerable turn (recorded as dropped)."""
     context = _context(runtime)
     turns = state.get("turns", [])
-    index = len(turns)
+    index = _position(state)
     attempt = state.get("label_attempt") or {}
     attempt = attempt if attempt.get("turn") == index else {}
     if turns and turns[-1].get("answerability") == "underspecified":
@@ -554,8 +587,10 @@ def _ask(runtime: Runtime[SynthesisContext], state: ConversationState, plan: dic
     def measure_overlap(question: str) -> float:
         return round(lexical_overlap(question, [gold["text"]]), 4)
 
+    refused = [question for question in (state.get("label_attempt") or {}).get("refused", [])]
     inputs = {"gold": gold, "related": related, "history": turns, "switch": plan["switch"],
               **({"question_type": state["question_type"]} if state.get("question_type") else {}),
+              **({"refused": refused} if refused else {}),
               "corpus_stats": _corpus_stats(runtime, state["collection"]),
               "previous_subject": state.get("previous_subject") if turns else None,
               "max_overlap": context.max_overlap, "measure_overlap": measure_overlap}
@@ -580,6 +615,10 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
     plan: dict[str, Any] | None = {key: state.get(key) for key in ("gold", "switch", "switch_drawn", "gold_id",
                                                                     "similarity")}
     follow_up = bool(state.get("turns"))
+    refused_golds = frozenset((state.get("label_attempt") or {}).get("refused_golds", []))
+    if plan["gold_id"] in refused_golds:  # the quality gate refused this gold's question: another gold
+        plan = _plan_turn(runtime, state, plan.get("switch_drawn") or plan["switch"], refused_golds,
+                          len(refused_golds)) or plan
     tried: list[str] = []
     # (ill-formed, overlap, order, draft, plan): a well-formed question first, then the lowest overlap
     drafts: list[tuple[bool, float, int, Any, dict[str, Any]]] = []
@@ -590,10 +629,12 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
         corrections += len(asked) - 1
         # A follow-up whose chunk has nothing left to ask moves on too (labelled by the switch rule;
         # switch_drawn keeps the router's draw, so the configured rates stay checkable).
-        drafts += [(_ill_formed(draft.question, follow_up), overlap, len(drafts) + order, draft, plan)
+        gold = _passages(runtime, state["collection"], [plan["gold_id"]])
+        drafts += [(_ill_formed(draft.question, follow_up, gold), overlap, len(drafts) + order, draft, plan)
                    for order, (overlap, draft) in enumerate(asked)]
         ill_formed, overlap = drafts[-1][:2]
-        if (overlap <= context.max_overlap and not ill_formed) or len(tried) > context.overlap_replans:
+        if (overlap <= context.max_overlap and not ill_formed) or len(tried) > context.overlap_replans and (
+                not ill_formed or form_replans >= FORM_REPLANS):
             break
         form_replans += ill_formed and overlap <= context.max_overlap
         plan = _plan_turn(runtime, state, plan.get("switch_drawn") or plan["switch"], frozenset(tried), len(tried))
@@ -619,11 +660,17 @@ def _ask_typed(runtime: Runtime[SynthesisContext], state: ConversationState, sea
                         "overlap_replans": 0, "form_replans": 0}}
 
 
-def _ill_formed(question: str, follow_up: bool) -> bool:
-    """Ill-formed by the audit's documented rule (evals/question_form.py): a template, a
-    fragment, a leftover... A chunk that yields only such a question (a generated codec table
-    has nothing to ask about) is re-planned, as one whose question copies it is."""
-    return bool(question_form(question, follow_up=follow_up).problems())
+def _ill_formed(question: str, follow_up: bool, passages: list[dict[str, Any]] = ()) -> bool:  # type: ignore[assignment]
+    """Ill-formed by the audit's documented rule (evals/question_form.py: a template, a fragment, a
+    leftover...) or by the quality gate's rules that read a question alone (evals/quality_gate.py:
+    unaskable, a topic that is no noun phrase, a copy of its passage). A chunk that yields only
+    such a question (a generated codec table has nothing to ask about) is re-planned, as one whose
+    question copies it is."""
+    if question_form(question, follow_up=follow_up).problems():
+        return True
+    evidence = TurnEvidence(question=question, reply="", previous=(("", ""),) if follow_up else (),
+                            gold=tuple((passage["title"], passage["text"]) for passage in passages))
+    return judge_question(evidence).broken
 
 
 def responder(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
@@ -667,7 +714,8 @@ def _unanswerable_pool(runtime: Runtime[SynthesisContext], state: ConversationSt
     return top_scored(index.doc_ids, index.scores(query), UNANSWERABLE_POOL_DEPTH, leave_out=held_out)
 
 
-def label_judge(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Command[Literal["polisher", "turn_type"]]:
+def label_judge(state: ConversationState,
+                runtime: Runtime[SynthesisContext]) -> Command[Literal["polisher", "turn_type", "router"]]:
     """Check the turn's label before it is kept: an unanswerable turn is kept when the judge finds
     no chunk of the retrievers' pool over the remaining corpus that answers it (the held-out
     chunk is judged with them, as what answering looks like); a multi-passage turn when every gold
@@ -697,14 +745,74 @@ def label_judge(state: ConversationState, runtime: Runtime[SynthesisContext]) ->
         verdict = seam.run(ContributionJudge(), question=question, answer=state["response"], passages=passages)
         accepted = len(verdict.contributes) == len(passages) and all(verdict.contributes)
     else:
-        return Command(goto="polisher")
+        return _gated(runtime, state)
     if accepted:
-        return Command(goto="polisher")
+        return _gated(runtime, state)
     attempt = (state.get("label_attempt") or {}).get("attempt", 0) + 1
     retry = attempt < LABEL_ATTEMPTS
     return Command(goto="turn_type", update={"label_attempt": {
-        "turn": len(state.get("turns", [])), "attempt": attempt, "rejections": attempt,
+        **(state.get("label_attempt") or {}), "turn": _position(state), "attempt": attempt, "rejections": attempt,
         "dropped": None if retry else kind}})
+
+
+def _gated(runtime: Runtime[SynthesisContext], state: ConversationState) -> Command[Literal["polisher", "turn_type",
+                                                                                           "router"]]:
+    """The quality gate (evals/quality_gate.py) on the turn in flight: kept, re-asked (its question
+    refused: an answerable turn's questioner asks another, a typed turn is re-planned, then dropped
+    to an answerable one) or, after ``LABEL_ATTEMPTS``, dropped with its class recorded."""
+    mode = _context(runtime).quality_gate
+    if mode == "off":
+        return Command(goto="polisher")
+    verdict = judge_turn(_evidence(runtime, state))
+    attempt = dict(state.get("label_attempt") or {})
+    if not verdict.broken or mode == "flag":
+        return Command(goto="polisher", update={"label_attempt": {**attempt, "flags": verdict.flags}})
+    kind = state.get("kind", "answerable")
+    gate = dict(attempt.get("gate") or {})
+    flagged = verdict.first_class or ""
+    gate[flagged] = gate.get(flagged, 0) + 1
+    refused = [*attempt.get("refused", []), state["draft"]["question"]]
+    refused_golds = [*attempt.get("refused_golds", []), *state["turn_plan"].get("gold_ids", [])]
+    tries = attempt.get("gate_attempt", 0) + 1
+    update = {**attempt, "turn": _position(state), "gate": gate, "refused": refused, "gate_attempt": tries,
+              **({"refused_golds": refused_golds} if verdict.flags.keys() & QUESTION_CLASSES else {})}
+    if kind not in ("answerable", "clarification"):
+        typed_attempt = attempt.get("attempt", 0) + 1
+        return Command(goto="turn_type", update={"label_attempt": {
+            **update, "attempt": typed_attempt, "rejections": typed_attempt,
+            "dropped": None if typed_attempt < LABEL_ATTEMPTS else kind}})
+    if tries < LABEL_ATTEMPTS:
+        return Command(goto="turn_type", update={"label_attempt": update})
+    dropped = {"position": _position(state), "kind": kind, "question": state["draft"]["question"],
+               "class": flagged, "reason": verdict.flags[flagged], "gate": gate}
+    return Command(goto="router", update={"dropped_turns": [dropped], "label_attempt": {}})
+
+
+def _evidence(runtime: Runtime[SynthesisContext], state: ConversationState) -> TurnEvidence:
+    """What the quality gate judges the turn in flight on."""
+    collection, plan, kind = state["collection"], state["turn_plan"], state.get("kind", "answerable")
+
+    def titled(ids: list[str]) -> tuple[tuple[str, str], ...]:
+        return tuple((p["title"], p["text"]) for p in _passages(runtime, collection, ids)) if ids else ()
+
+    question = state["draft"]["question"]
+    pool = None
+    if kind == "unanswerable":
+        held = set(plan["held_out_ids"])
+        pooled = [*_unanswerable_pool(runtime, state), *_dense_pool(runtime, state, question, held)]
+        pool = [p["text"] for p in _passages(runtime, collection, list(dict.fromkeys(pooled)))]
+    return TurnEvidence(question=question, reply=state["response"], turn_type=kind,
+                        previous=tuple((turn["question"], turn["response"]) for turn in state.get("turns", [])),
+                        gold=titled(list(plan["gold_ids"])), held_out=titled(list(plan.get("held_out_ids") or [])),
+                        candidates=titled(list(plan.get("candidate_ids") or [])), remaining_pool=pool)
+
+
+def _dense_pool(runtime: Runtime[SynthesisContext], state: ConversationState, question: str,
+                leave_out: set[str]) -> list[str]:
+    """Dense retrieval's top chunks for the question over what remains (the held-out ones left out)."""
+    store = _vector_store(runtime, state["collection"])
+    found = store.collection.query(query_texts=[question], n_results=UNANSWERABLE_POOL_DEPTH + len(leave_out))
+    return [chunk_id for chunk_id in found["ids"][0] if chunk_id not in leave_out][:UNANSWERABLE_POOL_DEPTH]
 
 
 def polisher(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
@@ -738,19 +846,27 @@ def polisher(state: ConversationState, runtime: Runtime[SynthesisContext]) -> di
             "standalone": kind != "clarification" and asked == original,
             "held_out_ids": list(plan.get("held_out_ids") or []), "candidate_ids": list(plan.get("candidate_ids") or []),
             "turn_type": kind, "turn_type_drawn": state.get("kind_drawn", kind),
-            "label_dropped": attempt.get("dropped") if attempt.get("turn") == len(turns) else None,
-            "label_rejections": attempt.get("rejections", 0) if attempt.get("turn") == len(turns) else 0}
-    return {"turns": [turn], "position": state["gold"], "previous_subject": state["draft"].get("subject")}
+            "label_dropped": attempt.get("dropped") if attempt.get("turn") == _position(state) else None,
+            "label_rejections": attempt.get("rejections", 0) if attempt.get("turn") == _position(state) else 0,
+            "gate_rejections": dict(attempt.get("gate") or {}) if attempt.get("turn") == _position(state) else {},
+            **({"gate_flags": attempt["flags"]} if attempt.get("flags") else {})}
+    return {"turns": [turn], "position": state["gold"], "previous_subject": state["draft"].get("subject"),
+            "label_attempt": {}}
 
 
 def router(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Command[Literal["walker", "__end__"]]:
     """Draw how the next turn relates to this one (follow-up, soft or hard switch), or end."""
-    if len(state["turns"]) >= state["turns_wanted"]:
+    if _position(state) >= state["turns_wanted"]:
         return Command(goto=END)
+    if not state.get("turns"):  # the gate dropped every turn so far: start again
+        return Command(goto="walker", update={"switch": "start"})
     context = _context(runtime)
     policy = SwitchPolicy(context.switch_probability, context.hard_switch_rate)
-    rng = turn_rng(context.seed, state["conversation_id"], len(state["turns"]), "router")
+    rng = turn_rng(context.seed, state["conversation_id"], _position(state) - 1, "router")
     switch = draw_switch(policy, rng)
+    dropped = state.get("dropped_turns", [])
+    if dropped and dropped[-1]["position"] == _position(state) - 1 and switch == "follow-up":
+        switch = "soft"  # the turn just dropped had nothing left to ask here: move on
     if state["turns"][-1].get("answerability") == "underspecified":
         switch = "follow-up"  # the clarification stays on the chunk the user meant (the walker's gold)
     return Command(goto="walker", update={"switch": switch})
@@ -846,7 +962,8 @@ def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dic
     if result is None:
         return {"finished": 0}  # another worker has it, or finished it
     dialogue = {"conversation_id": task["conversation_id"], "cluster_id": cluster_id,
-                "seed": _context(runtime).seed, "turns": result["turns"]}
+                "seed": _context(runtime).seed, "turns": result["turns"],
+                **({"dropped_turns": result["dropped_turns"]} if result.get("dropped_turns") else {})}
     items.complete(task["conversation_id"], dialogue)
     _run_dir(runtime, task["run_id"]).usage.sync()  # the calls it paid for are as durable as the conversation
     report_advance("conversations")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
@@ -10,6 +11,9 @@ from benchsmith.tools.defaults import (DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_CLUST
                                        DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS)
 from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
                                             DEFAULT_SWITCH_PROBABILITY, DEMO_QUESTION_TYPES)
+
+
+QualityGateMode = Literal["replan", "flag", "off"]
 
 
 @dataclass(kw_only=True)
@@ -66,6 +70,10 @@ class SynthesisContext(StoreOptions, ModelOptions):
         "description": "Share of turns whose answer needs two or three chunks of the cluster together, all of them "
                        "gold; the judge checks that each one contributes.",
         "min": 0.0, "max": 1.0})
+    quality_gate: QualityGateMode = field(default="replan", metadata={
+        "description": "The offline quality gate on every turn (evals/quality_gate.py: the reading rubric's broken "
+                       "classes): 'replan' asks again, re-plans, then drops a flagged turn (counted per class in "
+                       "stats.json); 'flag' keeps it and records its flags; 'off' runs no gate."})
     question_types: str = field(default="", metadata={
         "description": "Mix of question types each turn draws from and the questioner is asked for, as "
                        "type=weight pairs (factoid, explanation, comparison, how-to, yes/no, summary, keyword), e.g. "

@@ -1,0 +1,93 @@
+"""The offline quality gate: per turn, the reading rubric's broken classes, by rules, without a model.
+
+A reader of generated turns (data/readings/RUBRIC.md) calls a turn broken for one of seven
+reasons; each has a rule here, run on any benchmark's turns whatever wrote them (the offline
+agents, a model, an imported benchmark). Thresholds were set on the development half's readings
+(data/readings/, corpora stdlib, requests, mkdocs, git) and are measured on the test half's
+(flask, markdown, attrs) by ``benchmarks/gate_agreement.py``.
+
+* ``unaskable``: the audit's form rule (evals/question_form.py: markup, templates, a page as a
+  whole, fragments) or a question that does not parse as one: no verb where a sentence needs
+  one, a word run twice, an unbalanced bracket, more than ``MAX_QUESTION_WORDS`` words, several
+  questions in one whose parts share no content word.
+* ``topic_not_noun_phrase``: the thing a question frame asks about ("What is the role of X",
+  "What is X for", "How does X work", "What will I find in X", ...) is not a noun phrase
+  (benchsmith/language.py ``is_noun_phrase``: "the come back", "Don't treat").
+* ``reply_mismatch``: an answerable reply that shares none of the question's topic words (stems,
+  frame words left out) and does not come from the entry the question names; a reply drawn from
+  under another entry of the gold than the one asked ("answers another entry"); an unanswerable
+  turn whose reply answers; an underspecified turn whose reply asks nothing.
+* ``dangling_referent``: a first question that says "it", "this", "they"; a reply whose first
+  sentence's subject is a pronoun or demonstrative ("This is useful for ...") that nothing in the
+  reply or the question names.
+* ``fake_ambiguity``: an underspecified turn whose candidates do not document two different
+  entries of the asked name (one concept on two pages is no ambiguity).
+* ``unanswerable_answered``: an unanswerable turn whose answer a passage of what remains contains
+  (evals/answer_containment.py, on the pool dense and BM25 retrieval give the caller).
+* ``copies_passage``: the question repeats at least ``COPIED_RUN`` consecutive words of a gold or
+  held-out passage.
+
+A turn the gate flags is re-planned or dropped by synthesis (graphs/synthesize.py) and counted
+per class; the audit reports each class's rate with examples, and a benchmark with more than
+``MAX_FLAGGED_SHARE`` of its turns flagged is never called usable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from benchsmith.evals.quality_gate.evidence import TurnEvidence
+from benchsmith.evals.quality_gate.label_rules import fake_ambiguity, unanswerable_answered
+from benchsmith.evals.quality_gate.question_rules import (copies_passage, dangling_question, topic_not_noun_phrase,
+                                                          unaskable)
+from benchsmith.evals.quality_gate.reply_rules import dangling_reply, reply_mismatch
+
+GATE_CLASSES = ("unaskable", "topic_not_noun_phrase", "reply_mismatch", "dangling_referent", "fake_ambiguity",
+                "unanswerable_answered", "copies_passage")
+MAX_FLAGGED_SHARE = 0.2  # the issue's bound: a benchmark with more flagged turns is never called usable
+Rule = Callable[[TurnEvidence], "str | None"]
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    flags: dict[str, str] = field(default_factory=dict)  # class → why
+
+    @property
+    def broken(self) -> bool:
+        return bool(self.flags)
+
+    @property
+    def first_class(self) -> str | None:
+        return next((name for name in GATE_CLASSES if name in self.flags), None)
+
+
+def dangling_referent(turn: TurnEvidence) -> str | None:
+    return dangling_question(turn) or dangling_reply(turn)
+
+
+RULES: tuple[tuple[str, Rule], ...] = (
+    ("unaskable", unaskable), ("topic_not_noun_phrase", topic_not_noun_phrase), ("reply_mismatch", reply_mismatch),
+    ("dangling_referent", dangling_referent), ("fake_ambiguity", fake_ambiguity),
+    ("unanswerable_answered", unanswerable_answered), ("copies_passage", copies_passage))
+QUESTION_CLASSES = frozenset({"unaskable", "topic_not_noun_phrase", "copies_passage"})  # read the question alone
+QUESTION_RULES = tuple((name, rule) for name, rule in RULES if name in QUESTION_CLASSES)
+
+
+def judge_turn(turn: TurnEvidence) -> GateVerdict:
+    """The gate's flags for one turn (empty: it passes)."""
+    return _judged(turn, RULES)
+
+
+def judge_question(turn: TurnEvidence) -> GateVerdict:
+    """The flags of the rules that read the question alone (with its passages and history): what a
+    questioner can be asked again for before any reply is written."""
+    return _judged(turn, QUESTION_RULES)
+
+
+def _judged(turn: TurnEvidence, rules: Sequence[tuple[str, Rule]]) -> GateVerdict:
+    flags: dict[str, str] = {}
+    for name, rule in rules:
+        if reason := rule(turn):
+            flags[name] = reason
+    return GateVerdict(flags)

@@ -1,0 +1,60 @@
+"""What the quality gate judges a turn on, and helpers its rules share."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from benchsmith.words import content_words
+
+
+@dataclass(frozen=True)
+class TurnEvidence:
+    """One turn and what it is judged on."""
+
+    question: str  # as asked
+    reply: str
+    turn_type: str = "answerable"  # answerable, unanswerable, partial, underspecified, multi-passage, clarification
+    previous: Sequence[tuple[str, str]] = ()  # the earlier (question, reply) pairs, in order
+    gold: Sequence[tuple[str, str]] = ()  # (title, text) of the gold passages
+    held_out: Sequence[tuple[str, str]] = ()  # (title, text) of the passages held out of the corpus
+    candidates: Sequence[tuple[str, str]] = ()  # (title, text) an underspecified question could mean
+    remaining_pool: Sequence[str] | None = None  # texts retrieval finds in what remains (unanswerable, partial)
+
+    @property
+    def asked(self) -> str:
+        """The question without a clarification's "I mean X:" opening."""
+        if self.turn_type == "clarification" and ":" in self.question:
+            rest = self.question.split(":", 1)[1].strip()
+            return rest[:1].upper() + rest[1:]
+        return self.question.strip()
+
+    @property
+    def history_text(self) -> str:
+        return " ".join(f"{question} {reply}" for question, reply in self.previous)
+
+
+# A code name as questions write it: dotted, with a call, snake_case, or a constant in capitals.
+CODE_WORD = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|(?<![\w.])[A-Za-z_]\w*\(\)"
+                       r"|(?<![\w.])[a-z]+_[a-z_]\w*|(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+# Words that frame a question, not its topic: a reply need not repeat them.
+FRAME_WORDS = frozenset(
+    "role purpose point meaning use used using work works happen happens next expect explain exactly way best "
+    "possible able difference differ compare default value return returns returned raise raised cause causes "
+    "hold holds store stored pass control controls signal represent mean means get back need know tell give "
+    "show find learn recommended should would could can will does do did thing things".split())
+
+
+def code_names(text: str) -> list[str]:
+    return [name.rstrip("()") for name in CODE_WORD.findall(text)]
+
+
+def topic_words(question: str) -> list[str]:
+    """The question's content words less its frame, a code name also in its parts ("has_section":
+    has, section; "Session.mount": session, mount)."""
+    found = [word for word in content_words(question) if word not in FRAME_WORDS]
+    for name in code_names(question):
+        found += [part.lower() for part in re.split(r"[._()]+|(?<=[a-z])(?=[A-Z])", name) if len(part) > 2]
+    return found
