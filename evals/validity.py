@@ -102,6 +102,29 @@ def tau_interval(human: np.ndarray, synthetic: np.ndarray, resamples: int = DEFA
     return percentile_interval(tau, defined, len(defined), confidence)
 
 
+def paired_configurations(synthetic: Sequence[Mapping[str, Any]], human: Sequence[Mapping[str, Any]],
+                          match_history: bool) -> list[tuple[str, str]]:
+    """``(synthetic configuration, its human counterpart)`` in the synthetic evaluation's order:
+    the same retriever and reranking (and history, when both sets were evaluated with the same
+    modes), or the same run file."""
+    def key(entry: Mapping[str, Any], with_history: bool) -> tuple[Any, ...]:
+        if str(entry["retriever"]).startswith("run file"):
+            return ("run file", entry["name"])
+        return (entry["retriever"], entry["rerank"], entry["history"] if with_history else None)
+
+    human_by_key = {key(entry, match_history): entry["name"] for entry in human}
+    return [(entry["name"], human_by_key[key(entry, match_history)]) for entry in synthetic
+            if key(entry, match_history) in human_by_key]
+
+
+def per_query_matrix(per_query: Mapping[str, Mapping[str, Mapping[str, float]]], configurations: Sequence[str],
+                     measure: str) -> np.ndarray:
+    """Queries × configurations of ``measure``, the queries every configuration was measured on."""
+    queries = sorted(set.intersection(*(set(per_query[name]) for name in configurations))) if configurations else []
+    return np.array([[per_query[name][query][measure] for name in configurations] for query in queries],
+                    dtype=float).reshape(len(queries), len(configurations))
+
+
 def competition_ranks(scores: Mapping[str, float]) -> dict[str, int]:
     """Competition ranks, 1 = best; scores within ``TIE_TOLERANCE`` share a rank."""
     return {name: 1 + sum(other > score + TIE_TOLERANCE for other in scores.values()) for name, score in scores.items()}

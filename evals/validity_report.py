@@ -2,8 +2,9 @@
 self-contained ``validity-report.html``, from one document model (evals/report_document.py).
 
 It leads with the verdict in words, then the configurations' scores and ranks on both sets,
-Kendall's τ-b with its bootstrap interval, a scatter plot of the two scores, and each judge's
-agreement with the human labels.
+Kendall's τ-b with its bootstrap interval, a scatter plot of the two scores, each judge's
+agreement with the human labels, and, when the human labels named chunks the benchmark holds
+out, which label rows and questions were dropped.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ def build_validity_document(results: Mapping[str, Any]) -> Document:
     sections = [summary_section(results), configurations_section(results)]
     if results.get("judge_agreement"):
         sections.append(judges_section(results))
+    if _dropped(results.get("held_out") or {}):
+        sections.append(held_out_section(results["held_out"]))
     sections.append(Section("Notes", [BulletList(list(results.get("notes", [])))]))
     return Document(f"Validity: {results['synthetic']['name']} against {results['human']['name']}", sections)
 
@@ -74,6 +77,42 @@ def judges_section(results: Mapping[str, Any]) -> Section:
             f"{sample.get('depth', MISSING)} results of the evaluated configurations, as relevant or not. κ and α: "
             "1 agrees with your labels on every pair, 0 no better than chance.")
     return Section("Judges against your labels", [text, table])
+
+
+def held_out_note(held_out: Mapping[str, Any]) -> str:
+    """What the human set lost to the benchmark's held-out chunks, in one sentence."""
+    rows, left_out, documents = held_out.get("rows") or [], held_out.get("questions_left_out") or [], held_out.get(
+        "documents", 0)
+    text = (f"Your labels were made over the collection the benchmark was synthesized from, whose corpus holds out "
+            f"{held_out.get('benchmark_chunks', 0):,} chunks (those its unanswerable and partial turns ask about, and "
+            "their near-duplicates); both sets were measured without them: no retriever sees them, "
+            f"{len(rows):,} label row(s) naming {len(held_out.get('chunks') or {}):,} of them were dropped, and "
+            f"{len(left_out):,} question(s) that lost all their gold were left out")
+    if documents:
+        text += f"; your corpus held {documents:,} of them, left out of it"
+    return text + " (see Held-out chunks)."
+
+
+def held_out_section(held_out: Mapping[str, Any]) -> Section:
+    """The held-out chunks the labels name, the label rows dropped and the questions left out."""
+    chunks = held_out.get("chunks") or {}
+    blocks: list[Any] = [held_out_note(held_out).removesuffix(" (see Held-out chunks).") + "."]
+    if chunks:
+        blocks.append(f"Held-out chunks your labels name ({len(chunks)}): " + ", ".join(
+            chunk_id if of == chunk_id else f"{chunk_id} (a near-duplicate of {of})"
+            for chunk_id, of in chunks.items()))
+        blocks.append(Table(["question", "chunk", "held out as"], [
+            [Cell(row["question_id"]), Cell(row["chunk_id"]),
+             Cell("a held-out chunk" if chunks.get(row["chunk_id"]) == row["chunk_id"] else
+                  f"a near-duplicate of {chunks.get(row['chunk_id'])}")] for row in held_out.get("rows") or []]))
+    left_out = held_out.get("questions_left_out") or []
+    blocks.append(f"Questions left out, every gold chunk of theirs held out ({len(left_out)}): {', '.join(left_out)}."
+                  if left_out else "No question lost all its gold.")
+    return Section("Held-out chunks", blocks)
+
+
+def _dropped(held_out: Mapping[str, Any]) -> bool:
+    return bool(held_out.get("rows") or held_out.get("documents"))
 
 
 def scatter_png(configurations: Sequence[Mapping[str, Any]], measure: str) -> bytes:

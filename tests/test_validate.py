@@ -21,7 +21,7 @@ from benchsmith.evals.intervals import Interval
 from benchsmith.evals.validity import kendall_tau_b, relevance_agreement, tau_interval, top1_agrees, verdict
 from benchsmith.graphs.cli import app
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
-from benchsmith.graphs.validate import paired_configurations, per_query_matrix
+from benchsmith.evals.validity import paired_configurations, per_query_matrix
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
