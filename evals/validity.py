@@ -19,6 +19,10 @@
   evals.intervals.bootstrap_interval because it resamples two samples of different sizes at once
   and a statistic of both (τ-b), not a mean of one; its resamples (``--bootstrap``, 1,000) are
   its own, the README's figures were computed with them.
+* Whether the human set's queries separate two configurations at all: for each adjacent pair of
+  the human ranking and the synthetic ranking's top two, the paired bootstrap interval of their
+  mean per-query difference on the human set (evals/separability.py); a pair whose interval
+  contains 0 is not separated, and the verdict says so for a top pair.
 * Each judge's agreement with the human labels on (query, chunk) pairs: Cohen's κ and
   Krippendorff's α (nominal), from evals.agreement, with the 2×2 confusion matrix.
 
@@ -38,6 +42,7 @@ from scipy import stats
 
 from benchsmith.evals.agreement import cohen_kappa, krippendorff_alpha_nominal
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, Interval, percentile_interval
+from benchsmith.evals.separability import Separation, adjacent_pairs
 from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
 
 AGREES_TAU = 0.6  # τ at or above this, with an interval above 0 and the same best configuration: "agrees"
@@ -125,6 +130,26 @@ def per_query_matrix(per_query: Mapping[str, Mapping[str, Mapping[str, float]]],
                     dtype=float).reshape(len(queries), len(configurations))
 
 
+def separation_pairs(human: Mapping[str, float], synthetic_order: Sequence[str]) -> list[tuple[str, str, str]]:
+    """The ``(first, second, ranking)`` pairs whose separation on the human set is reported: each
+    adjacent pair of the human ranking by ``human`` (``"yours i–i+1"``), and the synthetic
+    ranking's top two (``synthetic_order``: the configurations best first on the synthetic set,
+    by their names on the human set) where the human ranking does not pair them already."""
+    pairs = [(first, second, f"yours {rank}–{rank + 1}")
+             for rank, (first, second) in enumerate(adjacent_pairs(human), start=1)]
+    top = list(dict.fromkeys(synthetic_order))[:2]
+    if len(top) == 2 and not any({first, second} == set(top) for first, second, _ in pairs):
+        pairs.append((top[0], top[1], "synthetic 1–2"))
+    return pairs
+
+
+def top_not_separated(found: Sequence[Separation], human: Mapping[str, float],
+                      synthetic_order: Sequence[str]) -> list[Separation]:
+    """The pairs of ``found`` that are the top two of either ranking and are not separated."""
+    tops = [set(adjacent_pairs(human)[0]) if len(human) > 1 else set(), set(list(dict.fromkeys(synthetic_order))[:2])]
+    return [pair for pair in found if not pair.separated and {pair.first, pair.second} in tops]
+
+
 def competition_ranks(scores: Mapping[str, float]) -> dict[str, int]:
     """Competition ranks, 1 = best; scores within ``TIE_TOLERANCE`` share a rank."""
     return {name: 1 + sum(other > score + TIE_TOLERANCE for other in scores.values()) for name, score in scores.items()}
@@ -141,10 +166,28 @@ def top1_agrees(human: Mapping[str, float], synthetic: Mapping[str, float]) -> b
 
 
 def verdict(human: Mapping[str, float], synthetic: Mapping[str, float], tau: float | None,
-            interval: Interval) -> dict[str, str]:
+            interval: Interval, unseparated: Sequence[Separation] = ()) -> dict[str, str]:
     """``{"label", "text"}``: the comparison in words. "agrees": τ ≥ AGREES_TAU, the interval's low
     bound above 0 and the same configuration first; "weak agreement": τ > WEAK_TAU otherwise;
-    "disagrees": τ ≤ WEAK_TAU; "undetermined": τ undefined (all scores equal on one set)."""
+    "disagrees": τ ≤ WEAK_TAU; "undetermined": τ undefined (all scores equal on one set). The
+    text ends saying which top pairs the human set's queries do not separate (``unseparated``,
+    from :func:`top_not_separated`)."""
+    said = _verdict(human, synthetic, tau, interval)
+    if unseparated and said["label"] != "undetermined":
+        said["text"] += "; " + "; ".join(_not_separated(pair) for pair in unseparated)
+    return said
+
+
+def _not_separated(pair: Separation) -> str:
+    which = "your questions'" if pair.ranking.startswith("yours") else "the synthetic benchmark's"
+    bounds = (f", 95% interval [{pair.low:+.3f}, {pair.high:+.3f}]" if pair.low is not None and pair.high is not None
+              else ", no interval")
+    return (f"your {pair.queries} questions do not separate {which} top two, {pair.first} and {pair.second} "
+            f"(difference {pair.difference or 0.0:+.3f}{bounds})")
+
+
+def _verdict(human: Mapping[str, float], synthetic: Mapping[str, float], tau: float | None,
+             interval: Interval) -> dict[str, str]:
     first_human, first_synthetic = _named(ranked_first(human)), _named(ranked_first(synthetic))
     top = f"the synthetic benchmark ranks {first_synthetic} first, your questions rank {first_human} first"
     if tau is None:

@@ -26,7 +26,7 @@ def validity_report_files(results: dict[str, Any]) -> dict[str, tuple[str, str]]
 
 
 def build_validity_document(results: Mapping[str, Any]) -> Document:
-    sections = [summary_section(results), configurations_section(results)]
+    sections = [summary_section(results), configurations_section(results), separability_section(results)]
     if results.get("judge_agreement"):
         sections.append(judges_section(results))
     if _dropped(results.get("held_out") or {}):
@@ -60,6 +60,27 @@ def configurations_section(results: Mapping[str, Any]) -> Section:
     return Section("Configurations", [table, plot])
 
 
+def separability_section(results: Mapping[str, Any]) -> Section:
+    """Each pair compared on the human set: its mean difference, the interval, separated or not."""
+    separability = results["separability"]
+    pairs = separability["pairs"]
+    apart = [pair for pair in pairs if not pair["separated"]]
+    queries = separability["queries"]
+    text = (f"Not separated by your {queries} questions: " + "; ".join(
+        f"{pair['first']} and {pair['second']} ({pair['ranking']})" for pair in apart) + "." if apart else
+            f"Your {queries} questions separate every pair compared." if pairs else "No pair to compare.")
+    rows = [[Cell(f"{pair['first']} − {pair['second']}"), Cell(pair["ranking"]),
+             Cell(_value(pair["difference"], signed=True), numeric=True),
+             Cell(f"{_value(pair['low'], signed=True)} to {_value(pair['high'], signed=True)}", numeric=True),
+             Cell("yes" if pair["separated"] else "no")] for pair in pairs]
+    explained = (f"For each adjacent pair of the ranking on your questions (yours i–i+1) and the synthetic "
+                 f"benchmark's top two, the mean over your questions of the difference of {results['measure']}, "
+                 f"with a {separability['confidence']:.0%} paired bootstrap interval ({separability['resamples']} "
+                 "resamples of your questions); an interval that contains 0 cannot tell which is better.")
+    return Section("Can your questions separate the configurations?",
+                   [text, explained, Table(["pair", "ranking", "difference", "interval", "separated"], rows)])
+
+
 def judges_section(results: Mapping[str, Any]) -> Section:
     sample = results.get("judge_sample", {})
     rows = []
@@ -77,6 +98,35 @@ def judges_section(results: Mapping[str, Any]) -> Section:
             f"{sample.get('depth', MISSING)} results of the evaluated configurations, as relevant or not. κ and α: "
             "1 agrees with your labels on every pair, 0 no better than chance.")
     return Section("Judges against your labels", [text, table])
+
+
+def validity_notes(results: Mapping[str, Any]) -> list[str]:
+    """How the figures of ``results`` (validity.json without its notes) were computed, in sentences."""
+    synthetic_histories, human_histories = results["synthetic"]["histories"], results["human"]["histories"]
+    separability = results["separability"]
+    notes = [
+        f"Each configuration is scored by {results['measure']}, the mean over the judged queries of each set; ranks "
+        "are competition ranks (1 = best; equal scores share a rank).",
+        f"History on the synthetic set: {', '.join(synthetic_histories)}; on your questions: {', '.join(human_histories)}"
+        + (" (standalone questions: every mode but oracle sends the question itself)."
+           if human_histories != synthetic_histories else "."),
+        f"The interval of τ-b is a percentile bootstrap ({results['bootstrap']} resamples, seed {results['seed']}): "
+        "each resample draws the queries of each set with replacement, recomputes every configuration's mean on "
+        "both and τ-b between them. It covers the sampling of queries, not the choice of configurations.",
+        "The p-value is scipy.stats.kendalltau's test of τ = 0 (exact for few configurations without ties).",
+        "A pair of configurations is separated by your questions when the paired percentile bootstrap interval of "
+        f"their mean per-query difference on them ({separability['resamples']} resamples of your "
+        f"{separability['queries']} questions, seed {separability['seed']}) excludes 0 (evals/separability.py; "
+        "Sakai, 2006). Each pair is tested alone, with no correction for the number of pairs.",
+    ]
+    runs = results["settings"].get("runs")
+    if runs:
+        notes.append("Run files rank the queries of both sets; each set measures its own queries (the evaluations "
+                     "warn about the other set's query ids in them).")
+    if _dropped(results.get("held_out") or {}):
+        as_given = " Run files are measured as given: a held-out chunk they rank counts as not relevant."
+        notes.append(held_out_note(results["held_out"]) + (as_given if runs else ""))
+    return notes
 
 
 def held_out_note(held_out: Mapping[str, Any]) -> str:

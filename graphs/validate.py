@@ -20,8 +20,9 @@ judge once: every gold pair of the human set and a seeded sample, as many, of th
 chunks in the top ``judge_depth`` of the configurations' runs on it. ``judge`` has each judge
 label them relevant or not (the pool judge of `select`), one record per judge and question.
 ``report`` ranks the configurations on both sets by the measure, computes Kendall's τ-b, its
-bootstrap interval over the queries, the judges' agreement with the human labels, and writes
-``validity.json`` and the report.
+bootstrap interval over the queries, which pairs of configurations the human set's queries
+cannot separate, the judges' agreement with the human labels, and writes ``validity.json`` and
+the report.
 
 State holds ids, settings and small results; scores and verdicts live in files.
 """
@@ -46,9 +47,11 @@ from benchsmith.agents.label_judge import LABELS_PREFIX
 from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
 from benchsmith.evals.robustness import top_k
+from benchsmith.evals.separability import Separation, separations
 from benchsmith.evals.validity import (competition_ranks, kendall_tau_b, paired_configurations, per_query_matrix,
-                                       relevance_agreement, tau_interval, top1_agrees, verdict)
-from benchsmith.evals.validity_report import held_out_note, validity_report_files
+                                       relevance_agreement, separation_pairs, tau_interval, top1_agrees,
+                                       top_not_separated, verdict)
+from benchsmith.evals.validity_report import validity_notes, validity_report_files
 from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.graphs.evaluate import EvaluationContext, EvaluationInput, evaluate_as_child
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
@@ -93,6 +96,7 @@ class ValidationOutput(TypedDict, total=False):
     top1_agrees: bool
     verdict: dict[str, str]
     judge_agreement: dict[str, dict[str, Any]]
+    separability: dict[str, Any]  # {queries, resamples, seed, confidence, pairs: [evals.separability.Separation]}
     held_out: dict[str, Any]  # what the human set lost to the benchmark's held-out chunks (tools/held_out.py)
     report: dict[str, str]  # {"markdown", "html", "results"}: paths
 
@@ -383,7 +387,8 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
                        "human_configuration": human} for synthetic, human in pairs]
     agreement, sample = _judge_agreement(runtime, state)
     held_out = _held_out(runtime, state)
-    said = verdict(human_means, synthetic_means, correlation.tau, interval)
+    found, top_unseparated = _separability(pairs, human_values, human_means, synthetic_means, context)
+    said = verdict(human_means, synthetic_means, correlation.tau, interval, top_unseparated)
     validity = {
         "measure": measure,
         "configurations": configurations,
@@ -400,19 +405,37 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
         "human": {**_set_summary(results[HUMAN], evaluations[HUMAN], len(human_values), state["human_histories"]),
                   **({"name": Path(state["human"]).name, "labelled_questions": state["human"]}
                      if Path(state["human"]).is_file() else {})},
+        "separability": {"queries": len(human_values), "resamples": context.bootstrap, "seed": context.seed,
+                         "confidence": DEFAULT_CONFIDENCE, "pairs": [pair.to_json() for pair in found]},
         "judge_agreement": agreement,
         "judge_sample": sample,
         "settings": {"retrievers": state["retrievers"], "runs": list(state.get("runs") or []),
                      "judges": list(state.get("judges") or []), "depth": context.depth,
                      "rerank": context.rerank_model, "embedder": context.embedder, "split": context.split},
         "held_out": held_out.to_json(),
-        "notes": _notes(state, context, held_out),
     }
+    validity["notes"] = validity_notes(validity)
     paths = write_files_atomic(_run_dir(runtime, state["run_id"]).path, validity_report_files(validity))
     return {"measure": measure, "configurations": configurations, "kendall_tau_b": correlation.tau,
             "interval": validity["interval"], "p_value": correlation.p_value, "top1_agrees": validity["top1_agrees"],
-            "verdict": said, "judge_agreement": agreement, "held_out": validity["held_out"],
+            "verdict": said, "separability": validity["separability"], "judge_agreement": agreement,
+            "held_out": validity["held_out"],
             "report": {kind: str(path) for kind, path in paths.items()}}
+
+
+def _separability(pairs: Sequence[tuple[str, str]], human_values: np.ndarray, human_means: Mapping[str, float],
+                  synthetic_means: Mapping[str, float], context: ValidationContext
+                  ) -> tuple[list[Separation], list[Separation]]:
+    """Whether the human set's queries separate each adjacent pair of its ranking and the synthetic
+    ranking's top two (evals/separability.py), the configurations named as they ran on the human
+    set; and the top pairs they do not separate."""
+    columns = {human: human_values[:, index] for index, (_, human) in enumerate(pairs)}
+    scores = {human: human_means[synthetic] for synthetic, human in pairs}
+    human_of = dict(pairs)
+    synthetic_order = [human_of[name] for name in sorted(synthetic_means, key=lambda n: (-synthetic_means[n], n))]
+    found = separations(columns, separation_pairs(scores, synthetic_order), context.bootstrap, context.seed,
+                        DEFAULT_CONFIDENCE)
+    return found, top_not_separated(found, scores, synthetic_order)
 
 
 def _judge_agreement(runtime: Runtime[ValidationContext], state: ValidationState
@@ -447,28 +470,6 @@ def _set_summary(results: Mapping[str, Any], evaluation: Mapping[str, Any], meas
 def _held_out(runtime: Runtime[ValidationContext], state: ValidationState) -> HeldOutLabels:
     path = _run_dir(runtime, state["run_id"]).file(HELD_OUT_FILE)
     return HeldOutLabels.from_json(read_json(path)) if path.exists() else HeldOutLabels()
-
-
-def _notes(state: ValidationState, context: ValidationContext, held_out: HeldOutLabels) -> list[str]:
-    notes = [
-        f"Each configuration is scored by {context.measure}, the mean over the judged queries of each set; ranks are "
-        "competition ranks (1 = best; equal scores share a rank).",
-        f"History on the synthetic set: {', '.join(state['synthetic_histories'])}; on your questions: "
-        f"{', '.join(state['human_histories'])}"
-        + (" (standalone questions: every mode but oracle sends the question itself)."
-           if state["human_histories"] != state["synthetic_histories"] else "."),
-        f"The interval of τ-b is a percentile bootstrap ({context.bootstrap} resamples, seed {context.seed}): each "
-        "resample draws the queries of each set with replacement, recomputes every configuration's mean on both "
-        "and τ-b between them. It covers the sampling of queries, not the choice of configurations.",
-        "The p-value is scipy.stats.kendalltau's test of τ = 0 (exact for few configurations without ties).",
-    ]
-    if state.get("runs"):
-        notes.append("Run files rank the queries of both sets; each set measures its own queries (the evaluations "
-                     "warn about the other set's query ids in them).")
-    if held_out:
-        as_given = " Run files are measured as given: a held-out chunk they rank counts as not relevant."
-        notes.append(held_out_note(held_out.to_json()) + (as_given if state.get("runs") else ""))
-    return notes
 
 
 builder = StateGraph(ValidationState, context_schema=ValidationContext, input_schema=ValidationInput,

@@ -18,6 +18,7 @@ import benchsmith
 from benchsmith.agents.label_judge import LabelSeam
 from benchsmith.evals.agreement import cohen_kappa, krippendorff_alpha_nominal
 from benchsmith.evals.intervals import Interval
+from benchsmith.evals.separability import difference_interval
 from benchsmith.evals.validity import kendall_tau_b, relevance_agreement, tau_interval, top1_agrees, verdict
 from benchsmith.graphs.cli import app
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
@@ -155,6 +156,18 @@ def test_validate_ranks_every_configuration_on_both_sets_and_measures_the_judges
     assert validity["human"]["queries"] == len(TOPICS) * len(ASPECTS)
     assert [row["human"] for row in validity["configurations"]] == pytest.approx(
         [evaluations["human"]["aggregate"][h]["nDCG@10"] for _, h in names])
+    # Separability: each adjacent pair of the human ranking, its interval over the human per-query values.
+    separability = validity["separability"]
+    assert separability["queries"] == validity["human"]["queries"] and separability["resamples"] == 200
+    ranked = [pair for pair in separability["pairs"] if pair["ranking"].startswith("yours")]
+    assert len(ranked) == len({h for _, h in names}) - 1
+    per_query = evaluations["human"]["per_query"]
+    for pair in separability["pairs"]:
+        values = per_query_matrix(per_query, [pair["first"], pair["second"]], "nDCG@10")
+        expected = difference_interval(values[:, 0], values[:, 1], resamples=200, seed=5)
+        assert (pair["difference"], pair["low"], pair["high"]) == pytest.approx((expected.mean, expected.low,
+                                                                                 expected.high))
+        assert pair["separated"] == (pair["low"] > 0 or pair["high"] < 0)
     # Judges: the gold pairs and as many non-gold; the label judge agrees on every one.
     sample = validity["judge_sample"]
     assert sample["gold"] == len(TOPICS) * len(ASPECTS) and 0 < sample["non_gold"] <= sample["gold"]
@@ -279,6 +292,11 @@ def test_the_command_end_to_end_with_the_baseline_judge(sets, tmp_path):
         assert f"{row['human']:.3f}" in result.output and f"{row['synthetic']:.3f}" in result.output
     assert "Kendall's tau-b" in result.output and f"verdict: {validity['verdict']['label']}" in result.output
     assert "judge baseline: Cohen's kappa" in result.output
+    apart = [pair for pair in validity["separability"]["pairs"] if not pair["separated"]]
+    output = " ".join(result.output.split())  # one line, whatever the terminal wrapped
+    assert (f"not separated by your {validity['human']['queries']} questions" in output) == bool(apart)
+    for pair in apart:
+        assert f"{pair['first']} vs {pair['second']}" in output
     resumed = runner.invoke(app, [*arguments, "--run-id", "cli"])
     assert resumed.exit_code == 0 and "already finished" in resumed.output
     assert math.isclose(json.loads((RunDirectory(Workspace(workspace), "cli").path / "validity.json").read_text())[

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -19,6 +20,7 @@ from benchsmith.graphs.jobs.defaults import VALIDATE_RETRIEVERS as DEFAULT_RETRI
 from benchsmith.stores.runs import new_run_id
 
 if TYPE_CHECKING:
+    from benchsmith.evals.separability import Separation
     from benchsmith.graphs.jobs.validate import ValidationResult
     from benchsmith.tools.held_out import HeldOutLabels
 
@@ -64,7 +66,10 @@ def validate(
     rankings: 1 the same order, 0 unrelated, -1 reversed; it comes with a 95% bootstrap interval
     over the queries of both sets and scipy's p-value. With few configurations one swap moves tau
     a lot: read the interval. The verdict says in words whether the benchmark agrees with your
-    questions, and which configuration each ranks first.
+    questions, and which configuration each ranks first. For each adjacent pair of your ranking
+    (and the benchmark's top two), a paired bootstrap interval of the difference on your questions
+    says whether they separate the two: pairs whose interval contains 0 are listed as not
+    separated.
 
     HUMAN must be over the same corpus as SYNTHETIC, or over the collection SYNTHETIC was
     synthesized from: the chunks SYNTHETIC holds out (its unanswerable and partial turns' chunks
@@ -104,6 +109,7 @@ def print_validation_summary(result: ValidationResult) -> None:
               if interval.get("low") is not None and interval.get("high") is not None else "")
     p_value = "" if result.p_value is None else f", p = {result.p_value:.3g}"
     console.print(Text(f"Kendall's tau-b = {tau}{bounds}{p_value}"))
+    print_separations(result.separations)
     print_held_out(result.held_out)
     for spec, values in result.judge_agreement.items():
         kappa, alpha = values["cohen_kappa"], values["krippendorff_alpha"]
@@ -114,6 +120,20 @@ def print_validation_summary(result: ValidationResult) -> None:
     print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
                  "results": result.report["results"]})
     print_usage(result.usage)
+
+
+def print_separations(separations: Sequence[Separation]) -> None:
+    """The pairs of configurations the human questions do not separate."""
+    apart = [pair for pair in separations if not pair.separated]
+    if not separations:
+        return
+    if not apart:
+        console.print(Text(f"your {separations[0].queries} questions separate every pair compared"))
+        return
+    console.print(Text(f"not separated by your {apart[0].queries} questions: " + "; ".join(
+        f"{pair.first} vs {pair.second} ({pair.ranking}: difference {pair.difference or 0.0:+.3f}"
+        + (f", 95% interval [{pair.low:+.3f}, {pair.high:+.3f}])" if pair.low is not None and pair.high is not None
+           else ", no interval)") for pair in apart)))
 
 
 def print_held_out(held_out: HeldOutLabels) -> None:

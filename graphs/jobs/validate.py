@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import estimate_tokens
+from benchsmith.evals.separability import Separation
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_embedders, check_models,
                                            checked_run_id, job_run, priced, resolved_path, retriever_embedders,
@@ -41,6 +42,8 @@ class ValidationResult(JobRun):
     top1_agrees: bool = False
     verdict: dict[str, str] = field(default_factory=dict)  # {label, text}
     judge_agreement: dict[str, dict[str, Any]] = field(default_factory=dict)  # {judge: {cohen_kappa, ...}}
+    # Each adjacent pair of the human ranking and the synthetic top two: do your questions separate them?
+    separations: tuple[Separation, ...] = ()
     # The label rows naming chunks the benchmark holds out (dropped), their chunks, the questions left out.
     held_out: HeldOutLabels = HeldOutLabels()
     report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results (validity.json)
@@ -60,8 +63,9 @@ def validate(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[s
     ids of the synthetic corpus; labels over the collection it was synthesized from lose the
     chunks it holds out, which ``held_out`` names) by ``measure``, and compare the two rankings:
     Kendall's τ-b, a seeded bootstrap interval over the queries of both sets, scipy's p-value,
-    whether the same configuration comes first; every setting of :class:`ValidationContext` is a keyword
-    argument too. ``judges`` (``baseline``, ``openai:<model>``, a registered name or
+    whether the same configuration comes first, and which pairs the human questions cannot
+    separate (``separations``); every setting of :class:`ValidationContext` is a keyword argument
+    too. ``judges`` (``baseline``, ``openai:<model>``, a registered name or
     ``qrels:FILE``) each label the human set's gold pairs and as many sampled non-gold ones; their
     agreement with the human labels is in ``judge_agreement``. Different corpora stop with an
     InputError before any run exists. The same call with the same ``run_id`` resumes."""
@@ -77,6 +81,8 @@ def validate(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[s
                             kendall_tau_b=values["kendall_tau_b"], interval=values["interval"],
                             p_value=values["p_value"], top1_agrees=values["top1_agrees"], verdict=values["verdict"],
                             judge_agreement=values.get("judge_agreement") or {},
+                            separations=tuple(Separation.from_json(pair)
+                                              for pair in (values.get("separability") or {}).get("pairs", [])),
                             held_out=HeldOutLabels.from_json(values.get("held_out") or {}),
                             report={kind: Path(path) for kind, path in values["report"].items()})
 
