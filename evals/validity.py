@@ -150,6 +150,34 @@ def top_not_separated(found: Sequence[Separation], human: Mapping[str, float],
     return [pair for pair in found if not pair.separated and {pair.first, pair.second} in tops]
 
 
+def configuration_rows(pairs: Sequence[tuple[str, str]], synthetic_entries: Mapping[str, Mapping[str, Any]],
+                       human_entries: Mapping[str, Mapping[str, Any]], human_means: Mapping[str, float],
+                       synthetic_means: Mapping[str, float]) -> list[dict[str, Any]]:
+    """A row per ``(synthetic, human)`` configuration pair (``*_entries``: each evaluation's
+    configurations by name): its name on each set (``name`` on the synthetic set,
+    ``human_configuration``) and the history mode each ran with, a ``label`` naming both, and its
+    score and competition rank on each set (``*_means`` keyed by the synthetic set's names)."""
+    human_ranks, synthetic_ranks = competition_ranks(human_means), competition_ranks(synthetic_means)
+    rows = []
+    for synthetic, human in pairs:
+        synthetic_entry, human_entry = synthetic_entries[synthetic], human_entries[human]
+        rows.append({"name": synthetic, "human_configuration": human,
+                     "label": configuration_label(synthetic_entry, human_entry),
+                     "synthetic_history": synthetic_entry["history"], "human_history": human_entry["history"],
+                     "human": human_means[synthetic], "synthetic": synthetic_means[synthetic],
+                     "human_rank": human_ranks[synthetic], "synthetic_rank": synthetic_ranks[synthetic]})
+    return rows
+
+
+def configuration_label(synthetic: Mapping[str, Any], human: Mapping[str, Any]) -> str:
+    """One name for a configuration on both sets: its name where both ran it alike, else its
+    retriever with the history mode of each, e.g. ``bm25 (yours @full, synthetic @oracle)``."""
+    if synthetic["name"] == human["name"]:
+        return str(synthetic["name"])
+    retriever = f"{synthetic['retriever']}{'+rerank' if synthetic['rerank'] else ''}"
+    return f"{retriever} (yours @{human['history']}, synthetic @{synthetic['history']})"
+
+
 def competition_ranks(scores: Mapping[str, float]) -> dict[str, int]:
     """Competition ranks, 1 = best; scores within ``TIE_TOLERANCE`` share a rank."""
     return {name: 1 + sum(other > score + TIE_TOLERANCE for other in scores.values()) for name, score in scores.items()}
@@ -165,16 +193,30 @@ def top1_agrees(human: Mapping[str, float], synthetic: Mapping[str, float]) -> b
     return bool(set(ranked_first(human)) & set(ranked_first(synthetic)))
 
 
-def verdict(human: Mapping[str, float], synthetic: Mapping[str, float], tau: float | None,
-            interval: Interval, unseparated: Sequence[Separation] = ()) -> dict[str, str]:
-    """``{"label", "text"}``: the comparison in words. "agrees": τ ≥ AGREES_TAU, the interval's low
-    bound above 0 and the same configuration first; "weak agreement": τ > WEAK_TAU otherwise;
-    "disagrees": τ ≤ WEAK_TAU; "undetermined": τ undefined (all scores equal on one set). The
-    text ends saying which top pairs the human set's queries do not separate (``unseparated``,
-    from :func:`top_not_separated`)."""
-    said = _verdict(human, synthetic, tau, interval)
-    if unseparated and said["label"] != "undetermined":
-        said["text"] += "; " + "; ".join(_not_separated(pair) for pair in unseparated)
+@dataclass(frozen=True)
+class Verdict:
+    """The comparison in words: ``label`` (agrees, weak agreement, disagrees, undetermined) and
+    ``text``, the reasons, which do not repeat the label."""
+
+    label: str
+    text: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"label": self.label, "text": self.text}
+
+
+def verdict(human: Mapping[str, float], synthetic: Mapping[str, float], tau: float | None, interval: Interval,
+            unseparated: Sequence[Separation] = (), human_names: Mapping[str, str] | None = None) -> Verdict:
+    """The comparison in words. "agrees": τ ≥ AGREES_TAU, the interval's low bound above 0 and the
+    same configuration first; "weak agreement": τ > WEAK_TAU otherwise; "disagrees": τ ≤ WEAK_TAU;
+    "undetermined": τ undefined (all scores equal on one set). ``human`` and ``synthetic`` are
+    keyed alike (by the synthetic set's names); ``human_names`` gives each configuration's name on
+    the human set, where it ran otherwise (another history mode), so that each set's first is named
+    as it ran there. The text ends saying which top pairs the human set's queries do not separate
+    (``unseparated``, from :func:`top_not_separated`)."""
+    said = _verdict(human, synthetic, tau, interval, human_names or {})
+    if unseparated and said.label != "undetermined":
+        return Verdict(said.label, said.text + "; " + "; ".join(_not_separated(pair) for pair in unseparated))
     return said
 
 
@@ -186,30 +228,37 @@ def _not_separated(pair: Separation) -> str:
             f"(difference {pair.difference or 0.0:+.3f}{bounds})")
 
 
-def _verdict(human: Mapping[str, float], synthetic: Mapping[str, float], tau: float | None,
-             interval: Interval) -> dict[str, str]:
-    first_human, first_synthetic = _named(ranked_first(human)), _named(ranked_first(synthetic))
-    top = f"the synthetic benchmark ranks {first_synthetic} first, your questions rank {first_human} first"
+def _verdict(human: Mapping[str, float], synthetic: Mapping[str, float], tau: float | None, interval: Interval,
+             human_names: Mapping[str, str]) -> Verdict:
+    first_human = _named([human_names.get(name, name) for name in ranked_first(human)])
+    top = (f"the synthetic benchmark ranks {_named(ranked_first(synthetic))} first, your questions rank {first_human} "
+           "first")
     if tau is None:
-        return {"label": "undetermined",
-                "text": "undetermined: every configuration scores the same on one of the sets, so there is no order "
-                        "to compare"}
+        return Verdict("undetermined", "every configuration scores the same on one of the sets, so there is no "
+                                       "order to compare")
     described = f"τ-b = {tau:+.2f}" + (f", 95% interval [{interval.low:+.2f}, {interval.high:+.2f}]"
                                        if interval.low is not None and interval.high is not None else "")
     same_top = top1_agrees(human, synthetic)
+    both = _both_first(human, synthetic, human_names)
     if tau >= AGREES_TAU and interval.low is not None and interval.low > 0 and same_top:
-        return {"label": "agrees", "text": f"agrees: the synthetic benchmark orders the configurations as your "
-                                           f"questions do ({described}), and both rank {first_human} first"}
+        return Verdict("agrees", f"the synthetic benchmark orders the configurations as your questions do "
+                                 f"({described}), and both rank {both} first")
     if tau > WEAK_TAU:
         why = ("no interval: too few queries to resample" if interval.low is None
                else "the interval reaches 0 or below" if interval.low <= 0
                else "τ is moderate" if tau < AGREES_TAU else "")
         detail = "; ".join(part for part in (why, "" if same_top else top) if part)
-        return {"label": "weak agreement",
-                "text": f"weak agreement ({described}){': ' + detail if detail else ''}"}
-    return {"label": "disagrees", "text": f"disagrees: {top} ({described})" if not same_top else
-            f"disagrees: both rank {first_human} first, but the other configurations are ordered "
-            f"differently ({described})"}
+        return Verdict("weak agreement", f"the synthetic benchmark orders the configurations only partly as your "
+                                         f"questions do ({described}){': ' + detail if detail else ''}")
+    return Verdict("disagrees", f"{top} ({described})" if not same_top else
+                   f"both rank {both} first, but the other configurations are ordered differently ({described})")
+
+
+def _both_first(human: Mapping[str, float], synthetic: Mapping[str, float], human_names: Mapping[str, str]) -> str:
+    """The configurations both sets rank first, each named as it ran on each set where that differs."""
+    common = [name for name in ranked_first(synthetic) if name in set(ranked_first(human))]
+    return _named([name if human_names.get(name, name) == name else f"{name} ({human_names[name]} on your questions)"
+                   for name in common])
 
 
 def _named(names: Sequence[str]) -> str:

@@ -46,15 +46,18 @@ def summary_section(results: Mapping[str, Any]) -> Section:
             f"{results['bootstrap']} resamples of the queries of both sets; p = {_value(results['p_value'])} for "
             "τ = 0). τ = 1: the same order; 0: unrelated; −1: reversed. With few configurations one swap "
             "moves τ a lot.")
-    return Section("Verdict", [Callout(verdict["label"], verdict["text"]), text])
+    label = verdict["label"]
+    return Section("Verdict", [Callout(label[:1].upper() + label[1:], verdict["text"]), text])
 
 
 def configurations_section(results: Mapping[str, Any]) -> Section:
-    rows = [[Cell(row["name"]), Cell(_value(row["human"]), numeric=True), Cell(str(row["human_rank"]), numeric=True),
+    """Each configuration as it ran on each set (its history mode may differ), its scores and ranks."""
+    rows = [[Cell(row["human_configuration"]), Cell(_value(row["human"]), numeric=True),
+             Cell(str(row["human_rank"]), numeric=True), Cell(row["name"]),
              Cell(_value(row["synthetic"]), numeric=True), Cell(str(row["synthetic_rank"]), numeric=True)]
             for row in sorted(results["configurations"], key=lambda row: (row["human_rank"], row["name"]))]
     measure = results["measure"]
-    table = Table(["configuration", f"human {measure}", "rank", f"synthetic {measure}", "rank"], rows)
+    table = Table(["on your questions", measure, "rank", "on the synthetic benchmark", measure, "rank"], rows)
     plot = Plot(f"{measure} on your questions (x) against the synthetic benchmark (y), one point per configuration",
                 lambda: scatter_png(results["configurations"], measure))
     return Section("Configurations", [table, plot])
@@ -107,7 +110,8 @@ def validity_notes(results: Mapping[str, Any]) -> list[str]:
     notes = [
         f"Each configuration is scored by {results['measure']}, the mean over the judged queries of each set; ranks "
         "are competition ranks (1 = best; equal scores share a rank).",
-        f"History on the synthetic set: {', '.join(synthetic_histories)}; on your questions: {', '.join(human_histories)}"
+        f"History on the synthetic set: {', '.join(synthetic_histories)}; on your questions: "
+        f"{', '.join(human_histories)}"
         + (" (standalone questions: every mode but oracle sends the question itself)."
            if human_histories != synthetic_histories else "."),
         f"The interval of τ-b is a percentile bootstrap ({results['bootstrap']} resamples, seed {results['seed']}): "
@@ -175,7 +179,7 @@ def scatter_png(configurations: Sequence[Mapping[str, Any]], measure: str) -> by
     # than labels drawn over each other.
     at_point: dict[tuple[float, float], list[str]] = {}
     for row in configurations:
-        at_point.setdefault((round(row["human"], 6), round(row["synthetic"], 6)), []).append(row["name"])
+        at_point.setdefault((round(row["human"], 6), round(row["synthetic"], 6)), []).append(_label(row))
     for index, ((x, y), names) in enumerate(at_point.items()):
         axes.scatter([x], [y], color=f"C{index % 10}", marker=plots.MARKERS[index % len(plots.MARKERS)], s=40)
         axes.annotate("\n".join(plots.literal_text(name) for name in names), (x, y), textcoords="offset points",
@@ -190,6 +194,10 @@ def scatter_png(configurations: Sequence[Mapping[str, Any]], measure: str) -> by
     axes.grid(True, alpha=0.3)
     axes.legend(loc="lower right", fontsize=8, frameon=False)
     return plots.figure_png(figure)
+
+
+def _label(row: Mapping[str, Any]) -> str:
+    return str(row.get("label") or row["name"])
 
 
 def _value(value: float | None, signed: bool = False) -> str:

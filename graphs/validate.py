@@ -48,7 +48,7 @@ from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
 from benchsmith.evals.robustness import top_k
 from benchsmith.evals.separability import Separation, separations
-from benchsmith.evals.validity import (competition_ranks, kendall_tau_b, paired_configurations, per_query_matrix,
+from benchsmith.evals.validity import (configuration_rows, kendall_tau_b, paired_configurations, per_query_matrix,
                                        relevance_agreement, separation_pairs, tau_interval, top1_agrees,
                                        top_not_separated, verdict)
 from benchsmith.evals.validity_report import validity_notes, validity_report_files
@@ -94,7 +94,7 @@ class ValidationOutput(TypedDict, total=False):
     interval: dict[str, float | None]
     p_value: float | None
     top1_agrees: bool
-    verdict: dict[str, str]
+    verdict: dict[str, str]  # {label, text}: evals.validity.Verdict
     judge_agreement: dict[str, dict[str, Any]]
     separability: dict[str, Any]  # {queries, resamples, seed, confidence, pairs: [evals.separability.Separation]}
     held_out: dict[str, Any]  # what the human set lost to the benchmark's held-out chunks (tools/held_out.py)
@@ -381,14 +381,12 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
                                if len(synthetic_values) else [0.0] * len(names)))
     correlation = kendall_tau_b([human_means[n] for n in names], [synthetic_means[n] for n in names])
     interval = tau_interval(human_values, synthetic_values, context.bootstrap, context.seed, DEFAULT_CONFIDENCE)
-    human_ranks, synthetic_ranks = competition_ranks(human_means), competition_ranks(synthetic_means)
-    configurations = [{"name": synthetic, "human": human_means[synthetic], "synthetic": synthetic_means[synthetic],
-                       "human_rank": human_ranks[synthetic], "synthetic_rank": synthetic_ranks[synthetic],
-                       "human_configuration": human} for synthetic, human in pairs]
+    entries = {name: {entry["name"]: entry for entry in results[name]["configurations"]} for name in SETS}
+    configurations = configuration_rows(pairs, entries[SYNTHETIC], entries[HUMAN], human_means, synthetic_means)
     agreement, sample = _judge_agreement(runtime, state)
     held_out = _held_out(runtime, state)
     found, top_unseparated = _separability(pairs, human_values, human_means, synthetic_means, context)
-    said = verdict(human_means, synthetic_means, correlation.tau, interval, top_unseparated)
+    said = verdict(human_means, synthetic_means, correlation.tau, interval, top_unseparated, dict(pairs)).to_json()
     validity = {
         "measure": measure,
         "configurations": configurations,

@@ -71,10 +71,10 @@ def test_the_verdict_says_when_a_top_pair_is_not_separated():
     unseparated = top_not_separated(found, human, ["bm25", "rrf", "dense"])
     assert unseparated == [found[0]]
     said = verdict(human, synthetic, 1.0, Interval(1.0, 0.6, 1.0, 100), unseparated)
-    assert said["label"] == "agrees"
-    assert "your 12 questions do not separate your questions' top two, bm25 and rrf" in said["text"]
-    assert "[-0.020, +0.200]" in said["text"]
-    assert "do not separate" not in verdict(human, synthetic, 1.0, Interval(1.0, 0.6, 1.0, 100))["text"]
+    assert said.label == "agrees"
+    assert "your 12 questions do not separate your questions' top two, bm25 and rrf" in said.text
+    assert "[-0.020, +0.200]" in said.text
+    assert "do not separate" not in verdict(human, synthetic, 1.0, Interval(1.0, 0.6, 1.0, 100)).text
 
 
 def test_the_report_lists_the_pairs_not_separated():

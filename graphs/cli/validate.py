@@ -97,11 +97,12 @@ def validate(
 def print_validation_summary(result: ValidationResult) -> None:
     """The configurations' scores and ranks on both sets, τ, the judges, and the verdict."""
     table = Table(title=f"Validity · run {escape(result.run_id)} · {escape(result.measure)}")
-    for column in ("configuration", "human", "rank", "synthetic", "rank"):
-        table.add_column(column, justify="left" if column == "configuration" else "right", no_wrap=True)
+    for column in ("on your questions", "human", "rank", "on the synthetic benchmark", "synthetic", "rank"):
+        table.add_column(column, justify="left" if column.startswith("on ") else "right", no_wrap=True)
+    # Each configuration named as it ran on each set: your standalone questions run with another history mode.
     for row in sorted(result.configurations, key=lambda row: (row["human_rank"], row["name"])):
-        table.add_row(Text(row["name"]), f"{row['human']:.3f}", str(row["human_rank"]), f"{row['synthetic']:.3f}",
-                      str(row["synthetic_rank"]))
+        table.add_row(Text(row["human_configuration"]), f"{row['human']:.3f}", str(row["human_rank"]),
+                      Text(row["name"]), f"{row['synthetic']:.3f}", str(row["synthetic_rank"]))
     console.print(table)
     interval = result.interval
     tau = "undefined" if result.kendall_tau_b is None else f"{result.kendall_tau_b:+.3f}"
@@ -115,8 +116,9 @@ def print_validation_summary(result: ValidationResult) -> None:
         kappa, alpha = values["cohen_kappa"], values["krippendorff_alpha"]
         console.print(Text(f"judge {spec}: Cohen's kappa {'–' if kappa is None else f'{kappa:.3f}'}, "
                            f"Krippendorff's alpha {'–' if alpha is None else f'{alpha:.3f}'} on {values['pairs']} pairs"))
-    console.print(Text.assemble(("verdict: ", "bold"), (result.verdict["text"],
-                                                         VERDICT_STYLES.get(result.verdict["label"], ""))))
+    style = VERDICT_STYLES.get(result.verdict.label, "")
+    console.print(Text.assemble(("verdict: ", "bold"), (result.verdict.label, f"bold {style}".strip()),
+                                (f": {result.verdict.text}", style)))
     print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
                  "results": result.report["results"]})
     print_usage(result.usage)

@@ -11,6 +11,7 @@ from typing import Any
 
 from benchsmith.agents.models import estimate_tokens
 from benchsmith.evals.separability import Separation
+from benchsmith.evals.validity import Verdict
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_embedders, check_models,
                                            checked_run_id, job_run, priced, resolved_path, retriever_embedders,
@@ -40,7 +41,7 @@ class ValidationResult(JobRun):
     interval: dict[str, Any] = field(default_factory=dict)  # {low, high, confidence, defined_resamples}
     p_value: float | None = None
     top1_agrees: bool = False
-    verdict: dict[str, str] = field(default_factory=dict)  # {label, text}
+    verdict: Verdict = Verdict("", "")  # its label and, in words, why (validity.json: {label, text})
     judge_agreement: dict[str, dict[str, Any]] = field(default_factory=dict)  # {judge: {cohen_kappa, ...}}
     # Each adjacent pair of the human ranking and the synthetic top two: do your questions separate them?
     separations: tuple[Separation, ...] = ()
@@ -79,8 +80,8 @@ def validate(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[s
     values = outcome.values
     return ValidationResult(**job_run(outcome), measure=values["measure"], configurations=values["configurations"],
                             kendall_tau_b=values["kendall_tau_b"], interval=values["interval"],
-                            p_value=values["p_value"], top1_agrees=values["top1_agrees"], verdict=values["verdict"],
-                            judge_agreement=values.get("judge_agreement") or {},
+                            p_value=values["p_value"], top1_agrees=values["top1_agrees"],
+                            verdict=Verdict(**values["verdict"]), judge_agreement=values.get("judge_agreement") or {},
                             separations=tuple(Separation.from_json(pair)
                                               for pair in (values.get("separability") or {}).get("pairs", [])),
                             held_out=HeldOutLabels.from_json(values.get("held_out") or {}),
