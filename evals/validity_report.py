@@ -58,8 +58,8 @@ def configurations_section(results: Mapping[str, Any]) -> Section:
             for row in sorted(results["configurations"], key=lambda row: (row["human_rank"], row["name"]))]
     measure = results["measure"]
     table = Table(["on your questions", measure, "rank", "on the synthetic benchmark", measure, "rank"], rows)
-    plot = Plot(f"{measure} on your questions (x) against the synthetic benchmark (y), one point per configuration",
-                lambda: scatter_png(results["configurations"], measure))
+    plot = Plot(f"{measure} on your questions (x) against the synthetic benchmark (y), one numbered point per "
+                "configuration", lambda: scatter_png(results["configurations"], measure))
     return Section("Configurations", [table, plot])
 
 
@@ -170,30 +170,45 @@ def _dropped(held_out: Mapping[str, Any]) -> bool:
 
 
 def scatter_png(configurations: Sequence[Mapping[str, Any]], measure: str) -> bytes:
-    """Human (x) against synthetic (y) score per configuration, each point labelled with its name."""
+    return plots.figure_png(scatter_figure(configurations, measure))
+
+
+def scatter_figure(configurations: Sequence[Mapping[str, Any]], measure: str) -> Figure:
+    """Human (x) against synthetic (y) score per configuration: each point numbered, the number
+    placed where it covers no other number and no marker (plots.annotate_apart), the numbers'
+    configurations in a legend beside the plot. Configurations with the same two scores share a
+    point, numbered with all their numbers."""
     figure = Figure(figsize=(7.5, 6), layout="constrained")
     axes = figure.add_subplot()
-    xs = [row["human"] for row in configurations]
-    ys = [row["synthetic"] for row in configurations]
-    # Configurations with the same two scores share a point: one label lists them all, rather
-    # than labels drawn over each other.
-    at_point: dict[tuple[float, float], list[str]] = {}
-    for row in configurations:
-        at_point.setdefault((round(row["human"], 6), round(row["synthetic"], 6)), []).append(_label(row))
-    for index, ((x, y), names) in enumerate(at_point.items()):
-        axes.scatter([x], [y], color=f"C{index % 10}", marker=plots.MARKERS[index % len(plots.MARKERS)], s=40)
-        axes.annotate("\n".join(plots.literal_text(name) for name in names), (x, y), textcoords="offset points",
-                      xytext=(6, 0), fontsize=8, va="center")
-    low, high = min([*xs, *ys], default=0.0), max([*xs, *ys], default=1.0)
+    at_point: dict[tuple[float, float], list[int]] = {}
+    for number, row in enumerate(configurations, start=1):
+        at_point.setdefault((round(row["human"], 6), round(row["synthetic"], 6)), []).append(number)
+    handle_of: dict[int, Any] = {}
+    for index, ((x, y), numbers) in enumerate(at_point.items()):
+        handle = axes.scatter([x], [y], color=f"C{index % 10}", marker=plots.MARKERS[index % len(plots.MARKERS)], s=40)
+        handle_of.update((number, handle) for number in numbers)
+    handles = [handle_of[number] for number in range(1, len(configurations) + 1)]
+    labels = [f"{number}  {plots.literal_text(_label(row))}" for number, row in enumerate(configurations, start=1)]
+    diagonal = _equal_scores_axes(axes, [row[key] for row in configurations for key in ("human", "synthetic")],
+                                  measure)
+    plots.legend_outside(figure, [*handles, diagonal], [*labels, "equal scores"])
+    plots.annotate_apart(axes, list(at_point), [",".join(map(str, numbers)) for numbers in at_point.values()])
+    return figure
+
+
+def _equal_scores_axes(axes: Any, values: Sequence[float], measure: str) -> Any:
+    """Both axes over the scores' range, the line of equal scores (returned, for the legend), labels."""
+    low, high = min(values, default=0.0), max(values, default=1.0)
     margin = (high - low) * 0.1 or 0.05
-    axes.plot([low - margin, high + margin], [low - margin, high + margin], color="#999999", linewidth=0.8,
-              linestyle="--", label="equal scores")
+    (diagonal,) = axes.plot([low - margin, high + margin], [low - margin, high + margin], color="#999999",
+                            linewidth=0.8, linestyle="--")
+    axes.set_xlim(low - margin, high + margin)
+    axes.set_ylim(low - margin, high + margin)
     axes.set_xlabel(f"{measure} on your labelled questions")
     axes.set_ylabel(f"{measure} on the synthetic benchmark")
     axes.set_title("Configurations on both sets")
     axes.grid(True, alpha=0.3)
-    axes.legend(loc="lower right", fontsize=8, frameon=False)
-    return plots.figure_png(figure)
+    return diagonal
 
 
 def _label(row: Mapping[str, Any]) -> str:
