@@ -101,6 +101,10 @@ class ValidationOutput(TypedDict, total=False):
     report: dict[str, str]  # {"markdown", "html", "results"}: paths
 
 
+OUTPUT_KEYS = ("measure", "configurations", "kendall_tau_b", "interval", "p_value", "top1_agrees", "verdict",
+               "judge_agreement", "separability", "held_out")  # of validity.json, returned as they are there
+
+
 class ValidationState(ValidationInput, ValidationOutput, total=False):
     human_benchmark: str  # the BEIR directory the human set is evaluated on
     synthetic_histories: list[str]
@@ -414,11 +418,7 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
     }
     validity["notes"] = validity_notes(validity)
     paths = write_files_atomic(_run_dir(runtime, state["run_id"]).path, validity_report_files(validity))
-    return {"measure": measure, "configurations": configurations, "kendall_tau_b": correlation.tau,
-            "interval": validity["interval"], "p_value": correlation.p_value, "top1_agrees": validity["top1_agrees"],
-            "verdict": said, "separability": validity["separability"], "judge_agreement": agreement,
-            "held_out": validity["held_out"],
-            "report": {kind: str(path) for kind, path in paths.items()}}
+    return {**{key: validity[key] for key in OUTPUT_KEYS}, "report": {kind: str(path) for kind, path in paths.items()}}
 
 
 def _separability(pairs: Sequence[tuple[str, str]], human_values: np.ndarray, human_means: Mapping[str, float],
