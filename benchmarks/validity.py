@@ -233,7 +233,7 @@ def report(validity: "benchsmith.ValidationResult", history: str) -> None:
               if interval.get("low") is not None else "")
     print(f"  Kendall's tau-b = {'undefined' if tau is None else f'{tau:+.3f}'}{bounds} "
           f"(p = {'–' if validity.p_value is None else f'{validity.p_value:.3f}'}, {len(rows)} configurations)")
-    print(f"  verdict: {validity.verdict['text']}")
+    print(f"  verdict: {validity.verdict.label}: {validity.verdict.text}")
     print(f"  report: {validity.report['html']}")
 
 

@@ -15,9 +15,11 @@ from typing import Any
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import Colormap, TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
+from matplotlib.transforms import Bbox
 
 from benchsmith.evals.breakdown import SWITCH_ORDER
 
@@ -28,6 +30,11 @@ MISSING_CELL_COLOR = "#e8e8e8"
 LEGEND_BESIDE_MAX = 8  # configurations; more are listed below the plot
 P_ANNOTATED_MAX = 8  # configurations whose significance matrix cells also fit the corrected p
 ANNOTATED_MAX = 14  # configurations whose significance matrix cells still fit the difference
+# Where a point's label may go, in points from the point (right, left, above, below, the diagonals),
+# tried at growing distances until the label overlaps no other label and no marker.
+LABEL_OFFSETS = ((5, -4), (-5, -4), (-3, 5), (-3, -13), (5, 4), (-5, 4), (5, -12), (-5, -12))
+LABEL_RINGS = (1, 2, 3, 4, 6)
+MARKER_HALF_WIDTH = 5  # pixels around a marker's centre that no label may cover
 
 # Mean over the queries of a group, by measure, plus "queries": {configuration: {group: {...}}}.
 ByGroup = Mapping[str, Mapping[str, Mapping[str, float]]]
@@ -62,7 +69,7 @@ def recall_curves(recall_curve: Mapping[str, Mapping[str, float]]) -> bytes:
     axes.set_ylabel("mean recall@k")
     axes.set_title("Recall@k")
     axes.grid(True, which="major", alpha=0.3)
-    _legend_outside(figure, handles, labels)
+    legend_outside(figure, handles, labels)
     return figure_png(figure)
 
 
@@ -91,7 +98,7 @@ def group_bars(by_group: ByGroup, measure: str, title: str) -> bytes:
     axes.set_title(literal_text(title))
     axes.grid(True, axis="y", alpha=0.3)
     axes.set_axisbelow(True)
-    _legend_outside(figure, handles, labels)
+    legend_outside(figure, handles, labels)
     return figure_png(figure)
 
 
@@ -157,6 +164,62 @@ def group_query_count(by_group: ByGroup, group: str) -> int:
     return next((int(groups[group].get("queries", 0)) for groups in by_group.values() if group in groups), 0)
 
 
+def annotate_apart(axes: Axes, points: Sequence[tuple[float, float]], texts: Sequence[str],
+                   font_size: float = 8) -> list[Any]:
+    """Label each point with its text where it covers no other label and no marker: the offsets
+    of LABEL_OFFSETS are tried point by point, nearest first, at growing distances (LABEL_RINGS),
+    and a label moved away from its point is joined to it by a thin line; where every place
+    collides, the one with the least overlap is kept. The figure's layout is settled first (and
+    then frozen), so that the boxes measured are the ones drawn."""
+    figure = axes.get_figure()
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    figure.draw(renderer)  # runs the layout engine: axes positions are final from here on
+    figure.set_layout_engine("none")
+    centres = [axes.transData.transform(point) for point in points]
+    taken = [Bbox.from_extents(x - MARKER_HALF_WIDTH, y - MARKER_HALF_WIDTH, x + MARKER_HALF_WIDTH,
+                               y + MARKER_HALF_WIDTH) for x, y in centres]
+    placed = []
+    for point, text in zip(points, texts):
+        annotation, box = _least_overlapping(axes, point, literal_text(text), font_size, taken, renderer)
+        taken.append(box)
+        placed.append(annotation)
+    return placed
+
+
+def _least_overlapping(axes: Axes, point: tuple[float, float], text: str, font_size: float, taken: list[Bbox],
+                       renderer: Any) -> tuple[Any, Bbox]:
+    best: tuple[float, Any, Bbox] | None = None
+    inside = axes.get_window_extent(renderer)
+    for ring in LABEL_RINGS:
+        for dx, dy in LABEL_OFFSETS:
+            annotation = axes.annotate(text, point, xytext=(dx * ring, dy * ring), textcoords="offset points",
+                                       fontsize=font_size, va="bottom", ha="left" if dx >= 0 else "right",
+                                       arrowprops={"arrowstyle": "-", "color": "#888888", "linewidth": 0.5}
+                                       if ring > 1 else None)
+            box = annotation.get_window_extent(renderer)
+            overlap = sum(_overlap_area(box, other) for other in taken) + (0 if _contains(inside, box) else 1e6)
+            if best is None or overlap < best[0]:
+                if best is not None:
+                    best[1].remove()
+                best = (overlap, annotation, box)
+            else:
+                annotation.remove()
+            if overlap == 0:
+                return best[1], best[2]
+    assert best is not None
+    return best[1], best[2]
+
+
+def _overlap_area(first: Bbox, second: Bbox) -> float:
+    width = min(first.x1, second.x1) - max(first.x0, second.x0)
+    height = min(first.y1, second.y1) - max(first.y0, second.y0)
+    return width * height if width > 0 and height > 0 else 0.0
+
+
+def _contains(outer: Bbox, inner: Bbox) -> bool:
+    return outer.x0 <= inner.x0 and inner.x1 <= outer.x1 and outer.y0 <= inner.y0 and inner.y1 <= outer.y1
+
+
 def literal_text(text: str) -> str:
     """``text`` shown literally: matplotlib typesets text between two ``$`` as a formula, and
     a configuration name like ``cost$5-$10`` is not one (invalid mathtext even fails to draw)."""
@@ -189,7 +252,7 @@ def _annotate_cells(axes: Axes, difference: np.ndarray, adjusted: np.ndarray, si
                   fontweight="bold" if significant[i, j] else "normal", color="white" if dark_cell else "black")
 
 
-def _legend_outside(figure: Figure, handles: list[Any], labels: list[str]) -> None:
+def legend_outside(figure: Figure, handles: list[Any], labels: list[str]) -> None:
     """A few configurations are listed right of the plot; many go below it in columns, so the
     plot keeps its width instead of shrinking beside a long list."""
     # Explicit labels: matplotlib silently drops legend entries whose label starts with "_".

@@ -19,6 +19,10 @@
   evals.intervals.bootstrap_interval because it resamples two samples of different sizes at once
   and a statistic of both (τ-b), not a mean of one; its resamples (``--bootstrap``, 1,000) are
   its own, the README's figures were computed with them.
+* Whether the human set's queries separate two configurations at all: for each adjacent pair of
+  the human ranking and the synthetic ranking's top two, the paired bootstrap interval of their
+  mean per-query difference on the human set (evals/separability.py); a pair whose interval
+  contains 0 is not separated, and the verdict says so for a top pair.
 * Each judge's agreement with the human labels on (query, chunk) pairs: Cohen's κ and
   Krippendorff's α (nominal), from evals.agreement, with the 2×2 confusion matrix.
 
@@ -38,6 +42,7 @@ from scipy import stats
 
 from benchsmith.evals.agreement import cohen_kappa, krippendorff_alpha_nominal
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, Interval, percentile_interval
+from benchsmith.evals.separability import Separation, adjacent_pairs
 from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
 
 AGREES_TAU = 0.6  # τ at or above this, with an interval above 0 and the same best configuration: "agrees"
@@ -102,6 +107,77 @@ def tau_interval(human: np.ndarray, synthetic: np.ndarray, resamples: int = DEFA
     return percentile_interval(tau, defined, len(defined), confidence)
 
 
+def paired_configurations(synthetic: Sequence[Mapping[str, Any]], human: Sequence[Mapping[str, Any]],
+                          match_history: bool) -> list[tuple[str, str]]:
+    """``(synthetic configuration, its human counterpart)`` in the synthetic evaluation's order:
+    the same retriever and reranking (and history, when both sets were evaluated with the same
+    modes), or the same run file."""
+    def key(entry: Mapping[str, Any], with_history: bool) -> tuple[Any, ...]:
+        if str(entry["retriever"]).startswith("run file"):
+            return ("run file", entry["name"])
+        return (entry["retriever"], entry["rerank"], entry["history"] if with_history else None)
+
+    human_by_key = {key(entry, match_history): entry["name"] for entry in human}
+    return [(entry["name"], human_by_key[key(entry, match_history)]) for entry in synthetic
+            if key(entry, match_history) in human_by_key]
+
+
+def per_query_matrix(per_query: Mapping[str, Mapping[str, Mapping[str, float]]], configurations: Sequence[str],
+                     measure: str) -> np.ndarray:
+    """Queries × configurations of ``measure``, the queries every configuration was measured on."""
+    queries = sorted(set.intersection(*(set(per_query[name]) for name in configurations))) if configurations else []
+    return np.array([[per_query[name][query][measure] for name in configurations] for query in queries],
+                    dtype=float).reshape(len(queries), len(configurations))
+
+
+def separation_pairs(human: Mapping[str, float], synthetic_order: Sequence[str]) -> list[tuple[str, str, str]]:
+    """The ``(first, second, ranking)`` pairs whose separation on the human set is reported: each
+    adjacent pair of the human ranking by ``human`` (``"yours i–i+1"``), and the synthetic
+    ranking's top two (``synthetic_order``: the configurations best first on the synthetic set,
+    by their names on the human set) where the human ranking does not pair them already."""
+    pairs = [(first, second, f"yours {rank}–{rank + 1}")
+             for rank, (first, second) in enumerate(adjacent_pairs(human), start=1)]
+    top = list(dict.fromkeys(synthetic_order))[:2]
+    if len(top) == 2 and not any({first, second} == set(top) for first, second, _ in pairs):
+        pairs.append((top[0], top[1], "synthetic 1–2"))
+    return pairs
+
+
+def top_not_separated(found: Sequence[Separation], human: Mapping[str, float],
+                      synthetic_order: Sequence[str]) -> list[Separation]:
+    """The pairs of ``found`` that are the top two of either ranking and are not separated."""
+    tops = [set(adjacent_pairs(human)[0]) if len(human) > 1 else set(), set(list(dict.fromkeys(synthetic_order))[:2])]
+    return [pair for pair in found if not pair.separated and {pair.first, pair.second} in tops]
+
+
+def configuration_rows(pairs: Sequence[tuple[str, str]], synthetic_entries: Mapping[str, Mapping[str, Any]],
+                       human_entries: Mapping[str, Mapping[str, Any]], human_means: Mapping[str, float],
+                       synthetic_means: Mapping[str, float]) -> list[dict[str, Any]]:
+    """A row per ``(synthetic, human)`` configuration pair (``*_entries``: each evaluation's
+    configurations by name): its name on each set (``name`` on the synthetic set,
+    ``human_configuration``) and the history mode each ran with, a ``label`` naming both, and its
+    score and competition rank on each set (``*_means`` keyed by the synthetic set's names)."""
+    human_ranks, synthetic_ranks = competition_ranks(human_means), competition_ranks(synthetic_means)
+    rows = []
+    for synthetic, human in pairs:
+        synthetic_entry, human_entry = synthetic_entries[synthetic], human_entries[human]
+        rows.append({"name": synthetic, "human_configuration": human,
+                     "label": configuration_label(synthetic_entry, human_entry),
+                     "synthetic_history": synthetic_entry["history"], "human_history": human_entry["history"],
+                     "human": human_means[synthetic], "synthetic": synthetic_means[synthetic],
+                     "human_rank": human_ranks[synthetic], "synthetic_rank": synthetic_ranks[synthetic]})
+    return rows
+
+
+def configuration_label(synthetic: Mapping[str, Any], human: Mapping[str, Any]) -> str:
+    """One name for a configuration on both sets: its name where both ran it alike, else its
+    retriever with the history mode of each, e.g. ``bm25 (yours @full, synthetic @oracle)``."""
+    if synthetic["name"] == human["name"]:
+        return str(synthetic["name"])
+    retriever = f"{synthetic['retriever']}{'+rerank' if synthetic['rerank'] else ''}"
+    return f"{retriever} (yours @{human['history']}, synthetic @{synthetic['history']})"
+
+
 def competition_ranks(scores: Mapping[str, float]) -> dict[str, int]:
     """Competition ranks, 1 = best; scores within ``TIE_TOLERANCE`` share a rank."""
     return {name: 1 + sum(other > score + TIE_TOLERANCE for other in scores.values()) for name, score in scores.items()}
@@ -117,33 +193,72 @@ def top1_agrees(human: Mapping[str, float], synthetic: Mapping[str, float]) -> b
     return bool(set(ranked_first(human)) & set(ranked_first(synthetic)))
 
 
-def verdict(human: Mapping[str, float], synthetic: Mapping[str, float], tau: float | None,
-            interval: Interval) -> dict[str, str]:
-    """``{"label", "text"}``: the comparison in words. "agrees": τ ≥ AGREES_TAU, the interval's low
-    bound above 0 and the same configuration first; "weak agreement": τ > WEAK_TAU otherwise;
-    "disagrees": τ ≤ WEAK_TAU; "undetermined": τ undefined (all scores equal on one set)."""
-    first_human, first_synthetic = _named(ranked_first(human)), _named(ranked_first(synthetic))
-    top = f"the synthetic benchmark ranks {first_synthetic} first, your questions rank {first_human} first"
+@dataclass(frozen=True)
+class Verdict:
+    """The comparison in words: ``label`` (agrees, weak agreement, disagrees, undetermined) and
+    ``text``, the reasons, which do not repeat the label."""
+
+    label: str
+    text: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"label": self.label, "text": self.text}
+
+
+def verdict(human: Mapping[str, float], synthetic: Mapping[str, float], tau: float | None, interval: Interval,
+            unseparated: Sequence[Separation] = (), human_names: Mapping[str, str] | None = None) -> Verdict:
+    """The comparison in words. "agrees": τ ≥ AGREES_TAU, the interval's low bound above 0 and the
+    same configuration first; "weak agreement": τ > WEAK_TAU otherwise; "disagrees": τ ≤ WEAK_TAU;
+    "undetermined": τ undefined (all scores equal on one set). ``human`` and ``synthetic`` are
+    keyed alike (by the synthetic set's names); ``human_names`` gives each configuration's name on
+    the human set, where it ran otherwise (another history mode), so that each set's first is named
+    as it ran there. The text ends saying which top pairs the human set's queries do not separate
+    (``unseparated``, from :func:`top_not_separated`)."""
+    said = _verdict(human, synthetic, tau, interval, human_names or {})
+    if unseparated and said.label != "undetermined":
+        return Verdict(said.label, said.text + "; " + "; ".join(_not_separated(pair) for pair in unseparated))
+    return said
+
+
+def _not_separated(pair: Separation) -> str:
+    which = "your questions'" if pair.ranking.startswith("yours") else "the synthetic benchmark's"
+    bounds = (f", 95% interval [{pair.low:+.3f}, {pair.high:+.3f}]" if pair.low is not None and pair.high is not None
+              else ", no interval")
+    return (f"your {pair.queries} questions do not separate {which} top two, {pair.first} and {pair.second} "
+            f"(difference {pair.difference or 0.0:+.3f}{bounds})")
+
+
+def _verdict(human: Mapping[str, float], synthetic: Mapping[str, float], tau: float | None, interval: Interval,
+             human_names: Mapping[str, str]) -> Verdict:
+    first_human = _named([human_names.get(name, name) for name in ranked_first(human)])
+    top = (f"the synthetic benchmark ranks {_named(ranked_first(synthetic))} first, your questions rank {first_human} "
+           "first")
     if tau is None:
-        return {"label": "undetermined",
-                "text": "undetermined: every configuration scores the same on one of the sets, so there is no order "
-                        "to compare"}
+        return Verdict("undetermined", "every configuration scores the same on one of the sets, so there is no "
+                                       "order to compare")
     described = f"τ-b = {tau:+.2f}" + (f", 95% interval [{interval.low:+.2f}, {interval.high:+.2f}]"
                                        if interval.low is not None and interval.high is not None else "")
     same_top = top1_agrees(human, synthetic)
+    both = _both_first(human, synthetic, human_names)
     if tau >= AGREES_TAU and interval.low is not None and interval.low > 0 and same_top:
-        return {"label": "agrees", "text": f"agrees: the synthetic benchmark orders the configurations as your "
-                                           f"questions do ({described}), and both rank {first_human} first"}
+        return Verdict("agrees", f"the synthetic benchmark orders the configurations as your questions do "
+                                 f"({described}), and both rank {both} first")
     if tau > WEAK_TAU:
         why = ("no interval: too few queries to resample" if interval.low is None
                else "the interval reaches 0 or below" if interval.low <= 0
                else "τ is moderate" if tau < AGREES_TAU else "")
         detail = "; ".join(part for part in (why, "" if same_top else top) if part)
-        return {"label": "weak agreement",
-                "text": f"weak agreement ({described}){': ' + detail if detail else ''}"}
-    return {"label": "disagrees", "text": f"disagrees: {top} ({described})" if not same_top else
-            f"disagrees: both rank {first_human} first, but the other configurations are ordered "
-            f"differently ({described})"}
+        return Verdict("weak agreement", f"the synthetic benchmark orders the configurations only partly as your "
+                                         f"questions do ({described}){': ' + detail if detail else ''}")
+    return Verdict("disagrees", f"{top} ({described})" if not same_top else
+                   f"both rank {both} first, but the other configurations are ordered differently ({described})")
+
+
+def _both_first(human: Mapping[str, float], synthetic: Mapping[str, float], human_names: Mapping[str, str]) -> str:
+    """The configurations both sets rank first, each named as it ran on each set where that differs."""
+    common = [name for name in ranked_first(synthetic) if name in set(ranked_first(human))]
+    return _named([name if human_names.get(name, name) == name else f"{name} ({human_names[name]} on your questions)"
+                   for name in common])
 
 
 def _named(names: Sequence[str]) -> str:

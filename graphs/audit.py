@@ -63,8 +63,8 @@ from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.resources import (concurrency_slot, embedder_for, run_items,
                                          run_seam, workspace_of)
-from benchsmith.stores.beir import BEIR_SUBDIRECTORY, Benchmark, BenchmarkQuery
-from benchsmith.stores.benchmark_files import canonicalize, turn_query_id, write_beir_qrels
+from benchsmith.stores.beir import Benchmark, BenchmarkQuery
+from benchsmith.stores.benchmark_files import canonicalize, run_dialogues_file, turn_query_id, write_beir_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
@@ -77,7 +77,7 @@ from benchsmith.tools.query_building import HistoryMode, build_query
 
 INSTANCES_FILE, JUDGMENTS_FILE, EXTRA_QRELS_FILE = "instances.jsonl", "judgments.jsonl", "extra_qrels.tsv"
 SHORTCUTS_FILE, SHORTCUT_TURNS_FILE = "shortcuts.json", "shortcut_turns.jsonl"
-LABEL_CHECKS_FILE, DIALOGUES_FILE = "label_checks.json", "dialogues.jsonl"
+LABEL_CHECKS_FILE = "label_checks.json"
 QUERY_ONLY_MEASURES = ("R@10", "RR@10")
 EXCERPT_CHARS = 300
 
@@ -434,9 +434,8 @@ def turn_golds(benchmark: Benchmark) -> dict[str, list[str]]:
 def _turn_lists(benchmark: Benchmark, key: str) -> dict[str, list[str]]:
     """``{query id: the turn's list under key}``, for the turns where it is not empty, of the
     synthesis run's ``dialogues.jsonl`` beside the BEIR export; {} for other benchmarks."""
-    run = benchmark.directory.parent
-    dialogues = run / DIALOGUES_FILE
-    if benchmark.directory.name != BEIR_SUBDIRECTORY or not (run / "run.json").is_file() or not dialogues.is_file():
+    dialogues = run_dialogues_file(benchmark.directory)
+    if dialogues is None:
         return {}
     return {turn_query_id(dialogue["conversation_id"], turn["index"]): list(turn[key])
             for dialogue in load_jsonl(dialogues) for turn in dialogue["turns"] if turn.get(key)}

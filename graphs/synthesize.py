@@ -78,7 +78,8 @@ from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_
 from benchsmith.graphs.runtime.inline import InlineGraph, once_per_run
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, run_items, run_seam, workspace_of
-from benchsmith.stores.benchmark_files import benchmark_records, canonicalize, held_out_ids, write_beir
+from benchsmith.stores.benchmark_files import (BEIR_SUBDIRECTORY, DIALOGUES_FILE, HELD_OUT_FILE, benchmark_records,
+                                              canonicalize, held_out_ids, write_beir, write_held_out)
 from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.clusters import StoredClustering, clustering_path, load_clustering
 from benchsmith.stores.corpus_stats import CorpusStatistics, corpus_stats_path, load_corpus_stats
@@ -100,11 +101,12 @@ from benchsmith.tools.dialogue_walk import (MULTI_GOLD_SIZES, Position, SwitchPo
                                             parse_question_types, reserved_chunks, soft_switch_candidates, turn_kind_position,
                                             turn_rng)
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.dedup import DuplicateMatch
 from benchsmith.tools.held_out import without_held_out
 from benchsmith.tools.polish import review_polish
 
-DIALOGUES_FILE, PLAN_FILE = "dialogues.jsonl", "plan.jsonl"
-BEIR_DIR, TREC_QRELS_FILE, STATS_FILE = "beir", "qrels.trec", "stats.json"
+PLAN_FILE = "plan.jsonl"
+BEIR_DIR, TREC_QRELS_FILE, STATS_FILE = BEIR_SUBDIRECTORY, "qrels.trec", "stats.json"
 DEFAULT_CONVERSATIONS, DEFAULT_TURNS = 20, 6
 STANDALONE_RUN_ID = "conversations"  # where a conversation run on its own books its model calls
 
@@ -977,8 +979,8 @@ def _planned_clusters(runtime: Runtime[SynthesisContext], run_id: str) -> dict[s
 
 def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
     """Stable dialogues file, BEIR and TREC exports (the held-out chunks of unanswerable turns and
-    their near-duplicates left out of the corpus; every turn's labels in turn_labels.tsv),
-    statistics: the same bytes whichever workers made the conversations."""
+    their near-duplicates left out of the corpus, and listed in held_out.tsv; every turn's labels in
+    turn_labels.tsv), statistics: the same bytes whichever workers made the conversations."""
     run_dir = _run_dir(runtime, state["run_id"])
     if _context(runtime).database_url():  # the other workers' conversations are in the database
         write_jsonl_atomic(run_dir.file(DIALOGUES_FILE), _items(runtime, state["run_id"]).results())
@@ -987,10 +989,12 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
     store = _vector_store(runtime, state["collection"])
     held_out = {chunk_id: record["text"] for chunk_id, record in
                 _passage_records(runtime, state["collection"], sorted(held_out_ids(dialogues))).items()}
+    removed: list[DuplicateMatch] = []
     corpus = without_held_out(({"_id": chunk_id, "title": (metadata or {}).get("title", ""), "text": text}
                                for page in store.iter_all() for chunk_id, text, metadata in
-                               zip(page["ids"], page["documents"], page["metadatas"])), held_out)
+                               zip(page["ids"], page["documents"], page["metadatas"])), held_out, removed)
     write_beir(run_dir.file(BEIR_DIR), corpus, queries, qrels)
+    write_held_out(run_dir.file(BEIR_DIR) / HELD_OUT_FILE, ((m.removed_id, m.kept_id, m.jaccard) for m in removed))
     write_turn_labels(run_dir.file(BEIR_DIR) / TURN_LABELS_FILE, labels)
     write_trec_qrels(run_dir.file(TREC_QRELS_FILE), qrels)
     statistics = _corpus_stats(runtime, state["collection"])

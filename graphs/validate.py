@@ -5,8 +5,13 @@ configurations as they do, and do the judges agree with the human labels?
                ↑___________________ (a set left) _____________________________________│
     ─→ pool ─→ judge ─→ report ─→ END
 
-``plan`` checks that both sets share one corpus (with a labelled JSONL, it writes the human set
-as a BEIR directory over the synthetic benchmark's corpus, ``human/``). ``evaluate`` scores
+``plan`` checks that both sets share one corpus. The user may have labelled over the collection
+the benchmark was synthesized from: judgments of the chunks the benchmark holds out (its
+unanswerable and partial turns' chunks and their near-duplicates, ``Benchmark.held_out``) are
+dropped, and so are questions left without gold (``held-out-labels.json`` says which). With a
+labelled JSONL, or when anything was dropped, it writes the human set as a BEIR directory over
+the synthetic benchmark's corpus, ``human/``, so retrievers see the same documents on both sets.
+``evaluate`` scores
 every configuration on one set with the evaluate job (its own resumable run, named
 ``<run id>-synthetic`` or ``<run id>-human``, reused when finished), as the robustness graph
 does: the evaluate job already checks, retrieves, fuses, reranks and measures; calling it
@@ -15,8 +20,9 @@ judge once: every gold pair of the human set and a seeded sample, as many, of th
 chunks in the top ``judge_depth`` of the configurations' runs on it. ``judge`` has each judge
 label them relevant or not (the pool judge of `select`), one record per judge and question.
 ``report`` ranks the configurations on both sets by the measure, computes Kendall's τ-b, its
-bootstrap interval over the queries, the judges' agreement with the human labels, and writes
-``validity.json`` and the report.
+bootstrap interval over the queries, which pairs of configurations the human set's queries
+cannot separate, the judges' agreement with the human labels, and writes ``validity.json`` and
+the report.
 
 State holds ids, settings and small results; scores and verdicts live in files.
 """
@@ -28,6 +34,7 @@ import contextvars
 import random
 import shutil
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,9 +47,11 @@ from benchsmith.agents.label_judge import LABELS_PREFIX
 from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
 from benchsmith.evals.robustness import top_k
-from benchsmith.evals.validity import (competition_ranks, kendall_tau_b, relevance_agreement, tau_interval,
-                                       top1_agrees, verdict)
-from benchsmith.evals.validity_report import validity_report_files
+from benchsmith.evals.separability import Separation, separations
+from benchsmith.evals.validity import (configuration_rows, kendall_tau_b, paired_configurations, per_query_matrix,
+                                       relevance_agreement, separation_pairs, tau_interval, top1_agrees,
+                                       top_not_separated, verdict)
+from benchsmith.evals.validity_report import validity_notes, validity_report_files
 from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.graphs.evaluate import EvaluationContext, EvaluationInput, evaluate_as_child
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
@@ -51,16 +60,18 @@ from benchsmith.graphs.runtime.resources import run_seam, workspace_of
 from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import atomic_writer, write_files_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
+from benchsmith.stores.files import atomic_writer, write_files_atomic, write_json_atomic
+from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, read_jsonl, record_log, write_jsonl_atomic
 from benchsmith.stores.labelled_questions import read_labelled_questions
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import read_trec_run
+from benchsmith.tools.held_out import HeldOutLabels, check_judged_ids, drop_held_out
 
 SYNTHETIC, HUMAN = "synthetic", "human"
 SETS = (SYNTHETIC, HUMAN)
 EVALUATIONS_FILE, PAIRS_FILE, JUDGMENTS_FILE = "evaluations.jsonl", "judge-pairs.jsonl", "judgments.jsonl"
-HUMAN_DIR = "human"  # a labelled JSONL written as a BEIR directory over the synthetic corpus
+HUMAN_DIR = "human"  # the human set written as a BEIR directory over the synthetic corpus (a JSONL, or held-out ids)
+HELD_OUT_FILE = "held-out-labels.json"  # what the human set's judgments lost to the benchmark's held-out chunks
 JUDGE_BATCH = 8  # passages per judge call
 IDS_SHOWN = 5  # ids named in a mismatch message
 
@@ -83,12 +94,19 @@ class ValidationOutput(TypedDict, total=False):
     interval: dict[str, float | None]
     p_value: float | None
     top1_agrees: bool
-    verdict: dict[str, str]
+    verdict: dict[str, str]  # {label, text}: evals.validity.Verdict
     judge_agreement: dict[str, dict[str, Any]]
+    separability: dict[str, Any]  # {queries, resamples, seed, confidence, pairs: [evals.separability.Separation]}
+    held_out: dict[str, Any]  # what the human set lost to the benchmark's held-out chunks (tools/held_out.py)
     report: dict[str, str]  # {"markdown", "html", "results"}: paths
 
 
+OUTPUT_KEYS = ("measure", "configurations", "kendall_tau_b", "interval", "p_value", "top1_agrees", "verdict",
+               "judge_agreement", "separability", "held_out")  # of validity.json, returned as they are there
+
+
 class ValidationState(ValidationInput, ValidationOutput, total=False):
+    human_benchmark: str  # the BEIR directory the human set is evaluated on
     synthetic_histories: list[str]
     human_histories: list[str]
     pairs: int
@@ -116,51 +134,80 @@ def _shown(ids: Sequence[str]) -> str:
     return f"{len(ids)}: {listed}{', …' if len(ids) > IDS_SHOWN else ''}"
 
 
-def check_same_corpus(synthetic: Benchmark, human: str, workspace: Any, split: str) -> None:
-    """The human set is over the synthetic benchmark's corpus: a labelled JSONL's gold chunk ids
-    are all in it, a BEIR directory has the same document ids. An InputError names the ids (the
-    first few and the count)."""
-    documents = corpus_documents(synthetic)
+def check_same_corpus(synthetic: Benchmark, human: str, workspace: Any, split: str) -> HumanLabels:
+    """The human set is over the synthetic benchmark's corpus, or over the collection it was
+    synthesized from: every chunk it judges is a document of the corpus or a chunk the benchmark
+    holds out (``Benchmark.held_out``: held-out chunks and their near-duplicates), and a BEIR
+    directory's corpus is the benchmark's, held-out chunks at most added. Returns the judgments
+    without the held-out chunks (tools/held_out.drop_held_out) and what they lost; anything else
+    stops with an InputError naming the file, the line or question and the ids (the first few
+    and the count)."""
+    documents, held_out = corpus_documents(synthetic), synthetic.held_out
     path = Path(human)
     if path.is_file():
         questions = read_labelled_questions(path)
-        missing = list(dict.fromkeys(chunk_id for question in questions for chunk_id in question.gold_ids
-                                     if chunk_id not in documents))
-        if missing:
-            raise InputError(f"{path}: gold chunk ids not in the synthetic benchmark's corpus ({synthetic.corpus_path}), "
-                             f"{_shown(missing)}; label the questions against the same collection (re-find the ids "
-                             "by evidence: benchmarks/validity.py --update-data)")
-        return
+        check_judged_ids(path, [(f"line {q.line}, question {q.id!r}", chunk_id) for q in questions
+                                 for chunk_id in q.gold_ids], documents, held_out, synthetic.corpus_path)
+        qrels, dropped = drop_held_out({q.id: {chunk_id: 1 for chunk_id in q.gold_ids} for q in questions}, held_out)
+        return HumanLabels(qrels, dropped, [{"_id": q.id, "text": q.question} for q in questions
+                                            if q.id not in dropped.questions_left_out])
     if not path.is_dir():
         raise InputError(f"--human {human}: not a BEIR directory or a labelled JSONL file")
-    human_documents = corpus_documents(cached_benchmark(str(path.resolve()), workspace, split))
-    only_human = [doc_id for doc_id in human_documents if doc_id not in documents]
+    human_set = cached_benchmark(str(path.resolve()), workspace, split)
+    human_documents = corpus_documents(human_set)
+    _check_corpus_ids(human, synthetic, human_documents, documents, held_out)
+    check_judged_ids(human_set.qrels_file or path, [(f"question {query_id!r}", doc_id) for query_id, judged
+                                                     in human_set.qrels.items() for doc_id in judged],
+                      documents, held_out, synthetic.corpus_path)
+    qrels, dropped = drop_held_out(human_set.qrels, held_out,
+                                   documents=sum(1 for doc_id in held_out if doc_id in human_documents))
+    queries = [record for _, record in read_jsonl(human_set.queries_file)] if dropped else []
+    return HumanLabels(qrels, dropped, [record for record in queries
+                                        if str(record.get("_id")) not in dropped.questions_left_out])
+
+
+@dataclass(frozen=True)
+class HumanLabels:
+    """The human set over the synthetic benchmark's corpus: its judgments without held-out chunks,
+    what they lost, and the queries to write (with a labelled JSONL, or when anything was dropped)."""
+
+    qrels: dict[str, dict[str, int]]
+    dropped: HeldOutLabels
+    queries: list[dict[str, Any]]
+
+
+def _check_corpus_ids(human: str, synthetic: Benchmark, human_documents: Mapping[str, Any],
+                      documents: Mapping[str, Any], held_out: Mapping[str, str]) -> None:
+    """A human BEIR corpus holds every document of the synthetic one, and otherwise held-out chunks only."""
+    only_human = [doc_id for doc_id in human_documents if doc_id not in documents and doc_id not in held_out]
     only_synthetic = [doc_id for doc_id in documents if doc_id not in human_documents]
     if only_human or only_synthetic:
-        parts = ([f"in {path} only, {_shown(only_human)}"] if only_human else []) + (
+        parts = ([f"in {human} only, {_shown(only_human)}"] if only_human else []) + (
             [f"in {synthetic.corpus_path} only, {_shown(only_synthetic)}"] if only_synthetic else [])
         raise InputError(f"--human {human}: the two sets have different corpora (document ids {'; '.join(parts)}); "
                          "both must be over the same collection")
 
 
 def human_directory(runtime: Runtime[ValidationContext], state: ValidationState) -> str:
-    """The human set as a BEIR directory: the given one, or ``human/`` in the run directory."""
-    path = Path(state["human"])
+    """The human set as a BEIR directory: the given one, or ``human/`` in the run directory (plan decides)."""
+    if state.get("human_benchmark"):
+        return state["human_benchmark"]
+    path = Path(state["human"])  # a run planned before plan recorded it
     return str(path) if path.is_dir() else str(_run_dir(runtime, state["run_id"]).file(HUMAN_DIR))
 
 
-def write_human_benchmark(directory: Path, labelled: Path, corpus_file: Path) -> None:
-    """Labelled questions as a BEIR directory whose ``corpus.jsonl`` is the synthetic benchmark's,
-    copied byte for byte (the same corpus fingerprint, so both sets share one dense index)."""
-    questions = read_labelled_questions(labelled)
+def write_human_benchmark(directory: Path, labels: HumanLabels, corpus_file: Path, split: str) -> None:
+    """The human set as a BEIR directory whose ``corpus.jsonl`` is the synthetic benchmark's,
+    copied byte for byte (the same corpus fingerprint, so both sets share one dense index), its
+    judgments without held-out chunks."""
     directory.mkdir(parents=True, exist_ok=True)
     with corpus_file.open(encoding="utf-8", newline="") as reader, \
             atomic_writer(directory / "corpus.jsonl", newline="") as writer:
         shutil.copyfileobj(reader, writer)
-    write_jsonl_atomic(directory / "queries.jsonl", ({"_id": question.id, "text": question.question}
-                                                     for question in questions))
-    write_beir_qrels(directory / "qrels" / "test.tsv",
-                     [(question.id, chunk_id, 1) for question in questions for chunk_id in question.gold_ids])
+    write_jsonl_atomic(directory / "queries.jsonl", labels.queries)
+    write_beir_qrels(directory / "qrels" / f"{split}.tsv",
+                     [(query_id, doc_id, relevance) for query_id, judged in labels.qrels.items()
+                      for doc_id, relevance in judged.items()])
 
 
 def _evaluation_log(runtime: Runtime[ValidationContext], run_id: str) -> RecordLog:
@@ -179,19 +226,26 @@ def _evaluations(runtime: Runtime[ValidationContext], run_id: str) -> dict[str, 
 # Nodes.
 
 def plan(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[str, Any]:
-    """Check that both sets share a corpus; write a labelled JSONL as the human BEIR directory;
+    """Check that both sets share a corpus; write the human set as a BEIR directory over the
+    synthetic corpus when it is a labelled JSONL or names held-out chunks, and what those lost;
     choose the history modes of each set."""
     context = _context(runtime)
     workspace = workspace_of(context)
+    run_dir = _run_dir(runtime, state["run_id"])
     synthetic = cached_benchmark(state["synthetic"], workspace, context.split)
-    check_same_corpus(synthetic, state["human"], workspace, context.split)
-    human_dir = Path(human_directory(runtime, state))
-    if Path(state["human"]).is_file() and not (human_dir / "qrels" / "test.tsv").exists():
-        write_human_benchmark(human_dir, Path(state["human"]), synthetic.corpus_path)
+    split = _human_split(context, state)
+    labels = check_same_corpus(synthetic, state["human"], workspace, split)
+    human_dir = Path(state["human"])
+    if human_dir.is_file() or labels.dropped:
+        human_dir = run_dir.file(HUMAN_DIR)
+        if not (human_dir / "qrels" / f"{split}.tsv").exists():
+            write_human_benchmark(human_dir, labels, synthetic.corpus_path, split)
+    write_json_atomic(run_dir.file(HELD_OUT_FILE), labels.dropped.to_json())
     histories = list(state.get("histories") or default_histories(synthetic))
-    human = cached_benchmark(str(human_dir), workspace, _human_split(context, state))
+    human = cached_benchmark(str(human_dir), workspace, split)
     # Standalone questions: every history mode but oracle sends the question itself, so one is enough.
-    return {"synthetic_histories": histories, "human_histories": histories if human.conversational else ["full"]}
+    return {"synthetic_histories": histories, "human_histories": histories if human.conversational else ["full"],
+            "human_benchmark": str(human_dir)}
 
 
 def next_step(state: ValidationState, runtime: Runtime[ValidationContext]) -> Literal["evaluate", "pool"]:
@@ -331,12 +385,12 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
                                if len(synthetic_values) else [0.0] * len(names)))
     correlation = kendall_tau_b([human_means[n] for n in names], [synthetic_means[n] for n in names])
     interval = tau_interval(human_values, synthetic_values, context.bootstrap, context.seed, DEFAULT_CONFIDENCE)
-    human_ranks, synthetic_ranks = competition_ranks(human_means), competition_ranks(synthetic_means)
-    configurations = [{"name": synthetic, "human": human_means[synthetic], "synthetic": synthetic_means[synthetic],
-                       "human_rank": human_ranks[synthetic], "synthetic_rank": synthetic_ranks[synthetic],
-                       "human_configuration": human} for synthetic, human in pairs]
+    entries = {name: {entry["name"]: entry for entry in results[name]["configurations"]} for name in SETS}
+    configurations = configuration_rows(pairs, entries[SYNTHETIC], entries[HUMAN], human_means, synthetic_means)
     agreement, sample = _judge_agreement(runtime, state)
-    said = verdict(human_means, synthetic_means, correlation.tau, interval)
+    held_out = _held_out(runtime, state)
+    found, top_unseparated = _separability(pairs, human_values, human_means, synthetic_means, context)
+    said = verdict(human_means, synthetic_means, correlation.tau, interval, top_unseparated, dict(pairs)).to_json()
     validity = {
         "measure": measure,
         "configurations": configurations,
@@ -353,41 +407,33 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
         "human": {**_set_summary(results[HUMAN], evaluations[HUMAN], len(human_values), state["human_histories"]),
                   **({"name": Path(state["human"]).name, "labelled_questions": state["human"]}
                      if Path(state["human"]).is_file() else {})},
+        "separability": {"queries": len(human_values), "resamples": context.bootstrap, "seed": context.seed,
+                         "confidence": DEFAULT_CONFIDENCE, "pairs": [pair.to_json() for pair in found]},
         "judge_agreement": agreement,
         "judge_sample": sample,
         "settings": {"retrievers": state["retrievers"], "runs": list(state.get("runs") or []),
                      "judges": list(state.get("judges") or []), "depth": context.depth,
                      "rerank": context.rerank_model, "embedder": context.embedder, "split": context.split},
-        "notes": _notes(state, context),
+        "held_out": held_out.to_json(),
     }
+    validity["notes"] = validity_notes(validity)
     paths = write_files_atomic(_run_dir(runtime, state["run_id"]).path, validity_report_files(validity))
-    return {"measure": measure, "configurations": configurations, "kendall_tau_b": correlation.tau,
-            "interval": validity["interval"], "p_value": correlation.p_value, "top1_agrees": validity["top1_agrees"],
-            "verdict": said, "judge_agreement": agreement,
-            "report": {kind: str(path) for kind, path in paths.items()}}
+    return {**{key: validity[key] for key in OUTPUT_KEYS}, "report": {kind: str(path) for kind, path in paths.items()}}
 
 
-def paired_configurations(synthetic: Sequence[Mapping[str, Any]], human: Sequence[Mapping[str, Any]],
-                          match_history: bool) -> list[tuple[str, str]]:
-    """``(synthetic configuration, its human counterpart)`` in the synthetic evaluation's order:
-    the same retriever and reranking (and history, when both sets were evaluated with the same
-    modes), or the same run file."""
-    def key(entry: Mapping[str, Any], with_history: bool) -> tuple[Any, ...]:
-        if str(entry["retriever"]).startswith("run file"):
-            return ("run file", entry["name"])
-        return (entry["retriever"], entry["rerank"], entry["history"] if with_history else None)
-
-    human_by_key = {key(entry, match_history): entry["name"] for entry in human}
-    return [(entry["name"], human_by_key[key(entry, match_history)]) for entry in synthetic
-            if key(entry, match_history) in human_by_key]
-
-
-def per_query_matrix(per_query: Mapping[str, Mapping[str, Mapping[str, float]]], configurations: Sequence[str],
-                     measure: str) -> np.ndarray:
-    """Queries × configurations of ``measure``, the queries every configuration was measured on."""
-    queries = sorted(set.intersection(*(set(per_query[name]) for name in configurations))) if configurations else []
-    return np.array([[per_query[name][query][measure] for name in configurations] for query in queries],
-                    dtype=float).reshape(len(queries), len(configurations))
+def _separability(pairs: Sequence[tuple[str, str]], human_values: np.ndarray, human_means: Mapping[str, float],
+                  synthetic_means: Mapping[str, float], context: ValidationContext
+                  ) -> tuple[list[Separation], list[Separation]]:
+    """Whether the human set's queries separate each adjacent pair of its ranking and the synthetic
+    ranking's top two (evals/separability.py), the configurations named as they ran on the human
+    set; and the top pairs they do not separate."""
+    columns = {human: human_values[:, index] for index, (_, human) in enumerate(pairs)}
+    scores = {human: human_means[synthetic] for synthetic, human in pairs}
+    human_of = dict(pairs)
+    synthetic_order = [human_of[name] for name in sorted(synthetic_means, key=lambda n: (-synthetic_means[n], n))]
+    found = separations(columns, separation_pairs(scores, synthetic_order), context.bootstrap, context.seed,
+                        DEFAULT_CONFIDENCE)
+    return found, top_not_separated(found, scores, synthetic_order)
 
 
 def _judge_agreement(runtime: Runtime[ValidationContext], state: ValidationState
@@ -419,23 +465,9 @@ def _set_summary(results: Mapping[str, Any], evaluation: Mapping[str, Any], meas
             "evaluation_run": evaluation["evaluation_run"]}
 
 
-def _notes(state: ValidationState, context: ValidationContext) -> list[str]:
-    notes = [
-        f"Each configuration is scored by {context.measure}, the mean over the judged queries of each set; ranks are "
-        "competition ranks (1 = best; equal scores share a rank).",
-        f"History on the synthetic set: {', '.join(state['synthetic_histories'])}; on your questions: "
-        f"{', '.join(state['human_histories'])}"
-        + (" (standalone questions: every mode but oracle sends the question itself)."
-           if state["human_histories"] != state["synthetic_histories"] else "."),
-        f"The interval of τ-b is a percentile bootstrap ({context.bootstrap} resamples, seed {context.seed}): each "
-        "resample draws the queries of each set with replacement, recomputes every configuration's mean on both "
-        "and τ-b between them. It covers the sampling of queries, not the choice of configurations.",
-        "The p-value is scipy.stats.kendalltau's test of τ = 0 (exact for few configurations without ties).",
-    ]
-    if state.get("runs"):
-        notes.append("Run files rank the queries of both sets; each set measures its own queries (the evaluations "
-                     "warn about the other set's query ids in them).")
-    return notes
+def _held_out(runtime: Runtime[ValidationContext], state: ValidationState) -> HeldOutLabels:
+    path = _run_dir(runtime, state["run_id"]).file(HELD_OUT_FILE)
+    return HeldOutLabels.from_json(read_json(path)) if path.exists() else HeldOutLabels()
 
 
 builder = StateGraph(ValidationState, context_schema=ValidationContext, input_schema=ValidationInput,

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.history import Exchange
+from benchsmith.stores.benchmark_files import BEIR_SUBDIRECTORY, held_out_chunks
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json, read_jsonl, text_lines
 from benchsmith.stores.mtrag import is_mtrag_layout, read_mtrag
@@ -38,8 +39,6 @@ from benchsmith.stores.runs import RunDirectory, is_valid_run_id
 from benchsmith.stores.trec import Qrels, conflicting_judgment, read_trec_qrels
 from benchsmith.stores.turn_labels import NO_GOLD, TURN_LABELS_FILE, TurnLabels, read_turn_labels
 from benchsmith.stores.workspace import Workspace
-
-BEIR_SUBDIRECTORY = "beir"
 
 
 @dataclass
@@ -86,6 +85,12 @@ class Benchmark:
     @functools.cached_property
     def queries_by_id(self) -> dict[str, BenchmarkQuery]:
         return {query.id: query for query in self.queries}
+
+    @functools.cached_property
+    def held_out(self) -> dict[str, str]:
+        """``{chunk id: the held-out chunk it is or copies}``: the chunks of the source collection
+        a synthesized benchmark's corpus leaves out (stores/benchmark_files.held_out_chunks)."""
+        return held_out_chunks(self.directory)
 
     @property
     def has_answers(self) -> bool:

@@ -34,8 +34,12 @@ built the turn (absent in older files).
 
 BEIR: ``corpus.jsonl`` (``_id``, ``title``, ``text``), ``queries.jsonl`` (``_id``, ``text``
 and ``metadata``, the labels included), ``qrels/<split>.tsv`` (``query-id corpus-id score`` with
-a header; turns without gold have none) and ``turn_labels.tsv`` (every turn's labels).
-TREC files: :mod:`stores.trec`.
+a header; turns without gold have none), ``turn_labels.tsv`` (every turn's labels) and
+``held_out.tsv``: every chunk of the collection the corpus leaves out, ``corpus-id held-out-id
+jaccard`` with a header, sorted by id: a held-out chunk names itself (Jaccard 1), a near-duplicate
+the held-out chunk it copies. :func:`held_out_chunks` reads it, and for an export written before
+the file existed falls back on the dialogues' ``held_out_ids`` (whose near-duplicates it cannot
+know). TREC files: :mod:`stores.trec`.
 """
 
 from __future__ import annotations
@@ -50,9 +54,14 @@ from pydantic import BaseModel, ValidationError, model_validator
 from benchsmith.history import exchanges, query_text
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import atomic_writer
-from benchsmith.stores.jsonl import load_jsonl, read_jsonl, write_jsonl_atomic
+from benchsmith.stores.jsonl import load_jsonl, read_jsonl, text_lines, write_jsonl_atomic
 from benchsmith.stores.trec import Qrel
 from benchsmith.stores.turn_labels import NO_GOLD, TurnLabels
+
+BEIR_SUBDIRECTORY = "beir"  # a synthesis run's BEIR export
+DIALOGUES_FILE = "dialogues.jsonl"  # in a synthesis run's directory, beside its BEIR export
+HELD_OUT_FILE = "held_out.tsv"  # in a BEIR export, beside qrels/
+HELD_OUT_HEADER = ["corpus-id", "held-out-id", "jaccard"]
 
 Answerability = Literal["answerable", "partial", "unanswerable", "underspecified"]
 QuestionType = Literal["factoid", "explanation", "comparison", "how-to", "yes/no", "summary", "keyword"]
@@ -160,6 +169,50 @@ def benchmark_records(dialogues: Iterable[dict[str, Any]], history_window: int |
 def held_out_ids(dialogues: Iterable[dict[str, Any]]) -> set[str]:
     """Every chunk some turn was asked about and that no export may hold."""
     return {chunk_id for dialogue in dialogues for turn in dialogue["turns"] for chunk_id in turn.get("held_out_ids", [])}
+
+
+def write_held_out(path: Path, rows: Iterable[tuple[str, str, float]]) -> None:
+    """``held_out.tsv`` (module docstring): ``(corpus id, held-out chunk id, Jaccard)`` rows, sorted."""
+    with atomic_writer(path, newline="") as handle:
+        writer = csv.writer(handle, delimiter="\t", lineterminator="\n")
+        writer.writerow(HELD_OUT_HEADER)
+        writer.writerows(sorted((doc_id, held_id, f"{jaccard:.4f}") for doc_id, held_id, jaccard in rows))
+
+
+def read_held_out(path: Path) -> dict[str, str]:
+    """``{chunk id: the held-out chunk it is or copies}`` of a ``held_out.tsv``; a malformed line
+    stops with an InputError naming it."""
+    held_out: dict[str, str] = {}
+    for line_number, line in enumerate(text_lines(path), start=1):
+        fields = line.rstrip("\r\n").split("\t")
+        if line_number == 1 and fields == HELD_OUT_HEADER or not line.strip():
+            continue
+        if len(fields) != len(HELD_OUT_HEADER) or not fields[0] or not fields[1]:
+            raise InputError(f"{path}:{line_number}: expected {len(HELD_OUT_HEADER)} tab-separated fields "
+                             f"({', '.join(HELD_OUT_HEADER)})")
+        held_out[fields[0]] = fields[1]
+    return held_out
+
+
+def run_dialogues_file(beir_directory: Path) -> Path | None:
+    """The ``dialogues.jsonl`` of the synthesis run whose BEIR export is ``beir_directory``; None
+    for any other benchmark."""
+    run = beir_directory.parent
+    dialogues = run / DIALOGUES_FILE
+    if beir_directory.name != BEIR_SUBDIRECTORY or not (run / "run.json").is_file() or not dialogues.is_file():
+        return None
+    return dialogues
+
+
+def held_out_chunks(beir_directory: Path) -> dict[str, str]:
+    """``{chunk id: the held-out chunk it is or copies}``: the chunks of the collection a
+    synthesized benchmark's corpus leaves out, as its export lists them (``held_out.tsv``), or,
+    for an export written before that file, the turns' ``held_out_ids`` (near-duplicates
+    unknown); {} for a benchmark that holds nothing out. The one place both are read."""
+    if (beir_directory / HELD_OUT_FILE).is_file():
+        return read_held_out(beir_directory / HELD_OUT_FILE)
+    dialogues = run_dialogues_file(beir_directory)
+    return {chunk_id: chunk_id for chunk_id in sorted(held_out_ids(load_jsonl(dialogues)))} if dialogues else {}
 
 
 def canonicalize(path: Path, key: str = "conversation_id") -> list[dict[str, Any]]:

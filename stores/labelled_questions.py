@@ -46,6 +46,7 @@ class LabelledQuestion:
     id: str
     question: str
     gold: tuple[GoldPassage, ...]
+    line: int = field(default=0, compare=False)  # its line in the file read (0: not read from a file)
 
     @property
     def gold_ids(self) -> list[str]:
@@ -98,7 +99,7 @@ def read_labelled_questions(path: str | Path) -> list[LabelledQuestion]:
                 raise InputError(f"{where}: question {question_id!r} repeats line {first_line[key]} "
                                  f"(same id or same question)")
             first_line[key] = line_number
-        questions.append(LabelledQuestion(question_id, text, passages))
+        questions.append(LabelledQuestion(question_id, text, passages, line_number))
     if not questions:
         raise InputError(f"{path}: no questions")
     return questions
@@ -166,7 +167,7 @@ def relabelled(questions: Sequence[LabelledQuestion], chunks: Iterable[CorpusChu
                 missing.append(f"{question.id}: {passage.document}: {passage.evidence!r}")
             for chunk_id in matches:
                 passages.setdefault(chunk_id, GoldPassage(chunk_id, passage.document, passage.evidence))
-        updated.append(LabelledQuestion(question.id, question.question, tuple(passages.values())))
+        updated.append(LabelledQuestion(question.id, question.question, tuple(passages.values()), question.line))
     if missing:
         raise InputError("evidence found in no chunk of its document (edit these by hand):\n  " + "\n  ".join(missing))
     return updated

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -124,6 +125,23 @@ def test_the_export_leaves_out_the_held_out_chunk_and_its_near_duplicate_and_lis
     assert query["metadata"]["answerability"] == "underspecified"
     trec = (synthesized["run_dir"] / "qrels.trec").read_text(encoding="utf-8")
     assert "c0000_t1" not in trec and ids["d2"] in trec
+
+
+def test_the_export_lists_the_chunks_it_leaves_out_and_the_benchmark_reads_them(synthesized, tmp_path):
+    """held_out.tsv names the held-out chunk and its near-duplicate (with the chunk it copies);
+    an export written before the file existed falls back on the turns' held_out_ids."""
+    ids = synthesized["ids"]
+    lines = (synthesized["run_dir"] / "beir" / "held_out.tsv").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "corpus-id\theld-out-id\tjaccard"
+    assert sorted(line.split("\t")[:2] for line in lines[1:]) == sorted([[ids["held"], ids["held"]],
+                                                                         [ids["copy"], ids["held"]]])
+    assert load_benchmark(synthesized["run_dir"], synthesized["workspace"]).held_out == {
+        ids["held"]: ids["held"], ids["copy"]: ids["held"]}
+    older = tmp_path / "runs" / RUN
+    shutil.copytree(synthesized["run_dir"], older)
+    (older / "beir" / "held_out.tsv").unlink()
+    assert load_benchmark(older, synthesized["workspace"]).held_out == {ids["held"]: ids["held"]}
+    assert load_benchmark(older / "beir", synthesized["workspace"]).held_out == {ids["held"]: ids["held"]}
 
 
 def test_publish_mtrag_writes_a_layout_that_reads_back_with_the_same_turns_labels_and_qrels(synthesized, tmp_path):

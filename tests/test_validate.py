@@ -4,9 +4,12 @@ on a tiny benchmark (hashing embedder, offline baseline judge)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import re
 import shutil
+from html import escape
 from pathlib import Path
 
 import numpy as np
@@ -18,10 +21,12 @@ import benchsmith
 from benchsmith.agents.label_judge import LabelSeam
 from benchsmith.evals.agreement import cohen_kappa, krippendorff_alpha_nominal
 from benchsmith.evals.intervals import Interval
-from benchsmith.evals.validity import kendall_tau_b, relevance_agreement, tau_interval, top1_agrees, verdict
+from benchsmith.evals.separability import difference_interval
+from benchsmith.evals.validity import (Verdict, kendall_tau_b, relevance_agreement, tau_interval, top1_agrees,
+                                       verdict)
 from benchsmith.graphs.cli import app
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
-from benchsmith.graphs.validate import paired_configurations, per_query_matrix
+from benchsmith.evals.validity import paired_configurations, per_query_matrix
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
@@ -87,16 +92,34 @@ def test_the_interval_widens_when_queries_disagree_more():
 
 def test_the_verdict_names_the_configurations_each_set_ranks_first():
     human = {"bm25": 0.5, "dense": 0.3, "rrf": 0.4}
-    assert verdict(human, {"bm25": 0.7, "dense": 0.5, "rrf": 0.6}, 1.0, Interval(1.0, 0.6, 1.0, 100))["label"] == "agrees"
+    agrees = verdict(human, {"bm25": 0.7, "dense": 0.5, "rrf": 0.6}, 1.0, Interval(1.0, 0.6, 1.0, 100))
+    assert agrees == Verdict("agrees", agrees.text) and "both rank bm25 first" in agrees.text
     reversed_scores = {"bm25": 0.3, "dense": 0.7, "rrf": 0.5}
     said = verdict(human, reversed_scores, -1.0, Interval(-1.0, -1.0, -0.3, 100))
-    assert said["label"] == "disagrees"
-    assert "synthetic benchmark ranks dense first, your questions rank bm25 first" in said["text"]
+    assert said.label == "disagrees"
+    assert "synthetic benchmark ranks dense first, your questions rank bm25 first" in said.text
     assert not top1_agrees(human, reversed_scores)
     weak = verdict(human, {"bm25": 0.7, "dense": 0.5, "rrf": 0.6}, 0.33, Interval(0.33, -0.3, 1.0, 100))
-    assert weak["label"] == "weak agreement" and "0 or below" in weak["text"]
-    assert verdict(human, {"bm25": 0.5, "dense": 0.5, "rrf": 0.5}, None, Interval(None, None, None, 0))["label"] \
+    assert weak.label == "weak agreement" and "0 or below" in weak.text
+    assert verdict(human, {"bm25": 0.5, "dense": 0.5, "rrf": 0.5}, None, Interval(None, None, None, 0)).label \
         == "undetermined"
+    # The text gives the reasons, not the label again (the report's heading and the command print the label).
+    for given in (agrees, said, weak):
+        assert not given.text.startswith(given.label)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        agrees.label = "disagrees"  # type: ignore[misc]
+
+
+def test_the_verdict_names_each_sets_first_as_it_ran_there():
+    """Standalone questions run with the full history where the synthetic set runs the oracle rewrite."""
+    human = {"bm25@oracle": 0.5, "dense@oracle": 0.3, "rrf@oracle": 0.4}
+    names = {name: name.replace("@oracle", "@full") for name in human}
+    reversed_scores = {"bm25@oracle": 0.3, "dense@oracle": 0.7, "rrf@oracle": 0.5}
+    said = verdict(human, reversed_scores, -1.0, Interval(-1.0, -1.0, -0.3, 100), human_names=names)
+    assert "the synthetic benchmark ranks dense@oracle first, your questions rank bm25@full first" in said.text
+    agrees = verdict(human, {"bm25@oracle": 0.7, "dense@oracle": 0.5, "rrf@oracle": 0.6}, 1.0,
+                     Interval(1.0, 0.6, 1.0, 100), human_names=names)
+    assert "both rank bm25@oracle (bm25@full on your questions) first" in agrees.text
 
 
 def test_judge_agreement_is_kappa_and_alpha_with_the_confusion_matrix():
@@ -155,6 +178,18 @@ def test_validate_ranks_every_configuration_on_both_sets_and_measures_the_judges
     assert validity["human"]["queries"] == len(TOPICS) * len(ASPECTS)
     assert [row["human"] for row in validity["configurations"]] == pytest.approx(
         [evaluations["human"]["aggregate"][h]["nDCG@10"] for _, h in names])
+    # Separability: each adjacent pair of the human ranking, its interval over the human per-query values.
+    separability = validity["separability"]
+    assert separability["queries"] == validity["human"]["queries"] and separability["resamples"] == 200
+    ranked = [pair for pair in separability["pairs"] if pair["ranking"].startswith("yours")]
+    assert len(ranked) == len({h for _, h in names}) - 1
+    per_query = evaluations["human"]["per_query"]
+    for pair in separability["pairs"]:
+        values = per_query_matrix(per_query, [pair["first"], pair["second"]], "nDCG@10")
+        expected = difference_interval(values[:, 0], values[:, 1], resamples=200, seed=5)
+        assert (pair["difference"], pair["low"], pair["high"]) == pytest.approx((expected.mean, expected.low,
+                                                                                 expected.high))
+        assert pair["separated"] == (pair["low"] > 0 or pair["high"] < 0)
     # Judges: the gold pairs and as many non-gold; the label judge agrees on every one.
     sample = validity["judge_sample"]
     assert sample["gold"] == len(TOPICS) * len(ASPECTS) and 0 < sample["non_gold"] <= sample["gold"]
@@ -164,7 +199,14 @@ def test_validate_ranks_every_configuration_on_both_sets_and_measures_the_judges
     baseline = validity["judge_agreement"]["baseline"]
     assert sum(sum(row.values()) for row in baseline["confusion"].values()) == sample["gold"] + sample["non_gold"]
     html = result.report["html"].read_text(encoding="utf-8")
-    assert "data:image/png;base64," in html and validity["verdict"]["text"].split(":")[0] in html
+    assert "data:image/png;base64," in html
+    # The verdict: a small frozen dataclass on the result, {label, text} in validity.json; the
+    # report's callout gives the label once, as its heading, and the reasons below it.
+    assert result.verdict == Verdict(**validity["verdict"]) and set(validity["verdict"]) == {"label", "text"}
+    label = result.verdict.label
+    heading, text = re.search(r'<p class="callout-heading">(.*?)</p><p>(.*?)</p>', html).groups()
+    assert heading == label[:1].upper() + label[1:] and text == escape(result.verdict.text)
+    assert not text.lower().startswith(label)
     again = benchsmith.validate(synthetic, human=human, embedder=embedder, depth=20, workspace=tmp_path / "ws",
                                 judges=["baseline", oracle], bootstrap=200, seed=5, run_id="check")
     assert again.already_finished and again.kendall_tau_b == result.kendall_tau_b
@@ -197,7 +239,15 @@ def test_a_human_beir_directory_and_a_run_file_over_both_sets(sets, tmp_path):
     assert by_name["perfect.trec"]["human"] == by_name["perfect.trec"]["synthetic"] == 1.0
     assert by_name["perfect.trec"]["human_rank"] == by_name["perfect.trec"]["synthetic_rank"] == 1
     assert result.top1_agrees and result.judge_agreement == {}
-    assert by_name["bm25@oracle"]["human_configuration"] == "bm25@full"  # standalone questions: asked as they are
+    # Standalone questions are asked as they are: each set's configuration is named as it ran there.
+    bm25 = by_name["bm25@oracle"]
+    assert (bm25["human_configuration"], bm25["human_history"], bm25["synthetic_history"]) == ("bm25@full", "full",
+                                                                                              "oracle")
+    assert bm25["label"] == "bm25 (yours @full, synthetic @oracle)"
+    assert by_name["perfect.trec"]["label"] == "perfect.trec"
+    markdown = result.report["markdown"].read_text(encoding="utf-8")
+    assert "| on your questions | nDCG@10 | rank | on the synthetic benchmark | nDCG@10 | rank |" in markdown
+    assert re.search(r"\| bm25@full \| [0-9.]+ \| \d \| bm25@oracle \|", markdown)
 
 
 class FailsOnce(LabelSeam):
@@ -277,8 +327,17 @@ def test_the_command_end_to_end_with_the_baseline_judge(sets, tmp_path):
     assert [row["name"] for row in validity["configurations"]] == [f"{spec}@oracle" for spec in FEW_RETRIEVERS]
     for row in validity["configurations"]:
         assert f"{row['human']:.3f}" in result.output and f"{row['synthetic']:.3f}" in result.output
-    assert "Kendall's tau-b" in result.output and f"verdict: {validity['verdict']['label']}" in result.output
+        assert row["human_configuration"] in result.output and row["name"] in result.output
+        assert row["human_configuration"].endswith("@full")  # the human set's standalone questions: full history
+    assert "Kendall's tau-b" in result.output
+    assert f"verdict: {validity['verdict']['label']}: {validity['verdict']['text'][:30]}" in " ".join(
+        result.output.split())
     assert "judge baseline: Cohen's kappa" in result.output
+    apart = [pair for pair in validity["separability"]["pairs"] if not pair["separated"]]
+    output = " ".join(result.output.split())  # one line, whatever the terminal wrapped
+    assert (f"not separated by your {validity['human']['queries']} questions" in output) == bool(apart)
+    for pair in apart:
+        assert f"{pair['first']} vs {pair['second']}" in output
     resumed = runner.invoke(app, [*arguments, "--run-id", "cli"])
     assert resumed.exit_code == 0 and "already finished" in resumed.output
     assert math.isclose(json.loads((RunDirectory(Workspace(workspace), "cli").path / "validity.json").read_text())[

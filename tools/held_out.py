@@ -6,17 +6,25 @@ unanswerable only if no exported document carries their text. A copy of a held-o
 whose MinHash Jaccard with a held-out chunk is at least the dedup threshold (0.8) is left out
 too: the shingling, the LSH candidate margin and the exact check of tools/dedup.py, so
 "near-duplicate" means the same here as at ingestion.
+
+Labels made over the whole collection (a user's own questions, for `validate`) may name such a
+chunk: :func:`drop_held_out` takes those rows out of the judgments and says which, so that both
+sets are measured over the benchmark's corpus.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from itertools import islice
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from datasketch import MinHash, MinHashLSH
 
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.integrity import EXAMPLES as IDS_SHOWN
 from benchsmith.tools.dedup import (BATCH, CANDIDATE_MARGIN, DEFAULT_NUM_PERM, DEFAULT_THRESHOLD, DuplicateMatch,
                                     _fingerprint, char_shingles, jaccard)
 
@@ -76,3 +84,63 @@ def without_held_out(documents: Iterable[dict[str, Any]], held_out: Mapping[str,
                 yield document
             elif removed is not None:
                 removed.append(match)
+
+
+@dataclass(frozen=True)
+class HeldOutLabels:
+    """What leaving held-out chunks out of a set of judgments dropped."""
+
+    chunks: dict[str, str] = field(default_factory=dict)  # the held-out chunks labels name -> the one each is or copies
+    rows: tuple[tuple[str, str], ...] = ()  # (question id, chunk id) judgments dropped, in label order
+    questions_left_out: tuple[str, ...] = ()  # questions whose every relevant chunk was held out
+    documents: int = 0  # held-out chunks a set's own corpus held, left out of it
+    benchmark_chunks: int = 0  # the chunks the benchmark holds out, in all
+
+    def __bool__(self) -> bool:
+        return bool(self.rows or self.documents)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"chunks": dict(self.chunks), "rows": [{"question_id": q, "chunk_id": c} for q, c in self.rows],
+                "questions_left_out": list(self.questions_left_out), "documents": self.documents,
+                "benchmark_chunks": self.benchmark_chunks}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> HeldOutLabels:
+        return cls(dict(data.get("chunks") or {}), tuple((row["question_id"], row["chunk_id"])
+                                                         for row in data.get("rows") or []),
+                   tuple(data.get("questions_left_out") or ()), int(data.get("documents") or 0),
+                   int(data.get("benchmark_chunks") or 0))
+
+
+def drop_held_out(qrels: Mapping[str, Mapping[str, int]], held_out: Mapping[str, str], documents: int = 0
+                  ) -> tuple[dict[str, dict[str, int]], HeldOutLabels]:
+    """``qrels`` (``{question id: {chunk id: relevance}}``) without the judgments of held-out
+    chunks (``held_out``: ``{chunk id: the held-out chunk it is or copies}``, Benchmark.held_out),
+    and without the questions that had a relevant chunk and have none left; with what was dropped
+    (``documents``: the held-out chunks the set's own corpus held, reported as given)."""
+    kept: dict[str, dict[str, int]] = {}
+    rows: list[tuple[str, str]] = []
+    left_out: list[str] = []
+    for question_id, judged in qrels.items():
+        remaining = {doc_id: relevance for doc_id, relevance in judged.items() if doc_id not in held_out}
+        rows += [(question_id, doc_id) for doc_id in judged if doc_id in held_out]
+        if any(relevance > 0 for relevance in judged.values()) and not any(r > 0 for r in remaining.values()):
+            left_out.append(question_id)
+        elif remaining:
+            kept[question_id] = remaining
+    chunks = {doc_id: held_out[doc_id] for _, doc_id in rows}
+    return kept, HeldOutLabels(chunks, tuple(rows), tuple(left_out), documents, len(held_out))
+
+
+def check_judged_ids(path: Path, judged: Sequence[tuple[str, str]], documents: Collection[str],
+                     held_out: Mapping[str, str], corpus: Path) -> None:
+    """Every judged ``(where, chunk id)`` of ``path`` names a document of the corpus or a held-out
+    chunk; an InputError names the others (where: a line, a question id), the first few and the count."""
+    unknown = [(where, chunk_id) for where, chunk_id in judged
+               if chunk_id not in documents and chunk_id not in held_out]
+    if unknown:
+        listed = ", ".join(f"{chunk_id!r} ({where})" for where, chunk_id in unknown[:IDS_SHOWN])
+        raise InputError(f"{path}: gold chunk ids neither in the synthetic benchmark's corpus ({corpus}) nor among "
+                         f"the {len(held_out):,} chunks it holds out, {len(unknown)}: {listed}"
+                         f"{', …' if len(unknown) > IDS_SHOWN else ''}; label the questions against the same "
+                         "collection (re-find the ids by evidence: benchmarks/validity.py --update-data)")
