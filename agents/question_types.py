@@ -44,7 +44,9 @@ def question_type_of(question: str) -> str:
         return "comparison"
     if re.search(r"\b(summary|summari[sz]e|sum up|overview)\b", lowered):
         return "summary"
-    if re.match(r"^(how (do|can|should) (i|we)|how to)\b", lowered):
+    if re.match(r"^(how (do|can|should) (i|we)|how to|what'?s the (best|recommended) way to|what is the (best|"
+                r"recommended) way to|what should (i|we) do)\b", lowered) or re.search(
+                    r"\bwhat (do|should) (i|we) (need to )?do\?$", lowered):
         return "how-to"
     if re.match(r"^(why\b|can you explain|could you explain|how does .+ work)", lowered):
         return "explanation"

@@ -11,10 +11,9 @@
   the reference answer. (An unanswerable turn is checked by the pool judge,
   agents/pool_judge.py: no remaining passage of the retrievers' pool may answer it.)
 
-Each has an offline baseline, deterministic, built on the answerable questioner's questions
-(agents/questioner.py), those a reader would not call broken (agents/readable_questions.py),
-the terms candidates share (agents/ambiguous_terms.py) and the extractive responder
-(agents/responder.py).
+Each has an offline baseline, deterministic, built on the offline agents' reading of the passages
+(agents/offline/: the facts a question asks, the entries two passages share, the subject several
+passages have in common) and the extractive responder (agents/responder.py).
 """
 
 from __future__ import annotations

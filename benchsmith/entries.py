@@ -39,7 +39,7 @@ ATTRIBUTE_LINE = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*:\s*[\w.\[\], |]+(?:\s*=
 SNAKE_NAME = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 PARAMETER_ITEM = re.compile(r"^\**(?P<name>\*{0,2}[A-Za-z_]\w*)\**(?:\s*\((?P<type>[^()]{1,60})\))?\s*(?:[–—]|--?|:)\s+"
                             r"(?P<text>\S.*)$")
-LABEL = re.compile(r"^(?:[A-Z][\w-]*(?: [\w-]+){0,2}):\s+(?=\S)")  # a release note's "Bugfix: ", "Windows: "
+LABEL = re.compile(r"^(?:[A-Z][\w-]*(?: [A-Z][\w-]*)?):\s+(?=[A-Z])")  # a release note's "Bugfix: ", "Windows: "
 PARAMETER_HEADINGS = frozenset({"parameters", "arguments", "keyword arguments", "args", "kwargs", "params",
                                 "other parameters", "attributes", "options"})
 RETURNS_HEADINGS = frozenset({"returns", "return", "return value", "yields"})
@@ -158,6 +158,8 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
         field = None
         for sentence in split_sentences(unit.text):
             plain = LABEL.sub("", plain_text(sentence))  # "Bugfix: Use README.md as ..." → "Use README.md as ..."
+            if plain != plain_text(sentence) and not is_complete(plain):
+                continue  # what followed the label was no sentence ("response: The response generated ...")
             if not is_informative(sentence, require_complete=False, minimum_content_words=2, max_words=70):
                 continue
             role: Role = "first" if first_pending and entry else "prose"
@@ -195,12 +197,12 @@ def _qualified(entry: Entry, enclosing: Entry | None) -> Entry:
     return entry
 
 
-def short_name(entry: str, keep: int = 2) -> str:
-    """How a user names an entry: its last ``keep`` parts ("Session.mount" of
-    "requests.Session.mount"; "json.dumps" stays), a setting as it is."""
+def short_name(entry: str) -> str:
+    """How a user names an entry: from its class on ("Session.mount" of "requests.Session.mount",
+    "JSONDecoder.decode" of "json.decoder.JSONDecoder.decode"); a name without a class in full up to
+    three parts ("os.path.join", "color.advice.hint", "distutils.command.config"), else its last two."""
     parts = entry.split(".")
-    if len(parts) <= keep:
-        return entry
-    if parts[-2][:1].isupper() or keep > 2:
-        return ".".join(parts[-keep:])
-    return ".".join(parts[-keep:]) if parts[-1][:1].isupper() else ".".join(parts[-2:])
+    classes = [index for index, part in enumerate(parts[:-1]) if part[:1].isupper() and not part.isupper()]
+    if classes:
+        return ".".join(parts[classes[-1]:])
+    return entry if len(parts) <= 3 else ".".join(parts[-2:])

@@ -169,20 +169,36 @@ def lemmas(sentence: Sentence, start: int = 0, end: int | None = None) -> list[s
     return [token.lemma for token in sentence.tokens[start:end]]
 
 
+PARTICLES = frozenset("back up out off away down over around through along".split())
+
+
 def is_noun_phrase(sentence: Sentence) -> bool:
     """Does the parsed text read as a thing, not as a clause or a verb phrase: its head is a noun,
     a proper noun, a pronoun or a code name, and no verb but a participle modifier stands in it
-    ("the session cookie", "json.dumps", "the hooks registered on an app"), not "the come back",
-    "familiarize yourself", "the maintainer links the reports"."""
+    ("the session cookie", "json.dumps", "the hooks registered on an app", "header ordering"); not
+    two noun phrases side by side ("the maintainer links the reports"), a verb with its particle
+    ("the come back") or a verb with its object ("familiarize yourself")."""
     if not sentence.tokens:
         return False
     root = sentence.root
-    if root.code or root.pos in ("NOUN", "PROPN", "NUM") or (root.pos == "PRON" and len(sentence) == 1):
-        verbs = [token for token in sentence.tokens if token.pos in ("VERB", "AUX") and not token.code]
-        # a participle or relative clause after the head modifies it; a verb before it makes a clause
-        return all(token.index > root.index and token.dep in ("acl", "relcl", "amod", "conj", "xcomp", "pcomp")
-                   for token in verbs)
-    return False
+    others = [token for token in sentence.tokens if token.index != root.index and token.pos != "PUNCT"]
+    if root.tag == "VBG" and others and all(token.pos in ("NOUN", "PROPN", "ADJ", "DET") and token.index < root.index
+                                            for token in others):
+        return True  # a gerund read as a noun: "header ordering", "request logging"
+    if not (root.code or root.pos in ("NOUN", "PROPN", "NUM") or (root.pos == "PRON" and len(sentence) == 1)):
+        return False
+    if any(token.pos == "PRON" and token.index != root.index and token.tag in ("PRP", "PRP$") for token in others):
+        return False  # "familiarize yourself"
+    if any(child.lemma in PARTICLES and child.pos in ("ADV", "ADP") and child.dep in ("advmod", "prt")
+           for child in sentence.children(root.index)):
+        return False  # "the come back"
+    if any(token.dep == "appos" and token.head == root.index and token.index == root.index + 2
+           and sentence.tokens[token.index - 1].pos == "DET" for token in others):
+        return False  # "the maintainer links the reports": two noun phrases side by side
+    verbs = [token for token in others if token.pos in ("VERB", "AUX") and not token.code]
+    # a participle or relative clause after the head modifies it; a verb before it makes a clause
+    return all(token.index > root.index and token.dep in ("acl", "relcl", "amod", "conj", "xcomp", "pcomp")
+               for token in verbs)
 
 
 # Words that tie a sentence to what comes before or after it.
@@ -190,7 +206,8 @@ CONNECTIVES = frozenset("however otherwise therefore thus hence so or but also t
                         "similarly likewise consequently furthermore moreover nevertheless nonetheless and finally "
                         "alternatively meanwhile accordingly where whereas next first second third lastly now "
                         "afterwards".split())
-POINTING_WORDS = frozenset("above below aforementioned following preceding latter former respectively same".split())
+POINTING_WORDS = frozenset("above below aforementioned following preceding latter former respectively same "
+                           "previously".split())
 DEMONSTRATIVES = frozenset({"this", "these", "those", "such"})
 
 

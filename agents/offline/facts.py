@@ -115,7 +115,7 @@ def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
     for statement, sentence in zip(found, parsed):
         if not statement.whole or points_outside(sentence, SELF_NOUNS if statement.entry else frozenset()):
             continue  # no answer on its own: cut off, or "This flag ...", "However, ...", "as shown above"
-        answer = _answer(found, statement)
+        answer = _answer(found, parsed, statement)
         for reader in (ENTRY_READERS if docstring_mood(statement, sentence) else READERS):
             facts.extend(Fact(kind, topic, slots, statement.position, answer, statement.entry)
                          for kind, topic, slots in reader(statement, sentence))
@@ -163,12 +163,13 @@ def docstring_mood(statement: Statement, sentence: Sentence) -> bool:
                                               and first.pos in ("NOUN", "PROPN", "VERB"))
 
 
-def _answer(found: tuple[Statement, ...], statement: Statement) -> tuple[int, ...]:
-    """The statement, and for an entry's first sentence the next one of the same entry (it often
-    completes it: "Returns Response object.")."""
+def _answer(found: tuple[Statement, ...], parsed: list[Sentence], statement: Statement) -> tuple[int, ...]:
+    """The statement, and for an entry's first sentence the next one of the same entry when it
+    stands on its own (it often completes it: "Returns Response object.")."""
     if statement.role == "first":
         following = [s.position for s in found[statement.position + 1:statement.position + 2]
-                     if s.entry == statement.entry and s.role == "prose"]
+                     if s.entry == statement.entry and s.role == "prose" and s.whole
+                     and not points_outside(parsed[s.position], SELF_NOUNS)]
         return (statement.position, *following)
     return (statement.position,)
 
@@ -287,18 +288,24 @@ def _procedures(statement: Statement, sentence: Sentence) -> Found:
         if token.pos != "VERB" or token.tag != "VB":
             continue
         marker = sentence.child(token.index, "aux")
-        purpose = marker is not None and marker.lemma == "to" and token.dep in ("advcl", "xcomp", "npadvmod") \
+        purpose = marker is not None and marker.lemma == "to" and token.dep in ("advcl", "xcomp", "npadvmod", "ROOT") \
             and (marker.index == 0 or sentence.tokens[marker.index - 1].lemma == "order")
         head = sentence.tokens[token.head]
         enabled = token.dep in ("xcomp", "ccomp") and head.lemma in ENABLING_VERBS \
-            and any(child.text.lower() in ("you", "users", "one") for child in sentence.children(head.index)) \
+            and any(child.text.lower() in ("you", "users", "one")
+                    for child in [*sentence.children(head.index), *sentence.children(token.index)]) \
             or token.dep in ("xcomp", "ccomp", "advcl") and head.lemma == "possible" and marker is not None
         if not (purpose or enabled):
             continue
         main = sentence.tokens[token.head] if token.dep == "advcl" else sentence.root
+        if token.dep == "ROOT":  # "To X, do Y" read with X as the root: the instruction is what follows
+            main = next((t for t in sentence.tokens if t.index > token.index and t.pos == "VERB"), token)
         if main.lemma in META_VERBS and _subject(sentence, main) is None:
             continue  # "To enable a translation, see the theme's documentation": a pointer, no answer
-        indices = verb_phrase(sentence, token)
+        # the purpose is the user's task as a whole ("test a theme with translations"); a clause after
+        # it is not part of it
+        indices = [i for i in _clause_span(sentence, token) if i != (marker.index if marker else -1)] \
+            if purpose else verb_phrase(sentence, token, complement=True)
         if _fits(indices) and _names_something(sentence, token) and (vp := render(sentence, indices)):
             found.append(("procedure", _object_topic(sentence, token) or vp, (("vp", vp),)))
     root = sentence.root
@@ -326,7 +333,7 @@ def _names_something(sentence: Sentence, verb: Token) -> bool:
         or obj.pos in ("NOUN", "PROPN") and specific_noun(sentence, obj)
 
 
-def verb_phrase(sentence: Sentence, verb: Token) -> list[int]:
+def verb_phrase(sentence: Sentence, verb: Token, complement: bool = False) -> list[int]:
     """What a user names of an action: the verb, its particle and its object (the object's own
     modifiers kept, a relative clause dropped: "add HTTP headers", "log in"), or, without an object,
     its first complement ("connect to the server"). The rest of the sentence is how, where or
@@ -343,11 +350,12 @@ def verb_phrase(sentence: Sentence, verb: Token) -> list[int]:
                 and child.index > obj.index:
             keep.extend(span(sentence, child.index))  # "give a proxy for a specific host", "tell Requests to stop"
             break
-    if obj is None:
-        complement = next((child for child in sentence.children(verb.index) if child.dep in ("prep", "xcomp", "ccomp")
-                           and child.index > verb.index), None)
-        if complement is not None:
-            keep.extend(span(sentence, complement.index))
+    if obj is None or complement:  # what the action is on, or (with ``complement``) where it applies
+        after = obj.index if obj is not None else verb.index
+        following = next((child for child in sentence.children(verb.index) if child.dep in ("prep", "xcomp", "ccomp")
+                          and child.index > after and child.lemma not in MEANS_PREPOSITIONS), None)
+        if following is not None and len(range(*sentence.subtree(following.index))) <= 5:
+            keep.extend(span(sentence, following.index))
     return sorted(set(keep))
 
 
@@ -409,7 +417,7 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
             if _fits(indices) and (vp := render(sentence, indices)):
                 found.append(("procedure", _object_topic(sentence, wanted) or vp, (("vp", vp),)))
             continue
-        if clause.lemma in INTENT_VERBS or root.lemma in META_VERBS and _subject(sentence, root) is None or any(
+        if clause.lemma in INTENT_VERBS or clause.lemma in WANTING_VERBS | {"require"} or root.lemma in META_VERBS and _subject(sentence, root) is None or any(
                 child.dep == "aux" and child.lemma in ("have", "would", "can", "could", "may", "might", "should",
                                                          "must") for child in sentence.children(clause.index)):
             continue  # "if you intend to X, ... is required", "if it fails, see ...", "if it had been ..."
@@ -433,6 +441,9 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
             or (modal is not None and modal.lemma in ("must", "should")) or root.lemma in ("need", "require") \
             or any(child.lemma == "required" for child in sentence.children(root.index))
         kind: FactKind = "remedy" if advising else "condition"
+        if kind == "remedy" and (sentence.child(root.index, "neg") or any(
+                child.lemma == "never" for child in sentence.children(root.index))):
+            continue  # "If you use gh-deploy, never edit ...": a warning, not what to do
         found.append((kind, topic, slots))
     first = sentence.tokens[0] if sentence.tokens else None
     if first is not None and first.lemma == "without" and first.head == root.index and root.pos in ("VERB", "AUX"):
@@ -601,7 +612,7 @@ def _capabilities(statement: Statement, sentence: Sentence) -> Found:
     subject = _subject(sentence, root)
     if subject is None:
         return []
-    indices = verb_phrase(sentence, root)
+    indices = verb_phrase(sentence, root, complement=True)
     if not _fits(indices) or not (vp := render(sentence, indices)):
         return []
     if subject.text.lower() in ("you", "users", "one", "we"):

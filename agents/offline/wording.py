@@ -45,7 +45,8 @@ def _frames(*rows: tuple[str, str, str]) -> tuple[Frame, ...]:
 FRAMES: dict[str, tuple[Frame, ...]] = {
     "procedure": _frames(("how-do-i", "how-to", "How do I {vp}?"), ("how-can-i", "how-to", "How can I {vp}?"),
                          ("best-way", "how-to", "What's the best way to {vp}?"),
-                         ("is-there-a-way", "yes/no", "Is there a way to {vp}?")),
+                         ("is-there-a-way", "yes/no", "Is there a way to {vp}?"),
+                         ("keyword-task", "keyword", "{vp}")),
     "condition": _frames(("what-happens", "explanation", "What happens {mark} {clause}?"),
                          ("what-to-expect", "explanation", "What should I expect {mark} {clause}?")),
     "remedy": _frames(("what-should-i-do", "how-to", "What should I do {mark} {clause}?"),
@@ -62,10 +63,15 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
     "purpose": _frames(("what-does-do", "factoid", "What does {entry} do?"),
                        ("what-for", "factoid", "What is {entry} for?"),
                        ("when-use", "explanation", "When would I use {entry}?"),
-                       ("purpose-of", "factoid", "What is the purpose of {entry}?")),
+                       ("purpose-of", "factoid", "What is the purpose of {entry}?"),
+                       ("why-call", "explanation", "Why would I call {entry}?"),
+                       ("what-problem", "explanation", "What problem does {entry} solve?"),
+                       ("keyword-entry", "keyword", "{entry} what it does")),
     "purpose-class": _frames(("what-for", "factoid", "What is {entry} for?"),
                              ("class-represent", "factoid", "What does the {entry} class represent?"),
-                             ("when-use", "explanation", "When would I use {entry}?")),
+                             ("when-use", "explanation", "When would I use {entry}?"),
+                             ("what-problem", "explanation", "What problem does {entry} solve?"),
+                             ("keyword-class", "keyword", "{entry} class purpose")),
     "purpose-value": _frames(("what-hold", "factoid", "What does {entry} hold?"),
                              ("what-stored", "factoid", "What is stored in {entry}?"),
                              ("what-for", "factoid", "What is {entry} for?")),
@@ -74,20 +80,24 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
                                  ("why-get", "explanation", "Why would I get {an_entry}?")),
     "purpose-option": _frames(("option-do", "factoid", "What does the {entry} option{of_owner} do?"),
                               ("option-when", "explanation", "When should I use {entry}{with_owner}?"),
-                              ("option-for", "factoid", "What is {entry} for{in_owner}?")),
+                              ("option-for", "factoid", "What is {entry} for{in_owner}?"),
+                              ("keyword-option", "keyword", "{owner_space}{entry} option")),
     "purpose-setting": _frames(("setting-do", "factoid", "What does the {entry} setting do?"),
                                ("what-for", "factoid", "What is {entry} for?"),
                                ("setting-control", "factoid", "What does {entry} control?")),
     "returns": _frames(("what-return", "factoid", "What does {entry} return?"),
                        ("get-back", "factoid", "What do I get back from {entry}?"),
-                       ("return-value", "factoid", "What is the return value of {entry}?")),
+                       ("return-value", "factoid", "What is the return value of {entry}?"),
+                       ("keyword-return", "keyword", "{entry} return value")),
     "conditional-return": _frames(("what-return-if", "factoid", "What does {entry} return {mark} {clause}?"),
                                   ("mark-return", "factoid", "{Mark} {clause}, what does {entry} return?")),
     "section": _frames(("how-work", "explanation", "How {do} {topic} work?"),
-                       ("explain", "explanation", "Can you explain {topic}?")),
+                       ("explain", "explanation", "Can you explain {topic}?"),
+                       ("overview", "summary", "Can you give me an overview of {topic}?")),
     "parameter": _frames(("parameter-for", "factoid", "What is the {parameter} parameter of {entry} for?"),
                          ("argument-control", "factoid", "What does the {parameter} argument of {entry} control?"),
-                         ("what-pass", "factoid", "What can I pass as {parameter} to {entry}?")),
+                         ("what-pass", "factoid", "What can I pass as {parameter} to {entry}?"),
+                         ("keyword-parameter", "keyword", "{entry} {parameter} argument")),
     "comparison": _frames(("difference", "comparison", "What is the difference between {a} and {b}?"),
                           ("differ", "comparison", "How does {a} differ from {b}?"),
                           ("compare", "comparison", "How do {a} and {b} compare?")),
@@ -138,7 +148,7 @@ def wordings(fact: Fact) -> list[Wording]:
         slots["an_entry"] = with_article(slots["entry"])
         owner = slots.get("owner") or ""
         slots.update(of_owner=f" of {owner}" if owner else "", with_owner=f" with {owner}" if owner else "",
-                     in_owner=f" in {owner}" if owner else "")
+                     in_owner=f" in {owner}" if owner else "", owner_space=f"{owner} " if owner else "")
     if "thing" in slots:
         slots["is"] = "are" if slots.get("plural") else "is"
     if "is" in slots and fact.kind == "capability":
@@ -147,7 +157,8 @@ def wordings(fact: Fact) -> list[Wording]:
         slots["Does"] = slots["does"].capitalize()
     if "mark" in slots:
         slots["Mark"] = slots["mark"].capitalize()
-    return [Wording(_sentence_case(frame.template.format(**slots)), frame.name, frame.question_type)
+    return [Wording(frame.template.format(**slots) if frame.question_type == "keyword" else
+                    _sentence_case(frame.template.format(**slots)), frame.name, frame.question_type)
             for frame in frames_of(fact)]
 
 

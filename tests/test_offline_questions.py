@@ -1,0 +1,144 @@
+"""The offline questioner (agents/offline/): facts read from each statement's grammar, the questions
+a user asks about them, and the statements that answer them."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchsmith.agents.offline.asking import answer, ask, self_contained
+from benchsmith.agents.offline.facts import passage_facts
+from benchsmith.agents.offline.wording import FRAMES, wordings
+from benchsmith.agents.questioner import Questioner
+from benchsmith.agents.responder import Responder
+from benchsmith.agents.text import PassageStatistics
+from benchsmith.language import is_noun_phrase, parse, question_frame
+from benchsmith.words import COPIED_RUN, longest_shared_run, words
+
+
+def facts_of(text: str, title: str = "Guide › Section") -> list[tuple[str, list[str]]]:
+    return [(fact.kind, [w.question for w in wordings(fact)]) for fact in passage_facts(text, title)]
+
+
+def questions_of(text: str, title: str = "Guide › Section") -> set[str]:
+    return {question for _, questions in facts_of(text, title) for question in questions}
+
+
+@pytest.mark.parametrize("sentence, kind, question", [
+    ("To disable certificate checks, set verify to False.", "procedure", "How do I disable certificate checks?"),
+    ("Session objects allow you to persist cookies across requests.", "procedure",
+     "How do I keep cookies across requests?"),
+    ("If verify is set to False, the client accepts any certificate.", "condition",
+     "What happens if I set verify to False?"),
+    ("If the wheel download fails, install the package with pip.", "remedy",
+     "What should I do if the wheel download fails?"),
+    ("A blueprint is a way to organize a group of related views.", "definition", "What is a blueprint?"),
+    ("You can stream large downloads with the stream argument.", "capability", "Can I stream large downloads?"),
+    ("Unlike Flask.route, Blueprint.route records the rule for later.", "comparison",
+     "What is the difference between Blueprint.route and Flask.route?"),
+])
+def test_each_kind_of_statement_gives_its_question(sentence, kind, question):
+    found = facts_of(sentence)
+    assert any(k == kind and question in questions for k, questions in found), found
+
+
+@pytest.mark.parametrize("sentence", [
+    "However, the encoder sorts keys.",  # leans on what came before
+    "This flag is set by default.",
+    "Duplicate bug reports are a huge drain on time.",  # judges, does not define
+    "The index object was new in version 1.0.",  # a past, not what it is
+    "See the deployment chapter for details.",
+    "To enable a translation, see the documentation of your theme.",  # a pointer, no answer
+])
+def test_statements_that_answer_nothing_on_their_own_give_no_question(sentence):
+    assert facts_of(sentence) == []
+
+
+def test_an_api_entry_is_asked_what_it_does_returns_and_what_its_parameters_are_for():
+    text = ("requests.Session.send(request, **kwargs)\n\nSend a given PreparedRequest.\n\n"
+            "Returns Response object.\n\nParameters\n\ntimeout (float) – How long to wait for the server.\n\n"
+            "exception requests.HTTPError(*args, **kwargs)\n\nAn HTTP error occurred.")
+    asked = questions_of(text, "Developer Interface › Request Sessions")
+    assert {"What does Session.send do?", "What does Session.send return?",
+            "What is the timeout parameter of Session.send for?", "When is requests.HTTPError raised?"} <= asked
+    # the entry's first sentence answers what it does, with the next of the same entry
+    gold = {"text": text, "title": "Developer Interface › Request Sessions"}
+    assert answer(gold, "What does Session.send do?") == "Send a given PreparedRequest. Returns Response object."
+
+
+def test_an_option_of_a_man_page_is_asked_about_with_its_command():
+    text = "OPTIONS\n\n--ff-only\n\nRefuse to merge and exit with a non-zero status unless the merge can be resolved."
+    assert "What does the --ff-only option of git merge do?" in questions_of(text, "git-merge(1) Manual Page › OPTIONS")
+
+
+def test_every_topic_is_a_noun_phrase_or_an_entry():
+    text = ("The application context keeps track of the application-level data during a request. If the context "
+            "is pushed twice, Flask raises RuntimeError. To push a context manually, use the with statement. "
+            "You can teardown the context with the teardown_appcontext decorator. Come back later to read more. "
+            "Familiarize yourself with the request lifecycle first.")
+    for fact in passage_facts(text, "Application Context"):
+        assert is_noun_phrase(parse(fact.topic)) or fact.entry or any(c in fact.topic for c in "._()"), fact
+
+
+def test_a_conversation_does_not_repeat_a_fact_or_a_frame():
+    gold = {"title": "Sessions › Persistence", "text": (
+        "To persist cookies across requests, use a Session object. A Session object is a container for settings "
+        "shared by requests. If a Session is closed, its adapters release their connections. You can mount a "
+        "custom adapter on a Session for a URL prefix.")}
+    history: list[dict] = []
+    for _ in range(4):
+        asked = ask(gold, history, switch="follow-up")
+        if asked is None:
+            break
+        assert all(asked.question != turn["question"] for turn in history)
+        history.append({"question": asked.question, "question_unpolished": asked.question})
+    frames = [question_frame(turn["question"]) for turn in history]
+    assert len(history) >= 2 and len(set(frames)) == len(frames)
+
+
+def test_no_question_copies_its_passage():
+    gold = {"title": "Proxies", "text": "If you need to use a proxy, you can configure individual requests with the "
+                                       "proxies argument to any request method. To give a proxy for a specific "
+                                       "scheme and host, use the scheme://hostname form for the key."}
+    for fact in passage_facts(gold["text"], gold["title"]):
+        for wording in wordings(fact):
+            asked = ask(gold, [], rejected=[w.question for w in wordings(fact) if w != wording])
+            if asked is not None:
+                assert longest_shared_run(words(asked.question), words(gold["text"])) < COPIED_RUN
+
+
+def test_a_question_that_names_nothing_of_its_page_names_the_page_first():
+    title = "git-submodule(1) Manual Page › OPTIONS › update"
+    assert self_contained("What happens if I provide no pathspec?", title) == \
+        "In git submodule, what happens if I provide no pathspec?"
+    assert self_contained("What does the --init option of git submodule do?", title) == \
+        "What does the --init option of git submodule do?"
+
+
+def test_the_responder_answers_a_question_it_was_asked_with_its_statements_whatever_its_opening():
+    gold = {"title": "git-submodule(1) Manual Page › update",
+            "text": "If no pathspec is provided, all submodules are initialized and cloned."}
+    asked = Questioner().baseline(gold=gold, history=[])
+    assert asked.question.startswith("In git submodule, ")
+    assert Responder().baseline(gold=gold, question=asked.question).answer == \
+        "If no pathspec is provided, all submodules are initialized and cloned."
+
+
+def test_a_passage_with_nothing_to_ask_gives_the_page_question_the_form_rule_rejects():
+    from benchsmith.evals.question_form import question_form
+
+    gold = {"title": "Release Notes", "text": "Fixed favicon support. (#87)"}
+    asked = Questioner().baseline(gold=gold, history=[], corpus_stats=PassageStatistics([gold["text"]]))
+    assert question_form(asked.question).problems()
+
+
+def test_frames_declare_the_question_type_their_wording_gives():
+    from benchsmith.agents.question_types import question_type_of
+
+    for frames in FRAMES.values():
+        for frame in frames:
+            if frame.question_type in ("factoid", "keyword", "summary", "explanation"):
+                continue  # a "what"/"when"/"why" question's type is the frame's own call
+            filled = frame.template.format_map({key: "json.dumps" for key in ("vp", "entry", "owner", "a", "b", "thing",
+                                                                              "clause", "mark", "Mark", "is", "Is",
+                                                                              "does", "Does", "verb", "rest")})
+            assert question_type_of(filled) == frame.question_type, frame
