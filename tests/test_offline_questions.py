@@ -138,7 +138,9 @@ def test_frames_declare_the_question_type_their_wording_gives():
         for frame in frames:
             if frame.question_type in ("factoid", "keyword", "summary", "explanation"):
                 continue  # a "what"/"when"/"why" question's type is the frame's own call
-            filled = frame.template.format_map({key: "json.dumps" for key in ("vp", "entry", "owner", "a", "b", "thing",
-                                                                              "clause", "mark", "Mark", "is", "Is",
-                                                                              "does", "Does", "verb", "rest")})
+            slots = {key: "json.dumps" for key in ("vp", "entry", "owner", "a", "b", "thing", "clause", "verb", "rest")}
+            slots.update(mark="if", Mark="If", Is="Is", Does="Does", does="does", do="do")
+            slots.update({key: "" for key in ("of_owner", "with_owner", "in_owner", "owner_space")})
+            slots["is"] = "is"
+            filled = frame.template.format_map(slots)
             assert question_type_of(filled) == frame.question_type, frame
