@@ -14,7 +14,8 @@ vocabulary and share embeddings. A BEIR passage kept whole keeps its corpus id.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote
@@ -107,3 +108,28 @@ class SkippedFile:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+# The part of a skip reason that names one file (a byte offset, an OS error, a redirect's words) is left
+# out of its group: "not UTF-8 (invalid byte at offset 12)" is in "not UTF-8".
+_REASON_DETAIL = re.compile(r": .*$|\s*\(invalid byte at offset \d+\)$", re.S)
+
+
+@dataclass
+class SkippedGroup:
+    reason: str
+    count: int
+    paths: list[str]  # the first few, in the order they were skipped
+
+
+def skipped_groups(skipped: Iterable[SkippedFile | dict[str, str]], examples: int = 3) -> list[SkippedGroup]:
+    """Skipped files grouped by reason (its per-file detail left out), the largest group first, each
+    with its count and first ``examples`` paths."""
+    groups: dict[str, SkippedGroup] = {}
+    for item in skipped:
+        path, reason = (item.path, item.reason) if isinstance(item, SkippedFile) else (item["path"], item["reason"])
+        group = groups.setdefault(_REASON_DETAIL.sub("", reason), SkippedGroup(_REASON_DETAIL.sub("", reason), 0, []))
+        group.count += 1
+        if len(group.paths) < examples:
+            group.paths.append(path)
+    return sorted(groups.values(), key=lambda group: -group.count)

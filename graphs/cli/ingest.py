@@ -14,6 +14,7 @@ from benchsmith.graphs.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.ingest import IngestContext
 from benchsmith.graphs.jobs.defaults import INGEST_COLLECTION as DEFAULT_COLLECTION
 from benchsmith.stores.runs import new_run_id
+from benchsmith.tools.documents import skipped_groups
 
 if TYPE_CHECKING:
     from benchsmith.graphs.jobs.ingest import IngestResult
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 run_ingest = deferred("benchsmith.graphs.jobs.ingest", "ingest")
 preview_ingest = deferred("benchsmith.graphs.jobs.ingest", "preview_ingest")
 
-SKIPPED_SHOWN = 20
+SKIPPED_EXAMPLES = 3  # paths shown per reason
 
 
 @settings_options(IngestContext)
@@ -82,12 +83,12 @@ def print_ingest_summary(result: IngestResult) -> None:
 
 
 def print_skipped(skipped: list[dict[str, str]], listed_in: Path | None = None) -> None:
-    """The skipped files with their reasons (the first SKIPPED_SHOWN; the rest are counted)."""
+    """The skipped files grouped by reason: each reason's count and first SKIPPED_EXAMPLES paths."""
     if not skipped:
         return
-    console.print(f"[yellow]Skipped {len(skipped)} file(s):[/]")
-    for item in skipped[:SKIPPED_SHOWN]:
-        console.print(f"  {item['path']}: {item['reason']}", highlight=False, markup=False)
-    if len(skipped) > SKIPPED_SHOWN:
-        where = f" in {listed_in}" if listed_in else ""
-        console.print(f"  … and {len(skipped) - SKIPPED_SHOWN} more{where}", markup=False, highlight=False)
+    where = f" (every one listed in {listed_in})" if listed_in else ""
+    console.print(f"[yellow]Skipped {len(skipped)} file(s), by reason{shown(where)}:[/]")
+    for group in skipped_groups(skipped, SKIPPED_EXAMPLES):
+        more = f", … {group.count - len(group.paths)} more" if group.count > len(group.paths) else ""
+        console.print(f"  {group.count:>5}  {group.reason}: {', '.join(group.paths)}{more}", highlight=False,
+                      markup=False)
