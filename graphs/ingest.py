@@ -36,10 +36,12 @@ from benchsmith.tools.documents import Chunk, Document, SkippedFile, span_id
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.tools.indexing import IndexItem, embed_into
 from benchsmith.tools.loaders import empty_corpus, iter_sources
+from benchsmith.tools.path_patterns import PathPatterns
 from benchsmith.tools.quality import InformationDensityScorer, QualityScorer
 
 STAGES = ("load", "clean", "chunk", "dedup", "quality", "embed")
 DOCUMENTS_FILE, SKIPPED_FILE = "documents.jsonl", "skipped.jsonl"
+WARNINGS_FILE = "warnings.jsonl"  # {"warning"}: an --include / --exclude pattern that matched no file
 CLEANED_FILE, CHUNKS_FILE = "cleaned.jsonl", "chunks.jsonl"
 UNIQUE_FILE, DUPLICATES_FILE = "unique.jsonl", "duplicates.jsonl"
 KEPT_FILE, FILTERED_FILE = "kept.jsonl", "filtered.jsonl"
@@ -102,10 +104,11 @@ def timed(stage: Callable[[IngestState, Runtime[IngestContext]], dict[str, Any]]
 
 
 def load(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-    run_dir = _run_dir(runtime, state)
+    context, run_dir = _context(runtime), _run_dir(runtime, state)
     skipped: list[SkippedFile] = []
+    patterns = PathPatterns(context.include, context.exclude)
     with jsonl_writer_atomic(run_dir.file(DOCUMENTS_FILE)) as documents:
-        for item in iter_sources(state["sources"], on_progress=progress_reporter("load")):
+        for item in iter_sources(state["sources"], on_progress=progress_reporter("load"), patterns=patterns):
             if isinstance(item, SkippedFile):
                 skipped.append(item)
             else:
@@ -113,6 +116,7 @@ def load(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
         if not documents.count:
             raise empty_corpus(state["sources"], len(skipped))
     write_jsonl_atomic(run_dir.file(SKIPPED_FILE), (s.to_json() for s in skipped))
+    write_jsonl_atomic(run_dir.file(WARNINGS_FILE), ({"warning": warning} for warning in patterns.unmatched()))
     return {"files_read": documents.count, "files_skipped": len(skipped)}
 
 

@@ -1,17 +1,26 @@
 """Built documentation trees (Sphinx, MkDocs, AsciiDoc) ingest as their pages, each once, and every
-other file is listed with the reason it is not read."""
+other file is listed with the reason it is not read; ``--include`` / ``--exclude`` choose files."""
 
 from pathlib import Path
 
+import pytest
+from typer.testing import CliRunner
+
+from benchsmith.graphs.cli import app
+from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.tools.built_trees import (ASCIIDOC_INCLUDE_REASON, BUILD_OUTPUT_REASON, GENERAL_INDEX_REASON,
                                          MODULE_INDEX_REASON, NOT_FOUND_REASON, SEARCH_REASON,
                                          SOURCE_BESIDE_PAGE_REASON, SPHINX_SOURCE_REASON, STATIC_ASSET_REASON,
                                          VIEWCODE_REASON)
 from benchsmith.tools.documents import skipped_groups
 from benchsmith.tools.loaders import LINK_TO_READ_REASON, LINK_TO_SKIPPED_REASON, load_sources
+from benchsmith.tools.path_patterns import NOT_INCLUDED_REASON, glob_matches
 from benchsmith.tools.tree_walk import LINK_LOOP_REASON, LINK_OUTSIDE_REASON
 from tests.doc_build_fixtures import (MKDOCS_PAGES_READ, SPHINX_PAGES_READ, asciidoc_build, mkdocs_build, sphinx_build,
                                       walked_files, write)
+from tests.embedders import HashingEmbedder
+
+runner = CliRunner(env={"COLUMNS": "240"})
 
 
 def reasons_by_path(result, root: Path) -> dict[str, str]:
@@ -96,6 +105,31 @@ def test_a_file_reached_through_a_link_is_read_under_its_own_path_once(tmp_path)
                                              "outside": LINK_OUTSIDE_REASON, "broken.md": "broken symbolic link"}
 
 
+def test_include_and_exclude_globs_choose_files_and_a_pattern_matching_nothing_is_a_warning(tmp_path):
+    package = tmp_path / "pkg"
+    sphinx_build(package, tmp_path / "elsewhere")
+    result = load_sources([str(package)], include=["html", "nothing/**"], exclude=["**/changes.html", "html/guide/*"])
+    assert [document.id for document in result.documents] == ["html/api.html", "html/index.html"]
+    skipped = reasons_by_path(result, package)
+    assert skipped["html/changes.html"] == "excluded by --exclude **/changes.html"
+    assert skipped["html/guide/quickstart.html"] == "excluded by --exclude html/guide/*"
+    assert skipped["rst/api.rst.txt"] == NOT_INCLUDED_REASON
+    assert result.warnings == ["--include nothing/** matched no file"]
+
+
+@pytest.mark.parametrize(("pattern", "path", "matches"), [
+    ("*.html", "guide/a.html", True),  # fnmatch: * crosses folders
+    ("**/changes.html", "changes.html", True),  # **/ matches no folder too
+    ("**/changes.html", "a/b/changes.html", True),
+    ("guide", "guide/a/b.html", True),  # a folder's pattern matches the files under it
+    ("guide", "guides/a.html", False),
+    ("api.html", "html/api.html", False),  # matched against the whole relative path
+    ("html/*/index.html", "html/user/index.html", True),
+])
+def test_glob_matching(pattern, path, matches):
+    assert glob_matches(pattern, path) is matches
+
+
 def test_skipped_files_are_grouped_by_reason_without_their_details():
     groups = skipped_groups([{"path": "a.txt", "reason": "not UTF-8 (invalid byte at offset 3)"},
                              {"path": "b.txt", "reason": "not UTF-8 (invalid byte at offset 9)"},
@@ -103,3 +137,23 @@ def test_skipped_files_are_grouped_by_reason_without_their_details():
                              {"path": "d.txt", "reason": "not UTF-8 (invalid byte at offset 1)"}], examples=2)
     assert [(group.reason, group.count, group.paths) for group in groups] == [
         ("not UTF-8", 3, ["a.txt", "b.txt"]), ("redirect page", 1, ["c.html"])]
+
+
+def test_the_cli_ingests_a_built_tree_with_globs_and_names_what_it_skipped(tmp_path):
+    package = tmp_path / "pkg"
+    sphinx_build(package, tmp_path / "elsewhere")
+    embedder = register_embedder(HashingEmbedder())
+    arguments = ["ingest", str(package), "-w", str(tmp_path / "ws"), "--embedder", embedder, "--min-chars", "20",
+                 "--exclude", "html/guide/advanced.html", "--exclude", "**/*.pdf", "--include", "html/**"]
+    dry = runner.invoke(app, [*arguments, "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "4 files read" in dry.output
+    run = runner.invoke(app, [*arguments, "--collection", "pkg", "--run-id", "pkg"])
+    assert run.exit_code == 0, run.output
+    for output in (dry.output, run.output):
+        assert "5  Sphinx page source (the built page is read): " in output
+        assert "1  excluded by --exclude html/guide/advanced.html: " in output
+        assert "5  not matched by any --include pattern: " in output  # the rst link's files
+        assert "warning: --exclude **/*.pdf matched no file" in output
+        assert "html/_sources/api.rst.txt" in output
+    assert "4 files read" in run.output

@@ -50,6 +50,7 @@ def ingest(
             for note in preview.cost.notes:
                 console.print(note, markup=False, highlight=False)
         print_skipped(preview.skipped)
+        print_warnings(preview.warnings)
         console.print("Nothing was written.")
         return
     run_id = run_options.run_id or new_run_id("ingest")
@@ -79,6 +80,7 @@ def print_ingest_summary(result: IngestResult) -> None:
     table.add_row("total", "", f"{sum(seconds.values()):.2f}", style="bold")
     console.print(table)
     print_skipped(result.skipped, result.run_dir / "skipped.jsonl")
+    print_warnings(result.warnings)
     print_usage(result.usage)
 
 
@@ -92,3 +94,8 @@ def print_skipped(skipped: list[dict[str, str]], listed_in: Path | None = None) 
         more = f", … {group.count - len(group.paths)} more" if group.count > len(group.paths) else ""
         console.print(f"  {group.count:>5}  {group.reason}: {', '.join(group.paths)}{more}", highlight=False,
                       markup=False)
+
+
+def print_warnings(warnings: list[str]) -> None:
+    for warning in warnings:
+        console.print(f"warning: {warning}", style="yellow", markup=False, highlight=False)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
-from benchsmith.graphs.ingest import IngestContext, builder
+from benchsmith.graphs.ingest import SKIPPED_FILE, WARNINGS_FILE, IngestContext, builder
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
                                            check_embedders, check_models, checked_run_id, job_run, priced,
                                            workspace_for, run_settled)
@@ -35,6 +35,7 @@ class IngestResult(JobRun):
     indexed: int = 0
     newly_embedded: int = 0
     collection_count: int = 0
+    warnings: list[str] = field(default_factory=list)  # an --include / --exclude pattern that matched no file
     stage_seconds: dict[str, float] = field(default_factory=dict)
     skipped: list[dict[str, str]] = field(default_factory=list)  # {"path", "reason"} per skipped file
 
@@ -54,10 +55,12 @@ def ingest(sources: Sequence[str | Path], *, collection: str = DEFAULT_COLLECTIO
     outcome = run_settled(builder, job="ingest", workspace=resolved, run_id=run_id, inputs=inputs, context=settings,
                           on_event=on_event, resume=resume)
     values = outcome.values
-    skipped_file = outcome.run_dir.file("skipped.jsonl")
+    skipped_file, warnings_file = outcome.run_dir.file(SKIPPED_FILE), outcome.run_dir.file(WARNINGS_FILE)
+    warnings = [record["warning"] for record in load_jsonl(warnings_file)] if warnings_file.exists() else []
     counts = {name: values.get(name, 0) for name in ("files_read", "files_skipped", "documents", "chunks", "duplicates",
                                                     "filtered", "indexed", "newly_embedded", "collection_count")}
     return IngestResult(**job_run(outcome), collection=collection, **counts,
+                        warnings=warnings,
                         stage_seconds=dict(values.get("stage_seconds", {})),
                         skipped=load_jsonl(skipped_file) if skipped_file.exists() else [])
 
@@ -88,6 +91,7 @@ class IngestPreview:
     characters: int
     cost: CostEstimate
     skipped: list[dict[str, str]] = field(default_factory=list)  # {"path", "reason"} per skipped file
+    warnings: list[str] = field(default_factory=list)  # an --include / --exclude pattern that matched no file
 
 
 @dry_run
@@ -97,7 +101,7 @@ def preview_ingest(sources: Sequence[str | Path], *, settings: IngestContext) ->
 
     _checked_inputs(sources, DEFAULT_COLLECTION, settings)
     chunk_size, min_chars, quality, llm = settings.chunk_size, settings.min_chars, settings.quality, settings.llm
-    loaded = load_sources([str(source) for source in sources])
+    loaded = load_sources([str(source) for source in sources], include=settings.include, exclude=settings.exclude)
     documents = clean_documents(loaded.documents)
     chunks = [chunk for document in documents for chunk in chunk_document(document, chunk_size, min_chars)]
     calls = len(chunks) if quality == "llm" else 0
@@ -105,4 +109,5 @@ def preview_ingest(sources: Sequence[str | Path], *, settings: IngestContext) ->
     cost = priced(f"{calls} quality calls" if calls else "no model calls (heuristic quality filter)",
                   [(llm, calls, tokens, 10 * calls)])
     return IngestPreview(loaded.files_read, len(loaded.skipped), len(documents), len(chunks),
-                         sum(len(chunk.text) for chunk in chunks), cost, [item.to_json() for item in loaded.skipped])
+                         sum(len(chunk.text) for chunk in chunks), cost, [item.to_json() for item in loaded.skipped],
+                         loaded.warnings)
