@@ -156,4 +156,4 @@ def test_the_cli_ingests_a_built_tree_with_globs_and_names_what_it_skipped(tmp_p
         assert "5  not matched by any --include pattern: " in output  # the rst link's files
         assert "warning: --exclude **/*.pdf matched no file" in output
         assert "html/_sources/api.rst.txt" in output
-    assert "4 files read" in run.output
+    assert "4 files read" in run.output and "chunks indexed per page kind: " in run.output

@@ -1,6 +1,7 @@
 """The records that flow through ingestion, and their JSON form in the run directory.
 
-A cleaned :class:`Document` carries its headings as ``[offset, level, title]`` into its
+A cleaned :class:`Document` carries its page kind (``tools.page_kinds``), which each of its chunks
+keeps (``page_kind`` in Chroma's metadata), and its headings as ``[offset, level, title]`` into its
 text (``tools.headings``); a :class:`Chunk`'s ``title`` is its heading path (page title ›
 section › subsection) and its ``source`` the file it came from.
 
@@ -58,6 +59,8 @@ class Document:
     text: str
     # [offset into text, level (1 = page title), title], in text order; set by cleaning.
     headings: list[list[Any]] = field(default_factory=list)
+    # narrative, api, changelog or index (tools/page_kinds.py); set by cleaning.
+    page_kind: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -74,6 +77,7 @@ class Chunk:
     start: int
     end: int
     quality: float | None = None
+    page_kind: str | None = None  # its document's (tools/page_kinds.py)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -90,6 +94,8 @@ class Chunk:
         }
         if self.quality is not None:
             metadata["quality"] = self.quality
+        if self.page_kind is not None:
+            metadata["page_kind"] = self.page_kind
         return metadata
 
 

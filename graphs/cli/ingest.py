@@ -44,6 +44,7 @@ def ingest(
         console.print(f"dry run: {preview.files_read} files read, {preview.files_skipped} skipped, {preview.documents} "
                       f"documents, {preview.chunks} chunks ({preview.characters:,} characters) before dedup and "
                       "quality filtering.", highlight=False)
+        print_page_kinds(preview.page_kinds, "chunks per page kind (before dedup and quality filtering)")
         if settings["quality"] == "llm":
             console.print(f"--quality llm would make up to {preview.cost.calls} model calls, about "
                           f"{preview.cost.input_tokens:,} input tokens, ~${preview.cost.cost_usd:.4f}.")
@@ -79,9 +80,16 @@ def print_ingest_summary(result: IngestResult) -> None:
         table.add_row(stage, summary, f"{seconds.get(stage, 0.0):.2f}")
     table.add_row("total", "", f"{sum(seconds.values()):.2f}", style="bold")
     console.print(table)
+    print_page_kinds(result.page_kinds, "chunks indexed per page kind")
     print_skipped(result.skipped, result.run_dir / "skipped.jsonl")
     print_warnings(result.warnings)
     print_usage(result.usage)
+
+
+def print_page_kinds(page_kinds: dict[str, int], label: str) -> None:
+    if page_kinds:
+        counts = ", ".join(f"{kind} {count}" for kind, count in sorted(page_kinds.items(), key=lambda item: -item[1]))
+        console.print(f"{label}: {counts}", markup=False, highlight=False)
 
 
 def print_skipped(skipped: list[dict[str, str]], listed_in: Path | None = None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.tools.chunking import chunk_document
 from benchsmith.tools.cleaning import clean_documents
 from benchsmith.tools.loaders import load_sources
+from benchsmith.tools.page_kinds import DEFAULT_PAGE_KIND
 
 QUALITY_PROMPT_TOKENS = 120  # the LLM quality scorer's instructions, per chunk
 
@@ -35,6 +37,7 @@ class IngestResult(JobRun):
     indexed: int = 0
     newly_embedded: int = 0
     collection_count: int = 0
+    page_kinds: dict[str, int] = field(default_factory=dict)  # chunks indexed per page kind
     warnings: list[str] = field(default_factory=list)  # an --include / --exclude pattern that matched no file
     stage_seconds: dict[str, float] = field(default_factory=dict)
     skipped: list[dict[str, str]] = field(default_factory=list)  # {"path", "reason"} per skipped file
@@ -60,7 +63,7 @@ def ingest(sources: Sequence[str | Path], *, collection: str = DEFAULT_COLLECTIO
     counts = {name: values.get(name, 0) for name in ("files_read", "files_skipped", "documents", "chunks", "duplicates",
                                                     "filtered", "indexed", "newly_embedded", "collection_count")}
     return IngestResult(**job_run(outcome), collection=collection, **counts,
-                        warnings=warnings,
+                        page_kinds=dict(values.get("page_kinds", {})), warnings=warnings,
                         stage_seconds=dict(values.get("stage_seconds", {})),
                         skipped=load_jsonl(skipped_file) if skipped_file.exists() else [])
 
@@ -91,6 +94,7 @@ class IngestPreview:
     characters: int
     cost: CostEstimate
     skipped: list[dict[str, str]] = field(default_factory=list)  # {"path", "reason"} per skipped file
+    page_kinds: dict[str, int] = field(default_factory=dict)  # chunks per page kind (before dedup and filtering)
     warnings: list[str] = field(default_factory=list)  # an --include / --exclude pattern that matched no file
 
 
@@ -108,6 +112,7 @@ def preview_ingest(sources: Sequence[str | Path], *, settings: IngestContext) ->
     tokens = sum(estimate_tokens(chunk.text) + QUALITY_PROMPT_TOKENS for chunk in chunks) if calls else 0
     cost = priced(f"{calls} quality calls" if calls else "no model calls (heuristic quality filter)",
                   [(llm, calls, tokens, 10 * calls)])
+    page_kinds = Counter(chunk.page_kind or DEFAULT_PAGE_KIND for chunk in chunks)
     return IngestPreview(loaded.files_read, len(loaded.skipped), len(documents), len(chunks),
                          sum(len(chunk.text) for chunk in chunks), cost, [item.to_json() for item in loaded.skipped],
-                         loaded.warnings)
+                         dict(sorted(page_kinds.items())), loaded.warnings)
