@@ -1,5 +1,5 @@
 """The kind of page a document is, kept on each of its chunks (``page_kind`` in Chroma's metadata),
-so a job can tell a kind of page apart (and leave it out).
+so a job can leave a kind of page out: synthesis, by default, asks no question of a changelog.
 
 Four kinds, decided in this order (the first that fits). The figures were chosen on the
 development half of ``benchmarks/doc_corpora.py`` (requests, mkdocs, git, stdlib); the test half
