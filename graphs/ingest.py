@@ -13,6 +13,7 @@ import itertools
 import operator
 import time
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Annotated, Any
 
@@ -36,10 +37,13 @@ from benchsmith.tools.documents import Chunk, Document, SkippedFile, span_id
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.tools.indexing import IndexItem, embed_into
 from benchsmith.tools.loaders import empty_corpus, iter_sources
+from benchsmith.tools.page_kinds import DEFAULT_PAGE_KIND
+from benchsmith.tools.path_patterns import PathPatterns
 from benchsmith.tools.quality import InformationDensityScorer, QualityScorer
 
 STAGES = ("load", "clean", "chunk", "dedup", "quality", "embed")
 DOCUMENTS_FILE, SKIPPED_FILE = "documents.jsonl", "skipped.jsonl"
+WARNINGS_FILE = "warnings.jsonl"  # {"warning"}: an --include / --exclude pattern that matched no file
 CLEANED_FILE, CHUNKS_FILE = "cleaned.jsonl", "chunks.jsonl"
 UNIQUE_FILE, DUPLICATES_FILE = "unique.jsonl", "duplicates.jsonl"
 KEPT_FILE, FILTERED_FILE = "kept.jsonl", "filtered.jsonl"
@@ -65,6 +69,7 @@ class IngestOutput(TypedDict, total=False):
     indexed: int
     newly_embedded: int
     collection_count: int
+    page_kinds: dict[str, int]  # chunks indexed per page kind (tools/page_kinds.py)
     stage_seconds: dict[str, float]
     stage_cpu_seconds: dict[str, float]
 
@@ -102,10 +107,11 @@ def timed(stage: Callable[[IngestState, Runtime[IngestContext]], dict[str, Any]]
 
 
 def load(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-    run_dir = _run_dir(runtime, state)
+    context, run_dir = _context(runtime), _run_dir(runtime, state)
     skipped: list[SkippedFile] = []
+    patterns = PathPatterns(context.include, context.exclude)
     with jsonl_writer_atomic(run_dir.file(DOCUMENTS_FILE)) as documents:
-        for item in iter_sources(state["sources"], on_progress=progress_reporter("load")):
+        for item in iter_sources(state["sources"], on_progress=progress_reporter("load"), patterns=patterns):
             if isinstance(item, SkippedFile):
                 skipped.append(item)
             else:
@@ -113,6 +119,7 @@ def load(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
         if not documents.count:
             raise empty_corpus(state["sources"], len(skipped))
     write_jsonl_atomic(run_dir.file(SKIPPED_FILE), (s.to_json() for s in skipped))
+    write_jsonl_atomic(run_dir.file(WARNINGS_FILE), ({"warning": warning} for warning in patterns.unmatched()))
     return {"files_read": documents.count, "files_skipped": len(skipped)}
 
 
@@ -193,14 +200,22 @@ def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
         run_dir.set_progress("embed", done, total)
         report(done, total)
 
-    # One pass notes each chunk's row and length; the batches then read their chunks back by row.
-    lengths = array("q", (len(record["text"]) for _, record in chunks))
+    # One pass notes each chunk's row and length (and counts the page kinds); the batches then read their
+    # chunks back by row.
+    page_kinds: Counter[str] = Counter()
+
+    def noted(record: dict[str, Any]) -> int:
+        page_kinds[record.get("page_kind") or DEFAULT_PAGE_KIND] += 1
+        return len(record["text"])
+
+    lengths = array("q", (noted(record) for _, record in chunks))
     items = _IndexItems(chunks)
     try:
         newly_embedded = embed_into(store, items, embedder, context.batch_size, progress, text_lengths=lengths)
     finally:
         chunks.close()
-    return {"indexed": len(lengths), "newly_embedded": newly_embedded, "collection_count": store.count()}
+    return {"indexed": len(lengths), "newly_embedded": newly_embedded, "collection_count": store.count(),
+            "page_kinds": dict(sorted(page_kinds.items()))}
 
 
 class _IndexItems(Sequence[IndexItem]):

@@ -240,7 +240,7 @@ def _build_corpus(runtime: Runtime[NuggetsContext], run_dir: RunDirectory, state
         store = VectorStore.open_existing(client, collection, lambda spec: ChromaEmbeddingFunction(spec=spec))
         records = [{"_id": chunk_id, "title": str((metadata or {}).get("title") or (metadata or {}).get("doc_id", "")),
                     "text": text, "metadata": {key: value for key, value in (metadata or {}).items()
-                                               if key in ("doc_id", "source", "start", "end")}}
+                                               if key in ("doc_id", "source", "start", "end", "page_kind")}}
                    for page in store.iter_all() for chunk_id, text, metadata in
                    zip(page["ids"], page["documents"], page["metadatas"])]
         if not records:

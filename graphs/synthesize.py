@@ -81,7 +81,7 @@ from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot,
 from benchsmith.stores.benchmark_files import (BEIR_SUBDIRECTORY, DIALOGUES_FILE, HELD_OUT_FILE, benchmark_records,
                                               canonicalize, held_out_ids, write_beir, write_held_out)
 from benchsmith.stores.bounded_cache import BoundedCache
-from benchsmith.stores.clusters import StoredClustering, clustering_path, load_clustering
+from benchsmith.stores.clusters import StoredClustering, clustering_paths, clustering_serves, read_clustering
 from benchsmith.stores.corpus_stats import CorpusStatistics, corpus_stats_path, load_corpus_stats
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_json_atomic
@@ -92,7 +92,7 @@ from benchsmith.stores.turn_labels import TURN_LABELS_FILE, write_turn_labels
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.work_items import WorkItems
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.corpus_clusters import cluster_collection
+from benchsmith.tools.corpus_clusters import cluster_collection, clustering_kinds
 from benchsmith.tools.corpus_statistics import corpus_statistics
 from benchsmith.history import exchanges
 from benchsmith.tools.bm25 import BM25Index, top_scored
@@ -199,10 +199,9 @@ def _seam(runtime: Runtime[SynthesisContext], run_id: str | None) -> ModelSeam:
 
 
 @functools.lru_cache(maxsize=8)
-def _load_clustering(workspace_root: str, collection: str, size: int, neighbours: int, seed: int,
-                     modified: float) -> StoredClustering | None:
+def _load_clustering(path: str, modified: float) -> StoredClustering | None:
     """Parsed once per file version (``modified``), not at every turn."""
-    return load_clustering(Workspace.resolve(workspace_root), collection, size, neighbours, seed)
+    return read_clustering(Path(path))
 
 
 def _clustering(runtime: Runtime[SynthesisContext], collection: str) -> StoredClustering:
@@ -212,9 +211,13 @@ def _clustering(runtime: Runtime[SynthesisContext], collection: str) -> StoredCl
 def _current_clustering(runtime: Runtime[SynthesisContext], collection: str) -> StoredClustering:
     context = _context(runtime)
     workspace = _workspace(runtime)
-    parameters = (collection, context.cluster_size, context.neighbours, context.seed)
-    path = clustering_path(workspace, *parameters)
-    clustering = _load_clustering(str(workspace.root), *parameters, path.stat().st_mtime) if path.exists() else None
+    kinds = clustering_kinds(context.page_kinds)  # a clustering of the chunks of these page kinds (stores/clusters.py)
+    clustering = None
+    for path in clustering_paths(workspace, collection, context.cluster_size, context.neighbours, context.seed, kinds):
+        found = _load_clustering(str(path), path.stat().st_mtime) if path.exists() else None
+        if found is not None and clustering_serves(found, kinds):
+            clustering = found
+            break
     if clustering is None:
         raise InputError(f"no clustering of {collection!r} with size {context.cluster_size}: "
                          f"run `benchsmith cluster --collection {collection}` first")
@@ -920,7 +923,7 @@ def plan(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str,
     else:
         store = _vector_store(runtime, state["collection"])
         clustering = cluster_collection(_workspace(runtime), store, context.cluster_size, context.neighbours,
-                                        context.seed)
+                                        context.seed, context.page_kinds)
         corpus_statistics(_workspace(runtime), store)  # once per collection; the conversations read them
         available = len(clustering.clusters)
         if state["conversations"] > available:

@@ -162,7 +162,7 @@ def merge_short(spans: Sequence[tuple[int, int]], below: int) -> list[tuple[int,
 def _chunks(document: Document, spans: Sequence[tuple[int, int]]) -> list[Chunk]:
     return [Chunk(id=chunk_id, text=document.text[start:end], doc_id=document.id, source=document.source,
                   title=chunk_title(document, start, document.text[start:end]), position=position, start=start,
-                  end=end)
+                  end=end, page_kind=document.page_kind)
             for position, ((start, end), chunk_id) in enumerate(zip(spans, chunk_ids(document, spans)))]
 
 

@@ -36,8 +36,9 @@ from benchsmith.tools.documents import Document
 from benchsmith.tools.headings import (
     MARK_END, MARK_START, mark_docstring_sections, mark_python_structure, split_headings,
 )
-from benchsmith.tools.html_text import html_to_text
+from benchsmith.tools.html_text import html_page
 from benchsmith.tools.markdown_text import markdown_to_text
+from benchsmith.tools.page_kinds import PageProfile, page_kind, source_profile
 from benchsmith.tools.rst_text import rst_to_text
 from benchsmith.words import WORD
 
@@ -78,8 +79,10 @@ def clean_documents(documents: list[Document]) -> list[Document]:
 
 
 def marked_document(document: Document) -> Document:
-    """The document's cleaned text with heading markers, before the corpus-level step."""
-    return replace(document, text=_marked_text(document))
+    """The document's cleaned text with heading markers, before the corpus-level step, and its page kind."""
+    text, profile = _marked_text_and_profile(document)
+    kind = page_kind(document.id, document.kind, document.title, split_headings(text)[1], profile)
+    return replace(document, text=text, page_kind=kind)
 
 
 def finished_document(marked: Document, boilerplate: frozenset[bytes]) -> Document | None:
@@ -90,8 +93,8 @@ def finished_document(marked: Document, boilerplate: frozenset[bytes]) -> Docume
 
 
 def clean_document(document: Document) -> Document:
-    """One document cleaned, with its headings (no corpus-level boilerplate step)."""
-    return _with_headings(replace(document, text=_marked_text(document)))
+    """One document cleaned, with its headings and page kind (no corpus-level boilerplate step)."""
+    return _with_headings(marked_document(document))
 
 
 def clean_text(text: str, kind: str) -> str:
@@ -101,11 +104,17 @@ def clean_text(text: str, kind: str) -> str:
 
 def _marked_text(document: Document) -> str:
     """Cleaned text with heading markers (see ``tools.headings``)."""
+    return _marked_text_and_profile(document, profiled=False)[0]
+
+
+def _marked_text_and_profile(document: Document, profiled: bool = True) -> tuple[str, PageProfile | None]:
+    """:func:`_marked_text`, and the measures of the page its page kind is judged on (``tools.page_kinds``)."""
     kind = document.kind
     text = document.text.replace("\r\n", "\n").replace("\r", "\n")
     text = unicodedata.normalize("NFC", text.replace(MARK_START, "").replace(MARK_END, ""))
+    profile = source_profile(text, kind) if profiled else None
     if kind == "html":
-        text = html_to_text(text)
+        text, profile = html_page(text)
     elif kind in ("markdown", "notebook"):
         text = markdown_to_text(text)
     elif kind == "rst":
@@ -117,7 +126,7 @@ def _marked_text(document: Document) -> str:
         text = mark_python_structure(text, document.title)
     elif kind == "stdlib" and document.title:
         text = mark_docstring_sections(text, document.title)
-    return text
+    return text, profile
 
 
 def _with_headings(document: Document) -> Document:

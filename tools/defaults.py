@@ -14,6 +14,9 @@ DEFAULT_PARAPHRASE_MAX_OVERLAP = 80.0  # tools/paraphrase_filters.py
 DEFAULT_PARAPHRASE_MIN_SIMILARITY = 0.75  # tools/paraphrase_filters.py
 DEFAULT_CLUSTER_SIZE = 8  # chunks per cluster (tools/corpus_clusters.py)
 DEFAULT_CLUSTER_NEIGHBOURS = 16  # neighbours per chunk in the cluster graph (tools/corpus_clusters.py)
+# The page kinds (tools/page_kinds.py) whose chunks synthesis draws conversations from: not changelogs
+# (release notes ask about versions, not how to use the thing) nor index pages (mostly links).
+DEFAULT_SYNTHESIS_PAGE_KINDS = ("narrative", "api")
 DEFAULT_POOL_DEPTH = 20  # documents pooled per retriever and query (tools/pooling.py)
 MAX_POOL_BATCH_SIZE = 20  # documents judged per request (tools/pooling.py)
 # The most lexical overlap (evals/lexical_overlap.py) a synthesized question (graphs/synthesize.py) may have with its gold:

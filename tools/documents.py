@@ -1,6 +1,7 @@
 """The records that flow through ingestion, and their JSON form in the run directory.
 
-A cleaned :class:`Document` carries its headings as ``[offset, level, title]`` into its
+A cleaned :class:`Document` carries its page kind (``tools.page_kinds``), which each of its chunks
+keeps (``page_kind`` in Chroma's metadata), and its headings as ``[offset, level, title]`` into its
 text (``tools.headings``); a :class:`Chunk`'s ``title`` is its heading path (page title ›
 section › subsection) and its ``source`` the file it came from.
 
@@ -14,7 +15,8 @@ vocabulary and share embeddings. A BEIR passage kept whole keeps its corpus id.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote
@@ -57,6 +59,8 @@ class Document:
     text: str
     # [offset into text, level (1 = page title), title], in text order; set by cleaning.
     headings: list[list[Any]] = field(default_factory=list)
+    # narrative, api, changelog or index (tools/page_kinds.py); set by cleaning.
+    page_kind: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -73,6 +77,7 @@ class Chunk:
     start: int
     end: int
     quality: float | None = None
+    page_kind: str | None = None  # its document's (tools/page_kinds.py)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -89,6 +94,8 @@ class Chunk:
         }
         if self.quality is not None:
             metadata["quality"] = self.quality
+        if self.page_kind is not None:
+            metadata["page_kind"] = self.page_kind
         return metadata
 
 
@@ -107,3 +114,28 @@ class SkippedFile:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+# The part of a skip reason that names one file (a byte offset, an OS error, a redirect's words) is left
+# out of its group: "not UTF-8 (invalid byte at offset 12)" is in "not UTF-8".
+_REASON_DETAIL = re.compile(r": .*$|\s*\(invalid byte at offset \d+\)$", re.S)
+
+
+@dataclass
+class SkippedGroup:
+    reason: str
+    count: int
+    paths: list[str]  # the first few, in the order they were skipped
+
+
+def skipped_groups(skipped: Iterable[SkippedFile | dict[str, str]], examples: int = 3) -> list[SkippedGroup]:
+    """Skipped files grouped by reason (its per-file detail left out), the largest group first, each
+    with its count and first ``examples`` paths."""
+    groups: dict[str, SkippedGroup] = {}
+    for item in skipped:
+        path, reason = (item.path, item.reason) if isinstance(item, SkippedFile) else (item["path"], item["reason"])
+        group = groups.setdefault(_REASON_DETAIL.sub("", reason), SkippedGroup(_REASON_DETAIL.sub("", reason), 0, []))
+        group.count += 1
+        if len(group.paths) < examples:
+            group.paths.append(path)
+    return sorted(groups.values(), key=lambda group: -group.count)

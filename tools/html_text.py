@@ -11,6 +11,11 @@ becomes one line that names it fully, ``requests.Response.close()``: the page sh
 name under its class, which the text alone would lose. A table row becomes one line with its
 cells between ``|`` (``| NormalizeWhiteSpace | built-in | Normalizes whitespace |``), so a
 reader (and the chunk's units) still sees cells, not one run-on sentence.
+
+:func:`html_page` also measures the page for its page kind (``tools.page_kinds``): how much of
+its visible text sits inside API object descriptions (Sphinx's ``<dl class="py function">``, the
+``<dl class="class">`` of Sphinx before 4, mkdocstrings' ``<div class="doc doc-object">``) and
+inside links, counting a toctree's entries (hidden from the text, but the page's links all the same).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import re
 from html.parser import HTMLParser
 
 from benchsmith.tools.headings import heading_marker
+from benchsmith.tools.page_kinds import PageProfile
 from benchsmith.tools.sphinx_markup import fenced_code
 
 HIDDEN_TAGS = {"script", "style", "nav", "header", "footer", "aside", "noscript", "form", "template", "svg", "head",
@@ -34,6 +40,21 @@ VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
 HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _MARKER_SPACE = re.compile("\ue001 +")  # a heading's text starts right after its marker
 _LANGUAGE_CLASS = re.compile(r"\b(?:highlight|language|lang)-([\w+#.-]+)")
+# An API object description: Sphinx's <dl class="py function"> (any domain object: "py", "c", "cpp", "js"...),
+# Sphinx < 4's <dl class="function">, mkdocstrings' <div class="doc doc-object doc-class">.
+API_OBJECT_TYPES = {"class", "function", "method", "attribute", "exception", "data", "classmethod", "staticmethod",
+                    "property", "decorator", "decoratormethod", "module", "type", "macro", "member", "struct",
+                    "enum", "var"}
+API_DOMAINS = {"py", "c", "cpp", "js", "rst"}
+TOCTREE_CLASSES = {"toctree-wrapper"}
+
+
+def is_api_object(tag: str, classes: set[str]) -> bool:
+    """Is this element an API object description (see :data:`API_OBJECT_TYPES`)?"""
+    if tag == "div":
+        return {"doc", "doc-object"} <= classes
+    return tag == "dl" and bool(classes & API_OBJECT_TYPES) and (not classes - API_OBJECT_TYPES - API_DOMAINS
+                                                                 - {"simple", "objdesc"})
 
 
 class _VisibleTextParser(HTMLParser):
@@ -45,6 +66,10 @@ class _VisibleTextParser(HTMLParser):
         self.language = ""
         self.entry: tuple[str, int] | None = None  # the qualified name of the API entry being read, where it starts
         self.row: list[str] | None = None  # the cells of the table row being read
+        self.profile = PageProfile()
+        self.api: list[str] = []  # the tags open inside an API object description
+        self.toctree: list[str] = []  # the tags open inside a toctree (hidden, but its links count)
+        self.in_link = 0
 
     def _append(self, kind: str, value: str) -> None:
         if self.segments[-1][0] == kind:
@@ -54,11 +79,12 @@ class _VisibleTextParser(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = {name: value or "" for name, value in attrs}
+        classes = set(attributes.get("class", "").split())
+        self._measure_start(tag, attributes, classes)
         if self.hidden:
             if tag not in VOID_TAGS:
                 self.hidden.append(tag)
             return
-        classes = set(attributes.get("class", "").split())
         if (tag in HIDDEN_TAGS or classes & HIDDEN_CLASSES or attributes.get("role") in HIDDEN_ROLES
                 or attributes.get("aria-hidden") == "true"):
             if tag not in VOID_TAGS:
@@ -85,7 +111,44 @@ class _VisibleTextParser(HTMLParser):
         elif tag in ("td", "th") and not self.in_pre:
             self._append("text", " ")
 
+    def _measure_start(self, tag: str, attributes: dict[str, str], classes: set[str]) -> None:
+        if tag in VOID_TAGS:
+            return
+        if tag == "a" and attributes.get("href") and (self.toctree or not self.hidden):
+            self.in_link += 1
+            self.profile.links += 1
+        if self.api:
+            self.api.append(tag)
+        elif not self.hidden and is_api_object(tag, classes):
+            self.api.append(tag)
+            self.profile.api_objects += 1
+        if self.toctree or (not self.hidden and classes & TOCTREE_CLASSES):
+            self.toctree.append(tag)
+
+    def _measure_end(self, tag: str) -> None:
+        if tag == "a" and self.in_link:
+            self.in_link -= 1
+        for stack in (self.api, self.toctree):
+            if tag in stack:
+                while stack and stack.pop() != tag:
+                    pass
+
+    def _measure_data(self, data: str) -> None:
+        chars = len("".join(data.split()))
+        if not chars:
+            return
+        if self.toctree and self.hidden:
+            self.profile.toctree_chars += chars
+            self.profile.link_chars += chars if self.in_link else 0
+            return
+        if self.hidden:
+            return
+        self.profile.text_chars += chars
+        self.profile.api_chars += chars if self.api else 0
+        self.profile.link_chars += chars if self.in_link else 0
+
     def handle_endtag(self, tag: str) -> None:
+        self._measure_end(tag)
         if self.hidden:
             if tag in self.hidden:  # close up to the matching open tag (tolerates unclosed children)
                 while self.hidden and self.hidden.pop() != tag:
@@ -121,6 +184,7 @@ class _VisibleTextParser(HTMLParser):
         self.segments[-1] = (kind, text[:start] + line)
 
     def handle_data(self, data: str) -> None:
+        self._measure_data(data)
         if self.hidden:
             return
         if self.in_pre:
@@ -132,6 +196,11 @@ class _VisibleTextParser(HTMLParser):
 
 def html_to_text(html: str) -> str:
     """Visible text, one paragraph per block, headings marked and code fenced."""
+    return html_page(html)[0]
+
+
+def html_page(html: str) -> tuple[str, PageProfile]:
+    """:func:`html_to_text`, and the page's measures for its page kind (one parse)."""
     parser = _VisibleTextParser()
     parser.feed(html)
     parser.close()
@@ -149,7 +218,7 @@ def html_to_text(html: str) -> str:
             joined[-1] += "\n" + part  # a table's rows stay together, one line each
         else:
             joined.append(part)
-    return "\n\n".join(joined)
+    return "\n\n".join(joined), parser.profile
 
 
 def _is_row(line: str) -> bool:

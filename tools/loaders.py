@@ -13,6 +13,14 @@ A file's title is its module path (Python) or its name until
 cleaning finds its first heading; its path is the document's id and source. A
 missing path, a malformed JSONL line or a corpus with no documents stops with an
 :class:`~stores.errors.InputError` that names the file (and line).
+
+A folder is walked by ``tools.tree_walk`` (symbolic links to folders inside it followed, each
+real file read once: another path to a file already read is listed as "symbolic link to a file
+already read"). Built documentation trees are read as their pages, once (``tools.built_trees``):
+a Sphinx or MkDocs build's sources, static assets, viewcode listings, search, index and 404 pages,
+and a page's source beside its built page (an AsciiDoc ``X.txt`` beside ``X.html``), are listed
+with their reasons. ``--include`` / ``--exclude`` globs (``tools.path_patterns``) choose among a
+folder's files; :attr:`LoadResult.warnings` names a pattern that matched nothing.
 """
 
 from __future__ import annotations
@@ -29,8 +37,11 @@ from typing import Any
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_jsonl
 from benchsmith.stores.progress import ProgressCallback
+from benchsmith.tools.built_trees import BuiltTrees
 from benchsmith.tools.cleaning import redirect_notice
 from benchsmith.tools.documents import Document, DocumentKind, SkippedFile
+from benchsmith.tools.path_patterns import PathPatterns
+from benchsmith.tools.tree_walk import WalkedFile, walk_tree
 
 STDLIB_SOURCE = "stdlib"
 KIND_BY_SUFFIX: dict[str, DocumentKind] = {
@@ -55,6 +66,8 @@ BUILD_CONFIGURATION_PATTERNS = ("requirements*.txt", "constraints*.txt")
 BUILD_CONFIGURATION_REASON = "build configuration, not documentation"
 BINARY_SNIFF_BYTES = 8192
 INDEX_NAMES = {"index", "readme", "__init__"}
+LINK_TO_READ_REASON = "symbolic link to a file already read"
+LINK_TO_SKIPPED_REASON = "symbolic link to a file already skipped"
 
 
 @dataclass
@@ -62,29 +75,33 @@ class LoadResult:
     documents: list[Document] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
     files_read: int = 0
+    warnings: list[str] = field(default_factory=list)  # an --include / --exclude pattern that matched nothing
 
 
-def load_sources(sources: Sequence[str], on_progress: ProgressCallback | None = None) -> LoadResult:
+def load_sources(sources: Sequence[str], on_progress: ProgressCallback | None = None, *,
+                 include: Sequence[str] = (), exclude: Sequence[str] = ()) -> LoadResult:
     """Read every source in order; raise :class:`InputError` if none yields a document."""
-    result = LoadResult()
-    for item in iter_sources(sources, on_progress):
+    result, patterns = LoadResult(), PathPatterns(include, exclude)
+    for item in iter_sources(sources, on_progress, patterns):
         if isinstance(item, SkippedFile):
             result.skipped.append(item)
         else:
             result.documents.append(item)
             result.files_read += 1
+    result.warnings = patterns.unmatched()
     if not result.documents:
         raise empty_corpus(sources, len(result.skipped))
     return result
 
 
-def iter_sources(sources: Sequence[str], on_progress: ProgressCallback | None = None
-                 ) -> Iterator[Document | SkippedFile]:
+def iter_sources(sources: Sequence[str], on_progress: ProgressCallback | None = None,
+                 patterns: PathPatterns | None = None) -> Iterator[Document | SkippedFile]:
     """Every source's documents and skipped files in order, one at a time (a corpus of any size);
-    the caller raises :func:`empty_corpus` when no document came."""
+    the caller raises :func:`empty_corpus` when no document came. ``patterns`` choose among the
+    files of source folders (``patterns.unmatched()`` afterwards names those that matched none)."""
     seen = 0
     for source in sources:
-        for item in _iter_source(source):
+        for item in _iter_source(source, patterns or PathPatterns()):
             yield item
             seen += 1
             if on_progress:
@@ -96,7 +113,7 @@ def empty_corpus(sources: Sequence[str], skipped: int) -> InputError:
     return InputError(f"empty corpus: no readable document in {', '.join(sources)}{listed}")
 
 
-def _iter_source(source: str) -> Iterator[Document | SkippedFile]:
+def _iter_source(source: str, patterns: PathPatterns) -> Iterator[Document | SkippedFile]:
     if source == STDLIB_SOURCE:
         yield from iter_stdlib_documents()
         return
@@ -106,25 +123,40 @@ def _iter_source(source: str) -> Iterator[Document | SkippedFile]:
     if path.is_dir() and (path / "corpus.jsonl").is_file():
         yield from iter_beir_corpus(path / "corpus.jsonl")
     elif path.is_dir():
-        yield from _iter_directory(path)
+        yield from _iter_directory(path, patterns)
     elif path.suffix == ".jsonl":
         yield from iter_beir_corpus(path)
     else:
         yield _load_file(path, root=path.parent)
 
 
-def _iter_directory(root: Path) -> Iterator[Document | SkippedFile]:
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root)
-        if any(part.startswith(".") for part in relative.parts) or not path.is_file():
-            continue  # hidden folders such as .git are not corpus
-        if is_build_configuration(path.name):
-            yield SkippedFile(str(path), BUILD_CONFIGURATION_REASON)
+def _iter_directory(root: Path, patterns: PathPatterns) -> Iterator[Document | SkippedFile]:
+    """The folder's files (``tools.tree_walk``): those reached without a symbolic link first, then
+    those reached through one, so a real file is read under its own path and a link to it is listed."""
+    walked = walk_tree(root)
+    yield from walked.skipped
+    trees, read = BuiltTrees(root), {}  # read: real path → was the file read (else skipped)
+    for entry in [entry for entry in walked.files if not entry.linked] + [entry for entry in walked.files
+                                                                          if entry.linked]:
+        if reason := patterns.skip_reason(entry.relative.as_posix()):
+            yield SkippedFile(str(entry.path), reason)  # not claimed: another path to it may be included
             continue
-        if path.suffix.lower() not in KIND_BY_SUFFIX:
-            yield SkippedFile(str(path), f"unsupported file type {path.suffix or '(none)'}")
-            continue
-        yield _load_file(path, root)
+        item = _walked_file(entry, root, trees, read)
+        read.setdefault(entry.real, isinstance(item, Document))
+        yield item
+
+
+def _walked_file(entry: WalkedFile, root: Path, trees: BuiltTrees, read: dict[str, bool]) -> Document | SkippedFile:
+    path = entry.path
+    if entry.real in read:
+        return SkippedFile(str(path), LINK_TO_READ_REASON if read[entry.real] else LINK_TO_SKIPPED_REASON)
+    if reason := trees.skip_reason(entry.relative):
+        return SkippedFile(str(path), reason)
+    if is_build_configuration(path.name):
+        return SkippedFile(str(path), BUILD_CONFIGURATION_REASON)
+    if path.suffix.lower() not in KIND_BY_SUFFIX:
+        return SkippedFile(str(path), f"unsupported file type {path.suffix or '(none)'}")
+    return _load_file(path, root)
 
 
 def is_build_configuration(name: str) -> bool:

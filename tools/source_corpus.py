@@ -42,10 +42,13 @@ class SourceChunk:
     path: str
     start: int  # byte offsets in the file's cleaned UTF-8 text; -1 for BEIR documents
     end: int
+    page_kind: str | None = None  # tools/page_kinds.py; None for BEIR documents
 
     def to_beir(self) -> dict[str, Any]:
-        return {"_id": self.id, "title": self.title, "text": self.text,
-                "metadata": {"path": self.path, "start": self.start, "end": self.end}}
+        metadata: dict[str, Any] = {"path": self.path, "start": self.start, "end": self.end}
+        if self.page_kind is not None:
+            metadata["page_kind"] = self.page_kind
+        return {"_id": self.id, "title": self.title, "text": self.text, "metadata": metadata}
 
 
 @dataclass
@@ -92,7 +95,7 @@ def document_chunks(document: Document, chunk_size: int = DEFAULT_CHUNK_SIZE,
         return [SourceChunk(document.id, document.title, document.text, document.id, -1, -1)]
     chunks = chunk_document(document, chunk_size, min_chars)
     spans = byte_spans(document.text, [(chunk.start, chunk.end) for chunk in chunks])
-    return [SourceChunk(chunk.id, chunk.title, chunk.text, document.id, byte_start, byte_end)
+    return [SourceChunk(chunk.id, chunk.title, chunk.text, document.id, byte_start, byte_end, document.page_kind)
             for chunk, (byte_start, byte_end) in zip(chunks, spans)]
 
 

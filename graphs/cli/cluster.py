@@ -10,6 +10,8 @@ from rich.table import Table
 from benchsmith.graphs.cli.console import (ChromaHostOption, WorkspaceOption, console, guarded, offline_environment,
                                            shown)
 from benchsmith.graphs.cli.deferred import deferred
+from benchsmith.graphs.cli.settings import option_of
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS as DEFAULT_NEIGHBOURS
 from benchsmith.tools.defaults import DEFAULT_CLUSTER_SIZE
 
@@ -25,6 +27,7 @@ def cluster(
     neighbours: Annotated[int, typer.Option(help="Neighbours per chunk in the k-nearest-neighbour graph.")]
     = DEFAULT_NEIGHBOURS,
     seed: Annotated[int, typer.Option(help="Seed of the walk's random start.")] = 0,
+    page_kinds: option_of(SynthesisContext, "page_kinds") = None,  # type: ignore[valid-type]
     chroma_host: ChromaHostOption = None,
     workspace: WorkspaceOption = None,
 ) -> None:
@@ -35,13 +38,15 @@ def cluster(
     """
     offline_environment()
     with console.status(f"clustering {shown(collection)} (greedy traversal, size {size}, {neighbours} neighbours)…"):
+        kinds = {"page_kinds": tuple(page_kinds)} if page_kinds else {}  # none given: synthesis's default
         result = guarded(lambda: run_cluster(collection, size=size, neighbours=neighbours, seed=seed,
-                                             workspace=workspace, chroma_host=chroma_host))
+                                             workspace=workspace, chroma_host=chroma_host, **kinds))
     stats = result.stats
     table = Table(title=f"Clusters of {shown(collection)}")
     table.add_column("measure")
     table.add_column("value", justify="right")
-    for label, value in (("chunks", stats["chunks"]), ("clusters", stats["clusters"]),
+    for label, value in (("chunks", stats["chunks"]), ("page kinds", ", ".join(result.page_kinds or ["all"])),
+                         ("clusters", stats["clusters"]),
                          ("dropped (near-identical to predecessor)", stats["dropped_near_identical"]),
                          ("searches for the nearest unvisited chunk", stats["searches"]),
                          ("mean similarity of consecutive chunks", stats["path_similarity"]),

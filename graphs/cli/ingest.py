@@ -14,6 +14,7 @@ from benchsmith.graphs.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.ingest import IngestContext
 from benchsmith.graphs.jobs.defaults import INGEST_COLLECTION as DEFAULT_COLLECTION
 from benchsmith.stores.runs import new_run_id
+from benchsmith.tools.documents import skipped_groups
 
 if TYPE_CHECKING:
     from benchsmith.graphs.jobs.ingest import IngestResult
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 run_ingest = deferred("benchsmith.graphs.jobs.ingest", "ingest")
 preview_ingest = deferred("benchsmith.graphs.jobs.ingest", "preview_ingest")
 
-SKIPPED_SHOWN = 20
+SKIPPED_EXAMPLES = 3  # paths shown per reason
 
 
 @settings_options(IngestContext)
@@ -43,12 +44,14 @@ def ingest(
         console.print(f"dry run: {preview.files_read} files read, {preview.files_skipped} skipped, {preview.documents} "
                       f"documents, {preview.chunks} chunks ({preview.characters:,} characters) before dedup and "
                       "quality filtering.", highlight=False)
+        print_page_kinds(preview.page_kinds, "chunks per page kind (before dedup and quality filtering)")
         if settings["quality"] == "llm":
             console.print(f"--quality llm would make up to {preview.cost.calls} model calls, about "
                           f"{preview.cost.input_tokens:,} input tokens, ~${preview.cost.cost_usd:.4f}.")
             for note in preview.cost.notes:
                 console.print(note, markup=False, highlight=False)
         print_skipped(preview.skipped)
+        print_warnings(preview.warnings)
         console.print("Nothing was written.")
         return
     run_id = run_options.run_id or new_run_id("ingest")
@@ -77,17 +80,30 @@ def print_ingest_summary(result: IngestResult) -> None:
         table.add_row(stage, summary, f"{seconds.get(stage, 0.0):.2f}")
     table.add_row("total", "", f"{sum(seconds.values()):.2f}", style="bold")
     console.print(table)
+    print_page_kinds(result.page_kinds, "chunks indexed per page kind")
     print_skipped(result.skipped, result.run_dir / "skipped.jsonl")
+    print_warnings(result.warnings)
     print_usage(result.usage)
 
 
+def print_page_kinds(page_kinds: dict[str, int], label: str) -> None:
+    if page_kinds:
+        counts = ", ".join(f"{kind} {count}" for kind, count in sorted(page_kinds.items(), key=lambda item: -item[1]))
+        console.print(f"{label}: {counts}", markup=False, highlight=False)
+
+
 def print_skipped(skipped: list[dict[str, str]], listed_in: Path | None = None) -> None:
-    """The skipped files with their reasons (the first SKIPPED_SHOWN; the rest are counted)."""
+    """The skipped files grouped by reason: each reason's count and first SKIPPED_EXAMPLES paths."""
     if not skipped:
         return
-    console.print(f"[yellow]Skipped {len(skipped)} file(s):[/]")
-    for item in skipped[:SKIPPED_SHOWN]:
-        console.print(f"  {item['path']}: {item['reason']}", highlight=False, markup=False)
-    if len(skipped) > SKIPPED_SHOWN:
-        where = f" in {listed_in}" if listed_in else ""
-        console.print(f"  … and {len(skipped) - SKIPPED_SHOWN} more{where}", markup=False, highlight=False)
+    where = f" (every one listed in {listed_in})" if listed_in else ""
+    console.print(f"[yellow]Skipped {len(skipped)} file(s), by reason{shown(where)}:[/]")
+    for group in skipped_groups(skipped, SKIPPED_EXAMPLES):
+        more = f", … {group.count - len(group.paths)} more" if group.count > len(group.paths) else ""
+        console.print(f"  {group.count:>5}  {group.reason}: {', '.join(group.paths)}{more}", highlight=False,
+                      markup=False)
+
+
+def print_warnings(warnings: list[str]) -> None:
+    for warning in warnings:
+        console.print(f"warning: {warning}", style="yellow", markup=False, highlight=False)

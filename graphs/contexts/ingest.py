@@ -18,6 +18,13 @@ QualityScorerName = Literal["heuristic", "llm"]
 class IngestContext(StoreOptions, ModelOptions):
     """Settings of one ingestion (not checkpointed: the CLI passes them again on resume)."""
 
+    include: tuple[str, ...] = field(default=(), metadata={
+        "description": "Read only the files of a source folder whose path (relative to the folder) matches one of "
+                       "these globs (fnmatch; ** also matches no folder; a folder's pattern matches the files under "
+                       "it). Repeat for several; the others are listed as skipped. None: every file."})
+    exclude: tuple[str, ...] = field(default=(), metadata={
+        "description": "Skip the files of a source folder whose path (relative to the folder) matches one of these "
+                       "globs (as --include), listed as skipped with the pattern. Repeat for several."})
     chunk_size: int = field(default=DEFAULT_CHUNK_SIZE, metadata={
         "description": "Target chunk size in characters; no chunk is longer, no word is split.", "min": 1})
     min_chars: int = field(default=DEFAULT_MIN_CHARS, metadata={

@@ -8,7 +8,7 @@ from typing import Literal
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 from benchsmith.tools.defaults import (DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_CLUSTER_SIZE, DEFAULT_MAX_OVERLAP,
-                                       DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS)
+                                       DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS, DEFAULT_SYNTHESIS_PAGE_KINDS)
 from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
                                             DEFAULT_SWITCH_PROBABILITY, DEMO_QUESTION_TYPES)
 
@@ -50,6 +50,12 @@ class SynthesisContext(StoreOptions, ModelOptions):
         "description": "Chunks per cluster: the collection's semantic path is cut every this many chunks.", "min": 1})
     neighbours: int = field(default=DEFAULT_CLUSTER_NEIGHBOURS, metadata={
         "description": "Neighbours per chunk in the k-nearest-neighbour graph the path walks.", "min": 1})
+    page_kinds: tuple[str, ...] = field(default=DEFAULT_SYNTHESIS_PAGE_KINDS, metadata={
+        "description": "Page kinds whose chunks the clusters, and so the conversations, are drawn from: narrative, "
+                       "api, changelog, index (ingestion labels each page); repeat for several. Default: narrative "
+                       "and api (a changelog's chunks are release notes, an index page's mostly links); a chunk "
+                       "ingested without a page kind counts as narrative. The benchmark's corpus keeps every chunk.",
+        "cli": "--page-kind"})
     history_window: int | None = field(default=None, metadata={
         "description": "Earlier turns in each exported BEIR query; empty: all of them.", "min": 0})
     concurrency: int = concurrency_field("Conversations synthesized at once (exactly).")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
-from benchsmith.graphs.ingest import IngestContext, builder
+from benchsmith.graphs.ingest import SKIPPED_FILE, WARNINGS_FILE, IngestContext, builder
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
                                            check_embedders, check_models, checked_run_id, job_run, priced,
                                            workspace_for, run_settled)
@@ -19,6 +20,7 @@ from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.tools.chunking import chunk_document
 from benchsmith.tools.cleaning import clean_documents
 from benchsmith.tools.loaders import load_sources
+from benchsmith.tools.page_kinds import DEFAULT_PAGE_KIND
 
 QUALITY_PROMPT_TOKENS = 120  # the LLM quality scorer's instructions, per chunk
 
@@ -35,6 +37,8 @@ class IngestResult(JobRun):
     indexed: int = 0
     newly_embedded: int = 0
     collection_count: int = 0
+    page_kinds: dict[str, int] = field(default_factory=dict)  # chunks indexed per page kind
+    warnings: list[str] = field(default_factory=list)  # an --include / --exclude pattern that matched no file
     stage_seconds: dict[str, float] = field(default_factory=dict)
     skipped: list[dict[str, str]] = field(default_factory=list)  # {"path", "reason"} per skipped file
 
@@ -54,10 +58,12 @@ def ingest(sources: Sequence[str | Path], *, collection: str = DEFAULT_COLLECTIO
     outcome = run_settled(builder, job="ingest", workspace=resolved, run_id=run_id, inputs=inputs, context=settings,
                           on_event=on_event, resume=resume)
     values = outcome.values
-    skipped_file = outcome.run_dir.file("skipped.jsonl")
+    skipped_file, warnings_file = outcome.run_dir.file(SKIPPED_FILE), outcome.run_dir.file(WARNINGS_FILE)
+    warnings = [record["warning"] for record in load_jsonl(warnings_file)] if warnings_file.exists() else []
     counts = {name: values.get(name, 0) for name in ("files_read", "files_skipped", "documents", "chunks", "duplicates",
                                                     "filtered", "indexed", "newly_embedded", "collection_count")}
     return IngestResult(**job_run(outcome), collection=collection, **counts,
+                        page_kinds=dict(values.get("page_kinds", {})), warnings=warnings,
                         stage_seconds=dict(values.get("stage_seconds", {})),
                         skipped=load_jsonl(skipped_file) if skipped_file.exists() else [])
 
@@ -88,6 +94,8 @@ class IngestPreview:
     characters: int
     cost: CostEstimate
     skipped: list[dict[str, str]] = field(default_factory=list)  # {"path", "reason"} per skipped file
+    page_kinds: dict[str, int] = field(default_factory=dict)  # chunks per page kind (before dedup and filtering)
+    warnings: list[str] = field(default_factory=list)  # an --include / --exclude pattern that matched no file
 
 
 @dry_run
@@ -97,12 +105,14 @@ def preview_ingest(sources: Sequence[str | Path], *, settings: IngestContext) ->
 
     _checked_inputs(sources, DEFAULT_COLLECTION, settings)
     chunk_size, min_chars, quality, llm = settings.chunk_size, settings.min_chars, settings.quality, settings.llm
-    loaded = load_sources([str(source) for source in sources])
+    loaded = load_sources([str(source) for source in sources], include=settings.include, exclude=settings.exclude)
     documents = clean_documents(loaded.documents)
     chunks = [chunk for document in documents for chunk in chunk_document(document, chunk_size, min_chars)]
     calls = len(chunks) if quality == "llm" else 0
     tokens = sum(estimate_tokens(chunk.text) + QUALITY_PROMPT_TOKENS for chunk in chunks) if calls else 0
     cost = priced(f"{calls} quality calls" if calls else "no model calls (heuristic quality filter)",
                   [(llm, calls, tokens, 10 * calls)])
+    page_kinds = Counter(chunk.page_kind or DEFAULT_PAGE_KIND for chunk in chunks)
     return IngestPreview(loaded.files_read, len(loaded.skipped), len(documents), len(chunks),
-                         sum(len(chunk.text) for chunk in chunks), cost, [item.to_json() for item in loaded.skipped])
+                         sum(len(chunk.text) for chunk in chunks), cost, [item.to_json() for item in loaded.skipped],
+                         dict(sorted(page_kinds.items())), loaded.warnings)

@@ -3,6 +3,7 @@ collection (MTR-Pipeline), and ``benchsmith.cluster``, the semantic path it walk
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -30,12 +31,25 @@ from benchsmith.stores.postgres import database_url
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS, cluster_collection
+from benchsmith.tools.defaults import DEFAULT_SYNTHESIS_PAGE_KINDS
+from benchsmith.tools.page_kinds import PAGE_KINDS
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 
 # Assumed lengths for the dry-run estimate (characters): a question, an assistant answer.
 ESTIMATE_QUESTION_CHARS, ESTIMATE_ANSWER_CHARS = 100, 1200
 ESTIMATE_OUTPUT_TOKENS = {"questioner": 60, "responder": 300, "polisher": 30, "pool judge": 250,
                           "contribution judge": 60}
+
+
+def check_page_kinds(page_kinds: Sequence[str]) -> None:
+    """Page kinds known, and at least one (``--page-kind``)."""
+    if isinstance(page_kinds, str):
+        raise InputError(f"page_kinds must be a list of page kinds, not the text {page_kinds!r}")
+    if not page_kinds:
+        raise InputError(f"--page-kind: give at least one of {', '.join(PAGE_KINDS)}")
+    for kind in page_kinds:
+        if kind not in PAGE_KINDS:
+            raise InputError(f"--page-kind {kind!r} is not a page kind: {', '.join(PAGE_KINDS)}")
 
 
 @dataclass(frozen=True)
@@ -53,6 +67,7 @@ class ClusterResult:
     collection: str
     clusters: list[list[str]]  # chunk ids along the semantic path, cut every `size` chunks
     stats: dict[str, Any]
+    page_kinds: list[str] | None = None  # the page kinds of the chunks walked; None: all
 
 
 def _store(workspace: Workspace, collection: str, chroma_host: str | None) -> VectorStore:
@@ -62,14 +77,18 @@ def _store(workspace: Workspace, collection: str, chroma_host: str | None) -> Ve
 
 
 def cluster(collection: str, *, size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_NEIGHBOURS, seed: int = 0,
-            workspace: str | Path | None = None, chroma_host: str | None = None) -> ClusterResult:
-    """Walk the collection's embeddings in one continuous semantic path and cut it into
-    clusters (computed once per parameters and reused)."""
+            workspace: str | Path | None = None, chroma_host: str | None = None,
+            page_kinds: Sequence[str] = DEFAULT_SYNTHESIS_PAGE_KINDS) -> ClusterResult:
+    """Walk the collection's embeddings (of the chunks of ``page_kinds``: by default those synthesis
+    draws from) in one continuous semantic path and cut it into clusters (computed once per
+    parameters and reused)."""
 
     check_at_least(1, size=size, neighbours=neighbours)
+    check_page_kinds(page_kinds)
     resolved = workspace_for(workspace)
-    clustering = cluster_collection(resolved, _store(resolved, collection, chroma_host), size, neighbours, seed)
-    return ClusterResult(collection, clustering.clusters, clustering.stats)
+    clustering = cluster_collection(resolved, _store(resolved, collection, chroma_host), size, neighbours, seed,
+                                    page_kinds)
+    return ClusterResult(collection, clustering.clusters, clustering.stats, clustering.page_kinds)
 
 
 @takes_settings(SynthesisContext)
@@ -90,11 +109,13 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
     check_at_least(1, conversations=conversations, turns=turns)
     check_bounds(settings)
     check_turn_types(settings)
+    check_page_kinds(settings.page_kinds)
     run_id = checked_run_id(run_id, "synthesize")
     resolved = workspace_for(settings.workspace)
     context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
     available = len(cluster(collection, size=context.cluster_size, neighbours=context.neighbours, seed=context.seed,
-                            workspace=resolved.root, chroma_host=context.chroma_host).clusters)
+                            workspace=resolved.root, chroma_host=context.chroma_host,
+                            page_kinds=context.page_kinds).clusters)
     if conversations > available:
         raise InputError(f"collection {collection!r} has {available} clusters of {context.cluster_size} chunks: ask "
                          f"for at most {available} conversations, or use a smaller --cluster-size")

@@ -1,0 +1,234 @@
+"""The real documentation trees of the study: what they are, how to install them, and their ingestion.
+
+Seven corpora, in two halves: rules are tuned on the development half only and judged on the
+test half. Each is a tree Debian installs (its ``-doc`` package) or the ``stdlib`` source.
+
+    .venv/bin/python benchmarks/doc_corpora.py list
+    .venv/bin/python benchmarks/doc_corpora.py install [--run]
+    .venv/bin/python benchmarks/doc_corpora.py ingest [NAME ...] --workspace DIR [--embedder SPEC]
+
+``ingest`` runs ``benchsmith.ingest`` on each corpus into a collection named after it (run id
+``doc-NAME``: run it again after a crash or kill and each corpus continues where it stopped; a
+finished one is reported, not redone). For each it prints the pages read against the HTML pages
+found in the tree (each HTML page must be read once, or be listed as a page that is not content:
+search, index, 404, viewcode listings, redirects), the files skipped by reason, the chunks per page
+kind, and the time; then a table of all. It exits 1 when a check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchsmith.tools.offline import offline_environment  # noqa: E402
+
+offline_environment()  # before the imports below load models or Chroma
+
+from benchsmith.stores.jsonl import read_jsonl  # noqa: E402
+from benchsmith.tools.built_trees import source_stem  # noqa: E402
+from benchsmith.tools.documents import skipped_groups  # noqa: E402
+from benchsmith.tools.loaders import LINK_TO_READ_REASON, STDLIB_SOURCE  # noqa: E402
+from benchsmith.tools.page_kinds import PAGE_KINDS  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Corpus:
+    name: str
+    half: str  # "development": rules may be tuned on it; "test": only judged on it
+    shape: str
+    package: str | None  # the Debian package that installs it (None: the running Python's stdlib)
+    path: str
+
+    @property
+    def installed(self) -> bool:
+        return self.path == STDLIB_SOURCE or Path(self.path).is_dir()
+
+
+CORPORA = (
+    Corpus("stdlib", "development", "Python source: the standard library's docstrings", None, STDLIB_SOURCE),
+    Corpus("requests", "development", "Sphinx HTML", "python-requests-doc", "/usr/share/doc/python-requests-doc/html"),
+    Corpus("mkdocs", "development", "MkDocs HTML", "mkdocs-doc", "/usr/share/doc/mkdocs/html"),
+    Corpus("git", "development", "AsciiDoc HTML man pages and guides, sources beside them", "git-doc",
+           "/usr/share/doc/git-doc"),
+    Corpus("flask", "test", "Sphinx HTML", "python-flask-doc", "/usr/share/doc/python-flask-doc/html"),
+    Corpus("markdown", "test", "MkDocs HTML", "python-markdown-doc", "/usr/share/doc/python-markdown-doc/docs"),
+    Corpus("attrs", "test", "Sphinx HTML from MyST sources", "python-attr-doc", "/usr/share/doc/python-attr-doc/html"),
+)
+BY_NAME = {corpus.name: corpus for corpus in CORPORA}
+# HTML files that are not content pages, by the reason they are skipped: the check counts them as accounted for.
+NOT_CONTENT = ("search page", "general index", "module index", "not-found page", "highlighted source listing",
+               "static asset", "redirect page", LINK_TO_READ_REASON, "symbolic link to a file already skipped")
+EXAMPLES = 3
+
+
+def list_corpora(_: argparse.Namespace) -> int:
+    print(f"{'name':<9} {'half':<12} {'installed':<9} {'package':<20} {'path':<42} shape")
+    for corpus in CORPORA:
+        print(f"{corpus.name:<9} {corpus.half:<12} {'yes' if corpus.installed else 'no':<9} "
+              f"{corpus.package or '(python)':<20} {corpus.path:<42} {corpus.shape}")
+    return 0
+
+
+def install(args: argparse.Namespace) -> int:
+    missing = sorted({corpus.package for corpus in CORPORA if corpus.package and not corpus.installed})
+    if not missing:
+        print("every corpus is installed")
+        return 0
+    command = ["apt-get", "install", "-y", "--no-install-recommends", *missing]
+    print(" ".join(command))
+    if not args.run:
+        print("(add --run to run it; it needs root and Debian's package lists: apt-get update first)")
+        return 0
+    return subprocess.run(command, check=False).returncode
+
+
+@dataclass
+class Report:
+    corpus: Corpus
+    pages_read: int  # documents
+    html_read: int
+    html_found: int
+    other_read: int
+    not_content: int
+    check: str  # "ok" or what went wrong
+    skipped: list[dict[str, str]]
+    page_kinds: dict[str, int]
+    chunks: int
+    seconds: float
+
+
+def html_files(root: Path) -> dict[str, str]:
+    """{real path: a path it is found at} of every HTML file under ``root``, links to folders inside it
+    followed (a page reached twice is one page)."""
+    found: dict[str, str] = {}
+    root_real = os.path.realpath(root)
+    for folder, folders, names in os.walk(root, followlinks=True):
+        folders[:] = [name for name in folders if not name.startswith(".") and
+                      os.path.realpath(os.path.join(folder, name)).startswith(root_real + os.sep)]
+        for name in names:
+            if name.lower().endswith((".html", ".htm")) and not name.startswith("."):
+                found.setdefault(os.path.realpath(os.path.join(folder, name)), os.path.join(folder, name))
+    return found
+
+
+def check_pages(corpus: Corpus, sources: list[str], skipped: list[dict[str, str]]) -> tuple[int, int, int, str]:
+    """(HTML pages read, HTML pages found, HTML pages found and skipped as not content, "ok" or the problem);
+    pages are counted by real path (a link to a page read is that page)."""
+    if corpus.path == STDLIB_SOURCE:
+        return 0, 0, 0, "ok" if len(set(sources)) == len(sources) else "a module read twice"
+    found = html_files(Path(corpus.path))
+    read = [os.path.realpath(source) for source in sources if source.lower().endswith((".html", ".htm"))]
+    not_content = {os.path.realpath(item["path"]) for item in skipped
+                   if item["path"].lower().endswith((".html", ".htm")) and item["reason"].startswith(NOT_CONTENT)}
+    problems = []
+    if len(set(read)) != len(read):
+        problems.append(f"{len(read) - len(set(read))} HTML page(s) read twice")
+    unaccounted = set(found) - set(read) - not_content
+    if unaccounted:
+        problems.append(f"{len(unaccounted)} HTML page(s) neither read nor skipped as not content, e.g. "
+                        f"{found[sorted(unaccounted)[0]]}")
+    sources_read = [source for source in sources if not source.lower().endswith((".html", ".htm")) and (
+        "/_sources/" in source or ((stem := source_stem(os.path.basename(source))) is not None and any(
+            os.path.exists(os.path.join(os.path.dirname(source), stem + suffix)) for suffix in (".html", ".htm"))))]
+    if sources_read:
+        problems.append(f"{len(sources_read)} page source(s) read beside their page, e.g. {sources_read[0]}")
+    return len(set(read)), len(found), len((not_content & set(found)) - set(read)), "; ".join(problems) or "ok"
+
+
+def ingest_corpus(corpus: Corpus, args: argparse.Namespace) -> Report:
+    import benchsmith
+
+    settings = {"embedder": args.embedder} if args.embedder else {}
+    started = time.perf_counter()
+    result = benchsmith.ingest([corpus.path], collection=corpus.name, run_id=f"doc-{corpus.name}",
+                               workspace=args.workspace, batch_size=args.batch_size, **settings)
+    elapsed = time.perf_counter() - started
+    seconds = sum(result.stage_seconds.values()) or elapsed
+    sources = [record["source"] for _, record in read_jsonl(result.run_dir / "documents.jsonl")]
+    html_read, html_found, not_content, check = check_pages(corpus, sources, result.skipped)
+    return Report(corpus, result.files_read, html_read, html_found, result.files_read - html_read, not_content, check,
+                  result.skipped, result.page_kinds, result.indexed, seconds)
+
+
+def print_report(report: Report) -> None:
+    corpus = report.corpus
+    print(f"\n== {corpus.name} ({corpus.half} half, {corpus.shape}): {corpus.path}")
+    if corpus.path == STDLIB_SOURCE:
+        print(f"pages read: {report.pages_read} modules")
+    else:
+        print(f"pages read: {report.pages_read} ({report.html_read} of the {report.html_found} HTML pages found; "
+              f"{report.not_content} HTML pages skipped as not content; {report.other_read} other files read)")
+    print(f"check (every page once): {report.check}")
+    print(f"chunks indexed per page kind: " + ", ".join(f"{kind} {report.page_kinds.get(kind, 0)}"
+                                                          for kind in PAGE_KINDS) + f" (total {report.chunks})")
+    print(f"files skipped: {len(report.skipped)}")
+    for group in skipped_groups(report.skipped, EXAMPLES):
+        names = ", ".join(os.path.relpath(path, corpus.path) if corpus.path != STDLIB_SOURCE else path
+                          for path in group.paths)
+        more = f", … {group.count - len(group.paths)} more" if group.count > len(group.paths) else ""
+        print(f"  {group.count:>5}  {group.reason}: {names}{more}")
+    print(f"time: {report.seconds:.1f} s")
+
+
+def print_table(reports: list[Report]) -> None:
+    print("\n| corpus | half | pages read | HTML pages found | files skipped | narrative | api | changelog | index "
+          "| chunks | check | seconds |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+    for report in reports:
+        kinds = Counter(report.page_kinds)
+        print(f"| {report.corpus.name} | {report.corpus.half} | {report.pages_read} | {report.html_found} | "
+              f"{len(report.skipped)} | {kinds['narrative']} | {kinds['api']} | {kinds['changelog']} | "
+              f"{kinds['index']} | {report.chunks} | {report.check} | {report.seconds:.0f} |")
+
+
+def ingest(args: argparse.Namespace) -> int:
+    unknown = [name for name in args.names if name not in BY_NAME]
+    if unknown:
+        print(f"unknown corpus {unknown[0]!r}: the corpora are {', '.join(BY_NAME)}", file=sys.stderr)
+        return 2
+    chosen = [BY_NAME[name] for name in args.names] or list(CORPORA)
+    missing = [corpus for corpus in chosen if not corpus.installed]
+    if missing:
+        print(f"not installed: {', '.join(c.name for c in missing)} (see `doc_corpora.py install`)", file=sys.stderr)
+        return 2
+    reports = []
+    for corpus in chosen:
+        print(f"ingesting {corpus.name} …", flush=True)
+        reports.append(ingest_corpus(corpus, args))
+        print_report(reports[-1])
+    print_table(reports)
+    return 0 if all(report.check == "ok" for report in reports) else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("list", help="the corpora, their half, shape, package, path and whether installed"
+                        ).set_defaults(run=list_corpora)
+    installing = commands.add_parser("install", help="print (or --run) the apt-get install of the missing packages")
+    installing.add_argument("--run", action="store_true", help="run it (as root)")
+    installing.set_defaults(run=install)
+    ingesting = commands.add_parser("ingest", help="ingest corpora, one collection each, and check each page is read "
+                                                   "once")
+    ingesting.add_argument("names", nargs="*", help=f"corpora to ingest (default: all): {', '.join(BY_NAME)}")
+    ingesting.add_argument("--workspace", required=True, help="benchsmith workspace for the collections and runs")
+    ingesting.add_argument("--embedder", default=None, help="embedder spec (default: benchsmith's)")
+    ingesting.add_argument("--batch-size", type=int, default=256, help="chunks embedded per batch")
+    ingesting.set_defaults(run=ingest)
+    args = parser.parse_args()
+    if shutil.which("apt-get") is None and args.command == "install" and args.run:
+        print("apt-get is not on this machine", file=sys.stderr)
+        return 2
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
