@@ -56,6 +56,8 @@ def build_audit_document(results: Mapping[str, Any]) -> Document:
     sections = [verdict_section(results["verdict"]), overview_section(results)]
     if results.get("shortcuts"):
         sections.append(shortcuts_section(results["shortcuts"], bool(results["benchmark"].get("conversational"))))
+    if results.get("quality_gate"):
+        sections.append(quality_gate_section(results["quality_gate"]))
     if dimensions:
         sections.append(scores_section(dimensions, judges))
     if results.get("discriminability"):
@@ -136,6 +138,29 @@ def shortcuts_section(summary: Mapping[str, Any], conversational: bool) -> Secti
                          [[Cell(str(item["turn"])), Cell(str(item["question"])), Cell("; ".join(item["reasons"]))]
                           for item in examples])]
     return Section("Shortcuts", blocks)
+
+
+def quality_gate_section(summary: Mapping[str, Any]) -> Section:
+    """The offline quality gate's flags per rubric class, with examples (evals/quality_gate/)."""
+    share, bound = summary["flagged_share"], summary["max_flagged_share"]
+    blocks: list[Block] = [
+        f"Every turn ({summary['turns']:,}) read without a model for the reading rubric's broken classes "
+        "(data/readings/RUBRIC.md): a question no user would ask, a topic that is no thing, a reply that answers "
+        "something else, a referent nothing names, a fake ambiguity, an unanswerable turn the corpus answers, a "
+        "question that copies its passage. The rules were calibrated on readers' verdicts of generated turns.",
+        Callout("Over the bound: never usable" if summary["over_limit"] else "Under the bound",
+                f"{summary['flagged']:,} of {summary['turns']:,} turns flagged ({share:.0%}); a benchmark with more "
+                f"than {bound:.0%} flagged is never called usable."),
+        Table(["class", "turns", "rate"], [[Cell(klass.replace("_", " ")), Cell(f"{item['turns']:,}"),
+                                            Cell(_percent(item["rate"]))]
+                                           for klass, item in summary["classes"].items()]),
+    ]
+    examples = [(klass, example) for klass, item in summary["classes"].items() for example in item["examples"]]
+    if examples:
+        blocks += ["Examples:", Table(["class", "turn", "question", "why"], [
+            [Cell(klass.replace("_", " ")), Cell(str(example["turn"])), Cell(str(example["question"])),
+             Cell(str(example["why"]))] for klass, example in examples])]
+    return Section("Quality gate", blocks)
 
 
 def shortcuts_table(summary: Mapping[str, Any], conversational: bool) -> Table:

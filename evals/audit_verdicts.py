@@ -183,8 +183,8 @@ def ill_formed_summary(judgments: Judgments, flagged: Mapping[str, list[str]],
 
 
 def overall_verdict(judgments: Judgments, discriminability_summary: Mapping[str, Any],
-                    noise_flags: int = 0, shortcut_flags: Sequence[str] = (), label_note: str | None = None
-                    ) -> dict[str, str]:
+                    noise_flags: int = 0, shortcut_flags: Sequence[str] = (), label_note: str | None = None,
+                    gate_note: str | None = None, gate_over_limit: bool = False) -> dict[str, str]:
     """reliable / usable with caveats / unreliable, from the noise and sparsity rates and the
     shortcut flags (evals/shortcuts.py).
 
@@ -194,15 +194,20 @@ def overall_verdict(judgments: Judgments, discriminability_summary: Mapping[str,
     a benchmark a retriever can game (questions that copy their gold, answers leaked in the
     questions) passes that grading while it ranks retrievers wrongly; it is at best usable with
     caveats. ``label_note`` (evals/label_checks.py) says which turn labels the judges confirm too
-    rarely: such a benchmark is not reliable either, for its breakdowns by label."""
+    rarely: such a benchmark is not reliable either, for its breakdowns by label. ``gate_note``
+    (evals/quality_gate/summary.py) says what the offline quality gate flagged: any flag makes the
+    benchmark at best usable with caveats, and ``gate_over_limit`` (more than 20% of the turns
+    flagged) makes it unreliable, whatever the judges said."""
     audited = max(len(judgments), 1)
     low_alignment = sum(1 for mean in instance_means(judgments, "alignment").values() if mean <= NOISE_SCORE)
     noise = (low_alignment + noise_flags) / audited
     sparsity = discriminability_summary["confirmed_missing_gold"] / audited
     worst = max(noise, sparsity)
     label = "reliable" if worst <= RELIABLE_RATE else "unreliable" if worst > UNRELIABLE_RATE else "usable with caveats"
-    if (shortcut_flags or label_note) and label == "reliable":
+    if (shortcut_flags or label_note or gate_note) and label == "reliable":
         label = "usable with caveats"
+    if gate_over_limit:
+        label = "unreliable"
     explanation = (f"{noise:.0%} of the audited instances are noise (a gold document judged not to answer, alignment ≤ "
                    f"{NOISE_SCORE}, or an ill-formed question); for {sparsity:.0%} the judges confirmed an unlabelled "
                    f"document as missing gold (sparsity); judges picked the gold document in "
@@ -213,4 +218,6 @@ def overall_verdict(judgments: Judgments, discriminability_summary: Mapping[str,
                         "reliable (see Shortcuts).")
     if label_note:
         explanation += f" {label_note}"
+    if gate_note:
+        explanation += f" {gate_note}"
     return {"label": label, "explanation": explanation}

@@ -19,7 +19,8 @@ A question is ill-formed, noise whatever the judges say about its gold document,
   (``version specifiers <pypug:Version Specifier>``), an intersphinx prefix glued to a word
   (``pypug:Version``), a MyST label (``(name)=``), a redirect stub's ``now covered``;
 * it is a fragment. A standalone question (one without conversational history) needs at
-  least three content words (``MIN_CONTENT_WORDS``): ``Is command on CLI?`` has two. A yes/no
+  least three content words (``MIN_CONTENT_WORDS``): ``Is command on CLI?`` has two; one naming a
+  code entry needs two (``What does json.dumps do?``: the name says what it is about). A yes/no
   question must have a verb phrase: a copula, one or two words without a determiner, then
   straight a preposition and at most two words (``Is command on CLI?``), or an auxiliary with
   at most two words after it (``Does the flag?``), has none. A follow-up turn (``And its timeout?``) leans on its history, so for it
@@ -41,7 +42,9 @@ from dataclasses import dataclass
 from benchsmith.words import MEASURE_STOPWORDS, content_words
 
 DEFAULT_MANY_DOCUMENTS = 5
-MIN_CONTENT_WORDS = 3  # of a standalone question
+MIN_CONTENT_WORDS = 3  # of a standalone question; one less when it names a code entry
+CODE_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|\w\(\)|(?<![\w.])[a-z]+_[a-z_]\w*"
+                       r"|(?<![\w.])--?[a-z][\w-]+|(?<![\w.])[A-Z][a-z]+[A-Z]\w*")
 MARKUP = re.compile(
     r"```|~~~"  # code fences
     r"|:[A-Za-z][\w-]*:`|\{[A-Za-z][\w-]*\}`"  # roles: :func:`x`, {ref}`x`
@@ -116,15 +119,20 @@ class QuestionForm:
     leftovers: tuple[str, ...] = ()
     yes_no_fragment: bool = False
     follow_up: bool = False  # a conversational turn with history: short is fine
+    names_code: bool = False  # it names a code entry ("What does json.dumps do?"): the name says what it is about
+
+    @property
+    def needed_content_words(self) -> int:
+        return MIN_CONTENT_WORDS - 1 if self.names_code else MIN_CONTENT_WORDS
 
     def problems(self, many_documents: int = DEFAULT_MANY_DOCUMENTS) -> list[str]:
         """Why the question is ill-formed (empty: it is not)."""
         reasons = []
         if not self.content_words:
             reasons.append("no content words")
-        elif self.content_words < MIN_CONTENT_WORDS and not self.follow_up:
+        elif self.content_words < self.needed_content_words and not self.follow_up:
             reasons.append(f"fragment: {self.content_words} content word{'s' * (self.content_words != 1)} "
-                           f"(a standalone question needs {MIN_CONTENT_WORDS})")
+                           f"(a standalone question needs {self.needed_content_words})")
         if self.yes_no_fragment:
             reasons.append("fragment: a yes/no question with no verb phrase")
         if self.heading_path:
@@ -160,7 +168,7 @@ def question_form(question: str, count_documents: Callable[[str], int] | None = 
                         heading_path=bool(HEADING_PATH.search(unquoted)),
                         template=bool(KEYWORD_TEMPLATE.search(question)), leftovers=leftovers,
                         yes_no_fragment=bool(COPULA_FRAGMENT.match(question) or AUXILIARY_FRAGMENT.match(question)),
-                        follow_up=follow_up)
+                        follow_up=follow_up, names_code=bool(CODE_NAME.search(unquoted)))
 
 
 class DocumentCounter:

@@ -54,6 +54,8 @@ from benchsmith.evals.audit_verdicts import NOISE_SCORE
 from benchsmith.evals import shortcuts as shortcut_measures
 from benchsmith.evals.lexical_overlap import lexical_overlap
 from benchsmith.evals.measures import MeasureResults, evaluate_batches, parse_measures
+from benchsmith.evals.quality_gate import TurnEvidence, judge_turn
+from benchsmith.evals.quality_gate.summary import gate_note, gate_summary
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS, DocumentCounter, ill_formed_questions
 from benchsmith.graphs.contexts.audit import DEFAULT_NEGATIVES, AuditContext  # noqa: F401 (re-exported)
 from benchsmith.graphs.runtime.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index,
@@ -78,6 +80,8 @@ from benchsmith.tools.query_building import HistoryMode, build_query
 INSTANCES_FILE, JUDGMENTS_FILE, EXTRA_QRELS_FILE = "instances.jsonl", "judgments.jsonl", "extra_qrels.tsv"
 SHORTCUTS_FILE, SHORTCUT_TURNS_FILE = "shortcuts.json", "shortcut_turns.jsonl"
 LABEL_CHECKS_FILE = "label_checks.json"
+GATE_FILE, GATE_TURNS_FILE = "quality_gate.json", "quality_gate_turns.jsonl"
+GATE_POOL_DEPTH = 10  # each retriever's top chunks an unanswerable turn's answer is looked for in (as synthesis does)
 QUERY_ONLY_MEASURES = ("R@10", "RR@10")
 EXCERPT_CHARS = 300
 
@@ -349,6 +353,50 @@ def _means(results: MeasureResults) -> dict[str, float]:
     return {name: results.aggregate[name] for name in QUERY_ONLY_MEASURES}
 
 
+def gate(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
+    """The offline quality gate (evals/quality_gate/) on every turn, whatever wrote the benchmark:
+    the reading rubric's broken classes per turn (``quality_gate_turns.jsonl``) and their rates with
+    examples (``quality_gate.json``); an unanswerable or partial turn's answer is looked for in BM25's
+    and the dense retriever's top chunks for it. A resumed run keeps the files."""
+    run_dir = _run_dir(runtime, state["run_id"])
+    if run_dir.file(GATE_FILE).exists():
+        return {}
+    benchmark = _benchmark(runtime, state["benchmark"])
+    documents = corpus_documents(benchmark)
+    kinds, candidates = _turn_values(benchmark, "turn_type"), turn_candidates(benchmark)
+    pooled = [query for query in benchmark.queries if query.answerability in ("unanswerable", "partial")]
+    pools = {query_id: pooled_chunks(rankings) for query_id, rankings in _rankings(
+        runtime, state["run_id"], benchmark, pooled, GATE_POOL_DEPTH, "gate pool").items()} if pooled else {}
+
+    def titled(ids: Sequence[str]) -> tuple[tuple[str, str], ...]:
+        return tuple(documents[doc_id] for doc_id in ids if doc_id in documents)
+
+    verdicts = {}
+    for query in benchmark.queries:
+        golds = [doc for doc, relevance in benchmark.qrels.get(query.id, {}).items() if relevance > 0]
+        evidence = TurnEvidence(
+            question=query.question, reply=query.response or "",
+            turn_type=kinds.get(query.id) or query.answerability or "answerable", previous=tuple(query.history),
+            gold=titled(golds), candidates=titled(candidates.get(query.id, [])),
+            remaining_pool=[document_text(*documents[doc]) for doc in pools[query.id] if doc in documents]
+            if query.id in pools else None)
+        verdicts[query.id] = judge_turn(evidence)
+    summary = gate_summary(verdicts, {query.id: query.question for query in benchmark.queries})
+    write_files_atomic(run_dir.path, {"gate": (GATE_FILE, json.dumps(summary, indent=2) + "\n")})
+    write_jsonl_atomic(run_dir.file(GATE_TURNS_FILE), [
+        {"turn": turn, "flags": verdict.flags} for turn, verdict in verdicts.items()])
+    return {}
+
+
+def _turn_values(benchmark: Benchmark, key: str) -> dict[str, Any]:
+    """``{query id: the turn's value under key}`` of a synthesis run's turns; {} for other benchmarks."""
+    dialogues = run_dialogues_file(benchmark.directory)
+    if dialogues is None:
+        return {}
+    return {turn_query_id(dialogue["conversation_id"], turn["index"]): turn[key]
+            for dialogue in load_jsonl(dialogues) for turn in dialogue["turns"] if turn.get(key)}
+
+
 def labels(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """Every judge's verdict on each labelled turn (evals/label_checks.py: which labels are
     checked, and how the verdicts decide) into ``label_checks.json``, with the turns left
@@ -539,6 +587,9 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
     if not run_dir.file(LABEL_CHECKS_FILE).exists():  # a run checkpointed before the labels node existed
         labels(state, runtime)
     turn_labels = label_results(run_dir, context)
+    if not run_dir.file(GATE_FILE).exists():  # a run checkpointed before the gate node existed
+        gate(state, runtime)
+    gate_summary_ = json.loads(run_dir.file(GATE_FILE).read_text(encoding="utf-8"))
     results = {
         "benchmark": {"name": benchmark.name, "path": str(benchmark.directory), "queries": len(benchmark.queries),
                       "instances": len(instances), "sampled": sampled, "seed": context.seed,
@@ -555,10 +606,13 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
         "ill_formed": ill_formed,
         "shortcuts": shortcut_summary,
         "labels": turn_labels,
+        "quality_gate": gate_summary_,
         "verdict": audit_verdicts.overall_verdict(judgments, discriminability,
                                                   noise_flags=sum(not item["low_alignment"] for item in ill_formed),
                                                   shortcut_flags=shortcut_summary["flags"],
-                                                  label_note=label_checks.label_note(turn_labels)),
+                                                  label_note=label_checks.label_note(turn_labels),
+                                                  gate_note=gate_note(gate_summary_),
+                                                  gate_over_limit=gate_summary_["over_limit"]),
         "sampling": (f"Audited a random sample of {len(instances):,} of {population:,} instances (seed {context.seed}); "
                      "intervals include the finite-population correction." if sampled else
                      f"Audited all {len(instances):,} instances; intervals treat them as a sample of the process that "
@@ -613,6 +667,7 @@ builder.add_node("judge", judge)
 builder.add_node("gather", gather)
 builder.add_node("wait", wait_for_workers)
 builder.add_node("shortcuts", shortcuts)
+builder.add_node("gate", gate)
 builder.add_node("labels", labels)
 builder.add_node("report", report)
 builder.add_edge(START, "plan")
@@ -620,7 +675,8 @@ builder.add_conditional_edges("plan", dispatch, ["judge", "wait", "shortcuts"])
 builder.add_edge("judge", "gather")
 builder.add_conditional_edges("gather", dispatch, ["judge", "wait", "shortcuts"])
 builder.add_conditional_edges("wait", dispatch, ["judge", "wait", "shortcuts"])
-builder.add_edge("shortcuts", "labels")
+builder.add_edge("shortcuts", "gate")
+builder.add_edge("gate", "labels")
 builder.add_edge("labels", "report")
 builder.add_edge("report", END)
 

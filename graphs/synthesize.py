@@ -61,7 +61,7 @@ from langgraph.types import Command, Send
 from typing_extensions import Required, TypedDict
 
 from benchsmith.agents.models import ModelSeam
-from benchsmith.agents.offline.namesakes import documented_entries, shared_name, shared_subject
+from benchsmith.agents.offline.namesakes import documented_entries, shared_name, shared_subject, subjects
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.agents.question_types import question_type_of
@@ -69,6 +69,7 @@ from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.agents.turn_types import ContributionJudge, ReferenceResponder, TypedQuestioner
 from benchsmith.evals.benchmark_stats import benchmark_statistics
+from benchsmith.evals.gate_counts import gate_counts
 from benchsmith.evals.lexical_overlap import lexical_overlap
 from benchsmith.evals.quality_gate import QUESTION_CLASSES, TurnEvidence, judge_question, judge_turn
 from benchsmith.evals.question_form import question_form
@@ -77,7 +78,8 @@ from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.graphs.runtime.inline import InlineGraph, once_per_run
 from benchsmith.graphs.runtime.progress import report_advance
-from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, run_items, run_seam, workspace_of
+from benchsmith.graphs.runtime.resources import (chroma_client, concurrency_slot, embedder_for, run_items, run_seam,
+                                                 workspace_of)
 from benchsmith.stores.benchmark_files import (BEIR_SUBDIRECTORY, DIALOGUES_FILE, HELD_OUT_FILE, benchmark_records,
                                               canonicalize, held_out_ids, write_beir, write_held_out)
 from benchsmith.stores.bounded_cache import BoundedCache
@@ -475,8 +477,11 @@ def _kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kin
         others = _ambiguous_partners(runtime, state["collection"], gold_id, [*others, *namesakes])
         chosen = [gold_id, *others[attempt:attempt + size - 1]]
     elif kind == "multi-passage":
-        # its passages share a subject (agents/offline/namesakes.py), or it is no turn of this kind
-        partners = _subject_partners(runtime, state["collection"], gold_id, others)
+        # its passages share a subject (agents/offline/namesakes.py), or it is no turn of this kind: the
+        # cluster's chunks first, then those BM25 finds anywhere for what the gold is about
+        searched = _same_subject(runtime, state["collection"], gold_id,
+                                 leave_out={gold_id, *others, *reserved.values()})
+        partners = _subject_partners(runtime, state["collection"], gold_id, [*others, *searched])
         chosen = [gold_id, *partners[attempt:attempt + size - 1]]
         if len(chosen) == size and _shared_subject(runtime, state["collection"], chosen) is None:
             return None
@@ -490,8 +495,11 @@ def _kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kin
             return None
         if kind == "unanswerable":
             return {**plan, "gold_ids": [], "held_out_ids": [held], "asked_ids": [held]}
-        # the available part is about what the held-out part is about
-        chosen = _subject_partners(runtime, state["collection"], held, [gold_id, *others])[:1]
+        # the available part is about what the held-out part is about: the cluster's chunks first, then
+        # those BM25 finds anywhere for it
+        searched = _same_subject(runtime, state["collection"], held, leave_out={held, gold_id, *others,
+                                                                                *reserved.values()})
+        chosen = _subject_partners(runtime, state["collection"], held, [gold_id, *others, *searched])[:1]
         if not chosen:
             return None
         return {**plan, "gold_ids": chosen, "held_out_ids": [held], "asked_ids": [*chosen, held]}
@@ -506,11 +514,22 @@ def _namesakes(runtime: Runtime[SynthesisContext], collection: str, gold_id: str
     chunks for the last names of the entries the gold documents. What a question leaves open is
     rarely within one cluster of the semantic path: lzma's and bz2's ``decompress`` lie apart."""
     (gold,) = _passages(runtime, collection, [gold_id])
-    query = " ".join(sorted({entry.rsplit(".", 1)[-1] for entry in documented_entries(gold)}))
-    if not query.strip():
+    return _search(runtime, collection, sorted({part for entry in documented_entries(gold)
+                                                for part in entry.split(".")[-2:]}), leave_out)
+
+
+def _same_subject(runtime: Runtime[SynthesisContext], collection: str, chunk_id: str, leave_out: set[str]) -> list[str]:
+    """Chunks anywhere in the corpus that may be about what ``chunk_id`` is about: BM25's top chunks
+    for its subjects (agents/offline/namesakes.py ``subjects``)."""
+    (passage,) = _passages(runtime, collection, [chunk_id])
+    return _search(runtime, collection, sorted(subjects(passage)), leave_out)
+
+
+def _search(runtime: Runtime[SynthesisContext], collection: str, terms: list[str], leave_out: set[str]) -> list[str]:
+    if not terms:
         return []
     index = _bm25(str(_workspace(runtime).root), collection, _context(runtime).chroma_host)
-    return top_scored(index.doc_ids, index.scores(query), NAMESAKE_SEARCH_DEPTH, leave_out=leave_out)
+    return top_scored(index.doc_ids, index.scores(" ".join(terms)), NAMESAKE_SEARCH_DEPTH, leave_out=leave_out)
 
 
 def _ambiguous_partners(runtime: Runtime[SynthesisContext], collection: str, gold_id: str,
@@ -634,7 +653,8 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
         corrections += len(asked) - 1
         # A follow-up whose chunk has nothing left to ask moves on too (labelled by the switch rule;
         # switch_drawn keeps the router's draw, so the configured rates stay checkable).
-        gold = _passages(runtime, state["collection"], [plan["gold_id"]])
+        gold = _passages(runtime, state["collection"], [plan["gold_id"]]) \
+            if context.quality_gate == "replan" else None  # the gate's rules re-plan only in "replan"
         drafts += [(_ill_formed(draft.question, follow_up, gold), overlap, len(drafts) + order, draft, plan)
                    for order, (overlap, draft) in enumerate(asked)]
         ill_formed, overlap = drafts[-1][:2]
@@ -665,14 +685,16 @@ def _ask_typed(runtime: Runtime[SynthesisContext], state: ConversationState, sea
                         "overlap_replans": 0, "form_replans": 0}}
 
 
-def _ill_formed(question: str, follow_up: bool, passages: list[dict[str, Any]] = ()) -> bool:  # type: ignore[assignment]
+def _ill_formed(question: str, follow_up: bool, passages: list[dict[str, Any]] | None = None) -> bool:
     """Ill-formed by the audit's documented rule (evals/question_form.py: a template, a fragment, a
-    leftover...) or by the quality gate's rules that read a question alone (evals/quality_gate.py:
-    unaskable, a topic that is no noun phrase, a copy of its passage). A chunk that yields only
-    such a question (a generated codec table has nothing to ask about) is re-planned, as one whose
-    question copies it is."""
+    leftover...) or, given the gold ``passages``, by the quality gate's rules that read a question
+    alone (evals/quality_gate/: unaskable, a topic that is no noun phrase, a copy of its passage). A
+    chunk that yields only such a question (a generated codec table has nothing to ask about) is
+    re-planned, as one whose question copies it is."""
     if question_form(question, follow_up=follow_up).problems():
         return True
+    if passages is None:
+        return False
     evidence = TurnEvidence(question=question, reply="", previous=(("", ""),) if follow_up else (),
                             gold=tuple((passage["title"], passage["text"]) for passage in passages))
     return judge_question(evidence).broken
@@ -816,7 +838,10 @@ def _dense_pool(runtime: Runtime[SynthesisContext], state: ConversationState, qu
                 leave_out: set[str]) -> list[str]:
     """Dense retrieval's top chunks for the question over what remains (the held-out ones left out)."""
     store = _vector_store(runtime, state["collection"])
-    found = store.collection.query(query_texts=[question], n_results=UNANSWERABLE_POOL_DEPTH + len(leave_out))
+    embedder = embedder_for((store.collection.metadata or {}).get("embedder"), _workspace(runtime),
+                            state.get("run_id"), _context(runtime))  # the embedder that built the collection
+    vector = [float(value) for value in embedder.encode([question])[0]]
+    found = store.collection.query(query_embeddings=[vector], n_results=UNANSWERABLE_POOL_DEPTH + len(leave_out))
     return [chunk_id for chunk_id in found["ids"][0] if chunk_id not in leave_out][:UNANSWERABLE_POOL_DEPTH]
 
 
@@ -1005,6 +1030,7 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
                                  soft_switch_threshold=statistics.similarity_threshold(_context(runtime).soft_switch_margin),
                                  max_overlap=_context(runtime).max_overlap)
     stats["labels"] = label_counts(dialogues)  # answerability, question type, standalone (issue 22)
+    stats["quality_gate"] = gate_counts(dialogues, _context(runtime).quality_gate)  # per rubric class (issue 30)
     write_json_atomic(run_dir.file(STATS_FILE), stats)
     return {"conversations_written": len(dialogues), "turns_written": len(queries), "stats": stats}
 

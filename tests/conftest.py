@@ -32,9 +32,23 @@ from benchsmith.graphs.runtime.resources import clear_registry  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def forget_registered_objects():
-    """A model or embedder a test registers by name must not answer for that name in the next test."""
+    """A model or embedder a test registers by name must not answer for that name in the next test;
+    the test collections' own embedder (a stateless HashingEmbedder, which module-scoped collections
+    were built with in an earlier test) answers for its name in every test: synthesis embeds an
+    unanswerable turn's question with the collection's embedder (its dense pool)."""
     yield
     clear_registry()
+    register_test_embedder()  # before the next test's module-scoped fixtures, which come before this fixture
+
+
+def register_test_embedder() -> None:
+    from benchsmith.graphs.runtime.resources import register_embedder
+    from tests.embedders import HashingEmbedder
+
+    register_embedder(HashingEmbedder())
+
+
+register_test_embedder()  # for the first test's module-scoped fixtures
 
 
 # pytest-xdist workers (`-n 3` in pyproject.toml: three keep the two cores busy while tests wait on

@@ -16,7 +16,6 @@ from __future__ import annotations
 import filecmp
 import json
 import os
-import random
 import shutil
 import signal
 import subprocess
@@ -37,6 +36,7 @@ from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.postgres import connection as connection_to  # the schema made on first use
 from benchsmith.stores.workspace import Workspace
 from tests.audit_fixtures import server_judge, write_audit_benchmark
+from tests.doc_pages import write_pages
 from tests.embedders import HashingEmbedder
 from tests.local_servers import free_port, local_server
 from tests.openai_server import FakeOpenAIServer
@@ -55,16 +55,9 @@ PARAPHRASE_FILES = ["turns.jsonl", "paraphrases.jsonl", "diversity.json", "test-
 
 
 def write_corpus(directory: Path, documents: int) -> Path:
-    """One-chunk documents, each about one topic (as tests/synthesis_fixtures.build_collection writes them)."""
-    rng = random.Random(0)
-    directory.mkdir(parents=True, exist_ok=True)
-    for number in range(documents):
-        topic = TOPICS[number % len(TOPICS)]
-        words = " ".join(f"{topic}{rng.randrange(40)}" for _ in range(30))
-        (directory / f"doc{number:03}.txt").write_text(
-            f"Document {number} explains {topic}. It covers {words}. Finally it notes item{number} for {topic}.",
-            encoding="utf-8")
-    return directory
+    """One-chunk documentation pages, each about one topic (as tests/synthesis_fixtures.build_collection
+    writes them)."""
+    return write_pages(directory, TOPICS, documents)
 
 
 def ingest(workspace: Workspace, corpus: Path, chroma_host: str | None = None) -> None:

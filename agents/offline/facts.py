@@ -26,6 +26,7 @@ the statement documents, or the fact is not taken.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import re
 from dataclasses import dataclass
@@ -85,6 +86,7 @@ HEADING_PATH = re.compile(r"\s+(?:›|»|>)\s+")
 DOCSTRING_VERBS = frozenset({"return", "returns", "yield", "yields", "raise", "raises", "create", "creates",
                              "construct", "constructs", "set", "sets", "get", "gets"})
 INTENT_VERBS = frozenset({"intend", "plan", "decide", "choose", "expect", "hope", "mean", "try", "have"})
+BUILTIN_EXCEPTIONS = frozenset(name for name in dir(builtins) if name.endswith(("Error", "Exception", "Warning")))
 EXCEPTION_WORDS = ("Error", "Exception", "Warning", "Exit", "Interrupt", "Timeout")
 MAX_SLOT_TOKENS = 14
 MIN_SLOT_TOKENS = 2
@@ -502,8 +504,8 @@ def _errors(statement: Statement, sentence: Sentence) -> Found:
             error = _error_name(sentence, obj) if obj else None
             raiser = _entry_name(statement) if subject is None or _refers_to_entry(subject) else \
                 noun_phrase(sentence, subject)
-        if not error:
-            continue
+        if not error or raiser is None and error in BUILTIN_EXCEPTIONS:
+            continue  # "Why would I get a ValueError?": every page that raises one answers it
         slots = (("error", error), *((("raiser", raiser),) if raiser else ()))
         found.append(("error", raiser or error, slots))
     return found

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import builtins
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,24 +50,39 @@ def shared_name(passages: Sequence[dict[str, Any]]) -> tuple[str, list[str]] | N
     if not by_last:
         return None
     common = set(by_last[0]).intersection(*by_last[1:])
-    for last in sorted(common):
+    titles = " ".join(passage.get("title", "") for passage in passages)
+    def in_titles(name: str) -> bool:
+        return bool(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", titles))
+
+    for last in sorted(common, key=lambda name: (not in_titles(name), name)):  # the name the headings carry first
         qualified = [named[last] for named in by_last]
         if not any(same_entry(a, b) for position, a in enumerate(qualified) for b in qualified[position + 1:]):
             return last, qualified
     return None
 
 
+ENTRY_KINDS = frozenset({"purpose", "returns", "parameter", "error", "conditional-return", "default"})
+
+
 def _subject_key(fact: Fact) -> str:
-    return (short_name(fact.entry) if fact.entry else fact.topic).lower().removeprefix("the ")
+    """What a fact is about: the entry for what an entry does, returns, takes or raises; else its topic
+    (a definition under an entry is about the thing it defines)."""
+    about = short_name(fact.entry) if fact.entry and fact.kind in ENTRY_KINDS else fact.topic
+    return about.lower().removeprefix("the ")
 
 
 def shared_subject(passages: Sequence[dict[str, Any]]) -> str | None:
     """A subject every passage has a fact about (an entry, a noun phrase), or None."""
-    keys = [{_subject_key(fact) for fact in passage_facts(p["text"], p.get("title", ""))} for p in passages]
+    keys = [subjects(passage) for passage in passages]
     if not keys:
         return None
     common = set(keys[0]).intersection(*keys[1:])
     return min(common, key=lambda key: (-len(key), key)) if common else None
+
+
+def subjects(passage: dict[str, Any]) -> set[str]:
+    """What the passage's facts are about (entries' short names, noun phrases), lower-cased."""
+    return {_subject_key(fact) for fact in passage_facts(passage["text"], passage.get("title", ""))}
 
 
 def subject_facts(passage: dict[str, Any], subject: str) -> list[Fact]:

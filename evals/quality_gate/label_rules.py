@@ -13,8 +13,8 @@ from benchsmith.words import words
 def fake_ambiguity(turn: TurnEvidence) -> str | None:
     """An underspecified question whose candidates do not document two different entries of the
     asked name, or whose previous turn already says which one is meant."""
-    if turn.turn_type != "underspecified":
-        return None
+    if turn.turn_type != "underspecified" or not turn.candidates:
+        return None  # a benchmark that names no candidates cannot be checked
     asked = {word.rstrip("()") for word in re.findall(r"[\w.]+(?:\(\))?", turn.question) if len(word) > 2}
     meanings: list[set[str]] = []
     for title, text in turn.candidates:

@@ -38,7 +38,9 @@ def _defines(thing: str, reply: str) -> bool:
                                                      head.endswith(token.text.lower().rstrip("s"))):
             verb = first.tokens[token.head]
             if verb.lemma == "be":  # "X is a Y": a noun says what it is; "X was new in 1.0" does not
-                return any(child.dep == "attr" and child.pos in ("NOUN", "PROPN") for child in first.children(verb.index))
+                children = first.children(verb.index)
+                return not any(child.dep == "acomp" for child in children) and any(
+                    child.dep == "attr" and child.pos in ("NOUN", "PROPN") for child in children)
             return verb.lemma in DEFINING_VERBS
     return bool(re.match(rf"(?i)^\W*(?:the |an? )?{re.escape(thing)}\b", sentences[0])) or \
         bool(re.match(r"(?i)^\W*(?:an?|the) \w", sentences[0]) and len(first.tokens) > 3 and

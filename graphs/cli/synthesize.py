@@ -100,6 +100,21 @@ def label_rows(labels: dict[str, Any]) -> list[tuple[str, str]]:
                                  f"{(labels.get('standalone') or {}).get('non_standalone', 0)}")]
 
 
+def gate_rows(gate: dict[str, Any]) -> list[tuple[str, str]]:
+    """The quality gate's counts per rubric class (stats.json's ``quality_gate``)."""
+    if not gate or gate.get("mode") == "off":
+        return []
+
+    def listed(counts: dict[str, int]) -> str:
+        return ", ".join(f"{klass.replace('_', ' ')} {count}" for klass, count in counts.items() if count) or "none"
+
+    rows = [("quality gate: questions refused, then re-asked or re-planned", listed(gate["refused"])),
+            ("quality gate: turns dropped", f"{gate['turns_dropped']} ({listed(gate['dropped'])})")]
+    if gate.get("mode") == "flag":
+        rows.append(("quality gate: kept turns flagged", listed(gate["flagged_kept"])))
+    return rows
+
+
 def print_synthesis_statistics(result: SynthesisResult) -> None:
     stats = result.stats
     cost = cost_per_conversation(dataclasses.asdict(result.usage), stats["conversations"])
@@ -117,6 +132,7 @@ def print_synthesis_statistics(result: SynthesisResult) -> None:
         *overlap_rows(stats),
         ("polisher rejections", f"{stats['polisher_rejections']} of {stats['polished_turns']}"),
         *label_rows(stats.get("labels") or {}),
+        *gate_rows(stats.get("quality_gate") or {}),
         ("model calls per conversation", cost["model_calls"]),
         ("model tokens per conversation", cost["tokens"]),
         ("cost per conversation", f"${cost['cost_usd']:.4f}"),

@@ -1,0 +1,136 @@
+"""How far the offline quality gate agrees with readers: readings in, agreement, recall and precision out.
+
+The readings (``data/readings/<half>/*.jsonl``, written from ``benchmarks/reading_sheet.py`` sheets
+by readers who got only the rubric) name each turn's question, reply, earlier turns and chunk ids.
+This script gives each turn to the gate (evals/quality_gate/) with the passages those ids name in
+the corpus's collection (ingested by ``benchmarks/doc_corpora.py``) and, for an unanswerable or
+partial turn, BM25's and dense retrieval's top 10 chunks of the collection less its held-out chunks
+(as synthesis looks for the answer), and compares the gate's verdict with the reader's::
+
+    .venv/bin/python benchmarks/gate_agreement.py data/readings/test/*.jsonl --workspace /work/corpora/ws
+
+Per corpus and half, and over all: turns read, broken by the reader, flagged by the gate, agreement
+(the share of turns where both say broken or both say ok), recall (of the reader's broken, the
+share the gate flags) and precision; then the classes side by side and, with ``--list``, every
+turn they disagree on. The issue's bound on the test half: agreement at least 0.8, recall at
+least 0.7.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchsmith.tools.offline import offline_environment  # noqa: E402
+
+offline_environment()
+
+from benchsmith.evals.quality_gate import TurnEvidence, judge_turn  # noqa: E402
+from benchsmith.graphs.runtime.resources import chroma_client  # noqa: E402
+from benchsmith.stores.vectors import VectorStore  # noqa: E402
+from benchsmith.stores.workspace import Workspace  # noqa: E402
+from benchsmith.tools.bm25 import BM25Index, top_scored  # noqa: E402
+from benchsmith.tools.embedding import ChromaEmbeddingFunction  # noqa: E402
+
+POOL_DEPTH = 10  # each retriever's top chunks, as synthesis (graphs/synthesize.py UNANSWERABLE_POOL_DEPTH)
+MIN_AGREEMENT, MIN_RECALL = 0.8, 0.7
+
+
+class Collection:
+    """A corpus's collection: texts by id, BM25 over all of it, dense search."""
+
+    def __init__(self, workspace: Workspace, name: str):
+        self.store = VectorStore.open_existing(chroma_client(workspace, None), name,
+                                               lambda spec: ChromaEmbeddingFunction(spec=spec))
+        ids, texts, self.records = [], [], {}
+        for page in self.store.iter_all():
+            for chunk_id, text, metadata in zip(page["ids"], page["documents"], page["metadatas"]):
+                self.records[chunk_id] = ((metadata or {}).get("title", ""), text)
+                ids.append(chunk_id)
+                texts.append(f"{(metadata or {}).get('title', '')} {text}")
+        self.bm25 = BM25Index(ids, texts)
+
+    def titled(self, ids: list[str]) -> tuple[tuple[str, str], ...]:
+        return tuple(self.records[chunk_id] for chunk_id in ids if chunk_id in self.records)
+
+    def pool(self, question: str, leave_out: set[str]) -> list[str]:
+        lexical = top_scored(self.bm25.doc_ids, self.bm25.scores(question), POOL_DEPTH, leave_out=leave_out)
+        found = self.store.collection.query(query_texts=[question], n_results=POOL_DEPTH + len(leave_out))
+        dense = [chunk_id for chunk_id in found["ids"][0] if chunk_id not in leave_out][:POOL_DEPTH]
+        return [self.records[chunk_id][1] for chunk_id in dict.fromkeys([*lexical, *dense])]
+
+
+def evidence(reading: dict[str, Any], collection: Collection) -> TurnEvidence:
+    pool = None
+    if reading["turn_type"] in ("unanswerable", "partial"):
+        pool = collection.pool(reading["question"], set(reading.get("held_out_ids") or []))
+    return TurnEvidence(question=reading["question"], reply=reading["reply"], turn_type=reading["turn_type"],
+                        previous=tuple(tuple(pair) for pair in reading.get("previous") or []),
+                        gold=collection.titled(reading.get("gold_ids") or []),
+                        held_out=collection.titled(reading.get("held_out_ids") or []),
+                        candidates=collection.titled(reading.get("candidate_ids") or []), remaining_pool=pool)
+
+
+def scores(pairs: list[tuple[bool, bool]]) -> dict[str, Any]:
+    """``pairs``: (reader says broken, gate flags)."""
+    both = sum(reader and gate for reader, gate in pairs)
+    broken, flagged = sum(reader for reader, _ in pairs), sum(gate for _, gate in pairs)
+    agree = sum(reader == gate for reader, gate in pairs)
+    return {"turns": len(pairs), "reader_broken": broken, "gate_flagged": flagged,
+            "agreement": round(agree / len(pairs), 3) if pairs else None,
+            "recall": round(both / broken, 3) if broken else None,
+            "precision": round(both / flagged, 3) if flagged else None}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("readings", nargs="+", type=Path)
+    parser.add_argument("--workspace", required=True, help="where benchmarks/doc_corpora.py ingested the corpora")
+    parser.add_argument("--list", action="store_true", help="print every turn the gate and the reader disagree on")
+    parser.add_argument("--json", type=Path, help="write the figures here")
+    arguments = parser.parse_args(argv)
+    workspace = Workspace.resolve(arguments.workspace)
+    rows = [json.loads(line) for path in arguments.readings for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+    rows = [row for row in rows if row.get("verdict") in ("ok", "broken")]
+    collections: dict[str, Collection] = {}
+    groups: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+    classes: Counter[tuple[str | None, str | None]] = Counter()
+    disagreements = []
+    for row in rows:
+        if row["corpus"] not in collections:
+            collections[row["corpus"]] = Collection(workspace, row["corpus"])
+        verdict = judge_turn(evidence(row, collections[row["corpus"]]))
+        reader = row["verdict"] == "broken"
+        for key in (f"{row['corpus']} ({row['half']})", f"all {row['half']}", "all"):
+            groups[key].append((reader, verdict.broken))
+        classes[(row.get("class"), verdict.first_class)] += 1
+        if reader != verdict.broken:
+            disagreements.append((row["corpus"], row["item"], row.get("class"), verdict.first_class, row["question"],
+                                  row.get("note") or (verdict.flags.get(verdict.first_class or "", ""))))
+    figures = {name: scores(pairs) for name, pairs in sorted(groups.items())}
+    print(f"{'readings':28} {'turns':>5} {'broken':>6} {'flagged':>7} {'agree':>6} {'recall':>6} {'precision':>9}")
+    for name, figure in figures.items():
+        print(f"{name:28} {figure['turns']:5d} {figure['reader_broken']:6d} {figure['gate_flagged']:7d} "
+              f"{figure['agreement'] or 0:6.2f} {figure['recall'] or 0:6.2f} {figure['precision'] or 0:9.2f}")
+    print("\nreader's class → gate's first class:")
+    for (reader_class, gate_class), count in classes.most_common():
+        print(f"  {reader_class or 'ok':24} → {gate_class or 'passes':24} {count}")
+    if arguments.list:
+        print("\nDisagreements (corpus, item, reader, gate, question, why):")
+        for item in disagreements:
+            print("  ", *item)
+    if arguments.json:
+        arguments.json.write_text(json.dumps({"figures": figures, "bounds": {"agreement": MIN_AGREEMENT,
+                                                                            "recall": MIN_RECALL}}, indent=2) + "\n",
+                                  encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

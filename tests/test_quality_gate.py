@@ -1,0 +1,103 @@
+"""The offline quality gate (evals/quality_gate/): each of the reading rubric's broken classes is
+caught on a turn a reader called broken, and a sound turn passes."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchsmith.evals.answer_containment import contains_answer
+from benchsmith.evals.quality_gate import GATE_CLASSES, TurnEvidence, judge_question, judge_turn
+
+SESSION = ("Developer Interface › Request Sessions",
+           "requests.Session.mount(prefix, adapter)\n\nRegisters a connection adapter to a prefix.\n\n"
+           "requests.Session.close()\n\nCloses all adapters and as such the session.")
+
+
+def test_a_sound_turn_passes():
+    turn = TurnEvidence("What does Session.mount do?", "Registers a connection adapter to a prefix.", gold=[SESSION])
+    assert judge_turn(turn).flags == {}
+
+
+def test_a_question_whose_topic_is_a_verb_phrase_is_caught():
+    turn = TurnEvidence("What is the role of the come back?", "Come back later for more.",
+                        gold=[("Guide", "Come back later for more.")])
+    assert "topic_not_noun_phrase" in judge_turn(turn).flags
+    assert "topic_not_noun_phrase" in judge_question(turn).flags  # before any reply is written
+
+
+@pytest.mark.parametrize("question", ["What will I find in Don't treat?", "Can you explain what familiarize yourself is?"])
+def test_clause_fragments_in_a_things_place_are_caught(question):
+    assert "topic_not_noun_phrase" in judge_turn(TurnEvidence(question, "x y z", gold=[("G", "x y z")])).flags
+
+
+def test_a_fake_ambiguity_is_caught_and_a_real_one_passes():
+    lzma = ("lzma › decompress", "lzma.decompress(data)\n\nDecompress a block of LZMA data.")
+    bz2 = ("bz2 › decompress", "bz2.decompress(data)\n\nDecompress a block of bz2 data.")
+    reply = "That could mean more than one thing. Do you mean lzma.decompress or bz2.decompress?"
+    real = TurnEvidence("What does decompress() do?", reply, "underspecified", candidates=[lzma, bz2])
+    assert "fake_ambiguity" not in judge_turn(real).flags
+    # one concept on an API page and on a narrative page: no two entries of the name
+    narrative = ("Compression guide", "Use decompress to restore compressed data in memory.")
+    fake = TurnEvidence("What does decompress() do?", reply, "underspecified", candidates=[lzma, narrative])
+    assert "fake_ambiguity" in judge_turn(fake).flags
+    # the same entry twice, once under its page's name
+    same = ("asyncio.transports › WriteTransport.write", "Write some data bytes to the transport.")
+    other = ("asyncio.transports › WriteTransport", "asyncio.transports.WriteTransport.write(data)\n\nWrite data.")
+    assert "fake_ambiguity" in judge_turn(TurnEvidence("What does write() do?", reply, "underspecified",
+                                                       candidates=[same, other])).flags
+    # the previous turn already says which one is meant
+    said = TurnEvidence("What does decompress() do?", reply, "underspecified",
+                        previous=[("How do I open an lzma file?", "Use lzma.open.")], candidates=[lzma, bz2])
+    assert "fake_ambiguity" in judge_turn(said).flags
+
+
+def test_an_unanswerable_turn_a_remaining_passage_answers_is_caught():
+    held = [("Advanced Usage › CA Certificates", "If REQUESTS_CA_BUNDLE is not set, Requests uses the bundle "
+                                                 "that certifi ships.")]
+    question = "What happens if I set REQUESTS_CA_BUNDLE?"
+    reply = "The documentation does not answer this: none of the documents covers it, so I cannot say."
+    answered = ["Prepared Requests: the environment variable REQUESTS_CA_BUNDLE names the certificate bundle to trust."]
+    unrelated = ["Sessions keep cookies across requests made from the same Session instance."]
+    assert "unanswerable_answered" in judge_turn(TurnEvidence(question, reply, "unanswerable", held_out=held,
+                                                              remaining_pool=answered)).flags
+    assert "unanswerable_answered" not in judge_turn(TurnEvidence(question, reply, "unanswerable", held_out=held,
+                                                                  remaining_pool=unrelated)).flags
+
+
+def test_containment_reads_the_answer_not_the_names():
+    held = ["Registers a connection adapter to a prefix."]
+    question = "How do I register a connection adapter for a prefix?"
+    assert contains_answer(question, held, ["mount registers a connection adapter for a URL prefix on a session."])
+    assert contains_answer(question, held, ["A Session object keeps cookies."]) is None
+
+
+@pytest.mark.parametrize("question, reply, klass", [
+    ("What's the best way to override the default?", "You may override the default with the remote_branch setting.",
+     "dangling_referent"),
+    ("What happens if I set verify to False?", "However, that is not recommended in production at all.",
+     "dangling_referent"),
+    ("What happens if I define USE_CURL_MULTI?", "If USE_CURL_MULTI is not defined, this value will be capped at 1.",
+     "reply_mismatch"),
+    ("What exactly is the index object?", "The index object was new in MkDocs version 1.0.", "reply_mismatch"),
+    ("Is Section headers able to not span multiple lines?", "Section headers cannot span multiple lines.",
+     "unaskable"),
+    ("If I open the file in text mode, what happens next?", "Requests may attempt to set the Content-Length header.",
+     "unaskable"),
+    ("What does Quickstart cover?", "Response Content. We can read the content of the server's response.",
+     "unaskable"),
+])
+def test_what_readers_called_broken_is_flagged_in_its_class(question, reply, klass):
+    gold = [("Guide › Section", reply)]
+    assert klass in judge_turn(TurnEvidence(question, reply, gold=gold)).flags
+
+
+def test_a_question_that_copies_seven_words_of_its_passage_is_caught():
+    text = "If the message is being sent through a HTTP proxy, the full URL has to be used."
+    turn = TurnEvidence("If the message is being sent through a HTTP proxy, what then?", text, gold=[("G", text)])
+    assert "copies_passage" in judge_turn(turn).flags
+    assert "copies_passage" not in judge_turn(TurnEvidence("What URL is used with an HTTP proxy?", text,
+                                                            gold=[("G", text)])).flags
+
+
+def test_every_class_is_one_of_the_rubrics():
+    assert len(GATE_CLASSES) == 7 and len(set(GATE_CLASSES)) == 7
