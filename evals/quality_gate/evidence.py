@@ -37,7 +37,8 @@ class TurnEvidence:
 
 # A code name as questions write it: dotted, with a call, snake_case, or a constant in capitals.
 CODE_WORD = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|(?<![\w.])[A-Za-z_]\w*\(\)"
-                       r"|(?<![\w.])[a-z]+_[a-z_]\w*|(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+                       r"|(?<![\w.])[a-z]+_[a-z_]\w*|(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
+                       r"|(?<![\w-])--?[a-z][\w-]*")  # ... and a command-line option
 
 # Words that frame a question, not its topic: a reply need not repeat them.
 FRAME_WORDS = frozenset(
