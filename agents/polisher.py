@@ -72,9 +72,9 @@ def refer_back(question: str, subject: str | None, previous_subject: str | None)
         return f"And its {attribute['attribute']}?"
     if re.search(rf"(?<![\w.]){named}'s\b", question):
         return re.sub(rf"(?<![\w.]){named}'s\b", "its", question, count=1)
-    found = re.search(rf"(?<![\w.]){named}(?![\w.])", question)
-    if not found:
-        return question
+    found = re.search(rf"(?<![\w.])(?:(?P<determiner>the|my|a|an) )?{named}(?![\w.])", question, re.IGNORECASE)
+    if not found or (found["determiner"] or "").lower() in ("a", "an"):
+        return question  # "share a theme I create" is any theme, not the one before: no "a it"
     plural = re.search(r"\b(are|were|do)\s*$", question[:found.start()])
     return question[:found.start()] + ("they" if plural else "it") + question[found.end():]
 

@@ -30,6 +30,7 @@ ENTRY_KINDS = ("class", "exception", "property", "attribute", "data", "method", 
 ENTRY_LINE = re.compile(
     rf"^(?:(?P<kind>(?:{'|'.join(ENTRY_KINDS)})(?:\s+(?:{'|'.join(ENTRY_KINDS)}))*)\s+)?@?"
     r"(?P<name>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?P<call>\(.*\))?(?:\s*(?:->|:)\s*[\w.\[\], |]+)?\s*$")
+TRAILING_KIND = re.compile(r"(?<=\))(?:\s*->\s*[\w.\[\], |]+?)?\s+(property|classmethod|staticmethod|abstractmethod|async)$")
 SETTING_LINE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # SECRET_KEY, MAX_CONTENT_LENGTH
 # A command-line option's line: "--ff-only", "-q, --quiet", "--depth <depth>", "--[no-]verify", "-o <file>".
 OPTION_LINE = re.compile(r"^-{1,2}\[?[\w-]+\]?[\w-]*(?:[ =]?<[\w.|-]+>|\[=<?[\w-]+>?\]|=[\w<>-]+)?"
@@ -77,10 +78,11 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
         return Entry(attribute["name"], "attribute")
     if heading and SNAKE_NAME.match(stripped):
         return Entry(stripped, "name")
-    found = ENTRY_LINE.match(stripped)
+    trailing = TRAILING_KIND.search(stripped)  # "url() -> str property": a property, whatever it returns
+    found = ENTRY_LINE.match(stripped[:trailing.start()] if trailing else stripped)
     if not found or len(stripped) > 300:
         return None
-    name, kind, call = found["name"], (found["kind"] or "").split(), found["call"]
+    name, kind, call = found["name"], (found["kind"] or "").split() or ([trailing[1]] if trailing else []), found["call"]
     if not kind and not call and "." not in name:
         return None  # a lone word is a label, not an entry
     if not kind and not call and not SIGNATURE.match(stripped):

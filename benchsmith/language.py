@@ -239,6 +239,24 @@ def points_outside(sentence: Sentence, named: frozenset[str] = frozenset()) -> s
     return None
 
 
+def is_expletive(sentence: Sentence, token: Token) -> bool:
+    """An "it" that refers to nothing: the subject of "be" that a to-clause completes ("Is it possible
+    to compact the table?", "Is it a good idea to pin versions?")."""
+    if token.text.lower() != "it" or token.dep not in ("nsubj", "expl"):
+        return False
+    verb = sentence.tokens[token.head]
+    if verb.lemma != "be":
+        return False
+
+    def has_infinitive(index: int) -> bool:
+        return any(child.dep in ("xcomp", "ccomp", "relcl", "acl") and any(
+            grand.dep == "aux" and grand.text.lower() == "to" for grand in sentence.children(child.index))
+            for child in sentence.children(index))
+
+    return has_infinitive(verb.index) or any(child.dep in ("acomp", "attr") and has_infinitive(child.index)
+                                             for child in sentence.children(verb.index))
+
+
 def iter_words(sentence: Sentence) -> Iterator[Token]:
     """The tokens that are words (no punctuation or symbols)."""
     return (token for token in sentence.tokens if token.pos not in ("PUNCT", "SYM", "SPACE"))

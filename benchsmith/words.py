@@ -43,7 +43,24 @@ STOPWORDS = MEASURE_STOPWORDS | frozenset("whom whose he she his her we our us i
 # (agents/question_types.py FRAME_STEMS).
 REQUEST_WORDS = frozenset(
     "explain explanation describe description summary summarize summarise overview outline compare comparison "
-    "difference differ versus between tell give show example usage true way possible please work".split())
+    "difference differ versus between tell give show example usage true way possible please work "
+    "actually really exactly basically good useful".split())
+
+
+# Verbs whose object says little without what it is for: "MkDocs uses Python-Markdown" (to do what?). The
+# offline questioner asks "What does X use?" only with the purpose; the quality gate flags a question
+# that ends on one ("What does MkDocs use?").
+LIGHT_VERBS = frozenset({"use", "have", "take", "get", "make", "give", "keep", "put"})
+
+# Common nouns that say nothing of which one is meant: "the default", "the error", "the path", "the file".
+# A documentation's own subject ("the repository" in Git's, "the browser" in a web framework's) is not among
+# them: readers take it as understood. The offline questioner asks about none of them alone, and the
+# quality gate flags a question that does (evals/quality_gate/question_rules.py).
+UNANCHORED_NOUNS = frozenset(
+    "default parent error path file minimum maximum id value variable argument parameter option workflow result "
+    "output input string list name key field object item data method function command line pattern entry step "
+    "case change problem issue setting example section page chunk directory folder version format type mode flag "
+    "message number text content thing part source target event handler callback instance return".split())
 
 
 def words(text: str) -> list[str]:

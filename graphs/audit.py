@@ -646,7 +646,9 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
             "shortcut_flags": shortcut_summary["flags"],
             "lexical_overlap": {key: shortcut_summary["lexical_overlap"][key] for key in ("mean", "median", "p90")},
             "label_agreement": {label: counts["agreement"]
-                                for label, counts in (turn_labels or {}).get("by_label", {}).items()}}
+                                for label, counts in (turn_labels or {}).get("by_label", {}).items()},
+            "quality_gate": {"turns": gate_summary_["turns"], "flagged": gate_summary_["flagged"],
+                             "by_class": {klass: values["turns"] for klass, values in gate_summary_["classes"].items()}}}
 
 
 class _LazyCounter:

@@ -78,7 +78,7 @@ from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.graphs.runtime.inline import InlineGraph, once_per_run
 from benchsmith.graphs.runtime.progress import report_advance
-from benchsmith.graphs.runtime.resources import (chroma_client, concurrency_slot, embedder_for, run_items, run_seam,
+from benchsmith.graphs.runtime.resources import (chroma_client, concurrency_slot, run_items, run_seam,
                                                  workspace_of)
 from benchsmith.stores.benchmark_files import (BEIR_SUBDIRECTORY, DIALOGUES_FILE, HELD_OUT_FILE, benchmark_records,
                                               canonicalize, held_out_ids, write_beir, write_held_out)
@@ -408,6 +408,7 @@ LABEL_ATTEMPTS = 4  # plans a turn type tries (held-out chunks of this cluster, 
 # Other gold chunks a turn whose question is ill-formed moves to: real documentation holds many chunks
 # with nothing a user asks (index pages, tables, release notes), more than the overlap re-plans allow.
 FORM_REPLANS = 12
+PARTIAL_CLUSTERS = 4  # the clusters whose held-out chunk a partial turn may be planned on
 
 
 def _kind_policy(context: SynthesisContext) -> TurnKindPolicy:
@@ -489,20 +490,23 @@ def _kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kin
         chosen = [gold_id, *others[:size - 1]][:size] if not attempt else others[attempt - 1:attempt - 1 + size]
     if len(chosen) < size:
         return None
-    if kind in ("unanswerable", "partial"):
+    if kind == "unanswerable":
         held = reserved.get((cluster + attempt) % len(clusters))
-        if held is None:
-            return None
-        if kind == "unanswerable":
-            return {**plan, "gold_ids": [], "held_out_ids": [held], "asked_ids": [held]}
+        return None if held is None else {**plan, "gold_ids": [], "held_out_ids": [held], "asked_ids": [held]}
+    if kind == "partial":
         # the available part is about what the held-out part is about: the cluster's chunks first, then
-        # those BM25 finds anywhere for it
-        searched = _same_subject(runtime, state["collection"], held, leave_out={held, gold_id, *others,
-                                                                                *reserved.values()})
-        chosen = _subject_partners(runtime, state["collection"], held, [gold_id, *others, *searched])[:1]
-        if not chosen:
-            return None
-        return {**plan, "gold_ids": chosen, "held_out_ids": [held], "asked_ids": [*chosen, held]}
+        # those BM25 finds anywhere for it; a held-out chunk without such a partner gives way to the
+        # next clusters' (few chunks share a subject with another: 15% of the standard library's)
+        for step in range(attempt, attempt + PARTIAL_CLUSTERS):
+            held = reserved.get((cluster + step) % len(clusters))
+            if held is None:
+                continue
+            searched = _same_subject(runtime, state["collection"], held, leave_out={held, gold_id, *others,
+                                                                                    *reserved.values()})
+            chosen = _subject_partners(runtime, state["collection"], held, [gold_id, *others, *searched])[:1]
+            if chosen:
+                return {**plan, "gold_ids": chosen, "held_out_ids": [held], "asked_ids": [*chosen, held]}
+        return None
     if kind == "underspecified":
         candidates = sorted(chosen)  # sorted: the order does not tell which one is meant
         return {**plan, "gold_ids": [], "candidate_ids": candidates, "asked_ids": candidates}
@@ -825,8 +829,7 @@ def _evidence(runtime: Runtime[SynthesisContext], state: ConversationState) -> T
     question = state["draft"]["question"]
     pool = None
     if kind == "unanswerable":
-        held = set(plan["held_out_ids"])
-        pooled = [*_unanswerable_pool(runtime, state), *_dense_pool(runtime, state, question, held)]
+        pooled = [*_unanswerable_pool(runtime, state), *_dense_pool(runtime, state, list(plan["held_out_ids"]))]
         pool = [p["text"] for p in _passages(runtime, collection, list(dict.fromkeys(pooled)))]
     return TurnEvidence(question=question, reply=state["response"], turn_type=kind,
                         previous=tuple((turn["question"], turn["response"]) for turn in state.get("turns", [])),
@@ -834,15 +837,17 @@ def _evidence(runtime: Runtime[SynthesisContext], state: ConversationState) -> T
                         candidates=titled(list(plan.get("candidate_ids") or [])), remaining_pool=pool)
 
 
-def _dense_pool(runtime: Runtime[SynthesisContext], state: ConversationState, question: str,
-                leave_out: set[str]) -> list[str]:
-    """Dense retrieval's top chunks for the question over what remains (the held-out ones left out)."""
+def _dense_pool(runtime: Runtime[SynthesisContext], state: ConversationState, held_out: list[str]) -> list[str]:
+    """The chunks nearest the held-out ones in the collection's own vectors, less the held-out
+    ones: where a dense retriever finds the answer to a question asked from them. The stored
+    vectors serve, so synthesis embeds nothing (its collection's embedder may be a server's)."""
     store = _vector_store(runtime, state["collection"])
-    embedder = embedder_for((store.collection.metadata or {}).get("embedder"), _workspace(runtime),
-                            state.get("run_id"), _context(runtime))  # the embedder that built the collection
-    vector = [float(value) for value in embedder.encode([question])[0]]
-    found = store.collection.query(query_embeddings=[vector], n_results=UNANSWERABLE_POOL_DEPTH + len(leave_out))
-    return [chunk_id for chunk_id in found["ids"][0] if chunk_id not in leave_out][:UNANSWERABLE_POOL_DEPTH]
+    vectors = store.embeddings(held_out)
+    found = store.collection.query(query_embeddings=[[float(v) for v in vectors[chunk_id]] for chunk_id in held_out],
+                                   n_results=UNANSWERABLE_POOL_DEPTH + len(held_out))
+    leave_out = set(held_out)
+    ranked = [chunk_id for row in zip(*found["ids"]) for chunk_id in row if chunk_id not in leave_out]
+    return list(dict.fromkeys(ranked))[:UNANSWERABLE_POOL_DEPTH]
 
 
 def polisher(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
@@ -879,7 +884,7 @@ def polisher(state: ConversationState, runtime: Runtime[SynthesisContext]) -> di
             "label_dropped": attempt.get("dropped") if attempt.get("turn") == _position(state) else None,
             "label_rejections": attempt.get("rejections", 0) if attempt.get("turn") == _position(state) else 0,
             "gate_rejections": dict(attempt.get("gate") or {}) if attempt.get("turn") == _position(state) else {},
-            **({"gate_flags": attempt["flags"]} if attempt.get("flags") else {})}
+            "gate_flags": dict(attempt.get("flags") or {})}
     return {"turns": [turn], "position": state["gold"], "previous_subject": state["draft"].get("subject"),
             "label_attempt": {}}
 

@@ -30,7 +30,9 @@ and underspecified turns; an unanswerable turn lists in ``held_out_ids`` the chu
 asked about, which every export leaves out, with their near-duplicates (tools/held_out.py);
 an underspecified one the chunks it is ambiguous between in ``candidate_ids``. ``turn_type``,
 ``turn_type_drawn``, ``label_dropped`` and ``label_rejections`` record how the dialogue graph
-built the turn (absent in older files).
+built the turn (absent in older files); ``gate_rejections`` counts the questions the quality gate
+(evals/quality_gate/) refused for the turn per rubric class, and ``gate_flags`` holds the classes
+it found in a kept turn under ``--quality-gate flag`` (empty otherwise).
 
 BEIR: ``corpus.jsonl`` (``_id``, ``title``, ``text``), ``queries.jsonl`` (``_id``, ``text``
 and ``metadata``, the labels included), ``qrels/<split>.tsv`` (``query-id corpus-id score`` with
@@ -95,6 +97,8 @@ class Turn(BaseModel):
     turn_type_drawn: str | None = None  # what its draw gave (a type no chunk or judge allowed becomes answerable)
     label_dropped: str | None = None  # the turn type the judge rejected for this turn, if any
     label_rejections: int = 0  # the judge's rejections of the turn's label
+    gate_rejections: dict[str, int] = {}  # questions the quality gate refused for this turn, per rubric class
+    gate_flags: dict[str, str] = {}  # --quality-gate flag: the classes the gate found in the kept turn, with why
 
     @model_validator(mode="after")
     def _gold_matches_answerability(self) -> Turn:

@@ -23,6 +23,8 @@ options
 
 Harbour schedules ferry crossings around the tide tables of small island ports.
 See {ref}`the installation guide <install-guide>` before the first run.
+To plan a week of crossings, run ``harbour plan --days 7`` in the project directory.
+If the tide feed is unreachable, Harbour falls back to the last published tables.
 """,
     "install.rst": """:orphan:
 
@@ -33,6 +35,8 @@ Installation
 
 The installer downloads signed wheels from the package index and verifies each checksum.
 It refuses a wheel whose signature does not match the maintainer key.
+To install from a mirror, pass ``--mirror`` with the mirror's path.
+If a checksum does not match, delete the cached wheel and run the installer again.
 
 .. code-block:: python
 
@@ -51,6 +55,8 @@ Use :func:`os.path.join` to build the mirror path, e.g. on Windows drives.
 The tide predictor fits harmonic constituents to twelve months of gauge readings.
 Each constituent has an amplitude and a phase lag relative to the Greenwich transit.
 The predictor extrapolates high water times for the next ninety days.
+To predict another port, call ``tides.predict`` with the port's gauge name.
+If the gauge readings cover fewer than six months, the prediction is marked provisional.
 
 ```{note}
 Storm surges are not part of the harmonic model; the surge warning service covers them.
@@ -68,6 +74,8 @@ Spring tides bring the largest range, neap tides the smallest.
 Visiting yachts book a mooring buoy through the harbour master's radio channel.
 Each buoy carries a load rating in tonnes painted on its crown.
 The harbour master reassigns buoys when a gale warning is broadcast.
+To reserve a buoy for a regatta, email the harbour office a week ahead.
+If a buoy's load rating is too low for your vessel, the radio operator offers a pontoon berth.
 
 - Buoys on the outer ring suit vessels longer than fifteen metres.
 - The inner pontoon berths dinghies and tenders free of charge.
@@ -103,12 +111,16 @@ retry_limit    3
 
 The ferry window sets how many minutes before high water a crossing may depart.
 The retry limit caps how often the gauge feed is polled after a timeout.
+To change the ferry window, set ``ferry_window`` in ``harbour.toml``.
+If ``tide_source`` names an unknown feed, Harbour refuses to start and names the setting.
 """,
     "ferries.md": """# Ferry crossings
 
 The ferry planner reads the predicted high water times and proposes departure slots.
 A crossing is cancelled when the forecast swell exceeds two metres at the harbour mouth.
 Passengers receive a text message with the new slot within five minutes of a cancellation.
+To book a vehicle deck place, call the ferry office with the vehicle's length.
+If a passenger misses the rebooked slot, the ticket stays valid for the next crossing.
 
 ```{warning}
 Vehicle deck bookings close two hours before departure.
@@ -124,12 +136,14 @@ Vehicle deck bookings close two hours before departure.
 ### Reaching resolution
 
 A maintainer closes an issue once the reporter confirms that the fix works.
+To reopen a closed bug report, comment with the version that still fails.
 When a user may be having the same problem, the maintainer links the duplicate reports together.
 The {term}`release manager <pypug:Release Manager>` tags every fixed issue before the release is cut.
 
 ### Labels
 
 Stale issues receive a reminder label after thirty days without a reply.
+To keep a stale bug report open, add the ``pinned`` label.
 A fixed version is written with the {ref}`pypug:Version Specifier` syntax of the packaging guide.
 Command is on CLI.
 """,
@@ -145,6 +159,8 @@ Cranes on the north quay lift containers of up to thirty tonnes.
 Every container travels with a :term:`bill of lading <pypug:Bill of Lading>` that the shipping line issues.
 The stevedore roster assigns two crane drivers to every shift.
 Refrigerated containers draw shore power from the reefer sockets by the warehouse.
+To book a crane slot, file a request with the stevedore office a day ahead.
+If a container exceeds thirty tonnes, the mobile crane lifts it from the south quay.
 
 .. code-block:: console
 

@@ -87,17 +87,16 @@ def test_benchsmith_studio_serves_every_graph_with_schemas_and_runs_one(tmp_path
 
     import benchsmith
     from benchsmith.graphs.runtime.resources import register_embedder
+    from tests.doc_pages import write_pages
     from tests.embedders import HashingEmbedder
+    from tests.synthesis_fixtures import TOPICS
     from tests.local_servers import free_port, local_server, processes_running
 
     if shutil.which("langgraph", path=str(Path(sys.executable).parent)) is None:
         pytest.skip("the studio extra is not installed (pip install -e '.[studio]')")
     workspace = tmp_path / "ws"
     corpus = tmp_path / "docs"
-    corpus.mkdir()
-    for number in range(6):
-        (corpus / f"page{number}.md").write_text(f"# Page {number}\n\nThe tide table {number} lists high water "
-                                                 f"times for harbour {number} in spring and autumn.\n", encoding="utf-8")
+    write_pages(corpus, TOPICS, documents=6)  # documentation pages with something to ask (tests/doc_pages.py)
     ingested = benchsmith.ingest([corpus], collection="studio-docs", embedder=register_embedder(HashingEmbedder()),
                                  min_chars=20, workspace=workspace)
     chunk_ids = [json.loads(line)["id"] for line in (ingested.run_dir / "kept.jsonl").read_text().splitlines()]

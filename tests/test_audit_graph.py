@@ -204,17 +204,21 @@ STARTTLS_CHUNK = ("smtplib.SMTP.starttls(keyfile=None, certfile=None, context=No
                   "(Transport Layer Security) mode. All SMTP commands that follow will be encrypted. You should "
                   "then call ehlo() again. If keyfile and certfile are provided, they are used to create an "
                   "ssl.SSLContext.")
-# The offline questioner's wording of every type, and frames a model writes, about a function and its arguments.
-TYPES = ["explanation", "how-to", "yes/no", "summary", "keyword", "comparison"]
+# The offline questioner's wording in every frame, and frames a model writes, about a function and its arguments.
 MODEL_FRAMES = ["Explain the {detail} flag of {focus}.", "Give a summary of {detail} in {focus}.",
                 "Is it true that {focus} accepts {detail}?", "Compare {detail} with {second} in {focus}.",
                 "{focus} {detail} example"]
 
 
 def typed_questions(focus: str, other: str, detail: str, second: str) -> list[str]:
-    from benchsmith.agents.question_types import typed_wording
+    from benchsmith.agents.offline.facts import Fact
+    from benchsmith.agents.offline.wording import wordings
 
-    return [typed_wording("?", focus, question_type, other) for question_type in TYPES] + \
+    entry = (("entry", focus), ("entry_kind", "function"), ("owner", ""))
+    facts = [Fact("purpose", focus, entry, 0, (0,)), Fact("returns", focus, entry, 0, (0,)),
+             Fact("parameter", detail, (*entry, ("parameter", detail)), 0, (0,)),
+             Fact("comparison", focus, (("a", focus), ("b", other)), 0, (0,))]
+    return [wording.question for fact in facts for wording in wordings(fact)] + \
         [frame.format(focus=focus, detail=detail, second=second) for frame in MODEL_FRAMES]
 
 

@@ -210,10 +210,15 @@ def test_demo_runs_every_job_offline_and_ends_with_the_evaluation_report(tmp_pat
     results = json.loads((report.parent / "results.json").read_text(encoding="utf-8"))
     assert sorted(results["aggregate"]) == sorted(f"{retriever}@{history}" for history in ("full", "oracle")
                                                   for retriever in ("dense", "bm25", "hybrid:rrf(dense,bm25)"))
-    assert results["benchmark"]["queries"] == 120 and set(results["by_switch"]["bm25@full"]) >= {"start", "follow-up"}
+    # 30 conversations of 4 turns; a turn the quality gate refused in every attempt is dropped and counted
+    gate = json.loads((tmp_path / "ws" / "runs" / "demo-synthesize" / "stats.json").read_text())["quality_gate"]
+    kept = gate["turns_kept"]
+    assert kept + gate["turns_dropped"] == 120 and kept >= 0.9 * 120
+    assert results["benchmark"]["queries"] == kept and set(results["by_switch"]["bm25@full"]) >= {"start", "follow-up"}
     assert "report.html" in output and "hybrid:rrf(dense,bm25)@oracle" in output
+    assert f"{kept} kept" in output  # the gate's counts in the synthesis table
     diversity = json.loads((tmp_path / "ws" / "runs" / "demo-paraphrase" / "diversity.json").read_text())
-    assert diversity["turns"] == 120 and diversity["generated_before_filtering"]["paraphrases"] == 240
+    assert diversity["turns"] == kept and diversity["generated_before_filtering"]["paraphrases"] == 2 * kept
     robustness = json.loads((tmp_path / "ws" / "runs" / "demo-robustness" / "robustness.json").read_text())
     assert robustness["sets"] == ["original", "R1", "R2"] and "bm25@oracle" in robustness["by_configuration"]
 

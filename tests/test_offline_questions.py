@@ -35,6 +35,19 @@ def questions_of(text: str, title: str = "Guide › Section") -> set[str]:
     ("You can stream large downloads with the stream argument.", "capability", "Can I stream large downloads?"),
     ("Unlike Flask.route, Blueprint.route records the rule for later.", "comparison",
      "What is the difference between Blueprint.route and Flask.route?"),
+    # "when" read as an adverb by the parser is still a condition; what the sentence adds stays in it
+    ("A crossing is cancelled when the forecast swell exceeds two metres.", "condition",
+     "What happens when the forecast swell exceeds two metres?"),
+    ("If --group is specified multiple times, commits are counted under each value.", "condition",
+     "What happens if I specify --group multiple times?"),
+    ("If $XDG_CONFIG_HOME is either not set or empty, $HOME/.config/git/attributes is used instead.", "condition",
+     "What happens if $XDG_CONFIG_HOME is either not set or empty?"),
+    ("You can also include your Markdown files in nested directories.", "capability",
+     "Can I include my Markdown files in nested directories?"),
+    ("MkDocs uses the Python-Markdown library to render Markdown documents to HTML.", "behaviour",
+     "What does MkDocs use to render Markdown documents to HTML?"),
+    ('You can set the config variable "core.autocrlf" without using any attributes.', "capability",
+     "Can I set the config variable core.autocrlf without using any attributes?"),
 ])
 def test_each_kind_of_statement_gives_its_question(sentence, kind, question):
     found = facts_of(sentence)
@@ -48,9 +61,39 @@ def test_each_kind_of_statement_gives_its_question(sentence, kind, question):
     "The index object was new in version 1.0.",  # a past, not what it is
     "See the deployment chapter for details.",
     "To enable a translation, see the documentation of your theme.",  # a pointer, no answer
+    "Git can help you perform a three-way merge.",  # says that, not how
+    "MkDocs uses the Python-Markdown library.",  # uses it for what?
+    "The lack of a central group of committers means there is less need for formal decisions.",
+    "octopus and resolve will always vivify any file changed in the merge.",  # not octopus alone
+    "RequestException inherits from IOError rather than RuntimeError.",  # a choice, no comparison
 ])
 def test_statements_that_answer_nothing_on_their_own_give_no_question(sentence):
     assert facts_of(sentence) == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "Of course, you can replace the entire nav configuration with a new one.",
+    "For example, you could replace the Google Analytics script with one for a different service.",
+])
+def test_a_statement_that_something_can_be_done_is_no_answer_to_how(sentence):
+    """Readers' round 3: "What's the best way to replace X?" answered "you can replace X"."""
+    assert "procedure" not in {kind for kind, _ in facts_of(sentence)}
+
+
+@pytest.mark.parametrize("sentence", [
+    "You can specify another path for it by using the -f option.",
+    "Can you explain other providers? Other providers can serve static files.",
+])
+def test_nothing_is_asked_about_another_thing_than_one_nobody_named(sentence):
+    assert not [q for q in questions_of(sentence) if "other" in q.split() or "another" in q.split()]
+
+
+def test_an_entry_is_asked_about_in_words_that_fit_its_kind():
+    """Readers' round 3: "Why would I call url?" of a property, "... call format.from?" of a variable."""
+    text = "url() -> str property\n\nThe URL of the page relative to the site directory."
+    assert not any("call" in q for q in questions_of(text, "API › page › url() -> str property"))
+    setting = "format.from\n    Provides the default value for the --from option to format-patch."
+    assert not any("call" in q for q in questions_of(setting, "git-config(1) Manual Page › Variables"))
 
 
 def test_an_api_entry_is_asked_what_it_does_returns_and_what_its_parameters_are_for():
@@ -112,6 +155,14 @@ def test_a_question_that_names_nothing_of_its_page_names_the_page_first():
         "In git submodule, what happens if I provide no pathspec?"
     assert self_contained("What does the --init option of git submodule do?", title) == \
         "What does the --init option of git submodule do?"
+
+
+def test_a_part_of_the_manual_is_no_context_a_user_names():
+    for title in ("Developer Interface › Lower-Level Classes", "Chapter 4. Sharing development with others",
+                  "Git User Manual › How to recover an object from scratch"):
+        assert not self_contained("What exactly is the chunk size?", title).startswith("In "), title
+    assert self_contained("Is it possible to import my docs?", "Deploying your docs › Read the Docs") == \
+        "In Read the Docs, is it possible to import my docs?"  # "my docs" anchors nothing
 
 
 def test_the_responder_answers_a_question_it_was_asked_with_its_statements_whatever_its_opening():

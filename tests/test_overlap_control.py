@@ -204,9 +204,9 @@ def test_offline_synthesis_keeps_every_question_under_the_default_limit_or_flags
 
 def test_the_baseline_skips_rejected_questions_and_prefers_ones_under_the_limit():
     gold = {"id": "g", "title": "Harbour ferries", "text": (
-        "The harbour master schedules ferry crossings around the spring tide tables. "
-        "Pilots board container vessels at the outer buoy before entering the dredged channel. "
-        "Refrigerated containers draw shore power from the northern quay substation.")}
+        "To book a ferry crossing, call the harbour office before noon. "
+        "If the forecast swell exceeds two metres, the harbour master cancels the crossing. "
+        "You can take a bicycle on the ferry at no charge.")}
     first = Questioner().baseline(gold=gold, history=[])
     skipped = Questioner().baseline(gold=gold, history=[], rejected=[{"question": first.question, "overlap": 1.0}])
     assert skipped.question != first.question

@@ -101,3 +101,48 @@ def test_a_question_that_copies_seven_words_of_its_passage_is_caught():
 
 def test_every_class_is_one_of_the_rubrics():
     assert len(GATE_CLASSES) == 7 and len(set(GATE_CLASSES)) == 7
+
+
+# Turns the readers of the development half's round 3 called broken that the gate then passed
+# (data/readings/development/*-offline-r3.jsonl): the rules added for them, each with a sound twin.
+@pytest.mark.parametrize("question, reply, klass", [
+    ("What's the best way to replace the entire nav configuration?",
+     "Of course, you can replace the entire nav configuration with a new one.", "reply_mismatch"),
+    ("What's the best way to perform a three-way merge?",
+     "Git can help you perform a three-way merge, which can be used for a many-way merge.", "reply_mismatch"),
+    ("How do third party themes work?",
+     "A list of third party themes can be found in the MkDocs community wiki.", "reply_mismatch"),
+    ("What does the --filename-max-length option of git format-patch do?",
+     "Defaults to the value of the format.filenameMaxLength configuration variable, or 64.", "reply_mismatch"),
+    ("Can you explain other providers?", "Any hosting provider which can serve static files can be used.",
+     "dangling_referent"),
+    ("Is there a way to share a it I create?", "If you want to share a theme you create, list it on the Wiki.",
+     "unaskable"),
+    ("What does MkDocs use?", "MkDocs uses the Python-Markdown library to render Markdown documents to HTML.",
+     "unaskable"),
+])
+def test_what_readers_found_in_round_3_is_caught(question, reply, klass):
+    gold = [("Guide", reply)]
+    assert klass in judge_turn(TurnEvidence(question, reply, gold=gold)).flags
+
+
+@pytest.mark.parametrize("question, reply", [
+    ("What's the best way to point MkDocs at a config file elsewhere?",
+     "You can point MkDocs at a config file elsewhere by using the -f/--config-file option."),
+    ("How do I deploy to Read the Docs?", "To deploy to Read the Docs, import your repository by using the form."),
+    ("Where can I find third party themes?", "A list of third party themes can be found in the MkDocs community wiki."),
+    ("Is it possible to compact the cache table?", "You can compact the cache table with the vacuum command."),
+    ("What does MkDocs use to render Markdown documents?", "MkDocs uses the Python-Markdown library to render them."),
+])
+def test_their_sound_twins_pass(question, reply):
+    flags = judge_turn(TurnEvidence(question, reply, gold=[("Guide", reply)])).flags
+    assert not flags.keys() & {"reply_mismatch", "unaskable", "dangling_referent"}, flags
+
+
+def test_two_words_run_together_are_caught_only_where_the_passage_has_them_apart():
+    passage = 'You can set the config variable "core.autocrlf" without using any attributes.'
+    fused = TurnEvidence("Can I set the config variable core.autocrlfwithout using any attributes?", passage,
+                         gold=[("gitattributes", passage)])
+    assert "unaskable" in judge_question(fused).flags
+    term = TurnEvidence("Can I set the whitespace option?", "Yes.", gold=[("x", "Set the whitespace option.")])
+    assert "unaskable" not in judge_question(term).flags

@@ -36,7 +36,9 @@ def workspace(tmp_path_factory) -> Workspace:
         topic = TOPICS[i % len(TOPICS)]
         words = " ".join(f"{topic}{rng.randrange(40)}" for _ in range(30))
         if i < 40:
-            (corpus / f"guide{i:03}.txt").write_text(f"Guide {i} explains {topic}. It covers {words}.", encoding="utf-8")
+            (corpus / f"guide{i:03}.txt").write_text(
+                f"Guide {i} explains {topic}. To tune {topic}{i}, set the {topic}_limit{i} option in the settings file. "
+                f"It covers {words}.", encoding="utf-8")
         else:
             (corpus / "changelog" / f"release-1.{i}.txt").write_text(
                 f"Version 1.{i} changed {topic}. It fixed {words}.", encoding="utf-8")

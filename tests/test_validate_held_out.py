@@ -7,6 +7,7 @@ still stops the command (exit 2) before any run record."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -48,12 +49,19 @@ def question(question_id: str, text: str, *chunk_ids: str) -> dict:
                      for chunk_id in chunk_ids]}
 
 
+def rarest_words(text: str, spread: Counter, count: int = 3) -> list[str]:
+    words = list(dict.fromkeys(word for word in text.lower().split() if word.isalpha()))
+    return sorted(words, key=lambda word: (spread[word], words.index(word)))[:count]
+
+
 def labels_over_the_collection(synthesized, path: Path, extra: tuple[dict, ...] = ()) -> Path:
     """A question per corpus chunk asked in the chunk's own rare words, one whose gold is a corpus
     chunk and a held-out one, and two whose every gold chunk is held out."""
     held = synthesized["held"]
-    rows = [question(f"q{number:02}", f"What does the {' '.join(text.split()[4:7])} limit control?", chunk_id)
-            for number, (chunk_id, text) in enumerate(sorted(synthesized["corpus"].items())[:14])]
+    corpus = sorted(synthesized["corpus"].items())
+    spread = Counter(word for _, text in corpus for word in set(text.lower().split()))
+    rows = [question(f"q{number:02}", f"What does the {' '.join(rarest_words(text, spread))} limit control?", chunk_id)
+            for number, (chunk_id, text) in enumerate(corpus[:14])]
     first = sorted(synthesized["corpus"])[0]
     rows += [question("mixed", "Which limit controls how many records are kept, here or there?", first, held[0]),
              question("lost", "What does the held-out page say about its switch?", held[1]),

@@ -184,26 +184,51 @@ def self_contained(question: str, title: str) -> str:
 def context_name(title: str) -> str:
     """What a page is about, as a user names it: a command's man page by the command ("git-submodule(1)
     Manual Page" → "git submodule"); a section that names an entry or a thing by its heading; else
-    the page's title."""
+    the page's title when it names a thing; else nothing ("Lower-Level Classes", "Chapter 4.
+    Sharing development with others" and "How to recover an object" are parts of a manual: "In
+    Lower-Level Classes, ..." is no question a user asks)."""
     page, heading = page_topic(title), section_heading(title)
     if MAN_PAGE.match(page):
         return page_subject(title)
-    if heading and heading != page and (CODE_LIKE.search(heading) or len(heading.split()) <= 4 and
-                                        not set(content_words(heading)) & MANUAL_TITLE_WORDS):
+    if heading and heading != page and (_code_name(heading) or names_a_thing(heading)):
         return heading
-    return page
+    return page if _code_name(page) or names_a_thing(page) else ""
+
+
+def _code_name(heading: str) -> bool:
+    return len(heading.split()) == 1 and bool(CODE_LIKE.search(heading))
 
 
 MANUAL_TITLE_WORDS = frozenset("guide usage interface introduction overview tutorial reference changes changelog "
                                "history faq questions documentation contents index notes release quickstart "
-                               "contributing installation install".split())
+                               "contributing installation install chapter part appendix section classes functions "
+                               "methods attributes exceptions modules objects examples api lower higher level "
+                               "advanced basic basics topics miscellaneous manual handbook book".split())
+
+
+def names_a_thing(heading: str) -> bool:
+    """A heading that is the name of a thing a user works with ("Encodings", "Response Content",
+    "Read the Docs"): at most four words, not a question or a task ("How to ..."), no chapter
+    number, no word that names a part of a manual."""
+    cleaned = heading.strip()
+    if not cleaned or len(cleaned.split()) > 4 or re.search(r"\d", cleaned) or cleaned.endswith("?") or ":" in cleaned:
+        return False
+    first = cleaned.split()[0].lower()
+    if first in ("how", "what", "why", "when", "where", "which", "who", "using", "working", "getting"):
+        return False
+    return not set(re.findall(r"[a-z]+", cleaned.lower())) & MANUAL_TITLE_WORDS
 
 
 def _anchored(question: str, title: str) -> bool:
     if CODE_NAME_IN_QUESTION.search(question) or any(word[:1].isupper() for word in question.split()[1:]
                                                      if word.lower() != "i" and not word.startswith("I'")):
         return True
-    return bool(set(stems(content_words(question))) & set(stems(content_words(title.replace("›", " ")))))
+    shared = set(stems(content_words(question))) & set(stems(content_words(title.replace("›", " "))))
+    return bool(shared - set(stems(ANCHORLESS_WORDS)))  # "my docs" is anyone's docs: it anchors nothing
+
+
+ANCHORLESS_WORDS = [*MANUAL_TITLE_WORDS, "docs", "doc", "documentation", "page", "pages", "file", "files", "project",
+                    "site", "your", "using", "use"]
 
 
 CODE_NAME_IN_QUESTION = re.compile(r"[\w)]\.[A-Za-z_]|\w_\w|\(\)|\b[A-Z][A-Z0-9_]{2,}\b")

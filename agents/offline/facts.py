@@ -35,7 +35,7 @@ from typing import Literal
 
 from benchsmith.entries import Statement, section_heading, short_name, statements
 from benchsmith.language import Sentence, Token, is_noun_phrase, parse_all, points_outside
-from benchsmith.words import content_words, stems
+from benchsmith.words import LIGHT_VERBS, UNANCHORED_NOUNS, content_words, stems
 
 FactKind = Literal["procedure", "condition", "remedy", "absence", "error", "definition", "purpose", "returns",
                    "conditional-return", "parameter", "comparison", "capability", "default", "behaviour", "advice",
@@ -43,7 +43,9 @@ FactKind = Literal["procedure", "condition", "remedy", "absence", "error", "defi
 
 DANGLING = frozenset({"it", "its", "this", "that", "these", "those", "they", "them", "their", "he", "she", "which",
                       "such", "former", "latter", "above", "below", "here", "there", "following", "none", "nothing",
-                      "something", "anything", "everything", "someone", "one"})
+                      "something", "anything", "everything", "someone", "one",
+                      # comparative reference: "other providers", "another path" (other than what?)
+                      "other", "another", "same", "else"})
 USER_VOICE = {"you": "I", "your": "my", "yours": "mine", "yourself": "myself", "we": "I", "our": "my", "us": "me",
               "ourselves": "myself"}
 CONDITION_MARKS = frozenset({"if", "when", "whenever"})
@@ -70,7 +72,8 @@ META_VERBS = frozenset({"see", "note", "refer", "read", "look", "check", "visit"
                         "consider", "be", "notice", "recall", "imagine", "assume", "suppose", "let", "say"})
 ENABLING_VERBS = frozenset({"allow", "let", "enable", "help", "permit"})
 CONTRAST_PREPOSITIONS = frozenset({"unlike", "versus", "vs"})
-CONTRAST_PHRASES = (("instead", "of"), ("rather", "than"), ("as", "opposed", "to"), ("compared", "to"),
+# "A rather than B", "A instead of B" state a choice ("raises X rather than RuntimeError"), no comparison.
+CONTRAST_PHRASES = (("as", "opposed", "to"), ("compared", "to"),
                     ("compared", "with"), ("in", "contrast", "to"), ("in", "contrast", "with"))
 # What an entry's own description calls it: "This option mirrors ...", "Use this event to ...".
 SELF_NOUNS = frozenset("option event setting attribute method function class property value variable command "
@@ -149,7 +152,11 @@ def _section(found: tuple[Statement, ...], title: str) -> list[Fact]:
     head = stems([parsed.tokens[-1].text.lower()])[0] if parsed.tokens else ""
     if not body or head not in stems(content_words(found[body[0]].text)):
         return []  # the section's first sentence is not about what its heading names
-    return [Fact("section", topic, (("topic", topic), ("do", "do" if plural else "does")), body[0], tuple(body))]
+    lead = parse_all([found[body[0]].text])[0]
+    pointer = any(token.lemma in ("find", "list", "locate") and token.tag == "VBN" for token in lead.tokens)
+    # "A list of third party themes can be found in the wiki" says where, not how they work
+    return [Fact("section", topic, (("topic", topic), ("do", "do" if plural else "does"),
+                                    ("where", "yes" if pointer else "")), body[0], tuple(body))]
 
 
 def docstring_mood(statement: Statement, sentence: Sentence) -> bool:
@@ -207,7 +214,10 @@ def render(sentence: Sentence, indices: list[int] | range, *, user: bool = True)
             text = {"are": "am", "were": "was", "'re": "'m", "’re": "’m"}[lower]
         if lower in ("so", "such") and position and tokens[position - 1].lemma == "do":
             return None  # "after doing so": so what?
-        words.append(text + (" " if token.space and position < len(tokens) - 1 else ""))
+        # a space where the sentence had one, also across the tokens left out ("core.autocrlf" without)
+        spaced = position < len(tokens) - 1 and any(
+            sentence.tokens[k].space for k in range(token.index, tokens[position + 1].index))
+        words.append(text + (" " if spaced else ""))
     rendered = "".join(words).strip()
     if any(rendered.count(left) != rendered.count(right) for left, right in ("()", "[]", "<>", "{}")) \
             or rendered.count('"') % 2 or len(re.findall(r"(?<!\w)'|'(?!\w)", rendered)) % 2:
@@ -244,6 +254,17 @@ def noun_phrase(sentence: Sentence, token: Token, *, article: bool = False) -> s
     chunk = sentence.chunk_at(token.index)
     start, end = chunk if chunk else (token.index, token.index + 1)
     end = min(end, token.index + 1)  # the chunk ends with its head
+    children = sentence.children(token.index)
+    if any(child.dep in ("acl", "relcl") and child.index > token.index and sentence.tokens[child.index - 1].text != ","
+           for child in children) and any(child.dep == "det" and child.lemma == "the" for child in children):
+        return None  # "the default mechanism [to read a page's source]": the clause says which one
+    of_phrase = next((child for child in children if child.dep == "prep" and child.lemma == "of"
+                      and child.index == token.index + 1), None)
+    if of_phrase is not None:  # "the lack [of a central group]", "the use of proxies": the whole, or nothing
+        whole = span(sentence, of_phrase.index)
+        if not _fits([*range(start, end), *whole]) or any(sentence.tokens[i].pos in ("VERB", "AUX") for i in whole):
+            return None
+        end = whole[-1] + 1
     tokens = sentence.tokens[start:end]
     if any(t.pos in ("VERB", "AUX", "PRON") and not t.code for t in tokens) or \
             any(t.text.lower() in DANGLING for t in tokens):
@@ -296,9 +317,10 @@ def _procedures(statement: Statement, sentence: Sentence) -> Found:
         enabled = token.dep in ("xcomp", "ccomp") and head.lemma in ENABLING_VERBS \
             and any(child.text.lower() in ("you", "users", "one")
                     for child in [*sentence.children(head.index), *sentence.children(token.index)]) \
+            and _names_tool(sentence, _subject(sentence, head)) \
             or token.dep in ("xcomp", "ccomp", "advcl") and head.lemma == "possible" and marker is not None
         if not (purpose or enabled):
-            continue
+            continue  # "Git can help you perform a merge" and "MkDocs lets you X" say that, not how
         main = sentence.tokens[token.head] if token.dep == "advcl" else sentence.root
         if token.dep == "ROOT":  # "To X, do Y" read with X as the root: the instruction is what follows
             main = next((t for t in sentence.tokens if t.index > token.index and t.pos == "VERB"), token)
@@ -313,8 +335,10 @@ def _procedures(statement: Statement, sentence: Sentence) -> Found:
     root = sentence.root
     you = _subject(sentence, root)
     means = [child for child in sentence.children(root.index)
-             if child.dep == "prep" and child.lemma in MEANS_PREPOSITIONS or child.dep == "advcl"
+             if child.dep == "prep" and child.lemma in MEANS_PREPOSITIONS and (child.lemma != "with" or _names_code(
+                 sentence, sentence.child(child.index, "pobj"), products=True)) or child.dep == "advcl"
              and any(grand.lemma == "by" for grand in sentence.children(child.index))]
+    # "with" is a means when it names a tool ("with the --force option"), not "replace X with a new one"
     if root.pos == "VERB" and means and (_is_imperative(sentence, root) or (
             you is not None and you.text.lower() == "you" and sentence.child(root.index, "aux"))) \
             and sentence.child(root.index, "dobj") is not None:  # "start by reading X" names no task
@@ -322,6 +346,27 @@ def _procedures(statement: Statement, sentence: Sentence) -> Found:
         if _fits(indices) and _names_something(sentence, root) and (vp := render(sentence, indices)) and not found:
             found.append(("procedure", _object_topic(sentence, root) or vp, (("vp", vp),)))
     return found
+
+
+def _names_code(sentence: Sentence, token: Token | None, *, products: bool = False) -> bool:
+    """A phrase that names a code thing ("the --force option", "json.dumps") or, with ``products``,
+    a product ("with Gunicorn"). The project a page documents enables everything it documents:
+    "MkDocs lets you X" names no how."""
+    if token is None:
+        return False
+    low, high = sentence.subtree(token.index)
+    return any(t.code or t.text.startswith("-") and len(t.text) > 2 or products and t.pos == "PROPN"
+               for t in sentence.tokens[low:high])
+
+
+def _names_tool(sentence: Sentence, subject: Token | None) -> bool:
+    """An enabler that says how: a code thing ("the --force option") or a named kind of object
+    ("Session objects"); not the product itself ("Git can help you ...", "MkDocs lets you ...")."""
+    if subject is None:
+        return False
+    return _names_code(sentence, subject) or subject.pos == "NOUN" and any(
+        child.dep == "compound" and (child.pos == "PROPN" or child.text[:1].isupper())
+        for child in sentence.children(subject.index))
 
 
 def _names_something(sentence: Sentence, verb: Token) -> bool:
@@ -379,12 +424,14 @@ def specific_noun(sentence: Sentence, token: Token) -> bool:
     """A head noun that names something, or a generic one with a name beside it. "the parent",
     "the error", "the path" name nothing a first question can lean on: a definite noun needs a
     modifier or an "of" phrase that says which."""
-    if token.code or token.pos == "PROPN":
-        return True
     children = sentence.children(token.index)
     definite = any(child.dep == "det" and child.lemma in ("the", "this", "that") for child in children)
     described = any(child.dep in ("compound", "amod", "nmod", "poss", "nummod") or
                     child.dep == "prep" and child.lemma == "of" for child in children)
+    if definite and not described and token.text.lower() in UNANCHORED_NOUNS:
+        return False  # "the ID", "the default": which one? (the quality gate's rule, benchsmith/words.py)
+    if token.code or token.pos == "PROPN":
+        return True
     if definite and not described:
         return False
     if token.lemma not in GENERIC_NOUNS:
@@ -405,7 +452,7 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
     if root.lemma in ("raise", "throw"):
         return found  # an error's condition (_errors)
     for clause in sentence.tokens:
-        mark = sentence.child(clause.index, "mark")
+        mark = _condition_mark(sentence, clause)
         if clause.dep != "advcl" or clause.head != root.index or mark is None or mark.lemma not in CONDITION_MARKS:
             continue
         subject = _subject(sentence, clause)
@@ -456,12 +503,24 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
     return found
 
 
+def _condition_mark(sentence: Sentence, clause: Token) -> Token | None:
+    """The word that makes a clause a condition: "if" is a marker; "when" the parser often takes for
+    an adverb of the clause's verb ("A crossing is cancelled when the swell exceeds two metres")."""
+    mark = sentence.child(clause.index, "mark")
+    if mark is not None:
+        return mark
+    first = sentence.tokens[sentence.subtree(clause.index)[0]]
+    return first if first.dep == "advmod" and first.head == clause.index and first.lemma in ("when", "whenever") \
+        else None
+
+
 def condition_clause(sentence: Sentence, verb: Token, mark: Token) -> str | None:
     """A condition as a user states it: its core (subject, verb, objects, first complement; no
     adverbs, asides or relative clauses), a passive without its agent turned into what the user
     does ("verify is set to False" → "I set verify to False")."""
     dropped = {child.index for child in sentence.children(verb.index)
-               if child.dep in ("advmod", "parataxis", "appos", "npadvmod") and child.index > mark.index}
+               if child.dep in ("advmod", "parataxis", "appos") and child.index > mark.index}
+    # "multiple times" (npadvmod) stays: "if --group is specified multiple times" is another condition
     preps = [child for child in sentence.children(verb.index) if child.dep in ("prep", "agent")]
     dropped |= {child.index for child in preps[1:]}
     indices = [i for i in _clause_span(sentence, verb) if i != mark.index]
@@ -469,7 +528,9 @@ def condition_clause(sentence: Sentence, verb: Token, mark: Token) -> str | None
     subject = sentence.child(verb.index, "nsubjpass")
     passive = subject is not None and sentence.child(verb.index, "auxpass") is not None and verb.tag == "VBN" \
         and not sentence.child(verb.index, "agent") and not sentence.child(verb.index, "aux") \
-        and verb.lemma in USER_ACTIONS
+        and verb.lemma in USER_ACTIONS and not any(child.dep in ("conj", "cc", "preconj")
+                                                   for child in sentence.children(verb.index))
+    # "if X is either not set or empty" stays as written: "if I don't set X empty" garbles it
     if not passive:
         return render(sentence, indices) if _fits(indices) else None
     auxiliaries = {child.index for child in sentence.children(verb.index) if child.dep in ("auxpass", "aux", "neg")}
@@ -535,8 +596,9 @@ def _definitions(statement: Statement, sentence: Sentence) -> Found:
     defining = root.lemma in ("mean", "refer", "represent", "denote") and root.tag in ("VBZ", "VBP")
     if not (is_copula or defining) or sentence.child(root.index, "mark") or subject.index > root.index:
         return []
-    if any(child.dep in ("relcl", "acl") for child in sentence.children(subject.index)):
-        return []
+    if any(child.dep in ("relcl", "acl") or defining and child.dep == "prep"
+           for child in sentence.children(subject.index)):
+        return []  # "The lack of a central group means ...": a consequence, not what a term means
     attr = sentence.child(root.index, "attr")
     if is_copula and attr is not None:
         article = sentence.child(attr.index, "det")
@@ -565,7 +627,11 @@ def _entries(statement: Statement, sentence: Sentence) -> Found:
         return []
     found: Found = []
     slots = (("entry", name), ("entry_kind", statement.entry_kind), ("owner", statement.owner or ""))
-    if statement.role == "first":
+    opening = sentence.tokens[0] if sentence.tokens else None
+    if statement.role == "first" and opening is not None and opening.pos not in ("SCONJ", "ADP") \
+            and opening.lemma not in ("default", "defaults"):
+        # "After receiving the pack, receive-pack may ...", "Defaults to 64": a circumstance or a
+        # default, not what the entry is for
         found.append(("purpose", name, slots))
     if statement.role == "returns" or (sentence.tokens and sentence.tokens[0].lemma in ("return", "returns", "yield")
                                        and statement.entry_kind in ("function", "method", "classmethod",
@@ -615,6 +681,12 @@ def _capabilities(statement: Statement, sentence: Sentence) -> Found:
     if subject is None:
         return []
     indices = verb_phrase(sentence, root, complement=True)
+    if any(child.dep == "advmod" and child.lemma in ("also", "even", "too") for child in sentence.children(root.index)):
+        # "You can also include your Markdown files in nested directories": what is new is where
+        obj = sentence.child(root.index, "dobj")
+        heads = [root.index, *([obj.index] if obj is not None else [])]
+        indices = sorted({*indices, *(i for head in heads for child in sentence.children(head) if child.dep == "prep"
+                                      and child.index > head for i in span(sentence, child.index))})
     if not _fits(indices) or not (vp := render(sentence, indices)):
         return []
     if subject.text.lower() in ("you", "users", "one", "we"):
@@ -651,22 +723,39 @@ def _behaviours(statement: Statement, sentence: Sentence) -> Found:
     subject = _subject(sentence, root)
     obj = sentence.child(root.index, "dobj")
     if subject is None or subject.dep != "nsubj" or obj is None or subject.index > root.index \
-            or any(child.lemma == "no" for child in sentence.children(obj.index)) or not _names_something(sentence, root):
+            or any(child.lemma == "no" for child in sentence.children(obj.index)) or not _names_something(sentence, root) \
+            or sentence.child(subject.index, "conj"):  # "octopus and resolve vivify": not octopus alone
         return []
     if _refers_to_entry(subject) and statement.entry:
         owner, plural = _entry_name(statement), False
     elif subject.code or subject.pos == "PROPN" or any(child.code or child.pos == "PROPN"
-                                                       for child in sentence.children(subject.index)):
+                                                       for child in sentence.children(subject.index)) \
+            or _described_thing(sentence, subject):
         # the verb agrees with its subject: "Requests decompresses" is one thing, "Blueprints record" several
         owner, plural = noun_phrase(sentence, subject, article=True), root.tag == "VBP"
     else:
         return []
     if not owner or sentence.child(root.index, "neg"):
         return []
+    purpose = next((child for child in sentence.children(root.index) if child.dep in ("advcl", "xcomp")
+                    and child.index > obj.index and (marker := sentence.child(child.index, "aux")) is not None
+                    and marker.lemma == "to"), None)
+    aim = render(sentence, span(sentence, purpose.index)) if purpose and _fits(span(sentence, purpose.index)) else None
+    if root.lemma in LIGHT_VERBS and aim is None:
+        return []  # "What does MkDocs use?": uses for what? ("... use to render Markdown?" says)
     indices = verb_phrase(sentence, root)
     rest = render(sentence, [i for i in indices if i != root.index]) if _fits(indices) else None
-    slots = (("owner", owner), ("verb", root.lemma), ("does", "do" if plural else "does"))
+    slots = (("owner", owner), ("verb", root.lemma), ("does", "do" if plural else "does"), ("aim", aim or ""))
     return [("behaviour", _bare(owner), (*slots, *((("rest", rest),) if rest else ())))]
+
+
+def _described_thing(sentence: Sentence, noun: Token) -> bool:
+    """A definite common noun with a modifier that says which: "the ferry planner", "the tide
+    predictor"; not "the maintainer" or "passengers"."""
+    children = sentence.children(noun.index)
+    return noun.pos == "NOUN" and noun.lemma not in GENERIC_NOUNS \
+        and any(child.dep == "det" and child.lemma == "the" for child in children) \
+        and any(child.dep in ("compound", "amod") and child.lemma not in EVALUATIVE for child in children)
 
 
 def _advice(statement: Statement, sentence: Sentence) -> Found:

@@ -67,6 +67,9 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
                        ("why-call", "explanation", "Why would I call {entry}?"),
                        ("what-problem", "explanation", "What problem does {entry} solve?"),
                        ("keyword-entry", "keyword", "{entry} what it does")),
+    "purpose-name": _frames(("what-for", "factoid", "What is {entry} for?"),
+                            ("used-for", "factoid", "What is {entry} used for?"),
+                            ("purpose-of", "factoid", "What is the purpose of {entry}?")),
     "purpose-class": _frames(("what-for", "factoid", "What is {entry} for?"),
                              ("class-represent", "factoid", "What does the {entry} class represent?"),
                              ("when-use", "explanation", "When would I use {entry}?"),
@@ -94,6 +97,7 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
     "section": _frames(("how-work", "explanation", "How {do} {topic} work?"),
                        ("explain", "explanation", "Can you explain {topic}?"),
                        ("overview", "summary", "Can you give me an overview of {topic}?")),
+    "section-where": _frames(("where-find", "factoid", "Where can I find {topic}?"),),
     "parameter": _frames(("parameter-for", "factoid", "What is the {parameter} parameter of {entry} for?"),
                          ("argument-control", "factoid", "What does the {parameter} argument of {entry} control?"),
                          ("what-pass", "factoid", "What can I pass as {parameter} to {entry}?"),
@@ -106,7 +110,7 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
                                 ("able", "yes/no", "{Is} {owner} able to {vp}?")),
     "absence": _frames(("without", "explanation", "What happens without {thing}?"),
                        ("without-what-goes-wrong", "explanation", "What goes wrong if I don't have {thing}?")),
-    "behaviour": _frames(("what-does-verb", "factoid", "What {does} {owner} {verb}?"),
+    "behaviour": _frames(("what-does-verb", "factoid", "What {does} {owner} {verb}{aim}?"),
                          ("does-it", "yes/no", "{Does} {owner} {verb} {rest}?")),
     "advice": _frames(("how-should-i", "how-to", "How should I {vp}?"),
                       ("recommended-way", "how-to", "What is the recommended way to {vp}?")),
@@ -115,6 +119,9 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
 }
 ENTRY_FRAMES = {"option": "purpose-option", "class": "purpose-class", "exception": "purpose-exception", "property": "purpose-value",
                 "attribute": "purpose-value", "data": "purpose-value", "setting": "purpose-setting"}
+# Only what runs is called ("Why would I call ...?"); a module, a constant or a config variable is not.
+CALLABLE_KINDS = frozenset({"function", "method", "classmethod", "staticmethod", "decorator", "coroutine", "async",
+                            "abstractmethod"})
 
 
 @dataclass(frozen=True)
@@ -129,9 +136,12 @@ def frames_of(fact: Fact) -> tuple[Frame, ...]:
     if fact.kind == "error":
         return FRAMES["error" if fact.has("raiser") else "error-alone"]
     if fact.kind == "purpose":
-        return FRAMES[ENTRY_FRAMES.get(fact.slot("entry_kind"), "purpose")]
+        kind = fact.slot("entry_kind")
+        return FRAMES[ENTRY_FRAMES.get(kind, "purpose" if kind in CALLABLE_KINDS else "purpose-name")]
     if fact.kind == "capability":
         return FRAMES["capability-owner" if fact.has("owner") else "capability"]
+    if fact.kind == "section" and fact.has("where") and fact.slot("where"):
+        return FRAMES["section-where"]
     if fact.kind == "behaviour" and not fact.has("rest"):
         return FRAMES["behaviour"][:1]
     return FRAMES[fact.kind]
@@ -153,6 +163,8 @@ def wordings(fact: Fact) -> list[Wording]:
         slots["is"] = "are" if slots.get("plural") else "is"
     if "is" in slots and fact.kind == "capability":
         slots["Is"] = slots["is"].capitalize()
+    if "aim" in slots:
+        slots["aim"] = f" {slots['aim']}" if slots["aim"] else ""
     if "does" in slots:
         slots["Does"] = slots["does"].capitalize()
     if "mark" in slots:

@@ -24,9 +24,13 @@ class TurnEvidence:
 
     @property
     def asked(self) -> str:
-        """The question without a clarification's "I mean X:" opening."""
+        """The question a clarification asks, its "I mean X:" opening read into it ("I mean
+        Distribution.discover: what problem does it solve?" asks what problem Distribution.discover
+        solves)."""
         if self.turn_type == "clarification" and ":" in self.question:
-            rest = self.question.split(":", 1)[1].strip()
+            opening, rest = (part.strip() for part in self.question.split(":", 1))
+            meant = re.sub(r"^I mean\s+", "", opening)
+            rest = re.sub(r"\bit\b", meant, rest, count=1) if meant != opening else rest
             return rest[:1].upper() + rest[1:]
         return self.question.strip()
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 
+from benchsmith.entries import same_entry, statements
 from benchsmith.evals.quality_gate.evidence import TurnEvidence, code_names
 from benchsmith.evals.question_form import question_form
-from benchsmith.language import Sentence, is_noun_phrase, parse
-from benchsmith.words import COPIED_RUN, content_words, longest_shared_run, stems, words
+from benchsmith.language import Sentence, is_expletive, is_noun_phrase, parse
+from benchsmith.words import COPIED_RUN, LIGHT_VERBS, UNANCHORED_NOUNS, content_words, longest_shared_run, stems, words
 
 MAX_QUESTION_WORDS = 40
 PRONOUNS = frozenset({"it", "its", "they", "them", "their", "this", "these", "those"})
@@ -46,12 +47,24 @@ def unaskable(turn: TurnEvidence) -> str | None:
         return "a bracket or a quotation cut in half"
     if re.search(r"\bi\b", question):
         return "a lower-case 'i'"
+    if (context := re.match(r"In ([^,]+), ", question)) and (re.search(r"#\d|\(\d|\d+\.\d+", context[1])
+                                                          or len(context[1].split()) > 6):
+        return f"a heading as the question's context ({context[1]!r}: a release note or a chapter)"
+    if default_of := DEFAULT_OF.search(question):
+        if _callable_entry(default_of["name"], turn):
+            return f"asks the default value of {default_of['name']}, which is called, not set"
+    if found := re.search(r"(?i)\b(a|an|the) (it|they|them)\b", question):
+        return f"an article before a pronoun ({found[0]!r})"
+    if fused := _fused_word(turn):
+        return f"two words run together ({fused!r})"
     if re.search(r"\w: \w", question) and not re.match(r"^\s*\w+ (vs|or)\b", question):
         return "a label lifted into the question (a colon inside it)"
     if re.search(r"\b[A-Z]{2,}\b(?: [A-Z]{2,}\b)+", re.sub(r"[A-Za-z_]*_[A-Za-z_]+", "", question)):
         return "words in capitals: a heading pasted in"
     if agreement := _disagreement(parse(question)):
         return agreement
+    if ending := _light_verb_ending(parse(question)):
+        return f"asks what something {ending}s, not for what"
     if re.match(r"(?i)^if .+, what happens next\?$", question):
         return "a template: 'If ..., what happens next?' (readers call it unaskable)"
     if re.search(r"(?i)\bway to (?:never|not)\b", question):
@@ -63,6 +76,45 @@ def unaskable(turn: TurnEvidence) -> str | None:
                 re.match(r"(?i)^(and|also)\b.*\b(it|its|they|them|their)\b", part) for part in parts[1:]):
             return "several questions about unrelated things"
     return None
+
+
+DEFAULT_OF = re.compile(r"(?i)\bdefault(?: value)? of (?P<name>[\w.]+(?:\(\))?)|what does (?P<subject>[\w.]+\(\)) "
+                        r"default to")
+
+
+def _callable_entry(name: str, turn: TurnEvidence) -> bool:
+    """Is ``name`` a function or a method the gold documents (``name()``, or its entry's kind)?"""
+    if name.endswith("()"):
+        return True
+    return any(statement.entry and same_entry(statement.entry, name) and statement.entry_kind in CALLABLE_KINDS
+               for title, text in turn.gold for statement in statements(text, title))
+
+
+CALLABLE_KINDS = frozenset({"function", "method", "classmethod", "staticmethod"})
+
+
+def _fused_word(turn: TurnEvidence) -> str | None:
+    """A long word of the question found in no text of the turn that is two of their words joined
+    ("core.autocrlfwithout"): a rendering slip, not a term."""
+    # a word of a title ("gittutorial") is a name, not two words run together
+    seen = set(words(" ".join([*(f"{title} {text}" for title, text in (*turn.gold, *turn.held_out,
+                                                                        *turn.candidates)), turn.history_text])))
+    for word in words(turn.asked):
+        if len(word) >= 8 and word.isalpha() and word not in seen and any(
+                word[:cut] in seen and word[cut:] in seen for cut in range(3, len(word) - 2)):
+            return word
+    return None
+
+
+def _light_verb_ending(sentence: Sentence) -> str | None:
+    """"What does MkDocs use?": a question that ends on a light verb asks for its object and says
+    nothing of what for; the verb's lemma, or None."""
+    tokens = [token for token in sentence.tokens if token.pos != "PUNCT"]
+    if len(tokens) < 3 or tokens[0].text.lower() not in ("what", "which"):
+        return None
+    last = tokens[-1]  # the tagger may take it for a noun ("What does MkDocs use?"): "does" says it is the verb
+    asked_with_do = any(token.lemma == "do" and token.pos == "AUX" for token in tokens[1:-1])
+    return last.lemma if last.lemma in LIGHT_VERBS and (last.pos == "VERB" or asked_with_do) else None
 
 
 def _disagreement(sentence: Sentence) -> str | None:
@@ -84,18 +136,19 @@ def _disagreement(sentence: Sentence) -> str | None:
 
 
 def topic_not_noun_phrase(turn: TurnEvidence) -> str | None:
-    question = turn.asked
-    for pattern in TOPIC_FRAMES:
-        found = pattern.match(question)
-        if not found:
-            continue
-        topic = found["topic"].strip()
-        if topic.lower() in PRONOUNS or re.fullmatch(r"(the |a |an )?[\w.()\[\]-]+", topic) and \
-                re.search(r"[._()]|[a-z][A-Z]", topic):
-            return None  # a pronoun (a follow-up) or a code name
-        if not is_noun_phrase(parse(topic)):
-            return f"asks about {topic!r}, which is no noun phrase"
-        return None
+    # each question of a turn that asks two ("What is X? And can I compact it?") on its own
+    for part in re.split(r"(?<=\?)\s+(?:And |Also,? )?", turn.asked):
+        for pattern in TOPIC_FRAMES:
+            found = pattern.match(part[:1].upper() + part[1:])
+            if not found:
+                continue
+            topic = found["topic"].strip()
+            if topic.lower() in PRONOUNS or re.fullmatch(r"(the |a |an )?[\w.()\[\]-]+", topic) and \
+                    re.search(r"[._()]|[a-z][A-Z]", topic):
+                break  # a pronoun (a follow-up) or a code name
+            if not is_noun_phrase(parse(topic)):
+                return f"asks about {topic!r}, which is no noun phrase"
+            break
     return None
 
 
@@ -113,13 +166,23 @@ def dangling_question(turn: TurnEvidence) -> str | None:
     noun nothing before the question names, with nothing in it that says which); "the SOURCE
     argument" of no function named anywhere in the conversation."""
     question = turn.asked
-    question_words = words(question)
-    if not turn.previous and turn.turn_type != "clarification" and PRONOUNS & set(
-            question_words[1:] if question_words[:1] == ["this"] else question_words):
-        pronoun = next(word for word in question_words if word in PRONOUNS)
-        return f"a first question says {pronoun!r}"
-    before = set(stems(content_words(turn.history_text)))
     sentence = parse(question)
+    if not turn.previous and turn.turn_type != "clarification":
+        # "this" opening a question is a determiner ("This flag ..." is caught below); "Is it possible to
+        # X?" refers to nothing
+        pronoun = next((token.text.lower() for token in sentence.tokens if token.text.lower() in PRONOUNS
+                        and not (token.index == 0 and token.text.lower() == "this")
+                        and not is_expletive(sentence, token)), None)
+        if pronoun:
+            return f"a first question says {pronoun!r}"
+    before = set(stems(content_words(turn.history_text)))
+    contrasted = re.search(r"(?i)\b(as well as|besides|other than|in addition to|apart from)\b", turn.reply)
+    for token in sentence.tokens if not turn.previous and not contrasted else ():
+        # a first "other providers", "another path": other than what? (later, the conversation says)
+        if token.text.lower() in ("other", "another") and token.dep in ("amod", "det") and token.head != token.index:
+            thing = sentence.tokens[token.head]
+            if thing.pos in ("NOUN", "PROPN"):
+                return f"'{token.text} {thing.text}' is other than something nothing before it names"
     for token in sentence.tokens:
         if token.pos not in ("NOUN", "PROPN") or token.code or sentence.chunk_at(token.index) is None:
             continue
@@ -144,11 +207,4 @@ def dangling_question(turn: TurnEvidence) -> str | None:
     return None
 
 
-# Common nouns that say nothing of which one is meant: "the default", "the error", "the path", "the file".
-# A documentation's own subject ("the repository" in Git's, "the browser" in a web framework's) is not among
-# them: readers take it as understood.
-UNANCHORED_NOUNS = frozenset(
-    "default parent error path file minimum maximum id value variable argument parameter option workflow result "
-    "output input string list name key field object item data method function command line pattern entry step "
-    "case change problem issue setting example section page chunk directory folder version format type mode flag "
-    "message number text content thing part source target event handler callback instance return".split())
+

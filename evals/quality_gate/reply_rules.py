@@ -55,11 +55,20 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
         return None if "?" in reply else "an underspecified turn's reply asks nothing back"
     if re.search(r"(such as|e\.g\.|:|,)\s*$", reply) or re.search(r"\b(to|use|the|a|an|of|with)\s*$", reply):
         return "the reply is cut off"
+    first_word = reply.split()[0] if reply.split() else ""
+    if first_word[:1].islower() and not code_names(first_word) and not re.match(r"[a-z]+[-_.(]", first_word):
+        return f"the reply starts mid-sentence ({first_word!r})"
     question = turn.asked
     found = WHAT_HAPPENS.match(question)
     if found:
         if reason := _condition_mismatch(found["clause"], reply):
             return reason
+    if HOW_TO.match(question) and not _says_how(reply, question):
+        return "asks how; the reply says only that it can be done"
+    if PURPOSE.match(question) and re.match(r"(?i)^\W*defaults? (?:to|is)\b", reply):
+        return "asks what it does; the reply gives its default"
+    if (HOW_TO.match(question) or EXPLAINING.match(question)) and _points_elsewhere(reply):
+        return "asks how or why; the reply says where to look"
     defined = DEFINITION.match(question)
     thing = defined and (defined["thing"] or defined["explained"] or defined["meant"])
     if thing and not code_names(thing) and not thing.endswith(" for") and not _defines(thing, reply):
@@ -80,6 +89,51 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
     if len(said - set(stems(content_words(question)))) <= 1:
         return "the reply only restates the question"
     return None
+
+
+HOW_TO = re.compile(r"(?i)^(?:In [^,]+, )?(?:how (?:do|can) I|what(?:'s| is) the (?:best|recommended) way to)\b")
+PURPOSE = re.compile(r"(?i)^(?:In [^,]+, )?(?:what is the purpose of|what (?:does|do) .+ do\?|what is .+ for\?)")
+EXPLAINING = re.compile(r"(?i)^(?:In [^,]+, )?(?:how (?:does|do) .+ work|can you explain|why)\b")
+MEANS_WORDS = frozenset({"by", "using", "via", "through", "with"})
+
+
+def _says_how(reply: str, question: str) -> bool:
+    """A reply that gives a way: an instruction ("Set verify to False"), a means ("by passing ...",
+    "using ...", "with the --force option"), a code name or a command to run, a task's
+    instruction ("To X, do Y"), or what the user should do that the question does not name
+    ("you should list it on the Wiki"; "you can replace X" of "how do I replace X" says no more)."""
+    if code_names(reply) or re.search(r"(?<![\w-])--?[a-z][\w-]*|`", reply):
+        return True
+    asked_verbs = {token.lemma for token in parse(question).tokens if token.pos == "VERB"}
+    for sentence in split_sentences(reply):
+        parsed = parse(sentence)
+        if not parsed.tokens:
+            continue
+        root = parsed.root
+        if root.tag == "VB" and not any(child.dep in ("nsubj", "nsubjpass", "aux") for child in parsed.children(root.index)):
+            return True  # an instruction
+        if any(token.text.lower() in MEANS_WORDS and token.dep in ("prep", "mark", "advmod", "pcomp")
+               and token.text.lower() != "with" for token in parsed.tokens):
+            return True
+        if parsed.tokens[0].text.lower() == "to" and any(token.dep == "advcl" for token in parsed.tokens):
+            return True
+        if any(token.pos == "VERB" and token.lemma not in asked_verbs and token.lemma not in ("want", "wish", "like")
+               and any(child.dep == "nsubj" and child.text.lower() == "you" for child in parsed.children(token.index))
+               for token in parsed.tokens):
+            return True  # "you should list it on the Wiki", "you need to combine X with Y"
+    return False
+
+
+def _points_elsewhere(reply: str) -> bool:
+    """A reply whose first sentence says where something is, not what it is or how it works ("A list
+    of third party themes can be found in the wiki", "See the deployment chapter")."""
+    sentences = split_sentences(reply)
+    if not sentences:
+        return False
+    parsed = parse(sentences[0])
+    root = parsed.root if parsed.tokens else None
+    return root is not None and (root.lemma in ("find", "locate", "list") and root.tag == "VBN"
+                                 or root.lemma in ("see", "refer", "consult") and root.tag == "VB")
 
 
 def _condition_mismatch(clause: str, reply: str) -> str | None:
@@ -120,7 +174,18 @@ def dangling_reply(turn: TurnEvidence) -> str | None:
         return None
     named = frozenset([*topic_words(turn.asked), *SELF_NOUNS])
     reason = points_outside(parse(sentences[0]), named)
-    return f"the reply {reason}, which nothing in the turn names" if reason else None
+    if reason:
+        return f"the reply {reason}, which nothing in the turn names"
+    for sentence in sentences[1:]:  # a later sentence may lean on the one before it, not on the page
+        if found := POINTING_ELSEWHERE.search(sentence):
+            return f"the reply points at text it does not show ({found[0]!r})"
+    return None
+
+
+# Text outside the reply: "as outlined below", "as described above", "see also", "the following".
+POINTING_ELSEWHERE = re.compile(r"(?i)\b(?:as (?:described|outlined|shown|mentioned|noted|explained|listed) "
+                                r"(?:above|below|earlier|previously)|(?:see|shown|listed) (?:above|below)|see also"
+                                r"|the following)\b")
 
 
 # What an API entry's own documentation calls the entry: "Return a copy of this jar", "This error is raised".

@@ -71,6 +71,10 @@ def print_audit_summary(result: AuditResult) -> None:
         table.add_row("lexical overlap with gold (mean / median / p90)",
                       f"{overlap['mean']:.2f} / {overlap['median']:.2f} / {overlap['p90']:.2f}")
     table.add_row("shortcut flags", ", ".join(result.shortcut_flags) or "none")
+    if gate := result.quality_gate:
+        classes = ", ".join(f"{klass.replace('_', ' ')} {count}" for klass, count in gate["by_class"].items() if count)
+        table.add_row("quality gate: turns flagged", f"{gate['flagged']} of {gate['turns']}"
+                      + (f" ({classes})" if classes else ""))
     for label, agreement in result.label_agreement.items():
         table.add_row(f"turn label agreement: {label}", f"{agreement:.1%}")
     console.print(table)

@@ -109,7 +109,8 @@ def gate_rows(gate: dict[str, Any]) -> list[tuple[str, str]]:
         return ", ".join(f"{klass.replace('_', ' ')} {count}" for klass, count in counts.items() if count) or "none"
 
     rows = [("quality gate: questions refused, then re-asked or re-planned", listed(gate["refused"])),
-            ("quality gate: turns dropped", f"{gate['turns_dropped']} ({listed(gate['dropped'])})")]
+            ("quality gate: turns kept / dropped",
+             f"{gate['turns_kept']} kept / {gate['turns_dropped']} dropped ({listed(gate['dropped'])})")]
     if gate.get("mode") == "flag":
         rows.append(("quality gate: kept turns flagged", listed(gate["flagged_kept"])))
     return rows

@@ -44,6 +44,8 @@ class AuditResult(JobRun):
     # Per checked turn label (unanswerable, underspecified, multi-passage, partial): the share of its
     # turns the judges confirmed; empty for a benchmark without labels.
     label_agreement: dict[str, float] = field(default_factory=dict)
+    # The offline quality gate (evals/quality_gate/): turns read, turns flagged, flagged turns per rubric class.
+    quality_gate: dict[str, Any] = field(default_factory=dict)
     report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results (audit.json)
     extra_qrels: Path | None = None  # the confirmed missing gold, for evaluate(extra_qrels=...)
 
@@ -81,6 +83,7 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), run_id:
                        shortcut_flags=list(values.get("shortcut_flags") or []),
                        lexical_overlap=dict(values.get("lexical_overlap") or {}),
                        label_agreement=dict(values.get("label_agreement") or {}),
+                       quality_gate=dict(values.get("quality_gate") or {}),
                        report={kind: Path(path) for kind, path in values["report"].items()},
                        extra_qrels=outcome.run_dir.file("extra_qrels.tsv"))
 
