@@ -214,9 +214,11 @@ READERS = [
         "ECAsT paraphrases CSV", "ECAsT.csv", ECAST, read_ecast,
         lambda folder, path: ["paraphrase", str(folder / "topics_evaluation_topics.json"), "--import-ecast", str(path),
                               *workspace(folder)],
-        {"extra field": (ECAST + b"2_1,what is a whale,whale?,extra\n", ":5"), "missing field": (ECAST + b"2_1,whale\n", ":5"),
-         "duplicate id": (ECAST + b"1_2,where does a fox live,where does it live\n", ":5")},
-        setup=lambda folder: write(folder, "topics_evaluation_topics.json", CAST)),
+        {"extra field": (ECAST + b"2_1,what is a whale,whale?,extra\n", ":5"), "missing field": (ECAST + b"2_1,whale\n", ":5")},
+        setup=lambda folder: write(folder, "topics_evaluation_topics.json", CAST),
+        not_applicable={"duplicate id": "a row has no id beyond its content (several per turn are the format): a "
+                                        "verbatim repeat is read once and reported, as the published file needs "
+                                        "(tests/test_paraphrase_inputs.py)"}),
     Reader(
         "turn JSONL benchmark", "turns.jsonl", TURNS, lambda path: load_turn_jsonl(path, None),
         lambda folder, path: ["paraphrase", str(path), "--per-turn", "1", *workspace(folder)],
