@@ -117,7 +117,7 @@ def load(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
             else:
                 documents(item.to_json())
         if not documents.count:
-            raise empty_corpus(state["sources"], len(skipped))
+            raise empty_corpus(state["sources"], skipped)
     write_jsonl_atomic(run_dir.file(SKIPPED_FILE), (s.to_json() for s in skipped))
     write_jsonl_atomic(run_dir.file(WARNINGS_FILE), ({"warning": warning} for warning in patterns.unmatched()))
     return {"files_read": documents.count, "files_skipped": len(skipped)}

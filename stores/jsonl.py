@@ -142,8 +142,16 @@ def _record(path: Path, line_number: int, line: str) -> dict[str, Any]:
         cut = " (the line is cut off: is the file complete?)" if not line.endswith("\n") else ""
         raise InputError(f"{path}:{line_number}: malformed JSON ({error.msg}){cut}") from None
     if not isinstance(record, dict):
-        raise InputError(f"{path}:{line_number}: expected a JSON object, got {type(record).__name__}")
+        raise InputError(f"{path}:{line_number}: expected a JSON object, got {json_kind(record)}")
     return record
+
+
+def json_kind(value: Any) -> str:
+    """What a parsed JSON value is, in JSON's words, for messages: 'an array', 'an object'..."""
+    if isinstance(value, bool):
+        return "a boolean"
+    kinds = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number"}
+    return "null" if value is None else kinds.get(type(value), type(value).__name__)
 
 
 def load_jsonl(path: str | Path) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json
 from benchsmith.tools.loaders import STDLIB_SOURCE
 from benchsmith.tools.pooling import MAX_BATCH_SIZE, POOL_FUSION_METHODS, TECHNIQUES
-from benchsmith.tools.qa_text import load_qa_pairs
+from benchsmith.tools.qa_text import load_qa_pairs, pairs_to_use
 
 PROMPT_CHARS = 900  # an agent's instructions and tags
 OUTPUT_TOKENS = {"nuggets": 250, "sub_questions": 80, "closed_book": 300, "support_per_chunk": 40}
@@ -80,7 +80,8 @@ def _checked_inputs(questions: str | Path, corpus: Sequence[str | Path], collect
         check_collection_name(collection)
     sources = [_source(str(source)) for source in corpus]
     questions_path = Path(questions)
-    load_qa_pairs(questions_path, settings.tags)  # a missing or malformed questions file stops here
+    # A missing or malformed questions file, or one with no pair to use, stops here.
+    pairs_to_use(load_qa_pairs(questions_path, settings.tags), questions_path, settings.tags, settings.limit)
     check_models(settings.llm)
     if settings.fusion not in POOL_FUSION_METHODS:
         raise InputError(f"--fusion must be one of {', '.join(POOL_FUSION_METHODS)}, got {settings.fusion!r}")

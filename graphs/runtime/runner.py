@@ -82,6 +82,8 @@ def run_job(
             return RunOutcome(run_id, record.summary, resumed=False, already_finished=True,
                               usage=usage_totals(workspace, run_id, database), run_dir=run_dir)
     run_dir.start(job, settings, resume)
+    shared = database is not None and arguments is not None  # the database holds it from the start
+    steps = FinishedSteps()
     try:
         if database:
             _join_shared_run(database, run_dir.load(), arguments)
@@ -104,14 +106,17 @@ def run_job(
                 # durability="sync": a step is on disk before the next starts, so a kill -9
                 # loses at most the step in flight.
                 stream_input = None if resumed else inputs
-                with garbage_collection_of_the_run():
+                with garbage_collection_of_the_run(), steps.forgotten_if_bad_input(new_run and not shared,
+                                                                                     checkpointer, thread_id):
                     for mode, payload in graph.stream(stream_input, config, context=context,
                                                       stream_mode=["custom", "updates"], durability="sync"):
+                        if mode == "updates":  # a node (or one Send worker) finished: {"node_name": update}
+                            steps.count += len(payload)
                         if on_event is None:
                             continue
                         if mode == "custom":
                             on_event(payload)
-                        else:  # a node (or one Send worker) finished: {"node_name": update}
+                        else:
                             for node in payload:
                                 on_event({"node": node})
             final = graph.get_state(config)
@@ -119,7 +124,10 @@ def run_job(
                 raise RuntimeError(f"the run stopped before finishing (next: {', '.join(final.next)})")
             summary = run_summary(builder, final.values)
     except BaseException as error:
-        _record_crash(run_dir, database, error, shared=arguments is not None)
+        if steps.forgotten:
+            run_dir.discard()  # bad input its first step found: no run was made, the run id stays free
+        else:
+            _record_crash(run_dir, database, error, shared=arguments is not None)
         raise
     finally:
         release_run_items(run_id)
@@ -136,6 +144,29 @@ def run_job(
             f"run {run_id} finished and its files are written ({run_dir.record_path} says finished), but the "
             f"database could not record it: {crash_reason(error)}") from error
     return RunOutcome(run_id, summary, resumed=resumed, already_finished=False, usage=usage, run_dir=run_dir)
+
+
+class FinishedSteps:
+    """The steps a run finished in this process; a new run whose input its first step finds bad
+    (an :class:`InputError` before any step finished: a corpus read as it streams in, a file whose
+    lines are only read by the graph) was never a run: the error stands (exit 2) and the run is
+    forgotten, its checkpoints here and its record by the caller (``forgotten``), as if the input
+    had been checked before it started. A run that finished a step keeps it and is recorded
+    crashed, as any run that stops."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.forgotten = False
+
+    @contextmanager
+    def forgotten_if_bad_input(self, forgettable: bool, checkpointer: Any, thread_id: str) -> Iterator[None]:
+        try:
+            yield
+        except InputError:
+            if forgettable and not self.count:
+                checkpointer.delete_thread(thread_id)
+                self.forgotten = True
+            raise
 
 
 class DatabaseFailure(RuntimeError):
