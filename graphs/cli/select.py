@@ -16,6 +16,7 @@ from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.stores.runs import new_run_id
+from benchsmith.tools.defaults import MAX_TOP_K
 
 if TYPE_CHECKING:
     from benchsmith.graphs.jobs.select import SelectionResult
@@ -53,7 +54,7 @@ def select(
         "--filter", help="none or metadata predicates, e.g. 'title^json & chars>=200'. Repeat.",
         show_default="none")] = None,
     top_k: Annotated[Optional[list[int]], typer.Option(
-        "--top-k", min=1, help="Chunks handed to the generator. Repeat.", show_default="10")] = None,
+        "--top-k", min=1, max=MAX_TOP_K, help="Chunks handed to the generator. Repeat.", show_default="10")] = None,
     search: Annotated[Optional[str], typer.Option(
         help="grid (every combination) or staged (greedy, one dimension at a time in --order).",
         show_default="grid")] = None,

@@ -17,6 +17,7 @@ from typing import Annotated
 import typer
 
 from benchsmith.graphs.cli.console import WorkspaceOption, console, fail
+from benchsmith.graphs.runtime.bounds import PORT_BOUNDS
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.workspace import WORKSPACE_ENV, Workspace
 
@@ -45,7 +46,7 @@ def studio_config(workspace: Workspace) -> Path:
 
 
 def studio(
-    port: Annotated[int, typer.Option(help="Port for the local LangGraph server.")] = 2024,
+    port: Annotated[int, typer.Option(**PORT_BOUNDS, help="Port for the local LangGraph server.")] = 2024,
     reload: Annotated[bool, typer.Option("--reload", help="Restart the server when benchsmith's code changes.")] = False,
     workspace: WorkspaceOption = None,
 ) -> None:

@@ -10,9 +10,9 @@ from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.graphs.ingest import SKIPPED_FILE, WARNINGS_FILE, IngestContext, builder
-from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
-                                           check_embedders, check_models, checked_run_id, job_run, priced,
-                                           workspace_for, run_settled)
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_chunk_sizes,
+                                           check_collection_name, check_embedders, check_models, checked_run_id,
+                                           job_run, priced, workspace_for, run_settled)
 from benchsmith.graphs.jobs.defaults import INGEST_COLLECTION as DEFAULT_COLLECTION
 from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
@@ -85,6 +85,7 @@ def _checked_inputs(sources: Sequence[str | Path], collection: str, settings: In
     if settings.quality == "llm" and settings.llm == BASELINE:
         raise InputError("--quality llm asks a model to score chunks: give one with --llm openai:<model>")
     check_bounds(settings)
+    check_chunk_sizes(settings.chunk_size, settings.min_chars)
     return {"sources": [str(source) for source in sources], "collection": collection}
 
 

@@ -12,8 +12,9 @@ from typing import Any
 
 from benchsmith.agents.models import estimate_tokens
 from benchsmith.agents.nuggets import NuggetWriter
-from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
-                                           check_models, checked_run_id, job_run, priced, workspace_for, run_settled)
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_chunk_sizes,
+                                           check_collection_name, check_models, checked_run_id, job_run, priced,
+                                           workspace_for, run_settled)
 from benchsmith.graphs.nuggets import NUGGETS_FILE, NUGGET_QRELS_FILE, NuggetsContext, builder
 from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
@@ -58,6 +59,7 @@ def nuggets(questions: str | Path, corpus: Sequence[str | Path] = (), *, collect
 
     resolved = workspace_for(settings.workspace)
     check_bounds(settings)
+    check_chunk_sizes(settings.chunk_size, settings.min_chars)
     inputs = _checked_inputs(questions, corpus, collection, settings)
     run_id = checked_run_id(run_id, "nuggets")
     outcome = run_settled(builder, job="nuggets", workspace=resolved, run_id=run_id, inputs=inputs, context=settings,
@@ -102,6 +104,7 @@ def estimate_nuggets(questions: str | Path, *, settings: NuggetsContext) -> Cost
     """Model calls and tokens (about 4 characters each) a build would spend, before spending.
     The pool is taken at its largest (every technique adds ``pool_depth`` new chunks)."""
     check_bounds(settings)
+    check_chunk_sizes(settings.chunk_size, settings.min_chars)
     llm, limit, max_nuggets = settings.llm, settings.limit, settings.max_nuggets
     pool_depth, batch_size, chunk_size = settings.pool_depth, settings.batch_size, settings.chunk_size
     check_models(llm)
