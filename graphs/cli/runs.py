@@ -28,7 +28,7 @@ def runs(workspace: WorkspaceOption = None, database: DatabaseOption = None) -> 
     resolved = Workspace.resolve(workspace)
     records = list_runs(resolved)
     if not records:
-        console.print(f"no runs in {resolved.root}", markup=False)
+        console.print(f"no runs in {shown(resolved.root)}")
         return
     table = Table(title=f"Runs in {shown(resolved.root)}")
     for column in ("run id", "job", "status", "items", "model calls", "tokens in/out", "cost", "updated"):
@@ -48,9 +48,9 @@ def runs(workspace: WorkspaceOption = None, database: DatabaseOption = None) -> 
     console.print(table)
     for record, status in stopped:
         reason = f": {record.error}" if record.error else ""
-        console.print(f"{record.run_id} {status}{reason}", highlight=False, soft_wrap=True, markup=False)
+        console.print(shown(f"{record.run_id} {status}{reason}"), highlight=False, soft_wrap=True)
         if record.resume:
-            console.print(f"  resume with: {record.resume}", highlight=False, soft_wrap=True, markup=False)
+            console.print(f"  resume with: {shown(record.resume)}", highlight=False, soft_wrap=True)
 
 
 def _parents_first(workspace: Workspace, records: list[Any]) -> list[tuple[Any, bool]]:
