@@ -39,25 +39,30 @@ def decoded_line(path: str | Path, line_number: int, raw: bytes) -> str:
                          f"{error.start + 1}); save the file as UTF-8") from None
 
 
-def text_lines(path: str | Path) -> Iterator[str]:
+def text_lines(path: str | Path, max_line_bytes: int | None = None) -> Iterator[str]:
     """The lines of a user's text file (endings kept, a leading byte order mark dropped), each
-    decoded on its own so bytes that are not UTF-8 name their line; feeds csv.reader too."""
+    decoded on its own so bytes that are not UTF-8 name their line; feeds csv.reader too. A line
+    longer than ``max_line_bytes`` stops the read naming it, before it is held whole."""
     path = Path(path)
     with open_user_file(path, "rb") as handle:
-        for line_number, raw in enumerate(handle, start=1):
+        lines = iter(handle) if max_line_bytes is None else iter(lambda: handle.readline(max_line_bytes + 1), b"")
+        for line_number, raw in enumerate(lines, start=1):
+            if max_line_bytes is not None and len(raw) > max_line_bytes:
+                raise InputError(f"{path}:{line_number}: a line longer than {max_line_bytes / 2**20:g} MiB, the "
+                                 "limit of one record; split it")
             line = decoded_line(path, line_number, raw)
             yield line.removeprefix("\ufeff") if line_number == 1 else line
 
 
-def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, object)`` for each non-blank line.
+def read_jsonl(path: str | Path, max_line_bytes: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each non-blank line (at most ``max_line_bytes`` long).
 
     Lines are decoded one at a time, so bytes that are not UTF-8 stop the read naming the
     line, as does a line that is not a JSON object (a file cut off mid-line included): an
     :class:`InputError` naming the file and the 1-based line number.
     """
     path = Path(path)
-    for line_number, line in enumerate(text_lines(path), start=1):
+    for line_number, line in enumerate(text_lines(path, max_line_bytes), start=1):
         if line.strip():
             yield line_number, _record(path, line_number, line)
 

@@ -32,6 +32,7 @@ from benchsmith.stores.query_files import read_user_queries
 from benchsmith.stores.space_files import read_space_file
 from benchsmith.stores.stackexchange import read_posts_xml
 from benchsmith.stores.trec import read_trec_run
+from benchsmith.tools.defaults import MAX_DOCUMENT_BYTES
 from benchsmith.tools.loaders import iter_beir_corpus, load_sources
 
 runner = CliRunner(env={"COLUMNS": "400"})  # long paths on one line
@@ -328,6 +329,12 @@ def test_bad_input_exits_2_naming_file_and_line_before_any_run_record(reader, ca
     assert not runs.exists() or not list(runs.iterdir()), list(runs.iterdir())
 
 
+def sparse_file(path: Path, size: int) -> None:
+    """A file of ``size`` bytes that takes no space (its size is what the loader checks first)."""
+    with path.open("wb") as handle:
+        handle.truncate(size)
+
+
 @dataclass
 class BadInput:
     """A job's bad input that no reader's spoiling above makes: the command (given the folder), and
@@ -357,6 +364,13 @@ BAD_INPUTS = [
     BadInput("ingest: a corpus text that is an object", lambda folder: ["ingest", str(folder / "corpus.jsonl")],
              lambda folder: f"{folder / 'corpus.jsonl'}:1: 'text' of document 'd1' is an object, expected a string",
              setup=lambda folder: write(folder, "corpus.jsonl", lines({"_id": "d1", "text": {"en": "a fox"}}))),
+    BadInput("ingest: a file over the limit of one document", lambda folder: ["ingest", str(folder / "dump.txt")],
+             lambda folder: f"1 larger than 16 MiB, the limit of one document (split it) ({folder / 'dump.txt'})",
+             setup=lambda folder: sparse_file(folder / "dump.txt", MAX_DOCUMENT_BYTES + 1)),
+    BadInput("ingest: a corpus line over the limit of one document", lambda folder: ["ingest", str(folder / "c.jsonl")],
+             lambda folder: f"{folder / 'c.jsonl'}:2: a line longer than 16 MiB",
+             setup=lambda folder: write(folder, "c.jsonl", CORPUS[:CORPUS.index(b"\n") + 1] + b'{"_id": "big", "text": "'
+                                        + b"a" * MAX_DOCUMENT_BYTES + b'"}\n')),
     BadInput("nuggets: a Posts.xml without accepted answers",
              lambda folder: ["nuggets", str(folder / "Posts.xml"), "--corpus", str(folder / "docs")],
              lambda folder: f"{folder / 'Posts.xml'}: no question with an accepted answer",

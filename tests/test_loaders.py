@@ -223,3 +223,20 @@ def test_the_ingest_summary_lists_a_fifo_and_an_unreadable_folder_with_their_rea
     assert result.exit_code == 0, result.output
     assert f"a FIFO (named pipe), not a regular file: {corpus / 'pipe.md'}" in result.output, result.output
     assert f"unreadable folder: {corpus / 'locked'}" in result.output, result.output
+
+
+def test_a_file_over_the_limit_of_one_document_is_listed_unread_and_the_rest_ingested(tmp_path, monkeypatch):
+    """A 200 MB one-line file took ingest 121 s and 5.4 GB before any progress; it is listed, never read."""
+    from benchsmith.tools.defaults import MAX_DOCUMENT_BYTES
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "page.md").write_text("# Page\n\nA sentence about rivers.\n", encoding="utf-8")
+    with (corpus / "dump.txt").open("wb") as handle:
+        handle.truncate(MAX_DOCUMENT_BYTES * 12)  # sparse: 192 MiB that take no space
+    monkeypatch.setattr(Path, "read_bytes", lambda self: (_ for _ in ()).throw(AssertionError(f"read {self}"))
+                        if self.name == "dump.txt" else Path.open(self, "rb").read())
+    loaded = load_sources([str(corpus)])
+    assert [document.id for document in loaded.documents] == ["page.md"]
+    assert [(Path(item.path).name, item.reason) for item in loaded.skipped] == [
+        ("dump.txt", "larger than 16 MiB, the limit of one document (split it): 192.0 MiB")]

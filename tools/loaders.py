@@ -39,6 +39,7 @@ from benchsmith.stores.jsonl import json_kind, read_jsonl
 from benchsmith.stores.progress import ProgressCallback
 from benchsmith.tools.built_trees import BuiltTrees
 from benchsmith.tools.cleaning import redirect_notice
+from benchsmith.tools.defaults import MAX_DOCUMENT_BYTES
 from benchsmith.tools.documents import Document, DocumentKind, SkippedFile, note_document_id, skipped_groups
 from benchsmith.tools.path_patterns import PathPatterns
 from benchsmith.tools.tree_walk import WalkedFile, walk_tree
@@ -205,8 +206,12 @@ def file_title(relative: Path, kind: DocumentKind) -> str:
 
 
 def read_text_file(path: Path) -> str | SkippedFile:
-    """The file's text, or the reason it is skipped (binary, not UTF-8, empty, unreadable)."""
+    """The file's text, or the reason it is skipped (binary, not UTF-8, empty, unreadable, larger than
+    :data:`~benchsmith.tools.defaults.MAX_DOCUMENT_BYTES`: split it)."""
     try:
+        if (size := path.stat().st_size) > MAX_DOCUMENT_BYTES:
+            return SkippedFile(str(path), f"larger than {MAX_DOCUMENT_BYTES / 2**20:g} MiB, the limit of one "
+                                          f"document (split it): {size / 2**20:.1f} MiB")
         data = path.read_bytes()
     except OSError as error:
         return SkippedFile(str(path), f"unreadable: {error.strerror or error}")
@@ -247,7 +252,7 @@ def _iter_beir_source(path: Path) -> Iterator[Document]:
     """A BEIR corpus ingested: as :func:`iter_beir_corpus`, a document id an earlier line has
     stopping the read naming both lines (chunk ids name their document)."""
     first_line: dict[str, int] = {}
-    for _, line_number, document in beir_documents(read_jsonl(path), path):
+    for _, line_number, document in beir_documents(read_jsonl(path, MAX_DOCUMENT_BYTES), path):
         if (earlier := first_line.setdefault(document.id, line_number)) != line_number:
             raise InputError(f"{path}:{line_number}: document id {document.id!r} repeats line {earlier}")
         yield document
