@@ -240,3 +240,13 @@ def test_a_file_over_the_limit_of_one_document_is_listed_unread_and_the_rest_ing
     assert [document.id for document in loaded.documents] == ["page.md"]
     assert [(Path(item.path).name, item.reason) for item in loaded.skipped] == [
         ("dump.txt", "larger than 16 MiB, the limit of one document (split it): 192.0 MiB")]
+
+
+def test_ingest_help_states_the_limit_of_one_document():
+    from typer.testing import CliRunner
+
+    from benchsmith.graphs.cli import app
+    from benchsmith.tools.defaults import MAX_DOCUMENT_BYTES
+
+    shown = " ".join(CliRunner(env={"COLUMNS": "200"}).invoke(app, ["ingest", "--help"]).output.split())
+    assert f"files over {MAX_DOCUMENT_BYTES / 2**20:g} MiB (the limit of one document" in shown, shown

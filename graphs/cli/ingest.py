@@ -35,6 +35,9 @@ def ingest(
 ) -> None:
     """Load, clean, chunk, deduplicate, filter and index a corpus into Chroma.
 
+    Unreadable, binary and special files, and files over 16 MiB (the limit of one document: split
+    them), are skipped and listed with the reason.
+
     Kill it at any point and run the same command again: it continues where it stopped and
     embeds nothing twice.
     """
