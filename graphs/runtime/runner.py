@@ -128,7 +128,7 @@ def run_job(
             summary = run_summary(builder, final.values)
     except BaseException as error:
         if forgettable and isinstance(error, InputError) and not steps.count:  # never was a run: the id stays free
-            _forget(run_dir, database if new_in_database else None)
+            _forget(run_dir, database, recorded_here=new_in_database)
         else:
             _record_crash(run_dir, database, error, shared=arguments is not None)
         raise
@@ -186,16 +186,21 @@ def run_summary(builder: StateGraph, values: dict[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in values.items() if name in output}
 
 
-def _forget(run_dir: RunDirectory, database: str | None) -> None:
-    """Remove the record of a run that never was, here and in ``database`` (given when this start
-    recorded it there: the database holds every run's record from its start); a database that fails
-    now leaves its record there, and the bad input is still what is reported (exit 2)."""
+def _forget(run_dir: RunDirectory, database: str | None, recorded_here: bool) -> None:
+    """Remove the record of a run that never was, here and in the database where this start
+    recorded it (the database holds every run's record from its start; a record of the same id
+    from another workspace is not this run's: only this process stops working on it). A database
+    that fails now keeps what it has, and the bad input is still what is reported (exit 2)."""
     run_dir.discard()
-    if database:
-        try:
+    if not database:
+        return
+    try:
+        if recorded_here:
             forget_run(database, run_dir.run_id)
-        except Exception:  # noqa: BLE001  (the input error is the one to report)
-            pass
+        else:
+            worker_seen(database, worker_name(), stopped=True)
+    except Exception:  # noqa: BLE001  (the input error is the one to report)
+        pass
 
 
 def _record_crash(run_dir: RunDirectory, database: str | None, error: BaseException, shared: bool) -> None:
