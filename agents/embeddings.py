@@ -40,6 +40,7 @@ import numpy as np
 import openai
 
 from benchsmith.agents.endpoints import (
+    API_KEY_ENV,
     LOCAL_PLACEHOLDER_KEY,
     Endpoint,
     display_url,
@@ -92,6 +93,13 @@ def embeddings_base_url() -> str:
     return resolve_base_url()
 
 
+def embeddings_variables() -> dict[str, str]:
+    """The environment variables the embedding server's key and address come from, for messages
+    that say what to fix (``endpoint_error``'s ``key_variable`` and ``url_variable``)."""
+    return {"key_variable": EMBEDDINGS_API_KEY_ENV if os.environ.get(EMBEDDINGS_API_KEY_ENV) else API_KEY_ENV,
+            "url_variable": EMBEDDINGS_BASE_URL_ENV if os.environ.get(EMBEDDINGS_BASE_URL_ENV) else "OPENAI_BASE_URL"}
+
+
 def embeddings_api_key(base_url: str) -> str:
     """``BENCHSMITH_EMBEDDINGS_API_KEY``, else ``OPENAI_API_KEY``, else a placeholder for a local server
     (:class:`~benchsmith.agents.seam_errors.MissingAPIKeyError` for a remote one)."""
@@ -135,6 +143,7 @@ class OpenAIEmbedder:
         self._lock = threading.Lock()
         self.state.share_rate_limit(settings.requests_per_second)
         api_key = embeddings_api_key(self.base_url)
+        self.variables = embeddings_variables()  # read with the key: what a refusal tells the user to check
         if api_key != LOCAL_PLACEHOLDER_KEY:
             register_secret(api_key)
         self.client = openai.OpenAI(base_url=self.base_url, api_key=api_key, timeout=settings.timeout_s,
@@ -216,7 +225,7 @@ class OpenAIEmbedder:
             response = self.client.embeddings.create(model=self.model, input=batch, encoding_format="float")
         except openai.APIStatusError as error:
             if is_fatal(error):
-                latched = state.latch(endpoint_error(error, self.base_url, self.model, route=ROUTE))
+                latched = state.latch(endpoint_error(error, self.base_url, self.model, route=ROUTE, **self.variables))
                 raise ModelEndpointError(str(latched), base_url=latched.base_url,
                                          status_code=latched.status_code) from None
             raise  # transient: retried
@@ -249,7 +258,7 @@ class OpenAIEmbedder:
             clean.__suppress_context__ = True
             return clean
         return transport_failure(error, model=self.model, base_url=self.base_url,
-                                 attempts=self.settings.max_attempts, route=ROUTE)
+                                 attempts=self.settings.max_attempts, route=ROUTE, variables=self.variables)
 
     def _account(self, texts: int, tokens: int, retries: int) -> None:
         cost = self.prices.cost(self.model, tokens, 0, base_url=self.base_url)

@@ -104,21 +104,22 @@ def is_fatal(error: BaseException) -> bool:
     return 400 <= error.status_code < 500 and error.status_code not in (408, 409)
 
 
-def endpoint_error(error: openai.APIStatusError, base_url: str | None, model: str,
-                   route: str = "chat completions") -> ModelEndpointError:
+def endpoint_error(error: openai.APIStatusError, base_url: str | None, model: str, route: str = "chat completions",
+                   key_variable: str = API_KEY_ENV, url_variable: str = "OPENAI_BASE_URL") -> ModelEndpointError:
     """Our fatal error for a server's refusal, saying what to fix; ``route`` names the API called
-    ("chat completions", "embeddings")."""
+    ("chat completions", "embeddings"), ``key_variable`` and ``url_variable`` the environment variables
+    the key and the server came from (the embeddings' may be their own)."""
     where = display_url(normalize_base_url(base_url)) if base_url else "the model server"
     status, said = error.status_code, server_message(error)
     if status == 401:
-        advice = (f"{where} refused the API key (401: {said}). Check OPENAI_API_KEY: it must be a valid key "
+        advice = (f"{where} refused the API key (401: {said}). Check {key_variable}: it must be a valid key "
                   f"for {where}.")
     elif status == 403:
-        advice = (f"{where} denied access to model {model!r} (403: {said}). Check that the key in OPENAI_API_KEY "
+        advice = (f"{where} denied access to model {model!r} (403: {said}). Check that the key in {key_variable} "
                   f"has permission for this model on {where}.")
     elif status == 404:
         advice = (f"{where} has no model {model!r} or no {route} route (404: {said}). Check the model "
-                  f"name (openai:<model>) and OPENAI_BASE_URL (it usually ends in /v1).")
+                  f"name (openai:<model>) and {url_variable} (it usually ends in /v1).")
     elif status == 429:
         advice = f"{where} says the quota is used up (429: {said}). Check the billing or the key's quota."
     else:

@@ -140,7 +140,7 @@ def backoff_seconds(settings: RetrySettings, attempt: int, error: BaseException)
 
 
 def transport_failure(error: Exception, *, model: str, base_url: str | None, attempts: int,
-                      route: str = "chat completions") -> BaseException:
+                      route: str = "chat completions", variables: dict[str, str] | None = None) -> BaseException:
     """The exception to raise for ``error`` once retrying is over: ours, with a redacted message and
     no chain (the openai errors hold the request with its headers, and the server's text). Errors
     that are neither the server's nor ours (a bug) come back unchanged: their traceback matters more."""
@@ -148,7 +148,7 @@ def transport_failure(error: Exception, *, model: str, base_url: str | None, att
     if isinstance(error, ModelSeamError):
         clean: BaseException = error
     elif isinstance(error, openai.APIStatusError) and not is_retryable(error):
-        clean = endpoint_error(error, base_url, model, route=route)
+        clean = endpoint_error(error, base_url, model, route=route, **(variables or {}))
     elif isinstance(error, openai.APIError):
         name = error_name(error)
         said = server_message(error) if isinstance(error, openai.APIStatusError) else redact(str(error))

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchsmith.printable import printable
+
 MISSING = "–"  # shown for a value the results do not have
 
 # ---------------------------------------------------------------------------------------
@@ -154,7 +156,8 @@ def _markdown_block(block: Block) -> list[str]:
 
 def _markdown_quote(text: str) -> list[str]:
     """A block quote that keeps the line breaks of ``text``, each line escaped as a line of its own."""
-    lines = [_markdown_text(line, block_start=True).rstrip() for line in text.splitlines()] or [""]
+    lines = [_markdown_text(line, block_start=True).rstrip()
+             for line in printable(text, keep_line_breaks=True).split("\n")] or [""]
     # A backslash ending a line is a hard line break: without one, a renderer joins the lines
     # of a paragraph, and the turns of a conversation would run together.
     return [f"> {line}\\" if line and following else f"> {line}".rstrip()
@@ -165,7 +168,7 @@ def _markdown_code(text: str) -> list[str]:
     """A fenced block, its fence longer than any run of backticks inside, so the text cannot close it."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
-    return [fence, *text.splitlines(), fence]
+    return [fence, *printable(text, keep_line_breaks=True).splitlines(), fence]
 
 
 def _markdown_table(table: Table) -> list[str]:
@@ -182,8 +185,10 @@ def _markdown_cell(cell: Cell) -> str:
 
 
 def _markdown_text(text: str, block_start: bool = False) -> str:
-    """``text`` shown literally, on one line: names and notes may hold Markdown or HTML."""
-    escaped = MARKDOWN_INLINE.sub(r"\\\1", str(text)).replace("\r", " ").replace("\n", " ")
+    """``text`` shown literally, on one line: names and notes may hold Markdown or HTML, and control
+    characters (shown as escapes, benchsmith/printable.py)."""
+    one_line = str(text).replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+    escaped = MARKDOWN_INLINE.sub(r"\\\1", printable(one_line))
     if not block_start:
         return escaped
     return MARKDOWN_ORDERED_ITEM.sub(r"\1\\\2", MARKDOWN_BLOCK_START.sub(r"\1\\\2", escaped))
@@ -219,36 +224,41 @@ blockquote { margin: 8px 0; padding: 6px 14px; border-left: 4px solid #d0d7de; b
 """
 
 
+def _html(text: str) -> str:
+    """``text`` as HTML text: its markup escaped, its control characters shown as escapes (benchsmith/printable.py)."""
+    return html.escape(printable(str(text), keep_line_breaks=True))
+
+
 def render_html(document: Document) -> str:
-    body = [f"<h1>{html.escape(document.title)}</h1>"]
+    body = [f"<h1>{_html(document.title)}</h1>"]
     for section in document.sections:
-        body.append(f"<section>\n<h2>{html.escape(section.heading)}</h2>")
+        body.append(f"<section>\n<h2>{_html(section.heading)}</h2>")
         body += [_html_block(block) for block in section.blocks]
         body.append("</section>")
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            f"<title>{html.escape(document.title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n"
+            f"<title>{_html(document.title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n"
             + "\n".join(body) + "\n</main>\n</body>\n</html>\n")
 
 
 def _html_block(block: Block) -> str:
     if isinstance(block, str):
-        return f"<p>{html.escape(block)}</p>"
+        return f"<p>{_html(block)}</p>"
     if isinstance(block, BulletList):
-        return "<ul>\n" + "\n".join(f"<li>{html.escape(item)}</li>" for item in block.items) + "\n</ul>"
+        return "<ul>\n" + "\n".join(f"<li>{_html(item)}</li>" for item in block.items) + "\n</ul>"
     if isinstance(block, Plot):
         source = "data:image/png;base64," + base64.b64encode(block.draw()).decode("ascii")
-        return (f"<figure><img src=\"{source}\" alt=\"{html.escape(block.alt)}\">"
-                f"<figcaption>{html.escape(block.alt)}</figcaption></figure>")
+        return (f"<figure><img src=\"{source}\" alt=\"{_html(block.alt)}\">"
+                f"<figcaption>{_html(block.alt)}</figcaption></figure>")
     if isinstance(block, Callout):
-        return (f"<div class=\"callout\"><p class=\"callout-heading\">{html.escape(block.heading)}</p>"
-                f"<p>{html.escape(block.text)}</p></div>")
+        return (f"<div class=\"callout\"><p class=\"callout-heading\">{_html(block.heading)}</p>"
+                f"<p>{_html(block.text)}</p></div>")
     if isinstance(block, Subheading):
-        return f"<h3>{html.escape(block.text)}</h3>"
+        return f"<h3>{_html(block.text)}</h3>"
     if isinstance(block, Quote):
-        return f"<blockquote>{html.escape(block.text)}</blockquote>"
+        return f"<blockquote>{_html(block.text)}</blockquote>"
     if isinstance(block, Code):
-        return f"<pre><code>{html.escape(block.text)}</code></pre>"  # pre-wrap (STYLE) keeps its line breaks
+        return f"<pre><code>{_html(block.text)}</code></pre>"  # pre-wrap (STYLE) keeps its line breaks
     if isinstance(block, Table):
         return _html_table(block)
     raise TypeError(f"not a block of a report: {block!r}")
@@ -256,17 +266,17 @@ def _html_block(block: Block) -> str:
 
 def _html_table(table: Table) -> str:
     numeric = _numeric_columns(table)
-    header = "".join(f"<th scope=\"col\"{_num_class(is_numeric)}>{html.escape(column)}</th>"
+    header = "".join(f"<th scope=\"col\"{_num_class(is_numeric)}>{_html(column)}</th>"
                      for column, is_numeric in zip(table.columns, numeric))
     # The first cell names the row (a configuration, a pair): a row header for screen readers.
-    rows = "\n".join(f"<tr><th scope=\"row\">{html.escape(row[0].text)}</th>"
+    rows = "\n".join(f"<tr><th scope=\"row\">{_html(row[0].text)}</th>"
                      + "".join(_html_cell(cell) for cell in row[1:]) + "</tr>" for row in table.rows)
     return (f"<div class=\"table-scroll\"><table>\n<thead><tr>{header}</tr></thead>\n<tbody>\n{rows}\n</tbody>\n"
             "</table></div>")
 
 
 def _html_cell(cell: Cell) -> str:
-    text = html.escape(cell.text)
+    text = _html(cell.text)
     if cell.bold:
         text = f"<strong>{text}</strong>"
     return f"<td{_num_class(cell.numeric)}>{text}</td>"

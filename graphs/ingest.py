@@ -117,7 +117,7 @@ def load(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
             else:
                 documents(item.to_json())
         if not documents.count:
-            raise empty_corpus(state["sources"], len(skipped))
+            raise empty_corpus(state["sources"], skipped)
     write_jsonl_atomic(run_dir.file(SKIPPED_FILE), (s.to_json() for s in skipped))
     write_jsonl_atomic(run_dir.file(WARNINGS_FILE), ({"warning": warning} for warning in patterns.unmatched()))
     return {"files_read": documents.count, "files_skipped": len(skipped)}
@@ -127,9 +127,14 @@ def clean(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
     """Two passes, so no document is held: each document marked up (into a scratch file) while
     its lines are counted; then the corpus's boilerplate lines out, headings recorded."""
     run_dir = _run_dir(runtime, state)
-    marked_file, lines = run_dir.file(MARKED_FILE), RepeatedLines()
-    write_jsonl_atomic(marked_file, (lines.add(marked_document(document)).to_json()
-                                     for document in _stream(run_dir, DOCUMENTS_FILE, Document)))
+    marked_file, lines, report = run_dir.file(MARKED_FILE), RepeatedLines(), progress_reporter("clean")
+
+    def marked(done: int, document: Document) -> dict[str, Any]:
+        report(done, state.get("files_read"))  # per document: a long corpus shows it moving
+        return lines.add(marked_document(document)).to_json()
+
+    write_jsonl_atomic(marked_file, (marked(done, document) for done, document
+                                     in enumerate(_stream(run_dir, DOCUMENTS_FILE, Document), start=1)))
     boilerplate = lines.boilerplate()
     count = write_jsonl_atomic(run_dir.file(CLEANED_FILE), (
         cleaned.to_json() for document in _stream(run_dir, MARKED_FILE, Document)

@@ -60,7 +60,7 @@ from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
 from benchsmith.tools.nugget_support import (QuestionSupport, collect_support, filter_questions, nugget_qrels,
                                              query_qrel_rows)
 from benchsmith.tools.pooling import RETRIEVERS, TECHNIQUES, batches, fuse_top, pool_documents
-from benchsmith.tools.qa_text import load_qa_pairs
+from benchsmith.tools.qa_text import load_qa_pairs, pairs_to_use
 from benchsmith.tools.source_corpus import build_source_corpus, git_revision
 
 QUESTIONS_FILE, CORPUS_INFO_FILE, POOLS_FILE, JUDGMENTS_FILE = ("questions.jsonl", "corpus-info.json", "pools.jsonl",
@@ -210,10 +210,7 @@ def prepare(state: NuggetsState, runtime: Runtime[NuggetsContext]) -> dict[str, 
         report_reused("questions")
     else:
         loaded = load_qa_pairs(state["questions"], context.tags)
-        pairs = loaded.pairs[: context.limit] if context.limit is not None else loaded.pairs
-        if not pairs:
-            tags = f" with the tags {', '.join(context.tags)}" if context.tags else ""
-            raise InputError(f"{state['questions']}: no question with an accepted answer{tags}")
+        pairs = pairs_to_use(loaded, state["questions"], context.tags, context.limit)
         write_json_atomic(run_dir.file("questions-info.json"), {
             "path": state["questions"], "format": loaded.source_format, "questions_read": loaded.questions_read,
             "skipped": [{"id": pair_id, "reason": reason} for pair_id, reason in loaded.skipped],

@@ -150,7 +150,7 @@ def _registered(runtime: Runtime[ParaphraseContext], run_id: str, turn_ids: list
 
 def _join_ecast(run_dir: RunDirectory, path: Path, turn_ids: set[str]) -> None:
     joined, unjoined, counts = [], [], {}
-    for row in read_ecast(path):
+    for row in read_ecast(path).rows:
         if row.turn_id not in turn_ids:
             unjoined.append({"line": row.line, "turn": row.turn_id, "self_contained": row.self_contained,
                              "raw": row.raw})

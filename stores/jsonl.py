@@ -39,25 +39,30 @@ def decoded_line(path: str | Path, line_number: int, raw: bytes) -> str:
                          f"{error.start + 1}); save the file as UTF-8") from None
 
 
-def text_lines(path: str | Path) -> Iterator[str]:
+def text_lines(path: str | Path, max_line_bytes: int | None = None) -> Iterator[str]:
     """The lines of a user's text file (endings kept, a leading byte order mark dropped), each
-    decoded on its own so bytes that are not UTF-8 name their line; feeds csv.reader too."""
+    decoded on its own so bytes that are not UTF-8 name their line; feeds csv.reader too. A line
+    longer than ``max_line_bytes`` stops the read naming it, before it is held whole."""
     path = Path(path)
     with open_user_file(path, "rb") as handle:
-        for line_number, raw in enumerate(handle, start=1):
+        lines = iter(handle) if max_line_bytes is None else iter(lambda: handle.readline(max_line_bytes + 1), b"")
+        for line_number, raw in enumerate(lines, start=1):
+            if max_line_bytes is not None and len(raw) > max_line_bytes:
+                raise InputError(f"{path}:{line_number}: a line longer than {max_line_bytes / 2**20:g} MiB, the "
+                                 "limit of one record; split it")
             line = decoded_line(path, line_number, raw)
             yield line.removeprefix("\ufeff") if line_number == 1 else line
 
 
-def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, object)`` for each non-blank line.
+def read_jsonl(path: str | Path, max_line_bytes: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each non-blank line (at most ``max_line_bytes`` long).
 
     Lines are decoded one at a time, so bytes that are not UTF-8 stop the read naming the
     line, as does a line that is not a JSON object (a file cut off mid-line included): an
     :class:`InputError` naming the file and the 1-based line number.
     """
     path = Path(path)
-    for line_number, line in enumerate(text_lines(path), start=1):
+    for line_number, line in enumerate(text_lines(path, max_line_bytes), start=1):
         if line.strip():
             yield line_number, _record(path, line_number, line)
 
@@ -142,8 +147,16 @@ def _record(path: Path, line_number: int, line: str) -> dict[str, Any]:
         cut = " (the line is cut off: is the file complete?)" if not line.endswith("\n") else ""
         raise InputError(f"{path}:{line_number}: malformed JSON ({error.msg}){cut}") from None
     if not isinstance(record, dict):
-        raise InputError(f"{path}:{line_number}: expected a JSON object, got {type(record).__name__}")
+        raise InputError(f"{path}:{line_number}: expected a JSON object, got {json_kind(record)}")
     return record
+
+
+def json_kind(value: Any) -> str:
+    """What a parsed JSON value is, in JSON's words, for messages: 'an array', 'an object'..."""
+    if isinstance(value, bool):
+        return "a boolean"
+    kinds = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number"}
+    return "null" if value is None else kinds.get(type(value), type(value).__name__)
 
 
 def load_jsonl(path: str | Path) -> list[dict[str, Any]]:

@@ -313,14 +313,17 @@ def _conversation_queries(path: Path, domain: str, rewrites: Mapping[str, str],
     queries: list[MtragTurn] = []
     seen: set[str] = set()
     for position, conversation in enumerate(conversations):
-        where = f"{path}: conversation {position}"
         if not isinstance(conversation, dict) or not isinstance(conversation.get("messages"), list):
-            raise InputError(f"{where}: needs a 'messages' list")
+            raise InputError(f"{path}: conversation at index {position}: needs a 'messages' list")
+        named = conversation.get("conversation_id") or _id_from_tasks(conversation["messages"], last_turns)
+        # Named by its id (the one a reader finds in the file or the task files), its index only when it has none.
+        where = f"{path}: conversation {str(named)!r}" if named else \
+            f"{path}: conversation at index {position} (no conversation_id)"
         if not _in_domain(str(((conversation.get("retriever") or {}).get("collection") or {}).get("name")
                               or conversation.get("domain") or ""), domain):
             continue
         turns = _turns(conversation["messages"], where)
-        conversation_id = conversation.get("conversation_id") or _id_from_tasks(turns, last_turns) or f"c{position}"
+        conversation_id = named or f"c{position}"
         if str(conversation_id) in seen:
             raise InputError(f"{where}: conversation_id {conversation_id!r} repeats")
         seen.add(str(conversation_id))
@@ -378,8 +381,11 @@ def _last_turn_ids(path: Path) -> dict[str, str]:
             for _, record in read_jsonl(path) if "_id" in record} if path.is_file() else {}
 
 
-def _id_from_tasks(turns: list[tuple[str, str, TurnLabels, str | None]], last_turns: Mapping[str, str]) -> str | None:
-    for number, (question, *_) in enumerate(turns, start=1):
+def _id_from_tasks(messages: list[Any], last_turns: Mapping[str, str]) -> str | None:
+    """The conversation id MTRAG's task files give a conversation's user turns (its conversations.json names none)."""
+    questions = [message["text"] for message in messages
+                 if isinstance(message, dict) and message.get("speaker") == "user" and isinstance(message.get("text"), str)]
+    for number, question in enumerate(questions, start=1):
         identifier = last_turns.get(question.strip())
         if identifier and identifier.endswith(f"{TASK_SEPARATOR}{number}"):
             return identifier.rsplit(TASK_SEPARATOR, 1)[0]

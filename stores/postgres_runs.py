@@ -35,6 +35,17 @@ def save_run(url: str, record: RunRecord, arguments: dict[str, Any] | None = Non
         connection.close()
 
 
+def forget_run(url: str, run_id: str) -> None:
+    """Remove a run that never was (its input found bad by its first step): its record, workers,
+    items and usage, so the run id is free again (graphs/runtime/runner.py)."""
+    connection = connect(url)
+    try:
+        for table in ("benchsmith_usage", "benchsmith_items", "benchsmith_workers", "benchsmith_runs"):
+            connection.execute(f"DELETE FROM {table} WHERE run_id = %s", (run_id,))
+    finally:
+        connection.close()
+
+
 def run_arguments(url: str, run_id: str) -> tuple[str, dict[str, Any]]:
     """``(job, API arguments)`` of a shared run, for a worker that joins it."""
     connection = connect(url)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import socket
 import time
 from collections.abc import Iterator
@@ -156,6 +157,11 @@ class RunDirectory:
             record.status, record.error = "crashed", reason
             self.save(record)
 
+
+    def discard(self) -> None:
+        """Remove a run that never was (its input found bad before its first step finished): its
+        folder and record, so the corrected command may take the same run id."""
+        shutil.rmtree(self.path, ignore_errors=True)
 
     def mark_child(self, parent_run_id: str) -> None:
         """Mark this run as a child of ``parent_run_id`` (a job that runs other jobs, such as

@@ -3,10 +3,13 @@ once never raise, and leave one writer's complete file and no temporary behind."
 
 from __future__ import annotations
 
+import fcntl
 import multiprocessing
 import os
+import signal
 import stat
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -98,3 +101,53 @@ def test_a_written_file_gets_the_usual_permissions_not_the_temporary_files(tmp_p
     write_text_atomic(tmp_path / "report.md", "# report")
     # A temporary file is created 0600; the renamed file must be readable as a plain open() makes it.
     assert stat.S_IMODE((tmp_path / "report.md").stat().st_mode) == 0o666 & ~umask
+
+
+def _write_until_killed(path: str, ready: "multiprocessing.synchronize.Event") -> None:
+    with atomic_writer(path, binary=True) as handle:
+        handle.write(b"\0" * 1024)
+        handle.flush()
+        ready.set()
+        while True:  # a long write, as publish's corpus.parquet, until the kill
+            handle.write(b"\0" * 1024)
+            time.sleep(0.01)
+
+
+def test_a_writer_killed_mid_write_leaves_the_previous_file_and_no_temporary(tmp_path):
+    path = tmp_path / "corpus.parquet"
+    write_bytes_atomic(path, b"previous")
+    context = multiprocessing.get_context("fork")
+    ready = context.Event()
+    writer = context.Process(target=_write_until_killed, args=(str(path), ready))
+    writer.start()
+    assert ready.wait(30)
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.join()
+    assert path.read_bytes() == b"previous"
+    assert [entry.name for entry in tmp_path.iterdir()] == ["corpus.parquet"]  # the unnamed temporary died with it
+
+
+def test_the_next_write_removes_temporaries_killed_writers_left_and_no_live_one(tmp_path):
+    """Where a file system cannot make unnamed files (or a version before this one wrote), a killed
+    writer leaves ``<target>.<random>.tmp``: the next write of the target removes it."""
+    path = tmp_path / "corpus.parquet"
+    stale, recent, held = (tmp_path / f"corpus.parquet.{name}.tmp" for name in ("k1ll3d_0", "n3wb0rn1", "l1v3wr1t"))
+    other = tmp_path / "queries.parquet.k1ll3d_0.tmp"  # another target's: not this write's to judge
+    for temporary in (stale, recent, held, other):
+        temporary.write_bytes(b"")
+    an_hour_ago = time.time() - 3600
+    for temporary in (stale, held, other):
+        os.utime(temporary, (an_hour_ago, an_hour_ago))
+    with open(held, "rb") as live:
+        fcntl.flock(live, fcntl.LOCK_EX)  # a writer still writing it
+        write_bytes_atomic(path, b"new")
+    assert path.read_bytes() == b"new"
+    assert sorted(entry.name for entry in tmp_path.iterdir()) == sorted(
+        ["corpus.parquet", recent.name, held.name, other.name])
+
+
+def test_where_unnamed_files_are_not_made_a_named_temporary_is_used_and_renamed(tmp_path, monkeypatch):
+    monkeypatch.delattr(os, "O_TMPFILE")
+    write_rounds(str(tmp_path / "qrels.tsv"), 3)
+    assert (tmp_path / "qrels.tsv").read_text(encoding="utf-8") == content(3)
+    assert [entry.name for entry in tmp_path.iterdir()] == ["qrels.tsv"]

@@ -205,6 +205,24 @@ def test_html_is_self_contained_with_every_plot_a_valid_inline_png(report):
     assert "<blockquote>User: which river runs through the old town?\nAgent:" in page  # kept lines (pre-wrap)
 
 
+CONTROL_SEQUENCES = "\x1b[2J\x1b]0;pwned\x07\x1b]8;;http://evil/\x1b\\link\x9b31m\r"  # clear, title, link, C1 CSI
+
+
+def test_model_text_with_terminal_control_sequences_is_shown_as_escapes_in_both_files(tmp_path):
+    """A judge's rationale or a query holding ESC/OSC sequences would act again in any terminal
+    that shows the report (cat, less -R): both files keep the text readable, the sequences inert."""
+    audit = full_audit()
+    audit["worst"][0].update(query=f"User: where?{CONTROL_SEQUENCES}\nAgent: here", gold_id=f"doc{CONTROL_SEQUENCES}",
+                             rationales={JUDGES[0]: f"fine {CONTROL_SEQUENCES} reply"})
+    audit["notes"] = [f"note {CONTROL_SEQUENCES}"]
+    paths = write_files_atomic(tmp_path, audit_report_files(audit))
+    for kind in ("markdown", "html"):
+        text = paths[kind].read_text(encoding="utf-8")
+        assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", text), kind
+        assert re.search(r"x1b\\?\]0;pwned", text) and "x9b31m" in text, kind  # Markdown escapes the bracket
+    assert "User: where?" in paths["markdown"].read_text(encoding="utf-8")
+
+
 def test_untrusted_text_is_escaped_in_html_and_markdown(tmp_path):
     audit = full_audit()
     audit["benchmark"]["name"] = f"bench{ESCAPE_ATTEMPT}"

@@ -169,3 +169,27 @@ def test_each_command_passes_database_on_to_its_job(words, module, job, tmp_path
                                                             "-w", str(tmp_path / "ws")])
     assert "stopped by the test" in result.output and result.exit_code == 2, result.output
     assert received["database"] == url
+
+
+def test_bad_input_a_new_run_meets_in_its_first_step_leaves_no_record_here_or_in_the_database(tmp_path, database):
+    """The database holds a run's record from its start: an ingest whose corpus is bad is forgotten
+    there too, and its run id is free; another workspace's record of the same id is not touched."""
+    (tmp_path / "bad.jsonl").write_text('{"_id": "d1", "text": "fine"}\n{"_id": "d2"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad\.jsonl:2: missing 'text'"):
+        benchsmith.ingest([tmp_path / "bad.jsonl"], workspace=tmp_path / "ws", database=database, run_id="bad-run",
+                          embedder=register_embedder(HashingEmbedder()))
+    assert find_run(database, "bad-run") is None and count_rows(database, "benchsmith_workers", "bad-run") == 0
+    assert not RunDirectory(Workspace.resolve(tmp_path / "ws"), "bad-run").exists()
+
+    write_corpus(tmp_path / "corpus", documents=4)
+    ingest(tmp_path, "first", database, HashingEmbedder())  # run ingest-db, finished, from another workspace
+    with pytest.raises(InputError, match="other settings"):  # the same id, another corpus: not this run
+        benchsmith.ingest([tmp_path / "bad.jsonl"], collection="docs", embedder=register_embedder(HashingEmbedder()),
+                          chunk_size=300, min_chars=50, batch_size=BATCH_SIZE, workspace=tmp_path / "second",
+                          database=database, run_id="ingest-db")
+    for document in (tmp_path / "corpus").iterdir():  # the same settings, and a corpus gone empty
+        document.unlink()
+    with pytest.raises(InputError, match="empty corpus"):
+        ingest(tmp_path, "second", database, HashingEmbedder())
+    assert find_run(database, "ingest-db").status == "finished"  # the other workspace's record is untouched
+    assert not RunDirectory(Workspace.resolve(tmp_path / "second"), "ingest-db").exists()

@@ -160,6 +160,23 @@ def test_a_401_stops_at_once_latches_the_endpoint_and_keeps_the_key_out(monkeypa
     assert_secret_not_persisted(workspace.root)
 
 
+def test_a_401_names_the_variable_the_embeddings_key_came_from(monkeypatch):
+    """The key of ``openai:`` embedders comes from BENCHSMITH_EMBEDDINGS_API_KEY when it is set: a
+    refusal must say to check that one, not OPENAI_API_KEY (which the user may have right)."""
+    with FakeOpenAIServer(api_key="sk-the-servers-own-key") as keyed:
+        monkeypatch.setenv(EMBEDDINGS_BASE_URL_ENV, keyed.base_url)
+        monkeypatch.setenv(EMBEDDINGS_API_KEY_ENV, "sk-a-wrong-embeddings-key-456")
+        monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+        with pytest.raises(ModelEndpointError, match=f"Check {EMBEDDINGS_API_KEY_ENV}: it must be a valid key") \
+                as refused:
+            served().encode(["text"])
+        assert "OPENAI_API_KEY" not in str(refused.value)
+    with FakeOpenAIServer(models={"served"}) as server:  # and a 404 names the variable the address came from
+        monkeypatch.setenv(EMBEDDINGS_BASE_URL_ENV, server.base_url)
+        with pytest.raises(ModelEndpointError, match=f"no embeddings route .* and {EMBEDDINGS_BASE_URL_ENV} "):
+            served("missing").encode(["text"])
+
+
 def test_an_unknown_model_names_the_embeddings_route(monkeypatch):
     with FakeOpenAIServer(models={"served"}) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)

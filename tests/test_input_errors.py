@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from benchsmith.graphs.cli import app
+from benchsmith.graphs.cli.runs import ITEMS_OF_JOB
 from benchsmith.stores.beir import load_turn_jsonl, read_beir_queries, read_qrels
 from benchsmith.stores.cast import read_cast_topics, read_resolved_tsv
 from benchsmith.stores.ecast import read_ecast
@@ -31,7 +32,8 @@ from benchsmith.stores.query_files import read_user_queries
 from benchsmith.stores.space_files import read_space_file
 from benchsmith.stores.stackexchange import read_posts_xml
 from benchsmith.stores.trec import read_trec_run
-from benchsmith.tools.loaders import iter_beir_corpus
+from benchsmith.tools.defaults import MAX_DOCUMENT_BYTES
+from benchsmith.tools.loaders import iter_beir_corpus, load_sources
 
 runner = CliRunner(env={"COLUMNS": "400"})  # long paths on one line
 
@@ -98,6 +100,10 @@ TURNS = lines({"id": "c1_t0", "conversation_id": "c1", "turn": 0, "history": [],
                "history": [{"question": "what is a fox", "answer": "an animal"}], "question": "where does it live",
                "gold_ids": ["d1"]})
 USER_QUERIES = lines({"id": "u1", "question": "how to sort a list"}, {"id": "u2", "question": "how to open a file"})
+LABELLED_OVER_BENCH = lines(
+    {"id": "l1", "question": "which fox jumps", "gold": [{"chunk_id": "d1", "document": "d1", "evidence": "fox"}]},
+    {"id": "l2", "question": "what colour is the whale", "gold": [{"chunk_id": "d2", "document": "d2",
+                                                                   "evidence": "blue"}]})
 NUGGET_QRELS = b"q1 q1_n1 d1 1\nq1 q1_n2 d2 0\nq2 q2_n1 d2 1\n"
 SPACE = b"retriever: [bm25]\ntop_k: [5]\n"
 LABELLED = lines({"id": "l1", "question": "how to sort", "gold": [{"chunk_id": "c1", "document": "doc",
@@ -127,6 +133,13 @@ READERS = [
         setup=beir_directory,
         not_applicable={"duplicate id": "a repeated document id is a warning (evaluate --strict: an error), as "
                                         "docs/design.md says; tests/test_evaluate_graph.py covers it"}),
+    Reader(
+        "BEIR corpus.jsonl ingested", "corpus.jsonl", CORPUS, lambda path: load_sources([str(path)]).documents,
+        lambda folder, path: ["ingest", str(path), *workspace(folder), "--run-id", "bad-input"],
+        {"extra field": (CORPUS + lines('{"_id": "d4", "text": "x"} {"_id": "d5"}'), ":4"),
+         "missing field": (CORPUS + lines({"_id": "d4", "title": "no text"}), ":4"),
+         "duplicate id": (CORPUS + lines({"_id": "d2", "title": "", "text": "again"}), ":4: document id 'd2' repeats "
+                                                                                       "line 2")}),
     Reader(
         "BEIR queries.jsonl", "bench/queries.jsonl", QUERIES, read_beir_queries,
         lambda folder, path: ["evaluate", str(folder / "bench"), "--retriever", "bm25", "--history", "full",
@@ -214,15 +227,26 @@ READERS = [
         "ECAsT paraphrases CSV", "ECAsT.csv", ECAST, read_ecast,
         lambda folder, path: ["paraphrase", str(folder / "topics_evaluation_topics.json"), "--import-ecast", str(path),
                               *workspace(folder)],
-        {"extra field": (ECAST + b"2_1,what is a whale,whale?,extra\n", ":5"), "missing field": (ECAST + b"2_1,whale\n", ":5"),
-         "duplicate id": (ECAST + b"1_2,where does a fox live,where does it live\n", ":5")},
-        setup=lambda folder: write(folder, "topics_evaluation_topics.json", CAST)),
+        {"extra field": (ECAST + b"2_1,what is a whale,whale?,extra\n", ":5"), "missing field": (ECAST + b"2_1,whale\n", ":5")},
+        setup=lambda folder: write(folder, "topics_evaluation_topics.json", CAST),
+        not_applicable={"duplicate id": "a row has no id beyond its content (several per turn are the format): a "
+                                        "verbatim repeat is read once and reported, as the published file needs "
+                                        "(tests/test_paraphrase_inputs.py)"}),
     Reader(
         "turn JSONL benchmark", "turns.jsonl", TURNS, lambda path: load_turn_jsonl(path, None),
         lambda folder, path: ["paraphrase", str(path), "--per-turn", "1", *workspace(folder)],
         {"extra field": (TURNS + lines('{"id": "c1_t2"} {}'), ":3"),
          "missing field": (TURNS + lines({"id": "c1_t2", "turn": 2, "gold_ids": ["d1"]}), ":3"),
          "duplicate id": (TURNS + lines({"id": "c1_t1", "question": "again", "gold_ids": ["d1"]}), ":3")}),
+    Reader(
+        "labelled questions JSONL", "labelled.jsonl", LABELLED_OVER_BENCH, read_labelled_questions,
+        lambda folder, path: ["validate", str(folder / "bench"), "--human", str(path), "--retriever", "bm25",
+                              "--history", "full", "--history", "current", "--history", "last:1", *workspace(folder)],
+        {"extra field": (LABELLED_OVER_BENCH + lines('{"id": "l3"} {}'), ":3"),
+         "missing field": (LABELLED_OVER_BENCH + lines({"id": "l3", "gold": []}), ":3"),
+         "duplicate id": (LABELLED_OVER_BENCH + lines({"id": "l1", "question": "other", "gold": [
+             {"chunk_id": "d3", "document": "d3", "evidence": "grass"}]}), ":3")},
+        setup=beir_directory),
     Reader(
         "select queries JSONL", "queries.jsonl", USER_QUERIES, read_user_queries,
         lambda folder, path: ["select", str(path), "--corpus", str(folder / "docs"), "--retriever", "bm25",
@@ -305,6 +329,128 @@ def test_bad_input_exits_2_naming_file_and_line_before_any_run_record(reader, ca
     assert not runs.exists() or not list(runs.iterdir()), list(runs.iterdir())
 
 
+def sparse_file(path: Path, size: int) -> None:
+    """A file of ``size`` bytes that takes no space (its size is what the loader checks first)."""
+    with path.open("wb") as handle:
+        handle.truncate(size)
+
+
+@dataclass
+class BadInput:
+    """A job's bad input that no reader's spoiling above makes: the command (given the folder), and
+    what its message must name besides the file (given the folder)."""
+
+    name: str
+    command: Callable[[Path], list[str]]
+    expected: Callable[[Path], str]
+    setup: Callable[[Path], object] = lambda folder: None
+
+
+POSTS_WITHOUT_ACCEPTED = POSTS.replace(b' AcceptedAnswerId="2"', b"").replace(b' AcceptedAnswerId="4"', b"")
+TURNS_WITH_GHOST_GOLD = TURNS.replace(b'"gold_ids": ["d1"]}\n', b'"gold_ids": ["ghost-doc"]}\n', 1)
+
+BAD_INPUTS = [
+    BadInput("ingest: a path that does not exist", lambda folder: ["ingest", str(folder / "no" / "such" / "path")],
+             lambda folder: f"{folder / 'no' / 'such' / 'path'}: no such file or directory"),
+    BadInput("ingest: an empty folder", lambda folder: ["ingest", str(folder / "empty")],
+             lambda folder: f"empty corpus: no readable document in {folder / 'empty'}",
+             setup=lambda folder: (folder / "empty").mkdir()),
+    BadInput("ingest: a folder of binary files only", lambda folder: ["ingest", str(folder / "binary")],
+             lambda folder: "skipped 2 file(s): 2 binary file",
+             setup=lambda folder: (write(folder, "binary/a.md", b"a\x00b"), write(folder, "binary/b.txt", b"\x00"))),
+    BadInput("ingest: a corpus line that is an array", lambda folder: ["ingest", str(folder / "corpus.jsonl")],
+             lambda folder: f"{folder / 'corpus.jsonl'}:2: expected a JSON object, got an array",
+             setup=lambda folder: write(folder, "corpus.jsonl", CORPUS[:CORPUS.index(b"\n") + 1] + b'["d2", "text"]\n')),
+    BadInput("ingest: a corpus text that is an object", lambda folder: ["ingest", str(folder / "corpus.jsonl")],
+             lambda folder: f"{folder / 'corpus.jsonl'}:1: 'text' of document 'd1' is an object, expected a string",
+             setup=lambda folder: write(folder, "corpus.jsonl", lines({"_id": "d1", "text": {"en": "a fox"}}))),
+    BadInput("ingest: a file over the limit of one document", lambda folder: ["ingest", str(folder / "dump.txt")],
+             lambda folder: f"1 larger than 16 MiB, the limit of one document (split it) ({folder / 'dump.txt'})",
+             setup=lambda folder: sparse_file(folder / "dump.txt", MAX_DOCUMENT_BYTES + 1)),
+    BadInput("ingest: a corpus line over the limit of one document", lambda folder: ["ingest", str(folder / "c.jsonl")],
+             lambda folder: f"{folder / 'c.jsonl'}:2: a line longer than 16 MiB",
+             setup=lambda folder: write(folder, "c.jsonl", CORPUS[:CORPUS.index(b"\n") + 1] + b'{"_id": "big", "text": "'
+                                        + b"a" * MAX_DOCUMENT_BYTES + b'"}\n')),
+    BadInput("nuggets: a Posts.xml without accepted answers",
+             lambda folder: ["nuggets", str(folder / "Posts.xml"), "--corpus", str(folder / "docs")],
+             lambda folder: f"{folder / 'Posts.xml'}: no question with an accepted answer",
+             setup=lambda folder: (write(folder, "Posts.xml", POSTS_WITHOUT_ACCEPTED),
+                                   write(folder, "docs/notes.md", b"# Notes\n\nUse sorted() to sort a list.\n"))),
+    BadInput("audit: gold that the corpus lacks",
+             lambda folder: ["audit", str(folder / "turns.jsonl"), "--corpus", str(folder / "bench" / "corpus.jsonl")],
+             lambda folder: "gold document ids not in the corpus",
+             setup=lambda folder: (beir_directory(folder), write(folder, "turns.jsonl", TURNS_WITH_GHOST_GOLD))),
+    BadInput("synthesize: a collection that was never ingested",
+             lambda folder: ["synthesize", "--collection", "never-ingested"], lambda folder: "never-ingested"),
+    BadInput("robustness: a paraphrase run that does not exist", lambda folder: ["robustness", "no-such-run"],
+             lambda folder: "no-such-run"),
+    BadInput("hardneg build: sources without documents", lambda folder: ["hardneg", "build", str(folder / "sources")],
+             lambda folder: str(folder / "sources"), setup=lambda folder: write(folder, "sources/empty.md", b"")),
+]
+
+
+@pytest.mark.parametrize("bad", BAD_INPUTS, ids=[bad.name for bad in BAD_INPUTS])
+def test_bad_input_of_each_job_exits_2_before_any_run_record_and_frees_its_run_id(bad, tmp_path):
+    bad.setup(tmp_path)
+    result = runner.invoke(app, [*bad.command(tmp_path), *workspace(tmp_path), "--run-id", "bad-input"])
+    output = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and isinstance(result.exception, SystemExit), repr(result.exception)
+    assert bad.expected(tmp_path) in output, output
+    runs = tmp_path / "ws" / "runs"
+    assert not runs.exists() or not list(runs.iterdir()), list(runs.iterdir())
+
+
+# The command of each job (the job names of run records; graphs/cli/runs.py lists them).
+JOB_COMMANDS = {job: job for job in ITEMS_OF_JOB} | {"hardneg": "hardneg build", "hardneg-score": "hardneg score"}
+
+
+def test_every_job_meets_bad_input_in_these_tables():
+    commands = {" ".join(reader.command(Path("f"), Path("f/x"))[:2]) for reader in READERS} | \
+               {" ".join(bad.command(Path("f"))[:2]) for bad in BAD_INPUTS}
+    untested = [job for job, command in JOB_COMMANDS.items()
+                if not any(tested == command or tested.split()[0] == command for tested in commands)]
+    assert not untested, untested
+
+
+def test_the_corrected_ingest_takes_the_run_id_its_bad_input_left_free(tmp_path):
+    bad = write(tmp_path, "corpus.jsonl", CORPUS + lines({"_id": "d4", "title": "no text"}))
+    command = ["ingest", str(bad), "--embedder", "test-hashing-64", "--min-chars", "5", "--min-quality", "0",
+               *workspace(tmp_path),
+               "--run-id", "mine"]
+    assert runner.invoke(app, command).exit_code == 2
+    write(tmp_path, "corpus.jsonl", CORPUS)
+    result = runner.invoke(app, command)
+    assert result.exit_code == 0, result.output
+    assert "3 chunks indexed" in " ".join(result.output.split()), result.output
+
+
+# The readers of stores/ that the table above does not spoil, each with why (and where it is tested).
+READERS_NOT_IN_THE_TABLE = {
+    "read_jsonl": "the JSONL reader under every JSONL reader above; its own cases are tested below",
+    "read_json": "the JSON reader under every JSON reader above; its own cases are tested below",
+    "read_beir_qrels": "reached through read_qrels, the table's BEIR qrels reader (one TSV path)",
+    "read_trec_qrels": "reached through read_qrels, the table's TREC qrels reader",
+    "read_ladder_scores": "one CSV reader with read_task1_scores (stores/multiconir._read_csv)",
+    "read_turn_labels": "turn_labels.tsv beside a BEIR export; tests/test_dialogue_labels.py names file and line",
+    "read_mtrag": "a layout of folders and JSON; tests/test_mtrag_layout.py names the conversation and message",
+    "read_dialogues": "our own synthesis run's file (publish reads it), not a user's",
+    "read_held_out": "our own synthesis run's file, not a user's",
+    "read_clustering": "the workspace's own cache, not a user's file",
+}
+
+
+def test_every_reader_of_user_files_is_in_the_table_or_says_why_not():
+    import ast
+
+    stores = Path(__file__).parent.parent / "stores"
+    readers = {node.name for path in stores.glob("*.py") for node in ast.walk(ast.parse(path.read_text()))
+               if isinstance(node, ast.FunctionDef) and node.col_offset == 0 and node.name.startswith("read_")}
+    in_table = {getattr(reader.read, "__name__", "") for reader in READERS}
+    assert not readers - in_table - set(READERS_NOT_IN_THE_TABLE), readers - in_table - set(READERS_NOT_IN_THE_TABLE)
+    assert not set(READERS_NOT_IN_THE_TABLE) - readers  # no stale entry
+
+
 def test_every_case_is_covered_or_says_why_not():
     for reader in READERS:
         for case in ("extra field", "missing field", "duplicate id"):
@@ -372,12 +518,3 @@ def test_a_workspace_that_is_a_file_exits_2_without_a_resume_hint(tmp_path):
                                  "-w", str(tmp_path / "ws")])
     assert result.exit_code == 2, result.output
     assert "is a file, not a folder" in result.output and "Resume with" not in result.output
-
-
-def test_hardneg_build_on_sources_without_documents_exits_2_before_any_run_record(tmp_path):
-    (tmp_path / "sources").mkdir()
-    (tmp_path / "sources" / "empty.md").write_text("", encoding="utf-8")
-    result = runner.invoke(app, ["hardneg", "build", str(tmp_path / "sources"), "-w", str(tmp_path / "ws")])
-    assert result.exit_code == 2, result.output
-    assert str(tmp_path / "sources") in " ".join(result.output.split()) and "Traceback" not in result.output
-    assert not list((tmp_path / "ws" / "runs").iterdir())

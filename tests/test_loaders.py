@@ -158,3 +158,95 @@ def test_build_configuration_files_are_skipped_and_listed_but_load_when_named(tm
     assert all(reasons[name] == "build configuration, not documentation" for name in BUILD_FILES)
     # A file the user names on its own is loaded: the rule is about walking a documentation tree.
     assert [document.id for document in load_sources([str(root / "conf.py")]).documents] == ["conf.py"]
+
+
+def test_fifos_sockets_and_links_to_them_are_listed_never_opened(tmp_path):
+    """Opening a FIFO would wait for a writer forever; before, a FIFO was left out without a word."""
+    import os
+    import socket
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "page.md").write_text("# Page\n\nA sentence about rivers.\n", encoding="utf-8")
+    os.mkfifo(corpus / "pipe.md")
+    (corpus / "link-to-pipe.md").symlink_to(corpus / "pipe.md")
+    listener = socket.socket(socket.AF_UNIX)
+    try:
+        listener.bind(str(corpus / "server.sock"))
+        loaded = load_sources([str(corpus)])
+    finally:
+        listener.close()
+    assert [document.id for document in loaded.documents] == ["page.md"]
+    assert {Path(item.path).name: item.reason for item in loaded.skipped} == {
+        "pipe.md": "a FIFO (named pipe), not a regular file",
+        "link-to-pipe.md": "symbolic link to a FIFO (named pipe), not a regular file",
+        "server.sock": "a socket, not a regular file"}
+
+
+def test_an_unreadable_sub_folder_is_listed_with_the_reason(tmp_path, monkeypatch):
+    import os
+
+    corpus = tmp_path / "corpus"
+    (corpus / "locked").mkdir(parents=True)
+    (corpus / "locked" / "hidden.md").write_text("# Hidden\n\nText.\n", encoding="utf-8")
+    (corpus / "page.md").write_text("# Page\n\nA sentence about rivers.\n", encoding="utf-8")
+    scandir = os.scandir
+
+    def refusing(path):  # as chmod 000 does for a user other than root (the tests may run as root)
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    loaded = load_sources([str(corpus)])
+    assert [document.id for document in loaded.documents] == ["page.md"]
+    assert [(Path(item.path).name, item.reason) for item in loaded.skipped] == [
+        ("locked", "unreadable folder: Permission denied")]
+
+
+def test_the_ingest_summary_lists_a_fifo_and_an_unreadable_folder_with_their_reasons(tmp_path, monkeypatch):
+    import os
+
+    from typer.testing import CliRunner
+
+    from benchsmith.graphs.cli import app
+
+    corpus = tmp_path / "corpus"
+    (corpus / "locked").mkdir(parents=True)
+    (corpus / "page.md").write_text("# Page\n\n" + "A sentence about rivers and their bridges. " * 5, encoding="utf-8")
+    os.mkfifo(corpus / "pipe.md")
+    scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path: (_ for _ in ()).throw(PermissionError(13, "Permission denied"))
+                        if Path(path).name == "locked" else scandir(path))
+    result = CliRunner(env={"COLUMNS": "400"}).invoke(app, ["ingest", str(corpus), "--dry-run",
+                                                            "-w", str(tmp_path / "ws")])
+    assert result.exit_code == 0, result.output
+    assert f"a FIFO (named pipe), not a regular file: {corpus / 'pipe.md'}" in result.output, result.output
+    assert f"unreadable folder: {corpus / 'locked'}" in result.output, result.output
+
+
+def test_a_file_over_the_limit_of_one_document_is_listed_unread_and_the_rest_ingested(tmp_path, monkeypatch):
+    """A 200 MB one-line file took ingest 121 s and 5.4 GB before any progress; it is listed, never read."""
+    from benchsmith.tools.defaults import MAX_DOCUMENT_BYTES
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "page.md").write_text("# Page\n\nA sentence about rivers.\n", encoding="utf-8")
+    with (corpus / "dump.txt").open("wb") as handle:
+        handle.truncate(MAX_DOCUMENT_BYTES * 12)  # sparse: 192 MiB that take no space
+    monkeypatch.setattr(Path, "read_bytes", lambda self: (_ for _ in ()).throw(AssertionError(f"read {self}"))
+                        if self.name == "dump.txt" else Path.open(self, "rb").read())
+    loaded = load_sources([str(corpus)])
+    assert [document.id for document in loaded.documents] == ["page.md"]
+    assert [(Path(item.path).name, item.reason) for item in loaded.skipped] == [
+        ("dump.txt", "larger than 16 MiB, the limit of one document (split it): 192.0 MiB")]
+
+
+def test_ingest_help_states_the_limit_of_one_document():
+    from typer.testing import CliRunner
+
+    from benchsmith.graphs.cli import app
+    from benchsmith.tools.defaults import MAX_DOCUMENT_BYTES
+
+    shown = " ".join(CliRunner(env={"COLUMNS": "200"}).invoke(app, ["ingest", "--help"]).output.split())
+    assert f"files over {MAX_DOCUMENT_BYTES / 2**20:g} MiB (the limit of one document" in shown, shown

@@ -120,7 +120,16 @@ def test_a_bad_enrichment_names_its_conversation_and_message(tmp_path):
     conversations = read_json(root / "conversations" / "conversations.json")
     conversations[1]["messages"][2]["enrichments"]["Answerability"] = [3]
     (root / "conversations" / "conversations.json").write_text(json.dumps(conversations), encoding="utf-8")
-    with pytest.raises(InputError, match=r"conversation 1, message 2: enrichment 'Answerability'"):
+    # Named by the id the task files give it (conversations.json names none), not by its index.
+    with pytest.raises(InputError, match=r"conversation 'hash-b', message 2: enrichment 'Answerability'"):
+        load_benchmark(root, Workspace.resolve(tmp_path / "ws"))
+    conversations[0]["messages"][0]["speaker"] = "narrator"
+    (root / "conversations" / "conversations.json").write_text(json.dumps(conversations), encoding="utf-8")
+    with pytest.raises(InputError, match=r"conversation 'conv-a', message 0: needs 'speaker'"):
+        load_benchmark(root, Workspace.resolve(tmp_path / "ws"))
+    conversations[0] = {"messages": conversations[0]["messages"]}  # no id anywhere: its index, said to be one
+    (root / "conversations" / "conversations.json").write_text(json.dumps(conversations), encoding="utf-8")
+    with pytest.raises(InputError, match=r"conversation at index 0 \(no conversation_id\), message 0"):
         load_benchmark(root, Workspace.resolve(tmp_path / "ws"))
 
 

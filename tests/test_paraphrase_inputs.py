@@ -1,6 +1,7 @@
 """CAsT and ECAsT files in, joins and counts, BLEU as sacrebleu computes it, the variant
 filters and the seeded test sets: on small files written here."""
 
+import csv
 import json
 
 import pytest
@@ -58,7 +59,7 @@ def test_malformed_cast_and_ecast_input_names_file_and_line(files, tmp_path):
 
 
 def test_ecast_rows_join_by_turn_id_and_rows_of_other_turns_are_counted(files):
-    rows = read_ecast(files["ecast"])
+    rows = read_ecast(files["ecast"]).rows
     assert [(row.turn_id, row.self_contained, row.raw) for row in rows] == ECAST_ROWS
     assert [row.line for row in rows] == [2, 3, 4, 5, 6]
     benchmark = load_cast([files["2019"], files["resolved"], files["2020"]])
@@ -74,7 +75,7 @@ def test_ecast_rows_join_by_turn_id_and_rows_of_other_turns_are_counted(files):
 def test_bleu_figures_equal_sacrebleu_called_directly(files):
     benchmark = load_cast([files["2019"], files["resolved"], files["2020"]])
     turns = _turns(benchmark)
-    variants = [_variant(row) for row in read_ecast(files["ecast"]) if row.turn_id in turns]
+    variants = [_variant(row) for row in read_ecast(files["ecast"]).rows if row.turn_id in turns]
     figures = diversity(turns, variants, unjoined=0)
     assert figures["bleu_self_contained"] == sacrebleu.corpus_bleu(
         [v["self_contained"] for v in variants], [[turns[v["turn"]]["self_contained"] for v in variants]]).score
@@ -132,3 +133,46 @@ def test_turn_jsonl_without_a_corpus_loads_for_paraphrasing(tmp_path):
                                 "gold_ids": ["d1"]}) + "\n", encoding="utf-8")
     benchmark = load_conversational([str(path)], Workspace.resolve(tmp_path / "ws"))
     assert [query.id for query in benchmark.queries] == ["c1_t0"] and benchmark.qrels == {"c1_t0": {"d1": 1}}
+
+
+def test_ecast_verbatim_repeats_are_read_once_and_reported_near_repeats_stay_variants(files, tmp_path):
+    """As the published ECAsT.csv: a row repeated verbatim (turn 5_1 on lines 329 and 331) is one
+    variant, reported with its lines; rows sharing one form and differing in the other are two."""
+    from typer.testing import CliRunner
+
+    from benchsmith.graphs.cli import app
+
+    rows = [*ECAST_ROWS,
+            ECAST_ROWS[0],  # line 7 repeats line 2
+            ("31_2", "Can throat cancer be treated?", "Can that be treated?"),  # line 8: same self-contained form
+            ECAST_ROWS[2],  # line 9 repeats line 4
+            ECAST_ROWS[0]]  # line 10 repeats line 2 again
+    with files["ecast"].open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\r\n")
+        writer.writerow(["TURN_ID", "MANUAL PARAPHRASE", "RAW PARAPHRASE"])
+        writer.writerows(rows)
+    read = read_ecast(files["ecast"])
+    assert [row.line for row in read.rows] == [2, 3, 4, 5, 6, 8]
+    assert [(repeat.line, repeat.first_line, repeat.turn_id) for repeat in read.repeats] == [
+        (7, 2, "31_2"), (9, 4, "81_2"), (10, 2, "31_2")]
+    assert read.repeats_summary() == (f"{files['ecast']}: 3 row(s) repeat an earlier row verbatim and were read once: "
+                                      "line(s) 7 (= 2), 9 (= 4), 10 (= 2)")
+
+    result = CliRunner(env={"COLUMNS": "400"}).invoke(app, [
+        "paraphrase", str(files["2019"]), str(files["resolved"]), str(files["2020"]), "--import-ecast",
+        str(files["ecast"]), "--test-sets", "1", "-w", str(tmp_path / "ws")])
+    assert result.exit_code == 0, result.output
+    assert "3 row(s) repeat an earlier row verbatim" in result.output and "7 (= 2)" in result.output
+    imported = [json.loads(line) for line in next((tmp_path / "ws" / "runs").iterdir()).joinpath(
+        "imported.jsonl").read_text().splitlines()]
+    assert [(row["turn"], row["line"]) for row in imported] == [("31_2", 2), ("31_2", 3), ("81_2", 4), ("31_2", 8)]
+
+
+def test_ecast_file_of_only_a_header_or_bad_rows_still_stops_naming_the_line(tmp_path):
+    csv_file = tmp_path / "ECAsT.csv"
+    csv_file.write_text("TURN_ID,MANUAL PARAPHRASE,RAW PARAPHRASE\n1_1,a,a\n1_1,a,a\n1_2,,b\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"ECAsT\.csv:4: empty RAW PARAPHRASE|ECAsT\.csv:4: empty MANUAL PARAPHRASE"):
+        read_ecast(csv_file)
+    csv_file.write_text("TURN_ID,MANUAL PARAPHRASE,RAW PARAPHRASE\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"ECAsT\.csv: no paraphrases"):
+        read_ecast(csv_file)

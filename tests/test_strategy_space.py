@@ -159,7 +159,8 @@ def test_staged_without_order_takes_the_varied_dimensions_in_dimension_order():
 
 @pytest.mark.parametrize(("levels", "options", "message"), [
     ({"reranker": ["x"]}, {}, "unknown dimension(s) reranker"),
-    ({"top_k": [0]}, {}, "top_k must be whole numbers of at least 1"),
+    ({"top_k": [0]}, {}, "top_k must be whole numbers within [1, 1000]"),
+    ({"top_k": [1001]}, {}, "top_k must be whole numbers within [1, 1000]"),
     ({"rewrite": ["expand:99"]}, {}, "unknown rewrite 'expand:99'"),
     ({"top_k": [1, 2]}, {"search": "random"}, "search must be grid or staged"),
     ({"top_k": [1, 2], "retriever": ["bm25", "dense"]}, {"search": "staged", "order": ["top_k"]}, "missing retriever"),

@@ -1,7 +1,6 @@
 """Ingestion streams (issue 23: a million chunks): each stage reads its input a record at a time and
 gives the files the in-memory functions give; deduplication keeps band keys, not texts."""
 
-import json
 import random
 
 import pytest
@@ -234,7 +233,7 @@ def test_ingest_stages_write_what_the_in_memory_functions_give(tmp_path):
     assert not run_dir.file("marked.jsonl").exists()  # the clean stage's scratch file is gone
 
 
-def test_a_repeated_document_id_stops_the_chunk_stage(tmp_path):
+def test_a_repeated_document_id_stops_the_load_and_leaves_no_run(tmp_path):
     workspace = Workspace.resolve(tmp_path / "ws")
     first, second = tmp_path / "a", tmp_path / "b"
     for folder in (first, second):
@@ -245,5 +244,4 @@ def test_a_repeated_document_id_stops_the_chunk_stage(tmp_path):
         run_job(builder, job="ingest", workspace=workspace, run_id="twice", context=context,
                 inputs={"run_id": "twice", "sources": [str(first), str(second)], "collection": "docs"},
                 settings={"sources": [str(first), str(second)], "collection": "docs"})
-    assert not RunDirectory(workspace, "twice").file("chunks.jsonl").exists()
-    assert json.loads(RunDirectory(workspace, "twice").file("documents.jsonl").read_text().splitlines()[0])["id"]
+    assert not RunDirectory(workspace, "twice").path.exists()  # bad input found by the first step: no run

@@ -33,7 +33,7 @@ from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.progress import ProgressCallback
-from benchsmith.tools.documents import Chunk, Document, chunk_ids
+from benchsmith.tools.documents import Chunk, Document, chunk_ids, note_document_id
 from benchsmith.tools.headings import PATH_SEPARATOR, heading_path
 from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
 
@@ -181,7 +181,7 @@ def iter_chunks(documents: Iterable[Document], chunk_size: int | None = DEFAULT_
     with the same InputError when it comes (only ids are held)."""
     sources: dict[str, str] = {}
     for done, document in enumerate(documents, start=1):
-        _check_new_id(document, sources)
+        note_document_id(document, sources)
         yield from chunk_document(document, chunk_size, min_chars, **options)
         if on_progress is not None:
             on_progress(done, total)
@@ -271,12 +271,4 @@ def check_document_ids(documents: Sequence[Document]) -> None:
     sources) are an InputError."""
     sources: dict[str, str] = {}
     for document in documents:
-        _check_new_id(document, sources)
-
-
-def _check_new_id(document: Document, sources: dict[str, str]) -> None:
-    """Note the document's id (``sources``: id → source so far); an InputError if it is there."""
-    if document.id in sources:
-        raise InputError(f"{document.source}: document id {document.id!r} repeats that of {sources[document.id]} "
-                         "(chunk ids are <path>:<start>-<end>; give the folders as one source, or rename one)")
-    sources[document.id] = document.source
+        note_document_id(document, sources)

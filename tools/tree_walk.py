@@ -6,12 +6,14 @@ link to a folder inside the source folder is followed (its files are listed unde
 path, with the real path they share with the files they are: the loader reads each real file
 once and lists the others as links to it); one to a folder outside it, or to a folder that holds
 the link (a loop), is listed and not followed. A symbolic link to a file is a file (its real path
-tells the loader whether that file was already read); a broken one is listed.
+tells the loader whether that file was already read); a broken one is listed. A FIFO, socket or
+device (or a link to one) is listed and never opened; so is a folder that cannot be read.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,6 +69,9 @@ def _visit(tree: WalkedTree, root: Path, relative: Path, folder_real: str, root_
                     _visit(tree, root, walked, real, root_real, True, chain | {real})
             elif os.path.isfile(real):
                 tree.files.append(WalkedFile(path, walked, real, True))
+            elif os.path.lexists(real):
+                reason = f"symbolic link to {_special_kind(real)}, not a regular file"
+                tree.skipped.append(SkippedFile(str(path), reason))
             else:
                 tree.skipped.append(SkippedFile(str(path), BROKEN_LINK_REASON))
         elif entry.is_dir(follow_symlinks=False):
@@ -74,3 +79,16 @@ def _visit(tree: WalkedTree, root: Path, relative: Path, folder_real: str, root_
             _visit(tree, root, walked, real, root_real, linked, chain | {real})
         elif entry.is_file(follow_symlinks=False):
             tree.files.append(WalkedFile(path, walked, os.path.join(folder_real, entry.name), linked))
+        else:  # reading a FIFO would wait for a writer forever; a device is no document
+            tree.skipped.append(SkippedFile(str(path), f"{_special_kind(entry.path)}, not a regular file"))
+
+
+def _special_kind(path: str) -> str:
+    """What a file that is neither a regular file nor a folder is, in words."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        return f"an unreadable file ({error.strerror or error})"
+    kinds = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"))
+    return next((name for test, name in kinds if test(mode)), "a special file")

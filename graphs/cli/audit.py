@@ -57,7 +57,7 @@ def audit(
 def print_audit_summary(result: AuditResult) -> None:
     style = {"reliable": "green", "unreliable": "red"}.get(result.verdict.label, "yellow")
     console.print(f"[bold {style}]verdict: {result.verdict.label}[/] · {result.instances} instances audited")
-    console.print(result.verdict.explanation, highlight=False, markup=False)
+    console.print(shown(result.verdict.explanation), highlight=False)
     table = Table(title=f"Audit · run {shown(result.run_id)}")
     table.add_column("dimension")
     table.add_column("mean", justify="right")

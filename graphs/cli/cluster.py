@@ -12,6 +12,7 @@ from benchsmith.graphs.cli.console import (ChromaHostOption, WorkspaceOption, co
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import option_of
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_NEIGHBOURS, SEED_BOUNDS
 from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS as DEFAULT_NEIGHBOURS
 from benchsmith.tools.defaults import DEFAULT_CLUSTER_SIZE
 
@@ -22,11 +23,13 @@ run_cluster = deferred("benchsmith.graphs.jobs.synthesize", "cluster")
 
 def cluster(
     collection: Annotated[str, typer.Option(help="The ingested collection to cluster.")],
-    size: Annotated[int, typer.Option(help="Chunks per cluster: the semantic path is cut every SIZE chunks.")]
+    size: Annotated[int, typer.Option(min=1, max=MAX_CLUSTER_SIZE,
+                                      help="Chunks per cluster: the semantic path is cut every SIZE chunks.")]
     = DEFAULT_CLUSTER_SIZE,
-    neighbours: Annotated[int, typer.Option(help="Neighbours per chunk in the k-nearest-neighbour graph.")]
+    neighbours: Annotated[int, typer.Option(min=1, max=MAX_NEIGHBOURS,
+                                            help="Neighbours per chunk in the k-nearest-neighbour graph.")]
     = DEFAULT_NEIGHBOURS,
-    seed: Annotated[int, typer.Option(help="Seed of the walk's random start.")] = 0,
+    seed: Annotated[int, typer.Option(**SEED_BOUNDS, help="Seed of the walk's random start.")] = 0,
     page_kinds: option_of(SynthesisContext, "page_kinds") = None,  # type: ignore[valid-type]
     chroma_host: ChromaHostOption = None,
     workspace: WorkspaceOption = None,

@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from benchsmith.agents.redaction import redact
+from benchsmith.printable import printable
 from benchsmith.graphs.cli.settings import option_of
 from benchsmith.graphs.runtime.stopping import clear_stop, request_stop
 from benchsmith.graphs.runtime.settings import StoreOptions
@@ -49,8 +50,10 @@ def reflowed_help(docstring: str | None) -> str | None:
 def shown(value: Any) -> str:
     """User text (a path, query, id, model reply, message naming them) for a console f-string
     with markup: its brackets are printed as written, never read as markup (``[/x]`` in a path
-    would raise MarkupError, ``[null]`` in a reply would vanish)."""
-    return escape(str(value))
+    would raise MarkupError, ``[null]`` in a reply would vanish), and its control characters as
+    escapes (benchsmith/printable.py: an ESC sequence in a file name would act on the terminal,
+    a newline forge a line). Every print of user text goes through it."""
+    return escape(printable(str(value)))
 
 
 def fail(message: str) -> NoReturn:

@@ -106,8 +106,8 @@ def _measure_run_files(run_files: list[Path], qrels_file: Path | None, measures:
         if result.unjudged_queries:
             examples = ", ".join(map(repr, result.unjudged_examples))
             more = ", …" if result.unjudged_queries > len(result.unjudged_examples) else ""
-            console.print(f"{name}: {result.unjudged_queries} queries have no judgments and were not measured "
-                          f"({examples}{more})", highlight=False, markup=False)
+            console.print(f"{shown(name)}: {result.unjudged_queries} queries have no judgments and were not measured "
+                          f"({shown(examples)}{more})", highlight=False)
     if json_file is not None:
         as_json = {name: {"aggregate": result.aggregate, "per_query": result.per_query} for name, result in scored.items()}
         _write_json(json_file, next(iter(as_json.values())) if len(as_json) == 1 else {"runs": as_json})
@@ -115,4 +115,4 @@ def _measure_run_files(run_files: list[Path], qrels_file: Path | None, measures:
 
 def _write_json(path: Path, payload: dict[str, Any]) -> None:
     write_json_atomic(path, payload)
-    console.print(f"{'json:':<10}{path}", highlight=False, markup=False)
+    console.print(f"{'json:':<10}{shown(path)}", highlight=False)

@@ -138,7 +138,7 @@ def score(
         print_reference_measures("score tables", measures)
         if json_file is not None:
             write_json_atomic(json_file, measures)
-            console.print(f"{'json:':<10}{json_file}", highlight=False, markup=False)
+            console.print(f"{'json:':<10}{shown(json_file)}", highlight=False)
         return
     if dataset is None:
         fail("give a DATASET to score, or --task1/--task2/--task3 FILE to re-score existing score tables")
@@ -154,7 +154,7 @@ def score(
     if json_file is not None:
         payload = result.reference[result.scorers[0]] if len(result.scorers) == 1 else {"scorers": result.reference}
         write_json_atomic(json_file, payload)
-        console.print(f"{'json:':<10}{json_file}", highlight=False, markup=False)
+        console.print(f"{'json:':<10}{shown(json_file)}", highlight=False)
 
 
 def print_reference_measures(title: str, measures: dict) -> None:

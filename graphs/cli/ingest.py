@@ -35,6 +35,9 @@ def ingest(
 ) -> None:
     """Load, clean, chunk, deduplicate, filter and index a corpus into Chroma.
 
+    Unreadable, binary and special files, and files over 16 MiB (the limit of one document: split
+    them), are skipped and listed with the reason.
+
     Kill it at any point and run the same command again: it continues where it stopped and
     embeds nothing twice.
     """
@@ -49,7 +52,7 @@ def ingest(
             console.print(f"--quality llm would make up to {preview.cost.calls} model calls, about "
                           f"{preview.cost.input_tokens:,} input tokens, ~${preview.cost.cost_usd:.4f}.")
             for note in preview.cost.notes:
-                console.print(note, markup=False, highlight=False)
+                console.print(shown(note), highlight=False)
         print_skipped(preview.skipped)
         print_warnings(preview.warnings)
         console.print("Nothing was written.")
@@ -89,7 +92,7 @@ def print_ingest_summary(result: IngestResult) -> None:
 def print_page_kinds(page_kinds: dict[str, int], label: str) -> None:
     if page_kinds:
         counts = ", ".join(f"{kind} {count}" for kind, count in sorted(page_kinds.items(), key=lambda item: -item[1]))
-        console.print(f"{label}: {counts}", markup=False, highlight=False)
+        console.print(f"{label}: {shown(counts)}", highlight=False)
 
 
 def print_skipped(skipped: list[dict[str, str]], listed_in: Path | None = None) -> None:
@@ -100,10 +103,10 @@ def print_skipped(skipped: list[dict[str, str]], listed_in: Path | None = None) 
     console.print(f"[yellow]Skipped {len(skipped)} file(s), by reason{shown(where)}:[/]")
     for group in skipped_groups(skipped, SKIPPED_EXAMPLES):
         more = f", … {group.count - len(group.paths)} more" if group.count > len(group.paths) else ""
-        console.print(f"  {group.count:>5}  {group.reason}: {', '.join(group.paths)}{more}", highlight=False,
-                      markup=False)
+        console.print(f"  {group.count:>5}  {shown(group.reason)}: {shown(', '.join(group.paths))}{more}",
+                      highlight=False)
 
 
 def print_warnings(warnings: list[str]) -> None:
     for warning in warnings:
-        console.print(f"warning: {warning}", style="yellow", markup=False, highlight=False)
+        console.print(f"warning: {shown(warning)}", style="yellow", highlight=False)

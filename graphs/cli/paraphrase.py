@@ -50,6 +50,8 @@ def paraphrase(
                   + (f" · import {shown(import_ecast)}" if import_ecast else "")
                   + (f" · {per_turn} per turn by {shown(settings['llm'])}" if per_turn else ""), highlight=False)
     result = guarded(lambda: run_reported(run_paraphrase, run_id=run_id, benchmark=benchmark, **settings))
+    for note in result.notes:
+        console.print(f"note: {shown(note)}", style="yellow", highlight=False, soft_wrap=True)
     print_paraphrase_summary(result)
 
 

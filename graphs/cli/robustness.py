@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.table import Table
-from rich.text import Text
 
 from benchsmith.graphs.cli.console import (console, fail, guarded, offline_environment, print_estimate, print_paths,
                                            print_usage, run_reported, shown)
@@ -107,8 +106,8 @@ def print_robustness_summary(result: RobustnessResult) -> None:
     console.print(f"{result.pooled:,} unjudged documents pooled, {pool['judged']:,} judged, {result.confirmed:,} "
                   f"judgments confirmed ({pool['confirmed_relevant']:,} relevant, grade ≥ 2)", highlight=False)
     for judge, relevant in pool.get("relevant_by_judge", {}).items():
-        console.print(Text(f"  {judge} called {relevant:,} of {pool['judged']:,} judged documents relevant"))
-    console.print(Text(f"relevance on the benchmark's scale: {results['scale']['mapping']}"))
+        console.print(shown(f"  {judge} called {relevant:,} of {pool['judged']:,} judged documents relevant"))
+    console.print(shown(f"relevance on the benchmark's scale: {results['scale']['mapping']}"))
     print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
                  "results": result.report["results"], "augmented qrels": result.augmented_qrels})
     print_usage(result.usage)

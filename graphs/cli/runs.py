@@ -28,7 +28,7 @@ def runs(workspace: WorkspaceOption = None, database: DatabaseOption = None) -> 
     resolved = Workspace.resolve(workspace)
     records = list_runs(resolved)
     if not records:
-        console.print(f"no runs in {resolved.root}", markup=False)
+        console.print(f"no runs in {shown(resolved.root)}")
         return
     table = Table(title=f"Runs in {shown(resolved.root)}")
     for column in ("run id", "job", "status", "items", "model calls", "tokens in/out", "cost", "updated"):
@@ -42,15 +42,15 @@ def runs(workspace: WorkspaceOption = None, database: DatabaseOption = None) -> 
         table.add_row(
             shown(f"  └ {record.run_id}" if child else record.run_id), record.job,
             f"[{STATUS_STYLES.get(status, 'yellow')}]{status}[/]",
-            _items(record.summary, record.progress), str(usage["calls"]),
+            _items(record.job, record.summary, record.progress), str(usage["calls"]),
             f"{usage['input_tokens']}/{usage['output_tokens']}", f"${usage['cost_usd']:.4f}",
             time.strftime("%Y-%m-%d %H:%M", time.localtime(record.updated)))
     console.print(table)
     for record, status in stopped:
         reason = f": {record.error}" if record.error else ""
-        console.print(f"{record.run_id} {status}{reason}", highlight=False, soft_wrap=True, markup=False)
+        console.print(shown(f"{record.run_id} {status}{reason}"), highlight=False, soft_wrap=True)
         if record.resume:
-            console.print(f"  resume with: {record.resume}", highlight=False, soft_wrap=True, markup=False)
+            console.print(f"  resume with: {shown(record.resume)}", highlight=False, soft_wrap=True)
 
 
 def _parents_first(workspace: Workspace, records: list[Any]) -> list[tuple[Any, bool]]:
@@ -69,17 +69,23 @@ def _parents_first(workspace: Workspace, records: list[Any]) -> list[tuple[Any, 
     return ordered
 
 
-def _items(summary: dict[str, Any], progress: dict[str, dict[str, int]]) -> str:
-    if "indexed" in summary:
-        return f"{summary['indexed']} chunks"
-    if "conversations_written" in summary:
-        return f"{summary['conversations_written']} conversations"
-    if "aggregate" in summary:
-        return f"{len(summary['aggregate'])} configurations"
-    if "verdict" in summary:
-        return f"{summary['instances']} instances"
-    if "reference" in summary and "scorers" in summary:  # hardneg score
-        return f"{len(summary['scorers'])} scorers"
+# Each job's count of what it made: the field of its graph's output (its run's summary) and its unit.
+ITEMS_OF_JOB = {
+    "ingest": ("indexed", "chunks"), "synthesize": ("conversations_written", "conversations"),
+    "evaluate": ("aggregate", "configurations"), "audit": ("instances", "instances"),
+    "paraphrase": ("paraphrases", "paraphrases"), "robustness": ("sets", "test sets"),
+    "nuggets": ("kept", "questions"), "validate": ("configurations", "configurations"),
+    "select": ("ranking", "configurations"), "hardneg": ("rows", "rows"), "hardneg-score": ("scorers", "scorers"),
+}
+
+
+def _items(job: str, summary: dict[str, Any], progress: dict[str, dict[str, int]]) -> str:
+    """What a finished run made (by its job, never by guessing from its summary's keys: an audit and
+    a validation both have a verdict); an unfinished run's last stage and its progress."""
+    field, unit = ITEMS_OF_JOB.get(job, (None, ""))
+    if field in summary:
+        value = summary[field]
+        return f"{value if isinstance(value, int) else len(value)} {unit}"
     if progress:
         stage, counts = list(progress.items())[-1]
         return f"{stage} {counts['done']}/{counts['total']}"

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.table import Table
-from rich.text import Text
 
 from benchsmith.graphs.cli.console import (console, guarded, offline_environment, print_estimate, print_paths,
                                            print_usage, run_reported, shown)
@@ -16,6 +15,7 @@ from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.stores.runs import new_run_id
+from benchsmith.tools.defaults import MAX_TOP_K
 
 if TYPE_CHECKING:
     from benchsmith.graphs.jobs.select import SelectionResult
@@ -53,7 +53,7 @@ def select(
         "--filter", help="none or metadata predicates, e.g. 'title^json & chars>=200'. Repeat.",
         show_default="none")] = None,
     top_k: Annotated[Optional[list[int]], typer.Option(
-        "--top-k", min=1, help="Chunks handed to the generator. Repeat.", show_default="10")] = None,
+        "--top-k", min=1, max=MAX_TOP_K, help="Chunks handed to the generator. Repeat.", show_default="10")] = None,
     search: Annotated[Optional[str], typer.Option(
         help="grid (every combination) or staged (greedy, one dimension at a time in --order).",
         show_default="grid")] = None,
@@ -108,10 +108,10 @@ def print_selection(result: SelectionResult) -> None:
         console.print(f"[bold green]best:[/] {shown(result.best)}", highlight=False)
     else:
         console.print(f"[bold yellow]no winner:[/] {shown(', '.join(result.tied))} are tied", highlight=False)
-    console.print(Text(results["separation"]["text"]))
+    console.print(shown(results["separation"]["text"]))
     for label, pick in (("precision first", result.precision_first), ("recall first", result.recall_first)):
-        console.print(f"{label}: {pick['configuration']}, top {pick['k']} (F{pick['beta']:g} {pick['f_beta']:.3f})",
-                      highlight=False, markup=False)
+        console.print(f"{label}: {shown(pick['configuration'])}, top {pick['k']} (F{pick['beta']:g} "
+                      f"{pick['f_beta']:.3f})", highlight=False)
     share = result.pool_pairs / result.whole_corpus_pairs if result.whole_corpus_pairs else 0.0
     console.print(f"judged {result.pool_pairs:,} (query, chunk) pairs instead of {result.whole_corpus_pairs:,} for the "
                   f"whole corpus ({share:.1%}); {verdicts_text(result.verdicts)}", highlight=False)

@@ -16,7 +16,8 @@ from typing import Annotated
 
 import typer
 
-from benchsmith.graphs.cli.console import WorkspaceOption, console, fail
+from benchsmith.graphs.cli.console import WorkspaceOption, console, fail, shown
+from benchsmith.graphs.runtime.bounds import PORT_BOUNDS
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.workspace import WORKSPACE_ENV, Workspace
 
@@ -45,7 +46,7 @@ def studio_config(workspace: Workspace) -> Path:
 
 
 def studio(
-    port: Annotated[int, typer.Option(help="Port for the local LangGraph server.")] = 2024,
+    port: Annotated[int, typer.Option(**PORT_BOUNDS, help="Port for the local LangGraph server.")] = 2024,
     reload: Annotated[bool, typer.Option("--reload", help="Restart the server when benchsmith's code changes.")] = False,
     workspace: WorkspaceOption = None,
 ) -> None:
@@ -61,9 +62,9 @@ def studio(
     config = studio_config(resolved)
     command = [executable, "dev", "--config", str(config), "--port", str(port), "--no-browser",
                *([] if reload else ["--no-reload"])]
-    console.print("starting: " + " ".join(command), highlight=False, markup=False)
-    console.print(f"graphs: {', '.join(json.loads(config.read_text())['graphs'])} · workspace {resolved.root}",
-                  highlight=False, markup=False)
+    console.print("starting: " + shown(" ".join(command)), highlight=False)
+    console.print(f"graphs: {', '.join(json.loads(config.read_text())['graphs'])} · workspace {shown(resolved.root)}",
+                  highlight=False)
     environment = {**os.environ, WORKSPACE_ENV: str(resolved.root), "LANGGRAPH_CLI_NO_ANALYTICS": "1"}
     sys.stdout.flush()
     # The server replaces this process: a signal to `benchsmith studio` reaches the server itself,

@@ -15,6 +15,7 @@ from benchsmith.graphs.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.jobs.defaults import SYNTHESIS_CONVERSATIONS as DEFAULT_CONVERSATIONS
 from benchsmith.graphs.jobs.defaults import SYNTHESIS_TURNS as DEFAULT_TURNS
+from benchsmith.graphs.runtime.bounds import MAX_CONVERSATIONS, MAX_TURNS
 from benchsmith.stores.runs import new_run_id
 
 if TYPE_CHECKING:
@@ -30,9 +31,10 @@ estimate_synthesis = deferred("benchsmith.graphs.jobs.synthesize", "estimate_syn
 @settings_options(SynthesisContext)
 def synthesize(
     collection: Annotated[str, typer.Option(help="The ingested collection the conversations walk through.")],
-    conversations: Annotated[int, typer.Option(min=1, help="Conversations to synthesize (one cluster each).")]
+    conversations: Annotated[int, typer.Option(min=1, max=MAX_CONVERSATIONS,
+                                               help="Conversations to synthesize (one cluster each).")]
     = DEFAULT_CONVERSATIONS,
-    turns: Annotated[int, typer.Option(min=1, help="Turns per conversation.")] = DEFAULT_TURNS,
+    turns: Annotated[int, typer.Option(min=1, max=MAX_TURNS, help="Turns per conversation.")] = DEFAULT_TURNS,
     *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:
     """Synthesize a multi-turn conversational retrieval benchmark from an ingested collection.

@@ -7,12 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
-from rich.markup import escape
 from rich.table import Table
-from rich.text import Text
 
 from benchsmith.graphs.cli.console import (console, guarded, offline_environment, print_estimate, print_paths,
-                                           print_usage, run_reported)
+                                           print_usage, run_reported, shown)
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.validate import ValidationContext
@@ -86,8 +84,8 @@ def validate(
                                                            histories=history, runs=runs, judges=judges, **settings)))
         return
     run_id = run_options.run_id or new_run_id("validate")
-    console.print(Text.assemble(("validate", "bold"), " run ", (run_id, "cyan"), f" · {synthetic} against {human}"
-                                + (f" · judges {', '.join(judges)}" if judges else "")))
+    console.print(f"[bold]validate[/] run [cyan]{shown(run_id)}[/] · {shown(synthetic)} against {shown(human)}"
+                  + (f" · judges {shown(', '.join(judges))}" if judges else ""), highlight=False)
     result = guarded(lambda: run_reported(run_validation, run_id=run_id, synthetic=synthetic, human=human,
                                           retrievers=retriever, histories=history, runs=runs, judges=judges,
                                           **settings))
@@ -96,29 +94,30 @@ def validate(
 
 def print_validation_summary(result: ValidationResult) -> None:
     """The configurations' scores and ranks on both sets, τ, the judges, and the verdict."""
-    table = Table(title=f"Validity · run {escape(result.run_id)} · {escape(result.measure)}")
+    table = Table(title=f"Validity · run {shown(result.run_id)} · {shown(result.measure)}")
     for column in ("on your questions", "human", "rank", "on the synthetic benchmark", "synthetic", "rank"):
         table.add_column(column, justify="left" if column.startswith("on ") else "right", no_wrap=True)
     # Each configuration named as it ran on each set: your standalone questions run with another history mode.
     for row in sorted(result.configurations, key=lambda row: (row["human_rank"], row["name"])):
-        table.add_row(Text(row["human_configuration"]), f"{row['human']:.3f}", str(row["human_rank"]),
-                      Text(row["name"]), f"{row['synthetic']:.3f}", str(row["synthetic_rank"]))
+        table.add_row(shown(row["human_configuration"]), f"{row['human']:.3f}", str(row["human_rank"]),
+                      shown(row["name"]), f"{row['synthetic']:.3f}", str(row["synthetic_rank"]))
     console.print(table)
     interval = result.interval
     tau = "undefined" if result.kendall_tau_b is None else f"{result.kendall_tau_b:+.3f}"
     bounds = (f", 95% interval [{interval['low']:+.3f}, {interval['high']:+.3f}]"
               if interval.get("low") is not None and interval.get("high") is not None else "")
     p_value = "" if result.p_value is None else f", p = {result.p_value:.3g}"
-    console.print(Text(f"Kendall's tau-b = {tau}{bounds}{p_value}"))
+    console.print(shown(f"Kendall's tau-b = {tau}{bounds}{p_value}"))
     print_separations(result.separations)
     print_held_out(result.held_out)
     for spec, values in result.judge_agreement.items():
         kappa, alpha = values["cohen_kappa"], values["krippendorff_alpha"]
-        console.print(Text(f"judge {spec}: Cohen's kappa {'–' if kappa is None else f'{kappa:.3f}'}, "
+        console.print(shown(f"judge {spec}: Cohen's kappa {'–' if kappa is None else f'{kappa:.3f}'}, "
                            f"Krippendorff's alpha {'–' if alpha is None else f'{alpha:.3f}'} on {values['pairs']} pairs"))
     style = VERDICT_STYLES.get(result.verdict.label, "")
-    console.print(Text.assemble(("verdict: ", "bold"), (result.verdict.label, f"bold {style}".strip()),
-                                (f": {result.verdict.text}", style)))
+    explanation = f"[{style}]: {shown(result.verdict.text)}[/]" if style else f": {shown(result.verdict.text)}"
+    console.print(f"[bold]verdict: [/][{f'bold {style}'.strip()}]{shown(result.verdict.label)}[/]{explanation}",
+                  highlight=False)
     print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
                  "results": result.report["results"]})
     print_usage(result.usage)
@@ -130,9 +129,9 @@ def print_separations(separations: Sequence[Separation]) -> None:
     if not separations:
         return
     if not apart:
-        console.print(Text(f"your {separations[0].queries} questions separate every pair compared"))
+        console.print(shown(f"your {separations[0].queries} questions separate every pair compared"))
         return
-    console.print(Text(f"not separated by your {apart[0].queries} questions: " + "; ".join(
+    console.print(shown(f"not separated by your {apart[0].queries} questions: " + "; ".join(
         f"{pair.first} vs {pair.second} ({pair.ranking}: difference {pair.difference or 0.0:+.3f}"
         + (f", 95% interval [{pair.low:+.3f}, {pair.high:+.3f}])" if pair.low is not None and pair.high is not None
            else ", no interval)") for pair in apart)))
@@ -143,7 +142,7 @@ def print_held_out(held_out: HeldOutLabels) -> None:
     if not held_out:
         return
     rows = [f"{question_id} {chunk_id}" for question_id, chunk_id in held_out.rows]
-    console.print(Text(
+    console.print(shown(
         f"held out of the benchmark's corpus ({held_out.benchmark_chunks} chunks), so left out of both sets: "
         f"{len(held_out.chunks)} chunk(s) your labels name ({_listed(list(held_out.chunks))}); "
         f"{len(rows)} label row(s) dropped (question chunk: {_listed(rows)}); "
@@ -154,5 +153,5 @@ def print_held_out(held_out: HeldOutLabels) -> None:
 
 def _listed(items: list[str]) -> str:
     """The first few items, and how many more (validity.json has them all)."""
-    shown = ", ".join(items[:LISTED])
-    return shown + (f", … {len(items) - LISTED} more in validity.json" if len(items) > LISTED else "")
+    listed = ", ".join(items[:LISTED])
+    return listed + (f", … {len(items) - LISTED} more in validity.json" if len(items) > LISTED else "")

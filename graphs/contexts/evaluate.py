@@ -7,6 +7,7 @@ from typing import Literal
 
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.evals.defaults import DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH, DEFAULT_SIGNIFICANCE_RESAMPLES
+from benchsmith.graphs.runtime.bounds import MAX_DEPTH, MAX_ITEMS, MAX_POOL_DEPTH, MAX_RESAMPLES
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
@@ -40,7 +41,8 @@ class EvaluationContext(StoreOptions, ModelOptions):
                        "for the measures alpha_nDCG@k and Coverage@k beside the others (added to the default "
                        "measures). With run files and no benchmark it can stand in for qrels: a document's label "
                        "is then the sum of its nugget labels."})
-    depth: int = field(default=DEFAULT_DEPTH, metadata={"description": "Documents retrieved per query.", "min": 1})
+    depth: int = field(default=DEFAULT_DEPTH, metadata={"description": "Documents retrieved per query.",
+        "min": 1, "max": MAX_DEPTH})
     measures: tuple[str, ...] = field(default=DEFAULT_MEASURES, metadata={
         "description": "Any ir_measures measure (nDCG@10, R@100, RR@10, AP, Judged@10, P(rel=2)@5...), or with "
                        "nugget qrels alpha_nDCG@10 and Coverage@20. Repeat; replaces the defaults.",
@@ -50,18 +52,18 @@ class EvaluationContext(StoreOptions, ModelOptions):
         "description": "Also rerank each configuration's top rerank-depth with this sentence-transformers "
                        "CrossEncoder (name, path or registered name); empty: no reranking.", "cli": "--rerank"})
     rerank_depth: int = field(default=DEFAULT_RERANK_DEPTH, metadata={
-        "description": "Documents per query the reranker re-scores.", "min": 1})
+        "description": "Documents per query the reranker re-scores.", "min": 1, "max": MAX_POOL_DEPTH})
     llm: str = field(default=BASELINE, metadata={"description": REWRITER_DESCRIPTION})
     concurrency: int = concurrency_field("Rewriter calls in flight.")
     significance_test: Literal["randomization", "t-test"] = field(default="randomization", metadata={
         "description": "Paired test between configurations (Holm-corrected over all pairs): randomization or "
                        "t-test.", "cli": "--test"})
     resamples: int = field(default=DEFAULT_SIGNIFICANCE_RESAMPLES, metadata={
-        "description": "Resamples of the randomization test.", "min": 1})
+        "description": "Resamples of the randomization test.", "min": 1, "max": MAX_RESAMPLES})
     batch_size: int = field(default=DEFAULT_QUERIES_PER_BATCH, metadata={
         "description": "Queries per batch: BM25, fusion, reranking and measuring hold one batch of rankings in "
                        "memory at a time (dense retrieval always takes 256); results do not depend on it.",
-        "min": 1, "recorded": False})
+        "min": 1, "max": MAX_ITEMS, "recorded": False})
     strict: bool = field(default=False, metadata={
         "description": "Stop on judged query or document ids the benchmark lacks, run-file queries it lacks, or "
                        "document ids its corpus repeats (warnings otherwise)."})

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from benchsmith.agents.defaults import BASELINE
+from benchsmith.graphs.runtime.bounds import MAX_CONDITIONS, MAX_DOCUMENT_CHARS, MAX_ITEMS, SEED_BOUNDS
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 
 DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS = 10, 6000
@@ -20,7 +21,8 @@ class HardnegContext(StoreOptions, ModelOptions):
         "description": "With --domain custom: what matters in a document (the facts a searcher would ask for), "
                        "e.g. 'function names, parameters, defaults, versions'."})
     conditions: int = field(default=DEFAULT_CONDITIONS, metadata={
-        "description": "N: condition sentences per document; queries have k = 1..N conditions.", "min": 1})
+        "description": "N: condition sentences per document; queries have k = 1..N conditions.",
+        "min": 1, "max": MAX_CONDITIONS})
     negatives: str = field(default="subtle", metadata={
         "description": "subtle: change one critical fact of the sentence; misleading: add a clause that denies it, "
                        "keeping every keyword."})
@@ -31,9 +33,9 @@ class HardnegContext(StoreOptions, ModelOptions):
         "description": "Model of the condition-count judge that verifies every document; empty: the --llm model."})
     sample: int | None = field(default=None, metadata={
         "description": "Build from a seeded random sample of this many source documents; empty: all of them.",
-        "min": 1})
+        "min": 1, "max": MAX_ITEMS})
     max_chars: int = field(default=DEFAULT_MAX_CHARS, metadata={
         "description": "Longer source documents are cut at a paragraph or sentence break before this length.",
-        "min": 200})
-    seed: int = field(default=0, metadata={"description": "Seed for the sample and model calls."})
+        "min": 200, "max": MAX_DOCUMENT_CHARS})
+    seed: int = field(default=0, metadata={**SEED_BOUNDS, "description": "Seed for the sample and model calls."})
     concurrency: int = concurrency_field("Source documents built at once (exactly).")

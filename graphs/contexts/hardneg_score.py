@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
+from benchsmith.graphs.runtime.bounds import MAX_RESAMPLES, SEED_BOUNDS
 from benchsmith.graphs.runtime.settings import StoreOptions
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
@@ -19,5 +20,5 @@ class HardnegScoreContext(StoreOptions):
     confidence: float = field(default=DEFAULT_CONFIDENCE, metadata={
         "description": "Level of the bootstrap intervals.", "min": 0.0, "max": 1.0})
     resamples: int = field(default=DEFAULT_RESAMPLES, metadata={
-        "description": "Bootstrap resamples (over rows) of each interval.", "min": 100})
-    seed: int = field(default=0, metadata={"description": "Seed of the bootstrap."})
+        "description": "Bootstrap resamples (over rows) of each interval.", "min": 100, "max": MAX_RESAMPLES})
+    seed: int = field(default=0, metadata={**SEED_BOUNDS, "description": "Seed of the bootstrap."})

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from benchsmith.agents.defaults import BASELINE
+from benchsmith.graphs.runtime.bounds import MAX_CHUNK_SIZE, MAX_INDEX_BATCH, MAX_NUM_PERM, MIN_CHUNK_SIZE
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions
 from benchsmith.tools.defaults import (DEFAULT_CHUNK_SIZE, DEFAULT_DEDUP_NUM_PERM, DEFAULT_DEDUP_THRESHOLD,
                                        DEFAULT_EMBEDDER, DEFAULT_INDEX_BATCH_SIZE, DEFAULT_MIN_CHARS)
@@ -26,13 +27,15 @@ class IngestContext(StoreOptions, ModelOptions):
         "description": "Skip the files of a source folder whose path (relative to the folder) matches one of these "
                        "globs (as --include), listed as skipped with the pattern. Repeat for several."})
     chunk_size: int = field(default=DEFAULT_CHUNK_SIZE, metadata={
-        "description": "Target chunk size in characters; no chunk is longer, no word is split.", "min": 1})
+        "description": "Target chunk size in characters; no chunk is longer, no word is split.",
+        "min": MIN_CHUNK_SIZE, "max": MAX_CHUNK_SIZE})
     min_chars: int = field(default=DEFAULT_MIN_CHARS, metadata={
-        "description": "Chunks shorter than this are dropped.", "min": 1})
+        "description": "Chunks shorter than this are dropped.", "min": 1, "max": MAX_CHUNK_SIZE})
     dedup_threshold: float = field(default=DEFAULT_DEDUP_THRESHOLD, metadata={
         "description": "Jaccard similarity of character 5-grams from which a chunk is a near-duplicate.",
         "min": 0.0, "max": 1.0})
-    num_perm: int = field(default=DEFAULT_DEDUP_NUM_PERM, metadata={"description": "MinHash permutations.", "min": 1})
+    num_perm: int = field(default=DEFAULT_DEDUP_NUM_PERM, metadata={"description": "MinHash permutations.",
+        "min": 1, "max": MAX_NUM_PERM})
     min_quality: float = field(default=DEFAULT_MIN_QUALITY, metadata={
         "description": "Chunks scoring below this quality (0..1) are filtered out.", "min": 0.0, "max": 1.0})
     quality: QualityScorerName = field(default="heuristic", metadata={
@@ -46,4 +49,5 @@ class IngestContext(StoreOptions, ModelOptions):
                        "(BENCHSMITH_EMBEDDINGS_BASE_URL, else OPENAI_BASE_URL: TEI, vLLM, Ollama, OpenAI), batched, "
                        "cached in the workspace and counted in the run's usage, or a registered name."})
     batch_size: int = field(default=DEFAULT_INDEX_BATCH_SIZE, metadata={
-        "description": "Chunks embedded and stored per batch (the resume granularity).", "min": 1})
+        "description": "Chunks embedded and stored per batch (the resume granularity).",
+        "min": 1, "max": MAX_INDEX_BATCH})

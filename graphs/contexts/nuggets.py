@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from benchsmith.agents.defaults import BASELINE, DEFAULT_MAX_NUGGETS
+from benchsmith.graphs.runtime.bounds import MAX_CHUNK_SIZE, MAX_ITEMS, MAX_NUGGETS, MAX_POOL_DEPTH, MIN_CHUNK_SIZE
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_EMBEDDER, DEFAULT_MIN_CHARS, DEFAULT_POOL_DEPTH
 from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE as MAX_BATCH_SIZE
@@ -19,7 +20,7 @@ class NuggetsContext(StoreOptions, ModelOptions):
         "description": "Keep the questions carrying at least one of these tags (Stack Exchange tags; for JSONL, "
                        "the 'tags' field). Repeat for several; empty: all.", "cli": "--tag"})
     limit: int | None = field(default=None, metadata={
-        "description": "Only the first this many questions (in file order); empty: all.", "min": 1})
+        "description": "Only the first this many questions (in file order); empty: all.", "min": 1, "max": MAX_ITEMS})
     llm: str = field(default=BASELINE, metadata={
         "description": "Model of the nugget writer, sub-question writer, closed-book answerer and support judge: "
                        "'baseline' (offline, extractive and lexical), openai:<model> or a registered name."})
@@ -27,9 +28,10 @@ class NuggetsContext(StoreOptions, ModelOptions):
         "description": "Embedder of the dense retriever that pools documents (a sentence-transformers name or path, "
                        "openai:<model>, or a registered name)."})
     max_nuggets: int = field(default=DEFAULT_MAX_NUGGETS, metadata={
-        "description": "At most this many nuggets per question.", "min": 1})
+        "description": "At most this many nuggets per question.", "min": 1, "max": MAX_NUGGETS})
     pool_depth: int = field(default=DEFAULT_POOL_DEPTH, metadata={
-        "description": "Chunks each technique adds to a question's pool (the top of its fused run).", "min": 1})
+        "description": "Chunks each technique adds to a question's pool (the top of its fused run).",
+        "min": 1, "max": MAX_POOL_DEPTH})
     batch_size: int = field(default=MAX_BATCH_SIZE, metadata={
         "description": f"Pooled chunks judged per support call (at most {MAX_BATCH_SIZE}).", "min": 1,
         "max": MAX_BATCH_SIZE})
@@ -40,7 +42,8 @@ class NuggetsContext(StoreOptions, ModelOptions):
         "description": "Also drop questions with any nugget no pooled chunk supports (questions with no supported "
                        "nugget are always dropped)."})
     chunk_size: int = field(default=DEFAULT_CHUNK_SIZE, metadata={
-        "description": "Largest chunk of the corpus, in characters.", "min": 1})
+        "description": "Largest chunk of the corpus, in characters.", "min": MIN_CHUNK_SIZE, "max": MAX_CHUNK_SIZE})
     min_chars: int = field(default=DEFAULT_MIN_CHARS, metadata={
-        "description": "Chunks shorter than this many characters are left out of the corpus.", "min": 0})
+        "description": "Chunks shorter than this many characters are left out of the corpus.",
+        "min": 0, "max": MAX_CHUNK_SIZE})
     concurrency: int = concurrency_field("Questions or batches worked on at once.")

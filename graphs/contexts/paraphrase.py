@@ -8,6 +8,7 @@ from typing import Literal
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.graphs.contexts.audit import TURN_FILE_CORPUS_DESCRIPTION
 from benchsmith.graphs.contexts.evaluate import SPLIT_DESCRIPTION
+from benchsmith.graphs.runtime.bounds import MAX_TEST_SETS, MAX_VARIANTS, SEED_BOUNDS
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 from benchsmith.tools.defaults import (DEFAULT_EMBEDDER, DEFAULT_PARAPHRASE_MAX_OVERLAP,
                                        DEFAULT_PARAPHRASE_MIN_SIMILARITY)
@@ -26,7 +27,8 @@ class ParaphraseContext(StoreOptions, ModelOptions):
                        "rewordings: the plumbing path), openai:<model> or a registered name."})
     per_turn: int | None = field(default=None, metadata={
         "description": "Paraphrases generated per turn (with import_ecast: also generate); empty: 5, or 0 (only "
-                       "import) with import_ecast.", "min": 0, "show_default": "5, or 0 with --import-ecast"})
+                       "import) with import_ecast.",
+        "min": 0, "max": MAX_VARIANTS, "show_default": "5, or 0 with --import-ecast"})
     import_ecast: str | None = field(default=None, metadata={
         "description": "Join the paraphrases of an ECAsT.csv (TURN_ID, MANUAL PARAPHRASE, RAW PARAPHRASE) to the "
                        "benchmark's turns, kept as given, instead of generating; rows of other turns are counted "
@@ -49,8 +51,8 @@ class ParaphraseContext(StoreOptions, ModelOptions):
         "description": "Embedder of the meaning check (a sentence-transformers name or path, openai:<model>, or a "
                        "registered name)."})
     test_sets: int = field(default=DEFAULT_TEST_SETS, metadata={
-        "description": "Test sets R1..Rn drawn (one variant per turn each, seeded).", "min": 1})
-    seed: int = field(default=0, metadata={"description": "Seed of the test sets and the model calls."})
+        "description": "Test sets R1..Rn drawn (one variant per turn each, seeded).", "min": 1, "max": MAX_TEST_SETS})
+    seed: int = field(default=0, metadata={**SEED_BOUNDS, "description": "Seed of the test sets and the model calls."})
     corpus: str | None = field(default=None, metadata={
         "description": f"{TURN_FILE_CORPUS_DESCRIPTION} Optional: paraphrasing reads no document."})
     qrels: str | None = field(default=None, metadata={

@@ -8,6 +8,7 @@ from typing import Literal
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.evals.defaults import DEFAULT_MIN_VOTES, DEFAULT_SIGNIFICANCE_RESAMPLES
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, DENSE_EMBEDDER_DESCRIPTION, REWRITER_DESCRIPTION
+from benchsmith.graphs.runtime.bounds import MAX_DEPTH, MAX_JUDGES, MAX_POOL_DEPTH, MAX_RESAMPLES, SEED_BOUNDS
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
@@ -24,14 +25,15 @@ class RobustnessContext(StoreOptions, ModelOptions):
                        "replaces the defaults.", "cli": "--measure"})
     judge_depth: int = field(default=DEFAULT_JUDGE_DEPTH, metadata={
         "description": "k: the unjudged documents of each run's top k are pooled and re-judged (Judged@k is "
-                       "reported).", "min": 1})
+                       "reported).", "min": 1, "max": MAX_POOL_DEPTH})
     min_votes: int = field(default=DEFAULT_MIN_VOTES, metadata={
         "description": "Judges (and a majority) that must agree on a grade to confirm it (the audit's rule). With "
-                       "one judge, 1 trusts it unchecked.", "min": 1})
+                       "one judge, 1 trusts it unchecked.", "min": 1, "max": MAX_JUDGES})
     corpus: str | None = field(default=None, metadata={
         "description": "With run files: a BEIR corpus.jsonl holding the runs' documents, so the unjudged ones can be "
                        "re-judged."})
-    depth: int = field(default=DEFAULT_DEPTH, metadata={"description": "Documents retrieved per query.", "min": 1})
+    depth: int = field(default=DEFAULT_DEPTH, metadata={"description": "Documents retrieved per query.",
+        "min": 1, "max": MAX_DEPTH})
     embedder: str = field(default=DEFAULT_EMBEDDER, metadata={"description": DENSE_EMBEDDER_DESCRIPTION})
     llm: str = field(default=BASELINE, metadata={"description": REWRITER_DESCRIPTION})
     concurrency: int = concurrency_field("Turns judged at once.")
@@ -39,5 +41,6 @@ class RobustnessContext(StoreOptions, ModelOptions):
         "description": "Paired test of each test set against the original (Holm-corrected over the test sets): "
                        "randomization or t-test.", "cli": "--test"})
     resamples: int = field(default=DEFAULT_SIGNIFICANCE_RESAMPLES, metadata={
-        "description": "Resamples of the randomization test.", "min": 1})
-    seed: int = field(default=0, metadata={"description": "Seed of the randomization test and the model calls."})
+        "description": "Resamples of the randomization test.", "min": 1, "max": MAX_RESAMPLES})
+    seed: int = field(default=0, metadata={**SEED_BOUNDS,
+        "description": "Seed of the randomization test and the model calls."})

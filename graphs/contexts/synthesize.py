@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from benchsmith.agents.defaults import BASELINE
+from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_NEIGHBOURS, MAX_RETRIES, MAX_TURNS, SEED_BOUNDS
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 from benchsmith.tools.defaults import (DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_CLUSTER_SIZE, DEFAULT_MAX_OVERLAP,
                                        DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS, DEFAULT_SYNTHESIS_PAGE_KINDS)
@@ -23,8 +24,8 @@ class SynthesisContext(StoreOptions, ModelOptions):
     llm: str = field(default=BASELINE, metadata={
         "description": "Model of the questioner, responder and polisher: 'baseline' (offline, extractive), "
                        "openai:<model> (any OpenAI-compatible server via OPENAI_BASE_URL), or a registered name."})
-    seed: int = field(default=0, metadata={"description": "Seed for clustering, cluster choice, switches and model "
-                                                          "calls."})
+    seed: int = field(default=0, metadata={
+        "description": "Seed for clustering, cluster choice, switches and model calls.", **SEED_BOUNDS})
     switch_probability: float = field(default=DEFAULT_SWITCH_PROBABILITY, metadata={
         "description": "Probability that a turn switches topic (users switch every 2.11 turns, Spink et al. 2002).",
         "cli": "--switch-rate", "min": 0.0, "max": 1.0})
@@ -42,14 +43,18 @@ class SynthesisContext(StoreOptions, ModelOptions):
                        "data/stdlib-validity.jsonl against their gold chunks (mean 0.57, median 0.60, p90 0.784).",
         "min": 0.0, "max": 1.0})
     overlap_attempts: int = field(default=DEFAULT_OVERLAP_ATTEMPTS, metadata={
-        "description": "Corrective turns per gold chunk for a question above max_overlap.", "min": 0})
+        "description": "Corrective turns per gold chunk for a question above max_overlap.",
+        "min": 0, "max": MAX_RETRIES})
     overlap_replans: int = field(default=DEFAULT_OVERLAP_REPLANS, metadata={
         "description": "Other gold chunks a turn is re-planned on when every corrective turn stays above "
-                       "max_overlap; then the lowest-overlap question is kept, flagged overlap_rejected.", "min": 0})
+                       "max_overlap; then the lowest-overlap question is kept, flagged overlap_rejected.",
+        "min": 0, "max": MAX_RETRIES})
     cluster_size: int = field(default=DEFAULT_CLUSTER_SIZE, metadata={
-        "description": "Chunks per cluster: the collection's semantic path is cut every this many chunks.", "min": 1})
+        "description": "Chunks per cluster: the collection's semantic path is cut every this many chunks.",
+        "min": 1, "max": MAX_CLUSTER_SIZE})
     neighbours: int = field(default=DEFAULT_CLUSTER_NEIGHBOURS, metadata={
-        "description": "Neighbours per chunk in the k-nearest-neighbour graph the path walks.", "min": 1})
+        "description": "Neighbours per chunk in the k-nearest-neighbour graph the path walks.",
+        "min": 1, "max": MAX_NEIGHBOURS})
     page_kinds: tuple[str, ...] = field(default=DEFAULT_SYNTHESIS_PAGE_KINDS, metadata={
         "description": "Page kinds whose chunks the clusters, and so the conversations, are drawn from: narrative, "
                        "api, changelog, index (ingestion labels each page); repeat for several. Default: narrative "
@@ -57,7 +62,7 @@ class SynthesisContext(StoreOptions, ModelOptions):
                        "ingested without a page kind counts as narrative. The benchmark's corpus keeps every chunk.",
         "cli": "--page-kind"})
     history_window: int | None = field(default=None, metadata={
-        "description": "Earlier turns in each exported BEIR query; empty: all of them.", "min": 0})
+        "description": "Earlier turns in each exported BEIR query; empty: all of them.", "min": 0, "max": MAX_TURNS})
     concurrency: int = concurrency_field("Conversations synthesized at once (exactly).")
     unanswerable_rate: float = field(default=0.0, metadata={
         "description": "Share of turns the corpus cannot answer: a question about a chunk of the conversation's "

@@ -17,6 +17,7 @@ from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, 
                                            shared_arguments, workspace_for)
 from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.integrity import unknown_ids
 from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.query_building import HistoryMode, build_query
@@ -97,7 +98,14 @@ def _checked_inputs(workspace: Workspace, benchmark: str | Path, judges: Sequenc
     check_models(*judges)
     corpus_path = str(Path(settings.corpus).resolve()) if settings.corpus else None
     loaded = cached_benchmark(resolved_path(str(benchmark)), workspace, settings.split, corpus_path)  # bad input stops
-    corpus_documents(loaded)  # here, a malformed corpus too (read once: the run reuses it)
+    documents = corpus_documents(loaded)  # here, a malformed corpus too (read once: the run reuses it)
+    # The judges read every gold document: one the corpus lacks would stop the run at its turn.
+    missing = unknown_ids(loaded.qrels_file or loaded.directory, (doc_id for judged in loaded.qrels.values()
+                                                                  for doc_id, relevance in judged.items() if relevance > 0),
+                          documents, f"gold document ids not in the corpus {loaded.corpus_path}",
+                          "the judges cannot read them; add them to the corpus or remove them from the gold")
+    if missing:
+        raise InputError(missing.message())
     return {"benchmark": resolved_path(str(benchmark)), "judges": list(judges)}
 
 

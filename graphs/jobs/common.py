@@ -155,11 +155,20 @@ def retriever_embedders(retrievers: Iterable[str]) -> list[str]:
     return models
 
 
-def check_at_least(minimum: float, **values: float | None) -> None:
-    """Each named value (when given) is at least ``minimum``; the message names the option."""
+def check_within(minimum: float, maximum: float, **values: float | None) -> None:
+    """Each named value (when given) is within ``[minimum, maximum]``, as a setting's declared bounds
+    (graphs/runtime/settings.check_bounds) are for an argument declared by hand; the message names the option."""
     for name, value in values.items():
-        if value is not None and value < minimum:
-            raise InputError(f"--{name.replace('_', '-')} must be at least {minimum}, got {value}")
+        if value is not None and not minimum <= value <= maximum:
+            raise InputError(f"--{name.replace('_', '-')} must be within [{minimum:g}, {maximum:g}], got {value}")
+
+
+def check_chunk_sizes(chunk_size: int, min_chars: int) -> None:
+    """Chunks are at most ``chunk_size`` characters and those under ``min_chars`` are dropped: a
+    chunk size below the minimum would drop every chunk and leave an empty corpus."""
+    if chunk_size < min_chars:
+        raise InputError(f"--chunk-size {chunk_size} is below --min-chars {min_chars}: every chunk would be dropped; "
+                         "give a chunk size of at least the minimum")
 
 
 def resolved_path(spec: str) -> str:

@@ -19,12 +19,13 @@ from benchsmith.evals.nugget_measures import (DEFAULT_NUGGET_MEASURES, UnknownNu
                                               split_measures)
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents
 from benchsmith.graphs.evaluate import EvaluationContext, builder, input_problems, judgments
-from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_embedders,
-                                           check_models, checked_run_id, job_run, priced, resolved_path,
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_embedders, check_models,
+                                           check_within, checked_run_id, job_run, priced, resolved_path,
                                            retriever_embedders, workspace_for, run_settled)
 from benchsmith.graphs.jobs.defaults import EVALUATE_BATCH_SIZE as DEFAULT_BATCH_SIZE
 from benchsmith.graphs.jobs.defaults import EVALUATE_HISTORIES as DEFAULT_HISTORIES
 from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
+from benchsmith.graphs.runtime.bounds import MAX_ITEMS
 from benchsmith.graphs.runtime.resources import check_reranker
 from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.stores.beir import Benchmark, read_qrels
@@ -189,7 +190,7 @@ def measure_runs(run_files: Sequence[str | Path], qrels: str | Path | None = Non
     names = checked_measures(measures, nugget_qrels is not None)
     standard, nugget = split_measures(names)
     measure_objects = parse_measures(standard)
-    check_at_least(1, batch_size=batch_size)
+    check_within(1, MAX_ITEMS, batch_size=batch_size)
     nuggets = read_nugget_qrels(nugget_qrels) if nugget_qrels is not None else {}
     judged = read_qrels(qrels) if qrels is not None else query_qrels(nuggets)
     results: dict[str, MeasureResults] = {}

@@ -10,16 +10,16 @@ from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.graphs.ingest import SKIPPED_FILE, WARNINGS_FILE, IngestContext, builder
-from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
-                                           check_embedders, check_models, checked_run_id, job_run, priced,
-                                           workspace_for, run_settled)
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_chunk_sizes,
+                                           check_collection_name, check_embedders, check_models, checked_run_id,
+                                           job_run, priced, workspace_for, run_settled)
 from benchsmith.graphs.jobs.defaults import INGEST_COLLECTION as DEFAULT_COLLECTION
 from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.tools.chunking import chunk_document
 from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.loaders import load_sources
+from benchsmith.tools.loaders import STDLIB_SOURCE, load_sources
 from benchsmith.tools.page_kinds import DEFAULT_PAGE_KIND
 
 QUALITY_PROMPT_TOKENS = 120  # the LLM quality scorer's instructions, per chunk
@@ -73,6 +73,11 @@ def _checked_inputs(sources: Sequence[str | Path], collection: str, settings: In
     if not sources:
         raise InputError("give at least one source: a directory, a file, a BEIR corpus.jsonl or 'stdlib'")
     check_collection_name(collection)
+    # A missing source stops here. What only reading finds (a bad line, no document) stops the load
+    # step, and a new run whose first step finds bad input is forgotten (graphs/runtime/runner.py).
+    for source in sources:
+        if str(source) != STDLIB_SOURCE and not Path(source).exists():
+            raise InputError(f"{source}: no such file or directory")
     if settings.quality not in ("heuristic", "llm"):
         raise InputError(f"--quality must be 'heuristic' or 'llm', got {settings.quality!r}")
     check_models(settings.llm)
@@ -80,6 +85,7 @@ def _checked_inputs(sources: Sequence[str | Path], collection: str, settings: In
     if settings.quality == "llm" and settings.llm == BASELINE:
         raise InputError("--quality llm asks a model to score chunks: give one with --llm openai:<model>")
     check_bounds(settings)
+    check_chunk_sizes(settings.chunk_size, settings.min_chars)
     return {"sources": [str(source) for source in sources], "collection": collection}
 
 

@@ -12,15 +12,16 @@ from typing import Any
 
 from benchsmith.agents.models import estimate_tokens
 from benchsmith.agents.nuggets import NuggetWriter
-from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
-                                           check_models, checked_run_id, job_run, priced, workspace_for, run_settled)
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_chunk_sizes,
+                                           check_collection_name, check_models, checked_run_id, job_run, priced,
+                                           workspace_for, run_settled)
 from benchsmith.graphs.nuggets import NUGGETS_FILE, NUGGET_QRELS_FILE, NuggetsContext, builder
 from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json
 from benchsmith.tools.loaders import STDLIB_SOURCE
 from benchsmith.tools.pooling import MAX_BATCH_SIZE, POOL_FUSION_METHODS, TECHNIQUES
-from benchsmith.tools.qa_text import load_qa_pairs
+from benchsmith.tools.qa_text import load_qa_pairs, pairs_to_use
 
 PROMPT_CHARS = 900  # an agent's instructions and tags
 OUTPUT_TOKENS = {"nuggets": 250, "sub_questions": 80, "closed_book": 300, "support_per_chunk": 40}
@@ -58,6 +59,7 @@ def nuggets(questions: str | Path, corpus: Sequence[str | Path] = (), *, collect
 
     resolved = workspace_for(settings.workspace)
     check_bounds(settings)
+    check_chunk_sizes(settings.chunk_size, settings.min_chars)
     inputs = _checked_inputs(questions, corpus, collection, settings)
     run_id = checked_run_id(run_id, "nuggets")
     outcome = run_settled(builder, job="nuggets", workspace=resolved, run_id=run_id, inputs=inputs, context=settings,
@@ -80,7 +82,8 @@ def _checked_inputs(questions: str | Path, corpus: Sequence[str | Path], collect
         check_collection_name(collection)
     sources = [_source(str(source)) for source in corpus]
     questions_path = Path(questions)
-    load_qa_pairs(questions_path, settings.tags)  # a missing or malformed questions file stops here
+    # A missing or malformed questions file, or one with no pair to use, stops here.
+    pairs_to_use(load_qa_pairs(questions_path, settings.tags), questions_path, settings.tags, settings.limit)
     check_models(settings.llm)
     if settings.fusion not in POOL_FUSION_METHODS:
         raise InputError(f"--fusion must be one of {', '.join(POOL_FUSION_METHODS)}, got {settings.fusion!r}")
@@ -101,6 +104,7 @@ def estimate_nuggets(questions: str | Path, *, settings: NuggetsContext) -> Cost
     """Model calls and tokens (about 4 characters each) a build would spend, before spending.
     The pool is taken at its largest (every technique adds ``pool_depth`` new chunks)."""
     check_bounds(settings)
+    check_chunk_sizes(settings.chunk_size, settings.min_chars)
     llm, limit, max_nuggets = settings.llm, settings.limit, settings.max_nuggets
     pool_depth, batch_size, chunk_size = settings.pool_depth, settings.batch_size, settings.chunk_size
     check_models(llm)

@@ -38,6 +38,7 @@ class ParaphraseResult(JobRun):
     test_sets: dict[str, Path] = field(default_factory=dict)  # {"original", "R1", ...: directory}
     report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results (paraphrase.json)
     files: dict[str, Path] = field(default_factory=dict)  # paraphrases, diversity, turns, unjoined
+    notes: list[str] = field(default_factory=list)  # what reading the inputs found and forgave (ECAsT repeats)
 
     def results(self) -> dict[str, Any]:
         return read_json(self.report["results"])
@@ -57,7 +58,7 @@ def paraphrase(benchmark: str | Path | Sequence[str | Path], *, run_id: str | No
 
     resolved = workspace_for(settings.workspace)
     specs = [benchmark] if isinstance(benchmark, str | Path) else list(benchmark)
-    inputs, context = _checked_inputs(resolved, specs, settings)
+    inputs, notes, context = _checked_inputs(resolved, specs, settings)
     arguments.update(shared_arguments({"benchmark": inputs["benchmarks"], "import_ecast": context.import_ecast,
                                        "corpus": context.corpus, "qrels": context.qrels}))  # as resolved here
     run_id = checked_run_id(run_id, "paraphrase")
@@ -72,13 +73,14 @@ def paraphrase(benchmark: str | Path | Sequence[str | Path], *, run_id: str | No
         test_sets={name: run_dir.file(TEST_SETS_DIR) / name for name in ["original", *values["test_sets"]]},
         report={kind: Path(path) for kind, path in values["report"].items()},
         files={"paraphrases": run_dir.file(PARAPHRASES_FILE), "diversity": run_dir.file(DIVERSITY_FILE),
-               "turns": run_dir.file(TURNS_FILE), "unjoined": run_dir.file(UNJOINED_FILE)})
+               "turns": run_dir.file(TURNS_FILE), "unjoined": run_dir.file(UNJOINED_FILE)},
+        notes=notes)
 
 
 def _checked_inputs(workspace: Workspace, specs: list[str | Path],
-                    settings: ParaphraseContext) -> tuple[dict[str, Any], ParaphraseContext]:
-    """The run's inputs, and its settings with paths made absolute: every one checked, and the
-    benchmark and the ECAsT file read, before any work."""
+                    settings: ParaphraseContext) -> tuple[dict[str, Any], list[str], ParaphraseContext]:
+    """The run's inputs, what reading them forgave (notes for the user), and its settings with paths
+    made absolute: every one checked, and the benchmark and the ECAsT file read, before any work."""
 
     check_bounds(settings)
     if settings.per_turn == 0 and settings.import_ecast is None:
@@ -95,9 +97,10 @@ def _checked_inputs(workspace: Workspace, specs: list[str | Path],
     load_conversational(benchmarks, workspace, split=settings.split, corpus=Path(corpus_path) if corpus_path else None,
                         qrels=Path(qrels_path) if qrels_path else None)  # a bad benchmark stops here
     ecast_path = str(Path(settings.import_ecast).resolve()) if settings.import_ecast else None
-    if ecast_path:
-        read_ecast(Path(ecast_path))
-    return {"benchmarks": benchmarks}, replace(settings, import_ecast=ecast_path, corpus=corpus_path, qrels=qrels_path,
+    notes = []
+    if ecast_path and (repeats := read_ecast(Path(ecast_path)).repeats_summary()):
+        notes.append(repeats)
+    return {"benchmarks": benchmarks}, notes, replace(settings, import_ecast=ecast_path, corpus=corpus_path, qrels=qrels_path,
                                                judges=tuple(settings.judges))
 
 

@@ -14,11 +14,12 @@ from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.agents.turn_types import ContributionJudge, ReferenceResponder, TypedQuestioner
-from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_at_least, check_collection_name,
-                                           check_models, checked_run_id, job_run, priced, shared_arguments,
-                                           workspace_for)
+from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
+                                           check_models, check_within, checked_run_id, job_run, priced,
+                                           shared_arguments, workspace_for)
 from benchsmith.graphs.jobs.defaults import SYNTHESIS_CONVERSATIONS as DEFAULT_CONVERSATIONS
 from benchsmith.graphs.jobs.defaults import SYNTHESIS_TURNS as DEFAULT_TURNS
+from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_CONVERSATIONS, MAX_NEIGHBOURS, MAX_TURNS
 from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, recorded_settings, takes_settings
@@ -83,7 +84,8 @@ def cluster(collection: str, *, size: int = DEFAULT_CLUSTER_SIZE, neighbours: in
     draws from) in one continuous semantic path and cut it into clusters (computed once per
     parameters and reused)."""
 
-    check_at_least(1, size=size, neighbours=neighbours)
+    check_within(1, MAX_CLUSTER_SIZE, size=size)
+    check_within(1, MAX_NEIGHBOURS, neighbours=neighbours)
     check_page_kinds(page_kinds)
     resolved = workspace_for(workspace)
     clustering = cluster_collection(resolved, _store(resolved, collection, chroma_host), size, neighbours, seed,
@@ -106,7 +108,8 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
     arguments = shared_arguments(call_arguments(locals(), settings))  # first: nothing but the parameters is local yet
     check_collection_name(collection)
     check_models(settings.llm)
-    check_at_least(1, conversations=conversations, turns=turns)
+    check_within(1, MAX_CONVERSATIONS, conversations=conversations)
+    check_within(1, MAX_TURNS, turns=turns)
     check_bounds(settings)
     check_turn_types(settings)
     check_page_kinds(settings.page_kinds)
@@ -142,7 +145,8 @@ def estimate_synthesis(collection: str, *, conversations: int = DEFAULT_CONVERSA
     the expected lengths (chunks of the collection's mean length, answers of ~1,200 characters)."""
     llm, cluster_size = settings.llm, settings.cluster_size
     check_models(llm)
-    check_at_least(1, conversations=conversations, turns=turns)
+    check_within(1, MAX_CONVERSATIONS, conversations=conversations)
+    check_within(1, MAX_TURNS, turns=turns)
     check_bounds(settings)
     store = _store(workspace_for(settings.workspace), collection, settings.chroma_host)
     lengths = [len(text) for page in store.iter_all(include=("documents",)) for text in page["documents"]]

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.graphs.jobs.audit import audit
-from benchsmith.graphs.jobs.common import EventHandler, JobRun, check_at_least
+from benchsmith.graphs.jobs.common import EventHandler, JobRun, check_within
+from benchsmith.graphs.runtime.bounds import MAX_CONCURRENCY
 from benchsmith.graphs.jobs.defaults import WORKER_CONCURRENCY as DEFAULT_WORKER_CONCURRENCY
 from benchsmith.graphs.jobs.paraphrase import paraphrase
 from benchsmith.graphs.jobs.synthesize import synthesize
@@ -39,7 +40,7 @@ def work(run_id: str, *, database: str | None = None, workspace: str | Path | No
     overrides the run's when this machine reaches the Chroma server by another address."""
 
     url = _required_database(database)
-    check_at_least(1, concurrency=concurrency)
+    check_within(1, MAX_CONCURRENCY, concurrency=concurrency)
     job, arguments = run_arguments(url, run_id)
     jobs = _shared_jobs()
     if job not in jobs:

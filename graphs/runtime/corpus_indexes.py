@@ -62,7 +62,7 @@ class CorpusFile(Mapping[str, tuple[str, str]]):
         self._rows = JsonlRows(path)
         self._row_of: dict[str, int] = {}
         self.duplicates = DuplicateIds(str(path))
-        for row, document in beir_documents(self._rows, path):
+        for row, _, document in beir_documents(self._rows, path):
             if document.id in self._row_of:
                 self.duplicates.add(document.id)  # the first document of an id is kept
             else:

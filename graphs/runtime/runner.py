@@ -35,7 +35,8 @@ from benchsmith.agents.redaction import redact
 from benchsmith.graphs.runtime.resources import release_run_items, usage_totals
 from benchsmith.stores.checkpoints import run_checkpointer
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.postgres_runs import find_run, register_worker, save_run, worker_name, worker_seen
+from benchsmith.stores.postgres_runs import (find_run, forget_run, register_worker, save_run, worker_name,
+                                             worker_seen)
 from benchsmith.stores.runs import RunDirectory, RunRecord
 from benchsmith.stores.workspace import Workspace
 
@@ -82,9 +83,13 @@ def run_job(
             return RunOutcome(run_id, record.summary, resumed=False, already_finished=True,
                               usage=usage_totals(workspace, run_id, database), run_dir=run_dir)
     run_dir.start(job, settings, resume)
+    shared = database is not None and arguments is not None  # other workers may join it from the start
+    forgettable = new_run and not shared  # bad input before its first step finished: it never was a run
+    steps = FinishedSteps()
+    new_in_database = False  # this start recorded the run in the database (another workspace's is not ours)
     try:
         if database:
-            _join_shared_run(database, run_dir.load(), arguments)
+            new_in_database = _join_shared_run(database, run_dir.load(), arguments)
         forget_endpoints()  # a key or server fixed since an endpoint failed in this process gets a fresh try
         thread_id = checkpoint_thread(run_id, workspace, database, shared=arguments is not None)
         config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
@@ -104,14 +109,17 @@ def run_job(
                 # durability="sync": a step is on disk before the next starts, so a kill -9
                 # loses at most the step in flight.
                 stream_input = None if resumed else inputs
-                with garbage_collection_of_the_run():
+                with garbage_collection_of_the_run(), steps.forgotten_if_bad_input(forgettable, checkpointer,
+                                                                                     thread_id):
                     for mode, payload in graph.stream(stream_input, config, context=context,
                                                       stream_mode=["custom", "updates"], durability="sync"):
+                        if mode == "updates":  # a node (or one Send worker) finished: {"node_name": update}
+                            steps.count += len(payload)
                         if on_event is None:
                             continue
                         if mode == "custom":
                             on_event(payload)
-                        else:  # a node (or one Send worker) finished: {"node_name": update}
+                        else:
                             for node in payload:
                                 on_event({"node": node})
             final = graph.get_state(config)
@@ -119,7 +127,10 @@ def run_job(
                 raise RuntimeError(f"the run stopped before finishing (next: {', '.join(final.next)})")
             summary = run_summary(builder, final.values)
     except BaseException as error:
-        _record_crash(run_dir, database, error, shared=arguments is not None)
+        if forgettable and isinstance(error, InputError) and not steps.count:  # never was a run: the id stays free
+            _forget(run_dir, database, recorded_here=new_in_database)
+        else:
+            _record_crash(run_dir, database, error, shared=arguments is not None)
         raise
     finally:
         release_run_items(run_id)
@@ -138,6 +149,27 @@ def run_job(
     return RunOutcome(run_id, summary, resumed=resumed, already_finished=False, usage=usage, run_dir=run_dir)
 
 
+class FinishedSteps:
+    """The steps a run finished in this process. A new run that meets bad input before any step
+    finished (an :class:`InputError`: a corpus its first step reads as it streams in, settings
+    another workspace's run of the same id in the database has) was never a run: the error stands
+    (exit 2) and the run is forgotten, its checkpoints here and its record by :func:`run_job`, as if
+    the input had been checked before it started. A run that finished a step keeps it and is
+    recorded crashed, as any run that stops."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    @contextmanager
+    def forgotten_if_bad_input(self, forgettable: bool, checkpointer: Any, thread_id: str) -> Iterator[None]:
+        try:
+            yield
+        except InputError:
+            if forgettable and not self.count:
+                checkpointer.delete_thread(thread_id)
+            raise
+
+
 class DatabaseFailure(RuntimeError):
     """The database failed (its connection lost, its server gone) while a run used it."""
 
@@ -152,6 +184,23 @@ def run_summary(builder: StateGraph, values: dict[str, Any]) -> dict[str, Any]:
     part of the run, never all of it."""
     output = get_type_hints(builder.output_schema) if builder.output_schema is not None else values
     return {name: value for name, value in values.items() if name in output}
+
+
+def _forget(run_dir: RunDirectory, database: str | None, recorded_here: bool) -> None:
+    """Remove the record of a run that never was, here and in the database where this start
+    recorded it (the database holds every run's record from its start; a record of the same id
+    from another workspace is not this run's: only this process stops working on it). A database
+    that fails now keeps what it has, and the bad input is still what is reported (exit 2)."""
+    run_dir.discard()
+    if not database:
+        return
+    try:
+        if recorded_here:
+            forget_run(database, run_dir.run_id)
+        else:
+            worker_seen(database, worker_name(), stopped=True)
+    except Exception:  # noqa: BLE001  (the input error is the one to report)
+        pass
 
 
 def _record_crash(run_dir: RunDirectory, database: str | None, error: BaseException, shared: bool) -> None:
@@ -183,9 +232,9 @@ def checkpoint_thread(run_id: str, workspace: Workspace, database: str | None, s
     return f"{run_id}@{socket.gethostname()}:{workspace.root}"
 
 
-def _join_shared_run(database: str, record: RunRecord, arguments: dict[str, Any] | None) -> None:
+def _join_shared_run(database: str, record: RunRecord, arguments: dict[str, Any] | None) -> bool:
     """Record the run in the database (first worker) or check it is the same run (later ones),
-    and register this process as one of its workers."""
+    and register this process as one of its workers; True when the database did not have it."""
     shared = find_run(database, record.run_id)
     if shared is not None:
         check_same_job(record.run_id, shared.job, record.job)
@@ -193,6 +242,7 @@ def _join_shared_run(database: str, record: RunRecord, arguments: dict[str, Any]
     if shared is None or shared.status != "finished":
         save_run(database, record, arguments)
     register_worker(database, record.run_id, worker_name())
+    return shared is None
 
 
 def crash_reason(error: BaseException) -> str:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchsmith.agents.defaults import StructuredOutput
+from benchsmith.graphs.runtime.bounds import MAX_ATTEMPTS, MAX_CONCURRENCY, SEED_BOUNDS
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
@@ -67,7 +68,7 @@ class StoreOptions:
 class ModelOptions:
     """How a job talks to its model server (every job that calls a model has these)."""
 
-    seed: int = field(default=0, metadata={"description": "Seed for sampling, choices and model calls."})
+    seed: int = field(default=0, metadata={"description": "Seed for sampling, choices and model calls.", **SEED_BOUNDS})
     requests_per_second: float | None = field(default=None, metadata={
         "description": "At most this many model requests per second to one endpoint; empty: no limit.",
         "cli": "--rate-limit", "recorded": False})
@@ -76,7 +77,7 @@ class ModelOptions:
         "recorded": False})
     max_attempts: int = field(default=6, metadata={
         "description": "Attempts per model call (retries on 429, 5xx, timeouts and invalid replies).", "min": 1,
-        "recorded": False})
+        "max": MAX_ATTEMPTS, "recorded": False})
     structured_output: StructuredOutput = field(default="auto", metadata={
         "description": "How replies are asked for: auto (JSON schema, then function calling, then JSON mode, "
                        "remembered per endpoint), json_schema, function_calling or json_mode.",
@@ -96,7 +97,8 @@ class ModelOptions:
 
 def concurrency_field(description: str, default: int = 4) -> Any:
     """The ``concurrency`` setting every fanning-out context has (what runs at once differs)."""
-    return field(default=default, metadata={"description": description, "min": 1, "recorded": False})
+    return field(default=default, metadata={"description": description, "min": 1, "max": MAX_CONCURRENCY,
+                                            "recorded": False})
 
 
 # ---------------------------------------------------------------------------------------
