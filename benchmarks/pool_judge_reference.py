@@ -42,7 +42,8 @@ from rich.markup import escape  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from benchsmith.agents.pool_judge import PoolJudge, query_words, stemmed_words  # noqa: E402
-from benchsmith.agents.text import PassageStatistics, WordStatistics, sentences  # noqa: E402
+from benchsmith.agents.text import PassageStatistics, WordStatistics  # noqa: E402
+from benchsmith.passages import sentences  # noqa: E402
 from benchsmith.stores.labelled_questions import LabelledQuestion, read_labelled_questions  # noqa: E402
 from benchsmith.tools.bm25 import BM25Index  # noqa: E402
 from benchsmith.tools.chunking import chunk_document  # noqa: E402

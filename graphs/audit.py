@@ -58,8 +58,8 @@ from benchsmith.evals.quality_gate import TurnEvidence, judge_turn
 from benchsmith.evals.quality_gate.summary import gate_note, gate_summary
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS, DocumentCounter, ill_formed_questions
 from benchsmith.graphs.contexts.audit import DEFAULT_NEGATIVES, AuditContext  # noqa: F401 (re-exported)
-from benchsmith.graphs.runtime.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents, dense_index,
-                                              document_text)
+from benchsmith.graphs.runtime.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents,
+                                                      corpus_statistics, dense_index, document_text)
 from benchsmith.graphs.evaluate import DEFAULT_DEPTH as EVALUATION_DEPTH
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
@@ -73,7 +73,6 @@ from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.work_items import WorkItems
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.corpus_statistics import exact_word_statistics
 from benchsmith.tools.discriminability import arrange_pool, balanced_gold_slots, hard_negatives, rotated
 from benchsmith.tools.query_building import HistoryMode, build_query
 
@@ -499,20 +498,6 @@ def pooled_chunks(rankings: list[list[str]]) -> list[str]:
     return list(pooled)
 
 
-_statistics_cache: dict[tuple[str, float], WordStatistics] = {}
-_statistics_lock = threading.Lock()
-
-
-def corpus_statistics(benchmark: Benchmark) -> WordStatistics:
-    """The corpus's word statistics, which the offline pool judge weighs the question's terms by
-    (the last corpus's, per file version)."""
-    key = (str(benchmark.corpus_path), benchmark.corpus_path.stat().st_mtime)
-    with _statistics_lock:
-        if key not in _statistics_cache:
-            _statistics_cache.clear()
-            _statistics_cache[key] = exact_word_statistics(document_text(*document)
-                                                           for document in corpus_documents(benchmark).values())
-        return _statistics_cache[key]
 
 
 def _label_verdict(seam: ModelSeam, label: str, query: BenchmarkQuery, chunks: list[str],

@@ -54,7 +54,8 @@ from benchsmith.evals.validity import (configuration_rows, kendall_tau_b, paired
 from benchsmith.evals.validity_report import validity_notes, validity_report_files
 from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.graphs.evaluate import EvaluationContext, EvaluationInput, evaluate_as_child
-from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
+from benchsmith.graphs.runtime.corpus_indexes import (cached_benchmark, corpus_documents, corpus_statistics,
+                                                      document_text)
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import run_seam, workspace_of
 from benchsmith.stores.beir import Benchmark
@@ -345,9 +346,12 @@ def judge(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[s
         doc_ids = by_query[query_id]
         for start in range(0, len(doc_ids), JUDGE_BATCH):
             batch = doc_ids[start:start + JUDGE_BATCH]
+            # the offline judge weighs the question's words by the whole corpus's statistics, as the audit's
+            # does (a batch of ten passages says nothing of which words are rare)
+            words = {"statistics": corpus_statistics(human)} if seam.is_baseline else {}
             answer = seam.run(PoolJudge(len(batch)), history=query.history, question=query.question,
                               passages=[document_text(*documents[doc_id]) for doc_id in batch], query_id=query_id,
-                              passage_ids=batch, passage_documents=batch)
+                              passage_ids=batch, passage_documents=batch, **words)
             verdicts.update({doc_id: judgment.relevant for doc_id, judgment in zip(batch, answer.judgments)})
         log.append_once({"item": f"{spec}\t{query_id}", "judge": spec, "query_id": query_id, "verdicts": verdicts})
 

@@ -21,7 +21,9 @@ from benchsmith.stores.jsonl import JsonlRows
 from benchsmith.stores.lexical_indexes import load_bm25, save_bm25
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
+from benchsmith.agents.text import WordStatistics
 from benchsmith.tools.bm25 import DEFAULT_B, DEFAULT_K1, BM25Index
+from benchsmith.tools.corpus_statistics import exact_word_statistics
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
 from benchsmith.tools.indexing import DEFAULT_BATCH_SIZE, IndexItem, embed_into
@@ -191,3 +193,19 @@ def _source_index(client: Any, benchmark: Benchmark, embedder: Embedder, doc_ids
         return None
     index = DenseIndex.from_store(store).restricted_to(set(doc_ids))
     return index if len(index.doc_ids) == len(doc_ids) else None
+
+
+_statistics_cache: dict[tuple[str, float], WordStatistics] = {}
+_statistics_lock = threading.Lock()
+
+
+def corpus_statistics(benchmark: Benchmark) -> WordStatistics:
+    """The corpus's word statistics, which the offline pool judge weighs the question's terms by
+    (the last corpus's, per file version): the audit's and validate's judges read the same."""
+    key = (str(benchmark.corpus_path), benchmark.corpus_path.stat().st_mtime)
+    with _statistics_lock:
+        if key not in _statistics_cache:
+            _statistics_cache.clear()
+            _statistics_cache[key] = exact_word_statistics(document_text(*document)
+                                                           for document in corpus_documents(benchmark).values())
+        return _statistics_cache[key]
