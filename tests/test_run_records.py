@@ -74,14 +74,16 @@ def test_the_api_refuses_the_same_way(tmp_path):
     assert list_runs(Workspace.resolve(tmp_path / "ws")) == []
 
 
-def start_ingest(corpus: Path, workspace: Path, run_id: str, embeddings: FakeOpenAIServer) -> subprocess.Popen:
+def start_ingest(corpus: Path, workspace: Path, run_id: str, embeddings: FakeOpenAIServer,
+                 environment: dict[str, str] | None = None) -> subprocess.Popen:
     """The ingest CLI in a process of its own, embedding through the loopback server (the
     embedder is not under test: no torch to load)."""
     command = [sys.executable, "-m", "benchsmith.graphs.cli", "ingest", str(corpus), "--collection", "docs",
                "--run-id", run_id, "--batch-size", "4", "--chunk-size", "300", "--min-chars", "50",
                "--embedder", "openai:hash", "-w", str(workspace)]
     return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "HF_HUB_OFFLINE": "1", EMBEDDINGS_BASE_URL_ENV: embeddings.base_url})
+                            env={**os.environ, "HF_HUB_OFFLINE": "1", EMBEDDINGS_BASE_URL_ENV: embeddings.base_url,
+                                 **(environment or {})})
 
 
 def wait_until_embedding(run_dir: RunDirectory, process: subprocess.Popen, embeddings: FakeOpenAIServer) -> None:
