@@ -53,6 +53,7 @@ from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores
 from benchsmith.evals.measures import DEFAULT_QUERIES_PER_BATCH, parse_measures
 from benchsmith.evals.nugget_measures import evaluate_batches_with_nuggets, split_measures
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext  # noqa: F401 (re-exported)
+from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.graphs.runtime.corpus_indexes import (DocumentTexts, bm25_index, cached_benchmark, corpus_documents,
                                               corpus_duplicates, dense_index)
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused, report_warning
@@ -449,8 +450,9 @@ def _notes(context: EvaluationContext, benchmark: Benchmark, configurations: dic
         "History modes: full = every earlier turn as User:/Agent: lines, then the question; last:K = the last K "
         "turns only; current = the question alone; rewrite = a model's self-contained rewrite (CQR); oracle = the "
         "benchmark's own self-contained rewrite.",
-        "BM25: bm25s, Lucene scoring, k1 = 1.5, b = 0.75, lower-cased words, English stopwords removed, Snowball "
-        "stemming. Dense: exact inner product of L2-normalized embeddings.",
+        "BM25: bm25s, Lucene scoring, k1 = 1.5, b = 0.75, over each document's title and text, lower-cased words, "
+        "English stopwords removed, Snowball stemming. Dense: exact inner product of L2-normalized embeddings.",
+        EMBEDDED_TEXT_NOTE,
         "Fusion (numpy; the same rankings and scores as ranx) after sorting each run by score, ties by document "
         "id: RRF with k = 60; combsum and wsum over min-max normalized scores.",
     ]

@@ -54,6 +54,7 @@ from benchsmith.evals.validity import (configuration_rows, kendall_tau_b, paired
 from benchsmith.evals.validity_report import validity_notes, validity_report_files
 from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.graphs.evaluate import EvaluationContext, EvaluationInput, evaluate_as_child
+from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import run_seam, workspace_of
@@ -416,7 +417,7 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
                      "rerank": context.rerank_model, "embedder": context.embedder, "split": context.split},
         "held_out": held_out.to_json(),
     }
-    validity["notes"] = validity_notes(validity)
+    validity["notes"] = [*validity_notes(validity), EMBEDDED_TEXT_NOTE]
     paths = write_files_atomic(_run_dir(runtime, state["run_id"]).path, validity_report_files(validity))
     return {**{key: validity[key] for key in OUTPUT_KEYS}, "report": {kind: str(path) for kind, path in paths.items()}}
 
