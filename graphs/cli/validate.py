@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
-from benchsmith.graphs.cli.console import (console, guarded, offline_environment, print_estimate, print_paths,
+from benchsmith.graphs.cli.console import (Table, console, guarded, offline_environment, print_estimate, print_paths,
                                            print_usage, run_reported)
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options

@@ -48,7 +48,7 @@ class StoreOptions:
         "description": "HOST:PORT of a Chroma server instead of the embedded store in the workspace.",
         "recorded": False})
     database: str | None = field(default=None, metadata={
-        "description": "postgresql://… for the run's checkpoints, model cache, usage and record in PostgreSQL; a "
+        "description": "A postgresql://USER@HOST/DATABASE URL for the run's checkpoints, model cache, usage and record in PostgreSQL; a "
                        "synthesis, audit or paraphrasing run is then shared by workers on any machine "
                        "(`benchsmith work RUN_ID`). Empty: $BENCHSMITH_DATABASE_URL, else SQLite in the workspace. "
                        "Pass a password through the environment variable, not the command line (commands are "
