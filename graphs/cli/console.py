@@ -91,6 +91,11 @@ def reflowed_help(docstring: str | None) -> str | None:
                        else " ".join(paragraph.split("\n")) for paragraph in paragraphs)
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``1 chunk``, ``2 chunks``: a count with its noun in the number it takes."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
 def shown(value: Any) -> str:
     """User text (a path, query, id, model reply, message naming them) for a console f-string
     with markup: its brackets are printed as written, never read as markup (``[/x]`` in a path
