@@ -227,7 +227,7 @@ def _build_all(queries: list[BenchmarkQuery], history: HistoryMode, rewrite: Any
 # Nodes.
 
 def _reranking(runtime: Runtime[EvaluationContext]) -> bool:
-    return _context(runtime).rerank_model is not None
+    return _context(runtime).rerank is not None
 
 
 def _all_configurations(runtime: Runtime[EvaluationContext], state: EvaluationState | RetrievalTask
@@ -324,7 +324,7 @@ def _run_batches(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
         (first_stage,) = configuration.inputs
         queries = _query_texts(runtime, run_id, benchmark, configuration.history)
         documents = DocumentTexts(corpus_documents(benchmark))
-        scorer = scorer_for(context.rerank_model)
+        scorer = scorer_for(context.rerank)
         done = 0
         for batch in iter_run_batches(_run_file(runtime, run_id, first_stage), size):
             done += len(batch)
@@ -410,7 +410,7 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
                       "documents": len(corpus_documents(benchmark)), "conversational": benchmark.conversational},
         "settings": {"retrievers": state["retrievers"], "histories": state["histories"],
                      "runs": list(state.get("runs") or []), "depth": context.depth,
-                     "rerank": context.rerank_model, "rerank_depth": context.rerank_depth, "measures": names,
+                     "rerank": context.rerank, "rerank_depth": context.rerank_depth, "measures": names,
                      "split": context.split, "qrels": context.qrels, "extra_qrels": context.extra_qrels,
                      "nugget_qrels": context.nugget_qrels,
                      "strict": context.strict, "rewriter": context.llm if "rewrite" in state["histories"] else None},
@@ -459,9 +459,9 @@ def _notes(context: EvaluationContext, benchmark: Benchmark, configurations: dic
     if any(isinstance(c, RunFileConfiguration) for c in configurations.values()):
         notes.append("Run files (configurations named by their file name) are measured as given, sorted by score; "
                      "they are neither fused nor reranked.")
-    if context.rerank_model:
+    if context.rerank:
         notes.append(f"+rerank: the top {context.rerank_depth} of the configuration re-scored by the cross-encoder "
-                     f"{context.rerank_model}.")
+                     f"{context.rerank}.")
     if context.qrels:
         notes.append(f"Relevance judgments are those of {context.qrels}, not the benchmark's.")
     if context.extra_qrels:

@@ -269,13 +269,13 @@ def evaluate(state: ValidationState, runtime: Runtime[ValidationContext]) -> dic
     split = context.split if synthetic else _human_split(context, state)
     child_context = EvaluationContext(
         workspace=str(workspace_of(context).root), chroma_host=context.chroma_host, database=context.database,
-        split=split, depth=context.depth, measures=(context.measure,), rerank_model=context.rerank_model,
+        split=split, depth=context.depth, measures=(context.measure,), rerank=context.rerank,
         rerank_depth=context.rerank_depth, llm=context.llm, embedder=context.embedder,
-        concurrency=context.concurrency, requests_per_second=context.requests_per_second,
+        concurrency=context.concurrency, rate_limit=context.rate_limit,
         timeout_s=context.timeout_s, max_attempts=context.max_attempts, structured_output=context.structured_output)
     output = evaluate_as_child(state["run_id"], name, inputs, child_context, settings={
         **inputs, "split": split, "depth": context.depth, "measures": [context.measure],
-        "rerank": context.rerank_model, "rerank_depth": context.rerank_depth, "llm": context.llm,
+        "rerank": context.rerank, "rerank_depth": context.rerank_depth, "llm": context.llm,
         "embedder": context.embedder})
     results_file = Path(output["report"]["results"])
     child_dir = RunDirectory(workspace_of(context), child_id)
@@ -414,7 +414,7 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
         "judge_sample": sample,
         "settings": {"retrievers": state["retrievers"], "runs": list(state.get("runs") or []),
                      "judges": list(state.get("judges") or []), "depth": context.depth,
-                     "rerank": context.rerank_model, "embedder": context.embedder, "split": context.split},
+                     "rerank": context.rerank, "embedder": context.embedder, "split": context.split},
         "held_out": held_out.to_json(),
     }
     validity["notes"] = [*validity_notes(validity), EMBEDDED_TEXT_NOTE]

@@ -33,6 +33,7 @@ from langgraph.graph.state import StateGraph
 from benchsmith.agents.endpoints import forget_endpoints
 from benchsmith.agents.redaction import redact
 from benchsmith.graphs.runtime.resources import release_run_items, usage_totals
+from benchsmith.graphs.runtime.settings import current_names
 from benchsmith.stores.checkpoints import run_checkpointer
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres_runs import (database_claim, find_run, register_worker, save_run, worker_name,
@@ -247,6 +248,7 @@ def check_same_job(run_id: str, recorded: str, requested: str) -> None:
 
 
 def check_same_settings(run_id: str, recorded: dict[str, Any], requested: dict[str, Any]) -> None:
+    recorded = current_names(recorded)  # a run recorded before a setting's rename resumes
     differing = sorted(key for key in recorded.keys() | requested.keys() if recorded.get(key) != requested.get(key))
     if differing:
         details = ", ".join(f"{key}: {recorded.get(key)!r} → {requested.get(key)!r}" for key in differing)
