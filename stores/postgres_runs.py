@@ -139,7 +139,9 @@ def database_claim(url: str, run_id: str) -> Iterator[None]:
         try:
             yield
         finally:
-            try:
+            try:  # no longer the run's worker (a finished run only reported counts none)
+                connection.execute("UPDATE benchsmith_workers SET stopped = true, last_seen = now() WHERE worker = %s",
+                                   (worker_name(),))
                 connection.execute("SELECT pg_advisory_unlock(%s)", (advisory_key(run_id),))
             except Exception:  # the connection is gone: so is the lock
                 pass
