@@ -251,9 +251,9 @@ def test_overlap_statistics_on_a_worked_example():
 
 
 def test_an_impossible_overlap_limit_is_refused_before_any_work(tmp_path):
-    with pytest.raises(InputError, match="max_overlap="):
+    with pytest.raises(InputError, match="max_overlap must be within"):
         benchsmith.synthesize("docs", max_overlap=1.5, workspace=tmp_path)
-    with pytest.raises(InputError, match="overlap_attempts="):
+    with pytest.raises(InputError, match="overlap_attempts must be"):
         benchsmith.synthesize("docs", overlap_attempts=-1, workspace=tmp_path)
 
 
