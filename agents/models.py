@@ -22,7 +22,9 @@ and cost per call. The API key is never part of a cache key, a record, a log lin
 from __future__ import annotations
 
 import functools
+import html
 import json
+import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -85,9 +87,9 @@ __all__ = [
     "BASELINE", "MAX_RETRY_AFTER_S", "Agent", "Backend", "Completion", "Endpoint", "InvalidOutput", "Message",
     "MissingAPIKeyError", "ModelEndpointError", "ModelSeam", "ModelSeamError", "ModelSettings",
     "ModelUnavailableError", "NoBaselineError", "OpenAIBackend", "STRUCTURED_OUTPUT_CHOICES", "ScriptedBackend",
-    "SeamStats", "StructuredOutput", "build_seam", "delimited", "endpoint", "estimate_tokens", "error_name",
-    "forget_endpoints", "is_local_base_url", "is_official", "is_retryable", "numbered", "parse_model_spec", "redact",
-    "resolve_base_url", "retry_after_seconds",
+    "Section", "SeamStats", "StructuredOutput", "build_seam", "defused", "delimited", "endpoint", "estimate_tokens",
+    "error_name", "forget_endpoints", "is_local_base_url", "is_official", "is_retryable", "listed", "numbered",
+    "parse_model_spec", "redact", "resolve_base_url", "retry_after_seconds", "sections",
 ]
 
 Out = TypeVar("Out", bound=BaseModel)
@@ -127,17 +129,53 @@ class Agent(Generic[Out]):
         raise NoBaselineError(f"the {self.name} agent has no offline baseline: pass a model spec such as openai:gpt-4o-mini")
 
 
-def delimited(tag: str, text: str, **attributes: Any) -> str:
-    """Untrusted text (documents, user questions) enters a prompt only inside a tagged
-    section; a closing tag inside the text is defused so it cannot end the section early."""
-    attrs = "".join(f' {key}="{value}"' for key, value in attributes.items())
-    safe = text.replace(f"</{tag}>", f"</ {tag}>")
-    return f"<{tag}{attrs}>\n{safe}\n</{tag}>"
+class Section(str):
+    """Prompt text made of :func:`delimited` sections: it nests in another section as it is (its
+    tags are ours, and the untrusted text inside them is defused already)."""
 
 
-def numbered(tag: str, texts: Iterable[str]) -> str:
+# What opens a closing tag of any name, case or spacing: "</x>", "</ X >", "</x" then a newline.
+CLOSING_TAG_OPENER = re.compile(r"<(?=\s*/)")
+
+
+def defused(text: str) -> str:
+    """Untrusted text that can close no prompt section: each ``<`` that opens a closing tag
+    becomes ``&lt;`` (a model reads it as the same character); the rest is left as it was."""
+    return CLOSING_TAG_OPENER.sub("&lt;", text)
+
+
+def attribute(value: Any) -> str:
+    """A value for a tag's attribute (a title is document text): one line, HTML-escaped, so no
+    quote or bracket in it ends the attribute or the tag."""
+    return html.escape(" ".join(str(value).split()), quote=True)
+
+
+def delimited(tag: str, text: str, **attributes: Any) -> Section:
+    """The one way untrusted text (documents, their titles, user questions, model replies) enters a
+    prompt: inside a tagged section, its attribute values escaped and every closing tag in it
+    defused (:func:`defused`), so nothing in it ends the section early. ``text`` that is already a
+    :class:`Section` (sections nested in this one) goes in as it is."""
+    attrs = "".join(f' {key}="{attribute(value)}"' for key, value in attributes.items())
+    body = text if isinstance(text, Section) else defused(text)
+    return Section(f"<{tag}{attrs}>\n{body}\n</{tag}>")
+
+
+def sections(parts: Iterable[Section], separator: str = "\n") -> Section:
+    """Delimited sections one after another, to nest in another section."""
+    parts = list(parts)
+    if not all(isinstance(part, Section) for part in parts):
+        raise TypeError("sections() joins delimited() sections only: delimit untrusted text first")
+    return Section(separator.join(parts))
+
+
+def numbered(tag: str, texts: Iterable[str]) -> Section:
     """``texts`` as delimited sections numbered from 1, one a line: the items a model answers by number."""
-    return "\n".join(delimited(tag, text, number=number) for number, text in enumerate(texts, start=1))
+    return sections(delimited(tag, text, number=number) for number, text in enumerate(texts, start=1))
+
+
+def listed(texts: Iterable[str]) -> str:
+    """Short texts (earlier questions, nuggets) as ``- text`` lines, for a delimited section."""
+    return "\n".join(f"- {text}" for text in texts)
 
 
 def estimate_tokens(text: str) -> int:

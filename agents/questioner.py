@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.models import Agent, Message, delimited
+from benchsmith.agents.models import Agent, Message, delimited, listed, sections
 from benchsmith.agents.offline.asking import ask, asked_before, self_contained
 from benchsmith.entries import page_topic
 from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE
@@ -61,10 +61,10 @@ def overlap_correction(rejected: list[dict[str, Any]], max_overlap: float | None
     """The corrective user message after questions that copied the gold passage's words."""
     share = round(100 * rejected[-1]["overlap"])
     limit = f" (at most {round(100 * max_overlap)}% may)" if max_overlap is not None else ""
-    earlier = "".join(f"\n- {item['question']} ({round(100 * item['overlap'])}%)" for item in rejected)
+    earlier = listed(f"{item['question']} ({round(100 * item['overlap'])}%)" for item in rejected)
     return (f"Your question shares {share}% of its content words with the passage{limit}: ask again in the user's "
             f"own words, about the task or symptom, without the passage's terms. Also rewrite the self-contained "
-            f"version in those words. Rejected so far:{earlier}")
+            f"version in those words. Rejected so far:\n{delimited('rejected_questions', earlier)}")
 
 
 def conversation_so_far(turns: list[dict[str, Any]]) -> str:
@@ -79,7 +79,8 @@ class Questioner(Agent[GeneratedQuestion]):
     def messages(self, *, gold: dict[str, Any], related: list[dict[str, Any]], history: list[dict[str, Any]],
                  switch: str, rejected: list[dict[str, Any]] | None = None, max_overlap: float | None = None,
                  question_type: str | None = None, refused: list[str] | None = None, **_: Any) -> list[Message]:
-        related_text = "\n".join(delimited("passage", p["text"][:RELATED_PASSAGE_CHARS], title=p["title"]) for p in related)
+        related_text = sections(delimited("passage", p["text"][:RELATED_PASSAGE_CHARS], title=p["title"])
+                                for p in related)
         user = "\n\n".join([
             delimited("conversation", conversation_so_far(history)),
             delimited("related_passages", related_text or "(none)"),
@@ -88,7 +89,7 @@ class Questioner(Agent[GeneratedQuestion]):
             # Only when a type is asked for: without one the prompt (and its cache key) is as before.
             *([f"Question type: {question_type}. {QUESTION_TYPE_GUIDANCE[question_type]}"] if question_type else []),
             # Only after the quality gate refused a question for this turn (its prompt is as before otherwise).
-            *([REFUSED_GUIDANCE + "".join(f"\n- {question}" for question in refused)] if refused else []),
+            *([f"{REFUSED_GUIDANCE}\n{delimited('refused_questions', listed(refused))}"] if refused else []),
         ])
         messages: list[Message] = [{"role": "system", "content": QUESTIONER_SYSTEM_PROMPT},
                                    {"role": "user", "content": user}]

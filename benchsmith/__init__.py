@@ -11,6 +11,7 @@ finished one without redoing it)::
     scores = benchsmith.evaluate(bench.run_dir, retrievers=["bm25", "dense"])
     verdict = benchsmith.audit(bench.run_dir, judges=["baseline"])
     validity = benchsmith.validate(bench.run_dir, human="my-questions.jsonl")  # ranks as mine?
+    for run in benchsmith.runs(): print(run.run_id, run.job, run.status, run.usage.cost_usd)
     chosen = benchsmith.select("queries.txt", corpus=["docs/"], retrievers=["bm25", "dense"])  # no labels needed
     shared = benchsmith.synthesize("mydocs", database="postgresql://…")  # other machines: benchsmith.work(run_id)
 
@@ -26,6 +27,7 @@ under this one package: ``benchsmith.graphs``, ``benchsmith.agents`` and so on.
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import TYPE_CHECKING, Any
 
 # The API is loaded on first use (PEP 562 module __getattr__): ``import benchsmith`` and ``benchsmith --help``
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
     from benchsmith.graphs.jobs.paraphrase import ParaphraseResult, estimate_paraphrase, paraphrase
     from benchsmith.graphs.jobs.publish import PublishResult, publish
     from benchsmith.graphs.jobs.robustness import RobustnessResult, estimate_robustness, robustness
+    from benchsmith.graphs.jobs.runs import RunInfo, runs
     from benchsmith.graphs.jobs.nuggets import NuggetsResult, estimate_nuggets, nuggets
     from benchsmith.graphs.jobs.select import SelectionResult, estimate_selection, select
     from benchsmith.graphs.jobs.synthesize import (ClusterResult, SynthesisResult, cluster, estimate_synthesis,
@@ -81,6 +84,8 @@ _API_MODULES: dict[str, str] = {
     "RobustnessResult": "benchsmith.graphs.jobs.robustness",
     "estimate_robustness": "benchsmith.graphs.jobs.robustness",
     "robustness": "benchsmith.graphs.jobs.robustness",
+    "RunInfo": "benchsmith.graphs.jobs.runs",
+    "runs": "benchsmith.graphs.jobs.runs",
     "NuggetsResult": "benchsmith.graphs.jobs.nuggets",
     "estimate_nuggets": "benchsmith.graphs.jobs.nuggets",
     "nuggets": "benchsmith.graphs.jobs.nuggets",
@@ -112,7 +117,7 @@ __all__ = [
     "cluster", "estimate_audit", "estimate_evaluation", "estimate_hardneg", "estimate_nuggets", "estimate_paraphrase",
     "estimate_robustness", "estimate_selection", "estimate_synthesis", "evaluate", "export", "ingest", "measure_runs", "nuggets",
     "paraphrase", "preview_ingest", "register_embedder", "register_model", "register_scorer", "rescore_tables",
-    "robustness", "score_hardneg", "select", "synthesize", "work", "PublishResult", "publish",
+    "robustness", "RunInfo", "runs", "score_hardneg", "select", "synthesize", "work", "PublishResult", "publish",
     "ValidationResult", "estimate_validation", "validate",
 ]
 
@@ -122,6 +127,9 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
+    if module.startswith("benchsmith.graphs.jobs.") and inspect.isfunction(value):
+        # Its bad-input errors name this API's keywords, not the command line's flags (human=, not --human).
+        value = importlib.import_module("benchsmith.graphs.jobs.api_names").speaking_the_api(value)
     globals()[name] = value  # later lookups skip __getattr__
     return value
 

@@ -12,5 +12,8 @@ DEFAULT_SELECTION_BETAS = (0.5, 1.0, 2.0)  # F-beta weights of selection (evals/
 DEFAULT_SELECTION_RESAMPLES = 1000  # bootstrap resamples of selection's intervals (evals/selection_measures.py)
 DEFAULT_QUERIES_PER_BATCH = 1000  # queries measured per batch (evals/measures.py)
 DEFAULT_SIGNIFICANCE_RESAMPLES = 10_000  # resamples of the paired randomization test (evals/significance.py)
-DEFAULT_MEASURES = ("R@1", "R@5", "R@20", "R@100", "R@1000", "nDCG@3", "nDCG@10", "nDCG@20", "RR@10", "RR@20", "AP",
-                    "Judged@10", "Judged@20")  # what `benchsmith evaluate` measures unless told (evals/measures.py)
+# What `benchsmith evaluate` measures unless told (evals/measures.py): the one default set. Every measure
+# another job reports by default is in it (the audit's shortcuts R@10, RR@10 and nDCG@10; robustness's
+# defaults), so its figures can be read against an evaluation's (tests/test_default_measures.py).
+DEFAULT_MEASURES = ("R@1", "R@5", "R@10", "R@20", "R@100", "R@1000", "nDCG@3", "nDCG@10", "nDCG@20", "RR@10", "RR@20",
+                    "AP", "Judged@10", "Judged@20")

@@ -25,6 +25,8 @@ from benchsmith.evals.report_document import (
 )
 
 REPORT_FILES = ReportFileNames(results="results.json", markdown="report.md", html="report.html")
+# Score columns per table: with a long configuration name beside them a table fits a 1280-pixel window.
+COLUMNS_PER_TABLE = 7
 
 
 def evaluation_report_files(results: dict[str, Any]) -> dict[str, tuple[str, str]]:
@@ -41,7 +43,7 @@ def build_document(results: Mapping[str, Any]) -> Document:
     primary = results["primary_measure"]
     overview = Section("Overview", [benchmark_summary(benchmark), settings_summary(results.get("settings", {}))])
     main = Section("Main results", ["Mean over the judged queries; the best value of each column is in bold.",
-                                    main_table(results)])
+                                    *main_tables(results)])
     recall_curve = _in_order(results.get("recall_curve") or {}, names)
     if recall_curve:
         main.blocks.append(Plot("Mean recall@k against the cutoff k, one line per configuration",
@@ -90,13 +92,22 @@ def settings_summary(settings: Mapping[str, Any]) -> str:
     return "; ".join(parts) + "."
 
 
-def main_table(results: Mapping[str, Any]) -> Table:
-    """Configurations × measures, means to 3 decimals, the best of each column in bold."""
+def main_tables(results: Mapping[str, Any]) -> list[Table]:
+    """Configurations × measures, means to 3 decimals, the best of each column in bold; the
+    measures in tables of at most ``COLUMNS_PER_TABLE`` so each fits a 1280-pixel window."""
     measures = list(results["measures"])
     aggregate = results["aggregate"]
-    rows = [[aggregate.get(configuration["name"], {}).get(measure) for measure in measures]
-            for configuration in results["configurations"]]
-    return _score_table(["configuration", *measures], [c["name"] for c in results["configurations"]], rows)
+    names = [c["name"] for c in results["configurations"]]
+    return [_score_table(["configuration", *part], names,
+                         [[aggregate.get(name, {}).get(measure) for measure in part] for name in names])
+            for part in _column_blocks(measures)]
+
+
+def _column_blocks(columns: list[str]) -> list[list[str]]:
+    """``columns`` cut into blocks of at most COLUMNS_PER_TABLE, as even as the count allows."""
+    blocks = max(1, -(-len(columns) // COLUMNS_PER_TABLE))
+    size = -(-len(columns) // blocks)
+    return [columns[start:start + size] for start in range(0, len(columns), size)] or [[]]
 
 
 def group_section(by_group: plots.ByGroup, measure: str, grouping: str, column_prefix: str) -> Section:
@@ -104,19 +115,23 @@ def group_section(by_group: plots.ByGroup, measure: str, grouping: str, column_p
     title = f"{measure} by {grouping}"
     return Section(title, [
         f"Mean {measure} over the queries of each {grouping} (n: its queries); the best of each column in bold.",
-        group_table(by_group, measure, column_prefix),
+        *group_tables(by_group, measure, column_prefix),
         Plot(f"Bar chart of mean {measure} by {grouping}, one bar per configuration",
              lambda: plots.group_bars(by_group, measure, title)),
     ])
 
 
-def group_table(by_group: plots.ByGroup, measure: str, column_prefix: str = "") -> Table:
-    """Configurations × groups of ``measure``; headers carry the group's query count."""
+def group_tables(by_group: plots.ByGroup, measure: str, column_prefix: str = "") -> list[Table]:
+    """Configurations × groups of ``measure`` (headers carry the group's query count), the groups in
+    tables of at most COLUMNS_PER_TABLE."""
     groups = plots.ordered_groups(by_group)
-    columns = [f"{column_prefix} {group}".strip() + f" (n={plots.group_query_count(by_group, group)})"
-               for group in groups]
-    rows = [[by_group[name].get(group, {}).get(measure) for group in groups] for name in by_group]
-    return _score_table(["configuration", *columns], list(by_group), rows)
+    tables = []
+    for part in _column_blocks(groups):
+        columns = [f"{column_prefix} {group}".strip() + f" (n={plots.group_query_count(by_group, group)})"
+                   for group in part]
+        rows = [[by_group[name].get(group, {}).get(measure) for group in part] for name in by_group]
+        tables.append(_score_table(["configuration", *columns], list(by_group), rows))
+    return tables
 
 
 def unjudged_section(unjudged: Mapping[str, Any], names: Sequence[str]) -> Section:
@@ -176,9 +191,17 @@ def configurations_table(configurations: Sequence[Mapping[str, Any]]) -> Table:
     rows = [[Cell(c["name"]), Cell(str(c.get("retriever", MISSING))), Cell(str(c.get("history", MISSING))),
              Cell("yes" if c.get("rerank") else "no"),
              Cell(f"{c['seconds']:.1f}" if c.get("seconds") is not None else MISSING, numeric=True),
-             Cell(str(c.get("run_file", MISSING)))]
+             Cell(_run_file_shown(c.get("run_file")))]
             for c in configurations]
     return Table(["configuration", "retriever", "history", "reranked", "seconds", "run file"], rows)
+
+
+def _run_file_shown(run_file: str | None) -> str:
+    """A run file as the run folder holds it (run-files/NAME.trec), or as given when elsewhere."""
+    if not run_file:
+        return MISSING
+    parts = run_file.replace("\\", "/").split("/")
+    return "/".join(parts[-2:]) if len(parts) >= 2 and parts[-2] == "run-files" else run_file
 
 
 def _score_table(columns: list[str], names: list[str], values: list[list[float | None]]) -> Table:

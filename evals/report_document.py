@@ -206,7 +206,9 @@ h2 { font-size: 1.3em; margin-top: 2em; border-bottom: 1px solid #eaeef2; paddin
 h3 { font-size: 1.05em; margin-top: 1.6em; }
 .table-scroll { overflow-x: auto; margin: 12px 0; }
 table { border-collapse: collapse; font-size: 0.9em; font-variant-numeric: tabular-nums; }
-th, td { padding: 4px 10px; border: 1px solid #d0d7de; white-space: nowrap; }
+th, td { padding: 4px 10px; border: 1px solid #d0d7de; }
+th, td:not(.num) { overflow-wrap: anywhere; min-width: 6em; }
+td.num { white-space: nowrap; }
 th { background: #f6f8fa; text-align: left; }
 th[scope="row"] { background: none; font-weight: normal; }
 td.num, th.num { text-align: right; }

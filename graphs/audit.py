@@ -58,6 +58,7 @@ from benchsmith.evals.quality_gate import TurnEvidence, judge_turn
 from benchsmith.evals.quality_gate.summary import gate_note, gate_summary
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS, DocumentCounter, ill_formed_questions
 from benchsmith.graphs.contexts.audit import DEFAULT_NEGATIVES, AuditContext  # noqa: F401 (re-exported)
+from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.graphs.runtime.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents,
                                                       corpus_statistics, dense_index, document_text)
 from benchsmith.graphs.evaluate import DEFAULT_DEPTH as EVALUATION_DEPTH
@@ -607,6 +608,7 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
             "document is its most relevant judged one.",
             f"Pools hold the gold document and {context.negatives} hard negatives, the best-ranked unjudged documents "
             "of BM25 and the dense retriever taken in turn; the gold's slot is balanced across instances.",
+            EMBEDDED_TEXT_NOTE,
             f"Noise: an instance whose judge-averaged alignment is at most {NOISE_SCORE}, or whose question is "
             "ill-formed (a fragment, a keyword template, a heading path, markup or its leftovers, quoting markup "
             f"or a span found in at least {context.many_documents} documents). Suspected sparsity: a judge "

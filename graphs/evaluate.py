@@ -53,6 +53,7 @@ from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores
 from benchsmith.evals.measures import DEFAULT_QUERIES_PER_BATCH, parse_measures
 from benchsmith.evals.nugget_measures import evaluate_batches_with_nuggets, split_measures
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext  # noqa: F401 (re-exported)
+from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.graphs.runtime.corpus_indexes import (DocumentTexts, bm25_index, cached_benchmark, corpus_documents,
                                               corpus_duplicates, dense_index)
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused, report_warning
@@ -226,7 +227,7 @@ def _build_all(queries: list[BenchmarkQuery], history: HistoryMode, rewrite: Any
 # Nodes.
 
 def _reranking(runtime: Runtime[EvaluationContext]) -> bool:
-    return _context(runtime).rerank_model is not None
+    return _context(runtime).rerank is not None
 
 
 def _all_configurations(runtime: Runtime[EvaluationContext], state: EvaluationState | RetrievalTask
@@ -323,7 +324,7 @@ def _run_batches(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
         (first_stage,) = configuration.inputs
         queries = _query_texts(runtime, run_id, benchmark, configuration.history)
         documents = DocumentTexts(corpus_documents(benchmark))
-        scorer = scorer_for(context.rerank_model)
+        scorer = scorer_for(context.rerank)
         done = 0
         for batch in iter_run_batches(_run_file(runtime, run_id, first_stage), size):
             done += len(batch)
@@ -409,7 +410,7 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
                       "documents": len(corpus_documents(benchmark)), "conversational": benchmark.conversational},
         "settings": {"retrievers": state["retrievers"], "histories": state["histories"],
                      "runs": list(state.get("runs") or []), "depth": context.depth,
-                     "rerank": context.rerank_model, "rerank_depth": context.rerank_depth, "measures": names,
+                     "rerank": context.rerank, "rerank_depth": context.rerank_depth, "measures": names,
                      "split": context.split, "qrels": context.qrels, "extra_qrels": context.extra_qrels,
                      "nugget_qrels": context.nugget_qrels,
                      "strict": context.strict, "rewriter": context.llm if "rewrite" in state["histories"] else None},
@@ -449,17 +450,18 @@ def _notes(context: EvaluationContext, benchmark: Benchmark, configurations: dic
         "History modes: full = every earlier turn as User:/Agent: lines, then the question; last:K = the last K "
         "turns only; current = the question alone; rewrite = a model's self-contained rewrite (CQR); oracle = the "
         "benchmark's own self-contained rewrite.",
-        "BM25: bm25s, Lucene scoring, k1 = 1.5, b = 0.75, lower-cased words, English stopwords removed, Snowball "
-        "stemming. Dense: exact inner product of L2-normalized embeddings.",
+        "BM25: bm25s, Lucene scoring, k1 = 1.5, b = 0.75, over each document's title and text, lower-cased words, "
+        "English stopwords removed, Snowball stemming. Dense: exact inner product of L2-normalized embeddings.",
+        EMBEDDED_TEXT_NOTE,
         "Fusion (numpy; the same rankings and scores as ranx) after sorting each run by score, ties by document "
         "id: RRF with k = 60; combsum and wsum over min-max normalized scores.",
     ]
     if any(isinstance(c, RunFileConfiguration) for c in configurations.values()):
         notes.append("Run files (configurations named by their file name) are measured as given, sorted by score; "
                      "they are neither fused nor reranked.")
-    if context.rerank_model:
+    if context.rerank:
         notes.append(f"+rerank: the top {context.rerank_depth} of the configuration re-scored by the cross-encoder "
-                     f"{context.rerank_model}.")
+                     f"{context.rerank}.")
     if context.qrels:
         notes.append(f"Relevance judgments are those of {context.qrels}, not the benchmark's.")
     if context.extra_qrels:

@@ -34,6 +34,7 @@ from benchsmith.tools.chunking import iter_chunks
 from benchsmith.tools.cleaning import RepeatedLines, finished_document, marked_document
 from benchsmith.tools.dedup import deduplicate
 from benchsmith.tools.documents import Chunk, Document, SkippedFile, span_id
+from benchsmith.tools.embedded_text import embedded_text
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.tools.indexing import IndexItem, embed_into
 from benchsmith.tools.loaders import empty_corpus, iter_sources
@@ -234,7 +235,7 @@ class _IndexItems(Sequence[IndexItem]):
 
     def __getitem__(self, row: int) -> IndexItem:  # type: ignore[override]
         chunk = Chunk(**self.chunks.record(row))
-        return IndexItem(chunk.id, chunk.text, chunk.metadata())
+        return IndexItem(chunk.id, embedded_text(chunk.title, chunk.text), chunk.metadata())
 
 
 def _check_id_scheme(store: VectorStore, collection: str) -> None:

@@ -41,6 +41,7 @@ from benchsmith.evals.robustness_report import robustness_report_files
 from benchsmith.evals.significance import describe
 from benchsmith.graphs.contexts.robustness import RobustnessContext
 from benchsmith.graphs.evaluate import EvaluationContext, EvaluationInput, evaluate_as_child
+from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.graphs.runtime.corpus_indexes import document_text
 from benchsmith.graphs.paraphrase import BENCHMARK_FILE, QRELS_FILE, TEST_SETS_DIR, TEST_SETS_FILE, TURNS_FILE
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
@@ -386,6 +387,7 @@ def _notes(context: RobustnessContext, state: RobustnessState, judged_measure: s
         "The benchmark's gold is graded: confirmed grades are appended as they are.",
         "The judges see the turn as the benchmark asks it (its conversation, raw utterance and self-contained form): "
         "the test sets share the original's information needs.",
+        EMBEDDED_TEXT_NOTE,
     ]
     if len(state["judges"]) == 1:
         notes.append(f"One judge ({state['judges'][0]}) with --min-votes {context.min_votes}: its grades were trusted "

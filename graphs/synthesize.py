@@ -74,7 +74,7 @@ from benchsmith.evals.lexical_overlap import lexical_overlap
 from benchsmith.evals.quality_gate import QUESTION_CLASSES, TurnEvidence, judge_question, judge_turn
 from benchsmith.evals.question_form import question_form
 from benchsmith.evals.turn_labels import label_counts
-from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.contexts.synthesize import SynthesisContext, with_preset_rates
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.graphs.runtime.inline import InlineGraph, once_per_run
 from benchsmith.graphs.runtime.progress import report_advance
@@ -412,6 +412,7 @@ PARTIAL_CLUSTERS = 4  # the clusters whose held-out chunk a partial turn may be 
 
 
 def _kind_policy(context: SynthesisContext) -> TurnKindPolicy:
+    context = with_preset_rates(context)  # a run started from Studio or a graph call names its preset only
     try:
         return TurnKindPolicy(context.unanswerable_rate, context.partial_rate, context.underspecified_rate,
                               context.multi_gold_rate)
@@ -421,7 +422,7 @@ def _kind_policy(context: SynthesisContext) -> TurnKindPolicy:
 
 def _question_mix(context: SynthesisContext) -> dict[str, float]:
     try:
-        return parse_question_types(context.question_types)
+        return parse_question_types(with_preset_rates(context).question_types)
     except ValueError as error:
         raise InputError(f"--question-types: {error}") from None
 
@@ -896,7 +897,7 @@ def router(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Comm
     if not state.get("turns"):  # the gate dropped every turn so far: start again
         return Command(goto="walker", update={"switch": "start"})
     context = _context(runtime)
-    policy = SwitchPolicy(context.switch_probability, context.hard_switch_rate)
+    policy = SwitchPolicy(context.switch_rate, context.hard_switch_rate)
     rng = turn_rng(context.seed, state["conversation_id"], _position(state) - 1, "router")
     switch = draw_switch(policy, rng)
     dropped = state.get("dropped_turns", [])

@@ -54,6 +54,7 @@ from benchsmith.evals.validity import (configuration_rows, kendall_tau_b, paired
 from benchsmith.evals.validity_report import validity_notes, validity_report_files
 from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.graphs.evaluate import EvaluationContext, EvaluationInput, evaluate_as_child
+from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.graphs.runtime.corpus_indexes import (cached_benchmark, corpus_documents, corpus_statistics,
                                                       document_text)
 from benchsmith.graphs.runtime.progress import progress_reporter
@@ -269,13 +270,13 @@ def evaluate(state: ValidationState, runtime: Runtime[ValidationContext]) -> dic
     split = context.split if synthetic else _human_split(context, state)
     child_context = EvaluationContext(
         workspace=str(workspace_of(context).root), chroma_host=context.chroma_host, database=context.database,
-        split=split, depth=context.depth, measures=(context.measure,), rerank_model=context.rerank_model,
+        split=split, depth=context.depth, measures=(context.measure,), rerank=context.rerank,
         rerank_depth=context.rerank_depth, llm=context.llm, embedder=context.embedder,
-        concurrency=context.concurrency, requests_per_second=context.requests_per_second,
+        concurrency=context.concurrency, rate_limit=context.rate_limit,
         timeout_s=context.timeout_s, max_attempts=context.max_attempts, structured_output=context.structured_output)
     output = evaluate_as_child(state["run_id"], name, inputs, child_context, settings={
         **inputs, "split": split, "depth": context.depth, "measures": [context.measure],
-        "rerank": context.rerank_model, "rerank_depth": context.rerank_depth, "llm": context.llm,
+        "rerank": context.rerank, "rerank_depth": context.rerank_depth, "llm": context.llm,
         "embedder": context.embedder})
     results_file = Path(output["report"]["results"])
     child_dir = RunDirectory(workspace_of(context), child_id)
@@ -417,10 +418,10 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
         "judge_sample": sample,
         "settings": {"retrievers": state["retrievers"], "runs": list(state.get("runs") or []),
                      "judges": list(state.get("judges") or []), "depth": context.depth,
-                     "rerank": context.rerank_model, "embedder": context.embedder, "split": context.split},
+                     "rerank": context.rerank, "embedder": context.embedder, "split": context.split},
         "held_out": held_out.to_json(),
     }
-    validity["notes"] = validity_notes(validity)
+    validity["notes"] = [*validity_notes(validity), EMBEDDED_TEXT_NOTE]
     paths = write_files_atomic(_run_dir(runtime, state["run_id"]).path, validity_report_files(validity))
     return {**{key: validity[key] for key in OUTPUT_KEYS}, "report": {kind: str(path) for kind, path in paths.items()}}
 

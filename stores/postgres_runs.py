@@ -9,11 +9,14 @@ import json
 import os
 import socket
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import connect
+from benchsmith.stores.run_claims import advisory_key, process_name, refusal
 from benchsmith.stores.runs import RunRecord
 from benchsmith.stores.usage import usage_totals
 
@@ -131,6 +134,36 @@ def register_worker(url: str, run_id: str, worker: str) -> None:
             (worker, run_id, socket.gethostname(), os.getpid()))
     finally:
         connection.close()
+
+
+@contextmanager
+def database_claim(url: str, run_id: str) -> Iterator[None]:
+    """Hold the run's claim in the database for the block (stores/run_claims.py): a session advisory
+    lock on the run id, on a connection of its own, this process registered as the run's worker (the
+    holder a refusal names); :class:`~benchsmith.stores.run_claims.RunInUse` if a live process on
+    any machine holds it."""
+    connection = connect(url)
+    try:
+        if not connection.execute("SELECT pg_try_advisory_lock(%s)", (advisory_key(run_id),)).fetchone()[0]:
+            raise refusal(run_id, _claim_holder(connection, run_id))
+        register_worker(url, run_id, worker_name())
+        try:
+            yield
+        finally:
+            try:  # no longer the run's worker (a finished run only reported counts none)
+                connection.execute("UPDATE benchsmith_workers SET stopped = true, last_seen = now() WHERE worker = %s",
+                                   (worker_name(),))
+                connection.execute("SELECT pg_advisory_unlock(%s)", (advisory_key(run_id),))
+            except Exception:  # the connection is gone: so is the lock
+                pass
+    finally:
+        connection.close()
+
+
+def _claim_holder(connection: Any, run_id: str) -> str:
+    row = connection.execute("SELECT host, pid FROM benchsmith_workers WHERE run_id = %s AND NOT stopped "
+                             "ORDER BY last_seen DESC LIMIT 1", (run_id,)).fetchone()
+    return process_name(row[1], row[0]) if row else "another process (its database session holds the run)"
 
 
 def worker_seen(url: str, worker: str, items_done: int = 0, stopped: bool = False) -> None:

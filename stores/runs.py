@@ -9,6 +9,9 @@ a signal ended it; ``error`` says why). A process killed outright (SIGKILL, a po
 cannot write anything: its record still says ``running``, and :meth:`RunRecord.effective_status`
 reports it as ``interrupted`` once the process it names is gone.
 
+``created``, ``updated``, ``pid`` and ``host`` say when and by which process, not what the run
+computed: a resumed run's record differs from an uninterrupted one's in these fields only.
+
 Several processes may work on one run in one workspace (the workers of a shared run): each
 change of the record reads, changes and writes it under an exclusive lock on ``run.json.lock``,
 so no process writes back a record another changed meanwhile, and a worker that crashes after

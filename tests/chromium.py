@@ -88,3 +88,30 @@ def png_size(data: bytes) -> tuple[int, int]:
     _, chunk_type = struct.unpack(">I4s", data[8:16])
     assert chunk_type == b"IHDR"
     return struct.unpack(">II", data[16:24])
+
+
+# Written into the page once laid out: the widest table's overflow past its box, and the page's width.
+WIDTH_CHECK_SCRIPT = """<script>
+window.onload = () => {
+  const boxes = Array.from(document.querySelectorAll(".table-scroll"));
+  const overflow = Math.max(0, ...boxes.map((box) => box.scrollWidth - box.clientWidth));
+  const check = document.createElement("div");
+  check.id = "width-check";
+  check.textContent = `overflow=${overflow} page=${document.documentElement.scrollWidth} tables=${boxes.length}`;
+  document.body.appendChild(check);
+};
+</script>
+"""
+
+
+def table_widths(executable: str, page: Path, work_dir: Path, window_width: int) -> tuple[int, int, int]:
+    """In a window ``window_width`` pixels wide: how far the widest table runs past its box (0 when
+    every table fits), the page's width, and how many tables it has."""
+    before, body_end, after = page.read_text(encoding="utf-8").rpartition("</body>")
+    checked = work_dir / f"{page.stem}-with-width-check.html"
+    checked.write_text(before + WIDTH_CHECK_SCRIPT + body_end + after, encoding="utf-8")
+    dom = run_chromium(executable, work_dir, f"--window-size={window_width},900", "--virtual-time-budget=5000",
+                       "--dump-dom", checked.as_uri())
+    match = re.search(r'id="width-check">overflow=(\d+) page=(\d+) tables=(\d+)<', dom.stdout)
+    assert match, f"no width check in the DOM (exit {dom.returncode}): {dom.stderr[-2000:]}"
+    return int(match[1]), int(match[2]), int(match[3])

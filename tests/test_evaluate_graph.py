@@ -63,7 +63,7 @@ def evaluate(workspace: Workspace, benchmark: Path, run_id: str, retrievers: lis
     if (model := context_options.pop("model", None)) is not None:
         context_options["llm"] = register_model(f"scripted-{run_id}-{id(model)}", model)
     if (scorer := context_options.pop("rerank_scorer", None)) is not None:
-        context_options["rerank_model"] = register_scorer(f"scorer-{run_id}-{id(scorer)}", scorer)
+        context_options["rerank"] = register_scorer(f"scorer-{run_id}-{id(scorer)}", scorer)
     context = EvaluationContext(workspace=str(workspace.root), measures=MEASURES, resamples=2000,
                                 **{"embedder": register_embedder(HashingEmbedder()), **context_options})
     inputs = {"run_id": run_id, "benchmark": str(benchmark), "retrievers": retrievers, "histories": histories}

@@ -159,7 +159,7 @@ def test_re_planned_switches_still_follow_the_similarity_rule(workspace):
 
     seam, backend = scripted_seam()
     backend.replier = always_copies
-    synthesize(workspace, "replanned", conversations=3, turns=4, model=seam, switch_probability=1.0,
+    synthesize(workspace, "replanned", conversations=3, turns=4, model=seam, switch_rate=1.0,
                hard_switch_rate=0.5, overlap_attempts=0, overlap_replans=1)
     threshold = load_corpus_stats(workspace, COLLECTION).similarity_threshold(DEFAULT_SOFT_SWITCH_MARGIN)
     for dialogue in dialogues(workspace, "replanned"):
@@ -251,9 +251,9 @@ def test_overlap_statistics_on_a_worked_example():
 
 
 def test_an_impossible_overlap_limit_is_refused_before_any_work(tmp_path):
-    with pytest.raises(InputError, match="--max-overlap"):
+    with pytest.raises(InputError, match="max_overlap must be within"):
         benchsmith.synthesize("docs", max_overlap=1.5, workspace=tmp_path)
-    with pytest.raises(InputError, match="--overlap-attempts"):
+    with pytest.raises(InputError, match="overlap_attempts must be"):
         benchsmith.synthesize("docs", overlap_attempts=-1, workspace=tmp_path)
 
 

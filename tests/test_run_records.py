@@ -55,7 +55,7 @@ runner = CliRunner(env={"COLUMNS": "200"})
     (["ingest", "{corpus}", "--structured-output", "xml"], "structured output 'xml' is not one of"),
     (["synthesize", "--collection", "docs", "--switch-rate", "1.5"], "Invalid value for '--switch-rate'"),
     (["evaluate", "{tmp}/nowhere", "--retriever", "bm25"], "not a BEIR directory"),
-    (["evaluate", "{tmp}/nowhere", "--test", "coin-flip"], "--test must be one of"),
+    (["evaluate", "{tmp}/nowhere", "--significance-test", "coin-flip"], "--significance-test must be one of"),
     (["audit", "{tmp}/nowhere", "--judge", "baseline", "--judge", "baseline"], "each --judge may be given once"),
 ])
 def test_settings_that_cannot_work_are_refused_before_any_run_exists(tmp_path, arguments, message):
@@ -69,19 +69,21 @@ def test_settings_that_cannot_work_are_refused_before_any_run_exists(tmp_path, a
 
 
 def test_the_api_refuses_the_same_way(tmp_path):
-    with pytest.raises(InputError, match="--quality llm asks a model"):
+    with pytest.raises(InputError, match="quality=llm asks a model"):
         benchsmith.ingest([tmp_path], quality="llm", workspace=tmp_path / "ws")
     assert list_runs(Workspace.resolve(tmp_path / "ws")) == []
 
 
-def start_ingest(corpus: Path, workspace: Path, run_id: str, embeddings: FakeOpenAIServer) -> subprocess.Popen:
+def start_ingest(corpus: Path, workspace: Path, run_id: str, embeddings: FakeOpenAIServer,
+                 environment: dict[str, str] | None = None) -> subprocess.Popen:
     """The ingest CLI in a process of its own, embedding through the loopback server (the
     embedder is not under test: no torch to load)."""
     command = [sys.executable, "-m", "benchsmith.graphs.cli", "ingest", str(corpus), "--collection", "docs",
                "--run-id", run_id, "--batch-size", "4", "--chunk-size", "300", "--min-chars", "50",
                "--embedder", "openai:hash", "-w", str(workspace)]
     return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "HF_HUB_OFFLINE": "1", EMBEDDINGS_BASE_URL_ENV: embeddings.base_url})
+                            env={**os.environ, "HF_HUB_OFFLINE": "1", EMBEDDINGS_BASE_URL_ENV: embeddings.base_url,
+                                 **(environment or {})})
 
 
 def wait_until_embedding(run_dir: RunDirectory, process: subprocess.Popen, embeddings: FakeOpenAIServer) -> None:

@@ -112,7 +112,7 @@ def test_the_flags_a_user_knows_stay():
     assert {"--switch-rate", "--rate-limit", "--timeout", "--lease", "--workspace", "-w", "--run-id",
             "--dry-run"} <= flags
     flags = {opt for param in click_command("evaluate").params for opt in param.opts}
-    assert {"--rerank", "--test", "--measure", "--strict"} <= flags
+    assert {"--rerank", "--significance-test", "--measure", "--strict"} <= flags
 
 
 # ---------------------------------------------------------------------------------------

@@ -53,7 +53,7 @@ def bench(workspace):
     clusters = benchsmith.cluster(COLLECTION, size=2, workspace=workspace.root).clusters
     assert len(clusters) >= 3
     return benchsmith.synthesize(COLLECTION, conversations=min(4, len(clusters)), turns=6, cluster_size=2,
-                                 switch_probability=0.6, workspace=workspace.root, run_id="sphinx")
+                                 switch_rate=0.6, workspace=workspace.root, run_id="sphinx")
 
 
 def test_no_question_is_about_markup_or_an_ambiguous_span(bench, chunks):
@@ -103,7 +103,7 @@ def test_a_dissimilar_next_chunk_makes_the_switch_hard_and_a_similar_one_soft(wo
     threshold = corpus_statistics(workspace, store_of(workspace)).similarity_threshold(DEFAULT_SOFT_SWITCH_MARGIN)
     (low, dissimilar), (high, similar) = others[0], others[-1]
     assert low <= threshold < high  # the planted cases are what they claim
-    context = SynthesisContext(workspace=str(workspace.root), switch_probability=1.0, hard_switch_rate=0.0)
+    context = SynthesisContext(workspace=str(workspace.root), switch_rate=1.0, hard_switch_rate=0.0)
 
     def second_turn(chunk_ids: list[str]) -> dict:
         result = conversation_graph.invoke({"collection": COLLECTION, "conversation_id": f"planted-{chunk_ids[1]}",

@@ -49,7 +49,7 @@ def test_every_conversation_has_the_turns_asked_for(workspace):
 
 def test_switches_follow_the_configured_probabilities_and_move_as_they_say(workspace):
     policy = SwitchPolicy(switch_probability=0.5, hard_switch_rate=0.3)
-    synthesize(workspace, "mix", conversations=12, turns=40, switch_probability=0.5, hard_switch_rate=0.3)
+    synthesize(workspace, "mix", conversations=12, turns=40, switch_rate=0.5, hard_switch_rate=0.3)
     paths = clusters(workspace)
     where = {chunk: (c, o) for c, chunk_ids in enumerate(paths) for o, chunk in enumerate(chunk_ids)}
     threshold = load_corpus_stats(workspace, COLLECTION).similarity_threshold(DEFAULT_SOFT_SWITCH_MARGIN)
@@ -180,7 +180,7 @@ def test_a_crash_mid_run_resumes_without_duplicates_or_repeated_turns(workspace)
 
 
 def test_baseline_questions_never_repeat_within_a_conversation(workspace):
-    synthesize(workspace, "no-repeats", conversations=6, turns=8, switch_probability=0.2)
+    synthesize(workspace, "no-repeats", conversations=6, turns=8, switch_rate=0.2)
     for dialogue in dialogues(workspace, "no-repeats"):
         unpolished = [turn["question_unpolished"] for turn in dialogue["turns"]]
         assert len(set(unpolished)) == len(unpolished)

@@ -26,8 +26,10 @@ from __future__ import annotations
 import itertools
 import re
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 from datasketch import MinHash, MinHashLSH
@@ -36,6 +38,7 @@ from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.progress import ProgressCallback
 from benchsmith.tools.defaults import DEFAULT_DEDUP_NUM_PERM as DEFAULT_NUM_PERM
 from benchsmith.tools.defaults import DEFAULT_DEDUP_THRESHOLD as DEFAULT_THRESHOLD
+from benchsmith.tools.documents import page_of
 
 SHINGLE_SIZE = 5
 CANDIDATE_MARGIN = 0.2
@@ -71,6 +74,24 @@ def _fingerprint(shingles: set[bytes]) -> np.ndarray:
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:
     intersection = np.intersect1d(a, b, assume_unique=True).size
     return intersection / (a.size + b.size - intersection)
+
+
+@dataclass(frozen=True)
+class PageLoss:
+    """Chunks of ``page`` removed as near-duplicates of chunks of ``kept_page`` (the same page when
+    a page repeats itself)."""
+
+    page: str
+    kept_page: str
+    chunks: int
+
+
+def pages_that_lost_chunks(matches: Iterable[Mapping[str, Any]]) -> list[PageLoss]:
+    """Per (page, page it lost chunks to), how many chunks near-duplicate removal took from it, most
+    first: what a reader checks when a page's own introduction went as a copy of another page's."""
+    losses = Counter((page_of(match["removed_id"]), page_of(match["kept_id"])) for match in matches)
+    return [PageLoss(page, kept_page, count) for (page, kept_page), count
+            in sorted(losses.items(), key=lambda item: (-item[1], item[0]))]
 
 
 @dataclass

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from benchsmith.stores.errors import InputError
 
@@ -38,6 +38,14 @@ def span_id(path: str, start: int, end: int) -> str:
     """``path:start-end``; the path percent-encoded where it holds whitespace, ``:`` or ``%``
     (characters that would break a TREC file or the id's form)."""
     return f"{quote(path, safe=ID_SAFE_CHARACTERS)}:{start}-{end}"
+
+
+def page_of(chunk_id: str) -> str:
+    """The page (file path) a chunk id names: the path of a ``path:start-end`` span id, decoded; an
+    id of another form (a BEIR passage kept whole) is its own page."""
+    path, separator, span = chunk_id.rpartition(":")
+    start, dash, end = span.partition("-")
+    return unquote(path) if separator and dash and start.isdigit() and end.isdigit() else chunk_id
 
 
 def byte_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -13,7 +13,7 @@ import typer
 
 from benchsmith.graphs.cli.audit import audit
 from benchsmith.graphs.cli.cluster import cluster
-from benchsmith.graphs.cli.console import reflowed_help
+from benchsmith.graphs.cli.console import fold_long_words_in_help, reflowed_help
 from benchsmith.graphs.cli.demo import demo
 from benchsmith.graphs.cli.evaluate import evaluate
 from benchsmith.graphs.cli.hardneg import app as hardneg_app
@@ -29,6 +29,7 @@ from benchsmith.graphs.cli.synthesize import synthesize
 from benchsmith.graphs.cli.validate import validate
 from benchsmith.graphs.cli.work import export, work
 
+fold_long_words_in_help()
 app = typer.Typer(
     help="Build, audit and use retrieval benchmarks for RAG systems.\n\n"
     "Start with `benchsmith demo` (offline, no API key), then `benchsmith ingest DIR`.",

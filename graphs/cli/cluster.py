@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from benchsmith.graphs.cli.console import (ChromaHostOption, WorkspaceOption, console, guarded, offline_environment,
-                                           shown)
+from benchsmith.graphs.cli.console import (ChromaHostOption, Table, WorkspaceOption, console, guarded,
+                                           offline_environment, shown)
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import option_of
 from benchsmith.graphs.contexts.synthesize import SynthesisContext

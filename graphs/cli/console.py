@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.table import Table as RichTable
 
 from benchsmith.agents.redaction import redact
 from benchsmith.printable import printable
@@ -27,6 +27,51 @@ from benchsmith.tools.offline import offline_environment  # noqa: F401 (the comm
 
 console = Console()
 errors = Console(stderr=True)
+
+
+class Table(RichTable):
+    """Every table the commands print: its cells wrap and a word wider than its column folds onto
+    the next line, so piped output at 80 columns keeps every character (rich's default cut
+    configuration names and variable names with "…")."""
+
+    def add_column(self, *args: Any, **options: Any) -> None:
+        super().add_column(*args, **{**options, "no_wrap": False, "overflow": "fold"})
+
+
+def fold_long_words_in_help() -> None:
+    """``--help`` wraps and never cuts: the option help Typer builds from rich Text items (a
+    description, an environment variable, a default) folds a word wider than its column instead
+    of cutting it with "…" (``[env var: BENCHSMITH_EMBEDDINGS…``)."""
+    from typer import rich_utils
+
+    if getattr(rich_utils._get_parameter_help, "folds", False):
+        return
+    described = rich_utils._get_parameter_help
+
+    def folded(*args: Any, **kwargs: Any) -> Any:
+        columns = described(*args, **kwargs)
+        for item in columns.renderables:
+            if hasattr(item, "overflow"):
+                item.overflow = "fold"
+        return columns
+
+    folded.folds = True  # type: ignore[attr-defined]
+    rich_utils._get_parameter_help = folded
+    # The option names and types are Text made by these highlighters: fold them too (--underspecified-ra…).
+    for name in ("highlighter", "negative_highlighter", "types_highlighter"):
+        setattr(rich_utils, name, _Folding(getattr(rich_utils, name)))
+
+
+class _Folding:
+    """A rich highlighter whose Text folds a word wider than its column."""
+
+    def __init__(self, highlighter: Any):
+        self.highlighter = highlighter
+
+    def __call__(self, text: Any) -> Any:
+        highlighted = self.highlighter(text)
+        highlighted.overflow = "fold"
+        return highlighted
 Result = TypeVar("Result")
 
 # The shared options of the commands that run no job (cluster, runs, studio, demo...), derived from
@@ -45,6 +90,11 @@ def reflowed_help(docstring: str | None) -> str | None:
     paragraphs = inspect.cleandoc(docstring).split("\n\n")
     return "\n\n".join(paragraph if any(line.startswith((" ", "-", "*", "|")) for line in paragraph.splitlines())
                        else " ".join(paragraph.split("\n")) for paragraph in paragraphs)
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``1 chunk``, ``2 chunks``: a count with its noun in the number it takes."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
 def shown(value: Any) -> str:

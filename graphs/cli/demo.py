@@ -11,11 +11,8 @@ from benchsmith.graphs.cli.paraphrase import paraphrase
 from benchsmith.graphs.cli.robustness import robustness
 from benchsmith.graphs.cli.synthesize import synthesize
 from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
-from benchsmith.tools.dialogue_walk import DEMO_QUESTION_TYPES
 
 DEMO_COLLECTION = "stdlib"
-DEMO_TURN_TYPES = {"unanswerable_rate": 0.1, "partial_rate": 0.05, "underspecified_rate": 0.1, "multi_gold_rate": 0.1,
-                   "question_types": DEMO_QUESTION_TYPES}
 DEMO_RUN_IDS = {"ingest": "demo-ingest", "synthesize": "demo-synthesize", "evaluate": "demo-evaluate",
                 "audit": "demo-audit", "paraphrase": "demo-paraphrase", "robustness": "demo-robustness"}
 
@@ -35,10 +32,11 @@ def demo(workspace: WorkspaceOption = None) -> None:
                   "2 paraphrases per turn (offline rewordings) → BM25's robustness on 2 paraphrased test sets")
     ingest(["stdlib"], collection=DEMO_COLLECTION, run_id=DEMO_RUN_IDS["ingest"], workspace=workspace)
     cluster(collection=DEMO_COLLECTION, workspace=workspace)
-    # Every turn type and question type (issue 22) at rates that show each in 120 turns; the
-    # defaults are 0 so that a plain synthesize run makes the benchmarks it made before.
+    # Every turn type and question type (issue 22) at rates that show each in 120 turns: the demo
+    # preset (tools/turn_type_presets.py); the defaults are 0 so that a plain synthesize run makes
+    # the benchmarks it made before.
     synthesize(collection=DEMO_COLLECTION, conversations=20, turns=6, run_id=DEMO_RUN_IDS["synthesize"],
-               workspace=workspace, **DEMO_TURN_TYPES)
+               workspace=workspace, rates="demo")
     evaluate(DEMO_RUN_IDS["synthesize"], retriever=list(DEFAULT_RETRIEVERS), history=["full", "oracle"],
              run_id=DEMO_RUN_IDS["evaluate"], workspace=workspace)
     audit(DEMO_RUN_IDS["synthesize"], judge=["baseline"], position_check=True, run_id=DEMO_RUN_IDS["audit"],

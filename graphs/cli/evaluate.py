@@ -69,7 +69,7 @@ def evaluate(
                                                            runs=runs, **settings)))
         return
     run_id = run_options.run_id or new_run_id("evaluate")
-    rerank = settings["rerank_model"]
+    rerank = settings["rerank"]
     evaluated = [f"{', '.join(retrievers)} × history {', '.join(histories)}"] if retrievers else []
     evaluated += [f"run file{'s' if len(runs) > 1 else ''} {', '.join(path.name for path in runs)}"] if runs else []
     console.print(f"[bold]evaluate[/] run [cyan]{shown(run_id)}[/] · {shown(benchmark)} · "

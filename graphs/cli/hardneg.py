@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
-from rich.table import Table
 
-from benchsmith.graphs.cli.console import (console, fail, guarded, offline_environment, print_estimate, print_paths,
-                                           print_usage, run_reported, shown)
+from benchsmith.graphs.cli.console import (Table, console, fail, guarded, offline_environment, print_estimate,
+                                           print_paths, print_usage, run_reported, shown)
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.hardneg import HardnegContext

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from benchsmith.graphs.cli.console import console, guarded, offline_environment, print_usage, run_reported, shown
+from benchsmith.graphs.cli.console import (Table, console, counted, guarded, offline_environment, print_usage,
+                                           run_reported, shown)
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.ingest import IngestContext
@@ -18,6 +18,7 @@ from benchsmith.tools.documents import skipped_groups
 
 if TYPE_CHECKING:
     from benchsmith.graphs.jobs.ingest import IngestResult
+    from benchsmith.tools.dedup import PageLoss
 
 # The jobs load when the command runs (graphs/cli/deferred.py): --help and start-up stay free of models,
 # Chroma, torch and scipy. Result types are for annotations only.
@@ -25,6 +26,7 @@ run_ingest = deferred("benchsmith.graphs.jobs.ingest", "ingest")
 preview_ingest = deferred("benchsmith.graphs.jobs.ingest", "preview_ingest")
 
 SKIPPED_EXAMPLES = 3  # paths shown per reason
+PAGE_LOSSES_SHOWN = 10  # (page, page it lost chunks to) pairs shown
 
 
 @settings_options(IngestContext)
@@ -71,19 +73,20 @@ def print_ingest_summary(result: IngestResult) -> None:
     table.add_column("result")
     table.add_column("seconds", justify="right")
     rows = [
-        ("load", f"{result.files_read} files read, {result.files_skipped} skipped"),
-        ("clean", f"{result.documents} documents"),
-        ("chunk", f"{result.chunks} chunks"),
-        ("dedup", f"{result.duplicates} duplicates removed"),
-        ("quality", f"{result.filtered} chunks filtered"),
-        ("embed", f"{result.indexed} chunks indexed ({result.newly_embedded} newly embedded; "
-                  f"collection holds {result.collection_count})"),
+        ("load", f"{counted(result.files_read, 'file')} read, {result.files_skipped:,} skipped"),
+        ("clean", counted(result.documents, "document")),
+        ("chunk", counted(result.chunks, "chunk")),
+        ("dedup", f"{counted(result.duplicates, 'duplicate')} removed"),
+        ("quality", f"{counted(result.filtered, 'chunk')} filtered"),
+        ("embed", f"{counted(result.indexed, 'chunk')} indexed ({result.newly_embedded:,} newly embedded; "
+                  f"collection holds {result.collection_count:,})"),
     ]
     for stage, summary in rows:
         table.add_row(stage, summary, f"{seconds.get(stage, 0.0):.2f}")
     table.add_row("total", "", f"{sum(seconds.values()):.2f}", style="bold")
     console.print(table)
     print_page_kinds(result.page_kinds, "chunks indexed per page kind")
+    print_page_losses(result.pages_that_lost_chunks, result.run_dir / "duplicates.jsonl")
     print_skipped(result.skipped, result.run_dir / "skipped.jsonl")
     print_warnings(result.warnings)
     print_usage(result.usage)
@@ -93,6 +96,20 @@ def print_page_kinds(page_kinds: dict[str, int], label: str) -> None:
     if page_kinds:
         counts = ", ".join(f"{kind} {count}" for kind, count in sorted(page_kinds.items(), key=lambda item: -item[1]))
         console.print(f"{label}: {shown(counts)}", highlight=False)
+
+
+def print_page_losses(losses: list[PageLoss], listed_in: Path) -> None:
+    """Which pages lost chunks to near-duplicate removal, and to which page: a page's own
+    introduction removed as a copy of another page's shows here (every chunk is in ``listed_in``)."""
+    if not losses:
+        return
+    console.print(f"Near-duplicates removed, by page (every chunk listed in {shown(listed_in)}):", highlight=False)
+    for loss in losses[:PAGE_LOSSES_SHOWN]:
+        copied = "itself" if loss.kept_page == loss.page else loss.kept_page
+        console.print(f"  {loss.page} lost {counted(loss.chunks, 'chunk')}, copies of {copied}", markup=False,
+                      highlight=False)
+    if len(losses) > PAGE_LOSSES_SHOWN:
+        console.print(f"  and {counted(len(losses) - PAGE_LOSSES_SHOWN, 'more page pair')}", highlight=False)
 
 
 def print_skipped(skipped: list[dict[str, str]], listed_in: Path | None = None) -> None:

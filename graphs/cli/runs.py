@@ -6,9 +6,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from rich.table import Table
 
-from benchsmith.graphs.cli.console import DatabaseOption, WorkspaceOption, console, guarded, shown
+from benchsmith.graphs.cli.console import DatabaseOption, Table, WorkspaceOption, console, guarded, shown
 from benchsmith.stores.runs import RunDirectory, list_runs
 from benchsmith.stores.workspace import Workspace
 

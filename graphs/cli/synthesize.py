@@ -6,13 +6,12 @@ import dataclasses
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from benchsmith.graphs.cli.console import (console, guarded, offline_environment, print_estimate, print_paths,
+from benchsmith.graphs.cli.console import (Table, console, guarded, offline_environment, print_estimate, print_paths,
                                            print_usage, run_reported, shown)
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import RunOptions, settings_options
-from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.contexts.synthesize import SynthesisContext, turn_type_rates
 from benchsmith.graphs.jobs.defaults import SYNTHESIS_CONVERSATIONS as DEFAULT_CONVERSATIONS
 from benchsmith.graphs.jobs.defaults import SYNTHESIS_TURNS as DEFAULT_TURNS
 from benchsmith.graphs.runtime.bounds import MAX_CONVERSATIONS, MAX_TURNS
@@ -43,16 +42,30 @@ def synthesize(
     directory. With --llm baseline it runs offline (extractive agents, no key).
     """
     offline_environment()
+    rates = rates_line(guarded(lambda: turn_type_rates(SynthesisContext(**settings))), settings["rates"])
     if run_options.dry_run:
         print_estimate(guarded(lambda: estimate_synthesis(collection, conversations=conversations, turns=turns,
                                                           **settings)))
+        console.print(rates, markup=False, highlight=False)
         return
     run_id = run_options.run_id or new_run_id("synthesize")
     console.print(f"[bold]synthesize[/] run [cyan]{shown(run_id)}[/] · {conversations} conversations × {turns} turns · "
                   f"{shown(settings['llm'])} · concurrency {settings['concurrency']}", highlight=False)
+    console.print(rates, markup=False, highlight=False)
     result = guarded(lambda: run_reported(run_synthesis, run_id=run_id, collection=collection,
                                           conversations=conversations, turns=turns, **settings))
     print_synthesis_statistics(result)
+
+
+def rates_line(rates: dict[str, Any], preset: str | None) -> str:
+    """The turn-type rates and question-type mix a run draws from, in one line."""
+    kinds = {"unanswerable": rates["unanswerable_rate"], "partial": rates["partial_rate"],
+             "underspecified": rates["underspecified_rate"], "multi-gold": rates["multi_gold_rate"]}
+    drawn = ", ".join(f"{kind} {share:.0%}" for kind, share in kinds.items() if share)
+    answerable = f"answerable {1 - sum(kinds.values()):.0%}" + (f", {drawn}" if drawn else "")
+    mix = rates["question_types"] or "not asked for (each question labelled by its wording)"
+    source = f"--rates {preset}" if preset else "the rates given; --rates demo for the demo's"
+    return f"turn types: {answerable} · question types: {mix} ({source})"
 
 
 def similarity_rows(similarity: dict) -> list[tuple[str, str]]:

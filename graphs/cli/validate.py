@@ -7,9 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
-from rich.table import Table
 
-from benchsmith.graphs.cli.console import (console, guarded, offline_environment, print_estimate, print_paths,
+from benchsmith.graphs.cli.console import (Table, console, guarded, offline_environment, print_estimate, print_paths,
                                            print_usage, run_reported, shown)
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options

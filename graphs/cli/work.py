@@ -45,8 +45,8 @@ def work(
 ) -> None:
     """Join a shared run: claim items nobody holds until all are done, then write its files.
 
-    Start a synthesis, an audit or a paraphrasing run with --database postgresql://…, then run this on any number
-    of machines that reach the same database, the same Chroma server (--chroma-host) and the
+    Start a synthesis, an audit or a paraphrasing run with --database postgresql://USER@HOST/DATABASE, then run
+    this on any number of machines that reach the same database, the same Chroma server (--chroma-host) and the
     same model endpoint. Each item is done once: a claim is atomic, and a worker that dies
     loses its lease (--lease of the run) to the others. Every worker that sees the last item
     done writes the run's files into its own workspace, the same bytes as one process writes.

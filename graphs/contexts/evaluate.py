@@ -48,16 +48,16 @@ class EvaluationContext(StoreOptions, ModelOptions):
                        "nugget qrels alpha_nDCG@10 and Coverage@20. Repeat; replaces the defaults.",
         "cli": "--measure"})
     embedder: str = field(default=DEFAULT_EMBEDDER, metadata={"description": DENSE_EMBEDDER_DESCRIPTION})
-    rerank_model: str | None = field(default=None, metadata={
+    rerank: str | None = field(default=None, metadata={
         "description": "Also rerank each configuration's top rerank-depth with this sentence-transformers "
-                       "CrossEncoder (name, path or registered name); empty: no reranking.", "cli": "--rerank"})
+                       "CrossEncoder (name, path or registered name); empty: no reranking."})
     rerank_depth: int = field(default=DEFAULT_RERANK_DEPTH, metadata={
         "description": "Documents per query the reranker re-scores.", "min": 1, "max": MAX_POOL_DEPTH})
     llm: str = field(default=BASELINE, metadata={"description": REWRITER_DESCRIPTION})
     concurrency: int = concurrency_field("Rewriter calls in flight.")
     significance_test: Literal["randomization", "t-test"] = field(default="randomization", metadata={
         "description": "Paired test between configurations (Holm-corrected over all pairs): randomization or "
-                       "t-test.", "cli": "--test"})
+                       "t-test."})
     resamples: int = field(default=DEFAULT_SIGNIFICANCE_RESAMPLES, metadata={
         "description": "Resamples of the randomization test.", "min": 1, "max": MAX_RESAMPLES})
     batch_size: int = field(default=DEFAULT_QUERIES_PER_BATCH, metadata={

@@ -39,7 +39,7 @@ class RobustnessContext(StoreOptions, ModelOptions):
     concurrency: int = concurrency_field("Turns judged at once.")
     significance_test: Literal["randomization", "t-test"] = field(default="randomization", metadata={
         "description": "Paired test of each test set against the original (Holm-corrected over the test sets): "
-                       "randomization or t-test.", "cli": "--test"})
+                       "randomization or t-test."})
     resamples: int = field(default=DEFAULT_SIGNIFICANCE_RESAMPLES, metadata={
         "description": "Resamples of the randomization test.", "min": 1, "max": MAX_RESAMPLES})
     seed: int = field(default=0, metadata={**SEED_BOUNDS,

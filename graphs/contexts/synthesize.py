@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Literal
 
 from benchsmith.agents.defaults import BASELINE
@@ -10,8 +10,10 @@ from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_NEIGHBOURS, M
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 from benchsmith.tools.defaults import (DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_CLUSTER_SIZE, DEFAULT_MAX_OVERLAP,
                                        DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS, DEFAULT_SYNTHESIS_PAGE_KINDS)
+from benchsmith.stores.errors import InputError
 from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
                                             DEFAULT_SWITCH_PROBABILITY, DEMO_QUESTION_TYPES)
+from benchsmith.tools.turn_type_presets import TURN_TYPE_PRESETS, presets_described
 
 
 QualityGateMode = Literal["replan", "flag", "off"]
@@ -26,9 +28,9 @@ class SynthesisContext(StoreOptions, ModelOptions):
                        "openai:<model> (any OpenAI-compatible server via OPENAI_BASE_URL), or a registered name."})
     seed: int = field(default=0, metadata={
         "description": "Seed for clustering, cluster choice, switches and model calls.", **SEED_BOUNDS})
-    switch_probability: float = field(default=DEFAULT_SWITCH_PROBABILITY, metadata={
+    switch_rate: float = field(default=DEFAULT_SWITCH_PROBABILITY, metadata={
         "description": "Probability that a turn switches topic (users switch every 2.11 turns, Spink et al. 2002).",
-        "cli": "--switch-rate", "min": 0.0, "max": 1.0})
+        "min": 0.0, "max": 1.0})
     hard_switch_rate: float = field(default=DEFAULT_HARD_SWITCH_RATE, metadata={
         "description": "Share of topic switches that are hard (a distant cluster, the old history kept).",
         "min": 0.0, "max": 1.0})
@@ -81,6 +83,11 @@ class SynthesisContext(StoreOptions, ModelOptions):
         "description": "Share of turns whose answer needs two or three chunks of the cluster together, all of them "
                        "gold; the judge checks that each one contributes.",
         "min": 0.0, "max": 1.0})
+    rates: str | None = field(default=None, metadata={
+        "description": "A named preset of the turn-type rates and the question-type mix, from a named source: "
+                       f"{presets_described()}. A rate (other than 0) or a mix given beside it overrides the "
+                       "preset's. Empty: the rates given (all 0 by default). The command prints the rates a run uses.",
+        "cli": "--rates"})
     quality_gate: QualityGateMode = field(default="replan", metadata={
         "description": "The offline quality gate on every turn (evals/quality_gate.py: the reading rubric's broken "
                        "classes): 'replan' asks again, re-plans, then drops a flagged turn (counted per class in "
@@ -90,3 +97,23 @@ class SynthesisContext(StoreOptions, ModelOptions):
                        "type=weight pairs (factoid, explanation, comparison, how-to, yes/no, summary, keyword), e.g. "
                        f"'{DEMO_QUESTION_TYPES}'; empty: no type is asked for and each question is labelled by its "
                        "wording."})
+
+
+def with_preset_rates(context: SynthesisContext) -> SynthesisContext:
+    """``context`` with its ``rates`` preset applied: each turn-type rate and the question-type mix
+    still at its default takes the preset's value; one given explicitly is kept. Idempotent."""
+    if not context.rates:
+        return context
+    preset = TURN_TYPE_PRESETS.get(context.rates)
+    if preset is None:
+        raise InputError(f"rates {context.rates!r} is not a preset: choose one of {', '.join(TURN_TYPE_PRESETS)}")
+    defaults = {item.name: item.default for item in fields(context)}
+    return replace(context, **{name: value for name, value in preset.settings().items()
+                               if getattr(context, name) == defaults[name]})
+
+
+def turn_type_rates(context: SynthesisContext) -> dict[str, float | str]:
+    """The turn-type rates and question-type mix a run uses (its preset applied), by setting name."""
+    applied = with_preset_rates(context)
+    return {name: getattr(applied, name) for name in ("unanswerable_rate", "partial_rate", "underspecified_rate",
+                                                      "multi_gold_rate", "question_types")}

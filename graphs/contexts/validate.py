@@ -27,10 +27,9 @@ class ValidationContext(StoreOptions, ModelOptions):
     depth: int = field(default=DEFAULT_DEPTH, metadata={"description": "Documents retrieved per query.",
         "min": 1, "max": MAX_DEPTH})
     embedder: str = field(default=DEFAULT_EMBEDDER, metadata={"description": DENSE_EMBEDDER_DESCRIPTION})
-    rerank_model: str | None = field(default=None, metadata={
+    rerank: str | None = field(default=None, metadata={
         "description": "Also rank each configuration reranked by this sentence-transformers CrossEncoder (name, "
-                       "path or registered name), its top rerank-depth re-scored; empty: no reranking.",
-        "cli": "--rerank"})
+                       "path or registered name), its top rerank-depth re-scored; empty: no reranking."})
     rerank_depth: int = field(default=DEFAULT_RERANK_DEPTH, metadata={
         "description": "Documents per query the reranker re-scores.", "min": 1, "max": MAX_POOL_DEPTH})
     llm: str = field(default=BASELINE, metadata={"description": REWRITER_DESCRIPTION})

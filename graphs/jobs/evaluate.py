@@ -121,11 +121,12 @@ def _checked_settings(workspace: Workspace, benchmark: str | Path, retrievers: S
     run_files = [str(Path(path).resolve()) for path in runs]
     for path in run_files:
         run_file_query_ids(path)  # a missing, empty or malformed run file stops here, before the run exists
-    rerank = settings.rerank_model
+    rerank = settings.rerank
     configurations = expand_configurations(specs, history_modes, rerank is not None) if specs else []
     run_file_configurations(run_files, taken={configuration.name for configuration in configurations})
     if settings.significance_test not in SIGNIFICANCE_TESTS:
-        raise InputError(f"--test must be one of {', '.join(SIGNIFICANCE_TESTS)}, got {settings.significance_test!r}")
+        raise InputError(f"--significance-test must be one of {', '.join(SIGNIFICANCE_TESTS)}, "
+                         f"got {settings.significance_test!r}")
     check_models(settings.llm)
     if rerank is not None:
         check_reranker(rerank)
@@ -156,7 +157,7 @@ def estimate_evaluation(benchmark: str | Path, *, retrievers: Sequence[str] | No
                         settings: EvaluationContext) -> CostEstimate:
     """The configurations an evaluation would run, and the model cost of the rewrite history."""
 
-    llm, rerank = settings.llm, settings.rerank_model
+    llm, rerank = settings.llm, settings.rerank
     loaded: Benchmark = cached_benchmark(resolved_path(str(benchmark)), workspace_for(settings.workspace),
                                          settings.split)
     if retrievers is None:

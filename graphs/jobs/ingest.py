@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
-from benchsmith.graphs.ingest import SKIPPED_FILE, WARNINGS_FILE, IngestContext, builder
+from benchsmith.graphs.ingest import DUPLICATES_FILE, SKIPPED_FILE, WARNINGS_FILE, IngestContext, builder
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_chunk_sizes,
                                            check_collection_name, check_embedders, check_models, checked_run_id,
                                            job_run, priced, workspace_for, run_settled)
@@ -19,6 +19,7 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.tools.chunking import chunk_document
 from benchsmith.tools.cleaning import clean_documents
+from benchsmith.tools.dedup import PageLoss, pages_that_lost_chunks
 from benchsmith.tools.loaders import STDLIB_SOURCE, load_sources
 from benchsmith.tools.page_kinds import DEFAULT_PAGE_KIND
 
@@ -41,6 +42,8 @@ class IngestResult(JobRun):
     warnings: list[str] = field(default_factory=list)  # an --include / --exclude pattern that matched no file
     stage_seconds: dict[str, float] = field(default_factory=dict)
     skipped: list[dict[str, str]] = field(default_factory=list)  # {"path", "reason"} per skipped file
+    # Pages that lost chunks to near-duplicate removal, and to which page (duplicates.jsonl has each chunk).
+    pages_that_lost_chunks: list[PageLoss] = field(default_factory=list)
 
 
 @takes_settings(IngestContext)
@@ -65,7 +68,12 @@ def ingest(sources: Sequence[str | Path], *, collection: str = DEFAULT_COLLECTIO
     return IngestResult(**job_run(outcome), collection=collection, **counts,
                         page_kinds=dict(values.get("page_kinds", {})), warnings=warnings,
                         stage_seconds=dict(values.get("stage_seconds", {})),
-                        skipped=load_jsonl(skipped_file) if skipped_file.exists() else [])
+                        skipped=load_jsonl(skipped_file) if skipped_file.exists() else [],
+                        pages_that_lost_chunks=_page_losses(outcome.run_dir.file(DUPLICATES_FILE)))
+
+
+def _page_losses(duplicates_file: Path) -> list[PageLoss]:
+    return pages_that_lost_chunks(load_jsonl(duplicates_file)) if duplicates_file.exists() else []
 
 
 def _checked_inputs(sources: Sequence[str | Path], collection: str, settings: IngestContext) -> dict[str, Any]:

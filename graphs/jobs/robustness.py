@@ -98,7 +98,8 @@ def _checked_inputs(workspace: Workspace, paraphrase_run: str | Path, retrievers
         raise InputError("each --judge may be given once")
     check_models(settings.llm, *judges)
     if settings.significance_test not in SIGNIFICANCE_TESTS:
-        raise InputError(f"--test must be one of {', '.join(SIGNIFICANCE_TESTS)}, got {settings.significance_test!r}")
+        raise InputError(f"--significance-test must be one of {', '.join(SIGNIFICANCE_TESTS)}, "
+                         f"got {settings.significance_test!r}")
     names = checked_measures(list(settings.measures or DEFAULT_MEASURES))  # none given: the defaults
     benchmark_qrels(directory, str(Path(qrels).resolve()) if qrels else None)
     given = {name: str(Path(path).resolve()) for name, path in (runs or {}).items()}

@@ -23,6 +23,7 @@ from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_CONVERSATIONS
 from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, recorded_settings, takes_settings
+from benchsmith.graphs.contexts.synthesize import with_preset_rates
 from benchsmith.graphs.synthesize import (BEIR_DIR, DIALOGUES_FILE, STATS_FILE, TREC_QRELS_FILE, UNANSWERABLE_POOL_DEPTH,
                                           SynthesisContext, builder, check_turn_types)
 from benchsmith.stores.benchmark_files import Dialogue
@@ -106,6 +107,7 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
     (``overlap_attempts`` corrective turns), then re-planned on another gold chunk
     (``overlap_replans`` times), then kept flagged ``overlap_rejected``."""
     arguments = shared_arguments(call_arguments(locals(), settings))  # first: nothing but the parameters is local yet
+    settings = with_preset_rates(settings)  # the rates a --rates preset names, recorded as the run's own
     check_collection_name(collection)
     check_models(settings.llm)
     check_within(1, MAX_CONVERSATIONS, conversations=conversations)
@@ -143,6 +145,7 @@ def estimate_synthesis(collection: str, *, conversations: int = DEFAULT_CONVERSA
                        settings: SynthesisContext) -> CostEstimate:
     """Model calls, tokens and cost of a synthesis run, from the real prompts filled with text of
     the expected lengths (chunks of the collection's mean length, answers of ~1,200 characters)."""
+    settings = with_preset_rates(settings)
     llm, cluster_size = settings.llm, settings.cluster_size
     check_models(llm)
     check_within(1, MAX_CONVERSATIONS, conversations=conversations)

@@ -58,7 +58,7 @@ def validate(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[s
              histories: Sequence[str] | None = None, runs: Sequence[str | Path] = (), judges: Sequence[str] = (),
              run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None,
              settings: ValidationContext) -> ValidationResult:
-    """Rank every configuration (``retrievers`` × ``histories``, ``rerank_model``, TREC ``runs``
+    """Rank every configuration (``retrievers`` × ``histories``, ``rerank``, TREC ``runs``
     that rank the queries of both sets) on ``synthetic`` (anything `evaluate` accepts) and on
     ``human`` (a BEIR directory over the same corpus, or a labelled JSONL whose gold chunk ids are
     ids of the synthetic corpus; labels over the collection it was synthesized from lose the
@@ -112,7 +112,7 @@ def _checked_inputs(workspace: Workspace, synthetic: str | Path, human: str | Pa
     history_modes = [parse_history_mode(mode) for mode in modes]
     if specs:
         require_oracle_rewrites(loaded, history_modes)
-    reranked = settings.rerank_model is not None
+    reranked = settings.rerank is not None
     configurations = expand_configurations(specs, history_modes, reranked) if specs else []
     run_file_configurations(run_files, taken={configuration.name for configuration in configurations})
     if len(configurations) + len(run_files) < MIN_CONFIGURATIONS:
@@ -144,7 +144,7 @@ def estimate_validation(synthetic: str | Path, *, human: str | Path, retrievers:
     input_tokens = estimate_tokens("x" * int(sum(pairs.values()) * mean_passage + calls * 1200))
     configurations = expand_configurations([parse_retriever(spec) for spec in inputs["retrievers"]],
                                            [parse_history_mode(mode) for mode in inputs["histories"]],
-                                           context.rerank_model is not None) if inputs["retrievers"] else []
+                                           context.rerank is not None) if inputs["retrievers"] else []
     names = [*(Path(path).name for path in inputs["runs"]), *(c.name for c in configurations)]
     notes = [f"configurations: {', '.join(names)}, ranked by {context.measure} on both sets",
              f"{len(loaded.queries):,} synthetic queries; {len(gold):,} labelled questions with "

@@ -7,7 +7,7 @@ import functools
 import re
 import threading
 from array import array
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from benchsmith.agents.text import WordStatistics
 from benchsmith.tools.bm25 import DEFAULT_B, DEFAULT_K1, BM25Index
 from benchsmith.tools.corpus_statistics import exact_word_statistics
 from benchsmith.tools.dense_retrieval import DenseIndex
+from benchsmith.tools.embedded_text import embedded_text
 from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
 from benchsmith.tools.indexing import DEFAULT_BATCH_SIZE, IndexItem, embed_into
 from benchsmith.tools.loaders import beir_document, beir_documents
@@ -147,20 +148,21 @@ def bm25_index(benchmark: Benchmark, workspace: Workspace | None = None) -> BM25
 
 
 def dense_index(workspace: Workspace, chroma_host: str | None, benchmark: Benchmark, embedder: Embedder) -> DenseIndex:
-    """The corpus's vectors under ``embedder``: those of the collection a synthesis run was built
-    from when it holds every document of this corpus with this embedder (the corpus may leave
-    out chunks the benchmark holds out), else a collection per (corpus, embedder), filled on
-    demand (resumably: stored ids are skipped)."""
+    """The corpus's vectors under ``embedder``, each passage embedded as tools/embedded_text.py says:
+    those of a collection that holds every document of this corpus with the same text and embedder
+    (the collection a synthesis run was built from first; the corpus may leave out chunks the
+    benchmark holds out), else a collection per (corpus, embedder), filled on demand (resumably:
+    stored ids are skipped)."""
     key = (benchmark.corpus_fingerprint(), embedder.name)
     with _lock:
         if key not in _dense_indexes:
             client = chroma_client(workspace, chroma_host)
             documents = corpus_documents(benchmark)
-            index = _source_index(client, benchmark, embedder, documents.keys())
+            index = _held_index(client, benchmark, embedder, documents)
             if index is None:
                 name = COLLECTION_UNSAFE.sub("-", f"eval-{key[0]}-{embedder.name}")[:60].strip("-_")
                 store = VectorStore(client, name, ChromaEmbeddingFunction(embedder), embedder.name)
-                lengths = array("q", (len(document_text(*document)) for document in documents.values()))
+                lengths = array("q", (len(embedded_text(*document)) for document in documents.values()))
                 embed_into(store, _IndexItems(documents), embedder, DEFAULT_BATCH_SIZE,
                            progress_reporter("embed corpus"), text_lengths=lengths)
                 index = DenseIndex.from_store(store)
@@ -178,21 +180,38 @@ class _IndexItems(Sequence[IndexItem]):
         return len(self.ids)
 
     def __getitem__(self, position: int) -> IndexItem:  # type: ignore[override]
-        return IndexItem(self.ids[position], document_text(*self.documents[self.ids[position]]))
+        return IndexItem(self.ids[position], embedded_text(*self.documents[self.ids[position]]))
 
 
-def _source_index(client: Any, benchmark: Benchmark, embedder: Embedder, doc_ids: Collection[str]) -> DenseIndex | None:
-    """The source collection's vectors of ``doc_ids``, when it holds every one of them."""
-    if benchmark.source_collection is None:
-        return None
-    try:
-        store = VectorStore(client, benchmark.source_collection, ChromaEmbeddingFunction(embedder), embedder.name)
-    except InputError:  # built with another embedder
-        return None
-    if store.count() < len(doc_ids):
-        return None
-    index = DenseIndex.from_store(store).restricted_to(set(doc_ids))
-    return index if len(index.doc_ids) == len(doc_ids) else None
+PROBED_DOCUMENTS = 16  # checked in each candidate collection before the whole corpus is
+
+
+def _held_index(client: Any, benchmark: Benchmark, embedder: Embedder,
+                documents: Mapping[str, tuple[str, str]]) -> DenseIndex | None:
+    """The vectors of a collection of the workspace that holds every document of the corpus with
+    the text it would be embedded as, built with ``embedder``: the benchmark's source collection
+    first, then the others by name. Its vectors are the ones an embedding would give (the same
+    text, the same model), read instead of computed, and the same ones `validate` reads."""
+    candidates = sorted(collection.name for collection in client.list_collections())
+    if benchmark.source_collection in candidates:
+        candidates.remove(benchmark.source_collection)
+        candidates.insert(0, benchmark.source_collection)
+    doc_ids = list(documents)
+    for name in candidates:
+        metadata = client.get_collection(name).metadata or {}
+        if metadata.get("embedder") != embedder.name:
+            continue
+        store = VectorStore(client, name, ChromaEmbeddingFunction(embedder), embedder.name)
+        if store.count() < len(doc_ids) or not _holds(store, doc_ids[:PROBED_DOCUMENTS], documents) \
+                or not _holds(store, doc_ids, documents):
+            continue
+        return DenseIndex.from_store(store).restricted_to(set(doc_ids))
+    return None
+
+
+def _holds(store: VectorStore, doc_ids: Sequence[str], documents: Mapping[str, tuple[str, str]]) -> bool:
+    stored = store.stored_texts(doc_ids)
+    return all(stored.get(doc_id) == embedded_text(*documents[doc_id]) for doc_id in doc_ids)
 
 
 _statistics_cache: dict[tuple[str, float], WordStatistics] = {}

@@ -24,7 +24,7 @@ from __future__ import annotations
 import gc
 import socket
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
@@ -33,10 +33,12 @@ from langgraph.graph.state import StateGraph
 from benchsmith.agents.endpoints import forget_endpoints
 from benchsmith.agents.redaction import redact
 from benchsmith.graphs.runtime.resources import release_run_items, usage_totals
+from benchsmith.graphs.runtime.settings import current_names
 from benchsmith.stores.checkpoints import run_checkpointer
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.postgres_runs import (find_run, forget_run, register_worker, save_run, worker_name,
-                                             worker_seen)
+from benchsmith.stores.postgres_runs import (database_claim, find_run, forget_run, register_worker, save_run,
+                                             worker_name, worker_seen)
+from benchsmith.stores.run_claims import workspace_claim
 from benchsmith.stores.runs import RunDirectory, RunRecord
 from benchsmith.stores.workspace import Workspace
 
@@ -72,8 +74,29 @@ def run_job(
     (kept in the record for `benchsmith runs`). With ``database`` its state is in PostgreSQL;
     ``arguments`` (the job's JSON-serializable API arguments) make it a run that workers join
     (`benchsmith work`), each with its own checkpoint thread, its progress being the run's work
-    items; without them the run is one process's, resumable on any machine."""
+    items; without them the run is one process's, resumable on any machine. A second start of a
+    run that a live process works on (a shared run's workers aside) stops with
+    :class:`~benchsmith.stores.run_claims.RunInUse` naming that process (stores/run_claims.py)."""
     run_dir = RunDirectory(workspace, run_id)
+    shared = database is not None and arguments is not None
+    with ExitStack() as claims:
+        if not shared:  # a shared run's workers work on it together; any other run has one process
+            claims.enter_context(workspace_claim(run_dir.path, run_id))
+            if database:
+                claims.enter_context(database_claim(database, run_id))
+        return _start_or_resume(builder, job=job, workspace=workspace, run_dir=run_dir, inputs=inputs,
+                                context=context, settings=settings, on_event=on_event,
+                                max_concurrency=max_concurrency, resume=resume, database=database,
+                                arguments=arguments)
+
+
+def _start_or_resume(builder: StateGraph, *, job: str, workspace: Workspace, run_dir: RunDirectory,
+                     inputs: dict[str, Any], context: Any, settings: dict[str, Any], on_event: EventHandler | None,
+                     max_concurrency: int | None, resume: str | None, database: str | None,
+                     arguments: dict[str, Any] | None) -> RunOutcome:
+    """:func:`run_job` once this process holds the run's claim: whether the run is new is decided
+    here, so a new run deletes only checkpoints no live process writes."""
+    run_id = run_dir.run_id
     new_run = not run_dir.exists()
     if not new_run:
         record = run_dir.load()
@@ -274,6 +297,7 @@ def check_same_job(run_id: str, recorded: str, requested: str) -> None:
 
 
 def check_same_settings(run_id: str, recorded: dict[str, Any], requested: dict[str, Any]) -> None:
+    recorded = current_names(recorded)  # a run recorded before a setting's rename resumes
     differing = sorted(key for key in recorded.keys() | requested.keys() if recorded.get(key) != requested.get(key))
     if differing:
         details = ", ".join(f"{key}: {recorded.get(key)!r} → {requested.get(key)!r}" for key in differing)

@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import inspect
 import typing
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,7 +50,7 @@ class StoreOptions:
         "description": "HOST:PORT of a Chroma server instead of the embedded store in the workspace.",
         "recorded": False})
     database: str | None = field(default=None, metadata={
-        "description": "postgresql://… for the run's checkpoints, model cache, usage and record in PostgreSQL; a "
+        "description": "A postgresql://USER@HOST/DATABASE URL for the run's checkpoints, model cache, usage and record in PostgreSQL; a "
                        "synthesis, audit or paraphrasing run is then shared by workers on any machine "
                        "(`benchsmith work RUN_ID`). Empty: $BENCHSMITH_DATABASE_URL, else SQLite in the workspace. "
                        "Pass a password through the environment variable, not the command line (commands are "
@@ -69,9 +70,9 @@ class ModelOptions:
     """How a job talks to its model server (every job that calls a model has these)."""
 
     seed: int = field(default=0, metadata={"description": "Seed for sampling, choices and model calls.", **SEED_BOUNDS})
-    requests_per_second: float | None = field(default=None, metadata={
+    rate_limit: float | None = field(default=None, metadata={
         "description": "At most this many model requests per second to one endpoint; empty: no limit.",
-        "cli": "--rate-limit", "recorded": False})
+        "recorded": False})
     timeout_s: float = field(default=60.0, metadata={
         "description": "Seconds before a model request times out.", "cli": "--timeout", "min": 0.1,
         "recorded": False})
@@ -88,7 +89,7 @@ class ModelOptions:
         from benchsmith.agents.models import ModelSettings  # the model client loads with a job, not with --help
 
         try:
-            return ModelSettings(seed=self.seed, requests_per_second=self.requests_per_second,
+            return ModelSettings(seed=self.seed, requests_per_second=self.rate_limit,
                                  timeout_s=self.timeout_s, max_attempts=self.max_attempts,
                                  structured_output=self.structured_output)
         except ValueError as error:
@@ -157,6 +158,16 @@ def _json_ready(value: Any) -> Any:
 # ---------------------------------------------------------------------------------------
 # The API's arguments.
 
+# Settings renamed so the API keyword and the command-line option say one name (issue 31): the old
+# keyword still works, with a DeprecationWarning, and a run recorded under it resumes.
+RENAMED_SETTINGS = {"switch_probability": "switch_rate", "requests_per_second": "rate_limit", "rerank_model": "rerank"}
+
+
+def current_names(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` (API keywords, or a run record's settings) with each renamed one under its new name."""
+    return {RENAMED_SETTINGS.get(name, name): value for name, value in settings.items()}
+
+
 def takes_settings(context_type: type) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """A job function whose keyword arguments include every user setting of ``context_type``
     (same names, same defaults): the function declares its own arguments (inputs, ``run_id``...)
@@ -173,6 +184,10 @@ def takes_settings(context_type: type) -> Callable[[Callable[..., Any]], Callabl
 
         @functools.wraps(job)
         def call(*args: Any, **kwargs: Any) -> Any:
+            for old in kwargs.keys() & RENAMED_SETTINGS.keys():
+                warnings.warn(f"{job.__name__}({old}=...) is deprecated: use {RENAMED_SETTINGS[old]}=",
+                              DeprecationWarning, stacklevel=2)
+            kwargs = current_names(kwargs)
             values = {name: kwargs.pop(name) for name in list(kwargs) if name in names}
             return job(*args, settings=context_type(**values), **kwargs)
 

@@ -58,7 +58,8 @@ from benchsmith.evals.selection_report import selection_report_files
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, register_model, run_seam, workspace_of
-from benchsmith.graphs.select.judging import VERDICT_STORE, judge_batch, pair_id, query_facts, stores_verdicts
+from benchsmith.graphs.select.judging import (VERDICT_STORE, judge_batch, pair_id, query_facts, run_identity,
+                                              stores_verdicts)
 from benchsmith.graphs.select.results import (BEST_FILE, JudgedPool, best_by_f_beta, best_configuration_yaml,
                                               configuration_counts, measured_configurations, selection_notes,
                                               separation, separation_text)
@@ -343,18 +344,19 @@ def _judgment_log(runtime: Runtime[SelectContext], run_id: str) -> RecordLog:
 
 
 def dispatch_judging(state: SelectState, runtime: Runtime[SelectContext]) -> list[Send] | Literal["facts"]:
-    """Batches of the pool's unjudged pairs, each of one query."""
+    """The batches with an unjudged pair. Batches are cut from each query's whole pool, the same
+    whatever was judged before a kill: a judge (the offline one weighs a passage against its batch)
+    sees the batches an uninterrupted run shows it."""
     judged = _judgment_log(runtime, state["run_id"]).ids()
     pooled = _file_records(_run_dir(runtime, state["run_id"]).file(POOL_FILE), "pair")
     progress_reporter(JUDGING_STAGE)(len(judged & pooled.keys()), len(pooled))
     by_query: dict[str, list[str]] = defaultdict(list)
     for pair, record in pooled.items():
-        if pair not in judged:
-            by_query[record["query_id"]].append(pair)
+        by_query[record["query_id"]].append(pair)
     size = max(1, _context(runtime).batch_size)
+    batches = [pairs[start:start + size] for pairs in by_query.values() for start in range(0, len(pairs), size)]
     sends = [Send("judge", {"run_id": state["run_id"], "queries": state["queries"], "judges": state["judges"],
-                            "pairs": pairs[start:start + size]})
-             for pairs in by_query.values() for start in range(0, len(pairs), size)]
+                            "pairs": batch}) for batch in batches if not judged.issuperset(batch)]
     return sends or "facts"
 
 
@@ -370,16 +372,21 @@ def judge(task: JudgeTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
         with concurrency_slot(task["run_id"], context.concurrency):
             judged = judge_batch(records, query, _seams(runtime, task["run_id"], task["judges"]), store,
                                  min_votes_of(context, task["judges"]),
-                                 statistics=_pool_statistics(_run_dir(runtime, task["run_id"]).file(POOL_FILE)))
+                                 statistics=_pool_statistics(_run_dir(runtime, task["run_id"]).file(POOL_FILE)),
+                                 run=_run_identity(runtime, task["run_id"]))
             # Durable before the slot frees: a kill after the next call starts never loses this batch.
-            for record in judged:
-                log.append_once(record)
+            logged = sum(log.append_once(record) for record in judged)
     finally:
         store.close()
-    for _ in judged:
+    for _ in range(logged):
         report_advance(JUDGING_STAGE)
     _run_dir(runtime, task["run_id"]).usage.sync()
-    return {"judged": len(judged)}
+    return {"judged": logged}
+
+
+def _run_identity(runtime: Runtime[SelectContext], run_id: str) -> str:
+    run_dir = _run_dir(runtime, run_id)
+    return run_identity(run_id, run_dir.load().created if run_dir.exists() else None)
 
 
 def facts(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:

@@ -7,6 +7,10 @@ in the workspace's verdict store (``select-judgments.sqlite``, keyed by the judg
 sampling, the prompt, the conversation and the passage), so a later run, or a run with one
 more configuration, pays only for pairs no run has judged. Offline baselines and label judges
 answer instantly and are not stored.
+
+A stored verdict names the run that paid for it: one a run finds that it stored itself (its
+killed attempt judged the pair, then died before logging it) is that run's own model verdict,
+not one "reused from an earlier run", so a resumed run counts what an uninterrupted one counts.
 """
 
 from __future__ import annotations
@@ -50,10 +54,18 @@ def verdict_key(spec: str, seam: ModelSeam, query: BenchmarkQuery, passage: str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def run_identity(run_id: str, created: float | None) -> str:
+    """A run as the verdict store names it: its id and when it was created (a later run reusing a
+    deleted run's id is another run)."""
+    return f"{run_id}@{created!r}" if created is not None else run_id
+
+
 def judge_batch(pairs: Sequence[Mapping[str, Any]], query: BenchmarkQuery, judges: Judges, store: LLMCache,
-                min_votes: int, statistics: WordStatistics | None = None) -> list[dict[str, Any]]:
+                min_votes: int, statistics: WordStatistics | None = None, run: str = "") -> list[dict[str, Any]]:
     """Every judge's verdict on each pair of one query (stored verdicts reused, the rest asked
     in one call per judge), and the ensemble's: relevant when ``is_confirmed`` (the audit's rule).
+    ``run`` names the run judging (:func:`run_identity`): verdicts are stored under it, and a
+    stored verdict counts as ``cached`` (reused from an earlier run) only when another run stored it.
 
     The offline baseline reads a pair's ``title`` (its heading path) when the record has one, and
     weighs query terms by ``statistics`` (the collection's) when given, else by the batch's own
@@ -65,7 +77,9 @@ def judge_batch(pairs: Sequence[Mapping[str, Any]], query: BenchmarkQuery, judge
         for record in pairs:
             stored = store.get(verdict_key(spec, seam, query, record["text"])) if stores_verdicts(seam) else None
             if stored is not None:
-                verdicts[record["pair"]][spec] = {**json.loads(stored), "cached": True}
+                verdict = json.loads(stored)
+                stored_by = verdict.pop("run", None)
+                verdicts[record["pair"]][spec] = {**verdict, "cached": not run or stored_by != run}
             else:
                 pending.append(record)
         if not pending:
@@ -78,7 +92,7 @@ def judge_batch(pairs: Sequence[Mapping[str, Any]], query: BenchmarkQuery, judge
         for record, judgment in zip(pending, answer.judgments):
             verdict = {"relevant": judgment.relevant, "facts": judgment.facts, "rationale": judgment.rationale}
             if stores_verdicts(seam):
-                store.put(verdict_key(spec, seam, query, record["text"]), seam.model, json.dumps(verdict))
+                store.put(verdict_key(spec, seam, query, record["text"]), seam.model, json.dumps({**verdict, "run": run}))
             verdicts[record["pair"]][spec] = {**verdict, "cached": False}
     results = []
     for record in pairs:

@@ -16,6 +16,7 @@ from benchsmith.evals.selection_measures import (QueryCounts, bootstrap_standard
 from benchsmith.graphs.select.judging import pair_id
 from benchsmith.graphs.select.retrieval import ChunkIndex
 from benchsmith.stores.trec import Run
+from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.tools.strategy_space import DIMENSIONS, SelectConfiguration
 
 BEST_FILE = "best-configuration.yaml"
@@ -146,7 +147,9 @@ def selection_notes(judges: Sequence[str], votes: int, batch_size: int, resample
         f"Intervals: percentile bootstrap over the queries, {resamples} resamples shared by all configurations, "
         f"{confidence:.0%} level. 'Best beats it' is the share of resamples in which the best configuration's PR-AUC "
         "is higher (ties count half).",
-        "BM25: bm25s, Lucene scoring; dense: exact inner product of L2-normalized embeddings; hybrid: fusion "
+        EMBEDDED_TEXT_NOTE,
+        "BM25: bm25s, Lucene scoring, over each chunk's text; dense: exact inner product of L2-normalized embeddings; "
+        "hybrid: fusion "
         "(tools/fusion.py: RRF k = 60, or min-max normalized sums) of each component's top 100; a query's "
         f"expansions are fused by RRF; a reranker re-scores the top {rerank_depth} before the cut to K; a filter "
         "ranks only the chunks it lets through.",

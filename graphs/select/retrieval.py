@@ -38,6 +38,7 @@ from benchsmith.tools.chunking_strategies import ChunkingSpec, SelectChunk, chun
 from benchsmith.tools.cleaning import clean_documents
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.documents import Document
+from benchsmith.tools.embedded_text import embedded_text
 from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
 from benchsmith.tools.fusion import fuse_runs
 from benchsmith.tools.indexing import DEFAULT_BATCH_SIZE, IndexItem, embed_into
@@ -133,7 +134,7 @@ class ChunkIndex:
     def _embedded(self, workspace: Workspace, chroma_host: str | None, embedder: Embedder) -> DenseIndex:
         store = VectorStore(chroma_client(workspace, chroma_host), collection_name(self.corpus, self.spec, embedder),
                             ChromaEmbeddingFunction(embedder), embedder.name)
-        items = [IndexItem(chunk.id, chunk.text, chunk.metadata()) for chunk in self.chunks]
+        items = [IndexItem(chunk.id, embedded_text(chunk.title, chunk.text), chunk.metadata()) for chunk in self.chunks]
         # Cached by text: chunks another chunking, an ingestion or an earlier search embedded are not embedded again.
         embed_into(store, items, cached_embedder(embedder, workspace), DEFAULT_BATCH_SIZE,
                    progress_reporter(f"embed {self.spec.label}"))
