@@ -349,10 +349,15 @@ def _plan_turn(runtime: Runtime[SynthesisContext], state: ConversationState, dra
     collection = state["collection"]
     excluded = excluded | frozenset(_reserved(runtime, state).values())  # never gold: turns may hold them out
     if not turns:
-        cluster = state.get("cluster_id") or 0
-        offset = next((o for o, chunk_id in enumerate(clusters[cluster]) if chunk_id not in excluded), None)
-        if offset is None:
+        # the conversation's cluster first; when none of its chunks is left (each refused: a format
+        # specification's tables have nothing a user asks), the clusters after it in the walk
+        first = state.get("cluster_id") or 0
+        found = next(((cluster, offset) for step in range(len(clusters))
+                      for cluster in [(first + step) % len(clusters)]
+                      for offset, chunk_id in enumerate(clusters[cluster]) if chunk_id not in excluded), None)
+        if found is None:
             return None
+        cluster, offset = found
         # One read of the store for what the next nodes read first: this cluster's passages (the
         # questioner) and the next cluster's vectors (the second turn's soft candidates).
         candidates = soft_switch_candidates(clusters, Position(cluster, offset), set())
