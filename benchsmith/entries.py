@@ -72,8 +72,12 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
     if SETTING_LINE.match(stripped):
         return Entry(stripped, "setting")
     if option := OPTION_LINE.match(stripped):
-        names = re.findall(r"--?\[?[\w-]+\]?[\w-]*", option.group(0))
-        return Entry(max(names, key=len).replace("[", "").replace("]", ""), "option")
+        names = [name.replace("[no-]", "").replace("[", "").replace("]", "")
+                 for name in re.findall(r"--?\[?[\w-]+\]?[\w-]*", option.group(0))]
+        # the option the text describes: "--edit, -e, --no-edit" documents --edit (its negation only
+        # turns it off), "--[no-]verify" --verify; a short option's long name when it has one
+        long = [name for name in names if name.startswith("--")]
+        return Entry(next((name for name in long if not name.startswith("--no-")), (long or names)[0]), "option")
     if attribute := ATTRIBUTE_LINE.match(stripped):  # mkdocstrings: "is_link: bool = False class-attribute"
         return Entry(attribute["name"], "attribute")
     if heading and SNAKE_NAME.match(stripped):

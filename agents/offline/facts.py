@@ -121,7 +121,10 @@ def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
         if not statement.whole or points_outside(sentence, SELF_NOUNS if statement.entry else frozenset()):
             continue  # no answer on its own: cut off, or "This flag ...", "However, ...", "as shown above"
         answer = _answer(found, parsed, statement)
-        for reader in (ENTRY_READERS if docstring_mood(statement, sentence) else READERS):
+        # an option's description says what the option does, in the imperative ("With --batch, follow
+        # symlinks ..."): no instruction to the user, however it is worded
+        describes = docstring_mood(statement, sentence) or statement.entry_kind == "option"
+        for reader in (ENTRY_READERS if describes else READERS):
             facts.extend(Fact(kind, topic, slots, statement.position, answer, statement.entry)
                          for kind, topic, slots in reader(statement, sentence))
     facts.extend(_section(found, title))
@@ -330,6 +333,9 @@ def _procedures(statement: Statement, sentence: Sentence) -> Found:
         # it is not part of it
         indices = [i for i in _clause_span(sentence, token) if i != (marker.index if marker else -1)] \
             if purpose else verb_phrase(sentence, token, complement=True)
+        if token.lemma in LIGHT_VERBS and not _names_code(sentence, sentence.child(token.index, "dobj"),
+                                                          products=True):
+            continue  # "to have better success": a light verb's task says nothing a user can name
         if _fits(indices) and _names_something(sentence, token) and (vp := render(sentence, indices)):
             found.append(("procedure", _object_topic(sentence, token) or vp, (("vp", vp),)))
     root = sentence.root
@@ -470,6 +476,8 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
                 child.dep == "aux" and child.lemma in ("have", "would", "can", "could", "may", "might", "should",
                                                          "must") for child in sentence.children(clause.index)):
             continue  # "if you intend to X, ... is required", "if it fails, see ...", "if it had been ..."
+        if clause.tag == "VBD":
+            continue  # "when you installed MkDocs": a past event, not a condition to ask about
         condition = condition_clause(sentence, clause, mark)
         if condition is None:
             continue
@@ -632,7 +640,8 @@ def _entries(statement: Statement, sentence: Sentence) -> Found:
             and opening.lemma not in ("default", "defaults"):
         # "After receiving the pack, receive-pack may ...", "Defaults to 64": a circumstance or a
         # default, not what the entry is for
-        found.append(("purpose", name, slots))
+        intent = opening.lemma in ("intend", "useful", "use", "mean", "helpful")  # "Intended to speed up ..."
+        found.append(("purpose", name, (*slots, ("why", "yes" if intent else ""))))
     if statement.role == "returns" or (sentence.tokens and sentence.tokens[0].lemma in ("return", "returns", "yield")
                                        and statement.entry_kind in ("function", "method", "classmethod",
                                                                     "staticmethod")):

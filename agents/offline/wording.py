@@ -70,6 +70,9 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
     "purpose-name": _frames(("what-for", "factoid", "What is {entry} for?"),
                             ("used-for", "factoid", "What is {entry} used for?"),
                             ("purpose-of", "factoid", "What is the purpose of {entry}?")),
+    # an entry whose description opens with its intent ("Intended to speed up tools that ...")
+    "purpose-why": _frames(("why-use", "explanation", "Why would I use {entry}?"),
+                           ("useful-when", "explanation", "When is {entry} useful?")),
     "purpose-class": _frames(("what-for", "factoid", "What is {entry} for?"),
                              ("class-represent", "factoid", "What does the {entry} class represent?"),
                              ("when-use", "explanation", "When would I use {entry}?"),
@@ -82,7 +85,6 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
                                  ("what-signal", "factoid", "What does {an_entry} signal?"),
                                  ("why-get", "explanation", "Why would I get {an_entry}?")),
     "purpose-option": _frames(("option-do", "factoid", "What does the {entry} option{of_owner} do?"),
-                              ("option-when", "explanation", "When should I use {entry}{with_owner}?"),
                               ("option-for", "factoid", "What is {entry} for{in_owner}?"),
                               ("keyword-option", "keyword", "{owner_space}{entry} option")),
     "purpose-setting": _frames(("setting-do", "factoid", "What does the {entry} setting do?"),
@@ -94,8 +96,7 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
                        ("keyword-return", "keyword", "{entry} return value")),
     "conditional-return": _frames(("what-return-if", "factoid", "What does {entry} return {mark} {clause}?"),
                                   ("mark-return", "factoid", "{Mark} {clause}, what does {entry} return?")),
-    "section": _frames(("how-work", "explanation", "How {do} {topic} work?"),
-                       ("explain", "explanation", "Can you explain {topic}?"),
+    "section": _frames(("explain", "explanation", "Can you explain {topic}?"),
                        ("overview", "summary", "Can you give me an overview of {topic}?")),
     "section-where": _frames(("where-find", "factoid", "Where can I find {topic}?"),),
     "parameter": _frames(("parameter-for", "factoid", "What is the {parameter} parameter of {entry} for?"),
@@ -137,6 +138,8 @@ def frames_of(fact: Fact) -> tuple[Frame, ...]:
         return FRAMES["error" if fact.has("raiser") else "error-alone"]
     if fact.kind == "purpose":
         kind = fact.slot("entry_kind")
+        if fact.has("why") and fact.slot("why"):
+            return FRAMES["purpose-why"]
         return FRAMES[ENTRY_FRAMES.get(kind, "purpose" if kind in CALLABLE_KINDS else "purpose-name")]
     if fact.kind == "capability":
         return FRAMES["capability-owner" if fact.has("owner") else "capability"]
