@@ -57,6 +57,7 @@ class Statement:
     parameter: str | None = None  # the parameter a "parameter" statement describes
     whole: bool = True  # a complete sentence (not cut by the chunk boundary, not a label)
     owner: str | None = None  # what an option belongs to: the page's command ("git merge" of "--ff-only")
+    heading: str = ""  # the heading the statement stands under (in the passage, else its title's last part)
 
 
 @dataclass(frozen=True)
@@ -131,9 +132,11 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
     entry: Entry | None = heading_entry
     first_pending = False
     field: str | None = None  # the field list being read: "parameters", "returns"
+    heading = section_heading(title)
     for unit in units(text):
         if unit.kind == "heading":
             entry, field, first_pending = None, None, False
+            heading = plain_text(unit.text).strip()
             continue
         line_entry = entry_of_line(unit.text) if "\n" not in unit.text else None
         if unit.kind == "code":
@@ -153,12 +156,12 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             description = item["text"].removeprefix("(optional)").strip()
             found.append(Statement(description, len(found), entry.name if entry else None,
                                    entry.kind if entry else None, "parameter", item["name"].lstrip("*"),
-                                   is_complete(description)))
+                                   is_complete(description), heading=heading))
             continue
         if field in RETURNS_HEADINGS:
             said = plain_text(unit.text).strip(" –-")
             found.append(Statement(said, len(found), entry.name if entry else None, entry.kind if entry else None,
-                                   "returns", None, len(content_words(said)) >= 3))  # a bare type says little
+                                   "returns", None, len(content_words(said)) >= 3, heading=heading))  # a bare type says little
             field = None
             continue
         field = None
@@ -172,7 +175,7 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             first_pending = False
             owner = page_subject(title) if entry and entry.kind == "option" else None
             found.append(Statement(plain, len(found), entry.name if entry else None, entry.kind if entry else None,
-                                   role, None, is_complete(sentence), owner))
+                                   role, None, is_complete(sentence), owner, heading=heading))
     return tuple(found)
 
 

@@ -130,8 +130,10 @@ def _sentence(doc: Any, names: list[str]) -> Sentence:
     restored = iter(names)
     tokens = []
     for token in doc:
-        placeholder = token.text in PLACEHOLDERS
-        name = next(restored, token.text) if placeholder else token.text
+        # a placeholder the tokenizer kept with what follows it ("nDCG@10" → "Zorblax@10") is restored too
+        held = next((p for p in PLACEHOLDERS if p in token.text), None)
+        placeholder = held is not None
+        name = token.text.replace(held, next(restored, held), 1) if held else token.text
         tokens.append(Token(index=token.i, text=name, lemma=name if placeholder else token.lemma_.lower(),
                             pos="PROPN" if placeholder else token.pos_, tag="NNP" if placeholder else token.tag_,
                             dep=token.dep_, head=token.head.i, space=bool(token.whitespace_), code=placeholder))

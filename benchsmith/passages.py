@@ -167,7 +167,7 @@ ABBREVIATIONS = frozenset(
     "eq eqs sec ch vol pp ed eds min max esp est dept univ".split()
 )
 SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*\s+")
-STARTS_SENTENCE = re.compile(r"[\"'“‘(\[`\x00]*[A-Z0-9]")
+STARTS_SENTENCE = re.compile(r"[\"'“‘(\[`\x00]*(?:[A-Z0-9]|--?[a-z])")  # ... or an option ("--dry-run prints ...")
 MASK = re.compile(r"\x00(\d+)\x00")
 
 

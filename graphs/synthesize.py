@@ -413,6 +413,9 @@ LABEL_ATTEMPTS = 4  # plans a turn type tries (held-out chunks of this cluster, 
 # Other gold chunks a turn whose question is ill-formed moves to: real documentation holds many chunks
 # with nothing a user asks (index pages, tables, release notes), more than the overlap re-plans allow.
 FORM_REPLANS = 12
+# Offline, a chunk with nothing to ask costs nothing to find out (a third of documentation chunks have
+# something the offline questioner asks): try more of them before a turn is given up.
+BASELINE_FORM_REPLANS = 40
 PARTIAL_CLUSTERS = 4  # the clusters whose held-out chunk a partial turn may be planned on
 
 
@@ -563,6 +566,10 @@ def _shared_subject(runtime: Runtime[SynthesisContext], collection: str, chunk_i
     return shared_subject(_passages(runtime, collection, chunk_ids))
 
 
+def turns_so_far(state: ConversationState) -> int:
+    return len(state.get("turns", []))
+
+
 def _position(state: ConversationState) -> int:
     """The place of the turn in flight: the turns kept and those the quality gate dropped before it."""
     return len(state.get("turns", [])) + len(state.get("dropped_turns", []))
@@ -669,10 +676,15 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
                    for order, (overlap, draft) in enumerate(asked)]
         ill_formed, overlap = drafts[-1][:2]
         if (overlap <= context.max_overlap and not ill_formed) or len(tried) > context.overlap_replans and (
-                not ill_formed or form_replans >= FORM_REPLANS):
+                not ill_formed or form_replans >= (BASELINE_FORM_REPLANS if seam.is_baseline else FORM_REPLANS)):
             break
         form_replans += ill_formed and overlap <= context.max_overlap
-        plan = _plan_turn(runtime, state, plan.get("switch_drawn") or plan["switch"], frozenset(tried), len(tried))
+        drawn = plan.get("switch_drawn") or plan["switch"]
+        # what the draw allows is used up (a follow-up's chunk, the soft neighbours): anywhere else, labelled
+        # by the similarity rule
+        plan = _plan_turn(runtime, state, drawn, frozenset(tried), len(tried)) or \
+            (_plan_turn(runtime, state, "hard", frozenset(tried), len(tried)) if drawn != "hard" and turns_so_far(state)
+             else None)
     _, overlap, _, draft, kept = min(drafts, key=lambda item: item[:3])  # the earliest of the best
     return {**kept, "turn_plan": {**state["turn_plan"], "gold_ids": [kept["gold_id"]], "asked_ids": [kept["gold_id"]]},
             "draft": {"question": draft.question, "rewrite": draft.rewrite,

@@ -174,8 +174,8 @@ def self_contained(question: str, title: str) -> str:
     pathspec?"): a first question about "a pattern" or "an empty string" leans on a page the user has
     not named."""
     context = context_name(title)
-    if not context or question.startswith("In ") or _anchored(question, title):
-        return question
+    if not context or question.startswith("In ") or _anchored(question, title) or not question.rstrip().endswith("?"):
+        return question  # (a keyword query is typed as it is: nobody types "In Models, --timeout option")
     opening = question if question[1:2].isupper() or question.split(" ", 1)[0] == "I" else \
         question[:1].lower() + question[1:]
     return f"In {context}, {opening}"

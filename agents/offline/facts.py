@@ -333,9 +333,11 @@ def _procedures(statement: Statement, sentence: Sentence) -> Found:
         # it is not part of it
         indices = [i for i in _clause_span(sentence, token) if i != (marker.index if marker else -1)] \
             if purpose else verb_phrase(sentence, token, complement=True)
-        if token.lemma in LIGHT_VERBS and not _names_code(sentence, sentence.child(token.index, "dobj"),
-                                                          products=True):
-            continue  # "to have better success": a light verb's task says nothing a user can name
+        obj = sentence.child(token.index, "dobj")
+        if token.lemma in ("have", "get", "make", "take", "give") and (obj is None or any(
+                child.dep == "amod" and child.lemma in EVALUATIVE | {"better", "more", "less"}
+                for child in sentence.children(obj.index))):
+            continue  # "to have better success": a light verb on a judgement says nothing a user can name
         if _fits(indices) and _names_something(sentence, token) and (vp := render(sentence, indices)):
             found.append(("procedure", _object_topic(sentence, token) or vp, (("vp", vp),)))
     root = sentence.root
@@ -739,9 +741,11 @@ def _behaviours(statement: Statement, sentence: Sentence) -> Found:
         owner, plural = _entry_name(statement), False
     elif subject.code or subject.pos == "PROPN" or any(child.code or child.pos == "PROPN"
                                                        for child in sentence.children(subject.index)) \
-            or _described_thing(sentence, subject):
+            or _described_thing(sentence, subject) or _heading_thing(sentence, subject, statement):
         # the verb agrees with its subject: "Requests decompresses" is one thing, "Blueprints record" several
         owner, plural = noun_phrase(sentence, subject, article=True), root.tag == "VBP"
+        if owner is None and _heading_thing(sentence, subject, statement):
+            owner = f"the {subject.text}"  # the heading says which: "the audit" under "Audit"
     else:
         return []
     if not owner or sentence.child(root.index, "neg"):
@@ -756,6 +760,14 @@ def _behaviours(statement: Statement, sentence: Sentence) -> Found:
     rest = render(sentence, [i for i in indices if i != root.index]) if _fits(indices) else None
     slots = (("owner", owner), ("verb", root.lemma), ("does", "do" if plural else "does"), ("aim", aim or ""))
     return [("behaviour", _bare(owner), (*slots, *((("rest", rest),) if rest else ())))]
+
+
+def _heading_thing(sentence: Sentence, noun: Token, statement: Statement) -> bool:
+    """"The audit" in a section headed "Audit": the thing the section is about, named by its heading."""
+    heading = statement.heading if hasattr(statement, "heading") else ""
+    return bool(heading) and noun.pos == "NOUN" and noun.lemma not in GENERIC_NOUNS \
+        and any(child.dep == "det" and child.lemma == "the" for child in sentence.children(noun.index)) \
+        and noun.lemma in {word.lower().rstrip("s") for word in heading.split()} | {word.lower() for word in heading.split()}
 
 
 def _described_thing(sentence: Sentence, noun: Token) -> bool:
@@ -802,6 +814,31 @@ def _defaults(statement: Statement, sentence: Sentence) -> Found:
     return [("default", owner, (("owner", owner),))] if owner else []
 
 
+def _named_uses(statement: Statement, sentence: Sentence) -> Found:
+    """What a code name is for, where a sentence names it with its use: "Use --llm openai:<model>
+    for real conversations", "Use json.loads to read a document" (what is X for?), and
+    "--dry-run prints calls and cost first" (what does X do?: the parser often takes the verb after
+    a code name for a noun)."""
+    tokens = [token for token in sentence.tokens if token.pos != "PUNCT"]
+    if len(tokens) < 4 or statement.entry:
+        return []
+    first, second = tokens[0], tokens[1]
+    if first.code and second.text.lower().endswith("s") and second.text.isalpha() and second.text.islower() \
+            and second.pos in ("VERB", "NOUN") and second.tag in ("VBZ", "NNS"):
+        return [("purpose", first.text, (("entry", first.text), ("entry_kind", _code_kind(first.text)),
+                                         ("owner", ""), ("why", "")))]
+    if first.text.lower() == "use" and second.code and any(  # (the tagger may call "Use" a name)
+            token.text.lower() in ("for", "to", "when") for token in tokens[2:]):
+        return [("purpose", second.text, (("entry", second.text), ("entry_kind", _code_kind(second.text)),
+                                          ("owner", ""), ("why", "")))]
+    return []
+
+
+def _code_kind(name: str) -> str:
+    """An entry kind from a code name's form: an option, a call, else a name."""
+    return "option" if name.startswith("-") else "function" if name.endswith(")") else "name"
+
+
 READERS = (_procedures, _conditions, _errors, _definitions, _entries, _comparisons, _capabilities, _defaults,
-           _behaviours, _advice)
+           _behaviours, _advice, _named_uses)
 ENTRY_READERS = (_conditions, _errors, _entries, _defaults)  # a docstring's sentence: what the entry does
