@@ -823,7 +823,8 @@ def _named_uses(statement: Statement, sentence: Sentence) -> Found:
     if len(tokens) < 4 or statement.entry:
         return []
     first, second = tokens[0], tokens[1]
-    if first.code and second.text.lower().endswith("s") and second.text.isalpha() and second.text.islower() \
+    if first.code and first.text.startswith("-") and second.text.lower().endswith("s") and second.text.isalpha() \
+            and second.text.islower() and second.lemma not in LIGHT_VERBS \
             and second.pos in ("VERB", "NOUN") and second.tag in ("VBZ", "NNS"):
         return [("purpose", first.text, (("entry", first.text), ("entry_kind", _code_kind(first.text)),
                                          ("owner", ""), ("why", "")))]
