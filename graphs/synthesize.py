@@ -663,7 +663,7 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
     tried: list[str] = []
     # (ill-formed, overlap, order, draft, plan): a well-formed question first, then the lowest overlap
     drafts: list[tuple[bool, float, int, Any, dict[str, Any]]] = []
-    corrections = form_replans = 0
+    corrections = form_replans = overlap_replans = 0
     while plan is not None:
         tried.append(plan["gold_id"])
         asked = _ask(runtime, state, plan, seam)
@@ -678,19 +678,22 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
         if (overlap <= context.max_overlap and not ill_formed) or len(tried) > context.overlap_replans and (
                 not ill_formed or form_replans >= (BASELINE_FORM_REPLANS if seam.is_baseline else FORM_REPLANS)):
             break
-        form_replans += ill_formed and overlap <= context.max_overlap
+        for_form = ill_formed and overlap <= context.max_overlap
         drawn = plan.get("switch_drawn") or plan["switch"]
         # what the draw allows is used up (a follow-up's chunk, the soft neighbours): anywhere else, labelled
         # by the similarity rule
         plan = _plan_turn(runtime, state, drawn, frozenset(tried), len(tried)) or \
             (_plan_turn(runtime, state, "hard", frozenset(tried), len(tried)) if drawn != "hard" and turns_so_far(state)
              else None)
+        if plan is not None:  # a re-plan made, counted by its reason
+            form_replans += for_form
+            overlap_replans += not for_form
     _, overlap, _, draft, kept = min(drafts, key=lambda item: item[:3])  # the earliest of the best
     return {**kept, "turn_plan": {**state["turn_plan"], "gold_ids": [kept["gold_id"]], "asked_ids": [kept["gold_id"]]},
             "draft": {"question": draft.question, "rewrite": draft.rewrite,
                       "subject": getattr(draft, "subject", None), "question_type": getattr(draft, "question_type", None)},
             "overlap": {"lexical_overlap": overlap, "overlap_rejected": overlap > context.max_overlap,
-                        "overlap_corrections": corrections, "overlap_replans": len(tried) - 1 - form_replans,
+                        "overlap_corrections": corrections, "overlap_replans": overlap_replans,
                         "form_replans": form_replans}}
 
 

@@ -78,5 +78,5 @@ def test_every_process_level_cache_of_the_runtime_is_bounded():
                     unbounded.append(where)
     # These keep one corpus at a time (cleared when another comes): audit's word statistics, select's
     # corpora and chunk indexes.
-    assert sorted(unbounded) == [("graphs/audit.py", "_statistics_cache"), ("graphs/select/retrieval.py", "_chunk_indexes"),
+    assert sorted(unbounded) == [("graphs/runtime/corpus_indexes.py", "_statistics_cache"), ("graphs/select/retrieval.py", "_chunk_indexes"),
                                  ("graphs/select/retrieval.py", "_corpora")]

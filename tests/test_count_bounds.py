@@ -87,7 +87,7 @@ def test_every_count_setting_declares_both_bounds_and_the_api_refuses_past_them(
 
 
 def test_synthesize_refuses_a_million_turns_through_the_api_before_any_run(tmp_path):
-    with pytest.raises(InputError, match=r"^--turns must be within \[1, 50\], got 1000000"):
+    with pytest.raises(InputError, match=r"^turns must be within \[1, 50\], got 1000000"):
         benchsmith.synthesize("any-collection", turns=1_000_000, workspace=tmp_path / "ws")
     assert not (tmp_path / "ws" / "runs").exists()
 

@@ -35,7 +35,9 @@ def test_conversation_graph_runs_with_no_context_and_returns_its_turns(clustered
     assert result["conversation_id"] == "app-1" and result["cluster_id"] == 2
     assert [turn["index"] for turn in result["turns"]] == [0, 1, 2, 3]
     clusters = load_clustering(clustered, COLLECTION, 8, 16, 0).clusters
-    assert result["turns"][0]["gold_ids"][0] == clusters[2][0] and result["turns"][0]["switch"] == "start"
+    # the walk starts at cluster 2; a cluster whose chunks the questioner all refuses (here cluster 2's
+    # parameter lists, whose questions copy the passage) gives way to the clusters after it
+    assert result["turns"][0]["gold_ids"][0] in clusters[2] + clusters[3] and result["turns"][0]["switch"] == "start"
     # Nothing was written into a run: the app owns the output.
     assert not (clustered.runs_dir / "conversations" / "dialogues.jsonl").exists()
 

@@ -35,7 +35,7 @@ def synthesized(tmp_path_factory):
     root = tmp_path_factory.mktemp("validate-held-out")
     workspace = Workspace.resolve(root / "ws")
     build_rich_collection(workspace, root / "corpus", documents=40)
-    synthesize(workspace, "held", conversations=6, turns=5, unanswerable_rate=0.3, partial_rate=0.2)
+    synthesize(workspace, "held", conversations=8, turns=5, unanswerable_rate=0.4, partial_rate=0.3)
     run_dir = RunDirectory(workspace, "held").path
     held = sorted(load_benchmark(run_dir, workspace).held_out)
     corpus = {record["_id"]: record["text"] for record in load_jsonl(run_dir / "beir" / "corpus.jsonl")}
