@@ -134,7 +134,9 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as directory, model_server(LATENCY_S) as (base_url, server_pid):
         workspace = Workspace.resolve(Path(directory) / "ws")
-        build_collection(workspace, Path(directory) / "corpus", documents=max(100, 4 * conversations + 20))
+        # Deduplication keeps about 70% of the fixture's pages, and a cluster holds one more chunk than
+        # its size (the one an unanswerable turn holds out): 6 pages per conversation leave spare clusters.
+        build_collection(workspace, Path(directory) / "corpus", documents=max(100, 6 * conversations + 100))
         os.environ["OPENAI_API_KEY"] = "sk-benchmark"
         os.environ["OPENAI_BASE_URL"] = base_url
 
