@@ -24,7 +24,7 @@ from __future__ import annotations
 import gc
 import socket
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
@@ -38,6 +38,7 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres_runs import find_run, register_worker, save_run, worker_name, worker_seen
 from benchsmith.stores.runs import RunDirectory, RunRecord
 from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.write_behind import drain_all
 
 EventHandler = Callable[[dict[str, Any]], None]
 
@@ -114,11 +115,14 @@ def run_job(
                         else:  # a node (or one Send worker) finished: {"node_name": update}
                             for node in payload:
                                 on_event({"node": node})
+            drain_all()  # the run's cache puts and ledger lines are on file when it returns
             final = graph.get_state(config)
             if final.next:  # the stream ended with work left (a signal can end it quietly): not finished
                 raise RuntimeError(f"the run stopped before finishing (next: {', '.join(final.next)})")
             summary = run_summary(builder, final.values)
     except BaseException as error:
+        with suppress(Exception):  # what the run paid for, as far as it can be written
+            drain_all()
         _record_crash(run_dir, database, error, shared=arguments is not None)
         raise
     finally:
