@@ -250,7 +250,11 @@ def main() -> None:
     parser.add_argument("--profile-out", type=Path, metavar="FILE",
                         help="With --profile: also save each run's whole profile there (pstats format; the "
                              "condition and run number are added to the name).")
+    parser.add_argument("--timed-run", help=argparse.SUPPRESS)  # JSON: one timed run, in the process it starts
     args = parser.parse_args()
+    if args.timed_run:
+        print(json.dumps(timed_run(args, **json.loads(args.timed_run))), flush=True)
+        return
     conversations = args.conversations or max(32, 4 * args.concurrency)
     conditions = [name.strip() for name in args.conditions.split(",") if name.strip()]
     if unknown := set(conditions) - set(CONDITIONS):
@@ -261,55 +265,30 @@ def main() -> None:
         # Deduplication keeps about 70% of the fixture's pages, and a cluster holds one more chunk than
         # its size (the one an unanswerable turn holds out): 6 pages per conversation leave spare clusters.
         build_collection(workspace, Path(directory) / "corpus", documents=max(100, 6 * conversations + 100))
-        os.environ["OPENAI_API_KEY"] = "sk-benchmark"
-        os.environ["OPENAI_BASE_URL"] = base_url
-
-        def synthesize(run_id: str, count: int, turns: int, concurrency: int, seed: int) -> None:
-            context = SynthesisContext(workspace=str(workspace.root), llm=MODEL, cluster_size=4,
-                                       concurrency=concurrency, seed=seed, quality_gate=args.quality_gate)
-            run_job(builder, job="synthesize", workspace=workspace, run_id=run_id, context=context, settings={},
-                    inputs={"run_id": run_id, "collection": COLLECTION, "conversations": count, "turns": turns},
-                    max_concurrency=concurrency)
-
-        # Import and build the clients first (a seed of its own: nothing of it is in the timed runs' cache),
-        # so the timing covers synthesis only.
-        synthesize("warm-up", 2, 2, 2, seed=WARM_UP_SEED)
-        bare_client_calls(base_url, args.concurrency, 2)
         results: list[dict[str, Any]] = []
         # The conditions alternate run by run, so a change in the machine's other load falls on both.
         for number in range(args.runs):
             for condition in conditions:
-                seed = len(results)  # each run's own seed: a cold cache and its own clustering
+                seed = len(results)  # each run's own seed: a cold response cache and its own clustering
                 # The clustering depends on the seed: made before the timing, as `benchsmith cluster` makes it.
                 cluster(COLLECTION, size=4, seed=seed, workspace=str(workspace.root))
-                run_id = f"bench-{condition}-{number}"
-                profiles = ThreadProfiles() if args.profile else contextlib.nullcontext()
                 with busy_neighbour() if condition == "neighbour" else contextlib.nullcontext() as neighbour_pid:
-                    bare = bare_client_calls(base_url, args.concurrency, BARE_CALLS_PER_THREAD)
-                    neighbour_cpu = cpu_seconds(neighbour_pid) if neighbour_pid else 0.0
-                    server_cpu = cpu_seconds(server_pid)
-                    measure = Measure.start()
-                    with profiles:
-                        synthesize(run_id, conversations, args.turns, args.concurrency, seed=seed)
-                    stats = run_seam(workspace, run_id, MODEL, SynthesisContext(seed=seed)).stats
-                    model_calls = stats.calls - stats.cache_hits
-                    run = measure.stop(calls=model_calls)
-                    run["neighbour_cores"] = ((cpu_seconds(neighbour_pid) - neighbour_cpu) / run["wall_s"]
-                                              if neighbour_pid else 0.0)
-                run.update(condition=condition, number=number, bare=bare, cache_hits=stats.cache_hits,
-                           retries=stats.retries, server_cpu_s=cpu_seconds(server_pid) - server_cpu,
-                           ideal_per_min=min(args.concurrency, conversations) * 60
-                           / (model_calls / conversations * LATENCY_S),
-                           per_min=conversations / (run["wall_s"] / 60))
-                run["rate_ratio"] = run["per_min"] / run["ideal_per_min"]
-                run["bare_ratio"] = run["cpu_ms_per_call"] / bare["cpu_ms_per_call"]
+                    # A process of its own per run, as `benchsmith synthesize` is: nothing a run read or
+                    # built (the passage cache, the clients) is left warm for the next.
+                    settings = {"workspace": str(workspace.root), "base_url": base_url, "server_pid": server_pid,
+                                "neighbour_pid": neighbour_pid, "seed": seed, "conversations": conversations,
+                                "run_id": f"bench-{condition}-{number}"}
+                    command = [sys.executable, __file__, *sys.argv[1:], "--timed-run", json.dumps(settings)]
+                    if args.profile_out:
+                        command += ["--profile-out", str(args.profile_out.with_name(
+                            f"{args.profile_out.stem}-{condition}-{number}{args.profile_out.suffix}"))]
+                    finished = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True)
+                *printed, last = finished.stdout.strip().splitlines()
+                run = {**json.loads(last), "condition": condition, "number": number}
                 results.append(run)
                 print_run(run, args)
-                if args.profile:
-                    out = args.profile_out and args.profile_out.with_name(
-                        f"{args.profile_out.stem}-{condition}-{number}{args.profile_out.suffix}")
-                    print("Top 10 by cumulative CPU time (all threads):")
-                    print(profiles.summary(save_to=out))
+                if printed:  # the profile's summary
+                    print("\n".join(printed))
 
     print(f"\n{conversations} conversations × {args.turns} turns at concurrency {args.concurrency}, model latency "
           f"{LATENCY_S * 1000:.0f} ms, quality gate {args.quality_gate}; medians of {args.runs} run(s) per condition "
@@ -335,6 +314,46 @@ def main() -> None:
                 verdicts.append(f"CPU ≤ {cpu_target} ms: {'met' if cpu_ms <= cpu_target else 'NOT met'}")
             if verdicts:
                 print(f"{'':<10} targets: {'; '.join(verdicts)}")
+
+
+def timed_run(args: argparse.Namespace, *, workspace: str, base_url: str, server_pid: int, neighbour_pid: int | None,
+              seed: int, conversations: int, run_id: str) -> dict[str, Any]:
+    """One run in this process: warm up, the bare client, then the timed synthesis; its measures."""
+    os.environ["OPENAI_API_KEY"] = "sk-benchmark"
+    os.environ["OPENAI_BASE_URL"] = base_url
+    space = Workspace.resolve(workspace)
+
+    def synthesize(run_id: str, count: int, turns: int, concurrency: int, seed: int) -> None:
+        context = SynthesisContext(workspace=workspace, llm=MODEL, cluster_size=4, concurrency=concurrency, seed=seed,
+                                   quality_gate=args.quality_gate)
+        run_job(builder, job="synthesize", workspace=space, run_id=run_id, context=context, settings={},
+                inputs={"run_id": run_id, "collection": COLLECTION, "conversations": count, "turns": turns},
+                max_concurrency=concurrency)
+
+    # Import and build the clients first (a seed and run of their own: nothing of them is in the timed
+    # run's cache), so the timing covers synthesis only.
+    synthesize(f"warm-up-{run_id}", 2, 2, 2, seed=WARM_UP_SEED + seed)
+    bare_client_calls(base_url, args.concurrency, 2)
+    bare = bare_client_calls(base_url, args.concurrency, BARE_CALLS_PER_THREAD)
+    profiles = ThreadProfiles() if args.profile else contextlib.nullcontext()
+    neighbour_cpu, server_cpu = cpu_seconds(neighbour_pid) if neighbour_pid else 0.0, cpu_seconds(server_pid)
+    measure = Measure.start()
+    with profiles:
+        synthesize(run_id, conversations, args.turns, args.concurrency, seed=seed)
+    stats = run_seam(space, run_id, MODEL, SynthesisContext(seed=seed)).stats
+    model_calls = stats.calls - stats.cache_hits
+    run = measure.stop(calls=model_calls)
+    run.update(bare=bare, cache_hits=stats.cache_hits, retries=stats.retries,
+               server_cpu_s=cpu_seconds(server_pid) - server_cpu,
+               neighbour_cores=(cpu_seconds(neighbour_pid) - neighbour_cpu) / run["wall_s"] if neighbour_pid else 0.0,
+               ideal_per_min=min(args.concurrency, conversations) * 60 / (model_calls / conversations * LATENCY_S),
+               per_min=conversations / (run["wall_s"] / 60))
+    run["rate_ratio"] = run["per_min"] / run["ideal_per_min"]
+    run["bare_ratio"] = run["cpu_ms_per_call"] / bare["cpu_ms_per_call"]
+    if args.profile:
+        print("Top 10 by cumulative CPU time (all threads):")
+        print(profiles.summary(save_to=args.profile_out))
+    return run
 
 
 def print_run(run: dict[str, Any], args: argparse.Namespace) -> None:
