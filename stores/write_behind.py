@@ -11,8 +11,11 @@ process one wake-up per :data:`GATHER_S`, whatever the number of calls.
 
 What is submitted is written within about :data:`GATHER_S` (unless the disk is slower): a process
 killed with SIGKILL loses at most the writes of that last moment. :meth:`WriteBehind.drain`
-waits until everything submitted before it is written (the ledger's ``sync`` per finished item, a
-run's end, ``close``, the interpreter's exit), and raises a write that failed in the background.
+writes what is still queued in the calling thread, so everything submitted before it is written
+when it returns (the ledger's ``sync`` per finished item, a run's end, ``close``, the
+interpreter's exit), and raises a write that failed in the background. (Waiting for the writer's
+thread instead held each conversation's worker about 10 ms longer, more on a busy machine: 6 to 10%
+fewer conversations in flight, measured.)
 """
 
 from __future__ import annotations
@@ -43,11 +46,10 @@ class WriteBehind(Generic[Item]):
         _writers.add(self)
 
     def _reset(self) -> None:
-        self._lock = threading.Lock()  # the queue and its count change together: drain's target is exact
+        self._lock = threading.Lock()  # the queue, and the thread's start and end
         self._queue: collections.deque[Item] = collections.deque()
-        self._submitted = 0  # items handed over so far
-        self._done = 0  # items written, or lost to a failed write, so far
-        self._written = threading.Condition(threading.Lock())
+        # Held while a batch is taken and written: batches are written in the order they were taken.
+        self._write_lock = threading.Lock()
         self._wake = threading.Event()
         self._error: BaseException | None = None
         self._thread: threading.Thread | None = None
@@ -58,7 +60,6 @@ class WriteBehind(Generic[Item]):
         self._raise_failure()
         with self._lock:
             self._queue.append(item)
-            self._submitted += 1
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name=f"write-behind-{self._name}", daemon=True)
                 self._thread.start()
@@ -66,18 +67,12 @@ class WriteBehind(Generic[Item]):
             self._wake.set()
 
     def drain(self) -> None:
-        """Wait until every item submitted before this call is written; raise a write that failed."""
-        target = self._submitted
-        with self._written:
-            while self._done < target:
-                self._wake.set()
-                self._written.wait()
+        """Write, in this thread, what is still queued (after the batch the writer may be writing),
+        so that every item submitted before this call is written; raise a write that failed. The
+        caller does not wait for the writer's thread to be woken and scheduled (on a busy machine,
+        tens of milliseconds)."""
+        self._write_queued()
         self._raise_failure()
-
-    def _raise_failure(self) -> None:
-        if (error := self._error) is not None:
-            self._error = None
-            raise error
 
     def close(self) -> None:
         """Drain, then let the thread end (a later submit starts another)."""
@@ -86,26 +81,32 @@ class WriteBehind(Generic[Item]):
             self._closing = True
         self._wake.set()
 
+    def _raise_failure(self) -> None:
+        if (error := self._error) is not None:
+            self._error = None
+            raise error
+
+    def _write_queued(self) -> None:
+        with self._write_lock:
+            with self._lock:
+                batch, self._queue = list(self._queue), collections.deque()
+            if batch:
+                try:
+                    self._write(batch)
+                except BaseException as error:  # noqa: BLE001 - raised to the submitting threads
+                    self._error = error
+
     def _run(self) -> None:
         while True:
             woken = self._wake.wait(IDLE_EXIT_S)
             if woken:
                 time.sleep(self._gather_s)  # let the other threads' submissions join this batch
             self._wake.clear()
+            self._write_queued()
             with self._lock:
-                batch, self._queue = list(self._queue), collections.deque()
-                if not batch and (self._closing or not woken):  # idle: no thread lingers per object
+                if not self._queue and (self._closing or not woken):  # idle: no thread lingers per object
                     self._thread, self._closing = None, False
                     return
-            if not batch:
-                continue
-            try:
-                self._write(batch)
-            except BaseException as error:  # noqa: BLE001 - raised in the submitting threads
-                self._error = error
-            with self._written:
-                self._done += len(batch)
-                self._written.notify_all()
 
 
 def drain_all() -> None:

@@ -24,7 +24,7 @@ def submit_from_threads(submit, threads: int, each: int) -> None:
         for number in range(each):
             submit((worker, number))
 
-    workers = [threading.Thread(target=work, args=(worker,)) for worker in range(threads)]
+    workers = [threading.Thread(target=work, args=(worker,), name=f"submitter-{worker}") for worker in range(threads)]
     for worker in workers:
         worker.start()
     for worker in workers:
@@ -43,7 +43,7 @@ def test_every_item_is_written_once_in_each_threads_order_in_fewer_writes_than_i
     assert len(batches) < len(written)
 
 
-def test_drain_waits_for_what_was_submitted_before_it():
+def test_drain_returns_only_once_what_was_submitted_before_it_is_written():
     release, batches = threading.Event(), []
 
     def slow_write(batch: list[int]) -> None:
@@ -113,14 +113,14 @@ def written_by(monkeypatch, target, attribute: str) -> list[str]:
     return names
 
 
-def test_cache_puts_are_answered_at_once_and_committed_by_the_writer_thread(tmp_path, monkeypatch):
+def test_cache_puts_are_answered_at_once_and_never_committed_by_the_putting_threads(tmp_path, monkeypatch):
     committers = written_by(monkeypatch, LLMCache, "_commit")
     cache = LLMCache(tmp_path / "cache.sqlite")
     submit_from_threads(lambda item: cache.put(f"key-{item[0]}-{item[1]}", "model", f"reply {item}"),
                         threads=8, each=50)
     assert cache.get("key-3-7") == "reply (3, 7)"  # committed or not, this process sees it
-    cache.flush()
-    assert committers and all(name.startswith("write-behind-") for name in committers)
+    cache.flush()  # what the writer has not taken yet is committed here, in the flushing thread
+    assert committers and not any(name.startswith("submitter-") for name in committers)
     with sqlite3.connect(tmp_path / "cache.sqlite") as other:  # another connection, as another process reads
         assert other.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 400
     assert len(cache) == 400 and cache._pending == {}
@@ -140,11 +140,11 @@ def test_ledger_lines_from_many_threads_are_whole_and_counted_once(tmp_path, mon
     submit_from_threads(lambda item: ledger.record({"model": "m", "agent": str(item), "input_tokens": 1,
                                                     "output_tokens": 2, "cost_usd": 0.0, "retries": 0,
                                                     "cached": False}), threads=8, each=100)
-    totals = UsageLedger(path).totals()  # another ledger object of the path waits for the same writer
+    totals = UsageLedger(path).totals()  # another ledger object of the path drains the same writer
     assert (totals["calls"], totals["input_tokens"], totals["output_tokens"]) == (800, 800, 1600)
     lines = path.read_text().splitlines()
     assert len({json.loads(line)["agent"] for line in lines}) == 800
-    assert appenders and all(name.startswith("write-behind-") for name in appenders)
+    assert appenders and not any(name.startswith("submitter-") for name in appenders)
     assert len(appenders) < 800  # many lines per write
 
 
