@@ -24,8 +24,9 @@ a thread that waits for the interpreter or a lock is switched out) and the load 
 after are printed too. ``--runs`` (default 3) runs per condition; the medians are judged.
 
 The offline quality gate (``--quality-gate``, synthesize's default ``replan``) parses every turn
-with spaCy: a cost per turn, not per model call, of about 2.5 ms per call here, which the figures
-for the model-call path (issues 23 and 31) exclude: the default here is ``off``.
+with spaCy: a cost per turn, not per model call (2.6 to 2.8 ms of CPU per call here at 64 in flight,
+two pairs of runs at a load of 5: 3.5-3.6 ms with it, 0.8-0.9 without), which the figures for the
+model-call path (issues 23 and 31) exclude: the default here is ``off``.
 
 ``--profile`` runs the timed synthesis under cProfile in every thread, timing each thread's CPU
 (not the wall clock, which would rank the waits for the server first), and prints the top 10
