@@ -122,7 +122,7 @@ def test_a_refused_key_stops_the_cli_run_within_seconds_and_is_written_nowhere(t
 def test_sigkill_mid_synthesis_then_resume(tmp_path, monkeypatch):
     """A CLI run with every turn type killed by SIGKILL and resumed writes the same bytes as an
     uninterrupted run (in process, through the jobs API the CLI calls): its labels, held-out chunks
-    and exports. Only the calls in flight at the kill are paid twice."""
+    and exports. Only the calls in flight at the kill (or answered just before it) are paid twice."""
     conversations, turns, concurrency = 20, 3, 4
     workspace = Workspace.resolve(tmp_path / "ws")
     build_rich_collection(workspace, tmp_path / "corpus", documents=100)
@@ -161,7 +161,9 @@ def test_sigkill_mid_synthesis_then_resume(tmp_path, monkeypatch):
         synthesize_job("docs", conversations=conversations, turns=turns, run_id="whole", workspace=str(workspace.root),
                        llm="openai:sim", concurrency=concurrency, cluster_size=4, question_types=QUESTION_MIX,
                        quality_gate="off", **ALL_RATES)
-        assert len(server.requests) == requests, "the uninterrupted run asked the server"
+        # ...except, per conversation in flight at the kill, a reply its checkpoint holds but the cache's
+        # writer had not committed (stores/write_behind.py: the last ~10 ms before a SIGKILL)
+        assert len(server.requests) - requests <= concurrency, "the uninterrupted run asked the server"
 
     whole = RunDirectory(workspace, "whole")
     for name in ("dialogues.jsonl", "stats.json", "plan.jsonl", "qrels.trec", "beir/corpus.jsonl",
@@ -176,9 +178,11 @@ def test_sigkill_mid_synthesis_then_resume(tmp_path, monkeypatch):
     assert held_out and held_out == held_out_ids(load_jsonl(whole.file("dialogues.jsonl")))
     exported = {json.loads(line)["_id"] for line in killed.file("beir/corpus.jsonl").read_text().splitlines()}
     assert not held_out & exported
-    # Every call was paid once, except at most the ones in flight when the process died.
+    # Every call was paid once, except at most, per conversation in flight, the call in flight when the
+    # process died and one answered in the moment before, whose reply the cache's writer had not yet
+    # committed (stores/write_behind.py: about 10 ms, less than a call takes).
     calls_needed = len(whole.file("usage.jsonl").read_text().splitlines())
-    assert calls_needed <= requests <= calls_needed + concurrency
+    assert calls_needed <= requests <= calls_needed + 2 * concurrency
 
 
 def test_the_overlap_corrective_turn_reaches_the_server(tmp_path, monkeypatch):

@@ -24,7 +24,7 @@ from __future__ import annotations
 import gc
 import socket
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
@@ -41,6 +41,7 @@ from benchsmith.stores.postgres_runs import (database_claim, find_run, forget_ru
 from benchsmith.stores.run_claims import workspace_claim
 from benchsmith.stores.runs import RunDirectory, RunRecord
 from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.write_behind import drain_all
 
 EventHandler = Callable[[dict[str, Any]], None]
 
@@ -145,11 +146,14 @@ def _start_or_resume(builder: StateGraph, *, job: str, workspace: Workspace, run
                         else:
                             for node in payload:
                                 on_event({"node": node})
+            drain_all()  # the run's cache puts and ledger lines are on file when it returns
             final = graph.get_state(config)
             if final.next:  # the stream ended with work left (a signal can end it quietly): not finished
                 raise RuntimeError(f"the run stopped before finishing (next: {', '.join(final.next)})")
             summary = run_summary(builder, final.values)
     except BaseException as error:
+        with suppress(Exception):  # what the run paid for, as far as it can be written
+            drain_all()
         if forgettable and isinstance(error, InputError) and not steps.count:  # never was a run: the id stays free
             _forget(run_dir, database, recorded_here=new_in_database)
         else:
