@@ -114,3 +114,12 @@ def test_every_command_prints_its_tables_through_the_folding_table():
         imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                     and node.module == "rich.table" for alias in node.names]
         assert "Table" not in imported, path
+
+
+def test_a_prose_paragraph_with_a_line_opening_on_an_option_is_reflowed_but_a_list_keeps_its_breaks():
+    from benchsmith.graphs.cli.console import reflowed_help
+
+    prose = "Summary.\n\n    Each turn is paraphrased\n    --per-turn times, then filtered.\n"
+    listed = "Summary.\n\n    - one item\n    - another\n"
+    assert reflowed_help(prose).split("\n\n")[1] == "Each turn is paraphrased --per-turn times, then filtered."
+    assert reflowed_help(listed).split("\n\n")[1] == "- one item\n- another"

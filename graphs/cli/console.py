@@ -88,7 +88,8 @@ def reflowed_help(docstring: str | None) -> str | None:
     if not docstring:
         return docstring
     paragraphs = inspect.cleandoc(docstring).split("\n\n")
-    return "\n\n".join(paragraph if any(line.startswith((" ", "-", "*", "|")) for line in paragraph.splitlines())
+    # a list item opens with "- " or "* "; a line opening with an option ("--per-turn times, ...") is prose
+    return "\n\n".join(paragraph if any(line.startswith((" ", "- ", "* ", "|")) for line in paragraph.splitlines())
                        else " ".join(paragraph.split("\n")) for paragraph in paragraphs)
 
 
