@@ -13,7 +13,7 @@ export ANONYMIZED_TELEMETRY := False
 export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export LANGGRAPH_NO_VERSION_CHECK := true
 
-.PHONY: install demo test test-fast studio bench clean postgres
+.PHONY: install demo test test-fast lint studio bench clean postgres
 
 install: $(STAMP)
 
@@ -29,8 +29,15 @@ $(STAMP): pyproject.toml requirements/language-model.txt
 demo: $(STAMP)
 	$(BIN)/benchsmith demo
 
-test: $(STAMP) postgres
+test: lint postgres
 	$(BIN)/pytest
+
+# The habits CI keeps: lint, formatting and types (pyproject.toml's [tool.ruff] and [tool.mypy]).
+# mypy checks the package as it installs (.ci/typecheck.py lays the mapped folders out for it).
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python .ci/typecheck.py
 
 # The tests of shared state start a PostgreSQL server of their own (initdb in a temporary
 # folder); install Debian's package when it is missing and we may. Otherwise they are skipped.
@@ -53,4 +60,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/ingest.py
 
 clean:
-	rm -rf $(VENV) .benchsmith
+	rm -rf $(VENV) .benchsmith .mypy_cache .ruff_cache
