@@ -8,6 +8,8 @@ import dataclasses
 import importlib
 import inspect
 import json
+import pkgutil
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -18,10 +20,11 @@ import typer
 from typer.testing import CliRunner
 
 import benchsmith
+from benchsmith.graphs import jobs
 from benchsmith.graphs.cli import app
 from benchsmith.graphs.cli.settings import RunOptions, settings_options
-from benchsmith.graphs.runtime.settings import (ModelOptions, StoreOptions, check_bounds, default_of,
-                                                recorded_settings, takes_settings, user_settings)
+from benchsmith.graphs.runtime.settings import (ModelOptions, StoreOptions, accepts_old_setting_names, check_bounds,
+                                                default_of, recorded_settings, settings_given, user_settings)
 from benchsmith.stores.errors import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,13 +163,14 @@ def test_a_command_that_declares_a_context_field_by_hand_is_refused():
 
 
 def test_the_api_takes_the_settings_and_records_the_run_defining_ones():
-    @takes_settings(ToyContext)
-    def job(source: str, *, run_id: str | None = None, settings: ToyContext) -> ToyContext:
-        return settings
+    @accepts_old_setting_names
+    def job(source: str, *, run_id: str | None = None, rounds: int = 3, words: tuple[str, ...] = ("a", "b"),
+            speed: float = 1.0, workspace: str | None = None, chroma_host: str | None = None,
+            database: str | None = None, lease_s: float = 30.0) -> ToyContext:
+        return settings_given(ToyContext, locals())
 
     parameters = inspect.signature(job).parameters
     assert parameters["rounds"].default == 3 and parameters["words"].default == ("a", "b")
-    assert "secret" not in parameters and "settings" not in parameters
     context = job("s", rounds=7, speed=2.0)
     assert context.rounds == 7 and context.secret == "x"
     recorded = recorded_settings(context)
@@ -176,3 +180,47 @@ def test_the_api_takes_the_settings_and_records_the_run_defining_ones():
         job("s", no_such_setting=1)
     with pytest.raises(InputError, match="--rounds must be at least 1, got 0"):
         check_bounds(job("s", rounds=0))
+
+
+def api_job_functions() -> dict[str, tuple[Any, type]]:
+    """Every function of the job modules that builds its context from its keyword arguments, with
+    that context (named in its ``settings_given(Context, ...)`` call)."""
+    found = {}
+    for module in pkgutil.iter_modules(jobs.__path__):
+        loaded = importlib.import_module(f"benchsmith.graphs.jobs.{module.name}")
+        for name, function in vars(loaded).items():
+            if not inspect.isfunction(function) or function.__module__ != loaded.__name__:
+                continue
+            called = re.search(r"settings_given\((\w+),", inspect.getsource(inspect.unwrap(function)))
+            if called:
+                found[f"{module.name}.{name}"] = (function, getattr(loaded, called.group(1)))
+    return found
+
+
+def test_the_job_functions_that_take_settings_are_found():
+    found = {inspect.unwrap(function) for function, _ in api_job_functions().values()}
+    assert len(found) == 22  # each job of COMMANDS, its estimate, ingest's preview, hardneg's scoring estimate
+    assert {inspect.unwrap(getattr(benchsmith, job_name)) for _, job_name in COMMANDS.values()} <= found
+
+
+@pytest.mark.parametrize("name", sorted(api_job_functions()))
+def test_a_job_function_lists_its_contexts_settings_last_with_their_defaults(name):
+    """The settings are written out in each job function (help() and editors show them); written
+    twice, they are held here to the context's fields: same names, order, types and defaults."""
+    function, context_type = api_job_functions()[name]
+    settings = user_settings(context_type)
+    parameters = list(inspect.signature(function).parameters.values())
+    listed = parameters[len(parameters) - len(settings):]
+    assert [parameter.name for parameter in listed] == [item.name for item in settings]
+    own = {parameter.name for parameter in parameters[:len(parameters) - len(settings)]}
+    assert not own & {item.name for item in dataclasses.fields(context_type)}, "a setting declared by hand"
+    for parameter, item in zip(listed, settings):
+        assert parameter.kind is inspect.Parameter.KEYWORD_ONLY, item.name
+        assert parameter.default == default_of(item), item.name
+        assert parameter.annotation == item.type, item.name
+
+
+def test_help_shows_every_setting_of_synthesize_with_its_default():
+    parameters = inspect.signature(benchsmith.synthesize).parameters
+    assert parameters["max_overlap"].default == 0.78 and parameters["switch_rate"].annotation == "float"
+    assert "max_overlap: 'float' = 0.78" in str(inspect.signature(benchsmith.synthesize))

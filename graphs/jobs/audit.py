@@ -15,12 +15,18 @@ from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_do
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path, run_settled,
                                            shared_arguments, workspace_for)
-from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.integrity import unknown_ids
 from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.query_building import HistoryMode, build_query
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.graphs.contexts.audit import DEFAULT_LABEL_AGREEMENT, DEFAULT_LABEL_POOL_DEPTH, DEFAULT_NEGATIVES
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
+from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
+from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
+from benchsmith.agents.defaults import StructuredOutput
 
 PROMPT_CHARS = 800  # a judge's instructions and tags
 VERDICT_OUTPUT_TOKENS = 60
@@ -56,15 +62,23 @@ class AuditResult(JobRun):
         return read_json(self.report["results"])
 
 
-@takes_settings(AuditContext)
+@accepts_old_setting_names
 def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), run_id: str | None = None,
-          on_event: EventHandler | None = None, resume: str | None = None, settings: AuditContext) -> AuditResult:
+          on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0, split: str = "test",
+          corpus: str | None = None, negatives: int = DEFAULT_NEGATIVES, sample: int | None = None,
+          position_check: bool = False, min_votes: int = DEFAULT_MIN_VOTES,
+          label_pool_depth: int = DEFAULT_LABEL_POOL_DEPTH, label_agreement: float = DEFAULT_LABEL_AGREEMENT,
+          many_documents: int = DEFAULT_MANY_DOCUMENTS, embedder: str = DEFAULT_EMBEDDER, concurrency: int = 4,
+          rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+          structured_output: StructuredOutput = "auto", workspace: str | None = None, chroma_host: str | None = None,
+          database: str | None = None, lease_s: float = DEFAULT_LEASE_S) -> AuditResult:
     """Audit ``benchmark`` (a BEIR directory, a synthesis run directory or run id, or a turn
     JSONL file with ``corpus``); every setting of :class:`AuditContext` is a keyword argument
     too. The same call with the same ``run_id`` resumes. With ``database`` the run is shared:
     ``benchsmith work RUN_ID`` on any machine that reads the benchmark at the same path joins it,
     and each instance is judged once."""
-    arguments = shared_arguments(call_arguments(locals(), settings))  # first: nothing but the parameters is local yet
+    arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
+    settings = settings_given(AuditContext, locals())
 
     resolved = workspace_for(settings.workspace)
     check_bounds(settings)
@@ -110,10 +124,18 @@ def _checked_inputs(workspace: Workspace, benchmark: str | Path, judges: Sequenc
 
 
 @dry_run
-@takes_settings(AuditContext)
-def estimate_audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,),
-                   settings: AuditContext) -> CostEstimate:
+@accepts_old_setting_names
+def estimate_audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), seed: int = 0, split: str = "test",
+                   corpus: str | None = None, negatives: int = DEFAULT_NEGATIVES, sample: int | None = None,
+                   position_check: bool = False, min_votes: int = DEFAULT_MIN_VOTES,
+                   label_pool_depth: int = DEFAULT_LABEL_POOL_DEPTH, label_agreement: float = DEFAULT_LABEL_AGREEMENT,
+                   many_documents: int = DEFAULT_MANY_DOCUMENTS, embedder: str = DEFAULT_EMBEDDER, concurrency: int = 4,
+                   rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+                   structured_output: StructuredOutput = "auto", workspace: str | None = None,
+                   chroma_host: str | None = None, database: str | None = None,
+                   lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
     """Model calls and tokens (about 4 characters each) an audit would spend, before spending."""
+    settings = settings_given(AuditContext, locals())
 
     check_models(*judges)
     sample, negatives, position_check = settings.sample, settings.negatives, settings.position_check

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from langgraph.graph import StateGraph
 
@@ -25,6 +25,9 @@ from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.retriever_specs import parse_retriever
 
 EventHandler = Callable[[dict[str, Any]], None]
+P = ParamSpec("P")
+R = TypeVar("R")
+
 # Chroma's rule for collection names: 3-512 characters of [a-zA-Z0-9._-], starting and ending
 # with a letter or digit.
 COLLECTION_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
@@ -91,11 +94,11 @@ def priced(summary: str, per_model: Iterable[tuple[str, int, int, int]], notes: 
     return CostEstimate(summary, calls, input_tokens, output_tokens, cost, unpriced, list(notes))
 
 
-def dry_run(estimate: Callable[..., Any]) -> Callable[..., Any]:
+def dry_run(estimate: Callable[P, R]) -> Callable[P, R]:
     """Marks a job's estimate: its model specs are checked, but a missing key becomes a note of
     the estimate (a user may price a run before getting a key) instead of an error."""
     @functools.wraps(estimate)
-    def estimate_without_keys(*args: Any, **kwargs: Any) -> Any:
+    def estimate_without_keys(*args: P.args, **kwargs: P.kwargs) -> R:
         with estimating():
             return estimate(*args, **kwargs)
 

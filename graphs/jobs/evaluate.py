@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from benchsmith.agents.models import estimate_tokens
 from benchsmith.agents.rewriter import Rewriter
@@ -27,7 +27,7 @@ from benchsmith.graphs.jobs.defaults import EVALUATE_HISTORIES as DEFAULT_HISTOR
 from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.graphs.runtime.bounds import MAX_ITEMS
 from benchsmith.graphs.runtime.resources import check_reranker
-from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.beir import Benchmark, read_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json
@@ -37,6 +37,12 @@ from benchsmith.stores.trec import iter_run_batches, run_file_query_ids, write_s
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
 from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
+from benchsmith.agents.defaults import BASELINE, StructuredOutput
+from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
+from benchsmith.evals.defaults import DEFAULT_QUERIES_PER_BATCH, DEFAULT_SIGNIFICANCE_RESAMPLES
+from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
 
 SIGNIFICANCE_TESTS = ("randomization", "t-test")
 REWRITE_OUTPUT_TOKENS = 40
@@ -74,11 +80,19 @@ def checked_measures(names: Sequence[str] | None, nugget_qrels: bool = False) ->
     return list(dict.fromkeys(checked))
 
 
-@takes_settings(EvaluationContext)
+@accepts_old_setting_names
 def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
-             histories: Sequence[str] = DEFAULT_HISTORIES, runs: Sequence[str | Path] = (),
-             run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None,
-             settings: EvaluationContext) -> EvaluationResult:
+             histories: Sequence[str] = DEFAULT_HISTORIES, runs: Sequence[str | Path] = (), run_id: str | None = None,
+             on_event: EventHandler | None = None, resume: str | None = None, split: str = "test",
+             qrels: str | None = None, extra_qrels: str | None = None, nugget_qrels: str | None = None,
+             depth: int = DEFAULT_DEPTH, measures: tuple[str, ...] = DEFAULT_MEASURES, embedder: str = DEFAULT_EMBEDDER,
+             rerank: str | None = None, rerank_depth: int = DEFAULT_RERANK_DEPTH, llm: str = BASELINE,
+             concurrency: int = 4, significance_test: Literal["randomization", "t-test"] = "randomization",
+             resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, batch_size: int = DEFAULT_QUERIES_PER_BATCH,
+             strict: bool = False, seed: int = 0, rate_limit: float | None = None, timeout_s: float = 60.0,
+             max_attempts: int = 6, structured_output: StructuredOutput = "auto", workspace: str | None = None,
+             chroma_host: str | None = None, database: str | None = None,
+             lease_s: float = DEFAULT_LEASE_S) -> EvaluationResult:
     """Evaluate every retriever × history configuration, and each TREC run file in ``runs``
     (a configuration named by its file name), on ``benchmark`` (a BEIR directory, a synthesis
     run directory or run id); every setting of :class:`EvaluationContext` is a keyword argument
@@ -89,6 +103,7 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
     ``{"warning": ...}``), errors when ``strict``. The same call with the same ``run_id``
     resumes; ``database`` keeps the run's checkpoints, model cache, usage and record in
     PostgreSQL."""
+    settings = settings_given(EvaluationContext, locals())
 
     resolved = workspace_for(settings.workspace)
     if retrievers is None:
@@ -151,11 +166,21 @@ def _checked_settings(workspace: Workspace, benchmark: str | Path, retrievers: S
 
 
 @dry_run
-@takes_settings(EvaluationContext)
+@accepts_old_setting_names
 def estimate_evaluation(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
                         histories: Sequence[str] = DEFAULT_HISTORIES, runs: Sequence[str | Path] = (),
-                        settings: EvaluationContext) -> CostEstimate:
+                        split: str = "test", qrels: str | None = None, extra_qrels: str | None = None,
+                        nugget_qrels: str | None = None, depth: int = DEFAULT_DEPTH,
+                        measures: tuple[str, ...] = DEFAULT_MEASURES, embedder: str = DEFAULT_EMBEDDER,
+                        rerank: str | None = None, rerank_depth: int = DEFAULT_RERANK_DEPTH, llm: str = BASELINE,
+                        concurrency: int = 4, significance_test: Literal["randomization", "t-test"] = "randomization",
+                        resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, batch_size: int = DEFAULT_QUERIES_PER_BATCH,
+                        strict: bool = False, seed: int = 0, rate_limit: float | None = None, timeout_s: float = 60.0,
+                        max_attempts: int = 6, structured_output: StructuredOutput = "auto",
+                        workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
+                        lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
     """The configurations an evaluation would run, and the model cost of the rewrite history."""
+    settings = settings_given(EvaluationContext, locals())
 
     llm, rerank = settings.llm, settings.rerank
     loaded: Benchmark = cached_benchmark(resolved_path(str(benchmark)), workspace_for(settings.workspace),

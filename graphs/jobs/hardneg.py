@@ -26,13 +26,18 @@ from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, 
                                            workspace_for, run_settled)
 from benchsmith.graphs.jobs.defaults import HARDNEG_SCORERS as DEFAULT_SCORERS
 from benchsmith.graphs.runtime.resources import check_reranker
-from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.condition_documents import leading_part
 from benchsmith.tools.multicondition_scoring import parse_scorers
+from benchsmith.agents.defaults import BASELINE, StructuredOutput
+from benchsmith.graphs.contexts.hardneg import DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS
+from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
 
 # Assumed output lengths (tokens) for the dry-run estimate.
 OUTPUT_TOKENS = {"extractor": 40, "writer": 30, "rewriter": 60, "judge": 80}  # extractor and writer: per condition
@@ -53,15 +58,21 @@ class HardnegBuildResult(JobRun):
         return read_json(self.files["stats"])
 
 
-@takes_settings(HardnegContext)
+@accepts_old_setting_names
 def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None = None, run_id: str | None = None,
-                  on_event: EventHandler | None = None, resume: str | None = None,
-                  settings: HardnegContext) -> HardnegBuildResult:
+                  on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0,
+                  domain: str = "custom", features: str | None = None, conditions: int = DEFAULT_CONDITIONS,
+                  negatives: str = "subtle", llm: str = BASELINE, judge: str | None = None, sample: int | None = None,
+                  max_chars: int = DEFAULT_MAX_CHARS, concurrency: int = 4, rate_limit: float | None = None,
+                  timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
+                  workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
+                  lease_s: float = DEFAULT_LEASE_S) -> HardnegBuildResult:
     """Build a multi-condition hard-negative dataset from ``sources`` (directories, files, a BEIR
     corpus.jsonl or 'stdlib') or an ingested ``collection``; every setting of
     :class:`HardnegContext` is a keyword argument too. The same call with the same ``run_id``
     resumes an interrupted build. With ``database`` (a postgresql:// URL) its checkpoints, run
     record and model cache are kept in PostgreSQL."""
+    settings = settings_given(HardnegContext, locals())
 
     check_bounds(settings)
     inputs = _checked_inputs(sources, collection, settings)
@@ -102,11 +113,18 @@ def _checked_inputs(sources: Sequence[str | Path], collection: str | None, setti
 
 
 @dry_run
-@takes_settings(HardnegContext)
-def estimate_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None = None,
-                     settings: HardnegContext) -> CostEstimate:
+@accepts_old_setting_names
+def estimate_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None = None, seed: int = 0,
+                     domain: str = "custom", features: str | None = None, conditions: int = DEFAULT_CONDITIONS,
+                     negatives: str = "subtle", llm: str = BASELINE, judge: str | None = None,
+                     sample: int | None = None, max_chars: int = DEFAULT_MAX_CHARS, concurrency: int = 4,
+                     rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+                     structured_output: StructuredOutput = "auto", workspace: str | None = None,
+                     chroma_host: str | None = None, database: str | None = None,
+                     lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
     """Model calls, tokens and cost of a build, before spending: the real prompts filled with the
     source documents' mean length (after cutting), before rebuilds (at most one per document)."""
+    settings = settings_given(HardnegContext, locals())
 
     check_bounds(settings)
     _checked_inputs(sources, collection, settings)
@@ -162,11 +180,13 @@ class HardnegScoreResult(JobRun):
         return read_json(self.report["results"])
 
 
-@takes_settings(HardnegScoreContext)
+@accepts_old_setting_names
 def score_hardneg(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT_SCORERS, rerankers: Sequence[str] = (),
-                  output_dir: str | Path | None = None, run_id: str | None = None,
-                  on_event: EventHandler | None = None, resume: str | None = None,
-                  settings: HardnegScoreContext) -> HardnegScoreResult:
+                  output_dir: str | Path | None = None, run_id: str | None = None, on_event: EventHandler | None = None,
+                  resume: str | None = None, embedder: str = DEFAULT_EMBEDDER, confidence: float = DEFAULT_CONFIDENCE,
+                  resamples: int = DEFAULT_RESAMPLES, seed: int = 0, workspace: str | None = None,
+                  chroma_host: str | None = None, database: str | None = None,
+                  lease_s: float = DEFAULT_LEASE_S) -> HardnegScoreResult:
     """Score every (query, candidate) pair of ``dataset`` (a hardneg build run directory or run id,
     or a hardneg.csv) with each retriever and reranker; write the score tables in the reference
     layout, the measures and the report. Every setting of :class:`HardnegScoreContext` is a
@@ -174,6 +194,7 @@ def score_hardneg(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT_SC
     with the same ``run_id`` resumes an interrupted run, scoring only the scorers that had not
     finished, and reports a finished one without scoring. ``database`` keeps its checkpoints and
     record in PostgreSQL."""
+    settings = settings_given(HardnegScoreContext, locals())
 
     resolved = workspace_for(settings.workspace)
     check_bounds(settings)
@@ -207,12 +228,15 @@ def _checked_score_inputs(workspace: Workspace, dataset: str | Path, retrievers:
 
 
 @dry_run
-@takes_settings(HardnegScoreContext)
-def estimate_scoring(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT_SCORERS,
-                     rerankers: Sequence[str] = (), output_dir: str | Path | None = None,
-                     settings: HardnegScoreContext) -> CostEstimate:
+@accepts_old_setting_names
+def estimate_scoring(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT_SCORERS, rerankers: Sequence[str] = (),
+                     output_dir: str | Path | None = None, embedder: str = DEFAULT_EMBEDDER,
+                     confidence: float = DEFAULT_CONFIDENCE, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+                     workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
+                     lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
     """What a scoring run would score and where it would write, its inputs checked; scorers run
     locally, so no model is called."""
+    settings = settings_given(HardnegScoreContext, locals())
 
     check_bounds(settings)
     inputs, rows = _checked_score_inputs(workspace_for(settings.workspace), dataset, retrievers, rerankers,

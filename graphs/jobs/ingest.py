@@ -14,7 +14,7 @@ from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, 
                                            check_collection_name, check_embedders, check_models, checked_run_id,
                                            job_run, priced, workspace_for, run_settled)
 from benchsmith.graphs.jobs.defaults import INGEST_COLLECTION as DEFAULT_COLLECTION
-from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.tools.chunking import chunk_document
@@ -22,6 +22,11 @@ from benchsmith.tools.cleaning import clean_documents
 from benchsmith.tools.dedup import PageLoss, pages_that_lost_chunks
 from benchsmith.tools.loaders import STDLIB_SOURCE, load_sources
 from benchsmith.tools.page_kinds import DEFAULT_PAGE_KIND
+from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_DEDUP_NUM_PERM, DEFAULT_DEDUP_THRESHOLD, DEFAULT_EMBEDDER, DEFAULT_INDEX_BATCH_SIZE, DEFAULT_MIN_CHARS
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
+from benchsmith.tools.quality import DEFAULT_MIN_QUALITY
+from benchsmith.graphs.contexts.ingest import QualityScorerName
+from benchsmith.agents.defaults import StructuredOutput
 
 QUALITY_PROMPT_TOKENS = 120  # the LLM quality scorer's instructions, per chunk
 
@@ -46,14 +51,22 @@ class IngestResult(JobRun):
     pages_that_lost_chunks: list[PageLoss] = field(default_factory=list)
 
 
-@takes_settings(IngestContext)
+@accepts_old_setting_names
 def ingest(sources: Sequence[str | Path], *, collection: str = DEFAULT_COLLECTION, run_id: str | None = None,
-           on_event: EventHandler | None = None, resume: str | None = None, settings: IngestContext) -> IngestResult:
+           on_event: EventHandler | None = None, resume: str | None = None, include: tuple[str, ...] = (),
+           exclude: tuple[str, ...] = (), chunk_size: int = DEFAULT_CHUNK_SIZE, min_chars: int = DEFAULT_MIN_CHARS,
+           dedup_threshold: float = DEFAULT_DEDUP_THRESHOLD, num_perm: int = DEFAULT_DEDUP_NUM_PERM,
+           min_quality: float = DEFAULT_MIN_QUALITY, quality: QualityScorerName = "heuristic", llm: str = BASELINE,
+           embedder: str = DEFAULT_EMBEDDER, batch_size: int = DEFAULT_INDEX_BATCH_SIZE, seed: int = 0,
+           rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+           structured_output: StructuredOutput = "auto", workspace: str | None = None, chroma_host: str | None = None,
+           database: str | None = None, lease_s: float = DEFAULT_LEASE_S) -> IngestResult:
     """Index ``sources`` (directories, files, a BEIR corpus.jsonl or its folder, or ``"stdlib"``)
     into the Chroma collection ``collection``; every setting of :class:`IngestContext` is a keyword
     argument too. The same call with the same ``run_id`` resumes an interrupted run and returns a
     finished one without redoing it. With ``database`` (a postgresql:// URL) its checkpoints, run
     record and model cache are kept in PostgreSQL."""
+    settings = settings_given(IngestContext, locals())
 
     inputs = _checked_inputs(sources, collection, settings)
     run_id = checked_run_id(run_id, "ingest")
@@ -113,9 +126,18 @@ class IngestPreview:
 
 
 @dry_run
-@takes_settings(IngestContext)
-def preview_ingest(sources: Sequence[str | Path], *, settings: IngestContext) -> IngestPreview:
+@accepts_old_setting_names
+def preview_ingest(sources: Sequence[str | Path], *, include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
+                   chunk_size: int = DEFAULT_CHUNK_SIZE, min_chars: int = DEFAULT_MIN_CHARS,
+                   dedup_threshold: float = DEFAULT_DEDUP_THRESHOLD, num_perm: int = DEFAULT_DEDUP_NUM_PERM,
+                   min_quality: float = DEFAULT_MIN_QUALITY, quality: QualityScorerName = "heuristic",
+                   llm: str = BASELINE, embedder: str = DEFAULT_EMBEDDER, batch_size: int = DEFAULT_INDEX_BATCH_SIZE,
+                   seed: int = 0, rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+                   structured_output: StructuredOutput = "auto", workspace: str | None = None,
+                   chroma_host: str | None = None, database: str | None = None,
+                   lease_s: float = DEFAULT_LEASE_S) -> IngestPreview:
     """Load, clean and chunk only (nothing is written): counts, and the cost of ``quality="llm"``."""
+    settings = settings_given(IngestContext, locals())
 
     _checked_inputs(sources, DEFAULT_COLLECTION, settings)
     chunk_size, min_chars, quality, llm = settings.chunk_size, settings.min_chars, settings.quality, settings.llm

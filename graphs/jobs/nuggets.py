@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from benchsmith.agents.models import estimate_tokens
 from benchsmith.agents.nuggets import NuggetWriter
@@ -16,12 +16,15 @@ from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, 
                                            check_collection_name, check_models, checked_run_id, job_run, priced,
                                            workspace_for, run_settled)
 from benchsmith.graphs.nuggets import NUGGETS_FILE, NUGGET_QRELS_FILE, NuggetsContext, builder
-from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json
 from benchsmith.tools.loaders import STDLIB_SOURCE
 from benchsmith.tools.pooling import MAX_BATCH_SIZE, POOL_FUSION_METHODS, TECHNIQUES
 from benchsmith.tools.qa_text import load_qa_pairs, pairs_to_use
+from benchsmith.agents.defaults import BASELINE, DEFAULT_MAX_NUGGETS, StructuredOutput
+from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_EMBEDDER, DEFAULT_MIN_CHARS, DEFAULT_POOL_DEPTH
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
 
 PROMPT_CHARS = 900  # an agent's instructions and tags
 OUTPUT_TOKENS = {"nuggets": 250, "sub_questions": 80, "closed_book": 300, "support_per_chunk": 40}
@@ -46,16 +49,24 @@ class NuggetsResult(JobRun):
         return read_json(self.report["results"])
 
 
-@takes_settings(NuggetsContext)
+@accepts_old_setting_names
 def nuggets(questions: str | Path, corpus: Sequence[str | Path] = (), *, collection: str | None = None,
             run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None,
-            settings: NuggetsContext) -> NuggetsResult:
+            tags: tuple[str, ...] = (), limit: int | None = None, llm: str = BASELINE, embedder: str = DEFAULT_EMBEDDER,
+            max_nuggets: int = DEFAULT_MAX_NUGGETS, pool_depth: int = DEFAULT_POOL_DEPTH,
+            batch_size: int = MAX_BATCH_SIZE, fusion: Literal["combsum", "rrf"] = "combsum",
+            all_nuggets_supported: bool = False, chunk_size: int = DEFAULT_CHUNK_SIZE,
+            min_chars: int = DEFAULT_MIN_CHARS, concurrency: int = 4, seed: int = 0, rate_limit: float | None = None,
+            timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
+            workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
+            lease_s: float = DEFAULT_LEASE_S) -> NuggetsResult:
     """Build a nugget benchmark from ``questions`` (JSONL of ``{id, question, answer}`` or a
     Stack Exchange ``Posts.xml``) over ``corpus`` (directories, git checkouts, files, BEIR
     corpora or ``"stdlib"``) or an ingested ``collection``; every setting of
     :class:`NuggetsContext` is a keyword argument too. The same call with the same ``run_id``
     resumes. With ``database`` (a postgresql:// URL) its checkpoints, run record and model cache
     are kept in PostgreSQL."""
+    settings = settings_given(NuggetsContext, locals())
 
     resolved = workspace_for(settings.workspace)
     check_bounds(settings)
@@ -99,10 +110,19 @@ def _source(source: str) -> str:
 
 
 @dry_run
-@takes_settings(NuggetsContext)
-def estimate_nuggets(questions: str | Path, *, settings: NuggetsContext) -> CostEstimate:
+@accepts_old_setting_names
+def estimate_nuggets(questions: str | Path, *, tags: tuple[str, ...] = (), limit: int | None = None,
+                     llm: str = BASELINE, embedder: str = DEFAULT_EMBEDDER, max_nuggets: int = DEFAULT_MAX_NUGGETS,
+                     pool_depth: int = DEFAULT_POOL_DEPTH, batch_size: int = MAX_BATCH_SIZE,
+                     fusion: Literal["combsum", "rrf"] = "combsum", all_nuggets_supported: bool = False,
+                     chunk_size: int = DEFAULT_CHUNK_SIZE, min_chars: int = DEFAULT_MIN_CHARS, concurrency: int = 4,
+                     seed: int = 0, rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+                     structured_output: StructuredOutput = "auto", workspace: str | None = None,
+                     chroma_host: str | None = None, database: str | None = None,
+                     lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
     """Model calls and tokens (about 4 characters each) a build would spend, before spending.
     The pool is taken at its largest (every technique adds ``pool_depth`` new chunks)."""
+    settings = settings_given(NuggetsContext, locals())
     check_bounds(settings)
     check_chunk_sizes(settings.chunk_size, settings.min_chars)
     llm, limit, max_nuggets = settings.llm, settings.limit, settings.max_nuggets

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from benchsmith.agents.models import estimate_tokens
 from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJudge
@@ -16,13 +16,18 @@ from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, 
                                            job_run, priced, resolved_path, shared_arguments, workspace_for, run_settled)
 from benchsmith.graphs.paraphrase import (DIVERSITY_FILE, PARAPHRASES_FILE, TEST_SETS_DIR, TURNS_FILE, UNJOINED_FILE,
                                           ParaphraseContext, builder)
-from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.conversational import load_conversational
 from benchsmith.stores.ecast import read_ecast
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.paraphrase_filters import OVERLAP_METRICS
+from benchsmith.agents.defaults import BASELINE, StructuredOutput
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER, DEFAULT_PARAPHRASE_MAX_OVERLAP, DEFAULT_PARAPHRASE_MIN_SIMILARITY
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
+from benchsmith.graphs.contexts.paraphrase import DEFAULT_MIN_JUDGE_SCORE
+from benchsmith.tools.test_sets import DEFAULT_TEST_SETS
 
 OUTPUT_TOKENS_PER_VARIANT = 25
 JUDGE_OUTPUT_TOKENS = 60
@@ -44,17 +49,26 @@ class ParaphraseResult(JobRun):
         return read_json(self.report["results"])
 
 
-@takes_settings(ParaphraseContext)
+@accepts_old_setting_names
 def paraphrase(benchmark: str | Path | Sequence[str | Path], *, run_id: str | None = None,
-               on_event: EventHandler | None = None, resume: str | None = None,
-               settings: ParaphraseContext) -> ParaphraseResult:
+               on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0, llm: str = BASELINE,
+               per_turn: int | None = None, import_ecast: str | None = None, judges: tuple[str, ...] = (),
+               min_judge_score: int = DEFAULT_MIN_JUDGE_SCORE, overlap_metric: Literal["bleu", "chrf"] = "bleu",
+               max_overlap: float = DEFAULT_PARAPHRASE_MAX_OVERLAP,
+               min_similarity: float = DEFAULT_PARAPHRASE_MIN_SIMILARITY, embedder: str = DEFAULT_EMBEDDER,
+               test_sets: int = DEFAULT_TEST_SETS, corpus: str | None = None, qrels: str | None = None,
+               split: str = "test", concurrency: int = 4, rate_limit: float | None = None, timeout_s: float = 60.0,
+               max_attempts: int = 6, structured_output: StructuredOutput = "auto", workspace: str | None = None,
+               chroma_host: str | None = None, database: str | None = None,
+               lease_s: float = DEFAULT_LEASE_S) -> ParaphraseResult:
     """Paraphrase ``benchmark`` (CAsT topic files, several making one benchmark; a BEIR
     directory; a synthesis run; a turn JSONL file); every setting of :class:`ParaphraseContext`
     is a keyword argument too. ``per_turn`` defaults to 5, or to 0 (import only) with
     ``import_ecast``. The same call with the same ``run_id`` resumes. With ``database`` (a
     postgresql:// URL) the run is shared: ``benchsmith work RUN_ID`` on any machine that reads
     the benchmark at the same paths joins it, and each turn is paraphrased once."""
-    arguments = shared_arguments(call_arguments(locals(), settings))  # first: nothing but the parameters is local yet
+    arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
+    settings = settings_given(ParaphraseContext, locals())
 
     resolved = workspace_for(settings.workspace)
     specs = [benchmark] if isinstance(benchmark, str | Path) else list(benchmark)
@@ -105,10 +119,21 @@ def _checked_inputs(workspace: Workspace, specs: list[str | Path],
 
 
 @dry_run
-@takes_settings(ParaphraseContext)
-def estimate_paraphrase(benchmark: str | Path | Sequence[str | Path], *, settings: ParaphraseContext) -> CostEstimate:
+@accepts_old_setting_names
+def estimate_paraphrase(benchmark: str | Path | Sequence[str | Path], *, seed: int = 0, llm: str = BASELINE,
+                        per_turn: int | None = None, import_ecast: str | None = None, judges: tuple[str, ...] = (),
+                        min_judge_score: int = DEFAULT_MIN_JUDGE_SCORE,
+                        overlap_metric: Literal["bleu", "chrf"] = "bleu",
+                        max_overlap: float = DEFAULT_PARAPHRASE_MAX_OVERLAP,
+                        min_similarity: float = DEFAULT_PARAPHRASE_MIN_SIMILARITY, embedder: str = DEFAULT_EMBEDDER,
+                        test_sets: int = DEFAULT_TEST_SETS, corpus: str | None = None, qrels: str | None = None,
+                        split: str = "test", concurrency: int = 4, rate_limit: float | None = None,
+                        timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
+                        workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
+                        lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
     """Model calls, tokens and cost of a paraphrase run, from the real prompts of each turn
     (judges counted as if every variant passed the other filters: an upper bound)."""
+    settings = settings_given(ParaphraseContext, locals())
 
     llm, judges, per_turn, import_ecast = settings.llm, settings.judges, settings.per_turn, settings.import_ecast
     check_models(llm, *judges)

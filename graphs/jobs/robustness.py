@@ -7,18 +7,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
                                            job_run, priced, workspace_for, run_settled)
 from benchsmith.graphs.jobs.defaults import ROBUSTNESS_HISTORIES as DEFAULT_HISTORIES
 from benchsmith.graphs.jobs.defaults import ROBUSTNESS_RETRIEVERS as DEFAULT_RETRIEVERS
-from benchsmith.graphs.contexts.robustness import DEFAULT_MEASURES
+from benchsmith.graphs.contexts.robustness import DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURES
 from benchsmith.graphs.jobs.evaluate import SIGNIFICANCE_TESTS, checked_measures
 from benchsmith.graphs.robustness import (AUGMENTED_QRELS_FILE, RobustnessContext, benchmark_qrels, builder,
                                           test_set_names)
-from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.runs import RunDirectory, is_valid_run_id
@@ -26,6 +26,11 @@ from benchsmith.stores.trec import read_trec_run
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.query_building import parse_history_mode
 from benchsmith.tools.retriever_specs import parse_retriever
+from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
+from benchsmith.evals.defaults import DEFAULT_MIN_VOTES, DEFAULT_SIGNIFICANCE_RESAMPLES
+from benchsmith.agents.defaults import StructuredOutput
 
 GRADE_OUTPUT_TOKENS = 60
 ESTIMATE_DOCUMENT_CHARS = 1500
@@ -45,18 +50,26 @@ class RobustnessResult(JobRun):
         return read_json(self.report["results"])
 
 
-@takes_settings(RobustnessContext)
+@accepts_old_setting_names
 def robustness(paraphrase_run: str | Path, *, retrievers: Sequence[str] | None = None,
                histories: Sequence[str] = DEFAULT_HISTORIES, runs: Mapping[str, str | Path] | None = None,
                qrels: str | Path | None = None, judges: Sequence[str] = (BASELINE,), run_id: str | None = None,
-               on_event: EventHandler | None = None, resume: str | None = None,
-               settings: RobustnessContext) -> RobustnessResult:
+               on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0,
+               measures: tuple[str, ...] = DEFAULT_MEASURES, judge_depth: int = DEFAULT_JUDGE_DEPTH,
+               min_votes: int = DEFAULT_MIN_VOTES, corpus: str | None = None, depth: int = DEFAULT_DEPTH,
+               embedder: str = DEFAULT_EMBEDDER, llm: str = BASELINE, concurrency: int = 4,
+               significance_test: Literal["randomization", "t-test"] = "randomization",
+               resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, rate_limit: float | None = None,
+               timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
+               workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
+               lease_s: float = DEFAULT_LEASE_S) -> RobustnessResult:
     """Score the original and the test sets of ``paraphrase_run`` (a run id or directory): with
     its corpus, by retrieval (``retrievers`` × ``histories``, default bm25 × full and oracle);
     without (CAsT), from ``runs`` = ``{"original": FILE, "R1": FILE, ...}`` (TREC run files) with
     ``qrels`` (TREC) and, to re-judge, ``corpus`` (BEIR corpus.jsonl of their documents); every
     setting of :class:`RobustnessContext` is a keyword argument too. With ``database`` (a
     postgresql:// URL) its checkpoints, run record and model cache are kept in PostgreSQL."""
+    settings = settings_given(RobustnessContext, locals())
 
     resolved = workspace_for(settings.workspace)
     inputs, context = _checked_inputs(resolved, paraphrase_run, retrievers, histories, runs, qrels, judges, settings)
@@ -149,13 +162,21 @@ def check_vote_rule(judges: Sequence[str], min_votes: int) -> None:
                          "votes unchecked")
 
 
-@takes_settings(RobustnessContext)
+@accepts_old_setting_names
 def estimate_robustness(paraphrase_run: str | Path, *, runs: Mapping[str, str | Path] | None = None,
                         retrievers: Sequence[str] | None = None, histories: Sequence[str] = DEFAULT_HISTORIES,
-                        qrels: str | Path | None = None, judges: Sequence[str] = (BASELINE,),
-                        settings: RobustnessContext) -> CostEstimate:
+                        qrels: str | Path | None = None, judges: Sequence[str] = (BASELINE,), seed: int = 0,
+                        measures: tuple[str, ...] = DEFAULT_MEASURES, judge_depth: int = DEFAULT_JUDGE_DEPTH,
+                        min_votes: int = DEFAULT_MIN_VOTES, corpus: str | None = None, depth: int = DEFAULT_DEPTH,
+                        embedder: str = DEFAULT_EMBEDDER, llm: str = BASELINE, concurrency: int = 4,
+                        significance_test: Literal["randomization", "t-test"] = "randomization",
+                        resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, rate_limit: float | None = None,
+                        timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
+                        workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
+                        lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
     """An upper bound of the judging cost: every judged turn × every run × k documents, all
     unjudged (overlapping and judged documents make the real count lower)."""
+    settings = settings_given(RobustnessContext, locals())
 
     check_models(*judges)
     judge_depth = settings.judge_depth

@@ -15,7 +15,7 @@ from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
                                            job_run, priced, resolved_path, workspace_for, run_settled)
 from benchsmith.graphs.jobs.defaults import SELECT_JUDGES as DEFAULT_JUDGES
-from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.graphs.select.graph import SelectContext, builder, label_judge, queries_of
 from benchsmith.graphs.select.retrieval import chunk_index, corpus_of
 from benchsmith.stores.errors import InputError
@@ -24,6 +24,11 @@ from benchsmith.stores.space_files import read_space_file
 from benchsmith.tools.query_building import HistoryMode, build_query
 from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, build_space, parse_rewrite,
                                              planned_settings, space_from_mapping, stage_count)
+from benchsmith.agents.defaults import BASELINE, StructuredOutput
+from benchsmith.graphs.contexts.select import DEFAULT_BATCH_SIZE, DEFAULT_CURVES_SHOWN, DEFAULT_RERANK_DEPTH
+from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_SELECTION_BETAS as DEFAULT_BETAS, DEFAULT_SELECTION_RESAMPLES as DEFAULT_RESAMPLES
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
 
 MAX_CONFIGURATIONS = 500
 PROMPT_CHARS = 900  # a judge's instructions, tags and numbering
@@ -77,19 +82,26 @@ def strategy_space(space: str | Path | Mapping[str, Any] | None = None, *, retri
     return build_space(levels, search or file_search, list(order) or file_order)
 
 
-@takes_settings(SelectContext)
+@accepts_old_setting_names
 def select(queries: str | Path, *, corpus: Sequence[str | Path], space: str | Path | Mapping[str, Any] | None = None,
            retrievers: Sequence[str] = (), chunkings: Sequence[str] = (), rewrites: Sequence[str] = (),
            reranks: Sequence[str] = (), filters: Sequence[str] = (), top_k: Sequence[int] = (),
            search: str | None = None, order: Sequence[str] = (), judges: Sequence[str] = DEFAULT_JUDGES,
-           run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None,
-           settings: SelectContext) -> SelectionResult:
+           run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0,
+           embedder: str = DEFAULT_EMBEDDER, llm: str = BASELINE, min_votes: int | None = None,
+           batch_size: int = DEFAULT_BATCH_SIZE, rerank_depth: int = DEFAULT_RERANK_DEPTH,
+           betas: tuple[float, ...] = DEFAULT_BETAS, resamples: int = DEFAULT_RESAMPLES,
+           confidence: float = DEFAULT_CONFIDENCE, concurrency: int = 4, curves_shown: int = DEFAULT_CURVES_SHOWN,
+           rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+           structured_output: StructuredOutput = "auto", workspace: str | None = None, chroma_host: str | None = None,
+           database: str | None = None, lease_s: float = DEFAULT_LEASE_S) -> SelectionResult:
     """Search the strategy space for the configuration that serves ``queries`` (a text or JSONL
     file of real queries, no labels) best on ``corpus``, judged by ``judges`` (``baseline``,
     ``openai:<model>``, a registered name, or ``qrels:FILE`` to answer from known labels); every
     setting of :class:`SelectContext` is a keyword argument too. The same call with the same
     ``run_id`` resumes. With ``database`` (a postgresql:// URL) its checkpoints, run record and
     model cache are kept in PostgreSQL."""
+    settings = settings_given(SelectContext, locals())
 
     resolved = workspace_for(settings.workspace)
     check_bounds(settings)
@@ -167,15 +179,23 @@ def checked_inputs(queries: str | Path, corpus: Sequence[str | Path], space: dic
 
 
 @dry_run
-@takes_settings(SelectContext)
+@accepts_old_setting_names
 def estimate_selection(queries: str | Path, *, corpus: Sequence[str | Path],
                        space: str | Path | Mapping[str, Any] | None = None, retrievers: Sequence[str] = (),
                        chunkings: Sequence[str] = (), rewrites: Sequence[str] = (), reranks: Sequence[str] = (),
                        filters: Sequence[str] = (), top_k: Sequence[int] = (), search: str | None = None,
-                       order: Sequence[str] = (), judges: Sequence[str] = DEFAULT_JUDGES,
-                       settings: SelectContext) -> CostEstimate:
+                       order: Sequence[str] = (), judges: Sequence[str] = DEFAULT_JUDGES, seed: int = 0,
+                       embedder: str = DEFAULT_EMBEDDER, llm: str = BASELINE, min_votes: int | None = None,
+                       batch_size: int = DEFAULT_BATCH_SIZE, rerank_depth: int = DEFAULT_RERANK_DEPTH,
+                       betas: tuple[float, ...] = DEFAULT_BETAS, resamples: int = DEFAULT_RESAMPLES,
+                       confidence: float = DEFAULT_CONFIDENCE, concurrency: int = 4,
+                       curves_shown: int = DEFAULT_CURVES_SHOWN, rate_limit: float | None = None,
+                       timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
+                       workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
+                       lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
     """The configurations a search would evaluate, the pool it expects, and the judges' and
     rewriters' calls, tokens and cost (nothing is embedded or called)."""
+    settings = settings_given(SelectContext, locals())
 
     resolved_space = strategy_space(space, retrievers=retrievers, chunkings=chunkings, rewrites=rewrites,
                                     reranks=reranks, filters=filters, top_k=top_k, search=search, order=order)

@@ -22,8 +22,8 @@ from benchsmith.graphs.jobs.defaults import SYNTHESIS_TURNS as DEFAULT_TURNS
 from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_CONVERSATIONS, MAX_NEIGHBOURS, MAX_TURNS
 from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, recorded_settings, takes_settings
-from benchsmith.graphs.contexts.synthesize import with_preset_rates
+from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, accepts_old_setting_names, settings_given
+from benchsmith.graphs.contexts.synthesize import QualityGateMode, with_preset_rates
 from benchsmith.graphs.synthesize import (BEIR_DIR, DIALOGUES_FILE, STATS_FILE, TREC_QRELS_FILE, UNANSWERABLE_POOL_DEPTH,
                                           SynthesisContext, builder, check_turn_types)
 from benchsmith.stores.benchmark_files import Dialogue
@@ -33,9 +33,12 @@ from benchsmith.stores.postgres import database_url
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS, cluster_collection
-from benchsmith.tools.defaults import DEFAULT_SYNTHESIS_PAGE_KINDS
+from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_MAX_OVERLAP, DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS, DEFAULT_SYNTHESIS_PAGE_KINDS
 from benchsmith.tools.page_kinds import PAGE_KINDS
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.agents.defaults import BASELINE, StructuredOutput
+from benchsmith.tools.dialogue_walk import DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN, DEFAULT_SWITCH_PROBABILITY
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
 
 # Assumed lengths for the dry-run estimate (characters): a question, an assistant answer.
 ESTIMATE_QUESTION_CHARS, ESTIMATE_ANSWER_CHARS = 100, 1200
@@ -94,10 +97,21 @@ def cluster(collection: str, *, size: int = DEFAULT_CLUSTER_SIZE, neighbours: in
     return ClusterResult(collection, clustering.clusters, clustering.stats, clustering.page_kinds)
 
 
-@takes_settings(SynthesisContext)
+@accepts_old_setting_names
 def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, turns: int = DEFAULT_TURNS,
                run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None,
-               settings: SynthesisContext) -> SynthesisResult:
+               seed: int = 0, llm: str = BASELINE, switch_rate: float = DEFAULT_SWITCH_PROBABILITY,
+               hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE,
+               soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN, max_overlap: float = DEFAULT_MAX_OVERLAP,
+               overlap_attempts: int = DEFAULT_OVERLAP_ATTEMPTS, overlap_replans: int = DEFAULT_OVERLAP_REPLANS,
+               cluster_size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS,
+               page_kinds: tuple[str, ...] = DEFAULT_SYNTHESIS_PAGE_KINDS, history_window: int | None = None,
+               concurrency: int = 4, unanswerable_rate: float = 0.0, partial_rate: float = 0.0,
+               underspecified_rate: float = 0.0, multi_gold_rate: float = 0.0, rates: str | None = None,
+               quality_gate: QualityGateMode = "replan", question_types: str = "", rate_limit: float | None = None,
+               timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
+               workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
+               lease_s: float = DEFAULT_LEASE_S) -> SynthesisResult:
     """Synthesize ``conversations`` conversations of ``turns`` turns over ``collection``; every
     setting of :class:`SynthesisContext` is a keyword argument too. The same call with the same
     ``run_id`` resumes an interrupted run. With ``database`` (a postgresql:// URL) the run is
@@ -106,7 +120,8 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
     question whose lexical overlap with its gold passage is above ``max_overlap`` is asked again
     (``overlap_attempts`` corrective turns), then re-planned on another gold chunk
     (``overlap_replans`` times), then kept flagged ``overlap_rejected``."""
-    arguments = shared_arguments(call_arguments(locals(), settings))  # first: nothing but the parameters is local yet
+    arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
+    settings = settings_given(SynthesisContext, locals())
     settings = with_preset_rates(settings)  # the rates a --rates preset names, recorded as the run's own
     check_collection_name(collection)
     check_models(settings.llm)
@@ -140,11 +155,24 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
 
 
 @dry_run
-@takes_settings(SynthesisContext)
+@accepts_old_setting_names
 def estimate_synthesis(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, turns: int = DEFAULT_TURNS,
-                       settings: SynthesisContext) -> CostEstimate:
+                       seed: int = 0, llm: str = BASELINE, switch_rate: float = DEFAULT_SWITCH_PROBABILITY,
+                       hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE,
+                       soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN, max_overlap: float = DEFAULT_MAX_OVERLAP,
+                       overlap_attempts: int = DEFAULT_OVERLAP_ATTEMPTS, overlap_replans: int = DEFAULT_OVERLAP_REPLANS,
+                       cluster_size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS,
+                       page_kinds: tuple[str, ...] = DEFAULT_SYNTHESIS_PAGE_KINDS, history_window: int | None = None,
+                       concurrency: int = 4, unanswerable_rate: float = 0.0, partial_rate: float = 0.0,
+                       underspecified_rate: float = 0.0, multi_gold_rate: float = 0.0, rates: str | None = None,
+                       quality_gate: QualityGateMode = "replan", question_types: str = "",
+                       rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+                       structured_output: StructuredOutput = "auto", workspace: str | None = None,
+                       chroma_host: str | None = None, database: str | None = None,
+                       lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
     """Model calls, tokens and cost of a synthesis run, from the real prompts filled with text of
     the expected lengths (chunks of the collection's mean length, answers of ~1,200 characters)."""
+    settings = settings_given(SynthesisContext, locals())
     settings = with_preset_rates(settings)
     llm, cluster_size = settings.llm, settings.cluster_size
     check_models(llm)

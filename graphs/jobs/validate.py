@@ -19,7 +19,7 @@ from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, c
 from benchsmith.graphs.jobs.defaults import VALIDATE_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.graphs.jobs.evaluate import checked_measures
 from benchsmith.graphs.jobs.select import checked_judges
-from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
+from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.graphs.validate import (JUDGE_BATCH, HumanLabels, ValidationContext, builder, check_same_corpus,
                                        default_histories)
 from benchsmith.stores.errors import InputError
@@ -28,6 +28,13 @@ from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.held_out import HeldOutLabels
 from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
 from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
+from benchsmith.agents.defaults import BASELINE, StructuredOutput
+from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
+from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.graphs.contexts.validate import DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURE
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
+from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
 
 MIN_CONFIGURATIONS = 3  # τ over fewer says next to nothing
 JUDGE_OUTPUT_TOKENS = 60  # per passage
@@ -53,11 +60,16 @@ class ValidationResult(JobRun):
         return read_json(self.report["results"])
 
 
-@takes_settings(ValidationContext)
+@accepts_old_setting_names
 def validate(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[str] | None = None,
              histories: Sequence[str] | None = None, runs: Sequence[str | Path] = (), judges: Sequence[str] = (),
-             run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None,
-             settings: ValidationContext) -> ValidationResult:
+             run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0,
+             measure: str = DEFAULT_MEASURE, split: str = "test", depth: int = DEFAULT_DEPTH,
+             embedder: str = DEFAULT_EMBEDDER, rerank: str | None = None, rerank_depth: int = DEFAULT_RERANK_DEPTH,
+             llm: str = BASELINE, bootstrap: int = DEFAULT_BOOTSTRAP, judge_depth: int = DEFAULT_JUDGE_DEPTH,
+             concurrency: int = 4, rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+             structured_output: StructuredOutput = "auto", workspace: str | None = None, chroma_host: str | None = None,
+             database: str | None = None, lease_s: float = DEFAULT_LEASE_S) -> ValidationResult:
     """Rank every configuration (``retrievers`` × ``histories``, ``rerank``, TREC ``runs``
     that rank the queries of both sets) on ``synthetic`` (anything `evaluate` accepts) and on
     ``human`` (a BEIR directory over the same corpus, or a labelled JSONL whose gold chunk ids are
@@ -70,6 +82,7 @@ def validate(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[s
     ``qrels:FILE``) each label the human set's gold pairs and as many sampled non-gold ones; their
     agreement with the human labels is in ``judge_agreement``. Different corpora stop with an
     InputError before any run exists. The same call with the same ``run_id`` resumes."""
+    settings = settings_given(ValidationContext, locals())
 
     resolved = workspace_for(settings.workspace)
     inputs, context, _ = _checked_inputs(resolved, synthetic, human, retrievers, histories, runs, judges, settings)
@@ -125,12 +138,20 @@ def _checked_inputs(workspace: Workspace, synthetic: str | Path, human: str | Pa
     return inputs, replace(settings, measure=names[0]), labels
 
 
-@takes_settings(ValidationContext)
+@accepts_old_setting_names
 def estimate_validation(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[str] | None = None,
                         histories: Sequence[str] | None = None, runs: Sequence[str | Path] = (),
-                        judges: Sequence[str] = (), settings: ValidationContext) -> CostEstimate:
+                        judges: Sequence[str] = (), seed: int = 0, measure: str = DEFAULT_MEASURE, split: str = "test",
+                        depth: int = DEFAULT_DEPTH, embedder: str = DEFAULT_EMBEDDER, rerank: str | None = None,
+                        rerank_depth: int = DEFAULT_RERANK_DEPTH, llm: str = BASELINE,
+                        bootstrap: int = DEFAULT_BOOTSTRAP, judge_depth: int = DEFAULT_JUDGE_DEPTH,
+                        concurrency: int = 4, rate_limit: float | None = None, timeout_s: float = 60.0,
+                        max_attempts: int = 6, structured_output: StructuredOutput = "auto",
+                        workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
+                        lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
     """The configurations a validation would rank on both sets, and the judges' cost: each judge
     reads every gold pair of the human set and as many non-gold ones (at most), in batches."""
+    settings = settings_given(ValidationContext, locals())
 
     resolved = workspace_for(settings.workspace)
     inputs, context, labels = _checked_inputs(resolved, synthetic, human, retrievers, histories, runs, judges,

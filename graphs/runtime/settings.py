@@ -1,8 +1,9 @@
 """Each setting is declared once (docs/design.md rule 11): a field of a job's context, its metadata
 carrying the description and, where they apply, the bounds and the command line's spelling.
-The API's arguments (:func:`takes_settings`), the CLI's options (graphs/cli/settings.py),
-Studio's schema (LangGraph reads the dataclass) and the run record (:func:`recorded_settings`)
-are derived from it.
+The CLI's options (graphs/cli/settings.py), Studio's schema (LangGraph reads the dataclass) and the
+run record (:func:`recorded_settings`) are derived from it. The API's job functions write each setting
+out as a keyword parameter, so help() and editors show it: tests/test_settings_declared_once.py holds
+their names and defaults to the context's fields.
 
 Metadata keys of a field:
 
@@ -21,12 +22,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import inspect
 import typing
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from benchsmith.agents.defaults import StructuredOutput
 from benchsmith.graphs.runtime.bounds import MAX_ATTEMPTS, MAX_CONCURRENCY, SEED_BOUNDS
@@ -36,6 +36,10 @@ from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import WORKSPACE_ENV
 
 DATABASE_ENV = "BENCHSMITH_DATABASE_URL"
+
+P = ParamSpec("P")
+R = TypeVar("R")
+C = TypeVar("C")
 
 
 @dataclass(kw_only=True)
@@ -168,39 +172,22 @@ def current_names(settings: dict[str, Any]) -> dict[str, Any]:
     return {RENAMED_SETTINGS.get(name, name): value for name, value in settings.items()}
 
 
-def takes_settings(context_type: type) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """A job function whose keyword arguments include every user setting of ``context_type``
-    (same names, same defaults): the function declares its own arguments (inputs, ``run_id``...)
-    and a keyword-only ``settings`` parameter, which receives the context built from the
-    settings given."""
-    exposed = user_settings(context_type)
-    hints = type_hints(context_type)
+def accepts_old_setting_names(job: Callable[P, R]) -> Callable[P, R]:
+    """A job function that still takes each renamed setting's old keyword (with a DeprecationWarning).
+    Its signature stays the job's own (``functools.wraps``): help() and editors show the settings."""
 
-    def decorate(job: Callable[..., Any]) -> Callable[..., Any]:
-        own = [parameter for parameter in inspect.signature(job).parameters.values() if parameter.name != "settings"]
-        derived = [inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=default_of(item),
-                                     annotation=hints[item.name]) for item in exposed]
-        names = {item.name for item in exposed}
+    @functools.wraps(job)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        for old in kwargs.keys() & RENAMED_SETTINGS.keys():
+            warnings.warn(f"{job.__name__}({old}=...) is deprecated: use {RENAMED_SETTINGS[old]}=",
+                          DeprecationWarning, stacklevel=2)
+        return job(*args, **current_names(kwargs))
 
-        @functools.wraps(job)
-        def call(*args: Any, **kwargs: Any) -> Any:
-            for old in kwargs.keys() & RENAMED_SETTINGS.keys():
-                warnings.warn(f"{job.__name__}({old}=...) is deprecated: use {RENAMED_SETTINGS[old]}=",
-                              DeprecationWarning, stacklevel=2)
-            kwargs = current_names(kwargs)
-            values = {name: kwargs.pop(name) for name in list(kwargs) if name in names}
-            return job(*args, settings=context_type(**values), **kwargs)
-
-        call.__signature__ = inspect.Signature([*own, *derived],  # type: ignore[attr-defined]
-                                               return_annotation=inspect.signature(job).return_annotation)
-        call.__settings_context__ = context_type  # type: ignore[attr-defined]
-        return call
-
-    return decorate
+    return call
 
 
-def call_arguments(own: dict[str, Any], context: Any) -> dict[str, Any]:
-    """A job's API arguments, as a caller would give them again: its own (``locals()`` on entry,
-    ``settings`` left out) and each user setting of its context."""
-    own = {name: value for name, value in own.items() if name != "settings"}
-    return {**own, **{item.name: getattr(context, item.name) for item in user_settings(type(context))}}
+def settings_given(context_type: type[C], arguments: Mapping[str, Any]) -> C:
+    """A job's context from its keyword arguments (``locals()`` on entry), one per user setting of
+    ``context_type``: the job function lists them with their defaults, and tests/test_settings_declared_once.py
+    holds them to the context's fields."""
+    return context_type(**{item.name: arguments[item.name] for item in user_settings(context_type)})
