@@ -218,7 +218,7 @@ def _paraphrased(runtime: Runtime[ParaphraseContext], run_id: str, turn: dict[st
     embedder = embedder_for(context.embedder, workspace_of(context), run_id, context)
     similarities = (similarities_to_source(embedder, source, paraphrases)
                     if context.min_similarity > 0 else None)
-    decisions = filter_variants(source, paraphrases, FilterSettings(context.overlap_metric, context.max_overlap,
+    decisions = filter_variants(source, paraphrases, FilterSettings(context.overlap_metric, context.max_sentence_score,
                                                                      context.min_similarity), similarities)
     candidates = []
     for number, (text, raw, decision) in enumerate(zip(paraphrases, raws, decisions), start=1):
@@ -375,7 +375,7 @@ def _results(context: ParaphraseContext, state: ParaphraseState, benchmark: dict
                       "judged_turns": benchmark["judged_turns"]},
         "settings": {"llm": context.llm, "per_turn": context.per_turn, "import_ecast": context.import_ecast,
                      "judges": list(context.judges), "min_judge_score": context.min_judge_score,
-                     "overlap_metric": context.overlap_metric, "max_overlap": context.max_overlap,
+                     "overlap_metric": context.overlap_metric, "max_sentence_score": context.max_sentence_score,
                      "min_similarity": context.min_similarity, "embedder": context.embedder,
                      "test_sets": context.test_sets, "seed": context.seed},
         "diversity": figures,
@@ -396,7 +396,7 @@ def _notes(context: ParaphraseContext) -> list[str]:
              "sharing the benchmark's qrels."]
     if context.per_turn > 0:
         notes.append(f"Generated variants were dropped as near-duplicates when their sentence {context.overlap_metric} "
-                     f"with the source or a kept variant exceeded {context.max_overlap:g}" +
+                     f"with the source or a kept variant exceeded {context.max_sentence_score:g}" +
                      (f", and as meaning changes when their embedding cosine to the source was below "
                       f"{context.min_similarity:g} ({context.embedder})" if context.min_similarity > 0 else "") + ".")
         if context.llm == "baseline":

@@ -6,15 +6,20 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import inspect
 import pkgutil
+import warnings
+from unittest.mock import patch
 
 import pytest
+from typer.testing import CliRunner
 
 import benchsmith
 import benchsmith.graphs.contexts as contexts
+from benchsmith.graphs.cli import app
 from benchsmith.graphs.jobs.api_names import api_message
 from benchsmith.graphs.runtime.runner import check_same_settings
-from benchsmith.graphs.runtime.settings import flags_of, user_settings
+from benchsmith.graphs.runtime.settings import accepts_old_setting_names, flags_of, user_settings
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 from tests.test_evaluate_graph import write_benchmark
@@ -67,6 +72,40 @@ def test_an_old_keyword_still_works_with_a_warning_and_an_old_run_resumes(tmp_pa
     assert estimate.calls == 0
     # A run recorded before the rename resumes: its settings compare under the new names.
     check_same_settings("old", {"switch_probability": 0.3, "rerank_model": None}, {"switch_rate": 0.3, "rerank": None})
+
+
+def test_paraphrasings_bleu_limit_has_a_name_of_its_own_and_its_old_one_still_works(tmp_path):
+    """max_overlap is synthesis's share of content words (0-1); paraphrasing's sentence BLEU/chrF limit
+    (0-100) is max_sentence_score, and its old keyword, flag and recorded setting still work there."""
+    assert "max_overlap" in inspect.signature(benchsmith.synthesize).parameters
+    assert "max_overlap" not in inspect.signature(benchsmith.paraphrase).parameters
+
+    @accepts_old_setting_names
+    def paraphrase_like(*, max_sentence_score: float = 80.0) -> float:
+        return max_sentence_score
+
+    @accepts_old_setting_names
+    def synthesize_like(*, max_overlap: float = 0.78) -> float:
+        return max_overlap
+
+    with pytest.warns(DeprecationWarning, match=r"paraphrase_like\(max_overlap=\.\.\.\) is deprecated: use "
+                                                r"max_sentence_score="):
+        assert paraphrase_like(max_overlap=70.0) == 70.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert synthesize_like(max_overlap=0.5) == 0.5  # synthesis's own setting: no rename, no warning
+    check_same_settings("old", {"max_overlap": 70.0}, {"max_sentence_score": 70.0})
+    with pytest.raises(benchsmith.InputError, match="max_overlap"):
+        check_same_settings("synthesis", {"max_overlap": 0.5}, {"max_overlap": 0.7})
+
+    help_text = CliRunner().invoke(app, ["paraphrase", "--help"], terminal_width=200).output
+    assert "--max-sentence-score" in help_text and "--max-overlap" not in help_text
+    seen = {}
+    with patch("benchsmith.graphs.cli.paraphrase.estimate_paraphrase", lambda *args, **settings: seen.update(settings)), \
+            patch("benchsmith.graphs.cli.paraphrase.print_estimate"):
+        result = CliRunner().invoke(app, ["paraphrase", str(tmp_path), "--max-overlap", "70", "--dry-run"])
+    assert "--max-overlap is deprecated: use --max-sentence-score" in result.output
+    assert seen["max_sentence_score"] == 70.0 and "max_overlap" not in seen
 
 
 def test_the_api_lists_the_runs_of_a_workspace(tmp_path):

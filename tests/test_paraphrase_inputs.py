@@ -96,13 +96,13 @@ def test_filters_drop_a_planted_near_duplicate_and_a_planted_meaning_change():
                 "Which early symptoms does throat cancer have?",
                 "Which early symptoms does throat cancer have ?",  # near-duplicate of the one before
                 "Where can I buy cheap concert tickets tonight?"]  # meaning change
-    settings = FilterSettings("bleu", max_overlap=80, min_similarity=0.3)
+    settings = FilterSettings("bleu", max_sentence_score=80, min_similarity=0.3)
     decisions = filter_variants(source, variants, settings, similarities_to_source(HashingEmbedder(), source, variants))
     assert [decision.kept for decision in decisions] == [False, True, False, False]
     assert "near-duplicate of the source" in decisions[0].reason
     assert "near-duplicate of another variant" in decisions[2].reason
     assert "meaning changed" in decisions[3].reason and decisions[3].similarity < 0.3 < decisions[1].similarity
-    chrf = filter_variants(source, variants[:2], FilterSettings("chrf", max_overlap=90, min_similarity=0))
+    chrf = filter_variants(source, variants[:2], FilterSettings("chrf", max_sentence_score=90, min_similarity=0))
     assert [decision.kept for decision in chrf] == [False, True] and chrf[1].similarity is None
 
 

@@ -15,7 +15,9 @@ DEFAULT_MIN_CHARS = 100  # shorter chunks are dropped (tools/chunking.py)
 DEFAULT_DEDUP_THRESHOLD = 0.8  # Jaccard similarity of near-duplicates (tools/dedup.py)
 DEFAULT_DEDUP_NUM_PERM = 128  # MinHash permutations (tools/dedup.py)
 DEFAULT_INDEX_BATCH_SIZE = 256  # texts embedded and stored per batch: the resume granularity (tools/indexing.py)
-DEFAULT_PARAPHRASE_MAX_OVERLAP = 80.0  # tools/paraphrase_filters.py
+# The most sentence BLEU or chrF (0-100) a paraphrase may have with its source or a kept variant
+# (tools/paraphrase_filters.py); not synthesis's DEFAULT_MAX_OVERLAP, a share of content words (0-1).
+DEFAULT_MAX_SENTENCE_SCORE = 80.0
 DEFAULT_PARAPHRASE_MIN_SIMILARITY = 0.75  # tools/paraphrase_filters.py
 DEFAULT_CLUSTER_SIZE = 8  # chunks per cluster (tools/corpus_clusters.py)
 DEFAULT_CLUSTER_NEIGHBOURS = 16  # neighbours per chunk in the cluster graph (tools/corpus_clusters.py)

@@ -4,7 +4,7 @@ A variant is dropped when it is
 
 * a near-duplicate of its source (the turn's self-contained form) or of a variant kept
   before it: sentence BLEU or chrF (sacrebleu, 0-100, the variant as hypothesis) above
-  ``max_overlap``; a paraphrase that changes nothing tests nothing;
+  ``max_sentence_score``; a paraphrase that changes nothing tests nothing;
 * a meaning change: the cosine of its embedding to the source's below ``min_similarity``
   (0 turns this check off).
 
@@ -22,8 +22,7 @@ import numpy as np
 import sacrebleu
 
 from benchsmith.tools.embedding import Embedder
-from benchsmith.tools.defaults import DEFAULT_PARAPHRASE_MAX_OVERLAP as DEFAULT_MAX_OVERLAP
-from benchsmith.tools.defaults import DEFAULT_PARAPHRASE_MIN_SIMILARITY as DEFAULT_MIN_SIMILARITY
+from benchsmith.tools.defaults import DEFAULT_MAX_SENTENCE_SCORE, DEFAULT_PARAPHRASE_MIN_SIMILARITY
 
 OverlapMetric = Literal["bleu", "chrf"]
 OVERLAP_METRICS = ("bleu", "chrf")
@@ -32,8 +31,8 @@ OVERLAP_METRICS = ("bleu", "chrf")
 @dataclass(frozen=True)
 class FilterSettings:
     metric: OverlapMetric = "bleu"
-    max_overlap: float = DEFAULT_MAX_OVERLAP  # 0-100
-    min_similarity: float = DEFAULT_MIN_SIMILARITY  # cosine; 0 = off
+    max_sentence_score: float = DEFAULT_MAX_SENTENCE_SCORE  # sentence BLEU or chrF, 0-100
+    min_similarity: float = DEFAULT_PARAPHRASE_MIN_SIMILARITY  # cosine; 0 = off
 
 
 @dataclass(frozen=True)
@@ -73,10 +72,10 @@ def filter_variants(source: str, variants: Sequence[str], settings: FilterSettin
         similarity = similarities[index] if settings.min_similarity > 0 and similarities is not None else None
         name = settings.metric.upper() if settings.metric == "bleu" else "chrF"
         reason = None
-        if with_source > settings.max_overlap:
-            reason = f"near-duplicate of the source ({name} {with_source:.1f} > {settings.max_overlap:g})"
-        elif with_kept > settings.max_overlap:
-            reason = f"near-duplicate of another variant ({name} {with_kept:.1f} > {settings.max_overlap:g})"
+        if with_source > settings.max_sentence_score:
+            reason = f"near-duplicate of the source ({name} {with_source:.1f} > {settings.max_sentence_score:g})"
+        elif with_kept > settings.max_sentence_score:
+            reason = f"near-duplicate of another variant ({name} {with_kept:.1f} > {settings.max_sentence_score:g})"
         elif similarity is not None and similarity < settings.min_similarity:
             reason = f"meaning changed (cosine {similarity:.2f} < {settings.min_similarity:g})"
         if reason is None:

@@ -47,6 +47,8 @@ def settings_options(context_type: type, *, exclude: Iterable[str] = ()) -> Call
         own = inspect.signature(command).parameters
         wants_run = "run_options" in own
         derived = [_parameter(item, type_hints(context_type)[item.name]) for item in exposed]
+        renamed = {item.name: item for item in exposed if item.metadata.get("old_cli")}
+        old_flags = [_old_flag_parameter(item, type_hints(context_type)[item.name]) for item in renamed.values()]
         run_parameters = ([_parameter(item, type_hints(RunOptions)[item.name]) for item in dataclasses.fields(RunOptions)]
                           if wants_run else [])
         hints = typing.get_type_hints(command, include_extras=True)  # the module's annotations are postponed
@@ -62,13 +64,19 @@ def settings_options(context_type: type, *, exclude: Iterable[str] = ()) -> Call
             bound = call.__signature__.bind(*args, **given)  # type: ignore[attr-defined]
             bound.apply_defaults()
             given = dict(bound.arguments)
+            for name, item in renamed.items():
+                old_value = given.pop(_old_flag_name(name))
+                if old_value is not None:
+                    typer.echo(f"{item.metadata['old_cli']} is deprecated: use {flags_of(item)[0]}", err=True)
+                    if given[name] == default_of(item):  # the new flag, given too, wins
+                        given[name] = old_value
             settings = {item.name: _setting_value(item, given.pop(item.name)) for item in exposed}
             if wants_run:
                 given["run_options"] = RunOptions(**{name: given.pop(name) for name in ("run_id", "dry_run")})
             return command(**given, settings=settings)
 
         # Typer reads inspect.signature: own parameters first (arguments), then the settings.
-        call.__signature__ = inspect.Signature([*kept, *derived, *run_parameters])  # type: ignore[attr-defined]
+        call.__signature__ = inspect.Signature([*kept, *derived, *old_flags, *run_parameters])  # type: ignore[attr-defined]
         call.__derived_options__ = {parameter.name: context_type for parameter in derived}  # type: ignore[attr-defined]
         call.__derived_options__.update({parameter.name: RunOptions for parameter in run_parameters})
         return call
@@ -92,6 +100,19 @@ def _parameter(item: dataclasses.Field, hint: Any) -> inspect.Parameter:
         show_default=metadata.get("show_default", show_default))
     return inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=default,
                              annotation=Annotated[cli_type, option])
+
+
+def _old_flag_name(name: str) -> str:
+    return f"{name}__old_flag"
+
+
+def _old_flag_parameter(item: dataclasses.Field, hint: Any) -> inspect.Parameter:
+    """A renamed setting's former flag: hidden from --help, empty unless given."""
+    cli_type, _, _ = _cli_type(hint, default_of(item))
+    option = typer.Option(item.metadata["old_cli"], hidden=True, min=item.metadata.get("min"),
+                          max=item.metadata.get("max"))
+    return inspect.Parameter(_old_flag_name(item.name), inspect.Parameter.KEYWORD_ONLY, default=None,
+                             annotation=Annotated[Optional[cli_type], option])
 
 
 def _cli_type(hint: Any, default: Any) -> tuple[Any, Any, Any]:

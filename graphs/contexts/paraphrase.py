@@ -10,7 +10,7 @@ from benchsmith.graphs.contexts.audit import TURN_FILE_CORPUS_DESCRIPTION
 from benchsmith.graphs.contexts.evaluate import SPLIT_DESCRIPTION
 from benchsmith.graphs.runtime.bounds import MAX_TEST_SETS, MAX_VARIANTS, SEED_BOUNDS
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
-from benchsmith.tools.defaults import (DEFAULT_EMBEDDER, DEFAULT_PARAPHRASE_MAX_OVERLAP,
+from benchsmith.tools.defaults import (DEFAULT_EMBEDDER, DEFAULT_MAX_SENTENCE_SCORE,
                                        DEFAULT_PARAPHRASE_MIN_SIMILARITY)
 from benchsmith.tools.test_sets import DEFAULT_TEST_SETS
 
@@ -41,9 +41,10 @@ class ParaphraseContext(StoreOptions, ModelOptions):
         "min": 1, "max": 5})
     overlap_metric: Literal["bleu", "chrf"] = field(default="bleu", metadata={
         "description": "Sentence measure (sacrebleu) that finds near-duplicates: bleu or chrf."})
-    max_overlap: float = field(default=DEFAULT_PARAPHRASE_MAX_OVERLAP, metadata={
-        "description": "A variant whose sentence BLEU/chrF (0-100) with its source or a kept variant exceeds this is "
-                       "dropped.", "min": 0.0, "max": 100.0})
+    max_sentence_score: float = field(default=DEFAULT_MAX_SENTENCE_SCORE, metadata={
+        "description": "A variant whose sentence BLEU/chrF (0-100, the overlap metric) with its source or a kept "
+                       "variant exceeds this is dropped as a near-duplicate.", "min": 0.0, "max": 100.0,
+        "old_cli": "--max-overlap"})
     min_similarity: float = field(default=DEFAULT_PARAPHRASE_MIN_SIMILARITY, metadata={
         "description": "A variant whose embedding cosine to its source is below this is dropped (0: no check).",
         "min": 0.0, "max": 1.0})

@@ -24,7 +24,7 @@ from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.paraphrase_filters import OVERLAP_METRICS
 from benchsmith.agents.defaults import BASELINE, StructuredOutput
-from benchsmith.tools.defaults import DEFAULT_EMBEDDER, DEFAULT_PARAPHRASE_MAX_OVERLAP, DEFAULT_PARAPHRASE_MIN_SIMILARITY
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER, DEFAULT_MAX_SENTENCE_SCORE, DEFAULT_PARAPHRASE_MIN_SIMILARITY
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.graphs.contexts.paraphrase import DEFAULT_MIN_JUDGE_SCORE
 from benchsmith.tools.test_sets import DEFAULT_TEST_SETS
@@ -54,7 +54,7 @@ def paraphrase(benchmark: str | Path | Sequence[str | Path], *, run_id: str | No
                on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0, llm: str = BASELINE,
                per_turn: int | None = None, import_ecast: str | None = None, judges: tuple[str, ...] = (),
                min_judge_score: int = DEFAULT_MIN_JUDGE_SCORE, overlap_metric: Literal["bleu", "chrf"] = "bleu",
-               max_overlap: float = DEFAULT_PARAPHRASE_MAX_OVERLAP,
+               max_sentence_score: float = DEFAULT_MAX_SENTENCE_SCORE,
                min_similarity: float = DEFAULT_PARAPHRASE_MIN_SIMILARITY, embedder: str = DEFAULT_EMBEDDER,
                test_sets: int = DEFAULT_TEST_SETS, corpus: str | None = None, qrels: str | None = None,
                split: str = "test", concurrency: int = 4, rate_limit: float | None = None, timeout_s: float = 60.0,
@@ -124,7 +124,7 @@ def estimate_paraphrase(benchmark: str | Path | Sequence[str | Path], *, seed: i
                         per_turn: int | None = None, import_ecast: str | None = None, judges: tuple[str, ...] = (),
                         min_judge_score: int = DEFAULT_MIN_JUDGE_SCORE,
                         overlap_metric: Literal["bleu", "chrf"] = "bleu",
-                        max_overlap: float = DEFAULT_PARAPHRASE_MAX_OVERLAP,
+                        max_sentence_score: float = DEFAULT_MAX_SENTENCE_SCORE,
                         min_similarity: float = DEFAULT_PARAPHRASE_MIN_SIMILARITY, embedder: str = DEFAULT_EMBEDDER,
                         test_sets: int = DEFAULT_TEST_SETS, corpus: str | None = None, qrels: str | None = None,
                         split: str = "test", concurrency: int = 4, rate_limit: float | None = None,

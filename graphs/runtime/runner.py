@@ -301,7 +301,7 @@ def check_same_job(run_id: str, recorded: str, requested: str) -> None:
 
 
 def check_same_settings(run_id: str, recorded: dict[str, Any], requested: dict[str, Any]) -> None:
-    recorded = current_names(recorded)  # a run recorded before a setting's rename resumes
+    recorded = current_names(recorded, requested.keys())  # a run recorded before a setting's rename resumes
     differing = sorted(key for key in recorded.keys() | requested.keys() if recorded.get(key) != requested.get(key))
     if differing:
         details = ", ".join(f"{key}: {recorded.get(key)!r} → {requested.get(key)!r}" for key in differing)

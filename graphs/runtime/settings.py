@@ -11,6 +11,7 @@ Metadata keys of a field:
 - ``min`` / ``max``: bounds, checked by :func:`check_bounds` (API) and by the CLI's option.
 - ``cli``: the flag(s), where they differ from ``--field-name`` (``--timeout`` for ``timeout_s``).
 - ``envvar``, ``show_default``: the CLI option's environment variable and default shown.
+- ``old_cli``: a renamed setting's former flag, still taken (hidden, with a deprecation notice).
 - ``recorded: False``: not part of the run's identity (where it runs, how fast, how patiently):
   a resume or a worker may change it, so the run record leaves it out.
 - ``internal: True``: not a user setting; neither an API argument nor a CLI option.
@@ -22,9 +23,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import typing
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, TypeVar
 
@@ -162,26 +164,32 @@ def _json_ready(value: Any) -> Any:
 # ---------------------------------------------------------------------------------------
 # The API's arguments.
 
-# Settings renamed so the API keyword and the command-line option say one name (issue 31): the old
-# keyword still works, with a DeprecationWarning, and a run recorded under it resumes.
-RENAMED_SETTINGS = {"switch_probability": "switch_rate", "requests_per_second": "rate_limit", "rerank_model": "rerank"}
+# Settings renamed so the API keyword and the command-line option say one name (issue 31) and one name
+# means one thing (issue 32: paraphrasing's BLEU/chrF limit was max_overlap, synthesis's word share is):
+# the old keyword still works, with a DeprecationWarning, and a run recorded under it resumes.
+RENAMED_SETTINGS = {"switch_probability": "switch_rate", "requests_per_second": "rate_limit", "rerank_model": "rerank",
+                    "max_overlap": "max_sentence_score"}
 
 
-def current_names(settings: dict[str, Any]) -> dict[str, Any]:
-    """``settings`` (API keywords, or a run record's settings) with each renamed one under its new name."""
-    return {RENAMED_SETTINGS.get(name, name): value for name, value in settings.items()}
+def current_names(settings: Mapping[str, Any], taken: Collection[str]) -> dict[str, Any]:
+    """``settings`` (API keywords, or a run record's settings) with each renamed one under its new name,
+    where the job takes the new name and not the old (synthesis still takes max_overlap: its own)."""
+    renamed = {old: new for old, new in RENAMED_SETTINGS.items() if new in taken and old not in taken}
+    return {renamed.get(name, name): value for name, value in settings.items()}
 
 
 def accepts_old_setting_names(job: Callable[P, R]) -> Callable[P, R]:
     """A job function that still takes each renamed setting's old keyword (with a DeprecationWarning).
     Its signature stays the job's own (``functools.wraps``): help() and editors show the settings."""
+    taken = frozenset(inspect.signature(job).parameters)
 
     @functools.wraps(job)
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
-        for old in kwargs.keys() & RENAMED_SETTINGS.keys():
+        current = current_names(kwargs, taken)
+        for old in kwargs.keys() - current.keys():
             warnings.warn(f"{job.__name__}({old}=...) is deprecated: use {RENAMED_SETTINGS[old]}=",
                           DeprecationWarning, stacklevel=2)
-        return job(*args, **current_names(kwargs))
+        return job(*args, **current)
 
     return call
 
