@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from benchsmith.evals.breakdown import mean_by_group
-from benchsmith.evals.significance import DEFAULT_ALPHA, DEFAULT_RESAMPLES, TestName, compare_all, describe
+from benchsmith.evals.defaults import DEFAULT_SIGNIFICANCE_RESAMPLES
+from benchsmith.evals.significance import DEFAULT_ALPHA, TestName, compare_all, describe
 
 PREFERRED_PRIMARY_MEASURES = ("nDCG@10", "nDCG@3", "RR@10", "AP")
 RECALL_CUTOFFS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
@@ -37,7 +38,7 @@ def recall_cutoffs(depth: int) -> list[str]:
 def summarize_scores(per_query: PerQuery, aggregate: Mapping[str, Mapping[str, float]], measures: Sequence[str],
                      recall_curve: Mapping[str, Mapping[str, float]], turn_of: Mapping[str, int],
                      switch_of: Mapping[str, str], test: TestName = "randomization",
-                     resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+                     resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, seed: int = 0,
                      labels_of: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, Any]:
     """The measured part of ``results.json``: measures, primary measure, aggregate, per-query
     values, recall curve, per-turn, per-switch and per-label means (``labels_of``: ``{key of

@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES, is_confirmed
-from benchsmith.evals.significance import DEFAULT_ALPHA, DEFAULT_RESAMPLES, TestName, holm_bonferroni, paired_p_value
+from benchsmith.evals.defaults import DEFAULT_SIGNIFICANCE_RESAMPLES
+from benchsmith.evals.significance import DEFAULT_ALPHA, TestName, holm_bonferroni, paired_p_value
 
 MAX_GRADE = 4
 RELEVANT_GRADE = 2  # "moderately meets": relevant for CAsT's binary measures
@@ -95,7 +96,7 @@ def mean_values(per_query: PerQuery, measures: Sequence[str]) -> dict[str, float
 
 
 def changes(per_set: Mapping[str, PerQuery], original: str, measures: Sequence[str],
-            test: TestName = "randomization", resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+            test: TestName = "randomization", resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, seed: int = 0,
             alpha: float = DEFAULT_ALPHA) -> list[dict[str, Any]]:
     """Each test set against ``original`` on each measure: mean difference (test set −
     original), relative change, p-value and its Holm correction over the test sets."""

@@ -65,8 +65,7 @@ from scipy import stats
 # resample_weights and percentile_interval: the package's one percentile bootstrap (evals/intervals.py),
 # imported by graphs/select/graph.py from here too.
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, percentile_interval, resample_weights
-from benchsmith.evals.defaults import DEFAULT_SELECTION_BETAS as DEFAULT_BETAS
-from benchsmith.evals.defaults import DEFAULT_SELECTION_RESAMPLES as DEFAULT_RESAMPLES
+from benchsmith.evals.defaults import DEFAULT_SELECTION_BETAS
 
 
 Ranking = Sequence[tuple[bool, frozenset[str] | set[str]]]  # per rank: (relevant, its facts)
@@ -155,7 +154,7 @@ def f_beta(precision: np.ndarray, recall: np.ndarray, beta: float) -> np.ndarray
     return _ratio((1 + squared) * precision * recall, squared * precision + recall)
 
 
-def configuration_scores(counts: QueryCounts, weights: np.ndarray, betas: Sequence[float] = DEFAULT_BETAS,
+def configuration_scores(counts: QueryCounts, weights: np.ndarray, betas: Sequence[float] = DEFAULT_SELECTION_BETAS,
                          confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
     """Every measure of one configuration, with bootstrap intervals from the shared ``weights``."""
     precision, recall = micro_precision_recall(counts)

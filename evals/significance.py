@@ -22,7 +22,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy import stats
 
-from benchsmith.evals.defaults import DEFAULT_SIGNIFICANCE_RESAMPLES as DEFAULT_RESAMPLES
+from benchsmith.evals.defaults import DEFAULT_SIGNIFICANCE_RESAMPLES
 
 TestName = Literal["randomization", "t-test"]
 DEFAULT_ALPHA = 0.05
@@ -59,7 +59,7 @@ def holm_bonferroni(p_values: Sequence[float]) -> list[float]:
 
 
 def paired_p_value(first: np.ndarray, second: np.ndarray, test: TestName = "randomization",
-                   resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> float:
+                   resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, seed: int = 0) -> float:
     differences = first - second
     if not np.any(differences):
         return 1.0
@@ -68,7 +68,7 @@ def paired_p_value(first: np.ndarray, second: np.ndarray, test: TestName = "rand
     return randomization_p_value(differences, resamples, seed)
 
 
-def randomization_p_value(differences: np.ndarray, resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> float:
+def randomization_p_value(differences: np.ndarray, resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, seed: int = 0) -> float:
     """Two-sided sign-flip randomization test of mean(differences) = 0."""
     n = len(differences)
     observed = abs(differences.mean())
@@ -88,7 +88,7 @@ def randomization_p_value(differences: np.ndarray, resamples: int = DEFAULT_RESA
 
 def compare_all(per_query: Mapping[str, Mapping[str, Mapping[str, float]]], measures: Sequence[str],
                 test: TestName = "randomization", alpha: float = DEFAULT_ALPHA,
-                resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> list[Comparison]:
+                resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, seed: int = 0) -> list[Comparison]:
     """Every pair of configurations on each measure. ``per_query``: {configuration: {query
     id: {measure: value}}}, the same queries for every configuration."""
     configurations = list(per_query)

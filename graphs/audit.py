@@ -61,7 +61,7 @@ from benchsmith.graphs.contexts.audit import DEFAULT_NEGATIVES, AuditContext  # 
 from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.graphs.runtime.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents,
                                                       corpus_statistics, dense_index, document_text)
-from benchsmith.graphs.evaluate import DEFAULT_DEPTH as EVALUATION_DEPTH
+from benchsmith.graphs.evaluate import DEFAULT_DEPTH
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.resources import (concurrency_slot, embedder_for, run_items,
@@ -345,7 +345,7 @@ def _bm25_measures(benchmark: Benchmark, mode: HistoryMode, names: tuple[str, ..
     depth-1000 run gives, without ranking the corpus for each of every turn's queries."""
     texts = {query.id: build_query(query, mode) for query in benchmark.queries}
     cutoff = max(int(name.rpartition("@")[2]) for name in names)
-    run = bm25_index(benchmark, workspace).best_with_ties(texts, min(cutoff, EVALUATION_DEPTH))
+    run = bm25_index(benchmark, workspace).best_with_ties(texts, min(cutoff, DEFAULT_DEPTH))
     return evaluate_batches(parse_measures(list(names)), benchmark.qrels, [run])
 
 

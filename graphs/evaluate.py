@@ -70,7 +70,7 @@ from benchsmith.stores.trec import (Qrels, Run, iter_aligned_batches, iter_run_b
                                     trec_run_writer, write_sorted_copy)
 from benchsmith.stores.turn_labels import standalone_group
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.dense_retrieval import QUERY_BATCH as DENSE_QUERY_BATCH
+from benchsmith.tools.dense_retrieval import QUERY_BATCH
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import Embedder
 from benchsmith.tools.fusion import fuse_runs
@@ -81,7 +81,7 @@ from benchsmith.tools.retriever_specs import (Configuration, RunFileConfiguratio
 
 RUN_FILES_DIR, QUERIES_DIR, TIMINGS_FILE = "run-files", "queries", "timings.jsonl"
 DEFAULT_BATCH_SIZE = DEFAULT_QUERIES_PER_BATCH
-DENSE_QUERY_BLOCK = DENSE_QUERY_BATCH  # queries embedded and searched together
+DENSE_QUERY_BLOCK = QUERY_BATCH  # queries embedded and searched together
 AnyConfiguration = Configuration | RunFileConfiguration
 
 

@@ -18,7 +18,7 @@ from benchsmith.stores.spooled_texts import SpooledTexts
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.clustering import greedy_traversal_clusters, mean_consecutive_similarity
-from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS as DEFAULT_NEIGHBOURS
+from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS
 from benchsmith.tools.defaults import DEFAULT_CLUSTER_SIZE
 from benchsmith.tools.page_kinds import PAGE_KINDS, chunk_page_kind
 
@@ -82,7 +82,7 @@ def clustering_kinds(page_kinds: Collection[str] | None) -> list[str] | None:
 
 
 def cluster_collection(workspace: Workspace, store: VectorStore, size: int = DEFAULT_CLUSTER_SIZE,
-                       neighbours: int = DEFAULT_NEIGHBOURS, seed: int = 0,
+                       neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS, seed: int = 0,
                        page_kinds: Collection[str] | None = None) -> StoredClustering:
     """The collection's clustering for these parameters (of the chunks of ``page_kinds``; None: all),
     computed once and then reused while the collection holds as many chunks as it did."""

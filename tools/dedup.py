@@ -36,8 +36,8 @@ from datasketch import MinHash, MinHashLSH
 
 from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.progress import ProgressCallback
-from benchsmith.tools.defaults import DEFAULT_DEDUP_NUM_PERM as DEFAULT_NUM_PERM
-from benchsmith.tools.defaults import DEFAULT_DEDUP_THRESHOLD as DEFAULT_THRESHOLD
+from benchsmith.tools.defaults import DEFAULT_DEDUP_NUM_PERM
+from benchsmith.tools.defaults import DEFAULT_DEDUP_THRESHOLD
 from benchsmith.tools.documents import page_of
 
 SHINGLE_SIZE = 5
@@ -103,8 +103,8 @@ class Deduplication:
 def find_near_duplicates(
     ids: Sequence[str],
     texts: Sequence[str],
-    threshold: float = DEFAULT_THRESHOLD,
-    num_perm: int = DEFAULT_NUM_PERM,
+    threshold: float = DEFAULT_DEDUP_THRESHOLD,
+    num_perm: int = DEFAULT_DEDUP_NUM_PERM,
     seed: int = 1,
     on_progress: ProgressCallback | None = None,
 ) -> list[DuplicateMatch]:
@@ -120,8 +120,8 @@ def deduplicate(
     records: Iterable[tuple[str, str]],
     text_of: Callable[[int], str],
     *,
-    threshold: float = DEFAULT_THRESHOLD,
-    num_perm: int = DEFAULT_NUM_PERM,
+    threshold: float = DEFAULT_DEDUP_THRESHOLD,
+    num_perm: int = DEFAULT_DEDUP_NUM_PERM,
     seed: int = 1,
     total: int | None = None,
     on_progress: ProgressCallback | None = None,

@@ -24,16 +24,17 @@ import numpy as np
 from datasketch import MinHash, MinHashLSH
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.integrity import EXAMPLES as IDS_SHOWN
-from benchsmith.tools.dedup import (BATCH, CANDIDATE_MARGIN, DEFAULT_NUM_PERM, DEFAULT_THRESHOLD, DuplicateMatch,
+from benchsmith.stores.integrity import EXAMPLES
+from benchsmith.tools.defaults import DEFAULT_DEDUP_NUM_PERM, DEFAULT_DEDUP_THRESHOLD
+from benchsmith.tools.dedup import (BATCH, CANDIDATE_MARGIN, DuplicateMatch,
                                     _fingerprint, char_shingles, jaccard)
 
 
 class HeldOutFilter:
     """Tells, document by document, whether it is a held-out chunk or a near-duplicate of one."""
 
-    def __init__(self, held_out: Mapping[str, str], threshold: float = DEFAULT_THRESHOLD,
-                 num_perm: int = DEFAULT_NUM_PERM, seed: int = 1):
+    def __init__(self, held_out: Mapping[str, str], threshold: float = DEFAULT_DEDUP_THRESHOLD,
+                 num_perm: int = DEFAULT_DEDUP_NUM_PERM, seed: int = 1):
         if not 0 < threshold <= 1:
             raise ValueError(f"near-duplicate threshold must be in (0, 1], got {threshold}")
         self.threshold, self.num_perm, self.seed = threshold, num_perm, seed
@@ -67,8 +68,8 @@ class HeldOutFilter:
 
 
 def without_held_out(documents: Iterable[dict[str, Any]], held_out: Mapping[str, str],
-                     removed: list[DuplicateMatch] | None = None, threshold: float = DEFAULT_THRESHOLD,
-                     num_perm: int = DEFAULT_NUM_PERM) -> Iterator[dict[str, Any]]:
+                     removed: list[DuplicateMatch] | None = None, threshold: float = DEFAULT_DEDUP_THRESHOLD,
+                     num_perm: int = DEFAULT_DEDUP_NUM_PERM) -> Iterator[dict[str, Any]]:
     """The BEIR documents (``_id``, ``text``...) that are neither a held-out chunk (``held_out``:
     ``{chunk id: text}``) nor a near-duplicate of one, in their order; each one left out is
     appended to ``removed`` (``removed_id``, the held-out ``kept_id`` it matched, ``jaccard``).
@@ -139,8 +140,8 @@ def check_judged_ids(path: Path, judged: Sequence[tuple[str, str]], documents: C
     unknown = [(where, chunk_id) for where, chunk_id in judged
                if chunk_id not in documents and chunk_id not in held_out]
     if unknown:
-        listed = ", ".join(f"{chunk_id!r} ({where})" for where, chunk_id in unknown[:IDS_SHOWN])
+        listed = ", ".join(f"{chunk_id!r} ({where})" for where, chunk_id in unknown[:EXAMPLES])
         raise InputError(f"{path}: gold chunk ids neither in the synthetic benchmark's corpus ({corpus}) nor among "
                          f"the {len(held_out):,} chunks it holds out, {len(unknown)}: {listed}"
-                         f"{', …' if len(unknown) > IDS_SHOWN else ''}; label the questions against the same "
+                         f"{', …' if len(unknown) > EXAMPLES else ''}; label the questions against the same "
                          "collection (re-find the ids by evidence: benchmarks/validity.py --update-data)")

@@ -13,7 +13,6 @@ import numpy as np
 from benchsmith.stores.progress import ProgressCallback
 from benchsmith.stores.vectors import MAX_UPSERT_BATCH, VectorStore
 from benchsmith.tools.embedding import Embedder
-from benchsmith.tools.defaults import DEFAULT_INDEX_BATCH_SIZE as DEFAULT_BATCH_SIZE
 
 
 @dataclass

@@ -29,7 +29,7 @@ from typing import Literal
 from benchsmith.stores.trec import Run
 from benchsmith.tools.fusion import fuse_runs
 from benchsmith.tools.defaults import DEFAULT_POOL_DEPTH
-from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE as MAX_BATCH_SIZE
+from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE
 
 Setting = Literal["inference", "oracle"]
 TECHNIQUES: dict[str, Setting] = {"question": "inference", "sub_questions": "inference",
@@ -66,6 +66,6 @@ def pool_documents(fused: Mapping[str, Sequence[str]], depth: int) -> list[str]:
 
 def batches(pool: Sequence[str], size: int) -> list[list[str]]:
     """The pool cut into consecutive batches of at most ``size`` documents."""
-    if not 1 <= size <= MAX_BATCH_SIZE:
-        raise ValueError(f"batch size must be within 1..{MAX_BATCH_SIZE}, got {size}")
+    if not 1 <= size <= MAX_POOL_BATCH_SIZE:
+        raise ValueError(f"batch size must be within 1..{MAX_POOL_BATCH_SIZE}, got {size}")
     return [list(pool[start : start + size]) for start in range(0, len(pool), size)]

@@ -12,7 +12,7 @@ from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import option_of
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_NEIGHBOURS, SEED_BOUNDS
-from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS as DEFAULT_NEIGHBOURS
+from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS
 from benchsmith.tools.defaults import DEFAULT_CLUSTER_SIZE
 
 # The jobs load when the command runs (graphs/cli/deferred.py): --help and start-up stay free of models,
@@ -27,7 +27,7 @@ def cluster(
     = DEFAULT_CLUSTER_SIZE,
     neighbours: Annotated[int, typer.Option(min=1, max=MAX_NEIGHBOURS,
                                             help="Neighbours per chunk in the k-nearest-neighbour graph.")]
-    = DEFAULT_NEIGHBOURS,
+    = DEFAULT_CLUSTER_NEIGHBOURS,
     seed: Annotated[int, typer.Option(**SEED_BOUNDS, help="Seed of the walk's random start.")] = 0,
     page_kinds: option_of(SynthesisContext, "page_kinds") = None,  # type: ignore[valid-type]
     chroma_host: ChromaHostOption = None,

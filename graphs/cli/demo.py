@@ -10,7 +10,7 @@ from benchsmith.graphs.cli.ingest import ingest
 from benchsmith.graphs.cli.paraphrase import paraphrase
 from benchsmith.graphs.cli.robustness import robustness
 from benchsmith.graphs.cli.synthesize import synthesize
-from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
+from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS
 
 DEMO_COLLECTION = "stdlib"
 DEMO_RUN_IDS = {"ingest": "demo-ingest", "synthesize": "demo-synthesize", "evaluate": "demo-evaluate",
@@ -37,7 +37,7 @@ def demo(workspace: WorkspaceOption = None) -> None:
     # the benchmarks it made before.
     synthesize(collection=DEMO_COLLECTION, conversations=20, turns=6, run_id=DEMO_RUN_IDS["synthesize"],
                workspace=workspace, rates="demo")
-    evaluate(DEMO_RUN_IDS["synthesize"], retriever=list(DEFAULT_RETRIEVERS), history=["full", "oracle"],
+    evaluate(DEMO_RUN_IDS["synthesize"], retriever=list(EVALUATE_RETRIEVERS), history=["full", "oracle"],
              run_id=DEMO_RUN_IDS["evaluate"], workspace=workspace)
     audit(DEMO_RUN_IDS["synthesize"], judge=["baseline"], position_check=True, run_id=DEMO_RUN_IDS["audit"],
           workspace=workspace)

@@ -13,8 +13,8 @@ from benchsmith.graphs.cli.console import (console, fail, guarded, offline_envir
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
-from benchsmith.graphs.jobs.defaults import EVALUATE_HISTORIES as DEFAULT_HISTORIES
-from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
+from benchsmith.graphs.jobs.defaults import EVALUATE_HISTORIES
+from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS
 from benchsmith.evals.defaults import DEFAULT_MEASURES
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.runs import new_run_id
@@ -33,10 +33,10 @@ def evaluate(
         help="A BEIR directory (corpus.jsonl, queries.jsonl, qrels/<split>.tsv), a synthesis run directory, "
              "or a run id in the workspace.", show_default=False)] = None,
     retriever: Annotated[Optional[list[str]], repeated_option(
-        "--retriever", f"{RETRIEVER_SPECS}. Repeat to compare.", ", ".join(DEFAULT_RETRIEVERS))] = None,
+        "--retriever", f"{RETRIEVER_SPECS}. Repeat to compare.", ", ".join(EVALUATE_RETRIEVERS))] = None,
     history: Annotated[Optional[list[str]], repeated_option(
         "--history", f"How much of the conversation each query carries: {HISTORY_MODES}. Repeat to compare.",
-        ", ".join(DEFAULT_HISTORIES))] = None,
+        ", ".join(EVALUATE_HISTORIES))] = None,
     run: Annotated[Optional[list[Path]], typer.Option(
         "--run", help="A TREC run file of your own system, evaluated beside the --retriever configurations "
                       "(named by its file name; with no --retriever, only the run files). Repeat to compare. "
@@ -62,8 +62,8 @@ def evaluate(
                                            settings["nugget_qrels"]))
         return
     runs = list(run or [])
-    retrievers = retriever or ([] if runs else list(DEFAULT_RETRIEVERS))
-    histories = history or list(DEFAULT_HISTORIES)
+    retrievers = retriever or ([] if runs else list(EVALUATE_RETRIEVERS))
+    histories = history or list(EVALUATE_HISTORIES)
     if run_options.dry_run:
         print_estimate(guarded(lambda: estimate_evaluation(benchmark, retrievers=retrievers, histories=histories,
                                                            runs=runs, **settings)))

@@ -14,7 +14,7 @@ from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.hardneg import HardnegContext
 from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext
-from benchsmith.graphs.jobs.defaults import HARDNEG_SCORERS as DEFAULT_SCORERS
+from benchsmith.graphs.jobs.defaults import HARDNEG_SCORERS
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.runs import new_run_id
 
@@ -96,7 +96,7 @@ def score(
         help="A hardneg build run directory or run id, or a hardneg.csv.", show_default=False)] = None,
     retriever: Annotated[Optional[list[str]], typer.Option(
         "--retriever", help="bm25 (both IDF variants), bm25:corpus, bm25:row, dense or dense:MODEL. Repeat.",
-        show_default=", ".join(DEFAULT_SCORERS))] = None,
+        show_default=", ".join(HARDNEG_SCORERS))] = None,
     rerank: Annotated[Optional[list[str]], typer.Option(
         "--rerank", help="A sentence-transformers CrossEncoder (name or path) scoring every pair. Repeat.")] = None,
     out: Annotated[Optional[Path], typer.Option(
@@ -141,7 +141,7 @@ def score(
         return
     if dataset is None:
         fail("give a DATASET to score, or --task1/--task2/--task3 FILE to re-score existing score tables")
-    retrievers = retriever if retriever is not None else ([] if rerank else list(DEFAULT_SCORERS))
+    retrievers = retriever if retriever is not None else ([] if rerank else list(HARDNEG_SCORERS))
     scorers = {"retrievers": retrievers, "rerankers": rerank or [], "output_dir": out}
     if run_options.dry_run:
         print_estimate(guarded(lambda: estimate_scoring(dataset, **scorers, **settings)))

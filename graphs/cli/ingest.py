@@ -12,7 +12,7 @@ from benchsmith.graphs.cli.console import (Table, console, counted, guarded, off
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.ingest import IngestContext
-from benchsmith.graphs.jobs.defaults import INGEST_COLLECTION as DEFAULT_COLLECTION
+from benchsmith.graphs.jobs.defaults import INGEST_COLLECTION
 from benchsmith.stores.runs import new_run_id
 from benchsmith.tools.documents import skipped_groups
 
@@ -32,7 +32,7 @@ PAGE_LOSSES_SHOWN = 10  # (page, page it lost chunks to) pairs shown
 @settings_options(IngestContext)
 def ingest(
     sources: Annotated[list[str], typer.Argument(help="Directories, files, BEIR corpus.jsonl (or its folder), or 'stdlib'.")],
-    collection: Annotated[str, typer.Option(help="Chroma collection to fill (one per embedder).")] = DEFAULT_COLLECTION,
+    collection: Annotated[str, typer.Option(help="Chroma collection to fill (one per embedder).")] = INGEST_COLLECTION,
     *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:
     """Load, clean, chunk, deduplicate, filter and index a corpus into Chroma.

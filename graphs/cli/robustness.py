@@ -14,8 +14,8 @@ from benchsmith.graphs.cli.console import (Table, console, fail, guarded, offlin
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.robustness import RobustnessContext
-from benchsmith.graphs.jobs.defaults import ROBUSTNESS_HISTORIES as DEFAULT_HISTORIES
-from benchsmith.graphs.jobs.defaults import ROBUSTNESS_RETRIEVERS as DEFAULT_RETRIEVERS
+from benchsmith.graphs.jobs.defaults import ROBUSTNESS_HISTORIES
+from benchsmith.graphs.jobs.defaults import ROBUSTNESS_RETRIEVERS
 from benchsmith.stores.runs import new_run_id
 
 if TYPE_CHECKING:
@@ -45,10 +45,10 @@ def robustness(
     paraphrase_run: Annotated[str, typer.Argument(
         help="A paraphrase run (id or directory): its benchmark and test sets R1..Rn.", show_default=False)],
     retriever: Annotated[Optional[list[str]], repeated_option(
-        "--retriever", f"With a corpus: {RETRIEVER_SPECS}. Repeat to compare.", ", ".join(DEFAULT_RETRIEVERS))] = None,
+        "--retriever", f"With a corpus: {RETRIEVER_SPECS}. Repeat to compare.", ", ".join(ROBUSTNESS_RETRIEVERS))] = None,
     history: Annotated[Optional[list[str]], repeated_option(
         "--history", f"{HISTORY_MODES}; here full sends the raw variants with their conversation, oracle the "
-                     "self-contained variants. Repeat.", ", ".join(DEFAULT_HISTORIES))] = None,
+                     "self-contained variants. Repeat.", ", ".join(ROBUSTNESS_HISTORIES))] = None,
     run: Annotated[Optional[list[str]], typer.Option(
         "--run", help="Without a corpus (TREC CAsT): your system's TREC run file on a test set, as "
                       "TEST_SET=FILE: --run original=FILE --run R1=FILE ... (run on the test sets' raw.tsv or "
@@ -70,7 +70,7 @@ def robustness(
     offline_environment()
     judges = judge or ["baseline"]
     runs = parse_run_options(run or [])
-    histories = history or list(DEFAULT_HISTORIES)
+    histories = history or list(ROBUSTNESS_HISTORIES)
     if run_options.dry_run:
         print_estimate(guarded(lambda: estimate_robustness(paraphrase_run, runs=runs or None, retrievers=retriever,
                                                            histories=histories, qrels=qrels, judges=judges,
@@ -79,7 +79,7 @@ def robustness(
     run_id = run_options.run_id or new_run_id("robustness")
     console.print(f"[bold]robustness[/] run [cyan]{shown(run_id)}[/] · {shown(paraphrase_run)} · "
                   + shown(f"run files {', '.join(runs)}" if runs else
-                          f"{', '.join(retriever or DEFAULT_RETRIEVERS)} × history {', '.join(histories)}")
+                          f"{', '.join(retriever or ROBUSTNESS_RETRIEVERS)} × history {', '.join(histories)}")
                   + f" · judges {shown(', '.join(judges))}", highlight=False)
     result = guarded(lambda: run_reported(
         run_robustness, run_id=run_id, paraphrase_run=paraphrase_run, retrievers=retriever, histories=histories,

@@ -12,8 +12,8 @@ from benchsmith.graphs.cli.console import (Table, console, guarded, offline_envi
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.synthesize import SynthesisContext, turn_type_rates
-from benchsmith.graphs.jobs.defaults import SYNTHESIS_CONVERSATIONS as DEFAULT_CONVERSATIONS
-from benchsmith.graphs.jobs.defaults import SYNTHESIS_TURNS as DEFAULT_TURNS
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_CONVERSATIONS
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_TURNS
 from benchsmith.graphs.runtime.bounds import MAX_CONVERSATIONS, MAX_TURNS
 from benchsmith.stores.runs import new_run_id
 
@@ -32,8 +32,8 @@ def synthesize(
     collection: Annotated[str, typer.Option(help="The ingested collection the conversations walk through.")],
     conversations: Annotated[int, typer.Option(min=1, max=MAX_CONVERSATIONS,
                                                help="Conversations to synthesize (one cluster each).")]
-    = DEFAULT_CONVERSATIONS,
-    turns: Annotated[int, typer.Option(min=1, max=MAX_TURNS, help="Turns per conversation.")] = DEFAULT_TURNS,
+    = SYNTHESIS_CONVERSATIONS,
+    turns: Annotated[int, typer.Option(min=1, max=MAX_TURNS, help="Turns per conversation.")] = SYNTHESIS_TURNS,
     *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:
     """Synthesize a multi-turn conversational retrieval benchmark from an ingested collection.

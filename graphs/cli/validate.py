@@ -13,7 +13,7 @@ from benchsmith.graphs.cli.console import (Table, console, guarded, offline_envi
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.validate import ValidationContext
-from benchsmith.graphs.jobs.defaults import VALIDATE_RETRIEVERS as DEFAULT_RETRIEVERS
+from benchsmith.graphs.jobs.defaults import VALIDATE_RETRIEVERS
 from benchsmith.stores.runs import new_run_id
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def validate(
                         "data/stdlib-validity.jsonl).", show_default=False)],
     retriever: Annotated[Optional[list[str]], repeated_option(
         "--retriever", f"{RETRIEVER_SPECS}. Repeat; rank at least 3 configurations.",
-        ", ".join(DEFAULT_RETRIEVERS))] = None,
+        ", ".join(VALIDATE_RETRIEVERS))] = None,
     history: Annotated[Optional[list[str]], repeated_option(
         "--history", f"History modes on SYNTHETIC: {HISTORY_MODES}. Repeat. Your questions, standalone, are "
                      "asked as they are.", "oracle when every query has a rewrite, else full")] = None,

@@ -16,7 +16,7 @@ from benchsmith.graphs.cli.paraphrase import print_paraphrase_summary
 from benchsmith.graphs.cli.synthesize import print_synthesis_statistics
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import settings_options
-from benchsmith.graphs.jobs.defaults import WORKER_CONCURRENCY as DEFAULT_WORKER_CONCURRENCY
+from benchsmith.graphs.jobs.defaults import WORKER_CONCURRENCY
 from benchsmith.graphs.runtime.bounds import MAX_CONCURRENCY, MAX_WORKERS
 from benchsmith.graphs.runtime.settings import StoreOptions
 from benchsmith.stores.postgres import DATABASE_ENV
@@ -40,7 +40,7 @@ def work(
     run_id: Annotated[str, typer.Argument(help="The shared run to work on (started with --database).")],
     workers: Annotated[int, typer.Option(min=1, max=MAX_WORKERS, help="Worker processes to start on this machine.")] = 1,
     concurrency: Annotated[int, typer.Option(min=1, max=MAX_CONCURRENCY, help="Items each worker works on at once.")]
-    = DEFAULT_WORKER_CONCURRENCY,
+    = WORKER_CONCURRENCY,
     *, settings: dict[str, Any],
 ) -> None:
     """Join a shared run: claim items nobody holds until all are done, then write its files.

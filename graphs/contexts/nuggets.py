@@ -9,7 +9,7 @@ from benchsmith.agents.defaults import BASELINE, DEFAULT_MAX_NUGGETS
 from benchsmith.graphs.runtime.bounds import MAX_CHUNK_SIZE, MAX_ITEMS, MAX_NUGGETS, MAX_POOL_DEPTH, MIN_CHUNK_SIZE
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_EMBEDDER, DEFAULT_MIN_CHARS, DEFAULT_POOL_DEPTH
-from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE as MAX_BATCH_SIZE
+from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE
 
 
 @dataclass(kw_only=True)
@@ -32,9 +32,9 @@ class NuggetsContext(StoreOptions, ModelOptions):
     pool_depth: int = field(default=DEFAULT_POOL_DEPTH, metadata={
         "description": "Chunks each technique adds to a question's pool (the top of its fused run).",
         "min": 1, "max": MAX_POOL_DEPTH})
-    batch_size: int = field(default=MAX_BATCH_SIZE, metadata={
-        "description": f"Pooled chunks judged per support call (at most {MAX_BATCH_SIZE}).", "min": 1,
-        "max": MAX_BATCH_SIZE})
+    batch_size: int = field(default=MAX_POOL_BATCH_SIZE, metadata={
+        "description": f"Pooled chunks judged per support call (at most {MAX_POOL_BATCH_SIZE}).", "min": 1,
+        "max": MAX_POOL_BATCH_SIZE})
     fusion: Literal["combsum", "rrf"] = field(default="combsum", metadata={
         "description": "How BM25 and dense runs are fused: combsum (min-max normalized scores summed, FreshStack) "
                        "or rrf (reciprocal rank fusion, k = 60)."})

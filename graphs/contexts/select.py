@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_MIN_VOTES
-from benchsmith.evals.defaults import DEFAULT_SELECTION_BETAS as DEFAULT_BETAS
-from benchsmith.evals.defaults import DEFAULT_SELECTION_RESAMPLES as DEFAULT_RESAMPLES
+from benchsmith.evals.defaults import DEFAULT_SELECTION_BETAS
+from benchsmith.evals.defaults import DEFAULT_SELECTION_RESAMPLES
 from benchsmith.graphs.runtime.bounds import (MAX_CURVES, MAX_JUDGE_BATCH, MAX_JUDGES, MAX_POOL_DEPTH, MAX_RESAMPLES,
                                               SEED_BOUNDS)
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
@@ -37,10 +37,10 @@ class SelectContext(StoreOptions, ModelOptions):
     rerank_depth: int = field(default=DEFAULT_RERANK_DEPTH, metadata={
         "description": "Chunks per query a reranking configuration re-scores before cutting to its top K.",
         "min": 1, "max": MAX_POOL_DEPTH})
-    betas: tuple[float, ...] = field(default=DEFAULT_BETAS, metadata={
+    betas: tuple[float, ...] = field(default=DEFAULT_SELECTION_BETAS, metadata={
         "description": "F-beta weights reported; the smallest picks the precision-first, the largest the "
                        "recall-first configuration. Repeat.", "cli": "--beta"})
-    resamples: int = field(default=DEFAULT_RESAMPLES, metadata={
+    resamples: int = field(default=DEFAULT_SELECTION_RESAMPLES, metadata={
         "description": "Bootstrap resamples of the queries for the intervals.", "min": 1, "max": MAX_RESAMPLES})
     confidence: float = field(default=DEFAULT_CONFIDENCE, metadata={
         "description": "Level of the bootstrap intervals, strictly between 0 and 1."})

@@ -22,9 +22,9 @@ from benchsmith.graphs.evaluate import EvaluationContext, builder, input_problem
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_embedders, check_models,
                                            check_within, checked_run_id, job_run, priced, resolved_path,
                                            retriever_embedders, workspace_for, run_settled)
-from benchsmith.graphs.jobs.defaults import EVALUATE_BATCH_SIZE as DEFAULT_BATCH_SIZE
-from benchsmith.graphs.jobs.defaults import EVALUATE_HISTORIES as DEFAULT_HISTORIES
-from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
+from benchsmith.graphs.jobs.defaults import EVALUATE_BATCH_SIZE
+from benchsmith.graphs.jobs.defaults import EVALUATE_HISTORIES
+from benchsmith.graphs.jobs.defaults import EVALUATE_RETRIEVERS
 from benchsmith.graphs.runtime.bounds import MAX_ITEMS
 from benchsmith.graphs.runtime.resources import check_reranker
 from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
@@ -82,7 +82,7 @@ def checked_measures(names: Sequence[str] | None, nugget_qrels: bool = False) ->
 
 @accepts_old_setting_names
 def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
-             histories: Sequence[str] = DEFAULT_HISTORIES, runs: Sequence[str | Path] = (), run_id: str | None = None,
+             histories: Sequence[str] = EVALUATE_HISTORIES, runs: Sequence[str | Path] = (), run_id: str | None = None,
              on_event: EventHandler | None = None, resume: str | None = None, split: str = "test",
              qrels: str | None = None, extra_qrels: str | None = None, nugget_qrels: str | None = None,
              depth: int = DEFAULT_DEPTH, measures: tuple[str, ...] = DEFAULT_MEASURES, embedder: str = DEFAULT_EMBEDDER,
@@ -107,7 +107,7 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
 
     resolved = workspace_for(settings.workspace)
     if retrievers is None:
-        retrievers = () if runs else DEFAULT_RETRIEVERS
+        retrievers = () if runs else EVALUATE_RETRIEVERS
     check_bounds(settings)
     inputs, context = _checked_settings(resolved, benchmark, retrievers, histories, runs, settings)
     check_embedders(context.embedder, *retriever_embedders(retrievers))
@@ -168,7 +168,7 @@ def _checked_settings(workspace: Workspace, benchmark: str | Path, retrievers: S
 @dry_run
 @accepts_old_setting_names
 def estimate_evaluation(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
-                        histories: Sequence[str] = DEFAULT_HISTORIES, runs: Sequence[str | Path] = (),
+                        histories: Sequence[str] = EVALUATE_HISTORIES, runs: Sequence[str | Path] = (),
                         split: str = "test", qrels: str | None = None, extra_qrels: str | None = None,
                         nugget_qrels: str | None = None, depth: int = DEFAULT_DEPTH,
                         measures: tuple[str, ...] = DEFAULT_MEASURES, embedder: str = DEFAULT_EMBEDDER,
@@ -186,7 +186,7 @@ def estimate_evaluation(benchmark: str | Path, *, retrievers: Sequence[str] | No
     loaded: Benchmark = cached_benchmark(resolved_path(str(benchmark)), workspace_for(settings.workspace),
                                          settings.split)
     if retrievers is None:
-        retrievers = () if runs else DEFAULT_RETRIEVERS
+        retrievers = () if runs else EVALUATE_RETRIEVERS
     modes = [parse_history_mode(mode) for mode in histories] if retrievers else []
     configurations = expand_configurations([parse_retriever(spec) for spec in retrievers], modes, rerank is not None)
     names = [*(Path(path).name for path in runs), *(configuration.name for configuration in configurations)]
@@ -202,7 +202,7 @@ def estimate_evaluation(benchmark: str | Path, *, retrievers: Sequence[str] | No
 
 
 def measure_runs(run_files: Sequence[str | Path], qrels: str | Path | None = None,
-                 measures: Sequence[str] | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
+                 measures: Sequence[str] | None = None, batch_size: int = EVALUATE_BATCH_SIZE,
                  nugget_qrels: str | Path | None = None) -> dict[str, MeasureResults]:
     """The measures of existing TREC run files against qrels (TREC qrels or a BEIR TSV, told
     apart by their first line), by file path. With ``nugget_qrels`` (``qid nugget_id doc_id

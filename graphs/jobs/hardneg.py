@@ -24,7 +24,7 @@ from benchsmith.graphs.hardneg.scoring import load_dataset, output_directory, re
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
                                            check_embedders, check_models, checked_run_id, job_run, priced,
                                            workspace_for, run_settled)
-from benchsmith.graphs.jobs.defaults import HARDNEG_SCORERS as DEFAULT_SCORERS
+from benchsmith.graphs.jobs.defaults import HARDNEG_SCORERS
 from benchsmith.graphs.runtime.resources import check_reranker
 from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.errors import InputError
@@ -181,7 +181,7 @@ class HardnegScoreResult(JobRun):
 
 
 @accepts_old_setting_names
-def score_hardneg(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT_SCORERS, rerankers: Sequence[str] = (),
+def score_hardneg(dataset: str | Path, *, retrievers: Sequence[str] = HARDNEG_SCORERS, rerankers: Sequence[str] = (),
                   output_dir: str | Path | None = None, run_id: str | None = None, on_event: EventHandler | None = None,
                   resume: str | None = None, embedder: str = DEFAULT_EMBEDDER, confidence: float = DEFAULT_CONFIDENCE,
                   resamples: int = DEFAULT_RESAMPLES, seed: int = 0, workspace: str | None = None,
@@ -229,7 +229,7 @@ def _checked_score_inputs(workspace: Workspace, dataset: str | Path, retrievers:
 
 @dry_run
 @accepts_old_setting_names
-def estimate_scoring(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT_SCORERS, rerankers: Sequence[str] = (),
+def estimate_scoring(dataset: str | Path, *, retrievers: Sequence[str] = HARDNEG_SCORERS, rerankers: Sequence[str] = (),
                      output_dir: str | Path | None = None, embedder: str = DEFAULT_EMBEDDER,
                      confidence: float = DEFAULT_CONFIDENCE, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
                      workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,

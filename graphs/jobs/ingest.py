@@ -13,7 +13,7 @@ from benchsmith.graphs.ingest import DUPLICATES_FILE, SKIPPED_FILE, WARNINGS_FIL
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_chunk_sizes,
                                            check_collection_name, check_embedders, check_models, checked_run_id,
                                            job_run, priced, workspace_for, run_settled)
-from benchsmith.graphs.jobs.defaults import INGEST_COLLECTION as DEFAULT_COLLECTION
+from benchsmith.graphs.jobs.defaults import INGEST_COLLECTION
 from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
@@ -52,7 +52,7 @@ class IngestResult(JobRun):
 
 
 @accepts_old_setting_names
-def ingest(sources: Sequence[str | Path], *, collection: str = DEFAULT_COLLECTION, run_id: str | None = None,
+def ingest(sources: Sequence[str | Path], *, collection: str = INGEST_COLLECTION, run_id: str | None = None,
            on_event: EventHandler | None = None, resume: str | None = None, include: tuple[str, ...] = (),
            exclude: tuple[str, ...] = (), chunk_size: int = DEFAULT_CHUNK_SIZE, min_chars: int = DEFAULT_MIN_CHARS,
            dedup_threshold: float = DEFAULT_DEDUP_THRESHOLD, num_perm: int = DEFAULT_DEDUP_NUM_PERM,
@@ -139,7 +139,7 @@ def preview_ingest(sources: Sequence[str | Path], *, include: tuple[str, ...] = 
     """Load, clean and chunk only (nothing is written): counts, and the cost of ``quality="llm"``."""
     settings = settings_given(IngestContext, locals())
 
-    _checked_inputs(sources, DEFAULT_COLLECTION, settings)
+    _checked_inputs(sources, INGEST_COLLECTION, settings)
     chunk_size, min_chars, quality, llm = settings.chunk_size, settings.min_chars, settings.quality, settings.llm
     loaded = load_sources([str(source) for source in sources], include=settings.include, exclude=settings.exclude)
     documents = clean_documents(loaded.documents)

@@ -20,7 +20,8 @@ from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json
 from benchsmith.tools.loaders import STDLIB_SOURCE
-from benchsmith.tools.pooling import MAX_BATCH_SIZE, POOL_FUSION_METHODS, TECHNIQUES
+from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE
+from benchsmith.tools.pooling import POOL_FUSION_METHODS, TECHNIQUES
 from benchsmith.tools.qa_text import load_qa_pairs, pairs_to_use
 from benchsmith.agents.defaults import BASELINE, DEFAULT_MAX_NUGGETS, StructuredOutput
 from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_EMBEDDER, DEFAULT_MIN_CHARS, DEFAULT_POOL_DEPTH
@@ -54,7 +55,7 @@ def nuggets(questions: str | Path, corpus: Sequence[str | Path] = (), *, collect
             run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None,
             tags: tuple[str, ...] = (), limit: int | None = None, llm: str = BASELINE, embedder: str = DEFAULT_EMBEDDER,
             max_nuggets: int = DEFAULT_MAX_NUGGETS, pool_depth: int = DEFAULT_POOL_DEPTH,
-            batch_size: int = MAX_BATCH_SIZE, fusion: Literal["combsum", "rrf"] = "combsum",
+            batch_size: int = MAX_POOL_BATCH_SIZE, fusion: Literal["combsum", "rrf"] = "combsum",
             all_nuggets_supported: bool = False, chunk_size: int = DEFAULT_CHUNK_SIZE,
             min_chars: int = DEFAULT_MIN_CHARS, concurrency: int = 4, seed: int = 0, rate_limit: float | None = None,
             timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
@@ -113,7 +114,7 @@ def _source(source: str) -> str:
 @accepts_old_setting_names
 def estimate_nuggets(questions: str | Path, *, tags: tuple[str, ...] = (), limit: int | None = None,
                      llm: str = BASELINE, embedder: str = DEFAULT_EMBEDDER, max_nuggets: int = DEFAULT_MAX_NUGGETS,
-                     pool_depth: int = DEFAULT_POOL_DEPTH, batch_size: int = MAX_BATCH_SIZE,
+                     pool_depth: int = DEFAULT_POOL_DEPTH, batch_size: int = MAX_POOL_BATCH_SIZE,
                      fusion: Literal["combsum", "rrf"] = "combsum", all_nuggets_supported: bool = False,
                      chunk_size: int = DEFAULT_CHUNK_SIZE, min_chars: int = DEFAULT_MIN_CHARS, concurrency: int = 4,
                      seed: int = 0, rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
@@ -131,7 +132,7 @@ def estimate_nuggets(questions: str | Path, *, tags: tuple[str, ...] = (), limit
     loaded = load_qa_pairs(questions, settings.tags)
     pairs = loaded.pairs[:limit] if limit is not None else loaded.pairs
     pool = len(TECHNIQUES) * pool_depth
-    batch_count = math.ceil(pool / min(batch_size, MAX_BATCH_SIZE))
+    batch_count = math.ceil(pool / min(batch_size, MAX_POOL_BATCH_SIZE))
     chunk_tokens = estimate_tokens("x" * int(chunk_size * 0.8))
     writer = NuggetWriter(max_nuggets)
     input_tokens = output_tokens = 0

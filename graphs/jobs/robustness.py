@@ -12,8 +12,8 @@ from typing import Any, Literal
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
                                            job_run, priced, workspace_for, run_settled)
-from benchsmith.graphs.jobs.defaults import ROBUSTNESS_HISTORIES as DEFAULT_HISTORIES
-from benchsmith.graphs.jobs.defaults import ROBUSTNESS_RETRIEVERS as DEFAULT_RETRIEVERS
+from benchsmith.graphs.jobs.defaults import ROBUSTNESS_HISTORIES
+from benchsmith.graphs.jobs.defaults import ROBUSTNESS_RETRIEVERS
 from benchsmith.graphs.contexts.robustness import DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURES
 from benchsmith.graphs.jobs.evaluate import SIGNIFICANCE_TESTS, checked_measures
 from benchsmith.graphs.robustness import (AUGMENTED_QRELS_FILE, RobustnessContext, benchmark_qrels, builder,
@@ -52,7 +52,7 @@ class RobustnessResult(JobRun):
 
 @accepts_old_setting_names
 def robustness(paraphrase_run: str | Path, *, retrievers: Sequence[str] | None = None,
-               histories: Sequence[str] = DEFAULT_HISTORIES, runs: Mapping[str, str | Path] | None = None,
+               histories: Sequence[str] = ROBUSTNESS_HISTORIES, runs: Mapping[str, str | Path] | None = None,
                qrels: str | Path | None = None, judges: Sequence[str] = (BASELINE,), run_id: str | None = None,
                on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0,
                measures: tuple[str, ...] = DEFAULT_MEASURES, judge_depth: int = DEFAULT_JUDGE_DEPTH,
@@ -136,7 +136,7 @@ def _checked_inputs(workspace: Workspace, paraphrase_run: str | Path, retrievers
             raise InputError(f"{paraphrase_run}: the benchmark has no corpus here (TREC CAsT): score your system on "
                              "the test sets' raw.tsv or self-contained.tsv and give the run files: --run original=FILE "
                              "--run R1=FILE ... --qrels FILE")
-        retrievers = list(retrievers or DEFAULT_RETRIEVERS)
+        retrievers = list(retrievers or ROBUSTNESS_RETRIEVERS)
         for spec in retrievers:
             parse_retriever(spec)
         for mode in histories:
@@ -164,7 +164,7 @@ def check_vote_rule(judges: Sequence[str], min_votes: int) -> None:
 
 @accepts_old_setting_names
 def estimate_robustness(paraphrase_run: str | Path, *, runs: Mapping[str, str | Path] | None = None,
-                        retrievers: Sequence[str] | None = None, histories: Sequence[str] = DEFAULT_HISTORIES,
+                        retrievers: Sequence[str] | None = None, histories: Sequence[str] = ROBUSTNESS_HISTORIES,
                         qrels: str | Path | None = None, judges: Sequence[str] = (BASELINE,), seed: int = 0,
                         measures: tuple[str, ...] = DEFAULT_MEASURES, judge_depth: int = DEFAULT_JUDGE_DEPTH,
                         min_votes: int = DEFAULT_MIN_VOTES, corpus: str | None = None, depth: int = DEFAULT_DEPTH,
@@ -183,7 +183,7 @@ def estimate_robustness(paraphrase_run: str | Path, *, runs: Mapping[str, str | 
     directory = paraphrase_run_directory(workspace_for(settings.workspace), paraphrase_run)
     sets = [name for name in test_set_names(directory) if not runs or name in runs]
     judged_turns = len(benchmark_qrels(directory, str(Path(qrels).resolve()) if qrels else None))
-    configurations = 1 if runs else len(list(retrievers or DEFAULT_RETRIEVERS)) * len(histories)
+    configurations = 1 if runs else len(list(retrievers or ROBUSTNESS_RETRIEVERS)) * len(histories)
     documents = judged_turns * len(sets) * configurations * judge_depth
     input_tokens = documents * estimate_tokens("x" * (ESTIMATE_DOCUMENT_CHARS + 1200))
     notes = [f"{len(sets)} test sets × {configurations} configuration(s) × {judged_turns:,} judged turns × top "

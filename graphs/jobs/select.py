@@ -14,7 +14,7 @@ from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
                                            job_run, priced, resolved_path, workspace_for, run_settled)
-from benchsmith.graphs.jobs.defaults import SELECT_JUDGES as DEFAULT_JUDGES
+from benchsmith.graphs.jobs.defaults import SELECT_JUDGES
 from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.graphs.select.graph import SelectContext, builder, label_judge, queries_of
 from benchsmith.graphs.select.retrieval import chunk_index, corpus_of
@@ -26,7 +26,7 @@ from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, bu
                                              planned_settings, space_from_mapping, stage_count)
 from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.graphs.contexts.select import DEFAULT_BATCH_SIZE, DEFAULT_CURVES_SHOWN, DEFAULT_RERANK_DEPTH
-from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_SELECTION_BETAS as DEFAULT_BETAS, DEFAULT_SELECTION_RESAMPLES as DEFAULT_RESAMPLES
+from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_SELECTION_BETAS, DEFAULT_SELECTION_RESAMPLES
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
 
@@ -86,11 +86,11 @@ def strategy_space(space: str | Path | Mapping[str, Any] | None = None, *, retri
 def select(queries: str | Path, *, corpus: Sequence[str | Path], space: str | Path | Mapping[str, Any] | None = None,
            retrievers: Sequence[str] = (), chunkings: Sequence[str] = (), rewrites: Sequence[str] = (),
            reranks: Sequence[str] = (), filters: Sequence[str] = (), top_k: Sequence[int] = (),
-           search: str | None = None, order: Sequence[str] = (), judges: Sequence[str] = DEFAULT_JUDGES,
+           search: str | None = None, order: Sequence[str] = (), judges: Sequence[str] = SELECT_JUDGES,
            run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0,
            embedder: str = DEFAULT_EMBEDDER, llm: str = BASELINE, min_votes: int | None = None,
            batch_size: int = DEFAULT_BATCH_SIZE, rerank_depth: int = DEFAULT_RERANK_DEPTH,
-           betas: tuple[float, ...] = DEFAULT_BETAS, resamples: int = DEFAULT_RESAMPLES,
+           betas: tuple[float, ...] = DEFAULT_SELECTION_BETAS, resamples: int = DEFAULT_SELECTION_RESAMPLES,
            confidence: float = DEFAULT_CONFIDENCE, concurrency: int = 4, curves_shown: int = DEFAULT_CURVES_SHOWN,
            rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
            structured_output: StructuredOutput = "auto", workspace: str | None = None, chroma_host: str | None = None,
@@ -184,10 +184,10 @@ def estimate_selection(queries: str | Path, *, corpus: Sequence[str | Path],
                        space: str | Path | Mapping[str, Any] | None = None, retrievers: Sequence[str] = (),
                        chunkings: Sequence[str] = (), rewrites: Sequence[str] = (), reranks: Sequence[str] = (),
                        filters: Sequence[str] = (), top_k: Sequence[int] = (), search: str | None = None,
-                       order: Sequence[str] = (), judges: Sequence[str] = DEFAULT_JUDGES, seed: int = 0,
+                       order: Sequence[str] = (), judges: Sequence[str] = SELECT_JUDGES, seed: int = 0,
                        embedder: str = DEFAULT_EMBEDDER, llm: str = BASELINE, min_votes: int | None = None,
                        batch_size: int = DEFAULT_BATCH_SIZE, rerank_depth: int = DEFAULT_RERANK_DEPTH,
-                       betas: tuple[float, ...] = DEFAULT_BETAS, resamples: int = DEFAULT_RESAMPLES,
+                       betas: tuple[float, ...] = DEFAULT_SELECTION_BETAS, resamples: int = DEFAULT_SELECTION_RESAMPLES,
                        confidence: float = DEFAULT_CONFIDENCE, concurrency: int = 4,
                        curves_shown: int = DEFAULT_CURVES_SHOWN, rate_limit: float | None = None,
                        timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",

@@ -17,8 +17,8 @@ from benchsmith.agents.turn_types import ContributionJudge, ReferenceResponder, 
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
                                            check_models, check_within, checked_run_id, job_run, priced,
                                            shared_arguments, workspace_for)
-from benchsmith.graphs.jobs.defaults import SYNTHESIS_CONVERSATIONS as DEFAULT_CONVERSATIONS
-from benchsmith.graphs.jobs.defaults import SYNTHESIS_TURNS as DEFAULT_TURNS
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_CONVERSATIONS
+from benchsmith.graphs.jobs.defaults import SYNTHESIS_TURNS
 from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_CONVERSATIONS, MAX_NEIGHBOURS, MAX_TURNS
 from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.graphs.runtime.runner import run_job
@@ -32,8 +32,8 @@ from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.corpus_clusters import DEFAULT_CLUSTER_SIZE, DEFAULT_NEIGHBOURS, cluster_collection
-from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_MAX_OVERLAP, DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS, DEFAULT_SYNTHESIS_PAGE_KINDS
+from benchsmith.tools.corpus_clusters import cluster_collection
+from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_CLUSTER_SIZE, DEFAULT_MAX_OVERLAP, DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS, DEFAULT_SYNTHESIS_PAGE_KINDS
 from benchsmith.tools.page_kinds import PAGE_KINDS
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.agents.defaults import BASELINE, StructuredOutput
@@ -81,7 +81,7 @@ def _store(workspace: Workspace, collection: str, chroma_host: str | None) -> Ve
                                      lambda spec: ChromaEmbeddingFunction(spec=spec))
 
 
-def cluster(collection: str, *, size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_NEIGHBOURS, seed: int = 0,
+def cluster(collection: str, *, size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS, seed: int = 0,
             workspace: str | Path | None = None, chroma_host: str | None = None,
             page_kinds: Sequence[str] = DEFAULT_SYNTHESIS_PAGE_KINDS) -> ClusterResult:
     """Walk the collection's embeddings (of the chunks of ``page_kinds``: by default those synthesis
@@ -98,7 +98,7 @@ def cluster(collection: str, *, size: int = DEFAULT_CLUSTER_SIZE, neighbours: in
 
 
 @accepts_old_setting_names
-def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, turns: int = DEFAULT_TURNS,
+def synthesize(collection: str, *, conversations: int = SYNTHESIS_CONVERSATIONS, turns: int = SYNTHESIS_TURNS,
                run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None,
                seed: int = 0, llm: str = BASELINE, switch_rate: float = DEFAULT_SWITCH_PROBABILITY,
                hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE,
@@ -156,7 +156,7 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
 
 @dry_run
 @accepts_old_setting_names
-def estimate_synthesis(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, turns: int = DEFAULT_TURNS,
+def estimate_synthesis(collection: str, *, conversations: int = SYNTHESIS_CONVERSATIONS, turns: int = SYNTHESIS_TURNS,
                        seed: int = 0, llm: str = BASELINE, switch_rate: float = DEFAULT_SWITCH_PROBABILITY,
                        hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE,
                        soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN, max_overlap: float = DEFAULT_MAX_OVERLAP,

@@ -16,7 +16,7 @@ from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_do
 from benchsmith.graphs.jobs.common import (CostEstimate, EventHandler, JobRun, check_embedders, check_models,
                                            checked_run_id, job_run, priced, resolved_path, retriever_embedders,
                                            workspace_for, run_settled)
-from benchsmith.graphs.jobs.defaults import VALIDATE_RETRIEVERS as DEFAULT_RETRIEVERS
+from benchsmith.graphs.jobs.defaults import VALIDATE_RETRIEVERS
 from benchsmith.graphs.jobs.evaluate import checked_measures
 from benchsmith.graphs.jobs.select import checked_judges
 from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
@@ -109,7 +109,7 @@ def _checked_inputs(workspace: Workspace, synthetic: str | Path, human: str | Pa
     any work starts."""
 
     check_bounds(settings)
-    retrievers = list(dict.fromkeys(retrievers if retrievers is not None else () if runs else DEFAULT_RETRIEVERS))
+    retrievers = list(dict.fromkeys(retrievers if retrievers is not None else () if runs else VALIDATE_RETRIEVERS))
     run_files = [str(Path(path).resolve()) for path in runs]
     for path in run_files:
         if not Path(path).is_file():

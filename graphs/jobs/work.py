@@ -17,7 +17,7 @@ from typing import Any
 from benchsmith.graphs.jobs.audit import audit
 from benchsmith.graphs.jobs.common import EventHandler, JobRun, check_within
 from benchsmith.graphs.runtime.bounds import MAX_CONCURRENCY
-from benchsmith.graphs.jobs.defaults import WORKER_CONCURRENCY as DEFAULT_WORKER_CONCURRENCY
+from benchsmith.graphs.jobs.defaults import WORKER_CONCURRENCY
 from benchsmith.graphs.jobs.paraphrase import paraphrase
 from benchsmith.graphs.jobs.synthesize import synthesize
 from benchsmith.stores.errors import InputError
@@ -32,7 +32,7 @@ def _shared_jobs() -> dict[str, Callable[..., JobRun]]:
 
 
 def work(run_id: str, *, database: str | None = None, workspace: str | Path | None = None,
-         concurrency: int = DEFAULT_WORKER_CONCURRENCY, chroma_host: str | None = None,
+         concurrency: int = WORKER_CONCURRENCY, chroma_host: str | None = None,
          on_event: EventHandler | None = None, resume: str | None = None) -> JobRun:
     """Work on the shared run ``run_id`` until all its items are done; return the job's result
     (a :class:`~benchsmith.SynthesisResult`, :class:`~benchsmith.AuditResult` or

@@ -27,7 +27,8 @@ from benchsmith.tools.corpus_statistics import exact_word_statistics
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedded_text import embedded_text
 from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
-from benchsmith.tools.indexing import DEFAULT_BATCH_SIZE, IndexItem, embed_into
+from benchsmith.tools.defaults import DEFAULT_INDEX_BATCH_SIZE
+from benchsmith.tools.indexing import IndexItem, embed_into
 from benchsmith.tools.loaders import beir_document, beir_documents
 
 COLLECTION_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]+")
@@ -163,7 +164,7 @@ def dense_index(workspace: Workspace, chroma_host: str | None, benchmark: Benchm
                 name = COLLECTION_UNSAFE.sub("-", f"eval-{key[0]}-{embedder.name}")[:60].strip("-_")
                 store = VectorStore(client, name, ChromaEmbeddingFunction(embedder), embedder.name)
                 lengths = array("q", (len(embedded_text(*document)) for document in documents.values()))
-                embed_into(store, _IndexItems(documents), embedder, DEFAULT_BATCH_SIZE,
+                embed_into(store, _IndexItems(documents), embedder, DEFAULT_INDEX_BATCH_SIZE,
                            progress_reporter("embed corpus"), text_lengths=lengths)
                 index = DenseIndex.from_store(store)
             _dense_indexes[key] = index

@@ -41,7 +41,8 @@ from benchsmith.tools.documents import Document
 from benchsmith.tools.embedded_text import embedded_text
 from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
 from benchsmith.tools.fusion import fuse_runs
-from benchsmith.tools.indexing import DEFAULT_BATCH_SIZE, IndexItem, embed_into
+from benchsmith.tools.defaults import DEFAULT_INDEX_BATCH_SIZE
+from benchsmith.tools.indexing import IndexItem, embed_into
 from benchsmith.tools.loaders import STDLIB_SOURCE, load_sources
 from benchsmith.tools.metadata_filters import MetadataFilter
 from benchsmith.tools.query_building import HistoryMode, build_query
@@ -136,7 +137,7 @@ class ChunkIndex:
                             ChromaEmbeddingFunction(embedder), embedder.name)
         items = [IndexItem(chunk.id, embedded_text(chunk.title, chunk.text), chunk.metadata()) for chunk in self.chunks]
         # Cached by text: chunks another chunking, an ingestion or an earlier search embedded are not embedded again.
-        embed_into(store, items, cached_embedder(embedder, workspace), DEFAULT_BATCH_SIZE,
+        embed_into(store, items, cached_embedder(embedder, workspace), DEFAULT_INDEX_BATCH_SIZE,
                    progress_reporter(f"embed {self.spec.label}"))
         return DenseIndex.from_store(store)
 
