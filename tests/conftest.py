@@ -23,6 +23,7 @@ else:
     os.environ["BENCHSMITH_TESTS_COLUMNS"] = os.environ.get("COLUMNS", "")
 
 from tests.openai_server import openai_server  # noqa: E402,F401  (the loopback model server fixture)
+from tests.postgres_server import database, postgres_url  # noqa: E402,F401  (a PostgreSQL server's fixtures)
 
 
 import pytest  # noqa: E402

@@ -22,7 +22,7 @@ from benchsmith.graphs.runtime.runner import check_same_settings
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, flags_of, user_settings
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
-from tests.test_evaluate_graph import write_benchmark
+from tests.evaluate_fixtures import write_benchmark
 
 
 def validate_like(synthetic, *, human, retrievers=(), histories=(), run_id=None):

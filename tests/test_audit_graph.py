@@ -11,45 +11,25 @@ import pytest
 
 from benchsmith.agents.models import ModelSeam, ScriptedBackend
 from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.graphs.audit import EXTRA_QRELS_FILE, INSTANCES_FILE, JUDGMENTS_FILE, AuditContext, builder
+from benchsmith.graphs.audit import EXTRA_QRELS_FILE, INSTANCES_FILE, JUDGMENTS_FILE
 from benchsmith.graphs.evaluate import EvaluationContext
 from benchsmith.graphs.evaluate import builder as evaluation_builder
-from benchsmith.graphs.runtime.resources import register_embedder, register_model
+from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.beir import read_beir_qrels
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.workspace import Workspace
 from tests.audit_fixtures import PLANTED, SUBSTANCES, SWAPPED, judge_reply, write_audit_benchmark
 from tests.embedders import HashingEmbedder
+from tests.audit_runs import audit, beir_view, results_of
 
 JUDGES = ["scripted:judge-a", "scripted:judge-b"]
-
-
-def scripted_judges() -> dict[str, ModelSeam]:
-    return {"scripted:judge-a": ModelSeam(ScriptedBackend(replier=judge_reply, model="judge-a")),
-            "scripted:judge-b": ModelSeam(ScriptedBackend(replier=partial(judge_reply, strict=True), model="judge-b"))}
-
-
-def audit(workspace: Workspace, turns: Path, corpus: Path, run_id: str, models=None, **options):
-    """Audit with the given seams (by judge spec; the two scripted judges by default)."""
-    models = models or scripted_judges()
-    for spec, seam in models.items():
-        register_model(spec, seam)
-    context = AuditContext(workspace=str(workspace.root), corpus=str(corpus),
-                           embedder=register_embedder(HashingEmbedder()), **options)
-    return run_job(builder, job="audit", workspace=workspace, run_id=run_id,
-                   inputs={"run_id": run_id, "benchmark": str(turns), "judges": list(models)},
-                   context=context, settings={}, max_concurrency=2)
 
 
 @pytest.fixture
 def fixture(tmp_path):
     turns, corpus = write_audit_benchmark(tmp_path / "bench")
     return Workspace.resolve(tmp_path / "ws"), turns, corpus
-
-
-def results_of(outcome) -> dict:
-    return json.loads(Path(outcome.values["report"]["results"]).read_text(encoding="utf-8"))
 
 
 def test_swapped_gold_gets_low_alignment_and_heads_the_worst_list(fixture):
@@ -152,23 +132,6 @@ def test_extra_qrels_move_evaluation_scores_the_expected_way(fixture):
     plain = evaluate("e-plain", None).values["aggregate"]["bm25@full"]
     augmented = evaluate("e-extra", str(extra)).values["aggregate"]["bm25@full"]
     assert augmented["RR@10"] > plain["RR@10"] and augmented["R@1"] > plain["R@1"]
-
-
-def beir_view(turns: Path, corpus: Path) -> Path:
-    directory = turns.parent / "beir"
-    if directory.exists():
-        return directory
-    (directory / "qrels").mkdir(parents=True)
-    (directory / "corpus.jsonl").write_text(corpus.read_text(encoding="utf-8"), encoding="utf-8")
-    queries, qrels = [], ["query-id\tcorpus-id\tscore"]
-    for record in load_jsonl(turns):
-        queries.append({"_id": record["id"], "text": record["question"], "metadata": {
-            "conversation_id": record["conversation_id"], "turn": record["turn"], "question": record["question"],
-            "response": record["answer"]}})
-        qrels += [f"{record['id']}\t{doc}\t1" for doc in record["gold_ids"]]
-    (directory / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries), encoding="utf-8")
-    (directory / "qrels" / "test.tsv").write_text("\n".join(qrels) + "\n", encoding="utf-8")
-    return directory
 
 
 def test_a_markup_question_is_flagged_as_noise_and_counted_in_the_verdict(fixture):

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from benchsmith.agents.models import ModelSeam, ModelSettings, ScriptedBackend, build_seam
 from benchsmith.agents.pool_judge import judgments_schema, stemmed_words
-from benchsmith.agents.turn_types import ContributionJudge, Contributions
+from benchsmith.agents.turn_types import ContributionJudge
 from benchsmith.graphs.audit import INSTANCES_FILE, LABEL_CHECKS_FILE
 from benchsmith.graphs.cli.audit import print_audit_summary
 from benchsmith.graphs.jobs.audit import audit as audit_job
@@ -29,7 +29,7 @@ from benchsmith.stores.workspace import Workspace
 from tests.audit_fixtures import judge_reply, server_judge, write_audit_benchmark
 from tests.embedders import HashingEmbedder
 from tests.openai_server import FakeOpenAIServer, conversation_messages, requested_schema_name
-from tests.test_audit_graph import audit, results_of
+from tests.audit_runs import audit, results_of
 from tests.turn_type_replies import numbered_passages, sections
 
 FAST_RETRIES = ModelSettings(timeout_s=5.0, backoff_initial_s=0.01, backoff_max_s=0.05, max_attempts=3)

@@ -11,7 +11,7 @@ import pytest
 from benchsmith.evals.audit_report import audit_report_files
 from benchsmith.stores.files import write_files_atomic
 from tests.chromium import chromium_or_skip, loaded_images, png_size, take_screenshot
-from tests.test_evaluation_report import html_tags, markdown_tables
+from tests.report_parsing import html_tags, markdown_tables
 
 JUDGES = ["baseline", "openai:judge-b"]
 CONVERSATION = ("User: which river runs through the old town?\n"

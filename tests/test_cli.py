@@ -15,7 +15,7 @@ from benchsmith.graphs.cli import app
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
-from tests.test_ingest_graph import ingest, write_corpus
+from tests.ingest_fixtures import ingest, write_corpus
 from tests.embedders import HashingEmbedder
 from tests.openai_server import FakeOpenAIServer
 from tests.stdlib_vectors import seed_stdlib_vectors

@@ -16,7 +16,7 @@ import benchsmith
 from benchsmith.graphs.cli import app
 from benchsmith.graphs.runtime.settings import check_bounds, flags_of, type_hints, user_settings
 from benchsmith.stores.errors import InputError
-from tests.test_settings_declared_once import COMMANDS, compiled
+from tests.job_commands import COMMANDS, compiled
 
 runner = CliRunner(env={"COLUMNS": "400"})
 

@@ -25,8 +25,7 @@ from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 from tests.openai_server import FakeOpenAIServer
 from tests.paraphrase_fixtures import server_replier, write_cast_files
-from tests.postgres_server import database, postgres_url  # noqa: F401  (fixtures)
-from tests.test_ingest_graph import write_corpus
+from tests.ingest_fixtures import write_corpus
 
 BATCH_SIZE = 2
 # (command words, the command's module, the job function it calls)

@@ -15,7 +15,7 @@ from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.tools.loaders import load_sources
 from benchsmith.tools.quality import DEFAULT_MIN_QUALITY, information_density
 from tests.embedders import HashingEmbedder
-from tests.test_ingest_graph import ingest
+from tests.ingest_fixtures import ingest
 
 CHUNK_SIZE, MIN_CHARS = 300, 50
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,10 +28,10 @@ from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import ChromaEmbeddingFunction, load_embedder
 from tests.embedders import HashingEmbedder
 from tests.openai_server import RETRY_AFTER_MS, FakeOpenAIServer
-from tests.test_evaluate_graph import write_benchmark
-from tests.test_ingest_graph import write_corpus
+from tests.evaluate_fixtures import write_benchmark
+from tests.ingest_fixtures import write_corpus
 from tests import openai_server as openai_server_module
-from tests.test_seam import SECRET, Judge, RecordingSleep, assert_secret_not_persisted, openai_seam
+from tests.seam_fixtures import SECRET, Judge, RecordingSleep, assert_secret_not_persisted, openai_seam
 
 FAST = ModelSettings(timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05)
 TEXTS = [f"passage {number} on the {topic} and its neighbours" for number, topic in

@@ -31,7 +31,7 @@ from benchsmith.agents.pricing import PRICES_ENV, PriceTable
 from benchsmith.agents.redaction import MASK, redact, register_secret
 from benchsmith.stores.usage import UsageLedger
 from tests.openai_server import RETRY_AFTER_MS, FakeOpenAIServer
-from tests.test_seam import GOOD, SECRET, Judge, RecordingSleep, Verdict
+from tests.seam_fixtures import GOOD, SECRET, Judge, RecordingSleep, Verdict
 
 
 @pytest.fixture

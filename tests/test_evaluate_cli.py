@@ -20,7 +20,7 @@ from benchsmith.graphs.cli import app
 from benchsmith.graphs.jobs.evaluate import measure_runs
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
-from tests.test_evaluate_graph import spoil_benchmark, write_benchmark, write_system_run
+from tests.evaluate_fixtures import spoil_benchmark, write_benchmark, write_system_run
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner(env={"COLUMNS": "200"})

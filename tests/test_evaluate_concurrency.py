@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_evaluate_graph import write_benchmark
+from tests.evaluate_fixtures import write_benchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 FRESH_RUNS = 5  # ranx aborted 4 runs in 5: five runs miss such an abort once in 3,000 sessions

@@ -4,7 +4,6 @@ that a real browser renders with its plots, and results.json for programs."""
 import base64
 import json
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,7 @@ from benchsmith.evals.evaluation_report import evaluation_report_files
 from benchsmith.stores.files import write_files_atomic
 from benchsmith.evals.significance import compare_all, describe
 from tests.chromium import chromium_or_skip, loaded_images, png_size, take_screenshot
+from tests.report_parsing import html_tags, markdown_tables
 
 MEASURES = ["R@1", "R@5", "R@20", "R@100", "nDCG@10", "RR@10", "AP"]
 RECALL_CUTOFFS = (1, 5, 20, 100)
@@ -93,38 +93,11 @@ def plot_count(results: dict) -> int:
 # ---------------------------------------------------------------------------------------
 # Reading the outputs back.
 
-def markdown_tables(markdown: str) -> dict[str, list[list[str]]]:
-    """The table of each ``## `` section as rows of cell texts, header first, rule dropped."""
-    tables: dict[str, list[list[str]]] = {}
-    heading = ""
-    for line in markdown.splitlines():
-        if line.startswith("## "):
-            heading = line.removeprefix("## ")
-        elif line.startswith("|") and not re.fullmatch(r"\|(-+:?\|)+", line):
-            cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
-            tables.setdefault(heading, []).append([cell.strip() for cell in cells])
-    return tables
-
 
 def cell_value(cell: str) -> tuple[float, bool]:
     """The number of a Markdown cell and whether it is bold."""
     bold = cell.startswith("**") and cell.endswith("**")
     return float(cell.strip("*")), bold
-
-
-class TagCollector(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str]]] = []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, {name: value or "" for name, value in attrs}))
-
-
-def html_tags(text: str) -> list[tuple[str, dict[str, str]]]:
-    collector = TagCollector()
-    collector.feed(text)
-    return collector.tags
 
 
 # ---------------------------------------------------------------------------------------

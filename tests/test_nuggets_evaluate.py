@@ -23,7 +23,7 @@ from benchsmith.stores.trec import read_trec_run, write_trec_qrels, write_trec_r
 from benchsmith.stores.workspace import Workspace
 from tests.embedders import HashingEmbedder
 from tests.nugget_fixtures import scripted_reply, write_questions, write_repository
-from tests.test_evaluate_graph import ASPECTS, TOPICS, write_benchmark, write_system_run
+from tests.evaluate_fixtures import ASPECTS, TOPICS, write_benchmark, write_system_run
 
 runner = CliRunner(env={"COLUMNS": "200"})
 MEASURES = ["alpha_nDCG@10", "Coverage@20", "R@50"]

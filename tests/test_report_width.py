@@ -11,7 +11,7 @@ from benchsmith.evals.evaluation_report import COLUMNS_PER_TABLE, main_tables
 from benchsmith.graphs.runtime.resources import register_embedder
 from tests.chromium import chromium_or_skip, table_widths
 from tests.embedders import HashingEmbedder
-from tests.test_evaluate_graph import write_benchmark
+from tests.evaluate_fixtures import write_benchmark
 
 RETRIEVERS = ["bm25", "dense", "hybrid:rrf(dense,bm25)", "hybrid:wsum(dense=0.7,bm25=0.3)",
               "hybrid:combsum(dense,bm25)"]

@@ -15,9 +15,8 @@ from benchsmith.stores.run_claims import RunInUse, workspace_claim
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 from tests.openai_server import FakeOpenAIServer
-from tests.postgres_server import database, postgres_url  # noqa: F401  (fixtures)
-from tests.test_ingest_graph import write_corpus
-from tests.test_run_records import start_ingest, wait_until_embedding
+from tests.ingest_fixtures import write_corpus
+from tests.ingest_processes import start_ingest, wait_until_embedding
 
 
 def finish(process: subprocess.Popen, timeout: float = 300) -> str:

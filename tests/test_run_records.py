@@ -14,7 +14,6 @@ import pytest
 from typer.testing import CliRunner
 
 import benchsmith
-from benchsmith.agents.embeddings import EMBEDDINGS_BASE_URL_ENV
 from benchsmith.agents.models import ModelSeam, ScriptedBackend
 from benchsmith.graphs.audit import AuditContext
 from benchsmith.graphs.audit import builder as audit_builder
@@ -36,12 +35,11 @@ from tests.local_servers import free_port
 from tests.openai_server import FakeOpenAIServer
 from tests.paraphrase_fixtures import server_replier as paraphrase_server_reply
 from tests.postgres_server import PostgresUnavailable, running_postgres
-from tests.postgres_server import postgres_url  # noqa: F401  (fixture)
 from tests.synthesis_fixtures import COLLECTION, build_collection
 from tests.synthesis_fixtures import scripted_reply as synthesis_reply
-from tests.test_ingest_graph import write_corpus
+from tests.ingest_fixtures import write_corpus
+from tests.ingest_processes import ROOT, start_ingest, wait_until_embedding
 
-ROOT = Path(__file__).resolve().parent.parent
 LEASE_S = 3
 runner = CliRunner(env={"COLUMNS": "200"})
 
@@ -72,31 +70,6 @@ def test_the_api_refuses_the_same_way(tmp_path):
     with pytest.raises(InputError, match="quality=llm asks a model"):
         benchsmith.ingest([tmp_path], quality="llm", workspace=tmp_path / "ws")
     assert list_runs(Workspace.resolve(tmp_path / "ws")) == []
-
-
-def start_ingest(corpus: Path, workspace: Path, run_id: str, embeddings: FakeOpenAIServer,
-                 environment: dict[str, str] | None = None) -> subprocess.Popen:
-    """The ingest CLI in a process of its own, embedding through the loopback server (the
-    embedder is not under test: no torch to load)."""
-    command = [sys.executable, "-m", "benchsmith.graphs.cli", "ingest", str(corpus), "--collection", "docs",
-               "--run-id", run_id, "--batch-size", "4", "--chunk-size", "300", "--min-chars", "50",
-               "--embedder", "openai:hash", "-w", str(workspace)]
-    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "HF_HUB_OFFLINE": "1", EMBEDDINGS_BASE_URL_ENV: embeddings.base_url,
-                                 **(environment or {})})
-
-
-def wait_until_embedding(run_dir: RunDirectory, process: subprocess.Popen, embeddings: FakeOpenAIServer) -> None:
-    """Until the run's record says running and its process has asked for its first batch of
-    vectors (each batch takes the server a second: the run is many batches from its end)."""
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        if embeddings.embedding_requests and run_dir.exists() and run_dir.load().status == "running":
-            assert process.poll() is None, process.stdout.read()
-            return
-        assert process.poll() is None, process.stdout.read()
-        time.sleep(0.02)
-    raise AssertionError("the run never started embedding")
 
 
 @pytest.mark.slow

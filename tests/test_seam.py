@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import json
 import threading
-from pathlib import Path
 
 import httpx
 import openai
 import pytest
-from pydantic import BaseModel, Field
 
 from benchsmith.agents.models import (
     Agent,
@@ -25,7 +23,6 @@ from benchsmith.agents.models import (
     ModelSettings,
     ModelUnavailableError,
     NoBaselineError,
-    OpenAIBackend,
     ScriptedBackend,
     build_seam,
     parse_model_spec,
@@ -35,13 +32,10 @@ from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.usage import UsageLedger
 from benchsmith.stores.workspace import Workspace
 from tests.openai_server import ALL_FAULTS
+from tests.seam_fixtures import FAST, GOOD, Judge, RecordingSleep, SECRET, Verdict, assert_secret_not_persisted, openai_seam
 
-SECRET = "sk-test-DO-NOT-PERSIST-4f1c9a"
-GOOD = {"rationale": "cites the passage", "score": 4}
 METHODS = ("json_schema", "function_calling")
 
-# Short enough to keep the suite fast; the client timeout is below the slow fault.
-FAST = ModelSettings(timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05)
 
 # The ``retried_errors`` key each fault is counted under: openai's class names;
 # OpenAIBackend maps bad or truncated output to InvalidOutput.
@@ -54,39 +48,10 @@ RETRIED_ERROR = {
 }
 
 
-class Verdict(BaseModel):
-    rationale: str
-    score: int = Field(ge=1, le=5)
-
-
-class Judge(Agent[Verdict]):
-    name = "judge"
-    schema = Verdict
-
-    def messages(self, question: str) -> list[dict[str, str]]:
-        return [
-            {"role": "system", "content": "Grade the question from 1 to 5."},
-            {"role": "user", "content": f"Question: {question}"},
-        ]
-
-    def baseline(self, question: str) -> Verdict:
-        return Verdict(rationale=f"baseline for {question}", score=3)
-
-
 class NoBaselineJudge(Judge):
     name = "strict-judge"
 
     baseline = Agent.baseline  # back to the base class: no offline baseline
-
-
-class RecordingSleep:
-    """Stands in for ``time.sleep`` in the seam's retry loop: records, never sleeps."""
-
-    def __init__(self) -> None:
-        self.waits: list[float] = []
-
-    def __call__(self, seconds: float) -> None:
-        self.waits.append(seconds)
 
 
 @pytest.fixture
@@ -114,18 +79,6 @@ def cache(workspace):
 @pytest.fixture
 def ledger(workspace) -> UsageLedger:
     return UsageLedger(workspace.run_dir("run-1") / "usage.jsonl")
-
-
-def openai_seam(model: str = "m1", settings: ModelSettings = FAST, **seam_kwargs) -> ModelSeam:
-    return ModelSeam(OpenAIBackend(model, settings), settings=settings, **seam_kwargs)
-
-
-def assert_secret_not_persisted(root: Path) -> None:
-    """No file under ``root`` (SQLite main, WAL and SHM files included) holds the key."""
-    files = [path for path in root.rglob("*") if path.is_file()]
-    assert files, f"expected stores under {root}"
-    leaked = [str(path) for path in files if SECRET.encode() in path.read_bytes()]
-    assert leaked == []
 
 
 # 1. Each fault is retried once, then the reply is cached.

@@ -7,11 +7,9 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
-import json
 import pkgutil
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Annotated, Any
 
 import click
@@ -26,35 +24,14 @@ from benchsmith.graphs.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.runtime.settings import (ModelOptions, StoreOptions, accepts_old_setting_names, check_bounds,
                                                 default_of, recorded_settings, settings_given, user_settings)
 from benchsmith.stores.errors import InputError
+from tests.job_commands import COMMANDS, GRAPHS, compiled
 
-ROOT = Path(__file__).resolve().parent.parent
-GRAPHS = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))["graphs"]
 
-# Graph id → (the CLI command that runs it, the API job function's name).
-COMMANDS = {
-    "synthesize": ("synthesize", "synthesize"),
-    "conversation": ("synthesize", "synthesize"),  # the synthesis graph's subgraph: the same context
-    "evaluate": ("evaluate", "evaluate"),
-    "audit": ("audit", "audit"),
-    "ingest": ("ingest", "ingest"),
-    "validate": ("validate", "validate"),
-    "robustness": ("robustness", "robustness"),
-    "paraphrase": ("paraphrase", "paraphrase"),
-    "select": ("select", "select"),
-    "nuggets": ("nuggets", "nuggets"),
-    "hardneg": ("hardneg build", "build_hardneg"),  # a subcommand: its words, space-separated
-    "hardneg-score": ("hardneg score", "score_hardneg"),
-}
 SHARED_NAMES = {item.name for base in (StoreOptions, ModelOptions, RunOptions) for item in dataclasses.fields(base)}
 
 
 def test_every_graph_studio_serves_is_checked():
     assert set(COMMANDS) == set(GRAPHS)
-
-
-def compiled(graph_id: str) -> Any:
-    module, attribute = GRAPHS[graph_id].split(":")
-    return getattr(importlib.import_module(module), attribute)
 
 
 def callbacks() -> dict[str, Any]:

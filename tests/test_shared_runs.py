@@ -41,7 +41,6 @@ from tests.embedders import HashingEmbedder
 from tests.local_servers import free_port, local_server
 from tests.openai_server import FakeOpenAIServer
 from tests.paraphrase_fixtures import server_replier as paraphrase_replier
-from tests.postgres_server import database, postgres_url  # noqa: F401  (fixtures)
 from tests.synthesis_fixtures import COLLECTION, TOPICS, server_replier
 
 pytestmark = pytest.mark.slow

@@ -23,7 +23,7 @@ from benchsmith.stores.beir import load_benchmark
 from benchsmith.stores.workspace import Workspace
 from tests.audit_fixtures import judge_reply, write_audit_benchmark
 from tests.embedders import HashingEmbedder
-from tests.test_audit_graph import beir_view
+from tests.audit_runs import beir_view
 
 # (document, a question copying its words, a paraphrase: the same meaning in other words)
 TOPICS = [
@@ -184,7 +184,7 @@ def test_the_stdlib_human_questions_raise_no_shortcut_flag(tmp_path):
     from benchsmith.stores.benchmark_files import write_beir_qrels
     from benchsmith.stores.jsonl import write_jsonl_atomic
     from benchsmith.stores.labelled_questions import CorpusChunk, read_labelled_questions, resolve_gold
-    from tests.test_validity_questions import DATA_FILE, stdlib_chunks
+    from tests.validity_fixtures import DATA_FILE, stdlib_chunks
 
     chunks = stdlib_chunks()
     questions = read_labelled_questions(DATA_FILE)

@@ -20,7 +20,7 @@ from tests.openai_server import (
     FakeOpenAIServer,
     fenced,
 )
-from tests.test_seam import GOOD, SECRET, Judge, RecordingSleep, Verdict
+from tests.seam_fixtures import GOOD, SECRET, Judge, RecordingSleep, Verdict
 
 FAST = ModelSettings(timeout_s=2.0, backoff_initial_s=0.01, backoff_max_s=0.05)
 

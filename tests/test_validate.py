@@ -31,7 +31,7 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 from tests.embedders import HashingEmbedder
-from tests.test_evaluate_graph import ASPECTS, TOPICS, write_benchmark
+from tests.evaluate_fixtures import ASPECTS, TOPICS, write_benchmark
 
 runner = CliRunner(env={"COLUMNS": "200"})
 FEW_RETRIEVERS = ["bm25", "dense", "hybrid:rrf(dense,bm25)", "hybrid:wsum(dense=0.8,bm25=0.2)"]

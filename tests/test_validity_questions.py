@@ -1,7 +1,6 @@
 """The hand-labelled standard-library questions (data/stdlib-validity.jsonl) and the reading and
 re-resolving of labelled questions (stores/labelled_questions.py)."""
 
-import functools
 import json
 import re
 from pathlib import Path
@@ -12,24 +11,12 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.labelled_questions import (CorpusChunk, GoldPassage, LabelledQuestion, normalized_text,
                                                   read_labelled_questions, relabelled, resolve_gold,
                                                   write_labelled_questions)
-from benchsmith.tools.chunking import chunk_document
-from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.documents import Chunk
 from benchsmith.tools.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer
-from tests.stdlib_corpus import stdlib_documents
+from tests.validity_fixtures import DATA_FILE, stdlib_chunks
 
-DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "stdlib-validity.jsonl"
 UPDATE_COMMAND = ".venv/bin/python benchmarks/validity.py --update-data"
 MIN_QUESTIONS, MIN_DOCUMENTS = 40, 25
 MAX_QUOTED_WORDS = 6  # a question may share at most this many consecutive words with a gold chunk
-
-
-@functools.lru_cache(maxsize=1)
-def stdlib_chunks() -> dict[str, Chunk]:
-    """The standard library cleaned and chunked as ``benchsmith ingest stdlib`` does (before
-    deduplication and the quality filter), by chunk id."""
-    documents = clean_documents(list(stdlib_documents()))
-    return {chunk.id: chunk for document in documents for chunk in chunk_document(document)}
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ import pytest
 
 from benchsmith.stores.jsonl import RecordLog
 from benchsmith.stores.work_items import LocalItems, PostgresItems
-from tests.postgres_server import database, postgres_url  # noqa: F401  (fixtures)
 
 
 def items(count: int) -> list[tuple[str, dict]]:
