@@ -38,6 +38,7 @@ def test_swapped_gold_gets_low_alignment_and_heads_the_worst_list(fixture):
     worst = results["worst"]
     assert {item["instance"] for item in worst[:len(SWAPPED)]} == SWAPPED
     assert all(item["alignment"] <= 2 for item in worst[:len(SWAPPED)])
+    assert worst[len(SWAPPED):]
     assert all(item["alignment"] > 2 for item in worst[len(SWAPPED):])
     assert set(worst[0]["rationales"]) == set(JUDGES)
     assert results["verdict"]["label"] in ("usable with caveats", "unreliable")

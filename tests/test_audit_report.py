@@ -110,6 +110,7 @@ def section_text(markdown: str, heading: str) -> str:
 
 def html_images(page: str) -> list[bytes]:
     sources = [attrs["src"] for tag, attrs in html_tags(page) if tag == "img"]
+    assert sources
     assert all(source.startswith("data:image/png;base64,") for source in sources)
     return [base64.b64decode(source.removeprefix("data:image/png;base64,"), validate=True) for source in sources]
 

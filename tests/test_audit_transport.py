@@ -60,6 +60,7 @@ def test_faults_and_out_of_range_verdicts_change_no_verdict(tmp_path, monkeypatc
     clean_verdicts = load_jsonl(workspace.run_dir("clean") / JUDGMENTS_FILE)
     faulty_verdicts = load_jsonl(workspace.run_dir("faulty") / JUDGMENTS_FILE)
     assert sorted(clean_verdicts, key=lambda r: r["instance"]) == sorted(faulty_verdicts, key=lambda r: r["instance"])
+    assert faulty_verdicts
     assert all(verdict["alignment"]["score"] <= 5 for record in faulty_verdicts for verdict in record["verdicts"].values())
 
 

@@ -37,6 +37,7 @@ def test_paragraph_boundaries_are_preferred():
 def test_sentence_punctuation_splits_before_spaces():
     text = " ".join(f"Sentence number {i} says something short." for i in range(40))
     chunks = chunk_document(Document("d", "s", "t", "text", text), chunk_size=200, min_chars=0)
+    assert chunks
     assert all(c.text.endswith(".") for c in chunks)
 
 

@@ -261,6 +261,7 @@ def test_repeated_headings_stay_while_repeated_footer_lines_go():
                       f"# Function {i}\n\nWhat function {i} does.\n\n## Parameters and returns\n\nx: an input.\n\n"
                       "Built with love by the docs team.") for i in range(6)]
     cleaned = clean_documents(pages)
+    assert cleaned
     assert all("Built with love" not in document.text for document in cleaned)
     assert all([title for _, _, title in document.headings] == [document.title, "Parameters and returns"]
                for document in cleaned)

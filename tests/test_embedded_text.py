@@ -41,6 +41,7 @@ def test_the_same_questions_score_the_same_in_validate_and_evaluate(tmp_path, mo
     run_dir = benchsmith.synthesize(COLLECTION, conversations=2, turns=3, llm="baseline", cluster_size=4,
                                     workspace=workspace.root, run_id="synthesized").run_dir
     corpus = load_jsonl(run_dir / "beir" / "corpus.jsonl")
+    assert corpus
     assert all(record["title"] for record in corpus)  # titles the collection's vectors never saw
     labels = tmp_path / "mine.jsonl"
     labels.write_text("".join(json.dumps({"id": f"q{number}", "question": table_question(record["text"]),

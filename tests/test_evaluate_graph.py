@@ -237,6 +237,7 @@ def test_unknown_and_duplicate_ids_are_warned_about_by_name(setup):
     ]
     results = json.loads(Path(outcome.values["report"]["results"]).read_text(encoding="utf-8"))
     assert results["warnings"] == warnings
+    assert warnings
     assert all(f"Input warning: {warning}" in results["notes"] for warning in warnings)
     assert "ghost_t0" in Path(outcome.values["report"]["html"]).read_text(encoding="utf-8")
     # The first zebra-history is the one retrieved: the oracle query finds it first.

@@ -185,6 +185,7 @@ def test_single_turn_benchmark_with_one_configuration_omits_breakdowns_and_signi
     results = single_turn_results()
     assert results["by_turn"] == {} and results["significance"]["comparisons"] == []
     paths = write_files_atomic(tmp_path / "new" / "dir", evaluation_report_files(results))
+    assert paths
     assert all(path.is_file() and path.stat().st_size > 0 for path in paths.values())
     markdown = paths["markdown"].read_text(encoding="utf-8")
     assert list(markdown_tables(markdown)) == ["Main results", "Configurations"]

@@ -43,6 +43,7 @@ def test_clusters_join_matches_transitively_and_ask_the_judge_for_near_matches_o
 
     clusters = cluster_facts(facts, judge)
     assert clusters[0] == clusters[1] == clusters[2] == clusters[4] != clusters[3]
+    assert asked
     assert all("Sourdough" not in a + b for a, b in asked)  # unrelated facts never reach the judge
     assert cluster_facts(facts, lambda a, b: False)[2] != cluster_facts(facts, lambda a, b: False)[0]
     assert cluster_facts(list(reversed(facts)), judge) == list(reversed(clusters))  # order does not matter

@@ -90,6 +90,7 @@ def test_exports_hold_the_rows_in_the_reference_layout_and_beir(tmp_path):
         assert row["Positive"] == documents["Positive"]["text"]
         assert all(row[f"HN{j}"] == documents[f"HN{j}"]["text"] for j in range(1, N + 1))
     task1 = read_csv(result.files["task1"])
+    assert task1
     assert all(row[f"HN{k}"] == records[row["Id"]]["documents"][f"Miss{k}"]["text"]
                for row in task1 for k in range(1, N + 1))  # the reference's Task 1: HN{k} misses condition k
     assert read_dataset(result.files["dataset"])[0].instruction == records[dataset[0]["Id"]]["queries"]["instruction"]
@@ -150,6 +151,7 @@ def test_a_positive_the_judge_rejects_drops_its_row(tmp_path):
     elgin = records_by_id(result)["elgin.txt"]
     assert elgin["status"] == "dropped" and elgin["reason"] == "positive_fails"
     assert elgin["documents"]["Positive"]["satisfied"] == [1, 2, 3]
+    assert elgin["conditions"]
     assert all(condition["attempts"] == 1 for condition in elgin["conditions"])  # nothing rebuilt for a lost row
     assert result.dropped == {"fewer_conditions": 1, "positive_fails": 1} and result.rows == 5
     assert result.verification["checked"] == 5 * 2 * N  # the dropped row's negatives are not counted
@@ -164,8 +166,10 @@ def test_baseline_builds_offline_with_both_kinds_of_negatives(tmp_path):
         records = [record for record in load_jsonl(result.files["rows"]) if record["status"] == "kept"]
         negatives = [condition["negative"] for record in records for condition in record["conditions"]]
         if kind == "misleading":
+            assert negatives
             assert all(" not " in negative for negative in negatives)
         else:
+            assert records
             assert all(condition["negative"] != " ".join(condition["sentence"].split()) for record in records
                        for condition in record["conditions"])
         assert result.usage.calls == 6 * (2 + N + 2 * N + 1) + 1  # the short document: one extraction

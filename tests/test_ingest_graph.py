@@ -122,6 +122,7 @@ def test_bad_input_keeps_what_was_indexed(workspace, tmp_path):
 def test_checkpointed_state_holds_counts_not_chunks(workspace, tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
     values = ingest(workspace, "small", [str(corpus)], HashingEmbedder()).values
+    assert values
     assert all(not isinstance(value, list) or key == "sources" for key, value in values.items())
 
 

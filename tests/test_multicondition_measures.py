@@ -40,7 +40,8 @@ def test_perfect_reversed_and_constant_models():
     perfect = negative + rng.uniform(0.01, 1, size=negative.shape)
     assert mc.task1_win_rates(perfect, negative) == [1.0] * 10
     assert mc.task1_win_rates(negative, perfect) == [0.0] * 10
-    assert all(difference > 0 for difference in mc.task1_mean_differences(perfect, negative))
+    differences = mc.task1_mean_differences(perfect, negative)
+    assert differences and all(difference > 0 for difference in differences)
     constant = np.full((20, 10), 0.5)
     assert mc.task1_win_rates(constant, constant) == [0.0] * 10  # every pair tied: no win at all
 

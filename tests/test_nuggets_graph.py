@@ -59,6 +59,7 @@ def test_one_support_call_per_question_and_batch_and_the_benchmark_it_writes(inp
     assert len({call[-1]["content"] for call in calls}) == len(calls)  # no batch shown twice
     # Three writing calls per question, each pool at most 5 techniques × depth, deduplicated.
     assert len(backend.calls) - len(calls) == 3 * QUESTIONS
+    assert pools
     assert all(len(record["pool"]) == len(set(record["pool"])) <= 5 * POOL_DEPTH for record in pools.values())
 
     # q6's facts are nowhere in the corpus: dropped. q5 keeps one unsupported nugget.
@@ -91,6 +92,7 @@ def test_one_support_call_per_question_and_batch_and_the_benchmark_it_writes(inp
         for doc_id, label in benchmark.qrels[question].items():
             assert label == sum(qrels[question][nugget][doc_id] for nugget in qrels[question])
     corpus_ids = {json.loads(line)["_id"] for line in (result.benchmark / "corpus.jsonl").read_text().splitlines()}
+    assert benchmark.qrels
     assert all(doc in corpus_ids for judged in benchmark.qrels.values() for doc in judged)
 
     # The pooling table is the measures of the written runs against the nugget qrels.
@@ -102,6 +104,7 @@ def test_one_support_call_per_question_and_batch_and_the_benchmark_it_writes(inp
     # No run covers more than the supported nuggets (q5 has 2 of 3); the nuggets, code words and
     # all, reach that with BM25.
     reachable = (QUESTIONS - 2 + 2 / 3) / (QUESTIONS - 1)
+    assert result.table
     assert all(values["Coverage@20"] <= reachable + 1e-9 for row in result.table.values() for values in row.values())
     assert result.table["nuggets"]["bm25"]["Coverage@20"] == pytest.approx(reachable)
 
@@ -145,6 +148,7 @@ def test_a_crash_mid_judging_resumes_without_judging_any_batch_twice(inputs):
     # Every batch judged exactly once: the ones logged before the crash were not asked again.
     assert len(judged_before) + len(support_calls(second)) == len(judged) == result.results()["nuggets"][
         "support_calls"]
+    assert second.calls
     assert all(issubclass(schema, SupportJudgmentsBase) for _, schema in second.calls)  # the pools were kept
     assert result.kept == QUESTIONS - 1
 

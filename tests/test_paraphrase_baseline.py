@@ -103,8 +103,10 @@ def test_lead_ins_only_go_before_a_single_question():
 
 def test_acronyms_keep_their_case_and_only_whole_questions_swap():
     variants = baseline_paraphrases("PEP 517 defines which hooks, and where is the build backend named?", 6)
+    assert variants
     assert all("pEP" not in variant for variant in variants)
     assert any(variant.startswith("Where is the build backend named, and PEP 517 defines") for variant in variants)
     # "A and B" inside one question is a noun phrase: never reordered.
     variants = baseline_paraphrases("What is the difference between wheels and sdists?", 6)
+    assert variants
     assert all("sdists and" not in variant.lower() for variant in variants)

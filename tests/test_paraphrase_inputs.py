@@ -36,6 +36,7 @@ def test_cast_years_make_one_benchmark_with_topic_turn_ids_histories_and_rewrite
 
 def test_2019_topics_without_their_resolved_file_have_no_rewrites(files):
     benchmark = load_cast([files["2019"]])
+    assert benchmark.queries
     assert all(query.rewrite is None for query in benchmark.queries)
 
 

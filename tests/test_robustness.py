@@ -193,6 +193,7 @@ def test_the_offline_judge_calls_few_of_the_documents_retrieval_brings_up_releva
     judge = RelevanceJudge()
     grades = [judge.baseline(history=[], question=question, rewrite=None, document=text).grade
               for text in answers + on_topic]
+    assert grades[:len(answers)]
     assert all(grade >= RELEVANT_GRADE for grade in grades[:len(answers)])
     called_relevant = sum(grade >= RELEVANT_GRADE for grade in grades[len(answers):])
     assert called_relevant <= len(on_topic) // 4, grades  # was every one of them (grade 1 or more)
@@ -246,9 +247,11 @@ def test_retrieval_path_evaluates_every_test_set_with_the_evaluate_job(tmp_path)
     assert result.sets == ["original", "R1", "R2"]
     means = result.means["bm25@oracle"]
     assert set(means["before"]) == {"original", "R1", "R2"}
+    assert means["after"]
     assert all(values["Judged@2"] == 1.0 for values in means["after"].values())  # every pooled document graded
     assert result.pooled > 0
     evaluations = result.results()["evaluations"]
+    assert evaluations
     assert all(Path(files["bm25@oracle"]).is_file() for files in evaluations.values())
     assert (workspace / "runs" / "rob-R2" / "report.html").is_file()  # each test set is an evaluate run
     # ... a child of the robustness run: `benchsmith runs` lists it under its parent, not beside it.

@@ -282,6 +282,7 @@ def test_expansion_fuses_the_runs_of_the_query_and_its_alternatives(tmp_path):
                         retrievers=["bm25"],
                         rewrites=["none", "expand:2"], top_k=[3])
     expanded = load_jsonl(result.run_dir / "queries" / "expand-2.jsonl")
+    assert expanded
     assert all(len(record["texts"]) == 2 for record in expanded)
     assert "flat bike tyre" in expanded[1]["texts"][0]  # the follow-up carries its history
     by_rewrite = {c["settings"]["rewrite"]: read_trec_run(result.run_dir / c["run_file"])

@@ -45,5 +45,6 @@ def test_report_of_a_search_with_filters_in_its_names(tmp_path):
     assert selection["ranking"] == result.ranking and len(selection["configurations"]) == 4
     for configuration in selection["configurations"]:
         assert set(configuration["f_beta"]) == {"0.5", "1", "2"}
+        assert configuration["recall_at_k"]
         assert all(0 <= value <= 1 for value in configuration["recall_at_k"].values())
     assert "resampled_pr_auc" not in json.dumps(selection)

@@ -37,6 +37,7 @@ def test_identical_per_query_scores_are_not_separated_and_far_apart_ones_are():
     assert apart.difference == pytest.approx(0.5) and apart.low == pytest.approx(0.5) and apart.separated
     noisy = by_pair[("a", "d")]  # two draws of the same distribution: the interval straddles 0
     assert noisy.low < 0 < noisy.high and not noisy.separated
+    assert found
     assert all(pair.queries == 30 for pair in found)
 
 

@@ -105,6 +105,7 @@ def test_merging_joins_small_pieces_to_their_neighbours():
     unmerged = chunk_corpus([document(text)], ChunkingSpec(size=80))
     assert min(len(chunk.text) for chunk in unmerged) < 20  # short chunks are kept, not dropped
     chunks = chunk_corpus([document(text)], ChunkingSpec(size=80, merge_below=20))
+    assert chunks
     assert all(len(chunk.text) >= 20 for chunk in chunks)
     assert [chunk.text for chunk in chunks] == [text[span_of(chunk.id)[1]:span_of(chunk.id)[2]] for chunk in chunks]
     assert [word for chunk in chunks for word in WORDS.findall(chunk.text)] == WORDS.findall(text)

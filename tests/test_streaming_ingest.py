@@ -214,6 +214,7 @@ def test_ingest_stages_write_what_the_in_memory_functions_give(tmp_path):
     run_dir = RunDirectory(workspace, "s")
 
     documents = clean_documents(load_sources([str(corpus)]).documents)
+    assert documents
     assert all("Copyright 2024" not in document.text for document in documents)  # the footer went
     chunks = chunk_documents(documents, 300, 20)
     chunk_records = [c.to_json() for c in chunks]

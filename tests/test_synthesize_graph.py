@@ -139,6 +139,7 @@ def test_exports_parse_as_beir_and_trec(workspace):
     assert {(q, c) for q, c, s in rows[1:]} == gold and {s for *_, s in rows[1:]} == {"1"}
     corpus_ids = {document.id for document in corpus}
     trec = [line.split() for line in run_dir.file("qrels.trec").read_text().splitlines()]
+    assert trec
     assert all(len(row) == 4 and row[1] == "0" and row[2] in corpus_ids and row[3] == "1" for row in trec)
     assert {(q, d) for q, _, d, _ in trec} == gold
     stats = json.loads(run_dir.file("stats.json").read_text())

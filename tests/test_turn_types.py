@@ -181,7 +181,7 @@ def test_model_path_judge_rejection_replans_or_drops_the_turn(workspace):
     assert 0 < len(judged) - rejected == len(kept)
     assert all(t["response"] == "The documentation does not answer this question." for t in kept)
     assert any(t["label_rejections"] for t in kept), "no rejected turn was re-planned and kept"
-    dropped = [t for t in turns if t["label_dropped"] == "unanswerable"]
+    dropped = [t for t in turns if t["label_dropped"] == "unanswerable"]  # may be none: each re-plan was kept
     assert all(t["turn_type"] == "answerable" and t["gold_ids"] for t in dropped)
     # The typed questions were asked for their type: the prompt names it.
     assert any("Question type:" in messages[-1]["content"] for messages, schema in backend.calls

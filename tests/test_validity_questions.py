@@ -28,6 +28,7 @@ def test_the_set_has_enough_questions_spread_over_many_modules(questions):
     assert len(questions) >= MIN_QUESTIONS
     assert len({question.id for question in questions}) == len(questions)
     assert len({normalized_text(question.question).casefold() for question in questions}) == len(questions)
+    assert questions
     assert all("?" in question.question for question in questions)
     documents = {passage.document for question in questions for passage in question.gold}
     assert len(documents) >= MIN_DOCUMENTS
@@ -40,6 +41,7 @@ def test_every_gold_is_a_kept_stdlib_chunk_of_its_module_containing_its_evidence
     assert not stale, (f"gold chunk ids no longer produced by cleaning and chunking on this Python; re-find them "
                        f"by their evidence with `{UPDATE_COMMAND}`: {stale}")
     golds = [(question, passage, chunks[passage.chunk_id]) for question in questions for passage in question.gold]
+    assert golds
     assert all(chunk.doc_id == passage.document for _, passage, chunk in golds)
     unsupported = [f"{question.id}: {passage.evidence!r}" for question, passage, chunk in golds
                    if normalized_text(passage.evidence) not in normalized_text(chunk.text)]

@@ -38,6 +38,7 @@ def test_no_number_covers_another_number_or_a_marker_and_the_legend_names_each()
         half = plots.MARKER_HALF_WIDTH
         assert not (box.x0 < x + half and x - half < box.x1 and box.y0 < y + half and y - half < box.y1)
     inside = axes.get_window_extent(renderer)
+    assert boxes
     assert all(inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1
                for box in boxes)
     legend = [text.get_text() for text in figure.legends[0].get_texts()]
