@@ -75,6 +75,9 @@ CASES = {
 WEIGHTS = {2: [0.7, 0.3], 3: [0.5, 0.2, 0.3]}
 
 
+# The comparisons with ranx are slow: ranx JIT-compiles its fusion in each test process (8 to 42 s,
+# 239 s once on a loaded machine), so the first comparison a worker runs pays for it.
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["rrf", "combsum", "wsum"])
 @pytest.mark.parametrize("case", list(CASES))
 def test_fusion_equals_ranx_on_worked_examples(case, method):
@@ -84,6 +87,7 @@ def test_fusion_equals_ranx_on_worked_examples(case, method):
     assert_same_fusion(fuse_runs(runs, method, weights, depth=2), ranx_reference(runs, method, weights, depth=2))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["rrf", "combsum", "wsum"])
 @pytest.mark.parametrize("distinct_scores", [None, 3])
 def test_fusion_equals_ranx_on_larger_random_runs(method, distinct_scores):

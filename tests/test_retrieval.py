@@ -245,6 +245,7 @@ def test_many_tied_documents_get_rrf_ranks_in_document_id_order():
     assert {d: fused[d] for d in tied} == pytest.approx({f"t{i:02d}": 1 / (61 + i) for i in range(20)})
 
 
+@pytest.mark.slow  # ranx JIT-compiles its fusion in each test process (tests/test_fusion.py)
 def test_fusion_equals_ranx_on_sorted_runs():
     rng = np.random.default_rng(4)
     runs = []
