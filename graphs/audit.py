@@ -61,7 +61,7 @@ from benchsmith.graphs.contexts.audit import DEFAULT_NEGATIVES, AuditContext  # 
 from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.graphs.runtime.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents,
                                                       corpus_statistics, dense_index, document_text)
-from benchsmith.graphs.evaluate import DEFAULT_DEPTH
+from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.resources import (concurrency_slot, embedder_for, run_items,
@@ -106,7 +106,7 @@ class AuditOutput(TypedDict, total=False):
     label_agreement: dict[str, float]  # per checked turn label: the share of its turns the judges confirmed
 
 
-class AuditState(AuditInput, AuditOutput, total=False):
+class AuditState(AuditInput, AuditOutput, total=False):  # type: ignore[misc]  # LangGraph's state merges input and output: a key required on input may be left out of the output
     judged: Annotated[int, operator.add]
 
 

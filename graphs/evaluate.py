@@ -101,7 +101,7 @@ class EvaluationOutput(TypedDict, total=False):
     warnings: Annotated[list[str], operator.add]  # what the input checks found (see the module docstring)
 
 
-class EvaluationState(EvaluationInput, EvaluationOutput, total=False):
+class EvaluationState(EvaluationInput, EvaluationOutput, total=False):  # type: ignore[misc]  # LangGraph's state merges input and output: a key required on input may be left out of the output
     configurations: list[str]  # names, stage order
     finished: Annotated[list[str], operator.add]
 

@@ -75,7 +75,7 @@ class IngestOutput(TypedDict, total=False):
     stage_cpu_seconds: dict[str, float]
 
 
-class IngestState(IngestInput, IngestOutput, total=False):
+class IngestState(IngestInput, IngestOutput, total=False):  # type: ignore[misc]  # LangGraph's state merges input and output: a key required on input may be left out of the output
     stage_seconds: Annotated[dict[str, float], operator.or_]
     stage_cpu_seconds: Annotated[dict[str, float], operator.or_]
 

@@ -90,7 +90,7 @@ class NuggetsOutput(TypedDict, total=False):
     table: dict[str, dict[str, dict[str, float]]]  # {technique: {retriever: {measure: mean}}}
 
 
-class NuggetsState(NuggetsInput, NuggetsOutput, total=False):
+class NuggetsState(NuggetsInput, NuggetsOutput, total=False):  # type: ignore[misc]  # LangGraph's state merges input and output: a key required on input may be left out of the output
     pooled: Annotated[int, operator.add]
     judged: Annotated[int, operator.add]
 

@@ -77,7 +77,7 @@ class ParaphraseOutput(TypedDict, total=False):
     report: dict[str, str]
 
 
-class ParaphraseState(ParaphraseInput, ParaphraseOutput, total=False):
+class ParaphraseState(ParaphraseInput, ParaphraseOutput, total=False):  # type: ignore[misc]  # LangGraph's state merges input and output: a key required on input may be left out of the output
     paraphrased: Annotated[int, operator.add]
 
 

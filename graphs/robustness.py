@@ -40,7 +40,8 @@ from benchsmith.evals.measures import evaluate_run, parse_measures
 from benchsmith.evals.robustness_report import robustness_report_files
 from benchsmith.evals.significance import describe
 from benchsmith.graphs.contexts.robustness import RobustnessContext
-from benchsmith.graphs.evaluate import EvaluationContext, EvaluationInput, evaluate_as_child
+from benchsmith.graphs.evaluate import EvaluationInput, evaluate_as_child
+from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.graphs.runtime.corpus_indexes import document_text
 from benchsmith.graphs.paraphrase import BENCHMARK_FILE, QRELS_FILE, TEST_SETS_DIR, TEST_SETS_FILE, TURNS_FILE
@@ -81,7 +82,7 @@ class RobustnessOutput(TypedDict, total=False):
     report: dict[str, str]
 
 
-class RobustnessState(RobustnessInput, RobustnessOutput, total=False):
+class RobustnessState(RobustnessInput, RobustnessOutput, total=False):  # type: ignore[misc]  # LangGraph's state merges input and output: a key required on input may be left out of the output
     judged: Annotated[int, operator.add]
 
 

@@ -128,7 +128,7 @@ class SynthesisOutput(TypedDict, total=False):
     stats: dict[str, Any]
 
 
-class SynthesisState(SynthesisInput, SynthesisOutput, total=False):
+class SynthesisState(SynthesisInput, SynthesisOutput, total=False):  # type: ignore[misc]  # LangGraph's state merges input and output: a key required on input may be left out of the output
     planned: int
     finished: Annotated[int, operator.add]
 
@@ -151,7 +151,7 @@ class ConversationOutput(TypedDict, total=False):
     dropped_turns: list[dict[str, Any]]  # {"position", "kind", "question", "class", "reason"} per turn the gate dropped
 
 
-class ConversationState(ConversationInput, ConversationOutput, total=False):
+class ConversationState(ConversationInput, ConversationOutput, total=False):  # type: ignore[misc]  # LangGraph's state merges input and output: a key required on input may be left out of the output
     source: dict[str, Any]  # the input the turns were made from: a changed input is refused
     position: dict[str, int]  # {"cluster", "offset"} of the last finished turn's gold chunk
     switch: str  # how the turn being built relates to the previous one

@@ -53,7 +53,8 @@ from benchsmith.evals.validity import (configuration_rows, kendall_tau_b, paired
                                        top_not_separated, verdict)
 from benchsmith.evals.validity_report import validity_notes, validity_report_files
 from benchsmith.graphs.contexts.validate import ValidationContext
-from benchsmith.graphs.evaluate import EvaluationContext, EvaluationInput, evaluate_as_child
+from benchsmith.graphs.evaluate import EvaluationInput, evaluate_as_child
+from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.graphs.runtime.corpus_indexes import (cached_benchmark, corpus_documents, corpus_statistics,
                                                       document_text)
@@ -107,7 +108,7 @@ OUTPUT_KEYS = ("measure", "configurations", "kendall_tau_b", "interval", "p_valu
                "judge_agreement", "separability", "held_out")  # of validity.json, returned as they are there
 
 
-class ValidationState(ValidationInput, ValidationOutput, total=False):
+class ValidationState(ValidationInput, ValidationOutput, total=False):  # type: ignore[misc]  # LangGraph's state merges input and output: a key required on input may be left out of the output
     human_benchmark: str  # the BEIR directory the human set is evaluated on
     synthetic_histories: list[str]
     human_histories: list[str]

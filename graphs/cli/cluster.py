@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from benchsmith.graphs.cli.console import (ChromaHostOption, Table, WorkspaceOption, console, guarded,
-                                           offline_environment, shown)
+from benchsmith.graphs.cli.console import ChromaHostOption, Table, WorkspaceOption, console, guarded, shown
+from benchsmith.tools.offline import offline_environment
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import option_of
 from benchsmith.graphs.contexts.synthesize import SynthesisContext

@@ -7,9 +7,9 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from benchsmith.graphs.cli.console import (console, fail, guarded, offline_environment, print_estimate,
-                                           print_group_table, print_measure_table, print_paths, print_usage,
-                                           run_reported, shown)
+from benchsmith.graphs.cli.console import (console, fail, guarded, print_estimate, print_group_table,
+                                           print_measure_table, print_paths, print_usage, run_reported, shown)
+from benchsmith.tools.offline import offline_environment
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.evaluate import EvaluationContext

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchsmith.graphs.cli.console import (Table, console, counted, guarded, offline_environment, print_usage,
-                                           run_reported, shown)
+from benchsmith.graphs.cli.console import Table, console, counted, guarded, print_usage, run_reported, shown
+from benchsmith.tools.offline import offline_environment
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.ingest import IngestContext

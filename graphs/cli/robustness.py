@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 from rich.text import Text
 
-from benchsmith.graphs.cli.console import (Table, console, fail, guarded, offline_environment, print_estimate,
-                                           print_paths, print_usage, run_reported, shown)
+from benchsmith.graphs.cli.console import (Table, console, fail, guarded, print_estimate, print_paths, print_usage,
+                                           run_reported, shown)
+from benchsmith.tools.offline import offline_environment
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.robustness import RobustnessContext

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 from rich.text import Text
 
-from benchsmith.graphs.cli.console import (Table, console, guarded, offline_environment, print_estimate, print_paths,
-                                           print_usage, run_reported, shown)
+from benchsmith.graphs.cli.console import (Table, console, guarded, print_estimate, print_paths, print_usage,
+                                           run_reported, shown)
+from benchsmith.tools.offline import offline_environment
 from benchsmith.graphs.cli.deferred import deferred
 from benchsmith.graphs.cli.settings import RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.select import SelectContext

@@ -11,7 +11,8 @@ from typing import Annotated, Any
 import typer
 
 from benchsmith.graphs.cli.audit import print_audit_summary
-from benchsmith.graphs.cli.console import console, errors, guarded, offline_environment, run_reported, shown
+from benchsmith.graphs.cli.console import console, errors, guarded, run_reported, shown
+from benchsmith.tools.offline import offline_environment
 from benchsmith.graphs.cli.paraphrase import print_paraphrase_summary
 from benchsmith.graphs.cli.synthesize import print_synthesis_statistics
 from benchsmith.graphs.cli.deferred import deferred

@@ -82,7 +82,7 @@ class HardnegOutput(TypedDict, total=False):
     files: dict[str, str]
 
 
-class HardnegState(HardnegInput, HardnegOutput, total=False):
+class HardnegState(HardnegInput, HardnegOutput, total=False):  # type: ignore[misc]  # LangGraph's state merges input and output: a key required on input may be left out of the output
     built: Annotated[int, operator.add]
 
 

@@ -62,7 +62,7 @@ class HardnegScoreOutput(TypedDict, total=False):
     report: dict[str, str]  # {"markdown", "html", "results"}: paths
 
 
-class HardnegScoreState(HardnegScoreInput, HardnegScoreOutput, total=False):
+class HardnegScoreState(HardnegScoreInput, HardnegScoreOutput, total=False):  # type: ignore[misc]  # LangGraph's state merges input and output: a key required on input may be left out of the output
     finished: Annotated[list[str], operator.add]  # scorers scored by this process (working counter)
 
 

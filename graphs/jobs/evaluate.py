@@ -18,7 +18,8 @@ from benchsmith.evals.nugget_measures import (DEFAULT_NUGGET_MEASURES, UnknownNu
                                               evaluate_batches_with_nuggets, is_nugget_measure, query_qrels,
                                               split_measures)
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents
-from benchsmith.graphs.evaluate import EvaluationContext, builder, input_problems, judgments
+from benchsmith.graphs.evaluate import builder, input_problems, judgments
+from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_embedders, check_models,
                                            check_within, checked_run_id, job_run, priced, resolved_path,
                                            retriever_embedders, workspace_for, run_settled)

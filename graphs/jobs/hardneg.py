@@ -16,9 +16,10 @@ from benchsmith.agents.condition_judge import ConditionCountJudge
 from benchsmith.agents.condition_queries import ConditionQueryWriter
 from benchsmith.agents.models import estimate_tokens
 from benchsmith.agents.negative_rewriter import NEGATIVE_KINDS, NegativeRewriter
-from benchsmith.graphs.hardneg.build import HardnegContext, read_source_documents
+from benchsmith.graphs.hardneg.build import read_source_documents
 from benchsmith.graphs.hardneg.build import builder as hardneg_builder
-from benchsmith.graphs.hardneg.score import HardnegScoreContext
+from benchsmith.graphs.contexts.hardneg import HardnegContext
+from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext
 from benchsmith.graphs.hardneg.score import builder as score_builder
 from benchsmith.graphs.hardneg.scoring import load_dataset, output_directory, reference_measures_of_tables
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,

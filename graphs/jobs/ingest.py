@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
-from benchsmith.graphs.ingest import DUPLICATES_FILE, SKIPPED_FILE, WARNINGS_FILE, IngestContext, builder
+from benchsmith.graphs.ingest import DUPLICATES_FILE, SKIPPED_FILE, WARNINGS_FILE, builder
+from benchsmith.graphs.contexts.ingest import IngestContext
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_chunk_sizes,
                                            check_collection_name, check_embedders, check_models, checked_run_id,
                                            job_run, priced, workspace_for, run_settled)

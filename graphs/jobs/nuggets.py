@@ -15,7 +15,8 @@ from benchsmith.agents.nuggets import NuggetWriter
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_chunk_sizes,
                                            check_collection_name, check_models, checked_run_id, job_run, priced,
                                            workspace_for, run_settled)
-from benchsmith.graphs.nuggets import NUGGETS_FILE, NUGGET_QRELS_FILE, NuggetsContext, builder
+from benchsmith.graphs.nuggets import NUGGETS_FILE, NUGGET_QRELS_FILE, builder
+from benchsmith.graphs.contexts.nuggets import NuggetsContext
 from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json

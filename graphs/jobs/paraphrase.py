@@ -15,7 +15,8 @@ from benchsmith.agents.rewriter import Rewriter
 from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
                                            job_run, priced, resolved_path, shared_arguments, workspace_for, run_settled)
 from benchsmith.graphs.paraphrase import (DIVERSITY_FILE, PARAPHRASES_FILE, TEST_SETS_DIR, TURNS_FILE, UNJOINED_FILE,
-                                          ParaphraseContext, builder)
+                                          builder)
+from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
 from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.conversational import load_conversational
 from benchsmith.stores.ecast import read_ecast

@@ -16,8 +16,8 @@ from benchsmith.graphs.jobs.defaults import ROBUSTNESS_HISTORIES
 from benchsmith.graphs.jobs.defaults import ROBUSTNESS_RETRIEVERS
 from benchsmith.graphs.contexts.robustness import DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURES
 from benchsmith.graphs.jobs.evaluate import SIGNIFICANCE_TESTS, checked_measures
-from benchsmith.graphs.robustness import (AUGMENTED_QRELS_FILE, RobustnessContext, benchmark_qrels, builder,
-                                          test_set_names)
+from benchsmith.graphs.robustness import AUGMENTED_QRELS_FILE, benchmark_qrels, builder, test_set_names
+from benchsmith.graphs.contexts.robustness import RobustnessContext
 from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json

@@ -16,7 +16,8 @@ from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, 
                                            job_run, priced, resolved_path, workspace_for, run_settled)
 from benchsmith.graphs.jobs.defaults import SELECT_JUDGES
 from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
-from benchsmith.graphs.select.graph import SelectContext, builder, label_judge, queries_of
+from benchsmith.graphs.select.graph import builder, label_judge, queries_of
+from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.select.retrieval import chunk_index, corpus_of
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json

@@ -24,8 +24,10 @@ from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, accepts_old_setting_names, settings_given
 from benchsmith.graphs.contexts.synthesize import QualityGateMode, with_preset_rates
-from benchsmith.graphs.synthesize import (BEIR_DIR, DIALOGUES_FILE, STATS_FILE, TREC_QRELS_FILE, UNANSWERABLE_POOL_DEPTH,
-                                          SynthesisContext, builder, check_turn_types)
+from benchsmith.graphs.synthesize import (BEIR_DIR, STATS_FILE, TREC_QRELS_FILE, UNANSWERABLE_POOL_DEPTH, builder,
+                                          check_turn_types)
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.stores.benchmark_files import DIALOGUES_FILE
 from benchsmith.stores.benchmark_files import Dialogue
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl

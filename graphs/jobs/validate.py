@@ -20,8 +20,8 @@ from benchsmith.graphs.jobs.defaults import VALIDATE_RETRIEVERS
 from benchsmith.graphs.jobs.evaluate import checked_measures
 from benchsmith.graphs.jobs.select import checked_judges
 from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
-from benchsmith.graphs.validate import (JUDGE_BATCH, HumanLabels, ValidationContext, builder, check_same_corpus,
-                                       default_histories)
+from benchsmith.graphs.validate import JUDGE_BATCH, HumanLabels, builder, check_same_corpus, default_histories
+from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.workspace import Workspace

@@ -108,7 +108,7 @@ class SelectOutput(TypedDict, total=False):
     whole_corpus_pairs: int
 
 
-class SelectState(SelectInput, SelectOutput, total=False):
+class SelectState(SelectInput, SelectOutput, total=False):  # type: ignore[misc]  # LangGraph's state merges input and output: a key required on input may be left out of the output
     stage: int
     configurations: list[str]  # every configuration planned so far, in order
     searching: bool  # another stage follows
