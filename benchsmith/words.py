@@ -86,7 +86,8 @@ def english_stemmer() -> Stemmer.Stemmer:
 
 def stems(tokens: Iterable[str]) -> list[str]:
     """Snowball English stems ("returns" and "return" are both "return"), in order."""
-    return english_stemmer().stemWords(list(tokens))
+    stemmed: list[str] = english_stemmer().stemWords(list(tokens))  # PyStemmer has no type information
+    return stemmed
 
 
 # A question that repeats this many consecutive words of its passage copies it (the reading rubric's

@@ -87,6 +87,15 @@ def read_json(path: str | Path) -> Any:
         raise InputError(f"{path}:{error.lineno}: malformed JSON ({error.msg})") from None
 
 
+def read_json_object(path: str | Path) -> dict[str, Any]:
+    """:func:`read_json` of a file that holds one JSON object (a report, a run record); anything
+    else is an :class:`InputError` naming the file."""
+    value = read_json(path)
+    if not isinstance(value, dict):
+        raise InputError(f"{path}: expected a JSON object, found {type(value).__name__}")
+    return value
+
+
 BYTE_ORDER_MARK = "\ufeff".encode("utf-8")
 
 

@@ -18,7 +18,8 @@ def deferred(module: str, name: str) -> Callable[..., Any]:
 
     @functools.cache
     def target() -> Callable[..., Any]:
-        return getattr(importlib.import_module(module), name)
+        found: Callable[..., Any] = getattr(importlib.import_module(module), name)
+        return found
 
     def call(*args: Any, **kwargs: Any) -> Any:
         return target()(*args, **kwargs)

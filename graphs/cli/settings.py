@@ -91,7 +91,7 @@ def option_of(context_type: type, name: str) -> Any:
     return _parameter(item, type_hints(context_type)[name]).annotation
 
 
-def _parameter(item: dataclasses.Field, hint: Any) -> inspect.Parameter:
+def _parameter(item: dataclasses.Field[Any], hint: Any) -> inspect.Parameter:
     cli_type, default, show_default = _cli_type(hint, default_of(item))
     metadata = item.metadata
     option = typer.Option(
@@ -106,7 +106,7 @@ def _old_flag_name(name: str) -> str:
     return f"{name}__old_flag"
 
 
-def _old_flag_parameter(item: dataclasses.Field, hint: Any) -> inspect.Parameter:
+def _old_flag_parameter(item: dataclasses.Field[Any], hint: Any) -> inspect.Parameter:
     """A renamed setting's former flag: hidden from --help, empty unless given."""
     cli_type, _, _ = _cli_type(hint, default_of(item))
     option = typer.Option(item.metadata["old_cli"], hidden=True, min=item.metadata.get("min"),
@@ -133,7 +133,7 @@ def _is_optional(hint: Any) -> bool:
     return typing.get_origin(hint) in (typing.Union, types.UnionType) and type(None) in typing.get_args(hint)
 
 
-def _setting_value(item: dataclasses.Field, value: Any) -> Any:
+def _setting_value(item: dataclasses.Field[Any], value: Any) -> Any:
     if isinstance(value, list):
         return tuple(value) if value else default_of(item)
     if value is None and isinstance(default_of(item), tuple):

@@ -19,7 +19,7 @@ from benchsmith.graphs.jobs.common import (CostEstimate, dry_run, EventHandler, 
 from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.integrity import unknown_ids
-from benchsmith.stores.jsonl import read_json
+from benchsmith.stores.jsonl import read_json_object
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.query_building import HistoryMode, build_query
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
@@ -60,7 +60,7 @@ class AuditResult(JobRun):
     def results(self) -> dict[str, Any]:
         """Everything ``audit.json`` holds: dimensions, discriminability, agreement, the worst
         instances and every missing-gold candidate with the judges' reasons."""
-        return read_json(self.report["results"])
+        return read_json_object(self.report["results"])
 
 
 @accepts_old_setting_names

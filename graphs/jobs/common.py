@@ -10,13 +10,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from langgraph.graph import StateGraph
 
 from benchsmith.agents.endpoints import resolve_base_url
 from benchsmith.agents.models import BASELINE, parse_model_spec
 from benchsmith.agents.pricing import PriceTable
 from benchsmith.graphs.runtime.resources import check_embedder_spec, check_model_spec, estimating, missing_key
-from benchsmith.graphs.runtime.runner import RunOutcome, run_job
+from benchsmith.graphs.runtime.runner import AnyGraph, RunOutcome, run_job
 from benchsmith.graphs.runtime.settings import recorded_settings
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
@@ -105,7 +104,7 @@ def dry_run(estimate: Callable[P, R]) -> Callable[P, R]:
     return estimate_without_keys
 
 
-def run_settled(builder: StateGraph, *, job: str, workspace: Workspace, run_id: str, inputs: dict[str, Any],
+def run_settled(builder: AnyGraph, *, job: str, workspace: Workspace, run_id: str, inputs: dict[str, Any],
                 context: Any, on_event: EventHandler | None, resume: str | None, max_concurrency: int | None = None,
                 arguments: dict[str, Any] | None = None) -> RunOutcome:
     """Run ``job``'s graph on its checked ``inputs`` with ``context`` settled: the workspace

@@ -31,7 +31,7 @@ from benchsmith.graphs.runtime.resources import check_reranker
 from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.beir import Benchmark, read_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json
+from benchsmith.stores.jsonl import read_json_object
 from benchsmith.stores.integrity import raise_if_strict
 from benchsmith.stores.nugget_qrels import read_nugget_qrels
 from benchsmith.stores.trec import iter_run_batches, run_file_query_ids, write_sorted_copy
@@ -60,7 +60,7 @@ class EvaluationResult(JobRun):
     def results(self) -> dict[str, Any]:
         """Everything ``results.json`` holds: per-query values, per-turn and per-switch means,
         the recall curve and the significance tests."""
-        return read_json(self.report["results"])
+        return read_json_object(self.report["results"])
 
 
 def checked_measures(names: Sequence[str] | None, nugget_qrels: bool = False) -> list[str]:

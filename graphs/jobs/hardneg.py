@@ -29,7 +29,7 @@ from benchsmith.graphs.jobs.defaults import HARDNEG_SCORERS
 from benchsmith.graphs.runtime.resources import check_reranker
 from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json
+from benchsmith.stores.jsonl import read_json_object
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.condition_documents import leading_part
@@ -56,7 +56,7 @@ class HardnegBuildResult(JobRun):
 
     def statistics(self) -> dict[str, Any]:
         """Everything ``stats.json`` holds."""
-        return read_json(self.files["stats"])
+        return read_json_object(self.files["stats"])
 
 
 @accepts_old_setting_names
@@ -178,7 +178,7 @@ class HardnegScoreResult(JobRun):
 
     def results(self) -> dict[str, Any]:
         """Everything the results JSON holds: measures with bootstrap intervals, worst rows, notes."""
-        return read_json(self.report["results"])
+        return read_json_object(self.report["results"])
 
 
 @accepts_old_setting_names

@@ -19,7 +19,7 @@ from benchsmith.graphs.nuggets import NUGGETS_FILE, NUGGET_QRELS_FILE, builder
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
 from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json
+from benchsmith.stores.jsonl import read_json_object
 from benchsmith.tools.loaders import STDLIB_SOURCE
 from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE
 from benchsmith.tools.pooling import POOL_FUSION_METHODS, TECHNIQUES
@@ -48,7 +48,7 @@ class NuggetsResult(JobRun):
     def results(self) -> dict[str, Any]:
         """Everything ``nuggets-results.json`` holds: statistics, the pooling table, the
         per-query measures of the retriever comparison, the filtered questions."""
-        return read_json(self.report["results"])
+        return read_json_object(self.report["results"])
 
 
 @accepts_old_setting_names

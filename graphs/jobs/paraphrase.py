@@ -21,7 +21,7 @@ from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting
 from benchsmith.stores.conversational import load_conversational
 from benchsmith.stores.ecast import read_ecast
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json
+from benchsmith.stores.jsonl import read_json_object
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.paraphrase_filters import OVERLAP_METRICS
 from benchsmith.agents.defaults import BASELINE, StructuredOutput
@@ -47,7 +47,7 @@ class ParaphraseResult(JobRun):
     notes: list[str] = field(default_factory=list)  # what reading the inputs found and forgave (ECAsT repeats)
 
     def results(self) -> dict[str, Any]:
-        return read_json(self.report["results"])
+        return read_json_object(self.report["results"])
 
 
 @accepts_old_setting_names

@@ -20,7 +20,7 @@ from benchsmith.graphs.robustness import AUGMENTED_QRELS_FILE, benchmark_qrels, 
 from benchsmith.graphs.contexts.robustness import RobustnessContext
 from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json
+from benchsmith.stores.jsonl import read_json, read_json_object
 from benchsmith.stores.runs import RunDirectory, is_valid_run_id
 from benchsmith.stores.trec import read_trec_run
 from benchsmith.stores.workspace import Workspace
@@ -47,7 +47,7 @@ class RobustnessResult(JobRun):
     augmented_qrels: Path | None = None  # BEIR TSV; augmented_qrels.trec beside it
 
     def results(self) -> dict[str, Any]:
-        return read_json(self.report["results"])
+        return read_json_object(self.report["results"])
 
 
 @accepts_old_setting_names

@@ -20,7 +20,7 @@ from benchsmith.graphs.select.graph import builder, label_judge, queries_of
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.select.retrieval import chunk_index, corpus_of
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json
+from benchsmith.stores.jsonl import read_json_object
 from benchsmith.stores.space_files import read_space_file
 from benchsmith.tools.query_building import HistoryMode, build_query
 from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, build_space, parse_rewrite,
@@ -60,7 +60,7 @@ class SelectionResult(JobRun):
     def results(self) -> dict[str, Any]:
         """Everything ``selection.json`` holds: every configuration's measures at each k, the
         intervals, the main effects, the stages and the judgment counts."""
-        return read_json(self.report["results"])
+        return read_json_object(self.report["results"])
 
 
 def strategy_space(space: str | Path | Mapping[str, Any] | None = None, *, retrievers: Sequence[str] = (),

@@ -23,7 +23,7 @@ from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting
 from benchsmith.graphs.validate import JUDGE_BATCH, HumanLabels, builder, check_same_corpus, default_histories
 from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json
+from benchsmith.stores.jsonl import read_json_object
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.held_out import HeldOutLabels
 from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
@@ -57,7 +57,7 @@ class ValidationResult(JobRun):
     report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results (validity.json)
 
     def results(self) -> dict[str, Any]:
-        return read_json(self.report["results"])
+        return read_json_object(self.report["results"])
 
 
 @accepts_old_setting_names

@@ -68,7 +68,7 @@ class InlineGraph:
     """``builder``'s graph run as a plain loop: ``invoke(inputs, context)`` returns what
     ``builder.compile(checkpointer=False).invoke(inputs, context=context)`` returns."""
 
-    def __init__(self, builder: StateGraph):
+    def __init__(self, builder: StateGraph[Any, Any, Any, Any]):
         if builder.branches:
             raise ValueError(f"conditional edges from {sorted(builder.branches)}: not a single path; use LangGraph")
         if builder.waiting_edges:
@@ -87,7 +87,7 @@ class InlineGraph:
             accepts = set(getattr(spec.runnable, "func_accepts", {}))
             if accepts - {"runtime"}:
                 raise ValueError(f"node {name!r} takes {sorted(accepts - {'runtime'})}: only the runtime runs in line")
-            self._nodes[name] = spec.runnable.func  # type: ignore[attr-defined]
+            self._nodes[name] = spec.runnable.func  # type: ignore[union-attr]  # LangGraph keeps a node function as .func of its RunnableCallable
             if accepts:
                 self._takes_runtime.add(name)
         compiled = builder.compile(checkpointer=False)

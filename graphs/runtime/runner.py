@@ -43,6 +43,9 @@ from benchsmith.stores.runs import RunDirectory, RunRecord
 from benchsmith.stores.workspace import Workspace
 from benchsmith.stores.write_behind import drain_all
 
+# A graph of any state, context, input and output: the runner runs it, it does not read its types.
+AnyGraph = StateGraph[Any, Any, Any, Any]
+
 EventHandler = Callable[[dict[str, Any]], None]
 
 
@@ -57,7 +60,7 @@ class RunOutcome:
 
 
 def run_job(
-    builder: StateGraph,
+    builder: AnyGraph,
     *,
     job: str,
     workspace: Workspace,
@@ -91,7 +94,7 @@ def run_job(
                                 arguments=arguments)
 
 
-def _start_or_resume(builder: StateGraph, *, job: str, workspace: Workspace, run_dir: RunDirectory,
+def _start_or_resume(builder: AnyGraph, *, job: str, workspace: Workspace, run_dir: RunDirectory,
                      inputs: dict[str, Any], context: Any, settings: dict[str, Any], on_event: EventHandler | None,
                      max_concurrency: int | None, resume: str | None, database: str | None,
                      arguments: dict[str, Any] | None) -> RunOutcome:
@@ -201,7 +204,7 @@ class DatabaseFailure(RuntimeError):
     """The database failed (its connection lost, its server gone) while a run used it."""
 
 
-def run_summary(builder: StateGraph, values: dict[str, Any]) -> dict[str, Any]:
+def run_summary(builder: AnyGraph, values: dict[str, Any]) -> dict[str, Any]:
     """What run.json keeps of a finished run: the graph's declared output, not its working state.
 
     The output's figures are read from the run's durable records (record logs, work items,

@@ -111,7 +111,7 @@ def concurrency_field(description: str, default: int = 4) -> Any:
 # ---------------------------------------------------------------------------------------
 # Reading the declarations.
 
-def user_settings(context_type: type, exclude: Iterable[str] = ()) -> list[dataclasses.Field]:
+def user_settings(context_type: type, exclude: Iterable[str] = ()) -> list[dataclasses.Field[Any]]:
     """The fields of a context a user sets (API argument, CLI option), in declaration order."""
     left_out = set(exclude)
     fields = [item for item in dataclasses.fields(context_type)
@@ -120,11 +120,13 @@ def user_settings(context_type: type, exclude: Iterable[str] = ()) -> list[datac
     return sorted(fields, key=lambda item: item.name not in own)  # the job's own first, then the shared ones
 
 
-def default_of(item: dataclasses.Field) -> Any:
-    return item.default_factory() if item.default is dataclasses.MISSING else item.default  # type: ignore[misc]
+def default_of(item: dataclasses.Field[Any]) -> Any:
+    if item.default is dataclasses.MISSING and item.default_factory is not dataclasses.MISSING:
+        return item.default_factory()
+    return item.default
 
 
-def flags_of(item: dataclasses.Field) -> tuple[str, ...]:
+def flags_of(item: dataclasses.Field[Any]) -> tuple[str, ...]:
     """The CLI flags of a setting: its ``cli`` metadata, else ``--field-name``."""
     flags = item.metadata.get("cli") or f"--{item.name.replace('_', '-')}"
     return (flags,) if isinstance(flags, str) else tuple(flags)
