@@ -64,7 +64,10 @@ def repository_path(line: str, mapping: dict[str, str]) -> str:
 def known_error(line: str) -> str | None:
     """An error line as the baseline lists it (no line number), or None for a note or a summary."""
     matched = ERROR.match(line)
-    return f"{matched['path']}: {matched['message']}" if matched else None
+    if not matched:
+        return None
+    message = re.sub(r"\bline \d+", "line N", matched["message"])  # "already defined on line 115" moves too
+    return f"{matched['path']}: {message}"
 
 
 def main(options: list[str]) -> int:

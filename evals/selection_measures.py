@@ -62,9 +62,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-# resample_weights and percentile_interval: the package's one percentile bootstrap (evals/intervals.py),
-# imported by graphs/select/graph.py from here too.
-from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, percentile_interval, resample_weights
+# percentile_interval: the package's one percentile bootstrap (evals/intervals.py).
+from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, percentile_interval
 from benchsmith.evals.defaults import DEFAULT_SELECTION_BETAS
 
 

@@ -52,8 +52,9 @@ from benchsmith.agents.label_judge import LABELS_PREFIX, LabelSeam
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.agents.models import ModelSeam
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
+from benchsmith.evals.intervals import resample_weights
 from benchsmith.evals.selection_measures import (QueryCounts, configuration_scores, main_effects, micro_precision_recall,
-                                                 pr_auc, resample_weights)
+                                                 pr_auc)
 from benchsmith.evals.selection_report import selection_report_files
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
