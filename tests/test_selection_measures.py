@@ -7,10 +7,10 @@ import ir_measures
 import numpy as np
 import pytest
 
+from benchsmith.evals.intervals import percentile_interval, resample_weights
 from benchsmith.evals.selection_measures import (configuration_scores, f_beta, intervals_overlap, main_effects,
-                                                 micro_precision_recall, per_query_mean_precision_recall,
-                                                 percentile_interval, pr_auc, queries_to_separate, query_counts,
-                                                 resample_weights, win_share)
+                                                 micro_precision_recall, per_query_mean_precision_recall, pr_auc,
+                                                 queries_to_separate, query_counts, win_share)
 
 F = frozenset
 
