@@ -23,7 +23,7 @@ from benchsmith.stores.beir import load_turn_jsonl, read_beir_queries, read_qrel
 from benchsmith.stores.cast import read_cast_topics, read_resolved_tsv
 from benchsmith.stores.ecast import read_ecast
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json, read_jsonl
+from benchsmith.stores.jsonl import read_json, read_json_object, read_jsonl
 from benchsmith.stores.labelled_questions import read_labelled_questions
 from benchsmith.stores.multiconir import read_dataset, read_task1_scores
 from benchsmith.stores.nugget_qrels import read_nugget_qrels
@@ -429,6 +429,7 @@ def test_the_corrected_ingest_takes_the_run_id_its_bad_input_left_free(tmp_path)
 READERS_NOT_IN_THE_TABLE = {
     "read_jsonl": "the JSONL reader under every JSONL reader above; its own cases are tested below",
     "read_json": "the JSON reader under every JSON reader above; its own cases are tested below",
+    "read_json_object": "read_json held to a JSON object (a run's report); its own case is tested below",
     "read_beir_qrels": "reached through read_qrels, the table's BEIR qrels reader (one TSV path)",
     "read_trec_qrels": "reached through read_qrels, the table's TREC qrels reader",
     "read_ladder_scores": "one CSV reader with read_task1_scores (stores/multiconir._read_csv)",
@@ -518,3 +519,12 @@ def test_a_workspace_that_is_a_file_exits_2_without_a_resume_hint(tmp_path):
                                  "-w", str(tmp_path / "ws")])
     assert result.exit_code == 2, result.output
     assert "is a file, not a folder" in result.output and "Resume with" not in result.output
+
+
+def test_read_json_object_refuses_a_file_that_holds_another_json_value(tmp_path):
+    path = tmp_path / "results.json"
+    path.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(InputError, match=r"results\.json: expected a JSON object, found list"):
+        read_json_object(path)
+    path.write_text('{"a": 1}', encoding="utf-8")
+    assert read_json_object(path) == {"a": 1}
