@@ -236,9 +236,21 @@ def points_outside(sentence: Sentence, named: frozenset[str] = frozenset()) -> s
             if head is not None and (head.lemma in named or head.text.lower() in named):
                 continue
             return f"points back with {token.text!r}"
+        if lower == "that" and token.dep == "det" and token.tag == "DT":  # "overrides that check"
+            head = sentence.tokens[token.head]
+            if not (head.lemma in named or head.text.lower() in named):
+                return f"points back with {token.text!r}"
+        if lower == "also" and token.dep == "advmod" and _stative(sentence, sentence.tokens[token.head]):
+            return f"adds to what came before with {token.text!r}"  # "the theme's files are also ignored"
         if lower in POINTING_WORDS:
             return f"points elsewhere with {token.text!r}"
     return None
+
+
+def _stative(sentence: Sentence, verb: Token) -> bool:
+    """A passive or a copula: "are also ignored", "is also a mapping" say the same of one thing as of
+    another the reader has not seen; "you can also pass a tuple" adds a way, which stands alone."""
+    return verb.lemma == "be" or any(child.dep == "auxpass" for child in sentence.children(verb.index))
 
 
 def is_expletive(sentence: Sentence, token: Token) -> bool:

@@ -81,6 +81,9 @@ SELF_NOUNS = frozenset("option event setting attribute method function class pro
 # Adjectives that judge a thing rather than say what it is: "a huge drain", "a great choice".
 EVALUATIVE = frozenset("huge big great good bad best worst important major minor serious simple easy hard "
                        "difficult nice common rare popular useful powerful".split())
+# Adjectives that place a thing among others rather than say what it is: "the only information that is
+# supported" (git's protocol pages, development readings round 4).
+RELATIVE = frozenset("only same other first last next previous former latter".split())
 # Headings that name a part of the manual, not a thing a user works with.
 MANUAL_WORDS = frozenset("guide usage interface introduction overview tutorial api reference change changelog history "
                          "faq question documentation content index keeper community support note example release "
@@ -156,6 +159,10 @@ def _section(found: tuple[Statement, ...], title: str) -> list[Fact]:
     if not body or head not in stems(content_words(found[body[0]].text)):
         return []  # the section's first sentence is not about what its heading names
     lead = parse_all([found[body[0]].text])[0]
+    if not any(token.dep in ("nsubj", "nsubjpass") and stems([token.text.lower()])[0] == head for token in lead.tokens):
+        # it names the thing but says something else of it: "Client Side Certificates" opening on "The
+        # private key to your local certificate must be unencrypted" (requests, development round 4)
+        return []
     pointer = any(token.lemma in ("find", "list", "locate") and token.tag == "VBN" for token in lead.tokens)
     # "A list of third party themes can be found in the wiki" says where, not how they work
     return [Fact("section", topic, (("topic", topic), ("do", "do" if plural else "does"),
@@ -468,7 +475,10 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
             continue
         wanted = sentence.child(clause.index, "xcomp")
         if subject.text.lower() in ("you", "we") and clause.lemma in WANTING_VERBS and wanted is not None:
-            # "If you want to add cookies, ..." asks how to add cookies
+            # "If you want to add cookies, ..." asks how to add cookies; "see gitrevisions(7) if you want to
+            # see more complex cases" only points elsewhere (git's tutorial, development readings round 4)
+            if root.lemma in META_VERBS and _subject(sentence, root) is None or not _names_something(sentence, wanted):
+                continue
             marker = sentence.child(wanted.index, "aux")
             indices = [i for i in _clause_span(sentence, wanted) if not marker or i != marker.index]
             if _fits(indices) and (vp := render(sentence, indices)):
@@ -612,7 +622,8 @@ def _definitions(statement: Statement, sentence: Sentence) -> Found:
     attr = sentence.child(root.index, "attr")
     if is_copula and attr is not None:
         article = sentence.child(attr.index, "det")
-        evaluative = any(child.dep == "amod" and child.lemma in EVALUATIVE for child in sentence.children(attr.index))
+        evaluative = any(child.dep == "amod" and child.lemma in EVALUATIVE | RELATIVE
+                         for child in sentence.children(attr.index))
         if attr.pos != "NOUN" or article is None or article.lemma not in ("a", "an", "the") or evaluative:
             return []
     if _refers_to_entry(subject) and statement.entry:

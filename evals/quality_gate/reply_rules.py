@@ -69,6 +69,9 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
         return "asks what it does; the reply gives its default"
     if (HOW_TO.match(question) or EXPLAINING.match(question)) and _points_elsewhere(reply):
         return "asks how or why; the reply says where to look"
+    explained = EXPLAIN_TOPIC.match(question)
+    if explained and not code_names(explained["topic"]) and not _speaks_of(explained["topic"], reply):
+        return f"asks about {explained['topic']}; the reply's first sentence is about something else"
     defined = DEFINITION.match(question)
     thing = defined and (defined["thing"] or defined["explained"] or defined["meant"])
     if thing and not code_names(thing) and not thing.endswith(" for") and not _defines(thing, reply):
@@ -89,6 +92,23 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
     if len(said - set(stems(content_words(question)))) <= 1:
         return "the reply only restates the question"
     return None
+
+
+EXPLAIN_TOPIC = re.compile(r"(?i)^(?:In [^,]+, )?(?:can you explain|can you give me an overview of) (?!what |how |why )"
+                           r"(?P<topic>[^?]+)\?$")
+
+
+def _speaks_of(topic: str, reply: str) -> bool:
+    """Is the reply's first sentence about ``topic``: its head word the sentence's subject, or a
+    sentence that says what it is? ("Can you explain client side certificates?" answered "The private
+    key to your local certificate must be unencrypted" speaks of a key.)"""
+    sentences = split_sentences(reply)
+    if not sentences:
+        return False
+    head = stems([topic.split()[-1].lower()])[0] if topic.split() else ""
+    first = parse(sentences[0])
+    return any(token.dep in ("nsubj", "nsubjpass") and stems([token.text.lower()])[0] == head
+               for token in first.tokens) or _defines(topic, reply)
 
 
 HOW_TO = re.compile(r"(?i)^(?:In [^,]+, )?(?:how (?:do|can) I|what(?:'s| is) the (?:best|recommended) way to)\b")
