@@ -211,6 +211,9 @@ CONNECTIVES = frozenset("however otherwise therefore thus hence so or but also t
 POINTING_WORDS = frozenset("above below aforementioned following preceding latter former respectively same "
                            "previously".split())
 DEMONSTRATIVES = frozenset({"this", "these", "those", "such"})
+# A sentence that states what must be done or be so ("The private key must be unencrypted").
+REQUIREMENT = re.compile(r"\b(must|should|need to|needs to|have to|has to|is required|are required|make sure|"
+                         r"ensure that)\b", re.IGNORECASE)
 
 
 def points_outside(sentence: Sentence, named: frozenset[str] = frozenset()) -> str | None:
@@ -236,12 +239,17 @@ def points_outside(sentence: Sentence, named: frozenset[str] = frozenset()) -> s
             if head is not None and (head.lemma in named or head.text.lower() in named):
                 continue
             return f"points back with {token.text!r}"
-        if lower == "that" and token.dep == "det" and token.tag == "DT":  # "overrides that check"
+        if lower == "that" and token.dep == "det" and token.tag == "DT":
+            # "overrides that check" (a core argument); "copy it to that directory", "once per value in
+            # that commit" (a preposition's object) mostly point inside the sentence
             head = sentence.tokens[token.head]
-            if not (head.lemma in named or head.text.lower() in named):
+            if head.dep in ("nsubj", "nsubjpass", "dobj") and not (head.lemma in named or head.text.lower() in named):
                 return f"points back with {token.text!r}"
-        if lower == "also" and token.dep == "advmod" and _stative(sentence, sentence.tokens[token.head]):
-            return f"adds to what came before with {token.text!r}"  # "the theme's files are also ignored"
+        if lower == "also" and token.dep == "advmod" and _stative(sentence, sentence.tokens[token.head]) \
+                and not any(other.dep == "mark" and other.lemma in ("if", "when") for other in sentence.tokens):
+            # "the theme's files are also ignored"; "if X is true, the file will also be inspected" adds to
+            # what the condition brings, which the sentence shows
+            return f"adds to what came before with {token.text!r}"
         if lower in POINTING_WORDS:
             return f"points elsewhere with {token.text!r}"
     return None

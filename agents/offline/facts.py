@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from benchsmith.entries import Statement, section_heading, short_name, statements
-from benchsmith.language import Sentence, Token, is_noun_phrase, parse_all, points_outside
+from benchsmith.language import REQUIREMENT, Sentence, Token, is_noun_phrase, parse_all, points_outside
 from benchsmith.words import LIGHT_VERBS, UNANCHORED_NOUNS, content_words, stems
 
 FactKind = Literal["procedure", "condition", "remedy", "absence", "error", "definition", "purpose", "returns",
@@ -159,8 +159,9 @@ def _section(found: tuple[Statement, ...], title: str) -> list[Fact]:
     if not body or head not in stems(content_words(found[body[0]].text)):
         return []  # the section's first sentence is not about what its heading names
     lead = parse_all([found[body[0]].text])[0]
-    if not any(token.dep in ("nsubj", "nsubjpass") and stems([token.text.lower()])[0] == head for token in lead.tokens):
-        # it names the thing but says something else of it: "Client Side Certificates" opening on "The
+    if REQUIREMENT.search(lead.text) and not any(token.dep in ("nsubj", "nsubjpass") and
+                                                 stems([token.text.lower()])[0] == head for token in lead.tokens):
+        # a requirement of something else explains nothing: "Client Side Certificates" opening on "The
         # private key to your local certificate must be unencrypted" (requests, development round 4)
         return []
     pointer = any(token.lemma in ("find", "list", "locate") and token.tag == "VBN" for token in lead.tokens)
