@@ -45,6 +45,8 @@ PARAMETER_HEADINGS = frozenset({"parameters", "arguments", "keyword arguments", 
                                 "other parameters", "attributes", "options"})
 RETURNS_HEADINGS = frozenset({"returns", "return", "return value", "yields"})
 FIELD_HEADINGS = PARAMETER_HEADINGS | RETURNS_HEADINGS | frozenset({"return type", "raises", "type"})
+# The labels API generators put before a value on an entry's line ("Bases: ClickException").
+FIELD_LABELS = FIELD_HEADINGS | frozenset({"bases", "default", "example", "examples", "note", "warning", "source"})
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,9 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
         long = [name for name in names if name.startswith("--")]
         return Entry(next((name for name in long if not name.startswith("--no-")), (long or names)[0]), "option")
     if attribute := ATTRIBUTE_LINE.match(stripped):  # mkdocstrings: "is_link: bool = False class-attribute"
-        return Entry(attribute["name"], "attribute")
+        # "Bases: ClickException" under a class is the generator's label line, no attribute (mkdocs,
+        # development readings round 5)
+        return None if attribute["name"].lower() in FIELD_LABELS else Entry(attribute["name"], "attribute")
     if heading and SNAKE_NAME.match(stripped):
         return Entry(stripped, "name")
     trailing = TRAILING_KIND.search(stripped)  # "url() -> str property": a property, whatever it returns

@@ -161,6 +161,15 @@ def test_their_round_4_twins_pass(question, reply):
     assert not flags.keys() & {"reply_mismatch", "dangling_referent"}, flags
 
 
+def test_a_copy_with_its_verb_or_pronoun_changed_is_still_a_copy():
+    passage = ("Guide", "To localize a theme to your favorite language, follow the guide on Translating Themes.")
+    copied = TurnEvidence("What's the best way to localize a theme to my favorite language?",
+                          "To localize a theme to your favorite language, follow the guide.", gold=[passage])
+    assert "copies_passage" in judge_turn(copied).flags
+    asked = TurnEvidence("How do I translate a theme?", "Follow the guide on Translating Themes.", gold=[passage])
+    assert "copies_passage" not in judge_turn(asked).flags
+
+
 def test_two_words_run_together_are_caught_only_where_the_passage_has_them_apart():
     passage = 'You can set the config variable "core.autocrlf" without using any attributes.'
     fused = TurnEvidence("Can I set the config variable core.autocrlfwithout using any attributes?", passage,

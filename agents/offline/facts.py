@@ -88,6 +88,7 @@ RELATIVE = frozenset("only same other first last next previous former latter".sp
 MANUAL_WORDS = frozenset("guide usage interface introduction overview tutorial api reference change changelog history "
                          "faq question documentation content index keeper community support note example release "
                          "contributor contributing install installation".split())
+DEPRECATION = re.compile(r"(?i)^\W*(?:[\w-]*deprecated\b|deprecated since|this (?:\w+ )?is deprecated)")
 HEADING_PATH = re.compile(r"\s+(?:›|»|>)\s+")
 DOCSTRING_VERBS = frozenset({"return", "returns", "yield", "yields", "raise", "raises", "create", "creates",
                              "construct", "constructs", "set", "sets", "get", "gets"})
@@ -341,11 +342,8 @@ def _procedures(statement: Statement, sentence: Sentence) -> Found:
         # it is not part of it
         indices = [i for i in _clause_span(sentence, token) if i != (marker.index if marker else -1)] \
             if purpose else verb_phrase(sentence, token, complement=True)
-        obj = sentence.child(token.index, "dobj")
-        if token.lemma in ("have", "get", "make", "take", "give") and (obj is None or any(
-                child.dep == "amod" and child.lemma in EVALUATIVE | {"better", "more", "less"}
-                for child in sentence.children(obj.index))):
-            continue  # "to have better success": a light verb on a judgement says nothing a user can name
+        if _light_on_judgement(sentence, token):
+            continue
         if _fits(indices) and _names_something(sentence, token) and (vp := render(sentence, indices)):
             found.append(("procedure", _object_topic(sentence, token) or vp, (("vp", vp),)))
     root = sentence.root
@@ -383,6 +381,14 @@ def _names_tool(sentence: Sentence, subject: Token | None) -> bool:
     return _names_code(sentence, subject) or subject.pos == "NOUN" and any(
         child.dep == "compound" and (child.pos == "PROPN" or child.text[:1].isupper())
         for child in sentence.children(subject.index))
+
+
+def _light_on_judgement(sentence: Sentence, verb: Token) -> bool:
+    """"to have better success": a light verb on a judgement (or on nothing) says nothing a user can name."""
+    obj = sentence.child(verb.index, "dobj")
+    return verb.lemma in ("have", "get", "make", "take", "give") and (obj is None or any(
+        child.dep == "amod" and (child.lemma in EVALUATIVE or child.text.lower() in {"better", "more", "less"})
+        for child in sentence.children(obj.index)))
 
 
 def _names_something(sentence: Sentence, verb: Token) -> bool:
@@ -478,7 +484,8 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
         if subject.text.lower() in ("you", "we") and clause.lemma in WANTING_VERBS and wanted is not None:
             # "If you want to add cookies, ..." asks how to add cookies; "see gitrevisions(7) if you want to
             # see more complex cases" only points elsewhere (git's tutorial, development readings round 4)
-            if root.lemma in META_VERBS and _subject(sentence, root) is None or not _names_something(sentence, wanted):
+            if root.lemma in META_VERBS and _subject(sentence, root) is None or not _names_something(sentence, wanted) \
+                    or _light_on_judgement(sentence, wanted):  # "if you want to have better success" (mkdocs, round 5)
                 continue
             marker = sentence.child(wanted.index, "aux")
             indices = [i for i in _clause_span(sentence, wanted) if not marker or i != marker.index]
@@ -651,9 +658,9 @@ def _entries(statement: Statement, sentence: Sentence) -> Found:
     slots = (("entry", name), ("entry_kind", statement.entry_kind), ("owner", statement.owner or ""))
     opening = sentence.tokens[0] if sentence.tokens else None
     if statement.role == "first" and opening is not None and opening.pos not in ("SCONJ", "ADP") \
-            and opening.lemma not in ("default", "defaults"):
-        # "After receiving the pack, receive-pack may ...", "Defaults to 64": a circumstance or a
-        # default, not what the entry is for
+            and opening.lemma not in ("default", "defaults") and not DEPRECATION.match(statement.text):
+        # "After receiving the pack, receive-pack may ...", "Defaults to 64", "Soft-deprecated, prefer
+        # src_uris": a circumstance, a default or a deprecation, not what the entry is for
         intent = opening.lemma in ("intend", "useful", "use", "mean", "helpful")  # "Intended to speed up ..."
         found.append(("purpose", name, (*slots, ("why", "yes" if intent else ""))))
     if statement.role == "returns" or (sentence.tokens and sentence.tokens[0].lemma in ("return", "returns", "yield")
