@@ -204,10 +204,18 @@ def same_entry(first: str, second: str) -> bool:
 
 
 def _qualified(entry: Entry, enclosing: Entry | None) -> Entry:
-    """A method line under its class ("close()" after "class requests.Response") named in full."""
-    if "." not in entry.name and enclosing and enclosing.kind in ("class", "exception"):
-        return Entry(f"{enclosing.name}.{entry.name}", "method" if entry.kind == "function" else entry.kind)
-    return entry
+    """A member's line under its class ("close()" after "class requests.Response"), or after another
+    member of it ("children" after "Page.parent": "What does children hold?" names no owner; mkdocs,
+    development readings round 5), named in full."""
+    if "." in entry.name or enclosing is None:
+        return entry
+    parts = enclosing.name.split(".")
+    owner = enclosing.name if enclosing.kind in ("class", "exception") else \
+        ".".join(parts[:-1]) if len(parts) > 1 and parts[-2][:1].isupper() and entry.kind not in ("option", "setting") \
+        else None
+    if owner is None:
+        return entry
+    return Entry(f"{owner}.{entry.name}", "method" if entry.kind == "function" else entry.kind)
 
 
 def short_name(entry: str) -> str:
