@@ -45,6 +45,8 @@ PARAMETER_HEADINGS = frozenset({"parameters", "arguments", "keyword arguments", 
                                 "other parameters", "attributes", "options"})
 RETURNS_HEADINGS = frozenset({"returns", "return", "return value", "yields"})
 FIELD_HEADINGS = PARAMETER_HEADINGS | RETURNS_HEADINGS | frozenset({"return type", "raises", "type"})
+# A configuration line that sets a scalar ("use_directory_urls: false", "port: 8000"), not a type annotation.
+YAML_SCALAR = re.compile(r"^[A-Za-z_]\w*\s*:\s*(?:true|false|yes|no|null|on|off|~|-?\d[\d.]*|[\"'].*)\s*$")
 # The labels API generators put before a value on an entry's line ("Bases: ClickException").
 FIELD_LABELS = FIELD_HEADINGS | frozenset({"bases", "default", "example", "examples", "note", "warning", "source"})
 
@@ -84,7 +86,9 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
     if attribute := ATTRIBUTE_LINE.match(stripped):  # mkdocstrings: "is_link: bool = False class-attribute"
         # "Bases: ClickException" under a class is the generator's label line, no attribute (mkdocs,
         # development readings round 5)
-        return None if attribute["name"].lower() in FIELD_LABELS else Entry(attribute["name"], "attribute")
+        if attribute["name"].lower() in FIELD_LABELS or YAML_SCALAR.match(stripped):
+            return None  # "use_directory_urls: false" in a configuration example sets a value (mkdocs, round 5)
+        return Entry(attribute["name"], "attribute")
     if heading and SNAKE_NAME.match(stripped):
         return Entry(stripped, "name")
     trailing = TRAILING_KIND.search(stripped)  # "url() -> str property": a property, whatever it returns

@@ -207,7 +207,7 @@ def is_noun_phrase(sentence: Sentence) -> bool:
 CONNECTIVES = frozenset("however otherwise therefore thus hence so or but also then instead additionally still "
                         "similarly likewise consequently furthermore moreover nevertheless nonetheless and finally "
                         "alternatively meanwhile accordingly where whereas next first second third lastly now "
-                        "afterwards".split())
+                        "afterwards conversely besides further regardless rather again".split())
 POINTING_WORDS = frozenset("above below aforementioned following preceding latter former respectively same "
                            "previously".split())
 DEMONSTRATIVES = frozenset({"this", "these", "those", "such"})

@@ -81,6 +81,11 @@ SELF_NOUNS = frozenset("option event setting attribute method function class pro
 # Adjectives that judge a thing rather than say what it is: "a huge drain", "a great choice".
 EVALUATIVE = frozenset("huge big great good bad best worst important major minor serious simple easy hard "
                        "difficult nice common rare popular useful powerful".split())
+# Determiners that quantify a subject ("many commands") rather than name it.
+QUANTIFIERS = frozenset("many some most all several few various any each every".split())
+# Nouns that name a relation and mean nothing without its other end ("access" to what, "support" of what).
+RELATIONAL_NOUNS = frozenset("access support compatibility control permission help information details "
+                             "integration interoperability".split())
 # Adjectives that place a thing among others rather than say what it is: "the only information that is
 # supported" (git's protocol pages, development readings round 4).
 RELATIVE = frozenset("only same other first last next previous former latter".split())
@@ -398,6 +403,9 @@ def _names_something(sentence: Sentence, verb: Token) -> bool:
     if obj is None:
         complement = next((child for child in sentence.children(verb.index) if child.dep == "prep"), None)
         obj = sentence.child(complement.index, "pobj") if complement is not None else None
+    if obj is not None and obj.lemma in RELATIONAL_NOUNS and not any(child.dep == "prep" for child in
+                                                                     sentence.children(obj.index)):
+        return False  # "get direct access" to what? (requests, development round 5)
     return obj is None or obj.code or obj.pos == "PRON" and obj.text.lower() in ("i", "me", "myself") \
         or obj.pos in ("NOUN", "PROPN") and specific_noun(sentence, obj)
 
@@ -722,8 +730,9 @@ def _capabilities(statement: Statement, sentence: Sentence) -> Found:
     if subject.text.lower() in ("you", "users", "one", "we"):
         return [("capability", _object_topic(sentence, root) or vp, (("vp", vp),))] \
             if _names_something(sentence, root) else []
-    if not _names_something(sentence, root):
-        return []
+    if not _names_something(sentence, root) or any(child.dep in ("det", "amod") and child.lemma in QUANTIFIERS
+                                                   for child in sentence.children(subject.index)):
+        return []  # "Many commands can output pathnames": no thing a user names (git, development round 5)
     owner = _entry_name(statement) if _refers_to_entry(subject) and statement.entry else \
         noun_phrase(sentence, subject, article=True)
     plural = subject.tag in ("NNS", "NNPS") and not subject.code
