@@ -34,74 +34,74 @@ from typing import TYPE_CHECKING, Any
 # must not pay for model clients, Chroma, torch or scipy. Type checkers and IDEs read the names from these imports.
 
 if TYPE_CHECKING:
-    from benchsmith.graphs.jobs.audit import AuditResult, Verdict, audit, estimate_audit
-    from benchsmith.graphs.jobs.common import CostEstimate, Usage
-    from benchsmith.graphs.jobs.evaluate import EvaluationResult, estimate_evaluation, evaluate, measure_runs
-    from benchsmith.graphs.jobs.hardneg import (HardnegBuildResult, HardnegScoreResult, build_hardneg,
+    from benchsmith.jobs.audit import AuditResult, Verdict, audit, estimate_audit
+    from benchsmith.jobs.common import CostEstimate, Usage
+    from benchsmith.jobs.evaluate import EvaluationResult, estimate_evaluation, evaluate, measure_runs
+    from benchsmith.jobs.hardneg import (HardnegBuildResult, HardnegScoreResult, build_hardneg,
                                                 estimate_hardneg, rescore_tables, score_hardneg)
-    from benchsmith.graphs.jobs.ingest import IngestPreview, IngestResult, ingest, preview_ingest
-    from benchsmith.graphs.jobs.paraphrase import ParaphraseResult, estimate_paraphrase, paraphrase
-    from benchsmith.graphs.jobs.publish import PublishResult, publish
-    from benchsmith.graphs.jobs.robustness import RobustnessResult, estimate_robustness, robustness
-    from benchsmith.graphs.jobs.runs import RunInfo, runs
-    from benchsmith.graphs.jobs.nuggets import NuggetsResult, estimate_nuggets, nuggets
-    from benchsmith.graphs.jobs.select import SelectionResult, estimate_selection, select
-    from benchsmith.graphs.jobs.synthesize import (ClusterResult, SynthesisResult, cluster, estimate_synthesis,
+    from benchsmith.jobs.ingest import IngestPreview, IngestResult, ingest, preview_ingest
+    from benchsmith.jobs.paraphrase import ParaphraseResult, estimate_paraphrase, paraphrase
+    from benchsmith.jobs.publish import PublishResult, publish
+    from benchsmith.jobs.robustness import RobustnessResult, estimate_robustness, robustness
+    from benchsmith.jobs.runs import RunInfo, runs
+    from benchsmith.jobs.nuggets import NuggetsResult, estimate_nuggets, nuggets
+    from benchsmith.jobs.select import SelectionResult, estimate_selection, select
+    from benchsmith.jobs.synthesize import (ClusterResult, SynthesisResult, cluster, estimate_synthesis,
                                                    synthesize)
-    from benchsmith.graphs.jobs.validate import ValidationResult, estimate_validation, validate
-    from benchsmith.graphs.jobs.work import export, work
+    from benchsmith.jobs.validate import ValidationResult, estimate_validation, validate
+    from benchsmith.jobs.work import export, work
     from benchsmith.graphs.runtime.resources import register_embedder, register_model, register_scorer
     from benchsmith.stores.benchmark_files import Dialogue, Turn
     from benchsmith.stores.errors import InputError
 
 # Where each public name lives: its module is imported the first time the name is asked for.
 _API_MODULES: dict[str, str] = {
-    "AuditResult": "benchsmith.graphs.jobs.audit",
-    "Verdict": "benchsmith.graphs.jobs.audit",
-    "audit": "benchsmith.graphs.jobs.audit",
-    "estimate_audit": "benchsmith.graphs.jobs.audit",
-    "CostEstimate": "benchsmith.graphs.jobs.common",
-    "Usage": "benchsmith.graphs.jobs.common",
-    "EvaluationResult": "benchsmith.graphs.jobs.evaluate",
-    "estimate_evaluation": "benchsmith.graphs.jobs.evaluate",
-    "evaluate": "benchsmith.graphs.jobs.evaluate",
-    "measure_runs": "benchsmith.graphs.jobs.evaluate",
-    "HardnegBuildResult": "benchsmith.graphs.jobs.hardneg",
-    "HardnegScoreResult": "benchsmith.graphs.jobs.hardneg",
-    "build_hardneg": "benchsmith.graphs.jobs.hardneg",
-    "estimate_hardneg": "benchsmith.graphs.jobs.hardneg",
-    "rescore_tables": "benchsmith.graphs.jobs.hardneg",
-    "score_hardneg": "benchsmith.graphs.jobs.hardneg",
-    "IngestPreview": "benchsmith.graphs.jobs.ingest",
-    "IngestResult": "benchsmith.graphs.jobs.ingest",
-    "ingest": "benchsmith.graphs.jobs.ingest",
-    "preview_ingest": "benchsmith.graphs.jobs.ingest",
-    "PublishResult": "benchsmith.graphs.jobs.publish",
-    "publish": "benchsmith.graphs.jobs.publish",
-    "ParaphraseResult": "benchsmith.graphs.jobs.paraphrase",
-    "estimate_paraphrase": "benchsmith.graphs.jobs.paraphrase",
-    "paraphrase": "benchsmith.graphs.jobs.paraphrase",
-    "RobustnessResult": "benchsmith.graphs.jobs.robustness",
-    "estimate_robustness": "benchsmith.graphs.jobs.robustness",
-    "robustness": "benchsmith.graphs.jobs.robustness",
-    "RunInfo": "benchsmith.graphs.jobs.runs",
-    "runs": "benchsmith.graphs.jobs.runs",
-    "NuggetsResult": "benchsmith.graphs.jobs.nuggets",
-    "estimate_nuggets": "benchsmith.graphs.jobs.nuggets",
-    "nuggets": "benchsmith.graphs.jobs.nuggets",
-    "SelectionResult": "benchsmith.graphs.jobs.select",
-    "estimate_selection": "benchsmith.graphs.jobs.select",
-    "select": "benchsmith.graphs.jobs.select",
-    "ClusterResult": "benchsmith.graphs.jobs.synthesize",
-    "SynthesisResult": "benchsmith.graphs.jobs.synthesize",
-    "cluster": "benchsmith.graphs.jobs.synthesize",
-    "estimate_synthesis": "benchsmith.graphs.jobs.synthesize",
-    "synthesize": "benchsmith.graphs.jobs.synthesize",
-    "ValidationResult": "benchsmith.graphs.jobs.validate",
-    "estimate_validation": "benchsmith.graphs.jobs.validate",
-    "validate": "benchsmith.graphs.jobs.validate",
-    "export": "benchsmith.graphs.jobs.work",
-    "work": "benchsmith.graphs.jobs.work",
+    "AuditResult": "benchsmith.jobs.audit",
+    "Verdict": "benchsmith.jobs.audit",
+    "audit": "benchsmith.jobs.audit",
+    "estimate_audit": "benchsmith.jobs.audit",
+    "CostEstimate": "benchsmith.jobs.common",
+    "Usage": "benchsmith.jobs.common",
+    "EvaluationResult": "benchsmith.jobs.evaluate",
+    "estimate_evaluation": "benchsmith.jobs.evaluate",
+    "evaluate": "benchsmith.jobs.evaluate",
+    "measure_runs": "benchsmith.jobs.evaluate",
+    "HardnegBuildResult": "benchsmith.jobs.hardneg",
+    "HardnegScoreResult": "benchsmith.jobs.hardneg",
+    "build_hardneg": "benchsmith.jobs.hardneg",
+    "estimate_hardneg": "benchsmith.jobs.hardneg",
+    "rescore_tables": "benchsmith.jobs.hardneg",
+    "score_hardneg": "benchsmith.jobs.hardneg",
+    "IngestPreview": "benchsmith.jobs.ingest",
+    "IngestResult": "benchsmith.jobs.ingest",
+    "ingest": "benchsmith.jobs.ingest",
+    "preview_ingest": "benchsmith.jobs.ingest",
+    "PublishResult": "benchsmith.jobs.publish",
+    "publish": "benchsmith.jobs.publish",
+    "ParaphraseResult": "benchsmith.jobs.paraphrase",
+    "estimate_paraphrase": "benchsmith.jobs.paraphrase",
+    "paraphrase": "benchsmith.jobs.paraphrase",
+    "RobustnessResult": "benchsmith.jobs.robustness",
+    "estimate_robustness": "benchsmith.jobs.robustness",
+    "robustness": "benchsmith.jobs.robustness",
+    "RunInfo": "benchsmith.jobs.runs",
+    "runs": "benchsmith.jobs.runs",
+    "NuggetsResult": "benchsmith.jobs.nuggets",
+    "estimate_nuggets": "benchsmith.jobs.nuggets",
+    "nuggets": "benchsmith.jobs.nuggets",
+    "SelectionResult": "benchsmith.jobs.select",
+    "estimate_selection": "benchsmith.jobs.select",
+    "select": "benchsmith.jobs.select",
+    "ClusterResult": "benchsmith.jobs.synthesize",
+    "SynthesisResult": "benchsmith.jobs.synthesize",
+    "cluster": "benchsmith.jobs.synthesize",
+    "estimate_synthesis": "benchsmith.jobs.synthesize",
+    "synthesize": "benchsmith.jobs.synthesize",
+    "ValidationResult": "benchsmith.jobs.validate",
+    "estimate_validation": "benchsmith.jobs.validate",
+    "validate": "benchsmith.jobs.validate",
+    "export": "benchsmith.jobs.work",
+    "work": "benchsmith.jobs.work",
     "register_embedder": "benchsmith.graphs.runtime.resources",
     "register_model": "benchsmith.graphs.runtime.resources",
     "register_scorer": "benchsmith.graphs.runtime.resources",
@@ -127,9 +127,9 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
-    if module.startswith("benchsmith.graphs.jobs.") and inspect.isfunction(value):
+    if module.startswith("benchsmith.jobs.") and inspect.isfunction(value):
         # Its bad-input errors name this API's keywords, not the command line's flags (human=, not --human).
-        value = importlib.import_module("benchsmith.graphs.jobs.api_names").speaking_the_api(value)
+        value = importlib.import_module("benchsmith.jobs.api_names").speaking_the_api(value)
     globals()[name] = value  # later lookups skip __getattr__
     return value
 

@@ -81,7 +81,7 @@ from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, ba
 RUN_FILES_DIR, QUERIES_DIR = "run-files", "queries"
 CONFIGURATIONS_FILE, POOL_FILE, JUDGMENTS_FILE = "configurations.jsonl", "pool.jsonl", "judgments.jsonl"
 FACTS_FILE, STAGES_FILE = "facts.jsonl", "stages.jsonl"
-# Progress stages named unlike the nodes: a node's end completes the bar of its name (graphs/cli/console.py).
+# Progress stages named unlike the nodes: a node's end completes the bar of its name (benchsmith/cli/console.py).
 RETRIEVAL_STAGE, JUDGING_STAGE = "retrieval", "judging pairs"
 
 
@@ -169,7 +169,7 @@ def _file_records(path: Path, key: str) -> dict[str, dict[str, Any]]:
 
 def min_votes_of(context: SelectContext, judges: list[str]) -> int:
     """The audit's rule unless --min-votes says otherwise; never lowered behind the user's back
-    (graphs/jobs/select.py refuses a rule the judges cannot meet before the run starts)."""
+    (benchsmith/jobs/select.py refuses a rule the judges cannot meet before the run starts)."""
     return context.min_votes if context.min_votes is not None else DEFAULT_MIN_VOTES
 
 
