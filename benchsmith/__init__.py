@@ -30,8 +30,11 @@ import importlib
 import inspect
 from typing import TYPE_CHECKING, Any
 
+from benchsmith.jobs.registry import api_modules
+
 # The API is loaded on first use (PEP 562 module __getattr__): ``import benchsmith`` and ``benchsmith --help``
-# must not pay for model clients, Chroma, torch or scipy. Type checkers and IDEs read the names from these imports.
+# must not pay for model clients, Chroma, torch or scipy. Type checkers and IDEs read the names from these imports
+# (tests/test_job_registry.py checks that they are the names of the job table below, no more, no fewer).
 
 if TYPE_CHECKING:
     from benchsmith.jobs.audit import AuditResult, Verdict, audit, estimate_audit
@@ -54,54 +57,12 @@ if TYPE_CHECKING:
     from benchsmith.stores.benchmark_files import Dialogue, Turn
     from benchsmith.stores.errors import InputError
 
-# Where each public name lives: its module is imported the first time the name is asked for.
+# Where each public name lives: its module is imported the first time the name is asked for. The jobs'
+# names come from the job table (benchsmith/jobs/registry.py, which imports nothing); these are the rest.
 _API_MODULES: dict[str, str] = {
-    "AuditResult": "benchsmith.jobs.audit",
-    "Verdict": "benchsmith.jobs.audit",
-    "audit": "benchsmith.jobs.audit",
-    "estimate_audit": "benchsmith.jobs.audit",
+    **api_modules(),
     "CostEstimate": "benchsmith.jobs.common",
     "Usage": "benchsmith.jobs.common",
-    "EvaluationResult": "benchsmith.jobs.evaluate",
-    "estimate_evaluation": "benchsmith.jobs.evaluate",
-    "evaluate": "benchsmith.jobs.evaluate",
-    "measure_runs": "benchsmith.jobs.evaluate",
-    "HardnegBuildResult": "benchsmith.jobs.hardneg",
-    "HardnegScoreResult": "benchsmith.jobs.hardneg",
-    "build_hardneg": "benchsmith.jobs.hardneg",
-    "estimate_hardneg": "benchsmith.jobs.hardneg",
-    "rescore_tables": "benchsmith.jobs.hardneg",
-    "score_hardneg": "benchsmith.jobs.hardneg",
-    "IngestPreview": "benchsmith.jobs.ingest",
-    "IngestResult": "benchsmith.jobs.ingest",
-    "ingest": "benchsmith.jobs.ingest",
-    "preview_ingest": "benchsmith.jobs.ingest",
-    "PublishResult": "benchsmith.jobs.publish",
-    "publish": "benchsmith.jobs.publish",
-    "ParaphraseResult": "benchsmith.jobs.paraphrase",
-    "estimate_paraphrase": "benchsmith.jobs.paraphrase",
-    "paraphrase": "benchsmith.jobs.paraphrase",
-    "RobustnessResult": "benchsmith.jobs.robustness",
-    "estimate_robustness": "benchsmith.jobs.robustness",
-    "robustness": "benchsmith.jobs.robustness",
-    "RunInfo": "benchsmith.jobs.runs",
-    "runs": "benchsmith.jobs.runs",
-    "NuggetsResult": "benchsmith.jobs.nuggets",
-    "estimate_nuggets": "benchsmith.jobs.nuggets",
-    "nuggets": "benchsmith.jobs.nuggets",
-    "SelectionResult": "benchsmith.jobs.select",
-    "estimate_selection": "benchsmith.jobs.select",
-    "select": "benchsmith.jobs.select",
-    "ClusterResult": "benchsmith.jobs.synthesize",
-    "SynthesisResult": "benchsmith.jobs.synthesize",
-    "cluster": "benchsmith.jobs.synthesize",
-    "estimate_synthesis": "benchsmith.jobs.synthesize",
-    "synthesize": "benchsmith.jobs.synthesize",
-    "ValidationResult": "benchsmith.jobs.validate",
-    "estimate_validation": "benchsmith.jobs.validate",
-    "validate": "benchsmith.jobs.validate",
-    "export": "benchsmith.jobs.work",
-    "work": "benchsmith.jobs.work",
     "register_embedder": "benchsmith.graphs.runtime.resources",
     "register_model": "benchsmith.graphs.runtime.resources",
     "register_scorer": "benchsmith.graphs.runtime.resources",
@@ -110,16 +71,7 @@ _API_MODULES: dict[str, str] = {
     "InputError": "benchsmith.stores.errors",
 }
 
-__all__ = [
-    "AuditResult", "ClusterResult", "CostEstimate", "Dialogue", "EvaluationResult", "HardnegBuildResult",
-    "HardnegScoreResult", "IngestPreview", "IngestResult", "InputError", "NuggetsResult", "ParaphraseResult",
-    "RobustnessResult", "SelectionResult", "SynthesisResult", "Turn", "Usage", "Verdict", "audit", "build_hardneg",
-    "cluster", "estimate_audit", "estimate_evaluation", "estimate_hardneg", "estimate_nuggets", "estimate_paraphrase",
-    "estimate_robustness", "estimate_selection", "estimate_synthesis", "evaluate", "export", "ingest", "measure_runs", "nuggets",
-    "paraphrase", "preview_ingest", "register_embedder", "register_model", "register_scorer", "rescore_tables",
-    "robustness", "RunInfo", "runs", "score_hardneg", "select", "synthesize", "work", "PublishResult", "publish",
-    "ValidationResult", "estimate_validation", "validate",
-]
+__all__ = sorted(_API_MODULES)
 
 
 def __getattr__(name: str) -> Any:

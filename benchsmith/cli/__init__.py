@@ -9,25 +9,12 @@ unfinished run and reports a finished one.
 
 from __future__ import annotations
 
+import importlib
+
 import typer
 
-from benchsmith.cli.audit import audit
-from benchsmith.cli.cluster import cluster
 from benchsmith.cli.console import fold_long_words_in_help, reflowed_help
-from benchsmith.cli.demo import demo
-from benchsmith.cli.evaluate import evaluate
-from benchsmith.cli.hardneg import app as hardneg_app
-from benchsmith.cli.ingest import ingest
-from benchsmith.cli.paraphrase import paraphrase
-from benchsmith.cli.publish import publish
-from benchsmith.cli.robustness import robustness
-from benchsmith.cli.nuggets import nuggets
-from benchsmith.cli.runs import runs
-from benchsmith.cli.select import select
-from benchsmith.cli.studio import studio
-from benchsmith.cli.synthesize import synthesize
-from benchsmith.cli.validate import validate
-from benchsmith.cli.work import export, work
+from benchsmith.jobs.registry import command_targets
 
 fold_long_words_in_help()
 app = typer.Typer(
@@ -37,9 +24,13 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for command in (ingest, cluster, synthesize, evaluate, audit, paraphrase, robustness, nuggets, select, validate,
-                demo, runs, work, export, publish, studio):
-    app.command(help=reflowed_help(command.__doc__))(command)
-for subcommand in hardneg_app.registered_commands:
-    subcommand.help = subcommand.help or reflowed_help(subcommand.callback.__doc__)
-app.add_typer(hardneg_app, name="hardneg")
+# The commands of the job table (benchsmith/jobs/registry.py), in its order: a function is a command,
+# a Typer app a group of subcommands named after its job.
+for module, attribute in command_targets():
+    command = getattr(importlib.import_module(module), attribute)
+    if isinstance(command, typer.Typer):
+        for subcommand in command.registered_commands:
+            subcommand.help = subcommand.help or reflowed_help(subcommand.callback.__doc__)
+        app.add_typer(command, name=module.rpartition(".")[2])
+    else:
+        app.command(help=reflowed_help(command.__doc__))(command)

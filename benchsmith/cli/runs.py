@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-
 from benchsmith.cli.console import DatabaseOption, Table, WorkspaceOption, console, guarded, shown
+from benchsmith.jobs.registry import items_of_job
 from benchsmith.stores.runs import RunDirectory, list_runs
 from benchsmith.stores.workspace import Workspace
 
@@ -69,13 +69,7 @@ def _parents_first(workspace: Workspace, records: list[Any]) -> list[tuple[Any, 
 
 
 # Each job's count of what it made: the field of its graph's output (its run's summary) and its unit.
-ITEMS_OF_JOB = {
-    "ingest": ("indexed", "chunks"), "synthesize": ("conversations_written", "conversations"),
-    "evaluate": ("aggregate", "configurations"), "audit": ("instances", "instances"),
-    "paraphrase": ("paraphrases", "paraphrases"), "robustness": ("sets", "test sets"),
-    "nuggets": ("kept", "questions"), "validate": ("configurations", "configurations"),
-    "select": ("ranking", "configurations"), "hardneg": ("rows", "rows"), "hardneg-score": ("scorers", "scorers"),
-}
+ITEMS_OF_JOB = items_of_job()  # benchsmith/jobs/registry.py
 
 
 def _items(job: str, summary: dict[str, Any], progress: dict[str, dict[str, int]]) -> str:

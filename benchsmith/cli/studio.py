@@ -18,23 +18,11 @@ import typer
 
 from benchsmith.cli.console import WorkspaceOption, console, fail, shown
 from benchsmith.graphs.runtime.bounds import PORT_BOUNDS
+from benchsmith.jobs.registry import studio_graphs
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.workspace import WORKSPACE_ENV, Workspace
 
-GRAPHS = {
-    "ingest": "benchsmith.graphs.ingest:graph",
-    "synthesize": "benchsmith.graphs.synthesize:graph",
-    "conversation": "benchsmith.graphs.synthesize:conversation_graph",
-    "evaluate": "benchsmith.graphs.evaluate:graph",
-    "audit": "benchsmith.graphs.audit:graph",
-    "paraphrase": "benchsmith.graphs.paraphrase:graph",
-    "robustness": "benchsmith.graphs.robustness:graph",
-    "hardneg": "benchsmith.graphs.hardneg.build:graph",
-    "hardneg-score": "benchsmith.graphs.hardneg.score:graph",
-    "nuggets": "benchsmith.graphs.nuggets:graph",
-    "select": "benchsmith.graphs.select.graph:graph",
-    "validate": "benchsmith.graphs.validate:graph",
-}
+GRAPHS = studio_graphs()  # every job's graphs (benchsmith/jobs/registry.py)
 
 
 def studio_config(workspace: Workspace) -> Path:
