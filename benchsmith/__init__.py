@@ -36,26 +36,40 @@ from benchsmith.jobs.registry import api_modules
 # must not pay for model clients, Chroma, torch or scipy. Type checkers and IDEs read the names from these imports
 # (tests/test_job_registry.py checks that they are the names of the job table below, no more, no fewer).
 
-if TYPE_CHECKING:
-    from benchsmith.jobs.audit import AuditResult, Verdict, audit, estimate_audit
-    from benchsmith.jobs.common import CostEstimate, Usage
-    from benchsmith.jobs.evaluate import EvaluationResult, estimate_evaluation, evaluate, measure_runs
-    from benchsmith.jobs.hardneg import (HardnegBuildResult, HardnegScoreResult, build_hardneg,
-                                                estimate_hardneg, rescore_tables, score_hardneg)
-    from benchsmith.jobs.ingest import IngestPreview, IngestResult, ingest, preview_ingest
-    from benchsmith.jobs.paraphrase import ParaphraseResult, estimate_paraphrase, paraphrase
-    from benchsmith.jobs.publish import PublishResult, publish
-    from benchsmith.jobs.robustness import RobustnessResult, estimate_robustness, robustness
-    from benchsmith.jobs.runs import RunInfo, runs
-    from benchsmith.jobs.nuggets import NuggetsResult, estimate_nuggets, nuggets
-    from benchsmith.jobs.select import SelectionResult, estimate_selection, select
-    from benchsmith.jobs.synthesize import (ClusterResult, SynthesisResult, cluster, estimate_synthesis,
-                                                   synthesize)
-    from benchsmith.jobs.validate import ValidationResult, estimate_validation, validate
-    from benchsmith.jobs.work import export, work
-    from benchsmith.graphs.runtime.resources import register_embedder, register_model, register_scorer
-    from benchsmith.stores.benchmark_files import Dialogue, Turn
-    from benchsmith.stores.errors import InputError
+if TYPE_CHECKING:  # `name as name`: a re-export (PEP 484), what type checkers and linters read as exported
+    from benchsmith.jobs.audit import (AuditResult as AuditResult, Verdict as Verdict, audit as audit,
+                                       estimate_audit as estimate_audit)
+    from benchsmith.jobs.common import CostEstimate as CostEstimate, Usage as Usage
+    from benchsmith.jobs.evaluate import (EvaluationResult as EvaluationResult,
+                                          estimate_evaluation as estimate_evaluation, evaluate as evaluate,
+                                          measure_runs as measure_runs)
+    from benchsmith.jobs.hardneg import (HardnegBuildResult as HardnegBuildResult,
+                                         HardnegScoreResult as HardnegScoreResult, build_hardneg as build_hardneg,
+                                         estimate_hardneg as estimate_hardneg, rescore_tables as rescore_tables,
+                                         score_hardneg as score_hardneg)
+    from benchsmith.jobs.ingest import (IngestPreview as IngestPreview, IngestResult as IngestResult, ingest as ingest,
+                                        preview_ingest as preview_ingest)
+    from benchsmith.jobs.paraphrase import (ParaphraseResult as ParaphraseResult,
+                                            estimate_paraphrase as estimate_paraphrase, paraphrase as paraphrase)
+    from benchsmith.jobs.publish import PublishResult as PublishResult, publish as publish
+    from benchsmith.jobs.robustness import (RobustnessResult as RobustnessResult,
+                                            estimate_robustness as estimate_robustness, robustness as robustness)
+    from benchsmith.jobs.runs import RunInfo as RunInfo, runs as runs
+    from benchsmith.jobs.nuggets import (NuggetsResult as NuggetsResult, estimate_nuggets as estimate_nuggets,
+                                         nuggets as nuggets)
+    from benchsmith.jobs.select import (SelectionResult as SelectionResult, estimate_selection as estimate_selection,
+                                        select as select)
+    from benchsmith.jobs.synthesize import (ClusterResult as ClusterResult, SynthesisResult as SynthesisResult,
+                                            cluster as cluster, estimate_synthesis as estimate_synthesis,
+                                            synthesize as synthesize)
+    from benchsmith.jobs.validate import (ValidationResult as ValidationResult,
+                                          estimate_validation as estimate_validation, validate as validate)
+    from benchsmith.jobs.work import export as export, work as work
+    from benchsmith.graphs.runtime.resources import (register_embedder as register_embedder,
+                                                     register_model as register_model,
+                                                     register_scorer as register_scorer)
+    from benchsmith.stores.benchmark_files import Dialogue as Dialogue, Turn as Turn
+    from benchsmith.stores.errors import InputError as InputError
 
 # Where each public name lives: its module is imported the first time the name is asked for. The jobs'
 # names come from the job table (benchsmith/jobs/registry.py, which imports nothing); these are the rest.

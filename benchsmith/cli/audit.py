@@ -6,12 +6,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from benchsmith.cli.console import (Table, console, guarded, offline_environment, print_estimate, print_paths,
-                                           print_usage, run_reported, shown)
+from benchsmith.cli.console import Table, console, print_paths, print_usage, shown
 from benchsmith.cli.deferred import deferred
+from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.audit import AuditContext
-from benchsmith.stores.runs import new_run_id
 
 if TYPE_CHECKING:
     from benchsmith.jobs.audit import AuditResult
@@ -41,16 +40,11 @@ def audit(
     never reliable. Writes audit-report.md, audit-report.html, audit.json, shortcuts.json and
     extra_qrels.tsv (for `benchsmith evaluate --extra-qrels`) into the run directory.
     """
-    offline_environment()
     judges = judge or ["baseline"]
-    if run_options.dry_run:
-        print_estimate(guarded(lambda: estimate_audit(benchmark, judges=judges, **settings)))
-        return
-    run_id = run_options.run_id or new_run_id("audit")
-    console.print(f"[bold]audit[/] run [cyan]{shown(run_id)}[/] · {shown(benchmark)} · judges "
-                  f"{shown(', '.join(judges))} · {settings['negatives']} negatives per pool", highlight=False)
-    result = guarded(lambda: run_reported(run_audit, run_id=run_id, benchmark=benchmark, judges=judges, **settings))
-    print_audit_summary(result)
+    run_job_command("audit", run_options, run=run_audit, arguments={"benchmark": benchmark, "judges": judges, **settings},
+                    estimate=lambda: estimate_audit(benchmark, judges=judges, **settings), summary=print_audit_summary,
+                    about=f" · {shown(benchmark)} · judges {shown(', '.join(judges))} · "
+                          f"{settings['negatives']} negatives per pool")
 
 
 def print_audit_summary(result: AuditResult) -> None:

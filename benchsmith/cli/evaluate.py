@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from benchsmith.cli.console import (console, fail, guarded, offline_environment, print_estimate,
-                                           print_group_table, print_measure_table, print_paths, print_usage,
-                                           run_reported, shown)
+from benchsmith.cli.console import (console, fail, guarded, offline_environment, print_group_table,
+                                   print_measure_table, print_paths, print_usage, shown)
 from benchsmith.cli.deferred import deferred
+from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.jobs.defaults import EVALUATE_HISTORIES as DEFAULT_HISTORIES
 from benchsmith.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.evals.defaults import DEFAULT_MEASURES
 from benchsmith.stores.files import write_json_atomic
-from benchsmith.stores.runs import new_run_id
+
+if TYPE_CHECKING:
+    from benchsmith.jobs.evaluate import EvaluationResult
 
 # The jobs load when the command runs (benchsmith/cli/deferred.py): --help and start-up stay free of models,
 # Chroma, torch and scipy.
@@ -64,19 +66,20 @@ def evaluate(
     runs = list(run or [])
     retrievers = retriever or ([] if runs else list(DEFAULT_RETRIEVERS))
     histories = history or list(DEFAULT_HISTORIES)
-    if run_options.dry_run:
-        print_estimate(guarded(lambda: estimate_evaluation(benchmark, retrievers=retrievers, histories=histories,
-                                                           runs=runs, **settings)))
-        return
-    run_id = run_options.run_id or new_run_id("evaluate")
     rerank = settings["rerank"]
     evaluated = [f"{', '.join(retrievers)} × history {', '.join(histories)}"] if retrievers else []
     evaluated += [f"run file{'s' if len(runs) > 1 else ''} {', '.join(path.name for path in runs)}"] if runs else []
-    console.print(f"[bold]evaluate[/] run [cyan]{shown(run_id)}[/] · {shown(benchmark)} · "
-                  f"{shown(' + '.join(evaluated))}"
-                  + (f" · rerank {shown(rerank)}" if rerank else ""), highlight=False)
-    result = guarded(lambda: run_reported(run_evaluation, run_id=run_id, benchmark=benchmark, retrievers=retrievers,
-                                          histories=histories, runs=runs, **settings))
+    arguments = {"retrievers": retrievers, "histories": histories, "runs": runs, **settings}
+    result = run_job_command("evaluate", run_options, run=run_evaluation, arguments={"benchmark": benchmark, **arguments},
+                             estimate=lambda: estimate_evaluation(benchmark, **arguments), summary=print_evaluation,
+                             about=f" · {shown(benchmark)} · {shown(' + '.join(evaluated))}"
+                                   + (f" · rerank {shown(rerank)}" if rerank else ""))
+    if result is not None and json_file is not None:
+        results = result.results()
+        _write_json(json_file, {"aggregate": results["aggregate"], "per_query": results["per_query"]})
+
+
+def print_evaluation(result: EvaluationResult) -> None:
     if result.already_finished:  # its warnings were printed when it ran
         for warning in result.warnings:
             console.print(f"[yellow]warning:[/] {shown(warning)}", highlight=False, soft_wrap=True)
@@ -89,9 +92,6 @@ def evaluate(
     print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
                  "results": result.report["results"]})
     print_usage(result.usage)
-    if json_file is not None:
-        results = result.results()
-        _write_json(json_file, {"aggregate": results["aggregate"], "per_query": results["per_query"]})
 
 
 def _measure_run_files(run_files: list[Path], qrels_file: Path | None, measures: list[str], json_file: Path | None,

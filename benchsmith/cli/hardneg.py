@@ -8,15 +8,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from benchsmith.cli.console import (Table, console, fail, guarded, offline_environment, print_estimate,
-                                           print_paths, print_usage, run_reported, shown)
+from benchsmith.cli.console import Table, console, fail, guarded, offline_environment, print_paths, print_usage, shown
 from benchsmith.cli.deferred import deferred
+from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.hardneg import HardnegContext
 from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext
 from benchsmith.jobs.defaults import HARDNEG_SCORERS as DEFAULT_SCORERS
 from benchsmith.stores.files import write_json_atomic
-from benchsmith.stores.runs import new_run_id
 
 if TYPE_CHECKING:
     from benchsmith.jobs.hardneg import HardnegBuildResult, HardnegScoreResult
@@ -52,17 +51,13 @@ def build(
     by a judge (rebuilt once, then dropped). Writes rows.jsonl, multiconir/hardneg.csv (+ Task1.csv,
     Task2_&_3.csv in the reference layout), beir/task1..3 and stats.json into the run directory.
     """
-    offline_environment()
-    if run_options.dry_run:
-        print_estimate(guarded(lambda: estimate_hardneg(sources or [], collection=collection, **settings)))
-        return
-    run_id = run_options.run_id or new_run_id("hardneg")
-    console.print(f"[bold]hardneg build[/] run [cyan]{shown(run_id)}[/] · {shown(collection or ', '.join(sources or []))} "
-                  f"· {shown(settings['domain'])} · N = {settings['conditions']} · {shown(settings['negatives'])} "
-                  f"negatives · {shown(settings['llm'])}", highlight=False)
-    result = guarded(lambda: run_reported(run_build, run_id=run_id, sources=sources or [],
-                                          collection=collection, **settings))
-    print_build_summary(result)
+    arguments = {"collection": collection, **settings}
+    run_job_command("hardneg", run_options, title="hardneg build", run=run_build,
+                    arguments={"sources": sources or [], **arguments},
+                    estimate=lambda: estimate_hardneg(sources or [], **arguments), summary=print_build_summary,
+                    about=f" · {shown(collection or ', '.join(sources or []))} · {shown(settings['domain'])} · "
+                          f"N = {settings['conditions']} · {shown(settings['negatives'])} negatives · "
+                          f"{shown(settings['llm'])}")
 
 
 def print_build_summary(result: HardnegBuildResult) -> None:
@@ -143,14 +138,11 @@ def score(
         fail("give a DATASET to score, or --task1/--task2/--task3 FILE to re-score existing score tables")
     retrievers = retriever if retriever is not None else ([] if rerank else list(DEFAULT_SCORERS))
     scorers = {"retrievers": retrievers, "rerankers": rerank or [], "output_dir": out}
-    if run_options.dry_run:
-        print_estimate(guarded(lambda: estimate_scoring(dataset, **scorers, **settings)))
-        return
-    run_id = run_options.run_id or new_run_id("hardneg-score")
-    console.print(f"[bold]hardneg score[/] run [cyan]{shown(run_id)}[/] · {shown(dataset)}", highlight=False)
-    result = guarded(lambda: run_reported(score_hardneg, run_id=run_id, dataset=dataset, **scorers, **settings))
-    print_score_summary(result)
-    if json_file is not None:
+    result = run_job_command("hardneg-score", run_options, title="hardneg score", run=score_hardneg,
+                             arguments={"dataset": dataset, **scorers, **settings},
+                             estimate=lambda: estimate_scoring(dataset, **scorers, **settings),
+                             summary=print_score_summary, about=f" · {shown(dataset)}")
+    if result is not None and json_file is not None:
         payload = result.reference[result.scorers[0]] if len(result.scorers) == 1 else {"scorers": result.reference}
         write_json_atomic(json_file, payload)
         console.print(f"{'json:':<10}{shown(json_file)}", highlight=False)

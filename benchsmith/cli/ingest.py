@@ -7,17 +7,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchsmith.cli.console import (Table, console, counted, guarded, offline_environment, print_usage,
-                                           run_reported, shown)
+from benchsmith.cli.console import Table, console, counted, print_usage, shown
 from benchsmith.cli.deferred import deferred
+from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.ingest import IngestContext
 from benchsmith.jobs.defaults import INGEST_COLLECTION as DEFAULT_COLLECTION
-from benchsmith.stores.runs import new_run_id
 from benchsmith.tools.documents import skipped_groups
 
 if TYPE_CHECKING:
-    from benchsmith.jobs.ingest import IngestResult
+    from benchsmith.jobs.ingest import IngestPreview, IngestResult
     from benchsmith.tools.dedup import PageLoss
 
 # The jobs load when the command runs (benchsmith/cli/deferred.py): --help and start-up stay free of models,
@@ -43,27 +42,25 @@ def ingest(
     Kill it at any point and run the same command again: it continues where it stopped and
     embeds nothing twice.
     """
-    offline_environment()
-    if run_options.dry_run:
-        preview = guarded(lambda: preview_ingest(sources, **settings))
-        console.print(f"dry run: {preview.files_read} files read, {preview.files_skipped} skipped, {preview.documents} "
-                      f"documents, {preview.chunks} chunks ({preview.characters:,} characters) before dedup and "
-                      "quality filtering.", highlight=False)
-        print_page_kinds(preview.page_kinds, "chunks per page kind (before dedup and quality filtering)")
-        if settings["quality"] == "llm":
-            console.print(f"--quality llm would make up to {preview.cost.calls} model calls, about "
-                          f"{preview.cost.input_tokens:,} input tokens, ~${preview.cost.cost_usd:.4f}.")
-            for note in preview.cost.notes:
-                console.print(shown(note), highlight=False)
-        print_skipped(preview.skipped)
-        print_warnings(preview.warnings)
-        console.print("Nothing was written.")
-        return
-    run_id = run_options.run_id or new_run_id("ingest")
-    console.print(f"[bold]ingest[/] run [cyan]{shown(run_id)}[/] → collection [cyan]{shown(collection)}[/]")
-    result = guarded(lambda: run_reported(run_ingest, run_id=run_id, sources=sources, collection=collection,
-                                          **settings))
-    print_ingest_summary(result)
+    run_job_command("ingest", run_options, run=run_ingest, arguments={"sources": sources, "collection": collection, **settings},
+                    estimate=lambda: preview_ingest(sources, **settings), print_dry_run=lambda preview: print_preview(preview, settings["quality"]),
+                    summary=print_ingest_summary, about=f" → collection [cyan]{shown(collection)}[/]")
+
+
+def print_preview(preview: IngestPreview, quality: str) -> None:
+    """What a dry run of ingest would read and chunk; nothing is written."""
+    console.print(f"dry run: {preview.files_read} files read, {preview.files_skipped} skipped, {preview.documents} "
+                  f"documents, {preview.chunks} chunks ({preview.characters:,} characters) before dedup and "
+                  "quality filtering.", highlight=False)
+    print_page_kinds(preview.page_kinds, "chunks per page kind (before dedup and quality filtering)")
+    if quality == "llm":
+        console.print(f"--quality llm would make up to {preview.cost.calls} model calls, about "
+                      f"{preview.cost.input_tokens:,} input tokens, ~${preview.cost.cost_usd:.4f}.")
+        for note in preview.cost.notes:
+            console.print(shown(note), highlight=False)
+    print_skipped(preview.skipped)
+    print_warnings(preview.warnings)
+    console.print("Nothing was written.")
 
 
 def print_ingest_summary(result: IngestResult) -> None:

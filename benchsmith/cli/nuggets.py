@@ -7,12 +7,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from benchsmith.cli.console import (Table, console, guarded, offline_environment, print_estimate, print_paths,
-                                           print_usage, run_reported, shown)
+from benchsmith.cli.console import Table, console, print_paths, print_usage, shown
 from benchsmith.cli.deferred import deferred
+from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
-from benchsmith.stores.runs import new_run_id
 
 if TYPE_CHECKING:
     from benchsmith.jobs.nuggets import NuggetsResult
@@ -48,17 +47,11 @@ def nuggets(
     batch of chunks per call. Writes a BEIR directory, nuggets.jsonl, nugget-qrels.trec (for
     `benchsmith evaluate --nugget-qrels`), every technique's runs and nuggets-report.md/.html.
     """
-    offline_environment()
-    if run_options.dry_run:
-        print_estimate(guarded(lambda: estimate_nuggets(questions, **settings)))
-        return
-    run_id = run_options.run_id or new_run_id("nuggets")
     source = f"collection {collection}" if collection else ", ".join(corpus or [])
-    console.print(f"[bold]nuggets[/] run [cyan]{shown(run_id)}[/] · {shown(questions)} · corpus {shown(source)} · "
-                  f"model {shown(settings['llm'])}", highlight=False)
-    result = guarded(lambda: run_reported(run_nuggets, run_id=run_id, questions=questions, corpus=corpus or [],
-                                          collection=collection, **settings))
-    print_nuggets_summary(result)
+    run_job_command("nuggets", run_options, run=run_nuggets,
+                    arguments={"questions": questions, "corpus": corpus or [], "collection": collection, **settings},
+                    estimate=lambda: estimate_nuggets(questions, **settings), summary=print_nuggets_summary,
+                    about=f" · {shown(questions)} · corpus {shown(source)} · model {shown(settings['llm'])}")
 
 
 def print_nuggets_summary(result: NuggetsResult) -> None:

@@ -7,12 +7,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchsmith.cli.console import (Table, console, guarded, offline_environment, print_estimate, print_paths,
-                                           print_usage, run_reported, shown)
+from benchsmith.cli.console import Table, console, print_paths, print_usage, shown
 from benchsmith.cli.deferred import deferred
+from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
-from benchsmith.stores.runs import new_run_id
 
 if TYPE_CHECKING:
     from benchsmith.jobs.paraphrase import ParaphraseResult
@@ -39,22 +38,17 @@ def paraphrase(
     paraphrases.jsonl, diversity.json, test sets R1..Rn (BEIR query sets sharing the qrels, for
     `benchsmith robustness`) and paraphrase-report.md/.html into the run directory.
     """
-    offline_environment()
-    if run_options.dry_run:
-        print_estimate(guarded(lambda: estimate_paraphrase(benchmark, **settings)))
-        return
-    run_id = run_options.run_id or new_run_id("paraphrase")
     import_ecast, per_turn = settings["import_ecast"], settings["per_turn"]
-    console.print(f"[bold]paraphrase[/] run [cyan]{shown(run_id)}[/] · {shown(' '.join(map(str, benchmark)))}"
-                  + (f" · import {shown(import_ecast)}" if import_ecast else "")
-                  + (f" · {per_turn} per turn by {shown(settings['llm'])}" if per_turn else ""), highlight=False)
-    result = guarded(lambda: run_reported(run_paraphrase, run_id=run_id, benchmark=benchmark, **settings))
-    for note in result.notes:
-        console.print(f"note: {shown(note)}", style="yellow", highlight=False, soft_wrap=True)
-    print_paraphrase_summary(result)
+    run_job_command("paraphrase", run_options, run=run_paraphrase, arguments={"benchmark": benchmark, **settings},
+                    estimate=lambda: estimate_paraphrase(benchmark, **settings), summary=print_paraphrase_summary,
+                    about=f" · {shown(' '.join(map(str, benchmark)))}"
+                          + (f" · import {shown(import_ecast)}" if import_ecast else "")
+                          + (f" · {per_turn} per turn by {shown(settings['llm'])}" if per_turn else ""))
 
 
 def print_paraphrase_summary(result: ParaphraseResult) -> None:
+    for note in result.notes:
+        console.print(f"note: {shown(note)}", style="yellow", highlight=False, soft_wrap=True)
     figures = result.diversity
     table = Table(title=f"Paraphrases · run {shown(result.run_id)}")
     table.add_column("figure")

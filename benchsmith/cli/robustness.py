@@ -7,16 +7,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
-from rich.text import Text
 
-from benchsmith.cli.console import (Table, console, fail, guarded, offline_environment, print_estimate,
-                                           print_paths, print_usage, run_reported, shown)
+from benchsmith.cli.console import Table, console, fail, print_paths, print_usage, shown
 from benchsmith.cli.deferred import deferred
+from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.robustness import RobustnessContext
 from benchsmith.jobs.defaults import ROBUSTNESS_HISTORIES as DEFAULT_HISTORIES
 from benchsmith.jobs.defaults import ROBUSTNESS_RETRIEVERS as DEFAULT_RETRIEVERS
-from benchsmith.stores.runs import new_run_id
 
 if TYPE_CHECKING:
     from benchsmith.jobs.robustness import RobustnessResult
@@ -67,24 +65,18 @@ def robustness(
     augmented_qrels.tsv and recomputes the measures before and after. Writes
     robustness-report.md/.html and robustness.json into the run directory.
     """
-    offline_environment()
     judges = judge or ["baseline"]
     runs = parse_run_options(run or [])
     histories = history or list(DEFAULT_HISTORIES)
-    if run_options.dry_run:
-        print_estimate(guarded(lambda: estimate_robustness(paraphrase_run, runs=runs or None, retrievers=retriever,
-                                                           histories=histories, qrels=qrels, judges=judges,
-                                                           **settings)))
-        return
-    run_id = run_options.run_id or new_run_id("robustness")
-    console.print(f"[bold]robustness[/] run [cyan]{shown(run_id)}[/] · {shown(paraphrase_run)} · "
-                  + shown(f"run files {', '.join(runs)}" if runs else
-                          f"{', '.join(retriever or DEFAULT_RETRIEVERS)} × history {', '.join(histories)}")
-                  + f" · judges {shown(', '.join(judges))}", highlight=False)
-    result = guarded(lambda: run_reported(
-        run_robustness, run_id=run_id, paraphrase_run=paraphrase_run, retrievers=retriever, histories=histories,
-        runs=runs or None, qrels=qrels, judges=judges, **settings))
-    print_robustness_summary(result)
+    arguments = {"runs": runs or None, "retrievers": retriever, "histories": histories, "qrels": qrels,
+                 "judges": judges, **settings}
+    run_job_command("robustness", run_options, run=run_robustness, arguments={"paraphrase_run": paraphrase_run,
+                                                                              **arguments},
+                    estimate=lambda: estimate_robustness(paraphrase_run, **arguments), summary=print_robustness_summary,
+                    about=f" · {shown(paraphrase_run)} · "
+                          + shown(f"run files {', '.join(runs)}" if runs else
+                                  f"{', '.join(retriever or DEFAULT_RETRIEVERS)} × history {', '.join(histories)}")
+                          + f" · judges {shown(', '.join(judges))}")
 
 
 def print_robustness_summary(result: RobustnessResult) -> None:

@@ -7,14 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
-from rich.text import Text
 
-from benchsmith.cli.console import (Table, console, guarded, offline_environment, print_estimate, print_paths,
-                                           print_usage, run_reported, shown)
+from benchsmith.cli.console import Table, console, print_paths, print_usage, shown
 from benchsmith.cli.deferred import deferred
+from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.select import SelectContext
-from benchsmith.stores.runs import new_run_id
 from benchsmith.tools.defaults import MAX_TOP_K
 
 if TYPE_CHECKING:
@@ -72,21 +70,15 @@ def select(
     configurations are ranked by PR-AUC over facts. Writes run-files/, selection.json,
     report.md, report.html and best-configuration.yaml into the run directory.
     """
-    offline_environment()
     dimensions = {"retrievers": retriever or (), "chunkings": chunking or (), "rewrites": rewrite or (),
                   "reranks": rerank or (), "filters": filter_ or (), "top_k": top_k or (), "search": search,
                   "order": [part.strip() for part in order.split(",") if part.strip()] if order else ()}
     judges = judge or ["baseline"]
-    if run_options.dry_run:
-        print_estimate(guarded(lambda: estimate_selection(queries, corpus=corpus, space=space, judges=judges,
-                                                          **dimensions, **settings)))
-        return
-    run_id = run_options.run_id or new_run_id("select")
-    console.print(f"[bold]select[/] run [cyan]{shown(run_id)}[/] · {shown(queries)} · corpus "
-                  f"{shown(', '.join(map(str, corpus)))} · judges {shown(', '.join(judges))}", highlight=False)
-    result = guarded(lambda: run_reported(run_selection, run_id=run_id, queries=queries, corpus=corpus, space=space,
-                                          judges=judges, **dimensions, **settings))
-    print_selection(result)
+    arguments = {"corpus": corpus, "space": space, "judges": judges, **dimensions, **settings}
+    run_job_command("select", run_options, run=run_selection, arguments={"queries": queries, **arguments},
+                    estimate=lambda: estimate_selection(queries, **arguments), summary=print_selection,
+                    about=f" · {shown(queries)} · corpus {shown(', '.join(map(str, corpus)))} · "
+                          f"judges {shown(', '.join(judges))}")
 
 
 def print_selection(result: SelectionResult) -> None:

@@ -7,15 +7,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchsmith.cli.console import (Table, console, guarded, offline_environment, print_estimate, print_paths,
-                                           print_usage, run_reported, shown)
+from benchsmith.cli.console import Table, console, guarded, print_paths, print_usage, shown
 from benchsmith.cli.deferred import deferred
+from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.synthesize import SynthesisContext, turn_type_rates
 from benchsmith.jobs.defaults import SYNTHESIS_CONVERSATIONS as DEFAULT_CONVERSATIONS
 from benchsmith.jobs.defaults import SYNTHESIS_TURNS as DEFAULT_TURNS
 from benchsmith.graphs.runtime.bounds import MAX_CONVERSATIONS, MAX_TURNS
-from benchsmith.stores.runs import new_run_id
 
 if TYPE_CHECKING:
     from benchsmith.jobs.synthesize import SynthesisResult
@@ -41,20 +40,12 @@ def synthesize(
     Writes dialogues.jsonl, a BEIR export (beir/), TREC qrels and stats.json into the run
     directory. With --llm baseline it runs offline (extractive agents, no key).
     """
-    offline_environment()
     rates = rates_line(guarded(lambda: turn_type_rates(SynthesisContext(**settings))), settings["rates"])
-    if run_options.dry_run:
-        print_estimate(guarded(lambda: estimate_synthesis(collection, conversations=conversations, turns=turns,
-                                                          **settings)))
-        console.print(rates, markup=False, highlight=False)
-        return
-    run_id = run_options.run_id or new_run_id("synthesize")
-    console.print(f"[bold]synthesize[/] run [cyan]{shown(run_id)}[/] · {conversations} conversations × {turns} turns · "
-                  f"{shown(settings['llm'])} · concurrency {settings['concurrency']}", highlight=False)
-    console.print(rates, markup=False, highlight=False)
-    result = guarded(lambda: run_reported(run_synthesis, run_id=run_id, collection=collection,
-                                          conversations=conversations, turns=turns, **settings))
-    print_synthesis_statistics(result)
+    arguments = {"conversations": conversations, "turns": turns, **settings}
+    run_job_command("synthesize", run_options, run=run_synthesis, arguments={"collection": collection, **arguments},
+                    estimate=lambda: estimate_synthesis(collection, **arguments), summary=print_synthesis_statistics,
+                    about=f" · {conversations} conversations × {turns} turns · {shown(settings['llm'])} · "
+                          f"concurrency {settings['concurrency']}", notes=[rates])
 
 
 def rates_line(rates: dict[str, Any], preset: str | None) -> str:

@@ -8,13 +8,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from benchsmith.cli.console import (Table, console, guarded, offline_environment, print_estimate, print_paths,
-                                           print_usage, run_reported, shown)
+from benchsmith.cli.console import Table, console, print_paths, print_usage, shown
 from benchsmith.cli.deferred import deferred
+from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.jobs.defaults import VALIDATE_RETRIEVERS as DEFAULT_RETRIEVERS
-from benchsmith.stores.runs import new_run_id
 
 if TYPE_CHECKING:
     from benchsmith.evals.separability import Separation
@@ -75,20 +74,13 @@ def validate(
     corpus lacks stop the command (exit 2) before anything runs. Writes validity.json,
     validity-report.md and validity-report.html into the run directory.
     """
-    offline_environment()
     judges = judge or []
-    runs = list(run or [])
-    if run_options.dry_run:
-        print_estimate(guarded(lambda: estimate_validation(synthetic, human=human, retrievers=retriever,
-                                                           histories=history, runs=runs, judges=judges, **settings)))
-        return
-    run_id = run_options.run_id or new_run_id("validate")
-    console.print(f"[bold]validate[/] run [cyan]{shown(run_id)}[/] · {shown(synthetic)} against {shown(human)}"
-                  + (f" · judges {shown(', '.join(judges))}" if judges else ""), highlight=False)
-    result = guarded(lambda: run_reported(run_validation, run_id=run_id, synthetic=synthetic, human=human,
-                                          retrievers=retriever, histories=history, runs=runs, judges=judges,
-                                          **settings))
-    print_validation_summary(result)
+    arguments = {"human": human, "retrievers": retriever, "histories": history, "runs": list(run or []),
+                 "judges": judges, **settings}
+    run_job_command("validate", run_options, run=run_validation, arguments={"synthetic": synthetic, **arguments},
+                    estimate=lambda: estimate_validation(synthetic, **arguments), summary=print_validation_summary,
+                    about=f" · {shown(synthetic)} against {shown(human)}"
+                          + (f" · judges {shown(', '.join(judges))}" if judges else ""))
 
 
 def print_validation_summary(result: ValidationResult) -> None:

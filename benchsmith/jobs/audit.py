@@ -14,7 +14,7 @@ from benchsmith.graphs.audit import AuditContext, builder, gold_document
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path, run_settled,
-                                           shared_arguments, workspace_for)
+                                           shared_arguments)
 from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.integrity import unknown_ids
@@ -66,7 +66,7 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), run_id:
     and each instance is judged once."""
     arguments = shared_arguments(call_arguments(locals(), settings))  # first: nothing but the parameters is local yet
 
-    resolved = workspace_for(settings.workspace)
+    resolved = Workspace.resolve(settings.workspace)
     check_bounds(settings)
     inputs = _checked_inputs(resolved, benchmark, judges, settings)
     check_embedders(settings.embedder)
@@ -117,7 +117,7 @@ def estimate_audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,)
 
     check_models(*judges)
     sample, negatives, position_check = settings.sample, settings.negatives, settings.position_check
-    loaded = cached_benchmark(resolved_path(str(benchmark)), workspace_for(settings.workspace), settings.split,
+    loaded = cached_benchmark(resolved_path(str(benchmark)), Workspace.resolve(settings.workspace), settings.split,
                               str(Path(settings.corpus).resolve()) if settings.corpus else None)
     documents = corpus_documents(loaded)
     mean_document = sum(len(document_text(*d)) for d in documents.values()) // max(len(documents), 1)

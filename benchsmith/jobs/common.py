@@ -200,6 +200,3 @@ def job_run(outcome: Any) -> dict[str, Any]:
     return {"run_id": outcome.run_id, "run_dir": outcome.run_dir.path, "resumed": outcome.resumed,
             "already_finished": outcome.already_finished, "usage": Usage.from_totals(outcome.usage)}
 
-
-def workspace_for(workspace: str | Path | None) -> Workspace:
-    return Workspace.resolve(workspace)

@@ -21,7 +21,7 @@ from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_do
 from benchsmith.graphs.evaluate import EvaluationContext, builder, input_problems, judgments
 from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_embedders, check_models,
                                            check_within, checked_run_id, job_run, priced, resolved_path,
-                                           retriever_embedders, workspace_for, run_settled)
+                                           retriever_embedders, run_settled)
 from benchsmith.jobs.defaults import EVALUATE_BATCH_SIZE as DEFAULT_BATCH_SIZE
 from benchsmith.jobs.defaults import EVALUATE_HISTORIES as DEFAULT_HISTORIES
 from benchsmith.jobs.defaults import EVALUATE_RETRIEVERS as DEFAULT_RETRIEVERS
@@ -90,7 +90,7 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
     resumes; ``database`` keeps the run's checkpoints, model cache, usage and record in
     PostgreSQL."""
 
-    resolved = workspace_for(settings.workspace)
+    resolved = Workspace.resolve(settings.workspace)
     if retrievers is None:
         retrievers = () if runs else DEFAULT_RETRIEVERS
     check_bounds(settings)
@@ -158,7 +158,7 @@ def estimate_evaluation(benchmark: str | Path, *, retrievers: Sequence[str] | No
     """The configurations an evaluation would run, and the model cost of the rewrite history."""
 
     llm, rerank = settings.llm, settings.rerank
-    loaded: Benchmark = cached_benchmark(resolved_path(str(benchmark)), workspace_for(settings.workspace),
+    loaded: Benchmark = cached_benchmark(resolved_path(str(benchmark)), Workspace.resolve(settings.workspace),
                                          settings.split)
     if retrievers is None:
         retrievers = () if runs else DEFAULT_RETRIEVERS

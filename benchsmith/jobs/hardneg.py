@@ -23,7 +23,7 @@ from benchsmith.graphs.hardneg.score import builder as score_builder
 from benchsmith.graphs.hardneg.scoring import load_dataset, output_directory, reference_measures_of_tables
 from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
                                            check_embedders, check_models, checked_run_id, job_run, priced,
-                                           workspace_for, run_settled)
+                                           run_settled)
 from benchsmith.jobs.defaults import HARDNEG_SCORERS as DEFAULT_SCORERS
 from benchsmith.graphs.runtime.resources import check_reranker
 from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
@@ -66,7 +66,7 @@ def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None 
     check_bounds(settings)
     inputs = _checked_inputs(sources, collection, settings)
     run_id = checked_run_id(run_id, "hardneg")
-    resolved = workspace_for(settings.workspace)
+    resolved = Workspace.resolve(settings.workspace)
     files = inputs.get("sources")
     if files and "stdlib" not in files and not RunDirectory(resolved, run_id).exists() \
             and not read_source_documents(resolved, None, files, None):  # checked before the run exists
@@ -112,7 +112,7 @@ def estimate_hardneg(sources: Sequence[str | Path] = (), *, collection: str | No
     _checked_inputs(sources, collection, settings)
     domain, features, conditions, negatives = settings.domain, settings.features, settings.conditions, settings.negatives
     llm, judge, sample, max_chars = settings.llm, settings.judge, settings.sample, settings.max_chars
-    documents = read_source_documents(workspace_for(settings.workspace), settings.chroma_host,
+    documents = read_source_documents(Workspace.resolve(settings.workspace), settings.chroma_host,
                                       [str(s) for s in sources], collection)
     if not documents:
         raise InputError("no source documents")
@@ -175,7 +175,7 @@ def score_hardneg(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT_SC
     finished, and reports a finished one without scoring. ``database`` keeps its checkpoints and
     record in PostgreSQL."""
 
-    resolved = workspace_for(settings.workspace)
+    resolved = Workspace.resolve(settings.workspace)
     check_bounds(settings)
     inputs, _ = _checked_score_inputs(resolved, dataset, retrievers, rerankers, output_dir, settings)
     run_id = checked_run_id(run_id, "hardneg-score")
@@ -215,7 +215,7 @@ def estimate_scoring(dataset: str | Path, *, retrievers: Sequence[str] = DEFAULT
     locally, so no model is called."""
 
     check_bounds(settings)
-    inputs, rows = _checked_score_inputs(workspace_for(settings.workspace), dataset, retrievers, rerankers,
+    inputs, rows = _checked_score_inputs(Workspace.resolve(settings.workspace), dataset, retrievers, rerankers,
                                          output_dir, settings)
     return priced(f"{rows:,} rows of {inputs['dataset']} × {len(inputs['scorers'])} scorer(s) "
                   f"({', '.join(inputs['scorers'])})", [],

@@ -12,7 +12,7 @@ from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.graphs.ingest import DUPLICATES_FILE, SKIPPED_FILE, WARNINGS_FILE, IngestContext, builder
 from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_chunk_sizes,
                                            check_collection_name, check_embedders, check_models, checked_run_id,
-                                           job_run, priced, workspace_for, run_settled)
+                                           job_run, priced, run_settled)
 from benchsmith.jobs.defaults import INGEST_COLLECTION as DEFAULT_COLLECTION
 from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
@@ -22,6 +22,7 @@ from benchsmith.tools.cleaning import clean_documents
 from benchsmith.tools.dedup import PageLoss, pages_that_lost_chunks
 from benchsmith.tools.loaders import STDLIB_SOURCE, load_sources
 from benchsmith.tools.page_kinds import DEFAULT_PAGE_KIND
+from benchsmith.stores.workspace import Workspace
 
 QUALITY_PROMPT_TOKENS = 120  # the LLM quality scorer's instructions, per chunk
 
@@ -57,7 +58,7 @@ def ingest(sources: Sequence[str | Path], *, collection: str = DEFAULT_COLLECTIO
 
     inputs = _checked_inputs(sources, collection, settings)
     run_id = checked_run_id(run_id, "ingest")
-    resolved = workspace_for(settings.workspace)
+    resolved = Workspace.resolve(settings.workspace)
     outcome = run_settled(builder, job="ingest", workspace=resolved, run_id=run_id, inputs=inputs, context=settings,
                           on_event=on_event, resume=resume)
     values = outcome.values

@@ -14,7 +14,7 @@ from benchsmith.agents.models import estimate_tokens
 from benchsmith.agents.nuggets import NuggetWriter
 from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_chunk_sizes,
                                            check_collection_name, check_models, checked_run_id, job_run, priced,
-                                           workspace_for, run_settled)
+                                           run_settled)
 from benchsmith.graphs.nuggets import NUGGETS_FILE, NUGGET_QRELS_FILE, NuggetsContext, builder
 from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.stores.errors import InputError
@@ -22,6 +22,7 @@ from benchsmith.stores.jsonl import read_json
 from benchsmith.tools.loaders import STDLIB_SOURCE
 from benchsmith.tools.pooling import MAX_BATCH_SIZE, POOL_FUSION_METHODS, TECHNIQUES
 from benchsmith.tools.qa_text import load_qa_pairs, pairs_to_use
+from benchsmith.stores.workspace import Workspace
 
 PROMPT_CHARS = 900  # an agent's instructions and tags
 OUTPUT_TOKENS = {"nuggets": 250, "sub_questions": 80, "closed_book": 300, "support_per_chunk": 40}
@@ -57,7 +58,7 @@ def nuggets(questions: str | Path, corpus: Sequence[str | Path] = (), *, collect
     resumes. With ``database`` (a postgresql:// URL) its checkpoints, run record and model cache
     are kept in PostgreSQL."""
 
-    resolved = workspace_for(settings.workspace)
+    resolved = Workspace.resolve(settings.workspace)
     check_bounds(settings)
     check_chunk_sizes(settings.chunk_size, settings.min_chars)
     inputs = _checked_inputs(questions, corpus, collection, settings)

@@ -13,7 +13,7 @@ from benchsmith.agents.models import estimate_tokens
 from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJudge
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
-                                           job_run, priced, resolved_path, shared_arguments, workspace_for, run_settled)
+                                           job_run, priced, resolved_path, shared_arguments, run_settled)
 from benchsmith.graphs.paraphrase import (DIVERSITY_FILE, PARAPHRASES_FILE, TEST_SETS_DIR, TURNS_FILE, UNJOINED_FILE,
                                           ParaphraseContext, builder)
 from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, takes_settings
@@ -56,7 +56,7 @@ def paraphrase(benchmark: str | Path | Sequence[str | Path], *, run_id: str | No
     the benchmark at the same paths joins it, and each turn is paraphrased once."""
     arguments = shared_arguments(call_arguments(locals(), settings))  # first: nothing but the parameters is local yet
 
-    resolved = workspace_for(settings.workspace)
+    resolved = Workspace.resolve(settings.workspace)
     specs = [benchmark] if isinstance(benchmark, str | Path) else list(benchmark)
     inputs, notes, context = _checked_inputs(resolved, specs, settings)
     arguments.update(shared_arguments({"benchmark": inputs["benchmarks"], "import_ecast": context.import_ecast,
@@ -113,7 +113,7 @@ def estimate_paraphrase(benchmark: str | Path | Sequence[str | Path], *, setting
     llm, judges, per_turn, import_ecast = settings.llm, settings.judges, settings.per_turn, settings.import_ecast
     check_models(llm, *judges)
     specs = [benchmark] if isinstance(benchmark, str | Path) else list(benchmark)
-    loaded = load_conversational([resolved_path(str(spec)) for spec in specs], workspace_for(settings.workspace),
+    loaded = load_conversational([resolved_path(str(spec)) for spec in specs], Workspace.resolve(settings.workspace),
                                  split=settings.split, corpus=Path(settings.corpus) if settings.corpus else None)
     generator, judge = [0, 0, 0], [0, 0, 0]  # calls, input tokens, output tokens
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from benchsmith.agents.models import BASELINE, estimate_tokens
 from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
-                                           job_run, priced, workspace_for, run_settled)
+                                           job_run, priced, run_settled)
 from benchsmith.jobs.defaults import ROBUSTNESS_HISTORIES as DEFAULT_HISTORIES
 from benchsmith.jobs.defaults import ROBUSTNESS_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.graphs.contexts.robustness import DEFAULT_MEASURES
@@ -58,7 +58,7 @@ def robustness(paraphrase_run: str | Path, *, retrievers: Sequence[str] | None =
     setting of :class:`RobustnessContext` is a keyword argument too. With ``database`` (a
     postgresql:// URL) its checkpoints, run record and model cache are kept in PostgreSQL."""
 
-    resolved = workspace_for(settings.workspace)
+    resolved = Workspace.resolve(settings.workspace)
     inputs, context = _checked_inputs(resolved, paraphrase_run, retrievers, histories, runs, qrels, judges, settings)
     run_id = checked_run_id(run_id, "robustness")
     outcome = run_settled(builder, job="robustness", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
@@ -159,7 +159,7 @@ def estimate_robustness(paraphrase_run: str | Path, *, runs: Mapping[str, str | 
 
     check_models(*judges)
     judge_depth = settings.judge_depth
-    directory = paraphrase_run_directory(workspace_for(settings.workspace), paraphrase_run)
+    directory = paraphrase_run_directory(Workspace.resolve(settings.workspace), paraphrase_run)
     sets = [name for name in test_set_names(directory) if not runs or name in runs]
     judged_turns = len(benchmark_qrels(directory, str(Path(qrels).resolve()) if qrels else None))
     configurations = 1 if runs else len(list(retrievers or DEFAULT_RETRIEVERS)) * len(histories)

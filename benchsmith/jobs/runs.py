@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsmith.jobs.common import Usage, workspace_for
+from benchsmith.jobs.common import Usage
 from benchsmith.graphs.runtime.resources import usage_totals
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.runs import RunDirectory, list_runs
+from benchsmith.stores.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ def runs(workspace: str | Path | None = None, database: str | None = None) -> li
     """Every run of ``workspace`` (default ``$BENCHSMITH_WORKSPACE`` or ``./.benchsmith``), newest
     first; with ``database`` (a postgresql:// URL), the runs recorded there, whichever machine ran
     them. A run's ``resume`` is the command that continues it."""
-    resolved = workspace_for(workspace)
+    resolved = Workspace.resolve(workspace)
     url = database_url(database) if database else None
     if url:
         from benchsmith.stores.postgres_runs import list_runs as list_database_runs

@@ -13,7 +13,7 @@ from benchsmith.agents.label_judge import LABELS_PREFIX
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
-                                           job_run, priced, resolved_path, workspace_for, run_settled)
+                                           job_run, priced, resolved_path, run_settled)
 from benchsmith.jobs.defaults import SELECT_JUDGES as DEFAULT_JUDGES
 from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
 from benchsmith.graphs.select.graph import SelectContext, builder, label_judge, queries_of
@@ -24,6 +24,7 @@ from benchsmith.stores.space_files import read_space_file
 from benchsmith.tools.query_building import HistoryMode, build_query
 from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, build_space, parse_rewrite,
                                              planned_settings, space_from_mapping, stage_count)
+from benchsmith.stores.workspace import Workspace
 
 MAX_CONFIGURATIONS = 500
 PROMPT_CHARS = 900  # a judge's instructions, tags and numbering
@@ -91,7 +92,7 @@ def select(queries: str | Path, *, corpus: Sequence[str | Path], space: str | Pa
     ``run_id`` resumes. With ``database`` (a postgresql:// URL) its checkpoints, run record and
     model cache are kept in PostgreSQL."""
 
-    resolved = workspace_for(settings.workspace)
+    resolved = Workspace.resolve(settings.workspace)
     check_bounds(settings)
     inputs = checked_inputs(queries, corpus, strategy_space(
         space, retrievers=retrievers, chunkings=chunkings, rewrites=rewrites, reranks=reranks, filters=filters,

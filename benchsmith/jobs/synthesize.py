@@ -16,7 +16,7 @@ from benchsmith.agents.responder import Responder
 from benchsmith.agents.turn_types import ContributionJudge, ReferenceResponder, TypedQuestioner
 from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
                                            check_models, check_within, checked_run_id, job_run, priced,
-                                           shared_arguments, workspace_for)
+                                           shared_arguments)
 from benchsmith.jobs.defaults import SYNTHESIS_CONVERSATIONS as DEFAULT_CONVERSATIONS
 from benchsmith.jobs.defaults import SYNTHESIS_TURNS as DEFAULT_TURNS
 from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_CONVERSATIONS, MAX_NEIGHBOURS, MAX_TURNS
@@ -88,7 +88,7 @@ def cluster(collection: str, *, size: int = DEFAULT_CLUSTER_SIZE, neighbours: in
     check_within(1, MAX_CLUSTER_SIZE, size=size)
     check_within(1, MAX_NEIGHBOURS, neighbours=neighbours)
     check_page_kinds(page_kinds)
-    resolved = workspace_for(workspace)
+    resolved = Workspace.resolve(workspace)
     clustering = cluster_collection(resolved, _store(resolved, collection, chroma_host), size, neighbours, seed,
                                     page_kinds)
     return ClusterResult(collection, clustering.clusters, clustering.stats, clustering.page_kinds)
@@ -116,7 +116,7 @@ def synthesize(collection: str, *, conversations: int = DEFAULT_CONVERSATIONS, t
     check_turn_types(settings)
     check_page_kinds(settings.page_kinds)
     run_id = checked_run_id(run_id, "synthesize")
-    resolved = workspace_for(settings.workspace)
+    resolved = Workspace.resolve(settings.workspace)
     context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
     available = len(cluster(collection, size=context.cluster_size, neighbours=context.neighbours, seed=context.seed,
                             workspace=resolved.root, chroma_host=context.chroma_host,
@@ -151,7 +151,7 @@ def estimate_synthesis(collection: str, *, conversations: int = DEFAULT_CONVERSA
     check_within(1, MAX_CONVERSATIONS, conversations=conversations)
     check_within(1, MAX_TURNS, turns=turns)
     check_bounds(settings)
-    store = _store(workspace_for(settings.workspace), collection, settings.chroma_host)
+    store = _store(Workspace.resolve(settings.workspace), collection, settings.chroma_host)
     lengths = [len(text) for page in store.iter_all(include=("documents",)) for text in page["documents"]]
     if not lengths:
         raise InputError(f"collection {collection!r} is empty")

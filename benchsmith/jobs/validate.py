@@ -15,7 +15,7 @@ from benchsmith.evals.validity import Verdict
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.jobs.common import (CostEstimate, EventHandler, JobRun, check_embedders, check_models,
                                            checked_run_id, job_run, priced, resolved_path, retriever_embedders,
-                                           workspace_for, run_settled)
+                                           run_settled)
 from benchsmith.jobs.defaults import VALIDATE_RETRIEVERS as DEFAULT_RETRIEVERS
 from benchsmith.jobs.evaluate import checked_measures
 from benchsmith.jobs.select import checked_judges
@@ -71,7 +71,7 @@ def validate(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[s
     agreement with the human labels is in ``judge_agreement``. Different corpora stop with an
     InputError before any run exists. The same call with the same ``run_id`` resumes."""
 
-    resolved = workspace_for(settings.workspace)
+    resolved = Workspace.resolve(settings.workspace)
     inputs, context, _ = _checked_inputs(resolved, synthetic, human, retrievers, histories, runs, judges, settings)
     check_embedders(context.embedder, *retriever_embedders(inputs["retrievers"]))
     run_id = checked_run_id(run_id, "validate")
@@ -132,7 +132,7 @@ def estimate_validation(synthetic: str | Path, *, human: str | Path, retrievers:
     """The configurations a validation would rank on both sets, and the judges' cost: each judge
     reads every gold pair of the human set and as many non-gold ones (at most), in batches."""
 
-    resolved = workspace_for(settings.workspace)
+    resolved = Workspace.resolve(settings.workspace)
     inputs, context, labels = _checked_inputs(resolved, synthetic, human, retrievers, histories, runs, judges,
                                               settings)
     loaded = cached_benchmark(inputs["synthetic"], resolved, context.split)
