@@ -34,7 +34,6 @@ import contextvars
 from concurrent.futures import ThreadPoolExecutor
 import operator
 import random
-import threading
 from pathlib import Path
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
@@ -59,13 +58,14 @@ from benchsmith.evals.quality_gate.summary import gate_note, gate_summary
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS, DocumentCounter, ill_formed_questions
 from benchsmith.graphs.contexts.audit import DEFAULT_NEGATIVES, AuditContext  # noqa: F401 (re-exported)
 from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
+from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.corpus_indexes import (bm25_index, cached_benchmark, corpus_documents,
                                                       corpus_statistics, dense_index, document_text)
 from benchsmith.graphs.evaluate import DEFAULT_DEPTH as EVALUATION_DEPTH
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.resources import (concurrency_slot, embedder_for, run_items,
-                                         run_seam, workspace_of)
+                                         run_seam)
 from benchsmith.stores.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.benchmark_files import canonicalize, run_dialogues_file, turn_query_id, write_beir_qrels
 from benchsmith.stores.errors import InputError
@@ -120,20 +120,11 @@ class JudgeTask(TypedDict):
 # ---------------------------------------------------------------------------------------
 # Inputs.
 
-def _context(runtime: Runtime[AuditContext]) -> AuditContext:
-    return runtime.context or AuditContext()
-
-
-def _workspace(runtime: Runtime[AuditContext]) -> Workspace:
-    return workspace_of(_context(runtime))
+job = JobRuntime(AuditContext)  # the runtime's settings, workspace and run directories
 
 
 def _benchmark(runtime: Runtime[AuditContext], spec: str) -> Benchmark:
-    return cached_benchmark(spec, _workspace(runtime), _context(runtime).split, _context(runtime).corpus)
-
-
-def _run_dir(runtime: Runtime[AuditContext], run_id: str) -> RunDirectory:
-    return RunDirectory(_workspace(runtime), run_id)
+    return cached_benchmark(spec, job.workspace(runtime), job.context(runtime).split, job.context(runtime).corpus)
 
 
 @functools.lru_cache(maxsize=2)
@@ -142,12 +133,12 @@ def _instances_in(path: Path, modified: float) -> dict[str, dict[str, Any]]:
 
 
 def _instances(runtime: Runtime[AuditContext], run_id: str) -> dict[str, dict[str, Any]]:
-    path = _run_dir(runtime, run_id).file(INSTANCES_FILE)
+    path = job.run_dir(runtime, run_id).file(INSTANCES_FILE)
     return _instances_in(path, path.stat().st_mtime)
 
 
 def _seam(runtime: Runtime[AuditContext], run_id: str, judge: str) -> ModelSeam:
-    return run_seam(_workspace(runtime), run_id, judge, _context(runtime))
+    return run_seam(job.workspace(runtime), run_id, judge, job.context(runtime))
 
 
 # ---------------------------------------------------------------------------------------
@@ -156,13 +147,13 @@ def _seam(runtime: Runtime[AuditContext], run_id: str, judge: str) -> ModelSeam:
 def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """Choose the instances and fix each one's pool and its order (once per run)."""
     items = _items(runtime, state["run_id"])
-    path = _run_dir(runtime, state["run_id"]).file(INSTANCES_FILE)
+    path = job.run_dir(runtime, state["run_id"]).file(INSTANCES_FILE)
     if path.exists():  # a resumed run keeps its pools, so cached verdicts stay valid
         return {"instances": _registered(items, load_jsonl(path))}
     if shared := items.planned():  # a worker joining a shared run judges the pools its first worker fixed
         write_jsonl_atomic(path, shared)
         return {"instances": _registered(items, shared)}
-    context = _context(runtime)
+    context = job.context(runtime)
     if context.negatives < 1:
         raise InputError("--negatives must be at least 1")
     benchmark = _benchmark(runtime, state["benchmark"])
@@ -209,18 +200,18 @@ def asked_golds(benchmark: Benchmark, query_id: str, asked: Sequence[str] = ()) 
 def _negative_rankings(runtime: Runtime[AuditContext], run_id: str, benchmark: Benchmark,
                        queries: list[BenchmarkQuery]) -> dict[str, list[list[str]]]:
     """Per query, BM25's and the dense retriever's rankings of the corpus for the turn with its history."""
-    depth = _context(runtime).negatives + max(len(benchmark.qrels[query.id]) for query in queries) + 5
+    depth = job.context(runtime).negatives + max(len(benchmark.qrels[query.id]) for query in queries) + 5
     return _rankings(runtime, run_id, benchmark, queries, depth, "negatives")
 
 
 def _rankings(runtime: Runtime[AuditContext], run_id: str, benchmark: Benchmark, queries: list[BenchmarkQuery],
               depth: int, stage: str) -> dict[str, list[list[str]]]:
     """Per query, BM25's and the dense retriever's top ``depth`` of the corpus for the turn with its history."""
-    context = _context(runtime)
+    context = job.context(runtime)
     texts = {query.id: build_query(query, HistoryMode("full")) for query in queries}
-    lexical = bm25_index(benchmark, _workspace(runtime)).search(texts, depth, progress_reporter(f"{stage} bm25"))
-    embedder = embedder_for(context.embedder, _workspace(runtime), run_id, context)
-    index = dense_index(_workspace(runtime), context.chroma_host, benchmark, embedder)
+    lexical = bm25_index(benchmark, job.workspace(runtime)).search(texts, depth, progress_reporter(f"{stage} bm25"))
+    embedder = embedder_for(context.embedder, job.workspace(runtime), run_id, context)
+    index = dense_index(job.workspace(runtime), context.chroma_host, benchmark, embedder)
     query_ids = list(texts)
     semantic = index.search(query_ids, embedder.encode([texts[q] for q in query_ids]), depth,
                             progress_reporter(f"{stage} dense"))
@@ -229,14 +220,14 @@ def _rankings(runtime: Runtime[AuditContext], run_id: str, benchmark: Benchmark,
 
 def _items(runtime: Runtime[AuditContext], run_id: str) -> WorkItems:
     """The run's instances as work items: the judgments log alone, or shared by workers."""
-    return run_items(_context(runtime), _workspace(runtime), run_id, JUDGMENTS_FILE, "instance")
+    return run_items(job.context(runtime), job.workspace(runtime), run_id, JUDGMENTS_FILE, "instance")
 
 
 def dispatch(state: AuditState, runtime: Runtime[AuditContext]) -> list[Send] | Literal["wait", "shortcuts"]:
     """One judging task per instance nobody judged or holds; the shortcuts, then the report, when
     all are judged; wait while other workers still hold some."""
     return dispatch_items(  # type: ignore[return-value]
-        _items(runtime, state["run_id"]), "judge", _context(runtime).concurrency,
+        _items(runtime, state["run_id"]), "judge", job.context(runtime).concurrency,
         lambda instance: Send("judge", {"run_id": state["run_id"], "benchmark": state["benchmark"],
                                         "judges": state["judges"], "instance": instance}), "shortcuts")
 
@@ -255,14 +246,14 @@ def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     text = {doc_id: document_text(*documents[doc_id]) for doc_id in instance["pool"]}
     conversation = {"history": query.history, "question": query.question}
     items = _items(runtime, task["run_id"])
-    with concurrency_slot(task["run_id"], _context(runtime).concurrency):
+    with concurrency_slot(task["run_id"], job.context(runtime).concurrency):
         verdicts = claimed_work(items, task["instance"], lambda: {
             judge_spec: _verdict_of(_seam(runtime, task["run_id"], judge_spec), instance, query, conversation, text)
             for judge_spec in task["judges"]})
     if verdicts is None:
         return {"judged": 0}  # another worker has it, or judged it
     items.complete(task["instance"], {"instance": task["instance"], "verdicts": verdicts})
-    _run_dir(runtime, task["run_id"]).usage.sync()
+    job.run_dir(runtime, task["run_id"]).usage.sync()
     report_advance("judge")
     return {"judged": 1}
 
@@ -295,8 +286,8 @@ def shortcuts(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, An
     benchmark = _benchmark(runtime, state["benchmark"])
     documents = corpus_documents(benchmark)
     counter = _LazyCounter(lambda: DocumentCounter(document_text(*documents[doc_id]) for doc_id in documents))
-    summary, per_turn = benchmark_shortcuts(benchmark, counter, _context(runtime).many_documents, _workspace(runtime))
-    run_dir = _run_dir(runtime, state["run_id"])
+    summary, per_turn = benchmark_shortcuts(benchmark, counter, job.context(runtime).many_documents, job.workspace(runtime))
+    run_dir = job.run_dir(runtime, state["run_id"])
     write_files_atomic(run_dir.path, {"shortcuts": (SHORTCUTS_FILE, json.dumps(summary, indent=2) + "\n")})
     write_jsonl_atomic(run_dir.file(SHORTCUT_TURNS_FILE), per_turn)
     return {"shortcut_flags": summary["flags"],
@@ -358,7 +349,7 @@ def gate(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     the reading rubric's broken classes per turn (``quality_gate_turns.jsonl``) and their rates with
     examples (``quality_gate.json``); an unanswerable or partial turn's answer is looked for in BM25's
     and the dense retriever's top chunks for it. A resumed run keeps the files."""
-    run_dir = _run_dir(runtime, state["run_id"])
+    run_dir = job.run_dir(runtime, state["run_id"])
     if run_dir.file(GATE_FILE).exists():
         return {}
     benchmark = _benchmark(runtime, state["benchmark"])
@@ -401,11 +392,11 @@ def labels(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """Every judge's verdict on each labelled turn (evals/label_checks.py: which labels are
     checked, and how the verdicts decide) into ``label_checks.json``, with the turns left
     unchecked counted; a resumed run keeps the file. The judges see the turn with its history."""
-    run_dir = _run_dir(runtime, state["run_id"])
+    run_dir = job.run_dir(runtime, state["run_id"])
     path = run_dir.file(LABEL_CHECKS_FILE)
     if path.exists():
         return {}
-    context = _context(runtime)
+    context = job.context(runtime)
     benchmark = _benchmark(runtime, state["benchmark"])
     labelled, unlabelled, not_checked = labelled_turns(benchmark)
     if context.sample is not None and context.sample < len(labelled):
@@ -531,9 +522,9 @@ def label_results(run_dir: RunDirectory, context: AuditContext) -> dict[str, Any
 def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
     """Aggregate the verdicts (evals/audit_verdicts.py); write the report and the confirmed
     missing gold documents."""
-    context = _context(runtime)
+    context = job.context(runtime)
     benchmark = _benchmark(runtime, state["benchmark"])
-    run_dir = _run_dir(runtime, state["run_id"])
+    run_dir = job.run_dir(runtime, state["run_id"])
     instances = _instances(runtime, state["run_id"])
     if context.database_url():  # the other workers' verdicts are in the database
         write_jsonl_atomic(run_dir.file(JUDGMENTS_FILE), _items(runtime, state["run_id"]).results())

@@ -75,11 +75,11 @@ from benchsmith.evals.quality_gate import QUESTION_CLASSES, TurnEvidence, judge_
 from benchsmith.evals.question_form import question_form
 from benchsmith.evals.turn_labels import label_counts
 from benchsmith.graphs.contexts.synthesize import SynthesisContext, with_preset_rates
+from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.graphs.runtime.inline import InlineGraph, once_per_run
 from benchsmith.graphs.runtime.progress import report_advance
-from benchsmith.graphs.runtime.resources import (chroma_client, concurrency_slot, run_items, run_seam,
-                                                 workspace_of)
+from benchsmith.graphs.runtime.resources import (chroma_client, concurrency_slot, run_items, run_seam)
 from benchsmith.stores.benchmark_files import (BEIR_SUBDIRECTORY, DIALOGUES_FILE, HELD_OUT_FILE, benchmark_records,
                                               canonicalize, held_out_ids, write_beir, write_held_out)
 from benchsmith.stores.bounded_cache import BoundedCache
@@ -88,7 +88,6 @@ from benchsmith.stores.corpus_stats import CorpusStatistics, corpus_stats_path, 
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import write_trec_qrels
 from benchsmith.stores.turn_labels import TURN_LABELS_FILE, write_turn_labels
 from benchsmith.stores.vectors import VectorStore
@@ -176,12 +175,7 @@ class ConversationState(ConversationInput, ConversationOutput, total=False):
 # Shared resources, opened once per process; a conversation run in line looks each up once
 # (graphs/runtime/inline.once_per_run), not at every node.
 
-def _context(runtime: Runtime[SynthesisContext]) -> SynthesisContext:
-    return runtime.context or SynthesisContext()
-
-
-def _workspace(runtime: Runtime[SynthesisContext]) -> Workspace:
-    return once_per_run("workspace", lambda: workspace_of(_context(runtime)))
+job = JobRuntime(SynthesisContext)  # the runtime's settings, workspace and run directories
 
 
 @functools.lru_cache(maxsize=8)
@@ -192,12 +186,12 @@ def _store(workspace_root: str, collection: str, chroma_host: str | None) -> Vec
 
 def _vector_store(runtime: Runtime[SynthesisContext], collection: str) -> VectorStore:
     return once_per_run(("vector store", collection),
-                        lambda: _store(str(_workspace(runtime).root), collection, _context(runtime).chroma_host))
+                        lambda: _store(str(job.workspace(runtime).root), collection, job.context(runtime).chroma_host))
 
 
 def _seam(runtime: Runtime[SynthesisContext], run_id: str | None) -> ModelSeam:
-    context, run_id = _context(runtime), run_id or STANDALONE_RUN_ID
-    return once_per_run(("seam", run_id), lambda: run_seam(_workspace(runtime), run_id, context.llm, context))
+    context, run_id = job.context(runtime), run_id or STANDALONE_RUN_ID
+    return once_per_run(("seam", run_id), lambda: run_seam(job.workspace(runtime), run_id, context.llm, context))
 
 
 @functools.lru_cache(maxsize=8)
@@ -211,8 +205,8 @@ def _clustering(runtime: Runtime[SynthesisContext], collection: str) -> StoredCl
 
 
 def _current_clustering(runtime: Runtime[SynthesisContext], collection: str) -> StoredClustering:
-    context = _context(runtime)
-    workspace = _workspace(runtime)
+    context = job.context(runtime)
+    workspace = job.workspace(runtime)
     kinds = clustering_kinds(context.page_kinds)  # a clustering of the chunks of these page kinds (stores/clusters.py)
     clustering = None
     for path in clustering_paths(workspace, collection, context.cluster_size, context.neighbours, context.seed, kinds):
@@ -269,7 +263,7 @@ def _embeddings(runtime: Runtime[SynthesisContext], collection: str, ids: list[s
 def _chunks(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> dict[str, Chunk]:
     """``{chunk id: (record, vector)}`` from the cache, the ids it lacks read from the collection's store at once;
     an id the store lacks is absent."""
-    scope = (str(_workspace(runtime).root), collection)
+    scope = (str(job.workspace(runtime).root), collection)
 
     def fetch_missing(keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], Chunk]:
         fetched = _vector_store(runtime, collection).chunks([key[2] for key in keys])
@@ -292,7 +286,7 @@ def _corpus_stats(runtime: Runtime[SynthesisContext], collection: str) -> Corpus
 
 
 def _current_corpus_stats(runtime: Runtime[SynthesisContext], collection: str) -> CorpusStatistics:
-    workspace = _workspace(runtime)
+    workspace = job.workspace(runtime)
     path = corpus_stats_path(workspace, collection)
     with _statistics_lock:
         if not path.exists():
@@ -322,7 +316,7 @@ def begin(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Comma
         raise InputError(f"conversation {state['conversation_id']!r}: turns_wanted must be at least 1")
     source = {"collection": state["collection"], "cluster_id": state.get("cluster_id"),
               "chunk_ids": list(state.get("chunk_ids") or []), "turns_wanted": wanted}
-    check_turn_types(_context(runtime))  # impossible rates or an unknown question type stop here
+    check_turn_types(job.context(runtime))  # impossible rates or an unknown question type stop here
     if state.get("source") not in (None, source):
         raise InputError(f"conversation {state['conversation_id']!r} was made from {state['source']}, not {source}: "
                          "a changed input under an existing id is refused; use a new conversation id (thread)")
@@ -379,7 +373,7 @@ def _plan_turn(runtime: Runtime[SynthesisContext], state: ConversationState, dra
     def same_document(position: Position) -> bool:
         return _document(runtime, collection, clusters[position.cluster][position.offset]) == previous_document
 
-    context = _context(runtime)
+    context = job.context(runtime)
     purpose = f"walker:replan{replan}" if replan else "walker"  # a re-plan draws other distant chunks
     threshold = _corpus_stats(runtime, collection).similarity_threshold(context.soft_switch_margin)
     rng = turn_rng(context.seed, state["conversation_id"], len(turns), purpose)
@@ -442,7 +436,7 @@ def check_turn_types(context: SynthesisContext) -> None:
 
 def _reserved(runtime: Runtime[SynthesisContext], state: ConversationState) -> dict[int, str]:
     """{cluster: the chunk turns may hold out}; none unless a held-out turn type has a rate."""
-    context = _context(runtime)
+    context = job.context(runtime)
     if not _kind_policy(context).holds_out:
         return {}
     return reserved_chunks(_walk(runtime, state), context.seed)
@@ -472,7 +466,7 @@ def _kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kin
         return {**plan, "gold_ids": [meant], "candidate_ids": candidates, "asked_ids": [meant, *others[:1]]}
     turns = state.get("turns", [])
     sizes = {"unanswerable": 0, "partial": 1, "underspecified": 2}  # the chunks of the cluster the turn is about
-    size = sizes[kind] if kind in sizes else turn_rng(_context(runtime).seed, state["conversation_id"], len(turns),
+    size = sizes[kind] if kind in sizes else turn_rng(job.context(runtime).seed, state["conversation_id"], len(turns),
                                                       "multi-gold").choice(MULTI_GOLD_SIZES)
     # Chunks the conversation has not asked about yet first: they still have questions left.
     used = {chunk for turn in turns for chunk in [*turn["gold_ids"], *(turn.get("candidate_ids") or [])]}
@@ -541,7 +535,7 @@ def _same_subject(runtime: Runtime[SynthesisContext], collection: str, chunk_id:
 def _search(runtime: Runtime[SynthesisContext], collection: str, terms: list[str], leave_out: set[str]) -> list[str]:
     if not terms:
         return []
-    index = _bm25(str(_workspace(runtime).root), collection, _context(runtime).chroma_host)
+    index = _bm25(str(job.workspace(runtime).root), collection, job.context(runtime).chroma_host)
     return top_scored(index.doc_ids, index.scores(" ".join(terms)), NAMESAKE_SEARCH_DEPTH, leave_out=leave_out)
 
 
@@ -579,7 +573,7 @@ def turn_type(state: ConversationState, runtime: Runtime[SynthesisContext]) -> C
     """Draw the turn's type (seeded per conversation and turn, as the switch is) and its question
     type; the turn after an underspecified one is its clarification. A type the cluster cannot
     give, or one the judge rejected, becomes an answerable turn (recorded as dropped)."""
-    context = _context(runtime)
+    context = job.context(runtime)
     turns = state.get("turns", [])
     index = _position(state)
     attempt = state.get("label_attempt") or {}
@@ -618,7 +612,7 @@ def _ask(runtime: Runtime[SynthesisContext], state: ConversationState, plan: dic
          seam: ModelSeam) -> list[tuple[float, Any]]:
     """The questioner's drafts for one gold chunk with their overlaps: the first, then one per
     corrective turn while the last is above ``max_overlap`` (at most ``overlap_attempts``)."""
-    context = _context(runtime)
+    context = job.context(runtime)
     cluster = _walk(runtime, state)[plan["gold"]["cluster"]]
     passages = _passages(runtime, state["collection"], cluster)
     gold = next(p for p in passages if p["id"] == plan["gold_id"])
@@ -649,7 +643,7 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
     """Ask the turn's question; above ``max_overlap``, ask again with the overlap fed back (one
     corrective turn at a time), then re-plan the turn on another gold chunk as the walker would
     choose it; when all stay above the limit, keep the lowest-overlap question, flagged."""
-    context = _context(runtime)
+    context = job.context(runtime)
     seam = _seam(runtime, state.get("run_id"))
     if state.get("kind", "answerable") != "answerable":
         return _ask_typed(runtime, state, seam)
@@ -759,8 +753,8 @@ def _bm25(workspace_root: str, collection: str, chroma_host: str | None) -> BM25
 def _unanswerable_pool(runtime: Runtime[SynthesisContext], state: ConversationState) -> list[str]:
     """The retrievers' pool for the question: BM25's top chunks of the corpus that remains
     (the chunks the turn holds out left out)."""
-    context = _context(runtime)
-    index = _bm25(str(_workspace(runtime).root), state["collection"], context.chroma_host)
+    context = job.context(runtime)
+    index = _bm25(str(job.workspace(runtime).root), state["collection"], context.chroma_host)
     held_out = set(state["turn_plan"]["held_out_ids"])
     query = " ".join([*(turn["question"] for turn in state.get("turns", [])[-1:]), state["draft"]["question"]])
     return top_scored(index.doc_ids, index.scores(query), UNANSWERABLE_POOL_DEPTH, leave_out=held_out)
@@ -812,7 +806,7 @@ def _gated(runtime: Runtime[SynthesisContext], state: ConversationState) -> Comm
     """The quality gate (evals/quality_gate.py) on the turn in flight: kept, re-asked (its question
     refused: an answerable turn's questioner asks another, a typed turn is re-planned, then dropped
     to an answerable one) or, after ``LABEL_ATTEMPTS``, dropped with its class recorded."""
-    mode = _context(runtime).quality_gate
+    mode = job.context(runtime).quality_gate
     if mode == "off":
         return Command(goto="polisher")
     verdict = judge_turn(_evidence(runtime, state))
@@ -916,7 +910,7 @@ def router(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Comm
         return Command(goto=END)
     if not state.get("turns"):  # the gate dropped every turn so far: start again
         return Command(goto="walker", update={"switch": "start"})
-    context = _context(runtime)
+    context = job.context(runtime)
     policy = SwitchPolicy(context.switch_rate, context.hard_switch_rate)
     rng = turn_rng(context.seed, state["conversation_id"], _position(state) - 1, "router")
     switch = draw_switch(policy, rng)
@@ -951,21 +945,17 @@ _conversation_in_run = InlineGraph(conversation_builder)
 # ---------------------------------------------------------------------------------------
 # The run: plan, fan out, export.
 
-def _run_dir(runtime: Runtime[SynthesisContext], run_id: str) -> RunDirectory:
-    return RunDirectory(_workspace(runtime), run_id)
-
-
 def _items(runtime: Runtime[SynthesisContext], run_id: str) -> WorkItems:
     """The run's conversations as work items: the dialogues log alone, or shared by workers."""
-    return run_items(_context(runtime), _workspace(runtime), run_id, DIALOGUES_FILE, "conversation_id")
+    return run_items(job.context(runtime), job.workspace(runtime), run_id, DIALOGUES_FILE, "conversation_id")
 
 
 def plan(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
     """Cluster the collection if needed and give each conversation its own cluster (plan.jsonl);
     a worker joining a shared run takes the plan its first worker registered."""
-    context = _context(runtime)
+    context = job.context(runtime)
     items = _items(runtime, state["run_id"])
-    plan_file = _run_dir(runtime, state["run_id"]).file(PLAN_FILE)
+    plan_file = job.run_dir(runtime, state["run_id"]).file(PLAN_FILE)
     if plan_file.exists():  # a resumed run keeps its plan
         planned = load_jsonl(plan_file)
     elif shared := items.planned():
@@ -973,9 +963,9 @@ def plan(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str,
         write_jsonl_atomic(plan_file, planned)
     else:
         store = _vector_store(runtime, state["collection"])
-        clustering = cluster_collection(_workspace(runtime), store, context.cluster_size, context.neighbours,
+        clustering = cluster_collection(job.workspace(runtime), store, context.cluster_size, context.neighbours,
                                         context.seed, context.page_kinds)
-        corpus_statistics(_workspace(runtime), store)  # once per collection; the conversations read them
+        corpus_statistics(job.workspace(runtime), store)  # once per collection; the conversations read them
         available = len(clustering.clusters)
         if state["conversations"] > available:
             raise InputError(f"collection {state['collection']!r} has {available} clusters of {context.cluster_size} "
@@ -996,7 +986,7 @@ def dispatch(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> list[
     """The next batch of planned conversations nobody finished or holds (graphs/runtime/fanout.py);
     export when all are finished, wait while other workers still hold some."""
     return dispatch_items(  # type: ignore[return-value]
-        _items(runtime, state["run_id"]), "conversations", _context(runtime).concurrency,
+        _items(runtime, state["run_id"]), "conversations", job.context(runtime).concurrency,
         lambda item_id: Send("converse", {"run_id": state["run_id"], "collection": state["collection"],
                                           "conversation_id": item_id, "turns_wanted": state["turns"]}), "export")
 
@@ -1012,22 +1002,22 @@ def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dic
     claimed only when its slot is free, so no lease runs while it waits in line."""
     items = _items(runtime, task["run_id"])
     cluster_id = _planned_clusters(runtime, task["run_id"])[task["conversation_id"]]
-    with concurrency_slot(task["run_id"], _context(runtime).concurrency):
+    with concurrency_slot(task["run_id"], job.context(runtime).concurrency):
         result = claimed_work(items, task["conversation_id"], lambda: _conversation_in_run.invoke(
-            {**task, "cluster_id": cluster_id}, context=_context(runtime)))
+            {**task, "cluster_id": cluster_id}, context=job.context(runtime)))
     if result is None:
         return {"finished": 0}  # another worker has it, or finished it
     dialogue = {"conversation_id": task["conversation_id"], "cluster_id": cluster_id,
-                "seed": _context(runtime).seed, "turns": result["turns"],
+                "seed": job.context(runtime).seed, "turns": result["turns"],
                 **({"dropped_turns": result["dropped_turns"]} if result.get("dropped_turns") else {})}
     items.complete(task["conversation_id"], dialogue)
-    _run_dir(runtime, task["run_id"]).usage.sync()  # the calls it paid for are as durable as the conversation
+    job.run_dir(runtime, task["run_id"]).usage.sync()  # the calls it paid for are as durable as the conversation
     report_advance("conversations")
     return {"finished": 1}
 
 
 def _planned_clusters(runtime: Runtime[SynthesisContext], run_id: str) -> dict[str, int]:
-    plan_file = _run_dir(runtime, run_id).file(PLAN_FILE)
+    plan_file = job.run_dir(runtime, run_id).file(PLAN_FILE)
     return _plan_in(plan_file, plan_file.stat().st_mtime)
 
 
@@ -1035,11 +1025,11 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
     """Stable dialogues file, BEIR and TREC exports (the held-out chunks of unanswerable turns and
     their near-duplicates left out of the corpus, and listed in held_out.tsv; every turn's labels in
     turn_labels.tsv), statistics: the same bytes whichever workers made the conversations."""
-    run_dir = _run_dir(runtime, state["run_id"])
-    if _context(runtime).database_url():  # the other workers' conversations are in the database
+    run_dir = job.run_dir(runtime, state["run_id"])
+    if job.context(runtime).database_url():  # the other workers' conversations are in the database
         write_jsonl_atomic(run_dir.file(DIALOGUES_FILE), _items(runtime, state["run_id"]).results())
     dialogues = canonicalize(run_dir.file(DIALOGUES_FILE))
-    queries, qrels, labels = benchmark_records(dialogues, _context(runtime).history_window)
+    queries, qrels, labels = benchmark_records(dialogues, job.context(runtime).history_window)
     store = _vector_store(runtime, state["collection"])
     held_out = {chunk_id: record["text"] for chunk_id, record in
                 _passage_records(runtime, state["collection"], sorted(held_out_ids(dialogues))).items()}
@@ -1053,10 +1043,10 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
     write_trec_qrels(run_dir.file(TREC_QRELS_FILE), qrels)
     statistics = _corpus_stats(runtime, state["collection"])
     stats = benchmark_statistics(dialogues, random_pairs=statistics.similarity,
-                                 soft_switch_threshold=statistics.similarity_threshold(_context(runtime).soft_switch_margin),
-                                 max_overlap=_context(runtime).max_overlap)
+                                 soft_switch_threshold=statistics.similarity_threshold(job.context(runtime).soft_switch_margin),
+                                 max_overlap=job.context(runtime).max_overlap)
     stats["labels"] = label_counts(dialogues)  # answerability, question type, standalone (issue 22)
-    stats["quality_gate"] = gate_counts(dialogues, _context(runtime).quality_gate)  # per rubric class (issue 30)
+    stats["quality_gate"] = gate_counts(dialogues, job.context(runtime).quality_gate)  # per rubric class (issue 30)
     write_json_atomic(run_dir.file(STATS_FILE), stats)
     return {"conversations_written": len(dialogues), "turns_written": len(queries), "stats": stats}
 

@@ -12,7 +12,7 @@ import pytest
 
 import benchsmith
 import benchsmith.graphs.contexts as contexts
-from benchsmith.graphs.jobs.api_names import api_message
+from benchsmith.jobs.api_names import api_message
 from benchsmith.graphs.runtime.runner import check_same_settings
 from benchsmith.graphs.runtime.settings import flags_of, user_settings
 from benchsmith.stores.runs import RunDirectory

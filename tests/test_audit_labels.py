@@ -19,8 +19,8 @@ from benchsmith.agents.models import ModelSeam, ModelSettings, ScriptedBackend, 
 from benchsmith.agents.pool_judge import judgments_schema, stemmed_words
 from benchsmith.agents.turn_types import ContributionJudge, Contributions
 from benchsmith.graphs.audit import INSTANCES_FILE, LABEL_CHECKS_FILE
-from benchsmith.graphs.cli.audit import print_audit_summary
-from benchsmith.graphs.jobs.audit import audit as audit_job
+from benchsmith.cli.audit import print_audit_summary
+from benchsmith.jobs.audit import audit as audit_job
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.benchmark_files import Dialogue, benchmark_records, write_beir, write_dialogues

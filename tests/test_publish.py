@@ -19,7 +19,7 @@ from langgraph.runtime import Runtime
 from typer.testing import CliRunner
 
 import benchsmith
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.graphs.ingest import IngestContext
 from benchsmith.graphs.ingest import builder as ingest_builder
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder

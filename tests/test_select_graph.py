@@ -13,7 +13,7 @@ import pytest
 from scipy.stats import kendalltau
 
 from benchsmith.agents.models import ModelSeam, ScriptedBackend
-from benchsmith.graphs.jobs.select import strategy_space
+from benchsmith.jobs.select import strategy_space
 from benchsmith.graphs.runtime.resources import register_model, register_scorer, run_seam
 from benchsmith.graphs.select.graph import FACTS_FILE, JUDGMENTS_FILE, STAGES_FILE, graph
 from benchsmith.stores.beir import read_beir_qrels

@@ -60,7 +60,7 @@ class LabelJudges:
 
 
 def search_command(queries: Path, corpus: Path, workspace: Path) -> list[str]:
-    return [sys.executable, "-m", "benchsmith.graphs.cli", "select", str(queries), "--corpus", str(corpus),
+    return [sys.executable, "-m", "benchsmith.cli", "select", str(queries), "--corpus", str(corpus),
             "--retriever", "bm25", "--top-k", "3", "--top-k", "6", "--judge", "openai:first", "--judge",
             "openai:second", "--min-votes", "1", "--batch-size", "2", "--concurrency", "1", "--resamples", "50",
             "--run-id", RUN_ID, "-w", str(workspace)]

@@ -18,8 +18,8 @@ import typer
 from typer.testing import CliRunner
 
 import benchsmith
-from benchsmith.graphs.cli import app
-from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith.cli import app
+from benchsmith.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.runtime.settings import (ModelOptions, StoreOptions, check_bounds, default_of,
                                                 recorded_settings, takes_settings, user_settings)
 from benchsmith.stores.errors import InputError

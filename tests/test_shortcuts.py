@@ -206,7 +206,7 @@ def test_the_stdlib_human_questions_raise_no_shortcut_flag(tmp_path):
 def test_the_cli_prints_the_shortcut_flags_and_the_overlap_statistics(tmp_path):
     from typer.testing import CliRunner
 
-    from benchsmith.graphs.cli import app
+    from benchsmith.cli import app
 
     turns, corpus = write_audit_benchmark(tmp_path / "bench")
     register_model("scripted:judge-cli", ModelSeam(ScriptedBackend(replier=judge_reply, model="judge-cli")))

@@ -253,7 +253,7 @@ def test_the_dry_run_counts_each_turn_types_calls_at_its_rate(workspace):
 
 
 def test_the_statistics_table_shows_the_label_counts_of_stats_json(offline_run):
-    from benchsmith.graphs.cli.synthesize import label_rows
+    from benchsmith.cli.synthesize import label_rows
 
     labels = json.loads(offline_run.file("stats.json").read_text(encoding="utf-8"))["labels"]
     rows = dict(label_rows(labels))

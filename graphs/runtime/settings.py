@@ -1,6 +1,6 @@
 """Each setting is declared once (docs/design.md rule 11): a field of a job's context, its metadata
 carrying the description and, where they apply, the bounds and the command line's spelling.
-The API's arguments (:func:`takes_settings`), the CLI's options (graphs/cli/settings.py),
+The API's arguments (:func:`takes_settings`), the CLI's options (benchsmith/cli/settings.py),
 Studio's schema (LangGraph reads the dataclass) and the run record (:func:`recorded_settings`)
 are derived from it.
 

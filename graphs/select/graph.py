@@ -56,8 +56,9 @@ from benchsmith.evals.selection_measures import (QueryCounts, configuration_scor
                                                  pr_auc, resample_weights)
 from benchsmith.evals.selection_report import selection_report_files
 from benchsmith.graphs.contexts.select import SelectContext
+from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
-from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, register_model, run_seam, workspace_of
+from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, register_model, run_seam
 from benchsmith.graphs.select.judging import (VERDICT_STORE, judge_batch, pair_id, query_facts, run_identity,
                                               stores_verdicts)
 from benchsmith.graphs.select.results import (BEST_FILE, JudgedPool, best_by_f_beta, best_configuration_yaml,
@@ -71,9 +72,7 @@ from benchsmith.stores.files import write_files_atomic, write_text_atomic
 from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.query_files import read_user_queries
-from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_run
-from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.retriever_specs import RetrieverSpec
 from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, baseline_settings, grid_settings,
                                              space_from_mapping, stage_settings)
@@ -81,7 +80,7 @@ from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, ba
 RUN_FILES_DIR, QUERIES_DIR = "run-files", "queries"
 CONFIGURATIONS_FILE, POOL_FILE, JUDGMENTS_FILE = "configurations.jsonl", "pool.jsonl", "judgments.jsonl"
 FACTS_FILE, STAGES_FILE = "facts.jsonl", "stages.jsonl"
-# Progress stages named unlike the nodes: a node's end completes the bar of its name (graphs/cli/console.py).
+# Progress stages named unlike the nodes: a node's end completes the bar of its name (benchsmith/cli/console.py).
 RETRIEVAL_STAGE, JUDGING_STAGE = "retrieval", "judging pairs"
 
 
@@ -133,16 +132,7 @@ class JudgeTask(TypedDict):
 # ---------------------------------------------------------------------------------------
 # Inputs and files.
 
-def _context(runtime: Runtime[SelectContext]) -> SelectContext:
-    return runtime.context or SelectContext()
-
-
-def _workspace(runtime: Runtime[SelectContext]) -> Workspace:
-    return workspace_of(_context(runtime))
-
-
-def _run_dir(runtime: Runtime[SelectContext], run_id: str) -> RunDirectory:
-    return RunDirectory(_workspace(runtime), run_id)
+job = JobRuntime(SelectContext)  # the runtime's settings, workspace and run directories
 
 
 def queries_of(path: str) -> list[BenchmarkQuery]:
@@ -169,7 +159,7 @@ def _file_records(path: Path, key: str) -> dict[str, dict[str, Any]]:
 
 def min_votes_of(context: SelectContext, judges: list[str]) -> int:
     """The audit's rule unless --min-votes says otherwise; never lowered behind the user's back
-    (graphs/jobs/select.py refuses a rule the judges cannot meet before the run starts)."""
+    (benchsmith/jobs/select.py refuses a rule the judges cannot meet before the run starts)."""
     return context.min_votes if context.min_votes is not None else DEFAULT_MIN_VOTES
 
 
@@ -202,21 +192,21 @@ def _seams(runtime: Runtime[SelectContext], run_id: str, judges: list[str]) -> l
     for spec in judges:
         if spec.startswith(LABELS_PREFIX):
             label_judge(spec)  # a registered name answers at once; Studio runs reach here unregistered
-        seams.append((spec, run_seam(_workspace(runtime), run_id, spec, _context(runtime))))
+        seams.append((spec, run_seam(job.workspace(runtime), run_id, spec, job.context(runtime))))
     return seams
 
 
 def _configuration_log(runtime: Runtime[SelectContext], run_id: str) -> RecordLog:
-    return record_log(_run_dir(runtime, run_id).file(CONFIGURATIONS_FILE), "name")
+    return record_log(job.run_dir(runtime, run_id).file(CONFIGURATIONS_FILE), "name")
 
 
 def _configuration(runtime: Runtime[SelectContext], run_id: str, name: str) -> SelectConfiguration:
-    record = _file_records(_run_dir(runtime, run_id).file(CONFIGURATIONS_FILE), "name")[name]
+    record = _file_records(job.run_dir(runtime, run_id).file(CONFIGURATIONS_FILE), "name")[name]
     return SelectConfiguration.from_settings(record["settings"])
 
 
 def _run_file(runtime: Runtime[SelectContext], run_id: str, configuration: SelectConfiguration) -> Path:
-    return _run_dir(runtime, run_id).file(RUN_FILES_DIR) / f"{configuration.file_stem}.trec"
+    return job.run_dir(runtime, run_id).file(RUN_FILES_DIR) / f"{configuration.file_stem}.trec"
 
 
 def _plan_configurations(runtime: Runtime[SelectContext], run_id: str, settings: list[dict[str, Any]],
@@ -233,10 +223,10 @@ def _plan_configurations(runtime: Runtime[SelectContext], run_id: str, settings:
 
 def _query_texts(runtime: Runtime[SelectContext], run_id: str, queries_path: str,
                  configuration: SelectConfiguration) -> dict[str, list[str]]:
-    context = _context(runtime)
-    path = _run_dir(runtime, run_id).file(QUERIES_DIR) / f"{configuration.rewrite.label.replace(':', '-')}.jsonl"
+    context = job.context(runtime)
+    path = job.run_dir(runtime, run_id).file(QUERIES_DIR) / f"{configuration.rewrite.label.replace(':', '-')}.jsonl"
     return query_texts(path, queries_of(queries_path), configuration.rewrite,
-                       lambda: run_seam(_workspace(runtime), run_id, context.llm, context), context.concurrency)
+                       lambda: run_seam(job.workspace(runtime), run_id, context.llm, context), context.concurrency)
 
 
 def _dense_components(retriever: RetrieverSpec) -> list[RetrieverSpec]:
@@ -266,15 +256,15 @@ def _pending(runtime: Runtime[SelectContext], state: SelectState) -> list[str]:
 
 def prepare(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     """Chunk, embed and rewrite what the pending configurations need, once, before they fan out."""
-    context = _context(runtime)
+    context = job.context(runtime)
     corpus = corpus_of(state["corpus"])
     for name in _pending(runtime, state):
         configuration = _configuration(runtime, state["run_id"], name)
         index = chunk_index(corpus, configuration.chunking)
         for component in _dense_components(configuration.retriever):
-            embedder = embedder_for(component.model or context.embedder, _workspace(runtime), state["run_id"],
+            embedder = embedder_for(component.model or context.embedder, job.workspace(runtime), state["run_id"],
                                     context)
-            index.dense(_workspace(runtime), context.chroma_host, embedder, configuration.filter)
+            index.dense(job.workspace(runtime), context.chroma_host, embedder, configuration.filter)
         _query_texts(runtime, state["run_id"], state["queries"], configuration)
     return {}
 
@@ -290,7 +280,7 @@ def dispatch_retrieval(state: SelectState, runtime: Runtime[SelectContext]) -> l
 
 def retrieve(task: RetrieveTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     """One configuration's top K per query, written as a TREC run file."""
-    context = _context(runtime)
+    context = job.context(runtime)
     configuration = _configuration(runtime, task["run_id"], task["configuration"])
     path = _run_file(runtime, task["run_id"], configuration)
     if path.exists():  # finished before a crash: reused, never recomputed
@@ -298,7 +288,7 @@ def retrieve(task: RetrieveTask, runtime: Runtime[SelectContext]) -> dict[str, A
         return {"retrieved": 1}
     index = chunk_index(corpus_of(task["corpus"]), configuration.chunking)
     texts = _query_texts(runtime, task["run_id"], task["queries"], configuration)
-    settings = RetrievalSettings(_workspace(runtime), context.chroma_host, context.embedder, context.rerank_depth)
+    settings = RetrievalSettings(job.workspace(runtime), context.chroma_host, context.embedder, context.rerank_depth)
     write_trec_run(path, configuration_run(configuration, index, texts, settings), tag=configuration.name)
     report_advance(RETRIEVAL_STAGE)
     return {"retrieved": 1}
@@ -324,7 +314,7 @@ def pool(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
                     "doc_id": chunk.doc_id, "chunking": configuration.chunking.label, "title": chunk.title,
                     "text": chunk.text})
     records = sorted(pairs.values(), key=lambda record: (order.get(record["query_id"], len(order)), record["key"]))
-    write_jsonl_atomic(_run_dir(runtime, state["run_id"]).file(POOL_FILE), records)
+    write_jsonl_atomic(job.run_dir(runtime, state["run_id"]).file(POOL_FILE), records)
     return {"pool_pairs": len(records)}
 
 
@@ -340,7 +330,7 @@ def _pool_statistics(path: Path) -> PassageStatistics:
 
 
 def _judgment_log(runtime: Runtime[SelectContext], run_id: str) -> RecordLog:
-    return record_log(_run_dir(runtime, run_id).file(JUDGMENTS_FILE), "pair")
+    return record_log(job.run_dir(runtime, run_id).file(JUDGMENTS_FILE), "pair")
 
 
 def dispatch_judging(state: SelectState, runtime: Runtime[SelectContext]) -> list[Send] | Literal["facts"]:
@@ -348,12 +338,12 @@ def dispatch_judging(state: SelectState, runtime: Runtime[SelectContext]) -> lis
     whatever was judged before a kill: a judge (the offline one weighs a passage against its batch)
     sees the batches an uninterrupted run shows it."""
     judged = _judgment_log(runtime, state["run_id"]).ids()
-    pooled = _file_records(_run_dir(runtime, state["run_id"]).file(POOL_FILE), "pair")
+    pooled = _file_records(job.run_dir(runtime, state["run_id"]).file(POOL_FILE), "pair")
     progress_reporter(JUDGING_STAGE)(len(judged & pooled.keys()), len(pooled))
     by_query: dict[str, list[str]] = defaultdict(list)
     for pair, record in pooled.items():
         by_query[record["query_id"]].append(pair)
-    size = max(1, _context(runtime).batch_size)
+    size = max(1, job.context(runtime).batch_size)
     batches = [pairs[start:start + size] for pairs in by_query.values() for start in range(0, len(pairs), size)]
     sends = [Send("judge", {"run_id": state["run_id"], "queries": state["queries"], "judges": state["judges"],
                             "pairs": batch}) for batch in batches if not judged.issuperset(batch)]
@@ -362,17 +352,17 @@ def dispatch_judging(state: SelectState, runtime: Runtime[SelectContext]) -> lis
 
 def judge(task: JudgeTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     """The ensemble's verdicts on one batch, each pair appended to judgments.jsonl once."""
-    context = _context(runtime)
-    pooled = _file_records(_run_dir(runtime, task["run_id"]).file(POOL_FILE), "pair")
+    context = job.context(runtime)
+    pooled = _file_records(job.run_dir(runtime, task["run_id"]).file(POOL_FILE), "pair")
     records = [pooled[pair] for pair in task["pairs"]]
     query = {query.id: query for query in queries_of(task["queries"])}[records[0]["query_id"]]
-    store = LLMCache(_workspace(runtime).root / VERDICT_STORE)
+    store = LLMCache(job.workspace(runtime).root / VERDICT_STORE)
     log = _judgment_log(runtime, task["run_id"])
     try:
         with concurrency_slot(task["run_id"], context.concurrency):
             judged = judge_batch(records, query, _seams(runtime, task["run_id"], task["judges"]), store,
                                  min_votes_of(context, task["judges"]),
-                                 statistics=_pool_statistics(_run_dir(runtime, task["run_id"]).file(POOL_FILE)),
+                                 statistics=_pool_statistics(job.run_dir(runtime, task["run_id"]).file(POOL_FILE)),
                                  run=_run_identity(runtime, task["run_id"]))
             # Durable before the slot frees: a kill after the next call starts never loses this batch.
             logged = sum(log.append_once(record) for record in judged)
@@ -380,19 +370,19 @@ def judge(task: JudgeTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
         store.close()
     for _ in range(logged):
         report_advance(JUDGING_STAGE)
-    _run_dir(runtime, task["run_id"]).usage.sync()
+    job.run_dir(runtime, task["run_id"]).usage.sync()
     return {"judged": logged}
 
 
 def _run_identity(runtime: Runtime[SelectContext], run_id: str) -> str:
-    run_dir = _run_dir(runtime, run_id)
+    run_dir = job.run_dir(runtime, run_id)
     return run_identity(run_id, run_dir.load().created if run_dir.exists() else None)
 
 
 def facts(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     """Each query's minimal facts, matched across chunks and chunkings (facts.jsonl)."""
-    context = _context(runtime)
-    run_dir = _run_dir(runtime, state["run_id"])
+    context = job.context(runtime)
+    run_dir = job.run_dir(runtime, state["run_id"])
     pooled = _file_records(run_dir.file(POOL_FILE), "pair")
     judged = [record for record in load_jsonl(run_dir.file(JUDGMENTS_FILE)) if record["pair"] in pooled] \
         if run_dir.file(JUDGMENTS_FILE).exists() else []
@@ -418,7 +408,7 @@ def choose(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any
     if space["search"] != "staged" or not space["order"]:
         return {"searching": False}
     stage = state["stage"]
-    log = record_log(_run_dir(runtime, state["run_id"]).file(STAGES_FILE), "stage")
+    log = record_log(job.run_dir(runtime, state["run_id"]).file(STAGES_FILE), "stage")
     decisions = _file_records(log.path, "stage")
     chosen = {decisions[str(s)]["dimension"]: decisions[str(s)]["chosen"] for s in range(stage) if str(s) in decisions}
     candidates = stage_settings(space, stage, chosen)
@@ -444,7 +434,7 @@ def after_choose(state: SelectState) -> Literal["prepare", "report"]:
 # Measures (graphs/select/results.py).
 
 def _judged_pool(runtime: Runtime[SelectContext], state: SelectState) -> JudgedPool:
-    run_dir = _run_dir(runtime, state["run_id"])
+    run_dir = job.run_dir(runtime, state["run_id"])
     facts_records = load_jsonl(run_dir.file(FACTS_FILE)) if run_dir.file(FACTS_FILE).exists() else []
     return JudgedPool.of(_file_records(run_dir.file(JUDGMENTS_FILE), "pair"), facts_records,
                          [query.id for query in queries_of(state["queries"])])
@@ -463,8 +453,8 @@ def _pr_auc(runtime: Runtime[SelectContext], state: SelectState, names: list[str
 
 def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
     """Measure every configuration, rank them, and write the report."""
-    context = _context(runtime)
-    run_dir = _run_dir(runtime, state["run_id"])
+    context = job.context(runtime)
+    run_dir = job.run_dir(runtime, state["run_id"])
     space = space_from_mapping(state["space"], "the strategy space")
     judged = _judged_pool(runtime, state)
     weights = resample_weights(len(judged.query_ids), context.resamples, context.seed)
@@ -518,7 +508,7 @@ def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
 
 def _judgment_summary(runtime: Runtime[SelectContext], state: SelectState, context: SelectContext) -> dict[str, Any]:
     """Pairs judged against judging the whole corpus, verdicts by source, the run's model usage."""
-    run_dir = _run_dir(runtime, state["run_id"])
+    run_dir = job.run_dir(runtime, state["run_id"])
     judgments = _file_records(run_dir.file(JUDGMENTS_FILE), "pair")
     pooled = _file_records(run_dir.file(POOL_FILE), "pair")
     seams = dict(_seams(runtime, state["run_id"], state["judges"]))
