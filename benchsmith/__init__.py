@@ -15,7 +15,7 @@ finished one without redoing it)::
     chosen = benchsmith.select("queries.txt", corpus=["docs/"], retrievers=["bm25", "dense"])  # no labels needed
     shared = benchsmith.synthesize("mydocs", database="postgresql://…")  # other machines: benchsmith.work(run_id)
 
-Every graph is importable too (``benchsmith.graphs.synthesize.conversation_graph`` and its
+Every graph is importable too (``benchsmith.graphs.synthesis.conversation.conversation_graph`` and its
 siblings), runs with no context given, and streams. Objects a context cannot hold (a
 scripted model, an embedder, a reranker) are registered by name with
 :func:`register_model`, :func:`register_embedder` and :func:`register_scorer`.

@@ -35,14 +35,14 @@ def test_imports_flow_one_way(layer):
         assert not forbidden, f"{path.relative_to(ROOT)} imports {sorted(forbidden)}"
 
 
-def graph_modules() -> set[str]:
-    """Modules of graphs/ that define a module-level compiled ``graph`` (the workflows)."""
+def compiled_graphs() -> set[str]:
+    """``module:attribute`` of every graph compiled at module level in graphs/ (the workflows, and
+    the synthesis's conversation graph)."""
     found = set()
     for path in (ROOT / "graphs").rglob("*.py"):
         dotted = ".".join(path.relative_to(ROOT / "graphs").with_suffix("").parts)
         module = importlib.import_module(f"benchsmith.graphs.{dotted}")
-        if isinstance(getattr(module, "graph", None), CompiledStateGraph):
-            found.add(dotted)
+        found |= {f"{dotted}:{name}" for name, value in vars(module).items() if isinstance(value, CompiledStateGraph)}
     return found
 
 
@@ -51,8 +51,8 @@ def test_langgraph_json_lists_every_graph_compiled_without_checkpointer():
 
     config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
     assert config["graphs"] == GRAPHS  # the checkout's Studio config and `benchsmith studio` serve the same graphs
-    listed = {target.split(":")[0].removeprefix("benchsmith.graphs.") for target in config["graphs"].values()}
-    assert listed == graph_modules()
+    listed = {target.removeprefix("benchsmith.graphs.") for target in config["graphs"].values()}
+    assert listed == compiled_graphs()
     for target in config["graphs"].values():
         module_name, attribute = target.split(":")
         graph = getattr(importlib.import_module(module_name), attribute)

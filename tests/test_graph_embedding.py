@@ -9,7 +9,7 @@ import pytest
 from langgraph.checkpoint.memory import MemorySaver
 
 from benchsmith.graphs.runtime.resources import register_model
-from benchsmith.graphs.synthesize import conversation_builder, conversation_graph
+from benchsmith.graphs.synthesis.conversation import conversation_builder, conversation_graph
 from benchsmith.stores.clusters import load_clustering
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.workspace import Workspace

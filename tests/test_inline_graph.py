@@ -14,7 +14,8 @@ from typing_extensions import TypedDict
 
 from benchsmith.graphs.runtime.inline import InlineGraph, once_per_run
 from benchsmith.graphs.runtime.resources import register_model
-from benchsmith.graphs.synthesize import SynthesisContext, conversation_builder
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.synthesis.conversation import conversation_builder
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.workspace import Workspace
 from tests.synthesis_fixtures import COLLECTION

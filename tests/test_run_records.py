@@ -23,8 +23,8 @@ from benchsmith.graphs.paraphrase import ParaphraseContext
 from benchsmith.graphs.paraphrase import builder as paraphrase_builder
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.synthesize import SynthesisContext
-from benchsmith.graphs.synthesize import builder as synthesis_builder
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.synthesis.run import builder as synthesis_builder
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import RunDirectory, list_runs
 from benchsmith.stores.workspace import Workspace

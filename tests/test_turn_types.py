@@ -16,7 +16,9 @@ from benchsmith.agents.models import ModelSettings, build_seam
 from benchsmith.agents.offline.namesakes import shared_name
 from benchsmith.agents.turn_types import UNANSWERED
 from benchsmith.evals.question_form import question_form
-from benchsmith.graphs.synthesize import LABEL_ATTEMPTS, SynthesisContext, _ambiguous_partners, _namesakes
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.synthesis.turn_checks import LABEL_ATTEMPTS
+from benchsmith.graphs.synthesis.turn_plans import ambiguous_partners, namesake_chunks
 from benchsmith.stores.benchmark_files import Dialogue
 from benchsmith.stores.clusters import load_clustering
 from benchsmith.stores.errors import InputError
@@ -299,8 +301,8 @@ def test_an_underspecified_turns_other_meaning_is_found_anywhere_in_the_corpus(t
                  [{"title": title, "doc_id": chunk_id.split(":")[0]} for chunk_id, (title, _) in chunks.items()])
     runtime = Runtime(context=SynthesisContext(workspace=str(workspace.root)))
 
-    namesakes = _namesakes(runtime, "names", "lzma:0-60", leave_out={"lzma:0-60"})
+    namesakes = namesake_chunks(runtime, "names", "lzma:0-60", leave_out={"lzma:0-60"})
     assert "bz2:0-70" in namesakes and "lzma:0-60" not in namesakes
-    assert _ambiguous_partners(runtime, "names", "lzma:0-60", namesakes) == ["bz2:0-70"]
-    assert _namesakes(runtime, "names", "lzma:0-60", leave_out={"lzma:0-60", "bz2:0-70"}) == \
+    assert ambiguous_partners(runtime, "names", "lzma:0-60", namesakes) == ["bz2:0-70"]
+    assert namesake_chunks(runtime, "names", "lzma:0-60", leave_out={"lzma:0-60", "bz2:0-70"}) == \
         [chunk for chunk in namesakes if chunk != "bz2:0-70"]

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from benchsmith.evals.turn_labels import label_counts
-from benchsmith.graphs.synthesize import BEIR_DIR, DIALOGUES_FILE, STATS_FILE
-from benchsmith.stores.benchmark_files import benchmark_records, held_out_ids, read_dialogues
+from benchsmith.graphs.synthesis.state import BEIR_DIR, STATS_FILE
+from benchsmith.stores.benchmark_files import DIALOGUES_FILE, benchmark_records, held_out_ids, read_dialogues
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.hf_dataset import CardFacts, write_hf_dataset
 from benchsmith.stores.jsonl import read_json

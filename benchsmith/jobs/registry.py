@@ -30,7 +30,7 @@ JOBS = (
         graphs={"ingest": "ingest:graph"}, items={"ingest": ("indexed", "chunks")}),
     Job("synthesize", api=("ClusterResult", "SynthesisResult", "cluster", "estimate_synthesis", "synthesize"),
         commands=("cluster:cluster", "synthesize"),
-        graphs={"synthesize": "synthesize:graph", "conversation": "synthesize:conversation_graph"},
+        graphs={"synthesize": "synthesis.run:graph", "conversation": "synthesis.conversation:conversation_graph"},
         items={"synthesize": ("conversations_written", "conversations")}),
     Job("evaluate", api=("EvaluationResult", "estimate_evaluation", "evaluate", "measure_runs"), commands=("evaluate",),
         graphs={"evaluate": "evaluate:graph"}, items={"evaluate": ("aggregate", "configurations")}),

@@ -23,10 +23,12 @@ from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_CONVERSATIONS
 from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.runtime.settings import call_arguments, check_bounds, recorded_settings, takes_settings
-from benchsmith.graphs.contexts.synthesize import with_preset_rates
-from benchsmith.graphs.synthesize import (BEIR_DIR, DIALOGUES_FILE, STATS_FILE, TREC_QRELS_FILE, UNANSWERABLE_POOL_DEPTH,
-                                          SynthesisContext, builder, check_turn_types)
-from benchsmith.stores.benchmark_files import Dialogue
+from benchsmith.graphs.contexts.synthesize import SynthesisContext, with_preset_rates
+from benchsmith.graphs.synthesis.run import builder
+from benchsmith.graphs.synthesis.state import BEIR_DIR, STATS_FILE, TREC_QRELS_FILE
+from benchsmith.graphs.synthesis.turn_checks import UNANSWERABLE_POOL_DEPTH
+from benchsmith.graphs.synthesis.turn_plans import check_turn_types
+from benchsmith.stores.benchmark_files import DIALOGUES_FILE, Dialogue
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.postgres import database_url
