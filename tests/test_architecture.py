@@ -165,13 +165,13 @@ def test_an_import_planted_back_up_or_in_a_circle_is_caught(tmp_path):
     progress = tmp_path / "graphs" / "runtime" / "progress.py"
     progress.write_text(progress.read_text(encoding="utf-8") + "\n\ndef planted():\n"
                         "    from benchsmith.jobs.evaluate import evaluate\n    return evaluate\n", encoding="utf-8")
-    audit = tmp_path / "graphs" / "audit.py"
+    audit = tmp_path / "graphs" / "audit" / "graph.py"
     audit.write_text(audit.read_text(encoding="utf-8") + "\nfrom benchsmith.cli import console\n", encoding="utf-8")
     (tmp_path / "stores" / "planted_a.py").write_text("from benchsmith.stores import planted_b\n", encoding="utf-8")
     (tmp_path / "stores" / "planted_b.py").write_text("from . import planted_a\n", encoding="utf-8")
     graph = import_graph(tmp_path)
     assert imports_up(graph) == [
-        "benchsmith.graphs.audit (floor 3) imports benchsmith.cli.console (floor 5)",
+        "benchsmith.graphs.audit.graph (floor 3) imports benchsmith.cli.console (floor 5)",
         "benchsmith.graphs.runtime.progress (floor 2) imports benchsmith.jobs.evaluate (floor 4)"]
     assert ["benchsmith.stores.planted_a", "benchsmith.stores.planted_b"] in cycles(graph)
 

@@ -11,7 +11,9 @@ import pytest
 
 from benchsmith.agents.models import ModelSeam, ScriptedBackend
 from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.graphs.audit import EXTRA_QRELS_FILE, INSTANCES_FILE, JUDGMENTS_FILE, AuditContext, builder
+from benchsmith.graphs.contexts.audit import AuditContext
+from benchsmith.graphs.audit.graph import builder
+from benchsmith.graphs.audit.state import EXTRA_QRELS_FILE, INSTANCES_FILE, JUDGMENTS_FILE
 from benchsmith.graphs.evaluate import EvaluationContext
 from benchsmith.graphs.evaluate import builder as evaluation_builder
 from benchsmith.graphs.runtime.resources import register_embedder, register_model

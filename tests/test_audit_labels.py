@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from benchsmith.agents.models import ModelSeam, ModelSettings, ScriptedBackend, build_seam
 from benchsmith.agents.pool_judge import judgments_schema, stemmed_words
 from benchsmith.agents.turn_types import ContributionJudge, Contributions
-from benchsmith.graphs.audit import INSTANCES_FILE, LABEL_CHECKS_FILE
+from benchsmith.graphs.audit.state import INSTANCES_FILE, LABEL_CHECKS_FILE
 from benchsmith.cli.audit import print_audit_summary
 from benchsmith.jobs.audit import audit as audit_job
 from benchsmith.graphs.runtime.resources import register_embedder

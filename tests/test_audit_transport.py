@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from benchsmith.agents.models import ModelSettings, build_seam
-from benchsmith.graphs.audit import JUDGMENTS_FILE
+from benchsmith.graphs.audit.state import JUDGMENTS_FILE
 from benchsmith.cli import app
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.workspace import Workspace

@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 import benchsmith
 from benchsmith.agents.embeddings import EMBEDDINGS_BASE_URL_ENV
 from benchsmith.agents.models import ModelSeam, ScriptedBackend
-from benchsmith.graphs.audit import AuditContext
-from benchsmith.graphs.audit import builder as audit_builder
+from benchsmith.graphs.contexts.audit import AuditContext
+from benchsmith.graphs.audit.graph import builder as audit_builder
 from benchsmith.cli import app
 from benchsmith.graphs.paraphrase import ParaphraseContext
 from benchsmith.graphs.paraphrase import builder as paraphrase_builder

@@ -16,7 +16,10 @@ import benchsmith
 from benchsmith.agents.models import ModelSeam, ScriptedBackend
 from benchsmith.evals import shortcuts
 from benchsmith.evals.audit_verdicts import overall_verdict
-from benchsmith.graphs.audit import SHORTCUTS_FILE, AuditContext, benchmark_shortcuts, builder
+from benchsmith.graphs.contexts.audit import AuditContext
+from benchsmith.graphs.audit.graph import builder
+from benchsmith.graphs.audit.shortcuts import benchmark_shortcuts
+from benchsmith.graphs.audit.state import SHORTCUTS_FILE
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.beir import load_benchmark

@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.models import BASELINE
-from benchsmith.graphs.audit import AuditContext, builder, gold_document
+from benchsmith.graphs.contexts.audit import AuditContext
+from benchsmith.graphs.audit.graph import builder
+from benchsmith.graphs.audit.inputs import gold_document
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_embedders,
                                            check_models, checked_run_id, job_run, priced, resolved_path, run_settled,

@@ -35,7 +35,7 @@ JOBS = (
     Job("evaluate", api=("EvaluationResult", "estimate_evaluation", "evaluate", "measure_runs"), commands=("evaluate",),
         graphs={"evaluate": "evaluate:graph"}, items={"evaluate": ("aggregate", "configurations")}),
     Job("audit", api=("AuditResult", "Verdict", "audit", "estimate_audit"), commands=("audit",),
-        graphs={"audit": "audit:graph"}, items={"audit": ("instances", "instances")}),
+        graphs={"audit": "audit.graph:graph"}, items={"audit": ("instances", "instances")}),
     Job("paraphrase", api=("ParaphraseResult", "estimate_paraphrase", "paraphrase"), commands=("paraphrase",),
         graphs={"paraphrase": "paraphrase:graph"}, items={"paraphrase": ("paraphrases", "paraphrases")}),
     Job("robustness", api=("RobustnessResult", "estimate_robustness", "robustness"), commands=("robustness",),
