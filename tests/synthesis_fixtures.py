@@ -9,7 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.polisher import PolishedQuestion
 from benchsmith.agents.questioner import GeneratedQuestion
 from benchsmith.agents.responder import GeneratedAnswer

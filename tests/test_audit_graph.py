@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.audit.graph import builder

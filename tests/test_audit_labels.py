@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from benchsmith.agents.models import ModelSeam, ModelSettings, ScriptedBackend, build_seam
+from benchsmith.agents.backends import ModelSettings, ScriptedBackend
+from benchsmith.agents.models import ModelSeam, build_seam
 from benchsmith.agents.pool_judge import judgments_schema, stemmed_words
 from benchsmith.agents.turn_types import ContributionJudge, Contributions
 from benchsmith.graphs.audit.state import INSTANCES_FILE, LABEL_CHECKS_FILE

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from benchsmith.agents.models import ModelSettings, build_seam
+from benchsmith.agents.backends import ModelSettings
+from benchsmith.agents.models import build_seam
 from benchsmith.graphs.audit.state import JUDGMENTS_FILE
 from benchsmith.cli import app
 from benchsmith.stores.jsonl import load_jsonl

@@ -16,7 +16,8 @@ import pytest
 
 import benchsmith
 from benchsmith.agents.embeddings import EMBEDDINGS_API_KEY_ENV, EMBEDDINGS_BASE_URL_ENV, OpenAIEmbedder
-from benchsmith.agents.models import ModelEndpointError, ModelSettings, ModelUnavailableError
+from benchsmith.agents.backends import ModelSettings
+from benchsmith.agents.models import ModelEndpointError, ModelUnavailableError
 from benchsmith.agents.pricing import PRICES_ENV
 from benchsmith.jobs.common import check_embedders
 from benchsmith.graphs.runtime.resources import check_embedder_spec, embedder_for, register_embedder

@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 import benchsmith
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.evals.nugget_measures import nugget_measures
 from benchsmith.cli import app
 from benchsmith.graphs.evaluate import EvaluationContext, builder

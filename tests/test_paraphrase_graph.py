@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.jobs.paraphrase import estimate_paraphrase
 from benchsmith.graphs.paraphrase import GENERATED_FILE, ParaphraseContext, builder
 from benchsmith.graphs.runtime.resources import register_embedder, register_model

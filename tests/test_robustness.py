@@ -10,7 +10,8 @@ from pathlib import Path
 import ir_measures
 import pytest
 
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from typer.testing import CliRunner
 
 from benchsmith.agents.relevance import RelevanceGrade, RelevanceJudge

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 import benchsmith
 from benchsmith.agents.embeddings import EMBEDDINGS_BASE_URL_ENV
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.audit.graph import builder as audit_builder
 from benchsmith.cli import app

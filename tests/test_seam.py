@@ -17,19 +17,9 @@ import openai
 import pytest
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.models import (
-    Agent,
-    InvalidOutput,
-    ModelEndpointError,
-    ModelSeam,
-    ModelSettings,
-    ModelUnavailableError,
-    NoBaselineError,
-    OpenAIBackend,
-    ScriptedBackend,
-    build_seam,
-    parse_model_spec,
-)
+from benchsmith.agents.backends import ModelSettings, OpenAIBackend, ScriptedBackend
+from benchsmith.agents.models import (Agent, InvalidOutput, ModelEndpointError, ModelSeam, ModelUnavailableError,
+                                      NoBaselineError, build_seam, parse_model_spec)
 from benchsmith.agents.pricing import PRICES_ENV, PriceTable
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.usage import UsageLedger

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from scipy.stats import kendalltau
 
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.jobs.select import strategy_space
 from benchsmith.graphs.runtime.resources import register_model, register_scorer, run_seam
 from benchsmith.graphs.select.graph import FACTS_FILE, JUDGMENTS_FILE, STAGES_FILE, graph

@@ -12,7 +12,8 @@ from collections import Counter
 import pytest
 from langgraph.runtime import Runtime
 
-from benchsmith.agents.models import ModelSettings, build_seam
+from benchsmith.agents.backends import ModelSettings
+from benchsmith.agents.models import build_seam
 from benchsmith.agents.offline.namesakes import shared_name
 from benchsmith.agents.turn_types import UNANSWERED
 from benchsmith.evals.question_form import question_form

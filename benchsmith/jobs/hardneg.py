@@ -14,7 +14,7 @@ from typing import Any
 from benchsmith.agents.condition_extractor import DOMAINS, ConditionExtractor
 from benchsmith.agents.condition_judge import ConditionCountJudge
 from benchsmith.agents.condition_queries import ConditionQueryWriter
-from benchsmith.agents.models import estimate_tokens
+from benchsmith.agents.backends import estimate_tokens
 from benchsmith.agents.negative_rewriter import NEGATIVE_KINDS, NegativeRewriter
 from benchsmith.graphs.hardneg.build import HardnegContext, read_source_documents
 from benchsmith.graphs.hardneg.build import builder as hardneg_builder

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsmith.agents.models import BASELINE, estimate_tokens
+from benchsmith.agents.backends import estimate_tokens
+from benchsmith.agents.models import BASELINE
 from benchsmith.graphs.ingest import DUPLICATES_FILE, SKIPPED_FILE, WARNINGS_FILE, IngestContext, builder
 from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_chunk_sizes,
                                            check_collection_name, check_embedders, check_models, checked_run_id,

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsmith.agents.models import estimate_tokens
+from benchsmith.agents.backends import estimate_tokens
 from benchsmith.agents.nuggets import NuggetWriter
 from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_chunk_sizes,
                                            check_collection_name, check_models, checked_run_id, job_run, priced,

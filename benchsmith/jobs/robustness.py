@@ -9,7 +9,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from benchsmith.agents.models import BASELINE, estimate_tokens
+from benchsmith.agents.backends import estimate_tokens
+from benchsmith.agents.models import BASELINE
 from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
                                            job_run, priced, run_settled)
 from benchsmith.jobs.defaults import ROBUSTNESS_HISTORIES as DEFAULT_HISTORIES

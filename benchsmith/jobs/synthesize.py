@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from benchsmith.agents.models import estimate_tokens
+from benchsmith.agents.backends import estimate_tokens
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.agents.questioner import Questioner

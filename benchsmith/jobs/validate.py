@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from benchsmith.agents.models import estimate_tokens
+from benchsmith.agents.backends import estimate_tokens
 from benchsmith.evals.separability import Separation
 from benchsmith.evals.validity import Verdict
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text

@@ -85,8 +85,8 @@ class ModelOptions:
         "recorded": False})
 
     def model_settings(self) -> Any:
-        """The seam's settings (agents.models.ModelSettings); an impossible value is an InputError."""
-        from benchsmith.agents.models import ModelSettings  # the model client loads with a job, not with --help
+        """The seam's settings (agents.backends.ModelSettings); an impossible value is an InputError."""
+        from benchsmith.agents.backends import ModelSettings  # the model client loads with a job, not with --help
 
         try:
             return ModelSettings(seed=self.seed, requests_per_second=self.rate_limit,
