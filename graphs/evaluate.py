@@ -48,7 +48,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.rewriter import Rewriter
-from benchsmith.evals.evaluation_report import evaluation_report_files
+from benchsmith.evals.evaluation_report import evaluation_notes, evaluation_report_files
 from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores, unjudged_summary
 from benchsmith.evals.measures import DEFAULT_QUERIES_PER_BATCH, parse_measures
 from benchsmith.evals.nugget_measures import evaluate_batches_with_nuggets, split_measures
@@ -415,7 +415,13 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
         "unjudged": unjudged_summary(top_scores, unjudged, answerable,
                                      {q.id: q.answerability for q in benchmark.queries if q.answerability}),
         "warnings": warnings,
-        "notes": _notes(context, benchmark, configurations, warnings),
+        "notes": evaluation_notes(
+            warnings=warnings, depth=context.depth, embedded_text_note=EMBEDDED_TEXT_NOTE,
+            run_files=any(isinstance(c, RunFileConfiguration) for c in configurations.values()),
+            rerank=context.rerank, rerank_depth=context.rerank_depth, qrels=context.qrels,
+            extra_qrels=context.extra_qrels,
+            nugget_qrels=context.nugget_qrels if measure_names(context.measures)[1] else None,
+            conversational=benchmark.conversational),
     }
     paths = write_files_atomic(run_dir.path, evaluation_report_files(results))
     return {"report": {kind: str(path) for kind, path in paths.items()}, "primary_measure": summary["primary_measure"],
@@ -434,39 +440,6 @@ def _describe(name: str, configuration: AnyConfiguration, run_file: Path, second
                 "rerank": False, "run_file": str(run_file), "source": configuration.path, "seconds": seconds}
     return {"name": name, "retriever": configuration.retriever.label, "history": configuration.history.label,
             "rerank": configuration.rerank, "run_file": str(run_file), "seconds": seconds}
-
-
-def _notes(context: EvaluationContext, benchmark: Benchmark, configurations: dict[str, AnyConfiguration],
-           warnings: list[str]) -> list[str]:
-    notes = [f"Input warning: {warning}" for warning in warnings]
-    notes += [
-        f"Each configuration retrieves the top {context.depth} documents per query; a judged query with no "
-        "retrieved document counts as 0 on every measure.",
-        "History modes: full = every earlier turn as User:/Agent: lines, then the question; last:K = the last K "
-        "turns only; current = the question alone; rewrite = a model's self-contained rewrite (CQR); oracle = the "
-        "benchmark's own self-contained rewrite.",
-        "BM25: bm25s, Lucene scoring, k1 = 1.5, b = 0.75, over each document's title and text, lower-cased words, "
-        "English stopwords removed, Snowball stemming. Dense: exact inner product of L2-normalized embeddings.",
-        EMBEDDED_TEXT_NOTE,
-        "Fusion (numpy; the same rankings and scores as ranx) after sorting each run by score, ties by document "
-        "id: RRF with k = 60; combsum and wsum over min-max normalized scores.",
-    ]
-    if any(isinstance(c, RunFileConfiguration) for c in configurations.values()):
-        notes.append("Run files (configurations named by their file name) are measured as given, sorted by score; "
-                     "they are neither fused nor reranked.")
-    if context.rerank:
-        notes.append(f"+rerank: the top {context.rerank_depth} of the configuration re-scored by the cross-encoder "
-                     f"{context.rerank}.")
-    if context.qrels:
-        notes.append(f"Relevance judgments are those of {context.qrels}, not the benchmark's.")
-    if context.extra_qrels:
-        notes.append(f"Relevance judgments include the extra ones in {context.extra_qrels}.")
-    if context.nugget_qrels and measure_names(context.measures)[1]:
-        notes.append(f"Coverage@k and alpha_nDCG@k (alpha 0.5 unless given) are measured against the nugget qrels "
-                     f"in {context.nugget_qrels}; a judged query without nugget judgments counts as 0 on them.")
-    if not benchmark.conversational:
-        notes.append("The benchmark is single-turn: history modes other than oracle send the query text as is.")
-    return notes
 
 
 builder = StateGraph(EvaluationState, context_schema=EvaluationContext, input_schema=EvaluationInput,

@@ -364,7 +364,7 @@ def judge(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[s
 def _registered(spec: str) -> str:
     """A ``qrels:FILE`` judge answers from those labels (registered once per process)."""
     if spec.startswith(LABELS_PREFIX):
-        from benchsmith.graphs.select.graph import label_judge
+        from benchsmith.graphs.select.inputs import label_judge
 
         return label_judge(spec)
     return spec

@@ -17,7 +17,8 @@ from langgraph.runtime import Runtime
 from benchsmith.agents.pool_judge import FactMatch
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.select import graph
-from benchsmith.graphs.select.graph import JUDGMENTS_FILE, POOL_FILE, dispatch_judging
+from benchsmith.graphs.select.graph import dispatch_judging
+from benchsmith.graphs.select.state import JUDGMENTS_FILE, POOL_FILE
 from benchsmith.stores.jsonl import write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace

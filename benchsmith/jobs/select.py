@@ -16,7 +16,9 @@ from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun,
                                            job_run, priced, resolved_path, run_settled)
 from benchsmith.jobs.defaults import SELECT_JUDGES as DEFAULT_JUDGES
 from benchsmith.graphs.runtime.settings import check_bounds, takes_settings
-from benchsmith.graphs.select.graph import SelectContext, builder, label_judge, queries_of
+from benchsmith.graphs.contexts.select import SelectContext
+from benchsmith.graphs.select.graph import builder
+from benchsmith.graphs.select.inputs import label_judge, queries_of
 from benchsmith.graphs.select.retrieval import chunk_index, corpus_of
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json
