@@ -3,8 +3,9 @@ functions and under TYPE_CHECKING count too), and the floor each module lives on
 
 Floors, top to bottom (docs/design.md): the Python API (benchsmith/__init__) 6, the CLI
 (benchsmith/cli) 5, the job functions (benchsmith/jobs) 4, the graph modules (graphs/*.py,
-graphs/select, graphs/hardneg) 3, the runtime they share (graphs/runtime) 2, the four layers
-agents/tools/stores/evals 1 (their own rules: tests/test_architecture.py), the bottom
+graphs/synthesis, graphs/audit, graphs/select, graphs/hardneg) 3, the runtime they share
+(graphs/runtime) 2, the four layers agents/tools/stores/evals 1 (their own rules:
+tests/test_architecture.py), the bottom
 (benchsmith/words.py and its siblings: text primitives every layer may use) 0. A module may
 import only modules of its own floor or below, and no set of modules may import each other in a
 circle.
