@@ -43,39 +43,81 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from langgraph.graph import END, START, StateGraph
-from langgraph.runtime import Runtime
-from langgraph.types import Send
-from typing_extensions import TypedDict
-
 from benchsmith.agents.label_judge import LABELS_PREFIX, LabelSeam
-from benchsmith.agents.text import PassageStatistics
 from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.text import PassageStatistics
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
-from benchsmith.evals.selection_measures import (QueryCounts, configuration_scores, main_effects, micro_precision_recall,
-                                                 pr_auc, resample_weights)
+from benchsmith.evals.selection_measures import (
+    QueryCounts,
+    configuration_scores,
+    main_effects,
+    micro_precision_recall,
+    pr_auc,
+    resample_weights,
+)
 from benchsmith.evals.selection_report import selection_report_files
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
-from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, register_model, run_seam
-from benchsmith.graphs.select.judging import (VERDICT_STORE, judge_batch, pair_id, query_facts, run_identity,
-                                              stores_verdicts)
-from benchsmith.graphs.select.results import (BEST_FILE, JudgedPool, best_by_f_beta, best_configuration_yaml,
-                                              configuration_counts, measured_configurations, selection_notes,
-                                              separation, separation_text)
-from benchsmith.graphs.select.retrieval import RetrievalSettings, chunk_index, configuration_run, corpus_of, query_texts
+from benchsmith.graphs.runtime.resources import (
+    concurrency_slot,
+    embedder_for,
+    register_model,
+    run_seam,
+)
+from benchsmith.graphs.select.judging import (
+    VERDICT_STORE,
+    judge_batch,
+    pair_id,
+    query_facts,
+    run_identity,
+    stores_verdicts,
+)
+from benchsmith.graphs.select.results import (
+    BEST_FILE,
+    JudgedPool,
+    best_by_f_beta,
+    best_configuration_yaml,
+    configuration_counts,
+    measured_configurations,
+    selection_notes,
+    separation,
+    separation_text,
+)
+from benchsmith.graphs.select.retrieval import (
+    RetrievalSettings,
+    chunk_index,
+    configuration_run,
+    corpus_of,
+    query_texts,
+)
 from benchsmith.stores.beir import BenchmarkQuery, read_beir_qrels
+from benchsmith.stores.benchmark_files import canonicalize
 from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic, write_text_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
+from benchsmith.stores.jsonl import (
+    RecordLog,
+    load_jsonl,
+    record_log,
+    write_jsonl_atomic,
+)
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.query_files import read_user_queries
 from benchsmith.stores.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_run
 from benchsmith.tools.retriever_specs import RetrieverSpec
-from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, baseline_settings, grid_settings,
-                                             space_from_mapping, stage_settings)
+from benchsmith.tools.strategy_space import (
+    DIMENSIONS,
+    SelectConfiguration,
+    baseline_settings,
+    grid_settings,
+    space_from_mapping,
+    stage_settings,
+)
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+from typing_extensions import TypedDict
 
 RUN_FILES_DIR, QUERIES_DIR = "run-files", "queries"
 CONFIGURATIONS_FILE, POOL_FILE, JUDGMENTS_FILE = "configurations.jsonl", "pool.jsonl", "judgments.jsonl"
@@ -364,13 +406,14 @@ def judge(task: JudgeTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
                                  min_votes_of(context, task["judges"]),
                                  statistics=_pool_statistics(job.run_dir(runtime, task["run_id"]).file(POOL_FILE)),
                                  run=_run_identity(runtime, task["run_id"]))
-            # Durable before the slot frees: a kill after the next call starts never loses this batch.
+            # Durable before the slot frees: a kill after the next call starts never loses this batch; the
+            # calls and verdicts it paid for are durable before it is logged (a rerun finds them)
+            job.run_dir(runtime, task["run_id"]).usage.sync()
             logged = sum(log.append_once(record) for record in judged)
     finally:
         store.close()
     for _ in range(logged):
         report_advance(JUDGING_STAGE)
-    job.run_dir(runtime, task["run_id"]).usage.sync()
     return {"judged": logged}
 
 
@@ -384,8 +427,8 @@ def facts(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]
     context = job.context(runtime)
     run_dir = job.run_dir(runtime, state["run_id"])
     pooled = _file_records(run_dir.file(POOL_FILE), "pair")
-    judged = [record for record in load_jsonl(run_dir.file(JUDGMENTS_FILE)) if record["pair"] in pooled] \
-        if run_dir.file(JUDGMENTS_FILE).exists() else []
+    # in pair order, whatever order the batches finished in (a resumed run's appends follow the kill)
+    judged = [record for record in canonicalize(run_dir.file(JUDGMENTS_FILE), key="pair") if record["pair"] in pooled]
     by_query: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for record in judged:
         by_query[record["query_id"]].append(record)
@@ -397,8 +440,8 @@ def facts(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]
     for done, query in enumerate(queries, start=1):
         records.append(query_facts(query, by_query.get(query.id, []), seams, votes))
         report(done, len(queries))
-    write_jsonl_atomic(run_dir.file(FACTS_FILE), records)
     run_dir.usage.sync()
+    write_jsonl_atomic(run_dir.file(FACTS_FILE), records)
     return {}
 
 
