@@ -154,7 +154,8 @@ def test_studio_page_lists_every_graph_of_langgraph_json():
                      "('Studio shows every graph …, each with')")
     listed = re.findall(r"`([a-z_-]+)`", listing.group(1))
     graphs = json.loads((REPOSITORY / "langgraph.json").read_text(encoding="utf-8"))["graphs"]
-    assert sorted(listed) == sorted(graphs), f"{page_name(STUDIO_PAGE)} lists {listed}, langgraph.json has {sorted(graphs)}"
+    assert sorted(listed) == sorted(graphs), \
+        f"{page_name(STUDIO_PAGE)} lists {listed}, langgraph.json has {sorted(graphs)}"
 
 
 # --- Links: every relative link names a file of the repository, every #anchor a heading ---------
@@ -201,7 +202,7 @@ def broken_links(page: Path, root: Path = REPOSITORY) -> list[str]:
 
 def test_heading_anchors_are_githubs():
     assert heading_anchor(" Scaling out: many workers, one PostgreSQL") == "scaling-out-many-workers-one-postgresql"
-    assert heading_anchor(" Validate: does it rank as your questions do?") == "validate-does-it-rank-as-your-questions-do"
+    assert heading_anchor(" Validate: does it rank as you do?") == "validate-does-it-rank-as-you-do"
     assert heading_anchor(" The `runs` command, and τ") == "the-runs-command-and-τ"
     assert anchors("# A\n\n```\n# not a heading\n```\n## A\n") == {"a", "a-1"}
 
@@ -294,8 +295,9 @@ def test_command_lines_join_continuations_and_drop_comments():
     block = CodeBlock("bash", REFERENCE, "Use", 10, (
         "# a comment line", "benchsmith evaluate run --retriever bm25 \\", "    --history full   # note",
         "export X=1", "benchsmith audit 'a b' --judge baseline"))
-    assert command_lines(block) == [(11, ["benchsmith", "evaluate", "run", "--retriever", "bm25", "--history", "full"]),
-                                    (13, ["export", "X=1"]), (14, ["benchsmith", "audit", "a b", "--judge", "baseline"])]
+    assert command_lines(block) == [
+        (11, ["benchsmith", "evaluate", "run", "--retriever", "bm25", "--history", "full"]),
+        (13, ["export", "X=1"]), (14, ["benchsmith", "audit", "a b", "--judge", "baseline"])]
 
 
 def test_unknown_commands_options_scripts_and_api_names_are_found():
@@ -304,7 +306,8 @@ def test_unknown_commands_options_scripts_and_api_names_are_found():
     assert unknown_cli_words(["benchsmith", "synthesise", "--collection", "x"]) == ["no command 'synthesise'"]
     assert unknown_cli_words(["benchsmith", "evaluate", "x", "--retreiver", "bm25"]) == [
         "no option '--retreiver' of `evaluate`"]
-    assert unknown_programs(["make", "test"]) == [] and unknown_programs(["make", "tests"]) == ["no make target 'tests'"]
+    assert unknown_programs(["make", "test"]) == []
+    assert unknown_programs(["make", "tests"]) == ["no make target 'tests'"]
     assert unknown_programs([".venv/bin/python", "benchmarks/nothing.py"]) == ["no script 'benchmarks/nothing.py'"]
     block = CodeBlock("python", REFERENCE, "Use", 5, ("import benchsmith", "benchsmith.synthesize('c')",
                                                        "benchsmith.synthesise('c')"))
@@ -317,8 +320,10 @@ def test_every_block_names_existing_commands_options_and_functions(page):
     exist at least (examples are checked the same way, before they run)."""
     blocks = [block for block in code_blocks(page.read_text(encoding="utf-8"), page_name(page))
               if block.marker in (EXAMPLE, REFERENCE)]
-    problems = [problem for block in blocks if block.language in BASH_LANGUAGES for problem in command_problems(block)]
-    problems += [problem for block in blocks if block.language in PYTHON_LANGUAGES for problem in python_problems(block)]
+    problems = [problem for block in blocks if block.language in BASH_LANGUAGES
+                for problem in command_problems(block)]
+    problems += [problem for block in blocks if block.language in PYTHON_LANGUAGES
+                 for problem in python_problems(block)]
     assert not problems, problems
 
 
