@@ -113,7 +113,7 @@ def runnable_blocks(text: str, page: str = "README.md") -> list[CodeBlock]:
 
 
 def pages_with_examples() -> list[Path]:
-    return [page for page in PAGES if EXAMPLE in page.read_text(encoding="utf-8")]
+    return [page for page in PAGES if runnable_blocks(page.read_text(encoding="utf-8"), page_name(page))]
 
 
 def test_code_blocks_reads_markers_headings_and_lines():
