@@ -26,7 +26,7 @@ import pytest
 import typer.main
 
 import benchsmith
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 README = REPOSITORY / "README.md"
