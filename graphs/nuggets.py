@@ -276,12 +276,12 @@ def pool(task: PoolTask, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:
                           context.fusion)
     pooled = pool_documents({technique: list(by_retriever[FUSED]) for technique, by_retriever in runs.items()},
                             context.pool_depth)
+    job.run_dir(runtime, run_id).usage.sync()  # the calls durable before the question's record
     log.append_once({"question": question_id,
                      "nuggets": [{"id": f"{question_id}_{number}", "text": text}
                                  for number, text in enumerate(nuggets, start=1)],
                      "sub_questions": list(sub_questions), "closed_book_answer": closed_book, "pool": pooled,
                      "runs": runs})
-    job.run_dir(runtime, run_id).usage.sync()
     report_advance("pool")
     return {"pooled": 1}
 
@@ -350,8 +350,8 @@ def judge(task: JudgeTask, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:
     support = {doc_id: {"nuggets": [nuggets[n - 1]["id"] for n in sorted(set(by_chunk[number].supported_nuggets))],
                         "reason": by_chunk[number].reason}
                for number, doc_id in enumerate(chunk_ids, start=1)}
-    log.append_once({"batch": key, "question": question_id, "chunks": chunk_ids, "support": support})
     job.run_dir(runtime, run_id).usage.sync()
+    log.append_once({"batch": key, "question": question_id, "chunks": chunk_ids, "support": support})
     report_advance("judge")
     return {"judged": 1}
 

@@ -189,8 +189,8 @@ def paraphrase_turn(task: TurnTask, runtime: Runtime[ParaphraseContext]) -> dict
         record = claimed_work(items, task["turn"], lambda: _paraphrased(runtime, task["run_id"], turn))
     if record is None:
         return {"paraphrased": 0}  # another worker has it, or did it
-    items.complete(task["turn"], record)
     run_dir.usage.sync()
+    items.complete(task["turn"], record)
     report_advance("paraphrase")
     return {"paraphrased": 1}
 

@@ -258,8 +258,8 @@ def judge(task: JudgeTask, runtime: Runtime[RobustnessContext]) -> dict[str, Any
                     RelevanceJudge(), history=history, question=turn["raw"], rewrite=turn.get("rewrite"),
                     document=texts[doc_id])
                 grades.setdefault(doc_id, {})[spec] = {"grade": grade.grade, "rationale": grade.rationale}
-    _judgment_log(runtime, task["run_id"]).append_once({"turn": task["turn"], "grades": grades})
     job.run_dir(runtime, task["run_id"]).usage.sync()
+    _judgment_log(runtime, task["run_id"]).append_once({"turn": task["turn"], "grades": grades})
     report_advance("judge")
     return {"judged": 1}
 

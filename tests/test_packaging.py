@@ -1,5 +1,5 @@
 """benchsmith as users install it: one top-level package beside other distributions. (The
-README's Python example runs in tests/test_readme.py, in the README's order.)"""
+README's Python example runs in tests/test_readme_and_docs.py, in the README's order.)"""
 
 import os
 import subprocess

@@ -83,6 +83,8 @@ def run_files(workspace: Path) -> dict[str, object]:
         if path.name == "run.json":
             record = json.loads(text)
             files[path.name] = {key: value for key, value in record.items() if key not in PROCESS_FIELDS}
+        elif path.name == "usage.jsonl":  # a ledger of calls: the same calls, in the order they were answered
+            files[path.name] = sorted(text.splitlines())
         else:
             files[str(path.relative_to(run_dir))] = text
     return files

@@ -114,8 +114,8 @@ def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
             for judge_spec in task["judges"]})
     if verdicts is None:
         return {"judged": 0}  # another worker has it, or judged it
-    items.complete(task["instance"], {"instance": task["instance"], "verdicts": verdicts})
     job.run_dir(runtime, task["run_id"]).usage.sync()
+    items.complete(task["instance"], {"instance": task["instance"], "verdicts": verdicts})
     report_advance("judge")
     return {"judged": 1}
 

@@ -183,8 +183,8 @@ def build(task: BuildTask, runtime: Runtime[HardnegContext]) -> dict[str, Any]:
                        _seam(runtime, task["run_id"], context.judge or context.llm))
     with concurrency_slot(task["run_id"], context.concurrency):
         record = build_row(source, agents, context, _related_texts(runtime, task["run_id"], task["document_id"]))
+    job.run_dir(runtime, task["run_id"]).usage.sync()  # the calls this row paid for are durable before the row
     _rows_log(runtime, task["run_id"]).append_once(record)
-    job.run_dir(runtime, task["run_id"]).usage.sync()  # the calls this row paid for are as durable as the row
     report_advance("documents")
     return {"built": 1}
 

@@ -65,6 +65,7 @@ from benchsmith.graphs.select.retrieval import RetrievalSettings, chunk_index, c
 from benchsmith.graphs.select.state import (CONFIGURATIONS_FILE, FACTS_FILE, JUDGING_STAGE, JUDGMENTS_FILE, POOL_FILE,
                                             RETRIEVAL_STAGE, STAGES_FILE, JudgeTask, RetrieveTask, SelectInput,
                                             SelectOutput, SelectState)
+from benchsmith.stores.benchmark_files import canonicalize
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic, write_text_atomic
 from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
@@ -205,13 +206,14 @@ def judge(task: JudgeTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
                                  min_votes_of(context, task["judges"]),
                                  statistics=_pool_statistics(job.run_dir(runtime, task["run_id"]).file(POOL_FILE)),
                                  run=_run_identity(runtime, task["run_id"]))
-            # Durable before the slot frees: a kill after the next call starts never loses this batch.
+            # Durable before the slot frees: a kill after the next call starts never loses this batch; the
+            # calls and verdicts it paid for are durable before it is logged (a rerun finds them)
+            job.run_dir(runtime, task["run_id"]).usage.sync()
             logged = sum(log.append_once(record) for record in judged)
     finally:
         store.close()
     for _ in range(logged):
         report_advance(JUDGING_STAGE)
-    job.run_dir(runtime, task["run_id"]).usage.sync()
     return {"judged": logged}
 
 
@@ -225,8 +227,8 @@ def facts(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]
     context = job.context(runtime)
     run_dir = job.run_dir(runtime, state["run_id"])
     pooled = file_records(run_dir.file(POOL_FILE), "pair")
-    judged = [record for record in load_jsonl(run_dir.file(JUDGMENTS_FILE)) if record["pair"] in pooled] \
-        if run_dir.file(JUDGMENTS_FILE).exists() else []
+    # in pair order, whatever order the batches finished in (a resumed run's appends follow the kill)
+    judged = [record for record in canonicalize(run_dir.file(JUDGMENTS_FILE), key="pair") if record["pair"] in pooled]
     by_query: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for record in judged:
         by_query[record["query_id"]].append(record)
@@ -238,8 +240,8 @@ def facts(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]
     for done, query in enumerate(queries, start=1):
         records.append(query_facts(query, by_query.get(query.id, []), seams, votes))
         report(done, len(queries))
-    write_jsonl_atomic(run_dir.file(FACTS_FILE), records)
     run_dir.usage.sync()
+    write_jsonl_atomic(run_dir.file(FACTS_FILE), records)
     return {}
 
 

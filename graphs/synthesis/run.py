@@ -102,8 +102,8 @@ def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dic
     dialogue = {"conversation_id": task["conversation_id"], "cluster_id": cluster_id,
                 "seed": job.context(runtime).seed, "turns": result["turns"],
                 **({"dropped_turns": result["dropped_turns"]} if result.get("dropped_turns") else {})}
+    job.run_dir(runtime, task["run_id"]).usage.sync()  # the calls it paid for are durable before the conversation
     items.complete(task["conversation_id"], dialogue)
-    job.run_dir(runtime, task["run_id"]).usage.sync()  # the calls it paid for are as durable as the conversation
     report_advance("conversations")
     return {"finished": 1}
 
