@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated
+from typing import Annotated, Any
 
 from typing_extensions import TypedDict
 
@@ -34,6 +34,7 @@ class AuditOutput(TypedDict, total=False):
     shortcut_flags: list[str]  # evals/shortcuts.py: lexically_trivial, answer_leak, ill_formed, history_free
     lexical_overlap: dict[str, float | None]  # mean, median, p90 of the turns' lexical overlap with their gold
     label_agreement: dict[str, float]  # per checked turn label: the share of its turns the judges confirmed
+    quality_gate: dict[str, Any]  # turns read, turns flagged, flagged turns per rubric class (evals/quality_gate/)
 
 
 class AuditState(AuditInput, AuditOutput, total=False):
