@@ -52,7 +52,8 @@ from benchsmith.agents.endpoints import (
     resolve_api_key,
     resolve_base_url,
 )
-from benchsmith.agents.models import ModelSettings, UsageRecorder, estimate_tokens
+from benchsmith.agents.backends import ModelSettings, estimate_tokens
+from benchsmith.agents.models import UsageRecorder
 from benchsmith.agents.pricing import PriceTable
 from benchsmith.agents.redaction import register_secret
 from benchsmith.agents.retries import RetryCounter, retrying, transport_failure

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchsmith.agents.models import Agent, Completion, ModelSeam, NoBaselineError, Out, UsageRecorder
+from benchsmith.agents.backends import Completion
+from benchsmith.agents.models import Agent, ModelSeam, NoBaselineError, Out, UsageRecorder
 from benchsmith.agents.pool_judge import LabelLookup
 
 LABELS_PREFIX = "qrels:"

@@ -31,7 +31,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchsmith.agents.judges import AlignmentJudge, render_conversation
-from benchsmith.agents.models import Message, ModelSeam, delimited, numbered
+from benchsmith.agents.backends import Message
+from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.prompt_sections import delimited, numbered
 from benchsmith.agents.pool_judge import POOL_JUDGE_SYSTEM_PROMPT, PassageJudgments, PoolJudge, stemmed_words
 from benchsmith.passages import sentences
 from benchsmith.agents.text import WordStatistics

@@ -6,7 +6,7 @@ A model is chosen by a spec string:
   (``OPENAI_BASE_URL`` for vLLM, Ollama, llama.cpp...; the key from ``OPENAI_API_KEY``, optional
   for a server on this machine or a private network);
 * ``baseline``: the offline deterministic agents (each agent's ``baseline`` method);
-* a :class:`ScriptedBackend` object: tests feed pydantic objects (or exceptions) in order.
+* a :class:`~benchsmith.agents.backends.ScriptedBackend` object: tests feed pydantic objects (or exceptions) in order.
 
 The seam validates structured output with the agent's pydantic schema, asking each endpoint
 the way it understands (:mod:`~benchsmith.agents.structured_output`: JSON schema, then function
@@ -22,34 +22,28 @@ and cost per call. The API key is never part of a cache key, a record, a log lin
 from __future__ import annotations
 
 import functools
-import html
 import json
-import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from hashlib import sha256
 from typing import Any, Generic, Protocol, TypeVar
 
-import openai
 from pydantic import BaseModel, ValidationError
 
+from benchsmith.agents.backends import Backend, Completion, Message, ModelSettings, OpenAIBackend
+from benchsmith.agents.defaults import BASELINE
 from benchsmith.agents.endpoints import (
-    LOCAL_PLACEHOLDER_KEY,
     Endpoint,
     display_url,
     endpoint,
-    endpoint_error,
     forget_endpoints,
-    is_fatal,
     is_local_base_url,
     is_official,
-    resolve_api_key,
     resolve_base_url,
-    server_message,
 )
 from benchsmith.agents.pricing import PriceTable
-from benchsmith.agents.redaction import redact, register_secret
+from benchsmith.agents.redaction import redact
 from benchsmith.agents.retries import (
     MAX_RETRY_AFTER_S,
     RetryCounter,
@@ -65,38 +59,24 @@ from benchsmith.agents.seam_errors import (
     ModelEndpointError,
     ModelSeamError,
     ModelUnavailableError,
-    StructuredOutputUnsupported,
 )
 from benchsmith.agents.structured_output import (
     STRUCTURED_OUTPUT_CHOICES,
     StructuredOutput,
-    check_structured_output,
     corrective_turn,
-    first_method,
-    is_format_rejection,
-    needs_schema_in_prompt,
-    next_method,
-    parse_completion,
-    request_options,
-    with_schema_instructions,
 )
-from benchsmith.agents.transport import json_client
-from benchsmith.agents.defaults import BASELINE
 
 __all__ = [
-    "BASELINE", "MAX_RETRY_AFTER_S", "Agent", "Backend", "Completion", "Endpoint", "InvalidOutput", "Message",
-    "MissingAPIKeyError", "ModelEndpointError", "ModelSeam", "ModelSeamError", "ModelSettings",
-    "ModelUnavailableError", "NoBaselineError", "OpenAIBackend", "STRUCTURED_OUTPUT_CHOICES", "ScriptedBackend",
-    "Section", "SeamStats", "StructuredOutput", "build_seam", "defused", "delimited", "endpoint", "estimate_tokens",
-    "error_name", "forget_endpoints", "is_local_base_url", "is_official", "is_retryable", "listed", "numbered",
-    "parse_model_spec", "redact", "resolve_base_url", "retry_after_seconds", "sections",
+    "BASELINE", "MAX_RETRY_AFTER_S", "Agent", "Endpoint", "InvalidOutput", "MissingAPIKeyError",
+    "ModelEndpointError", "ModelSeam", "ModelSeamError", "ModelUnavailableError", "NoBaselineError",
+    "STRUCTURED_OUTPUT_CHOICES", "SeamStats", "StructuredOutput", "build_seam", "endpoint", "error_name",
+    "forget_endpoints", "is_local_base_url", "is_official", "is_retryable", "parse_model_spec", "redact",
+    "resolve_base_url", "retry_after_seconds",
 ]
 
 Out = TypeVar("Out", bound=BaseModel)
 # The cache key's JSON, its encoder built once (json.dumps builds one at every call that passes options).
 _CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}
-
 
 
 class NoBaselineError(RuntimeError):
@@ -127,235 +107,6 @@ class Agent(Generic[Out]):
 
     def baseline(self, **inputs: Any) -> Out:
         raise NoBaselineError(f"the {self.name} agent has no offline baseline: pass a model spec such as openai:gpt-4o-mini")
-
-
-class Section(str):
-    """Prompt text made of :func:`delimited` sections: it nests in another section as it is (its
-    tags are ours, and the untrusted text inside them is defused already)."""
-
-
-# What opens a closing tag of any name, case or spacing: "</x>", "</ X >", "</x" then a newline.
-CLOSING_TAG_OPENER = re.compile(r"<(?=\s*/)")
-
-
-def defused(text: str) -> str:
-    """Untrusted text that can close no prompt section: each ``<`` that opens a closing tag
-    becomes ``&lt;`` (a model reads it as the same character); the rest is left as it was."""
-    return CLOSING_TAG_OPENER.sub("&lt;", text)
-
-
-def attribute(value: Any) -> str:
-    """A value for a tag's attribute (a title is document text): one line, HTML-escaped, so no
-    quote or bracket in it ends the attribute or the tag."""
-    return html.escape(" ".join(str(value).split()), quote=True)
-
-
-def delimited(tag: str, text: str, **attributes: Any) -> Section:
-    """The one way untrusted text (documents, their titles, user questions, model replies) enters a
-    prompt: inside a tagged section, its attribute values escaped and every closing tag in it
-    defused (:func:`defused`), so nothing in it ends the section early. ``text`` that is already a
-    :class:`Section` (sections nested in this one) goes in as it is."""
-    attrs = "".join(f' {key}="{attribute(value)}"' for key, value in attributes.items())
-    body = text if isinstance(text, Section) else defused(text)
-    return Section(f"<{tag}{attrs}>\n{body}\n</{tag}>")
-
-
-def sections(parts: Iterable[Section], separator: str = "\n") -> Section:
-    """Delimited sections one after another, to nest in another section."""
-    parts = list(parts)
-    if not all(isinstance(part, Section) for part in parts):
-        raise TypeError("sections() joins delimited() sections only: delimit untrusted text first")
-    return Section(separator.join(parts))
-
-
-def numbered(tag: str, texts: Iterable[str]) -> Section:
-    """``texts`` as delimited sections numbered from 1, one a line: the items a model answers by number."""
-    return sections(delimited(tag, text, number=number) for number, text in enumerate(texts, start=1))
-
-
-def listed(texts: Iterable[str]) -> str:
-    """Short texts (earlier questions, nuggets) as ``- text`` lines, for a delimited section."""
-    return "\n".join(f"- {text}" for text in texts)
-
-
-def estimate_tokens(text: str) -> int:
-    """Rough token count for dry-run estimates: ~4 characters per token for English."""
-    return max(1, len(text) // 4)
-
-
-@dataclass(frozen=True)
-class ModelSettings:
-    temperature: float = 0.0
-    seed: int = 0
-    max_tokens: int | None = None
-    timeout_s: float = 60.0  # per request, reaches the HTTP client
-    max_attempts: int = 6  # per call, counting the first
-    backoff_initial_s: float = 0.5
-    backoff_max_s: float = 20.0
-    requests_per_second: float | None = None  # shared by every seam on the same endpoint
-    structured_output: StructuredOutput = "auto"  # auto: json_schema, then function calling, then JSON mode
-
-    def __post_init__(self) -> None:
-        check_structured_output(self.structured_output)
-        if not self.timeout_s > 0:
-            raise ValueError(f"the model timeout must be positive, got {self.timeout_s}")
-        if self.max_attempts < 1:
-            raise ValueError(f"max attempts must be at least 1, got {self.max_attempts}")
-        if self.requests_per_second is not None and not self.requests_per_second > 0:
-            raise ValueError(f"requests per second must be positive, got {self.requests_per_second}")
-
-    def sampling(self) -> dict[str, Any]:
-        return {"temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens}
-
-
-@dataclass
-class Completion:
-    parsed: BaseModel
-    input_tokens: int = 0
-    output_tokens: int = 0
-    structured_output: str | None = None  # the method the endpoint answered (None: no server)
-
-
-class Backend(Protocol):
-    model: str
-
-    def complete(self, messages: list[Message], schema: type[BaseModel]) -> Completion: ...
-
-
-class OpenAIBackend:
-    """Chat completions from an OpenAI-compatible server, asked for structured output the way the
-    endpoint understands; the seam does the retrying.
-
-    The request is plain JSON (the body langchain-openai's ``ChatOpenAI`` sent), posted by
-    :mod:`~benchsmith.agents.transport` (kept-alive connections; the openai SDK's exceptions), and
-    the reply a plain dict. Measured in benchmarks/synthesize.py at 64 conversations in flight:
-    the client's CPU per model call was 9.5 ms through ``ChatOpenAI``, about 5 ms through the
-    SDK's client, and about 3 ms this way.
-
-    Endpoint state (the working method, the latch, the rate limiter) is shared with every other
-    backend on the same base URL.
-    """
-
-    def __init__(self, model: str, settings: ModelSettings):
-        self.model = model
-        self.base_url = resolve_base_url()
-        # The cache key's endpoint: None for OpenAI's own (as before), else the base URL, since two
-        # servers may serve different weights under one model name.
-        self.endpoint = None if is_official(self.base_url) else self.base_url
-        self.settings = settings
-        self.state.share_rate_limit(settings.requests_per_second)  # from now on, not from the first call
-        api_key = resolve_api_key(self.base_url)
-        if api_key != LOCAL_PLACEHOLDER_KEY:
-            register_secret(api_key)
-        self.transport = json_client(self.base_url, api_key, settings.timeout_s)
-        self._sampling: dict[str, Any] = {
-            **({"max_completion_tokens": settings.max_tokens} if settings.max_tokens is not None else {}),
-            "seed": settings.seed, "temperature": settings.temperature}
-        self._options: dict[tuple[str, type[BaseModel]], dict[str, Any]] = {}
-        self._lock = threading.Lock()
-
-    @property
-    def state(self) -> Endpoint:
-        """The endpoint's shared state, looked up each time: forgetting it takes effect at once."""
-        return endpoint(self.base_url)
-
-    @property
-    def structured_output(self) -> str:
-        """The method the next call uses."""
-        return self._method(self.state)
-
-    def _method(self, state: Endpoint) -> str:
-        if self.settings.structured_output != "auto":
-            return self.settings.structured_output
-        return state.method(first_method("auto"))
-
-    def _request_options(self, method: str, schema: type[BaseModel]) -> dict[str, Any]:
-        """The format parameters of ``method`` for ``schema``, built once (the strict schema costs)."""
-        with self._lock:
-            if (method, schema) not in self._options:
-                self._options[method, schema] = request_options(method, schema)
-            return self._options[method, schema]
-
-    def complete(self, messages: list[Message], schema: type[BaseModel]) -> Completion:
-        while True:
-            state = self.state
-            state.raise_if_latched()
-            state.wait_for_turn(self.settings.requests_per_second)
-            state.raise_if_latched()  # latched while this call waited for its turn
-            method = self._method(state)
-            try:
-                return self._complete(method, messages, schema)
-            except StructuredOutputUnsupported as rejection:
-                if self.settings.structured_output != "auto":
-                    raise self._latch(self._unsupported(rejection)) from None
-                # Never None: the last method (the prompt) sends no format parameter to reject.
-                state.fall_back(method, next_method(method), rejection.server_message)  # type: ignore[arg-type]
-
-    def _complete(self, method: str, messages: list[Message], schema: type[BaseModel]) -> Completion:
-        request = with_schema_instructions(messages, schema) if needs_schema_in_prompt(method) else messages
-        body = {"model": self.model, "stream": False, "messages": request, **self._sampling,
-                **self._request_options(method, schema)}
-        try:
-            reply = self.transport.post("/chat/completions", body)
-        except openai.APIStatusError as error:
-            if is_format_rejection(error, method):
-                raise StructuredOutputUnsupported(method, server_message(error), error.status_code) from None
-            if is_fatal(error):
-                raise self._latch(endpoint_error(error, self.base_url, self.model)) from None
-            raise  # transient: the seam retries it
-        except ValueError:  # the body is not JSON (openai's errors are no ValueErrors)
-            raise InvalidOutput("the server's reply is not JSON") from None  # retried, not fed back
-        parsed = parse_completion(reply, method, schema)
-        usage = reply.get("usage") or {}
-        return Completion(parsed, usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0, method)
-
-    def _latch(self, error: ModelEndpointError) -> ModelEndpointError:
-        latched = self.state.latch(error)
-        return ModelEndpointError(str(latched), base_url=latched.base_url, status_code=latched.status_code)
-
-    def _unsupported(self, rejection: StructuredOutputUnsupported) -> ModelEndpointError:
-        return ModelEndpointError(
-            f"{display_url(self.base_url)} rejected {rejection.method} structured output for model {self.model!r} "
-            f"({rejection.server_message}): choose another structured output method, or auto, which finds one",
-            base_url=self.base_url, status_code=rejection.status_code)
-
-
-ScriptedReply = BaseModel | Exception | Callable[[list[Message], type[BaseModel]], BaseModel]
-
-
-class ScriptedBackend:
-    """The test seam: replies are pydantic objects (or exceptions to raise, or functions of
-    the messages and schema) consumed in order; once they run out, ``replier`` (a function of
-    the messages and schema) answers every call. Every call's messages are recorded."""
-
-    def __init__(self, replies: Iterable[ScriptedReply] = (), model: str = "scripted",
-                 replier: Callable[[list[Message], type[BaseModel]], BaseModel] | None = None):
-        self.model = model
-        self.replies = list(replies)
-        self.replier = replier
-        self.calls: list[tuple[list[Message], type[BaseModel]]] = []
-        self._lock = threading.Lock()
-
-    def complete(self, messages: list[Message], schema: type[BaseModel]) -> Completion:
-        with self._lock:
-            self.calls.append((messages, schema))
-            if self.replies:
-                reply: ScriptedReply = self.replies.pop(0)
-            elif self.replier is not None:
-                reply = self.replier
-            else:
-                raise AssertionError(f"scripted model has no reply left for {schema.__name__}")
-        if isinstance(reply, Exception):
-            raise reply
-        parsed = reply(messages, schema) if callable(reply) and not isinstance(reply, BaseModel) else reply
-        if not isinstance(parsed, schema):
-            raise InvalidOutput(f"scripted reply {type(parsed).__name__} is not a {schema.__name__}")
-        try:  # validated like a real reply: a model_construct()ed out-of-range verdict is invalid output
-            parsed = schema.model_validate(parsed.model_dump())
-        except ValidationError as error:
-            raise InvalidOutput(f"scripted reply fails {schema.__name__}: {error}") from None
-        text = "".join(message["content"] for message in messages)
-        return Completion(parsed, estimate_tokens(text), estimate_tokens(parsed.model_dump_json()))
 
 
 @dataclass

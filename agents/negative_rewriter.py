@@ -14,7 +14,9 @@ from pydantic import BaseModel, Field
 
 from benchsmith.agents.condition_extractor import DOMAIN_NOUNS
 from benchsmith.agents.condition_text import apply_swap, negated, normalize, swap_candidates
-from benchsmith.agents.models import Agent, Message, delimited
+from benchsmith.agents.backends import Message
+from benchsmith.agents.models import Agent
+from benchsmith.agents.prompt_sections import delimited
 
 NegativeKind = Literal["subtle", "misleading"]
 NEGATIVE_KINDS: tuple[str, ...] = ("subtle", "misleading")

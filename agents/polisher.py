@@ -13,7 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.models import Agent, Message, delimited
+from benchsmith.agents.backends import Message
+from benchsmith.agents.models import Agent
+from benchsmith.agents.prompt_sections import delimited
 from benchsmith.agents.questioner import conversation_so_far
 
 POLISHER_SYSTEM_PROMPT = """Rewrite the user's latest question the way people really speak in the middle of a

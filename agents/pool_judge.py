@@ -63,7 +63,9 @@ from typing import Any, ClassVar, NamedTuple
 from pydantic import BaseModel, Field, create_model, model_validator
 
 from benchsmith.agents.judges import render_conversation
-from benchsmith.agents.models import Agent, Message, delimited, numbered
+from benchsmith.agents.backends import Message
+from benchsmith.agents.models import Agent
+from benchsmith.agents.prompt_sections import delimited, numbered
 from benchsmith.passages import sentences
 from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency
 from benchsmith.history import Exchange

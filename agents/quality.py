@@ -11,7 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.models import Agent, Message, ModelSeam, delimited
+from benchsmith.agents.backends import Message
+from benchsmith.agents.models import Agent, ModelSeam
+from benchsmith.agents.prompt_sections import delimited
 
 QUALITY_SYSTEM_PROMPT = """You grade passages for a retrieval benchmark.
 A good passage is informative and self-contained enough that a user could ask a question it answers.

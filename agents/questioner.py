@@ -14,7 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.models import Agent, Message, delimited, listed, sections
+from benchsmith.agents.backends import Message
+from benchsmith.agents.models import Agent
+from benchsmith.agents.prompt_sections import delimited, listed, sections
 from benchsmith.agents.offline.asking import ask, asked_before, self_contained
 from benchsmith.entries import page_topic
 from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE

@@ -10,7 +10,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.models import Agent, Message, delimited
+from benchsmith.agents.backends import Message
+from benchsmith.agents.models import Agent
+from benchsmith.agents.prompt_sections import delimited
 from benchsmith.agents.offline.asking import answer
 from benchsmith.agents.questioner import conversation_so_far
 from benchsmith.passages import documented_sentences, is_complete, join_sentences, last_heading, plain_text, units

@@ -10,7 +10,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.models import Agent, Message, delimited
+from benchsmith.agents.backends import Message
+from benchsmith.agents.models import Agent
+from benchsmith.agents.prompt_sections import delimited
 from benchsmith.history import Exchange, render_history
 from benchsmith.words import content_words
 

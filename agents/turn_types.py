@@ -23,7 +23,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.models import Agent, Message, delimited, numbered
+from benchsmith.agents.backends import Message
+from benchsmith.agents.models import Agent
+from benchsmith.agents.prompt_sections import delimited, numbered
 from benchsmith.agents.offline.asking import ask, self_contained
 from benchsmith.agents.offline.namesakes import shared_name, shared_subject, subject_facts
 from benchsmith.entries import short_name

@@ -33,7 +33,7 @@ files in a temporary folder (stores/trec.py), as graphs/evaluate.py does:
 * peak memory: the peak resident set size of this process (``resource.getrusage``'s
   ``ru_maxrss``, which counts everything: Python objects, numpy arrays, Chroma, pytrec_eval);
 * ``--end-to-end``: the data written as a BEIR directory and evaluated by the evaluate job
-  itself (``benchsmith.graphs.jobs.evaluate.evaluate``: dense, BM25 and RRF, full history,
+  itself (``benchsmith.jobs.evaluate.evaluate``: dense, BM25 and RRF, full history,
   the default measures, significance tests, report) in a child process, with a registered
   embedder that looks the precomputed vectors up; its seconds and its own peak resident set.
 
@@ -308,7 +308,7 @@ END_TO_END_CHILD = """
 import json, resource, sys, time
 from pathlib import Path
 import numpy as np
-from benchsmith.graphs.jobs.evaluate import evaluate
+from benchsmith.jobs.evaluate import evaluate
 from benchsmith.graphs.runtime.resources import register_embedder
 
 directory = Path(sys.argv[1])

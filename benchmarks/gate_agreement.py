@@ -37,7 +37,7 @@ from benchsmith.stores.workspace import Workspace  # noqa: E402
 from benchsmith.tools.bm25 import BM25Index, top_scored  # noqa: E402
 from benchsmith.tools.embedding import ChromaEmbeddingFunction  # noqa: E402
 
-POOL_DEPTH = 10  # each retriever's top chunks, as synthesis (graphs/synthesize.py UNANSWERABLE_POOL_DEPTH)
+POOL_DEPTH = 10  # each retriever's top chunks, as synthesis (graphs/synthesis/turn_checks.py UNANSWERABLE_POOL_DEPTH)
 MIN_AGREEMENT, MIN_RECALL = 0.8, 0.7
 
 

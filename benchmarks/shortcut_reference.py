@@ -4,7 +4,7 @@
   chunked as ``benchsmith ingest stdlib`` does (load, clean, chunk, deduplicate, quality
   filter) but not embedded: their lexical overlap with their gold chunks (mean, median, p90,
   histogram), query-only BM25 R@10 and RR@10, and the ill-formed rate, measured by the audit's
-  own code (``graphs.audit.benchmark_shortcuts``) on the set written as a BEIR benchmark.
+  own code (``graphs.audit.shortcuts.benchmark_shortcuts``) on the set written as a BEIR benchmark.
 * TREC CAsT 2019-2021 topics (``--cast DIR``, default /work/shared/data/trec-cast; no corpus
   there, so no retrieval): the share of non-first turns whose manual rewrite adds content-word
   stems the raw utterance lacks, the context a retriever must take from the history.
@@ -28,7 +28,7 @@ from benchsmith.tools.offline import offline_environment
 offline_environment()  # before the imports below load models or Chroma
 
 from benchsmith.evals.lexical_overlap import content_stems  # noqa: E402
-from benchsmith.graphs.audit import benchmark_shortcuts  # noqa: E402
+from benchsmith.graphs.audit.shortcuts import benchmark_shortcuts  # noqa: E402
 from benchsmith.stores.beir import load_benchmark  # noqa: E402
 from benchsmith.stores.benchmark_files import write_beir_qrels  # noqa: E402
 from benchsmith.stores.jsonl import write_jsonl_atomic  # noqa: E402

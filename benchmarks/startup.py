@@ -2,7 +2,7 @@
 two-command Typer app, both run as processes in the same run, and their ratio.
 
 Each is a fresh process: the installed ``benchsmith`` script (beside this Python; ``python -m
-benchsmith.graphs.cli`` if there is none) and ``python -c`` for the baseline, as a user's shell would run
+benchsmith.cli`` if there is none) and ``python -c`` for the baseline, as a user's shell would run
 them. The median of ``--runs`` runs is reported, after one unmeasured warm-up run of each (so the file
 cache is warm for both). The baseline pays for Python, Typer and Rich: what is above it is
 benchsmith's own start-up. Target: ratio ≤ 3 (it was about 18 before the heavy imports were deferred).
@@ -56,7 +56,7 @@ def seconds_of(command: list[str], runs: int) -> float:
 def benchsmith(arguments: list[str]) -> list[str]:
     if SCRIPT.exists():
         return [str(SCRIPT), *arguments]
-    return [sys.executable, "-m", "benchsmith.graphs.cli", *arguments]
+    return [sys.executable, "-m", "benchsmith.cli", *arguments]
 
 
 def main() -> None:

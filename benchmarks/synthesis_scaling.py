@@ -32,7 +32,9 @@ offline_environment()  # before the imports below load models or Chroma
 
 from benchsmith.graphs.runtime.resources import chroma_client  # noqa: E402
 from benchsmith.graphs.runtime.runner import run_job  # noqa: E402
-from benchsmith.graphs.synthesize import DIALOGUES_FILE, SynthesisContext, builder  # noqa: E402
+from benchsmith.graphs.contexts.synthesize import SynthesisContext  # noqa: E402
+from benchsmith.graphs.synthesis.run import builder  # noqa: E402
+from benchsmith.stores.benchmark_files import DIALOGUES_FILE  # noqa: E402
 from benchsmith.stores.vectors import VectorStore  # noqa: E402
 from benchsmith.stores.workspace import Workspace  # noqa: E402
 from benchsmith.tools.corpus_clusters import cluster_collection  # noqa: E402

@@ -66,10 +66,11 @@ from benchsmith.tools.offline import offline_environment  # noqa: E402
 
 offline_environment()  # before the imports below load models or Chroma
 
-from benchsmith.graphs.jobs.synthesize import cluster  # noqa: E402
+from benchsmith.jobs.synthesize import cluster  # noqa: E402
 from benchsmith.graphs.runtime.resources import run_seam  # noqa: E402
 from benchsmith.graphs.runtime.runner import run_job  # noqa: E402
-from benchsmith.graphs.synthesize import SynthesisContext, builder  # noqa: E402
+from benchsmith.graphs.contexts.synthesize import SynthesisContext  # noqa: E402
+from benchsmith.graphs.synthesis.run import builder  # noqa: E402
 from benchsmith.stores.workspace import Workspace  # noqa: E402
 from tests.synthesis_fixtures import COLLECTION, build_collection  # noqa: E402
 

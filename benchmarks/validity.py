@@ -67,9 +67,9 @@ RETRIEVERS = ("bm25", "dense", "hybrid:rrf(dense,bm25)", "hybrid:combsum(dense,b
 HISTORIES = ("oracle",)
 MEASURE = "nDCG@10"
 BOOTSTRAP = 1000
-PACKAGES = ("graphs", "agents", "tools", "stores", "evals")
+PACKAGES = ("benchsmith", "graphs", "agents", "tools", "stores", "evals")  # benchsmith: the job functions
 # What decides the ingested chunks; a change here means a new collection (a new embedding).
-INGEST_SOURCES = ("tools", "graphs/ingest.py", "graphs/jobs/ingest.py")
+INGEST_SOURCES = ("tools", "graphs/ingest.py", "benchsmith/jobs/ingest.py")
 
 
 def main() -> int:

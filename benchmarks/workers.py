@@ -72,7 +72,7 @@ def run_workers(count: int, conversations: int, concurrency: int, url: str, chro
     run_id = f"workers-{count}"
     environment = {**os.environ, "OPENAI_API_KEY": "sk-benchmark", "OPENAI_BASE_URL": base_url,
                    "BENCHSMITH_DATABASE_URL": url}
-    command = [sys.executable, "-m", "benchsmith.graphs.cli", "synthesize", "--collection", "docs",
+    command = [sys.executable, "-m", "benchsmith.cli", "synthesize", "--collection", "docs",
                "--conversations", str(conversations), "--turns", str(TURNS), "--llm", "openai:sim",
                "--cluster-size", str(CLUSTER_SIZE), "--concurrency", str(concurrency), "--chroma-host", chroma_host,
                "--seed", str(count), "--run-id", run_id]  # a seed per run: no run finds another's replies cached

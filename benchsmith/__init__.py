@@ -15,7 +15,7 @@ finished one without redoing it)::
     chosen = benchsmith.select("queries.txt", corpus=["docs/"], retrievers=["bm25", "dense"])  # no labels needed
     shared = benchsmith.synthesize("mydocs", database="postgresql://…")  # other machines: benchsmith.work(run_id)
 
-Every graph is importable too (``benchsmith.graphs.synthesize.conversation_graph`` and its
+Every graph is importable too (``benchsmith.graphs.synthesis.conversation.conversation_graph`` and its
 siblings), runs with no context given, and streams. Objects a context cannot hold (a
 scripted model, an embedder, a reranker) are registered by name with
 :func:`register_model`, :func:`register_embedder` and :func:`register_scorer`.
@@ -30,78 +30,53 @@ import importlib
 import inspect
 from typing import TYPE_CHECKING, Any
 
+from benchsmith.jobs.registry import api_modules
+
 # The API is loaded on first use (PEP 562 module __getattr__): ``import benchsmith`` and ``benchsmith --help``
-# must not pay for model clients, Chroma, torch or scipy. Type checkers and IDEs read the names from these imports.
+# must not pay for model clients, Chroma, torch or scipy. Type checkers and IDEs read the names from these imports
+# (tests/test_job_registry.py checks that they are the names of the job table below, no more, no fewer).
 
-if TYPE_CHECKING:
-    from benchsmith.graphs.jobs.audit import AuditResult, Verdict, audit, estimate_audit
-    from benchsmith.graphs.jobs.common import CostEstimate, Usage
-    from benchsmith.graphs.jobs.evaluate import EvaluationResult, estimate_evaluation, evaluate, measure_runs
-    from benchsmith.graphs.jobs.hardneg import (HardnegBuildResult, HardnegScoreResult, build_hardneg,
-                                                estimate_hardneg, rescore_tables, score_hardneg)
-    from benchsmith.graphs.jobs.ingest import IngestPreview, IngestResult, ingest, preview_ingest
-    from benchsmith.graphs.jobs.paraphrase import ParaphraseResult, estimate_paraphrase, paraphrase
-    from benchsmith.graphs.jobs.publish import PublishResult, publish
-    from benchsmith.graphs.jobs.robustness import RobustnessResult, estimate_robustness, robustness
-    from benchsmith.graphs.jobs.runs import RunInfo, runs
-    from benchsmith.graphs.jobs.nuggets import NuggetsResult, estimate_nuggets, nuggets
-    from benchsmith.graphs.jobs.select import SelectionResult, estimate_selection, select
-    from benchsmith.graphs.jobs.synthesize import (ClusterResult, SynthesisResult, cluster, estimate_synthesis,
-                                                   synthesize)
-    from benchsmith.graphs.jobs.validate import ValidationResult, estimate_validation, validate
-    from benchsmith.graphs.jobs.work import export, work
-    from benchsmith.graphs.runtime.resources import register_embedder, register_model, register_scorer
-    from benchsmith.stores.benchmark_files import Dialogue, Turn
-    from benchsmith.stores.errors import InputError
+if TYPE_CHECKING:  # `name as name`: a re-export (PEP 484), what type checkers and linters read as exported
+    from benchsmith.jobs.audit import (AuditResult as AuditResult, Verdict as Verdict, audit as audit,
+                                       estimate_audit as estimate_audit)
+    from benchsmith.jobs.common import CostEstimate as CostEstimate, Usage as Usage
+    from benchsmith.jobs.evaluate import (EvaluationResult as EvaluationResult,
+                                          estimate_evaluation as estimate_evaluation, evaluate as evaluate,
+                                          measure_runs as measure_runs)
+    from benchsmith.jobs.hardneg import (HardnegBuildResult as HardnegBuildResult,
+                                         HardnegScoreResult as HardnegScoreResult, build_hardneg as build_hardneg,
+                                         estimate_hardneg as estimate_hardneg, rescore_tables as rescore_tables,
+                                         score_hardneg as score_hardneg)
+    from benchsmith.jobs.ingest import (IngestPreview as IngestPreview, IngestResult as IngestResult, ingest as ingest,
+                                        preview_ingest as preview_ingest)
+    from benchsmith.jobs.paraphrase import (ParaphraseResult as ParaphraseResult,
+                                            estimate_paraphrase as estimate_paraphrase, paraphrase as paraphrase)
+    from benchsmith.jobs.publish import PublishResult as PublishResult, publish as publish
+    from benchsmith.jobs.robustness import (RobustnessResult as RobustnessResult,
+                                            estimate_robustness as estimate_robustness, robustness as robustness)
+    from benchsmith.jobs.runs import RunInfo as RunInfo, runs as runs
+    from benchsmith.jobs.nuggets import (NuggetsResult as NuggetsResult, estimate_nuggets as estimate_nuggets,
+                                         nuggets as nuggets)
+    from benchsmith.jobs.select import (SelectionResult as SelectionResult, estimate_selection as estimate_selection,
+                                        select as select)
+    from benchsmith.jobs.synthesize import (ClusterResult as ClusterResult, SynthesisResult as SynthesisResult,
+                                            cluster as cluster, estimate_synthesis as estimate_synthesis,
+                                            synthesize as synthesize)
+    from benchsmith.jobs.validate import (ValidationResult as ValidationResult,
+                                          estimate_validation as estimate_validation, validate as validate)
+    from benchsmith.jobs.work import export as export, work as work
+    from benchsmith.graphs.runtime.resources import (register_embedder as register_embedder,
+                                                     register_model as register_model,
+                                                     register_scorer as register_scorer)
+    from benchsmith.stores.benchmark_files import Dialogue as Dialogue, Turn as Turn
+    from benchsmith.stores.errors import InputError as InputError
 
-# Where each public name lives: its module is imported the first time the name is asked for.
+# Where each public name lives: its module is imported the first time the name is asked for. The jobs'
+# names come from the job table (benchsmith/jobs/registry.py, which imports nothing); these are the rest.
 _API_MODULES: dict[str, str] = {
-    "AuditResult": "benchsmith.graphs.jobs.audit",
-    "Verdict": "benchsmith.graphs.jobs.audit",
-    "audit": "benchsmith.graphs.jobs.audit",
-    "estimate_audit": "benchsmith.graphs.jobs.audit",
-    "CostEstimate": "benchsmith.graphs.jobs.common",
-    "Usage": "benchsmith.graphs.jobs.common",
-    "EvaluationResult": "benchsmith.graphs.jobs.evaluate",
-    "estimate_evaluation": "benchsmith.graphs.jobs.evaluate",
-    "evaluate": "benchsmith.graphs.jobs.evaluate",
-    "measure_runs": "benchsmith.graphs.jobs.evaluate",
-    "HardnegBuildResult": "benchsmith.graphs.jobs.hardneg",
-    "HardnegScoreResult": "benchsmith.graphs.jobs.hardneg",
-    "build_hardneg": "benchsmith.graphs.jobs.hardneg",
-    "estimate_hardneg": "benchsmith.graphs.jobs.hardneg",
-    "rescore_tables": "benchsmith.graphs.jobs.hardneg",
-    "score_hardneg": "benchsmith.graphs.jobs.hardneg",
-    "IngestPreview": "benchsmith.graphs.jobs.ingest",
-    "IngestResult": "benchsmith.graphs.jobs.ingest",
-    "ingest": "benchsmith.graphs.jobs.ingest",
-    "preview_ingest": "benchsmith.graphs.jobs.ingest",
-    "PublishResult": "benchsmith.graphs.jobs.publish",
-    "publish": "benchsmith.graphs.jobs.publish",
-    "ParaphraseResult": "benchsmith.graphs.jobs.paraphrase",
-    "estimate_paraphrase": "benchsmith.graphs.jobs.paraphrase",
-    "paraphrase": "benchsmith.graphs.jobs.paraphrase",
-    "RobustnessResult": "benchsmith.graphs.jobs.robustness",
-    "estimate_robustness": "benchsmith.graphs.jobs.robustness",
-    "robustness": "benchsmith.graphs.jobs.robustness",
-    "RunInfo": "benchsmith.graphs.jobs.runs",
-    "runs": "benchsmith.graphs.jobs.runs",
-    "NuggetsResult": "benchsmith.graphs.jobs.nuggets",
-    "estimate_nuggets": "benchsmith.graphs.jobs.nuggets",
-    "nuggets": "benchsmith.graphs.jobs.nuggets",
-    "SelectionResult": "benchsmith.graphs.jobs.select",
-    "estimate_selection": "benchsmith.graphs.jobs.select",
-    "select": "benchsmith.graphs.jobs.select",
-    "ClusterResult": "benchsmith.graphs.jobs.synthesize",
-    "SynthesisResult": "benchsmith.graphs.jobs.synthesize",
-    "cluster": "benchsmith.graphs.jobs.synthesize",
-    "estimate_synthesis": "benchsmith.graphs.jobs.synthesize",
-    "synthesize": "benchsmith.graphs.jobs.synthesize",
-    "ValidationResult": "benchsmith.graphs.jobs.validate",
-    "estimate_validation": "benchsmith.graphs.jobs.validate",
-    "validate": "benchsmith.graphs.jobs.validate",
-    "export": "benchsmith.graphs.jobs.work",
-    "work": "benchsmith.graphs.jobs.work",
+    **api_modules(),
+    "CostEstimate": "benchsmith.jobs.common",
+    "Usage": "benchsmith.jobs.common",
     "register_embedder": "benchsmith.graphs.runtime.resources",
     "register_model": "benchsmith.graphs.runtime.resources",
     "register_scorer": "benchsmith.graphs.runtime.resources",
@@ -110,16 +85,7 @@ _API_MODULES: dict[str, str] = {
     "InputError": "benchsmith.stores.errors",
 }
 
-__all__ = [
-    "AuditResult", "ClusterResult", "CostEstimate", "Dialogue", "EvaluationResult", "HardnegBuildResult",
-    "HardnegScoreResult", "IngestPreview", "IngestResult", "InputError", "NuggetsResult", "ParaphraseResult",
-    "RobustnessResult", "SelectionResult", "SynthesisResult", "Turn", "Usage", "Verdict", "audit", "build_hardneg",
-    "cluster", "estimate_audit", "estimate_evaluation", "estimate_hardneg", "estimate_nuggets", "estimate_paraphrase",
-    "estimate_robustness", "estimate_selection", "estimate_synthesis", "evaluate", "export", "ingest", "measure_runs", "nuggets",
-    "paraphrase", "preview_ingest", "register_embedder", "register_model", "register_scorer", "rescore_tables",
-    "robustness", "RunInfo", "runs", "score_hardneg", "select", "synthesize", "work", "PublishResult", "publish",
-    "ValidationResult", "estimate_validation", "validate",
-]
+__all__ = sorted(_API_MODULES)
 
 
 def __getattr__(name: str) -> Any:
@@ -127,9 +93,9 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
-    if module.startswith("benchsmith.graphs.jobs.") and inspect.isfunction(value):
+    if module.startswith("benchsmith.jobs.") and inspect.isfunction(value):
         # Its bad-input errors name this API's keywords, not the command line's flags (human=, not --human).
-        value = importlib.import_module("benchsmith.graphs.jobs.api_names").speaking_the_api(value)
+        value = importlib.import_module("benchsmith.jobs.api_names").speaking_the_api(value)
     globals()[name] = value  # later lookups skip __getattr__
     return value
 

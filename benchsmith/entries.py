@@ -45,6 +45,10 @@ PARAMETER_HEADINGS = frozenset({"parameters", "arguments", "keyword arguments", 
                                 "other parameters", "attributes", "options"})
 RETURNS_HEADINGS = frozenset({"returns", "return", "return value", "yields"})
 FIELD_HEADINGS = PARAMETER_HEADINGS | RETURNS_HEADINGS | frozenset({"return type", "raises", "type"})
+# A configuration line that sets a scalar ("use_directory_urls: false", "port: 8000"), not a type annotation.
+YAML_SCALAR = re.compile(r"^[A-Za-z_]\w*\s*:\s*(?:true|false|yes|no|null|on|off|~|-?\d[\d.]*|[\"'].*)\s*$")
+# The labels API generators put before a value on an entry's line ("Bases: ClickException").
+FIELD_LABELS = FIELD_HEADINGS | frozenset({"bases", "default", "example", "examples", "note", "warning", "source"})
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,10 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
         long = [name for name in names if name.startswith("--")]
         return Entry(next((name for name in long if not name.startswith("--no-")), (long or names)[0]), "option")
     if attribute := ATTRIBUTE_LINE.match(stripped):  # mkdocstrings: "is_link: bool = False class-attribute"
+        # "Bases: ClickException" under a class is the generator's label line, no attribute (mkdocs,
+        # development readings round 5)
+        if attribute["name"].lower() in FIELD_LABELS or YAML_SCALAR.match(stripped):
+            return None  # "use_directory_urls: false" in a configuration example sets a value (mkdocs, round 5)
         return Entry(attribute["name"], "attribute")
     if heading and SNAKE_NAME.match(stripped):
         return Entry(stripped, "name")
@@ -200,10 +208,18 @@ def same_entry(first: str, second: str) -> bool:
 
 
 def _qualified(entry: Entry, enclosing: Entry | None) -> Entry:
-    """A method line under its class ("close()" after "class requests.Response") named in full."""
-    if "." not in entry.name and enclosing and enclosing.kind in ("class", "exception"):
-        return Entry(f"{enclosing.name}.{entry.name}", "method" if entry.kind == "function" else entry.kind)
-    return entry
+    """A member's line under its class ("close()" after "class requests.Response"), or after another
+    member of it ("children" after "Page.parent": "What does children hold?" names no owner; mkdocs,
+    development readings round 5), named in full."""
+    if "." in entry.name or enclosing is None:
+        return entry
+    parts = enclosing.name.split(".")
+    owner = enclosing.name if enclosing.kind in ("class", "exception") else \
+        ".".join(parts[:-1]) if len(parts) > 1 and parts[-2][:1].isupper() and entry.kind not in ("option", "setting") \
+        else None
+    if owner is None:
+        return entry
+    return Entry(f"{owner}.{entry.name}", "method" if entry.kind == "function" else entry.kind)
 
 
 def short_name(entry: str) -> str:

@@ -207,10 +207,13 @@ def is_noun_phrase(sentence: Sentence) -> bool:
 CONNECTIVES = frozenset("however otherwise therefore thus hence so or but also then instead additionally still "
                         "similarly likewise consequently furthermore moreover nevertheless nonetheless and finally "
                         "alternatively meanwhile accordingly where whereas next first second third lastly now "
-                        "afterwards".split())
+                        "afterwards conversely besides further regardless rather again".split())
 POINTING_WORDS = frozenset("above below aforementioned following preceding latter former respectively same "
                            "previously".split())
 DEMONSTRATIVES = frozenset({"this", "these", "those", "such"})
+# A sentence that states what must be done or be so ("The private key must be unencrypted").
+REQUIREMENT = re.compile(r"\b(must|should|need to|needs to|have to|has to|is required|are required|make sure|"
+                         r"ensure that)\b", re.IGNORECASE)
 
 
 def points_outside(sentence: Sentence, named: frozenset[str] = frozenset()) -> str | None:
@@ -236,9 +239,26 @@ def points_outside(sentence: Sentence, named: frozenset[str] = frozenset()) -> s
             if head is not None and (head.lemma in named or head.text.lower() in named):
                 continue
             return f"points back with {token.text!r}"
+        if lower == "that" and token.dep == "det" and token.tag == "DT":
+            # "overrides that check" (a core argument); "copy it to that directory", "once per value in
+            # that commit" (a preposition's object) mostly point inside the sentence
+            head = sentence.tokens[token.head]
+            if head.dep in ("nsubj", "nsubjpass", "dobj") and not (head.lemma in named or head.text.lower() in named):
+                return f"points back with {token.text!r}"
+        if lower == "also" and token.dep == "advmod" and _stative(sentence, sentence.tokens[token.head]) \
+                and not any(other.dep == "mark" and other.lemma in ("if", "when") for other in sentence.tokens):
+            # "the theme's files are also ignored"; "if X is true, the file will also be inspected" adds to
+            # what the condition brings, which the sentence shows
+            return f"adds to what came before with {token.text!r}"
         if lower in POINTING_WORDS:
             return f"points elsewhere with {token.text!r}"
     return None
+
+
+def _stative(sentence: Sentence, verb: Token) -> bool:
+    """A passive or a copula: "are also ignored", "is also a mapping" say the same of one thing as of
+    another the reader has not seen; "you can also pass a tuple" adds a way, which stands alone."""
+    return verb.lemma == "be" or any(child.dep == "auxpass" for child in sentence.children(verb.index))
 
 
 def is_expletive(sentence: Sentence, token: Token) -> bool:

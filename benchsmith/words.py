@@ -93,6 +93,15 @@ def stems(tokens: Iterable[str]) -> list[str]:
 # A question that repeats this many consecutive words of its passage copies it (the reading rubric's
 # "about seven or more in a row"): the offline questioner never asks one, the quality gate flags one.
 COPIED_RUN = 7
+# The user's voice back to the page's: "localize a theme to my favorite language" copies "to your ...".
+PAGE_VOICE = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself"}
+
+
+def copy_words(text: str) -> list[str]:
+    """The words a copy is measured on: stemmed ("support" of "supports") and in the page's voice,
+    so a question that copies a sentence with its verb or pronoun changed still copies it (mkdocs,
+    development readings round 5)."""
+    return stems(PAGE_VOICE.get(word, word) for word in words(text))
 
 
 def longest_shared_run(first: Sequence[str], second: Sequence[str]) -> int:

@@ -231,3 +231,39 @@ def _format_p(p: float) -> str:
 def _in_order(by_configuration: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
     """The entries of the configurations in display order; configurations without one are left out."""
     return {name: by_configuration[name] for name in names if by_configuration.get(name)}
+
+
+def evaluation_notes(*, warnings: list[str], depth: int, embedded_text_note: str, run_files: bool,
+                     rerank: str | None, rerank_depth: int, qrels: str | None, extra_qrels: str | None,
+                     nugget_qrels: str | None, conversational: bool) -> list[str]:
+    """The notes under an evaluation's tables: input warnings, how each configuration retrieves, and
+    which judgments it is measured against (``nugget_qrels`` only when nugget measures were asked)."""
+    notes = [f"Input warning: {warning}" for warning in warnings]
+    notes += [
+        (f"Each configuration retrieves the top {depth} documents per query; a judged query with no "
+         "retrieved document counts as 0 on every measure."),
+        ("History modes: full = every earlier turn as User:/Agent: lines, then the question; last:K = the last K "
+         "turns only; current = the question alone; rewrite = a model's self-contained rewrite (CQR); oracle = the "
+         "benchmark's own self-contained rewrite."),
+        ("BM25: bm25s, Lucene scoring, k1 = 1.5, b = 0.75, over each document's title and text, lower-cased words, "
+         "English stopwords removed, Snowball stemming. Dense: exact inner product of L2-normalized embeddings."),
+        embedded_text_note,
+        ("Fusion (numpy; the same rankings and scores as ranx) after sorting each run by score, ties by document "
+         "id: RRF with k = 60; combsum and wsum over min-max normalized scores."),
+    ]
+    if run_files:
+        notes.append("Run files (configurations named by their file name) are measured as given, sorted by score; "
+                     "they are neither fused nor reranked.")
+    if rerank:
+        notes.append(f"+rerank: the top {rerank_depth} of the configuration re-scored by the cross-encoder "
+                     f"{rerank}.")
+    if qrels:
+        notes.append(f"Relevance judgments are those of {qrels}, not the benchmark's.")
+    if extra_qrels:
+        notes.append(f"Relevance judgments include the extra ones in {extra_qrels}.")
+    if nugget_qrels:
+        notes.append(f"Coverage@k and alpha_nDCG@k (alpha 0.5 unless given) are measured against the nugget qrels "
+                     f"in {nugget_qrels}; a judged query without nugget judgments counts as 0 on them.")
+    if not conversational:
+        notes.append("The benchmark is single-turn: history modes other than oracle send the query text as is.")
+    return notes

@@ -48,12 +48,13 @@ from typing_extensions import NotRequired, TypedDict
 
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.rewriter import Rewriter
-from benchsmith.evals.evaluation_report import evaluation_report_files
+from benchsmith.evals.evaluation_report import evaluation_notes, evaluation_report_files
 from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores, unjudged_summary
 from benchsmith.evals.measures import DEFAULT_QUERIES_PER_BATCH, parse_measures
 from benchsmith.evals.nugget_measures import evaluate_batches_with_nuggets, split_measures
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext  # noqa: F401 (re-exported)
 from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
+from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.corpus_indexes import (DocumentTexts, bm25_index, cached_benchmark, corpus_documents,
                                               corpus_duplicates, dense_index)
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused, report_warning
@@ -69,7 +70,6 @@ from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import (Qrels, Run, iter_aligned_batches, iter_run_batches, run_file_query_ids,
                                     trec_run_writer, write_sorted_copy)
 from benchsmith.stores.turn_labels import standalone_group
-from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.dense_retrieval import QUERY_BATCH
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import Embedder
@@ -118,24 +118,19 @@ class RetrievalTask(TypedDict):
 # ---------------------------------------------------------------------------------------
 # Inputs, opened once per process.
 
-def _context(runtime: Runtime[EvaluationContext]) -> EvaluationContext:
-    return runtime.context or EvaluationContext()
-
-
-def _workspace(runtime: Runtime[EvaluationContext]) -> Workspace:
-    return workspace_of(_context(runtime))
+job = JobRuntime(EvaluationContext)  # the runtime's settings, workspace and run directories
 
 
 def _benchmark(runtime: Runtime[EvaluationContext], spec: str) -> Benchmark:
-    return cached_benchmark(spec, _workspace(runtime), _context(runtime).split)
+    return cached_benchmark(spec, job.workspace(runtime), job.context(runtime).split)
 
 
 def _embedder(runtime: Runtime[EvaluationContext], run_id: str, model: str | None) -> Embedder:
-    return embedder_for(model or _context(runtime).embedder, _workspace(runtime), run_id, _context(runtime))
+    return embedder_for(model or job.context(runtime).embedder, job.workspace(runtime), run_id, job.context(runtime))
 
 
 def _dense_index(runtime: Runtime[EvaluationContext], benchmark: Benchmark, embedder: Embedder) -> DenseIndex:
-    return dense_index(_workspace(runtime), _context(runtime).chroma_host, benchmark, embedder)
+    return dense_index(job.workspace(runtime), job.context(runtime).chroma_host, benchmark, embedder)
 
 
 def judgments(benchmark: Benchmark, qrels: str | None, extra_qrels: str | None) -> Qrels:
@@ -182,8 +177,8 @@ def input_problems(benchmark: Benchmark, qrels: str | None = None, extra_qrels: 
 # Queries per history mode, written once per run.
 
 def _seam(runtime: Runtime[EvaluationContext], run_id: str) -> ModelSeam:
-    context = _context(runtime)
-    return run_seam(_workspace(runtime), run_id, context.llm, context)
+    context = job.context(runtime)
+    return run_seam(job.workspace(runtime), run_id, context.llm, context)
 
 
 _query_lock = threading.Lock()
@@ -192,7 +187,7 @@ _query_lock = threading.Lock()
 def _query_texts(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Benchmark,
                  history: HistoryMode) -> dict[str, str]:
     """``{query id: text}`` for a history mode, from ``queries/<mode>.jsonl`` when written."""
-    path = RunDirectory(_workspace(runtime), run_id).file(QUERIES_DIR) / f"{history.label.replace(':', '-')}.jsonl"
+    path = RunDirectory(job.workspace(runtime), run_id).file(QUERIES_DIR) / f"{history.label.replace(':', '-')}.jsonl"
     with _query_lock:
         if path.exists():
             return {record["_id"]: record["text"] for record in load_jsonl(path)}
@@ -203,7 +198,7 @@ def _query_texts(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
             def rewrite(turns: list[tuple[str, str]], question: str) -> str:
                 return seam.run(rewriter, history=turns, question=question).query
 
-        texts = _build_all(benchmark.queries, history, rewrite, _context(runtime).concurrency,
+        texts = _build_all(benchmark.queries, history, rewrite, job.context(runtime).concurrency,
                            progress_reporter(f"queries {history.label}"))
         write_jsonl_atomic(path, ({"_id": query_id, "text": text} for query_id, text in texts.items()))
         return texts
@@ -227,7 +222,7 @@ def _build_all(queries: list[BenchmarkQuery], history: HistoryMode, rewrite: Any
 # Nodes.
 
 def _reranking(runtime: Runtime[EvaluationContext]) -> bool:
-    return _context(runtime).rerank is not None
+    return job.context(runtime).rerank is not None
 
 
 def _all_configurations(runtime: Runtime[EvaluationContext], state: EvaluationState | RetrievalTask
@@ -243,7 +238,7 @@ def _all_configurations(runtime: Runtime[EvaluationContext], state: EvaluationSt
 
 
 def _run_file(runtime: Runtime[EvaluationContext], run_id: str, configuration: AnyConfiguration) -> Path:
-    return RunDirectory(_workspace(runtime), run_id).file(RUN_FILES_DIR) / f"{configuration.file_stem}.trec"
+    return RunDirectory(job.workspace(runtime), run_id).file(RUN_FILES_DIR) / f"{configuration.file_stem}.trec"
 
 
 def measure_names(names: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -257,7 +252,7 @@ def measure_names(names: Sequence[str]) -> tuple[list[str], list[str]]:
 def plan(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> dict[str, Any]:
     """Check the benchmark, the settings and the ids of the inputs before any work, and list
     the configurations."""
-    context = _context(runtime)
+    context = job.context(runtime)
     benchmark = _benchmark(runtime, state["benchmark"])
     _, nugget = measure_names(context.measures)
     if nugget and not context.nugget_qrels:
@@ -305,7 +300,7 @@ def retrieve(task: RetrievalTask, runtime: Runtime[EvaluationContext]) -> dict[s
             for done, batch in _run_batches(runtime, task["run_id"], benchmark, configuration):
                 write(batch)
                 report(done, len(benchmark.queries))
-    append_jsonl(RunDirectory(_workspace(runtime), task["run_id"]).file(TIMINGS_FILE),
+    append_jsonl(RunDirectory(job.workspace(runtime), task["run_id"]).file(TIMINGS_FILE),
                  {"configuration": configuration.name, "seconds": round(time.perf_counter() - started, 3)})
     return {"finished": [configuration.name]}
 
@@ -318,7 +313,7 @@ def gather(state: EvaluationState) -> dict[str, Any]:
 def _run_batches(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Benchmark,
                  configuration: Configuration) -> Iterator[tuple[int, Run]]:
     """``(queries done, the next batch's rankings)``, batches in query id order."""
-    context = _context(runtime)
+    context = job.context(runtime)
     size = context.batch_size
     if configuration.rerank:
         (first_stage,) = configuration.inputs
@@ -342,7 +337,7 @@ def _run_batches(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
     queries = _query_texts(runtime, run_id, benchmark, configuration.history)
     query_ids = sorted(queries)
     if configuration.retriever.kind == "bm25":
-        index = bm25_index(benchmark, _workspace(runtime))
+        index = bm25_index(benchmark, job.workspace(runtime))
         for start in range(0, len(query_ids), size):
             batch = query_ids[start : start + size]
             yield start + len(batch), index.search({query_id: queries[query_id] for query_id in batch}, context.depth)
@@ -362,9 +357,9 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
     turn label, test the differences, report. Turns without judgments (unanswerable,
     underspecified) are left out of the measures; their top retrieved scores are compared with
     the answerable turns'."""
-    context = _context(runtime)
+    context = job.context(runtime)
     benchmark = _benchmark(runtime, state["benchmark"])
-    run_dir = RunDirectory(_workspace(runtime), state["run_id"])
+    run_dir = RunDirectory(job.workspace(runtime), state["run_id"])
     names, nugget = measure_names(context.measures)
     recall_names = recall_cutoffs(context.depth)
     # One ir_measures pass for the table and the curve; the nugget measures in the same pass over the batches.
@@ -420,7 +415,13 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
         "unjudged": unjudged_summary(top_scores, unjudged, answerable,
                                      {q.id: q.answerability for q in benchmark.queries if q.answerability}),
         "warnings": warnings,
-        "notes": _notes(context, benchmark, configurations, warnings),
+        "notes": evaluation_notes(
+            warnings=warnings, depth=context.depth, embedded_text_note=EMBEDDED_TEXT_NOTE,
+            run_files=any(isinstance(c, RunFileConfiguration) for c in configurations.values()),
+            rerank=context.rerank, rerank_depth=context.rerank_depth, qrels=context.qrels,
+            extra_qrels=context.extra_qrels,
+            nugget_qrels=context.nugget_qrels if measure_names(context.measures)[1] else None,
+            conversational=benchmark.conversational),
     }
     paths = write_files_atomic(run_dir.path, evaluation_report_files(results))
     return {"report": {kind: str(path) for kind, path in paths.items()}, "primary_measure": summary["primary_measure"],
@@ -439,39 +440,6 @@ def _describe(name: str, configuration: AnyConfiguration, run_file: Path, second
                 "rerank": False, "run_file": str(run_file), "source": configuration.path, "seconds": seconds}
     return {"name": name, "retriever": configuration.retriever.label, "history": configuration.history.label,
             "rerank": configuration.rerank, "run_file": str(run_file), "seconds": seconds}
-
-
-def _notes(context: EvaluationContext, benchmark: Benchmark, configurations: dict[str, AnyConfiguration],
-           warnings: list[str]) -> list[str]:
-    notes = [f"Input warning: {warning}" for warning in warnings]
-    notes += [
-        f"Each configuration retrieves the top {context.depth} documents per query; a judged query with no "
-        "retrieved document counts as 0 on every measure.",
-        "History modes: full = every earlier turn as User:/Agent: lines, then the question; last:K = the last K "
-        "turns only; current = the question alone; rewrite = a model's self-contained rewrite (CQR); oracle = the "
-        "benchmark's own self-contained rewrite.",
-        "BM25: bm25s, Lucene scoring, k1 = 1.5, b = 0.75, over each document's title and text, lower-cased words, "
-        "English stopwords removed, Snowball stemming. Dense: exact inner product of L2-normalized embeddings.",
-        EMBEDDED_TEXT_NOTE,
-        "Fusion (numpy; the same rankings and scores as ranx) after sorting each run by score, ties by document "
-        "id: RRF with k = 60; combsum and wsum over min-max normalized scores.",
-    ]
-    if any(isinstance(c, RunFileConfiguration) for c in configurations.values()):
-        notes.append("Run files (configurations named by their file name) are measured as given, sorted by score; "
-                     "they are neither fused nor reranked.")
-    if context.rerank:
-        notes.append(f"+rerank: the top {context.rerank_depth} of the configuration re-scored by the cross-encoder "
-                     f"{context.rerank}.")
-    if context.qrels:
-        notes.append(f"Relevance judgments are those of {context.qrels}, not the benchmark's.")
-    if context.extra_qrels:
-        notes.append(f"Relevance judgments include the extra ones in {context.extra_qrels}.")
-    if context.nugget_qrels and measure_names(context.measures)[1]:
-        notes.append(f"Coverage@k and alpha_nDCG@k (alpha 0.5 unless given) are measured against the nugget qrels "
-                     f"in {context.nugget_qrels}; a judged query without nugget judgments counts as 0 on them.")
-    if not benchmark.conversational:
-        notes.append("The benchmark is single-turn: history modes other than oracle send the query text as is.")
-    return notes
 
 
 builder = StateGraph(EvaluationState, context_schema=EvaluationContext, input_schema=EvaluationInput,

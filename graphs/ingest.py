@@ -23,6 +23,7 @@ from typing_extensions import TypedDict
 
 from benchsmith.agents.quality import LLMQualityScorer
 from benchsmith.graphs.contexts.ingest import IngestContext
+from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import chroma_client, embedder_for, run_seam, workspace_of
 from benchsmith.stores.errors import InputError
@@ -80,12 +81,7 @@ class IngestState(IngestInput, IngestOutput, total=False):  # type: ignore[misc]
     stage_cpu_seconds: Annotated[dict[str, float], operator.or_]
 
 
-def _context(runtime: Runtime[IngestContext]) -> IngestContext:
-    return runtime.context or IngestContext()
-
-
-def _run_dir(runtime: Runtime[IngestContext], state: IngestState) -> RunDirectory:
-    return RunDirectory(workspace_of(_context(runtime)), state["run_id"])
+job = JobRuntime(IngestContext)  # the runtime's settings, workspace and run directories
 
 
 def _stream(run_dir: RunDirectory, name: str, record_type: type) -> Iterator[Any]:
@@ -108,7 +104,7 @@ def timed(stage: Callable[[IngestState, Runtime[IngestContext]], dict[str, Any]]
 
 
 def load(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-    context, run_dir = _context(runtime), _run_dir(runtime, state)
+    context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
     skipped: list[SkippedFile] = []
     patterns = PathPatterns(context.include, context.exclude)
     with jsonl_writer_atomic(run_dir.file(DOCUMENTS_FILE)) as documents:
@@ -127,7 +123,7 @@ def load(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
 def clean(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     """Two passes, so no document is held: each document marked up (into a scratch file) while
     its lines are counted; then the corpus's boilerplate lines out, headings recorded."""
-    run_dir = _run_dir(runtime, state)
+    run_dir = job.run_dir(runtime, state["run_id"])
     marked_file, lines, report = run_dir.file(MARKED_FILE), RepeatedLines(), progress_reporter("clean")
 
     def marked(done: int, document: Document) -> dict[str, Any]:
@@ -145,7 +141,7 @@ def clean(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
 
 
 def chunk(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-    context, run_dir = _context(runtime), _run_dir(runtime, state)
+    context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
     chunks = iter_chunks(_stream(run_dir, CLEANED_FILE, Document), context.chunk_size, context.min_chars,
                          progress_reporter("chunk"), total=state.get("documents"))
     count = write_jsonl_atomic(run_dir.file(CHUNKS_FILE), (c.to_json() for c in chunks))
@@ -155,7 +151,7 @@ def chunk(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
 def dedup(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     """Near-duplicates and repeated ids out, streaming: the index keeps ids and MinHash band keys,
     and reads back by row only the texts whose bands meet (a million chunks need no text held)."""
-    context, run_dir = _context(runtime), _run_dir(runtime, state)
+    context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
     chunks = JsonlRows(run_dir.file(CHUNKS_FILE))
     try:
         result = deduplicate(((record["id"], record["text"]) for _, record in chunks),
@@ -171,7 +167,7 @@ def dedup(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
 
 
 def quality(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-    context, run_dir = _context(runtime), _run_dir(runtime, state)
+    context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
     scorer, report = _quality_scorer(context, run_dir), progress_reporter("quality")
     chunks = _stream(run_dir, UNIQUE_FILE, Chunk)
     with jsonl_writer_atomic(run_dir.file(KEPT_FILE)) as kept, \
@@ -192,7 +188,7 @@ def _quality_scorer(context: IngestContext, run_dir: RunDirectory) -> QualitySco
 
 def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     """Embed and upsert in batches, skipping chunks the collection already holds."""
-    context, run_dir = _context(runtime), _run_dir(runtime, state)
+    context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
     chunks = JsonlRows(run_dir.file(KEPT_FILE))
     # Cached by text: another job over the same tree (select, nuggets) reuses these vectors.
     embedder = cached_embedder(embedder_for(context.embedder, workspace_of(context), run_dir.run_id, context),

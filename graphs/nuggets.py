@@ -40,9 +40,10 @@ from benchsmith.agents.nuggets import ClosedBookAnswerWriter, NuggetWriter, SubQ
 from benchsmith.evals.nugget_measures import nugget_measures
 from benchsmith.evals.nugget_report import nugget_report_files
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
+from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.corpus_indexes import bm25_index, corpus_documents, dense_index
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance, report_reused
-from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, embedder_for, run_seam, workspace_of
+from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, embedder_for, run_seam
 from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
@@ -52,7 +53,6 @@ from benchsmith.stores.nugget_qrels import nugget_rows, write_nugget_qrels
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import Run, write_trec_run
 from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.bm25 import BM25Index
 from benchsmith.tools.cached_embedding import cached_embedder
 from benchsmith.tools.dense_retrieval import DenseIndex
@@ -109,29 +109,20 @@ class JudgeTask(TypedDict):
 # ---------------------------------------------------------------------------------------
 # Inputs, opened once per process.
 
-def _context(runtime: Runtime[NuggetsContext]) -> NuggetsContext:
-    return runtime.context or NuggetsContext()
-
-
-def _workspace(runtime: Runtime[NuggetsContext]) -> Workspace:
-    return workspace_of(_context(runtime))
-
-
-def _run_dir(runtime: Runtime[NuggetsContext], run_id: str) -> RunDirectory:
-    return RunDirectory(_workspace(runtime), run_id)
+job = JobRuntime(NuggetsContext)  # the runtime's settings, workspace and run directories
 
 
 def _seam(runtime: Runtime[NuggetsContext], run_id: str) -> ModelSeam:
-    context = _context(runtime)
-    return run_seam(_workspace(runtime), run_id, context.llm, context)
+    context = job.context(runtime)
+    return run_seam(job.workspace(runtime), run_id, context.llm, context)
 
 
 def _pool_log(runtime: Runtime[NuggetsContext], run_id: str) -> RecordLog:
-    return record_log(_run_dir(runtime, run_id).file(POOLS_FILE), "question")
+    return record_log(job.run_dir(runtime, run_id).file(POOLS_FILE), "question")
 
 
 def _judgment_log(runtime: Runtime[NuggetsContext], run_id: str) -> RecordLog:
-    return record_log(_run_dir(runtime, run_id).file(JUDGMENTS_FILE), "batch")
+    return record_log(job.run_dir(runtime, run_id).file(JUDGMENTS_FILE), "batch")
 
 
 def batch_id(question_id: str, batch: int) -> str:
@@ -150,16 +141,16 @@ def _records(path: Path, key: str) -> dict[str, dict[str, Any]]:
 
 
 def _questions(runtime: Runtime[NuggetsContext], run_id: str) -> dict[str, dict[str, Any]]:
-    return _records(_run_dir(runtime, run_id).file(QUESTIONS_FILE), "id")
+    return _records(job.run_dir(runtime, run_id).file(QUESTIONS_FILE), "id")
 
 
 def _pools(runtime: Runtime[NuggetsContext], run_id: str) -> dict[str, dict[str, Any]]:
-    return _records(_run_dir(runtime, run_id).file(POOLS_FILE), "question")
+    return _records(job.run_dir(runtime, run_id).file(POOLS_FILE), "question")
 
 
 def _corpus(runtime: Runtime[NuggetsContext], run_id: str) -> Benchmark:
     """The run's corpus as a benchmark without queries: what the shared index caches take."""
-    run_dir = _run_dir(runtime, run_id)
+    run_dir = job.run_dir(runtime, run_id)
     info = _records_info(run_dir)
     return Benchmark(name=run_id, directory=run_dir.file(BEIR_DIR), queries=[], qrels={},
                      source_collection=info.get("collection"))
@@ -190,10 +181,10 @@ class Indexes:
 
 def _indexes(runtime: Runtime[NuggetsContext], run_id: str) -> Indexes:
     """BM25 and dense indexes of the run's corpus (built once per process and corpus file)."""
-    context = _context(runtime)
+    context = job.context(runtime)
     corpus = _corpus(runtime, run_id)
-    embedder = embedder_for(context.embedder, _workspace(runtime), run_id, context)
-    workspace = _workspace(runtime)
+    embedder = embedder_for(context.embedder, job.workspace(runtime), run_id, context)
+    workspace = job.workspace(runtime)
     dense = dense_index(workspace, context.chroma_host, corpus, cached_embedder(embedder, workspace))
     return Indexes(bm25_index(corpus), dense, embedder)
 
@@ -203,8 +194,8 @@ def _indexes(runtime: Runtime[NuggetsContext], run_id: str) -> Indexes:
 
 def prepare(state: NuggetsState, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:
     """Read the pairs and build the corpus once per run; build its indexes once per process."""
-    context = _context(runtime)
-    run_dir = _run_dir(runtime, state["run_id"])
+    context = job.context(runtime)
+    run_dir = job.run_dir(runtime, state["run_id"])
     questions_path = run_dir.file(QUESTIONS_FILE)
     if questions_path.exists():
         report_reused("questions")
@@ -229,11 +220,11 @@ def prepare(state: NuggetsState, runtime: Runtime[NuggetsContext]) -> dict[str, 
 
 
 def _build_corpus(runtime: Runtime[NuggetsContext], run_dir: RunDirectory, state: NuggetsState) -> None:
-    context = _context(runtime)
+    context = job.context(runtime)
     corpus_path = run_dir.file(BEIR_DIR) / "corpus.jsonl"
     collection = state.get("collection")
     if collection:
-        client = chroma_client(_workspace(runtime), context.chroma_host)
+        client = chroma_client(job.workspace(runtime), context.chroma_host)
         store = VectorStore.open_existing(client, collection, lambda spec: ChromaEmbeddingFunction(spec=spec))
         records = [{"_id": chunk_id, "title": str((metadata or {}).get("title") or (metadata or {}).get("doc_id", "")),
                     "text": text, "metadata": {key: value for key, value in (metadata or {}).items()
@@ -268,7 +259,7 @@ def route_questions(state: NuggetsState, runtime: Runtime[NuggetsContext]) -> li
 
 def pool(task: PoolTask, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:
     """Nuggets, query variants, retrieval and the pool of one question, appended to pools.jsonl once."""
-    context = _context(runtime)
+    context = job.context(runtime)
     run_id, question_id = task["run_id"], task["question"]
     log = _pool_log(runtime, run_id)
     if question_id in log:  # finished before a crash
@@ -285,12 +276,12 @@ def pool(task: PoolTask, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:
                           context.fusion)
     pooled = pool_documents({technique: list(by_retriever[FUSED]) for technique, by_retriever in runs.items()},
                             context.pool_depth)
+    job.run_dir(runtime, run_id).usage.sync()  # the calls durable before the question's record
     log.append_once({"question": question_id,
                      "nuggets": [{"id": f"{question_id}_{number}", "text": text}
                                  for number, text in enumerate(nuggets, start=1)],
                      "sub_questions": list(sub_questions), "closed_book_answer": closed_book, "pool": pooled,
                      "runs": runs})
-    _run_dir(runtime, run_id).usage.sync()
     report_advance("pool")
     return {"pooled": 1}
 
@@ -322,7 +313,7 @@ def gather(state: NuggetsState, runtime: Runtime[NuggetsContext]) -> dict[str, A
 
 def _batches(runtime: Runtime[NuggetsContext], run_id: str) -> list[tuple[str, int]]:
     """(question, batch number) of every support call the pools need."""
-    size = _context(runtime).batch_size
+    size = job.context(runtime).batch_size
     return [(question_id, index) for question_id, record in _pools(runtime, run_id).items()
             for index in range(len(batches(record["pool"], size)))]
 
@@ -337,7 +328,7 @@ def route_batches(state: NuggetsState, runtime: Runtime[NuggetsContext]) -> list
 
 def judge(task: JudgeTask, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:
     """One support call: every nugget of the question against every chunk of the batch."""
-    context = _context(runtime)
+    context = job.context(runtime)
     run_id, question_id = task["run_id"], task["question"]
     key = batch_id(question_id, task["batch"])
     log = _judgment_log(runtime, run_id)
@@ -359,8 +350,8 @@ def judge(task: JudgeTask, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:
     support = {doc_id: {"nuggets": [nuggets[n - 1]["id"] for n in sorted(set(by_chunk[number].supported_nuggets))],
                         "reason": by_chunk[number].reason}
                for number, doc_id in enumerate(chunk_ids, start=1)}
+    job.run_dir(runtime, run_id).usage.sync()
     log.append_once({"batch": key, "question": question_id, "chunks": chunk_ids, "support": support})
-    _run_dir(runtime, run_id).usage.sync()
     report_advance("judge")
     return {"judged": 1}
 
@@ -370,9 +361,9 @@ def judge(task: JudgeTask, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:
 
 def export(state: NuggetsState, runtime: Runtime[NuggetsContext]) -> NuggetsOutput:
     """Filter the questions; write the benchmark, the techniques' runs and the report."""
-    context = _context(runtime)
+    context = job.context(runtime)
     run_id = state["run_id"]
-    run_dir = _run_dir(runtime, run_id)
+    run_dir = job.run_dir(runtime, run_id)
     questions, pools = _questions(runtime, run_id), _pools(runtime, run_id)
     judgments: dict[str, list[dict[str, Any]]] = {}
     for record in load_jsonl(run_dir.file(JUDGMENTS_FILE)) if run_dir.file(JUDGMENTS_FILE).exists() else []:
@@ -442,8 +433,8 @@ def _technique_run_files(run_dir: RunDirectory, pools: dict[str, dict[str, Any]]
 def _results(runtime: Runtime[NuggetsContext], state: NuggetsState, supports: list[QuestionSupport],
              kept: list[QuestionSupport], dropped: list[tuple[str, str]], table: dict[str, Any],
              runs: dict[str, dict[str, Run]], judged_qrels: dict[str, Any]) -> dict[str, Any]:
-    context = _context(runtime)
-    run_dir = _run_dir(runtime, state["run_id"])
+    context = job.context(runtime)
+    run_dir = job.run_dir(runtime, state["run_id"])
     questions, pools = _questions(runtime, state["run_id"]), _pools(runtime, state["run_id"])
     questions_info = read_json(run_dir.file("questions-info.json"))
     corpus_info = _records_info(run_dir)

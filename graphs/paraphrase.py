@@ -38,6 +38,7 @@ from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.diversity import diversity
 from benchsmith.evals.paraphrase_report import paraphrase_report_files
 from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
+from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, run_items, run_seam, workspace_of
@@ -89,12 +90,7 @@ class TurnTask(TypedDict):
 # ---------------------------------------------------------------------------------------
 # Inputs.
 
-def _context(runtime: Runtime[ParaphraseContext]) -> ParaphraseContext:
-    return runtime.context or ParaphraseContext()
-
-
-def _run_dir(runtime: Runtime[ParaphraseContext], run_id: str) -> RunDirectory:
-    return RunDirectory(workspace_of(_context(runtime)), run_id)
+job = JobRuntime(ParaphraseContext)  # the runtime's settings, workspace and run directories
 
 
 @functools.lru_cache(maxsize=2)
@@ -120,10 +116,10 @@ def load_input_benchmark(specs: list[str], workspace: Workspace, context: Paraph
 
 def plan(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> dict[str, Any]:
     """Read the benchmark into turns.jsonl and join the imported paraphrases (once per run)."""
-    run_dir = _run_dir(runtime, state["run_id"])
+    run_dir = job.run_dir(runtime, state["run_id"])
     if run_dir.file(TURNS_FILE).exists():  # turns.jsonl is written last: its presence means plan finished
         return {"turns": _registered(runtime, state["run_id"], list(read_turns(run_dir)))}
-    context = _context(runtime)
+    context = job.context(runtime)
     benchmark = load_input_benchmark(state["benchmarks"], workspace_of(context), context)
     turns = [{"turn": query.id, "conversation_id": query.conversation_id, "number": query.turn,
               "raw": query.question, "rewrite": query.rewrite, "history": [list(pair) for pair in query.history],
@@ -164,16 +160,16 @@ def _join_ecast(run_dir: RunDirectory, path: Path, turn_ids: set[str]) -> None:
 
 def _items(runtime: Runtime[ParaphraseContext], run_id: str) -> WorkItems:
     """The run's turns as work items: the generated log alone, or shared by workers."""
-    return run_items(_context(runtime), workspace_of(_context(runtime)), run_id, GENERATED_FILE, "turn")
+    return run_items(job.context(runtime), job.workspace(runtime), run_id, GENERATED_FILE, "turn")
 
 
 def dispatch(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> list[Send] | Literal["wait", "finish"]:
     """A batch of turns nobody paraphrased or holds; finish when all are done (or nothing is
     generated), wait while other workers still hold some."""
-    if _context(runtime).per_turn < 1:
+    if job.context(runtime).per_turn < 1:
         return "finish"
     return dispatch_items(  # type: ignore[return-value]
-        _items(runtime, state["run_id"]), "paraphrase", _context(runtime).concurrency,
+        _items(runtime, state["run_id"]), "paraphrase", job.context(runtime).concurrency,
         lambda turn_id: Send("paraphrase_turn", {"run_id": state["run_id"], "turn": turn_id}), "finish")
 
 
@@ -185,23 +181,23 @@ def gather(state: ParaphraseState) -> dict[str, Any]:
 def paraphrase_turn(task: TurnTask, runtime: Runtime[ParaphraseContext]) -> dict[str, Any]:
     """Rewrite, paraphrase, restore the context and filter one turn; record it once (claimed
     first when workers share the run)."""
-    context = _context(runtime)
-    run_dir = _run_dir(runtime, task["run_id"])
+    context = job.context(runtime)
+    run_dir = job.run_dir(runtime, task["run_id"])
     turn = read_turns(run_dir)[task["turn"]]
     items = _items(runtime, task["run_id"])
     with concurrency_slot(task["run_id"], context.concurrency):
         record = claimed_work(items, task["turn"], lambda: _paraphrased(runtime, task["run_id"], turn))
     if record is None:
         return {"paraphrased": 0}  # another worker has it, or did it
-    items.complete(task["turn"], record)
     run_dir.usage.sync()
+    items.complete(task["turn"], record)
     report_advance("paraphrase")
     return {"paraphrased": 1}
 
 
 def _paraphrased(runtime: Runtime[ParaphraseContext], run_id: str, turn: dict[str, Any]) -> dict[str, Any]:
     """One turn's source, its origin and every candidate variant with its filter decision."""
-    context = _context(runtime)
+    context = job.context(runtime)
     history = [tuple(pair) for pair in turn["history"]]
     seam = run_seam(workspace_of(context), run_id, context.llm, context)
     if turn["rewrite"]:
@@ -236,7 +232,7 @@ def _paraphrased(runtime: Runtime[ParaphraseContext], run_id: str, turn: dict[st
 def _judge_candidate(runtime: Runtime[ParaphraseContext], run_id: str, candidate: dict[str, Any],
                      history: list[tuple[str, str]], source: str) -> None:
     """Every judge's equivalence and fit; the candidate is dropped when a mean falls short."""
-    context = _context(runtime)
+    context = job.context(runtime)
     verdicts = {}
     for spec in context.judges:
         verdict = run_seam(workspace_of(context), run_id, spec, context).run(
@@ -253,8 +249,8 @@ def _judge_candidate(runtime: Runtime[ParaphraseContext], run_id: str, candidate
 
 def finish(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> ParaphraseOutput:
     """The kept variants, diversity.json, the test sets and the report."""
-    context = _context(runtime)
-    run_dir = _run_dir(runtime, state["run_id"])
+    context = job.context(runtime)
+    run_dir = job.run_dir(runtime, state["run_id"])
     turns = read_turns(run_dir)
     if context.database_url() and context.per_turn > 0:  # the other workers' turns are in the database
         write_jsonl_atomic(run_dir.file(GENERATED_FILE), _items(runtime, state["run_id"]).results())

@@ -43,6 +43,7 @@ from benchsmith.graphs.contexts.robustness import RobustnessContext
 from benchsmith.graphs.evaluate import EvaluationInput, evaluate_as_child
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
+from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.corpus_indexes import document_text
 from benchsmith.graphs.paraphrase import BENCHMARK_FILE, QRELS_FILE, TEST_SETS_DIR, TEST_SETS_FILE, TURNS_FILE
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
@@ -96,12 +97,7 @@ class JudgeTask(TypedDict):
 # ---------------------------------------------------------------------------------------
 # Inputs.
 
-def _context(runtime: Runtime[RobustnessContext]) -> RobustnessContext:
-    return runtime.context or RobustnessContext()
-
-
-def _run_dir(runtime: Runtime[RobustnessContext], run_id: str) -> RunDirectory:
-    return RunDirectory(workspace_of(_context(runtime)), run_id)
+job = JobRuntime(RobustnessContext)  # the runtime's settings, workspace and run directories
 
 
 def test_set_names(paraphrase_run: Path) -> list[str]:
@@ -145,7 +141,7 @@ def _documents_in(path: Path, modified: float) -> dict[str, str]:
 
 def document_texts(runtime: Runtime[RobustnessContext], paraphrase_run: str) -> dict[str, str]:
     """``{doc id: text}`` of the benchmark's corpus, or of the corpus given with run files; empty without one."""
-    corpus = _context(runtime).corpus or read_json(Path(paraphrase_run) / BENCHMARK_FILE).get("corpus")
+    corpus = job.context(runtime).corpus or read_json(Path(paraphrase_run) / BENCHMARK_FILE).get("corpus")
     if not corpus:
         return {}
     path = Path(corpus).resolve()
@@ -153,11 +149,11 @@ def document_texts(runtime: Runtime[RobustnessContext], paraphrase_run: str) -> 
 
 
 def _evaluation_log(runtime: Runtime[RobustnessContext], run_id: str) -> RecordLog:
-    return record_log(_run_dir(runtime, run_id).file(EVALUATIONS_FILE), "set")
+    return record_log(job.run_dir(runtime, run_id).file(EVALUATIONS_FILE), "set")
 
 
 def _judgment_log(runtime: Runtime[RobustnessContext], run_id: str) -> RecordLog:
-    return record_log(_run_dir(runtime, run_id).file(JUDGMENTS_FILE), "turn")
+    return record_log(job.run_dir(runtime, run_id).file(JUDGMENTS_FILE), "turn")
 
 
 # ---------------------------------------------------------------------------------------
@@ -185,7 +181,7 @@ def next_step(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> Li
 def evaluate(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> dict[str, Any]:
     """Evaluate the next test set with the evaluate graph, run as a subgraph (a child run:
     resumable, reused when finished)."""
-    context = _context(runtime)
+    context = job.context(runtime)
     log = _evaluation_log(runtime, state["run_id"])
     name = next(name for name in state["sets"] if name not in log.ids())
     child_id = f"{state['run_id']}-{name}"
@@ -205,16 +201,16 @@ def evaluate(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> dic
 
 def _evaluations(runtime: Runtime[RobustnessContext], run_id: str) -> dict[str, dict[str, str]]:
     """``{set: {configuration: run file}}``."""
-    path = _run_dir(runtime, run_id).file(EVALUATIONS_FILE)
+    path = job.run_dir(runtime, run_id).file(EVALUATIONS_FILE)
     return {record["set"]: record["runs"] for record in load_jsonl(path)}
 
 
 def pool(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> dict[str, Any]:
     """The unjudged documents of every run's top k, per judged turn (once per run)."""
-    path = _run_dir(runtime, state["run_id"]).file(POOL_FILE)
+    path = job.run_dir(runtime, state["run_id"]).file(POOL_FILE)
     if path.exists():
         return {"pooled": len(load_jsonl(path))}
-    k = _context(runtime).judge_depth
+    k = job.context(runtime).judge_depth
     qrels = benchmark_qrels(Path(state["paraphrase_run"]), state.get("qrels"))
     texts = document_texts(runtime, state["paraphrase_run"])
     found: dict[tuple[str, str], list[str]] = {}
@@ -234,7 +230,7 @@ def pool(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> dict[st
 def _pool(runtime: Runtime[RobustnessContext], run_id: str) -> dict[str, list[str]]:
     """``{turn: [doc ids with text]}`` of the pool."""
     by_turn: dict[str, list[str]] = {}
-    for record in load_jsonl(_run_dir(runtime, run_id).file(POOL_FILE)):
+    for record in load_jsonl(job.run_dir(runtime, run_id).file(POOL_FILE)):
         if record["has_text"]:
             by_turn.setdefault(record["turn"], []).append(record["doc"])
     return by_turn
@@ -251,7 +247,7 @@ def dispatch(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> lis
 
 def judge(task: JudgeTask, runtime: Runtime[RobustnessContext]) -> dict[str, Any]:
     """Every judge's CAsT grade (0-4) of every pooled document of one turn; appended once."""
-    context = _context(runtime)
+    context = job.context(runtime)
     turn = _turns(task["paraphrase_run"])[task["turn"]]
     texts = document_texts(runtime, task["paraphrase_run"])
     history = [tuple(pair) for pair in turn["history"]]
@@ -263,16 +259,16 @@ def judge(task: JudgeTask, runtime: Runtime[RobustnessContext]) -> dict[str, Any
                     RelevanceJudge(), history=history, question=turn["raw"], rewrite=turn.get("rewrite"),
                     document=texts[doc_id])
                 grades.setdefault(doc_id, {})[spec] = {"grade": grade.grade, "rationale": grade.rationale}
+    job.run_dir(runtime, task["run_id"]).usage.sync()
     _judgment_log(runtime, task["run_id"]).append_once({"turn": task["turn"], "grades": grades})
-    _run_dir(runtime, task["run_id"]).usage.sync()
     report_advance("judge")
     return {"judged": 1}
 
 
 def report(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> RobustnessOutput:
     """Confirm the grades, write the augmented qrels, measure before and after, test, report."""
-    context = _context(runtime)
-    run_dir = _run_dir(runtime, state["run_id"])
+    context = job.context(runtime)
+    run_dir = job.run_dir(runtime, state["run_id"])
     paraphrase_run = Path(state["paraphrase_run"])
     qrels = benchmark_qrels(paraphrase_run, state.get("qrels"))
     judgments = {record["turn"]: record["grades"] for record in load_jsonl(run_dir.file(JUDGMENTS_FILE))} \

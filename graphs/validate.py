@@ -56,6 +56,7 @@ from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.graphs.evaluate import EvaluationInput, evaluate_as_child
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
+from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.corpus_indexes import (cached_benchmark, corpus_documents, corpus_statistics,
                                                       document_text)
 from benchsmith.graphs.runtime.progress import progress_reporter
@@ -118,12 +119,7 @@ class ValidationState(ValidationInput, ValidationOutput, total=False):  # type: 
 # ---------------------------------------------------------------------------------------
 # Inputs.
 
-def _context(runtime: Runtime[ValidationContext]) -> ValidationContext:
-    return runtime.context or ValidationContext()
-
-
-def _run_dir(runtime: Runtime[ValidationContext], run_id: str) -> RunDirectory:
-    return RunDirectory(workspace_of(_context(runtime)), run_id)
+job = JobRuntime(ValidationContext)  # the runtime's settings, workspace and run directories
 
 
 def default_histories(synthetic: Benchmark) -> list[str]:
@@ -196,7 +192,7 @@ def human_directory(runtime: Runtime[ValidationContext], state: ValidationState)
     if state.get("human_benchmark"):
         return state["human_benchmark"]
     path = Path(state["human"])  # a run planned before plan recorded it
-    return str(path) if path.is_dir() else str(_run_dir(runtime, state["run_id"]).file(HUMAN_DIR))
+    return str(path) if path.is_dir() else str(job.run_dir(runtime, state["run_id"]).file(HUMAN_DIR))
 
 
 def write_human_benchmark(directory: Path, labels: HumanLabels, corpus_file: Path, split: str) -> None:
@@ -214,15 +210,15 @@ def write_human_benchmark(directory: Path, labels: HumanLabels, corpus_file: Pat
 
 
 def _evaluation_log(runtime: Runtime[ValidationContext], run_id: str) -> RecordLog:
-    return record_log(_run_dir(runtime, run_id).file(EVALUATIONS_FILE), "set")
+    return record_log(job.run_dir(runtime, run_id).file(EVALUATIONS_FILE), "set")
 
 
 def _judgment_log(runtime: Runtime[ValidationContext], run_id: str) -> RecordLog:
-    return record_log(_run_dir(runtime, run_id).file(JUDGMENTS_FILE), "item")
+    return record_log(job.run_dir(runtime, run_id).file(JUDGMENTS_FILE), "item")
 
 
 def _evaluations(runtime: Runtime[ValidationContext], run_id: str) -> dict[str, dict[str, Any]]:
-    return {record["set"]: record for record in load_jsonl(_run_dir(runtime, run_id).file(EVALUATIONS_FILE))}
+    return {record["set"]: record for record in load_jsonl(job.run_dir(runtime, run_id).file(EVALUATIONS_FILE))}
 
 
 # ---------------------------------------------------------------------------------------
@@ -232,9 +228,9 @@ def plan(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[st
     """Check that both sets share a corpus; write the human set as a BEIR directory over the
     synthetic corpus when it is a labelled JSONL or names held-out chunks, and what those lost;
     choose the history modes of each set."""
-    context = _context(runtime)
+    context = job.context(runtime)
     workspace = workspace_of(context)
-    run_dir = _run_dir(runtime, state["run_id"])
+    run_dir = job.run_dir(runtime, state["run_id"])
     synthetic = cached_benchmark(state["synthetic"], workspace, context.split)
     split = _human_split(context, state)
     labels = check_same_corpus(synthetic, state["human"], workspace, split)
@@ -259,7 +255,7 @@ def next_step(state: ValidationState, runtime: Runtime[ValidationContext]) -> Li
 def evaluate(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[str, Any]:
     """Evaluate the next set with the evaluate graph, run as a subgraph (a child run: resumable,
     reused when finished)."""
-    context = _context(runtime)
+    context = job.context(runtime)
     log = _evaluation_log(runtime, state["run_id"])
     name = next(name for name in SETS if name not in log.ids())
     synthetic = name == SYNTHETIC
@@ -290,12 +286,12 @@ def evaluate(state: ValidationState, runtime: Runtime[ValidationContext]) -> dic
 def pool(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[str, Any]:
     """The pairs the judges label, written once: every gold pair of the human set, and a seeded
     sample of as many non-gold chunks from the configurations' top ``judge_depth`` on it."""
-    path = _run_dir(runtime, state["run_id"]).file(PAIRS_FILE)
+    path = job.run_dir(runtime, state["run_id"]).file(PAIRS_FILE)
     if not state.get("judges"):
         return {"pairs": 0}
     if path.exists():
         return {"pairs": len(load_jsonl(path))}
-    context = _context(runtime)
+    context = job.context(runtime)
     human = _human_benchmark(runtime, state)
     documents = corpus_documents(human)
     gold = sorted((query_id, doc_id) for query_id, judged in human.qrels.items() if query_id in human.queries_by_id
@@ -315,7 +311,7 @@ def pool(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[st
 
 
 def _human_benchmark(runtime: Runtime[ValidationContext], state: ValidationState) -> Benchmark:
-    context = _context(runtime)
+    context = job.context(runtime)
     return cached_benchmark(human_directory(runtime, state), workspace_of(context), _human_split(context, state))
 
 
@@ -329,10 +325,10 @@ def judge(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[s
     passages; one record per judge and question, appended once (a resumed run skips them)."""
     if not state.get("judges"):
         return {}
-    context = _context(runtime)
+    context = job.context(runtime)
     human = _human_benchmark(runtime, state)
     by_query: dict[str, list[str]] = {}
-    for record in load_jsonl(_run_dir(runtime, state["run_id"]).file(PAIRS_FILE)):
+    for record in load_jsonl(job.run_dir(runtime, state["run_id"]).file(PAIRS_FILE)):
         by_query.setdefault(record["query_id"], []).append(record["doc_id"])
     log = _judgment_log(runtime, state["run_id"])
     tasks = [(spec, query_id) for spec in state["judges"] for query_id in by_query]
@@ -369,7 +365,7 @@ def judge(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[s
 def _registered(spec: str) -> str:
     """A ``qrels:FILE`` judge answers from those labels (registered once per process)."""
     if spec.startswith(LABELS_PREFIX):
-        from benchsmith.graphs.select.graph import label_judge
+        from benchsmith.graphs.select.inputs import label_judge
 
         return label_judge(spec)
     return spec
@@ -377,7 +373,7 @@ def _registered(spec: str) -> str:
 
 def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> ValidationOutput:
     """Rank the configurations on both sets, compare the rankings, measure the judges, write the report."""
-    context = _context(runtime)
+    context = job.context(runtime)
     evaluations = _evaluations(runtime, state["run_id"])
     results = {name: read_json(evaluations[name]["results"]) for name in SETS}
     measure = results[SYNTHETIC]["measures"][0]
@@ -423,7 +419,7 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
         "held_out": held_out.to_json(),
     }
     validity["notes"] = [*validity_notes(validity), EMBEDDED_TEXT_NOTE]
-    paths = write_files_atomic(_run_dir(runtime, state["run_id"]).path, validity_report_files(validity))
+    paths = write_files_atomic(job.run_dir(runtime, state["run_id"]).path, validity_report_files(validity))
     return {**{key: validity[key] for key in OUTPUT_KEYS}, "report": {kind: str(path) for kind, path in paths.items()}}
 
 
@@ -446,8 +442,8 @@ def _judge_agreement(runtime: Runtime[ValidationContext], state: ValidationState
                      ) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
     if not state.get("judges"):
         return {}, {}
-    context = _context(runtime)
-    run_dir = _run_dir(runtime, state["run_id"])
+    context = job.context(runtime)
+    run_dir = job.run_dir(runtime, state["run_id"])
     pairs = load_jsonl(run_dir.file(PAIRS_FILE))
     verdicts: dict[str, dict[tuple[str, str], bool]] = {spec: {} for spec in state["judges"]}
     for record in load_jsonl(run_dir.file(JUDGMENTS_FILE)) if run_dir.file(JUDGMENTS_FILE).exists() else []:
@@ -472,7 +468,7 @@ def _set_summary(results: Mapping[str, Any], evaluation: Mapping[str, Any], meas
 
 
 def _held_out(runtime: Runtime[ValidationContext], state: ValidationState) -> HeldOutLabels:
-    path = _run_dir(runtime, state["run_id"]).file(HELD_OUT_FILE)
+    path = job.run_dir(runtime, state["run_id"]).file(HELD_OUT_FILE)
     return HeldOutLabels.from_json(read_json(path)) if path.exists() else HeldOutLabels()
 
 

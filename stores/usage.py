@@ -15,12 +15,12 @@ import json
 import os
 import threading
 import weakref
-from pathlib import Path
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from benchsmith.stores.jsonl import load_jsonl, sync_file
-from benchsmith.stores.write_behind import WriteBehind
+from benchsmith.stores.write_behind import WriteBehind, drain_all
 
 TOTAL_FIELDS = ("input_tokens", "output_tokens", "cost_usd", "retries")
 OFFLINE_MODEL = "baseline"  # the model name the offline agents' calls are recorded under
@@ -40,7 +40,9 @@ class UsageLedger:
         self._lines.submit((_JSON.encode(call) + "\n").encode("utf-8"))
 
     def sync(self) -> None:
-        """Make every recorded call durable (call it when a finished item is recorded)."""
+        """Make every recorded call durable, with every reply the process's caches hold (call it before
+        a finished item is recorded: a resumed run that redoes an unrecorded item finds its replies)."""
+        drain_all()
         self._lines.drain()
         if self.path.exists():
             sync_file(self.path)

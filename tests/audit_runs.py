@@ -6,8 +6,10 @@ import json
 from functools import partial
 from pathlib import Path
 
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
-from benchsmith.graphs.audit import AuditContext, builder
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
+from benchsmith.graphs.audit.graph import builder
+from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.jsonl import load_jsonl

@@ -58,7 +58,7 @@ register_test_embedder()  # for the first test's module-scoped fixtures
 # would pin tests to one worker, but pytest-xdist 3.8 renames `item._nodeid`, which pytest 9 no
 # longer reads: they have no effect, so module-scoped fixtures are built once per worker that runs
 # their tests.
-LONGEST_FIRST = ("test_readme_examples_run_as_written_in_order", "test_demo_runs_every_job_offline",
+LONGEST_FIRST = ("test_examples_run_as_written_in_order", "test_demo_runs_every_job_offline",
                  "test_demo_sized_run_on_the_standard_library")
 
 

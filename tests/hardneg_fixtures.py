@@ -16,7 +16,8 @@ from pydantic import BaseModel
 from benchsmith.agents.condition_judge import condition_count_schema
 from benchsmith.agents.condition_queries import queries_schema
 from benchsmith.agents.condition_extractor import ExtractedConditions
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.negative_rewriter import NegativeSentence
 
 STATIONS = ["Ashford", "Brixton", "Carlow", "Dunmore", "Elgin", "Fenwick", "Galway", "Hexham", "Inverness", "Jarrow"]

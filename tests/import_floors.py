@@ -2,9 +2,10 @@
 functions and under TYPE_CHECKING count too), and the floor each module lives on.
 
 Floors, top to bottom (docs/design.md): the Python API (benchsmith/__init__) 6, the CLI
-(graphs/cli) 5, the job functions (graphs/jobs) 4, the graph modules (graphs/*.py,
-graphs/select, graphs/hardneg) 3, the runtime they share (graphs/runtime) 2, the four layers
-agents/tools/stores/evals 1 (their own rules: tests/test_architecture.py), the bottom
+(benchsmith/cli) 5, the job functions (benchsmith/jobs) 4, the graph modules (graphs/*.py,
+graphs/synthesis, graphs/audit, graphs/select, graphs/hardneg) 3, the runtime they share
+(graphs/runtime) 2, the four layers agents/tools/stores/evals 1 (their own rules:
+tests/test_architecture.py), the bottom
 (benchsmith/words.py and its siblings: text primitives every layer may use) 0. A module may
 import only modules of its own floor or below, and no set of modules may import each other in a
 circle.
@@ -16,15 +17,17 @@ import ast
 from pathlib import Path
 
 PRODUCT_FOLDERS = ("benchsmith", "graphs", "agents", "tools", "stores", "evals")
-GRAPH_FLOORS = {"cli": 5, "jobs": 4, "runtime": 2}  # any other graphs subpackage or module: 3
+FACE_FLOORS = {"cli": 5, "jobs": 4}  # the rest of the face (words, history, ...) is the bottom: 0
 
 
 def floor(module: str) -> int:
     parts = module.split(".")
     if module == "benchsmith":
         return 6
+    if parts[1] in FACE_FLOORS:
+        return FACE_FLOORS[parts[1]]
     if parts[1] == "graphs":
-        return GRAPH_FLOORS.get(parts[2], 3) if len(parts) > 2 else 3
+        return 2 if len(parts) > 2 and parts[2] == "runtime" else 3  # any other graphs module: 3
     return 1 if parts[1] in ("agents", "tools", "stores", "evals") else 0
 
 

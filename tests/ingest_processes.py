@@ -19,7 +19,7 @@ def start_ingest(corpus: Path, workspace: Path, run_id: str, embeddings: FakeOpe
                  environment: dict[str, str] | None = None) -> subprocess.Popen:
     """The ingest CLI in a process of its own, embedding through the loopback server (the
     embedder is not under test: no torch to load)."""
-    command = [sys.executable, "-m", "benchsmith.graphs.cli", "ingest", str(corpus), "--collection", "docs",
+    command = [sys.executable, "-m", "benchsmith.cli", "ingest", str(corpus), "--collection", "docs",
                "--run-id", run_id, "--batch-size", "4", "--chunk-size", "300", "--min-chars", "50",
                "--embedder", "openai:hash", "-w", str(workspace)]
     return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -11,9 +11,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from benchsmith.agents.models import Message, ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import Message, ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.pool_judge import FactMatch, PassageJudgments
-from benchsmith.graphs.jobs.select import select
+from benchsmith.jobs.select import select
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from tests.embedders import HashingEmbedder
 

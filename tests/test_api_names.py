@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 import benchsmith
 import benchsmith.graphs.contexts as contexts
-from benchsmith.graphs.cli import app
-from benchsmith.graphs.jobs.api_names import api_message
+from benchsmith.cli import app
+from benchsmith.jobs.api_names import api_message
 from benchsmith.graphs.runtime.runner import check_same_settings
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, flags_of, user_settings
 from benchsmith.stores.runs import RunDirectory
@@ -101,8 +101,8 @@ def test_paraphrasings_bleu_limit_has_a_name_of_its_own_and_its_old_one_still_wo
     help_text = CliRunner().invoke(app, ["paraphrase", "--help"], terminal_width=200).output
     assert "--max-sentence-score" in help_text and "--max-overlap" not in help_text
     seen = {}
-    with patch("benchsmith.graphs.cli.paraphrase.estimate_paraphrase", lambda *args, **settings: seen.update(settings)), \
-            patch("benchsmith.graphs.cli.paraphrase.print_estimate"):
+    with patch("benchsmith.cli.paraphrase.estimate_paraphrase", lambda *args, **settings: seen.update(settings)), \
+            patch("benchsmith.cli.paraphrase.run_job_command", lambda *args, estimate, **kwargs: estimate()):
         result = CliRunner().invoke(app, ["paraphrase", str(tmp_path), "--max-overlap", "70", "--dry-run"])
     assert "--max-overlap is deprecated: use --max-sentence-score" in result.output
     assert seen["max_sentence_score"] == 70.0 and "max_overlap" not in seen

@@ -35,26 +35,24 @@ def test_imports_flow_one_way(layer):
         assert not forbidden, f"{path.relative_to(ROOT)} imports {sorted(forbidden)}"
 
 
-def graph_modules() -> set[str]:
-    """Modules of graphs/ that define a module-level compiled ``graph`` (the workflows)."""
+def compiled_graphs() -> set[str]:
+    """``module:attribute`` of every graph compiled at module level in graphs/ (the workflows, and
+    the synthesis's conversation graph)."""
     found = set()
     for path in (ROOT / "graphs").rglob("*.py"):
         dotted = ".".join(path.relative_to(ROOT / "graphs").with_suffix("").parts)
-        if dotted.startswith(("cli", "jobs")):
-            continue  # the CLI and the API compile nothing at import
         module = importlib.import_module(f"benchsmith.graphs.{dotted}")
-        if isinstance(getattr(module, "graph", None), CompiledStateGraph):
-            found.add(dotted)
+        found |= {f"{dotted}:{name}" for name, value in vars(module).items() if isinstance(value, CompiledStateGraph)}
     return found
 
 
 def test_langgraph_json_lists_every_graph_compiled_without_checkpointer():
-    from benchsmith.graphs.cli.studio import GRAPHS
+    from benchsmith.cli.studio import GRAPHS
 
     config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
     assert config["graphs"] == GRAPHS  # the checkout's Studio config and `benchsmith studio` serve the same graphs
-    listed = {target.split(":")[0].removeprefix("benchsmith.graphs.") for target in config["graphs"].values()}
-    assert listed == graph_modules()
+    listed = {target.removeprefix("benchsmith.graphs.") for target in config["graphs"].values()}
+    assert listed == compiled_graphs()
     for target in config["graphs"].values():
         module_name, attribute = target.split(":")
         graph = getattr(importlib.import_module(module_name), attribute)
@@ -104,7 +102,7 @@ def test_benchsmith_studio_serves_every_graph_with_schemas_and_runs_one(tmp_path
                                              capture_output=True, text=True).stdout.splitlines())
     port = free_port()
     environment = {**os.environ, "LANGGRAPH_NO_VERSION_CHECK": "true"}
-    command = [sys.executable, "-m", "benchsmith.graphs.cli", "studio", "--port", str(port), "-w", str(workspace)]
+    command = [sys.executable, "-m", "benchsmith.cli", "studio", "--port", str(port), "-w", str(workspace)]
     with local_server(command, "/ok", port, cwd=tmp_path, env=environment, timeout_s=120) as base:
         assistants = httpx.post(f"{base}/assistants/search", json={"limit": 100}, timeout=10).json()  # default page: 10
         by_graph = {assistant["graph_id"]: assistant["assistant_id"] for assistant in assistants}
@@ -166,15 +164,15 @@ def test_an_import_planted_back_up_or_in_a_circle_is_caught(tmp_path):
     assert imports_up(import_graph(tmp_path)) == [] and cycles(import_graph(tmp_path)) == []
     progress = tmp_path / "graphs" / "runtime" / "progress.py"
     progress.write_text(progress.read_text(encoding="utf-8") + "\n\ndef planted():\n"
-                        "    from benchsmith.graphs.jobs.evaluate import evaluate\n    return evaluate\n", encoding="utf-8")
-    audit = tmp_path / "graphs" / "audit.py"
-    audit.write_text(audit.read_text(encoding="utf-8") + "\nfrom benchsmith.graphs.cli import console\n", encoding="utf-8")
+                        "    from benchsmith.jobs.evaluate import evaluate\n    return evaluate\n", encoding="utf-8")
+    audit = tmp_path / "graphs" / "audit" / "graph.py"
+    audit.write_text(audit.read_text(encoding="utf-8") + "\nfrom benchsmith.cli import console\n", encoding="utf-8")
     (tmp_path / "stores" / "planted_a.py").write_text("from benchsmith.stores import planted_b\n", encoding="utf-8")
     (tmp_path / "stores" / "planted_b.py").write_text("from . import planted_a\n", encoding="utf-8")
     graph = import_graph(tmp_path)
     assert imports_up(graph) == [
-        "benchsmith.graphs.audit (floor 3) imports benchsmith.graphs.cli.console (floor 5)",
-        "benchsmith.graphs.runtime.progress (floor 2) imports benchsmith.graphs.jobs.evaluate (floor 4)"]
+        "benchsmith.graphs.audit.graph (floor 3) imports benchsmith.cli.console (floor 5)",
+        "benchsmith.graphs.runtime.progress (floor 2) imports benchsmith.jobs.evaluate (floor 4)"]
     assert ["benchsmith.stores.planted_a", "benchsmith.stores.planted_b"] in cycles(graph)
 
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.graphs.audit import EXTRA_QRELS_FILE, INSTANCES_FILE, JUDGMENTS_FILE
+from benchsmith.graphs.audit.state import EXTRA_QRELS_FILE, INSTANCES_FILE, JUDGMENTS_FILE
 from benchsmith.graphs.evaluate import EvaluationContext
 from benchsmith.graphs.evaluate import builder as evaluation_builder
 from benchsmith.graphs.runtime.resources import register_embedder

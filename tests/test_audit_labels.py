@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from benchsmith.agents.models import ModelSeam, ModelSettings, ScriptedBackend, build_seam
+from benchsmith.agents.backends import ModelSettings, ScriptedBackend
+from benchsmith.agents.models import ModelSeam, build_seam
 from benchsmith.agents.pool_judge import judgments_schema, stemmed_words
 from benchsmith.agents.turn_types import ContributionJudge
-from benchsmith.graphs.audit import INSTANCES_FILE, LABEL_CHECKS_FILE
-from benchsmith.graphs.cli.audit import print_audit_summary
-from benchsmith.graphs.jobs.audit import audit as audit_job
+from benchsmith.graphs.audit.state import INSTANCES_FILE, LABEL_CHECKS_FILE
+from benchsmith.cli.audit import print_audit_summary
+from benchsmith.jobs.audit import audit as audit_job
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.benchmark_files import Dialogue, benchmark_records, write_beir, write_dialogues

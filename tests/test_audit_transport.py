@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from benchsmith.agents.models import ModelSettings, build_seam
-from benchsmith.graphs.audit import JUDGMENTS_FILE
-from benchsmith.graphs.cli import app
+from benchsmith.agents.backends import ModelSettings
+from benchsmith.agents.models import build_seam
+from benchsmith.graphs.audit.state import JUDGMENTS_FILE
+from benchsmith.cli import app
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.workspace import Workspace
 from tests.audit_fixtures import SUBSTANCES, server_judge, write_audit_benchmark
@@ -95,7 +96,7 @@ def test_sigkill_mid_audit_then_resume_judges_no_instance_twice(tmp_path):
     with FakeOpenAIServer(replier=server_judge, latency_s=0.05) as server:
         environment = {**os.environ, "OPENAI_API_KEY": "sk-test-kill", "OPENAI_BASE_URL": server.base_url,
                        "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-        command = [sys.executable, "-m", "benchsmith.graphs.cli", "audit", str(turns), "--corpus", str(corpus),
+        command = [sys.executable, "-m", "benchsmith.cli", "audit", str(turns), "--corpus", str(corpus),
                    *[part for spec in JUDGES for part in ("--judge", spec)], "--concurrency", str(concurrency),
                    "--embedder", "openai:hash",  # the server's, not the default model (torch): not under test here
                    "--run-id", "killed", "-w", str(workspace)]

@@ -41,10 +41,10 @@ def test_threads_sharing_a_cache_never_exceed_its_bound():
 
 
 def test_synthesis_keeps_a_bounded_number_of_passages_and_embeddings():
-    from benchsmith.graphs import synthesize
+    from benchsmith.graphs.synthesis import lookups
 
-    cache = synthesize._chunk_cache
-    assert isinstance(cache, BoundedCache) and cache.maxsize == synthesize.PASSAGE_CACHE_SIZE
+    cache = lookups.chunk_cache
+    assert isinstance(cache, BoundedCache) and cache.maxsize == lookups.PASSAGE_CACHE_SIZE
     bound = cache.maxsize
     cache.put_many({f"bound-test-{number}": ({"text": ""}, None) for number in range(bound + 1)})
     assert len(cache) == bound and "bound-test-0" not in cache

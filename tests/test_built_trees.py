@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.tools.built_trees import (ASCIIDOC_INCLUDE_REASON, BUILD_OUTPUT_REASON, GENERAL_INDEX_REASON,
                                          MODULE_INDEX_REASON, NOT_FOUND_REASON, SEARCH_REASON,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
@@ -93,7 +93,7 @@ def test_help_explains_the_commands():
 
 def benchsmith(*arguments: str, workspace: Path, environment: dict[str, str] | None = None) -> subprocess.Popen:
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(environment or {})}
-    return subprocess.Popen([sys.executable, "-m", "benchsmith.graphs.cli", *arguments, "-w", str(workspace)],
+    return subprocess.Popen([sys.executable, "-m", "benchsmith.cli", *arguments, "-w", str(workspace)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment,
                             cwd=Path(__file__).resolve().parent.parent)
 
@@ -229,7 +229,7 @@ def test_help_paragraphs_are_reflowed_not_broken_where_the_source_wraps(words):
     them (Typer kept the source's breaks: at 80 columns sentences broke twice)."""
     import inspect
 
-    from benchsmith.graphs.cli import app as cli_app
+    from benchsmith.cli import app as cli_app
 
     result = CliRunner(env={"COLUMNS": "400"}).invoke(cli_app, [*words, "--help"])
     assert result.exit_code == 0, result.output

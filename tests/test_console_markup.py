@@ -11,9 +11,10 @@ import pytest
 from rich.errors import MarkupError
 from typer.testing import CliRunner
 
-from benchsmith.agents.models import ModelSeam, ModelSettings, ScriptedBackend
+from benchsmith.agents.backends import ModelSettings, ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.seam_errors import InvalidOutput
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from tests.embedders import HashingEmbedder
 

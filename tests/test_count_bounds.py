@@ -13,7 +13,7 @@ import typer
 from typer.testing import CliRunner
 
 import benchsmith
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.graphs.runtime.settings import check_bounds, flags_of, type_hints, user_settings
 from benchsmith.stores.errors import InputError
 from tests.job_commands import COMMANDS, compiled

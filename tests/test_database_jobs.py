@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 import benchsmith
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import checkpoint_thread
 from benchsmith.stores.errors import InputError
@@ -157,8 +157,8 @@ def test_each_command_passes_database_on_to_its_job(words, module, job, tmp_path
         received.update(arguments)
         raise InputError("stopped by the test")
 
-    # The module itself: benchsmith.graphs.cli.select is the command function of that name.
-    monkeypatch.setattr(importlib.import_module(f"benchsmith.graphs.cli.{module}"), job, stand_in)
+    # The module itself: benchsmith.cli.select is the command function of that name.
+    monkeypatch.setattr(importlib.import_module(f"benchsmith.cli.{module}"), job, stand_in)
     inputs = {"ingest": ["docs"], "paraphrase": ["topics.json"], "robustness": ["paraphrase-run"],
               "hardneg": ["docs"], "nuggets": ["questions.jsonl", "--corpus", "docs"],
               "select": ["queries.txt", "--corpus", "docs"], "evaluate": ["bench"],

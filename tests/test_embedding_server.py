@@ -15,9 +15,10 @@ import pytest
 
 import benchsmith
 from benchsmith.agents.embeddings import EMBEDDINGS_API_KEY_ENV, EMBEDDINGS_BASE_URL_ENV, OpenAIEmbedder
-from benchsmith.agents.models import ModelEndpointError, ModelSettings, ModelUnavailableError
+from benchsmith.agents.backends import ModelSettings
+from benchsmith.agents.models import ModelEndpointError, ModelUnavailableError
 from benchsmith.agents.pricing import PRICES_ENV
-from benchsmith.graphs.jobs.common import check_embedders
+from benchsmith.jobs.common import check_embedders
 from benchsmith.graphs.runtime.resources import check_embedder_spec, embedder_for, register_embedder
 from benchsmith.stores.embedding_cache import EmbeddingCache
 from benchsmith.stores.errors import InputError
@@ -338,7 +339,7 @@ def test_ingest_and_dense_evaluation_through_the_server_match_local_vectors(monk
 def test_the_audit_command_takes_an_embedder_and_checks_it(tmp_path):
     from typer.testing import CliRunner
 
-    from benchsmith.graphs.cli import app
+    from benchsmith.cli import app
 
     benchmark = write_benchmark(tmp_path / "bench")
     result = CliRunner().invoke(app, ["audit", str(benchmark), "--embedder", "cohere:embed-v3",

@@ -16,17 +16,9 @@ import openai
 import pytest
 
 from benchsmith.agents.endpoints import LOCAL_PLACEHOLDER_KEY, is_local_base_url
-from benchsmith.agents.models import (
-    MAX_RETRY_AFTER_S,
-    MissingAPIKeyError,
-    ModelEndpointError,
-    ModelSeam,
-    ModelSettings,
-    ModelUnavailableError,
-    OpenAIBackend,
-    build_seam,
-    retry_after_seconds,
-)
+from benchsmith.agents.backends import ModelSettings, OpenAIBackend
+from benchsmith.agents.models import (MAX_RETRY_AFTER_S, MissingAPIKeyError, ModelEndpointError, ModelSeam,
+                                      ModelUnavailableError, build_seam, retry_after_seconds)
 from benchsmith.agents.pricing import PRICES_ENV, PriceTable
 from benchsmith.agents.redaction import MASK, redact, register_secret
 from benchsmith.stores.usage import UsageLedger
@@ -296,7 +288,8 @@ def test_a_key_echoed_by_the_server_is_in_no_error_stat_or_record(environment, t
 
 
 def test_a_secret_in_any_other_error_is_redacted_and_unchained():
-    from benchsmith.agents.models import ModelSeamError, ScriptedBackend
+    from benchsmith.agents.backends import ScriptedBackend
+    from benchsmith.agents.models import ModelSeamError
 
     register_secret("sk-registered-by-a-seam-123")
     backend = ScriptedBackend([RuntimeError("proxy said: bad key sk-registered-by-a-seam-123")])

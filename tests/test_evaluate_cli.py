@@ -16,8 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from benchsmith.evals.measures import evaluate_run, parse_measures
-from benchsmith.graphs.cli import app
-from benchsmith.graphs.jobs.evaluate import measure_runs
+from benchsmith.cli import app
+from benchsmith.jobs.evaluate import measure_runs
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
 from tests.evaluate_fixtures import spoil_benchmark, write_benchmark, write_system_run
@@ -213,7 +213,7 @@ def write_wide_benchmark(directory: Path, queries: int = WIDE_QUERIES, documents
 @pytest.mark.slow
 def test_sigkill_mid_configuration_leaves_no_run_file_and_resume_completes_it(tmp_path):
     bench = write_wide_benchmark(tmp_path / "bench")
-    command = [sys.executable, "-m", "benchsmith.graphs.cli", "evaluate", str(bench), "--retriever", "bm25",
+    command = [sys.executable, "-m", "benchsmith.cli", "evaluate", str(bench), "--retriever", "bm25",
                "--history", "current", "--batch-size", "1", "--measure", "R@5", "--run-id", "killed"]
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}
     killed = tmp_path / "ws" / "runs" / "killed" / "run-files"

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.rewriter import RewrittenQuery
 from benchsmith.evals.measures import evaluate_run, parse_measures
 from benchsmith.graphs.evaluate import RUN_FILES_DIR, EvaluationContext, builder

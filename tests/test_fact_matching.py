@@ -8,7 +8,8 @@ import json
 import pytest
 
 from benchsmith.agents.label_judge import LabelSeam
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.pool_judge import FactMatchJudge, PoolJudge, judgments_schema
 from benchsmith.agents.query_expander import QueryExpander
 from benchsmith.stores.errors import InputError

@@ -9,7 +9,7 @@ import pytest
 from langgraph.checkpoint.memory import MemorySaver
 
 from benchsmith.graphs.runtime.resources import register_model
-from benchsmith.graphs.synthesize import conversation_builder, conversation_graph
+from benchsmith.graphs.synthesis.conversation import conversation_builder, conversation_graph
 from benchsmith.stores.clusters import load_clustering
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.workspace import Workspace
@@ -19,7 +19,7 @@ from tests.synthesis_fixtures import COLLECTION, build_collection, scripted_seam
 @pytest.fixture(scope="module")
 def clustered(tmp_path_factory) -> Workspace:
     from benchsmith.tools.corpus_clusters import cluster_collection
-    from benchsmith.graphs.jobs.synthesize import _store
+    from benchsmith.jobs.synthesize import _store
 
     root = tmp_path_factory.mktemp("embedding")
     workspace = Workspace.resolve(root / "ws")

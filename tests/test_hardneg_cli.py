@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from tests.chromium import chromium_or_skip, loaded_images, png_size, take_screenshot
 from tests.hardneg_fixtures import STATIONS, ScriptedHardnegAgents, write_corpus
 from tests.openai_server import FakeOpenAIServer
@@ -26,7 +26,7 @@ runner = CliRunner(env={"COLUMNS": "200"})
 
 
 def benchsmith(*arguments: str, environment: dict[str, str] | None = None, timeout: float = 600):
-    return subprocess.run([sys.executable, "-m", "benchsmith.graphs.cli", *arguments], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "benchsmith.cli", *arguments], cwd=ROOT, capture_output=True,
                           text=True, timeout=timeout,
                           env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(environment or {})})
 
@@ -128,7 +128,7 @@ def test_sigkill_mid_build_then_resume_rebuilds_no_finished_document(tmp_path):
     workspace = tmp_path / "ws"
     rows = workspace / "runs" / "killed" / "rows.jsonl"
     agents = ScriptedHardnegAgents()
-    command = [sys.executable, "-m", "benchsmith.graphs.cli", "hardneg", "build", str(corpus), "--conditions", "4",
+    command = [sys.executable, "-m", "benchsmith.cli", "hardneg", "build", str(corpus), "--conditions", "4",
                "--llm", "openai:sim", "--concurrency", "2", "--run-id", "killed", "-w", str(workspace)]
     with FakeOpenAIServer(replier=agents.server_replier, latency_s=0.05) as server:
         environment = {**os.environ, "OPENAI_API_KEY": "sk-test-kill", "OPENAI_BASE_URL": server.base_url,

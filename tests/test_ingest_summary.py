@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.tools.dedup import PageLoss, pages_that_lost_chunks
 from benchsmith.tools.documents import page_of, span_id

@@ -14,7 +14,8 @@ from typing_extensions import TypedDict
 
 from benchsmith.graphs.runtime.inline import InlineGraph, once_per_run
 from benchsmith.graphs.runtime.resources import register_model
-from benchsmith.graphs.synthesize import SynthesisContext, conversation_builder
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.synthesis.conversation import conversation_builder
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.workspace import Workspace
 from tests.synthesis_fixtures import COLLECTION
@@ -24,7 +25,7 @@ from tests.turn_type_replies import typed_seam
 
 @pytest.fixture(scope="module")
 def clustered(tmp_path_factory) -> Workspace:
-    from benchsmith.graphs.jobs.synthesize import _store
+    from benchsmith.jobs.synthesize import _store
     from benchsmith.tools.corpus_clusters import cluster_collection
 
     root = tmp_path_factory.mktemp("inline")

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from benchsmith.graphs.cli import app
-from benchsmith.graphs.cli.runs import ITEMS_OF_JOB
+from benchsmith.cli import app
+from benchsmith.cli.runs import ITEMS_OF_JOB
 from benchsmith.stores.beir import load_turn_jsonl, read_beir_queries, read_qrels
 from benchsmith.stores.cast import read_cast_topics, read_resolved_tsv
 from benchsmith.stores.ecast import read_ecast
@@ -401,7 +401,7 @@ def test_bad_input_of_each_job_exits_2_before_any_run_record_and_frees_its_run_i
     assert not runs.exists() or not list(runs.iterdir()), list(runs.iterdir())
 
 
-# The command of each job (the job names of run records; graphs/cli/runs.py lists them).
+# The command of each job (the job names of run records; benchsmith/cli/runs.py lists them).
 JOB_COMMANDS = {job: job for job in ITEMS_OF_JOB} | {"hardneg": "hardneg build", "hardneg-score": "hardneg score"}
 
 

@@ -209,7 +209,7 @@ def test_the_ingest_summary_lists_a_fifo_and_an_unreadable_folder_with_their_rea
 
     from typer.testing import CliRunner
 
-    from benchsmith.graphs.cli import app
+    from benchsmith.cli import app
 
     corpus = tmp_path / "corpus"
     (corpus / "locked").mkdir(parents=True)
@@ -245,7 +245,7 @@ def test_a_file_over_the_limit_of_one_document_is_listed_unread_and_the_rest_ing
 def test_ingest_help_states_the_limit_of_one_document():
     from typer.testing import CliRunner
 
-    from benchsmith.graphs.cli import app
+    from benchsmith.cli import app
     from benchsmith.tools.defaults import MAX_DOCUMENT_BYTES
 
     shown = " ".join(CliRunner(env={"COLUMNS": "200"}).invoke(app, ["ingest", "--help"]).output.split())

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from tests.evaluate_fixtures import write_benchmark
 
 runner = CliRunner(env={"COLUMNS": "200", "HF_HUB_OFFLINE": "1"})

@@ -14,6 +14,7 @@ import ir_measures
 import pytest
 
 import benchsmith
+from benchsmith.evals.quality_gate import GATE_CLASSES
 from benchsmith.stores.beir import load_benchmark
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json
@@ -209,3 +210,5 @@ def test_audit_reads_an_mtrag_layout_and_judges_its_judged_turns(tmp_path):
     result = benchsmith.audit(root, judges=["baseline"], workspace=str(tmp_path / "ws"),
                               embedder=register_embedder(HashingEmbedder()), run_id="mtrag-audit")
     assert result.instances == 3  # the turns with qrels; the unanswerable and conversational ones have none
+    # the gate's counts reach the result (the CLI's "quality gate: turns flagged" row reads them)
+    assert result.quality_gate["turns"] >= 3 and set(result.quality_gate["by_class"]) == set(GATE_CLASSES)

@@ -13,8 +13,8 @@ import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
-from benchsmith.graphs.cli import app, console
-from benchsmith.graphs.cli.console import Table, print_group_table, print_measure_table
+from benchsmith.cli import app, console
+from benchsmith.cli.console import Table, print_group_table, print_measure_table
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner(env={"COLUMNS": "80", "TERMINAL_WIDTH": "80"})
@@ -109,7 +109,7 @@ def test_the_score_tables_keep_every_configuration_name_at_80_columns(monkeypatc
 
 def test_every_command_prints_its_tables_through_the_folding_table():
     """rich's own Table cuts; the commands import the console's."""
-    for path in (ROOT / "graphs" / "cli").glob("*.py"):
+    for path in (ROOT / "benchsmith" / "cli").glob("*.py"):
         if path.name == "console.py":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -119,7 +119,7 @@ def test_every_command_prints_its_tables_through_the_folding_table():
 
 
 def test_a_prose_paragraph_with_a_line_opening_on_an_option_is_reflowed_but_a_list_keeps_its_breaks():
-    from benchsmith.graphs.cli.console import reflowed_help
+    from benchsmith.cli.console import reflowed_help
 
     prose = "Summary.\n\n    Each turn is paraphrased\n    --per-turn times, then filtered.\n"
     listed = "Summary.\n\n    - one item\n    - another\n"

@@ -4,7 +4,8 @@ text inside delimited sections, and the offline baselines."""
 import pytest
 from pydantic import ValidationError
 
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.nuggets import (ClosedBookAnswerWriter, NuggetWriter, SubQuestionWriter, SupportJudge,
                                        nugget_schema, support_schema)
 

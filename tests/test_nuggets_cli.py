@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.nugget_qrels import read_nugget_qrels
 from tests.chromium import chromium_or_skip, run_chromium, take_screenshot
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def command(questions: Path, repository: Path, workspace: Path, run_id: str, *options: str) -> list[str]:
     """The dense pooling embeds through the loopback server (``openai:hash``): what these tests
     guard is the run, not the default model, whose load (torch) would double each process's cost."""
-    return [sys.executable, "-m", "benchsmith.graphs.cli", *arguments(questions, repository, workspace, run_id,
+    return [sys.executable, "-m", "benchsmith.cli", *arguments(questions, repository, workspace, run_id,
                                                                       *options)]
 
 

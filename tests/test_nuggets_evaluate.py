@@ -10,11 +10,12 @@ import pytest
 from typer.testing import CliRunner
 
 import benchsmith
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.evals.nugget_measures import nugget_measures
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.graphs.evaluate import EvaluationContext, builder
-from benchsmith.graphs.jobs.evaluate import measure_runs
+from benchsmith.jobs.evaluate import measure_runs
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.errors import InputError

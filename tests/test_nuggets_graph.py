@@ -10,7 +10,8 @@ import math
 import pytest
 
 import benchsmith
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.nuggets import SupportJudgmentsBase
 from benchsmith.evals.nugget_measures import nugget_measures
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder, register_model

@@ -66,6 +66,14 @@ def test_each_kind_of_statement_gives_its_question(sentence, kind, question):
     "The lack of a central group of committers means there is less need for formal decisions.",
     "octopus and resolve will always vivify any file changed in the merge.",  # not octopus alone
     "RequestException inherits from IOError rather than RuntimeError.",  # a choice, no comparison
+    # development readings, rounds 4 and 5
+    "This option overrides that check.",
+    "The various files required for packaging a theme are also ignored.",
+    "Object size is the only information that is currently supported.",
+    "Please see gitrevisions(7) if you want to see more complex cases.",
+    "If you want to have better success, search the issue tracker first.",
+    "Many commands can output pathnames.",  # quantified, no owner a user names
+    "Conversely, the server sends the pack first.",
 ])
 def test_statements_that_answer_nothing_on_their_own_give_no_question(sentence):
     assert facts_of(sentence) == []
@@ -195,3 +203,32 @@ def test_frames_declare_the_question_type_their_wording_gives():
             slots["is"] = "is"
             filled = frame.template.format_map(slots)
             assert question_type_of(filled) == frame.question_type, frame
+
+
+def test_an_api_generators_label_line_is_no_entry_and_a_deprecation_says_no_purpose():
+    """Development readings round 5: "What does MkDocsException.Bases hold?" of a "Bases: ClickException"
+    line; "What does src_paths hold?" answered "Soft-deprecated, prefer src_uris."."""
+    from benchsmith.entries import entry_of_line
+
+    assert entry_of_line("Bases: ClickException") is None
+    assert entry_of_line("is_link: bool = False class-attribute").name == "is_link"
+    page = ("API reference › Files", "src_paths() -> Dict[str, File] property\n\nSoft-deprecated, prefer src_uris.\n\n"
+            "src_uris() -> Dict[str, File] property\n\nA mapping containing every file, with the keys being their src_uri.")
+    purposes = {fact.topic for fact in passage_facts(page[1], page[0]) if fact.kind == "purpose"}
+    assert purposes and not any("src_paths" in topic for topic in purposes)
+
+
+def test_a_relation_without_its_other_end_is_no_task():
+    """Development readings round 5: "Is it possible to get direct access?" (to what?)."""
+    assert not [q for q in questions_of("You can get direct access if you need it.") if "access" in q]
+    assert [q for q in questions_of("You can get direct access to the raw socket with Response.raw.") if "access" in q]
+
+
+def test_a_configuration_example_is_no_entry_and_a_one_word_heading_is_no_context():
+    from benchsmith.agents.offline.asking import context_name
+    from benchsmith.entries import entry_of_line
+
+    assert entry_of_line("use_directory_urls: false") is None and entry_of_line("port: 8000") is None
+    assert context_name("Release process › Timeline") == ""
+    assert context_name("Quickstart › More complicated POST requests") == ""
+    assert context_name("API › Blueprint.route") == "Blueprint.route"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchsmith.graphs.ingest import IngestContext, builder
-from benchsmith.graphs.jobs.select import select
+from benchsmith.jobs.select import select
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.select.retrieval import chunk_index, corpus_of

@@ -13,7 +13,7 @@ import benchsmith
 from benchsmith.agents.questioner import GeneratedQuestion, Questioner
 from benchsmith.evals.benchmark_stats import benchmark_statistics
 from benchsmith.evals.lexical_overlap import lexical_overlap
-from benchsmith.graphs.cli.synthesize import overlap_rows
+from benchsmith.cli.synthesize import overlap_rows
 from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP
 from benchsmith.stores.benchmark_files import Dialogue
 from benchsmith.stores.clusters import load_clustering
@@ -307,7 +307,7 @@ def test_a_soft_switch_with_nothing_similar_is_hard_only_on_another_page():
 def test_the_cli_takes_the_overlap_options_and_prints_the_overlap_statistics(workspace):
     from typer.testing import CliRunner
 
-    from benchsmith.graphs.cli import app
+    from benchsmith.cli import app
 
     runner = CliRunner(env={"COLUMNS": "200"})
     arguments = ["synthesize", "--collection", COLLECTION, "--conversations", "3", "--turns", "3", "--cluster-size",

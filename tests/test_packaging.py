@@ -1,5 +1,5 @@
 """benchsmith as users install it: one top-level package beside other distributions. (The
-README's Python example runs in tests/test_readme.py, in the README's order.)"""
+README's Python example runs in tests/test_readme_and_docs.py, in the README's order.)"""
 
 import os
 import subprocess
@@ -57,7 +57,7 @@ def test_the_wheel_installs_one_top_level_package_beside_a_distribution_that_shi
     script = f"""
 import tools, benchsmith
 from benchsmith.tools.bm25 import BM25Index
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 assert tools.search("x") == "app search: x", tools.__file__
 assert benchsmith.__file__.startswith({str(site_packages)!r}), benchsmith.__file__
 preview = benchsmith.preview_ingest([{str(corpus)!r}])

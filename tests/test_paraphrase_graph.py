@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
-from benchsmith.graphs.jobs.paraphrase import estimate_paraphrase
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
+from benchsmith.jobs.paraphrase import estimate_paraphrase
 from benchsmith.graphs.paraphrase import GENERATED_FILE, ParaphraseContext, builder
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
@@ -134,7 +135,7 @@ def test_sigkill_mid_paraphrase_then_resume_paraphrases_no_turn_twice(tmp_path):
     generated = workspace / "runs" / "killed" / GENERATED_FILE
     with FakeOpenAIServer(replier=server_replier, latency_s=0.05) as server:
         environment = {**os.environ, "OPENAI_API_KEY": "sk-test-kill", "OPENAI_BASE_URL": server.base_url}
-        command = [sys.executable, "-m", "benchsmith.graphs.cli", "paraphrase", str(path), "--per-turn", "3",
+        command = [sys.executable, "-m", "benchsmith.cli", "paraphrase", str(path), "--per-turn", "3",
                    "--llm", "openai:sim", "--min-similarity", "0", "--concurrency", str(concurrency),
                    "--embedder", "openai:hash",  # the server's, not the default model (torch): not under test here
                    "--run-id", "killed", "-w", str(workspace)]

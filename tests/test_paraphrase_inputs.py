@@ -141,7 +141,7 @@ def test_ecast_verbatim_repeats_are_read_once_and_reported_near_repeats_stay_var
     variant, reported with its lines; rows sharing one form and differing in the other are two."""
     from typer.testing import CliRunner
 
-    from benchsmith.graphs.cli import app
+    from benchsmith.cli import app
 
     rows = [*ECAST_ROWS,
             ECAST_ROWS[0],  # line 7 repeats line 2

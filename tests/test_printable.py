@@ -8,7 +8,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.printable import printable
 
 runner = CliRunner(env={"COLUMNS": "400"})

@@ -18,7 +18,8 @@ from benchsmith.agents.condition_queries import ConditionQueryWriter
 from benchsmith.agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJudge
 from benchsmith.agents.judges import QualityJudge as AnswerQualityJudge
 from benchsmith.agents.label_judges import MissingPartJudge, UnansweredPoolJudge
-from benchsmith.agents.models import Agent, Section, delimited, numbered, sections
+from benchsmith.agents.models import Agent
+from benchsmith.agents.prompt_sections import Section, delimited, numbered, sections
 from benchsmith.agents.negative_rewriter import NegativeRewriter
 from benchsmith.agents.nuggets import ClosedBookAnswerWriter, NuggetWriter, SubQuestionWriter, SupportJudge
 from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJudge

@@ -19,12 +19,13 @@ from langgraph.runtime import Runtime
 from typer.testing import CliRunner
 
 import benchsmith
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.graphs.ingest import IngestContext
 from benchsmith.graphs.ingest import builder as ingest_builder
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.synthesize import SynthesisContext, export
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.synthesis.run import export
 from benchsmith.stores.beir import load_benchmark, read_beir_qrels
 from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory

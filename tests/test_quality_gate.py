@@ -139,6 +139,37 @@ def test_their_sound_twins_pass(question, reply):
     assert not flags.keys() & {"reply_mismatch", "unaskable", "dangling_referent"}, flags
 
 
+# Round 4 of the development half (data/readings/development/*-offline-r4.jsonl), each with a sound twin.
+@pytest.mark.parametrize("question, reply, klass", [
+    ("git pull --force option", "This option overrides that check.", "dangling_referent"),
+    ("Can you explain theme meta files?", "The various files required for packaging a theme are also ignored.",
+     "dangling_referent"),
+    ("Can you explain client side certificates?",
+     "The private key to your local certificate must be unencrypted.", "reply_mismatch"),
+])
+def test_what_readers_found_in_round_4_is_caught(question, reply, klass):
+    assert klass in judge_turn(TurnEvidence(question, reply, gold=[("Guide", reply)])).flags
+
+
+@pytest.mark.parametrize("question, reply", [
+    ("What does the --force option of git pull do?", "This option overrides the check that the branch is an ancestor."),
+    ("Can you explain client side certificates?",
+     "Client side certificates identify the client to the server. You can also pass a tuple of files."),
+])
+def test_their_round_4_twins_pass(question, reply):
+    flags = judge_turn(TurnEvidence(question, reply, gold=[("Guide", reply)])).flags
+    assert not flags.keys() & {"reply_mismatch", "dangling_referent"}, flags
+
+
+def test_a_copy_with_its_verb_or_pronoun_changed_is_still_a_copy():
+    passage = ("Guide", "To localize a theme to your favorite language, follow the guide on Translating Themes.")
+    copied = TurnEvidence("What's the best way to localize a theme to my favorite language?",
+                          "To localize a theme to your favorite language, follow the guide.", gold=[passage])
+    assert "copies_passage" in judge_turn(copied).flags
+    asked = TurnEvidence("How do I translate a theme?", "Follow the guide on Translating Themes.", gold=[passage])
+    assert "copies_passage" not in judge_turn(asked).flags
+
+
 def test_two_words_run_together_are_caught_only_where_the_passage_has_them_apart():
     passage = 'You can set the config variable "core.autocrlf" without using any attributes.'
     fused = TurnEvidence("Can I set the config variable core.autocrlfwithout using any attributes?", passage,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.graphs.contexts.synthesize import SynthesisContext, turn_type_rates, with_preset_rates
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import RunDirectory

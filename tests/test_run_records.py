@@ -14,16 +14,17 @@ import pytest
 from typer.testing import CliRunner
 
 import benchsmith
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
-from benchsmith.graphs.audit import AuditContext
-from benchsmith.graphs.audit import builder as audit_builder
-from benchsmith.graphs.cli import app
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
+from benchsmith.graphs.contexts.audit import AuditContext
+from benchsmith.graphs.audit.graph import builder as audit_builder
+from benchsmith.cli import app
 from benchsmith.graphs.paraphrase import ParaphraseContext
 from benchsmith.graphs.paraphrase import builder as paraphrase_builder
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.synthesize import SynthesisContext
-from benchsmith.graphs.synthesize import builder as synthesis_builder
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.synthesis.run import builder as synthesis_builder
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import RunDirectory, list_runs
 from benchsmith.stores.workspace import Workspace

@@ -9,9 +9,9 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from benchsmith.graphs.cli import app
-from benchsmith.graphs.cli.runs import ITEMS_OF_JOB
-from benchsmith.graphs.cli.studio import GRAPHS
+from benchsmith.cli import app
+from benchsmith.cli.runs import ITEMS_OF_JOB
+from benchsmith.cli.studio import GRAPHS
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 

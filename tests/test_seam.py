@@ -15,18 +15,9 @@ import httpx
 import openai
 import pytest
 
-from benchsmith.agents.models import (
-    Agent,
-    InvalidOutput,
-    ModelEndpointError,
-    ModelSeam,
-    ModelSettings,
-    ModelUnavailableError,
-    NoBaselineError,
-    ScriptedBackend,
-    build_seam,
-    parse_model_spec,
-)
+from benchsmith.agents.backends import ModelSettings, ScriptedBackend
+from benchsmith.agents.models import (Agent, InvalidOutput, ModelEndpointError, ModelSeam, ModelUnavailableError,
+                                      NoBaselineError, build_seam, parse_model_spec)
 from benchsmith.agents.pricing import PRICES_ENV, PriceTable
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.usage import UsageLedger

@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from benchsmith.agents.pool_judge import FactMatch
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
@@ -134,7 +134,7 @@ def test_sigkill_mid_judging_then_resume_judges_no_pair_twice(tmp_path):
     judge = HangingJudge(hang_at=5)
     with FakeOpenAIServer(replier=judge) as server:
         environment = {**os.environ, "OPENAI_API_KEY": "sk-test-kill", "OPENAI_BASE_URL": server.base_url}
-        command = [sys.executable, "-m", "benchsmith.graphs.cli", "select", str(queries), "--corpus", str(corpus),
+        command = [sys.executable, "-m", "benchsmith.cli", "select", str(queries), "--corpus", str(corpus),
                    "--retriever", "bm25", "--top-k", "3", "--top-k", "6", "--judge", "openai:sim", "--min-votes", "1",
                    "--batch-size", "2",
                    "--concurrency", "1", "--resamples", "50", "--run-id", "killed", "-w", str(workspace.root)]
@@ -175,7 +175,7 @@ def test_demo_sized_run_on_the_standard_library_and_its_report_in_chromium(tmp_p
     chromium = chromium_or_skip()
     workspace = tmp_path / "ws"
     seed_stdlib_vectors(workspace)  # the model's vectors of both chunkings: minutes of CPU (tests/stdlib_vectors.py)
-    command = [sys.executable, "-m", "benchsmith.graphs.cli", "select", str(ROOT / "data" / "stdlib-queries.txt"),
+    command = [sys.executable, "-m", "benchsmith.cli", "select", str(ROOT / "data" / "stdlib-queries.txt"),
                "--corpus", "stdlib", "--retriever", "bm25", "--retriever", "dense", "--retriever",
                "hybrid:rrf(dense,bm25)", "--chunking", "whole", "--chunking", "size=1024", "--top-k", "5",
                "--judge", "baseline", "--min-votes", "1", "--run-id", "demo-select", "-w", str(workspace)]

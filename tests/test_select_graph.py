@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 from scipy.stats import kendalltau
 
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
-from benchsmith.graphs.jobs.select import strategy_space
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
+from benchsmith.jobs.select import strategy_space
 from benchsmith.graphs.runtime.resources import register_model, register_scorer, run_seam
-from benchsmith.graphs.select.graph import FACTS_FILE, JUDGMENTS_FILE, STAGES_FILE, graph
+from benchsmith.graphs.select.graph import graph
+from benchsmith.graphs.select.state import FACTS_FILE, JUDGMENTS_FILE, STAGES_FILE
 from benchsmith.stores.beir import read_beir_qrels
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.trec import read_trec_run

@@ -17,7 +17,8 @@ from langgraph.runtime import Runtime
 from benchsmith.agents.pool_judge import FactMatch
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.select import graph
-from benchsmith.graphs.select.graph import JUDGMENTS_FILE, POOL_FILE, dispatch_judging
+from benchsmith.graphs.select.graph import dispatch_judging
+from benchsmith.graphs.select.state import JUDGMENTS_FILE, POOL_FILE
 from benchsmith.stores.jsonl import write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
@@ -60,7 +61,7 @@ class LabelJudges:
 
 
 def search_command(queries: Path, corpus: Path, workspace: Path) -> list[str]:
-    return [sys.executable, "-m", "benchsmith.graphs.cli", "select", str(queries), "--corpus", str(corpus),
+    return [sys.executable, "-m", "benchsmith.cli", "select", str(queries), "--corpus", str(corpus),
             "--retriever", "bm25", "--top-k", "3", "--top-k", "6", "--judge", "openai:first", "--judge",
             "openai:second", "--min-votes", "1", "--batch-size", "2", "--concurrency", "1", "--resamples", "50",
             "--run-id", RUN_ID, "-w", str(workspace)]
@@ -82,6 +83,8 @@ def run_files(workspace: Path) -> dict[str, object]:
         if path.name == "run.json":
             record = json.loads(text)
             files[path.name] = {key: value for key, value in record.items() if key not in PROCESS_FIELDS}
+        elif path.name == "usage.jsonl":  # a ledger of calls: the same calls, in the order they were answered
+            files[path.name] = sorted(text.splitlines())
         else:
             files[str(path.relative_to(run_dir))] = text
     return files

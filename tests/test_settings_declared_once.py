@@ -18,9 +18,9 @@ import typer
 from typer.testing import CliRunner
 
 import benchsmith
-from benchsmith.graphs import jobs
-from benchsmith.graphs.cli import app
-from benchsmith.graphs.cli.settings import RunOptions, settings_options
+from benchsmith import jobs
+from benchsmith.cli import app
+from benchsmith.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.runtime.settings import (ModelOptions, StoreOptions, accepts_old_setting_names, check_bounds,
                                                 default_of, recorded_settings, settings_given, user_settings)
 from benchsmith.stores.errors import InputError
@@ -164,7 +164,7 @@ def api_job_functions() -> dict[str, tuple[Any, type]]:
     that context (named in its ``settings_given(Context, ...)`` call)."""
     found = {}
     for module in pkgutil.iter_modules(jobs.__path__):
-        loaded = importlib.import_module(f"benchsmith.graphs.jobs.{module.name}")
+        loaded = importlib.import_module(f"benchsmith.jobs.{module.name}")
         for name, function in vars(loaded).items():
             if not inspect.isfunction(function) or function.__module__ != loaded.__name__:
                 continue

@@ -116,7 +116,7 @@ def share_and_kill_the_first(first_command: list[str], environment: dict[str, st
     finish. The items done when the first was killed."""
     first = start(first_command, environment)
     wait_until(url, "shared", 1, first, timeout_s=120)  # registered and under way
-    second = start([sys.executable, "-m", "benchsmith.graphs.cli", "work", "shared", "--concurrency", "2",
+    second = start([sys.executable, "-m", "benchsmith.cli", "work", "shared", "--concurrency", "2",
                     "-w", str(second_workspace)], environment)
     done_at_kill = kill_when_done(first, url, "shared", at_least=at_least, total=total)
     output, _ = second.communicate(timeout=300)
@@ -154,7 +154,7 @@ def test_two_audit_workers_one_killed_judge_each_instance_once_and_export_the_si
                                 run_id="solo", workspace=tmp_path / "solo")
         total = solo.instances
 
-        audit = [sys.executable, "-m", "benchsmith.graphs.cli", "audit", str(turns), "--corpus", str(corpus),
+        audit = [sys.executable, "-m", "benchsmith.cli", "audit", str(turns), "--corpus", str(corpus),
                  *[part for judge in judges for part in ("--judge", judge)], "--concurrency", "2",
                  "--embedder", "openai:hash"]
         shared_environment = {**environment, "BENCHSMITH_DATABASE_URL": database}
@@ -162,11 +162,11 @@ def test_two_audit_workers_one_killed_judge_each_instance_once_and_export_the_si
                                  shared_environment, database, tmp_path / "second", at_least=4, total=total)
         calls_with_workers = len(model.requests)
 
-        runs = subprocess.run([sys.executable, "-m", "benchsmith.graphs.cli", "runs"], cwd=ROOT,
+        runs = subprocess.run([sys.executable, "-m", "benchsmith.cli", "runs"], cwd=ROOT,
                               env={**shared_environment, "COLUMNS": "200"}, capture_output=True, text=True,
                               timeout=120)
         # The one `benchsmith export` command line of the suite: its exit status is checked here.
-        exported = subprocess.run([sys.executable, "-m", "benchsmith.graphs.cli", "export", "shared", "-w",
+        exported = subprocess.run([sys.executable, "-m", "benchsmith.cli", "export", "shared", "-w",
                                    str(tmp_path / "third")], cwd=ROOT, env=shared_environment, capture_output=True,
                                   text=True, timeout=300)
         assert exported.returncode == 0, exported.stdout + exported.stderr
@@ -201,7 +201,7 @@ def test_two_paraphrase_workers_one_killed_paraphrase_each_turn_once_and_write_t
         benchsmith.paraphrase(str(topics), per_turn=3, llm="openai:sim", min_similarity=0.0, concurrency=8,
                               embedder="openai:hash", run_id="solo", workspace=tmp_path / "solo")
 
-        paraphrase = [sys.executable, "-m", "benchsmith.graphs.cli", "paraphrase", str(topics), "--per-turn", "3",
+        paraphrase = [sys.executable, "-m", "benchsmith.cli", "paraphrase", str(topics), "--per-turn", "3",
                       "--llm", "openai:sim", "--min-similarity", "0", "--concurrency", "2", "--embedder", "openai:hash"]
         shared_environment = {**environment, "BENCHSMITH_DATABASE_URL": database}
         share_and_kill_the_first([*paraphrase, "--lease", str(LEASE_S), "--run-id", "shared", "-w",
@@ -219,7 +219,7 @@ class SynthesisSetup:
     and the single process's run (embedded Chroma in a workspace of its own) over the same corpus."""
 
     conversations = 16
-    command = [sys.executable, "-m", "benchsmith.graphs.cli", "synthesize", "--collection", COLLECTION,
+    command = [sys.executable, "-m", "benchsmith.cli", "synthesize", "--collection", COLLECTION,
                "--conversations", str(conversations), "--turns", "3", "--llm", "openai:sim", "--cluster-size", "4",
                "--seed", "3"]
 
@@ -300,7 +300,7 @@ def test_three_workers_in_one_workspace_one_killed_write_the_single_process_file
     starter = start(synthesis.shared_run(tmp_path / "starter"), shared_environment)
     kill_when_done(starter, database, "shared", at_least=1, total=conversations)
 
-    workers = start([sys.executable, "-m", "benchsmith.graphs.cli", "work", "shared", "--workers", "3",
+    workers = start([sys.executable, "-m", "benchsmith.cli", "work", "shared", "--workers", "3",
                      "--concurrency", "2", "-w", str(tmp_path / "one")], shared_environment)
     wait_until(database, "shared", 6, workers, timeout_s=120, also=lambda: len(child_processes(workers.pid)) >= 3)
     os.kill(child_processes(workers.pid)[0], signal.SIGKILL)

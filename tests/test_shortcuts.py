@@ -13,10 +13,14 @@ from pathlib import Path
 import pytest
 
 import benchsmith
-from benchsmith.agents.models import ModelSeam, ScriptedBackend
+from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.models import ModelSeam
 from benchsmith.evals import shortcuts
 from benchsmith.evals.audit_verdicts import overall_verdict
-from benchsmith.graphs.audit import SHORTCUTS_FILE, AuditContext, benchmark_shortcuts, builder
+from benchsmith.graphs.contexts.audit import AuditContext
+from benchsmith.graphs.audit.graph import builder
+from benchsmith.graphs.audit.shortcuts import benchmark_shortcuts
+from benchsmith.graphs.audit.state import SHORTCUTS_FILE
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.beir import load_benchmark
@@ -206,7 +210,7 @@ def test_the_stdlib_human_questions_raise_no_shortcut_flag(tmp_path):
 def test_the_cli_prints_the_shortcut_flags_and_the_overlap_statistics(tmp_path):
     from typer.testing import CliRunner
 
-    from benchsmith.graphs.cli import app
+    from benchsmith.cli import app
 
     turns, corpus = write_audit_benchmark(tmp_path / "bench")
     register_model("scripted:judge-cli", ModelSeam(ScriptedBackend(replier=judge_reply, model="judge-cli")))

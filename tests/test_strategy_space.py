@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from benchsmith.graphs.jobs.select import strategy_space
+from benchsmith.jobs.select import strategy_space
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.space_files import read_space_file
 from benchsmith.tools.chunking_strategies import ChunkingSpec, chunk_corpus, parse_chunking

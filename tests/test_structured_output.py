@@ -10,7 +10,8 @@ import threading
 
 import pytest
 
-from benchsmith.agents.models import InvalidOutput, ModelEndpointError, ModelSeam, ModelSettings, OpenAIBackend
+from benchsmith.agents.backends import ModelSettings, OpenAIBackend
+from benchsmith.agents.models import InvalidOutput, ModelEndpointError, ModelSeam
 from benchsmith.agents.structured_output import CORRECTION_PREFIX, extract_json_object
 from benchsmith.stores.llm_cache import LLMCache
 from tests.openai_server import (

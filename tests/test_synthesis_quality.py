@@ -12,7 +12,8 @@ import pytest
 import benchsmith
 from benchsmith.evals.question_form import DocumentCounter, question_form
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
-from benchsmith.graphs.synthesize import SynthesisContext, conversation_graph
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.synthesis.conversation import conversation_graph
 from benchsmith.stores.corpus_stats import load_corpus_stats
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace

@@ -6,10 +6,10 @@ import random
 import pytest
 from typer.testing import CliRunner
 
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.graphs.ingest import IngestContext
 from benchsmith.graphs.ingest import builder as ingest_builder
-from benchsmith.graphs.jobs.synthesize import cluster
+from benchsmith.jobs.synthesize import cluster
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.clusters import clustering_path, find_clustering

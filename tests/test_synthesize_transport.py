@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.agents.models import ModelSettings, build_seam
-from benchsmith.graphs.jobs.synthesize import synthesize as synthesize_job
+from benchsmith.agents.backends import ModelSettings
+from benchsmith.agents.models import build_seam
+from benchsmith.jobs.synthesize import synthesize as synthesize_job
 from benchsmith.stores.benchmark_files import held_out_ids
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.runs import RunDirectory
@@ -94,7 +95,7 @@ def test_a_refused_key_stops_the_cli_run_within_seconds_and_is_written_nowhere(t
     build_collection(workspace, tmp_path / "corpus", documents=100)
     with FakeOpenAIServer(replier=server_replier, latency_s=0.05, api_key="sk-the-servers-own-key") as server:
         environment = {**os.environ, "OPENAI_API_KEY": leaked_key, "OPENAI_BASE_URL": server.base_url}
-        command = [sys.executable, "-m", "benchsmith.graphs.cli", "synthesize", "--collection", "docs",
+        command = [sys.executable, "-m", "benchsmith.cli", "synthesize", "--collection", "docs",
                    "--conversations", str(conversations), "--turns", "3", "--llm", "openai:sim",
                    "--concurrency", str(concurrency), "--cluster-size", "4", "--run-id", "refused",
                    "-w", str(workspace.root)]
@@ -132,7 +133,7 @@ def test_sigkill_mid_synthesis_then_resume(tmp_path, monkeypatch):
                     for option in (f"--{setting.replace('_', '-')}", str(rate))]
     with FakeOpenAIServer(replier=typed_server_replier, latency_s=0.05) as server:
         environment = {**os.environ, "OPENAI_API_KEY": "sk-test-kill", "OPENAI_BASE_URL": server.base_url}
-        command = [sys.executable, "-m", "benchsmith.graphs.cli", "synthesize", "--collection", "docs",
+        command = [sys.executable, "-m", "benchsmith.cli", "synthesize", "--collection", "docs",
                    "--conversations", str(conversations), "--turns", str(turns), "--llm", "openai:sim",
                    "--concurrency", str(concurrency), "--cluster-size", "4", "--question-types", QUESTION_MIX,
                    *rate_options, "--quality-gate", "off", "--run-id", "killed", "-w", str(workspace.root)]

@@ -264,7 +264,8 @@ def test_a_proxy_in_the_environment_goes_through_the_sdks_client(monkeypatch):
 
 
 def test_the_seam_retries_a_reply_that_is_not_json_then_names_it(monkeypatch):
-    from benchsmith.agents.models import InvalidOutput, ModelSeam, ModelSettings, OpenAIBackend
+    from benchsmith.agents.backends import ModelSettings, OpenAIBackend
+    from benchsmith.agents.models import InvalidOutput, ModelSeam
     from tests.seam_fixtures import Judge, RecordingSleep
 
     with one_reply_per_connection(body=b"<html>502 from a gateway</html>") as (base_url, _):

@@ -12,11 +12,14 @@ from collections import Counter
 import pytest
 from langgraph.runtime import Runtime
 
-from benchsmith.agents.models import ModelSettings, build_seam
+from benchsmith.agents.backends import ModelSettings
+from benchsmith.agents.models import build_seam
 from benchsmith.agents.offline.namesakes import shared_name
 from benchsmith.agents.turn_types import UNANSWERED
 from benchsmith.evals.question_form import question_form
-from benchsmith.graphs.synthesize import LABEL_ATTEMPTS, SynthesisContext, _ambiguous_partners, _namesakes
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.synthesis.turn_checks import LABEL_ATTEMPTS
+from benchsmith.graphs.synthesis.turn_plans import ambiguous_partners, namesake_chunks
 from benchsmith.stores.benchmark_files import Dialogue
 from benchsmith.stores.clusters import load_clustering
 from benchsmith.stores.errors import InputError
@@ -253,7 +256,7 @@ def test_the_dry_run_counts_each_turn_types_calls_at_its_rate(workspace):
 
 
 def test_the_statistics_table_shows_the_label_counts_of_stats_json(offline_run):
-    from benchsmith.graphs.cli.synthesize import label_rows
+    from benchsmith.cli.synthesize import label_rows
 
     labels = json.loads(offline_run.file("stats.json").read_text(encoding="utf-8"))["labels"]
     rows = dict(label_rows(labels))
@@ -299,8 +302,8 @@ def test_an_underspecified_turns_other_meaning_is_found_anywhere_in_the_corpus(t
                  [{"title": title, "doc_id": chunk_id.split(":")[0]} for chunk_id, (title, _) in chunks.items()])
     runtime = Runtime(context=SynthesisContext(workspace=str(workspace.root)))
 
-    namesakes = _namesakes(runtime, "names", "lzma:0-60", leave_out={"lzma:0-60"})
+    namesakes = namesake_chunks(runtime, "names", "lzma:0-60", leave_out={"lzma:0-60"})
     assert "bz2:0-70" in namesakes and "lzma:0-60" not in namesakes
-    assert _ambiguous_partners(runtime, "names", "lzma:0-60", namesakes) == ["bz2:0-70"]
-    assert _namesakes(runtime, "names", "lzma:0-60", leave_out={"lzma:0-60", "bz2:0-70"}) == \
+    assert ambiguous_partners(runtime, "names", "lzma:0-60", namesakes) == ["bz2:0-70"]
+    assert namesake_chunks(runtime, "names", "lzma:0-60", leave_out={"lzma:0-60", "bz2:0-70"}) == \
         [chunk for chunk in namesakes if chunk != "bz2:0-70"]

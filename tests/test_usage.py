@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from benchsmith.graphs.cli import console as console_module
-from benchsmith.graphs.jobs.common import Usage
+from benchsmith.cli import console as console_module
+from benchsmith.jobs.common import Usage
 from benchsmith.stores.usage import UsageLedger
 
 

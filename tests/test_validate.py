@@ -24,7 +24,7 @@ from benchsmith.evals.intervals import Interval
 from benchsmith.evals.separability import difference_interval
 from benchsmith.evals.validity import (Verdict, kendall_tau_b, relevance_agreement, tau_interval, top1_agrees,
                                        verdict)
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.evals.validity import paired_configurations, per_query_matrix
 from benchsmith.stores.errors import InputError

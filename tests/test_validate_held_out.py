@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import benchsmith
-from benchsmith.graphs.cli import app
+from benchsmith.cli import app
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.stores.beir import load_benchmark
 from benchsmith.stores.jsonl import load_jsonl

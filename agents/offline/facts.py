@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from benchsmith.entries import Statement, section_heading, short_name, statements
-from benchsmith.language import Sentence, Token, is_noun_phrase, parse_all, points_outside
+from benchsmith.language import REQUIREMENT, Sentence, Token, is_noun_phrase, parse_all, points_outside
 from benchsmith.words import LIGHT_VERBS, UNANCHORED_NOUNS, content_words, stems
 
 FactKind = Literal["procedure", "condition", "remedy", "absence", "error", "definition", "purpose", "returns",
@@ -81,10 +81,19 @@ SELF_NOUNS = frozenset("option event setting attribute method function class pro
 # Adjectives that judge a thing rather than say what it is: "a huge drain", "a great choice".
 EVALUATIVE = frozenset("huge big great good bad best worst important major minor serious simple easy hard "
                        "difficult nice common rare popular useful powerful".split())
+# Determiners that quantify a subject ("many commands") rather than name it.
+QUANTIFIERS = frozenset("many some most all several few various any each every".split())
+# Nouns that name a relation and mean nothing without its other end ("access" to what, "support" of what).
+RELATIONAL_NOUNS = frozenset("access support compatibility control permission help information details "
+                             "integration interoperability".split())
+# Adjectives that place a thing among others rather than say what it is: "the only information that is
+# supported" (git's protocol pages, development readings round 4).
+RELATIVE = frozenset("only same other first last next previous former latter".split())
 # Headings that name a part of the manual, not a thing a user works with.
 MANUAL_WORDS = frozenset("guide usage interface introduction overview tutorial api reference change changelog history "
                          "faq question documentation content index keeper community support note example release "
                          "contributor contributing install installation".split())
+DEPRECATION = re.compile(r"(?i)^\W*(?:[\w-]*deprecated\b|deprecated since|this (?:\w+ )?is deprecated)")
 HEADING_PATH = re.compile(r"\s+(?:›|»|>)\s+")
 DOCSTRING_VERBS = frozenset({"return", "returns", "yield", "yields", "raise", "raises", "create", "creates",
                              "construct", "constructs", "set", "sets", "get", "gets"})
@@ -156,6 +165,11 @@ def _section(found: tuple[Statement, ...], title: str) -> list[Fact]:
     if not body or head not in stems(content_words(found[body[0]].text)):
         return []  # the section's first sentence is not about what its heading names
     lead = parse_all([found[body[0]].text])[0]
+    if REQUIREMENT.search(lead.text) and not any(token.dep in ("nsubj", "nsubjpass") and
+                                                 stems([token.text.lower()])[0] == head for token in lead.tokens):
+        # a requirement of something else explains nothing: "Client Side Certificates" opening on "The
+        # private key to your local certificate must be unencrypted" (requests, development round 4)
+        return []
     pointer = any(token.lemma in ("find", "list", "locate") and token.tag == "VBN" for token in lead.tokens)
     # "A list of third party themes can be found in the wiki" says where, not how they work
     return [Fact("section", topic, (("topic", topic), ("do", "do" if plural else "does"),
@@ -333,11 +347,8 @@ def _procedures(statement: Statement, sentence: Sentence) -> Found:
         # it is not part of it
         indices = [i for i in _clause_span(sentence, token) if i != (marker.index if marker else -1)] \
             if purpose else verb_phrase(sentence, token, complement=True)
-        obj = sentence.child(token.index, "dobj")
-        if token.lemma in ("have", "get", "make", "take", "give") and (obj is None or any(
-                child.dep == "amod" and child.lemma in EVALUATIVE | {"better", "more", "less"}
-                for child in sentence.children(obj.index))):
-            continue  # "to have better success": a light verb on a judgement says nothing a user can name
+        if _light_on_judgement(sentence, token):
+            continue
         if _fits(indices) and _names_something(sentence, token) and (vp := render(sentence, indices)):
             found.append(("procedure", _object_topic(sentence, token) or vp, (("vp", vp),)))
     root = sentence.root
@@ -377,6 +388,14 @@ def _names_tool(sentence: Sentence, subject: Token | None) -> bool:
         for child in sentence.children(subject.index))
 
 
+def _light_on_judgement(sentence: Sentence, verb: Token) -> bool:
+    """"to have better success": a light verb on a judgement (or on nothing) says nothing a user can name."""
+    obj = sentence.child(verb.index, "dobj")
+    return verb.lemma in ("have", "get", "make", "take", "give") and (obj is None or any(
+        child.dep == "amod" and (child.lemma in EVALUATIVE or child.text.lower() in {"better", "more", "less"})
+        for child in sentence.children(obj.index)))
+
+
 def _names_something(sentence: Sentence, verb: Token) -> bool:
     """An action on a thing a user can name: its object (or its complement's object) is no generic
     noun alone ("override the default", "move on to the next step" name nothing)."""
@@ -384,6 +403,9 @@ def _names_something(sentence: Sentence, verb: Token) -> bool:
     if obj is None:
         complement = next((child for child in sentence.children(verb.index) if child.dep == "prep"), None)
         obj = sentence.child(complement.index, "pobj") if complement is not None else None
+    if obj is not None and obj.lemma in RELATIONAL_NOUNS and not any(child.dep == "prep" for child in
+                                                                     sentence.children(obj.index)):
+        return False  # "get direct access" to what? (requests, development round 5)
     return obj is None or obj.code or obj.pos == "PRON" and obj.text.lower() in ("i", "me", "myself") \
         or obj.pos in ("NOUN", "PROPN") and specific_noun(sentence, obj)
 
@@ -468,7 +490,11 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
             continue
         wanted = sentence.child(clause.index, "xcomp")
         if subject.text.lower() in ("you", "we") and clause.lemma in WANTING_VERBS and wanted is not None:
-            # "If you want to add cookies, ..." asks how to add cookies
+            # "If you want to add cookies, ..." asks how to add cookies; "see gitrevisions(7) if you want to
+            # see more complex cases" only points elsewhere (git's tutorial, development readings round 4)
+            if root.lemma in META_VERBS and _subject(sentence, root) is None or not _names_something(sentence, wanted) \
+                    or _light_on_judgement(sentence, wanted):  # "if you want to have better success" (mkdocs, round 5)
+                continue
             marker = sentence.child(wanted.index, "aux")
             indices = [i for i in _clause_span(sentence, wanted) if not marker or i != marker.index]
             if _fits(indices) and (vp := render(sentence, indices)):
@@ -612,7 +638,8 @@ def _definitions(statement: Statement, sentence: Sentence) -> Found:
     attr = sentence.child(root.index, "attr")
     if is_copula and attr is not None:
         article = sentence.child(attr.index, "det")
-        evaluative = any(child.dep == "amod" and child.lemma in EVALUATIVE for child in sentence.children(attr.index))
+        evaluative = any(child.dep == "amod" and child.lemma in EVALUATIVE | RELATIVE
+                         for child in sentence.children(attr.index))
         if attr.pos != "NOUN" or article is None or article.lemma not in ("a", "an", "the") or evaluative:
             return []
     if _refers_to_entry(subject) and statement.entry:
@@ -639,9 +666,9 @@ def _entries(statement: Statement, sentence: Sentence) -> Found:
     slots = (("entry", name), ("entry_kind", statement.entry_kind), ("owner", statement.owner or ""))
     opening = sentence.tokens[0] if sentence.tokens else None
     if statement.role == "first" and opening is not None and opening.pos not in ("SCONJ", "ADP") \
-            and opening.lemma not in ("default", "defaults"):
-        # "After receiving the pack, receive-pack may ...", "Defaults to 64": a circumstance or a
-        # default, not what the entry is for
+            and opening.lemma not in ("default", "defaults") and not DEPRECATION.match(statement.text):
+        # "After receiving the pack, receive-pack may ...", "Defaults to 64", "Soft-deprecated, prefer
+        # src_uris": a circumstance, a default or a deprecation, not what the entry is for
         intent = opening.lemma in ("intend", "useful", "use", "mean", "helpful")  # "Intended to speed up ..."
         found.append(("purpose", name, (*slots, ("why", "yes" if intent else ""))))
     if statement.role == "returns" or (sentence.tokens and sentence.tokens[0].lemma in ("return", "returns", "yield")
@@ -703,8 +730,9 @@ def _capabilities(statement: Statement, sentence: Sentence) -> Found:
     if subject.text.lower() in ("you", "users", "one", "we"):
         return [("capability", _object_topic(sentence, root) or vp, (("vp", vp),))] \
             if _names_something(sentence, root) else []
-    if not _names_something(sentence, root):
-        return []
+    if not _names_something(sentence, root) or any(child.dep in ("det", "amod") and child.lemma in QUANTIFIERS
+                                                   for child in sentence.children(subject.index)):
+        return []  # "Many commands can output pathnames": no thing a user names (git, development round 5)
     owner = _entry_name(statement) if _refers_to_entry(subject) and statement.entry else \
         noun_phrase(sentence, subject, article=True)
     plural = subject.tag in ("NNS", "NNPS") and not subject.code

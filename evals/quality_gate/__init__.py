@@ -27,7 +27,7 @@ agents, a model, an imported benchmark). Thresholds were set on the development 
 * ``copies_passage``: the question repeats at least ``COPIED_RUN`` consecutive words of a gold or
   held-out passage.
 
-A turn the gate flags is re-planned or dropped by synthesis (graphs/synthesize.py) and counted
+A turn the gate flags is re-planned or dropped by synthesis (graphs/synthesis/) and counted
 per class; the audit reports each class's rate with examples, and a benchmark with more than
 ``MAX_FLAGGED_SHARE`` of its turns flagged is never called usable.
 """

@@ -9,7 +9,8 @@ from benchsmith.entries import same_entry, statements
 from benchsmith.evals.quality_gate.evidence import TurnEvidence, code_names
 from benchsmith.evals.question_form import question_form
 from benchsmith.language import Sentence, is_expletive, is_noun_phrase, parse
-from benchsmith.words import COPIED_RUN, LIGHT_VERBS, UNANCHORED_NOUNS, content_words, longest_shared_run, stems, words
+from benchsmith.words import (COPIED_RUN, LIGHT_VERBS, UNANCHORED_NOUNS, content_words, copy_words, longest_shared_run,
+                              stems, words)
 
 MAX_QUESTION_WORDS = 40
 PRONOUNS = frozenset({"it", "its", "they", "them", "their", "this", "these", "those"})
@@ -153,9 +154,9 @@ def topic_not_noun_phrase(turn: TurnEvidence) -> str | None:
 
 
 def copies_passage(turn: TurnEvidence) -> str | None:
-    asked = words(turn.asked)
+    asked = copy_words(turn.asked)
     for _, text in [*turn.gold, *turn.held_out]:
-        run = longest_shared_run(asked, words(text))
+        run = longest_shared_run(asked, copy_words(text))
         if run >= COPIED_RUN:
             return f"repeats {run} consecutive words of its passage"
     return None

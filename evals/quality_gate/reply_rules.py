@@ -7,7 +7,7 @@ import re
 
 from benchsmith.entries import short_name, statements
 from benchsmith.evals.quality_gate.evidence import TurnEvidence, code_names, topic_words
-from benchsmith.language import parse, points_outside
+from benchsmith.language import REQUIREMENT, parse, points_outside
 from benchsmith.passages import split_sentences
 from benchsmith.words import content_words, stems
 
@@ -16,8 +16,6 @@ NOT_ANSWERED = re.compile(r"\b(does not|doesn't|do not|don't|cannot|can't|not (?
 NEGATION = re.compile(r"\b(not|no|never|without|unless|none|n't)\b|n't\b", re.IGNORECASE)
 WHAT_HAPPENS = re.compile(r"^(?:what happens|what should i expect|what goes wrong)\b.*\b(if|when|without)\b(?P<clause>.+)\?$",
                           re.IGNORECASE)
-REQUIREMENT = re.compile(r"\b(must|should|need to|needs to|have to|has to|is required|are required|make sure|"
-                         r"ensure that)\b", re.IGNORECASE)
 DEFINITION = re.compile(r"^(?:what (?:exactly )?(?:is|are) (?!the (?:purpose|role|point|meaning|return value|"
                         r"default|difference|best)\b)(?P<thing>[^?]+?)|can you explain what (?P<explained>[^?]+?) "
                         r"(?:is|are)|what does (?P<meant>[^?]+?) mean)\?$", re.IGNORECASE)
@@ -69,6 +67,9 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
         return "asks what it does; the reply gives its default"
     if (HOW_TO.match(question) or EXPLAINING.match(question)) and _points_elsewhere(reply):
         return "asks how or why; the reply says where to look"
+    explained = EXPLAIN_TOPIC.match(question)
+    if explained and not code_names(explained["topic"]) and _requires_of_another(explained["topic"], reply):
+        return f"asks about {explained['topic']}; the reply opens on a requirement of something else"
     defined = DEFINITION.match(question)
     thing = defined and (defined["thing"] or defined["explained"] or defined["meant"])
     if thing and not code_names(thing) and not thing.endswith(" for") and not _defines(thing, reply):
@@ -89,6 +90,23 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
     if len(said - set(stems(content_words(question)))) <= 1:
         return "the reply only restates the question"
     return None
+
+
+EXPLAIN_TOPIC = re.compile(r"(?i)^(?:In [^,]+, )?(?:can you explain|can you give me an overview of) (?!what |how |why )"
+                           r"(?P<topic>[^?]+)\?$")
+
+
+def _requires_of_another(topic: str, reply: str) -> bool:
+    """Does the reply open on a requirement whose subject is not ``topic``? ("Can you explain client
+    side certificates?" answered "The private key to your local certificate must be unencrypted":
+    a warning about a key, no explanation; readers accept an explanation that opens on another
+    subject, "Many web services ... accept HTTP Basic Auth".)"""
+    sentences = split_sentences(reply)
+    if not sentences or not REQUIREMENT.search(sentences[0]):
+        return False
+    head = stems([topic.split()[-1].lower()])[0] if topic.split() else ""
+    return not any(token.dep in ("nsubj", "nsubjpass") and stems([token.text.lower()])[0] == head
+                   for token in parse(sentences[0]).tokens)
 
 
 HOW_TO = re.compile(r"(?i)^(?:In [^,]+, )?(?:how (?:do|can) I|what(?:'s| is) the (?:best|recommended) way to)\b")

@@ -1,4 +1,4 @@
-"""The settings of an audit (graphs/audit.py)."""
+"""The settings of an audit (graphs/audit/)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The settings of a synthesis run (graphs/synthesize.py)."""
+"""The settings of a synthesis run (graphs/synthesis/)."""
 
 from __future__ import annotations
 

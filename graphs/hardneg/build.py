@@ -46,14 +46,14 @@ from benchsmith.agents.condition_text import normalize
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.negative_rewriter import NegativeRewriter
 from benchsmith.graphs.contexts.hardneg import HardnegContext
+from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
-from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, run_seam, workspace_of
+from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, run_seam
 from benchsmith.stores.benchmark_files import canonicalize, write_beir
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
 from benchsmith.stores.multiconir import DatasetRow, write_dataset
-from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.cleaning import clean_documents
@@ -94,20 +94,11 @@ class BuildTask(TypedDict):
 # ---------------------------------------------------------------------------------------
 # Inputs.
 
-def _context(runtime: Runtime[HardnegContext]) -> HardnegContext:
-    return runtime.context or HardnegContext()
-
-
-def _workspace(runtime: Runtime[HardnegContext]) -> Workspace:
-    return workspace_of(_context(runtime))
-
-
-def _run_dir(runtime: Runtime[HardnegContext], run_id: str) -> RunDirectory:
-    return RunDirectory(_workspace(runtime), run_id)
+job = JobRuntime(HardnegContext)  # the runtime's settings, workspace and run directories
 
 
 def _rows_log(runtime: Runtime[HardnegContext], run_id: str) -> RecordLog:
-    return record_log(_run_dir(runtime, run_id).file(ROWS_FILE), "id")
+    return record_log(job.run_dir(runtime, run_id).file(ROWS_FILE), "id")
 
 
 @functools.lru_cache(maxsize=2)
@@ -116,7 +107,7 @@ def _sources_in(path: Path, modified: float) -> dict[str, dict[str, Any]]:
 
 
 def _sources(runtime: Runtime[HardnegContext], run_id: str) -> dict[str, dict[str, Any]]:
-    path = _run_dir(runtime, run_id).file(SOURCES_FILE)
+    path = job.run_dir(runtime, run_id).file(SOURCES_FILE)
     return _sources_in(path, path.stat().st_mtime)
 
 
@@ -128,13 +119,13 @@ def _related_in(path: Path, modified: float) -> RelatedDocuments:
 
 def _related_texts(runtime: Runtime[HardnegContext], run_id: str, document_id: str) -> list[str]:
     """The texts of the source documents most like this one (where baseline swaps find names)."""
-    path = _run_dir(runtime, run_id).file(SOURCES_FILE)
+    path = job.run_dir(runtime, run_id).file(SOURCES_FILE)
     sources = _sources_in(path, path.stat().st_mtime)
     return [sources[other]["text"] for other in _related_in(path, path.stat().st_mtime).of(document_id)]
 
 
 def _seam(runtime: Runtime[HardnegContext], run_id: str, spec: str) -> ModelSeam:
-    return run_seam(_workspace(runtime), run_id, spec, _context(runtime))
+    return run_seam(job.workspace(runtime), run_id, spec, job.context(runtime))
 
 
 def read_source_documents(workspace: Workspace, chroma_host: str | None, sources: list[str] | None,
@@ -158,11 +149,11 @@ def read_source_documents(workspace: Workspace, chroma_host: str | None, sources
 
 def load(state: HardnegState, runtime: Runtime[HardnegContext]) -> dict[str, Any]:
     """Read, cut and sample the source documents once (``sources.jsonl``); a resumed run keeps them."""
-    path = _run_dir(runtime, state["run_id"]).file(SOURCES_FILE)
+    path = job.run_dir(runtime, state["run_id"]).file(SOURCES_FILE)
     if path.exists():
         return {"documents": len(load_jsonl(path))}
-    context = _context(runtime)
-    documents = read_source_documents(_workspace(runtime), context.chroma_host, state.get("sources"),
+    context = job.context(runtime)
+    documents = read_source_documents(job.workspace(runtime), context.chroma_host, state.get("sources"),
                                       state.get("collection"))
     if not documents:
         raise InputError(f"collection {state.get('collection')!r} is empty")
@@ -186,22 +177,22 @@ def dispatch(state: HardnegState, runtime: Runtime[HardnegContext]) -> list[Send
 
 def build(task: BuildTask, runtime: Runtime[HardnegContext]) -> dict[str, Any]:
     """One source document's row, appended to rows.jsonl once."""
-    context = _context(runtime)
+    context = job.context(runtime)
     source = _sources(runtime, task["run_id"])[task["document_id"]]
     agents = RowAgents(_seam(runtime, task["run_id"], context.llm),
                        _seam(runtime, task["run_id"], context.judge or context.llm))
     with concurrency_slot(task["run_id"], context.concurrency):
         record = build_row(source, agents, context, _related_texts(runtime, task["run_id"], task["document_id"]))
+    job.run_dir(runtime, task["run_id"]).usage.sync()  # the calls this row paid for are durable before the row
     _rows_log(runtime, task["run_id"]).append_once(record)
-    _run_dir(runtime, task["run_id"]).usage.sync()  # the calls this row paid for are as durable as the row
     report_advance("documents")
     return {"built": 1}
 
 
 def export(state: HardnegState, runtime: Runtime[HardnegContext]) -> HardnegOutput:
     """The reference-layout CSVs, a BEIR export per task and the counts."""
-    context = _context(runtime)
-    run_dir = _run_dir(runtime, state["run_id"])
+    context = job.context(runtime)
+    run_dir = job.run_dir(runtime, state["run_id"])
     order = {document_id: position for position, document_id in enumerate(_sources(runtime, state["run_id"]))}
     records = sorted(canonicalize(run_dir.file(ROWS_FILE), key="id"), key=lambda record: order.get(record["id"], 0))
     kept = [dataset_row(record) for record in records if record["status"] == "kept"]

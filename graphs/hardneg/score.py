@@ -32,8 +32,8 @@ from typing_extensions import NotRequired, TypedDict
 from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext
 from benchsmith.graphs.hardneg.scoring import (load_dataset, output_directory, score_one, scorer_spec,
                                                write_score_report)
+from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused
-from benchsmith.graphs.runtime.resources import workspace_of
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
@@ -74,12 +74,7 @@ class ScorerTask(TypedDict):
     scorers: list[str]  # every scorer of the run, for the progress count
 
 
-def _context(runtime: Runtime[HardnegScoreContext]) -> HardnegScoreContext:
-    return runtime.context or HardnegScoreContext()
-
-
-def _workspace(runtime: Runtime[HardnegScoreContext]) -> Workspace:
-    return workspace_of(_context(runtime))
+job = JobRuntime(HardnegScoreContext)  # the runtime's settings, workspace and run directories
 
 
 def scorer_result_file(workspace: Workspace, run_id: str, label: str) -> Path:
@@ -90,7 +85,7 @@ def scorer_result_file(workspace: Workspace, run_id: str, label: str) -> Path:
 
 def plan(state: HardnegScoreState, runtime: Runtime[HardnegScoreContext]) -> dict[str, Any]:
     """Load the dataset (a bad one stops here) and make the output folder."""
-    path, _, _ = load_dataset(state["dataset"], _workspace(runtime))
+    path, _, _ = load_dataset(state["dataset"], job.workspace(runtime))
     output = output_directory(path, state.get("output_dir")).resolve()
     output.mkdir(parents=True, exist_ok=True)
     for label in state["scorers"]:
@@ -100,7 +95,7 @@ def plan(state: HardnegScoreState, runtime: Runtime[HardnegScoreContext]) -> dic
 
 def dispatch(state: HardnegScoreState, runtime: Runtime[HardnegScoreContext]) -> list[Send] | Literal["report"]:
     """One ``score`` per scorer without a result in this run; ``report`` when every one has one."""
-    workspace = _workspace(runtime)
+    workspace = job.workspace(runtime)
     pending = [label for label in state["scorers"]
                if not scorer_result_file(workspace, state["run_id"], label).exists()]
     progress_reporter(SCORERS_STAGE)(len(state["scorers"]) - len(pending), len(state["scorers"]))
@@ -112,7 +107,7 @@ def dispatch(state: HardnegScoreState, runtime: Runtime[HardnegScoreContext]) ->
 
 def score(task: ScorerTask, runtime: Runtime[HardnegScoreContext]) -> dict[str, Any]:
     """One scorer over every pair: its tables, then its results (the durable mark of a finished scorer)."""
-    context, workspace = _context(runtime), _workspace(runtime)
+    context, workspace = job.context(runtime), job.workspace(runtime)
     result_file = scorer_result_file(workspace, task["run_id"], task["scorer"])
     if result_file.exists():  # finished before a hard kill lost the checkpoint: reused
         report_reused(task["scorer"])
@@ -133,7 +128,7 @@ def score(task: ScorerTask, runtime: Runtime[HardnegScoreContext]) -> dict[str, 
 
 def report(state: HardnegScoreState, runtime: Runtime[HardnegScoreContext]) -> HardnegScoreOutput:
     """Every scorer's results, in the order asked for: the results JSON and the report."""
-    context, workspace = _context(runtime), _workspace(runtime)
+    context, workspace = job.context(runtime), job.workspace(runtime)
     path, rows, information = load_dataset(state["dataset"], workspace)
     specs = [scorer_spec(label) for label in state["scorers"]]
     kept = {spec.label: json.loads(scorer_result_file(workspace, state["run_id"], spec.label)

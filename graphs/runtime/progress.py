@@ -1,6 +1,6 @@
 """Progress events a node streams to whoever runs the graph (``stream_mode="custom"``).
 
-Three shapes, one per kind of work, read by the CLI's progress bars (graphs/cli/console.py)
+Three shapes, one per kind of work, read by the CLI's progress bars (benchsmith/cli/console.py)
 and by any app that streams a graph:
 
 * ``{"stage": S, "done": D, "total": T}``: stage S has done D of T items (T may be None);

@@ -1,6 +1,6 @@
 """Each setting is declared once (docs/design.md rule 11): a field of a job's context, its metadata
 carrying the description and, where they apply, the bounds and the command line's spelling.
-The CLI's options (graphs/cli/settings.py), Studio's schema (LangGraph reads the dataclass) and the
+The CLI's options (benchsmith/cli/settings.py), Studio's schema (LangGraph reads the dataclass) and the
 run record (:func:`recorded_settings`) are derived from it. The API's job functions write each setting
 out as a keyword parameter, so help() and editors show it: tests/test_settings_declared_once.py holds
 their names and defaults to the context's fields.
@@ -91,8 +91,8 @@ class ModelOptions:
         "recorded": False})
 
     def model_settings(self) -> Any:
-        """The seam's settings (agents.models.ModelSettings); an impossible value is an InputError."""
-        from benchsmith.agents.models import ModelSettings  # the model client loads with a job, not with --help
+        """The seam's settings (agents.backends.ModelSettings); an impossible value is an InputError."""
+        from benchsmith.agents.backends import ModelSettings  # the model client loads with a job, not with --help
 
         try:
             return ModelSettings(seed=self.seed, requests_per_second=self.rate_limit,

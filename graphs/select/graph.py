@@ -38,210 +38,42 @@ State holds configuration names and counters; queries, chunks, runs and verdicts
 from __future__ import annotations
 
 import functools
-import operator
 from collections import defaultdict
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
-from typing_extensions import TypedDict
 
-from benchsmith.agents.label_judge import LABELS_PREFIX, LabelSeam
 from benchsmith.agents.text import PassageStatistics
-from benchsmith.agents.models import ModelSeam
-from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.intervals import resample_weights
 from benchsmith.evals.selection_measures import (QueryCounts, configuration_scores, main_effects, micro_precision_recall,
                                                  pr_auc)
 from benchsmith.evals.selection_report import selection_report_files
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
-from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, register_model, run_seam, workspace_of
+from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for
+from benchsmith.graphs.select.inputs import (configuration_of, configured_query_texts, dense_components, file_records,
+                                             job, judge_seams, min_votes_of, plan_configurations, queries_of,
+                                             run_file_of)
 from benchsmith.graphs.select.judging import (VERDICT_STORE, judge_batch, pair_id, query_facts, run_identity,
                                               stores_verdicts)
 from benchsmith.graphs.select.results import (BEST_FILE, JudgedPool, best_by_f_beta, best_configuration_yaml,
                                               configuration_counts, measured_configurations, selection_notes,
                                               separation, separation_text)
-from benchsmith.graphs.select.retrieval import RetrievalSettings, chunk_index, configuration_run, corpus_of, query_texts
-from benchsmith.stores.beir import BenchmarkQuery, read_beir_qrels
-from benchsmith.stores.bounded_cache import BoundedCache
+from benchsmith.graphs.select.retrieval import RetrievalSettings, chunk_index, configuration_run, corpus_of
+from benchsmith.graphs.select.state import (CONFIGURATIONS_FILE, FACTS_FILE, JUDGING_STAGE, JUDGMENTS_FILE, POOL_FILE,
+                                            RETRIEVAL_STAGE, STAGES_FILE, JudgeTask, RetrieveTask, SelectInput,
+                                            SelectOutput, SelectState)
+from benchsmith.stores.benchmark_files import canonicalize
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic, write_text_atomic
 from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
 from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.stores.query_files import read_user_queries
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_run
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.retriever_specs import RetrieverSpec
+from benchsmith.stores.trec import read_trec_run, write_trec_run
 from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, baseline_settings, grid_settings,
                                              space_from_mapping, stage_settings)
-
-RUN_FILES_DIR, QUERIES_DIR = "run-files", "queries"
-CONFIGURATIONS_FILE, POOL_FILE, JUDGMENTS_FILE = "configurations.jsonl", "pool.jsonl", "judgments.jsonl"
-FACTS_FILE, STAGES_FILE = "facts.jsonl", "stages.jsonl"
-# Progress stages named unlike the nodes: a node's end completes the bar of its name (graphs/cli/console.py).
-RETRIEVAL_STAGE, JUDGING_STAGE = "retrieval", "judging pairs"
-
-
-class SelectInput(TypedDict):
-    run_id: str
-    queries: str  # a text or JSONL file of real queries
-    corpus: list[str]  # folders, files, a BEIR corpus.jsonl or "stdlib"
-    space: dict[str, Any]  # tools/strategy_space.py
-    judges: list[str]
-
-
-class SelectOutput(TypedDict, total=False):
-    run_id: str
-    report: dict[str, str]  # {"markdown", "html", "results", "best"}: paths ("best" only with a winner)
-    ranking: list[str]  # configuration names, best first
-    best: str | None  # the winner; None when its interval overlaps the runner-up's
-    tied: list[str]  # then: the configurations whose intervals overlap the top one's
-    pr_auc: dict[str, float]
-    precision_first: dict[str, Any]
-    recall_first: dict[str, Any]
-    pool_pairs: int
-    model_verdicts: int
-    verdicts: dict[str, int]  # verdicts on this run's pairs by source: model, stored, offline
-    whole_corpus_pairs: int
-
-
-class SelectState(SelectInput, SelectOutput, total=False):  # type: ignore[misc]  # LangGraph's state merges input and output: a key required on input may be left out of the output
-    stage: int
-    configurations: list[str]  # every configuration planned so far, in order
-    searching: bool  # another stage follows
-    retrieved: Annotated[int, operator.add]
-    judged: Annotated[int, operator.add]
-
-
-class RetrieveTask(TypedDict):
-    run_id: str
-    queries: str
-    corpus: list[str]
-    configuration: str
-
-
-class JudgeTask(TypedDict):
-    run_id: str
-    queries: str
-    judges: list[str]
-    pairs: list[str]
-
-
-# ---------------------------------------------------------------------------------------
-# Inputs and files.
-
-def _context(runtime: Runtime[SelectContext]) -> SelectContext:
-    return runtime.context or SelectContext()
-
-
-def _workspace(runtime: Runtime[SelectContext]) -> Workspace:
-    return workspace_of(_context(runtime))
-
-
-def _run_dir(runtime: Runtime[SelectContext], run_id: str) -> RunDirectory:
-    return RunDirectory(_workspace(runtime), run_id)
-
-
-def queries_of(path: str) -> list[BenchmarkQuery]:
-    return _queries(path, Path(path).stat().st_mtime if Path(path).exists() else 0.0)
-
-
-@functools.lru_cache(maxsize=2)
-def _queries(path: str, modified: float) -> list[BenchmarkQuery]:
-    return read_user_queries(path)
-
-
-@functools.lru_cache(maxsize=8)
-def _records(path: Path, version: tuple[int, int], key: str) -> dict[str, dict[str, Any]]:
-    return {record[key]: record for record in load_jsonl(path)}
-
-
-def _file_records(path: Path, key: str) -> dict[str, dict[str, Any]]:
-    """A run file's records by ``key``, read again whenever the file changed (time or size)."""
-    if not path.exists():
-        return {}
-    status = path.stat()
-    return _records(path, (status.st_mtime_ns, status.st_size), key)
-
-
-def min_votes_of(context: SelectContext, judges: list[str]) -> int:
-    """The audit's rule unless --min-votes says otherwise; never lowered behind the user's back
-    (graphs/jobs/select.py refuses a rule the judges cannot meet before the run starts)."""
-    return context.min_votes if context.min_votes is not None else DEFAULT_MIN_VOTES
-
-
-def read_labels(path: Path) -> Qrels:
-    """Relevance labels: TREC qrels (``qid iteration docid relevance``) or BEIR TSV
-    (``query-id corpus-id score``, tab-separated, optional header)."""
-    with path.open(encoding="utf-8") as handle:
-        first = next((line for line in handle if line.strip()), "")
-    return read_beir_qrels(path) if len(first.rstrip("\n").split("\t")) == 3 else read_trec_qrels(path)
-
-
-_label_seams: BoundedCache[str, tuple[float, LabelSeam]] = BoundedCache(16)
-
-
-def label_judge(spec: str) -> str:
-    """Register the ``qrels:FILE`` judge under its spec, the same seam while the file is unchanged
-    (its counts carry on); returns the spec."""
-    path = Path(spec.removeprefix(LABELS_PREFIX))
-    if not path.is_file():
-        raise InputError(f"--judge {spec}: qrels file {path} not found")
-    modified = path.stat().st_mtime
-    known = _label_seams.get(spec)
-    if known is None or known[0] != modified:
-        known = _label_seams[spec] = (modified, LabelSeam(read_labels(path), f"{LABELS_PREFIX}{path.name}"))
-    return register_model(spec, known[1])
-
-
-def _seams(runtime: Runtime[SelectContext], run_id: str, judges: list[str]) -> list[tuple[str, ModelSeam]]:
-    seams = []
-    for spec in judges:
-        if spec.startswith(LABELS_PREFIX):
-            label_judge(spec)  # a registered name answers at once; Studio runs reach here unregistered
-        seams.append((spec, run_seam(_workspace(runtime), run_id, spec, _context(runtime))))
-    return seams
-
-
-def _configuration_log(runtime: Runtime[SelectContext], run_id: str) -> RecordLog:
-    return record_log(_run_dir(runtime, run_id).file(CONFIGURATIONS_FILE), "name")
-
-
-def _configuration(runtime: Runtime[SelectContext], run_id: str, name: str) -> SelectConfiguration:
-    record = _file_records(_run_dir(runtime, run_id).file(CONFIGURATIONS_FILE), "name")[name]
-    return SelectConfiguration.from_settings(record["settings"])
-
-
-def _run_file(runtime: Runtime[SelectContext], run_id: str, configuration: SelectConfiguration) -> Path:
-    return _run_dir(runtime, run_id).file(RUN_FILES_DIR) / f"{configuration.file_stem}.trec"
-
-
-def _plan_configurations(runtime: Runtime[SelectContext], run_id: str, settings: list[dict[str, Any]],
-                         stage: int) -> list[str]:
-    log = _configuration_log(runtime, run_id)
-    names = []
-    for setting in settings:
-        configuration = SelectConfiguration.from_settings(setting)
-        log.append_once({"name": configuration.name, "settings": configuration.settings(), "stage": stage,
-                         "run_file": f"{RUN_FILES_DIR}/{configuration.file_stem}.trec"})
-        names.append(configuration.name)
-    return list(dict.fromkeys(names))
-
-
-def _query_texts(runtime: Runtime[SelectContext], run_id: str, queries_path: str,
-                 configuration: SelectConfiguration) -> dict[str, list[str]]:
-    context = _context(runtime)
-    path = _run_dir(runtime, run_id).file(QUERIES_DIR) / f"{configuration.rewrite.label.replace(':', '-')}.jsonl"
-    return query_texts(path, queries_of(queries_path), configuration.rewrite,
-                       lambda: run_seam(_workspace(runtime), run_id, context.llm, context), context.concurrency)
-
-
-def _dense_components(retriever: RetrieverSpec) -> list[RetrieverSpec]:
-    return [c for c in (retriever.components or (retriever,)) if c.kind == "dense"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -252,31 +84,31 @@ def plan(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     space = space_from_mapping(state["space"], "the strategy space")
     queries_of(state["queries"])
     corpus_of(state["corpus"])
-    _seams(runtime, state["run_id"], state["judges"])
+    judge_seams(runtime, state["run_id"], state["judges"])
     if space["search"] == "grid":
         settings = grid_settings(space)
     else:
         settings = stage_settings(space, 0, {}) if space["order"] else [baseline_settings(space)]
-    return {"stage": 0, "configurations": _plan_configurations(runtime, state["run_id"], settings, 0)}
+    return {"stage": 0, "configurations": plan_configurations(runtime, state["run_id"], settings, 0)}
 
 
 def _pending(runtime: Runtime[SelectContext], state: SelectState) -> list[str]:
     return [name for name in state["configurations"]
-            if not _run_file(runtime, state["run_id"], _configuration(runtime, state["run_id"], name)).exists()]
+            if not run_file_of(runtime, state["run_id"], configuration_of(runtime, state["run_id"], name)).exists()]
 
 
 def prepare(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     """Chunk, embed and rewrite what the pending configurations need, once, before they fan out."""
-    context = _context(runtime)
+    context = job.context(runtime)
     corpus = corpus_of(state["corpus"])
     for name in _pending(runtime, state):
-        configuration = _configuration(runtime, state["run_id"], name)
+        configuration = configuration_of(runtime, state["run_id"], name)
         index = chunk_index(corpus, configuration.chunking)
-        for component in _dense_components(configuration.retriever):
-            embedder = embedder_for(component.model or context.embedder, _workspace(runtime), state["run_id"],
+        for component in dense_components(configuration.retriever):
+            embedder = embedder_for(component.model or context.embedder, job.workspace(runtime), state["run_id"],
                                     context)
-            index.dense(_workspace(runtime), context.chroma_host, embedder, configuration.filter)
-        _query_texts(runtime, state["run_id"], state["queries"], configuration)
+            index.dense(job.workspace(runtime), context.chroma_host, embedder, configuration.filter)
+        configured_query_texts(runtime, state["run_id"], state["queries"], configuration)
     return {}
 
 
@@ -291,15 +123,15 @@ def dispatch_retrieval(state: SelectState, runtime: Runtime[SelectContext]) -> l
 
 def retrieve(task: RetrieveTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     """One configuration's top K per query, written as a TREC run file."""
-    context = _context(runtime)
-    configuration = _configuration(runtime, task["run_id"], task["configuration"])
-    path = _run_file(runtime, task["run_id"], configuration)
+    context = job.context(runtime)
+    configuration = configuration_of(runtime, task["run_id"], task["configuration"])
+    path = run_file_of(runtime, task["run_id"], configuration)
     if path.exists():  # finished before a crash: reused, never recomputed
         report_advance(RETRIEVAL_STAGE)
         return {"retrieved": 1}
     index = chunk_index(corpus_of(task["corpus"]), configuration.chunking)
-    texts = _query_texts(runtime, task["run_id"], task["queries"], configuration)
-    settings = RetrievalSettings(_workspace(runtime), context.chroma_host, context.embedder, context.rerank_depth)
+    texts = configured_query_texts(runtime, task["run_id"], task["queries"], configuration)
+    settings = RetrievalSettings(job.workspace(runtime), context.chroma_host, context.embedder, context.rerank_depth)
     write_trec_run(path, configuration_run(configuration, index, texts, settings), tag=configuration.name)
     report_advance(RETRIEVAL_STAGE)
     return {"retrieved": 1}
@@ -311,13 +143,13 @@ def pool(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     order = {query.id: position for position, query in enumerate(queries_of(state["queries"]))}
     pairs: dict[str, dict[str, Any]] = {}
     for name in state["configurations"]:
-        configuration = _configuration(runtime, state["run_id"], name)
+        configuration = configuration_of(runtime, state["run_id"], name)
         index = chunk_index(corpus, configuration.chunking)
-        for query_id, ranked in read_trec_run(_run_file(runtime, state["run_id"], configuration)).items():
+        for query_id, ranked in read_trec_run(run_file_of(runtime, state["run_id"], configuration)).items():
             for chunk_id in ranked:
                 chunk = index.by_id.get(chunk_id)
                 if chunk is None:
-                    raise InputError(f"{_run_file(runtime, state['run_id'], configuration)} names chunk {chunk_id!r}, "
+                    raise InputError(f"{run_file_of(runtime, state['run_id'], configuration)} names chunk {chunk_id!r}, "
                                      "which the corpus no longer has: it changed since the run started; start a new "
                                      "--run-id")
                 pairs.setdefault(pair_id(query_id, chunk.key), {
@@ -325,7 +157,7 @@ def pool(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
                     "doc_id": chunk.doc_id, "chunking": configuration.chunking.label, "title": chunk.title,
                     "text": chunk.text})
     records = sorted(pairs.values(), key=lambda record: (order.get(record["query_id"], len(order)), record["key"]))
-    write_jsonl_atomic(_run_dir(runtime, state["run_id"]).file(POOL_FILE), records)
+    write_jsonl_atomic(job.run_dir(runtime, state["run_id"]).file(POOL_FILE), records)
     return {"pool_pairs": len(records)}
 
 
@@ -341,7 +173,7 @@ def _pool_statistics(path: Path) -> PassageStatistics:
 
 
 def _judgment_log(runtime: Runtime[SelectContext], run_id: str) -> RecordLog:
-    return record_log(_run_dir(runtime, run_id).file(JUDGMENTS_FILE), "pair")
+    return record_log(job.run_dir(runtime, run_id).file(JUDGMENTS_FILE), "pair")
 
 
 def dispatch_judging(state: SelectState, runtime: Runtime[SelectContext]) -> list[Send] | Literal["facts"]:
@@ -349,12 +181,12 @@ def dispatch_judging(state: SelectState, runtime: Runtime[SelectContext]) -> lis
     whatever was judged before a kill: a judge (the offline one weighs a passage against its batch)
     sees the batches an uninterrupted run shows it."""
     judged = _judgment_log(runtime, state["run_id"]).ids()
-    pooled = _file_records(_run_dir(runtime, state["run_id"]).file(POOL_FILE), "pair")
+    pooled = file_records(job.run_dir(runtime, state["run_id"]).file(POOL_FILE), "pair")
     progress_reporter(JUDGING_STAGE)(len(judged & pooled.keys()), len(pooled))
     by_query: dict[str, list[str]] = defaultdict(list)
     for pair, record in pooled.items():
         by_query[record["query_id"]].append(pair)
-    size = max(1, _context(runtime).batch_size)
+    size = max(1, job.context(runtime).batch_size)
     batches = [pairs[start:start + size] for pairs in by_query.values() for start in range(0, len(pairs), size)]
     sends = [Send("judge", {"run_id": state["run_id"], "queries": state["queries"], "judges": state["judges"],
                             "pairs": batch}) for batch in batches if not judged.issuperset(batch)]
@@ -363,44 +195,45 @@ def dispatch_judging(state: SelectState, runtime: Runtime[SelectContext]) -> lis
 
 def judge(task: JudgeTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     """The ensemble's verdicts on one batch, each pair appended to judgments.jsonl once."""
-    context = _context(runtime)
-    pooled = _file_records(_run_dir(runtime, task["run_id"]).file(POOL_FILE), "pair")
+    context = job.context(runtime)
+    pooled = file_records(job.run_dir(runtime, task["run_id"]).file(POOL_FILE), "pair")
     records = [pooled[pair] for pair in task["pairs"]]
     query = {query.id: query for query in queries_of(task["queries"])}[records[0]["query_id"]]
-    store = LLMCache(_workspace(runtime).root / VERDICT_STORE)
+    store = LLMCache(job.workspace(runtime).root / VERDICT_STORE)
     log = _judgment_log(runtime, task["run_id"])
     try:
         with concurrency_slot(task["run_id"], context.concurrency):
-            judged = judge_batch(records, query, _seams(runtime, task["run_id"], task["judges"]), store,
+            judged = judge_batch(records, query, judge_seams(runtime, task["run_id"], task["judges"]), store,
                                  min_votes_of(context, task["judges"]),
-                                 statistics=_pool_statistics(_run_dir(runtime, task["run_id"]).file(POOL_FILE)),
+                                 statistics=_pool_statistics(job.run_dir(runtime, task["run_id"]).file(POOL_FILE)),
                                  run=_run_identity(runtime, task["run_id"]))
-            # Durable before the slot frees: a kill after the next call starts never loses this batch.
+            # Durable before the slot frees: a kill after the next call starts never loses this batch; the
+            # calls and verdicts it paid for are durable before it is logged (a rerun finds them)
+            job.run_dir(runtime, task["run_id"]).usage.sync()
             logged = sum(log.append_once(record) for record in judged)
     finally:
         store.close()
     for _ in range(logged):
         report_advance(JUDGING_STAGE)
-    _run_dir(runtime, task["run_id"]).usage.sync()
     return {"judged": logged}
 
 
 def _run_identity(runtime: Runtime[SelectContext], run_id: str) -> str:
-    run_dir = _run_dir(runtime, run_id)
+    run_dir = job.run_dir(runtime, run_id)
     return run_identity(run_id, run_dir.load().created if run_dir.exists() else None)
 
 
 def facts(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     """Each query's minimal facts, matched across chunks and chunkings (facts.jsonl)."""
-    context = _context(runtime)
-    run_dir = _run_dir(runtime, state["run_id"])
-    pooled = _file_records(run_dir.file(POOL_FILE), "pair")
-    judged = [record for record in load_jsonl(run_dir.file(JUDGMENTS_FILE)) if record["pair"] in pooled] \
-        if run_dir.file(JUDGMENTS_FILE).exists() else []
+    context = job.context(runtime)
+    run_dir = job.run_dir(runtime, state["run_id"])
+    pooled = file_records(run_dir.file(POOL_FILE), "pair")
+    # in pair order, whatever order the batches finished in (a resumed run's appends follow the kill)
+    judged = [record for record in canonicalize(run_dir.file(JUDGMENTS_FILE), key="pair") if record["pair"] in pooled]
     by_query: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for record in judged:
         by_query[record["query_id"]].append(record)
-    seams = _seams(runtime, state["run_id"], state["judges"])
+    seams = judge_seams(runtime, state["run_id"], state["judges"])
     votes = min_votes_of(context, state["judges"])
     report = progress_reporter("facts")
     queries = queries_of(state["queries"])
@@ -408,8 +241,8 @@ def facts(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]
     for done, query in enumerate(queries, start=1):
         records.append(query_facts(query, by_query.get(query.id, []), seams, votes))
         report(done, len(queries))
-    write_jsonl_atomic(run_dir.file(FACTS_FILE), records)
     run_dir.usage.sync()
+    write_jsonl_atomic(run_dir.file(FACTS_FILE), records)
     return {}
 
 
@@ -419,8 +252,8 @@ def choose(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any
     if space["search"] != "staged" or not space["order"]:
         return {"searching": False}
     stage = state["stage"]
-    log = record_log(_run_dir(runtime, state["run_id"]).file(STAGES_FILE), "stage")
-    decisions = _file_records(log.path, "stage")
+    log = record_log(job.run_dir(runtime, state["run_id"]).file(STAGES_FILE), "stage")
+    decisions = file_records(log.path, "stage")
     chosen = {decisions[str(s)]["dimension"]: decisions[str(s)]["chosen"] for s in range(stage) if str(s) in decisions}
     candidates = stage_settings(space, stage, chosen)
     names = [SelectConfiguration.from_settings(setting).name for setting in candidates]
@@ -432,7 +265,7 @@ def choose(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any
     if stage + 1 >= len(space["order"]):
         return {"searching": False}
     chosen[dimension] = candidates[best][dimension]
-    following = _plan_configurations(runtime, state["run_id"], stage_settings(space, stage + 1, chosen), stage + 1)
+    following = plan_configurations(runtime, state["run_id"], stage_settings(space, stage + 1, chosen), stage + 1)
     return {"stage": stage + 1, "searching": True,
             "configurations": list(dict.fromkeys([*state["configurations"], *following]))}
 
@@ -445,16 +278,16 @@ def after_choose(state: SelectState) -> Literal["prepare", "report"]:
 # Measures (graphs/select/results.py).
 
 def _judged_pool(runtime: Runtime[SelectContext], state: SelectState) -> JudgedPool:
-    run_dir = _run_dir(runtime, state["run_id"])
+    run_dir = job.run_dir(runtime, state["run_id"])
     facts_records = load_jsonl(run_dir.file(FACTS_FILE)) if run_dir.file(FACTS_FILE).exists() else []
-    return JudgedPool.of(_file_records(run_dir.file(JUDGMENTS_FILE), "pair"), facts_records,
+    return JudgedPool.of(file_records(run_dir.file(JUDGMENTS_FILE), "pair"), facts_records,
                          [query.id for query in queries_of(state["queries"])])
 
 
 def _counts(runtime: Runtime[SelectContext], state: SelectState, judged: JudgedPool, name: str) -> QueryCounts:
-    configuration = _configuration(runtime, state["run_id"], name)
+    configuration = configuration_of(runtime, state["run_id"], name)
     return configuration_counts(name, configuration, chunk_index(corpus_of(state["corpus"]), configuration.chunking),
-                                read_trec_run(_run_file(runtime, state["run_id"], configuration)), judged)
+                                read_trec_run(run_file_of(runtime, state["run_id"], configuration)), judged)
 
 
 def _pr_auc(runtime: Runtime[SelectContext], state: SelectState, names: list[str]) -> dict[str, float]:
@@ -464,14 +297,14 @@ def _pr_auc(runtime: Runtime[SelectContext], state: SelectState, names: list[str
 
 def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
     """Measure every configuration, rank them, and write the report."""
-    context = _context(runtime)
-    run_dir = _run_dir(runtime, state["run_id"])
+    context = job.context(runtime)
+    run_dir = job.run_dir(runtime, state["run_id"])
     space = space_from_mapping(state["space"], "the strategy space")
     judged = _judged_pool(runtime, state)
     weights = resample_weights(len(judged.query_ids), context.resamples, context.seed)
     scores = {name: configuration_scores(_counts(runtime, state, judged, name), weights, context.betas,
                                          context.confidence) for name in state["configurations"]}
-    configurations = measured_configurations(scores, _file_records(run_dir.file(CONFIGURATIONS_FILE), "name"))
+    configurations = measured_configurations(scores, file_records(run_dir.file(CONFIGURATIONS_FILE), "name"))
     precision_first, recall_first = (best_by_f_beta(configurations, beta) for beta in (min(context.betas),
                                                                                       max(context.betas)))
     decision = separation(configurations, scores, len(judged.query_ids), context.confidence)
@@ -489,7 +322,7 @@ def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
         "main_effects": main_effects({c["name"]: c["pr_auc"] for c in configurations},
                                      {c["name"]: c["settings"] for c in configurations},
                                      {d: space[d] for d in DIMENSIONS}),
-        "stages": sorted(_file_records(run_dir.file(STAGES_FILE), "stage").values(), key=lambda r: int(r["stage"])),
+        "stages": sorted(file_records(run_dir.file(STAGES_FILE), "stage").values(), key=lambda r: int(r["stage"])),
         "judgments": judgments,
         "settings": {"search": space["search"], "order": space["order"], "space": {d: space[d] for d in DIMENSIONS},
                      "judges": state["judges"], "min_votes": min_votes_of(context, state["judges"]),
@@ -519,13 +352,13 @@ def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
 
 def _judgment_summary(runtime: Runtime[SelectContext], state: SelectState, context: SelectContext) -> dict[str, Any]:
     """Pairs judged against judging the whole corpus, verdicts by source, the run's model usage."""
-    run_dir = _run_dir(runtime, state["run_id"])
-    judgments = _file_records(run_dir.file(JUDGMENTS_FILE), "pair")
-    pooled = _file_records(run_dir.file(POOL_FILE), "pair")
-    seams = dict(_seams(runtime, state["run_id"], state["judges"]))
+    run_dir = job.run_dir(runtime, state["run_id"])
+    judgments = file_records(run_dir.file(JUDGMENTS_FILE), "pair")
+    pooled = file_records(run_dir.file(POOL_FILE), "pair")
+    seams = dict(judge_seams(runtime, state["run_id"], state["judges"]))
     verdicts = [(spec, verdict) for record in judgments.values() for spec, verdict in record["verdicts"].items()]
     corpus = corpus_of(state["corpus"])
-    chunkings = {_configuration(runtime, state["run_id"], name).chunking for name in state["configurations"]}
+    chunkings = {configuration_of(runtime, state["run_id"], name).chunking for name in state["configurations"]}
     texts = {chunk.key for spec in chunkings for chunk in chunk_index(corpus, spec).chunks}
     queries = len(queries_of(state["queries"]))
     facts_records = load_jsonl(run_dir.file(FACTS_FILE)) if run_dir.file(FACTS_FILE).exists() else []

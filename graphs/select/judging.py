@@ -22,11 +22,17 @@ from typing import Any
 
 from benchsmith.agents.label_judge import LabelSeam
 from benchsmith.agents.models import ModelSeam
-from benchsmith.agents.pool_judge import POOL_JUDGE_SYSTEM_PROMPT, POOL_JUDGE_TASK, FactMatchJudge, PoolJudge
+from benchsmith.agents.pool_judge import (
+    POOL_JUDGE_SYSTEM_PROMPT,
+    POOL_JUDGE_TASK,
+    FactMatchJudge,
+    PoolJudge,
+)
 from benchsmith.agents.text import WordStatistics
 from benchsmith.evals.audit_verdicts import is_confirmed
 from benchsmith.stores.beir import BenchmarkQuery
 from benchsmith.stores.llm_cache import LLMCache
+from benchsmith.stores.write_behind import drain_all
 from benchsmith.tools.fact_matching import cluster_facts
 from benchsmith.tools.query_building import HistoryMode, build_query
 
@@ -94,6 +100,10 @@ def judge_batch(pairs: Sequence[Mapping[str, Any]], query: BenchmarkQuery, judge
             if stores_verdicts(seam):
                 store.put(verdict_key(spec, seam, query, record["text"]), seam.model, json.dumps({**verdict, "run": run}))
             verdicts[record["pair"]][spec] = {**verdict, "cached": False}
+        if stores_verdicts(seam):
+            # a judge's verdicts, and the calls they cost, are on file before the next judge is asked:
+            # a kill loses neither (a resumed run reuses the verdicts and counts what they cost)
+            drain_all()
     results = []
     for record in pairs:
         votes = sum(1 for verdict in verdicts[record["pair"]].values() if verdict["relevant"])

@@ -1,0 +1,5 @@
+"""``python -m benchsmith.cli``: the same as the ``benchsmith`` command."""
+
+from benchsmith.cli import app
+
+app()

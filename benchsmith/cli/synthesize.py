@@ -1,0 +1,152 @@
+"""``benchsmith synthesize``: a multi-turn conversational retrieval benchmark from a collection."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from benchsmith.cli.console import Table, console, guarded, print_paths, print_usage, shown
+from benchsmith.cli.deferred import deferred
+from benchsmith.cli.job_command import run_job_command
+from benchsmith.cli.settings import RunOptions, settings_options
+from benchsmith.graphs.contexts.synthesize import SynthesisContext, turn_type_rates
+from benchsmith.jobs.defaults import SYNTHESIS_CONVERSATIONS
+from benchsmith.jobs.defaults import SYNTHESIS_TURNS
+from benchsmith.graphs.runtime.bounds import MAX_CONVERSATIONS, MAX_TURNS
+
+if TYPE_CHECKING:
+    from benchsmith.jobs.synthesize import SynthesisResult
+
+# The jobs load when the command runs (benchsmith/cli/deferred.py): --help and start-up stay free of models,
+# Chroma, torch and scipy. Result types are for annotations only.
+cost_per_conversation = deferred("benchsmith.evals.benchmark_stats", "cost_per_conversation")
+run_synthesis = deferred("benchsmith.jobs.synthesize", "synthesize")
+estimate_synthesis = deferred("benchsmith.jobs.synthesize", "estimate_synthesis")
+
+
+@settings_options(SynthesisContext)
+def synthesize(
+    collection: Annotated[str, typer.Option(help="The ingested collection the conversations walk through.")],
+    conversations: Annotated[int, typer.Option(min=1, max=MAX_CONVERSATIONS,
+                                               help="Conversations to synthesize (one cluster each).")]
+    = SYNTHESIS_CONVERSATIONS,
+    turns: Annotated[int, typer.Option(min=1, max=MAX_TURNS, help="Turns per conversation.")] = SYNTHESIS_TURNS,
+    *, settings: dict[str, Any], run_options: RunOptions,
+) -> None:
+    """Synthesize a multi-turn conversational retrieval benchmark from an ingested collection.
+
+    Writes dialogues.jsonl, a BEIR export (beir/), TREC qrels and stats.json into the run
+    directory. With --llm baseline it runs offline (extractive agents, no key).
+    """
+    rates = rates_line(guarded(lambda: turn_type_rates(SynthesisContext(**settings))), settings["rates"])
+    arguments = {"conversations": conversations, "turns": turns, **settings}
+    run_job_command("synthesize", run_options, run=run_synthesis, arguments={"collection": collection, **arguments},
+                    estimate=lambda: estimate_synthesis(collection, **arguments), summary=print_synthesis_statistics,
+                    about=f" · {conversations} conversations × {turns} turns · {shown(settings['llm'])} · "
+                          f"concurrency {settings['concurrency']}", notes=[rates])
+
+
+def rates_line(rates: dict[str, Any], preset: str | None) -> str:
+    """The turn-type rates and question-type mix a run draws from, in one line."""
+    kinds = {"unanswerable": rates["unanswerable_rate"], "partial": rates["partial_rate"],
+             "underspecified": rates["underspecified_rate"], "multi-gold": rates["multi_gold_rate"]}
+    drawn = ", ".join(f"{kind} {share:.0%}" for kind, share in kinds.items() if share)
+    answerable = f"answerable {1 - sum(kinds.values()):.0%}" + (f", {drawn}" if drawn else "")
+    mix = rates["question_types"] or "not asked for (each question labelled by its wording)"
+    source = f"--rates {preset}" if preset else "the rates given; --rates demo for the demo's"
+    return f"turn types: {answerable} · question types: {mix} ({source})"
+
+
+def similarity_rows(similarity: dict) -> list[tuple[str, str]]:
+    """Similarity of each switch's gold to the previous gold, beside random pairs of chunks."""
+    rows = []
+    for switch in ("soft", "hard"):
+        summary = similarity.get(switch, {})
+        if summary.get("count"):
+            rows.append((f"{switch} switches: similarity mean (min–max)",
+                         f"{summary['mean']:.2f} ({summary['min']:.2f}–{summary['max']:.2f})"))
+    if pairs := similarity.get("random_pairs"):
+        threshold = similarity.get("soft_switch_threshold")
+        rows.append(("random pairs: mean ± sd (soft needs >)",
+                     f"{pairs['mean']:.2f} ± {pairs['std']:.2f}" + (f" ({threshold:.2f})" if threshold is not None else "")))
+    return rows
+
+
+def overlap_rows(stats: dict) -> list[tuple[str, str]]:
+    """The questions' lexical overlap with their gold passages, and what bounding it took."""
+    summary, rejections = stats.get("lexical_overlap") or {}, stats.get("overlap_rejections") or {}
+    rows = []
+    if summary.get("n"):
+        rows.append(("question–gold lexical overlap: mean / median / p90",
+                     f"{summary['mean']:.2f} / {summary['median']:.2f} / {summary['p90']:.2f}"))
+    if rejections:
+        limit = rejections.get("max_overlap")
+        rows.append((f"overlap above {limit:.2f}: corrective turns / re-plans / kept flagged" if limit is not None
+                     else "overlap: corrective turns / re-plans / kept flagged",
+                     f"{rejections['corrective_turns']} / {rejections['replans']} / {rejections['kept_above_limit']}"))
+    return rows
+
+
+def label_rows(labels: dict[str, Any]) -> list[tuple[str, str]]:
+    """The turn labels' counts (stats.json's ``labels``), where the run drew typed turns."""
+    kinds = labels.get("turn_types") or {}
+    if set(kinds) <= {"answerable"}:
+        return []
+    dropped = labels.get("turn_types_dropped") or {}
+    order = ("answerable", "unanswerable", "partial", "underspecified", "clarification", "multi-passage")
+    return [("turn types", " / ".join(f"{kind} {kinds[kind]}" for kind in order if kinds.get(kind))),
+            ("held-out chunks", str(labels.get("held_out_chunks", 0))),
+            ("typed turns dropped to answerable", ", ".join(f"{kind} {count}" for kind, count in sorted(dropped.items()))
+             or "none"),
+            ("question types", " / ".join(f"{kind} {count}" for kind, count in sorted(
+                (labels.get("question_types") or {}).items(), key=lambda item: -item[1]))),
+            ("standalone / not", f"{(labels.get('standalone') or {}).get('standalone', 0)} / "
+                                 f"{(labels.get('standalone') or {}).get('non_standalone', 0)}")]
+
+
+def gate_rows(gate: dict[str, Any]) -> list[tuple[str, str]]:
+    """The quality gate's counts per rubric class (stats.json's ``quality_gate``)."""
+    if not gate or gate.get("mode") == "off":
+        return []
+
+    def listed(counts: dict[str, int]) -> str:
+        return ", ".join(f"{klass.replace('_', ' ')} {count}" for klass, count in counts.items() if count) or "none"
+
+    rows = [("quality gate: questions refused, then re-asked or re-planned", listed(gate["refused"])),
+            ("quality gate: turns kept / dropped",
+             f"{gate['turns_kept']} kept / {gate['turns_dropped']} dropped ({listed(gate['dropped'])})")]
+    if gate.get("mode") == "flag":
+        rows.append(("quality gate: kept turns flagged", listed(gate["flagged_kept"])))
+    return rows
+
+
+def print_synthesis_statistics(result: SynthesisResult) -> None:
+    stats = result.stats
+    cost = cost_per_conversation(dataclasses.asdict(result.usage), stats["conversations"])
+    switches = stats["switches"]
+    table = Table(title=f"Benchmark statistics · run {shown(result.run_id)}")
+    table.add_column("statistic")
+    table.add_column("value", justify="right")
+    rows = [
+        ("conversations", stats["conversations"]), ("turns", stats["turns"]),
+        ("turns per conversation", stats["turns_per_conversation"]),
+        ("tokens per question", stats["tokens_per_question"]), ("tokens per answer", stats["tokens_per_answer"]),
+        ("topics per conversation", stats["topics_per_conversation"]),
+        ("switches: follow-up / soft / hard", f"{switches['follow-up']} / {switches['soft']} / {switches['hard']}"),
+        *similarity_rows(stats.get("similarity", {})),
+        *overlap_rows(stats),
+        ("polisher rejections", f"{stats['polisher_rejections']} of {stats['polished_turns']}"),
+        *label_rows(stats.get("labels") or {}),
+        *gate_rows(stats.get("quality_gate") or {}),
+        ("model calls per conversation", cost["model_calls"]),
+        ("model tokens per conversation", cost["tokens"]),
+        ("cost per conversation", f"${cost['cost_usd']:.4f}"),
+    ]
+    for label, value in rows:
+        table.add_row(label, str(value))
+    console.print(table)
+    print_paths({"dialogues": result.files["dialogues"], "BEIR": result.files["beir"],
+                 "TREC qrels": result.files["qrels"], "statistics": result.files["stats"]})
+    print_usage(result.usage)

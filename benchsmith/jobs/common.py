@@ -1,0 +1,204 @@
+"""What every job of the Python API shares: checks made before any work starts, the usage
+and cost figures a result carries, and the estimate a dry run prints."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+
+from benchsmith.agents.endpoints import resolve_base_url
+from benchsmith.agents.models import BASELINE, parse_model_spec
+from benchsmith.agents.pricing import PriceTable
+from benchsmith.graphs.runtime.resources import check_embedder_spec, check_model_spec, estimating, missing_key
+from benchsmith.graphs.runtime.runner import AnyGraph, RunOutcome, run_job
+from benchsmith.graphs.runtime.settings import recorded_settings
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.postgres import database_url
+from benchsmith.stores.runs import is_valid_run_id, new_run_id
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.retriever_specs import parse_retriever
+
+EventHandler = Callable[[dict[str, Any]], None]
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# Chroma's rule for collection names: 3-512 characters of [a-zA-Z0-9._-], starting and ending
+# with a letter or digit.
+COLLECTION_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Model calls a run made, and what they cost."""
+
+    calls: int = 0  # every agent call, the offline baseline's included
+    cached_calls: int = 0
+    offline_calls: int = 0  # answered by the offline baseline: no model was asked
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    retries: int = 0
+
+    @classmethod
+    def from_totals(cls, totals: dict[str, Any]) -> "Usage":
+        return cls(**{name: totals.get(name, 0) for name in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class JobRun:
+    """Which run a result comes from, and how it got there."""
+
+    run_id: str
+    run_dir: Path
+    resumed: bool  # continued from a checkpoint after an interruption
+    already_finished: bool  # found finished: nothing was redone
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    """What a run would spend, before spending: model calls, tokens (about 4 characters each)
+    and dollars at the known prices."""
+
+    summary: str  # what would be done, in words
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced_models: list[str] = field(default_factory=list)  # models without a known price (counted as 0)
+    notes: list[str] = field(default_factory=list)
+
+
+def priced(summary: str, per_model: Iterable[tuple[str, int, int, int]], notes: Iterable[str] = ()) -> CostEstimate:
+    """A :class:`CostEstimate` from ``(model spec, calls, input tokens, output tokens)`` rows."""
+    prices = PriceTable.load()
+    base_url = resolve_base_url()  # prices are per (endpoint, model): a local server costs 0 unless priced
+    calls = input_tokens = output_tokens = 0
+    cost = 0.0
+    unpriced = []
+    notes = list(notes)
+    for spec, model_calls, model_input, model_output in per_model:
+        if model_calls and (reason := missing_key(spec)) and not any(reason in note for note in notes):
+            notes.append(f"a real run would stop at once: {reason}")
+        _, model = parse_model_spec(spec) if spec != BASELINE else (BASELINE, BASELINE)
+        calls, input_tokens, output_tokens = calls + model_calls, input_tokens + model_input, output_tokens + model_output
+        cost += prices.cost(model, model_input, model_output, base_url)
+        if model_calls and model != BASELINE and not prices.is_priced(model, base_url):
+            unpriced.append(spec)
+    return CostEstimate(summary, calls, input_tokens, output_tokens, cost, unpriced, list(notes))
+
+
+def dry_run(estimate: Callable[P, R]) -> Callable[P, R]:
+    """Marks a job's estimate: its model specs are checked, but a missing key becomes a note of
+    the estimate (a user may price a run before getting a key) instead of an error."""
+    @functools.wraps(estimate)
+    def estimate_without_keys(*args: P.args, **kwargs: P.kwargs) -> R:
+        with estimating():
+            return estimate(*args, **kwargs)
+
+    return estimate_without_keys
+
+
+def run_settled(builder: AnyGraph, *, job: str, workspace: Workspace, run_id: str, inputs: dict[str, Any],
+                context: Any, on_event: EventHandler | None, resume: str | None, max_concurrency: int | None = None,
+                arguments: dict[str, Any] | None = None) -> RunOutcome:
+    """Run ``job``'s graph on its checked ``inputs`` with ``context`` settled: the workspace
+    resolved, the database URL taken from the environment when not given, the model settings
+    checked before the run exists, and the run recorded with its inputs and the context's
+    recorded settings (graphs/runtime/settings.py)."""
+    context = replace(context, workspace=str(workspace.root), database=database_url(context.database))
+    if hasattr(context, "model_settings"):
+        context.model_settings()  # an impossible model setting stops here, before the run exists
+    return run_job(builder, job=job, workspace=workspace, run_id=run_id, inputs={"run_id": run_id, **inputs},
+                   context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
+                   max_concurrency=max_concurrency, resume=resume, database=context.database, arguments=arguments)
+
+
+def checked_run_id(run_id: str | None, job: str) -> str:
+    """The given run id (checked) or a new one."""
+    if run_id is None:
+        return new_run_id(job)
+    if not is_valid_run_id(run_id):
+        raise InputError(f"invalid run id {run_id!r}: use letters, digits, '-' and '_'")
+    return run_id
+
+
+def check_collection_name(name: str) -> None:
+    if not COLLECTION_NAME.match(name):
+        raise InputError(f"invalid collection name {name!r}: 3 to 512 letters, digits, '.', '_' or '-', starting "
+                         "and ending with a letter or digit")
+
+
+def check_models(*specs: str) -> None:
+    for spec in specs:
+        check_model_spec(spec)
+
+
+def check_embedders(*specs: str | None) -> None:
+    """Each embedder spec (``None``: the default) names a registered embedder, ``openai:<model>`` or a
+    sentence-transformers model this machine has."""
+    for spec in specs:
+        if spec:
+            check_embedder_spec(spec)
+
+
+def retriever_embedders(retrievers: Iterable[str]) -> list[str]:
+    """The embedders ``dense:MODEL`` retrievers (alone or fused) name, for :func:`check_embedders`."""
+
+    models = []
+    for text in retrievers:
+        spec = parse_retriever(text)
+        models += [part.model for part in (spec, *spec.components) if part.kind == "dense" and part.model]
+    return models
+
+
+def check_within(minimum: float, maximum: float, **values: float | None) -> None:
+    """Each named value (when given) is within ``[minimum, maximum]``, as a setting's declared bounds
+    (graphs/runtime/settings.check_bounds) are for an argument declared by hand; the message names the option."""
+    for name, value in values.items():
+        if value is not None and not minimum <= value <= maximum:
+            raise InputError(f"--{name.replace('_', '-')} must be within [{minimum:g}, {maximum:g}], got {value}")
+
+
+def check_chunk_sizes(chunk_size: int, min_chars: int) -> None:
+    """Chunks are at most ``chunk_size`` characters and those under ``min_chars`` are dropped: a
+    chunk size below the minimum would drop every chunk and leave an empty corpus."""
+    if chunk_size < min_chars:
+        raise InputError(f"--chunk-size {chunk_size} is below --min-chars {min_chars}: every chunk would be dropped; "
+                         "give a chunk size of at least the minimum")
+
+
+def resolved_path(spec: str) -> str:
+    """A benchmark or file argument as recorded with the run: absolute when it is a path."""
+    return str(Path(spec).resolve()) if Path(spec).exists() else spec
+
+
+# What each worker of a shared run chooses for itself rather than taking from the run.
+WORKER_ARGUMENTS = frozenset({"workspace", "database", "run_id", "on_event", "resume", "concurrency"})
+
+
+def shared_arguments(call: dict[str, Any]) -> dict[str, Any]:
+    """A job function's arguments (its ``locals()`` on entry) that every worker of a shared run
+    uses as given: ``benchsmith work`` calls the job with them (paths made absolute)."""
+    return {name: _portable(value) for name, value in call.items() if name not in WORKER_ARGUMENTS}
+
+
+def _portable(value: Any) -> Any:
+    """Paths absolute and as text, sequences as lists: what JSON keeps and another process reads."""
+    if isinstance(value, Path):
+        return str(value.resolve())
+    if isinstance(value, list | tuple):
+        return [_portable(item) for item in value]
+    return value
+
+
+def job_run(outcome: Any) -> dict[str, Any]:
+    """The :class:`JobRun` fields of a runner outcome."""
+    return {"run_id": outcome.run_id, "run_dir": outcome.run_dir.path, "resumed": outcome.resumed,
+            "already_finished": outcome.already_finished, "usage": Usage.from_totals(outcome.usage)}
+

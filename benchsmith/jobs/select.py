@@ -1,0 +1,247 @@
+"""``benchsmith.select``: pick the best retriever configuration for real user queries without
+ground truth (SEARA); and ``estimate_selection``, what a search would cost before it runs."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchsmith.agents.label_judge import LABELS_PREFIX
+from benchsmith.agents.rewriter import Rewriter
+from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
+from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
+                                    job_run, priced, resolved_path, run_settled)
+from benchsmith.jobs.defaults import SELECT_JUDGES
+from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
+from benchsmith.graphs.select.graph import builder
+from benchsmith.graphs.select.inputs import label_judge, queries_of
+from benchsmith.graphs.contexts.select import SelectContext
+from benchsmith.graphs.select.retrieval import chunk_index, corpus_of
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import read_json_object
+from benchsmith.stores.space_files import read_space_file
+from benchsmith.tools.query_building import HistoryMode, build_query
+from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, build_space, parse_rewrite,
+                                             planned_settings, space_from_mapping, stage_count)
+from benchsmith.agents.defaults import BASELINE, StructuredOutput
+from benchsmith.graphs.contexts.select import DEFAULT_BATCH_SIZE, DEFAULT_CURVES_SHOWN, DEFAULT_RERANK_DEPTH
+from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_SELECTION_BETAS, DEFAULT_SELECTION_RESAMPLES
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.workspace import Workspace
+
+MAX_CONFIGURATIONS = 500
+PROMPT_CHARS = 900  # a judge's instructions, tags and numbering
+VERDICT_OUTPUT_TOKENS = 60  # per passage: rationale, verdict, a fact or two
+REWRITE_OUTPUT_TOKENS = 40
+
+
+@dataclass(frozen=True)
+class SelectionResult(JobRun):
+    ranking: list[str] = field(default_factory=list)  # configuration names, best (PR-AUC) first
+    winner: str | None = None  # ranking[0] when its interval does not overlap the runner-up's; else None
+    tied: list[str] = field(default_factory=list)  # without a winner: the configurations tied with the top one
+    pr_auc: dict[str, float] = field(default_factory=dict)
+    precision_first: dict[str, Any] = field(default_factory=dict)  # {configuration, beta, k, f_beta, settings}
+    recall_first: dict[str, Any] = field(default_factory=dict)
+    pool_pairs: int = 0  # (query, chunk) pairs judged
+    model_verdicts: int = 0  # verdicts a model was asked for in this run
+    verdicts: dict[str, int] = field(default_factory=dict)  # this run's verdicts: total, model, stored, offline
+    whole_corpus_pairs: int = 0  # pairs judging every chunk for every query would take
+    # markdown, html, results (selection.json), and best (best-configuration.yaml) when there is a winner
+    report: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def best(self) -> str | None:
+        """The winner; None when the top configurations are tied (see ``tied``)."""
+        return self.winner
+
+    def results(self) -> dict[str, Any]:
+        """Everything ``selection.json`` holds: every configuration's measures at each k, the
+        intervals, the main effects, the stages and the judgment counts."""
+        return read_json_object(self.report["results"])
+
+
+def strategy_space(space: str | Path | Mapping[str, Any] | None = None, *, retrievers: Sequence[str] = (),
+                   chunkings: Sequence[str] = (), rewrites: Sequence[str] = (), reranks: Sequence[str] = (),
+                   filters: Sequence[str] = (), top_k: Sequence[int] = (), search: str | None = None,
+                   order: Sequence[str] = ()) -> dict[str, Any]:
+    """The checked strategy space: a YAML file (or mapping) with every dimension given by an
+    argument replacing the file's."""
+    levels: dict[str, Any] = {}
+    file_search, file_order = "grid", []
+    if space is not None:
+        loaded = space_from_mapping(space if isinstance(space, Mapping) else read_space_file(space),
+                                    "the strategy space" if isinstance(space, Mapping) else str(space))
+        levels = {dimension: loaded[dimension] for dimension in DIMENSIONS}
+        file_search, file_order = loaded["search"], loaded["order"]
+    for dimension, given in (("retriever", retrievers), ("chunking", chunkings), ("rewrite", rewrites),
+                             ("rerank", reranks), ("filter", filters), ("top_k", top_k)):
+        if given:
+            levels[dimension] = list(given)
+    return build_space(levels, search or file_search, list(order) or file_order)
+
+
+@accepts_old_setting_names
+def select(queries: str | Path, *, corpus: Sequence[str | Path], space: str | Path | Mapping[str, Any] | None = None,
+           retrievers: Sequence[str] = (), chunkings: Sequence[str] = (), rewrites: Sequence[str] = (),
+           reranks: Sequence[str] = (), filters: Sequence[str] = (), top_k: Sequence[int] = (),
+           search: str | None = None, order: Sequence[str] = (), judges: Sequence[str] = SELECT_JUDGES,
+           run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0,
+           embedder: str = DEFAULT_EMBEDDER, llm: str = BASELINE, min_votes: int | None = None,
+           batch_size: int = DEFAULT_BATCH_SIZE, rerank_depth: int = DEFAULT_RERANK_DEPTH,
+           betas: tuple[float, ...] = DEFAULT_SELECTION_BETAS, resamples: int = DEFAULT_SELECTION_RESAMPLES,
+           confidence: float = DEFAULT_CONFIDENCE, concurrency: int = 4, curves_shown: int = DEFAULT_CURVES_SHOWN,
+           rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+           structured_output: StructuredOutput = "auto", workspace: str | None = None, chroma_host: str | None = None,
+           database: str | None = None, lease_s: float = DEFAULT_LEASE_S) -> SelectionResult:
+    """Search the strategy space for the configuration that serves ``queries`` (a text or JSONL
+    file of real queries, no labels) best on ``corpus``, judged by ``judges`` (``baseline``,
+    ``openai:<model>``, a registered name, or ``qrels:FILE`` to answer from known labels); every
+    setting of :class:`SelectContext` is a keyword argument too. The same call with the same
+    ``run_id`` resumes. With ``database`` (a postgresql:// URL) its checkpoints, run record and
+    model cache are kept in PostgreSQL."""
+    settings = settings_given(SelectContext, locals())
+
+    resolved = Workspace.resolve(settings.workspace)
+    check_bounds(settings)
+    inputs = checked_inputs(queries, corpus, strategy_space(
+        space, retrievers=retrievers, chunkings=chunkings, rewrites=rewrites, reranks=reranks, filters=filters,
+        top_k=top_k, search=search, order=order), judges, settings)
+    run_id = checked_run_id(run_id, "select")
+    outcome = run_settled(builder, job="select", workspace=resolved, run_id=run_id, inputs=inputs, context=settings,
+                          on_event=on_event, max_concurrency=settings.concurrency, resume=resume)
+    values = outcome.values
+    return SelectionResult(**job_run(outcome), ranking=values["ranking"], winner=values.get("best"),
+                           tied=values.get("tied", []), pr_auc=values["pr_auc"],
+                           precision_first=values["precision_first"], recall_first=values["recall_first"],
+                           pool_pairs=values["pool_pairs"], model_verdicts=values["model_verdicts"],
+                           verdicts=values.get("verdicts", {}),
+                           whole_corpus_pairs=values["whole_corpus_pairs"],
+                           report={kind: Path(path) for kind, path in values["report"].items()})
+
+
+def checked_judges(judges: Sequence[str]) -> list[str]:
+    """The judge specs with every ``qrels:FILE`` made absolute and registered; all checked."""
+
+    if not judges:
+        raise InputError("give at least one --judge")
+    resolved = [f"{LABELS_PREFIX}{Path(spec.removeprefix(LABELS_PREFIX)).resolve()}" if spec.startswith(LABELS_PREFIX)
+                else spec for spec in judges]
+    if len(set(resolved)) != len(resolved):
+        raise InputError("each --judge may be given once")
+    for spec in resolved:
+        if spec.startswith(LABELS_PREFIX):
+            label_judge(spec)
+    check_models(*resolved)
+    return resolved
+
+
+def check_vote_rule(judges: Sequence[str], min_votes: int | None) -> None:
+    """The audit's vote rule (``DEFAULT_MIN_VOTES`` judges and a majority) unless ``min_votes``
+    says otherwise, never lowered behind the user's back: a rule the judges cannot meet is refused."""
+
+    votes = DEFAULT_MIN_VOTES if min_votes is None else min_votes
+    if votes <= len(judges):
+        return
+    rule = f"--min-votes {min_votes}" if min_votes is not None else f"the audit's vote rule ({votes} judges)"
+    if len(judges) == 1:
+        raise InputError(f"{rule} cannot be met by one judge ({judges[0]}): add another --judge, or pass "
+                         "--min-votes 1 to count a chunk relevant on that judge's word alone")
+    raise InputError(f"{rule} needs at least {votes} judges; {len(judges)} given ({', '.join(judges)}): add "
+                     f"--judge specs, or pass --min-votes {len(judges)} or less")
+
+
+def checked_inputs(queries: str | Path, corpus: Sequence[str | Path], space: dict[str, Any], judges: Sequence[str],
+                   settings: SelectContext) -> dict[str, Any]:
+    """The run's inputs, every one checked (queries and corpus read) with the settings they depend
+    on, before any work starts."""
+
+    if not corpus:
+        raise InputError("give the documents to search with --corpus (a folder, a file, a BEIR corpus.jsonl or stdlib)")
+    configurations = planned_settings(space)
+    if len(configurations) > MAX_CONFIGURATIONS:
+        raise InputError(f"the grid has {len(configurations):,} configurations (at most {MAX_CONFIGURATIONS}): "
+                         "search it staged (--search staged) or give fewer levels")
+    judge_specs = checked_judges(judges)
+    if any(level != "none" for level in space["rewrite"]):
+        check_models(settings.llm)
+    if not settings.betas or any(beta <= 0 for beta in settings.betas):
+        raise InputError("--beta values must be positive")
+    if not 0 < settings.confidence < 1:
+        raise InputError(f"--confidence must lie strictly between 0 and 1, got {settings.confidence}")
+    queries_path = str(Path(queries).resolve())
+    queries_of(queries_path)
+    sources = [resolved_path(str(source)) for source in corpus]
+    corpus_of(sources)
+    check_vote_rule(judge_specs, settings.min_votes)  # after the files: their errors name a line, this one a setting
+    return {"queries": queries_path, "corpus": sources, "space": space, "judges": judge_specs}
+
+
+@dry_run
+@accepts_old_setting_names
+def estimate_selection(queries: str | Path, *, corpus: Sequence[str | Path],
+                       space: str | Path | Mapping[str, Any] | None = None, retrievers: Sequence[str] = (),
+                       chunkings: Sequence[str] = (), rewrites: Sequence[str] = (), reranks: Sequence[str] = (),
+                       filters: Sequence[str] = (), top_k: Sequence[int] = (), search: str | None = None,
+                       order: Sequence[str] = (), judges: Sequence[str] = SELECT_JUDGES, seed: int = 0,
+                       embedder: str = DEFAULT_EMBEDDER, llm: str = BASELINE, min_votes: int | None = None,
+                       batch_size: int = DEFAULT_BATCH_SIZE, rerank_depth: int = DEFAULT_RERANK_DEPTH,
+                       betas: tuple[float, ...] = DEFAULT_SELECTION_BETAS, resamples: int = DEFAULT_SELECTION_RESAMPLES,
+                       confidence: float = DEFAULT_CONFIDENCE, concurrency: int = 4,
+                       curves_shown: int = DEFAULT_CURVES_SHOWN, rate_limit: float | None = None,
+                       timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
+                       workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
+                       lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
+    """The configurations a search would evaluate, the pool it expects, and the judges' and
+    rewriters' calls, tokens and cost (nothing is embedded or called)."""
+    settings = settings_given(SelectContext, locals())
+
+    resolved_space = strategy_space(space, retrievers=retrievers, chunkings=chunkings, rewrites=rewrites,
+                                    reranks=reranks, filters=filters, top_k=top_k, search=search, order=order)
+    judge_specs = checked_judges(judges)
+    check_bounds(settings)
+    llm, batch_size = settings.llm, settings.batch_size
+    loaded = queries_of(str(Path(queries).resolve()))
+    documents = corpus_of([resolved_path(str(source)) for source in corpus])
+    configurations = [SelectConfiguration.from_settings(setting) for setting in planned_settings(resolved_space)]
+    chunkings_used = {configuration.chunking for configuration in configurations}
+    chunks = {spec: chunk_index(documents, spec).chunks for spec in chunkings_used}
+    distinct = len({chunk.key for listed in chunks.values() for chunk in listed})
+    mean_chars = sum(len(chunk.text) for listed in chunks.values() for chunk in listed) // max(
+        1, sum(len(listed) for listed in chunks.values()))
+    # Per query: at least the largest top K (all configurations agree), at most every top K (none do).
+    most = min(distinct, sum(configuration.top_k for configuration in configurations))
+    least = min(distinct, max(configuration.top_k for configuration in configurations))
+    conversation = sum(len(build_query(query, HistoryMode("full"))) for query in loaded) // max(len(loaded), 1)
+    calls = len(loaded) * math.ceil(most / batch_size)
+    input_tokens = (calls * (PROMPT_CHARS + conversation) + len(loaded) * most * mean_chars) // 4  # ~4 characters a token
+    rows = [(judge, calls, input_tokens, len(loaded) * most * VERDICT_OUTPUT_TOKENS)
+            for judge in judge_specs if not judge.startswith(LABELS_PREFIX)]
+    rewrite_calls = 0
+    for level in resolved_space["rewrite"]:
+        kind = parse_rewrite(level).kind
+        rewrite_calls += sum(1 for query in loaded if query.history) if kind == "rewrite" else \
+            len(loaded) if kind == "expand" else 0
+    if rewrite_calls:
+        check_models(llm)
+        prompt = sum(len("".join(m["content"] for m in Rewriter().messages(history=q.history, question=q.question)))
+                     for q in loaded) // max(len(loaded), 1)
+        rows.append((llm, rewrite_calls, rewrite_calls * prompt // 4, rewrite_calls * REWRITE_OUTPUT_TOKENS))
+    staged = resolved_space["search"] == "staged"
+    names = [configuration.name for configuration in configurations]
+    notes = [
+        f"configurations ({'at most, over ' + str(stage_count(resolved_space)) + ' stages' if staged else 'grid'}): "
+        + ", ".join(names[:12]) + (f" … and {len(names) - 12} more" if len(names) > 12 else ""),
+        f"expected pool: {least * len(loaded):,} to {most * len(loaded):,} (query, chunk) pairs "
+        f"({least} to {most} per query: identical or disjoint top K); judge costs assume the most",
+        f"judging the whole corpus instead: {len(loaded):,} queries × {distinct:,} distinct chunks = "
+        f"{len(loaded) * distinct:,} pairs",
+        f"chunkings: {', '.join(f'{spec.label} ({len(listed):,} chunks)' for spec, listed in chunks.items())}; "
+        "near-match fact checks (a few per query) are not counted",
+    ]
+    return priced(f"{len(configurations)} configuration(s) × {len(loaded):,} queries, judged by "
+                  f"{', '.join(judge_specs)}", rows, notes)

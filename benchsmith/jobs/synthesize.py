@@ -1,0 +1,231 @@
+"""``benchsmith.synthesize``: a multi-turn conversational retrieval benchmark from an ingested
+collection (MTR-Pipeline), and ``benchsmith.cluster``, the semantic path it walks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from benchsmith.agents.backends import estimate_tokens
+from benchsmith.agents.polisher import Polisher
+from benchsmith.agents.pool_judge import PoolJudge
+from benchsmith.agents.questioner import Questioner
+from benchsmith.agents.responder import Responder
+from benchsmith.agents.turn_types import ContributionJudge, ReferenceResponder, TypedQuestioner
+from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
+                                           check_models, check_within, checked_run_id, job_run, priced,
+                                    shared_arguments)
+from benchsmith.jobs.defaults import SYNTHESIS_CONVERSATIONS
+from benchsmith.jobs.defaults import SYNTHESIS_TURNS
+from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_CONVERSATIONS, MAX_NEIGHBOURS, MAX_TURNS
+from benchsmith.graphs.runtime.resources import chroma_client
+from benchsmith.graphs.runtime.runner import run_job
+from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, accepts_old_setting_names, settings_given
+from benchsmith.graphs.contexts.synthesize import QualityGateMode, SynthesisContext, with_preset_rates
+from benchsmith.graphs.synthesis.run import builder
+from benchsmith.graphs.synthesis.state import BEIR_DIR, STATS_FILE, TREC_QRELS_FILE
+from benchsmith.graphs.synthesis.turn_checks import UNANSWERABLE_POOL_DEPTH
+from benchsmith.graphs.synthesis.turn_plans import check_turn_types
+from benchsmith.stores.benchmark_files import DIALOGUES_FILE, Dialogue
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.jsonl import load_jsonl
+from benchsmith.stores.postgres import database_url
+from benchsmith.stores.vectors import VectorStore
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.corpus_clusters import cluster_collection
+from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_CLUSTER_SIZE, DEFAULT_MAX_OVERLAP, DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS, DEFAULT_SYNTHESIS_PAGE_KINDS
+from benchsmith.tools.page_kinds import PAGE_KINDS
+from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.agents.defaults import BASELINE, StructuredOutput
+from benchsmith.tools.dialogue_walk import DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN, DEFAULT_SWITCH_PROBABILITY
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
+
+# Assumed lengths for the dry-run estimate (characters): a question, an assistant answer.
+ESTIMATE_QUESTION_CHARS, ESTIMATE_ANSWER_CHARS = 100, 1200
+ESTIMATE_OUTPUT_TOKENS = {"questioner": 60, "responder": 300, "polisher": 30, "pool judge": 250,
+                          "contribution judge": 60}
+
+
+def check_page_kinds(page_kinds: Sequence[str]) -> None:
+    """Page kinds known, and at least one (``--page-kind``)."""
+    if isinstance(page_kinds, str):
+        raise InputError(f"page_kinds must be a list of page kinds, not the text {page_kinds!r}")
+    if not page_kinds:
+        raise InputError(f"--page-kind: give at least one of {', '.join(PAGE_KINDS)}")
+    for kind in page_kinds:
+        if kind not in PAGE_KINDS:
+            raise InputError(f"--page-kind {kind!r} is not a page kind: {', '.join(PAGE_KINDS)}")
+
+
+@dataclass(frozen=True)
+class SynthesisResult(JobRun):
+    collection: str = ""
+    dialogues: list[Dialogue] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)  # the MTR-Bench-style statistics (stats.json)
+    lexical_overlap: dict[str, Any] = field(default_factory=dict)  # n, mean, median, p90 of the questions' overlap
+    overlap_rejections: dict[str, Any] = field(default_factory=dict)  # corrective turns, re-plans, kept above limit
+    files: dict[str, Path] = field(default_factory=dict)  # dialogues, beir, qrels, stats
+
+
+@dataclass(frozen=True)
+class ClusterResult:
+    collection: str
+    clusters: list[list[str]]  # chunk ids along the semantic path, cut every `size` chunks
+    stats: dict[str, Any]
+    page_kinds: list[str] | None = None  # the page kinds of the chunks walked; None: all
+
+
+def _store(workspace: Workspace, collection: str, chroma_host: str | None) -> VectorStore:
+    check_collection_name(collection)
+    return VectorStore.open_existing(chroma_client(workspace, chroma_host), collection,
+                                     lambda spec: ChromaEmbeddingFunction(spec=spec))
+
+
+def cluster(collection: str, *, size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS, seed: int = 0,
+            workspace: str | Path | None = None, chroma_host: str | None = None,
+            page_kinds: Sequence[str] = DEFAULT_SYNTHESIS_PAGE_KINDS) -> ClusterResult:
+    """Walk the collection's embeddings (of the chunks of ``page_kinds``: by default those synthesis
+    draws from) in one continuous semantic path and cut it into clusters (computed once per
+    parameters and reused)."""
+
+    check_within(1, MAX_CLUSTER_SIZE, size=size)
+    check_within(1, MAX_NEIGHBOURS, neighbours=neighbours)
+    check_page_kinds(page_kinds)
+    resolved = Workspace.resolve(workspace)
+    clustering = cluster_collection(resolved, _store(resolved, collection, chroma_host), size, neighbours, seed,
+                                    page_kinds)
+    return ClusterResult(collection, clustering.clusters, clustering.stats, clustering.page_kinds)
+
+
+@accepts_old_setting_names
+def synthesize(collection: str, *, conversations: int = SYNTHESIS_CONVERSATIONS, turns: int = SYNTHESIS_TURNS,
+               run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None,
+               seed: int = 0, llm: str = BASELINE, switch_rate: float = DEFAULT_SWITCH_PROBABILITY,
+               hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE,
+               soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN, max_overlap: float = DEFAULT_MAX_OVERLAP,
+               overlap_attempts: int = DEFAULT_OVERLAP_ATTEMPTS, overlap_replans: int = DEFAULT_OVERLAP_REPLANS,
+               cluster_size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS,
+               page_kinds: tuple[str, ...] = DEFAULT_SYNTHESIS_PAGE_KINDS, history_window: int | None = None,
+               concurrency: int = 4, unanswerable_rate: float = 0.0, partial_rate: float = 0.0,
+               underspecified_rate: float = 0.0, multi_gold_rate: float = 0.0, rates: str | None = None,
+               quality_gate: QualityGateMode = "replan", question_types: str = "", rate_limit: float | None = None,
+               timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
+               workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
+               lease_s: float = DEFAULT_LEASE_S) -> SynthesisResult:
+    """Synthesize ``conversations`` conversations of ``turns`` turns over ``collection``; every
+    setting of :class:`SynthesisContext` is a keyword argument too. The same call with the same
+    ``run_id`` resumes an interrupted run. With ``database`` (a postgresql:// URL) the run is
+    shared: ``benchsmith work RUN_ID`` on any machine joins it, each conversation is made once by
+    whichever worker claims it, and the files are the same bytes as one process writes. A
+    question whose lexical overlap with its gold passage is above ``max_overlap`` is asked again
+    (``overlap_attempts`` corrective turns), then re-planned on another gold chunk
+    (``overlap_replans`` times), then kept flagged ``overlap_rejected``."""
+    arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
+    settings = settings_given(SynthesisContext, locals())
+    settings = with_preset_rates(settings)  # the rates a --rates preset names, recorded as the run's own
+    check_collection_name(collection)
+    check_models(settings.llm)
+    check_within(1, MAX_CONVERSATIONS, conversations=conversations)
+    check_within(1, MAX_TURNS, turns=turns)
+    check_bounds(settings)
+    check_turn_types(settings)
+    check_page_kinds(settings.page_kinds)
+    run_id = checked_run_id(run_id, "synthesize")
+    resolved = Workspace.resolve(settings.workspace)
+    context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
+    available = len(cluster(collection, size=context.cluster_size, neighbours=context.neighbours, seed=context.seed,
+                            workspace=resolved.root, chroma_host=context.chroma_host,
+                            page_kinds=context.page_kinds).clusters)
+    if conversations > available:
+        raise InputError(f"collection {collection!r} has {available} clusters of {context.cluster_size} chunks: ask "
+                         f"for at most {available} conversations, or use a smaller --cluster-size")
+    context.model_settings()  # an impossible model setting stops here, before the run exists
+    inputs = {"collection": collection, "conversations": conversations, "turns": turns}
+    outcome = run_job(builder, job="synthesize", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
+                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
+                      max_concurrency=context.concurrency, resume=resume, database=context.database,
+                      arguments=arguments)
+    files = {"dialogues": outcome.run_dir.file(DIALOGUES_FILE), "beir": outcome.run_dir.file(BEIR_DIR),
+             "qrels": outcome.run_dir.file(TREC_QRELS_FILE), "stats": outcome.run_dir.file(STATS_FILE)}
+    stats = dict(outcome.values.get("stats", {}))
+    return SynthesisResult(**job_run(outcome), collection=collection,
+                           dialogues=[Dialogue.model_validate(record) for record in load_jsonl(files["dialogues"])],
+                           stats=stats, lexical_overlap=dict(stats.get("lexical_overlap", {})),
+                           overlap_rejections=dict(stats.get("overlap_rejections", {})), files=files)
+
+
+@dry_run
+@accepts_old_setting_names
+def estimate_synthesis(collection: str, *, conversations: int = SYNTHESIS_CONVERSATIONS, turns: int = SYNTHESIS_TURNS,
+                       seed: int = 0, llm: str = BASELINE, switch_rate: float = DEFAULT_SWITCH_PROBABILITY,
+                       hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE,
+                       soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN, max_overlap: float = DEFAULT_MAX_OVERLAP,
+                       overlap_attempts: int = DEFAULT_OVERLAP_ATTEMPTS, overlap_replans: int = DEFAULT_OVERLAP_REPLANS,
+                       cluster_size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS,
+                       page_kinds: tuple[str, ...] = DEFAULT_SYNTHESIS_PAGE_KINDS, history_window: int | None = None,
+                       concurrency: int = 4, unanswerable_rate: float = 0.0, partial_rate: float = 0.0,
+                       underspecified_rate: float = 0.0, multi_gold_rate: float = 0.0, rates: str | None = None,
+                       quality_gate: QualityGateMode = "replan", question_types: str = "",
+                       rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
+                       structured_output: StructuredOutput = "auto", workspace: str | None = None,
+                       chroma_host: str | None = None, database: str | None = None,
+                       lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
+    """Model calls, tokens and cost of a synthesis run, from the real prompts filled with text of
+    the expected lengths (chunks of the collection's mean length, answers of ~1,200 characters)."""
+    settings = settings_given(SynthesisContext, locals())
+    settings = with_preset_rates(settings)
+    llm, cluster_size = settings.llm, settings.cluster_size
+    check_models(llm)
+    check_within(1, MAX_CONVERSATIONS, conversations=conversations)
+    check_within(1, MAX_TURNS, turns=turns)
+    check_bounds(settings)
+    store = _store(Workspace.resolve(settings.workspace), collection, settings.chroma_host)
+    lengths = [len(text) for page in store.iter_all(include=("documents",)) for text in page["documents"]]
+    if not lengths:
+        raise InputError(f"collection {collection!r} is empty")
+    passage = {"id": "x", "title": "title", "text": "x" * (sum(lengths) // len(lengths))}
+    related = [passage] * (cluster_size - 1)
+    question, answer = "q" * ESTIMATE_QUESTION_CHARS, "a" * ESTIMATE_ANSWER_CHARS
+    # A turn's kind is drawn at the rates set (a clarification, after an underspecified turn, costs what an
+    # answerable turn does); a typed turn asks its own questioner and responder, and unanswerable and
+    # multi-passage turns one label judge more. Re-plans of rejected labels are not counted.
+    kinds = {"unanswerable": settings.unanswerable_rate, "partial": settings.partial_rate,
+             "underspecified": settings.underspecified_rate, "multi-passage": settings.multi_gold_rate}
+    shares = {"answerable": 1.0 - sum(kinds.values()), **{kind: rate for kind, rate in kinds.items() if rate > 0}}
+    calls = input_tokens = output_tokens = 0.0
+    for turn in range(turns):
+        history = [{"question": question, "response": answer}] * turn
+        for kind, share in shares.items():
+            prompts = _turn_prompts(kind, passage, related, history, question, answer, bool(turn))
+            for role, messages in prompts.items():
+                calls += share
+                input_tokens += share * estimate_tokens("".join(message["content"] for message in messages))
+                output_tokens += share * ESTIMATE_OUTPUT_TOKENS[role]
+    calls, input_tokens, output_tokens = (round(value * conversations) for value in (calls, input_tokens, output_tokens))
+    return priced(f"{conversations} conversations × {turns} turns", [(llm, calls, input_tokens, output_tokens)])
+
+
+def _turn_prompts(kind: str, passage: dict[str, Any], related: list[dict[str, Any]], history: list[dict[str, Any]],
+                  question: str, answer: str, follow_up: bool) -> dict[str, list[dict[str, str]]]:
+    """The prompts one turn of ``kind`` sends, by role, filled with text of the expected lengths."""
+    if kind == "answerable":
+        prompts = {"questioner": Questioner().messages(gold=passage, related=related, history=history, switch="soft"),
+                   "responder": Responder().messages(gold=passage, history=history, question=question)}
+    else:
+        passages = [] if kind == "unanswerable" else [passage, passage]
+        asked = [passage] if kind == "unanswerable" else passages
+        prompts = {"questioner": TypedQuestioner().messages(kind=kind, passages=asked, history=history),
+                   "responder": ReferenceResponder().messages(kind=kind, passages=passages, history=history,
+                                                              question=question)}
+        if kind == "unanswerable":
+            pooled = [passage["text"]] * (1 + UNANSWERABLE_POOL_DEPTH)
+            prompts["pool judge"] = PoolJudge(len(pooled)).messages(history=[(question, answer)] * len(history),
+                                                                    question=question, passages=pooled)
+        elif kind == "multi-passage":
+            prompts["contribution judge"] = ContributionJudge().messages(question=question, answer=answer,
+                                                                         passages=passages)
+    if follow_up:
+        prompts["polisher"] = Polisher().messages(history=history, question=question)
+    return prompts

@@ -1,0 +1,160 @@
+"""The synthesis run: plan (a cluster per conversation), fan out the conversations, export the
+benchmark (BEIR and TREC files, statistics). The diagram is in graphs/synthesis/__init__.py."""
+
+from __future__ import annotations
+
+import functools
+import random
+from pathlib import Path
+from typing import Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from benchsmith.evals.benchmark_stats import benchmark_statistics
+from benchsmith.evals.gate_counts import gate_counts
+from benchsmith.evals.turn_labels import label_counts
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
+from benchsmith.graphs.runtime.progress import report_advance
+from benchsmith.graphs.runtime.resources import concurrency_slot, run_items
+from benchsmith.graphs.synthesis.conversation import conversation_in_run
+from benchsmith.graphs.synthesis.lookups import corpus_stats, passage_records, vector_store
+from benchsmith.graphs.synthesis.state import (BEIR_DIR, PLAN_FILE, STATS_FILE, TREC_QRELS_FILE, ConversationInput,
+                                               SynthesisInput, SynthesisOutput, SynthesisState, job)
+from benchsmith.stores.benchmark_files import (DIALOGUES_FILE, HELD_OUT_FILE, benchmark_records, canonicalize,
+                                              held_out_ids, write_beir, write_held_out)
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.files import write_json_atomic
+from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.trec import write_trec_qrels
+from benchsmith.stores.turn_labels import TURN_LABELS_FILE, write_turn_labels
+from benchsmith.stores.work_items import WorkItems
+from benchsmith.tools.corpus_clusters import cluster_collection
+from benchsmith.tools.corpus_statistics import corpus_statistics
+from benchsmith.tools.dedup import DuplicateMatch
+from benchsmith.tools.held_out import without_held_out
+
+
+def _items(runtime: Runtime[SynthesisContext], run_id: str) -> WorkItems:
+    """The run's conversations as work items: the dialogues log alone, or shared by workers."""
+    return run_items(job.context(runtime), job.workspace(runtime), run_id, DIALOGUES_FILE, "conversation_id")
+
+
+def plan(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
+    """Cluster the collection if needed and give each conversation its own cluster (plan.jsonl);
+    a worker joining a shared run takes the plan its first worker registered."""
+    context = job.context(runtime)
+    items = _items(runtime, state["run_id"])
+    plan_file = job.run_dir(runtime, state["run_id"]).file(PLAN_FILE)
+    if plan_file.exists():  # a resumed run keeps its plan
+        planned = load_jsonl(plan_file)
+    elif shared := items.planned():
+        planned = shared
+        write_jsonl_atomic(plan_file, planned)
+    else:
+        store = vector_store(runtime, state["collection"])
+        clustering = cluster_collection(job.workspace(runtime), store, context.cluster_size, context.neighbours,
+                                        context.seed, context.page_kinds)
+        corpus_statistics(job.workspace(runtime), store)  # once per collection; the conversations read them
+        available = len(clustering.clusters)
+        if state["conversations"] > available:
+            raise InputError(f"collection {state['collection']!r} has {available} clusters of {context.cluster_size} "
+                             f"chunks: ask for at most {available} conversations, or use a smaller --cluster-size")
+        chosen = random.Random(f"{context.seed}:plan").sample(range(available), state["conversations"])
+        planned = [{"conversation_id": f"c{number:04d}", "cluster_id": cluster} for number, cluster in enumerate(chosen)]
+        write_jsonl_atomic(plan_file, planned)
+    items.add([(item["conversation_id"], item) for item in planned])
+    return {"planned": len(planned)}
+
+
+@functools.lru_cache(maxsize=4)
+def _plan_in(path: Path, modified: float) -> dict[str, int]:
+    return {item["conversation_id"]: item["cluster_id"] for item in load_jsonl(path)}
+
+
+def dispatch(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> list[Send] | Literal["wait", "export"]:
+    """The next batch of planned conversations nobody finished or holds (graphs/runtime/fanout.py);
+    export when all are finished, wait while other workers still hold some."""
+    return dispatch_items(  # type: ignore[return-value]
+        _items(runtime, state["run_id"]), "conversations", job.context(runtime).concurrency,
+        lambda item_id: Send("converse", {"run_id": state["run_id"], "collection": state["collection"],
+                                          "conversation_id": item_id, "turns_wanted": state["turns"]}), "export")
+
+
+def gather(state: SynthesisState) -> dict[str, Any]:
+    """Joins a batch of conversations before the next one is dispatched."""
+    return {}
+
+
+def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
+    """One conversation, recorded once. A semaphore holds the number in flight to
+    ``concurrency`` exactly (LangGraph's worker pool alone lets one more through); the item is
+    claimed only when its slot is free, so no lease runs while it waits in line."""
+    items = _items(runtime, task["run_id"])
+    cluster_id = _planned_clusters(runtime, task["run_id"])[task["conversation_id"]]
+    with concurrency_slot(task["run_id"], job.context(runtime).concurrency):
+        result = claimed_work(items, task["conversation_id"], lambda: conversation_in_run.invoke(
+            {**task, "cluster_id": cluster_id}, context=job.context(runtime)))
+    if result is None:
+        return {"finished": 0}  # another worker has it, or finished it
+    dialogue = {"conversation_id": task["conversation_id"], "cluster_id": cluster_id,
+                "seed": job.context(runtime).seed, "turns": result["turns"],
+                **({"dropped_turns": result["dropped_turns"]} if result.get("dropped_turns") else {})}
+    job.run_dir(runtime, task["run_id"]).usage.sync()  # the calls it paid for are durable before the conversation
+    items.complete(task["conversation_id"], dialogue)
+    report_advance("conversations")
+    return {"finished": 1}
+
+
+def _planned_clusters(runtime: Runtime[SynthesisContext], run_id: str) -> dict[str, int]:
+    plan_file = job.run_dir(runtime, run_id).file(PLAN_FILE)
+    return _plan_in(plan_file, plan_file.stat().st_mtime)
+
+
+def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
+    """Stable dialogues file, BEIR and TREC exports (the held-out chunks of unanswerable turns and
+    their near-duplicates left out of the corpus, and listed in held_out.tsv; every turn's labels in
+    turn_labels.tsv), statistics: the same bytes whichever workers made the conversations."""
+    run_dir = job.run_dir(runtime, state["run_id"])
+    if job.context(runtime).database_url():  # the other workers' conversations are in the database
+        write_jsonl_atomic(run_dir.file(DIALOGUES_FILE), _items(runtime, state["run_id"]).results())
+    dialogues = canonicalize(run_dir.file(DIALOGUES_FILE))
+    queries, qrels, labels = benchmark_records(dialogues, job.context(runtime).history_window)
+    store = vector_store(runtime, state["collection"])
+    held_out = {chunk_id: record["text"] for chunk_id, record in
+                passage_records(runtime, state["collection"], sorted(held_out_ids(dialogues))).items()}
+    removed: list[DuplicateMatch] = []
+    corpus = without_held_out(({"_id": chunk_id, "title": (metadata or {}).get("title", ""), "text": text}
+                               for page in store.iter_all() for chunk_id, text, metadata in
+                               zip(page["ids"], page["documents"], page["metadatas"])), held_out, removed)
+    write_beir(run_dir.file(BEIR_DIR), corpus, queries, qrels)
+    write_held_out(run_dir.file(BEIR_DIR) / HELD_OUT_FILE, ((m.removed_id, m.kept_id, m.jaccard) for m in removed))
+    write_turn_labels(run_dir.file(BEIR_DIR) / TURN_LABELS_FILE, labels)
+    write_trec_qrels(run_dir.file(TREC_QRELS_FILE), qrels)
+    statistics = corpus_stats(runtime, state["collection"])
+    stats = benchmark_statistics(dialogues, random_pairs=statistics.similarity,
+                                 soft_switch_threshold=statistics.similarity_threshold(job.context(runtime).soft_switch_margin),
+                                 max_overlap=job.context(runtime).max_overlap)
+    stats["labels"] = label_counts(dialogues)  # answerability, question type, standalone (issue 22)
+    stats["quality_gate"] = gate_counts(dialogues, job.context(runtime).quality_gate)  # per rubric class (issue 30)
+    write_json_atomic(run_dir.file(STATS_FILE), stats)
+    return {"conversations_written": len(dialogues), "turns_written": len(queries), "stats": stats}
+
+
+builder = StateGraph(SynthesisState, context_schema=SynthesisContext, input_schema=SynthesisInput,
+                     output_schema=SynthesisOutput)
+builder.add_node("plan", plan)
+builder.add_node("converse", converse)
+builder.add_node("gather", gather)
+builder.add_node("wait", wait_for_workers)
+builder.add_node("export", export)
+builder.add_edge(START, "plan")
+builder.add_conditional_edges("plan", dispatch, ["converse", "wait", "export"])
+builder.add_edge("converse", "gather")
+builder.add_conditional_edges("gather", dispatch, ["converse", "wait", "export"])
+builder.add_conditional_edges("wait", dispatch, ["converse", "wait", "export"])
+builder.add_edge("export", END)
+
+graph = builder.compile(name="synthesize")  # the Studio copy: no checkpointer (the server brings its own)
