@@ -14,13 +14,31 @@ from typing import Any, Protocol
 import openai
 from pydantic import BaseModel, ValidationError
 
-from benchsmith.agents.endpoints import (LOCAL_PLACEHOLDER_KEY, Endpoint, display_url, endpoint, endpoint_error,
-                                         is_fatal, is_official, resolve_api_key, resolve_base_url, server_message)
+from benchsmith.agents.endpoints import (
+    LOCAL_PLACEHOLDER_KEY,
+    Endpoint,
+    display_url,
+    endpoint,
+    endpoint_error,
+    is_fatal,
+    is_official,
+    resolve_api_key,
+    resolve_base_url,
+    server_message,
+)
 from benchsmith.agents.redaction import register_secret
 from benchsmith.agents.seam_errors import InvalidOutput, ModelEndpointError, StructuredOutputUnsupported
-from benchsmith.agents.structured_output import (StructuredOutput, check_structured_output, first_method,
-                                                 is_format_rejection, needs_schema_in_prompt, next_method,
-                                                 parse_completion, request_options, with_schema_instructions)
+from benchsmith.agents.structured_output import (
+    StructuredOutput,
+    check_structured_output,
+    first_method,
+    is_format_rejection,
+    needs_schema_in_prompt,
+    next_method,
+    parse_completion,
+    request_options,
+    with_schema_instructions,
+)
 from benchsmith.agents.transport import json_client
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}

@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.condition_text import looks_like_prose, normalize, split_sentences, states, swap_candidates
 from benchsmith.agents.backends import Message
+from benchsmith.agents.condition_text import looks_like_prose, normalize, split_sentences, states, swap_candidates
 from benchsmith.agents.models import Agent
 from benchsmith.agents.prompt_sections import delimited
 

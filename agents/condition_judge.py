@@ -12,8 +12,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, create_model, field_validator
 
-from benchsmith.agents.condition_text import states
 from benchsmith.agents.backends import Message
+from benchsmith.agents.condition_text import states
 from benchsmith.agents.models import Agent
 from benchsmith.agents.prompt_sections import delimited, numbered
 

@@ -39,6 +39,7 @@ from typing import Any, Protocol
 import numpy as np
 import openai
 
+from benchsmith.agents.backends import ModelSettings, estimate_tokens
 from benchsmith.agents.endpoints import (
     API_KEY_ENV,
     LOCAL_PLACEHOLDER_KEY,
@@ -52,7 +53,6 @@ from benchsmith.agents.endpoints import (
     resolve_api_key,
     resolve_base_url,
 )
-from benchsmith.agents.backends import ModelSettings, estimate_tokens
 from benchsmith.agents.models import UsageRecorder
 from benchsmith.agents.pricing import PriceTable
 from benchsmith.agents.redaction import register_secret

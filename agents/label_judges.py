@@ -30,15 +30,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from benchsmith.agents.judges import AlignmentJudge, render_conversation
 from benchsmith.agents.backends import Message
+from benchsmith.agents.judges import AlignmentJudge, render_conversation
 from benchsmith.agents.models import ModelSeam
-from benchsmith.agents.prompt_sections import delimited, numbered
 from benchsmith.agents.pool_judge import POOL_JUDGE_SYSTEM_PROMPT, PassageJudgments, PoolJudge, stemmed_words
-from benchsmith.passages import sentences
+from benchsmith.agents.prompt_sections import delimited, numbered
 from benchsmith.agents.text import WordStatistics
 from benchsmith.agents.turn_types import ContributionJudge
 from benchsmith.history import Exchange
+from benchsmith.passages import sentences
 from benchsmith.words import content_words
 
 MISSING_PART_TASK = """The REFERENCE ANSWER answers part of the user's latest QUESTION and says which part the

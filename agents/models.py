@@ -67,11 +67,31 @@ from benchsmith.agents.structured_output import (
 )
 
 __all__ = [
-    "BASELINE", "MAX_RETRY_AFTER_S", "Agent", "Endpoint", "InvalidOutput", "MissingAPIKeyError",
-    "ModelEndpointError", "ModelSeam", "ModelSeamError", "ModelUnavailableError", "NoBaselineError",
-    "STRUCTURED_OUTPUT_CHOICES", "SeamStats", "StructuredOutput", "build_seam", "endpoint", "error_name",
-    "forget_endpoints", "is_local_base_url", "is_official", "is_retryable", "parse_model_spec", "redact",
-    "resolve_base_url", "retry_after_seconds",
+    "BASELINE",
+    "MAX_RETRY_AFTER_S",
+    "STRUCTURED_OUTPUT_CHOICES",
+    "Agent",
+    "Endpoint",
+    "InvalidOutput",
+    "MissingAPIKeyError",
+    "ModelEndpointError",
+    "ModelSeam",
+    "ModelSeamError",
+    "ModelUnavailableError",
+    "NoBaselineError",
+    "SeamStats",
+    "StructuredOutput",
+    "build_seam",
+    "endpoint",
+    "error_name",
+    "forget_endpoints",
+    "is_local_base_url",
+    "is_official",
+    "is_retryable",
+    "parse_model_spec",
+    "redact",
+    "resolve_base_url",
+    "retry_after_seconds",
 ]
 
 Out = TypeVar("Out", bound=BaseModel)

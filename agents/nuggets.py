@@ -26,11 +26,11 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field, create_model, model_validator
 
 from benchsmith.agents.backends import Message
+from benchsmith.agents.defaults import DEFAULT_MAX_NUGGETS
 from benchsmith.agents.models import Agent
 from benchsmith.agents.prompt_sections import delimited, numbered
-from benchsmith.passages import sentences
 from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency
-from benchsmith.agents.defaults import DEFAULT_MAX_NUGGETS
+from benchsmith.passages import sentences
 from benchsmith.words import content_words, stems
 
 MAX_SUB_QUESTIONS = 5
@@ -194,7 +194,7 @@ class SupportJudgmentsBase(BaseModel):
     judgments: list[ChunkSupport]
 
     @model_validator(mode="after")
-    def every_chunk_once_and_known_nuggets(self) -> "SupportJudgmentsBase":
+    def every_chunk_once_and_known_nuggets(self) -> SupportJudgmentsBase:
         numbers = [judgment.chunk for judgment in self.judgments]
         if sorted(numbers) != list(range(1, self.chunk_count + 1)):
             raise ValueError(f"judge each chunk 1..{self.chunk_count} exactly once, got chunks {numbers}")

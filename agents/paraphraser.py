@@ -217,7 +217,7 @@ def restore_context(query: str, history: list[Exchange], raw: str, rewrite: str)
     lowered = [token.group().lower().replace("’", "'") for token in tokens]
 
     def adjacent(left: int, right: int) -> bool:  # only spaces between two tokens
-        return 0 <= left and right < len(tokens) and not query[tokens[left].end():tokens[right].start()].strip()
+        return left >= 0 and right < len(tokens) and not query[tokens[left].end():tokens[right].start()].strip()
 
     def in_context(index: int) -> bool:
         parts = content_words(POSSESSIVE.sub("", tokens[index].group()))
@@ -242,8 +242,8 @@ def restore_context(query: str, history: list[Exchange], raw: str, rewrite: str)
             break
     before = lowered[start - 1] if start and tokens[start - 1].start() >= protected else ""
     opener = start - (before in (*ARTICLES, *POSSESSIVE_DETERMINERS))  # the phrase with its article
-    copula = opener >= 2 and lowered[opener - 1] in ("is", "are", "was", "were") and lowered[opener - 2] in (
-        "what", "which") or (opener >= 1 and lowered[opener - 1] == "what's")
+    copula = (opener >= 2 and lowered[opener - 1] in ("is", "are", "was", "were") and lowered[opener - 2] in (
+        "what", "which")) or (opener >= 1 and lowered[opener - 1] == "what's")
     if copula and "of" in lowered[start:end]:  # "what are the benefits of X": X is what the turn leaves out
         start = max(index for index in range(start, end) if lowered[index] == "of") + 1
         if lowered[start] in ARTICLES and start + 1 < end:
@@ -261,7 +261,7 @@ def restore_context(query: str, history: list[Exchange], raw: str, rewrite: str)
             article = before if before == "the" else ("an" if lowered[end][:1] in "aeiou" else "a")
             kept = query[:tokens[start - 1].start()] + (article if not tokens[start - 1].group()[:1].isupper()
                                                         else article.capitalize()) + " "
-        elif before in PHRASE_BOUNDARIES and before not in POSSESSIVE_DETERMINERS and before not in DETERMINERS or (
+        elif (before in PHRASE_BOUNDARIES and before not in POSSESSIVE_DETERMINERS and before not in DETERMINERS) or (
                 start > 1 and lowered[start - 2] in VERB_CUES):
             kept += "the "  # "to Three Rivers stadium" → "to the stadium"; "to treat shoulder pain" → "to treat the pain"
         return _sentence(kept + query[tokens[end].start():])

@@ -62,13 +62,13 @@ from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, Field, create_model, model_validator
 
-from benchsmith.agents.judges import render_conversation
 from benchsmith.agents.backends import Message
+from benchsmith.agents.judges import render_conversation
 from benchsmith.agents.models import Agent
 from benchsmith.agents.prompt_sections import delimited, numbered
-from benchsmith.passages import sentences
 from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency
 from benchsmith.history import Exchange
+from benchsmith.passages import sentences
 from benchsmith.words import content_words, stems
 
 POOL_JUDGE_SYSTEM_PROMPT = """You judge which retrieved passages help answer a user's question, for choosing a search system.
@@ -109,7 +109,7 @@ class PassageJudgments(BaseModel):
     judgments: list[PassageJudgment]
 
     @model_validator(mode="after")
-    def _every_passage_once(self) -> "PassageJudgments":
+    def _every_passage_once(self) -> PassageJudgments:
         numbers = sorted(judgment.passage for judgment in self.judgments)
         if self.passages and numbers != list(range(1, self.passages + 1)):
             raise ValueError(f"judge each of the {self.passages} passages exactly once, got numbers {numbers}")

@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from benchsmith.agents.judges import render_conversation
 from benchsmith.agents.backends import Message
+from benchsmith.agents.judges import render_conversation
 from benchsmith.agents.models import Agent
 from benchsmith.history import Exchange
 from benchsmith.words import content_words

@@ -15,8 +15,8 @@ from pydantic import BaseModel, Field
 from benchsmith.agents.backends import Message
 from benchsmith.agents.models import Agent
 from benchsmith.agents.prompt_sections import delimited
-from benchsmith.passages import sentences
 from benchsmith.history import Exchange, render_history
+from benchsmith.passages import sentences
 from benchsmith.words import content_words, stems
 
 CAST_GRADES = {0: "fails to meet", 1: "slightly meets", 2: "moderately meets", 3: "highly meets", 4: "fully meets"}

@@ -15,7 +15,6 @@ from typing import Protocol
 
 from benchsmith.words import content_words, stems, words
 
-
 # ---------------------------------------------------------------------------------------
 # Word statistics.
 

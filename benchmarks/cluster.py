@@ -32,8 +32,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchsmith.tools import clustering  # noqa: E402
-from benchsmith.tools.clustering import greedy_traversal_clusters, mean_consecutive_similarity, naive_greedy_path  # noqa: E402
+from benchsmith.tools import clustering
+from benchsmith.tools.clustering import greedy_traversal_clusters, mean_consecutive_similarity, naive_greedy_path
 
 DIMENSION = 384
 TOPIC_SHARE = 0.01  # planted topics per vector

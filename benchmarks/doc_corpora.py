@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchsmith.tools.offline import offline_environment  # noqa: E402
+from benchsmith.tools.offline import offline_environment
 
 offline_environment()  # before the imports below load models or Chroma
 
@@ -167,7 +167,7 @@ def print_report(report: Report) -> None:
         print(f"pages read: {report.pages_read} ({report.html_read} of the {report.html_found} HTML pages found; "
               f"{report.not_content} HTML pages skipped as not content; {report.other_read} other files read)")
     print(f"check (every page once): {report.check}")
-    print(f"chunks indexed per page kind: " + ", ".join(f"{kind} {report.page_kinds.get(kind, 0)}"
+    print("chunks indexed per page kind: " + ", ".join(f"{kind} {report.page_kinds.get(kind, 0)}"
                                                           for kind in PAGE_KINDS) + f" (total {report.chunks})")
     print(f"files skipped: {len(report.skipped)}")
     for group in skipped_groups(report.skipped, EXAMPLES):

@@ -61,7 +61,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchsmith.tools.offline import offline_environment  # noqa: E402
+from benchsmith.tools.offline import offline_environment
 
 offline_environment()  # before the imports below load models or Chroma
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchsmith.tools.offline import offline_environment  # noqa: E402
+from benchsmith.tools.offline import offline_environment
 
 offline_environment()
 

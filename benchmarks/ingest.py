@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchsmith.tools.offline import offline_environment  # noqa: E402
+from benchsmith.tools.offline import offline_environment
 
 offline_environment()  # before the imports below load models or Chroma
 

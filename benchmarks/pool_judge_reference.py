@@ -37,19 +37,19 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from rich.console import Console  # noqa: E402
-from rich.markup import escape  # noqa: E402
-from rich.table import Table  # noqa: E402
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
 
-from benchsmith.agents.pool_judge import PoolJudge, query_words, stemmed_words  # noqa: E402
-from benchsmith.agents.text import PassageStatistics, WordStatistics  # noqa: E402
-from benchsmith.passages import sentences  # noqa: E402
-from benchsmith.stores.labelled_questions import LabelledQuestion, read_labelled_questions  # noqa: E402
-from benchsmith.tools.bm25 import BM25Index  # noqa: E402
-from benchsmith.tools.chunking import chunk_document  # noqa: E402
-from benchsmith.tools.cleaning import clean_documents  # noqa: E402
-from benchsmith.tools.documents import Chunk  # noqa: E402
-from benchsmith.tools.loaders import load_sources  # noqa: E402
+from benchsmith.agents.pool_judge import PoolJudge, query_words, stemmed_words
+from benchsmith.agents.text import PassageStatistics, WordStatistics
+from benchsmith.passages import sentences
+from benchsmith.stores.labelled_questions import LabelledQuestion, read_labelled_questions
+from benchsmith.tools.bm25 import BM25Index
+from benchsmith.tools.chunking import chunk_document
+from benchsmith.tools.cleaning import clean_documents
+from benchsmith.tools.documents import Chunk
+from benchsmith.tools.loaders import load_sources
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELLED = ROOT / "data" / "stdlib-validity.jsonl"

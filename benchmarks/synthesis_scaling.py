@@ -26,13 +26,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchsmith.tools.offline import offline_environment  # noqa: E402
+from benchsmith.tools.offline import offline_environment
 
 offline_environment()  # before the imports below load models or Chroma
 
+from benchsmith.graphs.contexts.synthesize import SynthesisContext  # noqa: E402
 from benchsmith.graphs.runtime.resources import chroma_client  # noqa: E402
 from benchsmith.graphs.runtime.runner import run_job  # noqa: E402
-from benchsmith.graphs.contexts.synthesize import SynthesisContext  # noqa: E402
 from benchsmith.graphs.synthesis.run import builder  # noqa: E402
 from benchsmith.stores.benchmark_files import DIALOGUES_FILE  # noqa: E402
 from benchsmith.stores.vectors import VectorStore  # noqa: E402

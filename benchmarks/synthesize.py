@@ -62,15 +62,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchsmith.tools.offline import offline_environment  # noqa: E402
+from benchsmith.tools.offline import offline_environment
 
 offline_environment()  # before the imports below load models or Chroma
 
-from benchsmith.jobs.synthesize import cluster  # noqa: E402
+from benchsmith.graphs.contexts.synthesize import SynthesisContext  # noqa: E402
 from benchsmith.graphs.runtime.resources import run_seam  # noqa: E402
 from benchsmith.graphs.runtime.runner import run_job  # noqa: E402
-from benchsmith.graphs.contexts.synthesize import SynthesisContext  # noqa: E402
 from benchsmith.graphs.synthesis.run import builder  # noqa: E402
+from benchsmith.jobs.synthesize import cluster  # noqa: E402
 from benchsmith.stores.workspace import Workspace  # noqa: E402
 from tests.synthesis_fixtures import COLLECTION, build_collection  # noqa: E402
 
@@ -191,7 +191,7 @@ def bare_client_calls(base_url: str, concurrency: int, calls_per_thread: int) ->
                 reply = json.loads(response.read())
                 if response.status != 200 or "choices" not in reply:
                     raise RuntimeError(f"bare client: HTTP {response.status}: {reply}")
-        except Exception as error:  # noqa: BLE001 - reported after the run
+        except Exception as error:  # reported after the run
             errors.append(error)
         finally:
             connection.close()

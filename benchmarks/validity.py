@@ -51,13 +51,18 @@ from benchsmith.tools.offline import offline_environment
 offline_environment()  # before the imports below load models or Chroma
 
 import benchsmith  # noqa: E402
-from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP  # noqa: E402
-
 from benchsmith.stores.benchmark_files import write_beir_qrels  # noqa: E402
 from benchsmith.stores.files import atomic_writer  # noqa: E402
 from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic  # noqa: E402
-from benchsmith.stores.labelled_questions import (CorpusChunk, LabelledQuestion, read_labelled_questions,  # noqa: E402
-                                                  relabelled, resolve_gold, write_labelled_questions)
+from benchsmith.stores.labelled_questions import (  # noqa: E402
+    CorpusChunk,
+    LabelledQuestion,
+    read_labelled_questions,
+    relabelled,
+    resolve_gold,
+    write_labelled_questions,
+)
+from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP  # noqa: E402
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "stdlib-validity.jsonl"
 COLLECTION_PREFIX = "stdlib"
@@ -220,7 +225,7 @@ def copy_atomic(source: Path, target: Path) -> None:
         shutil.copyfileobj(reader, writer)
 
 
-def report(validity: "benchsmith.ValidationResult", history: str) -> None:
+def report(validity: benchsmith.ValidationResult, history: str) -> None:
     rows = sorted(validity.configurations, key=lambda row: (row["human_rank"], row["name"]))
     print(f"\nsynthesized benchmark with --history {history}:")
     width = max(len(row["name"]) for row in rows)

@@ -37,38 +37,57 @@ from benchsmith.jobs.registry import api_modules
 # (tests/test_job_registry.py checks that they are the names of the job table below, no more, no fewer).
 
 if TYPE_CHECKING:  # `name as name`: a re-export (PEP 484), what type checkers and linters read as exported
-    from benchsmith.jobs.audit import (AuditResult as AuditResult, Verdict as Verdict, audit as audit,
-                                       estimate_audit as estimate_audit)
-    from benchsmith.jobs.common import CostEstimate as CostEstimate, Usage as Usage
-    from benchsmith.jobs.evaluate import (EvaluationResult as EvaluationResult,
-                                          estimate_evaluation as estimate_evaluation, evaluate as evaluate,
-                                          measure_runs as measure_runs)
-    from benchsmith.jobs.hardneg import (HardnegBuildResult as HardnegBuildResult,
-                                         HardnegScoreResult as HardnegScoreResult, build_hardneg as build_hardneg,
-                                         estimate_hardneg as estimate_hardneg, rescore_tables as rescore_tables,
-                                         score_hardneg as score_hardneg)
-    from benchsmith.jobs.ingest import (IngestPreview as IngestPreview, IngestResult as IngestResult, ingest as ingest,
-                                        preview_ingest as preview_ingest)
-    from benchsmith.jobs.paraphrase import (ParaphraseResult as ParaphraseResult,
-                                            estimate_paraphrase as estimate_paraphrase, paraphrase as paraphrase)
-    from benchsmith.jobs.publish import PublishResult as PublishResult, publish as publish
-    from benchsmith.jobs.robustness import (RobustnessResult as RobustnessResult,
-                                            estimate_robustness as estimate_robustness, robustness as robustness)
-    from benchsmith.jobs.runs import RunInfo as RunInfo, runs as runs
-    from benchsmith.jobs.nuggets import (NuggetsResult as NuggetsResult, estimate_nuggets as estimate_nuggets,
-                                         nuggets as nuggets)
-    from benchsmith.jobs.select import (SelectionResult as SelectionResult, estimate_selection as estimate_selection,
-                                        select as select)
-    from benchsmith.jobs.synthesize import (ClusterResult as ClusterResult, SynthesisResult as SynthesisResult,
-                                            cluster as cluster, estimate_synthesis as estimate_synthesis,
-                                            synthesize as synthesize)
-    from benchsmith.jobs.validate import (ValidationResult as ValidationResult,
-                                          estimate_validation as estimate_validation, validate as validate)
-    from benchsmith.jobs.work import export as export, work as work
-    from benchsmith.graphs.runtime.resources import (register_embedder as register_embedder,
-                                                     register_model as register_model,
-                                                     register_scorer as register_scorer)
-    from benchsmith.stores.benchmark_files import Dialogue as Dialogue, Turn as Turn
+    from benchsmith.graphs.runtime.resources import register_embedder as register_embedder
+    from benchsmith.graphs.runtime.resources import register_model as register_model
+    from benchsmith.graphs.runtime.resources import register_scorer as register_scorer
+    from benchsmith.jobs.audit import AuditResult as AuditResult
+    from benchsmith.jobs.audit import Verdict as Verdict
+    from benchsmith.jobs.audit import audit as audit
+    from benchsmith.jobs.audit import estimate_audit as estimate_audit
+    from benchsmith.jobs.common import CostEstimate as CostEstimate
+    from benchsmith.jobs.common import Usage as Usage
+    from benchsmith.jobs.evaluate import EvaluationResult as EvaluationResult
+    from benchsmith.jobs.evaluate import estimate_evaluation as estimate_evaluation
+    from benchsmith.jobs.evaluate import evaluate as evaluate
+    from benchsmith.jobs.evaluate import measure_runs as measure_runs
+    from benchsmith.jobs.hardneg import HardnegBuildResult as HardnegBuildResult
+    from benchsmith.jobs.hardneg import HardnegScoreResult as HardnegScoreResult
+    from benchsmith.jobs.hardneg import build_hardneg as build_hardneg
+    from benchsmith.jobs.hardneg import estimate_hardneg as estimate_hardneg
+    from benchsmith.jobs.hardneg import rescore_tables as rescore_tables
+    from benchsmith.jobs.hardneg import score_hardneg as score_hardneg
+    from benchsmith.jobs.ingest import IngestPreview as IngestPreview
+    from benchsmith.jobs.ingest import IngestResult as IngestResult
+    from benchsmith.jobs.ingest import ingest as ingest
+    from benchsmith.jobs.ingest import preview_ingest as preview_ingest
+    from benchsmith.jobs.nuggets import NuggetsResult as NuggetsResult
+    from benchsmith.jobs.nuggets import estimate_nuggets as estimate_nuggets
+    from benchsmith.jobs.nuggets import nuggets as nuggets
+    from benchsmith.jobs.paraphrase import ParaphraseResult as ParaphraseResult
+    from benchsmith.jobs.paraphrase import estimate_paraphrase as estimate_paraphrase
+    from benchsmith.jobs.paraphrase import paraphrase as paraphrase
+    from benchsmith.jobs.publish import PublishResult as PublishResult
+    from benchsmith.jobs.publish import publish as publish
+    from benchsmith.jobs.robustness import RobustnessResult as RobustnessResult
+    from benchsmith.jobs.robustness import estimate_robustness as estimate_robustness
+    from benchsmith.jobs.robustness import robustness as robustness
+    from benchsmith.jobs.runs import RunInfo as RunInfo
+    from benchsmith.jobs.runs import runs as runs
+    from benchsmith.jobs.select import SelectionResult as SelectionResult
+    from benchsmith.jobs.select import estimate_selection as estimate_selection
+    from benchsmith.jobs.select import select as select
+    from benchsmith.jobs.synthesize import ClusterResult as ClusterResult
+    from benchsmith.jobs.synthesize import SynthesisResult as SynthesisResult
+    from benchsmith.jobs.synthesize import cluster as cluster
+    from benchsmith.jobs.synthesize import estimate_synthesis as estimate_synthesis
+    from benchsmith.jobs.synthesize import synthesize as synthesize
+    from benchsmith.jobs.validate import ValidationResult as ValidationResult
+    from benchsmith.jobs.validate import estimate_validation as estimate_validation
+    from benchsmith.jobs.validate import validate as validate
+    from benchsmith.jobs.work import export as export
+    from benchsmith.jobs.work import work as work
+    from benchsmith.stores.benchmark_files import Dialogue as Dialogue
+    from benchsmith.stores.benchmark_files import Turn as Turn
     from benchsmith.stores.errors import InputError as InputError
 
 # Where each public name lives: its module is imported the first time the name is asked for. The jobs'

@@ -18,7 +18,15 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from benchsmith.passages import HEADING_SEPARATOR, SIGNATURE, is_complete, is_informative, plain_text, split_sentences, units
+from benchsmith.passages import (
+    HEADING_SEPARATOR,
+    SIGNATURE,
+    is_complete,
+    is_informative,
+    plain_text,
+    split_sentences,
+    units,
+)
 from benchsmith.words import content_words
 
 Role = Literal["prose", "first", "parameter", "returns"]

@@ -326,7 +326,7 @@ def question_frame(question: str) -> str:
     kinds: list[tuple[str, str]] = []  # ("topic" | "frame" | "function", word)
     for token in sentence.tokens:
         lower = token.text.lower()
-        if token.pos in ("PUNCT", "SYM", "SPACE") or token.pos == "DET" and lower in ("the", "a", "an"):
+        if token.pos in ("PUNCT", "SYM", "SPACE") or (token.pos == "DET" and lower in ("the", "a", "an")):
             continue
         if token.code or (token.text.isupper() and len(token.text) > 1) or (
                 token.pos in ("NOUN", "PROPN", "NUM", "ADJ", "X", "VERB") and token.lemma not in FRAME_VOCABULARY
@@ -341,8 +341,8 @@ def question_frame(question: str) -> str:
     if not topics:
         return " ".join(word for _, word in kinds)
     first, last = topics[0], topics[-1]
-    middle = [word for kind, word in kinds[first:last + 1] if kind == "topic" or kind == "frame"
-              and word not in AUXILIARY_WORDS]
+    middle = [word for kind, word in kinds[first:last + 1] if kind == "topic" or (kind == "frame"
+              and word not in AUXILIARY_WORDS)]
     collapsed: list[str] = []
     for word in middle:
         if not (word == "…" and collapsed and collapsed[-1] == "…"):

@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from benchsmith.evals.agreement import fleiss_kappa, score_correlations
-from benchsmith.evals.intervals import mean_interval, proportion_interval
 from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
+from benchsmith.evals.intervals import mean_interval, proportion_interval
 
 Judgments = Mapping[str, Mapping[str, Mapping[str, Any]]]
 Instances = Mapping[str, Mapping[str, Any]]

@@ -15,8 +15,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchsmith.evals import hardneg_plots
-from benchsmith.evals.report_document import (MISSING, Block, BulletList, Callout, Cell, Document, Plot, Quote,
-                                              ReportFileNames, Section, Subheading, Table, render_report)
+from benchsmith.evals.report_document import (
+    MISSING,
+    Block,
+    BulletList,
+    Callout,
+    Cell,
+    Document,
+    Plot,
+    Quote,
+    ReportFileNames,
+    Section,
+    Subheading,
+    Table,
+    render_report,
+)
 
 HARDNEG_REPORT_FILES = ReportFileNames(results="hardneg-scores.json", markdown="hardneg-report.md",
                                        html="hardneg-report.html")

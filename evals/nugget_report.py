@@ -15,8 +15,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchsmith.evals.intervals import mean_interval
-from benchsmith.evals.report_document import (MISSING, Block, BulletList, Callout, Cell, Document, ReportFileNames,
-                                              Section, Subheading, Table, render_report)
+from benchsmith.evals.report_document import (
+    MISSING,
+    Block,
+    BulletList,
+    Callout,
+    Cell,
+    Document,
+    ReportFileNames,
+    Section,
+    Subheading,
+    Table,
+    render_report,
+)
 
 NUGGET_REPORT_FILES = ReportFileNames(results="nuggets-results.json", markdown="nuggets-report.md",
                                       html="nuggets-report.html")

@@ -12,8 +12,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from benchsmith.evals import paraphrase_plots
-from benchsmith.evals.report_document import (MISSING, Block, BulletList, Callout, Cell, Document, Plot, Quote,
-                                              ReportFileNames, Section, Subheading, Table, render_report)
+from benchsmith.evals.report_document import (
+    MISSING,
+    Block,
+    BulletList,
+    Callout,
+    Cell,
+    Document,
+    Plot,
+    Quote,
+    ReportFileNames,
+    Section,
+    Subheading,
+    Table,
+    render_report,
+)
 
 PARAPHRASE_FILES = ReportFileNames(results="paraphrase.json", markdown="paraphrase-report.md",
                                    html="paraphrase-report.html")

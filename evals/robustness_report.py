@@ -12,8 +12,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchsmith.evals import plots
-from benchsmith.evals.report_document import (MISSING, Block, BulletList, Callout, Cell, Document, Plot, Quote,
-                                              ReportFileNames, Section, Subheading, Table, render_report)
+from benchsmith.evals.report_document import (
+    MISSING,
+    Block,
+    BulletList,
+    Callout,
+    Cell,
+    Document,
+    Plot,
+    Quote,
+    ReportFileNames,
+    Section,
+    Subheading,
+    Table,
+    render_report,
+)
 
 ROBUSTNESS_FILES = ReportFileNames(results="robustness.json", markdown="robustness-report.md",
                                    html="robustness-report.html")

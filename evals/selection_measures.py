@@ -62,10 +62,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-# percentile_interval: the package's one percentile bootstrap (evals/intervals.py).
-from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, percentile_interval
 from benchsmith.evals.defaults import DEFAULT_SELECTION_BETAS
 
+# percentile_interval: the package's one percentile bootstrap (evals/intervals.py).
+from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, percentile_interval
 
 Ranking = Sequence[tuple[bool, frozenset[str] | set[str]]]  # per rank: (relevant, its facts)
 

@@ -41,9 +41,9 @@ import numpy as np
 from scipy import stats
 
 from benchsmith.evals.agreement import cohen_kappa, krippendorff_alpha_nominal
+from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, Interval, percentile_interval
 from benchsmith.evals.separability import Separation, adjacent_pairs
-from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
 
 AGREES_TAU = 0.6  # τ at or above this, with an interval above 0 and the same best configuration: "agrees"
 WEAK_TAU = 0.2  # τ above this: "weak agreement"; at or below it: "disagrees"

@@ -15,8 +15,18 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from benchsmith.evals import plots
-from benchsmith.evals.report_document import (MISSING, BulletList, Callout, Cell, Document, Plot, ReportFileNames,
-                                              Section, Table, render_report)
+from benchsmith.evals.report_document import (
+    MISSING,
+    BulletList,
+    Callout,
+    Cell,
+    Document,
+    Plot,
+    ReportFileNames,
+    Section,
+    Table,
+    render_report,
+)
 
 VALIDITY_FILES = ReportFileNames(results="validity.json", markdown="validity-report.md", html="validity-report.html")
 

@@ -38,13 +38,13 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.rewriter import Rewriter
@@ -53,13 +53,17 @@ from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores
 from benchsmith.evals.measures import DEFAULT_QUERIES_PER_BATCH, parse_measures
 from benchsmith.evals.nugget_measures import evaluate_batches_with_nuggets, split_measures
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext  # noqa: F401 (re-exported)
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
+from benchsmith.graphs.runtime.corpus_indexes import (
+    DocumentTexts,
+    bm25_index,
+    cached_benchmark,
+    corpus_documents,
+    corpus_duplicates,
+    dense_index,
+)
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
-from benchsmith.graphs.runtime.corpus_indexes import (DocumentTexts, bm25_index, cached_benchmark, corpus_documents,
-                                              corpus_duplicates, dense_index)
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused, report_warning
-from benchsmith.graphs.runtime.resources import (embedder_for, run_seam, scorer_for,
-                                         workspace_of)
+from benchsmith.graphs.runtime.resources import embedder_for, run_seam, scorer_for, workspace_of
 from benchsmith.stores.beir import Benchmark, BenchmarkQuery, merge_qrels, read_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic
@@ -67,17 +71,29 @@ from benchsmith.stores.integrity import IdProblem, raise_if_strict, unknown_ids,
 from benchsmith.stores.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
 from benchsmith.stores.nugget_qrels import read_nugget_qrels
 from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.trec import (Qrels, Run, iter_aligned_batches, iter_run_batches, run_file_query_ids,
-                                    trec_run_writer, write_sorted_copy)
+from benchsmith.stores.trec import (
+    Qrels,
+    Run,
+    iter_aligned_batches,
+    iter_run_batches,
+    run_file_query_ids,
+    trec_run_writer,
+    write_sorted_copy,
+)
 from benchsmith.stores.turn_labels import standalone_group
-from benchsmith.tools.dense_retrieval import QUERY_BATCH
-from benchsmith.tools.dense_retrieval import DenseIndex
+from benchsmith.tools.dense_retrieval import QUERY_BATCH, DenseIndex
+from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.tools.embedding import Embedder
 from benchsmith.tools.fusion import fuse_runs
 from benchsmith.tools.query_building import HistoryMode, build_query, parse_history_mode, require_oracle_rewrites
 from benchsmith.tools.rerank import rerank_run
-from benchsmith.tools.retriever_specs import (Configuration, RunFileConfiguration, expand_configurations,
-                                              parse_retriever, run_file_configurations)
+from benchsmith.tools.retriever_specs import (
+    Configuration,
+    RunFileConfiguration,
+    expand_configurations,
+    parse_retriever,
+    run_file_configurations,
+)
 
 RUN_FILES_DIR, QUERIES_DIR, TIMINGS_FILE = "run-files", "queries", "timings.jsonl"
 DEFAULT_BATCH_SIZE = DEFAULT_QUERIES_PER_BATCH

@@ -27,21 +27,21 @@ import functools
 import operator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from benchsmith.agents.models import ModelSeam
-from benchsmith.agents.text import PassageStatistics
 from benchsmith.agents.nuggets import ClosedBookAnswerWriter, NuggetWriter, SubQuestionWriter, SupportJudge
+from benchsmith.agents.text import PassageStatistics
 from benchsmith.evals.nugget_measures import nugget_measures
 from benchsmith.evals.nugget_report import nugget_report_files
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
-from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.corpus_indexes import bm25_index, corpus_documents, dense_index
+from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance, report_reused
 from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, embedder_for, run_seam
 from benchsmith.stores.beir import Benchmark
@@ -57,8 +57,13 @@ from benchsmith.tools.bm25 import BM25Index
 from benchsmith.tools.cached_embedding import cached_embedder
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
-from benchsmith.tools.nugget_support import (QuestionSupport, collect_support, filter_questions, nugget_qrels,
-                                             query_qrel_rows)
+from benchsmith.tools.nugget_support import (
+    QuestionSupport,
+    collect_support,
+    filter_questions,
+    nugget_qrels,
+    query_qrel_rows,
+)
 from benchsmith.tools.pooling import RETRIEVERS, TECHNIQUES, batches, fuse_top, pool_documents
 from benchsmith.tools.qa_text import load_qa_pairs, pairs_to_use
 from benchsmith.tools.source_corpus import build_source_corpus, git_revision

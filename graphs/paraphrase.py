@@ -38,8 +38,8 @@ from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.diversity import diversity
 from benchsmith.evals.paraphrase_report import paraphrase_report_files
 from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
-from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
+from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, run_items, run_seam, workspace_of
 from benchsmith.stores.beir import Benchmark

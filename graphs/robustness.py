@@ -39,13 +39,12 @@ from benchsmith.evals import robustness as robustness_measures
 from benchsmith.evals.measures import evaluate_run, parse_measures
 from benchsmith.evals.robustness_report import robustness_report_files
 from benchsmith.evals.significance import describe
+from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.contexts.robustness import RobustnessContext
 from benchsmith.graphs.evaluate import EvaluationInput, evaluate_as_child
-from benchsmith.graphs.contexts.evaluate import EvaluationContext
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
-from benchsmith.graphs.runtime.job_runtime import JobRuntime
-from benchsmith.graphs.runtime.corpus_indexes import document_text
 from benchsmith.graphs.paraphrase import BENCHMARK_FILE, QRELS_FILE, TEST_SETS_DIR, TEST_SETS_FILE, TURNS_FILE
+from benchsmith.graphs.runtime.corpus_indexes import document_text
+from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, run_seam, workspace_of
 from benchsmith.stores.beir import merge_qrels, read_beir_qrels
@@ -55,6 +54,7 @@ from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_qrels
+from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.tools.loaders import iter_beir_corpus
 
 EVALUATIONS_FILE, POOL_FILE, JUDGMENTS_FILE = "evaluations.jsonl", "pool.jsonl", "judgments.jsonl"

@@ -36,29 +36,41 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
 import numpy as np
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from benchsmith.agents.label_judge import LABELS_PREFIX
 from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
 from benchsmith.evals.robustness import top_k
 from benchsmith.evals.separability import Separation, separations
-from benchsmith.evals.validity import (configuration_rows, kendall_tau_b, paired_configurations, per_query_matrix,
-                                       relevance_agreement, separation_pairs, tau_interval, top1_agrees,
-                                       top_not_separated, verdict)
+from benchsmith.evals.validity import (
+    configuration_rows,
+    kendall_tau_b,
+    paired_configurations,
+    per_query_matrix,
+    relevance_agreement,
+    separation_pairs,
+    tau_interval,
+    top1_agrees,
+    top_not_separated,
+    verdict,
+)
 from benchsmith.evals.validity_report import validity_notes, validity_report_files
+from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.graphs.evaluate import EvaluationInput, evaluate_as_child
-from benchsmith.graphs.contexts.evaluate import EvaluationContext
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
+from benchsmith.graphs.runtime.corpus_indexes import (
+    cached_benchmark,
+    corpus_documents,
+    corpus_statistics,
+    document_text,
+)
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
-from benchsmith.graphs.runtime.corpus_indexes import (cached_benchmark, corpus_documents, corpus_statistics,
-                                                      document_text)
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import run_seam, workspace_of
 from benchsmith.stores.beir import Benchmark
@@ -69,6 +81,7 @@ from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, read_jsonl
 from benchsmith.stores.labelled_questions import read_labelled_questions
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import read_trec_run
+from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.tools.held_out import HeldOutLabels, check_judged_ids, drop_held_out
 
 SYNTHETIC, HUMAN = "synthetic", "human"

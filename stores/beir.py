@@ -174,7 +174,7 @@ def load_turn_jsonl(path: Path, corpus: Path | None) -> Benchmark:
         if not isinstance(question, str) or not question.strip():
             raise InputError(f"{where}: missing 'question' for turn {turn_id!r}")
         labels = _labels(record, where)
-        if not isinstance(gold_ids, list) or not gold_ids and labels.answerability not in NO_GOLD:
+        if not isinstance(gold_ids, list) or (not gold_ids and labels.answerability not in NO_GOLD):
             raise InputError(f"{where}: turn {turn_id!r} needs a non-empty 'gold_ids' list (an empty one only on "
                              f"an unanswerable or underspecified turn)")
         history = record.get("history") or []

@@ -189,7 +189,7 @@ def read_held_out(path: Path) -> dict[str, str]:
     held_out: dict[str, str] = {}
     for line_number, line in enumerate(text_lines(path), start=1):
         fields = line.rstrip("\r\n").split("\t")
-        if line_number == 1 and fields == HELD_OUT_HEADER or not line.strip():
+        if (line_number == 1 and fields == HELD_OUT_HEADER) or not line.strip():
             continue
         if len(fields) != len(HELD_OUT_HEADER) or not fields[0] or not fields[1]:
             raise InputError(f"{path}:{line_number}: expected {len(HELD_OUT_HEADER)} tab-separated fields "

@@ -43,7 +43,7 @@ def read_space_file(path: str | Path) -> Any:
     if not text.strip():
         raise InputError(f"{path}: empty strategy space file")
     try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader
     except _RepeatedKey as repeated:
         raise InputError(f"{path}:{repeated.line}: key {repeated.key!r} repeats line {repeated.first_line} "
                          "(YAML would keep the last silently)") from None

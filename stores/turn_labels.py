@@ -61,7 +61,7 @@ def read_turn_labels(path: Path) -> dict[str, TurnLabels]:
     labels: dict[str, TurnLabels] = {}
     for line_number, line in enumerate(text_lines(path), start=1):
         fields = line.rstrip("\r\n").split("\t")
-        if line_number == 1 and fields == HEADER or not line.strip():
+        if (line_number == 1 and fields == HEADER) or not line.strip():
             continue
         if len(fields) != len(HEADER):
             raise InputError(f"{path}:{line_number}: expected {len(HEADER)} tab-separated fields "

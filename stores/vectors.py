@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import chromadb
-import numpy as np
 import chromadb.errors
+import numpy as np
 from chromadb.api import ClientAPI
 from chromadb.config import Settings
 
@@ -62,7 +62,7 @@ class VectorStore:
             )
 
     @classmethod
-    def open_existing(cls, client: ClientAPI, name: str, embedding_function_for: Callable[[str], Any]) -> "VectorStore":
+    def open_existing(cls, client: ClientAPI, name: str, embedding_function_for: Callable[[str], Any]) -> VectorStore:
         """A collection that must exist, with the embedding function of the embedder that built it."""
         try:
             metadata = client.get_collection(name).metadata or {}

@@ -27,7 +27,7 @@ class Workspace:
     root: Path
 
     @classmethod
-    def resolve(cls, path: str | Path | None = None) -> "Workspace":
+    def resolve(cls, path: str | Path | None = None) -> Workspace:
         """The workspace given, else ``$BENCHSMITH_WORKSPACE``, else ``./.benchsmith``."""
         chosen = path or os.environ.get(WORKSPACE_ENV) or DEFAULT_WORKSPACE
         root = Path(chosen).expanduser().resolve()

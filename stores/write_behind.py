@@ -93,7 +93,7 @@ class WriteBehind(Generic[Item]):
             if batch:
                 try:
                     self._write(batch)
-                except BaseException as error:  # noqa: BLE001 - raised to the submitting threads
+                except BaseException as error:  # raised to the submitting threads
                     self._error = error
 
     def _run(self) -> None:
@@ -115,7 +115,7 @@ def drain_all() -> None:
     for writer in list(_writers):
         try:
             writer.drain()
-        except BaseException as error:  # noqa: BLE001 - the others are written first
+        except BaseException as error:  # the others are written first
             failure = failure or error
     if failure is not None:
         raise failure
@@ -124,7 +124,7 @@ def drain_all() -> None:
 def _drain_at_exit() -> None:
     try:
         drain_all()
-    except Exception:  # noqa: BLE001 - nothing is left to report it to at exit
+    except Exception:  # nothing is left to report it to at exit
         pass
 
 

@@ -106,7 +106,6 @@ def judge_reply(messages: list[dict[str, str]], schema: type[BaseModel], strict:
 def server_judge(request: dict[str, Any]) -> dict[str, Any]:
     """The scripted judges behind the loopback OpenAI-compatible server, one per model name."""
     from benchsmith.agents.judges import choice_schema
-
     from tests.openai_server import conversation_messages, requested_schema_name
 
     name = requested_schema_name(request)

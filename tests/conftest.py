@@ -22,13 +22,11 @@ if "PYTEST_XDIST_WORKER" in os.environ:
 else:
     os.environ["BENCHSMITH_TESTS_COLUMNS"] = os.environ.get("COLUMNS", "")
 
-from tests.openai_server import openai_server  # noqa: E402,F401  (the loopback model server fixture)
-from tests.postgres_server import database, postgres_url  # noqa: E402,F401  (a PostgreSQL server's fixtures)
-
-
 import pytest  # noqa: E402
 
 from benchsmith.graphs.runtime.resources import clear_registry  # noqa: E402
+from tests.openai_server import openai_server  # noqa: E402,F401  (the loopback model server fixture)
+from tests.postgres_server import database, postgres_url  # noqa: E402,F401  (a PostgreSQL server's fixtures)
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
 TOPICS = ["zebra", "glacier", "volcano", "coral", "falcon", "desert", "comet", "tundra"]
 ASPECTS = {"history": "origins ancient records", "predators": "threats danger enemies",
            "climate": "temperature weather rainfall"}

@@ -10,7 +10,6 @@ from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.workspace import Workspace
 from tests.embedders import HashingEmbedder
 
-
 TOPICS = ["retrieval", "embedding", "chunking", "ranking", "fusion", "judging", "caching", "indexing"]
 
 

@@ -11,7 +11,6 @@ from benchsmith.agents.embeddings import EMBEDDINGS_BASE_URL_ENV
 from benchsmith.stores.runs import RunDirectory
 from tests.openai_server import FakeOpenAIServer
 
-
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-
 ROOT = Path(__file__).resolve().parent.parent
 GRAPHS = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))["graphs"]
 # Graph id → (the CLI command that runs it, the API job function's name).

@@ -10,7 +10,6 @@ from pydantic import BaseModel, Field
 from benchsmith.agents.backends import ModelSettings, OpenAIBackend
 from benchsmith.agents.models import Agent, ModelSeam
 
-
 SECRET = "sk-test-DO-NOT-PERSIST-4f1c9a"
 GOOD = {"rationale": "cites the passage", "score": 4}
 # Short enough to keep the suite fast; the client timeout is below the slow fault.

@@ -14,8 +14,8 @@ from pydantic import BaseModel
 from benchsmith.agents.backends import Message, ScriptedBackend
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.pool_judge import FactMatch, PassageJudgments
-from benchsmith.jobs.select import select
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
+from benchsmith.jobs.select import select
 from tests.embedders import HashingEmbedder
 
 PASSAGE = re.compile(r'<passage number="(\d+)">\n(.*?)\n</passage>', re.S)

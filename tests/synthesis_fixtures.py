@@ -14,11 +14,11 @@ from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.polisher import PolishedQuestion
 from benchsmith.agents.questioner import GeneratedQuestion
 from benchsmith.agents.responder import GeneratedAnswer
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.ingest import IngestContext
 from benchsmith.graphs.ingest import builder as ingest_builder
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.synthesis.run import builder as synthesis_builder
 from benchsmith.stores.workspace import Workspace
 from tests.doc_pages import write_pages

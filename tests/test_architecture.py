@@ -87,8 +87,8 @@ def test_benchsmith_studio_serves_every_graph_with_schemas_and_runs_one(tmp_path
     from benchsmith.graphs.runtime.resources import register_embedder
     from tests.doc_pages import write_pages
     from tests.embedders import HashingEmbedder
-    from tests.synthesis_fixtures import TOPICS
     from tests.local_servers import free_port, local_server, processes_running
+    from tests.synthesis_fixtures import TOPICS
 
     if shutil.which("langgraph", path=str(Path(sys.executable).parent)) is None:
         pytest.skip("the studio extra is not installed (pip install -e '.[studio]')")

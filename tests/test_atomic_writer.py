@@ -48,7 +48,7 @@ def test_threads_writing_one_path_at_once_never_raise_and_leave_one_complete_fil
         start.wait()
         try:
             write_rounds(str(path), number)
-        except BaseException as error:  # noqa: BLE001  (collected and asserted below)
+        except BaseException as error:  # collected and asserted below
             errors.append(error)
 
     threads = [threading.Thread(target=writer, args=(number,)) for number in range(WRITERS)]
@@ -75,10 +75,9 @@ def test_processes_writing_one_path_at_once_never_raise_and_leave_one_complete_f
 def test_an_error_in_the_block_keeps_the_previous_file_and_leaves_no_temporary(tmp_path):
     path = tmp_path / "stats.json"
     write_text_atomic(path, "before")
-    with pytest.raises(RuntimeError, match="mid-write"):
-        with atomic_writer(path) as handle:
-            handle.write("half of the new")
-            raise RuntimeError("mid-write")
+    with pytest.raises(RuntimeError, match="mid-write"), atomic_writer(path) as handle:
+        handle.write("half of the new")
+        raise RuntimeError("mid-write")
     assert path.read_text(encoding="utf-8") == "before"
     assert [entry.name for entry in tmp_path.iterdir()] == ["stats.json"]
 
@@ -103,7 +102,7 @@ def test_a_written_file_gets_the_usual_permissions_not_the_temporary_files(tmp_p
     assert stat.S_IMODE((tmp_path / "report.md").stat().st_mode) == 0o666 & ~umask
 
 
-def _write_until_killed(path: str, ready: "multiprocessing.synchronize.Event") -> None:
+def _write_until_killed(path: str, ready: multiprocessing.synchronize.Event) -> None:
     with atomic_writer(path, binary=True) as handle:
         handle.write(b"\0" * 1024)
         handle.flush()

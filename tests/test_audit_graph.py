@@ -11,7 +11,6 @@ import pytest
 
 from benchsmith.agents.backends import ScriptedBackend
 from benchsmith.agents.models import ModelSeam
-from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.graphs.audit.state import EXTRA_QRELS_FILE, INSTANCES_FILE, JUDGMENTS_FILE
 from benchsmith.graphs.evaluate import EvaluationContext
 from benchsmith.graphs.evaluate import builder as evaluation_builder
@@ -19,10 +18,11 @@ from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.beir import read_beir_qrels
 from benchsmith.stores.jsonl import load_jsonl
+from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.workspace import Workspace
 from tests.audit_fixtures import PLANTED, SUBSTANCES, SWAPPED, judge_reply, write_audit_benchmark
-from tests.embedders import HashingEmbedder
 from tests.audit_runs import audit, beir_view, results_of
+from tests.embedders import HashingEmbedder
 
 JUDGES = ["scripted:judge-a", "scripted:judge-b"]
 

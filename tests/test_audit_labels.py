@@ -19,18 +19,18 @@ from benchsmith.agents.backends import ModelSettings, ScriptedBackend
 from benchsmith.agents.models import ModelSeam, build_seam
 from benchsmith.agents.pool_judge import judgments_schema, stemmed_words
 from benchsmith.agents.turn_types import ContributionJudge
-from benchsmith.graphs.audit.state import INSTANCES_FILE, LABEL_CHECKS_FILE
 from benchsmith.cli.audit import print_audit_summary
-from benchsmith.jobs.audit import audit as audit_job
+from benchsmith.graphs.audit.state import INSTANCES_FILE, LABEL_CHECKS_FILE
 from benchsmith.graphs.runtime.resources import register_embedder
-from benchsmith.stores.jsonl import load_jsonl
+from benchsmith.jobs.audit import audit as audit_job
 from benchsmith.stores.benchmark_files import Dialogue, benchmark_records, write_beir, write_dialogues
+from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.turn_labels import TURN_LABELS_FILE, write_turn_labels
 from benchsmith.stores.workspace import Workspace
 from tests.audit_fixtures import judge_reply, server_judge, write_audit_benchmark
+from tests.audit_runs import audit, results_of
 from tests.embedders import HashingEmbedder
 from tests.openai_server import FakeOpenAIServer, conversation_messages, requested_schema_name
-from tests.audit_runs import audit, results_of
 from tests.turn_type_replies import numbered_passages, sections
 
 FAST_RETRIES = ModelSettings(timeout_s=5.0, backoff_initial_s=0.01, backoff_max_s=0.05, max_attempts=3)

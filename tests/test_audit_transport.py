@@ -17,13 +17,13 @@ from typer.testing import CliRunner
 
 from benchsmith.agents.backends import ModelSettings
 from benchsmith.agents.models import build_seam
-from benchsmith.graphs.audit.state import JUDGMENTS_FILE
 from benchsmith.cli import app
+from benchsmith.graphs.audit.state import JUDGMENTS_FILE
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.workspace import Workspace
 from tests.audit_fixtures import SUBSTANCES, server_judge, write_audit_benchmark
-from tests.openai_server import FakeOpenAIServer, conversation_messages
 from tests.audit_runs import audit
+from tests.openai_server import FakeOpenAIServer, conversation_messages
 
 FAST_RETRIES = ModelSettings(timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05, max_attempts=12)
 JUDGES = ["openai:judge-a", "openai:judge-b"]

@@ -13,12 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.stores.beir import load_benchmark
+from benchsmith.stores.beir import load_benchmark, read_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.beir import read_qrels
-from benchsmith.stores.trec import (iter_aligned_batches, iter_run_batches, iter_trec_run, read_trec_qrels,
-                                    read_trec_run, trec_run_writer, write_sorted_copy, write_trec_run)
+from benchsmith.stores.trec import (
+    iter_aligned_batches,
+    iter_run_batches,
+    iter_trec_run,
+    read_trec_qrels,
+    read_trec_run,
+    trec_run_writer,
+    write_sorted_copy,
+    write_trec_run,
+)
 from benchsmith.stores.workspace import Workspace
 
 # --- TREC --------------------------------------------------------------------------------------
@@ -101,10 +108,9 @@ def test_run_writer_appends_batches_in_query_order_and_refuses_others(tmp_path):
 
 def test_a_run_file_exists_only_once_complete(tmp_path):
     path = tmp_path / "run.trec"
-    with pytest.raises(RuntimeError):
-        with trec_run_writer(path, "t") as write:
-            write({"q1": {"a": 1.0}})
-            raise RuntimeError("killed between two batches")
+    with pytest.raises(RuntimeError), trec_run_writer(path, "t") as write:
+        write({"q1": {"a": 1.0}})
+        raise RuntimeError("killed between two batches")
     assert not path.exists() and not list(tmp_path.iterdir())
     # A writer killed with SIGKILL leaves its temporary file (named for that writer alone, so that
     # writers of one path never rename each other's away): never read as the run, no obstacle to the next.

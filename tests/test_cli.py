@@ -15,11 +15,11 @@ from benchsmith.cli import app
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
-from tests.ingest_fixtures import ingest, write_corpus
+from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
+from tests.ingest_fixtures import ingest, write_corpus
 from tests.openai_server import FakeOpenAIServer
 from tests.stdlib_vectors import seed_stdlib_vectors
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
 
 runner = CliRunner(env={"COLUMNS": "200"})  # tables and paths on one line
 

@@ -12,8 +12,16 @@ from benchsmith.agents.condition_judge import ConditionCountJudge, condition_cou
 from benchsmith.agents.condition_queries import ConditionQueryWriter, instruction_query, queries_schema
 from benchsmith.agents.condition_text import apply_swap, states, swap_candidates
 from benchsmith.agents.negative_rewriter import NegativeRewriter
-from benchsmith.tools.condition_documents import (Construction, blamed_conditions, build_text, changed_text,
-                                                  constructions, find_verbatim, leading_part, locate_conditions)
+from benchsmith.tools.condition_documents import (
+    Construction,
+    blamed_conditions,
+    build_text,
+    changed_text,
+    constructions,
+    find_verbatim,
+    leading_part,
+    locate_conditions,
+)
 
 DOCUMENT = ("The Harbour Library was founded in 1952 by the town\ncouncil of Bergen. It holds 48000 volumes.\n\n"
             "Its first librarian was Ingrid Solberg, who served until 1979. The library opens before noon.")

@@ -23,9 +23,9 @@ from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
+from tests.ingest_fixtures import write_corpus
 from tests.openai_server import FakeOpenAIServer
 from tests.paraphrase_fixtures import server_replier, write_cast_files
-from tests.ingest_fixtures import write_corpus
 
 BATCH_SIZE = 2
 # (command words, the command's module, the job function it calls)

@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from benchsmith.tools.dedup import char_shingles, find_near_duplicates, jaccard, _fingerprint
+from benchsmith.tools.dedup import _fingerprint, char_shingles, find_near_duplicates, jaccard
 
 VOCABULARY = [f"w{i}" for i in range(3000)]
 

@@ -2,9 +2,9 @@
 robustness's comparison) is one `benchsmith evaluate` measures unless told, so a figure of the
 audit can be read against an evaluation's; and counts are printed in the number they take."""
 
+from benchsmith.cli.console import counted
 from benchsmith.evals.defaults import DEFAULT_MEASURES
 from benchsmith.graphs.audit.state import QUERY_ONLY_MEASURES
-from benchsmith.cli.console import counted
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.contexts.robustness import DEFAULT_MEASURES as ROBUSTNESS_MEASURES
 

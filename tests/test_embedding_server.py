@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 import benchsmith
-from benchsmith.agents.embeddings import EMBEDDINGS_API_KEY_ENV, EMBEDDINGS_BASE_URL_ENV, OpenAIEmbedder
 from benchsmith.agents.backends import ModelSettings
+from benchsmith.agents.embeddings import EMBEDDINGS_API_KEY_ENV, EMBEDDINGS_BASE_URL_ENV, OpenAIEmbedder
 from benchsmith.agents.models import ModelEndpointError, ModelUnavailableError
 from benchsmith.agents.pricing import PRICES_ENV
-from benchsmith.jobs.common import check_embedders
 from benchsmith.graphs.runtime.resources import check_embedder_spec, embedder_for, register_embedder
+from benchsmith.jobs.common import check_embedders
 from benchsmith.stores.embedding_cache import EmbeddingCache
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.trec import read_trec_run
@@ -27,11 +27,11 @@ from benchsmith.stores.usage import UsageLedger
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import ChromaEmbeddingFunction, load_embedder
+from tests import openai_server as openai_server_module
 from tests.embedders import HashingEmbedder
-from tests.openai_server import RETRY_AFTER_MS, FakeOpenAIServer
 from tests.evaluate_fixtures import write_benchmark
 from tests.ingest_fixtures import write_corpus
-from tests import openai_server as openai_server_module
+from tests.openai_server import RETRY_AFTER_MS, FakeOpenAIServer
 from tests.seam_fixtures import SECRET, Judge, RecordingSleep, assert_secret_not_persisted, openai_seam
 
 FAST = ModelSettings(timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05)

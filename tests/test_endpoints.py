@@ -15,10 +15,17 @@ import httpx
 import openai
 import pytest
 
-from benchsmith.agents.endpoints import LOCAL_PLACEHOLDER_KEY, is_local_base_url
 from benchsmith.agents.backends import ModelSettings, OpenAIBackend
-from benchsmith.agents.models import (MAX_RETRY_AFTER_S, MissingAPIKeyError, ModelEndpointError, ModelSeam,
-                                      ModelUnavailableError, build_seam, retry_after_seconds)
+from benchsmith.agents.endpoints import LOCAL_PLACEHOLDER_KEY, is_local_base_url
+from benchsmith.agents.models import (
+    MAX_RETRY_AFTER_S,
+    MissingAPIKeyError,
+    ModelEndpointError,
+    ModelSeam,
+    ModelUnavailableError,
+    build_seam,
+    retry_after_seconds,
+)
 from benchsmith.agents.pricing import PRICES_ENV, PriceTable
 from benchsmith.agents.redaction import MASK, redact, register_secret
 from benchsmith.stores.usage import UsageLedger

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from benchsmith.evals.measures import evaluate_run, parse_measures
 from benchsmith.cli import app
+from benchsmith.evals.measures import evaluate_run, parse_measures
 from benchsmith.jobs.evaluate import measure_runs
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run

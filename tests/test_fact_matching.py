@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from benchsmith.agents.label_judge import LabelSeam
 from benchsmith.agents.backends import ScriptedBackend
+from benchsmith.agents.label_judge import LabelSeam
 from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.pool_judge import FactMatchJudge, PoolJudge, judgments_schema
 from benchsmith.agents.query_expander import QueryExpander

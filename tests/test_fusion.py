@@ -127,7 +127,7 @@ def test_fusion_from_eight_threads_equals_fusion_from_one():
             for _ in range(5):
                 for method in methods:
                     results[(task, method)].append(fuse_runs(inputs[task], method, [0.6, 0.4], depth=100))
-        except BaseException as error:  # noqa: BLE001 - reported below
+        except BaseException as error:  # reported below
             errors.append(error)
 
     threads = [threading.Thread(target=work, args=(task,)) for task in range(8)]

@@ -67,7 +67,7 @@ def test_conditions_carry_no_list_markers_and_queries_keep_acronyms(generated):
         for sentence, condition in zip(sentences, queries.conditions):
             for text in (sentence, condition):
                 assert not LIST_NUMBER_AT_END.search(text) and not LIST_MARKER_AT_START.match(text), text
-                assert not text.split()[0].lower() in ("see", "use"), text  # an instruction states no fact
+                assert text.split()[0].lower() not in ("see", "use"), text  # an instruction states no fact
         for query in queries.descriptive:
             assert not re.search(r"\b[a-z][A-Z]{2,}\b", query), query  # "pEP 517"
     assert any("where PEP 517" in query or "as PEP 517" in query for query in backend[2].descriptive)

@@ -9,8 +9,8 @@ from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
-from tests.embedders import HashingEmbedder
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from tests.embedders import HashingEmbedder
 from tests.ingest_fixtures import TOPICS, ingest, write_corpus
 
 

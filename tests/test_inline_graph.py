@@ -12,9 +12,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 from typing_extensions import TypedDict
 
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.inline import InlineGraph, once_per_run
 from benchsmith.graphs.runtime.resources import register_model
-from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.synthesis.conversation import conversation_builder
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.workspace import Workspace

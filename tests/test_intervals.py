@@ -12,8 +12,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchsmith.evals.intervals import (Interval, bootstrap_interval, mean_interval, percentile_interval,
-                                        proportion_interval, resample_weights)
+from benchsmith.evals.intervals import (
+    Interval,
+    bootstrap_interval,
+    mean_interval,
+    percentile_interval,
+    proportion_interval,
+    resample_weights,
+)
 
 SAMPLE = [0.62, 0.71, 0.55, 0.80, 0.67, 0.74, 0.59, 0.70, 0.66, 0.77, 0.61, 0.69]
 

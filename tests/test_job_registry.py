@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 import benchsmith
 from benchsmith.jobs.registry import JOBS, api_modules, command_targets, studio_graphs
 
@@ -42,7 +41,7 @@ def test_the_cli_has_the_commands_of_the_table_in_its_order():
 def test_studio_serves_the_graphs_of_the_table():
     from benchsmith.cli.studio import GRAPHS
 
-    assert GRAPHS == studio_graphs() and len(GRAPHS) >= len([job for job in JOBS if job.graphs])
+    assert studio_graphs() == GRAPHS and len(GRAPHS) >= len([job for job in JOBS if job.graphs])
 
 
 JOB_FUNCTION = '''"""``benchsmith.tally``: a job planted by tests/test_job_registry.py."""

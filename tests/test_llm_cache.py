@@ -19,7 +19,7 @@ def test_threads_opening_a_new_cache_at_once_all_open_it_and_write(tmp_path):
                 cache = LLMCache(path)
                 cache.put(f"key-{worker}", "model", f"response-{worker}")
                 cache.close()
-            except Exception as error:  # noqa: BLE001 (collected, asserted below)
+            except Exception as error:  # collected, asserted below
                 errors.append(repr(error))
 
         threads = [threading.Thread(target=open_and_write, args=(worker,)) for worker in range(4)]

@@ -4,9 +4,9 @@ from pathlib import Path
 import pytest
 
 from benchsmith.stores.errors import InputError
-from benchsmith.tools.loaders import load_sources, module_documentation
 from benchsmith.tools.cleaning import clean_text, remove_repeated_lines
 from benchsmith.tools.documents import Document
+from benchsmith.tools.loaders import load_sources, module_documentation
 from tests.stdlib_corpus import stdlib_documents
 
 

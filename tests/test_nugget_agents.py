@@ -6,8 +6,14 @@ from pydantic import ValidationError
 
 from benchsmith.agents.backends import ScriptedBackend
 from benchsmith.agents.models import ModelSeam
-from benchsmith.agents.nuggets import (ClosedBookAnswerWriter, NuggetWriter, SubQuestionWriter, SupportJudge,
-                                       nugget_schema, support_schema)
+from benchsmith.agents.nuggets import (
+    ClosedBookAnswerWriter,
+    NuggetWriter,
+    SubQuestionWriter,
+    SupportJudge,
+    nugget_schema,
+    support_schema,
+)
 
 ANSWER = """Use `functools.lru_cache`:
 

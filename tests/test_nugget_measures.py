@@ -6,8 +6,13 @@ import random
 import ir_measures
 import pytest
 
-from benchsmith.evals.nugget_measures import (UnknownNuggetMeasure, check_nugget_measures, coverage, nugget_measures,
-                                              query_qrels)
+from benchsmith.evals.nugget_measures import (
+    UnknownNuggetMeasure,
+    check_nugget_measures,
+    coverage,
+    nugget_measures,
+    query_qrels,
+)
 
 # Question q1 has three nuggets and q10 two; the ids share prefixes (q1_1 / q1_10 ... and q1 / q10),
 # which a prefix match would mix up.

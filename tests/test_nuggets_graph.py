@@ -21,8 +21,14 @@ from benchsmith.stores.nugget_qrels import read_nugget_qrels
 from benchsmith.stores.trec import read_trec_run
 from benchsmith.stores.workspace import Workspace
 from tests.embedders import HashingEmbedder
-from tests.nugget_fixtures import (FACTS_PER_QUESTION, QUESTIONS, in_corpus, scripted_reply, write_questions,
-                                   write_repository)
+from tests.nugget_fixtures import (
+    FACTS_PER_QUESTION,
+    QUESTIONS,
+    in_corpus,
+    scripted_reply,
+    write_questions,
+    write_repository,
+)
 
 BATCH_SIZE, POOL_DEPTH = 3, 4
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from benchsmith.graphs.ingest import IngestContext, builder
-from benchsmith.jobs.select import select
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.select.retrieval import chunk_index, corpus_of
+from benchsmith.jobs.select import select
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.runs import RunDirectory

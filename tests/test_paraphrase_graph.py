@@ -17,10 +17,10 @@ import pytest
 
 from benchsmith.agents.backends import ScriptedBackend
 from benchsmith.agents.models import ModelSeam
-from benchsmith.jobs.paraphrase import estimate_paraphrase
 from benchsmith.graphs.paraphrase import GENERATED_FILE, ParaphraseContext, builder
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
+from benchsmith.jobs.paraphrase import estimate_paraphrase
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.workspace import Workspace
 from tests.chromium import chromium_or_skip, loaded_images

@@ -3,8 +3,14 @@ top documents at the given depth; support judgments become filters and qrels."""
 
 import pytest
 
-from benchsmith.tools.nugget_support import (NO_SUPPORTED_NUGGET, UNSUPPORTED_NUGGET, collect_support,
-                                             filter_questions, nugget_qrels, query_qrel_rows)
+from benchsmith.tools.nugget_support import (
+    NO_SUPPORTED_NUGGET,
+    UNSUPPORTED_NUGGET,
+    collect_support,
+    filter_questions,
+    nugget_qrels,
+    query_qrel_rows,
+)
 from benchsmith.tools.pooling import batches, fuse_top, pool_documents, top_of
 
 

@@ -7,7 +7,6 @@ import itertools
 import pkgutil
 import re
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
@@ -19,12 +18,12 @@ from benchsmith.agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJu
 from benchsmith.agents.judges import QualityJudge as AnswerQualityJudge
 from benchsmith.agents.label_judges import MissingPartJudge, UnansweredPoolJudge
 from benchsmith.agents.models import Agent
-from benchsmith.agents.prompt_sections import Section, delimited, numbered, sections
 from benchsmith.agents.negative_rewriter import NegativeRewriter
 from benchsmith.agents.nuggets import ClosedBookAnswerWriter, NuggetWriter, SubQuestionWriter, SupportJudge
 from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJudge
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.pool_judge import FactMatchJudge, PoolJudge
+from benchsmith.agents.prompt_sections import Section, delimited, numbered, sections
 from benchsmith.agents.quality import QualityJudge as ChunkQualityJudge
 from benchsmith.agents.query_expander import QueryExpander
 from benchsmith.agents.questioner import Questioner

@@ -12,7 +12,6 @@ import json
 import os
 import random
 import shutil
-from pathlib import Path
 
 import pytest
 from langgraph.runtime import Runtime
@@ -20,11 +19,11 @@ from typer.testing import CliRunner
 
 import benchsmith
 from benchsmith.cli import app
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.ingest import IngestContext
 from benchsmith.graphs.ingest import builder as ingest_builder
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.synthesis.run import export
 from benchsmith.stores.beir import load_benchmark, read_beir_qrels
 from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic

@@ -17,14 +17,13 @@ import Stemmer
 from ranx import Run as RanxRun
 from ranx import fuse
 
-from benchsmith.tools import bm25 as bm25_module
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.stores.beir import BenchmarkQuery
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import exclusive_lock
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
-from tests.embedders import HashingEmbedder
+from benchsmith.tools import bm25 as bm25_module
 from benchsmith.tools.bm25 import BM25Index
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
@@ -37,6 +36,7 @@ from benchsmith.tools.retriever_specs import (
     expand_configurations,
     parse_retriever,
 )
+from tests.embedders import HashingEmbedder
 
 # --- BM25 ------------------------------------------------------------------------------------
 CORPUS = {

@@ -9,17 +9,16 @@ from pathlib import Path
 
 import ir_measures
 import pytest
+from typer.testing import CliRunner
 
 from benchsmith.agents.backends import ScriptedBackend
 from benchsmith.agents.models import ModelSeam
-from typer.testing import CliRunner
-
 from benchsmith.agents.relevance import RelevanceGrade, RelevanceJudge
-from benchsmith.evals.robustness import RELEVANT_GRADE, confirmed_grade, is_binary_scale, on_benchmark_scale, top_k
 from benchsmith.cli import app
+from benchsmith.evals.robustness import RELEVANT_GRADE, confirmed_grade, is_binary_scale, on_benchmark_scale, top_k
+from benchsmith.graphs.runtime.resources import register_model
 from benchsmith.jobs.paraphrase import paraphrase
 from benchsmith.jobs.robustness import robustness
-from benchsmith.graphs.runtime.resources import register_model
 from benchsmith.stores.beir import read_beir_qrels
 from benchsmith.stores.errors import InputError
 from tests.chromium import chromium_or_skip, loaded_images

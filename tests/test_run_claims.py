@@ -14,9 +14,9 @@ import pytest
 from benchsmith.stores.run_claims import RunInUse, workspace_claim
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
-from tests.openai_server import FakeOpenAIServer
 from tests.ingest_fixtures import write_corpus
 from tests.ingest_processes import start_ingest, wait_until_embedding
+from tests.openai_server import FakeOpenAIServer
 
 
 def finish(process: subprocess.Popen, timeout: float = 300) -> str:

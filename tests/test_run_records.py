@@ -16,30 +16,30 @@ from typer.testing import CliRunner
 import benchsmith
 from benchsmith.agents.backends import ScriptedBackend
 from benchsmith.agents.models import ModelSeam
-from benchsmith.graphs.contexts.audit import AuditContext
-from benchsmith.graphs.audit.graph import builder as audit_builder
 from benchsmith.cli import app
+from benchsmith.graphs.audit.graph import builder as audit_builder
+from benchsmith.graphs.contexts.audit import AuditContext
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.paraphrase import ParaphraseContext
 from benchsmith.graphs.paraphrase import builder as paraphrase_builder
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.synthesis.run import builder as synthesis_builder
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import RunDirectory, list_runs
 from benchsmith.stores.workspace import Workspace
 from tests.audit_fixtures import judge_reply, write_audit_benchmark
 from tests.embedders import HashingEmbedder
-from tests.paraphrase_fixtures import scripted_reply as paraphrase_reply
-from tests.paraphrase_fixtures import write_cast_files
+from tests.ingest_fixtures import write_corpus
+from tests.ingest_processes import ROOT, start_ingest, wait_until_embedding
 from tests.local_servers import free_port
 from tests.openai_server import FakeOpenAIServer
+from tests.paraphrase_fixtures import scripted_reply as paraphrase_reply
 from tests.paraphrase_fixtures import server_replier as paraphrase_server_reply
+from tests.paraphrase_fixtures import write_cast_files
 from tests.postgres_server import PostgresUnavailable, running_postgres
 from tests.synthesis_fixtures import COLLECTION, build_collection
 from tests.synthesis_fixtures import scripted_reply as synthesis_reply
-from tests.ingest_fixtures import write_corpus
-from tests.ingest_processes import ROOT, start_ingest, wait_until_embedding
 
 LEASE_S = 3
 runner = CliRunner(env={"COLUMNS": "200"})

@@ -21,7 +21,7 @@ JOBS = {graph_id: target for graph_id, target in GRAPHS.items() if graph_id != "
 def example_of(hint: Any) -> Any:
     """A value of the declared type, as a finished run's summary holds one (two items where it holds many)."""
     origin, arguments = typing.get_origin(hint), typing.get_args(hint)
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType")):
+    if origin in (typing.Union, __import__("types").UnionType):
         return example_of(next(argument for argument in arguments if argument is not type(None)))
     if hint is int:
         return 2

@@ -16,14 +16,31 @@ import openai
 import pytest
 
 from benchsmith.agents.backends import ModelSettings, ScriptedBackend
-from benchsmith.agents.models import (Agent, InvalidOutput, ModelEndpointError, ModelSeam, ModelUnavailableError,
-                                      NoBaselineError, build_seam, parse_model_spec)
+from benchsmith.agents.models import (
+    Agent,
+    InvalidOutput,
+    ModelEndpointError,
+    ModelSeam,
+    ModelUnavailableError,
+    NoBaselineError,
+    build_seam,
+    parse_model_spec,
+)
 from benchsmith.agents.pricing import PRICES_ENV, PriceTable
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.usage import UsageLedger
 from benchsmith.stores.workspace import Workspace
 from tests.openai_server import ALL_FAULTS
-from tests.seam_fixtures import FAST, GOOD, Judge, RecordingSleep, SECRET, Verdict, assert_secret_not_persisted, openai_seam
+from tests.seam_fixtures import (
+    FAST,
+    GOOD,
+    SECRET,
+    Judge,
+    RecordingSleep,
+    Verdict,
+    assert_secret_not_persisted,
+    openai_seam,
+)
 
 METHODS = ("json_schema", "function_calling")
 

@@ -14,10 +14,10 @@ from scipy.stats import kendalltau
 
 from benchsmith.agents.backends import ScriptedBackend
 from benchsmith.agents.models import ModelSeam
-from benchsmith.jobs.select import strategy_space
 from benchsmith.graphs.runtime.resources import register_model, register_scorer, run_seam
 from benchsmith.graphs.select.graph import graph
 from benchsmith.graphs.select.state import FACTS_FILE, JUDGMENTS_FILE, STAGES_FILE
+from benchsmith.jobs.select import strategy_space
 from benchsmith.stores.beir import read_beir_qrels
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.trec import read_trec_run
@@ -81,7 +81,7 @@ def test_the_best_configuration_file_is_a_space_of_exactly_that_configuration(tm
     assert SelectConfiguration.from_settings(only).name == result.best == result.ranking[0]
     assert result.tied == [] and result.results()["best"]["configuration"] == result.best
     markdown = result.report["markdown"].read_text(encoding="utf-8")
-    assert f"```\n# The best configuration" in markdown and "top_k:\n- " in markdown
+    assert "```\n# The best configuration" in markdown and "top_k:\n- " in markdown
     sections = re.findall(r"^## (.+)$", markdown, re.M)
     assert sections[:5] == ["Overview", "Judgments", "The best configuration, ready to use", "Ranking",
                             "Precision–recall curves"] and "Main effects" in sections

@@ -8,9 +8,18 @@ import numpy as np
 import pytest
 
 from benchsmith.evals.intervals import percentile_interval, resample_weights
-from benchsmith.evals.selection_measures import (configuration_scores, f_beta, intervals_overlap, main_effects,
-                                                 micro_precision_recall, per_query_mean_precision_recall, pr_auc,
-                                                 queries_to_separate, query_counts, win_share)
+from benchsmith.evals.selection_measures import (
+    configuration_scores,
+    f_beta,
+    intervals_overlap,
+    main_effects,
+    micro_precision_recall,
+    per_query_mean_precision_recall,
+    pr_auc,
+    queries_to_separate,
+    query_counts,
+    win_share,
+)
 
 F = frozenset
 

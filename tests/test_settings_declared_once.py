@@ -21,11 +21,18 @@ import benchsmith
 from benchsmith import jobs
 from benchsmith.cli import app
 from benchsmith.cli.settings import RunOptions, settings_options
-from benchsmith.graphs.runtime.settings import (ModelOptions, StoreOptions, accepts_old_setting_names, check_bounds,
-                                                default_of, recorded_settings, settings_given, user_settings)
+from benchsmith.graphs.runtime.settings import (
+    ModelOptions,
+    StoreOptions,
+    accepts_old_setting_names,
+    check_bounds,
+    default_of,
+    recorded_settings,
+    settings_given,
+    user_settings,
+)
 from benchsmith.stores.errors import InputError
 from tests.job_commands import COMMANDS, GRAPHS, compiled
-
 
 SHARED_NAMES = {item.name for base in (StoreOptions, ModelOptions, RunOptions) for item in dataclasses.fields(base)}
 

@@ -17,17 +17,17 @@ from benchsmith.agents.backends import ScriptedBackend
 from benchsmith.agents.models import ModelSeam
 from benchsmith.evals import shortcuts
 from benchsmith.evals.audit_verdicts import overall_verdict
-from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.audit.graph import builder
 from benchsmith.graphs.audit.shortcuts import benchmark_shortcuts
 from benchsmith.graphs.audit.state import SHORTCUTS_FILE
+from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.beir import load_benchmark
 from benchsmith.stores.workspace import Workspace
 from tests.audit_fixtures import judge_reply, write_audit_benchmark
-from tests.embedders import HashingEmbedder
 from tests.audit_runs import beir_view
+from tests.embedders import HashingEmbedder
 
 # (document, a question copying its words, a paraphrase: the same meaning in other words)
 TOPICS = [

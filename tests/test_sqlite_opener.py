@@ -24,7 +24,7 @@ def run_at_once(work: Callable[[int], None]) -> list[str]:
         start.wait()
         try:
             work(number)
-        except Exception as error:  # noqa: BLE001 (collected, asserted by the caller)
+        except Exception as error:  # collected, asserted by the caller
             errors.append(repr(error))
 
     threads = [threading.Thread(target=worker, args=(number,)) for number in range(THREADS)]

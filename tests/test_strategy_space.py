@@ -13,8 +13,15 @@ from benchsmith.stores.space_files import read_space_file
 from benchsmith.tools.chunking_strategies import ChunkingSpec, chunk_corpus, parse_chunking
 from benchsmith.tools.documents import Document
 from benchsmith.tools.metadata_filters import parse_filter
-from benchsmith.tools.strategy_space import (SelectConfiguration, build_space, grid_settings, parse_rewrite,
-                                             planned_settings, space_from_mapping, stage_settings)
+from benchsmith.tools.strategy_space import (
+    SelectConfiguration,
+    build_space,
+    grid_settings,
+    parse_rewrite,
+    planned_settings,
+    space_from_mapping,
+    stage_settings,
+)
 
 WORDS = re.compile(r"\S+")
 SENTENCES = " ".join(f"Sentence {number} tells one short thing about the harbour." for number in range(30))

@@ -21,8 +21,14 @@ from benchsmith.tools import dense_retrieval as dense_module
 from benchsmith.tools.bm25 import BM25Index, top_scored
 from benchsmith.tools.clustering import drop_near_identical, greedy_traversal_clusters
 from benchsmith.tools.corpus_clusters import cluster_collection, stored_vectors
-from benchsmith.tools.corpus_statistics import (WordPostings, compute_corpus_statistics, corpus_statistics,
-                                               exact_word_statistics, random_pair_similarity, sampled_pair_similarity)
+from benchsmith.tools.corpus_statistics import (
+    WordPostings,
+    compute_corpus_statistics,
+    corpus_statistics,
+    exact_word_statistics,
+    random_pair_similarity,
+    sampled_pair_similarity,
+)
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.tools.loaders import iter_beir_corpus

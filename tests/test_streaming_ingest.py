@@ -15,8 +15,15 @@ from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.chunking import chunk_documents
 from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.dedup import (CANDIDATE_MARGIN, DuplicateMatch, _fingerprint, char_shingles, deduplicate,
-                                    find_near_duplicates, jaccard)
+from benchsmith.tools.dedup import (
+    CANDIDATE_MARGIN,
+    DuplicateMatch,
+    _fingerprint,
+    char_shingles,
+    deduplicate,
+    find_near_duplicates,
+    jaccard,
+)
 from benchsmith.tools.indexing import IndexItem, embed_into
 from benchsmith.tools.loaders import load_sources
 from benchsmith.tools.quality import InformationDensityScorer

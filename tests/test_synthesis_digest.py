@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.synthesis.run import builder as synthesis_builder
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace

@@ -11,8 +11,8 @@ import pytest
 
 import benchsmith
 from benchsmith.evals.question_form import DocumentCounter, question_form
-from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
 from benchsmith.graphs.synthesis.conversation import conversation_graph
 from benchsmith.stores.corpus_stats import load_corpus_stats
 from benchsmith.stores.vectors import VectorStore

@@ -12,9 +12,9 @@ from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
-from tests.synthesis_fixtures import COLLECTION, build_collection, gold_text, scripted_seam, synthesize
 from benchsmith.tools.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN, SwitchPolicy
 from benchsmith.tools.loaders import iter_beir_corpus
+from tests.synthesis_fixtures import COLLECTION, build_collection, gold_text, scripted_seam, synthesize
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ from typer.testing import CliRunner
 from benchsmith.cli import app
 from benchsmith.graphs.ingest import IngestContext
 from benchsmith.graphs.ingest import builder as ingest_builder
-from benchsmith.jobs.synthesize import cluster
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
+from benchsmith.jobs.synthesize import cluster
 from benchsmith.stores.clusters import clustering_path, find_clustering
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl

@@ -169,9 +169,8 @@ def test_replies_are_read_by_their_framing_and_the_connection_kept_only_when_it_
     OK_HEAD + b"Content-Length: twelve\r\n\r\n{\"ok\": true}",
 ], ids=["cut off", "not HTTP", "bad chunk", "bad length"])
 def test_a_reply_that_is_cut_off_or_not_http_is_a_connection_error(reply):
-    with raw_replies(reply, close=True) as base_url:
-        with pytest.raises(openai.APIConnectionError):
-            JsonClient(base_url, KEY, timeout_s=5).post("/chat/completions", BODY)
+    with raw_replies(reply, close=True) as base_url, pytest.raises(openai.APIConnectionError):
+        JsonClient(base_url, KEY, timeout_s=5).post("/chat/completions", BODY)
 
 
 def test_the_request_carries_the_host_path_key_and_json_body():
@@ -196,9 +195,8 @@ def test_a_connection_idle_for_a_while_is_checked_before_it_is_reused(monkeypatc
 
 
 def test_a_reply_that_is_not_json_is_a_value_error():
-    with one_reply_per_connection(body=b"<html>gateway</html>") as (base_url, _):
-        with pytest.raises(ValueError):
-            JsonClient(base_url, KEY, timeout_s=5).post("/chat/completions", BODY)
+    with one_reply_per_connection(body=b"<html>gateway</html>") as (base_url, _), pytest.raises(ValueError):
+        JsonClient(base_url, KEY, timeout_s=5).post("/chat/completions", BODY)
 
 
 @pytest.mark.parametrize("fault, error_class, status", [
@@ -220,9 +218,8 @@ def test_error_statuses_are_the_sdks_exceptions(fault, error_class, status):
 
 
 def test_a_slow_reply_times_out_and_a_closed_port_is_a_connection_error():
-    with FakeOpenAIServer(replier=reply, latency_s=1.0) as server:
-        with pytest.raises(openai.APITimeoutError):
-            JsonClient(server.base_url, KEY, timeout_s=0.2).post("/chat/completions", BODY)
+    with FakeOpenAIServer(replier=reply, latency_s=1.0) as server, pytest.raises(openai.APITimeoutError):
+        JsonClient(server.base_url, KEY, timeout_s=0.2).post("/chat/completions", BODY)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

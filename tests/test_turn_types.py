@@ -28,7 +28,7 @@ from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.dialogue_walk import QUESTION_TYPES, reserved_chunks
+from benchsmith.tools.dialogue_walk import reserved_chunks
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.tools.loaders import iter_beir_corpus
 from tests.embedders import HashingEmbedder

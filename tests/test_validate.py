@@ -19,14 +19,21 @@ from typer.testing import CliRunner
 
 import benchsmith
 from benchsmith.agents.label_judge import LabelSeam
+from benchsmith.cli import app
 from benchsmith.evals.agreement import cohen_kappa, krippendorff_alpha_nominal
 from benchsmith.evals.intervals import Interval
 from benchsmith.evals.separability import difference_interval
-from benchsmith.evals.validity import (Verdict, kendall_tau_b, relevance_agreement, tau_interval, top1_agrees,
-                                       verdict)
-from benchsmith.cli import app
+from benchsmith.evals.validity import (
+    Verdict,
+    kendall_tau_b,
+    paired_configurations,
+    per_query_matrix,
+    relevance_agreement,
+    tau_interval,
+    top1_agrees,
+    verdict,
+)
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
-from benchsmith.evals.validity import paired_configurations, per_query_matrix
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace

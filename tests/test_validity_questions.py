@@ -8,9 +8,16 @@ from pathlib import Path
 import pytest
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.labelled_questions import (CorpusChunk, GoldPassage, LabelledQuestion, normalized_text,
-                                                  read_labelled_questions, relabelled, resolve_gold,
-                                                  write_labelled_questions)
+from benchsmith.stores.labelled_questions import (
+    CorpusChunk,
+    GoldPassage,
+    LabelledQuestion,
+    normalized_text,
+    read_labelled_questions,
+    relabelled,
+    resolve_gold,
+    write_labelled_questions,
+)
 from benchsmith.tools.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer
 from tests.validity_fixtures import DATA_FILE, stdlib_chunks
 

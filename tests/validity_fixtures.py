@@ -8,7 +8,6 @@ from benchsmith.tools.cleaning import clean_documents
 from benchsmith.tools.documents import Chunk
 from tests.stdlib_corpus import stdlib_documents
 
-
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "stdlib-validity.jsonl"
 
 

@@ -33,7 +33,7 @@ class CachedEmbedder:
         return getattr(self.embedder, attribute)
 
     def cache_key(self, text: str) -> str:
-        return sha256(f"local\x1f{self.name}\x1f{text}".encode("utf-8")).hexdigest()
+        return sha256(f"local\x1f{self.name}\x1f{text}".encode()).hexdigest()
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         keys = [self.cache_key(text) for text in texts]

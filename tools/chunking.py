@@ -31,11 +31,10 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
-from benchsmith.stores.errors import InputError
 from benchsmith.stores.progress import ProgressCallback
+from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
 from benchsmith.tools.documents import Chunk, Document, chunk_ids, note_document_id
 from benchsmith.tools.headings import PATH_SEPARATOR, heading_path
-from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
 
 SECTIONED_KINDS = {"markdown", "notebook", "rst", "html"}
 
@@ -228,7 +227,7 @@ def sections(document: Document, min_chars: int = 0) -> list[tuple[int, int]]:
     for end in bounds:
         heading_lines = _heading_lines(text, start, end, heading_offsets)
         body = any(line.strip() and offset not in heading_lines for offset, line in _lines(text, start, end))
-        if body and len(text[start:end].strip()) >= min_chars or end == len(text):
+        if (body and len(text[start:end].strip()) >= min_chars) or end == len(text):
             spans.append((start, end))
             start = end
     return spans

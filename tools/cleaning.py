@@ -34,7 +34,11 @@ from dataclasses import replace
 
 from benchsmith.tools.documents import Document
 from benchsmith.tools.headings import (
-    MARK_END, MARK_START, mark_docstring_sections, mark_python_structure, split_headings,
+    MARK_END,
+    MARK_START,
+    mark_docstring_sections,
+    mark_python_structure,
+    split_headings,
 )
 from benchsmith.tools.html_text import html_page
 from benchsmith.tools.markdown_text import markdown_to_text

@@ -18,8 +18,7 @@ from benchsmith.stores.spooled_texts import SpooledTexts
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.clustering import greedy_traversal_clusters, mean_consecutive_similarity
-from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS
-from benchsmith.tools.defaults import DEFAULT_CLUSTER_SIZE
+from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_CLUSTER_SIZE
 from benchsmith.tools.page_kinds import PAGE_KINDS, chunk_page_kind
 
 

@@ -29,8 +29,8 @@ the same conversations whatever the concurrency, and a resumed turn draws what i
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal
 
 Switch = Literal["start", "follow-up", "soft", "hard"]

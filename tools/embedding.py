@@ -131,5 +131,5 @@ class ChromaEmbeddingFunction(EmbeddingFunction[Documents]):
         return {"spec": self.spec}
 
     @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "ChromaEmbeddingFunction":
+    def build_from_config(config: dict[str, Any]) -> ChromaEmbeddingFunction:
         return ChromaEmbeddingFunction(spec=config["spec"])

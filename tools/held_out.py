@@ -25,9 +25,8 @@ from datasketch import MinHash, MinHashLSH
 
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.integrity import EXAMPLES
+from benchsmith.tools.dedup import BATCH, CANDIDATE_MARGIN, DuplicateMatch, _fingerprint, char_shingles, jaccard
 from benchsmith.tools.defaults import DEFAULT_DEDUP_NUM_PERM, DEFAULT_DEDUP_THRESHOLD
-from benchsmith.tools.dedup import (BATCH, CANDIDATE_MARGIN, DuplicateMatch,
-                                    _fingerprint, char_shingles, jaccard)
 
 
 class HeldOutFilter:

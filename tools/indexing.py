@@ -66,7 +66,7 @@ class _GroupedWriter:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chroma-write")
         self.in_flight: Future[None] | None = None
 
-    def __enter__(self) -> "_GroupedWriter":
+    def __enter__(self) -> _GroupedWriter:
         return self
 
     def add(self, items: Sequence[IndexItem], vectors: np.ndarray) -> None:

@@ -26,7 +26,13 @@ import textwrap
 from benchsmith.tools.headings import heading_marker
 from benchsmith.tools.rst_text import rst_to_text
 from benchsmith.tools.sphinx_markup import (
-    code_language, directive_kind, fenced_code, link_only_list_end, role_text, version_line, without_inventory,
+    code_language,
+    directive_kind,
+    fenced_code,
+    link_only_list_end,
+    role_text,
+    version_line,
+    without_inventory,
 )
 
 FRONT_MATTER = re.compile(r"\A(---|\+\+\+)\n.*?\n(?:---|\+\+\+|\.\.\.)[ \t]*(?:\n|\Z)", re.S)

@@ -82,8 +82,8 @@ def ask_with_replans(first: Plan, ask: Callable[[Plan], list[tuple[bool, float, 
         drafts += [(ill_formed, overlap, len(drafts) + order, draft, plan)
                    for order, (ill_formed, overlap, draft) in enumerate(asked)]
         ill_formed, overlap = drafts[-1][:2]
-        if (overlap <= limits.max_overlap and not ill_formed) or len(tried) > limits.replans and (
-                not ill_formed or form_replans >= limits.form_replans):
+        if (overlap <= limits.max_overlap and not ill_formed) or (len(tried) > limits.replans and (
+                not ill_formed or form_replans >= limits.form_replans)):
             break
         for_form = ill_formed and overlap <= limits.max_overlap
         plan = replan(tried)

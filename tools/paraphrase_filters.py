@@ -21,8 +21,8 @@ from typing import Literal
 import numpy as np
 import sacrebleu
 
-from benchsmith.tools.embedding import Embedder
 from benchsmith.tools.defaults import DEFAULT_MAX_SENTENCE_SCORE, DEFAULT_PARAPHRASE_MIN_SIMILARITY
+from benchsmith.tools.embedding import Embedder
 
 OverlapMetric = Literal["bleu", "chrf"]
 OVERLAP_METRICS = ("bleu", "chrf")

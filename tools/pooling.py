@@ -27,9 +27,8 @@ from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from benchsmith.stores.trec import Run
-from benchsmith.tools.fusion import fuse_runs
-from benchsmith.tools.defaults import DEFAULT_POOL_DEPTH
 from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE
+from benchsmith.tools.fusion import fuse_runs
 
 Setting = Literal["inference", "oracle"]
 TECHNIQUES: dict[str, Setting] = {"question": "inference", "sub_questions": "inference",

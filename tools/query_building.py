@@ -18,8 +18,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from benchsmith.stores.beir import Benchmark, BenchmarkQuery
 from benchsmith.history import Exchange, query_text
+from benchsmith.stores.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.errors import InputError
 
 HISTORY_MODES = ("full", "last:K", "current", "rewrite", "oracle")

@@ -25,7 +25,12 @@ import textwrap
 
 from benchsmith.tools.headings import heading_marker
 from benchsmith.tools.sphinx_markup import (
-    code_language, directive_kind, fenced_code, link_only_list_end, role_text, version_line,
+    code_language,
+    directive_kind,
+    fenced_code,
+    link_only_list_end,
+    role_text,
+    version_line,
 )
 
 ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")  # one punctuation character repeated

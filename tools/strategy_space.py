@@ -31,9 +31,9 @@ from typing import Any
 
 from benchsmith.stores.errors import InputError
 from benchsmith.tools.chunking_strategies import ChunkingSpec, parse_chunking
+from benchsmith.tools.defaults import MAX_TOP_K
 from benchsmith.tools.metadata_filters import NONE, MetadataFilter, parse_filter
 from benchsmith.tools.retriever_specs import RetrieverSpec, parse_retriever
-from benchsmith.tools.defaults import MAX_TOP_K
 
 DIMENSIONS = ("chunking", "retriever", "rewrite", "rerank", "filter", "top_k")
 DEFAULT_LEVELS: dict[str, list[Any]] = {"chunking": ["whole"], "retriever": ["bm25"], "rewrite": [NONE],
@@ -77,7 +77,7 @@ class SelectConfiguration:
     top_k: int
 
     @classmethod
-    def from_settings(cls, settings: Mapping[str, Any]) -> "SelectConfiguration":
+    def from_settings(cls, settings: Mapping[str, Any]) -> SelectConfiguration:
         rerank = str(settings["rerank"])
         return cls(parse_chunking(settings["chunking"]), parse_retriever(str(settings["retriever"])),
                    parse_rewrite(settings["rewrite"]), None if rerank == NONE else rerank,

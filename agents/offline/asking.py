@@ -190,8 +190,8 @@ def context_name(title: str) -> str:
     page, heading = page_topic(title), section_heading(title)
     if MAN_PAGE.match(page):
         return page_subject(title)
-    if heading and heading != page and (_code_name(heading) or names_a_thing(heading) and len(heading.split()) > 1
-                                        and heading.split()[0].lower() not in QUALIFYING_WORDS):
+    if heading and heading != page and (_code_name(heading) or (names_a_thing(heading) and len(heading.split()) > 1
+                                        and heading.split()[0].lower() not in QUALIFYING_WORDS)):
         # a one-word heading is a part of its page ("Timeline" of the release process, "Core"), and "More
         # complicated POST requests" continues the section before it: no context a user names (requests,
         # development round 5)

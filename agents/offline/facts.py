@@ -30,7 +30,6 @@ import builtins
 import functools
 import re
 from dataclasses import dataclass
-
 from typing import Literal
 
 from benchsmith.entries import Statement, section_heading, short_name, statements
@@ -222,7 +221,7 @@ def render(sentence: Sentence, indices: list[int] | range, *, user: bool = True)
         return None
     for position, token in enumerate(tokens):
         lower = token.text.lower()
-        relative = token.tag in ("WDT", "WP") or lower == "that" and token.dep in ("nsubj", "nsubjpass", "dobj", "mark")
+        relative = token.tag in ("WDT", "WP") or (lower == "that" and token.dep in ("nsubj", "nsubjpass", "dobj", "mark"))
         if lower in DANGLING and not token.code and not relative:
             return None
         text = USER_VOICE.get(lower, token.text) if user and not token.code else token.text
@@ -331,11 +330,11 @@ def _procedures(statement: Statement, sentence: Sentence) -> Found:
         purpose = marker is not None and marker.lemma == "to" and token.dep in ("advcl", "xcomp", "npadvmod", "ROOT") \
             and (marker.index == 0 or sentence.tokens[marker.index - 1].lemma == "order")
         head = sentence.tokens[token.head]
-        enabled = token.dep in ("xcomp", "ccomp") and head.lemma in ENABLING_VERBS \
+        enabled = (token.dep in ("xcomp", "ccomp") and head.lemma in ENABLING_VERBS \
             and any(child.text.lower() in ("you", "users", "one")
                     for child in [*sentence.children(head.index), *sentence.children(token.index)]) \
-            and _names_tool(sentence, _subject(sentence, head)) \
-            or token.dep in ("xcomp", "ccomp", "advcl") and head.lemma == "possible" and marker is not None
+            and _names_tool(sentence, _subject(sentence, head))) \
+            or (token.dep in ("xcomp", "ccomp", "advcl") and head.lemma == "possible" and marker is not None)
         if not (purpose or enabled):
             continue  # "Git can help you perform a merge" and "MkDocs lets you X" say that, not how
         main = sentence.tokens[token.head] if token.dep == "advcl" else sentence.root
@@ -354,9 +353,9 @@ def _procedures(statement: Statement, sentence: Sentence) -> Found:
     root = sentence.root
     you = _subject(sentence, root)
     means = [child for child in sentence.children(root.index)
-             if child.dep == "prep" and child.lemma in MEANS_PREPOSITIONS and (child.lemma != "with" or _names_code(
-                 sentence, sentence.child(child.index, "pobj"), products=True)) or child.dep == "advcl"
-             and any(grand.lemma == "by" for grand in sentence.children(child.index))]
+             if (child.dep == "prep" and child.lemma in MEANS_PREPOSITIONS and (child.lemma != "with" or _names_code(
+                 sentence, sentence.child(child.index, "pobj"), products=True))) or (child.dep == "advcl"
+             and any(grand.lemma == "by" for grand in sentence.children(child.index)))]
     # "with" is a means when it names a tool ("with the --force option"), not "replace X with a new one"
     if root.pos == "VERB" and means and (_is_imperative(sentence, root) or (
             you is not None and you.text.lower() == "you" and sentence.child(root.index, "aux"))) \
@@ -374,7 +373,7 @@ def _names_code(sentence: Sentence, token: Token | None, *, products: bool = Fal
     if token is None:
         return False
     low, high = sentence.subtree(token.index)
-    return any(t.code or t.text.startswith("-") and len(t.text) > 2 or products and t.pos == "PROPN"
+    return any(t.code or (t.text.startswith("-") and len(t.text) > 2) or (products and t.pos == "PROPN")
                for t in sentence.tokens[low:high])
 
 
@@ -383,9 +382,9 @@ def _names_tool(sentence: Sentence, subject: Token | None) -> bool:
     ("Session objects"); not the product itself ("Git can help you ...", "MkDocs lets you ...")."""
     if subject is None:
         return False
-    return _names_code(sentence, subject) or subject.pos == "NOUN" and any(
+    return _names_code(sentence, subject) or (subject.pos == "NOUN" and any(
         child.dep == "compound" and (child.pos == "PROPN" or child.text[:1].isupper())
-        for child in sentence.children(subject.index))
+        for child in sentence.children(subject.index)))
 
 
 def _light_on_judgement(sentence: Sentence, verb: Token) -> bool:
@@ -406,8 +405,8 @@ def _names_something(sentence: Sentence, verb: Token) -> bool:
     if obj is not None and obj.lemma in RELATIONAL_NOUNS and not any(child.dep == "prep" for child in
                                                                      sentence.children(obj.index)):
         return False  # "get direct access" to what? (requests, development round 5)
-    return obj is None or obj.code or obj.pos == "PRON" and obj.text.lower() in ("i", "me", "myself") \
-        or obj.pos in ("NOUN", "PROPN") and specific_noun(sentence, obj)
+    return obj is None or obj.code or (obj.pos == "PRON" and obj.text.lower() in ("i", "me", "myself")) \
+        or (obj.pos in ("NOUN", "PROPN") and specific_noun(sentence, obj))
 
 
 def verb_phrase(sentence: Sentence, verb: Token, complement: bool = False) -> list[int]:
@@ -423,7 +422,7 @@ def verb_phrase(sentence: Sentence, verb: Token, complement: bool = False) -> li
         elif child.dep in ("dobj", "attr", "oprd", "dative", "acomp"):
             keep.extend(object_span(sentence, child))
     for child in sentence.children(verb.index):
-        if obj is not None and (child.dep == "prep" and child.lemma == "for" or child.dep in ("xcomp", "ccomp")) \
+        if obj is not None and ((child.dep == "prep" and child.lemma == "for") or child.dep in ("xcomp", "ccomp")) \
                 and child.index > obj.index:
             keep.extend(span(sentence, child.index))  # "give a proxy for a specific host", "tell Requests to stop"
             break
@@ -457,7 +456,7 @@ def specific_noun(sentence: Sentence, token: Token) -> bool:
     children = sentence.children(token.index)
     definite = any(child.dep == "det" and child.lemma in ("the", "this", "that") for child in children)
     described = any(child.dep in ("compound", "amod", "nmod", "poss", "nummod") or
-                    child.dep == "prep" and child.lemma == "of" for child in children)
+                    (child.dep == "prep" and child.lemma == "of") for child in children)
     if definite and not described and token.text.lower() in UNANCHORED_NOUNS:
         return False  # "the ID", "the default": which one? (the quality gate's rule, benchsmith/words.py)
     if token.code or token.pos == "PROPN":
@@ -467,7 +466,7 @@ def specific_noun(sentence: Sentence, token: Token) -> bool:
     if token.lemma not in GENERIC_NOUNS:
         return True
     return any(child.dep in ("compound", "amod", "nmod") and (child.code or child.pos == "PROPN" or
-                                                            child.lemma not in GENERIC_NOUNS and child.pos == "NOUN")
+                                                            (child.lemma not in GENERIC_NOUNS and child.pos == "NOUN"))
                for child in sentence.children(token.index))
 
 
@@ -492,7 +491,7 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
         if subject.text.lower() in ("you", "we") and clause.lemma in WANTING_VERBS and wanted is not None:
             # "If you want to add cookies, ..." asks how to add cookies; "see gitrevisions(7) if you want to
             # see more complex cases" only points elsewhere (git's tutorial, development readings round 4)
-            if root.lemma in META_VERBS and _subject(sentence, root) is None or not _names_something(sentence, wanted) \
+            if (root.lemma in META_VERBS and _subject(sentence, root) is None) or not _names_something(sentence, wanted) \
                     or _light_on_judgement(sentence, wanted):  # "if you want to have better success" (mkdocs, round 5)
                 continue
             marker = sentence.child(wanted.index, "aux")
@@ -500,7 +499,7 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
             if _fits(indices) and (vp := render(sentence, indices)):
                 found.append(("procedure", _object_topic(sentence, wanted) or vp, (("vp", vp),)))
             continue
-        if clause.lemma in INTENT_VERBS or clause.lemma in WANTING_VERBS | {"require"} or root.lemma in META_VERBS and _subject(sentence, root) is None or any(
+        if clause.lemma in INTENT_VERBS or clause.lemma in WANTING_VERBS | {"require"} or (root.lemma in META_VERBS and _subject(sentence, root) is None) or any(
                 child.dep == "aux" and child.lemma in ("have", "would", "can", "could", "may", "might", "should",
                                                          "must") for child in sentence.children(clause.index)):
             continue  # "if you intend to X, ... is required", "if it fails, see ...", "if it had been ..."
@@ -516,7 +515,7 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
                               (*slots, ("entry", _entry_name(statement) or ""))))
             continue
         person = subject.text.lower() in ("you", "we")
-        if person and clause.lemma == "be" or not person and noun_phrase(sentence, subject) is None:
+        if (person and clause.lemma == "be") or (not person and noun_phrase(sentence, subject) is None):
             continue  # "if you are new to X", "if the function returns": what it is about is unclear
         topic = noun_phrase(sentence, subject) or condition
         modal = sentence.child(root.index, "aux")
@@ -601,7 +600,7 @@ def _errors(statement: Statement, sentence: Sentence) -> Found:
             error = _error_name(sentence, obj) if obj else None
             raiser = _entry_name(statement) if subject is None or _refers_to_entry(subject) else \
                 noun_phrase(sentence, subject)
-        if not error or raiser is None and error in BUILTIN_EXCEPTIONS:
+        if not error or (raiser is None and error in BUILTIN_EXCEPTIONS):
             continue  # "Why would I get a ValueError?": every page that raises one answers it
         slots = (("error", error), *((("raiser", raiser),) if raiser else ()))
         found.append(("error", raiser or error, slots))
@@ -632,7 +631,7 @@ def _definitions(statement: Statement, sentence: Sentence) -> Found:
     defining = root.lemma in ("mean", "refer", "represent", "denote") and root.tag in ("VBZ", "VBP")
     if not (is_copula or defining) or sentence.child(root.index, "mark") or subject.index > root.index:
         return []
-    if any(child.dep in ("relcl", "acl") or defining and child.dep == "prep"
+    if any(child.dep in ("relcl", "acl") or (defining and child.dep == "prep")
            for child in sentence.children(subject.index)):
         return []  # "The lack of a central group means ...": a consequence, not what a term means
     attr = sentence.child(root.index, "attr")
@@ -813,8 +812,8 @@ def _advice(statement: Statement, sentence: Sentence) -> Found:
     if root.lemma != "be" or not sentence.child(root.index, "expl", "nsubj"):
         return []
     judged = sentence.child(root.index, "attr", "acomp", "dobj")
-    if judged is None or judged.lemma not in ADVICE_WORDS and not any(
-            child.lemma in ADVICE_WORDS for child in sentence.children(judged.index)):
+    if judged is None or (judged.lemma not in ADVICE_WORDS and not any(
+            child.lemma in ADVICE_WORDS for child in sentence.children(judged.index))):
         return []
     action = next((token for token in sentence.tokens if token.dep in ("xcomp", "ccomp", "acl", "relcl")
                    and token.tag == "VB" and token.pos == "VERB"), None)

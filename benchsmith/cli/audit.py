@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -26,7 +26,7 @@ def audit(
     benchmark: Annotated[str, typer.Argument(
         help="A BEIR directory, a synthesis run directory or run id, or a turn JSONL file (with --corpus).",
         show_default=False)],
-    judge: Annotated[Optional[list[str]], typer.Option(
+    judge: Annotated[list[str] | None, typer.Option(
         "--judge", help="A judge model: 'baseline' (offline, lexical) or openai:<model>. Repeat for an ensemble.",
         show_default="baseline")] = None,
     *, settings: dict[str, Any], run_options: RunOptions,

@@ -7,13 +7,12 @@ from typing import Annotated
 import typer
 
 from benchsmith.cli.console import ChromaHostOption, Table, WorkspaceOption, console, guarded, shown
-from benchsmith.tools.offline import offline_environment
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.settings import option_of
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_NEIGHBOURS, SEED_BOUNDS
-from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS
-from benchsmith.tools.defaults import DEFAULT_CLUSTER_SIZE
+from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_CLUSTER_SIZE
+from benchsmith.tools.offline import offline_environment
 
 # The jobs load when the command runs (benchsmith/cli/deferred.py): --help and start-up stay free of models,
 # Chroma, torch and scipy.

@@ -18,10 +18,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table as RichTable
 
 from benchsmith.agents.redaction import redact
-from benchsmith.printable import printable
 from benchsmith.cli.settings import option_of
-from benchsmith.graphs.runtime.stopping import clear_stop, request_stop
 from benchsmith.graphs.runtime.settings import StoreOptions
+from benchsmith.graphs.runtime.stopping import clear_stop, request_stop
+from benchsmith.printable import printable
 from benchsmith.stores.errors import InputError
 from benchsmith.tools.offline import offline_environment  # noqa: F401 (the commands call it from here)
 

@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchsmith.cli.console import (console, fail, guarded, print_group_table, print_measure_table, print_paths,
-                                   print_usage, shown)
-from benchsmith.tools.offline import offline_environment
+from benchsmith.cli.console import (
+    console,
+    fail,
+    guarded,
+    print_group_table,
+    print_measure_table,
+    print_paths,
+    print_usage,
+    shown,
+)
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
-from benchsmith.graphs.contexts.evaluate import EvaluationContext
-from benchsmith.jobs.defaults import EVALUATE_HISTORIES
-from benchsmith.jobs.defaults import EVALUATE_RETRIEVERS
 from benchsmith.evals.defaults import DEFAULT_MEASURES
+from benchsmith.graphs.contexts.evaluate import EvaluationContext
+from benchsmith.jobs.defaults import EVALUATE_HISTORIES, EVALUATE_RETRIEVERS
 from benchsmith.stores.files import write_json_atomic
+from benchsmith.tools.offline import offline_environment
 
 if TYPE_CHECKING:
     from benchsmith.jobs.evaluate import EvaluationResult
@@ -32,19 +39,19 @@ measure_runs = deferred("benchsmith.jobs.evaluate", "measure_runs")
 
 @settings_options(EvaluationContext)
 def evaluate(
-    benchmark: Annotated[Optional[str], typer.Argument(
+    benchmark: Annotated[str | None, typer.Argument(
         help="A BEIR directory (corpus.jsonl, queries.jsonl, qrels/<split>.tsv), a synthesis run directory, "
              "or a run id in the workspace.", show_default=False)] = None,
-    retriever: Annotated[Optional[list[str]], repeated_option(
+    retriever: Annotated[list[str] | None, repeated_option(
         "--retriever", f"{RETRIEVER_SPECS}. Repeat to compare.", ", ".join(EVALUATE_RETRIEVERS))] = None,
-    history: Annotated[Optional[list[str]], repeated_option(
+    history: Annotated[list[str] | None, repeated_option(
         "--history", f"How much of the conversation each query carries: {HISTORY_MODES}. Repeat to compare.",
         ", ".join(EVALUATE_HISTORIES))] = None,
-    run: Annotated[Optional[list[Path]], typer.Option(
+    run: Annotated[list[Path] | None, typer.Option(
         "--run", help="A TREC run file of your own system, evaluated beside the --retriever configurations "
                       "(named by its file name; with no --retriever, only the run files). Repeat to compare. "
                       "Without a BENCHMARK: only measure the files against --qrels.")] = None,
-    json_file: Annotated[Optional[Path], typer.Option("--json", help="Also write the scores as JSON here.")] = None,
+    json_file: Annotated[Path | None, typer.Option("--json", help="Also write the scores as JSON here.")] = None,
     *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:
     """Score retrievers, and your own system's TREC run files, on a benchmark with standard IR

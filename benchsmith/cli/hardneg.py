@@ -4,12 +4,11 @@ and how retrievers and rerankers hold up on them."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from benchsmith.cli.console import Table, console, fail, guarded, print_paths, print_usage, shown
-from benchsmith.tools.offline import offline_environment
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
@@ -17,6 +16,7 @@ from benchsmith.graphs.contexts.hardneg import HardnegContext
 from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext
 from benchsmith.jobs.defaults import HARDNEG_SCORERS
 from benchsmith.stores.files import write_json_atomic
+from benchsmith.tools.offline import offline_environment
 
 if TYPE_CHECKING:
     from benchsmith.jobs.hardneg import HardnegBuildResult, HardnegScoreResult
@@ -37,10 +37,10 @@ app = typer.Typer(help="Multi-condition queries with hard negatives (MultiConIR)
 @app.command()
 @settings_options(HardnegContext)
 def build(
-    sources: Annotated[Optional[list[str]], typer.Argument(
+    sources: Annotated[list[str] | None, typer.Argument(
         help="Directories, files, a BEIR corpus.jsonl or 'stdlib' (cleaned as `benchsmith ingest` cleans them).",
         show_default=False)] = None,
-    collection: Annotated[Optional[str], typer.Option(
+    collection: Annotated[str | None, typer.Option(
         help="An ingested collection instead of SOURCES: each chunk is a source document.")] = None,
     *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:
@@ -88,23 +88,23 @@ def print_build_summary(result: HardnegBuildResult) -> None:
 @app.command()
 @settings_options(HardnegScoreContext)
 def score(
-    dataset: Annotated[Optional[str], typer.Argument(
+    dataset: Annotated[str | None, typer.Argument(
         help="A hardneg build run directory or run id, or a hardneg.csv.", show_default=False)] = None,
-    retriever: Annotated[Optional[list[str]], typer.Option(
+    retriever: Annotated[list[str] | None, typer.Option(
         "--retriever", help="bm25 (both IDF variants), bm25:corpus, bm25:row, dense or dense:MODEL. Repeat.",
         show_default=", ".join(HARDNEG_SCORERS))] = None,
-    rerank: Annotated[Optional[list[str]], typer.Option(
+    rerank: Annotated[list[str] | None, typer.Option(
         "--rerank", help="A sentence-transformers CrossEncoder (name or path) scoring every pair. Repeat.")] = None,
-    out: Annotated[Optional[Path], typer.Option(
+    out: Annotated[Path | None, typer.Option(
         help="Folder for the score tables and the report (default: scores/ in the run directory).")] = None,
-    task1: Annotated[Optional[Path], typer.Option(
+    task1: Annotated[Path | None, typer.Option(
         help="Only re-score an existing Task 1 table (Index, Query{k}_Positive, Query{k}_HN1).")] = None,
-    task2: Annotated[Optional[Path], typer.Option(
+    task2: Annotated[Path | None, typer.Option(
         help="Only re-score an existing Task 2 table (Index, Query10_Positive, Query10_HN1..HN10; instruction "
              "style).")] = None,
-    task3: Annotated[Optional[Path], typer.Option(
+    task3: Annotated[Path | None, typer.Option(
         help="Only re-score an existing Task 3 table (as Task 2, descriptive-style queries); needs --task2.")] = None,
-    json_file: Annotated[Optional[Path], typer.Option(
+    json_file: Annotated[Path | None, typer.Option(
         "--json", help="Write the measures here with the reference's keys (task1.win_rate, task1.avg_diff, "
                        "task2.pairs, task3.change_rate).")] = None,
     *, settings: dict[str, Any], run_options: RunOptions,

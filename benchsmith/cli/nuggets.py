@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -31,10 +31,10 @@ def nuggets(
     questions: Annotated[Path, typer.Argument(
         help="Questions with accepted answers: a JSONL file of {id, question, answer[, tags]} or a Stack Exchange "
              "dump's Posts.xml.", show_default=False)],
-    corpus: Annotated[Optional[list[str]], typer.Option(
+    corpus: Annotated[list[str] | None, typer.Option(
         "--corpus", help="The documents: a directory or git checkout (code split at definitions, Markdown at "
                          "headings), a file, a BEIR corpus, or 'stdlib'. Repeat for several.")] = None,
-    collection: Annotated[Optional[str], typer.Option(
+    collection: Annotated[str | None, typer.Option(
         help="Use an ingested Chroma collection as the corpus instead of --corpus.")] = None,
     *, settings: dict[str, Any], run_options: RunOptions,
 ) -> None:

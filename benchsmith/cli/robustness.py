@@ -4,7 +4,7 @@ after re-judging the unjudged documents that paraphrasing brings up (ECAsT)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -13,8 +13,7 @@ from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.robustness import RobustnessContext
-from benchsmith.jobs.defaults import ROBUSTNESS_HISTORIES
-from benchsmith.jobs.defaults import ROBUSTNESS_RETRIEVERS
+from benchsmith.jobs.defaults import ROBUSTNESS_HISTORIES, ROBUSTNESS_RETRIEVERS
 
 if TYPE_CHECKING:
     from benchsmith.jobs.robustness import RobustnessResult
@@ -42,17 +41,17 @@ def parse_run_options(values: list[str]) -> dict[str, Path]:
 def robustness(
     paraphrase_run: Annotated[str, typer.Argument(
         help="A paraphrase run (id or directory): its benchmark and test sets R1..Rn.", show_default=False)],
-    retriever: Annotated[Optional[list[str]], repeated_option(
+    retriever: Annotated[list[str] | None, repeated_option(
         "--retriever", f"With a corpus: {RETRIEVER_SPECS}. Repeat to compare.", ", ".join(ROBUSTNESS_RETRIEVERS))] = None,
-    history: Annotated[Optional[list[str]], repeated_option(
+    history: Annotated[list[str] | None, repeated_option(
         "--history", f"{HISTORY_MODES}; here full sends the raw variants with their conversation, oracle the "
                      "self-contained variants. Repeat.", ", ".join(ROBUSTNESS_HISTORIES))] = None,
-    run: Annotated[Optional[list[str]], typer.Option(
+    run: Annotated[list[str] | None, typer.Option(
         "--run", help="Without a corpus (TREC CAsT): your system's TREC run file on a test set, as "
                       "TEST_SET=FILE: --run original=FILE --run R1=FILE ... (run on the test sets' raw.tsv or "
                       "self-contained.tsv).")] = None,
-    qrels: Annotated[Optional[Path], typer.Option(help="TREC qrels (default: the paraphrase run's).")] = None,
-    judge: Annotated[Optional[list[str]], typer.Option(
+    qrels: Annotated[Path | None, typer.Option(help="TREC qrels (default: the paraphrase run's).")] = None,
+    judge: Annotated[list[str] | None, typer.Option(
         "--judge", help="A relevance judge (CAsT 0-4 scale): 'baseline' (offline, lexical) or openai:<model>. "
                         "Repeat for an ensemble.", show_default="baseline")] = None,
     *, settings: dict[str, Any], run_options: RunOptions,

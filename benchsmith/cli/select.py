@@ -4,7 +4,7 @@ ground truth (the SEARA method)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -34,31 +34,31 @@ def select(
     corpus: Annotated[list[str], typer.Option(
         "--corpus", help="The documents: a folder, a file, a BEIR corpus.jsonl or 'stdlib'. Repeat for several.",
         show_default=False)],
-    space: Annotated[Optional[Path], typer.Option(
+    space: Annotated[Path | None, typer.Option(
         help="A YAML strategy space (chunking, retriever, rewrite, rerank, filter, top_k, search, order); the "
              "options below replace its dimensions.")] = None,
-    retriever: Annotated[Optional[list[str]], repeated_option(
+    retriever: Annotated[list[str] | None, repeated_option(
         "--retriever", f"{RETRIEVER_SPECS}. Repeat.", "bm25")] = None,
-    chunking: Annotated[Optional[list[str]], typer.Option(
+    chunking: Annotated[list[str] | None, typer.Option(
         "--chunking", help="'whole' (documents as they are) or size=N[,overlap=N][,merge=N][,split_above=N]. Repeat.",
         show_default="whole")] = None,
-    rewrite: Annotated[Optional[list[str]], typer.Option(
+    rewrite: Annotated[list[str] | None, typer.Option(
         "--rewrite", help="none, rewrite (a self-contained rewrite by --llm) or expand:N (up to N more queries by "
                           "--llm, fused). Repeat.", show_default="none")] = None,
-    rerank: Annotated[Optional[list[str]], typer.Option(
+    rerank: Annotated[list[str] | None, typer.Option(
         "--rerank", help="none or a cross-encoder (name or path). Repeat.", show_default="none")] = None,
-    filter_: Annotated[Optional[list[str]], typer.Option(
+    filter_: Annotated[list[str] | None, typer.Option(
         "--filter", help="none or metadata predicates, e.g. 'title^json & chars>=200'. Repeat.",
         show_default="none")] = None,
-    top_k: Annotated[Optional[list[int]], typer.Option(
+    top_k: Annotated[list[int] | None, typer.Option(
         "--top-k", min=1, max=MAX_TOP_K, help="Chunks handed to the generator. Repeat.", show_default="10")] = None,
-    search: Annotated[Optional[str], typer.Option(
+    search: Annotated[str | None, typer.Option(
         help="grid (every combination) or staged (greedy, one dimension at a time in --order).",
         show_default="grid")] = None,
-    order: Annotated[Optional[str], typer.Option(
+    order: Annotated[str | None, typer.Option(
         help="Staged search: the dimensions in the order to settle them, comma-separated "
              "(e.g. retriever,chunking,top_k).")] = None,
-    judge: Annotated[Optional[list[str]], typer.Option(
+    judge: Annotated[list[str] | None, typer.Option(
         "--judge", help="'baseline' (offline, lexical), openai:<model>, or qrels:FILE (answers from known labels). "
                         "Repeat for an ensemble.", show_default="baseline")] = None,
     *, settings: dict[str, Any], run_options: RunOptions,

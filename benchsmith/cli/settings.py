@@ -112,7 +112,7 @@ def _old_flag_parameter(item: dataclasses.Field[Any], hint: Any) -> inspect.Para
     option = typer.Option(item.metadata["old_cli"], hidden=True, min=item.metadata.get("min"),
                           max=item.metadata.get("max"))
     return inspect.Parameter(_old_flag_name(item.name), inspect.Parameter.KEYWORD_ONLY, default=None,
-                             annotation=Annotated[Optional[cli_type], option])
+                             annotation=Annotated[cli_type | None, option])
 
 
 def _cli_type(hint: Any, default: Any) -> tuple[Any, Any, Any]:

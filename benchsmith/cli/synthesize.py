@@ -12,9 +12,8 @@ from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.synthesize import SynthesisContext, turn_type_rates
-from benchsmith.jobs.defaults import SYNTHESIS_CONVERSATIONS
-from benchsmith.jobs.defaults import SYNTHESIS_TURNS
 from benchsmith.graphs.runtime.bounds import MAX_CONVERSATIONS, MAX_TURNS
+from benchsmith.jobs.defaults import SYNTHESIS_CONVERSATIONS, SYNTHESIS_TURNS
 
 if TYPE_CHECKING:
     from benchsmith.jobs.synthesize import SynthesisResult

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -40,16 +40,16 @@ def validate(
                         "\"gold\": [{\"chunk_id\", \"document\", \"evidence\"}]} whose chunk ids are ids of "
                         "SYNTHETIC's corpus or of the collection it was synthesized from (like "
                         "data/stdlib-validity.jsonl).", show_default=False)],
-    retriever: Annotated[Optional[list[str]], repeated_option(
+    retriever: Annotated[list[str] | None, repeated_option(
         "--retriever", f"{RETRIEVER_SPECS}. Repeat; rank at least 3 configurations.",
         ", ".join(VALIDATE_RETRIEVERS))] = None,
-    history: Annotated[Optional[list[str]], repeated_option(
+    history: Annotated[list[str] | None, repeated_option(
         "--history", f"History modes on SYNTHETIC: {HISTORY_MODES}. Repeat. Your questions, standalone, are "
                      "asked as they are.", "oracle when every query has a rewrite, else full")] = None,
-    run: Annotated[Optional[list[Path]], typer.Option(
+    run: Annotated[list[Path] | None, typer.Option(
         "--run", help="A TREC run file of your own system ranking the queries of both sets (named by its file "
                       "name). Repeat.")] = None,
-    judge: Annotated[Optional[list[str]], typer.Option(
+    judge: Annotated[list[str] | None, typer.Option(
         "--judge", help="Also measure a relevance judge against your labels: 'baseline' (offline, lexical), "
                         "openai:<model>, or qrels:FILE. Each labels your gold (question, chunk) pairs and as many "
                         "sampled non-gold ones; reports Cohen's kappa and Krippendorff's alpha. Repeat.")] = None,

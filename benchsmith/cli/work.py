@@ -12,17 +12,17 @@ import typer
 
 from benchsmith.cli.audit import print_audit_summary
 from benchsmith.cli.console import console, errors, guarded, run_reported, shown
-from benchsmith.tools.offline import offline_environment
-from benchsmith.cli.paraphrase import print_paraphrase_summary
-from benchsmith.cli.synthesize import print_synthesis_statistics
 from benchsmith.cli.deferred import deferred
+from benchsmith.cli.paraphrase import print_paraphrase_summary
 from benchsmith.cli.settings import settings_options
-from benchsmith.jobs.defaults import WORKER_CONCURRENCY
+from benchsmith.cli.synthesize import print_synthesis_statistics
 from benchsmith.graphs.runtime.bounds import MAX_CONCURRENCY, MAX_WORKERS
 from benchsmith.graphs.runtime.settings import StoreOptions
+from benchsmith.jobs.defaults import WORKER_CONCURRENCY
 from benchsmith.stores.postgres import DATABASE_ENV
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.offline import offline_environment
 
 # The jobs load when the command runs (benchsmith/cli/deferred.py): --help and start-up stay free of models,
 # Chroma, torch and scipy.

@@ -48,7 +48,7 @@ def api_message(message: str, function: Callable[..., Any]) -> str:
         if keyword is None:
             return match.group(0)
         after = match.string[match.end():]
-        valued = match.group(2) and not after.split(maxsplit=1)[0].lower().strip("(),:;") in SENTENCE_WORDS
+        valued = match.group(2) and after.split(maxsplit=1)[0].lower().strip("(),:;") not in SENTENCE_WORDS
         return f"{keyword}=" if valued else f"{keyword}{match.group(2) or ''}"
 
     pieces = message.split("`")

@@ -9,26 +9,41 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from benchsmith.agents.defaults import StructuredOutput
 from benchsmith.agents.models import BASELINE
+from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
+from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
 from benchsmith.graphs.audit.graph import builder
 from benchsmith.graphs.audit.inputs import gold_document
-from benchsmith.graphs.contexts.audit import AuditContext
+from benchsmith.graphs.contexts.audit import (
+    DEFAULT_LABEL_AGREEMENT,
+    DEFAULT_LABEL_POOL_DEPTH,
+    DEFAULT_NEGATIVES,
+    AuditContext,
+)
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
-from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_embedders,
-                                           check_models, checked_run_id, job_run, priced, resolved_path, run_settled,
-                                           shared_arguments)
-from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
+from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
+from benchsmith.jobs.common import (
+    CostEstimate,
+    EventHandler,
+    JobRun,
+    check_embedders,
+    check_models,
+    checked_run_id,
+    dry_run,
+    job_run,
+    priced,
+    resolved_path,
+    run_settled,
+    shared_arguments,
+)
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.integrity import unknown_ids
 from benchsmith.stores.jsonl import read_json_object
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.query_building import HistoryMode, build_query
-from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.graphs.contexts.audit import DEFAULT_LABEL_AGREEMENT, DEFAULT_LABEL_POOL_DEPTH, DEFAULT_NEGATIVES
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
-from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
-from benchsmith.agents.defaults import StructuredOutput
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.tools.query_building import HistoryMode, build_query
 
 PROMPT_CHARS = 800  # a judge's instructions and tags
 VERDICT_OUTPUT_TOKENS = 60

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-
 from benchsmith.agents.endpoints import resolve_base_url
 from benchsmith.agents.models import BASELINE, parse_model_spec
 from benchsmith.agents.pricing import PriceTable
@@ -45,7 +44,7 @@ class Usage:
     retries: int = 0
 
     @classmethod
-    def from_totals(cls, totals: dict[str, Any]) -> "Usage":
+    def from_totals(cls, totals: dict[str, Any]) -> Usage:
         return cls(**{name: totals.get(name, 0) for name in cls.__dataclass_fields__})
 
 

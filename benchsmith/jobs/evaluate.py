@@ -12,38 +12,53 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchsmith.agents.backends import estimate_tokens
+from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.rewriter import Rewriter
+from benchsmith.evals.defaults import DEFAULT_QUERIES_PER_BATCH, DEFAULT_SIGNIFICANCE_RESAMPLES
 from benchsmith.evals.measures import DEFAULT_MEASURES, MeasureResults, UnknownMeasure, parse_measures
-from benchsmith.evals.nugget_measures import (DEFAULT_NUGGET_MEASURES, UnknownNuggetMeasure, check_nugget_measures,
-                                              evaluate_batches_with_nuggets, is_nugget_measure, query_qrels,
-                                              split_measures)
-from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents
+from benchsmith.evals.nugget_measures import (
+    DEFAULT_NUGGET_MEASURES,
+    UnknownNuggetMeasure,
+    check_nugget_measures,
+    evaluate_batches_with_nuggets,
+    is_nugget_measure,
+    query_qrels,
+    split_measures,
+)
+from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext
 from benchsmith.graphs.evaluate import builder, input_problems, judgments
-from benchsmith.graphs.contexts.evaluate import EvaluationContext
-from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_embedders, check_models,
-                                    check_within, checked_run_id, job_run, priced, resolved_path,
-                                    retriever_embedders, run_settled)
-from benchsmith.jobs.defaults import EVALUATE_BATCH_SIZE
-from benchsmith.jobs.defaults import EVALUATE_HISTORIES
-from benchsmith.jobs.defaults import EVALUATE_RETRIEVERS
 from benchsmith.graphs.runtime.bounds import MAX_ITEMS
+from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents
 from benchsmith.graphs.runtime.resources import check_reranker
-from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
+from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
+from benchsmith.jobs.common import (
+    CostEstimate,
+    EventHandler,
+    JobRun,
+    check_embedders,
+    check_models,
+    check_within,
+    checked_run_id,
+    dry_run,
+    job_run,
+    priced,
+    resolved_path,
+    retriever_embedders,
+    run_settled,
+)
+from benchsmith.jobs.defaults import EVALUATE_BATCH_SIZE, EVALUATE_HISTORIES, EVALUATE_RETRIEVERS
 from benchsmith.stores.beir import Benchmark, read_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json_object
 from benchsmith.stores.integrity import raise_if_strict
+from benchsmith.stores.jsonl import read_json_object
 from benchsmith.stores.nugget_qrels import read_nugget_qrels
 from benchsmith.stores.trec import iter_run_batches, run_file_query_ids, write_sorted_copy
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
-from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
-from benchsmith.agents.defaults import BASELINE, StructuredOutput
-from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
-from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.evals.defaults import DEFAULT_QUERIES_PER_BATCH, DEFAULT_SIGNIFICANCE_RESAMPLES
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
 from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
+from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
 
 SIGNIFICANCE_TESTS = ("randomization", "t-test")
 REWRITE_OUTPUT_TOKENS = 40

@@ -11,34 +11,43 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchsmith.agents.backends import estimate_tokens
 from benchsmith.agents.condition_extractor import DOMAINS, ConditionExtractor
 from benchsmith.agents.condition_judge import ConditionCountJudge
 from benchsmith.agents.condition_queries import ConditionQueryWriter
-from benchsmith.agents.backends import estimate_tokens
+from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.negative_rewriter import NEGATIVE_KINDS, NegativeRewriter
-from benchsmith.graphs.hardneg.build import read_source_documents
-from benchsmith.graphs.hardneg.build import builder as hardneg_builder
-from benchsmith.graphs.contexts.hardneg import HardnegContext
+from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
+from benchsmith.graphs.contexts.hardneg import DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS, HardnegContext
 from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext
+from benchsmith.graphs.hardneg.build import builder as hardneg_builder
+from benchsmith.graphs.hardneg.build import read_source_documents
 from benchsmith.graphs.hardneg.score import builder as score_builder
 from benchsmith.graphs.hardneg.scoring import load_dataset, output_directory, reference_measures_of_tables
-from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
-                                           check_embedders, check_models, checked_run_id, job_run, priced,
-                                    run_settled)
-from benchsmith.jobs.defaults import HARDNEG_SCORERS
 from benchsmith.graphs.runtime.resources import check_reranker
-from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
+from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
+from benchsmith.jobs.common import (
+    CostEstimate,
+    EventHandler,
+    JobRun,
+    check_collection_name,
+    check_embedders,
+    check_models,
+    checked_run_id,
+    dry_run,
+    job_run,
+    priced,
+    run_settled,
+)
+from benchsmith.jobs.defaults import HARDNEG_SCORERS
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json_object
 from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.condition_documents import leading_part
-from benchsmith.tools.multicondition_scoring import parse_scorers
-from benchsmith.agents.defaults import BASELINE, StructuredOutput
-from benchsmith.graphs.contexts.hardneg import DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS
-from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
+from benchsmith.tools.multicondition_scoring import parse_scorers
 
 # Assumed output lengths (tokens) for the dry-run estimate.
 OUTPUT_TOKENS = {"extractor": 40, "writer": 30, "rewriter": 60, "judge": 80}  # extractor and writer: per condition

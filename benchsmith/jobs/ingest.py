@@ -9,27 +9,44 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.backends import estimate_tokens
+from benchsmith.agents.defaults import StructuredOutput
 from benchsmith.agents.models import BASELINE
+from benchsmith.graphs.contexts.ingest import IngestContext, QualityScorerName
 from benchsmith.graphs.ingest import DUPLICATES_FILE, SKIPPED_FILE, WARNINGS_FILE, builder
-from benchsmith.graphs.contexts.ingest import IngestContext
-from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_chunk_sizes,
-                                    check_collection_name, check_embedders, check_models, checked_run_id,
-                                    job_run, priced, run_settled)
+from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
+from benchsmith.jobs.common import (
+    CostEstimate,
+    EventHandler,
+    JobRun,
+    check_chunk_sizes,
+    check_collection_name,
+    check_embedders,
+    check_models,
+    checked_run_id,
+    dry_run,
+    job_run,
+    priced,
+    run_settled,
+)
 from benchsmith.jobs.defaults import INGEST_COLLECTION
-from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.chunking import chunk_document
 from benchsmith.tools.cleaning import clean_documents
 from benchsmith.tools.dedup import PageLoss, pages_that_lost_chunks
+from benchsmith.tools.defaults import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_DEDUP_NUM_PERM,
+    DEFAULT_DEDUP_THRESHOLD,
+    DEFAULT_EMBEDDER,
+    DEFAULT_INDEX_BATCH_SIZE,
+    DEFAULT_MIN_CHARS,
+)
 from benchsmith.tools.loaders import STDLIB_SOURCE, load_sources
 from benchsmith.tools.page_kinds import DEFAULT_PAGE_KIND
-from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_DEDUP_NUM_PERM, DEFAULT_DEDUP_THRESHOLD, DEFAULT_EMBEDDER, DEFAULT_INDEX_BATCH_SIZE, DEFAULT_MIN_CHARS
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.tools.quality import DEFAULT_MIN_QUALITY
-from benchsmith.graphs.contexts.ingest import QualityScorerName
-from benchsmith.agents.defaults import StructuredOutput
-from benchsmith.stores.workspace import Workspace
 
 QUALITY_PROMPT_TOKENS = 120  # the LLM quality scorer's instructions, per chunk
 

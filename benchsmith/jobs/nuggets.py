@@ -11,23 +11,38 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchsmith.agents.backends import estimate_tokens
+from benchsmith.agents.defaults import BASELINE, DEFAULT_MAX_NUGGETS, StructuredOutput
 from benchsmith.agents.nuggets import NuggetWriter
-from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_chunk_sizes,
-                                           check_collection_name, check_models, checked_run_id, job_run, priced,
-                                    run_settled)
-from benchsmith.graphs.nuggets import NUGGETS_FILE, NUGGET_QRELS_FILE, builder
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
-from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
+from benchsmith.graphs.nuggets import NUGGET_QRELS_FILE, NUGGETS_FILE, builder
+from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
+from benchsmith.jobs.common import (
+    CostEstimate,
+    EventHandler,
+    JobRun,
+    check_chunk_sizes,
+    check_collection_name,
+    check_models,
+    checked_run_id,
+    dry_run,
+    job_run,
+    priced,
+    run_settled,
+)
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json_object
-from benchsmith.tools.loaders import STDLIB_SOURCE
-from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE
-from benchsmith.tools.pooling import POOL_FUSION_METHODS, TECHNIQUES
-from benchsmith.tools.qa_text import load_qa_pairs, pairs_to_use
-from benchsmith.agents.defaults import BASELINE, DEFAULT_MAX_NUGGETS, StructuredOutput
-from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_EMBEDDER, DEFAULT_MIN_CHARS, DEFAULT_POOL_DEPTH
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.defaults import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_EMBEDDER,
+    DEFAULT_MIN_CHARS,
+    DEFAULT_POOL_DEPTH,
+    MAX_POOL_BATCH_SIZE,
+)
+from benchsmith.tools.loaders import STDLIB_SOURCE
+from benchsmith.tools.pooling import POOL_FUSION_METHODS, TECHNIQUES
+from benchsmith.tools.qa_text import load_qa_pairs, pairs_to_use
 
 PROMPT_CHARS = 900  # an agent's instructions and tags
 OUTPUT_TOKENS = {"nuggets": 250, "sub_questions": 80, "closed_book": 300, "support_per_chunk": 40}

@@ -10,24 +10,40 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchsmith.agents.backends import estimate_tokens
+from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJudge
 from benchsmith.agents.rewriter import Rewriter
-from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
-                                           job_run, priced, resolved_path, shared_arguments, run_settled)
-from benchsmith.graphs.paraphrase import (DIVERSITY_FILE, PARAPHRASES_FILE, TEST_SETS_DIR, TURNS_FILE, UNJOINED_FILE,
-                                          builder)
-from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
-from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
+from benchsmith.graphs.contexts.paraphrase import DEFAULT_MIN_JUDGE_SCORE, ParaphraseContext
+from benchsmith.graphs.paraphrase import (
+    DIVERSITY_FILE,
+    PARAPHRASES_FILE,
+    TEST_SETS_DIR,
+    TURNS_FILE,
+    UNJOINED_FILE,
+    builder,
+)
+from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
+from benchsmith.jobs.common import (
+    CostEstimate,
+    EventHandler,
+    JobRun,
+    check_models,
+    checked_run_id,
+    dry_run,
+    job_run,
+    priced,
+    resolved_path,
+    run_settled,
+    shared_arguments,
+)
 from benchsmith.stores.conversational import load_conversational
 from benchsmith.stores.ecast import read_ecast
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json_object
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.paraphrase_filters import OVERLAP_METRICS
-from benchsmith.agents.defaults import BASELINE, StructuredOutput
-from benchsmith.tools.defaults import DEFAULT_EMBEDDER, DEFAULT_MAX_SENTENCE_SCORE, DEFAULT_PARAPHRASE_MIN_SIMILARITY
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.graphs.contexts.paraphrase import DEFAULT_MIN_JUDGE_SCORE
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER, DEFAULT_MAX_SENTENCE_SCORE, DEFAULT_PARAPHRASE_MIN_SIMILARITY
+from benchsmith.tools.paraphrase_filters import OVERLAP_METRICS
 from benchsmith.tools.test_sets import DEFAULT_TEST_SETS
 
 OUTPUT_TOKENS_PER_VARIANT = 25

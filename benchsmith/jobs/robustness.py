@@ -10,28 +10,35 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchsmith.agents.backends import estimate_tokens
+from benchsmith.agents.defaults import StructuredOutput
 from benchsmith.agents.models import BASELINE
-from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
-                                    job_run, priced, run_settled)
-from benchsmith.jobs.defaults import ROBUSTNESS_HISTORIES
-from benchsmith.jobs.defaults import ROBUSTNESS_RETRIEVERS
-from benchsmith.graphs.contexts.robustness import DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURES
-from benchsmith.jobs.evaluate import SIGNIFICANCE_TESTS, checked_measures
+from benchsmith.evals.defaults import DEFAULT_MIN_VOTES, DEFAULT_SIGNIFICANCE_RESAMPLES
+from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
+from benchsmith.graphs.contexts.robustness import DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURES, RobustnessContext
 from benchsmith.graphs.robustness import AUGMENTED_QRELS_FILE, benchmark_qrels, builder, test_set_names
-from benchsmith.graphs.contexts.robustness import RobustnessContext
-from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
+from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
+from benchsmith.jobs.common import (
+    CostEstimate,
+    EventHandler,
+    JobRun,
+    check_models,
+    checked_run_id,
+    dry_run,
+    job_run,
+    priced,
+    run_settled,
+)
+from benchsmith.jobs.defaults import ROBUSTNESS_HISTORIES, ROBUSTNESS_RETRIEVERS
+from benchsmith.jobs.evaluate import SIGNIFICANCE_TESTS, checked_measures
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json, read_json_object
 from benchsmith.stores.runs import RunDirectory, is_valid_run_id
 from benchsmith.stores.trec import read_trec_run
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.tools.query_building import parse_history_mode
 from benchsmith.tools.retriever_specs import parse_retriever
-from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
-from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.evals.defaults import DEFAULT_MIN_VOTES, DEFAULT_SIGNIFICANCE_RESAMPLES
-from benchsmith.agents.defaults import StructuredOutput
 
 GRADE_OUTPUT_TOKENS = 60
 ESTIMATE_DOCUMENT_CHARS = 1500

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsmith.jobs.common import Usage
 from benchsmith.graphs.runtime.resources import usage_totals
+from benchsmith.jobs.common import Usage
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.runs import RunDirectory, list_runs
 from benchsmith.stores.workspace import Workspace

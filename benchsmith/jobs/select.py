@@ -9,29 +9,50 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.label_judge import LABELS_PREFIX
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
-from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_models, checked_run_id,
-                                    job_run, priced, resolved_path, run_settled)
-from benchsmith.jobs.defaults import SELECT_JUDGES
-from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
+from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_SELECTION_BETAS, DEFAULT_SELECTION_RESAMPLES
+from benchsmith.graphs.contexts.select import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_CURVES_SHOWN,
+    DEFAULT_RERANK_DEPTH,
+    SelectContext,
+)
+from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.graphs.select.graph import builder
 from benchsmith.graphs.select.inputs import label_judge, queries_of
-from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.select.retrieval import chunk_index, corpus_of
+from benchsmith.jobs.common import (
+    CostEstimate,
+    EventHandler,
+    JobRun,
+    check_models,
+    checked_run_id,
+    dry_run,
+    job_run,
+    priced,
+    resolved_path,
+    run_settled,
+)
+from benchsmith.jobs.defaults import SELECT_JUDGES
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json_object
 from benchsmith.stores.space_files import read_space_file
-from benchsmith.tools.query_building import HistoryMode, build_query
-from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, build_space, parse_rewrite,
-                                             planned_settings, space_from_mapping, stage_count)
-from benchsmith.agents.defaults import BASELINE, StructuredOutput
-from benchsmith.graphs.contexts.select import DEFAULT_BATCH_SIZE, DEFAULT_CURVES_SHOWN, DEFAULT_RERANK_DEPTH
-from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_SELECTION_BETAS, DEFAULT_SELECTION_RESAMPLES
-from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.tools.query_building import HistoryMode, build_query
+from benchsmith.tools.strategy_space import (
+    DIMENSIONS,
+    SelectConfiguration,
+    build_space,
+    parse_rewrite,
+    planned_settings,
+    space_from_mapping,
+    stage_count,
+)
 
 MAX_CONFIGURATIONS = 500
 PROMPT_CHARS = 900  # a judge's instructions, tags and numbering

@@ -9,38 +9,63 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.backends import estimate_tokens
+from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.agents.turn_types import ContributionJudge, ReferenceResponder, TypedQuestioner
-from benchsmith.jobs.common import (CostEstimate, dry_run, EventHandler, JobRun, check_collection_name,
-                                           check_models, check_within, checked_run_id, job_run, priced,
-                                    shared_arguments)
-from benchsmith.jobs.defaults import SYNTHESIS_CONVERSATIONS
-from benchsmith.jobs.defaults import SYNTHESIS_TURNS
+from benchsmith.graphs.contexts.synthesize import QualityGateMode, SynthesisContext, with_preset_rates
 from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_CONVERSATIONS, MAX_NEIGHBOURS, MAX_TURNS
 from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.runtime.settings import check_bounds, recorded_settings, accepts_old_setting_names, settings_given
-from benchsmith.graphs.contexts.synthesize import QualityGateMode, SynthesisContext, with_preset_rates
+from benchsmith.graphs.runtime.settings import (
+    accepts_old_setting_names,
+    check_bounds,
+    recorded_settings,
+    settings_given,
+)
 from benchsmith.graphs.synthesis.run import builder
 from benchsmith.graphs.synthesis.state import BEIR_DIR, STATS_FILE, TREC_QRELS_FILE
 from benchsmith.graphs.synthesis.turn_checks import UNANSWERABLE_POOL_DEPTH
 from benchsmith.graphs.synthesis.turn_plans import check_turn_types
+from benchsmith.jobs.common import (
+    CostEstimate,
+    EventHandler,
+    JobRun,
+    check_collection_name,
+    check_models,
+    check_within,
+    checked_run_id,
+    dry_run,
+    job_run,
+    priced,
+    shared_arguments,
+)
+from benchsmith.jobs.defaults import SYNTHESIS_CONVERSATIONS, SYNTHESIS_TURNS
 from benchsmith.stores.benchmark_files import DIALOGUES_FILE, Dialogue
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.vectors import VectorStore
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.corpus_clusters import cluster_collection
-from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_CLUSTER_SIZE, DEFAULT_MAX_OVERLAP, DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS, DEFAULT_SYNTHESIS_PAGE_KINDS
-from benchsmith.tools.page_kinds import PAGE_KINDS
+from benchsmith.tools.defaults import (
+    DEFAULT_CLUSTER_NEIGHBOURS,
+    DEFAULT_CLUSTER_SIZE,
+    DEFAULT_MAX_OVERLAP,
+    DEFAULT_OVERLAP_ATTEMPTS,
+    DEFAULT_OVERLAP_REPLANS,
+    DEFAULT_SYNTHESIS_PAGE_KINDS,
+)
+from benchsmith.tools.dialogue_walk import (
+    DEFAULT_HARD_SWITCH_RATE,
+    DEFAULT_SOFT_SWITCH_MARGIN,
+    DEFAULT_SWITCH_PROBABILITY,
+)
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.agents.defaults import BASELINE, StructuredOutput
-from benchsmith.tools.dialogue_walk import DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN, DEFAULT_SWITCH_PROBABILITY
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
+from benchsmith.tools.page_kinds import PAGE_KINDS
 
 # Assumed lengths for the dry-run estimate (characters): a question, an assistant answer.
 ESTIMATE_QUESTION_CHARS, ESTIMATE_ANSWER_CHARS = 100, 1200

@@ -10,31 +10,40 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.backends import estimate_tokens
+from benchsmith.agents.defaults import BASELINE, StructuredOutput
+from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
 from benchsmith.evals.separability import Separation
 from benchsmith.evals.validity import Verdict
+from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
+from benchsmith.graphs.contexts.validate import DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURE, ValidationContext
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
-from benchsmith.jobs.common import (CostEstimate, EventHandler, JobRun, check_embedders, check_models,
-                                           checked_run_id, job_run, priced, resolved_path, retriever_embedders,
-                                    run_settled)
+from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
+from benchsmith.graphs.validate import JUDGE_BATCH, HumanLabels, builder, check_same_corpus, default_histories
+from benchsmith.jobs.common import (
+    CostEstimate,
+    EventHandler,
+    JobRun,
+    check_embedders,
+    check_models,
+    checked_run_id,
+    job_run,
+    priced,
+    resolved_path,
+    retriever_embedders,
+    run_settled,
+)
 from benchsmith.jobs.defaults import VALIDATE_RETRIEVERS
 from benchsmith.jobs.evaluate import checked_measures
 from benchsmith.jobs.select import checked_judges
-from benchsmith.graphs.runtime.settings import check_bounds, accepts_old_setting_names, settings_given
-from benchsmith.graphs.validate import JUDGE_BATCH, HumanLabels, builder, check_same_corpus, default_histories
-from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json_object
+from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.tools.held_out import HeldOutLabels
 from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
-from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
-from benchsmith.agents.defaults import BASELINE, StructuredOutput
-from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
-from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
-from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.graphs.contexts.validate import DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURE
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
+from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
 
 MIN_CONFIGURATIONS = 3  # τ over fewer says next to nothing
 JUDGE_OUTPUT_TOKENS = 60  # per passage

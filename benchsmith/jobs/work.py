@@ -14,9 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchsmith.graphs.runtime.bounds import MAX_CONCURRENCY
 from benchsmith.jobs.audit import audit
 from benchsmith.jobs.common import EventHandler, JobRun, check_within
-from benchsmith.graphs.runtime.bounds import MAX_CONCURRENCY
 from benchsmith.jobs.defaults import WORKER_CONCURRENCY
 from benchsmith.jobs.paraphrase import paraphrase
 from benchsmith.jobs.synthesize import synthesize

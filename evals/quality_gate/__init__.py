@@ -39,8 +39,12 @@ from dataclasses import dataclass, field
 
 from benchsmith.evals.quality_gate.evidence import TurnEvidence
 from benchsmith.evals.quality_gate.label_rules import fake_ambiguity, unanswerable_answered
-from benchsmith.evals.quality_gate.question_rules import (copies_passage, dangling_question, topic_not_noun_phrase,
-                                                          unaskable)
+from benchsmith.evals.quality_gate.question_rules import (
+    copies_passage,
+    dangling_question,
+    topic_not_noun_phrase,
+    unaskable,
+)
 from benchsmith.evals.quality_gate.reply_rules import dangling_reply, reply_mismatch
 
 GATE_CLASSES = ("unaskable", "topic_not_noun_phrase", "reply_mismatch", "dangling_referent", "fake_ambiguity",

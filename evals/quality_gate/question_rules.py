@@ -9,8 +9,16 @@ from benchsmith.entries import same_entry, statements
 from benchsmith.evals.quality_gate.evidence import TurnEvidence, code_names
 from benchsmith.evals.question_form import question_form
 from benchsmith.language import Sentence, is_expletive, is_noun_phrase, parse
-from benchsmith.words import (COPIED_RUN, LIGHT_VERBS, UNANCHORED_NOUNS, content_words, copy_words, longest_shared_run,
-                              stems, words)
+from benchsmith.words import (
+    COPIED_RUN,
+    LIGHT_VERBS,
+    UNANCHORED_NOUNS,
+    content_words,
+    copy_words,
+    longest_shared_run,
+    stems,
+    words,
+)
 
 MAX_QUESTION_WORDS = 40
 PRONOUNS = frozenset({"it", "its", "they", "them", "their", "this", "these", "those"})
@@ -144,8 +152,8 @@ def topic_not_noun_phrase(turn: TurnEvidence) -> str | None:
             if not found:
                 continue
             topic = found["topic"].strip()
-            if topic.lower() in PRONOUNS or re.fullmatch(r"(the |a |an )?[\w.()\[\]-]+", topic) and \
-                    re.search(r"[._()]|[a-z][A-Z]", topic):
+            if topic.lower() in PRONOUNS or (re.fullmatch(r"(the |a |an )?[\w.()\[\]-]+", topic) and \
+                    re.search(r"[._()]|[a-z][A-Z]", topic)):
                 break  # a pronoun (a follow-up) or a code name
             if not is_noun_phrase(parse(topic)):
                 return f"asks about {topic!r}, which is no noun phrase"
@@ -193,7 +201,7 @@ def dangling_question(turn: TurnEvidence) -> str | None:
         definite = any(child.dep == "det" and child.lemma in ("the", "this", "that", "these") for child in children)
         # what says which one: a name beside it, a possessor, an "of" phrase ("the bare minimum" says nothing)
         described = [child for child in children if child.dep in ("compound", "nmod", "poss", "nummod")
-                     or child.dep == "prep" and child.lemma in ("of", "for", "to", "in", "from")]
+                     or (child.dep == "prep" and child.lemma in ("of", "for", "to", "in", "from"))]
         phrase = [child.lemma for child in children if child.dep == "compound"] + [token.lemma]
         named_before = set(stems(phrase)) <= before
         if definite and not described and not named_before and token.lemma in UNANCHORED_NOUNS:

@@ -150,8 +150,8 @@ def _points_elsewhere(reply: str) -> bool:
         return False
     parsed = parse(sentences[0])
     root = parsed.root if parsed.tokens else None
-    return root is not None and (root.lemma in ("find", "locate", "list") and root.tag == "VBN"
-                                 or root.lemma in ("see", "refer", "consult") and root.tag == "VB")
+    return root is not None and ((root.lemma in ("find", "locate", "list") and root.tag == "VBN")
+                                 or (root.lemma in ("see", "refer", "consult") and root.tag == "VB"))
 
 
 def _condition_mismatch(clause: str, reply: str) -> str | None:

@@ -18,12 +18,31 @@ from benchsmith.evals.audit_report import audit_report_files
 from benchsmith.evals.audit_results import audit_notes, audit_summary, sampling_note
 from benchsmith.evals.quality_gate.summary import gate_note
 from benchsmith.evals.question_form import DocumentCounter, ill_formed_questions
-from benchsmith.graphs.audit.inputs import (LazyCounter, benchmark_of, gold_document, instances_of, job, judge_seam,
-                                            retriever_rankings, turn_golds, work_items)
+from benchsmith.graphs.audit.inputs import (
+    LazyCounter,
+    benchmark_of,
+    gold_document,
+    instances_of,
+    job,
+    judge_seam,
+    retriever_rankings,
+    turn_golds,
+    work_items,
+)
 from benchsmith.graphs.audit.shortcuts import shortcuts
-from benchsmith.graphs.audit.state import (EXCERPT_CHARS, EXTRA_QRELS_FILE, GATE_FILE, INSTANCES_FILE, JUDGMENTS_FILE,
-                                           LABEL_CHECKS_FILE, SHORTCUTS_FILE, AuditInput, AuditOutput, AuditState,
-                                           JudgeTask)
+from benchsmith.graphs.audit.state import (
+    EXCERPT_CHARS,
+    EXTRA_QRELS_FILE,
+    GATE_FILE,
+    INSTANCES_FILE,
+    JUDGMENTS_FILE,
+    LABEL_CHECKS_FILE,
+    SHORTCUTS_FILE,
+    AuditInput,
+    AuditOutput,
+    AuditState,
+    JudgeTask,
+)
 from benchsmith.graphs.audit.turn_checks import gate, label_results, labels
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.corpus_indexes import corpus_documents, document_text
@@ -39,6 +58,7 @@ from benchsmith.stores.work_items import WorkItems
 from benchsmith.tools.discriminability import arrange_pool, balanced_gold_slots, hard_negatives, rotated
 from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.tools.query_building import HistoryMode, build_query
+
 
 def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """Choose the instances and fix each one's pool and its order (once per run)."""

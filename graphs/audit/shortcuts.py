@@ -24,6 +24,7 @@ from benchsmith.stores.jsonl import write_jsonl_atomic
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.query_building import HistoryMode, build_query
 
+
 def shortcuts(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """The shortcuts a retriever can exploit, measured without a model over every turn with a
     relevant document (not only the judged sample): ``shortcuts.json`` and, per turn,

@@ -19,8 +19,16 @@ from benchsmith.agents.text import WordStatistics
 from benchsmith.evals import label_checks
 from benchsmith.evals.quality_gate import TurnEvidence, judge_turn
 from benchsmith.evals.quality_gate.summary import gate_summary
-from benchsmith.graphs.audit.inputs import (asked_golds, benchmark_of, job, judge_seam, retriever_rankings, turn_candidates,
-                                            turn_golds, turn_values)
+from benchsmith.graphs.audit.inputs import (
+    asked_golds,
+    benchmark_of,
+    job,
+    judge_seam,
+    retriever_rankings,
+    turn_candidates,
+    turn_golds,
+    turn_values,
+)
 from benchsmith.graphs.audit.state import GATE_FILE, GATE_POOL_DEPTH, GATE_TURNS_FILE, LABEL_CHECKS_FILE, AuditState
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.corpus_indexes import corpus_documents, corpus_statistics, document_text
@@ -30,6 +38,7 @@ from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.jsonl import write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.tools.query_building import HistoryMode, build_query
+
 
 def gate(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """The offline quality gate (evals/quality_gate/) on every turn, whatever wrote the benchmark:
@@ -84,7 +93,7 @@ def labels(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     # The pool: what answers an unanswerable turn, or a partial turn's missing part; what an
     # underspecified turn without candidates may mean.
     pooled = [query for query, label in labelled if label in ("unanswerable", "partial")
-              or label == "underspecified" and not candidates.get(query.id)]
+              or (label == "underspecified" and not candidates.get(query.id))]
     pools = {query_id: pooled_chunks(rankings) for query_id, rankings in retriever_rankings(
         runtime, state["run_id"], benchmark, pooled, context.label_pool_depth, "label pool").items()} if pooled else {}
     documents = corpus_documents(benchmark)

@@ -8,8 +8,13 @@ from typing import Literal
 from benchsmith.agents.defaults import BASELINE, DEFAULT_MAX_NUGGETS
 from benchsmith.graphs.runtime.bounds import MAX_CHUNK_SIZE, MAX_ITEMS, MAX_NUGGETS, MAX_POOL_DEPTH, MIN_CHUNK_SIZE
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
-from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_EMBEDDER, DEFAULT_MIN_CHARS, DEFAULT_POOL_DEPTH
-from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE
+from benchsmith.tools.defaults import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_EMBEDDER,
+    DEFAULT_MIN_CHARS,
+    DEFAULT_POOL_DEPTH,
+    MAX_POOL_BATCH_SIZE,
+)
 
 
 @dataclass(kw_only=True)

@@ -5,11 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from benchsmith.agents.defaults import BASELINE
-from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_MIN_VOTES
-from benchsmith.evals.defaults import DEFAULT_SELECTION_BETAS
-from benchsmith.evals.defaults import DEFAULT_SELECTION_RESAMPLES
-from benchsmith.graphs.runtime.bounds import (MAX_CURVES, MAX_JUDGE_BATCH, MAX_JUDGES, MAX_POOL_DEPTH, MAX_RESAMPLES,
-                                              SEED_BOUNDS)
+from benchsmith.evals.defaults import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_MIN_VOTES,
+    DEFAULT_SELECTION_BETAS,
+    DEFAULT_SELECTION_RESAMPLES,
+)
+from benchsmith.graphs.runtime.bounds import (
+    MAX_CURVES,
+    MAX_JUDGE_BATCH,
+    MAX_JUDGES,
+    MAX_POOL_DEPTH,
+    MAX_RESAMPLES,
+    SEED_BOUNDS,
+)
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 

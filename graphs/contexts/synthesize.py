@@ -8,13 +8,22 @@ from typing import Literal
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_NEIGHBOURS, MAX_RETRIES, MAX_TURNS, SEED_BOUNDS
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
-from benchsmith.tools.defaults import (DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_CLUSTER_SIZE, DEFAULT_MAX_OVERLAP,
-                                       DEFAULT_OVERLAP_ATTEMPTS, DEFAULT_OVERLAP_REPLANS, DEFAULT_SYNTHESIS_PAGE_KINDS)
 from benchsmith.stores.errors import InputError
-from benchsmith.tools.dialogue_walk import (DEFAULT_HARD_SWITCH_RATE, DEFAULT_SOFT_SWITCH_MARGIN,
-                                            DEFAULT_SWITCH_PROBABILITY, DEMO_QUESTION_TYPES)
+from benchsmith.tools.defaults import (
+    DEFAULT_CLUSTER_NEIGHBOURS,
+    DEFAULT_CLUSTER_SIZE,
+    DEFAULT_MAX_OVERLAP,
+    DEFAULT_OVERLAP_ATTEMPTS,
+    DEFAULT_OVERLAP_REPLANS,
+    DEFAULT_SYNTHESIS_PAGE_KINDS,
+)
+from benchsmith.tools.dialogue_walk import (
+    DEFAULT_HARD_SWITCH_RATE,
+    DEFAULT_SOFT_SWITCH_MARGIN,
+    DEFAULT_SWITCH_PROBABILITY,
+    DEMO_QUESTION_TYPES,
+)
 from benchsmith.tools.turn_type_presets import TURN_TYPE_PRESETS, presets_described
-
 
 QualityGateMode = Literal["replan", "flag", "off"]
 

@@ -32,12 +32,12 @@ import operator
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Required
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
-from typing_extensions import Required, TypedDict
+from typing_extensions import TypedDict
 
 from benchsmith.agents.condition_extractor import ConditionExtractor
 from benchsmith.agents.condition_judge import ConditionCountJudge
@@ -57,8 +57,16 @@ from benchsmith.stores.multiconir import DatasetRow, write_dataset
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.condition_documents import (Construction, RelatedDocuments, Span, blamed_conditions, build_text,
-                                                  constructions, leading_part, locate_conditions)
+from benchsmith.tools.condition_documents import (
+    Construction,
+    RelatedDocuments,
+    Span,
+    blamed_conditions,
+    build_text,
+    constructions,
+    leading_part,
+    locate_conditions,
+)
 from benchsmith.tools.embedding import ChromaEmbeddingFunction
 from benchsmith.tools.loaders import load_sources
 

@@ -22,16 +22,15 @@ import json
 import operator
 import threading
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext
-from benchsmith.graphs.hardneg.scoring import (load_dataset, output_directory, score_one, scorer_spec,
-                                               write_score_report)
+from benchsmith.graphs.hardneg.scoring import load_dataset, output_directory, score_one, scorer_spec, write_score_report
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused
 from benchsmith.stores.files import write_json_atomic

@@ -20,17 +20,34 @@ from benchsmith.graphs.runtime.resources import embedder_for, scorer_for
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.multiconir import (DATASET_FILE, DatasetRow, LadderScores, Task1Scores, read_dataset,
-                                          read_ladder_scores, read_task1_scores, write_ladder_scores,
-                                          write_task1_scores)
+from benchsmith.stores.multiconir import (
+    DATASET_FILE,
+    DatasetRow,
+    LadderScores,
+    Task1Scores,
+    read_dataset,
+    read_ladder_scores,
+    read_task1_scores,
+    write_ladder_scores,
+    write_task1_scores,
+)
 from benchsmith.stores.progress import ProgressCallback
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.condition_documents import changed_text
-from benchsmith.tools.multicondition_scoring import (BM25_VARIANTS, Group, ScorerSpec, ScoreTables,
-                                                     bm25_corpus_group_scores, bm25_row_group_scores,
-                                                     cross_encoder_group_scores, dataset_corpus, dense_group_scores,
-                                                     parse_scorers, score_tables)
+from benchsmith.tools.multicondition_scoring import (
+    BM25_VARIANTS,
+    Group,
+    ScorerSpec,
+    ScoreTables,
+    bm25_corpus_group_scores,
+    bm25_row_group_scores,
+    cross_encoder_group_scores,
+    dataset_corpus,
+    dense_group_scores,
+    parse_scorers,
+    score_tables,
+)
 
 WORST_ROWS = 5
 SCORES_DIR = "scores"

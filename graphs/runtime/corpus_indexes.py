@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchsmith.agents.text import WordStatistics
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.stores.beir import Benchmark, file_fingerprint, load_benchmark
@@ -21,13 +22,12 @@ from benchsmith.stores.jsonl import JsonlRows
 from benchsmith.stores.lexical_indexes import load_bm25, save_bm25
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
-from benchsmith.agents.text import WordStatistics
 from benchsmith.tools.bm25 import DEFAULT_B, DEFAULT_K1, BM25Index
 from benchsmith.tools.corpus_statistics import exact_word_statistics
+from benchsmith.tools.defaults import DEFAULT_INDEX_BATCH_SIZE
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.embedded_text import embedded_text
 from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
-from benchsmith.tools.defaults import DEFAULT_INDEX_BATCH_SIZE
 from benchsmith.tools.indexing import IndexItem, embed_into
 from benchsmith.tools.loaders import beir_document, beir_documents
 

@@ -36,8 +36,15 @@ from benchsmith.graphs.runtime.resources import release_run_items, usage_totals
 from benchsmith.graphs.runtime.settings import current_names
 from benchsmith.stores.checkpoints import run_checkpointer
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.postgres_runs import (database_claim, find_run, forget_run, register_worker, save_run,
-                                             worker_name, worker_seen)
+from benchsmith.stores.postgres_runs import (
+    database_claim,
+    find_run,
+    forget_run,
+    register_worker,
+    save_run,
+    worker_name,
+    worker_seen,
+)
 from benchsmith.stores.run_claims import workspace_claim
 from benchsmith.stores.runs import RunDirectory, RunRecord
 from benchsmith.stores.workspace import Workspace
@@ -229,7 +236,7 @@ def _forget(run_dir: RunDirectory, database: str | None, recorded_here: bool) ->
             forget_run(database, run_dir.run_id)
         else:
             worker_seen(database, worker_name(), stopped=True)
-    except Exception:  # noqa: BLE001  (the input error is the one to report)
+    except Exception:  # the input error is the one to report
         pass
 
 

@@ -48,33 +48,77 @@ from langgraph.types import Send
 
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.evals.intervals import resample_weights
-from benchsmith.evals.selection_measures import (QueryCounts, configuration_scores, main_effects, micro_precision_recall,
-                                                 pr_auc)
+from benchsmith.evals.selection_measures import (
+    QueryCounts,
+    configuration_scores,
+    main_effects,
+    micro_precision_recall,
+    pr_auc,
+)
 from benchsmith.evals.selection_report import selection_report_files
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for
-from benchsmith.graphs.select.inputs import (configuration_of, configured_query_texts, dense_components, file_records,
-                                             job, judge_seams, min_votes_of, plan_configurations, queries_of,
-                                             run_file_of)
-from benchsmith.graphs.select.judging import (VERDICT_STORE, judge_batch, pair_id, query_facts, run_identity,
-                                              stores_verdicts)
-from benchsmith.graphs.select.results import (BEST_FILE, JudgedPool, best_by_f_beta, best_configuration_yaml,
-                                              configuration_counts, measured_configurations, selection_notes,
-                                              separation, separation_text)
+from benchsmith.graphs.select.inputs import (
+    configuration_of,
+    configured_query_texts,
+    dense_components,
+    file_records,
+    job,
+    judge_seams,
+    min_votes_of,
+    plan_configurations,
+    queries_of,
+    run_file_of,
+)
+from benchsmith.graphs.select.judging import (
+    VERDICT_STORE,
+    judge_batch,
+    pair_id,
+    query_facts,
+    run_identity,
+    stores_verdicts,
+)
+from benchsmith.graphs.select.results import (
+    BEST_FILE,
+    JudgedPool,
+    best_by_f_beta,
+    best_configuration_yaml,
+    configuration_counts,
+    measured_configurations,
+    selection_notes,
+    separation,
+    separation_text,
+)
 from benchsmith.graphs.select.retrieval import RetrievalSettings, chunk_index, configuration_run, corpus_of
-from benchsmith.graphs.select.state import (CONFIGURATIONS_FILE, FACTS_FILE, JUDGING_STAGE, JUDGMENTS_FILE, POOL_FILE,
-                                            RETRIEVAL_STAGE, STAGES_FILE, JudgeTask, RetrieveTask, SelectInput,
-                                            SelectOutput, SelectState)
+from benchsmith.graphs.select.state import (
+    CONFIGURATIONS_FILE,
+    FACTS_FILE,
+    JUDGING_STAGE,
+    JUDGMENTS_FILE,
+    POOL_FILE,
+    RETRIEVAL_STAGE,
+    STAGES_FILE,
+    JudgeTask,
+    RetrieveTask,
+    SelectInput,
+    SelectOutput,
+    SelectState,
+)
 from benchsmith.stores.benchmark_files import canonicalize
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic, write_text_atomic
 from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.trec import read_trec_run, write_trec_run
-from benchsmith.tools.strategy_space import (DIMENSIONS, SelectConfiguration, baseline_settings, grid_settings,
-                                             space_from_mapping, stage_settings)
-
+from benchsmith.tools.strategy_space import (
+    DIMENSIONS,
+    SelectConfiguration,
+    baseline_settings,
+    grid_settings,
+    space_from_mapping,
+    stage_settings,
+)
 
 # ---------------------------------------------------------------------------------------
 # Nodes.

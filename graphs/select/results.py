@@ -11,8 +11,14 @@ from typing import Any
 
 import yaml
 
-from benchsmith.evals.selection_measures import (QueryCounts, bootstrap_standard_error, intervals_overlap, query_counts,
-                                                 queries_to_separate, win_share)
+from benchsmith.evals.selection_measures import (
+    QueryCounts,
+    bootstrap_standard_error,
+    intervals_overlap,
+    queries_to_separate,
+    query_counts,
+    win_share,
+)
 from benchsmith.graphs.select.judging import pair_id
 from benchsmith.graphs.select.retrieval import ChunkIndex
 from benchsmith.stores.trec import Run
@@ -31,7 +37,7 @@ class JudgedPool:
 
     @classmethod
     def of(cls, judgments: Mapping[str, Mapping[str, Any]], facts_records: Sequence[Mapping[str, Any]],
-           query_ids: list[str]) -> "JudgedPool":
+           query_ids: list[str]) -> JudgedPool:
         """From judgments.jsonl (by pair) and facts.jsonl (per query)."""
         return cls(query_ids, {pair: bool(record["relevant"]) for pair, record in judgments.items()},
                    {pair_id(record["query_id"], key): ids for record in facts_records

@@ -36,12 +36,12 @@ from benchsmith.tools.bm25 import BM25Index
 from benchsmith.tools.cached_embedding import cached_embedder
 from benchsmith.tools.chunking_strategies import ChunkingSpec, SelectChunk, chunk_corpus
 from benchsmith.tools.cleaning import clean_documents
+from benchsmith.tools.defaults import DEFAULT_INDEX_BATCH_SIZE
 from benchsmith.tools.dense_retrieval import DenseIndex
 from benchsmith.tools.documents import Document
 from benchsmith.tools.embedded_text import embedded_text
 from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
 from benchsmith.tools.fusion import fuse_runs
-from benchsmith.tools.defaults import DEFAULT_INDEX_BATCH_SIZE
 from benchsmith.tools.indexing import IndexItem, embed_into
 from benchsmith.tools.loaders import STDLIB_SOURCE, load_sources
 from benchsmith.tools.metadata_filters import MetadataFilter
@@ -76,7 +76,7 @@ def corpus_of(sources: Sequence[str]) -> Corpus:
             documents = clean_documents(load_sources(list(sources)).documents)
             digest = hashlib.sha256()
             for document in documents:
-                digest.update(f"{document.id}\x1f{document.title}\x1f{document.text}\x1e".encode("utf-8"))
+                digest.update(f"{document.id}\x1f{document.title}\x1f{document.text}\x1e".encode())
             _corpora.clear()  # one corpus per process at a time: a corpus can be large
             _corpora[stamp] = Corpus(documents, digest.hexdigest()[:12])
         return _corpora[stamp]
@@ -145,7 +145,7 @@ class ChunkIndex:
 def collection_name(corpus: Corpus, spec: ChunkingSpec, embedder: Embedder) -> str:
     """``select-<corpus hash>-<chunking hash>-<embedder>``, within Chroma's naming rules."""
     # The id scheme is part of the name: a collection of the old `<doc id>#<n>` ids is not reused.
-    chunking = hashlib.sha1(f"{spec.label} {ID_SCHEME}".encode("utf-8")).hexdigest()[:8]
+    chunking = hashlib.sha1(f"{spec.label} {ID_SCHEME}".encode()).hexdigest()[:8]
     return COLLECTION_UNSAFE.sub("-", f"select-{corpus.fingerprint}-{chunking}-{embedder.name}")[:60].strip("-_")
 
 

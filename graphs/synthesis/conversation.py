@@ -20,15 +20,33 @@ from benchsmith.evals.lexical_overlap import lexical_overlap
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.inline import InlineGraph
 from benchsmith.graphs.synthesis.lookups import corpus_stats, model_seam, passages_of, walked_clusters
-from benchsmith.graphs.synthesis.state import (DEFAULT_TURNS, ConversationInput, ConversationOutput, ConversationState,
-                                               job, turn_position, turns_so_far)
+from benchsmith.graphs.synthesis.state import (
+    DEFAULT_TURNS,
+    ConversationInput,
+    ConversationOutput,
+    ConversationState,
+    job,
+    turn_position,
+    turns_so_far,
+)
 from benchsmith.graphs.synthesis.turn_checks import ill_formed_question, label_judge
 from benchsmith.graphs.synthesis.turn_plans import check_turn_types, kind_plan, kind_policy, plan_turn, question_mix
 from benchsmith.stores.errors import InputError
-from benchsmith.tools.dialogue_walk import (SwitchPolicy, draw_question_type, draw_switch, draw_turn_kind,
-                                            turn_kind_position, turn_rng)
-from benchsmith.tools.overlap_retry import (BASELINE_FORM_REPLANS, FORM_REPLANS, RetryLimits, ask_with_corrections,
-                                            ask_with_replans)
+from benchsmith.tools.dialogue_walk import (
+    SwitchPolicy,
+    draw_question_type,
+    draw_switch,
+    draw_turn_kind,
+    turn_kind_position,
+    turn_rng,
+)
+from benchsmith.tools.overlap_retry import (
+    BASELINE_FORM_REPLANS,
+    FORM_REPLANS,
+    RetryLimits,
+    ask_with_corrections,
+    ask_with_replans,
+)
 from benchsmith.tools.polish import review_polish
 
 

@@ -21,10 +21,26 @@ from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, run_items
 from benchsmith.graphs.synthesis.conversation import conversation_in_run
 from benchsmith.graphs.synthesis.lookups import corpus_stats, passage_records, vector_store
-from benchsmith.graphs.synthesis.state import (BEIR_DIR, PLAN_FILE, STATS_FILE, TREC_QRELS_FILE, ConversationInput,
-                                               SynthesisInput, SynthesisOutput, SynthesisState, job)
-from benchsmith.stores.benchmark_files import (DIALOGUES_FILE, HELD_OUT_FILE, benchmark_records, canonicalize,
-                                              held_out_ids, write_beir, write_held_out)
+from benchsmith.graphs.synthesis.state import (
+    BEIR_DIR,
+    PLAN_FILE,
+    STATS_FILE,
+    TREC_QRELS_FILE,
+    ConversationInput,
+    SynthesisInput,
+    SynthesisOutput,
+    SynthesisState,
+    job,
+)
+from benchsmith.stores.benchmark_files import (
+    DIALOGUES_FILE,
+    HELD_OUT_FILE,
+    benchmark_records,
+    canonicalize,
+    held_out_ids,
+    write_beir,
+    write_held_out,
+)
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_json_atomic
 from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic

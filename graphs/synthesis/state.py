@@ -4,9 +4,9 @@ the nodes read of their runtime (settings, workspace, run directories)."""
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any
+from typing import Annotated, Any, Required
 
-from typing_extensions import Required, TypedDict
+from typing_extensions import TypedDict
 
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.job_runtime import JobRuntime

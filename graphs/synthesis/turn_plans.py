@@ -10,13 +10,30 @@ from langgraph.runtime import Runtime
 
 from benchsmith.agents.offline.namesakes import documented_entries, shared_name, shared_subject, subjects
 from benchsmith.graphs.contexts.synthesize import SynthesisContext, with_preset_rates
-from benchsmith.graphs.synthesis.lookups import (bm25_index, chunks_of, corpus_stats, cosine, document_of, embeddings_of,
-                                                 passages_of, walked_clusters)
+from benchsmith.graphs.synthesis.lookups import (
+    bm25_index,
+    chunks_of,
+    corpus_stats,
+    cosine,
+    document_of,
+    embeddings_of,
+    passages_of,
+    walked_clusters,
+)
 from benchsmith.graphs.synthesis.state import ConversationState, job
 from benchsmith.stores.errors import InputError
 from benchsmith.tools.bm25 import top_scored
-from benchsmith.tools.dialogue_walk import (MULTI_GOLD_SIZES, Position, TurnKindPolicy, choose_switch, companion_chunks,
-                                            parse_question_types, reserved_chunks, soft_switch_candidates, turn_rng)
+from benchsmith.tools.dialogue_walk import (
+    MULTI_GOLD_SIZES,
+    Position,
+    TurnKindPolicy,
+    choose_switch,
+    companion_chunks,
+    parse_question_types,
+    reserved_chunks,
+    soft_switch_candidates,
+    turn_rng,
+)
 
 NAMESAKE_SEARCH_DEPTH = 20  # BM25's top chunks searched for another meaning of an underspecified turn's term
 PARTIAL_CLUSTERS = 4  # the clusters whose held-out chunk a partial turn may be planned on
