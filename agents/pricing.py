@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.endpoints import is_official, normalize_base_url
@@ -55,7 +56,7 @@ class PriceTable:
         prices, per_endpoint = dict(DEFAULT_PRICES_PER_MILLION), {}
         if path := os.environ.get(PRICES_ENV):
             try:
-                overrides = json.loads(open(path, encoding="utf-8").read())
+                overrides = json.loads(Path(path).read_text(encoding="utf-8"))
                 for key, value in overrides.items():
                     if "://" not in key:
                         prices[key] = _price(value)

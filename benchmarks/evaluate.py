@@ -251,8 +251,8 @@ def compare_measures(data: Data, path: Path, batch_size: int, repeat: int) -> di
     means = np.zeros(len(measures))
     for number, batch in enumerate(iter_run_batches(path, batch_size)):
         judged = {query_id: data.qrels[query_id] for query_id in batch if query_id in data.qrels}
-        calls = {"ours": lambda: evaluate_batches(measures, data.qrels, [batch]),
-                 "ir_measures": lambda: list(ir_measures.iter_calc(measures, judged, batch))}
+        calls = {"ours": lambda batch=batch: evaluate_batches(measures, data.qrels, [batch]),
+                 "ir_measures": lambda batch=batch, judged=judged: list(ir_measures.iter_calc(measures, judged, batch))}
         if not warmed:  # loads the providers once, for both
             for call in calls.values():
                 call()

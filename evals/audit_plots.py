@@ -7,6 +7,7 @@ global figure manager, no interactive backend, thread-safe rendering.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -84,7 +85,7 @@ def overlap_histograms(histogram: Mapping[str, Any], reference: Mapping[str, Any
     of a question's content-word stems found in its gold passage: mass near 1 means questions
     copy their gold."""
     edges = [float(edge) for edge in histogram["edges"]]
-    labels = [f"{low:.1f}–{high:.1f}" for low, high in zip(edges, edges[1:])]
+    labels = [f"{low:.1f}–{high:.1f}" for low, high in pairwise(edges)]
     figure = Figure(figsize=(8.0, 4.0), layout="constrained")
     axes = figure.add_subplot()
     positions = np.arange(len(labels))

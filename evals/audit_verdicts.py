@@ -66,7 +66,7 @@ def instance_means(judgments: Judgments, dimension: str) -> dict[str, float]:
 
 
 def _nearest(value: float) -> int:
-    return int(math.floor(value + 0.5))  # half up: 2.5 is 3, not Python's banker's 2
+    return math.floor(value + 0.5)  # half up: 2.5 is 3, not Python's banker's 2
 
 
 def dimension_summaries(judgments: Judgments, judges: list[str], population: int | None) -> dict[str, Any]:

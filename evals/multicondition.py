@@ -21,6 +21,7 @@ that gives every document the same score wins nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -94,7 +95,7 @@ def task1_mean_differences(positive: ArrayLike, negative: ArrayLike) -> list[flo
 def ladder_pair_names(negatives: int) -> list[str]:
     """``Positive_vs_HN1``, ``HN1_vs_HN2``, …, ``HN{N-1}_vs_HN{N}`` (the reference's names)."""
     names = ["Positive", *[f"HN{j}" for j in range(1, negatives + 1)]]
-    return [f"{first}_vs_{second}" for first, second in zip(names, names[1:])]
+    return [f"{first}_vs_{second}" for first, second in pairwise(names)]
 
 
 def monotonicity_wins(ladder: ArrayLike) -> np.ndarray:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -80,7 +81,7 @@ def difference_interval(first: Sequence[float], second: Sequence[float], resampl
 def adjacent_pairs(means: Mapping[str, float]) -> list[tuple[str, str]]:
     """Each configuration and the one ranked just below it, best first (equal means by name)."""
     order = sorted(means, key=lambda name: (-means[name], name))
-    return list(zip(order, order[1:]))
+    return list(pairwise(order))
 
 
 def separations(per_query: Mapping[str, Sequence[float]], pairs: Sequence[tuple[str, str, str]],

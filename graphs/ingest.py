@@ -15,6 +15,7 @@ import time
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from itertools import pairwise
 from typing import Annotated, Any
 
 from langgraph.graph import END, START, StateGraph
@@ -248,7 +249,7 @@ builder = StateGraph(IngestState, context_schema=IngestContext, input_schema=Ing
 for stage_node in (load, clean, chunk, dedup, quality, embed):
     builder.add_node(stage_node.__name__, timed(stage_node))
 builder.add_edge(START, "load")
-for before, after in zip(STAGES, STAGES[1:]):
+for before, after in pairwise(STAGES):
     builder.add_edge(before, after)
 builder.add_edge("embed", END)
 

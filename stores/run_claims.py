@@ -45,8 +45,7 @@ def refusal(run_id: str, holder: str) -> RunInUse:
 def workspace_claim(run_path: Path, run_id: str) -> Iterator[None]:
     """Hold the run's claim in its workspace for the block; :class:`RunInUse` if a live process holds it."""
     run_path.mkdir(parents=True, exist_ok=True)
-    handle = open(run_path / CLAIM_FILE, "a+", encoding="utf-8")
-    try:
+    with open(run_path / CLAIM_FILE, "a+", encoding="utf-8") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -62,8 +61,6 @@ def workspace_claim(run_path: Path, run_id: str) -> Iterator[None]:
             handle.seek(0)
             handle.truncate()  # a later reader sees no holder named
             fcntl.flock(handle, fcntl.LOCK_UN)
-    finally:
-        handle.close()
 
 
 def process_name(pid: int | None = None, host: str | None = None) -> str:

@@ -16,7 +16,7 @@ class SpooledTexts:
     """``append`` texts in turn; ``texts(positions)`` reads them back. The file goes when closed."""
 
     def __init__(self) -> None:
-        self._file = tempfile.TemporaryFile()
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 (open for the object's life: close() closes it)
         self._offsets = array("q", [0])  # text i spans offsets[i]:offsets[i + 1]
 
     def extend(self, texts: Iterable[str]) -> None:

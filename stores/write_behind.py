@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import collections
+import contextlib
 import os
 import threading
 import time
@@ -122,10 +123,8 @@ def drain_all() -> None:
 
 
 def _drain_at_exit() -> None:
-    try:
+    with contextlib.suppress(Exception):  # nothing is left to report it to at exit
         drain_all()
-    except Exception:  # nothing is left to report it to at exit
-        pass
 
 
 def _forget_threads_in_child() -> None:

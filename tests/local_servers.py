@@ -8,7 +8,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import httpx
@@ -55,10 +55,8 @@ def _stop_group(server: subprocess.Popen) -> None:
         server.wait(timeout=30)
     except ProcessLookupError:
         server.wait(timeout=30)
-    try:  # the group may outlive its leader (workers the server started)
+    with suppress(ProcessLookupError):  # the group may outlive its leader (workers the server started)
         os.killpg(server.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def processes_running(*arguments: str) -> list[int]:

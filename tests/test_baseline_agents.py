@@ -82,25 +82,6 @@ def test_markup_commands_meta_text_and_fragments_are_not_informative(sentence):
 
 
 
-
-
-def questions_of(gold: dict, others: list[str], turns: int) -> list[str]:
-    """The baseline's questions for ``turns`` follow-ups on one gold passage."""
-    statistics = PassageStatistics([gold["text"], *others])
-    history: list[dict] = []
-    asked = []
-    for _ in range(turns):
-        draft = Questioner().baseline(gold=gold, history=history, switch="follow-up", corpus_stats=statistics)
-        asked.append(draft.question)
-        history.append({"question": draft.question, "question_unpolished": draft.question, "rewrite": draft.rewrite,
-                        "response": ""})
-    return asked
-
-
-
-
-
-
 def test_responder_answers_in_whole_sentences_of_the_gold():
     gold = {"title": "tides.md", "text": "# Tide tables\n\nThe tide predictor fits harmonic constituents to twelve\n"
                                          "months of gauge readings. Each constituent has an amplitude, e.g. 2.5 m,\n"

@@ -99,10 +99,9 @@ def test_run_writer_appends_batches_in_query_order_and_refuses_others(tmp_path):
         write({"q3": {"c": 1.0}})
     assert read_trec_run(path) == {"q1": {"x": 0.5}, "q2": {"a": 2.0, "b": 1.0}, "q3": {"c": 1.0}}
     assert [query for query, _ in iter_trec_run(path)] == ["q1", "q2", "q3"]
-    with pytest.raises(ValueError, match="'q2' written after 'q3'"):
-        with trec_run_writer(tmp_path / "bad.trec", "t") as write:
-            write({"q3": {"c": 1.0}})
-            write({"q2": {"b": 1.0}})
+    with pytest.raises(ValueError, match="'q2' written after 'q3'"), trec_run_writer(tmp_path / "bad.trec", "t") as write:
+        write({"q3": {"c": 1.0}})
+        write({"q2": {"b": 1.0}})
     assert not (tmp_path / "bad.trec").exists()
 
 
@@ -288,7 +287,7 @@ def test_missing_split_names_the_available_ones(tmp_path, workspace):
 def test_missing_corpus_is_named(tmp_path, workspace):
     directory = write_beir(tmp_path / "b", [{"_id": "q1", "text": "x"}])
     (directory / "corpus.jsonl").unlink()
-    with pytest.raises(InputError, match="no corpus.jsonl"):
+    with pytest.raises(InputError, match=r"no corpus.jsonl"):
         load_benchmark(directory, workspace)
 
 
@@ -309,7 +308,7 @@ def test_run_record_that_is_not_json_is_named(tmp_path, workspace):
     run = tmp_path / "broken"
     write_beir(run / "beir", [{"_id": "q1", "text": "x"}])
     (run / "run.json").write_text("{not json", encoding="utf-8")
-    with pytest.raises(InputError, match="run.json: not a benchsmith run record"):
+    with pytest.raises(InputError, match=r"run.json: not a benchsmith run record"):
         load_benchmark(run, workspace)
 
 

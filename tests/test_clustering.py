@@ -1,4 +1,5 @@
 import random
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -73,7 +74,7 @@ def test_exhausted_neighbour_list_continues_at_the_nearest_unvisited_chunk():
     visited = np.zeros(150, dtype=bool)
     visited[path[0]] = True
     jumps = 0
-    for here, after in zip(path, path[1:]):
+    for here, after in pairwise(path):
         listed = [row for row in neighbours[here] if not visited[row]]
         if listed:
             assert after == listed[0]

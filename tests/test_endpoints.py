@@ -192,7 +192,7 @@ def test_transient_faults_do_not_latch(server):
     server.inject("503", "503")
     settings = ModelSettings(timeout_s=2.0, max_attempts=2, backoff_initial_s=0.01, backoff_max_s=0.02)
 
-    with pytest.raises(ModelUnavailableError, match="InternalServerError|APIStatusError|503"):
+    with pytest.raises(ModelUnavailableError, match=r"InternalServerError|APIStatusError|503"):
         seam_for(settings=settings, sleep=RecordingSleep()).run(Judge(), question="q")
 
     assert seam_for().run(Judge(), question="q") == Verdict(**GOOD)
@@ -387,5 +387,5 @@ def test_a_seam_charges_the_price_of_its_endpoint(server, tmp_path, monkeypatch)
 def test_a_malformed_prices_file_names_the_file(tmp_path, monkeypatch, table):
     write_prices(tmp_path, monkeypatch, table)
 
-    with pytest.raises(ValueError, match="prices.json: not a price table"):
+    with pytest.raises(ValueError, match=r"prices.json: not a price table"):
         PriceTable.load()

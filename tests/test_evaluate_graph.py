@@ -251,11 +251,11 @@ def test_strict_makes_each_id_problem_an_error(setup):
     spoil_benchmark(benchmark)
     from benchsmith.stores.errors import InputError
 
-    with pytest.raises(InputError, match="duplicate document ids.*zebra-history.*--strict"):
+    with pytest.raises(InputError, match=r"duplicate document ids.*zebra-history.*--strict"):
         evaluate(workspace, benchmark, "s1", ["bm25"], ["full"], strict=True)
     lines = (benchmark / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
     (benchmark / "corpus.jsonl").write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
-    with pytest.raises(InputError, match="judged query ids .*'ghost_t0'"):
+    with pytest.raises(InputError, match=r"judged query ids .*'ghost_t0'"):
         evaluate(workspace, benchmark, "s2", ["bm25"], ["full"], strict=True)
 
 

@@ -103,7 +103,7 @@ def test_a_finished_run_is_reported_not_redone(workspace, tmp_path):
 def test_resuming_with_other_settings_is_refused(workspace, tmp_path):
     corpus = write_corpus(tmp_path / "corpus", documents=6)
     ingest(workspace, "r", [str(corpus)], HashingEmbedder(), min_quality=0.5)
-    with pytest.raises(InputError, match="min_quality: 0.5 → 0.9"):
+    with pytest.raises(InputError, match=r"min_quality: 0.5 → 0.9"):
         ingest(workspace, "r", [str(corpus)], HashingEmbedder(), min_quality=0.9)
 
 

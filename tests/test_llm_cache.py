@@ -13,7 +13,7 @@ def test_threads_opening_a_new_cache_at_once_all_open_it_and_write(tmp_path):
         path = tmp_path / f"cache-{trial}.sqlite"
         start, errors = threading.Barrier(4), []
 
-        def open_and_write(worker: int) -> None:
+        def open_and_write(worker: int, path=path, start=start, errors=errors) -> None:
             start.wait()
             try:
                 cache = LLMCache(path)

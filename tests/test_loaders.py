@@ -64,7 +64,7 @@ def test_missing_path_stops_with_its_name(tmp_path):
 
 def test_empty_corpus_stops(tmp_path):
     (tmp_path / "empty.txt").write_text("", encoding="utf-8")
-    with pytest.raises(InputError, match="empty corpus.*skipped 1 file"):
+    with pytest.raises(InputError, match=r"empty corpus.*skipped 1 file"):
         load_sources([str(tmp_path)])
 
 

@@ -75,7 +75,7 @@ def reference_change_rate(instruction: list[list[float]], descriptive: list[list
     inst = {name: [row[i] for row in instruction] for i, name in enumerate(columns)}
     desc = {name: [row[i] for row in descriptive] for i, name in enumerate(columns)}
     total = changed = 0
-    for col in ["Positive"] + columns[1:-1]:
+    for col in ["Positive", *columns[1:-1]]:
         next_col = columns[columns.index(col) + 1]
         inst_comparison = [a > b for a, b in zip(inst[col], inst[next_col])]
         desc_comparison = [a > b for a, b in zip(desc[col], desc[next_col])]

@@ -136,7 +136,7 @@ def test_nugget_qrels_round_trip_and_refuse_ordinary_qrels(tmp_path):
         read_nugget_qrels(ordinary)
     bad = tmp_path / "bad.trec"
     bad.write_text("q1 q1_1 d1 1\nq1 q1_2 d1\n")
-    with pytest.raises(InputError, match="bad.trec:2: a nugget qrels line has 4 fields"):
+    with pytest.raises(InputError, match=r"bad.trec:2: a nugget qrels line has 4 fields"):
         read_nugget_qrels(bad)
 
 

@@ -141,7 +141,7 @@ def test_coverage_matches_freshstacks_definition_on_its_own_inputs():
 
 @pytest.mark.parametrize("name", ["alpha_nDCG@30", "alpha_nDCG", "Coverage@0", "Coverage@x", "nonsense@3"])
 def test_unusable_measures_are_refused_by_name(name):
-    with pytest.raises(UnknownNuggetMeasure, match="alpha_nDCG|Coverage|unknown measure"):
+    with pytest.raises(UnknownNuggetMeasure, match=r"alpha_nDCG|Coverage|unknown measure"):
         check_nugget_measures([name])
 
 

@@ -149,7 +149,7 @@ def test_a_benchmark_with_run_files_gets_nugget_measures_whatever_the_batch_size
         "they are not measured",
         f"{nuggets_file.resolve()}: 1 nugget-judged document ids not in the corpus (or without text) ('nowhere-doc'): "
         "no retriever can find them; coverage cannot reach 1 where they support a nugget"]
-    with pytest.raises(InputError, match="nugget-judged query ids .*'ghost_t9'"):
+    with pytest.raises(InputError, match=r"nugget-judged query ids .*'ghost_t9'"):
         benchsmith.evaluate(bench, runs=[mine], measures=measures, nugget_qrels=nuggets_file, strict=True,
                             workspace=tmp_path / "ws", run_id="strict")
 

@@ -242,16 +242,16 @@ def test_rejects_answers_400_to_the_refused_format_only(rejects, method, refused
     with FakeOpenAIServer(replier=lambda request: REPLY, rejects=rejects) as server:
         call = structured(server, method)
         if refused:
-            with pytest.raises(openai.BadRequestError, match="json_schema|tools|response_format"):
+            with pytest.raises(openai.BadRequestError, match=r"json_schema|tools|response_format"):
                 call.invoke("grade this as JSON")
         else:
             assert call.invoke("grade this as JSON") == Answer(**REPLY)
 
 
 def test_rejection_status_can_be_422():
-    with FakeOpenAIServer(replier=lambda request: REPLY, rejects=LEGACY_LLAMA_CPP, rejection_status=422) as server:
-        with pytest.raises(openai.UnprocessableEntityError):
-            structured(server, "json_schema").invoke("grade this")
+    with (FakeOpenAIServer(replier=lambda request: REPLY, rejects=LEGACY_LLAMA_CPP, rejection_status=422) as server,
+          pytest.raises(openai.UnprocessableEntityError)):
+        structured(server, "json_schema").invoke("grade this")
 
 
 def test_fenced_style_answers_with_prose_and_a_json_fence_even_for_a_tool_call(openai_server):

@@ -43,7 +43,7 @@ def variants_and_turns():
 
 def test_no_variant_or_restored_turn_splits_a_word_or_drops_an_object():
     checked = 0
-    for rewrite, variant, turn in variants_and_turns():
+    for _rewrite, variant, turn in variants_and_turns():
         for text in (variant, turn):
             assert not SPLIT_WORD.search(text), text
             assert not DANGLING.search(text), text

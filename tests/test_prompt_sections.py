@@ -146,7 +146,7 @@ def markers_outside_sections(content: str, tags: set[str]) -> list[int]:
             events.append((match.end(), "close", closing.lower()))
     outside, stack, position = [], [], 0
     markers = [match.start() for match in re.finditer(MARKER, content)]
-    for at, kind, name in sorted(events) + [(len(content) + 1, "end", "")]:
+    for at, kind, name in [*sorted(events), (len(content) + 1, "end", "")]:
         outside += [marker for marker in markers if position <= marker < at and not stack]
         position = at
         if kind == "open":

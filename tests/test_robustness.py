@@ -260,7 +260,7 @@ def test_retrieval_path_evaluates_every_test_set_with_the_evaluate_job(tmp_path)
     rows = [line for line in listed.output.splitlines() if "rob" in line and "para" not in line]
     children = [line for line in rows if "└ rob-" in line]
     assert len(children) == 3 and all("evaluate" in line for line in children), listed.output
-    assert [line for line in rows if "└" not in line][0].split("│")[1].strip() == "rob"
+    assert next(line for line in rows if "└" not in line).split("│")[1].strip() == "rob"
     assert rows.index(children[0]) == 1 + rows.index(next(line for line in rows if "└" not in line))
 
 

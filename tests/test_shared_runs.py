@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -197,7 +198,7 @@ def test_two_paraphrase_workers_one_killed_paraphrase_each_turn_once_and_write_t
         tmp_path, database, monkeypatch):
     topics = write_topics(tmp_path / "2019_evaluation_topics.json", topics=6, turns=4)
     total = 24
-    with model_and_embeddings(paraphrase_replier, 0.3, monkeypatch) as (model, environment):
+    with model_and_embeddings(paraphrase_replier, 0.3, monkeypatch) as (_model, environment):
         benchsmith.paraphrase(str(topics), per_turn=3, llm="openai:sim", min_similarity=0.0, concurrency=8,
                               embedder="openai:hash", run_id="solo", workspace=tmp_path / "solo")
 
@@ -219,7 +220,7 @@ class SynthesisSetup:
     and the single process's run (embedded Chroma in a workspace of its own) over the same corpus."""
 
     conversations = 16
-    command = [sys.executable, "-m", "benchsmith.cli", "synthesize", "--collection", COLLECTION,
+    command: ClassVar[list[str]] = [sys.executable, "-m", "benchsmith.cli", "synthesize", "--collection", COLLECTION,
                "--conversations", str(conversations), "--turns", "3", "--llm", "openai:sim", "--cluster-size", "4",
                "--seed", "3"]
 

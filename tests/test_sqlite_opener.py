@@ -41,7 +41,7 @@ def test_threads_opening_a_new_embedding_cache_at_once_all_open_it_and_write(tmp
     for trial in range(TRIALS):
         path = tmp_path / f"embeddings-{trial}.sqlite"
 
-        def open_and_write(worker: int) -> None:
+        def open_and_write(worker: int, path=path) -> None:
             cache = EmbeddingCache(path)
             cache.put_many("model", [(f"key-{worker}", bytes([worker]) * 8)])
             cache.close()
@@ -58,7 +58,7 @@ def test_threads_opening_a_new_checkpointer_at_once_all_open_it_and_write(tmp_pa
     for trial in range(TRIALS):
         workspace = Workspace.resolve(tmp_path / f"workspace-{trial}")
 
-        def open_and_write(worker: int) -> None:
+        def open_and_write(worker: int, workspace=workspace) -> None:
             with sqlite_checkpointer(workspace) as saver:
                 saver.setup()  # the saver creates its tables on first use: here, all threads at once
 

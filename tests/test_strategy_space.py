@@ -4,6 +4,7 @@ grid and staged configurations, names and space files."""
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 import pytest
 
@@ -93,7 +94,7 @@ def test_two_documents_of_one_path_are_refused():
 def test_overlap_repeats_the_end_of_a_chunk_at_the_start_of_the_next():
     chunks = chunk_corpus([document()], ChunkingSpec(size=200, overlap=60))
     assert len(chunks) > 2
-    for first, second in zip(chunks, chunks[1:]):
+    for first, second in pairwise(chunks):
         tail = first.text.split(". ")[-1].rstrip(".")
         assert tail and tail in second.text
         assert span_of(second.id)[1] < span_of(first.id)[2]  # the spans overlap too
@@ -206,5 +207,5 @@ def test_space_files_and_flags_that_replace_their_dimensions(tmp_path):
     replaced = strategy_space(path, retrievers=["bm25"], order=["top_k", "chunking"])
     assert replaced["retriever"] == ["bm25"] and replaced["order"] == ["top_k", "chunking"]
     assert strategy_space(None)["retriever"] == ["bm25"]
-    with pytest.raises(InputError, match="space.yaml: unknown key"):
+    with pytest.raises(InputError, match=r"space.yaml: unknown key"):
         space_from_mapping(read_space_file(path) | {"colour": "blue"}, str(path))

@@ -248,7 +248,7 @@ def test_a_repeated_document_id_stops_the_load_and_leaves_no_run(tmp_path):
         folder.mkdir()
         (folder / "same.md").write_text("# Same\n\n" + "A sentence about retrieval and ranking. " * 5, encoding="utf-8")
     context = IngestContext(workspace=str(workspace.root), embedder=register_embedder(HashingEmbedder()))
-    with pytest.raises(InputError, match="document id 'same.md' repeats"):
+    with pytest.raises(InputError, match=r"document id 'same.md' repeats"):
         run_job(builder, job="ingest", workspace=workspace, run_id="twice", context=context,
                 inputs={"run_id": "twice", "sources": [str(first), str(second)], "collection": "docs"},
                 settings={"sources": [str(first), str(second)], "collection": "docs"})

@@ -73,7 +73,9 @@ def test_questions_ask_rather_than_quote_their_gold_chunk(questions):
         return re.findall(r"\w+", text.casefold())
 
     def longest_shared_run(first: list[str], second: list[str]) -> int:
-        ngrams = lambda tokens, n: {tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)}
+        def ngrams(tokens: list[str], n: int) -> set[tuple[str, ...]]:
+            return {tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)}
+
         n = 0
         while ngrams(first, n + 1) & ngrams(second, n + 1):
             n += 1
@@ -126,4 +128,4 @@ def test_relabelling_refinds_changed_chunks_and_names_lost_evidence(tmp_path):
     write_labelled_questions(path, [updated])
     assert read_labelled_questions(path) == [updated]
     with pytest.raises(InputError, match="q: mod: 'second span'"):
-        relabelled(questions, chunks[:0] + [CorpusChunk("a", "mod", "only the first span")])
+        relabelled(questions, [*chunks[:0], CorpusChunk("a", "mod", "only the first span")])

@@ -218,7 +218,7 @@ def sections(document: Document, min_chars: int = 0) -> list[tuple[int, int]]:
     if document.kind not in SECTIONED_KINDS or not document.headings:
         return [(0, len(text))]
     heading_offsets = {offset for offset, _, _ in document.headings}
-    bounds = sorted(offset for offset in heading_offsets if 0 < offset < len(text)) + [len(text)]
+    bounds = [*sorted(offset for offset in heading_offsets if 0 < offset < len(text)), len(text)]
     # What precedes the first heading (":orphan:", a ".. _label:" or "(label)=" target, badges)
     # belongs to the section it opens.
     if bounds[0] < len(text) and min(heading_offsets) > 0:

@@ -86,9 +86,9 @@ def cluster_collection(workspace: Workspace, store: VectorStore, size: int = DEF
     """The collection's clustering for these parameters (of the chunks of ``page_kinds``; None: all),
     computed once and then reused while the collection holds as many chunks as it did."""
     kinds = clustering_kinds(page_kinds)
-    if existing := find_clustering(workspace, store.name, size, neighbours, seed, kinds):
-        if existing.stats.get("collection_chunks", existing.chunk_count + len(existing.dropped)) == store.count():
-            return existing
+    existing = find_clustering(workspace, store.name, size, neighbours, seed, kinds)
+    if existing and existing.stats.get("collection_chunks", existing.chunk_count + len(existing.dropped)) == store.count():
+        return existing
     started = time.perf_counter()
     seen = PageKindsSeen()
     # The texts come in the same pass as the vectors, spooled to a file, and are read back along

@@ -23,7 +23,7 @@ numpy, so any number of threads may fuse at once.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import chain, islice
+from itertools import chain, islice, pairwise
 from typing import Literal
 
 import numpy as np
@@ -104,7 +104,7 @@ def _document_codes(id_lists: list[list[str]]) -> tuple[list[str], list[np.ndarr
         vocabulary = sorted(set(all_ids))
         code_of = {doc_id: code for code, doc_id in enumerate(vocabulary)}
         codes = np.fromiter(map(code_of.__getitem__, all_ids), dtype=np.int64, count=len(all_ids))
-    return vocabulary, [codes[start:end] for start, end in zip(bounds[:-1], bounds[1:])]
+    return vocabulary, [codes[start:end] for start, end in pairwise(bounds)]
 
 
 class _FlatRun:

@@ -295,7 +295,7 @@ def iter_stdlib_documents() -> Iterator[Document | SkippedFile]:
         if any(part in STDLIB_EXCLUDED or part.startswith("_") for part in relative.parts[:-1]):
             continue
         module = ".".join(relative.with_suffix("").parts).removesuffix(".__init__")
-        if module.rpartition(".")[2].startswith("_") and not path.name == "__init__.py":
+        if module.rpartition(".")[2].startswith("_") and path.name != "__init__.py":
             continue
         text_or_reason = read_text_file(path)
         if isinstance(text_or_reason, SkippedFile):

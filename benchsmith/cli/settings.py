@@ -20,7 +20,7 @@ import types
 import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -123,10 +123,10 @@ def _cli_type(hint: Any, default: Any) -> tuple[Any, Any, Any]:
     inner = next(arg for arg in typing.get_args(hint) if arg is not type(None)) if optional else hint
     if typing.get_origin(inner) is tuple:
         shown = ", ".join(str(value) for value in default) if default else False
-        return Optional[list[typing.get_args(inner)[0]]], None, shown
+        return list[typing.get_args(inner)[0]] | None, None, shown
     if typing.get_origin(inner) is Literal:
         inner = str
-    return (Optional[inner] if optional else inner), default, True
+    return (inner | None if optional else inner), default, True
 
 
 def _is_optional(hint: Any) -> bool:

@@ -4,6 +4,7 @@ the question's half of ``dangling_referent``."""
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from benchsmith.entries import same_entry, statements
 from benchsmith.evals.quality_gate.evidence import TurnEvidence, code_names
@@ -49,7 +50,7 @@ def unaskable(turn: TurnEvidence) -> str | None:
     if len(question.split()) > MAX_QUESTION_WORDS:
         return f"{len(question.split())} words"
     if any(first == second and first.isalpha() and first not in ("that", "had") for first, second in
-           zip(tokens, tokens[1:])):
+           pairwise(tokens)):
         return "a word twice in a row"
     if any(question.count(left) != question.count(right) for left, right in ("()", "[]", "{}", "<>")) \
             or question.count('"') % 2 or len(re.findall(r"(?<![\w])'|'(?![\w])", question)) % 2:
@@ -59,9 +60,8 @@ def unaskable(turn: TurnEvidence) -> str | None:
     if (context := re.match(r"In ([^,]+), ", question)) and (re.search(r"#\d|\(\d|\d+\.\d+", context[1])
                                                           or len(context[1].split()) > 6):
         return f"a heading as the question's context ({context[1]!r}: a release note or a chapter)"
-    if default_of := DEFAULT_OF.search(question):
-        if _callable_entry(default_of["name"], turn):
-            return f"asks the default value of {default_of['name']}, which is called, not set"
+    if (default_of := DEFAULT_OF.search(question)) and _callable_entry(default_of["name"], turn):
+        return f"asks the default value of {default_of['name']}, which is called, not set"
     if found := re.search(r"(?i)\b(a|an|the) (it|they|them)\b", question):
         return f"an article before a pronoun ({found[0]!r})"
     if fused := _fused_word(turn):

@@ -58,9 +58,8 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
         return f"the reply starts mid-sentence ({first_word!r})"
     question = turn.asked
     found = WHAT_HAPPENS.match(question)
-    if found:
-        if reason := _condition_mismatch(found["clause"], reply):
-            return reason
+    if found and (reason := _condition_mismatch(found["clause"], reply)):
+        return reason
     if HOW_TO.match(question) and not _says_how(reply, question):
         return "asks how; the reply says only that it can be done"
     if PURPOSE.match(question) and re.match(r"(?i)^\W*defaults? (?:to|is)\b", reply):

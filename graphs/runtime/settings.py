@@ -116,7 +116,7 @@ def user_settings(context_type: type, exclude: Iterable[str] = ()) -> list[datac
     left_out = set(exclude)
     fields = [item for item in dataclasses.fields(context_type)
               if not item.metadata.get("internal") and item.name not in left_out]
-    own = context_type.__dict__.get("__annotations__", {})
+    own = inspect.get_annotations(context_type)
     return sorted(fields, key=lambda item: item.name not in own)  # the job's own first, then the shared ones
 
 
