@@ -78,9 +78,10 @@ def _temporary(path: Path, binary: bool, text: dict[str, Any]) -> tuple[IO[Any],
     try:
         descriptor = os.open(path.parent, os.O_TMPFILE | os.O_WRONLY, _FILE_MODE)
     except (AttributeError, OSError):  # not Linux, or a file system without unnamed files
-        handle = tempfile.NamedTemporaryFile(mode, dir=path.parent,  # noqa: SIM115 (returned: the caller closes it)
-                                              prefix=path.name + ".", suffix=".tmp",
-                                             delete=False, **text)
+        # returned open: the caller writes, closes and renames it
+        handle = tempfile.NamedTemporaryFile(  # noqa: SIM115
+            mode, dir=path.parent, prefix=f"{path.name}.", suffix=".tmp", delete=False, **text
+        )
         return handle, Path(handle.name)
     return os.fdopen(descriptor, mode, **text), None
 

@@ -79,8 +79,11 @@ def dataset_columns(count: int) -> list[str]:
 def write_dataset(directory: Path, rows: Sequence[DatasetRow], count: int) -> dict[str, Path]:
     """``hardneg.csv``, ``Task1.csv`` and ``Task2_&_3.csv`` in ``directory``; their paths by task."""
     numbers = range(1, count + 1)
-    queries = lambda row: {**{f"Query{k}": row.instruction[k - 1] for k in numbers},  # noqa: E731
-                           **{f"Natural_Query{k}": row.descriptive[k - 1] for k in numbers}}
+
+    def queries(row: DatasetRow) -> dict[str, str]:
+        return {**{f"Query{k}": row.instruction[k - 1] for k in numbers},
+                **{f"Natural_Query{k}": row.descriptive[k - 1] for k in numbers}}
+
     combined = [{"Id": row.id, "Title": row.title, **queries(row), "Positive": row.positive,
                  **{f"HN{j}": row.ladder[j - 1] or "" for j in numbers},
                  **{f"Miss{k}": row.single_miss[k - 1] or "" for k in numbers}} for row in rows]
