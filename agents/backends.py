@@ -116,7 +116,9 @@ class OpenAIBackend:
         self.transport = json_client(self.base_url, api_key, settings.timeout_s)
         self._sampling: dict[str, Any] = {
             **({"max_completion_tokens": settings.max_tokens} if settings.max_tokens is not None else {}),
-            "seed": settings.seed, "temperature": settings.temperature}
+            "seed": settings.seed,
+            "temperature": settings.temperature,
+        }
         self._options: dict[tuple[str, type[BaseModel]], dict[str, Any]] = {}
         self._lock = threading.Lock()
 
@@ -159,8 +161,13 @@ class OpenAIBackend:
 
     def _complete(self, method: str, messages: list[Message], schema: type[BaseModel]) -> Completion:
         request = with_schema_instructions(messages, schema) if needs_schema_in_prompt(method) else messages
-        body = {"model": self.model, "stream": False, "messages": request, **self._sampling,
-                **self._request_options(method, schema)}
+        body = {
+            "model": self.model,
+            "stream": False,
+            "messages": request,
+            **self._sampling,
+            **self._request_options(method, schema),
+        }
         try:
             reply = self.transport.post("/chat/completions", body)
         except openai.APIStatusError as error:
@@ -183,7 +190,9 @@ class OpenAIBackend:
         return ModelEndpointError(
             f"{display_url(self.base_url)} rejected {rejection.method} structured output for model {self.model!r} "
             f"({rejection.server_message}): choose another structured output method, or auto, which finds one",
-            base_url=self.base_url, status_code=rejection.status_code)
+            base_url=self.base_url,
+            status_code=rejection.status_code,
+        )
 
 
 ScriptedReply = BaseModel | Exception | Callable[[list[Message], type[BaseModel]], BaseModel]
@@ -194,8 +203,12 @@ class ScriptedBackend:
     the messages and schema) consumed in order; once they run out, ``replier`` (a function of
     the messages and schema) answers every call. Every call's messages are recorded."""
 
-    def __init__(self, replies: Iterable[ScriptedReply] = (), model: str = "scripted",
-                 replier: Callable[[list[Message], type[BaseModel]], BaseModel] | None = None):
+    def __init__(
+        self,
+        replies: Iterable[ScriptedReply] = (),
+        model: str = "scripted",
+        replier: Callable[[list[Message], type[BaseModel]], BaseModel] | None = None,
+    ):
         self.model = model
         self.replies = list(replies)
         self.replier = replier

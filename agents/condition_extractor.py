@@ -24,12 +24,18 @@ DOMAIN_FEATURES = {
     "movies": "genre, director, cast, release year, setting, plot events, running time, box office, awards",
     "people": "nationality, birth date and place, occupation, education, achievements, affiliations, family",
     "medical": "patient age and sex, presenting symptoms, history, examination and test results, diagnosis, "
-               "treatment, outcome",
+    "treatment, outcome",
     "legal": "court, parties, date, legal issue, statutes and precedents cited, holding, reasoning, disposition",
     "custom": "the specific facts that tell this document apart from similar ones",
 }
-DOMAIN_NOUNS = {"books": "book", "movies": "movie", "people": "person", "medical": "medical case",
-                "legal": "legal document", "custom": "document"}
+DOMAIN_NOUNS = {
+    "books": "book",
+    "movies": "movie",
+    "people": "person",
+    "medical": "medical case",
+    "legal": "legal document",
+    "custom": "document",
+}
 
 EXTRACTOR_SYSTEM_PROMPT = """You prepare a benchmark of multi-condition search queries.
 From the DOCUMENT, select exactly {count} sentences that a searcher could each turn into one condition of a query.
@@ -56,15 +62,20 @@ class ConditionExtractor(Agent[ExtractedConditions]):
     name = "condition-extractor"
     schema = ExtractedConditions
 
-    def messages(self, *, document: str, title: str = "", count: int, domain: str, features: str | None = None,
-                 **_: Any) -> list[Message]:
-        system = EXTRACTOR_SYSTEM_PROMPT.format(count=count, features=domain_features(domain, features),
-                                                noun=DOMAIN_NOUNS[domain])
-        return [{"role": "system", "content": system},
-                {"role": "user", "content": delimited("document", document, title=title)}]
+    def messages(
+        self, *, document: str, title: str = "", count: int, domain: str, features: str | None = None, **_: Any
+    ) -> list[Message]:
+        system = EXTRACTOR_SYSTEM_PROMPT.format(
+            count=count, features=domain_features(domain, features), noun=DOMAIN_NOUNS[domain]
+        )
+        return [
+            {"role": "system", "content": system},
+            {"role": "user", "content": delimited("document", document, title=title)},
+        ]
 
-    def baseline(self, *, document: str, count: int, negatives: str = "subtle", related: Sequence[str] = (),
-                 **_: Any) -> ExtractedConditions:
+    def baseline(
+        self, *, document: str, count: int, negatives: str = "subtle", related: Sequence[str] = (), **_: Any
+    ) -> ExtractedConditions:
         """Sentence picking: the first ``count`` sentences, in document order, that read as prose,
         occur once, state something no other sentence of the document states too (a condition
         stated twice cannot be missed by rewriting one sentence), and (for subtle negatives) hold

@@ -36,8 +36,10 @@ def condition_count_schema(count: int) -> type[BaseModel]:
     return create_model(
         "ConditionCount",
         rationale=(str, Field(description="Condition by condition, why it is or is not satisfied, briefly.")),
-        satisfied=(list[Annotated[int, Field(ge=1, le=count)]],
-                   Field(description=f"The numbers (1-{count}) of the conditions the document satisfies.")),
+        satisfied=(
+            list[Annotated[int, Field(ge=1, le=count)]],
+            Field(description=f"The numbers (1-{count}) of the conditions the document satisfies."),
+        ),
         __validators__={"distinct": field_validator("satisfied")(_distinct)},
     )
 
@@ -50,7 +52,9 @@ class ConditionCountJudge(Agent[BaseModel]):
         self.schema = condition_count_schema(count)
 
     def messages(self, *, conditions: list[str], document: str, **_: Any) -> list[Message]:
-        user = "\n\n".join([delimited("conditions", numbered("condition", conditions)), delimited("document", document)])
+        user = "\n\n".join(
+            [delimited("conditions", numbered("condition", conditions)), delimited("document", document)]
+        )
         return [{"role": "system", "content": JUDGE_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
     def baseline(self, *, conditions: list[str], document: str, **_: Any) -> BaseModel:
@@ -58,5 +62,7 @@ class ConditionCountJudge(Agent[BaseModel]):
         word for word, or most of its words and all its numbers, dates and names, without an
         added negation (agents/condition_text.states)."""
         satisfied = [number for number, condition in enumerate(conditions, start=1) if states(document, condition)]
-        return self.schema(rationale=f"{len(satisfied)} of {len(conditions)} conditions are stated in the document "
-                                     "(lexical check).", satisfied=satisfied)
+        return self.schema(
+            rationale=f"{len(satisfied)} of {len(conditions)} conditions are stated in the document (lexical check).",
+            satisfied=satisfied,
+        )

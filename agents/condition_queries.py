@@ -44,10 +44,20 @@ def queries_schema(count: int) -> type[BaseModel]:
     """Exactly ``count`` conditions and ``count`` descriptive queries: any other length is invalid output."""
     return create_model(
         "MultiConditionQueries",
-        conditions=(list[str], Field(min_length=count, max_length=count,
-                                     description=f"The {count} conditions, one per sentence, in order.")),
-        descriptive=(list[str], Field(min_length=count, max_length=count,
-                                      description=f"{count} natural requests; the k-th asks for conditions 1..k.")),
+        conditions=(
+            list[str],
+            Field(
+                min_length=count, max_length=count, description=f"The {count} conditions, one per sentence, in order."
+            ),
+        ),
+        descriptive=(
+            list[str],
+            Field(
+                min_length=count,
+                max_length=count,
+                description=f"{count} natural requests; the k-th asks for conditions 1..k.",
+            ),
+        ),
     )
 
 
@@ -73,8 +83,9 @@ class ConditionQueryWriter(Agent[BaseModel]):
         self.schema = queries_schema(count)
 
     def messages(self, *, sentences: list[str], domain: str, features: str | None = None, **_: Any) -> list[Message]:
-        system = QUERY_WRITER_SYSTEM_PROMPT.format(count=self.count, noun=DOMAIN_NOUNS[domain],
-                                                   features=domain_features(domain, features))
+        system = QUERY_WRITER_SYSTEM_PROMPT.format(
+            count=self.count, noun=DOMAIN_NOUNS[domain], features=domain_features(domain, features)
+        )
         shown = numbered("sentence", map(normalize, sentences))
         return [{"role": "system", "content": system}, {"role": "user", "content": delimited("sentences", shown)}]
 

@@ -35,37 +35,141 @@ HEADING_LINE_WORDS = 8
 # A list item on its own line ends the sentence before it, full stop or not.
 LIST_ITEM_BREAK = re.compile(r"\n(?=[ \t]*(?:[-*+•]|\d{1,3}[.)]|#\.)[ \t]+\S)")
 # Sentences that tell the reader what to do state no fact of the document ("See the guide ...").
-IMPERATIVE_OPENERS = frozenset("see use set run read call add install note make check pass try click go refer do don't "
-                               "avoid consider remember ensure replace change create open visit follow type "
-                               "select enter".split())
+IMPERATIVE_OPENERS = frozenset(
+    "see use set run read call add install note make check pass try click go refer do don't "
+    "avoid consider remember ensure replace change create open visit follow type "
+    "select enter".split()
+)
 # A past participle the antonym swap must keep a participle ("is read" → "is written", not "is write").
 PARTICIPLE_ANTONYMS = {"read": "written", "written": "read"}
 BE_OR_HAVE = frozenset("is are was were be been being has have had".split())
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 ANTONYMS = {
-    "true": "false", "before": "after", "first": "last", "minimum": "maximum", "min": "max",
-    "increase": "decrease", "increases": "decreases", "increased": "decreased", "above": "below",
-    "larger": "smaller", "largest": "smallest", "higher": "lower", "highest": "lowest", "more": "less",
-    "earlier": "later", "earliest": "latest", "always": "never", "enabled": "disabled", "enable": "disable",
-    "input": "output", "read": "write", "reads": "writes", "start": "end", "upper": "lower", "left": "right",
-    "synchronous": "asynchronous", "absolute": "relative", "local": "remote", "positive": "negative",
-    "male": "female", "north": "south", "east": "west", "public": "private", "ascending": "descending",
-    "success": "failure", "older": "younger", "oldest": "youngest", "long": "short", "longer": "shorter",
-    "win": "lose", "won": "lost", "accepted": "rejected", "allowed": "forbidden", "inside": "outside",
-    "internal": "external", "import": "export", "server": "client", "encode": "decode", "encoding": "decoding",
+    "true": "false",
+    "before": "after",
+    "first": "last",
+    "minimum": "maximum",
+    "min": "max",
+    "increase": "decrease",
+    "increases": "decreases",
+    "increased": "decreased",
+    "above": "below",
+    "larger": "smaller",
+    "largest": "smallest",
+    "higher": "lower",
+    "highest": "lowest",
+    "more": "less",
+    "earlier": "later",
+    "earliest": "latest",
+    "always": "never",
+    "enabled": "disabled",
+    "enable": "disable",
+    "input": "output",
+    "read": "write",
+    "reads": "writes",
+    "start": "end",
+    "upper": "lower",
+    "left": "right",
+    "synchronous": "asynchronous",
+    "absolute": "relative",
+    "local": "remote",
+    "positive": "negative",
+    "male": "female",
+    "north": "south",
+    "east": "west",
+    "public": "private",
+    "ascending": "descending",
+    "success": "failure",
+    "older": "younger",
+    "oldest": "youngest",
+    "long": "short",
+    "longer": "shorter",
+    "win": "lose",
+    "won": "lost",
+    "accepted": "rejected",
+    "allowed": "forbidden",
+    "inside": "outside",
+    "internal": "external",
+    "import": "export",
+    "server": "client",
+    "encode": "decode",
+    "encoding": "decoding",
 }
 ANTONYMS |= {second: first for first, second in list(ANTONYMS.items())}
 CONSTANTS = {"None": "False"}  # code constants in prose ("If factory is None, ..."); True and False are antonyms
-NEGATIONS = frozenset({"not", "no", "never", "none", "nor", "neither", "without", "cannot", "isn't", "aren't",
-                       "wasn't", "weren't", "doesn't", "don't", "didn't", "won't", "can't", "hardly"})
+NEGATIONS = frozenset(
+    {
+        "not",
+        "no",
+        "never",
+        "none",
+        "nor",
+        "neither",
+        "without",
+        "cannot",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "doesn't",
+        "don't",
+        "didn't",
+        "won't",
+        "can't",
+        "hardly",
+    }
+)
 AUXILIARIES = re.compile(r"\b(is|are|was|were|can|could|may|might|will|would|should|must|does|do|did|has|have|had)\b")
 # Capitalized words that are not names wherever they stand.
-NOT_NAMES = frozenset({"None", "True", "False", "The", "This", "That", "These", "Those", "It", "Its", "If", "When", "For", "See", "Note",
-                       "Return", "Returns", "Raise", "Raises", "An", "In", "On", "At", "By", "With", "And", "Or"})
+NOT_NAMES = frozenset(
+    {
+        "None",
+        "True",
+        "False",
+        "The",
+        "This",
+        "That",
+        "These",
+        "Those",
+        "It",
+        "Its",
+        "If",
+        "When",
+        "For",
+        "See",
+        "Note",
+        "Return",
+        "Returns",
+        "Raise",
+        "Raises",
+        "An",
+        "In",
+        "On",
+        "At",
+        "By",
+        "With",
+        "And",
+        "Or",
+    }
+)
 # Capitalized quantifiers and determiners: they open sentences, they are never names.
-CAPITALIZED_FUNCTION_WORDS = frozenset("Most Many Some All Each Every Other Others Both Any Such Several Few Only "
-                                       "Also However Usually Often Here There Then Thus Otherwise Instead".split())
+CAPITALIZED_FUNCTION_WORDS = frozenset(
+    "Most Many Some All Each Every Other Others Both Any Such Several Few Only "
+    "Also However Usually Often Here There Then Thus Otherwise Instead".split()
+)
 # Markers of notes to the authors, not facts of the document.
 NOTE_MARKERS = ("TODO", "FIXME", "XXX")
 # Name suffixes that make a kind of their own: an exception is swapped only for an exception.
@@ -101,8 +205,12 @@ def _heading_lines_apart(paragraph: str) -> list[str]:
     for index, line in enumerate(lines):
         current.append(line)
         following = lines[index + 1].lstrip() if index + 1 < len(lines) else ""
-        if (following[:1].isupper() and line.strip() and len(line.split()) <= HEADING_LINE_WORDS
-                and line.rstrip()[-1] not in ".!?:;,"):
+        if (
+            following[:1].isupper()
+            and line.strip()
+            and len(line.split()) <= HEADING_LINE_WORDS
+            and line.rstrip()[-1] not in ".!?:;,"
+        ):
             blocks.append("\n".join(current))
             current = []
     if current:
@@ -133,10 +241,15 @@ def names(text: str) -> list[str]:
     lowered = set(re.findall(r"\b[a-z][a-z]+\b", text))
     found = []
     for sentence in split_sentences(text):
-        found += [name for name in CAPITALIZED.findall(normalize(sentence))
-                  if name not in NOT_NAMES and name not in CAPITALIZED_FUNCTION_WORDS
-                  and name.lower() not in STOPWORDS and name.lower() not in lowered
-                  and not re.search(rf"\b{re.escape(name)}-\w", sentence)]  # "File-like" is no name
+        found += [
+            name
+            for name in CAPITALIZED.findall(normalize(sentence))
+            if name not in NOT_NAMES
+            and name not in CAPITALIZED_FUNCTION_WORDS
+            and name.lower() not in STOPWORDS
+            and name.lower() not in lowered
+            and not re.search(rf"\b{re.escape(name)}-\w", sentence)
+        ]  # "File-like" is no name
     return list(dict.fromkeys(found))
 
 
@@ -147,15 +260,17 @@ def name_kind(name: str, context: str = "") -> str:
     if name.endswith(EXCEPTION_SUFFIXES):
         return "exception"
     if any(character.isupper() for character in name[1:]) or (
-            context and re.search(rf"(?<![\w.]){re.escape(name)}(?:\.\w|\()|`{re.escape(name)}`", context)):
+        context and re.search(rf"(?<![\w.]){re.escape(name)}(?:\.\w|\()|`{re.escape(name)}`", context)
+    ):
         return "identifier"
     return "word"
 
 
 def critical_tokens(text: str) -> set[str]:
     """Tokens a swap may change: numbers, months, words with an antonym, names."""
-    critical = {token for token in tokens(text) if token[0].isdigit() or token in ANTONYMS
-                or token.capitalize() in CONSTANTS}
+    critical = {
+        token for token in tokens(text) if token[0].isdigit() or token in ANTONYMS or token.capitalize() in CONSTANTS
+    }
     return critical | {name.lower() for name in names(text)}
 
 
@@ -170,15 +285,22 @@ def looks_like_prose(sentence: str) -> bool:
     letters = sum(char.isalpha() for char in flat)
     visible = sum(not char.isspace() for char in flat)
     if flat.split(maxsplit=1)[0].lower().strip(",:") in IMPERATIVE_OPENERS or any(
-            marker in flat for marker in NOTE_MARKERS):
+        marker in flat for marker in NOTE_MARKERS
+    ):
         return False
-    return (MIN_SENTENCE_CHARS <= len(flat) <= MAX_SENTENCE_CHARS and len(flat.split()) >= MIN_SENTENCE_WORDS
-            and flat[0].isupper() and flat[-1] in ".!?" and letters >= 0.7 * visible
-            and not any(marker in flat for marker in (">>>", "{", "}", "==", "::", "://")))
+    return (
+        MIN_SENTENCE_CHARS <= len(flat) <= MAX_SENTENCE_CHARS
+        and len(flat.split()) >= MIN_SENTENCE_WORDS
+        and flat[0].isupper()
+        and flat[-1] in ".!?"
+        and letters >= 0.7 * visible
+        and not any(marker in flat for marker in (">>>", "{", "}", "==", "::", "://"))
+    )
 
 
 # ---------------------------------------------------------------------------------------
 # Swaps.
+
 
 @dataclass(frozen=True)
 class Swap:
@@ -206,8 +328,12 @@ def _in_title_phrase(name: str, text: str) -> bool:
     function word next to it ("The GaugeClient") does not make a phrase."""
     for match in re.finditer(rf"(?:\b(\w+)[ \t]+)?\b{re.escape(name)}\b(?:[ \t]+(\w+))?", text):
         for neighbour in (match[1], match[2]):
-            if neighbour and neighbour[0].isupper() and neighbour not in NOT_NAMES \
-                    and neighbour.lower() not in STOPWORDS:
+            if (
+                neighbour
+                and neighbour[0].isupper()
+                and neighbour not in NOT_NAMES
+                and neighbour.lower() not in STOPWORDS
+            ):
                 return True
     return False
 
@@ -255,10 +381,14 @@ def swap_candidates(sentence: str, document: str = "", related: Sequence[str] = 
             candidates.append(Swap("constant", word, CONSTANTS[word]))
     own = [name for name in names(flat) if name not in MONTHS and name.lower() not in ANTONYMS]
     if own:
-        elsewhere = {(name, _swap_kind(name, normalize(sentence), text)) for text in (document, *related)
-                     for known in [set(names(text))] for sentence in split_sentences(text)
-                     for name in CAPITALIZED.findall(normalize(sentence))
-                     if name in known and name not in own and name not in MONTHS and name.lower() not in ANTONYMS}
+        elsewhere = {
+            (name, _swap_kind(name, normalize(sentence), text))
+            for text in (document, *related)
+            for known in [set(names(text))]
+            for sentence in split_sentences(text)
+            for name in CAPITALIZED.findall(normalize(sentence))
+            if name in known and name not in own and name not in MONTHS and name.lower() not in ANTONYMS
+        }
         for name in own:
             kind = _swap_kind(name, flat, f"{sentence}\n{document}")
             pool = sorted(other for other, other_kind in elsewhere if other_kind == kind)
@@ -279,13 +409,14 @@ def negated(sentence: str, attempt: int = 1) -> str:
     first auxiliary verb; otherwise (or on a second attempt) an opening clause that denies it."""
     match = AUXILIARIES.search(sentence)
     if match and attempt == 1:
-        return sentence[:match.end()] + " not" + sentence[match.end():]
+        return sentence[: match.end()] + " not" + sentence[match.end() :]
     flat = normalize(sentence)
     return f"Contrary to what is often claimed, it is not true that {lower_first(flat)}"
 
 
 # ---------------------------------------------------------------------------------------
 # The lexical judge.
+
 
 def states(document: str, condition: str) -> bool:
     """Does ``document`` state ``condition``? One of its sentences must add no negation the

@@ -82,8 +82,10 @@ def parse_embedder_spec(spec: str) -> str:
     """The model of an ``openai:<model>`` spec; a ValueError saying the form otherwise."""
     provider, _, model = spec.partition(":")
     if provider != EMBEDDER_PROVIDER or not model.strip() or model != model.strip():
-        raise ValueError(f"embedder spec {spec!r}: use openai:<model>, e.g. openai:text-embedding-3-small "
-                         f"(the server is {EMBEDDINGS_BASE_URL_ENV}, else OPENAI_BASE_URL)")
+        raise ValueError(
+            f"embedder spec {spec!r}: use openai:<model>, e.g. openai:text-embedding-3-small "
+            f"(the server is {EMBEDDINGS_BASE_URL_ENV}, else OPENAI_BASE_URL)"
+        )
     return model
 
 
@@ -97,8 +99,10 @@ def embeddings_base_url() -> str:
 def embeddings_variables() -> dict[str, str]:
     """The environment variables the embedding server's key and address come from, for messages
     that say what to fix (``endpoint_error``'s ``key_variable`` and ``url_variable``)."""
-    return {"key_variable": EMBEDDINGS_API_KEY_ENV if os.environ.get(EMBEDDINGS_API_KEY_ENV) else API_KEY_ENV,
-            "url_variable": EMBEDDINGS_BASE_URL_ENV if os.environ.get(EMBEDDINGS_BASE_URL_ENV) else "OPENAI_BASE_URL"}
+    return {
+        "key_variable": EMBEDDINGS_API_KEY_ENV if os.environ.get(EMBEDDINGS_API_KEY_ENV) else API_KEY_ENV,
+        "url_variable": EMBEDDINGS_BASE_URL_ENV if os.environ.get(EMBEDDINGS_BASE_URL_ENV) else "OPENAI_BASE_URL",
+    }
 
 
 def embeddings_api_key(base_url: str) -> str:
@@ -122,10 +126,18 @@ class EmbeddingStats:
 class OpenAIEmbedder:
     """The embedder ``openai:<model>``; thread-safe (graph workers may share one)."""
 
-    def __init__(self, model: str, settings: ModelSettings = ModelSettings(), *, cache: EmbeddingStore | None = None,
-                 usage: UsageRecorder | None = None, prices: PriceTable | None = None,
-                 batch_size: int = DEFAULT_BATCH_SIZE, concurrency: int = DEFAULT_CONCURRENCY,
-                 sleep: Callable[[float], None] | None = None):
+    def __init__(
+        self,
+        model: str,
+        settings: ModelSettings = ModelSettings(),
+        *,
+        cache: EmbeddingStore | None = None,
+        usage: UsageRecorder | None = None,
+        prices: PriceTable | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        sleep: Callable[[float], None] | None = None,
+    ):
         if batch_size < 1 or concurrency < 1:
             raise ValueError(f"batch size and concurrency must be at least 1, got {batch_size} and {concurrency}")
         self.model = model
@@ -147,8 +159,9 @@ class OpenAIEmbedder:
         self.variables = embeddings_variables()  # read with the key: what a refusal tells the user to check
         if api_key != LOCAL_PLACEHOLDER_KEY:
             register_secret(api_key)
-        self.client = openai.OpenAI(base_url=self.base_url, api_key=api_key, timeout=settings.timeout_s,
-                                    max_retries=0)  # the retry loop is ours, with the seam's policy
+        self.client = openai.OpenAI(
+            base_url=self.base_url, api_key=api_key, timeout=settings.timeout_s, max_retries=0
+        )  # the retry loop is ours, with the seam's policy
 
     @property
     def state(self) -> Endpoint:
@@ -165,8 +178,9 @@ class OpenAIEmbedder:
         vectors: dict[str, np.ndarray] = {}
         if self.cache is not None and unique:
             stored = self.cache.get_many(list(keys.values()))
-            vectors = {text: np.frombuffer(stored[key], dtype=np.float32)
-                       for text, key in keys.items() if key in stored}
+            vectors = {
+                text: np.frombuffer(stored[key], dtype=np.float32) for text, key in keys.items() if key in stored
+            }
             if vectors:
                 self._account_cached(len(vectors))
         missing = [text for text in unique if text not in vectors]
@@ -185,13 +199,15 @@ class OpenAIEmbedder:
             raise ModelSeamError(
                 f"model {self.model!r} at {display_url(self.base_url)} gave vectors of {sorted(dimensions)} dimensions "
                 "(the cache holds vectors of another size for the same model): clear "
-                "embedding-cache.sqlite in the workspace, or serve the model under another name")
+                "embedding-cache.sqlite in the workspace, or serve the model under another name"
+            )
         return np.vstack([vectors[text] for text in texts])
 
     def cache_key(self, text: str) -> str:
         """SHA-256 of (endpoint, model, text); never the API key."""
-        canonical = json.dumps({"endpoint": self.endpoint, "model": self.model, "text": text},
-                               ensure_ascii=False, separators=(",", ":"))
+        canonical = json.dumps(
+            {"endpoint": self.endpoint, "model": self.model, "text": text}, ensure_ascii=False, separators=(",", ":")
+        )
         return sha256(canonical.encode("utf-8")).hexdigest()
 
     def stats_dict(self) -> dict[str, Any]:
@@ -227,15 +243,18 @@ class OpenAIEmbedder:
         except openai.APIStatusError as error:
             if is_fatal(error):
                 latched = state.latch(endpoint_error(error, self.base_url, self.model, route=ROUTE, **self.variables))
-                raise ModelEndpointError(str(latched), base_url=latched.base_url,
-                                         status_code=latched.status_code) from None
+                raise ModelEndpointError(
+                    str(latched), base_url=latched.base_url, status_code=latched.status_code
+                ) from None
             raise  # transient: retried
         except (json.JSONDecodeError, openai.APIResponseValidationError) as error:
             raise InvalidOutput(f"the server's reply is not an embeddings response ({type(error).__name__})") from None
         rows = sorted(response.data or [], key=lambda item: item.index)
         if [row.index for row in rows] != list(range(len(batch))):
-            raise InvalidOutput(f"the server sent {len(rows)} vectors (indexes {[row.index for row in rows][:8]}) "
-                                f"for {len(batch)} texts")
+            raise InvalidOutput(
+                f"the server sent {len(rows)} vectors (indexes {[row.index for row in rows][:8]}) "
+                f"for {len(batch)} texts"
+            )
         try:
             matrix = np.asarray([row.embedding for row in rows], dtype=np.float32)
         except (ValueError, TypeError):
@@ -253,13 +272,21 @@ class OpenAIEmbedder:
 
     def _clean_failure(self, error: Exception, texts: int) -> BaseException:
         if isinstance(error, InvalidOutput):
-            clean = InvalidOutput(f"model {self.model!r} at {display_url(self.base_url)} gave no valid embeddings "
-                                  f"for {texts} texts in {self.settings.max_attempts} attempt(s): {error}")
+            clean = InvalidOutput(
+                f"model {self.model!r} at {display_url(self.base_url)} gave no valid embeddings "
+                f"for {texts} texts in {self.settings.max_attempts} attempt(s): {error}"
+            )
             clean.__cause__ = clean.__context__ = None
             clean.__suppress_context__ = True
             return clean
-        return transport_failure(error, model=self.model, base_url=self.base_url,
-                                 attempts=self.settings.max_attempts, route=ROUTE, variables=self.variables)
+        return transport_failure(
+            error,
+            model=self.model,
+            base_url=self.base_url,
+            attempts=self.settings.max_attempts,
+            route=ROUTE,
+            variables=self.variables,
+        )
 
     def _account(self, texts: int, tokens: int, retries: int) -> None:
         cost = self.prices.cost(self.model, tokens, 0, base_url=self.base_url)
@@ -269,12 +296,32 @@ class OpenAIEmbedder:
             self.stats.input_tokens += tokens
             self.stats.cost_usd += cost
         if self.usage is not None:
-            self.usage.record({"model": self.model, "agent": "embedder", "texts": texts, "input_tokens": tokens,
-                               "output_tokens": 0, "cost_usd": round(cost, 8), "retries": retries, "cached": False})
+            self.usage.record(
+                {
+                    "model": self.model,
+                    "agent": "embedder",
+                    "texts": texts,
+                    "input_tokens": tokens,
+                    "output_tokens": 0,
+                    "cost_usd": round(cost, 8),
+                    "retries": retries,
+                    "cached": False,
+                }
+            )
 
     def _account_cached(self, texts: int) -> None:
         with self._lock:
             self.stats.cached_texts += texts
         if self.usage is not None:
-            self.usage.record({"model": self.model, "agent": "embedder", "texts": texts, "input_tokens": 0,
-                               "output_tokens": 0, "cost_usd": 0.0, "retries": 0, "cached": True})
+            self.usage.record(
+                {
+                    "model": self.model,
+                    "agent": "embedder",
+                    "texts": texts,
+                    "input_tokens": 0,
+                    "output_tokens": 0,
+                    "cost_usd": 0.0,
+                    "retries": 0,
+                    "cached": True,
+                }
+            )

@@ -80,7 +80,8 @@ def resolve_api_key(base_url: str) -> str:
         return LOCAL_PLACEHOLDER_KEY
     raise MissingAPIKeyError(
         f"openai: models on {display_url(base_url)} need OPENAI_API_KEY in the environment "
-        "(only a server on this machine or a private network, set with OPENAI_BASE_URL, works without one)")
+        "(only a server on this machine or a private network, set with OPENAI_BASE_URL, works without one)"
+    )
 
 
 def server_message(error: openai.APIStatusError) -> str:
@@ -104,22 +105,31 @@ def is_fatal(error: BaseException) -> bool:
     return 400 <= error.status_code < 500 and error.status_code not in (408, 409)
 
 
-def endpoint_error(error: openai.APIStatusError, base_url: str | None, model: str, route: str = "chat completions",
-                   key_variable: str = API_KEY_ENV, url_variable: str = "OPENAI_BASE_URL") -> ModelEndpointError:
+def endpoint_error(
+    error: openai.APIStatusError,
+    base_url: str | None,
+    model: str,
+    route: str = "chat completions",
+    key_variable: str = API_KEY_ENV,
+    url_variable: str = "OPENAI_BASE_URL",
+) -> ModelEndpointError:
     """Our fatal error for a server's refusal, saying what to fix; ``route`` names the API called
     ("chat completions", "embeddings"), ``key_variable`` and ``url_variable`` the environment variables
     the key and the server came from (the embeddings' may be their own)."""
     where = display_url(normalize_base_url(base_url)) if base_url else "the model server"
     status, said = error.status_code, server_message(error)
     if status == 401:
-        advice = (f"{where} refused the API key (401: {said}). Check {key_variable}: it must be a valid key "
-                  f"for {where}.")
+        advice = f"{where} refused the API key (401: {said}). Check {key_variable}: it must be a valid key for {where}."
     elif status == 403:
-        advice = (f"{where} denied access to model {model!r} (403: {said}). Check that the key in {key_variable} "
-                  f"has permission for this model on {where}.")
+        advice = (
+            f"{where} denied access to model {model!r} (403: {said}). Check that the key in {key_variable} "
+            f"has permission for this model on {where}."
+        )
     elif status == 404:
-        advice = (f"{where} has no model {model!r} or no {route} route (404: {said}). Check the model "
-                  f"name (openai:<model>) and {url_variable} (it usually ends in /v1).")
+        advice = (
+            f"{where} has no model {model!r} or no {route} route (404: {said}). Check the model "
+            f"name (openai:<model>) and {url_variable} (it usually ends in /v1)."
+        )
     elif status == 429:
         advice = f"{where} says the quota is used up (429: {said}). Check the billing or the key's quota."
     else:
@@ -159,8 +169,13 @@ class Endpoint:
             if (self.structured_output or rejected) != rejected:
                 return
             self.structured_output = replacement
-        logger.warning("%s rejected %s structured output (%s); using %s for every call to it from now on",
-                       display_url(self.base_url), rejected, reason, replacement)
+        logger.warning(
+            "%s rejected %s structured output (%s); using %s for every call to it from now on",
+            display_url(self.base_url),
+            rejected,
+            reason,
+            replacement,
+        )
 
     def share_rate_limit(self, requests_per_second: float | None) -> None:
         """Join the endpoint's budget; the lowest rate any seam asks for holds for all."""
@@ -171,8 +186,9 @@ class Endpoint:
 
         with self._lock:
             if self._limiter is None:
-                self._limiter = InMemoryRateLimiter(requests_per_second=requests_per_second,
-                                                    check_every_n_seconds=0.01, max_bucket_size=1)
+                self._limiter = InMemoryRateLimiter(
+                    requests_per_second=requests_per_second, check_every_n_seconds=0.01, max_bucket_size=1
+                )
                 self.requests_per_second = requests_per_second
             elif requests_per_second < (self.requests_per_second or float("inf")):
                 self._limiter.requests_per_second = requests_per_second  # type: ignore[attr-defined]

@@ -68,7 +68,10 @@ def render_conversation(history: list[Exchange], question: str) -> str:
 
 
 def _messages(task: str, *sections: str) -> list[Message]:
-    return [{"role": "system", "content": JUDGE_SYSTEM_PROMPT}, {"role": "user", "content": "\n\n".join([*sections, task])}]
+    return [
+        {"role": "system", "content": JUDGE_SYSTEM_PROMPT},
+        {"role": "user", "content": "\n\n".join([*sections, task])},
+    ]
 
 
 def _coverage(wanted: list[str], available: str) -> float:
@@ -79,8 +82,9 @@ def _coverage(wanted: list[str], available: str) -> float:
 
 # A question that refers back to the conversation: a pronoun ("How do I use it?", "And its timeout?")
 # or a continuation ("What about lists?").
-REFERS_BACK = re.compile(r"^(?:and|also|what about|how about)\b|\b(?:it|its|they|them|their|this|these|those)\b",
-                         re.IGNORECASE)
+REFERS_BACK = re.compile(
+    r"^(?:and|also|what about|how about)\b|\b(?:it|its|they|them|their|this|these|those)\b", re.IGNORECASE
+)
 
 
 def topic_words(question: str) -> list[str]:
@@ -115,8 +119,9 @@ class AlignmentJudge(Agent[ScoreVerdict]):
 
     def baseline(self, *, history: list[Exchange], question: str, document: str, **_: Any) -> ScoreVerdict:
         coverage = _coverage(_query_words(history, question), document)
-        return ScoreVerdict(rationale=f"{coverage:.0%} of the question's topic words occur in the document.",
-                            score=_score(coverage))
+        return ScoreVerdict(
+            rationale=f"{coverage:.0%} of the question's topic words occur in the document.", score=_score(coverage)
+        )
 
 
 class ChoiceJudge(Agent[BaseModel]):
@@ -126,19 +131,28 @@ class ChoiceJudge(Agent[BaseModel]):
         self.schema = choice_schema(pool_size)
 
     def messages(self, *, history: list[Exchange], question: str, documents: list[str], **_: Any) -> list[Message]:
-        return _messages(CHOICE_TASK, render_conversation(history, question),
-                         delimited("documents", numbered("document", documents)))
+        return _messages(
+            CHOICE_TASK, render_conversation(history, question), delimited("documents", numbered("document", documents))
+        )
 
     def baseline(self, *, history: list[Exchange], question: str, documents: list[str], **_: Any) -> BaseModel:
         """The document covering most of the question's words; ties go to the smaller content
         hash, so the pick never depends on the order shown."""
         own, words = topic_words(question), _query_words(history, question)
         # The question's own words first: a borrowed word must not outweigh what is asked now.
-        best = max(range(len(documents)), key=lambda i: (_coverage(own, documents[i]), _coverage(words, documents[i]),
-                                                         -int(hashlib.sha1(documents[i].encode()).hexdigest()[:8], 16)))
+        best = max(
+            range(len(documents)),
+            key=lambda i: (
+                _coverage(own, documents[i]),
+                _coverage(words, documents[i]),
+                -int(hashlib.sha1(documents[i].encode()).hexdigest()[:8], 16),
+            ),
+        )
         coverage = _coverage(words, documents[best])
-        return self.schema(rationale=f"Document {best + 1} covers {coverage:.0%} of the question's topic words, "
-                                     "the most of the pool.", choice=best + 1)
+        return self.schema(
+            rationale=f"Document {best + 1} covers {coverage:.0%} of the question's topic words, the most of the pool.",
+            choice=best + 1,
+        )
 
 
 class FaithfulnessJudge(Agent[ScoreVerdict]):
@@ -150,8 +164,9 @@ class FaithfulnessJudge(Agent[ScoreVerdict]):
 
     def baseline(self, *, answer: str, document: str, **_: Any) -> ScoreVerdict:
         coverage = _coverage(content_words(answer), document)
-        return ScoreVerdict(rationale=f"{coverage:.0%} of the answer's content words occur in the document.",
-                            score=_score(coverage))
+        return ScoreVerdict(
+            rationale=f"{coverage:.0%} of the answer's content words occur in the document.", score=_score(coverage)
+        )
 
 
 class QualityJudge(Agent[ScoreVerdict]):
@@ -163,5 +178,6 @@ class QualityJudge(Agent[ScoreVerdict]):
 
     def baseline(self, *, history: list[Exchange], question: str, answer: str, **_: Any) -> ScoreVerdict:
         coverage = _coverage(_query_words(history, question), answer)
-        return ScoreVerdict(rationale=f"The answer takes up {coverage:.0%} of the question's topic words.",
-                            score=_score(coverage))
+        return ScoreVerdict(
+            rationale=f"The answer takes up {coverage:.0%} of the question's topic words.", score=_score(coverage)
+        )

@@ -49,31 +49,54 @@ states one piece of the missing part's answer on its own. Quote no fact from a p
 answer. Answer every passage exactly once."""
 # A sentence of a reference answer that says part of the question is not covered (agents/turn_types.py
 # has the responder say so: "The documentation does not cover the rest of your question (...)").
-NOT_COVERED = re.compile(r"(?:\bnot|n't|\bno)\b[^.;]*?\b(?:cover|answer|say|mention|describe|document|explain|"
-                         r"information|detail)", re.I)
+NOT_COVERED = re.compile(
+    r"(?:\bnot|n't|\bno)\b[^.;]*?\b(?:cover|answer|say|mention|describe|document|explain|"
+    r"information|detail)",
+    re.I,
+)
 PARENTHESIS = re.compile(r"\(([^()]+)\)")
 
 
 class UnansweredPoolJudge(PoolJudge):
     """The pool judge, whose offline baseline compares each passage with the question itself."""
 
-    def baseline(self, *, history: list[Exchange], question: str, passages: list[str],
-                 passage_titles: Sequence[str] | None = None, statistics: WordStatistics | None = None,
-                 **_: Any) -> PassageJudgments:
+    def baseline(
+        self,
+        *,
+        history: list[Exchange],
+        question: str,
+        passages: list[str],
+        passage_titles: Sequence[str] | None = None,
+        statistics: WordStatistics | None = None,
+        **_: Any,
+    ) -> PassageJudgments:
         titles = list(passage_titles) if passage_titles is not None else [""] * len(passages)
-        anchored = PoolJudge(len(passages) + 1).baseline(history=history, question=question,
-                                                         passages=[question, *passages], passage_titles=["", *titles],
-                                                         statistics=statistics)
-        return self.schema.model_validate({"judgments": [{**judgment.model_dump(), "passage": judgment.passage - 1}
-                                                         for judgment in anchored.judgments[1:]]})
+        anchored = PoolJudge(len(passages) + 1).baseline(
+            history=history,
+            question=question,
+            passages=[question, *passages],
+            passage_titles=["", *titles],
+            statistics=statistics,
+        )
+        return self.schema.model_validate(
+            {
+                "judgments": [
+                    {**judgment.model_dump(), "passage": judgment.passage - 1} for judgment in anchored.judgments[1:]
+                ]
+            }
+        )
 
 
 def missing_part(question: str, answer: str | None) -> str:
     """The part of ``question`` the reference ``answer`` says is not covered: the question's
     words (in its order) that the answer's "does not cover" sentences repeat, a parenthesis in
     them read first; empty when the answer says no such thing."""
-    said = [piece for sentence in sentences(answer or "") or [answer or ""] for piece in re.split(r";\s*|,\s*but\s+", sentence)
-            if NOT_COVERED.search(piece)]
+    said = [
+        piece
+        for sentence in sentences(answer or "") or [answer or ""]
+        for piece in re.split(r";\s*|,\s*but\s+", sentence)
+        if NOT_COVERED.search(piece)
+    ]
     said = [quoted for piece in said for quoted in PARENTHESIS.findall(piece)] or said
     repeated = set(stemmed_words(" ".join(said)))
     words = [word for word in content_words(question) if stemmed_words(word) and stemmed_words(word)[0] in repeated]
@@ -86,10 +109,17 @@ class MissingPartJudge(UnansweredPoolJudge):
 
     name = "missing-part-judge"
 
-    def messages(self, *, history: list[Exchange], question: str, answer: str, passages: list[str],
-                 **_: Any) -> list[Message]:
-        user = "\n\n".join([render_conversation(history, question), delimited("reference_answer", answer),
-                             delimited("passages", numbered("passage", passages)), MISSING_PART_TASK])
+    def messages(
+        self, *, history: list[Exchange], question: str, answer: str, passages: list[str], **_: Any
+    ) -> list[Message]:
+        user = "\n\n".join(
+            [
+                render_conversation(history, question),
+                delimited("reference_answer", answer),
+                delimited("passages", numbered("passage", passages)),
+                MISSING_PART_TASK,
+            ]
+        )
         return [{"role": "system", "content": POOL_JUDGE_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
     def baseline(self, *, question: str, answer: str, passages: list[str], **inputs: Any) -> PassageJudgments:
@@ -102,23 +132,40 @@ class MissingPartJudge(UnansweredPoolJudge):
 def _relevant(verdict: PassageJudgments, ids: Sequence[str]) -> tuple[list[str], str]:
     """The ids judged relevant, and the rationales of those (else of all), joined."""
     chosen = [judgment for judgment in verdict.judgments if judgment.relevant]
-    rationale = " ".join(f"[{ids[judgment.passage - 1]}] {judgment.rationale}"
-                         for judgment in (chosen or verdict.judgments))
+    rationale = " ".join(
+        f"[{ids[judgment.passage - 1]}] {judgment.rationale}" for judgment in (chosen or verdict.judgments)
+    )
     return [ids[judgment.passage - 1] for judgment in chosen], rationale
 
 
-def unanswerable_verdict(seam: ModelSeam, *, history: list[Exchange], question: str, chunks: Sequence[str],
-                         texts: Sequence[tuple[str, str]], statistics: WordStatistics | None) -> dict[str, Any]:
+def unanswerable_verdict(
+    seam: ModelSeam,
+    *,
+    history: list[Exchange],
+    question: str,
+    chunks: Sequence[str],
+    texts: Sequence[tuple[str, str]],
+    statistics: WordStatistics | None,
+) -> dict[str, Any]:
     """``{"supporting": [pooled chunk ids that answer], "rationale"}``; ``texts``: each pooled
     chunk's ``(title, text)``."""
     if not chunks:
         return {"supporting": [], "rationale": "The retrievers returned no chunk for the question."}
-    supporting, rationale = _judged(seam, UnansweredPoolJudge(len(chunks)), history, question, chunks, texts, statistics)
+    supporting, rationale = _judged(
+        seam, UnansweredPoolJudge(len(chunks)), history, question, chunks, texts, statistics
+    )
     return {"supporting": supporting, "rationale": rationale}
 
 
-def underspecified_verdict(seam: ModelSeam, *, history: list[Exchange], question: str, chunks: Sequence[str],
-                           texts: Sequence[tuple[str, str]], statistics: WordStatistics | None) -> dict[str, Any]:
+def underspecified_verdict(
+    seam: ModelSeam,
+    *,
+    history: list[Exchange],
+    question: str,
+    chunks: Sequence[str],
+    texts: Sequence[tuple[str, str]],
+    statistics: WordStatistics | None,
+) -> dict[str, Any]:
     """``{"fits": [chunk ids the question fits], "rationale"}`` over the candidates (or pooled chunks)."""
     if not chunks:
         return {"fits": [], "rationale": "No candidate chunk to judge."}
@@ -126,30 +173,54 @@ def underspecified_verdict(seam: ModelSeam, *, history: list[Exchange], question
     return {"fits": fits, "rationale": rationale}
 
 
-def _judged(seam: ModelSeam, judge: PoolJudge, history: list[Exchange], question: str, chunks: Sequence[str],
-            texts: Sequence[tuple[str, str]], statistics: WordStatistics | None) -> tuple[list[str], str]:
+def _judged(
+    seam: ModelSeam,
+    judge: PoolJudge,
+    history: list[Exchange],
+    question: str,
+    chunks: Sequence[str],
+    texts: Sequence[tuple[str, str]],
+    statistics: WordStatistics | None,
+) -> tuple[list[str], str]:
     """The chunks ``judge`` calls relevant to the question, and its rationale."""
-    verdict = seam.run(judge, history=history, question=question, passages=[text for _, text in texts],
-                       passage_titles=[title for title, _ in texts], statistics=statistics)
+    verdict = seam.run(
+        judge,
+        history=history,
+        question=question,
+        passages=[text for _, text in texts],
+        passage_titles=[title for title, _ in texts],
+        statistics=statistics,
+    )
     return _relevant(verdict, chunks)
 
 
-def multi_passage_verdict(seam: ModelSeam, *, question: str, answer: str | None, golds: Sequence[str],
-                          texts: Sequence[tuple[str, str]]) -> dict[str, Any]:
+def multi_passage_verdict(
+    seam: ModelSeam, *, question: str, answer: str | None, golds: Sequence[str], texts: Sequence[tuple[str, str]]
+) -> dict[str, Any]:
     """``{"idle": [gold ids that do not contribute], "rationale"}``."""
     passages = [{"title": title, "text": text} for title, text in texts]
     verdict = seam.run(ContributionJudge(), question=question, answer=answer or question, passages=passages)
     flags = list(verdict.contributes) + [False] * (len(golds) - len(verdict.contributes))  # an unanswered gold: idle
     idle = [gold for gold, contributes in zip(golds, flags) if not contributes]
     against = "the reference answer" if answer else "the question (the benchmark has no answer)"
-    return {"idle": idle, "rationale": f"Judged against {against}: "
-                                       + (f"no contribution from {', '.join(idle)}." if idle
-                                          else "every gold contributes.")}
+    return {
+        "idle": idle,
+        "rationale": f"Judged against {against}: "
+        + (f"no contribution from {', '.join(idle)}." if idle else "every gold contributes."),
+    }
 
 
-def partial_verdict(seam: ModelSeam, *, history: list[Exchange], question: str, answer: str | None, gold_text: str,
-                    chunks: Sequence[str], texts: Sequence[tuple[str, str]],
-                    statistics: WordStatistics | None) -> dict[str, Any]:
+def partial_verdict(
+    seam: ModelSeam,
+    *,
+    history: list[Exchange],
+    question: str,
+    answer: str | None,
+    gold_text: str,
+    chunks: Sequence[str],
+    texts: Sequence[tuple[str, str]],
+    statistics: WordStatistics | None,
+) -> dict[str, Any]:
     """``{"score": alignment 1-5 of the gold (all golds, joined) for the question, "supporting":
     [pooled chunk ids that answer the part the reference answer says is missing], "rationale"}``;
     ``texts``: each pooled chunk's ``(title, text)``. Without a reference answer, or an offline
@@ -157,12 +228,20 @@ def partial_verdict(seam: ModelSeam, *, history: list[Exchange], question: str, 
     verdict = seam.run(AlignmentJudge(), history=history, question=question, document=gold_text)
     rationale = f"Alignment {verdict.score}: {verdict.rationale}"
     if not answer or not chunks or (seam.is_baseline and not missing_part(question, answer)):
-        return {"score": verdict.score, "supporting": [],
-                "rationale": f"{rationale} No pooled chunk was judged for the missing part: "
-                             + ("the retrievers returned none." if answer and chunks else
-                                "the reference answer names no missing part.")}
-    judged = seam.run(MissingPartJudge(len(chunks)), history=history, question=question, answer=answer,
-                      passages=[text for _, text in texts], passage_titles=[title for title, _ in texts],
-                      statistics=statistics)
+        return {
+            "score": verdict.score,
+            "supporting": [],
+            "rationale": f"{rationale} No pooled chunk was judged for the missing part: "
+            + ("the retrievers returned none." if answer and chunks else "the reference answer names no missing part."),
+        }
+    judged = seam.run(
+        MissingPartJudge(len(chunks)),
+        history=history,
+        question=question,
+        answer=answer,
+        passages=[text for _, text in texts],
+        passage_titles=[title for title, _ in texts],
+        statistics=statistics,
+    )
     supporting, why = _relevant(judged, chunks)
     return {"score": verdict.score, "supporting": supporting, "rationale": f"{rationale} Missing part: {why}"}

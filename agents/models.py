@@ -126,7 +126,9 @@ class Agent(Generic[Out]):
         raise NotImplementedError
 
     def baseline(self, **inputs: Any) -> Out:
-        raise NoBaselineError(f"the {self.name} agent has no offline baseline: pass a model spec such as openai:gpt-4o-mini")
+        raise NoBaselineError(
+            f"the {self.name} agent has no offline baseline: pass a model spec such as openai:gpt-4o-mini"
+        )
 
 
 @dataclass
@@ -217,8 +219,14 @@ class ModelSeam:
         """SHA-256 of everything that decides the reply; never the API key. The messages are the
         agent's: neither the structured-output method nor a corrective turn changes the key."""
         canonical = _CANONICAL_JSON.encode(
-            {"model": self.model, "endpoint": getattr(self.backend, "endpoint", None), "messages": messages,
-             "schema": json_schema(schema), "sampling": self.settings.sampling()})
+            {
+                "model": self.model,
+                "endpoint": getattr(self.backend, "endpoint", None),
+                "messages": messages,
+                "schema": json_schema(schema),
+                "sampling": self.settings.sampling(),
+            }
+        )
         return sha256_hex(canonical.encode("utf-8"))
 
     def _complete_with_retries(self, messages: list[Message], schema: type[BaseModel]) -> tuple[Completion, int]:
@@ -243,8 +251,9 @@ class ModelSeam:
             return transport_failure(error, model=self.model, base_url=self.base_url, attempts=attempts)
         where = f"model {self.model!r}" + (f" at {display_url(self.base_url)}" if self.base_url else "")
         excerpt = f"; its last reply began: {redact(error.reply[:200])!r}" if error.reply else ""
-        clean = InvalidOutput(redact(f"{where} gave no valid {schema.__name__} in {attempts} attempt(s): "
-                                     f"{error}{excerpt}"))
+        clean = InvalidOutput(
+            redact(f"{where} gave no valid {schema.__name__} in {attempts} attempt(s): {error}{excerpt}")
+        )
         clean.__cause__ = clean.__context__ = None
         clean.__suppress_context__ = True
         return clean
@@ -258,8 +267,11 @@ class ModelSeam:
                 self.stats.structured_output = method
 
     def _account(self, agent: Agent[Any], completion: Completion, *, retries: int, cached: bool) -> None:
-        cost = 0.0 if cached else self.prices.cost(self.model, completion.input_tokens, completion.output_tokens,
-                                                   base_url=self.base_url)
+        cost = (
+            0.0
+            if cached
+            else self.prices.cost(self.model, completion.input_tokens, completion.output_tokens, base_url=self.base_url)
+        )
         with self._lock:
             self.stats.calls += 1
             self.stats.cache_hits += int(cached)
@@ -267,11 +279,17 @@ class ModelSeam:
             self.stats.output_tokens += completion.output_tokens
             self.stats.cost_usd += cost
         if self.usage is not None:
-            self.usage.record({
-                "model": self.model, "agent": agent.name, "input_tokens": completion.input_tokens,
-                "output_tokens": completion.output_tokens, "cost_usd": round(cost, 8),
-                "retries": retries, "cached": cached,
-            })
+            self.usage.record(
+                {
+                    "model": self.model,
+                    "agent": agent.name,
+                    "input_tokens": completion.input_tokens,
+                    "output_tokens": completion.output_tokens,
+                    "cost_usd": round(cost, 8),
+                    "retries": retries,
+                    "cached": cached,
+                }
+            )
 
     def stats_dict(self) -> dict[str, Any]:
         self._note_structured_output()
@@ -289,7 +307,7 @@ def sha256_hex(data: bytes) -> str:
     digest = sha256()
     view = memoryview(data)
     for start in range(0, len(view), _HASH_PIECE_BYTES):
-        digest.update(view[start:start + _HASH_PIECE_BYTES])
+        digest.update(view[start : start + _HASH_PIECE_BYTES])
     return digest.hexdigest()
 
 
@@ -306,8 +324,10 @@ def parse_model_spec(spec: str) -> tuple[str, str]:
         return BASELINE, BASELINE
     provider, _, model = spec.partition(":")
     if provider != "openai" or not model:
-        raise ValueError(f"unknown model spec {spec!r}: use 'baseline' or 'openai:<model>' "
-                         "(OPENAI_BASE_URL selects any OpenAI-compatible server)")
+        raise ValueError(
+            f"unknown model spec {spec!r}: use 'baseline' or 'openai:<model>' "
+            "(OPENAI_BASE_URL selects any OpenAI-compatible server)"
+        )
     return provider, model
 
 

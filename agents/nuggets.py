@@ -42,8 +42,10 @@ BASELINE_SUPPORT_SHARE = 0.6
 BASELINE_KEY_SHARE = 0.75
 # Words of a lead-in ("Here is the code:", "For example:") that say nothing about the answer: a
 # sentence ending in a colon is kept as a nugget only with two content words besides these.
-LEAD_IN_FILLER = frozenset("here example examples code snippet following like below above try something works "
-                           "work way ways use using just simply something instance".split())
+LEAD_IN_FILLER = frozenset(
+    "here example examples code snippet following like below above try something works "
+    "work way ways use using just simply something instance".split()
+)
 NUMBER = re.compile(r"^\d[\d.]*$")
 # A name: an identifier with an underscore, a dot, inner capitals or digits ("tide_source",
 # "os.path.join", "BestCandidateResult", "PEP517").
@@ -91,13 +93,20 @@ def prose(text: str) -> str:
 # ---------------------------------------------------------------------------------------
 # Nuggets.
 
+
 @functools.lru_cache(maxsize=32)
 def nugget_schema(max_nuggets: int) -> type[BaseModel]:
     """At least one and at most ``max_nuggets`` non-empty nuggets."""
     return create_model(
         "Nuggets",
-        nuggets=(list[str], Field(min_length=1, max_length=max_nuggets,
-                                  description=f"1 to {max_nuggets} atomic, self-contained facts, most important first.")),
+        nuggets=(
+            list[str],
+            Field(
+                min_length=1,
+                max_length=max_nuggets,
+                description=f"1 to {max_nuggets} atomic, self-contained facts, most important first.",
+            ),
+        ),
         __validators__={"non_empty": model_validator(mode="after")(_no_empty_nugget)},
     )
 
@@ -116,8 +125,11 @@ class NuggetWriter(Agent[BaseModel]):
         self.schema = nugget_schema(max_nuggets)
 
     def messages(self, *, question: str, answer: str, **_: Any) -> list[Message]:
-        return _messages(NUGGET_TASK.format(max_nuggets=self.max_nuggets), delimited("question", question),
-                         delimited("accepted_answer", answer))
+        return _messages(
+            NUGGET_TASK.format(max_nuggets=self.max_nuggets),
+            delimited("question", question),
+            delimited("accepted_answer", answer),
+        )
 
     def baseline(self, *, answer: str, **_: Any) -> BaseModel:
         """The answer's prose sentences with at least two content words, in order, without its
@@ -142,9 +154,13 @@ class NuggetWriter(Agent[BaseModel]):
 # ---------------------------------------------------------------------------------------
 # Query variants for pooling.
 
+
 class SubQuestions(BaseModel):
-    sub_questions: list[str] = Field(min_length=1, max_length=MAX_SUB_QUESTIONS,
-                                     description=f"1 to {MAX_SUB_QUESTIONS} self-contained sub-questions.")
+    sub_questions: list[str] = Field(
+        min_length=1,
+        max_length=MAX_SUB_QUESTIONS,
+        description=f"1 to {MAX_SUB_QUESTIONS} self-contained sub-questions.",
+    )
 
 
 class SubQuestionWriter(Agent[SubQuestions]):
@@ -182,6 +198,7 @@ class ClosedBookAnswerWriter(Agent[ClosedBookAnswer]):
 # ---------------------------------------------------------------------------------------
 # Support.
 
+
 class ChunkSupport(BaseModel):
     chunk: int = Field(ge=1, description="The chunk's number.")
     reason: str = Field(description="Why, in one short sentence, before the verdict.")
@@ -208,9 +225,17 @@ class SupportJudgmentsBase(BaseModel):
 def support_schema(chunk_count: int, nugget_count: int) -> type[SupportJudgmentsBase]:
     """The verdicts on a batch of ``chunk_count`` chunks against ``nugget_count`` nuggets."""
     schema = create_model(
-        "SupportJudgments", __base__=SupportJudgmentsBase,
-        judgments=(list[ChunkSupport], Field(min_length=chunk_count, max_length=chunk_count,
-                                             description=f"One verdict per chunk, chunks 1..{chunk_count} in order.")))
+        "SupportJudgments",
+        __base__=SupportJudgmentsBase,
+        judgments=(
+            list[ChunkSupport],
+            Field(
+                min_length=chunk_count,
+                max_length=chunk_count,
+                description=f"One verdict per chunk, chunks 1..{chunk_count} in order.",
+            ),
+        ),
+    )
     schema.chunk_count, schema.nugget_count = chunk_count, nugget_count
     return schema
 
@@ -223,11 +248,16 @@ class SupportJudge(Agent[SupportJudgmentsBase]):
 
     def messages(self, *, question: str, nuggets: list[str], chunks: list[dict[str, str]], **_: Any) -> list[Message]:
         shown = numbered("chunk", (f"{chunk['title']}\n{chunk['text']}".strip() for chunk in chunks))
-        return _messages(SUPPORT_TASK, delimited("question", question), delimited("nuggets", _numbered_lines(nuggets)),
-                         delimited("chunks", shown))
+        return _messages(
+            SUPPORT_TASK,
+            delimited("question", question),
+            delimited("nuggets", _numbered_lines(nuggets)),
+            delimited("chunks", shown),
+        )
 
-    def baseline(self, *, nuggets: list[str], chunks: list[dict[str, str]],
-                 statistics: WordStatistics | None = None, **_: Any) -> SupportJudgmentsBase:
+    def baseline(
+        self, *, nuggets: list[str], chunks: list[dict[str, str]], statistics: WordStatistics | None = None, **_: Any
+    ) -> SupportJudgmentsBase:
         """Lexical, IDF-weighted. A nugget's terms are its distinct content words, names and
         numbers, matched by Snowball stem; each weighs its smoothed IDF over ``statistics`` (the
         whole corpus; the batch's chunks when none is given). A chunk (its title included)
@@ -256,13 +286,20 @@ class SupportJudge(Agent[SupportJudgmentsBase]):
                 key_share = sum(weights[stem] for stem in keys & available) / key_total if key_total else 1.0
                 if total and key_share >= BASELINE_KEY_SHARE and share >= BASELINE_SUPPORT_SHARE:
                     supported.append(index + 1)
-            judgments.append(ChunkSupport(
-                chunk=number, supported_nuggets=supported,
-                reason=(f"States {len(supported)} nugget(s): at least {BASELINE_KEY_SHARE:.0%} of their key terms and "
+            judgments.append(
+                ChunkSupport(
+                    chunk=number,
+                    supported_nuggets=supported,
+                    reason=(
+                        f"States {len(supported)} nugget(s): at least {BASELINE_KEY_SHARE:.0%} of their key terms and "
                         f"{BASELINE_SUPPORT_SHARE:.0%} "
-                        "of their IDF-weighted terms occur in the chunk." if supported else
-                        f"At most {best:.0%} of any nugget's IDF-weighted terms occur in the chunk, or a key term "
-                        "is missing.")))
+                        "of their IDF-weighted terms occur in the chunk."
+                        if supported
+                        else f"At most {best:.0%} of any nugget's IDF-weighted terms occur in the chunk, or a key term "
+                        "is missing."
+                    ),
+                )
+            )
         return self.schema(judgments=judgments)
 
 
@@ -282,8 +319,13 @@ def _term_stems(text: str) -> set[str]:
     """Stems of a chunk's terms, each dotted name also by its parts ("functools.lru_cache" gives
     "lru_cache" and "functools"; "lru_cache" also "lru" and "cache")."""
     terms = _terms(text)
-    parts = [part for term in terms if "." in term or "_" in term
-             for part in [*term.split("."), *re.split(r"[._]", term)] if part]
+    parts = [
+        part
+        for term in terms
+        if "." in term or "_" in term
+        for part in [*term.split("."), *re.split(r"[._]", term)]
+        if part
+    ]
     return set(stems(terms + parts))
 
 
@@ -292,8 +334,13 @@ def _nugget_terms(nugget: str, statistics: WordStatistics) -> tuple[dict[str, fl
     # A dotted name counts as its first and last parts, both keys: "json.dumps" is stated where
     # the json page says "dumps", "subprocess.run" not where any page says "run".
     dotted = {term for term in _terms(nugget) if "." in term and not NUMBER.match(term)}
-    terms = list(dict.fromkeys(part for term in _terms(nugget) for part in (
-        dict.fromkeys([term.split(".")[0], term.split(".")[-1]]) if term in dotted else [term])))
+    terms = list(
+        dict.fromkeys(
+            part
+            for term in _terms(nugget)
+            for part in (dict.fromkeys([term.split(".")[0], term.split(".")[-1]]) if term in dotted else [term])
+        )
+    )
     dotted_parts = {part for term in dotted for part in term.split(".")}
     weights: dict[str, float] = {}
     keys: set[str] = set()

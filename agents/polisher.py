@@ -37,9 +37,17 @@ class Polisher(Agent[PolishedQuestion]):
         user = "\n\n".join([delimited("conversation", conversation_so_far(history)), delimited("question", question)])
         return [{"role": "system", "content": POLISHER_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
-    def baseline(self, *, question: str, subject: str | None = None, previous_subject: str | None = None,
-                 title: str | None = None, previous_title: str | None = None, history: list[dict[str, Any]] | None = None,
-                 **_: Any) -> PolishedQuestion:
+    def baseline(
+        self,
+        *,
+        question: str,
+        subject: str | None = None,
+        previous_subject: str | None = None,
+        title: str | None = None,
+        previous_title: str | None = None,
+        history: list[dict[str, Any]] | None = None,
+        **_: Any,
+    ) -> PolishedQuestion:
         """Coreference and ellipsis by rule: a question about the previous question's subject
         refers to it ("How does it escape ...?", "What are they used for?", "And its timeout?");
         one that names the document the previous turn was in drops the name ("In json, what ..."
@@ -68,8 +76,9 @@ def refer_back(question: str, subject: str | None, previous_subject: str | None)
     if not question.rstrip().endswith("?"):
         return question  # a keyword query ("json.dumps usage example"): nobody types "it usage example"
     named = re.escape(subject)
-    attribute = re.fullmatch(rf"(?:In [^,]+, )?what (?:is|are|was|were) the (?P<attribute>.+?) of {named}\?",
-                             question, re.IGNORECASE)
+    attribute = re.fullmatch(
+        rf"(?:In [^,]+, )?what (?:is|are|was|were) the (?P<attribute>.+?) of {named}\?", question, re.IGNORECASE
+    )
     if attribute:
         return f"And its {attribute['attribute']}?"
     if re.search(rf"(?<![\w.]){named}'s\b", question):
@@ -77,13 +86,13 @@ def refer_back(question: str, subject: str | None, previous_subject: str | None)
     found = re.search(rf"(?<![\w.])(?:(?P<determiner>the|my|a|an) )?{named}(?![\w.])", question, re.IGNORECASE)
     if not found or (found["determiner"] or "").lower() in ("a", "an"):
         return question  # "share a theme I create" is any theme, not the one before: no "a it"
-    plural = re.search(r"\b(are|were|do)\s*$", question[:found.start()])
-    return question[:found.start()] + ("they" if plural else "it") + question[found.end():]
+    plural = re.search(r"\b(are|were|do)\s*$", question[: found.start()])
+    return question[: found.start()] + ("they" if plural else "it") + question[found.end() :]
 
 
 def drop_topic(question: str, title: str) -> str:
-    """"In <the document>, what ...?" → "What ...?" once the conversation is in that document."""
+    """ "In <the document>, what ...?" → "What ...?" once the conversation is in that document."""
     opening = re.match(r"In ([^,]+), (\w)", question)
     if opening and title.lower().rsplit(".", 1)[0] in opening.group(1).lower():
-        return opening.group(2).upper() + question[opening.end():]
+        return opening.group(2).upper() + question[opening.end() :]
     return question

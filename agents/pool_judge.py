@@ -124,10 +124,16 @@ class PassageJudgments(BaseModel):
 @functools.lru_cache(maxsize=64)
 def judgments_schema(passages: int) -> type[PassageJudgments]:
     """The schema of a batch of ``passages`` passages: numbers outside 1..passages fail validation."""
-    item = create_model("PassageJudgment", __base__=PassageJudgment,
-                        passage=(int, Field(ge=1, le=passages, description=f"The number (1-{passages}) of the passage.")))
-    schema = create_model("PassageJudgments", __base__=PassageJudgments,
-                          judgments=(list[item], Field(min_length=passages, max_length=passages)))
+    item = create_model(
+        "PassageJudgment",
+        __base__=PassageJudgment,
+        passage=(int, Field(ge=1, le=passages, description=f"The number (1-{passages}) of the passage.")),
+    )
+    schema = create_model(
+        "PassageJudgments",
+        __base__=PassageJudgments,
+        judgments=(list[item], Field(min_length=passages, max_length=passages)),
+    )
     schema.passages = passages
     return schema
 
@@ -148,8 +154,7 @@ def query_words(history: list[Exchange], question: str) -> set[str]:
     return words | set(stemmed_words(history[-1][0])) if len(words) < 3 and history else words
 
 
-def weighted_query_terms(history: list[Exchange], question: str,
-                         statistics: WordStatistics) -> dict[str, float]:
+def weighted_query_terms(history: list[Exchange], question: str, statistics: WordStatistics) -> dict[str, float]:
     """``{stem: w}`` for the terms of :func:`query_words`, each weighing the smoothed IDF of
     its rarest surface word over ``statistics``."""
     asked = content_words(question)
@@ -193,8 +198,9 @@ def passage_support(weights: Mapping[str, float], names: set[str], passage: str,
         if share > window:
             window = share
             # The title may hold every matched term: then the whole window is the fact.
-            facts = tuple(spans[index] for index in read if span_stems[index] & weights.keys()) \
-                or tuple(spans[index] for index in read)
+            facts = tuple(spans[index] for index in read if span_stems[index] & weights.keys()) or tuple(
+                spans[index] for index in read
+            )
     whole = coverage(in_title.union(*span_stems, set(stemmed_words(passage))))
     bonus = BASELINE_NAME_BONUS if names & in_title else 0.0
     return PassageSupport(window, (window + whole) / 2 + bonus, facts)
@@ -207,13 +213,25 @@ class PoolJudge(Agent[PassageJudgments]):
         self.schema = judgments_schema(passages)
 
     def messages(self, *, history: list[Exchange], question: str, passages: list[str], **_: Any) -> list[Message]:
-        user = "\n\n".join([render_conversation(history, question), delimited("passages", numbered("passage", passages)),
-                            POOL_JUDGE_TASK])
+        user = "\n\n".join(
+            [
+                render_conversation(history, question),
+                delimited("passages", numbered("passage", passages)),
+                POOL_JUDGE_TASK,
+            ]
+        )
         return [{"role": "system", "content": POOL_JUDGE_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
-    def baseline(self, *, history: list[Exchange], question: str, passages: list[str],
-                 passage_titles: Sequence[str] | None = None, statistics: WordStatistics | None = None,
-                 **_: Any) -> PassageJudgments:
+    def baseline(
+        self,
+        *,
+        history: list[Exchange],
+        question: str,
+        passages: list[str],
+        passage_titles: Sequence[str] | None = None,
+        statistics: WordStatistics | None = None,
+        **_: Any,
+    ) -> PassageJudgments:
         """IDF-weighted lexical support, relative to the best passage judged with it (see the
         module docstring for the rule, its thresholds and what they measured)."""
         titles = list(passage_titles) if passage_titles is not None else [""] * len(passages)
@@ -224,24 +242,37 @@ class PoolJudge(Agent[PassageJudgments]):
         best = max((support.support for support in evidence), default=0.0)
         judgments = []
         for number, support in enumerate(evidence, start=1):
-            relevant = (support.window >= BASELINE_MIN_WINDOW and support.support > 0
-                        and support.support >= BASELINE_RELATIVE_SUPPORT * best)
+            relevant = (
+                support.window >= BASELINE_MIN_WINDOW
+                and support.support > 0
+                and support.support >= BASELINE_RELATIVE_SUPPORT * best
+            )
             if relevant:
-                why = (f"Two consecutive sentences and the title hold {support.window:.0%} of the question's "
-                       f"IDF-weighted terms; its support {support.support:.2f} is at least "
-                       f"{BASELINE_RELATIVE_SUPPORT:.0%} of the best passage's ({best:.2f}).")
+                why = (
+                    f"Two consecutive sentences and the title hold {support.window:.0%} of the question's "
+                    f"IDF-weighted terms; its support {support.support:.2f} is at least "
+                    f"{BASELINE_RELATIVE_SUPPORT:.0%} of the best passage's ({best:.2f})."
+                )
             elif support.window < BASELINE_MIN_WINDOW:
-                why = (f"At most {support.window:.0%} of the question's IDF-weighted terms occur together "
-                       f"(needs {BASELINE_MIN_WINDOW:.0%}).")
+                why = (
+                    f"At most {support.window:.0%} of the question's IDF-weighted terms occur together "
+                    f"(needs {BASELINE_MIN_WINDOW:.0%})."
+                )
             else:
-                why = (f"Its support {support.support:.2f} is below {BASELINE_RELATIVE_SUPPORT:.0%} of the best "
-                       f"passage's ({best:.2f}).")
-            judgments.append(PassageJudgment(passage=number, relevant=relevant,
-                                             facts=list(support.facts) if relevant else [], rationale=why))
+                why = (
+                    f"Its support {support.support:.2f} is below {BASELINE_RELATIVE_SUPPORT:.0%} of the best "
+                    f"passage's ({best:.2f})."
+                )
+            judgments.append(
+                PassageJudgment(
+                    passage=number, relevant=relevant, facts=list(support.facts) if relevant else [], rationale=why
+                )
+            )
         return self.schema.model_validate({"judgments": [judgment.model_dump() for judgment in judgments]})
 
-    def from_labels(self, labels: LabelLookup, *, query_id: str, passage_ids: list[str], passage_documents: list[str],
-                    **_: Any) -> PassageJudgments:
+    def from_labels(
+        self, labels: LabelLookup, *, query_id: str, passage_ids: list[str], passage_documents: list[str], **_: Any
+    ) -> PassageJudgments:
         """Relevant when the passage's own id, else its document's id, is labelled relevant for
         the query; the labelled unit is its one fact, so every chunk of a relevant document
         carries the same fact."""
@@ -250,10 +281,16 @@ class PoolJudge(Agent[PassageJudgments]):
         for number, (passage_id, document_id) in enumerate(zip(passage_ids, passage_documents), start=1):
             unit = passage_id if passage_id in judged else document_id if document_id in judged else None
             relevant = unit is not None and judged[unit] > 0
-            judgments.append(PassageJudgment(
-                passage=number, relevant=relevant, facts=[f"labelled relevant: {unit}"] if relevant else [],
-                rationale=f"The labels give {unit!r} relevance {judged[unit]}." if unit is not None
-                else "The labels do not judge this passage: not relevant."))
+            judgments.append(
+                PassageJudgment(
+                    passage=number,
+                    relevant=relevant,
+                    facts=[f"labelled relevant: {unit}"] if relevant else [],
+                    rationale=f"The labels give {unit!r} relevance {judged[unit]}."
+                    if unit is not None
+                    else "The labels do not judge this passage: not relevant.",
+                )
+            )
         return self.schema.model_validate({"judgments": [judgment.model_dump() for judgment in judgments]})
 
 
@@ -262,15 +299,18 @@ class FactMatchJudge(Agent[FactMatch]):
     schema = FactMatch
 
     def messages(self, *, question: str, first: str, second: str, **_: Any) -> list[Message]:
-        user = "\n\n".join([delimited("question", question), delimited("fact_a", first), delimited("fact_b", second),
-                            FACT_MATCH_TASK])
+        user = "\n\n".join(
+            [delimited("question", question), delimited("fact_a", first), delimited("fact_b", second), FACT_MATCH_TASK]
+        )
         return [{"role": "system", "content": POOL_JUDGE_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
     def baseline(self, *, first: str, second: str, **_: Any) -> FactMatch:
         a, b = set(stemmed_words(first)), set(stemmed_words(second))
         jaccard = len(a & b) / len(a | b) if a | b else 0.0
-        return FactMatch(rationale=f"The facts share {jaccard:.0%} of their stemmed content words.",
-                         same=jaccard >= BASELINE_SAME_FACT_JACCARD)
+        return FactMatch(
+            rationale=f"The facts share {jaccard:.0%} of their stemmed content words.",
+            same=jaccard >= BASELINE_SAME_FACT_JACCARD,
+        )
 
     def from_labels(self, labels: LabelLookup, *, first: str, second: str, **_: Any) -> FactMatch:
         return FactMatch(rationale="Label facts name their labelled unit.", same=first.strip() == second.strip())

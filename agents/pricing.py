@@ -40,8 +40,10 @@ DEFAULT_PRICES_PER_MILLION: dict[str, tuple[float, float]] = {
     "text-embedding-3-large": (0.13, 0.0),
     "text-embedding-ada-002": (0.10, 0.0),
 }
-_EXPECTED = ('{"model": {"input": USD_PER_M, "output": USD_PER_M}} for OpenAI\'s endpoint, or '
-             '{"BASE_URL": {"model": {"input": USD_PER_M, "output": USD_PER_M}}} for another')
+_EXPECTED = (
+    '{"model": {"input": USD_PER_M, "output": USD_PER_M}} for OpenAI\'s endpoint, or '
+    '{"BASE_URL": {"model": {"input": USD_PER_M, "output": USD_PER_M}}} for another'
+)
 
 Prices = dict[str, tuple[float, float]]
 

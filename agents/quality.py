@@ -24,7 +24,9 @@ Give your rationale first, then a score from 1 (useless) to 5 (excellent)."""
 
 
 class ChunkQuality(BaseModel):
-    rationale: str = Field(description="One or two sentences on what the passage contains and why it is or is not useful.")
+    rationale: str = Field(
+        description="One or two sentences on what the passage contains and why it is or is not useful."
+    )
     score: int = Field(ge=1, le=5, description="1 = useless, 5 = excellent.")
 
 

@@ -43,7 +43,9 @@ class QueryExpander(Agent[ExpandedQueries]):
     schema = ExpandedQueries
 
     def messages(self, *, history: list[Exchange], question: str, count: int, **_: Any) -> list[Message]:
-        user = "\n\n".join([render_conversation(history, question), f"Write at most {count} alternative search queries."])
+        user = "\n\n".join(
+            [render_conversation(history, question), f"Write at most {count} alternative search queries."]
+        )
         return [{"role": "system", "content": EXPANDER_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
     def baseline(self, *, history: list[Exchange], question: str, count: int, **_: Any) -> ExpandedQueries:

@@ -18,8 +18,9 @@ QUESTION_TYPE_GUIDANCE = {
     "summary": "Ask for a short summary or overview.",
     "keyword": "Type a short keyword query, as into a search box: a few words, no question mark.",
 }
-YES_NO_OPENINGS = re.compile(r"^(is|are|was|were|does|do|did|can|could|should|will|would|has|have|must)\b",
-                             re.IGNORECASE)
+YES_NO_OPENINGS = re.compile(
+    r"^(is|are|was|were|does|do|did|can|could|should|will|would|has|have|must)\b", re.IGNORECASE
+)
 
 
 def _frame_words(template: str) -> list[str]:
@@ -30,8 +31,14 @@ def _frame_words(template: str) -> list[str]:
 # Stems of the words that frame a question rather than name its topic: the offline questioner's
 # frames and a user's request words (benchsmith/words.py). A document that answers a question need
 # not contain them, so the offline judges do not look for them.
-FRAME_STEMS = frozenset(stems([*REQUEST_WORDS, *(word for frames in FRAMES.values() for frame in frames
-                                                 for word in _frame_words(frame.template))]))
+FRAME_STEMS = frozenset(
+    stems(
+        [
+            *REQUEST_WORDS,
+            *(word for frames in FRAMES.values() for frame in frames for word in _frame_words(frame.template)),
+        ]
+    )
+)
 
 
 def question_type_of(question: str) -> str:
@@ -44,9 +51,11 @@ def question_type_of(question: str) -> str:
         return "comparison"
     if re.search(r"\b(summary|summari[sz]e|sum up|overview)\b", lowered):
         return "summary"
-    if re.match(r"^(how (do|can|should) (i|we)|how to|what'?s the (best|recommended) way to|what is the (best|"
-                r"recommended) way to|what should (i|we) do)\b", lowered) or re.search(
-                    r"\bwhat (do|should) (i|we) (need to )?do\?$", lowered):
+    if re.match(
+        r"^(how (do|can|should) (i|we)|how to|what'?s the (best|recommended) way to|what is the (best|"
+        r"recommended) way to|what should (i|we) do)\b",
+        lowered,
+    ) or re.search(r"\bwhat (do|should) (i|we) (need to )?do\?$", lowered):
         return "how-to"
     if re.match(r"^(why\b|can you explain|could you explain|how does .+ work)", lowered):
         return "explanation"

@@ -41,17 +41,24 @@ class RelevanceJudge(Agent[RelevanceGrade]):
     name = "relevance-judge"
     schema = RelevanceGrade
 
-    def messages(self, *, history: list[Exchange], question: str, rewrite: str | None, document: str,
-                 **_: Any) -> list[Message]:
-        sections = [delimited("conversation", render_history(history, skip_empty_answers=True)),
-                    delimited("question", question)]
+    def messages(
+        self, *, history: list[Exchange], question: str, rewrite: str | None, document: str, **_: Any
+    ) -> list[Message]:
+        sections = [
+            delimited("conversation", render_history(history, skip_empty_answers=True)),
+            delimited("question", question),
+        ]
         if rewrite:
             sections.append(delimited("self_contained_question", rewrite))
         sections.append(delimited("document", document))
-        return [{"role": "system", "content": RELEVANCE_SYSTEM_PROMPT}, {"role": "user", "content": "\n\n".join(sections)}]
+        return [
+            {"role": "system", "content": RELEVANCE_SYSTEM_PROMPT},
+            {"role": "user", "content": "\n\n".join(sections)},
+        ]
 
-    def baseline(self, *, history: list[Exchange], question: str, rewrite: str | None, document: str,
-                 **_: Any) -> RelevanceGrade:
+    def baseline(
+        self, *, history: list[Exchange], question: str, rewrite: str | None, document: str, **_: Any
+    ) -> RelevanceGrade:
         """Lexical and strict, as an offline judge has to be: the documents it grades are the ones
         retrieval put on top, which share the question's words by construction, so sharing them
         is not enough. Of the need's distinct content words (stemmed; the self-contained form's,
@@ -63,12 +70,26 @@ class RelevanceJudge(Agent[RelevanceGrade]):
         if not wanted:
             return RelevanceGrade(rationale="The question has no content words to look for (fails to meet).", grade=0)
         in_document = len(wanted & set(stems(content_words(document)))) / len(wanted)
-        in_sentence = max((len(wanted & set(stems(content_words(sentence)))) / len(wanted)
-                           for sentence in sentences(document) or [document]), default=0.0)
-        grade = next((grade for grade, sentence_share, document_share in _BASELINE_GRADES
-                      if in_sentence >= sentence_share and in_document >= document_share), 0)
-        return RelevanceGrade(rationale=f"The document holds {in_document:.0%} of the question's content words, its "
-                                        f"best sentence {in_sentence:.0%} ({CAST_GRADES[grade]}).", grade=grade)
+        in_sentence = max(
+            (
+                len(wanted & set(stems(content_words(sentence)))) / len(wanted)
+                for sentence in sentences(document) or [document]
+            ),
+            default=0.0,
+        )
+        grade = next(
+            (
+                grade
+                for grade, sentence_share, document_share in _BASELINE_GRADES
+                if in_sentence >= sentence_share and in_document >= document_share
+            ),
+            0,
+        )
+        return RelevanceGrade(
+            rationale=f"The document holds {in_document:.0%} of the question's content words, its "
+            f"best sentence {in_sentence:.0%} ({CAST_GRADES[grade]}).",
+            grade=grade,
+        )
 
 
 # (grade, share of the need's words in the best sentence, share in the whole document), best first.

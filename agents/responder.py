@@ -36,16 +36,21 @@ class Responder(Agent[GeneratedAnswer]):
     name = "responder"
     schema = GeneratedAnswer
 
-    def messages(self, *, gold: dict[str, Any], history: list[dict[str, Any]], question: str, **_: Any) -> list[Message]:
-        user = "\n\n".join([
-            delimited("conversation", conversation_so_far(history)),
-            delimited("passage", gold["text"], title=gold["title"]),
-            delimited("question", question),
-        ])
+    def messages(
+        self, *, gold: dict[str, Any], history: list[dict[str, Any]], question: str, **_: Any
+    ) -> list[Message]:
+        user = "\n\n".join(
+            [
+                delimited("conversation", conversation_so_far(history)),
+                delimited("passage", gold["text"], title=gold["title"]),
+                delimited("question", question),
+            ]
+        )
         return [{"role": "system", "content": RESPONDER_SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
-    def baseline(self, *, gold: dict[str, Any], question: str, corpus_stats: WordStatistics | None = None,
-                 **_: Any) -> GeneratedAnswer:
+    def baseline(
+        self, *, gold: dict[str, Any], question: str, corpus_stats: WordStatistics | None = None, **_: Any
+    ) -> GeneratedAnswer:
         """Extractive. A question the offline questioner made of this passage is answered by the
         statements it was made from (agents/offline/asking.py ``answer``). Any other: the passage's whole sentences that share the rarest words with the
         question (at most four, each matching at least half as well as the best one, in passage
@@ -62,8 +67,9 @@ class Responder(Agent[GeneratedAnswer]):
         wanted = set(content_words(question))
         # A chunk cut inside an entry opens with the rest of it: its heading names that entry.
         heading = last_heading(gold.get("title", ""))
-        found = asked_entry([(sentence, subject or heading) for sentence, subject in documented_sentences(gold["text"])],
-                            question)
+        found = asked_entry(
+            [(sentence, subject or heading) for sentence, subject in documented_sentences(gold["text"])], question
+        )
         whole = [(sentence, subject) for sentence, subject in found if is_complete(sentence)]
         if not found:
             first = next((unit.text for unit in units(gold["text"])), gold["text"])
@@ -75,9 +81,13 @@ class Responder(Agent[GeneratedAnswer]):
 
         def ranked_sentences(pairs: list[tuple[str, str]]) -> tuple[list[str], dict[int, float], list[int]]:
             documented = [(plain_text(sentence), subject) for sentence, subject in pairs]
-            weight = {i: sum(inverse_document_frequency(statistics, wanted_stems[stem])
-                             for stem in set(wanted_stems) & set(stems(content_words(f"{subject} {text}"))))
-                      for i, (text, subject) in enumerate(documented)}
+            weight = {
+                i: sum(
+                    inverse_document_frequency(statistics, wanted_stems[stem])
+                    for stem in set(wanted_stems) & set(stems(content_words(f"{subject} {text}")))
+                )
+                for i, (text, subject) in enumerate(documented)
+            }
             return [text for text, _ in documented], weight, sorted(weight, key=lambda i: (-weight[i], i))
 
         # Whole sentences first; headings, labels and unpunctuated lines when none of them answers.
@@ -94,8 +104,7 @@ def asked_entry(documented: list[tuple[str, str]], question: str) -> list[tuple[
     """The sentences of the entries whose name the question asks about (``rset`` of the signature
     ``poplib.POP3.rset(self)``), or all of them when it names none."""
     asked = set(words(question))
-    named = [(sentence, subject) for sentence, subject in documented
-             if subject and entry_name(subject) in asked]
+    named = [(sentence, subject) for sentence, subject in documented if subject and entry_name(subject) in asked]
     return named or documented
 
 

@@ -94,8 +94,11 @@ class RetryCounter:
             self.stats.retried_errors[name] = self.stats.retried_errors.get(name, 0) + 1
 
 
-def retrying(settings: RetrySettings, on_retry: Callable[[BaseException | None], None],
-             sleep: Callable[[float], None] | None = None) -> Callable[[Callable[[], T]], T]:
+def retrying(
+    settings: RetrySettings,
+    on_retry: Callable[[BaseException | None], None],
+    sleep: Callable[[float], None] | None = None,
+) -> Callable[[Callable[[], T]], T]:
     """The retry loop of one call: ``retrying(...)(attempt)`` calls ``attempt`` until it succeeds, fails
     for good or runs out of attempts (then the last error is raised). ``on_retry`` hears each error
     that is retried, before the wait; ``sleep`` replaces ``time.sleep`` (tests record the waits).
@@ -139,8 +142,15 @@ def backoff_seconds(settings: RetrySettings, attempt: int, error: BaseException)
     return max(0.0, min(exponential + random.uniform(0, settings.backoff_initial_s), settings.backoff_max_s))
 
 
-def transport_failure(error: Exception, *, model: str, base_url: str | None, attempts: int,
-                      route: str = "chat completions", variables: dict[str, str] | None = None) -> BaseException:
+def transport_failure(
+    error: Exception,
+    *,
+    model: str,
+    base_url: str | None,
+    attempts: int,
+    route: str = "chat completions",
+    variables: dict[str, str] | None = None,
+) -> BaseException:
     """The exception to raise for ``error`` once retrying is over: ours, with a redacted message and
     no chain (the openai errors hold the request with its headers, and the server's text). Errors
     that are neither the server's nor ours (a bug) come back unchanged: their traceback matters more."""
@@ -155,7 +165,8 @@ def transport_failure(error: Exception, *, model: str, base_url: str | None, att
         clean = ModelUnavailableError(
             f"{where} still failed after {attempts} attempt(s); the last error was {name}: {said}. Check that "
             "the server is up and reachable, or allow more time (timeout) or more attempts (max attempts).",
-            last_error=name)
+            last_error=name,
+        )
     elif mentions_secret(error):
         clean = ModelSeamError(redact(f"{type(error).__name__}: {error}"))
     else:

@@ -47,5 +47,6 @@ class Rewriter(Agent[RewrittenQuery]):
         present = set(content_words(question))
         added = [word for word in dict.fromkeys(content_words(history[-1][0])) if word not in present]
         added = added[:BASELINE_CONTEXT_WORDS]
-        return RewrittenQuery(reasoning="previous question's terms added",
-                              query=" ".join([question, *added]) if added else question)
+        return RewrittenQuery(
+            reasoning="previous question's terms added", query=" ".join([question, *added]) if added else question
+        )

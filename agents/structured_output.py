@@ -41,17 +41,42 @@ CORRECTION_PREFIX = "Your previous reply was not valid"
 
 # Words that tie a 400/422 to the way we asked for structured output, per method.
 _FORMAT_WORDS = {
-    "json_schema": ("response_format", "response format", "json_schema", "json schema", "structured output",
-                    "schema", "strict"),
+    "json_schema": (
+        "response_format",
+        "response format",
+        "json_schema",
+        "json schema",
+        "structured output",
+        "schema",
+        "strict",
+    ),
     "function_calling": ("tool", "function"),
     "json_mode": ("response_format", "response format", "json_object", "json mode", "json_mode"),
 }
 # Words that tie a 400/422 to some other part of the request: not the format's fault.
-_OTHER_PARAMETER_WORDS = ("model", "messages", "temperature", "seed", "max_tokens", "max_completion_tokens",
-                          "top_p", "api key", "api_key", "role", "content")
+_OTHER_PARAMETER_WORDS = (
+    "model",
+    "messages",
+    "temperature",
+    "seed",
+    "max_tokens",
+    "max_completion_tokens",
+    "top_p",
+    "api key",
+    "api_key",
+    "role",
+    "content",
+)
 # A prompt too long for the model mentions "functions" or "tools" too: never a format problem.
-_OVERFLOW_WORDS = ("context length", "context_length", "context window", "maximum context", "too long",
-                   "too many tokens", "reduce the length")
+_OVERFLOW_WORDS = (
+    "context length",
+    "context_length",
+    "context window",
+    "maximum context",
+    "too long",
+    "too many tokens",
+    "reduce the length",
+)
 
 _decoder = json.JSONDecoder()
 
@@ -76,8 +101,12 @@ def request_options(method: str, schema: type[BaseModel]) -> dict[str, Any]:
     """The request parameters of ``method`` for ``schema`` (bound to the chat model)."""
     if method == "json_schema":
         function = openai.pydantic_function_tool(schema)["function"]  # the SDK's strict schema
-        return {"response_format": {"type": "json_schema", "json_schema": {
-            "name": function["name"], "schema": function["parameters"], "strict": True}}}
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": function["name"], "schema": function["parameters"], "strict": True},
+            }
+        }
     if method == "function_calling":
         # Deferred: langchain_core is needed only for function calling.
         from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -94,8 +123,10 @@ def needs_schema_in_prompt(method: str) -> bool:
 
 
 def schema_instructions(schema: type[BaseModel]) -> str:
-    return (f"Answer with one JSON object, and nothing else, that follows this JSON schema "
-            f"(named {schema.__name__}):\n{json.dumps(schema.model_json_schema(), ensure_ascii=False)}")
+    return (
+        f"Answer with one JSON object, and nothing else, that follows this JSON schema "
+        f"(named {schema.__name__}):\n{json.dumps(schema.model_json_schema(), ensure_ascii=False)}"
+    )
 
 
 def with_schema_instructions(messages: list[dict[str, str]], schema: type[BaseModel]) -> list[dict[str, str]]:
@@ -119,8 +150,9 @@ def is_format_rejection(error: BaseException, method: str) -> bool:
     if any(word in text for word in _FORMAT_WORDS[method]):
         return True
     # An unexplained refusal ("Bad Request"): only the format parameters are new to the request.
-    return not any(word in text for words in _FORMAT_WORDS.values() for word in words) and \
-        not any(word in text for word in _OTHER_PARAMETER_WORDS)
+    return not any(word in text for words in _FORMAT_WORDS.values() for word in words) and not any(
+        word in text for word in _OTHER_PARAMETER_WORDS
+    )
 
 
 def json_objects_in(text: str) -> list[dict[str, Any]]:
@@ -151,15 +183,18 @@ def extract_json_object(text: str) -> dict[str, Any]:
     if not distinct:
         raise InvalidOutput("the reply holds no JSON object", reply=text)
     if len(distinct) > 1:
-        raise InvalidOutput(f"the reply holds {len(distinct)} different JSON objects; exactly one is expected",
-                            reply=text)
+        raise InvalidOutput(
+            f"the reply holds {len(distinct)} different JSON objects; exactly one is expected", reply=text
+        )
     return next(iter(distinct.values()))
 
 
 def describe_validation_error(error: ValidationError) -> str:
     """``field: problem`` for each problem (at most five), without pydantic's links."""
-    problems = [f"{'.'.join(str(part) for part in problem['loc']) or '(the object)'}: {problem['msg']}"
-                for problem in error.errors()[:5]]
+    problems = [
+        f"{'.'.join(str(part) for part in problem['loc']) or '(the object)'}: {problem['msg']}"
+        for problem in error.errors()[:5]
+    ]
     more = f" (and {error.error_count() - 5} more)" if error.error_count() > 5 else ""
     return "; ".join(problems) + more
 
@@ -168,8 +203,9 @@ def validate_object(value: dict[str, Any], schema: type[BaseModel], reply: str) 
     try:
         return schema.model_validate(value)
     except ValidationError as error:
-        raise InvalidOutput(f"the reply does not match {schema.__name__}: {describe_validation_error(error)}",
-                            reply=reply) from None
+        raise InvalidOutput(
+            f"the reply does not match {schema.__name__}: {describe_validation_error(error)}", reply=reply
+        ) from None
 
 
 def message_text(content: Any) -> str:
@@ -197,8 +233,7 @@ def parse_completion(completion: dict[str, Any], method: str, schema: type[BaseM
     arguments = _tool_arguments(message)
     finish_reason = choices[0].get("finish_reason")
     if finish_reason == "length":
-        raise InvalidOutput("the reply was cut off at the token limit (finish_reason=length)",
-                            reply=text or arguments)
+        raise InvalidOutput("the reply was cut off at the token limit (finish_reason=length)", reply=text or arguments)
     if finish_reason == "content_filter":
         raise InvalidOutput("the reply was stopped by the server's content filter")
     if method == "function_calling" and arguments:
@@ -219,7 +254,10 @@ def corrective_turn(reply: str | None, problem: str, schema: type[BaseModel]) ->
     """The bad reply as the assistant's turn, then the user naming the problem and asking again."""
     return [
         {"role": "assistant", "content": reply if reply else "(an empty reply)"},
-        {"role": "user", "content": f"{CORRECTION_PREFIX}: {problem}. Answer the previous request again with "
-                                    f"exactly one JSON object that follows the {schema.__name__} schema, "
-                                    "and nothing else."},
+        {
+            "role": "user",
+            "content": f"{CORRECTION_PREFIX}: {problem}. Answer the previous request again with "
+            f"exactly one JSON object that follows the {schema.__name__} schema, "
+            "and nothing else.",
+        },
     ]

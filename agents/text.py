@@ -18,6 +18,7 @@ from benchsmith.words import content_words, stems, words
 # ---------------------------------------------------------------------------------------
 # Word statistics.
 
+
 class WordStatistics(Protocol):
     """What the baseline agents need to know about the collection."""
 

@@ -35,8 +35,12 @@ import openai
 
 # The SDK's error classes by status code, as its client picks them.
 _STATUS_ERRORS: dict[int, type[openai.APIStatusError]] = {
-    400: openai.BadRequestError, 401: openai.AuthenticationError, 403: openai.PermissionDeniedError,
-    404: openai.NotFoundError, 409: openai.ConflictError, 422: openai.UnprocessableEntityError,
+    400: openai.BadRequestError,
+    401: openai.AuthenticationError,
+    403: openai.PermissionDeniedError,
+    404: openai.NotFoundError,
+    409: openai.ConflictError,
+    422: openai.UnprocessableEntityError,
     429: openai.RateLimitError,
 }
 USER_AGENT = f"benchsmith (OpenAI-compatible; openai/{openai.__version__})"
@@ -83,8 +87,13 @@ class JsonClient:
         # As http.client writes it: the port only when it is not the scheme's, an IPv6 address in brackets.
         host = f"[{self._host}]" if ":" in self._host else self._host
         self._host_header = host if self._port == (443 if self._https else 80) else f"{host}:{self._port}"
-        self._headers = {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json",
-                         "Accept": "application/json", "User-Agent": USER_AGENT, "Accept-Encoding": "identity"}
+        self._headers = {
+            "Authorization": f"Bearer {api_key}",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": USER_AGENT,
+            "Accept-Encoding": "identity",
+        }
         self._heads: dict[str, bytes] = {}  # per path: the request's head up to the Content-Length value
         self._tls = _tls_context() if self._https else None
         self._idle: list[Connection] = []
@@ -113,8 +122,9 @@ class JsonClient:
             raise openai.APITimeoutError(request=self._request(path)) from None
         except (OSError, http.client.HTTPException) as error:
             connection.close()
-            raise openai.APIConnectionError(message=f"Connection error: {type(error).__name__}: {error}",
-                                            request=self._request(path)) from None
+            raise openai.APIConnectionError(
+                message=f"Connection error: {type(error).__name__}: {error}", request=self._request(path)
+            ) from None
         if response.keep_alive:
             connection.idle_since = time.monotonic()
             with self._lock:
@@ -122,8 +132,11 @@ class JsonClient:
         else:
             connection.close()
         if response.status >= 400:
-            raise status_error(httpx.Response(response.status, headers=response.headers, content=response.body,
-                                              request=self._request(path)))
+            raise status_error(
+                httpx.Response(
+                    response.status, headers=response.headers, content=response.body, request=self._request(path)
+                )
+            )
         return json.loads(response.body)
 
     def close(self) -> None:
@@ -135,8 +148,12 @@ class JsonClient:
     def _head(self, path: str) -> bytes:
         head = self._heads.get(path)
         if head is None:
-            lines = [f"POST {self._prefix}{path} HTTP/1.1", f"Host: {self._host_header}",
-                     *(f"{name}: {value}" for name, value in self._headers.items()), "Content-Length: "]
+            lines = [
+                f"POST {self._prefix}{path} HTTP/1.1",
+                f"Host: {self._host_header}",
+                *(f"{name}: {value}" for name, value in self._headers.items()),
+                "Content-Length: ",
+            ]
             head = self._heads[path] = "\r\n".join(lines).encode("latin-1")
         return head
 
@@ -198,8 +215,11 @@ class Connection:
         fields = {name.lower(): value for name, value in headers}
         body, until_close = self._read_body(fields)
         connection = fields.get("connection", "").lower()
-        keep_alive = not until_close and not self._buffer and (
-            "keep-alive" in connection if version == "HTTP/1.0" else "close" not in connection)
+        keep_alive = (
+            not until_close
+            and not self._buffer
+            and ("keep-alive" in connection if version == "HTTP/1.0" else "close" not in connection)
+        )
         return Response(status, headers, body, keep_alive)
 
     def close(self) -> None:
@@ -237,7 +257,7 @@ class Connection:
                 raise http.client.RemoteDisconnected("Remote end closed connection without response")
             end = self._buffer.find(b"\r\n\r\n")
         lines = self._buffer[:end].decode("latin-1").split("\r\n")
-        del self._buffer[:end + 4]
+        del self._buffer[: end + 4]
         version, _, rest = lines[0].partition(" ")
         code = rest[:3]
         if not version.startswith("HTTP/") or len(code) != 3 or not code.isdigit():
@@ -278,7 +298,7 @@ class Connection:
             if not self._receive():
                 raise http.client.IncompleteRead(bytes(self._buffer))
         line = bytes(self._buffer[:end])
-        del self._buffer[:end + 2]
+        del self._buffer[: end + 2]
         return line
 
     def _read_chunked(self) -> bytes:

@@ -61,9 +61,13 @@ def make_vectors(kind: str, n: int, seed: int = 1) -> np.ndarray:
 
 def run_ours(vectors: np.ndarray, exact_limit: int = clustering.DEFAULT_EXACT_LIMIT) -> dict:
     result = greedy_traversal_clusters(vectors, exact_limit=exact_limit)
-    return {"graph": result.seconds["graph"], "walk": result.seconds["walk"],
-            "total": sum(result.seconds.values()), "searches": result.searches,
-            "similarity": mean_consecutive_similarity(vectors, result.path)}
+    return {
+        "graph": result.seconds["graph"],
+        "walk": result.seconds["walk"],
+        "total": sum(result.seconds.values()),
+        "searches": result.searches,
+        "similarity": mean_consecutive_similarity(vectors, result.path),
+    }
 
 
 def run_naive(vectors: np.ndarray) -> dict:
@@ -83,11 +87,15 @@ def main() -> None:
     sizes = SIZES["quick" if args.quick else "full"]
     small, large = sizes["naive"], sizes["ours"]
 
-    print(f"dimension {DIMENSION} · neighbours {clustering.DEFAULT_NEIGHBOURS} · exact up to "
-          f"{clustering.DEFAULT_EXACT_LIMIT:,} · inverted file: cells of {clustering.IVF_CELL_SIZE}, "
-          f"{clustering.IVF_GRAPH_PROBES} probed for the graph, {clustering.IVF_SEARCH_PROBES} for a search")
-    print(f"{'data':<10}{'n':>8}  {'method':<14}{'graph s':>8}{'walk s':>8}{'total s':>8}"
-          f"{'searches':>10}{'similarity':>12}{'/ naive':>9}")
+    print(
+        f"dimension {DIMENSION} · neighbours {clustering.DEFAULT_NEIGHBOURS} · exact up to "
+        f"{clustering.DEFAULT_EXACT_LIMIT:,} · inverted file: cells of {clustering.IVF_CELL_SIZE}, "
+        f"{clustering.IVF_GRAPH_PROBES} probed for the graph, {clustering.IVF_SEARCH_PROBES} for a search"
+    )
+    print(
+        f"{'data':<10}{'n':>8}  {'method':<14}{'graph s':>8}{'walk s':>8}{'total s':>8}"
+        f"{'searches':>10}{'similarity':>12}{'/ naive':>9}"
+    )
     results: dict[tuple[str, int, str], dict] = {}
     for kind in ("random", "clustered"):
         for n in sorted(set(small) | set(large)):
@@ -102,9 +110,11 @@ def main() -> None:
                 row = results[kind, n, method] = run()
                 reference = results.get((kind, n, "naive"))
                 ratio = f"{row['similarity'] / reference['similarity']:9.3f}" if reference else f"{'-':>9}"
-                print(f"{kind:<10}{n:>8,}  {method:<14}{seconds(row.get('graph'))}{seconds(row.get('walk'))}"
-                      f"{seconds(row['total'])}{row.get('searches', '-'):>10}{row['similarity']:12.4f}{ratio}",
-                      flush=True)
+                print(
+                    f"{kind:<10}{n:>8,}  {method:<14}{seconds(row.get('graph'))}{seconds(row.get('walk'))}"
+                    f"{seconds(row['total'])}{row.get('searches', '-'):>10}{row['similarity']:12.4f}{ratio}",
+                    flush=True,
+                )
             del vectors
 
     def verdict(ok: bool) -> str:
@@ -116,16 +126,22 @@ def main() -> None:
         total = results[kind, biggest, "ours"]["total"]
         growth = total / results[kind, before, "ours"]["total"]
         naive_growth = results[kind, small[1], "naive"]["total"] / results[kind, small[0], "naive"]["total"]
-        print(f"  {kind}: {biggest:,} in {total:.1f} s (target < {TIME_LIMIT:.0f} s"
-              f"{' at 100,000' if args.quick else ''}: {verdict(total < TIME_LIMIT)})")
-        print(f"  {kind}: t({biggest:,}) / t({before:,}) = {growth:.2f} (target ≤ {GROWTH_LIMIT}: "
-              f"{verdict(growth <= GROWTH_LIMIT)}); naive t({small[1]:,}) / t({small[0]:,}) = {naive_growth:.2f}")
+        print(
+            f"  {kind}: {biggest:,} in {total:.1f} s (target < {TIME_LIMIT:.0f} s"
+            f"{' at 100,000' if args.quick else ''}: {verdict(total < TIME_LIMIT)})"
+        )
+        print(
+            f"  {kind}: t({biggest:,}) / t({before:,}) = {growth:.2f} (target ≤ {GROWTH_LIMIT}: "
+            f"{verdict(growth <= GROWTH_LIMIT)}); naive t({small[1]:,}) / t({small[0]:,}) = {naive_growth:.2f}"
+        )
         for n in small:
             naive = results[kind, n, "naive"]["similarity"]
             for method in ("ours", "ours, IVF"):
                 ratio = results[kind, n, method]["similarity"] / naive
-                print(f"  {kind}: similarity {method} / naive at {n:,} = {ratio:.3f} "
-                      f"(target ≥ {SIMILARITY_RATIO}: {verdict(ratio >= SIMILARITY_RATIO)})")
+                print(
+                    f"  {kind}: similarity {method} / naive at {n:,} = {ratio:.3f} "
+                    f"(target ≥ {SIMILARITY_RATIO}: {verdict(ratio >= SIMILARITY_RATIO)})"
+                )
 
 
 if __name__ == "__main__":

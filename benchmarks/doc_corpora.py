@@ -56,24 +56,40 @@ CORPORA = (
     Corpus("stdlib", "development", "Python source: the standard library's docstrings", None, STDLIB_SOURCE),
     Corpus("requests", "development", "Sphinx HTML", "python-requests-doc", "/usr/share/doc/python-requests-doc/html"),
     Corpus("mkdocs", "development", "MkDocs HTML", "mkdocs-doc", "/usr/share/doc/mkdocs/html"),
-    Corpus("git", "development", "AsciiDoc HTML man pages and guides, sources beside them", "git-doc",
-           "/usr/share/doc/git-doc"),
+    Corpus(
+        "git",
+        "development",
+        "AsciiDoc HTML man pages and guides, sources beside them",
+        "git-doc",
+        "/usr/share/doc/git-doc",
+    ),
     Corpus("flask", "test", "Sphinx HTML", "python-flask-doc", "/usr/share/doc/python-flask-doc/html"),
     Corpus("markdown", "test", "MkDocs HTML", "python-markdown-doc", "/usr/share/doc/python-markdown-doc/docs"),
     Corpus("attrs", "test", "Sphinx HTML from MyST sources", "python-attr-doc", "/usr/share/doc/python-attr-doc/html"),
 )
 BY_NAME = {corpus.name: corpus for corpus in CORPORA}
 # HTML files that are not content pages, by the reason they are skipped: the check counts them as accounted for.
-NOT_CONTENT = ("search page", "general index", "module index", "not-found page", "highlighted source listing",
-               "static asset", "redirect page", LINK_TO_READ_REASON, "symbolic link to a file already skipped")
+NOT_CONTENT = (
+    "search page",
+    "general index",
+    "module index",
+    "not-found page",
+    "highlighted source listing",
+    "static asset",
+    "redirect page",
+    LINK_TO_READ_REASON,
+    "symbolic link to a file already skipped",
+)
 EXAMPLES = 3
 
 
 def list_corpora(_: argparse.Namespace) -> int:
     print(f"{'name':<9} {'half':<12} {'installed':<9} {'package':<20} {'path':<42} shape")
     for corpus in CORPORA:
-        print(f"{corpus.name:<9} {corpus.half:<12} {'yes' if corpus.installed else 'no':<9} "
-              f"{corpus.package or '(python)':<20} {corpus.path:<42} {corpus.shape}")
+        print(
+            f"{corpus.name:<9} {corpus.half:<12} {'yes' if corpus.installed else 'no':<9} "
+            f"{corpus.package or '(python)':<20} {corpus.path:<42} {corpus.shape}"
+        )
     return 0
 
 
@@ -111,8 +127,11 @@ def html_files(root: Path) -> dict[str, str]:
     found: dict[str, str] = {}
     root_real = os.path.realpath(root)
     for folder, folders, names in os.walk(root, followlinks=True):
-        folders[:] = [name for name in folders if not name.startswith(".") and
-                      os.path.realpath(os.path.join(folder, name)).startswith(root_real + os.sep)]
+        folders[:] = [
+            name
+            for name in folders
+            if not name.startswith(".") and os.path.realpath(os.path.join(folder, name)).startswith(root_real + os.sep)
+        ]
         for name in names:
             if name.lower().endswith((".html", ".htm")) and not name.startswith("."):
                 found.setdefault(os.path.realpath(os.path.join(folder, name)), os.path.join(folder, name))
@@ -126,18 +145,34 @@ def check_pages(corpus: Corpus, sources: list[str], skipped: list[dict[str, str]
         return 0, 0, 0, "ok" if len(set(sources)) == len(sources) else "a module read twice"
     found = html_files(Path(corpus.path))
     read = [os.path.realpath(source) for source in sources if source.lower().endswith((".html", ".htm"))]
-    not_content = {os.path.realpath(item["path"]) for item in skipped
-                   if item["path"].lower().endswith((".html", ".htm")) and item["reason"].startswith(NOT_CONTENT)}
+    not_content = {
+        os.path.realpath(item["path"])
+        for item in skipped
+        if item["path"].lower().endswith((".html", ".htm")) and item["reason"].startswith(NOT_CONTENT)
+    }
     problems = []
     if len(set(read)) != len(read):
         problems.append(f"{len(read) - len(set(read))} HTML page(s) read twice")
     unaccounted = set(found) - set(read) - not_content
     if unaccounted:
-        problems.append(f"{len(unaccounted)} HTML page(s) neither read nor skipped as not content, e.g. "
-                        f"{found[sorted(unaccounted)[0]]}")
-    sources_read = [source for source in sources if not source.lower().endswith((".html", ".htm")) and (
-        "/_sources/" in source or ((stem := source_stem(os.path.basename(source))) is not None and any(
-            os.path.exists(os.path.join(os.path.dirname(source), stem + suffix)) for suffix in (".html", ".htm"))))]
+        problems.append(
+            f"{len(unaccounted)} HTML page(s) neither read nor skipped as not content, e.g. "
+            f"{found[sorted(unaccounted)[0]]}"
+        )
+    sources_read = [
+        source
+        for source in sources
+        if not source.lower().endswith((".html", ".htm"))
+        and (
+            "/_sources/" in source
+            or (
+                (stem := source_stem(os.path.basename(source))) is not None
+                and any(
+                    os.path.exists(os.path.join(os.path.dirname(source), stem + suffix)) for suffix in (".html", ".htm")
+                )
+            )
+        )
+    ]
     if sources_read:
         problems.append(f"{len(sources_read)} page source(s) read beside their page, e.g. {sources_read[0]}")
     return len(set(read)), len(found), len((not_content & set(found)) - set(read)), "; ".join(problems) or "ok"
@@ -148,14 +183,31 @@ def ingest_corpus(corpus: Corpus, args: argparse.Namespace) -> Report:
 
     settings = {"embedder": args.embedder} if args.embedder else {}
     started = time.perf_counter()
-    result = benchsmith.ingest([corpus.path], collection=corpus.name, run_id=f"doc-{corpus.name}",
-                               workspace=args.workspace, batch_size=args.batch_size, **settings)
+    result = benchsmith.ingest(
+        [corpus.path],
+        collection=corpus.name,
+        run_id=f"doc-{corpus.name}",
+        workspace=args.workspace,
+        batch_size=args.batch_size,
+        **settings,
+    )
     elapsed = time.perf_counter() - started
     seconds = sum(result.stage_seconds.values()) or elapsed
     sources = [record["source"] for _, record in read_jsonl(result.run_dir / "documents.jsonl")]
     html_read, html_found, not_content, check = check_pages(corpus, sources, result.skipped)
-    return Report(corpus, result.files_read, html_read, html_found, result.files_read - html_read, not_content, check,
-                  result.skipped, result.page_kinds, result.indexed, seconds)
+    return Report(
+        corpus,
+        result.files_read,
+        html_read,
+        html_found,
+        result.files_read - html_read,
+        not_content,
+        check,
+        result.skipped,
+        result.page_kinds,
+        result.indexed,
+        seconds,
+    )
 
 
 def print_report(report: Report) -> None:
@@ -164,29 +216,39 @@ def print_report(report: Report) -> None:
     if corpus.path == STDLIB_SOURCE:
         print(f"pages read: {report.pages_read} modules")
     else:
-        print(f"pages read: {report.pages_read} ({report.html_read} of the {report.html_found} HTML pages found; "
-              f"{report.not_content} HTML pages skipped as not content; {report.other_read} other files read)")
+        print(
+            f"pages read: {report.pages_read} ({report.html_read} of the {report.html_found} HTML pages found; "
+            f"{report.not_content} HTML pages skipped as not content; {report.other_read} other files read)"
+        )
     print(f"check (every page once): {report.check}")
-    print("chunks indexed per page kind: " + ", ".join(f"{kind} {report.page_kinds.get(kind, 0)}"
-                                                          for kind in PAGE_KINDS) + f" (total {report.chunks})")
+    print(
+        "chunks indexed per page kind: "
+        + ", ".join(f"{kind} {report.page_kinds.get(kind, 0)}" for kind in PAGE_KINDS)
+        + f" (total {report.chunks})"
+    )
     print(f"files skipped: {len(report.skipped)}")
     for group in skipped_groups(report.skipped, EXAMPLES):
-        names = ", ".join(os.path.relpath(path, corpus.path) if corpus.path != STDLIB_SOURCE else path
-                          for path in group.paths)
+        names = ", ".join(
+            os.path.relpath(path, corpus.path) if corpus.path != STDLIB_SOURCE else path for path in group.paths
+        )
         more = f", … {group.count - len(group.paths)} more" if group.count > len(group.paths) else ""
         print(f"  {group.count:>5}  {group.reason}: {names}{more}")
     print(f"time: {report.seconds:.1f} s")
 
 
 def print_table(reports: list[Report]) -> None:
-    print("\n| corpus | half | pages read | HTML pages found | files skipped | narrative | api | changelog | index "
-          "| chunks | check | seconds |")
+    print(
+        "\n| corpus | half | pages read | HTML pages found | files skipped | narrative | api | changelog | index "
+        "| chunks | check | seconds |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
     for report in reports:
         kinds = Counter(report.page_kinds)
-        print(f"| {report.corpus.name} | {report.corpus.half} | {report.pages_read} | {report.html_found} | "
-              f"{len(report.skipped)} | {kinds['narrative']} | {kinds['api']} | {kinds['changelog']} | "
-              f"{kinds['index']} | {report.chunks} | {report.check} | {report.seconds:.0f} |")
+        print(
+            f"| {report.corpus.name} | {report.corpus.half} | {report.pages_read} | {report.html_found} | "
+            f"{len(report.skipped)} | {kinds['narrative']} | {kinds['api']} | {kinds['changelog']} | "
+            f"{kinds['index']} | {report.chunks} | {report.check} | {report.seconds:.0f} |"
+        )
 
 
 def ingest(args: argparse.Namespace) -> int:
@@ -211,13 +273,15 @@ def ingest(args: argparse.Namespace) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("list", help="the corpora, their half, shape, package, path and whether installed"
-                        ).set_defaults(run=list_corpora)
+    commands.add_parser(
+        "list", help="the corpora, their half, shape, package, path and whether installed"
+    ).set_defaults(run=list_corpora)
     installing = commands.add_parser("install", help="print (or --run) the apt-get install of the missing packages")
     installing.add_argument("--run", action="store_true", help="run it (as root)")
     installing.set_defaults(run=install)
-    ingesting = commands.add_parser("ingest", help="ingest corpora, one collection each, and check each page is read "
-                                                   "once")
+    ingesting = commands.add_parser(
+        "ingest", help="ingest corpora, one collection each, and check each page is read once"
+    )
     ingesting.add_argument("names", nargs="*", help=f"corpora to ingest (default: all): {', '.join(BY_NAME)}")
     ingesting.add_argument("--workspace", required=True, help="benchsmith workspace for the collections and runs")
     ingesting.add_argument("--embedder", default=None, help="embedder spec (default: benchsmith's)")

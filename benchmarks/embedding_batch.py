@@ -38,7 +38,7 @@ def main() -> None:
 
     documents = clean_documents(load_sources(["stdlib"]).documents[:150])
     texts = [chunk.text for document in documents for chunk in chunk_document(document, chunk_size=1024)]
-    texts = texts[:args.chunks]
+    texts = texts[: args.chunks]
     embedder = load_embedder()
     embedder.encode(texts[:8])  # load and warm the model outside the timings
     seconds: dict[int, float] = {}
@@ -51,8 +51,10 @@ def main() -> None:
     print(f"{len(texts)} stdlib chunks of up to 1,024 characters, {args.threads} torch thread(s)")
     for size, spent in seconds.items():
         marker = "  (default)" if size == DEFAULT_BATCH_SIZE else ""
-        print(f"batch {size:>3}: {1000 * spent / len(texts):6.1f} ms CPU per chunk, "
-              f"{spent / seconds[DEFAULT_BATCH_SIZE]:.2f} × the default{marker}")
+        print(
+            f"batch {size:>3}: {1000 * spent / len(texts):6.1f} ms CPU per chunk, "
+            f"{spent / seconds[DEFAULT_BATCH_SIZE]:.2f} × the default{marker}"
+        )
 
 
 if __name__ == "__main__":

@@ -148,8 +148,7 @@ class Data:
                 turns[-1]["response"] = self._sample_words(rng, document, ANSWER_WORDS, rare=False) + "."
                 # The gold document, and two other documents of the topic judged partly and not relevant.
                 extra = rng.choice(picked[TURNS:], size=2, replace=False).tolist()
-                self.qrels[query_id] = {self.doc_ids[document]: 2, self.doc_ids[extra[0]]: 1,
-                                        self.doc_ids[extra[1]]: 0}
+                self.qrels[query_id] = {self.doc_ids[document]: 2, self.doc_ids[extra[0]]: 1, self.doc_ids[extra[1]]: 0}
                 self.query_ids.append(query_id)
                 gold.append(document)
             conversation += 1
@@ -251,15 +250,17 @@ def compare_measures(data: Data, path: Path, batch_size: int, repeat: int) -> di
     means = np.zeros(len(measures))
     for number, batch in enumerate(iter_run_batches(path, batch_size)):
         judged = {query_id: data.qrels[query_id] for query_id in batch if query_id in data.qrels}
-        calls = {"ours": lambda batch=batch: evaluate_batches(measures, data.qrels, [batch]),
-                 "ir_measures": lambda batch=batch, judged=judged: list(ir_measures.iter_calc(measures, judged, batch))}
+        calls = {
+            "ours": lambda batch=batch: evaluate_batches(measures, data.qrels, [batch]),
+            "ir_measures": lambda batch=batch, judged=judged: list(ir_measures.iter_calc(measures, judged, batch)),
+        }
         if not warmed:  # loads the providers once, for both
             for call in calls.values():
                 call()
             warmed = True
         best = {name: float("inf") for name in calls}
         for attempt in range(repeat):
-            for name in (("ours", "ir_measures") if (attempt + number) % 2 == 0 else ("ir_measures", "ours")):
+            for name in ("ours", "ir_measures") if (attempt + number) % 2 == 0 else ("ir_measures", "ours"):
                 started = time.perf_counter()
                 result = calls[name]()
                 best[name] = min(best[name], time.perf_counter() - started)
@@ -281,24 +282,34 @@ def chroma_search(data: Data, dense: DenseIndex, depth: int, seed: int) -> dict:
     sample_ids = [data.query_ids[position] for position in sample.tolist()]
     exact = dense.search(sample_ids, data.query_vectors[sample], depth)
     with tempfile.TemporaryDirectory(prefix="bench-chroma-") as directory:
-        client = chromadb.PersistentClient(path=directory,
-                                           settings=chromadb.config.Settings(anonymized_telemetry=False))
+        client = chromadb.PersistentClient(
+            path=directory, settings=chromadb.config.Settings(anonymized_telemetry=False)
+        )
         collection = client.create_collection("bench", embedding_function=None, metadata={"hnsw:space": "cosine"})
         started = time.perf_counter()
         for start in range(0, len(data.doc_ids), CHROMA_BATCH):
-            collection.add(ids=data.doc_ids[start : start + CHROMA_BATCH],
-                           embeddings=data.doc_vectors[start : start + CHROMA_BATCH])
+            collection.add(
+                ids=data.doc_ids[start : start + CHROMA_BATCH],
+                embeddings=data.doc_vectors[start : start + CHROMA_BATCH],
+            )
         added = time.perf_counter() - started
         n_results = min(depth, len(data.doc_ids))
         started = time.perf_counter()
-        result = collection.query(query_embeddings=data.query_vectors[sample], n_results=n_results,
-                                  include=["distances"])
+        result = collection.query(
+            query_embeddings=data.query_vectors[sample], n_results=n_results, include=["distances"]
+        )
         searched = time.perf_counter() - started
         del collection, client
-    recalls = [len(set(ids) & set(exact[query_id])) / len(exact[query_id])
-               for query_id, ids in zip(sample_ids, result["ids"])]
-    return {"add": added, "search": searched, "queries": len(sample), "recall": float(np.mean(recalls)),
-            "recall_min": float(np.min(recalls))}
+    recalls = [
+        len(set(ids) & set(exact[query_id])) / len(exact[query_id]) for query_id, ids in zip(sample_ids, result["ids"])
+    ]
+    return {
+        "add": added,
+        "search": searched,
+        "queries": len(sample),
+        "recall": float(np.mean(recalls)),
+        "recall_min": float(np.min(recalls)),
+    }
 
 
 # ---------------------------------------------------------------------------------------
@@ -340,21 +351,31 @@ def end_to_end(data: Data, depth: int, batch_size: int) -> dict:
         beir = root / "beir"
         (beir / "qrels").mkdir(parents=True)
         with (beir / "corpus.jsonl").open("w", encoding="utf-8") as handle:
-            handle.writelines(json.dumps({"_id": doc_id, "title": "", "text": text}) + "\n"
-                              for doc_id, text in zip(data.doc_ids, data.texts))
+            handle.writelines(
+                json.dumps({"_id": doc_id, "title": "", "text": text}) + "\n"
+                for doc_id, text in zip(data.doc_ids, data.texts)
+            )
         with (beir / "queries.jsonl").open("w", encoding="utf-8") as handle:
-            handle.writelines(json.dumps({"_id": query_id, "text": data.queries[query_id]}) + "\n"
-                              for query_id in data.query_ids)
+            handle.writelines(
+                json.dumps({"_id": query_id, "text": data.queries[query_id]}) + "\n" for query_id in data.query_ids
+            )
         with (beir / "qrels" / "test.tsv").open("w", encoding="utf-8") as handle:
             handle.write("query-id\tcorpus-id\tscore\n")
-            handle.writelines(f"{query_id}\t{doc_id}\t{relevance}\n" for query_id, judged in data.qrels.items()
-                              for doc_id, relevance in judged.items())
+            handle.writelines(
+                f"{query_id}\t{doc_id}\t{relevance}\n"
+                for query_id, judged in data.qrels.items()
+                for doc_id, relevance in judged.items()
+            )
         texts = [*data.texts, *(data.queries[query_id] for query_id in data.query_ids)]
         (root / "texts.json").write_text(json.dumps(texts), encoding="utf-8")
         np.save(root / "vectors.npy", np.vstack([data.doc_vectors, data.query_vectors]))
         environment = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-        child = subprocess.run([sys.executable, "-c", END_TO_END_CHILD, directory, str(depth), str(batch_size)],
-                               capture_output=True, text=True, env=environment)
+        child = subprocess.run(
+            [sys.executable, "-c", END_TO_END_CHILD, directory, str(depth), str(batch_size)],
+            capture_output=True,
+            text=True,
+            env=environment,
+        )
         if child.returncode != 0:
             raise SystemExit(f"the end-to-end evaluation failed:\n{child.stderr[-3000:]}")
         return json.loads(child.stdout.strip().splitlines()[-1])
@@ -379,13 +400,18 @@ def main() -> None:
     data = Data(args.documents, args.queries, args.seed)
     words = sum(len(text.split()) for text in data.texts) / len(data.texts)
     query_words = sum(len(text.split()) for text in data.queries.values()) / len(data.queries)
-    print(f"data: {len(data.doc_ids):,} documents ({words:.0f} words on average), {len(data.queries):,} queries "
-          f"({data.conversations:,} conversations, {query_words:.0f} words on average), "
-          f"{sum(map(len, data.qrels.values())):,} judgments; generated in {time.perf_counter() - started:.1f} s",
-          flush=True)
+    print(
+        f"data: {len(data.doc_ids):,} documents ({words:.0f} words on average), {len(data.queries):,} queries "
+        f"({data.conversations:,} conversations, {query_words:.0f} words on average), "
+        f"{sum(map(len, data.qrels.values())):,} judgments; generated in {time.perf_counter() - started:.1f} s",
+        flush=True,
+    )
     load = "load average " + " ".join(f"{value:.2f}" for value in os.getloadavg())
-    print(f"machine: {cpus} CPUs ({available} available to this process), {load}; depth {args.depth:,}, "
-          f"batches of {args.batch_size:,} queries", flush=True)
+    print(
+        f"machine: {cpus} CPUs ({available} available to this process), {load}; depth {args.depth:,}, "
+        f"batches of {args.batch_size:,} queries",
+        flush=True,
+    )
     queries = len(data.queries)
 
     with tempfile.TemporaryDirectory(prefix="bench-runs-") as directory:
@@ -398,75 +424,106 @@ def main() -> None:
         print(f"bm25: index built in {bm25_build:.2f} s", flush=True)
         bm25 = retrieve_bm25(data, index, files["bm25"], args.depth, args.batch_size)
         del index
-        print(f"bm25: {queries:,} queries in {bm25.timed:.2f} s = {per_thousand(bm25.timed, queries):.2f} s per "
-              f"1,000 ({bm25.entries:,} scored documents); with writing the run file "
-              f"{per_thousand(bm25.total, queries):.2f} s per 1,000", flush=True)
+        print(
+            f"bm25: {queries:,} queries in {bm25.timed:.2f} s = {per_thousand(bm25.timed, queries):.2f} s per "
+            f"1,000 ({bm25.entries:,} scored documents); with writing the run file "
+            f"{per_thousand(bm25.total, queries):.2f} s per 1,000",
+            flush=True,
+        )
 
         # 2. Dense, exact; Chroma's HNSW beside it.
         dense_index = DenseIndex(data.doc_ids, data.doc_vectors)
         dense = retrieve_dense(data, dense_index, files["dense"], args.depth)
-        print(f"dense: {queries:,} queries in {dense.timed:.2f} s = {per_thousand(dense.timed, queries):.2f} s per "
-              f"1,000 (exact); with writing {per_thousand(dense.total, queries):.2f} s per 1,000", flush=True)
+        print(
+            f"dense: {queries:,} queries in {dense.timed:.2f} s = {per_thousand(dense.timed, queries):.2f} s per "
+            f"1,000 (exact); with writing {per_thousand(dense.total, queries):.2f} s per 1,000",
+            flush=True,
+        )
         chroma = None
         if not args.skip_chroma:
             chroma = chroma_search(data, dense_index, args.depth, args.seed)
-            print(f"chroma: {len(data.doc_ids):,} vectors added in {chroma['add']:.1f} s; {chroma['queries']} "
-                  f"queries in {chroma['search']:.2f} s = {per_thousand(chroma['search'], chroma['queries']):.2f} s "
-                  f"per 1,000 ({chroma['search'] * queries / (chroma['queries'] * dense.timed):.1f}× exact); "
-                  f"recall of the exact top {min(args.depth, len(data.doc_ids)):,}: {chroma['recall']:.3f} "
-                  f"(lowest {chroma['recall_min']:.3f})", flush=True)
+            print(
+                f"chroma: {len(data.doc_ids):,} vectors added in {chroma['add']:.1f} s; {chroma['queries']} "
+                f"queries in {chroma['search']:.2f} s = {per_thousand(chroma['search'], chroma['queries']):.2f} s "
+                f"per 1,000 ({chroma['search'] * queries / (chroma['queries'] * dense.timed):.1f}× exact); "
+                f"recall of the exact top {min(args.depth, len(data.doc_ids)):,}: {chroma['recall']:.3f} "
+                f"(lowest {chroma['recall_min']:.3f})",
+                flush=True,
+            )
         del dense_index
 
         # 3. Fusion of the two run files, read side by side a batch at a time.
         fusion = fuse_files([files["bm25"], files["dense"]], files["rrf"], args.depth, args.batch_size)
-        print(f"fusion: RRF of {queries:,} queries in {fusion.timed:.2f} s = "
-              f"{per_thousand(fusion.timed, queries):.2f} s per 1,000 ({fusion.entries:,} fused documents; "
-              f"{fusion.timed / bm25.timed:.2f}× BM25 retrieval); with reading and writing the run files "
-              f"{per_thousand(fusion.total, queries):.2f} s per 1,000", flush=True)
+        print(
+            f"fusion: RRF of {queries:,} queries in {fusion.timed:.2f} s = "
+            f"{per_thousand(fusion.timed, queries):.2f} s per 1,000 ({fusion.entries:,} fused documents; "
+            f"{fusion.timed / bm25.timed:.2f}× BM25 retrieval); with reading and writing the run files "
+            f"{per_thousand(fusion.total, queries):.2f} s per 1,000",
+            flush=True,
+        )
 
         # 4. Measures: ours against ir_measures alone, per batch of the BM25 run.
         measured = compare_measures(data, files["bm25"], args.batch_size, args.repeat)
         means = measured["means"]
-        print(f"measures: {len(DEFAULT_MEASURES)} measures on {queries:,} queries: ours {measured['ours']:.2f} s, "
-              f"ir_measures alone {measured['ir_measures']:.2f} s (best of {args.repeat} per batch); nDCG@10 "
-              f"{means['nDCG@10']:.3f}, R@1000 {means['R@1000']:.3f}, RR@10 {means['RR@10']:.3f} (BM25)", flush=True)
+        print(
+            f"measures: {len(DEFAULT_MEASURES)} measures on {queries:,} queries: ours {measured['ours']:.2f} s, "
+            f"ir_measures alone {measured['ir_measures']:.2f} s (best of {args.repeat} per batch); nDCG@10 "
+            f"{means['nDCG@10']:.3f}, R@1000 {means['R@1000']:.3f}, RR@10 {means['RR@10']:.3f} (BM25)",
+            flush=True,
+        )
     peak = peak_gib()
     print(f"peak memory (ru_maxrss of this process): {peak:.2f} GiB", flush=True)
 
     whole = None
     if args.end_to_end:
         whole = end_to_end(data, args.depth, args.batch_size)
-        print(f"end to end: the evaluate job (dense, bm25, RRF; full history) on {queries:,} queries in "
-              f"{whole['seconds']:.1f} s, peak memory {whole['peak_gib']:.2f} GiB (ru_maxrss of its process); "
-              f"nDCG@10 " + ", ".join(f"{name} {values['nDCG@10']:.3f}" for name, values in whole["aggregate"].items()),
-              flush=True)
+        print(
+            f"end to end: the evaluate job (dense, bm25, RRF; full history) on {queries:,} queries in "
+            f"{whole['seconds']:.1f} s, peak memory {whole['peak_gib']:.2f} GiB (ru_maxrss of its process); "
+            f"nDCG@10 " + ", ".join(f"{name} {values['nDCG@10']:.3f}" for name, values in whole["aggregate"].items()),
+            flush=True,
+        )
     total = time.perf_counter() - began
 
     fusion_ratio = fusion.timed / bm25.timed
     measure_ratio = measured["ours"] / measured["ir_measures"]
-    checks = {"fusion": fusion_ratio <= FUSION_RATIO, "measures": measure_ratio <= MEASURE_RATIO,
-              "memory": peak <= PEAK_GIB and (whole is None or whole["peak_gib"] <= PEAK_GIB)}
+    checks = {
+        "fusion": fusion_ratio <= FUSION_RATIO,
+        "measures": measure_ratio <= MEASURE_RATIO,
+        "memory": peak <= PEAK_GIB and (whole is None or whole["peak_gib"] <= PEAK_GIB),
+    }
     verdict = {name: "met" if met else "NOT met" for name, met in checks.items()}
     print("\nsummary")
-    print(f"  machine                   {cpus} CPUs ({available} available), {args.documents:,} documents, "
-          f"{queries:,} queries, depth {args.depth:,}, batches of {args.batch_size:,}, seed {args.seed}")
+    print(
+        f"  machine                   {cpus} CPUs ({available} available), {args.documents:,} documents, "
+        f"{queries:,} queries, depth {args.depth:,}, batches of {args.batch_size:,}, seed {args.seed}"
+    )
     print(f"  bm25 build                {bm25_build:8.2f} s")
-    print(f"  bm25 retrieval            {per_thousand(bm25.timed, queries):8.2f} s / 1,000 queries "
-          f"({per_thousand(bm25.total, queries):.2f} with writing)")
-    print(f"  dense retrieval (exact)   {per_thousand(dense.timed, queries):8.2f} s / 1,000 queries "
-          f"({per_thousand(dense.total, queries):.2f} with writing)")
+    print(
+        f"  bm25 retrieval            {per_thousand(bm25.timed, queries):8.2f} s / 1,000 queries "
+        f"({per_thousand(bm25.total, queries):.2f} with writing)"
+    )
+    print(
+        f"  dense retrieval (exact)   {per_thousand(dense.timed, queries):8.2f} s / 1,000 queries "
+        f"({per_thousand(dense.total, queries):.2f} with writing)"
+    )
     if chroma is not None:
         chroma_rate = per_thousand(chroma["search"], chroma["queries"])
-        print(f"  chroma search (HNSW)      {chroma_rate:8.2f} s / 1,000 queries "
-              f"({chroma_rate / per_thousand(dense.timed, queries):.1f}× exact), recall {chroma['recall']:.3f}, "
-              f"add {chroma['add']:.1f} s")
-    print(f"  fusion (RRF)              {per_thousand(fusion.timed, queries):8.2f} s / 1,000 queries "
-          f"({per_thousand(fusion.total, queries):.2f} with reading and writing)")
+        print(
+            f"  chroma search (HNSW)      {chroma_rate:8.2f} s / 1,000 queries "
+            f"({chroma_rate / per_thousand(dense.timed, queries):.1f}× exact), recall {chroma['recall']:.3f}, "
+            f"add {chroma['add']:.1f} s"
+        )
+    print(
+        f"  fusion (RRF)              {per_thousand(fusion.timed, queries):8.2f} s / 1,000 queries "
+        f"({per_thousand(fusion.total, queries):.2f} with reading and writing)"
+    )
     print(f"  {'ratio RRF / BM25':<26}{fusion_ratio:8.3f}  (target ≤ {FUSION_RATIO:.2f}: {verdict['fusion']})")
     print(f"  measures, ours            {measured['ours']:8.2f} s (best of {args.repeat} per batch)")
     print(f"  measures, ir_measures     {measured['ir_measures']:8.2f} s (best of {args.repeat} per batch)")
-    print(f"  {'ratio ours / ir_measures':<26}{measure_ratio:8.3f}  (target ≤ {MEASURE_RATIO:.2f}: "
-          f"{verdict['measures']})")
+    print(
+        f"  {'ratio ours / ir_measures':<26}{measure_ratio:8.3f}  (target ≤ {MEASURE_RATIO:.2f}: {verdict['measures']})"
+    )
     print(f"  {'peak memory (ru_maxrss)':<26}{peak:8.2f} GiB (target ≤ {PEAK_GIB:.1f}: {verdict['memory']})")
     if whole is not None:
         print(f"  {'evaluate job, end to end':<26}{whole['seconds']:8.1f} s, peak {whole['peak_gib']:.2f} GiB")

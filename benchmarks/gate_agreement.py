@@ -45,8 +45,9 @@ class Collection:
     """A corpus's collection: texts by id, BM25 over all of it, dense search."""
 
     def __init__(self, workspace: Workspace, name: str):
-        self.store = VectorStore.open_existing(chroma_client(workspace, None), name,
-                                               lambda spec: ChromaEmbeddingFunction(spec=spec))
+        self.store = VectorStore.open_existing(
+            chroma_client(workspace, None), name, lambda spec: ChromaEmbeddingFunction(spec=spec)
+        )
         ids, texts, self.records = [], [], {}
         for page in self.store.iter_all():
             for chunk_id, text, metadata in zip(page["ids"], page["documents"], page["metadatas"]):
@@ -69,11 +70,16 @@ def evidence(reading: dict[str, Any], collection: Collection) -> TurnEvidence:
     pool = None
     if reading["turn_type"] in ("unanswerable", "partial"):
         pool = collection.pool(reading["question"], set(reading.get("held_out_ids") or []))
-    return TurnEvidence(question=reading["question"], reply=reading["reply"], turn_type=reading["turn_type"],
-                        previous=tuple(tuple(pair) for pair in reading.get("previous") or []),
-                        gold=collection.titled(reading.get("gold_ids") or []),
-                        held_out=collection.titled(reading.get("held_out_ids") or []),
-                        candidates=collection.titled(reading.get("candidate_ids") or []), remaining_pool=pool)
+    return TurnEvidence(
+        question=reading["question"],
+        reply=reading["reply"],
+        turn_type=reading["turn_type"],
+        previous=tuple(tuple(pair) for pair in reading.get("previous") or []),
+        gold=collection.titled(reading.get("gold_ids") or []),
+        held_out=collection.titled(reading.get("held_out_ids") or []),
+        candidates=collection.titled(reading.get("candidate_ids") or []),
+        remaining_pool=pool,
+    )
 
 
 def scores(pairs: list[tuple[bool, bool]]) -> dict[str, Any]:
@@ -81,10 +87,14 @@ def scores(pairs: list[tuple[bool, bool]]) -> dict[str, Any]:
     both = sum(reader and gate for reader, gate in pairs)
     broken, flagged = sum(reader for reader, _ in pairs), sum(gate for _, gate in pairs)
     agree = sum(reader == gate for reader, gate in pairs)
-    return {"turns": len(pairs), "reader_broken": broken, "gate_flagged": flagged,
-            "agreement": round(agree / len(pairs), 3) if pairs else None,
-            "recall": round(both / broken, 3) if broken else None,
-            "precision": round(both / flagged, 3) if flagged else None}
+    return {
+        "turns": len(pairs),
+        "reader_broken": broken,
+        "gate_flagged": flagged,
+        "agreement": round(agree / len(pairs), 3) if pairs else None,
+        "recall": round(both / broken, 3) if broken else None,
+        "precision": round(both / flagged, 3) if flagged else None,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,8 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the figures here")
     arguments = parser.parse_args(argv)
     workspace = Workspace.resolve(arguments.workspace)
-    rows = [json.loads(line) for path in arguments.readings for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    rows = [
+        json.loads(line)
+        for path in arguments.readings
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     rows = [row for row in rows if row.get("verdict") in ("ok", "broken")]
     collections: dict[str, Collection] = {}
     groups: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
@@ -111,13 +125,23 @@ def main(argv: list[str] | None = None) -> int:
             groups[key].append((reader, verdict.broken))
         classes[(row.get("class"), verdict.first_class)] += 1
         if reader != verdict.broken:
-            disagreements.append((row["corpus"], row["item"], row.get("class"), verdict.first_class, row["question"],
-                                  row.get("note") or (verdict.flags.get(verdict.first_class or "", ""))))
+            disagreements.append(
+                (
+                    row["corpus"],
+                    row["item"],
+                    row.get("class"),
+                    verdict.first_class,
+                    row["question"],
+                    row.get("note") or (verdict.flags.get(verdict.first_class or "", "")),
+                )
+            )
     figures = {name: scores(pairs) for name, pairs in sorted(groups.items())}
     print(f"{'readings':28} {'turns':>5} {'broken':>6} {'flagged':>7} {'agree':>6} {'recall':>6} {'precision':>9}")
     for name, figure in figures.items():
-        print(f"{name:28} {figure['turns']:5d} {figure['reader_broken']:6d} {figure['gate_flagged']:7d} "
-              f"{figure['agreement'] or 0:6.2f} {figure['recall'] or 0:6.2f} {figure['precision'] or 0:9.2f}")
+        print(
+            f"{name:28} {figure['turns']:5d} {figure['reader_broken']:6d} {figure['gate_flagged']:7d} "
+            f"{figure['agreement'] or 0:6.2f} {figure['recall'] or 0:6.2f} {figure['precision'] or 0:9.2f}"
+        )
     print("\nreader's class → gate's first class:")
     for (reader_class, gate_class), count in classes.most_common():
         print(f"  {reader_class or 'ok':24} → {gate_class or 'passes':24} {count}")
@@ -126,9 +150,11 @@ def main(argv: list[str] | None = None) -> int:
         for item in disagreements:
             print("  ", *item)
     if arguments.json:
-        arguments.json.write_text(json.dumps({"figures": figures, "bounds": {"agreement": MIN_AGREEMENT,
-                                                                            "recall": MIN_RECALL}}, indent=2) + "\n",
-                                  encoding="utf-8")
+        arguments.json.write_text(
+            json.dumps({"figures": figures, "bounds": {"agreement": MIN_AGREEMENT, "recall": MIN_RECALL}}, indent=2)
+            + "\n",
+            encoding="utf-8",
+        )
     return 0
 
 

@@ -44,9 +44,15 @@ def main() -> None:
         workspace = Workspace.resolve(directory)
         context = IngestContext(workspace=str(workspace.root), embedder=args.embedder, batch_size=args.batch_size)
         started = time.perf_counter()
-        outcome = run_job(builder, job="ingest", workspace=workspace, run_id="bench",
-                          inputs={"run_id": "bench", "sources": ["stdlib"], "collection": "bench"},
-                          context=context, settings={})
+        outcome = run_job(
+            builder,
+            job="ingest",
+            workspace=workspace,
+            run_id="bench",
+            inputs={"run_id": "bench", "sources": ["stdlib"], "collection": "bench"},
+            context=context,
+            settings={},
+        )
         whole = time.perf_counter() - started
         texts = [chunk["text"] for chunk in load_jsonl(RunDirectory(workspace, "bench").file(KEPT_FILE))]
 
@@ -55,8 +61,10 @@ def main() -> None:
     pure = time.perf_counter() - started
 
     values = outcome.values
-    print(f"corpus: stdlib · {values['files_read']} modules · {values['chunks']} chunks · "
-          f"{values['indexed']} indexed · embedder {embedder.name} · batch {args.batch_size}")
+    print(
+        f"corpus: stdlib · {values['files_read']} modules · {values['chunks']} chunks · "
+        f"{values['indexed']} indexed · embedder {embedder.name} · batch {args.batch_size}"
+    )
     print("seconds per stage:")
     for stage, seconds in values["stage_seconds"].items():
         print(f"  {stage:<8} {seconds:8.2f}")

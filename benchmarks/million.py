@@ -73,10 +73,17 @@ CONVERSATIONS_PER_MILLION = 1000
 MEASURES_FILE = "measures.json"
 BENCHSMITH = str(Path(sys.executable).parent / "benchsmith")
 # The notes a table row shows; the JSON holds them all (each server's CPU during each stage too).
-SHOWN_NOTES = {"ingest": ("chunks_indexed", "cpu_ms_per_chunk", "cpu_ms_per_chunk_without_embedding",
-                          "embedding_server_cpu_s", "chroma_cpu_s"),
-               "cluster": ("path_similarity", "random_order_similarity", "naive_comparison"),
-               "synthesize": ("conversations", "chat_server_cpu_s")}
+SHOWN_NOTES = {
+    "ingest": (
+        "chunks_indexed",
+        "cpu_ms_per_chunk",
+        "cpu_ms_per_chunk_without_embedding",
+        "embedding_server_cpu_s",
+        "chroma_cpu_s",
+    ),
+    "cluster": ("path_similarity", "random_order_similarity", "naive_comparison"),
+    "synthesize": ("conversations", "chat_server_cpu_s"),
+}
 
 SERVER_SCRIPT = """
 import sys, time
@@ -122,8 +129,12 @@ def process_peak_rss_mb(pid: int) -> float:
 @contextlib.contextmanager
 def loopback_model_server(latency_s: float) -> Iterator[tuple[str, int]]:
     """The fake OpenAI-compatible server in a process of its own: base URL and pid."""
-    process = subprocess.Popen([sys.executable, "-c", SERVER_SCRIPT, str(latency_s), str(EMBEDDING_DIMENSION)],
-                               stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVER_SCRIPT, str(latency_s), str(EMBEDDING_DIMENSION)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     try:
         yield process.stdout.readline().strip(), process.pid
     finally:
@@ -151,8 +162,9 @@ def chroma_pid(port: int) -> int | None:
     return pids[0] if pids else None
 
 
-def run_stage(stage: str, size: int, arguments: list[str], env: dict[str, str], log: Path,
-              servers: dict[str, int | None]) -> tuple[Measure, str]:
+def run_stage(
+    stage: str, size: int, arguments: list[str], env: dict[str, str], log: Path, servers: dict[str, int | None]
+) -> tuple[Measure, str]:
     """One ``benchsmith`` command in its own process: its wall, CPU and peak RSS (its rusage alone)."""
     server_cpu = {name: process_cpu_seconds(pid) for name, pid in servers.items() if pid}
     started = time.perf_counter()
@@ -161,15 +173,25 @@ def run_stage(stage: str, size: int, arguments: list[str], env: dict[str, str], 
         _, status, usage = os.wait4(process.pid, 0)
         process.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - started
-    notes = {f"{name}_cpu_s": round(process_cpu_seconds(pid) - server_cpu[name], 2)
-             for name, pid in servers.items() if pid}
+    notes = {
+        f"{name}_cpu_s": round(process_cpu_seconds(pid) - server_cpu[name], 2) for name, pid in servers.items() if pid
+    }
     notes["load_average"] = [round(value, 2) for value in os.getloadavg()]  # at the stage's end: 1, 5, 15 minutes
-    measure = Measure(stage, size, round(wall, 2), round(usage.ru_utime + usage.ru_stime, 2),
-                      round(usage.ru_maxrss / 1024, 1), process.returncode == 0, notes)
+    measure = Measure(
+        stage,
+        size,
+        round(wall, 2),
+        round(usage.ru_utime + usage.ru_stime, 2),
+        round(usage.ru_maxrss / 1024, 1),
+        process.returncode == 0,
+        notes,
+    )
     output = log.read_text(errors="replace")
     if process.returncode != 0:
-        console.print(f"[red]{stage} at {size:,} failed (exit {process.returncode}, peak {measure.peak_rss_mb:.0f} MB); "
-                      f"last lines of {log}:[/red]")
+        console.print(
+            f"[red]{stage} at {size:,} failed (exit {process.returncode}, peak {measure.peak_rss_mb:.0f} MB); "
+            f"last lines of {log}:[/red]"
+        )
         console.print("\n".join(output.splitlines()[-25:]), markup=False, highlight=False)
     return measure, output
 
@@ -206,7 +228,12 @@ def naive_path_comparison(workspace: Path, count: int) -> dict:
     vectors = HashingEmbedder(EMBEDDING_DIMENSION).encode(sample_kept_texts(workspace, count))
     ours = mean_consecutive_similarity(vectors, greedy_traversal_clusters(vectors).path)
     naive = mean_consecutive_similarity(vectors, naive_greedy_path(vectors))
-    return {"sample": len(vectors), "ours": round(ours, 4), "naive": round(naive, 4), "ours_over_naive": round(ours / naive, 3)}
+    return {
+        "sample": len(vectors),
+        "ours": round(ours, 4),
+        "naive": round(naive, 4),
+        "ours_over_naive": round(ours / naive, 3),
+    }
 
 
 def saved_measures(directory: Path) -> dict[str, Measure]:
@@ -214,8 +241,11 @@ def saved_measures(directory: Path) -> dict[str, Measure]:
     path = directory / MEASURES_FILE
     if not path.exists():
         return {}
-    return {measure.stage: measure for measure in map(lambda row: Measure(**row), json.loads(path.read_text()))
-            if measure.ok}
+    return {
+        measure.stage: measure
+        for measure in map(lambda row: Measure(**row), json.loads(path.read_text()))
+        if measure.ok
+    }
 
 
 def save_measures(directory: Path, measures: list[Measure]) -> None:
@@ -256,19 +286,25 @@ def prepare_corpus(directory: Path, size: int, args: argparse.Namespace) -> dict
         info = {"corpus": counts, "generate_s": round(time.perf_counter() - started, 2)}
         write_json_atomic(written, info)
     counts = info["corpus"]
-    console.print(f"[bold]{size:,} chunks[/bold]: generated in {info['generate_s']} s "
-                  f"({counts['topical']:,} topical, {counts['near_duplicates']:,} near-duplicates, "
-                  f"{counts['boilerplate']:,} boilerplate, {counts['topics']:,} topics)"
-                  + (", kept from the interrupted run" if info.get("kept_from_earlier_run") else ""))
+    console.print(
+        f"[bold]{size:,} chunks[/bold]: generated in {info['generate_s']} s "
+        f"({counts['topical']:,} topical, {counts['near_duplicates']:,} near-duplicates, "
+        f"{counts['boilerplate']:,} boilerplate, {counts['topics']:,} topics)"
+        + (", kept from the interrupted run" if info.get("kept_from_earlier_run") else "")
+    )
     return info
 
 
-def run_size(size: int, args: argparse.Namespace, root: Path, env: dict[str, str],
-             servers: dict[str, int | None]) -> tuple[list[Measure], dict]:
+def run_size(
+    size: int, args: argparse.Namespace, root: Path, env: dict[str, str], servers: dict[str, int | None]
+) -> tuple[list[Measure], dict]:
     directory = root / f"n{size}"
     workspace, corpus = directory / "ws", directory / "corpus" / "corpus.jsonl"
-    done = {stage: measure for stage, measure in (saved_measures(directory) if args.resume else {}).items()
-            if stage not in args.rerun and f"{stage}@{size}" not in args.rerun}
+    done = {
+        stage: measure
+        for stage, measure in (saved_measures(directory) if args.resume else {}).items()
+        if stage not in args.rerun and f"{stage}@{size}" not in args.rerun
+    }
     if "ingest" in args.stages and "ingest" not in done:
         # A size starts whole: an ingestion cut off would leave its collection half made.
         shutil.rmtree(workspace, ignore_errors=True)
@@ -285,17 +321,60 @@ def run_size(size: int, args: argparse.Namespace, root: Path, env: dict[str, str
         stage_servers = {**servers, "chroma": chroma}
         collection = f"million{size}"
         commands = {
-            "ingest": ["ingest", str(corpus.parent), "--collection", collection, "--embedder", EMBEDDER,
-                       "--run-id", "ingest", *common],
+            "ingest": [
+                "ingest",
+                str(corpus.parent),
+                "--collection",
+                collection,
+                "--embedder",
+                EMBEDDER,
+                "--run-id",
+                "ingest",
+                *common,
+            ],
             "cluster": ["cluster", "--collection", collection, *common],
-            "synthesize": ["synthesize", "--collection", collection, "--conversations", str(conversations),
-                           "--turns", str(args.turns), "--llm", LLM, "--concurrency", str(args.concurrency),
-                           "--run-id", "synthesize", *common],
-            "evaluate": ["evaluate", "synthesize", "--embedder", EMBEDDER, "--retriever", "bm25",
-                         "--retriever", "dense", "--retriever", "hybrid:rrf(dense,bm25)", "--run-id", "evaluate",
-                         *common],
-            "audit": ["audit", "synthesize", "--embedder", EMBEDDER, "--sample", str(args.audit_sample),
-                      "--run-id", "audit", *common],
+            "synthesize": [
+                "synthesize",
+                "--collection",
+                collection,
+                "--conversations",
+                str(conversations),
+                "--turns",
+                str(args.turns),
+                "--llm",
+                LLM,
+                "--concurrency",
+                str(args.concurrency),
+                "--run-id",
+                "synthesize",
+                *common,
+            ],
+            "evaluate": [
+                "evaluate",
+                "synthesize",
+                "--embedder",
+                EMBEDDER,
+                "--retriever",
+                "bm25",
+                "--retriever",
+                "dense",
+                "--retriever",
+                "hybrid:rrf(dense,bm25)",
+                "--run-id",
+                "evaluate",
+                *common,
+            ],
+            "audit": [
+                "audit",
+                "synthesize",
+                "--embedder",
+                EMBEDDER,
+                "--sample",
+                str(args.audit_sample),
+                "--run-id",
+                "audit",
+                *common,
+            ],
         }
         measures = []
         for stage in args.stages:
@@ -312,15 +391,18 @@ def run_size(size: int, args: argparse.Namespace, root: Path, env: dict[str, str
                 indexed = count_kept(workspace)
                 stage_cpu = ingest_stage_cpu(workspace)
                 before_embedding = sum(cpu for name, cpu in stage_cpu.items() if name != "embed")
-                measure.notes.update(chunks_indexed=indexed,
-                                     cpu_ms_per_chunk=round(measure.cpu_s / max(1, size) * 1000, 3),
-                                     cpu_ms_per_chunk_without_embedding=round(before_embedding / max(1, size) * 1000, 3),
-                                     embed_client_cpu_ms_per_chunk=round(stage_cpu.get("embed", 0.0) / max(1, indexed)
-                                                                         * 1000, 3),
-                                     stage_cpu_s={name: round(cpu, 1) for name, cpu in stage_cpu.items()})
+                measure.notes.update(
+                    chunks_indexed=indexed,
+                    cpu_ms_per_chunk=round(measure.cpu_s / max(1, size) * 1000, 3),
+                    cpu_ms_per_chunk_without_embedding=round(before_embedding / max(1, size) * 1000, 3),
+                    embed_client_cpu_ms_per_chunk=round(stage_cpu.get("embed", 0.0) / max(1, indexed) * 1000, 3),
+                    stage_cpu_s={name: round(cpu, 1) for name, cpu in stage_cpu.items()},
+                )
             if stage == "cluster" and measure.ok:
-                measure.notes.update(path_similarity=table_value(output, "mean similarity of consecutive chunks"),
-                                     random_order_similarity=table_value(output, "… in a random order"))
+                measure.notes.update(
+                    path_similarity=table_value(output, "mean similarity of consecutive chunks"),
+                    random_order_similarity=table_value(output, "… in a random order"),
+                )
                 if args.naive_sample:
                     measure.notes["naive_comparison"] = naive_path_comparison(workspace, args.naive_sample)
             if stage == "synthesize":
@@ -368,12 +450,23 @@ def print_table(results: dict[int, list[Measure]], small: int, large: int) -> No
             if size == large and (before := by_stage.get((stage, small))) and measure.ok and before.ok:
                 growth = measure.wall_s / before.wall_s
                 ratio = f"{growth:.2f}" + ("" if growth <= GROWTH_LIMIT else " [red]>12[/red]")
-            memory = f"{measure.peak_rss_mb:,.0f}" + ("" if measure.peak_rss_mb <= MEMORY_LIMIT_MB else " [red]>8 GB[/red]")
-            notes = ", ".join(f"{key}={value}" for key, value in measure.notes.items()
-                              if key in SHOWN_NOTES.get(stage, ()))
+            memory = f"{measure.peak_rss_mb:,.0f}" + (
+                "" if measure.peak_rss_mb <= MEMORY_LIMIT_MB else " [red]>8 GB[/red]"
+            )
+            notes = ", ".join(
+                f"{key}={value}" for key, value in measure.notes.items() if key in SHOWN_NOTES.get(stage, ())
+            )
             load = "/".join(f"{value:.1f}" for value in measure.notes.get("load_average", ()))
-            table.add_row(stage if measure.ok else f"[red]{stage} FAILED[/red]", f"{size:,}", f"{measure.wall_s:.1f}",
-                          f"{measure.cpu_s:.1f}", memory, ratio, load, notes)
+            table.add_row(
+                stage if measure.ok else f"[red]{stage} FAILED[/red]",
+                f"{size:,}",
+                f"{measure.wall_s:.1f}",
+                f"{measure.cpu_s:.1f}",
+                memory,
+                ratio,
+                load,
+                notes,
+            )
     console.print(table)
 
 
@@ -382,21 +475,38 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=1_000_000, help="N: the larger size (the smaller is N/10).")
     parser.add_argument("--stages", default=",".join(STAGES), help=f"Comma-separated, of {', '.join(STAGES)}.")
     parser.add_argument("--keep", action="store_true", help="Keep the workspaces, corpora and logs.")
-    parser.add_argument("--resume", action="store_true",
-                        help="Continue an interrupted run in --workdir: keep the stages it measured whole.")
-    parser.add_argument("--rerun", default="", help="With --resume: measure these again, comma-separated: a stage "
-                                                    "at both sizes (cluster) or at one (synthesize@100000).")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="Continue an interrupted run in --workdir: keep the stages it measured whole.",
+    )
+    parser.add_argument(
+        "--rerun",
+        default="",
+        help="With --resume: measure these again, comma-separated: a stage "
+        "at both sizes (cluster) or at one (synthesize@100000).",
+    )
     parser.add_argument("--workdir", type=Path, help="Where the workspaces go (default: a new temporary folder).")
-    parser.add_argument("--json", type=Path, help="Results file (default: million-N.json in the temporary folder's parent).")
-    parser.add_argument("--conversations-per-million", type=int, default=CONVERSATIONS_PER_MILLION,
-                        help="Conversations synthesized at each size, per million chunks of N.")
+    parser.add_argument(
+        "--json", type=Path, help="Results file (default: million-N.json in the temporary folder's parent)."
+    )
+    parser.add_argument(
+        "--conversations-per-million",
+        type=int,
+        default=CONVERSATIONS_PER_MILLION,
+        help="Conversations synthesized at each size, per million chunks of N.",
+    )
     parser.add_argument("--min-conversations", type=int, default=10)
     parser.add_argument("--turns", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=16, help="Synthesis conversations in flight.")
     parser.add_argument("--latency", type=float, default=0.05, help="Seconds the chat server takes per call.")
     parser.add_argument("--audit-sample", type=int, default=100)
-    parser.add_argument("--naive-sample", type=int, default=5000,
-                        help="Kept chunks the naive greedy path is compared on (O(n²)); 0: skip.")
+    parser.add_argument(
+        "--naive-sample",
+        type=int,
+        default=5000,
+        help="Kept chunks the naive greedy path is compared on (O(n²)); 0: skip.",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     args.stages = [stage.strip() for stage in args.stages.split(",") if stage.strip()]
@@ -419,11 +529,20 @@ def main() -> None:
     results: dict[int, list[Measure]] = {}
     infos: dict[int, dict] = {}
     try:
-        with loopback_model_server(0.0) as (embeddings_url, embeddings_pid), \
-                loopback_model_server(args.latency) as (chat_url, chat_pid):
-            env = {**os.environ, "OPENAI_API_KEY": "sk-benchmark", "OPENAI_BASE_URL": chat_url,
-                   "BENCHSMITH_EMBEDDINGS_BASE_URL": embeddings_url, "COLUMNS": "200",
-                   "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
+        with (
+            loopback_model_server(0.0) as (embeddings_url, embeddings_pid),
+            loopback_model_server(args.latency) as (chat_url, chat_pid),
+        ):
+            env = {
+                **os.environ,
+                "OPENAI_API_KEY": "sk-benchmark",
+                "OPENAI_BASE_URL": chat_url,
+                "BENCHSMITH_EMBEDDINGS_BASE_URL": embeddings_url,
+                "COLUMNS": "200",
+                "HF_HUB_OFFLINE": "1",
+                "TRANSFORMERS_OFFLINE": "1",
+                "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+            }
             servers = {"embedding_server": embeddings_pid, "chat_server": chat_pid}
             for size in (small, large):
                 results[size], infos[size] = run_size(size, args, root, env, servers)
@@ -440,27 +559,43 @@ def main() -> None:
     if (before := by_stage.get(("ingest", small))) and (after := by_stage.get(("ingest", large))):
         # The difference of the two runs leaves out start-up (imports, Chroma client): per chunk, at scale.
         marginal = round((after.cpu_s - before.cpu_s) / (large - small) * 1000, 3)
-        console.print(f"ingest: benchsmith's own CPU per chunk, start-up excluded, embedding server apart: "
-                      f"{marginal} ms ((CPU at {large:,} − CPU at {small:,}) / {large - small:,} chunks)")
-        before_cpu, after_cpu = (sum(cpu for name, cpu in measure.notes.get("stage_cpu_s", {}).items() if name != "embed")
-                                 for measure in (before, after))
+        console.print(
+            f"ingest: benchsmith's own CPU per chunk, start-up excluded, embedding server apart: "
+            f"{marginal} ms ((CPU at {large:,} − CPU at {small:,}) / {large - small:,} chunks)"
+        )
+        before_cpu, after_cpu = (
+            sum(cpu for name, cpu in measure.notes.get("stage_cpu_s", {}).items() if name != "embed")
+            for measure in (before, after)
+        )
         without_embedding = round((after_cpu - before_cpu) / (large - small) * 1000, 3)
-        console.print(f"ingest without embedding (load, clean, chunk, dedup, quality): {without_embedding} ms of CPU "
-                      f"per chunk, the same difference; the embed stage's client side: "
-                      f"{after.notes.get('embed_client_cpu_ms_per_chunk')} ms per indexed chunk at {large:,}")
+        console.print(
+            f"ingest without embedding (load, clean, chunk, dedup, quality): {without_embedding} ms of CPU "
+            f"per chunk, the same difference; the embed stage's client side: "
+            f"{after.notes.get('embed_client_cpu_ms_per_chunk')} ms per indexed chunk at {large:,}"
+        )
     total_small = sum(m.wall_s for m in results.get(small, []))
     total_large = sum(m.wall_s for m in results.get(large, []))
     if total_small and total_large:
         growth = total_large / total_small
-        console.print(f"whole path: {total_small:.1f} s at {small:,}, {total_large:.1f} s at {large:,} "
-                      f"(×{growth:.2f}); at {large * 10:,} by the same ratio ≈ {total_large * growth:.0f} s")
-    payload = {"chunks": large, "smaller": small, "stages": args.stages, "root": str(root) if args.keep else None,
-               "measures": [asdict(m) for measures in results.values() for m in measures],
-               "runs": {str(size): info for size, info in infos.items()},
-               "ingest_marginal_cpu_ms_per_chunk": marginal,
-               "ingest_marginal_cpu_ms_per_chunk_without_embedding": without_embedding,
-               "growth": {stage: round(by_stage[stage, large].wall_s / by_stage[stage, small].wall_s, 2)
-                          for stage in STAGES if (stage, large) in by_stage and (stage, small) in by_stage}}
+        console.print(
+            f"whole path: {total_small:.1f} s at {small:,}, {total_large:.1f} s at {large:,} "
+            f"(×{growth:.2f}); at {large * 10:,} by the same ratio ≈ {total_large * growth:.0f} s"
+        )
+    payload = {
+        "chunks": large,
+        "smaller": small,
+        "stages": args.stages,
+        "root": str(root) if args.keep else None,
+        "measures": [asdict(m) for measures in results.values() for m in measures],
+        "runs": {str(size): info for size, info in infos.items()},
+        "ingest_marginal_cpu_ms_per_chunk": marginal,
+        "ingest_marginal_cpu_ms_per_chunk_without_embedding": without_embedding,
+        "growth": {
+            stage: round(by_stage[stage, large].wall_s / by_stage[stage, small].wall_s, 2)
+            for stage in STAGES
+            if (stage, large) in by_stage and (stage, small) in by_stage
+        },
+    }
     json_path.write_text(json.dumps(payload, indent=2) + "\n")
     console.print(f"results: {json_path}" + (f"; workspaces kept in {root}" if args.keep else ""))
     if not all(m.ok for measures in results.values() for m in measures):

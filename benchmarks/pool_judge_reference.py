@@ -101,17 +101,23 @@ def new_rule(statistics: WordStatistics | None, batch_size: int | None, titles: 
         size = batch_size or max(1, len(pool))
         relevant = set()
         for start in range(0, len(pool), size):
-            batch = pool[start:start + size]
+            batch = pool[start : start + size]
             verdicts = PoolJudge(len(batch)).baseline(
-                history=[], question=question.question, passages=[chunk.text for chunk in batch],
-                passage_titles=[chunk.title for chunk in batch] if titles else None, statistics=statistics)
+                history=[],
+                question=question.question,
+                passages=[chunk.text for chunk in batch],
+                passage_titles=[chunk.title for chunk in batch] if titles else None,
+                statistics=statistics,
+            )
             relevant |= {chunk.id for chunk, verdict in zip(batch, verdicts.judgments) if verdict.relevant}
         return relevant
+
     return judge
 
 
-def per_question(judge: Judge, questions: Sequence[LabelledQuestion],
-                 pools: dict[str, list[Chunk]]) -> list[QuestionResult]:
+def per_question(
+    judge: Judge, questions: Sequence[LabelledQuestion], pools: dict[str, list[Chunk]]
+) -> list[QuestionResult]:
     results = []
     for question in questions:
         pooled = {chunk.id for chunk in pools[question.id]}
@@ -128,10 +134,15 @@ def aggregate(results: Sequence[QuestionResult]) -> dict[str, float]:
     precision = true_positives / judged if judged else 0.0
     recall = true_positives / pooled_gold if pooled_gold else 0.0
     with_gold = [result for result in results if result.has_pooled_gold]
-    return {"precision": precision, "recall": recall,
-            "f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
-            "gold_found": sum(result.true_positives > 0 for result in with_gold) / len(with_gold) if with_gold else 0.0,
-            "judged_relevant": judged, "pooled_gold": pooled_gold, "questions_with_pooled_gold": len(with_gold)}
+    return {
+        "precision": precision,
+        "recall": recall,
+        "f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
+        "gold_found": sum(result.true_positives > 0 for result in with_gold) / len(with_gold) if with_gold else 0.0,
+        "judged_relevant": judged,
+        "pooled_gold": pooled_gold,
+        "questions_with_pooled_gold": len(with_gold),
+    }
 
 
 def main() -> None:
@@ -154,22 +165,33 @@ def main() -> None:
     results = {name: per_question(judge, questions, pools) for name, judge in rules.items()}
     console = Console()
     pairs = sum(len(pool) for pool in pools.values())
-    table = Table(title=f"{len(questions)} questions, BM25 top {arguments.depth}: {pairs} pooled pairs, "
-                        f"{len(chunks)} chunks")
+    table = Table(
+        title=f"{len(questions)} questions, BM25 top {arguments.depth}: {pairs} pooled pairs, {len(chunks)} chunks"
+    )
     for column in ("rule", "precision", "recall", "F1", "gold found", "judged relevant", "pooled gold"):
         table.add_column(column, justify="left" if column == "rule" else "right")
     for name, rows in results.items():
         summary = aggregate(rows)
-        table.add_row(name, f"{summary['precision']:.2f}", f"{summary['recall']:.2f}", f"{summary['f1']:.2f}",
-                      f"{summary['gold_found']:.0%} of {summary['questions_with_pooled_gold']}",
-                      str(summary["judged_relevant"]), str(summary["pooled_gold"]))
+        table.add_row(
+            name,
+            f"{summary['precision']:.2f}",
+            f"{summary['recall']:.2f}",
+            f"{summary['f1']:.2f}",
+            f"{summary['gold_found']:.0%} of {summary['questions_with_pooled_gold']}",
+            str(summary["judged_relevant"]),
+            str(summary["pooled_gold"]),
+        )
     console.print(table)
     if arguments.per_question:
         detail = Table("question", *(f"{name} TP/FP/FN" for name in results))
         for position, question in enumerate(questions):
-            detail.add_row(escape(question.id), *(
-                f"{rows[position].true_positives}/{rows[position].false_positives}/{rows[position].false_negatives}"
-                for rows in results.values()))
+            detail.add_row(
+                escape(question.id),
+                *(
+                    f"{rows[position].true_positives}/{rows[position].false_positives}/{rows[position].false_negatives}"
+                    for rows in results.values()
+                ),
+            )
         console.print(detail)
 
 

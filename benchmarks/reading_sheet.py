@@ -46,8 +46,10 @@ REMAINING_SHOWN = 3
 
 def draw(dialogues: list[dict[str, Any]], turns: int, seed: int) -> list[tuple[dict[str, Any], int]]:
     every = [(dialogue, index) for dialogue in dialogues for index in range(len(dialogue["turns"]))]
-    return sorted(random.Random(seed).sample(every, min(turns, len(every))),
-                  key=lambda item: (item[0]["conversation_id"], item[1]))
+    return sorted(
+        random.Random(seed).sample(every, min(turns, len(every))),
+        key=lambda item: (item[0]["conversation_id"], item[1]),
+    )
 
 
 def _quoted(text: str, limit: int = PASSAGE_CHARS) -> str:
@@ -67,8 +69,14 @@ class Corpus:
 
     def passages(self, ids: list[str]) -> list[dict[str, Any]]:
         found = self.store.fetch(ids)
-        return [{"id": chunk_id, "title": found.get(chunk_id, {}).get("title", ""),
-                 "text": found.get(chunk_id, {}).get("text", "(missing)")} for chunk_id in ids]
+        return [
+            {
+                "id": chunk_id,
+                "title": found.get(chunk_id, {}).get("title", ""),
+                "text": found.get(chunk_id, {}).get("text", "(missing)"),
+            }
+            for chunk_id in ids
+        ]
 
     def remaining(self, question: str, leave_out: set[str], depth: int = REMAINING_SHOWN) -> list[str]:
         """BM25's and dense retrieval's top ``depth`` chunks of what the benchmark's corpus keeps."""
@@ -82,7 +90,7 @@ def sheet_item(number: int, dialogue: dict[str, Any], index: int, corpus: Corpus
     turn = dialogue["turns"][index]
     kind = turn.get("turn_type", "answerable")
     lines = [f"## Item {number} · {dialogue['conversation_id']}:{index} · {kind} turn"]
-    earlier = dialogue["turns"][max(0, index - 2):index]
+    earlier = dialogue["turns"][max(0, index - 2) : index]
     if earlier:
         lines.append("\nEarlier in the conversation:")
         for previous in earlier:
@@ -129,22 +137,41 @@ def main(argv: list[str] | None = None) -> int:
     corpus = Corpus(workspace, run_dir, collection)
     drawn = draw(dialogues, arguments.turns, arguments.seed)
     arguments.out.mkdir(parents=True, exist_ok=True)
-    header = (f"# Reading sheet: {arguments.corpus} ({arguments.half} half), {len(drawn)} turns drawn with seed "
-              f"{arguments.seed}\n\nRead each item with the rubric and give it a verdict.\n")
+    header = (
+        f"# Reading sheet: {arguments.corpus} ({arguments.half} half), {len(drawn)} turns drawn with seed "
+        f"{arguments.seed}\n\nRead each item with the rubric and give it a verdict.\n"
+    )
     items = [sheet_item(number, dialogue, index, corpus) for number, (dialogue, index) in enumerate(drawn, start=1)]
     (arguments.out / "sheet.md").write_text(header + "\n\n".join(items) + "\n", encoding="utf-8")
     with (arguments.out / "readings.jsonl").open("w", encoding="utf-8") as out:
         for number, (dialogue, index) in enumerate(drawn, start=1):
             turn = dialogue["turns"][index]
             earlier = [[previous["question"], previous["response"]] for previous in dialogue["turns"][:index]]
-            out.write(json.dumps({"item": number, "corpus": arguments.corpus, "half": arguments.half,
-                                  "seed": arguments.seed, "run": arguments.run, "generator": arguments.generator,
-                                  "turn_id": f"{dialogue['conversation_id']}:{index}",
-                                  "turn_type": turn.get("turn_type", "answerable"), "question": turn["question"],
-                                  "reply": turn["response"], "previous": earlier,
-                                  "gold_ids": turn.get("gold_ids", []), "held_out_ids": turn.get("held_out_ids", []),
-                                  "candidate_ids": turn.get("candidate_ids", []),
-                                  "verdict": None, "class": None, "note": None}, ensure_ascii=False) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "item": number,
+                        "corpus": arguments.corpus,
+                        "half": arguments.half,
+                        "seed": arguments.seed,
+                        "run": arguments.run,
+                        "generator": arguments.generator,
+                        "turn_id": f"{dialogue['conversation_id']}:{index}",
+                        "turn_type": turn.get("turn_type", "answerable"),
+                        "question": turn["question"],
+                        "reply": turn["response"],
+                        "previous": earlier,
+                        "gold_ids": turn.get("gold_ids", []),
+                        "held_out_ids": turn.get("held_out_ids", []),
+                        "candidate_ids": turn.get("candidate_ids", []),
+                        "verdict": None,
+                        "class": None,
+                        "note": None,
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
     print(f"{len(drawn)} turns: {arguments.out / 'sheet.md'}, {arguments.out / 'readings.jsonl'}")
     return 0
 

@@ -66,12 +66,16 @@ def stdlib_reference(directory: Path) -> dict:
     questions = read_labelled_questions(LABELLED)
     chunks = stdlib_chunks()
     gold = resolve_gold(questions, [CorpusChunk(chunk.id, chunk.doc_id, chunk.text) for chunk in chunks]).gold_ids
-    write_jsonl_atomic(directory / "corpus.jsonl", ({"_id": chunk.id, "title": chunk.title, "text": chunk.text}
-                                                    for chunk in chunks))
-    write_jsonl_atomic(directory / "queries.jsonl", ({"_id": question.id, "text": question.question}
-                                                     for question in questions))
-    write_beir_qrels(directory / "qrels" / "test.tsv",
-                     [(question.id, chunk_id, 1) for question in questions for chunk_id in gold[question.id]])
+    write_jsonl_atomic(
+        directory / "corpus.jsonl", ({"_id": chunk.id, "title": chunk.title, "text": chunk.text} for chunk in chunks)
+    )
+    write_jsonl_atomic(
+        directory / "queries.jsonl", ({"_id": question.id, "text": question.question} for question in questions)
+    )
+    write_beir_qrels(
+        directory / "qrels" / "test.tsv",
+        [(question.id, chunk_id, 1) for question in questions for chunk_id in gold[question.id]],
+    )
     benchmark = load_benchmark(directory, Workspace.resolve(directory / "workspace"))
     summary, per_turn = benchmark_shortcuts(benchmark)
     summary["corpus_chunks"] = len(chunks)
@@ -87,8 +91,11 @@ def cast_reference(directory: Path) -> dict[str, dict[str, float]]:
     if path_2019.exists():
         with path_2019.open(encoding="utf-8") as file:
             resolved_2019 = {row[0]: row[1] for row in csv.reader(file, delimiter="\t") if len(row) >= 2}
-    for year, name in (("2019", "2019_evaluation_topics.json"), ("2020", "2020_manual_evaluation_topics.json"),
-                       ("2021", "2021_manual_evaluation_topics.json")):
+    for year, name in (
+        ("2019", "2019_evaluation_topics.json"),
+        ("2020", "2020_manual_evaluation_topics.json"),
+        ("2021", "2021_manual_evaluation_topics.json"),
+    ):
         path = directory / name
         if not path.exists():
             continue
@@ -104,8 +111,11 @@ def cast_reference(directory: Path) -> dict[str, dict[str, float]]:
     for year, turns in years.items():
         later = [(raw, rewrite) for number, raw, rewrite in turns if number > 1]
         adds = sum(1 for raw, rewrite in later if content_stems(rewrite) - content_stems(raw))
-        figures[year] = {"non_first_turns": len(later), "rewrite_adds_context": adds,
-                         "share": adds / len(later) if later else float("nan")}
+        figures[year] = {
+            "non_first_turns": len(later),
+            "rewrite_adds_context": adds,
+            "share": adds / len(later) if later else float("nan"),
+        }
     return figures
 
 
@@ -128,8 +138,9 @@ def main() -> int:
     if arguments.cast.exists():
         print(f"TREC CAsT ({arguments.cast}): non-first turns whose manual rewrite adds content words")
         for year, figures in cast_reference(arguments.cast).items():
-            print(f"  {year}: {figures['rewrite_adds_context']} of {figures['non_first_turns']} "
-                  f"({figures['share']:.1%})")
+            print(
+                f"  {year}: {figures['rewrite_adds_context']} of {figures['non_first_turns']} ({figures['share']:.1%})"
+            )
     else:
         print(f"TREC CAsT: {arguments.cast} not found; skipped", file=sys.stderr)
     return 0

@@ -76,8 +76,12 @@ def main() -> None:
     if command is not None:
         print(f"benchsmith {options.command} --help: {command:.3f} s  ({command / baseline:.1f}x)")
     print(f"ratio: {ours / baseline:.2f}x (target <= 3x)")
-    print("load average (1, 5, 15 min): before " + ", ".join(f"{value:.2f}" for value in load_before)
-          + "; after " + ", ".join(f"{value:.2f}" for value in load_after))
+    print(
+        "load average (1, 5, 15 min): before "
+        + ", ".join(f"{value:.2f}" for value in load_before)
+        + "; after "
+        + ", ".join(f"{value:.2f}" for value in load_after)
+    )
 
 
 if __name__ == "__main__":

@@ -42,8 +42,10 @@ from benchsmith.tools.embedding import ChromaEmbeddingFunction  # noqa: E402
 
 TIME_TARGET, CHECKPOINT_TARGET_BYTES = 1.2, 5_000
 CLUSTER_SIZE, COLLECTION = 4, "scaling"
-WORDS = ("harbour tide ledger quorum lantern basalt orchard cipher meadow falcon glacier quartz vessel "
-         "spindle archive thicket compass ember").split()
+WORDS = (
+    "harbour tide ledger quorum lantern basalt orchard cipher meadow falcon glacier quartz vessel "
+    "spindle archive thicket compass ember"
+).split()
 
 
 def build_collection(workspace: Workspace, chunks: int, seed: int = 0) -> VectorStore:
@@ -56,11 +58,14 @@ def build_collection(workspace: Workspace, chunks: int, seed: int = 0) -> Vector
     texts = []
     for number, label in enumerate(labels):
         words = [WORDS[(label + offset) % len(WORDS)] for offset in range(6)]
-        texts.append(f"The {words[0]} record {number} describes the {words[1]} near the {words[2]}. "
-                     f"It explains how the {words[3]} changes the {words[4]} over time. "
-                     f"Finally it notes that the {words[5]} register {number} keeps every entry.")
-    store = VectorStore(chroma_client(workspace, None), COLLECTION, ChromaEmbeddingFunction(spec="synthetic"),
-                        "synthetic")
+        texts.append(
+            f"The {words[0]} record {number} describes the {words[1]} near the {words[2]}. "
+            f"It explains how the {words[3]} changes the {words[4]} over time. "
+            f"Finally it notes that the {words[5]} register {number} keeps every entry."
+        )
+    store = VectorStore(
+        chroma_client(workspace, None), COLLECTION, ChromaEmbeddingFunction(spec="synthetic"), "synthetic"
+    )
     ids = [f"chunk{number:06d}" for number in range(chunks)]
     store.upsert(ids, vectors, texts, [{"title": f"record {number}"} for number in range(chunks)])
     return store
@@ -69,10 +74,13 @@ def build_collection(workspace: Workspace, chunks: int, seed: int = 0) -> Vector
 def checkpoint_bytes(workspace: Workspace, run_id: str) -> int:
     connection = sqlite3.connect(workspace.checkpoints_path)
     try:
-        stored = connection.execute("SELECT COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0) FROM checkpoints "
-                                    "WHERE thread_id = ?", (run_id,)).fetchone()[0]
-        writes = connection.execute("SELECT COALESCE(SUM(LENGTH(value)), 0) FROM writes WHERE thread_id = ?",
-                                    (run_id,)).fetchone()[0]
+        stored = connection.execute(
+            "SELECT COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0) FROM checkpoints WHERE thread_id = ?",
+            (run_id,),
+        ).fetchone()[0]
+        writes = connection.execute(
+            "SELECT COALESCE(SUM(LENGTH(value)), 0) FROM writes WHERE thread_id = ?", (run_id,)
+        ).fetchone()[0]
     finally:
         connection.close()
     return stored + writes
@@ -89,33 +97,49 @@ def main() -> None:
         workspace = Workspace.resolve(Path(directory) / "ws")
         store = build_collection(workspace, CLUSTER_SIZE * max(args.sizes) + 400)
         cluster_collection(workspace, store, CLUSTER_SIZE)
-        context = SynthesisContext(workspace=str(workspace.root), cluster_size=CLUSTER_SIZE,
-                                   concurrency=args.concurrency)
+        context = SynthesisContext(
+            workspace=str(workspace.root), cluster_size=CLUSTER_SIZE, concurrency=args.concurrency
+        )
         per_conversation: dict[int, float] = {}
         cpu_per_conversation: dict[int, float] = {}
         print(f"offline synthesis, {args.turns} turns per conversation, concurrency {args.concurrency}")
-        print(f"{'conversations':>13} {'wall ms/conv':>13} {'cpu ms/conv':>12} {'checkpoint B/conv':>18} "
-              f"{'dialogue B/conv':>16}")
+        print(
+            f"{'conversations':>13} {'wall ms/conv':>13} {'cpu ms/conv':>12} {'checkpoint B/conv':>18} "
+            f"{'dialogue B/conv':>16}"
+        )
         for size in args.sizes:
             run_id = f"scale-{size}"
             started, cpu_started = time.perf_counter(), time.process_time()
-            run_job(builder, job="synthesize", workspace=workspace, run_id=run_id, context=context, settings={},
-                    inputs={"run_id": run_id, "collection": COLLECTION, "conversations": size, "turns": args.turns},
-                    max_concurrency=args.concurrency)
+            run_job(
+                builder,
+                job="synthesize",
+                workspace=workspace,
+                run_id=run_id,
+                context=context,
+                settings={},
+                inputs={"run_id": run_id, "collection": COLLECTION, "conversations": size, "turns": args.turns},
+                max_concurrency=args.concurrency,
+            )
             per_conversation[size] = (time.perf_counter() - started) * 1000 / size
             cpu_per_conversation[size] = (time.process_time() - cpu_started) * 1000 / size
             dialogue_bytes = (workspace.run_dir(run_id) / DIALOGUES_FILE).stat().st_size / size
             checkpoints = checkpoint_bytes(workspace, run_id) / size
-            print(f"{size:>13} {per_conversation[size]:>13.1f} {cpu_per_conversation[size]:>12.1f} "
-                  f"{checkpoints:>18,.0f} {dialogue_bytes:>16,.0f}")
+            print(
+                f"{size:>13} {per_conversation[size]:>13.1f} {cpu_per_conversation[size]:>12.1f} "
+                f"{checkpoints:>18,.0f} {dialogue_bytes:>16,.0f}"
+            )
             within = checkpoints - dialogue_bytes <= CHECKPOINT_TARGET_BYTES
         smallest, largest = min(args.sizes), max(args.sizes)
         for label, figures in (("wall", per_conversation), ("cpu", cpu_per_conversation)):
             ratio = figures[largest] / figures[smallest]
-            print(f"{label} time per conversation at {largest} / at {smallest}  {ratio:.2f}  "
-                  f"(target ≤ {TIME_TARGET}: {'met' if ratio <= TIME_TARGET else 'NOT met'})")
-        print(f"checkpoints beyond the dialogue at {largest}: "
-              f"{'within' if within else 'NOT within'} {CHECKPOINT_TARGET_BYTES:,} bytes per conversation")
+            print(
+                f"{label} time per conversation at {largest} / at {smallest}  {ratio:.2f}  "
+                f"(target ≤ {TIME_TARGET}: {'met' if ratio <= TIME_TARGET else 'NOT met'})"
+            )
+        print(
+            f"checkpoints beyond the dialogue at {largest}: "
+            f"{'within' if within else 'NOT within'} {CHECKPOINT_TARGET_BYTES:,} bytes per conversation"
+        )
 
 
 if __name__ == "__main__":

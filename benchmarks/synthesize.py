@@ -103,8 +103,12 @@ time.sleep(3600)
 def model_server(latency_s: float) -> Iterator[tuple[str, int]]:
     """The simulated model in its own process, so its work does not share our interpreter: its
     base URL and process id."""
-    process = subprocess.Popen([sys.executable, "-c", SERVER_SCRIPT, str(latency_s), BARE_MODEL], stdout=subprocess.PIPE,
-                               text=True, cwd=Path(__file__).resolve().parent.parent)
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVER_SCRIPT, str(latency_s), BARE_MODEL],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     try:
         yield process.stdout.readline().strip(), process.pid
     finally:
@@ -167,9 +171,16 @@ def busy_neighbour() -> Iterator[int]:
 def bare_request_body() -> dict[str, Any]:
     """A chat request about as long as synthesis's (about 430 input tokens a call)."""
     words = " ".join(f"word{number}" for number in range(300))
-    return {"model": BARE_MODEL, "stream": False, "temperature": 0.0, "seed": 0,
-            "messages": [{"role": "system", "content": "Reply with a JSON object."},
-                         {"role": "user", "content": f"<passage>\n{words}\n</passage>"}]}
+    return {
+        "model": BARE_MODEL,
+        "stream": False,
+        "temperature": 0.0,
+        "seed": 0,
+        "messages": [
+            {"role": "system", "content": "Reply with a JSON object."},
+            {"role": "user", "content": f"<passage>\n{words}\n</passage>"},
+        ],
+    }
 
 
 def bare_client_calls(base_url: str, concurrency: int, calls_per_thread: int) -> dict[str, float]:
@@ -223,9 +234,16 @@ class Measure:
 
     def stop(self, calls: int) -> dict[str, float]:
         wall, cpu = time.perf_counter() - self.wall, time.process_time() - self.cpu
-        return {"calls": calls, "wall_s": wall, "cpu_s": cpu, "cpu_ms_per_call": cpu / calls * 1000,
-                "calls_per_s": calls / wall, "switches_per_call": (context_switches() - self.switches) / calls,
-                "load_before": self.load, "load_after": os.getloadavg()[0]}
+        return {
+            "calls": calls,
+            "wall_s": wall,
+            "cpu_s": cpu,
+            "cpu_ms_per_call": cpu / calls * 1000,
+            "calls_per_s": calls / wall,
+            "switches_per_call": (context_switches() - self.switches) / calls,
+            "load_before": self.load,
+            "load_after": os.getloadavg()[0],
+        }
 
 
 def context_switches() -> int:
@@ -236,22 +254,40 @@ def context_switches() -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--conversations", type=int, default=None,
-                        help="Default: 4 × concurrency, at least 32 (enough to keep every slot busy).")
+    parser.add_argument(
+        "--conversations",
+        type=int,
+        default=None,
+        help="Default: 4 × concurrency, at least 32 (enough to keep every slot busy).",
+    )
     parser.add_argument("--turns", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--runs", type=int, default=3, help="Timed runs per condition; the medians are judged.")
-    parser.add_argument("--conditions", default=",".join(CONDITIONS),
-                        help="Comma-separated, of: quiet (nothing of ours beside the run), neighbour (a CPU-bound "
-                             "process on the same cores, started and stopped by the benchmark).")
-    parser.add_argument("--quality-gate", choices=("replan", "flag", "off"), default="off",
-                        help="The synthesis's offline quality gate (default off: it parses every turn with spaCy, "
-                             "a cost per turn, not per model call; replan is synthesize's default).")
-    parser.add_argument("--profile", action="store_true",
-                        help="Print the top 10 functions by cumulative CPU time (cProfile in every thread).")
-    parser.add_argument("--profile-out", type=Path, metavar="FILE",
-                        help="With --profile: also save each run's whole profile there (pstats format; the "
-                             "condition and run number are added to the name).")
+    parser.add_argument(
+        "--conditions",
+        default=",".join(CONDITIONS),
+        help="Comma-separated, of: quiet (nothing of ours beside the run), neighbour (a CPU-bound "
+        "process on the same cores, started and stopped by the benchmark).",
+    )
+    parser.add_argument(
+        "--quality-gate",
+        choices=("replan", "flag", "off"),
+        default="off",
+        help="The synthesis's offline quality gate (default off: it parses every turn with spaCy, "
+        "a cost per turn, not per model call; replan is synthesize's default).",
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="Print the top 10 functions by cumulative CPU time (cProfile in every thread).",
+    )
+    parser.add_argument(
+        "--profile-out",
+        type=Path,
+        metavar="FILE",
+        help="With --profile: also save each run's whole profile there (pstats format; the "
+        "condition and run number are added to the name).",
+    )
     parser.add_argument("--timed-run", help=argparse.SUPPRESS)  # JSON: one timed run, in the process it starts
     args = parser.parse_args()
     if args.timed_run:
@@ -277,13 +313,25 @@ def main() -> None:
                 with busy_neighbour() if condition == "neighbour" else contextlib.nullcontext() as neighbour_pid:
                     # A process of its own per run, as `benchsmith synthesize` is: nothing a run read or
                     # built (the passage cache, the clients) is left warm for the next.
-                    settings = {"workspace": str(workspace.root), "base_url": base_url, "server_pid": server_pid,
-                                "neighbour_pid": neighbour_pid, "seed": seed, "conversations": conversations,
-                                "run_id": f"bench-{condition}-{number}"}
+                    settings = {
+                        "workspace": str(workspace.root),
+                        "base_url": base_url,
+                        "server_pid": server_pid,
+                        "neighbour_pid": neighbour_pid,
+                        "seed": seed,
+                        "conversations": conversations,
+                        "run_id": f"bench-{condition}-{number}",
+                    }
                     command = [sys.executable, __file__, *sys.argv[1:], "--timed-run", json.dumps(settings)]
                     if args.profile_out:
-                        command += ["--profile-out", str(args.profile_out.with_name(
-                            f"{args.profile_out.stem}-{condition}-{number}{args.profile_out.suffix}"))]
+                        command += [
+                            "--profile-out",
+                            str(
+                                args.profile_out.with_name(
+                                    f"{args.profile_out.stem}-{condition}-{number}{args.profile_out.suffix}"
+                                )
+                            ),
+                        ]
                     finished = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True)
                 *printed, last = finished.stdout.strip().splitlines()
                 run = {**json.loads(last), "condition": condition, "number": number}
@@ -292,11 +340,15 @@ def main() -> None:
                 if printed:  # the profile's summary
                     print("\n".join(printed))
 
-    print(f"\n{conversations} conversations × {args.turns} turns at concurrency {args.concurrency}, model latency "
-          f"{LATENCY_S * 1000:.0f} ms, quality gate {args.quality_gate}; medians of {args.runs} run(s) per condition "
-          f"on {os.cpu_count()} cores{' (under the profiler: CPU figures inflated)' if args.profile else ''}")
-    print(f"{'condition':<10} {'CPU ms/call':>11} {'bare ms/call':>12} {'× bare':>7} {'of ideal':>8} "
-          f"{'switches/call':>13} {'load':>11}")
+    print(
+        f"\n{conversations} conversations × {args.turns} turns at concurrency {args.concurrency}, model latency "
+        f"{LATENCY_S * 1000:.0f} ms, quality gate {args.quality_gate}; medians of {args.runs} run(s) per condition "
+        f"on {os.cpu_count()} cores{' (under the profiler: CPU figures inflated)' if args.profile else ''}"
+    )
+    print(
+        f"{'condition':<10} {'CPU ms/call':>11} {'bare ms/call':>12} {'× bare':>7} {'of ideal':>8} "
+        f"{'switches/call':>13} {'load':>11}"
+    )
     rate_target = RATE_TARGETS.get((args.concurrency, LATENCY_S))
     cpu_target = CPU_PER_CALL_TARGETS_MS.get((args.concurrency, LATENCY_S))
     for condition in conditions:
@@ -305,9 +357,11 @@ def main() -> None:
         bare_ms = statistics.median(run["bare"]["cpu_ms_per_call"] for run in runs)
         ratio = statistics.median(run["rate_ratio"] for run in runs)
         loads = [value for run in runs for value in (run["load_before"], run["load_after"])]
-        print(f"{condition:<10} {cpu_ms:>11.3f} {bare_ms:>12.3f} {statistics.median(r['bare_ratio'] for r in runs):>7.2f} "
-              f"{ratio:>8.3f} {statistics.median(r['switches_per_call'] for r in runs):>13.2f} "
-              f"{min(loads):>5.2f}-{max(loads):<5.2f}")
+        print(
+            f"{condition:<10} {cpu_ms:>11.3f} {bare_ms:>12.3f} {statistics.median(r['bare_ratio'] for r in runs):>7.2f} "
+            f"{ratio:>8.3f} {statistics.median(r['switches_per_call'] for r in runs):>13.2f} "
+            f"{min(loads):>5.2f}-{max(loads):<5.2f}"
+        )
         if not args.profile:  # the profiler inflates the CPU it measures
             verdicts = []
             if rate_target:
@@ -318,19 +372,41 @@ def main() -> None:
                 print(f"{'':<10} targets: {'; '.join(verdicts)}")
 
 
-def timed_run(args: argparse.Namespace, *, workspace: str, base_url: str, server_pid: int, neighbour_pid: int | None,
-              seed: int, conversations: int, run_id: str) -> dict[str, Any]:
+def timed_run(
+    args: argparse.Namespace,
+    *,
+    workspace: str,
+    base_url: str,
+    server_pid: int,
+    neighbour_pid: int | None,
+    seed: int,
+    conversations: int,
+    run_id: str,
+) -> dict[str, Any]:
     """One run in this process: warm up, the bare client, then the timed synthesis; its measures."""
     os.environ["OPENAI_API_KEY"] = "sk-benchmark"
     os.environ["OPENAI_BASE_URL"] = base_url
     space = Workspace.resolve(workspace)
 
     def synthesize(run_id: str, count: int, turns: int, concurrency: int, seed: int) -> None:
-        context = SynthesisContext(workspace=workspace, llm=MODEL, cluster_size=4, concurrency=concurrency, seed=seed,
-                                   quality_gate=args.quality_gate)
-        run_job(builder, job="synthesize", workspace=space, run_id=run_id, context=context, settings={},
-                inputs={"run_id": run_id, "collection": COLLECTION, "conversations": count, "turns": turns},
-                max_concurrency=concurrency)
+        context = SynthesisContext(
+            workspace=workspace,
+            llm=MODEL,
+            cluster_size=4,
+            concurrency=concurrency,
+            seed=seed,
+            quality_gate=args.quality_gate,
+        )
+        run_job(
+            builder,
+            job="synthesize",
+            workspace=space,
+            run_id=run_id,
+            context=context,
+            settings={},
+            inputs={"run_id": run_id, "collection": COLLECTION, "conversations": count, "turns": turns},
+            max_concurrency=concurrency,
+        )
 
     # Import and build the clients first (a seed and run of their own: nothing of them is in the timed
     # run's cache), so the timing covers synthesis only.
@@ -345,11 +421,15 @@ def timed_run(args: argparse.Namespace, *, workspace: str, base_url: str, server
     stats = run_seam(space, run_id, MODEL, SynthesisContext(seed=seed)).stats
     model_calls = stats.calls - stats.cache_hits
     run = measure.stop(calls=model_calls)
-    run.update(bare=bare, cache_hits=stats.cache_hits, retries=stats.retries,
-               server_cpu_s=cpu_seconds(server_pid) - server_cpu,
-               neighbour_cores=(cpu_seconds(neighbour_pid) - neighbour_cpu) / run["wall_s"] if neighbour_pid else 0.0,
-               ideal_per_min=min(args.concurrency, conversations) * 60 / (model_calls / conversations * LATENCY_S),
-               per_min=conversations / (run["wall_s"] / 60))
+    run.update(
+        bare=bare,
+        cache_hits=stats.cache_hits,
+        retries=stats.retries,
+        server_cpu_s=cpu_seconds(server_pid) - server_cpu,
+        neighbour_cores=(cpu_seconds(neighbour_pid) - neighbour_cpu) / run["wall_s"] if neighbour_pid else 0.0,
+        ideal_per_min=min(args.concurrency, conversations) * 60 / (model_calls / conversations * LATENCY_S),
+        per_min=conversations / (run["wall_s"] / 60),
+    )
     run["rate_ratio"] = run["per_min"] / run["ideal_per_min"]
     run["bare_ratio"] = run["cpu_ms_per_call"] / bare["cpu_ms_per_call"]
     if args.profile:
@@ -361,15 +441,18 @@ def timed_run(args: argparse.Namespace, *, workspace: str, base_url: str, server
 def print_run(run: dict[str, Any], args: argparse.Namespace) -> None:
     bare = run["bare"]
     neighbour = f", neighbour {run['neighbour_cores']:.2f} cores" if run["condition"] == "neighbour" else ""
-    print(f"[{run['condition']} {run['number'] + 1}/{args.runs}] {run['calls']} model calls "
-          f"({run['cache_hits']} cache hits, {run['retries']} retries) in {run['wall_s']:.2f} s: "
-          f"{run['per_min']:.0f} conversations/min of an ideal {run['ideal_per_min']:.0f} "
-          f"({run['rate_ratio']:.3f}); client CPU {run['cpu_ms_per_call']:.3f} ms/call "
-          f"({run['cpu_s'] / run['wall_s']:.2f} cores), {run['switches_per_call']:.2f} switches/call; "
-          f"server {run['server_cpu_s'] / run['calls'] * 1000:.2f} ms/call; "
-          f"bare client {bare['cpu_ms_per_call']:.3f} ms/call at {bare['calls_per_s']:.0f} calls/s "
-          f"({bare['switches_per_call']:.2f} switches/call) → ×{run['bare_ratio']:.2f}; "
-          f"load {run['load_before']:.2f} → {run['load_after']:.2f}{neighbour}", flush=True)
+    print(
+        f"[{run['condition']} {run['number'] + 1}/{args.runs}] {run['calls']} model calls "
+        f"({run['cache_hits']} cache hits, {run['retries']} retries) in {run['wall_s']:.2f} s: "
+        f"{run['per_min']:.0f} conversations/min of an ideal {run['ideal_per_min']:.0f} "
+        f"({run['rate_ratio']:.3f}); client CPU {run['cpu_ms_per_call']:.3f} ms/call "
+        f"({run['cpu_s'] / run['wall_s']:.2f} cores), {run['switches_per_call']:.2f} switches/call; "
+        f"server {run['server_cpu_s'] / run['calls'] * 1000:.2f} ms/call; "
+        f"bare client {bare['cpu_ms_per_call']:.3f} ms/call at {bare['calls_per_s']:.0f} calls/s "
+        f"({bare['switches_per_call']:.2f} switches/call) → ×{run['bare_ratio']:.2f}; "
+        f"load {run['load_before']:.2f} → {run['load_after']:.2f}{neighbour}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -25,34 +25,46 @@ TOPIC_VOCABULARY = 120  # pseudo-words per topic
 DOCUMENTS_PER_TOPIC = 500
 RECENT = 2_000  # documents a near-duplicate may copy: a bounded window keeps memory flat
 
-COMMON_WORDS = ("the of and to in is that it for as with was on be by this are from at or an which "
-                "have not but can has its more when also than other these into each may most such "
-                "between after before about over under through where while because however often "
-                "system method result value process model level change field study data part case").split()
-SYLLABLES = ("ka lo mi ne ru sa te vo zu bi da fe go hu ja ke li mo nu pa qui ro si tu va we xi yo "
-             "zan bel cor dim est fal gor hin jul kor lum mar nor pil qua ris sol tam ulm ver").split()
-NAVIGATION = ("Home | About us | Products | Documentation | Blog | Careers | Contact | Sign in",
-              "Skip to main content. Menu. Search this site. Toggle navigation.",
-              "Previous page | Next page | Back to top | Print this page | Share on social media")
-LICENCE = ("Copyright (c) 2009-2024 The Example Foundation. All rights reserved.",
-           "Licensed under the Apache License, Version 2.0; you may not use this file except in compliance.",
-           "This page was last edited on 3 March 2023. Content is available under CC BY-SA 4.0.",
-           "Privacy policy | Terms of use | Cookie settings | Accessibility statement")
+COMMON_WORDS = (
+    "the of and to in is that it for as with was on be by this are from at or an which "
+    "have not but can has its more when also than other these into each may most such "
+    "between after before about over under through where while because however often "
+    "system method result value process model level change field study data part case"
+).split()
+SYLLABLES = (
+    "ka lo mi ne ru sa te vo zu bi da fe go hu ja ke li mo nu pa qui ro si tu va we xi yo "
+    "zan bel cor dim est fal gor hin jul kor lum mar nor pil qua ris sol tam ulm ver"
+).split()
+NAVIGATION = (
+    "Home | About us | Products | Documentation | Blog | Careers | Contact | Sign in",
+    "Skip to main content. Menu. Search this site. Toggle navigation.",
+    "Previous page | Next page | Back to top | Print this page | Share on social media",
+)
+LICENCE = (
+    "Copyright (c) 2009-2024 The Example Foundation. All rights reserved.",
+    "Licensed under the Apache License, Version 2.0; you may not use this file except in compliance.",
+    "This page was last edited on 3 March 2023. Content is available under CC BY-SA 4.0.",
+    "Privacy policy | Terms of use | Cookie settings | Accessibility statement",
+)
 
 
 def topic_vocabulary(topic: int) -> list[str]:
     """The topic's own pseudo-words, the same for a topic whatever the corpus size."""
     rng = random.Random(f"topic-{topic}")
-    return [f"{''.join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4)))}{topic % 97}"
-            for _ in range(TOPIC_VOCABULARY)]
+    return [
+        f"{''.join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4)))}{topic % 97}"
+        for _ in range(TOPIC_VOCABULARY)
+    ]
 
 
 def topical_text(rng: random.Random, vocabulary: list[str]) -> str:
     sentences, length = [], 0
     target = rng.randint(600, 900)
     while length < target:
-        words = [rng.choice(vocabulary) if rng.random() < 0.55 else rng.choice(COMMON_WORDS)
-                 for _ in range(rng.randint(8, 16))]
+        words = [
+            rng.choice(vocabulary) if rng.random() < 0.55 else rng.choice(COMMON_WORDS)
+            for _ in range(rng.randint(8, 16))
+        ]
         sentence = " ".join(words).capitalize() + "."
         sentences.append(sentence)
         length += len(sentence) + 1

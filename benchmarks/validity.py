@@ -66,9 +66,15 @@ from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP  # noqa: E402
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "stdlib-validity.jsonl"
 COLLECTION_PREFIX = "stdlib"
-RETRIEVERS = ("bm25", "dense", "hybrid:rrf(dense,bm25)", "hybrid:combsum(dense,bm25)",
-              "hybrid:wsum(dense=0.7,bm25=0.3)", "hybrid:wsum(dense=0.3,bm25=0.7)",
-              "hybrid:wsum(dense=0.9,bm25=0.1)")
+RETRIEVERS = (
+    "bm25",
+    "dense",
+    "hybrid:rrf(dense,bm25)",
+    "hybrid:combsum(dense,bm25)",
+    "hybrid:wsum(dense=0.7,bm25=0.3)",
+    "hybrid:wsum(dense=0.3,bm25=0.7)",
+    "hybrid:wsum(dense=0.9,bm25=0.1)",
+)
 HISTORIES = ("oracle",)
 MEASURE = "nDCG@10"
 BOOTSTRAP = 1000
@@ -85,15 +91,23 @@ def main() -> int:
     parser.add_argument("--conversations", type=int, default=50)
     parser.add_argument("--turns", type=int, default=6)
     parser.add_argument("--seed", type=int, default=0, help="seed of synthesis and of the bootstrap")
-    parser.add_argument("--max-overlap", type=float, default=DEFAULT_MAX_OVERLAP,
-                        help="synthesis's overlap control (1 turns it off: questions may copy their gold's words)")
+    parser.add_argument(
+        "--max-overlap",
+        type=float,
+        default=DEFAULT_MAX_OVERLAP,
+        help="synthesis's overlap control (1 turns it off: questions may copy their gold's words)",
+    )
     parser.add_argument("--bootstrap", type=int, default=BOOTSTRAP, help="bootstrap resamples for the interval of tau")
     parser.add_argument("--retriever", action="append", help=f"repeatable (default: {', '.join(RETRIEVERS)})")
-    parser.add_argument("--history", action="append", help="history modes on the synthesized benchmark, "
-                                                           "repeatable (default: oracle)")
-    parser.add_argument("--update-data", action="store_true",
-                        help="re-find every gold chunk id of --data by its evidence in this Python's stdlib chunks, "
-                             "rewrite the file and stop (no embedding)")
+    parser.add_argument(
+        "--history", action="append", help="history modes on the synthesized benchmark, repeatable (default: oracle)"
+    )
+    parser.add_argument(
+        "--update-data",
+        action="store_true",
+        help="re-find every gold chunk id of --data by its evidence in this Python's stdlib chunks, "
+        "rewrite the file and stop (no embedding)",
+    )
     args = parser.parse_args()
     questions = read_labelled_questions(args.data)
     if args.update_data:
@@ -109,24 +123,43 @@ def main() -> int:
     ingest_key = fingerprint(platform.python_version(), source_fingerprint(INGEST_SOURCES))
     collection = f"{COLLECTION_PREFIX}-{ingest_key}"
     started = time.perf_counter()
-    corpus = benchsmith.ingest(["stdlib"], collection=collection, run_id=f"validity-ingest-{ingest_key}",
-                               workspace=workspace, on_event=Progress())
+    corpus = benchsmith.ingest(
+        ["stdlib"],
+        collection=collection,
+        run_id=f"validity-ingest-{ingest_key}",
+        workspace=workspace,
+        on_event=Progress(),
+    )
     commands.append(f"benchsmith ingest stdlib --collection {collection} --run-id {corpus.run_id}")
-    chunks = [CorpusChunk(record["id"], record["doc_id"], record["text"])
-              for record in load_jsonl(corpus.run_dir / "kept.jsonl")]
-    print(f"corpus: {len(chunks)} chunks in collection {collection!r} "
-          f"({'reused' if corpus.already_finished else f'{corpus.newly_embedded} embedded'})")
+    chunks = [
+        CorpusChunk(record["id"], record["doc_id"], record["text"])
+        for record in load_jsonl(corpus.run_dir / "kept.jsonl")
+    ]
+    print(
+        f"corpus: {len(chunks)} chunks in collection {collection!r} "
+        f"({'reused' if corpus.already_finished else f'{corpus.newly_embedded} embedded'})"
+    )
     gold = resolved_gold(questions, chunks, args.data)
 
-    synthesis_key = fingerprint(source, collection, args.llm, args.conversations, args.turns, args.seed,
-                                args.max_overlap)
-    synthesis = benchsmith.synthesize(collection, conversations=args.conversations, turns=args.turns, llm=args.llm,
-                                      seed=args.seed, max_overlap=args.max_overlap,
-                                      run_id=f"validity-synthesize-{synthesis_key}", workspace=workspace,
-                                      on_event=Progress())
-    commands.append(f"benchsmith synthesize --collection {collection} --conversations {args.conversations} "
-                    f"--turns {args.turns} --llm {args.llm} --seed {args.seed} --max-overlap {args.max_overlap} "
-                    f"--run-id {synthesis.run_id}")
+    synthesis_key = fingerprint(
+        source, collection, args.llm, args.conversations, args.turns, args.seed, args.max_overlap
+    )
+    synthesis = benchsmith.synthesize(
+        collection,
+        conversations=args.conversations,
+        turns=args.turns,
+        llm=args.llm,
+        seed=args.seed,
+        max_overlap=args.max_overlap,
+        run_id=f"validity-synthesize-{synthesis_key}",
+        workspace=workspace,
+        on_event=Progress(),
+    )
+    commands.append(
+        f"benchsmith synthesize --collection {collection} --conversations {args.conversations} "
+        f"--turns {args.turns} --llm {args.llm} --seed {args.seed} --max-overlap {args.max_overlap} "
+        f"--run-id {synthesis.run_id}"
+    )
     synthesized_turns = sum(len(dialogue.turns) for dialogue in synthesis.dialogues)
     print(f"synthesized: {len(synthesis.dialogues)} conversations, {synthesized_turns} turns (--llm {args.llm})")
 
@@ -135,19 +168,31 @@ def main() -> int:
 
     measure_key = fingerprint(source, retrievers, MEASURE, args.bootstrap, args.seed)
     flags = " ".join(f"--retriever '{spec}'" for spec in retrievers)
-    print(f"\nhand-labelled: {len(questions)} questions, {sum(len(ids) for ids in gold.values())} gold chunks "
-          f"({args.data.name}); synthesized: {synthesized_turns} turns; {len(retrievers)} configurations, "
-          f"ranked by {MEASURE}")
+    print(
+        f"\nhand-labelled: {len(questions)} questions, {sum(len(ids) for ids in gold.values())} gold chunks "
+        f"({args.data.name}); synthesized: {synthesized_turns} turns; {len(retrievers)} configurations, "
+        f"ranked by {MEASURE}"
+    )
     for mode in histories:
         # One validation per history mode: its evaluations of both sets are runs of their own, named
         # by the fingerprint, so an unchanged setting reuses them (the embedded collection above all).
-        validity = benchsmith.validate(synthesis.run_dir, human=hand_dir, retrievers=retrievers, histories=[mode],
-                                       measure=MEASURE, bootstrap=args.bootstrap, seed=args.seed,
-                                       workspace=workspace, on_event=Progress(),
-                                       run_id=f"validity-validate-{fingerprint(measure_key, synthesis_key, hand_dir.name, mode)}")
-        commands.append(f"benchsmith validate {synthesis.run_id} --human {hand_dir} {flags} --history {mode} "
-                        f"--measure {MEASURE} --bootstrap {args.bootstrap} --seed {args.seed} "
-                        f"--run-id {validity.run_id}")
+        validity = benchsmith.validate(
+            synthesis.run_dir,
+            human=hand_dir,
+            retrievers=retrievers,
+            histories=[mode],
+            measure=MEASURE,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+            workspace=workspace,
+            on_event=Progress(),
+            run_id=f"validity-validate-{fingerprint(measure_key, synthesis_key, hand_dir.name, mode)}",
+        )
+        commands.append(
+            f"benchsmith validate {synthesis.run_id} --human {hand_dir} {flags} --history {mode} "
+            f"--measure {MEASURE} --bootstrap {args.bootstrap} --seed {args.seed} "
+            f"--run-id {validity.run_id}"
+        )
         report(validity, mode)
     print(f"\n{time.perf_counter() - started:.0f} s. Equivalent commands (workspace {workspace}):")
     for command in commands:
@@ -185,12 +230,15 @@ def update_data(path: Path, questions: list[LabelledQuestion]) -> int:
     from benchsmith.tools.loaders import load_sources
 
     documents = clean_documents(load_sources(["stdlib"]).documents)
-    chunks = [CorpusChunk(chunk.id, chunk.doc_id, chunk.text) for document in documents
-              for chunk in chunk_document(document)]
+    chunks = [
+        CorpusChunk(chunk.id, chunk.doc_id, chunk.text) for document in documents for chunk in chunk_document(document)
+    ]
     changed = resolve_gold(questions, chunks).changed
     write_labelled_questions(path, relabelled(questions, chunks))
-    print(f"{path}: {len(changed)} of {len(questions)} questions had their gold chunk ids re-found by evidence"
-          + (f" ({', '.join(changed)}); review the diff" if changed else ""))
+    print(
+        f"{path}: {len(changed)} of {len(questions)} questions had their gold chunk ids re-found by evidence"
+        + (f" ({', '.join(changed)}); review the diff" if changed else "")
+    )
     return 0
 
 
@@ -199,25 +247,32 @@ def resolved_gold(questions: list[LabelledQuestion], chunks: list[CorpusChunk], 
     is in no chunk (deduplicated, filtered or edited away: the label needs a reader)."""
     resolution = resolve_gold(questions, chunks)
     if not resolution.complete:
-        lost = "\n  ".join(f"{question_id}: {passage.document}: {passage.evidence!r}"
-                           for question_id, passage in resolution.missing)
+        lost = "\n  ".join(
+            f"{question_id}: {passage.document}: {passage.evidence!r}" for question_id, passage in resolution.missing
+        )
         raise SystemExit(f"{path}: evidence found in no ingested chunk of its module:\n  {lost}")
     if resolution.changed:
-        print(f"note: {len(resolution.changed)} questions' gold chunk ids in {path} differ from this corpus's; "
-              f"using the chunks their evidence names (rewrite the file with --update-data)")
+        print(
+            f"note: {len(resolution.changed)} questions' gold chunk ids in {path} differ from this corpus's; "
+            f"using the chunks their evidence names (rewrite the file with --update-data)"
+        )
     return resolution.gold_ids
 
 
-def write_hand_benchmark(directory: Path, questions: list[LabelledQuestion], gold: dict[str, list[str]],
-                         corpus_file: Path) -> None:
+def write_hand_benchmark(
+    directory: Path, questions: list[LabelledQuestion], gold: dict[str, list[str]], corpus_file: Path
+) -> None:
     """The hand-labelled questions as a BEIR directory over the synthesized benchmark's corpus
     (copied byte for byte: the same corpus fingerprint, so both use one dense index)."""
     directory.mkdir(parents=True, exist_ok=True)
     copy_atomic(corpus_file, directory / "corpus.jsonl")
-    write_jsonl_atomic(directory / "queries.jsonl", ({"_id": question.id, "text": question.question}
-                                                     for question in questions))
-    write_beir_qrels(directory / "qrels" / "test.tsv",
-                     [(question.id, chunk_id, 1) for question in questions for chunk_id in gold[question.id]])
+    write_jsonl_atomic(
+        directory / "queries.jsonl", ({"_id": question.id, "text": question.question} for question in questions)
+    )
+    write_beir_qrels(
+        directory / "qrels" / "test.tsv",
+        [(question.id, chunk_id, 1) for question in questions for chunk_id in gold[question.id]],
+    )
 
 
 def copy_atomic(source: Path, target: Path) -> None:
@@ -231,13 +286,18 @@ def report(validity: benchsmith.ValidationResult, history: str) -> None:
     width = max(len(row["name"]) for row in rows)
     print(f"  {'configuration':<{width}}  {'hand-labelled':>17}  {'synthesized':>17}")
     for row in rows:
-        print(f"  {row['name']:<{width}}  {row['human']:>9.4f} (#{row['human_rank']})"
-              f"{'':>2}  {row['synthetic']:>9.4f} (#{row['synthetic_rank']})")
+        print(
+            f"  {row['name']:<{width}}  {row['human']:>9.4f} (#{row['human_rank']})"
+            f"{'':>2}  {row['synthetic']:>9.4f} (#{row['synthetic_rank']})"
+        )
     tau, interval = validity.kendall_tau_b, validity.interval
-    bounds = (f", 95% interval [{interval['low']:+.3f}, {interval['high']:+.3f}]"
-              if interval.get("low") is not None else "")
-    print(f"  Kendall's tau-b = {'undefined' if tau is None else f'{tau:+.3f}'}{bounds} "
-          f"(p = {'–' if validity.p_value is None else f'{validity.p_value:.3f}'}, {len(rows)} configurations)")
+    bounds = (
+        f", 95% interval [{interval['low']:+.3f}, {interval['high']:+.3f}]" if interval.get("low") is not None else ""
+    )
+    print(
+        f"  Kendall's tau-b = {'undefined' if tau is None else f'{tau:+.3f}'}{bounds} "
+        f"(p = {'–' if validity.p_value is None else f'{validity.p_value:.3f}'}, {len(rows)} configurations)"
+    )
     print(f"  verdict: {validity.verdict.label}: {validity.verdict.text}")
     print(f"  report: {validity.report['html']}")
 
@@ -253,8 +313,9 @@ def fingerprint(*parts: object) -> str:
 def source_fingerprint(paths: tuple[str, ...]) -> str:
     """A hash of the benchsmith source files under ``paths`` (relative to the repository)."""
     root = Path(benchsmith.__file__).resolve().parent.parent
-    files = sorted(file for path in paths for file in
-                   ([root / path] if (root / path).is_file() else (root / path).rglob("*.py")))
+    files = sorted(
+        file for path in paths for file in ([root / path] if (root / path).is_file() else (root / path).rglob("*.py"))
+    )
     return fingerprint(*(part for file in files for part in (str(file.relative_to(root)), file.read_bytes())))
 
 

@@ -52,10 +52,16 @@ def measured_window(url: str, run_id: str) -> tuple[int, float, dict[str, int], 
     """``(conversations done inside the window, window seconds, conversations per worker, model
     calls of the run)``."""
     with connection(url) as handle:
-        rows = handle.execute("SELECT worker, extract(epoch FROM claimed_at), extract(epoch FROM done_at) "
-                              "FROM benchsmith_items WHERE run_id = %s AND status = 'done'", (run_id,)).fetchall()
-        calls = handle.execute("SELECT count(*) FROM benchsmith_usage WHERE run_id = %s AND "
-                               "NOT coalesce((call->>'cached')::boolean, false)", (run_id,)).fetchone()[0]
+        rows = handle.execute(
+            "SELECT worker, extract(epoch FROM claimed_at), extract(epoch FROM done_at) "
+            "FROM benchsmith_items WHERE run_id = %s AND status = 'done'",
+            (run_id,),
+        ).fetchall()
+        calls = handle.execute(
+            "SELECT count(*) FROM benchsmith_usage WHERE run_id = %s AND "
+            "NOT coalesce((call->>'cached')::boolean, false)",
+            (run_id,),
+        ).fetchone()[0]
     by_worker: dict[str, list[tuple[float, float]]] = {}
     for worker, claimed, done in rows:
         by_worker.setdefault(worker, []).append((float(claimed), float(done)))
@@ -65,21 +71,53 @@ def measured_window(url: str, run_id: str) -> tuple[int, float, dict[str, int], 
     return inside, end - start, {worker: len(items) for worker, items in by_worker.items()}, calls
 
 
-def run_workers(count: int, conversations: int, concurrency: int, url: str, chroma_host: str, base_url: str,
-                directory: Path) -> None:
+def run_workers(
+    count: int, conversations: int, concurrency: int, url: str, chroma_host: str, base_url: str, directory: Path
+) -> None:
     """``count`` processes of the same command on one shared run, until it is done."""
     run_id = f"workers-{count}"
-    environment = {**os.environ, "OPENAI_API_KEY": "sk-benchmark", "OPENAI_BASE_URL": base_url,
-                   "BENCHSMITH_DATABASE_URL": url}
-    command = [sys.executable, "-m", "benchsmith.cli", "synthesize", "--collection", "docs",
-               "--conversations", str(conversations), "--turns", str(TURNS), "--llm", "openai:sim",
-               "--cluster-size", str(CLUSTER_SIZE), "--concurrency", str(concurrency), "--chroma-host", chroma_host,
-               "--seed", str(count), "--run-id", run_id]  # a seed per run: no run finds another's replies cached
+    environment = {
+        **os.environ,
+        "OPENAI_API_KEY": "sk-benchmark",
+        "OPENAI_BASE_URL": base_url,
+        "BENCHSMITH_DATABASE_URL": url,
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "benchsmith.cli",
+        "synthesize",
+        "--collection",
+        "docs",
+        "--conversations",
+        str(conversations),
+        "--turns",
+        str(TURNS),
+        "--llm",
+        "openai:sim",
+        "--cluster-size",
+        str(CLUSTER_SIZE),
+        "--concurrency",
+        str(concurrency),
+        "--chroma-host",
+        chroma_host,
+        "--seed",
+        str(count),
+        "--run-id",
+        run_id,
+    ]  # a seed per run: no run finds another's replies cached
     processes = []
     for number in range(count):
-        processes.append(subprocess.Popen([*command, "-w", str(directory / f"{run_id}-{number}")], cwd=ROOT,
-                                          env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                          text=True))
+        processes.append(
+            subprocess.Popen(
+                [*command, "-w", str(directory / f"{run_id}-{number}")],
+                cwd=ROOT,
+                env=environment,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
     for process in processes:
         _, error = process.communicate(timeout=1800)
         if process.returncode != 0:
@@ -92,8 +130,9 @@ def chroma_server(directory: Path) -> Iterator[str]:
     if chroma is None:
         raise SystemExit("the chroma command is not installed")
     port = free_port()
-    with local_server([chroma, "run", "--path", str(directory), "--host", "127.0.0.1", "--port", str(port)],
-                      "/api/v2/heartbeat", port):
+    with local_server(
+        [chroma, "run", "--path", str(directory), "--host", "127.0.0.1", "--port", str(port)], "/api/v2/heartbeat", port
+    ):
         yield f"127.0.0.1:{port}"
 
 
@@ -102,20 +141,32 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--concurrency", type=int, default=4, help="conversations in flight per worker")
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per model call")
-    parser.add_argument("--rounds", type=int, default=6,
-                        help="conversations per slot: each run has rounds × workers × concurrency conversations")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=6,
+        help="conversations per slot: each run has rounds × workers × concurrency conversations",
+    )
     args = parser.parse_args()
     largest = max(args.workers) * args.concurrency * args.rounds
 
-    with tempfile.TemporaryDirectory() as temporary, running_postgres() as url, \
-            chroma_server(Path(temporary) / "chroma") as chroma_host, model_server(args.latency) as (base_url, _):
+    with (
+        tempfile.TemporaryDirectory() as temporary,
+        running_postgres() as url,
+        chroma_server(Path(temporary) / "chroma") as chroma_host,
+        model_server(args.latency) as (base_url, _),
+    ):
         directory = Path(temporary)
         corpus = write_corpus(directory / "corpus", documents=CLUSTER_SIZE * largest + 40)
         ingest(Workspace.resolve(directory / "loader"), corpus, chroma_host)
-        print(f"latency {args.latency * 1000:.0f} ms per call, {TURNS} turns per conversation, "
-              f"{args.concurrency} conversations in flight per worker; {os.cpu_count()} cores")
-        print(f"{'workers':>7}  {'conversations':>13}  {'window s':>8}  {'conv/min':>8}  {'ideal':>7}  "
-              f"{'of ideal':>8}  {'× 1 worker':>10}  per worker")
+        print(
+            f"latency {args.latency * 1000:.0f} ms per call, {TURNS} turns per conversation, "
+            f"{args.concurrency} conversations in flight per worker; {os.cpu_count()} cores"
+        )
+        print(
+            f"{'workers':>7}  {'conversations':>13}  {'window s':>8}  {'conv/min':>8}  {'ideal':>7}  "
+            f"{'of ideal':>8}  {'× 1 worker':>10}  per worker"
+        )
         single = None
         for count in args.workers:
             conversations = count * args.concurrency * args.rounds
@@ -125,8 +176,11 @@ def main() -> None:
             calls_per_conversation = calls / conversations
             ideal = count * args.concurrency * 60 / (calls_per_conversation * args.latency)
             single = single or rate / count
-            print(f"{count:>7}  {conversations:>13}  {seconds:>8.1f}  {rate:>8.1f}  {ideal:>7.1f}  "
-                  f"{rate / ideal:>8.2f}  {rate / single:>10.2f}  {sorted(per_worker.values())}", flush=True)
+            print(
+                f"{count:>7}  {conversations:>13}  {seconds:>8.1f}  {rate:>8.1f}  {ideal:>7.1f}  "
+                f"{rate / ideal:>8.2f}  {rate / single:>10.2f}  {sorted(per_worker.values())}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

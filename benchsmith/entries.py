@@ -33,24 +33,59 @@ Role = Literal["prose", "first", "parameter", "returns"]
 
 # An API entry's line: "class requests.Session", "requests.Session.mount(prefix, adapter)",
 # "property requests.Response.content", "exception requests.HTTPError(*args, **kwargs)".
-ENTRY_KINDS = ("class", "exception", "property", "attribute", "data", "method", "classmethod", "staticmethod",
-               "async", "abstractmethod", "function", "decorator", "module", "final", "coroutine")
+ENTRY_KINDS = (
+    "class",
+    "exception",
+    "property",
+    "attribute",
+    "data",
+    "method",
+    "classmethod",
+    "staticmethod",
+    "async",
+    "abstractmethod",
+    "function",
+    "decorator",
+    "module",
+    "final",
+    "coroutine",
+)
 ENTRY_LINE = re.compile(
     rf"^(?:(?P<kind>(?:{'|'.join(ENTRY_KINDS)})(?:\s+(?:{'|'.join(ENTRY_KINDS)}))*)\s+)?@?"
-    r"(?P<name>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?P<call>\(.*\))?(?:\s*(?:->|:)\s*[\w.\[\], |]+)?\s*$")
-TRAILING_KIND = re.compile(r"(?<=\))(?:\s*->\s*[\w.\[\], |]+?)?\s+(property|classmethod|staticmethod|abstractmethod|async)$")
+    r"(?P<name>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?P<call>\(.*\))?(?:\s*(?:->|:)\s*[\w.\[\], |]+)?\s*$"
+)
+TRAILING_KIND = re.compile(
+    r"(?<=\))(?:\s*->\s*[\w.\[\], |]+?)?\s+(property|classmethod|staticmethod|abstractmethod|async)$"
+)
 SETTING_LINE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # SECRET_KEY, MAX_CONTENT_LENGTH
 # A command-line option's line: "--ff-only", "-q, --quiet", "--depth <depth>", "--[no-]verify", "-o <file>".
-OPTION_LINE = re.compile(r"^-{1,2}\[?[\w-]+\]?[\w-]*(?:[ =]?<[\w.|-]+>|\[=<?[\w-]+>?\]|=[\w<>-]+)?"
-                         r"(?:,\s*-{1,2}\[?[\w-]+\]?[\w-]*(?:[ =]?<[\w.|-]+>|\[=<?[\w-]+>?\]|=[\w<>-]+)?)*$")
-ATTRIBUTE_LINE = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*:\s*[\w.\[\], |]+(?:\s*=\s*\S.{0,60})?"
-                            r"(?:\s+(?:class-attribute|instance-attribute|property|attribute))?$")
+OPTION_LINE = re.compile(
+    r"^-{1,2}\[?[\w-]+\]?[\w-]*(?:[ =]?<[\w.|-]+>|\[=<?[\w-]+>?\]|=[\w<>-]+)?"
+    r"(?:,\s*-{1,2}\[?[\w-]+\]?[\w-]*(?:[ =]?<[\w.|-]+>|\[=<?[\w-]+>?\]|=[\w<>-]+)?)*$"
+)
+ATTRIBUTE_LINE = re.compile(
+    r"^(?P<name>[A-Za-z_]\w*)\s*:\s*[\w.\[\], |]+(?:\s*=\s*\S.{0,60})?"
+    r"(?:\s+(?:class-attribute|instance-attribute|property|attribute))?$"
+)
 SNAKE_NAME = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
-PARAMETER_ITEM = re.compile(r"^\**(?P<name>\*{0,2}[A-Za-z_]\w*)\**(?:\s*\((?P<type>[^()]{1,60})\))?\s*(?:[–—]|--?|:)\s+"
-                            r"(?P<text>\S.*)$")
+PARAMETER_ITEM = re.compile(
+    r"^\**(?P<name>\*{0,2}[A-Za-z_]\w*)\**(?:\s*\((?P<type>[^()]{1,60})\))?\s*(?:[–—]|--?|:)\s+"
+    r"(?P<text>\S.*)$"
+)
 LABEL = re.compile(r"^(?:[A-Z][\w-]*(?: [A-Z][\w-]*)?):\s+(?=[A-Z])")  # a release note's "Bugfix: ", "Windows: "
-PARAMETER_HEADINGS = frozenset({"parameters", "arguments", "keyword arguments", "args", "kwargs", "params",
-                                "other parameters", "attributes", "options"})
+PARAMETER_HEADINGS = frozenset(
+    {
+        "parameters",
+        "arguments",
+        "keyword arguments",
+        "args",
+        "kwargs",
+        "params",
+        "other parameters",
+        "attributes",
+        "options",
+    }
+)
 RETURNS_HEADINGS = frozenset({"returns", "return", "return value", "yields"})
 FIELD_HEADINGS = PARAMETER_HEADINGS | RETURNS_HEADINGS | frozenset({"return type", "raises", "type"})
 # A configuration line that sets a scalar ("use_directory_urls: false", "port: 8000"), not a type annotation.
@@ -85,8 +120,10 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
     if SETTING_LINE.match(stripped):
         return Entry(stripped, "setting")
     if option := OPTION_LINE.match(stripped):
-        names = [name.replace("[no-]", "").replace("[", "").replace("]", "")
-                 for name in re.findall(r"--?\[?[\w-]+\]?[\w-]*", option.group(0))]
+        names = [
+            name.replace("[no-]", "").replace("[", "").replace("]", "")
+            for name in re.findall(r"--?\[?[\w-]+\]?[\w-]*", option.group(0))
+        ]
         # the option the text describes: "--edit, -e, --no-edit" documents --edit (its negation only
         # turns it off), "--[no-]verify" --verify; a short option's long name when it has one
         long = [name for name in names if name.startswith("--")]
@@ -100,17 +137,22 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
     if heading and SNAKE_NAME.match(stripped):
         return Entry(stripped, "name")
     trailing = TRAILING_KIND.search(stripped)  # "url() -> str property": a property, whatever it returns
-    found = ENTRY_LINE.match(stripped[:trailing.start()] if trailing else stripped)
+    found = ENTRY_LINE.match(stripped[: trailing.start()] if trailing else stripped)
     if not found or len(stripped) > 300:
         return None
-    name, kind, call = found["name"], (found["kind"] or "").split() or ([trailing[1]] if trailing else []), found["call"]
+    name, kind, call = (
+        found["name"],
+        (found["kind"] or "").split() or ([trailing[1]] if trailing else []),
+        found["call"],
+    )
     if not kind and not call and "." not in name:
         return None  # a lone word is a label, not an entry
     if not kind and not call and not SIGNATURE.match(stripped):
         return None
     last = name.rsplit(".", 1)[-1]
-    kind_word = kind[-1] if kind else ("function" if call else "class" if last[:1].isupper() and not last.isupper()
-                                       else "name")  # "name": a constant, attribute or lower-case class
+    kind_word = (
+        kind[-1] if kind else ("function" if call else "class" if last[:1].isupper() and not last.isupper() else "name")
+    )  # "name": a constant, attribute or lower-case class
     if kind_word == "function" and "." in name and name.split(".")[-2][:1].isupper():
         kind_word = "method"  # Session.mount(...)
     return Entry(name, kind_word)
@@ -170,14 +212,33 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             continue
         if field in PARAMETER_HEADINGS and (item := PARAMETER_ITEM.match(plain_text(unit.text))):
             description = item["text"].removeprefix("(optional)").strip()
-            found.append(Statement(description, len(found), entry.name if entry else None,
-                                   entry.kind if entry else None, "parameter", item["name"].lstrip("*"),
-                                   is_complete(description), heading=heading))
+            found.append(
+                Statement(
+                    description,
+                    len(found),
+                    entry.name if entry else None,
+                    entry.kind if entry else None,
+                    "parameter",
+                    item["name"].lstrip("*"),
+                    is_complete(description),
+                    heading=heading,
+                )
+            )
             continue
         if field in RETURNS_HEADINGS:
             said = plain_text(unit.text).strip(" –-")
-            found.append(Statement(said, len(found), entry.name if entry else None, entry.kind if entry else None,
-                                   "returns", None, len(content_words(said)) >= 3, heading=heading))  # a bare type says little
+            found.append(
+                Statement(
+                    said,
+                    len(found),
+                    entry.name if entry else None,
+                    entry.kind if entry else None,
+                    "returns",
+                    None,
+                    len(content_words(said)) >= 3,
+                    heading=heading,
+                )
+            )  # a bare type says little
             field = None
             continue
         field = None
@@ -190,8 +251,19 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             role: Role = "first" if first_pending and entry else "prose"
             first_pending = False
             owner = page_subject(title) if entry and entry.kind == "option" else None
-            found.append(Statement(plain, len(found), entry.name if entry else None, entry.kind if entry else None,
-                                   role, None, is_complete(sentence), owner, heading=heading))
+            found.append(
+                Statement(
+                    plain,
+                    len(found),
+                    entry.name if entry else None,
+                    entry.kind if entry else None,
+                    role,
+                    None,
+                    is_complete(sentence),
+                    owner,
+                    heading=heading,
+                )
+            )
     return tuple(found)
 
 
@@ -222,9 +294,13 @@ def _qualified(entry: Entry, enclosing: Entry | None) -> Entry:
     if "." in entry.name or enclosing is None:
         return entry
     parts = enclosing.name.split(".")
-    owner = enclosing.name if enclosing.kind in ("class", "exception") else \
-        ".".join(parts[:-1]) if len(parts) > 1 and parts[-2][:1].isupper() and entry.kind not in ("option", "setting") \
+    owner = (
+        enclosing.name
+        if enclosing.kind in ("class", "exception")
+        else ".".join(parts[:-1])
+        if len(parts) > 1 and parts[-2][:1].isupper() and entry.kind not in ("option", "setting")
         else None
+    )
     if owner is None:
         return entry
     return Entry(f"{owner}.{entry.name}", "method" if entry.kind == "function" else entry.kind)
@@ -237,5 +313,5 @@ def short_name(entry: str) -> str:
     parts = entry.split(".")
     classes = [index for index, part in enumerate(parts[:-1]) if part[:1].isupper() and not part.isupper()]
     if classes:
-        return ".".join(parts[classes[-1]:])
+        return ".".join(parts[classes[-1] :])
     return entry if len(parts) <= 3 else ".".join(parts[-2:])

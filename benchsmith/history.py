@@ -28,8 +28,13 @@ def exchanges(turns: Iterable[Mapping[str, Any]]) -> list[Exchange]:
 NO_EARLIER_TURNS = "(no earlier turns)"
 
 
-def render_history(history: Iterable[Exchange], *, question: str | None = None, if_empty: str = NO_EARLIER_TURNS,
-                   skip_empty_answers: bool = False) -> str:
+def render_history(
+    history: Iterable[Exchange],
+    *,
+    question: str | None = None,
+    if_empty: str = NO_EARLIER_TURNS,
+    skip_empty_answers: bool = False,
+) -> str:
     """``User: question`` and ``Agent: answer`` lines, then ``User: question`` when one is given
     (the turn being asked); ``if_empty`` when there are no lines at all. An empty answer
     gets an empty ``Agent:`` line unless ``skip_empty_answers`` (the relevance and paraphrase
@@ -47,5 +52,5 @@ def render_history(history: Iterable[Exchange], *, question: str | None = None, 
 def query_text(history: Sequence[Exchange], question: str, window: int | None = None) -> str:
     """A turn's retrieval query with its history: the last ``window`` exchanges (all of them
     when None), then the question."""
-    earlier = history if window is None else history[max(0, len(history) - window):]
+    earlier = history if window is None else history[max(0, len(history) - window) :]
     return render_history(earlier, question=question)

@@ -44,7 +44,8 @@ CODE_NAME = re.compile(
     r"|[A-Za-z]*_\w*[A-Za-z0-9]"  # SECRET_KEY, ensure_ascii, __init__
     r"|[a-z]+[A-Z]\w*"  # getNode, iOS
     r"|[A-Z][a-z]+[A-Z]\w*"  # ValueError, OrderedDict
-    r")(?![\w`])")
+    r")(?![\w`])"
+)
 PLACEHOLDERS = ("Zorblax", "Quuxal", "Frobnitz", "Wibblet", "Grommet", "Snorkel", "Plinth", "Vexor")
 
 
@@ -134,9 +135,19 @@ def _sentence(doc: Any, names: list[str]) -> Sentence:
         held = next((p for p in PLACEHOLDERS if p in token.text), None)
         placeholder = held is not None
         name = token.text.replace(held, next(restored, held), 1) if held else token.text
-        tokens.append(Token(index=token.i, text=name, lemma=name if placeholder else token.lemma_.lower(),
-                            pos="PROPN" if placeholder else token.pos_, tag="NNP" if placeholder else token.tag_,
-                            dep=token.dep_, head=token.head.i, space=bool(token.whitespace_), code=placeholder))
+        tokens.append(
+            Token(
+                index=token.i,
+                text=name,
+                lemma=name if placeholder else token.lemma_.lower(),
+                pos="PROPN" if placeholder else token.pos_,
+                tag="NNP" if placeholder else token.tag_,
+                dep=token.dep_,
+                head=token.head.i,
+                space=bool(token.whitespace_),
+                code=placeholder,
+            )
+        )
     chunks = tuple((chunk.start, chunk.end) for chunk in doc.noun_chunks)
     text = "".join(t.text + (" " if t.space else "") for t in tokens).strip()
     return Sentence(text=text, tokens=tuple(tokens), noun_chunks=chunks)
@@ -184,36 +195,53 @@ def is_noun_phrase(sentence: Sentence) -> bool:
         return False
     root = sentence.root
     others = [token for token in sentence.tokens if token.index != root.index and token.pos != "PUNCT"]
-    if root.tag == "VBG" and others and all(token.pos in ("NOUN", "PROPN", "ADJ", "DET") and token.index < root.index
-                                            for token in others):
+    if (
+        root.tag == "VBG"
+        and others
+        and all(token.pos in ("NOUN", "PROPN", "ADJ", "DET") and token.index < root.index for token in others)
+    ):
         return True  # a gerund read as a noun: "header ordering", "request logging"
     if not (root.code or root.pos in ("NOUN", "PROPN", "NUM") or (root.pos == "PRON" and len(sentence) == 1)):
         return False
     if any(token.pos == "PRON" and token.index != root.index and token.tag in ("PRP", "PRP$") for token in others):
         return False  # "familiarize yourself"
-    if any(child.lemma in PARTICLES and child.pos in ("ADV", "ADP") and child.dep in ("advmod", "prt")
-           for child in sentence.children(root.index)):
+    if any(
+        child.lemma in PARTICLES and child.pos in ("ADV", "ADP") and child.dep in ("advmod", "prt")
+        for child in sentence.children(root.index)
+    ):
         return False  # "the come back"
-    if any(token.dep == "appos" and token.head == root.index and token.index == root.index + 2
-           and sentence.tokens[token.index - 1].pos == "DET" for token in others):
+    if any(
+        token.dep == "appos"
+        and token.head == root.index
+        and token.index == root.index + 2
+        and sentence.tokens[token.index - 1].pos == "DET"
+        for token in others
+    ):
         return False  # "the maintainer links the reports": two noun phrases side by side
     verbs = [token for token in others if token.pos in ("VERB", "AUX") and not token.code]
     # a participle or relative clause after the head modifies it; a verb before it makes a clause
-    return all(token.index > root.index and token.dep in ("acl", "relcl", "amod", "conj", "xcomp", "pcomp")
-               for token in verbs)
+    return all(
+        token.index > root.index and token.dep in ("acl", "relcl", "amod", "conj", "xcomp", "pcomp") for token in verbs
+    )
 
 
 # Words that tie a sentence to what comes before or after it.
-CONNECTIVES = frozenset("however otherwise therefore thus hence so or but also then instead additionally still "
-                        "similarly likewise consequently furthermore moreover nevertheless nonetheless and finally "
-                        "alternatively meanwhile accordingly where whereas next first second third lastly now "
-                        "afterwards conversely besides further regardless rather again".split())
-POINTING_WORDS = frozenset("above below aforementioned following preceding latter former respectively same "
-                           "previously".split())
+CONNECTIVES = frozenset(
+    "however otherwise therefore thus hence so or but also then instead additionally still "
+    "similarly likewise consequently furthermore moreover nevertheless nonetheless and finally "
+    "alternatively meanwhile accordingly where whereas next first second third lastly now "
+    "afterwards conversely besides further regardless rather again".split()
+)
+POINTING_WORDS = frozenset(
+    "above below aforementioned following preceding latter former respectively same previously".split()
+)
 DEMONSTRATIVES = frozenset({"this", "these", "those", "such"})
 # A sentence that states what must be done or be so ("The private key must be unencrypted").
-REQUIREMENT = re.compile(r"\b(must|should|need to|needs to|have to|has to|is required|are required|make sure|"
-                         r"ensure that)\b", re.IGNORECASE)
+REQUIREMENT = re.compile(
+    r"\b(must|should|need to|needs to|have to|has to|is required|are required|make sure|"
+    r"ensure that)\b",
+    re.IGNORECASE,
+)
 
 
 def points_outside(sentence: Sentence, named: frozenset[str] = frozenset()) -> str | None:
@@ -233,8 +261,16 @@ def points_outside(sentence: Sentence, named: frozenset[str] = frozenset()) -> s
         lower = token.text.lower()
         if token.code:
             continue
-        if lower in DEMONSTRATIVES and token.dep in ("det", "nsubj", "nsubjpass", "dobj", "pobj", "attr", "amod",
-                                                       "predet"):
+        if lower in DEMONSTRATIVES and token.dep in (
+            "det",
+            "nsubj",
+            "nsubjpass",
+            "dobj",
+            "pobj",
+            "attr",
+            "amod",
+            "predet",
+        ):
             head = sentence.tokens[token.head] if token.dep in ("det", "amod", "predet") else None
             if head is not None and (head.lemma in named or head.text.lower() in named):
                 continue
@@ -245,8 +281,12 @@ def points_outside(sentence: Sentence, named: frozenset[str] = frozenset()) -> s
             head = sentence.tokens[token.head]
             if head.dep in ("nsubj", "nsubjpass", "dobj") and not (head.lemma in named or head.text.lower() in named):
                 return f"points back with {token.text!r}"
-        if lower == "also" and token.dep == "advmod" and _stative(sentence, sentence.tokens[token.head]) \
-                and not any(other.dep == "mark" and other.lemma in ("if", "when") for other in sentence.tokens):
+        if (
+            lower == "also"
+            and token.dep == "advmod"
+            and _stative(sentence, sentence.tokens[token.head])
+            and not any(other.dep == "mark" and other.lemma in ("if", "when") for other in sentence.tokens)
+        ):
             # "the theme's files are also ignored"; "if X is true, the file will also be inspected" adds to
             # what the condition brings, which the sentence shows
             return f"adds to what came before with {token.text!r}"
@@ -271,12 +311,15 @@ def is_expletive(sentence: Sentence, token: Token) -> bool:
         return False
 
     def has_infinitive(index: int) -> bool:
-        return any(child.dep in ("xcomp", "ccomp", "relcl", "acl") and any(
-            grand.dep == "aux" and grand.text.lower() == "to" for grand in sentence.children(child.index))
-            for child in sentence.children(index))
+        return any(
+            child.dep in ("xcomp", "ccomp", "relcl", "acl")
+            and any(grand.dep == "aux" and grand.text.lower() == "to" for grand in sentence.children(child.index))
+            for child in sentence.children(index)
+        )
 
-    return has_infinitive(verb.index) or any(child.dep in ("acomp", "attr") and has_infinitive(child.index)
-                                             for child in sentence.children(verb.index))
+    return has_infinitive(verb.index) or any(
+        child.dep in ("acomp", "attr") and has_infinitive(child.index) for child in sentence.children(verb.index)
+    )
 
 
 def iter_words(sentence: Sentence) -> Iterator[Token]:
@@ -286,8 +329,10 @@ def iter_words(sentence: Sentence) -> Iterator[Token]:
 
 def has_finite_verb(sentence: Sentence) -> bool:
     """A verb or auxiliary in a finite form (not only a participle or an infinitive)."""
-    return any(token.tag in ("VBZ", "VBP", "VBD", "MD") or (token.tag == "VB" and token.dep == "ROOT")
-               for token in sentence.tokens)
+    return any(
+        token.tag in ("VBZ", "VBP", "VBD", "MD") or (token.tag == "VB" and token.dep == "ROOT")
+        for token in sentence.tokens
+    )
 
 
 def words_of(tokens: Iterable[Token]) -> str:
@@ -305,11 +350,14 @@ FRAME_VOCABULARY = frozenset(
     "method happen happens next expect mean means represent represents signal hold holds store stored return "
     "returns returned raise raises raised cause causes get back pass control controls use used using explain "
     "exactly know need needs do does did done work works find learn tell give show example usage true goes wrong "
-    "should would could can will may might must have has had be is are was were am being been make sure".split())
+    "should would could can will may might must have has had be is are was were am being been make sure".split()
+)
 
 
-AUXILIARY_WORDS = frozenset("is are was were am be being been do does did have has had can could should would will "
-                            "may might must i me my you your it its they them their we our".split())
+AUXILIARY_WORDS = frozenset(
+    "is are was were am be being been do does did have has had can could should would will "
+    "may might must i me my you your it its they them their we our".split()
+)
 
 
 def question_frame(question: str) -> str:
@@ -328,12 +376,22 @@ def question_frame(question: str) -> str:
         lower = token.text.lower()
         if token.pos in ("PUNCT", "SYM", "SPACE") or (token.pos == "DET" and lower in ("the", "a", "an")):
             continue
-        if token.code or (token.text.isupper() and len(token.text) > 1) or (
-                token.pos in ("NOUN", "PROPN", "NUM", "ADJ", "X", "VERB") and token.lemma not in FRAME_VOCABULARY
-                and lower not in FRAME_VOCABULARY):
+        if (
+            token.code
+            or (token.text.isupper() and len(token.text) > 1)
+            or (
+                token.pos in ("NOUN", "PROPN", "NUM", "ADJ", "X", "VERB")
+                and token.lemma not in FRAME_VOCABULARY
+                and lower not in FRAME_VOCABULARY
+            )
+        ):
             kinds.append(("topic", "…"))
-        elif lower in FRAME_VOCABULARY or token.lemma in FRAME_VOCABULARY or token.pos in ("PRON", "AUX") \
-                or token.tag in ("WDT", "WP", "WRB", "MD"):
+        elif (
+            lower in FRAME_VOCABULARY
+            or token.lemma in FRAME_VOCABULARY
+            or token.pos in ("PRON", "AUX")
+            or token.tag in ("WDT", "WP", "WRB", "MD")
+        ):
             kinds.append(("frame", lower))
         else:
             kinds.append(("function", lower))
@@ -341,11 +399,14 @@ def question_frame(question: str) -> str:
     if not topics:
         return " ".join(word for _, word in kinds)
     first, last = topics[0], topics[-1]
-    middle = [word for kind, word in kinds[first:last + 1] if kind == "topic" or (kind == "frame"
-              and word not in AUXILIARY_WORDS)]
+    middle = [
+        word
+        for kind, word in kinds[first : last + 1]
+        if kind == "topic" or (kind == "frame" and word not in AUXILIARY_WORDS)
+    ]
     collapsed: list[str] = []
     for word in middle:
         if not (word == "…" and collapsed and collapsed[-1] == "…"):
             collapsed.append(word)
-    words = [word for _, word in kinds[:first]] + collapsed + [word for _, word in kinds[last + 1:]]
+    words = [word for _, word in kinds[:first]] + collapsed + [word for _, word in kinds[last + 1 :]]
     return " ".join(words)

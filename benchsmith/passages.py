@@ -33,16 +33,21 @@ class Unit:
 
 FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\{([\w-]+)\})?")
 # MyST admonitions hold prose; every other fenced directive (toctree, code-block...) does not.
-ADMONITIONS = frozenset("note warning tip important hint caution attention danger error seealso admonition "
-                        "versionadded versionchanged deprecated".split())
+ADMONITIONS = frozenset(
+    "note warning tip important hint caution attention danger error seealso admonition "
+    "versionadded versionchanged deprecated".split()
+)
 LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#\.)\s+(?=\S)")
 HEADING = re.compile(r"^\s*#{1,6}\s+\S")
 TABLE = re.compile(r"^\s*\|.*\|\s*$|^\s*\+[-=+:]+\+\s*$|\S\s+\|\s+\S.*\s+\|\s+\S")
 RST_DIRECTIVE = re.compile(r"^\s*\.\.(\s+[\w:.-]+::|\s+_[^:]+:|\s+\|[^|]+\|\s+\w+::|\s*$)")
 FIELD_ONLY = re.compile(r"^\s*:[\w -]+:\s*$")  # :orphan:, :class: ... (no text after)
 FIELD = re.compile(r"^\s*:[\w -]+:\s+(?=\S)")  # :param path: ... (the text after is prose)
-CODE_DIRECTIVE = re.compile(r"(code-block|code|sourcecode|literalinclude|doctest|testcode|testoutput|"
-                            r"highlight|productionlist|math|raw|csv-table|list-table|toctree)::", re.IGNORECASE)
+CODE_DIRECTIVE = re.compile(
+    r"(code-block|code|sourcecode|literalinclude|doctest|testcode|testoutput|"
+    r"highlight|productionlist|math|raw|csv-table|list-table|toctree)::",
+    re.IGNORECASE,
+)
 CODE_LINE = re.compile(
     r"^\s*(>>>|\.\.\.(\s|$)|\$\s|#!|%\s)"  # prompts
     r"|^\s*(def\s+\w+\s*\(|class\s+\w+\s*[(:]|for\s+[\w, ]+\s+in\s+\S.*:$|(try|else|finally):$|except\b.*:$"
@@ -69,8 +74,13 @@ def _line_kind(line: str) -> UnitKind | None:
     stripped = line.strip()
     if not any(character.isalnum() for character in stripped):
         return "markup"  # rules, underlines, lone fences and brackets
-    if RST_DIRECTIVE.match(line) or FIELD_ONLY.match(line) or URL_ONLY.match(line) or HTML_ONLY.match(line) \
-            or MYST_TARGET.match(line):
+    if (
+        RST_DIRECTIVE.match(line)
+        or FIELD_ONLY.match(line)
+        or URL_ONLY.match(line)
+        or HTML_ONLY.match(line)
+        or MYST_TARGET.match(line)
+    ):
         return "markup"
     if TABLE.search(line):
         return "table"
@@ -106,7 +116,7 @@ def units(text: str) -> list[Unit]:
         stripped = line.strip()
         if fence is not None:
             marker, holds_prose = fence
-            if stripped.startswith(marker) and not stripped[len(marker):].strip():
+            if stripped.startswith(marker) and not stripped[len(marker) :].strip():
                 flush_prose()
                 flush_code()
                 fence = None
@@ -138,7 +148,7 @@ def units(text: str) -> list[Unit]:
         if item:
             flush_prose()
             flush_code()
-            prose, prose_kind = [line[item.end():].strip()], "item"
+            prose, prose_kind = [line[item.end() :].strip()], "item"
         elif kind is None:
             flush_code()
             prose.append(stripped)
@@ -199,10 +209,10 @@ def split_sentences(text: str) -> list[str]:
     masked, kept = _mask_inline(text)
     pieces, start = [], 0
     for match in SENTENCE_END.finditer(masked):
-        rest = masked[match.end():]
-        if not STARTS_SENTENCE.match(rest) or _is_abbreviation(masked[start:match.start() + 1]):
+        rest = masked[match.end() :]
+        if not STARTS_SENTENCE.match(rest) or _is_abbreviation(masked[start : match.start() + 1]):
             continue
-        pieces.append(masked[start:match.end()].strip())
+        pieces.append(masked[start : match.end()].strip())
         start = match.end()
     pieces.append(masked[start:].strip())
     restored = [MASK.sub(lambda m: kept[int(m.group(1))], piece) for piece in pieces]
@@ -211,7 +221,9 @@ def split_sentences(text: str) -> list[str]:
 
 def sentences(text: str) -> list[str]:
     """The sentences of a passage's prose and list items, in order (no code, tables or markup)."""
-    return [sentence for unit in units(text) if unit.kind in ("prose", "item") for sentence in split_sentences(unit.text)]
+    return [
+        sentence for unit in units(text) if unit.kind in ("prose", "item") for sentence in split_sentences(unit.text)
+    ]
 
 
 def last_heading(title: str) -> str:
@@ -264,12 +276,14 @@ def plain_text(sentence: str) -> str:
 
 
 MARKUP_TRACES = re.compile(r"```|~~~|::|\{[\w-]+\}`|:[\w-]+:`|\|[^|]*\||<[a-z]+[ >/]|\[\[|\]\]|^\s*\.\.\s|={3,}|-{3,}")
-META_SENTENCE = re.compile(r"\b(this (page|document|section|chapter|file|site) (has|was|is|will|describes|contains|"
-                           r"covers|explains)|has (been )?moved|see also|click here|table of contents|redirect"
-                           r"|(is|are) now (covered|documented|described|explained) (in|at|on|by))"
-                           r"|^(written|contributed|maintained|copyright|authored|created) (by|\(c\)|©)|^copyright\b"
-                           r"|^see\b",
-                           re.IGNORECASE)
+META_SENTENCE = re.compile(
+    r"\b(this (page|document|section|chapter|file|site) (has|was|is|will|describes|contains|"
+    r"covers|explains)|has (been )?moved|see also|click here|table of contents|redirect"
+    r"|(is|are) now (covered|documented|described|explained) (in|at|on|by))"
+    r"|^(written|contributed|maintained|copyright|authored|created) (by|\(c\)|©)|^copyright\b"
+    r"|^see\b",
+    re.IGNORECASE,
+)
 MAX_SENTENCE_WORDS = 60
 
 
@@ -282,11 +296,18 @@ def is_complete(sentence: str) -> bool:
     """A whole sentence, not a piece a chunk boundary cut off: it opens like a sentence
     (a capital, a digit, code or a quote) and ends with one of . ! ?"""
     plain = plain_text(sentence)
-    return bool(STARTS_SENTENCE.match(plain) or sentence[:1] in "`*:{") and plain.rstrip("\"'”’)").endswith((".", "!", "?"))
+    return bool(STARTS_SENTENCE.match(plain) or sentence[:1] in "`*:{") and plain.rstrip("\"'”’)").endswith(
+        (".", "!", "?")
+    )
 
 
-def is_informative(sentence: str, *, require_complete: bool = True, minimum_content_words: int = 3,
-                   max_words: int | None = MAX_SENTENCE_WORDS) -> bool:
+def is_informative(
+    sentence: str,
+    *,
+    require_complete: bool = True,
+    minimum_content_words: int = 3,
+    max_words: int | None = MAX_SENTENCE_WORDS,
+) -> bool:
     """Worth a question: a complete sentence (unless ``require_complete`` is false) of at most
     ``max_words`` words, mostly plain words (not a command line, a path or symbols), no markup
     left, enough content words, not about the document itself ("this page has moved"), not a

@@ -32,7 +32,8 @@ WORD = re.compile(r"\w+")
 MEASURE_STOPWORDS = frozenset(
     "a an and are as at be by can do does did for from has have how if in into is it its of on or that the their "
     "then there these this to was what when where which who why will with you your about also not but than they "
-    "them so such may might should would could".split())
+    "them so such may might should would could".split()
+)
 
 # The baseline agents' list: the measures' and pronouns, "whom", "whose", "must", "shall".
 STOPWORDS = MEASURE_STOPWORDS | frozenset("whom whose he she his her we our us i me my must shall".split())
@@ -44,7 +45,8 @@ STOPWORDS = MEASURE_STOPWORDS | frozenset("whom whose he she his her we our us i
 REQUEST_WORDS = frozenset(
     "explain explanation describe description summary summarize summarise overview outline compare comparison "
     "difference differ versus between tell give show example usage true way possible please work "
-    "actually really exactly basically good useful".split())
+    "actually really exactly basically good useful".split()
+)
 
 
 # Verbs whose object says little without what it is for: "MkDocs uses Python-Markdown" (to do what?). The
@@ -60,7 +62,8 @@ UNANCHORED_NOUNS = frozenset(
     "default parent error path file minimum maximum id value variable argument parameter option workflow result "
     "output input string list name key field object item data method function command line pattern entry step "
     "case change problem issue setting example section page chunk directory folder version format type mode flag "
-    "message number text content thing part source target event handler callback instance return".split())
+    "message number text content thing part source target event handler callback instance return".split()
+)
 
 
 def words(text: str) -> list[str]:

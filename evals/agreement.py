@@ -151,8 +151,10 @@ def pairwise_score_correlations(scores: Mapping[str, Mapping[str, float]]) -> li
     judges = list(scores)
     items = common_items(scores)
     vectors = {judge: np.array([scores[judge][item] for item in items], dtype=float) for judge in judges}
-    return [JudgePair(first, second, *_correlations(vectors[first], vectors[second]))
-            for first, second in itertools.combinations(judges, 2)]
+    return [
+        JudgePair(first, second, *_correlations(vectors[first], vectors[second]))
+        for first, second in itertools.combinations(judges, 2)
+    ]
 
 
 def score_correlations(scores: Mapping[str, Mapping[str, float]]) -> dict[str, float | None]:
@@ -161,9 +163,12 @@ def score_correlations(scores: Mapping[str, Mapping[str, float]]) -> dict[str, f
     None when there is no pair or any pair's coefficient is undefined, rather than a mean over the
     defined pairs only, which would silently drop the judge that failed to discriminate."""
     pairs = pairwise_score_correlations(scores)
-    return {"pearson": _mean_or_none([pair.pearson for pair in pairs]),
-            "spearman": _mean_or_none([pair.spearman for pair in pairs]),
-            "pairs": len(pairs), "items": len(common_items(scores))}
+    return {
+        "pearson": _mean_or_none([pair.pearson for pair in pairs]),
+        "spearman": _mean_or_none([pair.spearman for pair in pairs]),
+        "pairs": len(pairs),
+        "items": len(common_items(scores)),
+    }
 
 
 def common_items(scores: Mapping[str, Mapping[str, float]]) -> list[str]:

@@ -35,13 +35,16 @@ MIN_ANSWER_SHARE = 0.6
 MIN_TOPIC_STEMS = 2
 VERBATIM_SHARE = 0.9  # of the answer's stems: the same sentence on another page
 MIN_SENTENCE_WORDS = 5
-CODE_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|(?<![\w.])[a-z]+_[a-z_]\w*"
-                       r"|(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?<![\w.])-{1,2}[a-z][\w-]+")
+CODE_NAME = re.compile(
+    r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|(?<![\w.])[a-z]+_[a-z_]\w*"
+    r"|(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?<![\w.])-{1,2}[a-z][\w-]+"
+)
 # Frame words of a question: a passage answers without them.
 QUESTION_FRAME = frozenset(
     "what which when where why how does do did can could should would will is are was were happen happens next "
     "expect way best possible able purpose role use used work works mean means explain exactly return returns "
-    "raise raises cause causes hold default value get back pass control thing need".split())
+    "raise raises cause causes hold default value get back pass control thing need".split()
+)
 
 
 def _stems(text: str, leave_out: frozenset[str] = frozenset()) -> set[str]:
@@ -60,27 +63,37 @@ def answer_sentence(question: str, passages: Sequence[str]) -> str | None:
     return best
 
 
-def contains_answer(question: str, held_out: Sequence[str], remaining: Sequence[str],
-                    min_share: float = MIN_ANSWER_SHARE) -> str | None:
+def contains_answer(
+    question: str, held_out: Sequence[str], remaining: Sequence[str], min_share: float = MIN_ANSWER_SHARE
+) -> str | None:
     """The first sentence of ``remaining`` that answers the question (see the module docstring), or None."""
     names = [name for name in CODE_NAME.findall(question) if len(name) > 3]
     asked = _stems(question, QUESTION_FRAME)
     answer = answer_sentence(question, held_out)
     answer_stems = _stems(answer) if answer else set()
     for passage in remaining:
-        documented = [statement.text for statement in statements(passage) if statement.entry and
-                      any(same_entry(statement.entry, name.rstrip("()")) for name in names)]
+        documented = [
+            statement.text
+            for statement in statements(passage)
+            if statement.entry and any(same_entry(statement.entry, name.rstrip("()")) for name in names)
+        ]
         if documented:
             return documented[0]  # the same entry, documented on another page
         for sentence in sentences(passage) or [passage]:
-            if names and any(re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", sentence) for name in names) \
-                    and len(sentence.split()) >= MIN_SENTENCE_WORDS:
+            if (
+                names
+                and any(re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", sentence) for name in names)
+                and len(sentence.split()) >= MIN_SENTENCE_WORDS
+            ):
                 return sentence
             found = _stems(sentence)
             if len(asked) >= MIN_TOPIC_STEMS and asked <= found:
                 return sentence
-            about = all(name.rsplit(".", 1)[-1].lower() in sentence.lower() for name in names) if names else \
-                len(asked & found) >= len(asked) / 2
+            about = (
+                all(name.rsplit(".", 1)[-1].lower() in sentence.lower() for name in names)
+                if names
+                else len(asked & found) >= len(asked) / 2
+            )
             shared = len(answer_stems & found)
             if answer_stems and asked & found and about and shared >= min_share * len(answer_stems):
                 return sentence

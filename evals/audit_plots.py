@@ -30,8 +30,9 @@ def score_distributions(dimensions: Mapping[str, Mapping[str, Any]]) -> bytes:
     figure = Figure(figsize=(0.6 + SUBPLOT_WIDTH * len(dimensions), 3.8), layout="constrained")
     # One y scale for all: dimensions scored on the same instances compare bar for bar.
     subplots = figure.subplots(1, len(dimensions), sharey=True, squeeze=False)[0]
-    tallest = max((count for dimension in dimensions.values() for count in dimension["distribution"].values()),
-                  default=0)
+    tallest = max(
+        (count for dimension in dimensions.values() for count in dimension["distribution"].values()), default=0
+    )
     palette = colormaps["tab10"]
     for index, (axes, dimension) in enumerate(zip(subplots, dimensions.values())):
         counts = [int(dimension["distribution"].get(str(score), 0)) for score in SCORES]
@@ -59,8 +60,10 @@ def position_counts(gold_counts: Mapping[str, int], choice_counts: Mapping[str, 
     positions = np.arange(len(slots))
     uniform = 1 / len(slots)
     highest = uniform
-    for by_slot, offset, color, label in ((gold_counts, -0.2, GOLD_COLOR, "gold document shown here"),
-                                          (choice_counts, 0.2, CHOICE_COLOR, "judges' pick here")):
+    for by_slot, offset, color, label in (
+        (gold_counts, -0.2, GOLD_COLOR, "gold document shown here"),
+        (choice_counts, 0.2, CHOICE_COLOR, "judges' pick here"),
+    ):
         counts = np.array([by_slot.get(slot, 0) for slot in slots], dtype=int)
         shares = counts / counts.sum() if counts.sum() else counts.astype(float)
         highest = max(highest, float(shares.max()))
@@ -90,8 +93,10 @@ def overlap_histograms(histogram: Mapping[str, Any], reference: Mapping[str, Any
     axes = figure.add_subplot()
     positions = np.arange(len(labels))
     highest = 0.0
-    for counts, offset, color, label in ((histogram["counts"], -0.2, GOLD_COLOR, "this benchmark"),
-                                         (reference["counts"], 0.2, CHOICE_COLOR, reference_label)):
+    for counts, offset, color, label in (
+        (histogram["counts"], -0.2, GOLD_COLOR, "this benchmark"),
+        (reference["counts"], 0.2, CHOICE_COLOR, reference_label),
+    ):
         values = np.array([int(count) for count in counts], dtype=int)
         shares = values / values.sum() if values.sum() else values.astype(float)
         highest = max(highest, float(shares.max(initial=0.0)))

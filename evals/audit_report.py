@@ -37,7 +37,7 @@ EXTRA_QRELS = "extra_qrels.tsv"
 # What each judged dimension asks, for readers who meet the audit here first.
 DIMENSION_QUESTIONS = {
     "alignment": "does the gold document answer the query in its conversational context? "
-                 "Low scores point to annotation noise.",
+    "Low scores point to annotation noise.",
     "faithfulness": "is the benchmark's answer supported by the gold document?",
     "quality": "is the benchmark's answer a good answer to the query?",
 }
@@ -91,11 +91,15 @@ def overview_section(results: Mapping[str, Any]) -> Section:
 
 
 def benchmark_summary(benchmark: Mapping[str, Any]) -> str:
-    traits = ["conversational" if benchmark.get("conversational") else "single-turn",
-              "with answers" if benchmark.get("has_answers") else "without answers"]
-    return (f"Benchmark {benchmark['name']} ({', '.join(traits)}): {benchmark['queries']:,} queries, "
-            f"{benchmark['instances']:,} instances, {benchmark['documents']:,} documents; "
-            f"read from {benchmark.get('path', 'an unnamed path')}.")
+    traits = [
+        "conversational" if benchmark.get("conversational") else "single-turn",
+        "with answers" if benchmark.get("has_answers") else "without answers",
+    ]
+    return (
+        f"Benchmark {benchmark['name']} ({', '.join(traits)}): {benchmark['queries']:,} queries, "
+        f"{benchmark['instances']:,} instances, {benchmark['documents']:,} documents; "
+        f"read from {benchmark.get('path', 'an unnamed path')}."
+    )
 
 
 def settings_summary(settings: Mapping[str, Any]) -> str:
@@ -103,8 +107,9 @@ def settings_summary(settings: Mapping[str, Any]) -> str:
     parts = [f"Judges ({len(judges)}): {', '.join(judges) or MISSING}"]
     if "negatives" in settings:
         parts.append(f"discriminability pools of the gold document and {settings['negatives']} hard negatives")
-    parts.append("position check on (each pool judged again, rotated)" if settings.get("position_check")
-                 else "no position check")
+    parts.append(
+        "position check on (each pool judged again, rotated)" if settings.get("position_check") else "no position check"
+    )
     return "; ".join(parts) + "."
 
 
@@ -119,24 +124,37 @@ def shortcuts_section(summary: Mapping[str, Any], conversational: bool) -> Secti
         "its gold passage: questions that copy their gold let BM25 find it without understanding them. "
         "Query-only retrieval is BM25 with the question alone (as `benchsmith evaluate --retriever bm25 --history "
         "current`). The human reference is the hand-written stdlib questions of data/stdlib-validity.jsonl.",
-        Callout("Shortcuts flagged" if flags else "No shortcut flagged",
-                "; ".join(f"{flag}: {shortcuts.FLAG_MEANINGS[flag]}" for flag in flags) if flags else
-                "No figure crosses its limit: no shortcut found that a retriever could exploit."),
+        Callout(
+            "Shortcuts flagged" if flags else "No shortcut flagged",
+            "; ".join(f"{flag}: {shortcuts.FLAG_MEANINGS[flag]}" for flag in flags)
+            if flags
+            else "No figure crosses its limit: no shortcut found that a retriever could exploit.",
+        ),
         shortcuts_table(summary, conversational),
     ]
     if overlap.get("histogram"):
-        blocks.append(Plot(
-            "Grouped bars of the share of turns in each lexical overlap bin from 0 to 1, this benchmark beside the "
-            "human stdlib questions; counts on the bars",
-            lambda: audit_plots.overlap_histograms(overlap["histogram"], shortcuts.REFERENCE_OVERLAP_HISTOGRAM,
-                                                   "stdlib human questions")))
+        blocks.append(
+            Plot(
+                "Grouped bars of the share of turns in each lexical overlap bin from 0 to 1, this benchmark beside the "
+                "human stdlib questions; counts on the bars",
+                lambda: audit_plots.overlap_histograms(
+                    overlap["histogram"], shortcuts.REFERENCE_OVERLAP_HISTOGRAM, "stdlib human questions"
+                ),
+            )
+        )
     examples = (summary.get("ill_formed") or {}).get("examples") or []
     if examples:
         flagged = summary["ill_formed"].get("count", len(examples))
-        blocks += [f"Ill-formed questions, the first {len(examples)} of {flagged:,}:",
-                   Table(["turn", "question", "reason"],
-                         [[Cell(str(item["turn"])), Cell(str(item["question"])), Cell("; ".join(item["reasons"]))]
-                          for item in examples])]
+        blocks += [
+            f"Ill-formed questions, the first {len(examples)} of {flagged:,}:",
+            Table(
+                ["turn", "question", "reason"],
+                [
+                    [Cell(str(item["turn"])), Cell(str(item["question"])), Cell("; ".join(item["reasons"]))]
+                    for item in examples
+                ],
+            ),
+        ]
     return Section("Shortcuts", blocks)
 
 
@@ -148,18 +166,36 @@ def quality_gate_section(summary: Mapping[str, Any]) -> Section:
         "(data/readings/RUBRIC.md): a question no user would ask, a topic that is no thing, a reply that answers "
         "something else, a referent nothing names, a fake ambiguity, an unanswerable turn the corpus answers, a "
         "question that copies its passage. The rules were calibrated on readers' verdicts of generated turns.",
-        Callout("Over the bound: never usable" if summary["over_limit"] else "Under the bound",
-                f"{summary['flagged']:,} of {summary['turns']:,} turns flagged ({share:.0%}); a benchmark with more "
-                f"than {bound:.0%} flagged is never called usable."),
-        Table(["class", "turns", "rate"], [[Cell(klass.replace("_", " ")), Cell(f"{item['turns']:,}"),
-                                            Cell(_percent(item["rate"]))]
-                                           for klass, item in summary["classes"].items()]),
+        Callout(
+            "Over the bound: never usable" if summary["over_limit"] else "Under the bound",
+            f"{summary['flagged']:,} of {summary['turns']:,} turns flagged ({share:.0%}); a benchmark with more "
+            f"than {bound:.0%} flagged is never called usable.",
+        ),
+        Table(
+            ["class", "turns", "rate"],
+            [
+                [Cell(klass.replace("_", " ")), Cell(f"{item['turns']:,}"), Cell(_percent(item["rate"]))]
+                for klass, item in summary["classes"].items()
+            ],
+        ),
     ]
     examples = [(klass, example) for klass, item in summary["classes"].items() for example in item["examples"]]
     if examples:
-        blocks += ["Examples:", Table(["class", "turn", "question", "why"], [
-            [Cell(klass.replace("_", " ")), Cell(str(example["turn"])), Cell(str(example["question"])),
-             Cell(str(example["why"]))] for klass, example in examples])]
+        blocks += [
+            "Examples:",
+            Table(
+                ["class", "turn", "question", "why"],
+                [
+                    [
+                        Cell(klass.replace("_", " ")),
+                        Cell(str(example["turn"])),
+                        Cell(str(example["question"])),
+                        Cell(str(example["why"])),
+                    ]
+                    for klass, example in examples
+                ],
+            ),
+        ]
     return Section("Quality gate", blocks)
 
 
@@ -170,43 +206,84 @@ def shortcuts_table(summary: Mapping[str, Any], conversational: bool) -> Table:
     current, rewrite = bm25.get("current") or {}, bm25.get("rewrite") or {}
     none = "reported only"
     rows = [
-        ("lexical overlap, mean", _decimal(overlap.get("mean")), _decimal(reference["mean"]),
-         f"> {shortcuts.TRIVIAL_MEAN_OVERLAP:.2f}: lexically_trivial"),
+        (
+            "lexical overlap, mean",
+            _decimal(overlap.get("mean")),
+            _decimal(reference["mean"]),
+            f"> {shortcuts.TRIVIAL_MEAN_OVERLAP:.2f}: lexically_trivial",
+        ),
         ("lexical overlap, median", _decimal(overlap.get("median")), _decimal(reference["median"]), none),
         ("lexical overlap, 90th percentile", _decimal(overlap.get("p90")), _decimal(reference["p90"]), none),
-        ("BM25 R@10, question alone", _decimal(current.get("R@10")),
-         _decimal(shortcuts.REFERENCE_QUERY_ONLY["R@10"]), none),
-        ("BM25 RR@10, question alone", _decimal(current.get("RR@10")),
-         _decimal(shortcuts.REFERENCE_QUERY_ONLY["RR@10"]), none),
+        (
+            "BM25 R@10, question alone",
+            _decimal(current.get("R@10")),
+            _decimal(shortcuts.REFERENCE_QUERY_ONLY["R@10"]),
+            none,
+        ),
+        (
+            "BM25 RR@10, question alone",
+            _decimal(current.get("RR@10")),
+            _decimal(shortcuts.REFERENCE_QUERY_ONLY["RR@10"]),
+            none,
+        ),
     ]
     if rewrite:
-        rows += [("BM25 R@10, rewrite alone", _decimal(rewrite.get("R@10")), MISSING, none),
-                 ("BM25 RR@10, rewrite alone", _decimal(rewrite.get("RR@10")), MISSING, none)]
-    rows += [("answer leak rate", _percent(summary.get("answer_leak_rate")), MISSING,
-              f"> {shortcuts.ANSWER_LEAK_LIMIT:.0%}: answer_leak"),
-             ("ill-formed rate", _percent((summary.get("ill_formed") or {}).get("rate")),
-              _percent(shortcuts.REFERENCE_ILL_FORMED_RATE), f"> {shortcuts.ILL_FORMED_LIMIT:.0%}: ill_formed")]
+        rows += [
+            ("BM25 R@10, rewrite alone", _decimal(rewrite.get("R@10")), MISSING, none),
+            ("BM25 RR@10, rewrite alone", _decimal(rewrite.get("RR@10")), MISSING, none),
+        ]
+    rows += [
+        (
+            "answer leak rate",
+            _percent(summary.get("answer_leak_rate")),
+            MISSING,
+            f"> {shortcuts.ANSWER_LEAK_LIMIT:.0%}: answer_leak",
+        ),
+        (
+            "ill-formed rate",
+            _percent((summary.get("ill_formed") or {}).get("rate")),
+            _percent(shortcuts.REFERENCE_ILL_FORMED_RATE),
+            f"> {shortcuts.ILL_FORMED_LIMIT:.0%}: ill_formed",
+        ),
+    ]
     if conversational:
-        rows.append(("history gain (BM25 nDCG@10, full history − question alone)",
-                     _signed(summary.get("history_gain")), MISSING,
-                     f"≤ {shortcuts.HISTORY_FREE_GAIN:.2f}: history_free"))
-    return Table(["figure", "this benchmark", "human reference", "flag when"],
-                 [[Cell(name), Cell(value, numeric=True), Cell(human, numeric=True), Cell(limit)]
-                  for name, value, human, limit in rows])
+        rows.append(
+            (
+                "history gain (BM25 nDCG@10, full history − question alone)",
+                _signed(summary.get("history_gain")),
+                MISSING,
+                f"≤ {shortcuts.HISTORY_FREE_GAIN:.2f}: history_free",
+            )
+        )
+    return Table(
+        ["figure", "this benchmark", "human reference", "flag when"],
+        [
+            [Cell(name), Cell(value, numeric=True), Cell(human, numeric=True), Cell(limit)]
+            for name, value, human, limit in rows
+        ],
+    )
 
 
 def scores_section(dimensions: Mapping[str, Mapping[str, Any]], judges: Sequence[str]) -> Section:
-    questions = [f"{dimension['label']}: {DIMENSION_QUESTIONS[key]}"
-                 for key, dimension in dimensions.items() if key in DIMENSION_QUESTIONS]
+    questions = [
+        f"{dimension['label']}: {DIMENSION_QUESTIONS[key]}"
+        for key, dimension in dimensions.items()
+        if key in DIMENSION_QUESTIONS
+    ]
     blocks: list[Block] = [
         "Each instance's score is the mean of the judges' scores from 1 to 5 (5 best); the table gives the "
         "mean over the instances with its 95% confidence interval, and each judge's own mean.",
     ]
     if questions:
         blocks.append(BulletList(questions))
-    blocks += [scores_table(dimensions, judges),
-               Plot("Bar charts of how many instances got each score from 1 to 5 (the judges' mean, rounded), "
-                    "one per dimension", lambda: audit_plots.score_distributions(dimensions))]
+    blocks += [
+        scores_table(dimensions, judges),
+        Plot(
+            "Bar charts of how many instances got each score from 1 to 5 (the judges' mean, rounded), "
+            "one per dimension",
+            lambda: audit_plots.score_distributions(dimensions),
+        ),
+    ]
     return Section("Scores", blocks)
 
 
@@ -214,11 +291,16 @@ def scores_table(dimensions: Mapping[str, Mapping[str, Any]], judges: Sequence[s
     """Dimensions × mean, interval, n and one mean per judge."""
     # Judges in the settings' order, then any the settings did not list.
     shown = list(dict.fromkeys([*judges, *(judge for d in dimensions.values() for judge in d["per_judge_mean"])]))
-    rows = [[Cell(dimension["label"]), Cell(_decimal(dimension["mean"]), numeric=True),
-             Cell(_interval(dimension["ci_low"], dimension["ci_high"], _decimal), numeric=True),
-             Cell(f"{dimension['n']:,}", numeric=True),
-             *(Cell(_decimal(dimension["per_judge_mean"].get(judge)), numeric=True) for judge in shown)]
-            for dimension in dimensions.values()]
+    rows = [
+        [
+            Cell(dimension["label"]),
+            Cell(_decimal(dimension["mean"]), numeric=True),
+            Cell(_interval(dimension["ci_low"], dimension["ci_high"], _decimal), numeric=True),
+            Cell(f"{dimension['n']:,}", numeric=True),
+            *(Cell(_decimal(dimension["per_judge_mean"].get(judge)), numeric=True) for judge in shown),
+        ]
+        for dimension in dimensions.values()
+    ]
     return Table(["dimension", "mean", "95% CI", "n", *(f"mean by {judge}" for judge in shown)], rows)
 
 
@@ -230,10 +312,13 @@ def discriminability_section(discriminability: Mapping[str, Any]) -> Section:
         "answers but is not labelled. A non-gold document picked by a majority of the judges is a confirmed "
         "candidate missing gold.",
         discriminability_table(discriminability),
-        Plot("Grouped bars of the share of instances whose gold document was shown at each position of the pool, "
-             "beside the share of the judges' picks at that position; counts on the bars",
-             lambda: audit_plots.position_counts(discriminability["gold_position_counts"],
-                                                 discriminability["choice_position_counts"], pool_size)),
+        Plot(
+            "Grouped bars of the share of instances whose gold document was shown at each position of the pool, "
+            "beside the share of the judges' picks at that position; counts on the bars",
+            lambda: audit_plots.position_counts(
+                discriminability["gold_position_counts"], discriminability["choice_position_counts"], pool_size
+            ),
+        ),
     ]
     if discriminability.get("position_bias"):
         blocks.append(position_bias_summary(discriminability["position_bias"]))
@@ -243,34 +328,47 @@ def discriminability_section(discriminability: Mapping[str, Any]) -> Section:
 def discriminability_table(discriminability: Mapping[str, Any]) -> Table:
     tested, pool_size = discriminability["n"], discriminability["pool_size"]
     interval = _interval(discriminability["ci_low"], discriminability["ci_high"], _percent)
-    rows = [("gold pick rate", f"{_percent(discriminability['gold_pick_rate'])} (95% CI {interval})"),
-            ("instances tested", f"{tested:,}"),
-            ("suspected sparsity", _count_of(discriminability["suspected_sparsity"], tested)),
-            ("confirmed missing gold", _count_of(discriminability["confirmed_missing_gold"], tested)),
-            ("pool size", f"{pool_size} (the gold document and {pool_size - 1} hard negatives)")]
+    rows = [
+        ("gold pick rate", f"{_percent(discriminability['gold_pick_rate'])} (95% CI {interval})"),
+        ("instances tested", f"{tested:,}"),
+        ("suspected sparsity", _count_of(discriminability["suspected_sparsity"], tested)),
+        ("confirmed missing gold", _count_of(discriminability["confirmed_missing_gold"], tested)),
+        ("pool size", f"{pool_size} (the gold document and {pool_size - 1} hard negatives)"),
+    ]
     return Table(["measure", "value"], [[Cell(measure), Cell(value)] for measure, value in rows])
 
 
 def position_bias_summary(position_bias: Mapping[str, Any]) -> str:
-    return (f"Position check on {position_bias['checked']:,} picks, each made again with the pool rotated: "
-            f"the judges picked the same document {_percent(position_bias['same_document'])} of the time, and the "
-            f"same position {_percent(position_bias['same_position'])} of the time. The same document means the "
-            "pick follows the content; the same position means it followed the slot instead, a position bias.")
+    return (
+        f"Position check on {position_bias['checked']:,} picks, each made again with the pool rotated: "
+        f"the judges picked the same document {_percent(position_bias['same_document'])} of the time, and the "
+        f"same position {_percent(position_bias['same_position'])} of the time. The same document means the "
+        "pick follows the content; the same position means it followed the slot instead, a position bias."
+    )
 
 
 def agreement_section(agreement: Mapping[str, Any], dimensions: Mapping[str, Mapping[str, Any]]) -> Section:
-    rows = [[Cell(dimensions.get(key, {}).get("label", key)),
-             Cell(_decimal(correlation.get("pearson")), numeric=True),
-             Cell(_decimal(correlation.get("spearman")), numeric=True)]
-            for key, correlation in agreement.items() if key != "choice"]
-    blocks: list[Block] = ["How far the judges agree: the correlation of their per-instance scores "
-                         "(1 = the same ranking of instances, 0 = unrelated)."]
+    rows = [
+        [
+            Cell(dimensions.get(key, {}).get("label", key)),
+            Cell(_decimal(correlation.get("pearson")), numeric=True),
+            Cell(_decimal(correlation.get("spearman")), numeric=True),
+        ]
+        for key, correlation in agreement.items()
+        if key != "choice"
+    ]
+    blocks: list[Block] = [
+        "How far the judges agree: the correlation of their per-instance scores "
+        "(1 = the same ranking of instances, 0 = unrelated)."
+    ]
     if rows:
         blocks.append(Table(["dimension", "Pearson r", "Spearman ρ"], rows))
     if agreement.get("choice"):
         choice = agreement["choice"]
-        blocks.append(f"On the discriminability pick, Fleiss' κ is {_decimal(choice.get('fleiss_kappa'))} "
-                      f"over {choice.get('judges', MISSING)} judges (1 = full agreement, 0 = no more than chance).")
+        blocks.append(
+            f"On the discriminability pick, Fleiss' κ is {_decimal(choice.get('fleiss_kappa'))} "
+            f"over {choice.get('judges', MISSING)} judges (1 = full agreement, 0 = no more than chance)."
+        )
     return Section("Agreement between judges", blocks)
 
 
@@ -288,57 +386,93 @@ def turn_labels_section(labels: Mapping[str, Any]) -> Section:
     by_label = labels["by_label"]
     threshold = labels.get("threshold")
     skipped = [f"{labels.get('unlabelled', 0):,} unlabelled turns skipped"] + [
-        f"{count:,} {label} turns not checked here" + (" (single gold: the alignment judge checks it)"
-                                                      if label == "answerable" else "")
-        for label, count in sorted((labels.get("not_checked") or {}).items())]
+        f"{count:,} {label} turns not checked here"
+        + (" (single gold: the alignment judge checks it)" if label == "answerable" else "")
+        for label, count in sorted((labels.get("not_checked") or {}).items())
+    ]
     blocks: list[Block] = [
         "Each judge checks every labelled turn's label; agreement is the share of a label's turns the judges "
         f"confirm{f', flagged below {_percent(threshold)}' if threshold is not None else ''}. What is checked:",
         BulletList([f"{label}: {meaning}" for label, meaning in LABEL_CHECKS.items() if label in by_label]),
-        Table(["label", "checked", "confirmed", "rejected", "suspected", "agreement", "judged against the pool"],
-              [[Cell(label), Cell(f"{counts['checked']:,}", numeric=True), Cell(f"{counts['confirmed']:,}", numeric=True),
-                Cell(f"{counts['rejected']:,}", numeric=True), Cell(f"{counts['suspected']:,}", numeric=True),
-                Cell(_percent(counts["agreement"]) + (" (below)" if label in labels.get("below_threshold", []) else ""),
-                     numeric=True),
-                Cell(f"{counts['against_pool']:,}", numeric=True)] for label, counts in by_label.items()]),
+        Table(
+            ["label", "checked", "confirmed", "rejected", "suspected", "agreement", "judged against the pool"],
+            [
+                [
+                    Cell(label),
+                    Cell(f"{counts['checked']:,}", numeric=True),
+                    Cell(f"{counts['confirmed']:,}", numeric=True),
+                    Cell(f"{counts['rejected']:,}", numeric=True),
+                    Cell(f"{counts['suspected']:,}", numeric=True),
+                    Cell(
+                        _percent(counts["agreement"])
+                        + (" (below)" if label in labels.get("below_threshold", []) else ""),
+                        numeric=True,
+                    ),
+                    Cell(f"{counts['against_pool']:,}", numeric=True),
+                ]
+                for label, counts in by_label.items()
+            ],
+        ),
         "Suspected: some judges rejected the label, too few to reject it. Judged against the pool: an "
         "underspecified turn whose benchmark names no candidates is judged against the retrievers' top chunks. "
-        + "; ".join(skipped)[:1].upper() + "; ".join(skipped)[1:] + ".",
+        + "; ".join(skipped)[:1].upper()
+        + "; ".join(skipped)[1:]
+        + ".",
     ]
     rejected = labels.get("rejected") or []
     if rejected:
         blocks.append(f"Turns whose label the judges reject ({len(rejected):,}):")
         for rank, item in enumerate(rejected, start=1):
-            blocks += [Subheading(f"{rank}. {item['turn']}: {item['label']} rejected "
-                                  f"({item['votes']} of {item['judges']} judges)"),
-                       "Query:", Quote(str(item["question"])),
-                       f"Reason: {item['reason']}." + (f" Chunks: {', '.join(item['chunks'])}." if item.get("chunks")
-                                                      else ""),
-                       _by_judge(item.get("rationales") or {})]
+            blocks += [
+                Subheading(
+                    f"{rank}. {item['turn']}: {item['label']} rejected ({item['votes']} of {item['judges']} judges)"
+                ),
+                "Query:",
+                Quote(str(item["question"])),
+                f"Reason: {item['reason']}." + (f" Chunks: {', '.join(item['chunks'])}." if item.get("chunks") else ""),
+                _by_judge(item.get("rationales") or {}),
+            ]
     else:
         blocks.append("The judges reject no turn's label.")
     return Section("Turn labels", blocks)
 
 
 def ill_formed_section(flagged: Sequence[Mapping[str, Any]]) -> Section:
-    rows = [[Cell(str(item["instance"])), Cell(str(item["question"])), Cell("; ".join(item["reasons"])),
-             Cell(_decimal(item.get("alignment")), numeric=True)] for item in flagged]
-    return Section("Ill-formed questions", [
-        f"{len(flagged):,} questions are ill-formed: fragments, keyword templates, heading paths, markup or its "
-        "leftovers, or a quote of markup or of a span that many documents contain (the question could be about "
-        "any of them). They count as noise in the "
-        "verdict, whatever alignment the judges gave them.",
-        Table(["instance", "question", "reason", "alignment"], rows)])
+    rows = [
+        [
+            Cell(str(item["instance"])),
+            Cell(str(item["question"])),
+            Cell("; ".join(item["reasons"])),
+            Cell(_decimal(item.get("alignment")), numeric=True),
+        ]
+        for item in flagged
+    ]
+    return Section(
+        "Ill-formed questions",
+        [
+            f"{len(flagged):,} questions are ill-formed: fragments, keyword templates, heading paths, markup or its "
+            "leftovers, or a quote of markup or of a span that many documents contain (the question could be about "
+            "any of them). They count as noise in the "
+            "verdict, whatever alignment the judges gave them.",
+            Table(["instance", "question", "reason", "alignment"], rows),
+        ],
+    )
 
 
 def worst_section(worst: Sequence[Mapping[str, Any]]) -> Section:
-    blocks: list[Block] = ["The instances whose gold document the judges found least able to answer the query, "
-                         "lowest alignment first, with each judge's rationale."]
+    blocks: list[Block] = [
+        "The instances whose gold document the judges found least able to answer the query, "
+        "lowest alignment first, with each judge's rationale."
+    ]
     for rank, instance in enumerate(worst, start=1):
-        blocks += [Subheading(f"{rank}. {instance['instance']}: alignment {_decimal(instance.get('alignment'))}"),
-                   "Query:", Quote(str(instance["query"])),
-                   f"Gold document {instance['gold_id']}:", Quote(str(instance.get("gold_excerpt", ""))),
-                   _by_judge(instance.get("rationales") or {})]
+        blocks += [
+            Subheading(f"{rank}. {instance['instance']}: alignment {_decimal(instance.get('alignment'))}"),
+            "Query:",
+            Quote(str(instance["query"])),
+            f"Gold document {instance['gold_id']}:",
+            Quote(str(instance.get("gold_excerpt", ""))),
+            _by_judge(instance.get("rationales") or {}),
+        ]
     return Section("Worst-aligned instances", blocks)
 
 
@@ -349,18 +483,26 @@ def missing_gold_section(candidates: Sequence[Mapping[str, Any]]) -> Section:
     blocks: list[Block] = [
         "Documents the judges picked over the gold one in the discriminability test, confirmed candidates "
         "(picked by a majority of the judges) first.",
-        (f"The confirmed candidates ({confirmed:,}) are in {EXTRA_QRELS}; to count them as relevant when "
-         f"evaluating, run `benchsmith evaluate BENCH --extra-qrels {EXTRA_QRELS}`." if confirmed else
-         f"No candidate is confirmed by a majority of the judges, so none is in {EXTRA_QRELS}."),
+        (
+            f"The confirmed candidates ({confirmed:,}) are in {EXTRA_QRELS}; to count them as relevant when "
+            f"evaluating, run `benchsmith evaluate BENCH --extra-qrels {EXTRA_QRELS}`."
+            if confirmed
+            else f"No candidate is confirmed by a majority of the judges, so none is in {EXTRA_QRELS}."
+        ),
     ]
     for rank, candidate in enumerate(ordered, start=1):
         status = "confirmed" if candidate["confirmed"] else "not confirmed"
-        blocks += [Subheading(f"{rank}. {candidate['instance']}: {candidate['candidate_id']} ({status}, "
-                              f"{candidate['votes']} of {candidate['judges']} judges)"),
-                   "Query:", Quote(str(candidate["query"])),
-                   f"Candidate {candidate['candidate_id']}, in place of the labelled gold document "
-                   f"{candidate['gold_id']}:", Quote(str(candidate.get("candidate_excerpt", ""))),
-                   _by_judge(candidate.get("reasons") or {})]
+        blocks += [
+            Subheading(
+                f"{rank}. {candidate['instance']}: {candidate['candidate_id']} ({status}, "
+                f"{candidate['votes']} of {candidate['judges']} judges)"
+            ),
+            "Query:",
+            Quote(str(candidate["query"])),
+            f"Candidate {candidate['candidate_id']}, in place of the labelled gold document {candidate['gold_id']}:",
+            Quote(str(candidate.get("candidate_excerpt", ""))),
+            _by_judge(candidate.get("reasons") or {}),
+        ]
     return Section("Candidate missing gold documents", blocks)
 
 

@@ -42,13 +42,22 @@ def similarity_summary(values: list[float]) -> dict[str, Any]:
     if not values:
         return {"count": 0}
     q1, median, q3 = np.percentile(values, [25, 50, 75])
-    return {"count": len(values), "mean": round(float(np.mean(values)), 4), "min": round(min(values), 4),
-            "q1": round(float(q1), 4), "median": round(float(median), 4), "q3": round(float(q3), 4),
-            "max": round(max(values), 4)}
+    return {
+        "count": len(values),
+        "mean": round(float(np.mean(values)), 4),
+        "min": round(min(values), 4),
+        "q1": round(float(q1), 4),
+        "median": round(float(median), 4),
+        "q3": round(float(q3), 4),
+        "max": round(max(values), 4),
+    }
 
 
-def switch_similarities(dialogues: list[dict[str, Any]], random_pairs: Mapping[str, Any] | None = None,
-                        soft_switch_threshold: float | None = None) -> dict[str, Any]:
+def switch_similarities(
+    dialogues: list[dict[str, Any]],
+    random_pairs: Mapping[str, Any] | None = None,
+    soft_switch_threshold: float | None = None,
+) -> dict[str, Any]:
     """Per switch type, the distribution of turns' ``similarity_to_previous``; and the baseline."""
     by_switch: dict[str, list[float]] = {name: [] for name in SWITCHES[1:]}
     for dialogue in dialogues:
@@ -57,15 +66,19 @@ def switch_similarities(dialogues: list[dict[str, Any]], random_pairs: Mapping[s
                 by_switch[turn["switch"]].append(float(turn["similarity_to_previous"]))
     summary: dict[str, Any] = {name: similarity_summary(values) for name, values in by_switch.items()}
     if random_pairs:
-        summary["random_pairs"] = {key: random_pairs[key] for key in ("mean", "std", "pairs", "seed") if key in random_pairs}
+        summary["random_pairs"] = {
+            key: random_pairs[key] for key in ("mean", "std", "pairs", "seed") if key in random_pairs
+        }
     if soft_switch_threshold is not None:
         summary["soft_switch_threshold"] = round(soft_switch_threshold, 4)
     return summary
 
 
-SWITCH_RULE = {"soft": "similarity_to_previous >= soft_switch_threshold",
-               "hard": "similarity_to_previous < soft_switch_threshold, gold on another document than the previous",
-               "follow-up": "the previous turn's gold"}
+SWITCH_RULE = {
+    "soft": "similarity_to_previous >= soft_switch_threshold",
+    "hard": "similarity_to_previous < soft_switch_threshold, gold on another document than the previous",
+    "follow-up": "the previous turn's gold",
+}
 
 
 def switch_rule(dialogues: list[dict[str, Any]]) -> dict[str, Any]:
@@ -84,18 +97,24 @@ def overlap_statistics(turns: list[dict[str, Any]], max_overlap: float | None = 
     """``lexical_overlap`` (summary of the turns' recorded overlaps, rounded to 4 places) and
     ``overlap_rejections`` (corrective turns, re-plans, turns kept above the limit)."""
     values = [float(turn["lexical_overlap"]) for turn in turns if turn.get("lexical_overlap") is not None]
-    summary = {key: round(value, 4) if isinstance(value, float) else value
-               for key, value in overlap_summary(values).items()}
-    rejections = {"max_overlap": max_overlap,
-                  "corrective_turns": sum(int(turn.get("overlap_corrections") or 0) for turn in turns),
-                  "replans": sum(int(turn.get("overlap_replans") or 0) for turn in turns),
-                  "kept_above_limit": sum(bool(turn.get("overlap_rejected")) for turn in turns)}
+    summary = {
+        key: round(value, 4) if isinstance(value, float) else value for key, value in overlap_summary(values).items()
+    }
+    rejections = {
+        "max_overlap": max_overlap,
+        "corrective_turns": sum(int(turn.get("overlap_corrections") or 0) for turn in turns),
+        "replans": sum(int(turn.get("overlap_replans") or 0) for turn in turns),
+        "kept_above_limit": sum(bool(turn.get("overlap_rejected")) for turn in turns),
+    }
     return {"lexical_overlap": summary, "overlap_rejections": rejections}
 
 
-def benchmark_statistics(dialogues: list[dict[str, Any]], random_pairs: Mapping[str, Any] | None = None,
-                         soft_switch_threshold: float | None = None, max_overlap: float | None = None
-                         ) -> dict[str, Any]:
+def benchmark_statistics(
+    dialogues: list[dict[str, Any]],
+    random_pairs: Mapping[str, Any] | None = None,
+    soft_switch_threshold: float | None = None,
+    max_overlap: float | None = None,
+) -> dict[str, Any]:
     """The benchmark's own figures (stats.json): a function of its dialogues and the corpus, so
     every run that makes the same dialogues writes the same file, whichever processes made them
     and however often a call was repeated. What making it cost is the run's usage
@@ -110,8 +129,11 @@ def benchmark_statistics(dialogues: list[dict[str, Any]], random_pairs: Mapping[
         "turns_per_conversation": round(len(turns) / conversations, 2) if conversations else 0.0,
         "tokens_per_question": round(mean(_words(t["question"]) for t in turns), 2) if turns else 0.0,
         "tokens_per_answer": round(mean(_words(t["response"]) for t in turns), 2) if turns else 0.0,
-        "topics_per_conversation": round(mean(len({g for t in d["turns"] for g in t["gold_ids"]}) for d in dialogues), 2)
-        if dialogues else 0.0,
+        "topics_per_conversation": round(
+            mean(len({g for t in d["turns"] for g in t["gold_ids"]}) for d in dialogues), 2
+        )
+        if dialogues
+        else 0.0,
         "switches": switches,
         "similarity": switch_similarities(dialogues, random_pairs, soft_switch_threshold),
         "switch_rule": switch_rule(dialogues),
@@ -126,6 +148,8 @@ def cost_per_conversation(usage: Mapping[str, Any], conversations: int) -> dict[
     if not conversations:
         return {"model_calls": 0.0, "tokens": 0.0, "cost_usd": 0.0}
     tokens = usage.get("input_tokens", 0) + usage.get("output_tokens", 0)
-    return {"model_calls": round(usage.get("calls", 0) / conversations, 2),
-            "tokens": round(tokens / conversations, 2),
-            "cost_usd": round(usage.get("cost_usd", 0.0) / conversations, 6)}
+    return {
+        "model_calls": round(usage.get("calls", 0) / conversations, 2),
+        "tokens": round(tokens / conversations, 2),
+        "cost_usd": round(usage.get("cost_usd", 0.0) / conversations, 6),
+    }

@@ -9,8 +9,9 @@ from typing import Any
 SWITCH_ORDER = ("start", "follow-up", "soft", "hard")
 
 
-def mean_by_group(per_query: Mapping[str, Mapping[str, float]], group_of: Mapping[str, Any],
-                  measures: Sequence[str]) -> dict[str, dict[str, float]]:
+def mean_by_group(
+    per_query: Mapping[str, Mapping[str, float]], group_of: Mapping[str, Any], measures: Sequence[str]
+) -> dict[str, dict[str, float]]:
     """``{group: {measure: mean, "queries": count}}`` over the queries that have a group;
     groups in natural order (numbers ascending, switch types in conversation order)."""
     members: dict[Any, list[str]] = {}

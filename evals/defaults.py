@@ -15,5 +15,19 @@ DEFAULT_SIGNIFICANCE_RESAMPLES = 10_000  # resamples of the paired randomization
 # What `benchsmith evaluate` measures unless told (evals/measures.py): the one default set. Every measure
 # another job reports by default is in it (the audit's shortcuts R@10, RR@10 and nDCG@10; robustness's
 # defaults), so its figures can be read against an evaluation's (tests/test_default_measures.py).
-DEFAULT_MEASURES = ("R@1", "R@5", "R@10", "R@20", "R@100", "R@1000", "nDCG@3", "nDCG@10", "nDCG@20", "RR@10", "RR@20",
-                    "AP", "Judged@10", "Judged@20")
+DEFAULT_MEASURES = (
+    "R@1",
+    "R@5",
+    "R@10",
+    "R@20",
+    "R@100",
+    "R@1000",
+    "nDCG@3",
+    "nDCG@10",
+    "nDCG@20",
+    "RR@10",
+    "RR@20",
+    "AP",
+    "Judged@10",
+    "Judged@20",
+)

@@ -38,8 +38,12 @@ def corpus_bleu(hypotheses: Sequence[str], references: Sequence[str]) -> float |
     return float(sacrebleu.corpus_bleu(list(hypotheses), [list(references)]).score)
 
 
-def bleu_figures(turns: Mapping[str, Mapping[str, Any]], variants: Sequence[Mapping[str, Any]],
-                 self_contained_key: str = "self_contained", rewrite_key: str = "rewrite") -> dict[str, float | None]:
+def bleu_figures(
+    turns: Mapping[str, Mapping[str, Any]],
+    variants: Sequence[Mapping[str, Any]],
+    self_contained_key: str = "self_contained",
+    rewrite_key: str = "rewrite",
+) -> dict[str, float | None]:
     """The three BLEU figures. ``turns``: ``{turn id: {"raw", ...}}``, whose field
     ``self_contained_key`` is the reference of the variants' self-contained forms and whose
     field ``rewrite_key`` is the rewrite compared with the raw utterance (turns without the
@@ -47,17 +51,25 @@ def bleu_figures(turns: Mapping[str, Mapping[str, Any]], variants: Sequence[Mapp
     referenced = [variant for variant in variants if turns[variant["turn"]].get(self_contained_key)]
     rewritten = [turn for turn in turns.values() if turn.get(rewrite_key)]
     return {
-        "bleu_self_contained": corpus_bleu([variant["self_contained"] for variant in referenced],
-                                           [turns[variant["turn"]][self_contained_key] for variant in referenced]),
-        "bleu_raw": corpus_bleu([variant["raw"] for variant in variants],
-                                [turns[variant["turn"]]["raw"] for variant in variants]),
-        "bleu_rewrite_vs_raw": corpus_bleu([turn[rewrite_key] for turn in rewritten],
-                                           [turn["raw"] for turn in rewritten]),
+        "bleu_self_contained": corpus_bleu(
+            [variant["self_contained"] for variant in referenced],
+            [turns[variant["turn"]][self_contained_key] for variant in referenced],
+        ),
+        "bleu_raw": corpus_bleu(
+            [variant["raw"] for variant in variants], [turns[variant["turn"]]["raw"] for variant in variants]
+        ),
+        "bleu_rewrite_vs_raw": corpus_bleu(
+            [turn[rewrite_key] for turn in rewritten], [turn["raw"] for turn in rewritten]
+        ),
     }
 
 
-def diversity(turns: Mapping[str, Mapping[str, Any]], variants: Sequence[Mapping[str, Any]], unjoined: int,
-              generated: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+def diversity(
+    turns: Mapping[str, Mapping[str, Any]],
+    variants: Sequence[Mapping[str, Any]],
+    unjoined: int,
+    generated: Sequence[Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
     """``diversity.json`` (module docstring). ``turns`` carry ``raw``, the benchmark's own
     ``rewrite``, ``self_contained`` (that rewrite, else the one generation made) and, where
     generation ran, ``source`` (the self-contained form it paraphrased); ``variants`` are the
@@ -72,7 +84,9 @@ def diversity(turns: Mapping[str, Mapping[str, Any]], variants: Sequence[Mapping
     if generated is not None:
         generated_turns = {variant["turn"] for variant in generated}
         sources = {turn_id: turns[turn_id] for turn_id in turns if turn_id in generated_turns}
-        for key, chosen in (("generated_before_filtering", list(generated)),
-                            ("generated_after_filtering", [variant for variant in generated if variant["kept"]])):
+        for key, chosen in (
+            ("generated_before_filtering", list(generated)),
+            ("generated_after_filtering", [variant for variant in generated if variant["kept"]]),
+        ):
             result[key] = {"paraphrases": len(chosen), **bleu_figures(sources, chosen, "source", "source")}
     return result

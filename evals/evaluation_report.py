@@ -37,22 +37,32 @@ def evaluation_report_files(results: dict[str, Any]) -> dict[str, tuple[str, str
 # ---------------------------------------------------------------------------------------
 # Building the document from the results.
 
+
 def build_document(results: Mapping[str, Any]) -> Document:
     benchmark = results["benchmark"]
     names = [configuration["name"] for configuration in results["configurations"]]
     primary = results["primary_measure"]
     overview = Section("Overview", [benchmark_summary(benchmark), settings_summary(results.get("settings", {}))])
-    main = Section("Main results", ["Mean over the judged queries; the best value of each column is in bold.",
-                                    *main_tables(results)])
+    main = Section(
+        "Main results",
+        ["Mean over the judged queries; the best value of each column is in bold.", *main_tables(results)],
+    )
     recall_curve = _in_order(results.get("recall_curve") or {}, names)
     if recall_curve:
-        main.blocks.append(Plot("Mean recall@k against the cutoff k, one line per configuration",
-                                lambda: plots.recall_curves(recall_curve)))
+        main.blocks.append(
+            Plot(
+                "Mean recall@k against the cutoff k, one line per configuration",
+                lambda: plots.recall_curves(recall_curve),
+            )
+        )
     sections = [overview, main]
-    for key, grouping, column_prefix in (("by_turn", "turn", "turn"), ("by_switch", "switch type", ""),
-                                         ("by_answerability", "answerability", ""),
-                                         ("by_question_type", "question type", ""),
-                                         ("by_standalone", "standalone", "")):
+    for key, grouping, column_prefix in (
+        ("by_turn", "turn", "turn"),
+        ("by_switch", "switch type", ""),
+        ("by_answerability", "answerability", ""),
+        ("by_question_type", "question type", ""),
+        ("by_standalone", "standalone", ""),
+    ):
         by_group = _in_order(results.get(key) or {}, names)
         if by_group:
             sections.append(group_section(by_group, primary, grouping, column_prefix))
@@ -61,8 +71,11 @@ def build_document(results: Mapping[str, Any]) -> Document:
         sections.append(unjudged_section(unjudged, names))
     significance = results.get("significance") or {}
     tested = {comparison["measure"] for comparison in significance.get("comparisons", [])}
-    sections += [significance_section(significance, measure, names)
-                 for measure in significance.get("measures", []) if measure in tested]
+    sections += [
+        significance_section(significance, measure, names)
+        for measure in significance.get("measures", [])
+        if measure in tested
+    ]
     sections.append(Section("Configurations", [configurations_table(results["configurations"])]))
     if results.get("notes"):
         sections.append(Section("Notes", [BulletList(list(results["notes"]))]))
@@ -71,10 +84,12 @@ def build_document(results: Mapping[str, Any]) -> Document:
 
 def benchmark_summary(benchmark: Mapping[str, Any]) -> str:
     kind = "conversational" if benchmark.get("conversational") else "single-turn"
-    return (f"Benchmark {benchmark['name']} ({kind}): {benchmark['queries']:,} queries, "
-            f"{benchmark.get('judged_queries', benchmark['queries']):,} of them judged"
-            f"{_unjudged_clause(benchmark.get('unjudged_queries'))}; "
-            f"{benchmark['documents']:,} documents; read from {benchmark.get('path', 'an unnamed path')}.")
+    return (
+        f"Benchmark {benchmark['name']} ({kind}): {benchmark['queries']:,} queries, "
+        f"{benchmark.get('judged_queries', benchmark['queries']):,} of them judged"
+        f"{_unjudged_clause(benchmark.get('unjudged_queries'))}; "
+        f"{benchmark['documents']:,} documents; read from {benchmark.get('path', 'an unnamed path')}."
+    )
 
 
 def _unjudged_clause(unjudged: int | None) -> str:
@@ -82,9 +97,11 @@ def _unjudged_clause(unjudged: int | None) -> str:
 
 
 def settings_summary(settings: Mapping[str, Any]) -> str:
-    parts = [f"Retrievers: {', '.join(settings.get('retrievers', [])) or MISSING}",
-             f"histories: {', '.join(settings.get('histories', [])) or MISSING}",
-             f"retrieval depth {settings['depth']:,}" if "depth" in settings else "retrieval depth unknown"]
+    parts = [
+        f"Retrievers: {', '.join(settings.get('retrievers', [])) or MISSING}",
+        f"histories: {', '.join(settings.get('histories', [])) or MISSING}",
+        f"retrieval depth {settings['depth']:,}" if "depth" in settings else "retrieval depth unknown",
+    ]
     if settings.get("rerank"):
         parts.append(f"reranked with {settings['rerank']} to depth {settings.get('rerank_depth', MISSING)}")
     else:
@@ -98,27 +115,37 @@ def main_tables(results: Mapping[str, Any]) -> list[Table]:
     measures = list(results["measures"])
     aggregate = results["aggregate"]
     names = [c["name"] for c in results["configurations"]]
-    return [_score_table(["configuration", *part], names,
-                         [[aggregate.get(name, {}).get(measure) for measure in part] for name in names])
-            for part in _column_blocks(measures)]
+    return [
+        _score_table(
+            ["configuration", *part],
+            names,
+            [[aggregate.get(name, {}).get(measure) for measure in part] for name in names],
+        )
+        for part in _column_blocks(measures)
+    ]
 
 
 def _column_blocks(columns: list[str]) -> list[list[str]]:
     """``columns`` cut into blocks of at most COLUMNS_PER_TABLE, as even as the count allows."""
     blocks = max(1, -(-len(columns) // COLUMNS_PER_TABLE))
     size = -(-len(columns) // blocks)
-    return [columns[start:start + size] for start in range(0, len(columns), size)] or [[]]
+    return [columns[start : start + size] for start in range(0, len(columns), size)] or [[]]
 
 
 def group_section(by_group: plots.ByGroup, measure: str, grouping: str, column_prefix: str) -> Section:
     """A table and a bar chart of ``measure`` per group, e.g. nDCG@10 by turn."""
     title = f"{measure} by {grouping}"
-    return Section(title, [
-        f"Mean {measure} over the queries of each {grouping} (n: its queries); the best of each column in bold.",
-        *group_tables(by_group, measure, column_prefix),
-        Plot(f"Bar chart of mean {measure} by {grouping}, one bar per configuration",
-             lambda: plots.group_bars(by_group, measure, title)),
-    ])
+    return Section(
+        title,
+        [
+            f"Mean {measure} over the queries of each {grouping} (n: its queries); the best of each column in bold.",
+            *group_tables(by_group, measure, column_prefix),
+            Plot(
+                f"Bar chart of mean {measure} by {grouping}, one bar per configuration",
+                lambda: plots.group_bars(by_group, measure, title),
+            ),
+        ],
+    )
 
 
 def group_tables(by_group: plots.ByGroup, measure: str, column_prefix: str = "") -> list[Table]:
@@ -127,8 +154,9 @@ def group_tables(by_group: plots.ByGroup, measure: str, column_prefix: str = "")
     groups = plots.ordered_groups(by_group)
     tables = []
     for part in _column_blocks(groups):
-        columns = [f"{column_prefix} {group}".strip() + f" (n={plots.group_query_count(by_group, group)})"
-                   for group in part]
+        columns = [
+            f"{column_prefix} {group}".strip() + f" (n={plots.group_query_count(by_group, group)})" for group in part
+        ]
         rows = [[by_group[name].get(group, {}).get(measure) for group in part] for name in by_group]
         tables.append(_score_table(["configuration", *columns], list(by_group), rows))
     return tables
@@ -144,55 +172,94 @@ def unjudged_section(unjudged: Mapping[str, Any], names: Sequence[str]) -> Secti
         if not entry:
             continue
         auc = entry.get("auc")
-        rows.append([Cell(name), *_distribution_cells(entry["unjudged"]), *_distribution_cells(entry["answerable"]),
-                     Cell(MISSING if auc is None else f"{auc:.3f}", numeric=True)])
-    return Section("Turns without relevance judgments", [
-        f"{unjudged['queries']:,} turns have no relevance judgments ({counts}): no document answers them, so they "
-        "are left out of every measure above. The top-1 retrieved score of each configuration on them, beside its "
-        "top-1 score on the answerable turns, shows how confidently a retriever returns something when nothing is "
-        "relevant; AUC is the chance that an answerable turn's top score beats an unjudged turn's (0.5: the score "
-        "cannot tell them apart, 1: a threshold on it separates them).",
-        Table(["configuration", "unjudged n", "unjudged median", "unjudged p10–p90", "answerable n",
-               "answerable median", "answerable p10–p90", "AUC"], rows),
-    ])
+        rows.append(
+            [
+                Cell(name),
+                *_distribution_cells(entry["unjudged"]),
+                *_distribution_cells(entry["answerable"]),
+                Cell(MISSING if auc is None else f"{auc:.3f}", numeric=True),
+            ]
+        )
+    return Section(
+        "Turns without relevance judgments",
+        [
+            f"{unjudged['queries']:,} turns have no relevance judgments ({counts}): no document answers them, so they "
+            "are left out of every measure above. The top-1 retrieved score of each configuration on them, beside its "
+            "top-1 score on the answerable turns, shows how confidently a retriever returns something when nothing is "
+            "relevant; AUC is the chance that an answerable turn's top score beats an unjudged turn's (0.5: the score "
+            "cannot tell them apart, 1: a threshold on it separates them).",
+            Table(
+                [
+                    "configuration",
+                    "unjudged n",
+                    "unjudged median",
+                    "unjudged p10–p90",
+                    "answerable n",
+                    "answerable median",
+                    "answerable p10–p90",
+                    "AUC",
+                ],
+                rows,
+            ),
+        ],
+    )
 
 
 def _distribution_cells(distribution: Mapping[str, Any]) -> list[Cell]:
     if not distribution.get("queries"):
         return [Cell("0", numeric=True), Cell(MISSING, numeric=True), Cell(MISSING, numeric=True)]
-    return [Cell(f"{distribution['queries']:,}", numeric=True), Cell(f"{distribution['median']:.3f}", numeric=True),
-            Cell(f"{distribution['p10']:.3f}–{distribution['p90']:.3f}", numeric=True)]
+    return [
+        Cell(f"{distribution['queries']:,}", numeric=True),
+        Cell(f"{distribution['median']:.3f}", numeric=True),
+        Cell(f"{distribution['p10']:.3f}–{distribution['p90']:.3f}", numeric=True),
+    ]
 
 
 def significance_section(significance: Mapping[str, Any], measure: str, names: Sequence[str]) -> Section:
     comparisons = [c for c in significance["comparisons"] if c["measure"] == measure]
     compared = {name for c in comparisons for name in (c["first"], c["second"])}
-    return Section(f"Significance of {measure} differences", [
-        f"Test: {significance['description'].rstrip('.')}.",
-        Plot(f"Heat map of the mean {measure} difference between every pair of configurations, "
-             "significant differences starred",
-             lambda: plots.significance_matrix(comparisons, [n for n in names if n in compared], measure)),
-        significance_table(comparisons),  # after the heat map, which reads better when the pairs are many
-    ])
+    return Section(
+        f"Significance of {measure} differences",
+        [
+            f"Test: {significance['description'].rstrip('.')}.",
+            Plot(
+                f"Heat map of the mean {measure} difference between every pair of configurations, "
+                "significant differences starred",
+                lambda: plots.significance_matrix(comparisons, [n for n in names if n in compared], measure),
+            ),
+            significance_table(comparisons),  # after the heat map, which reads better when the pairs are many
+        ],
+    )
 
 
 def significance_table(comparisons: Sequence[Mapping[str, Any]]) -> Table:
-    rows = [[Cell(f"{c['first']} vs {c['second']}"),
-             Cell(f"{c['mean_difference']:+.3f}", numeric=True),
-             Cell(_format_p(c["p_value"]), numeric=True),
-             Cell(_format_p(c["p_adjusted"]), numeric=True),
-             Cell("yes" if c["significant"] else "no", bold=bool(c["significant"]))]
-            for c in comparisons]
-    return Table(["pair (first vs second)", "mean difference (first − second)", "p", "corrected p", "significant"],
-                 rows)
+    rows = [
+        [
+            Cell(f"{c['first']} vs {c['second']}"),
+            Cell(f"{c['mean_difference']:+.3f}", numeric=True),
+            Cell(_format_p(c["p_value"]), numeric=True),
+            Cell(_format_p(c["p_adjusted"]), numeric=True),
+            Cell("yes" if c["significant"] else "no", bold=bool(c["significant"])),
+        ]
+        for c in comparisons
+    ]
+    return Table(
+        ["pair (first vs second)", "mean difference (first − second)", "p", "corrected p", "significant"], rows
+    )
 
 
 def configurations_table(configurations: Sequence[Mapping[str, Any]]) -> Table:
-    rows = [[Cell(c["name"]), Cell(str(c.get("retriever", MISSING))), Cell(str(c.get("history", MISSING))),
-             Cell("yes" if c.get("rerank") else "no"),
-             Cell(f"{c['seconds']:.1f}" if c.get("seconds") is not None else MISSING, numeric=True),
-             Cell(_run_file_shown(c.get("run_file")))]
-            for c in configurations]
+    rows = [
+        [
+            Cell(c["name"]),
+            Cell(str(c.get("retriever", MISSING))),
+            Cell(str(c.get("history", MISSING))),
+            Cell("yes" if c.get("rerank") else "no"),
+            Cell(f"{c['seconds']:.1f}" if c.get("seconds") is not None else MISSING, numeric=True),
+            Cell(_run_file_shown(c.get("run_file"))),
+        ]
+        for c in configurations
+    ]
     return Table(["configuration", "retriever", "history", "reranked", "seconds", "run file"], rows)
 
 
@@ -211,10 +278,13 @@ def _score_table(columns: list[str], names: list[str], values: list[list[float |
     both bold, rather than one winning on a difference the reader cannot see.
     """
     shown = [[None if value is None else round(value, 3) for value in row] for row in values]
-    best = [max((row[column] for row in shown if row[column] is not None), default=None)
-            for column in range(len(columns) - 1)]
-    rows = [[Cell(name), *(_score_cell(value, top) for value, top in zip(row, best))]
-            for name, row in zip(names, shown)]
+    best = [
+        max((row[column] for row in shown if row[column] is not None), default=None)
+        for column in range(len(columns) - 1)
+    ]
+    rows = [
+        [Cell(name), *(_score_cell(value, top) for value, top in zip(row, best))] for name, row in zip(names, shown)
+    ]
     return Table(columns, rows)
 
 
@@ -233,37 +303,58 @@ def _in_order(by_configuration: Mapping[str, Any], names: Sequence[str]) -> dict
     return {name: by_configuration[name] for name in names if by_configuration.get(name)}
 
 
-def evaluation_notes(*, warnings: list[str], depth: int, embedded_text_note: str, run_files: bool,
-                     rerank: str | None, rerank_depth: int, qrels: str | None, extra_qrels: str | None,
-                     nugget_qrels: str | None, conversational: bool) -> list[str]:
+def evaluation_notes(
+    *,
+    warnings: list[str],
+    depth: int,
+    embedded_text_note: str,
+    run_files: bool,
+    rerank: str | None,
+    rerank_depth: int,
+    qrels: str | None,
+    extra_qrels: str | None,
+    nugget_qrels: str | None,
+    conversational: bool,
+) -> list[str]:
     """The notes under an evaluation's tables: input warnings, how each configuration retrieves, and
     which judgments it is measured against (``nugget_qrels`` only when nugget measures were asked)."""
     notes = [f"Input warning: {warning}" for warning in warnings]
     notes += [
-        (f"Each configuration retrieves the top {depth} documents per query; a judged query with no "
-         "retrieved document counts as 0 on every measure."),
-        ("History modes: full = every earlier turn as User:/Agent: lines, then the question; last:K = the last K "
-         "turns only; current = the question alone; rewrite = a model's self-contained rewrite (CQR); oracle = the "
-         "benchmark's own self-contained rewrite."),
-        ("BM25: bm25s, Lucene scoring, k1 = 1.5, b = 0.75, over each document's title and text, lower-cased words, "
-         "English stopwords removed, Snowball stemming. Dense: exact inner product of L2-normalized embeddings."),
+        (
+            f"Each configuration retrieves the top {depth} documents per query; a judged query with no "
+            "retrieved document counts as 0 on every measure."
+        ),
+        (
+            "History modes: full = every earlier turn as User:/Agent: lines, then the question; last:K = the last K "
+            "turns only; current = the question alone; rewrite = a model's self-contained rewrite (CQR); oracle = the "
+            "benchmark's own self-contained rewrite."
+        ),
+        (
+            "BM25: bm25s, Lucene scoring, k1 = 1.5, b = 0.75, over each document's title and text, lower-cased words, "
+            "English stopwords removed, Snowball stemming. Dense: exact inner product of L2-normalized embeddings."
+        ),
         embedded_text_note,
-        ("Fusion (numpy; the same rankings and scores as ranx) after sorting each run by score, ties by document "
-         "id: RRF with k = 60; combsum and wsum over min-max normalized scores."),
+        (
+            "Fusion (numpy; the same rankings and scores as ranx) after sorting each run by score, ties by document "
+            "id: RRF with k = 60; combsum and wsum over min-max normalized scores."
+        ),
     ]
     if run_files:
-        notes.append("Run files (configurations named by their file name) are measured as given, sorted by score; "
-                     "they are neither fused nor reranked.")
+        notes.append(
+            "Run files (configurations named by their file name) are measured as given, sorted by score; "
+            "they are neither fused nor reranked."
+        )
     if rerank:
-        notes.append(f"+rerank: the top {rerank_depth} of the configuration re-scored by the cross-encoder "
-                     f"{rerank}.")
+        notes.append(f"+rerank: the top {rerank_depth} of the configuration re-scored by the cross-encoder {rerank}.")
     if qrels:
         notes.append(f"Relevance judgments are those of {qrels}, not the benchmark's.")
     if extra_qrels:
         notes.append(f"Relevance judgments include the extra ones in {extra_qrels}.")
     if nugget_qrels:
-        notes.append(f"Coverage@k and alpha_nDCG@k (alpha 0.5 unless given) are measured against the nugget qrels "
-                     f"in {nugget_qrels}; a judged query without nugget judgments counts as 0 on them.")
+        notes.append(
+            f"Coverage@k and alpha_nDCG@k (alpha 0.5 unless given) are measured against the nugget qrels "
+            f"in {nugget_qrels}; a judged query without nugget judgments counts as 0 on them."
+        )
     if not conversational:
         notes.append("The benchmark is single-turn: history modes other than oracle send the query text as is.")
     return notes

@@ -35,11 +35,18 @@ def recall_cutoffs(depth: int) -> list[str]:
     return [f"R@{k}" for k in RECALL_CUTOFFS if k <= depth]
 
 
-def summarize_scores(per_query: PerQuery, aggregate: Mapping[str, Mapping[str, float]], measures: Sequence[str],
-                     recall_curve: Mapping[str, Mapping[str, float]], turn_of: Mapping[str, int],
-                     switch_of: Mapping[str, str], test: TestName = "randomization",
-                     resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, seed: int = 0,
-                     labels_of: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, Any]:
+def summarize_scores(
+    per_query: PerQuery,
+    aggregate: Mapping[str, Mapping[str, float]],
+    measures: Sequence[str],
+    recall_curve: Mapping[str, Mapping[str, float]],
+    turn_of: Mapping[str, int],
+    switch_of: Mapping[str, str],
+    test: TestName = "randomization",
+    resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES,
+    seed: int = 0,
+    labels_of: Mapping[str, Mapping[str, str]] | None = None,
+) -> dict[str, Any]:
     """The measured part of ``results.json``: measures, primary measure, aggregate, per-query
     values, recall curve, per-turn, per-switch and per-label means (``labels_of``: ``{key of
     LABEL_BREAKDOWNS: {query: label}}``), and the significance tests."""
@@ -50,19 +57,30 @@ def summarize_scores(per_query: PerQuery, aggregate: Mapping[str, Mapping[str, f
         "measures": list(measures),
         "primary_measure": primary,
         "aggregate": {name: dict(values) for name, values in aggregate.items()},
-        "per_query": {name: {query: dict(values) for query, values in queries.items()}
-                      for name, queries in per_query.items()},
+        "per_query": {
+            name: {query: dict(values) for query, values in queries.items()} for name, queries in per_query.items()
+        },
         "recall_curve": {name: dict(values) for name, values in recall_curve.items()},
         "by_turn": {name: mean_by_group(values, turn_of, measures) for name, values in per_query.items()}
-        if turn_of else {},
+        if turn_of
+        else {},
         "by_switch": {name: mean_by_group(values, switch_of, measures) for name, values in per_query.items()}
-        if switch_of else {},
-        **{key: {name: mean_by_group(values, (labels_of or {}).get(key) or {}, measures)
-                 for name, values in per_query.items()} if (labels_of or {}).get(key) else {}
-           for key in LABEL_BREAKDOWNS},
-        "significance": {"description": describe(test, resamples, DEFAULT_ALPHA, pairs),
-                         "measures": [primary] if comparisons else [],
-                         "comparisons": [comparison.to_json() for comparison in comparisons]},
+        if switch_of
+        else {},
+        **{
+            key: {
+                name: mean_by_group(values, (labels_of or {}).get(key) or {}, measures)
+                for name, values in per_query.items()
+            }
+            if (labels_of or {}).get(key)
+            else {}
+            for key in LABEL_BREAKDOWNS
+        },
+        "significance": {
+            "description": describe(test, resamples, DEFAULT_ALPHA, pairs),
+            "measures": [primary] if comparisons else [],
+            "comparisons": [comparison.to_json() for comparison in comparisons],
+        },
     }
 
 
@@ -72,8 +90,15 @@ def score_distribution(scores: Sequence[float]) -> dict[str, float]:
         return {"queries": 0}
     values = np.asarray(scores, dtype=float)
     p10, median, p90 = np.quantile(values, [0.1, 0.5, 0.9]).tolist()
-    return {"queries": len(values), "mean": float(values.mean()), "min": float(values.min()), "p10": p10,
-            "median": median, "p90": p90, "max": float(values.max())}
+    return {
+        "queries": len(values),
+        "mean": float(values.mean()),
+        "min": float(values.min()),
+        "p10": p10,
+        "median": median,
+        "p90": p90,
+        "max": float(values.max()),
+    }
 
 
 def separability(answerable: Sequence[float], unjudged: Sequence[float]) -> float | None:
@@ -88,8 +113,12 @@ def separability(answerable: Sequence[float], unjudged: Sequence[float]) -> floa
     return float((below + ties / 2).sum() / (len(values) * len(ordered)))
 
 
-def unjudged_summary(top_scores: Mapping[str, Mapping[str, float]], unjudged: Collection[str],
-                     answerable: Collection[str], answerability_of: Mapping[str, str]) -> dict[str, Any]:
+def unjudged_summary(
+    top_scores: Mapping[str, Mapping[str, float]],
+    unjudged: Collection[str],
+    answerable: Collection[str],
+    answerability_of: Mapping[str, str],
+) -> dict[str, Any]:
     """The turns without relevance judgments (left out of every measure): how many, by
     answerability, and per configuration the distribution of their top-1 retrieved score beside
     the answerable turns' (``top_scores``: ``{configuration: {query: top score}}``; a query that
@@ -102,8 +131,13 @@ def unjudged_summary(top_scores: Mapping[str, Mapping[str, float]], unjudged: Co
     for name, tops in top_scores.items():
         unjudged_scores = [tops[q] for q in sorted(unjudged) if q in tops]
         answerable_scores = [tops[q] for q in sorted(answerable) if q in tops]
-        configurations[name] = {"unjudged": score_distribution(unjudged_scores),
-                                "answerable": score_distribution(answerable_scores),
-                                "auc": separability(answerable_scores, unjudged_scores)}
-    return {"queries": len(unjudged), "by_answerability": dict(sorted(by_label.items())),
-            "top_score": configurations if unjudged else {}}
+        configurations[name] = {
+            "unjudged": score_distribution(unjudged_scores),
+            "answerable": score_distribution(answerable_scores),
+            "auc": separability(answerable_scores, unjudged_scores),
+        }
+    return {
+        "queries": len(unjudged),
+        "by_answerability": dict(sorted(by_label.items())),
+        "top_score": configurations if unjudged else {},
+    }

@@ -25,8 +25,12 @@ def gate_counts(dialogues: list[dict[str, Any]], mode: str) -> dict[str, Any]:
     for turn in turns:
         for klass in turn.get("gate_flags") or {}:
             examples.setdefault(klass, turn["question"])
-    return {"mode": mode, "turns_kept": len(turns), "turns_dropped": len(dropped),
-            "refused": {klass: refused[klass] for klass in GATE_CLASSES},
-            "dropped": {klass: sum(item["class"] == klass for item in dropped) for klass in GATE_CLASSES},
-            "flagged_kept": {klass: flagged[klass] for klass in GATE_CLASSES},
-            "examples": examples}
+    return {
+        "mode": mode,
+        "turns_kept": len(turns),
+        "turns_dropped": len(dropped),
+        "refused": {klass: refused[klass] for klass in GATE_CLASSES},
+        "dropped": {klass: sum(item["class"] == klass for item in dropped) for klass in GATE_CLASSES},
+        "flagged_kept": {klass: flagged[klass] for klass in GATE_CLASSES},
+        "examples": examples,
+    }

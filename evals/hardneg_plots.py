@@ -24,8 +24,15 @@ def _bands(axes: Any, intervals: IntervalsByScorer, keys: list[str]) -> None:
         means = np.array([by_key[key]["mean"] for key in keys], dtype=float)
         low = np.array([np.nan if by_key[key]["low"] is None else by_key[key]["low"] for key in keys], dtype=float)
         high = np.array([np.nan if by_key[key]["high"] is None else by_key[key]["high"] for key in keys], dtype=float)
-        axes.plot(positions, means, color=color, marker=MARKERS[index % len(MARKERS)], markersize=4, linewidth=1.6,
-                  label=literal_text(scorer))
+        axes.plot(
+            positions,
+            means,
+            color=color,
+            marker=MARKERS[index % len(MARKERS)],
+            markersize=4,
+            linewidth=1.6,
+            label=literal_text(scorer),
+        )
         axes.fill_between(positions, low, high, color=color, alpha=0.15, linewidth=0)
     axes.set_ylim(-0.02, 1.02)
     axes.axhline(0.5, color="#888888", linewidth=0.8, linestyle=":")
@@ -53,8 +60,13 @@ def monotonicity_ladder(intervals: IntervalsByScorer) -> bytes:
     figure = Figure(figsize=(9, 4.6), layout="constrained")
     axes = figure.add_subplot()
     _bands(axes, intervals, keys)
-    axes.set_xticks(np.arange(len(keys)), [key.replace("_vs_", ">") for key in keys], rotation=35, ha="right",
-                    rotation_mode="anchor")
+    axes.set_xticks(
+        np.arange(len(keys)),
+        [key.replace("_vs_", ">") for key in keys],
+        rotation=35,
+        ha="right",
+        rotation_mode="anchor",
+    )
     axes.set_xlabel("adjacent pair of the ladder (more relevant > less relevant)")
     axes.set_ylabel("win rate")
     axes.set_title("Task 2: relevance monotonicity")
@@ -68,15 +80,32 @@ def flip_rates(intervals: Mapping[str, Mapping[str, Any]]) -> bytes:
     axes = figure.add_subplot()
     palette = colormaps["tab10"]
     means = [intervals[scorer]["mean"] for scorer in scorers]
-    lows = [intervals[scorer]["low"] if intervals[scorer]["low"] is not None else intervals[scorer]["mean"]
-            for scorer in scorers]
-    highs = [intervals[scorer]["high"] if intervals[scorer]["high"] is not None else intervals[scorer]["mean"]
-             for scorer in scorers]
-    errors = np.array([[mean - low for mean, low in zip(means, lows)], [high - mean for mean, high in zip(means, highs)]])
-    axes.bar(np.arange(len(scorers)), means, color=[palette(i % palette.N) for i in range(len(scorers))],
-             yerr=np.clip(errors, 0, None), capsize=4, width=0.6)
-    axes.set_xticks(np.arange(len(scorers)), [literal_text(scorer) for scorer in scorers], rotation=20, ha="right",
-                    rotation_mode="anchor")
+    lows = [
+        intervals[scorer]["low"] if intervals[scorer]["low"] is not None else intervals[scorer]["mean"]
+        for scorer in scorers
+    ]
+    highs = [
+        intervals[scorer]["high"] if intervals[scorer]["high"] is not None else intervals[scorer]["mean"]
+        for scorer in scorers
+    ]
+    errors = np.array(
+        [[mean - low for mean, low in zip(means, lows)], [high - mean for mean, high in zip(means, highs)]]
+    )
+    axes.bar(
+        np.arange(len(scorers)),
+        means,
+        color=[palette(i % palette.N) for i in range(len(scorers))],
+        yerr=np.clip(errors, 0, None),
+        capsize=4,
+        width=0.6,
+    )
+    axes.set_xticks(
+        np.arange(len(scorers)),
+        [literal_text(scorer) for scorer in scorers],
+        rotation=20,
+        ha="right",
+        rotation_mode="anchor",
+    )
     axes.set_ylim(0, max(0.25, max(highs, default=0) * 1.15))
     axes.set_ylabel("change rate")
     axes.set_title("Task 3: outcomes that flip between query styles")

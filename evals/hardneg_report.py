@@ -31,11 +31,14 @@ from benchsmith.evals.report_document import (
     render_report,
 )
 
-HARDNEG_REPORT_FILES = ReportFileNames(results="hardneg-scores.json", markdown="hardneg-report.md",
-                                       html="hardneg-report.html")
-DROP_REASONS = {"fewer_conditions": "fewer than N usable condition sentences (verbatim, once, not overlapping)",
-                "positive_fails": "the judge did not find every condition in the positive",
-                "negatives_fail": "verification dropped documents of both tasks"}
+HARDNEG_REPORT_FILES = ReportFileNames(
+    results="hardneg-scores.json", markdown="hardneg-report.md", html="hardneg-report.html"
+)
+DROP_REASONS = {
+    "fewer_conditions": "fewer than N usable condition sentences (verbatim, once, not overlapping)",
+    "positive_fails": "the judge did not find every condition in the positive",
+    "negatives_fail": "verification dropped documents of both tasks",
+}
 
 
 def hardneg_report_files(results: dict[str, Any]) -> dict[str, tuple[str, str]]:
@@ -52,8 +55,9 @@ def build_hardneg_document(results: Mapping[str, Any]) -> Document:
     if any("task2" in scorer for scorer in scorers.values()):
         sections += [task2_section(scorers), task3_section(scorers)]
     sections.append(worst_section(scorers))
-    sections.append(Section("Scorers", [BulletList([f"{label}: {scorer['description']}"
-                                                    for label, scorer in scorers.items()])]))
+    sections.append(
+        Section("Scorers", [BulletList([f"{label}: {scorer['description']}" for label, scorer in scorers.items()])])
+    )
     if results.get("notes"):
         sections.append(Section("Notes", [BulletList(list(results["notes"]))]))
     return Document(f"Multi-condition hard negatives: {dataset.get('name', 'dataset')}", sections)
@@ -61,6 +65,7 @@ def build_hardneg_document(results: Mapping[str, Any]) -> Document:
 
 # ---------------------------------------------------------------------------------------
 # Sections.
+
 
 def summary_section(scorers: Mapping[str, Mapping[str, Any]], dataset: Mapping[str, Any]) -> Section:
     """The headline: which scorer keeps preferring the full match best as conditions accumulate."""
@@ -70,12 +75,19 @@ def summary_section(scorers: Mapping[str, Mapping[str, Any]], dataset: Mapping[s
         last = str(max(int(k) for k in next(iter(with_task1.values()))))
         best = max(with_task1, key=lambda label: with_task1[label][last]["mean"])
         first = with_task1[best]["1"]["mean"]
-        blocks.append(Callout(
-            f"{best} holds up best with {last} conditions: win rate {_percent(with_task1[best][last]['mean'])}",
-            f"With one condition it prefers the positive over the single-miss negative in {_percent(first)} of the "
-            f"{dataset['task_rows']['task1']:,} rows; with {last} in {_percent(with_task1[best][last]['mean'])}. "
-            + "; ".join(f"{label}: {_percent(rates['1']['mean'])} → {_percent(rates[last]['mean'])}"
-                        for label, rates in with_task1.items() if label != best) + "."))
+        blocks.append(
+            Callout(
+                f"{best} holds up best with {last} conditions: win rate {_percent(with_task1[best][last]['mean'])}",
+                f"With one condition it prefers the positive over the single-miss negative in {_percent(first)} of the "
+                f"{dataset['task_rows']['task1']:,} rows; with {last} in {_percent(with_task1[best][last]['mean'])}. "
+                + "; ".join(
+                    f"{label}: {_percent(rates['1']['mean'])} → {_percent(rates[last]['mean'])}"
+                    for label, rates in with_task1.items()
+                    if label != best
+                )
+                + ".",
+            )
+        )
     else:
         blocks.append(Callout("No Task 1 rows", "No row has a complete single-miss set; see the dataset section."))
     return Section("Summary", blocks)
@@ -86,21 +98,30 @@ def dataset_section(dataset: Mapping[str, Any]) -> Section:
     blocks: list[Block] = [
         f"{dataset['rows']:,} rows (source documents) with N = {dataset['conditions']} conditions each, read from "
         f"{dataset['path']}: {rows['task1']:,} with a complete single-miss set (Task 1) and {rows['task2']:,} with a "
-        "complete ladder (Tasks 2 and 3)."]
+        "complete ladder (Tasks 2 and 3)."
+    ]
     settings = dataset.get("settings") or {}
     if settings:
-        blocks.append(f"Built from {', '.join(settings.get('sources') or []) or settings.get('collection') or MISSING} "
-                      f"in the {settings.get('domain', MISSING)} domain"
-                      + (f" ({settings['features']})" if settings.get("features") else "")
-                      + f" with {settings.get('negatives', MISSING)} negatives; model {settings.get('llm', MISSING)}, "
-                        f"judge {settings.get('judge') or settings.get('llm', MISSING)}.")
+        blocks.append(
+            f"Built from {', '.join(settings.get('sources') or []) or settings.get('collection') or MISSING} "
+            f"in the {settings.get('domain', MISSING)} domain"
+            + (f" ({settings['features']})" if settings.get("features") else "")
+            + f" with {settings.get('negatives', MISSING)} negatives; model {settings.get('llm', MISSING)}, "
+            f"judge {settings.get('judge') or settings.get('llm', MISSING)}."
+        )
     build = dataset.get("build")
     if build:
         blocks.append(verification_table(build))
         dropped = build.get("dropped") or {}
         if dropped:
-            blocks.append(BulletList([f"{count:,} source documents dropped: {DROP_REASONS.get(reason, reason)}"
-                                      for reason, count in dropped.items()]))
+            blocks.append(
+                BulletList(
+                    [
+                        f"{count:,} source documents dropped: {DROP_REASONS.get(reason, reason)}"
+                        for reason, count in dropped.items()
+                    ]
+                )
+            )
     return Section("Dataset and its verification", blocks)
 
 
@@ -110,8 +131,13 @@ def verification_table(build: Mapping[str, Any]) -> Table:
     rows = []
     for kind, label in (("ladder", "ladder HN1..HN_N"), ("single_miss", "single-miss Miss1..Miss_N")):
         tally = by_kind.get(kind) or {}
-        rows.append([Cell(label)] + [Cell(f"{tally.get(key, 0):,}", numeric=True)
-                                     for key in ("checked", "verified_first_time", "rebuilt_and_verified", "dropped")])
+        rows.append(
+            [Cell(label)]
+            + [
+                Cell(f"{tally.get(key, 0):,}", numeric=True)
+                for key in ("checked", "verified_first_time", "rebuilt_and_verified", "dropped")
+            ]
+        )
     return Table(["documents", "checked", "verified first time", "rebuilt, then verified", "dropped"], rows)
 
 
@@ -119,44 +145,64 @@ def task1_section(scorers: Mapping[str, Mapping[str, Any]]) -> Section:
     with_task1 = {label: scorer["task1"] for label, scorer in scorers.items() if "task1" in scorer}
     ks = sorted(next(iter(with_task1.values()))["win_rate"], key=int)
     labels = list(with_task1)
-    win_rows = [[Cell(k)] + [Cell(_with_interval(with_task1[label]["win_rate"][k], _percent), numeric=True)
-                             for label in labels] for k in ks]
-    diff_rows = [[Cell(k)] + [Cell(_with_interval(with_task1[label]["avg_diff"][k], _decimal), numeric=True)
-                              for label in labels] for k in ks]
-    tie_rows = [[Cell(k)] + [Cell(_percent(with_task1[label].get("tie_rate", {}).get(k)), numeric=True)
-                             for label in labels] for k in ks]
-    return Section("Task 1: complexity robustness", [
-        "For the query with k conditions: how often the scorer gives the positive (meeting all k) a strictly higher "
-        "score than the single-miss negative (missing condition k only). 50% is a coin flip; a tie loses. In "
-        "brackets: the 95% bootstrap interval over rows.",
-        Table(["k", *labels], win_rows),
-        Plot("Win rate against the number of conditions k, one line per scorer, bootstrap interval shaded",
-             lambda: hardneg_plots.win_rate_by_conditions({label: task["win_rate"] for label, task in
-                                                           with_task1.items()})),
-        Subheading("Mean score difference, positive − negative"),
-        "In each scorer's own units (compare along k, not across scorers); a difference shrinking towards 0 as k "
-        "grows is the scorer losing sight of the one missing condition.",
-        Table(["k", *labels], diff_rows),
-        Subheading("Ties (counted as losses)"),
-        "The share of rows where the positive and the negative got exactly the same score: the scorer did not see "
-        "the difference at all (a sentence past a dense model's input window, a word its tokenizer drops).",
-        Table(["k", *labels], tie_rows),
-    ])
+    win_rows = [
+        [Cell(k)] + [Cell(_with_interval(with_task1[label]["win_rate"][k], _percent), numeric=True) for label in labels]
+        for k in ks
+    ]
+    diff_rows = [
+        [Cell(k)] + [Cell(_with_interval(with_task1[label]["avg_diff"][k], _decimal), numeric=True) for label in labels]
+        for k in ks
+    ]
+    tie_rows = [
+        [Cell(k)] + [Cell(_percent(with_task1[label].get("tie_rate", {}).get(k)), numeric=True) for label in labels]
+        for k in ks
+    ]
+    return Section(
+        "Task 1: complexity robustness",
+        [
+            "For the query with k conditions: how often the scorer gives the positive (meeting all k) a strictly higher "
+            "score than the single-miss negative (missing condition k only). 50% is a coin flip; a tie loses. In "
+            "brackets: the 95% bootstrap interval over rows.",
+            Table(["k", *labels], win_rows),
+            Plot(
+                "Win rate against the number of conditions k, one line per scorer, bootstrap interval shaded",
+                lambda: hardneg_plots.win_rate_by_conditions(
+                    {label: task["win_rate"] for label, task in with_task1.items()}
+                ),
+            ),
+            Subheading("Mean score difference, positive − negative"),
+            "In each scorer's own units (compare along k, not across scorers); a difference shrinking towards 0 as k "
+            "grows is the scorer losing sight of the one missing condition.",
+            Table(["k", *labels], diff_rows),
+            Subheading("Ties (counted as losses)"),
+            "The share of rows where the positive and the negative got exactly the same score: the scorer did not see "
+            "the difference at all (a sentence past a dense model's input window, a word its tokenizer drops).",
+            Table(["k", *labels], tie_rows),
+        ],
+    )
 
 
 def task2_section(scorers: Mapping[str, Mapping[str, Any]]) -> Section:
     with_task2 = {label: scorer["task2"] for label, scorer in scorers.items() if "task2" in scorer}
     labels = list(with_task2)
     pairs = list(next(iter(with_task2.values()))["pairs"])
-    rows = [[Cell(pair.replace("_vs_", " > "))] + [Cell(_with_interval(with_task2[label]["pairs"][pair], _percent),
-                                                        numeric=True) for label in labels] for pair in pairs]
-    return Section("Task 2: relevance monotonicity", [
-        "With the query of all N conditions (instruction style): how often each document of the ladder outscores "
-        "the next one down, which misses one more condition (HN_j misses conditions 1..j).",
-        Table(["pair", *labels], rows),
-        Plot("Win rate of every adjacent pair of the ladder, one line per scorer, bootstrap interval shaded",
-             lambda: hardneg_plots.monotonicity_ladder({label: task["pairs"] for label, task in with_task2.items()})),
-    ])
+    rows = [
+        [Cell(pair.replace("_vs_", " > "))]
+        + [Cell(_with_interval(with_task2[label]["pairs"][pair], _percent), numeric=True) for label in labels]
+        for pair in pairs
+    ]
+    return Section(
+        "Task 2: relevance monotonicity",
+        [
+            "With the query of all N conditions (instruction style): how often each document of the ladder outscores "
+            "the next one down, which misses one more condition (HN_j misses conditions 1..j).",
+            Table(["pair", *labels], rows),
+            Plot(
+                "Win rate of every adjacent pair of the ladder, one line per scorer, bootstrap interval shaded",
+                lambda: hardneg_plots.monotonicity_ladder({label: task["pairs"] for label, task in with_task2.items()}),
+            ),
+        ],
+    )
 
 
 def task3_section(scorers: Mapping[str, Mapping[str, Any]]) -> Section:
@@ -165,23 +211,38 @@ def task3_section(scorers: Mapping[str, Mapping[str, Any]]) -> Section:
     for label, scorer in with_task3.items():
         instruction = _mean_of(scorer["task2"]["pairs"])
         descriptive = _mean_of(scorer["task2_descriptive"]["pairs"])
-        rows.append([Cell(label), Cell(_with_interval(scorer["task3"]["change_rate"], _percent), numeric=True),
-                     Cell(_percent(instruction), numeric=True), Cell(_percent(descriptive), numeric=True)])
-    return Section("Task 3: format sensitivity", [
-        "The share of Task 2 outcomes (row × adjacent pair) that change when the instruction-style query "
-        "(\"Find a document that satisfies: (1) … (2) …\") is replaced by the descriptive-style one asking for the "
-        "same conditions in a natural request. 0% is a scorer indifferent to phrasing.",
-        Table(["scorer", "change rate", "mean pair win rate, instruction", "mean pair win rate, descriptive"], rows),
-        Plot("Change rate between query styles per scorer, with its bootstrap interval",
-             lambda: hardneg_plots.flip_rates({label: scorer["task3"]["change_rate"]
-                                               for label, scorer in with_task3.items()})),
-    ])
+        rows.append(
+            [
+                Cell(label),
+                Cell(_with_interval(scorer["task3"]["change_rate"], _percent), numeric=True),
+                Cell(_percent(instruction), numeric=True),
+                Cell(_percent(descriptive), numeric=True),
+            ]
+        )
+    return Section(
+        "Task 3: format sensitivity",
+        [
+            "The share of Task 2 outcomes (row × adjacent pair) that change when the instruction-style query "
+            '("Find a document that satisfies: (1) … (2) …") is replaced by the descriptive-style one asking for the '
+            "same conditions in a natural request. 0% is a scorer indifferent to phrasing.",
+            Table(
+                ["scorer", "change rate", "mean pair win rate, instruction", "mean pair win rate, descriptive"], rows
+            ),
+            Plot(
+                "Change rate between query styles per scorer, with its bootstrap interval",
+                lambda: hardneg_plots.flip_rates(
+                    {label: scorer["task3"]["change_rate"] for label, scorer in with_task3.items()}
+                ),
+            ),
+        ],
+    )
 
 
 def worst_section(scorers: Mapping[str, Mapping[str, Any]]) -> Section:
     blocks: list[Block] = [
         "Per scorer, the rows where a document missing a condition beat (or tied) the one that meets it by the "
-        "largest margin, with the condition whose rewritten sentence fooled the scorer."]
+        "largest margin, with the condition whose rewritten sentence fooled the scorer."
+    ]
     for label, scorer in scorers.items():
         worst = list(scorer.get("worst_task1") or [])
         ladder = list(scorer.get("worst_task2") or [])
@@ -189,31 +250,47 @@ def worst_section(scorers: Mapping[str, Mapping[str, Any]]) -> Section:
             blocks += [Subheading(label), "No row fooled it: every positive beat its negatives."]
             continue
         blocks.append(Subheading(f"{label}: Task 1"))
-        blocks += _worst_blocks(worst, lambda item: (
-            f"{item['row']} with k = {item['k']}: negative {_score(item['negative_score'])} ≥ positive "
-            f"{_score(item['positive_score'])}")) if worst else ["No single-miss negative beat its positive."]
+        blocks += (
+            _worst_blocks(
+                worst,
+                lambda item: (
+                    f"{item['row']} with k = {item['k']}: negative {_score(item['negative_score'])} ≥ positive "
+                    f"{_score(item['positive_score'])}"
+                ),
+            )
+            if worst
+            else ["No single-miss negative beat its positive."]
+        )
         if ladder:
             blocks.append(Subheading(f"{label}: Task 2 ladder"))
-            blocks += _worst_blocks(ladder, lambda item: (
-                f"{item['row']}, {item['pair'].replace('_vs_', ' > ')} reversed: {_score(item['lower_score'])} "
-                f"≥ {_score(item['higher_score'])}"))
+            blocks += _worst_blocks(
+                ladder,
+                lambda item: (
+                    f"{item['row']}, {item['pair'].replace('_vs_', ' > ')} reversed: {_score(item['lower_score'])} "
+                    f"≥ {_score(item['higher_score'])}"
+                ),
+            )
     return Section("Worst rows, and the condition that fooled the scorer", blocks)
 
 
 def _worst_blocks(items: Sequence[Mapping[str, Any]], heading: Any) -> list[Block]:
     blocks: list[Block] = []
     for item in items:
-        condition = f"Condition {item['condition_number']}" + (f": {item['condition']}" if item.get("condition") else "")
+        condition = f"Condition {item['condition_number']}" + (
+            f": {item['condition']}" if item.get("condition") else ""
+        )
         title = f" ({item['title']})" if item.get("title") and item["title"] != item["row"] else ""
-        blocks += [BulletList([heading(item) + title,
-                               "Query: " + str(item["query"]), condition]),
-                   "Original sentence, then its rewrite in the negative:",
-                   Quote(f"{item.get('sentence', '')}\n→ {item.get('negative', '')}")]
+        blocks += [
+            BulletList([heading(item) + title, "Query: " + str(item["query"]), condition]),
+            "Original sentence, then its rewrite in the negative:",
+            Quote(f"{item.get('sentence', '')}\n→ {item.get('negative', '')}"),
+        ]
     return blocks
 
 
 # ---------------------------------------------------------------------------------------
 # Formatting.
+
 
 def _percent(value: float | None) -> str:
     return MISSING if value is None else f"{value:.1%}"

@@ -42,8 +42,9 @@ class Interval:
         return asdict(self)
 
 
-def mean_interval(values: Sequence[float], population: int | None = None,
-                  confidence: float = DEFAULT_CONFIDENCE) -> Interval:
+def mean_interval(
+    values: Sequence[float], population: int | None = None, confidence: float = DEFAULT_CONFIDENCE
+) -> Interval:
     """Student's t interval for the mean of ``values``, a sample of n from a population of N
     instances when ``population`` is given:
 
@@ -67,8 +68,9 @@ def mean_interval(values: Sequence[float], population: int | None = None,
     return Interval(mean, mean - half_width, mean + half_width, n)
 
 
-def proportion_interval(successes: int, n: int, population: int | None = None,
-                        confidence: float = DEFAULT_CONFIDENCE) -> Interval:
+def proportion_interval(
+    successes: int, n: int, population: int | None = None, confidence: float = DEFAULT_CONFIDENCE
+) -> Interval:
     """Wilson score interval (Wilson, 1927) for the proportion p̂ = k/n, with z = Φ⁻¹((1 + c)/2):
 
         (p̂ + z²/(2n) ± z · √(p̂(1 − p̂)/n + z²/(4n²))) / (1 + z²/n).
@@ -143,8 +145,9 @@ def resample_weights(rows: int, resamples: int, seed: int) -> np.ndarray:
     return rng.multinomial(rows, np.full(rows, 1.0 / rows), size=resamples).astype(float)
 
 
-def percentile_interval(point: float | None, resampled: np.ndarray, n: int,
-                        confidence: float = DEFAULT_CONFIDENCE) -> Interval:
+def percentile_interval(
+    point: float | None, resampled: np.ndarray, n: int, confidence: float = DEFAULT_CONFIDENCE
+) -> Interval:
     """The percentile bootstrap interval around ``point`` (the statistic of the sample of n rows):
     the α = (1 − c)/2 and 1 − α quantiles of the ``resampled`` statistics, linear interpolation
     between order statistics (as scipy.stats.bootstrap's percentile method, to the last digit).
@@ -158,8 +161,9 @@ def percentile_interval(point: float | None, resampled: np.ndarray, n: int,
     return Interval(point, float(low), float(high), n)
 
 
-def bootstrap_interval(values: Sequence[float], confidence: float = DEFAULT_CONFIDENCE,
-                       resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> Interval:
+def bootstrap_interval(
+    values: Sequence[float], confidence: float = DEFAULT_CONFIDENCE, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+) -> Interval:
     """Percentile bootstrap interval for the mean of ``values`` (Efron and Tibshirani, 1993, An
     Introduction to the Bootstrap, Chapman & Hall, ch. 13): draw B resamples of the n values with
     replacement, take each one's mean x̄*_b; the interval is the empirical (1 − c)/2 and (1 + c)/2
@@ -179,6 +183,12 @@ def bootstrap_interval(values: Sequence[float], confidence: float = DEFAULT_CONF
     n, mean = len(sample), float(sample.mean())
     if np.all(sample == sample[0]):  # scipy warns on degenerate data; every resample has this mean
         return Interval(mean, mean, mean, n)
-    result = stats.bootstrap((sample,), np.mean, confidence_level=confidence, n_resamples=resamples,
-                             method="percentile", rng=np.random.default_rng(seed))
+    result = stats.bootstrap(
+        (sample,),
+        np.mean,
+        confidence_level=confidence,
+        n_resamples=resamples,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    )
     return percentile_interval(mean, result.bootstrap_distribution, n, confidence)

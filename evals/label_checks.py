@@ -77,26 +77,34 @@ def decide(check: Mapping[str, Any], min_votes: int = DEFAULT_MIN_VOTES) -> dict
         rejected = is_confirmed(votes, judges, min_votes)
     elif label == "partial":  # "supporting" is absent from checks recorded before the missing part was judged
         answered = sum(bool(verdict.get("supporting")) for verdict in verdicts.values())
-        rejected = sum(_misaligned(verdict) for verdict in verdicts.values()) * 2 > judges or \
-            is_confirmed(answered, judges, min_votes)
+        rejected = sum(_misaligned(verdict) for verdict in verdicts.values()) * 2 > judges or is_confirmed(
+            answered, judges, min_votes
+        )
     else:
         rejected = votes * 2 > judges
     chunks = _chunks_involved(label, [verdicts[judge] for judge in rejecting])
     reason = _reason(label, check, [verdicts[judge] for judge in rejecting], chunks) if votes else None
-    return {**check, "confirmed": not rejected, "suspected": bool(votes) and not rejected, "votes": votes,
-            "judges": judges, "reason": reason, "chunks": chunks,
-            "rationales": {judge: verdicts[judge].get("rationale", "") for judge in rejecting}}
+    return {
+        **check,
+        "confirmed": not rejected,
+        "suspected": bool(votes) and not rejected,
+        "votes": votes,
+        "judges": judges,
+        "reason": reason,
+        "chunks": chunks,
+        "rationales": {judge: verdicts[judge].get("rationale", "") for judge in rejecting},
+    }
 
 
 def _chunks_involved(label: str, rejecting: Sequence[Mapping[str, Any]]) -> list[str]:
-    key = {"unanswerable": "supporting", "underspecified": "fits", "multi-passage": "idle",
-           "partial": "supporting"}[label]
+    key = {"unanswerable": "supporting", "underspecified": "fits", "multi-passage": "idle", "partial": "supporting"}[
+        label
+    ]
     votes = Counter(chunk for verdict in rejecting for chunk in verdict.get(key, []))
     return sorted(votes, key=lambda chunk: (-votes[chunk], chunk))
 
 
-def _reason(label: str, check: Mapping[str, Any], rejecting: Sequence[Mapping[str, Any]],
-            chunks: Sequence[str]) -> str:
+def _reason(label: str, check: Mapping[str, Any], rejecting: Sequence[Mapping[str, Any]], chunks: Sequence[str]) -> str:
     if label == "unanswerable":
         return f"a chunk of the retrievers' pool answers it: {', '.join(chunks)}"
     if label == "underspecified":
@@ -107,18 +115,28 @@ def _reason(label: str, check: Mapping[str, Any], rejecting: Sequence[Mapping[st
         return f"a gold chunk does not contribute: {', '.join(chunks)}"
     reasons = []
     if scores := sorted(verdict["score"] for verdict in rejecting if _misaligned(verdict)):
-        whole = "the gold answers all of it" if min(scores) >= max(PARTIAL_SCORES) + 1 else \
-            "the gold answers none of it" if max(scores) < min(PARTIAL_SCORES) else "the gold answers all or none of it"
-        reasons.append(f"{whole} (alignment {', '.join(map(str, scores))} of 5; partial is "
-                       f"{min(PARTIAL_SCORES)}-{max(PARTIAL_SCORES)})")
+        whole = (
+            "the gold answers all of it"
+            if min(scores) >= max(PARTIAL_SCORES) + 1
+            else "the gold answers none of it"
+            if max(scores) < min(PARTIAL_SCORES)
+            else "the gold answers all or none of it"
+        )
+        reasons.append(
+            f"{whole} (alignment {', '.join(map(str, scores))} of 5; partial is "
+            f"{min(PARTIAL_SCORES)}-{max(PARTIAL_SCORES)})"
+        )
     if chunks:
-        reasons.append(f"a chunk of the retrievers' pool answers the part the reference answer says is missing: "
-                       f"{', '.join(chunks)}")
+        reasons.append(
+            f"a chunk of the retrievers' pool answers the part the reference answer says is missing: "
+            f"{', '.join(chunks)}"
+        )
     return "; ".join(reasons)
 
 
-def label_summary(checks: Iterable[Mapping[str, Any]], unlabelled: int, not_checked: Mapping[str, int],
-                  threshold: float) -> dict[str, Any]:
+def label_summary(
+    checks: Iterable[Mapping[str, Any]], unlabelled: int, not_checked: Mapping[str, int], threshold: float
+) -> dict[str, Any]:
     """``audit.json``'s ``labels``: per label, turns checked, confirmed, rejected, suspected and
     the agreement (the share confirmed); the rejected turns; the labels whose agreement is below
     ``threshold``."""
@@ -129,23 +147,43 @@ def label_summary(checks: Iterable[Mapping[str, Any]], unlabelled: int, not_chec
         if not mine:
             continue
         confirmed = sum(check["confirmed"] for check in mine)
-        by_label[label] = {"checked": len(mine), "confirmed": confirmed, "rejected": len(mine) - confirmed,
-                           "suspected": sum(check["suspected"] for check in mine),
-                           "agreement": confirmed / len(mine),
-                           "against_pool": sum(check["against"] == "pool" for check in mine)}
-    rejected = [{key: check[key] for key in ("turn", "label", "question", "against", "reason", "chunks", "votes",
-                                             "judges", "rationales") if key in check}
-                for check in sorted(checks, key=lambda check: (check["label"], check["turn"])) if not check["confirmed"]]
-    return {"checked": len(checks), "unlabelled": unlabelled, "not_checked": dict(not_checked),
-            "threshold": threshold, "by_label": by_label, "rejected": rejected,
-            "below_threshold": [label for label, counts in by_label.items() if counts["agreement"] < threshold]}
+        by_label[label] = {
+            "checked": len(mine),
+            "confirmed": confirmed,
+            "rejected": len(mine) - confirmed,
+            "suspected": sum(check["suspected"] for check in mine),
+            "agreement": confirmed / len(mine),
+            "against_pool": sum(check["against"] == "pool" for check in mine),
+        }
+    rejected = [
+        {
+            key: check[key]
+            for key in ("turn", "label", "question", "against", "reason", "chunks", "votes", "judges", "rationales")
+            if key in check
+        }
+        for check in sorted(checks, key=lambda check: (check["label"], check["turn"]))
+        if not check["confirmed"]
+    ]
+    return {
+        "checked": len(checks),
+        "unlabelled": unlabelled,
+        "not_checked": dict(not_checked),
+        "threshold": threshold,
+        "by_label": by_label,
+        "rejected": rejected,
+        "below_threshold": [label for label, counts in by_label.items() if counts["agreement"] < threshold],
+    }
 
 
 def label_note(summary: Mapping[str, Any] | None) -> str | None:
     """The verdict's sentence on labels whose agreement is below the threshold, if any."""
     if not summary or not summary.get("below_threshold"):
         return None
-    parts = [f"{label} {summary['by_label'][label]['agreement']:.0%} of {summary['by_label'][label]['checked']}"
-             for label in summary["below_threshold"]]
-    return (f"The judges confirmed fewer turn labels than {summary['threshold']:.0%} for: {'; '.join(parts)} "
-            "(see Turn labels); breakdowns by those labels are not to be trusted as they stand.")
+    parts = [
+        f"{label} {summary['by_label'][label]['agreement']:.0%} of {summary['by_label'][label]['checked']}"
+        for label in summary["below_threshold"]
+    ]
+    return (
+        f"The judges confirmed fewer turn labels than {summary['threshold']:.0%} for: {'; '.join(parts)} "
+        "(see Turn labels); breakdowns by those labels are not to be trusted as they stand."
+    )

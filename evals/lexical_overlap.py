@@ -46,5 +46,9 @@ def overlap_summary(values: Sequence[float]) -> dict[str, float | int | None]:
     if not values:
         return {"n": 0, "mean": None, "median": None, "p90": None}
     array = np.asarray(values, dtype=float)
-    return {"n": len(values), "mean": float(array.mean()), "median": float(np.median(array)),
-            "p90": float(np.percentile(array, 90))}
+    return {
+        "n": len(values),
+        "mean": float(array.mean()),
+        "median": float(np.median(array)),
+        "p90": float(np.percentile(array, 90)),
+    }

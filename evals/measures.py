@@ -39,8 +39,9 @@ def parse_measures(names: Sequence[str]) -> list[Measure]:
             measure = ir_measures.parse_measure(name)
             key = str(measure)  # ir_measures checks some parameters only here
         except (NameError, ValueError, SyntaxError, TypeError, KeyError, AttributeError) as error:
-            raise UnknownMeasure(f"unknown measure {name!r} ({error}); examples: nDCG@10, R@100, RR@10, AP, "
-                                 "Judged@10, P(rel=2)@5") from None
+            raise UnknownMeasure(
+                f"unknown measure {name!r} ({error}); examples: nDCG@10, R@100, RR@10, AP, Judged@10, P(rel=2)@5"
+            ) from None
         measures.setdefault(key, measure)
     return list(measures.values())
 
@@ -71,12 +72,15 @@ class MeasureResults:
         return self.values[:, self.measures.index(measure)]
 
 
-def evaluate_run(measures: Sequence[Measure], qrels: Qrels, run: Run,
-                 queries_per_batch: int = DEFAULT_QUERIES_PER_BATCH) -> MeasureResults:
+def evaluate_run(
+    measures: Sequence[Measure], qrels: Qrels, run: Run, queries_per_batch: int = DEFAULT_QUERIES_PER_BATCH
+) -> MeasureResults:
     """The measures of a run held in memory (measured in batches of queries all the same)."""
     query_ids = list(run)
-    batches = ({query_id: run[query_id] for query_id in query_ids[start : start + queries_per_batch]}
-               for start in range(0, len(query_ids), queries_per_batch))
+    batches = (
+        {query_id: run[query_id] for query_id in query_ids[start : start + queries_per_batch]}
+        for start in range(0, len(query_ids), queries_per_batch)
+    )
     return evaluate_batches(measures, qrels, batches)
 
 
@@ -96,7 +100,7 @@ def evaluate_batches(measures: Sequence[Measure], qrels: Qrels, batches: Iterabl
         judged = {query_id: qrels[query_id] for query_id in batch if query_id in row}
         unjudged_count += len(batch) - len(judged)
         if len(unjudged) < UNJUDGED_EXAMPLES and len(batch) > len(judged):
-            unjudged += [query_id for query_id in batch if query_id not in row][:UNJUDGED_EXAMPLES - len(unjudged)]
+            unjudged += [query_id for query_id in batch if query_id not in row][: UNJUDGED_EXAMPLES - len(unjudged)]
         # Empty rankings are left out (ir_measures' Judged@k divides by their length); they stay 0.
         retrieved = {query_id: batch[query_id] for query_id in judged if batch[query_id]}
         if not retrieved or not names:  # no measures (ir_measures refuses an empty list): only the counts

@@ -52,6 +52,7 @@ def strict_wins(higher: ArrayLike, lower: ArrayLike) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 # Task 1: complexity robustness.
 
+
 def task1_wins(positive: ArrayLike, negative: ArrayLike) -> np.ndarray:
     """Rows × K: w_{r,k} = [s(Q_k, P_r) > s(Q_k, N_{r,k})], the positive of row r against its
     single-miss negative for the query with k conditions (Lu et al., 2025, Task 1)."""
@@ -92,6 +93,7 @@ def task1_mean_differences(positive: ArrayLike, negative: ArrayLike) -> list[flo
 # ---------------------------------------------------------------------------------------
 # Task 2: relevance monotonicity.
 
+
 def ladder_pair_names(negatives: int) -> list[str]:
     """``Positive_vs_HN1``, ``HN1_vs_HN2``, …, ``HN{N-1}_vs_HN{N}`` (the reference's names)."""
     names = ["Positive", *[f"HN{j}" for j in range(1, negatives + 1)]]
@@ -117,13 +119,15 @@ def monotonicity_win_rates(ladder: ArrayLike) -> dict[str, float]:
 # ---------------------------------------------------------------------------------------
 # Task 3: format sensitivity.
 
+
 def format_flips(instruction_ladder: ArrayLike, descriptive_ladder: ArrayLike) -> np.ndarray:
     """Rows × N: f_{r,i} = 1 where the Task 2 outcome of pair i in row r differs between the
     instruction-style and the descriptive-style query, m^inst_{r,i} ≠ m^desc_{r,i} (Lu et al., 2025, Task 3)."""
     instruction, descriptive = monotonicity_wins(instruction_ladder), monotonicity_wins(descriptive_ladder)
     if instruction.shape != descriptive.shape:
-        raise ValueError(f"instruction and descriptive tables differ in shape: {instruction.shape} and "
-                         f"{descriptive.shape}")
+        raise ValueError(
+            f"instruction and descriptive tables differ in shape: {instruction.shape} and {descriptive.shape}"
+        )
     return (instruction != descriptive).astype(float)
 
 
@@ -144,49 +148,73 @@ def change_rate(instruction_ladder: ArrayLike, descriptive_ladder: ArrayLike) ->
 # ---------------------------------------------------------------------------------------
 # Summaries with bootstrap intervals over rows.
 
+
 def _interval(values: np.ndarray, confidence: float, resamples: int, seed: int) -> dict[str, Any]:
     return bootstrap_interval(values, confidence=confidence, resamples=resamples, seed=seed).to_json()
 
 
-def task1_summary(positive: ArrayLike, negative: ArrayLike, confidence: float = DEFAULT_CONFIDENCE,
-                  resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> dict[str, Any]:
+def task1_summary(
+    positive: ArrayLike,
+    negative: ArrayLike,
+    confidence: float = DEFAULT_CONFIDENCE,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> dict[str, Any]:
     """``{"win_rate": {k: interval}, "avg_diff": {k: interval}, "tie_rate": {k: share}}`` (k as a
     string from "1"), each interval a percentile bootstrap over rows of the per-row values."""
     wins, differences = task1_wins(positive, negative), task1_differences(positive, negative)
     keys = [str(k) for k in range(1, wins.shape[1] + 1)]
-    return {"win_rate": {key: _interval(wins[:, i], confidence, resamples, seed) for i, key in enumerate(keys)},
-            "avg_diff": {key: _interval(differences[:, i], confidence, resamples, seed) for i, key in enumerate(keys)},
-            "tie_rate": dict(zip(keys, task1_tie_rates(positive, negative)))}
+    return {
+        "win_rate": {key: _interval(wins[:, i], confidence, resamples, seed) for i, key in enumerate(keys)},
+        "avg_diff": {key: _interval(differences[:, i], confidence, resamples, seed) for i, key in enumerate(keys)},
+        "tie_rate": dict(zip(keys, task1_tie_rates(positive, negative))),
+    }
 
 
-def task2_summary(ladder: ArrayLike, confidence: float = DEFAULT_CONFIDENCE, resamples: int = DEFAULT_RESAMPLES,
-                  seed: int = 0) -> dict[str, Any]:
+def task2_summary(
+    ladder: ArrayLike, confidence: float = DEFAULT_CONFIDENCE, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+) -> dict[str, Any]:
     """``{"pairs": {pair name: interval}}``, bootstrap over rows."""
     wins = monotonicity_wins(ladder)
-    return {"pairs": {name: _interval(wins[:, i], confidence, resamples, seed)
-                      for i, name in enumerate(ladder_pair_names(wins.shape[1]))}}
+    return {
+        "pairs": {
+            name: _interval(wins[:, i], confidence, resamples, seed)
+            for i, name in enumerate(ladder_pair_names(wins.shape[1]))
+        }
+    }
 
 
-def task3_summary(instruction_ladder: ArrayLike, descriptive_ladder: ArrayLike,
-                  confidence: float = DEFAULT_CONFIDENCE, resamples: int = DEFAULT_RESAMPLES,
-                  seed: int = 0) -> dict[str, Any]:
+def task3_summary(
+    instruction_ladder: ArrayLike,
+    descriptive_ladder: ArrayLike,
+    confidence: float = DEFAULT_CONFIDENCE,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> dict[str, Any]:
     """``{"change_rate": interval, "pairs": {pair name: flip rate}}``; the interval resamples rows
     of c_r, whose mean is the pooled change rate."""
     flips = format_flips(instruction_ladder, descriptive_ladder)
-    return {"change_rate": _interval(flips.mean(axis=1), confidence, resamples, seed),
-            "pairs": {name: float(rate) for name, rate in zip(ladder_pair_names(flips.shape[1]), flips.mean(axis=0))}}
+    return {
+        "change_rate": _interval(flips.mean(axis=1), confidence, resamples, seed),
+        "pairs": {name: float(rate) for name, rate in zip(ladder_pair_names(flips.shape[1]), flips.mean(axis=0))},
+    }
 
 
-def reference_json(task1: tuple[ArrayLike, ArrayLike] | None = None, task2: ArrayLike | None = None,
-                   task3: tuple[ArrayLike, ArrayLike] | None = None) -> dict[str, Any]:
+def reference_json(
+    task1: tuple[ArrayLike, ArrayLike] | None = None,
+    task2: ArrayLike | None = None,
+    task3: tuple[ArrayLike, ArrayLike] | None = None,
+) -> dict[str, Any]:
     """The measures with exactly the reference's keys: ``task1.win_rate`` and ``task1.avg_diff``
     ({"1": …, "K": …}), ``task2.pairs`` ({"Positive_vs_HN1": …}), ``task3.change_rate``; a task
     not given is left out. ``task3`` is (instruction ladder, descriptive ladder)."""
     result: dict[str, Any] = {}
     if task1 is not None:
         rates, differences = task1_win_rates(*task1), task1_mean_differences(*task1)
-        result["task1"] = {"win_rate": {str(k): rate for k, rate in enumerate(rates, start=1)},
-                           "avg_diff": {str(k): value for k, value in enumerate(differences, start=1)}}
+        result["task1"] = {
+            "win_rate": {str(k): rate for k, rate in enumerate(rates, start=1)},
+            "avg_diff": {str(k): value for k, value in enumerate(differences, start=1)},
+        }
     if task2 is not None:
         result["task2"] = {"pairs": monotonicity_win_rates(task2)}
     if task3 is not None:
@@ -217,4 +245,3 @@ def worst_ladder_cells(ladder: ArrayLike, count: int) -> list[tuple[int, int, fl
         if row_margins[i] >= 0:
             worst.append((row, i, float(row_margins[i])))
     return sorted(worst, key=lambda cell: (-cell[2], cell[0]))[:count]
-

@@ -56,8 +56,10 @@ class NuggetMeasureResults:
 
 def ranked(run: Run) -> dict[str, list[str]]:
     """Each query's documents, best first: descending score, ties by document id."""
-    return {query_id: [doc_id for doc_id, _ in sorted(documents.items(), key=lambda item: (-item[1], item[0]))]
-            for query_id, documents in run.items()}
+    return {
+        query_id: [doc_id for doc_id, _ in sorted(documents.items(), key=lambda item: (-item[1], item[0]))]
+        for query_id, documents in run.items()
+    }
 
 
 def query_qrels(nugget_qrels: NuggetQrels) -> dict[str, dict[str, int]]:
@@ -81,22 +83,31 @@ def coverage(run: Run, nugget_qrels: NuggetQrels, k: int) -> dict[str, float]:
         if not nuggets:
             continue
         top = set(order.get(query_id, [])[:k])
-        covered = sum(1 for documents in nuggets.values()
-                      if any(label > 0 and doc_id in top for doc_id, label in documents.items()))
+        covered = sum(
+            1
+            for documents in nuggets.values()
+            if any(label > 0 and doc_id in top for doc_id, label in documents.items())
+        )
         values[query_id] = covered / len(nuggets)
     return values
 
 
 def _rank_scores(run: Run) -> dict[str, dict[str, float]]:
     """Scores that put every library's ranking in :func:`ranked`'s order (no ties left)."""
-    return {query_id: {doc_id: float(len(documents) - position) for position, doc_id in enumerate(documents)}
-            for query_id, documents in ranked(run).items() if documents}
+    return {
+        query_id: {doc_id: float(len(documents) - position) for position, doc_id in enumerate(documents)}
+        for query_id, documents in ranked(run).items()
+        if documents
+    }
 
 
 def _nugget_qrels_for_ir_measures(nugget_qrels: NuggetQrels) -> list[ir_measures.Qrel]:
-    return [ir_measures.Qrel(query_id, doc_id, int(label), nugget_id)
-            for query_id, nuggets in nugget_qrels.items() for nugget_id, documents in nuggets.items()
-            for doc_id, label in documents.items()]
+    return [
+        ir_measures.Qrel(query_id, doc_id, int(label), nugget_id)
+        for query_id, nuggets in nugget_qrels.items()
+        for nugget_id, documents in nuggets.items()
+        for doc_id, label in documents.items()
+    ]
 
 
 def _parse(name: str) -> ir_measures.Measure | int:
@@ -109,13 +120,16 @@ def _parse(name: str) -> ir_measures.Measure | int:
         measure = ir_measures.parse_measure(name)
         str(measure)  # ir_measures checks some parameters only here
     except (NameError, ValueError, SyntaxError, TypeError, KeyError, AttributeError) as error:
-        raise UnknownNuggetMeasure(f"unknown measure {name!r} ({error}); with nugget qrels: alpha_nDCG@10, "
-                                   "alpha_nDCG(alpha=0.5)@20, Coverage@20, R@50, nDCG@10, ...") from None
+        raise UnknownNuggetMeasure(
+            f"unknown measure {name!r} ({error}); with nugget qrels: alpha_nDCG@10, "
+            "alpha_nDCG(alpha=0.5)@20, Coverage@20, R@50, nDCG@10, ..."
+        ) from None
     if measure.NAME == "alpha_nDCG":
         cutoff = measure["cutoff"]
         if not isinstance(cutoff, int) or not 1 <= cutoff <= 20:  # ndeval's limit (pyndeval asserts it)
-            raise UnknownNuggetMeasure(f"{name}: alpha_nDCG needs a cutoff from 1 to 20 (ndeval's limit), "
-                                       "e.g. alpha_nDCG@10")
+            raise UnknownNuggetMeasure(
+                f"{name}: alpha_nDCG needs a cutoff from 1 to 20 (ndeval's limit), e.g. alpha_nDCG@10"
+            )
     return measure
 
 
@@ -163,8 +177,10 @@ def nugget_measures(run: Run, nugget_qrels: NuggetQrels, names: Sequence[str]) -
         if isinstance(measure, int):
             for query_id, value in coverage(run, nugget_qrels, measure).items():
                 per_query[query_id][name] = value
-    aggregate = {name: (sum(values[name] for values in per_query.values()) / len(per_query) if per_query else 0.0)
-                 for name in names}
+    aggregate = {
+        name: (sum(values[name] for values in per_query.values()) / len(per_query) if per_query else 0.0)
+        for name in names
+    }
     return NuggetMeasureResults(names, per_query, aggregate)
 
 
@@ -174,9 +190,13 @@ def split_measures(names: Sequence[str]) -> tuple[list[str], list[str]]:
     return [name for name in names if name not in nugget], nugget
 
 
-def evaluate_batches_with_nuggets(measures: Sequence[ir_measures.Measure], nugget_names: Sequence[str],
-                                  qrels: Mapping[str, Mapping[str, int]], nugget_qrels: NuggetQrels,
-                                  batches: Iterable[Run]) -> MeasureResults:
+def evaluate_batches_with_nuggets(
+    measures: Sequence[ir_measures.Measure],
+    nugget_names: Sequence[str],
+    qrels: Mapping[str, Mapping[str, int]],
+    nugget_qrels: NuggetQrels,
+    batches: Iterable[Run],
+) -> MeasureResults:
     """An evaluation's per-query values, a batch of queries at a time: ``measures`` against
     ``qrels`` (:func:`evals.measures.evaluate_batches`), and the nugget measures ``nugget_names``
     (Coverage@k, alpha_nDCG@k) against ``nugget_qrels`` as each batch goes by.
@@ -192,8 +212,9 @@ def evaluate_batches_with_nuggets(measures: Sequence[ir_measures.Measure], nugge
 
     def measured_as_they_pass(batches: Iterable[Run]) -> Iterator[Run]:
         for batch in batches:
-            judged = {query_id: nugget_qrels[query_id] for query_id in batch
-                      if query_id in row and query_id in nugget_qrels}
+            judged = {
+                query_id: nugget_qrels[query_id] for query_id in batch if query_id in row and query_id in nugget_qrels
+            }
             if nugget_names and judged:
                 scored = nugget_measures({query_id: batch[query_id] for query_id in judged}, judged, nugget_names)
                 for query_id, values in scored.per_query.items():
@@ -201,6 +222,10 @@ def evaluate_batches_with_nuggets(measures: Sequence[ir_measures.Measure], nugge
             yield batch
 
     standard = evaluate_batches(measures, qrels, measured_as_they_pass(batches))
-    return MeasureResults([*standard.measures, *nugget_names], standard.query_ids,
-                          np.hstack([standard.values, nugget_values]), standard.unjudged_queries,
-                          standard.unjudged_examples)
+    return MeasureResults(
+        [*standard.measures, *nugget_names],
+        standard.query_ids,
+        np.hstack([standard.values, nugget_values]),
+        standard.unjudged_queries,
+        standard.unjudged_examples,
+    )

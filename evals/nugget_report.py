@@ -29,8 +29,9 @@ from benchsmith.evals.report_document import (
     render_report,
 )
 
-NUGGET_REPORT_FILES = ReportFileNames(results="nuggets-results.json", markdown="nuggets-report.md",
-                                      html="nuggets-report.html")
+NUGGET_REPORT_FILES = ReportFileNames(
+    results="nuggets-results.json", markdown="nuggets-report.md", html="nuggets-report.html"
+)
 TECHNIQUE_ROWS = (  # (key, label, setting), in the order of FreshStack's Table 4
     ("question", "question", "inference"),
     ("sub_questions", "sub-questions (model)", "inference"),
@@ -52,8 +53,13 @@ def nugget_report_files(results: dict[str, Any]) -> dict[str, tuple[str, str]]:
 
 
 def build_nugget_document(results: Mapping[str, Any]) -> Document:
-    sections = [summary_section(results), nugget_section(results), pooling_section(results),
-                retriever_section(results), filtered_section(results)]
+    sections = [
+        summary_section(results),
+        nugget_section(results),
+        pooling_section(results),
+        retriever_section(results),
+        filtered_section(results),
+    ]
     if results.get("examples"):
         sections.append(examples_section(results["examples"]))
     sections.append(files_section(results))
@@ -63,9 +69,11 @@ def build_nugget_document(results: Mapping[str, Any]) -> Document:
 def summary_section(results: Mapping[str, Any]) -> Section:
     questions, nuggets = results["questions"], results["nuggets"]
     heading = f"{questions['kept']:,} of {questions['imported']:,} questions kept"
-    text = (f"{nuggets['total']:,} nuggets ({nuggets['per_question_mean']:.1f} per question), "
-            f"{_percent(nuggets['support_rate'])} of them supported by at least one pooled chunk of the corpus "
-            f"({results['benchmark']['documents']:,} chunks).")
+    text = (
+        f"{nuggets['total']:,} nuggets ({nuggets['per_question_mean']:.1f} per question), "
+        f"{_percent(nuggets['support_rate'])} of them supported by at least one pooled chunk of the corpus "
+        f"({results['benchmark']['documents']:,} chunks)."
+    )
     best = best_technique(results["pooling"]["table"])
     if best:
         text += f" The inference technique that retrieves most of the nuggets is {best}."
@@ -76,42 +84,60 @@ def summary_section(results: Mapping[str, Any]) -> Section:
 def settings_summary(results: Mapping[str, Any]) -> str:
     settings, benchmark = results["settings"], results["benchmark"]
     corpus = benchmark["corpus"]
-    source = (f"collection {corpus['collection']}" if corpus.get("collection")
-              else ", ".join(corpus.get("sources") or []) or MISSING)
+    source = (
+        f"collection {corpus['collection']}"
+        if corpus.get("collection")
+        else ", ".join(corpus.get("sources") or []) or MISSING
+    )
     revisions = corpus.get("revisions") or {}
     at = "".join(f" ({path} at {revision[:12]})" for path, revision in revisions.items())
     tags = f", tags {', '.join(settings['tags'])}" if settings.get("tags") else ""
-    return (f"Questions from {benchmark['questions_file']} ({benchmark['questions_format']}{tags}); corpus {source}{at}. "
-            f"Model {settings['llm']}, embedder {settings['embedder']}, at most {settings['max_nuggets']} nuggets per "
-            f"question, pool depth {settings['pool_depth']} per technique, {settings['fusion']} fusion, support "
-            f"batches of {settings['batch_size']} chunks.")
+    return (
+        f"Questions from {benchmark['questions_file']} ({benchmark['questions_format']}{tags}); corpus {source}{at}. "
+        f"Model {settings['llm']}, embedder {settings['embedder']}, at most {settings['max_nuggets']} nuggets per "
+        f"question, pool depth {settings['pool_depth']} per technique, {settings['fusion']} fusion, support "
+        f"batches of {settings['batch_size']} chunks."
+    )
 
 
 def best_technique(table: Mapping[str, Mapping[str, Mapping[str, float]]]) -> str | None:
     """The inference technique whose fused run has the highest Coverage@20."""
-    scored = [(values["fused"].get("Coverage@20", 0.0), label) for key, label, setting in TECHNIQUE_ROWS
-              if setting == "inference" and not key.startswith("fusion") and (values := table.get(key))]
+    scored = [
+        (values["fused"].get("Coverage@20", 0.0), label)
+        for key, label, setting in TECHNIQUE_ROWS
+        if setting == "inference" and not key.startswith("fusion") and (values := table.get(key))
+    ]
     return max(scored)[1] if scored else None
 
 
 def nugget_section(results: Mapping[str, Any]) -> Section:
     nuggets, questions = results["nuggets"], results["questions"]
-    rows = [("questions read", f"{questions['read']:,}"),
-            ("questions imported (accepted answer, tags, limit)", f"{questions['imported']:,}"),
-            ("questions kept", f"{questions['kept']:,}"),
-            ("nuggets of the kept questions", f"{nuggets['total']:,}"),
-            ("nuggets per question: mean (min–max)",
-             f"{nuggets['per_question_mean']:.2f} ({nuggets['per_question_min']}–{nuggets['per_question_max']})"),
-            ("support rate (nuggets supported by a pooled chunk)",
-             f"{_percent(nuggets['support_rate'])} ({nuggets['supported']:,} of {nuggets['total']:,})"),
-            ("supporting chunks per supported nugget (mean)", f"{nuggets['supporting_chunks_mean']:.2f}"),
-            ("pooled chunks per question (mean)", f"{nuggets['pool_size_mean']:.1f}"),
-            ("judged (nugget, chunk) pairs", f"{nuggets['judged_pairs']:,}"),
-            ("support calls (one per question and batch)", f"{nuggets['support_calls']:,}")]
-    return Section("Nuggets and support", [
-        "Nuggets are the atomic facts a complete answer needs, written from the accepted answer. Each question's "
-        "pooled chunks were judged against every one of its nuggets.",
-        Table(["statistic", "value"], [[Cell(name), Cell(value, numeric=True)] for name, value in rows])])
+    rows = [
+        ("questions read", f"{questions['read']:,}"),
+        ("questions imported (accepted answer, tags, limit)", f"{questions['imported']:,}"),
+        ("questions kept", f"{questions['kept']:,}"),
+        ("nuggets of the kept questions", f"{nuggets['total']:,}"),
+        (
+            "nuggets per question: mean (min–max)",
+            f"{nuggets['per_question_mean']:.2f} ({nuggets['per_question_min']}–{nuggets['per_question_max']})",
+        ),
+        (
+            "support rate (nuggets supported by a pooled chunk)",
+            f"{_percent(nuggets['support_rate'])} ({nuggets['supported']:,} of {nuggets['total']:,})",
+        ),
+        ("supporting chunks per supported nugget (mean)", f"{nuggets['supporting_chunks_mean']:.2f}"),
+        ("pooled chunks per question (mean)", f"{nuggets['pool_size_mean']:.1f}"),
+        ("judged (nugget, chunk) pairs", f"{nuggets['judged_pairs']:,}"),
+        ("support calls (one per question and batch)", f"{nuggets['support_calls']:,}"),
+    ]
+    return Section(
+        "Nuggets and support",
+        [
+            "Nuggets are the atomic facts a complete answer needs, written from the accepted answer. Each question's "
+            "pooled chunks were judged against every one of its nuggets.",
+            Table(["statistic", "value"], [[Cell(name), Cell(value, numeric=True)] for name, value in rows]),
+        ],
+    )
 
 
 def pooling_section(results: Mapping[str, Any]) -> Section:
@@ -119,39 +145,63 @@ def pooling_section(results: Mapping[str, Any]) -> Section:
     measures, table = list(pooling["measures"]), pooling["table"]
     present = [(key, label, setting) for key, label, setting in TECHNIQUE_ROWS if key in table]
     best = {m: max(table[key][r][m] for key, _, _ in present for r in RETRIEVER_LABELS) for m in measures}
-    rows = [[Cell(f"{label} · {RETRIEVER_LABELS[retriever]}"), Cell(setting),
-             *(Cell(f"{table[key][retriever][m]:.3f}", bold=table[key][retriever][m] == best[m], numeric=True)
-               for m in measures)]
-            for key, label, setting in present for retriever in RETRIEVER_LABELS]
-    return Section("Pooling results (FreshStack Table 4 layout)", [
-        "How well each way of asking retrieves the chunks the judge found to support the nuggets, measured on the "
-        "kept questions against the benchmark's own judgments. Inference techniques use only what a system has at "
-        "question time; oracle techniques use the accepted answer. Each technique is retrieved by BM25 and the dense "
-        "retriever, and the two are fused (BM25 + dense); the fusion rows fuse the runs of every technique of the "
-        "setting. Best of each column in bold.",
-        Table(["technique · retriever", "setting", *(MEASURE_LABELS.get(m, m) for m in measures)], rows),
-        "α-nDCG@10 rewards covering new nuggets early (α = 0.5); Cov@20 is the share of a question's nuggets "
-        "supported by one of the top 20 chunks; R@50 is the share of the supporting chunks in the top 50. The pool "
-        "holds only what these runs retrieved, so the numbers favour them: compare techniques, not absolute levels."])
+    rows = [
+        [
+            Cell(f"{label} · {RETRIEVER_LABELS[retriever]}"),
+            Cell(setting),
+            *(
+                Cell(f"{table[key][retriever][m]:.3f}", bold=table[key][retriever][m] == best[m], numeric=True)
+                for m in measures
+            ),
+        ]
+        for key, label, setting in present
+        for retriever in RETRIEVER_LABELS
+    ]
+    return Section(
+        "Pooling results (FreshStack Table 4 layout)",
+        [
+            "How well each way of asking retrieves the chunks the judge found to support the nuggets, measured on the "
+            "kept questions against the benchmark's own judgments. Inference techniques use only what a system has at "
+            "question time; oracle techniques use the accepted answer. Each technique is retrieved by BM25 and the dense "
+            "retriever, and the two are fused (BM25 + dense); the fusion rows fuse the runs of every technique of the "
+            "setting. Best of each column in bold.",
+            Table(["technique · retriever", "setting", *(MEASURE_LABELS.get(m, m) for m in measures)], rows),
+            "α-nDCG@10 rewards covering new nuggets early (α = 0.5); Cov@20 is the share of a question's nuggets "
+            "supported by one of the top 20 chunks; R@50 is the share of the supporting chunks in the top 50. The pool "
+            "holds only what these runs retrieved, so the numbers favour them: compare techniques, not absolute levels.",
+        ],
+    )
 
 
 def retriever_section(results: Mapping[str, Any]) -> Section:
     comparison = results["retriever_comparison"]
     per_query: Mapping[str, Mapping[str, Mapping[str, float]]] = comparison["per_query"]
     measures = list(results["pooling"]["measures"])
-    intervals = {retriever: {m: mean_interval([values[m] for values in queries.values()]) for m in measures}
-                 for retriever, queries in per_query.items()}
+    intervals = {
+        retriever: {m: mean_interval([values[m] for values in queries.values()]) for m in measures}
+        for retriever, queries in per_query.items()
+    }
     best = {m: max((iv[m].mean or 0.0) for iv in intervals.values()) for m in measures} if intervals else {}
-    rows = [[Cell(RETRIEVER_LABELS.get(retriever, retriever)),
-             *(cell for m in measures for cell in (
-                 Cell(_decimal(iv[m].mean), bold=iv[m].mean == best[m] and len(intervals) > 1, numeric=True),
-                 Cell(f"{_decimal(iv[m].low)}–{_decimal(iv[m].high)}", numeric=True)))]
-            for retriever, iv in intervals.items()]
+    rows = [
+        [
+            Cell(RETRIEVER_LABELS.get(retriever, retriever)),
+            *(
+                cell
+                for m in measures
+                for cell in (
+                    Cell(_decimal(iv[m].mean), bold=iv[m].mean == best[m] and len(intervals) > 1, numeric=True),
+                    Cell(f"{_decimal(iv[m].low)}–{_decimal(iv[m].high)}", numeric=True),
+                )
+            ),
+        ]
+        for retriever, iv in intervals.items()
+    ]
     columns = ["retriever", *(name for m in measures for name in (MEASURE_LABELS.get(m, m), "95% CI"))]
     blocks: list[Block] = [
         "The retrievers on the questions as asked (the inference setting's question technique): what a system built "
         "on this corpus would see. Means over the kept questions with Student's t 95% intervals.",
-        Table(columns, rows) if rows else "No kept question to compare the retrievers on."]
+        Table(columns, rows) if rows else "No kept question to compare the retrievers on.",
+    ]
     return Section("Retriever comparison", blocks)
 
 
@@ -170,33 +220,52 @@ def filtered_section(results: Mapping[str, Any]) -> Section:
         counts[item["reason"]] = counts.get(item["reason"], 0) + 1
     blocks.append(BulletList([f"{count:,} dropped: {reason}" for reason, count in counts.items()]))
     for item in filtered:
-        blocks += [Subheading(f"{item['id']}: {item['reason']} ({item['supported']} of {len(item['nuggets'])} "
-                              "nuggets supported)"),
-                   _excerpt(item["question"]), BulletList(list(item["nuggets"]))]
+        blocks += [
+            Subheading(
+                f"{item['id']}: {item['reason']} ({item['supported']} of {len(item['nuggets'])} nuggets supported)"
+            ),
+            _excerpt(item["question"]),
+            BulletList(list(item["nuggets"])),
+        ]
     return Section("Filtered questions", blocks)
 
 
 def examples_section(examples: Sequence[Mapping[str, Any]]) -> Section:
     blocks: list[Block] = ["The first kept questions with their nuggets and the chunks that support each."]
     for example in examples:
-        blocks += [Subheading(example["id"]), _excerpt(example["question"]),
-                   BulletList([f"{nugget['id']}: {nugget['text']} — supported by "
-                               f"{', '.join(nugget['supported_by'][:5]) or 'no pooled chunk'}"
-                               f"{' and more' if len(nugget['supported_by']) > 5 else ''}"
-                               for nugget in example["nuggets"]])]
+        blocks += [
+            Subheading(example["id"]),
+            _excerpt(example["question"]),
+            BulletList(
+                [
+                    f"{nugget['id']}: {nugget['text']} — supported by "
+                    f"{', '.join(nugget['supported_by'][:5]) or 'no pooled chunk'}"
+                    f"{' and more' if len(nugget['supported_by']) > 5 else ''}"
+                    for nugget in example["nuggets"]
+                ]
+            ),
+        ]
     return Section("Examples", blocks)
 
 
 def files_section(results: Mapping[str, Any]) -> Section:
     files = results["files"]
-    return Section("Files", [BulletList([
-        f"BEIR directory (corpus, queries, query-level qrels labelled with the number of nuggets a chunk supports): "
-        f"{files['beir']}",
-        f"Nuggets with their supporting and judged non-supporting chunks: {files['nuggets']}",
-        f"Nugget qrels (TREC, nugget id in the iteration column): {files['nugget_qrels']}",
-        f"Every technique's runs (TREC): {files['pooling_runs']}",
-        f"Score any run: benchsmith evaluate --run RUN.trec --nugget-qrels {files['nugget_qrels']} "
-        "--measure alpha_nDCG@10 --measure Coverage@20 --measure R@50"])])
+    return Section(
+        "Files",
+        [
+            BulletList(
+                [
+                    f"BEIR directory (corpus, queries, query-level qrels labelled with the number of nuggets a chunk supports): "
+                    f"{files['beir']}",
+                    f"Nuggets with their supporting and judged non-supporting chunks: {files['nuggets']}",
+                    f"Nugget qrels (TREC, nugget id in the iteration column): {files['nugget_qrels']}",
+                    f"Every technique's runs (TREC): {files['pooling_runs']}",
+                    f"Score any run: benchsmith evaluate --run RUN.trec --nugget-qrels {files['nugget_qrels']} "
+                    "--measure alpha_nDCG@10 --measure Coverage@20 --measure R@50",
+                ]
+            )
+        ],
+    )
 
 
 def _excerpt(text: str) -> str:

@@ -11,9 +11,11 @@ from matplotlib.figure import Figure
 
 from benchsmith.evals.plots import figure_png, literal_text
 
-BLEU_LABELS = {"bleu_self_contained": "self-contained variants\nvs the turn's self-contained form",
-               "bleu_raw": "raw variants\nvs the raw utterance",
-               "bleu_rewrite_vs_raw": "the self-contained form\nvs the raw utterance"}
+BLEU_LABELS = {
+    "bleu_self_contained": "self-contained variants\nvs the turn's self-contained form",
+    "bleu_raw": "raw variants\nvs the raw utterance",
+    "bleu_rewrite_vs_raw": "the self-contained form\nvs the raw utterance",
+}
 
 
 def bleu_bars(groups: Mapping[str, Mapping[str, float | None]]) -> bytes:
@@ -28,8 +30,13 @@ def bleu_bars(groups: Mapping[str, Mapping[str, float | None]]) -> bytes:
     for index, (label, figures) in enumerate(groups.items()):
         values = [figures.get(key) for key in keys]
         heights = [np.nan if value is None else value for value in values]
-        bars = axes.bar(positions - 0.4 + width * (index + 0.5), heights, width=width, color=palette(index),
-                        label=literal_text(label))
+        bars = axes.bar(
+            positions - 0.4 + width * (index + 0.5),
+            heights,
+            width=width,
+            color=palette(index),
+            label=literal_text(label),
+        )
         axes.bar_label(bars, labels=["" if value is None else f"{value:.1f}" for value in values], fontsize=8)
     axes.set_xticks(positions, [BLEU_LABELS[key] for key in keys])
     axes.set_ylim(0, 105)

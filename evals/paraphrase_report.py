@@ -28,10 +28,14 @@ from benchsmith.evals.report_document import (
     render_report,
 )
 
-PARAPHRASE_FILES = ReportFileNames(results="paraphrase.json", markdown="paraphrase-report.md",
-                                   html="paraphrase-report.html")
-BLEU_COLUMNS = (("bleu_self_contained", "BLEU self-contained"), ("bleu_raw", "BLEU raw"),
-                ("bleu_rewrite_vs_raw", "BLEU rewrite vs raw"))
+PARAPHRASE_FILES = ReportFileNames(
+    results="paraphrase.json", markdown="paraphrase-report.md", html="paraphrase-report.html"
+)
+BLEU_COLUMNS = (
+    ("bleu_self_contained", "BLEU self-contained"),
+    ("bleu_raw", "BLEU raw"),
+    ("bleu_rewrite_vs_raw", "BLEU rewrite vs raw"),
+)
 UNJOINED_SHOWN = 15
 
 
@@ -56,12 +60,15 @@ def build_paraphrase_document(results: Mapping[str, Any]) -> Document:
 
 def summary_section(results: Mapping[str, Any]) -> Section:
     figures, benchmark, settings = results["diversity"], results["benchmark"], results["settings"]
-    heading = (f"{figures['paraphrases']:,} variants for {figures['turns_with_paraphrases']:,} of "
-               f"{figures['turns']:,} turns")
-    text = (f"Self-contained variants have a corpus BLEU of {_bleu(figures['bleu_self_contained'])} against their "
-            f"turn's self-contained form, raw variants {_bleu(figures['bleu_raw'])} against the raw utterance "
-            f"(the benchmark's own rewrites score {_bleu(figures['bleu_rewrite_vs_raw'])} against its raw "
-            "utterances). Lower is more diverse.")
+    heading = (
+        f"{figures['paraphrases']:,} variants for {figures['turns_with_paraphrases']:,} of {figures['turns']:,} turns"
+    )
+    text = (
+        f"Self-contained variants have a corpus BLEU of {_bleu(figures['bleu_self_contained'])} against their "
+        f"turn's self-contained form, raw variants {_bleu(figures['bleu_raw'])} against the raw utterance "
+        f"(the benchmark's own rewrites score {_bleu(figures['bleu_rewrite_vs_raw'])} against its raw "
+        "utterances). Lower is more diverse."
+    )
     sources = []
     if settings.get("import_ecast"):
         sources.append(f"imported from {settings['import_ecast']}")
@@ -78,35 +85,55 @@ def summary_section(results: Mapping[str, Any]) -> Section:
 
 def diversity_section(figures: Mapping[str, Any]) -> Section:
     groups = {"all kept variants": figures}
-    for key, label in (("generated_before_filtering", "generated, before filtering"),
-                       ("generated_after_filtering", "generated, after filtering")):
+    for key, label in (
+        ("generated_before_filtering", "generated, before filtering"),
+        ("generated_after_filtering", "generated, after filtering"),
+    ):
         if key in figures:
             groups[label] = figures[key]
-    rows = [[Cell(label), Cell(f"{group['paraphrases']:,}", numeric=True),
-             *(Cell(_bleu(group.get(key)), numeric=True) for key, _ in BLEU_COLUMNS)]
-            for label, group in groups.items()]
-    return Section("Diversity (corpus BLEU)", [
-        "Corpus BLEU (sacrebleu defaults, 0-100) of the variants against the phrasing they vary, as ECAsT "
-        "measures it: 100 means the variants repeat it word for word, lower means more diverse. The last column is "
-        "the benchmark's own distance between its self-contained and its raw turns, for scale.",
-        Table(["variants", "count", *(label for _, label in BLEU_COLUMNS)], rows),
-        Plot("Grouped bars of the three corpus-BLEU figures for each group of variants",
-             lambda: paraphrase_plots.bleu_bars({label: {key: group.get(key) for key, _ in BLEU_COLUMNS}
-                                                 for label, group in groups.items()})),
-    ])
+    rows = [
+        [
+            Cell(label),
+            Cell(f"{group['paraphrases']:,}", numeric=True),
+            *(Cell(_bleu(group.get(key)), numeric=True) for key, _ in BLEU_COLUMNS),
+        ]
+        for label, group in groups.items()
+    ]
+    return Section(
+        "Diversity (corpus BLEU)",
+        [
+            "Corpus BLEU (sacrebleu defaults, 0-100) of the variants against the phrasing they vary, as ECAsT "
+            "measures it: 100 means the variants repeat it word for word, lower means more diverse. The last column is "
+            "the benchmark's own distance between its self-contained and its raw turns, for scale.",
+            Table(["variants", "count", *(label for _, label in BLEU_COLUMNS)], rows),
+            Plot(
+                "Grouped bars of the three corpus-BLEU figures for each group of variants",
+                lambda: paraphrase_plots.bleu_bars(
+                    {label: {key: group.get(key) for key, _ in BLEU_COLUMNS} for label, group in groups.items()}
+                ),
+            ),
+        ],
+    )
 
 
 def filters_section(filters: Mapping[str, Any]) -> Section:
     dropped = dict(filters["dropped"])
-    rows = [[Cell("kept"), Cell(f"{filters['kept']:,}", numeric=True)],
-            *([Cell(f"dropped: {reason}"), Cell(f"{count:,}", numeric=True)] for reason, count in dropped.items())]
-    return Section("Filters", [
-        f"{filters['generated']:,} variants were generated; each was checked against its source and the variants "
-        "kept before it.",
-        Table(["outcome", "variants"], rows),
-        Plot("Horizontal bars of the generated variants kept and dropped by each filter",
-             lambda: paraphrase_plots.filter_outcomes(filters["kept"], dropped)),
-    ])
+    rows = [
+        [Cell("kept"), Cell(f"{filters['kept']:,}", numeric=True)],
+        *([Cell(f"dropped: {reason}"), Cell(f"{count:,}", numeric=True)] for reason, count in dropped.items()),
+    ]
+    return Section(
+        "Filters",
+        [
+            f"{filters['generated']:,} variants were generated; each was checked against its source and the variants "
+            "kept before it.",
+            Table(["outcome", "variants"], rows),
+            Plot(
+                "Horizontal bars of the generated variants kept and dropped by each filter",
+                lambda: paraphrase_plots.filter_outcomes(filters["kept"], dropped),
+            ),
+        ],
+    )
 
 
 def unjoined_section(unjoined: int, turns: Mapping[str, int]) -> Section:
@@ -122,26 +149,34 @@ def unjoined_section(unjoined: int, turns: Mapping[str, int]) -> Section:
 
 
 def examples_section(examples: list[Mapping[str, Any]]) -> Section:
-    blocks: list[Block] = ["The first turns with variants: the original, then each variant's self-contained and "
-                           "raw forms."]
+    blocks: list[Block] = [
+        "The first turns with variants: the original, then each variant's self-contained and raw forms."
+    ]
     for example in examples:
         original = f"raw: {example['raw']}\nself-contained: {example.get('self_contained') or MISSING}"
-        variants = "\n".join(f"{number}. {variant['self_contained']}\n   raw: {variant['raw']} ({variant['origin']})"
-                             for number, variant in enumerate(example["variants"], start=1))
+        variants = "\n".join(
+            f"{number}. {variant['self_contained']}\n   raw: {variant['raw']} ({variant['origin']})"
+            for number, variant in enumerate(example["variants"], start=1)
+        )
         blocks += [Subheading(f"Turn {example['turn']}"), Quote(original), Quote(variants)]
     return Section("Examples", blocks)
 
 
 def test_sets_section(test_sets: Mapping[str, Mapping[str, Any]]) -> Section:
-    rows = [[Cell(name), Cell(f"{info['varied_turns']:,}", numeric=True), Cell(str(info["directory"]))]
-            for name, info in test_sets.items()]
-    return Section("Test sets", [
-        "Each test set replaces every turn by one of its variants (drawn with the seed; different variants in "
-        "different sets where a turn has enough). Evaluate on them with `benchsmith robustness RUN`, or run your "
-        "own system on their raw.tsv / self-contained.tsv and give the run files to `benchsmith robustness RUN "
-        "--run original=FILE --run R1=FILE ...`.",
-        Table(["test set", "turns varied", "directory"], rows),
-    ])
+    rows = [
+        [Cell(name), Cell(f"{info['varied_turns']:,}", numeric=True), Cell(str(info["directory"]))]
+        for name, info in test_sets.items()
+    ]
+    return Section(
+        "Test sets",
+        [
+            "Each test set replaces every turn by one of its variants (drawn with the seed; different variants in "
+            "different sets where a turn has enough). Evaluate on them with `benchsmith robustness RUN`, or run your "
+            "own system on their raw.tsv / self-contained.tsv and give the run files to `benchsmith robustness RUN "
+            "--run original=FILE --run R1=FILE ...`.",
+            Table(["test set", "turns varied", "directory"], rows),
+        ],
+    )
 
 
 def _bleu(value: float | None) -> str:

@@ -54,9 +54,15 @@ def recall_curves(recall_curve: Mapping[str, Mapping[str, float]]) -> bytes:
         cutoffs.update(k for k, _ in points)
         # Past ten lines the palette pairs similar hues, so each further ten gets its own dashes.
         style = LINE_STYLES[index // 10 % len(LINE_STYLES)]
-        (line,) = axes.plot([k for k, _ in points], [value for _, value in points],
-                            color=_color(index, len(recall_curve)), linestyle=style,
-                            marker=MARKERS[index % len(MARKERS)], markersize=4, linewidth=1.6)
+        (line,) = axes.plot(
+            [k for k, _ in points],
+            [value for _, value in points],
+            color=_color(index, len(recall_curve)),
+            linestyle=style,
+            marker=MARKERS[index % len(MARKERS)],
+            markersize=4,
+            linewidth=1.6,
+        )
         handles.append(line)
         labels.append(literal_text(configuration))
     axes.set_xscale("log")
@@ -79,8 +85,7 @@ def group_bars(by_group: ByGroup, measure: str, title: str) -> bytes:
     configurations = list(by_group)
     groups = ordered_groups(by_group)
     # Wide enough for the bars, narrow enough that the HTML page shows the figure unscaled.
-    figure = Figure(figsize=(min(10, max(7, 3 + 0.22 * len(groups) * len(configurations))), 4.8),
-                    layout="constrained")
+    figure = Figure(figsize=(min(10, max(7, 3 + 0.22 * len(groups) * len(configurations))), 4.8), layout="constrained")
     axes = figure.add_subplot()
     width = 0.8 / max(len(configurations), 1)
     positions = np.arange(len(groups))
@@ -88,8 +93,9 @@ def group_bars(by_group: ByGroup, measure: str, title: str) -> bytes:
     for index, configuration in enumerate(configurations):
         values = [by_group[configuration].get(group, {}).get(measure, math.nan) for group in groups]
         offsets = positions - 0.4 + width * (index + 0.5)
-        bars = axes.bar(offsets, values, width=width, color=_color(index, len(configurations)),
-                        edgecolor="white", linewidth=0.4)
+        bars = axes.bar(
+            offsets, values, width=width, color=_color(index, len(configurations)), edgecolor="white", linewidth=0.4
+        )
         handles.append(bars)
         labels.append(literal_text(configuration))
     axes.set_xticks(positions, [f"{literal_text(group)}\nn={group_query_count(by_group, group)}" for group in groups])
@@ -102,8 +108,7 @@ def group_bars(by_group: ByGroup, measure: str, title: str) -> bytes:
     return figure_png(figure)
 
 
-def significance_matrix(comparisons: Sequence[Mapping[str, Any]], configurations: Sequence[str],
-                        measure: str) -> bytes:
+def significance_matrix(comparisons: Sequence[Mapping[str, Any]], configurations: Sequence[str], measure: str) -> bytes:
     """Mean difference (row − column) of ``measure`` for every pair of configurations, as a
     diverging heat map; ``*`` marks a difference significant after the multiple-comparison
     correction. Pairs without a comparison are grey."""
@@ -164,8 +169,9 @@ def group_query_count(by_group: ByGroup, group: str) -> int:
     return next((int(groups[group].get("queries", 0)) for groups in by_group.values() if group in groups), 0)
 
 
-def annotate_apart(axes: Axes, points: Sequence[tuple[float, float]], texts: Sequence[str],
-                   font_size: float = 8) -> list[Any]:
+def annotate_apart(
+    axes: Axes, points: Sequence[tuple[float, float]], texts: Sequence[str], font_size: float = 8
+) -> list[Any]:
     """Label each point with its text where it covers no other label and no marker: the offsets
     of LABEL_OFFSETS are tried point by point, nearest first, at growing distances (LABEL_RINGS),
     and a label moved away from its point is joined to it by a thin line; where every place
@@ -176,8 +182,10 @@ def annotate_apart(axes: Axes, points: Sequence[tuple[float, float]], texts: Seq
     figure.draw(renderer)  # runs the layout engine: axes positions are final from here on
     figure.set_layout_engine("none")
     centres = [axes.transData.transform(point) for point in points]
-    taken = [Bbox.from_extents(x - MARKER_HALF_WIDTH, y - MARKER_HALF_WIDTH, x + MARKER_HALF_WIDTH,
-                               y + MARKER_HALF_WIDTH) for x, y in centres]
+    taken = [
+        Bbox.from_extents(x - MARKER_HALF_WIDTH, y - MARKER_HALF_WIDTH, x + MARKER_HALF_WIDTH, y + MARKER_HALF_WIDTH)
+        for x, y in centres
+    ]
     placed = []
     for point, text in zip(points, texts):
         annotation, box = _least_overlapping(axes, point, literal_text(text), font_size, taken, renderer)
@@ -186,16 +194,23 @@ def annotate_apart(axes: Axes, points: Sequence[tuple[float, float]], texts: Seq
     return placed
 
 
-def _least_overlapping(axes: Axes, point: tuple[float, float], text: str, font_size: float, taken: list[Bbox],
-                       renderer: Any) -> tuple[Any, Bbox]:
+def _least_overlapping(
+    axes: Axes, point: tuple[float, float], text: str, font_size: float, taken: list[Bbox], renderer: Any
+) -> tuple[Any, Bbox]:
     best: tuple[float, Any, Bbox] | None = None
     inside = axes.get_window_extent(renderer)
     for ring in LABEL_RINGS:
         for dx, dy in LABEL_OFFSETS:
-            annotation = axes.annotate(text, point, xytext=(dx * ring, dy * ring), textcoords="offset points",
-                                       fontsize=font_size, va="bottom", ha="left" if dx >= 0 else "right",
-                                       arrowprops={"arrowstyle": "-", "color": "#888888", "linewidth": 0.5}
-                                       if ring > 1 else None)
+            annotation = axes.annotate(
+                text,
+                point,
+                xytext=(dx * ring, dy * ring),
+                textcoords="offset points",
+                fontsize=font_size,
+                va="bottom",
+                ha="left" if dx >= 0 else "right",
+                arrowprops={"arrowstyle": "-", "color": "#888888", "linewidth": 0.5} if ring > 1 else None,
+            )
             box = annotation.get_window_extent(renderer)
             overlap = sum(_overlap_area(box, other) for other in taken) + (0 if _contains(inside, box) else 1e6)
             if best is None or overlap < best[0]:
@@ -234,8 +249,9 @@ def figure_png(figure: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def _annotate_cells(axes: Axes, difference: np.ndarray, adjusted: np.ndarray, significant: np.ndarray,
-                    norm: TwoSlopeNorm) -> None:
+def _annotate_cells(
+    axes: Axes, difference: np.ndarray, adjusted: np.ndarray, significant: np.ndarray, norm: TwoSlopeNorm
+) -> None:
     """Write into each cell as much as fits: the difference and the corrected p, then the
     difference alone, then only the significance star (the table below has every number)."""
     size = len(difference)
@@ -248,8 +264,16 @@ def _annotate_cells(axes: Axes, difference: np.ndarray, adjusted: np.ndarray, si
         else:
             text, font_size = star, 11
         dark_cell = abs(norm(difference[i, j]) - 0.5) > 0.3
-        axes.text(j, i, text, ha="center", va="center", fontsize=font_size,
-                  fontweight="bold" if significant[i, j] else "normal", color="white" if dark_cell else "black")
+        axes.text(
+            j,
+            i,
+            text,
+            ha="center",
+            va="center",
+            fontsize=font_size,
+            fontweight="bold" if significant[i, j] else "normal",
+            color="white" if dark_cell else "black",
+        )
 
 
 def legend_outside(figure: Figure, handles: list[Any], labels: list[str]) -> None:

@@ -43,8 +43,10 @@ from benchsmith.words import MEASURE_STOPWORDS, content_words
 
 DEFAULT_MANY_DOCUMENTS = 5
 MIN_CONTENT_WORDS = 3  # of a standalone question; one less when it names a code entry
-CODE_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|\w\(\)|(?<![\w.])[a-z]+_[a-z_]\w*"
-                       r"|(?<![\w.])--?[a-z][\w-]+|(?<![\w.])[A-Z][a-z]+[A-Z]\w*")
+CODE_NAME = re.compile(
+    r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|\w\(\)|(?<![\w.])[a-z]+_[a-z_]\w*"
+    r"|(?<![\w.])--?[a-z][\w-]+|(?<![\w.])[A-Z][a-z]+[A-Z]\w*"
+)
 MARKUP = re.compile(
     r"```|~~~"  # code fences
     r"|:[A-Za-z][\w-]*:`|\{[A-Za-z][\w-]*\}`"  # roles: :func:`x`, {ref}`x`
@@ -64,18 +66,24 @@ KEYWORD_TEMPLATE = re.compile(
     r"|what\s+(else\s+)?does\s+.{1,80}?\s+(cover|explain)\s*\??\s*$"
     r"|what\s+(other|further)\s+details\s+does\b"
     r"|what\s+more\s+can\s+(i|we|you|one)\s+learn\s+from\b"
-    r"|which\s+further\s+points\s+does\b)", re.IGNORECASE)
+    r"|which\s+further\s+points\s+does\b)",
+    re.IGNORECASE,
+)
 LEFTOVER = re.compile(
     r"<[\w.-]+:[^<>]*>"  # an intersphinx target: <pypug:Version Specifier>
     r"|(?<![\w:/.])[a-z][\w-]*:(?=[A-Za-z])(?!//)"  # an intersphinx prefix glued to its word: pypug:Version
     r"|\([\w.:-]+\)="  # a MyST label: (name)=
-    r"|\bnow\s+covered\b", re.IGNORECASE)  # a redirect stub: "... is now covered in ..."
+    r"|\bnow\s+covered\b",
+    re.IGNORECASE,
+)  # a redirect stub: "... is now covered in ..."
 COPULA_FRAGMENT = re.compile(
     r"^\s*(is|are|was|were)\s+(?!(the|a|an|this|that|these|those|it|its|my|your|our|their|there)\s)"
     r"(\S+\s+){1,2}(on|in|at|for|with|under|from|by|of|to)\s+\S+(\s+\S+)?\s*\?\s*$",
-    re.IGNORECASE)
-AUXILIARY_FRAGMENT = re.compile(r"^\s*(do|does|did|can|could|will|would|should|must)(\s+[^\s?]+){0,2}\s*\?\s*$",
-                                re.IGNORECASE)
+    re.IGNORECASE,
+)
+AUXILIARY_FRAGMENT = re.compile(
+    r"^\s*(do|does|did|can|could|will|would|should|must)(\s+[^\s?]+){0,2}\s*\?\s*$", re.IGNORECASE
+)
 QUOTED = re.compile(r"\"([^\"]*)\"|“([^”]*)”|(?:(?<=\s)|^)'([^']*)'(?=[\s?.,!:;)]|$)|‘([^’]*)’")
 
 
@@ -92,8 +100,11 @@ def markup_in(text: str) -> list[str]:
 def is_markup(span: str) -> bool:
     """Empty, punctuation only, a bare URL, or holding markup."""
     stripped = span.strip()
-    return (not any(character.isalnum() for character in stripped) or bool(URL.match(stripped))
-            or bool(MARKUP.search(stripped)))
+    return (
+        not any(character.isalnum() for character in stripped)
+        or bool(URL.match(stripped))
+        or bool(MARKUP.search(stripped))
+    )
 
 
 def quoted_spans(question: str) -> list[str]:
@@ -131,8 +142,10 @@ class QuestionForm:
         if not self.content_words:
             reasons.append("no content words")
         elif self.content_words < self.needed_content_words and not self.follow_up:
-            reasons.append(f"fragment: {self.content_words} content word{'s' * (self.content_words != 1)} "
-                           f"(a standalone question needs {self.needed_content_words})")
+            reasons.append(
+                f"fragment: {self.content_words} content word{'s' * (self.content_words != 1)} "
+                f"(a standalone question needs {self.needed_content_words})"
+            )
         if self.yes_no_fragment:
             reasons.append("fragment: a yes/no question with no verb phrase")
         if self.heading_path:
@@ -145,30 +158,47 @@ class QuestionForm:
             reasons.append("markup: " + " ".join(dict.fromkeys(self.markup)))
         for span in self.quoted:
             if span.markup:
-                reasons.append(f"quotes markup or an empty span: \"{span.text}\"")
+                reasons.append(f'quotes markup or an empty span: "{span.text}"')
             elif span.documents is not None and span.documents >= many_documents:
-                reasons.append(f"quotes a span found in {span.documents} documents: \"{span.text}\"")
+                reasons.append(f'quotes a span found in {span.documents} documents: "{span.text}"')
         return reasons
 
 
-def question_form(question: str, count_documents: Callable[[str], int] | None = None,
-                  follow_up: bool = False) -> QuestionForm:
+def question_form(
+    question: str, count_documents: Callable[[str], int] | None = None, follow_up: bool = False
+) -> QuestionForm:
     """The question's content words, markup, quoted spans (with how many documents hold each,
     where ``count_documents`` is given) and template forms; ``follow_up``: the turn has history."""
     spans = quoted_spans(question)
     unquoted = QUOTED.sub(" ", question)
-    quoted = tuple(QuotedSpan(span, len(measured_content_words(span)), is_markup(span),
-                              count_documents(span) if count_documents and not is_markup(span) else None)
-                   for span in spans)
+    quoted = tuple(
+        QuotedSpan(
+            span,
+            len(measured_content_words(span)),
+            is_markup(span),
+            count_documents(span) if count_documents and not is_markup(span) else None,
+        )
+        for span in spans
+    )
     markup = tuple(markup_in(unquoted))
     # Leftovers inside an HTML-like tag or a role are already markup: report them once.
-    leftovers = tuple(match.group(0).strip() for match in LEFTOVER.finditer(unquoted)
-                      if not any(match.group(0) in construct for construct in markup))
-    return QuestionForm(question, len(measured_content_words(question)), markup, quoted,
-                        heading_path=bool(HEADING_PATH.search(unquoted)),
-                        template=bool(KEYWORD_TEMPLATE.search(question)), leftovers=leftovers,
-                        yes_no_fragment=bool(COPULA_FRAGMENT.match(question) or AUXILIARY_FRAGMENT.match(question)),
-                        follow_up=follow_up, names_code=bool(CODE_NAME.search(unquoted)))
+    leftovers = tuple(
+        match.group(0).strip()
+        for match in LEFTOVER.finditer(unquoted)
+        if not any(match.group(0) in construct for construct in markup)
+    )
+    return QuestionForm(
+        question,
+        len(measured_content_words(question)),
+        markup,
+        quoted,
+        heading_path=bool(HEADING_PATH.search(unquoted)),
+        template=bool(KEYWORD_TEMPLATE.search(question)),
+        leftovers=leftovers,
+        yes_no_fragment=bool(COPULA_FRAGMENT.match(question) or AUXILIARY_FRAGMENT.match(question)),
+        follow_up=follow_up,
+        names_code=bool(CODE_NAME.search(unquoted)),
+    )
 
 
 class DocumentCounter:
@@ -190,9 +220,12 @@ def _normalized(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def ill_formed_questions(questions: Mapping[str, str], count_documents: Callable[[str], int] | None = None,
-                         many_documents: int = DEFAULT_MANY_DOCUMENTS,
-                         follow_ups: Collection[str] = ()) -> dict[str, list[str]]:
+def ill_formed_questions(
+    questions: Mapping[str, str],
+    count_documents: Callable[[str], int] | None = None,
+    many_documents: int = DEFAULT_MANY_DOCUMENTS,
+    follow_ups: Collection[str] = (),
+) -> dict[str, list[str]]:
     """``{id: reasons}`` for the questions that are ill-formed; ``follow_ups``: the ids of
     turns with history (short questions are fine there)."""
     flagged = {}

@@ -105,9 +105,11 @@ class ReportFileNames:
 def render_report(results: Mapping[str, Any], document: Document, names: ReportFileNames) -> dict[str, tuple[str, str]]:
     """``results`` as JSON and ``document`` as Markdown and HTML: ``{kind: (file name, text)}``
     for the kinds ``results``, ``markdown`` and ``html`` (the caller writes them)."""
-    return {"results": (names.results, json.dumps(results, indent=2, ensure_ascii=False) + "\n"),
-            "markdown": (names.markdown, render_markdown(document, html_name=names.html)),
-            "html": (names.html, render_html(document))}
+    return {
+        "results": (names.results, json.dumps(results, indent=2, ensure_ascii=False) + "\n"),
+        "markdown": (names.markdown, render_markdown(document, html_name=names.html)),
+        "html": (names.html, render_html(document)),
+    }
 
 
 # ---------------------------------------------------------------------------------------
@@ -156,12 +158,15 @@ def _markdown_block(block: Block) -> list[str]:
 
 def _markdown_quote(text: str) -> list[str]:
     """A block quote that keeps the line breaks of ``text``, each line escaped as a line of its own."""
-    lines = [_markdown_text(line, block_start=True).rstrip()
-             for line in printable(text, keep_line_breaks=True).split("\n")] or [""]
+    lines = [
+        _markdown_text(line, block_start=True).rstrip() for line in printable(text, keep_line_breaks=True).split("\n")
+    ] or [""]
     # A backslash ending a line is a hard line break: without one, a renderer joins the lines
     # of a paragraph, and the turns of a conversation would run together.
-    return [f"> {line}\\" if line and following else f"> {line}".rstrip()
-            for line, following in zip(lines, [*lines[1:], ""])]
+    return [
+        f"> {line}\\" if line and following else f"> {line}".rstrip()
+        for line, following in zip(lines, [*lines[1:], ""])
+    ]
 
 
 def _markdown_code(text: str) -> list[str]:
@@ -237,10 +242,13 @@ def render_html(document: Document) -> str:
         body.append(f"<section>\n<h2>{_html(section.heading)}</h2>")
         body += [_html_block(block) for block in section.blocks]
         body.append("</section>")
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            f"<title>{_html(document.title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n"
-            + "\n".join(body) + "\n</main>\n</body>\n</html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{_html(document.title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n"
+        + "\n".join(body)
+        + "\n</main>\n</body>\n</html>\n"
+    )
 
 
 def _html_block(block: Block) -> str:
@@ -250,11 +258,14 @@ def _html_block(block: Block) -> str:
         return "<ul>\n" + "\n".join(f"<li>{_html(item)}</li>" for item in block.items) + "\n</ul>"
     if isinstance(block, Plot):
         source = "data:image/png;base64," + base64.b64encode(block.draw()).decode("ascii")
-        return (f"<figure><img src=\"{source}\" alt=\"{_html(block.alt)}\">"
-                f"<figcaption>{_html(block.alt)}</figcaption></figure>")
+        return (
+            f'<figure><img src="{source}" alt="{_html(block.alt)}"><figcaption>{_html(block.alt)}</figcaption></figure>'
+        )
     if isinstance(block, Callout):
-        return (f"<div class=\"callout\"><p class=\"callout-heading\">{_html(block.heading)}</p>"
-                f"<p>{_html(block.text)}</p></div>")
+        return (
+            f'<div class="callout"><p class="callout-heading">{_html(block.heading)}</p>'
+            f"<p>{_html(block.text)}</p></div>"
+        )
     if isinstance(block, Subheading):
         return f"<h3>{_html(block.text)}</h3>"
     if isinstance(block, Quote):
@@ -268,13 +279,19 @@ def _html_block(block: Block) -> str:
 
 def _html_table(table: Table) -> str:
     numeric = _numeric_columns(table)
-    header = "".join(f"<th scope=\"col\"{_num_class(is_numeric)}>{_html(column)}</th>"
-                     for column, is_numeric in zip(table.columns, numeric))
+    header = "".join(
+        f'<th scope="col"{_num_class(is_numeric)}>{_html(column)}</th>'
+        for column, is_numeric in zip(table.columns, numeric)
+    )
     # The first cell names the row (a configuration, a pair): a row header for screen readers.
-    rows = "\n".join(f"<tr><th scope=\"row\">{_html(row[0].text)}</th>"
-                     + "".join(_html_cell(cell) for cell in row[1:]) + "</tr>" for row in table.rows)
-    return (f"<div class=\"table-scroll\"><table>\n<thead><tr>{header}</tr></thead>\n<tbody>\n{rows}\n</tbody>\n"
-            "</table></div>")
+    rows = "\n".join(
+        f'<tr><th scope="row">{_html(row[0].text)}</th>' + "".join(_html_cell(cell) for cell in row[1:]) + "</tr>"
+        for row in table.rows
+    )
+    return (
+        f'<div class="table-scroll"><table>\n<thead><tr>{header}</tr></thead>\n<tbody>\n{rows}\n</tbody>\n'
+        "</table></div>"
+    )
 
 
 def _html_cell(cell: Cell) -> str:

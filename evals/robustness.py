@@ -43,8 +43,10 @@ PerQuery = Mapping[str, Mapping[str, float]]  # {query id: {measure: value}}
 
 def grade_vote_rule(min_votes: int = DEFAULT_MIN_VOTES) -> str:
     """The rule in words, for the report."""
-    return (f"a grade g counts when at least {min_votes} judges, and a majority of them, graded the document g or "
-            "higher; its grade is the highest g that counts, and a document without one stays unjudged")
+    return (
+        f"a grade g counts when at least {min_votes} judges, and a majority of them, graded the document g or "
+        "higher; its grade is the highest g that counts, and a document without one stays unjudged"
+    )
 
 
 def confirmed_grade(grades: Sequence[int], min_votes: int = DEFAULT_MIN_VOTES) -> int | None:
@@ -56,8 +58,9 @@ def confirmed_grade(grades: Sequence[int], min_votes: int = DEFAULT_MIN_VOTES) -
     return confirmed
 
 
-def confirmed_judgments(grades: Mapping[str, Mapping[str, Sequence[int]]],
-                        min_votes: int = DEFAULT_MIN_VOTES) -> dict[str, dict[str, int]]:
+def confirmed_judgments(
+    grades: Mapping[str, Mapping[str, Sequence[int]]], min_votes: int = DEFAULT_MIN_VOTES
+) -> dict[str, dict[str, int]]:
     """``{turn: {doc: confirmed grade}}`` from ``{turn: {doc: [each judge's grade]}}``."""
     confirmed: dict[str, dict[str, int]] = {}
     for turn, documents in grades.items():
@@ -76,8 +79,10 @@ def is_binary_scale(qrels: Mapping[str, Mapping[str, int]]) -> bool:
 def on_benchmark_scale(confirmed: Mapping[str, Mapping[str, int]], binary: bool) -> dict[str, dict[str, int]]:
     """Confirmed 0-4 grades as relevance on the benchmark's scale: on a binary one, 1 from
     ``RELEVANT_GRADE`` up and 0 below; on a graded one, the grades themselves."""
-    return {turn: {doc: (int(grade >= RELEVANT_GRADE) if binary else grade) for doc, grade in docs.items()}
-            for turn, docs in confirmed.items()}
+    return {
+        turn: {doc: (int(grade >= RELEVANT_GRADE) if binary else grade) for doc, grade in docs.items()}
+        for turn, docs in confirmed.items()
+    }
 
 
 def top_k(ranking: Mapping[str, float], k: int) -> list[str]:
@@ -91,13 +96,21 @@ def top_k(ranking: Mapping[str, float], k: int) -> list[str]:
 
 
 def mean_values(per_query: PerQuery, measures: Sequence[str]) -> dict[str, float]:
-    return {measure: float(np.mean([values[measure] for values in per_query.values()])) if per_query else 0.0
-            for measure in measures}
+    return {
+        measure: float(np.mean([values[measure] for values in per_query.values()])) if per_query else 0.0
+        for measure in measures
+    }
 
 
-def changes(per_set: Mapping[str, PerQuery], original: str, measures: Sequence[str],
-            test: TestName = "randomization", resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, seed: int = 0,
-            alpha: float = DEFAULT_ALPHA) -> list[dict[str, Any]]:
+def changes(
+    per_set: Mapping[str, PerQuery],
+    original: str,
+    measures: Sequence[str],
+    test: TestName = "randomization",
+    resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES,
+    seed: int = 0,
+    alpha: float = DEFAULT_ALPHA,
+) -> list[dict[str, Any]]:
     """Each test set against ``original`` on each measure: mean difference (test set −
     original), relative change, p-value and its Holm correction over the test sets."""
     rows: list[dict[str, Any]] = []
@@ -109,12 +122,25 @@ def changes(per_set: Mapping[str, PerQuery], original: str, measures: Sequence[s
         measured = []
         for name in others:
             second = np.array([per_set[name][query_id][measure] for query_id in query_ids])
-            measured.append((name, float(np.mean(second - first)) if len(query_ids) else 0.0,
-                             paired_p_value(second, first, test, resamples, seed) if len(query_ids) else 1.0))
+            measured.append(
+                (
+                    name,
+                    float(np.mean(second - first)) if len(query_ids) else 0.0,
+                    paired_p_value(second, first, test, resamples, seed) if len(query_ids) else 1.0,
+                )
+            )
         adjusted = holm_bonferroni([p for _, _, p in measured])
         baseline = float(np.mean(first)) if len(query_ids) else 0.0
         for (name, difference, p_value), p_adjusted in zip(measured, adjusted):
-            rows.append({"set": name, "measure": measure, "difference": difference,
-                         "relative": difference / baseline if baseline else None, "p_value": p_value,
-                         "p_adjusted": p_adjusted, "significant": p_adjusted < alpha})
+            rows.append(
+                {
+                    "set": name,
+                    "measure": measure,
+                    "difference": difference,
+                    "relative": difference / baseline if baseline else None,
+                    "p_value": p_value,
+                    "p_adjusted": p_adjusted,
+                    "significant": p_adjusted < alpha,
+                }
+            )
     return rows

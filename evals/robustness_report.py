@@ -28,8 +28,9 @@ from benchsmith.evals.report_document import (
     render_report,
 )
 
-ROBUSTNESS_FILES = ReportFileNames(results="robustness.json", markdown="robustness-report.md",
-                                   html="robustness-report.html")
+ROBUSTNESS_FILES = ReportFileNames(
+    results="robustness.json", markdown="robustness-report.md", html="robustness-report.html"
+)
 ORIGINAL = "original"
 VARIANTS_MEAN = "mean of test sets"
 PHASES = (("before", "before re-judging"), ("after", "after re-judging"))
@@ -65,28 +66,38 @@ def summary_section(results: Mapping[str, Any]) -> Section:
         return Section("Summary", ["No test set was scored against the original."])
     means = results["by_configuration"][configuration]["means"]
     before, after = means["before"], means.get("after", means["before"])
-    heading = (f"{configuration}: {measure} {_value(before.get(ORIGINAL, {}).get(measure))} on the original, "
-               f"{_value(variants_mean(before, sets, measure))} on the paraphrased test sets")
+    heading = (
+        f"{configuration}: {measure} {_value(before.get(ORIGINAL, {}).get(measure))} on the original, "
+        f"{_value(variants_mean(before, sets, measure))} on the paraphrased test sets"
+    )
     pool = results["pool"]
-    text = (f"After re-judging {pool['judged']:,} of {pool['pooled']:,} unjudged top-{results['settings']['judge_depth']} "
-            f"documents ({pool['confirmed_relevant']:,} confirmed relevant), {measure} is "
-            f"{_value(after.get(ORIGINAL, {}).get(measure))} on the original and "
-            f"{_value(variants_mean(after, sets, measure))} on the test sets; {judged} on the test sets goes from "
-            f"{_value(variants_mean(before, sets, judged))} to {_value(variants_mean(after, sets, judged))}.")
+    text = (
+        f"After re-judging {pool['judged']:,} of {pool['pooled']:,} unjudged top-{results['settings']['judge_depth']} "
+        f"documents ({pool['confirmed_relevant']:,} confirmed relevant), {measure} is "
+        f"{_value(after.get(ORIGINAL, {}).get(measure))} on the original and "
+        f"{_value(variants_mean(after, sets, measure))} on the test sets; {judged} on the test sets goes from "
+        f"{_value(variants_mean(before, sets, judged))} to {_value(variants_mean(after, sets, judged))}."
+    )
     return Section("Summary", [Callout(heading, text)])
 
 
 def overview_section(results: Mapping[str, Any]) -> Section:
     settings = results["settings"]
-    how = (f"scored with the retrievers {', '.join(settings['retrievers'])} × history "
-           f"{', '.join(settings['histories'])} (benchsmith evaluate)" if results["mode"] == "retrieval"
-           else "scored from the run files given")
-    return Section("Test sets and settings", [
-        f"Paraphrase run {results['benchmark']['paraphrase_run']}: {results['benchmark']['judged_turns']:,} judged "
-        f"turns; test sets {', '.join(results['sets'])}, {how}.",
-        f"Judges ({len(settings['judges'])}): {', '.join(settings['judges'])}; pool depth k = "
-        f"{settings['judge_depth']}; vote rule: {results['vote_rule']}.",
-    ])
+    how = (
+        f"scored with the retrievers {', '.join(settings['retrievers'])} × history "
+        f"{', '.join(settings['histories'])} (benchsmith evaluate)"
+        if results["mode"] == "retrieval"
+        else "scored from the run files given"
+    )
+    return Section(
+        "Test sets and settings",
+        [
+            f"Paraphrase run {results['benchmark']['paraphrase_run']}: {results['benchmark']['judged_turns']:,} judged "
+            f"turns; test sets {', '.join(results['sets'])}, {how}.",
+            f"Judges ({len(settings['judges'])}): {', '.join(settings['judges'])}; pool depth k = "
+            f"{settings['judge_depth']}; vote rule: {results['vote_rule']}.",
+        ],
+    )
 
 
 def configuration_section(configuration: str, values: Mapping[str, Any], results: Mapping[str, Any]) -> Section:
@@ -97,19 +108,31 @@ def configuration_section(configuration: str, values: Mapping[str, Any], results
         robustness_table(values, measures, sets),
     ]
     for measure in dict.fromkeys([results["primary_measure"], results["judged_measure"]]):
-        by_group = {label: {name: {measure: means[measure], "queries": values["queries"]}
-                            for name, means in values["means"][phase].items()}
-                    for phase, label in PHASES if phase in values["means"]}
-        blocks.append(Plot(f"Grouped bars of mean {measure} of {configuration} on the original and each test set, "
-                           "before and after re-judging",
-                           lambda by_group=by_group, measure=measure: plots.group_bars(
-                               by_group, measure, f"{measure} · {configuration}")))
+        by_group = {
+            label: {
+                name: {measure: means[measure], "queries": values["queries"]}
+                for name, means in values["means"][phase].items()
+            }
+            for phase, label in PHASES
+            if phase in values["means"]
+        }
+        blocks.append(
+            Plot(
+                f"Grouped bars of mean {measure} of {configuration} on the original and each test set, "
+                "before and after re-judging",
+                lambda by_group=by_group, measure=measure: plots.group_bars(
+                    by_group, measure, f"{measure} · {configuration}"
+                ),
+            )
+        )
     return Section(f"Configuration {configuration}", blocks)
 
 
 def robustness_table(values: Mapping[str, Any], measures: Sequence[str], sets: Sequence[str]) -> Table:
     """Rows: the original, each test set, their mean; columns: each measure before and after."""
-    changes = {(phase, row["set"], row["measure"]): row for phase in values["changes"] for row in values["changes"][phase]}
+    changes = {
+        (phase, row["set"], row["measure"]): row for phase in values["changes"] for row in values["changes"][phase]
+    }
     phases = [phase for phase, _ in PHASES if phase in values["means"]]
     columns = ["test set", *(f"{measure} {phase}" for measure in measures for phase in phases)]
     variant_sets = [name for name in sets if name != ORIGINAL]
@@ -135,13 +158,22 @@ def robustness_table(values: Mapping[str, Any], measures: Sequence[str], sets: S
 def rejudging_section(results: Mapping[str, Any]) -> Section:
     pool = results["pool"]
     grades = pool["confirmed_grades"]
-    rows = [[Cell(label), Cell(f"{value:,}", numeric=True)] for label, value in (
-        ("unjudged documents pooled", pool["pooled"]), ("turns with pooled documents", pool["turns"]),
-        ("pooled documents with text", pool["with_text"]), ("judged", pool["judged"]),
-        ("confirmed", pool["confirmed"]), ("confirmed relevant (grade ≥ 2)", pool["confirmed_relevant"]),
-        *((f"confirmed grade {grade}", count) for grade, count in grades.items()),
-        *((f"called relevant (grade ≥ 2) by {judge}", count)
-          for judge, count in pool.get("relevant_by_judge", {}).items()))]
+    rows = [
+        [Cell(label), Cell(f"{value:,}", numeric=True)]
+        for label, value in (
+            ("unjudged documents pooled", pool["pooled"]),
+            ("turns with pooled documents", pool["turns"]),
+            ("pooled documents with text", pool["with_text"]),
+            ("judged", pool["judged"]),
+            ("confirmed", pool["confirmed"]),
+            ("confirmed relevant (grade ≥ 2)", pool["confirmed_relevant"]),
+            *((f"confirmed grade {grade}", count) for grade, count in grades.items()),
+            *(
+                (f"called relevant (grade ≥ 2) by {judge}", count)
+                for judge, count in pool.get("relevant_by_judge", {}).items()
+            ),
+        )
+    ]
     scale = results.get("scale", {}).get("mapping", "confirmed grades are the relevance")
     blocks: list[Block] = [
         f"The unjudged documents of every run's top {results['settings']['judge_depth']}, graded by the judges on "
@@ -151,9 +183,11 @@ def rejudging_section(results: Mapping[str, Any]) -> Section:
     if results.get("examples"):
         blocks.append(Subheading("Confirmed relevant documents the qrels lacked"))
         for example in results["examples"]:
-            blocks += [f"Turn {example['turn']}, document {example['doc']}: grade {example['grade']}.",
-                       Quote(str(example["question"])),
-                       BulletList([f"{judge}: {text}" for judge, text in example["rationales"].items()])]
+            blocks += [
+                f"Turn {example['turn']}, document {example['doc']}: grade {example['grade']}.",
+                Quote(str(example["question"])),
+                BulletList([f"{judge}: {text}" for judge, text in example["rationales"].items()]),
+            ]
     return Section("Re-judging", blocks)
 
 

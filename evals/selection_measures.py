@@ -84,8 +84,9 @@ class QueryCounts:
         return self.retrieved.shape[1]
 
 
-def query_counts(rankings: Mapping[str, Ranking], facts_per_query: Mapping[str, int], query_ids: Sequence[str],
-                 depth: int) -> QueryCounts:
+def query_counts(
+    rankings: Mapping[str, Ranking], facts_per_query: Mapping[str, int], query_ids: Sequence[str], depth: int
+) -> QueryCounts:
     """Counts at k = 1..``depth`` for every query of ``query_ids`` (a query without a ranking
     retrieved nothing)."""
     shape = (len(query_ids), depth)
@@ -110,8 +111,12 @@ def query_counts(rankings: Mapping[str, Ranking], facts_per_query: Mapping[str, 
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    return np.divide(numerator, denominator, out=np.zeros(np.broadcast_shapes(numerator.shape, denominator.shape)),
-                     where=denominator > 0)
+    return np.divide(
+        numerator,
+        denominator,
+        out=np.zeros(np.broadcast_shapes(numerator.shape, denominator.shape)),
+        where=denominator > 0,
+    )
 
 
 def micro_precision_recall(counts: QueryCounts, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -132,10 +137,16 @@ def per_query_mean_precision_recall(counts: QueryCounts) -> tuple[np.ndarray, np
     (queries whose pool has facts)."""
     answered = counts.retrieved[:, 0] > 0
     with_facts = counts.facts > 0
-    precision = (_ratio(counts.relevant[answered], counts.retrieved[answered]).mean(axis=0) if answered.any()
-                 else np.zeros(counts.depth))
-    recall = (_ratio(counts.covered[with_facts], counts.facts[with_facts][:, None]).mean(axis=0) if with_facts.any()
-              else np.zeros(counts.depth))
+    precision = (
+        _ratio(counts.relevant[answered], counts.retrieved[answered]).mean(axis=0)
+        if answered.any()
+        else np.zeros(counts.depth)
+    )
+    recall = (
+        _ratio(counts.covered[with_facts], counts.facts[with_facts][:, None]).mean(axis=0)
+        if with_facts.any()
+        else np.zeros(counts.depth)
+    )
     return precision, recall
 
 
@@ -153,8 +164,12 @@ def f_beta(precision: np.ndarray, recall: np.ndarray, beta: float) -> np.ndarray
     return _ratio((1 + squared) * precision * recall, squared * precision + recall)
 
 
-def configuration_scores(counts: QueryCounts, weights: np.ndarray, betas: Sequence[float] = DEFAULT_SELECTION_BETAS,
-                         confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
+def configuration_scores(
+    counts: QueryCounts,
+    weights: np.ndarray,
+    betas: Sequence[float] = DEFAULT_SELECTION_BETAS,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> dict[str, Any]:
     """Every measure of one configuration, with bootstrap intervals from the shared ``weights``."""
     precision, recall = micro_precision_recall(counts)
     mean_precision, mean_recall = per_query_mean_precision_recall(counts)
@@ -168,19 +183,31 @@ def configuration_scores(counts: QueryCounts, weights: np.ndarray, betas: Sequen
         best = int(np.argmax(curve)) if depth else 0
         resampled_best = f_beta(resampled_precision, resampled_recall, beta)[:, best] if depth else np.zeros(0)
         f_scores[_beta_key(beta)] = {
-            "at_k": _by_k(curve), "best": float(curve[best]) if depth else 0.0, "best_k": best + 1,
-            "interval": percentile_interval(float(curve[best]) if depth else 0.0, resampled_best, queries,
-                                            confidence).to_json()}
+            "at_k": _by_k(curve),
+            "best": float(curve[best]) if depth else 0.0,
+            "best_k": best + 1,
+            "interval": percentile_interval(
+                float(curve[best]) if depth else 0.0, resampled_best, queries, confidence
+            ).to_json(),
+        }
     auc = float(pr_auc(precision, recall))
     return {
         "pr_auc": auc,
         "pr_auc_interval": percentile_interval(auc, resampled_auc, queries, confidence).to_json(),
-        "precision_at_k": _by_k(precision), "recall_at_k": _by_k(recall),
-        "precision_at_k_per_query_mean": _by_k(mean_precision), "recall_at_k_per_query_mean": _by_k(mean_recall),
-        "precision_interval": percentile_interval(float(precision[-1]), resampled_precision[:, -1], queries,
-                                                  confidence).to_json() if depth else None,
-        "recall_interval": percentile_interval(float(recall[-1]), resampled_recall[:, -1], queries,
-                                               confidence).to_json() if depth else None,
+        "precision_at_k": _by_k(precision),
+        "recall_at_k": _by_k(recall),
+        "precision_at_k_per_query_mean": _by_k(mean_precision),
+        "recall_at_k_per_query_mean": _by_k(mean_recall),
+        "precision_interval": percentile_interval(
+            float(precision[-1]), resampled_precision[:, -1], queries, confidence
+        ).to_json()
+        if depth
+        else None,
+        "recall_interval": percentile_interval(
+            float(recall[-1]), resampled_recall[:, -1], queries, confidence
+        ).to_json()
+        if depth
+        else None,
         "f_beta": f_scores,
         "resampled_pr_auc": resampled_auc,  # for paired comparisons; dropped before writing
     }
@@ -199,8 +226,9 @@ def bootstrap_standard_error(resampled: np.ndarray) -> float:
     return float(np.std(resampled, ddof=1)) if len(resampled) > 1 else float("nan")
 
 
-def queries_to_separate(difference: float, first_error: float, second_error: float, queries: int,
-                        confidence: float = DEFAULT_CONFIDENCE) -> int | None:
+def queries_to_separate(
+    difference: float, first_error: float, second_error: float, queries: int, confidence: float = DEFAULT_CONFIDENCE
+) -> int | None:
     """Queries in all at which two configurations' intervals would stop overlapping:
     ``ceil(n · (z · (se₁ + se₂) / |d|)²)`` (see the module docstring); None when ``d`` is 0 or
     the errors are unknown."""
@@ -225,8 +253,9 @@ def _by_k(values: np.ndarray) -> dict[str, float]:
     return {str(k): float(value) for k, value in enumerate(values, start=1)}
 
 
-def main_effects(values: Mapping[str, float], settings: Mapping[str, Mapping[str, Any]],
-                 levels: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+def main_effects(
+    values: Mapping[str, float], settings: Mapping[str, Mapping[str, Any]], levels: Mapping[str, Sequence[Any]]
+) -> list[dict[str, Any]]:
     """What changing only one dimension does, on average.
 
     For each dimension with several levels among the configurations, and each level L: the
@@ -252,10 +281,17 @@ def main_effects(values: Mapping[str, float], settings: Mapping[str, Mapping[str
                 partner = by_settings.get(_frozen({**setting, dimension: level}))
                 if partner is not None:
                     changes.append(values[partner] - values[name])
-            rows.append({"dimension": dimension, "level": level, "reference": reference,
-                         "configurations": len(at_level), "mean": float(np.mean(at_level)),
-                         "change": float(np.mean(changes)) if changes else (0.0 if level == reference else None),
-                         "pairs": len(changes)})
+            rows.append(
+                {
+                    "dimension": dimension,
+                    "level": level,
+                    "reference": reference,
+                    "configurations": len(at_level),
+                    "mean": float(np.mean(at_level)),
+                    "change": float(np.mean(changes)) if changes else (0.0 if level == reference else None),
+                    "pairs": len(changes),
+                }
+            )
     return rows
 
 

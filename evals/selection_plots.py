@@ -24,11 +24,19 @@ def precision_recall_curves(curves: Mapping[str, tuple[Mapping[str, float], Mapp
         cutoffs = sorted(precision, key=int)
         xs, ys = [recall[k] for k in cutoffs], [precision[k] for k in cutoffs]
         color = colormaps["tab10" if len(curves) <= 10 else "tab20"](index % 20)
-        (line,) = axes.plot(xs, ys, color=color, linestyle=LINE_STYLES[index // 10 % len(LINE_STYLES)],
-                            marker=MARKERS[index % len(MARKERS)], markersize=4, linewidth=1.6)
+        (line,) = axes.plot(
+            xs,
+            ys,
+            color=color,
+            linestyle=LINE_STYLES[index // 10 % len(LINE_STYLES)],
+            marker=MARKERS[index % len(MARKERS)],
+            markersize=4,
+            linewidth=1.6,
+        )
         if xs:
-            axes.annotate(f"k={cutoffs[-1]}", (xs[-1], ys[-1]), textcoords="offset points", xytext=(4, 4), fontsize=7,
-                          color=color)
+            axes.annotate(
+                f"k={cutoffs[-1]}", (xs[-1], ys[-1]), textcoords="offset points", xytext=(4, 4), fontsize=7, color=color
+            )
         handles.append(line)
         labels.append(literal_text(configuration))
     axes.set_xlim(0, 1.02)
@@ -37,6 +45,12 @@ def precision_recall_curves(curves: Mapping[str, tuple[Mapping[str, float], Mapp
     axes.set_ylabel("precision@k (micro)")
     axes.set_title("Precision–recall curves, k = 1..K")
     axes.grid(True, alpha=0.3)
-    figure.legend(handles, labels, loc="outside right upper" if len(labels) <= 8 else "outside lower center",
-                  fontsize=8, frameon=False, ncols=1 if len(labels) <= 8 else 3)
+    figure.legend(
+        handles,
+        labels,
+        loc="outside right upper" if len(labels) <= 8 else "outside lower center",
+        fontsize=8,
+        frameon=False,
+        ncols=1 if len(labels) <= 8 else 3,
+    )
     return figure_png(figure)

@@ -63,18 +63,23 @@ class Separation:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Separation:
-        return cls(**{key: data[key] for key in ("first", "second", "ranking", "difference", "low", "high",
-                                                 "queries")})
+        return cls(**{key: data[key] for key in ("first", "second", "ranking", "difference", "low", "high", "queries")})
 
 
-def difference_interval(first: Sequence[float], second: Sequence[float], resamples: int = DEFAULT_RESAMPLES,
-                        seed: int = 0, confidence: float = DEFAULT_CONFIDENCE) -> Interval:
+def difference_interval(
+    first: Sequence[float],
+    second: Sequence[float],
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> Interval:
     """The paired percentile bootstrap interval of d̄, the mean of ``first − second`` over the
     same queries (module docstring)."""
     first_values, second_values = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
     if first_values.shape != second_values.shape:
-        raise ValueError(f"per-query values of the same queries needed, got {first_values.shape} and "
-                         f"{second_values.shape}")
+        raise ValueError(
+            f"per-query values of the same queries needed, got {first_values.shape} and {second_values.shape}"
+        )
     return bootstrap_interval(first_values - second_values, confidence, resamples, seed)
 
 
@@ -84,9 +89,13 @@ def adjacent_pairs(means: Mapping[str, float]) -> list[tuple[str, str]]:
     return list(pairwise(order))
 
 
-def separations(per_query: Mapping[str, Sequence[float]], pairs: Sequence[tuple[str, str, str]],
-                resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
-                confidence: float = DEFAULT_CONFIDENCE) -> list[Separation]:
+def separations(
+    per_query: Mapping[str, Sequence[float]],
+    pairs: Sequence[tuple[str, str, str]],
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> list[Separation]:
     """The interval of each ``(first, second, ranking)`` pair over ``per_query`` (``{configuration:
     its values on the same queries, in one order}``)."""
     found = []

@@ -77,7 +77,7 @@ ILL_FORMED_EXAMPLES = 10
 FLAGS = ("lexically_trivial", "answer_leak", "ill_formed", "history_free")
 FLAG_MEANINGS = {
     "lexically_trivial": "questions copy their gold passage's words: a lexical retriever matches them without "
-                         "understanding them",
+    "understanding them",
     "answer_leak": "questions already state most of their reference answer",
     "ill_formed": "many questions are ill-formed (fragments, templates, heading paths, markup)",
     "history_free": "the conversation's history does not help retrieval: later turns stand alone",
@@ -93,6 +93,7 @@ REFERENCE_ILL_FORMED_RATE = 1 / 58
 
 # ---------------------------------------------------------------------------------------
 # Per turn.
+
 
 def answer_share(question: str, answer: str) -> float | None:
     """``|S(q) ∩ S(a)| / |S(a)|``: the share of the answer's content-word stems the question
@@ -112,6 +113,7 @@ def leaks_answer(question: str, answer: str) -> bool:
 # ---------------------------------------------------------------------------------------
 # Over the benchmark.
 
+
 def overlap_histogram(values: Sequence[float]) -> dict[str, list[float] | list[int]]:
     """``{edges, counts}``: how many turns fall in each overlap bin (the last bin holds 1.0)."""
     counts, _ = np.histogram(np.asarray(values, dtype=float), bins=np.asarray(HISTOGRAM_EDGES))
@@ -123,8 +125,12 @@ def leak_rate(leaks: Mapping[str, bool]) -> float | None:
     return sum(leaks.values()) / len(leaks) if leaks else None
 
 
-def shortcut_flags(mean_overlap: float | None, answer_leak_rate: float | None, history_gain: float | None,
-                   ill_formed_rate: float | None) -> list[str]:
+def shortcut_flags(
+    mean_overlap: float | None,
+    answer_leak_rate: float | None,
+    history_gain: float | None,
+    ill_formed_rate: float | None,
+) -> list[str]:
     """The flags raised, in ``FLAGS`` order (thresholds in the module docstring)."""
     raised = {
         "lexically_trivial": mean_overlap is not None and mean_overlap > TRIVIAL_MEAN_OVERLAP,
@@ -135,9 +141,15 @@ def shortcut_flags(mean_overlap: float | None, answer_leak_rate: float | None, h
     return [flag for flag in FLAGS if raised[flag]]
 
 
-def shortcut_summary(overlaps: Mapping[str, float], query_only: Mapping[str, Mapping[str, float] | None],
-                     leaks: Mapping[str, bool], history_gain: float | None, ill_formed: Mapping[str, list[str]],
-                     questions: Mapping[str, str], turns: Collection[str]) -> dict[str, Any]:
+def shortcut_summary(
+    overlaps: Mapping[str, float],
+    query_only: Mapping[str, Mapping[str, float] | None],
+    leaks: Mapping[str, bool],
+    history_gain: float | None,
+    ill_formed: Mapping[str, list[str]],
+    questions: Mapping[str, str],
+    turns: Collection[str],
+) -> dict[str, Any]:
     """What ``shortcuts.json`` holds, from the per-turn values.
 
     ``overlaps``: {turn: lexical overlap}; ``query_only``: {"current": {"R@10", "RR@10"},
@@ -146,16 +158,26 @@ def shortcut_summary(overlaps: Mapping[str, float], query_only: Mapping[str, Map
     summary = overlap_summary(list(overlaps.values()))
     rate = len(ill_formed) / len(turns) if turns else None
     current = query_only.get("current")
-    lexical = {"mean": summary["mean"], "median": summary["median"], "p90": summary["p90"],
-               "histogram": overlap_histogram(list(overlaps.values()))}
+    lexical = {
+        "mean": summary["mean"],
+        "median": summary["median"],
+        "p90": summary["p90"],
+        "histogram": overlap_histogram(list(overlaps.values())),
+    }
     leaked = leak_rate(leaks)
-    examples = [{"turn": turn, "question": questions[turn], "reasons": reasons}
-                for turn, reasons in list(ill_formed.items())[:ILL_FORMED_EXAMPLES]]
+    examples = [
+        {"turn": turn, "question": questions[turn], "reasons": reasons}
+        for turn, reasons in list(ill_formed.items())[:ILL_FORMED_EXAMPLES]
+    ]
     return {
         "turns": len(turns),
         "lexical_overlap": lexical,
-        "query_only": {"bm25": {"current": dict(current) if current else None,
-                                "rewrite": dict(query_only["rewrite"]) if query_only.get("rewrite") else None}},
+        "query_only": {
+            "bm25": {
+                "current": dict(current) if current else None,
+                "rewrite": dict(query_only["rewrite"]) if query_only.get("rewrite") else None,
+            }
+        },
         "answer_leak_rate": leaked,
         "history_gain": history_gain,
         "ill_formed": {"rate": rate, "count": len(ill_formed), "examples": examples},
@@ -165,6 +187,10 @@ def shortcut_summary(overlaps: Mapping[str, float], query_only: Mapping[str, Map
 
 def thresholds() -> dict[str, float]:
     """The flag limits, for the report's notes."""
-    return {"trivial_mean_overlap": TRIVIAL_MEAN_OVERLAP,
-            "answer_leak_limit": ANSWER_LEAK_LIMIT, "ill_formed_limit": ILL_FORMED_LIMIT,
-            "history_free_gain": HISTORY_FREE_GAIN, "leak_share": LEAK_SHARE}
+    return {
+        "trivial_mean_overlap": TRIVIAL_MEAN_OVERLAP,
+        "answer_leak_limit": ANSWER_LEAK_LIMIT,
+        "ill_formed_limit": ILL_FORMED_LIMIT,
+        "history_free_gain": HISTORY_FREE_GAIN,
+        "leak_share": LEAK_SHARE,
+    }

@@ -58,8 +58,13 @@ def holm_bonferroni(p_values: Sequence[float]) -> list[float]:
     return adjusted
 
 
-def paired_p_value(first: np.ndarray, second: np.ndarray, test: TestName = "randomization",
-                   resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, seed: int = 0) -> float:
+def paired_p_value(
+    first: np.ndarray,
+    second: np.ndarray,
+    test: TestName = "randomization",
+    resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES,
+    seed: int = 0,
+) -> float:
     differences = first - second
     if not np.any(differences):
         return 1.0
@@ -68,7 +73,9 @@ def paired_p_value(first: np.ndarray, second: np.ndarray, test: TestName = "rand
     return randomization_p_value(differences, resamples, seed)
 
 
-def randomization_p_value(differences: np.ndarray, resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, seed: int = 0) -> float:
+def randomization_p_value(
+    differences: np.ndarray, resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, seed: int = 0
+) -> float:
     """Two-sided sign-flip randomization test of mean(differences) = 0."""
     n = len(differences)
     observed = abs(differences.mean())
@@ -86,9 +93,14 @@ def randomization_p_value(differences: np.ndarray, resamples: int = DEFAULT_SIGN
     return (extreme + 1) / (resamples + 1)
 
 
-def compare_all(per_query: Mapping[str, Mapping[str, Mapping[str, float]]], measures: Sequence[str],
-                test: TestName = "randomization", alpha: float = DEFAULT_ALPHA,
-                resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, seed: int = 0) -> list[Comparison]:
+def compare_all(
+    per_query: Mapping[str, Mapping[str, Mapping[str, float]]],
+    measures: Sequence[str],
+    test: TestName = "randomization",
+    alpha: float = DEFAULT_ALPHA,
+    resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES,
+    seed: int = 0,
+) -> list[Comparison]:
     """Every pair of configurations on each measure. ``per_query``: {configuration: {query
     id: {measure: value}}}, the same queries for every configuration."""
     configurations = list(per_query)
@@ -102,11 +114,15 @@ def compare_all(per_query: Mapping[str, Mapping[str, Mapping[str, float]]], meas
             b = np.array([per_query[second][q][measure] for q in query_ids])
             rows.append((first, second, float(np.mean(a - b)), paired_p_value(a, b, test, resamples, seed)))
         adjusted = holm_bonferroni([row[3] for row in rows])
-        comparisons += [Comparison(measure, first, second, difference, p, p_adj, p_adj < alpha)
-                        for (first, second, difference, p), p_adj in zip(rows, adjusted)]
+        comparisons += [
+            Comparison(measure, first, second, difference, p, p_adj, p_adj < alpha)
+            for (first, second, difference, p), p_adj in zip(rows, adjusted)
+        ]
     return comparisons
 
 
 def describe(test: TestName, resamples: int, alpha: float, pairs: int) -> str:
-    return (f"{TEST_DESCRIPTIONS[test].format(resamples=resamples)} on per-query values; p-values corrected "
-            f"with Holm–Bonferroni over the {pairs} pairs of each measure; significant when the corrected p < {alpha}")
+    return (
+        f"{TEST_DESCRIPTIONS[test].format(resamples=resamples)} on per-query values; p-values corrected "
+        f"with Holm–Bonferroni over the {pairs} pairs of each measure; significant when the corrected p < {alpha}"
+    )

@@ -77,8 +77,13 @@ def _tau_b(first: np.ndarray, second: np.ndarray) -> float | None:
     return None if math.isnan(tau) else tau
 
 
-def tau_interval(human: np.ndarray, synthetic: np.ndarray, resamples: int = DEFAULT_BOOTSTRAP, seed: int = 0,
-                 confidence: float = DEFAULT_CONFIDENCE) -> Interval:
+def tau_interval(
+    human: np.ndarray,
+    synthetic: np.ndarray,
+    resamples: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> Interval:
     """Percentile bootstrap interval of τ-b (module docstring). ``human`` and ``synthetic``: the
     per-query values, queries × configurations (the same configurations, in the same order).
     ``mean`` is τ-b of the full sets; ``n`` the resamples where τ-b was defined (a resample whose
@@ -98,36 +103,50 @@ def tau_interval(human: np.ndarray, synthetic: np.ndarray, resamples: int = DEFA
     # The samples are row indices, so scipy resamples whole queries (rows) of each set independently.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy warns on a degenerate distribution; the bounds below say it
-        result = stats.bootstrap((np.arange(len(human)), np.arange(len(synthetic))), resampled_tau, paired=False,
-                                 vectorized=False, n_resamples=resamples, confidence_level=confidence,
-                                 method="percentile", rng=np.random.default_rng(seed))
+        result = stats.bootstrap(
+            (np.arange(len(human)), np.arange(len(synthetic))),
+            resampled_tau,
+            paired=False,
+            vectorized=False,
+            n_resamples=resamples,
+            confidence_level=confidence,
+            method="percentile",
+            rng=np.random.default_rng(seed),
+        )
     distribution = np.asarray(result.bootstrap_distribution, dtype=float)
     defined = distribution[~np.isnan(distribution)]
     # The percentile interval, over the resamples where τ is defined.
     return percentile_interval(tau, defined, len(defined), confidence)
 
 
-def paired_configurations(synthetic: Sequence[Mapping[str, Any]], human: Sequence[Mapping[str, Any]],
-                          match_history: bool) -> list[tuple[str, str]]:
+def paired_configurations(
+    synthetic: Sequence[Mapping[str, Any]], human: Sequence[Mapping[str, Any]], match_history: bool
+) -> list[tuple[str, str]]:
     """``(synthetic configuration, its human counterpart)`` in the synthetic evaluation's order:
     the same retriever and reranking (and history, when both sets were evaluated with the same
     modes), or the same run file."""
+
     def key(entry: Mapping[str, Any], with_history: bool) -> tuple[Any, ...]:
         if str(entry["retriever"]).startswith("run file"):
             return ("run file", entry["name"])
         return (entry["retriever"], entry["rerank"], entry["history"] if with_history else None)
 
     human_by_key = {key(entry, match_history): entry["name"] for entry in human}
-    return [(entry["name"], human_by_key[key(entry, match_history)]) for entry in synthetic
-            if key(entry, match_history) in human_by_key]
+    return [
+        (entry["name"], human_by_key[key(entry, match_history)])
+        for entry in synthetic
+        if key(entry, match_history) in human_by_key
+    ]
 
 
-def per_query_matrix(per_query: Mapping[str, Mapping[str, Mapping[str, float]]], configurations: Sequence[str],
-                     measure: str) -> np.ndarray:
+def per_query_matrix(
+    per_query: Mapping[str, Mapping[str, Mapping[str, float]]], configurations: Sequence[str], measure: str
+) -> np.ndarray:
     """Queries × configurations of ``measure``, the queries every configuration was measured on."""
     queries = sorted(set.intersection(*(set(per_query[name]) for name in configurations))) if configurations else []
-    return np.array([[per_query[name][query][measure] for name in configurations] for query in queries],
-                    dtype=float).reshape(len(queries), len(configurations))
+    return np.array(
+        [[per_query[name][query][measure] for name in configurations] for query in queries], dtype=float
+    ).reshape(len(queries), len(configurations))
 
 
 def separation_pairs(human: Mapping[str, float], synthetic_order: Sequence[str]) -> list[tuple[str, str, str]]:
@@ -135,24 +154,31 @@ def separation_pairs(human: Mapping[str, float], synthetic_order: Sequence[str])
     adjacent pair of the human ranking by ``human`` (``"yours i–i+1"``), and the synthetic
     ranking's top two (``synthetic_order``: the configurations best first on the synthetic set,
     by their names on the human set) where the human ranking does not pair them already."""
-    pairs = [(first, second, f"yours {rank}–{rank + 1}")
-             for rank, (first, second) in enumerate(adjacent_pairs(human), start=1)]
+    pairs = [
+        (first, second, f"yours {rank}–{rank + 1}")
+        for rank, (first, second) in enumerate(adjacent_pairs(human), start=1)
+    ]
     top = list(dict.fromkeys(synthetic_order))[:2]
     if len(top) == 2 and not any({first, second} == set(top) for first, second, _ in pairs):
         pairs.append((top[0], top[1], "synthetic 1–2"))
     return pairs
 
 
-def top_not_separated(found: Sequence[Separation], human: Mapping[str, float],
-                      synthetic_order: Sequence[str]) -> list[Separation]:
+def top_not_separated(
+    found: Sequence[Separation], human: Mapping[str, float], synthetic_order: Sequence[str]
+) -> list[Separation]:
     """The pairs of ``found`` that are the top two of either ranking and are not separated."""
     tops = [set(adjacent_pairs(human)[0]) if len(human) > 1 else set(), set(list(dict.fromkeys(synthetic_order))[:2])]
     return [pair for pair in found if not pair.separated and {pair.first, pair.second} in tops]
 
 
-def configuration_rows(pairs: Sequence[tuple[str, str]], synthetic_entries: Mapping[str, Mapping[str, Any]],
-                       human_entries: Mapping[str, Mapping[str, Any]], human_means: Mapping[str, float],
-                       synthetic_means: Mapping[str, float]) -> list[dict[str, Any]]:
+def configuration_rows(
+    pairs: Sequence[tuple[str, str]],
+    synthetic_entries: Mapping[str, Mapping[str, Any]],
+    human_entries: Mapping[str, Mapping[str, Any]],
+    human_means: Mapping[str, float],
+    synthetic_means: Mapping[str, float],
+) -> list[dict[str, Any]]:
     """A row per ``(synthetic, human)`` configuration pair (``*_entries``: each evaluation's
     configurations by name): its name on each set (``name`` on the synthetic set,
     ``human_configuration``) and the history mode each ran with, a ``label`` naming both, and its
@@ -161,11 +187,19 @@ def configuration_rows(pairs: Sequence[tuple[str, str]], synthetic_entries: Mapp
     rows = []
     for synthetic, human in pairs:
         synthetic_entry, human_entry = synthetic_entries[synthetic], human_entries[human]
-        rows.append({"name": synthetic, "human_configuration": human,
-                     "label": configuration_label(synthetic_entry, human_entry),
-                     "synthetic_history": synthetic_entry["history"], "human_history": human_entry["history"],
-                     "human": human_means[synthetic], "synthetic": synthetic_means[synthetic],
-                     "human_rank": human_ranks[synthetic], "synthetic_rank": synthetic_ranks[synthetic]})
+        rows.append(
+            {
+                "name": synthetic,
+                "human_configuration": human,
+                "label": configuration_label(synthetic_entry, human_entry),
+                "synthetic_history": synthetic_entry["history"],
+                "human_history": human_entry["history"],
+                "human": human_means[synthetic],
+                "synthetic": synthetic_means[synthetic],
+                "human_rank": human_ranks[synthetic],
+                "synthetic_rank": synthetic_ranks[synthetic],
+            }
+        )
     return rows
 
 
@@ -205,8 +239,14 @@ class Verdict:
         return {"label": self.label, "text": self.text}
 
 
-def verdict(human: Mapping[str, float], synthetic: Mapping[str, float], tau: float | None, interval: Interval,
-            unseparated: Sequence[Separation] = (), human_names: Mapping[str, str] | None = None) -> Verdict:
+def verdict(
+    human: Mapping[str, float],
+    synthetic: Mapping[str, float],
+    tau: float | None,
+    interval: Interval,
+    unseparated: Sequence[Separation] = (),
+    human_names: Mapping[str, str] | None = None,
+) -> Verdict:
     """The comparison in words. "agrees": τ ≥ AGREES_TAU, the interval's low bound above 0 and the
     same configuration first; "weak agreement": τ > WEAK_TAU otherwise; "disagrees": τ ≤ WEAK_TAU;
     "undetermined": τ undefined (all scores equal on one set). ``human`` and ``synthetic`` are
@@ -222,43 +262,79 @@ def verdict(human: Mapping[str, float], synthetic: Mapping[str, float], tau: flo
 
 def _not_separated(pair: Separation) -> str:
     which = "your questions'" if pair.ranking.startswith("yours") else "the synthetic benchmark's"
-    bounds = (f", 95% interval [{pair.low:+.3f}, {pair.high:+.3f}]" if pair.low is not None and pair.high is not None
-              else ", no interval")
-    return (f"your {pair.queries} questions do not separate {which} top two, {pair.first} and {pair.second} "
-            f"(difference {pair.difference or 0.0:+.3f}{bounds})")
+    bounds = (
+        f", 95% interval [{pair.low:+.3f}, {pair.high:+.3f}]"
+        if pair.low is not None and pair.high is not None
+        else ", no interval"
+    )
+    return (
+        f"your {pair.queries} questions do not separate {which} top two, {pair.first} and {pair.second} "
+        f"(difference {pair.difference or 0.0:+.3f}{bounds})"
+    )
 
 
-def _verdict(human: Mapping[str, float], synthetic: Mapping[str, float], tau: float | None, interval: Interval,
-             human_names: Mapping[str, str]) -> Verdict:
+def _verdict(
+    human: Mapping[str, float],
+    synthetic: Mapping[str, float],
+    tau: float | None,
+    interval: Interval,
+    human_names: Mapping[str, str],
+) -> Verdict:
     first_human = _named([human_names.get(name, name) for name in ranked_first(human)])
-    top = (f"the synthetic benchmark ranks {_named(ranked_first(synthetic))} first, your questions rank {first_human} "
-           "first")
+    top = (
+        f"the synthetic benchmark ranks {_named(ranked_first(synthetic))} first, your questions rank {first_human} "
+        "first"
+    )
     if tau is None:
-        return Verdict("undetermined", "every configuration scores the same on one of the sets, so there is no "
-                                       "order to compare")
-    described = f"τ-b = {tau:+.2f}" + (f", 95% interval [{interval.low:+.2f}, {interval.high:+.2f}]"
-                                       if interval.low is not None and interval.high is not None else "")
+        return Verdict(
+            "undetermined", "every configuration scores the same on one of the sets, so there is no order to compare"
+        )
+    described = f"τ-b = {tau:+.2f}" + (
+        f", 95% interval [{interval.low:+.2f}, {interval.high:+.2f}]"
+        if interval.low is not None and interval.high is not None
+        else ""
+    )
     same_top = top1_agrees(human, synthetic)
     both = _both_first(human, synthetic, human_names)
     if tau >= AGREES_TAU and interval.low is not None and interval.low > 0 and same_top:
-        return Verdict("agrees", f"the synthetic benchmark orders the configurations as your questions do "
-                                 f"({described}), and both rank {both} first")
+        return Verdict(
+            "agrees",
+            f"the synthetic benchmark orders the configurations as your questions do "
+            f"({described}), and both rank {both} first",
+        )
     if tau > WEAK_TAU:
-        why = ("no interval: too few queries to resample" if interval.low is None
-               else "the interval reaches 0 or below" if interval.low <= 0
-               else "τ is moderate" if tau < AGREES_TAU else "")
+        why = (
+            "no interval: too few queries to resample"
+            if interval.low is None
+            else "the interval reaches 0 or below"
+            if interval.low <= 0
+            else "τ is moderate"
+            if tau < AGREES_TAU
+            else ""
+        )
         detail = "; ".join(part for part in (why, "" if same_top else top) if part)
-        return Verdict("weak agreement", f"the synthetic benchmark orders the configurations only partly as your "
-                                         f"questions do ({described}){': ' + detail if detail else ''}")
-    return Verdict("disagrees", f"{top} ({described})" if not same_top else
-                   f"both rank {both} first, but the other configurations are ordered differently ({described})")
+        return Verdict(
+            "weak agreement",
+            f"the synthetic benchmark orders the configurations only partly as your "
+            f"questions do ({described}){': ' + detail if detail else ''}",
+        )
+    return Verdict(
+        "disagrees",
+        f"{top} ({described})"
+        if not same_top
+        else f"both rank {both} first, but the other configurations are ordered differently ({described})",
+    )
 
 
 def _both_first(human: Mapping[str, float], synthetic: Mapping[str, float], human_names: Mapping[str, str]) -> str:
     """The configurations both sets rank first, each named as it ran on each set where that differs."""
     common = [name for name in ranked_first(synthetic) if name in set(ranked_first(human))]
-    return _named([name if human_names.get(name, name) == name else f"{name} ({human_names[name]} on your questions)"
-                   for name in common])
+    return _named(
+        [
+            name if human_names.get(name, name) == name else f"{name} ({human_names[name]} on your questions)"
+            for name in common
+        ]
+    )
 
 
 def _named(names: Sequence[str]) -> str:
@@ -275,9 +351,16 @@ def relevance_agreement(human: Sequence[bool], judge: Sequence[bool]) -> dict[st
     if len(human) != len(judge):
         raise ValueError(f"labels of the same pairs needed, got {len(human)} and {len(judge)}")
     names = {True: "relevant", False: "not relevant"}
-    confusion = {names[h]: {names[j]: sum(1 for a, b in zip(human, judge) if bool(a) == h and bool(b) == j) for j in (True, False)}
-                 for h in (True, False)}
-    return {"pairs": len(human), "agreement": (sum(a == b for a, b in zip(human, judge)) / len(human)) if human else None,
-            "cohen_kappa": cohen_kappa(list(human), list(judge)),
-            "krippendorff_alpha": krippendorff_alpha_nominal([[a, b] for a, b in zip(human, judge)]),
-            "confusion": confusion}
+    confusion = {
+        names[h]: {
+            names[j]: sum(1 for a, b in zip(human, judge) if bool(a) == h and bool(b) == j) for j in (True, False)
+        }
+        for h in (True, False)
+    }
+    return {
+        "pairs": len(human),
+        "agreement": (sum(a == b for a, b in zip(human, judge)) / len(human)) if human else None,
+        "cohen_kappa": cohen_kappa(list(human), list(judge)),
+        "krippendorff_alpha": krippendorff_alpha_nominal([[a, b] for a, b in zip(human, judge)]),
+        "confusion": confusion,
+    }

@@ -156,16 +156,22 @@ def judgments(benchmark: Benchmark, qrels: str | None, extra_qrels: str | None) 
     return merge_qrels(judged, read_qrels(extra_qrels, allow_empty=True)) if extra_qrels else judged
 
 
-def input_problems(benchmark: Benchmark, qrels: str | None = None, extra_qrels: str | None = None,
-                   run_files: Sequence[str] = (), nugget_qrels: str | None = None) -> list[IdProblem]:
+def input_problems(
+    benchmark: Benchmark,
+    qrels: str | None = None,
+    extra_qrels: str | None = None,
+    run_files: Sequence[str] = (),
+    nugget_qrels: str | None = None,
+) -> list[IdProblem]:
     """What is wrong with the ids of the inputs: documents the corpus repeats, judged queries
     and documents the benchmark lacks, run-file queries the benchmark lacks, nugget-judged
     queries the judgments lack (they are not measured) and nugget-judged documents the corpus
     lacks."""
     documents = corpus_documents(benchmark)
     problems = [problem for problem in [corpus_duplicates(benchmark)] if problem is not None]
-    judged_files = [(qrels, read_qrels(qrels)) if qrels else (benchmark.qrels_file or benchmark.directory,
-                                                              benchmark.qrels)]
+    judged_files = [
+        (qrels, read_qrels(qrels)) if qrels else (benchmark.qrels_file or benchmark.directory, benchmark.qrels)
+    ]
     if extra_qrels:
         judged_files.append((extra_qrels, read_qrels(extra_qrels, allow_empty=True)))
     for path, judged in judged_files:
@@ -173,17 +179,34 @@ def input_problems(benchmark: Benchmark, qrels: str | None = None, extra_qrels: 
     if nugget_qrels:
         nuggets = read_nugget_qrels(nugget_qrels)
         judged_queries = set().union(*(judged for _, judged in judged_files))
-        problems += [problem for problem in (
-            unknown_ids(nugget_qrels, nuggets, judged_queries, "nugget-judged query ids without judgments to "
-                        "measure against", "they are not measured"),
-            unknown_ids(nugget_qrels, (doc_id for by_nugget in nuggets.values() for labels in by_nugget.values()
-                                       for doc_id in labels), documents,
-                        "nugget-judged document ids not in the corpus (or without text)",
-                        "no retriever can find them; coverage cannot reach 1 where they support a nugget"))
-            if problem is not None]
+        problems += [
+            problem
+            for problem in (
+                unknown_ids(
+                    nugget_qrels,
+                    nuggets,
+                    judged_queries,
+                    "nugget-judged query ids without judgments to measure against",
+                    "they are not measured",
+                ),
+                unknown_ids(
+                    nugget_qrels,
+                    (doc_id for by_nugget in nuggets.values() for labels in by_nugget.values() for doc_id in labels),
+                    documents,
+                    "nugget-judged document ids not in the corpus (or without text)",
+                    "no retriever can find them; coverage cannot reach 1 where they support a nugget",
+                ),
+            )
+            if problem is not None
+        ]
     for path in run_files:
-        problem = unknown_ids(path, run_file_query_ids(path), benchmark.queries_by_id,
-                              "query ids not among the benchmark's queries", "they are not measured")
+        problem = unknown_ids(
+            path,
+            run_file_query_ids(path),
+            benchmark.queries_by_id,
+            "query ids not among the benchmark's queries",
+            "they are not measured",
+        )
         if problem is not None:
             problems.append(problem)
     return problems
@@ -191,6 +214,7 @@ def input_problems(benchmark: Benchmark, qrels: str | None = None, extra_qrels: 
 
 # ---------------------------------------------------------------------------------------
 # Queries per history mode, written once per run.
+
 
 def _seam(runtime: Runtime[EvaluationContext], run_id: str) -> ModelSeam:
     context = job.context(runtime)
@@ -200,8 +224,9 @@ def _seam(runtime: Runtime[EvaluationContext], run_id: str) -> ModelSeam:
 _query_lock = threading.Lock()
 
 
-def _query_texts(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Benchmark,
-                 history: HistoryMode) -> dict[str, str]:
+def _query_texts(
+    runtime: Runtime[EvaluationContext], run_id: str, benchmark: Benchmark, history: HistoryMode
+) -> dict[str, str]:
     """``{query id: text}`` for a history mode, from ``queries/<mode>.jsonl`` when written."""
     path = RunDirectory(job.workspace(runtime), run_id).file(QUERIES_DIR) / f"{history.label.replace(':', '-')}.jsonl"
     with _query_lock:
@@ -214,14 +239,20 @@ def _query_texts(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Be
             def rewrite(turns: list[tuple[str, str]], question: str) -> str:
                 return seam.run(rewriter, history=turns, question=question).query
 
-        texts = _build_all(benchmark.queries, history, rewrite, job.context(runtime).concurrency,
-                           progress_reporter(f"queries {history.label}"))
+        texts = _build_all(
+            benchmark.queries,
+            history,
+            rewrite,
+            job.context(runtime).concurrency,
+            progress_reporter(f"queries {history.label}"),
+        )
         write_jsonl_atomic(path, ({"_id": query_id, "text": text} for query_id, text in texts.items()))
         return texts
 
 
-def _build_all(queries: list[BenchmarkQuery], history: HistoryMode, rewrite: Any, concurrency: int,
-               report: Any) -> dict[str, str]:
+def _build_all(
+    queries: list[BenchmarkQuery], history: HistoryMode, rewrite: Any, concurrency: int, report: Any
+) -> dict[str, str]:
     if history.kind != "rewrite":
         return {query.id: build_query(query, history) for query in queries}
     # Rewriting calls a model per turn: in parallel, each reply cached by the seam.
@@ -237,17 +268,21 @@ def _build_all(queries: list[BenchmarkQuery], history: HistoryMode, rewrite: Any
 # ---------------------------------------------------------------------------------------
 # Nodes.
 
+
 def _reranking(runtime: Runtime[EvaluationContext]) -> bool:
     return job.context(runtime).rerank is not None
 
 
-def _all_configurations(runtime: Runtime[EvaluationContext], state: EvaluationState | RetrievalTask
-                        ) -> dict[str, AnyConfiguration]:
+def _all_configurations(
+    runtime: Runtime[EvaluationContext], state: EvaluationState | RetrievalTask
+) -> dict[str, AnyConfiguration]:
     """Every configuration the settings ask for (and the ones fusions need), by name, in stage
     order; the user's run files first."""
-    configurations = expand_configurations([parse_retriever(spec) for spec in state["retrievers"]],
-                                           [parse_history_mode(mode) for mode in state["histories"]],
-                                           _reranking(runtime))
+    configurations = expand_configurations(
+        [parse_retriever(spec) for spec in state["retrievers"]],
+        [parse_history_mode(mode) for mode in state["histories"]],
+        _reranking(runtime),
+    )
     by_name: dict[str, AnyConfiguration] = {configuration.name: configuration for configuration in configurations}
     run_files = run_file_configurations(state.get("runs") or [], taken=by_name)
     return {**{configuration.name: configuration for configuration in run_files}, **by_name}
@@ -272,12 +307,14 @@ def plan(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> dict[st
     benchmark = _benchmark(runtime, state["benchmark"])
     _, nugget = measure_names(context.measures)
     if nugget and not context.nugget_qrels:
-        raise InputError(f"{', '.join(nugget)} need nugget qrels (the nugget_qrels setting: qid nugget_id doc_id "
-                         "label)")
+        raise InputError(
+            f"{', '.join(nugget)} need nugget qrels (the nugget_qrels setting: qid nugget_id doc_id label)"
+        )
     configurations = _all_configurations(runtime, state)
     require_oracle_rewrites(benchmark, [c.history for c in configurations.values() if isinstance(c, Configuration)])
-    problems = input_problems(benchmark, context.qrels, context.extra_qrels, state.get("runs") or [],
-                              context.nugget_qrels)
+    problems = input_problems(
+        benchmark, context.qrels, context.extra_qrels, state.get("runs") or [], context.nugget_qrels
+    )
     raise_if_strict(problems, context.strict)
     for problem in problems:
         report_warning(problem.message())
@@ -291,10 +328,21 @@ def dispatch(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> lis
     if not pending:
         return "measure"
     stage = min(configuration.stage for configuration in pending)
-    return [Send("retrieve", {"run_id": state["run_id"], "benchmark": state["benchmark"], "configuration": c.name,
-                              "retrievers": state["retrievers"], "histories": state["histories"],
-                              "runs": state.get("runs") or []})
-            for c in pending if c.stage == stage]
+    return [
+        Send(
+            "retrieve",
+            {
+                "run_id": state["run_id"],
+                "benchmark": state["benchmark"],
+                "configuration": c.name,
+                "retrievers": state["retrievers"],
+                "histories": state["histories"],
+                "runs": state.get("runs") or [],
+            },
+        )
+        for c in pending
+        if c.stage == stage
+    ]
 
 
 def retrieve(task: RetrievalTask, runtime: Runtime[EvaluationContext]) -> dict[str, Any]:
@@ -316,8 +364,10 @@ def retrieve(task: RetrievalTask, runtime: Runtime[EvaluationContext]) -> dict[s
             for done, batch in _run_batches(runtime, task["run_id"], benchmark, configuration):
                 write(batch)
                 report(done, len(benchmark.queries))
-    append_jsonl(RunDirectory(job.workspace(runtime), task["run_id"]).file(TIMINGS_FILE),
-                 {"configuration": configuration.name, "seconds": round(time.perf_counter() - started, 3)})
+    append_jsonl(
+        RunDirectory(job.workspace(runtime), task["run_id"]).file(TIMINGS_FILE),
+        {"configuration": configuration.name, "seconds": round(time.perf_counter() - started, 3)},
+    )
     return {"finished": [configuration.name]}
 
 
@@ -326,8 +376,9 @@ def gather(state: EvaluationState) -> dict[str, Any]:
     return {}
 
 
-def _run_batches(runtime: Runtime[EvaluationContext], run_id: str, benchmark: Benchmark,
-                 configuration: Configuration) -> Iterator[tuple[int, Run]]:
+def _run_batches(
+    runtime: Runtime[EvaluationContext], run_id: str, benchmark: Benchmark, configuration: Configuration
+) -> Iterator[tuple[int, Run]]:
     """``(queries done, the next batch's rankings)``, batches in query id order."""
     context = job.context(runtime)
     size = context.batch_size
@@ -385,81 +436,141 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
     nugget_qrels = read_nugget_qrels(context.nugget_qrels) if nugget else {}
     report = progress_reporter("measure")
     unjudged = {query.id for query in benchmark.queries if query.id not in qrels}
-    answerable = {query.id for query in benchmark.queries
-                  if query.id in qrels and query.answerability in (None, "answerable")}
+    answerable = {
+        query.id for query in benchmark.queries if query.id in qrels and query.answerability in (None, "answerable")
+    }
     top_scores: dict[str, dict[str, float]] = {}
     per_query: dict[str, dict[str, dict[str, float]]] = {}
     aggregate: dict[str, dict[str, float]] = {}
     recall_curve: dict[str, dict[str, float]] = {}
     for done, (name, configuration) in enumerate(configurations.items(), start=1):
         path = _run_file(runtime, state["run_id"], configuration)
-        scores = evaluate_batches_with_nuggets(measures, nugget, qrels, nugget_qrels,
-                                               iter_run_batches(path, context.batch_size))
+        scores = evaluate_batches_with_nuggets(
+            measures, nugget, qrels, nugget_qrels, iter_run_batches(path, context.batch_size)
+        )
         means = scores.aggregate
         columns = [scores.measures.index(m) for m in names]
-        per_query[name] = {query_id: dict(zip(names, row))
-                           for query_id, row in zip(scores.query_ids, scores.values[:, columns].tolist())}
+        per_query[name] = {
+            query_id: dict(zip(names, row))
+            for query_id, row in zip(scores.query_ids, scores.values[:, columns].tolist())
+        }
         aggregate[name] = {m: means[m] for m in names}
         recall_curve[name] = {m.removeprefix("R@"): means[m] for m in recall_names}
         if unjudged:
             top_scores[name] = _top_scores(path, context.batch_size)
         report(done, len(configurations))
-    labels_of = {"by_answerability": {q.id: q.answerability for q in benchmark.queries if q.answerability},
-                 "by_question_type": {q.id: q.question_type for q in benchmark.queries if q.question_type},
-                 "by_standalone": {q.id: standalone_group(q.standalone) for q in benchmark.queries
-                                   if q.standalone is not None}}
-    summary = summarize_scores(per_query, aggregate, names, recall_curve,
-                               {q.id: q.turn for q in benchmark.queries if q.turn is not None},
-                               {q.id: q.switch for q in benchmark.queries if q.switch is not None},
-                               context.significance_test, context.resamples, context.seed, labels_of)
-    timings = {row["configuration"]: row["seconds"] for row in load_jsonl(run_dir.file(TIMINGS_FILE))} \
-        if run_dir.file(TIMINGS_FILE).exists() else {}
+    labels_of = {
+        "by_answerability": {q.id: q.answerability for q in benchmark.queries if q.answerability},
+        "by_question_type": {q.id: q.question_type for q in benchmark.queries if q.question_type},
+        "by_standalone": {q.id: standalone_group(q.standalone) for q in benchmark.queries if q.standalone is not None},
+    }
+    summary = summarize_scores(
+        per_query,
+        aggregate,
+        names,
+        recall_curve,
+        {q.id: q.turn for q in benchmark.queries if q.turn is not None},
+        {q.id: q.switch for q in benchmark.queries if q.switch is not None},
+        context.significance_test,
+        context.resamples,
+        context.seed,
+        labels_of,
+    )
+    timings = (
+        {row["configuration"]: row["seconds"] for row in load_jsonl(run_dir.file(TIMINGS_FILE))}
+        if run_dir.file(TIMINGS_FILE).exists()
+        else {}
+    )
     warnings = list(state.get("warnings") or [])
     results = {
-        "benchmark": {"name": benchmark.name, "path": str(benchmark.directory), "queries": len(benchmark.queries),
-                      "judged_queries": len(qrels), "unjudged_queries": len(unjudged),
-                      "documents": len(corpus_documents(benchmark)), "conversational": benchmark.conversational},
-        "settings": {"retrievers": state["retrievers"], "histories": state["histories"],
-                     "runs": list(state.get("runs") or []), "depth": context.depth,
-                     "rerank": context.rerank, "rerank_depth": context.rerank_depth, "measures": names,
-                     "split": context.split, "qrels": context.qrels, "extra_qrels": context.extra_qrels,
-                     "nugget_qrels": context.nugget_qrels,
-                     "strict": context.strict, "rewriter": context.llm if "rewrite" in state["histories"] else None},
-        "configurations": [_describe(name, c, _run_file(runtime, state["run_id"], c).relative_to(run_dir.path),
-                                     timings.get(name)) for name, c in configurations.items()],
+        "benchmark": {
+            "name": benchmark.name,
+            "path": str(benchmark.directory),
+            "queries": len(benchmark.queries),
+            "judged_queries": len(qrels),
+            "unjudged_queries": len(unjudged),
+            "documents": len(corpus_documents(benchmark)),
+            "conversational": benchmark.conversational,
+        },
+        "settings": {
+            "retrievers": state["retrievers"],
+            "histories": state["histories"],
+            "runs": list(state.get("runs") or []),
+            "depth": context.depth,
+            "rerank": context.rerank,
+            "rerank_depth": context.rerank_depth,
+            "measures": names,
+            "split": context.split,
+            "qrels": context.qrels,
+            "extra_qrels": context.extra_qrels,
+            "nugget_qrels": context.nugget_qrels,
+            "strict": context.strict,
+            "rewriter": context.llm if "rewrite" in state["histories"] else None,
+        },
+        "configurations": [
+            _describe(name, c, _run_file(runtime, state["run_id"], c).relative_to(run_dir.path), timings.get(name))
+            for name, c in configurations.items()
+        ],
         **summary,
-        "unjudged": unjudged_summary(top_scores, unjudged, answerable,
-                                     {q.id: q.answerability for q in benchmark.queries if q.answerability}),
+        "unjudged": unjudged_summary(
+            top_scores, unjudged, answerable, {q.id: q.answerability for q in benchmark.queries if q.answerability}
+        ),
         "warnings": warnings,
         "notes": evaluation_notes(
-            warnings=warnings, depth=context.depth, embedded_text_note=EMBEDDED_TEXT_NOTE,
+            warnings=warnings,
+            depth=context.depth,
+            embedded_text_note=EMBEDDED_TEXT_NOTE,
             run_files=any(isinstance(c, RunFileConfiguration) for c in configurations.values()),
-            rerank=context.rerank, rerank_depth=context.rerank_depth, qrels=context.qrels,
+            rerank=context.rerank,
+            rerank_depth=context.rerank_depth,
+            qrels=context.qrels,
             extra_qrels=context.extra_qrels,
             nugget_qrels=context.nugget_qrels if measure_names(context.measures)[1] else None,
-            conversational=benchmark.conversational),
+            conversational=benchmark.conversational,
+        ),
     }
     paths = write_files_atomic(run_dir.path, evaluation_report_files(results))
-    return {"report": {kind: str(path) for kind, path in paths.items()}, "primary_measure": summary["primary_measure"],
-            "aggregate": aggregate}
+    return {
+        "report": {kind: str(path) for kind, path in paths.items()},
+        "primary_measure": summary["primary_measure"],
+        "aggregate": aggregate,
+    }
 
 
 def _top_scores(path: Path, batch_size: int) -> dict[str, float]:
     """``{query: its top retrieved score}`` of a run file, a batch of queries at a time."""
-    return {query_id: max(ranking.values()) for batch in iter_run_batches(path, batch_size)
-            for query_id, ranking in batch.items() if ranking}
+    return {
+        query_id: max(ranking.values())
+        for batch in iter_run_batches(path, batch_size)
+        for query_id, ranking in batch.items()
+        if ranking
+    }
 
 
 def _describe(name: str, configuration: AnyConfiguration, run_file: Path, seconds: float | None) -> dict[str, Any]:
     if isinstance(configuration, RunFileConfiguration):
-        return {"name": name, "retriever": f"run file {configuration.path}", "history": "as in the run file",
-                "rerank": False, "run_file": str(run_file), "source": configuration.path, "seconds": seconds}
-    return {"name": name, "retriever": configuration.retriever.label, "history": configuration.history.label,
-            "rerank": configuration.rerank, "run_file": str(run_file), "seconds": seconds}
+        return {
+            "name": name,
+            "retriever": f"run file {configuration.path}",
+            "history": "as in the run file",
+            "rerank": False,
+            "run_file": str(run_file),
+            "source": configuration.path,
+            "seconds": seconds,
+        }
+    return {
+        "name": name,
+        "retriever": configuration.retriever.label,
+        "history": configuration.history.label,
+        "rerank": configuration.rerank,
+        "run_file": str(run_file),
+        "seconds": seconds,
+    }
 
 
-builder = StateGraph(EvaluationState, context_schema=EvaluationContext, input_schema=EvaluationInput,
-                     output_schema=EvaluationOutput)
+builder = StateGraph(
+    EvaluationState, context_schema=EvaluationContext, input_schema=EvaluationInput, output_schema=EvaluationOutput
+)
 for node in (plan, retrieve, gather, measure):
     builder.add_node(node)
 builder.add_edge(START, "plan")
@@ -471,8 +582,9 @@ builder.add_edge("measure", END)
 graph = builder.compile(name="evaluate")  # the Studio copy: no checkpointer (the server brings its own)
 
 
-def evaluate_as_child(parent_run_id: str, label: str, inputs: EvaluationInput, context: EvaluationContext,
-                      settings: dict[str, Any]) -> EvaluationOutput:
+def evaluate_as_child(
+    parent_run_id: str, label: str, inputs: EvaluationInput, context: EvaluationContext, settings: dict[str, Any]
+) -> EvaluationOutput:
     """Run this graph as a subgraph of a node of a job that evaluates several sets (robustness,
     validate), for the set ``label``: a child run ``inputs["run_id"]`` with a record of its own,
     listed under ``parent_run_id`` by `benchsmith runs`, its progress streamed as ``"<label>

@@ -98,8 +98,11 @@ def timed(stage: Callable[[IngestState, Runtime[IngestContext]], dict[str, Any]]
     def node(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
         started, cpu_started = time.perf_counter(), time.process_time()
         update = stage(state, runtime)
-        return {**update, "stage_seconds": {stage.__name__: time.perf_counter() - started},
-                "stage_cpu_seconds": {stage.__name__: time.process_time() - cpu_started}}
+        return {
+            **update,
+            "stage_seconds": {stage.__name__: time.perf_counter() - started},
+            "stage_cpu_seconds": {stage.__name__: time.process_time() - cpu_started},
+        }
 
     return node
 
@@ -131,20 +134,32 @@ def clean(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
         report(done, state.get("files_read"))  # per document: a long corpus shows it moving
         return lines.add(marked_document(document)).to_json()
 
-    write_jsonl_atomic(marked_file, (marked(done, document) for done, document
-                                     in enumerate(_stream(run_dir, DOCUMENTS_FILE, Document), start=1)))
+    write_jsonl_atomic(
+        marked_file,
+        (marked(done, document) for done, document in enumerate(_stream(run_dir, DOCUMENTS_FILE, Document), start=1)),
+    )
     boilerplate = lines.boilerplate()
-    count = write_jsonl_atomic(run_dir.file(CLEANED_FILE), (
-        cleaned.to_json() for document in _stream(run_dir, MARKED_FILE, Document)
-        if (cleaned := finished_document(document, boilerplate)) is not None))
+    count = write_jsonl_atomic(
+        run_dir.file(CLEANED_FILE),
+        (
+            cleaned.to_json()
+            for document in _stream(run_dir, MARKED_FILE, Document)
+            if (cleaned := finished_document(document, boilerplate)) is not None
+        ),
+    )
     marked_file.unlink()
     return {"documents": count}
 
 
 def chunk(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
-    chunks = iter_chunks(_stream(run_dir, CLEANED_FILE, Document), context.chunk_size, context.min_chars,
-                         progress_reporter("chunk"), total=state.get("documents"))
+    chunks = iter_chunks(
+        _stream(run_dir, CLEANED_FILE, Document),
+        context.chunk_size,
+        context.min_chars,
+        progress_reporter("chunk"),
+        total=state.get("documents"),
+    )
     count = write_jsonl_atomic(run_dir.file(CHUNKS_FILE), (c.to_json() for c in chunks))
     return {"chunks": count}
 
@@ -155,15 +170,20 @@ def dedup(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
     context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
     chunks = JsonlRows(run_dir.file(CHUNKS_FILE))
     try:
-        result = deduplicate(((record["id"], record["text"]) for _, record in chunks),
-                             lambda row: chunks.record(row)["text"], threshold=context.dedup_threshold,
-                             num_perm=context.num_perm, total=state.get("chunks"),
-                             on_progress=progress_reporter("dedup"))
+        result = deduplicate(
+            ((record["id"], record["text"]) for _, record in chunks),
+            lambda row: chunks.record(row)["text"],
+            threshold=context.dedup_threshold,
+            num_perm=context.num_perm,
+            total=state.get("chunks"),
+            on_progress=progress_reporter("dedup"),
+        )
     finally:
         chunks.close()
     write_jsonl_atomic(run_dir.file(DUPLICATES_FILE), (m.to_json() for m in result.matches))
-    write_jsonl_atomic(run_dir.file(UNIQUE_FILE),
-                       (record for row, (_, record) in enumerate(chunks) if row not in result.dropped))
+    write_jsonl_atomic(
+        run_dir.file(UNIQUE_FILE), (record for row, (_, record) in enumerate(chunks) if row not in result.dropped)
+    )
     return {"duplicates": len(result.dropped)}
 
 
@@ -171,8 +191,10 @@ def quality(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, An
     context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
     scorer, report = _quality_scorer(context, run_dir), progress_reporter("quality")
     chunks = _stream(run_dir, UNIQUE_FILE, Chunk)
-    with jsonl_writer_atomic(run_dir.file(KEPT_FILE)) as kept, \
-            jsonl_writer_atomic(run_dir.file(FILTERED_FILE)) as filtered:
+    with (
+        jsonl_writer_atomic(run_dir.file(KEPT_FILE)) as kept,
+        jsonl_writer_atomic(run_dir.file(FILTERED_FILE)) as filtered,
+    ):
         while batch := list(itertools.islice(chunks, QUALITY_BATCH)):
             for item, score in zip(batch, scorer.score([c.text for c in batch])):
                 item.quality = round(float(score), 4)
@@ -192,10 +214,15 @@ def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
     context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
     chunks = JsonlRows(run_dir.file(KEPT_FILE))
     # Cached by text: another job over the same tree (select, nuggets) reuses these vectors.
-    embedder = cached_embedder(embedder_for(context.embedder, workspace_of(context), run_dir.run_id, context),
-                               workspace_of(context))
-    store = VectorStore(chroma_client(workspace_of(context), context.chroma_host),
-                        state["collection"], ChromaEmbeddingFunction(embedder), embedder.name)
+    embedder = cached_embedder(
+        embedder_for(context.embedder, workspace_of(context), run_dir.run_id, context), workspace_of(context)
+    )
+    store = VectorStore(
+        chroma_client(workspace_of(context), context.chroma_host),
+        state["collection"],
+        ChromaEmbeddingFunction(embedder),
+        embedder.name,
+    )
     _check_id_scheme(store, state["collection"])
     report = progress_reporter("embed")
 
@@ -217,8 +244,12 @@ def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
         newly_embedded = embed_into(store, items, embedder, context.batch_size, progress, text_lengths=lengths)
     finally:
         chunks.close()
-    return {"indexed": len(lengths), "newly_embedded": newly_embedded, "collection_count": store.count(),
-            "page_kinds": dict(sorted(page_kinds.items()))}
+    return {
+        "indexed": len(lengths),
+        "newly_embedded": newly_embedded,
+        "collection_count": store.count(),
+        "page_kinds": dict(sorted(page_kinds.items())),
+    }
 
 
 class _IndexItems(Sequence[IndexItem]):
@@ -241,8 +272,10 @@ def _check_id_scheme(store: VectorStore, collection: str) -> None:
     for chunk_id, metadata in zip(sample["ids"], sample["metadatas"] or []):
         doc_id = str((metadata or {}).get("doc_id") or "")
         if doc_id and chunk_id != doc_id and not chunk_id.startswith(span_id(doc_id, 0, 0).rpartition(":")[0] + ":"):
-            raise InputError(f"collection {collection!r} holds chunks named by content hash ({chunk_id}), from before "
-                             "chunk ids became <path>:<start>-<end>; ingest into a new --collection or delete this one")
+            raise InputError(
+                f"collection {collection!r} holds chunks named by content hash ({chunk_id}), from before "
+                "chunk ids became <path>:<start>-<end>; ingest into a new --collection or delete this one"
+            )
 
 
 builder = StateGraph(IngestState, context_schema=IngestContext, input_schema=IngestInput, output_schema=IngestOutput)
@@ -254,4 +287,3 @@ for before, after in pairwise(STAGES):
 builder.add_edge("embed", END)
 
 graph = builder.compile(name="ingest")  # the Studio copy: no checkpointer (the server brings its own)
-

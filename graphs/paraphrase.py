@@ -56,8 +56,12 @@ from benchsmith.tools.test_sets import draw_test_sets
 
 TURNS_FILE, BENCHMARK_FILE, QRELS_FILE = "turns.jsonl", "benchmark.json", "qrels.tsv"
 IMPORTED_FILE, UNJOINED_FILE, GENERATED_FILE = "imported.jsonl", "unjoined.jsonl", "generated.jsonl"
-PARAPHRASES_FILE, DIVERSITY_FILE, TEST_SETS_DIR, TEST_SETS_FILE = ("paraphrases.jsonl", "diversity.json",
-                                                                    "test-sets", "test-sets.json")
+PARAPHRASES_FILE, DIVERSITY_FILE, TEST_SETS_DIR, TEST_SETS_FILE = (
+    "paraphrases.jsonl",
+    "diversity.json",
+    "test-sets",
+    "test-sets.json",
+)
 ORIGINAL = "original"
 EXAMPLE_TURNS = 5
 
@@ -106,13 +110,18 @@ def read_turns(run_dir: RunDirectory) -> dict[str, dict[str, Any]]:
 
 
 def load_input_benchmark(specs: list[str], workspace: Workspace, context: ParaphraseContext) -> Benchmark:
-    return load_conversational(specs, workspace, split=context.split,
-                               corpus=Path(context.corpus) if context.corpus else None,
-                               qrels=Path(context.qrels) if context.qrels else None)
+    return load_conversational(
+        specs,
+        workspace,
+        split=context.split,
+        corpus=Path(context.corpus) if context.corpus else None,
+        qrels=Path(context.qrels) if context.qrels else None,
+    )
 
 
 # ---------------------------------------------------------------------------------------
 # Nodes.
+
 
 def plan(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> dict[str, Any]:
     """Read the benchmark into turns.jsonl and join the imported paraphrases (once per run)."""
@@ -121,17 +130,38 @@ def plan(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> dict[st
         return {"turns": _registered(runtime, state["run_id"], list(read_turns(run_dir)))}
     context = job.context(runtime)
     benchmark = load_input_benchmark(state["benchmarks"], workspace_of(context), context)
-    turns = [{"turn": query.id, "conversation_id": query.conversation_id, "number": query.turn,
-              "raw": query.question, "rewrite": query.rewrite, "history": [list(pair) for pair in query.history],
-              "response": query.response} for query in benchmark.queries]
-    write_json_atomic(run_dir.file(BENCHMARK_FILE), {
-        "name": benchmark.name, "inputs": state["benchmarks"], "conversational": benchmark.conversational,
-        "corpus": str(benchmark.corpus_path.resolve()) if has_corpus(benchmark) else None,
-        "qrels": bool(benchmark.qrels), "judged_turns": len(benchmark.qrels)})
+    turns = [
+        {
+            "turn": query.id,
+            "conversation_id": query.conversation_id,
+            "number": query.turn,
+            "raw": query.question,
+            "rewrite": query.rewrite,
+            "history": [list(pair) for pair in query.history],
+            "response": query.response,
+        }
+        for query in benchmark.queries
+    ]
+    write_json_atomic(
+        run_dir.file(BENCHMARK_FILE),
+        {
+            "name": benchmark.name,
+            "inputs": state["benchmarks"],
+            "conversational": benchmark.conversational,
+            "corpus": str(benchmark.corpus_path.resolve()) if has_corpus(benchmark) else None,
+            "qrels": bool(benchmark.qrels),
+            "judged_turns": len(benchmark.qrels),
+        },
+    )
     if benchmark.qrels:
-        write_beir_qrels(run_dir.file(QRELS_FILE), [(query_id, doc_id, relevance)
-                                                    for query_id, judged in benchmark.qrels.items()
-                                                    for doc_id, relevance in judged.items()])
+        write_beir_qrels(
+            run_dir.file(QRELS_FILE),
+            [
+                (query_id, doc_id, relevance)
+                for query_id, judged in benchmark.qrels.items()
+                for doc_id, relevance in judged.items()
+            ],
+        )
     if context.import_ecast:
         _join_ecast(run_dir, Path(context.import_ecast), {turn["turn"] for turn in turns})
     write_jsonl_atomic(run_dir.file(TURNS_FILE), turns)
@@ -148,12 +178,21 @@ def _join_ecast(run_dir: RunDirectory, path: Path, turn_ids: set[str]) -> None:
     joined, unjoined, counts = [], [], {}
     for row in read_ecast(path).rows:
         if row.turn_id not in turn_ids:
-            unjoined.append({"line": row.line, "turn": row.turn_id, "self_contained": row.self_contained,
-                             "raw": row.raw})
+            unjoined.append(
+                {"line": row.line, "turn": row.turn_id, "self_contained": row.self_contained, "raw": row.raw}
+            )
             continue
         counts[row.turn_id] = counts.get(row.turn_id, 0) + 1
-        joined.append({"variant": f"{row.turn_id}:e{counts[row.turn_id]}", "turn": row.turn_id, "origin": "ecast",
-                       "self_contained": row.self_contained, "raw": row.raw, "line": row.line})
+        joined.append(
+            {
+                "variant": f"{row.turn_id}:e{counts[row.turn_id]}",
+                "turn": row.turn_id,
+                "origin": "ecast",
+                "self_contained": row.self_contained,
+                "raw": row.raw,
+                "line": row.line,
+            }
+        )
     write_jsonl_atomic(run_dir.file(UNJOINED_FILE), unjoined)
     write_jsonl_atomic(run_dir.file(IMPORTED_FILE), joined)
 
@@ -169,8 +208,12 @@ def dispatch(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> lis
     if job.context(runtime).per_turn < 1:
         return "finish"
     return dispatch_items(  # type: ignore[return-value]
-        _items(runtime, state["run_id"]), "paraphrase", job.context(runtime).concurrency,
-        lambda turn_id: Send("paraphrase_turn", {"run_id": state["run_id"], "turn": turn_id}), "finish")
+        _items(runtime, state["run_id"]),
+        "paraphrase",
+        job.context(runtime).concurrency,
+        lambda turn_id: Send("paraphrase_turn", {"run_id": state["run_id"], "turn": turn_id}),
+        "finish",
+    )
 
 
 def gather(state: ParaphraseState) -> dict[str, Any]:
@@ -209,42 +252,62 @@ def _paraphrased(runtime: Runtime[ParaphraseContext], run_id: str, turn: dict[st
     paraphrases = [text.strip() for text in seam.run(Paraphraser(context.per_turn), query=source).paraphrases]
     raws = paraphrases
     if history:
-        raws = [text.strip() for text in seam.run(ContextRestorer(len(paraphrases)), history=history,
-                                                  raw=turn["raw"], rewrite=source, queries=paraphrases).turns]
+        raws = [
+            text.strip()
+            for text in seam.run(
+                ContextRestorer(len(paraphrases)), history=history, raw=turn["raw"], rewrite=source, queries=paraphrases
+            ).turns
+        ]
     embedder = embedder_for(context.embedder, workspace_of(context), run_id, context)
-    similarities = (similarities_to_source(embedder, source, paraphrases)
-                    if context.min_similarity > 0 else None)
-    decisions = filter_variants(source, paraphrases, FilterSettings(context.overlap_metric, context.max_sentence_score,
-                                                                     context.min_similarity), similarities)
+    similarities = similarities_to_source(embedder, source, paraphrases) if context.min_similarity > 0 else None
+    decisions = filter_variants(
+        source,
+        paraphrases,
+        FilterSettings(context.overlap_metric, context.max_sentence_score, context.min_similarity),
+        similarities,
+    )
     candidates = []
     for number, (text, raw, decision) in enumerate(zip(paraphrases, raws, decisions), start=1):
-        candidate = {"variant": f"{turn['turn']}:g{number}", "self_contained": text, "raw": raw,
-                     "kept": decision.kept, "reason": decision.reason,
-                     "overlap_with_source": round(decision.overlap_with_source, 2),
-                     "overlap_with_kept": round(decision.overlap_with_kept, 2),
-                     "similarity": None if decision.similarity is None else round(decision.similarity, 4)}
+        candidate = {
+            "variant": f"{turn['turn']}:g{number}",
+            "self_contained": text,
+            "raw": raw,
+            "kept": decision.kept,
+            "reason": decision.reason,
+            "overlap_with_source": round(decision.overlap_with_source, 2),
+            "overlap_with_kept": round(decision.overlap_with_kept, 2),
+            "similarity": None if decision.similarity is None else round(decision.similarity, 4),
+        }
         if decision.kept and context.judges:
             _judge_candidate(runtime, run_id, candidate, history, source)
         candidates.append(candidate)
     return {"turn": turn["turn"], "source": source, "source_origin": origin, "candidates": candidates}
 
 
-def _judge_candidate(runtime: Runtime[ParaphraseContext], run_id: str, candidate: dict[str, Any],
-                     history: list[tuple[str, str]], source: str) -> None:
+def _judge_candidate(
+    runtime: Runtime[ParaphraseContext],
+    run_id: str,
+    candidate: dict[str, Any],
+    history: list[tuple[str, str]],
+    source: str,
+) -> None:
     """Every judge's equivalence and fit; the candidate is dropped when a mean falls short."""
     context = job.context(runtime)
     verdicts = {}
     for spec in context.judges:
         verdict = run_seam(workspace_of(context), run_id, spec, context).run(
-            VariantJudge(), history=history, source=source, paraphrase=candidate["self_contained"], raw=candidate["raw"])
+            VariantJudge(), history=history, source=source, paraphrase=candidate["self_contained"], raw=candidate["raw"]
+        )
         verdicts[spec] = verdict.model_dump()
     equivalence = sum(v["equivalence"] for v in verdicts.values()) / len(verdicts)
     fit = sum(v["fit"] for v in verdicts.values()) / len(verdicts)
     candidate["judges"] = verdicts
     if equivalence < context.min_judge_score or fit < context.min_judge_score:
         candidate["kept"] = False
-        candidate["reason"] = (f"judged {'a meaning change' if equivalence < context.min_judge_score else 'a poor fit'} "
-                               f"(mean equivalence {equivalence:.1f}, fit {fit:.1f} < {context.min_judge_score})")
+        candidate["reason"] = (
+            f"judged {'a meaning change' if equivalence < context.min_judge_score else 'a poor fit'} "
+            f"(mean equivalence {equivalence:.1f}, fit {fit:.1f} < {context.min_judge_score})"
+        )
 
 
 def finish(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> ParaphraseOutput:
@@ -257,17 +320,25 @@ def finish(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> Parap
     benchmark = _read_json(run_dir.file(BENCHMARK_FILE))
     imported = load_jsonl(run_dir.file(IMPORTED_FILE)) if run_dir.file(IMPORTED_FILE).exists() else []
     unjoined = load_jsonl(run_dir.file(UNJOINED_FILE)) if run_dir.file(UNJOINED_FILE).exists() else []
-    generated = ({record["turn"]: record for record in load_jsonl(run_dir.file(GENERATED_FILE))}
-                 if context.per_turn > 0 and run_dir.file(GENERATED_FILE).exists() else {})
+    generated = (
+        {record["turn"]: record for record in load_jsonl(run_dir.file(GENERATED_FILE))}
+        if context.per_turn > 0 and run_dir.file(GENERATED_FILE).exists()
+        else {}
+    )
     order = {turn_id: position for position, turn_id in enumerate(turns)}
-    candidates = [{**candidate, "turn": turn_id, "origin": "generated"}
-                  for turn_id, record in sorted(generated.items(), key=lambda item: order[item[0]])
-                  for candidate in record["candidates"]]
-    kept = sorted([*imported, *(candidate for candidate in candidates if candidate["kept"])],
-                  key=lambda variant: (order[variant["turn"]], variant["origin"] != "ecast", _number(variant)))
-    write_jsonl_atomic(run_dir.file(PARAPHRASES_FILE), ({key: variant[key] for key in
-                                                        ("variant", "turn", "origin", "self_contained", "raw")}
-                                                       for variant in kept))
+    candidates = [
+        {**candidate, "turn": turn_id, "origin": "generated"}
+        for turn_id, record in sorted(generated.items(), key=lambda item: order[item[0]])
+        for candidate in record["candidates"]
+    ]
+    kept = sorted(
+        [*imported, *(candidate for candidate in candidates if candidate["kept"])],
+        key=lambda variant: (order[variant["turn"]], variant["origin"] != "ecast", _number(variant)),
+    )
+    write_jsonl_atomic(
+        run_dir.file(PARAPHRASES_FILE),
+        ({key: variant[key] for key in ("variant", "turn", "origin", "self_contained", "raw")} for variant in kept),
+    )
     for turn_id, turn in turns.items():
         turn["self_contained"] = turn["rewrite"] or (generated[turn_id]["source"] if turn_id in generated else None)
         if turn_id in generated:
@@ -282,10 +353,15 @@ def finish(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> Parap
         export_test_set(run_dir, name, turns, choice, variants, benchmark["corpus"])
     results = _results(context, state, benchmark, turns, figures, kept, candidates, unjoined, sets)
     paths = write_files_atomic(run_dir.path, paraphrase_report_files(results))
-    return {"turns": figures["turns"], "paraphrases": figures["paraphrases"],
-            "turns_with_paraphrases": figures["turns_with_paraphrases"], "unjoined": figures["unjoined"],
-            "test_sets": list(sets), "diversity": figures,
-            "report": {kind: str(path) for kind, path in paths.items()}}
+    return {
+        "turns": figures["turns"],
+        "paraphrases": figures["paraphrases"],
+        "turns_with_paraphrases": figures["turns_with_paraphrases"],
+        "unjoined": figures["unjoined"],
+        "test_sets": list(sets),
+        "diversity": figures,
+        "report": {kind: str(path) for kind, path in paths.items()},
+    }
 
 
 def _number(variant: dict[str, Any]) -> int:
@@ -303,8 +379,14 @@ def _read_json(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def export_test_set(run_dir: RunDirectory, name: str, turns: dict[str, dict[str, Any]],
-                    choice: dict[str, str | None], variants: dict[str, dict[str, Any]], corpus: str | None) -> Path:
+def export_test_set(
+    run_dir: RunDirectory,
+    name: str,
+    turns: dict[str, dict[str, Any]],
+    choice: dict[str, str | None],
+    variants: dict[str, dict[str, Any]],
+    corpus: str | None,
+) -> Path:
     """``test-sets/<name>/``: BEIR ``queries.jsonl`` (the raw form as text, the conversation and
     the self-contained form in metadata), ``raw.tsv`` and ``self-contained.tsv`` (``turn<TAB>text``,
     CAsT's resolved-file form), the benchmark's qrels and a link to its corpus when it has them."""
@@ -312,8 +394,11 @@ def export_test_set(run_dir: RunDirectory, name: str, turns: dict[str, dict[str,
     phrasing: dict[str, tuple[str, str | None, str | None]] = {}
     for turn_id, turn in turns.items():
         variant = variants.get(choice.get(turn_id) or "")
-        phrasing[turn_id] = ((variant["raw"], variant["self_contained"], variant["variant"]) if variant
-                             else (turn["raw"], turn.get("self_contained"), None))
+        phrasing[turn_id] = (
+            (variant["raw"], variant["self_contained"], variant["variant"])
+            if variant
+            else (turn["raw"], turn.get("self_contained"), None)
+        )
     queries = []
     for turn_id, turn in turns.items():
         raw, self_contained, variant_id = phrasing[turn_id]
@@ -321,8 +406,14 @@ def export_test_set(run_dir: RunDirectory, name: str, turns: dict[str, dict[str,
         if self_contained:
             metadata["rewrite"] = self_contained
         if turn["conversation_id"] is not None:
-            metadata.update({"conversation_id": turn["conversation_id"], "turn": turn["number"], "question": raw,
-                             "response": turn.get("response")})
+            metadata.update(
+                {
+                    "conversation_id": turn["conversation_id"],
+                    "turn": turn["number"],
+                    "question": raw,
+                    "response": turn.get("response"),
+                }
+            )
         queries.append({"_id": turn_id, "text": raw, "metadata": metadata})
     write_jsonl_atomic(directory / "queries.jsonl", queries)
     for file_name, position in (("raw.tsv", 0), ("self-contained.tsv", 1)):
@@ -347,10 +438,17 @@ def _replace_with_copy(source: Path, target: Path) -> None:
         handle.write(source.read_text(encoding="utf-8"))
 
 
-def _results(context: ParaphraseContext, state: ParaphraseState, benchmark: dict[str, Any],
-             turns: dict[str, dict[str, Any]], figures: dict[str, Any], kept: list[dict[str, Any]],
-             candidates: list[dict[str, Any]], unjoined: list[dict[str, Any]],
-             sets: dict[str, dict[str, str | None]]) -> dict[str, Any]:
+def _results(
+    context: ParaphraseContext,
+    state: ParaphraseState,
+    benchmark: dict[str, Any],
+    turns: dict[str, dict[str, Any]],
+    figures: dict[str, Any],
+    kept: list[dict[str, Any]],
+    candidates: list[dict[str, Any]],
+    unjoined: list[dict[str, Any]],
+    sets: dict[str, dict[str, str | None]],
+) -> dict[str, Any]:
     reasons: dict[str, int] = {}
     for candidate in candidates:
         if not candidate["kept"]:
@@ -361,50 +459,89 @@ def _results(context: ParaphraseContext, state: ParaphraseState, benchmark: dict
         unjoined_turns[row["turn"]] = unjoined_turns.get(row["turn"], 0) + 1
     by_turn = _variant_ids(kept)
     variants = {variant["variant"]: variant for variant in kept}
-    examples = [{"turn": turn_id, "raw": turns[turn_id]["raw"], "self_contained": turns[turn_id].get("self_contained"),
-                 "variants": [{"self_contained": variants[v]["self_contained"], "raw": variants[v]["raw"],
-                               "origin": variants[v]["origin"]} for v in by_turn[turn_id][:5]]}
-                for turn_id in list(by_turn)[:EXAMPLE_TURNS]]
+    examples = [
+        {
+            "turn": turn_id,
+            "raw": turns[turn_id]["raw"],
+            "self_contained": turns[turn_id].get("self_contained"),
+            "variants": [
+                {
+                    "self_contained": variants[v]["self_contained"],
+                    "raw": variants[v]["raw"],
+                    "origin": variants[v]["origin"],
+                }
+                for v in by_turn[turn_id][:5]
+            ],
+        }
+        for turn_id in list(by_turn)[:EXAMPLE_TURNS]
+    ]
     return {
-        "benchmark": {"name": benchmark["name"], "inputs": benchmark["inputs"], "turns": len(turns),
-                      "conversational": benchmark["conversational"], "corpus": benchmark["corpus"],
-                      "judged_turns": benchmark["judged_turns"]},
-        "settings": {"llm": context.llm, "per_turn": context.per_turn, "import_ecast": context.import_ecast,
-                     "judges": list(context.judges), "min_judge_score": context.min_judge_score,
-                     "overlap_metric": context.overlap_metric, "max_sentence_score": context.max_sentence_score,
-                     "min_similarity": context.min_similarity, "embedder": context.embedder,
-                     "test_sets": context.test_sets, "seed": context.seed},
+        "benchmark": {
+            "name": benchmark["name"],
+            "inputs": benchmark["inputs"],
+            "turns": len(turns),
+            "conversational": benchmark["conversational"],
+            "corpus": benchmark["corpus"],
+            "judged_turns": benchmark["judged_turns"],
+        },
+        "settings": {
+            "llm": context.llm,
+            "per_turn": context.per_turn,
+            "import_ecast": context.import_ecast,
+            "judges": list(context.judges),
+            "min_judge_score": context.min_judge_score,
+            "overlap_metric": context.overlap_metric,
+            "max_sentence_score": context.max_sentence_score,
+            "min_similarity": context.min_similarity,
+            "embedder": context.embedder,
+            "test_sets": context.test_sets,
+            "seed": context.seed,
+        },
         "diversity": figures,
         "filters": {"generated": len(candidates), "kept": sum(1 for c in candidates if c["kept"]), "dropped": reasons},
         "unjoined_turns": dict(sorted(unjoined_turns.items(), key=lambda item: -item[1])),
-        "test_sets": {name: {"varied_turns": sum(1 for value in choice.values() if value),
-                             "directory": f"{TEST_SETS_DIR}/{name}"} for name, choice in sets.items()},
+        "test_sets": {
+            name: {"varied_turns": sum(1 for value in choice.values() if value), "directory": f"{TEST_SETS_DIR}/{name}"}
+            for name, choice in sets.items()
+        },
         "examples": examples,
         "notes": _notes(context),
     }
 
 
 def _notes(context: ParaphraseContext) -> list[str]:
-    notes = ["BLEU is corpus BLEU with sacrebleu's default settings (0-100), one reference per variant; lower means "
-             "more diverse phrasing.",
-             "Test sets take one variant per turn, drawn with the seed; a turn without variants keeps its original "
-             "phrasing. Each test set is a BEIR query set (raw form as text, self-contained form as metadata.rewrite) "
-             "sharing the benchmark's qrels."]
+    notes = [
+        "BLEU is corpus BLEU with sacrebleu's default settings (0-100), one reference per variant; lower means "
+        "more diverse phrasing.",
+        "Test sets take one variant per turn, drawn with the seed; a turn without variants keeps its original "
+        "phrasing. Each test set is a BEIR query set (raw form as text, self-contained form as metadata.rewrite) "
+        "sharing the benchmark's qrels.",
+    ]
     if context.per_turn > 0:
-        notes.append(f"Generated variants were dropped as near-duplicates when their sentence {context.overlap_metric} "
-                     f"with the source or a kept variant exceeded {context.max_sentence_score:g}" +
-                     (f", and as meaning changes when their embedding cosine to the source was below "
-                      f"{context.min_similarity:g} ({context.embedder})" if context.min_similarity > 0 else "") + ".")
+        notes.append(
+            f"Generated variants were dropped as near-duplicates when their sentence {context.overlap_metric} "
+            f"with the source or a kept variant exceeded {context.max_sentence_score:g}"
+            + (
+                f", and as meaning changes when their embedding cosine to the source was below "
+                f"{context.min_similarity:g} ({context.embedder})"
+                if context.min_similarity > 0
+                else ""
+            )
+            + "."
+        )
         if context.llm == "baseline":
-            notes.append("The offline baseline paraphraser makes deterministic function-word rewrites and reorderings: "
-                         "it exercises the pipeline, it is not a paraphrase model.")
+            notes.append(
+                "The offline baseline paraphraser makes deterministic function-word rewrites and reorderings: "
+                "it exercises the pipeline, it is not a paraphrase model."
+            )
     if context.import_ecast:
         notes.append("Imported rows are kept exactly as given; the filters apply to generated variants only.")
     return notes
 
 
-builder = StateGraph(ParaphraseState, context_schema=ParaphraseContext, input_schema=ParaphraseInput,
-                     output_schema=ParaphraseOutput)
+builder = StateGraph(
+    ParaphraseState, context_schema=ParaphraseContext, input_schema=ParaphraseInput, output_schema=ParaphraseOutput
+)
 builder.add_node("plan", plan)
 builder.add_node("paraphrase_turn", paraphrase_turn)
 builder.add_node("gather", gather)

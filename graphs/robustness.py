@@ -159,6 +159,7 @@ def _judgment_log(runtime: Runtime[RobustnessContext], run_id: str) -> RecordLog
 # ---------------------------------------------------------------------------------------
 # Nodes.
 
+
 def plan(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> dict[str, Any]:
     """Check the test sets and qrels; record given run files as the test sets' evaluations."""
     paraphrase_run = Path(state["paraphrase_run"])
@@ -185,17 +186,36 @@ def evaluate(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> dic
     log = _evaluation_log(runtime, state["run_id"])
     name = next(name for name in state["sets"] if name not in log.ids())
     child_id = f"{state['run_id']}-{name}"
-    inputs: EvaluationInput = {"run_id": child_id, "benchmark": str(Path(state["paraphrase_run"]) / TEST_SETS_DIR / name),
-                               "retrievers": list(state["retrievers"]), "histories": list(state["histories"]), "runs": []}
-    child_context = EvaluationContext(workspace=str(workspace_of(context).root), chroma_host=context.chroma_host,
-                                      depth=context.depth, llm=context.llm, embedder=context.embedder)
-    output = evaluate_as_child(state["run_id"], name, inputs, child_context,
-                               settings={**inputs, "depth": context.depth, "llm": context.llm,
-                                         "embedder": context.embedder})
+    inputs: EvaluationInput = {
+        "run_id": child_id,
+        "benchmark": str(Path(state["paraphrase_run"]) / TEST_SETS_DIR / name),
+        "retrievers": list(state["retrievers"]),
+        "histories": list(state["histories"]),
+        "runs": [],
+    }
+    child_context = EvaluationContext(
+        workspace=str(workspace_of(context).root),
+        chroma_host=context.chroma_host,
+        depth=context.depth,
+        llm=context.llm,
+        embedder=context.embedder,
+    )
+    output = evaluate_as_child(
+        state["run_id"],
+        name,
+        inputs,
+        child_context,
+        settings={**inputs, "depth": context.depth, "llm": context.llm, "embedder": context.embedder},
+    )
     child_dir = RunDirectory(workspace_of(context), child_id)
     configurations = read_json(Path(output["report"]["results"]))["configurations"]
-    log.append_once({"set": name, "evaluation_run": child_id,
-                     "runs": {c["name"]: str(child_dir.path / c["run_file"]) for c in configurations}})
+    log.append_once(
+        {
+            "set": name,
+            "evaluation_run": child_id,
+            "runs": {c["name"]: str(child_dir.path / c["run_file"]) for c in configurations},
+        }
+    )
     return {}
 
 
@@ -221,8 +241,16 @@ def pool(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> dict[st
                 for doc_id in robustness_measures.top_k(run.get(turn, {}), k):
                     if doc_id not in judged:
                         found.setdefault((turn, doc_id), []).append(f"{name}/{configuration}")
-    records = [{"pair": f"{turn} {doc_id}", "turn": turn, "doc": doc_id, "found_in": sorted(where),
-                "has_text": doc_id in texts} for (turn, doc_id), where in sorted(found.items())]
+    records = [
+        {
+            "pair": f"{turn} {doc_id}",
+            "turn": turn,
+            "doc": doc_id,
+            "found_in": sorted(where),
+            "has_text": doc_id in texts,
+        }
+        for (turn, doc_id), where in sorted(found.items())
+    ]
     write_jsonl_atomic(path, records)
     return {"pooled": len(records)}
 
@@ -240,8 +268,19 @@ def dispatch(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> lis
     """One judging task per pooled turn not yet in judgments.jsonl."""
     judged, pooled = _judgment_log(runtime, state["run_id"]).ids(), _pool(runtime, state["run_id"])
     progress_reporter("judge")(len(judged & pooled.keys()), len(pooled))
-    sends = [Send("judge", {"run_id": state["run_id"], "paraphrase_run": state["paraphrase_run"],
-                            "judges": state["judges"], "turn": turn}) for turn in pooled if turn not in judged]
+    sends = [
+        Send(
+            "judge",
+            {
+                "run_id": state["run_id"],
+                "paraphrase_run": state["paraphrase_run"],
+                "judges": state["judges"],
+                "turn": turn,
+            },
+        )
+        for turn in pooled
+        if turn not in judged
+    ]
     return sends or "report"
 
 
@@ -256,8 +295,12 @@ def judge(task: JudgeTask, runtime: Runtime[RobustnessContext]) -> dict[str, Any
         for doc_id in _pool(runtime, task["run_id"])[task["turn"]]:
             for spec in task["judges"]:
                 grade = run_seam(workspace_of(context), task["run_id"], spec, context).run(
-                    RelevanceJudge(), history=history, question=turn["raw"], rewrite=turn.get("rewrite"),
-                    document=texts[doc_id])
+                    RelevanceJudge(),
+                    history=history,
+                    question=turn["raw"],
+                    rewrite=turn.get("rewrite"),
+                    document=texts[doc_id],
+                )
                 grades.setdefault(doc_id, {})[spec] = {"grade": grade.grade, "rationale": grade.rationale}
     job.run_dir(runtime, task["run_id"]).usage.sync()
     _judgment_log(runtime, task["run_id"]).append_once({"turn": task["turn"], "grades": grades})
@@ -271,21 +314,29 @@ def report(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> Robus
     run_dir = job.run_dir(runtime, state["run_id"])
     paraphrase_run = Path(state["paraphrase_run"])
     qrels = benchmark_qrels(paraphrase_run, state.get("qrels"))
-    judgments = {record["turn"]: record["grades"] for record in load_jsonl(run_dir.file(JUDGMENTS_FILE))} \
-        if run_dir.file(JUDGMENTS_FILE).exists() else {}
-    grades = {turn: {doc: [verdict["grade"] for verdict in by_judge.values()] for doc, by_judge in docs.items()}
-              for turn, docs in judgments.items()}
+    judgments = (
+        {record["turn"]: record["grades"] for record in load_jsonl(run_dir.file(JUDGMENTS_FILE))}
+        if run_dir.file(JUDGMENTS_FILE).exists()
+        else {}
+    )
+    grades = {
+        turn: {doc: [verdict["grade"] for verdict in by_judge.values()] for doc, by_judge in docs.items()}
+        for turn, docs in judgments.items()
+    }
     confirmed = robustness_measures.confirmed_judgments(grades, context.min_votes)
     binary = robustness_measures.is_binary_scale(qrels)
     on_scale = robustness_measures.on_benchmark_scale(confirmed, binary)
     rows = [(turn, doc, value) for turn, docs in sorted(on_scale.items()) for doc, value in sorted(docs.items())]
-    write_beir_qrels(run_dir.file(AUGMENTED_QRELS_FILE),
-                     [(turn, doc, relevance) for turn, docs in sorted(qrels.items())
-                      for doc, relevance in sorted(docs.items())] + rows)
+    write_beir_qrels(
+        run_dir.file(AUGMENTED_QRELS_FILE),
+        [(turn, doc, relevance) for turn, docs in sorted(qrels.items()) for doc, relevance in sorted(docs.items())]
+        + rows,
+    )
     augmented = merge_qrels(qrels, on_scale)
-    write_trec_qrels(run_dir.file(AUGMENTED_TREC_FILE), [(turn, doc, relevance) for turn, docs in
-                                                         sorted(augmented.items()) for doc, relevance in
-                                                         sorted(docs.items())])
+    write_trec_qrels(
+        run_dir.file(AUGMENTED_TREC_FILE),
+        [(turn, doc, relevance) for turn, docs in sorted(augmented.items()) for doc, relevance in sorted(docs.items())],
+    )
     judged_measure = f"Judged@{context.judge_depth}"
     names = [str(measure) for measure in parse_measures([*context.measures, judged_measure])]
     measures = parse_measures(names)
@@ -295,37 +346,79 @@ def report(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> Robus
     for configuration in configurations:
         per_phase: dict[str, Any] = {"means": {}, "changes": {}, "queries": 0}
         for phase, judged_qrels in (("before", qrels), ("after", augmented)):
-            per_set = {name: evaluate_run(measures, judged_qrels, read_trec_run(evaluations[name][configuration])
-                                          ).per_query for name in state["sets"] if configuration in evaluations[name]}
-            per_phase["means"][phase] = {name: robustness_measures.mean_values(values, names)
-                                         for name, values in per_set.items()}
-            per_phase["changes"][phase] = robustness_measures.changes(
-                per_set, ORIGINAL, names, context.significance_test, context.resamples, context.seed) \
-                if ORIGINAL in per_set else []
+            per_set = {
+                name: evaluate_run(measures, judged_qrels, read_trec_run(evaluations[name][configuration])).per_query
+                for name in state["sets"]
+                if configuration in evaluations[name]
+            }
+            per_phase["means"][phase] = {
+                name: robustness_measures.mean_values(values, names) for name, values in per_set.items()
+            }
+            per_phase["changes"][phase] = (
+                robustness_measures.changes(
+                    per_set, ORIGINAL, names, context.significance_test, context.resamples, context.seed
+                )
+                if ORIGINAL in per_set
+                else []
+            )
             per_phase["queries"] = len(next(iter(per_set.values()), {}))
         by_configuration[configuration] = per_phase
-    results = _results(state, context, paraphrase_run, qrels, judgments, grades, confirmed, names, judged_measure,
-                       by_configuration, evaluations, binary)
+    results = _results(
+        state,
+        context,
+        paraphrase_run,
+        qrels,
+        judgments,
+        grades,
+        confirmed,
+        names,
+        judged_measure,
+        by_configuration,
+        evaluations,
+        binary,
+    )
     paths = write_files_atomic(run_dir.path, robustness_report_files(results))
-    return {"sets": state["sets"], "pooled": results["pool"]["pooled"], "confirmed": len(rows),
-            "means": {configuration: values["means"] for configuration, values in by_configuration.items()},
-            "report": {kind: str(path) for kind, path in paths.items()}}
+    return {
+        "sets": state["sets"],
+        "pooled": results["pool"]["pooled"],
+        "confirmed": len(rows),
+        "means": {configuration: values["means"] for configuration, values in by_configuration.items()},
+        "report": {kind: str(path) for kind, path in paths.items()},
+    }
 
 
-def _results(state: RobustnessState, context: RobustnessContext, paraphrase_run: Path, qrels: Qrels,
-             judgments: dict[str, Any], grades: dict[str, dict[str, list[int]]], confirmed: dict[str, dict[str, int]],
-             names: list[str], judged_measure: str, by_configuration: dict[str, Any],
-             evaluations: dict[str, dict[str, str]], binary: bool) -> dict[str, Any]:
+def _results(
+    state: RobustnessState,
+    context: RobustnessContext,
+    paraphrase_run: Path,
+    qrels: Qrels,
+    judgments: dict[str, Any],
+    grades: dict[str, dict[str, list[int]]],
+    confirmed: dict[str, dict[str, int]],
+    names: list[str],
+    judged_measure: str,
+    by_configuration: dict[str, Any],
+    evaluations: dict[str, dict[str, str]],
+    binary: bool,
+) -> dict[str, Any]:
     pooled = load_jsonl(RunDirectory(workspace_of(context), state["run_id"]).file(POOL_FILE))
     distribution = {str(grade): 0 for grade in range(robustness_measures.MAX_GRADE + 1)}
     for docs in confirmed.values():
         for grade in docs.values():
             distribution[str(grade)] += 1
     turns = _turns(state["paraphrase_run"])
-    examples = [{"turn": turn, "doc": doc, "grade": grade, "question": turns.get(turn, {}).get("raw", ""),
-                 "rationales": {judge: verdict["rationale"] for judge, verdict in judgments[turn][doc].items()}}
-                for turn, docs in sorted(confirmed.items()) for doc, grade in sorted(docs.items())
-                if grade >= robustness_measures.RELEVANT_GRADE]
+    examples = [
+        {
+            "turn": turn,
+            "doc": doc,
+            "grade": grade,
+            "question": turns.get(turn, {}).get("raw", ""),
+            "rationales": {judge: verdict["rationale"] for judge, verdict in judgments[turn][doc].items()},
+        }
+        for turn, docs in sorted(confirmed.items())
+        for doc, grade in sorted(docs.items())
+        if grade >= robustness_measures.RELEVANT_GRADE
+    ]
     examples.sort(key=lambda example: -example["grade"])
     benchmark = read_json(paraphrase_run / BENCHMARK_FILE)
     unjudged_at_k = {}
@@ -333,34 +426,63 @@ def _results(state: RobustnessState, context: RobustnessContext, paraphrase_run:
         for name, means in values["means"]["before"].items():
             unjudged_at_k[f"{name}/{configuration}"] = 1 - means[judged_measure]
     return {
-        "benchmark": {"name": benchmark["name"], "paraphrase_run": str(paraphrase_run),
-                      "judged_turns": len(qrels), "corpus": benchmark.get("corpus")},
+        "benchmark": {
+            "name": benchmark["name"],
+            "paraphrase_run": str(paraphrase_run),
+            "judged_turns": len(qrels),
+            "corpus": benchmark.get("corpus"),
+        },
         "mode": "run files" if state.get("runs") else "retrieval",
         "sets": state["sets"],
         "configurations": list(by_configuration),
         "evaluations": evaluations,
-        "settings": {"judges": state["judges"], "judge_depth": context.judge_depth, "min_votes": context.min_votes,
-                     "retrievers": state.get("retrievers") or [], "histories": state.get("histories") or [],
-                     "depth": context.depth, "qrels": state.get("qrels"), "corpus": context.corpus},
+        "settings": {
+            "judges": state["judges"],
+            "judge_depth": context.judge_depth,
+            "min_votes": context.min_votes,
+            "retrievers": state.get("retrievers") or [],
+            "histories": state.get("histories") or [],
+            "depth": context.depth,
+            "qrels": state.get("qrels"),
+            "corpus": context.corpus,
+        },
         "measures": names,
         "primary_measure": names[0],
         "judged_measure": judged_measure,
-        "pool": {"pooled": len(pooled), "turns": len({record["turn"] for record in pooled}),
-                 "with_text": sum(1 for record in pooled if record["has_text"]),
-                 "judged": sum(len(docs) for docs in grades.values()),
-                 "confirmed": sum(len(docs) for docs in confirmed.values()),
-                 "confirmed_relevant": sum(1 for docs in confirmed.values() for grade in docs.values()
-                                           if grade >= robustness_measures.RELEVANT_GRADE),
-                 "confirmed_grades": distribution,
-                 # Each judge's own verdicts: how many pooled documents it called relevant (grade 2 or more).
-                 "relevant_by_judge": {judge: sum(1 for docs in judgments.values() for by_judge in docs.values()
-                                                  if judge in by_judge and
-                                                  by_judge[judge]["grade"] >= robustness_measures.RELEVANT_GRADE)
-                                       for judge in state["judges"]}},
-        "scale": {"benchmark": "binary" if binary else "graded", "relevant_grade": robustness_measures.RELEVANT_GRADE,
-                  "mapping": (f"confirmed grades of {robustness_measures.RELEVANT_GRADE} or more are relevance 1, "
-                              "lower ones 0 (the benchmark's gold is binary)") if binary else
-                             "confirmed grades are the relevance (the benchmark's gold is graded)"},
+        "pool": {
+            "pooled": len(pooled),
+            "turns": len({record["turn"] for record in pooled}),
+            "with_text": sum(1 for record in pooled if record["has_text"]),
+            "judged": sum(len(docs) for docs in grades.values()),
+            "confirmed": sum(len(docs) for docs in confirmed.values()),
+            "confirmed_relevant": sum(
+                1
+                for docs in confirmed.values()
+                for grade in docs.values()
+                if grade >= robustness_measures.RELEVANT_GRADE
+            ),
+            "confirmed_grades": distribution,
+            # Each judge's own verdicts: how many pooled documents it called relevant (grade 2 or more).
+            "relevant_by_judge": {
+                judge: sum(
+                    1
+                    for docs in judgments.values()
+                    for by_judge in docs.values()
+                    if judge in by_judge and by_judge[judge]["grade"] >= robustness_measures.RELEVANT_GRADE
+                )
+                for judge in state["judges"]
+            },
+        },
+        "scale": {
+            "benchmark": "binary" if binary else "graded",
+            "relevant_grade": robustness_measures.RELEVANT_GRADE,
+            "mapping": (
+                f"confirmed grades of {robustness_measures.RELEVANT_GRADE} or more are relevance 1, "
+                "lower ones 0 (the benchmark's gold is binary)"
+            )
+            if binary
+            else "confirmed grades are the relevance (the benchmark's gold is graded)",
+        },
         "by_configuration": by_configuration,
         "examples": examples[:EXAMPLES_SHOWN],
         "vote_rule": robustness_measures.grade_vote_rule(context.min_votes),
@@ -378,24 +500,30 @@ def _notes(context: RobustnessContext, state: RobustnessState, judged_measure: s
         f"(0 fails, 1 slightly, 2 moderately, 3 highly, 4 fully meets), with the audit's vote rule: "
         f"{robustness_measures.grade_vote_rule(context.min_votes)}. Confirmed grades, non-relevant ones included, are "
         f"appended to augmented_qrels.tsv, so {judged_measure} reaches 1.0 where every pooled document was confirmed.",
-        (f"The benchmark's gold is binary: a confirmed grade of {robustness_measures.RELEVANT_GRADE} (moderately "
-         "meets) or more is appended as relevance 1, a lower one as 0 (CAsT's threshold for binary measures), so a "
-         "re-judged document weighs what a gold one weighs in nDCG.") if binary else
-        "The benchmark's gold is graded: confirmed grades are appended as they are.",
+        (
+            f"The benchmark's gold is binary: a confirmed grade of {robustness_measures.RELEVANT_GRADE} (moderately "
+            "meets) or more is appended as relevance 1, a lower one as 0 (CAsT's threshold for binary measures), so a "
+            "re-judged document weighs what a gold one weighs in nDCG."
+        )
+        if binary
+        else "The benchmark's gold is graded: confirmed grades are appended as they are.",
         "The judges see the turn as the benchmark asks it (its conversation, raw utterance and self-contained form): "
         "the test sets share the original's information needs.",
         EMBEDDED_TEXT_NOTE,
     ]
     if len(state["judges"]) == 1:
-        notes.append(f"One judge ({state['judges'][0]}) with --min-votes {context.min_votes}: its grades were trusted "
-                     "unchecked; add a second --judge for the audit's two-vote rule.")
+        notes.append(
+            f"One judge ({state['judges'][0]}) with --min-votes {context.min_votes}: its grades were trusted "
+            "unchecked; add a second --judge for the audit's two-vote rule."
+        )
     if state.get("runs") and not context.corpus:
         notes.append("No --corpus was given with the run files: without the documents' text nothing was re-judged.")
     return notes
 
 
-builder = StateGraph(RobustnessState, context_schema=RobustnessContext, input_schema=RobustnessInput,
-                     output_schema=RobustnessOutput)
+builder = StateGraph(
+    RobustnessState, context_schema=RobustnessContext, input_schema=RobustnessInput, output_schema=RobustnessOutput
+)
 for node in (plan, evaluate, pool, judge, report):
     builder.add_node(node)
 builder.add_edge(START, "plan")

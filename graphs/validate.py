@@ -118,8 +118,18 @@ class ValidationOutput(TypedDict, total=False):
     report: dict[str, str]  # {"markdown", "html", "results"}: paths
 
 
-OUTPUT_KEYS = ("measure", "configurations", "kendall_tau_b", "interval", "p_value", "top1_agrees", "verdict",
-               "judge_agreement", "separability", "held_out")  # of validity.json, returned as they are there
+OUTPUT_KEYS = (
+    "measure",
+    "configurations",
+    "kendall_tau_b",
+    "interval",
+    "p_value",
+    "top1_agrees",
+    "verdict",
+    "judge_agreement",
+    "separability",
+    "held_out",
+)  # of validity.json, returned as they are there
 
 
 class ValidationState(ValidationInput, ValidationOutput, total=False):  # type: ignore[misc]  # LangGraph's state merges input and output: a key required on input may be left out of the output
@@ -158,24 +168,38 @@ def check_same_corpus(synthetic: Benchmark, human: str, workspace: Any, split: s
     path = Path(human)
     if path.is_file():
         questions = read_labelled_questions(path)
-        check_judged_ids(path, [(f"line {q.line}, question {q.id!r}", chunk_id) for q in questions
-                                 for chunk_id in q.gold_ids], documents, held_out, synthetic.corpus_path)
+        check_judged_ids(
+            path,
+            [(f"line {q.line}, question {q.id!r}", chunk_id) for q in questions for chunk_id in q.gold_ids],
+            documents,
+            held_out,
+            synthetic.corpus_path,
+        )
         qrels, dropped = drop_held_out({q.id: {chunk_id: 1 for chunk_id in q.gold_ids} for q in questions}, held_out)
-        return HumanLabels(qrels, dropped, [{"_id": q.id, "text": q.question} for q in questions
-                                            if q.id not in dropped.questions_left_out])
+        return HumanLabels(
+            qrels,
+            dropped,
+            [{"_id": q.id, "text": q.question} for q in questions if q.id not in dropped.questions_left_out],
+        )
     if not path.is_dir():
         raise InputError(f"--human {human}: not a BEIR directory or a labelled JSONL file")
     human_set = cached_benchmark(str(path.resolve()), workspace, split)
     human_documents = corpus_documents(human_set)
     _check_corpus_ids(human, synthetic, human_documents, documents, held_out)
-    check_judged_ids(human_set.qrels_file or path, [(f"question {query_id!r}", doc_id) for query_id, judged
-                                                     in human_set.qrels.items() for doc_id in judged],
-                      documents, held_out, synthetic.corpus_path)
-    qrels, dropped = drop_held_out(human_set.qrels, held_out,
-                                   documents=sum(1 for doc_id in held_out if doc_id in human_documents))
+    check_judged_ids(
+        human_set.qrels_file or path,
+        [(f"question {query_id!r}", doc_id) for query_id, judged in human_set.qrels.items() for doc_id in judged],
+        documents,
+        held_out,
+        synthetic.corpus_path,
+    )
+    qrels, dropped = drop_held_out(
+        human_set.qrels, held_out, documents=sum(1 for doc_id in held_out if doc_id in human_documents)
+    )
     queries = [record for _, record in read_jsonl(human_set.queries_file)] if dropped else []
-    return HumanLabels(qrels, dropped, [record for record in queries
-                                        if str(record.get("_id")) not in dropped.questions_left_out])
+    return HumanLabels(
+        qrels, dropped, [record for record in queries if str(record.get("_id")) not in dropped.questions_left_out]
+    )
 
 
 @dataclass(frozen=True)
@@ -188,16 +212,24 @@ class HumanLabels:
     queries: list[dict[str, Any]]
 
 
-def _check_corpus_ids(human: str, synthetic: Benchmark, human_documents: Mapping[str, Any],
-                      documents: Mapping[str, Any], held_out: Mapping[str, str]) -> None:
+def _check_corpus_ids(
+    human: str,
+    synthetic: Benchmark,
+    human_documents: Mapping[str, Any],
+    documents: Mapping[str, Any],
+    held_out: Mapping[str, str],
+) -> None:
     """A human BEIR corpus holds every document of the synthetic one, and otherwise held-out chunks only."""
     only_human = [doc_id for doc_id in human_documents if doc_id not in documents and doc_id not in held_out]
     only_synthetic = [doc_id for doc_id in documents if doc_id not in human_documents]
     if only_human or only_synthetic:
         parts = ([f"in {human} only, {_shown(only_human)}"] if only_human else []) + (
-            [f"in {synthetic.corpus_path} only, {_shown(only_synthetic)}"] if only_synthetic else [])
-        raise InputError(f"--human {human}: the two sets have different corpora (document ids {'; '.join(parts)}); "
-                         "both must be over the same collection")
+            [f"in {synthetic.corpus_path} only, {_shown(only_synthetic)}"] if only_synthetic else []
+        )
+        raise InputError(
+            f"--human {human}: the two sets have different corpora (document ids {'; '.join(parts)}); "
+            "both must be over the same collection"
+        )
 
 
 def human_directory(runtime: Runtime[ValidationContext], state: ValidationState) -> str:
@@ -213,13 +245,20 @@ def write_human_benchmark(directory: Path, labels: HumanLabels, corpus_file: Pat
     copied byte for byte (the same corpus fingerprint, so both sets share one dense index), its
     judgments without held-out chunks."""
     directory.mkdir(parents=True, exist_ok=True)
-    with corpus_file.open(encoding="utf-8", newline="") as reader, \
-            atomic_writer(directory / "corpus.jsonl", newline="") as writer:
+    with (
+        corpus_file.open(encoding="utf-8", newline="") as reader,
+        atomic_writer(directory / "corpus.jsonl", newline="") as writer,
+    ):
         shutil.copyfileobj(reader, writer)
     write_jsonl_atomic(directory / "queries.jsonl", labels.queries)
-    write_beir_qrels(directory / "qrels" / f"{split}.tsv",
-                     [(query_id, doc_id, relevance) for query_id, judged in labels.qrels.items()
-                      for doc_id, relevance in judged.items()])
+    write_beir_qrels(
+        directory / "qrels" / f"{split}.tsv",
+        [
+            (query_id, doc_id, relevance)
+            for query_id, judged in labels.qrels.items()
+            for doc_id, relevance in judged.items()
+        ],
+    )
 
 
 def _evaluation_log(runtime: Runtime[ValidationContext], run_id: str) -> RecordLog:
@@ -236,6 +275,7 @@ def _evaluations(runtime: Runtime[ValidationContext], run_id: str) -> dict[str, 
 
 # ---------------------------------------------------------------------------------------
 # Nodes.
+
 
 def plan(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[str, Any]:
     """Check that both sets share a corpus; write the human set as a BEIR directory over the
@@ -256,8 +296,11 @@ def plan(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[st
     histories = list(state.get("histories") or default_histories(synthetic))
     human = cached_benchmark(str(human_dir), workspace, split)
     # Standalone questions: every history mode but oracle sends the question itself, so one is enough.
-    return {"synthetic_histories": histories, "human_histories": histories if human.conversational else ["full"],
-            "human_benchmark": str(human_dir)}
+    return {
+        "synthetic_histories": histories,
+        "human_histories": histories if human.conversational else ["full"],
+        "human_benchmark": str(human_dir),
+    }
 
 
 def next_step(state: ValidationState, runtime: Runtime[ValidationContext]) -> Literal["evaluate", "pool"]:
@@ -274,25 +317,56 @@ def evaluate(state: ValidationState, runtime: Runtime[ValidationContext]) -> dic
     synthetic = name == SYNTHETIC
     child_id = f"{state['run_id']}-{name}"
     inputs: EvaluationInput = {
-        "run_id": child_id, "benchmark": state["synthetic"] if synthetic else human_directory(runtime, state),
-        "retrievers": list(state["retrievers"]), "runs": list(state.get("runs") or []),
-        "histories": list(state["synthetic_histories" if synthetic else "human_histories"])}
+        "run_id": child_id,
+        "benchmark": state["synthetic"] if synthetic else human_directory(runtime, state),
+        "retrievers": list(state["retrievers"]),
+        "runs": list(state.get("runs") or []),
+        "histories": list(state["synthetic_histories" if synthetic else "human_histories"]),
+    }
     split = context.split if synthetic else _human_split(context, state)
     child_context = EvaluationContext(
-        workspace=str(workspace_of(context).root), chroma_host=context.chroma_host, database=context.database,
-        split=split, depth=context.depth, measures=(context.measure,), rerank=context.rerank,
-        rerank_depth=context.rerank_depth, llm=context.llm, embedder=context.embedder,
-        concurrency=context.concurrency, rate_limit=context.rate_limit,
-        timeout_s=context.timeout_s, max_attempts=context.max_attempts, structured_output=context.structured_output)
-    output = evaluate_as_child(state["run_id"], name, inputs, child_context, settings={
-        **inputs, "split": split, "depth": context.depth, "measures": [context.measure],
-        "rerank": context.rerank, "rerank_depth": context.rerank_depth, "llm": context.llm,
-        "embedder": context.embedder})
+        workspace=str(workspace_of(context).root),
+        chroma_host=context.chroma_host,
+        database=context.database,
+        split=split,
+        depth=context.depth,
+        measures=(context.measure,),
+        rerank=context.rerank,
+        rerank_depth=context.rerank_depth,
+        llm=context.llm,
+        embedder=context.embedder,
+        concurrency=context.concurrency,
+        rate_limit=context.rate_limit,
+        timeout_s=context.timeout_s,
+        max_attempts=context.max_attempts,
+        structured_output=context.structured_output,
+    )
+    output = evaluate_as_child(
+        state["run_id"],
+        name,
+        inputs,
+        child_context,
+        settings={
+            **inputs,
+            "split": split,
+            "depth": context.depth,
+            "measures": [context.measure],
+            "rerank": context.rerank,
+            "rerank_depth": context.rerank_depth,
+            "llm": context.llm,
+            "embedder": context.embedder,
+        },
+    )
     results_file = Path(output["report"]["results"])
     child_dir = RunDirectory(workspace_of(context), child_id)
-    log.append_once({"set": name, "evaluation_run": child_id, "results": str(results_file),
-                     "runs": {c["name"]: str(child_dir.path / c["run_file"])
-                              for c in read_json(results_file)["configurations"]}})
+    log.append_once(
+        {
+            "set": name,
+            "evaluation_run": child_id,
+            "results": str(results_file),
+            "runs": {c["name"]: str(child_dir.path / c["run_file"]) for c in read_json(results_file)["configurations"]},
+        }
+    )
     return {}
 
 
@@ -307,15 +381,23 @@ def pool(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[st
     context = job.context(runtime)
     human = _human_benchmark(runtime, state)
     documents = corpus_documents(human)
-    gold = sorted((query_id, doc_id) for query_id, judged in human.qrels.items() if query_id in human.queries_by_id
-                  for doc_id, relevance in judged.items() if relevance > 0 and doc_id in documents)
+    gold = sorted(
+        (query_id, doc_id)
+        for query_id, judged in human.qrels.items()
+        if query_id in human.queries_by_id
+        for doc_id, relevance in judged.items()
+        if relevance > 0 and doc_id in documents
+    )
     gold_queries = {query_id for query_id, _ in gold}
     found: set[tuple[str, str]] = set()
     for run_file in _evaluations(runtime, state["run_id"])[HUMAN]["runs"].values():
         for query_id, ranking in read_trec_run(run_file).items():
             if query_id in gold_queries:
-                found.update((query_id, doc_id) for doc_id in top_k(ranking, context.judge_depth)
-                             if human.qrels[query_id].get(doc_id, 0) <= 0 and doc_id in documents)
+                found.update(
+                    (query_id, doc_id)
+                    for doc_id in top_k(ranking, context.judge_depth)
+                    if human.qrels[query_id].get(doc_id, 0) <= 0 and doc_id in documents
+                )
     non_gold = random.Random(context.seed).sample(sorted(found), min(len(gold), len(found)))
     records = [{"query_id": query_id, "doc_id": doc_id, "human": True} for query_id, doc_id in gold]
     records += [{"query_id": query_id, "doc_id": doc_id, "human": False} for query_id, doc_id in non_gold]
@@ -356,19 +438,25 @@ def judge(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[s
         verdicts: dict[str, bool] = {}
         doc_ids = by_query[query_id]
         for start in range(0, len(doc_ids), JUDGE_BATCH):
-            batch = doc_ids[start:start + JUDGE_BATCH]
+            batch = doc_ids[start : start + JUDGE_BATCH]
             # the offline judge weighs the question's words by the whole corpus's statistics, as the audit's
             # does (a batch of ten passages says nothing of which words are rare)
             words = {"statistics": corpus_statistics(human)} if seam.is_baseline else {}
-            answer = seam.run(PoolJudge(len(batch)), history=query.history, question=query.question,
-                              passages=[document_text(*documents[doc_id]) for doc_id in batch], query_id=query_id,
-                              passage_ids=batch, passage_documents=batch, **words)
+            answer = seam.run(
+                PoolJudge(len(batch)),
+                history=query.history,
+                question=query.question,
+                passages=[document_text(*documents[doc_id]) for doc_id in batch],
+                query_id=query_id,
+                passage_ids=batch,
+                passage_documents=batch,
+                **words,
+            )
             verdicts.update({doc_id: judgment.relevant for doc_id, judgment in zip(batch, answer.judgments)})
         log.append_once({"item": f"{spec}\t{query_id}", "judge": spec, "query_id": query_id, "verdicts": verdicts})
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, context.concurrency)) as executor:
-        futures = [executor.submit(contextvars.copy_context().run, label, spec, query_id)
-                   for spec, query_id in pending]
+        futures = [executor.submit(contextvars.copy_context().run, label, spec, query_id) for spec, query_id in pending]
         for done, future in enumerate(concurrent.futures.as_completed(futures), start=len(tasks) - len(pending) + 1):
             future.result()
             report(done, len(tasks))
@@ -390,14 +478,18 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
     evaluations = _evaluations(runtime, state["run_id"])
     results = {name: read_json(evaluations[name]["results"]) for name in SETS}
     measure = results[SYNTHETIC]["measures"][0]
-    pairs = paired_configurations(results[SYNTHETIC]["configurations"], results[HUMAN]["configurations"],
-                                  match_history=state["human_histories"] == state["synthetic_histories"])
+    pairs = paired_configurations(
+        results[SYNTHETIC]["configurations"],
+        results[HUMAN]["configurations"],
+        match_history=state["human_histories"] == state["synthetic_histories"],
+    )
     human_values = per_query_matrix(results[HUMAN]["per_query"], [human for _, human in pairs], measure)
     synthetic_values = per_query_matrix(results[SYNTHETIC]["per_query"], [synthetic for synthetic, _ in pairs], measure)
     names = [synthetic for synthetic, _ in pairs]
     human_means = dict(zip(names, human_values.mean(axis=0).tolist() if len(human_values) else [0.0] * len(names)))
-    synthetic_means = dict(zip(names, synthetic_values.mean(axis=0).tolist()
-                               if len(synthetic_values) else [0.0] * len(names)))
+    synthetic_means = dict(
+        zip(names, synthetic_values.mean(axis=0).tolist() if len(synthetic_values) else [0.0] * len(names))
+    )
     correlation = kendall_tau_b([human_means[n] for n in names], [synthetic_means[n] for n in names])
     interval = tau_interval(human_values, synthetic_values, context.bootstrap, context.seed, DEFAULT_CONFIDENCE)
     entries = {name: {entry["name"]: entry for entry in results[name]["configurations"]} for name in SETS}
@@ -410,25 +502,46 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
         "measure": measure,
         "configurations": configurations,
         "kendall_tau_b": correlation.tau,
-        "interval": {"low": interval.low, "high": interval.high, "confidence": DEFAULT_CONFIDENCE,
-                     "defined_resamples": interval.n},
+        "interval": {
+            "low": interval.low,
+            "high": interval.high,
+            "confidence": DEFAULT_CONFIDENCE,
+            "defined_resamples": interval.n,
+        },
         "p_value": correlation.p_value,
         "top1_agrees": top1_agrees(human_means, synthetic_means),
         "verdict": said,
         "bootstrap": context.bootstrap,
         "seed": context.seed,
-        "synthetic": _set_summary(results[SYNTHETIC], evaluations[SYNTHETIC], len(synthetic_values),
-                                  state["synthetic_histories"]),
-        "human": {**_set_summary(results[HUMAN], evaluations[HUMAN], len(human_values), state["human_histories"]),
-                  **({"name": Path(state["human"]).name, "labelled_questions": state["human"]}
-                     if Path(state["human"]).is_file() else {})},
-        "separability": {"queries": len(human_values), "resamples": context.bootstrap, "seed": context.seed,
-                         "confidence": DEFAULT_CONFIDENCE, "pairs": [pair.to_json() for pair in found]},
+        "synthetic": _set_summary(
+            results[SYNTHETIC], evaluations[SYNTHETIC], len(synthetic_values), state["synthetic_histories"]
+        ),
+        "human": {
+            **_set_summary(results[HUMAN], evaluations[HUMAN], len(human_values), state["human_histories"]),
+            **(
+                {"name": Path(state["human"]).name, "labelled_questions": state["human"]}
+                if Path(state["human"]).is_file()
+                else {}
+            ),
+        },
+        "separability": {
+            "queries": len(human_values),
+            "resamples": context.bootstrap,
+            "seed": context.seed,
+            "confidence": DEFAULT_CONFIDENCE,
+            "pairs": [pair.to_json() for pair in found],
+        },
         "judge_agreement": agreement,
         "judge_sample": sample,
-        "settings": {"retrievers": state["retrievers"], "runs": list(state.get("runs") or []),
-                     "judges": list(state.get("judges") or []), "depth": context.depth,
-                     "rerank": context.rerank, "embedder": context.embedder, "split": context.split},
+        "settings": {
+            "retrievers": state["retrievers"],
+            "runs": list(state.get("runs") or []),
+            "judges": list(state.get("judges") or []),
+            "depth": context.depth,
+            "rerank": context.rerank,
+            "embedder": context.embedder,
+            "split": context.split,
+        },
         "held_out": held_out.to_json(),
     }
     validity["notes"] = [*validity_notes(validity), EMBEDDED_TEXT_NOTE]
@@ -436,9 +549,13 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
     return {**{key: validity[key] for key in OUTPUT_KEYS}, "report": {kind: str(path) for kind, path in paths.items()}}
 
 
-def _separability(pairs: Sequence[tuple[str, str]], human_values: np.ndarray, human_means: Mapping[str, float],
-                  synthetic_means: Mapping[str, float], context: ValidationContext
-                  ) -> tuple[list[Separation], list[Separation]]:
+def _separability(
+    pairs: Sequence[tuple[str, str]],
+    human_values: np.ndarray,
+    human_means: Mapping[str, float],
+    synthetic_means: Mapping[str, float],
+    context: ValidationContext,
+) -> tuple[list[Separation], list[Separation]]:
     """Whether the human set's queries separate each adjacent pair of its ranking and the synthetic
     ranking's top two (evals/separability.py), the configurations named as they ran on the human
     set; and the top pairs they do not separate."""
@@ -446,13 +563,15 @@ def _separability(pairs: Sequence[tuple[str, str]], human_values: np.ndarray, hu
     scores = {human: human_means[synthetic] for synthetic, human in pairs}
     human_of = dict(pairs)
     synthetic_order = [human_of[name] for name in sorted(synthetic_means, key=lambda n: (-synthetic_means[n], n))]
-    found = separations(columns, separation_pairs(scores, synthetic_order), context.bootstrap, context.seed,
-                        DEFAULT_CONFIDENCE)
+    found = separations(
+        columns, separation_pairs(scores, synthetic_order), context.bootstrap, context.seed, DEFAULT_CONFIDENCE
+    )
     return found, top_not_separated(found, scores, synthetic_order)
 
 
-def _judge_agreement(runtime: Runtime[ValidationContext], state: ValidationState
-                     ) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+def _judge_agreement(
+    runtime: Runtime[ValidationContext], state: ValidationState
+) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
     if not state.get("judges"):
         return {}, {}
     context = job.context(runtime)
@@ -465,19 +584,30 @@ def _judge_agreement(runtime: Runtime[ValidationContext], state: ValidationState
     agreement = {}
     for spec in state["judges"]:
         judged = [pair for pair in pairs if (pair["query_id"], pair["doc_id"]) in verdicts[spec]]
-        agreement[spec] = relevance_agreement([pair["human"] for pair in judged],
-                                              [verdicts[spec][(pair["query_id"], pair["doc_id"])] for pair in judged])
-    sample = {"gold": sum(1 for pair in pairs if pair["human"]), "non_gold": sum(1 for pair in pairs if not pair["human"]),
-              "depth": context.judge_depth, "seed": context.seed}
+        agreement[spec] = relevance_agreement(
+            [pair["human"] for pair in judged], [verdicts[spec][(pair["query_id"], pair["doc_id"])] for pair in judged]
+        )
+    sample = {
+        "gold": sum(1 for pair in pairs if pair["human"]),
+        "non_gold": sum(1 for pair in pairs if not pair["human"]),
+        "depth": context.judge_depth,
+        "seed": context.seed,
+    }
     return agreement, sample
 
 
-def _set_summary(results: Mapping[str, Any], evaluation: Mapping[str, Any], measured: int,
-                 histories: list[str]) -> dict[str, Any]:
+def _set_summary(
+    results: Mapping[str, Any], evaluation: Mapping[str, Any], measured: int, histories: list[str]
+) -> dict[str, Any]:
     benchmark = results["benchmark"]
-    return {"name": benchmark["name"], "path": benchmark["path"], "queries": measured,
-            "documents": benchmark["documents"], "histories": histories,
-            "evaluation_run": evaluation["evaluation_run"]}
+    return {
+        "name": benchmark["name"],
+        "path": benchmark["path"],
+        "queries": measured,
+        "documents": benchmark["documents"],
+        "histories": histories,
+        "evaluation_run": evaluation["evaluation_run"],
+    }
 
 
 def _held_out(runtime: Runtime[ValidationContext], state: ValidationState) -> HeldOutLabels:
@@ -485,8 +615,9 @@ def _held_out(runtime: Runtime[ValidationContext], state: ValidationState) -> He
     return HeldOutLabels.from_json(read_json(path)) if path.exists() else HeldOutLabels()
 
 
-builder = StateGraph(ValidationState, context_schema=ValidationContext, input_schema=ValidationInput,
-                     output_schema=ValidationOutput)
+builder = StateGraph(
+    ValidationState, context_schema=ValidationContext, input_schema=ValidationInput, output_schema=ValidationOutput
+)
 for node in (plan, evaluate, pool, judge, report):
     builder.add_node(node)
 builder.add_edge(START, "plan")

@@ -114,17 +114,24 @@ def file_fingerprint(path: Path) -> str:
     return digest.hexdigest()[:12]
 
 
-def load_benchmark(spec: str | Path, workspace: Workspace, split: str = "test", corpus: Path | None = None) -> Benchmark:
+def load_benchmark(
+    spec: str | Path, workspace: Workspace, split: str = "test", corpus: Path | None = None
+) -> Benchmark:
     """``spec`` is a BEIR directory, a synthesis run directory, the id of a run in ``workspace``,
     an MTRAG-layout directory (``corpus``: its passages, where they are not beside it) or a turn
     JSONL file (with ``corpus``, a BEIR corpus.jsonl)."""
     path = Path(spec)
     if is_mtrag_layout(path):
         layout = read_mtrag(path, split, corpus)
-        return Benchmark(name=layout.name, directory=layout.root, queries=[BenchmarkQuery(**vars(turn))
-                                                                           for turn in layout.turns],
-                         qrels=read_beir_qrels(layout.qrels_file), corpus_file=layout.corpus_file,
-                         qrels_file=layout.qrels_file, queries_file=layout.queries_file)
+        return Benchmark(
+            name=layout.name,
+            directory=layout.root,
+            queries=[BenchmarkQuery(**vars(turn)) for turn in layout.turns],
+            qrels=read_beir_qrels(layout.qrels_file),
+            corpus_file=layout.corpus_file,
+            qrels_file=layout.qrels_file,
+            queries_file=layout.queries_file,
+        )
     if path.is_file():
         if corpus is None:
             raise InputError(f"{path}: a turn JSONL benchmark needs its documents: pass --corpus corpus.jsonl")
@@ -141,7 +148,9 @@ def load_benchmark(spec: str | Path, workspace: Workspace, split: str = "test", 
         if (path / required).is_dir():
             raise InputError(f"{path / required}: is a directory, expected a file")
         if not (path / required).is_file():
-            raise InputError(f"{path}: no {required} (a BEIR directory has corpus.jsonl, queries.jsonl, qrels/{split}.tsv)")
+            raise InputError(
+                f"{path}: no {required} (a BEIR directory has corpus.jsonl, queries.jsonl, qrels/{split}.tsv)"
+            )
     qrels = read_beir_qrels(path / "qrels" / f"{split}.tsv")
     queries = read_beir_queries(path / "queries.jsonl")
     if (path / TURN_LABELS_FILE).is_file():
@@ -149,8 +158,15 @@ def load_benchmark(spec: str | Path, workspace: Workspace, split: str = "test", 
         for query in queries:
             query.label(labels.get(query.id, TurnLabels()))
     name = path.parent.name if path.name == BEIR_SUBDIRECTORY else path.name
-    return Benchmark(name=name, directory=path, queries=queries, qrels=qrels, source_collection=source_collection,
-                     qrels_file=path / "qrels" / f"{split}.tsv", queries_file=path / "queries.jsonl")
+    return Benchmark(
+        name=name,
+        directory=path,
+        queries=queries,
+        qrels=qrels,
+        source_collection=source_collection,
+        qrels_file=path / "qrels" / f"{split}.tsv",
+        queries_file=path / "queries.jsonl",
+    )
 
 
 def load_turn_jsonl(path: Path, corpus: Path | None) -> Benchmark:
@@ -175,37 +191,60 @@ def load_turn_jsonl(path: Path, corpus: Path | None) -> Benchmark:
             raise InputError(f"{where}: missing 'question' for turn {turn_id!r}")
         labels = _labels(record, where)
         if not isinstance(gold_ids, list) or (not gold_ids and labels.answerability not in NO_GOLD):
-            raise InputError(f"{where}: turn {turn_id!r} needs a non-empty 'gold_ids' list (an empty one only on "
-                             f"an unanswerable or underspecified turn)")
+            raise InputError(
+                f"{where}: turn {turn_id!r} needs a non-empty 'gold_ids' list (an empty one only on "
+                f"an unanswerable or underspecified turn)"
+            )
         history = record.get("history") or []
         if not isinstance(history, list) or not all(isinstance(t, dict) and "question" in t for t in history):
-            raise InputError(f"{where}: 'history' must be a list of {{\"question\", \"answer\"}} objects")
+            raise InputError(f'{where}: \'history\' must be a list of {{"question", "answer"}} objects')
         turn = record.get("turn", len(history))
-        queries.append(BenchmarkQuery(
-            id=str(turn_id), text=question, question=question, rewrite=record.get("rewrite"),
-            conversation_id=str(record.get("conversation_id", turn_id)), turn=int(turn), switch=record.get("switch"),
-            response=record.get("answer"),
-            history=[(str(t["question"]), str(t.get("answer") or "")) for t in history],
-            answerability=labels.answerability, question_type=labels.question_type, standalone=labels.standalone))
+        queries.append(
+            BenchmarkQuery(
+                id=str(turn_id),
+                text=question,
+                question=question,
+                rewrite=record.get("rewrite"),
+                conversation_id=str(record.get("conversation_id", turn_id)),
+                turn=int(turn),
+                switch=record.get("switch"),
+                response=record.get("answer"),
+                history=[(str(t["question"]), str(t.get("answer") or "")) for t in history],
+                answerability=labels.answerability,
+                question_type=labels.question_type,
+                standalone=labels.standalone,
+            )
+        )
         if gold_ids:
             qrels[str(turn_id)] = {str(doc_id): 1 for doc_id in gold_ids}
     if not queries:
         raise InputError(f"{path}: no turns")
-    return Benchmark(name=path.stem, directory=path.parent, queries=queries, qrels=qrels, corpus_file=corpus,
-                     qrels_file=path, queries_file=path)
+    return Benchmark(
+        name=path.stem,
+        directory=path.parent,
+        queries=queries,
+        qrels=qrels,
+        corpus_file=corpus,
+        qrels_file=path,
+        queries_file=path,
+    )
 
 
 def _labels(record: dict[str, Any], where: str) -> TurnLabels:
     """A record's labels (absent ones None); a value of the wrong type names its place."""
-    answerability, question_type, standalone = (record.get(key) for key in ("answerability", "question_type",
-                                                                            "standalone"))
+    answerability, question_type, standalone = (
+        record.get(key) for key in ("answerability", "question_type", "standalone")
+    )
     for key, value in (("answerability", answerability), ("question_type", question_type)):
         if value is not None and (not isinstance(value, str) or not value.strip()):
             raise InputError(f"{where}: '{key}' must be a non-empty string, not {value!r}")
     if standalone is not None and not isinstance(standalone, bool):
         raise InputError(f"{where}: 'standalone' must be true, false or null, not {standalone!r}")
-    return TurnLabels(answerability.strip().lower() if answerability else None,
-                      question_type.strip().lower() if question_type else None, standalone)
+    return TurnLabels(
+        answerability.strip().lower() if answerability else None,
+        question_type.strip().lower() if question_type else None,
+        standalone,
+    )
 
 
 def _run_config(path: Path) -> dict[str, Any]:
@@ -234,8 +273,10 @@ def read_beir_qrels(path: Path, allow_empty: bool = False) -> Qrels:
         fields = line.rstrip("\n").split("\t") if "\t" in line else line.split()
         first, seen_line = not seen_line, True
         if len(fields) != 3:
-            raise InputError(f"{path}:{line_number}: expected 3 tab-separated fields "
-                             f"(query-id, corpus-id, score), found {len(fields)}")
+            raise InputError(
+                f"{path}:{line_number}: expected 3 tab-separated fields "
+                f"(query-id, corpus-id, score), found {len(fields)}"
+            )
         try:
             relevance = int(float(fields[2]))
         except ValueError:
@@ -244,8 +285,9 @@ def read_beir_qrels(path: Path, allow_empty: bool = False) -> Qrels:
             raise InputError(f"{path}:{line_number}: score {fields[2]!r} is not a number") from None
         judged = qrels.setdefault(fields[0], {})
         if judged.get(fields[1], relevance) != relevance:
-            raise InputError(conflicting_judgment(path, line_number, fields[0], fields[1], judged[fields[1]],
-                                                  relevance))
+            raise InputError(
+                conflicting_judgment(path, line_number, fields[0], fields[1], judged[fields[1]], relevance)
+            )
         judged[fields[1]] = relevance
     if not qrels and not allow_empty:
         raise InputError(f"{path}: no relevance judgments")
@@ -271,8 +313,10 @@ def read_qrels(path: str | Path, allow_empty: bool = False) -> Qrels:
         return qrels
     if len(fields) == 3:
         return read_beir_qrels(path, allow_empty)
-    raise InputError(f"{path}:1: not a qrels line: TREC qrels have 4 fields (qid iteration docid relevance), "
-                     f"BEIR qrels 3 (query-id corpus-id score); found {len(fields)}")
+    raise InputError(
+        f"{path}:1: not a qrels line: TREC qrels have 4 fields (qid iteration docid relevance), "
+        f"BEIR qrels 3 (query-id corpus-id score); found {len(fields)}"
+    )
 
 
 def merge_qrels(base: Qrels, extra: Qrels) -> Qrels:
@@ -293,8 +337,9 @@ def read_beir_queries(path: Path) -> list[BenchmarkQuery]:
         if not isinstance(query_id, str | int) or query_id == "":
             raise InputError(f"{path}:{line_number}: missing '_id'")
         if str(query_id) in first_line:
-            raise InputError(f"{path}:{line_number}: query id {str(query_id)!r} repeats line "
-                             f"{first_line[str(query_id)]}")
+            raise InputError(
+                f"{path}:{line_number}: query id {str(query_id)!r} repeats line {first_line[str(query_id)]}"
+            )
         first_line[str(query_id)] = line_number
         if not isinstance(text, str):
             raise InputError(f"{path}:{line_number}: missing 'text' for query {query_id!r}")
@@ -309,18 +354,32 @@ def read_beir_queries(path: Path) -> list[BenchmarkQuery]:
 def _query(query_id: str, text: str, metadata: dict[str, Any], where: str) -> BenchmarkQuery:
     labels = _labels(metadata, where)
     if "conversation_id" not in metadata:
-        return BenchmarkQuery(id=query_id, text=text, question=text, rewrite=metadata.get("rewrite"),
-                              answerability=labels.answerability, question_type=labels.question_type,
-                              standalone=labels.standalone)
+        return BenchmarkQuery(
+            id=query_id,
+            text=text,
+            question=text,
+            rewrite=metadata.get("rewrite"),
+            answerability=labels.answerability,
+            question_type=labels.question_type,
+            standalone=labels.standalone,
+        )
     try:
         turn = int(metadata["turn"])
     except (KeyError, TypeError, ValueError):
         raise InputError(f"{where}: conversational query {query_id!r} needs an integer metadata.turn") from None
-    return BenchmarkQuery(id=query_id, text=text, question=str(metadata.get("question") or text),
-                          rewrite=metadata.get("rewrite"), conversation_id=str(metadata["conversation_id"]),
-                          turn=turn, switch=metadata.get("switch"), response=metadata.get("response"),
-                          answerability=labels.answerability, question_type=labels.question_type,
-                          standalone=labels.standalone)
+    return BenchmarkQuery(
+        id=query_id,
+        text=text,
+        question=str(metadata.get("question") or text),
+        rewrite=metadata.get("rewrite"),
+        conversation_id=str(metadata["conversation_id"]),
+        turn=turn,
+        switch=metadata.get("switch"),
+        response=metadata.get("response"),
+        answerability=labels.answerability,
+        question_type=labels.question_type,
+        standalone=labels.standalone,
+    )
 
 
 def _attach_histories(queries: list[BenchmarkQuery]) -> None:

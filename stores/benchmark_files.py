@@ -69,7 +69,6 @@ Answerability = Literal["answerable", "partial", "unanswerable", "underspecified
 QuestionType = Literal["factoid", "explanation", "comparison", "how-to", "yes/no", "summary", "keyword"]
 
 
-
 class Turn(BaseModel):
     """One turn of a synthesized conversation (the schema above)."""
 
@@ -130,8 +129,10 @@ def read_dialogues(path: Path) -> list[Dialogue]:
         try:
             dialogues.append(Dialogue.model_validate(record))
         except ValidationError as error:
-            problems = "; ".join(f"{'.'.join(str(part) for part in problem['loc']) or 'turn'}: {problem['msg']}"
-                                 for problem in error.errors())
+            problems = "; ".join(
+                f"{'.'.join(str(part) for part in problem['loc']) or 'turn'}: {problem['msg']}"
+                for problem in error.errors()
+            )
             raise InputError(f"{path}:{line_number}: not a conversation ({problems})") from None
     return dialogues
 
@@ -146,8 +147,9 @@ def turn_query_id(conversation_id: str, index: int) -> str:
     return f"{conversation_id}_t{index}"
 
 
-def benchmark_records(dialogues: Iterable[dict[str, Any]], history_window: int | None = None
-                      ) -> tuple[list[dict[str, Any]], list[Qrel], list[tuple[str, TurnLabels]]]:
+def benchmark_records(
+    dialogues: Iterable[dict[str, Any]], history_window: int | None = None
+) -> tuple[list[dict[str, Any]], list[Qrel], list[tuple[str, TurnLabels]]]:
     """The BEIR queries (text with history, the turn in metadata), the qrels (every gold chunk of
     every turn; none for turns without gold) and every turn's labels, of dialogues records."""
     queries: list[dict[str, Any]] = []
@@ -157,14 +159,26 @@ def benchmark_records(dialogues: Iterable[dict[str, Any]], history_window: int |
         turns = dialogue["turns"]
         for turn in turns:
             query_id = turn_query_id(dialogue["conversation_id"], turn["index"])
-            label = TurnLabels(turn.get("answerability", "answerable"), turn.get("question_type"),
-                               turn.get("standalone"))
-            queries.append({"_id": query_id, "text": serialize_history(turns, turn["index"], history_window),
-                            "metadata": {"conversation_id": dialogue["conversation_id"], "turn": turn["index"],
-                                         "switch": turn["switch"], "question": turn["question"],
-                                         "rewrite": turn["rewrite"], "response": turn["response"],
-                                         "answerability": label.answerability, "question_type": label.question_type,
-                                         "standalone": label.standalone}})
+            label = TurnLabels(
+                turn.get("answerability", "answerable"), turn.get("question_type"), turn.get("standalone")
+            )
+            queries.append(
+                {
+                    "_id": query_id,
+                    "text": serialize_history(turns, turn["index"], history_window),
+                    "metadata": {
+                        "conversation_id": dialogue["conversation_id"],
+                        "turn": turn["index"],
+                        "switch": turn["switch"],
+                        "question": turn["question"],
+                        "rewrite": turn["rewrite"],
+                        "response": turn["response"],
+                        "answerability": label.answerability,
+                        "question_type": label.question_type,
+                        "standalone": label.standalone,
+                    },
+                }
+            )
             qrels.extend((query_id, gold_id, 1) for gold_id in turn["gold_ids"])
             labels.append((query_id, label))
     return queries, qrels, labels
@@ -172,7 +186,9 @@ def benchmark_records(dialogues: Iterable[dict[str, Any]], history_window: int |
 
 def held_out_ids(dialogues: Iterable[dict[str, Any]]) -> set[str]:
     """Every chunk some turn was asked about and that no export may hold."""
-    return {chunk_id for dialogue in dialogues for turn in dialogue["turns"] for chunk_id in turn.get("held_out_ids", [])}
+    return {
+        chunk_id for dialogue in dialogues for turn in dialogue["turns"] for chunk_id in turn.get("held_out_ids", [])
+    }
 
 
 def write_held_out(path: Path, rows: Iterable[tuple[str, str, float]]) -> None:
@@ -192,8 +208,10 @@ def read_held_out(path: Path) -> dict[str, str]:
         if (line_number == 1 and fields == HELD_OUT_HEADER) or not line.strip():
             continue
         if len(fields) != len(HELD_OUT_HEADER) or not fields[0] or not fields[1]:
-            raise InputError(f"{path}:{line_number}: expected {len(HELD_OUT_HEADER)} tab-separated fields "
-                             f"({', '.join(HELD_OUT_HEADER)})")
+            raise InputError(
+                f"{path}:{line_number}: expected {len(HELD_OUT_HEADER)} tab-separated fields "
+                f"({', '.join(HELD_OUT_HEADER)})"
+            )
         held_out[fields[0]] = fields[1]
     return held_out
 
@@ -236,8 +254,13 @@ def serialize_history(turns: list[dict[str, Any]], index: int, window: int | Non
     return query_text(exchanges(turns[:index]), turns[index]["question"], window)
 
 
-def write_beir(directory: Path, corpus: Iterable[dict[str, Any]], queries: Iterable[dict[str, Any]],
-               qrels: Iterable[Qrel], split: str = "test") -> None:
+def write_beir(
+    directory: Path,
+    corpus: Iterable[dict[str, Any]],
+    queries: Iterable[dict[str, Any]],
+    qrels: Iterable[Qrel],
+    split: str = "test",
+) -> None:
     write_jsonl_atomic(directory / "corpus.jsonl", corpus)
     write_jsonl_atomic(directory / "queries.jsonl", queries)
     write_beir_qrels(directory / "qrels" / f"{split}.tsv", qrels)

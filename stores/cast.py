@@ -48,8 +48,10 @@ def load_cast(paths: Sequence[Path], qrels: Qrels | None = None) -> Benchmark:
     for path in resolved_files:
         for line_number, turn_id, text in read_resolved_tsv(path):
             if turn_id not in by_id:
-                raise InputError(f"{path}:{line_number}: turn {turn_id!r} is in no topic file given "
-                                 f"({', '.join(p.name for p in topic_files)})")
+                raise InputError(
+                    f"{path}:{line_number}: turn {turn_id!r} is in no topic file given "
+                    f"({', '.join(p.name for p in topic_files)})"
+                )
             by_id[turn_id].rewrite = text
     _attach_histories(queries)
     name = "+".join(path.stem for path in topic_files)
@@ -92,9 +94,15 @@ def _turn(path: Path, topic: str, turn: Any) -> BenchmarkQuery:
     if rewrite is not None and (not isinstance(rewrite, str) or not rewrite.strip()):
         raise InputError(f"{where}: 'manual_rewritten_utterance' must be a non-empty string")
     passage = turn.get("passage")
-    return BenchmarkQuery(id=f"{topic}_{number}", text=raw.strip(), question=raw.strip(),
-                          rewrite=rewrite.strip() if rewrite else None, conversation_id=topic, turn=number,
-                          response=passage.strip() if isinstance(passage, str) and passage.strip() else None)
+    return BenchmarkQuery(
+        id=f"{topic}_{number}",
+        text=raw.strip(),
+        question=raw.strip(),
+        rewrite=rewrite.strip() if rewrite else None,
+        conversation_id=topic,
+        turn=number,
+        response=passage.strip() if isinstance(passage, str) and passage.strip() else None,
+    )
 
 
 def read_resolved_tsv(path: Path) -> list[tuple[int, str, str]]:
@@ -106,8 +114,9 @@ def read_resolved_tsv(path: Path) -> list[tuple[int, str, str]]:
             continue
         fields = line.rstrip("\r\n").split("\t")
         if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
-            raise InputError(f"{path}:{line_number}: expected '{{topic}}_{{turn}}<TAB>rewrite', "
-                             f"found {len(fields)} field(s)")
+            raise InputError(
+                f"{path}:{line_number}: expected '{{topic}}_{{turn}}<TAB>rewrite', found {len(fields)} field(s)"
+            )
         turn_id = fields[0].strip()
         if turn_id in first_line:
             raise InputError(f"{path}:{line_number}: turn {turn_id} repeats line {first_line[turn_id]}")

@@ -36,22 +36,35 @@ class StoredClustering:
         return sum(map(len, self.clusters))
 
 
-def clustering_path(workspace: Workspace, collection: str, size: int, neighbours: int, seed: int,
-                    page_kinds: Sequence[str] | None = None) -> Path:
+def clustering_path(
+    workspace: Workspace,
+    collection: str,
+    size: int,
+    neighbours: int,
+    seed: int,
+    page_kinds: Sequence[str] | None = None,
+) -> Path:
     """The clustering's file; ``page_kinds`` None (all chunks) keeps the name it had before page kinds."""
     kinds = f"-pages-{'+'.join(sorted(set(page_kinds)))}" if page_kinds is not None else ""
     return workspace.root / "clusters" / f"{collection}-n{size}-k{neighbours}-s{seed}{kinds}.json"
 
 
 def save_clustering(workspace: Workspace, clustering: StoredClustering) -> Path:
-    path = clustering_path(workspace, clustering.collection, clustering.size, clustering.neighbours, clustering.seed,
-                           clustering.page_kinds)
+    path = clustering_path(
+        workspace, clustering.collection, clustering.size, clustering.neighbours, clustering.seed, clustering.page_kinds
+    )
     write_json_atomic(path, asdict(clustering), indent=None)
     return path
 
 
-def load_clustering(workspace: Workspace, collection: str, size: int, neighbours: int, seed: int,
-                    page_kinds: Sequence[str] | None = None) -> StoredClustering | None:
+def load_clustering(
+    workspace: Workspace,
+    collection: str,
+    size: int,
+    neighbours: int,
+    seed: int,
+    page_kinds: Sequence[str] | None = None,
+) -> StoredClustering | None:
     """The clustering stored for exactly these parameters and page kinds (see :func:`find_clustering`)."""
     return read_clustering(clustering_path(workspace, collection, size, neighbours, seed, page_kinds))
 
@@ -62,8 +75,9 @@ def read_clustering(path: Path) -> StoredClustering | None:
     return StoredClustering(**json.loads(path.read_text(encoding="utf-8")))
 
 
-def clustering_paths(workspace: Workspace, collection: str, size: int, neighbours: int, seed: int,
-                     page_kinds: Sequence[str] | None) -> list[Path]:
+def clustering_paths(
+    workspace: Workspace, collection: str, size: int, neighbours: int, seed: int, page_kinds: Sequence[str] | None
+) -> list[Path]:
     """The files that may hold the clustering of these page kinds (None: all), the one of its own first."""
     paths = [clustering_path(workspace, collection, size, neighbours, seed, page_kinds)]
     return paths if page_kinds is None else [*paths, clustering_path(workspace, collection, size, neighbours, seed)]
@@ -75,11 +89,13 @@ def clustering_serves(clustering: StoredClustering, page_kinds: Sequence[str] | 
         present = clustering.stats.get("page_kinds_present")
         return present is not None and set(present) <= set(page_kinds)
     return (None if clustering.page_kinds is None else sorted(clustering.page_kinds)) == (
-        None if page_kinds is None else sorted(set(page_kinds)))
+        None if page_kinds is None else sorted(set(page_kinds))
+    )
 
 
-def find_clustering(workspace: Workspace, collection: str, size: int, neighbours: int, seed: int,
-                    page_kinds: Sequence[str] | None) -> StoredClustering | None:
+def find_clustering(
+    workspace: Workspace, collection: str, size: int, neighbours: int, seed: int, page_kinds: Sequence[str] | None
+) -> StoredClustering | None:
     """The stored clustering that walks exactly the chunks of ``page_kinds``, or None."""
     for path in clustering_paths(workspace, collection, size, neighbours, seed, page_kinds):
         if (clustering := read_clustering(path)) is not None and clustering_serves(clustering, page_kinds):

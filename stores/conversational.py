@@ -23,8 +23,14 @@ from benchsmith.stores.trec import read_trec_qrels
 from benchsmith.stores.workspace import Workspace
 
 
-def load_conversational(specs: Sequence[str], workspace: Workspace, *, split: str = "test",
-                        corpus: Path | None = None, qrels: Path | None = None) -> Benchmark:
+def load_conversational(
+    specs: Sequence[str],
+    workspace: Workspace,
+    *,
+    split: str = "test",
+    corpus: Path | None = None,
+    qrels: Path | None = None,
+) -> Benchmark:
     """One benchmark from ``specs``; ``qrels`` (TREC) replaces the benchmark's own judgments."""
     if not specs:
         raise InputError("give a benchmark: CAsT topic files, a BEIR directory, a synthesis run or a turn JSONL file")
@@ -40,8 +46,9 @@ def load_conversational(specs: Sequence[str], workspace: Workspace, *, split: st
             raise InputError(f"{missing}: file not found")
         return load_cast(paths, judgments)
     if len(specs) > 1:
-        raise InputError(f"several inputs make one benchmark only for CAsT topic files (.json, .tsv); got "
-                         f"{', '.join(specs)}")
+        raise InputError(
+            f"several inputs make one benchmark only for CAsT topic files (.json, .tsv); got {', '.join(specs)}"
+        )
     path = paths[0]
     if path.is_file():
         if path.suffix.lower() != ".jsonl":

@@ -70,7 +70,7 @@ class CorpusStatistics:
         return int(common.size)
 
     def _posting(self, number: int) -> np.ndarray:
-        return self.postings[self.posting_offsets[number]:self.posting_offsets[number + 1]]
+        return self.postings[self.posting_offsets[number] : self.posting_offsets[number + 1]]
 
     def similarity_threshold(self, margin: float) -> float:
         """The random-pair mean plus ``margin`` standard deviations."""
@@ -85,14 +85,23 @@ def save_corpus_stats(workspace: Workspace, statistics: CorpusStatistics) -> Pat
     """Written whole or not at all (a temporary file renamed over the target)."""
     path = corpus_stats_path(workspace, statistics.collection)
     path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"format": FORMAT_VERSION, "collection": statistics.collection, "chunks": statistics.chunks,
-            "vocabulary": statistics.vocabulary, "posting_cap": statistics.posting_cap,
-            "similarity": statistics.similarity, "fingerprint": statistics.fingerprint}
+    meta = {
+        "format": FORMAT_VERSION,
+        "collection": statistics.collection,
+        "chunks": statistics.chunks,
+        "vocabulary": statistics.vocabulary,
+        "posting_cap": statistics.posting_cap,
+        "similarity": statistics.similarity,
+        "fingerprint": statistics.fingerprint,
+    }
     with atomic_writer(path, binary=True) as handle:
-        np.savez(handle, meta=np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8),
-                 document_frequencies=statistics.document_frequencies.astype(np.int32),
-                 posting_offsets=statistics.posting_offsets.astype(np.int64),
-                 postings=statistics.postings.astype(np.int32))
+        np.savez(
+            handle,
+            meta=np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8),
+            document_frequencies=statistics.document_frequencies.astype(np.int32),
+            posting_offsets=statistics.posting_offsets.astype(np.int64),
+            postings=statistics.postings.astype(np.int32),
+        )
     return path
 
 
@@ -105,7 +114,13 @@ def load_corpus_stats(workspace: Workspace, collection: str) -> CorpusStatistics
         if meta.get("format") != FORMAT_VERSION:
             return None
         return CorpusStatistics(
-            collection=meta["collection"], chunks=meta["chunks"], vocabulary=meta["vocabulary"],
-            document_frequencies=arrays["document_frequencies"], posting_offsets=arrays["posting_offsets"],
-            postings=arrays["postings"], posting_cap=meta["posting_cap"], similarity=meta["similarity"],
-            fingerprint=meta.get("fingerprint", ""))
+            collection=meta["collection"],
+            chunks=meta["chunks"],
+            vocabulary=meta["vocabulary"],
+            document_frequencies=arrays["document_frequencies"],
+            posting_offsets=arrays["posting_offsets"],
+            postings=arrays["postings"],
+            posting_cap=meta["posting_cap"],
+            similarity=meta["similarity"],
+            fingerprint=meta.get("fingerprint", ""),
+        )

@@ -50,8 +50,10 @@ class EcastFile:
             return None
         shown = ", ".join(f"{repeat.line} (= {repeat.first_line})" for repeat in self.repeats[:REPEAT_LINES_SHOWN])
         more = f", … {len(self.repeats) - REPEAT_LINES_SHOWN} more" if len(self.repeats) > REPEAT_LINES_SHOWN else ""
-        return (f"{self.path}: {len(self.repeats)} row(s) repeat an earlier row verbatim and were read once: "
-                f"line(s) {shown}{more}")
+        return (
+            f"{self.path}: {len(self.repeats)} row(s) repeat an earlier row verbatim and were read once: "
+            f"line(s) {shown}{more}"
+        )
 
 
 def read_ecast(path: Path) -> EcastFile:
@@ -66,14 +68,17 @@ def read_ecast(path: Path) -> EcastFile:
         try:
             header = next(reader, None)
             if header is None or tuple(column.strip() for column in header) != ECAST_COLUMNS:
-                raise InputError(f"{path}:1: expected the header {','.join(ECAST_COLUMNS)}, found "
-                                 f"{','.join(header or [])!r}")
+                raise InputError(
+                    f"{path}:1: expected the header {','.join(ECAST_COLUMNS)}, found {','.join(header or [])!r}"
+                )
             for fields in reader:
                 if not any(field.strip() for field in fields):
                     continue
                 if len(fields) != len(ECAST_COLUMNS):
-                    raise InputError(f"{path}:{reader.line_num}: expected {len(ECAST_COLUMNS)} comma-separated fields "
-                                     f"({', '.join(ECAST_COLUMNS)}), found {len(fields)}")
+                    raise InputError(
+                        f"{path}:{reader.line_num}: expected {len(ECAST_COLUMNS)} comma-separated fields "
+                        f"({', '.join(ECAST_COLUMNS)}), found {len(fields)}"
+                    )
                 turn_id, self_contained, raw = (field.strip() for field in fields)
                 for column, value in zip(ECAST_COLUMNS, (turn_id, self_contained, raw)):
                     if not value:

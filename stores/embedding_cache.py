@@ -42,7 +42,8 @@ class EmbeddingCache(SharedTable):
                 chunk = unique[start : start + LOOKUP_CHUNK]
                 placeholders = ",".join("?" * len(chunk))
                 rows = self._connection.execute(
-                    f"SELECT key, vector FROM embeddings WHERE key IN ({placeholders})", chunk).fetchall()
+                    f"SELECT key, vector FROM embeddings WHERE key IN ({placeholders})", chunk
+                ).fetchall()
                 found.update((key, bytes(vector)) for key, vector in rows)
         return found
 
@@ -53,7 +54,8 @@ class EmbeddingCache(SharedTable):
         with self._lock, self._connection:
             self._connection.executemany(
                 "INSERT OR REPLACE INTO embeddings (key, model, dimension, vector, created) VALUES (?, ?, ?, ?, ?)",
-                values)
+                values,
+            )
 
 
 _open_caches: BoundedCache[str, EmbeddingCache] = BoundedCache(16)

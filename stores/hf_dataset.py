@@ -34,19 +34,43 @@ CARD_FILE = "README.md"
 CORPUS_ROWS_PER_GROUP = 10_000
 
 CORPUS_SCHEMA = pa.schema([("_id", pa.string()), ("title", pa.string()), ("text", pa.string())])
-QUERIES_SCHEMA = pa.schema([
-    ("_id", pa.string()), ("text", pa.string()), ("conversation_id", pa.string()), ("turn", pa.int64()),
-    ("question", pa.string()), ("rewrite", pa.string()), ("response", pa.string()), ("switch", pa.string()),
-    ("answerability", pa.string()), ("question_type", pa.string()), ("standalone", pa.bool_())])
+QUERIES_SCHEMA = pa.schema(
+    [
+        ("_id", pa.string()),
+        ("text", pa.string()),
+        ("conversation_id", pa.string()),
+        ("turn", pa.int64()),
+        ("question", pa.string()),
+        ("rewrite", pa.string()),
+        ("response", pa.string()),
+        ("switch", pa.string()),
+        ("answerability", pa.string()),
+        ("question_type", pa.string()),
+        ("standalone", pa.bool_()),
+    ]
+)
 QRELS_SCHEMA = pa.schema([("query-id", pa.string()), ("corpus-id", pa.string()), ("score", pa.int64())])
-TURN_TYPE = pa.struct([
-    ("index", pa.int64()), ("question", pa.string()), ("question_unpolished", pa.string()),
-    ("rewrite", pa.string()), ("response", pa.string()), ("gold_ids", pa.list_(pa.string())),
-    ("switch", pa.string()), ("similarity_to_previous", pa.float64()), ("answerability", pa.string()),
-    ("question_type", pa.string()), ("standalone", pa.bool_()), ("held_out_ids", pa.list_(pa.string())),
-    ("candidate_ids", pa.list_(pa.string())), ("turn_type", pa.string())])
-CONVERSATIONS_SCHEMA = pa.schema([("conversation_id", pa.string()), ("cluster_id", pa.int64()),
-                                  ("seed", pa.int64()), ("turns", pa.list_(TURN_TYPE))])
+TURN_TYPE = pa.struct(
+    [
+        ("index", pa.int64()),
+        ("question", pa.string()),
+        ("question_unpolished", pa.string()),
+        ("rewrite", pa.string()),
+        ("response", pa.string()),
+        ("gold_ids", pa.list_(pa.string())),
+        ("switch", pa.string()),
+        ("similarity_to_previous", pa.float64()),
+        ("answerability", pa.string()),
+        ("question_type", pa.string()),
+        ("standalone", pa.bool_()),
+        ("held_out_ids", pa.list_(pa.string())),
+        ("candidate_ids", pa.list_(pa.string())),
+        ("turn_type", pa.string()),
+    ]
+)
+CONVERSATIONS_SCHEMA = pa.schema(
+    [("conversation_id", pa.string()), ("cluster_id", pa.int64()), ("seed", pa.int64()), ("turns", pa.list_(TURN_TYPE))]
+)
 CONFIGS = ("corpus", "queries", "qrels", "conversations")
 
 
@@ -61,21 +85,38 @@ class CardFacts:
     audit: Mapping[str, Any] | None  # {"run_id", "label", "explanation"}; None: never audited
 
 
-def write_hf_dataset(directory: Path, corpus: Iterable[Mapping[str, Any]], queries: Sequence[Mapping[str, Any]],
-                     qrels: Sequence[Qrel], dialogues: Sequence[Mapping[str, Any]], facts: CardFacts) -> dict[str, int]:
+def write_hf_dataset(
+    directory: Path,
+    corpus: Iterable[Mapping[str, Any]],
+    queries: Sequence[Mapping[str, Any]],
+    qrels: Sequence[Qrel],
+    dialogues: Sequence[Mapping[str, Any]],
+    facts: CardFacts,
+) -> dict[str, int]:
     """The folder (module docstring); returns the rows of each configuration."""
     directory.mkdir(parents=True, exist_ok=True)
     rows = {"corpus": _write_corpus(directory / "corpus.parquet", corpus)}
-    query_rows = [{"_id": query["_id"], "text": query["text"],
-                   **{column: query.get("metadata", {}).get(column) for column in QUERIES_SCHEMA.names[2:]}}
-                  for query in queries]
+    query_rows = [
+        {
+            "_id": query["_id"],
+            "text": query["text"],
+            **{column: query.get("metadata", {}).get(column) for column in QUERIES_SCHEMA.names[2:]},
+        }
+        for query in queries
+    ]
     rows["queries"] = _write_table(directory / "queries.parquet", query_rows, QUERIES_SCHEMA)
-    rows["qrels"] = _write_table(directory / "qrels.parquet",
-                                 [{"query-id": q, "corpus-id": d, "score": s} for q, d, s in qrels], QRELS_SCHEMA)
-    conversation_rows = [{"conversation_id": dialogue["conversation_id"], "cluster_id": dialogue.get("cluster_id"),
-                          "seed": dialogue.get("seed", 0),
-                          "turns": [{field.name: turn.get(field.name) for field in TURN_TYPE} for turn in dialogue["turns"]]}
-                         for dialogue in dialogues]
+    rows["qrels"] = _write_table(
+        directory / "qrels.parquet", [{"query-id": q, "corpus-id": d, "score": s} for q, d, s in qrels], QRELS_SCHEMA
+    )
+    conversation_rows = [
+        {
+            "conversation_id": dialogue["conversation_id"],
+            "cluster_id": dialogue.get("cluster_id"),
+            "seed": dialogue.get("seed", 0),
+            "turns": [{field.name: turn.get(field.name) for field in TURN_TYPE} for turn in dialogue["turns"]],
+        }
+        for dialogue in dialogues
+    ]
     rows["conversations"] = _write_table(directory / "conversations.parquet", conversation_rows, CONVERSATIONS_SCHEMA)
     with atomic_writer(directory / CARD_FILE) as handle:
         handle.write(dataset_card(facts, rows))
@@ -94,9 +135,12 @@ def _write_corpus(path: Path, documents: Iterable[Mapping[str, Any]]) -> int:
     iterator = iter(documents)
     with atomic_writer(path, binary=True) as handle, pq.ParquetWriter(handle, CORPUS_SCHEMA) as writer:
         while batch := list(islice(iterator, CORPUS_ROWS_PER_GROUP)):
-            writer.write_table(pa.Table.from_pylist(
-                [{"_id": str(d["_id"]), "title": str(d.get("title") or ""), "text": d["text"]} for d in batch],
-                schema=CORPUS_SCHEMA))
+            writer.write_table(
+                pa.Table.from_pylist(
+                    [{"_id": str(d["_id"]), "title": str(d.get("title") or ""), "text": d["text"]} for d in batch],
+                    schema=CORPUS_SCHEMA,
+                )
+            )
             count += len(batch)
     return count
 
@@ -106,16 +150,36 @@ def dataset_card(facts: CardFacts, rows: Mapping[str, int]) -> str:
         "pretty_name": facts.name,
         "tags": ["benchsmith", "conversational-retrieval", "rag"],
         "task_categories": ["text-retrieval"],
-        "configs": [{"config_name": config, "data_files": [{"split": SPLIT, "path": f"{config}.parquet"}]}
-                    for config in CONFIGS],
+        "configs": [
+            {"config_name": config, "data_files": [{"split": SPLIT, "path": f"{config}.parquet"}]} for config in CONFIGS
+        ],
     }
-    lines = ["---", yaml.safe_dump(front_matter, sort_keys=False).rstrip(), "---", "", f"# {facts.name}", "",
-             f"A conversational retrieval benchmark made with benchsmith. {facts.source}", "",
-             "## Files", "", "| configuration | rows | load with |", "| --- | ---: | --- |"]
-    lines += [f"| {config} | {rows.get(config, 0):,} | `load_dataset(PATH, \"{config}\", split=\"{SPLIT}\")` |"
-              for config in CONFIGS]
-    lines += ["", "Turns without gold (unanswerable, underspecified) are among the queries but have no qrels; "
-              "their labels say why.", "", "## How it was made", ""]
+    lines = [
+        "---",
+        yaml.safe_dump(front_matter, sort_keys=False).rstrip(),
+        "---",
+        "",
+        f"# {facts.name}",
+        "",
+        f"A conversational retrieval benchmark made with benchsmith. {facts.source}",
+        "",
+        "## Files",
+        "",
+        "| configuration | rows | load with |",
+        "| --- | ---: | --- |",
+    ]
+    lines += [
+        f'| {config} | {rows.get(config, 0):,} | `load_dataset(PATH, "{config}", split="{SPLIT}")` |'
+        for config in CONFIGS
+    ]
+    lines += [
+        "",
+        "Turns without gold (unanswerable, underspecified) are among the queries but have no qrels; "
+        "their labels say why.",
+        "",
+        "## How it was made",
+        "",
+    ]
     if facts.settings:
         lines += ["| setting | value |", "| --- | --- |"]
         lines += [f"| {name} | {_cell(value)} |" for name, value in sorted(facts.settings.items())]
@@ -134,8 +198,9 @@ def dataset_card(facts: CardFacts, rows: Mapping[str, int]) -> str:
     if facts.audit:
         lines.append(f"Audit run `{facts.audit['run_id']}`: **{facts.audit['label']}**. {facts.audit['explanation']}")
     else:
-        lines.append("None: no audit of this benchmark exists (`benchsmith audit RUN` grades it with a judge "
-                     "ensemble).")
+        lines.append(
+            "None: no audit of this benchmark exists (`benchsmith audit RUN` grades it with a judge ensemble)."
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -27,12 +27,20 @@ class IdProblem:
 
     def message(self) -> str:
         more = ", …" if self.count > len(self.examples) else ""
-        return (f"{self.file}: {self.count:,} {self.problem} ({', '.join(map(repr, self.examples))}{more}): "
-                f"{self.consequence}")
+        return (
+            f"{self.file}: {self.count:,} {self.problem} ({', '.join(map(repr, self.examples))}{more}): "
+            f"{self.consequence}"
+        )
 
     def to_json(self) -> dict[str, object]:
-        return {"file": self.file, "problem": self.problem, "count": self.count, "examples": list(self.examples),
-                "consequence": self.consequence, "message": self.message()}
+        return {
+            "file": self.file,
+            "problem": self.problem,
+            "count": self.count,
+            "examples": list(self.examples),
+            "consequence": self.consequence,
+            "message": self.message(),
+        }
 
 
 @dataclass
@@ -52,8 +60,9 @@ class DuplicateIds:
         return IdProblem(self.file, f"duplicate {what}", len(self.extra), examples, consequence)
 
 
-def unknown_ids(file: str | Path, ids: Iterable[str], known: Collection[str], what: str,
-                consequence: str) -> IdProblem | None:
+def unknown_ids(
+    file: str | Path, ids: Iterable[str], known: Collection[str], what: str, consequence: str
+) -> IdProblem | None:
     """The ids (in order, each once) that ``known`` lacks, as a problem of ``file``."""
     missing = [identifier for identifier in dict.fromkeys(ids) if identifier not in known]
     if not missing:
@@ -61,15 +70,25 @@ def unknown_ids(file: str | Path, ids: Iterable[str], known: Collection[str], wh
     return IdProblem(str(file), what, len(missing), tuple(missing[:EXAMPLES]), consequence)
 
 
-def unknown_qrels_ids(file: str | Path, qrels: Mapping[str, Mapping[str, int]], query_ids: Collection[str],
-                      doc_ids: Collection[str]) -> list[IdProblem]:
+def unknown_qrels_ids(
+    file: str | Path, qrels: Mapping[str, Mapping[str, int]], query_ids: Collection[str], doc_ids: Collection[str]
+) -> list[IdProblem]:
     """Judged queries the benchmark lacks, and judged documents the corpus lacks."""
     problems = [
-        unknown_ids(file, qrels, query_ids, "judged query ids not among the benchmark's queries",
-                    "no retriever can answer them; they count as 0 on every measure"),
-        unknown_ids(file, (doc_id for judged in qrels.values() for doc_id in judged), doc_ids,
-                    "judged document ids not in the corpus (or without text)",
-                    "no retriever can find them; recall cannot reach 1 where they are relevant"),
+        unknown_ids(
+            file,
+            qrels,
+            query_ids,
+            "judged query ids not among the benchmark's queries",
+            "no retriever can answer them; they count as 0 on every measure",
+        ),
+        unknown_ids(
+            file,
+            (doc_id for judged in qrels.values() for doc_id in judged),
+            doc_ids,
+            "judged document ids not in the corpus (or without text)",
+            "no retriever can find them; recall cannot reach 1 where they are relevant",
+        ),
     ]
     return [problem for problem in problems if problem is not None]
 

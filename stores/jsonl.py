@@ -35,8 +35,10 @@ def decoded_line(path: str | Path, line_number: int, raw: bytes) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise InputError(f"{path}:{line_number}: not valid UTF-8 (byte {raw[error.start]:#04x} at column "
-                         f"{error.start + 1}); save the file as UTF-8") from None
+        raise InputError(
+            f"{path}:{line_number}: not valid UTF-8 (byte {raw[error.start]:#04x} at column "
+            f"{error.start + 1}); save the file as UTF-8"
+        ) from None
 
 
 def text_lines(path: str | Path, max_line_bytes: int | None = None) -> Iterator[str]:
@@ -48,8 +50,10 @@ def text_lines(path: str | Path, max_line_bytes: int | None = None) -> Iterator[
         lines = iter(handle) if max_line_bytes is None else iter(lambda: handle.readline(max_line_bytes + 1), b"")
         for line_number, raw in enumerate(lines, start=1):
             if max_line_bytes is not None and len(raw) > max_line_bytes:
-                raise InputError(f"{path}:{line_number}: a line longer than {max_line_bytes / 2**20:g} MiB, the "
-                                 "limit of one record; split it")
+                raise InputError(
+                    f"{path}:{line_number}: a line longer than {max_line_bytes / 2**20:g} MiB, the "
+                    "limit of one record; split it"
+                )
             line = decoded_line(path, line_number, raw)
             yield line.removeprefix("\ufeff") if line_number == 1 else line
 
@@ -77,8 +81,9 @@ def read_json(path: str | Path) -> Any:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
-        raise InputError(f"{path}:{line}: not valid UTF-8 (byte {raw[error.start]:#04x}); save the file as UTF-8") \
-            from None
+        raise InputError(
+            f"{path}:{line}: not valid UTF-8 (byte {raw[error.start]:#04x}); save the file as UTF-8"
+        ) from None
     if not text.strip():
         raise InputError(f"{path}: empty file, expected JSON")
     try:
@@ -120,7 +125,7 @@ class JsonlRows:
             for line_number, raw in enumerate(handle, start=1):
                 start, offset = offset, offset + len(raw)
                 if line_number == 1 and raw.startswith(BYTE_ORDER_MARK):
-                    raw, start = raw[len(BYTE_ORDER_MARK):], start + len(BYTE_ORDER_MARK)
+                    raw, start = raw[len(BYTE_ORDER_MARK) :], start + len(BYTE_ORDER_MARK)
                 if raw.strip():
                     offsets.append(start)
                     yield line_number, _record(self.path, line_number, decoded_line(self.path, line_number, raw))

@@ -96,8 +96,9 @@ def read_labelled_questions(path: str | Path) -> list[LabelledQuestion]:
         passages = tuple(_passage(item, f"{where}: question {question_id!r}") for item in gold)
         for key in (question_id, normalized_text(text).casefold()):
             if key in first_line:
-                raise InputError(f"{where}: question {question_id!r} repeats line {first_line[key]} "
-                                 f"(same id or same question)")
+                raise InputError(
+                    f"{where}: question {question_id!r} repeats line {first_line[key]} (same id or same question)"
+                )
             first_line[key] = line_number
         questions.append(LabelledQuestion(question_id, text, passages, line_number))
     if not questions:
@@ -116,10 +117,20 @@ def _passage(item: object, where: str) -> GoldPassage:
 
 
 def write_labelled_questions(path: str | Path, questions: Sequence[LabelledQuestion]) -> None:
-    write_jsonl_atomic(path, ({"id": question.id, "question": question.question,
-                               "gold": [{"chunk_id": passage.chunk_id, "document": passage.document,
-                                         "evidence": passage.evidence} for passage in question.gold]}
-                              for question in questions))
+    write_jsonl_atomic(
+        path,
+        (
+            {
+                "id": question.id,
+                "question": question.question,
+                "gold": [
+                    {"chunk_id": passage.chunk_id, "document": passage.document, "evidence": passage.evidence}
+                    for passage in question.gold
+                ],
+            }
+            for question in questions
+        ),
+    )
 
 
 class EvidenceIndex:

@@ -41,12 +41,21 @@ def save_bm25(workspace: Workspace, corpus_fingerprint: str, index: StoredBM25) 
     """Written whole or not at all (a temporary file renamed over the target)."""
     path = bm25_index_path(workspace, corpus_fingerprint)
     path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"format": FORMAT_VERSION, "k1": index.k1, "b": index.b, "doc_ids": index.doc_ids,
-            "vocabulary": index.vocabulary}
+    meta = {
+        "format": FORMAT_VERSION,
+        "k1": index.k1,
+        "b": index.b,
+        "doc_ids": index.doc_ids,
+        "vocabulary": index.vocabulary,
+    }
     with atomic_writer(path, binary=True) as handle:
-        np.savez(handle, meta=np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
-                 data=index.data.astype(np.float32, copy=False), indices=index.indices.astype(np.int32, copy=False),
-                 indptr=index.indptr.astype(np.int64, copy=False))
+        np.savez(
+            handle,
+            meta=np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
+            data=index.data.astype(np.float32, copy=False),
+            indices=index.indices.astype(np.int32, copy=False),
+            indptr=index.indptr.astype(np.int64, copy=False),
+        )
     return path
 
 
@@ -59,5 +68,12 @@ def load_bm25(workspace: Workspace, corpus_fingerprint: str, k1: float, b: float
         meta = json.loads(arrays["meta"].tobytes().decode("utf-8"))
         if meta.get("format") != FORMAT_VERSION or meta.get("k1") != k1 or meta.get("b") != b:
             return None
-        return StoredBM25(doc_ids=meta["doc_ids"], vocabulary=meta["vocabulary"], data=arrays["data"],
-                          indices=arrays["indices"], indptr=arrays["indptr"], k1=k1, b=b)
+        return StoredBM25(
+            doc_ids=meta["doc_ids"],
+            vocabulary=meta["vocabulary"],
+            data=arrays["data"],
+            indices=arrays["indices"],
+            indptr=arrays["indptr"],
+            k1=k1,
+            b=b,
+        )

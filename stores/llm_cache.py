@@ -60,7 +60,8 @@ class LLMCache(SharedTable):
         """One transaction for a batch; then the committed rows are read from the file again."""
         with self._writer_connection:
             self._writer_connection.executemany(
-                "INSERT OR REPLACE INTO responses (key, model, response, created) VALUES (?, ?, ?, ?)", rows)
+                "INSERT OR REPLACE INTO responses (key, model, response, created) VALUES (?, ?, ?, ?)", rows
+            )
         for row in rows:
             if self._pending.get(row[0]) is row:  # unless it was put again since
                 del self._pending[row[0]]

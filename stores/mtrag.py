@@ -58,10 +58,21 @@ RETRIEVAL_DIR = "retrieval_tasks"
 QRELS_SPLIT = "dev"  # MTRAG's qrels are dev.tsv
 AUTHOR = "benchsmith"
 
-ANSWERABILITY_TO_MTRAG = {"answerable": "ANSWERABLE", "partial": "PARTIAL", "unanswerable": "UNANSWERABLE",
-                          "underspecified": "UNDERSPECIFIED"}
-QUESTION_TYPE_TO_MTRAG = {"factoid": "Factoid", "explanation": "Explanation", "comparison": "Comparative",
-                          "how-to": "How-To", "yes/no": "Yes/No", "summary": "Summarization", "keyword": "Keyword"}
+ANSWERABILITY_TO_MTRAG = {
+    "answerable": "ANSWERABLE",
+    "partial": "PARTIAL",
+    "unanswerable": "UNANSWERABLE",
+    "underspecified": "UNDERSPECIFIED",
+}
+QUESTION_TYPE_TO_MTRAG = {
+    "factoid": "Factoid",
+    "explanation": "Explanation",
+    "comparison": "Comparative",
+    "how-to": "How-To",
+    "yes/no": "Yes/No",
+    "summary": "Summarization",
+    "keyword": "Keyword",
+}
 ANSWERABILITY_FROM_MTRAG = {value: key for key, value in ANSWERABILITY_TO_MTRAG.items()}
 QUESTION_TYPE_FROM_MTRAG = {value.lower(): key for key, value in QUESTION_TYPE_TO_MTRAG.items()}
 STANDALONE_TO_MTRAG = {True: "STANDALONE", False: "NON-STANDALONE"}
@@ -76,6 +87,7 @@ def task_id(conversation_id: str, turn_number: int) -> str:
 # ---------------------------------------------------------------------------------------
 # Writing.
 
+
 @dataclass(frozen=True)
 class MtragExport:
     conversations: int
@@ -84,8 +96,9 @@ class MtragExport:
     documents: int
 
 
-def write_mtrag(directory: Path, dialogues: Sequence[Mapping[str, Any]], corpus: Iterable[Mapping[str, Any]],
-                domain: str) -> MtragExport:
+def write_mtrag(
+    directory: Path, dialogues: Sequence[Mapping[str, Any]], corpus: Iterable[Mapping[str, Any]], domain: str
+) -> MtragExport:
     """A synthesized benchmark (dialogues records, stores/benchmark_files.py, and its exported BEIR
     corpus) in the conversation layout, under ``directory``."""
     gold_ids = {gold for dialogue in dialogues for turn in dialogue["turns"] for gold in turn["gold_ids"]}
@@ -121,23 +134,44 @@ def write_mtrag(directory: Path, dialogues: Sequence[Mapping[str, Any]], corpus:
         writer = csv.writer(handle, delimiter="\t", lineterminator="\n")
         writer.writerow(["query-id", "corpus-id", "score"])
         writer.writerows(qrels)
-    return MtragExport(conversations=len(conversations),
-                       turns=sum(len(dialogue["turns"]) for dialogue in dialogues),
-                       retrieval_tasks=len(questions), documents=documents)
+    return MtragExport(
+        conversations=len(conversations),
+        turns=sum(len(dialogue["turns"]) for dialogue in dialogues),
+        retrieval_tasks=len(questions),
+        documents=documents,
+    )
 
 
-def _conversation(dialogue: Mapping[str, Any], domain: str, passages: Mapping[str, Mapping[str, Any]]
-                  ) -> dict[str, Any]:
+def _conversation(
+    dialogue: Mapping[str, Any], domain: str, passages: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
     messages: list[dict[str, Any]] = []
     previous: Mapping[str, Any] | None = None
     for turn in dialogue["turns"]:
         messages.append({"speaker": "user", "text": turn["question"], "enrichments": _enrichments(turn, previous)})
-        messages.append({"speaker": "agent", "text": turn["response"], "contexts": [
-            {"document_id": gold, "title": passages[gold].get("title", ""), "text": passages[gold]["text"],
-             "feedback": {"relevant": {AUTHOR: {"value": "yes"}}}} for gold in turn["gold_ids"]]})
+        messages.append(
+            {
+                "speaker": "agent",
+                "text": turn["response"],
+                "contexts": [
+                    {
+                        "document_id": gold,
+                        "title": passages[gold].get("title", ""),
+                        "text": passages[gold]["text"],
+                        "feedback": {"relevant": {AUTHOR: {"value": "yes"}}},
+                    }
+                    for gold in turn["gold_ids"]
+                ],
+            }
+        )
         previous = turn
-    return {"conversation_id": dialogue["conversation_id"], "author": AUTHOR, "domain": domain,
-            "retriever": {"collection": {"name": domain}}, "messages": messages}
+    return {
+        "conversation_id": dialogue["conversation_id"],
+        "author": AUTHOR,
+        "domain": domain,
+        "retriever": {"collection": {"name": domain}},
+        "messages": messages,
+    }
 
 
 def _enrichments(turn: Mapping[str, Any], previous: Mapping[str, Any] | None) -> dict[str, list[str]]:
@@ -147,9 +181,11 @@ def _enrichments(turn: Mapping[str, Any], previous: Mapping[str, Any] | None) ->
         multi_turn = "N/A"
     else:
         multi_turn = "Clarification" if previous.get("answerability") == "underspecified" else "Follow-up"
-    enrichments = {"Answerability": [ANSWERABILITY_TO_MTRAG[turn.get("answerability", "answerable")]],
-                   "Question Type": [QUESTION_TYPE_TO_MTRAG[turn["question_type"]]] if turn.get("question_type") else [],
-                   "Multi-Turn": [multi_turn]}
+    enrichments = {
+        "Answerability": [ANSWERABILITY_TO_MTRAG[turn.get("answerability", "answerable")]],
+        "Question Type": [QUESTION_TYPE_TO_MTRAG[turn["question_type"]]] if turn.get("question_type") else [],
+        "Multi-Turn": [multi_turn],
+    }
     if turn.get("standalone") is not None:
         enrichments["Standalone"] = [STANDALONE_TO_MTRAG[turn["standalone"]]]
     if turn.get("switch"):
@@ -159,6 +195,7 @@ def _enrichments(turn: Mapping[str, Any], previous: Mapping[str, Any] | None) ->
 
 # ---------------------------------------------------------------------------------------
 # Reading (stores/beir.py makes the Benchmark: this module sits below it).
+
 
 @dataclass
 class MtragTurn:
@@ -207,8 +244,13 @@ def _root_of(path: Path) -> tuple[Path, str | None] | None:
         return path, None
     if path.is_dir() and path.parent.name == RETRIEVAL_DIR and (path.parent.parent / CONVERSATIONS_FILE).is_file():
         return path.parent.parent, path.name
-    if (path.is_file() and path.suffix == ".tsv" and path.parent.name == "qrels"
-            and path.parent.parent.name == RETRIEVAL_DIR and (path.parent.parent.parent / TASKS_FILE).is_file()):
+    if (
+        path.is_file()
+        and path.suffix == ".tsv"
+        and path.parent.name == "qrels"
+        and path.parent.parent.name == RETRIEVAL_DIR
+        and (path.parent.parent.parent / TASKS_FILE).is_file()
+    ):
         return path.parent.parent.parent, path.stem
     return None
 
@@ -233,9 +275,13 @@ def mtrag_sources(path: Path, split: str = QRELS_SPLIT) -> MtragSources:
             raise InputError(f"{root}: an MTRAG benchmark of {len(domains)} domains ({listed}); name one: {naming}")
         domain = domains[0]
     conversations = root / CONVERSATIONS_FILE
-    return MtragSources(root=root, domain=domain, qrels=qrels_of(domain),
-                        conversations=conversations if conversations.is_file() else None,
-                        tasks=None if conversations.is_file() else root / TASKS_FILE)
+    return MtragSources(
+        root=root,
+        domain=domain,
+        qrels=qrels_of(domain),
+        conversations=conversations if conversations.is_file() else None,
+        tasks=None if conversations.is_file() else root / TASKS_FILE,
+    )
 
 
 def _split_file(qrels_dir: Path, split: str) -> Path:
@@ -251,16 +297,29 @@ def mtrag_corpus(sources: MtragSources, corpus: Path | None) -> Path:
         if not corpus.is_file():
             raise InputError(f"{corpus}: corpus file not found")
         return corpus
-    candidates = [folder / "corpora" / sub / f"{sources.domain}.jsonl"
-                  for folder in (sources.root, sources.root.parent) for sub in ("passage_level", ".")]
+    candidates = [
+        folder / "corpora" / sub / f"{sources.domain}.jsonl"
+        for folder in (sources.root, sources.root.parent)
+        for sub in ("passage_level", ".")
+    ]
     if found := next((candidate for candidate in candidates if candidate.is_file()), None):
         return found
-    zipped = next((candidate.with_name(candidate.name + ".zip") for candidate in candidates
-                   if candidate.with_name(candidate.name + ".zip").is_file()), None)
+    zipped = next(
+        (
+            candidate.with_name(candidate.name + ".zip")
+            for candidate in candidates
+            if candidate.with_name(candidate.name + ".zip").is_file()
+        ),
+        None,
+    )
     if zipped is not None:
-        raise InputError(f"{zipped}: unzip it first (MTRAG ships its corpora zipped): unzip {zipped} -d {zipped.parent}")
-    raise InputError(f"{sources.root}: no corpus for domain {sources.domain!r}: looked for "
-                     f"{', '.join(str(candidate) for candidate in candidates[:2])}; pass --corpus")
+        raise InputError(
+            f"{zipped}: unzip it first (MTRAG ships its corpora zipped): unzip {zipped} -d {zipped.parent}"
+        )
+    raise InputError(
+        f"{sources.root}: no corpus for domain {sources.domain!r}: looked for "
+        f"{', '.join(str(candidate) for candidate in candidates[:2])}; pass --corpus"
+    )
 
 
 def read_mtrag(path: Path, split: str = QRELS_SPLIT, corpus: Path | None = None) -> MtragBenchmark:
@@ -268,22 +327,32 @@ def read_mtrag(path: Path, split: str = QRELS_SPLIT, corpus: Path | None = None)
     corpus_file = mtrag_corpus(sources, corpus)
     if sources.conversations is not None:
         rewrites = _rewrites(sources.root / RETRIEVAL_DIR / sources.domain / f"{sources.domain}_rewrite.jsonl")
-        queries = _conversation_queries(sources.conversations, sources.domain, rewrites,
-                                        _last_turn_ids(sources.root / RETRIEVAL_DIR / sources.domain
-                                                       / f"{sources.domain}_lastturn.jsonl"))
+        queries = _conversation_queries(
+            sources.conversations,
+            sources.domain,
+            rewrites,
+            _last_turn_ids(sources.root / RETRIEVAL_DIR / sources.domain / f"{sources.domain}_lastturn.jsonl"),
+        )
         queries_file = sources.conversations
     else:
         queries = _task_queries(sources.tasks, sources.domain)  # type: ignore[arg-type]
         queries_file = sources.tasks
     if not queries:
         raise InputError(f"{queries_file}: no user turns of domain {sources.domain!r}")
-    return MtragBenchmark(name=f"{sources.root.name}-{sources.domain}", root=sources.root, turns=queries,
-                          qrels_file=sources.qrels, corpus_file=corpus_file, queries_file=queries_file)
+    return MtragBenchmark(
+        name=f"{sources.root.name}-{sources.domain}",
+        root=sources.root,
+        turns=queries,
+        qrels_file=sources.qrels,
+        corpus_file=corpus_file,
+        queries_file=queries_file,
+    )
 
 
 def mtrag_labels(enrichments: Mapping[str, Any], where: str) -> TurnLabels:
     """benchsmith's labels of MTRAG's enrichments (``Answerability`` or ``answerability``,
     ``Question Type``, ``Standalone``: lists of strings)."""
+
     def first(*keys: str) -> str | None:
         for key in keys:
             value = enrichments.get(key)
@@ -295,18 +364,23 @@ def mtrag_labels(enrichments: Mapping[str, Any], where: str) -> TurnLabels:
             return next((item.strip() for item in values if item.strip()), None)
         return None
 
-    answerability, question_type, standalone = first("Answerability", "answerability"), first("Question Type"), \
-        first("Standalone")
+    answerability, question_type, standalone = (
+        first("Answerability", "answerability"),
+        first("Question Type"),
+        first("Standalone"),
+    )
     if standalone not in (None, *STANDALONE_TO_MTRAG.values()):
         raise InputError(f"{where}: enrichment 'Standalone' must be STANDALONE or NON-STANDALONE, not {standalone!r}")
     return TurnLabels(
         ANSWERABILITY_FROM_MTRAG.get(answerability.upper(), answerability.lower()) if answerability else None,
         QUESTION_TYPE_FROM_MTRAG.get(question_type.lower(), question_type.lower()) if question_type else None,
-        None if standalone is None else standalone == STANDALONE_TO_MTRAG[True])
+        None if standalone is None else standalone == STANDALONE_TO_MTRAG[True],
+    )
 
 
-def _conversation_queries(path: Path, domain: str, rewrites: Mapping[str, str],
-                          last_turns: Mapping[str, str]) -> list[MtragTurn]:
+def _conversation_queries(
+    path: Path, domain: str, rewrites: Mapping[str, str], last_turns: Mapping[str, str]
+) -> list[MtragTurn]:
     conversations = read_json(path)
     if not isinstance(conversations, list):
         raise InputError(f"{path}: expected a JSON array of conversations")
@@ -317,10 +391,19 @@ def _conversation_queries(path: Path, domain: str, rewrites: Mapping[str, str],
             raise InputError(f"{path}: conversation at index {position}: needs a 'messages' list")
         named = conversation.get("conversation_id") or _id_from_tasks(conversation["messages"], last_turns)
         # Named by its id (the one a reader finds in the file or the task files), its index only when it has none.
-        where = f"{path}: conversation {str(named)!r}" if named else \
-            f"{path}: conversation at index {position} (no conversation_id)"
-        if not _in_domain(str(((conversation.get("retriever") or {}).get("collection") or {}).get("name")
-                              or conversation.get("domain") or ""), domain):
+        where = (
+            f"{path}: conversation {str(named)!r}"
+            if named
+            else f"{path}: conversation at index {position} (no conversation_id)"
+        )
+        if not _in_domain(
+            str(
+                ((conversation.get("retriever") or {}).get("collection") or {}).get("name")
+                or conversation.get("domain")
+                or ""
+            ),
+            domain,
+        ):
             continue
         turns = _turns(conversation["messages"], where)
         conversation_id = named or f"c{position}"
@@ -330,11 +413,22 @@ def _conversation_queries(path: Path, domain: str, rewrites: Mapping[str, str],
         history: list[Exchange] = []
         for number, (question, response, labels, switch) in enumerate(turns, start=1):
             identifier = task_id(str(conversation_id), number)
-            queries.append(MtragTurn(
-                id=identifier, text=query_text(history, question), question=question, rewrite=rewrites.get(identifier),
-                conversation_id=str(conversation_id), turn=number, response=response, history=list(history),
-                answerability=labels.answerability, question_type=labels.question_type, standalone=labels.standalone,
-                switch=switch))
+            queries.append(
+                MtragTurn(
+                    id=identifier,
+                    text=query_text(history, question),
+                    question=question,
+                    rewrite=rewrites.get(identifier),
+                    conversation_id=str(conversation_id),
+                    turn=number,
+                    response=response,
+                    history=list(history),
+                    answerability=labels.answerability,
+                    question_type=labels.question_type,
+                    standalone=labels.standalone,
+                    switch=switch,
+                )
+            )
             history.append((question, response))
     return queries
 
@@ -349,15 +443,19 @@ def _turns(messages: list[Any], where: str) -> list[tuple[str, str, TurnLabels, 
     """(question, the agent's reply, labels, switch) of each user message."""
     turns: list[tuple[str, str, TurnLabels, str | None]] = []
     for number, message in enumerate(messages):
-        if not isinstance(message, dict) or message.get("speaker") not in ("user", "agent") \
-                or not isinstance(message.get("text"), str):
+        if (
+            not isinstance(message, dict)
+            or message.get("speaker") not in ("user", "agent")
+            or not isinstance(message.get("text"), str)
+        ):
             raise InputError(f"{where}, message {number}: needs 'speaker' (user or agent) and 'text'")
         if message["speaker"] == "user":
             enrichments = message.get("enrichments") or {}
             if not isinstance(enrichments, dict):
                 raise InputError(f"{where}, message {number}: 'enrichments' must be an object")
-            turns.append((message["text"], "", mtrag_labels(enrichments, f"{where}, message {number}"),
-                          _switch(enrichments)))
+            turns.append(
+                (message["text"], "", mtrag_labels(enrichments, f"{where}, message {number}"), _switch(enrichments))
+            )
         elif turns and not turns[-1][1]:
             turns[-1] = (turns[-1][0], message["text"], turns[-1][2], turns[-1][3])
     return turns
@@ -370,21 +468,38 @@ def _in_domain(collection: str, domain: str) -> bool:
 
 
 def _rewrites(path: Path) -> dict[str, str]:
-    return {str(record["_id"]): str(record.get("text", "")).removeprefix("|user|:").strip()
-            for _, record in read_jsonl(path) if "_id" in record} if path.is_file() else {}
+    return (
+        {
+            str(record["_id"]): str(record.get("text", "")).removeprefix("|user|:").strip()
+            for _, record in read_jsonl(path)
+            if "_id" in record
+        }
+        if path.is_file()
+        else {}
+    )
 
 
 def _last_turn_ids(path: Path) -> dict[str, str]:
     """``{last question: task id}`` of the retrieval tasks: MTRAG's conversations.json names no
     conversation id, its task files do."""
-    return {str(record.get("text", "")).removeprefix("|user|:").strip(): str(record["_id"])
-            for _, record in read_jsonl(path) if "_id" in record} if path.is_file() else {}
+    return (
+        {
+            str(record.get("text", "")).removeprefix("|user|:").strip(): str(record["_id"])
+            for _, record in read_jsonl(path)
+            if "_id" in record
+        }
+        if path.is_file()
+        else {}
+    )
 
 
 def _id_from_tasks(messages: list[Any], last_turns: Mapping[str, str]) -> str | None:
     """The conversation id MTRAG's task files give a conversation's user turns (its conversations.json names none)."""
-    questions = [message["text"] for message in messages
-                 if isinstance(message, dict) and message.get("speaker") == "user" and isinstance(message.get("text"), str)]
+    questions = [
+        message["text"]
+        for message in messages
+        if isinstance(message, dict) and message.get("speaker") == "user" and isinstance(message.get("text"), str)
+    ]
     for number, question in enumerate(questions, start=1):
         identifier = last_turns.get(question.strip())
         if identifier and identifier.endswith(f"{TASK_SEPARATOR}{number}"):
@@ -416,9 +531,18 @@ def _task_queries(path: Path, domain: str) -> list[MtragTurn]:
         question = turns[-1][0]
         history = [(asked, answered) for asked, answered, *_ in turns[:-1]]
         conversation_id = str(record.get("conversation_id") or identifier.rsplit(TASK_SEPARATOR, 1)[0])
-        queries.append(MtragTurn(
-            id=identifier, text=query_text(history, question), question=question, conversation_id=conversation_id,
-            turn=int(record.get("turn") or len(turns)), response=response, history=history,
-            answerability=labels.answerability, question_type=labels.question_type, standalone=labels.standalone))
+        queries.append(
+            MtragTurn(
+                id=identifier,
+                text=query_text(history, question),
+                question=question,
+                conversation_id=conversation_id,
+                turn=int(record.get("turn") or len(turns)),
+                response=response,
+                history=history,
+                answerability=labels.answerability,
+                question_type=labels.question_type,
+                standalone=labels.standalone,
+            )
+        )
     return queries
-

@@ -72,8 +72,14 @@ class DatasetRow:
 
 def dataset_columns(count: int) -> list[str]:
     numbers = range(1, count + 1)
-    return (["Id", "Title"] + [f"Query{k}" for k in numbers] + [f"Natural_Query{k}" for k in numbers]
-            + ["Positive"] + [f"HN{j}" for j in numbers] + [f"Miss{k}" for k in numbers])
+    return (
+        ["Id", "Title"]
+        + [f"Query{k}" for k in numbers]
+        + [f"Natural_Query{k}" for k in numbers]
+        + ["Positive"]
+        + [f"HN{j}" for j in numbers]
+        + [f"Miss{k}" for k in numbers]
+    )
 
 
 def write_dataset(directory: Path, rows: Sequence[DatasetRow], count: int) -> dict[str, Path]:
@@ -81,16 +87,32 @@ def write_dataset(directory: Path, rows: Sequence[DatasetRow], count: int) -> di
     numbers = range(1, count + 1)
 
     def queries(row: DatasetRow) -> dict[str, str]:
-        return {**{f"Query{k}": row.instruction[k - 1] for k in numbers},
-                **{f"Natural_Query{k}": row.descriptive[k - 1] for k in numbers}}
+        return {
+            **{f"Query{k}": row.instruction[k - 1] for k in numbers},
+            **{f"Natural_Query{k}": row.descriptive[k - 1] for k in numbers},
+        }
 
-    combined = [{"Id": row.id, "Title": row.title, **queries(row), "Positive": row.positive,
-                 **{f"HN{j}": row.ladder[j - 1] or "" for j in numbers},
-                 **{f"Miss{k}": row.single_miss[k - 1] or "" for k in numbers}} for row in rows]
-    task1 = [{"Id": row.id, **queries(row), "Positive": row.positive,
-              **{f"HN{k}": row.single_miss[k - 1] for k in numbers}} for row in rows if row.has_task1]
-    task23 = [{"Id": row.id, **queries(row), "Positive": row.positive,
-               **{f"HN{j}": row.ladder[j - 1] for j in numbers}} for row in rows if row.has_ladder]
+    combined = [
+        {
+            "Id": row.id,
+            "Title": row.title,
+            **queries(row),
+            "Positive": row.positive,
+            **{f"HN{j}": row.ladder[j - 1] or "" for j in numbers},
+            **{f"Miss{k}": row.single_miss[k - 1] or "" for k in numbers},
+        }
+        for row in rows
+    ]
+    task1 = [
+        {"Id": row.id, **queries(row), "Positive": row.positive, **{f"HN{k}": row.single_miss[k - 1] for k in numbers}}
+        for row in rows
+        if row.has_task1
+    ]
+    task23 = [
+        {"Id": row.id, **queries(row), "Positive": row.positive, **{f"HN{j}": row.ladder[j - 1] for j in numbers}}
+        for row in rows
+        if row.has_ladder
+    ]
     query_columns = [f"Query{k}" for k in numbers] + [f"Natural_Query{k}" for k in numbers]
     negatives = [f"HN{j}" for j in numbers]
     paths = {"dataset": directory / DATASET_FILE, "task1": directory / TASK1_FILE, "task2_3": directory / TASK23_FILE}
@@ -121,12 +143,16 @@ def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
             for record in reader:
                 line = reader.line_num
                 if None in record:
-                    raise InputError(f"{path}:{line}: {len(columns) + len(record[None])} fields, the header has "
-                                     f"{len(columns)} (an unquoted comma?)")
+                    raise InputError(
+                        f"{path}:{line}: {len(columns) + len(record[None])} fields, the header has "
+                        f"{len(columns)} (an unquoted comma?)"
+                    )
                 missing = [column for column, value in record.items() if value is None]
                 if missing:
-                    raise InputError(f"{path}:{line}: {len(columns) - len(missing)} fields, the header has "
-                                     f"{len(columns)} (missing {', '.join(missing[:3])}; is the line cut off?)")
+                    raise InputError(
+                        f"{path}:{line}: {len(columns) - len(missing)} fields, the header has "
+                        f"{len(columns)} (missing {', '.join(missing[:3])}; is the line cut off?)"
+                    )
                 records.append((line, record))
         except csv.Error as error:
             raise InputError(f"{path}:{reader.line_num}: not a readable CSV line ({error})") from None
@@ -141,7 +167,9 @@ def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
 def _count_of(path: Path, columns: list[str]) -> int:
     numbers = sorted(int(match[1]) for column in columns if (match := QUERY_COLUMN.match(column)))
     if not numbers or numbers != list(range(1, len(numbers) + 1)):
-        raise InputError(f"{path}: expected columns Query1..QueryN, found {[c for c in columns if c.startswith('Query')]}")
+        raise InputError(
+            f"{path}: expected columns Query1..QueryN, found {[c for c in columns if c.startswith('Query')]}"
+        )
     return len(numbers)
 
 
@@ -151,26 +179,35 @@ def read_dataset(path: Path) -> list[DatasetRow]:
     count = _count_of(path, columns)
     missing = [column for column in dataset_columns(count) if column not in columns and column not in ("Id", "Title")]
     if missing:
-        raise InputError(f"{path}: missing columns {missing[:6]}{' …' if len(missing) > 6 else ''} "
-                         f"(a hardneg.csv has {', '.join(dataset_columns(count)[:3])}, …, Positive, HN1..HN{count}, "
-                         f"Miss1..Miss{count})")
+        raise InputError(
+            f"{path}: missing columns {missing[:6]}{' …' if len(missing) > 6 else ''} "
+            f"(a hardneg.csv has {', '.join(dataset_columns(count)[:3])}, …, Positive, HN1..HN{count}, "
+            f"Miss1..Miss{count})"
+        )
     rows = []
     first_line: dict[str, int] = {}
     for line, record in records:
         if (row_id := record.get("Id")) and row_id in first_line:
             raise InputError(f"{path}:{line}: Id {row_id!r} repeats line {first_line[row_id]}")
         first_line[row_id or ""] = line
-        for column in ("Positive", *[f"Query{k}" for k in range(1, count + 1)],
-                       *[f"Natural_Query{k}" for k in range(1, count + 1)]):
+        for column in (
+            "Positive",
+            *[f"Query{k}" for k in range(1, count + 1)],
+            *[f"Natural_Query{k}" for k in range(1, count + 1)],
+        ):
             if not (record.get(column) or "").strip():
                 raise InputError(f"{path}:{line}: empty {column}")
-        rows.append(DatasetRow(
-            id=record.get("Id") or str(len(rows)), title=record.get("Title") or "",
-            instruction=[record[f"Query{k}"] for k in range(1, count + 1)],
-            descriptive=[record[f"Natural_Query{k}"] for k in range(1, count + 1)],
-            positive=record["Positive"],
-            ladder=[record[f"HN{j}"] or None for j in range(1, count + 1)],
-            single_miss=[record[f"Miss{k}"] or None for k in range(1, count + 1)]))
+        rows.append(
+            DatasetRow(
+                id=record.get("Id") or str(len(rows)),
+                title=record.get("Title") or "",
+                instruction=[record[f"Query{k}"] for k in range(1, count + 1)],
+                descriptive=[record[f"Natural_Query{k}"] for k in range(1, count + 1)],
+                positive=record["Positive"],
+                ladder=[record[f"HN{j}"] or None for j in range(1, count + 1)],
+                single_miss=[record[f"Miss{k}"] or None for k in range(1, count + 1)],
+            )
+        )
     if not rows:
         raise InputError(f"{path}: no rows")
     return rows
@@ -178,6 +215,7 @@ def read_dataset(path: Path) -> list[DatasetRow]:
 
 # ---------------------------------------------------------------------------------------
 # Score tables.
+
 
 @dataclass
 class Task1Scores:
@@ -210,18 +248,24 @@ def ladder_columns(count: int) -> list[str]:
 
 def write_task1_scores(path: Path, table: Task1Scores) -> None:
     count = table.positive.shape[1]
-    records = [{"Index": index, **{f"Query{k}_Positive": repr(float(table.positive[row, k - 1]))
-                                   for k in range(1, count + 1)},
-                **{f"Query{k}_HN1": repr(float(table.negative[row, k - 1])) for k in range(1, count + 1)}}
-               for row, index in enumerate(table.index)]
+    records = [
+        {
+            "Index": index,
+            **{f"Query{k}_Positive": repr(float(table.positive[row, k - 1])) for k in range(1, count + 1)},
+            **{f"Query{k}_HN1": repr(float(table.negative[row, k - 1])) for k in range(1, count + 1)},
+        }
+        for row, index in enumerate(table.index)
+    ]
     _write_csv(path, task1_columns(count), records)
 
 
 def write_ladder_scores(path: Path, table: LadderScores) -> None:
     count = table.count
     columns = ladder_columns(count)
-    records = [{"Index": index, **{column: repr(float(value)) for column, value in zip(columns[1:], table.scores[row])}}
-               for row, index in enumerate(table.index)]
+    records = [
+        {"Index": index, **{column: repr(float(value)) for column, value in zip(columns[1:], table.scores[row])}}
+        for row, index in enumerate(table.index)
+    ]
     _write_csv(path, columns, records)
 
 
@@ -256,16 +300,23 @@ def read_task1_scores(path: Path) -> Task1Scores:
     columns, records = _read_csv(path)
     ks = sorted(int(match[1]) for column in columns if (match := TASK1_POSITIVE.match(column)))
     if not ks or ks != list(range(1, len(ks) + 1)):
-        raise InputError(f"{path}: expected columns Query1_Positive..QueryK_Positive (Task 1), found "
-                         f"{[c for c in columns if c.endswith('_Positive')] or 'none'}")
+        raise InputError(
+            f"{path}: expected columns Query1_Positive..QueryK_Positive (Task 1), found "
+            f"{[c for c in columns if c.endswith('_Positive')] or 'none'}"
+        )
     missing = [f"Query{k}_HN1" for k in ks if f"Query{k}_HN1" not in columns]
     if missing:
         raise InputError(f"{path}: missing Task 1 columns {missing}")
     index = _index_of(path, columns, records)
-    positive = np.array([[_number(path, line, f"Query{k}_Positive", record.get(f"Query{k}_Positive")) for k in ks]
-                         for line, record in records])
-    negative = np.array([[_number(path, line, f"Query{k}_HN1", record.get(f"Query{k}_HN1")) for k in ks]
-                         for line, record in records])
+    positive = np.array(
+        [
+            [_number(path, line, f"Query{k}_Positive", record.get(f"Query{k}_Positive")) for k in ks]
+            for line, record in records
+        ]
+    )
+    negative = np.array(
+        [[_number(path, line, f"Query{k}_HN1", record.get(f"Query{k}_HN1")) for k in ks] for line, record in records]
+    )
     return Task1Scores(index, positive, negative)
 
 
@@ -274,14 +325,17 @@ def read_ladder_scores(path: Path) -> LadderScores:
     columns, records = _read_csv(path)
     positives = [int(match[1]) for column in columns if (match := TASK1_POSITIVE.match(column))]
     if len(positives) != 1:
-        raise InputError(f"{path}: expected one Query{{N}}_Positive column (Tasks 2 and 3), found "
-                         f"{[c for c in columns if c.endswith('_Positive')] or 'none'}")
+        raise InputError(
+            f"{path}: expected one Query{{N}}_Positive column (Tasks 2 and 3), found "
+            f"{[c for c in columns if c.endswith('_Positive')] or 'none'}"
+        )
     count = positives[0]
     wanted = ladder_columns(count)[1:]
     missing = [column for column in wanted if column not in columns]
     if missing:
         raise InputError(f"{path}: missing columns {missing} (Tasks 2 and 3 need Query{count}_HN1..HN{count})")
     index = _index_of(path, columns, records)
-    scores = np.array([[_number(path, line, column, record.get(column)) for column in wanted]
-                       for line, record in records])
+    scores = np.array(
+        [[_number(path, line, column, record.get(column)) for column in wanted] for line, record in records]
+    )
     return LadderScores(index, scores)

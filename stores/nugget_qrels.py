@@ -34,8 +34,10 @@ def read_nugget_qrels(path: str | Path) -> NuggetQrels:
         if not fields:
             continue
         if len(fields) != 4:
-            raise InputError(f"{path}:{line_number}: a nugget qrels line has 4 fields (qid nugget_id doc_id "
-                             f"label), found {len(fields)}")
+            raise InputError(
+                f"{path}:{line_number}: a nugget qrels line has 4 fields (qid nugget_id doc_id "
+                f"label), found {len(fields)}"
+            )
         query_id, nugget_id, doc_id, label = fields
         try:
             grade = int(label)
@@ -43,15 +45,19 @@ def read_nugget_qrels(path: str | Path) -> NuggetQrels:
             raise InputError(f"{path}:{line_number}: label {label!r} is not an integer") from None
         judged = qrels.setdefault(query_id, {}).setdefault(nugget_id, {})
         if judged.get(doc_id, grade) != grade:
-            raise InputError(f"{path}:{line_number}: query {query_id!r} nugget {nugget_id!r} labels document "
-                             f"{doc_id!r} {grade} here and {judged[doc_id]} on an earlier line; which is meant?")
+            raise InputError(
+                f"{path}:{line_number}: query {query_id!r} nugget {nugget_id!r} labels document "
+                f"{doc_id!r} {grade} here and {judged[doc_id]} on an earlier line; which is meant?"
+            )
         judged[doc_id] = grade
         nugget_ids.add(nugget_id)
     if not qrels:
         raise InputError(f"{path}: no judgments")
     if nugget_ids <= ORDINARY_ITERATIONS:
-        raise InputError(f"{path}: every iteration column is {sorted(nugget_ids)[0]!r}: these look like ordinary "
-                         "qrels; nugget qrels carry the nugget id there (qid nugget_id doc_id label)")
+        raise InputError(
+            f"{path}: every iteration column is {sorted(nugget_ids)[0]!r}: these look like ordinary "
+            "qrels; nugget qrels carry the nugget id there (qid nugget_id doc_id label)"
+        )
     return qrels
 
 
@@ -64,5 +70,9 @@ def write_nugget_qrels(path: str | Path, rows: Iterable[NuggetQrel]) -> None:
 
 def nugget_rows(qrels: Mapping[str, Mapping[str, Mapping[str, int]]]) -> list[NuggetQrel]:
     """The rows of in-memory nugget qrels, in their order."""
-    return [(query_id, nugget_id, doc_id, label) for query_id, nuggets in qrels.items()
-            for nugget_id, documents in nuggets.items() for doc_id, label in documents.items()]
+    return [
+        (query_id, nugget_id, doc_id, label)
+        for query_id, nuggets in qrels.items()
+        for nugget_id, documents in nuggets.items()
+        for doc_id, label in documents.items()
+    ]

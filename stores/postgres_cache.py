@@ -15,15 +15,18 @@ class PostgresLLMCache:
 
     def get(self, key: str) -> str | None:
         with self._lock:
-            row = self._connection.execute("SELECT response FROM benchsmith_llm_cache WHERE key = %s",
-                                           (key,)).fetchone()
+            row = self._connection.execute(
+                "SELECT response FROM benchsmith_llm_cache WHERE key = %s", (key,)
+            ).fetchone()
         return row[0] if row else None
 
     def put(self, key: str, model: str, response: str) -> None:
         with self._lock:
             self._connection.execute(
                 "INSERT INTO benchsmith_llm_cache (key, model, response) VALUES (%s, %s, %s) "
-                "ON CONFLICT (key) DO UPDATE SET response = EXCLUDED.response", (key, model, response))
+                "ON CONFLICT (key) DO UPDATE SET response = EXCLUDED.response",
+                (key, model, response),
+            )
 
     def __len__(self) -> int:
         with self._lock:

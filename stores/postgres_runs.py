@@ -32,8 +32,17 @@ def save_run(url: str, record: RunRecord, arguments: dict[str, Any] | None = Non
             "summary = EXCLUDED.summary, error = EXCLUDED.error, resume = COALESCE(EXCLUDED.resume, "
             "benchsmith_runs.resume), arguments = COALESCE(EXCLUDED.arguments, benchsmith_runs.arguments), "
             "updated = now()",
-            (record.run_id, record.job, record.status, json.dumps(record.config), json.dumps(record.summary),
-             record.error, record.resume, json.dumps(arguments) if arguments is not None else None))
+            (
+                record.run_id,
+                record.job,
+                record.status,
+                json.dumps(record.config),
+                json.dumps(record.summary),
+                record.error,
+                record.resume,
+                json.dumps(arguments) if arguments is not None else None,
+            ),
+        )
     finally:
         connection.close()
 
@@ -66,15 +75,27 @@ def run_arguments(url: str, run_id: str) -> tuple[str, dict[str, Any]]:
 def find_run(url: str, run_id: str) -> RunRecord | None:
     connection = connect(url)
     try:
-        row = connection.execute("SELECT run_id, job, status, config, summary, error, resume, "
-                                 "extract(epoch FROM created), extract(epoch FROM updated) FROM benchsmith_runs "
-                                 "WHERE run_id = %s", (run_id,)).fetchone()
+        row = connection.execute(
+            "SELECT run_id, job, status, config, summary, error, resume, "
+            "extract(epoch FROM created), extract(epoch FROM updated) FROM benchsmith_runs "
+            "WHERE run_id = %s",
+            (run_id,),
+        ).fetchone()
     finally:
         connection.close()
     if row is None:
         return None
-    return RunRecord(run_id=row[0], job=row[1], status=row[2], config=row[3], summary=row[4], error=row[5],
-                     resume=row[6], created=float(row[7]), updated=float(row[8]))
+    return RunRecord(
+        run_id=row[0],
+        job=row[1],
+        status=row[2],
+        config=row[3],
+        summary=row[4],
+        error=row[5],
+        resume=row[6],
+        created=float(row[7]),
+        updated=float(row[8]),
+    )
 
 
 def load_run(url: str, run_id: str) -> RunRecord:
@@ -103,8 +124,9 @@ class PostgresUsageLedger:
 
     def record(self, call: dict[str, Any]) -> None:
         with self._lock:
-            self._connection.execute("INSERT INTO benchsmith_usage (run_id, call) VALUES (%s, %s)",
-                                     (self.run_id, json.dumps(call)))
+            self._connection.execute(
+                "INSERT INTO benchsmith_usage (run_id, call) VALUES (%s, %s)", (self.run_id, json.dumps(call))
+            )
 
     def sync(self) -> None:
         """Rows are committed as they are written."""
@@ -131,7 +153,8 @@ def register_worker(url: str, run_id: str, worker: str) -> None:
         connection.execute(
             "INSERT INTO benchsmith_workers (worker, run_id, host, pid) VALUES (%s, %s, %s, %s) "
             "ON CONFLICT (worker) DO UPDATE SET run_id = EXCLUDED.run_id, last_seen = now(), stopped = false",
-            (worker, run_id, socket.gethostname(), os.getpid()))
+            (worker, run_id, socket.gethostname(), os.getpid()),
+        )
     finally:
         connection.close()
 
@@ -151,8 +174,10 @@ def database_claim(url: str, run_id: str) -> Iterator[None]:
             yield
         finally:
             try:  # no longer the run's worker (a finished run only reported counts none)
-                connection.execute("UPDATE benchsmith_workers SET stopped = true, last_seen = now() WHERE worker = %s",
-                                   (worker_name(),))
+                connection.execute(
+                    "UPDATE benchsmith_workers SET stopped = true, last_seen = now() WHERE worker = %s",
+                    (worker_name(),),
+                )
                 connection.execute("SELECT pg_advisory_unlock(%s)", (advisory_key(run_id),))
             except Exception:  # the connection is gone: so is the lock
                 pass
@@ -161,16 +186,21 @@ def database_claim(url: str, run_id: str) -> Iterator[None]:
 
 
 def _claim_holder(connection: Any, run_id: str) -> str:
-    row = connection.execute("SELECT host, pid FROM benchsmith_workers WHERE run_id = %s AND NOT stopped "
-                             "ORDER BY last_seen DESC LIMIT 1", (run_id,)).fetchone()
+    row = connection.execute(
+        "SELECT host, pid FROM benchsmith_workers WHERE run_id = %s AND NOT stopped ORDER BY last_seen DESC LIMIT 1",
+        (run_id,),
+    ).fetchone()
     return process_name(row[1], row[0]) if row else "another process (its database session holds the run)"
 
 
 def worker_seen(url: str, worker: str, items_done: int = 0, stopped: bool = False) -> None:
     connection = connect(url)
     try:
-        connection.execute("UPDATE benchsmith_workers SET last_seen = now(), items_done = items_done + %s, "
-                           "stopped = %s WHERE worker = %s", (items_done, stopped, worker))
+        connection.execute(
+            "UPDATE benchsmith_workers SET last_seen = now(), items_done = items_done + %s, "
+            "stopped = %s WHERE worker = %s",
+            (items_done, stopped, worker),
+        )
     finally:
         connection.close()
 
@@ -190,13 +220,28 @@ class RunActivity:
 def run_activity(url: str, run_id: str) -> RunActivity:
     connection = connect(url)
     try:
-        counts = dict(connection.execute("SELECT status, count(*) FROM benchsmith_items WHERE run_id = %s "
-                                         "GROUP BY status", (run_id,)).fetchall())
-        workers = connection.execute("SELECT count(*) FROM benchsmith_workers WHERE run_id = %s AND NOT stopped "
-                                     "AND last_seen > now() - interval '1 minute'", (run_id,)).fetchone()[0]
-        recent = connection.execute("SELECT count(*) FROM benchsmith_items WHERE run_id = %s AND status = 'done' "
-                                    "AND done_at > now() - interval '5 minutes'", (run_id,)).fetchone()[0]
+        counts = dict(
+            connection.execute(
+                "SELECT status, count(*) FROM benchsmith_items WHERE run_id = %s GROUP BY status", (run_id,)
+            ).fetchall()
+        )
+        workers = connection.execute(
+            "SELECT count(*) FROM benchsmith_workers WHERE run_id = %s AND NOT stopped "
+            "AND last_seen > now() - interval '1 minute'",
+            (run_id,),
+        ).fetchone()[0]
+        recent = connection.execute(
+            "SELECT count(*) FROM benchsmith_items WHERE run_id = %s AND status = 'done' "
+            "AND done_at > now() - interval '5 minutes'",
+            (run_id,),
+        ).fetchone()[0]
     finally:
         connection.close()
-    return RunActivity(workers=workers, claimed=counts.get("claimed", 0), done=counts.get("done", 0),
-                       failed=counts.get("failed", 0), pending=counts.get("pending", 0), items_per_minute=recent / 5)
+    return RunActivity(
+        workers=workers,
+        claimed=counts.get("claimed", 0),
+        done=counts.get("done", 0),
+        failed=counts.get("failed", 0),
+        pending=counts.get("pending", 0),
+        items_per_minute=recent / 5,
+    )

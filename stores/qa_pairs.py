@@ -33,8 +33,9 @@ class QAPair:
 def check_query_id(query_id: str, where: str) -> None:
     """A TREC query id: non-empty, no whitespace (TREC files split on it)."""
     if not query_id or any(character.isspace() for character in query_id):
-        raise InputError(f"{where}: id {query_id!r} must be non-empty and hold no whitespace (it becomes a TREC "
-                         "query id)")
+        raise InputError(
+            f"{where}: id {query_id!r} must be non-empty and hold no whitespace (it becomes a TREC query id)"
+        )
 
 
 def read_qa_jsonl(path: str | Path) -> list[QAPair]:

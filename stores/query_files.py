@@ -39,8 +39,11 @@ def read_user_queries(path: str | Path) -> list[BenchmarkQuery]:
 
 
 def _read_text(path: Path) -> list[BenchmarkQuery]:
-    return [BenchmarkQuery(id=f"q{number}", text=line.strip(), question=line.strip())
-            for number, line in enumerate(text_lines(path), start=1) if line.strip()]
+    return [
+        BenchmarkQuery(id=f"q{number}", text=line.strip(), question=line.strip())
+        for number, line in enumerate(text_lines(path), start=1)
+        if line.strip()
+    ]
 
 
 def _read_jsonl(path: Path) -> list[BenchmarkQuery]:
@@ -59,10 +62,15 @@ def _read_jsonl(path: Path) -> list[BenchmarkQuery]:
             raise InputError(f"{where}: query id {query_id!r} repeats line {seen[query_id]}")
         seen[query_id] = number
         history = _history(record.get("history"), where)
-        queries.append(BenchmarkQuery(
-            id=query_id, text=question.strip(), question=question.strip(),
-            conversation_id=str(record.get("conversation_id") or query_id) if history else None,
-            history=history))
+        queries.append(
+            BenchmarkQuery(
+                id=query_id,
+                text=question.strip(),
+                question=question.strip(),
+                conversation_id=str(record.get("conversation_id") or query_id) if history else None,
+                history=history,
+            )
+        )
     return queries
 
 
@@ -78,6 +86,7 @@ def _history(raw: Any, where: str) -> list[tuple[str, str]]:
         elif isinstance(turn, dict) and isinstance(turn.get("question"), str):
             turns.append((turn["question"], str(turn.get("answer") or turn.get("response") or "")))
         else:
-            raise InputError(f"{where}: each 'history' turn is a question string or a {{\"question\", \"answer\"}} "
-                             "object")
+            raise InputError(
+                f'{where}: each \'history\' turn is a question string or a {{"question", "answer"}} object'
+            )
     return turns

@@ -36,9 +36,11 @@ class RunInUse(InputError):
 
 
 def refusal(run_id: str, holder: str) -> RunInUse:
-    return RunInUse(f"run {run_id!r} is already running in {holder}: a second process would redo its items and "
-                    "pay for them twice. Wait for it to end (or stop it) and run the same command again to resume, "
-                    "or choose another run id")
+    return RunInUse(
+        f"run {run_id!r} is already running in {holder}: a second process would redo its items and "
+        "pay for them twice. Wait for it to end (or stop it) and run the same command again to resume, "
+        "or choose another run id"
+    )
 
 
 @contextmanager

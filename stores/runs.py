@@ -160,7 +160,6 @@ class RunDirectory:
             record.status, record.error = "crashed", reason
             self.save(record)
 
-
     def discard(self) -> None:
         """Remove a run that never was (its input found bad before its first step finished): its
         folder and record, so the corrected command may take the same run id."""

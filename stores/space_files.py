@@ -45,8 +45,10 @@ def read_space_file(path: str | Path) -> Any:
     try:
         return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader
     except _RepeatedKey as repeated:
-        raise InputError(f"{path}:{repeated.line}: key {repeated.key!r} repeats line {repeated.first_line} "
-                         "(YAML would keep the last silently)") from None
+        raise InputError(
+            f"{path}:{repeated.line}: key {repeated.key!r} repeats line {repeated.first_line} "
+            "(YAML would keep the last silently)"
+        ) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)

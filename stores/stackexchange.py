@@ -49,8 +49,11 @@ class PostsImport:
 
 def parse_tags(value: str) -> list[str]:
     """``<python><json>`` or ``|python|json|`` → ``["python", "json"]``."""
-    return [(match.group(1) or match.group(2)).strip() for match in TAG_TOKEN.finditer(value or "")
-            if (match.group(1) or match.group(2)).strip()]
+    return [
+        (match.group(1) or match.group(2)).strip()
+        for match in TAG_TOKEN.finditer(value or "")
+        if (match.group(1) or match.group(2)).strip()
+    ]
 
 
 def read_posts_xml(path: str | Path, tags: Iterable[str] = ()) -> PostsImport:
@@ -67,16 +70,22 @@ def read_posts_xml(path: str | Path, tags: Iterable[str] = ()) -> PostsImport:
         if attributes.get("PostTypeId") != QUESTION:
             return
         if attributes["Id"] in question_lines:  # two questions of one id would mix up their answers
-            raise InputError(f"{path}:{line}: question Id {attributes['Id']} repeats line "
-                             f"{question_lines[attributes['Id']]}")
+            raise InputError(
+                f"{path}:{line}: question Id {attributes['Id']} repeats line {question_lines[attributes['Id']]}"
+            )
         question_lines[attributes["Id"]] = line
         result.questions_read += 1
         accepted = attributes.get("AcceptedAnswerId")
         post_tags = parse_tags(attributes.get("Tags", ""))
         if not accepted or (wanted_tags and not wanted_tags & {tag.lower() for tag in post_tags}):
             return
-        pending[accepted] = {"id": attributes["Id"], "title": attributes.get("Title", ""),
-                             "body": attributes.get("Body", ""), "tags": "\x1f".join(post_tags), "line": line}
+        pending[accepted] = {
+            "id": attributes["Id"],
+            "title": attributes.get("Title", ""),
+            "body": attributes.get("Body", ""),
+            "tags": "\x1f".join(post_tags),
+            "line": line,
+        }
 
     answers: dict[str, str] = {}
 
@@ -84,8 +93,10 @@ def read_posts_xml(path: str | Path, tags: Iterable[str] = ()) -> PostsImport:
         if attributes.get("PostTypeId") == ANSWER and attributes["Id"] in pending:
             question = pending[attributes["Id"]]
             if attributes.get("ParentId") not in (None, question["id"]):
-                raise InputError(f"{path}:{line}: answer {attributes['Id']} is accepted by question {question['id']} "
-                                 f"but answers question {attributes.get('ParentId')}")
+                raise InputError(
+                    f"{path}:{line}: answer {attributes['Id']} is accepted by question {question['id']} "
+                    f"but answers question {attributes.get('ParentId')}"
+                )
             answers[attributes["Id"]] = attributes.get("Body", "")
 
     _stream_rows(path, on_question)
@@ -95,10 +106,17 @@ def read_posts_xml(path: str | Path, tags: Iterable[str] = ()) -> PostsImport:
         if answer_id not in answers:
             result.skipped.append((str(question["id"]), f"accepted answer {answer_id} is not in {path.name}"))
             continue
-        result.questions.append(StackExchangeQuestion(
-            id=str(question["id"]), title=str(question["title"]), body_html=str(question["body"]), answer_id=answer_id,
-            answer_html=answers[answer_id], tags=[tag for tag in str(question["tags"]).split("\x1f") if tag],
-            line=int(question["line"])))
+        result.questions.append(
+            StackExchangeQuestion(
+                id=str(question["id"]),
+                title=str(question["title"]),
+                body_html=str(question["body"]),
+                answer_id=answer_id,
+                answer_html=answers[answer_id],
+                tags=[tag for tag in str(question["tags"]).split("\x1f") if tag],
+                line=int(question["line"]),
+            )
+        )
     return result
 
 
@@ -116,8 +134,10 @@ def _stream_rows(path: Path, on_row: Callable[[dict[str, str], int], None]) -> N
         on_row(attributes, line)
 
     def refuse_doctype(*_: object) -> None:
-        raise InputError(f"{path}:{parser.CurrentLineNumber}: a document type declaration is not allowed in "
-                         "Posts.xml (it could define entities)")
+        raise InputError(
+            f"{path}:{parser.CurrentLineNumber}: a document type declaration is not allowed in "
+            "Posts.xml (it could define entities)"
+        )
 
     parser.StartElementHandler = start
     parser.StartDoctypeDeclHandler = refuse_doctype

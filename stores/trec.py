@@ -48,16 +48,20 @@ def read_trec_run(path: str | Path) -> Run:
 
 def _repeated(path: str | Path, line_number: int | None, query_id: str, doc_id: str) -> str:
     where = f"{path}:{line_number}" if line_number is not None else str(path)
-    return (f"{where}: query {query_id!r} ranks document {doc_id!r} twice; a run lists each document once per "
-            "query (which score is meant?)")
+    return (
+        f"{where}: query {query_id!r} ranks document {doc_id!r} twice; a run lists each document once per "
+        "query (which score is meant?)"
+    )
 
 
 def read_trec_qrels(path: str | Path) -> Qrels:
     qrels: Qrels = {}
     for line_number, fields in _lines(path):
         if len(fields) != 4:
-            raise InputError(f"{path}:{line_number}: a TREC qrels line has 4 fields (qid iteration docid relevance), "
-                             f"found {len(fields)}")
+            raise InputError(
+                f"{path}:{line_number}: a TREC qrels line has 4 fields (qid iteration docid relevance), "
+                f"found {len(fields)}"
+            )
         query_id, _, doc_id, relevance = fields
         try:
             judged = qrels.setdefault(query_id, {})
@@ -70,12 +74,15 @@ def read_trec_qrels(path: str | Path) -> Qrels:
     return qrels
 
 
-def conflicting_judgment(path: str | Path, line_number: int, query_id: str, doc_id: str, first: int,
-                         second: int) -> str:
+def conflicting_judgment(
+    path: str | Path, line_number: int, query_id: str, doc_id: str, first: int, second: int
+) -> str:
     """The message for a document judged twice for one query with different grades (the same
     grade twice is harmless and accepted: some published qrels repeat lines)."""
-    return (f"{path}:{line_number}: query {query_id!r} judges document {doc_id!r} {second} here and {first} on an "
-            "earlier line; which is meant?")
+    return (
+        f"{path}:{line_number}: query {query_id!r} judges document {doc_id!r} {second} here and {first} on an "
+        "earlier line; which is meant?"
+    )
 
 
 def write_trec_run(path: str | Path, run: Mapping[str, Mapping[str, float]], tag: str) -> None:
@@ -100,25 +107,28 @@ def trec_run_writer(path: str | Path, tag: str) -> Iterator[Callable[[Mapping[st
             if not query_ids:
                 return
             if last is not None and query_ids[0] <= last:
-                raise ValueError(f"{path}: query {query_ids[0]!r} written after {last!r}: batches must come in "
-                                 "query id order")
+                raise ValueError(
+                    f"{path}: query {query_ids[0]!r} written after {last!r}: batches must come in query id order"
+                )
             _write_queries(handle, query_ids, batch, safe_tag)
             last = query_ids[-1]
 
         yield write
 
 
-def _write_queries(handle: IO[str], query_ids: Iterable[str], run: Mapping[str, Mapping[str, float]],
-                   tag: str) -> None:
+def _write_queries(handle: IO[str], query_ids: Iterable[str], run: Mapping[str, Mapping[str, float]], tag: str) -> None:
     for query_id in query_ids:
         ranked = sorted(run[query_id].items(), key=lambda item: (-item[1], item[0]))
         # Full precision: rounded scores would tie, and trec_eval orders ties by doc id, not rank.
-        handle.writelines(f"{query_id} Q0 {doc_id} {rank} {float(score)!r} {tag}\n"
-                          for rank, (doc_id, score) in enumerate(ranked, start=1))
+        handle.writelines(
+            f"{query_id} Q0 {doc_id} {rank} {float(score)!r} {tag}\n"
+            for rank, (doc_id, score) in enumerate(ranked, start=1)
+        )
 
 
 # ---------------------------------------------------------------------------------------
 # Streaming: a batch of queries at a time.
+
 
 def iter_trec_run(path: str | Path) -> Iterator[tuple[str, dict[str, float]]]:
     """Each query's ranking ``(qid, {docid: score})`` in file order, for a file sorted by query
@@ -144,17 +154,20 @@ def iter_trec_run(path: str | Path) -> Iterator[tuple[str, dict[str, float]]]:
                 if fields[0] != current:
                     if current is not None:
                         if fields[0] < current:
-                            raise InputError(f"{path}:{line_number}: query {fields[0]!r} comes after {current!r}; "
-                                             "run files are read in query id order (copy others with "
-                                             "write_sorted_copy)")
+                            raise InputError(
+                                f"{path}:{line_number}: query {fields[0]!r} comes after {current!r}; "
+                                "run files are read in query id order (copy others with "
+                                "write_sorted_copy)"
+                            )
                         yield current, ranking
                     current, ranking = fields[0], {}
                 if fields[2] in ranking:
                     raise InputError(_repeated(path, line_number, current, fields[2]))
                 ranking[fields[2]] = score
         except UnicodeDecodeError as error:
-            raise InputError(f"{path}:{line_number + 1}: not valid UTF-8 ({error.reason}); save the file as "
-                             "UTF-8") from None
+            raise InputError(
+                f"{path}:{line_number + 1}: not valid UTF-8 ({error.reason}); save the file as UTF-8"
+            ) from None
     if current is not None:
         yield current, ranking
 
@@ -171,8 +184,9 @@ def iter_run_batches(path: str | Path, queries_per_batch: int) -> Iterator[dict[
         yield batch
 
 
-def iter_aligned_batches(paths: Sequence[str | Path],
-                         queries_per_batch: int) -> Iterator[list[dict[str, dict[str, float]]]]:
+def iter_aligned_batches(
+    paths: Sequence[str | Path], queries_per_batch: int
+) -> Iterator[list[dict[str, dict[str, float]]]]:
     """Several run files (each sorted by query id) read side by side: per batch, one run per
     file over the same queries (at most ``queries_per_batch``, in id order); a file without a
     query has no entry for it."""
@@ -268,8 +282,9 @@ def write_sorted_copy(source: str | Path, target: str | Path, tag: str) -> RunFi
 
 def _run_fields(path: str | Path, line_number: int, fields: list[str]) -> tuple[str, str, float]:
     if len(fields) != 6:
-        raise InputError(f"{path}:{line_number}: a TREC run line has 6 fields (qid Q0 docid rank score tag), "
-                         f"found {len(fields)}")
+        raise InputError(
+            f"{path}:{line_number}: a TREC run line has 6 fields (qid Q0 docid rank score tag), found {len(fields)}"
+        )
     try:
         return fields[0], fields[2], float(fields[4])
     except ValueError:

@@ -64,13 +64,16 @@ def read_turn_labels(path: Path) -> dict[str, TurnLabels]:
         if (line_number == 1 and fields == HEADER) or not line.strip():
             continue
         if len(fields) != len(HEADER):
-            raise InputError(f"{path}:{line_number}: expected {len(HEADER)} tab-separated fields "
-                             f"({', '.join(HEADER)}), found {len(fields)}")
+            raise InputError(
+                f"{path}:{line_number}: expected {len(HEADER)} tab-separated fields "
+                f"({', '.join(HEADER)}), found {len(fields)}"
+            )
         query_id, answerability, question_type, standalone = fields
         if standalone not in ("", "true", "false"):
             raise InputError(f"{path}:{line_number}: standalone must be true, false or empty, not {standalone!r}")
         if query_id in labels:
             raise InputError(f"{path}:{line_number}: query id {query_id!r} is listed twice")
-        labels[query_id] = TurnLabels(answerability or None, question_type or None,
-                                      None if not standalone else standalone == "true")
+        labels[query_id] = TurnLabels(
+            answerability or None, question_type or None, None if not standalone else standalone == "true"
+        )
     return labels

@@ -64,8 +64,9 @@ def _line_writer(path: Path) -> WriteBehind[bytes]:
     key = path.absolute()
     with _writers_lock:
         if (writer := _writers.get(key)) is None:
-            writer = _writers[key] = WriteBehind(functools.partial(_append_lines, key),
-                                                 name=f"usage-{path.parent.name}")
+            writer = _writers[key] = WriteBehind(
+                functools.partial(_append_lines, key), name=f"usage-{path.parent.name}"
+            )
         return writer
 
 

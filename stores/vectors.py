@@ -67,29 +67,41 @@ class VectorStore:
         try:
             metadata = client.get_collection(name).metadata or {}
         except chromadb.errors.NotFoundError:
-            raise InputError(f"no collection {name!r} in this workspace: run `benchsmith ingest ... --collection {name}` first") from None
+            raise InputError(
+                f"no collection {name!r} in this workspace: run `benchsmith ingest ... --collection {name}` first"
+            ) from None
         embedder = metadata.get("embedder", "")
         return cls(client, name, embedding_function_for(embedder), embedder)
 
     def fetch(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """``{id: {"text": ..., **metadata}}`` for the given ids; unknown ids are absent."""
         found = self.collection.get(ids=list(dict.fromkeys(ids)), include=["documents", "metadatas"])
-        return {chunk_id: {"text": text, **(metadata or {})}
-                for chunk_id, text, metadata in zip(found["ids"], found["documents"], found["metadatas"])}
+        return {
+            chunk_id: {"text": text, **(metadata or {})}
+            for chunk_id, text, metadata in zip(found["ids"], found["documents"], found["metadatas"])
+        }
 
     def embeddings(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """``{id: embedding}`` for the given ids; unknown ids are absent."""
         found = self.collection.get(ids=list(dict.fromkeys(ids)), include=["embeddings"])
-        return {chunk_id: np.asarray(vector, dtype=np.float32) for chunk_id, vector in zip(found["ids"], found["embeddings"])}
+        return {
+            chunk_id: np.asarray(vector, dtype=np.float32)
+            for chunk_id, vector in zip(found["ids"], found["embeddings"])
+        }
 
     def chunks(self, ids: Sequence[str]) -> dict[str, tuple[dict[str, Any], np.ndarray]]:
         """``{id: (record, embedding)}``: :meth:`fetch` and :meth:`embeddings` in one read of the store."""
         found = self.collection.get(ids=list(dict.fromkeys(ids)), include=["documents", "metadatas", "embeddings"])
-        return {chunk_id: ({"text": text, **(metadata or {})}, np.asarray(vector, dtype=np.float32))
-                for chunk_id, text, metadata, vector in zip(found["ids"], found["documents"], found["metadatas"],
-                                                            found["embeddings"])}
+        return {
+            chunk_id: ({"text": text, **(metadata or {})}, np.asarray(vector, dtype=np.float32))
+            for chunk_id, text, metadata, vector in zip(
+                found["ids"], found["documents"], found["metadatas"], found["embeddings"]
+            )
+        }
 
-    def iter_all(self, include: Sequence[str] = ("documents", "metadatas"), page: int = READ_PAGE) -> Iterator[dict[str, Any]]:
+    def iter_all(
+        self, include: Sequence[str] = ("documents", "metadatas"), page: int = READ_PAGE
+    ) -> Iterator[dict[str, Any]]:
         """Every stored item in pages: ``{"ids": [...], <include>: [...]}``, in Chroma's order.
 
         The ids come first, in one read; then each page is read by its ids. Paging by offset
@@ -106,8 +118,10 @@ class VectorStore:
             if found["ids"] != wanted:  # an item deleted meanwhile; Chroma otherwise keeps the asked order
                 at = {chunk_id: position for position, chunk_id in enumerate(found["ids"])}
                 order = [at[chunk_id] for chunk_id in wanted if chunk_id in at]
-                found = {"ids": [found["ids"][i] for i in order],
-                         **{field: [found[field][i] for i in order] for field in include}}
+                found = {
+                    "ids": [found["ids"][i] for i in order],
+                    **{field: [found[field][i] for i in order] for field in include},
+                }
             yield found
 
     def count(self) -> int:

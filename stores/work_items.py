@@ -124,18 +124,22 @@ class PostgresItems:
             cursor.executemany(
                 "INSERT INTO benchsmith_items (run_id, item_id, position, payload) VALUES (%s, %s, %s, %s) "
                 "ON CONFLICT (run_id, item_id) DO NOTHING",
-                [(self.run_id, item_id, position, json.dumps(payload)) for position, (item_id, payload)
-                 in enumerate(items)])
+                [
+                    (self.run_id, item_id, position, json.dumps(payload))
+                    for position, (item_id, payload) in enumerate(items)
+                ],
+            )
 
     def planned(self) -> list[dict[str, Any]]:
-        rows = self._execute("SELECT payload FROM benchsmith_items WHERE run_id = %s ORDER BY position",
-                             (self.run_id,))
+        rows = self._execute("SELECT payload FROM benchsmith_items WHERE run_id = %s ORDER BY position", (self.run_id,))
         return [row[0] for row in rows]
 
     def open_ids(self) -> list[str]:
         rows = self._execute(
             "SELECT item_id FROM benchsmith_items WHERE run_id = %s AND (status IN ('pending', 'failed') "
-            "OR (status = 'claimed' AND lease_until < now())) ORDER BY position", (self.run_id,))
+            "OR (status = 'claimed' AND lease_until < now())) ORDER BY position",
+            (self.run_id,),
+        )
         return [row[0] for row in rows]
 
     def claim(self, item_id: str) -> bool:
@@ -145,7 +149,8 @@ class PostgresItems:
             "claimed_at = now(), lease_until = now() + %s * interval '1 second' "
             "WHERE run_id = %s AND item_id = %s AND (status IN ('pending', 'failed') "
             "OR (status = 'claimed' AND lease_until < now())) RETURNING item_id",
-            (self.worker, self.lease_s, self.run_id, item_id))
+            (self.worker, self.lease_s, self.run_id, item_id),
+        )
         return bool(rows)
 
     def claim_next(self) -> tuple[str, dict[str, Any]] | None:
@@ -156,39 +161,52 @@ class PostgresItems:
             "WHERE (run_id, item_id) = (SELECT run_id, item_id FROM benchsmith_items WHERE run_id = %s "
             "AND (status IN ('pending', 'failed') OR (status = 'claimed' AND lease_until < now())) "
             "ORDER BY position FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING item_id, payload",
-            (self.worker, self.lease_s, self.run_id))
+            (self.worker, self.lease_s, self.run_id),
+        )
         return (rows[0][0], rows[0][1]) if rows else None
 
     def renew(self) -> None:
         """Extend the lease of every item this worker holds (its heartbeat)."""
-        self._execute("UPDATE benchsmith_items SET lease_until = now() + %s * interval '1 second' "
-                      "WHERE run_id = %s AND worker = %s AND status = 'claimed' RETURNING item_id",
-                      (self.lease_s, self.run_id, self.worker))
+        self._execute(
+            "UPDATE benchsmith_items SET lease_until = now() + %s * interval '1 second' "
+            "WHERE run_id = %s AND worker = %s AND status = 'claimed' RETURNING item_id",
+            (self.lease_s, self.run_id, self.worker),
+        )
 
     def complete(self, item_id: str, result: dict[str, Any]) -> bool:
         rows = self._execute(
             "UPDATE benchsmith_items SET status = 'done', result = %s, done_at = now(), error = NULL "
             "WHERE run_id = %s AND item_id = %s AND worker = %s AND status = 'claimed' RETURNING item_id",
-            (json.dumps(result), self.run_id, item_id, self.worker))
+            (json.dumps(result), self.run_id, item_id, self.worker),
+        )
         return bool(rows)
 
     def fail(self, item_id: str, error: str) -> None:
-        self._execute("UPDATE benchsmith_items SET status = 'failed', error = %s, lease_until = NULL "
-                      "WHERE run_id = %s AND item_id = %s AND worker = %s AND status = 'claimed' RETURNING item_id",
-                      (error, self.run_id, item_id, self.worker))
+        self._execute(
+            "UPDATE benchsmith_items SET status = 'failed', error = %s, lease_until = NULL "
+            "WHERE run_id = %s AND item_id = %s AND worker = %s AND status = 'claimed' RETURNING item_id",
+            (error, self.run_id, item_id, self.worker),
+        )
 
     def results(self) -> list[dict[str, Any]]:
-        rows = self._execute("SELECT result FROM benchsmith_items WHERE run_id = %s AND status = 'done' "
-                             "ORDER BY position", (self.run_id,))
+        rows = self._execute(
+            "SELECT result FROM benchsmith_items WHERE run_id = %s AND status = 'done' ORDER BY position",
+            (self.run_id,),
+        )
         return [row[0] for row in rows]
 
     def counts(self) -> ItemCounts:
-        rows = self._execute("SELECT status, count(*) FROM benchsmith_items WHERE run_id = %s GROUP BY status",
-                             (self.run_id,))
+        rows = self._execute(
+            "SELECT status, count(*) FROM benchsmith_items WHERE run_id = %s GROUP BY status", (self.run_id,)
+        )
         by_status = dict(rows)
-        return ItemCounts(total=sum(by_status.values()), pending=by_status.get("pending", 0),
-                          claimed=by_status.get("claimed", 0), done=by_status.get("done", 0),
-                          failed=by_status.get("failed", 0))
+        return ItemCounts(
+            total=sum(by_status.values()),
+            pending=by_status.get("pending", 0),
+            claimed=by_status.get("claimed", 0),
+            done=by_status.get("done", 0),
+            failed=by_status.get("failed", 0),
+        )
 
     def close(self) -> None:
         self._stopped.set()

@@ -22,8 +22,20 @@ from pydantic import BaseModel
 
 from benchsmith.agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJudge, QualityJudge, ScoreVerdict
 
-SUBSTANCES = ["zorbium", "quaxil", "merolite", "plinthane", "vexonium", "drabulite", "kestrine", "morvane",
-              "trillium", "blenthite", "caspirol", "fendrake"]
+SUBSTANCES = [
+    "zorbium",
+    "quaxil",
+    "merolite",
+    "plinthane",
+    "vexonium",
+    "drabulite",
+    "kestrine",
+    "morvane",
+    "trillium",
+    "blenthite",
+    "caspirol",
+    "fendrake",
+]
 PROPERTIES = [("density", "grams"), ("hardness", "mohs"), ("melting", "kelvin"), ("conductivity", "siemens")]
 SWAPPED = {"quaxil_t1", "kestrine_t0", "fendrake_t1"}
 PLANTED = {"merolite_t0": "merolite-density-restated", "caspirol_t1": "caspirol-melting-restated"}
@@ -40,21 +52,31 @@ def write_audit_benchmark(directory: Path) -> tuple[Path, Path]:
     for index, name in enumerate(SUBSTANCES):
         for quantity, unit in PROPERTIES:
             value = 10 + (index * 7 + len(quantity)) % 90
-            corpus.append({"_id": f"{name}-{quantity}", "title": "", "text": f"{name.capitalize()} {quantity}: {value} {unit}."})
+            corpus.append(
+                {"_id": f"{name}-{quantity}", "title": "", "text": f"{name.capitalize()} {quantity}: {value} {unit}."}
+            )
         history: list[dict[str, str]] = []
         for turn in (0, 1):
             quantity, unit = _property(index, turn)
             value = 10 + (index * 7 + len(quantity)) % 90
-            question = (f"What is the {quantity} of {name} in {unit}?" if turn == 0
-                        else f"And its {quantity} in {unit}?")
+            question = f"What is the {quantity} of {name} in {unit}?" if turn == 0 else f"And its {quantity} in {unit}?"
             turn_id = f"{name}_t{turn}"
             gold = f"{name}-{quantity}"
             if turn_id in SWAPPED:
                 other = SUBSTANCES[(index + 5) % len(SUBSTANCES)]
                 gold = f"{other}-{_property(index + 5, 1 - turn)[0]}"
             answer = f"The {quantity} of {name} is {value} {unit}."
-            turns.append({"id": turn_id, "conversation_id": name, "turn": turn, "history": list(history),
-                          "question": question, "gold_ids": [gold], "answer": answer})
+            turns.append(
+                {
+                    "id": turn_id,
+                    "conversation_id": name,
+                    "turn": turn,
+                    "history": list(history),
+                    "question": question,
+                    "gold_ids": [gold],
+                    "answer": answer,
+                }
+            )
             history.append({"question": question, "answer": answer})
     for turn_id, planted_id in PLANTED.items():
         name = turn_id.split("_")[0]
@@ -64,8 +86,13 @@ def write_audit_benchmark(directory: Path) -> tuple[Path, Path]:
         # The gold states the value without the unit; the planted document says it all.
         gold = next(document for document in corpus if document["_id"] == f"{name}-{quantity}")
         gold["text"] = f"{name.capitalize()} {quantity}: {value}."
-        corpus.append({"_id": planted_id, "title": "",
-                       "text": f"The {quantity} of {name}, measured in {unit}, is {value} {unit}."})
+        corpus.append(
+            {
+                "_id": planted_id,
+                "title": "",
+                "text": f"The {quantity} of {name}, measured in {unit}, is {value} {unit}.",
+            }
+        )
     corpus_path, turns_path = directory / "corpus.jsonl", directory / "turns.jsonl"
     corpus_path.write_text("".join(json.dumps(d) + "\n" for d in corpus), encoding="utf-8")
     turns_path.write_text("".join(json.dumps(t) + "\n" for t in turns), encoding="utf-8")
@@ -85,8 +112,10 @@ def judge_reply(messages: list[dict[str, str]], schema: type[BaseModel], strict:
     """What a judge answers to this prompt: the baseline judges' logic on the parsed sections;
     a strict judge takes a point off every score above 1."""
     content = messages[-1]["content"]
-    conversation = {"history": _history(_section(content, "conversation") or ""),
-                    "question": _section(content, "question") or ""}
+    conversation = {
+        "history": _history(_section(content, "conversation") or ""),
+        "question": _section(content, "question") or "",
+    }
     if schema.__name__ == "DocumentChoice":
         documents = re.findall(r'<document number="\d+">\n(.*?)\n</document>', content, re.S)
         return ChoiceJudge(len(documents)).baseline(**conversation, documents=documents)

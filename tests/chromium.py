@@ -11,8 +11,16 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
 # Written into the page once every image has loaded or failed, for --dump-dom to show.
 IMAGE_CHECK_SCRIPT = """<script>
 window.onload = () => {
@@ -49,9 +57,14 @@ def install_chromium() -> str | None:
         if executable := shutil.which("chromium"):
             return executable
         try:
-            subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-                           timeout=600, check=False)
+            subprocess.run(
+                ["apt-get", "install", "-y", "-qq", "chromium"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+                timeout=600,
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             return None
         return shutil.which("chromium")
@@ -59,8 +72,12 @@ def install_chromium() -> str | None:
 
 def run_chromium(executable: str, profile_parent: Path, *arguments: str) -> subprocess.CompletedProcess:
     profile = tempfile.mkdtemp(prefix="chromium-profile-", dir=profile_parent)  # fresh: no state between runs
-    return subprocess.run([executable, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *arguments],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [executable, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def loaded_images(executable: str, page: Path, work_dir: Path) -> tuple[int, int]:
@@ -76,8 +93,14 @@ def loaded_images(executable: str, page: Path, work_dir: Path) -> tuple[int, int
 
 def take_screenshot(executable: str, page: Path, screenshot: Path, size: tuple[int, int]) -> Path:
     """A PNG of ``page`` in a window of ``size`` (width, height) pixels, written to ``screenshot``."""
-    shot = run_chromium(executable, screenshot.parent, "--hide-scrollbars", f"--window-size={size[0]},{size[1]}",
-                        f"--screenshot={screenshot}", page.as_uri())
+    shot = run_chromium(
+        executable,
+        screenshot.parent,
+        "--hide-scrollbars",
+        f"--window-size={size[0]},{size[1]}",
+        f"--screenshot={screenshot}",
+        page.as_uri(),
+    )
     assert screenshot.is_file(), f"no screenshot (exit {shot.returncode}): {shot.stderr[-2000:]}"
     return screenshot
 
@@ -110,8 +133,14 @@ def table_widths(executable: str, page: Path, work_dir: Path, window_width: int)
     before, body_end, after = page.read_text(encoding="utf-8").rpartition("</body>")
     checked = work_dir / f"{page.stem}-with-width-check.html"
     checked.write_text(before + WIDTH_CHECK_SCRIPT + body_end + after, encoding="utf-8")
-    dom = run_chromium(executable, work_dir, f"--window-size={window_width},900", "--virtual-time-budget=5000",
-                       "--dump-dom", checked.as_uri())
+    dom = run_chromium(
+        executable,
+        work_dir,
+        f"--window-size={window_width},900",
+        "--virtual-time-budget=5000",
+        "--dump-dom",
+        checked.as_uri(),
+    )
     match = re.search(r'id="width-check">overflow=(\d+) page=(\d+) tables=(\d+)<', dom.stdout)
     assert match, f"no width check in the DOM (exit {dom.returncode}): {dom.stderr[-2000:]}"
     return int(match[1]), int(match[2]), int(match[3])

@@ -3,8 +3,13 @@
 import os
 
 # Set before any test imports sentence-transformers or chromadb: no hub, no telemetry.
-for name, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
-                    ("TOKENIZERS_PARALLELISM", "false"), ("ANONYMIZED_TELEMETRY", "False")):
+for name, value in (
+    ("HF_HUB_OFFLINE", "1"),
+    ("TRANSFORMERS_OFFLINE", "1"),
+    ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
+    ("TOKENIZERS_PARALLELISM", "false"),
+    ("ANONYMIZED_TELEMETRY", "False"),
+):
     os.environ.setdefault(name, value)
 os.environ.pop("BENCHSMITH_WORKSPACE", None)
 # pytest-xdist runs two workers on the two cores: one math thread per process (and for the
@@ -56,15 +61,19 @@ register_test_embedder()  # for the first test's module-scoped fixtures
 # would pin tests to one worker, but pytest-xdist 3.8 renames `item._nodeid`, which pytest 9 no
 # longer reads: they have no effect, so module-scoped fixtures are built once per worker that runs
 # their tests.
-LONGEST_FIRST = ("test_examples_run_as_written_in_order", "test_demo_runs_every_job_offline",
-                 "test_demo_sized_run_on_the_standard_library")
+LONGEST_FIRST = (
+    "test_examples_run_as_written_in_order",
+    "test_demo_runs_every_job_offline",
+    "test_demo_sized_run_on_the_standard_library",
+)
 
 
 def start_order(item: pytest.Item) -> int:
     if item.get_closest_marker("slow") is None:
         return len(LONGEST_FIRST) + 1
-    return next((rank for rank, name in enumerate(LONGEST_FIRST) if item.originalname.startswith(name)),
-                len(LONGEST_FIRST))
+    return next(
+        (rank for rank, name in enumerate(LONGEST_FIRST) if item.originalname.startswith(name)), len(LONGEST_FIRST)
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -25,12 +25,14 @@ STATIONS = ["Ashford", "Brixton", "Carlow", "Dunmore", "Elgin", "Fenwick", "Galw
 
 def station_text(index: int) -> str:
     name = STATIONS[index]
-    return (f"{name} station was opened in {1880 + 7 * index} by the regional railway.\n"
-            f"{name} has {4 + index} platforms serving {12 + 3 * index} trains an hour.\n\n"
-            f"The clock tower of {name} is {30 + index} metres tall and faces the harbour. "
-            f"The architect of {name} was born in {1840 + index} in a nearby village. "
-            f"About {2000 + 100 * index} passengers pass through {name} on a weekday. "
-            f"The cafe of {name} station has {20 + index} seats near the main entrance.")
+    return (
+        f"{name} station was opened in {1880 + 7 * index} by the regional railway.\n"
+        f"{name} has {4 + index} platforms serving {12 + 3 * index} trains an hour.\n\n"
+        f"The clock tower of {name} is {30 + index} metres tall and faces the harbour. "
+        f"The architect of {name} was born in {1840 + index} in a nearby village. "
+        f"About {2000 + 100 * index} passengers pass through {name} on a weekday. "
+        f"The cafe of {name} station has {20 + index} seats near the main entrance."
+    )
 
 
 def write_corpus(directory: Path, stations: int = 6, short: bool = True) -> Path:
@@ -39,8 +41,10 @@ def write_corpus(directory: Path, stations: int = 6, short: bool = True) -> Path
     for index in range(stations):
         (directory / f"{STATIONS[index].lower()}.txt").write_text(station_text(index), encoding="utf-8")
     if short:
-        (directory / "zz-short.txt").write_text("Zennor halt was opened in 1901 near the moor. Zennor halt has 1 "
-                                                "platform and a shelter for 9 people.", encoding="utf-8")
+        (directory / "zz-short.txt").write_text(
+            "Zennor halt was opened in 1901 near the moor. Zennor halt has 1 platform and a shelter for 9 people.",
+            encoding="utf-8",
+        )
     return directory
 
 
@@ -73,9 +77,13 @@ class ScriptedHardnegAgents:
             return {"sentences": sentences}
         if name == "MultiConditionQueries":
             conditions = [s.rstrip(".") for s in sections(messages, "sentence")]
-            return {"conditions": conditions,
-                    "descriptive": [f"Looking for a station where {' and '.join(conditions[:k])}."
-                                    for k in range(1, len(conditions) + 1)]}
+            return {
+                "conditions": conditions,
+                "descriptive": [
+                    f"Looking for a station where {' and '.join(conditions[:k])}."
+                    for k in range(1, len(conditions) + 1)
+                ],
+            }
         if name == "NegativeSentence":
             (sentence,) = sections(messages, "sentence")
             step = 2000 if sections(messages, "previous") else 1000
@@ -101,5 +109,9 @@ class ScriptedHardnegAgents:
         return self.reply(request["response_format"]["json_schema"]["name"], messages)
 
 
-SCHEMA_NAMES = {ExtractedConditions.__name__, queries_schema(3).__name__, NegativeSentence.__name__,
-                condition_count_schema(3).__name__}
+SCHEMA_NAMES = {
+    ExtractedConditions.__name__,
+    queries_schema(3).__name__,
+    NegativeSentence.__name__,
+    condition_count_schema(3).__name__,
+}

@@ -53,7 +53,7 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, *([base] if base else [])])
             candidates = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
         else:
@@ -72,8 +72,12 @@ def import_graph(root: Path) -> dict[str, set[str]]:
 
 
 def imports_up(graph: dict[str, set[str]]) -> list[str]:
-    return [f"{module} (floor {floor(module)}) imports {target} (floor {floor(target)})"
-            for module, targets in sorted(graph.items()) for target in sorted(targets) if floor(target) > floor(module)]
+    return [
+        f"{module} (floor {floor(module)}) imports {target} (floor {floor(target)})"
+        for module, targets in sorted(graph.items())
+        for target in sorted(targets)
+        if floor(target) > floor(module)
+    ]
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:

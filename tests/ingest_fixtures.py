@@ -18,17 +18,29 @@ def write_corpus(root: Path, documents: int = 24, seed: int = 0) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     for i in range(documents):
         topic = TOPICS[i % len(TOPICS)]
-        paragraphs = [" ".join(rng.choice(TOPICS) + f"{rng.randrange(10_000)}" for _ in range(30)) + "."
-                      for _ in range(3)]
+        paragraphs = [
+            " ".join(rng.choice(TOPICS) + f"{rng.randrange(10_000)}" for _ in range(30)) + "." for _ in range(3)
+        ]
         (root / f"doc{i:02}.md").write_text(f"# About {topic}\n\n" + "\n\n".join(paragraphs), encoding="utf-8")
     return root
 
 
 def ingest(workspace: Workspace, run_id: str, sources: list[str], embedder: HashingEmbedder, **settings):
-    context = IngestContext(workspace=str(workspace.root), embedder=register_embedder(embedder), chunk_size=300,
-                            min_chars=50,
-                            batch_size=8, **settings)
+    context = IngestContext(
+        workspace=str(workspace.root),
+        embedder=register_embedder(embedder),
+        chunk_size=300,
+        min_chars=50,
+        batch_size=8,
+        **settings,
+    )
     recorded = {"sources": sources, "collection": "docs", **settings}
-    return run_job(builder, job="ingest", workspace=workspace, run_id=run_id,
-                   inputs={"run_id": run_id, "sources": sources, "collection": "docs"},
-                   context=context, settings=recorded)
+    return run_job(
+        builder,
+        job="ingest",
+        workspace=workspace,
+        run_id=run_id,
+        inputs={"run_id": run_id, "sources": sources, "collection": "docs"},
+        context=context,
+        settings=recorded,
+    )

@@ -14,16 +14,40 @@ from tests.openai_server import FakeOpenAIServer
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def start_ingest(corpus: Path, workspace: Path, run_id: str, embeddings: FakeOpenAIServer,
-                 environment: dict[str, str] | None = None) -> subprocess.Popen:
+def start_ingest(
+    corpus: Path, workspace: Path, run_id: str, embeddings: FakeOpenAIServer, environment: dict[str, str] | None = None
+) -> subprocess.Popen:
     """The ingest CLI in a process of its own, embedding through the loopback server (the
     embedder is not under test: no torch to load)."""
-    command = [sys.executable, "-m", "benchsmith.cli", "ingest", str(corpus), "--collection", "docs",
-               "--run-id", run_id, "--batch-size", "4", "--chunk-size", "300", "--min-chars", "50",
-               "--embedder", "openai:hash", "-w", str(workspace)]
-    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "HF_HUB_OFFLINE": "1", EMBEDDINGS_BASE_URL_ENV: embeddings.base_url,
-                                 **(environment or {})})
+    command = [
+        sys.executable,
+        "-m",
+        "benchsmith.cli",
+        "ingest",
+        str(corpus),
+        "--collection",
+        "docs",
+        "--run-id",
+        run_id,
+        "--batch-size",
+        "4",
+        "--chunk-size",
+        "300",
+        "--min-chars",
+        "50",
+        "--embedder",
+        "openai:hash",
+        "-w",
+        str(workspace),
+    ]
+    return subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", EMBEDDINGS_BASE_URL_ENV: embeddings.base_url, **(environment or {})},
+    )
 
 
 def wait_until_embedding(run_dir: RunDirectory, process: subprocess.Popen, embeddings: FakeOpenAIServer) -> None:

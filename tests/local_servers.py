@@ -21,14 +21,22 @@ def free_port() -> int:
 
 
 @contextmanager
-def local_server(command: Sequence[str], health_path: str, port: int, *, cwd: Path | None = None,
-                 env: dict[str, str] | None = None, timeout_s: float = 60) -> Iterator[str]:
+def local_server(
+    command: Sequence[str],
+    health_path: str,
+    port: int,
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout_s: float = 60,
+) -> Iterator[str]:
     """Run ``command`` (which listens on ``port``) until ``health_path`` answers 200; yield its base URL.
 
     The server runs in a process group of its own, stopped whole afterwards whatever the outcome:
     a server that starts workers of its own leaves none of them running."""
-    server = subprocess.Popen(list(command), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-                              start_new_session=True)
+    server = subprocess.Popen(
+        list(command), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout_s

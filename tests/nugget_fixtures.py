@@ -50,8 +50,10 @@ def write_repository(root: Path) -> Path:
         (root / "docs" / f"{topic}.md").write_text(f"# {topic.title()}\n\n{filler}\n\n{sections}\n", encoding="utf-8")
         (root / "src" / f"{topic}.py").write_text(
             f'"""The {topic} module: general helpers of the frobnicator, no option facts here."""\n\n\n'
-            f"def make_{topic}(count):\n    \"\"\"Build count {topic} for the frobnicator, one after another.\"\"\"\n"
-            f"    return [object() for _ in range(count)]\n", encoding="utf-8")
+            f'def make_{topic}(count):\n    """Build count {topic} for the frobnicator, one after another."""\n'
+            f"    return [object() for _ in range(count)]\n",
+            encoding="utf-8",
+        )
     return root
 
 
@@ -60,9 +62,15 @@ def write_questions(path: Path) -> Path:
     for question in range(1, QUESTIONS + 1):
         topic = TOPICS[question - 1]
         answer = " ".join(fact(question, n) for n in range(1, FACTS_PER_QUESTION + 1))
-        lines.append({"id": f"q{question}", "question": f"How do I configure {topic} in the frobnicator?\n\n"
-                      f"I need every option of the {topic} helper. What does each do?",
-                      "answer": f"{answer}\n\n```python\nfrob.configure('{topic}')\n```", "tags": ["frob", topic]})
+        lines.append(
+            {
+                "id": f"q{question}",
+                "question": f"How do I configure {topic} in the frobnicator?\n\n"
+                f"I need every option of the {topic} helper. What does each do?",
+                "answer": f"{answer}\n\n```python\nfrob.configure('{topic}')\n```",
+                "tags": ["frob", topic],
+            }
+        )
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
 
@@ -94,10 +102,18 @@ def support_reply(content: str, schema: type[SupportJudgmentsBase]) -> SupportJu
     chunks = re.findall(r'<chunk number="(\d+)">\n(.*?)\n</chunk>', section(content, "chunks"), re.S)
     judgments = []
     for number, text in chunks:
-        supported = [index + 1 for index, nugget in enumerate(nuggets)
-                     if (words := CODE_WORD.findall(nugget)) and all(word in text for word in words)]
-        judgments.append({"chunk": int(number), "reason": f"names {len(supported)} nugget code word(s)",
-                          "supported_nuggets": supported})
+        supported = [
+            index + 1
+            for index, nugget in enumerate(nuggets)
+            if (words := CODE_WORD.findall(nugget)) and all(word in text for word in words)
+        ]
+        judgments.append(
+            {
+                "chunk": int(number),
+                "reason": f"names {len(supported)} nugget code word(s)",
+                "supported_nuggets": supported,
+            }
+        )
     return schema(judgments=judgments)
 
 
@@ -117,5 +133,6 @@ def server_replier(request: dict[str, Any]) -> dict[str, Any]:
         chunk_count = len(re.findall(r'<chunk number="\d+">', content))
         nugget_count = len(section(content, "nuggets").splitlines())
         return support_reply(content, support_schema(chunk_count, nugget_count)).model_dump()
-    return scripted_reply(messages, {"SubQuestions": SubQuestions, "ClosedBookAnswer": ClosedBookAnswer}[name]
-                          ).model_dump()
+    return scripted_reply(
+        messages, {"SubQuestions": SubQuestions, "ClosedBookAnswer": ClosedBookAnswer}[name]
+    ).model_dump()

@@ -53,8 +53,10 @@ ALL_FAULTS: tuple[str, ...] = ("429", "500", "slow", "malformed", "truncated")
 # Injectable too, but not drawn by default (seeded fault rates keep their draws).
 EXTRA_FAULTS: tuple[str, ...] = ("429-ms", "503", "401", "400")
 # The "400" fault: a prompt too long, in words that also name the tools (not a format problem).
-CONTEXT_OVERFLOW_MESSAGE = ("This model's maximum context length is 4096 tokens. However, your messages resulted in "
-                            "5210 tokens (including 96 in the functions). Please reduce the length of the messages.")
+CONTEXT_OVERFLOW_MESSAGE = (
+    "This model's maximum context length is 4096 tokens. However, your messages resulted in "
+    "5210 tokens (including 96 in the functions). Please reduce the length of the messages."
+)
 RETRY_AFTER_MS = 250
 
 # Format parameters a server may refuse, keyed as ``rejects`` names them.
@@ -64,7 +66,7 @@ LEGACY_LLAMA_CPP = frozenset({JSON_SCHEMA})
 # A bare completions server: no response_format of any type, no tools.
 PLAIN_COMPLETIONS = frozenset({JSON_SCHEMA, TOOLS, JSON_OBJECT})
 REJECTION_MESSAGES = {
-    JSON_SCHEMA: "response_format type must be one of \"text\" or \"json_object\", but got: json_schema",
+    JSON_SCHEMA: 'response_format type must be one of "text" or "json_object", but got: json_schema',
     TOOLS: "tools param requires --jinja flag",
     JSON_OBJECT: "response_format is not supported by this server",
 }
@@ -105,11 +107,20 @@ class FakeOpenAIServer:
     and as JSON content otherwise; a ``str`` reply is sent as content verbatim.
     """
 
-    def __init__(self, replier: Replier | None = None, latency_s: float = 0.0, *,
-                 rejects: frozenset[str] | set[str] = frozenset(), rejection_status: int = 400,
-                 reply_style: str = "json", api_key: str | None = None, models: set[str] | None = None,
-                 embedding_dimension: int = 64, keep_alive: bool = False,
-                 rejection_messages: dict[str, str] | None = None):
+    def __init__(
+        self,
+        replier: Replier | None = None,
+        latency_s: float = 0.0,
+        *,
+        rejects: frozenset[str] | set[str] = frozenset(),
+        rejection_status: int = 400,
+        reply_style: str = "json",
+        api_key: str | None = None,
+        models: set[str] | None = None,
+        embedding_dimension: int = 64,
+        keep_alive: bool = False,
+        rejection_messages: dict[str, str] | None = None,
+    ):
         unknown = set(rejects) - set(REJECTION_MESSAGES)
         if unknown or reply_style not in REPLY_STYLES:
             raise ValueError(f"unknown rejects {sorted(unknown)} or reply style {reply_style!r}")
@@ -271,9 +282,7 @@ class FakeOpenAIServer:
         try:
             return self.replier(body)
         except Exception as exc:  # surface replier bugs to the client, not stderr
-            raise _ReplyError(
-                500, f"replier raised {exc!r}", "server_error", "replier_error"
-            ) from exc
+            raise _ReplyError(500, f"replier raised {exc!r}", "server_error", "replier_error") from exc
 
     def _respond(self, body: dict, authorization: str = "") -> tuple[int, dict, dict[str, str]]:
         """Status, JSON payload and extra headers for one chat request."""
@@ -288,8 +297,12 @@ class FakeOpenAIServer:
         self._check_key_and_model(body, authorization)
         rejected = next((name for name in _format_parameters(body) if name in self.rejects), None)
         if rejected is not None:
-            raise _ReplyError(self.rejection_status, self.rejection_messages[rejected], "invalid_request_error",
-                              "unsupported_parameter")
+            raise _ReplyError(
+                self.rejection_status,
+                self.rejection_messages[rejected],
+                "invalid_request_error",
+                "unsupported_parameter",
+            )
         fault = self._next_fault()
         if fault == "401":
             raise _invalid_key(_sent_key(authorization))
@@ -307,8 +320,12 @@ class FakeOpenAIServer:
         texts = body.get("input")
         texts = [texts] if isinstance(texts, str) else texts
         if not isinstance(texts, list) or not texts or not all(isinstance(text, str) and text for text in texts):
-            raise _ReplyError(400, "input must be a non-empty string or a list of non-empty strings",
-                              "invalid_request_error", "invalid_input")
+            raise _ReplyError(
+                400,
+                "input must be a non-empty string or a list of non-empty strings",
+                "invalid_request_error",
+                "invalid_input",
+            )
         fault = self._next_fault()
         if fault == "401":
             raise _invalid_key(_sent_key(authorization))
@@ -333,8 +350,9 @@ class FakeOpenAIServer:
         if self.api_key is not None and sent_key != self.api_key:
             raise _invalid_key(sent_key)
         if self.models is not None and body.get("model") not in self.models:
-            raise _ReplyError(404, f"The model `{body.get('model')}` does not exist.", "NotFoundError",
-                              "model_not_found")
+            raise _ReplyError(
+                404, f"The model `{body.get('model')}` does not exist.", "NotFoundError", "model_not_found"
+            )
 
     @property
     def embedding_requests(self) -> list[dict]:
@@ -408,13 +426,9 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             body = json.loads(self.rfile.read(length))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise _ReplyError(
-                400, f"request body is not JSON: {exc}", "invalid_request_error", "invalid_json"
-            ) from exc
+            raise _ReplyError(400, f"request body is not JSON: {exc}", "invalid_request_error", "invalid_json") from exc
         if not isinstance(body, dict):
-            raise _ReplyError(
-                400, "request body must be a JSON object", "invalid_request_error", "invalid_json"
-            )
+            raise _ReplyError(400, "request body must be a JSON object", "invalid_request_error", "invalid_json")
         return body
 
     def _send_not_found(self) -> None:
@@ -447,9 +461,7 @@ class _KeepAliveHandler(_Handler):
 def _fault_response(body: dict, fault: str) -> tuple[int, dict, dict[str, str]]:
     """Status, payload and headers of a fault that answers without a reply."""
     if fault == "429":
-        error = _error_body(
-            "Rate limit reached (injected fault)", "rate_limit_error", "rate_limit_exceeded"
-        )
+        error = _error_body("Rate limit reached (injected fault)", "rate_limit_error", "rate_limit_exceeded")
         return 429, error, {"Retry-After": "1"}
     if fault == "429-ms":  # OpenAI's millisecond header; the seconds one says longer and must lose
         error = _error_body("Rate limit reached (injected fault)", "rate_limit_error", "rate_limit_exceeded")
@@ -459,9 +471,7 @@ def _fault_response(body: dict, fault: str) -> tuple[int, dict, dict[str, str]]:
     if fault == "503":
         return 503, _error_body("The server is overloaded (injected fault)", "server_error", "overloaded"), {}
     if fault == "500":
-        error = _error_body(
-            "The server had an error (injected fault)", "server_error", "server_error"
-        )
+        error = _error_body("The server had an error (injected fault)", "server_error", "server_error")
         return 500, error, {}
     if fault == "malformed":
         return 200, _completion(body, MALFORMED_TEXT, _wants_tool_call(body)), {}
@@ -483,19 +493,33 @@ def _sent_key(authorization: str) -> str:
 def _embeddings(body: dict, vectors: Any, texts: list[str]) -> dict:
     """A ``/v1/embeddings`` reply: floats, or little-endian float32 base64 when the request asks for it."""
     as_base64 = body.get("encoding_format") == "base64"
-    data = [{"object": "embedding", "index": index,
-             "embedding": base64.b64encode(vector.astype("<f4").tobytes()).decode() if as_base64
-             else [float(value) for value in vector]}
-            for index, vector in enumerate(vectors)]
+    data = [
+        {
+            "object": "embedding",
+            "index": index,
+            "embedding": base64.b64encode(vector.astype("<f4").tobytes()).decode()
+            if as_base64
+            else [float(value) for value in vector],
+        }
+        for index, vector in enumerate(vectors)
+    ]
     tokens = sum(max(1, len(text) // 4) for text in texts)
-    return {"object": "list", "data": data, "model": body.get("model", ""),
-            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+    return {
+        "object": "list",
+        "data": data,
+        "model": body.get("model", ""),
+        "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+    }
 
 
 def _invalid_key(sent_key: str) -> _ReplyError:
     """A 401 whose text echoes the key it was sent, as some proxies' do."""
-    return _ReplyError(401, f"Incorrect API key provided: {sent_key}. You can find your API key in your account.",
-                       "invalid_request_error", "invalid_api_key")
+    return _ReplyError(
+        401,
+        f"Incorrect API key provided: {sent_key}. You can find your API key in your account.",
+        "invalid_request_error",
+        "invalid_api_key",
+    )
 
 
 def _format_parameters(body: dict) -> list[str]:
@@ -542,13 +566,13 @@ def _render_reply(body: dict, reply: Reply, style: str = "json") -> dict:
 
 def fenced(reply: dict) -> str:
     """``reply`` as a chatty model writes it: a sentence, a ```json block, another sentence."""
-    return (f"Sure! Here is the JSON object you asked for:\n\n```json\n{json.dumps(reply, indent=2)}\n```\n\n"
-            "Let me know if you need anything else.")
+    return (
+        f"Sure! Here is the JSON object you asked for:\n\n```json\n{json.dumps(reply, indent=2)}\n```\n\n"
+        "Let me know if you need anything else."
+    )
 
 
-def _completion(
-    body: dict, text: str, as_tool_call: bool, finish_reason: str | None = None
-) -> dict:
+def _completion(body: dict, text: str, as_tool_call: bool, finish_reason: str | None = None) -> dict:
     """A full ``chat.completion`` object carrying ``text`` as content or tool arguments."""
     message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None}
     if as_tool_call:
@@ -616,8 +640,11 @@ def conversation_messages(request: dict) -> list[dict[str, str]]:
     from benchsmith.agents.structured_output import CORRECTION_PREFIX
 
     messages = [{"role": m["role"], "content": m.get("content") or ""} for m in request["messages"]]
-    if (len(messages) >= 2 and messages[-2]["role"] == "assistant"
-            and messages[-1]["content"].startswith(CORRECTION_PREFIX)):
+    if (
+        len(messages) >= 2
+        and messages[-2]["role"] == "assistant"
+        and messages[-1]["content"].startswith(CORRECTION_PREFIX)
+    ):
         return messages[:-2]
     return messages
 

@@ -13,26 +13,51 @@ from pydantic import BaseModel
 
 # Two 2019-style topics (raw turns; rewrites in the resolved TSV) and one 2020-style topic.
 TOPICS_2019 = [
-    {"number": 31, "title": "throat cancer", "turn": [
-        {"number": 1, "raw_utterance": "What is throat cancer?"},
-        {"number": 2, "raw_utterance": "Is it treatable?"},
-        {"number": 3, "raw_utterance": "What are its early symptoms?"}]},
-    {"number": 32, "title": "bees", "turn": [
-        {"number": 1, "raw_utterance": "How do honey bees make honey?"},
-        {"number": 2, "raw_utterance": "How long does that take?"}]},
+    {
+        "number": 31,
+        "title": "throat cancer",
+        "turn": [
+            {"number": 1, "raw_utterance": "What is throat cancer?"},
+            {"number": 2, "raw_utterance": "Is it treatable?"},
+            {"number": 3, "raw_utterance": "What are its early symptoms?"},
+        ],
+    },
+    {
+        "number": 32,
+        "title": "bees",
+        "turn": [
+            {"number": 1, "raw_utterance": "How do honey bees make honey?"},
+            {"number": 2, "raw_utterance": "How long does that take?"},
+        ],
+    },
 ]
-RESOLVED_2019 = {"31_1": "What is throat cancer?", "31_2": "Is throat cancer treatable?",
-                 "31_3": "What are the early symptoms of throat cancer?",
-                 "32_1": "How do honey bees make honey?", "32_2": "How long does it take honey bees to make honey?"}
+RESOLVED_2019 = {
+    "31_1": "What is throat cancer?",
+    "31_2": "Is throat cancer treatable?",
+    "31_3": "What are the early symptoms of throat cancer?",
+    "32_1": "How do honey bees make honey?",
+    "32_2": "How long does it take honey bees to make honey?",
+}
 TOPICS_2020 = [
-    {"number": 81, "turn": [
-        {"number": 1, "raw_utterance": "How do garage door openers work?",
-         "manual_rewritten_utterance": "How do garage door openers work?",
-         "automatic_rewritten_utterance": "How do garage door openers work?", "manual_canonical_result_id": "M_1"},
-        {"number": 2, "raw_utterance": "Why did mine stop working?",
-         "manual_rewritten_utterance": "Why did my garage door opener stop working?",
-         "automatic_rewritten_utterance": "Why did garage door opener stop working?",
-         "manual_canonical_result_id": "M_2"}]},
+    {
+        "number": 81,
+        "turn": [
+            {
+                "number": 1,
+                "raw_utterance": "How do garage door openers work?",
+                "manual_rewritten_utterance": "How do garage door openers work?",
+                "automatic_rewritten_utterance": "How do garage door openers work?",
+                "manual_canonical_result_id": "M_1",
+            },
+            {
+                "number": 2,
+                "raw_utterance": "Why did mine stop working?",
+                "manual_rewritten_utterance": "Why did my garage door opener stop working?",
+                "automatic_rewritten_utterance": "Why did garage door opener stop working?",
+                "manual_canonical_result_id": "M_2",
+            },
+        ],
+    },
 ]
 # ECAsT rows: 31_2 twice, 81_2 once, and two rows of a turn no file has (99_1).
 ECAST_ROWS = [
@@ -46,8 +71,12 @@ ECAST_ROWS = [
 
 def write_cast_files(directory: Path) -> dict[str, Path]:
     directory.mkdir(parents=True, exist_ok=True)
-    files = {"2019": directory / "2019_evaluation_topics.json", "resolved": directory / "2019_evaluation_topics_resolved.tsv",
-             "2020": directory / "2020_manual_evaluation_topics.json", "ecast": directory / "ECAsT.csv"}
+    files = {
+        "2019": directory / "2019_evaluation_topics.json",
+        "resolved": directory / "2019_evaluation_topics_resolved.tsv",
+        "2020": directory / "2020_manual_evaluation_topics.json",
+        "ecast": directory / "ECAsT.csv",
+    }
     files["2019"].write_text(json.dumps(TOPICS_2019, indent=1), encoding="utf-8")
     files["resolved"].write_text("".join(f"{turn}\t{text}\n" for turn, text in RESOLVED_2019.items()), encoding="utf-8")
     files["2020"].write_text(json.dumps(TOPICS_2020, indent=1), encoding="utf-8")

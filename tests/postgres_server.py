@@ -43,29 +43,50 @@ def running_postgres() -> Iterator[str]:
     """``postgresql://…`` of a fresh server in a temporary directory, stopped and removed after."""
     binaries = postgres_bin()
     if binaries is None:
-        raise PostgresUnavailable("PostgreSQL is not installed (Debian: apt-get install postgresql; `make test` does "
-                                  "it as root)")
+        raise PostgresUnavailable(
+            "PostgreSQL is not installed (Debian: apt-get install postgresql; `make test` does it as root)"
+        )
     owner = "postgres" if os.geteuid() == 0 else None
     directory = Path(tempfile.mkdtemp(prefix="benchsmith-pg-"))
     if owner:
         shutil.chown(directory, owner)
     data, port = directory / "data", free_port()
     try:
-        initialized = subprocess.run(_as_owner([str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U",
-                                                "postgres", "--no-sync"], owner), capture_output=True, text=True)
+        initialized = subprocess.run(
+            _as_owner([str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"], owner),
+            capture_output=True,
+            text=True,
+        )
         if initialized.returncode != 0:
             raise PostgresUnavailable(f"initdb failed: {initialized.stderr.strip()[-300:]}")
         options = f"-p {port} -k {directory} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
-        started = subprocess.run(_as_owner([str(binaries / "pg_ctl"), "-D", str(data), "-o", f"'{options}'",
-                                            "-l", str(directory / "log"), "-w", "start"], owner),
-                                 capture_output=True, text=True)
+        started = subprocess.run(
+            _as_owner(
+                [
+                    str(binaries / "pg_ctl"),
+                    "-D",
+                    str(data),
+                    "-o",
+                    f"'{options}'",
+                    "-l",
+                    str(directory / "log"),
+                    "-w",
+                    "start",
+                ],
+                owner,
+            ),
+            capture_output=True,
+            text=True,
+        )
         if started.returncode != 0:
             raise PostgresUnavailable(f"PostgreSQL did not start: {started.stderr.strip()[-300:]}")
         try:
             yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
         finally:
-            subprocess.run(_as_owner([str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"], owner),
-                           capture_output=True)
+            subprocess.run(
+                _as_owner([str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"], owner),
+                capture_output=True,
+            )
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 

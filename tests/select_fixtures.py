@@ -23,22 +23,40 @@ QUESTION = re.compile(r"<question>\n(.*?)\n</question>", re.S)
 
 # Topics, each with documents that answer its query and documents that only mention its words.
 TOPICS = {
-    "tide": ("When is high tide in the harbour?",
-             ["High tide in the harbour comes at six in the evening on weekdays.",
-              "The harbour master posts the high tide times at the pier each morning.",
-              "Spring tides raise the harbour water highest at new and full moon."]),
-    "bread": ("How long should sourdough bread rise?",
-              ["Sourdough bread should rise for four to six hours at room temperature.",
-               "A cold rise in the fridge overnight gives sourdough bread a deeper flavour."]),
-    "bike": ("How do I fix a flat bike tyre?",
-             ["To fix a flat bike tyre, remove the tube, find the hole and glue a patch over it.",
-              "A flat bike tyre is often caused by a thorn; check the tyre for sharp objects before patching.",
-              "Pump the repaired bike tyre to the pressure printed on its sidewall."]),
-    "tea": ("What water temperature suits green tea?",
-            ["Green tea tastes best brewed with water at about 80 degrees, below boiling."]),
-    "moss": ("How can I remove moss from a roof?",
-             ["Moss on a roof can be removed with a soft brush and a zinc sulphate wash.",
-              "Zinc strips along the ridge stop moss coming back on a roof."]),
+    "tide": (
+        "When is high tide in the harbour?",
+        [
+            "High tide in the harbour comes at six in the evening on weekdays.",
+            "The harbour master posts the high tide times at the pier each morning.",
+            "Spring tides raise the harbour water highest at new and full moon.",
+        ],
+    ),
+    "bread": (
+        "How long should sourdough bread rise?",
+        [
+            "Sourdough bread should rise for four to six hours at room temperature.",
+            "A cold rise in the fridge overnight gives sourdough bread a deeper flavour.",
+        ],
+    ),
+    "bike": (
+        "How do I fix a flat bike tyre?",
+        [
+            "To fix a flat bike tyre, remove the tube, find the hole and glue a patch over it.",
+            "A flat bike tyre is often caused by a thorn; check the tyre for sharp objects before patching.",
+            "Pump the repaired bike tyre to the pressure printed on its sidewall.",
+        ],
+    ),
+    "tea": (
+        "What water temperature suits green tea?",
+        ["Green tea tastes best brewed with water at about 80 degrees, below boiling."],
+    ),
+    "moss": (
+        "How can I remove moss from a roof?",
+        [
+            "Moss on a roof can be removed with a soft brush and a zinc sulphate wash.",
+            "Zinc strips along the ridge stop moss coming back on a roof.",
+        ],
+    ),
 }
 DISTRACTORS = [
     "The town museum shows old maps of the harbour and the coast road.",
@@ -66,8 +84,9 @@ def write_labelled_corpus(directory: Path) -> tuple[Path, Path, Path]:
     corpus, query_file, qrels_file = directory / "corpus.jsonl", directory / "queries.jsonl", directory / "qrels.tsv"
     corpus.write_text("".join(json.dumps(document) + "\n" for document in documents), encoding="utf-8")
     query_file.write_text("".join(json.dumps(query) + "\n" for query in queries), encoding="utf-8")
-    qrels_file.write_text("query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{r}\n" for q, d, r in qrels),
-                          encoding="utf-8")
+    qrels_file.write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{r}\n" for q, d, r in qrels), encoding="utf-8"
+    )
     return corpus, query_file, qrels_file
 
 
@@ -84,8 +103,9 @@ def question_of(messages: list[Message]) -> str:
 FactQuoter = Callable[[str, str], list[str]]  # (question, passage) -> facts ([] = not relevant)
 
 
-def judge_replier(quote: FactQuoter, seen: list[tuple[str, str]] | None = None,
-                  same_fact: Callable[[str, str], bool] | None = None) -> Callable[[list[Message], type], BaseModel]:
+def judge_replier(
+    quote: FactQuoter, seen: list[tuple[str, str]] | None = None, same_fact: Callable[[str, str], bool] | None = None
+) -> Callable[[list[Message], type], BaseModel]:
     """A scripted judge: ``quote`` decides each passage; every (question, passage) judged is
     appended to ``seen``; fact near-matches are decided by ``same_fact`` (default: never the same)."""
 
@@ -106,8 +126,12 @@ def judge_replier(quote: FactQuoter, seen: list[tuple[str, str]] | None = None,
     return reply
 
 
-def scripted_judge(name: str, quote: FactQuoter, seen: list[tuple[str, str]] | None = None,
-                   same_fact: Callable[[str, str], bool] | None = None) -> str:
+def scripted_judge(
+    name: str,
+    quote: FactQuoter,
+    seen: list[tuple[str, str]] | None = None,
+    same_fact: Callable[[str, str], bool] | None = None,
+) -> str:
     """Register a scripted judge under ``name``; returns the name (a judge spec)."""
     backend = ScriptedBackend(replier=judge_replier(quote, seen, same_fact), model=name)
     return register_model(name, ModelSeam(backend))
@@ -116,5 +140,11 @@ def scripted_judge(name: str, quote: FactQuoter, seen: list[tuple[str, str]] | N
 def run_select(workspace: Path, queries: Path, corpus: Path, run_id: str, **options: Any):
     """``benchsmith.select`` with the hashing embedder (fast, deterministic) and few resamples."""
     options.setdefault("resamples", 200)
-    return select(queries, corpus=[corpus], embedder=register_embedder(HashingEmbedder()), workspace=workspace,
-                  run_id=run_id, **options)
+    return select(
+        queries,
+        corpus=[corpus],
+        embedder=register_embedder(HashingEmbedder()),
+        workspace=workspace,
+        run_id=run_id,
+        **options,
+    )

@@ -174,8 +174,10 @@ Old page
 
 This page has moved. See :doc:`{target}`.
 """
-REDIRECTS = {f"old-{number}.rst": target for number, target in
-             enumerate(["install", "tides", "moorings", "options", "ferries", "cargo"])}
+REDIRECTS = {
+    f"old-{number}.rst": target
+    for number, target in enumerate(["install", "tides", "moorings", "options", "ferries", "cargo"])
+}
 
 
 def write_sphinx_tree(root: Path) -> Path:
@@ -191,11 +193,11 @@ def write_sphinx_tree(root: Path) -> Path:
 # Build configuration a real Sphinx tree carries beside its pages: never documentation.
 BUILD_FILES = {
     "conf.py": 'project = "Harbour"\nextensions = ["myst_parser", "sphinx.ext.intersphinx"]\n'
-               'html_theme = "furo"\n'
-               'intersphinx_mapping = {"pypug": ("https://packaging.python.org/en/latest/", None)}\n',
+    'html_theme = "furo"\n'
+    'intersphinx_mapping = {"pypug": ("https://packaging.python.org/en/latest/", None)}\n',
     "setup.py": "from setuptools import setup\n\nsetup(name='harbour-docs', version='1.0')\n",
     "noxfile.py": "import nox\n\n\n@nox.session\ndef docs(session):\n"
-                  "    session.run('sphinx-build', '-b', 'html', '.', '_build')\n",
+    "    session.run('sphinx-build', '-b', 'html', '.', '_build')\n",
     "Makefile": "SPHINXBUILD = sphinx-build\n\nhtml:\n\t$(SPHINXBUILD) -b html . _build/html\n",
     "tox.ini": "[tox]\nenvlist = docs\n\n[testenv:docs]\ncommands = sphinx-build -b html . _build\n",
     "requirements-docs.txt": "sphinx>=7\nmyst-parser\nfuro\n",

@@ -42,8 +42,9 @@ def seed_stdlib_vectors(workspace: str | Path) -> int:
 def write_stdlib_vectors(workspace: str | Path) -> int:
     """Store the default embedder's vectors of ``workspace``'s embedding cache in the file; how many."""
     with closing(sqlite3.connect(Workspace.resolve(workspace).embedding_cache_path)) as cache:
-        rows = cache.execute("SELECT key, vector FROM embeddings WHERE model = ? ORDER BY key",
-                             (DEFAULT_EMBEDDER,)).fetchall()
+        rows = cache.execute(
+            "SELECT key, vector FROM embeddings WHERE model = ? ORDER BY key", (DEFAULT_EMBEDDER,)
+        ).fetchall()
     keys = np.array([bytes.fromhex(key) for key, _ in rows], dtype="S32")
     vectors = np.stack([np.frombuffer(vector, dtype=np.float32) for _, vector in rows]).astype(np.float16)
     np.savez_compressed(VECTORS_FILE, keys=keys, vectors=vectors)

@@ -34,9 +34,15 @@ def build_collection(workspace: Workspace, corpus_dir: Path, documents: int = 60
     with the hashing embedder."""
     write_pages(corpus_dir, TOPICS, documents, seed)
     context = IngestContext(workspace=str(workspace.root), embedder=register_embedder(HashingEmbedder()), min_chars=20)
-    return run_job(ingest_builder, job="ingest", workspace=workspace, run_id="ingest",
-                   inputs={"run_id": "ingest", "sources": [str(corpus_dir)], "collection": COLLECTION},
-                   context=context, settings={}).values
+    return run_job(
+        ingest_builder,
+        job="ingest",
+        workspace=workspace,
+        run_id="ingest",
+        inputs={"run_id": "ingest", "sources": [str(corpus_dir)], "collection": COLLECTION},
+        context=context,
+        settings={},
+    ).values
 
 
 def gold_text(messages: list[dict[str, str]], tag: str) -> str:
@@ -51,8 +57,10 @@ def scripted_reply(messages: list[dict[str, str]], schema: type[BaseModel]) -> B
         passage = gold_text(messages, "gold_passage")
         digest = hashlib.sha1((passage + messages[-1]["content"][-40:]).encode()).hexdigest()[:6]
         words = passage.split()
-        return GeneratedQuestion(question=f"What does {words[0]} {words[1]} say about {words[3]} ({digest})?",
-                                 rewrite=f"In document {words[1]}, what is said about {words[3]} ({digest})?")
+        return GeneratedQuestion(
+            question=f"What does {words[0]} {words[1]} say about {words[3]} ({digest})?",
+            rewrite=f"In document {words[1]}, what is said about {words[3]} ({digest})?",
+        )
     if schema is GeneratedAnswer:
         return GeneratedAnswer(answer="It explains: " + gold_text(messages, "passage")[:120])
     if schema is PolishedQuestion:
@@ -68,18 +76,34 @@ def scripted_seam(cache: Any = None, **backend_options: Any) -> tuple[ModelSeam,
     return ModelSeam(backend, cache=cache), backend
 
 
-def synthesize(workspace: Workspace, run_id: str, conversations: int, turns: int, *, model: ModelSeam | None = None,
-               concurrency: int = 4, **context_options: Any):
+def synthesize(
+    workspace: Workspace,
+    run_id: str,
+    conversations: int,
+    turns: int,
+    *,
+    model: ModelSeam | None = None,
+    concurrency: int = 4,
+    **context_options: Any,
+):
     llm = register_model(f"scripted-{run_id}-{id(model)}", model) if model is not None else "baseline"
     # A scripted model's questions are templates the quality gate would refuse: tests of the graph's
     # mechanics with one run without it, unless they ask for it (tests/test_synthesis_gate.py does).
     if model is not None:
         context_options.setdefault("quality_gate", "off")
-    context = SynthesisContext(workspace=str(workspace.root), llm=llm, cluster_size=4, concurrency=concurrency,
-                               **context_options)
-    return run_job(synthesis_builder, job="synthesize", workspace=workspace, run_id=run_id,
-                   inputs={"run_id": run_id, "collection": COLLECTION, "conversations": conversations, "turns": turns},
-                   context=context, settings={}, max_concurrency=concurrency)
+    context = SynthesisContext(
+        workspace=str(workspace.root), llm=llm, cluster_size=4, concurrency=concurrency, **context_options
+    )
+    return run_job(
+        synthesis_builder,
+        job="synthesize",
+        workspace=workspace,
+        run_id=run_id,
+        inputs={"run_id": run_id, "collection": COLLECTION, "conversations": conversations, "turns": turns},
+        context=context,
+        settings={},
+        max_concurrency=concurrency,
+    )
 
 
 SCHEMAS = {schema.__name__: schema for schema in (GeneratedQuestion, GeneratedAnswer, PolishedQuestion)}

@@ -59,12 +59,36 @@ WIKIPEDIA = ratings_from_counts(WIKIPEDIA_COUNTS, WIKIPEDIA_CATEGORIES)
 # 5 other; as R's irr package ships it (`diagnoses`), each row's diagnoses sorted. Fleiss reports
 # κ = .430; irr::kappam.fleiss(diagnoses) gives 0.4302445 (quoted in statsmodels' test suite).
 FLEISS_1971 = [
-    [4, 4, 4, 4, 4, 4], [2, 2, 2, 5, 5, 5], [2, 3, 3, 3, 3, 5], [5, 5, 5, 5, 5, 5], [2, 2, 2, 4, 4, 4],
-    [1, 1, 3, 3, 3, 3], [3, 3, 3, 3, 5, 5], [1, 1, 3, 3, 3, 4], [1, 1, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5],
-    [1, 4, 4, 4, 4, 4], [1, 2, 4, 4, 4, 4], [2, 2, 2, 3, 3, 3], [1, 4, 4, 4, 4, 4], [2, 2, 4, 4, 4, 5],
-    [3, 3, 3, 3, 3, 5], [1, 1, 1, 4, 5, 5], [1, 1, 1, 1, 1, 2], [2, 2, 4, 4, 4, 4], [1, 3, 3, 5, 5, 5],
-    [5, 5, 5, 5, 5, 5], [2, 4, 4, 4, 4, 4], [2, 2, 4, 5, 5, 5], [1, 1, 4, 4, 4, 4], [1, 4, 4, 4, 4, 5],
-    [2, 2, 2, 2, 2, 4], [1, 1, 1, 1, 5, 5], [2, 2, 4, 4, 4, 4], [1, 3, 3, 3, 3, 3], [5, 5, 5, 5, 5, 5],
+    [4, 4, 4, 4, 4, 4],
+    [2, 2, 2, 5, 5, 5],
+    [2, 3, 3, 3, 3, 5],
+    [5, 5, 5, 5, 5, 5],
+    [2, 2, 2, 4, 4, 4],
+    [1, 1, 3, 3, 3, 3],
+    [3, 3, 3, 3, 5, 5],
+    [1, 1, 3, 3, 3, 4],
+    [1, 1, 4, 4, 4, 4],
+    [5, 5, 5, 5, 5, 5],
+    [1, 4, 4, 4, 4, 4],
+    [1, 2, 4, 4, 4, 4],
+    [2, 2, 2, 3, 3, 3],
+    [1, 4, 4, 4, 4, 4],
+    [2, 2, 4, 4, 4, 5],
+    [3, 3, 3, 3, 3, 5],
+    [1, 1, 1, 4, 5, 5],
+    [1, 1, 1, 1, 1, 2],
+    [2, 2, 4, 4, 4, 4],
+    [1, 3, 3, 5, 5, 5],
+    [5, 5, 5, 5, 5, 5],
+    [2, 4, 4, 4, 4, 4],
+    [2, 2, 4, 5, 5, 5],
+    [1, 1, 4, 4, 4, 4],
+    [1, 4, 4, 4, 4, 5],
+    [2, 2, 2, 2, 2, 4],
+    [1, 1, 1, 1, 5, 5],
+    [2, 2, 4, 4, 4, 4],
+    [1, 3, 3, 3, 3, 3],
+    [5, 5, 5, 5, 5, 5],
 ]
 
 
@@ -78,8 +102,9 @@ def test_fleiss_kappa_reproduces_the_wikipedia_worked_example():
     # κ = (P̄ − P̄_e)/(1 − P̄_e), so the chance agreement implied by κ and P̄ is the published 0.213
     assert (p_bar - kappa) / (1 - kappa) == pytest.approx(0.213, abs=5e-4)
     shares = Counter(rating for item in WIKIPEDIA for rating in item)
-    assert [shares[c] / 140 for c in WIKIPEDIA_CATEGORIES] == pytest.approx([0.143, 0.200, 0.279, 0.150, 0.229],
-                                                                             abs=5e-4)
+    assert [shares[c] / 140 for c in WIKIPEDIA_CATEGORIES] == pytest.approx(
+        [0.143, 0.200, 0.279, 0.150, 0.229], abs=5e-4
+    )
 
 
 def test_fleiss_kappa_reproduces_fleiss_1971_table_1():
@@ -89,15 +114,21 @@ def test_fleiss_kappa_reproduces_fleiss_1971_table_1():
 
 def test_fleiss_kappa_on_a_hand_worked_example():
     # P_i = 1, 1/3, 1, 1/3 → P̄ = 2/3; p_gold = p_other = 6/12 → P̄_e = 1/2; κ = (2/3 − 1/2)/(1/2) = 1/3
-    ratings = [["gold", "gold", "gold"], ["gold", "gold", "other"], ["other", "other", "other"],
-               ["gold", "other", "other"]]
+    ratings = [
+        ["gold", "gold", "gold"],
+        ["gold", "gold", "other"],
+        ["other", "other", "other"],
+        ["gold", "other", "other"],
+    ]
     assert item_agreement(ratings) == pytest.approx([1, 1 / 3, 1, 1 / 3])
     assert fleiss_kappa(ratings) == pytest.approx(1 / 3)
 
 
 def test_fleiss_kappa_ignores_labels_and_rater_order():
-    relabeled = [[{"doc-1": "x", "doc-2": 2, "doc-3": ("t", 3), "doc-4": 4.5, "doc-5": frozenset({5})}[r] for r in item]
-                 for item in WIKIPEDIA]
+    relabeled = [
+        [{"doc-1": "x", "doc-2": 2, "doc-3": ("t", 3), "doc-4": 4.5, "doc-5": frozenset({5})}[r] for r in item]
+        for item in WIKIPEDIA
+    ]
     shuffled = [list(reversed(item)) for item in WIKIPEDIA]
     assert fleiss_kappa(relabeled) == pytest.approx(fleiss_kappa(WIKIPEDIA))
     assert fleiss_kappa(shuffled) == pytest.approx(fleiss_kappa(WIKIPEDIA))
@@ -148,9 +179,11 @@ def test_krippendorff_alpha_matches_the_reference_package_values():
     # The values fast-krippendorff (pln-fing-udelar/fast-krippendorff, tests/test_krippendorff.py)
     # asserts; its data are coders × units with NaN for missing, transposed here to units × coders.
     nan = float("nan")
-    coders = [[nan, nan, nan, nan, nan, 3, 4, 1, 2, 1, 1, 3, 3, nan, 3],
-              [1, nan, 2, 1, 3, 3, 4, 3, nan, nan, nan, nan, nan, nan, nan],
-              [nan, nan, 2, 1, 3, 4, 4, nan, 2, 1, 1, 3, 3, nan, 4]]
+    coders = [
+        [nan, nan, nan, nan, nan, 3, 4, 1, 2, 1, 1, 3, 3, nan, 3],
+        [1, nan, 2, 1, 3, 3, 4, 3, nan, nan, nan, nan, nan, nan, nan],
+        [nan, nan, 2, 1, 3, 4, 4, nan, 2, 1, 1, 3, 3, nan, 4],
+    ]
     assert round(krippendorff_alpha_nominal(list(zip(*coders))), 6) == 0.691358
     labels = [["pos", "neg", "neu", None], ["pos", "neg", "neu", "pos"], ["pos", "neg", "pos", "pos"]]
     assert round(krippendorff_alpha_nominal(list(zip(*labels))), 6) == 0.722222
@@ -232,10 +265,15 @@ def test_score_correlations_match_scipy():
     pearson = [stats.pearsonr(vectors[a], vectors[b]).statistic for a, b in pairs]
     spearman = [stats.spearmanr(vectors[a], vectors[b]).statistic for a, b in pairs]
     assert pairwise_score_correlations(SCORES) == [
-        JudgePair(a, b, pytest.approx(r), pytest.approx(rho)) for (a, b), r, rho in zip(pairs, pearson, spearman)]
+        JudgePair(a, b, pytest.approx(r), pytest.approx(rho)) for (a, b), r, rho in zip(pairs, pearson, spearman)
+    ]
     result = score_correlations(SCORES)
-    assert result == {"pearson": pytest.approx(np.mean(pearson)), "spearman": pytest.approx(np.mean(spearman)),
-                      "pairs": 3, "items": 6}
+    assert result == {
+        "pearson": pytest.approx(np.mean(pearson)),
+        "spearman": pytest.approx(np.mean(spearman)),
+        "pairs": 3,
+        "items": 6,
+    }
 
 
 def test_score_correlations_of_a_constant_judge_are_none_without_warnings():
@@ -246,9 +284,9 @@ def test_score_correlations_of_a_constant_judge_are_none_without_warnings():
         pairs = pairwise_score_correlations(scores)
     assert result == {"pearson": None, "spearman": None, "pairs": 6, "items": 6}
     assert [(p.pearson is None, p.spearman is None) for p in pairs if "constant" in (p.first, p.second)] == [
-        (True, True)] * 3
-    assert all(p.pearson is not None and p.spearman is not None
-               for p in pairs if "constant" not in (p.first, p.second))
+        (True, True)
+    ] * 3
+    assert all(p.pearson is not None and p.spearman is not None for p in pairs if "constant" not in (p.first, p.second))
 
 
 def test_score_correlations_need_three_common_items_and_two_judges():

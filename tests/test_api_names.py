@@ -30,15 +30,21 @@ def validate_like(synthetic, *, human, retrievers=(), histories=(), run_id=None)
 
 
 def test_a_flag_becomes_the_keyword_of_the_function_called():
-    assert api_message("--human /x/y.jsonl: not a BEIR directory", validate_like) == \
-        "human=/x/y.jsonl: not a BEIR directory"
-    assert api_message("rank at least 3 configurations (--retriever, --history, --run)", validate_like) == \
-        "rank at least 3 configurations (retrievers, histories, --run)"
+    assert (
+        api_message("--human /x/y.jsonl: not a BEIR directory", validate_like)
+        == "human=/x/y.jsonl: not a BEIR directory"
+    )
+    assert (
+        api_message("rank at least 3 configurations (--retriever, --history, --run)", validate_like)
+        == "rank at least 3 configurations (retrievers, histories, --run)"
+    )
     assert api_message("choose another --run-id", validate_like) == "choose another run_id"
     assert api_message("each --human must be given once", validate_like) == "each human must be given once"
     # A command quoted whole is left as a command.
-    assert api_message("run `benchsmith ingest --human x` first", validate_like) == \
-        "run `benchsmith ingest --human x` first"
+    assert (
+        api_message("run `benchsmith ingest --human x` first", validate_like)
+        == "run `benchsmith ingest --human x` first"
+    )
 
 
 def test_an_error_raised_through_the_api_names_its_keyword(tmp_path):
@@ -57,8 +63,11 @@ def test_every_setting_has_one_name_in_the_api_and_on_the_command_line():
     the unit of a number of seconds (--timeout, timeout_s)."""
     for module in pkgutil.iter_modules(contexts.__path__):
         loaded = importlib.import_module(f"benchsmith.graphs.contexts.{module.name}")
-        for context in (value for value in vars(loaded).values() if isinstance(value, type)
-                        and dataclasses.is_dataclass(value) and value.__name__.endswith("Context")):
+        for context in (
+            value
+            for value in vars(loaded).values()
+            if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__name__.endswith("Context")
+        ):
             for item in user_settings(context):
                 base = flags_of(item)[0].removeprefix("--").replace("-", "_")
                 assert item.name in (base, f"{base}s", f"{base[:-1]}ies", f"{base}_s"), (context.__name__, item.name)
@@ -67,8 +76,9 @@ def test_every_setting_has_one_name_in_the_api_and_on_the_command_line():
 def test_an_old_keyword_still_works_with_a_warning_and_an_old_run_resumes(tmp_path):
     synthetic = write_benchmark(tmp_path / "synthetic")
     with pytest.warns(DeprecationWarning, match=r"\(requests_per_second=\.\.\.\) is deprecated: use rate_limit="):
-        estimate = benchsmith.estimate_evaluation(synthetic, retrievers=["bm25"], requests_per_second=5.0,
-                                                  workspace=tmp_path / "ws")
+        estimate = benchsmith.estimate_evaluation(
+            synthetic, retrievers=["bm25"], requests_per_second=5.0, workspace=tmp_path / "ws"
+        )
     assert estimate.calls == 0
     # A run recorded before the rename resumes: its settings compare under the new names.
     check_same_settings("old", {"switch_probability": 0.3, "rerank_model": None}, {"switch_rate": 0.3, "rerank": None})
@@ -88,8 +98,11 @@ def test_paraphrasings_bleu_limit_has_a_name_of_its_own_and_its_old_one_still_wo
     def synthesize_like(*, max_overlap: float = 0.78) -> float:
         return max_overlap
 
-    with pytest.warns(DeprecationWarning, match=r"paraphrase_like\(max_overlap=\.\.\.\) is deprecated: use "
-                                                r"max_sentence_score="):
+    with pytest.warns(
+        DeprecationWarning,
+        match=r"paraphrase_like\(max_overlap=\.\.\.\) is deprecated: use "
+        r"max_sentence_score=",
+    ):
         assert paraphrase_like(max_overlap=70.0) == 70.0
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -101,8 +114,10 @@ def test_paraphrasings_bleu_limit_has_a_name_of_its_own_and_its_old_one_still_wo
     help_text = CliRunner().invoke(app, ["paraphrase", "--help"], terminal_width=200).output
     assert "--max-sentence-score" in help_text and "--max-overlap" not in help_text
     seen = {}
-    with patch("benchsmith.cli.paraphrase.estimate_paraphrase", lambda *args, **settings: seen.update(settings)), \
-            patch("benchsmith.cli.paraphrase.run_job_command", lambda *args, estimate, **kwargs: estimate()):
+    with (
+        patch("benchsmith.cli.paraphrase.estimate_paraphrase", lambda *args, **settings: seen.update(settings)),
+        patch("benchsmith.cli.paraphrase.run_job_command", lambda *args, estimate, **kwargs: estimate()),
+    ):
         result = CliRunner().invoke(app, ["paraphrase", str(tmp_path), "--max-overlap", "70", "--dry-run"])
     assert "--max-overlap is deprecated: use --max-sentence-score" in result.output
     assert seen["max_sentence_score"] == 70.0 and "max_overlap" not in seen
@@ -110,8 +125,9 @@ def test_paraphrasings_bleu_limit_has_a_name_of_its_own_and_its_old_one_still_wo
 
 def test_the_api_lists_the_runs_of_a_workspace(tmp_path):
     synthetic = write_benchmark(tmp_path / "synthetic")
-    benchsmith.evaluate(synthetic, retrievers=["bm25"], histories=["current"], workspace=tmp_path / "ws",
-                        run_id="listed")
+    benchsmith.evaluate(
+        synthetic, retrievers=["bm25"], histories=["current"], workspace=tmp_path / "ws", run_id="listed"
+    )
     (listed,) = benchsmith.runs(workspace=tmp_path / "ws")
     assert isinstance(listed, benchsmith.RunInfo)
     assert (listed.run_id, listed.job, listed.status) == ("listed", "evaluate", "finished")

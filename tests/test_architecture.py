@@ -10,15 +10,23 @@ from langgraph.graph.state import CompiledStateGraph
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("graphs", "agents", "tools", "stores", "evals")
-ALLOWED = {"graphs": set(LAYERS), "tools": {"tools", "stores"}, "agents": {"agents"}, "stores": {"stores"},
-           "evals": {"evals"}}
+ALLOWED = {
+    "graphs": set(LAYERS),
+    "tools": {"tools", "stores"},
+    "agents": {"agents"},
+    "stores": {"stores"},
+    "evals": {"evals"},
+}
 
 
 def imported_layers(path: Path) -> set[str]:
     layers = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else (
-            [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])
+        names = (
+            [alias.name for alias in node.names]
+            if isinstance(node, ast.Import)
+            else ([node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])
+        )
         for name in names:
             parts = name.split(".")
             if parts[0] == "benchsmith" and len(parts) > 1 and parts[1] in LAYERS:
@@ -95,11 +103,19 @@ def test_benchsmith_studio_serves_every_graph_with_schemas_and_runs_one(tmp_path
     workspace = tmp_path / "ws"
     corpus = tmp_path / "docs"
     write_pages(corpus, TOPICS, documents=6)  # documentation pages with something to ask (tests/doc_pages.py)
-    ingested = benchsmith.ingest([corpus], collection="studio-docs", embedder=register_embedder(HashingEmbedder()),
-                                 min_chars=20, workspace=workspace)
+    ingested = benchsmith.ingest(
+        [corpus],
+        collection="studio-docs",
+        embedder=register_embedder(HashingEmbedder()),
+        min_chars=20,
+        workspace=workspace,
+    )
     chunk_ids = [json.loads(line)["id"] for line in (ingested.run_dir / "kept.jsonl").read_text().splitlines()]
-    source_files_before = set(subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=ROOT,
-                                             capture_output=True, text=True).stdout.splitlines())
+    source_files_before = set(
+        subprocess.run(
+            ["git", "status", "--porcelain", "--ignored"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.splitlines()
+    )
     port = free_port()
     environment = {**os.environ, "LANGGRAPH_NO_VERSION_CHECK": "true"}
     command = [sys.executable, "-m", "benchsmith.cli", "studio", "--port", str(port), "-w", str(workspace)]
@@ -116,8 +132,10 @@ def test_benchsmith_studio_serves_every_graph_with_schemas_and_runs_one(tmp_path
 
         def drawn(graph_id: str) -> tuple[set[str], set[tuple[str, str, bool]]]:
             graph = httpx.get(f"{base}/assistants/{by_graph[graph_id]}/graph", timeout=10).json()
-            return ({node["id"] for node in graph["nodes"]},
-                    {(edge["source"], edge["target"], bool(edge.get("conditional"))) for edge in graph["edges"]})
+            return (
+                {node["id"] for node in graph["nodes"]},
+                {(edge["source"], edge["target"], bool(edge.get("conditional"))) for edge in graph["edges"]},
+            )
 
         assert drawn("ingest")[0] >= {"load", "clean", "chunk", "dedup", "quality", "embed"}
         assert drawn("synthesize")[0] >= {"plan", "converse", "export"}
@@ -125,17 +143,29 @@ def test_benchsmith_studio_serves_every_graph_with_schemas_and_runs_one(tmp_path
         assert nodes >= {"begin", "walker", "questioner", "responder", "polisher", "router"}
         assert {("router", "walker", True), ("router", "__end__", True)} <= edges  # the branches Studio draws
 
-        run = httpx.post(f"{base}/runs/wait", timeout=60, json={
-            "assistant_id": by_graph["conversation"],
-            "input": {"collection": "studio-docs", "conversation_id": "studio-1", "chunk_ids": chunk_ids[:3],
-                      "turns_wanted": 2}}).json()
+        run = httpx.post(
+            f"{base}/runs/wait",
+            timeout=60,
+            json={
+                "assistant_id": by_graph["conversation"],
+                "input": {
+                    "collection": "studio-docs",
+                    "conversation_id": "studio-1",
+                    "chunk_ids": chunk_ids[:3],
+                    "turns_wanted": 2,
+                },
+            },
+        ).json()
         assert [turn["index"] for turn in run["turns"]] == [0, 1], run
         assert run["turns"][0]["gold_ids"][0] in chunk_ids
 
     assert not processes_running("dev", "--port", str(port)), "the Studio server outlived `benchsmith studio`"
     assert (workspace / "studio" / ".langgraph_api").is_dir()
-    source_files_after = set(subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=ROOT,
-                                            capture_output=True, text=True).stdout.splitlines())
+    source_files_after = set(
+        subprocess.run(
+            ["git", "status", "--porcelain", "--ignored"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.splitlines()
+    )
     assert not any(".langgraph_api" in line for line in source_files_after - source_files_before)
 
 
@@ -163,8 +193,11 @@ def test_an_import_planted_back_up_or_in_a_circle_is_caught(tmp_path):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     assert imports_up(import_graph(tmp_path)) == [] and cycles(import_graph(tmp_path)) == []
     progress = tmp_path / "graphs" / "runtime" / "progress.py"
-    progress.write_text(progress.read_text(encoding="utf-8") + "\n\ndef planted():\n"
-                        "    from benchsmith.jobs.evaluate import evaluate\n    return evaluate\n", encoding="utf-8")
+    progress.write_text(
+        progress.read_text(encoding="utf-8") + "\n\ndef planted():\n"
+        "    from benchsmith.jobs.evaluate import evaluate\n    return evaluate\n",
+        encoding="utf-8",
+    )
     audit = tmp_path / "graphs" / "audit" / "graph.py"
     audit.write_text(audit.read_text(encoding="utf-8") + "\nfrom benchsmith.cli import console\n", encoding="utf-8")
     (tmp_path / "stores" / "planted_a.py").write_text("from benchsmith.stores import planted_b\n", encoding="utf-8")
@@ -172,7 +205,8 @@ def test_an_import_planted_back_up_or_in_a_circle_is_caught(tmp_path):
     graph = import_graph(tmp_path)
     assert imports_up(graph) == [
         "benchsmith.graphs.audit.graph (floor 3) imports benchsmith.cli.console (floor 5)",
-        "benchsmith.graphs.runtime.progress (floor 2) imports benchsmith.jobs.evaluate (floor 4)"]
+        "benchsmith.graphs.runtime.progress (floor 2) imports benchsmith.jobs.evaluate (floor 4)",
+    ]
     assert ["benchsmith.stores.planted_a", "benchsmith.stores.planted_b"] in cycles(graph)
 
 

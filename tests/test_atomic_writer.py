@@ -31,7 +31,7 @@ def write_rounds(path: str, writer: int) -> None:
         text = content(writer)
         with atomic_writer(path) as handle:
             for start in range(0, len(text), 4096):  # many writes: other writers run in between
-                handle.write(text[start:start + 4096])
+                handle.write(text[start : start + 4096])
 
 
 def assert_one_complete_file(path: Path) -> None:
@@ -142,7 +142,8 @@ def test_the_next_write_removes_temporaries_killed_writers_left_and_no_live_one(
         write_bytes_atomic(path, b"new")
     assert path.read_bytes() == b"new"
     assert sorted(entry.name for entry in tmp_path.iterdir()) == sorted(
-        ["corpus.parquet", recent.name, held.name, other.name])
+        ["corpus.parquet", recent.name, held.name, other.name]
+    )
 
 
 def test_where_unnamed_files_are_not_made_a_named_temporary_is_used_and_renamed(tmp_path, monkeypatch):

@@ -37,10 +37,10 @@ def test_swapped_gold_gets_low_alignment_and_heads_the_worst_list(fixture):
     workspace, turns, corpus = fixture
     results = results_of(audit(workspace, turns, corpus, "a1"))
     worst = results["worst"]
-    assert {item["instance"] for item in worst[:len(SWAPPED)]} == SWAPPED
-    assert all(item["alignment"] <= 2 for item in worst[:len(SWAPPED)])
-    assert worst[len(SWAPPED):]
-    assert all(item["alignment"] > 2 for item in worst[len(SWAPPED):])
+    assert {item["instance"] for item in worst[: len(SWAPPED)]} == SWAPPED
+    assert all(item["alignment"] <= 2 for item in worst[: len(SWAPPED)])
+    assert worst[len(SWAPPED) :]
+    assert all(item["alignment"] > 2 for item in worst[len(SWAPPED) :])
     assert set(worst[0]["rationales"]) == set(JUDGES)
     assert results["verdict"]["label"] in ("usable with caveats", "unreliable")
 
@@ -69,7 +69,9 @@ def test_gold_positions_are_balanced_and_recorded(fixture):
         assert len(record["pool"]) == 4 and len(set(record["pool"])) == 4
         assert record["rotated_pool"] != record["pool"] and sorted(record["rotated_pool"]) == sorted(record["pool"])
     # The scripted judges read the content, so the rotation never changes their document.
-    bias = json.loads((workspace.run_dir("a3") / "audit.json").read_text(encoding="utf-8"))["discriminability"]["position_bias"]
+    bias = json.loads((workspace.run_dir("a3") / "audit.json").read_text(encoding="utf-8"))["discriminability"][
+        "position_bias"
+    ]
     assert bias["checked"] == len(instances) * len(JUDGES) and bias["same_document"] == 1.0
 
 
@@ -97,9 +99,13 @@ def test_resumed_audit_judges_no_instance_twice_and_cached_verdicts_are_reused(f
 
     def seams(fail_after):
         cache = LLMCache(workspace.llm_cache_path)
-        return {spec: ModelSeam(ScriptedBackend(replier=partial(counting, spec.endswith("b"), fail_after),
-                                                model=spec.split(":")[1]), cache=cache)
-                for spec in JUDGES}
+        return {
+            spec: ModelSeam(
+                ScriptedBackend(replier=partial(counting, spec.endswith("b"), fail_after), model=spec.split(":")[1]),
+                cache=cache,
+            )
+            for spec in JUDGES
+        }
 
     with pytest.raises(RuntimeError, match="injected judge crash"):
         audit(workspace, turns, corpus, "a5", models=seams(fail_after=40))
@@ -124,12 +130,28 @@ def test_extra_qrels_move_evaluation_scores_the_expected_way(fixture):
     extra = workspace.run_dir("a6") / EXTRA_QRELS_FILE
 
     def evaluate(run_id, extra_qrels):
-        context = EvaluationContext(workspace=str(workspace.root), measures=("RR@10", "R@1", "nDCG@10"),
-                                    embedder=register_embedder(HashingEmbedder()), extra_qrels=extra_qrels)
+        context = EvaluationContext(
+            workspace=str(workspace.root),
+            measures=("RR@10", "R@1", "nDCG@10"),
+            embedder=register_embedder(HashingEmbedder()),
+            extra_qrels=extra_qrels,
+        )
         # A BEIR view of the fixture: the evaluation reads BEIR, the audit its turn JSONL form.
-        return run_job(evaluation_builder, job="evaluate", workspace=workspace, run_id=run_id,
-                       inputs={"run_id": run_id, "benchmark": str(beir_view(turns, corpus)), "retrievers": ["bm25"],
-                               "histories": ["full"]}, context=context, settings={}, max_concurrency=1)
+        return run_job(
+            evaluation_builder,
+            job="evaluate",
+            workspace=workspace,
+            run_id=run_id,
+            inputs={
+                "run_id": run_id,
+                "benchmark": str(beir_view(turns, corpus)),
+                "retrievers": ["bm25"],
+                "histories": ["full"],
+            },
+            context=context,
+            settings={},
+            max_concurrency=1,
+        )
 
     plain = evaluate("e-plain", None).values["aggregate"]["bm25@full"]
     augmented = evaluate("e-extra", str(extra)).values["aggregate"]["bm25@full"]
@@ -161,18 +183,26 @@ def test_a_markup_question_is_flagged_as_noise_and_counted_in_the_verdict(fixtur
 
 
 # Two chunks of one page's documentation: a question about one is off-topic for the other.
-DUMPS_CHUNK = ("json.dumps(obj, *, skipkeys=False, ensure_ascii=True, indent=None) Serialize obj to a JSON "
-               "formatted str. If ensure_ascii is true (the default), the output is guaranteed to have all "
-               "incoming non-ASCII characters escaped. If ensure_ascii is false, these characters will be output "
-               "as-is. If indent is a non-negative integer, JSON array elements are pretty-printed with that indent.")
-STARTTLS_CHUNK = ("smtplib.SMTP.starttls(keyfile=None, certfile=None, context=None) Put the SMTP connection in TLS "
-                  "(Transport Layer Security) mode. All SMTP commands that follow will be encrypted. You should "
-                  "then call ehlo() again. If keyfile and certfile are provided, they are used to create an "
-                  "ssl.SSLContext.")
+DUMPS_CHUNK = (
+    "json.dumps(obj, *, skipkeys=False, ensure_ascii=True, indent=None) Serialize obj to a JSON "
+    "formatted str. If ensure_ascii is true (the default), the output is guaranteed to have all "
+    "incoming non-ASCII characters escaped. If ensure_ascii is false, these characters will be output "
+    "as-is. If indent is a non-negative integer, JSON array elements are pretty-printed with that indent."
+)
+STARTTLS_CHUNK = (
+    "smtplib.SMTP.starttls(keyfile=None, certfile=None, context=None) Put the SMTP connection in TLS "
+    "(Transport Layer Security) mode. All SMTP commands that follow will be encrypted. You should "
+    "then call ehlo() again. If keyfile and certfile are provided, they are used to create an "
+    "ssl.SSLContext."
+)
 # The offline questioner's wording in every frame, and frames a model writes, about a function and its arguments.
-MODEL_FRAMES = ["Explain the {detail} flag of {focus}.", "Give a summary of {detail} in {focus}.",
-                "Is it true that {focus} accepts {detail}?", "Compare {detail} with {second} in {focus}.",
-                "{focus} {detail} example"]
+MODEL_FRAMES = [
+    "Explain the {detail} flag of {focus}.",
+    "Give a summary of {detail} in {focus}.",
+    "Is it true that {focus} accepts {detail}?",
+    "Compare {detail} with {second} in {focus}.",
+    "{focus} {detail} example",
+]
 
 
 def typed_questions(focus: str, other: str, detail: str, second: str) -> list[str]:
@@ -180,11 +210,15 @@ def typed_questions(focus: str, other: str, detail: str, second: str) -> list[st
     from benchsmith.agents.offline.wording import wordings
 
     entry = (("entry", focus), ("entry_kind", "function"), ("owner", ""))
-    facts = [Fact("purpose", focus, entry, 0, (0,)), Fact("returns", focus, entry, 0, (0,)),
-             Fact("parameter", detail, (*entry, ("parameter", detail)), 0, (0,)),
-             Fact("comparison", focus, (("a", focus), ("b", other)), 0, (0,))]
-    return [wording.question for fact in facts for wording in wordings(fact)] + \
-        [frame.format(focus=focus, detail=detail, second=second) for frame in MODEL_FRAMES]
+    facts = [
+        Fact("purpose", focus, entry, 0, (0,)),
+        Fact("returns", focus, entry, 0, (0,)),
+        Fact("parameter", detail, (*entry, ("parameter", detail)), 0, (0,)),
+        Fact("comparison", focus, (("a", focus), ("b", other)), 0, (0,)),
+    ]
+    return [wording.question for fact in facts for wording in wordings(fact)] + [
+        frame.format(focus=focus, detail=detail, second=second) for frame in MODEL_FRAMES
+    ]
 
 
 def alignment(question: str, document: str, history: list[tuple[str, str]] = ()) -> int:
@@ -198,8 +232,10 @@ def test_a_question_whose_topic_words_are_all_in_the_gold_scores_high_whatever_i
     for question in typed_questions("json.dumps", "json.loads", "ensure_ascii", "indent"):
         assert alignment(question, DUMPS_CHUNK) >= 4, question
     # A terse follow-up takes its topic from the latest earlier question that names one.
-    history = [("What does json.dumps do with non-ASCII characters?", "It escapes them."),
-               ("Can you explain how it works?", "By ensure_ascii.")]
+    history = [
+        ("What does json.dumps do with non-ASCII characters?", "It escapes them."),
+        ("Can you explain how it works?", "By ensure_ascii."),
+    ]
     assert alignment("Could you give me a short summary of it?", DUMPS_CHUNK, history) >= 4
     # A terse question that names its own topic borrows nothing from a conversation that has moved on.
     moved_on = [("How do I put an SMTP connection in TLS mode?", "Call starttls.")]
@@ -210,7 +246,10 @@ def test_a_question_about_another_chunk_still_scores_low_in_every_frame():
     for question in typed_questions("smtplib.SMTP.starttls", "smtplib.SMTP.ehlo", "keyfile", "certfile"):
         assert alignment(question, DUMPS_CHUNK) <= 2, question
         assert alignment(question, STARTTLS_CHUNK) >= 4, question  # the same question, judged against its own chunk
-    history = [("How do I put an SMTP connection in TLS mode?", "Call starttls."), ("Can you explain how it works?", "")]
+    history = [
+        ("How do I put an SMTP connection in TLS mode?", "Call starttls."),
+        ("Can you explain how it works?", ""),
+    ]
     assert alignment("Could you give me a short summary of it?", DUMPS_CHUNK, history) <= 2
     # A question of frame words alone, with no earlier question to refer to, has nothing the gold answers.
     assert alignment("Could you give me a short summary of it?", DUMPS_CHUNK) <= 2

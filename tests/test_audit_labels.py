@@ -52,29 +52,68 @@ CORPUS = {
 # (question, answerability, gold ids, candidate ids, response)
 TURNS = [
     ("What is the density of zorbium?", "answerable", ["zorbium-density"], [], "Zorbium density is 12 grams."),
-    ("What is the boiling point of quaxil in fahrenheit?", "unanswerable", [], [],
-     "The documentation does not answer this question."),
+    (
+        "What is the boiling point of quaxil in fahrenheit?",
+        "unanswerable",
+        [],
+        [],
+        "The documentation does not answer this question.",
+    ),
     # Wrongly labelled: merolite-hardness answers it.
-    ("What is the hardness of merolite in mohs?", "unanswerable", [], [],
-     "The documentation does not answer this question."),
-    ("What are the density and hardness of zorbium?", "answerable", ["zorbium-density", "zorbium-hardness"], [],
-     "Zorbium density is 12 grams per litre and its hardness is 5 mohs."),
+    (
+        "What is the hardness of merolite in mohs?",
+        "unanswerable",
+        [],
+        [],
+        "The documentation does not answer this question.",
+    ),
+    (
+        "What are the density and hardness of zorbium?",
+        "answerable",
+        ["zorbium-density", "zorbium-hardness"],
+        [],
+        "Zorbium density is 12 grams per litre and its hardness is 5 mohs.",
+    ),
     # Wrongly labelled: plinthane-density gives nothing the answer uses.
-    ("What are the melting point and conductivity of zorbium?", "answerable",
-     ["zorbium-melting", "zorbium-conductivity", "plinthane-density"], [],
-     "Zorbium melting point is 900 kelvin and its conductivity is 3 siemens."),
-    ("How is the kestrine limit configured?", "underspecified", [], ["kestrine-queue", "kestrine-cache"],
-     "Do you mean the queue or the cache?"),
-    ("I mean the queue. Where is the kestrine limit for the queue configured?", "answerable", ["kestrine-queue"], [],
-     "In the queue settings file."),
-    ("What is the density of morvane in grams and its freezing temperature?", "partial", ["morvane-density"], [],
-     "Morvane density is 30 grams per litre; the documentation does not cover its freezing temperature."),
+    (
+        "What are the melting point and conductivity of zorbium?",
+        "answerable",
+        ["zorbium-melting", "zorbium-conductivity", "plinthane-density"],
+        [],
+        "Zorbium melting point is 900 kelvin and its conductivity is 3 siemens.",
+    ),
+    (
+        "How is the kestrine limit configured?",
+        "underspecified",
+        [],
+        ["kestrine-queue", "kestrine-cache"],
+        "Do you mean the queue or the cache?",
+    ),
+    (
+        "I mean the queue. Where is the kestrine limit for the queue configured?",
+        "answerable",
+        ["kestrine-queue"],
+        [],
+        "In the queue settings file.",
+    ),
+    (
+        "What is the density of morvane in grams and its freezing temperature?",
+        "partial",
+        ["morvane-density"],
+        [],
+        "Morvane density is 30 grams per litre; the documentation does not cover its freezing temperature.",
+    ),
 ]
 # A conversation of its own (the retrievers' pool is drawn for the turn with its history), wrongly
 # labelled: plinthane-hardness answers the part the reference answer says is missing.
 MISSING_PART_TURNS = [
-    ("What is the density of plinthane and its hardness?", "partial", ["plinthane-density"], [],
-     "Plinthane density is 40 grams per litre; the documentation does not cover the hardness of plinthane."),
+    (
+        "What is the density of plinthane and its hardness?",
+        "partial",
+        ["plinthane-density"],
+        [],
+        "Plinthane density is 40 grams per litre; the documentation does not cover the hardness of plinthane.",
+    ),
 ]
 WRONG_UNANSWERABLE, WRONG_MULTI, WRONG_PARTIAL = "labelled_t2", "labelled_t4", "missing-part_t0"
 
@@ -82,13 +121,31 @@ WRONG_UNANSWERABLE, WRONG_MULTI, WRONG_PARTIAL = "labelled_t2", "labelled_t4", "
 def write_labelled_run(directory: Path) -> Path:
     """A synthesis run's files, written by hand: run.json, dialogues.jsonl and the BEIR export
     with turn_labels.tsv."""
-    dialogues = [Dialogue.model_validate({"conversation_id": conversation_id, "turns": [
-        {"index": index, "question": question, "question_unpolished": question, "rewrite": question,
-         "response": response, "gold_ids": golds, "switch": "start" if index == 0 else "follow-up",
-         "answerability": answerability, "question_type": "factoid", "standalone": True,
-         "candidate_ids": candidates, "turn_type": "multi-passage" if len(golds) > 1 else answerability}
-        for index, (question, answerability, golds, candidates, response) in enumerate(turns)]})
-        for conversation_id, turns in (("labelled", TURNS), ("missing-part", MISSING_PART_TURNS))]
+    dialogues = [
+        Dialogue.model_validate(
+            {
+                "conversation_id": conversation_id,
+                "turns": [
+                    {
+                        "index": index,
+                        "question": question,
+                        "question_unpolished": question,
+                        "rewrite": question,
+                        "response": response,
+                        "gold_ids": golds,
+                        "switch": "start" if index == 0 else "follow-up",
+                        "answerability": answerability,
+                        "question_type": "factoid",
+                        "standalone": True,
+                        "candidate_ids": candidates,
+                        "turn_type": "multi-passage" if len(golds) > 1 else answerability,
+                    }
+                    for index, (question, answerability, golds, candidates, response) in enumerate(turns)
+                ],
+            }
+        )
+        for conversation_id, turns in (("labelled", TURNS), ("missing-part", MISSING_PART_TURNS))
+    ]
     directory.mkdir(parents=True)
     (directory / "run.json").write_text(json.dumps({"config": {}}), encoding="utf-8")
     write_dialogues(directory / "dialogues.jsonl", dialogues)
@@ -123,9 +180,10 @@ def test_offline_judge_rejects_the_wrong_labels_and_confirms_the_right_ones(labe
     outcome = label_audit(workspace, run, "offline", baseline_judges(), min_votes=1)
     results = results_of(outcome)
     labels = results["labels"]
-    assert {label: (counts["checked"], counts["confirmed"], counts["rejected"])
-            for label, counts in labels["by_label"].items()} == {
-        "unanswerable": (2, 1, 1), "multi-passage": (2, 1, 1), "underspecified": (1, 1, 0), "partial": (2, 1, 1)}
+    assert {
+        label: (counts["checked"], counts["confirmed"], counts["rejected"])
+        for label, counts in labels["by_label"].items()
+    } == {"unanswerable": (2, 1, 1), "multi-passage": (2, 1, 1), "underspecified": (1, 1, 0), "partial": (2, 1, 1)}
     assert labels["not_checked"] == {"answerable": 2} and labels["unlabelled"] == 0
     rejected = rejected_turns(results)
     assert rejected.keys() == {WRONG_UNANSWERABLE, WRONG_MULTI, WRONG_PARTIAL}
@@ -136,8 +194,10 @@ def test_offline_judge_rejects_the_wrong_labels_and_confirms_the_right_ones(labe
     assert labels["by_label"]["unanswerable"]["agreement"] == 0.5
     assert labels["below_threshold"] == ["unanswerable", "multi-passage", "partial"]
     # The underspecified turn was judged against the candidates its dialogue names, not the pool.
-    checks = {check["turn"]: check for check in json.loads(
-        (workspace.run_dir("offline") / LABEL_CHECKS_FILE).read_text())["checks"]}
+    checks = {
+        check["turn"]: check
+        for check in json.loads((workspace.run_dir("offline") / LABEL_CHECKS_FILE).read_text())["checks"]
+    }
     assert checks["labelled_t5"]["against"] == "candidates"
     assert checks["labelled_t5"]["chunks_shown"] == ["kestrine-queue", "kestrine-cache"]
     # A partial turn: its gold for the alignment, the retrievers' pool for the missing part.
@@ -160,8 +220,14 @@ def test_one_judge_alone_only_suspects_an_unanswerable_label(labelled):
     the judges' majority, is still rejected."""
     workspace, run = labelled
     labels = results_of(label_audit(workspace, run, "one-judge", baseline_judges()))["labels"]
-    assert labels["by_label"]["unanswerable"] == {"checked": 2, "confirmed": 2, "rejected": 0, "suspected": 1,
-                                                  "agreement": 1.0, "against_pool": 2}
+    assert labels["by_label"]["unanswerable"] == {
+        "checked": 2,
+        "confirmed": 2,
+        "rejected": 0,
+        "suspected": 1,
+        "agreement": 1.0,
+        "against_pool": 2,
+    }
     # A chunk answering a partial turn's missing part claims missing gold too: the same rule.
     assert labels["by_label"]["partial"]["suspected"] == 1 and labels["by_label"]["partial"]["rejected"] == 0
     assert set(rejected_turns({"labels": labels})) == {WRONG_MULTI}
@@ -180,18 +246,27 @@ def test_without_candidate_ids_an_underspecified_turn_is_judged_against_the_pool
     workspace, run = labelled
     (run / "dialogues.jsonl").unlink()
     outcome = label_audit(workspace, run, "no-candidates", baseline_judges(), min_votes=1)
-    checks = {check["turn"]: check for check in json.loads(
-        (workspace.run_dir("no-candidates") / LABEL_CHECKS_FILE).read_text())["checks"]}
+    checks = {
+        check["turn"]: check
+        for check in json.loads((workspace.run_dir("no-candidates") / LABEL_CHECKS_FILE).read_text())["checks"]
+    }
     assert checks["labelled_t5"]["against"] == "pool"
     assert {"kestrine-queue", "kestrine-cache"} <= set(checks["labelled_t5"]["chunks_shown"])
     assert results_of(outcome)["labels"]["by_label"]["underspecified"] == {
-        "checked": 1, "confirmed": 1, "rejected": 0, "suspected": 0, "agreement": 1.0, "against_pool": 1}
+        "checked": 1,
+        "confirmed": 1,
+        "rejected": 0,
+        "suspected": 0,
+        "agreement": 1.0,
+        "against_pool": 1,
+    }
 
 
 def test_the_jobs_result_and_the_cli_summary_give_the_per_label_agreement(labelled, capsys):
     workspace, run = labelled
-    result = audit_job(run, run_id="api", workspace=str(workspace.root), min_votes=1,
-                       embedder=register_embedder(HashingEmbedder()))
+    result = audit_job(
+        run, run_id="api", workspace=str(workspace.root), min_votes=1, embedder=register_embedder(HashingEmbedder())
+    )
     expected = {label: counts["agreement"] for label, counts in result.results()["labels"]["by_label"].items()}
     assert result.label_agreement == expected and expected["partial"] == 0.5
     print_audit_summary(result)
@@ -207,8 +282,10 @@ def test_a_multi_passage_instance_is_audited_on_the_gold_asked_from_first(labell
     label_audit(workspace, run, "asked-first", baseline_judges(), min_votes=1)
     instances = {record["instance"]: record for record in load_jsonl(workspace.run_dir("asked-first") / INSTANCES_FILE)}
     assert instances[WRONG_MULTI]["gold_id"] == "zorbium-melting"
-    checks = {check["turn"]: check for check in json.loads(
-        (workspace.run_dir("asked-first") / LABEL_CHECKS_FILE).read_text())["checks"]}
+    checks = {
+        check["turn"]: check
+        for check in json.loads((workspace.run_dir("asked-first") / LABEL_CHECKS_FILE).read_text())["checks"]
+    }
     assert checks[WRONG_MULTI]["chunks_shown"] == ["zorbium-melting", "zorbium-conductivity", "plinthane-density"]
 
 
@@ -236,10 +313,23 @@ def label_model_reply(request: dict[str, Any]) -> dict[str, Any]:
         passages = numbered_passages(messages)
         wanted = _asked_of_the_pool(messages)
         relevant = [wanted <= set(stemmed_words(passage)) for passage in passages]
-        return judgments_schema(len(passages)).model_validate({"judgments": [
-            {"passage": number, "rationale": "holds every word asked" if answers else "lacks a word asked",
-             "relevant": answers, "facts": [passage] if answers else []}
-            for number, (passage, answers) in enumerate(zip(passages, relevant), start=1)]}).model_dump()
+        return (
+            judgments_schema(len(passages))
+            .model_validate(
+                {
+                    "judgments": [
+                        {
+                            "passage": number,
+                            "rationale": "holds every word asked" if answers else "lacks a word asked",
+                            "relevant": answers,
+                            "facts": [passage] if answers else [],
+                        }
+                        for number, (passage, answers) in enumerate(zip(passages, relevant), start=1)
+                    ]
+                }
+            )
+            .model_dump()
+        )
     if name == "Contributions":
         content = messages[-1]["content"]
         answer = re.search(r"<answer>\n(.*?)\n</answer>", content, re.S)[1]
@@ -262,12 +352,17 @@ def test_model_judges_over_the_loopback_server_reject_the_wrong_unanswerable_lab
     assert {"PassageJudgments", "Contributions"} <= asked
     rejected = rejected_turns(results)
     assert rejected.keys() == {WRONG_UNANSWERABLE, WRONG_MULTI, WRONG_PARTIAL}
-    assert rejected[WRONG_UNANSWERABLE]["votes"] == 2 and rejected[WRONG_UNANSWERABLE]["chunks"] == ["merolite-hardness"]
+    assert rejected[WRONG_UNANSWERABLE]["votes"] == 2 and rejected[WRONG_UNANSWERABLE]["chunks"] == [
+        "merolite-hardness"
+    ]
     assert set(rejected[WRONG_UNANSWERABLE]["rationales"]) == set(SERVED_JUDGES)
     assert rejected[WRONG_PARTIAL]["votes"] == 2 and rejected[WRONG_PARTIAL]["chunks"] == ["plinthane-hardness"]
     by_label = results["labels"]["by_label"]
-    assert (by_label["unanswerable"]["confirmed"], by_label["underspecified"]["confirmed"],
-            by_label["partial"]["confirmed"]) == (1, 1, 1)
+    assert (
+        by_label["unanswerable"]["confirmed"],
+        by_label["underspecified"]["confirmed"],
+        by_label["partial"]["confirmed"],
+    ) == (1, 1, 1)
 
 
 def test_an_unlabelled_benchmark_audits_as_before(tmp_path):

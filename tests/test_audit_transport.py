@@ -62,21 +62,40 @@ def test_faults_and_out_of_range_verdicts_change_no_verdict(tmp_path, monkeypatc
     faulty_verdicts = load_jsonl(workspace.run_dir("faulty") / JUDGMENTS_FILE)
     assert sorted(clean_verdicts, key=lambda r: r["instance"]) == sorted(faulty_verdicts, key=lambda r: r["instance"])
     assert faulty_verdicts
-    assert all(verdict["alignment"]["score"] <= 5 for record in faulty_verdicts for verdict in record["verdicts"].values())
+    assert all(
+        verdict["alignment"]["score"] <= 5 for record in faulty_verdicts for verdict in record["verdicts"].values()
+    )
 
 
 def test_cli_dry_run_and_input_errors(tmp_path):
     turns, corpus = write_audit_benchmark(tmp_path / "bench")
     runner = CliRunner(env={"COLUMNS": "200"})
-    result = runner.invoke(app, ["audit", str(turns), "--corpus", str(corpus), "--judge", "openai:judge-a",
-                                 "--judge", "baseline", "--position-check", "--dry-run", "-w", str(tmp_path / "ws")])
+    result = runner.invoke(
+        app,
+        [
+            "audit",
+            str(turns),
+            "--corpus",
+            str(corpus),
+            "--judge",
+            "openai:judge-a",
+            "--judge",
+            "baseline",
+            "--position-check",
+            "--dry-run",
+            "-w",
+            str(tmp_path / "ws"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     calls = INSTANCES * 2 * (CALLS_PER_INSTANCE + 1)
     assert f"{INSTANCES} instances × 2 judge(s) → {calls} model calls" in result.output
     assert not (tmp_path / "ws" / "runs").exists() or not any((tmp_path / "ws" / "runs").iterdir())
     result = runner.invoke(app, ["audit", str(turns), "-w", str(tmp_path / "ws")])
     assert result.exit_code == 2 and "--corpus" in result.output
-    result = runner.invoke(app, ["audit", str(turns), "--corpus", str(corpus), "--judge", "gpt4", "-w", str(tmp_path / "ws")])
+    result = runner.invoke(
+        app, ["audit", str(turns), "--corpus", str(corpus), "--judge", "gpt4", "-w", str(tmp_path / "ws")]
+    )
     assert result.exit_code == 2 and "gpt4" in result.output
     lines = turns.read_text(encoding="utf-8").splitlines()
     broken = json.loads(lines[2])
@@ -94,14 +113,34 @@ def test_sigkill_mid_audit_then_resume_judges_no_instance_twice(tmp_path):
     judgments = workspace / "runs" / "killed" / JUDGMENTS_FILE
     concurrency = 2
     with FakeOpenAIServer(replier=server_judge, latency_s=0.05) as server:
-        environment = {**os.environ, "OPENAI_API_KEY": "sk-test-kill", "OPENAI_BASE_URL": server.base_url,
-                       "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-        command = [sys.executable, "-m", "benchsmith.cli", "audit", str(turns), "--corpus", str(corpus),
-                   *[part for spec in JUDGES for part in ("--judge", spec)], "--concurrency", str(concurrency),
-                   "--embedder", "openai:hash",  # the server's, not the default model (torch): not under test here
-                   "--run-id", "killed", "-w", str(workspace)]
-        process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True)
+        environment = {
+            **os.environ,
+            "OPENAI_API_KEY": "sk-test-kill",
+            "OPENAI_BASE_URL": server.base_url,
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+        }
+        command = [
+            sys.executable,
+            "-m",
+            "benchsmith.cli",
+            "audit",
+            str(turns),
+            "--corpus",
+            str(corpus),
+            *[part for spec in JUDGES for part in ("--judge", spec)],
+            "--concurrency",
+            str(concurrency),
+            "--embedder",
+            "openai:hash",  # the server's, not the default model (torch): not under test here
+            "--run-id",
+            "killed",
+            "-w",
+            str(workspace),
+        ]
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline:
             if judgments.exists() and len(judgments.read_text().splitlines()) >= 5:

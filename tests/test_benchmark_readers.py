@@ -31,11 +31,14 @@ from benchsmith.stores.workspace import Workspace
 # --- TREC --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("lines, message", [
-    (["q1 Q0 d1 1 2.5 tag", "q1 Q0 d2 2 1.5"], "run.txt:2: a TREC run line has 6 fields"),
-    (["q1 Q0 d1 1 2.5 tag", "", "q1 Q0 d2 2 high tag"], "run.txt:3: score 'high' is not a number"),
-    (["q1 Q0 d1 1 2.5 tag extra"], "run.txt:1: .* found 7"),
-])
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        (["q1 Q0 d1 1 2.5 tag", "q1 Q0 d2 2 1.5"], "run.txt:2: a TREC run line has 6 fields"),
+        (["q1 Q0 d1 1 2.5 tag", "", "q1 Q0 d2 2 high tag"], "run.txt:3: score 'high' is not a number"),
+        (["q1 Q0 d1 1 2.5 tag extra"], "run.txt:1: .* found 7"),
+    ],
+)
 def test_malformed_run_line_is_named(tmp_path, lines, message):
     path = tmp_path / "run.txt"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -43,10 +46,13 @@ def test_malformed_run_line_is_named(tmp_path, lines, message):
         read_trec_run(path)
 
 
-@pytest.mark.parametrize("lines, message", [
-    (["q1 0 d1 1", "q1 0 d2"], "qrels.txt:2: a TREC qrels line has 4 fields"),
-    (["q1 0 d1 1", "q1 0 d2 0", "q2 0 d3 yes"], "qrels.txt:3: relevance 'yes' is not an integer"),
-])
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        (["q1 0 d1 1", "q1 0 d2"], "qrels.txt:2: a TREC qrels line has 4 fields"),
+        (["q1 0 d1 1", "q1 0 d2 0", "q2 0 d3 yes"], "qrels.txt:3: relevance 'yes' is not an integer"),
+    ],
+)
 def test_malformed_qrels_line_is_named(tmp_path, lines, message):
     path = tmp_path / "qrels.txt"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -69,7 +75,8 @@ def test_write_trec_run_ranks_by_score_with_ties_by_doc_id(tmp_path):
         "q2 Q0 c 1 3.5 my_system\n"
         "q2 Q0 a 2 1.0 my_system\n"  # a and b tie at 1.0: a first
         "q2 Q0 b 3 1.0 my_system\n"
-        "q2 Q0 d 4 -2.0 my_system\n")
+        "q2 Q0 d 4 -2.0 my_system\n"
+    )
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["run.txt"]  # no .tmp left behind
     assert read_trec_run(tmp_path / "out" / "run.txt") == run
 
@@ -92,6 +99,7 @@ def test_write_trec_run_keeps_close_scores_apart(tmp_path):
 
 # --- Streaming run files ------------------------------------------------------------------------
 
+
 def test_run_writer_appends_batches_in_query_order_and_refuses_others(tmp_path):
     path = tmp_path / "run.trec"
     with trec_run_writer(path, "t") as write:
@@ -99,7 +107,10 @@ def test_run_writer_appends_batches_in_query_order_and_refuses_others(tmp_path):
         write({"q3": {"c": 1.0}})
     assert read_trec_run(path) == {"q1": {"x": 0.5}, "q2": {"a": 2.0, "b": 1.0}, "q3": {"c": 1.0}}
     assert [query for query, _ in iter_trec_run(path)] == ["q1", "q2", "q3"]
-    with pytest.raises(ValueError, match="'q2' written after 'q3'"), trec_run_writer(tmp_path / "bad.trec", "t") as write:
+    with (
+        pytest.raises(ValueError, match="'q2' written after 'q3'"),
+        trec_run_writer(tmp_path / "bad.trec", "t") as write,
+    ):
         write({"q3": {"c": 1.0}})
         write({"q2": {"b": 1.0}})
     assert not (tmp_path / "bad.trec").exists()
@@ -141,17 +152,18 @@ def test_streaming_refuses_a_file_out_of_query_order_naming_the_line(tmp_path):
 
 def test_sorted_copy_of_a_run_file_in_any_order(tmp_path):
     source = tmp_path / "mine.trec"
-    source.write_text("10 Q0 a 1 0.5 sys\n"  # numeric query ids, in numeric order: 10 before 9 as text
-                      "9 Q0 b 1 3.0 sys\n"
-                      "10 Q0 c 2 0.9 sys\n"  # q10 again after q9, out of score order
-                      "\n"
-                      "9 Q0 d 2 3.0 sys\n", encoding="utf-8")  # ties with b: b first
+    source.write_text(
+        "10 Q0 a 1 0.5 sys\n"  # numeric query ids, in numeric order: 10 before 9 as text
+        "9 Q0 b 1 3.0 sys\n"
+        "10 Q0 c 2 0.9 sys\n"  # q10 again after q9, out of score order
+        "\n"
+        "9 Q0 d 2 3.0 sys\n",
+        encoding="utf-8",
+    )  # ties with b: b first
     summary = write_sorted_copy(source, tmp_path / "copy.trec", tag="mine")
     assert (tmp_path / "copy.trec").read_text(encoding="utf-8") == (
-        "10 Q0 c 1 0.9 mine\n"
-        "10 Q0 a 2 0.5 mine\n"
-        "9 Q0 b 1 3.0 mine\n"
-        "9 Q0 d 2 3.0 mine\n")
+        "10 Q0 c 1 0.9 mine\n10 Q0 a 2 0.5 mine\n9 Q0 b 1 3.0 mine\n9 Q0 d 2 3.0 mine\n"
+    )
     assert (summary.queries, summary.lines) == (["10", "9"], 4)
     assert read_trec_run(tmp_path / "copy.trec") == read_trec_run(source)
     # A document ranked twice for one query, even lines apart, is refused: which score is meant?
@@ -165,12 +177,15 @@ def test_sorted_copy_of_a_run_file_in_any_order(tmp_path):
     assert not (tmp_path / "bad-copy.trec").exists()
 
 
-@pytest.mark.parametrize("text", [
-    "q1 0 d1 2\nq1 0 d2 0\nq2 0 d1 1\n",  # TREC
-    "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t0\nq2\td1\t1\n",  # BEIR with its header
-    "q1\td1\t2\nq1\td2\t0\nq2\td1\t1\n",  # BEIR without one
-    "\nq1 d1 2\nq1 d2 0\nq2 d1 1\n",  # three fields separated by spaces
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "q1 0 d1 2\nq1 0 d2 0\nq2 0 d1 1\n",  # TREC
+        "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t0\nq2\td1\t1\n",  # BEIR with its header
+        "q1\td1\t2\nq1\td2\t0\nq2\td1\t1\n",  # BEIR without one
+        "\nq1 d1 2\nq1 d2 0\nq2 d1 1\n",  # three fields separated by spaces
+    ],
+)
 def test_read_qrels_tells_trec_from_beir(tmp_path, text):
     (tmp_path / "qrels").write_text(text, encoding="utf-8")
     assert read_qrels(tmp_path / "qrels") == {"q1": {"d1": 2, "d2": 0}, "q2": {"d1": 1}}
@@ -190,8 +205,13 @@ def test_read_qrels_names_what_it_cannot_read(tmp_path):
 # --- BEIR --------------------------------------------------------------------------------------
 
 
-def write_beir(directory: Path, queries: list[dict], qrels: str = "query-id\tcorpus-id\tscore\nq1\td1\t1\n",
-               split: str = "test", corpus: list[dict] | None = None) -> Path:
+def write_beir(
+    directory: Path,
+    queries: list[dict],
+    qrels: str = "query-id\tcorpus-id\tscore\nq1\td1\t1\n",
+    split: str = "test",
+    corpus: list[dict] | None = None,
+) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     corpus = corpus or [{"_id": "d1", "title": "T", "text": "one"}, {"_id": "d2", "title": "", "text": "two"}]
     (directory / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in corpus), encoding="utf-8")
@@ -209,19 +229,35 @@ def workspace(tmp_path, monkeypatch) -> Workspace:
 
 def conversation_queries() -> list[dict]:
     def turn(conversation: str, number: int, switch: str) -> dict:
-        return {"_id": f"{conversation}_t{number}", "text": f"serialized {conversation} {number}", "metadata": {
-            "conversation_id": conversation, "turn": number, "switch": switch,
-            "question": f"{conversation} question {number}", "rewrite": f"{conversation} rewrite {number}",
-            "response": f"{conversation} answer {number}"}}
+        return {
+            "_id": f"{conversation}_t{number}",
+            "text": f"serialized {conversation} {number}",
+            "metadata": {
+                "conversation_id": conversation,
+                "turn": number,
+                "switch": switch,
+                "question": f"{conversation} question {number}",
+                "rewrite": f"{conversation} rewrite {number}",
+                "response": f"{conversation} answer {number}",
+            },
+        }
 
     # out of order: turn 3 before turns 1 and 2, conversations interleaved
-    return [turn("c1", 3, "hard"), turn("c2", 1, "start"), turn("c1", 1, "start"), turn("c2", 2, "follow-up"),
-            turn("c1", 2, "soft")]
+    return [
+        turn("c1", 3, "hard"),
+        turn("c2", 1, "start"),
+        turn("c1", 1, "start"),
+        turn("c2", 2, "follow-up"),
+        turn("c1", 2, "soft"),
+    ]
 
 
 def test_single_turn_beir_query(tmp_path, workspace):
-    directory = write_beir(tmp_path / "scifact", [{"_id": 1, "text": "what is bm25"}],
-                           qrels="query-id\tcorpus-id\tscore\n1\td1\t2\n1\td2\t0\n")
+    directory = write_beir(
+        tmp_path / "scifact",
+        [{"_id": 1, "text": "what is bm25"}],
+        qrels="query-id\tcorpus-id\tscore\n1\td1\t2\n1\td2\t0\n",
+    )
     benchmark = load_benchmark(directory, workspace)
     (query,) = benchmark.queries
     assert (query.id, query.text, query.question, query.history) == ("1", "what is bm25", "what is bm25", [])
@@ -241,8 +277,15 @@ def test_conversation_histories_are_rebuilt_in_turn_order(tmp_path, workspace):
     assert queries["c1_t3"].history == [("c1 question 1", "c1 answer 1"), ("c1 question 2", "c1 answer 2")]
     assert queries["c2_t2"].history == [("c2 question 1", "c2 answer 1")]  # no turn of c1 leaks in
     third = queries["c1_t3"]
-    assert (third.text, third.question, third.rewrite, third.conversation_id, third.turn, third.switch,
-            third.response) == ("serialized c1 3", "c1 question 3", "c1 rewrite 3", "c1", 3, "hard", "c1 answer 3")
+    assert (
+        third.text,
+        third.question,
+        third.rewrite,
+        third.conversation_id,
+        third.turn,
+        third.switch,
+        third.response,
+    ) == ("serialized c1 3", "c1 question 3", "c1 rewrite 3", "c1", 3, "hard", "c1 answer 3")
 
 
 def test_malformed_queries_line_is_named(tmp_path, workspace):
@@ -253,23 +296,31 @@ def test_malformed_queries_line_is_named(tmp_path, workspace):
         load_benchmark(directory, workspace)
 
 
-@pytest.mark.parametrize("record, message", [
-    ({"_id": "q2"}, "queries.jsonl:2: missing 'text' for query 'q2'"),
-    ({"text": "no id"}, "queries.jsonl:2: missing '_id'"),
-    ({"_id": "q2", "text": "x", "metadata": {"conversation_id": "c", "turn": "second"}},
-     "queries.jsonl:2: conversational query 'q2' needs an integer metadata.turn"),
-])
+@pytest.mark.parametrize(
+    "record, message",
+    [
+        ({"_id": "q2"}, "queries.jsonl:2: missing 'text' for query 'q2'"),
+        ({"text": "no id"}, "queries.jsonl:2: missing '_id'"),
+        (
+            {"_id": "q2", "text": "x", "metadata": {"conversation_id": "c", "turn": "second"}},
+            "queries.jsonl:2: conversational query 'q2' needs an integer metadata.turn",
+        ),
+    ],
+)
 def test_invalid_query_record_is_named(tmp_path, workspace, record, message):
     directory = write_beir(tmp_path / "b", [{"_id": "q1", "text": "fine"}, record])
     with pytest.raises(InputError, match=re.escape(message)):
         load_benchmark(directory, workspace)
 
 
-@pytest.mark.parametrize("qrels, message", [
-    ("query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\n", "test.tsv:3: expected 3 tab-separated fields"),
-    ("q1\td1\t1\nq1\td2\tmaybe\n", "test.tsv:2: score 'maybe' is not a number"),
-    ("query-id\tcorpus-id\tscore\n", "test.tsv: no relevance judgments"),
-])
+@pytest.mark.parametrize(
+    "qrels, message",
+    [
+        ("query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\n", "test.tsv:3: expected 3 tab-separated fields"),
+        ("q1\td1\t1\nq1\td2\tmaybe\n", "test.tsv:2: score 'maybe' is not a number"),
+        ("query-id\tcorpus-id\tscore\n", "test.tsv: no relevance judgments"),
+    ],
+)
 def test_malformed_qrels_are_named(tmp_path, workspace, qrels, message):
     directory = write_beir(tmp_path / "b", [{"_id": "q1", "text": "x"}], qrels=qrels)
     with pytest.raises(InputError, match=re.escape(message)):
@@ -294,8 +345,9 @@ def test_missing_corpus_is_named(tmp_path, workspace):
 def test_run_directory_uses_its_beir_export_and_collection(tmp_path, workspace):
     run = tmp_path / "synthesize-1"
     write_beir(run / "beir", conversation_queries())
-    (run / "run.json").write_text(json.dumps({"run_id": "synthesize-1", "config": {"collection": "stdlib"}}),
-                                  encoding="utf-8")
+    (run / "run.json").write_text(
+        json.dumps({"run_id": "synthesize-1", "config": {"collection": "stdlib"}}), encoding="utf-8"
+    )
     benchmark = load_benchmark(run, workspace)
     assert benchmark.source_collection == "stdlib"
     assert benchmark.directory == run / "beir"

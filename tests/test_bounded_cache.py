@@ -35,8 +35,12 @@ def test_get_or_fetch_fetches_only_what_is_missing_and_returns_all_of_a_request_
 def test_threads_sharing_a_cache_never_exceed_its_bound():
     cache: BoundedCache[int, int] = BoundedCache(50)
     with ThreadPoolExecutor(max_workers=8) as pool:
-        list(pool.map(lambda start: cache.get_or_fetch(range(start, start + 40), lambda keys: {k: k for k in keys}),
-                      range(0, 2000, 10)))
+        list(
+            pool.map(
+                lambda start: cache.get_or_fetch(range(start, start + 40), lambda keys: {k: k for k in keys}),
+                range(0, 2000, 10),
+            )
+        )
     assert len(cache) == 50
 
 
@@ -71,12 +75,19 @@ def test_every_process_level_cache_of_the_runtime_is_bounded():
     unbounded = []
     for path in sorted([*(root / "graphs").rglob("*.py"), root / "tools" / "cached_embedding.py"]):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and \
-                    node.target.id.startswith("_") and isinstance(node.value, ast.Dict):
+            if (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and node.target.id.startswith("_")
+                and isinstance(node.value, ast.Dict)
+            ):
                 where = (str(path.relative_to(root)), node.target.id)
                 if where not in registries:
                     unbounded.append(where)
     # These keep one corpus at a time (cleared when another comes): audit's word statistics, select's
     # corpora and chunk indexes.
-    assert sorted(unbounded) == [("graphs/runtime/corpus_indexes.py", "_statistics_cache"), ("graphs/select/retrieval.py", "_chunk_indexes"),
-                                 ("graphs/select/retrieval.py", "_corpora")]
+    assert sorted(unbounded) == [
+        ("graphs/runtime/corpus_indexes.py", "_statistics_cache"),
+        ("graphs/select/retrieval.py", "_chunk_indexes"),
+        ("graphs/select/retrieval.py", "_corpora"),
+    ]

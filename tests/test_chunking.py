@@ -65,12 +65,13 @@ def test_offsets_point_into_the_document_and_ids_are_its_path_and_byte_span():
     chunks = chunk_document(document, chunk_size=300, min_chars=0)
     for position, chunk in enumerate(chunks):
         assert document.text[chunk.start : chunk.end] == chunk.text
-        byte_start = len(text[:chunk.start].encode("utf-8"))
+        byte_start = len(text[: chunk.start].encode("utf-8"))
         assert chunk.id == f"docs/a%20b.txt:{byte_start}-{byte_start + len(chunk.text.encode('utf-8'))}"
         assert (chunk.position, chunk.doc_id, chunk.title) == (position, "docs/a b.txt", "title")
     assert chunks[1].id == span_id("docs/a b.txt", chunks[1].start + 1, chunks[1].end + 1)
-    assert [chunk.id for chunk in chunk_document(document, chunk_size=300, min_chars=0)] == \
-        [chunk.id for chunk in chunks]  # the same document always gives the same ids
+    assert [chunk.id for chunk in chunk_document(document, chunk_size=300, min_chars=0)] == [
+        chunk.id for chunk in chunks
+    ]  # the same document always gives the same ids
 
 
 def test_a_beir_passage_that_is_one_chunk_keeps_its_id_and_a_split_one_gets_spans():
@@ -102,8 +103,10 @@ def test_a_token_longer_than_the_limit_is_the_only_hard_cut():
 def marked_page() -> Document:
     from benchsmith.tools.cleaning import clean_document
 
-    markdown = ("# Guide\n\n## Install\n\n" + "Install it with pip in a fresh virtual environment. " * 3 + "\n\n"
-                "## Options\n\n--verbose\n--quiet\n\n### Advanced\n\n" + "Tune the batch size for your machine. " * 3)
+    markdown = (
+        "# Guide\n\n## Install\n\n" + "Install it with pip in a fresh virtual environment. " * 3 + "\n\n"
+        "## Options\n\n--verbose\n--quiet\n\n### Advanced\n\n" + "Tune the batch size for your machine. " * 3
+    )
     return clean_document(Document("guide.md", "/docs/guide.md", "guide", "markdown", markdown))
 
 
@@ -117,8 +120,9 @@ def test_chunks_of_a_page_do_not_cross_headings_and_titles_are_heading_paths():
     ]
     assert chunks[1].text == "Options\n\n--verbose\n--quiet"  # the option list is not glued to the prose above
     for chunk in chunks:
-        assert document.text[chunk.start:chunk.end] == chunk.text and chunk.id == span_id(
-            "guide.md", chunk.start, chunk.end)  # ASCII: bytes are characters
+        assert document.text[chunk.start : chunk.end] == chunk.text and chunk.id == span_id(
+            "guide.md", chunk.start, chunk.end
+        )  # ASCII: bytes are characters
         assert chunk.source == "/docs/guide.md"
 
 
@@ -138,8 +142,10 @@ def test_a_chunk_that_starts_mid_section_is_titled_by_the_headings_above():
 def test_python_chunks_are_titled_module_and_definition():
     from benchsmith.tools.cleaning import clean_document
 
-    code = ('"""Tools."""\n\nimport os\n\n\nclass Store:\n    """A store."""\n\n    def add(self, item):\n'
-            '        return item\n\n    limit = 10\n\n\ndef helper(x):\n    return x * 2\n\n\nCONSTANT = 1\n')
+    code = (
+        '"""Tools."""\n\nimport os\n\n\nclass Store:\n    """A store."""\n\n    def add(self, item):\n'
+        "        return item\n\n    limit = 10\n\n\ndef helper(x):\n    return x * 2\n\n\nCONSTANT = 1\n"
+    )
     document = clean_document(Document("pkg/store.py", "/src/pkg/store.py", "pkg.store", "python", code))
     chunks = chunk_document(document, chunk_size=40, min_chars=0)
     titles = {chunk.text.split("\n")[0].strip(): chunk.title for chunk in chunks}
@@ -149,15 +155,20 @@ def test_python_chunks_are_titled_module_and_definition():
     assert titles["limit = 10"] == "pkg.store › Store"  # after the method, back in its class
     assert titles["def helper(x):"] == "pkg.store › helper"
     assert titles["CONSTANT = 1"] == "pkg.store"
-    assert "".join(chunk.text for chunk in chunks).replace("\n", "").replace(" ", "") == \
-        document.text.replace("\n", "").replace(" ", "")
+    assert "".join(chunk.text for chunk in chunks).replace("\n", "").replace(" ", "") == document.text.replace(
+        "\n", ""
+    ).replace(" ", "")
 
 
 @pytest.mark.parametrize("chunk_size", [60, 120, 400])
 def test_no_chunk_splits_a_title_from_its_underline(chunk_size):
     from benchsmith.tools.chunking import is_adornment
-    text = ("Cargo handling\n==============\n\n" + "Cranes on the north quay lift containers of thirty tonnes. " * 3
-            + "\n\nReefers\n-------\n\nRefrigerated containers draw shore power from the sockets.\n")
+
+    text = (
+        "Cargo handling\n==============\n\n"
+        + "Cranes on the north quay lift containers of thirty tonnes. " * 3
+        + "\n\nReefers\n-------\n\nRefrigerated containers draw shore power from the sockets.\n"
+    )
     headings = [[0, 1, "Cargo handling"], [text.index("Reefers"), 2, "Reefers"]]
     document = Document("cargo.rst", "cargo.rst", "cargo", "rst", text, headings)
     chunks = chunk_document(document, chunk_size=chunk_size, min_chars=0)

@@ -8,48 +8,54 @@ from benchsmith.tools.markdown_text import markdown_inline
 from benchsmith.tools.rst_text import rst_inline
 
 
-@pytest.mark.parametrize("source, shown", [
-    ("{ref}`the install guide <install-target>`", "the install guide"),
-    ("{ref}`install-target`", "install-target"),
-    ("{doc}`Getting started <tutorial/start>`", "Getting started"),
-    ("{py:meth}`~benchsmith.tools.chunking.chunk_document`", "chunk_document"),
-    ("{func}`os.path.join`", "os.path.join"),
-    ("{pep}`8`", "PEP 8"),
-    ("[the docs](https://docs.example.org/a_(b))", "the docs"),
-    ("![logo](img/logo.png)", "logo"),
-    ("`List<int>` and <https://example.org>", "List<int> and https://example.org"),
-    ("[a span]{#anchor .class}", "a span"),
-    ("**bold**, *emphasis* and a_snake_case_name", "bold, emphasis and a_snake_case_name"),
-    # intersphinx: the inventory's name never shows, nor does a term's target
-    ("{term}`version specifiers <pypug:Version Specifier>`", "version specifiers"),
-    ("{ref}`pypug:Version Specifier`", "Version Specifier"),
-    ("{ref}`<pypug:Version Specifier>`", "Version Specifier"),
-    ("see <pypug:Version Specifier> first", "see Version Specifier first"),
-    ("<inv:pypug#Version Specifier>", "Version Specifier"),
-    ("[](pypug:version-specifiers)", "version-specifiers"),
-    ("[the spec](pypug:version-specifiers)", "the spec"),
-    ("`Mapping<str:int>` and <https://example.org/a:b>", "Mapping<str:int> and https://example.org/a:b"),
-])
+@pytest.mark.parametrize(
+    "source, shown",
+    [
+        ("{ref}`the install guide <install-target>`", "the install guide"),
+        ("{ref}`install-target`", "install-target"),
+        ("{doc}`Getting started <tutorial/start>`", "Getting started"),
+        ("{py:meth}`~benchsmith.tools.chunking.chunk_document`", "chunk_document"),
+        ("{func}`os.path.join`", "os.path.join"),
+        ("{pep}`8`", "PEP 8"),
+        ("[the docs](https://docs.example.org/a_(b))", "the docs"),
+        ("![logo](img/logo.png)", "logo"),
+        ("`List<int>` and <https://example.org>", "List<int> and https://example.org"),
+        ("[a span]{#anchor .class}", "a span"),
+        ("**bold**, *emphasis* and a_snake_case_name", "bold, emphasis and a_snake_case_name"),
+        # intersphinx: the inventory's name never shows, nor does a term's target
+        ("{term}`version specifiers <pypug:Version Specifier>`", "version specifiers"),
+        ("{ref}`pypug:Version Specifier`", "Version Specifier"),
+        ("{ref}`<pypug:Version Specifier>`", "Version Specifier"),
+        ("see <pypug:Version Specifier> first", "see Version Specifier first"),
+        ("<inv:pypug#Version Specifier>", "Version Specifier"),
+        ("[](pypug:version-specifiers)", "version-specifiers"),
+        ("[the spec](pypug:version-specifiers)", "the spec"),
+        ("`Mapping<str:int>` and <https://example.org/a:b>", "Mapping<str:int> and https://example.org/a:b"),
+    ],
+)
 def test_myst_inline_markup_keeps_the_readable_text(source, shown):
     assert markdown_inline(source) == shown
 
 
-@pytest.mark.parametrize("source, shown", [
-    (":ref:`the install guide <install-target>`", "the install guide"),
-    (":ref:`install-target`", "install-target"),
-    (":func:`os.path.join`", "os.path.join"),
-    (":doc:`Title <path/to/page>`", "Title"),
-    (":py:meth:`~a.b.c`", "c"),
-    (":class:`!NotLinked`", "NotLinked"),
-    ("`Python <https://python.org>`_ and `Sphinx`_ and docutils_", "Python and Sphinx and docutils"),
-    ("``literal <not a link>`` and ``:func:`kept```", "literal <not a link> and :func:`kept`"),
-    (":ref:`a title wrapped\n   over two lines <target>`", "a title wrapped over two lines"),
-    ("*emphasis* and **strong** and a footnote [#f1]_", "emphasis and strong and a footnote"),
-    (":term:`version specifiers <pypug:Version Specifier>`", "version specifiers"),
-    (":ref:`pypug:Version Specifier`", "Version Specifier"),
-    (":doc:`Sphinx <https://www.sphinx-doc.org>`", "Sphinx"),
-    (":kbd:`Ctrl+C` and :file:`C:/temp`", "Ctrl+C and C:/temp"),
-])
+@pytest.mark.parametrize(
+    "source, shown",
+    [
+        (":ref:`the install guide <install-target>`", "the install guide"),
+        (":ref:`install-target`", "install-target"),
+        (":func:`os.path.join`", "os.path.join"),
+        (":doc:`Title <path/to/page>`", "Title"),
+        (":py:meth:`~a.b.c`", "c"),
+        (":class:`!NotLinked`", "NotLinked"),
+        ("`Python <https://python.org>`_ and `Sphinx`_ and docutils_", "Python and Sphinx and docutils"),
+        ("``literal <not a link>`` and ``:func:`kept```", "literal <not a link> and :func:`kept`"),
+        (":ref:`a title wrapped\n   over two lines <target>`", "a title wrapped over two lines"),
+        ("*emphasis* and **strong** and a footnote [#f1]_", "emphasis and strong and a footnote"),
+        (":term:`version specifiers <pypug:Version Specifier>`", "version specifiers"),
+        (":ref:`pypug:Version Specifier`", "Version Specifier"),
+        (":doc:`Sphinx <https://www.sphinx-doc.org>`", "Sphinx"),
+        (":kbd:`Ctrl+C` and :file:`C:/temp`", "Ctrl+C and C:/temp"),
+    ],
+)
 def test_rst_inline_markup_keeps_the_readable_text(source, shown):
     assert rst_inline(source, {}) == shown
 
@@ -118,14 +124,41 @@ Run it from a shell::
 """
     text = clean_text(rst, "rst")
     assert text.startswith("Guide\n\nWelcome to benchsmith.")
-    for gone in (":orphan:", "tocdepth", "guide-label", "toctree", "maxdepth", "Contents", "install\nusage", "meta",
-                 "hidden metadata", "currentmodule", "highlight", "replace::", "code-block", ":caption:", ":linenos:",
-                 "tab::", "image", "diagram", "chart.png", ":width:", "comment", ".. ", "::"):
+    for gone in (
+        ":orphan:",
+        "tocdepth",
+        "guide-label",
+        "toctree",
+        "maxdepth",
+        "Contents",
+        "install\nusage",
+        "meta",
+        "hidden metadata",
+        "currentmodule",
+        "highlight",
+        "replace::",
+        "code-block",
+        ":caption:",
+        ":linenos:",
+        "tab::",
+        "image",
+        "diagram",
+        "chart.png",
+        ":width:",
+        "comment",
+        ".. ",
+        "::",
+    ):
         assert gone not in text, gone
     assert "```python\ndef add(a, b):\n    return a + b\n```" in text  # code keeps its indentation
     assert "Run it from a shell:\n\n```python\n$ python example.py\n  indented output\n```" in text
-    for kept in ("Notes keep\ntheir text.", "Linux\n\nInstall with apt.", "The caption stays.",
-                 "add(a, b)\n\nSum two numbers.", "Added in version 2.1: The b argument."):
+    for kept in (
+        "Notes keep\ntheir text.",
+        "Linux\n\nInstall with apt.",
+        "The caption stays.",
+        "add(a, b)\n\nSum two numbers.",
+        "Added in version 2.1: The b argument.",
+    ):
         assert kept in text, kept
 
 
@@ -177,8 +210,26 @@ Notes keep their text.
 <!-- an HTML comment -->
 """
     text = clean_text(myst, "markdown")
-    for gone in ("myst:", "html_meta", "hidden", "guide-label", "MyST comment", "toctree", "maxdepth", "install",
-                 "{", ":caption:", "emphasize", "tab-set", "tab-item", ":::", "diagram", "eval-rst", "<!--", ".. "):
+    for gone in (
+        "myst:",
+        "html_meta",
+        "hidden",
+        "guide-label",
+        "MyST comment",
+        "toctree",
+        "maxdepth",
+        "install",
+        "{",
+        ":caption:",
+        "emphasize",
+        "tab-set",
+        "tab-item",
+        ":::",
+        "diagram",
+        "eval-rst",
+        "<!--",
+        ".. ",
+    ):
         assert gone not in text, gone
     assert "```python\ndef add(a, b):\n    return a + b\n```" in text
     for kept in ("Guide", "Linux\n\nInstall with apt.", "Notes keep their text.", "RST inside MyST: os.getcwd."):
@@ -186,10 +237,13 @@ Notes keep their text.
 
 
 def test_lists_made_only_of_links_go_and_lists_with_words_stay():
-    markdown = ("Intro paragraph.\n\n- [Install](install.md)\n- {doc}`usage`\n- <https://example.org>\n\n"
-                "Next paragraph.\n\n- [Install](install.md): how to set it up\n- plain item\n")
+    markdown = (
+        "Intro paragraph.\n\n- [Install](install.md)\n- {doc}`usage`\n- <https://example.org>\n\n"
+        "Next paragraph.\n\n- [Install](install.md): how to set it up\n- plain item\n"
+    )
     assert clean_text(markdown, "markdown") == (
-        "Intro paragraph.\n\nNext paragraph.\n\n- Install: how to set it up\n- plain item")
+        "Intro paragraph.\n\nNext paragraph.\n\n- Install: how to set it up\n- plain item"
+    )
     rst = "Intro.\n\n* :doc:`install`\n* `Home <index.html>`_\n\nMore.\n\n* :func:`os.path.join` joins paths\n"
     assert clean_text(rst, "rst") == "Intro.\n\nMore.\n\n* os.path.join joins paths"
 
@@ -198,49 +252,72 @@ def test_headings_are_recorded_with_their_levels_and_offsets():
     rst = "=====\nGuide\n=====\n\nIntro.\n\nInstall\n=======\n\nSteps.\n\nFrom source\n-----------\n\nBuild it.\n"
     document = clean_document(Document("guide.rst", "/docs/guide.rst", "guide", "rst", rst))
     assert document.title == "Guide"
-    assert [(level, title) for _, level, title in document.headings] == [(1, "Guide"), (2, "Install"),
-                                                                         (3, "From source")]
+    assert [(level, title) for _, level, title in document.headings] == [
+        (1, "Guide"),
+        (2, "Install"),
+        (3, "From source"),
+    ]
     for offset, _, title in document.headings:  # each offset points at its heading's line
-        assert document.text[offset:offset + len(title)] == title
+        assert document.text[offset : offset + len(title)] == title
     markdown = "# Guide\n\nIntro.\n\n## Install\n\nSteps.\n\nSetext section\n--------------\n\nText.\n"
     document = clean_document(Document("guide.md", "/docs/guide.md", "guide", "markdown", markdown))
-    assert [(level, title) for _, level, title in document.headings] == [(1, "Guide"), (2, "Install"),
-                                                                         (2, "Setext section")]
+    assert [(level, title) for _, level, title in document.headings] == [
+        (1, "Guide"),
+        (2, "Install"),
+        (2, "Setext section"),
+    ]
     assert "#" not in document.text and "---" not in document.text
 
 
 def test_html_headings_code_and_navigation():
-    html = ("<html><head><title>t</title></head><body><div class='sphinxsidebar'>Menu entry</div>"
-            "<h1>Guide<a class='headerlink' href='#guide'>¶</a></h1><p>Some <em>text</em>.</p><h2>Install</h2>"
-            "<div class='highlight-python'><pre>def f():\n    return 1\n</pre></div></body></html>")
+    html = (
+        "<html><head><title>t</title></head><body><div class='sphinxsidebar'>Menu entry</div>"
+        "<h1>Guide<a class='headerlink' href='#guide'>¶</a></h1><p>Some <em>text</em>.</p><h2>Install</h2>"
+        "<div class='highlight-python'><pre>def f():\n    return 1\n</pre></div></body></html>"
+    )
     document = clean_document(Document("g.html", "/g.html", "g", "html", html))
     assert document.text == "Guide\n\nSome text.\n\nInstall\n\n```python\ndef f():\n    return 1\n```"
     assert [(level, title) for _, level, title in document.headings] == [(1, "Guide"), (2, "Install")]
 
 
-@pytest.mark.parametrize("kind, source", [
-    ("markdown", "# Old page\n\nThis page has moved to [the new guide](new/guide.md).\n"),
-    ("rst", "Old page\n========\n\nThis page has been moved to :doc:`new/guide`.\n"),
-    ("markdown", "---\nredirect: x\n---\nThis content now lives at https://docs.example.org/guide/ .\n"),
-    ("html", "<html><head><meta http-equiv='refresh' content='0; url=new.html'></head>"
-             "<body><p>Redirecting to <a href='new.html'>new.html</a></p></body></html>"),
-    ("markdown", "(version-specifiers)=\n\n# Version specifiers\n\nThis is now covered in "
-                 "{ref}`pypug:Version Specifier`.\n"),
-    ("rst", "Platform tags\n=============\n\nThis is now covered in :doc:`pypug:specifications/platform-tags`.\n"),
-])
+@pytest.mark.parametrize(
+    "kind, source",
+    [
+        ("markdown", "# Old page\n\nThis page has moved to [the new guide](new/guide.md).\n"),
+        ("rst", "Old page\n========\n\nThis page has been moved to :doc:`new/guide`.\n"),
+        ("markdown", "---\nredirect: x\n---\nThis content now lives at https://docs.example.org/guide/ .\n"),
+        (
+            "html",
+            "<html><head><meta http-equiv='refresh' content='0; url=new.html'></head>"
+            "<body><p>Redirecting to <a href='new.html'>new.html</a></p></body></html>",
+        ),
+        (
+            "markdown",
+            "(version-specifiers)=\n\n# Version specifiers\n\nThis is now covered in {ref}`pypug:Version Specifier`.\n",
+        ),
+        ("rst", "Platform tags\n=============\n\nThis is now covered in :doc:`pypug:specifications/platform-tags`.\n"),
+    ],
+)
 def test_redirect_stubs_are_recognized(kind, source):
     assert redirect_notice(source, kind).startswith("redirect page")
 
 
-@pytest.mark.parametrize("kind, source", [
-    # moved, but a real page around it
-    ("markdown", "# Configuration\n\nThe cache moved to the workspace folder in 2.0. " + "It keeps responses. " * 30
-     + "See [the cache](cache.md)."),
-    # short, but no notice
-    ("markdown", "# Install\n\nRun pip install benchsmith, then see [the quickstart](start.md).\n"),
-    # a notice without anywhere to go
-    ("text", "The office has moved to the third floor."),
-])
+@pytest.mark.parametrize(
+    "kind, source",
+    [
+        # moved, but a real page around it
+        (
+            "markdown",
+            "# Configuration\n\nThe cache moved to the workspace folder in 2.0. "
+            + "It keeps responses. " * 30
+            + "See [the cache](cache.md).",
+        ),
+        # short, but no notice
+        ("markdown", "# Install\n\nRun pip install benchsmith, then see [the quickstart](start.md).\n"),
+        # a notice without anywhere to go
+        ("text", "The office has moved to the third floor."),
+    ],
+)
 def test_pages_that_are_not_redirect_stubs(kind, source):
     assert redirect_notice(source, kind) is None
 
@@ -257,11 +334,21 @@ def test_myst_labels_go_whatever_their_name():
 def test_repeated_headings_stay_while_repeated_footer_lines_go():
     from benchsmith.tools.cleaning import clean_documents
 
-    pages = [Document(f"p{i}.md", f"/p{i}.md", f"p{i}", "markdown",
-                      f"# Function {i}\n\nWhat function {i} does.\n\n## Parameters and returns\n\nx: an input.\n\n"
-                      "Built with love by the docs team.") for i in range(6)]
+    pages = [
+        Document(
+            f"p{i}.md",
+            f"/p{i}.md",
+            f"p{i}",
+            "markdown",
+            f"# Function {i}\n\nWhat function {i} does.\n\n## Parameters and returns\n\nx: an input.\n\n"
+            "Built with love by the docs team.",
+        )
+        for i in range(6)
+    ]
     cleaned = clean_documents(pages)
     assert cleaned
     assert all("Built with love" not in document.text for document in cleaned)
-    assert all([title for _, _, title in document.headings] == [document.title, "Parameters and returns"]
-               for document in cleaned)
+    assert all(
+        [title for _, _, title in document.headings] == [document.title, "Parameters and returns"]
+        for document in cleaned
+    )

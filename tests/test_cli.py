@@ -59,8 +59,19 @@ def test_bad_options_exit_2(tmp_path):
 def test_dry_run_counts_and_writes_nothing(tmp_path):
     corpus = write_corpus(tmp_path / "corpus", documents=5)
     workspace = tmp_path / "ws"
-    result = invoke("ingest", str(corpus), "--dry-run", "-w", str(workspace), "--chunk-size", "300",
-                    "--quality", "llm", "--llm", "openai:gpt-4o-mini")
+    result = invoke(
+        "ingest",
+        str(corpus),
+        "--dry-run",
+        "-w",
+        str(workspace),
+        "--chunk-size",
+        "300",
+        "--quality",
+        "llm",
+        "--llm",
+        "openai:gpt-4o-mini",
+    )
     assert result.exit_code == 0, result.output
     assert "5 files read" in result.output and "model calls" in result.output
     assert not workspace.exists()
@@ -87,15 +98,30 @@ def test_runs_lists_status_and_items(tmp_path):
 def test_help_explains_the_commands():
     result = invoke("--help")
     assert result.exit_code == 0
-    for command in ("ingest", "cluster", "synthesize", "evaluate", "paraphrase", "robustness", "demo", "runs", "studio"):
+    for command in (
+        "ingest",
+        "cluster",
+        "synthesize",
+        "evaluate",
+        "paraphrase",
+        "robustness",
+        "demo",
+        "runs",
+        "studio",
+    ):
         assert command in result.output
 
 
 def benchsmith(*arguments: str, workspace: Path, environment: dict[str, str] | None = None) -> subprocess.Popen:
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(environment or {})}
-    return subprocess.Popen([sys.executable, "-m", "benchsmith.cli", *arguments, "-w", str(workspace)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment,
-                            cwd=Path(__file__).resolve().parent.parent)
+    return subprocess.Popen(
+        [sys.executable, "-m", "benchsmith.cli", *arguments, "-w", str(workspace)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=environment,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
 
 
 @pytest.mark.slow
@@ -108,8 +134,22 @@ def test_sigkill_during_embedding_then_resume(tmp_path, monkeypatch):
     them: what was embedded is in the embedding cache, and the rerun asks the server only for the rest."""
     corpus = write_corpus(tmp_path / "corpus", documents=30)  # 90 chunks: the kill comes after 16
     workspace = Workspace.resolve(tmp_path / "ws")
-    arguments = ("ingest", str(corpus), "--collection", "docs", "--run-id", "killed", "--batch-size", "8",
-                 "--chunk-size", "300", "--min-chars", "50", "--embedder", "openai:hash")
+    arguments = (
+        "ingest",
+        str(corpus),
+        "--collection",
+        "docs",
+        "--run-id",
+        "killed",
+        "--batch-size",
+        "8",
+        "--chunk-size",
+        "300",
+        "--min-chars",
+        "50",
+        "--embedder",
+        "openai:hash",
+    )
     with FakeOpenAIServer(latency_s=0.1) as server:
         environment = {"OPENAI_BASE_URL": server.base_url}
         process = benchsmith(*arguments, workspace=workspace.root, environment=environment)
@@ -176,23 +216,57 @@ def test_cluster_and_synthesize_name_a_missing_collection(clustered_workspace):
 
 def test_synthesize_dry_run_counts_calls_and_calls_nothing(clustered_workspace):
     runs_before = set(clustered_workspace.runs_dir.iterdir())
-    result = invoke("synthesize", "--collection", "docs", "--conversations", "5", "--turns", "3", "--llm",
-                    "openai:gpt-4o-mini", "--dry-run", "-w", str(clustered_workspace.root))
+    result = invoke(
+        "synthesize",
+        "--collection",
+        "docs",
+        "--conversations",
+        "5",
+        "--turns",
+        "3",
+        "--llm",
+        "openai:gpt-4o-mini",
+        "--dry-run",
+        "-w",
+        str(clustered_workspace.root),
+    )
     assert result.exit_code == 0, result.output
     assert f"{5 * (3 * 3 - 1)} model calls" in result.output and "$" in result.output
     assert set(clustered_workspace.runs_dir.iterdir()) == runs_before
 
 
 def test_synthesize_offline_then_report_the_finished_run(clustered_workspace):
-    arguments = ("synthesize", "--collection", "docs", "--conversations", "4", "--turns", "3", "--cluster-size", "4",
-                 "--run-id", "cli-synth", "-w", str(clustered_workspace.root))
+    arguments = (
+        "synthesize",
+        "--collection",
+        "docs",
+        "--conversations",
+        "4",
+        "--turns",
+        "3",
+        "--cluster-size",
+        "4",
+        "--run-id",
+        "cli-synth",
+        "-w",
+        str(clustered_workspace.root),
+    )
     first = invoke(*arguments)
     assert first.exit_code == 0, first.output
     assert "Benchmark statistics" in first.output and "tokens per question" in first.output
     again = invoke(*arguments)
     assert again.exit_code == 0 and "already finished; nothing redone" in again.output
-    too_many = invoke("synthesize", "--collection", "docs", "--conversations", "500", "--cluster-size", "4",
-                      "-w", str(clustered_workspace.root))
+    too_many = invoke(
+        "synthesize",
+        "--collection",
+        "docs",
+        "--conversations",
+        "500",
+        "--cluster-size",
+        "4",
+        "-w",
+        str(clustered_workspace.root),
+    )
     assert too_many.exit_code == 2 and "ask for at most" in too_many.output
 
 
@@ -208,8 +282,11 @@ def test_demo_runs_every_job_offline_and_ends_with_the_evaluation_report(tmp_pat
     report = tmp_path / "ws" / "runs" / "demo-evaluate" / "report.html"
     assert report.exists() and "data:image/png;base64," in report.read_text(encoding="utf-8")
     results = json.loads((report.parent / "results.json").read_text(encoding="utf-8"))
-    assert sorted(results["aggregate"]) == sorted(f"{retriever}@{history}" for history in ("full", "oracle")
-                                                  for retriever in ("dense", "bm25", "hybrid:rrf(dense,bm25)"))
+    assert sorted(results["aggregate"]) == sorted(
+        f"{retriever}@{history}"
+        for history in ("full", "oracle")
+        for retriever in ("dense", "bm25", "hybrid:rrf(dense,bm25)")
+    )
     # 30 conversations of 4 turns; a turn the quality gate refused in every attempt is dropped and counted
     gate = json.loads((tmp_path / "ws" / "runs" / "demo-synthesize" / "stats.json").read_text())["quality_gate"]
     kept = gate["turns_kept"]
@@ -233,10 +310,14 @@ def test_help_paragraphs_are_reflowed_not_broken_where_the_source_wraps(words):
 
     result = CliRunner(env={"COLUMNS": "400"}).invoke(cli_app, [*words, "--help"])
     assert result.exit_code == 0, result.output
-    command = next(info for info in ([*cli_app.registered_commands] +
-                                     [c for group in cli_app.registered_groups
-                                      for c in group.typer_instance.registered_commands])
-                   if info.callback.__name__ == words[-1])
+    command = next(
+        info
+        for info in (
+            [*cli_app.registered_commands]
+            + [c for group in cli_app.registered_groups for c in group.typer_instance.registered_commands]
+        )
+        if info.callback.__name__ == words[-1]
+    )
     paragraph = inspect.cleandoc(command.callback.__doc__).split("\n\n")[1]
     assert "\n" in paragraph  # the source wraps it
     assert " ".join(paragraph.split("\n"))[:150] in result.output.replace("\n", "\x00")  # on one output line

@@ -13,14 +13,21 @@ from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.corpus_statistics import compute_corpus_statistics, random_pair_similarity
 from benchsmith.tools.dialogue_walk import Position, choose_soft_switch, soft_switch_candidates
 
-TEXTS = ["The tide table lists high water.", "Tide gauges record water levels.", "Ferry crossings follow the tide.",
-         "The harbour master assigns moorings.", "Moorings are booked by radio.", "Water, water everywhere."]
+TEXTS = [
+    "The tide table lists high water.",
+    "Tide gauges record water levels.",
+    "Ferry crossings follow the tide.",
+    "The harbour master assigns moorings.",
+    "Moorings are booked by radio.",
+    "Water, water everywhere.",
+]
 
 
 def statistics(posting_cap: int = 1000):
     vectors = np.random.default_rng(1).normal(size=(len(TEXTS), 8)).astype(np.float32)
-    return compute_corpus_statistics("docs", [f"id{i}" for i in range(len(TEXTS))], vectors, TEXTS,
-                                     posting_cap=posting_cap)
+    return compute_corpus_statistics(
+        "docs", [f"id{i}" for i in range(len(TEXTS))], vectors, TEXTS, posting_cap=posting_cap
+    )
 
 
 def brute_force(words: set[str]) -> int:

@@ -51,8 +51,9 @@ def test_the_table_holds_the_options_of_the_issue():
     assert len(COUNT_OPTIONS) > 60
 
 
-@pytest.mark.parametrize(("words", "option"), COUNT_OPTIONS,
-                         ids=[f"{' '.join(words)} {option.opts[0]}" for words, option in COUNT_OPTIONS])
+@pytest.mark.parametrize(
+    ("words", "option"), COUNT_OPTIONS, ids=[f"{' '.join(words)} {option.opts[0]}" for words, option in COUNT_OPTIONS]
+)
 def test_each_count_option_is_bounded_in_help_and_refused_past_it(words, option, tmp_path):
     assert option.max is not None and option.min is not None, "a count option without a documented bound"
     command = typer.main.get_command(app)
@@ -61,10 +62,15 @@ def test_each_count_option_is_bounded_in_help_and_refused_past_it(words, option,
     arguments = []
     for parameter in command.params:  # the command's required inputs, any value: the bound is checked first
         if parameter.required and parameter is not option:
-            arguments += ["x"] if not parameter.opts or not parameter.opts[0].startswith("-") else [parameter.opts[0], "x"]
-    result = runner.invoke(app, [*words, *arguments, option.opts[0], str(option.max + 1), "-w", str(tmp_path / "ws")]
-                           if any(p.opts and p.opts[0] == "--workspace" for p in command.params)
-                           else [*words, *arguments, option.opts[0], str(option.max + 1)])
+            arguments += (
+                ["x"] if not parameter.opts or not parameter.opts[0].startswith("-") else [parameter.opts[0], "x"]
+            )
+    result = runner.invoke(
+        app,
+        [*words, *arguments, option.opts[0], str(option.max + 1), "-w", str(tmp_path / "ws")]
+        if any(p.opts and p.opts[0] == "--workspace" for p in command.params)
+        else [*words, *arguments, option.opts[0], str(option.max + 1)],
+    )
     assert result.exit_code == 2, result.output
     assert option.opts[0] in result.output and f"less than or equal to {option.max}" in result.output, result.output
     assert not (tmp_path / "ws" / "runs").exists()
@@ -74,8 +80,11 @@ def test_each_count_option_is_bounded_in_help_and_refused_past_it(words, option,
 
 def count_settings(graph_id: str) -> list[tuple[type, dataclasses.Field]]:
     context_type = compiled(graph_id).builder.context_schema
-    return [(context_type, item) for item in user_settings(context_type)
-            if type_hints(context_type)[item.name] in (int, int | None)]
+    return [
+        (context_type, item)
+        for item in user_settings(context_type)
+        if type_hints(context_type)[item.name] in (int, int | None)
+    ]
 
 
 @pytest.mark.parametrize("graph_id", list(COMMANDS))

@@ -29,11 +29,17 @@ from tests.paraphrase_fixtures import server_replier, write_cast_files
 
 BATCH_SIZE = 2
 # (command words, the command's module, the job function it calls)
-COMMANDS = [(["ingest"], "ingest", "run_ingest"), (["paraphrase"], "paraphrase", "run_paraphrase"),
-            (["robustness"], "robustness", "run_robustness"), (["hardneg", "build"], "hardneg", "run_build"),
-            (["nuggets"], "nuggets", "run_nuggets"), (["select"], "select", "run_selection"),
-            (["evaluate"], "evaluate", "run_evaluation"), (["synthesize"], "synthesize", "run_synthesis"),
-            (["audit"], "audit", "run_audit")]
+COMMANDS = [
+    (["ingest"], "ingest", "run_ingest"),
+    (["paraphrase"], "paraphrase", "run_paraphrase"),
+    (["robustness"], "robustness", "run_robustness"),
+    (["hardneg", "build"], "hardneg", "run_build"),
+    (["nuggets"], "nuggets", "run_nuggets"),
+    (["select"], "select", "run_selection"),
+    (["evaluate"], "evaluate", "run_evaluation"),
+    (["synthesize"], "synthesize", "run_synthesis"),
+    (["audit"], "audit", "run_audit"),
+]
 
 
 def thread(run_id: str, workspace: Workspace) -> str:
@@ -52,14 +58,23 @@ def count_rows(url: str, table: str, run_id: str | None = None) -> int:
 
 
 def ingest(tmp_path: Path, workspace: str, url: str, embedder: HashingEmbedder):
-    return benchsmith.ingest([tmp_path / "corpus"], collection="docs", embedder=register_embedder(embedder),
-                             chunk_size=300, min_chars=50, batch_size=BATCH_SIZE, workspace=tmp_path / workspace,
-                             database=url, run_id="ingest-db")
+    return benchsmith.ingest(
+        [tmp_path / "corpus"],
+        collection="docs",
+        embedder=register_embedder(embedder),
+        chunk_size=300,
+        min_chars=50,
+        batch_size=BATCH_SIZE,
+        workspace=tmp_path / workspace,
+        database=url,
+        run_id="ingest-db",
+    )
 
 
 def stored_chunks(workspace: Path, embedder: HashingEmbedder) -> int:
-    store = VectorStore(open_client(Workspace.resolve(workspace)), "docs", ChromaEmbeddingFunction(embedder),
-                        embedder.name)
+    store = VectorStore(
+        open_client(Workspace.resolve(workspace)), "docs", ChromaEmbeddingFunction(embedder), embedder.name
+    )
     return store.collection.count()
 
 
@@ -91,12 +106,13 @@ def test_ingest_resumes_from_postgresql_and_a_new_workspace_starts_the_run_over(
     assert elsewhere_embedder.texts_embedded == elsewhere.indexed == resumed.indexed
     assert stored_chunks(tmp_path / "second", elsewhere_embedder) == elsewhere.indexed
     assert find_run(database, "ingest-db").status == "finished"
-    assert checkpoint_threads(database).keys() == {thread("ingest-db", first),
-                                                   thread("ingest-db", Workspace.resolve(tmp_path / "second"))}
+    assert checkpoint_threads(database).keys() == {
+        thread("ingest-db", first),
+        thread("ingest-db", Workspace.resolve(tmp_path / "second")),
+    }
 
 
-def test_a_run_crashed_here_and_finished_elsewhere_resumes_with_this_workspaces_collection_complete(tmp_path,
-                                                                                                   database):
+def test_a_run_crashed_here_and_finished_elsewhere_resumes_with_this_workspaces_collection_complete(tmp_path, database):
     write_corpus(tmp_path / "corpus", documents=8)
     with pytest.raises(RuntimeError, match="injected embedding failure"):
         ingest(tmp_path, "first", database, HashingEmbedder(fail_on_call=3))
@@ -107,13 +123,22 @@ def test_a_run_crashed_here_and_finished_elsewhere_resumes_with_this_workspaces_
 
 
 def paraphrase(files: dict[str, Path], workspace: Path, url: str):
-    return benchsmith.paraphrase([files["2019"], files["2020"]], per_turn=3, llm="openai:sim", min_similarity=0.3,
-                                 embedder=register_embedder(HashingEmbedder()), concurrency=2, workspace=workspace,
-                                 database=url, run_id="paraphrase-db")
+    return benchsmith.paraphrase(
+        [files["2019"], files["2020"]],
+        per_turn=3,
+        llm="openai:sim",
+        min_similarity=0.3,
+        embedder=register_embedder(HashingEmbedder()),
+        concurrency=2,
+        workspace=workspace,
+        database=url,
+        run_id="paraphrase-db",
+    )
 
 
 def test_paraphrase_keeps_model_cache_and_usage_in_postgresql_so_a_new_workspace_asks_the_model_nothing(
-        tmp_path, database, monkeypatch):
+    tmp_path, database, monkeypatch
+):
     files = write_cast_files(tmp_path / "cast")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-database-jobs")
     with FakeOpenAIServer(replier=server_replier) as server:
@@ -126,11 +151,15 @@ def test_paraphrase_keeps_model_cache_and_usage_in_postgresql_so_a_new_workspace
         workspace = Workspace.resolve(tmp_path / "first")
         assert not workspace.llm_cache_path.exists() and not workspace.checkpoints_path.exists()
         shared = find_run(database, "paraphrase-db")
-        assert (shared.job, shared.status, shared.summary["paraphrases"]) == ("paraphrase", "finished",
-                                                                              first.paraphrases)
+        assert (shared.job, shared.status, shared.summary["paraphrases"]) == (
+            "paraphrase",
+            "finished",
+            first.paraphrases,
+        )
         # A paraphrasing run is shared by workers: each process has its own thread, the turns are items.
-        assert checkpoint_threads(database).keys() == {checkpoint_thread("paraphrase-db", workspace, database,
-                                                                         shared=True)}
+        assert checkpoint_threads(database).keys() == {
+            checkpoint_thread("paraphrase-db", workspace, database, shared=True)
+        }
 
         # Another machine joins the finished shared run: no turn is left, so it only writes the files
         # from the turns in the database; the model is asked nothing, and the run's usage is the one run's.
@@ -159,13 +188,21 @@ def test_each_command_passes_database_on_to_its_job(words, module, job, tmp_path
 
     # The module itself: benchsmith.cli.select is the command function of that name.
     monkeypatch.setattr(importlib.import_module(f"benchsmith.cli.{module}"), job, stand_in)
-    inputs = {"ingest": ["docs"], "paraphrase": ["topics.json"], "robustness": ["paraphrase-run"],
-              "hardneg": ["docs"], "nuggets": ["questions.jsonl", "--corpus", "docs"],
-              "select": ["queries.txt", "--corpus", "docs"], "evaluate": ["bench"],
-              "synthesize": ["--collection", "docs"], "audit": ["bench"]}[words[0]]
+    inputs = {
+        "ingest": ["docs"],
+        "paraphrase": ["topics.json"],
+        "robustness": ["paraphrase-run"],
+        "hardneg": ["docs"],
+        "nuggets": ["questions.jsonl", "--corpus", "docs"],
+        "select": ["queries.txt", "--corpus", "docs"],
+        "evaluate": ["bench"],
+        "synthesize": ["--collection", "docs"],
+        "audit": ["bench"],
+    }[words[0]]
     url = "postgresql://user@db.example:5432/bench"
-    result = CliRunner(env={"COLUMNS": "200"}).invoke(app, [*words, *inputs, "--database", url,
-                                                            "-w", str(tmp_path / "ws")])
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(
+        app, [*words, *inputs, "--database", url, "-w", str(tmp_path / "ws")]
+    )
     assert "stopped by the test" in result.output and result.exit_code == 2, result.output
     assert received["database"] == url
 
@@ -175,17 +212,30 @@ def test_bad_input_a_new_run_meets_in_its_first_step_leaves_no_record_here_or_in
     there too, and its run id is free; another workspace's record of the same id is not touched."""
     (tmp_path / "bad.jsonl").write_text('{"_id": "d1", "text": "fine"}\n{"_id": "d2"}\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"bad\.jsonl:2: missing 'text'"):
-        benchsmith.ingest([tmp_path / "bad.jsonl"], workspace=tmp_path / "ws", database=database, run_id="bad-run",
-                          embedder=register_embedder(HashingEmbedder()))
+        benchsmith.ingest(
+            [tmp_path / "bad.jsonl"],
+            workspace=tmp_path / "ws",
+            database=database,
+            run_id="bad-run",
+            embedder=register_embedder(HashingEmbedder()),
+        )
     assert find_run(database, "bad-run") is None and count_rows(database, "benchsmith_workers", "bad-run") == 0
     assert not RunDirectory(Workspace.resolve(tmp_path / "ws"), "bad-run").exists()
 
     write_corpus(tmp_path / "corpus", documents=4)
     ingest(tmp_path, "first", database, HashingEmbedder())  # run ingest-db, finished, from another workspace
     with pytest.raises(InputError, match="other settings"):  # the same id, another corpus: not this run
-        benchsmith.ingest([tmp_path / "bad.jsonl"], collection="docs", embedder=register_embedder(HashingEmbedder()),
-                          chunk_size=300, min_chars=50, batch_size=BATCH_SIZE, workspace=tmp_path / "second",
-                          database=database, run_id="ingest-db")
+        benchsmith.ingest(
+            [tmp_path / "bad.jsonl"],
+            collection="docs",
+            embedder=register_embedder(HashingEmbedder()),
+            chunk_size=300,
+            min_chars=50,
+            batch_size=BATCH_SIZE,
+            workspace=tmp_path / "second",
+            database=database,
+            run_id="ingest-db",
+        )
     for document in (tmp_path / "corpus").iterdir():  # the same settings, and a corpus gone empty
         document.unlink()
     with pytest.raises(InputError, match="empty corpus"):

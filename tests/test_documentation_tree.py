@@ -152,8 +152,13 @@ This page has moved to {doc}`the installation guide <guide/install>`.
 
 
 def write_documentation_tree(root: Path) -> Path:
-    files = {"index.md": INDEX_MD, "guide/install.rst": INSTALL_RST, "guide/usage.md": USAGE_MD,
-             "reference/api.rst": API_RST, "old-install.md": MOVED_MD}
+    files = {
+        "index.md": INDEX_MD,
+        "guide/install.rst": INSTALL_RST,
+        "guide/usage.md": USAGE_MD,
+        "reference/api.rst": API_RST,
+        "old-install.md": MOVED_MD,
+    }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
@@ -186,12 +191,38 @@ def test_redirect_page_is_skipped_with_the_reason(tree):
 
 def test_chunks_hold_the_reader_text_without_markup(chunks):
     everything = "\n".join(chunk.text for chunk in chunks)
-    for syntax in ("{ref}", "{doc}", "{py:meth}", ":ref:", ":func:", "`", "<usage>", "<workspace>", ".. ", "::",
-                   ":orphan:", ":caption:", ":maxdepth:", "toctree", "guide/install", "guide/usage", "myst:",
-                   "(home)=", "(usage)=", "_install", "currentmodule", "tab::", "{code-block}"):
+    for syntax in (
+        "{ref}",
+        "{doc}",
+        "{py:meth}",
+        ":ref:",
+        ":func:",
+        "`",
+        "<usage>",
+        "<workspace>",
+        ".. ",
+        "::",
+        ":orphan:",
+        ":caption:",
+        ":maxdepth:",
+        "toctree",
+        "guide/install",
+        "guide/usage",
+        "myst:",
+        "(home)=",
+        "(usage)=",
+        "_install",
+        "currentmodule",
+        "tab::",
+        "{code-block}",
+    ):
         assert syntax not in everything.replace("```", ""), syntax
-    for role_text in ("see the usage guide", "os.path.expanduser for where", "workspace section explains where runs",
-                      "run_job is the function every command"):
+    for role_text in (
+        "see the usage guide",
+        "os.path.expanduser for where",
+        "workspace section explains where runs",
+        "run_job is the function every command",
+    ):
         assert role_text in everything, role_text
     # Code stays code, fenced with its language and indented as written.
     assert "```bash\ngit clone https://example.org/benchsmith.git\ncd benchsmith\npip install -e .\n```" in everything
@@ -219,8 +250,14 @@ def test_quality_scores_keep_prose_and_drop_tables_options_and_stubs(chunks):
     for junk in ("--chunk-size", "macOS", "See https://example.org/benchsmith/CHANGELOG.html"):
         chunk = chunk_with(chunks, junk)
         assert information_density(chunk.text) < DEFAULT_MIN_QUALITY, chunk.text
-    for prose in ("Benchsmith builds retrieval benchmarks", "needs Python 3.11", "git clone", "Settings are read",
-                  "Every model response is cached", "Split one cleaned document"):
+    for prose in (
+        "Benchsmith builds retrieval benchmarks",
+        "needs Python 3.11",
+        "git clone",
+        "Settings are read",
+        "Every model response is cached",
+        "Split one cleaned document",
+    ):
         chunk = chunk_with(chunks, prose)
         assert information_density(chunk.text) >= DEFAULT_MIN_QUALITY, chunk.text
 
@@ -232,7 +269,8 @@ def test_ingest_graph_over_the_tree(tree, tmp_path):
     run_dir = RunDirectory(workspace, "docs")
     skipped = load_jsonl(run_dir.file("skipped.jsonl"))
     assert [(Path(record["path"]).name, record["reason"].split(":")[0]) for record in skipped] == [
-        ("old-install.md", "redirect page")]
+        ("old-install.md", "redirect page")
+    ]
     kept = load_jsonl(run_dir.file("kept.jsonl"))
     filtered = load_jsonl(run_dir.file("filtered.jsonl"))
     assert values["files_read"] == 4 and values["indexed"] == len(kept) and values["filtered"] == len(filtered)

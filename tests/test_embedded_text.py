@@ -38,19 +38,46 @@ def table_question(text: str) -> str:
 def test_the_same_questions_score_the_same_in_validate_and_evaluate(tmp_path, monkeypatch):
     workspace = Workspace.resolve(tmp_path / "ws")
     build_collection(workspace, tmp_path / "pages", documents=24)
-    run_dir = benchsmith.synthesize(COLLECTION, conversations=2, turns=3, llm="baseline", cluster_size=4,
-                                    workspace=workspace.root, run_id="synthesized").run_dir
+    run_dir = benchsmith.synthesize(
+        COLLECTION,
+        conversations=2,
+        turns=3,
+        llm="baseline",
+        cluster_size=4,
+        workspace=workspace.root,
+        run_id="synthesized",
+    ).run_dir
     corpus = load_jsonl(run_dir / "beir" / "corpus.jsonl")
     assert corpus
     assert all(record["title"] for record in corpus)  # titles the collection's vectors never saw
     labels = tmp_path / "mine.jsonl"
-    labels.write_text("".join(json.dumps({"id": f"q{number}", "question": table_question(record["text"]),
-                                          "gold": [{"chunk_id": record["_id"], "document": record["_id"].split(":")[0],
-                                                    "evidence": "the passage"}]}) + "\n"
-                              for number, record in enumerate(corpus[:12])), encoding="utf-8")
+    labels.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"q{number}",
+                    "question": table_question(record["text"]),
+                    "gold": [
+                        {"chunk_id": record["_id"], "document": record["_id"].split(":")[0], "evidence": "the passage"}
+                    ],
+                }
+            )
+            + "\n"
+            for number, record in enumerate(corpus[:12])
+        ),
+        encoding="utf-8",
+    )
     embedder = register_embedder(HashingEmbedder())
-    validated = benchsmith.validate(run_dir, human=labels, retrievers=RETRIEVERS, embedder=embedder, depth=20,
-                                    bootstrap=50, workspace=workspace.root, run_id="validated")
+    validated = benchsmith.validate(
+        run_dir,
+        human=labels,
+        retrievers=RETRIEVERS,
+        embedder=embedder,
+        depth=20,
+        bootstrap=50,
+        workspace=workspace.root,
+        run_id="validated",
+    )
     yours = {row["human_configuration"]: row["human"] for row in validated.results()["configurations"]}
     assert EMBEDDED_TEXT_NOTE in validated.results()["notes"]
 
@@ -58,8 +85,15 @@ def test_the_same_questions_score_the_same_in_validate_and_evaluate(tmp_path, mo
     # none of validate's indexes in memory.
     folder = shutil.copytree(validated.run_dir / "human", tmp_path / "my-beir")
     monkeypatch.setattr(corpus_indexes, "_dense_indexes", BoundedCache(4))
-    evaluated = benchsmith.evaluate(folder, retrievers=RETRIEVERS, histories=["full"], embedder=embedder,
-                                    measures=["nDCG@10"], workspace=workspace.root, run_id="evaluated")
+    evaluated = benchsmith.evaluate(
+        folder,
+        retrievers=RETRIEVERS,
+        histories=["full"],
+        embedder=embedder,
+        measures=["nDCG@10"],
+        workspace=workspace.root,
+        run_id="evaluated",
+    )
     assert {name: scores["nDCG@10"] for name, scores in evaluated.aggregate.items()} == pytest.approx(yours, abs=1e-12)
     assert EMBEDDED_TEXT_NOTE in evaluated.results()["notes"]
     # Read from the ingested collection, not embedded into one of the evaluation's own.
@@ -77,7 +111,14 @@ def test_a_collection_whose_texts_differ_is_not_read_for_the_corpus(tmp_path, mo
     records[0]["text"] += " An edited sentence."
     (beir / "corpus.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
     monkeypatch.setattr(corpus_indexes, "_dense_indexes", BoundedCache(4))
-    benchsmith.evaluate(beir, retrievers=["dense"], histories=["oracle"], embedder=register_embedder(HashingEmbedder()),
-                        measures=["nDCG@10"], workspace=workspace.root, run_id="edited")
+    benchsmith.evaluate(
+        beir,
+        retrievers=["dense"],
+        histories=["oracle"],
+        embedder=register_embedder(HashingEmbedder()),
+        measures=["nDCG@10"],
+        workspace=workspace.root,
+        run_id="edited",
+    )
     names = [collection.name for collection in chroma_client(workspace, None).list_collections()]
     assert [name for name in names if name.startswith("eval-")], names

@@ -35,8 +35,10 @@ from tests.openai_server import RETRY_AFTER_MS, FakeOpenAIServer
 from tests.seam_fixtures import SECRET, Judge, RecordingSleep, assert_secret_not_persisted, openai_seam
 
 FAST = ModelSettings(timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05)
-TEXTS = [f"passage {number} on the {topic} and its neighbours" for number, topic in
-         enumerate(["harbour", "glacier", "orchard", "falcon", "quartz", "lantern", "meadow"] * 10)]
+TEXTS = [
+    f"passage {number} on the {topic} and its neighbours"
+    for number, topic in enumerate(["harbour", "glacier", "orchard", "falcon", "quartz", "lantern", "meadow"] * 10)
+]
 
 
 @pytest.fixture
@@ -83,8 +85,9 @@ def test_vectors_are_the_servers_in_order_each_distinct_text_asked_once(env):
 
 def test_vectors_a_server_does_not_normalize_come_back_normalized(monkeypatch, env):
     reply = openai_server_module._embeddings
-    monkeypatch.setattr(openai_server_module, "_embeddings",
-                        lambda body, vectors, texts: reply(body, 3 * vectors, texts))  # rows of length 3
+    monkeypatch.setattr(
+        openai_server_module, "_embeddings", lambda body, vectors, texts: reply(body, 3 * vectors, texts)
+    )  # rows of length 3
     vectors = served().encode(["a b c", "d e"])
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
     assert np.allclose(vectors, HashingEmbedder().encode(["a b c", "d e"]), atol=1e-6)
@@ -127,8 +130,7 @@ def test_each_fault_is_retried_once_then_the_batch_succeeds(env, fault):
 
 def test_faults_that_outlast_every_attempt_name_the_last_one(env):
     env.inject(*["503"] * 3)
-    embedder = served(settings=ModelSettings(timeout_s=0.5, max_attempts=3, backoff_initial_s=0.01,
-                                             backoff_max_s=0.02))
+    embedder = served(settings=ModelSettings(timeout_s=0.5, max_attempts=3, backoff_initial_s=0.01, backoff_max_s=0.02))
     with pytest.raises(ModelUnavailableError, match="after 3 attempt") as failure:
         embedder.encode(["one text"])
     assert failure.value.last_error == "InternalServerError"
@@ -167,8 +169,9 @@ def test_a_401_names_the_variable_the_embeddings_key_came_from(monkeypatch):
         monkeypatch.setenv(EMBEDDINGS_BASE_URL_ENV, keyed.base_url)
         monkeypatch.setenv(EMBEDDINGS_API_KEY_ENV, "sk-a-wrong-embeddings-key-456")
         monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-        with pytest.raises(ModelEndpointError, match=f"Check {EMBEDDINGS_API_KEY_ENV}: it must be a valid key") \
-                as refused:
+        with pytest.raises(
+            ModelEndpointError, match=f"Check {EMBEDDINGS_API_KEY_ENV}: it must be a valid key"
+        ) as refused:
             served().encode(["text"])
         assert "OPENAI_API_KEY" not in str(refused.value)
     with FakeOpenAIServer(models={"served"}) as server:  # and a 404 names the variable the address came from
@@ -250,8 +253,11 @@ def test_embedder_specs_are_checked_before_a_run(monkeypatch, env):
         check_embedder_spec(good)
     register_embedder(HashingEmbedder(), "my-embedder")
     check_embedders("my-embedder", None)
-    for bad, says in (("openai:", "use openai:<model>"), ("cohere:embed-v3", "use openai:<model>"),
-                      ("no-such-model-anywhere", "no such path")):
+    for bad, says in (
+        ("openai:", "use openai:<model>"),
+        ("cohere:embed-v3", "use openai:<model>"),
+        ("no-such-model-anywhere", "no such path"),
+    ):
         with pytest.raises(InputError, match=says):
             check_embedder_spec(bad)
     monkeypatch.setenv("OPENAI_BASE_URL", "https://embeddings.example.com/v1")
@@ -306,18 +312,23 @@ def test_ingest_and_dense_evaluation_through_the_server_match_local_vectors(monk
     assert local_run.usage.calls == 0
 
     benchmark = write_benchmark(tmp_path / "bench")
-    options = {"retrievers": ["dense", "hybrid:rrf(dense,bm25)"], "histories": ["current", "full"],
-               "workspace": workspace.root}
+    options = {
+        "retrievers": ["dense", "hybrid:rrf(dense,bm25)"],
+        "histories": ["current", "full"],
+        "workspace": workspace.root,
+    }
     through_server = benchsmith.evaluate(benchmark, embedder="openai:hash", run_id="e-served", **options)
     in_process = benchsmith.evaluate(benchmark, embedder=local, run_id="e-local", **options)
 
-    for served_config, local_config in zip(through_server.results()["configurations"],
-                                           in_process.results()["configurations"]):
+    for served_config, local_config in zip(
+        through_server.results()["configurations"], in_process.results()["configurations"]
+    ):
         assert served_config["name"] == local_config["name"]
         served_ranking = read_trec_run(through_server.run_dir / served_config["run_file"])
         local_ranking = read_trec_run(in_process.run_dir / local_config["run_file"])
-        assert ({query: list(ranking) for query, ranking in served_ranking.items()}
-                == {query: list(ranking) for query, ranking in local_ranking.items()})
+        assert {query: list(ranking) for query, ranking in served_ranking.items()} == {
+            query: list(ranking) for query, ranking in local_ranking.items()
+        }
     assert through_server.aggregate == in_process.aggregate
     assert through_server.usage.calls > 0 and through_server.usage.cached_calls == 0
 
@@ -328,8 +339,10 @@ def test_ingest_and_dense_evaluation_through_the_server_match_local_vectors(monk
     assert again.aggregate == through_server.aggregate
 
     # The audit's hard negatives come from the dense retriever too: the same pools either way.
-    audits = {name: benchsmith.audit(benchmark, embedder=spec, sample=6, run_id=f"a-{name}", workspace=workspace.root)
-              for name, spec in (("served", "openai:hash"), ("local", local))}
+    audits = {
+        name: benchsmith.audit(benchmark, embedder=spec, sample=6, run_id=f"a-{name}", workspace=workspace.root)
+        for name, spec in (("served", "openai:hash"), ("local", local))
+    }
     pools = {name: (result.run_dir / "instances.jsonl").read_text(encoding="utf-8") for name, result in audits.items()}
     assert pools["served"] == pools["local"]
     assert audits["served"].usage.cached_calls > 0  # the queries were embedded by the evaluations before
@@ -342,8 +355,9 @@ def test_the_audit_command_takes_an_embedder_and_checks_it(tmp_path):
     from benchsmith.cli import app
 
     benchmark = write_benchmark(tmp_path / "bench")
-    result = CliRunner().invoke(app, ["audit", str(benchmark), "--embedder", "cohere:embed-v3",
-                                      "-w", str(tmp_path / "ws")])
+    result = CliRunner().invoke(
+        app, ["audit", str(benchmark), "--embedder", "cohere:embed-v3", "-w", str(tmp_path / "ws")]
+    )
     assert result.exit_code == 2 and "cohere:embed-v3" in result.output and "openai:<model>" in result.output
 
 
@@ -354,6 +368,5 @@ def test_a_bad_embedder_stops_a_job_before_its_run_exists(env, tmp_path, workspa
     assert not workspace.run_dir("never").exists()
     benchmark = write_benchmark(tmp_path / "bench")
     with pytest.raises(InputError, match="no such path"):
-        benchsmith.evaluate(benchmark, retrievers=["dense:not-a-model-here"], run_id="never",
-                            workspace=workspace.root)
+        benchsmith.evaluate(benchmark, retrievers=["dense:not-a-model-here"], run_id="never", workspace=workspace.root)
     assert not workspace.run_dir("never").exists()

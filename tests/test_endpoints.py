@@ -76,14 +76,17 @@ def headers_error(headers: dict[str, str]) -> openai.RateLimitError:
     return openai.RateLimitError("slow down", response=response, body=None)
 
 
-@pytest.mark.parametrize(("headers", "seconds"), [
-    ({"retry-after-ms": "1500"}, 1.5),
-    ({"retry-after": "2"}, 2.0),
-    ({"retry-after": "3600"}, MAX_RETRY_AFTER_S),
-    ({"retry-after-ms": "900000"}, MAX_RETRY_AFTER_S),
-    ({"retry-after": "soon"}, None),
-    ({}, None),
-])
+@pytest.mark.parametrize(
+    ("headers", "seconds"),
+    [
+        ({"retry-after-ms": "1500"}, 1.5),
+        ({"retry-after": "2"}, 2.0),
+        ({"retry-after": "3600"}, MAX_RETRY_AFTER_S),
+        ({"retry-after-ms": "900000"}, MAX_RETRY_AFTER_S),
+        ({"retry-after": "soon"}, None),
+        ({}, None),
+    ],
+)
 def test_retry_after_seconds_reads_both_headers_and_caps_them(headers, seconds):
     assert retry_after_seconds(headers_error(headers)) == seconds
 
@@ -238,19 +241,22 @@ def test_a_seam_without_a_rate_still_waits_its_turn_on_a_limited_endpoint(server
 # 4. The key: optional for local servers, never written anywhere.
 
 
-@pytest.mark.parametrize(("base_url", "local"), [
-    ("http://localhost:11434/v1", True),
-    ("http://127.0.0.1:8000/v1", True),
-    ("http://[::1]:8000/v1", True),
-    ("http://10.0.3.7:8000/v1", True),
-    ("http://192.168.1.20/v1", True),
-    ("http://172.20.0.5:8080/v1", True),
-    ("http://100.101.102.103:8000/v1", True),  # carrier-grade NAT, e.g. Tailscale
-    ("https://api.openai.com/v1", False),
-    ("https://llm.example.com/v1", False),
-    ("http://8.8.8.8/v1", False),
-    (None, False),
-])
+@pytest.mark.parametrize(
+    ("base_url", "local"),
+    [
+        ("http://localhost:11434/v1", True),
+        ("http://127.0.0.1:8000/v1", True),
+        ("http://[::1]:8000/v1", True),
+        ("http://10.0.3.7:8000/v1", True),
+        ("http://192.168.1.20/v1", True),
+        ("http://172.20.0.5:8080/v1", True),
+        ("http://100.101.102.103:8000/v1", True),  # carrier-grade NAT, e.g. Tailscale
+        ("https://api.openai.com/v1", False),
+        ("https://llm.example.com/v1", False),
+        ("http://8.8.8.8/v1", False),
+        (None, False),
+    ],
+)
 def test_local_base_urls(base_url, local):
     assert is_local_base_url(base_url) is local
 
@@ -314,14 +320,24 @@ def test_a_secret_in_any_other_error_is_redacted_and_unchained():
 def test_redact_masks_keys_headers_tokens_and_url_credentials(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "local-proxy-key-7f3a9")
     register_secret("another-known-key-2b1c")
-    text = ("key local-proxy-key-7f3a9 and another-known-key-2b1c; Authorization: Basic dXNlcjpwYXNz\n"
-            "sent 'Bearer eyJhbGciOi.J9.x_y' with sk-proj-AbC123_def-456 to https://user:hunter2@proxy.example/v1 "
-            '{"api_key": "abc123secret"} ?api-key=qwerty123&model=m')
+    text = (
+        "key local-proxy-key-7f3a9 and another-known-key-2b1c; Authorization: Basic dXNlcjpwYXNz\n"
+        "sent 'Bearer eyJhbGciOi.J9.x_y' with sk-proj-AbC123_def-456 to https://user:hunter2@proxy.example/v1 "
+        '{"api_key": "abc123secret"} ?api-key=qwerty123&model=m'
+    )
 
     masked = redact(text)
 
-    for secret in ("local-proxy-key-7f3a9", "another-known-key-2b1c", "dXNlcjpwYXNz", "eyJhbGciOi", "AbC123",
-                   "hunter2", "abc123secret", "qwerty123"):
+    for secret in (
+        "local-proxy-key-7f3a9",
+        "another-known-key-2b1c",
+        "dXNlcjpwYXNz",
+        "eyJhbGciOi",
+        "AbC123",
+        "hunter2",
+        "abc123secret",
+        "qwerty123",
+    ):
         assert secret not in masked
     assert "https://[REDACTED]@proxy.example/v1" in masked and "&model=m" in masked
 
@@ -354,11 +370,15 @@ def test_builtin_prices_hold_on_openais_endpoint_only(monkeypatch):
 
 
 def test_prices_file_prices_models_per_endpoint_and_keeps_the_old_form(tmp_path, monkeypatch):
-    write_prices(tmp_path, monkeypatch, {
-        "gpt-4o-mini": {"input": 1.0, "output": 2.0},  # the old form: OpenAI's endpoint
-        "https://llm.example.com/v1/": {"llama-3.1-70b": {"input": 0.5, "output": 1.5}},
-        "http://127.0.0.1:8000/v1": {"*": {"input": 0.1, "output": 0.1}},
-    })
+    write_prices(
+        tmp_path,
+        monkeypatch,
+        {
+            "gpt-4o-mini": {"input": 1.0, "output": 2.0},  # the old form: OpenAI's endpoint
+            "https://llm.example.com/v1/": {"llama-3.1-70b": {"input": 0.5, "output": 1.5}},
+            "http://127.0.0.1:8000/v1": {"*": {"input": 0.1, "output": 0.1}},
+        },
+    )
     prices = PriceTable.load()
 
     assert prices.cost("gpt-4o-mini", 1_000_000, 0) == pytest.approx(1.0)
@@ -371,8 +391,11 @@ def test_prices_file_prices_models_per_endpoint_and_keeps_the_old_form(tmp_path,
 
 
 def test_a_seam_charges_the_price_of_its_endpoint(server, tmp_path, monkeypatch):
-    write_prices(tmp_path, monkeypatch, {"m1": {"input": 1000.0, "output": 1000.0},
-                                         server.base_url: {"m2": {"input": 1.0, "output": 1.0}}})
+    write_prices(
+        tmp_path,
+        monkeypatch,
+        {"m1": {"input": 1000.0, "output": 1000.0}, server.base_url: {"m2": {"input": 1.0, "output": 1.0}}},
+    )
     unpriced, priced = build_seam("openai:m1"), build_seam("openai:m2")
 
     unpriced.run(Judge(), question="q")

@@ -73,10 +73,21 @@ SCRIPT = textwrap.dedent("""
 
 
 def evaluate_in_fresh_processes(benchmark: Path, root: Path, runs: int) -> subprocess.CompletedProcess:
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
-                   "ANONYMIZED_TELEMETRY": "False"}
-    return subprocess.run([sys.executable, "-c", SCRIPT, str(benchmark), str(root), str(runs)], capture_output=True,
-                          text=True, cwd=ROOT, env=environment, timeout=600)
+    environment = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "HF_HUB_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+        "ANONYMIZED_TELEMETRY": "False",
+    }
+    return subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(benchmark), str(root), str(runs)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=environment,
+        timeout=600,
+    )
 
 
 @pytest.mark.slow

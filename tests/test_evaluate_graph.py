@@ -31,19 +31,41 @@ from tests.evaluate_fixtures import TOPICS, spoil_benchmark, write_benchmark, wr
 MEASURES = ("R@1", "R@5", "nDCG@10", "RR@10", "AP", "Judged@10")
 
 
-def evaluate(workspace: Workspace, benchmark: Path, run_id: str, retrievers: list[str], histories: list[str],
-             runs: list[str] | None = None, on_event=None, max_concurrency: int = 1, **context_options):
+def evaluate(
+    workspace: Workspace,
+    benchmark: Path,
+    run_id: str,
+    retrievers: list[str],
+    histories: list[str],
+    runs: list[str] | None = None,
+    on_event=None,
+    max_concurrency: int = 1,
+    **context_options,
+):
     if (model := context_options.pop("model", None)) is not None:
         context_options["llm"] = register_model(f"scripted-{run_id}-{id(model)}", model)
     if (scorer := context_options.pop("rerank_scorer", None)) is not None:
         context_options["rerank"] = register_scorer(f"scorer-{run_id}-{id(scorer)}", scorer)
-    context = EvaluationContext(workspace=str(workspace.root), measures=MEASURES, resamples=2000,
-                                **{"embedder": register_embedder(HashingEmbedder()), **context_options})
+    context = EvaluationContext(
+        workspace=str(workspace.root),
+        measures=MEASURES,
+        resamples=2000,
+        **{"embedder": register_embedder(HashingEmbedder()), **context_options},
+    )
     inputs = {"run_id": run_id, "benchmark": str(benchmark), "retrievers": retrievers, "histories": histories}
     if runs is not None:
         inputs["runs"] = runs
-    return run_job(builder, job="evaluate", workspace=workspace, run_id=run_id, inputs=inputs, context=context,
-                   settings={}, on_event=on_event, max_concurrency=max_concurrency)
+    return run_job(
+        builder,
+        job="evaluate",
+        workspace=workspace,
+        run_id=run_id,
+        inputs=inputs,
+        context=context,
+        settings={},
+        on_event=on_event,
+        max_concurrency=max_concurrency,
+    )
 
 
 @pytest.fixture
@@ -77,8 +99,10 @@ def test_context_matters_current_question_loses_to_history_and_oracle(setup):
     workspace, benchmark = setup
     outcome = evaluate(workspace, benchmark, "e2", ["bm25"], ["current", "full", "oracle"])
     results = json.loads(Path(outcome.values["report"]["results"]).read_text(encoding="utf-8"))
-    later_turns = {mode: (results["by_turn"][f"bm25@{mode}"]["1"]["R@1"] + results["by_turn"][f"bm25@{mode}"]["2"]["R@1"]) / 2
-                   for mode in ("current", "full", "oracle")}
+    later_turns = {
+        mode: (results["by_turn"][f"bm25@{mode}"]["1"]["R@1"] + results["by_turn"][f"bm25@{mode}"]["2"]["R@1"]) / 2
+        for mode in ("current", "full", "oracle")
+    }
     assert later_turns["oracle"] == 1.0
     assert later_turns["current"] <= 0.25  # the pronoun question ties across 8 topics
     assert later_turns["full"] > later_turns["current"]
@@ -89,8 +113,10 @@ def test_context_matters_current_question_loses_to_history_and_oracle(setup):
 def test_history_windows_reach_the_query_files(setup):
     workspace, benchmark = setup
     evaluate(workspace, benchmark, "e3", ["bm25"], ["last:1", "full", "current"])
-    queries = {mode: {r["_id"]: r["text"] for r in load_jsonl(workspace.run_dir("e3") / "queries" / f"{mode}.jsonl")}
-               for mode in ("last-1", "full", "current")}
+    queries = {
+        mode: {r["_id"]: r["text"] for r in load_jsonl(workspace.run_dir("e3") / "queries" / f"{mode}.jsonl")}
+        for mode in ("last-1", "full", "current")
+    }
     assert queries["current"]["zebra_t2"] == "What about its climate and temperature?"
     assert queries["full"]["zebra_t2"].count("User:") == 3 and "zebra history" in queries["full"]["zebra_t2"]
     assert queries["last-1"]["zebra_t2"].count("User:") == 2 and "history" not in queries["last-1"]["zebra_t2"]
@@ -134,8 +160,9 @@ def test_killed_after_one_configuration_resumes_without_recomputing_it(setup):
     assert outcome.resumed
     assert bm25_file.stat().st_mtime_ns == finished_once
     timings = load_jsonl(workspace.run_dir("e5") / "timings.jsonl")
-    assert [row["configuration"] for row in timings] == [row["configuration"] for row in timings_before] + \
-        ["bm25+rerank@full"]
+    assert [row["configuration"] for row in timings] == [row["configuration"] for row in timings_before] + [
+        "bm25+rerank@full"
+    ]
     reranked = read_trec_run(workspace.run_dir("e5") / RUN_FILES_DIR / "bm25_rerank_full.trec")
     top = max(reranked["zebra_t0"], key=reranked["zebra_t0"].get)
     assert top.endswith("-climate")
@@ -167,10 +194,20 @@ def climate_scorer(pairs):  # a reranker that prefers documents about climate, t
 def test_batches_of_two_queries_give_exactly_the_unbatched_results(setup):
     workspace, benchmark = setup
     events: list[dict] = []
-    outcomes = {size: evaluate(workspace, benchmark, f"batch-{size}", STREAMED_RETRIEVERS, ["full", "current"],
-                               rerank_scorer=climate_scorer, rerank_depth=5, batch_size=size,
-                               on_event=events.append if size == 2 else None)
-                for size in (2, 10_000)}
+    outcomes = {
+        size: evaluate(
+            workspace,
+            benchmark,
+            f"batch-{size}",
+            STREAMED_RETRIEVERS,
+            ["full", "current"],
+            rerank_scorer=climate_scorer,
+            rerank_depth=5,
+            batch_size=size,
+            on_event=events.append if size == 2 else None,
+        )
+        for size in (2, 10_000)
+    }
     # Streamed: every retriever, fusion and reranking advanced two queries at a time.
     for stage in ("bm25@full", "hybrid:rrf(dense,bm25)@full", "bm25+rerank@full"):
         done = [event["done"] for event in events if event.get("stage") == stage]
@@ -180,8 +217,10 @@ def test_batches_of_two_queries_give_exactly_the_unbatched_results(setup):
     assert len(names) == 16 and sorted(path.name for path in small.iterdir()) == names
     for name in names:  # byte for byte: retrieval, fusion and reranking alike
         assert (small / name).read_text(encoding="utf-8") == (whole / name).read_text(encoding="utf-8"), name
-    results = {size: json.loads(Path(outcome.values["report"]["results"]).read_text(encoding="utf-8"))
-               for size, outcome in outcomes.items()}
+    results = {
+        size: json.loads(Path(outcome.values["report"]["results"]).read_text(encoding="utf-8"))
+        for size, outcome in outcomes.items()
+    }
     for key in ("aggregate", "per_query", "recall_curve", "by_turn", "by_switch", "significance"):
         assert results[2][key] == results[10_000][key], key
     # And the unbatched computation in memory: fusion of whole runs, measures of whole runs.
@@ -193,7 +232,8 @@ def test_batches_of_two_queries_give_exactly_the_unbatched_results(setup):
         expected = evaluate_run(parse_measures(MEASURES), qrels, whole_run, queries_per_batch=10_000)
         assert results[2]["aggregate"][configuration["name"]] == {m: expected.aggregate[m] for m in MEASURES}
         assert results[2]["per_query"][configuration["name"]] == {
-            query: {m: values[m] for m in MEASURES} for query, values in expected.per_query.items()}
+            query: {m: values[m] for m in MEASURES} for query, values in expected.per_query.items()
+        }
 
 
 def test_a_crash_mid_configuration_leaves_no_run_file_and_resumes(setup):
@@ -207,12 +247,21 @@ def test_a_crash_mid_configuration_leaves_no_run_file_and_resumes(setup):
         return climate_scorer(pairs)
 
     with pytest.raises(RuntimeError, match="injected crash"):
-        evaluate(workspace, benchmark, "partial", ["bm25"], ["full"], rerank_scorer=crashing_scorer, batch_size=2,
-                 rerank_depth=5)
+        evaluate(
+            workspace,
+            benchmark,
+            "partial",
+            ["bm25"],
+            ["full"],
+            rerank_scorer=crashing_scorer,
+            batch_size=2,
+            rerank_depth=5,
+        )
     files = workspace.run_dir("partial") / RUN_FILES_DIR
     assert sorted(path.name for path in files.iterdir()) == ["bm25_full.trec"]  # the partial rerank left nothing
-    outcome = evaluate(workspace, benchmark, "partial", ["bm25"], ["full"], rerank_scorer=climate_scorer,
-                       batch_size=2, rerank_depth=5)
+    outcome = evaluate(
+        workspace, benchmark, "partial", ["bm25"], ["full"], rerank_scorer=climate_scorer, batch_size=2, rerank_depth=5
+    )
     assert outcome.resumed and "bm25+rerank@full" in outcome.values["aggregate"]
     assert len(read_trec_run(files / "bm25_rerank_full.trec")) == len(TOPICS) * 3
 
@@ -288,5 +337,6 @@ def test_run_file_queries_the_benchmark_lacks_are_named(setup, tmp_path):
         handle.write("stray_q Q0 zebra-history 1 1.0 mine\n")
     outcome = evaluate(workspace, benchmark, "r2", [], [], runs=[str(mine)])
     assert outcome.values["warnings"] == [
-        f"{mine}: 1 query ids not among the benchmark's queries ('stray_q'): they are not measured"]
+        f"{mine}: 1 query ids not among the benchmark's queries ('stray_q'): they are not measured"
+    ]
     assert list(outcome.values["aggregate"]) == ["mine.trec"]

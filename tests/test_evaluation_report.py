@@ -20,12 +20,19 @@ MEASURES = ["R@1", "R@5", "R@20", "R@100", "nDCG@10", "RR@10", "AP"]
 RECALL_CUTOFFS = (1, 5, 20, 100)
 CONFIGURATIONS = {"bm25@full": 0.35, "dense@full": 0.5, "hybrid:rrf(dense,bm25)@full": 0.6}  # name: strength
 # Two conversations of three turns; each turn after the first follows up on or switches topic.
-SWITCH_OF = {"c0001_t0": "start", "c0001_t1": "follow-up", "c0001_t2": "hard",
-             "c0002_t0": "start", "c0002_t1": "soft", "c0002_t2": "follow-up"}
+SWITCH_OF = {
+    "c0001_t0": "start",
+    "c0001_t1": "follow-up",
+    "c0001_t2": "hard",
+    "c0002_t0": "start",
+    "c0002_t1": "soft",
+    "c0002_t2": "follow-up",
+}
 
 
 # ---------------------------------------------------------------------------------------
 # Results as the evaluate graph writes them, built with the real breakdown and tests.
+
 
 def per_query_values(rng: np.random.Generator, strength: float) -> dict[str, float]:
     recall = np.sort(np.clip(strength + rng.normal(0, 0.25, size=len(RECALL_CUTOFFS)), 0, 1))  # R@k grows with k
@@ -35,10 +42,14 @@ def per_query_values(rng: np.random.Generator, strength: float) -> dict[str, flo
 
 def make_results(configurations: dict[str, float], switch_of: dict[str, str], seed: int = 7) -> dict:
     rng = np.random.default_rng(seed)
-    per_query = {name: {query_id: per_query_values(rng, strength) for query_id in switch_of}
-                 for name, strength in configurations.items()}
-    aggregate = {name: {measure: float(np.mean([values[measure] for values in queries.values()]))
-                        for measure in MEASURES} for name, queries in per_query.items()}
+    per_query = {
+        name: {query_id: per_query_values(rng, strength) for query_id in switch_of}
+        for name, strength in configurations.items()
+    }
+    aggregate = {
+        name: {measure: float(np.mean([values[measure] for values in queries.values()])) for measure in MEASURES}
+        for name, queries in per_query.items()
+    }
     conversational = len(set(switch_of.values())) > 1
     by_turn, by_switch = {}, {}
     if conversational:
@@ -47,22 +58,45 @@ def make_results(configurations: dict[str, float], switch_of: dict[str, str], se
         by_switch = {name: mean_by_group(queries, switch_of, MEASURES) for name, queries in per_query.items()}
     comparisons = [comparison.to_json() for comparison in compare_all(per_query, ["nDCG@10"])]
     return {
-        "benchmark": {"name": "demo-synthesize", "path": "/data/beir/demo", "queries": len(switch_of),
-                      "judged_queries": len(switch_of), "documents": 1771, "conversational": conversational},
-        "settings": {"retrievers": ["bm25", "dense"], "histories": ["full"], "depth": 1000, "rerank": None,
-                     "rerank_depth": 100, "measures": MEASURES},
+        "benchmark": {
+            "name": "demo-synthesize",
+            "path": "/data/beir/demo",
+            "queries": len(switch_of),
+            "judged_queries": len(switch_of),
+            "documents": 1771,
+            "conversational": conversational,
+        },
+        "settings": {
+            "retrievers": ["bm25", "dense"],
+            "histories": ["full"],
+            "depth": 1000,
+            "rerank": None,
+            "rerank_depth": 100,
+            "measures": MEASURES,
+        },
         "measures": MEASURES,
         "primary_measure": "nDCG@10",
-        "configurations": [{"name": name, "retriever": name.split("@")[0], "history": "full", "rerank": False,
-                            "run_file": f"run-files/{index}.trec", "seconds": 1.5 + index}
-                           for index, name in enumerate(configurations)],
+        "configurations": [
+            {
+                "name": name,
+                "retriever": name.split("@")[0],
+                "history": "full",
+                "rerank": False,
+                "run_file": f"run-files/{index}.trec",
+                "seconds": 1.5 + index,
+            }
+            for index, name in enumerate(configurations)
+        ],
         "aggregate": aggregate,
         "per_query": per_query,
         "recall_curve": {name: {str(k): aggregate[name][f"R@{k}"] for k in RECALL_CUTOFFS} for name in aggregate},
         "by_turn": by_turn,
         "by_switch": by_switch,
-        "significance": {"description": describe("randomization", 10_000, 0.05, len(comparisons)),
-                         "measures": ["nDCG@10"], "comparisons": comparisons},
+        "significance": {
+            "description": describe("randomization", 10_000, 0.05, len(comparisons)),
+            "measures": ["nDCG@10"],
+            "comparisons": comparisons,
+        },
         "notes": ["Queries are the full conversation history, newest turn last."],
     }
 
@@ -86,8 +120,12 @@ def report(results, tmp_path_factory) -> dict[str, Path]:
 def plot_count(results: dict) -> int:
     """Recall curves, bars by turn and by switch type, one significance matrix per tested measure."""
     comparisons = results["significance"]["comparisons"]
-    return (1 + bool(results["by_turn"]) + bool(results["by_switch"])
-            + (len(results["significance"]["measures"]) if comparisons else 0))
+    return (
+        1
+        + bool(results["by_turn"])
+        + bool(results["by_switch"])
+        + (len(results["significance"]["measures"]) if comparisons else 0)
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -102,6 +140,7 @@ def cell_value(cell: str) -> tuple[float, bool]:
 
 # ---------------------------------------------------------------------------------------
 # Markdown.
+
 
 def test_markdown_main_table_has_every_configuration_and_measure_with_the_best_in_bold(results, report):
     table = markdown_tables(report["markdown"].read_text(encoding="utf-8"))["Main results"]
@@ -122,8 +161,10 @@ def test_markdown_breaks_the_primary_measure_down_by_turn_and_switch_type(result
     by_turn, by_switch = tables["nDCG@10 by turn"], tables["nDCG@10 by switch type"]
     assert by_turn[0] == ["configuration", "turn 0 (n=2)", "turn 1 (n=2)", "turn 2 (n=2)"]
     assert by_switch[0] == ["configuration", "start (n=2)", "follow-up (n=2)", "soft (n=1)", "hard (n=1)"]
-    for table, key, groups in ((by_turn, "by_turn", ["0", "1", "2"]),
-                               (by_switch, "by_switch", ["start", "follow-up", "soft", "hard"])):
+    for table, key, groups in (
+        (by_turn, "by_turn", ["0", "1", "2"]),
+        (by_switch, "by_switch", ["start", "follow-up", "soft", "hard"]),
+    ):
         assert [row[0] for row in table[1:]] == list(CONFIGURATIONS)
         for row in table[1:]:
             for group, cell in zip(groups, row[1:]):
@@ -148,6 +189,7 @@ def test_markdown_significance_table_names_the_test_and_the_correction(results, 
 # ---------------------------------------------------------------------------------------
 # HTML and results.json.
 
+
 def test_html_is_self_contained_with_every_plot_a_valid_inline_png(results, report):
     tags = html_tags(report["html"].read_text(encoding="utf-8"))
     references = [attrs[name] for _, attrs in tags for name in ("src", "href") if name in attrs]
@@ -164,7 +206,9 @@ def test_html_is_self_contained_with_every_plot_a_valid_inline_png(results, repo
 
 def test_user_text_is_escaped_in_html_and_markdown(tmp_path):
     name = '<script>alert("name")</script>@full'
-    paths = write_files_atomic(tmp_path, evaluation_report_files(single_turn_results(name, note="<img src=x onerror=alert(1)>")))
+    paths = write_files_atomic(
+        tmp_path, evaluation_report_files(single_turn_results(name, note="<img src=x onerror=alert(1)>"))
+    )
     page = paths["html"].read_text(encoding="utf-8")
     tags = html_tags(page)
     assert not [tag for tag, _ in tags if tag == "script"]
@@ -178,7 +222,10 @@ def test_user_text_is_escaped_in_html_and_markdown(tmp_path):
 def test_results_json_round_trips_and_no_temporary_file_is_left(results, report):
     assert json.loads(report["results"].read_text(encoding="utf-8")) == results
     assert sorted(path.name for path in report["results"].parent.iterdir()) == [
-        "report.html", "report.md", "results.json"]
+        "report.html",
+        "report.md",
+        "results.json",
+    ]
 
 
 def test_single_turn_benchmark_with_one_configuration_omits_breakdowns_and_significance(tmp_path):
@@ -197,6 +244,7 @@ def test_single_turn_benchmark_with_one_configuration_omits_breakdowns_and_signi
 
 # ---------------------------------------------------------------------------------------
 # A real browser.
+
 
 @pytest.fixture(scope="module")
 def chromium() -> str:

@@ -112,11 +112,16 @@ def test_no_run_retrieved_anything():
 def test_fusion_from_eight_threads_equals_fusion_from_one():
     rng = np.random.default_rng(5)
     queries = [f"q{i:03d}" for i in range(40)]
-    inputs = [[random_run(rng, queries, np.arange(400), 150, distinct_scores=6 if task % 2 else None)
-               for _ in range(2)] for task in range(8)]
+    inputs = [
+        [random_run(rng, queries, np.arange(400), 150, distinct_scores=6 if task % 2 else None) for _ in range(2)]
+        for task in range(8)
+    ]
     methods = ["rrf", "combsum", "wsum"]
-    expected = {(task, method): fuse_runs(inputs[task], method, [0.6, 0.4], depth=100)
-                for task in range(8) for method in methods}
+    expected = {
+        (task, method): fuse_runs(inputs[task], method, [0.6, 0.4], depth=100)
+        for task in range(8)
+        for method in methods
+    }
     results: dict[tuple[int, str], list] = {key: [] for key in expected}
     errors: list[BaseException] = []
     start = threading.Barrier(8)

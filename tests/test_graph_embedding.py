@@ -30,8 +30,9 @@ def clustered(tmp_path_factory) -> Workspace:
 
 def test_conversation_graph_runs_with_no_context_and_returns_its_turns(clustered, monkeypatch):
     monkeypatch.setenv("BENCHSMITH_WORKSPACE", str(clustered.root))
-    result = conversation_graph.invoke({"collection": COLLECTION, "conversation_id": "app-1", "cluster_id": 2,
-                                        "turns_wanted": 4})
+    result = conversation_graph.invoke(
+        {"collection": COLLECTION, "conversation_id": "app-1", "cluster_id": 2, "turns_wanted": 4}
+    )
     assert result["conversation_id"] == "app-1" and result["cluster_id"] == 2
     assert [turn["index"] for turn in result["turns"]] == [0, 1, 2, 3]
     clusters = load_clustering(clustered, COLLECTION, 8, 16, 0).clusters
@@ -49,9 +50,16 @@ def test_conversation_over_given_chunks_streams_one_update_per_turn_with_the_app
     app = conversation_builder.compile(checkpointer=MemorySaver())
     config = {"configurable": {"thread_id": "thread-1"}}
     context = {"workspace": str(clustered.root), "llm": llm}
-    turn_updates = [update["polisher"]["turns"] for update in app.stream(
-        {"collection": COLLECTION, "conversation_id": "c-1", "chunk_ids": chunks, "turns_wanted": 3},
-        config, context=context, stream_mode="updates") if "polisher" in update]
+    turn_updates = [
+        update["polisher"]["turns"]
+        for update in app.stream(
+            {"collection": COLLECTION, "conversation_id": "c-1", "chunk_ids": chunks, "turns_wanted": 3},
+            config,
+            context=context,
+            stream_mode="updates",
+        )
+        if "polisher" in update
+    ]
     assert [[turn["index"] for turn in update] for update in turn_updates] == [[0], [1], [2]]
     assert all(turn["gold_ids"][0] in chunks for update in turn_updates for turn in update)
     assert len(backend.calls) == 3 * 3 - 1  # the model seam the app registered did the work
@@ -59,13 +67,19 @@ def test_conversation_over_given_chunks_streams_one_update_per_turn_with_the_app
     assert [turn["index"] for turn in finished["turns"]] == [0, 1, 2]
 
     # The same input again: already finished, nothing is redone.
-    again = app.invoke({"collection": COLLECTION, "conversation_id": "c-1", "chunk_ids": chunks, "turns_wanted": 3},
-                       config, context=context)
+    again = app.invoke(
+        {"collection": COLLECTION, "conversation_id": "c-1", "chunk_ids": chunks, "turns_wanted": 3},
+        config,
+        context=context,
+    )
     assert len(again["turns"]) == 3 and len(backend.calls) == 8
     # Another input under the same thread is refused, never silently mixed in.
     with pytest.raises(InputError, match="changed input"):
-        app.invoke({"collection": COLLECTION, "conversation_id": "c-1", "chunk_ids": chunks[:2], "turns_wanted": 3},
-                   config, context=context)
+        app.invoke(
+            {"collection": COLLECTION, "conversation_id": "c-1", "chunk_ids": chunks[:2], "turns_wanted": 3},
+            config,
+            context=context,
+        )
 
 
 def test_conversation_graph_streams_asynchronously(clustered):
@@ -74,9 +88,12 @@ def test_conversation_graph_streams_asynchronously(clustered):
 
     async def turns() -> list[int]:
         seen = []
-        async for update in app.astream({"collection": COLLECTION, "conversation_id": "async", "cluster_id": 1,
-                                         "turns_wanted": 2}, config, context={"workspace": str(clustered.root)},
-                                        stream_mode="updates"):
+        async for update in app.astream(
+            {"collection": COLLECTION, "conversation_id": "async", "cluster_id": 1, "turns_wanted": 2},
+            config,
+            context={"workspace": str(clustered.root)},
+            stream_mode="updates",
+        ):
             seen += [turn["index"] for turn in update.get("polisher", {}).get("turns", [])]
         return seen
 
@@ -85,8 +102,11 @@ def test_conversation_graph_streams_asynchronously(clustered):
 
 def test_a_conversation_needs_a_cluster_or_chunks(clustered):
     with pytest.raises(InputError, match="either cluster_id or chunk_ids"):
-        conversation_graph.invoke({"collection": COLLECTION, "conversation_id": "x"},
-                                  context={"workspace": str(clustered.root)})
+        conversation_graph.invoke(
+            {"collection": COLLECTION, "conversation_id": "x"}, context={"workspace": str(clustered.root)}
+        )
     with pytest.raises(InputError, match="no cluster 999"):
-        conversation_graph.invoke({"collection": COLLECTION, "conversation_id": "x", "cluster_id": 999},
-                                  context={"workspace": str(clustered.root)})
+        conversation_graph.invoke(
+            {"collection": COLLECTION, "conversation_id": "x", "cluster_id": 999},
+            context={"workspace": str(clustered.root)},
+        )

@@ -38,8 +38,10 @@ def generated(tmp_path_factory):
         if not sentences:
             continue
         queries = ConditionQueryWriter(len(sentences)).baseline(sentences=sentences, domain="custom")
-        negatives = [NegativeRewriter().baseline(sentence=sentence, kind="subtle", document=document.text,
-                                                 related=others) for sentence in sentences]
+        negatives = [
+            NegativeRewriter().baseline(sentence=sentence, kind="subtle", document=document.text, related=others)
+            for sentence in sentences
+        ]
         rows.append((document.id, sentences, queries, negatives))
     return rows
 
@@ -56,8 +58,9 @@ def test_negatives_swap_within_a_kind_and_never_to_a_stopword(generated):
             # "is read" → "is written": a participle stays a participle.
             assert not re.search(r"\b(is|are|was|were) write\b", negative.sentence), negative.sentence
     names_swapped = [change for change in swaps if change.startswith("name")]
-    assert any("'GaugeClient' → 'PluginBuilder'" in change or "'PluginBuilder' → " in change
-               for change in names_swapped)
+    assert any(
+        "'GaugeClient' → 'PluginBuilder'" in change or "'PluginBuilder' → " in change for change in names_swapped
+    )
 
 
 def test_conditions_carry_no_list_markers_and_queries_keep_acronyms(generated):
@@ -76,14 +79,19 @@ def test_conditions_carry_no_list_markers_and_queries_keep_acronyms(generated):
 def test_stray_list_numbers_are_not_sentences_nor_swapped():
     text = "Install the wheel into the mirror directory first. 2\n\n1. The builder reads 4 files.\n2. Then it stops."
     sentences = split_sentences(text)
-    assert sentences == ["Install the wheel into the mirror directory first.", "The builder reads 4 files.",
-                         "Then it stops."]
+    assert sentences == [
+        "Install the wheel into the mirror directory first.",
+        "The builder reads 4 files.",
+        "Then it stops.",
+    ]
     assert [swap.old for swap in swap_candidates("Install the wheel into the mirror directory first. 2")] == ["first"]
 
 
 def test_names_are_not_stopwords_nor_capitalized_common_words():
-    text = ("The options are listed below. Read the file (As described in Configuration) before you edit it.\n\n"
-            "The configuration is read at start. The BestCandidateResult holds Lisbon.")
+    text = (
+        "The options are listed below. Read the file (As described in Configuration) before you edit it.\n\n"
+        "The configuration is read at start. The BestCandidateResult holds Lisbon."
+    )
     found = names(text)
     assert "As" not in found and "Configuration" not in found
     assert {"BestCandidateResult", "Lisbon"} <= set(found)
@@ -91,8 +99,17 @@ def test_names_are_not_stopwords_nor_capitalized_common_words():
 
 def test_name_replacements_are_spread_over_the_pool_and_of_the_same_kind():
     pool_page = "The GaugeClient, the PluginBuilder, the WheelCache, the TideModel and the FerryPlanner cooperate."
-    classes = ["BestCandidateResult", "PortRegistry", "BuoyLedger", "SlotPlanner", "CraneRoster", "ReeferSocket",
-               "SwellForecast", "MirrorIndex", "QuayMap"]
+    classes = [
+        "BestCandidateResult",
+        "PortRegistry",
+        "BuoyLedger",
+        "SlotPlanner",
+        "CraneRoster",
+        "ReeferSocket",
+        "SwellForecast",
+        "MirrorIndex",
+        "QuayMap",
+    ]
     replacements = Counter()
     for name in classes:
         sentence = f"The {name} object is created for every crossing of the harbour."

@@ -26,9 +26,14 @@ runner = CliRunner(env={"COLUMNS": "200"})
 
 
 def benchsmith(*arguments: str, environment: dict[str, str] | None = None, timeout: float = 600):
-    return subprocess.run([sys.executable, "-m", "benchsmith.cli", *arguments], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout,
-                          env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(environment or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "benchsmith.cli", *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(environment or {})},
+    )
 
 
 def test_help_teaches_both_commands():
@@ -42,12 +47,16 @@ def test_help_teaches_both_commands():
 
 def test_dry_run_and_bad_settings_from_the_cli(tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
-    result = runner.invoke(app, ["hardneg", "build", str(corpus), "--conditions", "4", "--dry-run",
-                                 "-w", str(tmp_path / "ws")])
+    result = runner.invoke(
+        app, ["hardneg", "build", str(corpus), "--conditions", "4", "--dry-run", "-w", str(tmp_path / "ws")]
+    )
     assert result.exit_code == 0, result.output
     assert "dry run: 7 source documents × 4 conditions → 105 model calls" in result.output
     result = runner.invoke(app, ["hardneg", "build", str(corpus), "--domain", "poetry", "-w", str(tmp_path / "ws")])
-    assert result.exit_code == 2 and "--domain must be one of books, movies, people, medical, legal, custom" in result.output
+    assert (
+        result.exit_code == 2
+        and "--domain must be one of books, movies, people, medical, legal, custom" in result.output
+    )
     result = runner.invoke(app, ["hardneg", "score", "-w", str(tmp_path / "ws")])
     assert result.exit_code == 2 and "give a DATASET" in result.output
 
@@ -60,15 +69,47 @@ def baseline_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("hardneg-cli")
     corpus = write_corpus(root / "corpus")
     workspace = root / "ws"
-    built = benchsmith("hardneg", "build", str(corpus), "--domain", "custom", "--features", "station facts",
-                       "--conditions", "4", "--run-id", "base", "-w", str(workspace))
+    built = benchsmith(
+        "hardneg",
+        "build",
+        str(corpus),
+        "--domain",
+        "custom",
+        "--features",
+        "station facts",
+        "--conditions",
+        "4",
+        "--run-id",
+        "base",
+        "-w",
+        str(workspace),
+    )
     with FakeOpenAIServer() as server:
-        scored = benchsmith("hardneg", "score", "base", "--retriever", "bm25", "--retriever", "dense",
-                            "--embedder", "openai:hash", "--json", str(root / "measures.json"), "-w", str(workspace),
-                            environment={"OPENAI_BASE_URL": server.base_url})
+        scored = benchsmith(
+            "hardneg",
+            "score",
+            "base",
+            "--retriever",
+            "bm25",
+            "--retriever",
+            "dense",
+            "--embedder",
+            "openai:hash",
+            "--json",
+            str(root / "measures.json"),
+            "-w",
+            str(workspace),
+            environment={"OPENAI_BASE_URL": server.base_url},
+        )
         embedded = server.embedded_texts
-    return {"root": root, "workspace": workspace, "built": built, "scored": scored, "embedded": embedded,
-            "run_dir": workspace / "runs" / "base"}
+    return {
+        "root": root,
+        "workspace": workspace,
+        "built": built,
+        "scored": scored,
+        "embedded": embedded,
+        "run_dir": workspace / "runs" / "base",
+    }
 
 
 @pytest.mark.slow
@@ -76,9 +117,16 @@ def test_baseline_build_and_score_run_end_to_end_from_the_cli(baseline_run):
     built, scored, run_dir = baseline_run["built"], baseline_run["scored"], baseline_run["run_dir"]
     assert built.returncode == 0, built.stdout + built.stderr
     assert "rows kept" in built.stdout and "dropped: fewer conditions" in built.stdout
-    for name in ("rows.jsonl", "stats.json", "multiconir/hardneg.csv", "multiconir/Task1.csv",
-                 "multiconir/Task2_&_3.csv", "beir/task1/corpus.jsonl", "beir/task2/qrels/test.tsv",
-                 "beir/task3/queries.jsonl"):
+    for name in (
+        "rows.jsonl",
+        "stats.json",
+        "multiconir/hardneg.csv",
+        "multiconir/Task1.csv",
+        "multiconir/Task2_&_3.csv",
+        "beir/task1/corpus.jsonl",
+        "beir/task2/qrels/test.tsv",
+        "beir/task3/queries.jsonl",
+    ):
         assert (run_dir / name).exists(), name
     assert scored.returncode == 0, scored.stdout + scored.stderr
     assert "bm25-corpus" in scored.stdout and "bm25-row" in scored.stdout and "dense" in scored.stdout
@@ -91,17 +139,43 @@ def test_baseline_build_and_score_run_end_to_end_from_the_cli(baseline_run):
     assert set(measures["scorers"]) == {"bm25-corpus", "bm25-row", "dense"}
     assert set(measures["scorers"]["dense"]) == {"task1", "task2", "task3"}
     # Re-scoring the written tables from the CLI gives the same numbers.
-    rescored = runner.invoke(app, ["hardneg", "score", "--task1", str(scores / "dense_task1_results.csv"),
-                                   "--task2", str(scores / "dense_task2_results.csv"),
-                                   "--task3", str(scores / "dense_task3_results.csv"),
-                                   "--json", str(baseline_run["root"] / "dense.json")])
+    rescored = runner.invoke(
+        app,
+        [
+            "hardneg",
+            "score",
+            "--task1",
+            str(scores / "dense_task1_results.csv"),
+            "--task2",
+            str(scores / "dense_task2_results.csv"),
+            "--task3",
+            str(scores / "dense_task3_results.csv"),
+            "--json",
+            str(baseline_run["root"] / "dense.json"),
+        ],
+    )
     assert rescored.exit_code == 0, rescored.output
     assert json.loads((baseline_run["root"] / "dense.json").read_text()) == measures["scorers"]["dense"]
     # Running the build again reports it without redoing it (in this process: the subprocesses above
     # are the end-to-end runs; this one only reads the finished run record).
-    again = runner.invoke(app, ["hardneg", "build", str(baseline_run["root"] / "corpus"), "--domain", "custom",
-                                "--features", "station facts", "--conditions", "4", "--run-id", "base",
-                                "-w", str(baseline_run["workspace"])])
+    again = runner.invoke(
+        app,
+        [
+            "hardneg",
+            "build",
+            str(baseline_run["root"] / "corpus"),
+            "--domain",
+            "custom",
+            "--features",
+            "station facts",
+            "--conditions",
+            "4",
+            "--run-id",
+            "base",
+            "-w",
+            str(baseline_run["workspace"]),
+        ],
+    )
     assert again.exit_code == 0 and "already finished" in again.output, again.output
 
 
@@ -128,13 +202,34 @@ def test_sigkill_mid_build_then_resume_rebuilds_no_finished_document(tmp_path):
     workspace = tmp_path / "ws"
     rows = workspace / "runs" / "killed" / "rows.jsonl"
     agents = ScriptedHardnegAgents()
-    command = [sys.executable, "-m", "benchsmith.cli", "hardneg", "build", str(corpus), "--conditions", "4",
-               "--llm", "openai:sim", "--concurrency", "2", "--run-id", "killed", "-w", str(workspace)]
+    command = [
+        sys.executable,
+        "-m",
+        "benchsmith.cli",
+        "hardneg",
+        "build",
+        str(corpus),
+        "--conditions",
+        "4",
+        "--llm",
+        "openai:sim",
+        "--concurrency",
+        "2",
+        "--run-id",
+        "killed",
+        "-w",
+        str(workspace),
+    ]
     with FakeOpenAIServer(replier=agents.server_replier, latency_s=0.05) as server:
-        environment = {**os.environ, "OPENAI_API_KEY": "sk-test-kill", "OPENAI_BASE_URL": server.base_url,
-                       "HF_HUB_OFFLINE": "1"}
-        process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True)
+        environment = {
+            **os.environ,
+            "OPENAI_API_KEY": "sk-test-kill",
+            "OPENAI_BASE_URL": server.base_url,
+            "HF_HUB_OFFLINE": "1",
+        }
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             if rows.exists() and len(rows.read_text().splitlines()) >= 3:
@@ -158,8 +253,11 @@ def test_sigkill_mid_build_then_resume_rebuilds_no_finished_document(tmp_path):
     for request in after_kill:  # nothing about a finished document was asked again
         prompt = request["messages"][-1]["content"]
         assert not any(names[document_id] in prompt for document_id in finished), prompt[:200]
-    extractions = [request for request in server.requests
-                   if request["response_format"]["json_schema"]["name"] == "ExtractedConditions"]
+    extractions = [
+        request
+        for request in server.requests
+        if request["response_format"]["json_schema"]["name"] == "ExtractedConditions"
+    ]
     assert stations <= len(extractions) <= stations + 2  # at most the two in flight were asked twice
 
 
@@ -182,12 +280,24 @@ def test_score_is_a_run_that_runs_lists_resumes_and_reports_finished(tmp_path):
     from benchsmith.graphs.runtime.resources import register_scorer
 
     workspace = tmp_path / "ws"
-    built = benchsmith.build_hardneg([write_corpus(tmp_path / "corpus")], conditions=3, workspace=workspace,
-                                     run_id="built")
+    built = benchsmith.build_hardneg(
+        [write_corpus(tmp_path / "corpus")], conditions=3, workspace=workspace, run_id="built"
+    )
     dying = DyingScorer()
     register_scorer("dying", dying)
-    command = ["hardneg", "score", "built", "--retriever", "bm25:row", "--rerank", "dying", "--run-id", "scored",
-               "-w", str(workspace)]
+    command = [
+        "hardneg",
+        "score",
+        "built",
+        "--retriever",
+        "bm25:row",
+        "--rerank",
+        "dying",
+        "--run-id",
+        "scored",
+        "-w",
+        str(workspace),
+    ]
     crashed = runner.invoke(app, command)
     assert crashed.exit_code == 1, crashed.output
     assert "run scored failed" in crashed.output and "Resume with:" in crashed.output
@@ -202,8 +312,10 @@ def test_score_is_a_run_that_runs_lists_resumes_and_reports_finished(tmp_path):
     row = next(line for line in listed.splitlines() if "hardneg-score" in line)
     assert "finished" in row and "2 scorers" in row
     tables = built.run_dir / "scores"
-    assert {path.name for path in tables.glob("*_task1_results.csv")} == {"bm25-row_task1_results.csv",
-                                                                          "rerank_dying_task1_results.csv"}
+    assert {path.name for path in tables.glob("*_task1_results.csv")} == {
+        "bm25-row_task1_results.csv",
+        "rerank_dying_task1_results.csv",
+    }
 
     again = runner.invoke(app, [*command, "--json", str(tmp_path / "measures.json")])
     assert again.exit_code == 0, again.output
@@ -215,10 +327,24 @@ def test_score_dry_run_names_the_rows_and_scorers_and_makes_no_run(tmp_path):
     import benchsmith
 
     workspace = tmp_path / "ws"
-    built = benchsmith.build_hardneg([write_corpus(tmp_path / "corpus")], conditions=3, workspace=workspace,
-                                     run_id="built")
-    result = runner.invoke(app, ["hardneg", "score", "built", "--retriever", "bm25:row", "--retriever", "dense",
-                                 "--dry-run", "-w", str(workspace)])
+    built = benchsmith.build_hardneg(
+        [write_corpus(tmp_path / "corpus")], conditions=3, workspace=workspace, run_id="built"
+    )
+    result = runner.invoke(
+        app,
+        [
+            "hardneg",
+            "score",
+            "built",
+            "--retriever",
+            "bm25:row",
+            "--retriever",
+            "dense",
+            "--dry-run",
+            "-w",
+            str(workspace),
+        ],
+    )
     assert result.exit_code == 0, result.output
     output = " ".join(result.output.split())
     assert f"{built.rows:,} rows of {built.run_dir}" in output and "2 scorer(s) (bm25-row, dense)" in output
@@ -231,9 +357,10 @@ def test_score_dry_run_names_the_rows_and_scorers_and_makes_no_run(tmp_path):
 def test_bad_score_input_exits_2_and_makes_no_run(tmp_path):
     workspace = tmp_path / "ws"
     for arguments, message in (
-            (["nothing-here", "--retriever", "bm25"], "neither a hardneg build run"),
-            ([str(tmp_path), "--retriever", "hybrid:rrf(dense,bm25)"], "pairs are scored one by one"),
-            ([str(tmp_path), "--rerank", "no-such-cross-encoder"], "not on this machine")):
+        (["nothing-here", "--retriever", "bm25"], "neither a hardneg build run"),
+        ([str(tmp_path), "--retriever", "hybrid:rrf(dense,bm25)"], "pairs are scored one by one"),
+        ([str(tmp_path), "--rerank", "no-such-cross-encoder"], "not on this machine"),
+    ):
         result = runner.invoke(app, ["hardneg", "score", *arguments, "--run-id", "bad", "-w", str(workspace)])
         assert result.exit_code == 2 and message in result.output, result.output
     assert not (workspace / "runs" / "bad").exists()
@@ -273,12 +400,14 @@ def test_sigkill_mid_scoring_then_resume_scores_only_the_unfinished_scorer(tmp_p
     from benchsmith.stores.workspace import Workspace
 
     workspace, log = tmp_path / "ws", tmp_path / "calls.log"
-    built = benchsmith.build_hardneg([write_corpus(tmp_path / "corpus")], conditions=3, workspace=workspace,
-                                     run_id="built")
+    built = benchsmith.build_hardneg(
+        [write_corpus(tmp_path / "corpus")], conditions=3, workspace=workspace, run_id="built"
+    )
     command = [sys.executable, "-c", KILLABLE_SCORING, str(built.run_dir), str(workspace), str(log)]
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    process = subprocess.Popen([*command, "120"], cwd=ROOT, env=environment, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        [*command, "120"], cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     deadline = time.monotonic() + 120
     while not (log.exists() and len(log.read_text().split()) == 2):  # one reranker done, the other stalled
         assert process.poll() is None and time.monotonic() < deadline, process.stdout.read()

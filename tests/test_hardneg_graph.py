@@ -22,8 +22,9 @@ N = 4
 def build(tmp_path, agents: ScriptedHardnegAgents, run_id: str = "build", **options):
     corpus = write_corpus(tmp_path / "corpus")
     llm = register_model(f"scripted-{run_id}", agents.seam())
-    return benchsmith.build_hardneg([corpus], conditions=N, llm=llm, workspace=tmp_path / "ws", run_id=run_id,
-                                    concurrency=2, **options)
+    return benchsmith.build_hardneg(
+        [corpus], conditions=N, llm=llm, workspace=tmp_path / "ws", run_id=run_id, concurrency=2, **options
+    )
 
 
 def records_by_id(result) -> dict[str, dict]:
@@ -64,8 +65,9 @@ def test_every_hard_negative_differs_from_the_positive_exactly_in_the_intended_s
                 restored = restored.replace(conditions[number - 1]["negative"], conditions[number - 1]["sentence"])
             assert restored == positive, key  # nothing else changed, byte for byte
             assert document["verified"] and not document["rebuilt"]
-        assert record["queries"]["instruction"][1] == (f"Find a document that satisfies: (1) {conditions[0]['condition']} "
-                                                       f"(2) {conditions[1]['condition']}")
+        assert record["queries"]["instruction"][1] == (
+            f"Find a document that satisfies: (1) {conditions[0]['condition']} (2) {conditions[1]['condition']}"
+        )
     # The paraphrased sentence was rejected; Carlow was built from its other sentences.
     carlow = records["carlow.txt"]
     assert carlow["rejected"][0]["reason"] == "not a verbatim substring of the document"
@@ -73,8 +75,12 @@ def test_every_hard_negative_differs_from_the_positive_exactly_in_the_intended_s
     # A document with two condition sentences is dropped, and counted.
     assert records["zz-short.txt"]["status"] == "dropped" and records["zz-short.txt"]["reason"] == "fewer_conditions"
     assert result.dropped == {"fewer_conditions": 1}
-    assert result.verification == {"checked": 6 * 2 * N, "verified_first_time": 6 * 2 * N, "rebuilt_and_verified": 0,
-                                   "dropped": 0}
+    assert result.verification == {
+        "checked": 6 * 2 * N,
+        "verified_first_time": 6 * 2 * N,
+        "rebuilt_and_verified": 0,
+        "dropped": 0,
+    }
 
 
 def test_exports_hold_the_rows_in_the_reference_layout_and_beir(tmp_path):
@@ -82,17 +88,23 @@ def test_exports_hold_the_rows_in_the_reference_layout_and_beir(tmp_path):
     records = records_by_id(result)
     dataset = read_csv(result.files["dataset"])
     assert [row["Id"] for row in dataset] == [f"{name.lower()}.txt" for name in STATIONS[:6]]  # source order
-    assert list(dataset[0]) == (["Id", "Title"] + [f"Query{k}" for k in range(1, N + 1)]
-                                + [f"Natural_Query{k}" for k in range(1, N + 1)] + ["Positive"]
-                                + [f"HN{j}" for j in range(1, N + 1)] + [f"Miss{k}" for k in range(1, N + 1)])
+    assert list(dataset[0]) == (
+        ["Id", "Title"]
+        + [f"Query{k}" for k in range(1, N + 1)]
+        + [f"Natural_Query{k}" for k in range(1, N + 1)]
+        + ["Positive"]
+        + [f"HN{j}" for j in range(1, N + 1)]
+        + [f"Miss{k}" for k in range(1, N + 1)]
+    )
     for row in dataset:
         documents = records[row["Id"]]["documents"]
         assert row["Positive"] == documents["Positive"]["text"]
         assert all(row[f"HN{j}"] == documents[f"HN{j}"]["text"] for j in range(1, N + 1))
     task1 = read_csv(result.files["task1"])
     assert task1
-    assert all(row[f"HN{k}"] == records[row["Id"]]["documents"][f"Miss{k}"]["text"]
-               for row in task1 for k in range(1, N + 1))  # the reference's Task 1: HN{k} misses condition k
+    assert all(
+        row[f"HN{k}"] == records[row["Id"]]["documents"][f"Miss{k}"]["text"] for row in task1 for k in range(1, N + 1)
+    )  # the reference's Task 1: HN{k} misses condition k
     assert read_dataset(result.files["dataset"])[0].instruction == records[dataset[0]["Id"]]["queries"]["instruction"]
 
     beir = result.files["beir_task2"]
@@ -123,8 +135,12 @@ def test_verification_rebuilds_once_then_drops_a_planted_mismatch(tmp_path):
     for key in ("HN1", "HN2", "Miss1", "Miss2", "Miss4"):  # untouched by condition 3: not rebuilt
         assert not documents[key]["rebuilt"] and documents[key]["verified"]
     assert brixton["status"] == "kept" and brixton["tasks"] == {"task1": False, "task2": True}
-    assert result.verification == {"checked": 6 * 2 * N, "verified_first_time": 6 * 2 * N - 3,
-                                   "rebuilt_and_verified": 2, "dropped": 1}
+    assert result.verification == {
+        "checked": 6 * 2 * N,
+        "verified_first_time": 6 * 2 * N - 3,
+        "rebuilt_and_verified": 2,
+        "dropped": 1,
+    }
     assert result.task_rows == {"task1": 5, "task2": 6, "task3": 6}
     retries = [prompt for name, prompt in agents.calls if name == "NegativeSentence" and "<previous>" in prompt]
     assert len(retries) == 1 and "Brixton" in retries[0]
@@ -142,7 +158,11 @@ def test_a_positive_the_judge_rejects_drops_its_row(tmp_path):
     def judge_misses_one_in_elgins_positive(name, messages):
         reply = honest(name, messages)
         content = " ".join(messages[-1]["content"].split())
-        if name == "ConditionCount" and all(fact in content for fact in elgin_facts) and reply["satisfied"] == [1, 2, 3, 4]:
+        if (
+            name == "ConditionCount"
+            and all(fact in content for fact in elgin_facts)
+            and reply["satisfied"] == [1, 2, 3, 4]
+        ):
             reply["satisfied"] = [1, 2, 3]
         return reply
 
@@ -160,8 +180,9 @@ def test_a_positive_the_judge_rejects_drops_its_row(tmp_path):
 def test_baseline_builds_offline_with_both_kinds_of_negatives(tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
     for kind in ("subtle", "misleading"):
-        result = benchsmith.build_hardneg([corpus], conditions=N, negatives=kind, workspace=tmp_path / "ws",
-                                          run_id=f"baseline-{kind}")
+        result = benchsmith.build_hardneg(
+            [corpus], conditions=N, negatives=kind, workspace=tmp_path / "ws", run_id=f"baseline-{kind}"
+        )
         assert result.rows == 6 and result.verification["dropped"] == 0, (kind, result.verification)
         records = [record for record in load_jsonl(result.files["rows"]) if record["status"] == "kept"]
         negatives = [condition["negative"] for record in records for condition in record["conditions"]]
@@ -170,8 +191,11 @@ def test_baseline_builds_offline_with_both_kinds_of_negatives(tmp_path):
             assert all(" not " in negative for negative in negatives)
         else:
             assert records
-            assert all(condition["negative"] != " ".join(condition["sentence"].split()) for record in records
-                       for condition in record["conditions"])
+            assert all(
+                condition["negative"] != " ".join(condition["sentence"].split())
+                for record in records
+                for condition in record["conditions"]
+            )
         assert result.usage.calls == 6 * (2 + N + 2 * N + 1) + 1  # the short document: one extraction
 
 
@@ -212,8 +236,15 @@ def test_build_from_a_collection(tmp_path):
     workspace = Workspace.resolve(tmp_path / "ws")
     corpus = write_corpus(tmp_path / "corpus", short=False)
     context = IngestContext(workspace=str(workspace.root), embedder=register_embedder(HashingEmbedder()), min_chars=20)
-    run_job(ingest_builder, job="ingest", workspace=workspace, run_id="ingest",
-            inputs={"run_id": "ingest", "sources": [str(corpus)], "collection": "stations"}, context=context, settings={})
+    run_job(
+        ingest_builder,
+        job="ingest",
+        workspace=workspace,
+        run_id="ingest",
+        inputs={"run_id": "ingest", "sources": [str(corpus)], "collection": "stations"},
+        context=context,
+        settings={},
+    )
     result = benchsmith.build_hardneg(collection="stations", conditions=N, workspace=workspace.root, run_id="coll")
     assert result.documents == 6 and result.rows == 6
     titles = {json.loads(line)["title"] for line in result.files["rows"].read_text().splitlines()}

@@ -41,16 +41,22 @@ def constant(pairs):
 def test_score_tables_follow_the_reference_layout_and_rescore_to_the_same_measures(dataset, tmp_path):
     embedder = register_embedder(HashingEmbedder())
     register_scorer("constant", constant)
-    result = benchsmith.score_hardneg(dataset.run_dir, retrievers=["bm25", f"dense:{embedder}"],
-                                      rerankers=["constant"], output_dir=tmp_path / "scores", workspace=tmp_path / "ws")
+    result = benchsmith.score_hardneg(
+        dataset.run_dir,
+        retrievers=["bm25", f"dense:{embedder}"],
+        rerankers=["constant"],
+        output_dir=tmp_path / "scores",
+        workspace=tmp_path / "ws",
+    )
     assert result.scorers == ["bm25-corpus", "bm25-row", f"dense:{embedder}", "rerank:constant"]
     for label, paths in result.tables.items():
         with open(paths["task1"], newline="") as handle:
             header = next(csv.reader(handle))
         assert header == ["Index"] + [c for k in range(1, N + 1) for c in (f"Query{k}_Positive", f"Query{k}_HN1")]
         with open(paths["task2"], newline="") as handle:
-            assert next(csv.reader(handle)) == (["Index", f"Query{N}_Positive"] + [f"Query{N}_HN{j}"
-                                                                                   for j in range(1, N + 1)])
+            assert next(csv.reader(handle)) == (
+                ["Index", f"Query{N}_Positive"] + [f"Query{N}_HN{j}" for j in range(1, N + 1)]
+            )
         assert benchsmith.rescore_tables(paths["task1"], paths["task2"], paths["task3"]) == result.reference[label]
     # A scorer that ties everything wins nothing; ties lose.
     assert set(result.reference["rerank:constant"]["task1"]["win_rate"].values()) == {0.0}
@@ -61,15 +67,21 @@ def test_score_tables_follow_the_reference_layout_and_rescore_to_the_same_measur
     worst = results["scorers"]["rerank:constant"]["worst_task1"]
     assert worst and worst[0]["sentence"] and worst[0]["negative"] != worst[0]["sentence"]
     markdown = result.report["markdown"].read_text(encoding="utf-8")
-    for heading in ("Task 1: complexity robustness", "Task 2: relevance monotonicity", "Task 3: format sensitivity",
-                    "Worst rows", "bm25-row: BM25"):
+    for heading in (
+        "Task 1: complexity robustness",
+        "Task 2: relevance monotonicity",
+        "Task 3: format sensitivity",
+        "Worst rows",
+        "bm25-row: BM25",
+    ):
         assert heading in markdown
     assert worst[0]["negative"] in markdown  # the rewrite that fooled it is shown
 
 
 def test_bm25_variants_take_document_frequencies_from_the_corpus_or_the_row(dataset, tmp_path):
-    result = benchsmith.score_hardneg(dataset.run_dir, retrievers=["bm25"], output_dir=tmp_path / "scores",
-                                      workspace=tmp_path / "ws")
+    result = benchsmith.score_hardneg(
+        dataset.run_dir, retrievers=["bm25"], output_dir=tmp_path / "scores", workspace=tmp_path / "ws"
+    )
     rows = read_dataset(dataset.files["dataset"])
     row = rows[0]
     corpus_index = BM25Index([str(i) for i in range(len(dataset_corpus(rows)))], dataset_corpus(rows))
@@ -99,16 +111,22 @@ def test_bm25_index_scores_every_document_as_search_ranks_them():
 
 
 def test_a_dataset_csv_scores_like_its_run_and_reads_conditions_off_the_documents(dataset, tmp_path):
-    from_run = benchsmith.score_hardneg(dataset.run_dir, retrievers=["bm25:row"], output_dir=tmp_path / "run",
-                                        workspace=tmp_path / "ws")
-    from_csv = benchsmith.score_hardneg(dataset.files["dataset"], retrievers=["bm25:row"], output_dir=tmp_path / "csv",
-                                        workspace=tmp_path / "ws")
+    from_run = benchsmith.score_hardneg(
+        dataset.run_dir, retrievers=["bm25:row"], output_dir=tmp_path / "run", workspace=tmp_path / "ws"
+    )
+    from_csv = benchsmith.score_hardneg(
+        dataset.files["dataset"], retrievers=["bm25:row"], output_dir=tmp_path / "csv", workspace=tmp_path / "ws"
+    )
     assert from_csv.reference == from_run.reference
     assert from_csv.tables["bm25-row"]["task1"].read_text() == from_run.tables["bm25-row"]["task1"].read_text()
     register_scorer("constant", constant)
-    worst = benchsmith.score_hardneg(dataset.files["dataset"], rerankers=["constant"], retrievers=[],
-                                     output_dir=tmp_path / "c", workspace=tmp_path / "ws"
-                                     ).results()["scorers"]["rerank:constant"]["worst_task1"]
+    worst = benchsmith.score_hardneg(
+        dataset.files["dataset"],
+        rerankers=["constant"],
+        retrievers=[],
+        output_dir=tmp_path / "c",
+        workspace=tmp_path / "ws",
+    ).results()["scorers"]["rerank:constant"]["worst_task1"]
     assert worst[0]["sentence"] and worst[0]["negative"] and worst[0]["sentence"] != worst[0]["negative"]
 
 
@@ -121,8 +139,13 @@ def test_bad_scorers_and_datasets_are_refused_before_any_run_record(dataset, tmp
     with pytest.raises(InputError, match="neither"):
         benchsmith.score_hardneg(tmp_path / "nothing-here", retrievers=["bm25"], workspace=workspace)
     with pytest.raises(InputError, match="not on this machine"):
-        benchsmith.score_hardneg(dataset.run_dir, retrievers=[], rerankers=["no-such-cross-encoder"],
-                                 workspace=workspace, run_id="bad-reranker")
+        benchsmith.score_hardneg(
+            dataset.run_dir,
+            retrievers=[],
+            rerankers=["no-such-cross-encoder"],
+            workspace=workspace,
+            run_id="bad-reranker",
+        )
     with pytest.raises(InputError, match="resamples"):
         benchsmith.score_hardneg(dataset.run_dir, retrievers=["bm25"], resamples=10, workspace=workspace)
     assert not list_runs(Workspace.resolve(workspace))
@@ -189,8 +212,14 @@ def test_the_studio_graph_scores_with_no_context(dataset, tmp_path, monkeypatch)
     from benchsmith.graphs.hardneg.score import graph
 
     monkeypatch.setenv("BENCHSMITH_WORKSPACE", str(tmp_path / "ws"))
-    output = graph.invoke({"run_id": "studio", "dataset": str(dataset.run_dir), "scorers": ["bm25-row"],
-                           "output_dir": str(tmp_path / "scores")})
+    output = graph.invoke(
+        {
+            "run_id": "studio",
+            "dataset": str(dataset.run_dir),
+            "scorers": ["bm25-row"],
+            "output_dir": str(tmp_path / "scores"),
+        }
+    )
     assert output["scorers"] == ["bm25-row"] and set(output["tables"]["bm25-row"]) == {"task1", "task2", "task3"}
     assert output["reference"]["bm25-row"] == benchsmith.rescore_tables(*output["tables"]["bm25-row"].values())
     assert json.loads(Path(output["report"]["results"]).read_text())["settings"]["scorers"] == ["bm25-row"]

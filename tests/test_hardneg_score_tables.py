@@ -61,8 +61,16 @@ def rescore(*arguments: str):
 
 def test_score_tables_give_the_specified_json_keys_and_hand_worked_values(tmp_path):
     out = tmp_path / "measures.json"
-    result = rescore("--task1", str(task1_table(tmp_path / "t1.csv")), "--task2", str(task2_table(tmp_path / "t2.csv")),
-                     "--task3", str(task3_table(tmp_path / "t3.csv")), "--json", str(out))
+    result = rescore(
+        "--task1",
+        str(task1_table(tmp_path / "t1.csv")),
+        "--task2",
+        str(task2_table(tmp_path / "t2.csv")),
+        "--task3",
+        str(task3_table(tmp_path / "t3.csv")),
+        "--json",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     measures = json.loads(out.read_text(encoding="utf-8"))
     assert set(measures) == {"task1", "task2", "task3"}
@@ -83,17 +91,18 @@ def test_each_table_alone_gives_only_its_task(tmp_path):
     out = tmp_path / "m.json"
     result = rescore("--task2", str(task2_table(tmp_path / "t2.csv")), "--json", str(out))
     assert result.exit_code == 0, result.output
-    assert json.loads(out.read_text()) == {"task2": {"pairs": {name: 0.5 for name in
-                                                              ["Positive_vs_HN1"] + [f"HN{j}_vs_HN{j + 1}"
-                                                                                     for j in range(1, 10)]}}}
+    assert json.loads(out.read_text()) == {
+        "task2": {"pairs": {name: 0.5 for name in ["Positive_vs_HN1"] + [f"HN{j}_vs_HN{j + 1}" for j in range(1, 10)]}}
+    }
 
 
 def test_task3_needs_the_instruction_table_of_the_same_rows(tmp_path):
     task3 = task3_table(tmp_path / "t3.csv")
     result = rescore("--task3", str(task3))
     assert result.exit_code == 2 and "--task2" in result.output
-    other = write_csv(tmp_path / "t2.csv", LADDER_COLUMNS, [[0, *DECREASING], [1, *DECREASING], [2, *FLAT],
-                                                             [9, *INCREASING]])
+    other = write_csv(
+        tmp_path / "t2.csv", LADDER_COLUMNS, [[0, *DECREASING], [1, *DECREASING], [2, *FLAT], [9, *INCREASING]]
+    )
     result = rescore("--task2", str(other), "--task3", str(task3))
     assert result.exit_code == 2 and "same rows" in result.output and "'3'" in result.output
 

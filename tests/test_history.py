@@ -12,21 +12,26 @@ HISTORY = [("What is BM25?", "A ranking function."), ("Who made it?", ""), ("Whe
 
 
 def test_history_renders_as_user_and_agent_lines():
-    assert render_history(HISTORY) == ("User: What is BM25?\nAgent: A ranking function.\n"
-                                       "User: Who made it?\nAgent: \nUser: When?\nAgent: In the 1990s.")
+    assert render_history(HISTORY) == (
+        "User: What is BM25?\nAgent: A ranking function.\n"
+        "User: Who made it?\nAgent: \nUser: When?\nAgent: In the 1990s."
+    )
     assert render_history(HISTORY, skip_empty_answers=True) == (
-        "User: What is BM25?\nAgent: A ranking function.\nUser: Who made it?\nUser: When?\nAgent: In the 1990s.")
+        "User: What is BM25?\nAgent: A ranking function.\nUser: Who made it?\nUser: When?\nAgent: In the 1990s."
+    )
     assert render_history([]) == "(no earlier turns)"
     assert render_history([], if_empty="(no turns yet)") == "(no turns yet)"
 
 
 def test_a_query_is_the_last_window_of_its_history_then_the_question():
     assert query_text(HISTORY, "And dense retrieval?", window=1) == (
-        "User: When?\nAgent: In the 1990s.\nUser: And dense retrieval?")
+        "User: When?\nAgent: In the 1990s.\nUser: And dense retrieval?"
+    )
     assert query_text(HISTORY, "And dense retrieval?") == render_history(HISTORY, question="And dense retrieval?")
     assert query_text([], "What is BM25?") == "User: What is BM25?"
-    turns = [{"question": asked, "response": answered, "index": number} for number, (asked, answered) in
-             enumerate(HISTORY)]
+    turns = [
+        {"question": asked, "response": answered, "index": number} for number, (asked, answered) in enumerate(HISTORY)
+    ]
     assert exchanges(turns) == HISTORY
     assert serialize_history(turns, 2, window=1) == "User: Who made it?\nAgent: \nUser: When?"
 
@@ -39,5 +44,7 @@ def test_prompts_keep_the_conversation_text_their_cached_replies_are_keyed_by():
     assert kept in AlignmentJudge().messages(history=HISTORY, question="Why?", document="d")[1]["content"]
     relevance = RelevanceJudge().messages(history=HISTORY, question="Why?", rewrite=None, document="d")[1]["content"]
     assert "User: Who made it?\nUser: When?" in relevance
-    assert "<conversation>\n(no earlier turns)\n</conversation>" in Rewriter().messages(history=[], question="Why?")[1][
-        "content"]
+    assert (
+        "<conversation>\n(no earlier turns)\n</conversation>"
+        in Rewriter().messages(history=[], question="Why?")[1]["content"]
+    )

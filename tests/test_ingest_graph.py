@@ -31,8 +31,11 @@ def test_ingest_indexes_every_kept_chunk_with_metadata(workspace, tmp_path):
     kept = load_jsonl(RunDirectory(workspace, "r1").file("kept.jsonl"))
     assert values["files_read"] == 24 and values["indexed"] == len(kept) == values["collection_count"]
     assert values["chunks"] == values["indexed"] + values["duplicates"] + values["filtered"]
-    assert set(values["stage_seconds"]) == set(values["stage_cpu_seconds"]) == {"load", "clean", "chunk", "dedup",
-                                                                                 "quality", "embed"}
+    assert (
+        set(values["stage_seconds"])
+        == set(values["stage_cpu_seconds"])
+        == {"load", "clean", "chunk", "dedup", "quality", "embed"}
+    )
     store = VectorStore(open_client(workspace), "docs", ChromaEmbeddingFunction(embedder), embedder.name)
     stored = store.collection.get(ids=[kept[0]["id"]], include=["metadatas", "documents"])
     assert stored["documents"] == [kept[0]["text"]]
@@ -61,8 +64,11 @@ def test_re_ingesting_a_changed_file_stores_its_new_text_under_the_same_span_id(
     assert edited != original and len(edited) == len(original)
     page.write_text(edited, encoding="utf-8")
     values = ingest(workspace, "after", [str(corpus)], embedder).values
-    kept = {chunk["id"]: chunk["text"] for chunk in load_jsonl(RunDirectory(workspace, "after").file("kept.jsonl"))
-            if chunk["id"].startswith("doc00.md:")}
+    kept = {
+        chunk["id"]: chunk["text"]
+        for chunk in load_jsonl(RunDirectory(workspace, "after").file("kept.jsonl"))
+        if chunk["id"].startswith("doc00.md:")
+    }
     before = {chunk["id"] for chunk in load_jsonl(RunDirectory(workspace, "before").file("kept.jsonl"))}
     assert kept and set(kept) <= before  # the same span ids
     store = VectorStore(open_client(workspace), "docs", ChromaEmbeddingFunction(embedder), embedder.name)
@@ -141,7 +147,10 @@ def test_llm_quality_scorer_through_the_seam_filters_pays_once_and_keeps_no_key(
 
     def judge(request: dict) -> dict:
         prompt = request["messages"][-1]["content"]
-        return {"rationale": "spam" if "SPAMSPAM" in prompt else "informative", "score": 1 if "SPAMSPAM" in prompt else 5}
+        return {
+            "rationale": "spam" if "SPAMSPAM" in prompt else "informative",
+            "score": 1 if "SPAMSPAM" in prompt else 5,
+        }
 
     with FakeOpenAIServer(replier=judge) as server:
         # Priced on this endpoint: a top-level model name prices OpenAI's own endpoint only.
@@ -151,14 +160,18 @@ def test_llm_quality_scorer_through_the_seam_filters_pays_once_and_keeps_no_key(
         monkeypatch.setenv("BENCHSMITH_PRICES", str(prices))
         values = ingest(workspace, "llm", [str(corpus)], HashingEmbedder(), quality="llm", llm="openai:judge").values
         requests_first = len(server.requests)
-        again = ingest(workspace, "llm-again", [str(corpus)], HashingEmbedder(), quality="llm", llm="openai:judge").values
+        again = ingest(
+            workspace, "llm-again", [str(corpus)], HashingEmbedder(), quality="llm", llm="openai:judge"
+        ).values
 
     assert values["filtered"] == 2 and values["indexed"] == 6
     assert requests_first == 8 and len(server.requests) == 8  # the second run is served from the cache
     assert again["filtered"] == 2
     first_usage = RunDirectory(workspace, "llm").usage.totals()
     assert first_usage["calls"] == 8 and first_usage["cached_calls"] == 0 and first_usage["input_tokens"] > 0
-    assert first_usage["cost_usd"] == pytest.approx((first_usage["input_tokens"] + 2 * first_usage["output_tokens"]) / 1e6)
+    assert first_usage["cost_usd"] == pytest.approx(
+        (first_usage["input_tokens"] + 2 * first_usage["output_tokens"]) / 1e6
+    )
     assert RunDirectory(workspace, "llm-again").usage.totals()["cached_calls"] == 8
     for path in workspace.root.rglob("*"):
         if path.is_file():
@@ -182,7 +195,8 @@ def test_ingest_into_a_chroma_server(workspace, tmp_path):
         corpus = write_corpus(tmp_path / "corpus", documents=6)
         embedder = HashingEmbedder()
         values = ingest(workspace, "remote", [str(corpus)], embedder, chroma_host=f"127.0.0.1:{port}").values
-        remote = VectorStore(open_client(workspace, f"127.0.0.1:{port}"), "docs", ChromaEmbeddingFunction(embedder),
-                             embedder.name)
+        remote = VectorStore(
+            open_client(workspace, f"127.0.0.1:{port}"), "docs", ChromaEmbeddingFunction(embedder), embedder.name
+        )
         assert values["indexed"] > 0 and remote.count() == values["indexed"]
         assert not workspace.chroma_dir.exists()  # nothing went to the embedded store

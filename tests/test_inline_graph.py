@@ -40,13 +40,25 @@ def test_conversations_in_line_are_langgraphs_turn_for_turn(clustered, gate):
     """Every turn type, re-planned and dropped turns (the label judge's, the quality gate's),
     clarifications: the same output dicts."""
     seam, _ = typed_seam()
-    context = SynthesisContext(workspace=str(clustered.root), llm=register_model(f"inline-typed-{gate}", seam),
-                               cluster_size=4, question_types=QUESTION_MIX, quality_gate=gate, **ALL_RATES)
+    context = SynthesisContext(
+        workspace=str(clustered.root),
+        llm=register_model(f"inline-typed-{gate}", seam),
+        cluster_size=4,
+        question_types=QUESTION_MIX,
+        quality_gate=gate,
+        **ALL_RATES,
+    )
     pregel, inline = conversation_builder.compile(checkpointer=False), InlineGraph(conversation_builder)
     kinds = set()
     for cluster in range(6):
-        task = {"collection": COLLECTION, "conversation_id": f"c{cluster}", "cluster_id": cluster, "turns_wanted": 6,
-                "run_id": f"inline-{gate}", "ignored": "not an input key"}
+        task = {
+            "collection": COLLECTION,
+            "conversation_id": f"c{cluster}",
+            "cluster_id": cluster,
+            "turns_wanted": 6,
+            "run_id": f"inline-{gate}",
+            "ignored": "not an input key",
+        }
         expected = pregel.invoke(task, context=context)
         assert inline.invoke(task, context=context) == expected
         assert inline.invoke(task, context=vars(context)) == expected  # a dict context, as LangGraph takes it
@@ -85,8 +97,11 @@ def looping_graph(step=counting_step) -> StateGraph:
 
 def test_reducers_loops_and_commands_as_langgraph():
     builder = looping_graph()
-    assert InlineGraph(builder).invoke({}) == builder.compile().invoke({}) == {
-        "count": 3, "seen": ["step0", "check", "step1", "check", "step2", "check"]}
+    assert (
+        InlineGraph(builder).invoke({})
+        == builder.compile().invoke({})
+        == {"count": 3, "seen": ["step0", "check", "step1", "check", "step2", "check"]}
+    )
 
 
 def test_a_lookup_is_made_once_per_run_in_line_and_at_every_node_under_langgraph():

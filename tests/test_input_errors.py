@@ -61,55 +61,92 @@ class Reader:
     not_applicable: dict[str, str] = field(default_factory=dict)  # case -> why it cannot go wrong here
 
 
-def beir_directory(folder: Path, corpus: bytes | None = None, queries: bytes | None = None,
-                   qrels: bytes | None = None) -> None:
+def beir_directory(
+    folder: Path, corpus: bytes | None = None, queries: bytes | None = None, qrels: bytes | None = None
+) -> None:
     (folder / "bench" / "qrels").mkdir(parents=True, exist_ok=True)
-    for name, content in (("corpus.jsonl", corpus or CORPUS), ("queries.jsonl", queries or QUERIES),
-                          ("qrels/test.tsv", qrels or QRELS)):
+    for name, content in (
+        ("corpus.jsonl", corpus or CORPUS),
+        ("queries.jsonl", queries or QUERIES),
+        ("qrels/test.tsv", qrels or QRELS),
+    ):
         if not (folder / "bench" / name).exists():
             (folder / "bench" / name).write_bytes(content)
 
 
-CORPUS = lines({"_id": "d1", "title": "", "text": "the red fox jumps"}, {"_id": "d2", "title": "", "text": "a blue whale"},
-               {"_id": "d3", "title": "", "text": "green grass grows"})
+CORPUS = lines(
+    {"_id": "d1", "title": "", "text": "the red fox jumps"},
+    {"_id": "d2", "title": "", "text": "a blue whale"},
+    {"_id": "d3", "title": "", "text": "green grass grows"},
+)
 QUERIES = lines({"_id": "q1", "text": "red fox"}, {"_id": "q2", "text": "blue whale"}, {"_id": "q3", "text": "grass"})
 QRELS = b"query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\nq3\td3\t1\n"
 RUN = b"q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq2 Q0 d2 1 2.0 t\n"
 TREC_QRELS = b"q1 0 d1 1\nq2 0 d2 1\nq2 0 d3 0\n"
-QA = lines({"id": "a1", "question": "How do I sort?", "answer": "Use sorted()."},
-           {"id": "a2", "question": "How do I read a file?", "answer": "Use open()."})
-POSTS = (b'<?xml version="1.0" encoding="utf-8"?>\n<posts>\n'
-         b'  <row Id="1" PostTypeId="1" AcceptedAnswerId="2" Title="Sorting" Body="How do I sort?" Tags="|py|" />\n'
-         b'  <row Id="2" PostTypeId="2" ParentId="1" Body="Use sorted()." />\n'
-         b'  <row Id="3" PostTypeId="1" AcceptedAnswerId="4" Title="Files" Body="How do I read?" Tags="|py|" />\n'
-         b'  <row Id="4" PostTypeId="2" ParentId="3" Body="Use open()." />\n'
-         b'</posts>\n')
+QA = lines(
+    {"id": "a1", "question": "How do I sort?", "answer": "Use sorted()."},
+    {"id": "a2", "question": "How do I read a file?", "answer": "Use open()."},
+)
+POSTS = (
+    b'<?xml version="1.0" encoding="utf-8"?>\n<posts>\n'
+    b'  <row Id="1" PostTypeId="1" AcceptedAnswerId="2" Title="Sorting" Body="How do I sort?" Tags="|py|" />\n'
+    b'  <row Id="2" PostTypeId="2" ParentId="1" Body="Use sorted()." />\n'
+    b'  <row Id="3" PostTypeId="1" AcceptedAnswerId="4" Title="Files" Body="How do I read?" Tags="|py|" />\n'
+    b'  <row Id="4" PostTypeId="2" ParentId="3" Body="Use open()." />\n'
+    b"</posts>\n"
+)
 TASK1 = b"Index,Query1_Positive,Query1_HN1,Query2_Positive,Query2_HN1\n0,0.9,0.1,0.8,0.2\n1,0.7,0.3,0.6,0.5\n"
-DATASET = (b"Id,Title,Query1,Natural_Query1,Positive,HN1,Miss1\n"
-           b"r1,T1,find a,a thing,doc a,neg a,miss a\nr2,T2,find b,b thing,doc b,neg b,miss b\n")
-CAST = ("[\n" + json.dumps({"number": 1, "title": "t", "turn": [
-    {"number": 1, "raw_utterance": "what is a fox"}, {"number": 2, "raw_utterance": "where does it live"}]}) + ",\n"
-        + json.dumps({"number": 2, "title": "u", "turn": [{"number": 1, "raw_utterance": "what is a whale"}]})
-        + "]\n").encode()  # a topic per line, so a cut or a bad byte is on a line of its own
-ECAST = (b"TURN_ID,MANUAL PARAPHRASE,RAW PARAPHRASE\n1_1,what is a fox,what's a fox\n"
-         b"1_2,where does a fox live,where does it live\n2_1,what is a whale,what's a whale\n")
+DATASET = (
+    b"Id,Title,Query1,Natural_Query1,Positive,HN1,Miss1\n"
+    b"r1,T1,find a,a thing,doc a,neg a,miss a\nr2,T2,find b,b thing,doc b,neg b,miss b\n"
+)
+CAST = (
+    "[\n"
+    + json.dumps(
+        {
+            "number": 1,
+            "title": "t",
+            "turn": [
+                {"number": 1, "raw_utterance": "what is a fox"},
+                {"number": 2, "raw_utterance": "where does it live"},
+            ],
+        }
+    )
+    + ",\n"
+    + json.dumps({"number": 2, "title": "u", "turn": [{"number": 1, "raw_utterance": "what is a whale"}]})
+    + "]\n"
+).encode()  # a topic per line, so a cut or a bad byte is on a line of its own
+ECAST = (
+    b"TURN_ID,MANUAL PARAPHRASE,RAW PARAPHRASE\n1_1,what is a fox,what's a fox\n"
+    b"1_2,where does a fox live,where does it live\n2_1,what is a whale,what's a whale\n"
+)
 RESOLVED = b"1_1\twhat is a fox\n1_2\twhere does a fox live\n2_1\twhat is a whale\n"
-TURNS = lines({"id": "c1_t0", "conversation_id": "c1", "turn": 0, "history": [], "question": "what is a fox",
-               "gold_ids": ["d1"]},
-              {"id": "c1_t1", "conversation_id": "c1", "turn": 1,
-               "history": [{"question": "what is a fox", "answer": "an animal"}], "question": "where does it live",
-               "gold_ids": ["d1"]})
+TURNS = lines(
+    {"id": "c1_t0", "conversation_id": "c1", "turn": 0, "history": [], "question": "what is a fox", "gold_ids": ["d1"]},
+    {
+        "id": "c1_t1",
+        "conversation_id": "c1",
+        "turn": 1,
+        "history": [{"question": "what is a fox", "answer": "an animal"}],
+        "question": "where does it live",
+        "gold_ids": ["d1"],
+    },
+)
 USER_QUERIES = lines({"id": "u1", "question": "how to sort a list"}, {"id": "u2", "question": "how to open a file"})
 LABELLED_OVER_BENCH = lines(
     {"id": "l1", "question": "which fox jumps", "gold": [{"chunk_id": "d1", "document": "d1", "evidence": "fox"}]},
-    {"id": "l2", "question": "what colour is the whale", "gold": [{"chunk_id": "d2", "document": "d2",
-                                                                   "evidence": "blue"}]})
+    {
+        "id": "l2",
+        "question": "what colour is the whale",
+        "gold": [{"chunk_id": "d2", "document": "d2", "evidence": "blue"}],
+    },
+)
 NUGGET_QRELS = b"q1 q1_n1 d1 1\nq1 q1_n2 d2 0\nq2 q2_n1 d2 1\n"
 SPACE = b"retriever: [bm25]\ntop_k: [5]\n"
-LABELLED = lines({"id": "l1", "question": "how to sort", "gold": [{"chunk_id": "c1", "document": "doc",
-                                                                   "evidence": "sorted"}]},
-                 {"id": "l2", "question": "how to open", "gold": [{"chunk_id": "c2", "document": "doc",
-                                                                   "evidence": "open"}]})
+LABELLED = lines(
+    {"id": "l1", "question": "how to sort", "gold": [{"chunk_id": "c1", "document": "doc", "evidence": "sorted"}]},
+    {"id": "l2", "question": "how to open", "gold": [{"chunk_id": "c2", "document": "doc", "evidence": "open"}]},
+)
 
 
 def workspace(folder: Path) -> list[str]:
@@ -125,154 +162,399 @@ def write(folder: Path, name: str, content: bytes) -> Path:
 
 READERS = [
     Reader(
-        "BEIR corpus.jsonl", "bench/corpus.jsonl", CORPUS, lambda path: list(iter_beir_corpus(path)),
-        lambda folder, path: ["evaluate", str(folder / "bench"), "--retriever", "bm25", "--history", "full",
-                              *workspace(folder)],
-        {"extra field": (CORPUS + lines('{"_id": "d4", "text": "x"} {"_id": "d5"}'), ":4"),
-         "missing field": (CORPUS + lines({"_id": "d4", "title": "no text"}), ":4")},
+        "BEIR corpus.jsonl",
+        "bench/corpus.jsonl",
+        CORPUS,
+        lambda path: list(iter_beir_corpus(path)),
+        lambda folder, path: [
+            "evaluate",
+            str(folder / "bench"),
+            "--retriever",
+            "bm25",
+            "--history",
+            "full",
+            *workspace(folder),
+        ],
+        {
+            "extra field": (CORPUS + lines('{"_id": "d4", "text": "x"} {"_id": "d5"}'), ":4"),
+            "missing field": (CORPUS + lines({"_id": "d4", "title": "no text"}), ":4"),
+        },
         setup=beir_directory,
-        not_applicable={"duplicate id": "a repeated document id is a warning (evaluate --strict: an error), as "
-                                        "docs/design.md says; tests/test_evaluate_graph.py covers it"}),
+        not_applicable={
+            "duplicate id": "a repeated document id is a warning (evaluate --strict: an error), as "
+            "docs/design.md says; tests/test_evaluate_graph.py covers it"
+        },
+    ),
     Reader(
-        "BEIR corpus.jsonl ingested", "corpus.jsonl", CORPUS, lambda path: load_sources([str(path)]).documents,
+        "BEIR corpus.jsonl ingested",
+        "corpus.jsonl",
+        CORPUS,
+        lambda path: load_sources([str(path)]).documents,
         lambda folder, path: ["ingest", str(path), *workspace(folder), "--run-id", "bad-input"],
-        {"extra field": (CORPUS + lines('{"_id": "d4", "text": "x"} {"_id": "d5"}'), ":4"),
-         "missing field": (CORPUS + lines({"_id": "d4", "title": "no text"}), ":4"),
-         "duplicate id": (CORPUS + lines({"_id": "d2", "title": "", "text": "again"}), ":4: document id 'd2' repeats "
-                                                                                       "line 2")}),
+        {
+            "extra field": (CORPUS + lines('{"_id": "d4", "text": "x"} {"_id": "d5"}'), ":4"),
+            "missing field": (CORPUS + lines({"_id": "d4", "title": "no text"}), ":4"),
+            "duplicate id": (
+                CORPUS + lines({"_id": "d2", "title": "", "text": "again"}),
+                ":4: document id 'd2' repeats line 2",
+            ),
+        },
+    ),
     Reader(
-        "BEIR queries.jsonl", "bench/queries.jsonl", QUERIES, read_beir_queries,
-        lambda folder, path: ["evaluate", str(folder / "bench"), "--retriever", "bm25", "--history", "full",
-                              *workspace(folder)],
-        {"extra field": (QUERIES + lines('{"_id": "q4", "text": "x"} 7'), ":4"),
-         "missing field": (QUERIES + lines({"_id": "q4"}), ":4"),
-         "duplicate id": (QUERIES + lines({"_id": "q2", "text": "again"}), ":4")},
-        setup=beir_directory),
+        "BEIR queries.jsonl",
+        "bench/queries.jsonl",
+        QUERIES,
+        read_beir_queries,
+        lambda folder, path: [
+            "evaluate",
+            str(folder / "bench"),
+            "--retriever",
+            "bm25",
+            "--history",
+            "full",
+            *workspace(folder),
+        ],
+        {
+            "extra field": (QUERIES + lines('{"_id": "q4", "text": "x"} 7'), ":4"),
+            "missing field": (QUERIES + lines({"_id": "q4"}), ":4"),
+            "duplicate id": (QUERIES + lines({"_id": "q2", "text": "again"}), ":4"),
+        },
+        setup=beir_directory,
+    ),
     Reader(
-        "BEIR qrels TSV", "bench/qrels/test.tsv", QRELS, read_qrels,
-        lambda folder, path: ["evaluate", str(folder / "bench"), "--retriever", "bm25", "--history", "full",
-                              *workspace(folder)],
-        {"extra field": (QRELS + b"q1\td2\t0\textra\n", ":5"), "missing field": (QRELS + b"q1\td2\n", ":5"),
-         "duplicate id": (QRELS + b"q1\td1\t0\n", ":5")},
-        setup=beir_directory),
+        "BEIR qrels TSV",
+        "bench/qrels/test.tsv",
+        QRELS,
+        read_qrels,
+        lambda folder, path: [
+            "evaluate",
+            str(folder / "bench"),
+            "--retriever",
+            "bm25",
+            "--history",
+            "full",
+            *workspace(folder),
+        ],
+        {
+            "extra field": (QRELS + b"q1\td2\t0\textra\n", ":5"),
+            "missing field": (QRELS + b"q1\td2\n", ":5"),
+            "duplicate id": (QRELS + b"q1\td1\t0\n", ":5"),
+        },
+        setup=beir_directory,
+    ),
     Reader(
-        "TREC run", "system.run", RUN, read_trec_run,
-        lambda folder, path: ["evaluate", "--run", str(path), "--qrels", str(folder / "qrels.txt"), "--measure", "AP",
-                              *workspace(folder)],
-        {"extra field": (RUN + b"q2 Q0 d3 2 1.0 t extra\n", ":4"), "missing field": (RUN + b"q2 Q0 d3 2 1.0\n", ":4"),
-         "duplicate id": (RUN + b"q2 Q0 d2 2 1.0 t\n", "'d2' twice")},
-        setup=lambda folder: write(folder, "qrels.txt", TREC_QRELS)),
+        "TREC run",
+        "system.run",
+        RUN,
+        read_trec_run,
+        lambda folder, path: [
+            "evaluate",
+            "--run",
+            str(path),
+            "--qrels",
+            str(folder / "qrels.txt"),
+            "--measure",
+            "AP",
+            *workspace(folder),
+        ],
+        {
+            "extra field": (RUN + b"q2 Q0 d3 2 1.0 t extra\n", ":4"),
+            "missing field": (RUN + b"q2 Q0 d3 2 1.0\n", ":4"),
+            "duplicate id": (RUN + b"q2 Q0 d2 2 1.0 t\n", "'d2' twice"),
+        },
+        setup=lambda folder: write(folder, "qrels.txt", TREC_QRELS),
+    ),
     Reader(
-        "TREC run beside a benchmark", "system.run", RUN, read_trec_run,
+        "TREC run beside a benchmark",
+        "system.run",
+        RUN,
+        read_trec_run,
         lambda folder, path: ["evaluate", str(folder / "bench"), "--run", str(path), *workspace(folder)],
-        {"extra field": (RUN + b"q2 Q0 d3 2 1.0 t extra\n", ":4"), "missing field": (RUN + b"q2 Q0 d3 2 1.0\n", ":4"),
-         "duplicate id": (RUN + b"q2 Q0 d2 2 1.0 t\n", "'d2' twice")},
-        setup=beir_directory),
+        {
+            "extra field": (RUN + b"q2 Q0 d3 2 1.0 t extra\n", ":4"),
+            "missing field": (RUN + b"q2 Q0 d3 2 1.0\n", ":4"),
+            "duplicate id": (RUN + b"q2 Q0 d2 2 1.0 t\n", "'d2' twice"),
+        },
+        setup=beir_directory,
+    ),
     Reader(
-        "TREC qrels", "qrels.txt", TREC_QRELS, read_qrels,
-        lambda folder, path: ["evaluate", "--run", str(folder / "system.run"), "--qrels", str(path), *workspace(folder)],
-        {"extra field": (TREC_QRELS + b"q3 0 d3 1 extra\n", ":4"), "missing field": (TREC_QRELS + b"q3 0 d3\n", ":4"),
-         "duplicate id": (TREC_QRELS + b"q2 0 d3 2\n", ":4")},
-        setup=lambda folder: write(folder, "system.run", RUN)),
+        "TREC qrels",
+        "qrels.txt",
+        TREC_QRELS,
+        read_qrels,
+        lambda folder, path: [
+            "evaluate",
+            "--run",
+            str(folder / "system.run"),
+            "--qrels",
+            str(path),
+            *workspace(folder),
+        ],
+        {
+            "extra field": (TREC_QRELS + b"q3 0 d3 1 extra\n", ":4"),
+            "missing field": (TREC_QRELS + b"q3 0 d3\n", ":4"),
+            "duplicate id": (TREC_QRELS + b"q2 0 d3 2\n", ":4"),
+        },
+        setup=lambda folder: write(folder, "system.run", RUN),
+    ),
     Reader(
-        "nugget qrels", "nuggets.trec", NUGGET_QRELS, read_nugget_qrels,
-        lambda folder, path: ["evaluate", "--run", str(folder / "system.run"), "--nugget-qrels", str(path),
-                              *workspace(folder)],
-        {"extra field": (NUGGET_QRELS + b"q2 q2_n2 d1 1 x\n", ":4"), "missing field": (NUGGET_QRELS + b"q2 q2_n2 d1\n", ":4"),
-         "duplicate id": (NUGGET_QRELS + b"q1 q1_n1 d1 0\n", ":4")},
-        setup=lambda folder: write(folder, "system.run", RUN)),
+        "nugget qrels",
+        "nuggets.trec",
+        NUGGET_QRELS,
+        read_nugget_qrels,
+        lambda folder, path: [
+            "evaluate",
+            "--run",
+            str(folder / "system.run"),
+            "--nugget-qrels",
+            str(path),
+            *workspace(folder),
+        ],
+        {
+            "extra field": (NUGGET_QRELS + b"q2 q2_n2 d1 1 x\n", ":4"),
+            "missing field": (NUGGET_QRELS + b"q2 q2_n2 d1\n", ":4"),
+            "duplicate id": (NUGGET_QRELS + b"q1 q1_n1 d1 0\n", ":4"),
+        },
+        setup=lambda folder: write(folder, "system.run", RUN),
+    ),
     Reader(
-        "Q&A JSONL", "qa.jsonl", QA, read_qa_jsonl,
+        "Q&A JSONL",
+        "qa.jsonl",
+        QA,
+        read_qa_jsonl,
         lambda folder, path: ["nuggets", str(path), "--corpus", str(folder / "docs"), *workspace(folder)],
-        {"extra field": (QA + lines('{"id": "a3", "question": "q", "answer": "a"} {}'), ":3"),
-         "missing field": (QA + lines({"id": "a3", "question": "no answer"}), ":3"),
-         "duplicate id": (QA + lines({"id": "a1", "question": "again", "answer": "again"}), ":3")},
-        setup=lambda folder: write(folder, "docs/notes.md", b"# Notes\n\nUse sorted() to sort a list.\n")),
-    Reader(
-        "Stack Exchange Posts.xml", "Posts.xml", POSTS, read_posts_xml,
-        lambda folder, path: ["nuggets", str(path), "--corpus", str(folder / "docs"), *workspace(folder)],
-        {"missing field": (POSTS.replace(b'<row Id="4" ', b"<row "), ":6"),
-         "duplicate id": (POSTS.replace(b'<row Id="3" ', b'<row Id="1" '), ":5")},
+        {
+            "extra field": (QA + lines('{"id": "a3", "question": "q", "answer": "a"} {}'), ":3"),
+            "missing field": (QA + lines({"id": "a3", "question": "no answer"}), ":3"),
+            "duplicate id": (QA + lines({"id": "a1", "question": "again", "answer": "again"}), ":3"),
+        },
         setup=lambda folder: write(folder, "docs/notes.md", b"# Notes\n\nUse sorted() to sort a list.\n"),
-        not_applicable={"extra field": "XML rows carry any attributes; the reader takes the ones it knows"}),
+    ),
     Reader(
-        "MultiConIR Task 1 score table", "task1.csv", TASK1, read_task1_scores,
+        "Stack Exchange Posts.xml",
+        "Posts.xml",
+        POSTS,
+        read_posts_xml,
+        lambda folder, path: ["nuggets", str(path), "--corpus", str(folder / "docs"), *workspace(folder)],
+        {
+            "missing field": (POSTS.replace(b'<row Id="4" ', b"<row "), ":6"),
+            "duplicate id": (POSTS.replace(b'<row Id="3" ', b'<row Id="1" '), ":5"),
+        },
+        setup=lambda folder: write(folder, "docs/notes.md", b"# Notes\n\nUse sorted() to sort a list.\n"),
+        not_applicable={"extra field": "XML rows carry any attributes; the reader takes the ones it knows"},
+    ),
+    Reader(
+        "MultiConIR Task 1 score table",
+        "task1.csv",
+        TASK1,
+        read_task1_scores,
         lambda folder, path: ["hardneg", "score", "--task1", str(path)],
-        {"extra field": (TASK1 + b"2,0.5,0.4,0.3,0.2,0.1\n", ":4"), "missing field": (TASK1 + b"2,0.5,0.4,0.3\n", ":4"),
-         "duplicate id": (TASK1 + b"1,0.5,0.4,0.3,0.2\n", ":4")}),
+        {
+            "extra field": (TASK1 + b"2,0.5,0.4,0.3,0.2,0.1\n", ":4"),
+            "missing field": (TASK1 + b"2,0.5,0.4,0.3\n", ":4"),
+            "duplicate id": (TASK1 + b"1,0.5,0.4,0.3,0.2\n", ":4"),
+        },
+    ),
     Reader(
-        "MultiConIR dataset hardneg.csv", "hardneg.csv", DATASET, read_dataset,
-        lambda folder, path: ["hardneg", "score", str(path), "--retriever", "bm25", "--out", str(folder / "out"),
-                              *workspace(folder)],
-        {"extra field": (DATASET + b"r3,T3,find c,c thing,doc c,neg c,miss c,extra\n", ":4"),
-         "missing field": (DATASET + b"r3,T3,find c,c thing,doc c\n", ":4"),
-         "duplicate id": (DATASET + b"r2,T2,find c,c thing,doc c,neg c,miss c\n", ":4")}),
+        "MultiConIR dataset hardneg.csv",
+        "hardneg.csv",
+        DATASET,
+        read_dataset,
+        lambda folder, path: [
+            "hardneg",
+            "score",
+            str(path),
+            "--retriever",
+            "bm25",
+            "--out",
+            str(folder / "out"),
+            *workspace(folder),
+        ],
+        {
+            "extra field": (DATASET + b"r3,T3,find c,c thing,doc c,neg c,miss c,extra\n", ":4"),
+            "missing field": (DATASET + b"r3,T3,find c,c thing,doc c\n", ":4"),
+            "duplicate id": (DATASET + b"r2,T2,find c,c thing,doc c,neg c,miss c\n", ":4"),
+        },
+    ),
     Reader(
-        "CAsT topics JSON", "topics_evaluation_topics.json", CAST, read_cast_topics,
+        "CAsT topics JSON",
+        "topics_evaluation_topics.json",
+        CAST,
+        read_cast_topics,
         lambda folder, path: ["paraphrase", str(path), "--import-ecast", str(folder / "ECAsT.csv"), *workspace(folder)],
-        {"missing field": (CAST.replace(b'"raw_utterance": "where does it live"', b'"other": "x"'), "turn 2"),
-         "duplicate id": (CAST.replace(b'{"number": 2, "raw_utterance"', b'{"number": 1, "raw_utterance"'), "1_1")},
+        {
+            "missing field": (CAST.replace(b'"raw_utterance": "where does it live"', b'"other": "x"'), "turn 2"),
+            "duplicate id": (CAST.replace(b'{"number": 2, "raw_utterance"', b'{"number": 1, "raw_utterance"'), "1_1"),
+        },
         setup=lambda folder: write(folder, "ECAsT.csv", ECAST),
-        not_applicable={"extra field": "topic and turn objects carry any keys (2020 and 2021 add several)"}),
+        not_applicable={"extra field": "topic and turn objects carry any keys (2020 and 2021 add several)"},
+    ),
     Reader(
-        "CAsT resolved utterances TSV", "topics_evaluation_topics_resolved.tsv", RESOLVED, read_resolved_tsv,
-        lambda folder, path: ["paraphrase", str(folder / "topics_evaluation_topics.json"), str(path),
-                              "--import-ecast", str(folder / "ECAsT.csv"), *workspace(folder)],
-        {"extra field": (RESOLVED + b"2_1\twhat is a whale\textra\n", ":4"), "missing field": (RESOLVED + b"2_1\n", ":4"),
-         "duplicate id": (RESOLVED + b"1_2\twhere does a fox live\n", ":4")},
+        "CAsT resolved utterances TSV",
+        "topics_evaluation_topics_resolved.tsv",
+        RESOLVED,
+        read_resolved_tsv,
+        lambda folder, path: [
+            "paraphrase",
+            str(folder / "topics_evaluation_topics.json"),
+            str(path),
+            "--import-ecast",
+            str(folder / "ECAsT.csv"),
+            *workspace(folder),
+        ],
+        {
+            "extra field": (RESOLVED + b"2_1\twhat is a whale\textra\n", ":4"),
+            "missing field": (RESOLVED + b"2_1\n", ":4"),
+            "duplicate id": (RESOLVED + b"1_2\twhere does a fox live\n", ":4"),
+        },
         setup=lambda folder: (write(folder, "topics_evaluation_topics.json", CAST), write(folder, "ECAsT.csv", ECAST)),
-        not_applicable={"truncated": "a rewrite cut short is still a rewrite: a line of two tab-separated fields has "
-                                     "no end to miss"}),
+        not_applicable={
+            "truncated": "a rewrite cut short is still a rewrite: a line of two tab-separated fields has no end to miss"
+        },
+    ),
     Reader(
-        "ECAsT paraphrases CSV", "ECAsT.csv", ECAST, read_ecast,
-        lambda folder, path: ["paraphrase", str(folder / "topics_evaluation_topics.json"), "--import-ecast", str(path),
-                              *workspace(folder)],
-        {"extra field": (ECAST + b"2_1,what is a whale,whale?,extra\n", ":5"), "missing field": (ECAST + b"2_1,whale\n", ":5")},
+        "ECAsT paraphrases CSV",
+        "ECAsT.csv",
+        ECAST,
+        read_ecast,
+        lambda folder, path: [
+            "paraphrase",
+            str(folder / "topics_evaluation_topics.json"),
+            "--import-ecast",
+            str(path),
+            *workspace(folder),
+        ],
+        {
+            "extra field": (ECAST + b"2_1,what is a whale,whale?,extra\n", ":5"),
+            "missing field": (ECAST + b"2_1,whale\n", ":5"),
+        },
         setup=lambda folder: write(folder, "topics_evaluation_topics.json", CAST),
-        not_applicable={"duplicate id": "a row has no id beyond its content (several per turn are the format): a "
-                                        "verbatim repeat is read once and reported, as the published file needs "
-                                        "(tests/test_paraphrase_inputs.py)"}),
+        not_applicable={
+            "duplicate id": "a row has no id beyond its content (several per turn are the format): a "
+            "verbatim repeat is read once and reported, as the published file needs "
+            "(tests/test_paraphrase_inputs.py)"
+        },
+    ),
     Reader(
-        "turn JSONL benchmark", "turns.jsonl", TURNS, lambda path: load_turn_jsonl(path, None),
+        "turn JSONL benchmark",
+        "turns.jsonl",
+        TURNS,
+        lambda path: load_turn_jsonl(path, None),
         lambda folder, path: ["paraphrase", str(path), "--per-turn", "1", *workspace(folder)],
-        {"extra field": (TURNS + lines('{"id": "c1_t2"} {}'), ":3"),
-         "missing field": (TURNS + lines({"id": "c1_t2", "turn": 2, "gold_ids": ["d1"]}), ":3"),
-         "duplicate id": (TURNS + lines({"id": "c1_t1", "question": "again", "gold_ids": ["d1"]}), ":3")}),
+        {
+            "extra field": (TURNS + lines('{"id": "c1_t2"} {}'), ":3"),
+            "missing field": (TURNS + lines({"id": "c1_t2", "turn": 2, "gold_ids": ["d1"]}), ":3"),
+            "duplicate id": (TURNS + lines({"id": "c1_t1", "question": "again", "gold_ids": ["d1"]}), ":3"),
+        },
+    ),
     Reader(
-        "labelled questions JSONL", "labelled.jsonl", LABELLED_OVER_BENCH, read_labelled_questions,
-        lambda folder, path: ["validate", str(folder / "bench"), "--human", str(path), "--retriever", "bm25",
-                              "--history", "full", "--history", "current", "--history", "last:1", *workspace(folder)],
-        {"extra field": (LABELLED_OVER_BENCH + lines('{"id": "l3"} {}'), ":3"),
-         "missing field": (LABELLED_OVER_BENCH + lines({"id": "l3", "gold": []}), ":3"),
-         "duplicate id": (LABELLED_OVER_BENCH + lines({"id": "l1", "question": "other", "gold": [
-             {"chunk_id": "d3", "document": "d3", "evidence": "grass"}]}), ":3")},
-        setup=beir_directory),
+        "labelled questions JSONL",
+        "labelled.jsonl",
+        LABELLED_OVER_BENCH,
+        read_labelled_questions,
+        lambda folder, path: [
+            "validate",
+            str(folder / "bench"),
+            "--human",
+            str(path),
+            "--retriever",
+            "bm25",
+            "--history",
+            "full",
+            "--history",
+            "current",
+            "--history",
+            "last:1",
+            *workspace(folder),
+        ],
+        {
+            "extra field": (LABELLED_OVER_BENCH + lines('{"id": "l3"} {}'), ":3"),
+            "missing field": (LABELLED_OVER_BENCH + lines({"id": "l3", "gold": []}), ":3"),
+            "duplicate id": (
+                LABELLED_OVER_BENCH
+                + lines(
+                    {
+                        "id": "l1",
+                        "question": "other",
+                        "gold": [{"chunk_id": "d3", "document": "d3", "evidence": "grass"}],
+                    }
+                ),
+                ":3",
+            ),
+        },
+        setup=beir_directory,
+    ),
     Reader(
-        "select queries JSONL", "queries.jsonl", USER_QUERIES, read_user_queries,
-        lambda folder, path: ["select", str(path), "--corpus", str(folder / "docs"), "--retriever", "bm25",
-                              *workspace(folder)],
-        {"extra field": (USER_QUERIES + lines('{"id": "u3", "question": "q"} []'), ":3"),
-         "missing field": (USER_QUERIES + lines({"id": "u3"}), ":3"),
-         "duplicate id": (USER_QUERIES + lines({"id": "u1", "question": "again"}), ":3")},
-        setup=lambda folder: write(folder, "docs/notes.md", b"# Notes\n\nUse sorted() to sort a list.\n")),
+        "select queries JSONL",
+        "queries.jsonl",
+        USER_QUERIES,
+        read_user_queries,
+        lambda folder, path: [
+            "select",
+            str(path),
+            "--corpus",
+            str(folder / "docs"),
+            "--retriever",
+            "bm25",
+            *workspace(folder),
+        ],
+        {
+            "extra field": (USER_QUERIES + lines('{"id": "u3", "question": "q"} []'), ":3"),
+            "missing field": (USER_QUERIES + lines({"id": "u3"}), ":3"),
+            "duplicate id": (USER_QUERIES + lines({"id": "u1", "question": "again"}), ":3"),
+        },
+        setup=lambda folder: write(folder, "docs/notes.md", b"# Notes\n\nUse sorted() to sort a list.\n"),
+    ),
     Reader(
-        "select queries text", "queries.txt", b"how to sort a list\nhow to open a file\n", read_user_queries,
-        lambda folder, path: ["select", str(path), "--corpus", str(folder / "docs"), "--retriever", "bm25",
-                              *workspace(folder)],
+        "select queries text",
+        "queries.txt",
+        b"how to sort a list\nhow to open a file\n",
+        read_user_queries,
+        lambda folder, path: [
+            "select",
+            str(path),
+            "--corpus",
+            str(folder / "docs"),
+            "--retriever",
+            "bm25",
+            *workspace(folder),
+        ],
         {},
         setup=lambda folder: write(folder, "docs/notes.md", b"# Notes\n\nUse sorted() to sort a list.\n"),
-        not_applicable={"truncated": "a query cut short is still a query", "extra field": "a line is a query",
-                        "missing field": "a line is a query", "duplicate id": "ids are line numbers"}),
+        not_applicable={
+            "truncated": "a query cut short is still a query",
+            "extra field": "a line is a query",
+            "missing field": "a line is a query",
+            "duplicate id": "ids are line numbers",
+        },
+    ),
     Reader(
-        "select strategy space YAML", "space.yaml", SPACE, read_space_file,
-        lambda folder, path: ["select", str(folder / "queries.txt"), "--corpus", str(folder / "docs"), "--space",
-                              str(path), *workspace(folder)],
-        {"extra field": (SPACE + b"colour: [red]\n", ": unknown key(s) colour"),
-         "duplicate id": (SPACE + b"retriever: [dense]\n", ":3: key 'retriever' repeats line 1")},
-        setup=lambda folder: (write(folder, "docs/notes.md", b"# Notes\n\nUse sorted() to sort a list.\n"),
-                              write(folder, "queries.txt", b"how to sort a list\n")),
-        not_applicable={"truncated": "YAML has no end to miss: a list cut after an item is still a list",
-                        "missing field": "every key of a space has a default"}),
+        "select strategy space YAML",
+        "space.yaml",
+        SPACE,
+        read_space_file,
+        lambda folder, path: [
+            "select",
+            str(folder / "queries.txt"),
+            "--corpus",
+            str(folder / "docs"),
+            "--space",
+            str(path),
+            *workspace(folder),
+        ],
+        {
+            "extra field": (SPACE + b"colour: [red]\n", ": unknown key(s) colour"),
+            "duplicate id": (SPACE + b"retriever: [dense]\n", ":3: key 'retriever' repeats line 1"),
+        },
+        setup=lambda folder: (
+            write(folder, "docs/notes.md", b"# Notes\n\nUse sorted() to sort a list.\n"),
+            write(folder, "queries.txt", b"how to sort a list\n"),
+        ),
+        not_applicable={
+            "truncated": "YAML has no end to miss: a list cut after an item is still a list",
+            "missing field": "every key of a space has a default",
+        },
+    ),
 ]
 
 
@@ -350,42 +632,82 @@ POSTS_WITHOUT_ACCEPTED = POSTS.replace(b' AcceptedAnswerId="2"', b"").replace(b'
 TURNS_WITH_GHOST_GOLD = TURNS.replace(b'"gold_ids": ["d1"]}\n', b'"gold_ids": ["ghost-doc"]}\n', 1)
 
 BAD_INPUTS = [
-    BadInput("ingest: a path that does not exist", lambda folder: ["ingest", str(folder / "no" / "such" / "path")],
-             lambda folder: f"{folder / 'no' / 'such' / 'path'}: no such file or directory"),
-    BadInput("ingest: an empty folder", lambda folder: ["ingest", str(folder / "empty")],
-             lambda folder: f"empty corpus: no readable document in {folder / 'empty'}",
-             setup=lambda folder: (folder / "empty").mkdir()),
-    BadInput("ingest: a folder of binary files only", lambda folder: ["ingest", str(folder / "binary")],
-             lambda folder: "skipped 2 file(s): 2 binary file",
-             setup=lambda folder: (write(folder, "binary/a.md", b"a\x00b"), write(folder, "binary/b.txt", b"\x00"))),
-    BadInput("ingest: a corpus line that is an array", lambda folder: ["ingest", str(folder / "corpus.jsonl")],
-             lambda folder: f"{folder / 'corpus.jsonl'}:2: expected a JSON object, got an array",
-             setup=lambda folder: write(folder, "corpus.jsonl", CORPUS[:CORPUS.index(b"\n") + 1] + b'["d2", "text"]\n')),
-    BadInput("ingest: a corpus text that is an object", lambda folder: ["ingest", str(folder / "corpus.jsonl")],
-             lambda folder: f"{folder / 'corpus.jsonl'}:1: 'text' of document 'd1' is an object, expected a string",
-             setup=lambda folder: write(folder, "corpus.jsonl", lines({"_id": "d1", "text": {"en": "a fox"}}))),
-    BadInput("ingest: a file over the limit of one document", lambda folder: ["ingest", str(folder / "dump.txt")],
-             lambda folder: f"1 larger than 16 MiB, the limit of one document (split it) ({folder / 'dump.txt'})",
-             setup=lambda folder: sparse_file(folder / "dump.txt", MAX_DOCUMENT_BYTES + 1)),
-    BadInput("ingest: a corpus line over the limit of one document", lambda folder: ["ingest", str(folder / "c.jsonl")],
-             lambda folder: f"{folder / 'c.jsonl'}:2: a line longer than 16 MiB",
-             setup=lambda folder: write(folder, "c.jsonl", CORPUS[:CORPUS.index(b"\n") + 1] + b'{"_id": "big", "text": "'
-                                        + b"a" * MAX_DOCUMENT_BYTES + b'"}\n')),
-    BadInput("nuggets: a Posts.xml without accepted answers",
-             lambda folder: ["nuggets", str(folder / "Posts.xml"), "--corpus", str(folder / "docs")],
-             lambda folder: f"{folder / 'Posts.xml'}: no question with an accepted answer",
-             setup=lambda folder: (write(folder, "Posts.xml", POSTS_WITHOUT_ACCEPTED),
-                                   write(folder, "docs/notes.md", b"# Notes\n\nUse sorted() to sort a list.\n"))),
-    BadInput("audit: gold that the corpus lacks",
-             lambda folder: ["audit", str(folder / "turns.jsonl"), "--corpus", str(folder / "bench" / "corpus.jsonl")],
-             lambda folder: "gold document ids not in the corpus",
-             setup=lambda folder: (beir_directory(folder), write(folder, "turns.jsonl", TURNS_WITH_GHOST_GOLD))),
-    BadInput("synthesize: a collection that was never ingested",
-             lambda folder: ["synthesize", "--collection", "never-ingested"], lambda folder: "never-ingested"),
-    BadInput("robustness: a paraphrase run that does not exist", lambda folder: ["robustness", "no-such-run"],
-             lambda folder: "no-such-run"),
-    BadInput("hardneg build: sources without documents", lambda folder: ["hardneg", "build", str(folder / "sources")],
-             lambda folder: str(folder / "sources"), setup=lambda folder: write(folder, "sources/empty.md", b"")),
+    BadInput(
+        "ingest: a path that does not exist",
+        lambda folder: ["ingest", str(folder / "no" / "such" / "path")],
+        lambda folder: f"{folder / 'no' / 'such' / 'path'}: no such file or directory",
+    ),
+    BadInput(
+        "ingest: an empty folder",
+        lambda folder: ["ingest", str(folder / "empty")],
+        lambda folder: f"empty corpus: no readable document in {folder / 'empty'}",
+        setup=lambda folder: (folder / "empty").mkdir(),
+    ),
+    BadInput(
+        "ingest: a folder of binary files only",
+        lambda folder: ["ingest", str(folder / "binary")],
+        lambda folder: "skipped 2 file(s): 2 binary file",
+        setup=lambda folder: (write(folder, "binary/a.md", b"a\x00b"), write(folder, "binary/b.txt", b"\x00")),
+    ),
+    BadInput(
+        "ingest: a corpus line that is an array",
+        lambda folder: ["ingest", str(folder / "corpus.jsonl")],
+        lambda folder: f"{folder / 'corpus.jsonl'}:2: expected a JSON object, got an array",
+        setup=lambda folder: write(folder, "corpus.jsonl", CORPUS[: CORPUS.index(b"\n") + 1] + b'["d2", "text"]\n'),
+    ),
+    BadInput(
+        "ingest: a corpus text that is an object",
+        lambda folder: ["ingest", str(folder / "corpus.jsonl")],
+        lambda folder: f"{folder / 'corpus.jsonl'}:1: 'text' of document 'd1' is an object, expected a string",
+        setup=lambda folder: write(folder, "corpus.jsonl", lines({"_id": "d1", "text": {"en": "a fox"}})),
+    ),
+    BadInput(
+        "ingest: a file over the limit of one document",
+        lambda folder: ["ingest", str(folder / "dump.txt")],
+        lambda folder: f"1 larger than 16 MiB, the limit of one document (split it) ({folder / 'dump.txt'})",
+        setup=lambda folder: sparse_file(folder / "dump.txt", MAX_DOCUMENT_BYTES + 1),
+    ),
+    BadInput(
+        "ingest: a corpus line over the limit of one document",
+        lambda folder: ["ingest", str(folder / "c.jsonl")],
+        lambda folder: f"{folder / 'c.jsonl'}:2: a line longer than 16 MiB",
+        setup=lambda folder: write(
+            folder,
+            "c.jsonl",
+            CORPUS[: CORPUS.index(b"\n") + 1] + b'{"_id": "big", "text": "' + b"a" * MAX_DOCUMENT_BYTES + b'"}\n',
+        ),
+    ),
+    BadInput(
+        "nuggets: a Posts.xml without accepted answers",
+        lambda folder: ["nuggets", str(folder / "Posts.xml"), "--corpus", str(folder / "docs")],
+        lambda folder: f"{folder / 'Posts.xml'}: no question with an accepted answer",
+        setup=lambda folder: (
+            write(folder, "Posts.xml", POSTS_WITHOUT_ACCEPTED),
+            write(folder, "docs/notes.md", b"# Notes\n\nUse sorted() to sort a list.\n"),
+        ),
+    ),
+    BadInput(
+        "audit: gold that the corpus lacks",
+        lambda folder: ["audit", str(folder / "turns.jsonl"), "--corpus", str(folder / "bench" / "corpus.jsonl")],
+        lambda folder: "gold document ids not in the corpus",
+        setup=lambda folder: (beir_directory(folder), write(folder, "turns.jsonl", TURNS_WITH_GHOST_GOLD)),
+    ),
+    BadInput(
+        "synthesize: a collection that was never ingested",
+        lambda folder: ["synthesize", "--collection", "never-ingested"],
+        lambda folder: "never-ingested",
+    ),
+    BadInput(
+        "robustness: a paraphrase run that does not exist",
+        lambda folder: ["robustness", "no-such-run"],
+        lambda folder: "no-such-run",
+    ),
+    BadInput(
+        "hardneg build: sources without documents",
+        lambda folder: ["hardneg", "build", str(folder / "sources")],
+        lambda folder: str(folder / "sources"),
+        setup=lambda folder: write(folder, "sources/empty.md", b""),
+    ),
 ]
 
 
@@ -406,18 +728,32 @@ JOB_COMMANDS = {job: job for job in ITEMS_OF_JOB} | {"hardneg": "hardneg build",
 
 
 def test_every_job_meets_bad_input_in_these_tables():
-    commands = {" ".join(reader.command(Path("f"), Path("f/x"))[:2]) for reader in READERS} | \
-               {" ".join(bad.command(Path("f"))[:2]) for bad in BAD_INPUTS}
-    untested = [job for job, command in JOB_COMMANDS.items()
-                if not any(tested == command or tested.split()[0] == command for tested in commands)]
+    commands = {" ".join(reader.command(Path("f"), Path("f/x"))[:2]) for reader in READERS} | {
+        " ".join(bad.command(Path("f"))[:2]) for bad in BAD_INPUTS
+    }
+    untested = [
+        job
+        for job, command in JOB_COMMANDS.items()
+        if not any(tested == command or tested.split()[0] == command for tested in commands)
+    ]
     assert not untested, untested
 
 
 def test_the_corrected_ingest_takes_the_run_id_its_bad_input_left_free(tmp_path):
     bad = write(tmp_path, "corpus.jsonl", CORPUS + lines({"_id": "d4", "title": "no text"}))
-    command = ["ingest", str(bad), "--embedder", "test-hashing-64", "--min-chars", "5", "--min-quality", "0",
-               *workspace(tmp_path),
-               "--run-id", "mine"]
+    command = [
+        "ingest",
+        str(bad),
+        "--embedder",
+        "test-hashing-64",
+        "--min-chars",
+        "5",
+        "--min-quality",
+        "0",
+        *workspace(tmp_path),
+        "--run-id",
+        "mine",
+    ]
     assert runner.invoke(app, command).exit_code == 2
     write(tmp_path, "corpus.jsonl", CORPUS)
     result = runner.invoke(app, command)
@@ -445,8 +781,12 @@ def test_every_reader_of_user_files_is_in_the_table_or_says_why_not():
     import ast
 
     stores = Path(__file__).parent.parent / "stores"
-    readers = {node.name for path in stores.glob("*.py") for node in ast.walk(ast.parse(path.read_text()))
-               if isinstance(node, ast.FunctionDef) and node.col_offset == 0 and node.name.startswith("read_")}
+    readers = {
+        node.name
+        for path in stores.glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.FunctionDef) and node.col_offset == 0 and node.name.startswith("read_")
+    }
     in_table = {getattr(reader.read, "__name__", "") for reader in READERS}
     assert not readers - in_table - set(READERS_NOT_IN_THE_TABLE), readers - in_table - set(READERS_NOT_IN_THE_TABLE)
     assert not set(READERS_NOT_IN_THE_TABLE) - readers  # no stale entry
@@ -461,14 +801,22 @@ def test_every_case_is_covered_or_says_why_not():
 # ---------------------------------------------------------------------------------------
 # Readers no command takes yet, and the helpers every reader shares.
 
-@pytest.mark.parametrize(("case", "content", "expected"), [
-    ("non-utf8", LABELLED[:-20] + b"\xe9" + LABELLED[-20:], ":2: not valid UTF-8"),
-    ("truncated", LABELLED[:-30], ":2: malformed JSON"),
-    ("missing field", LABELLED + lines({"id": "l3", "gold": []}), ":3"),
-    ("duplicate id", LABELLED + lines({"id": "l1", "question": "other", "gold": [
-        {"chunk_id": "c", "document": "d", "evidence": "e"}]}), ":3: question 'l1' repeats line 1"),
-    ("empty", b"", ": no questions"),
-])
+
+@pytest.mark.parametrize(
+    ("case", "content", "expected"),
+    [
+        ("non-utf8", LABELLED[:-20] + b"\xe9" + LABELLED[-20:], ":2: not valid UTF-8"),
+        ("truncated", LABELLED[:-30], ":2: malformed JSON"),
+        ("missing field", LABELLED + lines({"id": "l3", "gold": []}), ":3"),
+        (
+            "duplicate id",
+            LABELLED
+            + lines({"id": "l1", "question": "other", "gold": [{"chunk_id": "c", "document": "d", "evidence": "e"}]}),
+            ":3: question 'l1' repeats line 1",
+        ),
+        ("empty", b"", ": no questions"),
+    ],
+)
 def test_labelled_questions_name_file_and_line(case, content, expected, tmp_path):
     path = write(tmp_path, "labelled.jsonl", content)
     with pytest.raises(InputError) as raised:
@@ -479,8 +827,14 @@ def test_labelled_questions_name_file_and_line(case, content, expected, tmp_path
 def test_a_directory_is_named_as_one_by_every_kind_of_reader(tmp_path):
     folder = tmp_path / "folder.jsonl"
     folder.mkdir()
-    for read in (lambda: list(read_jsonl(folder)), lambda: read_json(folder), lambda: read_space_file(folder),
-                 lambda: read_user_queries(folder), lambda: read_posts_xml(folder), lambda: read_trec_run(folder)):
+    for read in (
+        lambda: list(read_jsonl(folder)),
+        lambda: read_json(folder),
+        lambda: read_space_file(folder),
+        lambda: read_user_queries(folder),
+        lambda: read_posts_xml(folder),
+        lambda: read_trec_run(folder),
+    ):
         with pytest.raises(InputError, match="is a directory"):
             read()
 
@@ -515,8 +869,10 @@ def test_space_file_bad_bytes_and_emptiness_are_named(tmp_path):
 def test_a_workspace_that_is_a_file_exits_2_without_a_resume_hint(tmp_path):
     beir_directory(tmp_path)
     (tmp_path / "ws").write_text("not a folder", encoding="utf-8")
-    result = runner.invoke(app, ["evaluate", str(tmp_path / "bench"), "--retriever", "bm25", "--history", "full",
-                                 "-w", str(tmp_path / "ws")])
+    result = runner.invoke(
+        app,
+        ["evaluate", str(tmp_path / "bench"), "--retriever", "bm25", "--history", "full", "-w", str(tmp_path / "ws")],
+    )
     assert result.exit_code == 2, result.output
     assert "is a file, not a folder" in result.output and "Resume with" not in result.output
 

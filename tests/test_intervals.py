@@ -102,8 +102,9 @@ def test_wilson_interval_with_population_scales_z_by_the_fpc(successes, n, popul
     # z' = z·FPC is the z of a lower confidence c' = 2Φ(z·FPC) − 1: the same interval without a population
     z = stats.norm.ppf(0.975)
     fpc = math.sqrt((population - n) / (population - 1))
-    scaled = stats.binomtest(successes, n).proportion_ci(confidence_level=2 * stats.norm.cdf(z * fpc) - 1,
-                                                          method="wilson")
+    scaled = stats.binomtest(successes, n).proportion_ci(
+        confidence_level=2 * stats.norm.cdf(z * fpc) - 1, method="wilson"
+    )
     interval = proportion_interval(successes, n, population=population)
     assert (interval.low, interval.high) == pytest.approx((scaled.low, scaled.high), abs=1e-12)
     assert width(interval) < width(proportion_interval(successes, n))
@@ -137,6 +138,7 @@ def test_interval_to_json():
 
 # The one percentile bootstrap: its two steps, and bootstrap_interval built on them.
 
+
 def test_percentile_interval_by_hand():
     # θ*_b = 1..100; at c = 0.9 the 0.05 and 0.95 quantiles with linear interpolation between
     # order statistics sit at positions 0.05 · 99 = 4.95 and 0.95 · 99 = 94.05 (0-based):
@@ -152,8 +154,14 @@ def test_percentile_interval_by_hand():
 @pytest.mark.parametrize("confidence", [0.95, 0.9, 0.5])
 def test_bootstrap_interval_is_scipys_percentile_bootstrap_to_the_last_digit(confidence):
     values = np.random.default_rng(7).exponential(size=43)
-    reference = stats.bootstrap((values,), np.mean, confidence_level=confidence, n_resamples=500,
-                                method="percentile", rng=np.random.default_rng(11)).confidence_interval
+    reference = stats.bootstrap(
+        (values,),
+        np.mean,
+        confidence_level=confidence,
+        n_resamples=500,
+        method="percentile",
+        rng=np.random.default_rng(11),
+    ).confidence_interval
     interval = bootstrap_interval(values, confidence=confidence, resamples=500, seed=11)
     assert (interval.low, interval.high) == (reference.low, reference.high)
     assert interval.mean == pytest.approx(values.mean()) and interval.n == 43
@@ -171,4 +179,3 @@ def test_resample_weights_draw_every_row_n_times_per_resample_and_pair_statistic
     means = weights @ values / 6
     interval = percentile_interval(float(values.mean()), means, n=6)
     assert interval.low < values.mean() < interval.high
-

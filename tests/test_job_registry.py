@@ -34,7 +34,9 @@ def test_the_cli_has_the_commands_of_the_table_in_its_order():
 
     names = [command.name or command.callback.__name__ for command in app.registered_commands]
     names += [group.name for group in app.registered_groups]
-    expected = [module.rpartition(".")[2] if attribute == "app" else attribute for module, attribute in command_targets()]
+    expected = [
+        module.rpartition(".")[2] if attribute == "app" else attribute for module, attribute in command_targets()
+    ]
     assert names == expected and len(names) == sum(len(job.commands) for job in JOBS)
 
 
@@ -71,7 +73,7 @@ def tally(words: list[str] = typer.Argument(...)) -> None:
     """Count the words."""
     print(f"{run_tally(words).count} words")
 '''
-CHECK = '''
+CHECK = """
 import benchsmith
 from typer.testing import CliRunner
 from benchsmith.cli import app
@@ -82,7 +84,7 @@ result = CliRunner().invoke(app, ["tally", "a", "b"])
 assert result.exit_code == 0 and result.output == "2 words\\n", result.output
 assert "tally" in CliRunner().invoke(app, ["--help"]).output
 print("ok")
-'''
+"""
 
 
 def test_a_new_job_is_its_own_files_and_one_line_in_the_table(tmp_path):
@@ -101,6 +103,12 @@ def test_a_new_job_is_its_own_files_and_one_line_in_the_table(tmp_path):
     registry.write_text(table.replace("\n)\n", "\n" + line + ")\n", 1), encoding="utf-8")
     assert registry.read_text(encoding="utf-8").count("\n") == table.count("\n") + 1  # one line added
 
-    result = subprocess.run([sys.executable, "-c", CHECK % str(face)], cwd=tmp_path, capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", CHECK % str(face)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        timeout=300,
+    )
     assert result.returncode == 0 and result.stdout.strip().endswith("ok"), result.stdout + result.stderr

@@ -16,11 +16,22 @@ def corpus(tmp_path: Path) -> Path:
     (root / "sub").mkdir(parents=True)
     (root / "guide.md").write_text("# Guide\n\nRead [the docs](https://x.example) first.\n", encoding="utf-8")
     (root / "sub" / "notes.txt").write_text("Plain notes about retrieval.\n", encoding="utf-8")
-    (root / "page.html").write_text("<html><head><title>t</title><script>var x=1;</script></head>"
-                                    "<body><nav>Home | About</nav><p>Visible &amp; kept.</p></body></html>", encoding="utf-8")
-    (root / "nb.ipynb").write_text(json.dumps({"cells": [
-        {"cell_type": "markdown", "source": ["Notebook prose."]},
-        {"cell_type": "code", "source": "print(1)", "outputs": [{"text": "1"}]}]}), encoding="utf-8")
+    (root / "page.html").write_text(
+        "<html><head><title>t</title><script>var x=1;</script></head>"
+        "<body><nav>Home | About</nav><p>Visible &amp; kept.</p></body></html>",
+        encoding="utf-8",
+    )
+    (root / "nb.ipynb").write_text(
+        json.dumps(
+            {
+                "cells": [
+                    {"cell_type": "markdown", "source": ["Notebook prose."]},
+                    {"cell_type": "code", "source": "print(1)", "outputs": [{"text": "1"}]},
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
     (root / "image.bin.txt").write_bytes(b"\x89PNG\x00\x00binary")
     (root / "latin1.txt").write_bytes("caf\xe9 au lait".encode("latin-1"))
     (root / "empty.md").write_text("   \n", encoding="utf-8")
@@ -72,7 +83,10 @@ def test_beir_corpus_and_its_malformed_line(tmp_path):
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text('{"_id": "d1", "title": "T", "text": "one"}\n\n{"_id": 2, "text": "two"}\n', encoding="utf-8")
     documents = load_sources([str(tmp_path)]).documents  # a folder holding corpus.jsonl is BEIR
-    assert [(d.id, d.title, d.text, d.kind) for d in documents] == [("d1", "T", "one", "beir"), ("2", "", "two", "beir")]
+    assert [(d.id, d.title, d.text, d.kind) for d in documents] == [
+        ("d1", "T", "one", "beir"),
+        ("2", "", "two", "beir"),
+    ]
     corpus.write_text('{"_id": "d1", "text": "one"}\n{"_id": "d2", "text": \n', encoding="utf-8")
     with pytest.raises(InputError, match=r"corpus\.jsonl:2: malformed JSON"):
         load_sources([str(corpus)])
@@ -114,8 +128,11 @@ def test_titles_are_names_until_cleaning_finds_headings_and_paths_stay_in_source
     (tmp_path / "pkg" / "store.py").write_text("X = 1\n", encoding="utf-8")
     documents = {d.id: d for d in load_sources([str(tmp_path)]).documents}
     assert {name: d.title for name, d in documents.items()} == {
-        "guide/getting-started.md": "getting-started", "guide/index.rst": "guide", "pkg/__init__.py": "pkg",
-        "pkg/store.py": "pkg.store"}
+        "guide/getting-started.md": "getting-started",
+        "guide/index.rst": "guide",
+        "pkg/__init__.py": "pkg",
+        "pkg/store.py": "pkg.store",
+    }
     assert documents["guide/index.rst"].source == str(tmp_path / "guide" / "index.rst")
     from benchsmith.tools.cleaning import clean_documents
 
@@ -125,13 +142,17 @@ def test_titles_are_names_until_cleaning_finds_headings_and_paths_stay_in_source
 def test_module_documentation_skips_private_names():
     import ast
 
-    tree = ast.parse('"""Module doc."""\nclass A:\n    """A doc."""\n    def m(self):\n        """M doc."""\n'
-                     'def _hidden():\n    """no."""\n')
+    tree = ast.parse(
+        '"""Module doc."""\nclass A:\n    """A doc."""\n    def m(self):\n        """M doc."""\n'
+        'def _hidden():\n    """no."""\n'
+    )
     assert module_documentation("pkg.mod", tree) == "Module doc.\n\npkg.mod.A\nA doc.\n\npkg.mod.A.m(self)\nM doc."
 
 
 def test_cleaning_strips_markup():
-    html = "<body><script>x()</script><nav>Menu</nav><h1>Title</h1><p>First &amp; second.</p><footer>(c)</footer></body>"
+    html = (
+        "<body><script>x()</script><nav>Menu</nav><h1>Title</h1><p>First &amp; second.</p><footer>(c)</footer></body>"
+    )
     assert clean_text(html, "html") == "Title\n\nFirst & second."
     markdown = "---\ntitle: x\n---\n## Install\n\nSee [docs](http://a.b) and ![logo](l.png).\n<!-- hidden -->\n[ref]: http://c.d"
     assert clean_text(markdown, "markdown") == "Install\n\nSee docs and logo."
@@ -150,6 +171,7 @@ def test_lines_repeated_across_many_documents_are_boilerplate():
 
 def test_build_configuration_files_are_skipped_and_listed_but_load_when_named(tmp_path):
     from tests.sphinx_fixtures import BUILD_FILES, write_build_files, write_sphinx_tree
+
     root = write_build_files(write_sphinx_tree(tmp_path / "docs"))
     result = load_sources([str(root)])
     ids = {document.id for document in result.documents}
@@ -180,7 +202,8 @@ def test_fifos_sockets_and_links_to_them_are_listed_never_opened(tmp_path):
     assert {Path(item.path).name: item.reason for item in loaded.skipped} == {
         "pipe.md": "a FIFO (named pipe), not a regular file",
         "link-to-pipe.md": "symbolic link to a FIFO (named pipe), not a regular file",
-        "server.sock": "a socket, not a regular file"}
+        "server.sock": "a socket, not a regular file",
+    }
 
 
 def test_an_unreadable_sub_folder_is_listed_with_the_reason(tmp_path, monkeypatch):
@@ -201,7 +224,8 @@ def test_an_unreadable_sub_folder_is_listed_with_the_reason(tmp_path, monkeypatc
     loaded = load_sources([str(corpus)])
     assert [document.id for document in loaded.documents] == ["page.md"]
     assert [(Path(item.path).name, item.reason) for item in loaded.skipped] == [
-        ("locked", "unreadable folder: Permission denied")]
+        ("locked", "unreadable folder: Permission denied")
+    ]
 
 
 def test_the_ingest_summary_lists_a_fifo_and_an_unreadable_folder_with_their_reasons(tmp_path, monkeypatch):
@@ -216,10 +240,18 @@ def test_the_ingest_summary_lists_a_fifo_and_an_unreadable_folder_with_their_rea
     (corpus / "page.md").write_text("# Page\n\n" + "A sentence about rivers and their bridges. " * 5, encoding="utf-8")
     os.mkfifo(corpus / "pipe.md")
     scandir = os.scandir
-    monkeypatch.setattr(os, "scandir", lambda path: (_ for _ in ()).throw(PermissionError(13, "Permission denied"))
-                        if Path(path).name == "locked" else scandir(path))
-    result = CliRunner(env={"COLUMNS": "400"}).invoke(app, ["ingest", str(corpus), "--dry-run",
-                                                            "-w", str(tmp_path / "ws")])
+    monkeypatch.setattr(
+        os,
+        "scandir",
+        lambda path: (
+            (_ for _ in ()).throw(PermissionError(13, "Permission denied"))
+            if Path(path).name == "locked"
+            else scandir(path)
+        ),
+    )
+    result = CliRunner(env={"COLUMNS": "400"}).invoke(
+        app, ["ingest", str(corpus), "--dry-run", "-w", str(tmp_path / "ws")]
+    )
     assert result.exit_code == 0, result.output
     assert f"a FIFO (named pipe), not a regular file: {corpus / 'pipe.md'}" in result.output, result.output
     assert f"unreadable folder: {corpus / 'locked'}" in result.output, result.output
@@ -234,12 +266,20 @@ def test_a_file_over_the_limit_of_one_document_is_listed_unread_and_the_rest_ing
     (corpus / "page.md").write_text("# Page\n\nA sentence about rivers.\n", encoding="utf-8")
     with (corpus / "dump.txt").open("wb") as handle:
         handle.truncate(MAX_DOCUMENT_BYTES * 12)  # sparse: 192 MiB that take no space
-    monkeypatch.setattr(Path, "read_bytes", lambda self: (_ for _ in ()).throw(AssertionError(f"read {self}"))
-                        if self.name == "dump.txt" else Path.open(self, "rb").read())
+    monkeypatch.setattr(
+        Path,
+        "read_bytes",
+        lambda self: (
+            (_ for _ in ()).throw(AssertionError(f"read {self}"))
+            if self.name == "dump.txt"
+            else Path.open(self, "rb").read()
+        ),
+    )
     loaded = load_sources([str(corpus)])
     assert [document.id for document in loaded.documents] == ["page.md"]
     assert [(Path(item.path).name, item.reason) for item in loaded.skipped] == [
-        ("dump.txt", "larger than 16 MiB, the limit of one document (split it): 192.0 MiB")]
+        ("dump.txt", "larger than 16 MiB, the limit of one document (split it): 192.0 MiB")
+    ]
 
 
 def test_ingest_help_states_the_limit_of_one_document():

@@ -49,8 +49,15 @@ QRELS = {
     "q4": {"q4-01": 1, "q4-02": 2},  # judged, absent from the run: 0 on every measure, part of the mean
 }
 PYTREC_NAMES = {
-    "R@1": "recall_1", "R@5": "recall_5", "R@20": "recall_20", "R@100": "recall_100", "R@1000": "recall_1000",
-    "nDCG@3": "ndcg_cut_3", "nDCG@10": "ndcg_cut_10", "nDCG@20": "ndcg_cut_20", "AP": "map",
+    "R@1": "recall_1",
+    "R@5": "recall_5",
+    "R@20": "recall_20",
+    "R@100": "recall_100",
+    "R@1000": "recall_1000",
+    "nDCG@3": "ndcg_cut_3",
+    "nDCG@10": "ndcg_cut_10",
+    "nDCG@20": "ndcg_cut_20",
+    "AP": "map",
 }
 
 
@@ -60,8 +67,10 @@ def score_of(rank: int) -> float:
 
 @pytest.fixture
 def judged_files(tmp_path):
-    run = {qid: {doc: score_of(rank) for rank, doc in reversed(list(enumerate(docs, start=1)))}
-           for qid, docs in RANKINGS.items()}
+    run = {
+        qid: {doc: score_of(rank) for rank, doc in reversed(list(enumerate(docs, start=1)))}
+        for qid, docs in RANKINGS.items()
+    }
     write_trec_run(tmp_path / "run.txt", run, tag="test run")
     write_trec_qrels(tmp_path / "qrels.txt", [(q, d, rel) for q, judged in QRELS.items() for d, rel in judged.items()])
     read_run, read_qrels = read_trec_run(tmp_path / "run.txt"), read_trec_qrels(tmp_path / "qrels.txt")
@@ -189,8 +198,13 @@ def test_holm_bonferroni_hand_worked():
 
 def scipy_paired_p(first: np.ndarray, second: np.ndarray, n_resamples: int, seed: int = 0) -> float:
     return stats.permutation_test(
-        (first, second), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
-        vectorized=True, n_resamples=n_resamples, alternative="two-sided", rng=np.random.default_rng(seed),
+        (first, second),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=n_resamples,
+        alternative="two-sided",
+        rng=np.random.default_rng(seed),
     ).pvalue
 
 

@@ -90,7 +90,8 @@ def test_change_rate_matches_the_reference_loop_on_random_tables_with_ties():
         instruction = rng.integers(0, 4, size=(15, 11)).astype(float)  # small integers: many ties
         descriptive = rng.integers(0, 4, size=(15, 11)).astype(float)
         assert mc.change_rate(instruction, descriptive) == pytest.approx(
-            reference_change_rate(instruction.tolist(), descriptive.tolist()))
+            reference_change_rate(instruction.tolist(), descriptive.tolist())
+        )
 
 
 def test_reference_json_has_exactly_the_reference_keys():
@@ -113,8 +114,11 @@ def test_summaries_put_bootstrap_intervals_around_every_rate():
 
 def test_worst_cells_name_the_row_and_k_that_fooled_the_scorer():
     # Row 0 loses at k=3 by 0.1 (and ties at k=2: its worst k counts); row 1 ties at k=3; row 2 loses at k=1 by 0.1.
-    assert mc.worst_task1_cells(POSITIVE, NEGATIVE, 5) == [(0, 3, pytest.approx(0.1)), (2, 1, pytest.approx(0.1)),
-                                                           (1, 3, pytest.approx(0.0))]
+    assert mc.worst_task1_cells(POSITIVE, NEGATIVE, 5) == [
+        (0, 3, pytest.approx(0.1)),
+        (2, 1, pytest.approx(0.1)),
+        (1, 3, pytest.approx(0.0)),
+    ]
     assert mc.worst_ladder_cells(INSTRUCTION, 2) == [(1, 2, 1.0), (2, 0, 1.0)]
 
 

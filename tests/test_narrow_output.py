@@ -98,8 +98,10 @@ def test_the_score_tables_keep_every_configuration_name_at_80_columns(monkeypatc
     narrow = narrow_console(monkeypatch)
     aggregate = {name: {"nDCG@10": 0.5, "R@10": 0.6, "RR@10": 0.4, "AP": 0.3} for name in LONG_NAMES}
     print_measure_table(aggregate, ["nDCG@10", "R@10", "RR@10", "AP"], "scores", "nDCG@10")
-    by_group = {name: {group: {"nDCG@10": 0.5, "queries": 3} for group in ("start", "follow-up", "soft", "hard")}
-                for name in LONG_NAMES}
+    by_group = {
+        name: {group: {"nDCG@10": 0.5, "queries": 3} for group in ("start", "follow-up", "soft", "hard")}
+        for name in LONG_NAMES
+    }
     print_group_table(by_group, "nDCG@10", "by switch")
     output = narrow.export_text()
     assert "…" not in output and max(len(line) for line in output.splitlines()) <= 80
@@ -113,8 +115,12 @@ def test_every_command_prints_its_tables_through_the_folding_table():
         if path.name == "console.py":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                    and node.module == "rich.table" for alias in node.names]
+        imported = [
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module == "rich.table"
+            for alias in node.names
+        ]
         assert "Table" not in imported, path
 
 

@@ -19,11 +19,15 @@ from benchsmith.tools.source_corpus import build_source_corpus, document_chunks
 # ---------------------------------------------------------------------------------------
 # Posts.xml
 
-QUESTION_BODY = ("<p>I call <code>json.dumps(data)</code> and get one long line:</p>\n"
-                 "<pre><code>import json\nif True:\n    print(json.dumps({&quot;b&quot;: 1, &quot;a&quot;: [1, 2]}))\n"
-                 "</code></pre>\n<p>How do I &lt;indent&gt; it?</p>")
-ANSWER_BODY = ("<p>Pass <code>indent</code>:</p>\n<pre><code>json.dumps(data, indent=4)\n</code></pre>\n"
-               "<ul><li>sorted keys: <code>sort_keys=True</code></li><li>compact: separators</li></ul>")
+QUESTION_BODY = (
+    "<p>I call <code>json.dumps(data)</code> and get one long line:</p>\n"
+    "<pre><code>import json\nif True:\n    print(json.dumps({&quot;b&quot;: 1, &quot;a&quot;: [1, 2]}))\n"
+    "</code></pre>\n<p>How do I &lt;indent&gt; it?</p>"
+)
+ANSWER_BODY = (
+    "<p>Pass <code>indent</code>:</p>\n<pre><code>json.dumps(data, indent=4)\n</code></pre>\n"
+    "<ul><li>sorted keys: <code>sort_keys=True</code></li><li>compact: separators</li></ul>"
+)
 
 
 def row(**attributes: str) -> str:
@@ -35,24 +39,37 @@ def row(**attributes: str) -> str:
 def write_posts(path: Path) -> Path:
     rows = [
         # 10: accepted answer 12, tags in the old <a><b> form
-        row(Id="10", PostTypeId="1", AcceptedAnswerId="12", Title="Pretty-print JSON &amp; sort keys?",
-            Body=QUESTION_BODY, Tags="<python><json>"),
+        row(
+            Id="10",
+            PostTypeId="1",
+            AcceptedAnswerId="12",
+            Title="Pretty-print JSON &amp; sort keys?",
+            Body=QUESTION_BODY,
+            Tags="<python><json>",
+        ),
         row(Id="11", PostTypeId="2", ParentId="10", Body="<p>Not this one.</p>"),
         row(Id="12", PostTypeId="2", ParentId="10", Body=ANSWER_BODY),
         # 20: no accepted answer
         row(Id="20", PostTypeId="1", Title="Unanswered", Body="<p>?</p>", Tags="|python|"),
         # 30: accepted answer comes before the question in the file; new |a|b| tags
         row(Id="31", PostTypeId="2", ParentId="30", Body="<p>Use <code>pathlib.Path.rglob</code>.</p>"),
-        row(Id="30", PostTypeId="1", AcceptedAnswerId="31", Title="Find files recursively",
-            Body="<p>All .py files?</p>", Tags="|python|pathlib|"),
+        row(
+            Id="30",
+            PostTypeId="1",
+            AcceptedAnswerId="31",
+            Title="Find files recursively",
+            Body="<p>All .py files?</p>",
+            Tags="|python|pathlib|",
+        ),
         # 40: accepted answer missing from the dump
         row(Id="40", PostTypeId="1", AcceptedAnswerId="99", Title="Lost answer", Body="<p>x</p>", Tags="<python>"),
         # 50: another tag only
         row(Id="50", PostTypeId="1", AcceptedAnswerId="51", Title="Rust question", Body="<p>y</p>", Tags="<rust>"),
         row(Id="51", PostTypeId="2", ParentId="50", Body="<p>z</p>"),
     ]
-    path.write_text('<?xml version="1.0" encoding="utf-8"?>\n<posts>\n' + "\n".join(rows) + "\n</posts>\n",
-                    encoding="utf-8")
+    path.write_text(
+        '<?xml version="1.0" encoding="utf-8"?>\n<posts>\n' + "\n".join(rows) + "\n</posts>\n", encoding="utf-8"
+    )
     return path
 
 
@@ -80,11 +97,13 @@ def test_posts_become_text_with_code_blocks_kept_as_code(tmp_path):
     pair = pairs.pairs[0]
     assert pair.question.startswith("Pretty-print JSON & sort keys?\n\n")
     # The code block keeps its lines and indentation, fenced; inline code is backticked; entities decoded.
-    assert "```\nimport json\nif True:\n    print(json.dumps({\"b\": 1, \"a\": [1, 2]}))\n```" in pair.question
+    assert '```\nimport json\nif True:\n    print(json.dumps({"b": 1, "a": [1, 2]}))\n```' in pair.question
     assert "I call `json.dumps(data)` and get one long line:" in pair.question
     assert "How do I <indent> it?" in pair.question
-    assert pair.answer == ("Pass `indent`:\n\n```\njson.dumps(data, indent=4)\n```\n\n"
-                           "- sorted keys: `sort_keys=True`\n- compact: separators")
+    assert pair.answer == (
+        "Pass `indent`:\n\n```\njson.dumps(data, indent=4)\n```\n\n"
+        "- sorted keys: `sort_keys=True`\n- compact: separators"
+    )
 
 
 def test_html_to_text_drops_scripts_and_keeps_paragraphs_apart():
@@ -92,11 +111,14 @@ def test_html_to_text_drops_scripts_and_keeps_paragraphs_apart():
     assert text == "one two\n\nthree\n\nfour"
 
 
-@pytest.mark.parametrize("content, message", [
-    ("<posts><row Id='1' PostTypeId='1' AcceptedAnswerId='2'", "Posts.xml:1: malformed XML"),
-    ("<posts>\n<row PostTypeId='1' />\n</posts>", "Posts.xml:2: a row without a valid Id"),
-    ('<!DOCTYPE posts [<!ENTITY x "y">]>\n<posts></posts>', "document type declaration is not allowed"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("<posts><row Id='1' PostTypeId='1' AcceptedAnswerId='2'", "Posts.xml:1: malformed XML"),
+        ("<posts>\n<row PostTypeId='1' />\n</posts>", "Posts.xml:2: a row without a valid Id"),
+        ('<!DOCTYPE posts [<!ENTITY x "y">]>\n<posts></posts>', "document type declaration is not allowed"),
+    ],
+)
 def test_bad_posts_xml_is_refused_with_file_and_line(tmp_path, content, message):
     path = tmp_path / "Posts.xml"
     path.write_text(content, encoding="utf-8")
@@ -107,14 +129,17 @@ def test_bad_posts_xml_is_refused_with_file_and_line(tmp_path, content, message)
 # ---------------------------------------------------------------------------------------
 # JSONL
 
+
 def test_jsonl_pairs_and_their_errors_name_the_file_and_line(tmp_path):
     path = tmp_path / "qa.jsonl"
     path.write_text(json.dumps({"id": 7, "question": " Q? ", "answer": "A.", "tags": ["x"]}) + "\n", encoding="utf-8")
     assert [(p.id, p.question, p.answer, p.tags) for p in read_qa_jsonl(path)] == [("7", "Q?", "A.", ["x"])]
-    for line, message in [({"question": "Q", "answer": "A"}, "qa.jsonl:2: missing 'id'"),
-                          ({"id": "a b", "question": "Q", "answer": "A"}, "qa.jsonl:2: id 'a b' must .* no whitespace"),
-                          ({"id": "7", "question": "Q", "answer": "A"}, "qa.jsonl:2: id '7' repeats line 1"),
-                          ({"id": "8", "question": "Q", "answer": " "}, "qa.jsonl:2: missing or empty 'answer'")]:
+    for line, message in [
+        ({"question": "Q", "answer": "A"}, "qa.jsonl:2: missing 'id'"),
+        ({"id": "a b", "question": "Q", "answer": "A"}, "qa.jsonl:2: id 'a b' must .* no whitespace"),
+        ({"id": "7", "question": "Q", "answer": "A"}, "qa.jsonl:2: id '7' repeats line 1"),
+        ({"id": "8", "question": "Q", "answer": " "}, "qa.jsonl:2: missing or empty 'answer'"),
+    ]:
         bad = tmp_path / "bad" / "qa.jsonl"
         bad.parent.mkdir(exist_ok=True)
         bad.write_text(path.read_text() + json.dumps(line) + "\n", encoding="utf-8")
@@ -124,6 +149,7 @@ def test_jsonl_pairs_and_their_errors_name_the_file_and_line(tmp_path):
 
 # ---------------------------------------------------------------------------------------
 # Nugget qrels
+
 
 def test_nugget_qrels_round_trip_and_refuse_ordinary_qrels(tmp_path):
     path = tmp_path / "nuggets.trec"
@@ -187,16 +213,18 @@ def test_chunk_ids_are_path_and_byte_span_and_lead_back_to_the_bytes_of_the_clea
     root = write_corpus(tmp_path / "repo")
     corpus = build_source_corpus([str(root)], chunk_size=140, min_chars=20)
     assert corpus.files == 2
-    cleaned = {document.id: document.text.encode("utf-8") for document in clean_documents(
-        load_sources([str(root)]).documents)}
+    cleaned = {
+        document.id: document.text.encode("utf-8") for document in clean_documents(load_sources([str(root)]).documents)
+    }
     for chunk in corpus.chunks:
-        assert cleaned[chunk.path][chunk.start:chunk.end].decode("utf-8") == chunk.text
+        assert cleaned[chunk.path][chunk.start : chunk.end].decode("utf-8") == chunk.text
         assert chunk.id == span_id(chunk.path, chunk.start, chunk.end)
         assert not any(character.isspace() for character in chunk.id)
     assert {chunk.id.split(":")[0] for chunk in corpus.chunks} == {"pkg/module.py", "my%20docs/README.md"}
     # The same files give the same ids in another run.
-    assert [c.id for c in build_source_corpus([str(root)], chunk_size=140, min_chars=20).chunks] == \
-        [c.id for c in corpus.chunks]
+    assert [c.id for c in build_source_corpus([str(root)], chunk_size=140, min_chars=20).chunks] == [
+        c.id for c in corpus.chunks
+    ]
 
 
 def test_code_is_split_at_definitions_and_markdown_at_headings(tmp_path):

@@ -96,8 +96,10 @@ def random_case(seed: int):
     for query in range(6):
         qid = f"q{query}"
         documents = [f"d{n}" for n in range(12)]
-        qrels[qid] = {f"{qid}_{n}": {doc: int(rng.random() < 0.25) for doc in rng.sample(documents, 6)}
-                      for n in range(1, rng.randint(2, 5))}
+        qrels[qid] = {
+            f"{qid}_{n}": {doc: int(rng.random() < 0.25) for doc in rng.sample(documents, 6)}
+            for n in range(1, rng.randint(2, 5))
+        }
         scores = rng.sample(range(1000), 10)  # distinct: no ties to order
         run[qid] = {doc: float(score) for doc, score in zip(rng.sample(documents, 10), scores)}
     return qrels, run
@@ -106,14 +108,21 @@ def random_case(seed: int):
 @pytest.mark.parametrize("seed", range(5))
 def test_alpha_ndcg_equals_ir_measures_called_directly(seed):
     qrels, run = random_case(seed)
-    rows = [ir_measures.Qrel(qid, doc, label, nugget) for qid, nuggets in qrels.items()
-            for nugget, documents in nuggets.items() for doc, label in documents.items()]
+    rows = [
+        ir_measures.Qrel(qid, doc, label, nugget)
+        for qid, nuggets in qrels.items()
+        for nugget, documents in nuggets.items()
+        for doc, label in documents.items()
+    ]
     for name in ("alpha_nDCG@10", "alpha_nDCG@20", "alpha_nDCG(alpha=0.9)@5"):
-        direct = {metric.query_id: metric.value
-                  for metric in ir_measures.iter_calc([ir_measures.parse_measure(name)], rows, run)}
+        direct = {
+            metric.query_id: metric.value
+            for metric in ir_measures.iter_calc([ir_measures.parse_measure(name)], rows, run)
+        }
         ours = nugget_measures(run, qrels, [name]).per_query
         assert {qid: values[name] for qid, values in ours.items()} == pytest.approx(
-            {qid: direct.get(qid, 0.0) for qid in qrels})
+            {qid: direct.get(qid, 0.0) for qid in qrels}
+        )
 
 
 def test_two_alphas_in_one_call_are_both_computed():
@@ -121,8 +130,9 @@ def test_two_alphas_in_one_call_are_both_computed():
     # second alpha would score 0. Each is computed on its own.
     qrels, run = random_case(1)
     together = nugget_measures(run, qrels, ["alpha_nDCG@10", "alpha_nDCG(alpha=0.9)@10"]).aggregate
-    assert together["alpha_nDCG@10"] == pytest.approx(nugget_measures(run, qrels, ["alpha_nDCG@10"]).aggregate[
-        "alpha_nDCG@10"])
+    assert together["alpha_nDCG@10"] == pytest.approx(
+        nugget_measures(run, qrels, ["alpha_nDCG@10"]).aggregate["alpha_nDCG@10"]
+    )
     alone = nugget_measures(run, qrels, ["alpha_nDCG(alpha=0.9)@10"]).aggregate["alpha_nDCG(alpha=0.9)@10"]
     assert together["alpha_nDCG(alpha=0.9)@10"] == pytest.approx(alone) and alone > 0
 
@@ -150,16 +160,21 @@ def test_an_evaluation_measures_nugget_measures_beside_its_own_a_batch_at_a_time
     from benchsmith.evals.nugget_measures import evaluate_batches_with_nuggets, split_measures
 
     assert split_measures(["nDCG@10", "Coverage@20", "alpha_nDCG@10", "R@50"]) == (
-        ["nDCG@10", "R@50"], ["Coverage@20", "alpha_nDCG@10"])
+        ["nDCG@10", "R@50"],
+        ["Coverage@20", "alpha_nDCG@10"],
+    )
     # The evaluation's own qrels judge q1, q10 and q99 (which the nugget qrels lack), not q5.
     qrels = {"q1": {"d1": 1}, "q10": {"d4": 1}, "q99": {"d1": 1}}
     run = {**RUN, "q99": {"d1": 1.0}, "q5": {"d1": 1.0}}
     expected = nugget_measures(RUN, NUGGET_QRELS, ["Coverage@2", "alpha_nDCG@10"]).per_query
     for size in (1, 2, 4):  # per-query values do not depend on the batching
-        batches = [{query_id: run[query_id] for query_id in list(run)[start : start + size]}
-                   for start in range(0, len(run), size)]
-        results = evaluate_batches_with_nuggets(parse_measures(["R@1"]), ["Coverage@2", "alpha_nDCG@10"], qrels,
-                                                NUGGET_QRELS, iter(batches))
+        batches = [
+            {query_id: run[query_id] for query_id in list(run)[start : start + size]}
+            for start in range(0, len(run), size)
+        ]
+        results = evaluate_batches_with_nuggets(
+            parse_measures(["R@1"]), ["Coverage@2", "alpha_nDCG@10"], qrels, NUGGET_QRELS, iter(batches)
+        )
         assert results.measures == ["R@1", "Coverage@2", "alpha_nDCG@10"]
         assert results.query_ids == ["q1", "q10", "q99"] and results.unjudged_queries == 1  # q5
         per_query = results.per_query

@@ -26,27 +26,37 @@ def support(corpus, nuggets: list[str]) -> list[list[str]]:
     chunks = [{"title": chunk.title, "text": chunk.text} for chunk in corpus.chunks]
     statistics = PassageStatistics(f"{chunk['title']} {chunk['text']}" for chunk in chunks)
     verdict = SupportJudge(len(chunks), len(nuggets)).baseline(nuggets=nuggets, chunks=chunks, statistics=statistics)
-    return [[corpus.chunks[judgment.chunk - 1].id for judgment in verdict.judgments
-             if number in judgment.supported_nuggets] for number in range(1, len(nuggets) + 1)]
+    return [
+        [corpus.chunks[judgment.chunk - 1].id for judgment in verdict.judgments if number in judgment.supported_nuggets]
+        for number in range(1, len(nuggets) + 1)
+    ]
 
 
 def test_chunks_open_at_their_titles_without_adornments_and_build_files_are_not_chunks(corpus):
     assert {chunk.path for chunk in corpus.chunks}.isdisjoint({"conf.py", "setup.py", "noxfile.py"})
     # The corpus is the cleaned text ingestion chunks: RST over- and underlines are gone, and a
     # section's chunk opens at its title, with the title's heading path.
-    assert not [chunk.id for chunk in corpus.chunks
-                if any(is_adornment(line) and not line.startswith("```") for line in chunk.text.split("\n"))]
+    assert not [
+        chunk.id
+        for chunk in corpus.chunks
+        if any(is_adornment(line) and not line.startswith("```") for line in chunk.text.split("\n"))
+    ]
     for title in ("Configuration file", "Network timeouts", "Sections", "Installation"):
-        assert any(chunk.text.startswith(f"{title}\n") and chunk.title.endswith(title) for chunk in corpus.chunks), title
+        assert any(chunk.text.startswith(f"{title}\n") and chunk.title.endswith(title) for chunk in corpus.chunks), (
+            title
+        )
 
 
 def test_support_needs_the_key_terms_not_shared_common_words(corpus):
-    timeout, ferry, installer, common = support(corpus, [
-        "The default value of the feed_timeout setting in the configuration file is 30 seconds.",
-        "The ferry window sets how many minutes before high water a crossing may depart.",
-        "The installer verifies the checksum of each wheel it downloads.",
-        "Harbour reads the file and the setting.",
-    ])
+    timeout, ferry, installer, common = support(
+        corpus,
+        [
+            "The default value of the feed_timeout setting in the configuration file is 30 seconds.",
+            "The ferry window sets how many minutes before high water a crossing may depart.",
+            "The installer verifies the checksum of each wheel it downloads.",
+            "Harbour reads the file and the setting.",
+        ],
+    )
     # The timeout nugget shares "setting", "configuration", "file", "default", "value" with the
     # configuration page, but only the timeouts page names feed_timeout and 30 seconds.
     assert [chunk_id.split(":")[0] for chunk_id in timeout] == ["timeouts.rst"]
@@ -56,20 +66,26 @@ def test_support_needs_the_key_terms_not_shared_common_words(corpus):
 
 
 def test_every_fixture_sentence_is_supported_by_its_own_chunk_and_few_others(corpus):
-    sentences = ["Cranes on the north quay lift containers of up to thirty tonnes.",
-                 "An environment variable overrides the value of the same setting in the configuration file.",
-                 "The WheelCache keeps each built wheel for 14 days before it is removed.",
-                 "Spring tides bring the largest range, neap tides the smallest.",
-                 "Stale issues receive a reminder label after thirty days without a reply."]
+    sentences = [
+        "Cranes on the north quay lift containers of up to thirty tonnes.",
+        "An environment variable overrides the value of the same setting in the configuration file.",
+        "The WheelCache keeps each built wheel for 14 days before it is removed.",
+        "Spring tides bring the largest range, neap tides the smallest.",
+        "Stale issues receive a reminder label after thirty days without a reply.",
+    ]
     for sentence, supporters in zip(sentences, support(corpus, sentences)):
         own = [chunk.id for chunk in corpus.chunks if sentence in chunk.text]
         assert own and set(own) <= set(supporters) and len(supporters) <= 2, (sentence, supporters)
 
 
 def test_extractive_nuggets_keep_the_key_sentence_before_a_code_block():
-    answer = ("Set feed_timeout in the network section of harbour.toml:\n\n"
-              "```toml\n[network]\nfeed_timeout = 45\n```\n\n"
-              "Harbour retries the gauge feed after the timeout. For example:\n\n```python\nharbour.poll()\n```\n")
+    answer = (
+        "Set feed_timeout in the network section of harbour.toml:\n\n"
+        "```toml\n[network]\nfeed_timeout = 45\n```\n\n"
+        "Harbour retries the gauge feed after the timeout. For example:\n\n```python\nharbour.poll()\n```\n"
+    )
     nuggets = NuggetWriter().baseline(question="How do I raise the feed timeout?", answer=answer).nuggets
-    assert nuggets == ["Set feed_timeout in the network section of harbour.toml.",
-                       "Harbour retries the gauge feed after the timeout."]
+    assert nuggets == [
+        "Set feed_timeout in the network section of harbour.toml.",
+        "Harbour retries the gauge feed after the timeout.",
+    ]

@@ -30,34 +30,56 @@ ROOT = Path(__file__).resolve().parent.parent
 def command(questions: Path, repository: Path, workspace: Path, run_id: str, *options: str) -> list[str]:
     """The dense pooling embeds through the loopback server (``openai:hash``): what these tests
     guard is the run, not the default model, whose load (torch) would double each process's cost."""
-    return [sys.executable, "-m", "benchsmith.cli", *arguments(questions, repository, workspace, run_id,
-                                                                      *options)]
+    return [sys.executable, "-m", "benchsmith.cli", *arguments(questions, repository, workspace, run_id, *options)]
 
 
 def arguments(questions: Path, repository: Path, workspace: Path, run_id: str, *options: str) -> list[str]:
-    return ["nuggets", str(questions), "--corpus", str(repository), "--min-chars", "20", "--chunk-size", "300",
-            "--embedder", "openai:hash", "--run-id", run_id, "-w", str(workspace), *options]
+    return [
+        "nuggets",
+        str(questions),
+        "--corpus",
+        str(repository),
+        "--min-chars",
+        "20",
+        "--chunk-size",
+        "300",
+        "--embedder",
+        "openai:hash",
+        "--run-id",
+        run_id,
+        "-w",
+        str(workspace),
+        *options,
+    ]
 
 
 @pytest.mark.slow
 def test_baseline_run_from_the_cli_and_its_report_in_chromium(tmp_path):
     questions, repository = write_questions(tmp_path / "qa.jsonl"), write_repository(tmp_path / "repo")
     with FakeOpenAIServer() as server:
-        done = subprocess.run(command(questions, repository, tmp_path / "ws", "base", "--pool-depth", "5"),
-                              cwd=ROOT, capture_output=True, text=True, timeout=600,
-                              env={**os.environ, "OPENAI_BASE_URL": server.base_url})
+        done = subprocess.run(
+            command(questions, repository, tmp_path / "ws", "base", "--pool-depth", "5"),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "OPENAI_BASE_URL": server.base_url},
+        )
     assert done.returncode == 0, done.stdout + done.stderr
     assert server.embedded_texts > 0  # the dense pooling embedded through the server
     assert re.search(r"\d+ of 6 questions kept", done.stdout), done.stdout
     # the baseline agents' calls are accounted for, and not called model calls: those are the
     # embedding server's requests alone
-    usage = re.search(r"model calls: (\d+) \(0 from the cache, 0 retries\).*; ([\d,]+) answered by the offline "
-                      r"baseline", " ".join(done.stdout.split()))
-    assert usage and int(usage[1]) == len(server.embedding_requests) and int(usage[2].replace(",", "")) > 0, \
-        done.stdout
+    usage = re.search(
+        r"model calls: (\d+) \(0 from the cache, 0 retries\).*; ([\d,]+) answered by the offline "
+        r"baseline",
+        " ".join(done.stdout.split()),
+    )
+    assert usage and int(usage[1]) == len(server.embedding_requests) and int(usage[2].replace(",", "")) > 0, done.stdout
     run_dir = tmp_path / "ws" / "runs" / "base"
     qrels = read_nugget_qrels(run_dir / "nugget-qrels.trec")
     assert qrels and all(nugget.startswith(f"{question}_") for question, nuggets in qrels.items() for nugget in nuggets)
+
     # The lexical baseline judge never misses a pooled chunk that states a nugget word for word
     # (it also accepts the sibling facts that differ in one word: it is lexical).
     def text_of(doc_id: str) -> str:
@@ -93,12 +115,25 @@ def test_sigkill_mid_judging_then_resume_judges_no_batch_twice(tmp_path):
     questions, repository = write_questions(tmp_path / "qa.jsonl"), write_repository(tmp_path / "repo")
     workspace, concurrency = tmp_path / "ws", 2
     judgments = workspace / "runs" / "killed" / "judgments.jsonl"
-    arguments = command(questions, repository, workspace, "killed", "--llm", "openai:sim", "--pool-depth", "3",
-                        "--batch-size", "2", "--concurrency", str(concurrency))
+    arguments = command(
+        questions,
+        repository,
+        workspace,
+        "killed",
+        "--llm",
+        "openai:sim",
+        "--pool-depth",
+        "3",
+        "--batch-size",
+        "2",
+        "--concurrency",
+        str(concurrency),
+    )
     with FakeOpenAIServer(replier=server_replier, latency_s=0.05) as server:
         environment = {**os.environ, "OPENAI_API_KEY": "sk-test-kill", "OPENAI_BASE_URL": server.base_url}
-        process = subprocess.Popen(arguments, cwd=ROOT, env=environment, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True)
+        process = subprocess.Popen(
+            arguments, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         deadline = time.monotonic() + 400
         while time.monotonic() < deadline:
             if judgments.exists() and len(judgments.read_text().splitlines()) >= 5:
@@ -122,8 +157,11 @@ def test_sigkill_mid_judging_then_resume_judges_no_batch_twice(tmp_path):
     assert len(records) == results["nuggets"]["support_calls"]
     by_schema = Counter(request["response_format"]["json_schema"]["name"] for request in requests)
     assert by_schema["Nuggets"] == by_schema["SubQuestions"] == by_schema["ClosedBookAnswer"] == QUESTIONS
-    support_prompts = Counter(request["messages"][-1]["content"] for request in requests
-                              if request["response_format"]["json_schema"]["name"] == "SupportJudgments")
+    support_prompts = Counter(
+        request["messages"][-1]["content"]
+        for request in requests
+        if request["response_format"]["json_schema"]["name"] == "SupportJudgments"
+    )
     # Each batch was asked once, except those in flight at the kill, asked again on resume
     # (their replies never reached the cache).
     assert len(support_prompts) == len(records)

@@ -28,16 +28,30 @@ from tests.nugget_fixtures import scripted_reply, write_questions, write_reposit
 
 runner = CliRunner(env={"COLUMNS": "200"})
 MEASURES = ["alpha_nDCG@10", "Coverage@20", "R@50"]
-NUGGET_QRELS = [("q1", "q1_1", "d1", 1), ("q1", "q1_10", "d1", 1), ("q1", "q1_10", "d2", 1), ("q1", "q1_2", "d3", 0),
-                ("q10", "q10_1", "d4", 1), ("q10", "q10_2", "d5", 1)]
+NUGGET_QRELS = [
+    ("q1", "q1_1", "d1", 1),
+    ("q1", "q1_10", "d1", 1),
+    ("q1", "q1_10", "d2", 1),
+    ("q1", "q1_2", "d3", 0),
+    ("q10", "q10_1", "d4", 1),
+    ("q10", "q10_2", "d5", 1),
+]
 
 
 def test_run_files_measured_against_nugget_qrels_alone(tmp_path):
     write_nugget_qrels(tmp_path / "nuggets.trec", NUGGET_QRELS)
     run = {"q1": {"d2": 3.0, "d1": 2.0, "d9": 1.0}, "q10": {"d4": 2.0, "d6": 1.5}}
     write_trec_run(tmp_path / "mine.trec", run, "mine")
-    arguments = ["evaluate", "--run", str(tmp_path / "mine.trec"), "--nugget-qrels", str(tmp_path / "nuggets.trec"),
-                 *(option for name in MEASURES for option in ("--measure", name)), "--json", str(tmp_path / "s.json")]
+    arguments = [
+        "evaluate",
+        "--run",
+        str(tmp_path / "mine.trec"),
+        "--nugget-qrels",
+        str(tmp_path / "nuggets.trec"),
+        *(option for name in MEASURES for option in ("--measure", name)),
+        "--json",
+        str(tmp_path / "s.json"),
+    ]
     result = runner.invoke(app, arguments)
     assert result.exit_code == 0, result.output
     assert "Coverage@20" in result.output and "alpha_nDCG@10" in result.output
@@ -54,20 +68,46 @@ def test_run_files_measured_against_nugget_qrels_alone(tmp_path):
 def test_nugget_measures_without_nugget_qrels_are_refused_by_name(tmp_path):
     write_trec_run(tmp_path / "mine.trec", {"q1": {"d1": 1.0}}, "mine")
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n")
-    result = runner.invoke(app, ["evaluate", "--run", str(tmp_path / "mine.trec"), "--qrels",
-                                 str(tmp_path / "qrels.txt"), "--measure", "Coverage@20"])
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            "--run",
+            str(tmp_path / "mine.trec"),
+            "--qrels",
+            str(tmp_path / "qrels.txt"),
+            "--measure",
+            "Coverage@20",
+        ],
+    )
     assert result.exit_code == 2 and "Coverage@20 needs nugget qrels" in result.output
 
 
 def test_a_nuggets_benchmark_evaluated_with_its_nugget_qrels(tmp_path):
     questions, repository = write_questions(tmp_path / "qa.jsonl"), write_repository(tmp_path / "repo")
     embedder = register_embedder(HashingEmbedder())
-    built = benchsmith.nuggets(questions, [repository], llm=register_model("scripted", ModelSeam(
-        ScriptedBackend(replier=scripted_reply))), embedder=embedder, pool_depth=4, batch_size=5, min_chars=20,
-        chunk_size=300, workspace=tmp_path / "ws", run_id="built")
-    scores = benchsmith.evaluate(built.benchmark, retrievers=["bm25", "dense"], measures=["nDCG@10", *MEASURES],
-                                 nugget_qrels=built.nugget_qrels, embedder=embedder, workspace=tmp_path / "ws",
-                                 run_id="scored", batch_size=2)
+    built = benchsmith.nuggets(
+        questions,
+        [repository],
+        llm=register_model("scripted", ModelSeam(ScriptedBackend(replier=scripted_reply))),
+        embedder=embedder,
+        pool_depth=4,
+        batch_size=5,
+        min_chars=20,
+        chunk_size=300,
+        workspace=tmp_path / "ws",
+        run_id="built",
+    )
+    scores = benchsmith.evaluate(
+        built.benchmark,
+        retrievers=["bm25", "dense"],
+        measures=["nDCG@10", *MEASURES],
+        nugget_qrels=built.nugget_qrels,
+        embedder=embedder,
+        workspace=tmp_path / "ws",
+        run_id="scored",
+        batch_size=2,
+    )
     nugget_qrels = read_nugget_qrels(built.nugget_qrels)
     report = scores.results()
     assert report["settings"]["nugget_qrels"] == str(built.nugget_qrels)
@@ -88,8 +128,9 @@ def test_run_files_measured_against_qrels_and_nugget_qrels_side_by_side(tmp_path
     run = {"q1": {"d2": 3.0, "d1": 2.0, "d9": 1.0}, "q10": {"d4": 2.0, "d6": 1.5}, "q2": {"d1": 1.0}}
     write_trec_run(tmp_path / "mine.trec", run, "mine")
     asked = ["R@1", "Coverage@2", "R@3"]
-    (scored,) = measure_runs([tmp_path / "mine.trec"], tmp_path / "qrels.txt", asked, batch_size=1,
-                             nugget_qrels=tmp_path / "nuggets.trec").values()
+    (scored,) = measure_runs(
+        [tmp_path / "mine.trec"], tmp_path / "qrels.txt", asked, batch_size=1, nugget_qrels=tmp_path / "nuggets.trec"
+    ).values()
     assert scored.measures == asked and list(scored.aggregate) == asked
     per_query = scored.per_query
     assert set(per_query) == {"q1", "q10", "q2"}  # the queries of --qrels, not of the nugget qrels
@@ -111,8 +152,10 @@ def write_benchmark_nuggets(path):
             query_id = f"{topic}_t{turn}"
             if query_id == "comet_t2":
                 continue
-            rows += [(query_id, f"{query_id}_1", f"{topic}-{aspect}", 1),
-                     (query_id, f"{query_id}_2", f"{topic}-history", 1)]
+            rows += [
+                (query_id, f"{query_id}_1", f"{topic}-{aspect}", 1),
+                (query_id, f"{query_id}_2", f"{topic}-history", 1),
+            ]
     rows += [("ghost_t9", "ghost_t9_1", "zebra-history", 1), ("zebra_t1", "zebra_t1_2", "nowhere-doc", 1)]
     write_nugget_qrels(path, rows)
     return path
@@ -123,9 +166,24 @@ def test_a_benchmark_with_run_files_gets_nugget_measures_whatever_the_batch_size
     mine = write_system_run(tmp_path / "mine.trec", perfect_turns=(0, 1))
     nuggets_file = write_benchmark_nuggets(tmp_path / "nuggets.trec")
     measures = ["R@1", "alpha_nDCG@10", "Coverage@2"]
-    result = runner.invoke(app, ["evaluate", str(bench), "--run", str(mine), "--nugget-qrels", str(nuggets_file),
-                                 *(option for name in measures for option in ("--measure", name)),
-                                 "--json", str(tmp_path / "s.json"), "-w", str(tmp_path / "ws"), "--run-id", "cli"])
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(bench),
+            "--run",
+            str(mine),
+            "--nugget-qrels",
+            str(nuggets_file),
+            *(option for name in measures for option in ("--measure", name)),
+            "--json",
+            str(tmp_path / "s.json"),
+            "-w",
+            str(tmp_path / "ws"),
+            "--run-id",
+            "cli",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "Coverage@2" in result.output and "alpha_nDCG@10" in result.output
     scores = json.loads((tmp_path / "s.json").read_text())["per_query"]["mine.trec"]
@@ -136,22 +194,38 @@ def test_a_benchmark_with_run_files_gets_nugget_measures_whatever_the_batch_size
             assert values[name] == pytest.approx(expected.get(query_id, {}).get(name, 0.0)), (query_id, name)
     assert scores["zebra_t0"]["Coverage@2"] == 1.0 and scores["zebra_t2"]["Coverage@2"] == 0.0
     # The same through the API, two queries per batch: the same values.
-    batched = benchsmith.evaluate(bench, runs=[mine], measures=measures, nugget_qrels=nuggets_file, batch_size=2,
-                                  workspace=tmp_path / "ws", run_id="batched")
+    batched = benchsmith.evaluate(
+        bench,
+        runs=[mine],
+        measures=measures,
+        nugget_qrels=nuggets_file,
+        batch_size=2,
+        workspace=tmp_path / "ws",
+        run_id="batched",
+    )
     report = batched.results()
     assert report["per_query"]["mine.trec"] == scores
     assert batched.aggregate["mine.trec"]["Coverage@2"] == pytest.approx(
-        sum(values["Coverage@2"] for values in scores.values()) / 24)
+        sum(values["Coverage@2"] for values in scores.values()) / 24
+    )
     assert report["settings"]["nugget_qrels"] == str(nuggets_file.resolve())
     assert any(str(nuggets_file.resolve()) in note and "Coverage@k" in note for note in report["notes"])
     assert batched.warnings == [
         f"{nuggets_file.resolve()}: 1 nugget-judged query ids without judgments to measure against ('ghost_t9'): "
         "they are not measured",
         f"{nuggets_file.resolve()}: 1 nugget-judged document ids not in the corpus (or without text) ('nowhere-doc'): "
-        "no retriever can find them; coverage cannot reach 1 where they support a nugget"]
+        "no retriever can find them; coverage cannot reach 1 where they support a nugget",
+    ]
     with pytest.raises(InputError, match=r"nugget-judged query ids .*'ghost_t9'"):
-        benchsmith.evaluate(bench, runs=[mine], measures=measures, nugget_qrels=nuggets_file, strict=True,
-                            workspace=tmp_path / "ws", run_id="strict")
+        benchsmith.evaluate(
+            bench,
+            runs=[mine],
+            measures=measures,
+            nugget_qrels=nuggets_file,
+            strict=True,
+            workspace=tmp_path / "ws",
+            run_id="strict",
+        )
 
 
 def test_the_graph_refuses_nugget_measures_without_nugget_qrels(tmp_path):

@@ -41,10 +41,23 @@ def inputs(tmp_path):
 def build(inputs, run_id: str, backend: ScriptedBackend, **options):
     questions, repository, workspace = inputs
     llm = register_model(f"scripted-{run_id}", ModelSeam(backend))  # one name: a resume keeps its settings
-    settings = {"pool_depth": POOL_DEPTH, "batch_size": BATCH_SIZE, "min_chars": 20, "chunk_size": 300,
-                "concurrency": 2, **options}
-    return benchsmith.nuggets(questions, [repository], llm=llm, embedder=register_embedder(HashingEmbedder()),
-                              workspace=workspace, run_id=run_id, **settings)
+    settings = {
+        "pool_depth": POOL_DEPTH,
+        "batch_size": BATCH_SIZE,
+        "min_chars": 20,
+        "chunk_size": 300,
+        "concurrency": 2,
+        **options,
+    }
+    return benchsmith.nuggets(
+        questions,
+        [repository],
+        llm=llm,
+        embedder=register_embedder(HashingEmbedder()),
+        workspace=workspace,
+        run_id=run_id,
+        **settings,
+    )
 
 
 def support_calls(backend: ScriptedBackend) -> list[list[dict[str, str]]]:
@@ -57,8 +70,11 @@ def test_one_support_call_per_question_and_batch_and_the_benchmark_it_writes(inp
     run_dir = result.run_dir
     pools = {record["question"]: record for record in load_jsonl(run_dir / "pools.jsonl")}
     judgments = load_jsonl(run_dir / "judgments.jsonl")
-    expected_batches = {(question, index) for question, record in pools.items()
-                        for index in range(math.ceil(len(record["pool"]) / BATCH_SIZE))}
+    expected_batches = {
+        (question, index)
+        for question, record in pools.items()
+        for index in range(math.ceil(len(record["pool"]) / BATCH_SIZE))
+    }
     calls = support_calls(backend)
     assert len(calls) == len(judgments) == len(expected_batches)
     assert {(record["question"], int(record["batch"].split("#")[1])) for record in judgments} == expected_batches
@@ -84,8 +100,9 @@ def test_one_support_call_per_question_and_batch_and_the_benchmark_it_writes(inp
                 start, end = map(int, span.split("-"))
                 assert f"zorb{question}{number}" in (inputs[1] / path).read_bytes()[start:end].decode()
     assert result.nuggets == (QUESTIONS - 1) * FACTS_PER_QUESTION
-    assert result.support_rate == pytest.approx(((QUESTIONS - 1) * FACTS_PER_QUESTION - 1) /
-                                                ((QUESTIONS - 1) * FACTS_PER_QUESTION))
+    assert result.support_rate == pytest.approx(
+        ((QUESTIONS - 1) * FACTS_PER_QUESTION - 1) / ((QUESTIONS - 1) * FACTS_PER_QUESTION)
+    )
 
     # BEIR: query-level labels count the nuggets a chunk supports; nugget qrels agree with nuggets.jsonl.
     benchmark = load_benchmark(result.benchmark, Workspace.resolve(inputs[2]))
@@ -105,9 +122,18 @@ def test_one_support_call_per_question_and_batch_and_the_benchmark_it_writes(inp
     # The pooling table is the measures of the written runs against the nugget qrels.
     oracle = read_trec_run(run_dir / "pooling-runs" / "nuggets.fused.trec")
     assert result.table["nuggets"]["fused"] == pytest.approx(
-        nugget_measures(oracle, qrels, ["alpha_nDCG@10", "Coverage@20", "R@50"]).aggregate)
-    assert set(result.table) == {"question", "sub_questions", "closed_book_answer", "answer", "nuggets",
-                                 "fusion:inference", "fusion:oracle", "fusion:all"}
+        nugget_measures(oracle, qrels, ["alpha_nDCG@10", "Coverage@20", "R@50"]).aggregate
+    )
+    assert set(result.table) == {
+        "question",
+        "sub_questions",
+        "closed_book_answer",
+        "answer",
+        "nuggets",
+        "fusion:inference",
+        "fusion:oracle",
+        "fusion:all",
+    }
     # No run covers more than the supported nuggets (q5 has 2 of 3); the nuggets, code words and
     # all, reach that with BM25.
     reachable = (QUESTIONS - 2 + 2 / 3) / (QUESTIONS - 1)
@@ -125,8 +151,10 @@ def test_one_support_call_per_question_and_batch_and_the_benchmark_it_writes(inp
 def test_all_nuggets_supported_also_drops_a_question_with_an_unsupported_nugget(inputs):
     result = build(inputs, "n2", ScriptedBackend(replier=scripted_reply), all_nuggets_supported=True)
     assert result.kept == QUESTIONS - 2
-    assert result.dropped == {"no nugget is supported by a pooled chunk": 1,
-                              "a nugget is supported by no pooled chunk": 1}
+    assert result.dropped == {
+        "no nugget is supported by a pooled chunk": 1,
+        "a nugget is supported by no pooled chunk": 1,
+    }
     assert result.support_rate == 1.0
 
 
@@ -153,8 +181,9 @@ def test_a_crash_mid_judging_resumes_without_judging_any_batch_twice(inputs):
     judged = load_jsonl(run_dir / "judgments.jsonl")
     assert len({record["batch"] for record in judged}) == len(judged)
     # Every batch judged exactly once: the ones logged before the crash were not asked again.
-    assert len(judged_before) + len(support_calls(second)) == len(judged) == result.results()["nuggets"][
-        "support_calls"]
+    assert (
+        len(judged_before) + len(support_calls(second)) == len(judged) == result.results()["nuggets"]["support_calls"]
+    )
     assert second.calls
     assert all(issubclass(schema, SupportJudgmentsBase) for _, schema in second.calls)  # the pools were kept
     assert result.kept == QUESTIONS - 1
@@ -168,12 +197,25 @@ def test_an_ingested_collection_is_a_corpus_too(tmp_path):
     questions, repository = write_questions(tmp_path / "qa.jsonl"), write_repository(tmp_path / "repo")
     workspace = Workspace.resolve(tmp_path / "ws")
     embedder = register_embedder(HashingEmbedder())
-    run_job(ingest_builder, job="ingest", workspace=workspace, run_id="ingest",
-            inputs={"run_id": "ingest", "sources": [str(repository)], "collection": "frob"},
-            context=IngestContext(workspace=str(workspace.root), embedder=embedder, min_chars=20), settings={})
-    result = benchsmith.nuggets(questions, collection="frob", llm=register_model("scripted", ModelSeam(
-        ScriptedBackend(replier=scripted_reply))), embedder=embedder, pool_depth=POOL_DEPTH, batch_size=BATCH_SIZE,
-        workspace=workspace.root, run_id="from-collection")
+    run_job(
+        ingest_builder,
+        job="ingest",
+        workspace=workspace,
+        run_id="ingest",
+        inputs={"run_id": "ingest", "sources": [str(repository)], "collection": "frob"},
+        context=IngestContext(workspace=str(workspace.root), embedder=embedder, min_chars=20),
+        settings={},
+    )
+    result = benchsmith.nuggets(
+        questions,
+        collection="frob",
+        llm=register_model("scripted", ModelSeam(ScriptedBackend(replier=scripted_reply))),
+        embedder=embedder,
+        pool_depth=POOL_DEPTH,
+        batch_size=BATCH_SIZE,
+        workspace=workspace.root,
+        run_id="from-collection",
+    )
     corpus = [json.loads(line) for line in (result.benchmark / "corpus.jsonl").read_text().splitlines()]
     stored = chroma_client(workspace, None).get_collection("frob").count()
     assert len(corpus) == stored and all(record["title"] for record in corpus)  # the ingested chunks, ids kept

@@ -14,9 +14,14 @@ def test_unset_variables_get_the_offline_defaults(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     offline_environment()
     assert {name: os.environ[name] for name in NAMES} == {
-        "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-        "TOKENIZERS_PARALLELISM": "false", "ANONYMIZED_TELEMETRY": "False", "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-        "LANGGRAPH_NO_VERSION_CHECK": "true"}
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+        "ANONYMIZED_TELEMETRY": "False",
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "LANGGRAPH_NO_VERSION_CHECK": "true",
+    }
 
 
 def test_a_user_who_allows_downloads_keeps_them_in_transformers_too(monkeypatch):
@@ -34,6 +39,9 @@ def test_a_user_who_allows_downloads_keeps_them_in_transformers_too(monkeypatch)
 
 def test_the_makefile_exports_the_same_environment():
     makefile = (Path(__file__).resolve().parent.parent / "Makefile").read_text(encoding="utf-8")
-    exported = dict(line.removeprefix("export ").split(" := ") for line in makefile.splitlines()
-                    if line.startswith("export ") and " := " in line)
+    exported = dict(
+        line.removeprefix("export ").split(" := ")
+        for line in makefile.splitlines()
+        if line.startswith("export ") and " := " in line
+    )
     assert {name: exported.get(name) for name in NAMES} == {**OFFLINE_ENVIRONMENT, "TRANSFORMERS_OFFLINE": "1"}

@@ -23,75 +23,117 @@ def questions_of(text: str, title: str = "Guide › Section") -> set[str]:
     return {question for _, questions in facts_of(text, title) for question in questions}
 
 
-@pytest.mark.parametrize("sentence, kind, question", [
-    ("To disable certificate checks, set verify to False.", "procedure", "How do I disable certificate checks?"),
-    ("Session objects allow you to persist cookies across requests.", "procedure",
-     "How do I keep cookies across requests?"),
-    ("If verify is set to False, the client accepts any certificate.", "condition",
-     "What happens if I set verify to False?"),
-    ("If the wheel download fails, install the package with pip.", "remedy",
-     "What should I do if the wheel download fails?"),
-    ("A blueprint is a way to organize a group of related views.", "definition", "What is a blueprint?"),
-    ("You can stream large downloads with the stream argument.", "capability", "Can I stream large downloads?"),
-    ("Unlike Flask.route, Blueprint.route records the rule for later.", "comparison",
-     "What is the difference between Blueprint.route and Flask.route?"),
-    # "when" read as an adverb by the parser is still a condition; what the sentence adds stays in it
-    ("A crossing is cancelled when the forecast swell exceeds two metres.", "condition",
-     "What happens when the forecast swell exceeds two metres?"),
-    ("If --group is specified multiple times, commits are counted under each value.", "condition",
-     "What happens if I specify --group multiple times?"),
-    ("If $XDG_CONFIG_HOME is either not set or empty, $HOME/.config/git/attributes is used instead.", "condition",
-     "What happens if $XDG_CONFIG_HOME is either not set or empty?"),
-    ("You can also include your Markdown files in nested directories.", "capability",
-     "Can I include my Markdown files in nested directories?"),
-    ("MkDocs uses the Python-Markdown library to render Markdown documents to HTML.", "behaviour",
-     "What does MkDocs use to render Markdown documents to HTML?"),
-    ('You can set the config variable "core.autocrlf" without using any attributes.', "capability",
-     "Can I set the config variable core.autocrlf without using any attributes?"),
-])
+@pytest.mark.parametrize(
+    "sentence, kind, question",
+    [
+        ("To disable certificate checks, set verify to False.", "procedure", "How do I disable certificate checks?"),
+        (
+            "Session objects allow you to persist cookies across requests.",
+            "procedure",
+            "How do I keep cookies across requests?",
+        ),
+        (
+            "If verify is set to False, the client accepts any certificate.",
+            "condition",
+            "What happens if I set verify to False?",
+        ),
+        (
+            "If the wheel download fails, install the package with pip.",
+            "remedy",
+            "What should I do if the wheel download fails?",
+        ),
+        ("A blueprint is a way to organize a group of related views.", "definition", "What is a blueprint?"),
+        ("You can stream large downloads with the stream argument.", "capability", "Can I stream large downloads?"),
+        (
+            "Unlike Flask.route, Blueprint.route records the rule for later.",
+            "comparison",
+            "What is the difference between Blueprint.route and Flask.route?",
+        ),
+        # "when" read as an adverb by the parser is still a condition; what the sentence adds stays in it
+        (
+            "A crossing is cancelled when the forecast swell exceeds two metres.",
+            "condition",
+            "What happens when the forecast swell exceeds two metres?",
+        ),
+        (
+            "If --group is specified multiple times, commits are counted under each value.",
+            "condition",
+            "What happens if I specify --group multiple times?",
+        ),
+        (
+            "If $XDG_CONFIG_HOME is either not set or empty, $HOME/.config/git/attributes is used instead.",
+            "condition",
+            "What happens if $XDG_CONFIG_HOME is either not set or empty?",
+        ),
+        (
+            "You can also include your Markdown files in nested directories.",
+            "capability",
+            "Can I include my Markdown files in nested directories?",
+        ),
+        (
+            "MkDocs uses the Python-Markdown library to render Markdown documents to HTML.",
+            "behaviour",
+            "What does MkDocs use to render Markdown documents to HTML?",
+        ),
+        (
+            'You can set the config variable "core.autocrlf" without using any attributes.',
+            "capability",
+            "Can I set the config variable core.autocrlf without using any attributes?",
+        ),
+    ],
+)
 def test_each_kind_of_statement_gives_its_question(sentence, kind, question):
     found = facts_of(sentence)
     assert any(k == kind and question in questions for k, questions in found), found
 
 
-@pytest.mark.parametrize("sentence", [
-    "However, the encoder sorts keys.",  # leans on what came before
-    "This flag is set by default.",
-    "Duplicate bug reports are a huge drain on time.",  # judges, does not define
-    "The index object was new in version 1.0.",  # a past, not what it is
-    "See the deployment chapter for details.",
-    "To enable a translation, see the documentation of your theme.",  # a pointer, no answer
-    "Git can help you perform a three-way merge.",  # says that, not how
-    "MkDocs uses the Python-Markdown library.",  # uses it for what?
-    "The lack of a central group of committers means there is less need for formal decisions.",
-    "octopus and resolve will always vivify any file changed in the merge.",  # not octopus alone
-    "RequestException inherits from IOError rather than RuntimeError.",  # a choice, no comparison
-    # development readings, rounds 4 and 5
-    "This option overrides that check.",
-    "The various files required for packaging a theme are also ignored.",
-    "Object size is the only information that is currently supported.",
-    "Please see gitrevisions(7) if you want to see more complex cases.",
-    "If you want to have better success, search the issue tracker first.",
-    "Many commands can output pathnames.",  # quantified, no owner a user names
-    "Conversely, the server sends the pack first.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "However, the encoder sorts keys.",  # leans on what came before
+        "This flag is set by default.",
+        "Duplicate bug reports are a huge drain on time.",  # judges, does not define
+        "The index object was new in version 1.0.",  # a past, not what it is
+        "See the deployment chapter for details.",
+        "To enable a translation, see the documentation of your theme.",  # a pointer, no answer
+        "Git can help you perform a three-way merge.",  # says that, not how
+        "MkDocs uses the Python-Markdown library.",  # uses it for what?
+        "The lack of a central group of committers means there is less need for formal decisions.",
+        "octopus and resolve will always vivify any file changed in the merge.",  # not octopus alone
+        "RequestException inherits from IOError rather than RuntimeError.",  # a choice, no comparison
+        # development readings, rounds 4 and 5
+        "This option overrides that check.",
+        "The various files required for packaging a theme are also ignored.",
+        "Object size is the only information that is currently supported.",
+        "Please see gitrevisions(7) if you want to see more complex cases.",
+        "If you want to have better success, search the issue tracker first.",
+        "Many commands can output pathnames.",  # quantified, no owner a user names
+        "Conversely, the server sends the pack first.",
+    ],
+)
 def test_statements_that_answer_nothing_on_their_own_give_no_question(sentence):
     assert facts_of(sentence) == []
 
 
-@pytest.mark.parametrize("sentence", [
-    "Of course, you can replace the entire nav configuration with a new one.",
-    "For example, you could replace the Google Analytics script with one for a different service.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Of course, you can replace the entire nav configuration with a new one.",
+        "For example, you could replace the Google Analytics script with one for a different service.",
+    ],
+)
 def test_a_statement_that_something_can_be_done_is_no_answer_to_how(sentence):
     """Readers' round 3: "What's the best way to replace X?" answered "you can replace X"."""
     assert "procedure" not in {kind for kind, _ in facts_of(sentence)}
 
 
-@pytest.mark.parametrize("sentence", [
-    "You can specify another path for it by using the -f option.",
-    "Can you explain other providers? Other providers can serve static files.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "You can specify another path for it by using the -f option.",
+        "Can you explain other providers? Other providers can serve static files.",
+    ],
+)
 def test_nothing_is_asked_about_another_thing_than_one_nobody_named(sentence):
     assert not [q for q in questions_of(sentence) if "other" in q.split() or "another" in q.split()]
 
@@ -105,12 +147,18 @@ def test_an_entry_is_asked_about_in_words_that_fit_its_kind():
 
 
 def test_an_api_entry_is_asked_what_it_does_returns_and_what_its_parameters_are_for():
-    text = ("requests.Session.send(request, **kwargs)\n\nSend a given PreparedRequest.\n\n"
-            "Returns Response object.\n\nParameters\n\ntimeout (float) – How long to wait for the server.\n\n"
-            "exception requests.HTTPError(*args, **kwargs)\n\nAn HTTP error occurred.")
+    text = (
+        "requests.Session.send(request, **kwargs)\n\nSend a given PreparedRequest.\n\n"
+        "Returns Response object.\n\nParameters\n\ntimeout (float) – How long to wait for the server.\n\n"
+        "exception requests.HTTPError(*args, **kwargs)\n\nAn HTTP error occurred."
+    )
     asked = questions_of(text, "Developer Interface › Request Sessions")
-    assert {"What does Session.send do?", "What does Session.send return?",
-            "What is the timeout parameter of Session.send for?", "When is requests.HTTPError raised?"} <= asked
+    assert {
+        "What does Session.send do?",
+        "What does Session.send return?",
+        "What is the timeout parameter of Session.send for?",
+        "When is requests.HTTPError raised?",
+    } <= asked
     # the entry's first sentence answers what it does, with the next of the same entry
     gold = {"text": text, "title": "Developer Interface › Request Sessions"}
     assert answer(gold, "What does Session.send do?") == "Send a given PreparedRequest. Returns Response object."
@@ -122,19 +170,25 @@ def test_an_option_of_a_man_page_is_asked_about_with_its_command():
 
 
 def test_every_topic_is_a_noun_phrase_or_an_entry():
-    text = ("The application context keeps track of the application-level data during a request. If the context "
-            "is pushed twice, Flask raises RuntimeError. To push a context manually, use the with statement. "
-            "You can teardown the context with the teardown_appcontext decorator. Come back later to read more. "
-            "Familiarize yourself with the request lifecycle first.")
+    text = (
+        "The application context keeps track of the application-level data during a request. If the context "
+        "is pushed twice, Flask raises RuntimeError. To push a context manually, use the with statement. "
+        "You can teardown the context with the teardown_appcontext decorator. Come back later to read more. "
+        "Familiarize yourself with the request lifecycle first."
+    )
     for fact in passage_facts(text, "Application Context"):
         assert is_noun_phrase(parse(fact.topic)) or fact.entry or any(c in fact.topic for c in "._()"), fact
 
 
 def test_a_conversation_does_not_repeat_a_fact_or_a_frame():
-    gold = {"title": "Sessions › Persistence", "text": (
-        "To persist cookies across requests, use a Session object. A Session object is a container for settings "
-        "shared by requests. If a Session is closed, its adapters release their connections. You can mount a "
-        "custom adapter on a Session for a URL prefix.")}
+    gold = {
+        "title": "Sessions › Persistence",
+        "text": (
+            "To persist cookies across requests, use a Session object. A Session object is a container for settings "
+            "shared by requests. If a Session is closed, its adapters release their connections. You can mount a "
+            "custom adapter on a Session for a URL prefix."
+        ),
+    }
     history: list[dict] = []
     for _ in range(4):
         asked = ask(gold, history, switch="follow-up")
@@ -147,9 +201,12 @@ def test_a_conversation_does_not_repeat_a_fact_or_a_frame():
 
 
 def test_no_question_copies_its_passage():
-    gold = {"title": "Proxies", "text": "If you need to use a proxy, you can configure individual requests with the "
-                                       "proxies argument to any request method. To give a proxy for a specific "
-                                       "scheme and host, use the scheme://hostname form for the key."}
+    gold = {
+        "title": "Proxies",
+        "text": "If you need to use a proxy, you can configure individual requests with the "
+        "proxies argument to any request method. To give a proxy for a specific "
+        "scheme and host, use the scheme://hostname form for the key.",
+    }
     for fact in passage_facts(gold["text"], gold["title"]):
         for wording in wordings(fact):
             asked = ask(gold, [], rejected=[w.question for w in wordings(fact) if w != wording])
@@ -159,27 +216,40 @@ def test_no_question_copies_its_passage():
 
 def test_a_question_that_names_nothing_of_its_page_names_the_page_first():
     title = "git-submodule(1) Manual Page › OPTIONS › update"
-    assert self_contained("What happens if I provide no pathspec?", title) == \
-        "In git submodule, what happens if I provide no pathspec?"
-    assert self_contained("What does the --init option of git submodule do?", title) == \
-        "What does the --init option of git submodule do?"
+    assert (
+        self_contained("What happens if I provide no pathspec?", title)
+        == "In git submodule, what happens if I provide no pathspec?"
+    )
+    assert (
+        self_contained("What does the --init option of git submodule do?", title)
+        == "What does the --init option of git submodule do?"
+    )
 
 
 def test_a_part_of_the_manual_is_no_context_a_user_names():
-    for title in ("Developer Interface › Lower-Level Classes", "Chapter 4. Sharing development with others",
-                  "Git User Manual › How to recover an object from scratch"):
+    for title in (
+        "Developer Interface › Lower-Level Classes",
+        "Chapter 4. Sharing development with others",
+        "Git User Manual › How to recover an object from scratch",
+    ):
         assert not self_contained("What exactly is the chunk size?", title).startswith("In "), title
-    assert self_contained("Is it possible to import my docs?", "Deploying your docs › Read the Docs") == \
-        "In Read the Docs, is it possible to import my docs?"  # "my docs" anchors nothing
+    assert (
+        self_contained("Is it possible to import my docs?", "Deploying your docs › Read the Docs")
+        == "In Read the Docs, is it possible to import my docs?"
+    )  # "my docs" anchors nothing
 
 
 def test_the_responder_answers_a_question_it_was_asked_with_its_statements_whatever_its_opening():
-    gold = {"title": "git-submodule(1) Manual Page › update",
-            "text": "If no pathspec is provided, all submodules are initialized and cloned."}
+    gold = {
+        "title": "git-submodule(1) Manual Page › update",
+        "text": "If no pathspec is provided, all submodules are initialized and cloned.",
+    }
     asked = Questioner().baseline(gold=gold, history=[])
     assert asked.question.startswith("In git submodule, ")
-    assert Responder().baseline(gold=gold, question=asked.question).answer == \
-        "If no pathspec is provided, all submodules are initialized and cloned."
+    assert (
+        Responder().baseline(gold=gold, question=asked.question).answer
+        == "If no pathspec is provided, all submodules are initialized and cloned."
+    )
 
 
 def test_a_passage_with_nothing_to_ask_gives_the_page_question_the_form_rule_rejects():
@@ -212,8 +282,11 @@ def test_an_api_generators_label_line_is_no_entry_and_a_deprecation_says_no_purp
 
     assert entry_of_line("Bases: ClickException") is None
     assert entry_of_line("is_link: bool = False class-attribute").name == "is_link"
-    page = ("API reference › Files", "src_paths() -> Dict[str, File] property\n\nSoft-deprecated, prefer src_uris.\n\n"
-            "src_uris() -> Dict[str, File] property\n\nA mapping containing every file, with the keys being their src_uri.")
+    page = (
+        "API reference › Files",
+        "src_paths() -> Dict[str, File] property\n\nSoft-deprecated, prefer src_uris.\n\n"
+        "src_uris() -> Dict[str, File] property\n\nA mapping containing every file, with the keys being their src_uri.",
+    )
     purposes = {fact.topic for fact in passage_facts(page[1], page[0]) if fact.kind == "purpose"}
     assert purposes and not any("src_paths" in topic for topic in purposes)
 

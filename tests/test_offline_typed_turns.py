@@ -8,13 +8,22 @@ from benchsmith.agents.responder import Responder
 from benchsmith.agents.turn_types import ReferenceResponder, TypedQuestioner, question_parts
 from benchsmith.evals.question_form import question_form
 
-LZMA = {"id": "lzma:0", "title": "lzma › decompress", "text":
-        "lzma.decompress(data, format=FORMAT_AUTO)\n\nDecompress a block of LZMA data.\n\n"
-        "lzma.compress(data)\n\nCompress data with the LZMA algorithm."}
-BZ2 = {"id": "bz2:0", "title": "bz2 › decompress", "text":
-       "bz2.decompress(data)\n\nDecompress a block of bz2 data.\n\nbz2.compress(data)\n\nCompress data with bzip2."}
-GUIDE = {"id": "guide:0", "title": "Compression guide", "text":
-         "Use decompress to restore compressed data in memory. Files are read with open."}
+LZMA = {
+    "id": "lzma:0",
+    "title": "lzma › decompress",
+    "text": "lzma.decompress(data, format=FORMAT_AUTO)\n\nDecompress a block of LZMA data.\n\n"
+    "lzma.compress(data)\n\nCompress data with the LZMA algorithm.",
+}
+BZ2 = {
+    "id": "bz2:0",
+    "title": "bz2 › decompress",
+    "text": "bz2.decompress(data)\n\nDecompress a block of bz2 data.\n\nbz2.compress(data)\n\nCompress data with bzip2.",
+}
+GUIDE = {
+    "id": "guide:0",
+    "title": "Compression guide",
+    "text": "Use decompress to restore compressed data in memory. Files are read with open.",
+}
 
 
 def ask(kind, passages, history=()):
@@ -45,10 +54,16 @@ def test_a_clarification_names_the_meant_entry_and_is_answered_from_it_alone():
 
 
 def test_a_multi_passage_question_asks_one_subject_of_each_passage():
-    first = {"id": "s:0", "title": "Developer Interface › Sessions", "text":
-             "requests.Session.mount(prefix, adapter)\n\nRegisters a connection adapter to a prefix."}
-    second = {"id": "s:1", "title": "Developer Interface › Sessions", "text":
-              "requests.Session.mount(prefix, adapter)\n\nParameters\n\nprefix – The URL prefix the adapter serves."}
+    first = {
+        "id": "s:0",
+        "title": "Developer Interface › Sessions",
+        "text": "requests.Session.mount(prefix, adapter)\n\nRegisters a connection adapter to a prefix.",
+    }
+    second = {
+        "id": "s:1",
+        "title": "Developer Interface › Sessions",
+        "text": "requests.Session.mount(prefix, adapter)\n\nParameters\n\nprefix – The URL prefix the adapter serves.",
+    }
     asked = ask("multi-passage", [first, second])
     assert len(asked.parts) == 2 and "Session.mount" in asked.parts[0]
     assert question_parts(asked.question)[0] == asked.parts[0]

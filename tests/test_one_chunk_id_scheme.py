@@ -27,10 +27,13 @@ from tests.embedders import HashingEmbedder
 from tests.select_fixtures import scripted_judge
 
 CHUNK_SIZE = 300
-PARAGRAPH = ("The harbour master logs every ship that enters the port, with its cargo, its crew and the hour "
-             "it docked; the log is read each morning by the customs office. ")
-MARKDOWN = "\n\n".join(["# Harbour guide", PARAGRAPH * 2, "## Customs", PARAGRAPH, "Short line.", "## Crews",
-                        PARAGRAPH * 3])
+PARAGRAPH = (
+    "The harbour master logs every ship that enters the port, with its cargo, its crew and the hour "
+    "it docked; the log is read each morning by the customs office. "
+)
+MARKDOWN = "\n\n".join(
+    ["# Harbour guide", PARAGRAPH * 2, "## Customs", PARAGRAPH, "Short line.", "## Crews", PARAGRAPH * 3]
+)
 PYTHON = '''"""Ships and their cargo."""
 
 
@@ -65,18 +68,31 @@ def write_tree(root: Path) -> Path:
     (root / "ships.py").write_text(PYTHON, encoding="utf-8")
     (root / "notes.txt").write_text("\n\n".join([PARAGRAPH * 2, "Ünïcode before: " + PARAGRAPH]), encoding="utf-8")
     # A paragraph too long to share a chunk with the short one after it: ingestion drops that one.
-    (root / "quay.txt").write_text("Crates wait on the quay. " * 11 + "Then they go.\n\nThe end of the notes.",
-                                   encoding="utf-8")
+    (root / "quay.txt").write_text(
+        "Crates wait on the quay. " * 11 + "Then they go.\n\nThe end of the notes.", encoding="utf-8"
+    )
     return root
 
 
 def ingest(workspace: Workspace, run_id: str, tree: Path, embedder: HashingEmbedder) -> dict[str, str]:
     """``{chunk id: text}`` of the run's chunks (before deduplication and the quality filter)."""
-    context = IngestContext(workspace=str(workspace.root), embedder=register_embedder(embedder),
-                            chunk_size=CHUNK_SIZE, min_chars=DEFAULT_MIN_CHARS, min_quality=0.0, dedup_threshold=1.0)
-    run_job(builder, job="ingest", workspace=workspace, run_id=run_id,
-            inputs={"run_id": run_id, "sources": [str(tree)], "collection": f"docs-{run_id}"},
-            context=context, settings={"sources": [str(tree)], "collection": f"docs-{run_id}"})
+    context = IngestContext(
+        workspace=str(workspace.root),
+        embedder=register_embedder(embedder),
+        chunk_size=CHUNK_SIZE,
+        min_chars=DEFAULT_MIN_CHARS,
+        min_quality=0.0,
+        dedup_threshold=1.0,
+    )
+    run_job(
+        builder,
+        job="ingest",
+        workspace=workspace,
+        run_id=run_id,
+        inputs={"run_id": run_id, "sources": [str(tree)], "collection": f"docs-{run_id}"},
+        context=context,
+        settings={"sources": [str(tree)], "collection": f"docs-{run_id}"},
+    )
     return {record["id"]: record["text"] for record in load_jsonl(RunDirectory(workspace, run_id).file("chunks.jsonl"))}
 
 
@@ -95,7 +111,11 @@ def test_ingest_nuggets_and_select_give_the_same_span_the_same_id(workspace, tmp
     nuggets = {chunk.id: chunk.text for chunk in build_source_corpus([str(tree)], CHUNK_SIZE, DEFAULT_MIN_CHARS).chunks}
     selected = select_chunks(tree)
     assert len(ingested) > 4 and {chunk_id.rpartition(":")[0] for chunk_id in ingested} == {
-        "docs%20guide/harbour.md", "ships.py", "notes.txt", "quay.txt"}
+        "docs%20guide/harbour.md",
+        "ships.py",
+        "notes.txt",
+        "quay.txt",
+    }
     assert nuggets == ingested
     # Select keeps the short chunks ingestion drops; every other chunk is ingestion's, with its id.
     assert {chunk_id: selected[chunk_id] for chunk_id in ingested} == ingested
@@ -108,8 +128,9 @@ def test_the_same_tree_gives_the_same_ids_in_a_second_run(workspace, tmp_path):
     embedder = HashingEmbedder()
     first = ingest(workspace, "r1", tree, embedder)
     assert ingest(workspace, "r2", tree, embedder) == first
-    assert [chunk.id for chunk in build_source_corpus([str(tree)], CHUNK_SIZE).chunks] == \
-        [chunk.id for chunk in build_source_corpus([str(tree)], CHUNK_SIZE).chunks]
+    assert [chunk.id for chunk in build_source_corpus([str(tree)], CHUNK_SIZE).chunks] == [
+        chunk.id for chunk in build_source_corpus([str(tree)], CHUNK_SIZE).chunks
+    ]
 
 
 def test_select_embeds_none_of_the_chunks_ingest_embedded(workspace, tmp_path):
@@ -121,12 +142,24 @@ def test_select_embeds_none_of_the_chunks_ingest_embedded(workspace, tmp_path):
     embedder.texts.clear()
     questions = ["When does the customs office read the harbour log?", "Who owns the crates on a ship?"]
     query_file = tmp_path / "queries.jsonl"
-    query_file.write_text("".join(json.dumps({"id": f"q{n}", "question": question}) + "\n"
-                                  for n, question in enumerate(questions)), encoding="utf-8")
+    query_file.write_text(
+        "".join(json.dumps({"id": f"q{n}", "question": question}) + "\n" for n, question in enumerate(questions)),
+        encoding="utf-8",
+    )
     judge = scripted_judge("harbour-judge", lambda question, passage: ["log"] if "log" in passage else [])
-    select(query_file, corpus=[tree], chunkings=[f"size={CHUNK_SIZE}"], retrievers=["dense"], top_k=[2],
-           judges=[judge], min_votes=1, resamples=50, embedder=register_embedder(embedder),
-           workspace=workspace.root, run_id="s1")
+    select(
+        query_file,
+        corpus=[tree],
+        chunkings=[f"size={CHUNK_SIZE}"],
+        retrievers=["dense"],
+        top_k=[2],
+        judges=[judge],
+        min_votes=1,
+        resamples=50,
+        embedder=register_embedder(embedder),
+        workspace=workspace.root,
+        run_id="s1",
+    )
     chunks = select_chunks(tree)
     assert set(ingested) < set(chunks)  # the search's chunking holds ingestion's chunks and more
     # Only the queries and select's own chunks (the short ones ingestion dropped) reach the embedder.

@@ -37,9 +37,7 @@ class Answer(BaseModel):
 
 def make_llm(server: FakeOpenAIServer, model: str = "m1") -> ChatOpenAI:
     """A client that fails fast: no retries and a timeout below a slow fault."""
-    return ChatOpenAI(
-        model=model, base_url=server.base_url, api_key="sk-test", max_retries=0, timeout=0.5
-    )
+    return ChatOpenAI(model=model, base_url=server.base_url, api_key="sk-test", max_retries=0, timeout=0.5)
 
 
 def structured(server: FakeOpenAIServer, method: str, include_raw: bool = False):
@@ -146,9 +144,7 @@ def test_json_schema_truncated_output_raises_length_finish_reason_error(openai_s
 # With method="function_calling" langchain moves unparseable tool arguments to
 # raw.invalid_tool_calls; PydanticToolsParser then finds no tool call and
 # returns None without an error, so parsing_error stays None.
-@pytest.mark.parametrize(
-    ("fault", "finish_reason"), [("malformed", "tool_calls"), ("truncated", "length")]
-)
+@pytest.mark.parametrize(("fault", "finish_reason"), [("malformed", "tool_calls"), ("truncated", "length")])
 def test_function_calling_bad_arguments_parse_to_none(openai_server, fault, finish_reason):
     openai_server.inject(fault)
 
@@ -231,13 +227,16 @@ def test_models_lists_the_models_requested_so_far(openai_server):
 # Behaving like the servers users meet.
 
 
-@pytest.mark.parametrize(("rejects", "method", "refused"), [
-    (LEGACY_LLAMA_CPP, "json_schema", True),
-    (LEGACY_LLAMA_CPP, "function_calling", False),
-    (LEGACY_LLAMA_CPP, "json_mode", False),
-    (PLAIN_COMPLETIONS, "function_calling", True),
-    (PLAIN_COMPLETIONS, "json_mode", True),
-])
+@pytest.mark.parametrize(
+    ("rejects", "method", "refused"),
+    [
+        (LEGACY_LLAMA_CPP, "json_schema", True),
+        (LEGACY_LLAMA_CPP, "function_calling", False),
+        (LEGACY_LLAMA_CPP, "json_mode", False),
+        (PLAIN_COMPLETIONS, "function_calling", True),
+        (PLAIN_COMPLETIONS, "json_mode", True),
+    ],
+)
 def test_rejects_answers_400_to_the_refused_format_only(rejects, method, refused):
     with FakeOpenAIServer(replier=lambda request: REPLY, rejects=rejects) as server:
         call = structured(server, method)
@@ -249,8 +248,10 @@ def test_rejects_answers_400_to_the_refused_format_only(rejects, method, refused
 
 
 def test_rejection_status_can_be_422():
-    with (FakeOpenAIServer(replier=lambda request: REPLY, rejects=LEGACY_LLAMA_CPP, rejection_status=422) as server,
-          pytest.raises(openai.UnprocessableEntityError)):
+    with (
+        FakeOpenAIServer(replier=lambda request: REPLY, rejects=LEGACY_LLAMA_CPP, rejection_status=422) as server,
+        pytest.raises(openai.UnprocessableEntityError),
+    ):
         structured(server, "json_schema").invoke("grade this")
 
 
@@ -288,12 +289,15 @@ def test_models_answers_404_to_other_model_names():
             make_llm(server, "other").invoke("hello")
 
 
-@pytest.mark.parametrize(("fault", "error", "status"), [
-    ("429-ms", openai.RateLimitError, 429),
-    ("503", openai.InternalServerError, 503),
-    ("401", openai.AuthenticationError, 401),
-    ("400", openai.BadRequestError, 400),
-])
+@pytest.mark.parametrize(
+    ("fault", "error", "status"),
+    [
+        ("429-ms", openai.RateLimitError, 429),
+        ("503", openai.InternalServerError, 503),
+        ("401", openai.AuthenticationError, 401),
+        ("400", openai.BadRequestError, 400),
+    ],
+)
 def test_extra_faults(openai_server, fault, error, status):
     openai_server.inject(fault)
 

@@ -92,7 +92,11 @@ def test_a_copied_question_is_asked_again_with_its_overlap_and_the_paraphrase_is
     assert turn["lexical_overlap"] == pytest.approx(lexical_overlap(PARAPHRASE, [texts[turn["gold_ids"][0]]]), abs=1e-4)
     assert turn["lexical_overlap"] <= DEFAULT_MAX_OVERLAP and turn["overlap_rejected"] is False
     assert stats(workspace, "corrected")["overlap_rejections"] == {
-        "max_overlap": DEFAULT_MAX_OVERLAP, "corrective_turns": 1, "replans": 0, "kept_above_limit": 0}
+        "max_overlap": DEFAULT_MAX_OVERLAP,
+        "corrective_turns": 1,
+        "replans": 0,
+        "kept_above_limit": 0,
+    }
 
 
 def test_a_questioner_that_always_copies_re_plans_then_keeps_the_lowest_overlap_question_flagged(workspace, texts):
@@ -123,7 +127,11 @@ def test_a_questioner_that_always_copies_re_plans_then_keeps_the_lowest_overlap_
     responder_prompt = next(messages for messages, schema in backend.calls if schema is not GeneratedQuestion)
     assert texts[cluster[1]] in responder_prompt[-1]["content"]  # the answer is made from the kept question's gold
     assert stats(workspace, "flagged")["overlap_rejections"] == {
-        "max_overlap": DEFAULT_MAX_OVERLAP, "corrective_turns": 6, "replans": 2, "kept_above_limit": 1}
+        "max_overlap": DEFAULT_MAX_OVERLAP,
+        "corrective_turns": 6,
+        "replans": 2,
+        "kept_above_limit": 1,
+    }
 
 
 def test_an_ill_formed_question_moves_the_turn_to_another_chunk(workspace, texts):
@@ -136,8 +144,11 @@ def test_an_ill_formed_question_moves_the_turn_to_another_chunk(workspace, texts
         if schema is not GeneratedQuestion:
             return scripted_reply(messages, schema)
         golds.append(passage_of(messages))
-        question = ("What does the harbour documentation cover?" if len(golds) == 1
-                    else "How would a sailor plan around the evening crossing?")
+        question = (
+            "What does the harbour documentation cover?"
+            if len(golds) == 1
+            else "How would a sailor plan around the evening crossing?"
+        )
         return GeneratedQuestion(question=question, rewrite=question)
 
     seam, backend = scripted_seam()
@@ -159,8 +170,17 @@ def test_re_planned_switches_still_follow_the_similarity_rule(workspace):
 
     seam, backend = scripted_seam()
     backend.replier = always_copies
-    synthesize(workspace, "replanned", conversations=3, turns=4, model=seam, switch_rate=1.0,
-               hard_switch_rate=0.5, overlap_attempts=0, overlap_replans=1)
+    synthesize(
+        workspace,
+        "replanned",
+        conversations=3,
+        turns=4,
+        model=seam,
+        switch_rate=1.0,
+        hard_switch_rate=0.5,
+        overlap_attempts=0,
+        overlap_replans=1,
+    )
     threshold = load_corpus_stats(workspace, COLLECTION).similarity_threshold(DEFAULT_SOFT_SWITCH_MARGIN)
     for dialogue in dialogues(workspace, "replanned"):
         for previous, turn in zip(dialogue["turns"], dialogue["turns"][1:]):
@@ -203,28 +223,46 @@ def test_offline_synthesis_keeps_every_question_under_the_default_limit_or_flags
 
 
 def test_the_baseline_skips_rejected_questions_and_prefers_ones_under_the_limit():
-    gold = {"id": "g", "title": "Harbour ferries", "text": (
-        "To book a ferry crossing, call the harbour office before noon. "
-        "If the forecast swell exceeds two metres, the harbour master cancels the crossing. "
-        "You can take a bicycle on the ferry at no charge.")}
+    gold = {
+        "id": "g",
+        "title": "Harbour ferries",
+        "text": (
+            "To book a ferry crossing, call the harbour office before noon. "
+            "If the forecast swell exceeds two metres, the harbour master cancels the crossing. "
+            "You can take a bicycle on the ferry at no charge."
+        ),
+    }
     first = Questioner().baseline(gold=gold, history=[])
     skipped = Questioner().baseline(gold=gold, history=[], rejected=[{"question": first.question, "overlap": 1.0}])
     assert skipped.question != first.question
-    preferred = Questioner().baseline(gold=gold, history=[], max_overlap=0.5,
-                                      measure_overlap=lambda question: 0.0 if question == skipped.question else 1.0)
+    preferred = Questioner().baseline(
+        gold=gold,
+        history=[],
+        max_overlap=0.5,
+        measure_overlap=lambda question: 0.0 if question == skipped.question else 1.0,
+    )
     assert preferred.question == skipped.question
     unchanged = Questioner().baseline(gold=gold, history=[], max_overlap=0.5, measure_overlap=lambda question: 0.0)
     assert unchanged.question == first.question  # everything under the limit: the ranking decides
 
 
 def test_the_corrective_turn_is_the_only_change_to_the_prompt():
-    inputs = {"gold": {"text": "Pilots board at the buoy.", "title": "t"}, "related": [], "history": [],
-              "switch": "start"}
+    inputs = {
+        "gold": {"text": "Pilots board at the buoy.", "title": "t"},
+        "related": [],
+        "history": [],
+        "switch": "start",
+    }
     plain = Questioner().messages(**inputs)
     assert Questioner().messages(**inputs, max_overlap=0.78) == plain  # the first call's cache key is unchanged
-    corrected = Questioner().messages(**inputs, max_overlap=0.78, rejected=[
-        {"question": "Where do pilots board?", "overlap": 1.0},
-        {"question": "Where do pilots get on?", "overlap": 0.9}])
+    corrected = Questioner().messages(
+        **inputs,
+        max_overlap=0.78,
+        rejected=[
+            {"question": "Where do pilots board?", "overlap": 1.0},
+            {"question": "Where do pilots get on?", "overlap": 0.9},
+        ],
+    )
     assert corrected[:2] == plain and corrected[2] == {"role": "assistant", "content": "Where do pilots get on?"}
     assert corrected[3]["role"] == "user" and corrected[3]["content"].startswith(f"{CORRECTION} 90% of its content")
     assert "at most 78%" in corrected[3]["content"] and "Where do pilots board? (100%)" in corrected[3]["content"]
@@ -232,17 +270,32 @@ def test_the_corrective_turn_is_the_only_change_to_the_prompt():
 
 def test_overlap_statistics_on_a_worked_example():
     def turn(index, switch, overlap, corrections=0, replans=0, rejected=False, drawn=None):
-        return {"index": index, "question": "q", "response": "a", "gold_ids": [f"g{index}"], "switch": switch,
-                "switch_drawn": drawn or switch, "lexical_overlap": overlap, "overlap_corrections": corrections,
-                "overlap_replans": replans, "overlap_rejected": rejected}
+        return {
+            "index": index,
+            "question": "q",
+            "response": "a",
+            "gold_ids": [f"g{index}"],
+            "switch": switch,
+            "switch_drawn": drawn or switch,
+            "lexical_overlap": overlap,
+            "overlap_corrections": corrections,
+            "overlap_replans": replans,
+            "overlap_rejected": rejected,
+        }
 
-    dialogues = [{"turns": [turn(0, "start", 0.2), turn(1, "hard", 0.9, 2, 2, True, drawn="soft")]},
-                 {"turns": [turn(0, "start", 0.5, 1), turn(1, "follow-up", 0.4, drawn="hard")]}]
+    dialogues = [
+        {"turns": [turn(0, "start", 0.2), turn(1, "hard", 0.9, 2, 2, True, drawn="soft")]},
+        {"turns": [turn(0, "start", 0.5, 1), turn(1, "follow-up", 0.4, drawn="hard")]},
+    ]
     summary = benchmark_statistics(dialogues, max_overlap=0.78)
     # Sorted 0.2, 0.4, 0.5, 0.9: median (0.4 + 0.5) / 2; p90 at rank 0.9 × 3 = 2.7: 0.5 + 0.7 × (0.9 − 0.5).
     assert summary["lexical_overlap"] == {"n": 4, "mean": 0.5, "median": 0.45, "p90": 0.78}
-    assert summary["overlap_rejections"] == {"max_overlap": 0.78, "corrective_turns": 3, "replans": 2,
-                                             "kept_above_limit": 1}
+    assert summary["overlap_rejections"] == {
+        "max_overlap": 0.78,
+        "corrective_turns": 3,
+        "replans": 2,
+        "kept_above_limit": 1,
+    }
     assert summary["switch_rule"]["relabelled"] == {"hard→follow-up": 1, "soft→hard": 1}
     assert ">=" in summary["switch_rule"]["soft"] and "another document" in summary["switch_rule"]["hard"]
     rows = dict(overlap_rows(summary))
@@ -274,8 +327,16 @@ def test_a_drawn_hard_switch_is_re_drawn_past_similar_chunks_and_chunks_of_the_s
     same_page = {Position(c, o) for c in range(8) for o in range(3) if c % 2 == 0}  # even clusters: the page of here
 
     def choose(similarity, seed=1, **options):
-        return choose_switch(CLUSTERS, here, "hard", similarity=similarity.get, same_document=same_page.__contains__,
-                             threshold=0.5, rng=random.Random(seed), **options)
+        return choose_switch(
+            CLUSTERS,
+            here,
+            "hard",
+            similarity=similarity.get,
+            same_document=same_page.__contains__,
+            threshold=0.5,
+            rng=random.Random(seed),
+            **options,
+        )
 
     distant = {**similar, **{Position(c, o): 0.1 for c in range(8) for o in range(3) if c >= 2}}
     for seed in range(20):  # the first draws often land on the page's clusters: they are drawn again
@@ -296,8 +357,15 @@ def test_a_soft_switch_with_nothing_similar_is_hard_only_on_another_page():
     dissimilar = {Position(c, o): 0.1 for c in range(8) for o in range(3)}
 
     def choose(same_page):
-        return choose_switch(CLUSTERS, here, "soft", similarity=dissimilar.get, same_document=same_page.__contains__,
-                             threshold=0.5, rng=random.Random(0))
+        return choose_switch(
+            CLUSTERS,
+            here,
+            "soft",
+            similarity=dissimilar.get,
+            same_document=same_page.__contains__,
+            threshold=0.5,
+            rng=random.Random(0),
+        )
 
     assert choose(set()) == (Position(0, 1), "hard")  # the path's next chunk, on another page: hard
     position, label = choose({Position(0, 1)})  # the path's next chunk shares the page: a distant one instead
@@ -310,9 +378,27 @@ def test_the_cli_takes_the_overlap_options_and_prints_the_overlap_statistics(wor
     from benchsmith.cli import app
 
     runner = CliRunner(env={"COLUMNS": "200"})
-    arguments = ["synthesize", "--collection", COLLECTION, "--conversations", "3", "--turns", "3", "--cluster-size",
-                 "4", "--max-overlap", "0.5", "--overlap-attempts", "1", "--overlap-replans", "1",
-                 "--run-id", "cli-overlap", "-w", str(workspace.root)]
+    arguments = [
+        "synthesize",
+        "--collection",
+        COLLECTION,
+        "--conversations",
+        "3",
+        "--turns",
+        "3",
+        "--cluster-size",
+        "4",
+        "--max-overlap",
+        "0.5",
+        "--overlap-attempts",
+        "1",
+        "--overlap-replans",
+        "1",
+        "--run-id",
+        "cli-overlap",
+        "-w",
+        str(workspace.root),
+    ]
     result = runner.invoke(app, arguments)
     assert result.exit_code == 0, result.output
     summary = stats(workspace, "cli-overlap")
@@ -320,9 +406,11 @@ def test_the_cli_takes_the_overlap_options_and_prints_the_overlap_statistics(wor
     overlap = summary["lexical_overlap"]
     assert f"{overlap['mean']:.2f} / {overlap['median']:.2f} / {overlap['p90']:.2f}" in result.output
     rejections = summary["overlap_rejections"]
-    assert (f"overlap above 0.50: corrective turns / re-plans / kept flagged │ "
-            f"{rejections['corrective_turns']} / {rejections['replans']} / {rejections['kept_above_limit']}"
-            ) in " ".join(result.output.split())
-    refused = runner.invoke(app, ["synthesize", "--collection", COLLECTION, "--max-overlap", "2",
-                                  "-w", str(workspace.root)])
+    assert (
+        f"overlap above 0.50: corrective turns / re-plans / kept flagged │ "
+        f"{rejections['corrective_turns']} / {rejections['replans']} / {rejections['kept_above_limit']}"
+    ) in " ".join(result.output.split())
+    refused = runner.invoke(
+        app, ["synthesize", "--collection", COLLECTION, "--max-overlap", "2", "-w", str(workspace.root)]
+    )
     assert refused.exit_code == 2 and "--max-overlap" in refused.output

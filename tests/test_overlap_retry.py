@@ -23,8 +23,12 @@ def test_corrections_stop_after_the_allowed_attempts():
 
 
 def test_a_question_within_the_limit_is_kept_without_replans():
-    kept = ask_with_replans("gold-a", lambda plan: [(False, 0.3, f"{plan}?")], lambda tried: "gold-b",
-                            RetryLimits(max_overlap=0.6, replans=2, form_replans=3))
+    kept = ask_with_replans(
+        "gold-a",
+        lambda plan: [(False, 0.3, f"{plan}?")],
+        lambda tried: "gold-b",
+        RetryLimits(max_overlap=0.6, replans=2, form_replans=3),
+    )
     assert (kept.draft, kept.plan, kept.overlap) == ("gold-a?", "gold-a", 0.3)
     assert (kept.corrections, kept.overlap_replans, kept.form_replans) == (0, 0, 0)
 
@@ -45,20 +49,29 @@ def test_overlap_above_the_limit_replans_then_keeps_the_lowest_overlap_flagged()
 
 def test_an_ill_formed_question_replans_beyond_the_overlap_replans_up_to_the_form_limit():
     plans = ["a", "b", "c", "d", "e"]
-    kept = ask_with_replans("a", lambda plan: [(True, 0.2, f"{plan}1")], lambda tried: plans[len(tried)],
-                            RetryLimits(0.6, replans=1, form_replans=3))
+    kept = ask_with_replans(
+        "a",
+        lambda plan: [(True, 0.2, f"{plan}1")],
+        lambda tried: plans[len(tried)],
+        RetryLimits(0.6, replans=1, form_replans=3),
+    )
     assert (kept.form_replans, kept.overlap_replans) == (3, 0)  # a, then b, c, d: stopped at the form limit
     assert (kept.draft, kept.plan) == ("a1", "a")  # all ill-formed at one overlap: the earliest
 
 
 def test_a_well_formed_question_is_kept_over_a_lower_overlap_ill_formed_one():
     scripted = {"a": [(True, 0.1, "a1")], "b": [(False, 0.7, "b1")]}
-    kept = ask_with_replans("a", lambda plan: scripted[plan], lambda tried: "b" if len(tried) == 1 else None,
-                            RetryLimits(0.6, replans=1, form_replans=0))
+    kept = ask_with_replans(
+        "a",
+        lambda plan: scripted[plan],
+        lambda tried: "b" if len(tried) == 1 else None,
+        RetryLimits(0.6, replans=1, form_replans=0),
+    )
     assert (kept.draft, kept.overlap, kept.form_replans, kept.overlap_replans) == ("b1", 0.7, 1, 0)
 
 
 def test_no_plan_left_stops_the_retries():
-    kept = ask_with_replans("a", lambda plan: [(False, 0.9, "a1")], lambda tried: None,
-                            RetryLimits(0.6, replans=5, form_replans=5))
+    kept = ask_with_replans(
+        "a", lambda plan: [(False, 0.9, "a1")], lambda tried: None, RetryLimits(0.6, replans=5, form_replans=5)
+    )
     assert (kept.draft, kept.overlap_replans, kept.form_replans) == ("a1", 0, 0)

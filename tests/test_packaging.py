@@ -23,26 +23,67 @@ def test_the_wheel_installs_one_top_level_package_beside_a_distribution_that_shi
     """A chat app's own `tools` package and benchsmith, installed from wheels into one fresh
     environment: both import and work, and benchsmith names only `benchsmith` as top level."""
     wheels = tmp_path / "wheels"
-    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(wheels),
-         str(ROOT)])
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(wheels),
+            str(ROOT),
+        ]
+    )
     app = tmp_path / "chat-app"
     (app / "tools").mkdir(parents=True)
     (app / "tools" / "__init__.py").write_text("def search(query):\n    return f'app search: {query}'\n")
-    (app / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools>=77"]\n'
-                                        'build-backend = "setuptools.build_meta"\n\n'
-                                        '[project]\nname = "chat-app-tools"\nversion = "1.0"\n\n'
-                                        '[tool.setuptools]\npackages = ["tools"]\n')
-    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(wheels),
-         str(app)])
+    (app / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=77"]\n'
+        'build-backend = "setuptools.build_meta"\n\n'
+        '[project]\nname = "chat-app-tools"\nversion = "1.0"\n\n'
+        '[tool.setuptools]\npackages = ["tools"]\n'
+    )
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(wheels),
+            str(app),
+        ]
+    )
 
     # A fresh environment: both wheels installed into it; the dependencies (torch and the rest)
     # are borrowed from this test's environment, after its own site-packages.
     environment = tmp_path / "venv"
     run([sys.executable, "-m", "venv", "--without-pip", str(environment)])
-    site_packages = Path(run([str(environment / "bin" / "python"), "-c",
-                              "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
-    run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target", str(site_packages),
-         *map(str, sorted(wheels.glob("*.whl")))])
+    site_packages = Path(
+        run(
+            [str(environment / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]
+        ).stdout.strip()
+    )
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            "--target",
+            str(site_packages),
+            *map(str, sorted(wheels.glob("*.whl"))),
+        ]
+    )
     (site_packages / "zz-borrowed-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
 
     installed = {path.name for path in site_packages.iterdir()}
@@ -52,8 +93,10 @@ def test_the_wheel_installs_one_top_level_package_beside_a_distribution_that_shi
     assert top_level.read_text().split() == ["benchsmith"]
 
     corpus = tmp_path / "corpus.jsonl"
-    corpus.write_text('{"_id": "d1", "title": "Tides", "text": "High water comes twice a day at the harbour."}\n'
-                      '{"_id": "d2", "title": "Bread", "text": "Sourdough rises overnight in a cool kitchen."}\n')
+    corpus.write_text(
+        '{"_id": "d1", "title": "Tides", "text": "High water comes twice a day at the harbour."}\n'
+        '{"_id": "d2", "title": "Bread", "text": "Sourdough rises overnight in a cool kitchen."}\n'
+    )
     script = f"""
 import tools, benchsmith
 from benchsmith.tools.bm25 import BM25Index
@@ -66,6 +109,9 @@ index = BM25Index(["d1", "d2"], ["High water comes twice a day", "Sourdough rise
 assert list(index.search({{"q": "when is high water"}}, 1)["q"]) == ["d1"]
 print("ok")
 """
-    result = run([str(environment / "bin" / "python"), "-c", script], cwd=tmp_path,
-                 env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": ""})
+    result = run(
+        [str(environment / "bin" / "python"), "-c", script],
+        cwd=tmp_path,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": ""},
+    )
     assert result.stdout.strip().endswith("ok")

@@ -33,12 +33,23 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run_paraphrase(workspace: Workspace, run_id: str, benchmarks: list[Path], **options):
     backend = ScriptedBackend(replier=scripted_reply)
-    context = ParaphraseContext(workspace=str(workspace.root), llm=register_model("scripted-paraphraser",
-                                                                                  ModelSeam(backend)),
-                                embedder=register_embedder(HashingEmbedder()), min_similarity=0.3, **options)
-    outcome = run_job(builder, job="paraphrase", workspace=workspace, run_id=run_id,
-                      inputs={"run_id": run_id, "benchmarks": [str(path) for path in benchmarks]},
-                      context=context, settings={}, max_concurrency=2)
+    context = ParaphraseContext(
+        workspace=str(workspace.root),
+        llm=register_model("scripted-paraphraser", ModelSeam(backend)),
+        embedder=register_embedder(HashingEmbedder()),
+        min_similarity=0.3,
+        **options,
+    )
+    outcome = run_job(
+        builder,
+        job="paraphrase",
+        workspace=workspace,
+        run_id=run_id,
+        inputs={"run_id": run_id, "benchmarks": [str(path) for path in benchmarks]},
+        context=context,
+        settings={},
+        max_concurrency=2,
+    )
     return outcome, backend
 
 
@@ -50,8 +61,15 @@ def test_generation_filters_joins_and_exports_test_sets(tmp_path):
     files = write_cast_files(tmp_path / "cast")
     workspace = Workspace.resolve(tmp_path / "ws")
     # No resolved file: the 2019 turns with history get a CQR rewrite through the seam.
-    outcome, backend = run_paraphrase(workspace, "p1", [files["2019"], files["2020"]], per_turn=4,
-                                      import_ecast=str(files["ecast"]), test_sets=3, judges=("scripted-paraphraser",))
+    outcome, backend = run_paraphrase(
+        workspace,
+        "p1",
+        [files["2019"], files["2020"]],
+        per_turn=4,
+        import_ecast=str(files["ecast"]),
+        test_sets=3,
+        judges=("scripted-paraphraser",),
+    )
     run_dir = outcome.run_dir
     calls = calls_by_schema(backend)
     assert calls["Paraphrases"] == 7  # once per turn
@@ -71,13 +89,19 @@ def test_generation_filters_joins_and_exports_test_sets(tmp_path):
     assert restored["raw"].startswith("And ") and not generated["81_1"]["candidates"][2]["raw"].startswith("And ")
 
     figures = json.loads(run_dir.file("diversity.json").read_text())
-    assert (figures["turns"], figures["paraphrases"], figures["turns_with_paraphrases"], figures["unjoined"]) \
-        == (7, 3 + 14, 7, 2)
+    assert (figures["turns"], figures["paraphrases"], figures["turns_with_paraphrases"], figures["unjoined"]) == (
+        7,
+        3 + 14,
+        7,
+        2,
+    )
     assert figures["generated_before_filtering"]["paraphrases"] == 28
     assert figures["generated_after_filtering"]["paraphrases"] == 14
     # Dropping the near-duplicates makes the kept variants more diverse.
-    assert figures["generated_after_filtering"]["bleu_self_contained"] < \
-        figures["generated_before_filtering"]["bleu_self_contained"]
+    assert (
+        figures["generated_after_filtering"]["bleu_self_contained"]
+        < figures["generated_before_filtering"]["bleu_self_contained"]
+    )
 
     kept = {record["variant"]: record for record in load_jsonl(run_dir.file("paraphrases.jsonl"))}
     assert {v for v in kept if ":e" in v} == {"31_2:e1", "31_2:e2", "81_2:e1"}
@@ -94,17 +118,29 @@ def test_generation_filters_joins_and_exports_test_sets(tmp_path):
     estimate = estimate_paraphrase([files["2019"], files["2020"]], per_turn=4, workspace=workspace.root)
     assert estimate.calls == calls["Paraphrases"] + calls["RewrittenQuery"] + calls["RestoredTurns"]
 
-    again, again_backend = run_paraphrase(workspace, "p1", [files["2019"], files["2020"]], per_turn=4,
-                                          import_ecast=str(files["ecast"]), test_sets=3,
-                                          judges=("scripted-paraphraser",))
+    again, again_backend = run_paraphrase(
+        workspace,
+        "p1",
+        [files["2019"], files["2020"]],
+        per_turn=4,
+        import_ecast=str(files["ecast"]),
+        test_sets=3,
+        judges=("scripted-paraphraser",),
+    )
     assert again.already_finished and not again_backend.calls
 
 
 def test_import_only_keeps_rows_as_given_and_report_renders_in_chromium(tmp_path):
     files = write_cast_files(tmp_path / "cast")
     workspace = Workspace.resolve(tmp_path / "ws")
-    outcome, backend = run_paraphrase(workspace, "imp", [files["2019"], files["resolved"], files["2020"]],
-                                      per_turn=0, import_ecast=str(files["ecast"]), test_sets=2)
+    outcome, backend = run_paraphrase(
+        workspace,
+        "imp",
+        [files["2019"], files["resolved"], files["2020"]],
+        per_turn=0,
+        import_ecast=str(files["ecast"]),
+        test_sets=2,
+    )
     assert not backend.calls
     figures = outcome.values["diversity"]
     assert "generated_before_filtering" not in figures and figures["unjoined"] == 2 and figures["paraphrases"] == 3
@@ -120,10 +156,25 @@ def test_import_only_keeps_rows_as_given_and_report_renders_in_chromium(tmp_path
 def write_many_topics(directory: Path, topics: int, turns: int) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / "2020_manual_evaluation_topics.json"
-    path.write_text(json.dumps([{"number": 200 + topic, "turn": [
-        {"number": turn, "raw_utterance": f"What about part {turn} of it?",
-         "manual_rewritten_utterance": f"What about part {turn} of machine {200 + topic}?"}
-        for turn in range(1, turns + 1)]} for topic in range(topics)]), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "number": 200 + topic,
+                    "turn": [
+                        {
+                            "number": turn,
+                            "raw_utterance": f"What about part {turn} of it?",
+                            "manual_rewritten_utterance": f"What about part {turn} of machine {200 + topic}?",
+                        }
+                        for turn in range(1, turns + 1)
+                    ],
+                }
+                for topic in range(topics)
+            ]
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -135,12 +186,30 @@ def test_sigkill_mid_paraphrase_then_resume_paraphrases_no_turn_twice(tmp_path):
     generated = workspace / "runs" / "killed" / GENERATED_FILE
     with FakeOpenAIServer(replier=server_replier, latency_s=0.05) as server:
         environment = {**os.environ, "OPENAI_API_KEY": "sk-test-kill", "OPENAI_BASE_URL": server.base_url}
-        command = [sys.executable, "-m", "benchsmith.cli", "paraphrase", str(path), "--per-turn", "3",
-                   "--llm", "openai:sim", "--min-similarity", "0", "--concurrency", str(concurrency),
-                   "--embedder", "openai:hash",  # the server's, not the default model (torch): not under test here
-                   "--run-id", "killed", "-w", str(workspace)]
-        process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True)
+        command = [
+            sys.executable,
+            "-m",
+            "benchsmith.cli",
+            "paraphrase",
+            str(path),
+            "--per-turn",
+            "3",
+            "--llm",
+            "openai:sim",
+            "--min-similarity",
+            "0",
+            "--concurrency",
+            str(concurrency),
+            "--embedder",
+            "openai:hash",  # the server's, not the default model (torch): not under test here
+            "--run-id",
+            "killed",
+            "-w",
+            str(workspace),
+        ]
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline:
             if generated.exists() and len(generated.read_text().splitlines()) >= 4:
@@ -166,7 +235,8 @@ def test_sigkill_mid_paraphrase_then_resume_paraphrases_no_turn_twice(tmp_path):
 
     records = [json.loads(line) for line in generated.read_text().splitlines()]
     assert sorted(record["turn"] for record in records) == sorted(
-        f"{200 + topic}_{turn}" for topic in range(topics) for turn in range(1, turns + 1))  # each turn once
+        f"{200 + topic}_{turn}" for topic in range(topics) for turn in range(1, turns + 1)
+    )  # each turn once
     after_resume = [paraphrased_turn(request) for request in requests[requests_at_kill:]]
     assert not finished_at_kill & set(after_resume), "a turn finished before the kill was paraphrased again"
     per_turn = Counter(turn for turn in map(paraphrased_turn, requests) if turn)

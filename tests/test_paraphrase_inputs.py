@@ -67,7 +67,12 @@ def test_ecast_rows_join_by_turn_id_and_rows_of_other_turns_are_counted(files):
     turns = _turns(benchmark)
     joined = [_variant(row) for row in rows if row.turn_id in turns]
     figures = diversity(turns, joined, unjoined=sum(1 for row in rows if row.turn_id not in turns))
-    assert (figures["turns"], figures["paraphrases"], figures["turns_with_paraphrases"], figures["unjoined"]) == (7, 3, 2, 2)
+    assert (figures["turns"], figures["paraphrases"], figures["turns_with_paraphrases"], figures["unjoined"]) == (
+        7,
+        3,
+        2,
+        2,
+    )
     # The 2020 file alone: the 2019 rows no longer join.
     alone = _turns(load_cast([files["2020"]]))
     assert diversity(alone, [_variant(r) for r in rows if r.turn_id in alone], unjoined=4)["paraphrases"] == 1
@@ -78,25 +83,42 @@ def test_bleu_figures_equal_sacrebleu_called_directly(files):
     turns = _turns(benchmark)
     variants = [_variant(row) for row in read_ecast(files["ecast"]).rows if row.turn_id in turns]
     figures = diversity(turns, variants, unjoined=0)
-    assert figures["bleu_self_contained"] == sacrebleu.corpus_bleu(
-        [v["self_contained"] for v in variants], [[turns[v["turn"]]["self_contained"] for v in variants]]).score
-    assert figures["bleu_raw"] == sacrebleu.corpus_bleu(
-        [v["raw"] for v in variants], [[turns[v["turn"]]["raw"] for v in variants]]).score
+    assert (
+        figures["bleu_self_contained"]
+        == sacrebleu.corpus_bleu(
+            [v["self_contained"] for v in variants], [[turns[v["turn"]]["self_contained"] for v in variants]]
+        ).score
+    )
+    assert (
+        figures["bleu_raw"]
+        == sacrebleu.corpus_bleu([v["raw"] for v in variants], [[turns[v["turn"]]["raw"] for v in variants]]).score
+    )
     rewritten = [query for query in benchmark.queries if query.rewrite]
-    assert figures["bleu_rewrite_vs_raw"] == sacrebleu.corpus_bleu(
-        [q.rewrite for q in rewritten], [[q.question for q in rewritten]]).score
+    assert (
+        figures["bleu_rewrite_vs_raw"]
+        == sacrebleu.corpus_bleu([q.rewrite for q in rewritten], [[q.question for q in rewritten]]).score
+    )
     assert 0 < figures["bleu_self_contained"] < 100
     assert corpus_bleu(["a b c d e"], ["a b c d e"]) == pytest.approx(100.0)
-    assert set(figures) == {"turns", "paraphrases", "turns_with_paraphrases", "unjoined", "bleu_self_contained",
-                            "bleu_raw", "bleu_rewrite_vs_raw"}
+    assert set(figures) == {
+        "turns",
+        "paraphrases",
+        "turns_with_paraphrases",
+        "unjoined",
+        "bleu_self_contained",
+        "bleu_raw",
+        "bleu_rewrite_vs_raw",
+    }
 
 
 def test_filters_drop_a_planted_near_duplicate_and_a_planted_meaning_change():
     source = "What are the early symptoms of throat cancer?"
-    variants = ["What are the early symptoms of throat cancer ?",  # near-duplicate of the source
-                "Which early symptoms does throat cancer have?",
-                "Which early symptoms does throat cancer have ?",  # near-duplicate of the one before
-                "Where can I buy cheap concert tickets tonight?"]  # meaning change
+    variants = [
+        "What are the early symptoms of throat cancer ?",  # near-duplicate of the source
+        "Which early symptoms does throat cancer have?",
+        "Which early symptoms does throat cancer have ?",  # near-duplicate of the one before
+        "Where can I buy cheap concert tickets tonight?",
+    ]  # meaning change
     settings = FilterSettings("bleu", max_sentence_score=80, min_similarity=0.3)
     decisions = filter_variants(source, variants, settings, similarities_to_source(HashingEmbedder(), source, variants))
     assert [decision.kept for decision in decisions] == [False, True, False, False]
@@ -120,8 +142,10 @@ def test_test_sets_are_seeded_reproducible_and_vary_each_turn_where_they_can():
 
 
 def _turns(benchmark) -> dict[str, dict]:
-    return {query.id: {"raw": query.question, "rewrite": query.rewrite, "self_contained": query.rewrite}
-            for query in benchmark.queries}
+    return {
+        query.id: {"raw": query.question, "rewrite": query.rewrite, "self_contained": query.rewrite}
+        for query in benchmark.queries
+    }
 
 
 def _variant(row) -> dict:
@@ -130,8 +154,11 @@ def _variant(row) -> dict:
 
 def test_turn_jsonl_without_a_corpus_loads_for_paraphrasing(tmp_path):
     path = tmp_path / "turns.jsonl"
-    path.write_text(json.dumps({"id": "c1_t0", "conversation_id": "c1", "turn": 0, "question": "What is BM25?",
-                                "gold_ids": ["d1"]}) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps({"id": "c1_t0", "conversation_id": "c1", "turn": 0, "question": "What is BM25?", "gold_ids": ["d1"]})
+        + "\n",
+        encoding="utf-8",
+    )
     benchmark = load_conversational([str(path)], Workspace.resolve(tmp_path / "ws"))
     assert [query.id for query in benchmark.queries] == ["c1_t0"] and benchmark.qrels == {"c1_t0": {"d1": 1}}
 
@@ -143,11 +170,13 @@ def test_ecast_verbatim_repeats_are_read_once_and_reported_near_repeats_stay_var
 
     from benchsmith.cli import app
 
-    rows = [*ECAST_ROWS,
-            ECAST_ROWS[0],  # line 7 repeats line 2
-            ("31_2", "Can throat cancer be treated?", "Can that be treated?"),  # line 8: same self-contained form
-            ECAST_ROWS[2],  # line 9 repeats line 4
-            ECAST_ROWS[0]]  # line 10 repeats line 2 again
+    rows = [
+        *ECAST_ROWS,
+        ECAST_ROWS[0],  # line 7 repeats line 2
+        ("31_2", "Can throat cancer be treated?", "Can that be treated?"),  # line 8: same self-contained form
+        ECAST_ROWS[2],  # line 9 repeats line 4
+        ECAST_ROWS[0],
+    ]  # line 10 repeats line 2 again
     with files["ecast"].open("w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\r\n")
         writer.writerow(["TURN_ID", "MANUAL PARAPHRASE", "RAW PARAPHRASE"])
@@ -155,17 +184,36 @@ def test_ecast_verbatim_repeats_are_read_once_and_reported_near_repeats_stay_var
     read = read_ecast(files["ecast"])
     assert [row.line for row in read.rows] == [2, 3, 4, 5, 6, 8]
     assert [(repeat.line, repeat.first_line, repeat.turn_id) for repeat in read.repeats] == [
-        (7, 2, "31_2"), (9, 4, "81_2"), (10, 2, "31_2")]
-    assert read.repeats_summary() == (f"{files['ecast']}: 3 row(s) repeat an earlier row verbatim and were read once: "
-                                      "line(s) 7 (= 2), 9 (= 4), 10 (= 2)")
+        (7, 2, "31_2"),
+        (9, 4, "81_2"),
+        (10, 2, "31_2"),
+    ]
+    assert read.repeats_summary() == (
+        f"{files['ecast']}: 3 row(s) repeat an earlier row verbatim and were read once: "
+        "line(s) 7 (= 2), 9 (= 4), 10 (= 2)"
+    )
 
-    result = CliRunner(env={"COLUMNS": "400"}).invoke(app, [
-        "paraphrase", str(files["2019"]), str(files["resolved"]), str(files["2020"]), "--import-ecast",
-        str(files["ecast"]), "--test-sets", "1", "-w", str(tmp_path / "ws")])
+    result = CliRunner(env={"COLUMNS": "400"}).invoke(
+        app,
+        [
+            "paraphrase",
+            str(files["2019"]),
+            str(files["resolved"]),
+            str(files["2020"]),
+            "--import-ecast",
+            str(files["ecast"]),
+            "--test-sets",
+            "1",
+            "-w",
+            str(tmp_path / "ws"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "3 row(s) repeat an earlier row verbatim" in result.output and "7 (= 2)" in result.output
-    imported = [json.loads(line) for line in next((tmp_path / "ws" / "runs").iterdir()).joinpath(
-        "imported.jsonl").read_text().splitlines()]
+    imported = [
+        json.loads(line)
+        for line in next((tmp_path / "ws" / "runs").iterdir()).joinpath("imported.jsonl").read_text().splitlines()
+    ]
     assert [(row["turn"], row["line"]) for row in imported] == [("31_2", 2), ("31_2", 3), ("81_2", 4), ("31_2", 8)]
 
 

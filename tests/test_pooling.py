@@ -77,8 +77,10 @@ def test_batches_hold_at_most_the_batch_size_and_cover_the_pool_in_order():
 
 
 def test_support_becomes_filters_and_both_levels_of_qrels():
-    judgments = [{"support": {"x": {"nuggets": ["q1_1", "q1_2"], "reason": "both"}, "y": {"nuggets": []}}},
-                 {"support": {"z": {"nuggets": ["q1_2"], "reason": "one"}}}]
+    judgments = [
+        {"support": {"x": {"nuggets": ["q1_1", "q1_2"], "reason": "both"}, "y": {"nuggets": []}}},
+        {"support": {"z": {"nuggets": ["q1_2"], "reason": "one"}}},
+    ]
     full = collect_support("q1", ["q1_1", "q1_2", "q1_3"], ["x", "y", "z"], judgments)
     assert full.supporters == {"q1_1": ["x"], "q1_2": ["x", "z"], "q1_3": []}
     none = collect_support("q2", ["q2_1"], ["x"], [{"support": {"x": {"nuggets": []}}}])
@@ -87,8 +89,11 @@ def test_support_becomes_filters_and_both_levels_of_qrels():
     kept, dropped = filter_questions([full, none], all_nuggets_supported=True)
     assert kept == [] and dropped == [("q1", UNSUPPORTED_NUGGET), ("q2", NO_SUPPORTED_NUGGET)]
     assert query_qrel_rows([full]) == [("q1", "x", 2), ("q1", "y", 0), ("q1", "z", 1)]
-    assert nugget_qrels([full])["q1"] == {"q1_1": {"x": 1, "y": 0, "z": 0}, "q1_2": {"x": 1, "y": 0, "z": 1},
-                                          "q1_3": {"x": 0, "y": 0, "z": 0}}
+    assert nugget_qrels([full])["q1"] == {
+        "q1_1": {"x": 1, "y": 0, "z": 0},
+        "q1_2": {"x": 1, "y": 0, "z": 1},
+        "q1_3": {"x": 0, "y": 0, "z": 0},
+    }
     with pytest.raises(ValueError, match="unknown nuggets"):
         collect_support("q3", ["q3_1"], ["x"], [{"support": {"x": {"nuggets": ["q3_10"]}}}])
 
@@ -98,6 +103,7 @@ def fused_by_hand(runs, method, depth):
     tools/fusion.py): each run sorted (descending score, ties by id) and cut to ``depth``; each
     document's share 1 / (60 + rank) or its min-max normalized score (0 when all are equal),
     added up run by run; the fused run sorted the same way and cut to ``depth``."""
+
     def top(ranking):
         return dict(sorted(ranking.items(), key=lambda item: (-item[1], item[0]))[:depth])
 
@@ -110,8 +116,9 @@ def fused_by_hand(runs, method, depth):
                 shares = {doc_id: 1 / (60 + rank) for rank, doc_id in enumerate(ranked, start=1)}
             else:
                 high, low = max(ranked.values(), default=0.0), min(ranked.values(), default=0.0)
-                shares = {doc_id: (score - low) / (high - low) if high > low else 0.0
-                          for doc_id, score in ranked.items()}
+                shares = {
+                    doc_id: (score - low) / (high - low) if high > low else 0.0 for doc_id, score in ranked.items()
+                }
             for doc_id, share in shares.items():
                 scores[doc_id] = scores.get(doc_id, 0.0) + share
         fused[query_id] = top(scores)
@@ -126,9 +133,17 @@ def test_pool_fusion_keeps_its_depth_cut_before_and_after_fusing(method):
     documents = [f"d{n}" for n in range(30)]
     for trial in range(20):
         # Coarse scores: ties within a run; runs with queries of their own, and empty rankings.
-        runs = [{f"q{q}": {doc_id: float(generator.randint(0, 6)) for doc_id in generator.sample(documents,
-                                                                                         generator.randint(0, 12))}
-                 for q in range(5) if generator.random() < 0.8} for _ in range(generator.choice([2, 3, 4]))]
+        runs = [
+            {
+                f"q{q}": {
+                    doc_id: float(generator.randint(0, 6))
+                    for doc_id in generator.sample(documents, generator.randint(0, 12))
+                }
+                for q in range(5)
+                if generator.random() < 0.8
+            }
+            for _ in range(generator.choice([2, 3, 4]))
+        ]
         for depth in (1, 3, 10):
             ours, expected = fuse_top(runs, method, depth), fused_by_hand(runs, method, depth)
             assert list(ours) == list(expected)
@@ -137,4 +152,5 @@ def test_pool_fusion_keeps_its_depth_cut_before_and_after_fusing(method):
                 assert ours[query_id] == pytest.approx(expected[query_id])
     # The cut comes before fusing: normalized over the top 2 only, d2 ends level with d1 at depth 2.
     assert fuse_top([{"q": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}, {"q": {"d2": 5.0, "d9": 4.0}}], "combsum", 2)["q"] == (
-        pytest.approx({"d1": 1.0, "d2": 1.0}))
+        pytest.approx({"d1": 1.0, "d2": 1.0})
+    )

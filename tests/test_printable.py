@@ -15,15 +15,18 @@ runner = CliRunner(env={"COLUMNS": "400"})
 RAW_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # what a terminal would act on (a tab and newline aside)
 
 
-@pytest.mark.parametrize(("text", "shown", "shown_on_lines"), [
-    ("plain text\twith a tab", "plain text\twith a tab", "plain text\twith a tab"),
-    ("a\x1b[2Jb", "a\\x1b[2Jb", "a\\x1b[2Jb"),  # clear screen
-    ("t\x1b]0;title\x07", "t\\x1b]0;title\\x07", "t\\x1b]0;title\\x07"),  # OSC window title
-    ("one\ntwo", "one\\ntwo", "one\ntwo"),  # a forged line in a name; a line break in a reply
-    ("one\r\ntwo\rthree", "one\\r\\ntwo\\rthree", "one\ntwo\\rthree"),  # a carriage return overwrites
-    ("\x9b31m\x7f\x00", "\\x9b31m\\x7f\\x00", "\\x9b31m\\x7f\\x00"),  # C1 CSI, DEL, NUL
-    ("café ✓ 日本", "café ✓ 日本", "café ✓ 日本"),
-])
+@pytest.mark.parametrize(
+    ("text", "shown", "shown_on_lines"),
+    [
+        ("plain text\twith a tab", "plain text\twith a tab", "plain text\twith a tab"),
+        ("a\x1b[2Jb", "a\\x1b[2Jb", "a\\x1b[2Jb"),  # clear screen
+        ("t\x1b]0;title\x07", "t\\x1b]0;title\\x07", "t\\x1b]0;title\\x07"),  # OSC window title
+        ("one\ntwo", "one\\ntwo", "one\ntwo"),  # a forged line in a name; a line break in a reply
+        ("one\r\ntwo\rthree", "one\\r\\ntwo\\rthree", "one\ntwo\\rthree"),  # a carriage return overwrites
+        ("\x9b31m\x7f\x00", "\\x9b31m\\x7f\\x00", "\\x9b31m\\x7f\\x00"),  # C1 CSI, DEL, NUL
+        ("café ✓ 日本", "café ✓ 日本", "café ✓ 日本"),
+    ],
+)
 def test_control_characters_become_escapes_and_other_text_stays(text, shown, shown_on_lines):
     assert printable(text) == shown
     assert printable(text, keep_line_breaks=True) == shown_on_lines

@@ -37,23 +37,35 @@ from tests.embedders import HashingEmbedder
 
 TOPICS = ["chroma", "bm25", "fusion", "rerank", "nugget", "judge", "cache", "chunk"]
 RUN = "synth-labels"
-VOCABULARY = ("apple anchor basin cobalt delta ember falcon garnet harbor island jasper kettle lantern meadow nickel "
-              "orchid pepper quartz raven saddle timber umber velvet walnut yonder zephyr amber bramble cinder dune "
-              "fennel glacier hazel ivory juniper kelp lilac marble nutmeg onyx").split()
+VOCABULARY = (
+    "apple anchor basin cobalt delta ember falcon garnet harbor island jasper kettle lantern meadow nickel "
+    "orchid pepper quartz raven saddle timber umber velvet walnut yonder zephyr amber bramble cinder dune "
+    "fennel glacier hazel ivory juniper kelp lilac marble nutmeg onyx"
+).split()
 
 
 def document(i: int) -> str:
     """Documents share a template but each has words of its own: no two are near-duplicates."""
     topic = TOPICS[i % len(TOPICS)]
     own = " ".join(random.Random(i).sample(VOCABULARY, 12))
-    return (f"Document {i} explains {topic} in detail: {own}. The {topic} component stores its settings in a "
-            f"file, reads them at start-up and logs every change it makes to them.")
+    return (
+        f"Document {i} explains {topic} in detail: {own}. The {topic} component stores its settings in a "
+        f"file, reads them at start-up and logs every change it makes to them."
+    )
 
 
 def turn(index: int, question: str, gold: list[str], **labels) -> dict:
-    return {"index": index, "question": question, "question_unpolished": question, "rewrite": f"{question} (whole)",
-            "response": f"Answer {index}.", "gold_ids": gold, "switch": "start" if index == 0 else "follow-up",
-            "similarity_to_previous": None if index == 0 else 0.9, **labels}
+    return {
+        "index": index,
+        "question": question,
+        "question_unpolished": question,
+        "rewrite": f"{question} (whole)",
+        "response": f"Answer {index}.",
+        "gold_ids": gold,
+        "switch": "start" if index == 0 else "follow-up",
+        "similarity_to_previous": None if index == 0 else 0.9,
+        **labels,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -66,40 +78,108 @@ def synthesized(tmp_path_factory):
         (corpus_dir / f"doc{i:02}.txt").write_text(document(i), encoding="utf-8")
     # A near-duplicate of document 3: one word changed (dedup off at ingestion, so both are in the collection).
     (corpus_dir / "copy03.txt").write_text(document(3).replace("logs every", "records every"), encoding="utf-8")
-    context = IngestContext(workspace=str(workspace.root), embedder=register_embedder(HashingEmbedder()),
-                            min_chars=20, dedup_threshold=1.0)
-    run_job(ingest_builder, job="ingest", workspace=workspace, run_id="ingest",
-            inputs={"run_id": "ingest", "sources": [str(corpus_dir)], "collection": "docs"}, context=context,
-            settings={})
-    store = VectorStore.open_existing(chroma_client(workspace, None), "docs",
-                                      lambda spec: ChromaEmbeddingFunction(spec=spec))
+    context = IngestContext(
+        workspace=str(workspace.root), embedder=register_embedder(HashingEmbedder()), min_chars=20, dedup_threshold=1.0
+    )
+    run_job(
+        ingest_builder,
+        job="ingest",
+        workspace=workspace,
+        run_id="ingest",
+        inputs={"run_id": "ingest", "sources": [str(corpus_dir)], "collection": "docs"},
+        context=context,
+        settings={},
+    )
+    store = VectorStore.open_existing(
+        chroma_client(workspace, None), "docs", lambda spec: ChromaEmbeddingFunction(spec=spec)
+    )
     chunks = {text: chunk_id for page in store.iter_all() for chunk_id, text in zip(page["ids"], page["documents"])}
-    ids = {"held": chunks[document(3)], "copy": chunks[document(3).replace("logs every", "records every")],
-           **{f"d{i}": chunks[document(i)] for i in (0, 1, 2, 5, 6, 7)}}
+    ids = {
+        "held": chunks[document(3)],
+        "copy": chunks[document(3).replace("logs every", "records every")],
+        **{f"d{i}": chunks[document(i)] for i in (0, 1, 2, 5, 6, 7)},
+    }
     dialogues = [
-        {"conversation_id": "c0000", "cluster_id": 0, "seed": 0, "turns": [
-            turn(0, "Where does chroma keep its settings?", [ids["d0"]], answerability="answerable",
-                 question_type="factoid", standalone=True),
-            turn(1, "And what does the judge component log?", [], answerability="unanswerable",
-                 question_type="explanation", standalone=False, held_out_ids=[ids["held"]]),
-            turn(2, "How do bm25 and fusion store settings, compared?", [ids["d1"], ids["d2"]],
-                 answerability="answerable", question_type="comparison", standalone=True)]},
-        {"conversation_id": "c0001", "cluster_id": 1, "seed": 0, "turns": [
-            turn(0, "Which file holds the settings?", [], answerability="underspecified", question_type="factoid",
-                 standalone=True),
-            turn(1, "The one of the judge component.", [ids["d5"]], answerability="answerable",
-                 question_type="factoid", standalone=False),
-            turn(2, "Does the cache log changes?", [ids["d6"], ids["d7"]], answerability="partial",
-                 question_type="yes/no", standalone=False)]},
+        {
+            "conversation_id": "c0000",
+            "cluster_id": 0,
+            "seed": 0,
+            "turns": [
+                turn(
+                    0,
+                    "Where does chroma keep its settings?",
+                    [ids["d0"]],
+                    answerability="answerable",
+                    question_type="factoid",
+                    standalone=True,
+                ),
+                turn(
+                    1,
+                    "And what does the judge component log?",
+                    [],
+                    answerability="unanswerable",
+                    question_type="explanation",
+                    standalone=False,
+                    held_out_ids=[ids["held"]],
+                ),
+                turn(
+                    2,
+                    "How do bm25 and fusion store settings, compared?",
+                    [ids["d1"], ids["d2"]],
+                    answerability="answerable",
+                    question_type="comparison",
+                    standalone=True,
+                ),
+            ],
+        },
+        {
+            "conversation_id": "c0001",
+            "cluster_id": 1,
+            "seed": 0,
+            "turns": [
+                turn(
+                    0,
+                    "Which file holds the settings?",
+                    [],
+                    answerability="underspecified",
+                    question_type="factoid",
+                    standalone=True,
+                ),
+                turn(
+                    1,
+                    "The one of the judge component.",
+                    [ids["d5"]],
+                    answerability="answerable",
+                    question_type="factoid",
+                    standalone=False,
+                ),
+                turn(
+                    2,
+                    "Does the cache log changes?",
+                    [ids["d6"], ids["d7"]],
+                    answerability="partial",
+                    question_type="yes/no",
+                    standalone=False,
+                ),
+            ],
+        },
     ]
     run_dir = RunDirectory(workspace, RUN)
     run_dir.start("synthesize", {"collection": "docs", "conversations": 2, "turns": 3, "llm": "baseline"})
     write_jsonl_atomic(run_dir.file("dialogues.jsonl"), dialogues)
-    output = export({"run_id": RUN, "collection": "docs", "conversations": 2, "turns": 3},
-                    Runtime(context=SynthesisContext(workspace=str(workspace.root), cluster_size=4)))
+    output = export(
+        {"run_id": RUN, "collection": "docs", "conversations": 2, "turns": 3},
+        Runtime(context=SynthesisContext(workspace=str(workspace.root), cluster_size=4)),
+    )
     run_dir.finish(output)
-    return {"root": root, "workspace": workspace, "run_dir": run_dir.path, "ids": ids, "dialogues": dialogues,
-            "documents": len(chunks)}
+    return {
+        "root": root,
+        "workspace": workspace,
+        "run_dir": run_dir.path,
+        "ids": ids,
+        "dialogues": dialogues,
+        "documents": len(chunks),
+    }
 
 
 def test_the_planted_copy_is_a_near_duplicate_by_the_dedup_rule(synthesized):
@@ -118,8 +198,11 @@ def test_the_export_leaves_out_the_held_out_chunk_and_its_near_duplicate_and_lis
     assert qrels["c0000_t2"] == {ids["d1"]: 1, ids["d2"]: 1}  # every gold of the multi-passage turn
     labels = read_turn_labels(beir / "turn_labels.tsv")
     assert len(labels) == 6
-    assert (labels["c0000_t1"].answerability, labels["c0000_t1"].question_type, labels["c0000_t1"].standalone) == \
-        ("unanswerable", "explanation", False)
+    assert (labels["c0000_t1"].answerability, labels["c0000_t1"].question_type, labels["c0000_t1"].standalone) == (
+        "unanswerable",
+        "explanation",
+        False,
+    )
     assert labels["c0001_t2"].question_type == "yes/no"
     query = next(q for q in load_jsonl(beir / "queries.jsonl") if q["_id"] == "c0001_t0")
     assert query["metadata"]["answerability"] == "underspecified"
@@ -133,10 +216,13 @@ def test_the_export_lists_the_chunks_it_leaves_out_and_the_benchmark_reads_them(
     ids = synthesized["ids"]
     lines = (synthesized["run_dir"] / "beir" / "held_out.tsv").read_text(encoding="utf-8").splitlines()
     assert lines[0] == "corpus-id\theld-out-id\tjaccard"
-    assert sorted(line.split("\t")[:2] for line in lines[1:]) == sorted([[ids["held"], ids["held"]],
-                                                                         [ids["copy"], ids["held"]]])
+    assert sorted(line.split("\t")[:2] for line in lines[1:]) == sorted(
+        [[ids["held"], ids["held"]], [ids["copy"], ids["held"]]]
+    )
     assert load_benchmark(synthesized["run_dir"], synthesized["workspace"]).held_out == {
-        ids["held"]: ids["held"], ids["copy"]: ids["held"]}
+        ids["held"]: ids["held"],
+        ids["copy"]: ids["held"],
+    }
     older = tmp_path / "runs" / RUN
     shutil.copytree(synthesized["run_dir"], older)
     (older / "beir" / "held_out.tsv").unlink()
@@ -157,21 +243,29 @@ def test_publish_mtrag_writes_a_layout_that_reads_back_with_the_same_turns_label
     assert [c["document_id"] for c in messages[5]["contexts"]] == [synthesized["ids"]["d6"], synthesized["ids"]["d7"]]
     benchmark = load_benchmark(out, synthesized["workspace"])
     assert len(benchmark.queries) == 6
-    assert benchmark.qrels == {f"{cid}<::>{n + 1}": {gold: 1 for gold in t["gold_ids"]}
-                               for cid, d in (("c0000", synthesized["dialogues"][0]), ("c0001", synthesized["dialogues"][1]))
-                               for n, t in enumerate(d["turns"]) if t["gold_ids"]}
+    assert benchmark.qrels == {
+        f"{cid}<::>{n + 1}": {gold: 1 for gold in t["gold_ids"]}
+        for cid, d in (("c0000", synthesized["dialogues"][0]), ("c0001", synthesized["dialogues"][1]))
+        for n, t in enumerate(d["turns"])
+        if t["gold_ids"]
+    }
     unanswerable = benchmark.queries_by_id["c0000<::>2"]
-    assert (unanswerable.answerability, unanswerable.question_type, unanswerable.standalone) == \
-        ("unanswerable", "explanation", False)
+    assert (unanswerable.answerability, unanswerable.question_type, unanswerable.standalone) == (
+        "unanswerable",
+        "explanation",
+        False,
+    )
     assert benchmark.queries_by_id["c0000<::>3"].rewrite == "How do bm25 and fusion store settings, compared? (whole)"
-    assert [benchmark.queries_by_id[f"c0001<::>{n + 1}"].switch for n in range(3)] == \
-        [turn["switch"] for turn in synthesized["dialogues"][1]["turns"]]  # our Topic Switch enrichment
+    assert [benchmark.queries_by_id[f"c0001<::>{n + 1}"].switch for n in range(3)] == [
+        turn["switch"] for turn in synthesized["dialogues"][1]["turns"]
+    ]  # our Topic Switch enrichment
     corpus = {record["_id"] for record in load_jsonl(benchmark.corpus_path)}
     assert synthesized["ids"]["held"] not in corpus and synthesized["ids"]["copy"] not in corpus
 
 
-def test_publish_hf_writes_a_folder_datasets_loads_with_a_card_of_settings_labels_and_audit(synthesized, tmp_path,
-                                                                                           monkeypatch):
+def test_publish_hf_writes_a_folder_datasets_loads_with_a_card_of_settings_labels_and_audit(
+    synthesized, tmp_path, monkeypatch
+):
     datasets = pytest.importorskip("datasets")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
@@ -186,8 +280,11 @@ def test_publish_hf_writes_a_folder_datasets_loads_with_a_card_of_settings_label
     by_id = {row["_id"]: row for row in queries}
     assert by_id["c0000_t1"]["answerability"] == "unanswerable" and by_id["c0000_t1"]["standalone"] is False
     assert sorted(zip(qrels["query-id"], qrels["corpus-id"])) == sorted(
-        (f"c000{c}_t{t['index']}", gold) for c, d in enumerate(synthesized["dialogues"]) for t in d["turns"]
-        for gold in t["gold_ids"])
+        (f"c000{c}_t{t['index']}", gold)
+        for c, d in enumerate(synthesized["dialogues"])
+        for t in d["turns"]
+        for gold in t["gold_ids"]
+    )
     assert conversations.num_rows == 2
     assert conversations[0]["turns"][1]["held_out_ids"] == [synthesized["ids"]["held"]]
     card = (out / "README.md").read_text(encoding="utf-8")
@@ -208,8 +305,9 @@ def test_the_cli_publishes_and_refuses_an_unknown_format_with_exit_2(synthesized
     workspace = str(synthesized["workspace"].root)
     bad = runner.invoke(app, ["publish", RUN, "--format", "parquet", "--out", str(tmp_path / "x"), "-w", workspace])
     assert bad.exit_code == 2 and "unknown --format 'parquet'" in bad.output
-    missing = runner.invoke(app, ["publish", "no-such-run", "--format", "mtrag", "--out", str(tmp_path / "x"),
-                                  "-w", workspace])
+    missing = runner.invoke(
+        app, ["publish", "no-such-run", "--format", "mtrag", "--out", str(tmp_path / "x"), "-w", workspace]
+    )
     assert missing.exit_code == 2 and "no-such-run" in missing.output
     done = runner.invoke(app, ["publish", RUN, "--format", "mtrag", "--out", str(tmp_path / "m"), "-w", workspace])
     assert done.exit_code == 0, done.output
@@ -217,18 +315,30 @@ def test_the_cli_publishes_and_refuses_an_unknown_format_with_exit_2(synthesized
 
 
 def test_evaluate_on_the_synthesized_benchmark_breaks_down_by_label_and_sets_the_unjudged_turns_apart(synthesized):
-    result = benchsmith.evaluate(synthesized["run_dir"], retrievers=["bm25"], histories=["current"],
-                                 measures=["nDCG@10", "R@5"], workspace=str(synthesized["workspace"].root),
-                                 run_id="eval-labels")
+    result = benchsmith.evaluate(
+        synthesized["run_dir"],
+        retrievers=["bm25"],
+        histories=["current"],
+        measures=["nDCG@10", "R@5"],
+        workspace=str(synthesized["workspace"].root),
+        run_id="eval-labels",
+    )
     results = json.loads(result.report["results"].read_text(encoding="utf-8"))
     name = results["configurations"][0]["name"]
     assert set(results["per_query"][name]) == {"c0000_t0", "c0000_t2", "c0001_t1", "c0001_t2"}
-    assert {group: values["queries"] for group, values in results["by_answerability"][name].items()} == \
-        {"answerable": 3, "partial": 1}
-    assert {group: values["queries"] for group, values in results["by_question_type"][name].items()} == \
-        {"comparison": 1, "factoid": 2, "yes/no": 1}
-    assert {group: values["queries"] for group, values in results["by_standalone"][name].items()} == \
-        {"non-standalone": 2, "standalone": 2}
+    assert {group: values["queries"] for group, values in results["by_answerability"][name].items()} == {
+        "answerable": 3,
+        "partial": 1,
+    }
+    assert {group: values["queries"] for group, values in results["by_question_type"][name].items()} == {
+        "comparison": 1,
+        "factoid": 2,
+        "yes/no": 1,
+    }
+    assert {group: values["queries"] for group, values in results["by_standalone"][name].items()} == {
+        "non-standalone": 2,
+        "standalone": 2,
+    }
     factoid = [results["per_query"][name][q]["nDCG@10"] for q in ("c0000_t0", "c0001_t1")]
     assert results["by_question_type"][name]["factoid"]["nDCG@10"] == pytest.approx(sum(factoid) / 2)
     assert results["unjudged"]["queries"] == 2
@@ -246,9 +356,15 @@ def test_dense_evaluation_reuses_the_collections_vectors_though_the_corpus_holds
     the collection the benchmark came from: the dense retriever takes its vectors from there and
     embeds the queries alone, not the corpus again."""
     embedder = HashingEmbedder()
-    result = benchsmith.evaluate(synthesized["run_dir"], retrievers=["dense"], histories=["current"],
-                                 embedder=register_embedder(embedder), measures=["nDCG@10"],
-                                 workspace=str(synthesized["workspace"].root), run_id="eval-reuse")
+    result = benchsmith.evaluate(
+        synthesized["run_dir"],
+        retrievers=["dense"],
+        histories=["current"],
+        embedder=register_embedder(embedder),
+        measures=["nDCG@10"],
+        workspace=str(synthesized["workspace"].root),
+        run_id="eval-reuse",
+    )
     queries = len(load_jsonl(synthesized["run_dir"] / "beir" / "queries.jsonl"))
     assert embedder.texts_embedded == queries
     run_file = result.run_dir / result.results()["configurations"][0]["run_file"]

@@ -8,9 +8,11 @@ import pytest
 from benchsmith.evals.answer_containment import contains_answer
 from benchsmith.evals.quality_gate import GATE_CLASSES, TurnEvidence, judge_question, judge_turn
 
-SESSION = ("Developer Interface › Request Sessions",
-           "requests.Session.mount(prefix, adapter)\n\nRegisters a connection adapter to a prefix.\n\n"
-           "requests.Session.close()\n\nCloses all adapters and as such the session.")
+SESSION = (
+    "Developer Interface › Request Sessions",
+    "requests.Session.mount(prefix, adapter)\n\nRegisters a connection adapter to a prefix.\n\n"
+    "requests.Session.close()\n\nCloses all adapters and as such the session.",
+)
 
 
 def test_a_sound_turn_passes():
@@ -19,13 +21,16 @@ def test_a_sound_turn_passes():
 
 
 def test_a_question_whose_topic_is_a_verb_phrase_is_caught():
-    turn = TurnEvidence("What is the role of the come back?", "Come back later for more.",
-                        gold=[("Guide", "Come back later for more.")])
+    turn = TurnEvidence(
+        "What is the role of the come back?", "Come back later for more.", gold=[("Guide", "Come back later for more.")]
+    )
     assert "topic_not_noun_phrase" in judge_turn(turn).flags
     assert "topic_not_noun_phrase" in judge_question(turn).flags  # before any reply is written
 
 
-@pytest.mark.parametrize("question", ["What will I find in Don't treat?", "Can you explain what familiarize yourself is?"])
+@pytest.mark.parametrize(
+    "question", ["What will I find in Don't treat?", "Can you explain what familiarize yourself is?"]
+)
 def test_clause_fragments_in_a_things_place_are_caught(question):
     assert "topic_not_noun_phrase" in judge_turn(TurnEvidence(question, "x y z", gold=[("G", "x y z")])).flags
 
@@ -43,25 +48,40 @@ def test_a_fake_ambiguity_is_caught_and_a_real_one_passes():
     # the same entry twice, once under its page's name
     same = ("asyncio.transports › WriteTransport.write", "Write some data bytes to the transport.")
     other = ("asyncio.transports › WriteTransport", "asyncio.transports.WriteTransport.write(data)\n\nWrite data.")
-    assert "fake_ambiguity" in judge_turn(TurnEvidence("What does write() do?", reply, "underspecified",
-                                                       candidates=[same, other])).flags
+    assert (
+        "fake_ambiguity"
+        in judge_turn(TurnEvidence("What does write() do?", reply, "underspecified", candidates=[same, other])).flags
+    )
     # the previous turn already says which one is meant
-    said = TurnEvidence("What does decompress() do?", reply, "underspecified",
-                        previous=[("How do I open an lzma file?", "Use lzma.open.")], candidates=[lzma, bz2])
+    said = TurnEvidence(
+        "What does decompress() do?",
+        reply,
+        "underspecified",
+        previous=[("How do I open an lzma file?", "Use lzma.open.")],
+        candidates=[lzma, bz2],
+    )
     assert "fake_ambiguity" in judge_turn(said).flags
 
 
 def test_an_unanswerable_turn_a_remaining_passage_answers_is_caught():
-    held = [("Advanced Usage › CA Certificates", "If REQUESTS_CA_BUNDLE is not set, Requests uses the bundle "
-                                                 "that certifi ships.")]
+    held = [
+        (
+            "Advanced Usage › CA Certificates",
+            "If REQUESTS_CA_BUNDLE is not set, Requests uses the bundle that certifi ships.",
+        )
+    ]
     question = "What happens if I set REQUESTS_CA_BUNDLE?"
     reply = "The documentation does not answer this: none of the documents covers it, so I cannot say."
     answered = ["Prepared Requests: the environment variable REQUESTS_CA_BUNDLE names the certificate bundle to trust."]
     unrelated = ["Sessions keep cookies across requests made from the same Session instance."]
-    assert "unanswerable_answered" in judge_turn(TurnEvidence(question, reply, "unanswerable", held_out=held,
-                                                              remaining_pool=answered)).flags
-    assert "unanswerable_answered" not in judge_turn(TurnEvidence(question, reply, "unanswerable", held_out=held,
-                                                                  remaining_pool=unrelated)).flags
+    assert (
+        "unanswerable_answered"
+        in judge_turn(TurnEvidence(question, reply, "unanswerable", held_out=held, remaining_pool=answered)).flags
+    )
+    assert (
+        "unanswerable_answered"
+        not in judge_turn(TurnEvidence(question, reply, "unanswerable", held_out=held, remaining_pool=unrelated)).flags
+    )
 
 
 def test_containment_reads_the_answer_not_the_names():
@@ -71,21 +91,42 @@ def test_containment_reads_the_answer_not_the_names():
     assert contains_answer(question, held, ["A Session object keeps cookies."]) is None
 
 
-@pytest.mark.parametrize("question, reply, klass", [
-    ("What's the best way to override the default?", "You may override the default with the remote_branch setting.",
-     "dangling_referent"),
-    ("What happens if I set verify to False?", "However, that is not recommended in production at all.",
-     "dangling_referent"),
-    ("What happens if I define USE_CURL_MULTI?", "If USE_CURL_MULTI is not defined, this value will be capped at 1.",
-     "reply_mismatch"),
-    ("What exactly is the index object?", "The index object was new in MkDocs version 1.0.", "reply_mismatch"),
-    ("Is Section headers able to not span multiple lines?", "Section headers cannot span multiple lines.",
-     "unaskable"),
-    ("If I open the file in text mode, what happens next?", "Requests may attempt to set the Content-Length header.",
-     "unaskable"),
-    ("What does Quickstart cover?", "Response Content. We can read the content of the server's response.",
-     "unaskable"),
-])
+@pytest.mark.parametrize(
+    "question, reply, klass",
+    [
+        (
+            "What's the best way to override the default?",
+            "You may override the default with the remote_branch setting.",
+            "dangling_referent",
+        ),
+        (
+            "What happens if I set verify to False?",
+            "However, that is not recommended in production at all.",
+            "dangling_referent",
+        ),
+        (
+            "What happens if I define USE_CURL_MULTI?",
+            "If USE_CURL_MULTI is not defined, this value will be capped at 1.",
+            "reply_mismatch",
+        ),
+        ("What exactly is the index object?", "The index object was new in MkDocs version 1.0.", "reply_mismatch"),
+        (
+            "Is Section headers able to not span multiple lines?",
+            "Section headers cannot span multiple lines.",
+            "unaskable",
+        ),
+        (
+            "If I open the file in text mode, what happens next?",
+            "Requests may attempt to set the Content-Length header.",
+            "unaskable",
+        ),
+        (
+            "What does Quickstart cover?",
+            "Response Content. We can read the content of the server's response.",
+            "unaskable",
+        ),
+    ],
+)
 def test_what_readers_called_broken_is_flagged_in_its_class(question, reply, klass):
     gold = [("Guide › Section", reply)]
     assert klass in judge_turn(TurnEvidence(question, reply, gold=gold)).flags
@@ -95,8 +136,10 @@ def test_a_question_that_copies_seven_words_of_its_passage_is_caught():
     text = "If the message is being sent through a HTTP proxy, the full URL has to be used."
     turn = TurnEvidence("If the message is being sent through a HTTP proxy, what then?", text, gold=[("G", text)])
     assert "copies_passage" in judge_turn(turn).flags
-    assert "copies_passage" not in judge_turn(TurnEvidence("What URL is used with an HTTP proxy?", text,
-                                                            gold=[("G", text)])).flags
+    assert (
+        "copies_passage"
+        not in judge_turn(TurnEvidence("What URL is used with an HTTP proxy?", text, gold=[("G", text)])).flags
+    )
 
 
 def test_every_class_is_one_of_the_rubrics():
@@ -105,57 +148,109 @@ def test_every_class_is_one_of_the_rubrics():
 
 # Turns the readers of the development half's round 3 called broken that the gate then passed
 # (data/readings/development/*-offline-r3.jsonl): the rules added for them, each with a sound twin.
-@pytest.mark.parametrize("question, reply, klass", [
-    ("What's the best way to replace the entire nav configuration?",
-     "Of course, you can replace the entire nav configuration with a new one.", "reply_mismatch"),
-    ("What's the best way to perform a three-way merge?",
-     "Git can help you perform a three-way merge, which can be used for a many-way merge.", "reply_mismatch"),
-    ("How do third party themes work?",
-     "A list of third party themes can be found in the MkDocs community wiki.", "reply_mismatch"),
-    ("What does the --filename-max-length option of git format-patch do?",
-     "Defaults to the value of the format.filenameMaxLength configuration variable, or 64.", "reply_mismatch"),
-    ("Can you explain other providers?", "Any hosting provider which can serve static files can be used.",
-     "dangling_referent"),
-    ("Is there a way to share a it I create?", "If you want to share a theme you create, list it on the Wiki.",
-     "unaskable"),
-    ("What does MkDocs use?", "MkDocs uses the Python-Markdown library to render Markdown documents to HTML.",
-     "unaskable"),
-])
+@pytest.mark.parametrize(
+    "question, reply, klass",
+    [
+        (
+            "What's the best way to replace the entire nav configuration?",
+            "Of course, you can replace the entire nav configuration with a new one.",
+            "reply_mismatch",
+        ),
+        (
+            "What's the best way to perform a three-way merge?",
+            "Git can help you perform a three-way merge, which can be used for a many-way merge.",
+            "reply_mismatch",
+        ),
+        (
+            "How do third party themes work?",
+            "A list of third party themes can be found in the MkDocs community wiki.",
+            "reply_mismatch",
+        ),
+        (
+            "What does the --filename-max-length option of git format-patch do?",
+            "Defaults to the value of the format.filenameMaxLength configuration variable, or 64.",
+            "reply_mismatch",
+        ),
+        (
+            "Can you explain other providers?",
+            "Any hosting provider which can serve static files can be used.",
+            "dangling_referent",
+        ),
+        (
+            "Is there a way to share a it I create?",
+            "If you want to share a theme you create, list it on the Wiki.",
+            "unaskable",
+        ),
+        (
+            "What does MkDocs use?",
+            "MkDocs uses the Python-Markdown library to render Markdown documents to HTML.",
+            "unaskable",
+        ),
+    ],
+)
 def test_what_readers_found_in_round_3_is_caught(question, reply, klass):
     gold = [("Guide", reply)]
     assert klass in judge_turn(TurnEvidence(question, reply, gold=gold)).flags
 
 
-@pytest.mark.parametrize("question, reply", [
-    ("What's the best way to point MkDocs at a config file elsewhere?",
-     "You can point MkDocs at a config file elsewhere by using the -f/--config-file option."),
-    ("How do I deploy to Read the Docs?", "To deploy to Read the Docs, import your repository by using the form."),
-    ("Where can I find third party themes?", "A list of third party themes can be found in the MkDocs community wiki."),
-    ("Is it possible to compact the cache table?", "You can compact the cache table with the vacuum command."),
-    ("What does MkDocs use to render Markdown documents?", "MkDocs uses the Python-Markdown library to render them."),
-])
+@pytest.mark.parametrize(
+    "question, reply",
+    [
+        (
+            "What's the best way to point MkDocs at a config file elsewhere?",
+            "You can point MkDocs at a config file elsewhere by using the -f/--config-file option.",
+        ),
+        ("How do I deploy to Read the Docs?", "To deploy to Read the Docs, import your repository by using the form."),
+        (
+            "Where can I find third party themes?",
+            "A list of third party themes can be found in the MkDocs community wiki.",
+        ),
+        ("Is it possible to compact the cache table?", "You can compact the cache table with the vacuum command."),
+        (
+            "What does MkDocs use to render Markdown documents?",
+            "MkDocs uses the Python-Markdown library to render them.",
+        ),
+    ],
+)
 def test_their_sound_twins_pass(question, reply):
     flags = judge_turn(TurnEvidence(question, reply, gold=[("Guide", reply)])).flags
     assert not flags.keys() & {"reply_mismatch", "unaskable", "dangling_referent"}, flags
 
 
 # Round 4 of the development half (data/readings/development/*-offline-r4.jsonl), each with a sound twin.
-@pytest.mark.parametrize("question, reply, klass", [
-    ("git pull --force option", "This option overrides that check.", "dangling_referent"),
-    ("Can you explain theme meta files?", "The various files required for packaging a theme are also ignored.",
-     "dangling_referent"),
-    ("Can you explain client side certificates?",
-     "The private key to your local certificate must be unencrypted.", "reply_mismatch"),
-])
+@pytest.mark.parametrize(
+    "question, reply, klass",
+    [
+        ("git pull --force option", "This option overrides that check.", "dangling_referent"),
+        (
+            "Can you explain theme meta files?",
+            "The various files required for packaging a theme are also ignored.",
+            "dangling_referent",
+        ),
+        (
+            "Can you explain client side certificates?",
+            "The private key to your local certificate must be unencrypted.",
+            "reply_mismatch",
+        ),
+    ],
+)
 def test_what_readers_found_in_round_4_is_caught(question, reply, klass):
     assert klass in judge_turn(TurnEvidence(question, reply, gold=[("Guide", reply)])).flags
 
 
-@pytest.mark.parametrize("question, reply", [
-    ("What does the --force option of git pull do?", "This option overrides the check that the branch is an ancestor."),
-    ("Can you explain client side certificates?",
-     "Client side certificates identify the client to the server. You can also pass a tuple of files."),
-])
+@pytest.mark.parametrize(
+    "question, reply",
+    [
+        (
+            "What does the --force option of git pull do?",
+            "This option overrides the check that the branch is an ancestor.",
+        ),
+        (
+            "Can you explain client side certificates?",
+            "Client side certificates identify the client to the server. You can also pass a tuple of files.",
+        ),
+    ],
+)
 def test_their_round_4_twins_pass(question, reply):
     flags = judge_turn(TurnEvidence(question, reply, gold=[("Guide", reply)])).flags
     assert not flags.keys() & {"reply_mismatch", "dangling_referent"}, flags
@@ -163,8 +258,11 @@ def test_their_round_4_twins_pass(question, reply):
 
 def test_a_copy_with_its_verb_or_pronoun_changed_is_still_a_copy():
     passage = ("Guide", "To localize a theme to your favorite language, follow the guide on Translating Themes.")
-    copied = TurnEvidence("What's the best way to localize a theme to my favorite language?",
-                          "To localize a theme to your favorite language, follow the guide.", gold=[passage])
+    copied = TurnEvidence(
+        "What's the best way to localize a theme to my favorite language?",
+        "To localize a theme to your favorite language, follow the guide.",
+        gold=[passage],
+    )
     assert "copies_passage" in judge_turn(copied).flags
     asked = TurnEvidence("How do I translate a theme?", "Follow the guide on Translating Themes.", gold=[passage])
     assert "copies_passage" not in judge_turn(asked).flags
@@ -172,8 +270,11 @@ def test_a_copy_with_its_verb_or_pronoun_changed_is_still_a_copy():
 
 def test_two_words_run_together_are_caught_only_where_the_passage_has_them_apart():
     passage = 'You can set the config variable "core.autocrlf" without using any attributes.'
-    fused = TurnEvidence("Can I set the config variable core.autocrlfwithout using any attributes?", passage,
-                         gold=[("gitattributes", passage)])
+    fused = TurnEvidence(
+        "Can I set the config variable core.autocrlfwithout using any attributes?",
+        passage,
+        gold=[("gitattributes", passage)],
+    )
     assert "unaskable" in judge_question(fused).flags
     term = TurnEvidence("Can I set the whitespace option?", "Yes.", gold=[("x", "Set the whitespace option.")])
     assert "unaskable" not in judge_question(term).flags

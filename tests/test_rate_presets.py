@@ -39,13 +39,26 @@ def test_help_lists_each_preset_with_its_rates_and_source():
 def test_a_run_with_a_preset_prints_and_records_the_rates_it_uses(tmp_path):
     workspace = Workspace.resolve(tmp_path / "ws")
     build_collection(workspace, tmp_path / "pages", documents=24)
-    arguments = ["synthesize", "--collection", COLLECTION, "--conversations", "2", "--turns", "3", "--cluster-size",
-                 "4", "-w", str(workspace.root)]
+    arguments = [
+        "synthesize",
+        "--collection",
+        COLLECTION,
+        "--conversations",
+        "2",
+        "--turns",
+        "3",
+        "--cluster-size",
+        "4",
+        "-w",
+        str(workspace.root),
+    ]
     result = runner.invoke(app, [*arguments, "--rates", "demo", "--partial-rate", "0.2", "--run-id", "preset"])
     assert result.exit_code == 0, result.output
     printed = " ".join(result.output.split())
-    assert ("turn types: answerable 50%, unanswerable 10%, partial 20%, underspecified 10%, multi-gold 10% · "
-            "question types: factoid=0.3") in printed and "(--rates demo)" in printed
+    assert (
+        "turn types: answerable 50%, unanswerable 10%, partial 20%, underspecified 10%, multi-gold 10% · "
+        "question types: factoid=0.3"
+    ) in printed and "(--rates demo)" in printed
     recorded = RunDirectory(workspace, "preset").load().config
     assert (recorded["rates"], recorded["unanswerable_rate"], recorded["partial_rate"]) == ("demo", 0.1, 0.2)
     plain = runner.invoke(app, [*arguments, "--dry-run"])

@@ -10,6 +10,7 @@ block naming an existing command and existing options, every Python reference bl
 existing API functions, every relative link and #anchor resolving, and the Studio page's graph
 list equal to langgraph.json.
 """
+
 from __future__ import annotations
 
 import ast
@@ -38,13 +39,23 @@ PYTHON_LANGUAGES = {"python", "py", "pycon"}
 CODE_LANGUAGES = BASH_LANGUAGES | PYTHON_LANGUAGES
 # What the Makefile exports: the embedder is loaded from its package, no hub is reachable.
 OFFLINE_ENVIRONMENT = {
-    "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-    "TOKENIZERS_PARALLELISM": "false", "ANONYMIZED_TELEMETRY": "False",
-    "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true",
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "ANONYMIZED_TELEMETRY": "False",
+    "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+    "LANGGRAPH_NO_VERSION_CHECK": "true",
 }
 # A developer's own settings must not leak into a newcomer's run.
-UNSET_ENVIRONMENT = ("BENCHSMITH_DATABASE_URL", "BENCHSMITH_EMBEDDINGS_BASE_URL", "OPENAI_BASE_URL",
-                     "OPENAI_API_KEY", "VIRTUAL_ENV", "PYTHONPATH")
+UNSET_ENVIRONMENT = (
+    "BENCHSMITH_DATABASE_URL",
+    "BENCHSMITH_EMBEDDINGS_BASE_URL",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_KEY",
+    "VIRTUAL_ENV",
+    "PYTHONPATH",
+)
 BLOCK_TIMEOUT_S = 600
 
 
@@ -56,8 +67,8 @@ def page_name(page: Path, root: Path = REPOSITORY) -> str:
 class CodeBlock:
     language: str
     marker: str | None  # the HTML comment line right before the fence, if any
-    heading: str        # the nearest heading above the block
-    first_line: int     # page line number of the block's first code line
+    heading: str  # the nearest heading above the block
+    first_line: int  # page line number of the block's first code line
     lines: tuple[str, ...]
     page: str = "README.md"
 
@@ -80,7 +91,7 @@ def code_blocks(text: str, page: str = "README.md") -> list[CodeBlock]:
         elif line.startswith("```"):
             previous = lines[start - 3].strip() if start >= 3 else ""
             marker = previous if previous.startswith("<!--") else None
-            blocks.append(CodeBlock(fence, marker, heading, start, tuple(lines[start - 1:number - 1]), page))
+            blocks.append(CodeBlock(fence, marker, heading, start, tuple(lines[start - 1 : number - 1]), page))
             fence = None
     assert fence is None, f"{page}:{start - 1}: the fence opened here is never closed"
     return blocks
@@ -117,29 +128,44 @@ def pages_with_examples() -> list[Path]:
 
 
 def test_code_blocks_reads_markers_headings_and_lines():
-    text = ("# Title\n\n<!-- example -->\n```bash\necho one\n# a comment, not a heading\n```\n\n"
-            "## Part two\n\n```python\nprint(2)\n```\n<!-- reference -->\n```bash\nmy-tool path/to/x\n```\n")
+    text = (
+        "# Title\n\n<!-- example -->\n```bash\necho one\n# a comment, not a heading\n```\n\n"
+        "## Part two\n\n```python\nprint(2)\n```\n<!-- reference -->\n```bash\nmy-tool path/to/x\n```\n"
+    )
     blocks = code_blocks(text)
     assert [(b.language, b.marker, b.heading, b.first_line) for b in blocks] == [
-        ("bash", EXAMPLE, "Title", 5), ("python", None, "Part two", 12), ("bash", REFERENCE, "Part two", 16)]
+        ("bash", EXAMPLE, "Title", 5),
+        ("python", None, "Part two", 12),
+        ("bash", REFERENCE, "Part two", 16),
+    ]
     assert blocks[0].lines == ("echo one", "# a comment, not a heading")
     assert [b.first_line for b in runnable_blocks(text)] == [5]
 
 
 def test_the_docs_pages_are_found():
     names = {page_name(page) for page in PAGES}
-    assert {"README.md", "docs/getting-started.md", "docs/design.md", "docs/jobs/synthesize.md",
-            "docs/concepts/runs-and-resume.md"} <= names, sorted(names)
+    assert {
+        "README.md",
+        "docs/getting-started.md",
+        "docs/design.md",
+        "docs/jobs/synthesize.md",
+        "docs/concepts/runs-and-resume.md",
+    } <= names, sorted(names)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_name)
 def test_every_bash_and_python_block_is_marked(page):
     """A new example cannot be added untested by accident: it is an example or a reference."""
-    blocks = [block for block in code_blocks(page.read_text(encoding="utf-8"), page_name(page))
-              if block.language in CODE_LANGUAGES]
+    blocks = [
+        block
+        for block in code_blocks(page.read_text(encoding="utf-8"), page_name(page))
+        if block.language in CODE_LANGUAGES
+    ]
     unmarked = [block.where for block in blocks if block.marker not in (EXAMPLE, REFERENCE)]
-    assert not unmarked, (f"mark each of these blocks with {EXAMPLE} (run by tests/test_readme_and_docs.py) "
-                          f"or {REFERENCE} (placeholders) on the line before its fence: {unmarked}")
+    assert not unmarked, (
+        f"mark each of these blocks with {EXAMPLE} (run by tests/test_readme_and_docs.py) "
+        f"or {REFERENCE} (placeholders) on the line before its fence: {unmarked}"
+    )
 
 
 def test_the_readme_has_bash_and_python_examples():
@@ -150,12 +176,15 @@ def test_the_readme_has_bash_and_python_examples():
 def test_studio_page_lists_every_graph_of_langgraph_json():
     section = section_prose(STUDIO_PAGE.read_text(encoding="utf-8"), "LangGraph Studio")
     listing = re.search(r"Studio shows every graph(.*?)each with", section, re.S)
-    assert listing, (f"{page_name(STUDIO_PAGE)} no longer lists the graphs under 'LangGraph Studio' "
-                     "('Studio shows every graph …, each with')")
+    assert listing, (
+        f"{page_name(STUDIO_PAGE)} no longer lists the graphs under 'LangGraph Studio' "
+        "('Studio shows every graph …, each with')"
+    )
     listed = re.findall(r"`([a-z_-]+)`", listing.group(1))
     graphs = json.loads((REPOSITORY / "langgraph.json").read_text(encoding="utf-8"))["graphs"]
-    assert sorted(listed) == sorted(graphs), \
+    assert sorted(listed) == sorted(graphs), (
         f"{page_name(STUDIO_PAGE)} lists {listed}, langgraph.json has {sorted(graphs)}"
+    )
 
 
 # --- Links: every relative link names a file of the repository, every #anchor a heading ---------
@@ -210,11 +239,16 @@ def test_heading_anchors_are_githubs():
 def test_a_broken_link_or_anchor_is_found(tmp_path):
     (tmp_path / "other.md").write_text("# Other page\n\n## A section\n", encoding="utf-8")
     page = tmp_path / "page.md"
-    page.write_text("# Page\n\nSee [it](other.md#a-section), [top](#page), [web](https://example.org/x#y),\n"
-                    "[gone](missing.md), [no anchor](other.md#nothing), `[code](not-a-link.md)`.\n"
-                    "```\n[in a block](ignored.md)\n```\n", encoding="utf-8")
-    assert broken_links(page, tmp_path) == ["page.md:4: missing.md (no such file)",
-                                            "page.md:4: other.md#nothing (no heading with that anchor)"]
+    page.write_text(
+        "# Page\n\nSee [it](other.md#a-section), [top](#page), [web](https://example.org/x#y),\n"
+        "[gone](missing.md), [no anchor](other.md#nothing), `[code](not-a-link.md)`.\n"
+        "```\n[in a block](ignored.md)\n```\n",
+        encoding="utf-8",
+    )
+    assert broken_links(page, tmp_path) == [
+        "page.md:4: missing.md (no such file)",
+        "page.md:4: other.md#nothing (no heading with that anchor)",
+    ]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_name)
@@ -223,6 +257,7 @@ def test_relative_links_and_anchors_resolve(page):
 
 
 # --- Reference blocks: the commands and API functions they name exist --------------------------
+
 
 def command_lines(block: CodeBlock) -> list[tuple[int, list[str]]]:
     """Each command of a bash block as its words (continuation lines joined, comments dropped),
@@ -258,8 +293,11 @@ def unknown_cli_words(words: list[str]) -> list[str]:
             return [f"no command {arguments[0]!r}"]
         command, arguments = subcommand, arguments[1:]
     known = option_names(command)
-    return [f"no option {word.split('=')[0]!r} of `{command.name}`" for word in arguments
-            if re.match(r"--?[a-zA-Z]", word) and word.split("=")[0] not in known]
+    return [
+        f"no option {word.split('=')[0]!r} of `{command.name}`"
+        for word in arguments
+        if re.match(r"--?[a-zA-Z]", word) and word.split("=")[0] not in known
+    ]
 
 
 def unknown_programs(words: list[str]) -> list[str]:
@@ -286,18 +324,35 @@ def python_problems(block: CodeBlock) -> list[str]:
         tree = ast.parse("\n".join(block.lines))
     except SyntaxError as error:
         return [f"{block.page}:{block.first_line + (error.lineno or 1) - 1}: {error.msg}"]
-    return [f"{block.page}:{block.first_line + node.lineno - 1}: no benchsmith.{node.attr}"
-            for node in ast.walk(tree) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-            and node.value.id == "benchsmith" and not hasattr(benchsmith, node.attr)]
+    return [
+        f"{block.page}:{block.first_line + node.lineno - 1}: no benchsmith.{node.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "benchsmith"
+        and not hasattr(benchsmith, node.attr)
+    ]
 
 
 def test_command_lines_join_continuations_and_drop_comments():
-    block = CodeBlock("bash", REFERENCE, "Use", 10, (
-        "# a comment line", "benchsmith evaluate run --retriever bm25 \\", "    --history full   # note",
-        "export X=1", "benchsmith audit 'a b' --judge baseline"))
+    block = CodeBlock(
+        "bash",
+        REFERENCE,
+        "Use",
+        10,
+        (
+            "# a comment line",
+            "benchsmith evaluate run --retriever bm25 \\",
+            "    --history full   # note",
+            "export X=1",
+            "benchsmith audit 'a b' --judge baseline",
+        ),
+    )
     assert command_lines(block) == [
         (11, ["benchsmith", "evaluate", "run", "--retriever", "bm25", "--history", "full"]),
-        (13, ["export", "X=1"]), (14, ["benchsmith", "audit", "a b", "--judge", "baseline"])]
+        (13, ["export", "X=1"]),
+        (14, ["benchsmith", "audit", "a b", "--judge", "baseline"]),
+    ]
 
 
 def test_unknown_commands_options_scripts_and_api_names_are_found():
@@ -305,12 +360,14 @@ def test_unknown_commands_options_scripts_and_api_names_are_found():
     assert unknown_cli_words(["benchsmith", "--help"]) == []
     assert unknown_cli_words(["benchsmith", "synthesise", "--collection", "x"]) == ["no command 'synthesise'"]
     assert unknown_cli_words(["benchsmith", "evaluate", "x", "--retreiver", "bm25"]) == [
-        "no option '--retreiver' of `evaluate`"]
+        "no option '--retreiver' of `evaluate`"
+    ]
     assert unknown_programs(["make", "test"]) == []
     assert unknown_programs(["make", "tests"]) == ["no make target 'tests'"]
     assert unknown_programs([".venv/bin/python", "benchmarks/nothing.py"]) == ["no script 'benchmarks/nothing.py'"]
-    block = CodeBlock("python", REFERENCE, "Use", 5, ("import benchsmith", "benchsmith.synthesize('c')",
-                                                       "benchsmith.synthesise('c')"))
+    block = CodeBlock(
+        "python", REFERENCE, "Use", 5, ("import benchsmith", "benchsmith.synthesize('c')", "benchsmith.synthesise('c')")
+    )
     assert python_problems(block) == ["README.md:7: no benchsmith.synthesise"]
 
 
@@ -318,16 +375,20 @@ def test_unknown_commands_options_scripts_and_api_names_are_found():
 def test_every_block_names_existing_commands_options_and_functions(page):
     """Reference blocks are not run: the commands, options, scripts and API functions they name
     exist at least (examples are checked the same way, before they run)."""
-    blocks = [block for block in code_blocks(page.read_text(encoding="utf-8"), page_name(page))
-              if block.marker in (EXAMPLE, REFERENCE)]
-    problems = [problem for block in blocks if block.language in BASH_LANGUAGES
-                for problem in command_problems(block)]
-    problems += [problem for block in blocks if block.language in PYTHON_LANGUAGES
-                 for problem in python_problems(block)]
+    blocks = [
+        block
+        for block in code_blocks(page.read_text(encoding="utf-8"), page_name(page))
+        if block.marker in (EXAMPLE, REFERENCE)
+    ]
+    problems = [problem for block in blocks if block.language in BASH_LANGUAGES for problem in command_problems(block)]
+    problems += [
+        problem for block in blocks if block.language in PYTHON_LANGUAGES for problem in python_problems(block)
+    ]
     assert not problems, problems
 
 
 # --- Running the examples ----------------------------------------------------------------------
+
 
 def _environment(workspace: Path) -> dict[str, str]:
     environment = {key: value for key, value in os.environ.items() if key not in UNSET_ENVIRONMENT}
@@ -346,35 +407,51 @@ def _run_bash(block: CodeBlock, environment: dict[str, str], scratch: Path) -> N
     """The block's lines in order through `bash -e`; a failing line names itself."""
     failed_line = scratch / f"failed-line-{block.first_line}"
     header = f"trap 'echo $LINENO > {str(failed_line)!r}' ERR\n"
-    completed = subprocess.run(["bash", "-e", "-c", header + "\n".join(block.lines) + "\n"], cwd=REPOSITORY,
-                               env=environment, capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S)
+    completed = subprocess.run(
+        ["bash", "-e", "-c", header + "\n".join(block.lines) + "\n"],
+        cwd=REPOSITORY,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=BLOCK_TIMEOUT_S,
+    )
     if completed.returncode != 0:
         line = block.first_line
         if failed_line.exists():
             line = block.first_line + int(failed_line.read_text().strip()) - 2  # the trap is line 1
         command = block.lines[line - block.first_line]
-        pytest.fail(f"{block.where}: line {line} exited {completed.returncode}: {command}\n"
-                    f"{_output_tail(completed)}")
+        pytest.fail(f"{block.where}: line {line} exited {completed.returncode}: {command}\n{_output_tail(completed)}")
 
 
 def _run_python(block: CodeBlock, environment: dict[str, str]) -> str:
     """The block through `python -c` in a process of its own (what a user pastes runs alone);
     its standard output."""
-    completed = subprocess.run([sys.executable, "-c", "\n".join(block.lines)], cwd=REPOSITORY, env=environment,
-                               capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S)
+    completed = subprocess.run(
+        [sys.executable, "-c", "\n".join(block.lines)],
+        cwd=REPOSITORY,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=BLOCK_TIMEOUT_S,
+    )
     if completed.returncode != 0:
         frames = re.findall(r'File "<string>", line (\d+)', completed.stderr)
         line = block.first_line + int(frames[-1]) - 1 if frames else block.first_line
         code = block.lines[line - block.first_line]
-        pytest.fail(f"{block.where}: line {line} raised (exit {completed.returncode}): {code.strip()}\n"
-                    f"{_output_tail(completed)}")
+        pytest.fail(
+            f"{block.where}: line {line} raised (exit {completed.returncode}): {code.strip()}\n"
+            f"{_output_tail(completed)}"
+        )
     return completed.stdout
 
 
 def runs_every_job_from_python(block: CodeBlock) -> bool:
     """The README's "Use from Python" example that calls ingest, synthesize, evaluate and audit."""
-    return (block.page == "README.md" and block.heading == "Use from Python"
-            and any("benchsmith.ingest(" in line for line in block.lines))
+    return (
+        block.page == "README.md"
+        and block.heading == "Use from Python"
+        and any("benchsmith.ingest(" in line for line in block.lines)
+    )
 
 
 def check_every_job_from_python(block: CodeBlock, stdout: str, new_runs: list[str]) -> None:
@@ -389,8 +466,9 @@ def check_every_job_from_python(block: CodeBlock, stdout: str, new_runs: list[st
 
 def test_a_failing_bash_line_stops_the_block_and_is_named(tmp_path):
     marker = tmp_path / "ran-after-the-failure"
-    block = CodeBlock("bash", EXAMPLE, "Using it", 100, ("true", "ls no-such-file-here", f"touch {marker}"),
-                      "docs/page.md")
+    block = CodeBlock(
+        "bash", EXAMPLE, "Using it", 100, ("true", "ls no-such-file-here", f"touch {marker}"), "docs/page.md"
+    )
     with pytest.raises(pytest.fail.Exception, match=r"docs/page.md:99 \('Using it'\): line 101 exited 2: ls no-such"):
         _run_bash(block, _environment(tmp_path), tmp_path)
     assert not marker.exists()
@@ -403,25 +481,32 @@ def test_a_failing_python_line_is_named(tmp_path):
 
 
 def test_the_python_api_example_check_refuses_a_wrong_output_or_runs():
-    block = CodeBlock("python", EXAMPLE, "Use from Python", 10, ("corpus = benchsmith.ingest([\"docs\"])",))
+    block = CodeBlock("python", EXAMPLE, "Use from Python", 10, ('corpus = benchsmith.ingest(["docs"])',))
     assert runs_every_job_from_python(block)
-    assert not runs_every_job_from_python(CodeBlock("python", EXAMPLE, "Use from Python", 10, block.lines,
-                                                    "docs/python-api.md"))
-    printed = ("12 chunks indexed\n    start | What is it?\nfollow-up | And then?\n"
-               "{'bm25@oracle': 0.5, 'dense@full': 0.4}\nreliable {'alignment': 4.0}\n")
+    assert not runs_every_job_from_python(
+        CodeBlock("python", EXAMPLE, "Use from Python", 10, block.lines, "docs/python-api.md")
+    )
+    printed = (
+        "12 chunks indexed\n    start | What is it?\nfollow-up | And then?\n"
+        "{'bm25@oracle': 0.5, 'dense@full': 0.4}\nreliable {'alignment': 4.0}\n"
+    )
     runs = ["audit-1", "evaluate-1", "ingest-1", "synthesize-1"]
     check_every_job_from_python(block, printed, runs)
-    for wrong_output, wrong_runs in ((printed.replace("'dense@full'", "'dense@oracle'"), runs),
-                                     (printed.replace("    start", "     soft"), runs),
-                                     (printed.replace("reliable {", "reliable: {"), runs),
-                                     (printed, runs[:3]), (printed, [*runs, "ingest-2"])):
+    for wrong_output, wrong_runs in (
+        (printed.replace("'dense@full'", "'dense@oracle'"), runs),
+        (printed.replace("    start", "     soft"), runs),
+        (printed.replace("reliable {", "reliable: {"), runs),
+        (printed, runs[:3]),
+        (printed, [*runs, "ingest-2"]),
+    ):
         with pytest.raises(AssertionError):
             check_every_job_from_python(block, wrong_output, wrong_runs)
 
 
 def test_the_readme_runs_every_job_from_python():
-    assert any(runs_every_job_from_python(block) for block in runnable_blocks(README.read_text(encoding="utf-8"))), \
+    assert any(runs_every_job_from_python(block) for block in runnable_blocks(README.read_text(encoding="utf-8"))), (
         "README.md's Use from Python section no longer has the example calling benchsmith.ingest(...)"
+    )
 
 
 @pytest.mark.slow

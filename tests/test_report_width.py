@@ -13,17 +13,26 @@ from tests.chromium import chromium_or_skip, table_widths
 from tests.embedders import HashingEmbedder
 from tests.evaluate_fixtures import write_benchmark
 
-RETRIEVERS = ["bm25", "dense", "hybrid:rrf(dense,bm25)", "hybrid:wsum(dense=0.7,bm25=0.3)",
-              "hybrid:combsum(dense,bm25)"]
+RETRIEVERS = [
+    "bm25",
+    "dense",
+    "hybrid:rrf(dense,bm25)",
+    "hybrid:wsum(dense=0.7,bm25=0.3)",
+    "hybrid:combsum(dense,bm25)",
+]
 
 
 @pytest.fixture(scope="module")
 def evaluated(tmp_path_factory):
     root = tmp_path_factory.mktemp("report-width")
-    return benchsmith.evaluate(write_benchmark(root / "bench"), retrievers=RETRIEVERS,
-                               histories=["full", "oracle", "last:2"], embedder=register_embedder(HashingEmbedder()),
-                               workspace=root / "a-workspace-whose-path-is-long" / "and-nested-further",
-                               run_id="a-long-run-id-for-the-width-check")
+    return benchsmith.evaluate(
+        write_benchmark(root / "bench"),
+        retrievers=RETRIEVERS,
+        histories=["full", "oracle", "last:2"],
+        embedder=register_embedder(HashingEmbedder()),
+        workspace=root / "a-workspace-whose-path-is-long" / "and-nested-further",
+        run_id="a-long-run-id-for-the-width-check",
+    )
 
 
 def test_the_main_results_are_cut_into_tables_of_a_few_measures(evaluated):

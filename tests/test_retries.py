@@ -21,8 +21,11 @@ class Settings:
 
 def server_error(status: int, headers: dict[str, str] | None = None) -> openai.APIStatusError:
     response = httpx.Response(status, headers=headers, request=httpx.Request("POST", "http://127.0.0.1/v1"))
-    return openai.InternalServerError("down", response=response, body=None) if status >= 500 else \
-        openai.RateLimitError("slow down", response=response, body=None)
+    return (
+        openai.InternalServerError("down", response=response, body=None)
+        if status >= 500
+        else openai.RateLimitError("slow down", response=response, body=None)
+    )
 
 
 class Attempts:
@@ -42,8 +45,10 @@ def test_transient_errors_are_retried_with_the_waits_in_between():
     retried, waits = [], []
     attempt = Attempts(server_error(500), server_error(429, {"retry-after": "2"}))
     assert retrying(Settings(), retried.append, waits.append)(attempt) == "done"
-    assert attempt.calls == 3 and [type(error) for error in retried] == [openai.InternalServerError,
-                                                                           openai.RateLimitError]
+    assert attempt.calls == 3 and [type(error) for error in retried] == [
+        openai.InternalServerError,
+        openai.RateLimitError,
+    ]
     assert 0.5 <= waits[0] <= 1.0 and waits[1] == 2.0  # backoff, then what the server asked for
 
 

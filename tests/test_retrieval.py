@@ -54,8 +54,9 @@ def bm25() -> BM25Index:
 
 
 def analyzed(text: str) -> list[str]:
-    return bm25s.tokenize([text], lower=True, stopwords="en", stemmer=Stemmer.Stemmer("english"),
-                          return_ids=False, show_progress=False)[0]
+    return bm25s.tokenize(
+        [text], lower=True, stopwords="en", stemmer=Stemmer.Stemmer("english"), return_ids=False, show_progress=False
+    )[0]
 
 
 def test_bm25_ranks_the_matching_document_first(bm25):
@@ -115,8 +116,9 @@ def test_bm25_score_is_lucene_bm25_worked_by_hand(bm25):
     assert analyzed(CORPUS["d5"]) == ["shoe", "shoe", "shoe", "run", "joke"]
     score = bm25.search({"q": "running shoes"}, depth=5)["q"]["d5"]
     assert score == pytest.approx(0.559165, abs=1e-6)
-    assert score == pytest.approx(sum(idf * tf / (tf + norm) for idf, tf, norm in lucene_terms("running shoes", "d5")),
-                                  rel=1e-6)
+    assert score == pytest.approx(
+        sum(idf * tf / (tf + norm) for idf, tf, norm in lucene_terms("running shoes", "d5")), rel=1e-6
+    )
     # d1 → [run, shoe, trail, runner]: K = 1.5 · (0.25 + 0.75 · 4 / 4.6) = 1.353261
     #   0.538997 · 2 · 1 / 2.353261 = 0.458085
     assert bm25.search({"q": "running shoes"}, depth=5)["q"]["d1"] == pytest.approx(0.458085, abs=1e-6)
@@ -137,8 +139,9 @@ def test_dense_search_is_exact(depth):
     doc_ids = [f"doc{i}" for i in range(50)]
     query_ids = [f"q{i}" for i in range(300)]
     progress = []
-    run = DenseIndex(doc_ids, documents).search(query_ids, queries, depth,
-                                                on_progress=lambda done, total: progress.append((done, total)))
+    run = DenseIndex(doc_ids, documents).search(
+        query_ids, queries, depth, on_progress=lambda done, total: progress.append((done, total))
+    )
     assert progress == [(256, 300), (300, 300)]
     assert list(run) == query_ids
     scores = queries @ documents.T
@@ -206,12 +209,14 @@ def ascending(run):
 def test_rrf_worked_by_hand():
     fused = fuse_runs([RUN_A, RUN_B], "rrf")
     # q1 ranks: A d1 1, d2 2, d3 3;  B d3 1, d1 2, d4 3
-    assert fused["q1"] == pytest.approx({
-        "d1": 1 / 61 + 1 / 62,  # 0.032522
-        "d3": 1 / 63 + 1 / 61,  # 0.032266
-        "d2": 1 / 62,  # 0.016129
-        "d4": 1 / 63,  # 0.015873
-    })
+    assert fused["q1"] == pytest.approx(
+        {
+            "d1": 1 / 61 + 1 / 62,  # 0.032522
+            "d3": 1 / 63 + 1 / 61,  # 0.032266
+            "d2": 1 / 62,  # 0.016129
+            "d4": 1 / 63,  # 0.015873
+        }
+    )
     assert list(fused["q1"]) == ["d1", "d3", "d2", "d4"]
     # q2 is in A only: still fused
     assert fused["q2"] == pytest.approx({"d4": 1 / 61, "d5": 1 / 62})
@@ -274,8 +279,10 @@ def test_combsum_and_wsum_worked_by_hand():
     }
     # weights 0.25 (A), 0.75 (B): d1 0.25 + 0.75 · 0.875 = 0.90625, d3 0.75, d2 0.125, d4 0
     wsum = fuse_runs([RUN_A, RUN_B], "wsum", weights=[0.25, 0.75])
-    assert wsum == {"q1": pytest.approx({"d1": 0.90625, "d3": 0.75, "d2": 0.125, "d4": 0.0}),
-                    "q2": pytest.approx({"d4": 0.25, "d5": 0.0})}
+    assert wsum == {
+        "q1": pytest.approx({"d1": 0.90625, "d3": 0.75, "d2": 0.125, "d4": 0.0}),
+        "q2": pytest.approx({"d4": 0.25, "d5": 0.0}),
+    }
     assert list(wsum["q1"]) == ["d1", "d3", "d2", "d4"]
     # weights swapped: d1 0.75 + 0.25 · 0.875 = 0.96875, d2 0.75 · 0.5 = 0.375, d3 0.25, d4 0: d2 overtakes d3
     swapped = fuse_runs([RUN_A, RUN_B], "wsum", weights=[0.75, 0.25])["q1"]
@@ -341,20 +348,36 @@ def test_rerank_by_query_word_count_on_several_queries():
 
 def test_rerank_ties_by_document_id_and_progress():
     progress = []
-    reranked = rerank_run({"q": {"b": 2.0, "a": 1.0}, "r": {"c": 1.0}}, {"q": "x", "r": "y"}, DOCUMENTS,
-                          lambda pairs: [0.5] * len(pairs), k=5, on_progress=lambda *p: progress.append(p))
+    reranked = rerank_run(
+        {"q": {"b": 2.0, "a": 1.0}, "r": {"c": 1.0}},
+        {"q": "x", "r": "y"},
+        DOCUMENTS,
+        lambda pairs: [0.5] * len(pairs),
+        k=5,
+        on_progress=lambda *p: progress.append(p),
+    )
     assert list(reranked["q"]) == ["a", "b"]
     assert progress == [(1, 2), (2, 2)]
 
 
 # --- Query building ----------------------------------------------------------------------------
-HISTORY = [("What is BM25?", "A ranking function."), ("Who made it?", "Robertson and others."),
-           ("When?", "In the 1990s.")]
+HISTORY = [
+    ("What is BM25?", "A ranking function."),
+    ("Who made it?", "Robertson and others."),
+    ("When?", "In the 1990s."),
+]
 
 
 def turn(history=HISTORY, rewrite="How does BM25 compare with dense retrieval?") -> BenchmarkQuery:
-    return BenchmarkQuery(id="c1_t4", text="(text field)", question="How does it compare with dense retrieval?",
-                          rewrite=rewrite, conversation_id="c1", turn=len(history) + 1, history=list(history))
+    return BenchmarkQuery(
+        id="c1_t4",
+        text="(text field)",
+        question="How does it compare with dense retrieval?",
+        rewrite=rewrite,
+        conversation_id="c1",
+        turn=len(history) + 1,
+        history=list(history),
+    )
 
 
 def test_full_history_lists_every_earlier_turn_then_the_question():
@@ -362,15 +385,18 @@ def test_full_history_lists_every_earlier_turn_then_the_question():
         "User: What is BM25?\nAgent: A ranking function.\n"
         "User: Who made it?\nAgent: Robertson and others.\n"
         "User: When?\nAgent: In the 1990s.\n"
-        "User: How does it compare with dense retrieval?")
+        "User: How does it compare with dense retrieval?"
+    )
 
 
 def test_last_k_keeps_only_the_last_turns():
     assert build_query(turn(), parse_history_mode("last:1")) == (
-        "User: When?\nAgent: In the 1990s.\nUser: How does it compare with dense retrieval?")
+        "User: When?\nAgent: In the 1990s.\nUser: How does it compare with dense retrieval?"
+    )
     assert build_query(turn(), parse_history_mode("last:2")) == (
         "User: Who made it?\nAgent: Robertson and others.\n"
-        "User: When?\nAgent: In the 1990s.\nUser: How does it compare with dense retrieval?")
+        "User: When?\nAgent: In the 1990s.\nUser: How does it compare with dense retrieval?"
+    )
     assert build_query(turn(), parse_history_mode("last:9")) == build_query(turn(), parse_history_mode("full"))
 
 
@@ -416,15 +442,24 @@ def test_parse_history_mode():
 # --- Retriever specs ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("dense", RetrieverSpec("dense")),
-    ("dense:BAAI/bge-small-en-v1.5", RetrieverSpec("dense", model="BAAI/bge-small-en-v1.5")),
-    ("bm25", RetrieverSpec("bm25")),
-    ("hybrid:rrf(dense,bm25)", RetrieverSpec("hybrid", method="rrf",
-                                             components=(RetrieverSpec("dense"), RetrieverSpec("bm25")))),
-    ("hybrid:wsum(dense=0.7,bm25=0.3)", RetrieverSpec("hybrid", method="wsum", weights=(0.7, 0.3),
-                                                      components=(RetrieverSpec("dense"), RetrieverSpec("bm25")))),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("dense", RetrieverSpec("dense")),
+        ("dense:BAAI/bge-small-en-v1.5", RetrieverSpec("dense", model="BAAI/bge-small-en-v1.5")),
+        ("bm25", RetrieverSpec("bm25")),
+        (
+            "hybrid:rrf(dense,bm25)",
+            RetrieverSpec("hybrid", method="rrf", components=(RetrieverSpec("dense"), RetrieverSpec("bm25"))),
+        ),
+        (
+            "hybrid:wsum(dense=0.7,bm25=0.3)",
+            RetrieverSpec(
+                "hybrid", method="wsum", weights=(0.7, 0.3), components=(RetrieverSpec("dense"), RetrieverSpec("bm25"))
+            ),
+        ),
+    ],
+)
 def test_retriever_spec_round_trips(text, expected):
     spec = parse_retriever(text)
     assert spec == expected
@@ -437,16 +472,19 @@ def test_retriever_spec_normalizes():
     assert parse_retriever("hybrid:combsum( bm25 , dense:m )").label == "hybrid:combsum(bm25,dense:m)"
 
 
-@pytest.mark.parametrize("text, message", [
-    ("bm26", "unknown retriever 'bm26'"),
-    ("hybrid:max(dense,bm25)", "unknown fusion method 'max'"),
-    ("hybrid:rrf(dense)", "at least two retrievers"),
-    ("hybrid:rrf(dense,bm25", "unknown retriever"),
-    ("hybrid:rrf(dense=0.5,bm25=0.5)", "only wsum takes weights"),
-    ("hybrid:wsum(dense=0.7,bm25)", "a weight for each retriever"),
-    ("hybrid:wsum(dense=x,bm25=0.3)", "weight 'x' is not a number"),
-    ("hybrid:rrf(bm25,hybrid:rrf(dense,bm25))", "unknown retriever"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("bm26", "unknown retriever 'bm26'"),
+        ("hybrid:max(dense,bm25)", "unknown fusion method 'max'"),
+        ("hybrid:rrf(dense)", "at least two retrievers"),
+        ("hybrid:rrf(dense,bm25", "unknown retriever"),
+        ("hybrid:rrf(dense=0.5,bm25=0.5)", "only wsum takes weights"),
+        ("hybrid:wsum(dense=0.7,bm25)", "a weight for each retriever"),
+        ("hybrid:wsum(dense=x,bm25=0.3)", "weight 'x' is not a number"),
+        ("hybrid:rrf(bm25,hybrid:rrf(dense,bm25))", "unknown retriever"),
+    ],
+)
 def test_bad_retriever_specs(text, message):
     with pytest.raises(InputError, match=message.replace("(", r"\(")):
         parse_retriever(text)
@@ -454,21 +492,31 @@ def test_bad_retriever_specs(text, message):
 
 def test_expand_configurations_orders_inputs_first_without_duplicates():
     hybrid = parse_retriever("hybrid:rrf(dense,bm25)")
-    configurations = expand_configurations([hybrid, parse_retriever("bm25")],
-                                           [parse_history_mode("full"), parse_history_mode("current")], rerank=True)
+    configurations = expand_configurations(
+        [hybrid, parse_retriever("bm25")], [parse_history_mode("full"), parse_history_mode("current")], rerank=True
+    )
     names = [c.name for c in configurations]
     assert names == [
-        "dense@full", "bm25@full", "dense@current", "bm25@current",
-        "hybrid:rrf(dense,bm25)@full", "hybrid:rrf(dense,bm25)@current",
-        "hybrid:rrf(dense,bm25)+rerank@full", "bm25+rerank@full",
-        "hybrid:rrf(dense,bm25)+rerank@current", "bm25+rerank@current",
+        "dense@full",
+        "bm25@full",
+        "dense@current",
+        "bm25@current",
+        "hybrid:rrf(dense,bm25)@full",
+        "hybrid:rrf(dense,bm25)@current",
+        "hybrid:rrf(dense,bm25)+rerank@full",
+        "bm25+rerank@full",
+        "hybrid:rrf(dense,bm25)+rerank@current",
+        "bm25+rerank@current",
     ]
     for position, configuration in enumerate(configurations):
         assert all(needed in configurations[:position] for needed in configuration.inputs)
-    assert Configuration(hybrid, parse_history_mode("last:2"), rerank=True).file_stem == \
-        "hybrid_rrf_dense_bm25_rerank_last_2"
-    assert [c.name for c in expand_configurations([parse_retriever("dense")], [parse_history_mode("oracle")],
-                                                  rerank=False)] == ["dense@oracle"]
+    assert (
+        Configuration(hybrid, parse_history_mode("last:2"), rerank=True).file_stem
+        == "hybrid_rrf_dense_bm25_rerank_last_2"
+    )
+    assert [
+        c.name for c in expand_configurations([parse_retriever("dense")], [parse_history_mode("oracle")], rerank=False)
+    ] == ["dense@oracle"]
 
 
 # --- Rewriter baseline -------------------------------------------------------------------------
@@ -501,8 +549,12 @@ def test_a_collection_larger_than_a_page_is_read_whole_with_its_documents_and_me
     store = VectorStore(open_client(workspace), "big", ChromaEmbeddingFunction(HashingEmbedder(2)), "hash-2")
     count = READ_PAGE + 3
     ids = [f"c{number:06}" for number in range(count)]
-    store.upsert(ids, [[1.0, float(number % 7)] for number in range(count)], [f"text {n}" for n in range(count)],
-                 [{"title": f"t{n}"} for n in range(count)])
+    store.upsert(
+        ids,
+        [[1.0, float(number % 7)] for number in range(count)],
+        [f"text {n}" for n in range(count)],
+        [{"title": f"t{n}"} for n in range(count)],
+    )
     pages = list(store.iter_all(include=("documents", "metadatas")))
     assert [len(page["ids"]) for page in pages] == [READ_PAGE, 3]
     assert sorted(chunk_id for page in pages for chunk_id in page["ids"]) == ids
@@ -515,8 +567,12 @@ def test_a_whole_read_pages_by_id_and_keeps_the_listed_order_when_chroma_answers
     workspace = Workspace.resolve(tmp_path / "ws")
     store = VectorStore(open_client(workspace), "paged", ChromaEmbeddingFunction(HashingEmbedder(2)), "hash-2")
     ids = [f"c{number:02}" for number in range(25)]
-    store.upsert(ids, [[1.0, float(number)] for number in range(25)], [f"text {n}" for n in ids],
-                 [{"title": f"title {n}"} for n in ids])
+    store.upsert(
+        ids,
+        [[1.0, float(number)] for number in range(25)],
+        [f"text {n}" for n in ids],
+        [{"title": f"title {n}"} for n in ids],
+    )
     listed = store.collection.get(include=[])["ids"]
     real = store.collection
     asked = []

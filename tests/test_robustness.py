@@ -25,10 +25,17 @@ from tests.chromium import chromium_or_skip, loaded_images
 from tests.paraphrase_fixtures import section, write_cast_files
 
 QRELS = {"31_1": {"d1": 2}, "31_2": {"d2": 3}, "81_2": {"d3": 1}}
-DOCUMENTS = {"d1": "Throat cancer is cancer of the pharynx.", "d2": "Throat cancer is often treatable.",
-             "d3": "Openers fail when the motor burns out.", "p1": "RELEVANT: throat cancer explained in full.",
-             "p2": "RELEVANT: how throat cancer is treated.", "n1": "A recipe for bread.", "n2": "Football results.",
-             "n3": "The weather in Lisbon.", "n4": "A history of the violin."}
+DOCUMENTS = {
+    "d1": "Throat cancer is cancer of the pharynx.",
+    "d2": "Throat cancer is often treatable.",
+    "d3": "Openers fail when the motor burns out.",
+    "p1": "RELEVANT: throat cancer explained in full.",
+    "p2": "RELEVANT: how throat cancer is treated.",
+    "n1": "A recipe for bread.",
+    "n2": "Football results.",
+    "n3": "The weather in Lisbon.",
+    "n4": "A history of the violin.",
+}
 RUNS = {  # turn: ranked documents, best first
     "original": {"31_1": ["d1", "n1", "n2"], "31_2": ["d2", "n1", "n3"], "81_2": ["d3", "n2", "n4"]},
     "R1": {"31_1": ["p1", "d1", "n1"], "31_2": ["n3", "p2", "d2"], "81_2": ["n4", "n2", "d3"]},
@@ -46,24 +53,37 @@ def judge_reply(messages, schema, lenient=False):
 def write_runs_fixture(tmp_path: Path) -> dict[str, Path]:
     files = write_cast_files(tmp_path / "cast")
     files["qrels"] = tmp_path / "qrels.txt"
-    files["qrels"].write_text("".join(f"{turn} 0 {doc} {rel}\n" for turn, docs in QRELS.items()
-                                      for doc, rel in docs.items()), encoding="utf-8")
+    files["qrels"].write_text(
+        "".join(f"{turn} 0 {doc} {rel}\n" for turn, docs in QRELS.items() for doc, rel in docs.items()),
+        encoding="utf-8",
+    )
     files["corpus"] = tmp_path / "corpus.jsonl"
-    files["corpus"].write_text("".join(json.dumps({"_id": doc, "title": "", "text": text}) + "\n"
-                                       for doc, text in DOCUMENTS.items()), encoding="utf-8")
+    files["corpus"].write_text(
+        "".join(json.dumps({"_id": doc, "title": "", "text": text}) + "\n" for doc, text in DOCUMENTS.items()),
+        encoding="utf-8",
+    )
     for name, ranked in RUNS.items():
         files[name] = tmp_path / f"{name}.trec"
-        files[name].write_text("".join(f"{turn} Q0 {doc} {rank} {10 - rank} test\n" for turn, docs in ranked.items()
-                                       for rank, doc in enumerate(docs, start=1)), encoding="utf-8")
+        files[name].write_text(
+            "".join(
+                f"{turn} Q0 {doc} {rank} {10 - rank} test\n"
+                for turn, docs in ranked.items()
+                for rank, doc in enumerate(docs, start=1)
+            ),
+            encoding="utf-8",
+        )
     return files
 
 
 def expected(run: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> dict[str, float]:
     """Means over the judged turns, as ir_measures computes them (the reference library)."""
     scored = {turn: {doc: float(10 - rank) for rank, doc in enumerate(docs, start=1)} for turn, docs in run.items()}
-    return {str(measure): value for measure, value in
-            ir_measures.calc_aggregate([ir_measures.parse_measure(m) for m in [*MEASURES, "Judged@3"]], qrels,
-                                       scored).items()}
+    return {
+        str(measure): value
+        for measure, value in ir_measures.calc_aggregate(
+            [ir_measures.parse_measure(m) for m in [*MEASURES, "Judged@3"]], qrels, scored
+        ).items()
+    }
 
 
 def register_judges() -> list[str]:
@@ -75,11 +95,25 @@ def register_judges() -> list[str]:
 def test_rejudging_planted_unjudged_relevant_documents_raises_the_measures_as_expected(tmp_path):
     files = write_runs_fixture(tmp_path)
     workspace = tmp_path / "ws"
-    made = paraphrase([files["2019"], files["resolved"], files["2020"]], import_ecast=files["ecast"], test_sets=1,
-                      qrels=files["qrels"], workspace=workspace, run_id="para")
-    result = robustness("para", runs={"original": files["original"], "R1": files["R1"]}, qrels=files["qrels"],
-                        corpus=files["corpus"], judges=register_judges(), judge_depth=3, measures=MEASURES,
-                        workspace=workspace, run_id="rob")
+    made = paraphrase(
+        [files["2019"], files["resolved"], files["2020"]],
+        import_ecast=files["ecast"],
+        test_sets=1,
+        qrels=files["qrels"],
+        workspace=workspace,
+        run_id="para",
+    )
+    result = robustness(
+        "para",
+        runs={"original": files["original"], "R1": files["R1"]},
+        qrels=files["qrels"],
+        corpus=files["corpus"],
+        judges=register_judges(),
+        judge_depth=3,
+        measures=MEASURES,
+        workspace=workspace,
+        run_id="rob",
+    )
     before, after = result.means["run"]["before"], result.means["run"]["after"]
     # Both judges grade the planted documents 4; on the others they disagree (0 and 1): the
     # confirmed grade is 0 (both gave 0 or more, only one 1 or more).
@@ -107,9 +141,17 @@ def test_rejudging_planted_unjudged_relevant_documents_raises_the_measures_as_ex
     loaded, total = loaded_images(chromium_or_skip(), result.report["html"], tmp_path)
     assert total >= 2 and loaded == total
 
-    resumed = robustness("para", runs={"original": files["original"], "R1": files["R1"]}, qrels=files["qrels"],
-                         corpus=files["corpus"], judges=["judge-a", "judge-b"], judge_depth=3, measures=MEASURES,
-                         workspace=workspace, run_id="rob")
+    resumed = robustness(
+        "para",
+        runs={"original": files["original"], "R1": files["R1"]},
+        qrels=files["qrels"],
+        corpus=files["corpus"],
+        judges=["judge-a", "judge-b"],
+        judge_depth=3,
+        measures=MEASURES,
+        workspace=workspace,
+        run_id="rob",
+    )
     assert resumed.already_finished and resumed.means == result.means
     assert made.test_sets["R1"].is_dir()
 
@@ -117,18 +159,47 @@ def test_rejudging_planted_unjudged_relevant_documents_raises_the_measures_as_ex
 def test_a_vote_rule_the_judges_cannot_meet_exits_2_before_any_run_record(tmp_path):
     files = write_runs_fixture(tmp_path)
     workspace = tmp_path / "ws"
-    paraphrase([files["2020"]], import_ecast=files["ecast"], test_sets=1, qrels=files["qrels"], workspace=workspace,
-               run_id="para")
-    outcome = CliRunner().invoke(app, [
-        "robustness", "para", "--run", f"original={files['original']}", "--run", f"R1={files['R1']}",
-        "--corpus", str(files["corpus"]), "--judge", "baseline", "--workspace", str(workspace), "--run-id", "rob"])
+    paraphrase(
+        [files["2020"]],
+        import_ecast=files["ecast"],
+        test_sets=1,
+        qrels=files["qrels"],
+        workspace=workspace,
+        run_id="para",
+    )
+    outcome = CliRunner().invoke(
+        app,
+        [
+            "robustness",
+            "para",
+            "--run",
+            f"original={files['original']}",
+            "--run",
+            f"R1={files['R1']}",
+            "--corpus",
+            str(files["corpus"]),
+            "--judge",
+            "baseline",
+            "--workspace",
+            str(workspace),
+            "--run-id",
+            "rob",
+        ],
+    )
     assert outcome.exit_code == 2, outcome.output
     message = " ".join(outcome.output.split())
     assert "--min-votes 2 needs at least 2 judges" in message and "--min-votes 1" in message
     assert not (workspace / "runs" / "rob").exists()
     with pytest.raises(InputError, match="--min-votes 3 needs at least 3 judges"):
-        robustness("para", runs={"original": files["original"], "R1": files["R1"]}, corpus=files["corpus"],
-                   judges=register_judges(), min_votes=3, workspace=workspace, run_id="rob")
+        robustness(
+            "para",
+            runs={"original": files["original"], "R1": files["R1"]},
+            corpus=files["corpus"],
+            judges=register_judges(),
+            min_votes=3,
+            workspace=workspace,
+            run_id="rob",
+        )
     assert not (workspace / "runs" / "rob").exists()
 
 
@@ -143,20 +214,42 @@ def test_a_judge_that_agrees_with_a_binary_gold_leaves_ndcg_as_it_was(tmp_path):
     """The judges grade the planted relevant documents 4 on CAsT's scale; the gold says 1. Merged
     as they were, nDCG of a run that ranks every relevant document first would fall (to 0.84 here)."""
     files = write_runs_fixture(tmp_path)
-    files["qrels"].write_text("".join(f"{turn} 0 {doc} {rel}\n" for turn, docs in BINARY_QRELS.items()
-                                      for doc, rel in docs.items()), encoding="utf-8")
+    files["qrels"].write_text(
+        "".join(f"{turn} 0 {doc} {rel}\n" for turn, docs in BINARY_QRELS.items() for doc, rel in docs.items()),
+        encoding="utf-8",
+    )
     for name, ranked in RELEVANT_FIRST.items():
-        files[name].write_text("".join(f"{turn} Q0 {doc} {rank} {10 - rank} test\n" for turn, docs in ranked.items()
-                                       for rank, doc in enumerate(docs, start=1)), encoding="utf-8")
+        files[name].write_text(
+            "".join(
+                f"{turn} Q0 {doc} {rank} {10 - rank} test\n"
+                for turn, docs in ranked.items()
+                for rank, doc in enumerate(docs, start=1)
+            ),
+            encoding="utf-8",
+        )
     workspace = tmp_path / "ws"
-    paraphrase([files["2019"], files["resolved"], files["2020"]], import_ecast=files["ecast"], test_sets=1,
-               qrels=files["qrels"], workspace=workspace, run_id="para")
+    paraphrase(
+        [files["2019"], files["resolved"], files["2020"]],
+        import_ecast=files["ecast"],
+        test_sets=1,
+        qrels=files["qrels"],
+        workspace=workspace,
+        run_id="para",
+    )
     judges = ["judge-a", "judge-a2"]
     for judge in judges:
         register_model(judge, ModelSeam(ScriptedBackend(replier=judge_reply, model=judge)))
-    result = robustness("para", runs={"original": files["original"], "R1": files["R1"]}, qrels=files["qrels"],
-                        corpus=files["corpus"], judges=judges, judge_depth=3, measures=MEASURES,
-                        workspace=workspace, run_id="rob")
+    result = robustness(
+        "para",
+        runs={"original": files["original"], "R1": files["R1"]},
+        qrels=files["qrels"],
+        corpus=files["corpus"],
+        judges=judges,
+        judge_depth=3,
+        measures=MEASURES,
+        workspace=workspace,
+        run_id="rob",
+    )
     before, after = result.means["run"]["before"], result.means["run"]["after"]
     augmented = read_beir_qrels(result.augmented_qrels)
     assert augmented["31_1"]["p1"] == augmented["31_2"]["p2"] == 1  # grade 4 on the gold's binary scale
@@ -164,8 +257,10 @@ def test_a_judge_that_agrees_with_a_binary_gold_leaves_ndcg_as_it_was(tmp_path):
     for name in RELEVANT_FIRST:
         assert after[name]["nDCG@3"] == pytest.approx(before[name]["nDCG@3"]) == pytest.approx(1.0)
         assert after[name]["nDCG@3"] == pytest.approx(expected(RELEVANT_FIRST[name], augmented)["nDCG@3"])
-    graded = {turn: {doc: (4 if doc.startswith("p") else rel) for doc, rel in docs.items()}
-              for turn, docs in augmented.items()}
+    graded = {
+        turn: {doc: (4 if doc.startswith("p") else rel) for doc, rel in docs.items()}
+        for turn, docs in augmented.items()
+    }
     assert expected(RELEVANT_FIRST["R1"], graded)["nDCG@3"] < 0.9  # what merging the grades as they were gives
     results = result.results()
     assert results["scale"]["benchmark"] == "binary"
@@ -183,27 +278,41 @@ def test_the_offline_judge_calls_few_of_the_documents_retrieval_brings_up_releva
     """What BM25 pools shares the question's words by construction: the lexical judge must ask
     more than that (most of the words in one sentence) or it calls most of the pool relevant."""
     question = "How long do violin strings with a steel core last?"
-    answers = ["Violin strings with a steel core last about a year of daily playing.",
-               "A steel core lasts longest: violin strings of that kind last for a year."]
-    on_topic = ["Violin strings come in gut, synthetic and steel.", "Cello strings with a steel core last long.",
-                "The core of a violin is its sound post.", "How long should a violin lesson last?",
-                "Steel is an alloy of iron. Violin makers seldom use it. Strings are sold in sets.",
-                "Violin strings are changed by the player, strings first, then the bridge is checked.",
-                "A steel cable has a core of wire.", "Long violin concerts last two hours."]
+    answers = [
+        "Violin strings with a steel core last about a year of daily playing.",
+        "A steel core lasts longest: violin strings of that kind last for a year.",
+    ]
+    on_topic = [
+        "Violin strings come in gut, synthetic and steel.",
+        "Cello strings with a steel core last long.",
+        "The core of a violin is its sound post.",
+        "How long should a violin lesson last?",
+        "Steel is an alloy of iron. Violin makers seldom use it. Strings are sold in sets.",
+        "Violin strings are changed by the player, strings first, then the bridge is checked.",
+        "A steel cable has a core of wire.",
+        "Long violin concerts last two hours.",
+    ]
     judge = RelevanceJudge()
-    grades = [judge.baseline(history=[], question=question, rewrite=None, document=text).grade
-              for text in answers + on_topic]
-    assert grades[:len(answers)]
-    assert all(grade >= RELEVANT_GRADE for grade in grades[:len(answers)])
-    called_relevant = sum(grade >= RELEVANT_GRADE for grade in grades[len(answers):])
+    grades = [
+        judge.baseline(history=[], question=question, rewrite=None, document=text).grade for text in answers + on_topic
+    ]
+    assert grades[: len(answers)]
+    assert all(grade >= RELEVANT_GRADE for grade in grades[: len(answers)])
+    called_relevant = sum(grade >= RELEVANT_GRADE for grade in grades[len(answers) :])
     assert called_relevant <= len(on_topic) // 4, grades  # was every one of them (grade 1 or more)
 
 
 def test_run_files_must_name_the_paraphrase_runs_test_sets(tmp_path):
     files = write_runs_fixture(tmp_path)
     workspace = tmp_path / "ws"
-    paraphrase([files["2020"]], import_ecast=files["ecast"], test_sets=1, qrels=files["qrels"], workspace=workspace,
-               run_id="para")
+    paraphrase(
+        [files["2020"]],
+        import_ecast=files["ecast"],
+        test_sets=1,
+        qrels=files["qrels"],
+        workspace=workspace,
+        run_id="para",
+    )
     with pytest.raises(InputError, match="no test set 'R7'"):
         robustness("para", runs={"original": files["original"], "R7": files["R1"]}, workspace=workspace)
     with pytest.raises(InputError, match="needs original=FILE"):
@@ -222,28 +331,59 @@ def test_confirmed_grade_and_pool_depth():
 def write_beir_benchmark(directory: Path) -> None:
     """Two conversations over a corpus where BM25 finds unjudged documents for the paraphrases."""
     directory.mkdir(parents=True)
-    corpus = {"g1": "Violin strings are made of gut, steel or synthetic core.",
-              "g2": "A violin bow is strung with horsehair.",
-              "u1": "Cello strings and violin strings: steel core strings last longest.",
-              "u2": "Horsehair for bows comes from horse tails; it is rosined before playing.",
-              "x1": "Bread needs flour, water and yeast.", "x2": "Lisbon has mild winters."}
-    (directory / "corpus.jsonl").write_text("".join(json.dumps({"_id": d, "title": "", "text": t}) + "\n"
-                                                    for d, t in corpus.items()), encoding="utf-8")
+    corpus = {
+        "g1": "Violin strings are made of gut, steel or synthetic core.",
+        "g2": "A violin bow is strung with horsehair.",
+        "u1": "Cello strings and violin strings: steel core strings last longest.",
+        "u2": "Horsehair for bows comes from horse tails; it is rosined before playing.",
+        "x1": "Bread needs flour, water and yeast.",
+        "x2": "Lisbon has mild winters.",
+    }
+    (directory / "corpus.jsonl").write_text(
+        "".join(json.dumps({"_id": d, "title": "", "text": t}) + "\n" for d, t in corpus.items()), encoding="utf-8"
+    )
     queries = [("c1_t0", "c1", 0, "What are violin strings made of?"), ("c1_t1", "c1", 1, "And the bow?")]
-    (directory / "queries.jsonl").write_text("".join(json.dumps({"_id": q, "text": text, "metadata": {
-        "conversation_id": c, "turn": t, "question": text, "rewrite": text if t == 0 else "What is a violin bow strung "
-        "with?"}}) + "\n" for q, c, t, text in queries), encoding="utf-8")
+    (directory / "queries.jsonl").write_text(
+        "".join(
+            json.dumps(
+                {
+                    "_id": q,
+                    "text": text,
+                    "metadata": {
+                        "conversation_id": c,
+                        "turn": t,
+                        "question": text,
+                        "rewrite": text if t == 0 else "What is a violin bow strung with?",
+                    },
+                }
+            )
+            + "\n"
+            for q, c, t, text in queries
+        ),
+        encoding="utf-8",
+    )
     (directory / "qrels").mkdir()
-    (directory / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nc1_t0\tg1\t1\nc1_t1\tg2\t1\n",
-                                                  encoding="utf-8")
+    (directory / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\nc1_t0\tg1\t1\nc1_t1\tg2\t1\n", encoding="utf-8"
+    )
 
 
 def test_retrieval_path_evaluates_every_test_set_with_the_evaluate_job(tmp_path):
     write_beir_benchmark(tmp_path / "bench")
     workspace = tmp_path / "ws"
     paraphrase(tmp_path / "bench", per_turn=2, min_similarity=0, test_sets=2, workspace=workspace, run_id="para")
-    result = robustness("para", retrievers=["bm25"], histories=["oracle"], judges=["baseline"], min_votes=1,
-                        judge_depth=2, measures=["nDCG@3"], depth=10, workspace=workspace, run_id="rob")
+    result = robustness(
+        "para",
+        retrievers=["bm25"],
+        histories=["oracle"],
+        judges=["baseline"],
+        min_votes=1,
+        judge_depth=2,
+        measures=["nDCG@3"],
+        depth=10,
+        workspace=workspace,
+        run_id="rob",
+    )
     assert result.sets == ["original", "R1", "R2"]
     means = result.means["bm25@oracle"]
     assert set(means["before"]) == {"original", "R1", "R2"}
@@ -264,8 +404,7 @@ def test_retrieval_path_evaluates_every_test_set_with_the_evaluate_job(tmp_path)
     assert rows.index(children[0]) == 1 + rows.index(next(line for line in rows if "└" not in line))
 
 
-def test_a_robustness_run_stopped_inside_a_test_sets_evaluation_resumes_it_and_scores_as_one_run(tmp_path,
-                                                                                                 monkeypatch):
+def test_a_robustness_run_stopped_inside_a_test_sets_evaluation_resumes_it_and_scores_as_one_run(tmp_path, monkeypatch):
     """The evaluate graph runs as a subgraph of robustness: a failure inside the second test
     set's evaluation leaves the robustness run resumable; the resumed run reuses the finished
     child, finishes the stopped one, and scores what an uninterrupted run scores."""
@@ -274,8 +413,16 @@ def test_a_robustness_run_stopped_inside_a_test_sets_evaluation_resumes_it_and_s
     write_beir_benchmark(tmp_path / "bench")
     workspace = tmp_path / "ws"
     paraphrase(tmp_path / "bench", per_turn=2, min_similarity=0, test_sets=1, workspace=workspace, run_id="para")
-    settings = dict(retrievers=["bm25"], histories=["oracle"], judges=["baseline"], min_votes=1, judge_depth=2,
-                    measures=["nDCG@3"], depth=10, workspace=workspace)
+    settings = dict(
+        retrievers=["bm25"],
+        histories=["oracle"],
+        judges=["baseline"],
+        min_votes=1,
+        judge_depth=2,
+        measures=["nDCG@3"],
+        depth=10,
+        workspace=workspace,
+    )
     whole = robustness("para", **settings, run_id="whole")
 
     real_batches = evaluate_graph._run_batches

@@ -33,9 +33,11 @@ def stop_all(*processes: subprocess.Popen) -> None:
 
 
 def test_a_claim_held_in_this_process_refuses_a_second_one_and_is_free_after(tmp_path):
-    with (workspace_claim(tmp_path / "run", "r1"),  # held: a second claim of the run is refused
-          pytest.raises(RunInUse, match=f"process {os.getpid()} on host {socket.gethostname()}"),
-          workspace_claim(tmp_path / "run", "r1")):
+    with (
+        workspace_claim(tmp_path / "run", "r1"),  # held: a second claim of the run is refused
+        pytest.raises(RunInUse, match=f"process {os.getpid()} on host {socket.gethostname()}"),
+        workspace_claim(tmp_path / "run", "r1"),
+    ):
         pass
     with workspace_claim(tmp_path / "run", "r1"):  # released when the block ended
         pass

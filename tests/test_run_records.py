@@ -45,18 +45,21 @@ LEASE_S = 3
 runner = CliRunner(env={"COLUMNS": "200"})
 
 
-@pytest.mark.parametrize("arguments, message", [
-    (["ingest", "{corpus}", "--quality", "llm"], "--quality llm asks a model"),
-    (["ingest", "{corpus}", "--collection", "x"], "invalid collection name 'x'"),
-    (["ingest", "{corpus}", "--llm", "nonsense:model"], "unknown model spec"),
-    (["ingest", "{corpus}", "--run-id", ".hidden"], "invalid run id"),
-    (["synthesize", "--collection", "missing-collection"], "no collection 'missing-collection'"),
-    (["ingest", "{corpus}", "--structured-output", "xml"], "structured output 'xml' is not one of"),
-    (["synthesize", "--collection", "docs", "--switch-rate", "1.5"], "Invalid value for '--switch-rate'"),
-    (["evaluate", "{tmp}/nowhere", "--retriever", "bm25"], "not a BEIR directory"),
-    (["evaluate", "{tmp}/nowhere", "--significance-test", "coin-flip"], "--significance-test must be one of"),
-    (["audit", "{tmp}/nowhere", "--judge", "baseline", "--judge", "baseline"], "each --judge may be given once"),
-])
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["ingest", "{corpus}", "--quality", "llm"], "--quality llm asks a model"),
+        (["ingest", "{corpus}", "--collection", "x"], "invalid collection name 'x'"),
+        (["ingest", "{corpus}", "--llm", "nonsense:model"], "unknown model spec"),
+        (["ingest", "{corpus}", "--run-id", ".hidden"], "invalid run id"),
+        (["synthesize", "--collection", "missing-collection"], "no collection 'missing-collection'"),
+        (["ingest", "{corpus}", "--structured-output", "xml"], "structured output 'xml' is not one of"),
+        (["synthesize", "--collection", "docs", "--switch-rate", "1.5"], "Invalid value for '--switch-rate'"),
+        (["evaluate", "{tmp}/nowhere", "--retriever", "bm25"], "not a BEIR directory"),
+        (["evaluate", "{tmp}/nowhere", "--significance-test", "coin-flip"], "--significance-test must be one of"),
+        (["audit", "{tmp}/nowhere", "--judge", "baseline", "--judge", "baseline"], "each --judge may be given once"),
+    ],
+)
 def test_settings_that_cannot_work_are_refused_before_any_run_exists(tmp_path, arguments, message):
     corpus = write_corpus(tmp_path / "corpus", documents=2)
     workspace = tmp_path / "ws"
@@ -112,19 +115,25 @@ def test_a_terminated_run_is_crashed_and_a_killed_one_interrupted(tmp_path):
 # A resumed run's summary is the whole run's: a run that crashed on the Nth model call and
 # was resumed records the same run.json summary as one that never stopped.
 
-def crashing_seam(replier, crash_on_call: int | None, model: str = "scripted", *,
-                  slow: bool | None = None) -> ModelSeam:
+
+def crashing_seam(
+    replier, crash_on_call: int | None, model: str = "scripted", *, slow: bool | None = None
+) -> ModelSeam:
     """A scripted model whose call ``crash_on_call`` raises at once (None: never). In a run that
     crashes (``slow``; default: this seam crashes) each other call takes a moment: the items in
     flight beside the crash finish after it, their records written but their step never
     checkpointed, as when a process dies. Runs that do not crash get their answers at once."""
+
     def slowly(messages, schema):
         time.sleep(0.05)
         return replier(messages, schema)
 
     answer = slowly if (crash_on_call is not None if slow is None else slow) else replier
-    replies = [] if crash_on_call is None else [*[answer] * (crash_on_call - 1),
-                                                RuntimeError(f"model crashed on call {crash_on_call}")]
+    replies = (
+        []
+        if crash_on_call is None
+        else [*[answer] * (crash_on_call - 1), RuntimeError(f"model crashed on call {crash_on_call}")]
+    )
     return ModelSeam(ScriptedBackend(replies=replies, replier=answer, model=model))
 
 
@@ -139,38 +148,78 @@ def run_synthesis(root: Path, run_id: str, crash_on_call: int | None, database: 
     if not RunDirectory(workspace, "ingest").exists():
         build_collection(workspace, root / "corpus")
     llm = register_model(f"scripted-{run_id}", crashing_seam(synthesis_reply, crash_on_call))
-    context = SynthesisContext(workspace=str(workspace.root), llm=llm, cluster_size=4, concurrency=2,
-                               database=database, lease_s=LEASE_S)
-    return run_job(synthesis_builder, job="synthesize", workspace=workspace, run_id=run_id,
-                   inputs={"run_id": run_id, "collection": COLLECTION, "conversations": 8, "turns": 4},
-                   context=context, settings={}, max_concurrency=2, **shared(database))
+    context = SynthesisContext(
+        workspace=str(workspace.root), llm=llm, cluster_size=4, concurrency=2, database=database, lease_s=LEASE_S
+    )
+    return run_job(
+        synthesis_builder,
+        job="synthesize",
+        workspace=workspace,
+        run_id=run_id,
+        inputs={"run_id": run_id, "collection": COLLECTION, "conversations": 8, "turns": 4},
+        context=context,
+        settings={},
+        max_concurrency=2,
+        **shared(database),
+    )
 
 
 def run_audit(root: Path, run_id: str, crash_on_call: int | None, database: str | None = None):
     workspace = Workspace.resolve(root / "ws")
     turns, corpus = write_audit_benchmark(root / "bench")
-    judges = {"scripted:judge-a": crashing_seam(judge_reply, crash_on_call, "judge-a"),
-              "scripted:judge-b": crashing_seam(partial(judge_reply, strict=True), None, "judge-b",
-                                                slow=crash_on_call is not None)}
+    judges = {
+        "scripted:judge-a": crashing_seam(judge_reply, crash_on_call, "judge-a"),
+        "scripted:judge-b": crashing_seam(
+            partial(judge_reply, strict=True), None, "judge-b", slow=crash_on_call is not None
+        ),
+    }
     for spec, seam in judges.items():
         register_model(spec, seam)
-    context = AuditContext(workspace=str(workspace.root), corpus=str(corpus),
-                           embedder=register_embedder(HashingEmbedder()), database=database, lease_s=LEASE_S)
-    return run_job(audit_builder, job="audit", workspace=workspace, run_id=run_id,
-                   inputs={"run_id": run_id, "benchmark": str(turns), "judges": list(judges)},
-                   context=context, settings={}, max_concurrency=2, **shared(database))
+    context = AuditContext(
+        workspace=str(workspace.root),
+        corpus=str(corpus),
+        embedder=register_embedder(HashingEmbedder()),
+        database=database,
+        lease_s=LEASE_S,
+    )
+    return run_job(
+        audit_builder,
+        job="audit",
+        workspace=workspace,
+        run_id=run_id,
+        inputs={"run_id": run_id, "benchmark": str(turns), "judges": list(judges)},
+        context=context,
+        settings={},
+        max_concurrency=2,
+        **shared(database),
+    )
 
 
 def run_paraphrase(root: Path, run_id: str, crash_on_call: int | None, database: str | None = None):
     workspace = Workspace.resolve(root / "ws")
     files = write_cast_files(root / "cast")
-    context = ParaphraseContext(workspace=str(workspace.root), llm=register_model(
-        f"scripted-paraphraser-{run_id}", crashing_seam(paraphrase_reply, crash_on_call)),
-        embedder=register_embedder(HashingEmbedder()), min_similarity=0.3, per_turn=4, test_sets=3,
-        import_ecast=str(files["ecast"]), database=database, lease_s=LEASE_S)
-    return run_job(paraphrase_builder, job="paraphrase", workspace=workspace, run_id=run_id,
-                   inputs={"run_id": run_id, "benchmarks": [str(files["2019"]), str(files["2020"])]},
-                   context=context, settings={}, max_concurrency=2, **shared(database))
+    context = ParaphraseContext(
+        workspace=str(workspace.root),
+        llm=register_model(f"scripted-paraphraser-{run_id}", crashing_seam(paraphrase_reply, crash_on_call)),
+        embedder=register_embedder(HashingEmbedder()),
+        min_similarity=0.3,
+        per_turn=4,
+        test_sets=3,
+        import_ecast=str(files["ecast"]),
+        database=database,
+        lease_s=LEASE_S,
+    )
+    return run_job(
+        paraphrase_builder,
+        job="paraphrase",
+        workspace=workspace,
+        run_id=run_id,
+        inputs={"run_id": run_id, "benchmarks": [str(files["2019"]), str(files["2020"])]},
+        context=context,
+        settings={},
+        max_concurrency=2,
+        **shared(database),
+    )
 
 
 RUNS = {"synthesize": run_synthesis, "audit": run_audit, "paraphrase": run_paraphrase}
@@ -195,8 +244,9 @@ def recorded_summary(root: Path, run_id: str) -> dict:
     record = RunDirectory(Workspace.resolve(root / "ws"), run_id).load()
     assert record.status == "finished"
     text = json.dumps(record.summary, sort_keys=True)
-    return json.loads(text.replace(str(Workspace.resolve(root / "ws").run_dir(run_id)), "RUN")
-                      .replace(f'"{run_id}"', '"RUN"'))
+    return json.loads(
+        text.replace(str(Workspace.resolve(root / "ws").run_dir(run_id)), "RUN").replace(f'"{run_id}"', '"RUN"')
+    )
 
 
 CRASHES = [("synthesize", 41), ("audit", 30), ("paraphrase", 9)]
@@ -237,13 +287,26 @@ def crashed_in_another_process(tmp_path_factory, postgres_url) -> dict[str, tupl
     """Per job: its root, its database and the output of the one other process in which the
     shared run ``resumed`` of every job crashed (one process for the three: its imports are
     paid once)."""
-    runs = {job: (tmp_path_factory.mktemp(f"shared-{job}"), new_database(postgres_url, f"t_shared_resume_{job}"))
-            for job, _ in CRASHES}
-    arguments = [str(value) for job, crash_on_call in CRASHES
-                 for value in (job, runs[job][0], crash_on_call, runs[job][1])]
-    child = subprocess.run([sys.executable, "-c", "import sys; from tests.test_run_records import crash_in_child; "
-                            "crash_in_child(*sys.argv[1:])", *arguments], cwd=ROOT, capture_output=True, text=True,
-                           timeout=300, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    runs = {
+        job: (tmp_path_factory.mktemp(f"shared-{job}"), new_database(postgres_url, f"t_shared_resume_{job}"))
+        for job, _ in CRASHES
+    }
+    arguments = [
+        str(value) for job, crash_on_call in CRASHES for value in (job, runs[job][0], crash_on_call, runs[job][1])
+    ]
+    child = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from tests.test_run_records import crash_in_child; crash_in_child(*sys.argv[1:])",
+            *arguments,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
     output = f"exit status {child.returncode}\n{child.stdout}{child.stderr}"
     return {job: (root, database, output) for job, (root, database) in runs.items()}
 
@@ -266,6 +329,7 @@ def test_shared_resume_counts_whole_run(crashed_in_another_process, job, crash_o
 
 # ---------------------------------------------------------------------------------------
 # A run whose database goes away is recorded as crashed with the reason, never left running.
+
 
 def stop_database(url: str) -> None:
     """Shut the server down at once (fast shutdown: every session is cut), as when it fails."""
@@ -295,10 +359,31 @@ def test_a_run_whose_database_fails_is_recorded_crashed_and_the_cli_says_so(tmp_
             return paraphrase_server_reply(request)
 
         with FakeOpenAIServer(replier=replier) as model:
-            result = CliRunner(env={"COLUMNS": "300", "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": model.base_url}) \
-                .invoke(app, ["paraphrase", str(files["2019"]), "--llm", "openai:sim", "--per-turn", "3",
-                              "--min-similarity", "0", "--concurrency", "1", "--database", url, "--run-id", "lost",
-                              "--embedder", register_embedder(HashingEmbedder()), "-w", str(tmp_path / "ws")])
+            result = CliRunner(
+                env={"COLUMNS": "300", "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": model.base_url}
+            ).invoke(
+                app,
+                [
+                    "paraphrase",
+                    str(files["2019"]),
+                    "--llm",
+                    "openai:sim",
+                    "--per-turn",
+                    "3",
+                    "--min-similarity",
+                    "0",
+                    "--concurrency",
+                    "1",
+                    "--database",
+                    url,
+                    "--run-id",
+                    "lost",
+                    "--embedder",
+                    register_embedder(HashingEmbedder()),
+                    "-w",
+                    str(tmp_path / "ws"),
+                ],
+            )
     finally:
         server.__exit__(None, None, None)
     record = RunDirectory(Workspace.resolve(tmp_path / "ws"), "lost").load()
@@ -311,8 +396,21 @@ def test_a_run_whose_database_fails_is_recorded_crashed_and_the_cli_says_so(tmp_
 def test_a_run_whose_database_cannot_be_reached_is_recorded_crashed_not_running(tmp_path):
     closed = f"postgresql://postgres@127.0.0.1:{free_port()}/postgres"  # nothing listens there
     files = write_cast_files(tmp_path / "cast")
-    result = runner.invoke(app, ["paraphrase", str(files["2019"]), "--llm", "baseline", "--database", closed,
-                                 "--run-id", "unreached", "-w", str(tmp_path / "ws")])
+    result = runner.invoke(
+        app,
+        [
+            "paraphrase",
+            str(files["2019"]),
+            "--llm",
+            "baseline",
+            "--database",
+            closed,
+            "--run-id",
+            "unreached",
+            "-w",
+            str(tmp_path / "ws"),
+        ],
+    )
     assert result.exit_code == 2 and "cannot connect to the database" in result.output, result.output
     record = RunDirectory(Workspace.resolve(tmp_path / "ws"), "unreached").load()
     assert record.status == "crashed" and "cannot connect to the database" in record.error

@@ -34,11 +34,25 @@ def graph_seeing_the_freeze(fail: bool = False) -> StateGraph:
 def test_the_objects_alive_before_a_run_are_frozen_while_it_runs_and_thawed_after(tmp_path):
     before = gc.get_freeze_count()
     workspace = Workspace.resolve(tmp_path / "ws")
-    outcome = run_job(graph_seeing_the_freeze(), job="look", workspace=workspace, run_id="look",
-                      inputs={"run_id": "look"}, context=None, settings={})
+    outcome = run_job(
+        graph_seeing_the_freeze(),
+        job="look",
+        workspace=workspace,
+        run_id="look",
+        inputs={"run_id": "look"},
+        context=None,
+        settings={},
+    )
     assert outcome.values["frozen"] > 1000  # the modules loaded, the graph, the workspace...
     assert gc.get_freeze_count() == before
     with pytest.raises(RuntimeError, match="the node failed"):
-        run_job(graph_seeing_the_freeze(fail=True), job="look", workspace=workspace, run_id="crash",
-                inputs={"run_id": "crash"}, context=None, settings={})
+        run_job(
+            graph_seeing_the_freeze(fail=True),
+            job="look",
+            workspace=workspace,
+            run_id="crash",
+            inputs={"run_id": "crash"},
+            context=None,
+            settings={},
+        )
     assert gc.get_freeze_count() == before

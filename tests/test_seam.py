@@ -100,9 +100,12 @@ def test_fault_is_retried_once_then_reply_is_cached(env, tmp_path, cache, ledger
     server.inject(fault)
     server.script(GOOD)
     sleep = RecordingSleep()
-    seam = openai_seam(settings=ModelSettings(
-        timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05, structured_output=method),
-        cache=cache, usage=ledger, sleep=sleep)
+    seam = openai_seam(
+        settings=ModelSettings(timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05, structured_output=method),
+        cache=cache,
+        usage=ledger,
+        sleep=sleep,
+    )
 
     result = seam.run(Judge(), question="What is RAG?")
 
@@ -135,9 +138,10 @@ def test_out_of_range_score_is_retried_not_accepted(env, method):
     server = env
     server.script({"rationale": "off the scale", "score": 9}, GOOD)
     sleep = RecordingSleep()
-    seam = openai_seam(settings=ModelSettings(
-        timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05, structured_output=method),
-        sleep=sleep)
+    seam = openai_seam(
+        settings=ModelSettings(timeout_s=0.5, backoff_initial_s=0.01, backoff_max_s=0.05, structured_output=method),
+        sleep=sleep,
+    )
 
     result = seam.run(Judge(), question="q")
 
@@ -151,8 +155,9 @@ def test_out_of_range_score_is_retried_not_accepted(env, method):
 def test_schema_violation_on_every_attempt_raises_invalid_output(env, method):
     server = env
     server.replier = lambda request: {"rationale": "always 9", "score": 9}
-    seam = openai_seam(settings=ModelSettings(
-        timeout_s=0.5, max_attempts=2, structured_output=method), sleep=RecordingSleep())
+    seam = openai_seam(
+        settings=ModelSettings(timeout_s=0.5, max_attempts=2, structured_output=method), sleep=RecordingSleep()
+    )
 
     with pytest.raises(InvalidOutput):
         seam.run(Judge(), question="q")
@@ -222,9 +227,11 @@ def test_retries_stop_after_max_attempts_and_nothing_is_cached(env, cache):
     server = env
     server.inject("500", "500", "500")
     sleep = RecordingSleep()
-    seam = openai_seam(settings=ModelSettings(
-        timeout_s=0.5, max_attempts=3, backoff_initial_s=0.01, backoff_max_s=0.05),
-        cache=cache, sleep=sleep)
+    seam = openai_seam(
+        settings=ModelSettings(timeout_s=0.5, max_attempts=3, backoff_initial_s=0.01, backoff_max_s=0.05),
+        cache=cache,
+        sleep=sleep,
+    )
 
     with pytest.raises(ModelUnavailableError, match="after 3 attempt") as caught:
         seam.run(Judge(), question="q")
@@ -282,8 +289,7 @@ def test_two_models_get_their_own_replies_and_cache_entries(env, cache):
 
     first = {model: seam.run(Judge(), question="q") for model, seam in seams.items()}
 
-    assert first == {"m1": Verdict(rationale="from m1", score=2),
-                     "m2": Verdict(rationale="from m2", score=2)}
+    assert first == {"m1": Verdict(rationale="from m1", score=2), "m2": Verdict(rationale="from m2", score=2)}
     assert [request["model"] for request in server.requests] == ["m1", "m2"]
     assert len(cache) == 2
 

@@ -39,9 +39,26 @@ def invoke(*arguments: str):
 def test_dry_run_lists_configurations_pool_and_cost_and_writes_nothing(tmp_path):
     corpus, queries, _ = write_labelled_corpus(tmp_path / "data")
     workspace = tmp_path / "ws"
-    result = invoke(str(queries), "--corpus", str(corpus), "--retriever", "bm25", "--retriever", "dense",
-                    "--chunking", "whole", "--chunking", "size=40", "--top-k", "3", "--judge", "openai:gpt-4o-mini",
-                    "--dry-run", "-w", str(workspace))
+    result = invoke(
+        str(queries),
+        "--corpus",
+        str(corpus),
+        "--retriever",
+        "bm25",
+        "--retriever",
+        "dense",
+        "--chunking",
+        "whole",
+        "--chunking",
+        "size=40",
+        "--top-k",
+        "3",
+        "--judge",
+        "openai:gpt-4o-mini",
+        "--dry-run",
+        "-w",
+        str(workspace),
+    )
     assert result.exit_code == 0, result.output
     output = " ".join(result.output.split())
     assert "4 configuration(s) × 5 queries" in output
@@ -50,35 +67,64 @@ def test_dry_run_lists_configurations_pool_and_cost_and_writes_nothing(tmp_path)
     # Per query at least one top 3, at most four disjoint ones: 15 to 60 pairs.
     assert "expected pool: 15 to 60 (query, chunk) pairs" in output
     assert re.search(r"→ (\d+) model calls", output).group(1) == str(queries_count * 2)  # 12 pairs, 8 a call
-    whole = int(re.search(r"judging the whole corpus instead: 5 queries × ([\d,]+) distinct chunks", output)
-                .group(1).replace(",", ""))
+    whole = int(
+        re.search(r"judging the whole corpus instead: 5 queries × ([\d,]+) distinct chunks", output)
+        .group(1)
+        .replace(",", "")
+    )
     assert whole > documents  # size=40 cuts the documents into more chunks
     assert not list((workspace / "runs").glob("*"))
 
 
-@pytest.mark.parametrize(("arguments", "message"), [
-    (["missing.txt"], "file not found"),
-    (["{queries}", "--chunking", "size=10,overlap=20"], "overlap must be at least 0 and below the size"),
-    (["{queries}", "--retriever", "sparse"], "unknown retriever 'sparse'"),
-    (["{queries}", "--space", "{bad_space}"], "space.yaml:3: invalid YAML"),
-    (["{queries}", "--space", "{unknown_space}"], "unknown key(s) rerankers"),
-    (["{queries}", "--judge", "qrels:nowhere.tsv"], "qrels file"),
-    (["{queries}", "--min-votes", "2"], "--min-votes 2 cannot be met by one judge (baseline)"),
-    (["{queries}"], "the audit's vote rule (2 judges) cannot be met by one judge (baseline): add another --judge, "
-                    "or pass --min-votes 1"),
-    (["{queries}", "--judge", "baseline", "--judge", "qrels:{qrels}", "--min-votes", "3"],
-     "--min-votes 3 needs at least 3 judges; 2 given"),
-    (["{queries}", "--search", "staged", "--order", "retriever", "--top-k", "3", "--top-k", "5",
-      "--retriever", "bm25", "--retriever", "dense"], "missing top_k"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["missing.txt"], "file not found"),
+        (["{queries}", "--chunking", "size=10,overlap=20"], "overlap must be at least 0 and below the size"),
+        (["{queries}", "--retriever", "sparse"], "unknown retriever 'sparse'"),
+        (["{queries}", "--space", "{bad_space}"], "space.yaml:3: invalid YAML"),
+        (["{queries}", "--space", "{unknown_space}"], "unknown key(s) rerankers"),
+        (["{queries}", "--judge", "qrels:nowhere.tsv"], "qrels file"),
+        (["{queries}", "--min-votes", "2"], "--min-votes 2 cannot be met by one judge (baseline)"),
+        (
+            ["{queries}"],
+            "the audit's vote rule (2 judges) cannot be met by one judge (baseline): add another --judge, "
+            "or pass --min-votes 1",
+        ),
+        (
+            ["{queries}", "--judge", "baseline", "--judge", "qrels:{qrels}", "--min-votes", "3"],
+            "--min-votes 3 needs at least 3 judges; 2 given",
+        ),
+        (
+            [
+                "{queries}",
+                "--search",
+                "staged",
+                "--order",
+                "retriever",
+                "--top-k",
+                "3",
+                "--top-k",
+                "5",
+                "--retriever",
+                "bm25",
+                "--retriever",
+                "dense",
+            ],
+            "missing top_k",
+        ),
+    ],
+)
 def test_bad_input_exits_2_with_a_clear_message(tmp_path, arguments, message):
     corpus, queries, qrels = write_labelled_corpus(tmp_path / "data")
     bad_space = tmp_path / "space.yaml"
     bad_space.write_text("retriever: [bm25, dense]\ntop_k: 5\n  chunking: whole\n", encoding="utf-8")
     unknown_space = tmp_path / "unknown.yaml"
     unknown_space.write_text("rerankers: [none]\n", encoding="utf-8")
-    filled = [argument.format(queries=queries, bad_space=bad_space, unknown_space=unknown_space, qrels=qrels)
-              for argument in arguments]
+    filled = [
+        argument.format(queries=queries, bad_space=bad_space, unknown_space=unknown_space, qrels=qrels)
+        for argument in arguments
+    ]
     if filled[0] == "missing.txt":
         filled[0] = str(tmp_path / "missing.txt")
     result = invoke(*filled, "--corpus", str(corpus), "-w", str(tmp_path / "ws"))
@@ -90,6 +136,7 @@ def test_bad_input_exits_2_with_a_clear_message(tmp_path, arguments, message):
 
 # ---------------------------------------------------------------------------------------
 # kill -9 mid-judging, then resume.
+
 
 class HangingJudge:
     """The judge behind the loopback server: answers from the labels, records every (question,
@@ -119,8 +166,14 @@ class HangingJudge:
         judgments = []
         for number, passage in PASSAGE.findall(content):
             relevant = passage in RELEVANT_TEXTS[question]
-            judgments.append({"passage": int(number), "rationale": "scripted", "relevant": relevant,
-                              "facts": [passage] if relevant else []})
+            judgments.append(
+                {
+                    "passage": int(number),
+                    "rationale": "scripted",
+                    "relevant": relevant,
+                    "facts": [passage] if relevant else [],
+                }
+            )
             with self._lock:
                 self.answered.append((question, passage))
         return {"judgments": judgments}
@@ -134,12 +187,38 @@ def test_sigkill_mid_judging_then_resume_judges_no_pair_twice(tmp_path):
     judge = HangingJudge(hang_at=5)
     with FakeOpenAIServer(replier=judge) as server:
         environment = {**os.environ, "OPENAI_API_KEY": "sk-test-kill", "OPENAI_BASE_URL": server.base_url}
-        command = [sys.executable, "-m", "benchsmith.cli", "select", str(queries), "--corpus", str(corpus),
-                   "--retriever", "bm25", "--top-k", "3", "--top-k", "6", "--judge", "openai:sim", "--min-votes", "1",
-                   "--batch-size", "2",
-                   "--concurrency", "1", "--resamples", "50", "--run-id", "killed", "-w", str(workspace.root)]
-        process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True)
+        command = [
+            sys.executable,
+            "-m",
+            "benchsmith.cli",
+            "select",
+            str(queries),
+            "--corpus",
+            str(corpus),
+            "--retriever",
+            "bm25",
+            "--top-k",
+            "3",
+            "--top-k",
+            "6",
+            "--judge",
+            "openai:sim",
+            "--min-votes",
+            "1",
+            "--batch-size",
+            "2",
+            "--concurrency",
+            "1",
+            "--resamples",
+            "50",
+            "--run-id",
+            "killed",
+            "-w",
+            str(workspace.root),
+        ]
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         try:
             while not judge.hanging.wait(timeout=0.1):
                 assert process.poll() is None, process.stdout.read()
@@ -170,17 +249,44 @@ def test_sigkill_mid_judging_then_resume_judges_no_pair_twice(tmp_path):
 # ---------------------------------------------------------------------------------------
 # The demo-sized run on the standard library.
 
+
 @pytest.mark.slow
 def test_demo_sized_run_on_the_standard_library_and_its_report_in_chromium(tmp_path):
     chromium = chromium_or_skip()
     workspace = tmp_path / "ws"
     seed_stdlib_vectors(workspace)  # the model's vectors of both chunkings: minutes of CPU (tests/stdlib_vectors.py)
-    command = [sys.executable, "-m", "benchsmith.cli", "select", str(ROOT / "data" / "stdlib-queries.txt"),
-               "--corpus", "stdlib", "--retriever", "bm25", "--retriever", "dense", "--retriever",
-               "hybrid:rrf(dense,bm25)", "--chunking", "whole", "--chunking", "size=1024", "--top-k", "5",
-               "--judge", "baseline", "--min-votes", "1", "--run-id", "demo-select", "-w", str(workspace)]
-    finished = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=1800,
-                              env={**os.environ, "COLUMNS": "200"})
+    command = [
+        sys.executable,
+        "-m",
+        "benchsmith.cli",
+        "select",
+        str(ROOT / "data" / "stdlib-queries.txt"),
+        "--corpus",
+        "stdlib",
+        "--retriever",
+        "bm25",
+        "--retriever",
+        "dense",
+        "--retriever",
+        "hybrid:rrf(dense,bm25)",
+        "--chunking",
+        "whole",
+        "--chunking",
+        "size=1024",
+        "--top-k",
+        "5",
+        "--judge",
+        "baseline",
+        "--min-votes",
+        "1",
+        "--run-id",
+        "demo-select",
+        "-w",
+        str(workspace),
+    ]
+    finished = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=1800, env={**os.environ, "COLUMNS": "200"}
+    )
     assert finished.returncode == 0, finished.stdout + finished.stderr
     assert "best: " in finished.stdout or "no winner: " in finished.stdout
     run_dir = RunDirectory(Workspace.resolve(workspace), "demo-select").path
@@ -208,16 +314,38 @@ def test_the_summary_counts_the_verdicts_of_this_run_and_says_when_there_is_no_w
     beside 64 model calls. Identical configurations (whole documents and 40-word chunks of short
     documents) are a tie: no best line, no best-configuration.yaml."""
     corpus, queries, _ = write_labelled_corpus(tmp_path / "data")
-    result = invoke(str(queries), "--corpus", str(corpus), "--retriever", "bm25", "--chunking", "whole",
-                    "--chunking", "size=40", "--top-k", "1", "--judge", "baseline", "--min-votes", "1",
-                    "--resamples", "100", "--run-id", "tie", "-w", str(tmp_path / "ws"))
+    result = invoke(
+        str(queries),
+        "--corpus",
+        str(corpus),
+        "--retriever",
+        "bm25",
+        "--chunking",
+        "whole",
+        "--chunking",
+        "size=40",
+        "--top-k",
+        "1",
+        "--judge",
+        "baseline",
+        "--min-votes",
+        "1",
+        "--resamples",
+        "100",
+        "--run-id",
+        "tie",
+        "-w",
+        str(tmp_path / "ws"),
+    )
     assert result.exit_code == 0, result.output
     output = " ".join(result.output.split())
     selection = json.loads((tmp_path / "ws" / "runs" / "tie" / "selection.json").read_text(encoding="utf-8"))
     pairs = selection["judgments"]["pool_pairs"]
     assert pairs > 0
-    assert (f"{pairs} verdicts in this run: 0 asked of a model, 0 from the verdict store (cache hits of earlier runs), "
-            f"{pairs} from the offline baseline or labels") in output
+    assert (
+        f"{pairs} verdicts in this run: 0 asked of a model, 0 from the verdict store (cache hits of earlier runs), "
+        f"{pairs} from the offline baseline or labels"
+    ) in output
     assert "no winner:" in output and "best:" not in output
     assert selection["best"] is None and len(selection["tied"]) == 2
     assert not (tmp_path / "ws" / "runs" / "tie" / "best-configuration.yaml").exists()

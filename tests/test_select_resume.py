@@ -54,17 +54,51 @@ class LabelJudges:
             return {"rationale": "scripted", "same": False}
         content = body["messages"][-1]["content"]
         question = QUESTION.search(content).group(1)
-        return {"judgments": [{"passage": int(number), "rationale": "scripted",
-                               "relevant": text in RELEVANT_TEXTS[question],
-                               "facts": [text] if text in RELEVANT_TEXTS[question] else []}
-                              for number, text in PASSAGE.findall(content)]}
+        return {
+            "judgments": [
+                {
+                    "passage": int(number),
+                    "rationale": "scripted",
+                    "relevant": text in RELEVANT_TEXTS[question],
+                    "facts": [text] if text in RELEVANT_TEXTS[question] else [],
+                }
+                for number, text in PASSAGE.findall(content)
+            ]
+        }
 
 
 def search_command(queries: Path, corpus: Path, workspace: Path) -> list[str]:
-    return [sys.executable, "-m", "benchsmith.cli", "select", str(queries), "--corpus", str(corpus),
-            "--retriever", "bm25", "--top-k", "3", "--top-k", "6", "--judge", "openai:first", "--judge",
-            "openai:second", "--min-votes", "1", "--batch-size", "2", "--concurrency", "1", "--resamples", "50",
-            "--run-id", RUN_ID, "-w", str(workspace)]
+    return [
+        sys.executable,
+        "-m",
+        "benchsmith.cli",
+        "select",
+        str(queries),
+        "--corpus",
+        str(corpus),
+        "--retriever",
+        "bm25",
+        "--top-k",
+        "3",
+        "--top-k",
+        "6",
+        "--judge",
+        "openai:first",
+        "--judge",
+        "openai:second",
+        "--min-votes",
+        "1",
+        "--batch-size",
+        "2",
+        "--concurrency",
+        "1",
+        "--resamples",
+        "50",
+        "--run-id",
+        RUN_ID,
+        "-w",
+        str(workspace),
+    ]
 
 
 def environment(server: FakeOpenAIServer) -> dict[str, str]:
@@ -95,16 +129,23 @@ def test_a_search_killed_mid_judging_and_resumed_writes_the_uninterrupted_search
     corpus, queries, _ = write_labelled_corpus(tmp_path / "data")
     uninterrupted, resumed = tmp_path / "uninterrupted", tmp_path / "resumed"
     with FakeOpenAIServer(replier=LabelJudges()) as server:
-        finished = subprocess.run(search_command(queries, corpus, uninterrupted), cwd=ROOT, env=environment(server),
-                                  capture_output=True, text=True, timeout=600)
+        finished = subprocess.run(
+            search_command(queries, corpus, uninterrupted),
+            cwd=ROOT,
+            env=environment(server),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
     assert finished.returncode == 0, finished.stdout + finished.stderr
 
     # The second judge's third batch hangs: the first judge's verdicts on it are stored, not yet logged.
     judges = LabelJudges(hang_model="second", hang_at=3)
     with FakeOpenAIServer(replier=judges) as server:
         command = search_command(queries, corpus, resumed)
-        process = subprocess.Popen(command, cwd=ROOT, env=environment(server), stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True)
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=environment(server), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         try:
             while not judges.hanging.wait(timeout=0.1):
                 assert process.poll() is None, process.stdout.read()
@@ -113,8 +154,7 @@ def test_a_search_killed_mid_judging_and_resumed_writes_the_uninterrupted_search
         finally:
             judges.release.set()
             process.stdout.close()
-        again = subprocess.run(command, cwd=ROOT, env=environment(server), capture_output=True, text=True,
-                               timeout=600)
+        again = subprocess.run(command, cwd=ROOT, env=environment(server), capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "resumed from its last checkpoint" in again.stdout
 

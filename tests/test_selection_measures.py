@@ -25,8 +25,10 @@ F = frozenset
 
 # q1 retrieves: relevant (fact a), not relevant, relevant (fact b); its pool has facts a, b, c.
 # q2 retrieves: not relevant, relevant (g), relevant (g again: the same fact through another chunk); pool: g.
-RANKINGS = {"q1": [(True, F({"a"})), (False, F()), (True, F({"b"}))],
-            "q2": [(False, F()), (True, F({"g"})), (True, F({"g"}))]}
+RANKINGS = {
+    "q1": [(True, F({"a"})), (False, F()), (True, F({"b"}))],
+    "q2": [(False, F()), (True, F({"g"})), (True, F({"g"}))],
+}
 FACTS = {"q1": 3, "q2": 1}
 
 
@@ -58,8 +60,12 @@ def test_pr_auc_is_the_step_area_under_the_curve():
 def test_pr_auc_of_one_query_with_one_fact_per_relevant_document_is_trec_evals_ap_at_k():
     ranking = ["d3", "d7", "d1", "d9", "d4", "d2"]
     relevant = {"d7", "d1", "d2", "d5"}  # d5 is never retrieved
-    counts = query_counts({"q": [(doc in relevant, F({doc}) if doc in relevant else F()) for doc in ranking]},
-                          {"q": len(relevant)}, ["q"], len(ranking))
+    counts = query_counts(
+        {"q": [(doc in relevant, F({doc}) if doc in relevant else F()) for doc in ranking]},
+        {"q": len(relevant)},
+        ["q"],
+        len(ranking),
+    )
     ours = pr_auc(*micro_precision_recall(counts))
     qrels = [ir_measures.Qrel("q", doc, 1) for doc in relevant]
     run = [ir_measures.ScoredDoc("q", doc, float(len(ranking) - rank)) for rank, doc in enumerate(ranking)]
@@ -95,8 +101,12 @@ def test_bootstrap_interval_of_two_queries_by_hand():
 
 
 def test_bootstrap_of_identical_queries_has_zero_width_and_one_query_has_none():
-    counts = query_counts({q: [(True, F({"a"})), (False, F())] for q in ("q1", "q2", "q3")},
-                          {q: 2 for q in ("q1", "q2", "q3")}, ["q1", "q2", "q3"], 2)
+    counts = query_counts(
+        {q: [(True, F({"a"})), (False, F())] for q in ("q1", "q2", "q3")},
+        {q: 2 for q in ("q1", "q2", "q3")},
+        ["q1", "q2", "q3"],
+        2,
+    )
     scores = configuration_scores(counts, resample_weights(3, 200, seed=0), betas=(1.0,))
     # P = [1, 1/2], R = [1/2, 1/2]: PR-AUC = 1/2 · 1; every resample is the same.
     assert scores["pr_auc"] == pytest.approx(0.5)
@@ -108,7 +118,8 @@ def test_bootstrap_of_identical_queries_has_zero_width_and_one_query_has_none():
 
 def test_win_share_counts_paired_resamples():
     assert win_share(np.array([0.5, 0.6, 0.7, 0.2]), np.array([0.4, 0.6, 0.1, 0.3])) == pytest.approx(
-        (1 + 0.5 + 1 + 0) / 4)
+        (1 + 0.5 + 1 + 0) / 4
+    )
 
 
 def test_a_ranking_cannot_cover_more_facts_than_its_pool_has():
@@ -119,8 +130,10 @@ def test_a_ranking_cannot_cover_more_facts_than_its_pool_has():
 def test_main_effects_on_a_full_grid_are_differences_of_marginal_means():
     values = {"a1b1": 0.2, "a1b2": 0.4, "a2b1": 0.5, "a2b2": 0.9}
     settings = {name: {"a": name[:2], "b": name[2:]} for name in values}
-    rows = {(row["dimension"], row["level"]): row for row in main_effects(values, settings,
-                                                                           {"a": ["a1", "a2"], "b": ["b1", "b2"]})}
+    rows = {
+        (row["dimension"], row["level"]): row
+        for row in main_effects(values, settings, {"a": ["a1", "a2"], "b": ["b1", "b2"]})
+    }
     assert rows[("a", "a2")]["change"] == pytest.approx(((0.5 - 0.2) + (0.9 - 0.4)) / 2)  # 0.7 − 0.3
     assert rows[("a", "a2")]["mean"] == pytest.approx(0.7) and rows[("a", "a1")]["mean"] == pytest.approx(0.3)
     assert rows[("b", "b2")]["change"] == pytest.approx(((0.4 - 0.2) + (0.9 - 0.5)) / 2)
@@ -131,8 +144,10 @@ def test_main_effects_of_a_staged_search_use_the_pairs_it_evaluated():
     # Stage 1 varied a (b at b1) and kept a2; stage 2 varied b with a at a2.
     values = {"a1b1": 0.2, "a2b1": 0.5, "a2b2": 0.9}
     settings = {name: {"a": name[:2], "b": name[2:]} for name in values}
-    rows = {(row["dimension"], row["level"]): row for row in main_effects(values, settings,
-                                                                           {"a": ["a1", "a2"], "b": ["b1", "b2"]})}
+    rows = {
+        (row["dimension"], row["level"]): row
+        for row in main_effects(values, settings, {"a": ["a1", "a2"], "b": ["b1", "b2"]})
+    }
     assert rows[("a", "a2")]["change"] == pytest.approx(0.3) and rows[("a", "a2")]["pairs"] == 1
     assert rows[("b", "b2")]["change"] == pytest.approx(0.4) and rows[("b", "b2")]["pairs"] == 1
 
@@ -164,9 +179,17 @@ def test_separation_names_a_winner_only_when_the_top_interval_clears_the_runner_
     scores = {name: {"resampled_pr_auc": values} for name, values in spread.items()}
 
     def ranked(*names):
-        return [{"name": name, "pr_auc": float(np.mean(spread[name])),
-                 "pr_auc_interval": {"low": float(np.quantile(spread[name], 0.025)),
-                                     "high": float(np.quantile(spread[name], 0.975))}} for name in names]
+        return [
+            {
+                "name": name,
+                "pr_auc": float(np.mean(spread[name])),
+                "pr_auc_interval": {
+                    "low": float(np.quantile(spread[name], 0.025)),
+                    "high": float(np.quantile(spread[name], 0.975)),
+                },
+            }
+            for name in names
+        ]
 
     tie = separation(ranked("a", "b", "c"), scores, 20, 0.95)
     assert tie["best"] is None and tie["tied"] == ["a", "b"] and tie["runner_up"] == "b"

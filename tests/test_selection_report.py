@@ -29,8 +29,17 @@ def test_code_blocks_are_fenced_beyond_any_backticks_inside_and_escaped_in_html(
 
 def test_report_of_a_search_with_filters_in_its_names(tmp_path):
     corpus, queries, qrels_file = write_labelled_corpus(tmp_path / "data")
-    result = run_select(tmp_path / "ws", queries, corpus, "report", judges=[f"qrels:{qrels_file}"], min_votes=1,
-                        retrievers=["bm25"], filters=["none", "doc_id^bike & chars<200"], top_k=[2, 3])
+    result = run_select(
+        tmp_path / "ws",
+        queries,
+        corpus,
+        "report",
+        judges=[f"qrels:{qrels_file}"],
+        min_votes=1,
+        retrievers=["bm25"],
+        filters=["none", "doc_id^bike & chars<200"],
+        top_k=[2, 3],
+    )
     assert any("filter(doc_id^bike&chars<200)" in name for name in result.ranking)
     page = result.report["html"].read_text(encoding="utf-8")
     parser = Tags()

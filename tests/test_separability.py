@@ -27,9 +27,12 @@ def test_worked_examples_from_the_docstring():
 def test_identical_per_query_scores_are_not_separated_and_far_apart_ones_are():
     rng = np.random.default_rng(3)
     same = rng.random(30)
-    found = separations({"a": same, "b": same.copy(), "c": same + 0.5, "d": rng.random(30)},
-                        [("a", "b", "yours 1–2"), ("c", "a", "yours 2–3"), ("a", "d", "synthetic 1–2")],
-                        resamples=500, seed=1)
+    found = separations(
+        {"a": same, "b": same.copy(), "c": same + 0.5, "d": rng.random(30)},
+        [("a", "b", "yours 1–2"), ("c", "a", "yours 2–3"), ("a", "d", "synthetic 1–2")],
+        resamples=500,
+        seed=1,
+    )
     by_pair = {(pair.first, pair.second): pair for pair in found}
     identical = by_pair[("a", "b")]
     assert (identical.difference, identical.low, identical.high) == (0.0, 0.0, 0.0) and not identical.separated
@@ -58,8 +61,11 @@ def test_validate_compares_adjacent_pairs_of_the_human_ranking_and_the_synthetic
     human = {"bm25": 0.7, "dense": 0.5, "rrf": 0.6, "wsum": 0.6}
     assert adjacent_pairs(human) == [("bm25", "rrf"), ("rrf", "wsum"), ("wsum", "dense")]  # equal means by name
     assert separation_pairs(human, ["dense", "bm25", "rrf", "wsum"]) == [
-        ("bm25", "rrf", "yours 1–2"), ("rrf", "wsum", "yours 2–3"), ("wsum", "dense", "yours 3–4"),
-        ("dense", "bm25", "synthetic 1–2")]
+        ("bm25", "rrf", "yours 1–2"),
+        ("rrf", "wsum", "yours 2–3"),
+        ("wsum", "dense", "yours 3–4"),
+        ("dense", "bm25", "synthetic 1–2"),
+    ]
     # The synthetic top two already adjacent on the human ranking: compared once.
     assert len(separation_pairs(human, ["wsum", "rrf", "bm25", "dense"])) == 3
 
@@ -67,8 +73,10 @@ def test_validate_compares_adjacent_pairs_of_the_human_ranking_and_the_synthetic
 def test_the_verdict_says_when_a_top_pair_is_not_separated():
     human = {"bm25": 0.5, "dense": 0.3, "rrf": 0.4}
     synthetic = {"bm25": 0.7, "dense": 0.5, "rrf": 0.6}
-    found = [Separation("bm25", "rrf", "yours 1–2", 0.1, -0.02, 0.2, 12),
-             Separation("rrf", "dense", "yours 2–3", 0.1, 0.05, 0.15, 12)]
+    found = [
+        Separation("bm25", "rrf", "yours 1–2", 0.1, -0.02, 0.2, 12),
+        Separation("rrf", "dense", "yours 2–3", 0.1, 0.05, 0.15, 12),
+    ]
     unseparated = top_not_separated(found, human, ["bm25", "rrf", "dense"])
     assert unseparated == [found[0]]
     said = verdict(human, synthetic, 1.0, Interval(1.0, 0.6, 1.0, 100), unseparated)
@@ -79,11 +87,15 @@ def test_the_verdict_says_when_a_top_pair_is_not_separated():
 
 
 def test_the_report_lists_the_pairs_not_separated():
-    pairs = [Separation("bm25", "rrf", "yours 1–2", 0.1, -0.02, 0.2, 12).to_json(),
-             Separation("rrf", "dense", "yours 2–3", 0.1, 0.05, 0.15, 12).to_json()]
+    pairs = [
+        Separation("bm25", "rrf", "yours 1–2", 0.1, -0.02, 0.2, 12).to_json(),
+        Separation("rrf", "dense", "yours 2–3", 0.1, 0.05, 0.15, 12).to_json(),
+    ]
     assert Separation.from_json(json.loads(json.dumps(pairs[0]))).to_json() == pairs[0]
-    results = {"measure": "nDCG@10", "separability": {"queries": 12, "resamples": 100, "seed": 0,
-                                                      "confidence": 0.95, "pairs": pairs}}
+    results = {
+        "measure": "nDCG@10",
+        "separability": {"queries": 12, "resamples": 100, "seed": 0, "confidence": 0.95, "pairs": pairs},
+    }
     section = separability_section(results)
     assert section.blocks[0] == "Not separated by your 12 questions: bm25 and rrf (yours 1–2)."
     assert [row[-1].text for row in section.blocks[2].rows] == ["no", "yes"]

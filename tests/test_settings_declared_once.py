@@ -45,8 +45,12 @@ def callbacks() -> dict[str, Any]:
     """Each command's function by its words (a group's subcommands as "group sub")."""
     found = {info.callback.__name__: info.callback for info in app.registered_commands}
     for group in app.registered_groups:
-        found.update({f"{group.name} {info.callback.__name__}": info.callback
-                      for info in group.typer_instance.registered_commands})
+        found.update(
+            {
+                f"{group.name} {info.callback.__name__}": info.callback
+                for info in group.typer_instance.registered_commands
+            }
+        )
     return found
 
 
@@ -86,8 +90,9 @@ def test_cli_api_and_schema_carry_each_context_field_alike(graph_id):
 @pytest.mark.parametrize("command_name", sorted({command for command, _ in COMMANDS.values()}))
 def test_no_command_declares_by_hand_what_a_context_or_the_shared_options_declare(command_name):
     graph_ids = [graph_id for graph_id, (command, _) in COMMANDS.items() if command == command_name]
-    declared = SHARED_NAMES | {item.name for graph_id in graph_ids
-                               for item in dataclasses.fields(compiled(graph_id).builder.context_schema)}
+    declared = SHARED_NAMES | {
+        item.name for graph_id in graph_ids for item in dataclasses.fields(compiled(graph_id).builder.context_schema)
+    }
     derived = callbacks()[command_name].__derived_options__
     for param in click_command(command_name).params:
         if param.name in declared:
@@ -96,14 +101,23 @@ def test_no_command_declares_by_hand_what_a_context_or_the_shared_options_declar
 
 def test_the_flags_a_user_knows_stay():
     flags = {opt for param in click_command("synthesize").params for opt in param.opts}
-    assert {"--switch-rate", "--rate-limit", "--timeout", "--lease", "--workspace", "-w", "--run-id",
-            "--dry-run"} <= flags
+    assert {
+        "--switch-rate",
+        "--rate-limit",
+        "--timeout",
+        "--lease",
+        "--workspace",
+        "-w",
+        "--run-id",
+        "--dry-run",
+    } <= flags
     flags = {opt for param in click_command("evaluate").params for opt in param.opts}
     assert {"--rerank", "--significance-test", "--measure", "--strict"} <= flags
 
 
 # ---------------------------------------------------------------------------------------
 # The mechanism, on a context of its own.
+
 
 @dataclass(kw_only=True)
 class ToyContext(StoreOptions):
@@ -127,8 +141,9 @@ def test_the_cli_hands_the_command_the_settings_it_was_given():
     def play(name: Annotated[str, typer.Argument()], *, settings: dict[str, Any], run_options: RunOptions) -> None:
         seen.update(name=name, settings=settings, run=run_options)
 
-    result = CliRunner().invoke(toy_app(play), ["play", "n", "--rounds", "5", "--word", "x", "--word", "y",
-                                                "--run-id", "r1", "-w", "/tmp/ws"])
+    result = CliRunner().invoke(
+        toy_app(play), ["play", "n", "--rounds", "5", "--word", "x", "--word", "y", "--run-id", "r1", "-w", "/tmp/ws"]
+    )
     assert result.exit_code == 0, result.output
     assert seen["settings"]["rounds"] == 5 and seen["settings"]["words"] == ("x", "y")
     assert seen["settings"]["workspace"] == "/tmp/ws" and "secret" not in seen["settings"]
@@ -148,9 +163,18 @@ def test_a_command_that_declares_a_context_field_by_hand_is_refused():
 
 def test_the_api_takes_the_settings_and_records_the_run_defining_ones():
     @accepts_old_setting_names
-    def job(source: str, *, run_id: str | None = None, rounds: int = 3, words: tuple[str, ...] = ("a", "b"),
-            speed: float = 1.0, workspace: str | None = None, chroma_host: str | None = None,
-            database: str | None = None, lease_s: float = 30.0) -> ToyContext:
+    def job(
+        source: str,
+        *,
+        run_id: str | None = None,
+        rounds: int = 3,
+        words: tuple[str, ...] = ("a", "b"),
+        speed: float = 1.0,
+        workspace: str | None = None,
+        chroma_host: str | None = None,
+        database: str | None = None,
+        lease_s: float = 30.0,
+    ) -> ToyContext:
         return settings_given(ToyContext, locals())
 
     parameters = inspect.signature(job).parameters
@@ -194,9 +218,9 @@ def test_a_job_function_lists_its_contexts_settings_last_with_their_defaults(nam
     function, context_type = api_job_functions()[name]
     settings = user_settings(context_type)
     parameters = list(inspect.signature(function).parameters.values())
-    listed = parameters[len(parameters) - len(settings):]
+    listed = parameters[len(parameters) - len(settings) :]
     assert [parameter.name for parameter in listed] == [item.name for item in settings]
-    own = {parameter.name for parameter in parameters[:len(parameters) - len(settings)]}
+    own = {parameter.name for parameter in parameters[: len(parameters) - len(settings)]}
     assert not own & {item.name for item in dataclasses.fields(context_type)}, "a setting declared by hand"
     for parameter, item in zip(listed, settings):
         assert parameter.kind is inspect.Parameter.KEYWORD_ONLY, item.name

@@ -31,35 +31,53 @@ from tests.embedders import HashingEmbedder
 
 # (document, a question copying its words, a paraphrase: the same meaning in other words)
 TOPICS = [
-    ("The zorbium furnace melts copper ingots at twelve hundred degrees.",
-     "Which zorbium furnace melts copper ingots at twelve hundred degrees?",
-     "What heater turns bars of reddish metal liquid, and how hot does it get?"),
-    ("Quaxil lanterns glow green when the harbour tide rises.",
-     "When do quaxil lanterns glow green in the harbour tide?",
-     "Which lamps change colour as the sea level near the port goes up?"),
-    ("Merolite tiles crack during frost unless sealed with resin.",
-     "Do merolite tiles crack during frost unless sealed with resin?",
-     "How can I keep ceramic floor squares from splitting in freezing weather?"),
-    ("Plinthane pumps move brine through the desalination pipes every hour.",
-     "How often do plinthane pumps move brine through desalination pipes?",
-     "What pushes salty water along the purification tubing, and how frequently?"),
-    ("Vexonium cables carry telegraph signals beneath the northern lake.",
-     "Which vexonium cables carry telegraph signals beneath the northern lake?",
-     "What wires transmit coded messages under the water up north?"),
-    ("Drabulite bricks insulate bakery ovens against heat loss.",
-     "Do drabulite bricks insulate bakery ovens against heat loss?",
-     "Which building blocks stop bread kilns from wasting warmth?"),
-    ("Kestrine valves regulate steam pressure inside locomotive boilers.",
-     "What do kestrine valves regulate inside locomotive boilers?",
-     "Which fittings control vapour force within train engines?"),
-    ("Morvane sails resist mildew on long ocean voyages.",
-     "Do morvane sails resist mildew on long ocean voyages?",
-     "What canvas stays free of mould during lengthy sea trips?"),
+    (
+        "The zorbium furnace melts copper ingots at twelve hundred degrees.",
+        "Which zorbium furnace melts copper ingots at twelve hundred degrees?",
+        "What heater turns bars of reddish metal liquid, and how hot does it get?",
+    ),
+    (
+        "Quaxil lanterns glow green when the harbour tide rises.",
+        "When do quaxil lanterns glow green in the harbour tide?",
+        "Which lamps change colour as the sea level near the port goes up?",
+    ),
+    (
+        "Merolite tiles crack during frost unless sealed with resin.",
+        "Do merolite tiles crack during frost unless sealed with resin?",
+        "How can I keep ceramic floor squares from splitting in freezing weather?",
+    ),
+    (
+        "Plinthane pumps move brine through the desalination pipes every hour.",
+        "How often do plinthane pumps move brine through desalination pipes?",
+        "What pushes salty water along the purification tubing, and how frequently?",
+    ),
+    (
+        "Vexonium cables carry telegraph signals beneath the northern lake.",
+        "Which vexonium cables carry telegraph signals beneath the northern lake?",
+        "What wires transmit coded messages under the water up north?",
+    ),
+    (
+        "Drabulite bricks insulate bakery ovens against heat loss.",
+        "Do drabulite bricks insulate bakery ovens against heat loss?",
+        "Which building blocks stop bread kilns from wasting warmth?",
+    ),
+    (
+        "Kestrine valves regulate steam pressure inside locomotive boilers.",
+        "What do kestrine valves regulate inside locomotive boilers?",
+        "Which fittings control vapour force within train engines?",
+    ),
+    (
+        "Morvane sails resist mildew on long ocean voyages.",
+        "Do morvane sails resist mildew on long ocean voyages?",
+        "What canvas stays free of mould during lengthy sea trips?",
+    ),
 ]
-FILLER = ["Harbour records list the ships that arrived this season.",
-          "The bakery guild elects its warden every spring.",
-          "Telegraph offices close on public holidays.",
-          "Copper prices rose after the northern mines flooded."]
+FILLER = [
+    "Harbour records list the ships that arrived this season.",
+    "The bakery guild elects its warden every spring.",
+    "Telegraph offices close on public holidays.",
+    "Copper prices rose after the northern mines flooded.",
+]
 
 
 def write_single_turn_benchmark(directory: Path, form: int) -> Path:
@@ -72,7 +90,8 @@ def write_single_turn_benchmark(directory: Path, form: int) -> Path:
     (directory / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries), encoding="utf-8")
     (directory / "qrels" / "test.tsv").write_text(
         "query-id\tcorpus-id\tscore\n" + "".join(f"q{index}\td{index}\t1\n" for index in range(len(TOPICS))),
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return directory
 
 
@@ -94,14 +113,22 @@ def test_questions_copying_their_gold_are_lexically_trivial_and_their_paraphrase
     # Single-turn: no history to gain from, no rewrite, no answers.
     assert copied["history_gain"] is None and copied["query_only"]["bm25"]["rewrite"] is None
     assert copied["answer_leak_rate"] is None
-    assert set(copied) == {"turns", "lexical_overlap", "query_only", "answer_leak_rate", "history_gain",
-                           "ill_formed", "flags"}
+    assert set(copied) == {
+        "turns",
+        "lexical_overlap",
+        "query_only",
+        "answer_leak_rate",
+        "history_gain",
+        "ill_formed",
+        "flags",
+    }
 
 
 def test_answer_share_and_leakage_follow_the_definition():
     # Answer stems {densiti, zorbium, gram, measur}; the question holds three of the four.
-    assert shortcuts.answer_share("What is the density of zorbium in grams?",
-                                  "Zorbium density is measured as 17 grams.") == pytest.approx(3 / 4)
+    assert shortcuts.answer_share(
+        "What is the density of zorbium in grams?", "Zorbium density is measured as 17 grams."
+    ) == pytest.approx(3 / 4)
     assert shortcuts.leaks_answer("What is the density of zorbium in grams?", "Zorbium density is 17 grams.")
     assert not shortcuts.leaks_answer("How heavy is this metal?", "Zorbium density is 17 grams.")
     assert shortcuts.answer_share("Is it?", "No, it is not.") is None  # no content words to leak
@@ -119,16 +146,30 @@ def test_overlap_histogram_bins_and_the_flags_limits():
 
 
 def test_a_flagged_benchmark_is_never_reliable():
-    judgments = {f"q{index}": {"judge": {"alignment": {"score": 5, "rationale": ""},
-                                         "choice": {"slot": 1, "doc_id": "d", "rationale": ""}}} for index in range(20)}
+    judgments = {
+        f"q{index}": {
+            "judge": {"alignment": {"score": 5, "rationale": ""}, "choice": {"slot": 1, "doc_id": "d", "rationale": ""}}
+        }
+        for index in range(20)
+    }
     discriminability = {"confirmed_missing_gold": 0, "gold_pick_rate": 1.0}
     assert overall_verdict(judgments, discriminability)["label"] == "reliable"
     for flag in shortcuts.FLAGS:
         verdict = overall_verdict(judgments, discriminability, shortcut_flags=[flag])
         assert verdict["label"] == "usable with caveats" and flag in verdict["explanation"]
-    worse = overall_verdict({**judgments, "bad": {"judge": {"alignment": {"score": 1, "rationale": ""},
-                                                            "choice": {"slot": 1, "doc_id": "d", "rationale": ""}}}},
-                            {"confirmed_missing_gold": 6, "gold_pick_rate": 1.0}, shortcut_flags=["answer_leak"])
+    worse = overall_verdict(
+        {
+            **judgments,
+            "bad": {
+                "judge": {
+                    "alignment": {"score": 1, "rationale": ""},
+                    "choice": {"slot": 1, "doc_id": "d", "rationale": ""},
+                }
+            },
+        },
+        {"confirmed_missing_gold": 6, "gold_pick_rate": 1.0},
+        shortcut_flags=["answer_leak"],
+    )
     assert worse["label"] == "unreliable"  # a flag never makes a verdict better
 
 
@@ -137,13 +178,21 @@ def test_history_that_retrieval_does_not_need_is_flagged_history_free(tmp_path):
     directory = tmp_path / "standalone"
     (directory / "qrels").mkdir(parents=True)
     corpus = [{"_id": f"d{index}", "title": "", "text": topic[0]} for index, topic in enumerate(TOPICS)]
-    queries = [{"_id": f"c{index // 2}_t{index % 2}", "text": topic[1],
-                "metadata": {"conversation_id": f"c{index // 2}", "turn": index % 2, "question": topic[1]}}
-               for index, topic in enumerate(TOPICS)]
+    queries = [
+        {
+            "_id": f"c{index // 2}_t{index % 2}",
+            "text": topic[1],
+            "metadata": {"conversation_id": f"c{index // 2}", "turn": index % 2, "question": topic[1]},
+        }
+        for index, topic in enumerate(TOPICS)
+    ]
     (directory / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in corpus), encoding="utf-8")
     (directory / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries), encoding="utf-8")
-    (directory / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(
-        f"{query['_id']}\td{index}\t1\n" for index, query in enumerate(queries)), encoding="utf-8")
+    (directory / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n"
+        + "".join(f"{query['_id']}\td{index}\t1\n" for index, query in enumerate(queries)),
+        encoding="utf-8",
+    )
     summary = summary_of(directory)
     assert summary["history_gain"] is not None and summary["history_gain"] <= 0
     assert "history_free" in summary["flags"]
@@ -155,18 +204,32 @@ def test_the_audits_query_only_bm25_is_what_evaluate_reports_and_its_flags_reach
     turns, corpus = write_audit_benchmark(tmp_path / "bench")
     benchmark = beir_view(turns, corpus)
     workspace = Workspace.resolve(tmp_path / "ws")
-    judges = {"scripted:judge-a": ModelSeam(ScriptedBackend(replier=judge_reply, model="judge-a")),
-              "scripted:judge-b": ModelSeam(ScriptedBackend(replier=partial(judge_reply, strict=True),
-                                                            model="judge-b"))}
+    judges = {
+        "scripted:judge-a": ModelSeam(ScriptedBackend(replier=judge_reply, model="judge-a")),
+        "scripted:judge-b": ModelSeam(ScriptedBackend(replier=partial(judge_reply, strict=True), model="judge-b")),
+    }
     for spec, seam in judges.items():
         register_model(spec, seam)
     context = AuditContext(workspace=str(workspace.root), embedder=register_embedder(HashingEmbedder()))
-    outcome = run_job(builder, job="audit", workspace=workspace, run_id="audit", context=context, settings={},
-                      inputs={"run_id": "audit", "benchmark": str(benchmark), "judges": list(judges)},
-                      max_concurrency=2)
+    outcome = run_job(
+        builder,
+        job="audit",
+        workspace=workspace,
+        run_id="audit",
+        context=context,
+        settings={},
+        inputs={"run_id": "audit", "benchmark": str(benchmark), "judges": list(judges)},
+        max_concurrency=2,
+    )
     summary = json.loads((workspace.run_dir("audit") / SHORTCUTS_FILE).read_text(encoding="utf-8"))
-    evaluation = benchsmith.evaluate(benchmark, retrievers=["bm25"], histories=["current"],
-                                     measures=["R@10", "RR@10"], workspace=workspace.root, run_id="evaluate")
+    evaluation = benchsmith.evaluate(
+        benchmark,
+        retrievers=["bm25"],
+        histories=["current"],
+        measures=["R@10", "RR@10"],
+        workspace=workspace.root,
+        run_id="evaluate",
+    )
     (scores,) = evaluation.aggregate.values()
     current = summary["query_only"]["bm25"]["current"]
     assert current["R@10"] == scores["R@10"] and current["RR@10"] == scores["RR@10"]
@@ -192,15 +255,21 @@ def test_the_stdlib_human_questions_raise_no_shortcut_flag(tmp_path):
 
     chunks = stdlib_chunks()
     questions = read_labelled_questions(DATA_FILE)
-    gold = resolve_gold(questions, [CorpusChunk(chunk.id, chunk.doc_id, chunk.text)
-                                    for chunk in chunks.values()]).gold_ids
+    gold = resolve_gold(
+        questions, [CorpusChunk(chunk.id, chunk.doc_id, chunk.text) for chunk in chunks.values()]
+    ).gold_ids
     directory = tmp_path / "stdlib"
-    write_jsonl_atomic(directory / "corpus.jsonl", ({"_id": chunk.id, "title": chunk.title, "text": chunk.text}
-                                                    for chunk in chunks.values()))
-    write_jsonl_atomic(directory / "queries.jsonl", ({"_id": question.id, "text": question.question}
-                                                     for question in questions))
-    write_beir_qrels(directory / "qrels" / "test.tsv",
-                     [(question.id, chunk_id, 1) for question in questions for chunk_id in gold[question.id]])
+    write_jsonl_atomic(
+        directory / "corpus.jsonl",
+        ({"_id": chunk.id, "title": chunk.title, "text": chunk.text} for chunk in chunks.values()),
+    )
+    write_jsonl_atomic(
+        directory / "queries.jsonl", ({"_id": question.id, "text": question.question} for question in questions)
+    )
+    write_beir_qrels(
+        directory / "qrels" / "test.tsv",
+        [(question.id, chunk_id, 1) for question in questions for chunk_id in gold[question.id]],
+    )
     summary = summary_of(directory)
     assert summary["turns"] == len(questions) == 58
     assert summary["flags"] == []
@@ -215,9 +284,23 @@ def test_the_cli_prints_the_shortcut_flags_and_the_overlap_statistics(tmp_path):
     turns, corpus = write_audit_benchmark(tmp_path / "bench")
     register_model("scripted:judge-cli", ModelSeam(ScriptedBackend(replier=judge_reply, model="judge-cli")))
     embedder = register_embedder(HashingEmbedder())
-    result = CliRunner(env={"COLUMNS": "200"}).invoke(app, [
-        "audit", str(turns), "--corpus", str(corpus), "--judge", "scripted:judge-cli", "--embedder", embedder,
-        "--run-id", "cli", "-w", str(tmp_path / "ws")])
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(
+        app,
+        [
+            "audit",
+            str(turns),
+            "--corpus",
+            str(corpus),
+            "--judge",
+            "scripted:judge-cli",
+            "--embedder",
+            embedder,
+            "--run-id",
+            "cli",
+            "-w",
+            str(tmp_path / "ws"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "ws" / "runs" / "cli" / SHORTCUTS_FILE).read_text(encoding="utf-8"))
     overlap = summary["lexical_overlap"]

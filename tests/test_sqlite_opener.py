@@ -50,7 +50,8 @@ def test_threads_opening_a_new_embedding_cache_at_once_all_open_it_and_write(tmp
         assert errors == [], f"trial {trial}: {errors[0]}"
         cache = EmbeddingCache(path)
         assert cache.get_many([f"key-{worker}" for worker in range(THREADS)]) == {
-            f"key-{worker}": bytes([worker]) * 8 for worker in range(THREADS)}
+            f"key-{worker}": bytes([worker]) * 8 for worker in range(THREADS)
+        }
         cache.close()
 
 
@@ -73,8 +74,9 @@ def test_threads_opening_a_new_checkpointer_at_once_all_open_it_and_write(tmp_pa
 
 def test_the_opener_makes_the_folder_applies_the_schema_and_sets_wal(tmp_path):
     path = tmp_path / "new" / "folder" / "store.sqlite"
-    connection = open_sqlite(path, "CREATE TABLE IF NOT EXISTS kept (key TEXT PRIMARY KEY);"
-                                   "CREATE TABLE IF NOT EXISTS other (value INTEGER);")
+    connection = open_sqlite(
+        path, "CREATE TABLE IF NOT EXISTS kept (key TEXT PRIMARY KEY);CREATE TABLE IF NOT EXISTS other (value INTEGER);"
+    )
     with connection:
         connection.execute("INSERT INTO kept VALUES ('a')")
     assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)

@@ -12,8 +12,18 @@ from pathlib import Path
 
 import benchsmith
 
-HEAVY_MODULES = ("torch", "chromadb", "openai", "scipy", "sentence_transformers", "langchain_openai",
-                 "transformers", "matplotlib", "bm25s", "numba")
+HEAVY_MODULES = (
+    "torch",
+    "chromadb",
+    "openai",
+    "scipy",
+    "sentence_transformers",
+    "langchain_openai",
+    "transformers",
+    "matplotlib",
+    "bm25s",
+    "numba",
+)
 
 # Runs in a fresh interpreter: the body, then writes the names of the loaded modules as JSON to argv[1].
 PROBE = """
@@ -48,8 +58,13 @@ print("helped", len(paths))
 
 def loaded_modules(body: str, tmp_path: Path) -> set[str]:
     listing = tmp_path / "modules.json"
-    result = subprocess.run([sys.executable, "-c", PROBE.format(body=body), str(listing)], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE.format(body=body), str(listing)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     return set(json.loads(listing.read_text()))
 
@@ -85,6 +100,7 @@ def test_every_public_name_resolves_and_is_listed():
         value = getattr(benchsmith, name)
         assert getattr(value, "__name__", name) == name, name
     from benchsmith import InputError, synthesize  # the ``from`` form goes through the same table
+
     assert synthesize is benchsmith.synthesize and InputError is benchsmith.InputError
 
 
@@ -100,9 +116,16 @@ def test_unknown_name_is_an_attribute_error():
 def test_type_checking_imports_match_the_lazy_table():
     """IDEs read the TYPE_CHECKING imports, the runtime reads the table: they must name the same things."""
     tree = ast.parse(Path(benchsmith.__file__).read_text())
-    guarded = next(node for node in tree.body if isinstance(node, ast.If)
-                   and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
-    imported = {alias.name: statement.module for statement in guarded.body
-                if isinstance(statement, ast.ImportFrom) for alias in statement.names}
+    guarded = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+    )
+    imported = {
+        alias.name: statement.module
+        for statement in guarded.body
+        if isinstance(statement, ast.ImportFrom)
+        for alias in statement.names
+    }
     assert imported == benchsmith._API_MODULES
     assert set(imported) == set(benchsmith.__all__)

@@ -35,14 +35,18 @@ from benchsmith.tools.loaders import iter_beir_corpus
 from benchsmith.words import english_stemmer
 from tests.embedders import HashingEmbedder
 
-WORDS = ("retrieval ranking ranked ranks fusion judge judging judged cache caching index indexes indexing chunk "
-         "chunks embedding embeddings the of and model models query queries passage passages nugget").split()
+WORDS = (
+    "retrieval ranking ranked ranks fusion judge judging judged cache caching index indexes indexing chunk "
+    "chunks embedding embeddings the of and model models query queries passage passages nugget"
+).split()
 
 
 def corpus(count: int = 120, seed: int = 0) -> tuple[list[str], list[str]]:
     rng = random.Random(seed)
-    texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 30))) + f" rare{rng.randrange(60)}" * (n % 3 == 0)
-             for n in range(count)]  # words in most documents, and rare ones
+    texts = [
+        " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 30))) + f" rare{rng.randrange(60)}" * (n % 3 == 0)
+        for n in range(count)
+    ]  # words in most documents, and rare ones
     texts[7] = "the of and"  # stopwords only: a document of length 0
     return [f"doc{n:03}" for n in range(count)], texts
 
@@ -50,8 +54,10 @@ def corpus(count: int = 120, seed: int = 0) -> tuple[list[str], list[str]]:
 def bm25s_reference(texts: list[str]) -> bm25s.BM25:
     """The index as it was built before streaming: bm25s over every tokenized text at once."""
     model = bm25s.BM25(k1=1.5, b=0.75, method="lucene", backend="numpy")
-    model.index(bm25s.tokenize(texts, lower=True, stopwords="en", stemmer=english_stemmer(), show_progress=False),
-                show_progress=False)
+    model.index(
+        bm25s.tokenize(texts, lower=True, stopwords="en", stemmer=english_stemmer(), show_progress=False),
+        show_progress=False,
+    )
     return model
 
 
@@ -62,7 +68,8 @@ def test_bm25_built_in_batches_scores_as_bm25s_does_bit_for_bit(monkeypatch):
     reference = BM25Index.__new__(BM25Index)
     reference.model, reference.doc_ids = bm25s_reference(texts), np.asarray(ids, dtype=object)
     queries = {f"q{n}": " ".join(random.Random(n).sample(WORDS, 4)) + f" rare{n}" for n in range(40)} | {
-        "none": "absent words"}
+        "none": "absent words"
+    }
     for query in queries.values():
         assert np.array_equal(streamed.scores(query), reference.scores(query)), query
     assert streamed.search(queries, 25) == reference.search(queries, 25)
@@ -92,8 +99,9 @@ def test_sampled_pair_similarity_reads_only_the_sampled_rows():
         asked.extend(rows.tolist())
         return vectors[rows]
 
-    assert sampled_pair_similarity(len(vectors), rows_of, pairs=300, seed=4) == \
-        random_pair_similarity(vectors, pairs=300, seed=4)
+    assert sampled_pair_similarity(len(vectors), rows_of, pairs=300, seed=4) == random_pair_similarity(
+        vectors, pairs=300, seed=4
+    )
     assert len(asked) == len(set(asked)) <= 600
 
 
@@ -145,8 +153,9 @@ def test_word_postings_of_a_stream_in_any_order_number_chunks_as_told(collection
     postings = WordPostings()
     for row in shuffled:
         postings.add(texts[row])
-    streamed = postings.statistics("docs", [ids[row] for row in shuffled], np.asarray(shuffled),
-                                   lambda rows: vectors[rows], posting_cap=40)
+    streamed = postings.statistics(
+        "docs", [ids[row] for row in shuffled], np.asarray(shuffled), lambda rows: vectors[rows], posting_cap=40
+    )
     expected = compute_corpus_statistics("docs", ids, vectors, texts, posting_cap=40)
     assert 0 < expected.postings.size < expected.document_frequencies.sum()  # some words are capped
     for name in ("document_frequencies", "posting_offsets", "postings"):
@@ -173,8 +182,10 @@ def test_dense_search_blocks_over_the_matrix_and_breaks_ties_by_row(monkeypatch)
     queries = np.round(rng.normal(size=(40, 6)), 1).astype(np.float32)
     index = DenseIndex([f"d{row}" for row in range(3000)], vectors)
     scores = queries @ vectors.T
-    expected = {f"q{q}": [f"d{row}" for row in sorted(range(3000), key=lambda row: (-scores[q, row], row))[:30]]
-                for q in range(40)}
+    expected = {
+        f"q{q}": [f"d{row}" for row in sorted(range(3000), key=lambda row: (-scores[q, row], row))[:30]]
+        for q in range(40)
+    }
     for block in (1 << 16, 500, 17):  # one block, several, blocks smaller than the depth
         monkeypatch.setattr(dense_module, "DOCUMENT_BLOCK", block)
         run = index.search([f"q{q}" for q in range(40)], queries, 30)
@@ -183,9 +194,13 @@ def test_dense_search_blocks_over_the_matrix_and_breaks_ties_by_row(monkeypatch)
 
 def test_a_corpus_file_reads_documents_when_asked(tmp_path):
     path = tmp_path / "corpus.jsonl"
-    records = [{"_id": "a", "title": "A", "text": "first"}, {"_id": 7, "text": "no title"},
-               {"_id": "blank", "text": "  "}, {"_id": "a", "title": "again", "text": "second a"},
-               {"_id": "c", "title": None, "text": "third"}]
+    records = [
+        {"_id": "a", "title": "A", "text": "first"},
+        {"_id": 7, "text": "no title"},
+        {"_id": "blank", "text": "  "},
+        {"_id": "a", "title": "again", "text": "second a"},
+        {"_id": "c", "title": None, "text": "third"},
+    ]
     path.write_text("\ufeff" + "\n\n".join(json.dumps(record) for record in records) + "\n", encoding="utf-8")
     corpus = CorpusFile(path)
     expected = {}
@@ -213,8 +228,14 @@ def test_exact_word_statistics_count_as_passage_statistics_do():
 
 
 def test_terms_are_bm25s_tokens_batch_after_batch():
-    texts = ["The Rankings of RANKED queries: ranking!", "a b cd ÉTÉ été naïve naïvely", "", "of the and",
-             "under_score x2 42 ranks", "Ranking, ranked; ranks."]
+    texts = [
+        "The Rankings of RANKED queries: ranking!",
+        "a b cd ÉTÉ été naïve naïvely",
+        "",
+        "of the and",
+        "under_score x2 42 ranks",
+        "Ranking, ranked; ranks.",
+    ]
     terms = bm25_module._Terms()
     stems = {}
     tokens = []
@@ -223,8 +244,9 @@ def test_terms_are_bm25s_tokens_batch_after_batch():
         stems = {number: stem for stem, number in terms.terms.items()}
         for start, count in zip(np.cumsum(counts) - counts, counts):
             tokens.append([stems[number] for number in flat[start : start + count].tolist()])
-    expected = bm25s.tokenize(texts, lower=True, stopwords="en", stemmer=english_stemmer(), return_ids=False,
-                              show_progress=False)
+    expected = bm25s.tokenize(
+        texts, lower=True, stopwords="en", stemmer=english_stemmer(), return_ids=False, show_progress=False
+    )
     assert tokens == [list(document) for document in expected]
     assert tokens[0][:2] == ["rank", "rank"] and tokens[2] == [] and tokens[3] == []
 
@@ -259,8 +281,10 @@ def test_best_with_ties_is_what_measures_at_the_cutoff_read_of_a_deep_run(monkey
         cut = scores[min(10, len(scores)) - 1] if scores else 0
         assert best[query_id] == {doc: score for doc, score in ranking.items() if score >= cut}, query_id
     assert len(best["ties"]) > 10  # every document tied at the cut is there
-    qrels = {query_id: {ids[n]: 1 for n in random.Random(query_id).sample(range(1500), 30)} | {"doc0007": 1}
-             for query_id in queries}
+    qrels = {
+        query_id: {ids[n]: 1 for n in random.Random(query_id).sample(range(1500), 30)} | {"doc0007": 1}
+        for query_id in queries
+    }
     measures = parse_measures(["R@10", "RR@10", "nDCG@10"])
     assert evaluate_batches(measures, qrels, [best]).per_query == evaluate_batches(measures, qrels, [deep]).per_query
 
@@ -272,8 +296,10 @@ def test_a_bm25_index_kept_in_the_workspace_is_loaded_by_the_next_process(tmp_pa
 
     ids, texts = corpus(200)
     path = tmp_path / "corpus.jsonl"
-    path.write_text("".join(json.dumps({"_id": i, "title": "T", "text": t}) + "\n" for i, t in zip(ids, texts) if t.strip()),
-                    encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps({"_id": i, "title": "T", "text": t}) + "\n" for i, t in zip(ids, texts) if t.strip()),
+        encoding="utf-8",
+    )
     benchmark = Benchmark(name="b", directory=tmp_path, queries=[], qrels={}, corpus_file=path)
     workspace = Workspace.resolve(tmp_path / "ws")
     corpus_indexes._bm25.cache_clear()
@@ -285,7 +311,10 @@ def test_a_bm25_index_kept_in_the_workspace_is_loaded_by_the_next_process(tmp_pa
     assert loaded.search(queries, 50) == built.search(queries, 50)
     assert np.array_equal(loaded.scores("ranking fusion"), built.scores("ranking fusion"))
     fingerprint = benchmark.corpus_fingerprint()
-    assert load_bm25(workspace, fingerprint, 1.5, 0.75) is not None and load_bm25(workspace, fingerprint, 1.2, 0.75) is None
+    assert (
+        load_bm25(workspace, fingerprint, 1.5, 0.75) is not None
+        and load_bm25(workspace, fingerprint, 1.2, 0.75) is None
+    )
     corpus_indexes._bm25.cache_clear()
 
 

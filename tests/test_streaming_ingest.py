@@ -48,7 +48,9 @@ def datasketch_reference(ids, texts, threshold=0.8, num_perm=128, seed=1):
     index = MinHashLSH(threshold=max(0.05, threshold - CANDIDATE_MARGIN), num_perm=num_perm)
     fingerprints, matches = {}, []
     shingle_sets = [char_shingles(text) for text in texts]
-    for chunk_id, shingles, signature in zip(ids, shingle_sets, MinHash.bulk(shingle_sets, num_perm=num_perm, seed=seed)):
+    for chunk_id, shingles, signature in zip(
+        ids, shingle_sets, MinHash.bulk(shingle_sets, num_perm=num_perm, seed=seed)
+    ):
         if chunk_id in fingerprints:
             matches.append(DuplicateMatch(chunk_id, chunk_id, 1.0))
             continue
@@ -155,7 +157,6 @@ def test_embedding_reads_each_item_once_in_the_order_of_their_lengths():
         embed_into(store, reader, HashingEmbedder(), 4, text_lengths=[1, 2])
 
 
-
 def test_embedded_items_reach_the_store_in_groups_as_large_as_chroma_takes(monkeypatch):
     """Each write makes Chroma save its whole HNSW index (0.85 s at a million items): items embedded
     in batches of 4 are written 10 at a time, in order, with their own texts and vectors."""
@@ -191,6 +192,7 @@ def test_what_was_embedded_before_a_failure_is_written_and_a_failed_write_is_rai
     with pytest.raises(ConnectionError, match="chroma went away"):
         embed_into(FailingStore(), items, HashingEmbedder(), 4)
 
+
 def write_mixed_corpus(root):
     """Pages with a shared footer (corpus-level boilerplate), headings, near-duplicate and exact
     copies, a navigation-only page (filtered) and a repeated paragraph."""
@@ -213,11 +215,18 @@ def test_ingest_stages_write_what_the_in_memory_functions_give(tmp_path):
     corpus = write_mixed_corpus(tmp_path / "corpus")
     workspace = Workspace.resolve(tmp_path / "ws")
     embedder = HashingEmbedder()
-    context = IngestContext(workspace=str(workspace.root), embedder=register_embedder(embedder), chunk_size=300,
-                            min_chars=20, batch_size=4)
-    run_job(builder, job="ingest", workspace=workspace, run_id="s", context=context,
-            inputs={"run_id": "s", "sources": [str(corpus)], "collection": "docs"},
-            settings={"sources": [str(corpus)], "collection": "docs"})
+    context = IngestContext(
+        workspace=str(workspace.root), embedder=register_embedder(embedder), chunk_size=300, min_chars=20, batch_size=4
+    )
+    run_job(
+        builder,
+        job="ingest",
+        workspace=workspace,
+        run_id="s",
+        context=context,
+        inputs={"run_id": "s", "sources": [str(corpus)], "collection": "docs"},
+        settings={"sources": [str(corpus)], "collection": "docs"},
+    )
     run_dir = RunDirectory(workspace, "s")
 
     documents = clean_documents(load_sources([str(corpus)]).documents)
@@ -249,7 +258,13 @@ def test_a_repeated_document_id_stops_the_load_and_leaves_no_run(tmp_path):
         (folder / "same.md").write_text("# Same\n\n" + "A sentence about retrieval and ranking. " * 5, encoding="utf-8")
     context = IngestContext(workspace=str(workspace.root), embedder=register_embedder(HashingEmbedder()))
     with pytest.raises(InputError, match=r"document id 'same.md' repeats"):
-        run_job(builder, job="ingest", workspace=workspace, run_id="twice", context=context,
-                inputs={"run_id": "twice", "sources": [str(first), str(second)], "collection": "docs"},
-                settings={"sources": [str(first), str(second)], "collection": "docs"})
+        run_job(
+            builder,
+            job="ingest",
+            workspace=workspace,
+            run_id="twice",
+            context=context,
+            inputs={"run_id": "twice", "sources": [str(first), str(second)], "collection": "docs"},
+            settings={"sources": [str(first), str(second)], "collection": "docs"},
+        )
     assert not RunDirectory(workspace, "twice").path.exists()  # bad input found by the first step: no run

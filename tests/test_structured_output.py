@@ -48,7 +48,8 @@ def format_of(request: dict) -> str:
     if request.get("tools"):
         return "function_calling"
     return {"json_schema": "json_schema", "json_object": "json_mode"}.get(
-        (request.get("response_format") or {}).get("type"), "prompt")
+        (request.get("response_format") or {}).get("type"), "prompt"
+    )
 
 
 def schema_in_prompt(request: dict) -> bool:
@@ -58,14 +59,18 @@ def schema_in_prompt(request: dict) -> bool:
 # 1. JSON found in fences and prose.
 
 
-@pytest.mark.parametrize("text", [
-    json.dumps(GOOD),
-    fenced(GOOD),
-    f"I think this is right: {json.dumps(GOOD)} -- hope that helps {{not json}}",
-    f"```\n{json.dumps(GOOD)}\n```",
-    f"{json.dumps(GOOD)}\n\nTo repeat: {json.dumps(GOOD, indent=2)}",  # the same object twice is one
-    'Use {braces} sparingly. {"rationale": "nested {\\"a\\": 1} in a string", "score": 4, "meta": {"x": 1}}',
-], ids=["bare", "fenced", "prose", "plain-fence", "repeated", "braces-and-nesting"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps(GOOD),
+        fenced(GOOD),
+        f"I think this is right: {json.dumps(GOOD)} -- hope that helps {{not json}}",
+        f"```\n{json.dumps(GOOD)}\n```",
+        f"{json.dumps(GOOD)}\n\nTo repeat: {json.dumps(GOOD, indent=2)}",  # the same object twice is one
+        'Use {braces} sparingly. {"rationale": "nested {\\"a\\": 1} in a string", "score": 4, "meta": {"x": 1}}',
+    ],
+    ids=["bare", "fenced", "prose", "plain-fence", "repeated", "braces-and-nesting"],
+)
 def test_one_json_object_in_fences_or_prose_is_found(text):
     found = extract_json_object(text)
 
@@ -88,8 +93,10 @@ def test_a_reply_without_a_json_object_is_invalid_output(text):
         extract_json_object(text)
 
 
-@pytest.mark.parametrize(("rejects", "method"), [(frozenset(), "json_schema"), (LEGACY_LLAMA_CPP, "function_calling"),
-                                                (PLAIN_COMPLETIONS, "prompt")])
+@pytest.mark.parametrize(
+    ("rejects", "method"),
+    [(frozenset(), "json_schema"), (LEGACY_LLAMA_CPP, "function_calling"), (PLAIN_COMPLETIONS, "prompt")],
+)
 def test_every_reply_fenced_in_prose_is_accepted_at_once(environment, rejects, method):
     server = environment(FakeOpenAIServer(rejects=rejects, reply_style="fenced", replier=lambda request: GOOD).start())
     try:
@@ -135,8 +142,9 @@ def test_fallback_order_ends_in_the_prompt_and_the_endpoint_remembers_it(environ
 
 @pytest.mark.parametrize("status", [400, 422])
 def test_json_schema_rejected_falls_back_to_function_calling_and_the_next_seam_starts_there(environment, status):
-    server = environment(FakeOpenAIServer(rejects=LEGACY_LLAMA_CPP, rejection_status=status,
-                                          replier=lambda request: GOOD).start())
+    server = environment(
+        FakeOpenAIServer(rejects=LEGACY_LLAMA_CPP, rejection_status=status, replier=lambda request: GOOD).start()
+    )
     try:
         assert seam_for("m1").run(Judge(), question="q") == Verdict(**GOOD)
         second = seam_for("m1")
@@ -144,19 +152,29 @@ def test_json_schema_rejected_falls_back_to_function_calling_and_the_next_seam_s
     finally:
         server.stop()
 
-    assert [format_of(request) for request in server.requests] == ["json_schema", "function_calling",
-                                                                  "function_calling"]
+    assert [format_of(request) for request in server.requests] == [
+        "json_schema",
+        "function_calling",
+        "function_calling",
+    ]
     assert second.stats.structured_output == "function_calling"
 
 
-@pytest.mark.parametrize("wording", [
-    {},  # the words of llama.cpp: "response_format type must be ...", "tools param requires --jinja flag"
-    {"json_schema": "Bad Request", "tools": "invalid request"},  # refusals that name nothing
-    {"json_schema": "Unsupported parameter: strict", "tools": "Unrecognized request argument: tool_choice"},
-], ids=["named", "unexplained", "parameter-named"])
+@pytest.mark.parametrize(
+    "wording",
+    [
+        {},  # the words of llama.cpp: "response_format type must be ...", "tools param requires --jinja flag"
+        {"json_schema": "Bad Request", "tools": "invalid request"},  # refusals that name nothing
+        {"json_schema": "Unsupported parameter: strict", "tools": "Unrecognized request argument: tool_choice"},
+    ],
+    ids=["named", "unexplained", "parameter-named"],
+)
 def test_auto_reaches_json_mode_when_json_schema_and_function_calling_are_rejected(environment, wording):
-    server = environment(FakeOpenAIServer(rejects={"json_schema", "tools"}, rejection_messages=wording,
-                                          replier=lambda request: GOOD).start())
+    server = environment(
+        FakeOpenAIServer(
+            rejects={"json_schema", "tools"}, rejection_messages=wording, replier=lambda request: GOOD
+        ).start()
+    )
     try:
         seam = seam_for("m1")
         assert seam.run(Judge(), question="q") == Verdict(**GOOD)
@@ -169,13 +187,15 @@ def test_auto_reaches_json_mode_when_json_schema_and_function_calling_are_reject
 
 
 def test_concurrent_first_calls_step_down_one_method_at_a_time(environment, caplog):
-    server = environment(FakeOpenAIServer(rejects=LEGACY_LLAMA_CPP, replier=lambda request: GOOD,
-                                          latency_s=0.05).start())
+    server = environment(
+        FakeOpenAIServer(rejects=LEGACY_LLAMA_CPP, replier=lambda request: GOOD, latency_s=0.05).start()
+    )
     seam = seam_for()
     try:
         with caplog.at_level(logging.WARNING, logger="benchsmith"):
-            threads = [threading.Thread(target=seam.run, args=(Judge(),), kwargs={"question": f"q{i}"})
-                       for i in range(6)]
+            threads = [
+                threading.Thread(target=seam.run, args=(Judge(),), kwargs={"question": f"q{i}"}) for i in range(6)
+            ]
             for thread in threads:
                 thread.start()
             for thread in threads:
@@ -226,8 +246,11 @@ def test_a_bad_request_that_is_not_about_the_format_does_not_fall_back(environme
         server.stop()
 
     assert CONTEXT_OVERFLOW_MESSAGE.startswith("This model's maximum context length")
-    assert [format_of(request) for request in server.requests] == ["json_schema", "function_calling",
-                                                                  "function_calling"]
+    assert [format_of(request) for request in server.requests] == [
+        "json_schema",
+        "function_calling",
+        "function_calling",
+    ]
 
 
 def test_unknown_structured_output_setting_is_refused():

@@ -34,8 +34,16 @@ from tests.turn_type_fixtures import QUESTION_MIX, build_rich_collection
 from tests.turn_type_replies import typed_server_replier
 
 DIGESTS = Path(__file__).parent / "data" / "synthesis-digests.json"
-OUTPUTS = ("dialogues.jsonl", "stats.json", "plan.jsonl", "qrels.trec", "beir/corpus.jsonl", "beir/queries.jsonl",
-           "beir/qrels/test.tsv", "beir/turn_labels.tsv")
+OUTPUTS = (
+    "dialogues.jsonl",
+    "stats.json",
+    "plan.jsonl",
+    "qrels.trec",
+    "beir/corpus.jsonl",
+    "beir/queries.jsonl",
+    "beir/qrels/test.tsv",
+    "beir/turn_labels.tsv",
+)
 # Every turn type at a small rate, so most turns stay on the answerable path.
 RATES = {"unanswerable_rate": 0.15, "partial_rate": 0.1, "underspecified_rate": 0.1, "multi_gold_rate": 0.1}
 RUN = {"conversations": 6, "turns": 5}
@@ -45,10 +53,25 @@ SEED = 3
 def synthesize(workspace: Workspace, run_id: str, llm: str, concurrency: int) -> RunDirectory:
     """A seeded run as the CLI makes it: a model spec (not a registered seam), so the workspace's
     response cache and the run's usage ledger are the ones a user's run writes."""
-    context = SynthesisContext(workspace=str(workspace.root), llm=llm, cluster_size=4, concurrency=concurrency,
-                               seed=SEED, question_types=QUESTION_MIX, **RATES)
-    run_job(synthesis_builder, job="synthesize", workspace=workspace, run_id=run_id, context=context, settings={},
-            inputs={"run_id": run_id, "collection": COLLECTION, **RUN}, max_concurrency=concurrency)
+    context = SynthesisContext(
+        workspace=str(workspace.root),
+        llm=llm,
+        cluster_size=4,
+        concurrency=concurrency,
+        seed=SEED,
+        question_types=QUESTION_MIX,
+        **RATES,
+    )
+    run_job(
+        synthesis_builder,
+        job="synthesize",
+        workspace=workspace,
+        run_id=run_id,
+        context=context,
+        settings={},
+        inputs={"run_id": run_id, "collection": COLLECTION, **RUN},
+        max_concurrency=concurrency,
+    )
     return RunDirectory(workspace, run_id)
 
 
@@ -76,8 +99,9 @@ def runs(tmp_path_factory, monkeypatch_module) -> dict[str, dict[str, str]]:
         build_rich_collection(alone, root / "alone" / "corpus", documents=60)
         found["model, one at a time"] = digests(synthesize(alone, "model", "openai:sim", concurrency=1))
         alone_requests = len(server.requests) - requests
-        found["model, from the cache"] = digests(synthesize(workspace, "cached", "openai:sim", concurrency=4),
-                                                 usage=False)
+        found["model, from the cache"] = digests(
+            synthesize(workspace, "cached", "openai:sim", concurrency=4), usage=False
+        )
         assert len(server.requests) == requests + alone_requests, "a cached run asked the server"
     assert requests == alone_requests > 0
     return found
@@ -96,8 +120,9 @@ def stored() -> dict[str, dict[str, str]]:
 def test_runs_match_the_digests_made_before_the_client_changes(runs):
     if os.environ.get("BENCHSMITH_WRITE_DIGESTS"):
         DIGESTS.parent.mkdir(exist_ok=True)
-        DIGESTS.write_text(json.dumps({"offline": runs["offline"], "model": runs["model"]}, indent=2) + "\n",
-                           encoding="utf-8")
+        DIGESTS.write_text(
+            json.dumps({"offline": runs["offline"], "model": runs["model"]}, indent=2) + "\n", encoding="utf-8"
+        )
     expected = stored()
     for kind in ("offline", "model"):
         changed = [name for name, digest in runs[kind].items() if expected[kind].get(name) != digest]
@@ -106,8 +131,7 @@ def test_runs_match_the_digests_made_before_the_client_changes(runs):
 
 def test_concurrency_and_the_cache_change_no_output_byte(runs):
     assert runs["model, one at a time"] == runs["model"]
-    assert runs["model, from the cache"] == {name: digest for name, digest in runs["model"].items()
-                                             if name in OUTPUTS}
+    assert runs["model, from the cache"] == {name: digest for name, digest in runs["model"].items() if name in OUTPUTS}
 
 
 def test_the_model_run_is_not_the_offline_run(runs):

@@ -31,14 +31,20 @@ COLLECTION = "harbour"
 def workspace(tmp_path_factory) -> Workspace:
     root = tmp_path_factory.mktemp("sphinx")
     workspace = Workspace.resolve(root / "ws")
-    benchsmith.ingest([write_sphinx_tree(root / "docs")], collection=COLLECTION,
-                      embedder=register_embedder(HashingEmbedder()), min_chars=20, workspace=workspace.root)
+    benchsmith.ingest(
+        [write_sphinx_tree(root / "docs")],
+        collection=COLLECTION,
+        embedder=register_embedder(HashingEmbedder()),
+        min_chars=20,
+        workspace=workspace.root,
+    )
     return workspace
 
 
 def store_of(workspace: Workspace) -> VectorStore:
-    return VectorStore.open_existing(chroma_client(workspace, None), COLLECTION,
-                                     lambda spec: ChromaEmbeddingFunction(spec=spec))
+    return VectorStore.open_existing(
+        chroma_client(workspace, None), COLLECTION, lambda spec: ChromaEmbeddingFunction(spec=spec)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +59,15 @@ def chunks(workspace) -> dict[str, dict]:
 def bench(workspace):
     clusters = benchsmith.cluster(COLLECTION, size=2, workspace=workspace.root).clusters
     assert len(clusters) >= 3
-    return benchsmith.synthesize(COLLECTION, conversations=min(4, len(clusters)), turns=6, cluster_size=2,
-                                 switch_rate=0.6, workspace=workspace.root, run_id="sphinx")
+    return benchsmith.synthesize(
+        COLLECTION,
+        conversations=min(4, len(clusters)),
+        turns=6,
+        cluster_size=2,
+        switch_rate=0.6,
+        workspace=workspace.root,
+        run_id="sphinx",
+    )
 
 
 def test_no_question_is_about_markup_or_an_ambiguous_span(bench, chunks):
@@ -91,8 +104,9 @@ def test_soft_switches_are_more_similar_than_random_pairs_by_the_margin(bench, w
     assert soft > 0 and similarity["soft"]["count"] == soft
     assert similarity["soft"]["min"] > threshold
     stats = json.loads(bench.files["stats"].read_text(encoding="utf-8"))
-    assert set(stats["similarity"]["hard"]) >= {"count", "mean", "min", "q1", "median", "q3", "max"} \
-        or stats["similarity"]["hard"] == {"count": 0}
+    assert set(stats["similarity"]["hard"]) >= {"count", "mean", "min", "q1", "median", "q3", "max"} or stats[
+        "similarity"
+    ]["hard"] == {"count": 0}
 
 
 def test_a_dissimilar_next_chunk_makes_the_switch_hard_and_a_similar_one_soft(workspace, chunks):
@@ -107,8 +121,15 @@ def test_a_dissimilar_next_chunk_makes_the_switch_hard_and_a_similar_one_soft(wo
     context = SynthesisContext(workspace=str(workspace.root), switch_rate=1.0, hard_switch_rate=0.0)
 
     def second_turn(chunk_ids: list[str]) -> dict:
-        result = conversation_graph.invoke({"collection": COLLECTION, "conversation_id": f"planted-{chunk_ids[1]}",
-                                            "chunk_ids": chunk_ids, "turns_wanted": 2}, context=context)
+        result = conversation_graph.invoke(
+            {
+                "collection": COLLECTION,
+                "conversation_id": f"planted-{chunk_ids[1]}",
+                "chunk_ids": chunk_ids,
+                "turns_wanted": 2,
+            },
+            context=context,
+        )
         return result["turns"][1]
 
     hard = second_turn([start, dissimilar])  # the drawn switch is soft; nothing near enough: labelled hard
@@ -145,13 +166,23 @@ def test_switch_labels_follow_the_similarity_rule_both_ways_and_overlap_stays_bo
     for record in (json.loads(line) for line in bench.files["dialogues"].read_text(encoding="utf-8").splitlines()):
         for turn in record["turns"]:
             assert turn["lexical_overlap"] == pytest.approx(
-                lexical_overlap(turn["question_unpolished"], [chunks[turn["gold_ids"][0]]["text"]]), abs=1e-4)
+                lexical_overlap(turn["question_unpolished"], [chunks[turn["gold_ids"][0]]["text"]]), abs=1e-4
+            )
             assert turn["lexical_overlap"] <= DEFAULT_MAX_OVERLAP or turn["overlap_rejected"]
 
 
 # The broken forms a reader found in baseline questions over a real Sphinx/MyST tree (issue 19).
-BROKEN_FORMS = ("›", "documentation say about", "should I know about", "<pypug:", "pypug", "now covered", ")=",
-                "Is command on CLI", "be having")
+BROKEN_FORMS = (
+    "›",
+    "documentation say about",
+    "should I know about",
+    "<pypug:",
+    "pypug",
+    "now covered",
+    ")=",
+    "Is command on CLI",
+    "be having",
+)
 
 
 def test_baseline_questions_over_the_tree_have_no_heading_path_template_leftover_or_fragment(bench, workspace, chunks):
@@ -179,8 +210,11 @@ def test_baseline_questions_over_the_tree_have_no_heading_path_template_leftover
     for dialogue in bench.dialogues:
         for turn in dialogue.turns:
             key = f"{dialogue.conversation_id}/{turn.index}"
-            asked[key], asked[f"{key}/unpolished"], asked[f"{key}/rewrite"] = \
-                turn.question, turn.question_unpolished, turn.rewrite
+            asked[key], asked[f"{key}/unpolished"], asked[f"{key}/rewrite"] = (
+                turn.question,
+                turn.question_unpolished,
+                turn.rewrite,
+            )
             if turn.index:
                 follow_ups.add(key)  # the polished question leans on its history
     assert len(asked) >= 100

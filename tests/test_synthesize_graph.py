@@ -77,7 +77,11 @@ def test_switches_follow_the_configured_probabilities_and_move_as_they_say(works
     probabilities = policy.probabilities()
     # The router's draws follow the configured probabilities; labels then follow the similarity rule.
     drawn = {"follow-up": draws["follow-up"], "switch": draws["soft"] + draws["hard"], "hard": draws["hard"]}
-    expected = {"follow-up": probabilities["follow-up"], "switch": policy.switch_probability, "hard": probabilities["hard"]}
+    expected = {
+        "follow-up": probabilities["follow-up"],
+        "switch": policy.switch_probability,
+        "hard": probabilities["hard"],
+    }
     for name, probability in expected.items():
         tolerance = 4 * math.sqrt(probability * (1 - probability) / total)
         assert abs(drawn[name] / total - probability) < tolerance, (name, counts, relabelled)
@@ -130,8 +134,9 @@ def test_exports_parse_as_beir_and_trec(workspace):
     assert sorted(by_id) == sorted(f"{d['conversation_id']}_t{t['index']}" for d in written for t in d["turns"])
     turns = written[0]["turns"]
     assert by_id["c0000_t0"]["text"] == f"User: {turns[0]['question']}"
-    assert by_id["c0000_t2"]["text"] == (f"User: {turns[1]['question']}\nAgent: {turns[1]['response']}\n"
-                                        f"User: {turns[2]['question']}")  # a window of one earlier turn
+    assert by_id["c0000_t2"]["text"] == (
+        f"User: {turns[1]['question']}\nAgent: {turns[1]['response']}\nUser: {turns[2]['question']}"
+    )  # a window of one earlier turn
     with run_dir.file("beir/qrels/test.tsv").open(encoding="utf-8") as handle:
         rows = list(csv.reader(handle, delimiter="\t"))
     assert rows[0] == ["query-id", "corpus-id", "score"]
@@ -170,8 +175,9 @@ def test_a_crash_mid_run_resumes_without_duplicates_or_repeated_turns(workspace)
         synthesize(workspace, "crash", conversations=conversations, turns=turns, model=seam, concurrency=2)
     assert RunDirectory(workspace, "crash").load().status == "crashed"
     resumed_seam, resumed_backend = scripted_seam(cache=cache)
-    outcome = synthesize(workspace, "crash", conversations=conversations, turns=turns, model=resumed_seam,
-                         concurrency=2)
+    outcome = synthesize(
+        workspace, "crash", conversations=conversations, turns=turns, model=resumed_seam, concurrency=2
+    )
     written = dialogues(workspace, "crash")
     assert outcome.resumed and len(written) == conversations
     assert len({d["conversation_id"] for d in written}) == conversations

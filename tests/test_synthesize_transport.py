@@ -42,18 +42,25 @@ def test_injected_faults_do_not_change_the_benchmark(tmp_path, monkeypatch):
         synthesize(workspace, "faulty", conversations=6, turns=3, model=faulty)
     assert server.faults_served >= 5 and faulty.stats.retries == server.faults_served
     assert clean.stats.retries == 0
-    assert (RunDirectory(workspace, "faulty").file("dialogues.jsonl").read_text()
-            == RunDirectory(workspace, "clean").file("dialogues.jsonl").read_text())
+    assert (
+        RunDirectory(workspace, "faulty").file("dialogues.jsonl").read_text()
+        == RunDirectory(workspace, "clean").file("dialogues.jsonl").read_text()
+    )
 
 
-@pytest.mark.parametrize(("rejects", "reply_style", "method"), [
-    (LEGACY_LLAMA_CPP, "json", "function_calling"),
-    (PLAIN_COMPLETIONS, "json", "prompt"),
-    (frozenset(), "fenced", "json_schema"),
-    (LEGACY_LLAMA_CPP, "fenced", "function_calling"),
-], ids=["json-schema-rejected", "every-format-rejected", "fenced", "json-schema-rejected-and-fenced"])
-def test_servers_without_json_schema_and_chatty_models_give_the_same_benchmark(tmp_path, monkeypatch, rejects,
-                                                                               reply_style, method):
+@pytest.mark.parametrize(
+    ("rejects", "reply_style", "method"),
+    [
+        (LEGACY_LLAMA_CPP, "json", "function_calling"),
+        (PLAIN_COMPLETIONS, "json", "prompt"),
+        (frozenset(), "fenced", "json_schema"),
+        (LEGACY_LLAMA_CPP, "fenced", "function_calling"),
+    ],
+    ids=["json-schema-rejected", "every-format-rejected", "fenced", "json-schema-rejected-and-fenced"],
+)
+def test_servers_without_json_schema_and_chatty_models_give_the_same_benchmark(
+    tmp_path, monkeypatch, rejects, reply_style, method
+):
     workspace = Workspace.resolve(tmp_path / "ws")
     build_collection(workspace, tmp_path / "corpus")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-fallback")
@@ -71,8 +78,10 @@ def test_servers_without_json_schema_and_chatty_models_give_the_same_benchmark(t
     # Each step down costs the rejected requests: one per conversation in flight at most.
     rejected = len(other_server.requests) - len(vllm_server.requests)
     assert FALLBACK_STEPS[method] <= rejected <= FALLBACK_STEPS[method] * CONCURRENCY
-    assert (RunDirectory(workspace, "other").file("dialogues.jsonl").read_text()
-            == RunDirectory(workspace, "vllm").file("dialogues.jsonl").read_text())
+    assert (
+        RunDirectory(workspace, "other").file("dialogues.jsonl").read_text()
+        == RunDirectory(workspace, "vllm").file("dialogues.jsonl").read_text()
+    )
 
 
 CONCURRENCY = 4
@@ -95,10 +104,28 @@ def test_a_refused_key_stops_the_cli_run_within_seconds_and_is_written_nowhere(t
     build_collection(workspace, tmp_path / "corpus", documents=100)
     with FakeOpenAIServer(replier=server_replier, latency_s=0.05, api_key="sk-the-servers-own-key") as server:
         environment = {**os.environ, "OPENAI_API_KEY": leaked_key, "OPENAI_BASE_URL": server.base_url}
-        command = [sys.executable, "-m", "benchsmith.cli", "synthesize", "--collection", "docs",
-                   "--conversations", str(conversations), "--turns", "3", "--llm", "openai:sim",
-                   "--concurrency", str(concurrency), "--cluster-size", "4", "--run-id", "refused",
-                   "-w", str(workspace.root)]
+        command = [
+            sys.executable,
+            "-m",
+            "benchsmith.cli",
+            "synthesize",
+            "--collection",
+            "docs",
+            "--conversations",
+            str(conversations),
+            "--turns",
+            "3",
+            "--llm",
+            "openai:sim",
+            "--concurrency",
+            str(concurrency),
+            "--cluster-size",
+            "4",
+            "--run-id",
+            "refused",
+            "-w",
+            str(workspace.root),
+        ]
         result = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=300)
         exited = time.monotonic()
         time.sleep(0.5)  # anything still on its way would arrive now
@@ -129,17 +156,42 @@ def test_sigkill_mid_synthesis_then_resume(tmp_path, monkeypatch):
     build_rich_collection(workspace, tmp_path / "corpus", documents=100)
     killed = RunDirectory(workspace, "killed")
     dialogues = killed.file("dialogues.jsonl")
-    rate_options = [option for setting, rate in ALL_RATES.items()
-                    for option in (f"--{setting.replace('_', '-')}", str(rate))]
+    rate_options = [
+        option for setting, rate in ALL_RATES.items() for option in (f"--{setting.replace('_', '-')}", str(rate))
+    ]
     with FakeOpenAIServer(replier=typed_server_replier, latency_s=0.05) as server:
         environment = {**os.environ, "OPENAI_API_KEY": "sk-test-kill", "OPENAI_BASE_URL": server.base_url}
-        command = [sys.executable, "-m", "benchsmith.cli", "synthesize", "--collection", "docs",
-                   "--conversations", str(conversations), "--turns", str(turns), "--llm", "openai:sim",
-                   "--concurrency", str(concurrency), "--cluster-size", "4", "--question-types", QUESTION_MIX,
-                   *rate_options, "--quality-gate", "off", "--run-id", "killed", "-w", str(workspace.root)]
+        command = [
+            sys.executable,
+            "-m",
+            "benchsmith.cli",
+            "synthesize",
+            "--collection",
+            "docs",
+            "--conversations",
+            str(conversations),
+            "--turns",
+            str(turns),
+            "--llm",
+            "openai:sim",
+            "--concurrency",
+            str(concurrency),
+            "--cluster-size",
+            "4",
+            "--question-types",
+            QUESTION_MIX,
+            *rate_options,
+            "--quality-gate",
+            "off",
+            "--run-id",
+            "killed",
+            "-w",
+            str(workspace.root),
+        ]
         # the scripted model's questions are plumbing, not prose: the gate would refuse them all
-        process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True)
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
             if dialogues.exists() and len(dialogues.read_text().splitlines()) >= 6:
@@ -159,16 +211,34 @@ def test_sigkill_mid_synthesis_then_resume(tmp_path, monkeypatch):
         # The uninterrupted run, answered from the workspace's response cache the CLI runs filled.
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test-kill")
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        synthesize_job("docs", conversations=conversations, turns=turns, run_id="whole", workspace=str(workspace.root),
-                       llm="openai:sim", concurrency=concurrency, cluster_size=4, question_types=QUESTION_MIX,
-                       quality_gate="off", **ALL_RATES)
+        synthesize_job(
+            "docs",
+            conversations=conversations,
+            turns=turns,
+            run_id="whole",
+            workspace=str(workspace.root),
+            llm="openai:sim",
+            concurrency=concurrency,
+            cluster_size=4,
+            question_types=QUESTION_MIX,
+            quality_gate="off",
+            **ALL_RATES,
+        )
         # ...except, per conversation in flight at the kill, a reply its checkpoint holds but the cache's
         # writer had not committed (stores/write_behind.py: the last ~10 ms before a SIGKILL)
         assert len(server.requests) - requests <= concurrency, "the uninterrupted run asked the server"
 
     whole = RunDirectory(workspace, "whole")
-    for name in ("dialogues.jsonl", "stats.json", "plan.jsonl", "qrels.trec", "beir/corpus.jsonl",
-                 "beir/queries.jsonl", "beir/qrels/test.tsv", "beir/turn_labels.tsv"):
+    for name in (
+        "dialogues.jsonl",
+        "stats.json",
+        "plan.jsonl",
+        "qrels.trec",
+        "beir/corpus.jsonl",
+        "beir/queries.jsonl",
+        "beir/qrels/test.tsv",
+        "beir/turn_labels.tsv",
+    ):
         assert killed.file(name).read_bytes() == whole.file(name).read_bytes(), name
     written = load_jsonl(dialogues)
     assert len({d["conversation_id"] for d in written}) == len(written) == conversations
@@ -201,8 +271,9 @@ def test_the_overlap_corrective_turn_reaches_the_server(tmp_path, monkeypatch):
         messages = conversation_messages(request)
         copied = " ".join(gold_text(messages[:2], "gold_passage").split()[:8]).rstrip(".") + "?"
         corrected = messages[-1]["content"].startswith("Your question shares")
-        return GeneratedQuestion(question=paraphrase if corrected else copied,
-                                 rewrite=paraphrase if corrected else copied).model_dump()
+        return GeneratedQuestion(
+            question=paraphrase if corrected else copied, rewrite=paraphrase if corrected else copied
+        ).model_dump()
 
     workspace = Workspace.resolve(tmp_path / "ws")
     build_collection(workspace, tmp_path / "corpus")
@@ -211,14 +282,18 @@ def test_the_overlap_corrective_turn_reaches_the_server(tmp_path, monkeypatch):
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         synthesize(workspace, "overlap", conversations=1, turns=1, model=build_seam("openai:sim", FAST_RETRIES))
         requests = list(server.requests)
-    corrective = [request for request in requests if any(
-        (message.get("content") or "").startswith("Your question shares") for message in request["messages"])]
+    corrective = [
+        request
+        for request in requests
+        if any((message.get("content") or "").startswith("Your question shares") for message in request["messages"])
+    ]
     assert len(corrective) == 1 and len(requests) == 3  # question, corrected question, answer
     roles = [message["role"] for message in corrective[0]["messages"]]
     assert roles[-3:] == ["user", "assistant", "user"]
     first_user, copied, correction = (message["content"] for message in corrective[0]["messages"][-3:])
     share = round(100 * lexical_overlap(copied, [gold_text([{"content": first_user}], "gold_passage")]))
     assert f"shares {share}% of its content words" in correction
-    (dialogue,) = [json.loads(line) for line in RunDirectory(workspace, "overlap").file("dialogues.jsonl").read_text()
-                   .splitlines()]
+    (dialogue,) = [
+        json.loads(line) for line in RunDirectory(workspace, "overlap").file("dialogues.jsonl").read_text().splitlines()
+    ]
     assert dialogue["turns"][0]["question_unpolished"] == paraphrase

@@ -64,12 +64,16 @@ def one_reply_per_connection(body: bytes = b'{"ok": true}') -> Iterator[tuple[st
             while b"\r\n\r\n" not in request:
                 request += connection.recv(65536)
             head, _, rest = request.partition(b"\r\n\r\n")
-            length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
-                              if line.lower().startswith(b"content-length")))
+            length = int(
+                next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+            )
             while len(rest) < length:
                 rest += connection.recv(65536)
-            connection.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                               f"Content-Length: {len(body)}\r\nConnection: keep-alive\r\n\r\n".encode() + body)
+            connection.sendall(
+                f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\nConnection: keep-alive\r\n\r\n".encode()
+                + body
+            )
             connection.close()
             closed.set()
 
@@ -118,8 +122,13 @@ def raw_replies(reply: bytes, *, close: bool = False) -> Iterator[str]:
                         return
                     buffered += received
                 head, _, buffered = buffered.partition(b"\r\n\r\n")
-                length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
-                                  if line.lower().startswith(b"content-length")))
+                length = int(
+                    next(
+                        line.split(b":")[1]
+                        for line in head.split(b"\r\n")
+                        if line.lower().startswith(b"content-length")
+                    )
+                )
                 while len(buffered) < length:
                     buffered += connection.recv(65536)
                 buffered = buffered[length:]
@@ -145,15 +154,22 @@ def raw_replies(reply: bytes, *, close: bool = False) -> Iterator[str]:
 OK_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
 
 
-@pytest.mark.parametrize("reply, kept", [
-    (OK_HEAD + b"Transfer-Encoding: chunked\r\n\r\n5;ext=1\r\n{\"ok\"\r\n6\r\n: true\r\n1\r\n}\r\n0\r\nX-Trailer: 1\r\n\r\n",
-     True),
-    (b"HTTP/1.1 100 Continue\r\n\r\n" + OK_HEAD + b"Content-Length: 12\r\n\r\n{\"ok\": true}", True),
-    (OK_HEAD + b"Content-Length: 12\r\nConnection: close\r\n\r\n{\"ok\": true}", False),
-    (b"HTTP/1.0 200 OK\r\nContent-Length: 12\r\n\r\n{\"ok\": true}", False),
-    (b"HTTP/1.0 200 OK\r\nContent-Length: 12\r\nConnection: Keep-Alive\r\n\r\n{\"ok\": true}", True),
-    (OK_HEAD + b"\r\n{\"ok\": true}", False),  # no length: the body runs to the connection's end
-], ids=["chunked", "interim reply first", "close", "HTTP/1.0", "HTTP/1.0 keep-alive", "no length"])
+@pytest.mark.parametrize(
+    "reply, kept",
+    [
+        (
+            OK_HEAD
+            + b'Transfer-Encoding: chunked\r\n\r\n5;ext=1\r\n{"ok"\r\n6\r\n: true\r\n1\r\n}\r\n0\r\nX-Trailer: 1\r\n\r\n',
+            True,
+        ),
+        (b"HTTP/1.1 100 Continue\r\n\r\n" + OK_HEAD + b'Content-Length: 12\r\n\r\n{"ok": true}', True),
+        (OK_HEAD + b'Content-Length: 12\r\nConnection: close\r\n\r\n{"ok": true}', False),
+        (b'HTTP/1.0 200 OK\r\nContent-Length: 12\r\n\r\n{"ok": true}', False),
+        (b'HTTP/1.0 200 OK\r\nContent-Length: 12\r\nConnection: Keep-Alive\r\n\r\n{"ok": true}', True),
+        (OK_HEAD + b'\r\n{"ok": true}', False),  # no length: the body runs to the connection's end
+    ],
+    ids=["chunked", "interim reply first", "close", "HTTP/1.0", "HTTP/1.0 keep-alive", "no length"],
+)
 def test_replies_are_read_by_their_framing_and_the_connection_kept_only_when_it_may_be(reply, kept):
     with raw_replies(reply, close=not kept) as base_url:
         client = JsonClient(base_url, KEY, timeout_s=5)
@@ -162,12 +178,16 @@ def test_replies_are_read_by_their_framing_and_the_connection_kept_only_when_it_
         assert client.post("/chat/completions", BODY) == {"ok": True}  # on the same connection when it was kept
 
 
-@pytest.mark.parametrize("reply", [
-    OK_HEAD + b"Content-Length: 40\r\n\r\n{\"ok\": true}",  # cut off mid-body
-    b"SMTP ready\r\n\r\n",  # not HTTP
-    OK_HEAD + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n",  # a chunk size that is no number
-    OK_HEAD + b"Content-Length: twelve\r\n\r\n{\"ok\": true}",
-], ids=["cut off", "not HTTP", "bad chunk", "bad length"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        OK_HEAD + b'Content-Length: 40\r\n\r\n{"ok": true}',  # cut off mid-body
+        b"SMTP ready\r\n\r\n",  # not HTTP
+        OK_HEAD + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n",  # a chunk size that is no number
+        OK_HEAD + b'Content-Length: twelve\r\n\r\n{"ok": true}',
+    ],
+    ids=["cut off", "not HTTP", "bad chunk", "bad length"],
+)
 def test_a_reply_that_is_cut_off_or_not_http_is_a_connection_error(reply):
     with raw_replies(reply, close=True) as base_url, pytest.raises(openai.APIConnectionError):
         JsonClient(base_url, KEY, timeout_s=5).post("/chat/completions", BODY)
@@ -199,11 +219,16 @@ def test_a_reply_that_is_not_json_is_a_value_error():
         JsonClient(base_url, KEY, timeout_s=5).post("/chat/completions", BODY)
 
 
-@pytest.mark.parametrize("fault, error_class, status", [
-    ("429", openai.RateLimitError, 429), ("401", openai.AuthenticationError, 401),
-    ("500", openai.InternalServerError, 500), ("503", openai.InternalServerError, 503),
-    ("400", openai.BadRequestError, 400),
-])
+@pytest.mark.parametrize(
+    "fault, error_class, status",
+    [
+        ("429", openai.RateLimitError, 429),
+        ("401", openai.AuthenticationError, 401),
+        ("500", openai.InternalServerError, 500),
+        ("503", openai.InternalServerError, 503),
+        ("400", openai.BadRequestError, 400),
+    ],
+)
 def test_error_statuses_are_the_sdks_exceptions(fault, error_class, status):
     with FakeOpenAIServer(replier=reply) as server:
         server.inject(fault)
@@ -250,8 +275,16 @@ def test_parallel_posts_share_the_pool_without_mixing_replies():
 
 
 def test_a_proxy_in_the_environment_goes_through_the_sdks_client(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
-                 "no_proxy"):
+    for name in (
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "NO_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "no_proxy",
+    ):
         monkeypatch.delenv(name, raising=False)
     assert isinstance(json_client("https://llm.example.com/v1", KEY, 5), JsonClient)
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")

@@ -38,8 +38,12 @@ from tests.turn_type_fixtures import ALL_RATES, QUESTION_MIX, build_rich_collect
 from tests.turn_type_replies import answers_elsewhere, numbered_passages, typed_seam, typed_server_replier
 
 FAST_RETRIES = ModelSettings(timeout_s=5.0, backoff_initial_s=0.01, backoff_max_s=0.05, max_attempts=3)
-KIND_OF_RATE = {"unanswerable_rate": "unanswerable", "partial_rate": "partial",
-                "underspecified_rate": "underspecified", "multi_gold_rate": "multi-passage"}
+KIND_OF_RATE = {
+    "unanswerable_rate": "unanswerable",
+    "partial_rate": "partial",
+    "underspecified_rate": "underspecified",
+    "multi_gold_rate": "multi-passage",
+}
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +69,10 @@ def test_every_rate_is_drawn_within_five_points_and_a_type_is_kept_only_where_it
     real (two entries of one name, one subject across passages, an answer nothing left holds): the rest
     become answerable turns, each counted as dropped."""
     turns = [turn for _, turn in all_turns(offline_run)]
-    assert len(turns) + sum(len(d.get("dropped_turns", [])) for d in load_jsonl(offline_run.file("dialogues.jsonl"))) \
+    assert (
+        len(turns) + sum(len(d.get("dropped_turns", [])) for d in load_jsonl(offline_run.file("dialogues.jsonl")))
         == 200
+    )
     drawn = [turn for turn in turns if turn["turn_type_drawn"] != "clarification"]  # a clarification is not drawn
     drawn_kinds = Counter(turn["turn_type_drawn"] for turn in drawn)
     kept = Counter(turn["turn_type"] for turn in drawn)
@@ -91,7 +97,9 @@ def test_each_turn_type_has_the_shape_its_label_says(workspace, offline_run):
         for previous, turn in zip([None, *dialogue["turns"]], dialogue["turns"]):
             kind = turn["turn_type"]
             if kind == "unanswerable":
-                assert turn["gold_ids"] == [] and len(turn["held_out_ids"]) == 1 and set(turn["held_out_ids"]) <= reserved
+                assert (
+                    turn["gold_ids"] == [] and len(turn["held_out_ids"]) == 1 and set(turn["held_out_ids"]) <= reserved
+                )
                 assert turn["response"].startswith(UNANSWERED)
                 assert turn["question_type"] != "comparison"  # its second thing may be answered elsewhere
             elif kind == "partial":
@@ -108,8 +116,11 @@ def test_each_turn_type_has_the_shape_its_label_says(workspace, offline_run):
                 assert turn["question"].startswith("I mean ")  # the entry the clarifying reply named
             if previous is not None and previous["answerability"] == "underspecified":
                 assert kind == "clarification"  # the turn after an underspecified one clarifies it
-            assert turn["answerability"] == {"unanswerable": "unanswerable", "partial": "partial",
-                                             "underspecified": "underspecified"}.get(kind, "answerable")
+            assert turn["answerability"] == {
+                "unanswerable": "unanswerable",
+                "partial": "partial",
+                "underspecified": "underspecified",
+            }.get(kind, "answerable")
             assert turn["standalone"] == (kind != "clarification" and turn["question"] == turn["question_unpolished"])
             assert not question_form(turn["question_unpolished"], follow_up=turn["index"] > 0).problems(), turn
 
@@ -117,8 +128,10 @@ def test_each_turn_type_has_the_shape_its_label_says(workspace, offline_run):
 def test_labels_agree_in_dialogues_stats_and_exports(workspace, offline_run):
     turns = all_turns(offline_run)
     stats = json.loads(offline_run.file("stats.json").read_text())["labels"]
-    assert stats["answerability"] == {label: sum(t["answerability"] == label for _, t in turns)
-                                      for label in ("answerable", "partial", "unanswerable", "underspecified")}
+    assert stats["answerability"] == {
+        label: sum(t["answerability"] == label for _, t in turns)
+        for label in ("answerable", "partial", "unanswerable", "underspecified")
+    }
     assert stats["question_types"] == dict(Counter(t["question_type"] for _, t in turns))
     assert stats["standalone"]["non_standalone"] == sum(not t["standalone"] for _, t in turns)
     assert stats["multi_gold_turns"] == sum(len(t["gold_ids"]) > 1 for _, t in turns) > 0
@@ -129,8 +142,11 @@ def test_labels_agree_in_dialogues_stats_and_exports(workspace, offline_run):
     queries = {query["_id"]: query["metadata"] for query in load_jsonl(beir / "queries.jsonl")}
     for conversation, turn in turns:
         exported = queries[f"{conversation}_t{turn['index']}"]
-        assert (exported["answerability"], exported["question_type"], exported["standalone"]) == \
-            (turn["answerability"], turn["question_type"], turn["standalone"])
+        assert (exported["answerability"], exported["question_type"], exported["standalone"]) == (
+            turn["answerability"],
+            turn["question_type"],
+            turn["standalone"],
+        )
     corpus = {document.id for document in iter_beir_corpus(beir / "corpus.jsonl")}
     held_out = {chunk for _, t in turns for chunk in t["held_out_ids"]}
     assert held_out and not held_out & corpus
@@ -153,8 +169,10 @@ def test_an_unanswerable_turn_whose_held_out_chunk_has_a_near_duplicate_is_dropp
     build_rich_collection(workspace, corpus, documents=40)
     for number, path in enumerate(sorted(corpus.glob("doc*.txt"))):
         filler = " ".join(f"aside{(number * 7 + k) % 300}" for k in range(60))
-        (corpus / f"copy-{path.name}").write_text(f"{path.read_text()}\n\nNotes page {number} repeats an earlier "
-                                                  f"page and also mentions {filler}.", encoding="utf-8")
+        (corpus / f"copy-{path.name}").write_text(
+            f"{path.read_text()}\n\nNotes page {number} repeats an earlier page and also mentions {filler}.",
+            encoding="utf-8",
+        )
     assert ingest(workspace, corpus, run_id="ingest-copies")["collection_count"] == 80
     synthesize(workspace, "duplicated", conversations=6, turns=6, unanswerable_rate=0.5)
     turns = all_turns(RunDirectory(workspace, "duplicated"))
@@ -170,13 +188,19 @@ def test_model_path_judge_rejection_replans_or_drops_the_turn(workspace):
     """The scripted pool judge finds a remaining chunk answering half the held-out chunks: those
     unanswerable turns move to the next cluster's held-out chunk, and are dropped when none is left."""
     seam, backend = typed_seam()
-    synthesize(workspace, "model-types", conversations=8, turns=6, model=seam, question_types=QUESTION_MIX,
-               **ALL_RATES)
+    synthesize(workspace, "model-types", conversations=8, turns=6, model=seam, question_types=QUESTION_MIX, **ALL_RATES)
     turns = [t for _, t in all_turns(RunDirectory(workspace, "model-types"))]
-    assert {t["turn_type"] for t in turns} >= {"unanswerable", "partial", "underspecified", "clarification",
-                                                "multi-passage", "answerable"}
-    judged = [numbered_passages(messages)[0] for messages, schema in backend.calls
-              if schema.__name__ == "PassageJudgments"]
+    assert {t["turn_type"] for t in turns} >= {
+        "unanswerable",
+        "partial",
+        "underspecified",
+        "clarification",
+        "multi-passage",
+        "answerable",
+    }
+    judged = [
+        numbered_passages(messages)[0] for messages, schema in backend.calls if schema.__name__ == "PassageJudgments"
+    ]
     rejected = sum(answers_elsewhere(held_out) for held_out in judged)
     kept = [t for t in turns if t["turn_type"] == "unanswerable"]
     # Each rejection re-planned or dropped its turn; each acceptance kept one.
@@ -187,8 +211,11 @@ def test_model_path_judge_rejection_replans_or_drops_the_turn(workspace):
     dropped = [t for t in turns if t["label_dropped"] == "unanswerable"]  # may be none: each re-plan was kept
     assert all(t["turn_type"] == "answerable" and t["gold_ids"] for t in dropped)
     # The typed questions were asked for their type: the prompt names it.
-    assert any("Question type:" in messages[-1]["content"] for messages, schema in backend.calls
-               if schema.__name__ in ("TypedQuestion", "GeneratedQuestion"))
+    assert any(
+        "Question type:" in messages[-1]["content"]
+        for messages, schema in backend.calls
+        if schema.__name__ in ("TypedQuestion", "GeneratedQuestion")
+    )
 
 
 def test_kill_and_resume_keep_labels_and_held_out_sets_byte_identical(workspace):
@@ -204,8 +231,15 @@ def test_kill_and_resume_keep_labels_and_held_out_sets_byte_identical(workspace)
     resumed_seam, _ = typed_seam(cache=cache)
     assert synthesize(workspace, "resumed", model=resumed_seam, **options).resumed
     whole, resumed = RunDirectory(workspace, "uninterrupted"), RunDirectory(workspace, "resumed")
-    for name in ("dialogues.jsonl", "stats.json", "qrels.trec", "beir/corpus.jsonl", "beir/queries.jsonl",
-                 "beir/qrels/test.tsv", "beir/turn_labels.tsv"):
+    for name in (
+        "dialogues.jsonl",
+        "stats.json",
+        "qrels.trec",
+        "beir/corpus.jsonl",
+        "beir/queries.jsonl",
+        "beir/qrels/test.tsv",
+        "beir/turn_labels.tsv",
+    ):
         assert resumed.file(name).read_bytes() == whole.file(name).read_bytes(), name
     turns = [t for _, t in all_turns(resumed)]
     assert any(t["held_out_ids"] for t in turns) and any(t["answerability"] == "underspecified" for t in turns)
@@ -246,8 +280,9 @@ def test_the_dry_run_counts_each_turn_types_calls_at_its_rate(workspace):
     import benchsmith
 
     def estimate(**rates):
-        return benchsmith.estimate_synthesis(COLLECTION, conversations=10, turns=5, llm="openai:gpt-4o-mini",
-                                             workspace=workspace.root, **rates)
+        return benchsmith.estimate_synthesis(
+            COLLECTION, conversations=10, turns=5, llm="openai:gpt-4o-mini", workspace=workspace.root, **rates
+        )
 
     plain, typed = estimate(), estimate(**ALL_RATES)
     judged_share = ALL_RATES["unanswerable_rate"] + ALL_RATES["multi_gold_rate"]
@@ -270,17 +305,26 @@ def test_an_underspecified_turn_needs_two_entries_of_one_name():
     """_kind_plan pairs the meant chunk only with one documenting another entry of a name the meant
     one documents: two meanings a user would act on differently; not one concept on two pages, the
     class of two methods, nor one entry under two of its names (the readers' fake ambiguities)."""
+
     def meanings(*passages: tuple[str, str]) -> bool:
         return shared_name([{"title": title, "text": text} for title, text in passages]) is not None
 
-    assert meanings(("lzma › decompress", "lzma.decompress(data)\n\nDecompress a block of LZMA data."),
-                    ("bz2 › decompress", "bz2.decompress(data)\n\nDecompress a block of bz2 data."))
-    assert not meanings(("lzma › decompress", "lzma.decompress(data)\n\nDecompress a block of LZMA data."),
-                        ("Compression guide", "Use decompress to read compressed data back in memory."))
-    assert not meanings(("poplib › POP3.noop", "poplib.POP3.noop()\n\nDo nothing."),
-                        ("poplib › POP3.utf8", "poplib.POP3.utf8()\n\nTry to switch to UTF-8 mode."))
-    assert not meanings(("asyncio.transports › WriteTransport.write", "Write some data bytes to the transport."),
-                        ("asyncio.transports", "asyncio.transports.WriteTransport.write(data)\n\nWrite data."))
+    assert meanings(
+        ("lzma › decompress", "lzma.decompress(data)\n\nDecompress a block of LZMA data."),
+        ("bz2 › decompress", "bz2.decompress(data)\n\nDecompress a block of bz2 data."),
+    )
+    assert not meanings(
+        ("lzma › decompress", "lzma.decompress(data)\n\nDecompress a block of LZMA data."),
+        ("Compression guide", "Use decompress to read compressed data back in memory."),
+    )
+    assert not meanings(
+        ("poplib › POP3.noop", "poplib.POP3.noop()\n\nDo nothing."),
+        ("poplib › POP3.utf8", "poplib.POP3.utf8()\n\nTry to switch to UTF-8 mode."),
+    )
+    assert not meanings(
+        ("asyncio.transports › WriteTransport.write", "Write some data bytes to the transport."),
+        ("asyncio.transports", "asyncio.transports.WriteTransport.write(data)\n\nWrite data."),
+    )
 
 
 def test_an_underspecified_turns_other_meaning_is_found_anywhere_in_the_corpus(tmp_path):
@@ -298,12 +342,17 @@ def test_an_underspecified_turns_other_meaning_is_found_anywhere_in_the_corpus(t
     embedder = HashingEmbedder(dimension=16)
     store = VectorStore(open_client(workspace), "names", ChromaEmbeddingFunction(embedder), embedder.name)
     texts = [text for _, text in chunks.values()]
-    store.upsert(list(chunks), embedder.encode(texts).tolist(), texts,
-                 [{"title": title, "doc_id": chunk_id.split(":")[0]} for chunk_id, (title, _) in chunks.items()])
+    store.upsert(
+        list(chunks),
+        embedder.encode(texts).tolist(),
+        texts,
+        [{"title": title, "doc_id": chunk_id.split(":")[0]} for chunk_id, (title, _) in chunks.items()],
+    )
     runtime = Runtime(context=SynthesisContext(workspace=str(workspace.root)))
 
     namesakes = namesake_chunks(runtime, "names", "lzma:0-60", leave_out={"lzma:0-60"})
     assert "bz2:0-70" in namesakes and "lzma:0-60" not in namesakes
     assert ambiguous_partners(runtime, "names", "lzma:0-60", namesakes) == ["bz2:0-70"]
-    assert namesake_chunks(runtime, "names", "lzma:0-60", leave_out={"lzma:0-60", "bz2:0-70"}) == \
-        [chunk for chunk in namesakes if chunk != "bz2:0-70"]
+    assert namesake_chunks(runtime, "names", "lzma:0-60", leave_out={"lzma:0-60", "bz2:0-70"}) == [
+        chunk for chunk in namesakes if chunk != "bz2:0-70"
+    ]

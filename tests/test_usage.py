@@ -17,8 +17,15 @@ def ledger_with(tmp_path, calls) -> UsageLedger:
 
 
 def call(model: str, cached: bool = False, tokens: int = 0) -> dict:
-    return {"model": model, "agent": "judge", "input_tokens": tokens, "output_tokens": tokens, "cost_usd": 0.0,
-            "retries": 0, "cached": cached}
+    return {
+        "model": model,
+        "agent": "judge",
+        "input_tokens": tokens,
+        "output_tokens": tokens,
+        "cost_usd": 0.0,
+        "retries": 0,
+        "cached": cached,
+    }
 
 
 def printed(usage: Usage, monkeypatch) -> str:
@@ -29,8 +36,9 @@ def printed(usage: Usage, monkeypatch) -> str:
 
 
 def test_offline_calls_are_counted_apart(tmp_path):
-    totals = ledger_with(tmp_path, [call("baseline"), call("baseline"), call("gpt-4o-mini", tokens=10),
-                                    call("gpt-4o-mini", cached=True)]).totals()
+    totals = ledger_with(
+        tmp_path, [call("baseline"), call("baseline"), call("gpt-4o-mini", tokens=10), call("gpt-4o-mini", cached=True)]
+    ).totals()
     assert (totals["calls"], totals["offline_calls"], totals["cached_calls"]) == (4, 2, 1)
     assert totals["input_tokens"] == 10
 

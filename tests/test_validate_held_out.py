@@ -44,9 +44,13 @@ def synthesized(tmp_path_factory):
 
 
 def question(question_id: str, text: str, *chunk_ids: str) -> dict:
-    return {"id": question_id, "question": text,
-            "gold": [{"chunk_id": chunk_id, "document": chunk_id.split(":")[0], "evidence": "kept"}
-                     for chunk_id in chunk_ids]}
+    return {
+        "id": question_id,
+        "question": text,
+        "gold": [
+            {"chunk_id": chunk_id, "document": chunk_id.split(":")[0], "evidence": "kept"} for chunk_id in chunk_ids
+        ],
+    }
 
 
 def rarest_words(text: str, spread: Counter, count: int = 3) -> list[str]:
@@ -60,12 +64,17 @@ def labels_over_the_collection(synthesized, path: Path, extra: tuple[dict, ...] 
     held = synthesized["held"]
     corpus = sorted(synthesized["corpus"].items())
     spread = Counter(word for _, text in corpus for word in set(text.lower().split()))
-    rows = [question(f"q{number:02}", f"What does the {' '.join(rarest_words(text, spread))} limit control?", chunk_id)
-            for number, (chunk_id, text) in enumerate(corpus[:14])]
+    rows = [
+        question(f"q{number:02}", f"What does the {' '.join(rarest_words(text, spread))} limit control?", chunk_id)
+        for number, (chunk_id, text) in enumerate(corpus[:14])
+    ]
     first = sorted(synthesized["corpus"])[0]
-    rows += [question("mixed", "Which limit controls how many records are kept, here or there?", first, held[0]),
-             question("lost", "What does the held-out page say about its switch?", held[1]),
-             question("lost-too", "And what does the other held-out page report?", held[0]), *extra]
+    rows += [
+        question("mixed", "Which limit controls how many records are kept, here or there?", first, held[0]),
+        question("lost", "What does the held-out page say about its switch?", held[1]),
+        question("lost-too", "And what does the other held-out page report?", held[0]),
+        *extra,
+    ]
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path
 
@@ -73,9 +82,16 @@ def labels_over_the_collection(synthesized, path: Path, extra: tuple[dict, ...] 
 def test_labels_naming_held_out_chunks_are_dropped_and_named_in_the_result_and_the_report(synthesized, tmp_path):
     held = synthesized["held"]
     labels = labels_over_the_collection(synthesized, tmp_path / "mine.jsonl")
-    result = benchsmith.validate(synthesized["run_dir"], human=labels, retrievers=RETRIEVERS,
-                                 embedder=register_embedder(HashingEmbedder()), depth=20, bootstrap=50,
-                                 workspace=synthesized["workspace"].root, run_id="held-labels")
+    result = benchsmith.validate(
+        synthesized["run_dir"],
+        human=labels,
+        retrievers=RETRIEVERS,
+        embedder=register_embedder(HashingEmbedder()),
+        depth=20,
+        bootstrap=50,
+        workspace=synthesized["workspace"].root,
+        run_id="held-labels",
+    )
     dropped = result.held_out
     assert dropped.rows == (("mixed", held[0]), ("lost", held[1]), ("lost-too", held[0]))
     assert dropped.questions_left_out == ("lost", "lost-too")
@@ -100,10 +116,26 @@ def test_labels_naming_held_out_chunks_are_dropped_and_named_in_the_result_and_t
 
 def test_the_command_names_the_held_out_chunks_rows_and_questions(synthesized, tmp_path):
     labels = labels_over_the_collection(synthesized, tmp_path / "mine.jsonl")
-    result = runner.invoke(app, ["validate", str(synthesized["run_dir"]), "--human", str(labels),
-                                 "--embedder", register_embedder(HashingEmbedder()), "--depth", "20",
-                                 "--bootstrap", "50", "-w", str(synthesized["workspace"].root), "--run-id", "held-cli",
-                                 *(option for spec in RETRIEVERS for option in ("--retriever", spec))])
+    result = runner.invoke(
+        app,
+        [
+            "validate",
+            str(synthesized["run_dir"]),
+            "--human",
+            str(labels),
+            "--embedder",
+            register_embedder(HashingEmbedder()),
+            "--depth",
+            "20",
+            "--bootstrap",
+            "50",
+            "-w",
+            str(synthesized["workspace"].root),
+            "--run-id",
+            "held-cli",
+            *(option for spec in RETRIEVERS for option in ("--retriever", spec)),
+        ],
+    )
     assert result.exit_code == 0, result.output
     output = " ".join(result.output.split())
     held = synthesized["held"]
@@ -112,12 +144,24 @@ def test_the_command_names_the_held_out_chunks_rows_and_questions(synthesized, t
 
 
 def test_an_id_neither_in_the_corpus_nor_held_out_exits_2_naming_file_line_and_question(synthesized, tmp_path):
-    labels = labels_over_the_collection(synthesized, tmp_path / "stray.jsonl",
-                                        (question("stray", "Where is the missing page?", "nowhere.txt:0-10"),))
+    labels = labels_over_the_collection(
+        synthesized, tmp_path / "stray.jsonl", (question("stray", "Where is the missing page?", "nowhere.txt:0-10"),)
+    )
     workspace = tmp_path / "ws"
-    result = runner.invoke(app, ["validate", str(synthesized["run_dir"]), "--human", str(labels), "-w",
-                                 str(workspace), "--run-id", "stray",
-                                 *(option for spec in RETRIEVERS for option in ("--retriever", spec))])
+    result = runner.invoke(
+        app,
+        [
+            "validate",
+            str(synthesized["run_dir"]),
+            "--human",
+            str(labels),
+            "-w",
+            str(workspace),
+            "--run-id",
+            "stray",
+            *(option for spec in RETRIEVERS for option in ("--retriever", spec)),
+        ],
+    )
     output = " ".join(result.output.split())
     assert result.exit_code == 2, result.output
     assert str(labels) in output and "'nowhere.txt:0-10' (line 18, question 'stray')" in output
@@ -131,26 +175,39 @@ def beir_over_the_collection(synthesized, directory: Path, stray: str | None = N
     held, corpus = synthesized["held"], synthesized["corpus"]
     (directory / "qrels").mkdir(parents=True)
     documents = {**corpus, **{chunk_id: f"The held-out page {chunk_id}." for chunk_id in held}}
-    (directory / "corpus.jsonl").write_text("".join(json.dumps({"_id": doc_id, "text": text}) + "\n"
-                                                    for doc_id, text in documents.items()), encoding="utf-8")
+    (directory / "corpus.jsonl").write_text(
+        "".join(json.dumps({"_id": doc_id, "text": text}) + "\n" for doc_id, text in documents.items()),
+        encoding="utf-8",
+    )
     chosen = sorted(corpus)[:6]
     queries = {f"b{number}": " ".join(corpus[doc_id].split()[4:8]) for number, doc_id in enumerate(chosen)}
     queries["gone"] = "the held-out page"
-    (directory / "queries.jsonl").write_text("".join(json.dumps({"_id": query_id, "text": text}) + "\n"
-                                                     for query_id, text in queries.items()), encoding="utf-8")
+    (directory / "queries.jsonl").write_text(
+        "".join(json.dumps({"_id": query_id, "text": text}) + "\n" for query_id, text in queries.items()),
+        encoding="utf-8",
+    )
     rows = [(f"b{number}", doc_id) for number, doc_id in enumerate(chosen)] + [("b0", held[0]), ("gone", held[1])]
     rows += [("b1", stray)] if stray else []
-    (directory / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(
-        f"{query_id}\t{doc_id}\t1\n" for query_id, doc_id in rows), encoding="utf-8")
+    (directory / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"{query_id}\t{doc_id}\t1\n" for query_id, doc_id in rows),
+        encoding="utf-8",
+    )
     return directory
 
 
 def test_a_beir_set_over_the_collection_loses_the_held_out_documents_and_rows(synthesized, tmp_path):
     held = synthesized["held"]
     human = beir_over_the_collection(synthesized, tmp_path / "beir")
-    result = benchsmith.validate(synthesized["run_dir"], human=human, retrievers=RETRIEVERS,
-                                 embedder=register_embedder(HashingEmbedder()), depth=20, bootstrap=50,
-                                 workspace=synthesized["workspace"].root, run_id="held-beir")
+    result = benchsmith.validate(
+        synthesized["run_dir"],
+        human=human,
+        retrievers=RETRIEVERS,
+        embedder=register_embedder(HashingEmbedder()),
+        depth=20,
+        bootstrap=50,
+        workspace=synthesized["workspace"].root,
+        run_id="held-beir",
+    )
     assert result.held_out.rows == (("b0", held[0]), ("gone", held[1]))
     assert result.held_out.questions_left_out == ("gone",) and result.held_out.documents == len(held)
     human_dir = result.run_dir / "human"
@@ -159,8 +216,19 @@ def test_a_beir_set_over_the_collection_loses_the_held_out_documents_and_rows(sy
 
     stray = beir_over_the_collection(synthesized, tmp_path / "stray", stray="nowhere.txt:0-10")
     workspace = tmp_path / "ws"
-    refused = runner.invoke(app, ["validate", str(synthesized["run_dir"]), "--human", str(stray), "-w",
-                                  str(workspace), "--run-id", "stray-beir"])
+    refused = runner.invoke(
+        app,
+        [
+            "validate",
+            str(synthesized["run_dir"]),
+            "--human",
+            str(stray),
+            "-w",
+            str(workspace),
+            "--run-id",
+            "stray-beir",
+        ],
+    )
     output = " ".join(refused.output.split())
     assert refused.exit_code == 2, refused.output
     assert str(stray / "qrels" / "test.tsv") in output and "'nowhere.txt:0-10' (question 'b1')" in output

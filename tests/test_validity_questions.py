@@ -43,15 +43,24 @@ def test_the_set_has_enough_questions_spread_over_many_modules(questions):
 
 def test_every_gold_is_a_kept_stdlib_chunk_of_its_module_containing_its_evidence(questions):
     chunks = stdlib_chunks()
-    stale = [f"{question.id}: {passage.chunk_id}" for question in questions for passage in question.gold
-             if passage.chunk_id not in chunks]
-    assert not stale, (f"gold chunk ids no longer produced by cleaning and chunking on this Python; re-find them "
-                       f"by their evidence with `{UPDATE_COMMAND}`: {stale}")
+    stale = [
+        f"{question.id}: {passage.chunk_id}"
+        for question in questions
+        for passage in question.gold
+        if passage.chunk_id not in chunks
+    ]
+    assert not stale, (
+        f"gold chunk ids no longer produced by cleaning and chunking on this Python; re-find them "
+        f"by their evidence with `{UPDATE_COMMAND}`: {stale}"
+    )
     golds = [(question, passage, chunks[passage.chunk_id]) for question in questions for passage in question.gold]
     assert golds
     assert all(chunk.doc_id == passage.document for _, passage, chunk in golds)
-    unsupported = [f"{question.id}: {passage.evidence!r}" for question, passage, chunk in golds
-                   if normalized_text(passage.evidence) not in normalized_text(chunk.text)]
+    unsupported = [
+        f"{question.id}: {passage.evidence!r}"
+        for question, passage, chunk in golds
+        if normalized_text(passage.evidence) not in normalized_text(chunk.text)
+    ]
     assert not unsupported
     scores = InformationDensityScorer().score([chunk.text for _, _, chunk in golds])
     filtered = [chunk.id for (_, _, chunk), score in zip(golds, scores) if score < DEFAULT_MIN_QUALITY]
@@ -74,16 +83,22 @@ def test_questions_ask_rather_than_quote_their_gold_chunk(questions):
 
     def longest_shared_run(first: list[str], second: list[str]) -> int:
         def ngrams(tokens: list[str], n: int) -> set[tuple[str, ...]]:
-            return {tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)}
+            return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
 
         n = 0
         while ngrams(first, n + 1) & ngrams(second, n + 1):
             n += 1
         return n
 
-    quoting = [question.id for question in questions
-               if max(longest_shared_run(words(question.question), words(chunks[passage.chunk_id].text))
-                      for passage in question.gold) > MAX_QUOTED_WORDS]
+    quoting = [
+        question.id
+        for question in questions
+        if max(
+            longest_shared_run(words(question.question), words(chunks[passage.chunk_id].text))
+            for passage in question.gold
+        )
+        > MAX_QUOTED_WORDS
+    ]
     assert not quoting
 
 
@@ -93,8 +108,11 @@ def _write(path: Path, records: list[object]) -> Path:
 
 
 def _record(question_id: str, question: str, chunk_id: str = "c1", evidence: str = "answer here") -> dict:
-    return {"id": question_id, "question": question,
-            "gold": [{"chunk_id": chunk_id, "document": "mod", "evidence": evidence}]}
+    return {
+        "id": question_id,
+        "question": question,
+        "gold": [{"chunk_id": chunk_id, "document": "mod", "evidence": evidence}],
+    }
 
 
 def test_reading_names_the_file_and_line_of_a_bad_record(tmp_path):
@@ -102,28 +120,39 @@ def test_reading_names_the_file_and_line_of_a_bad_record(tmp_path):
     with pytest.raises(InputError, match=r"bad\.jsonl:2: question 'q2' needs a non-empty 'gold' list"):
         read_labelled_questions(_write(tmp_path / "bad.jsonl", [good, {"id": "q2", "question": "Why?", "gold": []}]))
     with pytest.raises(InputError, match=r"bad\.jsonl:2: question 'q2': a gold entry has no 'evidence'"):
-        read_labelled_questions(_write(tmp_path / "bad.jsonl", [good, {"id": "q2", "question": "Why?", "gold": [
-            {"chunk_id": "c", "document": "mod"}]}]))
+        read_labelled_questions(
+            _write(
+                tmp_path / "bad.jsonl",
+                [good, {"id": "q2", "question": "Why?", "gold": [{"chunk_id": "c", "document": "mod"}]}],
+            )
+        )
     with pytest.raises(InputError, match=r"dup\.jsonl:2: question 'q2' repeats line 1"):
         read_labelled_questions(_write(tmp_path / "dup.jsonl", [good, _record("q2", "  how? ")]))
 
 
 def test_evidence_is_found_through_rewrapping_and_inline_markup_and_only_in_its_document():
     questions = [LabelledQuestion("q", "How?", (GoldPassage("old-id", "mod", "use ``flag=True`` to keep it"),))]
-    chunks = [CorpusChunk("new-id", "mod", "Intro.\nUse x; use flag=True\nto keep it."),
-              CorpusChunk("other", "elsewhere", "use flag=True to keep it")]
+    chunks = [
+        CorpusChunk("new-id", "mod", "Intro.\nUse x; use flag=True\nto keep it."),
+        CorpusChunk("other", "elsewhere", "use flag=True to keep it"),
+    ]
     resolution = resolve_gold(questions, chunks)
     assert resolution.gold_ids == {"q": ["new-id"]} and resolution.changed == ["q"] and resolution.complete
     assert resolve_gold(questions, chunks[1:]).missing == [("q", questions[0].gold[0])]
 
 
 def test_relabelling_refinds_changed_chunks_and_names_lost_evidence(tmp_path):
-    questions = [LabelledQuestion("q", "How?", (GoldPassage("old-a", "mod", "first span"),
-                                                GoldPassage("old-b", "mod", "second span")))]
+    questions = [
+        LabelledQuestion(
+            "q", "How?", (GoldPassage("old-a", "mod", "first span"), GoldPassage("old-b", "mod", "second span"))
+        )
+    ]
     chunks = [CorpusChunk("a", "mod", "the first span and the second span"), CorpusChunk("b", "mod", "a second span")]
     (updated,) = relabelled(questions, chunks)
     assert [(passage.chunk_id, passage.evidence) for passage in updated.gold] == [
-        ("a", "first span"), ("b", "second span")]
+        ("a", "first span"),
+        ("b", "second span"),
+    ]
     path = tmp_path / "q.jsonl"
     write_labelled_questions(path, [updated])
     assert read_labelled_questions(path) == [updated]

@@ -9,15 +9,27 @@ from benchsmith.words import MEASURE_STOPWORDS, STOPWORDS, content_words, englis
 
 
 def test_words_are_lower_cased_runs_of_letters_digits_and_underscores():
-    assert words("Use `functools.lru_cache`: it's 2x faster!") == ["use", "functools", "lru_cache", "it", "s", "2x",
-                                                                    "faster"]
+    assert words("Use `functools.lru_cache`: it's 2x faster!") == [
+        "use",
+        "functools",
+        "lru_cache",
+        "it",
+        "s",
+        "2x",
+        "faster",
+    ]
     assert words("Straße, naïve café; 東京") == ["straße", "naïve", "café", "東京"]
     assert words(" -- ") == []
 
 
 def test_content_words_drop_short_words_and_stopwords_and_keep_order_and_repeats():
-    assert content_words("How do I parse the JSON file and parse it again?") == ["parse", "json", "file", "parse",
-                                                                                  "again"]
+    assert content_words("How do I parse the JSON file and parse it again?") == [
+        "parse",
+        "json",
+        "file",
+        "parse",
+        "again",
+    ]
 
 
 def test_the_measures_keep_the_pronouns_and_modals_the_agents_drop():
@@ -28,13 +40,21 @@ def test_the_measures_keep_the_pronouns_and_modals_the_agents_drop():
 
 
 def test_stems_are_snowball_english():
-    assert stems(["returns", "returned", "returning", "parsing", "connections"]) == ["return", "return", "return",
-                                                                                    "pars", "connect"]
+    assert stems(["returns", "returned", "returning", "parsing", "connections"]) == [
+        "return",
+        "return",
+        "return",
+        "pars",
+        "connect",
+    ]
 
 
 def test_each_thread_stems_with_its_own_stemmer_and_all_agree():
-    vocabulary = [f"{root}{suffix}" for root in ("connect", "parse", "index", "retriev", "happi", "generaliz")
-                  for suffix in ("", "s", "ing", "ed", "ation", "ness", "ers")] * 50
+    vocabulary = [
+        f"{root}{suffix}"
+        for root in ("connect", "parse", "index", "retriev", "happi", "generaliz")
+        for suffix in ("", "s", "ing", "ed", "ation", "ness", "ers")
+    ] * 50
     expected = stems(vocabulary)
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(lambda _: stems(vocabulary), range(64)))

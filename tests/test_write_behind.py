@@ -116,8 +116,9 @@ def written_by(monkeypatch, target, attribute: str) -> list[str]:
 def test_cache_puts_are_answered_at_once_and_never_committed_by_the_putting_threads(tmp_path, monkeypatch):
     committers = written_by(monkeypatch, LLMCache, "_commit")
     cache = LLMCache(tmp_path / "cache.sqlite")
-    submit_from_threads(lambda item: cache.put(f"key-{item[0]}-{item[1]}", "model", f"reply {item}"),
-                        threads=8, each=50)
+    submit_from_threads(
+        lambda item: cache.put(f"key-{item[0]}-{item[1]}", "model", f"reply {item}"), threads=8, each=50
+    )
     assert cache.get("key-3-7") == "reply (3, 7)"  # committed or not, this process sees it
     cache.flush()  # what the writer has not taken yet is committed here, in the flushing thread
     assert committers and not any(name.startswith("submitter-") for name in committers)
@@ -137,9 +138,21 @@ def test_ledger_lines_from_many_threads_are_whole_and_counted_once(tmp_path, mon
 
     appenders = written_by(monkeypatch, usage, "_append_lines")
     ledger = UsageLedger(path)
-    submit_from_threads(lambda item: ledger.record({"model": "m", "agent": str(item), "input_tokens": 1,
-                                                    "output_tokens": 2, "cost_usd": 0.0, "retries": 0,
-                                                    "cached": False}), threads=8, each=100)
+    submit_from_threads(
+        lambda item: ledger.record(
+            {
+                "model": "m",
+                "agent": str(item),
+                "input_tokens": 1,
+                "output_tokens": 2,
+                "cost_usd": 0.0,
+                "retries": 0,
+                "cached": False,
+            }
+        ),
+        threads=8,
+        each=100,
+    )
     totals = UsageLedger(path).totals()  # another ledger object of the path drains the same writer
     assert (totals["calls"], totals["input_tokens"], totals["output_tokens"]) == (800, 800, 1600)
     lines = path.read_text().splitlines()
@@ -150,7 +163,16 @@ def test_ledger_lines_from_many_threads_are_whole_and_counted_once(tmp_path, mon
 
 def test_ledger_sync_writes_the_lines_before_it_returns(tmp_path):
     ledger = UsageLedger(tmp_path / "usage.jsonl")
-    ledger.record({"model": "m", "agent": "a", "input_tokens": 1, "output_tokens": 1, "cost_usd": 0.0,
-                   "retries": 0, "cached": False})
+    ledger.record(
+        {
+            "model": "m",
+            "agent": "a",
+            "input_tokens": 1,
+            "output_tokens": 1,
+            "cost_usd": 0.0,
+            "retries": 0,
+            "cached": False,
+        }
+    )
     ledger.sync()
     assert len((tmp_path / "usage.jsonl").read_text().splitlines()) == 1

@@ -19,7 +19,9 @@ ALL_RATES = {"unanswerable_rate": 0.2, "partial_rate": 0.1, "underspecified_rate
 QUESTION_MIX = "factoid=0.3,explanation=0.15,how-to=0.15,yes/no=0.1,comparison=0.1,summary=0.1,keyword=0.1"
 
 
-def build_rich_collection(workspace: Workspace, corpus_dir: Path, documents: int = 100, seed: int = 0) -> dict[str, Any]:
+def build_rich_collection(
+    workspace: Workspace, corpus_dir: Path, documents: int = 100, seed: int = 0
+) -> dict[str, Any]:
     """``documents`` one-chunk documentation pages about ten topics (tests/doc_pages.py)."""
     write_pages(corpus_dir, TOPICS, documents, seed)
     return ingest(workspace, corpus_dir)
@@ -28,6 +30,12 @@ def build_rich_collection(workspace: Workspace, corpus_dir: Path, documents: int
 def ingest(workspace: Workspace, corpus_dir: Path, run_id: str = "ingest") -> dict[str, Any]:
     """The folder's files into the test collection, with the hashing embedder."""
     context = IngestContext(workspace=str(workspace.root), embedder=register_embedder(HashingEmbedder()), min_chars=20)
-    return run_job(ingest_builder, job="ingest", workspace=workspace, run_id=run_id,
-                   inputs={"run_id": run_id, "sources": [str(corpus_dir)], "collection": COLLECTION},
-                   context=context, settings={}).values
+    return run_job(
+        ingest_builder,
+        job="ingest",
+        workspace=workspace,
+        run_id=run_id,
+        inputs={"run_id": run_id, "sources": [str(corpus_dir)], "collection": COLLECTION},
+        context=context,
+        settings={},
+    ).values

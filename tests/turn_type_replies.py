@@ -42,8 +42,9 @@ def answers_elsewhere(held_out_text: str) -> bool:
     return int(hashlib.sha1(held_out_text.encode()).hexdigest(), 16) % 2 == 0
 
 
-def typed_reply(messages: list[dict[str, str]], schema: type[BaseModel],
-                rejects: Callable[[str], bool] = answers_elsewhere) -> BaseModel:
+def typed_reply(
+    messages: list[dict[str, str]], schema: type[BaseModel], rejects: Callable[[str], bool] = answers_elsewhere
+) -> BaseModel:
     content = messages[-1]["content"]
     if schema is TypedQuestion:
         kind = re.search(r"Task \(([a-z-]+)\)", content)[1]
@@ -66,14 +67,25 @@ def typed_reply(messages: list[dict[str, str]], schema: type[BaseModel],
     if issubclass(schema, PassageJudgments):
         passages = numbered_passages(messages)
         rejected = rejects(passages[0])
-        return schema.model_validate({"judgments": [
-            {"passage": number, "rationale": "scripted", "relevant": number == 1 or (number == 2 and rejected),
-             "facts": [text.split()[0]] if number == 1 or (number == 2 and rejected) else []}
-            for number, text in enumerate(passages, start=1)]})
+        return schema.model_validate(
+            {
+                "judgments": [
+                    {
+                        "passage": number,
+                        "rationale": "scripted",
+                        "relevant": number == 1 or (number == 2 and rejected),
+                        "facts": [text.split()[0]] if number == 1 or (number == 2 and rejected) else [],
+                    }
+                    for number, text in enumerate(passages, start=1)
+                ]
+            }
+        )
     return scripted_reply(messages, schema)
 
 
-def typed_seam(cache: Any = None, rejects: Callable[[str], bool] = answers_elsewhere) -> tuple[ModelSeam, ScriptedBackend]:
+def typed_seam(
+    cache: Any = None, rejects: Callable[[str], bool] = answers_elsewhere
+) -> tuple[ModelSeam, ScriptedBackend]:
     backend = ScriptedBackend(replier=lambda messages, schema: typed_reply(messages, schema, rejects))
     return ModelSeam(backend, cache=cache), backend
 

@@ -44,15 +44,21 @@ class BM25Index:
         self._index(zip(doc_ids, texts), k1, b)
 
     @classmethod
-    def from_stream(cls, documents: Iterable[tuple[str, str]], k1: float = DEFAULT_K1, b: float = DEFAULT_B,
-                    on_progress: ProgressCallback | None = None) -> BM25Index:
+    def from_stream(
+        cls,
+        documents: Iterable[tuple[str, str]],
+        k1: float = DEFAULT_K1,
+        b: float = DEFAULT_B,
+        on_progress: ProgressCallback | None = None,
+    ) -> BM25Index:
         """The index of ``(doc id, text)`` pairs read once, a batch at a time: no text is held."""
         index = cls.__new__(cls)
         index._index(documents, k1, b, on_progress)
         return index
 
-    def _index(self, documents: Iterable[tuple[str, str]], k1: float, b: float,
-               on_progress: ProgressCallback | None = None) -> None:
+    def _index(
+        self, documents: Iterable[tuple[str, str]], k1: float, b: float, on_progress: ProgressCallback | None = None
+    ) -> None:
         """bm25s's index (the same scores, bit for bit) built from batches of texts.
 
         bm25s indexes a list of every document's token list (Python objects of about 1 KB a
@@ -88,8 +94,9 @@ class BM25Index:
         doc_lengths = np.concatenate(lengths)
         document_frequencies = np.bincount(term, minlength=len(terms_of.terms))
         count = len(ids)
-        idf = np.array([math.log(1 + (count - df + 0.5) / (df + 0.5)) for df in document_frequencies.tolist()],
-                       dtype=np.float32)
+        idf = np.array(
+            [math.log(1 + (count - df + 0.5) / (df + 0.5)) for df in document_frequencies.tolist()], dtype=np.float32
+        )
         normalization = k1 * ((1 - b) + b * doc_lengths / doc_lengths.mean())
         order = np.argsort(term, kind="stable")  # columns by term, documents in order within each
         data, indices = np.empty(len(order), dtype=np.float32), np.empty(len(order), dtype=np.int32)
@@ -102,8 +109,9 @@ class BM25Index:
         np.cumsum(document_frequencies, out=indptr[1:])
         self._set_matrix(data, indices, indptr, terms_of.terms)
 
-    def _set_matrix(self, data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
-                    vocabulary: dict[str, int]) -> None:
+    def _set_matrix(
+        self, data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, vocabulary: dict[str, int]
+    ) -> None:
         """What bm25s.BM25.index sets: the score matrix (CSC), the vocabulary with its empty token."""
         self.model.scores = {"data": data, "indices": indices, "indptr": indptr, "num_docs": len(self.doc_ids)}
         self.model.vocab_dict = {**vocabulary, "": len(vocabulary)} if "" not in vocabulary else vocabulary
@@ -114,8 +122,15 @@ class BM25Index:
         self._dense_columns: dict[int, np.ndarray] | None = None
         self.model._compute_relevance_from_scores = self._relevance
 
-    def _relevance(self, data: np.ndarray, indptr: np.ndarray, indices: np.ndarray, num_docs: int,
-                   query_tokens_ids: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    def _relevance(
+        self,
+        data: np.ndarray,
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        num_docs: int,
+        query_tokens_ids: np.ndarray,
+        dtype: np.dtype,
+    ) -> np.ndarray:
         """bm25s's query scores, the same float32 sums in the same order: each query token's
         column added in turn. A common term's column (in at least 1/16 of the documents) is added
         as a dense vector, zeros elsewhere (adding 0 changes no sum): one vectorized pass instead
@@ -144,11 +159,18 @@ class BM25Index:
     def stored(self) -> StoredBM25:
         """The index as stores.lexical_indexes keeps it."""
         columns = len(self.model.scores["indptr"]) - 1  # the empty token bm25s adds has no column
-        vocabulary = [term for term, number in sorted(self.model.vocab_dict.items(), key=lambda item: item[1])
-                      if number < columns]
-        return StoredBM25(doc_ids=self.doc_ids.tolist(), vocabulary=vocabulary, data=self.model.scores["data"],
-                          indices=self.model.scores["indices"], indptr=self.model.scores["indptr"], k1=self.k1,
-                          b=self.b)
+        vocabulary = [
+            term for term, number in sorted(self.model.vocab_dict.items(), key=lambda item: item[1]) if number < columns
+        ]
+        return StoredBM25(
+            doc_ids=self.doc_ids.tolist(),
+            vocabulary=vocabulary,
+            data=self.model.scores["data"],
+            indices=self.model.scores["indices"],
+            indptr=self.model.scores["indptr"],
+            k1=self.k1,
+            b=self.b,
+        )
 
     @classmethod
     def from_stored(cls, stored: StoredBM25) -> BM25Index:
@@ -156,15 +178,17 @@ class BM25Index:
         index.k1, index.b = stored.k1, stored.b
         index.model = bm25s.BM25(k1=stored.k1, b=stored.b, method="lucene", backend="numpy")
         index.doc_ids = np.asarray(stored.doc_ids, dtype=object)
-        index._set_matrix(stored.data, stored.indices, stored.indptr,
-                          {term: number for number, term in enumerate(stored.vocabulary)})
+        index._set_matrix(
+            stored.data, stored.indices, stored.indptr, {term: number for number, term in enumerate(stored.vocabulary)}
+        )
         return index
 
     def scores(self, query: str) -> np.ndarray:
         """The score of every indexed document for ``query``, in index order (0.0 for a document
         sharing no term with it): for comparing given documents rather than ranking them."""
-        tokens = bm25s.tokenize([query], lower=True, stopwords="en", stemmer=english_stemmer(), return_ids=False,
-                                show_progress=False)[0]
+        tokens = bm25s.tokenize(
+            [query], lower=True, stopwords="en", stemmer=english_stemmer(), return_ids=False, show_progress=False
+        )[0]
         ids = self.model.get_tokens_ids(list(tokens))  # terms outside the index's vocabulary score nothing
         if not ids:
             return np.zeros(len(self.doc_ids), dtype=float)
@@ -179,8 +203,14 @@ class BM25Index:
             batch = query_ids[start : start + QUERY_BATCH]
             # Strings, not vocabulary ids: query ids from a separate tokenize call would not
             # match the index's vocabulary.
-            tokens = bm25s.tokenize([queries[q] for q in batch], lower=True, stopwords="en", stemmer=english_stemmer(),
-                                    return_ids=False, show_progress=False)
+            tokens = bm25s.tokenize(
+                [queries[q] for q in batch],
+                lower=True,
+                stopwords="en",
+                stemmer=english_stemmer(),
+                return_ids=False,
+                show_progress=False,
+            )
             documents, scores = self.model.retrieve(tokens, k=k, show_progress=False, n_threads=1)
             for query_id, rows, row_scores in zip(batch, documents, scores):
                 keep = row_scores > 0
@@ -199,8 +229,14 @@ class BM25Index:
         when even the best a document of common terms alone could score, the sum of those terms'
         highest scores, stays below the cut among them, no other document can reach it.
         Otherwise the whole corpus is scored, as :meth:`search` does."""
-        tokenized = bm25s.tokenize(list(queries.values()), lower=True, stopwords="en", stemmer=english_stemmer(),
-                                   return_ids=False, show_progress=False)
+        tokenized = bm25s.tokenize(
+            list(queries.values()),
+            lower=True,
+            stopwords="en",
+            stemmer=english_stemmer(),
+            return_ids=False,
+            show_progress=False,
+        )
         run: Run = {}
         for query_id, tokens in zip(queries, tokenized):
             term_ids = self.model.get_tokens_ids(list(tokens))
@@ -272,8 +308,11 @@ class _Terms:
             new_words = sorted(new)
             for word, stem in zip(new_words, english_stemmer().stemWords(new_words)):
                 self.word_terms[word] = self.terms.setdefault(stem, len(self.terms))
-        flat = np.fromiter(map(self.word_terms.__getitem__, itertools.chain.from_iterable(words)), dtype=np.int64,
-                           count=sum(map(len, words)))
+        flat = np.fromiter(
+            map(self.word_terms.__getitem__, itertools.chain.from_iterable(words)),
+            dtype=np.int64,
+            count=sum(map(len, words)),
+        )
         kept = flat >= 0
         text_of = np.repeat(np.arange(len(texts)), [len(text_words) for text_words in words])
         return flat[kept], np.bincount(text_of[kept], minlength=len(texts))

@@ -44,13 +44,38 @@ BUILD_OUTPUT_REASON = "build output, not a page (object inventory, sitemap)"
 SOURCE_BESIDE_PAGE_REASON = "page source beside its built page (the built page is read)"
 ASCIIDOC_INCLUDE_REASON = "AsciiDoc include (its text is in the built pages that include it)"
 
-SPHINX_FOLDERS = {"_sources": SPHINX_SOURCE_REASON, "_static": STATIC_ASSET_REASON, "_images": STATIC_ASSET_REASON,
-                  "_downloads": DOWNLOAD_REASON, "_modules": VIEWCODE_REASON}
-MKDOCS_FOLDERS = {"search": SEARCH_REASON, **{name: STATIC_ASSET_REASON for name in (
-    "assets", "css", "js", "fonts", "img", "images", "static", "webfonts", "javascripts", "stylesheets")}}
+SPHINX_FOLDERS = {
+    "_sources": SPHINX_SOURCE_REASON,
+    "_static": STATIC_ASSET_REASON,
+    "_images": STATIC_ASSET_REASON,
+    "_downloads": DOWNLOAD_REASON,
+    "_modules": VIEWCODE_REASON,
+}
+MKDOCS_FOLDERS = {
+    "search": SEARCH_REASON,
+    **{
+        name: STATIC_ASSET_REASON
+        for name in (
+            "assets",
+            "css",
+            "js",
+            "fonts",
+            "img",
+            "images",
+            "static",
+            "webfonts",
+            "javascripts",
+            "stylesheets",
+        )
+    },
+}
 BUILD_PAGES = {"search.html": SEARCH_REASON, "404.html": NOT_FOUND_REASON}
-BUILD_OUTPUTS = {"searchindex.js": SEARCH_REASON, "objects.inv": BUILD_OUTPUT_REASON,
-                 "sitemap.xml": BUILD_OUTPUT_REASON, "sitemap.xml.gz": BUILD_OUTPUT_REASON}
+BUILD_OUTPUTS = {
+    "searchindex.js": SEARCH_REASON,
+    "objects.inv": BUILD_OUTPUT_REASON,
+    "sitemap.xml": BUILD_OUTPUT_REASON,
+    "sitemap.xml.gz": BUILD_OUTPUT_REASON,
+}
 PAGE_SUFFIXES = (".html", ".htm")
 SOURCE_SUFFIXES = (".rst.txt", ".md.txt", ".txt", ".md", ".markdown", ".rst", ".adoc", ".asciidoc")
 ASCIIDOC_INCLUDE = re.compile(r"^include::([^\[\s]+)\[", re.M)
@@ -65,8 +90,9 @@ def build_kind(folder: Path | str) -> str | None:
     def has(name: str) -> bool:
         return os.path.exists(os.path.join(folder, name))
 
-    if os.path.isdir(os.path.join(folder, "_static")) and (has("searchindex.js") or has("objects.inv")
-                                                         or has("_sources")):
+    if os.path.isdir(os.path.join(folder, "_static")) and (
+        has("searchindex.js") or has("objects.inv") or has("_sources")
+    ):
         return SPHINX
     theme = any(os.path.isdir(os.path.join(folder, name)) for name in ("assets", "css", "search"))
     if has(os.path.join("search", "search_index.json")) or ((has("sitemap.xml") or has("404.html")) and theme):
@@ -187,5 +213,8 @@ def asciidoc_includes(path: Path) -> set[str]:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return set()
-    return {os.path.realpath(path.parent / _ATTRIBUTE_PREFIX.sub("", target))
-            for target in ASCIIDOC_INCLUDE.findall(text) if "{" not in _ATTRIBUTE_PREFIX.sub("", target)}
+    return {
+        os.path.realpath(path.parent / _ATTRIBUTE_PREFIX.sub("", target))
+        for target in ASCIIDOC_INCLUDE.findall(text)
+        if "{" not in _ATTRIBUTE_PREFIX.sub("", target)
+    }

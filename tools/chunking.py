@@ -80,7 +80,7 @@ def _heading_lines(text: str, start: int, end: int, heading_offsets: set[int]) -
             found.add(lines[position][0])
             position += 1
         title_lines = 3 if position < len(lines) and is_adornment(lines[position][1]) else 2
-        for line_offset, line in lines[position:position + title_lines]:
+        for line_offset, line in lines[position : position + title_lines]:
             if line_offset == lines[position][0] or is_adornment(line):
                 found.add(line_offset)
         if title_lines == 3 and position + 1 < len(lines):
@@ -101,9 +101,15 @@ def make_splitter(kind: str, chunk_size: int, overlap: int = 0) -> RecursiveChar
     )
 
 
-def chunk_document(document: Document, chunk_size: int | None = DEFAULT_CHUNK_SIZE,
-                   min_chars: int = DEFAULT_MIN_CHARS, *, overlap: int = 0, keep_short: bool = False,
-                   merge_below: int = 0) -> list[Chunk]:
+def chunk_document(
+    document: Document,
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
+    min_chars: int = DEFAULT_MIN_CHARS,
+    *,
+    overlap: int = 0,
+    keep_short: bool = False,
+    merge_below: int = 0,
+) -> list[Chunk]:
     """Chunks of one document with their ids, positions and character offsets in its text.
 
     ``chunk_size=None`` keeps the document whole (one chunk, surrounding whitespace left out).
@@ -159,23 +165,42 @@ def merge_short(spans: Sequence[tuple[int, int]], below: int) -> list[tuple[int,
 
 
 def _chunks(document: Document, spans: Sequence[tuple[int, int]]) -> list[Chunk]:
-    return [Chunk(id=chunk_id, text=document.text[start:end], doc_id=document.id, source=document.source,
-                  title=chunk_title(document, start, document.text[start:end]), position=position, start=start,
-                  end=end, page_kind=document.page_kind)
-            for position, ((start, end), chunk_id) in enumerate(zip(spans, chunk_ids(document, spans)))]
+    return [
+        Chunk(
+            id=chunk_id,
+            text=document.text[start:end],
+            doc_id=document.id,
+            source=document.source,
+            title=chunk_title(document, start, document.text[start:end]),
+            position=position,
+            start=start,
+            end=end,
+            page_kind=document.page_kind,
+        )
+        for position, ((start, end), chunk_id) in enumerate(zip(spans, chunk_ids(document, spans)))
+    ]
 
 
-def chunk_documents(documents: Sequence[Document], chunk_size: int | None = DEFAULT_CHUNK_SIZE,
-                    min_chars: int = DEFAULT_MIN_CHARS, on_progress: ProgressCallback | None = None,
-                    **options: int | bool) -> list[Chunk]:
+def chunk_documents(
+    documents: Sequence[Document],
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
+    min_chars: int = DEFAULT_MIN_CHARS,
+    on_progress: ProgressCallback | None = None,
+    **options: int | bool,
+) -> list[Chunk]:
     """Every document's chunks (:func:`chunk_document`), in corpus order. Ids name the document,
     so two documents of one id (one relative path in two sources) are an InputError."""
     return list(iter_chunks(documents, chunk_size, min_chars, on_progress, total=len(documents), **options))
 
 
-def iter_chunks(documents: Iterable[Document], chunk_size: int | None = DEFAULT_CHUNK_SIZE,
-                min_chars: int = DEFAULT_MIN_CHARS, on_progress: ProgressCallback | None = None,
-                total: int | None = None, **options: int | bool) -> Iterator[Chunk]:
+def iter_chunks(
+    documents: Iterable[Document],
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
+    min_chars: int = DEFAULT_MIN_CHARS,
+    on_progress: ProgressCallback | None = None,
+    total: int | None = None,
+    **options: int | bool,
+) -> Iterator[Chunk]:
     """:func:`chunk_documents` as a stream: a document whose id an earlier one has stops it
     with the same InputError when it comes (only ids are held)."""
     sources: dict[str, str] = {}
@@ -186,22 +211,26 @@ def iter_chunks(documents: Iterable[Document], chunk_size: int | None = DEFAULT_
             on_progress(done, total)
 
 
-def _headings_joined(text: str, section_start: int, placed: list[tuple[int, str]], heading_offsets: set[int],
-                     chunk_size: int) -> list[tuple[int, str]]:
+def _headings_joined(
+    text: str, section_start: int, placed: list[tuple[int, str]], heading_offsets: set[int], chunk_size: int
+) -> list[tuple[int, str]]:
     """The section's pieces, a piece of nothing but headings (the splitter left it alone when
     the paragraph after it was too long to join) joined to the piece after it where the two
     fit in ``chunk_size``: a title stays with the text it names."""
-    section = text[section_start:section_start + max((start + len(piece) for start, piece in placed), default=0)]
+    section = text[section_start : section_start + max((start + len(piece) for start, piece in placed), default=0)]
     joined: list[tuple[int, str]] = []
     for start, piece in placed:
         if joined:
             head_start, head = joined[-1]
-            head_lines = _heading_lines(text, section_start + head_start, section_start + head_start + len(head),
-                                        heading_offsets)
-            only_headings = all(not line.strip() or offset in head_lines for offset, line in
-                                _lines(text, section_start + head_start, section_start + head_start + len(head)))
+            head_lines = _heading_lines(
+                text, section_start + head_start, section_start + head_start + len(head), heading_offsets
+            )
+            only_headings = all(
+                not line.strip() or offset in head_lines
+                for offset, line in _lines(text, section_start + head_start, section_start + head_start + len(head))
+            )
             if only_headings and start + len(piece) - head_start <= chunk_size:
-                joined[-1] = (head_start, section[head_start:start + len(piece)])
+                joined[-1] = (head_start, section[head_start : start + len(piece)])
                 continue
         joined.append((start, piece))
     return joined
@@ -238,8 +267,14 @@ def chunk_title(document: Document, start: int, text: str = "") -> str:
     title › section › subsection), or the document's title when no heading comes before."""
     heading_offsets = {offset for offset, _, _ in document.headings}
     heading_lines = _heading_lines(document.text, start, start + len(text), heading_offsets)
-    first_content = next((offset for offset, line in _lines(document.text, start, start + len(text))
-                          if line.strip() and offset not in heading_lines), start)
+    first_content = next(
+        (
+            offset
+            for offset, line in _lines(document.text, start, start + len(text))
+            if line.strip() and offset not in heading_lines
+        ),
+        start,
+    )
     return PATH_SEPARATOR.join(heading_path(document.headings, first_content)) or document.title
 
 

@@ -35,8 +35,13 @@ from benchsmith.tools.chunking import DEFAULT_MIN_CHARS, check_document_ids, chu
 from benchsmith.tools.documents import Document, content_id
 
 WHOLE = "whole"
-KEYS = {"size": "size", "overlap": "overlap", "merge": "merge_below", "merge_below": "merge_below",
-        "split_above": "split_above"}
+KEYS = {
+    "size": "size",
+    "overlap": "overlap",
+    "merge": "merge_below",
+    "merge_below": "merge_below",
+    "split_above": "split_above",
+}
 
 
 @dataclass(frozen=True)
@@ -92,8 +97,10 @@ def parse_chunking(value: str | Mapping[str, Any] | int) -> ChunkingSpec:
         for part in filter(None, (piece.strip() for piece in text.split(","))):
             key, separator, number = part.partition("=")
             if not separator:
-                raise InputError(f"chunking {text!r}: {part!r} is not KEY=VALUE; use 'whole' or "
-                                 "size=N[,overlap=N][,merge=N][,split_above=N]")
+                raise InputError(
+                    f"chunking {text!r}: {part!r} is not KEY=VALUE; use 'whole' or "
+                    "size=N[,overlap=N][,merge=N][,split_above=N]"
+                )
             items.append((key.strip(), number.strip()))
     fields: dict[str, int] = {}
     for key, number in items:
@@ -127,12 +134,25 @@ class SelectChunk:
 
     def metadata(self) -> dict[str, Any]:
         """What metadata filters read (tools/metadata_filters.py)."""
-        return {"doc_id": self.doc_id, "title": self.title, "source": self.source, "kind": self.kind,
-                "position": self.position, "chars": len(self.text)}
+        return {
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "source": self.source,
+            "kind": self.kind,
+            "position": self.position,
+            "chars": len(self.text),
+        }
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "doc_id": self.doc_id, "title": self.title, "source": self.source, "kind": self.kind,
-                "position": self.position, "text": self.text}
+        return {
+            "id": self.id,
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "source": self.source,
+            "kind": self.kind,
+            "position": self.position,
+            "text": self.text,
+        }
 
 
 def chunk_corpus(documents: Iterable[Document], spec: ChunkingSpec) -> list[SelectChunk]:
@@ -145,11 +165,28 @@ def chunk_corpus(documents: Iterable[Document], spec: ChunkingSpec) -> list[Sele
     for document in documents:
         text = document.text.strip()
         whole = spec.size is None or (spec.split_above is not None and len(text) <= spec.split_above)
-        pieces = chunk_document(document, None) if whole else chunk_document(
-            document, spec.size, DEFAULT_MIN_CHARS, overlap=spec.overlap, keep_short=True, merge_below=spec.merge_below)
+        pieces = (
+            chunk_document(document, None)
+            if whole
+            else chunk_document(
+                document,
+                spec.size,
+                DEFAULT_MIN_CHARS,
+                overlap=spec.overlap,
+                keep_short=True,
+                merge_below=spec.merge_below,
+            )
+        )
         for piece in pieces:
-            chunks.append(SelectChunk(
-                id=piece.id, doc_id=document.id, title=piece.title, source=document.source, kind=document.kind,
-                position=piece.position,
-                text=f"{document.title} {piece.text}".strip() if document.kind == "beir" else piece.text))
+            chunks.append(
+                SelectChunk(
+                    id=piece.id,
+                    doc_id=document.id,
+                    title=piece.title,
+                    source=document.source,
+                    kind=document.kind,
+                    position=piece.position,
+                    text=f"{document.title} {piece.text}".strip() if document.kind == "beir" else piece.text,
+                )
+            )
     return chunks

@@ -54,18 +54,27 @@ BOILERPLATE_MIN_DOCUMENTS = 5
 BOILERPLATE_MIN_LINE_CHARS = 12
 
 # A redirect stub: says the page moved, points somewhere, and says little else.
-REDIRECT_HINT = re.compile(r"moved|relocated|migrated|redirect|now\s+lives|now\s+be\s+found"
-                           r"|now\s+(?:covered|documented)|http-equiv", re.I)
+REDIRECT_HINT = re.compile(
+    r"moved|relocated|migrated|redirect|now\s+lives|now\s+be\s+found"
+    r"|now\s+(?:covered|documented)|http-equiv",
+    re.I,
+)
 REDIRECT_NOTICE = re.compile(
     r"\b(?:ha(?:s|ve)\s+(?:been\s+)?(?:moved|relocated|migrated)|(?:was|were)\s+(?:moved|relocated|migrated)"
     r"|moved\s+(?:permanently\s+)?to|^moved\s*:|redirect(?:s|ed|ing)?\b|(?:is|are)\s+now\s+(?:located|hosted|"
     r"maintained|available)\s+(?:at|on|in)|can\s+now\s+be\s+found|now\s+lives?\s+(?:at|in|on)"
-    r"|(?:is|are)\s+now\s+(?:covered|documented|described|explained)\s+(?:in|at|on|by))", re.I)
-REDIRECT_POINTER_LINE = re.compile(r"^(?:see|go\s+to|visit|please\s+(?:see|visit|go\s+to)|refer\s+to|read)\b.{0,100}$",
-                                   re.I)
+    r"|(?:is|are)\s+now\s+(?:covered|documented|described|explained)\s+(?:in|at|on|by))",
+    re.I,
+)
+REDIRECT_POINTER_LINE = re.compile(
+    r"^(?:see|go\s+to|visit|please\s+(?:see|visit|go\s+to)|refer\s+to|read)\b.{0,100}$", re.I
+)
 REDIRECT_OTHER_WORDS = 15  # a title, a "please update your bookmarks"
-POINTER = re.compile(r"\]\(|<https?://|https?://|`_|:(?:doc|ref|any):|\{(?:doc|ref|any)\}|href=|url=|\.html\b|"
-                     r"\.md\b|\.rst\b", re.I)
+POINTER = re.compile(
+    r"\]\(|<https?://|https?://|`_|:(?:doc|ref|any):|\{(?:doc|ref|any)\}|href=|url=|\.html\b|"
+    r"\.md\b|\.rst\b",
+    re.I,
+)
 META_REFRESH = re.compile(r"<meta[^>]+http-equiv\s*=\s*[\"']?refresh|:http-equiv=refresh:", re.I)
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 
@@ -186,8 +195,9 @@ def redirect_notice(text: str, kind: str) -> str | None:
         return None
     lines = [line.strip() for line in re.split(r"\n|(?<=[.!?])\s+", clean_text(text, kind)) if line.strip()]
     notices = [line for line in lines if REDIRECT_NOTICE.search(line)]
-    other_words = sum(len(WORD.findall(line)) for line in lines
-                      if line not in notices and not REDIRECT_POINTER_LINE.match(line))
+    other_words = sum(
+        len(WORD.findall(line)) for line in lines if line not in notices and not REDIRECT_POINTER_LINE.match(line)
+    )
     if META_REFRESH.search(text) and other_words <= 4 * REDIRECT_OTHER_WORDS:
         return "redirect page (meta refresh)"
     if not notices or other_words > REDIRECT_OTHER_WORDS:
@@ -217,9 +227,13 @@ class RepeatedLines:
     def add(self, document: Document) -> Document:
         self.documents += 1
         if document.kind not in CODE_KINDS:
-            self.line_documents.update({_line_digest(line) for line, in_code in _lines_with_code_flags(document.text)
-                                        if not in_code and len(line) >= BOILERPLATE_MIN_LINE_CHARS
-                                        and MARK_START not in line})  # headings are structure, even "Parameters"
+            self.line_documents.update(
+                {
+                    _line_digest(line)
+                    for line, in_code in _lines_with_code_flags(document.text)
+                    if not in_code and len(line) >= BOILERPLATE_MIN_LINE_CHARS and MARK_START not in line
+                }
+            )  # headings are structure, even "Parameters"
         return document
 
     def boilerplate(self) -> frozenset[bytes]:
@@ -235,9 +249,16 @@ def without_lines(document: Document, boilerplate: frozenset[bytes]) -> Document
     code documents and code blocks are left as they are."""
     if not boilerplate or document.kind in CODE_KINDS:
         return document
-    return replace(document, text=normalize_whitespace("\n".join(
-        line for line, in_code in _lines_with_code_flags(document.text)
-        if in_code or _line_digest(line) not in boilerplate)))
+    return replace(
+        document,
+        text=normalize_whitespace(
+            "\n".join(
+                line
+                for line, in_code in _lines_with_code_flags(document.text)
+                if in_code or _line_digest(line) not in boilerplate
+            )
+        ),
+    )
 
 
 def _line_digest(line: str) -> bytes:

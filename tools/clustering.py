@@ -95,8 +95,9 @@ def as_unit_rows(vectors: np.ndarray) -> np.ndarray:
     return matrix
 
 
-def knn_graph(vectors: np.ndarray, k: int = DEFAULT_NEIGHBOURS, *, exact_limit: int = DEFAULT_EXACT_LIMIT,
-              seed: int = 0) -> np.ndarray:
+def knn_graph(
+    vectors: np.ndarray, k: int = DEFAULT_NEIGHBOURS, *, exact_limit: int = DEFAULT_EXACT_LIMIT, seed: int = 0
+) -> np.ndarray:
     """(n, k) indices of each row's k most similar other rows, nearest first.
 
     ``k`` is clamped to n - 1. Exact up to ``exact_limit`` rows, an inverted file above.
@@ -125,7 +126,7 @@ def exact_knn(matrix: np.ndarray, k: int) -> np.ndarray:
         stop = min(n, start + rows)
         similarities = matrix[start:stop] @ matrix.T
         similarities[np.arange(stop - start), np.arange(start, stop)] = -np.inf  # never your own neighbour
-        top = np.argpartition(similarities, n - k, axis=1)[:, n - k:]
+        top = np.argpartition(similarities, n - k, axis=1)[:, n - k :]
         top_similarities = np.take_along_axis(similarities, top, axis=1)
         order = np.lexsort((top, -top_similarities))  # by similarity, then index
         result[start:stop] = np.take_along_axis(top, order, axis=1)
@@ -155,8 +156,9 @@ def build_inverted_file(matrix: np.ndarray, *, cell_size: int = IVF_CELL_SIZE, s
         norms = np.linalg.norm(sums, axis=1)
         filled = norms > 0
         centroids[filled] = sums[filled] / norms[filled, None]  # an empty cell keeps its seed row
-    assignment = np.concatenate([np.argmax(matrix[start : start + 8192] @ centroids.T, axis=1)
-                                 for start in range(0, n, 8192)])
+    assignment = np.concatenate(
+        [np.argmax(matrix[start : start + 8192] @ centroids.T, axis=1) for start in range(0, n, 8192)]
+    )
     order = np.argsort(assignment, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(assignment, minlength=cells))])
     return InvertedFile(centroids, [order[bounds[c] : bounds[c + 1]] for c in range(cells)])
@@ -260,8 +262,14 @@ class _IvfSearch:
             yield from self.live[np.argsort(-similarities, kind="stable")].tolist()
 
 
-def greedy_path(vectors: np.ndarray, neighbours: np.ndarray, *, seed: int = 0, ivf: InvertedFile | None = None,
-                search_probes: int = IVF_SEARCH_PROBES) -> tuple[list[int], int]:
+def greedy_path(
+    vectors: np.ndarray,
+    neighbours: np.ndarray,
+    *,
+    seed: int = 0,
+    ivf: InvertedFile | None = None,
+    search_probes: int = IVF_SEARCH_PROBES,
+) -> tuple[list[int], int]:
     """The greedy walk over a k-NN graph: (visiting order of all rows, number of searches).
 
     ``neighbours`` is the (n, k) output of :func:`knn_graph`. Pass the inverted file the
@@ -325,8 +333,9 @@ def shingle_jaccard(a: set, b: set) -> float:
     return intersection / (len(a) + len(b) - intersection)
 
 
-def drop_near_identical(path: Sequence[int], texts: Sequence[str] | TextsOf,
-                        threshold: float = DEFAULT_NEAR_IDENTICAL) -> tuple[list[int], list[int]]:
+def drop_near_identical(
+    path: Sequence[int], texts: Sequence[str] | TextsOf, threshold: float = DEFAULT_NEAR_IDENTICAL
+) -> tuple[list[int], list[int]]:
     """(kept, dropped): a chunk is dropped when its word 5-gram Jaccard with the last kept
     chunk before it on the path is at least ``threshold``.
 
@@ -359,10 +368,16 @@ def cluster_path(path: Sequence[int], size: int = DEFAULT_SIZE) -> list[list[int
     return [list(path[start : start + size]) for start in range(0, len(path), size)]
 
 
-def greedy_traversal_clusters(vectors: np.ndarray, *, size: int = DEFAULT_SIZE, neighbours: int = DEFAULT_NEIGHBOURS,
-                              seed: int = 0, texts: Sequence[str] | TextsOf | None = None,
-                              near_identical: float = DEFAULT_NEAR_IDENTICAL,
-                              exact_limit: int = DEFAULT_EXACT_LIMIT) -> Clustering:
+def greedy_traversal_clusters(
+    vectors: np.ndarray,
+    *,
+    size: int = DEFAULT_SIZE,
+    neighbours: int = DEFAULT_NEIGHBOURS,
+    seed: int = 0,
+    texts: Sequence[str] | TextsOf | None = None,
+    near_identical: float = DEFAULT_NEAR_IDENTICAL,
+    exact_limit: int = DEFAULT_EXACT_LIMIT,
+) -> Clustering:
     """Greedy traversal clustering of the rows of ``vectors`` (see the module docstring).
 
     ``texts[i]`` is the text of row i (or ``texts(rows)`` the texts of those rows: see
@@ -389,8 +404,7 @@ def greedy_traversal_clusters(vectors: np.ndarray, *, size: int = DEFAULT_SIZE, 
     dropped: list[int] = []
     if texts is not None:
         path, dropped = drop_near_identical(path, texts, near_identical)
-    return Clustering(path=path, clusters=cluster_path(path, size), dropped=dropped, searches=searches,
-                      seconds=seconds)
+    return Clustering(path=path, clusters=cluster_path(path, size), dropped=dropped, searches=searches, seconds=seconds)
 
 
 def mean_consecutive_similarity(vectors: np.ndarray, path: Sequence[int]) -> float:

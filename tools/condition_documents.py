@@ -101,9 +101,11 @@ class Construction:
 
 def constructions(count: int) -> list[Construction]:
     """The positive, the ladder HN_1..HN_N and the single-miss set M_1..M_N of N = ``count`` conditions."""
-    return ([Construction("positive", count, (), count)]
-            + [Construction("ladder", j, tuple(range(1, j + 1)), count) for j in range(1, count + 1)]
-            + [Construction("single_miss", k, (k,), k) for k in range(1, count + 1)])
+    return (
+        [Construction("positive", count, (), count)]
+        + [Construction("ladder", j, tuple(range(1, j + 1)), count) for j in range(1, count + 1)]
+        + [Construction("single_miss", k, (k,), k) for k in range(1, count + 1)]
+    )
 
 
 def build_text(document: str, spans: Sequence[Span], negatives: Sequence[str], construction: Construction) -> str:
@@ -175,6 +177,9 @@ class RelatedDocuments:
     def of(self, document_id: str, limit: int = RELATED_DOCUMENTS) -> list[str]:
         """Ids of the ``limit`` documents sharing the most weight with ``document_id`` (ties by id)."""
         words = self._words.get(document_id, set())
-        scored = [(sum(self._weight[word] for word in words & others), other)
-                  for other, others in self._words.items() if other != document_id]
+        scored = [
+            (sum(self._weight[word] for word in words & others), other)
+            for other, others in self._words.items()
+            if other != document_id
+        ]
         return [other for score, other in sorted(scored, key=lambda item: (-item[0], item[1])) if score > 0][:limit]

@@ -32,9 +32,12 @@ class PageKindsSeen(set[str]):
     """The page kinds of every chunk a read went through (kept or not)."""
 
 
-def stored_vectors_and_texts(store: VectorStore, texts: SpooledTexts, page_kinds: Collection[str] | None = None,
-                             seen: PageKindsSeen | None = None
-                             ) -> tuple[list[str], np.ndarray, Callable[[Sequence[int]], list[str]]]:
+def stored_vectors_and_texts(
+    store: VectorStore,
+    texts: SpooledTexts,
+    page_kinds: Collection[str] | None = None,
+    seen: PageKindsSeen | None = None,
+) -> tuple[list[str], np.ndarray, Callable[[Sequence[int]], list[str]]]:
     """As :func:`stored_vectors`, in the same one pass, with each chunk's text spooled to ``texts``:
     also ``texts_of(rows)``, the texts of these rows of the id order. With ``page_kinds``, only the
     chunks of those page kinds; ``seen`` gets the page kinds of all."""
@@ -46,27 +49,39 @@ def stored_vectors_and_texts(store: VectorStore, texts: SpooledTexts, page_kinds
     return ids, matrix, texts_of
 
 
-def _read_collection(store: VectorStore, texts: SpooledTexts | None, page_kinds: Collection[str] | None = None,
-                     seen: PageKindsSeen | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+def _read_collection(
+    store: VectorStore,
+    texts: SpooledTexts | None,
+    page_kinds: Collection[str] | None = None,
+    seen: PageKindsSeen | None = None,
+) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Ids and vectors in id order (of the chunks of ``page_kinds``, when given), and for each of those
     rows the position it was read at (its text's in ``texts``); ``seen`` gets every chunk's page kind."""
     ids: list[str] = []
     vectors: list[np.ndarray] = []
-    include = ("embeddings", *(("documents",) if texts is not None else ()),
-               *(("metadatas",) if page_kinds is not None or seen is not None else ()))
+    include = (
+        "embeddings",
+        *(("documents",) if texts is not None else ()),
+        *(("metadatas",) if page_kinds is not None or seen is not None else ()),
+    )
     for page in store.iter_all(include=include):
         kinds = [chunk_page_kind(metadata) for metadata in page["metadatas"]] if "metadatas" in include else []
         if seen is not None:
             seen.update(kinds)
-        rows = list(range(len(page["ids"]))) if page_kinds is None else [
-            row for row, kind in enumerate(kinds) if kind in page_kinds]
+        rows = (
+            list(range(len(page["ids"])))
+            if page_kinds is None
+            else [row for row, kind in enumerate(kinds) if kind in page_kinds]
+        )
         ids.extend(page["ids"][row] for row in rows)
         vectors.append(np.asarray(page["embeddings"], dtype=np.float32)[rows])
         if texts is not None:
             texts.extend([page["documents"][row] for row in rows])
     if not ids and page_kinds is not None and store.count():
-        raise InputError(f"collection {store.name!r} holds no chunk of the page kinds {', '.join(sorted(page_kinds))}:"
-                         f" ask for other --page-kind values ({', '.join(PAGE_KINDS)})")
+        raise InputError(
+            f"collection {store.name!r} holds no chunk of the page kinds {', '.join(sorted(page_kinds))}:"
+            f" ask for other --page-kind values ({', '.join(PAGE_KINDS)})"
+        )
     if not ids:
         raise InputError(f"collection {store.name!r} is empty: ingest a corpus into it first")
     order = np.argsort(ids)
@@ -80,14 +95,22 @@ def clustering_kinds(page_kinds: Collection[str] | None) -> list[str] | None:
     return sorted(set(page_kinds))
 
 
-def cluster_collection(workspace: Workspace, store: VectorStore, size: int = DEFAULT_CLUSTER_SIZE,
-                       neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS, seed: int = 0,
-                       page_kinds: Collection[str] | None = None) -> StoredClustering:
+def cluster_collection(
+    workspace: Workspace,
+    store: VectorStore,
+    size: int = DEFAULT_CLUSTER_SIZE,
+    neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS,
+    seed: int = 0,
+    page_kinds: Collection[str] | None = None,
+) -> StoredClustering:
     """The collection's clustering for these parameters (of the chunks of ``page_kinds``; None: all),
     computed once and then reused while the collection holds as many chunks as it did."""
     kinds = clustering_kinds(page_kinds)
     existing = find_clustering(workspace, store.name, size, neighbours, seed, kinds)
-    if existing and existing.stats.get("collection_chunks", existing.chunk_count + len(existing.dropped)) == store.count():
+    if (
+        existing
+        and existing.stats.get("collection_chunks", existing.chunk_count + len(existing.dropped)) == store.count()
+    ):
         return existing
     started = time.perf_counter()
     seen = PageKindsSeen()
@@ -98,7 +121,10 @@ def cluster_collection(workspace: Workspace, store: VectorStore, size: int = DEF
         result = greedy_traversal_clusters(vectors, size=size, neighbours=neighbours, seed=seed, texts=texts_of)
     random_order = np.random.default_rng(seed).permutation(len(ids)).tolist()
     clustering = StoredClustering(
-        collection=store.name, size=size, neighbours=neighbours, seed=seed,
+        collection=store.name,
+        size=size,
+        neighbours=neighbours,
+        seed=seed,
         clusters=[[ids[i] for i in cluster] for cluster in result.clusters],
         dropped=[ids[i] for i in result.dropped],
         page_kinds=kinds if kinds is not None and seen - set(kinds) else None,  # none left out: every chunk

@@ -35,8 +35,9 @@ def random_pair_similarity(vectors: np.ndarray, pairs: int = RANDOM_PAIRS, seed:
     return sampled_pair_similarity(len(vectors), lambda rows: vectors[rows], pairs, seed)
 
 
-def sampled_pair_similarity(count: int, rows_of: Callable[[np.ndarray], np.ndarray], pairs: int = RANDOM_PAIRS,
-                            seed: int = PAIR_SEED) -> dict[str, float]:
+def sampled_pair_similarity(
+    count: int, rows_of: Callable[[np.ndarray], np.ndarray], pairs: int = RANDOM_PAIRS, seed: int = PAIR_SEED
+) -> dict[str, float]:
     """:func:`random_pair_similarity` of ``count`` rows, reading only the sampled ones
     (``rows_of(row numbers)`` → their vectors): a million vectors need not be held."""
     if count < 2:
@@ -50,19 +51,30 @@ def sampled_pair_similarity(count: int, rows_of: Callable[[np.ndarray], np.ndarr
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     unit = vectors / np.where(norms == 0, 1, norms)
     similarities = np.einsum("ij,ij->i", unit[positions[:pairs]], unit[positions[pairs:]])
-    return {"mean": round(float(similarities.mean()), 6), "std": round(float(similarities.std()), 6),
-            "pairs": int(pairs), "seed": seed}
+    return {
+        "mean": round(float(similarities.mean()), 6),
+        "std": round(float(similarities.std()), 6),
+        "pairs": int(pairs),
+        "seed": seed,
+    }
 
 
-def compute_corpus_statistics(collection: str, ids: list[str], vectors: np.ndarray, texts: list[str],
-                              posting_cap: int = DEFAULT_POSTING_CAP, pairs: int = RANDOM_PAIRS,
-                              seed: int = PAIR_SEED) -> CorpusStatistics:
+def compute_corpus_statistics(
+    collection: str,
+    ids: list[str],
+    vectors: np.ndarray,
+    texts: list[str],
+    posting_cap: int = DEFAULT_POSTING_CAP,
+    pairs: int = RANDOM_PAIRS,
+    seed: int = PAIR_SEED,
+) -> CorpusStatistics:
     """The statistics of chunks numbered in the order given."""
     postings = WordPostings()
     for text in texts:
         postings.add(text)
-    return postings.statistics(collection, ids, np.arange(len(ids)), lambda rows: vectors[rows], posting_cap,
-                               pairs, seed)
+    return postings.statistics(
+        collection, ids, np.arange(len(ids)), lambda rows: vectors[rows], posting_cap, pairs, seed
+    )
 
 
 class WordPostings:
@@ -81,9 +93,16 @@ class WordPostings:
         self.positions.extend([self.count] * len(numbers))
         self.count += 1
 
-    def statistics(self, collection: str, ids: list[str], numbers: np.ndarray,
-                   rows_of: Callable[[np.ndarray], np.ndarray], posting_cap: int = DEFAULT_POSTING_CAP,
-                   pairs: int = RANDOM_PAIRS, seed: int = PAIR_SEED) -> CorpusStatistics:
+    def statistics(
+        self,
+        collection: str,
+        ids: list[str],
+        numbers: np.ndarray,
+        rows_of: Callable[[np.ndarray], np.ndarray],
+        posting_cap: int = DEFAULT_POSTING_CAP,
+        pairs: int = RANDOM_PAIRS,
+        seed: int = PAIR_SEED,
+    ) -> CorpusStatistics:
         """The statistics, the chunk at stream position p being chunk ``numbers[p]``; ``rows_of``
         reads the vectors of chunk numbers (only the sampled pairs' are read)."""
         statistics = self.word_statistics(collection, numbers, posting_cap)
@@ -104,9 +123,15 @@ class WordPostings:
         keys = np.sort(word[posted] * max(1, self.count) + chunk[posted])
         offsets = np.zeros(len(vocabulary) + 1, dtype=np.int64)
         offsets[1:] = np.cumsum(np.bincount(word[posted], minlength=len(vocabulary)))
-        return CorpusStatistics(collection=collection, chunks=self.count, vocabulary=vocabulary,
-                                document_frequencies=frequencies, posting_offsets=offsets,
-                                postings=(keys % max(1, self.count)).astype(np.int32), posting_cap=posting_cap)
+        return CorpusStatistics(
+            collection=collection,
+            chunks=self.count,
+            vocabulary=vocabulary,
+            document_frequencies=frequencies,
+            posting_offsets=offsets,
+            postings=(keys % max(1, self.count)).astype(np.int32),
+            posting_cap=posting_cap,
+        )
 
 
 def exact_word_statistics(texts: Iterable[str]) -> CorpusStatistics:

@@ -89,8 +89,10 @@ def pages_that_lost_chunks(matches: Iterable[Mapping[str, Any]]) -> list[PageLos
     """Per (page, page it lost chunks to), how many chunks near-duplicate removal took from it, most
     first: what a reader checks when a page's own introduction went as a copy of another page's."""
     losses = Counter((page_of(match["removed_id"]), page_of(match["kept_id"])) for match in matches)
-    return [PageLoss(page, kept_page, count) for (page, kept_page), count
-            in sorted(losses.items(), key=lambda item: (-item[1], item[0]))]
+    return [
+        PageLoss(page, kept_page, count)
+        for (page, kept_page), count in sorted(losses.items(), key=lambda item: (-item[1], item[0]))
+    ]
 
 
 @dataclass
@@ -111,8 +113,15 @@ def find_near_duplicates(
 
     Identical texts (Jaccard 1.0) count as duplicates too, whatever their ids.
     """
-    return deduplicate(zip(ids, texts), texts.__getitem__, threshold=threshold, num_perm=num_perm, seed=seed,
-                       total=len(texts), on_progress=on_progress).matches
+    return deduplicate(
+        zip(ids, texts),
+        texts.__getitem__,
+        threshold=threshold,
+        num_perm=num_perm,
+        seed=seed,
+        total=len(texts),
+        on_progress=on_progress,
+    ).matches
 
 
 def deduplicate(
@@ -179,9 +188,14 @@ def deduplicate(
     return Deduplication(matches, dropped)
 
 
-def _signature_pass(records: Iterable[tuple[str, str]], bands: Sequence[tuple[int, int]], num_perm: int, seed: int,
-                    total: int | None, on_progress: ProgressCallback | None
-                    ) -> tuple[list[str], np.ndarray, dict[int, list[int]]]:
+def _signature_pass(
+    records: Iterable[tuple[str, str]],
+    bands: Sequence[tuple[int, int]],
+    num_perm: int,
+    seed: int,
+    total: int | None,
+    on_progress: ProgressCallback | None,
+) -> tuple[list[str], np.ndarray, dict[int, list[int]]]:
     """Ids, (n, bands) band keys, and for each row whose id an earlier row has, those rows."""
     ids: list[str] = []
     blocks: list[np.ndarray] = []

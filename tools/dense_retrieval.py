@@ -44,15 +44,22 @@ class DenseIndex:
         keep = np.fromiter((doc_id in doc_ids for doc_id in self.doc_ids), dtype=bool, count=len(self.doc_ids))
         return DenseIndex(self.doc_ids[keep].tolist(), self.vectors[keep])
 
-    def search(self, query_ids: Sequence[str], query_vectors: np.ndarray, depth: int,
-               on_progress: ProgressCallback | None = None) -> Run:
+    def search(
+        self,
+        query_ids: Sequence[str],
+        query_vectors: np.ndarray,
+        depth: int,
+        on_progress: ProgressCallback | None = None,
+    ) -> Run:
         """Top ``depth`` documents per query by inner product, best first (equal scores in index order)."""
         k = min(depth, len(self.doc_ids))
         run: Run = {}
         for start in range(0, len(query_ids), QUERY_BATCH):
             rows, scores = self._top(query_vectors[start : start + QUERY_BATCH], k)
             for offset, (top, top_scores) in enumerate(zip(rows, scores)):
-                run[query_ids[start + offset]] = dict(zip(self.doc_ids[top].tolist(), top_scores.astype(float).tolist()))
+                run[query_ids[start + offset]] = dict(
+                    zip(self.doc_ids[top].tolist(), top_scores.astype(float).tolist())
+                )
             if on_progress is not None:
                 on_progress(min(start + QUERY_BATCH, len(query_ids)), len(query_ids))
         return run

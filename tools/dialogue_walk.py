@@ -52,7 +52,11 @@ class SwitchPolicy:
 
     def probabilities(self) -> dict[str, float]:
         switch = self.switch_probability
-        return {"follow-up": 1 - switch, "soft": switch * (1 - self.hard_switch_rate), "hard": switch * self.hard_switch_rate}
+        return {
+            "follow-up": 1 - switch,
+            "soft": switch * (1 - self.hard_switch_rate),
+            "hard": switch * self.hard_switch_rate,
+        }
 
 
 @dataclass(frozen=True)
@@ -97,13 +101,18 @@ def soft_switch_candidates(clusters: list[list[str]], here: Position, used: set[
     one on the path) in path order, without chunks the conversation already used."""
     path_next = next_position(clusters, here, "soft", random.Random(0))
     neighbourhood = [here.cluster] if len(clusters) == 1 else [here.cluster, (here.cluster + 1) % len(clusters)]
-    others = [Position(cluster, offset) for cluster in neighbourhood for offset in range(len(clusters[cluster]))
-              if Position(cluster, offset) not in (here, path_next) and clusters[cluster][offset] not in used]
+    others = [
+        Position(cluster, offset)
+        for cluster in neighbourhood
+        for offset in range(len(clusters[cluster]))
+        if Position(cluster, offset) not in (here, path_next) and clusters[cluster][offset] not in used
+    ]
     return [path_next, *others]
 
 
-def choose_soft_switch(candidates: list[Position], similarity: Callable[[Position], float],
-                       threshold: float) -> tuple[Position, Switch]:
+def choose_soft_switch(
+    candidates: list[Position], similarity: Callable[[Position], float], threshold: float
+) -> tuple[Position, Switch]:
     """The first candidate (the path's next chunk) if it is similar enough (≥ ``threshold``),
     else the most similar other candidate if that one is; else the path's next chunk, labelled
     hard (:func:`choose_switch` checks that label against the rule)."""
@@ -124,10 +133,19 @@ def switch_label(similarity: float, threshold: float, same_document: bool) -> Sw
     return None if same_document else "hard"
 
 
-def choose_switch(clusters: list[list[str]], here: Position, drawn: Switch, *, similarity: Callable[[Position], float],
-                  same_document: Callable[[Position], bool], threshold: float, rng: random.Random,
-                  used: set[str] = frozenset(), excluded: set[str] = frozenset(),
-                  draws: int = HARD_SWITCH_DRAWS) -> tuple[Position, Switch] | None:
+def choose_switch(
+    clusters: list[list[str]],
+    here: Position,
+    drawn: Switch,
+    *,
+    similarity: Callable[[Position], float],
+    same_document: Callable[[Position], bool],
+    threshold: float,
+    rng: random.Random,
+    used: set[str] = frozenset(),
+    excluded: set[str] = frozenset(),
+    draws: int = HARD_SWITCH_DRAWS,
+) -> tuple[Position, Switch] | None:
     """Where the next turn's gold lies and its label, which always agrees with
     :func:`switch_label` (the module's docstring). ``excluded`` chunks are never chosen (a
     re-planned turn excludes the golds it tried); a drawn follow-up whose gold is excluded
@@ -149,8 +167,14 @@ def choose_switch(clusters: list[list[str]], here: Position, drawn: Switch, *, s
 
     def hard(first: list[Position]) -> Position | None:
         drawn_positions = [*first, *(next_position(clusters, here, "hard", rng) for _ in range(draws))]
-        return next((p for p in drawn_positions if allowed(p)
-                     and switch_label(similarity(p), threshold, same_document(p)) == "hard"), None)
+        return next(
+            (
+                p
+                for p in drawn_positions
+                if allowed(p) and switch_label(similarity(p), threshold, same_document(p)) == "hard"
+            ),
+            None,
+        )
 
     if drawn == "hard":
         if (position := hard([])) is not None:
@@ -197,12 +221,17 @@ class TurnKindPolicy:
     def __post_init__(self) -> None:
         rates = self.rates()
         if any(not 0.0 <= rate <= 1.0 for rate in rates.values()) or sum(rates.values()) > 1.0 + 1e-9:
-            raise ValueError("the unanswerable, partial, underspecified and multi-gold rates must each be within "
-                             f"[0, 1] and add up to at most 1, got {rates}")
+            raise ValueError(
+                "the unanswerable, partial, underspecified and multi-gold rates must each be within "
+                f"[0, 1] and add up to at most 1, got {rates}"
+            )
 
     def rates(self) -> dict[TurnKind, float]:
-        return dict(zip(DRAWN_KINDS, (self.unanswerable_rate, self.partial_rate, self.underspecified_rate,
-                                      self.multi_gold_rate)))
+        return dict(
+            zip(
+                DRAWN_KINDS, (self.unanswerable_rate, self.partial_rate, self.underspecified_rate, self.multi_gold_rate)
+            )
+        )
 
     @property
     def holds_out(self) -> bool:
@@ -210,7 +239,7 @@ class TurnKindPolicy:
         return self.unanswerable_rate > 0 or self.partial_rate > 0
 
 
-GOLDEN_RATIO_STEP = (5 ** 0.5 - 1) / 2
+GOLDEN_RATIO_STEP = (5**0.5 - 1) / 2
 
 
 def turn_kind_position(seed: int, conversation_id: str, turn: int) -> float:
@@ -271,13 +300,16 @@ def reserved_chunks(clusters: list[list[str]], seed: int) -> dict[int, str]:
     """The chunk of each cluster that turns may hold out ({cluster: chunk id}): drawn once per
     (seed, cluster), never any turn's gold, so a held-out chunk is gold of no conversation,
     whichever conversations ran. A cluster of one chunk reserves none."""
-    return {index: cluster[random.Random(f"{seed}:held-out:{index}").randrange(len(cluster))]
-            for index, cluster in enumerate(clusters) if len(cluster) > 1}
+    return {
+        index: cluster[random.Random(f"{seed}:held-out:{index}").randrange(len(cluster))]
+        for index, cluster in enumerate(clusters)
+        if len(cluster) > 1
+    }
 
 
 def companion_chunks(cluster: list[str], gold: str, count: int, excluded: set[str] | frozenset[str]) -> list[str]:
     """Up to ``count`` other chunks of the gold's cluster, following the gold along the path
     (wrapping round): the chunks an underspecified or multi-passage question pairs with it."""
     start = cluster.index(gold) if gold in cluster else 0
-    ordered = cluster[start + 1:] + cluster[:start]
+    ordered = cluster[start + 1 :] + cluster[:start]
     return [chunk for chunk in ordered if chunk != gold and chunk not in excluded][:count]

@@ -112,7 +112,11 @@ class Chunk:
 def chunk_ids(document: Document, spans: Sequence[tuple[int, int]]) -> list[str]:
     """The ids of the chunks of ``document`` at these character spans of its text: ``<path>:<start>-<end>``
     in bytes; a BEIR passage that is one chunk spanning all its text keeps the passage's id."""
-    if document.kind == "beir" and len(spans) == 1 and document.text[spans[0][0]:spans[0][1]] == document.text.strip():
+    if (
+        document.kind == "beir"
+        and len(spans) == 1
+        and document.text[spans[0][0] : spans[0][1]] == document.text.strip()
+    ):
         return [document.id]
     return [span_id(document.id, start, end) for start, end in byte_spans(document.text, spans)]
 
@@ -120,8 +124,10 @@ def chunk_ids(document: Document, spans: Sequence[tuple[int, int]]) -> list[str]
 def note_document_id(document: Document, sources: dict[str, str]) -> None:
     """Note the document's id (``sources``: id → source so far); an InputError if it is there."""
     if document.id in sources:
-        raise InputError(f"{document.source}: document id {document.id!r} repeats that of {sources[document.id]} "
-                         "(chunk ids are <path>:<start>-<end>; give the folders as one source, or rename one)")
+        raise InputError(
+            f"{document.source}: document id {document.id!r} repeats that of {sources[document.id]} "
+            "(chunk ids are <path>:<start>-<end>; give the folders as one source, or rename one)"
+        )
     sources[document.id] = document.source
 
 

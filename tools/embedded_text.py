@@ -14,7 +14,8 @@ from __future__ import annotations
 EMBEDDED_TEXT_NOTE = (
     "Dense retrieval embeds each passage as its text alone, the text `benchsmith ingest` embeds for a chunk (a title, "
     "such as a chunk's heading path, is not embedded); passages a collection already holds (same ids, texts and "
-    "embedder) are searched with that collection's vectors.")
+    "embedder) are searched with that collection's vectors."
+)
 
 
 def embedded_text(title: str, text: str) -> str:

@@ -97,8 +97,10 @@ def is_server_spec(spec: str) -> bool:
 def load_embedder(spec: str = DEFAULT_EMBEDDER) -> SentenceTransformerEmbedder:
     """One embedder per spec and process; its model loads at its first use (loading costs seconds)."""
     if is_server_spec(spec):
-        raise ValueError(f"embedder {spec!r} runs on a server, not in this process: build it with "
-                         "benchsmith.graphs.runtime.resources.embedder_for, and add or query its collections with vectors")
+        raise ValueError(
+            f"embedder {spec!r} runs on a server, not in this process: build it with "
+            "benchsmith.graphs.runtime.resources.embedder_for, and add or query its collections with vectors"
+        )
     return SentenceTransformerEmbedder(spec)
 
 

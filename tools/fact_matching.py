@@ -55,15 +55,19 @@ def compare_facts(first: str, second: str, thresholds: MatchThresholds = MatchTh
     jaccard = shared / len(words_a | words_b)
     shorter, longer = sorted((first, second), key=len)
     if jaccard >= thresholds.same_jaccard or (
-            len(shorter.split()) >= thresholds.min_contained_words and f" {shorter} " in f" {longer} "):
+        len(shorter.split()) >= thresholds.min_contained_words and f" {shorter} " in f" {longer} "
+    ):
         return "same"
     if jaccard >= thresholds.near_jaccard or shared / min(len(words_a), len(words_b)) >= thresholds.near_overlap:
         return "near"
     return "different"
 
 
-def cluster_facts(facts: Sequence[str], same_fact: Callable[[str, str], bool] | None = None,
-                  thresholds: MatchThresholds = MatchThresholds()) -> list[int]:
+def cluster_facts(
+    facts: Sequence[str],
+    same_fact: Callable[[str, str], bool] | None = None,
+    thresholds: MatchThresholds = MatchThresholds(),
+) -> list[int]:
     """The cluster number of each fact; clusters are numbered in the order of their smallest
     normalized text. ``same_fact(a, b)`` decides near-matches (given the original texts)."""
     normalized = [normalize_fact(fact) for fact in facts]
@@ -84,8 +88,9 @@ def cluster_facts(facts: Sequence[str], same_fact: Callable[[str, str], bool] | 
             if root(i) == root(j):
                 continue
             decision = compare_facts(first, distinct[j], thresholds)
-            if decision == "same" or (decision == "near" and same_fact is not None
-                                      and same_fact(original[first], original[distinct[j]])):
+            if decision == "same" or (
+                decision == "near" and same_fact is not None and same_fact(original[first], original[distinct[j]])
+            ):
                 parent[max(root(i), root(j))] = min(root(i), root(j))
     roots = sorted({root(index) for index in range(len(distinct))})
     number = {index: roots.index(root(index)) for index in range(len(distinct))}

@@ -38,12 +38,18 @@ MIN_MAX_FLOOR = 1e-9  # ranx's smallest min-max denominator
 
 def sort_run(run: Run) -> Run:
     """Each query's documents by descending score, ties by document id."""
-    return {query_id: dict(sorted(documents.items(), key=lambda item: (-item[1], item[0])))
-            for query_id, documents in run.items()}
+    return {
+        query_id: dict(sorted(documents.items(), key=lambda item: (-item[1], item[0])))
+        for query_id, documents in run.items()
+    }
 
 
-def fuse_runs(runs: Sequence[Mapping[str, Mapping[str, float]]], method: FusionMethod,
-              weights: Sequence[float] | None = None, depth: int | None = None) -> Run:
+def fuse_runs(
+    runs: Sequence[Mapping[str, Mapping[str, float]]],
+    method: FusionMethod,
+    weights: Sequence[float] | None = None,
+    depth: int | None = None,
+) -> Run:
     """One run fused from ``runs``, each query's top ``depth`` documents (all if None).
 
     Every query of any run is in the result (empty when no run retrieved anything for it)."""
@@ -72,8 +78,9 @@ def fuse_runs(runs: Sequence[Mapping[str, Mapping[str, float]]], method: FusionM
         contributions.append(values)
     if not queries:
         return {query_id: {} for query_id in query_ids}
-    fused_query, fused_code, fused_score = _sum_by_document(np.concatenate(queries), np.concatenate(codes),
-                                                            np.concatenate(contributions), len(vocabulary))
+    fused_query, fused_code, fused_score = _sum_by_document(
+        np.concatenate(queries), np.concatenate(codes), np.concatenate(contributions), len(vocabulary)
+    )
     return _as_run(query_ids, vocabulary, fused_query, fused_code, fused_score, depth)
 
 
@@ -115,8 +122,9 @@ class _FlatRun:
         self.counts = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
         total = int(self.counts.sum())
         self.doc_ids: list[str] = list(chain.from_iterable(rankings))
-        self.scores = np.fromiter(chain.from_iterable(ranking.values() for ranking in rankings), dtype=np.float64,
-                                  count=total)
+        self.scores = np.fromiter(
+            chain.from_iterable(ranking.values() for ranking in rankings), dtype=np.float64, count=total
+        )
         self.query_index = np.repeat(np.arange(len(query_ids), dtype=np.int64), self.counts)
         self.starts = np.cumsum(self.counts) - self.counts
         self.codes = np.empty(0, dtype=np.int64)
@@ -142,8 +150,9 @@ class _FlatRun:
         return (self.scores - np.repeat(low, counts)) / np.repeat(denominator, counts)
 
 
-def _ranking_order(queries: np.ndarray, scores: np.ndarray, codes: np.ndarray,
-                   vocabulary_size: int) -> np.ndarray | None:
+def _ranking_order(
+    queries: np.ndarray, scores: np.ndarray, codes: np.ndarray, vocabulary_size: int
+) -> np.ndarray | None:
     """The permutation that sorts entries grouped by query by descending score, ties by
     document code; None when they are in that order already.
 
@@ -162,16 +171,18 @@ def _ranking_order(queries: np.ndarray, scores: np.ndarray, codes: np.ndarray,
     return np.argsort(tie_group * vocabulary_size + codes, kind="stable")
 
 
-def _order_by_query_score_code(queries: np.ndarray, scores: np.ndarray, codes: np.ndarray,
-                               vocabulary_size: int) -> np.ndarray:
+def _order_by_query_score_code(
+    queries: np.ndarray, scores: np.ndarray, codes: np.ndarray, vocabulary_size: int
+) -> np.ndarray:
     """The permutation that sorts entries by query, descending score, then code."""
     _, score_rank = np.unique(-scores, return_inverse=True)  # equal scores share a rank
     key = _packed(queries, score_rank.reshape(-1), int(score_rank.max()) + 1, codes, vocabulary_size)
     return np.lexsort((codes, -scores, queries)) if key is None else _stable_argsort(key)
 
 
-def _packed(high: np.ndarray, middle: np.ndarray, middle_size: int, low: np.ndarray,
-            low_size: int) -> np.ndarray | None:
+def _packed(
+    high: np.ndarray, middle: np.ndarray, middle_size: int, low: np.ndarray, low_size: int
+) -> np.ndarray | None:
     """(high, middle, low) as one int64 whose order is their lexicographic order; None when it
     would not fit in 62 bits."""
     if len(high) == 0 or (int(high.max()) + 1) * middle_size * low_size >= 2**62:
@@ -189,8 +200,9 @@ def _stable_argsort(keys: np.ndarray) -> np.ndarray:
     return np.argsort(keys, kind="stable")
 
 
-def _sum_by_document(queries: np.ndarray, codes: np.ndarray, values: np.ndarray,
-                     vocabulary_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _sum_by_document(
+    queries: np.ndarray, codes: np.ndarray, values: np.ndarray, vocabulary_size: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per (query, document): the sum of its values, added in the order the runs were given,
     as ranx adds them."""
     keys = queries * vocabulary_size + codes
@@ -205,8 +217,14 @@ def _sum_by_document(queries: np.ndarray, codes: np.ndarray, values: np.ndarray,
     return unique_keys // vocabulary_size, unique_keys % vocabulary_size, sums
 
 
-def _as_run(query_ids: list[str], vocabulary: list[str], queries: np.ndarray, codes: np.ndarray,
-            scores: np.ndarray, depth: int | None) -> Run:
+def _as_run(
+    query_ids: list[str],
+    vocabulary: list[str],
+    queries: np.ndarray,
+    codes: np.ndarray,
+    scores: np.ndarray,
+    depth: int | None,
+) -> Run:
     order = _order_by_query_score_code(queries, scores, codes, len(vocabulary))
     queries, codes, scores = queries[order], codes[order], scores[order]
     counts = np.bincount(queries, minlength=len(query_ids))
@@ -217,5 +235,7 @@ def _as_run(query_ids: list[str], vocabulary: list[str], queries: np.ndarray, co
         counts = np.minimum(counts, depth)
     doc_ids = iter(np.asarray(vocabulary, dtype=object)[codes].tolist())
     values = iter(scores.tolist())
-    return {query_id: dict(zip(islice(doc_ids, count), islice(values, count)))
-            for query_id, count in zip(query_ids, counts.tolist())}
+    return {
+        query_id: dict(zip(islice(doc_ids, count), islice(values, count)))
+        for query_id, count in zip(query_ids, counts.tolist())
+    }

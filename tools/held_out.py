@@ -32,8 +32,13 @@ from benchsmith.tools.defaults import DEFAULT_DEDUP_NUM_PERM, DEFAULT_DEDUP_THRE
 class HeldOutFilter:
     """Tells, document by document, whether it is a held-out chunk or a near-duplicate of one."""
 
-    def __init__(self, held_out: Mapping[str, str], threshold: float = DEFAULT_DEDUP_THRESHOLD,
-                 num_perm: int = DEFAULT_DEDUP_NUM_PERM, seed: int = 1):
+    def __init__(
+        self,
+        held_out: Mapping[str, str],
+        threshold: float = DEFAULT_DEDUP_THRESHOLD,
+        num_perm: int = DEFAULT_DEDUP_NUM_PERM,
+        seed: int = 1,
+    ):
         if not 0 < threshold <= 1:
             raise ValueError(f"near-duplicate threshold must be in (0, 1], got {threshold}")
         self.threshold, self.num_perm, self.seed = threshold, num_perm, seed
@@ -41,8 +46,9 @@ class HeldOutFilter:
         self.index = MinHashLSH(threshold=max(0.05, threshold - CANDIDATE_MARGIN), num_perm=num_perm)
         self.fingerprints: dict[str, np.ndarray] = {}
         shingle_sets = [char_shingles(text) for text in held_out.values()]
-        for chunk_id, shingles, signature in zip(held_out, shingle_sets,
-                                                 MinHash.bulk(shingle_sets, num_perm=num_perm, seed=seed)):
+        for chunk_id, shingles, signature in zip(
+            held_out, shingle_sets, MinHash.bulk(shingle_sets, num_perm=num_perm, seed=seed)
+        ):
             self.index.insert(chunk_id, signature)
             self.fingerprints[chunk_id] = _fingerprint(shingles)
 
@@ -61,14 +67,21 @@ class HeldOutFilter:
                 similarity = jaccard(fingerprint, self.fingerprints[candidate])
                 if similarity > best:
                     best_id, best = candidate, similarity
-            found.append(DuplicateMatch(doc_id, best_id, round(best, 4))
-                         if best_id is not None and best >= self.threshold else None)
+            found.append(
+                DuplicateMatch(doc_id, best_id, round(best, 4))
+                if best_id is not None and best >= self.threshold
+                else None
+            )
         return found
 
 
-def without_held_out(documents: Iterable[dict[str, Any]], held_out: Mapping[str, str],
-                     removed: list[DuplicateMatch] | None = None, threshold: float = DEFAULT_DEDUP_THRESHOLD,
-                     num_perm: int = DEFAULT_DEDUP_NUM_PERM) -> Iterator[dict[str, Any]]:
+def without_held_out(
+    documents: Iterable[dict[str, Any]],
+    held_out: Mapping[str, str],
+    removed: list[DuplicateMatch] | None = None,
+    threshold: float = DEFAULT_DEDUP_THRESHOLD,
+    num_perm: int = DEFAULT_DEDUP_NUM_PERM,
+) -> Iterator[dict[str, Any]]:
     """The BEIR documents (``_id``, ``text``...) that are neither a held-out chunk (``held_out``:
     ``{chunk id: text}``) nor a near-duplicate of one, in their order; each one left out is
     appended to ``removed`` (``removed_id``, the held-out ``kept_id`` it matched, ``jaccard``).
@@ -100,20 +113,28 @@ class HeldOutLabels:
         return bool(self.rows or self.documents)
 
     def to_json(self) -> dict[str, Any]:
-        return {"chunks": dict(self.chunks), "rows": [{"question_id": q, "chunk_id": c} for q, c in self.rows],
-                "questions_left_out": list(self.questions_left_out), "documents": self.documents,
-                "benchmark_chunks": self.benchmark_chunks}
+        return {
+            "chunks": dict(self.chunks),
+            "rows": [{"question_id": q, "chunk_id": c} for q, c in self.rows],
+            "questions_left_out": list(self.questions_left_out),
+            "documents": self.documents,
+            "benchmark_chunks": self.benchmark_chunks,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> HeldOutLabels:
-        return cls(dict(data.get("chunks") or {}), tuple((row["question_id"], row["chunk_id"])
-                                                         for row in data.get("rows") or []),
-                   tuple(data.get("questions_left_out") or ()), int(data.get("documents") or 0),
-                   int(data.get("benchmark_chunks") or 0))
+        return cls(
+            dict(data.get("chunks") or {}),
+            tuple((row["question_id"], row["chunk_id"]) for row in data.get("rows") or []),
+            tuple(data.get("questions_left_out") or ()),
+            int(data.get("documents") or 0),
+            int(data.get("benchmark_chunks") or 0),
+        )
 
 
-def drop_held_out(qrels: Mapping[str, Mapping[str, int]], held_out: Mapping[str, str], documents: int = 0
-                  ) -> tuple[dict[str, dict[str, int]], HeldOutLabels]:
+def drop_held_out(
+    qrels: Mapping[str, Mapping[str, int]], held_out: Mapping[str, str], documents: int = 0
+) -> tuple[dict[str, dict[str, int]], HeldOutLabels]:
     """``qrels`` (``{question id: {chunk id: relevance}}``) without the judgments of held-out
     chunks (``held_out``: ``{chunk id: the held-out chunk it is or copies}``, Benchmark.held_out),
     and without the questions that had a relevant chunk and have none left; with what was dropped
@@ -132,15 +153,19 @@ def drop_held_out(qrels: Mapping[str, Mapping[str, int]], held_out: Mapping[str,
     return kept, HeldOutLabels(chunks, tuple(rows), tuple(left_out), documents, len(held_out))
 
 
-def check_judged_ids(path: Path, judged: Sequence[tuple[str, str]], documents: Collection[str],
-                     held_out: Mapping[str, str], corpus: Path) -> None:
+def check_judged_ids(
+    path: Path, judged: Sequence[tuple[str, str]], documents: Collection[str], held_out: Mapping[str, str], corpus: Path
+) -> None:
     """Every judged ``(where, chunk id)`` of ``path`` names a document of the corpus or a held-out
     chunk; an InputError names the others (where: a line, a question id), the first few and the count."""
-    unknown = [(where, chunk_id) for where, chunk_id in judged
-               if chunk_id not in documents and chunk_id not in held_out]
+    unknown = [
+        (where, chunk_id) for where, chunk_id in judged if chunk_id not in documents and chunk_id not in held_out
+    ]
     if unknown:
         listed = ", ".join(f"{chunk_id!r} ({where})" for where, chunk_id in unknown[:EXAMPLES])
-        raise InputError(f"{path}: gold chunk ids neither in the synthetic benchmark's corpus ({corpus}) nor among "
-                         f"the {len(held_out):,} chunks it holds out, {len(unknown)}: {listed}"
-                         f"{', …' if len(unknown) > EXAMPLES else ''}; label the questions against the same "
-                         "collection (re-find the ids by evidence: benchmarks/validity.py --update-data)")
+        raise InputError(
+            f"{path}: gold chunk ids neither in the synthetic benchmark's corpus ({corpus}) nor among "
+            f"the {len(held_out):,} chunks it holds out, {len(unknown)}: {listed}"
+            f"{', …' if len(unknown) > EXAMPLES else ''}; label the questions against the same "
+            "collection (re-find the ids by evidence: benchmarks/validity.py --update-data)"
+        )

@@ -27,24 +27,91 @@ from benchsmith.tools.headings import heading_marker
 from benchsmith.tools.page_kinds import PageProfile
 from benchsmith.tools.sphinx_markup import fenced_code
 
-HIDDEN_TAGS = {"script", "style", "nav", "header", "footer", "aside", "noscript", "form", "template", "svg", "head",
-               "button"}
-HIDDEN_CLASSES = {"headerlink", "sphinxsidebar", "sphinxsidebarwrapper", "related", "toctree-wrapper", "breadcrumbs",
-                  "wy-breadcrumbs", "wy-nav-side", "rst-footer-buttons", "prev-next-area", "bd-sidebar-primary",
-                  "bd-sidebar-secondary", "bd-toc", "skip-link", "copybtn", "linenos", "footer", "navbar",
-                  "viewcode-link"}
+HIDDEN_TAGS = {
+    "script",
+    "style",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "noscript",
+    "form",
+    "template",
+    "svg",
+    "head",
+    "button",
+}
+HIDDEN_CLASSES = {
+    "headerlink",
+    "sphinxsidebar",
+    "sphinxsidebarwrapper",
+    "related",
+    "toctree-wrapper",
+    "breadcrumbs",
+    "wy-breadcrumbs",
+    "wy-nav-side",
+    "rst-footer-buttons",
+    "prev-next-area",
+    "bd-sidebar-primary",
+    "bd-sidebar-secondary",
+    "bd-toc",
+    "skip-link",
+    "copybtn",
+    "linenos",
+    "footer",
+    "navbar",
+    "viewcode-link",
+}
 HIDDEN_ROLES = {"navigation", "search", "banner", "contentinfo"}
-BLOCK_TAGS = {"p", "div", "section", "article", "main", "br", "li", "ul", "ol", "table", "pre", "blockquote",
-              "dt", "dd", "hr", "dl", "figure", "figcaption", "caption", "details", "summary"}
+BLOCK_TAGS = {
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "br",
+    "li",
+    "ul",
+    "ol",
+    "table",
+    "pre",
+    "blockquote",
+    "dt",
+    "dd",
+    "hr",
+    "dl",
+    "figure",
+    "figcaption",
+    "caption",
+    "details",
+    "summary",
+}
 VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _MARKER_SPACE = re.compile("\ue001 +")  # a heading's text starts right after its marker
 _LANGUAGE_CLASS = re.compile(r"\b(?:highlight|language|lang)-([\w+#.-]+)")
 # An API object description: Sphinx's <dl class="py function"> (any domain object: "py", "c", "cpp", "js"...),
 # Sphinx < 4's <dl class="function">, mkdocstrings' <div class="doc doc-object doc-class">.
-API_OBJECT_TYPES = {"class", "function", "method", "attribute", "exception", "data", "classmethod", "staticmethod",
-                    "property", "decorator", "decoratormethod", "module", "type", "macro", "member", "struct",
-                    "enum", "var"}
+API_OBJECT_TYPES = {
+    "class",
+    "function",
+    "method",
+    "attribute",
+    "exception",
+    "data",
+    "classmethod",
+    "staticmethod",
+    "property",
+    "decorator",
+    "decoratormethod",
+    "module",
+    "type",
+    "macro",
+    "member",
+    "struct",
+    "enum",
+    "var",
+}
 API_DOMAINS = {"py", "c", "cpp", "js", "rst"}
 TOCTREE_CLASSES = {"toctree-wrapper"}
 
@@ -53,8 +120,11 @@ def is_api_object(tag: str, classes: set[str]) -> bool:
     """Is this element an API object description (see :data:`API_OBJECT_TYPES`)?"""
     if tag == "div":
         return {"doc", "doc-object"} <= classes
-    return tag == "dl" and bool(classes & API_OBJECT_TYPES) and (not classes - API_OBJECT_TYPES - API_DOMAINS
-                                                                 - {"simple", "objdesc"})
+    return (
+        tag == "dl"
+        and bool(classes & API_OBJECT_TYPES)
+        and (not classes - API_OBJECT_TYPES - API_DOMAINS - {"simple", "objdesc"})
+    )
 
 
 class _VisibleTextParser(HTMLParser):
@@ -85,8 +155,12 @@ class _VisibleTextParser(HTMLParser):
             if tag not in VOID_TAGS:
                 self.hidden.append(tag)
             return
-        if (tag in HIDDEN_TAGS or classes & HIDDEN_CLASSES or attributes.get("role") in HIDDEN_ROLES
-                or attributes.get("aria-hidden") == "true"):
+        if (
+            tag in HIDDEN_TAGS
+            or classes & HIDDEN_CLASSES
+            or attributes.get("role") in HIDDEN_ROLES
+            or attributes.get("aria-hidden") == "true"
+        ):
             if tag not in VOID_TAGS:
                 self.hidden.append(tag)
             return
@@ -180,7 +254,7 @@ class _VisibleTextParser(HTMLParser):
         short = qualified.rsplit(".", 1)[-1]
         found = re.search(rf"(?<![\w.])(?:[\w.]*\.)?{re.escape(short)}(?![\w])", line)
         if found:
-            line = line[:found.start()] + qualified + line[found.end():]
+            line = line[: found.start()] + qualified + line[found.end() :]
         self.segments[-1] = (kind, text[:start] + line)
 
     def handle_data(self, data: str) -> None:
@@ -207,8 +281,10 @@ def html_page(html: str) -> tuple[str, PageProfile]:
     out: list[str] = []
     for kind, content in parser.segments:
         if kind == "text":
-            paragraphs = (_table_row(_MARKER_SPACE.sub("\ue001", " ".join(paragraph.replace("¶", " ").split())))
-                          for paragraph in content.split("\n\n"))
+            paragraphs = (
+                _table_row(_MARKER_SPACE.sub("\ue001", " ".join(paragraph.replace("¶", " ").split())))
+                for paragraph in content.split("\n\n")
+            )
             out.extend(paragraph for paragraph in paragraphs if paragraph and not paragraph.endswith("\ue001"))
         else:
             out.append("\n".join(fenced_code(kind.partition(":")[2], content.strip("\n").split("\n"))).strip("\n"))

@@ -22,8 +22,14 @@ class IndexItem:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-def embed_into(store: VectorStore, items: Sequence[IndexItem], embedder: Embedder, batch_size: int,
-               on_progress: ProgressCallback | None = None, text_lengths: Sequence[int] | None = None) -> int:
+def embed_into(
+    store: VectorStore,
+    items: Sequence[IndexItem],
+    embedder: Embedder,
+    batch_size: int,
+    on_progress: ProgressCallback | None = None,
+    text_lengths: Sequence[int] | None = None,
+) -> int:
     """Embed and upsert the items the store lacks or holds with another text (a file changed since it
     was ingested), in batches; returns how many were embedded.
 
@@ -80,9 +86,13 @@ class _GroupedWriter:
         items, vectors = self.items[:count], self.vectors[:count]
         del self.items[:count], self.vectors[:count]
         if items:
-            self.in_flight = self.pool.submit(self.store.upsert, [item.id for item in items], np.stack(vectors),
-                                              [item.text for item in items],
-                                              [item.metadata or None for item in items])  # Chroma refuses {}
+            self.in_flight = self.pool.submit(
+                self.store.upsert,
+                [item.id for item in items],
+                np.stack(vectors),
+                [item.text for item in items],
+                [item.metadata or None for item in items],
+            )  # Chroma refuses {}
 
     def _wait(self) -> None:
         if self.in_flight is not None:

@@ -59,10 +59,30 @@ KIND_BY_SUFFIX: dict[str, DocumentKind] = {
 STDLIB_EXCLUDED = {"site-packages", "test", "tests", "idlelib", "lib2to3", "turtledemo", "ensurepip", "__pycache__"}
 # Files that configure how a documentation or code tree is built, tested or packaged: never
 # documentation, whatever their suffix (matched on the file name, in any folder).
-BUILD_CONFIGURATION_FILES = frozenset({
-    "conf.py", "setup.py", "noxfile.py", "fabfile.py", "dodo.py", "conftest.py", "Makefile", "GNUmakefile",
-    "make.bat", "tox.ini", "setup.cfg", "pyproject.toml", "MANIFEST.in", "Pipfile", "Dockerfile",
-    ".readthedocs.yaml", ".readthedocs.yml", "mkdocs.yml", "docutils.conf", "sphinx.conf"})
+BUILD_CONFIGURATION_FILES = frozenset(
+    {
+        "conf.py",
+        "setup.py",
+        "noxfile.py",
+        "fabfile.py",
+        "dodo.py",
+        "conftest.py",
+        "Makefile",
+        "GNUmakefile",
+        "make.bat",
+        "tox.ini",
+        "setup.cfg",
+        "pyproject.toml",
+        "MANIFEST.in",
+        "Pipfile",
+        "Dockerfile",
+        ".readthedocs.yaml",
+        ".readthedocs.yml",
+        "mkdocs.yml",
+        "docutils.conf",
+        "sphinx.conf",
+    }
+)
 BUILD_CONFIGURATION_PATTERNS = ("requirements*.txt", "constraints*.txt")
 BUILD_CONFIGURATION_REASON = "build configuration, not documentation"
 BINARY_SNIFF_BYTES = 8192
@@ -79,8 +99,13 @@ class LoadResult:
     warnings: list[str] = field(default_factory=list)  # an --include / --exclude pattern that matched nothing
 
 
-def load_sources(sources: Sequence[str], on_progress: ProgressCallback | None = None, *,
-                 include: Sequence[str] = (), exclude: Sequence[str] = ()) -> LoadResult:
+def load_sources(
+    sources: Sequence[str],
+    on_progress: ProgressCallback | None = None,
+    *,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+) -> LoadResult:
     """Read every source in order; raise :class:`InputError` if none yields a document."""
     result, patterns = LoadResult(), PathPatterns(include, exclude)
     for item in iter_sources(sources, on_progress, patterns):
@@ -95,8 +120,9 @@ def load_sources(sources: Sequence[str], on_progress: ProgressCallback | None = 
     return result
 
 
-def iter_sources(sources: Sequence[str], on_progress: ProgressCallback | None = None,
-                 patterns: PathPatterns | None = None) -> Iterator[Document | SkippedFile]:
+def iter_sources(
+    sources: Sequence[str], on_progress: ProgressCallback | None = None, patterns: PathPatterns | None = None
+) -> Iterator[Document | SkippedFile]:
     """Every source's documents and skipped files in order, one at a time (a corpus of any size);
     the caller raises :func:`empty_corpus` when no document came; a document id an earlier document
     has is an InputError where it comes (only ids are held). ``patterns`` choose among the
@@ -114,8 +140,10 @@ def iter_sources(sources: Sequence[str], on_progress: ProgressCallback | None = 
 
 def empty_corpus(sources: Sequence[str], skipped: Sequence[SkippedFile]) -> InputError:
     """The error of sources without a document, saying why their files were skipped (grouped by reason)."""
-    reasons = "; ".join(f"{group.count} {group.reason} ({', '.join(group.paths)}{', …' if group.count > 1 else ''})"
-                        for group in skipped_groups(skipped, examples=1))
+    reasons = "; ".join(
+        f"{group.count} {group.reason} ({', '.join(group.paths)}{', …' if group.count > 1 else ''})"
+        for group in skipped_groups(skipped, examples=1)
+    )
     listed = f"; skipped {len(skipped)} file(s): {reasons}" if skipped else ""
     return InputError(f"empty corpus: no readable document in {', '.join(sources)}{listed}")
 
@@ -143,8 +171,9 @@ def _iter_directory(root: Path, patterns: PathPatterns) -> Iterator[Document | S
     walked = walk_tree(root)
     yield from walked.skipped
     trees, read = BuiltTrees(root), {}  # read: real path → was the file read (else skipped)
-    for entry in [entry for entry in walked.files if not entry.linked] + [entry for entry in walked.files
-                                                                          if entry.linked]:
+    for entry in [entry for entry in walked.files if not entry.linked] + [
+        entry for entry in walked.files if entry.linked
+    ]:
         if reason := patterns.skip_reason(entry.relative.as_posix()):
             yield SkippedFile(str(entry.path), reason)  # not claimed: another path to it may be included
             continue
@@ -168,8 +197,9 @@ def _walked_file(entry: WalkedFile, root: Path, trees: BuiltTrees, read: dict[st
 
 def is_build_configuration(name: str) -> bool:
     """Is a file of this name build configuration (see the module docstring)?"""
-    return name in BUILD_CONFIGURATION_FILES or any(fnmatch.fnmatchcase(name, pattern)
-                                                     for pattern in BUILD_CONFIGURATION_PATTERNS)
+    return name in BUILD_CONFIGURATION_FILES or any(
+        fnmatch.fnmatchcase(name, pattern) for pattern in BUILD_CONFIGURATION_PATTERNS
+    )
 
 
 def _load_file(path: Path, root: Path) -> Document | SkippedFile:
@@ -210,8 +240,11 @@ def read_text_file(path: Path) -> str | SkippedFile:
     :data:`~benchsmith.tools.defaults.MAX_DOCUMENT_BYTES`: split it)."""
     try:
         if (size := path.stat().st_size) > MAX_DOCUMENT_BYTES:
-            return SkippedFile(str(path), f"larger than {MAX_DOCUMENT_BYTES / 2**20:g} MiB, the limit of one "
-                                          f"document (split it): {size / 2**20:.1f} MiB")
+            return SkippedFile(
+                str(path),
+                f"larger than {MAX_DOCUMENT_BYTES / 2**20:g} MiB, the limit of one "
+                f"document (split it): {size / 2**20:.1f} MiB",
+            )
         data = path.read_bytes()
     except OSError as error:
         return SkippedFile(str(path), f"unreadable: {error.strerror or error}")
@@ -258,8 +291,7 @@ def _iter_beir_source(path: Path) -> Iterator[Document]:
         yield document
 
 
-def beir_documents(records: Iterable[tuple[int, dict[str, Any]]],
-                   path: Path) -> Iterator[tuple[int, int, Document]]:
+def beir_documents(records: Iterable[tuple[int, dict[str, Any]]], path: Path) -> Iterator[tuple[int, int, Document]]:
     """``(row, line number, document)`` of BEIR records given as ``(line number, record)``: row
     counts the records (0-based), so a reader that notes rows (stores.jsonl.JsonlRows) can read one
     back. A document of blank text is skipped; a record without ``_id`` or ``text`` is an InputError."""
@@ -270,16 +302,18 @@ def beir_documents(records: Iterable[tuple[int, dict[str, Any]]],
         if text is None:
             raise InputError(f"{path}:{line_number}: missing 'text' for document {doc_id!r}")
         if not isinstance(text, str):
-            raise InputError(f"{path}:{line_number}: 'text' of document {doc_id!r} is {json_kind(text)}, "
-                             "expected a string")
+            raise InputError(
+                f"{path}:{line_number}: 'text' of document {doc_id!r} is {json_kind(text)}, expected a string"
+            )
         if text.strip():
             yield row, line_number, beir_document(record, path)
 
 
 def beir_document(record: dict[str, Any], path: Path) -> Document:
     """The document of a BEIR record that :func:`beir_documents` accepted."""
-    return Document(id=str(record["_id"]), source=str(path), title=str(record.get("title") or ""), kind="beir",
-                    text=record["text"])
+    return Document(
+        id=str(record["_id"]), source=str(path), title=str(record.get("title") or ""), kind="beir", text=record["text"]
+    )
 
 
 def iter_stdlib_documents() -> Iterator[Document | SkippedFile]:

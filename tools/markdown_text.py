@@ -54,8 +54,10 @@ FIELD = re.compile(r"^(\s*):([\w-]+(?: [\w-]+)*):(?=\s|$)")  # a field list item
 COMMENT = re.compile(r"<!--.*?-->", re.S)
 # Lines with nothing for a reader (a setext underline with no title above is a rule).
 DROPPED_LINES = (RULE, SETEXT, MYST_TARGET, MYST_COMMENT, MYST_BLOCK_BREAK, REFERENCE_DEFINITION)
-LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\([^)]*\)|\[[^\]]+\]\[[^\]]*\]"
-                  r"|\{(?:doc|ref|any|numref|download|external[\w:+-]*)\}`[^`]+`|<https?://[^>]+>|https?://\S+")
+LINK = re.compile(
+    r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\([^)]*\)|\[[^\]]+\]\[[^\]]*\]"
+    r"|\{(?:doc|ref|any|numref|download|external[\w:+-]*)\}`[^`]+`|<https?://[^>]+>|https?://\S+"
+)
 
 _ROLE = re.compile(r"\{([\w.+:-]+)\}(`+)(.+?)\2", re.S)
 _CODE = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.S)
@@ -68,16 +70,23 @@ _LINK = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])+)\](?:\((?:[^()]|\([^)]*\))*\)|\[
 _AUTOLINK = re.compile(r"<([A-Za-z][\w+.-]{1,31}:[^<>\s]*)>")
 # A reference to another project's or this project's target, shown by its name:
 # <pypug:Version Specifier>, <inv:pypug#Version Specifier>, <project:#label>.
-_INVENTORY_LINK = re.compile(r"(?<![\w<])<(?!(?:https?|ftp|ftps|mailto|file|ssh|git|news|tel|data):)"
-                             r"([a-z][\w+-]*):(?!//)([^<>\n`]+)>")
+_INVENTORY_LINK = re.compile(
+    r"(?<![\w<])<(?!(?:https?|ftp|ftps|mailto|file|ssh|git|news|tel|data):)"
+    r"([a-z][\w+-]*):(?!//)([^<>\n`]+)>"
+)
 _EMPTY_LINK = re.compile(r"(?<!!)\[\]\(<?([^()\s<>]+)>?\)")  # [](target): MyST shows the target's title
 _HTML_TAG = re.compile(
     r"</?(?:a|abbr|b|big|blockquote|br|center|cite|code|dd|del|details|div|dl|dt|em|figcaption|figure|font|h[1-6]"
     r"|hr|i|iframe|img|input|ins|kbd|li|mark|ol|p|picture|pre|q|s|samp|small|source|span|strike|strong|sub|summary"
-    r"|sup|table|tbody|td|tfoot|th|thead|tr|tt|u|ul|var|video|wbr)(?:\s[^<>]*)?/?>", re.I)
+    r"|sup|table|tbody|td|tfoot|th|thead|tr|tt|u|ul|var|video|wbr)(?:\s[^<>]*)?/?>",
+    re.I,
+)
 _STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", re.S)
-_EMPHASIS = re.compile(r"(?<![\w*\\])\*(?=[^\s*])(.+?)(?<=[^\s*\\])\*(?![\w*])"
-                       r"|(?<![\w\\])_(?=[^\s_])(.+?)(?<=[^\s_\\])_(?!\w)", re.S)
+_EMPHASIS = re.compile(
+    r"(?<![\w*\\])\*(?=[^\s*])(.+?)(?<=[^\s*\\])\*(?![\w*])"
+    r"|(?<![\w\\])_(?=[^\s_])(.+?)(?<=[^\s_\\])_(?!\w)",
+    re.S,
+)
 _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~", re.S)
 _FOOTNOTE_REFERENCE = re.compile(r"\[\^[^\]\s]+\]")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
@@ -164,22 +173,22 @@ def _convert(lines: list[str]) -> list[str]:
         if fence and not (fence.group(2)[0] == "`" and "`" in fence.group(3)):
             flush()
             end = _closing_fence(lines, index + 1, fence.group(2))
-            body = textwrap.dedent("\n".join(lines[index + 1:end])).split("\n")
+            body = textwrap.dedent("\n".join(lines[index + 1 : end])).split("\n")
             colon_container = fence.group(2)[0] == ":" and not fence.group(3).startswith("{")
             out.extend(["", *_convert(body), ""] if colon_container else _fence(fence.group(3), body))
             index = end + 1
         elif "<!--" in line:
             start = index
             joined = line
-            while "-->" not in joined[joined.index("<!--"):] and index + 1 < len(lines):
+            while "-->" not in joined[joined.index("<!--") :] and index + 1 < len(lines):
                 index += 1
                 joined += "\n" + lines[index]
-            closed = "-->" in joined[joined.index("<!--"):]
-            replacement = COMMENT.sub("", joined) if closed else joined[:joined.index("<!--")]
-            lines[start:index + 1] = replacement.split("\n")
+            closed = "-->" in joined[joined.index("<!--") :]
+            replacement = COMMENT.sub("", joined) if closed else joined[: joined.index("<!--")]
+            lines[start : index + 1] = replacement.split("\n")
             index = start
             if not closed:
-                del lines[start + 1:]
+                del lines[start + 1 :]
         elif not stripped:
             flush()
             out.append("")

@@ -40,7 +40,9 @@ class Predicate:
             return False
         if self.operator in NUMERIC_OPERATORS:
             number, limit = float(actual), float(self.value)
-            return {">=": number >= limit, "<=": number <= limit, ">": number > limit, "<": number < limit}[self.operator]
+            return {">=": number >= limit, "<=": number <= limit, ">": number > limit, "<": number < limit}[
+                self.operator
+            ]
         text = str(actual)
         if self.operator == "=":
             return text == self.value
@@ -72,8 +74,10 @@ def parse_filter(text: str | None) -> MetadataFilter:
     for part in text.split("&"):
         match = PREDICATE.fullmatch(part)
         if match is None or not match.group(3):
-            raise InputError(f"filter {text!r}: {part.strip()!r} is not FIELD OP VALUE (OP one of = != ~ ^ >= <= > <), "
-                             "e.g. title^json & chars>=200")
+            raise InputError(
+                f"filter {text!r}: {part.strip()!r} is not FIELD OP VALUE (OP one of = != ~ ^ >= <= > <), "
+                "e.g. title^json & chars>=200"
+            )
         field, operator, value = match.groups()
         if field not in FIELDS:
             raise InputError(f"filter {text!r}: unknown field {field!r} (use {', '.join(FIELDS)})")

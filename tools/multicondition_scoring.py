@@ -35,8 +35,10 @@ from benchsmith.tools.rerank import PairScorer
 from benchsmith.tools.retriever_specs import parse_retriever
 
 Group = tuple[str, Sequence[str]]  # a query and its candidates
-BM25_VARIANTS = {"bm25-corpus": "IDF over the whole dataset corpus",
-                 "bm25-row": "IDF over each query's own candidates (as the reference scripts)"}
+BM25_VARIANTS = {
+    "bm25-corpus": "IDF over the whole dataset corpus",
+    "bm25-row": "IDF over each query's own candidates (as the reference scripts)",
+}
 PAIR_BATCH = 256
 FILE_UNSAFE = re.compile(r"[^A-Za-z0-9._=-]+")
 
@@ -72,8 +74,10 @@ def parse_scorers(retrievers: Sequence[str], rerankers: Sequence[str] = ()) -> l
         else:
             parsed = parse_retriever(text)
             if parsed.kind != "dense":
-                raise InputError(f"--retriever {text!r}: pairs are scored one by one here, so use bm25, bm25:corpus, "
-                                 "bm25:row or dense[:MODEL] (fusing the ranks of two or twelve candidates means little)")
+                raise InputError(
+                    f"--retriever {text!r}: pairs are scored one by one here, so use bm25, bm25:corpus, "
+                    "bm25:row or dense[:MODEL] (fusing the ranks of two or twelve candidates means little)"
+                )
             specs.append(ScorerSpec("dense", parsed.model))
     for model in rerankers:
         if not model.strip():
@@ -87,6 +91,7 @@ def parse_scorers(retrievers: Sequence[str], rerankers: Sequence[str] = ()) -> l
 # ---------------------------------------------------------------------------------------
 # Scorers of groups.
 
+
 def dense_group_scores(groups: Sequence[Group], embedder: Embedder) -> list[list[float]]:
     """Cosine similarity (dot product of the L2-normalized embeddings); each distinct text is embedded once."""
     texts = list(dict.fromkeys(text for query, candidates in groups for text in (query, *candidates)))
@@ -94,12 +99,15 @@ def dense_group_scores(groups: Sequence[Group], embedder: Embedder) -> list[list
     vectors = np.asarray(embedder.encode(texts), dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     vectors = vectors / np.where(norms == 0, 1, norms)
-    return [[float(vectors[position[query]] @ vectors[position[text]]) for text in candidates]
-            for query, candidates in groups]
+    return [
+        [float(vectors[position[query]] @ vectors[position[text]]) for text in candidates]
+        for query, candidates in groups
+    ]
 
 
-def cross_encoder_group_scores(groups: Sequence[Group], scorer: PairScorer,
-                               on_progress: ProgressCallback | None = None) -> list[list[float]]:
+def cross_encoder_group_scores(
+    groups: Sequence[Group], scorer: PairScorer, on_progress: ProgressCallback | None = None
+) -> list[list[float]]:
     """The cross-encoder's score of each (query, candidate) pair, scored in batches."""
     pairs = [(query, text) for query, candidates in groups for text in candidates]
     scores: list[float] = []
@@ -130,12 +138,15 @@ def bm25_corpus_group_scores(groups: Sequence[Group], corpus: Sequence[str]) -> 
 
 def bm25_row_group_scores(groups: Sequence[Group]) -> list[list[float]]:
     """BM25 with document frequencies over the group's own candidates: one small index per group."""
-    return [[float(score) for score in BM25Index([str(i) for i in range(len(candidates))], list(candidates))
-             .scores(query)] for query, candidates in groups]
+    return [
+        [float(score) for score in BM25Index([str(i) for i in range(len(candidates))], list(candidates)).scores(query)]
+        for query, candidates in groups
+    ]
 
 
 # ---------------------------------------------------------------------------------------
 # Tables.
+
 
 def task1_groups(rows: Sequence[DatasetRow]) -> list[Group]:
     return [(row.instruction[k], [row.positive, row.single_miss[k]]) for row in rows for k in range(row.count)]
@@ -157,8 +168,11 @@ def score_tables(rows: Sequence[DatasetRow], score_groups: Callable[[list[Group]
     scored in one call of ``score_groups``."""
     task1_rows = [(index, row) for index, row in enumerate(rows) if row.has_task1]
     ladder_rows = [(index, row) for index, row in enumerate(rows) if row.has_ladder]
-    groups = (task1_groups([row for _, row in task1_rows]) + ladder_groups([row for _, row in ladder_rows], False)
-              + ladder_groups([row for _, row in ladder_rows], True))
+    groups = (
+        task1_groups([row for _, row in task1_rows])
+        + ladder_groups([row for _, row in ladder_rows], False)
+        + ladder_groups([row for _, row in ladder_rows], True)
+    )
     scores = score_groups(groups) if groups else []
     count = rows[0].count if rows else 0
     task1_part, rest = scores[: len(task1_rows) * count], scores[len(task1_rows) * count :]
@@ -176,5 +190,8 @@ def score_tables(rows: Sequence[DatasetRow], score_groups: Callable[[list[Group]
 
 def dataset_corpus(rows: Sequence[DatasetRow]) -> list[str]:
     """Every distinct document of the dataset: positives, ladders and single-miss sets."""
-    return list(dict.fromkeys(text for row in rows for text in (row.positive, *row.ladder, *row.single_miss)
-                              if text is not None))
+    return list(
+        dict.fromkeys(
+            text for row in rows for text in (row.positive, *row.ladder, *row.single_miss) if text is not None
+        )
+    )

@@ -34,8 +34,9 @@ class QuestionSupport:
         return int(doc_id in self.supporters.get(nugget_id, ()))
 
 
-def collect_support(question_id: str, nugget_ids: Sequence[str], pool: Sequence[str],
-                    judgments: Iterable[Mapping[str, Any]]) -> QuestionSupport:
+def collect_support(
+    question_id: str, nugget_ids: Sequence[str], pool: Sequence[str], judgments: Iterable[Mapping[str, Any]]
+) -> QuestionSupport:
     """One question's support from its batch records (``{"support": {chunk: {"nuggets": [...],
     "reason": ...}}}``); a chunk judged twice keeps its first verdict."""
     verdicts: dict[str, Mapping[str, Any]] = {}
@@ -43,17 +44,25 @@ def collect_support(question_id: str, nugget_ids: Sequence[str], pool: Sequence[
         for doc_id, verdict in record["support"].items():
             verdicts.setdefault(doc_id, verdict)
     known = set(nugget_ids)
-    supporters = {nugget: [doc_id for doc_id in pool if nugget in verdicts.get(doc_id, {}).get("nuggets", ())]
-                  for nugget in nugget_ids}
+    supporters = {
+        nugget: [doc_id for doc_id in pool if nugget in verdicts.get(doc_id, {}).get("nuggets", ())]
+        for nugget in nugget_ids
+    }
     unknown = {n for verdict in verdicts.values() for n in verdict.get("nuggets", ())} - known
     if unknown:
         raise ValueError(f"question {question_id}: judgments name unknown nuggets {sorted(unknown)}")
-    return QuestionSupport(question_id, list(nugget_ids), list(pool), supporters,
-                           {doc_id: str(verdict.get("reason", "")) for doc_id, verdict in verdicts.items()})
+    return QuestionSupport(
+        question_id,
+        list(nugget_ids),
+        list(pool),
+        supporters,
+        {doc_id: str(verdict.get("reason", "")) for doc_id, verdict in verdicts.items()},
+    )
 
 
-def filter_questions(supports: Sequence[QuestionSupport], all_nuggets_supported: bool
-                     ) -> tuple[list[QuestionSupport], list[tuple[str, str]]]:
+def filter_questions(
+    supports: Sequence[QuestionSupport], all_nuggets_supported: bool
+) -> tuple[list[QuestionSupport], list[tuple[str, str]]]:
     """``(kept, [(question id, why dropped)])``, both in the given order."""
     kept, dropped = [], []
     for support in supports:
@@ -69,11 +78,18 @@ def filter_questions(supports: Sequence[QuestionSupport], all_nuggets_supported:
 
 def nugget_qrels(supports: Sequence[QuestionSupport]) -> dict[str, dict[str, dict[str, int]]]:
     """``{qid: {nugget id: {chunk: label}}}`` over every judged pair."""
-    return {support.question_id: {nugget: {doc_id: support.label(nugget, doc_id) for doc_id in support.pool}
-                                  for nugget in support.nugget_ids} for support in supports}
+    return {
+        support.question_id: {
+            nugget: {doc_id: support.label(nugget, doc_id) for doc_id in support.pool} for nugget in support.nugget_ids
+        }
+        for support in supports
+    }
 
 
 def query_qrel_rows(supports: Sequence[QuestionSupport]) -> list[tuple[str, str, int]]:
     """``(qid, chunk, number of nuggets it supports)`` for every judged chunk."""
-    return [(support.question_id, doc_id, sum(support.label(nugget, doc_id) for nugget in support.nugget_ids))
-            for support in supports for doc_id in support.pool]
+    return [
+        (support.question_id, doc_id, sum(support.label(nugget, doc_id) for nugget in support.nugget_ids))
+        for support in supports
+        for doc_id in support.pool
+    ]

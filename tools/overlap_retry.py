@@ -52,8 +52,12 @@ class KeptQuestion(Generic[Draft, Plan]):
     form_replans: int  # re-plans made because a question within the limit was ill-formed
 
 
-def ask_with_corrections(ask: Callable[[list[tuple[float, Draft]]], Draft], overlap_of: Callable[[Draft], float],
-                         max_overlap: float, attempts: int) -> list[tuple[float, Draft]]:
+def ask_with_corrections(
+    ask: Callable[[list[tuple[float, Draft]]], Draft],
+    overlap_of: Callable[[Draft], float],
+    max_overlap: float,
+    attempts: int,
+) -> list[tuple[float, Draft]]:
     """``[(overlap, draft)]`` for one gold passage: the first draft, then one per corrective turn
     while the last is above ``max_overlap``, at most ``attempts`` corrections. ``ask`` receives
     the drafts rejected so far (none on the first call)."""
@@ -65,8 +69,12 @@ def ask_with_corrections(ask: Callable[[list[tuple[float, Draft]]], Draft], over
             return drafts
 
 
-def ask_with_replans(first: Plan, ask: Callable[[Plan], list[tuple[bool, float, Draft]]],
-                     replan: Callable[[list[Plan]], Plan | None], limits: RetryLimits) -> KeptQuestion[Draft, Plan]:
+def ask_with_replans(
+    first: Plan,
+    ask: Callable[[Plan], list[tuple[bool, float, Draft]]],
+    replan: Callable[[list[Plan]], Plan | None],
+    limits: RetryLimits,
+) -> KeptQuestion[Draft, Plan]:
     """Ask on ``first``, then on the plans ``replan`` gives (it receives the plans tried so far; None:
     none left) while the last draft is rejected and the limits allow. ``ask`` gives a plan's drafts
     as ``[(ill-formed, overlap, draft)]``, corrective turns included."""
@@ -79,11 +87,14 @@ def ask_with_replans(first: Plan, ask: Callable[[Plan], list[tuple[bool, float, 
         tried.append(plan)
         asked = ask(plan)
         corrections += len(asked) - 1
-        drafts += [(ill_formed, overlap, len(drafts) + order, draft, plan)
-                   for order, (ill_formed, overlap, draft) in enumerate(asked)]
+        drafts += [
+            (ill_formed, overlap, len(drafts) + order, draft, plan)
+            for order, (ill_formed, overlap, draft) in enumerate(asked)
+        ]
         ill_formed, overlap = drafts[-1][:2]
-        if (overlap <= limits.max_overlap and not ill_formed) or (len(tried) > limits.replans and (
-                not ill_formed or form_replans >= limits.form_replans)):
+        if (overlap <= limits.max_overlap and not ill_formed) or (
+            len(tried) > limits.replans and (not ill_formed or form_replans >= limits.form_replans)
+        ):
             break
         for_form = ill_formed and overlap <= limits.max_overlap
         plan = replan(tried)
@@ -91,5 +102,11 @@ def ask_with_replans(first: Plan, ask: Callable[[Plan], list[tuple[bool, float, 
             form_replans += for_form
             overlap_replans += not for_form
     _, overlap, _, draft, kept = min(drafts, key=lambda item: item[:3])  # the earliest of the best
-    return KeptQuestion(draft=draft, plan=kept, overlap=overlap, corrections=corrections,
-                        overlap_replans=overlap_replans, form_replans=form_replans)
+    return KeptQuestion(
+        draft=draft,
+        plan=kept,
+        overlap=overlap,
+        corrections=corrections,
+        overlap_replans=overlap_replans,
+        form_replans=form_replans,
+    )

@@ -62,16 +62,21 @@ INDEX_MAX_PROSE_CHARS = 2000
 
 CHANGELOG_NAMES = re.compile(
     r"^(?:changes?|changelogs?|change_?log|history|news|release_?notes?|relnotes|releases?|release_?history"
-    r"|whats_?new|upgrad(?:e|ing)|migrat(?:e|ing|ion))(?:_?v?\d[\w.]*)?$")
+    r"|whats_?new|upgrad(?:e|ing)|migrat(?:e|ing|ion))(?:_?v?\d[\w.]*)?$"
+)
 CHANGELOG_TITLE = re.compile(
     r"^(?:the\s+)?(?:change\s*log|changes|history(?!\s+of\b)|news|release\s+(?:notes|history)|version\s+history"
-    r"|what['’]?s\s+new|upgrad(?:e|ing)|migrat(?:ing|ion))\b", re.I)
+    r"|what['’]?s\s+new|upgrad(?:e|ing)|migrat(?:ing|ion))\b",
+    re.I,
+)
 VERSION_HEADING = re.compile(r"^\W*(?:(?:version|release|v)\s*)?\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?![\w.])", re.I)
 
 # Source markup: autodoc directives (RST and MyST) and mkdocstrings' identifiers; object directives.
 _AUTODOC = re.compile(r"^\s*(?:\.\.\s+auto\w+::|```+\s*\{auto\w+\}|:::\s+[\w.]+\s*$)", re.M)
-_OBJECT_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(?:py:)?(?:function|class|method|attribute|exception|data|decorator"
-                               r"|classmethod|staticmethod|property)::")
+_OBJECT_DIRECTIVE = re.compile(
+    r"^(\s*)\.\.\s+(?:py:)?(?:function|class|method|attribute|exception|data|decorator"
+    r"|classmethod|staticmethod|property)::"
+)
 _TOCTREE = re.compile(r"^(\s*)(?:\.\.\s+toctree::|```+\s*\{toctree\})")
 _MD_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])+)\]\([^)]*\)|\[([^\]]+)\]\[[^\]]*\]")
 _RST_LINK = re.compile(r"`([^`<]+)(?:<[^>]+>)?`__?|:(?:std:)?(?:doc|ref|any):`([^`<]+)(?:<[^>]+>)?`")
@@ -91,8 +96,9 @@ class PageProfile:
     autodoc: bool = False  # a source with an autodoc directive (its text comes from the code)
 
 
-def page_kind(path: str, kind: str, title: str, headings: Sequence[Sequence[Any]], profile: PageProfile | None
-              ) -> PageKind:
+def page_kind(
+    path: str, kind: str, title: str, headings: Sequence[Sequence[Any]], profile: PageProfile | None
+) -> PageKind:
     """The page kind of a document (see the module docstring): ``path`` relative to its corpus,
     ``kind`` the document kind, ``headings`` its ``[offset, level, title]``, ``profile`` its measures
     (:func:`source_profile` of a source, ``tools.html_text.html_page``'s of a page; None: none taken)."""

@@ -59,8 +59,9 @@ def similarities_to_source(embedder: Embedder, source: str, variants: Sequence[s
     return [float(value) for value in vectors[1:] @ vectors[0]]
 
 
-def filter_variants(source: str, variants: Sequence[str], settings: FilterSettings,
-                    similarities: Sequence[float] | None = None) -> list[FilterDecision]:
+def filter_variants(
+    source: str, variants: Sequence[str], settings: FilterSettings, similarities: Sequence[float] | None = None
+) -> list[FilterDecision]:
     """A decision per variant, in order (a variant is compared with the ones kept before it)."""
     if settings.min_similarity > 0 and (similarities is None or len(similarities) != len(variants)):
         raise ValueError("the meaning check needs one similarity per variant")

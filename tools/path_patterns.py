@@ -26,8 +26,9 @@ def excluded_reason(pattern: str) -> str:
 def glob_matches(pattern: str, path: str) -> bool:
     """Does ``pattern`` match the relative path ``path`` or a folder above it (see the module docstring)?"""
     parents = [str(parent) for parent in PurePosixPath(path).parents if str(parent) != "."]
-    return any(fnmatch.fnmatchcase(candidate, variant) for variant in _variants(pattern)
-               for candidate in (path, *parents))
+    return any(
+        fnmatch.fnmatchcase(candidate, variant) for variant in _variants(pattern) for candidate in (path, *parents)
+    )
 
 
 def _variants(pattern: str) -> list[str]:
@@ -67,6 +68,9 @@ class PathPatterns:
 
     def unmatched(self) -> list[str]:
         """A warning line for each pattern that matched no file."""
-        return [f"--{option} {pattern} matched no file" for option, patterns in
-                (("include", self.include), ("exclude", self.exclude)) for pattern in patterns
-                if (option, pattern) not in self.matched]
+        return [
+            f"--{option} {pattern} matched no file"
+            for option, patterns in (("include", self.include), ("exclude", self.exclude))
+            for pattern in patterns
+            if (option, pattern) not in self.matched
+        ]

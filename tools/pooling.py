@@ -31,18 +31,30 @@ from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE
 from benchsmith.tools.fusion import fuse_runs
 
 Setting = Literal["inference", "oracle"]
-TECHNIQUES: dict[str, Setting] = {"question": "inference", "sub_questions": "inference",
-                                  "closed_book_answer": "inference", "answer": "oracle", "nuggets": "oracle"}
-TECHNIQUE_LABELS = {"question": "question", "sub_questions": "sub-questions", "closed_book_answer": "closed-book answer",
-                    "answer": "accepted answer", "nuggets": "nuggets"}
+TECHNIQUES: dict[str, Setting] = {
+    "question": "inference",
+    "sub_questions": "inference",
+    "closed_book_answer": "inference",
+    "answer": "oracle",
+    "nuggets": "oracle",
+}
+TECHNIQUE_LABELS = {
+    "question": "question",
+    "sub_questions": "sub-questions",
+    "closed_book_answer": "closed-book answer",
+    "answer": "accepted answer",
+    "nuggets": "nuggets",
+}
 RETRIEVERS = ("bm25", "dense")
 POOL_FUSION_METHODS = ("combsum", "rrf")
 
 
 def top_of(run: Run, depth: int) -> Run:
     """Each query's ``depth`` best documents, by descending score (ties by document id)."""
-    return {query_id: dict(sorted(documents.items(), key=lambda item: (-item[1], item[0]))[:depth])
-            for query_id, documents in run.items()}
+    return {
+        query_id: dict(sorted(documents.items(), key=lambda item: (-item[1], item[0]))[:depth])
+        for query_id, documents in run.items()
+    }
 
 
 def fuse_top(runs: Sequence[Run], method: str, depth: int) -> Run:

@@ -20,8 +20,28 @@ from benchsmith.stores.qa_pairs import QAPair, check_query_id, read_qa_jsonl
 from benchsmith.stores.stackexchange import read_posts_xml
 
 HIDDEN = {"script", "style", "head", "template", "svg", "noscript"}
-BLOCK = {"p", "div", "section", "article", "br", "ul", "ol", "table", "tr", "h1", "h2", "h3", "h4", "h5", "h6",
-         "blockquote", "dl", "dt", "dd", "hr"}
+BLOCK = {
+    "p",
+    "div",
+    "section",
+    "article",
+    "br",
+    "ul",
+    "ol",
+    "table",
+    "tr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "blockquote",
+    "dl",
+    "dt",
+    "dd",
+    "hr",
+}
 BREAK = "\x00"  # a block boundary, resolved to blank lines once the text is assembled
 
 
@@ -76,8 +96,10 @@ def html_to_text_with_code(html: str) -> str:
     parser.feed(html)
     parser.close()
     text = "".join(parser.parts)
-    pieces = [_code_block(piece) if piece.startswith("```") else
-              "\n".join(line.strip() for line in piece.split("\n")).strip() for piece in text.split(BREAK)]
+    pieces = [
+        _code_block(piece) if piece.startswith("```") else "\n".join(line.strip() for line in piece.split("\n")).strip()
+        for piece in text.split(BREAK)
+    ]
     return "\n\n".join(piece for piece in pieces if piece)
 
 
@@ -112,10 +134,19 @@ def load_qa_pairs(path: str | Path, tags: Sequence[str] = ()) -> LoadedPairs:
             check_query_id(question.id, f"{path}:{question.line}")
             title = html_to_text_with_code(question.title)
             body = html_to_text_with_code(question.body_html)
-            pairs.append(QAPair(question.id, "\n\n".join(part for part in (title, body) if part),
-                                html_to_text_with_code(question.answer_html), question.tags))
-        empty = [(pair.id, "empty question or answer once the HTML is removed") for pair in pairs
-                 if not pair.question or not pair.answer]
+            pairs.append(
+                QAPair(
+                    question.id,
+                    "\n\n".join(part for part in (title, body) if part),
+                    html_to_text_with_code(question.answer_html),
+                    question.tags,
+                )
+            )
+        empty = [
+            (pair.id, "empty question or answer once the HTML is removed")
+            for pair in pairs
+            if not pair.question or not pair.answer
+        ]
         pairs = [pair for pair in pairs if pair.question and pair.answer]
         return LoadedPairs(pairs, "posts-xml", [*imported.skipped, *empty], imported.questions_read)
     pairs = read_qa_jsonl(path)

@@ -76,36 +76,76 @@ TABLE_LINE = re.compile(
     r"|\|.*\|"  # grid or pipe table row
     r"|\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?"  # Markdown table rule
     r"|={2,}(?:\s+={2,})+|-{2,}(?:\s+-{2,})+"  # simple table rule
-    r")\s*$")
+    r")\s*$"
+)
 SIMPLE_TABLE_RULE = re.compile(r"^\s*(?:={2,}|-{2,})(?:\s+(?:={2,}|-{2,}))+\s*$")
 OPTION_LINE = re.compile(
     r"^\s*(?:\|\s*)?(?:-{1,2}[A-Za-z0-9][\w-]*(?:[ ,=/|]|$)"  # -v, --verbose, -D setting=value
     r"|(?:usage|options|arguments|positional arguments|optional arguments|commands|flags)\s*:?\s*(?:$|\S+\s+\[))",
-    re.I)
+    re.I,
+)
 SENTENCE_END = re.compile(r"[.!?。！？:;]\s*$")
 FULL_STOP = re.compile(r"[.!?。！？]\s*$")
 OPTION_TOKENS = re.compile(r"(?:^|[\s,/|])-{1,2}[A-Za-z0-9][\w-]*(?:[ =][A-Z_]{1,12}\b)?:?|^\s*\|")
 # An API entry's first line: a call signature, or a dotted name alone (``tkinter.tix.DirTree``).
 SIGNATURE = re.compile(r"^(?:[A-Za-z_][\w.]*\(.*\)\s*(?:->.*)?:?|[A-Za-z_]\w*(?:\.\w+)+)\s*$")
-BOILERPLATE = re.compile("|".join([
-    r"permission is hereby granted", r"without warranty", r"warranties of merchantability",
-    r"fitness for a particular purpose", r"in no event shall", r"liable for any claim", r"all rights reserved",
-    r"apache license", r"gnu (?:lesser )?general public license", r"provided \"?as is",
-    r"redistribution and use in source and binary forms", r"above copyright notice", r"copyright \(c\)", r"©",
-    r"this program is free software", r"subject to the following conditions", r"you may not use this file",
-    r"limitations under the license", r"we use cookies", r"use of cookies", r"privacy policy", r"terms of service",
-    r"skip to main content", r"edit on github", r"edit this page", r"view page source", r"show source",
-    r"built with sphinx", r"theme provided by", r"last updated on", r"was this page helpful", r"back to top",
-    r"toggle navigation", r"update your bookmarks", r"licensed\s+(?:under|to)\b", r"distributed\s+under\b",
-    r"copyright\s*(?:\(c\)|©)?\s*\d{4}", r"(?:\(c\)|©)\s*(?:copyright\s*)?\d{4}", r"licen[cs]e\s+(?:file|text)",
-    r"licen[cs]e[_ -]?\w*\.(?:txt|md|rst)",
-    r"under\s+the\s+(?:terms\s+of\s+the\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+licen[cs]e",
-    # redirect notices (talk about redirects, such as HTTP status codes, is not one)
-    r"(?:page|document|section|content|site|documentation|docs|tutorial|guide|article)\s+(?:ha(?:s|ve)\s+)?"
-    r"(?:been\s+)?(?:moved|relocated|migrated)\b", r"ha(?:s|ve)\s+(?:been\s+)?(?:moved|relocated|migrated)\s+to\b",
-    r"(?:will\s+be|being)\s+redirected", r"redirecting\s+(?:you\s+)?to", r"now\s+lives?\s+(?:at|in|on)\b",
-    r"can\s+now\s+be\s+found\s+(?:at|in|on)\b", r"^\s*moved\s*:",
-]), re.I)
+BOILERPLATE = re.compile(
+    "|".join(
+        [
+            r"permission is hereby granted",
+            r"without warranty",
+            r"warranties of merchantability",
+            r"fitness for a particular purpose",
+            r"in no event shall",
+            r"liable for any claim",
+            r"all rights reserved",
+            r"apache license",
+            r"gnu (?:lesser )?general public license",
+            r"provided \"?as is",
+            r"redistribution and use in source and binary forms",
+            r"above copyright notice",
+            r"copyright \(c\)",
+            r"©",
+            r"this program is free software",
+            r"subject to the following conditions",
+            r"you may not use this file",
+            r"limitations under the license",
+            r"we use cookies",
+            r"use of cookies",
+            r"privacy policy",
+            r"terms of service",
+            r"skip to main content",
+            r"edit on github",
+            r"edit this page",
+            r"view page source",
+            r"show source",
+            r"built with sphinx",
+            r"theme provided by",
+            r"last updated on",
+            r"was this page helpful",
+            r"back to top",
+            r"toggle navigation",
+            r"update your bookmarks",
+            r"licensed\s+(?:under|to)\b",
+            r"distributed\s+under\b",
+            r"copyright\s*(?:\(c\)|©)?\s*\d{4}",
+            r"(?:\(c\)|©)\s*(?:copyright\s*)?\d{4}",
+            r"licen[cs]e\s+(?:file|text)",
+            r"licen[cs]e[_ -]?\w*\.(?:txt|md|rst)",
+            r"under\s+the\s+(?:terms\s+of\s+the\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+licen[cs]e",
+            # redirect notices (talk about redirects, such as HTTP status codes, is not one)
+            r"(?:page|document|section|content|site|documentation|docs|tutorial|guide|article)\s+(?:ha(?:s|ve)\s+)?"
+            r"(?:been\s+)?(?:moved|relocated|migrated)\b",
+            r"ha(?:s|ve)\s+(?:been\s+)?(?:moved|relocated|migrated)\s+to\b",
+            r"(?:will\s+be|being)\s+redirected",
+            r"redirecting\s+(?:you\s+)?to",
+            r"now\s+lives?\s+(?:at|in|on)\b",
+            r"can\s+now\s+be\s+found\s+(?:at|in|on)\b",
+            r"^\s*moved\s*:",
+        ]
+    ),
+    re.I,
+)
 SENTENCE_SPLIT = re.compile(r"(?<=[.!?。！？])\s+")
 
 
@@ -250,10 +290,14 @@ def form(text: str) -> float:
     in_table = [flag for line, flag in zip(prose_with_breaks, table_flags) if line.strip()]
     tables = _falling(_word_share(prose, in_table), 0.3, 0.8, 0.1) if any(in_table) else 1.0
     options = _falling(_word_share(prose, option_lines(prose)), 0.25, 0.6, 0.1)
-    short_items = [tokens(line) <= 4 and not SENTENCE_END.search(line) and not table
-                   for line, table in zip(prose, in_table)]
-    navigation = _falling(_word_share(prose + code, short_items + [False] * len(code)), 0.5, 0.9, 0.2) \
-        if len(prose) >= 4 else 1.0
+    short_items = [
+        tokens(line) <= 4 and not SENTENCE_END.search(line) and not table for line, table in zip(prose, in_table)
+    ]
+    navigation = (
+        _falling(_word_share(prose + code, short_items + [False] * len(code)), 0.5, 0.9, 0.2)
+        if len(prose) >= 4
+        else 1.0
+    )
     segments = sentences(prose_with_breaks)
     words = [len(WORD.findall(segment)) for segment in segments]
     flagged = sum(count for segment, count in zip(segments, words) if BOILERPLATE.search(segment) or _shouting(segment))

@@ -55,15 +55,18 @@ def require_oracle_rewrites(benchmark: Benchmark, histories: Iterable[HistoryMod
         return
     if missing := next((query.id for query in benchmark.queries if not query.rewrite), None):
         source = benchmark.queries_file or benchmark.directory / "queries.jsonl"
-        raise InputError(f"--history oracle needs each query's metadata.rewrite; query {missing!r} of {source} "
-                         "has none")
+        raise InputError(
+            f"--history oracle needs each query's metadata.rewrite; query {missing!r} of {source} has none"
+        )
 
 
 def build_query(query: BenchmarkQuery, mode: HistoryMode, rewrite: Rewrite | None = None) -> str:
     if mode.kind == "oracle":
         if not query.rewrite:
-            raise InputError(f"query {query.id!r} has no self-contained rewrite (metadata.rewrite): "
-                             "--history oracle needs a benchmark that carries one")
+            raise InputError(
+                f"query {query.id!r} has no self-contained rewrite (metadata.rewrite): "
+                "--history oracle needs a benchmark that carries one"
+            )
         return query.rewrite
     if not query.conversational:
         return query.text

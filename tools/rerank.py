@@ -32,8 +32,14 @@ def cross_encoder_scorer(model: str, batch_size: int = 32) -> PairScorer:
     return score
 
 
-def rerank_run(run: Run, queries: Mapping[str, str], documents: Mapping[str, str], scorer: PairScorer,
-               k: int = DEFAULT_RERANK_DEPTH, on_progress: ProgressCallback | None = None) -> Run:
+def rerank_run(
+    run: Run,
+    queries: Mapping[str, str],
+    documents: Mapping[str, str],
+    scorer: PairScorer,
+    k: int = DEFAULT_RERANK_DEPTH,
+    on_progress: ProgressCallback | None = None,
+) -> Run:
     """Rerank each query's top ``k``. Reranked documents score above every document below
     them: the first stage's scores are kept for those, shifted under the reranked block."""
     reranked: Run = {}

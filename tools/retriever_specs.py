@@ -42,8 +42,10 @@ class RetrieverSpec:
         if self.kind == "dense":
             return f"dense:{self.model}" if self.model else "dense"
         if self.kind == "hybrid":
-            parts = [component.label + (f"={weight:g}" if self.weights else "")
-                     for component, weight in zip(self.components, self.weights or [None] * len(self.components))]
+            parts = [
+                component.label + (f"={weight:g}" if self.weights else "")
+                for component, weight in zip(self.components, self.weights or [None] * len(self.components))
+            ]
             return f"hybrid:{self.method}({','.join(parts)})"
         return self.kind
 
@@ -59,7 +61,9 @@ def parse_retriever(text: str) -> RetrieverSpec:
     if match:
         method, inner = match.groups()
         if method not in FUSION_METHODS:
-            raise InputError(f"--retriever {text!r}: unknown fusion method {method!r} (use {', '.join(FUSION_METHODS)})")
+            raise InputError(
+                f"--retriever {text!r}: unknown fusion method {method!r} (use {', '.join(FUSION_METHODS)})"
+            )
         parts = [part.strip() for part in inner.split(",") if part.strip()]
         weights: list[float] = []
         components = []
@@ -77,11 +81,14 @@ def parse_retriever(text: str) -> RetrieverSpec:
         if len(components) < 2:
             raise InputError(f"--retriever {text!r}: fusion needs at least two retrievers")
         if method == "wsum" and len(weights) != len(components):
-            raise InputError(f"--retriever {text!r}: wsum needs a weight for each retriever, e.g. wsum(dense=0.7,bm25=0.3)")
+            raise InputError(
+                f"--retriever {text!r}: wsum needs a weight for each retriever, e.g. wsum(dense=0.7,bm25=0.3)"
+            )
         if method != "wsum" and weights:
             raise InputError(f"--retriever {text!r}: only wsum takes weights")
-        return RetrieverSpec("hybrid", method=method, components=tuple(components),
-                             weights=tuple(weights) if weights else None)
+        return RetrieverSpec(
+            "hybrid", method=method, components=tuple(components), weights=tuple(weights) if weights else None
+        )
     raise InputError(f"unknown retriever {text!r}: use bm25, dense[:MODEL] or hybrid:rrf(dense,bm25)")
 
 
@@ -112,8 +119,9 @@ class Configuration:
         return [Configuration(component, self.history) for component in self.retriever.components]
 
 
-def expand_configurations(retrievers: list[RetrieverSpec], histories: list[HistoryMode],
-                          rerank: bool) -> list[Configuration]:
+def expand_configurations(
+    retrievers: list[RetrieverSpec], histories: list[HistoryMode], rerank: bool
+) -> list[Configuration]:
     """Every retriever × history (× reranked), plus the components fusions need, ordered by
     stage so that each configuration's inputs come before it; no duplicates."""
     requested = [Configuration(retriever, history) for history in histories for retriever in retrievers]
@@ -159,10 +167,13 @@ def run_file_configurations(paths: Sequence[str], taken: Collection[str] = ()) -
     for path in paths:
         name = Path(path).name
         if name in configurations:
-            raise InputError(f"--run {path} and --run {configurations[name].path} share the name {name!r}, which "
-                             "names their results: rename one")
+            raise InputError(
+                f"--run {path} and --run {configurations[name].path} share the name {name!r}, which "
+                "names their results: rename one"
+            )
         if name in taken:
-            raise InputError(f"--run {path}: its file name {name!r} is also a retriever configuration's name: "
-                             "rename it")
+            raise InputError(
+                f"--run {path}: its file name {name!r} is also a retriever configuration's name: rename it"
+            )
         configurations[name] = RunFileConfiguration(str(path), name)
     return list(configurations.values())

@@ -44,15 +44,35 @@ FIELD = re.compile(r"^(\s*):([^:\s`][^:`]*):(?:\s+(.*))?$")
 DOCTEST = re.compile(r"^\s*>>>( |$)")
 LINE_BLOCK = re.compile(r"^(\s*)\|( +|$)(?!.*\|\s*$)")
 # What a navigation list item may be made of: hyperlinks, document and label references, URLs.
-LINK = re.compile(r"`[^`]*<[^>]+>`__?|`[^`]+`__?|:(?:std:)?(?:doc|ref|any|numref|download|external[\w:+-]*):`[^`]+`"
-                  r"|<?https?://[^\s>]+>?|(?<![\w`])[A-Za-z][\w.-]*_(?=\W|$)")
+LINK = re.compile(
+    r"`[^`]*<[^>]+>`__?|`[^`]+`__?|:(?:std:)?(?:doc|ref|any|numref|download|external[\w:+-]*):`[^`]+`"
+    r"|<?https?://[^\s>]+>?|(?<![\w`])[A-Za-z][\w.-]*_(?=\W|$)"
+)
 # Sphinx info fields: how the built page labels them.
 FIELD_LABELS = {
-    "param": "Parameter", "parameter": "Parameter", "arg": "Parameter", "argument": "Parameter", "key": "Parameter",
-    "keyword": "Parameter", "kwarg": "Parameter", "kwparam": "Parameter", "type": "Type of", "vartype": "Type of",
-    "returns": "Returns", "return": "Returns", "rtype": "Return type", "raises": "Raises", "raise": "Raises",
-    "except": "Raises", "exception": "Raises", "var": "Variable", "ivar": "Variable", "cvar": "Variable",
-    "yields": "Yields", "yield": "Yields", "ytype": "Yield type",
+    "param": "Parameter",
+    "parameter": "Parameter",
+    "arg": "Parameter",
+    "argument": "Parameter",
+    "key": "Parameter",
+    "keyword": "Parameter",
+    "kwarg": "Parameter",
+    "kwparam": "Parameter",
+    "type": "Type of",
+    "vartype": "Type of",
+    "returns": "Returns",
+    "return": "Returns",
+    "rtype": "Return type",
+    "raises": "Raises",
+    "raise": "Raises",
+    "except": "Raises",
+    "exception": "Raises",
+    "var": "Variable",
+    "ivar": "Variable",
+    "cvar": "Variable",
+    "yields": "Yields",
+    "yield": "Yields",
+    "ytype": "Yield type",
 }
 
 _LITERAL = re.compile(r"``(.+?)``(?!`)", re.S)
@@ -183,15 +203,25 @@ class _RstConverter:
             elif explicit := EXPLICIT.match(line):
                 flush()
                 end = _block_end(lines, index + 1, indent)
-                out.extend(self.explicit(explicit.group(2) or "", _dedent(lines[index + 1:end])))
+                out.extend(self.explicit(explicit.group(2) or "", _dedent(lines[index + 1 : end])))
                 index = end
-            elif (ADORNMENT.match(line) and index + 2 < len(lines) and lines[index + 1].strip()
-                  and lines[index + 2].strip() == stripped and not ADORNMENT.match(lines[index + 1])):
+            elif (
+                ADORNMENT.match(line)
+                and index + 2 < len(lines)
+                and lines[index + 1].strip()
+                and lines[index + 2].strip() == stripped
+                and not ADORNMENT.match(lines[index + 1])
+            ):
                 flush()
                 out.extend(self.heading(lines[index + 1], stripped[0], overlined=True))
                 index += 3
-            elif (indent == 0 and not paragraph and ADORNMENT.match(following) and not ADORNMENT.match(line)
-                  and len(following.strip()) >= min(len(stripped), 4)):
+            elif (
+                indent == 0
+                and not paragraph
+                and ADORNMENT.match(following)
+                and not ADORNMENT.match(line)
+                and len(following.strip()) >= min(len(stripped), 4)
+            ):
                 out.extend(self.heading(stripped, following.strip()[0], overlined=False))
                 index += 2
             elif ADORNMENT.match(line) and len(stripped) >= 4 and not paragraph:
@@ -214,13 +244,13 @@ class _RstConverter:
                 if text.strip():
                     paragraph.append(text if line.rstrip()[-3:-2].isspace() else text + ":")
                 flush()
-                out.extend(fenced_code(self.highlight, _dedent(lines[index + 1:end])))
+                out.extend(fenced_code(self.highlight, _dedent(lines[index + 1 : end])))
                 index = end
             else:
                 if match := FIELD.match(line):
                     line = self.field_line(match)
                 elif match := LINE_BLOCK.match(line):
-                    line = line[match.end():]
+                    line = line[match.end() :]
                 if line is not None:
                     paragraph.append(line)
                 index += 1
@@ -231,7 +261,7 @@ class _RstConverter:
         """A ``::`` paragraph introduces a literal block: blank line, then more indentation."""
         if index + 1 >= len(lines) or lines[index + 1].strip():
             return False
-        following = next((line for line in lines[index + 1:] if line.strip()), None)
+        following = next((line for line in lines[index + 1 :] if line.strip()), None)
         return following is not None and _indentation(following) > _indentation(lines[index])
 
     def field_line(self, match: re.Match[str]) -> str | None:

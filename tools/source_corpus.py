@@ -58,9 +58,12 @@ class SourceCorpus:
     files: int = 0
 
 
-def build_source_corpus(sources: Sequence[str], chunk_size: int = DEFAULT_CHUNK_SIZE,
-                        min_chars: int = DEFAULT_MIN_CHARS,
-                        on_progress: ProgressCallback | None = None) -> SourceCorpus:
+def build_source_corpus(
+    sources: Sequence[str],
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    min_chars: int = DEFAULT_MIN_CHARS,
+    on_progress: ProgressCallback | None = None,
+) -> SourceCorpus:
     """Every chunk of every source, in source and file order."""
     if chunk_size < 1 or min_chars < 0:
         raise InputError("--chunk-size must be positive and --min-chars non-negative")
@@ -81,22 +84,30 @@ def build_source_corpus(sources: Sequence[str], chunk_size: int = DEFAULT_CHUNK_
 def prepared_documents(documents: Sequence[Document]) -> list[Document]:
     """The documents as every job chunks them: cleaned as ingestion cleans them (boilerplate is
     judged across the corpus; a document left empty goes), BEIR passages as they are; in their order."""
-    cleaned = {(document.id, document.source): document
-               for document in clean_documents([document for document in documents if document.kind != "beir"])}
-    return [document if document.kind == "beir" else cleaned[document.id, document.source]
-            for document in documents if document.kind == "beir" or (document.id, document.source) in cleaned]
+    cleaned = {
+        (document.id, document.source): document
+        for document in clean_documents([document for document in documents if document.kind != "beir"])
+    }
+    return [
+        document if document.kind == "beir" else cleaned[document.id, document.source]
+        for document in documents
+        if document.kind == "beir" or (document.id, document.source) in cleaned
+    ]
 
 
-def document_chunks(document: Document, chunk_size: int = DEFAULT_CHUNK_SIZE,
-                    min_chars: int = DEFAULT_MIN_CHARS) -> list[SourceChunk]:
+def document_chunks(
+    document: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, min_chars: int = DEFAULT_MIN_CHARS
+) -> list[SourceChunk]:
     """One prepared document's chunks (:func:`prepared_documents`) with their byte spans; a BEIR
     document is one chunk, with its id."""
     if document.kind == "beir":
         return [SourceChunk(document.id, document.title, document.text, document.id, -1, -1)]
     chunks = chunk_document(document, chunk_size, min_chars)
     spans = byte_spans(document.text, [(chunk.start, chunk.end) for chunk in chunks])
-    return [SourceChunk(chunk.id, chunk.title, chunk.text, document.id, byte_start, byte_end, document.page_kind)
-            for chunk, (byte_start, byte_end) in zip(chunks, spans)]
+    return [
+        SourceChunk(chunk.id, chunk.title, chunk.text, document.id, byte_start, byte_end, document.page_kind)
+        for chunk, (byte_start, byte_end) in zip(chunks, spans)
+    ]
 
 
 def git_revision(source: str) -> str | None:
@@ -105,8 +116,9 @@ def git_revision(source: str) -> str | None:
     if not (path / ".git").exists():
         return None
     try:
-        found = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True,
-                               timeout=10, check=False)
+        found = subprocess.run(
+            ["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=False
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return found.stdout.strip() or None if found.returncode == 0 else None

@@ -16,34 +16,142 @@ from __future__ import annotations
 import re
 
 CODE_DIRECTIVES = {
-    "code", "code-block", "sourcecode", "code-cell", "code-tab", "ipython", "jupyter-execute", "doctest",
-    "testcode", "testoutput", "prompt", "parsed-literal",
+    "code",
+    "code-block",
+    "sourcecode",
+    "code-cell",
+    "code-tab",
+    "ipython",
+    "jupyter-execute",
+    "doctest",
+    "testcode",
+    "testoutput",
+    "prompt",
+    "parsed-literal",
 }
 NAVIGATION_DIRECTIVES = {"toctree", "contents", "autosummary", "sectnum", "section-numbering", "tableofcontents"}
 # ("class" is not here: in Sphinx it documents a Python class, a signature directive.)
 SILENT_DIRECTIVES = {
-    "image", "meta", "highlight", "currentmodule", "module", "default-domain", "default-role", "role", "include",
-    "literalinclude", "raw", "tabularcolumns", "rst-class", "cssclass", "title", "footer", "header", "target-notes",
-    "sectionauthor", "moduleauthor", "codeauthor", "index", "program", "testsetup", "testcleanup", "graphviz",
-    "graph", "digraph", "inheritance-diagram", "mermaid", "plot", "youtube", "video", "iframe", "tags",
-    "bibliography", "todolist", "thumbnail",
+    "image",
+    "meta",
+    "highlight",
+    "currentmodule",
+    "module",
+    "default-domain",
+    "default-role",
+    "role",
+    "include",
+    "literalinclude",
+    "raw",
+    "tabularcolumns",
+    "rst-class",
+    "cssclass",
+    "title",
+    "footer",
+    "header",
+    "target-notes",
+    "sectionauthor",
+    "moduleauthor",
+    "codeauthor",
+    "index",
+    "program",
+    "testsetup",
+    "testcleanup",
+    "graphviz",
+    "graph",
+    "digraph",
+    "inheritance-diagram",
+    "mermaid",
+    "plot",
+    "youtube",
+    "video",
+    "iframe",
+    "tags",
+    "bibliography",
+    "todolist",
+    "thumbnail",
 }
 SIGNATURE_OBJECTS = {
-    "function", "class", "method", "attribute", "data", "exception", "decorator", "decoratormethod", "staticmethod",
-    "classmethod", "property", "describe", "object", "option", "cmdoption", "envvar", "confval", "type", "member",
-    "macro", "struct", "union", "enum", "enumerator", "var", "namespace", "concept", "setting", "event",
-    "directive", "role", "fixture", "abstractmethod", "coroutinefunction", "coroutinemethod",
+    "function",
+    "class",
+    "method",
+    "attribute",
+    "data",
+    "exception",
+    "decorator",
+    "decoratormethod",
+    "staticmethod",
+    "classmethod",
+    "property",
+    "describe",
+    "object",
+    "option",
+    "cmdoption",
+    "envvar",
+    "confval",
+    "type",
+    "member",
+    "macro",
+    "struct",
+    "union",
+    "enum",
+    "enumerator",
+    "var",
+    "namespace",
+    "concept",
+    "setting",
+    "event",
+    "directive",
+    "role",
+    "fixture",
+    "abstractmethod",
+    "coroutinefunction",
+    "coroutinemethod",
 }
 LABELLED_DIRECTIVES = {
-    "admonition", "topic", "sidebar", "rubric", "tab", "group-tab", "tab-item", "dropdown", "card", "grid-item-card",
-    "table", "list-table", "csv-table", "figure-md", "div", "margin", "exercise", "solution",
-    "prf:definition", "prf:theorem", "centered",
+    "admonition",
+    "topic",
+    "sidebar",
+    "rubric",
+    "tab",
+    "group-tab",
+    "tab-item",
+    "dropdown",
+    "card",
+    "grid-item-card",
+    "table",
+    "list-table",
+    "csv-table",
+    "figure-md",
+    "div",
+    "margin",
+    "exercise",
+    "solution",
+    "prf:definition",
+    "prf:theorem",
+    "centered",
 }
 # Admonitions whose first line is already content ("`.. note:: Read this.`").
-ADMONITIONS = {"note", "warning", "tip", "hint", "important", "caution", "attention", "danger", "error", "seealso",
-               "todo", "see-also"}
-VERSIONED = {"versionadded": "Added in version", "versionchanged": "Changed in version",
-             "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
+ADMONITIONS = {
+    "note",
+    "warning",
+    "tip",
+    "hint",
+    "important",
+    "caution",
+    "attention",
+    "danger",
+    "error",
+    "seealso",
+    "todo",
+    "see-also",
+}
+VERSIONED = {
+    "versionadded": "Added in version",
+    "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version",
+    "versionremoved": "Removed in version",
+}
 VERBATIM_DIRECTIVES = {"math", "productionlist"}
 # Domain directives that set the scope of what follows and show nothing (py:module, cpp:namespace).
 SCOPE_DIRECTIVES = {"module", "currentmodule", "namespace", "namespace-push", "namespace-pop"}
@@ -107,8 +215,26 @@ _EXPLICIT_TITLE = re.compile(r"^(.*?)\s*(?<!\\)<([^<>]*)>$", re.S)
 # before the target itself. Sphinx shows the target's title, never the inventory's name.
 INTERSPHINX_PREFIX = re.compile(r"^[a-z][\w+-]*:(?!//|:)(?=\S)")
 # Roles whose content is shown literally (no "title <target>", no cross-reference).
-LITERAL_ROLES = {"abbr", "math", "kbd", "menuselection", "guilabel", "samp", "file", "code", "command", "sup", "sub",
-                 "dfn", "regexp", "makevar", "mailheader", "mimetype", "newsgroup", "program"}
+LITERAL_ROLES = {
+    "abbr",
+    "math",
+    "kbd",
+    "menuselection",
+    "guilabel",
+    "samp",
+    "file",
+    "code",
+    "command",
+    "sup",
+    "sub",
+    "dfn",
+    "regexp",
+    "makevar",
+    "mailheader",
+    "mimetype",
+    "newsgroup",
+    "program",
+}
 
 
 def without_inventory(target: str) -> str:
@@ -179,7 +305,7 @@ def link_only_list_end(lines: list[str], start: int, is_link: re.Pattern[str]) -
         elif line.strip() and len(line) - len(line.lstrip()) > indent and items:
             items[-1] += " " + line.strip()
         elif not line.strip():
-            following = next((text for text in lines[index + 1:] if text.strip()), "")
+            following = next((text for text in lines[index + 1 :] if text.strip()), "")
             next_item = list_item(following)
             if not (next_item and next_item[0] == indent):
                 break

@@ -36,8 +36,14 @@ from benchsmith.tools.metadata_filters import NONE, MetadataFilter, parse_filter
 from benchsmith.tools.retriever_specs import RetrieverSpec, parse_retriever
 
 DIMENSIONS = ("chunking", "retriever", "rewrite", "rerank", "filter", "top_k")
-DEFAULT_LEVELS: dict[str, list[Any]] = {"chunking": ["whole"], "retriever": ["bm25"], "rewrite": [NONE],
-                                        "rerank": [NONE], "filter": [NONE], "top_k": [10]}
+DEFAULT_LEVELS: dict[str, list[Any]] = {
+    "chunking": ["whole"],
+    "retriever": ["bm25"],
+    "rewrite": [NONE],
+    "rerank": [NONE],
+    "filter": [NONE],
+    "top_k": [10],
+}
 SEARCH_MODES = ("grid", "staged")
 EXPAND = re.compile(r"expand:(\d+)")
 MAX_EXPANSIONS = 10
@@ -79,13 +85,24 @@ class SelectConfiguration:
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> SelectConfiguration:
         rerank = str(settings["rerank"])
-        return cls(parse_chunking(settings["chunking"]), parse_retriever(str(settings["retriever"])),
-                   parse_rewrite(settings["rewrite"]), None if rerank == NONE else rerank,
-                   parse_filter(settings["filter"]), int(settings["top_k"]))
+        return cls(
+            parse_chunking(settings["chunking"]),
+            parse_retriever(str(settings["retriever"])),
+            parse_rewrite(settings["rewrite"]),
+            None if rerank == NONE else rerank,
+            parse_filter(settings["filter"]),
+            int(settings["top_k"]),
+        )
 
     def settings(self) -> dict[str, Any]:
-        return {"chunking": self.chunking.label, "retriever": self.retriever.label, "rewrite": self.rewrite.label,
-                "rerank": self.rerank or NONE, "filter": self.filter.label, "top_k": self.top_k}
+        return {
+            "chunking": self.chunking.label,
+            "retriever": self.retriever.label,
+            "rewrite": self.rewrite.label,
+            "rerank": self.rerank or NONE,
+            "filter": self.filter.label,
+            "top_k": self.top_k,
+        }
 
     @property
     def name(self) -> str:
@@ -128,8 +145,12 @@ def _levels(dimension: str, values: Any) -> list[Any]:
         elif dimension == "filter":
             label = parse_filter(None if value in (None, False) else str(value)).label
         else:  # top_k
-            if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).strip().isdigit() \
-                    or not 1 <= int(value) <= MAX_TOP_K:
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | str)
+                or not str(value).strip().isdigit()
+                or not 1 <= int(value) <= MAX_TOP_K
+            ):
                 raise InputError(f"strategy space: top_k must be whole numbers within [1, {MAX_TOP_K}], got {value!r}")
             label = int(value)
         if label not in labels:
@@ -151,14 +172,18 @@ def build_space(levels: Mapping[str, Any], search: str = "grid", order: Sequence
     order = list(order)
     for dimension in order:
         if dimension not in DIMENSIONS:
-            raise InputError(f"strategy space: order names unknown dimension {dimension!r} (use {', '.join(DIMENSIONS)})")
+            raise InputError(
+                f"strategy space: order names unknown dimension {dimension!r} (use {', '.join(DIMENSIONS)})"
+            )
     if len(set(order)) != len(order):
         raise InputError("strategy space: order names a dimension twice")
     if search == "staged":
         missing = [dimension for dimension in varied if dimension not in order]
         if order and missing:
-            raise InputError(f"strategy space: the staged order must name every dimension with several levels; "
-                             f"missing {', '.join(missing)}")
+            raise InputError(
+                f"strategy space: the staged order must name every dimension with several levels; "
+                f"missing {', '.join(missing)}"
+            )
         order = [dimension for dimension in (order or varied) if dimension in varied]
     space["order"] = order
     return space
@@ -175,8 +200,11 @@ def space_from_mapping(raw: Any, where: str) -> dict[str, Any]:
     if not isinstance(order, list):
         raise InputError(f"{where}: order is a list of dimensions")
     try:
-        return build_space({key: raw[key] for key in DIMENSIONS if key in raw}, str(raw.get("search", "grid")),
-                           [str(dimension) for dimension in order])
+        return build_space(
+            {key: raw[key] for key in DIMENSIONS if key in raw},
+            str(raw.get("search", "grid")),
+            [str(dimension) for dimension in order],
+        )
     except InputError as error:
         raise InputError(f"{where}: {error}") from None
 

@@ -20,14 +20,19 @@ def test_set_names(count: int) -> list[str]:
     return [f"R{number}" for number in range(1, count + 1)]
 
 
-def draw_test_sets(turn_ids: Sequence[str], variants: Mapping[str, Sequence[str]], count: int,
-                   seed: int = 0) -> dict[str, dict[str, str | None]]:
+def draw_test_sets(
+    turn_ids: Sequence[str], variants: Mapping[str, Sequence[str]], count: int, seed: int = 0
+) -> dict[str, dict[str, str | None]]:
     """``{test set name: {turn id: variant id, or None for the original}}``."""
     orders = {}
     for turn_id in turn_ids:
         choices = sorted(variants.get(turn_id, ()))
         random.Random(f"{seed}:{turn_id}").shuffle(choices)
         orders[turn_id] = choices
-    return {name: {turn_id: (orders[turn_id][index % len(orders[turn_id])] if orders[turn_id] else None)
-                   for turn_id in turn_ids}
-            for index, name in enumerate(test_set_names(count))}
+    return {
+        name: {
+            turn_id: (orders[turn_id][index % len(orders[turn_id])] if orders[turn_id] else None)
+            for turn_id in turn_ids
+        }
+        for index, name in enumerate(test_set_names(count))
+    }

@@ -46,8 +46,9 @@ def walk_tree(root: Path) -> WalkedTree:
     return tree
 
 
-def _visit(tree: WalkedTree, root: Path, relative: Path, folder_real: str, root_real: str, linked: bool,
-           chain: frozenset[str]) -> None:
+def _visit(
+    tree: WalkedTree, root: Path, relative: Path, folder_real: str, root_real: str, linked: bool, chain: frozenset[str]
+) -> None:
     try:
         entries = sorted(os.scandir(root / relative), key=lambda entry: entry.name)
     except OSError as error:
@@ -89,6 +90,10 @@ def _special_kind(path: str) -> str:
         mode = os.stat(path).st_mode
     except OSError as error:
         return f"an unreadable file ({error.strerror or error})"
-    kinds = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-             (stat.S_ISBLK, "a block device"))
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    )
     return next((name for test, name in kinds if test(mode)), "a special file")

@@ -32,15 +32,22 @@ class TurnTypeRates:
         return {name: value for name, value in asdict(self).items() if name != "source"}
 
     def described(self) -> str:
-        return (f"unanswerable {self.unanswerable_rate:g}, partial {self.partial_rate:g}, underspecified "
-                f"{self.underspecified_rate:g}, multi-gold {self.multi_gold_rate:g}, question types "
-                f"{self.question_types or 'unset'} ({self.source})")
+        return (
+            f"unanswerable {self.unanswerable_rate:g}, partial {self.partial_rate:g}, underspecified "
+            f"{self.underspecified_rate:g}, multi-gold {self.multi_gold_rate:g}, question types "
+            f"{self.question_types or 'unset'} ({self.source})"
+        )
 
 
 TURN_TYPE_PRESETS = {
-    "demo": TurnTypeRates(unanswerable_rate=0.1, partial_rate=0.05, underspecified_rate=0.1, multi_gold_rate=0.1,
-                          question_types=DEMO_QUESTION_TYPES,
-                          source="benchsmith demo's rates: every turn and question type shows in 120 turns"),
+    "demo": TurnTypeRates(
+        unanswerable_rate=0.1,
+        partial_rate=0.05,
+        underspecified_rate=0.1,
+        multi_gold_rate=0.1,
+        question_types=DEMO_QUESTION_TYPES,
+        source="benchsmith demo's rates: every turn and question type shows in 120 turns",
+    ),
 }
 
 

@@ -34,9 +34,24 @@ from benchsmith.entries import MAN_PAGE, page_subject, page_topic, section_headi
 from benchsmith.language import question_frame
 from benchsmith.words import COPIED_RUN, content_words, copy_words, longest_shared_run, stems
 
-KIND_ORDER = {"procedure": 0, "remedy": 0, "advice": 0, "condition": 1, "error": 1, "comparison": 1, "absence": 1,
-              "parameter": 2, "purpose": 2, "behaviour": 2, "returns": 3, "capability": 3, "definition": 3,
-              "default": 3, "conditional-return": 3, "section": 4}
+KIND_ORDER = {
+    "procedure": 0,
+    "remedy": 0,
+    "advice": 0,
+    "condition": 1,
+    "error": 1,
+    "comparison": 1,
+    "absence": 1,
+    "parameter": 2,
+    "purpose": 2,
+    "behaviour": 2,
+    "returns": 3,
+    "capability": 3,
+    "definition": 3,
+    "default": 3,
+    "conditional-return": 3,
+    "section": 4,
+}
 # A topic's words must be this rare on average (share of the highest IDF possible): "the result" is
 # on every page, "connect timeout" is not (the figure the key phrases of the standard library were
 # measured with: "python code" 3.2 of 8.5, "legacy pyc paths" 5.7).
@@ -45,8 +60,14 @@ CLARIFIED = re.compile(r"^I mean (?P<name>[^:]+): (?P<question>.+)$")
 IN_CONTEXT = re.compile(r"^In [^,]+, (?P<rest>.+)$")
 SPREAD = 3  # facts of one kind are drawn among this many buckets before distinctiveness decides
 CODE_LIKE = re.compile(r"[._()]|[a-z][A-Z]|^[A-Z]{2,}")
-SLOT_WITH_TOPIC = {"procedure": "vp", "remedy": "clause", "condition": "clause", "advice": "vp", "capability": "vp",
-                   "conditional-return": "clause"}
+SLOT_WITH_TOPIC = {
+    "procedure": "vp",
+    "remedy": "clause",
+    "condition": "clause",
+    "advice": "vp",
+    "capability": "vp",
+    "conditional-return": "clause",
+}
 
 
 @dataclass(frozen=True)
@@ -74,21 +95,33 @@ def specific(phrase: str, statistics: WordStatistics | None) -> bool:
 
 def asked_before(history: Iterable[dict]) -> set[str]:
     """Every wording of the questions asked so far, with and without the page they name first."""
-    asked = {text for turn in history for text in (turn.get("question"), turn.get("question_unpolished"),
-                                                   turn.get("rewrite")) if text}
+    asked = {
+        text
+        for turn in history
+        for text in (turn.get("question"), turn.get("question_unpolished"), turn.get("rewrite"))
+        if text
+    }
     return asked | {without_context(text) for text in asked}
 
 
 def without_context(question: str) -> str:
-    """"In git submodule, what happens if ...?" → "What happens if ...?"."""
+    """ "In git submodule, what happens if ...?" → "What happens if ...?"."""
     opened = IN_CONTEXT.match(question)
     return opened["rest"][:1].upper() + opened["rest"][1:] if opened else question
 
 
-def ask(gold: dict, history: list[dict], *, switch: str = "start", previous_subject: str | None = None,
-        question_type: str | None = None, rejected: Iterable[str] = (),
-        statistics: WordStatistics | None = None, acceptable: Callable[[str], bool] | None = None,
-        only: Callable[[Fact], bool] | None = None) -> Asked | None:
+def ask(
+    gold: dict,
+    history: list[dict],
+    *,
+    switch: str = "start",
+    previous_subject: str | None = None,
+    question_type: str | None = None,
+    rejected: Iterable[str] = (),
+    statistics: WordStatistics | None = None,
+    acceptable: Callable[[str], bool] | None = None,
+    only: Callable[[Fact], bool] | None = None,
+) -> Asked | None:
     """The best question about ``gold`` (``{"text", "title"}``) not asked in ``history`` nor
     ``rejected``, one that is ``acceptable`` (a lexical overlap bound) first, about facts ``only``
     admits (all by default); None when the passage has nothing left to ask."""
@@ -98,12 +131,14 @@ def ask(gold: dict, history: list[dict], *, switch: str = "start", previous_subj
     asked = asked_before(history)
     refused = set(rejected) | {without_context(question) for question in rejected}
     used_frames = {question_frame(question) for question in asked}
-    previous_frame = question_frame(history[-1].get("question_unpolished") or history[-1]["question"]) \
-        if history else None
+    previous_frame = (
+        question_frame(history[-1].get("question_unpolished") or history[-1]["question"]) if history else None
+    )
     texts = {s.position: s.text for s in statements(gold["text"], gold.get("title", ""))}
     # What earlier questions about this passage were answered with is not asked again in other words.
-    answered = {position for fact in facts if any(w.question in asked for w in wordings(fact))
-                for position in fact.answer}
+    answered = {
+        position for fact in facts if any(w.question in asked for w in wordings(fact)) for position in fact.answer
+    }
     # The conversation so far chooses among equally good facts and frames: two conversations that
     # reach one passage ask it different things.
     signature = "\x00".join([gold["text"], *(turn.get("question", "") for turn in history)])
@@ -124,17 +159,34 @@ def ask(gold: dict, history: list[dict], *, switch: str = "start", previous_subj
             continue
         distinct = _distinctiveness(texts.get(fact.statement, ""), statistics)
         for order, wording in enumerate(worded):
-            if wording.question in refused or longest_shared_run(copy_words(wording.question), passage_words) >= COPIED_RUN:
+            if (
+                wording.question in refused
+                or longest_shared_run(copy_words(wording.question), passage_words) >= COPIED_RUN
+            ):
                 continue  # refused, or it copies the passage
             frame = question_frame(wording.question)
-            candidates.append(((
-                acceptable is not None and not acceptable(wording.question),
-                not (switch == "follow-up" and previous_subject and fact.topic.lower() == previous_subject.lower()),
-                bool(question_type) and wording.question_type != question_type,
-                frame in used_frames or frame == previous_frame,
-                KIND_ORDER[fact.kind],
-                spread(fact.statement, fact.kind) % SPREAD, -round(distinct, 4), fact.statement,
-                spread(fact.statement, fact.kind, order)), fact, wording, frame))
+            candidates.append(
+                (
+                    (
+                        acceptable is not None and not acceptable(wording.question),
+                        not (
+                            switch == "follow-up"
+                            and previous_subject
+                            and fact.topic.lower() == previous_subject.lower()
+                        ),
+                        bool(question_type) and wording.question_type != question_type,
+                        frame in used_frames or frame == previous_frame,
+                        KIND_ORDER[fact.kind],
+                        spread(fact.statement, fact.kind) % SPREAD,
+                        -round(distinct, 4),
+                        fact.statement,
+                        spread(fact.statement, fact.kind, order),
+                    ),
+                    fact,
+                    wording,
+                    frame,
+                )
+            )
     if not candidates:
         return None
     _, fact, wording, frame = min(candidates, key=lambda item: item[0])
@@ -176,8 +228,9 @@ def self_contained(question: str, title: str) -> str:
     context = context_name(title)
     if not context or question.startswith("In ") or _anchored(question, title) or not question.rstrip().endswith("?"):
         return question  # (a keyword query is typed as it is: nobody types "In Models, --timeout option")
-    opening = question if question[1:2].isupper() or question.split(" ", 1)[0] == "I" else \
-        question[:1].lower() + question[1:]
+    opening = (
+        question if question[1:2].isupper() or question.split(" ", 1)[0] == "I" else question[:1].lower() + question[1:]
+    )
     return f"In {context}, {opening}"
 
 
@@ -190,8 +243,18 @@ def context_name(title: str) -> str:
     page, heading = page_topic(title), section_heading(title)
     if MAN_PAGE.match(page):
         return page_subject(title)
-    if heading and heading != page and (_code_name(heading) or (names_a_thing(heading) and len(heading.split()) > 1
-                                        and heading.split()[0].lower() not in QUALIFYING_WORDS)):
+    if (
+        heading
+        and heading != page
+        and (
+            _code_name(heading)
+            or (
+                names_a_thing(heading)
+                and len(heading.split()) > 1
+                and heading.split()[0].lower() not in QUALIFYING_WORDS
+            )
+        )
+    ):
         # a one-word heading is a part of its page ("Timeline" of the release process, "Core"), and "More
         # complicated POST requests" continues the section before it: no context a user names (requests,
         # development round 5)
@@ -206,11 +269,13 @@ def _code_name(heading: str) -> bool:
     return len(heading.split()) == 1 and bool(CODE_LIKE.search(heading))
 
 
-MANUAL_TITLE_WORDS = frozenset("guide usage interface introduction overview tutorial reference changes changelog "
-                               "history faq questions documentation contents index notes release quickstart "
-                               "contributing installation install chapter part appendix section classes functions "
-                               "methods attributes exceptions modules objects examples api lower higher level "
-                               "advanced basic basics topics miscellaneous manual handbook book".split())
+MANUAL_TITLE_WORDS = frozenset(
+    "guide usage interface introduction overview tutorial reference changes changelog "
+    "history faq questions documentation contents index notes release quickstart "
+    "contributing installation install chapter part appendix section classes functions "
+    "methods attributes exceptions modules objects examples api lower higher level "
+    "advanced basic basics topics miscellaneous manual handbook book".split()
+)
 
 
 def names_a_thing(heading: str) -> bool:
@@ -227,15 +292,29 @@ def names_a_thing(heading: str) -> bool:
 
 
 def _anchored(question: str, title: str) -> bool:
-    if CODE_NAME_IN_QUESTION.search(question) or any(word[:1].isupper() for word in question.split()[1:]
-                                                     if word.lower() != "i" and not word.startswith("I'")):
+    if CODE_NAME_IN_QUESTION.search(question) or any(
+        word[:1].isupper() for word in question.split()[1:] if word.lower() != "i" and not word.startswith("I'")
+    ):
         return True
     shared = set(stems(content_words(question))) & set(stems(content_words(title.replace("›", " "))))
     return bool(shared - set(stems(ANCHORLESS_WORDS)))  # "my docs" is anyone's docs: it anchors nothing
 
 
-ANCHORLESS_WORDS = [*MANUAL_TITLE_WORDS, "docs", "doc", "documentation", "page", "pages", "file", "files", "project",
-                    "site", "your", "using", "use"]
+ANCHORLESS_WORDS = [
+    *MANUAL_TITLE_WORDS,
+    "docs",
+    "doc",
+    "documentation",
+    "page",
+    "pages",
+    "file",
+    "files",
+    "project",
+    "site",
+    "your",
+    "using",
+    "use",
+]
 
 
 CODE_NAME_IN_QUESTION = re.compile(r"[\w)]\.[A-Za-z_]|\w_\w|\(\)|\b[A-Z][A-Z0-9_]{2,}\b")

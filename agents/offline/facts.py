@@ -36,25 +36,81 @@ from benchsmith.entries import Statement, section_heading, short_name, statement
 from benchsmith.language import REQUIREMENT, Sentence, Token, is_noun_phrase, parse_all, points_outside
 from benchsmith.words import LIGHT_VERBS, UNANCHORED_NOUNS, content_words, stems
 
-FactKind = Literal["procedure", "condition", "remedy", "absence", "error", "definition", "purpose", "returns",
-                   "conditional-return", "parameter", "comparison", "capability", "default", "behaviour", "advice",
-                   "section"]
+FactKind = Literal[
+    "procedure",
+    "condition",
+    "remedy",
+    "absence",
+    "error",
+    "definition",
+    "purpose",
+    "returns",
+    "conditional-return",
+    "parameter",
+    "comparison",
+    "capability",
+    "default",
+    "behaviour",
+    "advice",
+    "section",
+]
 
-DANGLING = frozenset({"it", "its", "this", "that", "these", "those", "they", "them", "their", "he", "she", "which",
-                      "such", "former", "latter", "above", "below", "here", "there", "following", "none", "nothing",
-                      "something", "anything", "everything", "someone", "one",
-                      # comparative reference: "other providers", "another path" (other than what?)
-                      "other", "another", "same", "else"})
-USER_VOICE = {"you": "I", "your": "my", "yours": "mine", "yourself": "myself", "we": "I", "our": "my", "us": "me",
-              "ourselves": "myself"}
+DANGLING = frozenset(
+    {
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "they",
+        "them",
+        "their",
+        "he",
+        "she",
+        "which",
+        "such",
+        "former",
+        "latter",
+        "above",
+        "below",
+        "here",
+        "there",
+        "following",
+        "none",
+        "nothing",
+        "something",
+        "anything",
+        "everything",
+        "someone",
+        "one",
+        # comparative reference: "other providers", "another path" (other than what?)
+        "other",
+        "another",
+        "same",
+        "else",
+    }
+)
+USER_VOICE = {
+    "you": "I",
+    "your": "my",
+    "yours": "mine",
+    "yourself": "myself",
+    "we": "I",
+    "our": "my",
+    "us": "me",
+    "ourselves": "myself",
+}
 CONDITION_MARKS = frozenset({"if", "when", "whenever"})
 WANTING_VERBS = frozenset({"want", "need", "wish", "like", "prefer"})
 # What a user does to a setting or an object: a passive of one of these states the user's action
 # ("if verify is set to False" → "if I set verify to False"); of any other it states a fact.
-USER_ACTIONS = frozenset("set pass use call give specify enable disable configure install add remove change provide "
-                         "define create delete edit open close run start stop send write read load save import "
-                         "register override replace rename move copy update upgrade omit leave put return raise "
-                         "select choose apply attach mount deploy build".split())
+USER_ACTIONS = frozenset(
+    "set pass use call give specify enable disable configure install add remove change provide "
+    "define create delete edit open close run start stop send write read load save import "
+    "register override replace rename move copy update upgrade omit leave put return raise "
+    "select choose apply attach mount deploy build".split()
+)
 # Head nouns that name nothing on their own: "one key difference", "a common form", "the only time",
 # "the function" (which one?). A topic headed by one needs a name beside it ("the timeout parameter").
 GENERIC_NOUNS = frozenset(
@@ -63,39 +119,102 @@ GENERIC_NOUNS = frozenset(
     "methods class classes option options argument arguments parameter parameters feature features reason "
     "reasons problem problems issue issues step steps point points detail details section sections page pages "
     "document documentation user users people one ones other others rest end start beginning fact idea use "
-    "note notes question questions answer answers change changes version versions default defaults".split())
-ADVICE_WORDS = frozenset({"practice", "idea", "recommended", "advisable", "wise", "best", "important", "necessary",
-                          "essential", "preferable", "better"})
+    "note notes question questions answer answers change changes version versions default defaults".split()
+)
+ADVICE_WORDS = frozenset(
+    {
+        "practice",
+        "idea",
+        "recommended",
+        "advisable",
+        "wise",
+        "best",
+        "important",
+        "necessary",
+        "essential",
+        "preferable",
+        "better",
+    }
+)
 MEANS_PREPOSITIONS = frozenset({"with", "by", "using", "via", "through"})
-META_VERBS = frozenset({"see", "note", "refer", "read", "look", "check", "visit", "consult", "remember", "keep",
-                        "consider", "be", "notice", "recall", "imagine", "assume", "suppose", "let", "say"})
+META_VERBS = frozenset(
+    {
+        "see",
+        "note",
+        "refer",
+        "read",
+        "look",
+        "check",
+        "visit",
+        "consult",
+        "remember",
+        "keep",
+        "consider",
+        "be",
+        "notice",
+        "recall",
+        "imagine",
+        "assume",
+        "suppose",
+        "let",
+        "say",
+    }
+)
 ENABLING_VERBS = frozenset({"allow", "let", "enable", "help", "permit"})
 CONTRAST_PREPOSITIONS = frozenset({"unlike", "versus", "vs"})
 # "A rather than B", "A instead of B" state a choice ("raises X rather than RuntimeError"), no comparison.
-CONTRAST_PHRASES = (("as", "opposed", "to"), ("compared", "to"),
-                    ("compared", "with"), ("in", "contrast", "to"), ("in", "contrast", "with"))
+CONTRAST_PHRASES = (
+    ("as", "opposed", "to"),
+    ("compared", "to"),
+    ("compared", "with"),
+    ("in", "contrast", "to"),
+    ("in", "contrast", "with"),
+)
 # What an entry's own description calls it: "This option mirrors ...", "Use this event to ...".
-SELF_NOUNS = frozenset("option event setting attribute method function class property value variable command "
-                       "hook plugin object instance parameter argument key field flag".split())
+SELF_NOUNS = frozenset(
+    "option event setting attribute method function class property value variable command "
+    "hook plugin object instance parameter argument key field flag".split()
+)
 # Adjectives that judge a thing rather than say what it is: "a huge drain", "a great choice".
-EVALUATIVE = frozenset("huge big great good bad best worst important major minor serious simple easy hard "
-                       "difficult nice common rare popular useful powerful".split())
+EVALUATIVE = frozenset(
+    "huge big great good bad best worst important major minor serious simple easy hard "
+    "difficult nice common rare popular useful powerful".split()
+)
 # Determiners that quantify a subject ("many commands") rather than name it.
 QUANTIFIERS = frozenset("many some most all several few various any each every".split())
 # Nouns that name a relation and mean nothing without its other end ("access" to what, "support" of what).
-RELATIONAL_NOUNS = frozenset("access support compatibility control permission help information details "
-                             "integration interoperability".split())
+RELATIONAL_NOUNS = frozenset(
+    "access support compatibility control permission help information details integration interoperability".split()
+)
 # Adjectives that place a thing among others rather than say what it is: "the only information that is
 # supported" (git's protocol pages, development readings round 4).
 RELATIVE = frozenset("only same other first last next previous former latter".split())
 # Headings that name a part of the manual, not a thing a user works with.
-MANUAL_WORDS = frozenset("guide usage interface introduction overview tutorial api reference change changelog history "
-                         "faq question documentation content index keeper community support note example release "
-                         "contributor contributing install installation".split())
+MANUAL_WORDS = frozenset(
+    "guide usage interface introduction overview tutorial api reference change changelog history "
+    "faq question documentation content index keeper community support note example release "
+    "contributor contributing install installation".split()
+)
 DEPRECATION = re.compile(r"(?i)^\W*(?:[\w-]*deprecated\b|deprecated since|this (?:\w+ )?is deprecated)")
 HEADING_PATH = re.compile(r"\s+(?:›|»|>)\s+")
-DOCSTRING_VERBS = frozenset({"return", "returns", "yield", "yields", "raise", "raises", "create", "creates",
-                             "construct", "constructs", "set", "sets", "get", "gets"})
+DOCSTRING_VERBS = frozenset(
+    {
+        "return",
+        "returns",
+        "yield",
+        "yields",
+        "raise",
+        "raises",
+        "create",
+        "creates",
+        "construct",
+        "constructs",
+        "set",
+        "sets",
+        "get",
+        "gets",
+    }
+)
 INTENT_VERBS = frozenset({"intend", "plan", "decide", "choose", "expect", "hope", "mean", "try", "have"})
 BUILTIN_EXCEPTIONS = frozenset(name for name in dir(builtins) if name.endswith(("Error", "Exception", "Warning")))
 EXCEPTION_WORDS = ("Error", "Exception", "Warning", "Exit", "Interrupt", "Timeout")
@@ -132,9 +251,11 @@ def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
         # an option's description says what the option does, in the imperative ("With --batch, follow
         # symlinks ..."): no instruction to the user, however it is worded
         describes = docstring_mood(statement, sentence) or statement.entry_kind == "option"
-        for reader in (ENTRY_READERS if describes else READERS):
-            facts.extend(Fact(kind, topic, slots, statement.position, answer, statement.entry)
-                         for kind, topic, slots in reader(statement, sentence))
+        for reader in ENTRY_READERS if describes else READERS:
+            facts.extend(
+                Fact(kind, topic, slots, statement.position, answer, statement.entry)
+                for kind, topic, slots in reader(statement, sentence)
+            )
     facts.extend(_section(found, title))
     return tuple(facts)
 
@@ -144,35 +265,59 @@ def _section(found: tuple[Statement, ...], title: str) -> list[Fact]:
     Objects"), not a page of the manual ("Developer Interface", "The User Guide"): how does it work,
     answered by the section's first statements."""
     heading = section_heading(title)
-    if not found or not heading or found[0].text.strip() != heading or found[0].entry or len(found) < 2 \
-            or len(HEADING_PATH.split(title)) < 2 or ":" in heading or heading.endswith("?") or heading.isupper():
+    if (
+        not found
+        or not heading
+        or found[0].text.strip() != heading
+        or found[0].entry
+        or len(found) < 2
+        or len(HEADING_PATH.split(title)) < 2
+        or ":" in heading
+        or heading.endswith("?")
+        or heading.isupper()
+    ):
         return []
     parsed = parse_all([heading])[0]
-    if parsed.tokens and (parsed.tokens[-1].pos not in ("NOUN", "PROPN") or
-                          any(token.pos not in ("NOUN", "PROPN", "ADJ", "PUNCT") for token in parsed.tokens)):
+    if parsed.tokens and (
+        parsed.tokens[-1].pos not in ("NOUN", "PROPN")
+        or any(token.pos not in ("NOUN", "PROPN", "ADJ", "PUNCT") for token in parsed.tokens)
+    ):
         return []  # "Great themes available", "Apache as CGI": a title, not a thing's name
-    if not is_noun_phrase(parsed) or any(token.code or token.pos in ("NUM", "DET") for token in parsed.tokens) \
-            or len(parsed) > 4 or any(token.lemma in MANUAL_WORDS or token.text.lower().rstrip("s") in MANUAL_WORDS
-                                      for token in parsed.tokens):
+    if (
+        not is_noun_phrase(parsed)
+        or any(token.code or token.pos in ("NUM", "DET") for token in parsed.tokens)
+        or len(parsed) > 4
+        or any(token.lemma in MANUAL_WORDS or token.text.lower().rstrip("s") in MANUAL_WORDS for token in parsed.tokens)
+    ):
         return []
     text = " ".join(statement.text for statement in found[1:])
-    topic = " ".join(word if not word.istitle() or re.search(rf"(?<![.!?]\s)(?<!^)\b{re.escape(word)}\b", text)
-                     else word.lower() for word in heading.split())
+    topic = " ".join(
+        word if not word.istitle() or re.search(rf"(?<![.!?]\s)(?<!^)\b{re.escape(word)}\b", text) else word.lower()
+        for word in heading.split()
+    )
     plural = parsed.root.tag in ("NNS", "NNPS")
     body = [s.position for s in found[1:3] if s.whole]
     head = stems([parsed.tokens[-1].text.lower()])[0] if parsed.tokens else ""
     if not body or head not in stems(content_words(found[body[0]].text)):
         return []  # the section's first sentence is not about what its heading names
     lead = parse_all([found[body[0]].text])[0]
-    if REQUIREMENT.search(lead.text) and not any(token.dep in ("nsubj", "nsubjpass") and
-                                                 stems([token.text.lower()])[0] == head for token in lead.tokens):
+    if REQUIREMENT.search(lead.text) and not any(
+        token.dep in ("nsubj", "nsubjpass") and stems([token.text.lower()])[0] == head for token in lead.tokens
+    ):
         # a requirement of something else explains nothing: "Client Side Certificates" opening on "The
         # private key to your local certificate must be unencrypted" (requests, development round 4)
         return []
     pointer = any(token.lemma in ("find", "list", "locate") and token.tag == "VBN" for token in lead.tokens)
     # "A list of third party themes can be found in the wiki" says where, not how they work
-    return [Fact("section", topic, (("topic", topic), ("do", "do" if plural else "does"),
-                                    ("where", "yes" if pointer else "")), body[0], tuple(body))]
+    return [
+        Fact(
+            "section",
+            topic,
+            (("topic", topic), ("do", "do" if plural else "does"), ("where", "yes" if pointer else "")),
+            body[0],
+            tuple(body),
+        )
+    ]
 
 
 def docstring_mood(statement: Statement, sentence: Sentence) -> bool:
@@ -184,23 +329,30 @@ def docstring_mood(statement: Statement, sentence: Sentence) -> bool:
     first, root = sentence.tokens[0], sentence.root
     if _subject(sentence, root) is None and (root.tag in ("VB", "VBZ") or root.lemma in DOCSTRING_VERBS):
         return True
-    return first.lemma in DOCSTRING_VERBS or (first.text.endswith("s") and first.dep == "ROOT"
-                                              and first.pos in ("NOUN", "PROPN", "VERB"))
+    return first.lemma in DOCSTRING_VERBS or (
+        first.text.endswith("s") and first.dep == "ROOT" and first.pos in ("NOUN", "PROPN", "VERB")
+    )
 
 
 def _answer(found: tuple[Statement, ...], parsed: list[Sentence], statement: Statement) -> tuple[int, ...]:
     """The statement, and for an entry's first sentence the next one of the same entry when it
     stands on its own (it often completes it: "Returns Response object.")."""
     if statement.role == "first":
-        following = [s.position for s in found[statement.position + 1:statement.position + 2]
-                     if s.entry == statement.entry and s.role == "prose" and s.whole
-                     and not points_outside(parsed[s.position], SELF_NOUNS)]
+        following = [
+            s.position
+            for s in found[statement.position + 1 : statement.position + 2]
+            if s.entry == statement.entry
+            and s.role == "prose"
+            and s.whole
+            and not points_outside(parsed[s.position], SELF_NOUNS)
+        ]
         return (statement.position, *following)
     return (statement.position,)
 
 
 # ---------------------------------------------------------------------------------------
 # Rendering spans of a parse.
+
 
 def render(sentence: Sentence, indices: list[int] | range, *, user: bool = True) -> str | None:
     """The tokens' words in order, in the user's voice ("you" → "I"); None when a word needs a
@@ -221,7 +373,9 @@ def render(sentence: Sentence, indices: list[int] | range, *, user: bool = True)
         return None
     for position, token in enumerate(tokens):
         lower = token.text.lower()
-        relative = token.tag in ("WDT", "WP") or (lower == "that" and token.dep in ("nsubj", "nsubjpass", "dobj", "mark"))
+        relative = token.tag in ("WDT", "WP") or (
+            lower == "that" and token.dep in ("nsubj", "nsubjpass", "dobj", "mark")
+        )
         if lower in DANGLING and not token.code and not relative:
             return None
         text = USER_VOICE.get(lower, token.text) if user and not token.code else token.text
@@ -232,14 +386,22 @@ def render(sentence: Sentence, indices: list[int] | range, *, user: bool = True)
             return None  # "after doing so": so what?
         # a space where the sentence had one, also across the tokens left out ("core.autocrlf" without)
         spaced = position < len(tokens) - 1 and any(
-            sentence.tokens[k].space for k in range(token.index, tokens[position + 1].index))
+            sentence.tokens[k].space for k in range(token.index, tokens[position + 1].index)
+        )
         words.append(text + (" " if spaced else ""))
     rendered = "".join(words).strip()
-    if any(rendered.count(left) != rendered.count(right) for left, right in ("()", "[]", "<>", "{}")) \
-            or rendered.count('"') % 2 or len(re.findall(r"(?<!\w)'|'(?!\w)", rendered)) % 2:
+    if (
+        any(rendered.count(left) != rendered.count(right) for left, right in ("()", "[]", "<>", "{}"))
+        or rendered.count('"') % 2
+        or len(re.findall(r"(?<!\w)'|'(?!\w)", rendered)) % 2
+    ):
         return None  # a quotation or bracket cut in half
-    if rendered and tokens[0].pos in ("VERB", "AUX", "DET", "ADV", "ADP", "SCONJ", "PART") and not tokens[0].code \
-            and not tokens[0].text.isupper():
+    if (
+        rendered
+        and tokens[0].pos in ("VERB", "AUX", "DET", "ADV", "ADP", "SCONJ", "PART")
+        and not tokens[0].code
+        and not tokens[0].text.isupper()
+    ):
         rendered = rendered[:1].lower() + rendered[1:]  # "Return a copy" read mid-question: "return a copy"
     return rendered or None
 
@@ -271,19 +433,24 @@ def noun_phrase(sentence: Sentence, token: Token, *, article: bool = False) -> s
     start, end = chunk if chunk else (token.index, token.index + 1)
     end = min(end, token.index + 1)  # the chunk ends with its head
     children = sentence.children(token.index)
-    if any(child.dep in ("acl", "relcl") and child.index > token.index and sentence.tokens[child.index - 1].text != ","
-           for child in children) and any(child.dep == "det" and child.lemma == "the" for child in children):
+    if any(
+        child.dep in ("acl", "relcl") and child.index > token.index and sentence.tokens[child.index - 1].text != ","
+        for child in children
+    ) and any(child.dep == "det" and child.lemma == "the" for child in children):
         return None  # "the default mechanism [to read a page's source]": the clause says which one
-    of_phrase = next((child for child in children if child.dep == "prep" and child.lemma == "of"
-                      and child.index == token.index + 1), None)
+    of_phrase = next(
+        (child for child in children if child.dep == "prep" and child.lemma == "of" and child.index == token.index + 1),
+        None,
+    )
     if of_phrase is not None:  # "the lack [of a central group]", "the use of proxies": the whole, or nothing
         whole = span(sentence, of_phrase.index)
         if not _fits([*range(start, end), *whole]) or any(sentence.tokens[i].pos in ("VERB", "AUX") for i in whole):
             return None
         end = whole[-1] + 1
     tokens = sentence.tokens[start:end]
-    if any(t.pos in ("VERB", "AUX", "PRON") and not t.code for t in tokens) or \
-            any(t.text.lower() in DANGLING for t in tokens):
+    if any(t.pos in ("VERB", "AUX", "PRON") and not t.code for t in tokens) or any(
+        t.text.lower() in DANGLING for t in tokens
+    ):
         return None
     leading = tokens[0].pos == "DET" and tokens[0].lemma in ("the", "a", "an")
     indices = list(range(start + 1 if leading else start, end))
@@ -303,8 +470,12 @@ def _subject(sentence: Sentence, verb: Token) -> Token | None:
 
 
 def _is_imperative(sentence: Sentence, verb: Token) -> bool:
-    return verb.tag == "VB" and _subject(sentence, verb) is None and sentence.child(verb.index, "aux") is None \
+    return (
+        verb.tag == "VB"
+        and _subject(sentence, verb) is None
+        and sentence.child(verb.index, "aux") is None
         and verb.lemma not in META_VERBS
+    )
 
 
 def _entry_name(statement: Statement) -> str | None:
@@ -327,14 +498,22 @@ def _procedures(statement: Statement, sentence: Sentence) -> Found:
         if token.pos != "VERB" or token.tag != "VB":
             continue
         marker = sentence.child(token.index, "aux")
-        purpose = marker is not None and marker.lemma == "to" and token.dep in ("advcl", "xcomp", "npadvmod", "ROOT") \
+        purpose = (
+            marker is not None
+            and marker.lemma == "to"
+            and token.dep in ("advcl", "xcomp", "npadvmod", "ROOT")
             and (marker.index == 0 or sentence.tokens[marker.index - 1].lemma == "order")
+        )
         head = sentence.tokens[token.head]
-        enabled = (token.dep in ("xcomp", "ccomp") and head.lemma in ENABLING_VERBS \
-            and any(child.text.lower() in ("you", "users", "one")
-                    for child in [*sentence.children(head.index), *sentence.children(token.index)]) \
-            and _names_tool(sentence, _subject(sentence, head))) \
-            or (token.dep in ("xcomp", "ccomp", "advcl") and head.lemma == "possible" and marker is not None)
+        enabled = (
+            token.dep in ("xcomp", "ccomp")
+            and head.lemma in ENABLING_VERBS
+            and any(
+                child.text.lower() in ("you", "users", "one")
+                for child in [*sentence.children(head.index), *sentence.children(token.index)]
+            )
+            and _names_tool(sentence, _subject(sentence, head))
+        ) or (token.dep in ("xcomp", "ccomp", "advcl") and head.lemma == "possible" and marker is not None)
         if not (purpose or enabled):
             continue  # "Git can help you perform a merge" and "MkDocs lets you X" say that, not how
         main = sentence.tokens[token.head] if token.dep == "advcl" else sentence.root
@@ -344,22 +523,37 @@ def _procedures(statement: Statement, sentence: Sentence) -> Found:
             continue  # "To enable a translation, see the theme's documentation": a pointer, no answer
         # the purpose is the user's task as a whole ("test a theme with translations"); a clause after
         # it is not part of it
-        indices = [i for i in _clause_span(sentence, token) if i != (marker.index if marker else -1)] \
-            if purpose else verb_phrase(sentence, token, complement=True)
+        indices = (
+            [i for i in _clause_span(sentence, token) if i != (marker.index if marker else -1)]
+            if purpose
+            else verb_phrase(sentence, token, complement=True)
+        )
         if _light_on_judgement(sentence, token):
             continue
         if _fits(indices) and _names_something(sentence, token) and (vp := render(sentence, indices)):
             found.append(("procedure", _object_topic(sentence, token) or vp, (("vp", vp),)))
     root = sentence.root
     you = _subject(sentence, root)
-    means = [child for child in sentence.children(root.index)
-             if (child.dep == "prep" and child.lemma in MEANS_PREPOSITIONS and (child.lemma != "with" or _names_code(
-                 sentence, sentence.child(child.index, "pobj"), products=True))) or (child.dep == "advcl"
-             and any(grand.lemma == "by" for grand in sentence.children(child.index)))]
+    means = [
+        child
+        for child in sentence.children(root.index)
+        if (
+            child.dep == "prep"
+            and child.lemma in MEANS_PREPOSITIONS
+            and (child.lemma != "with" or _names_code(sentence, sentence.child(child.index, "pobj"), products=True))
+        )
+        or (child.dep == "advcl" and any(grand.lemma == "by" for grand in sentence.children(child.index)))
+    ]
     # "with" is a means when it names a tool ("with the --force option"), not "replace X with a new one"
-    if root.pos == "VERB" and means and (_is_imperative(sentence, root) or (
-            you is not None and you.text.lower() == "you" and sentence.child(root.index, "aux"))) \
-            and sentence.child(root.index, "dobj") is not None:  # "start by reading X" names no task
+    if (
+        root.pos == "VERB"
+        and means
+        and (
+            _is_imperative(sentence, root)
+            or (you is not None and you.text.lower() == "you" and sentence.child(root.index, "aux"))
+        )
+        and sentence.child(root.index, "dobj") is not None
+    ):  # "start by reading X" names no task
         indices = verb_phrase(sentence, root)
         if _fits(indices) and _names_something(sentence, root) and (vp := render(sentence, indices)) and not found:
             found.append(("procedure", _object_topic(sentence, root) or vp, (("vp", vp),)))
@@ -373,8 +567,10 @@ def _names_code(sentence: Sentence, token: Token | None, *, products: bool = Fal
     if token is None:
         return False
     low, high = sentence.subtree(token.index)
-    return any(t.code or (t.text.startswith("-") and len(t.text) > 2) or (products and t.pos == "PROPN")
-               for t in sentence.tokens[low:high])
+    return any(
+        t.code or (t.text.startswith("-") and len(t.text) > 2) or (products and t.pos == "PROPN")
+        for t in sentence.tokens[low:high]
+    )
 
 
 def _names_tool(sentence: Sentence, subject: Token | None) -> bool:
@@ -382,17 +578,25 @@ def _names_tool(sentence: Sentence, subject: Token | None) -> bool:
     ("Session objects"); not the product itself ("Git can help you ...", "MkDocs lets you ...")."""
     if subject is None:
         return False
-    return _names_code(sentence, subject) or (subject.pos == "NOUN" and any(
-        child.dep == "compound" and (child.pos == "PROPN" or child.text[:1].isupper())
-        for child in sentence.children(subject.index)))
+    return _names_code(sentence, subject) or (
+        subject.pos == "NOUN"
+        and any(
+            child.dep == "compound" and (child.pos == "PROPN" or child.text[:1].isupper())
+            for child in sentence.children(subject.index)
+        )
+    )
 
 
 def _light_on_judgement(sentence: Sentence, verb: Token) -> bool:
-    """"to have better success": a light verb on a judgement (or on nothing) says nothing a user can name."""
+    """ "to have better success": a light verb on a judgement (or on nothing) says nothing a user can name."""
     obj = sentence.child(verb.index, "dobj")
-    return verb.lemma in ("have", "get", "make", "take", "give") and (obj is None or any(
-        child.dep == "amod" and (child.lemma in EVALUATIVE or child.text.lower() in {"better", "more", "less"})
-        for child in sentence.children(obj.index)))
+    return verb.lemma in ("have", "get", "make", "take", "give") and (
+        obj is None
+        or any(
+            child.dep == "amod" and (child.lemma in EVALUATIVE or child.text.lower() in {"better", "more", "less"})
+            for child in sentence.children(obj.index)
+        )
+    )
 
 
 def _names_something(sentence: Sentence, verb: Token) -> bool:
@@ -402,11 +606,18 @@ def _names_something(sentence: Sentence, verb: Token) -> bool:
     if obj is None:
         complement = next((child for child in sentence.children(verb.index) if child.dep == "prep"), None)
         obj = sentence.child(complement.index, "pobj") if complement is not None else None
-    if obj is not None and obj.lemma in RELATIONAL_NOUNS and not any(child.dep == "prep" for child in
-                                                                     sentence.children(obj.index)):
+    if (
+        obj is not None
+        and obj.lemma in RELATIONAL_NOUNS
+        and not any(child.dep == "prep" for child in sentence.children(obj.index))
+    ):
         return False  # "get direct access" to what? (requests, development round 5)
-    return obj is None or obj.code or (obj.pos == "PRON" and obj.text.lower() in ("i", "me", "myself")) \
+    return (
+        obj is None
+        or obj.code
+        or (obj.pos == "PRON" and obj.text.lower() in ("i", "me", "myself"))
         or (obj.pos in ("NOUN", "PROPN") and specific_noun(sentence, obj))
+    )
 
 
 def verb_phrase(sentence: Sentence, verb: Token, complement: bool = False) -> list[int]:
@@ -422,14 +633,25 @@ def verb_phrase(sentence: Sentence, verb: Token, complement: bool = False) -> li
         elif child.dep in ("dobj", "attr", "oprd", "dative", "acomp"):
             keep.extend(object_span(sentence, child))
     for child in sentence.children(verb.index):
-        if obj is not None and ((child.dep == "prep" and child.lemma == "for") or child.dep in ("xcomp", "ccomp")) \
-                and child.index > obj.index:
+        if (
+            obj is not None
+            and ((child.dep == "prep" and child.lemma == "for") or child.dep in ("xcomp", "ccomp"))
+            and child.index > obj.index
+        ):
             keep.extend(span(sentence, child.index))  # "give a proxy for a specific host", "tell Requests to stop"
             break
     if obj is None or complement:  # what the action is on, or (with ``complement``) where it applies
         after = obj.index if obj is not None else verb.index
-        following = next((child for child in sentence.children(verb.index) if child.dep in ("prep", "xcomp", "ccomp")
-                          and child.index > after and child.lemma not in MEANS_PREPOSITIONS), None)
+        following = next(
+            (
+                child
+                for child in sentence.children(verb.index)
+                if child.dep in ("prep", "xcomp", "ccomp")
+                and child.index > after
+                and child.lemma not in MEANS_PREPOSITIONS
+            ),
+            None,
+        )
         if following is not None and len(range(*sentence.subtree(following.index))) <= 5:
             keep.extend(span(sentence, following.index))
     return sorted(set(keep))
@@ -455,8 +677,10 @@ def specific_noun(sentence: Sentence, token: Token) -> bool:
     modifier or an "of" phrase that says which."""
     children = sentence.children(token.index)
     definite = any(child.dep == "det" and child.lemma in ("the", "this", "that") for child in children)
-    described = any(child.dep in ("compound", "amod", "nmod", "poss", "nummod") or
-                    (child.dep == "prep" and child.lemma == "of") for child in children)
+    described = any(
+        child.dep in ("compound", "amod", "nmod", "poss", "nummod") or (child.dep == "prep" and child.lemma == "of")
+        for child in children
+    )
     if definite and not described and token.text.lower() in UNANCHORED_NOUNS:
         return False  # "the ID", "the default": which one? (the quality gate's rule, benchsmith/words.py)
     if token.code or token.pos == "PROPN":
@@ -465,9 +689,11 @@ def specific_noun(sentence: Sentence, token: Token) -> bool:
         return False
     if token.lemma not in GENERIC_NOUNS:
         return True
-    return any(child.dep in ("compound", "amod", "nmod") and (child.code or child.pos == "PROPN" or
-                                                            (child.lemma not in GENERIC_NOUNS and child.pos == "NOUN"))
-               for child in sentence.children(token.index))
+    return any(
+        child.dep in ("compound", "amod", "nmod")
+        and (child.code or child.pos == "PROPN" or (child.lemma not in GENERIC_NOUNS and child.pos == "NOUN"))
+        for child in sentence.children(token.index)
+    )
 
 
 def _object_topic(sentence: Sentence, verb: Token) -> str | None:
@@ -491,17 +717,27 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
         if subject.text.lower() in ("you", "we") and clause.lemma in WANTING_VERBS and wanted is not None:
             # "If you want to add cookies, ..." asks how to add cookies; "see gitrevisions(7) if you want to
             # see more complex cases" only points elsewhere (git's tutorial, development readings round 4)
-            if (root.lemma in META_VERBS and _subject(sentence, root) is None) or not _names_something(sentence, wanted) \
-                    or _light_on_judgement(sentence, wanted):  # "if you want to have better success" (mkdocs, round 5)
+            if (
+                (root.lemma in META_VERBS and _subject(sentence, root) is None)
+                or not _names_something(sentence, wanted)
+                or _light_on_judgement(sentence, wanted)
+            ):  # "if you want to have better success" (mkdocs, round 5)
                 continue
             marker = sentence.child(wanted.index, "aux")
             indices = [i for i in _clause_span(sentence, wanted) if not marker or i != marker.index]
             if _fits(indices) and (vp := render(sentence, indices)):
                 found.append(("procedure", _object_topic(sentence, wanted) or vp, (("vp", vp),)))
             continue
-        if clause.lemma in INTENT_VERBS or clause.lemma in WANTING_VERBS | {"require"} or (root.lemma in META_VERBS and _subject(sentence, root) is None) or any(
-                child.dep == "aux" and child.lemma in ("have", "would", "can", "could", "may", "might", "should",
-                                                         "must") for child in sentence.children(clause.index)):
+        if (
+            clause.lemma in INTENT_VERBS
+            or clause.lemma in WANTING_VERBS | {"require"}
+            or (root.lemma in META_VERBS and _subject(sentence, root) is None)
+            or any(
+                child.dep == "aux"
+                and child.lemma in ("have", "would", "can", "could", "may", "might", "should", "must")
+                for child in sentence.children(clause.index)
+            )
+        ):
             continue  # "if you intend to X, ... is required", "if it fails, see ...", "if it had been ..."
         if clause.tag == "VBD":
             continue  # "when you installed MkDocs": a past event, not a condition to ask about
@@ -511,22 +747,34 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
         slots = (("clause", condition), ("mark", "when" if mark.lemma == "whenever" else mark.lemma))
         if docstring_mood(statement, sentence):
             if root.lemma in ("return", "returns", "yield") and statement.entry:
-                found.append(("conditional-return", _entry_name(statement) or condition,
-                              (*slots, ("entry", _entry_name(statement) or ""))))
+                found.append(
+                    (
+                        "conditional-return",
+                        _entry_name(statement) or condition,
+                        (*slots, ("entry", _entry_name(statement) or "")),
+                    )
+                )
             continue
         person = subject.text.lower() in ("you", "we")
         if (person and clause.lemma == "be") or (not person and noun_phrase(sentence, subject) is None):
             continue  # "if you are new to X", "if the function returns": what it is about is unclear
         topic = noun_phrase(sentence, subject) or condition
         modal = sentence.child(root.index, "aux")
-        advising = _is_imperative(sentence, root) or (_subject(sentence, root) is not None and
-                                                       _subject(sentence, root).text.lower() == "you" and
-                                                       modal is not None) \
-            or (modal is not None and modal.lemma in ("must", "should")) or root.lemma in ("need", "require") \
+        advising = (
+            _is_imperative(sentence, root)
+            or (
+                _subject(sentence, root) is not None
+                and _subject(sentence, root).text.lower() == "you"
+                and modal is not None
+            )
+            or (modal is not None and modal.lemma in ("must", "should"))
+            or root.lemma in ("need", "require")
             or any(child.lemma == "required" for child in sentence.children(root.index))
+        )
         kind: FactKind = "remedy" if advising else "condition"
-        if kind == "remedy" and (sentence.child(root.index, "neg") or any(
-                child.lemma == "never" for child in sentence.children(root.index))):
+        if kind == "remedy" and (
+            sentence.child(root.index, "neg") or any(child.lemma == "never" for child in sentence.children(root.index))
+        ):
             continue  # "If you use gh-deploy, never edit ...": a warning, not what to do
         found.append((kind, topic, slots))
     first = sentence.tokens[0] if sentence.tokens else None
@@ -545,26 +793,35 @@ def _condition_mark(sentence: Sentence, clause: Token) -> Token | None:
     if mark is not None:
         return mark
     first = sentence.tokens[sentence.subtree(clause.index)[0]]
-    return first if first.dep == "advmod" and first.head == clause.index and first.lemma in ("when", "whenever") \
-        else None
+    return (
+        first if first.dep == "advmod" and first.head == clause.index and first.lemma in ("when", "whenever") else None
+    )
 
 
 def condition_clause(sentence: Sentence, verb: Token, mark: Token) -> str | None:
     """A condition as a user states it: its core (subject, verb, objects, first complement; no
     adverbs, asides or relative clauses), a passive without its agent turned into what the user
     does ("verify is set to False" → "I set verify to False")."""
-    dropped = {child.index for child in sentence.children(verb.index)
-               if child.dep in ("advmod", "parataxis", "appos") and child.index > mark.index}
+    dropped = {
+        child.index
+        for child in sentence.children(verb.index)
+        if child.dep in ("advmod", "parataxis", "appos") and child.index > mark.index
+    }
     # "multiple times" (npadvmod) stays: "if --group is specified multiple times" is another condition
     preps = [child for child in sentence.children(verb.index) if child.dep in ("prep", "agent")]
     dropped |= {child.index for child in preps[1:]}
     indices = [i for i in _clause_span(sentence, verb) if i != mark.index]
     indices = [i for i in indices if not any(i in range(*sentence.subtree(d)) for d in dropped)]
     subject = sentence.child(verb.index, "nsubjpass")
-    passive = subject is not None and sentence.child(verb.index, "auxpass") is not None and verb.tag == "VBN" \
-        and not sentence.child(verb.index, "agent") and not sentence.child(verb.index, "aux") \
-        and verb.lemma in USER_ACTIONS and not any(child.dep in ("conj", "cc", "preconj")
-                                                   for child in sentence.children(verb.index))
+    passive = (
+        subject is not None
+        and sentence.child(verb.index, "auxpass") is not None
+        and verb.tag == "VBN"
+        and not sentence.child(verb.index, "agent")
+        and not sentence.child(verb.index, "aux")
+        and verb.lemma in USER_ACTIONS
+        and not any(child.dep in ("conj", "cc", "preconj") for child in sentence.children(verb.index))
+    )
     # "if X is either not set or empty" stays as written: "if I don't set X empty" garbles it
     if not passive:
         return render(sentence, indices) if _fits(indices) else None
@@ -598,8 +855,11 @@ def _errors(statement: Statement, sentence: Sentence) -> Found:
             raiser = _entry_name(statement)
         else:
             error = _error_name(sentence, obj) if obj else None
-            raiser = _entry_name(statement) if subject is None or _refers_to_entry(subject) else \
-                noun_phrase(sentence, subject)
+            raiser = (
+                _entry_name(statement)
+                if subject is None or _refers_to_entry(subject)
+                else noun_phrase(sentence, subject)
+            )
         if not error or (raiser is None and error in BUILTIN_EXCEPTIONS):
             continue  # "Why would I get a ValueError?": every page that raises one answers it
         slots = (("error", error), *((("raiser", raiser),) if raiser else ()))
@@ -610,17 +870,26 @@ def _errors(statement: Statement, sentence: Sentence) -> Found:
 def _error_name(sentence: Sentence, token: Token) -> str | None:
     """An exception's name ("ValueError", "a TooManyRedirects exception" → "TooManyRedirects")."""
     if token.code or token.text.endswith(EXCEPTION_WORDS):
-        return token.text if token.text.endswith(EXCEPTION_WORDS) or token.lemma in ("exception", "error") \
-            or token.code else None
+        return (
+            token.text
+            if token.text.endswith(EXCEPTION_WORDS) or token.lemma in ("exception", "error") or token.code
+            else None
+        )
     if token.lemma in ("exception", "error", "warning"):
-        named = next((child for child in sentence.children(token.index) if child.dep == "compound" and
-                      (child.code or child.pos == "PROPN")), None)
+        named = next(
+            (
+                child
+                for child in sentence.children(token.index)
+                if child.dep == "compound" and (child.code or child.pos == "PROPN")
+            ),
+            None,
+        )
         return named.text if named else None
     return None
 
 
 def _definitions(statement: Statement, sentence: Sentence) -> Found:
-    """"Blueprints are a way to organize views", "X refers to Y": a present-tense statement of what a
+    """ "Blueprints are a way to organize views", "X refers to Y": a present-tense statement of what a
     named thing is. Not one that says how good it is ("a huge drain"), a value ("is None"), a
     subject narrowed by a clause ("Character sequences that match ... are"), or a past ("was new")."""
     root = sentence.root
@@ -631,14 +900,17 @@ def _definitions(statement: Statement, sentence: Sentence) -> Found:
     defining = root.lemma in ("mean", "refer", "represent", "denote") and root.tag in ("VBZ", "VBP")
     if not (is_copula or defining) or sentence.child(root.index, "mark") or subject.index > root.index:
         return []
-    if any(child.dep in ("relcl", "acl") or (defining and child.dep == "prep")
-           for child in sentence.children(subject.index)):
+    if any(
+        child.dep in ("relcl", "acl") or (defining and child.dep == "prep")
+        for child in sentence.children(subject.index)
+    ):
         return []  # "The lack of a central group means ...": a consequence, not what a term means
     attr = sentence.child(root.index, "attr")
     if is_copula and attr is not None:
         article = sentence.child(attr.index, "det")
-        evaluative = any(child.dep == "amod" and child.lemma in EVALUATIVE | RELATIVE
-                         for child in sentence.children(attr.index))
+        evaluative = any(
+            child.dep == "amod" and child.lemma in EVALUATIVE | RELATIVE for child in sentence.children(attr.index)
+        )
         if attr.pos != "NOUN" or article is None or article.lemma not in ("a", "an", "the") or evaluative:
             return []
     if _refers_to_entry(subject) and statement.entry:
@@ -664,15 +936,22 @@ def _entries(statement: Statement, sentence: Sentence) -> Found:
     found: Found = []
     slots = (("entry", name), ("entry_kind", statement.entry_kind), ("owner", statement.owner or ""))
     opening = sentence.tokens[0] if sentence.tokens else None
-    if statement.role == "first" and opening is not None and opening.pos not in ("SCONJ", "ADP") \
-            and opening.lemma not in ("default", "defaults") and not DEPRECATION.match(statement.text):
+    if (
+        statement.role == "first"
+        and opening is not None
+        and opening.pos not in ("SCONJ", "ADP")
+        and opening.lemma not in ("default", "defaults")
+        and not DEPRECATION.match(statement.text)
+    ):
         # "After receiving the pack, receive-pack may ...", "Defaults to 64", "Soft-deprecated, prefer
         # src_uris": a circumstance, a default or a deprecation, not what the entry is for
         intent = opening.lemma in ("intend", "useful", "use", "mean", "helpful")  # "Intended to speed up ..."
         found.append(("purpose", name, (*slots, ("why", "yes" if intent else ""))))
-    if statement.role == "returns" or (sentence.tokens and sentence.tokens[0].lemma in ("return", "returns", "yield")
-                                       and statement.entry_kind in ("function", "method", "classmethod",
-                                                                    "staticmethod")):
+    if statement.role == "returns" or (
+        sentence.tokens
+        and sentence.tokens[0].lemma in ("return", "returns", "yield")
+        and statement.entry_kind in ("function", "method", "classmethod", "staticmethod")
+    ):
         found.append(("returns", name, slots))
     if statement.role == "parameter" and statement.parameter and statement.parameter not in ("args", "kwargs"):
         found.append(("parameter", statement.parameter, (*slots, ("parameter", statement.parameter))))
@@ -685,7 +964,7 @@ def _comparisons(statement: Statement, sentence: Sentence) -> Found:
     if marker is None:
         for phrase in CONTRAST_PHRASES:
             for start in range(len(lowered) - len(phrase) + 1):
-                if tuple(lowered[start:start + len(phrase)]) == phrase:
+                if tuple(lowered[start : start + len(phrase)]) == phrase:
                     marker = sentence.tokens[start + len(phrase) - 1]
                     break
             if marker:
@@ -694,7 +973,7 @@ def _comparisons(statement: Statement, sentence: Sentence) -> Found:
         return []
     other = next((token for token in sentence.children(marker.index) if token.dep == "pobj"), None)
     if other is None:
-        other = next((token for token in sentence.tokens[marker.index + 1:] if token.pos in ("NOUN", "PROPN")), None)
+        other = next((token for token in sentence.tokens[marker.index + 1 :] if token.pos in ("NOUN", "PROPN")), None)
     root = sentence.root
     first = _subject(sentence, root) or sentence.child(root.index, "dobj")
     if other is None or first is None:
@@ -722,53 +1001,105 @@ def _capabilities(statement: Statement, sentence: Sentence) -> Found:
         # "You can also include your Markdown files in nested directories": what is new is where
         obj = sentence.child(root.index, "dobj")
         heads = [root.index, *([obj.index] if obj is not None else [])]
-        indices = sorted({*indices, *(i for head in heads for child in sentence.children(head) if child.dep == "prep"
-                                      and child.index > head for i in span(sentence, child.index))})
+        indices = sorted(
+            {
+                *indices,
+                *(
+                    i
+                    for head in heads
+                    for child in sentence.children(head)
+                    if child.dep == "prep" and child.index > head
+                    for i in span(sentence, child.index)
+                ),
+            }
+        )
     if not _fits(indices) or not (vp := render(sentence, indices)):
         return []
     if subject.text.lower() in ("you", "users", "one", "we"):
-        return [("capability", _object_topic(sentence, root) or vp, (("vp", vp),))] \
-            if _names_something(sentence, root) else []
-    if not _names_something(sentence, root) or any(child.dep in ("det", "amod") and child.lemma in QUANTIFIERS
-                                                   for child in sentence.children(subject.index)):
+        return (
+            [("capability", _object_topic(sentence, root) or vp, (("vp", vp),))]
+            if _names_something(sentence, root)
+            else []
+        )
+    if not _names_something(sentence, root) or any(
+        child.dep in ("det", "amod") and child.lemma in QUANTIFIERS for child in sentence.children(subject.index)
+    ):
         return []  # "Many commands can output pathnames": no thing a user names (git, development round 5)
-    owner = _entry_name(statement) if _refers_to_entry(subject) and statement.entry else \
-        noun_phrase(sentence, subject, article=True)
+    owner = (
+        _entry_name(statement)
+        if _refers_to_entry(subject) and statement.entry
+        else noun_phrase(sentence, subject, article=True)
+    )
     plural = subject.tag in ("NNS", "NNPS") and not subject.code
-    return [("capability", _bare(owner), (("vp", vp), ("owner", owner), ("is", "are" if plural else "is")))] \
-        if owner else []
+    return (
+        [("capability", _bare(owner), (("vp", vp), ("owner", owner), ("is", "are" if plural else "is")))]
+        if owner
+        else []
+    )
 
 
 def _predicate(sentence: Sentence, verb: Token) -> list[int]:
     """The verb with its objects and complements, less its subject, auxiliaries, negation,
     conjoined and subordinate clauses and sentence adverbs."""
-    drop = {child.index for child in sentence.children(verb.index)
-            if child.dep in ("nsubj", "nsubjpass", "aux", "auxpass", "neg", "punct", "advmod", "cc", "conj", "mark",
-                             "advcl", "parataxis", "npadvmod", "dep", "expl")}
+    drop = {
+        child.index
+        for child in sentence.children(verb.index)
+        if child.dep
+        in (
+            "nsubj",
+            "nsubjpass",
+            "aux",
+            "auxpass",
+            "neg",
+            "punct",
+            "advmod",
+            "cc",
+            "conj",
+            "mark",
+            "advcl",
+            "parataxis",
+            "npadvmod",
+            "dep",
+            "expl",
+        )
+    }
     return [i for i in span(sentence, verb.index, without=drop) if i not in drop]
 
 
 def _behaviours(statement: Statement, sentence: Sentence) -> Found:
-    """"Requests automatically decompresses gzip-encoded responses", "The Response object contains
+    """ "Requests automatically decompresses gzip-encoded responses", "The Response object contains
     all of the information" → what does S V / does S V O."""
     root = sentence.root
     will = sentence.child(root.index, "aux")
-    if root.pos != "VERB" or (root.tag not in ("VBZ", "VBP") and not (root.tag == "VB" and will is not None
-                                                                    and will.lemma == "will")) \
-            or root.lemma in ("be", "have", "do", "raise", "throw") or root.lemma in ENABLING_VERBS \
-            or root.lemma in META_VERBS:
+    if (
+        root.pos != "VERB"
+        or (root.tag not in ("VBZ", "VBP") and not (root.tag == "VB" and will is not None and will.lemma == "will"))
+        or root.lemma in ("be", "have", "do", "raise", "throw")
+        or root.lemma in ENABLING_VERBS
+        or root.lemma in META_VERBS
+    ):
         return []
     subject = _subject(sentence, root)
     obj = sentence.child(root.index, "dobj")
-    if subject is None or subject.dep != "nsubj" or obj is None or subject.index > root.index \
-            or any(child.lemma == "no" for child in sentence.children(obj.index)) or not _names_something(sentence, root) \
-            or sentence.child(subject.index, "conj"):  # "octopus and resolve vivify": not octopus alone
+    if (
+        subject is None
+        or subject.dep != "nsubj"
+        or obj is None
+        or subject.index > root.index
+        or any(child.lemma == "no" for child in sentence.children(obj.index))
+        or not _names_something(sentence, root)
+        or sentence.child(subject.index, "conj")
+    ):  # "octopus and resolve vivify": not octopus alone
         return []
     if _refers_to_entry(subject) and statement.entry:
         owner, plural = _entry_name(statement), False
-    elif subject.code or subject.pos == "PROPN" or any(child.code or child.pos == "PROPN"
-                                                       for child in sentence.children(subject.index)) \
-            or _described_thing(sentence, subject) or _heading_thing(sentence, subject, statement):
+    elif (
+        subject.code
+        or subject.pos == "PROPN"
+        or any(child.code or child.pos == "PROPN" for child in sentence.children(subject.index))
+        or _described_thing(sentence, subject)
+        or _heading_thing(sentence, subject, statement)
+    ):
         # the verb agrees with its subject: "Requests decompresses" is one thing, "Blueprints record" several
         owner, plural = noun_phrase(sentence, subject, article=True), root.tag == "VBP"
         if owner is None and _heading_thing(sentence, subject, statement):
@@ -777,9 +1108,17 @@ def _behaviours(statement: Statement, sentence: Sentence) -> Found:
         return []
     if not owner or sentence.child(root.index, "neg"):
         return []
-    purpose = next((child for child in sentence.children(root.index) if child.dep in ("advcl", "xcomp")
-                    and child.index > obj.index and (marker := sentence.child(child.index, "aux")) is not None
-                    and marker.lemma == "to"), None)
+    purpose = next(
+        (
+            child
+            for child in sentence.children(root.index)
+            if child.dep in ("advcl", "xcomp")
+            and child.index > obj.index
+            and (marker := sentence.child(child.index, "aux")) is not None
+            and marker.lemma == "to"
+        ),
+        None,
+    )
     aim = render(sentence, span(sentence, purpose.index)) if purpose and _fits(span(sentence, purpose.index)) else None
     if root.lemma in LIGHT_VERBS and aim is None:
         return []  # "What does MkDocs use?": uses for what? ("... use to render Markdown?" says)
@@ -790,33 +1129,49 @@ def _behaviours(statement: Statement, sentence: Sentence) -> Found:
 
 
 def _heading_thing(sentence: Sentence, noun: Token, statement: Statement) -> bool:
-    """"The audit" in a section headed "Audit": the thing the section is about, named by its heading."""
+    """ "The audit" in a section headed "Audit": the thing the section is about, named by its heading."""
     heading = statement.heading if hasattr(statement, "heading") else ""
-    return bool(heading) and noun.pos == "NOUN" and noun.lemma not in GENERIC_NOUNS \
-        and any(child.dep == "det" and child.lemma == "the" for child in sentence.children(noun.index)) \
-        and noun.lemma in {word.lower().rstrip("s") for word in heading.split()} | {word.lower() for word in heading.split()}
+    return (
+        bool(heading)
+        and noun.pos == "NOUN"
+        and noun.lemma not in GENERIC_NOUNS
+        and any(child.dep == "det" and child.lemma == "the" for child in sentence.children(noun.index))
+        and noun.lemma
+        in {word.lower().rstrip("s") for word in heading.split()} | {word.lower() for word in heading.split()}
+    )
 
 
 def _described_thing(sentence: Sentence, noun: Token) -> bool:
     """A definite common noun with a modifier that says which: "the ferry planner", "the tide
     predictor"; not "the maintainer" or "passengers"."""
     children = sentence.children(noun.index)
-    return noun.pos == "NOUN" and noun.lemma not in GENERIC_NOUNS \
-        and any(child.dep == "det" and child.lemma == "the" for child in children) \
+    return (
+        noun.pos == "NOUN"
+        and noun.lemma not in GENERIC_NOUNS
+        and any(child.dep == "det" and child.lemma == "the" for child in children)
         and any(child.dep in ("compound", "amod") and child.lemma not in EVALUATIVE for child in children)
+    )
 
 
 def _advice(statement: Statement, sentence: Sentence) -> Found:
-    """"It's a good practice to set connect timeouts to ..." → how should I set connect timeouts."""
+    """ "It's a good practice to set connect timeouts to ..." → how should I set connect timeouts."""
     root = sentence.root
     if root.lemma != "be" or not sentence.child(root.index, "expl", "nsubj"):
         return []
     judged = sentence.child(root.index, "attr", "acomp", "dobj")
-    if judged is None or (judged.lemma not in ADVICE_WORDS and not any(
-            child.lemma in ADVICE_WORDS for child in sentence.children(judged.index))):
+    if judged is None or (
+        judged.lemma not in ADVICE_WORDS
+        and not any(child.lemma in ADVICE_WORDS for child in sentence.children(judged.index))
+    ):
         return []
-    action = next((token for token in sentence.tokens if token.dep in ("xcomp", "ccomp", "acl", "relcl")
-                   and token.tag == "VB" and token.pos == "VERB"), None)
+    action = next(
+        (
+            token
+            for token in sentence.tokens
+            if token.dep in ("xcomp", "ccomp", "acl", "relcl") and token.tag == "VB" and token.pos == "VERB"
+        ),
+        None,
+    )
     if action is None:
         return []
     obj = sentence.child(action.index, "dobj")
@@ -850,15 +1205,37 @@ def _named_uses(statement: Statement, sentence: Sentence) -> Found:
     if len(tokens) < 4 or statement.entry:
         return []
     first, second = tokens[0], tokens[1]
-    if first.code and first.text.startswith("-") and second.text.lower().endswith("s") and second.text.isalpha() \
-            and second.text.islower() and second.lemma not in LIGHT_VERBS \
-            and second.pos in ("VERB", "NOUN") and second.tag in ("VBZ", "NNS"):
-        return [("purpose", first.text, (("entry", first.text), ("entry_kind", _code_kind(first.text)),
-                                         ("owner", ""), ("why", "")))]
-    if first.text.lower() == "use" and second.code and any(  # (the tagger may call "Use" a name)
-            token.text.lower() in ("for", "to", "when") for token in tokens[2:]):
-        return [("purpose", second.text, (("entry", second.text), ("entry_kind", _code_kind(second.text)),
-                                          ("owner", ""), ("why", "")))]
+    if (
+        first.code
+        and first.text.startswith("-")
+        and second.text.lower().endswith("s")
+        and second.text.isalpha()
+        and second.text.islower()
+        and second.lemma not in LIGHT_VERBS
+        and second.pos in ("VERB", "NOUN")
+        and second.tag in ("VBZ", "NNS")
+    ):
+        return [
+            (
+                "purpose",
+                first.text,
+                (("entry", first.text), ("entry_kind", _code_kind(first.text)), ("owner", ""), ("why", "")),
+            )
+        ]
+    if (
+        first.text.lower() == "use"
+        and second.code
+        and any(  # (the tagger may call "Use" a name)
+            token.text.lower() in ("for", "to", "when") for token in tokens[2:]
+        )
+    ):
+        return [
+            (
+                "purpose",
+                second.text,
+                (("entry", second.text), ("entry_kind", _code_kind(second.text)), ("owner", ""), ("why", "")),
+            )
+        ]
     return []
 
 
@@ -867,6 +1244,17 @@ def _code_kind(name: str) -> str:
     return "option" if name.startswith("-") else "function" if name.endswith(")") else "name"
 
 
-READERS = (_procedures, _conditions, _errors, _definitions, _entries, _comparisons, _capabilities, _defaults,
-           _behaviours, _advice, _named_uses)
+READERS = (
+    _procedures,
+    _conditions,
+    _errors,
+    _definitions,
+    _entries,
+    _comparisons,
+    _capabilities,
+    _defaults,
+    _behaviours,
+    _advice,
+    _named_uses,
+)
 ENTRY_READERS = (_conditions, _errors, _entries, _defaults)  # a docstring's sentence: what the entry does

@@ -21,8 +21,10 @@ from benchsmith.entries import heading_entry_of, same_entry, short_name, stateme
 
 # Names every API uses: sharing one tells nothing apart ("__init__", "get", "run", "close" of two classes
 # are not what a user finds ambiguous; they name the class).
-GENERIC_NAMES = frozenset("__init__ __call__ __repr__ __str__ __eq__ __hash__ __enter__ __exit__ self cls args kwargs "
-                          "get set run close open read write main name value data type copy update clear".split())
+GENERIC_NAMES = frozenset(
+    "__init__ __call__ __repr__ __str__ __eq__ __hash__ __enter__ __exit__ self cls args kwargs "
+    "get set run close open read write main name value data type copy update clear".split()
+)
 BUILTIN_CLASSES = frozenset(name for name in dir(builtins) if name[:1].isupper())
 
 
@@ -51,12 +53,13 @@ def shared_name(passages: Sequence[dict[str, Any]]) -> tuple[str, list[str]] | N
         return None
     common = set(by_last[0]).intersection(*by_last[1:])
     titles = " ".join(passage.get("title", "") for passage in passages)
+
     def in_titles(name: str) -> bool:
         return bool(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", titles))
 
     for last in sorted(common, key=lambda name: (not in_titles(name), name)):  # the name the headings carry first
         qualified = [named[last] for named in by_last]
-        if not any(same_entry(a, b) for position, a in enumerate(qualified) for b in qualified[position + 1:]):
+        if not any(same_entry(a, b) for position, a in enumerate(qualified) for b in qualified[position + 1 :]):
             return last, qualified
     return None
 

@@ -19,15 +19,52 @@ from benchsmith.agents.offline.facts import Fact
 # Documentation verbs and the everyday verb a user types for them (base forms). Only pairs that
 # keep the meaning in any technical context: "register" or "encode" have no such twin.
 USER_VERBS = {
-    "obtain": "get", "retrieve": "get", "acquire": "get", "fetch": "get", "receive": "get",
-    "terminate": "stop", "cease": "stop", "halt": "stop", "invoke": "call", "utilize": "use", "utilise": "use",
-    "employ": "use", "modify": "change", "alter": "change", "construct": "build", "instantiate": "create",
-    "initialize": "set up", "initialise": "set up", "configure": "set up", "specify": "set", "establish": "open",
-    "eliminate": "remove", "discard": "throw away", "omit": "leave out", "exclude": "leave out",
-    "display": "show", "persist": "keep", "preserve": "keep", "retain": "keep", "determine": "find out",
-    "ascertain": "find out", "examine": "look at", "inspect": "look at", "commence": "start", "initiate": "start",
-    "attempt": "try", "require": "need", "permit": "allow", "prevent": "stop", "facilitate": "make easier",
-    "append": "add", "insert": "add", "supply": "give", "provide": "give", "transmit": "send", "emit": "send",
+    "obtain": "get",
+    "retrieve": "get",
+    "acquire": "get",
+    "fetch": "get",
+    "receive": "get",
+    "terminate": "stop",
+    "cease": "stop",
+    "halt": "stop",
+    "invoke": "call",
+    "utilize": "use",
+    "utilise": "use",
+    "employ": "use",
+    "modify": "change",
+    "alter": "change",
+    "construct": "build",
+    "instantiate": "create",
+    "initialize": "set up",
+    "initialise": "set up",
+    "configure": "set up",
+    "specify": "set",
+    "establish": "open",
+    "eliminate": "remove",
+    "discard": "throw away",
+    "omit": "leave out",
+    "exclude": "leave out",
+    "display": "show",
+    "persist": "keep",
+    "preserve": "keep",
+    "retain": "keep",
+    "determine": "find out",
+    "ascertain": "find out",
+    "examine": "look at",
+    "inspect": "look at",
+    "commence": "start",
+    "initiate": "start",
+    "attempt": "try",
+    "require": "need",
+    "permit": "allow",
+    "prevent": "stop",
+    "facilitate": "make easier",
+    "append": "add",
+    "insert": "add",
+    "supply": "give",
+    "provide": "give",
+    "transmit": "send",
+    "emit": "send",
 }
 
 
@@ -43,86 +80,144 @@ def _frames(*rows: tuple[str, str, str]) -> tuple[Frame, ...]:
 
 
 FRAMES: dict[str, tuple[Frame, ...]] = {
-    "procedure": _frames(("how-do-i", "how-to", "How do I {vp}?"), ("how-can-i", "how-to", "How can I {vp}?"),
-                         ("best-way", "how-to", "What's the best way to {vp}?"),
-                         ("is-there-a-way", "yes/no", "Is there a way to {vp}?"),
-                         ("keyword-task", "keyword", "{vp}")),
-    "condition": _frames(("what-happens", "explanation", "What happens {mark} {clause}?"),
-                         ("what-to-expect", "explanation", "What should I expect {mark} {clause}?")),
-    "remedy": _frames(("what-should-i-do", "how-to", "What should I do {mark} {clause}?"),
-                      ("mark-what-do-i-do", "how-to", "{Mark} {clause}, what do I need to do?")),
-    "error": _frames(("when-raise", "factoid", "When does {raiser} raise {error}?"),
-                     ("why-raise", "explanation", "Why would {raiser} raise {error}?"),
-                     ("what-makes-raise", "explanation", "What makes {raiser} raise {error}?")),
-    "error-alone": _frames(("when-raised", "factoid", "When is {error} raised?"),
-                           ("what-causes", "explanation", "What causes {an_error}?"),
-                           ("why-get", "explanation", "Why would I get {an_error}?")),
-    "definition": _frames(("what-is", "factoid", "What {is} {thing}?"),
-                          ("explain-what-is", "explanation", "Can you explain what {thing} {is}?"),
-                          ("what-exactly", "factoid", "What exactly {is} {thing}?")),
-    "purpose": _frames(("what-does-do", "factoid", "What does {entry} do?"),
-                       ("what-for", "factoid", "What is {entry} for?"),
-                       ("when-use", "explanation", "When would I use {entry}?"),
-                       ("purpose-of", "factoid", "What is the purpose of {entry}?"),
-                       ("why-call", "explanation", "Why would I call {entry}?"),
-                       ("what-problem", "explanation", "What problem does {entry} solve?"),
-                       ("keyword-entry", "keyword", "{entry} what it does")),
-    "purpose-name": _frames(("what-for", "factoid", "What is {entry} for?"),
-                            ("used-for", "factoid", "What is {entry} used for?"),
-                            ("purpose-of", "factoid", "What is the purpose of {entry}?")),
+    "procedure": _frames(
+        ("how-do-i", "how-to", "How do I {vp}?"),
+        ("how-can-i", "how-to", "How can I {vp}?"),
+        ("best-way", "how-to", "What's the best way to {vp}?"),
+        ("is-there-a-way", "yes/no", "Is there a way to {vp}?"),
+        ("keyword-task", "keyword", "{vp}"),
+    ),
+    "condition": _frames(
+        ("what-happens", "explanation", "What happens {mark} {clause}?"),
+        ("what-to-expect", "explanation", "What should I expect {mark} {clause}?"),
+    ),
+    "remedy": _frames(
+        ("what-should-i-do", "how-to", "What should I do {mark} {clause}?"),
+        ("mark-what-do-i-do", "how-to", "{Mark} {clause}, what do I need to do?"),
+    ),
+    "error": _frames(
+        ("when-raise", "factoid", "When does {raiser} raise {error}?"),
+        ("why-raise", "explanation", "Why would {raiser} raise {error}?"),
+        ("what-makes-raise", "explanation", "What makes {raiser} raise {error}?"),
+    ),
+    "error-alone": _frames(
+        ("when-raised", "factoid", "When is {error} raised?"),
+        ("what-causes", "explanation", "What causes {an_error}?"),
+        ("why-get", "explanation", "Why would I get {an_error}?"),
+    ),
+    "definition": _frames(
+        ("what-is", "factoid", "What {is} {thing}?"),
+        ("explain-what-is", "explanation", "Can you explain what {thing} {is}?"),
+        ("what-exactly", "factoid", "What exactly {is} {thing}?"),
+    ),
+    "purpose": _frames(
+        ("what-does-do", "factoid", "What does {entry} do?"),
+        ("what-for", "factoid", "What is {entry} for?"),
+        ("when-use", "explanation", "When would I use {entry}?"),
+        ("purpose-of", "factoid", "What is the purpose of {entry}?"),
+        ("why-call", "explanation", "Why would I call {entry}?"),
+        ("what-problem", "explanation", "What problem does {entry} solve?"),
+        ("keyword-entry", "keyword", "{entry} what it does"),
+    ),
+    "purpose-name": _frames(
+        ("what-for", "factoid", "What is {entry} for?"),
+        ("used-for", "factoid", "What is {entry} used for?"),
+        ("purpose-of", "factoid", "What is the purpose of {entry}?"),
+    ),
     # an entry whose description opens with its intent ("Intended to speed up tools that ...")
-    "purpose-why": _frames(("why-use", "explanation", "Why would I use {entry}?"),
-                           ("useful-when", "explanation", "When is {entry} useful?")),
-    "purpose-class": _frames(("what-for", "factoid", "What is {entry} for?"),
-                             ("class-represent", "factoid", "What does the {entry} class represent?"),
-                             ("when-use", "explanation", "When would I use {entry}?"),
-                             ("what-problem", "explanation", "What problem does {entry} solve?"),
-                             ("keyword-class", "keyword", "{entry} class purpose")),
-    "purpose-value": _frames(("what-hold", "factoid", "What does {entry} hold?"),
-                             ("what-stored", "factoid", "What is stored in {entry}?"),
-                             ("what-for", "factoid", "What is {entry} for?")),
-    "purpose-exception": _frames(("when-raised", "factoid", "When is {entry} raised?"),
-                                 ("what-signal", "factoid", "What does {an_entry} signal?"),
-                                 ("why-get", "explanation", "Why would I get {an_entry}?")),
-    "purpose-option": _frames(("option-do", "factoid", "What does the {entry} option{of_owner} do?"),
-                              ("option-for", "factoid", "What is {entry} for{in_owner}?"),
-                              ("keyword-option", "keyword", "{owner_space}{entry} option")),
-    "purpose-setting": _frames(("setting-do", "factoid", "What does the {entry} setting do?"),
-                               ("what-for", "factoid", "What is {entry} for?"),
-                               ("setting-control", "factoid", "What does {entry} control?")),
-    "returns": _frames(("what-return", "factoid", "What does {entry} return?"),
-                       ("get-back", "factoid", "What do I get back from {entry}?"),
-                       ("return-value", "factoid", "What is the return value of {entry}?"),
-                       ("keyword-return", "keyword", "{entry} return value")),
-    "conditional-return": _frames(("what-return-if", "factoid", "What does {entry} return {mark} {clause}?"),
-                                  ("mark-return", "factoid", "{Mark} {clause}, what does {entry} return?")),
-    "section": _frames(("explain", "explanation", "Can you explain {topic}?"),
-                       ("overview", "summary", "Can you give me an overview of {topic}?")),
-    "section-where": _frames(("where-find", "factoid", "Where can I find {topic}?"),),
-    "parameter": _frames(("parameter-for", "factoid", "What is the {parameter} parameter of {entry} for?"),
-                         ("argument-control", "factoid", "What does the {parameter} argument of {entry} control?"),
-                         ("what-pass", "factoid", "What can I pass as {parameter} to {entry}?"),
-                         ("keyword-parameter", "keyword", "{entry} {parameter} argument")),
-    "comparison": _frames(("difference", "comparison", "What is the difference between {a} and {b}?"),
-                          ("differ", "comparison", "How does {a} differ from {b}?"),
-                          ("compare", "comparison", "How do {a} and {b} compare?")),
+    "purpose-why": _frames(
+        ("why-use", "explanation", "Why would I use {entry}?"),
+        ("useful-when", "explanation", "When is {entry} useful?"),
+    ),
+    "purpose-class": _frames(
+        ("what-for", "factoid", "What is {entry} for?"),
+        ("class-represent", "factoid", "What does the {entry} class represent?"),
+        ("when-use", "explanation", "When would I use {entry}?"),
+        ("what-problem", "explanation", "What problem does {entry} solve?"),
+        ("keyword-class", "keyword", "{entry} class purpose"),
+    ),
+    "purpose-value": _frames(
+        ("what-hold", "factoid", "What does {entry} hold?"),
+        ("what-stored", "factoid", "What is stored in {entry}?"),
+        ("what-for", "factoid", "What is {entry} for?"),
+    ),
+    "purpose-exception": _frames(
+        ("when-raised", "factoid", "When is {entry} raised?"),
+        ("what-signal", "factoid", "What does {an_entry} signal?"),
+        ("why-get", "explanation", "Why would I get {an_entry}?"),
+    ),
+    "purpose-option": _frames(
+        ("option-do", "factoid", "What does the {entry} option{of_owner} do?"),
+        ("option-for", "factoid", "What is {entry} for{in_owner}?"),
+        ("keyword-option", "keyword", "{owner_space}{entry} option"),
+    ),
+    "purpose-setting": _frames(
+        ("setting-do", "factoid", "What does the {entry} setting do?"),
+        ("what-for", "factoid", "What is {entry} for?"),
+        ("setting-control", "factoid", "What does {entry} control?"),
+    ),
+    "returns": _frames(
+        ("what-return", "factoid", "What does {entry} return?"),
+        ("get-back", "factoid", "What do I get back from {entry}?"),
+        ("return-value", "factoid", "What is the return value of {entry}?"),
+        ("keyword-return", "keyword", "{entry} return value"),
+    ),
+    "conditional-return": _frames(
+        ("what-return-if", "factoid", "What does {entry} return {mark} {clause}?"),
+        ("mark-return", "factoid", "{Mark} {clause}, what does {entry} return?"),
+    ),
+    "section": _frames(
+        ("explain", "explanation", "Can you explain {topic}?"),
+        ("overview", "summary", "Can you give me an overview of {topic}?"),
+    ),
+    "section-where": _frames(
+        ("where-find", "factoid", "Where can I find {topic}?"),
+    ),
+    "parameter": _frames(
+        ("parameter-for", "factoid", "What is the {parameter} parameter of {entry} for?"),
+        ("argument-control", "factoid", "What does the {parameter} argument of {entry} control?"),
+        ("what-pass", "factoid", "What can I pass as {parameter} to {entry}?"),
+        ("keyword-parameter", "keyword", "{entry} {parameter} argument"),
+    ),
+    "comparison": _frames(
+        ("difference", "comparison", "What is the difference between {a} and {b}?"),
+        ("differ", "comparison", "How does {a} differ from {b}?"),
+        ("compare", "comparison", "How do {a} and {b} compare?"),
+    ),
     "capability": _frames(("can-i", "yes/no", "Can I {vp}?"), ("possible", "yes/no", "Is it possible to {vp}?")),
-    "capability-owner": _frames(("can-x", "yes/no", "Can {owner} {vp}?"),
-                                ("able", "yes/no", "{Is} {owner} able to {vp}?")),
-    "absence": _frames(("without", "explanation", "What happens without {thing}?"),
-                       ("without-what-goes-wrong", "explanation", "What goes wrong if I don't have {thing}?")),
-    "behaviour": _frames(("what-does-verb", "factoid", "What {does} {owner} {verb}{aim}?"),
-                         ("does-it", "yes/no", "{Does} {owner} {verb} {rest}?")),
-    "advice": _frames(("how-should-i", "how-to", "How should I {vp}?"),
-                      ("recommended-way", "how-to", "What is the recommended way to {vp}?")),
-    "default": _frames(("default-to", "factoid", "What does {owner} default to?"),
-                       ("default-value", "factoid", "What is the default value of {owner}?")),
+    "capability-owner": _frames(
+        ("can-x", "yes/no", "Can {owner} {vp}?"), ("able", "yes/no", "{Is} {owner} able to {vp}?")
+    ),
+    "absence": _frames(
+        ("without", "explanation", "What happens without {thing}?"),
+        ("without-what-goes-wrong", "explanation", "What goes wrong if I don't have {thing}?"),
+    ),
+    "behaviour": _frames(
+        ("what-does-verb", "factoid", "What {does} {owner} {verb}{aim}?"),
+        ("does-it", "yes/no", "{Does} {owner} {verb} {rest}?"),
+    ),
+    "advice": _frames(
+        ("how-should-i", "how-to", "How should I {vp}?"),
+        ("recommended-way", "how-to", "What is the recommended way to {vp}?"),
+    ),
+    "default": _frames(
+        ("default-to", "factoid", "What does {owner} default to?"),
+        ("default-value", "factoid", "What is the default value of {owner}?"),
+    ),
 }
-ENTRY_FRAMES = {"option": "purpose-option", "class": "purpose-class", "exception": "purpose-exception", "property": "purpose-value",
-                "attribute": "purpose-value", "data": "purpose-value", "setting": "purpose-setting"}
+ENTRY_FRAMES = {
+    "option": "purpose-option",
+    "class": "purpose-class",
+    "exception": "purpose-exception",
+    "property": "purpose-value",
+    "attribute": "purpose-value",
+    "data": "purpose-value",
+    "setting": "purpose-setting",
+}
 # Only what runs is called ("Why would I call ...?"); a module, a constant or a config variable is not.
-CALLABLE_KINDS = frozenset({"function", "method", "classmethod", "staticmethod", "decorator", "coroutine", "async",
-                            "abstractmethod"})
+CALLABLE_KINDS = frozenset(
+    {"function", "method", "classmethod", "staticmethod", "decorator", "coroutine", "async", "abstractmethod"}
+)
 
 
 @dataclass(frozen=True)
@@ -160,8 +255,12 @@ def wordings(fact: Fact) -> list[Wording]:
     if "entry" in slots:
         slots["an_entry"] = with_article(slots["entry"])
         owner = slots.get("owner") or ""
-        slots.update(of_owner=f" of {owner}" if owner else "", with_owner=f" with {owner}" if owner else "",
-                     in_owner=f" in {owner}" if owner else "", owner_space=f"{owner} " if owner else "")
+        slots.update(
+            of_owner=f" of {owner}" if owner else "",
+            with_owner=f" with {owner}" if owner else "",
+            in_owner=f" in {owner}" if owner else "",
+            owner_space=f"{owner} " if owner else "",
+        )
     if "thing" in slots:
         slots["is"] = "are" if slots.get("plural") else "is"
     if "is" in slots and fact.kind == "capability":
@@ -172,9 +271,16 @@ def wordings(fact: Fact) -> list[Wording]:
         slots["Does"] = slots["does"].capitalize()
     if "mark" in slots:
         slots["Mark"] = slots["mark"].capitalize()
-    return [Wording(frame.template.format(**slots) if frame.question_type == "keyword" else
-                    _sentence_case(frame.template.format(**slots)), frame.name, frame.question_type)
-            for frame in frames_of(fact)]
+    return [
+        Wording(
+            frame.template.format(**slots)
+            if frame.question_type == "keyword"
+            else _sentence_case(frame.template.format(**slots)),
+            frame.name,
+            frame.question_type,
+        )
+        for frame in frames_of(fact)
+    ]
 
 
 def users_verb(vp: str) -> str:
@@ -185,7 +291,7 @@ def users_verb(vp: str) -> str:
 
 
 def with_article(name: str) -> str:
-    """"a ValueError", "an HTTPError"."""
+    """ "a ValueError", "an HTTPError"."""
     return f"{'an' if name[:1].lower() in 'aeiou' or name[:2] in ('HT', 'SM', 'FT') else 'a'} {name}"
 
 

@@ -23,13 +23,24 @@ estimate_audit = deferred("benchsmith.jobs.audit", "estimate_audit")
 
 @settings_options(AuditContext)
 def audit(
-    benchmark: Annotated[str, typer.Argument(
-        help="A BEIR directory, a synthesis run directory or run id, or a turn JSONL file (with --corpus).",
-        show_default=False)],
-    judge: Annotated[list[str] | None, typer.Option(
-        "--judge", help="A judge model: 'baseline' (offline, lexical) or openai:<model>. Repeat for an ensemble.",
-        show_default="baseline")] = None,
-    *, settings: dict[str, Any], run_options: RunOptions,
+    benchmark: Annotated[
+        str,
+        typer.Argument(
+            help="A BEIR directory, a synthesis run directory or run id, or a turn JSONL file (with --corpus).",
+            show_default=False,
+        ),
+    ],
+    judge: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--judge",
+            help="A judge model: 'baseline' (offline, lexical) or openai:<model>. Repeat for an ensemble.",
+            show_default="baseline",
+        ),
+    ] = None,
+    *,
+    settings: dict[str, Any],
+    run_options: RunOptions,
 ) -> None:
     """Grade a benchmark with a judge ensemble and find the gold documents it misses.
 
@@ -41,10 +52,15 @@ def audit(
     extra_qrels.tsv (for `benchsmith evaluate --extra-qrels`) into the run directory.
     """
     judges = judge or ["baseline"]
-    run_job_command("audit", run_options, run=run_audit, arguments={"benchmark": benchmark, "judges": judges, **settings},
-                    estimate=lambda: estimate_audit(benchmark, judges=judges, **settings), summary=print_audit_summary,
-                    about=f" · {shown(benchmark)} · judges {shown(', '.join(judges))} · "
-                          f"{settings['negatives']} negatives per pool")
+    run_job_command(
+        "audit",
+        run_options,
+        run=run_audit,
+        arguments={"benchmark": benchmark, "judges": judges, **settings},
+        estimate=lambda: estimate_audit(benchmark, judges=judges, **settings),
+        summary=print_audit_summary,
+        about=f" · {shown(benchmark)} · judges {shown(', '.join(judges))} · {settings['negatives']} negatives per pool",
+    )
 
 
 def print_audit_summary(result: AuditResult) -> None:
@@ -61,16 +77,26 @@ def print_audit_summary(result: AuditResult) -> None:
     table.add_row("ill-formed questions (noise)", str(result.ill_formed_questions))
     overlap = result.lexical_overlap
     if overlap.get("mean") is not None:
-        table.add_row("lexical overlap with gold (mean / median / p90)",
-                      f"{overlap['mean']:.2f} / {overlap['median']:.2f} / {overlap['p90']:.2f}")
+        table.add_row(
+            "lexical overlap with gold (mean / median / p90)",
+            f"{overlap['mean']:.2f} / {overlap['median']:.2f} / {overlap['p90']:.2f}",
+        )
     table.add_row("shortcut flags", ", ".join(result.shortcut_flags) or "none")
     if gate := result.quality_gate:
         classes = ", ".join(f"{klass.replace('_', ' ')} {count}" for klass, count in gate["by_class"].items() if count)
-        table.add_row("quality gate: turns flagged", f"{gate['flagged']} of {gate['turns']}"
-                      + (f" ({classes})" if classes else ""))
+        table.add_row(
+            "quality gate: turns flagged",
+            f"{gate['flagged']} of {gate['turns']}" + (f" ({classes})" if classes else ""),
+        )
     for label, agreement in result.label_agreement.items():
         table.add_row(f"turn label agreement: {label}", f"{agreement:.1%}")
     console.print(table)
-    print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
-                 "results": result.report["results"], "extra qrels": result.extra_qrels})
+    print_paths(
+        {
+            "report": result.report["html"],
+            "markdown": result.report["markdown"],
+            "results": result.report["results"],
+            "extra qrels": result.extra_qrels,
+        }
+    )
     print_usage(result.usage)

@@ -21,12 +21,15 @@ run_cluster = deferred("benchsmith.jobs.synthesize", "cluster")
 
 def cluster(
     collection: Annotated[str, typer.Option(help="The ingested collection to cluster.")],
-    size: Annotated[int, typer.Option(min=1, max=MAX_CLUSTER_SIZE,
-                                      help="Chunks per cluster: the semantic path is cut every SIZE chunks.")]
-    = DEFAULT_CLUSTER_SIZE,
-    neighbours: Annotated[int, typer.Option(min=1, max=MAX_NEIGHBOURS,
-                                            help="Neighbours per chunk in the k-nearest-neighbour graph.")]
-    = DEFAULT_CLUSTER_NEIGHBOURS,
+    size: Annotated[
+        int,
+        typer.Option(
+            min=1, max=MAX_CLUSTER_SIZE, help="Chunks per cluster: the semantic path is cut every SIZE chunks."
+        ),
+    ] = DEFAULT_CLUSTER_SIZE,
+    neighbours: Annotated[
+        int, typer.Option(min=1, max=MAX_NEIGHBOURS, help="Neighbours per chunk in the k-nearest-neighbour graph.")
+    ] = DEFAULT_CLUSTER_NEIGHBOURS,
     seed: Annotated[int, typer.Option(**SEED_BOUNDS, help="Seed of the walk's random start.")] = 0,
     page_kinds: option_of(SynthesisContext, "page_kinds") = None,  # type: ignore[valid-type]
     chroma_host: ChromaHostOption = None,
@@ -40,18 +43,30 @@ def cluster(
     offline_environment()
     with console.status(f"clustering {shown(collection)} (greedy traversal, size {size}, {neighbours} neighbours)…"):
         kinds = {"page_kinds": tuple(page_kinds)} if page_kinds else {}  # none given: synthesis's default
-        result = guarded(lambda: run_cluster(collection, size=size, neighbours=neighbours, seed=seed,
-                                             workspace=workspace, chroma_host=chroma_host, **kinds))
+        result = guarded(
+            lambda: run_cluster(
+                collection,
+                size=size,
+                neighbours=neighbours,
+                seed=seed,
+                workspace=workspace,
+                chroma_host=chroma_host,
+                **kinds,
+            )
+        )
     stats = result.stats
     table = Table(title=f"Clusters of {shown(collection)}")
     table.add_column("measure")
     table.add_column("value", justify="right")
-    for label, value in (("chunks", stats["chunks"]), ("page kinds", ", ".join(result.page_kinds or ["all"])),
-                         ("clusters", stats["clusters"]),
-                         ("dropped (near-identical to predecessor)", stats["dropped_near_identical"]),
-                         ("searches for the nearest unvisited chunk", stats["searches"]),
-                         ("mean similarity of consecutive chunks", stats["path_similarity"]),
-                         ("… in a random order", stats["random_order_similarity"]),
-                         ("seconds", stats["seconds"])):
+    for label, value in (
+        ("chunks", stats["chunks"]),
+        ("page kinds", ", ".join(result.page_kinds or ["all"])),
+        ("clusters", stats["clusters"]),
+        ("dropped (near-identical to predecessor)", stats["dropped_near_identical"]),
+        ("searches for the nearest unvisited chunk", stats["searches"]),
+        ("mean similarity of consecutive chunks", stats["path_similarity"]),
+        ("… in a random order", stats["random_order_similarity"]),
+        ("seconds", stats["seconds"]),
+    ):
         table.add_row(label, str(value))
     console.print(table)

@@ -72,6 +72,8 @@ class _Folding:
         highlighted = self.highlighter(text)
         highlighted.overflow = "fold"
         return highlighted
+
+
 Result = TypeVar("Result")
 
 # The shared options of the commands that run no job (cluster, runs, studio, demo...), derived from
@@ -89,8 +91,12 @@ def reflowed_help(docstring: str | None) -> str | None:
         return docstring
     paragraphs = inspect.cleandoc(docstring).split("\n\n")
     # a list item opens with "- " or "* "; a line opening with an option ("--per-turn times, ...") is prose
-    return "\n\n".join(paragraph if any(line.startswith((" ", "- ", "* ", "|")) for line in paragraph.splitlines())
-                       else " ".join(paragraph.split("\n")) for paragraph in paragraphs)
+    return "\n\n".join(
+        paragraph
+        if any(line.startswith((" ", "- ", "* ", "|")) for line in paragraph.splitlines())
+        else " ".join(paragraph.split("\n"))
+        for paragraph in paragraphs
+    )
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:
@@ -123,6 +129,7 @@ def guarded(action: Callable[[], Result]) -> Result:
 # ---------------------------------------------------------------------------------------
 # Progress.
 
+
 class ProgressBars:
     """One bar per stage, created by its first event (graphs/runtime/progress.py); a node's end
     completes the bar of the same name."""
@@ -138,8 +145,9 @@ class ProgressBars:
                 self.progress.update(task, total=total, completed=total)
             return
         if "warning" in event:
-            self.progress.console.print(f"[yellow]warning:[/] {shown(event['warning'])}", highlight=False,
-                                        soft_wrap=True)
+            self.progress.console.print(
+                f"[yellow]warning:[/] {shown(event['warning'])}", highlight=False, soft_wrap=True
+            )
             return
         stage = event.get("stage")
         if stage is None:
@@ -156,8 +164,14 @@ class ProgressBars:
 
 
 def progress_bars() -> Progress:
-    return Progress(TextColumn("{task.description:<12}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=console, transient=False)
+    return Progress(
+        TextColumn("{task.description:<12}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
 
 
 def _terminate_as_exit(signum: int, _frame: Any) -> None:
@@ -191,10 +205,16 @@ def run_reported(job: Callable[..., Result], *, run_id: str, **arguments: Any) -
     except (InputError, KeyboardInterrupt):
         raise
     except Exception as error:
-        errors.print(f"[red]run {shown(run_id)} failed:[/] {shown(redact(f'{type(error).__name__}: {error}'))}",
-                     soft_wrap=True, highlight=False)
-        errors.print(f"Everything finished so far is kept. Resume with: {shown(resume_command(run_id))}",
-                     soft_wrap=True, highlight=False)
+        errors.print(
+            f"[red]run {shown(run_id)} failed:[/] {shown(redact(f'{type(error).__name__}: {error}'))}",
+            soft_wrap=True,
+            highlight=False,
+        )
+        errors.print(
+            f"Everything finished so far is kept. Resume with: {shown(resume_command(run_id))}",
+            soft_wrap=True,
+            highlight=False,
+        )
         raise typer.Exit(1) from None
     if result.already_finished:  # type: ignore[attr-defined]
         console.print(f"run [cyan]{shown(run_id)}[/] already finished; nothing redone. Its results:")
@@ -206,6 +226,7 @@ def run_reported(job: Callable[..., Result], *, run_id: str, **arguments: Any) -
 # ---------------------------------------------------------------------------------------
 # Printing.
 
+
 def print_usage(usage: Any) -> None:
     """Model calls, tokens and cost of a run (every job ends with it)."""
     offline = f"{usage.offline_calls:,} answered by the offline baseline" if usage.offline_calls else ""
@@ -213,18 +234,27 @@ def print_usage(usage: Any) -> None:
     if not model_calls:
         console.print(f"model calls: none{f' ({offline})' if offline else ''}", highlight=False)
         return
-    console.print(f"model calls: {model_calls:,} ({usage.cached_calls:,} from the cache, {usage.retries:,} retries), "
-                  f"tokens in/out: {usage.input_tokens:,}/{usage.output_tokens:,}, cost: ${usage.cost_usd:.4f}"
-                  + (f"; {offline}" if offline else ""), highlight=False)
+    console.print(
+        f"model calls: {model_calls:,} ({usage.cached_calls:,} from the cache, {usage.retries:,} retries), "
+        f"tokens in/out: {usage.input_tokens:,}/{usage.output_tokens:,}, cost: ${usage.cost_usd:.4f}"
+        + (f"; {offline}" if offline else ""),
+        highlight=False,
+    )
 
 
 def print_estimate(estimate: Any) -> None:
     """A dry run's estimate; nothing was called."""
-    unpriced = (f" ({', '.join(estimate.unpriced_models)} has no known price: set BENCHSMITH_PRICES)"
-                if estimate.unpriced_models else "")
-    console.print(f"dry run: {shown(estimate.summary)} → {estimate.calls:,} model calls, ~{estimate.input_tokens:,} "
-                  f"input and ~{estimate.output_tokens:,} output tokens, ~${estimate.cost_usd:.4f}{shown(unpriced)}. "
-                  "Nothing was called.", highlight=False)
+    unpriced = (
+        f" ({', '.join(estimate.unpriced_models)} has no known price: set BENCHSMITH_PRICES)"
+        if estimate.unpriced_models
+        else ""
+    )
+    console.print(
+        f"dry run: {shown(estimate.summary)} → {estimate.calls:,} model calls, ~{estimate.input_tokens:,} "
+        f"input and ~{estimate.output_tokens:,} output tokens, ~${estimate.cost_usd:.4f}{shown(unpriced)}. "
+        "Nothing was called.",
+        highlight=False,
+    )
     for note in estimate.notes:
         console.print(f"  {shown(note)}", highlight=False)
 
@@ -238,8 +268,9 @@ def print_paths(paths: dict[str, Any]) -> None:
 MEASURE_COLUMN_WIDTH = 11  # a measure name such as "nDCG@10" or "Judged@10" and its score, with padding
 
 
-def print_measure_table(aggregate: dict[str, dict[str, float]], measures: list[str], title: str,
-                        highlight: str | None = None) -> None:
+def print_measure_table(
+    aggregate: dict[str, dict[str, float]], measures: list[str], title: str, highlight: str | None = None
+) -> None:
     """Configurations × measures, the best of each column in bold; every measure is shown, in as
     many blocks of columns as the terminal's width needs (the primary measure in each block)."""
     name_width = max(len(name) for name in aggregate) + 4
@@ -247,7 +278,7 @@ def print_measure_table(aggregate: dict[str, dict[str, float]], measures: list[s
     rest = [name for name in measures if name != highlight]
     lead = [highlight] if highlight in measures else []
     step = max(1, per_block - len(lead))
-    blocks = [lead + rest[start:start + step] for start in range(0, len(rest), step)] or [lead]
+    blocks = [lead + rest[start : start + step] for start in range(0, len(rest), step)] or [lead]
     for number, columns in enumerate(blocks):
         suffix = f" ({number + 1}/{len(blocks)})" if len(blocks) > 1 else ""
         _print_score_table(aggregate, columns, title + suffix, highlight)
@@ -263,27 +294,37 @@ def print_group_table(by_group: dict[str, dict[str, dict[str, float]]], measure:
     for group in groups:
         counts = {values[group]["queries"] for values in by_group.values() if group in values}
         table.add_column(f"{shown(group)} ({max(counts)})", justify="right", no_wrap=True)
-    best = {group: max((values[group][measure] for values in by_group.values() if group in values), default=None)
-            for group in groups}
+    best = {
+        group: max((values[group][measure] for values in by_group.values() if group in values), default=None)
+        for group in groups
+    }
     for configuration, values in by_group.items():
         cells = []
         for group in groups:
             score = values.get(group, {}).get(measure)
-            cells.append("" if score is None else f"[bold]{score:.3f}[/]" if score == best[group] and len(by_group) > 1
-                         else f"{score:.3f}")
+            cells.append(
+                ""
+                if score is None
+                else f"[bold]{score:.3f}[/]"
+                if score == best[group] and len(by_group) > 1
+                else f"{score:.3f}"
+            )
         table.add_row(shown(configuration), *cells)
     console.print(table)
 
 
-def _print_score_table(aggregate: dict[str, dict[str, float]], columns: list[str], title: str,
-                       highlight: str | None) -> None:
+def _print_score_table(
+    aggregate: dict[str, dict[str, float]], columns: list[str], title: str, highlight: str | None
+) -> None:
     table = Table(title=shown(title))
     table.add_column("configuration", no_wrap=True)
     for name in columns:
         table.add_column(f"[u]{shown(name)}[/]" if name == highlight else shown(name), justify="right", no_wrap=True)
     best = {name: max(scores[name] for scores in aggregate.values()) for name in columns}
     for configuration, scores in aggregate.items():
-        cells = [f"[bold]{scores[m]:.3f}[/]" if scores[m] == best[m] and len(aggregate) > 1 else f"{scores[m]:.3f}"
-                 for m in columns]
+        cells = [
+            f"[bold]{scores[m]:.3f}[/]" if scores[m] == best[m] and len(aggregate) > 1 else f"{scores[m]:.3f}"
+            for m in columns
+        ]
         table.add_row(shown(configuration), *cells)
     console.print(table)

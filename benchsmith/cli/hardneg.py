@@ -29,20 +29,29 @@ rescore_tables = deferred("benchsmith.jobs.hardneg", "rescore_tables")
 score_hardneg = deferred("benchsmith.jobs.hardneg", "score_hardneg")
 estimate_scoring = deferred("benchsmith.jobs.hardneg", "estimate_scoring")
 
-app = typer.Typer(help="Multi-condition queries with hard negatives (MultiConIR): build a dataset from any corpus, "
-                       "then score how retrievers and rerankers hold up as conditions accumulate.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Multi-condition queries with hard negatives (MultiConIR): build a dataset from any corpus, "
+    "then score how retrievers and rerankers hold up as conditions accumulate.",
+    no_args_is_help=True,
+)
 
 
 @app.command()
 @settings_options(HardnegContext)
 def build(
-    sources: Annotated[list[str] | None, typer.Argument(
-        help="Directories, files, a BEIR corpus.jsonl or 'stdlib' (cleaned as `benchsmith ingest` cleans them).",
-        show_default=False)] = None,
-    collection: Annotated[str | None, typer.Option(
-        help="An ingested collection instead of SOURCES: each chunk is a source document.")] = None,
-    *, settings: dict[str, Any], run_options: RunOptions,
+    sources: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Directories, files, a BEIR corpus.jsonl or 'stdlib' (cleaned as `benchsmith ingest` cleans them).",
+            show_default=False,
+        ),
+    ] = None,
+    collection: Annotated[
+        str | None, typer.Option(help="An ingested collection instead of SOURCES: each chunk is a source document.")
+    ] = None,
+    *,
+    settings: dict[str, Any],
+    run_options: RunOptions,
 ) -> None:
     """Build multi-condition queries with hard-negative documents from a corpus.
 
@@ -53,12 +62,18 @@ def build(
     Task2_&_3.csv in the reference layout), beir/task1..3 and stats.json into the run directory.
     """
     arguments = {"collection": collection, **settings}
-    run_job_command("hardneg", run_options, title="hardneg build", run=run_build,
-                    arguments={"sources": sources or [], **arguments},
-                    estimate=lambda: estimate_hardneg(sources or [], **arguments), summary=print_build_summary,
-                    about=f" · {shown(collection or ', '.join(sources or []))} · {shown(settings['domain'])} · "
-                          f"N = {settings['conditions']} · {shown(settings['negatives'])} negatives · "
-                          f"{shown(settings['llm'])}")
+    run_job_command(
+        "hardneg",
+        run_options,
+        title="hardneg build",
+        run=run_build,
+        arguments={"sources": sources or [], **arguments},
+        estimate=lambda: estimate_hardneg(sources or [], **arguments),
+        summary=print_build_summary,
+        about=f" · {shown(collection or ', '.join(sources or []))} · {shown(settings['domain'])} · "
+        f"N = {settings['conditions']} · {shown(settings['negatives'])} negatives · "
+        f"{shown(settings['llm'])}",
+    )
 
 
 def print_build_summary(result: HardnegBuildResult) -> None:
@@ -79,35 +94,72 @@ def print_build_summary(result: HardnegBuildResult) -> None:
         table.add_row("  dropped", f"{verification['dropped']:,}")
     console.print(table)
     if result.files:
-        print_paths({"dataset": result.files["dataset"], "task 1 csv": result.files["task1"],
-                     "task 2/3 csv": result.files["task2_3"], "BEIR": result.files["beir_task1"].parent,
-                     "rows": result.files["rows"], "statistics": result.files["stats"]})
+        print_paths(
+            {
+                "dataset": result.files["dataset"],
+                "task 1 csv": result.files["task1"],
+                "task 2/3 csv": result.files["task2_3"],
+                "BEIR": result.files["beir_task1"].parent,
+                "rows": result.files["rows"],
+                "statistics": result.files["stats"],
+            }
+        )
     print_usage(result.usage)
 
 
 @app.command()
 @settings_options(HardnegScoreContext)
 def score(
-    dataset: Annotated[str | None, typer.Argument(
-        help="A hardneg build run directory or run id, or a hardneg.csv.", show_default=False)] = None,
-    retriever: Annotated[list[str] | None, typer.Option(
-        "--retriever", help="bm25 (both IDF variants), bm25:corpus, bm25:row, dense or dense:MODEL. Repeat.",
-        show_default=", ".join(HARDNEG_SCORERS))] = None,
-    rerank: Annotated[list[str] | None, typer.Option(
-        "--rerank", help="A sentence-transformers CrossEncoder (name or path) scoring every pair. Repeat.")] = None,
-    out: Annotated[Path | None, typer.Option(
-        help="Folder for the score tables and the report (default: scores/ in the run directory).")] = None,
-    task1: Annotated[Path | None, typer.Option(
-        help="Only re-score an existing Task 1 table (Index, Query{k}_Positive, Query{k}_HN1).")] = None,
-    task2: Annotated[Path | None, typer.Option(
-        help="Only re-score an existing Task 2 table (Index, Query10_Positive, Query10_HN1..HN10; instruction "
-             "style).")] = None,
-    task3: Annotated[Path | None, typer.Option(
-        help="Only re-score an existing Task 3 table (as Task 2, descriptive-style queries); needs --task2.")] = None,
-    json_file: Annotated[Path | None, typer.Option(
-        "--json", help="Write the measures here with the reference's keys (task1.win_rate, task1.avg_diff, "
-                       "task2.pairs, task3.change_rate).")] = None,
-    *, settings: dict[str, Any], run_options: RunOptions,
+    dataset: Annotated[
+        str | None,
+        typer.Argument(help="A hardneg build run directory or run id, or a hardneg.csv.", show_default=False),
+    ] = None,
+    retriever: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--retriever",
+            help="bm25 (both IDF variants), bm25:corpus, bm25:row, dense or dense:MODEL. Repeat.",
+            show_default=", ".join(HARDNEG_SCORERS),
+        ),
+    ] = None,
+    rerank: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rerank", help="A sentence-transformers CrossEncoder (name or path) scoring every pair. Repeat."
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Folder for the score tables and the report (default: scores/ in the run directory)."),
+    ] = None,
+    task1: Annotated[
+        Path | None,
+        typer.Option(help="Only re-score an existing Task 1 table (Index, Query{k}_Positive, Query{k}_HN1)."),
+    ] = None,
+    task2: Annotated[
+        Path | None,
+        typer.Option(
+            help="Only re-score an existing Task 2 table (Index, Query10_Positive, Query10_HN1..HN10; instruction "
+            "style)."
+        ),
+    ] = None,
+    task3: Annotated[
+        Path | None,
+        typer.Option(
+            help="Only re-score an existing Task 3 table (as Task 2, descriptive-style queries); needs --task2."
+        ),
+    ] = None,
+    json_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--json",
+            help="Write the measures here with the reference's keys (task1.win_rate, task1.avg_diff, "
+            "task2.pairs, task3.change_rate).",
+        ),
+    ] = None,
+    *,
+    settings: dict[str, Any],
+    run_options: RunOptions,
 ) -> None:
     """Score every (query, candidate) pair of a dataset with retrievers and rerankers.
 
@@ -125,10 +177,18 @@ def score(
     """
     offline_environment()
     if task1 or task2 or task3:
-        if dataset is not None or retriever or rerank or run_options.run_id or settings["database"] \
-                or run_options.dry_run:
-            fail("--task1/--task2/--task3 re-score existing tables (no run): give no DATASET, --retriever, --rerank, "
-                 "--run-id, --database or --dry-run")
+        if (
+            dataset is not None
+            or retriever
+            or rerank
+            or run_options.run_id
+            or settings["database"]
+            or run_options.dry_run
+        ):
+            fail(
+                "--task1/--task2/--task3 re-score existing tables (no run): give no DATASET, --retriever, --rerank, "
+                "--run-id, --database or --dry-run"
+            )
         measures = guarded(lambda: rescore_tables(task1, task2, task3))
         print_reference_measures("score tables", measures)
         if json_file is not None:
@@ -139,10 +199,16 @@ def score(
         fail("give a DATASET to score, or --task1/--task2/--task3 FILE to re-score existing score tables")
     retrievers = retriever if retriever is not None else ([] if rerank else list(HARDNEG_SCORERS))
     scorers = {"retrievers": retrievers, "rerankers": rerank or [], "output_dir": out}
-    result = run_job_command("hardneg-score", run_options, title="hardneg score", run=score_hardneg,
-                             arguments={"dataset": dataset, **scorers, **settings},
-                             estimate=lambda: estimate_scoring(dataset, **scorers, **settings),
-                             summary=print_score_summary, about=f" · {shown(dataset)}")
+    result = run_job_command(
+        "hardneg-score",
+        run_options,
+        title="hardneg score",
+        run=score_hardneg,
+        arguments={"dataset": dataset, **scorers, **settings},
+        estimate=lambda: estimate_scoring(dataset, **scorers, **settings),
+        summary=print_score_summary,
+        about=f" · {shown(dataset)}",
+    )
     if result is not None and json_file is not None:
         payload = result.reference[result.scorers[0]] if len(result.scorers) == 1 else {"scorers": result.reference}
         write_json_atomic(json_file, payload)
@@ -188,11 +254,20 @@ def print_score_summary(result: HardnegScoreResult) -> None:
         cells = [f"{scorer['task1']['win_rate'][k]['mean']:.3f}" if "task1" in scorer else "–" for k in ks_shown]
         if "task2" in scorer:
             pairs = [pair["mean"] for pair in scorer["task2"]["pairs"].values()]
-            cells += [f"{pairs[0]:.3f}", f"{sum(pairs) / len(pairs):.3f}",
-                      f"{scorer['task3']['change_rate']['mean']:.3f}"]
+            cells += [
+                f"{pairs[0]:.3f}",
+                f"{sum(pairs) / len(pairs):.3f}",
+                f"{scorer['task3']['change_rate']['mean']:.3f}",
+            ]
         else:
             cells += ["–", "–", "–"]
         table.add_row(shown(label), *cells)
     console.print(table)
-    print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
-                 "results": result.report["results"], "score tables": result.output_dir})
+    print_paths(
+        {
+            "report": result.report["html"],
+            "markdown": result.report["markdown"],
+            "results": result.report["results"],
+            "score tables": result.output_dir,
+        }
+    )

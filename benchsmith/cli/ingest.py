@@ -30,9 +30,13 @@ PAGE_LOSSES_SHOWN = 10  # (page, page it lost chunks to) pairs shown
 
 @settings_options(IngestContext)
 def ingest(
-    sources: Annotated[list[str], typer.Argument(help="Directories, files, BEIR corpus.jsonl (or its folder), or 'stdlib'.")],
+    sources: Annotated[
+        list[str], typer.Argument(help="Directories, files, BEIR corpus.jsonl (or its folder), or 'stdlib'.")
+    ],
     collection: Annotated[str, typer.Option(help="Chroma collection to fill (one per embedder).")] = INGEST_COLLECTION,
-    *, settings: dict[str, Any], run_options: RunOptions,
+    *,
+    settings: dict[str, Any],
+    run_options: RunOptions,
 ) -> None:
     """Load, clean, chunk, deduplicate, filter and index a corpus into Chroma.
 
@@ -42,20 +46,32 @@ def ingest(
     Kill it at any point and run the same command again: it continues where it stopped and
     embeds nothing twice.
     """
-    run_job_command("ingest", run_options, run=run_ingest, arguments={"sources": sources, "collection": collection, **settings},
-                    estimate=lambda: preview_ingest(sources, **settings), print_dry_run=lambda preview: print_preview(preview, settings["quality"]),
-                    summary=print_ingest_summary, about=f" → collection [cyan]{shown(collection)}[/]")
+    run_job_command(
+        "ingest",
+        run_options,
+        run=run_ingest,
+        arguments={"sources": sources, "collection": collection, **settings},
+        estimate=lambda: preview_ingest(sources, **settings),
+        print_dry_run=lambda preview: print_preview(preview, settings["quality"]),
+        summary=print_ingest_summary,
+        about=f" → collection [cyan]{shown(collection)}[/]",
+    )
 
 
 def print_preview(preview: IngestPreview, quality: str) -> None:
     """What a dry run of ingest would read and chunk; nothing is written."""
-    console.print(f"dry run: {preview.files_read} files read, {preview.files_skipped} skipped, {preview.documents} "
-                  f"documents, {preview.chunks} chunks ({preview.characters:,} characters) before dedup and "
-                  "quality filtering.", highlight=False)
+    console.print(
+        f"dry run: {preview.files_read} files read, {preview.files_skipped} skipped, {preview.documents} "
+        f"documents, {preview.chunks} chunks ({preview.characters:,} characters) before dedup and "
+        "quality filtering.",
+        highlight=False,
+    )
     print_page_kinds(preview.page_kinds, "chunks per page kind (before dedup and quality filtering)")
     if quality == "llm":
-        console.print(f"--quality llm would make up to {preview.cost.calls} model calls, about "
-                      f"{preview.cost.input_tokens:,} input tokens, ~${preview.cost.cost_usd:.4f}.")
+        console.print(
+            f"--quality llm would make up to {preview.cost.calls} model calls, about "
+            f"{preview.cost.input_tokens:,} input tokens, ~${preview.cost.cost_usd:.4f}."
+        )
         for note in preview.cost.notes:
             console.print(shown(note), highlight=False)
     print_skipped(preview.skipped)
@@ -75,8 +91,11 @@ def print_ingest_summary(result: IngestResult) -> None:
         ("chunk", counted(result.chunks, "chunk")),
         ("dedup", f"{counted(result.duplicates, 'duplicate')} removed"),
         ("quality", f"{counted(result.filtered, 'chunk')} filtered"),
-        ("embed", f"{counted(result.indexed, 'chunk')} indexed ({result.newly_embedded:,} newly embedded; "
-                  f"collection holds {result.collection_count:,})"),
+        (
+            "embed",
+            f"{counted(result.indexed, 'chunk')} indexed ({result.newly_embedded:,} newly embedded; "
+            f"collection holds {result.collection_count:,})",
+        ),
     ]
     for stage, summary in rows:
         table.add_row(stage, summary, f"{seconds.get(stage, 0.0):.2f}")
@@ -103,8 +122,9 @@ def print_page_losses(losses: list[PageLoss], listed_in: Path) -> None:
     console.print(f"Near-duplicates removed, by page (every chunk listed in {shown(listed_in)}):", highlight=False)
     for loss in losses[:PAGE_LOSSES_SHOWN]:
         copied = "itself" if loss.kept_page == loss.page else loss.kept_page
-        console.print(f"  {loss.page} lost {counted(loss.chunks, 'chunk')}, copies of {copied}", markup=False,
-                      highlight=False)
+        console.print(
+            f"  {loss.page} lost {counted(loss.chunks, 'chunk')}, copies of {copied}", markup=False, highlight=False
+        )
     if len(losses) > PAGE_LOSSES_SHOWN:
         console.print(f"  and {counted(len(losses) - PAGE_LOSSES_SHOWN, 'more page pair')}", highlight=False)
 
@@ -117,8 +137,9 @@ def print_skipped(skipped: list[dict[str, str]], listed_in: Path | None = None) 
     console.print(f"[yellow]Skipped {len(skipped)} file(s), by reason{shown(where)}:[/]")
     for group in skipped_groups(skipped, SKIPPED_EXAMPLES):
         more = f", … {group.count - len(group.paths)} more" if group.count > len(group.paths) else ""
-        console.print(f"  {group.count:>5}  {shown(group.reason)}: {shown(', '.join(group.paths))}{more}",
-                      highlight=False)
+        console.print(
+            f"  {group.count:>5}  {shown(group.reason)}: {shown(', '.join(group.paths))}{more}", highlight=False
+        )
 
 
 def print_warnings(warnings: list[str]) -> None:

@@ -14,10 +14,19 @@ from benchsmith.tools.offline import offline_environment
 Result = TypeVar("Result")
 
 
-def run_job_command(job: str, run_options: RunOptions, *, run: Callable[..., Result], arguments: dict[str, Any],
-                    estimate: Callable[[], Any], summary: Callable[[Result], None], about: str = "",
-                    title: str | None = None, notes: Sequence[str] = (),
-                    print_dry_run: Callable[[Any], None] = print_estimate) -> Result | None:
+def run_job_command(
+    job: str,
+    run_options: RunOptions,
+    *,
+    run: Callable[..., Result],
+    arguments: dict[str, Any],
+    estimate: Callable[[], Any],
+    summary: Callable[[Result], None],
+    about: str = "",
+    title: str | None = None,
+    notes: Sequence[str] = (),
+    print_dry_run: Callable[[Any], None] = print_estimate,
+) -> Result | None:
     """Run ``run(**arguments)`` as the run ``--run-id`` names (else a new ``job`` run) and print
     ``summary`` of its result; with ``--dry-run``, print what ``estimate()`` says instead.
 

@@ -24,11 +24,18 @@ estimate_paraphrase = deferred("benchsmith.jobs.paraphrase", "estimate_paraphras
 
 @settings_options(ParaphraseContext)
 def paraphrase(
-    benchmark: Annotated[list[str], typer.Argument(
-        help="The benchmark: TREC CAsT topic files (several make one benchmark, e.g. 2019_evaluation_topics.json "
-             "2019_evaluation_topics_resolved.tsv 2020_manual_evaluation_topics.json), a BEIR directory, a "
-             "synthesis run directory or run id, or a turn JSONL file.", show_default=False)],
-    *, settings: dict[str, Any], run_options: RunOptions,
+    benchmark: Annotated[
+        list[str],
+        typer.Argument(
+            help="The benchmark: TREC CAsT topic files (several make one benchmark, e.g. 2019_evaluation_topics.json "
+            "2019_evaluation_topics_resolved.tsv 2020_manual_evaluation_topics.json), a BEIR directory, a "
+            "synthesis run directory or run id, or a turn JSONL file.",
+            show_default=False,
+        ),
+    ],
+    *,
+    settings: dict[str, Any],
+    run_options: RunOptions,
 ) -> None:
     """Paraphrase a conversational benchmark's turns and measure how diverse the variants are (ECAsT).
 
@@ -39,11 +46,17 @@ def paraphrase(
     `benchsmith robustness`) and paraphrase-report.md/.html into the run directory.
     """
     import_ecast, per_turn = settings["import_ecast"], settings["per_turn"]
-    run_job_command("paraphrase", run_options, run=run_paraphrase, arguments={"benchmark": benchmark, **settings},
-                    estimate=lambda: estimate_paraphrase(benchmark, **settings), summary=print_paraphrase_summary,
-                    about=f" · {shown(' '.join(map(str, benchmark)))}"
-                          + (f" · import {shown(import_ecast)}" if import_ecast else "")
-                          + (f" · {per_turn} per turn by {shown(settings['llm'])}" if per_turn else ""))
+    run_job_command(
+        "paraphrase",
+        run_options,
+        run=run_paraphrase,
+        arguments={"benchmark": benchmark, **settings},
+        estimate=lambda: estimate_paraphrase(benchmark, **settings),
+        summary=print_paraphrase_summary,
+        about=f" · {shown(' '.join(map(str, benchmark)))}"
+        + (f" · import {shown(import_ecast)}" if import_ecast else "")
+        + (f" · {per_turn} per turn by {shown(settings['llm'])}" if per_turn else ""),
+    )
 
 
 def print_paraphrase_summary(result: ParaphraseResult) -> None:
@@ -61,9 +74,18 @@ def print_paraphrase_summary(result: ParaphraseResult) -> None:
     for group in ("generated_before_filtering", "generated_after_filtering"):
         if group in figures:
             numbers = figures[group]
-            table.add_row(group.replace("_", " "), f"{numbers['paraphrases']:,} · BLEU self-contained "
-                          + ("–" if numbers["bleu_self_contained"] is None else f"{numbers['bleu_self_contained']:.2f}"))
+            table.add_row(
+                group.replace("_", " "),
+                f"{numbers['paraphrases']:,} · BLEU self-contained "
+                + ("–" if numbers["bleu_self_contained"] is None else f"{numbers['bleu_self_contained']:.2f}"),
+            )
     console.print(table)
-    print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
-                 "diversity": result.files["diversity"], "test sets": result.run_dir / "test-sets"})
+    print_paths(
+        {
+            "report": result.report["html"],
+            "markdown": result.report["markdown"],
+            "diversity": result.files["diversity"],
+            "test sets": result.run_dir / "test-sets",
+        }
+    )
     print_usage(result.usage)

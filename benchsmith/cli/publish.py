@@ -19,12 +19,20 @@ run_publish = deferred("benchsmith.jobs.publish", "publish")
 
 def publish(
     run: Annotated[str, typer.Argument(help="A finished synthesis run: its id in the workspace, or its folder.")],
-    format: Annotated[str, typer.Option("--format", help="mtrag: MTRAG's conversation layout (conversations.json, "
-                                        "retrieval tasks, qrels, corpus), which `benchsmith evaluate` and `audit` "
-                                        "read back; hf: a Hugging Face dataset folder (Parquet files and a dataset "
-                                        "card) that datasets.load_dataset reads.")],
-    out: Annotated[Path, typer.Option("--out", help="The folder to write (created if needed; files of the same "
-                                      "names are replaced).")],
+    format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="mtrag: MTRAG's conversation layout (conversations.json, "
+            "retrieval tasks, qrels, corpus), which `benchsmith evaluate` and `audit` "
+            "read back; hf: a Hugging Face dataset folder (Parquet files and a dataset "
+            "card) that datasets.load_dataset reads.",
+        ),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="The folder to write (created if needed; files of the same names are replaced)."),
+    ],
     workspace: WorkspaceOption = None,
 ) -> None:
     """Publish a synthesized benchmark in a layout other tools read: MTRAG's or a Hugging Face dataset.
@@ -35,6 +43,10 @@ def publish(
     """
     result = guarded(lambda: run_publish(run, format=format, out=out, workspace=workspace))
     audited = "its audit verdict in the card" if result.audited else "no audit of it yet"
-    console.print(f"published run [cyan]{shown(result.run_id)}[/] as {result.format} into {shown(result.out)}: "
-                  f"{result.conversations} conversations, {result.turns} turns, {result.documents} documents"
-                  + (f"; {audited}" if result.format == "hf" else ""), highlight=False, soft_wrap=True)
+    console.print(
+        f"published run [cyan]{shown(result.run_id)}[/] as {result.format} into {shown(result.out)}: "
+        f"{result.conversations} conversations, {result.turns} turns, {result.documents} documents"
+        + (f"; {audited}" if result.format == "hf" else ""),
+        highlight=False,
+        soft_wrap=True,
+    )

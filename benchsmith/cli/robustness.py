@@ -39,22 +39,49 @@ def parse_run_options(values: list[str]) -> dict[str, Path]:
 
 @settings_options(RobustnessContext)
 def robustness(
-    paraphrase_run: Annotated[str, typer.Argument(
-        help="A paraphrase run (id or directory): its benchmark and test sets R1..Rn.", show_default=False)],
-    retriever: Annotated[list[str] | None, repeated_option(
-        "--retriever", f"With a corpus: {RETRIEVER_SPECS}. Repeat to compare.", ", ".join(ROBUSTNESS_RETRIEVERS))] = None,
-    history: Annotated[list[str] | None, repeated_option(
-        "--history", f"{HISTORY_MODES}; here full sends the raw variants with their conversation, oracle the "
-                     "self-contained variants. Repeat.", ", ".join(ROBUSTNESS_HISTORIES))] = None,
-    run: Annotated[list[str] | None, typer.Option(
-        "--run", help="Without a corpus (TREC CAsT): your system's TREC run file on a test set, as "
-                      "TEST_SET=FILE: --run original=FILE --run R1=FILE ... (run on the test sets' raw.tsv or "
-                      "self-contained.tsv).")] = None,
+    paraphrase_run: Annotated[
+        str,
+        typer.Argument(
+            help="A paraphrase run (id or directory): its benchmark and test sets R1..Rn.", show_default=False
+        ),
+    ],
+    retriever: Annotated[
+        list[str] | None,
+        repeated_option(
+            "--retriever", f"With a corpus: {RETRIEVER_SPECS}. Repeat to compare.", ", ".join(ROBUSTNESS_RETRIEVERS)
+        ),
+    ] = None,
+    history: Annotated[
+        list[str] | None,
+        repeated_option(
+            "--history",
+            f"{HISTORY_MODES}; here full sends the raw variants with their conversation, oracle the "
+            "self-contained variants. Repeat.",
+            ", ".join(ROBUSTNESS_HISTORIES),
+        ),
+    ] = None,
+    run: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--run",
+            help="Without a corpus (TREC CAsT): your system's TREC run file on a test set, as "
+            "TEST_SET=FILE: --run original=FILE --run R1=FILE ... (run on the test sets' raw.tsv or "
+            "self-contained.tsv).",
+        ),
+    ] = None,
     qrels: Annotated[Path | None, typer.Option(help="TREC qrels (default: the paraphrase run's).")] = None,
-    judge: Annotated[list[str] | None, typer.Option(
-        "--judge", help="A relevance judge (CAsT 0-4 scale): 'baseline' (offline, lexical) or openai:<model>. "
-                        "Repeat for an ensemble.", show_default="baseline")] = None,
-    *, settings: dict[str, Any], run_options: RunOptions,
+    judge: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--judge",
+            help="A relevance judge (CAsT 0-4 scale): 'baseline' (offline, lexical) or openai:<model>. "
+            "Repeat for an ensemble.",
+            show_default="baseline",
+        ),
+    ] = None,
+    *,
+    settings: dict[str, Any],
+    run_options: RunOptions,
 ) -> None:
     """Measure how far retrieval measures move when every turn is paraphrased, and how much of it is unjudged documents.
 
@@ -67,38 +94,65 @@ def robustness(
     judges = judge or ["baseline"]
     runs = parse_run_options(run or [])
     histories = history or list(ROBUSTNESS_HISTORIES)
-    arguments = {"runs": runs or None, "retrievers": retriever, "histories": histories, "qrels": qrels,
-                 "judges": judges, **settings}
-    run_job_command("robustness", run_options, run=run_robustness, arguments={"paraphrase_run": paraphrase_run,
-                                                                              **arguments},
-                    estimate=lambda: estimate_robustness(paraphrase_run, **arguments), summary=print_robustness_summary,
-                    about=f" · {shown(paraphrase_run)} · "
-                          + shown(f"run files {', '.join(runs)}" if runs else
-                                  f"{', '.join(retriever or ROBUSTNESS_RETRIEVERS)} × history {', '.join(histories)}")
-                          + f" · judges {shown(', '.join(judges))}")
+    arguments = {
+        "runs": runs or None,
+        "retrievers": retriever,
+        "histories": histories,
+        "qrels": qrels,
+        "judges": judges,
+        **settings,
+    }
+    run_job_command(
+        "robustness",
+        run_options,
+        run=run_robustness,
+        arguments={"paraphrase_run": paraphrase_run, **arguments},
+        estimate=lambda: estimate_robustness(paraphrase_run, **arguments),
+        summary=print_robustness_summary,
+        about=f" · {shown(paraphrase_run)} · "
+        + shown(
+            f"run files {', '.join(runs)}"
+            if runs
+            else f"{', '.join(retriever or ROBUSTNESS_RETRIEVERS)} × history {', '.join(histories)}"
+        )
+        + f" · judges {shown(', '.join(judges))}",
+    )
 
 
 def print_robustness_summary(result: RobustnessResult) -> None:
     results = result.results()
     measure, judged = results["primary_measure"], results["judged_measure"]
-    table = Table(title=f"Robustness · run {shown(result.run_id)} · {measure} and {judged}, before → after "
-                        "re-judging")
+    table = Table(title=f"Robustness · run {shown(result.run_id)} · {measure} and {judged}, before → after re-judging")
     table.add_column("configuration", no_wrap=True)
     for name in result.sets:
         table.add_column(shown(name), justify="right")
     for configuration, means in result.means.items():
         for measure_name in (measure, judged):
-            table.add_row(shown(f"{configuration} {measure_name}"), *(
-                f"{means['before'][name][measure_name]:.3f} → {means['after'][name][measure_name]:.3f}"
-                if name in means["before"]
-                else "–" for name in result.sets))
+            table.add_row(
+                shown(f"{configuration} {measure_name}"),
+                *(
+                    f"{means['before'][name][measure_name]:.3f} → {means['after'][name][measure_name]:.3f}"
+                    if name in means["before"]
+                    else "–"
+                    for name in result.sets
+                ),
+            )
     console.print(table)
     pool = results["pool"]
-    console.print(f"{result.pooled:,} unjudged documents pooled, {pool['judged']:,} judged, {result.confirmed:,} "
-                  f"judgments confirmed ({pool['confirmed_relevant']:,} relevant, grade ≥ 2)", highlight=False)
+    console.print(
+        f"{result.pooled:,} unjudged documents pooled, {pool['judged']:,} judged, {result.confirmed:,} "
+        f"judgments confirmed ({pool['confirmed_relevant']:,} relevant, grade ≥ 2)",
+        highlight=False,
+    )
     for judge, relevant in pool.get("relevant_by_judge", {}).items():
         console.print(shown(f"  {judge} called {relevant:,} of {pool['judged']:,} judged documents relevant"))
     console.print(shown(f"relevance on the benchmark's scale: {results['scale']['mapping']}"))
-    print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
-                 "results": result.report["results"], "augmented qrels": result.augmented_qrels})
+    print_paths(
+        {
+            "report": result.report["html"],
+            "markdown": result.report["markdown"],
+            "results": result.report["results"],
+            "augmented qrels": result.augmented_qrels,
+        }
+    )
     print_usage(result.usage)

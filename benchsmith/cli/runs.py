@@ -39,11 +39,15 @@ def runs(workspace: WorkspaceOption = None, database: DatabaseOption = None) -> 
         if status in ("crashed", "interrupted") and not child:  # a child resumes with its parent
             stopped.append((record, status))
         table.add_row(
-            shown(f"  └ {record.run_id}" if child else record.run_id), record.job,
+            shown(f"  └ {record.run_id}" if child else record.run_id),
+            record.job,
             f"[{STATUS_STYLES.get(status, 'yellow')}]{status}[/]",
-            _items(record.job, record.summary, record.progress), str(usage["calls"]),
-            f"{usage['input_tokens']}/{usage['output_tokens']}", f"${usage['cost_usd']:.4f}",
-            time.strftime("%Y-%m-%d %H:%M", time.localtime(record.updated)))
+            _items(record.job, record.summary, record.progress),
+            str(usage["calls"]),
+            f"{usage['input_tokens']}/{usage['output_tokens']}",
+            f"${usage['cost_usd']:.4f}",
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(record.updated)),
+        )
     console.print(table)
     for record, status in stopped:
         reason = f": {record.error}" if record.error else ""
@@ -94,16 +98,34 @@ def print_shared_runs(database: str) -> None:
         console.print("no runs in the database")
         return
     table = Table(title="Shared runs")
-    for column in ("run id", "job", "status", "workers", "pending", "claimed", "done", "failed", "items/min",
-                   "updated"):
+    for column in (
+        "run id",
+        "job",
+        "status",
+        "workers",
+        "pending",
+        "claimed",
+        "done",
+        "failed",
+        "items/min",
+        "updated",
+    ):
         table.add_column(column, justify="left" if column in ("run id", "job", "status", "updated") else "right")
     for record in records:
         activity = run_activity(database, record.run_id)
         status = record.status
         if status == "running" and not activity.workers:
             status = "stalled"  # no worker seen for a minute: start one with `benchsmith work RUN_ID`
-        table.add_row(shown(record.run_id), record.job, f"[{STATUS_STYLES.get(status, 'red')}]{status}[/]",
-                      str(activity.workers), str(activity.pending), str(activity.claimed), str(activity.done),
-                      str(activity.failed), f"{activity.items_per_minute:.1f}",
-                      time.strftime("%Y-%m-%d %H:%M", time.localtime(record.updated)))
+        table.add_row(
+            shown(record.run_id),
+            record.job,
+            f"[{STATUS_STYLES.get(status, 'red')}]{status}[/]",
+            str(activity.workers),
+            str(activity.pending),
+            str(activity.claimed),
+            str(activity.done),
+            str(activity.failed),
+            f"{activity.items_per_minute:.1f}",
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(record.updated)),
+        )
     console.print(table)

@@ -31,13 +31,19 @@ from benchsmith.graphs.runtime.settings import default_of, flags_of, type_hints,
 class RunOptions:
     """What only the command line asks about a run (the API takes ``run_id`` as an argument of its own)."""
 
-    run_id: str | None = field(default=None, metadata={
-        "description": "Name this run; the same command with the same id resumes it after a crash."})
-    dry_run: bool = field(default=False, metadata={
-        "description": "Print what would be done, the model calls, tokens and cost; do nothing."})
+    run_id: str | None = field(
+        default=None,
+        metadata={"description": "Name this run; the same command with the same id resumes it after a crash."},
+    )
+    dry_run: bool = field(
+        default=False,
+        metadata={"description": "Print what would be done, the model calls, tokens and cost; do nothing."},
+    )
 
 
-def settings_options(context_type: type, *, exclude: Iterable[str] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def settings_options(
+    context_type: type, *, exclude: Iterable[str] = ()
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Add an option per user setting of ``context_type`` (less ``exclude``) to a command, and
     ``--run-id``/``--dry-run`` when it has a ``run_options`` parameter. The derived options' parameter names
     are kept on the command (``__derived_options__``) so a test can tell them from hand-declared ones."""
@@ -49,11 +55,17 @@ def settings_options(context_type: type, *, exclude: Iterable[str] = ()) -> Call
         derived = [_parameter(item, type_hints(context_type)[item.name]) for item in exposed]
         renamed = {item.name: item for item in exposed if item.metadata.get("old_cli")}
         old_flags = [_old_flag_parameter(item, type_hints(context_type)[item.name]) for item in renamed.values()]
-        run_parameters = ([_parameter(item, type_hints(RunOptions)[item.name]) for item in dataclasses.fields(RunOptions)]
-                          if wants_run else [])
+        run_parameters = (
+            [_parameter(item, type_hints(RunOptions)[item.name]) for item in dataclasses.fields(RunOptions)]
+            if wants_run
+            else []
+        )
         hints = typing.get_type_hints(command, include_extras=True)  # the module's annotations are postponed
-        kept = [parameter.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=hints[parameter.name])
-                for parameter in own.values() if parameter.name not in ("settings", "run_options")]
+        kept = [
+            parameter.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=hints[parameter.name])
+            for parameter in own.values()
+            if parameter.name not in ("settings", "run_options")
+        ]
         clashes = {parameter.name for parameter in kept} & {parameter.name for parameter in derived + run_parameters}
         if clashes:
             raise TypeError(f"{command.__name__} declares by hand what its context declares: {sorted(clashes)}")
@@ -95,11 +107,17 @@ def _parameter(item: dataclasses.Field[Any], hint: Any) -> inspect.Parameter:
     cli_type, default, show_default = _cli_type(hint, default_of(item))
     metadata = item.metadata
     option = typer.Option(
-        *flags_of(item), help=metadata["description"], min=metadata.get("min"), max=metadata.get("max"),
-        envvar=metadata.get("envvar"), show_envvar=bool(metadata.get("envvar")),
-        show_default=metadata.get("show_default", show_default))
-    return inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                             annotation=Annotated[cli_type, option])
+        *flags_of(item),
+        help=metadata["description"],
+        min=metadata.get("min"),
+        max=metadata.get("max"),
+        envvar=metadata.get("envvar"),
+        show_envvar=bool(metadata.get("envvar")),
+        show_default=metadata.get("show_default", show_default),
+    )
+    return inspect.Parameter(
+        item.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[cli_type, option]
+    )
 
 
 def _old_flag_name(name: str) -> str:
@@ -109,10 +127,15 @@ def _old_flag_name(name: str) -> str:
 def _old_flag_parameter(item: dataclasses.Field[Any], hint: Any) -> inspect.Parameter:
     """A renamed setting's former flag: hidden from --help, empty unless given."""
     cli_type, _, _ = _cli_type(hint, default_of(item))
-    option = typer.Option(item.metadata["old_cli"], hidden=True, min=item.metadata.get("min"),
-                          max=item.metadata.get("max"))
-    return inspect.Parameter(_old_flag_name(item.name), inspect.Parameter.KEYWORD_ONLY, default=None,
-                             annotation=Annotated[cli_type | None, option])
+    option = typer.Option(
+        item.metadata["old_cli"], hidden=True, min=item.metadata.get("min"), max=item.metadata.get("max")
+    )
+    return inspect.Parameter(
+        _old_flag_name(item.name),
+        inspect.Parameter.KEYWORD_ONLY,
+        default=None,
+        annotation=Annotated[cli_type | None, option],
+    )
 
 
 def _cli_type(hint: Any, default: Any) -> tuple[Any, Any, Any]:
@@ -144,8 +167,10 @@ def _setting_value(item: dataclasses.Field[Any], value: Any) -> Any:
 # Options that are a graph's inputs rather than settings (what to compare, not how): their
 # vocabularies are declared once here, each command saying what they mean to it.
 RETRIEVER_SPECS = "bm25, dense[:MODEL], hybrid:rrf(dense,bm25), hybrid:combsum(...), hybrid:wsum(dense=0.7,bm25=0.3)"
-HISTORY_MODES = ("full, last:K, current, rewrite (a model's self-contained rewrite, see --llm) or oracle (the "
-                 "benchmark's own rewrite)")
+HISTORY_MODES = (
+    "full, last:K, current, rewrite (a model's self-contained rewrite, see --llm) or oracle (the "
+    "benchmark's own rewrite)"
+)
 
 
 def repeated_option(flag: str, help: str, shown: str | None = None) -> Any:

@@ -35,7 +35,9 @@ def studio_config(workspace: Workspace) -> Path:
 
 def studio(
     port: Annotated[int, typer.Option(**PORT_BOUNDS, help="Port for the local LangGraph server.")] = 2024,
-    reload: Annotated[bool, typer.Option("--reload", help="Restart the server when benchsmith's code changes.")] = False,
+    reload: Annotated[
+        bool, typer.Option("--reload", help="Restart the server when benchsmith's code changes.")
+    ] = False,
     workspace: WorkspaceOption = None,
 ) -> None:
     """Open every graph in LangGraph Studio (needs the studio extra: pip install 'benchsmith\\[studio]').
@@ -48,11 +50,21 @@ def studio(
         fail("LangGraph Studio needs the studio extra: pip install 'benchsmith[studio]' (in a checkout: make studio)")
     resolved = Workspace.resolve(workspace)
     config = studio_config(resolved)
-    command = [executable, "dev", "--config", str(config), "--port", str(port), "--no-browser",
-               *([] if reload else ["--no-reload"])]
+    command = [
+        executable,
+        "dev",
+        "--config",
+        str(config),
+        "--port",
+        str(port),
+        "--no-browser",
+        *([] if reload else ["--no-reload"]),
+    ]
     console.print("starting: " + shown(" ".join(command)), highlight=False)
-    console.print(f"graphs: {', '.join(json.loads(config.read_text())['graphs'])} · workspace {shown(resolved.root)}",
-                  highlight=False)
+    console.print(
+        f"graphs: {', '.join(json.loads(config.read_text())['graphs'])} · workspace {shown(resolved.root)}",
+        highlight=False,
+    )
     environment = {**os.environ, WORKSPACE_ENV: str(resolved.root), "LANGGRAPH_CLI_NO_ANALYTICS": "1"}
     sys.stdout.flush()
     # The server replaces this process: a signal to `benchsmith studio` reaches the server itself,

@@ -28,11 +28,13 @@ estimate_synthesis = deferred("benchsmith.jobs.synthesize", "estimate_synthesis"
 @settings_options(SynthesisContext)
 def synthesize(
     collection: Annotated[str, typer.Option(help="The ingested collection the conversations walk through.")],
-    conversations: Annotated[int, typer.Option(min=1, max=MAX_CONVERSATIONS,
-                                               help="Conversations to synthesize (one cluster each).")]
-    = SYNTHESIS_CONVERSATIONS,
+    conversations: Annotated[
+        int, typer.Option(min=1, max=MAX_CONVERSATIONS, help="Conversations to synthesize (one cluster each).")
+    ] = SYNTHESIS_CONVERSATIONS,
     turns: Annotated[int, typer.Option(min=1, max=MAX_TURNS, help="Turns per conversation.")] = SYNTHESIS_TURNS,
-    *, settings: dict[str, Any], run_options: RunOptions,
+    *,
+    settings: dict[str, Any],
+    run_options: RunOptions,
 ) -> None:
     """Synthesize a multi-turn conversational retrieval benchmark from an ingested collection.
 
@@ -41,16 +43,27 @@ def synthesize(
     """
     rates = rates_line(guarded(lambda: turn_type_rates(SynthesisContext(**settings))), settings["rates"])
     arguments = {"conversations": conversations, "turns": turns, **settings}
-    run_job_command("synthesize", run_options, run=run_synthesis, arguments={"collection": collection, **arguments},
-                    estimate=lambda: estimate_synthesis(collection, **arguments), summary=print_synthesis_statistics,
-                    about=f" · {conversations} conversations × {turns} turns · {shown(settings['llm'])} · "
-                          f"concurrency {settings['concurrency']}", notes=[rates])
+    run_job_command(
+        "synthesize",
+        run_options,
+        run=run_synthesis,
+        arguments={"collection": collection, **arguments},
+        estimate=lambda: estimate_synthesis(collection, **arguments),
+        summary=print_synthesis_statistics,
+        about=f" · {conversations} conversations × {turns} turns · {shown(settings['llm'])} · "
+        f"concurrency {settings['concurrency']}",
+        notes=[rates],
+    )
 
 
 def rates_line(rates: dict[str, Any], preset: str | None) -> str:
     """The turn-type rates and question-type mix a run draws from, in one line."""
-    kinds = {"unanswerable": rates["unanswerable_rate"], "partial": rates["partial_rate"],
-             "underspecified": rates["underspecified_rate"], "multi-gold": rates["multi_gold_rate"]}
+    kinds = {
+        "unanswerable": rates["unanswerable_rate"],
+        "partial": rates["partial_rate"],
+        "underspecified": rates["underspecified_rate"],
+        "multi-gold": rates["multi_gold_rate"],
+    }
     drawn = ", ".join(f"{kind} {share:.0%}" for kind, share in kinds.items() if share)
     answerable = f"answerable {1 - sum(kinds.values()):.0%}" + (f", {drawn}" if drawn else "")
     mix = rates["question_types"] or "not asked for (each question labelled by its wording)"
@@ -64,12 +77,20 @@ def similarity_rows(similarity: dict) -> list[tuple[str, str]]:
     for switch in ("soft", "hard"):
         summary = similarity.get(switch, {})
         if summary.get("count"):
-            rows.append((f"{switch} switches: similarity mean (min–max)",
-                         f"{summary['mean']:.2f} ({summary['min']:.2f}–{summary['max']:.2f})"))
+            rows.append(
+                (
+                    f"{switch} switches: similarity mean (min–max)",
+                    f"{summary['mean']:.2f} ({summary['min']:.2f}–{summary['max']:.2f})",
+                )
+            )
     if pairs := similarity.get("random_pairs"):
         threshold = similarity.get("soft_switch_threshold")
-        rows.append(("random pairs: mean ± sd (soft needs >)",
-                     f"{pairs['mean']:.2f} ± {pairs['std']:.2f}" + (f" ({threshold:.2f})" if threshold is not None else "")))
+        rows.append(
+            (
+                "random pairs: mean ± sd (soft needs >)",
+                f"{pairs['mean']:.2f} ± {pairs['std']:.2f}" + (f" ({threshold:.2f})" if threshold is not None else ""),
+            )
+        )
     return rows
 
 
@@ -78,13 +99,22 @@ def overlap_rows(stats: dict) -> list[tuple[str, str]]:
     summary, rejections = stats.get("lexical_overlap") or {}, stats.get("overlap_rejections") or {}
     rows = []
     if summary.get("n"):
-        rows.append(("question–gold lexical overlap: mean / median / p90",
-                     f"{summary['mean']:.2f} / {summary['median']:.2f} / {summary['p90']:.2f}"))
+        rows.append(
+            (
+                "question–gold lexical overlap: mean / median / p90",
+                f"{summary['mean']:.2f} / {summary['median']:.2f} / {summary['p90']:.2f}",
+            )
+        )
     if rejections:
         limit = rejections.get("max_overlap")
-        rows.append((f"overlap above {limit:.2f}: corrective turns / re-plans / kept flagged" if limit is not None
-                     else "overlap: corrective turns / re-plans / kept flagged",
-                     f"{rejections['corrective_turns']} / {rejections['replans']} / {rejections['kept_above_limit']}"))
+        rows.append(
+            (
+                f"overlap above {limit:.2f}: corrective turns / re-plans / kept flagged"
+                if limit is not None
+                else "overlap: corrective turns / re-plans / kept flagged",
+                f"{rejections['corrective_turns']} / {rejections['replans']} / {rejections['kept_above_limit']}",
+            )
+        )
     return rows
 
 
@@ -95,14 +125,26 @@ def label_rows(labels: dict[str, Any]) -> list[tuple[str, str]]:
         return []
     dropped = labels.get("turn_types_dropped") or {}
     order = ("answerable", "unanswerable", "partial", "underspecified", "clarification", "multi-passage")
-    return [("turn types", " / ".join(f"{kind} {kinds[kind]}" for kind in order if kinds.get(kind))),
-            ("held-out chunks", str(labels.get("held_out_chunks", 0))),
-            ("typed turns dropped to answerable", ", ".join(f"{kind} {count}" for kind, count in sorted(dropped.items()))
-             or "none"),
-            ("question types", " / ".join(f"{kind} {count}" for kind, count in sorted(
-                (labels.get("question_types") or {}).items(), key=lambda item: -item[1]))),
-            ("standalone / not", f"{(labels.get('standalone') or {}).get('standalone', 0)} / "
-                                 f"{(labels.get('standalone') or {}).get('non_standalone', 0)}")]
+    return [
+        ("turn types", " / ".join(f"{kind} {kinds[kind]}" for kind in order if kinds.get(kind))),
+        ("held-out chunks", str(labels.get("held_out_chunks", 0))),
+        (
+            "typed turns dropped to answerable",
+            ", ".join(f"{kind} {count}" for kind, count in sorted(dropped.items())) or "none",
+        ),
+        (
+            "question types",
+            " / ".join(
+                f"{kind} {count}"
+                for kind, count in sorted((labels.get("question_types") or {}).items(), key=lambda item: -item[1])
+            ),
+        ),
+        (
+            "standalone / not",
+            f"{(labels.get('standalone') or {}).get('standalone', 0)} / "
+            f"{(labels.get('standalone') or {}).get('non_standalone', 0)}",
+        ),
+    ]
 
 
 def gate_rows(gate: dict[str, Any]) -> list[tuple[str, str]]:
@@ -113,9 +155,13 @@ def gate_rows(gate: dict[str, Any]) -> list[tuple[str, str]]:
     def listed(counts: dict[str, int]) -> str:
         return ", ".join(f"{klass.replace('_', ' ')} {count}" for klass, count in counts.items() if count) or "none"
 
-    rows = [("quality gate: questions refused, then re-asked or re-planned", listed(gate["refused"])),
-            ("quality gate: turns kept / dropped",
-             f"{gate['turns_kept']} kept / {gate['turns_dropped']} dropped ({listed(gate['dropped'])})")]
+    rows = [
+        ("quality gate: questions refused, then re-asked or re-planned", listed(gate["refused"])),
+        (
+            "quality gate: turns kept / dropped",
+            f"{gate['turns_kept']} kept / {gate['turns_dropped']} dropped ({listed(gate['dropped'])})",
+        ),
+    ]
     if gate.get("mode") == "flag":
         rows.append(("quality gate: kept turns flagged", listed(gate["flagged_kept"])))
     return rows
@@ -129,9 +175,11 @@ def print_synthesis_statistics(result: SynthesisResult) -> None:
     table.add_column("statistic")
     table.add_column("value", justify="right")
     rows = [
-        ("conversations", stats["conversations"]), ("turns", stats["turns"]),
+        ("conversations", stats["conversations"]),
+        ("turns", stats["turns"]),
         ("turns per conversation", stats["turns_per_conversation"]),
-        ("tokens per question", stats["tokens_per_question"]), ("tokens per answer", stats["tokens_per_answer"]),
+        ("tokens per question", stats["tokens_per_question"]),
+        ("tokens per answer", stats["tokens_per_answer"]),
         ("topics per conversation", stats["topics_per_conversation"]),
         ("switches: follow-up / soft / hard", f"{switches['follow-up']} / {switches['soft']} / {switches['hard']}"),
         *similarity_rows(stats.get("similarity", {})),
@@ -146,6 +194,12 @@ def print_synthesis_statistics(result: SynthesisResult) -> None:
     for label, value in rows:
         table.add_row(label, str(value))
     console.print(table)
-    print_paths({"dialogues": result.files["dialogues"], "BEIR": result.files["beir"],
-                 "TREC qrels": result.files["qrels"], "statistics": result.files["stats"]})
+    print_paths(
+        {
+            "dialogues": result.files["dialogues"],
+            "BEIR": result.files["beir"],
+            "TREC qrels": result.files["qrels"],
+            "statistics": result.files["stats"],
+        }
+    )
     print_usage(result.usage)

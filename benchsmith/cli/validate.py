@@ -31,29 +31,60 @@ VERDICT_STYLES = {"agrees": "green", "weak agreement": "yellow", "disagrees": "r
 
 @settings_options(ValidationContext)
 def validate(
-    synthetic: Annotated[str, typer.Argument(
-        help="The benchmark to check: a synthesis run id or directory, or a BEIR directory (anything `benchsmith "
-             "evaluate` accepts).", show_default=False)],
-    human: Annotated[Path, typer.Option(
-        "--human", help="Your labelled questions over the same corpus: a BEIR directory (corpus.jsonl with the same "
-                        "document ids, queries.jsonl, qrels/<split>.tsv), or a JSONL file of {\"id\", \"question\", "
-                        "\"gold\": [{\"chunk_id\", \"document\", \"evidence\"}]} whose chunk ids are ids of "
-                        "SYNTHETIC's corpus or of the collection it was synthesized from (like "
-                        "data/stdlib-validity.jsonl).", show_default=False)],
-    retriever: Annotated[list[str] | None, repeated_option(
-        "--retriever", f"{RETRIEVER_SPECS}. Repeat; rank at least 3 configurations.",
-        ", ".join(VALIDATE_RETRIEVERS))] = None,
-    history: Annotated[list[str] | None, repeated_option(
-        "--history", f"History modes on SYNTHETIC: {HISTORY_MODES}. Repeat. Your questions, standalone, are "
-                     "asked as they are.", "oracle when every query has a rewrite, else full")] = None,
-    run: Annotated[list[Path] | None, typer.Option(
-        "--run", help="A TREC run file of your own system ranking the queries of both sets (named by its file "
-                      "name). Repeat.")] = None,
-    judge: Annotated[list[str] | None, typer.Option(
-        "--judge", help="Also measure a relevance judge against your labels: 'baseline' (offline, lexical), "
-                        "openai:<model>, or qrels:FILE. Each labels your gold (question, chunk) pairs and as many "
-                        "sampled non-gold ones; reports Cohen's kappa and Krippendorff's alpha. Repeat.")] = None,
-    *, settings: dict[str, Any], run_options: RunOptions,
+    synthetic: Annotated[
+        str,
+        typer.Argument(
+            help="The benchmark to check: a synthesis run id or directory, or a BEIR directory (anything `benchsmith "
+            "evaluate` accepts).",
+            show_default=False,
+        ),
+    ],
+    human: Annotated[
+        Path,
+        typer.Option(
+            "--human",
+            help="Your labelled questions over the same corpus: a BEIR directory (corpus.jsonl with the same "
+            'document ids, queries.jsonl, qrels/<split>.tsv), or a JSONL file of {"id", "question", '
+            '"gold": [{"chunk_id", "document", "evidence"}]} whose chunk ids are ids of '
+            "SYNTHETIC's corpus or of the collection it was synthesized from (like "
+            "data/stdlib-validity.jsonl).",
+            show_default=False,
+        ),
+    ],
+    retriever: Annotated[
+        list[str] | None,
+        repeated_option(
+            "--retriever", f"{RETRIEVER_SPECS}. Repeat; rank at least 3 configurations.", ", ".join(VALIDATE_RETRIEVERS)
+        ),
+    ] = None,
+    history: Annotated[
+        list[str] | None,
+        repeated_option(
+            "--history",
+            f"History modes on SYNTHETIC: {HISTORY_MODES}. Repeat. Your questions, standalone, are asked as they are.",
+            "oracle when every query has a rewrite, else full",
+        ),
+    ] = None,
+    run: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--run",
+            help="A TREC run file of your own system ranking the queries of both sets (named by its file "
+            "name). Repeat.",
+        ),
+    ] = None,
+    judge: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--judge",
+            help="Also measure a relevance judge against your labels: 'baseline' (offline, lexical), "
+            "openai:<model>, or qrels:FILE. Each labels your gold (question, chunk) pairs and as many "
+            "sampled non-gold ones; reports Cohen's kappa and Krippendorff's alpha. Repeat.",
+        ),
+    ] = None,
+    *,
+    settings: dict[str, Any],
+    run_options: RunOptions,
 ) -> None:
     """Check whether a benchmark ranks retriever configurations as your own labelled questions do.
 
@@ -75,12 +106,24 @@ def validate(
     validity-report.md and validity-report.html into the run directory.
     """
     judges = judge or []
-    arguments = {"human": human, "retrievers": retriever, "histories": history, "runs": list(run or []),
-                 "judges": judges, **settings}
-    run_job_command("validate", run_options, run=run_validation, arguments={"synthetic": synthetic, **arguments},
-                    estimate=lambda: estimate_validation(synthetic, **arguments), summary=print_validation_summary,
-                    about=f" · {shown(synthetic)} against {shown(human)}"
-                          + (f" · judges {shown(', '.join(judges))}" if judges else ""))
+    arguments = {
+        "human": human,
+        "retrievers": retriever,
+        "histories": history,
+        "runs": list(run or []),
+        "judges": judges,
+        **settings,
+    }
+    run_job_command(
+        "validate",
+        run_options,
+        run=run_validation,
+        arguments={"synthetic": synthetic, **arguments},
+        estimate=lambda: estimate_validation(synthetic, **arguments),
+        summary=print_validation_summary,
+        about=f" · {shown(synthetic)} against {shown(human)}"
+        + (f" · judges {shown(', '.join(judges))}" if judges else ""),
+    )
 
 
 def print_validation_summary(result: ValidationResult) -> None:
@@ -90,27 +133,42 @@ def print_validation_summary(result: ValidationResult) -> None:
         table.add_column(column, justify="left" if column.startswith("on ") else "right", no_wrap=True)
     # Each configuration named as it ran on each set: your standalone questions run with another history mode.
     for row in sorted(result.configurations, key=lambda row: (row["human_rank"], row["name"])):
-        table.add_row(shown(row["human_configuration"]), f"{row['human']:.3f}", str(row["human_rank"]),
-                      shown(row["name"]), f"{row['synthetic']:.3f}", str(row["synthetic_rank"]))
+        table.add_row(
+            shown(row["human_configuration"]),
+            f"{row['human']:.3f}",
+            str(row["human_rank"]),
+            shown(row["name"]),
+            f"{row['synthetic']:.3f}",
+            str(row["synthetic_rank"]),
+        )
     console.print(table)
     interval = result.interval
     tau = "undefined" if result.kendall_tau_b is None else f"{result.kendall_tau_b:+.3f}"
-    bounds = (f", 95% interval [{interval['low']:+.3f}, {interval['high']:+.3f}]"
-              if interval.get("low") is not None and interval.get("high") is not None else "")
+    bounds = (
+        f", 95% interval [{interval['low']:+.3f}, {interval['high']:+.3f}]"
+        if interval.get("low") is not None and interval.get("high") is not None
+        else ""
+    )
     p_value = "" if result.p_value is None else f", p = {result.p_value:.3g}"
     console.print(shown(f"Kendall's tau-b = {tau}{bounds}{p_value}"))
     print_separations(result.separations)
     print_held_out(result.held_out)
     for spec, values in result.judge_agreement.items():
         kappa, alpha = values["cohen_kappa"], values["krippendorff_alpha"]
-        console.print(shown(f"judge {spec}: Cohen's kappa {'–' if kappa is None else f'{kappa:.3f}'}, "
-                           f"Krippendorff's alpha {'–' if alpha is None else f'{alpha:.3f}'} on {values['pairs']} pairs"))
+        console.print(
+            shown(
+                f"judge {spec}: Cohen's kappa {'–' if kappa is None else f'{kappa:.3f}'}, "
+                f"Krippendorff's alpha {'–' if alpha is None else f'{alpha:.3f}'} on {values['pairs']} pairs"
+            )
+        )
     style = VERDICT_STYLES.get(result.verdict.label, "")
     explanation = f"[{style}]: {shown(result.verdict.text)}[/]" if style else f": {shown(result.verdict.text)}"
-    console.print(f"[bold]verdict: [/][{f'bold {style}'.strip()}]{shown(result.verdict.label)}[/]{explanation}",
-                  highlight=False)
-    print_paths({"report": result.report["html"], "markdown": result.report["markdown"],
-                 "results": result.report["results"]})
+    console.print(
+        f"[bold]verdict: [/][{f'bold {style}'.strip()}]{shown(result.verdict.label)}[/]{explanation}", highlight=False
+    )
+    print_paths(
+        {"report": result.report["html"], "markdown": result.report["markdown"], "results": result.report["results"]}
+    )
     print_usage(result.usage)
 
 
@@ -122,10 +180,20 @@ def print_separations(separations: Sequence[Separation]) -> None:
     if not apart:
         console.print(shown(f"your {separations[0].queries} questions separate every pair compared"))
         return
-    console.print(shown(f"not separated by your {apart[0].queries} questions: " + "; ".join(
-        f"{pair.first} vs {pair.second} ({pair.ranking}: difference {pair.difference or 0.0:+.3f}"
-        + (f", 95% interval [{pair.low:+.3f}, {pair.high:+.3f}])" if pair.low is not None and pair.high is not None
-           else ", no interval)") for pair in apart)))
+    console.print(
+        shown(
+            f"not separated by your {apart[0].queries} questions: "
+            + "; ".join(
+                f"{pair.first} vs {pair.second} ({pair.ranking}: difference {pair.difference or 0.0:+.3f}"
+                + (
+                    f", 95% interval [{pair.low:+.3f}, {pair.high:+.3f}])"
+                    if pair.low is not None and pair.high is not None
+                    else ", no interval)"
+                )
+                for pair in apart
+            )
+        )
+    )
 
 
 def print_held_out(held_out: HeldOutLabels) -> None:
@@ -133,13 +201,16 @@ def print_held_out(held_out: HeldOutLabels) -> None:
     if not held_out:
         return
     rows = [f"{question_id} {chunk_id}" for question_id, chunk_id in held_out.rows]
-    console.print(shown(
-        f"held out of the benchmark's corpus ({held_out.benchmark_chunks} chunks), so left out of both sets: "
-        f"{len(held_out.chunks)} chunk(s) your labels name ({_listed(list(held_out.chunks))}); "
-        f"{len(rows)} label row(s) dropped (question chunk: {_listed(rows)}); "
-        f"{len(held_out.questions_left_out)} question(s) left out, all their gold held out"
-        + (f" ({_listed(list(held_out.questions_left_out))})" if held_out.questions_left_out else "")
-        + (f"; {held_out.documents} of them left out of your corpus" if held_out.documents else "")))
+    console.print(
+        shown(
+            f"held out of the benchmark's corpus ({held_out.benchmark_chunks} chunks), so left out of both sets: "
+            f"{len(held_out.chunks)} chunk(s) your labels name ({_listed(list(held_out.chunks))}); "
+            f"{len(rows)} label row(s) dropped (question chunk: {_listed(rows)}); "
+            f"{len(held_out.questions_left_out)} question(s) left out, all their gold held out"
+            + (f" ({_listed(list(held_out.questions_left_out))})" if held_out.questions_left_out else "")
+            + (f"; {held_out.documents} of them left out of your corpus" if held_out.documents else "")
+        )
+    )
 
 
 def _listed(items: list[str]) -> str:

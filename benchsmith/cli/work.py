@@ -30,8 +30,11 @@ run_work = deferred("benchsmith.jobs.work", "work")
 run_export = deferred("benchsmith.jobs.work", "export")
 job_arguments = deferred("benchsmith.jobs.work", "job_arguments")
 
-PRINTERS = {"synthesize": print_synthesis_statistics, "audit": print_audit_summary,
-            "paraphrase": print_paraphrase_summary}
+PRINTERS = {
+    "synthesize": print_synthesis_statistics,
+    "audit": print_audit_summary,
+    "paraphrase": print_paraphrase_summary,
+}
 # Where a worker finds the run (workspace, database, Chroma server): the shared options; the lease is the run's.
 WHERE_THE_RUN_IS = settings_options(StoreOptions, exclude=("lease_s",))
 
@@ -39,10 +42,14 @@ WHERE_THE_RUN_IS = settings_options(StoreOptions, exclude=("lease_s",))
 @WHERE_THE_RUN_IS
 def work(
     run_id: Annotated[str, typer.Argument(help="The shared run to work on (started with --database).")],
-    workers: Annotated[int, typer.Option(min=1, max=MAX_WORKERS, help="Worker processes to start on this machine.")] = 1,
-    concurrency: Annotated[int, typer.Option(min=1, max=MAX_CONCURRENCY, help="Items each worker works on at once.")]
-    = WORKER_CONCURRENCY,
-    *, settings: dict[str, Any],
+    workers: Annotated[
+        int, typer.Option(min=1, max=MAX_WORKERS, help="Worker processes to start on this machine.")
+    ] = 1,
+    concurrency: Annotated[
+        int, typer.Option(min=1, max=MAX_CONCURRENCY, help="Items each worker works on at once.")
+    ] = WORKER_CONCURRENCY,
+    *,
+    settings: dict[str, Any],
 ) -> None:
     """Join a shared run: claim items nobody holds until all are done, then write its files.
 
@@ -59,15 +66,24 @@ def work(
         _start_workers(run_id, database, workers, concurrency, chroma_host, workspace)
         return
     console.print(f"[bold]work[/] on {job} run [cyan]{shown(run_id)}[/] · concurrency {concurrency}", highlight=False)
-    result = guarded(lambda: run_reported(run_work, run_id=run_id, database=database, concurrency=concurrency,
-                                          chroma_host=chroma_host, workspace=workspace))
+    result = guarded(
+        lambda: run_reported(
+            run_work,
+            run_id=run_id,
+            database=database,
+            concurrency=concurrency,
+            chroma_host=chroma_host,
+            workspace=workspace,
+        )
+    )
     PRINTERS[job](result)
 
 
 @WHERE_THE_RUN_IS
 def export(
     run_id: Annotated[str, typer.Argument(help="The shared run whose files to write.")],
-    *, settings: dict[str, Any],
+    *,
+    settings: dict[str, Any],
 ) -> None:
     """Write a shared run's files (when all its items are done) into this workspace."""
     offline_environment()
@@ -80,14 +96,23 @@ def _export(*, resume: str, **arguments: Any) -> Any:
     return run_export(**arguments)  # an export has nothing to resume: it is run again
 
 
-def _start_workers(run_id: str, database: str | None, workers: int, concurrency: int, chroma_host: str | None,
-                   workspace: Any) -> None:
+def _start_workers(
+    run_id: str, database: str | None, workers: int, concurrency: int, chroma_host: str | None, workspace: Any
+) -> None:
     """``workers`` worker processes of this command; the database URL goes through the
     environment, never a command line."""
     environment = {**os.environ, **({DATABASE_ENV: database} if database else {})}
-    command = [sys.executable, "-m", "benchsmith.cli", "work", run_id, "--concurrency", str(concurrency),
-               *(["--chroma-host", chroma_host] if chroma_host else []),
-               *(["--workspace", str(workspace)] if workspace else [])]
+    command = [
+        sys.executable,
+        "-m",
+        "benchsmith.cli",
+        "work",
+        run_id,
+        "--concurrency",
+        str(concurrency),
+        *(["--chroma-host", chroma_host] if chroma_host else []),
+        *(["--workspace", str(workspace)] if workspace else []),
+    ]
     console.print(f"starting {workers} workers on run [cyan]{shown(run_id)}[/]", highlight=False)
     processes = [subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL) for _ in range(workers)]
     try:
@@ -99,12 +124,20 @@ def _start_workers(run_id: str, database: str | None, workers: int, concurrency:
     failed = [_ending(code) for code in codes if code != 0]
     if failed and _finished_here(run_id, workspace):
         # The others took the failed workers' items over (their leases ran out) and wrote the files.
-        errors.print(f"{len(failed)} of {workers} workers failed ({', '.join(failed)}); the others finished: the "
-                     "run is finished and its files are written", highlight=False, soft_wrap=True)
+        errors.print(
+            f"{len(failed)} of {workers} workers failed ({', '.join(failed)}); the others finished: the "
+            "run is finished and its files are written",
+            highlight=False,
+            soft_wrap=True,
+        )
         return
     if failed:
-        errors.print(f"{len(failed)} of {workers} workers failed ({', '.join(failed)}); the others' work is "
-                     f"kept: run `benchsmith work {shown(run_id)}` again to finish", highlight=False, soft_wrap=True)
+        errors.print(
+            f"{len(failed)} of {workers} workers failed ({', '.join(failed)}); the others' work is "
+            f"kept: run `benchsmith work {shown(run_id)}` again to finish",
+            highlight=False,
+            soft_wrap=True,
+        )
         raise typer.Exit(1)
     console.print(f"all {workers} workers finished; run `benchsmith runs --database` for the figures", highlight=False)
 

@@ -21,8 +21,10 @@ from benchsmith.stores.errors import InputError
 
 FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)( (?=\S))?")
 # Words after a flag that begin the sentence rather than give the flag's value.
-SENTENCE_WORDS = frozenset("""must is are needs need and or to of with may makes describes sources values given was
-has have takes expects names for only at in the a an when if cannot can first file files will does do not""".split())
+SENTENCE_WORDS = frozenset(
+    """must is are needs need and or to of with may makes describes sources values given was
+has have takes expects names for only at in the a an when if cannot can first file files will does do not""".split()
+)
 
 
 def api_keyword(flag: str, parameters: Collection[str], declared: Mapping[str, str]) -> str | None:
@@ -47,7 +49,7 @@ def api_message(message: str, function: Callable[..., Any]) -> str:
         keyword = api_keyword(f"--{match.group(1)}", parameters, declared)
         if keyword is None:
             return match.group(0)
-        after = match.string[match.end():]
+        after = match.string[match.end() :]
         valued = match.group(2) and after.split(maxsplit=1)[0].lower().strip("(),:;") not in SENTENCE_WORDS
         return f"{keyword}=" if valued else f"{keyword}{match.group(2) or ''}"
 
@@ -57,6 +59,7 @@ def api_message(message: str, function: Callable[..., Any]) -> str:
 
 def speaking_the_api(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` whose InputErrors name its keywords (the same error type, the same traceback)."""
+
     @functools.wraps(function)
     def call(*args: Any, **kwargs: Any) -> Any:
         try:

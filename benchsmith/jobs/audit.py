@@ -80,15 +80,34 @@ class AuditResult(JobRun):
 
 
 @accepts_old_setting_names
-def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), run_id: str | None = None,
-          on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0, split: str = "test",
-          corpus: str | None = None, negatives: int = DEFAULT_NEGATIVES, sample: int | None = None,
-          position_check: bool = False, min_votes: int = DEFAULT_MIN_VOTES,
-          label_pool_depth: int = DEFAULT_LABEL_POOL_DEPTH, label_agreement: float = DEFAULT_LABEL_AGREEMENT,
-          many_documents: int = DEFAULT_MANY_DOCUMENTS, embedder: str = DEFAULT_EMBEDDER, concurrency: int = 4,
-          rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
-          structured_output: StructuredOutput = "auto", workspace: str | None = None, chroma_host: str | None = None,
-          database: str | None = None, lease_s: float = DEFAULT_LEASE_S) -> AuditResult:
+def audit(
+    benchmark: str | Path,
+    *,
+    judges: Sequence[str] = (BASELINE,),
+    run_id: str | None = None,
+    on_event: EventHandler | None = None,
+    resume: str | None = None,
+    seed: int = 0,
+    split: str = "test",
+    corpus: str | None = None,
+    negatives: int = DEFAULT_NEGATIVES,
+    sample: int | None = None,
+    position_check: bool = False,
+    min_votes: int = DEFAULT_MIN_VOTES,
+    label_pool_depth: int = DEFAULT_LABEL_POOL_DEPTH,
+    label_agreement: float = DEFAULT_LABEL_AGREEMENT,
+    many_documents: int = DEFAULT_MANY_DOCUMENTS,
+    embedder: str = DEFAULT_EMBEDDER,
+    concurrency: int = 4,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> AuditResult:
     """Audit ``benchmark`` (a BEIR directory, a synthesis run directory or run id, or a turn
     JSONL file with ``corpus``); every setting of :class:`AuditContext` is a keyword argument
     too. The same call with the same ``run_id`` resumes. With ``database`` the run is shared:
@@ -104,24 +123,39 @@ def audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), run_id:
     corpus = str(Path(settings.corpus).resolve()) if settings.corpus else None
     arguments.update(benchmark=inputs["benchmark"], corpus=corpus)  # as resolved here
     run_id = checked_run_id(run_id, "audit")
-    outcome = run_settled(builder, job="audit", workspace=resolved, run_id=run_id, inputs=inputs,
-                          context=replace(settings, corpus=corpus), on_event=on_event,
-                          max_concurrency=settings.concurrency, resume=resume, arguments=arguments)
+    outcome = run_settled(
+        builder,
+        job="audit",
+        workspace=resolved,
+        run_id=run_id,
+        inputs=inputs,
+        context=replace(settings, corpus=corpus),
+        on_event=on_event,
+        max_concurrency=settings.concurrency,
+        resume=resume,
+        arguments=arguments,
+    )
     values = outcome.values
-    return AuditResult(**job_run(outcome), instances=values["instances"], verdict=Verdict(**values["verdict"]),
-                       means=values["means"], confirmed_missing_gold=values["confirmed_missing_gold"],
-                       suspected_missing_gold=values.get("suspected_missing_gold", 0),
-                       ill_formed_questions=values.get("ill_formed_questions", 0),
-                       shortcut_flags=list(values.get("shortcut_flags") or []),
-                       lexical_overlap=dict(values.get("lexical_overlap") or {}),
-                       label_agreement=dict(values.get("label_agreement") or {}),
-                       quality_gate=dict(values.get("quality_gate") or {}),
-                       report={kind: Path(path) for kind, path in values["report"].items()},
-                       extra_qrels=outcome.run_dir.file("extra_qrels.tsv"))
+    return AuditResult(
+        **job_run(outcome),
+        instances=values["instances"],
+        verdict=Verdict(**values["verdict"]),
+        means=values["means"],
+        confirmed_missing_gold=values["confirmed_missing_gold"],
+        suspected_missing_gold=values.get("suspected_missing_gold", 0),
+        ill_formed_questions=values.get("ill_formed_questions", 0),
+        shortcut_flags=list(values.get("shortcut_flags") or []),
+        lexical_overlap=dict(values.get("lexical_overlap") or {}),
+        label_agreement=dict(values.get("label_agreement") or {}),
+        quality_gate=dict(values.get("quality_gate") or {}),
+        report={kind: Path(path) for kind, path in values["report"].items()},
+        extra_qrels=outcome.run_dir.file("extra_qrels.tsv"),
+    )
 
 
-def _checked_inputs(workspace: Workspace, benchmark: str | Path, judges: Sequence[str],
-                    settings: AuditContext) -> dict[str, Any]:
+def _checked_inputs(
+    workspace: Workspace, benchmark: str | Path, judges: Sequence[str], settings: AuditContext
+) -> dict[str, Any]:
     if not judges:
         raise InputError("give at least one --judge")
     if len(set(judges)) != len(judges):
@@ -131,10 +165,13 @@ def _checked_inputs(workspace: Workspace, benchmark: str | Path, judges: Sequenc
     loaded = cached_benchmark(resolved_path(str(benchmark)), workspace, settings.split, corpus_path)  # bad input stops
     documents = corpus_documents(loaded)  # here, a malformed corpus too (read once: the run reuses it)
     # The judges read every gold document: one the corpus lacks would stop the run at its turn.
-    missing = unknown_ids(loaded.qrels_file or loaded.directory, (doc_id for judged in loaded.qrels.values()
-                                                                  for doc_id, relevance in judged.items() if relevance > 0),
-                          documents, f"gold document ids not in the corpus {loaded.corpus_path}",
-                          "the judges cannot read them; add them to the corpus or remove them from the gold")
+    missing = unknown_ids(
+        loaded.qrels_file or loaded.directory,
+        (doc_id for judged in loaded.qrels.values() for doc_id, relevance in judged.items() if relevance > 0),
+        documents,
+        f"gold document ids not in the corpus {loaded.corpus_path}",
+        "the judges cannot read them; add them to the corpus or remove them from the gold",
+    )
     if missing:
         raise InputError(missing.message())
     return {"benchmark": resolved_path(str(benchmark)), "judges": list(judges)}
@@ -142,34 +179,57 @@ def _checked_inputs(workspace: Workspace, benchmark: str | Path, judges: Sequenc
 
 @dry_run
 @accepts_old_setting_names
-def estimate_audit(benchmark: str | Path, *, judges: Sequence[str] = (BASELINE,), seed: int = 0, split: str = "test",
-                   corpus: str | None = None, negatives: int = DEFAULT_NEGATIVES, sample: int | None = None,
-                   position_check: bool = False, min_votes: int = DEFAULT_MIN_VOTES,
-                   label_pool_depth: int = DEFAULT_LABEL_POOL_DEPTH, label_agreement: float = DEFAULT_LABEL_AGREEMENT,
-                   many_documents: int = DEFAULT_MANY_DOCUMENTS, embedder: str = DEFAULT_EMBEDDER, concurrency: int = 4,
-                   rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
-                   structured_output: StructuredOutput = "auto", workspace: str | None = None,
-                   chroma_host: str | None = None, database: str | None = None,
-                   lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
+def estimate_audit(
+    benchmark: str | Path,
+    *,
+    judges: Sequence[str] = (BASELINE,),
+    seed: int = 0,
+    split: str = "test",
+    corpus: str | None = None,
+    negatives: int = DEFAULT_NEGATIVES,
+    sample: int | None = None,
+    position_check: bool = False,
+    min_votes: int = DEFAULT_MIN_VOTES,
+    label_pool_depth: int = DEFAULT_LABEL_POOL_DEPTH,
+    label_agreement: float = DEFAULT_LABEL_AGREEMENT,
+    many_documents: int = DEFAULT_MANY_DOCUMENTS,
+    embedder: str = DEFAULT_EMBEDDER,
+    concurrency: int = 4,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> CostEstimate:
     """Model calls and tokens (about 4 characters each) an audit would spend, before spending."""
     settings = settings_given(AuditContext, locals())
 
     check_models(*judges)
     sample, negatives, position_check = settings.sample, settings.negatives, settings.position_check
-    loaded = cached_benchmark(resolved_path(str(benchmark)), Workspace.resolve(settings.workspace), settings.split,
-                              str(Path(settings.corpus).resolve()) if settings.corpus else None)
+    loaded = cached_benchmark(
+        resolved_path(str(benchmark)),
+        Workspace.resolve(settings.workspace),
+        settings.split,
+        str(Path(settings.corpus).resolve()) if settings.corpus else None,
+    )
     documents = corpus_documents(loaded)
     mean_document = sum(len(document_text(*d)) for d in documents.values()) // max(len(documents), 1)
     queries = [query for query in loaded.queries if gold_document(loaded, query.id)]
     instances = min(len(queries), sample) if sample is not None else len(queries)
     conversation = sum(len(build_query(q, HistoryMode("full"))) for q in queries) // max(len(queries), 1)
-    per_instance = [conversation + mean_document + PROMPT_CHARS,  # alignment
-                    conversation + (negatives + 1) * mean_document + PROMPT_CHARS]  # choice
+    per_instance = [
+        conversation + mean_document + PROMPT_CHARS,  # alignment
+        conversation + (negatives + 1) * mean_document + PROMPT_CHARS,
+    ]  # choice
     if position_check:
         per_instance.append(per_instance[1])
     if loaded.has_answers:
         per_instance += [mean_document + 2 * PROMPT_CHARS, conversation + 2 * PROMPT_CHARS]  # faithfulness, quality
     calls = instances * len(per_instance)
-    return priced(f"{instances:,} instances × {len(judges)} judge(s)",
-                  [(judge, calls, instances * sum(per_instance) // 4, calls * VERDICT_OUTPUT_TOKENS)
-                   for judge in judges])
+    return priced(
+        f"{instances:,} instances × {len(judges)} judge(s)",
+        [(judge, calls, instances * sum(per_instance) // 4, calls * VERDICT_OUTPUT_TOKENS) for judge in judges],
+    )

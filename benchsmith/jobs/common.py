@@ -85,7 +85,11 @@ def priced(summary: str, per_model: Iterable[tuple[str, int, int, int]], notes: 
         if model_calls and (reason := missing_key(spec)) and not any(reason in note for note in notes):
             notes.append(f"a real run would stop at once: {reason}")
         _, model = parse_model_spec(spec) if spec != BASELINE else (BASELINE, BASELINE)
-        calls, input_tokens, output_tokens = calls + model_calls, input_tokens + model_input, output_tokens + model_output
+        calls, input_tokens, output_tokens = (
+            calls + model_calls,
+            input_tokens + model_input,
+            output_tokens + model_output,
+        )
         cost += prices.cost(model, model_input, model_output, base_url)
         if model_calls and model != BASELINE and not prices.is_priced(model, base_url):
             unpriced.append(spec)
@@ -95,6 +99,7 @@ def priced(summary: str, per_model: Iterable[tuple[str, int, int, int]], notes: 
 def dry_run(estimate: Callable[P, R]) -> Callable[P, R]:
     """Marks a job's estimate: its model specs are checked, but a missing key becomes a note of
     the estimate (a user may price a run before getting a key) instead of an error."""
+
     @functools.wraps(estimate)
     def estimate_without_keys(*args: P.args, **kwargs: P.kwargs) -> R:
         with estimating():
@@ -103,9 +108,19 @@ def dry_run(estimate: Callable[P, R]) -> Callable[P, R]:
     return estimate_without_keys
 
 
-def run_settled(builder: AnyGraph, *, job: str, workspace: Workspace, run_id: str, inputs: dict[str, Any],
-                context: Any, on_event: EventHandler | None, resume: str | None, max_concurrency: int | None = None,
-                arguments: dict[str, Any] | None = None) -> RunOutcome:
+def run_settled(
+    builder: AnyGraph,
+    *,
+    job: str,
+    workspace: Workspace,
+    run_id: str,
+    inputs: dict[str, Any],
+    context: Any,
+    on_event: EventHandler | None,
+    resume: str | None,
+    max_concurrency: int | None = None,
+    arguments: dict[str, Any] | None = None,
+) -> RunOutcome:
     """Run ``job``'s graph on its checked ``inputs`` with ``context`` settled: the workspace
     resolved, the database URL taken from the environment when not given, the model settings
     checked before the run exists, and the run recorded with its inputs and the context's
@@ -113,9 +128,20 @@ def run_settled(builder: AnyGraph, *, job: str, workspace: Workspace, run_id: st
     context = replace(context, workspace=str(workspace.root), database=database_url(context.database))
     if hasattr(context, "model_settings"):
         context.model_settings()  # an impossible model setting stops here, before the run exists
-    return run_job(builder, job=job, workspace=workspace, run_id=run_id, inputs={"run_id": run_id, **inputs},
-                   context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
-                   max_concurrency=max_concurrency, resume=resume, database=context.database, arguments=arguments)
+    return run_job(
+        builder,
+        job=job,
+        workspace=workspace,
+        run_id=run_id,
+        inputs={"run_id": run_id, **inputs},
+        context=context,
+        settings={**inputs, **recorded_settings(context)},
+        on_event=on_event,
+        max_concurrency=max_concurrency,
+        resume=resume,
+        database=context.database,
+        arguments=arguments,
+    )
 
 
 def checked_run_id(run_id: str | None, job: str) -> str:
@@ -129,8 +155,10 @@ def checked_run_id(run_id: str | None, job: str) -> str:
 
 def check_collection_name(name: str) -> None:
     if not COLLECTION_NAME.match(name):
-        raise InputError(f"invalid collection name {name!r}: 3 to 512 letters, digits, '.', '_' or '-', starting "
-                         "and ending with a letter or digit")
+        raise InputError(
+            f"invalid collection name {name!r}: 3 to 512 letters, digits, '.', '_' or '-', starting "
+            "and ending with a letter or digit"
+        )
 
 
 def check_models(*specs: str) -> None:
@@ -168,8 +196,10 @@ def check_chunk_sizes(chunk_size: int, min_chars: int) -> None:
     """Chunks are at most ``chunk_size`` characters and those under ``min_chars`` are dropped: a
     chunk size below the minimum would drop every chunk and leave an empty corpus."""
     if chunk_size < min_chars:
-        raise InputError(f"--chunk-size {chunk_size} is below --min-chars {min_chars}: every chunk would be dropped; "
-                         "give a chunk size of at least the minimum")
+        raise InputError(
+            f"--chunk-size {chunk_size} is below --min-chars {min_chars}: every chunk would be dropped; "
+            "give a chunk size of at least the minimum"
+        )
 
 
 def resolved_path(spec: str) -> str:
@@ -198,6 +228,10 @@ def _portable(value: Any) -> Any:
 
 def job_run(outcome: Any) -> dict[str, Any]:
     """The :class:`JobRun` fields of a runner outcome."""
-    return {"run_id": outcome.run_id, "run_dir": outcome.run_dir.path, "resumed": outcome.resumed,
-            "already_finished": outcome.already_finished, "usage": Usage.from_totals(outcome.usage)}
-
+    return {
+        "run_id": outcome.run_id,
+        "run_dir": outcome.run_dir.path,
+        "resumed": outcome.resumed,
+        "already_finished": outcome.already_finished,
+        "usage": Usage.from_totals(outcome.usage),
+    }

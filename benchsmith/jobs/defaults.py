@@ -24,8 +24,14 @@ SELECT_JUDGES = (BASELINE,)
 SYNTHESIS_CONVERSATIONS, SYNTHESIS_TURNS = 20, 6
 
 # bm25, dense, their RRF fusion and weighted hybrids across the range (as benchmarks/validity.py).
-VALIDATE_RETRIEVERS = ("bm25", "dense", "hybrid:rrf(dense,bm25)", "hybrid:combsum(dense,bm25)",
-                       "hybrid:wsum(dense=0.7,bm25=0.3)", "hybrid:wsum(dense=0.3,bm25=0.7)",
-                       "hybrid:wsum(dense=0.9,bm25=0.1)")
+VALIDATE_RETRIEVERS = (
+    "bm25",
+    "dense",
+    "hybrid:rrf(dense,bm25)",
+    "hybrid:combsum(dense,bm25)",
+    "hybrid:wsum(dense=0.7,bm25=0.3)",
+    "hybrid:wsum(dense=0.3,bm25=0.7)",
+    "hybrid:wsum(dense=0.9,bm25=0.1)",
+)
 
 WORKER_CONCURRENCY = 4

@@ -97,18 +97,40 @@ def checked_measures(names: Sequence[str] | None, nugget_qrels: bool = False) ->
 
 
 @accepts_old_setting_names
-def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
-             histories: Sequence[str] = EVALUATE_HISTORIES, runs: Sequence[str | Path] = (), run_id: str | None = None,
-             on_event: EventHandler | None = None, resume: str | None = None, split: str = "test",
-             qrels: str | None = None, extra_qrels: str | None = None, nugget_qrels: str | None = None,
-             depth: int = DEFAULT_DEPTH, measures: tuple[str, ...] = DEFAULT_MEASURES, embedder: str = DEFAULT_EMBEDDER,
-             rerank: str | None = None, rerank_depth: int = DEFAULT_RERANK_DEPTH, llm: str = BASELINE,
-             concurrency: int = 4, significance_test: Literal["randomization", "t-test"] = "randomization",
-             resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, batch_size: int = DEFAULT_QUERIES_PER_BATCH,
-             strict: bool = False, seed: int = 0, rate_limit: float | None = None, timeout_s: float = 60.0,
-             max_attempts: int = 6, structured_output: StructuredOutput = "auto", workspace: str | None = None,
-             chroma_host: str | None = None, database: str | None = None,
-             lease_s: float = DEFAULT_LEASE_S) -> EvaluationResult:
+def evaluate(
+    benchmark: str | Path,
+    *,
+    retrievers: Sequence[str] | None = None,
+    histories: Sequence[str] = EVALUATE_HISTORIES,
+    runs: Sequence[str | Path] = (),
+    run_id: str | None = None,
+    on_event: EventHandler | None = None,
+    resume: str | None = None,
+    split: str = "test",
+    qrels: str | None = None,
+    extra_qrels: str | None = None,
+    nugget_qrels: str | None = None,
+    depth: int = DEFAULT_DEPTH,
+    measures: tuple[str, ...] = DEFAULT_MEASURES,
+    embedder: str = DEFAULT_EMBEDDER,
+    rerank: str | None = None,
+    rerank_depth: int = DEFAULT_RERANK_DEPTH,
+    llm: str = BASELINE,
+    concurrency: int = 4,
+    significance_test: Literal["randomization", "t-test"] = "randomization",
+    resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES,
+    batch_size: int = DEFAULT_QUERIES_PER_BATCH,
+    strict: bool = False,
+    seed: int = 0,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> EvaluationResult:
     """Evaluate every retriever × history configuration, and each TREC run file in ``runs``
     (a configuration named by its file name), on ``benchmark`` (a BEIR directory, a synthesis
     run directory or run id); every setting of :class:`EvaluationContext` is a keyword argument
@@ -128,18 +150,36 @@ def evaluate(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
     inputs, context = _checked_settings(resolved, benchmark, retrievers, histories, runs, settings)
     check_embedders(context.embedder, *retriever_embedders(retrievers))
     run_id = checked_run_id(run_id, "evaluate")
-    outcome = run_settled(builder, job="evaluate", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
-                          on_event=on_event, max_concurrency=1, resume=resume)
+    outcome = run_settled(
+        builder,
+        job="evaluate",
+        workspace=resolved,
+        run_id=run_id,
+        inputs=inputs,
+        context=context,
+        on_event=on_event,
+        max_concurrency=1,
+        resume=resume,
+    )
     values = outcome.values
-    return EvaluationResult(**job_run(outcome), measures=list(context.measures),
-                            primary_measure=values["primary_measure"], aggregate=values["aggregate"],
-                            report={kind: Path(path) for kind, path in values["report"].items()},
-                            warnings=list(values.get("warnings") or []))
+    return EvaluationResult(
+        **job_run(outcome),
+        measures=list(context.measures),
+        primary_measure=values["primary_measure"],
+        aggregate=values["aggregate"],
+        report={kind: Path(path) for kind, path in values["report"].items()},
+        warnings=list(values.get("warnings") or []),
+    )
 
 
-def _checked_settings(workspace: Workspace, benchmark: str | Path, retrievers: Sequence[str], histories: Sequence[str],
-                      runs: Sequence[str | Path], settings: EvaluationContext) -> tuple[dict[str, Any],
-                                                                                      EvaluationContext]:
+def _checked_settings(
+    workspace: Workspace,
+    benchmark: str | Path,
+    retrievers: Sequence[str],
+    histories: Sequence[str],
+    runs: Sequence[str | Path],
+    settings: EvaluationContext,
+) -> tuple[dict[str, Any], EvaluationContext]:
     """The run's inputs, and its settings with paths made absolute and measures checked, every one
     checked (the benchmark loaded) before any work starts."""
 
@@ -156,8 +196,9 @@ def _checked_settings(workspace: Workspace, benchmark: str | Path, retrievers: S
     configurations = expand_configurations(specs, history_modes, rerank is not None) if specs else []
     run_file_configurations(run_files, taken={configuration.name for configuration in configurations})
     if settings.significance_test not in SIGNIFICANCE_TESTS:
-        raise InputError(f"--significance-test must be one of {', '.join(SIGNIFICANCE_TESTS)}, "
-                         f"got {settings.significance_test!r}")
+        raise InputError(
+            f"--significance-test must be one of {', '.join(SIGNIFICANCE_TESTS)}, got {settings.significance_test!r}"
+        )
     check_models(settings.llm)
     if rerank is not None:
         check_reranker(rerank)
@@ -168,39 +209,66 @@ def _checked_settings(workspace: Workspace, benchmark: str | Path, retrievers: S
     corpus_documents(loaded)  # a malformed corpus stops here (read once: the run reuses it)
     if specs:
         require_oracle_rewrites(loaded, history_modes)
-    qrels_file, extra_file, nugget_file = (str(Path(path).resolve()) if path else None for path in
-                                           (settings.qrels, settings.extra_qrels, settings.nugget_qrels))
+    qrels_file, extra_file, nugget_file = (
+        str(Path(path).resolve()) if path else None
+        for path in (settings.qrels, settings.extra_qrels, settings.nugget_qrels)
+    )
     judgments(loaded, qrels_file, extra_file)  # unreadable judgments stop here
     if nugget_file:
         read_nugget_qrels(nugget_file)
     if settings.strict:
         raise_if_strict(input_problems(loaded, qrels_file, extra_file, run_files, nugget_file), strict=True)
-    inputs = {"benchmark": resolved_path(str(benchmark)), "retrievers": list(retrievers),
-              "histories": list(histories) if retrievers else [], "runs": run_files}
-    return inputs, replace(settings, measures=tuple(names), qrels=qrels_file, extra_qrels=extra_file,
-                           nugget_qrels=nugget_file)
+    inputs = {
+        "benchmark": resolved_path(str(benchmark)),
+        "retrievers": list(retrievers),
+        "histories": list(histories) if retrievers else [],
+        "runs": run_files,
+    }
+    return inputs, replace(
+        settings, measures=tuple(names), qrels=qrels_file, extra_qrels=extra_file, nugget_qrels=nugget_file
+    )
 
 
 @dry_run
 @accepts_old_setting_names
-def estimate_evaluation(benchmark: str | Path, *, retrievers: Sequence[str] | None = None,
-                        histories: Sequence[str] = EVALUATE_HISTORIES, runs: Sequence[str | Path] = (),
-                        split: str = "test", qrels: str | None = None, extra_qrels: str | None = None,
-                        nugget_qrels: str | None = None, depth: int = DEFAULT_DEPTH,
-                        measures: tuple[str, ...] = DEFAULT_MEASURES, embedder: str = DEFAULT_EMBEDDER,
-                        rerank: str | None = None, rerank_depth: int = DEFAULT_RERANK_DEPTH, llm: str = BASELINE,
-                        concurrency: int = 4, significance_test: Literal["randomization", "t-test"] = "randomization",
-                        resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, batch_size: int = DEFAULT_QUERIES_PER_BATCH,
-                        strict: bool = False, seed: int = 0, rate_limit: float | None = None, timeout_s: float = 60.0,
-                        max_attempts: int = 6, structured_output: StructuredOutput = "auto",
-                        workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
-                        lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
+def estimate_evaluation(
+    benchmark: str | Path,
+    *,
+    retrievers: Sequence[str] | None = None,
+    histories: Sequence[str] = EVALUATE_HISTORIES,
+    runs: Sequence[str | Path] = (),
+    split: str = "test",
+    qrels: str | None = None,
+    extra_qrels: str | None = None,
+    nugget_qrels: str | None = None,
+    depth: int = DEFAULT_DEPTH,
+    measures: tuple[str, ...] = DEFAULT_MEASURES,
+    embedder: str = DEFAULT_EMBEDDER,
+    rerank: str | None = None,
+    rerank_depth: int = DEFAULT_RERANK_DEPTH,
+    llm: str = BASELINE,
+    concurrency: int = 4,
+    significance_test: Literal["randomization", "t-test"] = "randomization",
+    resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES,
+    batch_size: int = DEFAULT_QUERIES_PER_BATCH,
+    strict: bool = False,
+    seed: int = 0,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> CostEstimate:
     """The configurations an evaluation would run, and the model cost of the rewrite history."""
     settings = settings_given(EvaluationContext, locals())
 
     llm, rerank = settings.llm, settings.rerank
-    loaded: Benchmark = cached_benchmark(resolved_path(str(benchmark)), Workspace.resolve(settings.workspace),
-                                         settings.split)
+    loaded: Benchmark = cached_benchmark(
+        resolved_path(str(benchmark)), Workspace.resolve(settings.workspace), settings.split
+    )
     if retrievers is None:
         retrievers = () if runs else EVALUATE_RETRIEVERS
     modes = [parse_history_mode(mode) for mode in histories] if retrievers else []
@@ -209,17 +277,31 @@ def estimate_evaluation(benchmark: str | Path, *, retrievers: Sequence[str] | No
     check_models(llm)
     rewrites = len(loaded.queries) if any(mode.kind == "rewrite" for mode in modes) else 0
     rewriter = Rewriter()
-    input_tokens = sum(estimate_tokens("".join(m["content"] for m in rewriter.messages(
-        history=query.history, question=query.question))) for query in loaded.queries) if rewrites else 0
-    notes = [f"configurations: {', '.join(names)}",
-             f"{len(loaded.queries):,} queries ({len(loaded.qrels):,} judged)"]
-    return priced(f"{len(names)} configurations on {loaded.name}",
-                  [(llm, rewrites, input_tokens, REWRITE_OUTPUT_TOKENS * rewrites)], notes)
+    input_tokens = (
+        sum(
+            estimate_tokens(
+                "".join(m["content"] for m in rewriter.messages(history=query.history, question=query.question))
+            )
+            for query in loaded.queries
+        )
+        if rewrites
+        else 0
+    )
+    notes = [f"configurations: {', '.join(names)}", f"{len(loaded.queries):,} queries ({len(loaded.qrels):,} judged)"]
+    return priced(
+        f"{len(names)} configurations on {loaded.name}",
+        [(llm, rewrites, input_tokens, REWRITE_OUTPUT_TOKENS * rewrites)],
+        notes,
+    )
 
 
-def measure_runs(run_files: Sequence[str | Path], qrels: str | Path | None = None,
-                 measures: Sequence[str] | None = None, batch_size: int = EVALUATE_BATCH_SIZE,
-                 nugget_qrels: str | Path | None = None) -> dict[str, MeasureResults]:
+def measure_runs(
+    run_files: Sequence[str | Path],
+    qrels: str | Path | None = None,
+    measures: Sequence[str] | None = None,
+    batch_size: int = EVALUATE_BATCH_SIZE,
+    nugget_qrels: str | Path | None = None,
+) -> dict[str, MeasureResults]:
     """The measures of existing TREC run files against qrels (TREC qrels or a BEIR TSV, told
     apart by their first line), by file path. With ``nugget_qrels`` (``qid nugget_id doc_id
     label``), Coverage@k and alpha_nDCG@k too; without ``qrels``, the other measures use the
@@ -240,8 +322,9 @@ def measure_runs(run_files: Sequence[str | Path], qrels: str | Path | None = Non
         for index, path in enumerate(run_files):
             sorted_copy = Path(directory) / f"{index}.trec"
             write_sorted_copy(path, sorted_copy, tag=Path(path).name)
-            scored = evaluate_batches_with_nuggets(measure_objects, nugget, judged, nuggets,
-                                                   iter_run_batches(sorted_copy, batch_size))
+            scored = evaluate_batches_with_nuggets(
+                measure_objects, nugget, judged, nuggets, iter_run_batches(sorted_copy, batch_size)
+            )
             sorted_copy.unlink()
             columns = [scored.measures.index(name) for name in names]
             results[str(path)] = replace(scored, measures=names, values=scored.values[:, columns])

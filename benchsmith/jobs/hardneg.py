@@ -69,14 +69,32 @@ class HardnegBuildResult(JobRun):
 
 
 @accepts_old_setting_names
-def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None = None, run_id: str | None = None,
-                  on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0,
-                  domain: str = "custom", features: str | None = None, conditions: int = DEFAULT_CONDITIONS,
-                  negatives: str = "subtle", llm: str = BASELINE, judge: str | None = None, sample: int | None = None,
-                  max_chars: int = DEFAULT_MAX_CHARS, concurrency: int = 4, rate_limit: float | None = None,
-                  timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
-                  workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
-                  lease_s: float = DEFAULT_LEASE_S) -> HardnegBuildResult:
+def build_hardneg(
+    sources: Sequence[str | Path] = (),
+    *,
+    collection: str | None = None,
+    run_id: str | None = None,
+    on_event: EventHandler | None = None,
+    resume: str | None = None,
+    seed: int = 0,
+    domain: str = "custom",
+    features: str | None = None,
+    conditions: int = DEFAULT_CONDITIONS,
+    negatives: str = "subtle",
+    llm: str = BASELINE,
+    judge: str | None = None,
+    sample: int | None = None,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    concurrency: int = 4,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> HardnegBuildResult:
     """Build a multi-condition hard-negative dataset from ``sources`` (directories, files, a BEIR
     corpus.jsonl or 'stdlib') or an ingested ``collection``; every setting of
     :class:`HardnegContext` is a keyword argument too. The same call with the same ``run_id``
@@ -89,16 +107,34 @@ def build_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None 
     run_id = checked_run_id(run_id, "hardneg")
     resolved = Workspace.resolve(settings.workspace)
     files = inputs.get("sources")
-    if files and "stdlib" not in files and not RunDirectory(resolved, run_id).exists() \
-            and not read_source_documents(resolved, None, files, None):  # checked before the run exists
+    if (
+        files
+        and "stdlib" not in files
+        and not RunDirectory(resolved, run_id).exists()
+        and not read_source_documents(resolved, None, files, None)
+    ):  # checked before the run exists
         raise InputError(f"{', '.join(files)}: no readable documents with text to build from")
-    outcome = run_settled(hardneg_builder, job="hardneg", workspace=resolved, run_id=run_id, inputs=inputs,
-                          context=settings, on_event=on_event, max_concurrency=settings.concurrency, resume=resume)
+    outcome = run_settled(
+        hardneg_builder,
+        job="hardneg",
+        workspace=resolved,
+        run_id=run_id,
+        inputs=inputs,
+        context=settings,
+        on_event=on_event,
+        max_concurrency=settings.concurrency,
+        resume=resume,
+    )
     values = outcome.values
-    return HardnegBuildResult(**job_run(outcome), documents=values.get("documents", 0), rows=values.get("rows", 0),
-                              task_rows=dict(values.get("task_rows", {})), dropped=dict(values.get("dropped", {})),
-                              verification=dict(values.get("verification", {})),
-                              files={kind: Path(path) for kind, path in values.get("files", {}).items()})
+    return HardnegBuildResult(
+        **job_run(outcome),
+        documents=values.get("documents", 0),
+        rows=values.get("rows", 0),
+        task_rows=dict(values.get("task_rows", {})),
+        dropped=dict(values.get("dropped", {})),
+        verification=dict(values.get("verification", {})),
+        files={kind: Path(path) for kind, path in values.get("files", {}).items()},
+    )
 
 
 def _checked_inputs(sources: Sequence[str | Path], collection: str | None, settings: HardnegContext) -> dict[str, Any]:
@@ -124,24 +160,45 @@ def _checked_inputs(sources: Sequence[str | Path], collection: str | None, setti
 
 @dry_run
 @accepts_old_setting_names
-def estimate_hardneg(sources: Sequence[str | Path] = (), *, collection: str | None = None, seed: int = 0,
-                     domain: str = "custom", features: str | None = None, conditions: int = DEFAULT_CONDITIONS,
-                     negatives: str = "subtle", llm: str = BASELINE, judge: str | None = None,
-                     sample: int | None = None, max_chars: int = DEFAULT_MAX_CHARS, concurrency: int = 4,
-                     rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
-                     structured_output: StructuredOutput = "auto", workspace: str | None = None,
-                     chroma_host: str | None = None, database: str | None = None,
-                     lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
+def estimate_hardneg(
+    sources: Sequence[str | Path] = (),
+    *,
+    collection: str | None = None,
+    seed: int = 0,
+    domain: str = "custom",
+    features: str | None = None,
+    conditions: int = DEFAULT_CONDITIONS,
+    negatives: str = "subtle",
+    llm: str = BASELINE,
+    judge: str | None = None,
+    sample: int | None = None,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    concurrency: int = 4,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> CostEstimate:
     """Model calls, tokens and cost of a build, before spending: the real prompts filled with the
     source documents' mean length (after cutting), before rebuilds (at most one per document)."""
     settings = settings_given(HardnegContext, locals())
 
     check_bounds(settings)
     _checked_inputs(sources, collection, settings)
-    domain, features, conditions, negatives = settings.domain, settings.features, settings.conditions, settings.negatives
+    domain, features, conditions, negatives = (
+        settings.domain,
+        settings.features,
+        settings.conditions,
+        settings.negatives,
+    )
     llm, judge, sample, max_chars = settings.llm, settings.judge, settings.sample, settings.max_chars
-    documents = read_source_documents(Workspace.resolve(settings.workspace), settings.chroma_host,
-                                      [str(s) for s in sources], collection)
+    documents = read_source_documents(
+        Workspace.resolve(settings.workspace), settings.chroma_host, [str(s) for s in sources], collection
+    )
     if not documents:
         raise InputError("no source documents")
     count = min(len(documents), sample) if sample is not None else len(documents)
@@ -153,28 +210,36 @@ def estimate_hardneg(sources: Sequence[str | Path] = (), *, collection: str | No
         return estimate_tokens("".join(message["content"] for message in messages))
 
     generator_calls = 2 + conditions
-    generator_input = (tokens(ConditionExtractor().messages(document=document, count=conditions, domain=domain,
-                                                            features=features))
-                       + tokens(ConditionQueryWriter(conditions).messages(sentences=sentences, domain=domain,
-                                                                          features=features))
-                       + conditions * tokens(NegativeRewriter().messages(sentence=sentence, condition=sentence,
-                                                                         kind=negatives, domain=domain)))
-    generator_output = conditions * (OUTPUT_TOKENS["extractor"] + 2 * OUTPUT_TOKENS["writer"]) \
-        + conditions * OUTPUT_TOKENS["rewriter"]
+    generator_input = (
+        tokens(ConditionExtractor().messages(document=document, count=conditions, domain=domain, features=features))
+        + tokens(ConditionQueryWriter(conditions).messages(sentences=sentences, domain=domain, features=features))
+        + conditions
+        * tokens(NegativeRewriter().messages(sentence=sentence, condition=sentence, kind=negatives, domain=domain))
+    )
+    generator_output = (
+        conditions * (OUTPUT_TOKENS["extractor"] + 2 * OUTPUT_TOKENS["writer"]) + conditions * OUTPUT_TOKENS["rewriter"]
+    )
     judge_calls = 2 * conditions + 1
-    judge_input = sum(tokens(ConditionCountJudge(k).messages(conditions=sentences[:k], document=document))
-                      for k in [conditions] * (conditions + 1) + list(range(1, conditions + 1)))
+    judge_input = sum(
+        tokens(ConditionCountJudge(k).messages(conditions=sentences[:k], document=document))
+        for k in [conditions] * (conditions + 1) + list(range(1, conditions + 1))
+    )
     judge_spec = judge or llm
-    per_model = [(llm, count * generator_calls, count * generator_input, count * generator_output),
-                 (judge_spec, count * judge_calls, count * judge_input, count * judge_calls * OUTPUT_TOKENS["judge"])]
-    notes = [f"per document: 1 extraction, 1 query-writing, {conditions} rewrite and {judge_calls} judge calls; "
-             "a document whose negatives fail verification costs up to that many again (one rebuild)",
-             f"mean document length after cutting to {max_chars:,} characters: {length:,} characters"]
+    per_model = [
+        (llm, count * generator_calls, count * generator_input, count * generator_output),
+        (judge_spec, count * judge_calls, count * judge_input, count * judge_calls * OUTPUT_TOKENS["judge"]),
+    ]
+    notes = [
+        f"per document: 1 extraction, 1 query-writing, {conditions} rewrite and {judge_calls} judge calls; "
+        "a document whose negatives fail verification costs up to that many again (one rebuild)",
+        f"mean document length after cutting to {max_chars:,} characters: {length:,} characters",
+    ]
     return priced(f"{count:,} source documents × {conditions} conditions", per_model, notes)
 
 
 # ---------------------------------------------------------------------------------------
 # Scoring.
+
 
 @dataclass(frozen=True)
 class HardnegScoreResult(JobRun):
@@ -191,12 +256,24 @@ class HardnegScoreResult(JobRun):
 
 
 @accepts_old_setting_names
-def score_hardneg(dataset: str | Path, *, retrievers: Sequence[str] = HARDNEG_SCORERS, rerankers: Sequence[str] = (),
-                  output_dir: str | Path | None = None, run_id: str | None = None, on_event: EventHandler | None = None,
-                  resume: str | None = None, embedder: str = DEFAULT_EMBEDDER, confidence: float = DEFAULT_CONFIDENCE,
-                  resamples: int = DEFAULT_RESAMPLES, seed: int = 0, workspace: str | None = None,
-                  chroma_host: str | None = None, database: str | None = None,
-                  lease_s: float = DEFAULT_LEASE_S) -> HardnegScoreResult:
+def score_hardneg(
+    dataset: str | Path,
+    *,
+    retrievers: Sequence[str] = HARDNEG_SCORERS,
+    rerankers: Sequence[str] = (),
+    output_dir: str | Path | None = None,
+    run_id: str | None = None,
+    on_event: EventHandler | None = None,
+    resume: str | None = None,
+    embedder: str = DEFAULT_EMBEDDER,
+    confidence: float = DEFAULT_CONFIDENCE,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> HardnegScoreResult:
     """Score every (query, candidate) pair of ``dataset`` (a hardneg build run directory or run id,
     or a hardneg.csv) with each retriever and reranker; write the score tables in the reference
     layout, the measures and the report. Every setting of :class:`HardnegScoreContext` is a
@@ -210,19 +287,37 @@ def score_hardneg(dataset: str | Path, *, retrievers: Sequence[str] = HARDNEG_SC
     check_bounds(settings)
     inputs, _ = _checked_score_inputs(resolved, dataset, retrievers, rerankers, output_dir, settings)
     run_id = checked_run_id(run_id, "hardneg-score")
-    outcome = run_settled(score_builder, job="hardneg-score", workspace=resolved, run_id=run_id, inputs=inputs,
-                          context=settings, on_event=on_event, max_concurrency=1, resume=resume)
+    outcome = run_settled(
+        score_builder,
+        job="hardneg-score",
+        workspace=resolved,
+        run_id=run_id,
+        inputs=inputs,
+        context=settings,
+        on_event=on_event,
+        max_concurrency=1,
+        resume=resume,
+    )
     values = outcome.values
-    return HardnegScoreResult(**job_run(outcome), dataset=Path(values["dataset"]), output_dir=Path(values["output_dir"]),
-                              scorers=list(values["scorers"]), reference=dict(values["reference"]),
-                              tables={label: {task: Path(path) for task, path in paths.items()}
-                                      for label, paths in values["tables"].items()},
-                              report={kind: Path(path) for kind, path in values["report"].items()})
+    return HardnegScoreResult(
+        **job_run(outcome),
+        dataset=Path(values["dataset"]),
+        output_dir=Path(values["output_dir"]),
+        scorers=list(values["scorers"]),
+        reference=dict(values["reference"]),
+        tables={label: {task: Path(path) for task, path in paths.items()} for label, paths in values["tables"].items()},
+        report={kind: Path(path) for kind, path in values["report"].items()},
+    )
 
 
-def _checked_score_inputs(workspace: Workspace, dataset: str | Path, retrievers: Sequence[str],
-                          rerankers: Sequence[str], output_dir: str | Path | None,
-                          settings: HardnegScoreContext) -> tuple[dict[str, Any], int]:
+def _checked_score_inputs(
+    workspace: Workspace,
+    dataset: str | Path,
+    retrievers: Sequence[str],
+    rerankers: Sequence[str],
+    output_dir: str | Path | None,
+    settings: HardnegScoreContext,
+) -> tuple[dict[str, Any], int]:
     """The scoring run's inputs, every one checked (the dataset read) before the run exists, and
     the dataset's row count."""
 
@@ -239,26 +334,42 @@ def _checked_score_inputs(workspace: Workspace, dataset: str | Path, retrievers:
 
 @dry_run
 @accepts_old_setting_names
-def estimate_scoring(dataset: str | Path, *, retrievers: Sequence[str] = HARDNEG_SCORERS, rerankers: Sequence[str] = (),
-                     output_dir: str | Path | None = None, embedder: str = DEFAULT_EMBEDDER,
-                     confidence: float = DEFAULT_CONFIDENCE, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
-                     workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
-                     lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
+def estimate_scoring(
+    dataset: str | Path,
+    *,
+    retrievers: Sequence[str] = HARDNEG_SCORERS,
+    rerankers: Sequence[str] = (),
+    output_dir: str | Path | None = None,
+    embedder: str = DEFAULT_EMBEDDER,
+    confidence: float = DEFAULT_CONFIDENCE,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> CostEstimate:
     """What a scoring run would score and where it would write, its inputs checked; scorers run
     locally, so no model is called."""
     settings = settings_given(HardnegScoreContext, locals())
 
     check_bounds(settings)
-    inputs, rows = _checked_score_inputs(Workspace.resolve(settings.workspace), dataset, retrievers, rerankers,
-                                         output_dir, settings)
-    return priced(f"{rows:,} rows of {inputs['dataset']} × {len(inputs['scorers'])} scorer(s) "
-                  f"({', '.join(inputs['scorers'])})", [],
-                  [f"score tables and report into {inputs['output_dir']}",
-                   "retrievers and rerankers score locally: no model calls, no cost"])
+    inputs, rows = _checked_score_inputs(
+        Workspace.resolve(settings.workspace), dataset, retrievers, rerankers, output_dir, settings
+    )
+    return priced(
+        f"{rows:,} rows of {inputs['dataset']} × {len(inputs['scorers'])} scorer(s) ({', '.join(inputs['scorers'])})",
+        [],
+        [
+            f"score tables and report into {inputs['output_dir']}",
+            "retrievers and rerankers score locally: no model calls, no cost",
+        ],
+    )
 
 
-def rescore_tables(task1: str | Path | None = None, task2: str | Path | None = None,
-                   task3: str | Path | None = None) -> dict[str, Any]:
+def rescore_tables(
+    task1: str | Path | None = None, task2: str | Path | None = None, task3: str | Path | None = None
+) -> dict[str, Any]:
     """The MultiConIR measures of existing score tables in the reference layout, with exactly the
     reference's keys: ``task1.win_rate``, ``task1.avg_diff``, ``task2.pairs``, ``task3.change_rate``.
     ``task2`` holds instruction-style scores, ``task3`` descriptive-style ones of the same rows."""
@@ -266,6 +377,8 @@ def rescore_tables(task1: str | Path | None = None, task2: str | Path | None = N
     if task1 is None and task2 is None and task3 is None:
         raise InputError("give at least one of --task1, --task2, --task3")
     if task3 is not None and task2 is None:
-        raise InputError("--task3 (descriptive-style scores) is compared with --task2 (instruction-style scores "
-                         "of the same rows): give both")
+        raise InputError(
+            "--task3 (descriptive-style scores) is compared with --task2 (instruction-style scores "
+            "of the same rows): give both"
+        )
     return reference_measures_of_tables(*(Path(path) if path is not None else None for path in (task1, task2, task3)))

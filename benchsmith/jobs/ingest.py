@@ -72,15 +72,34 @@ class IngestResult(JobRun):
 
 
 @accepts_old_setting_names
-def ingest(sources: Sequence[str | Path], *, collection: str = INGEST_COLLECTION, run_id: str | None = None,
-           on_event: EventHandler | None = None, resume: str | None = None, include: tuple[str, ...] = (),
-           exclude: tuple[str, ...] = (), chunk_size: int = DEFAULT_CHUNK_SIZE, min_chars: int = DEFAULT_MIN_CHARS,
-           dedup_threshold: float = DEFAULT_DEDUP_THRESHOLD, num_perm: int = DEFAULT_DEDUP_NUM_PERM,
-           min_quality: float = DEFAULT_MIN_QUALITY, quality: QualityScorerName = "heuristic", llm: str = BASELINE,
-           embedder: str = DEFAULT_EMBEDDER, batch_size: int = DEFAULT_INDEX_BATCH_SIZE, seed: int = 0,
-           rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
-           structured_output: StructuredOutput = "auto", workspace: str | None = None, chroma_host: str | None = None,
-           database: str | None = None, lease_s: float = DEFAULT_LEASE_S) -> IngestResult:
+def ingest(
+    sources: Sequence[str | Path],
+    *,
+    collection: str = INGEST_COLLECTION,
+    run_id: str | None = None,
+    on_event: EventHandler | None = None,
+    resume: str | None = None,
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    min_chars: int = DEFAULT_MIN_CHARS,
+    dedup_threshold: float = DEFAULT_DEDUP_THRESHOLD,
+    num_perm: int = DEFAULT_DEDUP_NUM_PERM,
+    min_quality: float = DEFAULT_MIN_QUALITY,
+    quality: QualityScorerName = "heuristic",
+    llm: str = BASELINE,
+    embedder: str = DEFAULT_EMBEDDER,
+    batch_size: int = DEFAULT_INDEX_BATCH_SIZE,
+    seed: int = 0,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> IngestResult:
     """Index ``sources`` (directories, files, a BEIR corpus.jsonl or its folder, or ``"stdlib"``)
     into the Chroma collection ``collection``; every setting of :class:`IngestContext` is a keyword
     argument too. The same call with the same ``run_id`` resumes an interrupted run and returns a
@@ -91,18 +110,43 @@ def ingest(sources: Sequence[str | Path], *, collection: str = INGEST_COLLECTION
     inputs = _checked_inputs(sources, collection, settings)
     run_id = checked_run_id(run_id, "ingest")
     resolved = Workspace.resolve(settings.workspace)
-    outcome = run_settled(builder, job="ingest", workspace=resolved, run_id=run_id, inputs=inputs, context=settings,
-                          on_event=on_event, resume=resume)
+    outcome = run_settled(
+        builder,
+        job="ingest",
+        workspace=resolved,
+        run_id=run_id,
+        inputs=inputs,
+        context=settings,
+        on_event=on_event,
+        resume=resume,
+    )
     values = outcome.values
     skipped_file, warnings_file = outcome.run_dir.file(SKIPPED_FILE), outcome.run_dir.file(WARNINGS_FILE)
     warnings = [record["warning"] for record in load_jsonl(warnings_file)] if warnings_file.exists() else []
-    counts = {name: values.get(name, 0) for name in ("files_read", "files_skipped", "documents", "chunks", "duplicates",
-                                                    "filtered", "indexed", "newly_embedded", "collection_count")}
-    return IngestResult(**job_run(outcome), collection=collection, **counts,
-                        page_kinds=dict(values.get("page_kinds", {})), warnings=warnings,
-                        stage_seconds=dict(values.get("stage_seconds", {})),
-                        skipped=load_jsonl(skipped_file) if skipped_file.exists() else [],
-                        pages_that_lost_chunks=_page_losses(outcome.run_dir.file(DUPLICATES_FILE)))
+    counts = {
+        name: values.get(name, 0)
+        for name in (
+            "files_read",
+            "files_skipped",
+            "documents",
+            "chunks",
+            "duplicates",
+            "filtered",
+            "indexed",
+            "newly_embedded",
+            "collection_count",
+        )
+    }
+    return IngestResult(
+        **job_run(outcome),
+        collection=collection,
+        **counts,
+        page_kinds=dict(values.get("page_kinds", {})),
+        warnings=warnings,
+        stage_seconds=dict(values.get("stage_seconds", {})),
+        skipped=load_jsonl(skipped_file) if skipped_file.exists() else [],
+        pages_that_lost_chunks=_page_losses(outcome.run_dir.file(DUPLICATES_FILE)),
+    )
 
 
 def _page_losses(duplicates_file: Path) -> list[PageLoss]:
@@ -147,15 +191,30 @@ class IngestPreview:
 
 @dry_run
 @accepts_old_setting_names
-def preview_ingest(sources: Sequence[str | Path], *, include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
-                   chunk_size: int = DEFAULT_CHUNK_SIZE, min_chars: int = DEFAULT_MIN_CHARS,
-                   dedup_threshold: float = DEFAULT_DEDUP_THRESHOLD, num_perm: int = DEFAULT_DEDUP_NUM_PERM,
-                   min_quality: float = DEFAULT_MIN_QUALITY, quality: QualityScorerName = "heuristic",
-                   llm: str = BASELINE, embedder: str = DEFAULT_EMBEDDER, batch_size: int = DEFAULT_INDEX_BATCH_SIZE,
-                   seed: int = 0, rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
-                   structured_output: StructuredOutput = "auto", workspace: str | None = None,
-                   chroma_host: str | None = None, database: str | None = None,
-                   lease_s: float = DEFAULT_LEASE_S) -> IngestPreview:
+def preview_ingest(
+    sources: Sequence[str | Path],
+    *,
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    min_chars: int = DEFAULT_MIN_CHARS,
+    dedup_threshold: float = DEFAULT_DEDUP_THRESHOLD,
+    num_perm: int = DEFAULT_DEDUP_NUM_PERM,
+    min_quality: float = DEFAULT_MIN_QUALITY,
+    quality: QualityScorerName = "heuristic",
+    llm: str = BASELINE,
+    embedder: str = DEFAULT_EMBEDDER,
+    batch_size: int = DEFAULT_INDEX_BATCH_SIZE,
+    seed: int = 0,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> IngestPreview:
     """Load, clean and chunk only (nothing is written): counts, and the cost of ``quality="llm"``."""
     settings = settings_given(IngestContext, locals())
 
@@ -166,9 +225,19 @@ def preview_ingest(sources: Sequence[str | Path], *, include: tuple[str, ...] = 
     chunks = [chunk for document in documents for chunk in chunk_document(document, chunk_size, min_chars)]
     calls = len(chunks) if quality == "llm" else 0
     tokens = sum(estimate_tokens(chunk.text) + QUALITY_PROMPT_TOKENS for chunk in chunks) if calls else 0
-    cost = priced(f"{calls} quality calls" if calls else "no model calls (heuristic quality filter)",
-                  [(llm, calls, tokens, 10 * calls)])
+    cost = priced(
+        f"{calls} quality calls" if calls else "no model calls (heuristic quality filter)",
+        [(llm, calls, tokens, 10 * calls)],
+    )
     page_kinds = Counter(chunk.page_kind or DEFAULT_PAGE_KIND for chunk in chunks)
-    return IngestPreview(loaded.files_read, len(loaded.skipped), len(documents), len(chunks),
-                         sum(len(chunk.text) for chunk in chunks), cost, [item.to_json() for item in loaded.skipped],
-                         dict(sorted(page_kinds.items())), loaded.warnings)
+    return IngestPreview(
+        loaded.files_read,
+        len(loaded.skipped),
+        len(documents),
+        len(chunks),
+        sum(len(chunk.text) for chunk in chunks),
+        cost,
+        [item.to_json() for item in loaded.skipped],
+        dict(sorted(page_kinds.items())),
+        loaded.warnings,
+    )

@@ -68,16 +68,36 @@ class NuggetsResult(JobRun):
 
 
 @accepts_old_setting_names
-def nuggets(questions: str | Path, corpus: Sequence[str | Path] = (), *, collection: str | None = None,
-            run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None,
-            tags: tuple[str, ...] = (), limit: int | None = None, llm: str = BASELINE, embedder: str = DEFAULT_EMBEDDER,
-            max_nuggets: int = DEFAULT_MAX_NUGGETS, pool_depth: int = DEFAULT_POOL_DEPTH,
-            batch_size: int = MAX_POOL_BATCH_SIZE, fusion: Literal["combsum", "rrf"] = "combsum",
-            all_nuggets_supported: bool = False, chunk_size: int = DEFAULT_CHUNK_SIZE,
-            min_chars: int = DEFAULT_MIN_CHARS, concurrency: int = 4, seed: int = 0, rate_limit: float | None = None,
-            timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
-            workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
-            lease_s: float = DEFAULT_LEASE_S) -> NuggetsResult:
+def nuggets(
+    questions: str | Path,
+    corpus: Sequence[str | Path] = (),
+    *,
+    collection: str | None = None,
+    run_id: str | None = None,
+    on_event: EventHandler | None = None,
+    resume: str | None = None,
+    tags: tuple[str, ...] = (),
+    limit: int | None = None,
+    llm: str = BASELINE,
+    embedder: str = DEFAULT_EMBEDDER,
+    max_nuggets: int = DEFAULT_MAX_NUGGETS,
+    pool_depth: int = DEFAULT_POOL_DEPTH,
+    batch_size: int = MAX_POOL_BATCH_SIZE,
+    fusion: Literal["combsum", "rrf"] = "combsum",
+    all_nuggets_supported: bool = False,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    min_chars: int = DEFAULT_MIN_CHARS,
+    concurrency: int = 4,
+    seed: int = 0,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> NuggetsResult:
     """Build a nugget benchmark from ``questions`` (JSONL of ``{id, question, answer}`` or a
     Stack Exchange ``Posts.xml``) over ``corpus`` (directories, git checkouts, files, BEIR
     corpora or ``"stdlib"``) or an ingested ``collection``; every setting of
@@ -91,19 +111,36 @@ def nuggets(questions: str | Path, corpus: Sequence[str | Path] = (), *, collect
     check_chunk_sizes(settings.chunk_size, settings.min_chars)
     inputs = _checked_inputs(questions, corpus, collection, settings)
     run_id = checked_run_id(run_id, "nuggets")
-    outcome = run_settled(builder, job="nuggets", workspace=resolved, run_id=run_id, inputs=inputs, context=settings,
-                          on_event=on_event, max_concurrency=settings.concurrency, resume=resume)
+    outcome = run_settled(
+        builder,
+        job="nuggets",
+        workspace=resolved,
+        run_id=run_id,
+        inputs=inputs,
+        context=settings,
+        on_event=on_event,
+        max_concurrency=settings.concurrency,
+        resume=resume,
+    )
     values = outcome.values
-    return NuggetsResult(**job_run(outcome), questions_read=values["questions_read"], kept=values["kept"],
-                         dropped=values["dropped"], nuggets=values["nuggets"], support_rate=values["support_rate"],
-                         table=values["table"], benchmark=Path(values["benchmark"]),
-                         nuggets_file=outcome.run_dir.file(NUGGETS_FILE),
-                         nugget_qrels=outcome.run_dir.file(NUGGET_QRELS_FILE),
-                         report={kind: Path(path) for kind, path in values["report"].items()})
+    return NuggetsResult(
+        **job_run(outcome),
+        questions_read=values["questions_read"],
+        kept=values["kept"],
+        dropped=values["dropped"],
+        nuggets=values["nuggets"],
+        support_rate=values["support_rate"],
+        table=values["table"],
+        benchmark=Path(values["benchmark"]),
+        nuggets_file=outcome.run_dir.file(NUGGETS_FILE),
+        nugget_qrels=outcome.run_dir.file(NUGGET_QRELS_FILE),
+        report={kind: Path(path) for kind, path in values["report"].items()},
+    )
 
 
-def _checked_inputs(questions: str | Path, corpus: Sequence[str | Path], collection: str | None,
-                    settings: NuggetsContext) -> dict[str, Any]:
+def _checked_inputs(
+    questions: str | Path, corpus: Sequence[str | Path], collection: str | None, settings: NuggetsContext
+) -> dict[str, Any]:
     """The run's inputs, every one checked with the settings they depend on before any work starts."""
     if bool(corpus) == bool(collection):
         raise InputError("give the corpus: one or more --corpus sources, or --collection NAME (not both)")
@@ -129,15 +166,31 @@ def _source(source: str) -> str:
 
 @dry_run
 @accepts_old_setting_names
-def estimate_nuggets(questions: str | Path, *, tags: tuple[str, ...] = (), limit: int | None = None,
-                     llm: str = BASELINE, embedder: str = DEFAULT_EMBEDDER, max_nuggets: int = DEFAULT_MAX_NUGGETS,
-                     pool_depth: int = DEFAULT_POOL_DEPTH, batch_size: int = MAX_POOL_BATCH_SIZE,
-                     fusion: Literal["combsum", "rrf"] = "combsum", all_nuggets_supported: bool = False,
-                     chunk_size: int = DEFAULT_CHUNK_SIZE, min_chars: int = DEFAULT_MIN_CHARS, concurrency: int = 4,
-                     seed: int = 0, rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
-                     structured_output: StructuredOutput = "auto", workspace: str | None = None,
-                     chroma_host: str | None = None, database: str | None = None,
-                     lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
+def estimate_nuggets(
+    questions: str | Path,
+    *,
+    tags: tuple[str, ...] = (),
+    limit: int | None = None,
+    llm: str = BASELINE,
+    embedder: str = DEFAULT_EMBEDDER,
+    max_nuggets: int = DEFAULT_MAX_NUGGETS,
+    pool_depth: int = DEFAULT_POOL_DEPTH,
+    batch_size: int = MAX_POOL_BATCH_SIZE,
+    fusion: Literal["combsum", "rrf"] = "combsum",
+    all_nuggets_supported: bool = False,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    min_chars: int = DEFAULT_MIN_CHARS,
+    concurrency: int = 4,
+    seed: int = 0,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> CostEstimate:
     """Model calls and tokens (about 4 characters each) a build would spend, before spending.
     The pool is taken at its largest (every technique adds ``pool_depth`` new chunks)."""
     settings = settings_given(NuggetsContext, locals())
@@ -154,15 +207,22 @@ def estimate_nuggets(questions: str | Path, *, tags: tuple[str, ...] = (), limit
     writer = NuggetWriter(max_nuggets)
     input_tokens = output_tokens = 0
     for pair in pairs:
-        prompt = estimate_tokens("".join(m["content"] for m in writer.messages(question=pair.question,
-                                                                               answer=pair.answer)))
+        prompt = estimate_tokens(
+            "".join(m["content"] for m in writer.messages(question=pair.question, answer=pair.answer))
+        )
         question = estimate_tokens(pair.question) + PROMPT_CHARS // 4
         nugget_text = OUTPUT_TOKENS["nuggets"]
         input_tokens += prompt + 2 * question + batch_count * (question + nugget_text) + pool * chunk_tokens
-        output_tokens += (OUTPUT_TOKENS["nuggets"] + OUTPUT_TOKENS["sub_questions"] + OUTPUT_TOKENS["closed_book"]
-                          + pool * OUTPUT_TOKENS["support_per_chunk"])
+        output_tokens += (
+            OUTPUT_TOKENS["nuggets"]
+            + OUTPUT_TOKENS["sub_questions"]
+            + OUTPUT_TOKENS["closed_book"]
+            + pool * OUTPUT_TOKENS["support_per_chunk"]
+        )
     calls = len(pairs) * (3 + batch_count)
-    notes = [f"{len(pairs):,} questions: 3 writing calls each (nuggets, sub-questions, closed-book answer) and "
-             f"up to {batch_count} support calls (pools of at most {pool} chunks in batches of {batch_size}).",
-             "Pools shrink when techniques retrieve the same chunks, so this is an upper bound."]
+    notes = [
+        f"{len(pairs):,} questions: 3 writing calls each (nuggets, sub-questions, closed-book answer) and "
+        f"up to {batch_count} support calls (pools of at most {pool} chunks in batches of {batch_size}).",
+        "Pools shrink when techniques retrieve the same chunks, so this is an upper bound.",
+    ]
     return priced(f"{len(pairs):,} questions", [(llm, calls, input_tokens, output_tokens)], notes)

@@ -67,17 +67,36 @@ class ParaphraseResult(JobRun):
 
 
 @accepts_old_setting_names
-def paraphrase(benchmark: str | Path | Sequence[str | Path], *, run_id: str | None = None,
-               on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0, llm: str = BASELINE,
-               per_turn: int | None = None, import_ecast: str | None = None, judges: tuple[str, ...] = (),
-               min_judge_score: int = DEFAULT_MIN_JUDGE_SCORE, overlap_metric: Literal["bleu", "chrf"] = "bleu",
-               max_sentence_score: float = DEFAULT_MAX_SENTENCE_SCORE,
-               min_similarity: float = DEFAULT_PARAPHRASE_MIN_SIMILARITY, embedder: str = DEFAULT_EMBEDDER,
-               test_sets: int = DEFAULT_TEST_SETS, corpus: str | None = None, qrels: str | None = None,
-               split: str = "test", concurrency: int = 4, rate_limit: float | None = None, timeout_s: float = 60.0,
-               max_attempts: int = 6, structured_output: StructuredOutput = "auto", workspace: str | None = None,
-               chroma_host: str | None = None, database: str | None = None,
-               lease_s: float = DEFAULT_LEASE_S) -> ParaphraseResult:
+def paraphrase(
+    benchmark: str | Path | Sequence[str | Path],
+    *,
+    run_id: str | None = None,
+    on_event: EventHandler | None = None,
+    resume: str | None = None,
+    seed: int = 0,
+    llm: str = BASELINE,
+    per_turn: int | None = None,
+    import_ecast: str | None = None,
+    judges: tuple[str, ...] = (),
+    min_judge_score: int = DEFAULT_MIN_JUDGE_SCORE,
+    overlap_metric: Literal["bleu", "chrf"] = "bleu",
+    max_sentence_score: float = DEFAULT_MAX_SENTENCE_SCORE,
+    min_similarity: float = DEFAULT_PARAPHRASE_MIN_SIMILARITY,
+    embedder: str = DEFAULT_EMBEDDER,
+    test_sets: int = DEFAULT_TEST_SETS,
+    corpus: str | None = None,
+    qrels: str | None = None,
+    split: str = "test",
+    concurrency: int = 4,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> ParaphraseResult:
     """Paraphrase ``benchmark`` (CAsT topic files, several making one benchmark; a BEIR
     directory; a synthesis run; a turn JSONL file); every setting of :class:`ParaphraseContext`
     is a keyword argument too. ``per_turn`` defaults to 5, or to 0 (import only) with
@@ -90,26 +109,53 @@ def paraphrase(benchmark: str | Path | Sequence[str | Path], *, run_id: str | No
     resolved = Workspace.resolve(settings.workspace)
     specs = [benchmark] if isinstance(benchmark, str | Path) else list(benchmark)
     inputs, notes, context = _checked_inputs(resolved, specs, settings)
-    arguments.update(shared_arguments({"benchmark": inputs["benchmarks"], "import_ecast": context.import_ecast,
-                                       "corpus": context.corpus, "qrels": context.qrels}))  # as resolved here
+    arguments.update(
+        shared_arguments(
+            {
+                "benchmark": inputs["benchmarks"],
+                "import_ecast": context.import_ecast,
+                "corpus": context.corpus,
+                "qrels": context.qrels,
+            }
+        )
+    )  # as resolved here
     run_id = checked_run_id(run_id, "paraphrase")
-    outcome = run_settled(builder, job="paraphrase", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
-                          on_event=on_event, max_concurrency=context.concurrency, resume=resume, arguments=arguments)
+    outcome = run_settled(
+        builder,
+        job="paraphrase",
+        workspace=resolved,
+        run_id=run_id,
+        inputs=inputs,
+        context=context,
+        on_event=on_event,
+        max_concurrency=context.concurrency,
+        resume=resume,
+        arguments=arguments,
+    )
     values = outcome.values
     run_dir = outcome.run_dir
     return ParaphraseResult(
-        **job_run(outcome), turns=values["turns"], paraphrases=values["paraphrases"],
-        turns_with_paraphrases=values["turns_with_paraphrases"], unjoined=values["unjoined"],
+        **job_run(outcome),
+        turns=values["turns"],
+        paraphrases=values["paraphrases"],
+        turns_with_paraphrases=values["turns_with_paraphrases"],
+        unjoined=values["unjoined"],
         diversity=values["diversity"],
         test_sets={name: run_dir.file(TEST_SETS_DIR) / name for name in ["original", *values["test_sets"]]},
         report={kind: Path(path) for kind, path in values["report"].items()},
-        files={"paraphrases": run_dir.file(PARAPHRASES_FILE), "diversity": run_dir.file(DIVERSITY_FILE),
-               "turns": run_dir.file(TURNS_FILE), "unjoined": run_dir.file(UNJOINED_FILE)},
-        notes=notes)
+        files={
+            "paraphrases": run_dir.file(PARAPHRASES_FILE),
+            "diversity": run_dir.file(DIVERSITY_FILE),
+            "turns": run_dir.file(TURNS_FILE),
+            "unjoined": run_dir.file(UNJOINED_FILE),
+        },
+        notes=notes,
+    )
 
 
-def _checked_inputs(workspace: Workspace, specs: list[str | Path],
-                    settings: ParaphraseContext) -> tuple[dict[str, Any], list[str], ParaphraseContext]:
+def _checked_inputs(
+    workspace: Workspace, specs: list[str | Path], settings: ParaphraseContext
+) -> tuple[dict[str, Any], list[str], ParaphraseContext]:
     """The run's inputs, what reading them forgave (notes for the user), and its settings with paths
     made absolute: every one checked, and the benchmark and the ECAsT file read, before any work."""
 
@@ -117,37 +163,62 @@ def _checked_inputs(workspace: Workspace, specs: list[str | Path],
     if settings.per_turn == 0 and settings.import_ecast is None:
         raise InputError("nothing to do: give --per-turn K (K ≥ 1) to generate, or --import-ecast FILE")
     if settings.overlap_metric not in OVERLAP_METRICS:
-        raise InputError(f"--overlap-metric must be one of {', '.join(OVERLAP_METRICS)}, "
-                         f"got {settings.overlap_metric!r}")
+        raise InputError(
+            f"--overlap-metric must be one of {', '.join(OVERLAP_METRICS)}, got {settings.overlap_metric!r}"
+        )
     if len(set(settings.judges)) != len(settings.judges):
         raise InputError("each --judge may be given once")
     check_models(settings.llm, *settings.judges)
     benchmarks = [resolved_path(str(spec)) for spec in specs]
     corpus_path = str(Path(settings.corpus).resolve()) if settings.corpus else None
     qrels_path = str(Path(settings.qrels).resolve()) if settings.qrels else None
-    load_conversational(benchmarks, workspace, split=settings.split, corpus=Path(corpus_path) if corpus_path else None,
-                        qrels=Path(qrels_path) if qrels_path else None)  # a bad benchmark stops here
+    load_conversational(
+        benchmarks,
+        workspace,
+        split=settings.split,
+        corpus=Path(corpus_path) if corpus_path else None,
+        qrels=Path(qrels_path) if qrels_path else None,
+    )  # a bad benchmark stops here
     ecast_path = str(Path(settings.import_ecast).resolve()) if settings.import_ecast else None
     notes = []
     if ecast_path and (repeats := read_ecast(Path(ecast_path)).repeats_summary()):
         notes.append(repeats)
-    return {"benchmarks": benchmarks}, notes, replace(settings, import_ecast=ecast_path, corpus=corpus_path, qrels=qrels_path,
-                                               judges=tuple(settings.judges))
+    return (
+        {"benchmarks": benchmarks},
+        notes,
+        replace(settings, import_ecast=ecast_path, corpus=corpus_path, qrels=qrels_path, judges=tuple(settings.judges)),
+    )
 
 
 @dry_run
 @accepts_old_setting_names
-def estimate_paraphrase(benchmark: str | Path | Sequence[str | Path], *, seed: int = 0, llm: str = BASELINE,
-                        per_turn: int | None = None, import_ecast: str | None = None, judges: tuple[str, ...] = (),
-                        min_judge_score: int = DEFAULT_MIN_JUDGE_SCORE,
-                        overlap_metric: Literal["bleu", "chrf"] = "bleu",
-                        max_sentence_score: float = DEFAULT_MAX_SENTENCE_SCORE,
-                        min_similarity: float = DEFAULT_PARAPHRASE_MIN_SIMILARITY, embedder: str = DEFAULT_EMBEDDER,
-                        test_sets: int = DEFAULT_TEST_SETS, corpus: str | None = None, qrels: str | None = None,
-                        split: str = "test", concurrency: int = 4, rate_limit: float | None = None,
-                        timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
-                        workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
-                        lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
+def estimate_paraphrase(
+    benchmark: str | Path | Sequence[str | Path],
+    *,
+    seed: int = 0,
+    llm: str = BASELINE,
+    per_turn: int | None = None,
+    import_ecast: str | None = None,
+    judges: tuple[str, ...] = (),
+    min_judge_score: int = DEFAULT_MIN_JUDGE_SCORE,
+    overlap_metric: Literal["bleu", "chrf"] = "bleu",
+    max_sentence_score: float = DEFAULT_MAX_SENTENCE_SCORE,
+    min_similarity: float = DEFAULT_PARAPHRASE_MIN_SIMILARITY,
+    embedder: str = DEFAULT_EMBEDDER,
+    test_sets: int = DEFAULT_TEST_SETS,
+    corpus: str | None = None,
+    qrels: str | None = None,
+    split: str = "test",
+    concurrency: int = 4,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> CostEstimate:
     """Model calls, tokens and cost of a paraphrase run, from the real prompts of each turn
     (judges counted as if every variant passed the other filters: an upper bound)."""
     settings = settings_given(ParaphraseContext, locals())
@@ -155,8 +226,12 @@ def estimate_paraphrase(benchmark: str | Path | Sequence[str | Path], *, seed: i
     llm, judges, per_turn, import_ecast = settings.llm, settings.judges, settings.per_turn, settings.import_ecast
     check_models(llm, *judges)
     specs = [benchmark] if isinstance(benchmark, str | Path) else list(benchmark)
-    loaded = load_conversational([resolved_path(str(spec)) for spec in specs], Workspace.resolve(settings.workspace),
-                                 split=settings.split, corpus=Path(settings.corpus) if settings.corpus else None)
+    loaded = load_conversational(
+        [resolved_path(str(spec)) for spec in specs],
+        Workspace.resolve(settings.workspace),
+        split=settings.split,
+        corpus=Path(settings.corpus) if settings.corpus else None,
+    )
     generator, judge = [0, 0, 0], [0, 0, 0]  # calls, input tokens, output tokens
 
     def add(totals: list[int], messages: list[dict[str, str]], output_tokens: int) -> None:
@@ -171,13 +246,27 @@ def estimate_paraphrase(benchmark: str | Path | Sequence[str | Path], *, seed: i
                 add(generator, Rewriter().messages(history=query.history, question=query.question), 40)
             add(generator, Paraphraser(per_turn).messages(query=source), per_turn * OUTPUT_TOKENS_PER_VARIANT)
             if query.history:
-                add(generator, ContextRestorer(per_turn).messages(history=query.history, raw=query.question,
-                                                                  rewrite=source, queries=[source] * per_turn),
-                    per_turn * OUTPUT_TOKENS_PER_VARIANT)
+                add(
+                    generator,
+                    ContextRestorer(per_turn).messages(
+                        history=query.history, raw=query.question, rewrite=source, queries=[source] * per_turn
+                    ),
+                    per_turn * OUTPUT_TOKENS_PER_VARIANT,
+                )
             for _ in range(per_turn if judges else 0):
-                add(judge, VariantJudge().messages(history=query.history, source=source, paraphrase=source,
-                                                   raw=query.question), JUDGE_OUTPUT_TOKENS)
-    notes = [f"{len(loaded.queries):,} turns" + (f"; ECAsT rows from {import_ecast} are joined, not generated"
-                                                 if import_ecast else "")]
-    return priced(f"{per_turn} paraphrases per turn of {len(loaded.queries):,} turns",
-                  [(llm, *generator), *((spec, *judge) for spec in judges)], notes)
+                add(
+                    judge,
+                    VariantJudge().messages(
+                        history=query.history, source=source, paraphrase=source, raw=query.question
+                    ),
+                    JUDGE_OUTPUT_TOKENS,
+                )
+    notes = [
+        f"{len(loaded.queries):,} turns"
+        + (f"; ECAsT rows from {import_ecast} are joined, not generated" if import_ecast else "")
+    ]
+    return priced(
+        f"{per_turn} paraphrases per turn of {len(loaded.queries):,} turns",
+        [(llm, *generator), *((spec, *judge) for spec in judges)],
+        notes,
+    )

@@ -43,8 +43,9 @@ class PublishResult:
     audited: bool  # an audit of the benchmark exists (its verdict is in the dataset card)
 
 
-def publish(run: str | Path, *, format: PublishFormat, out: str | Path,
-            workspace: str | Path | None = None) -> PublishResult:
+def publish(
+    run: str | Path, *, format: PublishFormat, out: str | Path, workspace: str | Path | None = None
+) -> PublishResult:
     """Write the finished synthesis run ``run`` (its id in ``workspace``, or its folder) into
     ``out`` as an MTRAG-layout benchmark (``format="mtrag"``) or a Hugging Face dataset folder
     (``format="hf"``)."""
@@ -67,13 +68,26 @@ def publish(run: str | Path, *, format: PublishFormat, out: str | Path,
     else:
         queries, qrels, _ = benchmark_records(dialogues, record.config.get("history_window"))
         facts = CardFacts(
-            name=collection, settings=record.config, label_counts=_label_counts(run_dir, dialogues), audit=audit,
-            source=(f"Synthesized from the collection `{collection}` by the run `{run_dir.run_id}` "
-                    f"(`benchsmith synthesize`, finished {time.strftime('%Y-%m-%d', time.gmtime(record.updated))}): "
-                    f"{len(dialogues):,} conversations, {turns:,} turns."))
+            name=collection,
+            settings=record.config,
+            label_counts=_label_counts(run_dir, dialogues),
+            audit=audit,
+            source=(
+                f"Synthesized from the collection `{collection}` by the run `{run_dir.run_id}` "
+                f"(`benchsmith synthesize`, finished {time.strftime('%Y-%m-%d', time.gmtime(record.updated))}): "
+                f"{len(dialogues):,} conversations, {turns:,} turns."
+            ),
+        )
         documents = write_hf_dataset(out, corpus, queries, qrels, dialogues, facts)["corpus"]
-    return PublishResult(format=format, out=out, run_id=run_dir.run_id, conversations=len(dialogues), turns=turns,
-                         documents=documents, audited=audit is not None)
+    return PublishResult(
+        format=format,
+        out=out,
+        run_id=run_dir.run_id,
+        conversations=len(dialogues),
+        turns=turns,
+        documents=documents,
+        audited=audit is not None,
+    )
 
 
 def _synthesis_run(workspace: Workspace, run: str | Path) -> tuple[RunDirectory, RunRecord]:
@@ -89,8 +103,10 @@ def _synthesis_run(workspace: Workspace, run: str | Path) -> tuple[RunDirectory,
     if record.job != "synthesize":
         raise InputError(f"run {run_id!r} is a {record.job} run; publish takes a synthesis run")
     if record.status != "finished" or not run_dir.file(DIALOGUES_FILE).is_file():
-        raise InputError(f"run {run_id!r} is {record.effective_status()}, not finished: resume it first "
-                         f"({record.resume or 'benchsmith synthesize --run-id ' + run_id})")
+        raise InputError(
+            f"run {run_id!r} is {record.effective_status()}, not finished: resume it first "
+            f"({record.resume or 'benchsmith synthesize --run-id ' + run_id})"
+        )
     return run_dir, record
 
 
@@ -99,8 +115,9 @@ def _corpus(path: Path, held_out: set[str]) -> Any:
     if not held_out:
         return ({"_id": d.id, "title": d.title, "text": d.text} for d in iter_beir_corpus(path))
     held_out_texts = {d.id: d.text for d in iter_beir_corpus(path) if d.id in held_out}
-    return without_held_out(({"_id": d.id, "title": d.title, "text": d.text} for d in iter_beir_corpus(path)),
-                            held_out_texts)
+    return without_held_out(
+        ({"_id": d.id, "title": d.title, "text": d.text} for d in iter_beir_corpus(path)), held_out_texts
+    )
 
 
 def _label_counts(run_dir: RunDirectory, dialogues: list[dict[str, Any]]) -> dict[str, Any]:
@@ -116,6 +133,9 @@ def _latest_audit(workspace: Workspace, run_dir: RunDirectory) -> dict[str, Any]
     for record in list_runs(workspace):  # newest first
         if record.job == "audit" and record.status == "finished" and str(record.config.get("benchmark")) in names:
             verdict = record.summary.get("verdict") or {}
-            return {"run_id": record.run_id, "label": verdict.get("label", "unknown"),
-                    "explanation": verdict.get("explanation", "")}
+            return {
+                "run_id": record.run_id,
+                "label": verdict.get("label", "unknown"),
+                "explanation": verdict.get("explanation", ""),
+            }
     return None

@@ -21,40 +21,95 @@ class Job:
     api: tuple[str, ...] = ()  # what ``benchsmith`` exports from benchsmith/jobs/<name>.py
     commands: tuple[str, ...] = ()  # attributes of benchsmith/cli/<module>.py, as "attribute" or "module:attribute"
     graphs: dict[str, str] = field(default_factory=dict)  # Studio's name → "module:attribute" under benchsmith.graphs
-    items: dict[str, tuple[str, str]] = field(default_factory=dict)  # run job → (result field, unit) in `benchsmith runs`
+    items: dict[str, tuple[str, str]] = field(
+        default_factory=dict
+    )  # run job → (result field, unit) in `benchsmith runs`
 
 
 # In the order `benchsmith --help` lists the commands.
 JOBS = (
-    Job("ingest", api=("IngestPreview", "IngestResult", "ingest", "preview_ingest"), commands=("ingest",),
-        graphs={"ingest": "ingest:graph"}, items={"ingest": ("indexed", "chunks")}),
-    Job("synthesize", api=("ClusterResult", "SynthesisResult", "cluster", "estimate_synthesis", "synthesize"),
+    Job(
+        "ingest",
+        api=("IngestPreview", "IngestResult", "ingest", "preview_ingest"),
+        commands=("ingest",),
+        graphs={"ingest": "ingest:graph"},
+        items={"ingest": ("indexed", "chunks")},
+    ),
+    Job(
+        "synthesize",
+        api=("ClusterResult", "SynthesisResult", "cluster", "estimate_synthesis", "synthesize"),
         commands=("cluster:cluster", "synthesize"),
         graphs={"synthesize": "synthesis.run:graph", "conversation": "synthesis.conversation:conversation_graph"},
-        items={"synthesize": ("conversations_written", "conversations")}),
-    Job("evaluate", api=("EvaluationResult", "estimate_evaluation", "evaluate", "measure_runs"), commands=("evaluate",),
-        graphs={"evaluate": "evaluate:graph"}, items={"evaluate": ("aggregate", "configurations")}),
-    Job("audit", api=("AuditResult", "Verdict", "audit", "estimate_audit"), commands=("audit",),
-        graphs={"audit": "audit.graph:graph"}, items={"audit": ("instances", "instances")}),
-    Job("paraphrase", api=("ParaphraseResult", "estimate_paraphrase", "paraphrase"), commands=("paraphrase",),
-        graphs={"paraphrase": "paraphrase:graph"}, items={"paraphrase": ("paraphrases", "paraphrases")}),
-    Job("robustness", api=("RobustnessResult", "estimate_robustness", "robustness"), commands=("robustness",),
-        graphs={"robustness": "robustness:graph"}, items={"robustness": ("sets", "test sets")}),
-    Job("nuggets", api=("NuggetsResult", "estimate_nuggets", "nuggets"), commands=("nuggets",),
-        graphs={"nuggets": "nuggets:graph"}, items={"nuggets": ("kept", "questions")}),
-    Job("select", api=("SelectionResult", "estimate_selection", "select"), commands=("select",),
-        graphs={"select": "select.graph:graph"}, items={"select": ("ranking", "configurations")}),
-    Job("validate", api=("ValidationResult", "estimate_validation", "validate"), commands=("validate",),
-        graphs={"validate": "validate:graph"}, items={"validate": ("configurations", "configurations")}),
+        items={"synthesize": ("conversations_written", "conversations")},
+    ),
+    Job(
+        "evaluate",
+        api=("EvaluationResult", "estimate_evaluation", "evaluate", "measure_runs"),
+        commands=("evaluate",),
+        graphs={"evaluate": "evaluate:graph"},
+        items={"evaluate": ("aggregate", "configurations")},
+    ),
+    Job(
+        "audit",
+        api=("AuditResult", "Verdict", "audit", "estimate_audit"),
+        commands=("audit",),
+        graphs={"audit": "audit.graph:graph"},
+        items={"audit": ("instances", "instances")},
+    ),
+    Job(
+        "paraphrase",
+        api=("ParaphraseResult", "estimate_paraphrase", "paraphrase"),
+        commands=("paraphrase",),
+        graphs={"paraphrase": "paraphrase:graph"},
+        items={"paraphrase": ("paraphrases", "paraphrases")},
+    ),
+    Job(
+        "robustness",
+        api=("RobustnessResult", "estimate_robustness", "robustness"),
+        commands=("robustness",),
+        graphs={"robustness": "robustness:graph"},
+        items={"robustness": ("sets", "test sets")},
+    ),
+    Job(
+        "nuggets",
+        api=("NuggetsResult", "estimate_nuggets", "nuggets"),
+        commands=("nuggets",),
+        graphs={"nuggets": "nuggets:graph"},
+        items={"nuggets": ("kept", "questions")},
+    ),
+    Job(
+        "select",
+        api=("SelectionResult", "estimate_selection", "select"),
+        commands=("select",),
+        graphs={"select": "select.graph:graph"},
+        items={"select": ("ranking", "configurations")},
+    ),
+    Job(
+        "validate",
+        api=("ValidationResult", "estimate_validation", "validate"),
+        commands=("validate",),
+        graphs={"validate": "validate:graph"},
+        items={"validate": ("configurations", "configurations")},
+    ),
     Job("demo", commands=("demo",)),
     Job("runs", api=("RunInfo", "runs"), commands=("runs",)),
     Job("work", api=("export", "work"), commands=("work", "export")),
     Job("publish", api=("PublishResult", "publish"), commands=("publish",)),
     Job("studio", commands=("studio",)),
-    Job("hardneg", api=("HardnegBuildResult", "HardnegScoreResult", "build_hardneg", "estimate_hardneg",
-                        "rescore_tables", "score_hardneg"), commands=("app",),
+    Job(
+        "hardneg",
+        api=(
+            "HardnegBuildResult",
+            "HardnegScoreResult",
+            "build_hardneg",
+            "estimate_hardneg",
+            "rescore_tables",
+            "score_hardneg",
+        ),
+        commands=("app",),
         graphs={"hardneg": "hardneg.build:graph", "hardneg-score": "hardneg.score:graph"},
-        items={"hardneg": ("rows", "rows"), "hardneg-score": ("scorers", "scorers")}),
+        items={"hardneg": ("rows", "rows"), "hardneg-score": ("scorers", "scorers")},
+    ),
 )
 
 
@@ -70,8 +125,13 @@ def studio_graphs() -> dict[str, str]:
 
 def command_targets() -> list[tuple[str, str]]:
     """``(module, attribute)`` of each command, in order, modules under ``benchsmith.cli``."""
-    return [(f"benchsmith.cli.{command.partition(':')[0]}", command.partition(":")[2]) if ":" in command
-            else (f"benchsmith.cli.{job.name}", command) for job in JOBS for command in job.commands]
+    return [
+        (f"benchsmith.cli.{command.partition(':')[0]}", command.partition(":")[2])
+        if ":" in command
+        else (f"benchsmith.cli.{job.name}", command)
+        for job in JOBS
+        for command in job.commands
+    ]
 
 
 def items_of_job() -> dict[str, tuple[str, str]]:

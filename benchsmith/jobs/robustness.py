@@ -59,18 +59,37 @@ class RobustnessResult(JobRun):
 
 
 @accepts_old_setting_names
-def robustness(paraphrase_run: str | Path, *, retrievers: Sequence[str] | None = None,
-               histories: Sequence[str] = ROBUSTNESS_HISTORIES, runs: Mapping[str, str | Path] | None = None,
-               qrels: str | Path | None = None, judges: Sequence[str] = (BASELINE,), run_id: str | None = None,
-               on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0,
-               measures: tuple[str, ...] = DEFAULT_MEASURES, judge_depth: int = DEFAULT_JUDGE_DEPTH,
-               min_votes: int = DEFAULT_MIN_VOTES, corpus: str | None = None, depth: int = DEFAULT_DEPTH,
-               embedder: str = DEFAULT_EMBEDDER, llm: str = BASELINE, concurrency: int = 4,
-               significance_test: Literal["randomization", "t-test"] = "randomization",
-               resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, rate_limit: float | None = None,
-               timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
-               workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
-               lease_s: float = DEFAULT_LEASE_S) -> RobustnessResult:
+def robustness(
+    paraphrase_run: str | Path,
+    *,
+    retrievers: Sequence[str] | None = None,
+    histories: Sequence[str] = ROBUSTNESS_HISTORIES,
+    runs: Mapping[str, str | Path] | None = None,
+    qrels: str | Path | None = None,
+    judges: Sequence[str] = (BASELINE,),
+    run_id: str | None = None,
+    on_event: EventHandler | None = None,
+    resume: str | None = None,
+    seed: int = 0,
+    measures: tuple[str, ...] = DEFAULT_MEASURES,
+    judge_depth: int = DEFAULT_JUDGE_DEPTH,
+    min_votes: int = DEFAULT_MIN_VOTES,
+    corpus: str | None = None,
+    depth: int = DEFAULT_DEPTH,
+    embedder: str = DEFAULT_EMBEDDER,
+    llm: str = BASELINE,
+    concurrency: int = 4,
+    significance_test: Literal["randomization", "t-test"] = "randomization",
+    resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> RobustnessResult:
     """Score the original and the test sets of ``paraphrase_run`` (a run id or directory): with
     its corpus, by retrieval (``retrievers`` × ``histories``, default bm25 × full and oracle);
     without (CAsT), from ``runs`` = ``{"original": FILE, "R1": FILE, ...}`` (TREC run files) with
@@ -82,13 +101,27 @@ def robustness(paraphrase_run: str | Path, *, retrievers: Sequence[str] | None =
     resolved = Workspace.resolve(settings.workspace)
     inputs, context = _checked_inputs(resolved, paraphrase_run, retrievers, histories, runs, qrels, judges, settings)
     run_id = checked_run_id(run_id, "robustness")
-    outcome = run_settled(builder, job="robustness", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
-                          on_event=on_event, max_concurrency=context.concurrency, resume=resume)
+    outcome = run_settled(
+        builder,
+        job="robustness",
+        workspace=resolved,
+        run_id=run_id,
+        inputs=inputs,
+        context=context,
+        on_event=on_event,
+        max_concurrency=context.concurrency,
+        resume=resume,
+    )
     values = outcome.values
-    return RobustnessResult(**job_run(outcome), sets=values["sets"], pooled=values["pooled"],
-                            confirmed=values["confirmed"], means=values["means"],
-                            report={kind: Path(path) for kind, path in values["report"].items()},
-                            augmented_qrels=outcome.run_dir.file(AUGMENTED_QRELS_FILE))
+    return RobustnessResult(
+        **job_run(outcome),
+        sets=values["sets"],
+        pooled=values["pooled"],
+        confirmed=values["confirmed"],
+        means=values["means"],
+        report={kind: Path(path) for kind, path in values["report"].items()},
+        augmented_qrels=outcome.run_dir.file(AUGMENTED_QRELS_FILE),
+    )
 
 
 def paraphrase_run_directory(workspace: Workspace, paraphrase_run: str | Path) -> Path:
@@ -105,9 +138,16 @@ def paraphrase_run_directory(workspace: Workspace, paraphrase_run: str | Path) -
     return path.resolve()
 
 
-def _checked_inputs(workspace: Workspace, paraphrase_run: str | Path, retrievers: Sequence[str] | None,
-                    histories: Sequence[str], runs: Mapping[str, str | Path] | None, qrels: str | Path | None,
-                    judges: Sequence[str], settings: RobustnessContext) -> tuple[dict[str, Any], RobustnessContext]:
+def _checked_inputs(
+    workspace: Workspace,
+    paraphrase_run: str | Path,
+    retrievers: Sequence[str] | None,
+    histories: Sequence[str],
+    runs: Mapping[str, str | Path] | None,
+    qrels: str | Path | None,
+    judges: Sequence[str],
+    settings: RobustnessContext,
+) -> tuple[dict[str, Any], RobustnessContext]:
     """The run's inputs, and its settings with the measures checked and the corpus made absolute:
     every one checked before any work starts."""
     check_bounds(settings)
@@ -119,31 +159,37 @@ def _checked_inputs(workspace: Workspace, paraphrase_run: str | Path, retrievers
         raise InputError("each --judge may be given once")
     check_models(settings.llm, *judges)
     if settings.significance_test not in SIGNIFICANCE_TESTS:
-        raise InputError(f"--significance-test must be one of {', '.join(SIGNIFICANCE_TESTS)}, "
-                         f"got {settings.significance_test!r}")
+        raise InputError(
+            f"--significance-test must be one of {', '.join(SIGNIFICANCE_TESTS)}, got {settings.significance_test!r}"
+        )
     names = checked_measures(list(settings.measures or DEFAULT_MEASURES))  # none given: the defaults
     benchmark_qrels(directory, str(Path(qrels).resolve()) if qrels else None)
     given = {name: str(Path(path).resolve()) for name, path in (runs or {}).items()}
     if given:
         if retrievers:
-            raise InputError("give either --retriever (to retrieve over the benchmark's corpus) or --run files, "
-                             "not both")
+            raise InputError(
+                "give either --retriever (to retrieve over the benchmark's corpus) or --run files, not both"
+            )
         if "original" not in given or len(given) < 2:
-            raise InputError("--run needs original=FILE and at least one test set, e.g. --run original=a.trec "
-                             "--run R1=b.trec")
+            raise InputError(
+                "--run needs original=FILE and at least one test set, e.g. --run original=a.trec --run R1=b.trec"
+            )
         for name, path in given.items():
             if name not in sets:
-                raise InputError(f"--run {name}=...: the paraphrase run has no test set {name!r} "
-                                 f"(it has {', '.join(sets)})")
+                raise InputError(
+                    f"--run {name}=...: the paraphrase run has no test set {name!r} (it has {', '.join(sets)})"
+                )
             if not read_trec_run(path):
                 raise InputError(f"--run {name}={path}: no run lines")
         retrievers, histories = [], []
     else:
         corpus_file = directory / "test-sets" / "original" / "corpus.jsonl"
         if not corpus_file.exists():
-            raise InputError(f"{paraphrase_run}: the benchmark has no corpus here (TREC CAsT): score your system on "
-                             "the test sets' raw.tsv or self-contained.tsv and give the run files: --run original=FILE "
-                             "--run R1=FILE ... --qrels FILE")
+            raise InputError(
+                f"{paraphrase_run}: the benchmark has no corpus here (TREC CAsT): score your system on "
+                "the test sets' raw.tsv or self-contained.tsv and give the run files: --run original=FILE "
+                "--run R1=FILE ... --qrels FILE"
+            )
         retrievers = list(retrievers or ROBUSTNESS_RETRIEVERS)
         for spec in retrievers:
             parse_retriever(spec)
@@ -152,8 +198,14 @@ def _checked_inputs(workspace: Workspace, paraphrase_run: str | Path, retrievers
         if not histories:
             raise InputError("give at least one --history")
     check_vote_rule(judges, settings.min_votes)
-    inputs = {"paraphrase_run": str(directory), "judges": list(judges), "retrievers": list(retrievers),
-              "histories": list(histories), "runs": given, "qrels": str(Path(qrels).resolve()) if qrels else None}
+    inputs = {
+        "paraphrase_run": str(directory),
+        "judges": list(judges),
+        "retrievers": list(retrievers),
+        "histories": list(histories),
+        "runs": given,
+        "qrels": str(Path(qrels).resolve()) if qrels else None,
+    }
     corpus = str(Path(settings.corpus).resolve()) if settings.corpus else None
     return inputs, replace(settings, measures=tuple(names), corpus=corpus)
 
@@ -164,24 +216,43 @@ def check_vote_rule(judges: Sequence[str], min_votes: int) -> None:
     would be confirmed, and re-judging would change nothing while looking done."""
     if min_votes > len(judges):
         given = f"{len(judges)} judge{'s' if len(judges) != 1 else ''} ({', '.join(judges)})"
-        raise InputError(f"--min-votes {min_votes} needs at least {min_votes} judges, but {given} can never confirm "
-                         f"a grade: add --judge specs until there are {min_votes} (the audit's rule), or pass "
-                         f"--min-votes {len(judges)} to accept {'a single judge' if len(judges) == 1 else 'fewer'} "
-                         "votes unchecked")
+        raise InputError(
+            f"--min-votes {min_votes} needs at least {min_votes} judges, but {given} can never confirm "
+            f"a grade: add --judge specs until there are {min_votes} (the audit's rule), or pass "
+            f"--min-votes {len(judges)} to accept {'a single judge' if len(judges) == 1 else 'fewer'} "
+            "votes unchecked"
+        )
 
 
 @accepts_old_setting_names
-def estimate_robustness(paraphrase_run: str | Path, *, runs: Mapping[str, str | Path] | None = None,
-                        retrievers: Sequence[str] | None = None, histories: Sequence[str] = ROBUSTNESS_HISTORIES,
-                        qrels: str | Path | None = None, judges: Sequence[str] = (BASELINE,), seed: int = 0,
-                        measures: tuple[str, ...] = DEFAULT_MEASURES, judge_depth: int = DEFAULT_JUDGE_DEPTH,
-                        min_votes: int = DEFAULT_MIN_VOTES, corpus: str | None = None, depth: int = DEFAULT_DEPTH,
-                        embedder: str = DEFAULT_EMBEDDER, llm: str = BASELINE, concurrency: int = 4,
-                        significance_test: Literal["randomization", "t-test"] = "randomization",
-                        resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES, rate_limit: float | None = None,
-                        timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
-                        workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
-                        lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
+def estimate_robustness(
+    paraphrase_run: str | Path,
+    *,
+    runs: Mapping[str, str | Path] | None = None,
+    retrievers: Sequence[str] | None = None,
+    histories: Sequence[str] = ROBUSTNESS_HISTORIES,
+    qrels: str | Path | None = None,
+    judges: Sequence[str] = (BASELINE,),
+    seed: int = 0,
+    measures: tuple[str, ...] = DEFAULT_MEASURES,
+    judge_depth: int = DEFAULT_JUDGE_DEPTH,
+    min_votes: int = DEFAULT_MIN_VOTES,
+    corpus: str | None = None,
+    depth: int = DEFAULT_DEPTH,
+    embedder: str = DEFAULT_EMBEDDER,
+    llm: str = BASELINE,
+    concurrency: int = 4,
+    significance_test: Literal["randomization", "t-test"] = "randomization",
+    resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> CostEstimate:
     """An upper bound of the judging cost: every judged turn × every run × k documents, all
     unjudged (overlapping and judged documents make the real count lower)."""
     settings = settings_given(RobustnessContext, locals())
@@ -194,8 +265,13 @@ def estimate_robustness(paraphrase_run: str | Path, *, runs: Mapping[str, str | 
     configurations = 1 if runs else len(list(retrievers or ROBUSTNESS_RETRIEVERS)) * len(histories)
     documents = judged_turns * len(sets) * configurations * judge_depth
     input_tokens = documents * estimate_tokens("x" * (ESTIMATE_DOCUMENT_CHARS + 1200))
-    notes = [f"{len(sets)} test sets × {configurations} configuration(s) × {judged_turns:,} judged turns × top "
-             f"{judge_depth}: at most {documents:,} documents to judge, fewer where runs overlap or the qrels judge them",
-             "retrieval itself calls no model (except a 'rewrite' history)"]
-    return priced(f"re-judging at most {documents:,} documents × {len(judges)} judge(s)",
-                  [(judge, documents, input_tokens, documents * GRADE_OUTPUT_TOKENS) for judge in judges], notes)
+    notes = [
+        f"{len(sets)} test sets × {configurations} configuration(s) × {judged_turns:,} judged turns × top "
+        f"{judge_depth}: at most {documents:,} documents to judge, fewer where runs overlap or the qrels judge them",
+        "retrieval itself calls no model (except a 'rewrite' history)",
+    ]
+    return priced(
+        f"re-judging at most {documents:,} documents × {len(judges)} judge(s)",
+        [(judge, documents, input_tokens, documents * GRADE_OUTPUT_TOKENS) for judge in judges],
+        notes,
+    )

@@ -42,14 +42,33 @@ def runs(workspace: str | Path | None = None, database: str | None = None) -> li
     if url:
         from benchsmith.stores.postgres_runs import list_runs as list_database_runs
 
-        return [_info(record, usage_totals(resolved, record.run_id, url), None, None)
-                for record in list_database_runs(url)]
-    return [_info(record, usage_totals(resolved, record.run_id, None), RunDirectory(resolved, record.run_id).parent(),
-                  RunDirectory(resolved, record.run_id).path) for record in list_runs(resolved)]
+        return [
+            _info(record, usage_totals(resolved, record.run_id, url), None, None) for record in list_database_runs(url)
+        ]
+    return [
+        _info(
+            record,
+            usage_totals(resolved, record.run_id, None),
+            RunDirectory(resolved, record.run_id).parent(),
+            RunDirectory(resolved, record.run_id).path,
+        )
+        for record in list_runs(resolved)
+    ]
 
 
 def _info(record: Any, usage: dict[str, Any], parent: str | None, run_dir: Path | None) -> RunInfo:
-    return RunInfo(run_id=record.run_id, job=record.job, status=record.effective_status(), created=record.created,
-                   updated=record.updated, usage=Usage.from_totals(usage), settings=dict(record.config),
-                   summary=dict(record.summary), progress=dict(record.progress), error=record.error,
-                   resume=record.resume, parent=parent, run_dir=run_dir)
+    return RunInfo(
+        run_id=record.run_id,
+        job=record.job,
+        status=record.effective_status(),
+        created=record.created,
+        updated=record.updated,
+        usage=Usage.from_totals(usage),
+        settings=dict(record.config),
+        summary=dict(record.summary),
+        progress=dict(record.progress),
+        error=record.error,
+        resume=record.resume,
+        parent=parent,
+        run_dir=run_dir,
+    )

@@ -86,39 +86,80 @@ class SelectionResult(JobRun):
         return read_json_object(self.report["results"])
 
 
-def strategy_space(space: str | Path | Mapping[str, Any] | None = None, *, retrievers: Sequence[str] = (),
-                   chunkings: Sequence[str] = (), rewrites: Sequence[str] = (), reranks: Sequence[str] = (),
-                   filters: Sequence[str] = (), top_k: Sequence[int] = (), search: str | None = None,
-                   order: Sequence[str] = ()) -> dict[str, Any]:
+def strategy_space(
+    space: str | Path | Mapping[str, Any] | None = None,
+    *,
+    retrievers: Sequence[str] = (),
+    chunkings: Sequence[str] = (),
+    rewrites: Sequence[str] = (),
+    reranks: Sequence[str] = (),
+    filters: Sequence[str] = (),
+    top_k: Sequence[int] = (),
+    search: str | None = None,
+    order: Sequence[str] = (),
+) -> dict[str, Any]:
     """The checked strategy space: a YAML file (or mapping) with every dimension given by an
     argument replacing the file's."""
     levels: dict[str, Any] = {}
     file_search, file_order = "grid", []
     if space is not None:
-        loaded = space_from_mapping(space if isinstance(space, Mapping) else read_space_file(space),
-                                    "the strategy space" if isinstance(space, Mapping) else str(space))
+        loaded = space_from_mapping(
+            space if isinstance(space, Mapping) else read_space_file(space),
+            "the strategy space" if isinstance(space, Mapping) else str(space),
+        )
         levels = {dimension: loaded[dimension] for dimension in DIMENSIONS}
         file_search, file_order = loaded["search"], loaded["order"]
-    for dimension, given in (("retriever", retrievers), ("chunking", chunkings), ("rewrite", rewrites),
-                             ("rerank", reranks), ("filter", filters), ("top_k", top_k)):
+    for dimension, given in (
+        ("retriever", retrievers),
+        ("chunking", chunkings),
+        ("rewrite", rewrites),
+        ("rerank", reranks),
+        ("filter", filters),
+        ("top_k", top_k),
+    ):
         if given:
             levels[dimension] = list(given)
     return build_space(levels, search or file_search, list(order) or file_order)
 
 
 @accepts_old_setting_names
-def select(queries: str | Path, *, corpus: Sequence[str | Path], space: str | Path | Mapping[str, Any] | None = None,
-           retrievers: Sequence[str] = (), chunkings: Sequence[str] = (), rewrites: Sequence[str] = (),
-           reranks: Sequence[str] = (), filters: Sequence[str] = (), top_k: Sequence[int] = (),
-           search: str | None = None, order: Sequence[str] = (), judges: Sequence[str] = SELECT_JUDGES,
-           run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0,
-           embedder: str = DEFAULT_EMBEDDER, llm: str = BASELINE, min_votes: int | None = None,
-           batch_size: int = DEFAULT_BATCH_SIZE, rerank_depth: int = DEFAULT_RERANK_DEPTH,
-           betas: tuple[float, ...] = DEFAULT_SELECTION_BETAS, resamples: int = DEFAULT_SELECTION_RESAMPLES,
-           confidence: float = DEFAULT_CONFIDENCE, concurrency: int = 4, curves_shown: int = DEFAULT_CURVES_SHOWN,
-           rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
-           structured_output: StructuredOutput = "auto", workspace: str | None = None, chroma_host: str | None = None,
-           database: str | None = None, lease_s: float = DEFAULT_LEASE_S) -> SelectionResult:
+def select(
+    queries: str | Path,
+    *,
+    corpus: Sequence[str | Path],
+    space: str | Path | Mapping[str, Any] | None = None,
+    retrievers: Sequence[str] = (),
+    chunkings: Sequence[str] = (),
+    rewrites: Sequence[str] = (),
+    reranks: Sequence[str] = (),
+    filters: Sequence[str] = (),
+    top_k: Sequence[int] = (),
+    search: str | None = None,
+    order: Sequence[str] = (),
+    judges: Sequence[str] = SELECT_JUDGES,
+    run_id: str | None = None,
+    on_event: EventHandler | None = None,
+    resume: str | None = None,
+    seed: int = 0,
+    embedder: str = DEFAULT_EMBEDDER,
+    llm: str = BASELINE,
+    min_votes: int | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    rerank_depth: int = DEFAULT_RERANK_DEPTH,
+    betas: tuple[float, ...] = DEFAULT_SELECTION_BETAS,
+    resamples: int = DEFAULT_SELECTION_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    concurrency: int = 4,
+    curves_shown: int = DEFAULT_CURVES_SHOWN,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> SelectionResult:
     """Search the strategy space for the configuration that serves ``queries`` (a text or JSONL
     file of real queries, no labels) best on ``corpus``, judged by ``judges`` (``baseline``,
     ``openai:<model>``, a registered name, or ``qrels:FILE`` to answer from known labels); every
@@ -129,20 +170,50 @@ def select(queries: str | Path, *, corpus: Sequence[str | Path], space: str | Pa
 
     resolved = Workspace.resolve(settings.workspace)
     check_bounds(settings)
-    inputs = checked_inputs(queries, corpus, strategy_space(
-        space, retrievers=retrievers, chunkings=chunkings, rewrites=rewrites, reranks=reranks, filters=filters,
-        top_k=top_k, search=search, order=order), judges, settings)
+    inputs = checked_inputs(
+        queries,
+        corpus,
+        strategy_space(
+            space,
+            retrievers=retrievers,
+            chunkings=chunkings,
+            rewrites=rewrites,
+            reranks=reranks,
+            filters=filters,
+            top_k=top_k,
+            search=search,
+            order=order,
+        ),
+        judges,
+        settings,
+    )
     run_id = checked_run_id(run_id, "select")
-    outcome = run_settled(builder, job="select", workspace=resolved, run_id=run_id, inputs=inputs, context=settings,
-                          on_event=on_event, max_concurrency=settings.concurrency, resume=resume)
+    outcome = run_settled(
+        builder,
+        job="select",
+        workspace=resolved,
+        run_id=run_id,
+        inputs=inputs,
+        context=settings,
+        on_event=on_event,
+        max_concurrency=settings.concurrency,
+        resume=resume,
+    )
     values = outcome.values
-    return SelectionResult(**job_run(outcome), ranking=values["ranking"], winner=values.get("best"),
-                           tied=values.get("tied", []), pr_auc=values["pr_auc"],
-                           precision_first=values["precision_first"], recall_first=values["recall_first"],
-                           pool_pairs=values["pool_pairs"], model_verdicts=values["model_verdicts"],
-                           verdicts=values.get("verdicts", {}),
-                           whole_corpus_pairs=values["whole_corpus_pairs"],
-                           report={kind: Path(path) for kind, path in values["report"].items()})
+    return SelectionResult(
+        **job_run(outcome),
+        ranking=values["ranking"],
+        winner=values.get("best"),
+        tied=values.get("tied", []),
+        pr_auc=values["pr_auc"],
+        precision_first=values["precision_first"],
+        recall_first=values["recall_first"],
+        pool_pairs=values["pool_pairs"],
+        model_verdicts=values["model_verdicts"],
+        verdicts=values.get("verdicts", {}),
+        whole_corpus_pairs=values["whole_corpus_pairs"],
+        report={kind: Path(path) for kind, path in values["report"].items()},
+    )
 
 
 def checked_judges(judges: Sequence[str]) -> list[str]:
@@ -150,8 +221,10 @@ def checked_judges(judges: Sequence[str]) -> list[str]:
 
     if not judges:
         raise InputError("give at least one --judge")
-    resolved = [f"{LABELS_PREFIX}{Path(spec.removeprefix(LABELS_PREFIX)).resolve()}" if spec.startswith(LABELS_PREFIX)
-                else spec for spec in judges]
+    resolved = [
+        f"{LABELS_PREFIX}{Path(spec.removeprefix(LABELS_PREFIX)).resolve()}" if spec.startswith(LABELS_PREFIX) else spec
+        for spec in judges
+    ]
     if len(set(resolved)) != len(resolved):
         raise InputError("each --judge may be given once")
     for spec in resolved:
@@ -170,14 +243,23 @@ def check_vote_rule(judges: Sequence[str], min_votes: int | None) -> None:
         return
     rule = f"--min-votes {min_votes}" if min_votes is not None else f"the audit's vote rule ({votes} judges)"
     if len(judges) == 1:
-        raise InputError(f"{rule} cannot be met by one judge ({judges[0]}): add another --judge, or pass "
-                         "--min-votes 1 to count a chunk relevant on that judge's word alone")
-    raise InputError(f"{rule} needs at least {votes} judges; {len(judges)} given ({', '.join(judges)}): add "
-                     f"--judge specs, or pass --min-votes {len(judges)} or less")
+        raise InputError(
+            f"{rule} cannot be met by one judge ({judges[0]}): add another --judge, or pass "
+            "--min-votes 1 to count a chunk relevant on that judge's word alone"
+        )
+    raise InputError(
+        f"{rule} needs at least {votes} judges; {len(judges)} given ({', '.join(judges)}): add "
+        f"--judge specs, or pass --min-votes {len(judges)} or less"
+    )
 
 
-def checked_inputs(queries: str | Path, corpus: Sequence[str | Path], space: dict[str, Any], judges: Sequence[str],
-                   settings: SelectContext) -> dict[str, Any]:
+def checked_inputs(
+    queries: str | Path,
+    corpus: Sequence[str | Path],
+    space: dict[str, Any],
+    judges: Sequence[str],
+    settings: SelectContext,
+) -> dict[str, Any]:
     """The run's inputs, every one checked (queries and corpus read) with the settings they depend
     on, before any work starts."""
 
@@ -185,8 +267,10 @@ def checked_inputs(queries: str | Path, corpus: Sequence[str | Path], space: dic
         raise InputError("give the documents to search with --corpus (a folder, a file, a BEIR corpus.jsonl or stdlib)")
     configurations = planned_settings(space)
     if len(configurations) > MAX_CONFIGURATIONS:
-        raise InputError(f"the grid has {len(configurations):,} configurations (at most {MAX_CONFIGURATIONS}): "
-                         "search it staged (--search staged) or give fewer levels")
+        raise InputError(
+            f"the grid has {len(configurations):,} configurations (at most {MAX_CONFIGURATIONS}): "
+            "search it staged (--search staged) or give fewer levels"
+        )
     judge_specs = checked_judges(judges)
     if any(level != "none" for level in space["rewrite"]):
         check_models(settings.llm)
@@ -204,25 +288,55 @@ def checked_inputs(queries: str | Path, corpus: Sequence[str | Path], space: dic
 
 @dry_run
 @accepts_old_setting_names
-def estimate_selection(queries: str | Path, *, corpus: Sequence[str | Path],
-                       space: str | Path | Mapping[str, Any] | None = None, retrievers: Sequence[str] = (),
-                       chunkings: Sequence[str] = (), rewrites: Sequence[str] = (), reranks: Sequence[str] = (),
-                       filters: Sequence[str] = (), top_k: Sequence[int] = (), search: str | None = None,
-                       order: Sequence[str] = (), judges: Sequence[str] = SELECT_JUDGES, seed: int = 0,
-                       embedder: str = DEFAULT_EMBEDDER, llm: str = BASELINE, min_votes: int | None = None,
-                       batch_size: int = DEFAULT_BATCH_SIZE, rerank_depth: int = DEFAULT_RERANK_DEPTH,
-                       betas: tuple[float, ...] = DEFAULT_SELECTION_BETAS, resamples: int = DEFAULT_SELECTION_RESAMPLES,
-                       confidence: float = DEFAULT_CONFIDENCE, concurrency: int = 4,
-                       curves_shown: int = DEFAULT_CURVES_SHOWN, rate_limit: float | None = None,
-                       timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
-                       workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
-                       lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
+def estimate_selection(
+    queries: str | Path,
+    *,
+    corpus: Sequence[str | Path],
+    space: str | Path | Mapping[str, Any] | None = None,
+    retrievers: Sequence[str] = (),
+    chunkings: Sequence[str] = (),
+    rewrites: Sequence[str] = (),
+    reranks: Sequence[str] = (),
+    filters: Sequence[str] = (),
+    top_k: Sequence[int] = (),
+    search: str | None = None,
+    order: Sequence[str] = (),
+    judges: Sequence[str] = SELECT_JUDGES,
+    seed: int = 0,
+    embedder: str = DEFAULT_EMBEDDER,
+    llm: str = BASELINE,
+    min_votes: int | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    rerank_depth: int = DEFAULT_RERANK_DEPTH,
+    betas: tuple[float, ...] = DEFAULT_SELECTION_BETAS,
+    resamples: int = DEFAULT_SELECTION_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    concurrency: int = 4,
+    curves_shown: int = DEFAULT_CURVES_SHOWN,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> CostEstimate:
     """The configurations a search would evaluate, the pool it expects, and the judges' and
     rewriters' calls, tokens and cost (nothing is embedded or called)."""
     settings = settings_given(SelectContext, locals())
 
-    resolved_space = strategy_space(space, retrievers=retrievers, chunkings=chunkings, rewrites=rewrites,
-                                    reranks=reranks, filters=filters, top_k=top_k, search=search, order=order)
+    resolved_space = strategy_space(
+        space,
+        retrievers=retrievers,
+        chunkings=chunkings,
+        rewrites=rewrites,
+        reranks=reranks,
+        filters=filters,
+        top_k=top_k,
+        search=search,
+        order=order,
+    )
     judge_specs = checked_judges(judges)
     check_bounds(settings)
     llm, batch_size = settings.llm, settings.batch_size
@@ -233,30 +347,40 @@ def estimate_selection(queries: str | Path, *, corpus: Sequence[str | Path],
     chunks = {spec: chunk_index(documents, spec).chunks for spec in chunkings_used}
     distinct = len({chunk.key for listed in chunks.values() for chunk in listed})
     mean_chars = sum(len(chunk.text) for listed in chunks.values() for chunk in listed) // max(
-        1, sum(len(listed) for listed in chunks.values()))
+        1, sum(len(listed) for listed in chunks.values())
+    )
     # Per query: at least the largest top K (all configurations agree), at most every top K (none do).
     most = min(distinct, sum(configuration.top_k for configuration in configurations))
     least = min(distinct, max(configuration.top_k for configuration in configurations))
     conversation = sum(len(build_query(query, HistoryMode("full"))) for query in loaded) // max(len(loaded), 1)
     calls = len(loaded) * math.ceil(most / batch_size)
-    input_tokens = (calls * (PROMPT_CHARS + conversation) + len(loaded) * most * mean_chars) // 4  # ~4 characters a token
-    rows = [(judge, calls, input_tokens, len(loaded) * most * VERDICT_OUTPUT_TOKENS)
-            for judge in judge_specs if not judge.startswith(LABELS_PREFIX)]
+    input_tokens = (
+        calls * (PROMPT_CHARS + conversation) + len(loaded) * most * mean_chars
+    ) // 4  # ~4 characters a token
+    rows = [
+        (judge, calls, input_tokens, len(loaded) * most * VERDICT_OUTPUT_TOKENS)
+        for judge in judge_specs
+        if not judge.startswith(LABELS_PREFIX)
+    ]
     rewrite_calls = 0
     for level in resolved_space["rewrite"]:
         kind = parse_rewrite(level).kind
-        rewrite_calls += sum(1 for query in loaded if query.history) if kind == "rewrite" else \
-            len(loaded) if kind == "expand" else 0
+        rewrite_calls += (
+            sum(1 for query in loaded if query.history) if kind == "rewrite" else len(loaded) if kind == "expand" else 0
+        )
     if rewrite_calls:
         check_models(llm)
-        prompt = sum(len("".join(m["content"] for m in Rewriter().messages(history=q.history, question=q.question)))
-                     for q in loaded) // max(len(loaded), 1)
+        prompt = sum(
+            len("".join(m["content"] for m in Rewriter().messages(history=q.history, question=q.question)))
+            for q in loaded
+        ) // max(len(loaded), 1)
         rows.append((llm, rewrite_calls, rewrite_calls * prompt // 4, rewrite_calls * REWRITE_OUTPUT_TOKENS))
     staged = resolved_space["search"] == "staged"
     names = [configuration.name for configuration in configurations]
     notes = [
         f"configurations ({'at most, over ' + str(stage_count(resolved_space)) + ' stages' if staged else 'grid'}): "
-        + ", ".join(names[:12]) + (f" … and {len(names) - 12} more" if len(names) > 12 else ""),
+        + ", ".join(names[:12])
+        + (f" … and {len(names) - 12} more" if len(names) > 12 else ""),
         f"expected pool: {least * len(loaded):,} to {most * len(loaded):,} (query, chunk) pairs "
         f"({least} to {most} per query: identical or disjoint top K); judge costs assume the most",
         f"judging the whole corpus instead: {len(loaded):,} queries × {distinct:,} distinct chunks = "
@@ -264,5 +388,8 @@ def estimate_selection(queries: str | Path, *, corpus: Sequence[str | Path],
         f"chunkings: {', '.join(f'{spec.label} ({len(listed):,} chunks)' for spec, listed in chunks.items())}; "
         "near-match fact checks (a few per query) are not counted",
     ]
-    return priced(f"{len(configurations)} configuration(s) × {len(loaded):,} queries, judged by "
-                  f"{', '.join(judge_specs)}", rows, notes)
+    return priced(
+        f"{len(configurations)} configuration(s) × {len(loaded):,} queries, judged by {', '.join(judge_specs)}",
+        rows,
+        notes,
+    )

@@ -69,8 +69,13 @@ from benchsmith.tools.page_kinds import PAGE_KINDS
 
 # Assumed lengths for the dry-run estimate (characters): a question, an assistant answer.
 ESTIMATE_QUESTION_CHARS, ESTIMATE_ANSWER_CHARS = 100, 1200
-ESTIMATE_OUTPUT_TOKENS = {"questioner": 60, "responder": 300, "polisher": 30, "pool judge": 250,
-                          "contribution judge": 60}
+ESTIMATE_OUTPUT_TOKENS = {
+    "questioner": 60,
+    "responder": 300,
+    "polisher": 30,
+    "pool judge": 250,
+    "contribution judge": 60,
+}
 
 
 def check_page_kinds(page_kinds: Sequence[str]) -> None:
@@ -104,13 +109,21 @@ class ClusterResult:
 
 def _store(workspace: Workspace, collection: str, chroma_host: str | None) -> VectorStore:
     check_collection_name(collection)
-    return VectorStore.open_existing(chroma_client(workspace, chroma_host), collection,
-                                     lambda spec: ChromaEmbeddingFunction(spec=spec))
+    return VectorStore.open_existing(
+        chroma_client(workspace, chroma_host), collection, lambda spec: ChromaEmbeddingFunction(spec=spec)
+    )
 
 
-def cluster(collection: str, *, size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS, seed: int = 0,
-            workspace: str | Path | None = None, chroma_host: str | None = None,
-            page_kinds: Sequence[str] = DEFAULT_SYNTHESIS_PAGE_KINDS) -> ClusterResult:
+def cluster(
+    collection: str,
+    *,
+    size: int = DEFAULT_CLUSTER_SIZE,
+    neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS,
+    seed: int = 0,
+    workspace: str | Path | None = None,
+    chroma_host: str | None = None,
+    page_kinds: Sequence[str] = DEFAULT_SYNTHESIS_PAGE_KINDS,
+) -> ClusterResult:
     """Walk the collection's embeddings (of the chunks of ``page_kinds``: by default those synthesis
     draws from) in one continuous semantic path and cut it into clusters (computed once per
     parameters and reused)."""
@@ -119,26 +132,50 @@ def cluster(collection: str, *, size: int = DEFAULT_CLUSTER_SIZE, neighbours: in
     check_within(1, MAX_NEIGHBOURS, neighbours=neighbours)
     check_page_kinds(page_kinds)
     resolved = Workspace.resolve(workspace)
-    clustering = cluster_collection(resolved, _store(resolved, collection, chroma_host), size, neighbours, seed,
-                                    page_kinds)
+    clustering = cluster_collection(
+        resolved, _store(resolved, collection, chroma_host), size, neighbours, seed, page_kinds
+    )
     return ClusterResult(collection, clustering.clusters, clustering.stats, clustering.page_kinds)
 
 
 @accepts_old_setting_names
-def synthesize(collection: str, *, conversations: int = SYNTHESIS_CONVERSATIONS, turns: int = SYNTHESIS_TURNS,
-               run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None,
-               seed: int = 0, llm: str = BASELINE, switch_rate: float = DEFAULT_SWITCH_PROBABILITY,
-               hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE,
-               soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN, max_overlap: float = DEFAULT_MAX_OVERLAP,
-               overlap_attempts: int = DEFAULT_OVERLAP_ATTEMPTS, overlap_replans: int = DEFAULT_OVERLAP_REPLANS,
-               cluster_size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS,
-               page_kinds: tuple[str, ...] = DEFAULT_SYNTHESIS_PAGE_KINDS, history_window: int | None = None,
-               concurrency: int = 4, unanswerable_rate: float = 0.0, partial_rate: float = 0.0,
-               underspecified_rate: float = 0.0, multi_gold_rate: float = 0.0, rates: str | None = None,
-               quality_gate: QualityGateMode = "replan", question_types: str = "", rate_limit: float | None = None,
-               timeout_s: float = 60.0, max_attempts: int = 6, structured_output: StructuredOutput = "auto",
-               workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
-               lease_s: float = DEFAULT_LEASE_S) -> SynthesisResult:
+def synthesize(
+    collection: str,
+    *,
+    conversations: int = SYNTHESIS_CONVERSATIONS,
+    turns: int = SYNTHESIS_TURNS,
+    run_id: str | None = None,
+    on_event: EventHandler | None = None,
+    resume: str | None = None,
+    seed: int = 0,
+    llm: str = BASELINE,
+    switch_rate: float = DEFAULT_SWITCH_PROBABILITY,
+    hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE,
+    soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN,
+    max_overlap: float = DEFAULT_MAX_OVERLAP,
+    overlap_attempts: int = DEFAULT_OVERLAP_ATTEMPTS,
+    overlap_replans: int = DEFAULT_OVERLAP_REPLANS,
+    cluster_size: int = DEFAULT_CLUSTER_SIZE,
+    neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS,
+    page_kinds: tuple[str, ...] = DEFAULT_SYNTHESIS_PAGE_KINDS,
+    history_window: int | None = None,
+    concurrency: int = 4,
+    unanswerable_rate: float = 0.0,
+    partial_rate: float = 0.0,
+    underspecified_rate: float = 0.0,
+    multi_gold_rate: float = 0.0,
+    rates: str | None = None,
+    quality_gate: QualityGateMode = "replan",
+    question_types: str = "",
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> SynthesisResult:
     """Synthesize ``conversations`` conversations of ``turns`` turns over ``collection``; every
     setting of :class:`SynthesisContext` is a keyword argument too. The same call with the same
     ``run_id`` resumes an interrupted run. With ``database`` (a postgresql:// URL) the run is
@@ -160,43 +197,92 @@ def synthesize(collection: str, *, conversations: int = SYNTHESIS_CONVERSATIONS,
     run_id = checked_run_id(run_id, "synthesize")
     resolved = Workspace.resolve(settings.workspace)
     context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
-    available = len(cluster(collection, size=context.cluster_size, neighbours=context.neighbours, seed=context.seed,
-                            workspace=resolved.root, chroma_host=context.chroma_host,
-                            page_kinds=context.page_kinds).clusters)
+    available = len(
+        cluster(
+            collection,
+            size=context.cluster_size,
+            neighbours=context.neighbours,
+            seed=context.seed,
+            workspace=resolved.root,
+            chroma_host=context.chroma_host,
+            page_kinds=context.page_kinds,
+        ).clusters
+    )
     if conversations > available:
-        raise InputError(f"collection {collection!r} has {available} clusters of {context.cluster_size} chunks: ask "
-                         f"for at most {available} conversations, or use a smaller --cluster-size")
+        raise InputError(
+            f"collection {collection!r} has {available} clusters of {context.cluster_size} chunks: ask "
+            f"for at most {available} conversations, or use a smaller --cluster-size"
+        )
     context.model_settings()  # an impossible model setting stops here, before the run exists
     inputs = {"collection": collection, "conversations": conversations, "turns": turns}
-    outcome = run_job(builder, job="synthesize", workspace=resolved, run_id=run_id, inputs={"run_id": run_id, **inputs},
-                      context=context, settings={**inputs, **recorded_settings(context)}, on_event=on_event,
-                      max_concurrency=context.concurrency, resume=resume, database=context.database,
-                      arguments=arguments)
-    files = {"dialogues": outcome.run_dir.file(DIALOGUES_FILE), "beir": outcome.run_dir.file(BEIR_DIR),
-             "qrels": outcome.run_dir.file(TREC_QRELS_FILE), "stats": outcome.run_dir.file(STATS_FILE)}
+    outcome = run_job(
+        builder,
+        job="synthesize",
+        workspace=resolved,
+        run_id=run_id,
+        inputs={"run_id": run_id, **inputs},
+        context=context,
+        settings={**inputs, **recorded_settings(context)},
+        on_event=on_event,
+        max_concurrency=context.concurrency,
+        resume=resume,
+        database=context.database,
+        arguments=arguments,
+    )
+    files = {
+        "dialogues": outcome.run_dir.file(DIALOGUES_FILE),
+        "beir": outcome.run_dir.file(BEIR_DIR),
+        "qrels": outcome.run_dir.file(TREC_QRELS_FILE),
+        "stats": outcome.run_dir.file(STATS_FILE),
+    }
     stats = dict(outcome.values.get("stats", {}))
-    return SynthesisResult(**job_run(outcome), collection=collection,
-                           dialogues=[Dialogue.model_validate(record) for record in load_jsonl(files["dialogues"])],
-                           stats=stats, lexical_overlap=dict(stats.get("lexical_overlap", {})),
-                           overlap_rejections=dict(stats.get("overlap_rejections", {})), files=files)
+    return SynthesisResult(
+        **job_run(outcome),
+        collection=collection,
+        dialogues=[Dialogue.model_validate(record) for record in load_jsonl(files["dialogues"])],
+        stats=stats,
+        lexical_overlap=dict(stats.get("lexical_overlap", {})),
+        overlap_rejections=dict(stats.get("overlap_rejections", {})),
+        files=files,
+    )
 
 
 @dry_run
 @accepts_old_setting_names
-def estimate_synthesis(collection: str, *, conversations: int = SYNTHESIS_CONVERSATIONS, turns: int = SYNTHESIS_TURNS,
-                       seed: int = 0, llm: str = BASELINE, switch_rate: float = DEFAULT_SWITCH_PROBABILITY,
-                       hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE,
-                       soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN, max_overlap: float = DEFAULT_MAX_OVERLAP,
-                       overlap_attempts: int = DEFAULT_OVERLAP_ATTEMPTS, overlap_replans: int = DEFAULT_OVERLAP_REPLANS,
-                       cluster_size: int = DEFAULT_CLUSTER_SIZE, neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS,
-                       page_kinds: tuple[str, ...] = DEFAULT_SYNTHESIS_PAGE_KINDS, history_window: int | None = None,
-                       concurrency: int = 4, unanswerable_rate: float = 0.0, partial_rate: float = 0.0,
-                       underspecified_rate: float = 0.0, multi_gold_rate: float = 0.0, rates: str | None = None,
-                       quality_gate: QualityGateMode = "replan", question_types: str = "",
-                       rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
-                       structured_output: StructuredOutput = "auto", workspace: str | None = None,
-                       chroma_host: str | None = None, database: str | None = None,
-                       lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
+def estimate_synthesis(
+    collection: str,
+    *,
+    conversations: int = SYNTHESIS_CONVERSATIONS,
+    turns: int = SYNTHESIS_TURNS,
+    seed: int = 0,
+    llm: str = BASELINE,
+    switch_rate: float = DEFAULT_SWITCH_PROBABILITY,
+    hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE,
+    soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN,
+    max_overlap: float = DEFAULT_MAX_OVERLAP,
+    overlap_attempts: int = DEFAULT_OVERLAP_ATTEMPTS,
+    overlap_replans: int = DEFAULT_OVERLAP_REPLANS,
+    cluster_size: int = DEFAULT_CLUSTER_SIZE,
+    neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS,
+    page_kinds: tuple[str, ...] = DEFAULT_SYNTHESIS_PAGE_KINDS,
+    history_window: int | None = None,
+    concurrency: int = 4,
+    unanswerable_rate: float = 0.0,
+    partial_rate: float = 0.0,
+    underspecified_rate: float = 0.0,
+    multi_gold_rate: float = 0.0,
+    rates: str | None = None,
+    quality_gate: QualityGateMode = "replan",
+    question_types: str = "",
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> CostEstimate:
     """Model calls, tokens and cost of a synthesis run, from the real prompts filled with text of
     the expected lengths (chunks of the collection's mean length, answers of ~1,200 characters)."""
     settings = settings_given(SynthesisContext, locals())
@@ -216,8 +302,12 @@ def estimate_synthesis(collection: str, *, conversations: int = SYNTHESIS_CONVER
     # A turn's kind is drawn at the rates set (a clarification, after an underspecified turn, costs what an
     # answerable turn does); a typed turn asks its own questioner and responder, and unanswerable and
     # multi-passage turns one label judge more. Re-plans of rejected labels are not counted.
-    kinds = {"unanswerable": settings.unanswerable_rate, "partial": settings.partial_rate,
-             "underspecified": settings.underspecified_rate, "multi-passage": settings.multi_gold_rate}
+    kinds = {
+        "unanswerable": settings.unanswerable_rate,
+        "partial": settings.partial_rate,
+        "underspecified": settings.underspecified_rate,
+        "multi-passage": settings.multi_gold_rate,
+    }
     shares = {"answerable": 1.0 - sum(kinds.values()), **{kind: rate for kind, rate in kinds.items() if rate > 0}}
     calls = input_tokens = output_tokens = 0.0
     for turn in range(turns):
@@ -228,29 +318,45 @@ def estimate_synthesis(collection: str, *, conversations: int = SYNTHESIS_CONVER
                 calls += share
                 input_tokens += share * estimate_tokens("".join(message["content"] for message in messages))
                 output_tokens += share * ESTIMATE_OUTPUT_TOKENS[role]
-    calls, input_tokens, output_tokens = (round(value * conversations) for value in (calls, input_tokens, output_tokens))
+    calls, input_tokens, output_tokens = (
+        round(value * conversations) for value in (calls, input_tokens, output_tokens)
+    )
     return priced(f"{conversations} conversations × {turns} turns", [(llm, calls, input_tokens, output_tokens)])
 
 
-def _turn_prompts(kind: str, passage: dict[str, Any], related: list[dict[str, Any]], history: list[dict[str, Any]],
-                  question: str, answer: str, follow_up: bool) -> dict[str, list[dict[str, str]]]:
+def _turn_prompts(
+    kind: str,
+    passage: dict[str, Any],
+    related: list[dict[str, Any]],
+    history: list[dict[str, Any]],
+    question: str,
+    answer: str,
+    follow_up: bool,
+) -> dict[str, list[dict[str, str]]]:
     """The prompts one turn of ``kind`` sends, by role, filled with text of the expected lengths."""
     if kind == "answerable":
-        prompts = {"questioner": Questioner().messages(gold=passage, related=related, history=history, switch="soft"),
-                   "responder": Responder().messages(gold=passage, history=history, question=question)}
+        prompts = {
+            "questioner": Questioner().messages(gold=passage, related=related, history=history, switch="soft"),
+            "responder": Responder().messages(gold=passage, history=history, question=question),
+        }
     else:
         passages = [] if kind == "unanswerable" else [passage, passage]
         asked = [passage] if kind == "unanswerable" else passages
-        prompts = {"questioner": TypedQuestioner().messages(kind=kind, passages=asked, history=history),
-                   "responder": ReferenceResponder().messages(kind=kind, passages=passages, history=history,
-                                                              question=question)}
+        prompts = {
+            "questioner": TypedQuestioner().messages(kind=kind, passages=asked, history=history),
+            "responder": ReferenceResponder().messages(
+                kind=kind, passages=passages, history=history, question=question
+            ),
+        }
         if kind == "unanswerable":
             pooled = [passage["text"]] * (1 + UNANSWERABLE_POOL_DEPTH)
-            prompts["pool judge"] = PoolJudge(len(pooled)).messages(history=[(question, answer)] * len(history),
-                                                                    question=question, passages=pooled)
+            prompts["pool judge"] = PoolJudge(len(pooled)).messages(
+                history=[(question, answer)] * len(history), question=question, passages=pooled
+            )
         elif kind == "multi-passage":
-            prompts["contribution judge"] = ContributionJudge().messages(question=question, answer=answer,
-                                                                         passages=passages)
+            prompts["contribution judge"] = ContributionJudge().messages(
+                question=question, answer=answer, passages=passages
+            )
     if follow_up:
         prompts["polisher"] = Polisher().messages(history=history, question=question)
     return prompts

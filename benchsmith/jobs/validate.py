@@ -70,15 +70,37 @@ class ValidationResult(JobRun):
 
 
 @accepts_old_setting_names
-def validate(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[str] | None = None,
-             histories: Sequence[str] | None = None, runs: Sequence[str | Path] = (), judges: Sequence[str] = (),
-             run_id: str | None = None, on_event: EventHandler | None = None, resume: str | None = None, seed: int = 0,
-             measure: str = DEFAULT_MEASURE, split: str = "test", depth: int = DEFAULT_DEPTH,
-             embedder: str = DEFAULT_EMBEDDER, rerank: str | None = None, rerank_depth: int = DEFAULT_RERANK_DEPTH,
-             llm: str = BASELINE, bootstrap: int = DEFAULT_BOOTSTRAP, judge_depth: int = DEFAULT_JUDGE_DEPTH,
-             concurrency: int = 4, rate_limit: float | None = None, timeout_s: float = 60.0, max_attempts: int = 6,
-             structured_output: StructuredOutput = "auto", workspace: str | None = None, chroma_host: str | None = None,
-             database: str | None = None, lease_s: float = DEFAULT_LEASE_S) -> ValidationResult:
+def validate(
+    synthetic: str | Path,
+    *,
+    human: str | Path,
+    retrievers: Sequence[str] | None = None,
+    histories: Sequence[str] | None = None,
+    runs: Sequence[str | Path] = (),
+    judges: Sequence[str] = (),
+    run_id: str | None = None,
+    on_event: EventHandler | None = None,
+    resume: str | None = None,
+    seed: int = 0,
+    measure: str = DEFAULT_MEASURE,
+    split: str = "test",
+    depth: int = DEFAULT_DEPTH,
+    embedder: str = DEFAULT_EMBEDDER,
+    rerank: str | None = None,
+    rerank_depth: int = DEFAULT_RERANK_DEPTH,
+    llm: str = BASELINE,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    judge_depth: int = DEFAULT_JUDGE_DEPTH,
+    concurrency: int = 4,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> ValidationResult:
     """Rank every configuration (``retrievers`` × ``histories``, ``rerank``, TREC ``runs``
     that rank the queries of both sets) on ``synthetic`` (anything `evaluate` accepts) and on
     ``human`` (a BEIR directory over the same corpus, or a labelled JSONL whose gold chunk ids are
@@ -97,22 +119,44 @@ def validate(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[s
     inputs, context, _ = _checked_inputs(resolved, synthetic, human, retrievers, histories, runs, judges, settings)
     check_embedders(context.embedder, *retriever_embedders(inputs["retrievers"]))
     run_id = checked_run_id(run_id, "validate")
-    outcome = run_settled(builder, job="validate", workspace=resolved, run_id=run_id, inputs=inputs, context=context,
-                          on_event=on_event, max_concurrency=1, resume=resume)
+    outcome = run_settled(
+        builder,
+        job="validate",
+        workspace=resolved,
+        run_id=run_id,
+        inputs=inputs,
+        context=context,
+        on_event=on_event,
+        max_concurrency=1,
+        resume=resume,
+    )
     values = outcome.values
-    return ValidationResult(**job_run(outcome), measure=values["measure"], configurations=values["configurations"],
-                            kendall_tau_b=values["kendall_tau_b"], interval=values["interval"],
-                            p_value=values["p_value"], top1_agrees=values["top1_agrees"],
-                            verdict=Verdict(**values["verdict"]), judge_agreement=values.get("judge_agreement") or {},
-                            separations=tuple(Separation.from_json(pair)
-                                              for pair in (values.get("separability") or {}).get("pairs", [])),
-                            held_out=HeldOutLabels.from_json(values.get("held_out") or {}),
-                            report={kind: Path(path) for kind, path in values["report"].items()})
+    return ValidationResult(
+        **job_run(outcome),
+        measure=values["measure"],
+        configurations=values["configurations"],
+        kendall_tau_b=values["kendall_tau_b"],
+        interval=values["interval"],
+        p_value=values["p_value"],
+        top1_agrees=values["top1_agrees"],
+        verdict=Verdict(**values["verdict"]),
+        judge_agreement=values.get("judge_agreement") or {},
+        separations=tuple(Separation.from_json(pair) for pair in (values.get("separability") or {}).get("pairs", [])),
+        held_out=HeldOutLabels.from_json(values.get("held_out") or {}),
+        report={kind: Path(path) for kind, path in values["report"].items()},
+    )
 
 
-def _checked_inputs(workspace: Workspace, synthetic: str | Path, human: str | Path, retrievers: Sequence[str] | None,
-                    histories: Sequence[str] | None, runs: Sequence[str | Path], judges: Sequence[str],
-                    settings: ValidationContext) -> tuple[dict[str, Any], ValidationContext, HumanLabels]:
+def _checked_inputs(
+    workspace: Workspace,
+    synthetic: str | Path,
+    human: str | Path,
+    retrievers: Sequence[str] | None,
+    histories: Sequence[str] | None,
+    runs: Sequence[str | Path],
+    judges: Sequence[str],
+    settings: ValidationContext,
+) -> tuple[dict[str, Any], ValidationContext, HumanLabels]:
     """The run's inputs, its settings with the measure checked, and the human set's judgments over
     the synthetic corpus: every one checked, both sets loaded and their corpora compared, before
     any work starts."""
@@ -138,33 +182,58 @@ def _checked_inputs(workspace: Workspace, synthetic: str | Path, human: str | Pa
     configurations = expand_configurations(specs, history_modes, reranked) if specs else []
     run_file_configurations(run_files, taken={configuration.name for configuration in configurations})
     if len(configurations) + len(run_files) < MIN_CONFIGURATIONS:
-        raise InputError(f"rank at least {MIN_CONFIGURATIONS} configurations (--retriever, --history, --run); "
-                         f"{len(configurations) + len(run_files)} given")
+        raise InputError(
+            f"rank at least {MIN_CONFIGURATIONS} configurations (--retriever, --history, --run); "
+            f"{len(configurations) + len(run_files)} given"
+        )
     human_path = Path(human).resolve()
     labels = check_same_corpus(loaded, str(human_path), workspace, settings.split)
-    inputs = {"synthetic": resolved_path(str(synthetic)), "human": str(human_path), "retrievers": retrievers,
-              "histories": modes, "runs": run_files, "judges": judge_specs}
+    inputs = {
+        "synthetic": resolved_path(str(synthetic)),
+        "human": str(human_path),
+        "retrievers": retrievers,
+        "histories": modes,
+        "runs": run_files,
+        "judges": judge_specs,
+    }
     return inputs, replace(settings, measure=names[0]), labels
 
 
 @accepts_old_setting_names
-def estimate_validation(synthetic: str | Path, *, human: str | Path, retrievers: Sequence[str] | None = None,
-                        histories: Sequence[str] | None = None, runs: Sequence[str | Path] = (),
-                        judges: Sequence[str] = (), seed: int = 0, measure: str = DEFAULT_MEASURE, split: str = "test",
-                        depth: int = DEFAULT_DEPTH, embedder: str = DEFAULT_EMBEDDER, rerank: str | None = None,
-                        rerank_depth: int = DEFAULT_RERANK_DEPTH, llm: str = BASELINE,
-                        bootstrap: int = DEFAULT_BOOTSTRAP, judge_depth: int = DEFAULT_JUDGE_DEPTH,
-                        concurrency: int = 4, rate_limit: float | None = None, timeout_s: float = 60.0,
-                        max_attempts: int = 6, structured_output: StructuredOutput = "auto",
-                        workspace: str | None = None, chroma_host: str | None = None, database: str | None = None,
-                        lease_s: float = DEFAULT_LEASE_S) -> CostEstimate:
+def estimate_validation(
+    synthetic: str | Path,
+    *,
+    human: str | Path,
+    retrievers: Sequence[str] | None = None,
+    histories: Sequence[str] | None = None,
+    runs: Sequence[str | Path] = (),
+    judges: Sequence[str] = (),
+    seed: int = 0,
+    measure: str = DEFAULT_MEASURE,
+    split: str = "test",
+    depth: int = DEFAULT_DEPTH,
+    embedder: str = DEFAULT_EMBEDDER,
+    rerank: str | None = None,
+    rerank_depth: int = DEFAULT_RERANK_DEPTH,
+    llm: str = BASELINE,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    judge_depth: int = DEFAULT_JUDGE_DEPTH,
+    concurrency: int = 4,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
+    structured_output: StructuredOutput = "auto",
+    workspace: str | None = None,
+    chroma_host: str | None = None,
+    database: str | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> CostEstimate:
     """The configurations a validation would rank on both sets, and the judges' cost: each judge
     reads every gold pair of the human set and as many non-gold ones (at most), in batches."""
     settings = settings_given(ValidationContext, locals())
 
     resolved = Workspace.resolve(settings.workspace)
-    inputs, context, labels = _checked_inputs(resolved, synthetic, human, retrievers, histories, runs, judges,
-                                              settings)
+    inputs, context, labels = _checked_inputs(resolved, synthetic, human, retrievers, histories, runs, judges, settings)
     loaded = cached_benchmark(inputs["synthetic"], resolved, context.split)
     documents = corpus_documents(loaded)
     gold = {query_id: [doc for doc, rel in judged.items() if rel > 0] for query_id, judged in labels.qrels.items()}
@@ -172,15 +241,29 @@ def estimate_validation(synthetic: str | Path, *, human: str | Path, retrievers:
     calls = sum(-(-count // JUDGE_BATCH) for count in pairs.values())
     mean_passage = (sum(len(document_text(*text)) for text in documents.values()) / len(documents)) if documents else 0
     input_tokens = estimate_tokens("x" * int(sum(pairs.values()) * mean_passage + calls * 1200))
-    configurations = expand_configurations([parse_retriever(spec) for spec in inputs["retrievers"]],
-                                           [parse_history_mode(mode) for mode in inputs["histories"]],
-                                           context.rerank is not None) if inputs["retrievers"] else []
+    configurations = (
+        expand_configurations(
+            [parse_retriever(spec) for spec in inputs["retrievers"]],
+            [parse_history_mode(mode) for mode in inputs["histories"]],
+            context.rerank is not None,
+        )
+        if inputs["retrievers"]
+        else []
+    )
     names = [*(Path(path).name for path in inputs["runs"]), *(c.name for c in configurations)]
-    notes = [f"configurations: {', '.join(names)}, ranked by {context.measure} on both sets",
-             f"{len(loaded.queries):,} synthetic queries; {len(gold):,} labelled questions with "
-             f"{sum(pairs.values()) // 2:,} gold pairs",
-             "retrieval itself calls no model (except a 'rewrite' history)"]
-    return priced(f"{len(names)} configurations × 2 sets" + (f", {len(inputs['judges'])} judge(s) on at most "
-                                                              f"{sum(pairs.values()):,} pairs" if inputs["judges"] else ""),
-                  [(spec, calls, input_tokens, JUDGE_OUTPUT_TOKENS * sum(pairs.values()))
-                   for spec in inputs["judges"] if not spec.startswith("qrels:")], notes)
+    notes = [
+        f"configurations: {', '.join(names)}, ranked by {context.measure} on both sets",
+        f"{len(loaded.queries):,} synthetic queries; {len(gold):,} labelled questions with "
+        f"{sum(pairs.values()) // 2:,} gold pairs",
+        "retrieval itself calls no model (except a 'rewrite' history)",
+    ]
+    return priced(
+        f"{len(names)} configurations × 2 sets"
+        + (f", {len(inputs['judges'])} judge(s) on at most {sum(pairs.values()):,} pairs" if inputs["judges"] else ""),
+        [
+            (spec, calls, input_tokens, JUDGE_OUTPUT_TOKENS * sum(pairs.values()))
+            for spec in inputs["judges"]
+            if not spec.startswith("qrels:")
+        ],
+        notes,
+    )

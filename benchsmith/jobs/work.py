@@ -31,9 +31,16 @@ def _shared_jobs() -> dict[str, Callable[..., JobRun]]:
     return {"synthesize": synthesize, "audit": audit, "paraphrase": paraphrase}
 
 
-def work(run_id: str, *, database: str | None = None, workspace: str | Path | None = None,
-         concurrency: int = WORKER_CONCURRENCY, chroma_host: str | None = None,
-         on_event: EventHandler | None = None, resume: str | None = None) -> JobRun:
+def work(
+    run_id: str,
+    *,
+    database: str | None = None,
+    workspace: str | Path | None = None,
+    concurrency: int = WORKER_CONCURRENCY,
+    chroma_host: str | None = None,
+    on_event: EventHandler | None = None,
+    resume: str | None = None,
+) -> JobRun:
     """Work on the shared run ``run_id`` until all its items are done; return the job's result
     (a :class:`~benchsmith.SynthesisResult`, :class:`~benchsmith.AuditResult` or
     :class:`~benchsmith.ParaphraseResult`). ``chroma_host``
@@ -47,30 +54,52 @@ def work(run_id: str, *, database: str | None = None, workspace: str | Path | No
         raise InputError(f"run {run_id!r} is a {job} run; workers share only {', '.join(sorted(jobs))} runs")
     if chroma_host is not None:
         arguments = {**arguments, "chroma_host": chroma_host}
-    return jobs[job](**arguments, run_id=run_id, database=url, workspace=workspace, concurrency=concurrency,
-                     on_event=on_event, resume=resume or f"benchsmith work {run_id}")
+    return jobs[job](
+        **arguments,
+        run_id=run_id,
+        database=url,
+        workspace=workspace,
+        concurrency=concurrency,
+        on_event=on_event,
+        resume=resume or f"benchsmith work {run_id}",
+    )
 
 
-def export(run_id: str, *, database: str | None = None, workspace: str | Path | None = None,
-           chroma_host: str | None = None, on_event: EventHandler | None = None) -> JobRun:
+def export(
+    run_id: str,
+    *,
+    database: str | None = None,
+    workspace: str | Path | None = None,
+    chroma_host: str | None = None,
+    on_event: EventHandler | None = None,
+) -> JobRun:
     """Write the files of the shared run ``run_id`` into ``workspace`` once all its items are done."""
 
     url = _required_database(database)
     activity = run_activity(url, run_id)
     left = activity.pending + activity.claimed + activity.failed
     if left:
-        raise InputError(f"run {run_id!r} has {left} of {left + activity.done} items not done "
-                         f"({activity.claimed} claimed, {activity.failed} failed): `benchsmith work {run_id}` "
-                         "finishes them, then writes the files")
-    return work(run_id, database=url, workspace=workspace, chroma_host=chroma_host, on_event=on_event,
-                resume=f"benchsmith export {run_id}")
+        raise InputError(
+            f"run {run_id!r} has {left} of {left + activity.done} items not done "
+            f"({activity.claimed} claimed, {activity.failed} failed): `benchsmith work {run_id}` "
+            "finishes them, then writes the files"
+        )
+    return work(
+        run_id,
+        database=url,
+        workspace=workspace,
+        chroma_host=chroma_host,
+        on_event=on_event,
+        resume=f"benchsmith export {run_id}",
+    )
 
 
 def _required_database(database: str | None) -> str:
     url = database_url(database)
     if url is None:
-        raise InputError("a shared run lives in PostgreSQL: give --database postgresql://… "
-                         "or set BENCHSMITH_DATABASE_URL")
+        raise InputError(
+            "a shared run lives in PostgreSQL: give --database postgresql://… or set BENCHSMITH_DATABASE_URL"
+        )
     return url
 
 

@@ -47,8 +47,15 @@ from benchsmith.evals.quality_gate.question_rules import (
 )
 from benchsmith.evals.quality_gate.reply_rules import dangling_reply, reply_mismatch
 
-GATE_CLASSES = ("unaskable", "topic_not_noun_phrase", "reply_mismatch", "dangling_referent", "fake_ambiguity",
-                "unanswerable_answered", "copies_passage")
+GATE_CLASSES = (
+    "unaskable",
+    "topic_not_noun_phrase",
+    "reply_mismatch",
+    "dangling_referent",
+    "fake_ambiguity",
+    "unanswerable_answered",
+    "copies_passage",
+)
 MAX_FLAGGED_SHARE = 0.2  # the bound: a benchmark with more flagged turns is never called usable
 Rule = Callable[[TurnEvidence], "str | None"]
 
@@ -71,9 +78,14 @@ def dangling_referent(turn: TurnEvidence) -> str | None:
 
 
 RULES: tuple[tuple[str, Rule], ...] = (
-    ("unaskable", unaskable), ("topic_not_noun_phrase", topic_not_noun_phrase), ("reply_mismatch", reply_mismatch),
-    ("dangling_referent", dangling_referent), ("fake_ambiguity", fake_ambiguity),
-    ("unanswerable_answered", unanswerable_answered), ("copies_passage", copies_passage))
+    ("unaskable", unaskable),
+    ("topic_not_noun_phrase", topic_not_noun_phrase),
+    ("reply_mismatch", reply_mismatch),
+    ("dangling_referent", dangling_referent),
+    ("fake_ambiguity", fake_ambiguity),
+    ("unanswerable_answered", unanswerable_answered),
+    ("copies_passage", copies_passage),
+)
 QUESTION_CLASSES = frozenset({"unaskable", "topic_not_noun_phrase", "copies_passage"})  # read the question alone
 QUESTION_RULES = tuple((name, rule) for name, rule in RULES if name in QUESTION_CLASSES)
 

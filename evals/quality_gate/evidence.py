@@ -40,16 +40,19 @@ class TurnEvidence:
 
 
 # A code name as questions write it: dotted, with a call, snake_case, or a constant in capitals.
-CODE_WORD = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|(?<![\w.])[A-Za-z_]\w*\(\)"
-                       r"|(?<![\w.])[a-z]+_[a-z_]\w*|(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
-                       r"|(?<![\w-])--?[a-z][\w-]*")  # ... and a command-line option
+CODE_WORD = re.compile(
+    r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|(?<![\w.])[A-Za-z_]\w*\(\)"
+    r"|(?<![\w.])[a-z]+_[a-z_]\w*|(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
+    r"|(?<![\w-])--?[a-z][\w-]*"
+)  # ... and a command-line option
 
 # Words that frame a question, not its topic: a reply need not repeat them.
 FRAME_WORDS = frozenset(
     "role purpose point meaning use used using work works happen happens next expect explain exactly way best "
     "possible able difference differ compare default value return returns returned raise raised cause causes "
     "hold holds store stored pass control controls signal represent mean means get back need know tell give "
-    "show find learn recommended should would could can will does do did thing things".split())
+    "show find learn recommended should would could can will does do did thing things".split()
+)
 
 
 def code_names(text: str) -> list[str]:

@@ -29,8 +29,9 @@ def fake_ambiguity(turn: TurnEvidence) -> str | None:
         return "the candidates document the same entry"
     if turn.previous:
         said = set(words(" ".join(turn.previous[-1])))
-        qualifiers = [{part.lower() for entry in named for part in entry.split(".")[:-1] if len(part) > 2}
-                      for named in meanings]
+        qualifiers = [
+            {part.lower() for entry in named for part in entry.split(".")[:-1] if len(part) > 2} for named in meanings
+        ]
         shared = set.intersection(*qualifiers)
         if any((own - shared) & said for own in qualifiers):
             return "the previous turn already says which one is meant"

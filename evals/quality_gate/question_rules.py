@@ -24,21 +24,25 @@ from benchsmith.words import (
 MAX_QUESTION_WORDS = 40
 PRONOUNS = frozenset({"it", "its", "they", "them", "their", "this", "these", "those"})
 # Nouns that belong to something: "the SOURCE argument" of which function?
-BELONGING_NOUNS = frozenset("argument parameter option flag field attribute variable setting key value property method "
-                            "column entry".split())
+BELONGING_NOUNS = frozenset(
+    "argument parameter option flag field attribute variable setting key value property method column entry".split()
+)
 # Frames whose slot names a thing: the slot must be a noun phrase.
-TOPIC_FRAMES = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
-    r"^(?:In [^,]+, )?what is the (?:role|purpose|point|meaning) of (?P<topic>.+?)\?$",
-    r"^(?:In [^,]+, )?what (?:is|are) (?P<topic>.+?) (?:used )?for\?$",
-    r"^(?:In [^,]+, )?what (?:does|do) (?P<topic>.+?) (?:do|mean|hold|return|represent|signal|control)\?$",
-    r"^(?:In [^,]+, )?how (?:does|do) (?P<topic>.+?) work\?$",
-    r"^(?:In [^,]+, )?can you explain (?:what )?(?P<topic>.+?)(?: is| are)?\?$",
-    r"^(?:In [^,]+, )?how do I use (?P<topic>.+?)\?$",
-    r"^(?:In [^,]+, )?what will I find in (?P<topic>.+?)\?$",
-    r"^(?:In [^,]+, )?when would I use (?P<topic>.+?)\?$",
-    r"^(?:In [^,]+, )?what (?:exactly )?(?:is|are) (?P<topic>.+?)\?$",
-    r"^(?:In [^,]+, )?what happens without (?P<topic>.+?)\?$",
-))
+TOPIC_FRAMES = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        r"^(?:In [^,]+, )?what is the (?:role|purpose|point|meaning) of (?P<topic>.+?)\?$",
+        r"^(?:In [^,]+, )?what (?:is|are) (?P<topic>.+?) (?:used )?for\?$",
+        r"^(?:In [^,]+, )?what (?:does|do) (?P<topic>.+?) (?:do|mean|hold|return|represent|signal|control)\?$",
+        r"^(?:In [^,]+, )?how (?:does|do) (?P<topic>.+?) work\?$",
+        r"^(?:In [^,]+, )?can you explain (?:what )?(?P<topic>.+?)(?: is| are)?\?$",
+        r"^(?:In [^,]+, )?how do I use (?P<topic>.+?)\?$",
+        r"^(?:In [^,]+, )?what will I find in (?P<topic>.+?)\?$",
+        r"^(?:In [^,]+, )?when would I use (?P<topic>.+?)\?$",
+        r"^(?:In [^,]+, )?what (?:exactly )?(?:is|are) (?P<topic>.+?)\?$",
+        r"^(?:In [^,]+, )?what happens without (?P<topic>.+?)\?$",
+    )
+)
 
 
 def unaskable(turn: TurnEvidence) -> str | None:
@@ -49,16 +53,19 @@ def unaskable(turn: TurnEvidence) -> str | None:
     tokens = words(question)
     if len(question.split()) > MAX_QUESTION_WORDS:
         return f"{len(question.split())} words"
-    if any(first == second and first.isalpha() and first not in ("that", "had") for first, second in
-           pairwise(tokens)):
+    if any(first == second and first.isalpha() and first not in ("that", "had") for first, second in pairwise(tokens)):
         return "a word twice in a row"
-    if any(question.count(left) != question.count(right) for left, right in ("()", "[]", "{}", "<>")) \
-            or question.count('"') % 2 or len(re.findall(r"(?<![\w])'|'(?![\w])", question)) % 2:
+    if (
+        any(question.count(left) != question.count(right) for left, right in ("()", "[]", "{}", "<>"))
+        or question.count('"') % 2
+        or len(re.findall(r"(?<![\w])'|'(?![\w])", question)) % 2
+    ):
         return "a bracket or a quotation cut in half"
     if re.search(r"\bi\b", question):
         return "a lower-case 'i'"
-    if (context := re.match(r"In ([^,]+), ", question)) and (re.search(r"#\d|\(\d|\d+\.\d+", context[1])
-                                                          or len(context[1].split()) > 6):
+    if (context := re.match(r"In ([^,]+), ", question)) and (
+        re.search(r"#\d|\(\d|\d+\.\d+", context[1]) or len(context[1].split()) > 6
+    ):
         return f"a heading as the question's context ({context[1]!r}: a release note or a chapter)"
     if (default_of := DEFAULT_OF.search(question)) and _callable_entry(default_of["name"], turn):
         return f"asks the default value of {default_of['name']}, which is called, not set"
@@ -82,21 +89,27 @@ def unaskable(turn: TurnEvidence) -> str | None:
     if len(parts) > 1:
         topics = [set(stems(content_words(part))) for part in parts]
         if any(not (topics[0] & other) for other in topics[1:]) and not any(
-                re.match(r"(?i)^(and|also)\b.*\b(it|its|they|them|their)\b", part) for part in parts[1:]):
+            re.match(r"(?i)^(and|also)\b.*\b(it|its|they|them|their)\b", part) for part in parts[1:]
+        ):
             return "several questions about unrelated things"
     return None
 
 
-DEFAULT_OF = re.compile(r"(?i)\bdefault(?: value)? of (?P<name>[\w.]+(?:\(\))?)|what does (?P<subject>[\w.]+\(\)) "
-                        r"default to")
+DEFAULT_OF = re.compile(
+    r"(?i)\bdefault(?: value)? of (?P<name>[\w.]+(?:\(\))?)|what does (?P<subject>[\w.]+\(\)) "
+    r"default to"
+)
 
 
 def _callable_entry(name: str, turn: TurnEvidence) -> bool:
     """Is ``name`` a function or a method the gold documents (``name()``, or its entry's kind)?"""
     if name.endswith("()"):
         return True
-    return any(statement.entry and same_entry(statement.entry, name) and statement.entry_kind in CALLABLE_KINDS
-               for title, text in turn.gold for statement in statements(text, title))
+    return any(
+        statement.entry and same_entry(statement.entry, name) and statement.entry_kind in CALLABLE_KINDS
+        for title, text in turn.gold
+        for statement in statements(text, title)
+    )
 
 
 CALLABLE_KINDS = frozenset({"function", "method", "classmethod", "staticmethod"})
@@ -106,17 +119,29 @@ def _fused_word(turn: TurnEvidence) -> str | None:
     """A long word of the question found in no text of the turn that is two of their words joined
     ("core.autocrlfwithout"): a rendering slip, not a term."""
     # a word of a title ("gittutorial") is a name, not two words run together
-    seen = set(words(" ".join([*(f"{title} {text}" for title, text in (*turn.gold, *turn.held_out,
-                                                                        *turn.candidates)), turn.history_text])))
+    seen = set(
+        words(
+            " ".join(
+                [
+                    *(f"{title} {text}" for title, text in (*turn.gold, *turn.held_out, *turn.candidates)),
+                    turn.history_text,
+                ]
+            )
+        )
+    )
     for word in words(turn.asked):
-        if len(word) >= 8 and word.isalpha() and word not in seen and any(
-                word[:cut] in seen and word[cut:] in seen for cut in range(3, len(word) - 2)):
+        if (
+            len(word) >= 8
+            and word.isalpha()
+            and word not in seen
+            and any(word[:cut] in seen and word[cut:] in seen for cut in range(3, len(word) - 2))
+        ):
             return word
     return None
 
 
 def _light_verb_ending(sentence: Sentence) -> str | None:
-    """"What does MkDocs use?": a question that ends on a light verb asks for its object and says
+    """ "What does MkDocs use?": a question that ends on a light verb asks for its object and says
     nothing of what for; the verb's lemma, or None."""
     tokens = [token for token in sentence.tokens if token.pos != "PUNCT"]
     if len(tokens) < 3 or tokens[0].text.lower() not in ("what", "which"):
@@ -127,7 +152,7 @@ def _light_verb_ending(sentence: Sentence) -> str | None:
 
 
 def _disagreement(sentence: Sentence) -> str | None:
-    """"Is Section headers able to ...", "Does the commands ...": an opening auxiliary that does not
+    """ "Is Section headers able to ...", "Does the commands ...": an opening auxiliary that does not
     agree with its subject."""
     if not sentence.tokens:
         return None
@@ -152,8 +177,9 @@ def topic_not_noun_phrase(turn: TurnEvidence) -> str | None:
             if not found:
                 continue
             topic = found["topic"].strip()
-            if topic.lower() in PRONOUNS or (re.fullmatch(r"(the |a |an )?[\w.()\[\]-]+", topic) and \
-                    re.search(r"[._()]|[a-z][A-Z]", topic)):
+            if topic.lower() in PRONOUNS or (
+                re.fullmatch(r"(the |a |an )?[\w.()\[\]-]+", topic) and re.search(r"[._()]|[a-z][A-Z]", topic)
+            ):
                 break  # a pronoun (a follow-up) or a code name
             if not is_noun_phrase(parse(topic)):
                 return f"asks about {topic!r}, which is no noun phrase"
@@ -179,9 +205,16 @@ def dangling_question(turn: TurnEvidence) -> str | None:
     if not turn.previous and turn.turn_type != "clarification":
         # "this" opening a question is a determiner ("This flag ..." is caught below); "Is it possible to
         # X?" refers to nothing
-        pronoun = next((token.text.lower() for token in sentence.tokens if token.text.lower() in PRONOUNS
-                        and not (token.index == 0 and token.text.lower() == "this")
-                        and not is_expletive(sentence, token)), None)
+        pronoun = next(
+            (
+                token.text.lower()
+                for token in sentence.tokens
+                if token.text.lower() in PRONOUNS
+                and not (token.index == 0 and token.text.lower() == "this")
+                and not is_expletive(sentence, token)
+            ),
+            None,
+        )
         if pronoun:
             return f"a first question says {pronoun!r}"
     before = set(stems(content_words(turn.history_text)))
@@ -200,8 +233,12 @@ def dangling_question(turn: TurnEvidence) -> str | None:
         children = sentence.children(token.index)
         definite = any(child.dep == "det" and child.lemma in ("the", "this", "that", "these") for child in children)
         # what says which one: a name beside it, a possessor, an "of" phrase ("the bare minimum" says nothing)
-        described = [child for child in children if child.dep in ("compound", "nmod", "poss", "nummod")
-                     or (child.dep == "prep" and child.lemma in ("of", "for", "to", "in", "from"))]
+        described = [
+            child
+            for child in children
+            if child.dep in ("compound", "nmod", "poss", "nummod")
+            or (child.dep == "prep" and child.lemma in ("of", "for", "to", "in", "from"))
+        ]
         phrase = [child.lemma for child in children if child.dep == "compound"] + [token.lemma]
         named_before = set(stems(phrase)) <= before
         if definite and not described and not named_before and token.lemma in UNANCHORED_NOUNS:
@@ -209,11 +246,14 @@ def dangling_question(turn: TurnEvidence) -> str | None:
         owned = any(child.dep == "prep" and child.lemma in ("of", "for", "to", "in") for child in children)
         own_names = {child.text for child in children}
         elsewhere = [name for name in code_names(question) if name not in own_names]
-        if token.lemma in BELONGING_NOUNS and token.tag == "NN" and not owned and not named_before and not elsewhere \
-                and not code_names(turn.previous[-1][0] if turn.previous else ""):
+        if (
+            token.lemma in BELONGING_NOUNS
+            and token.tag == "NN"
+            and not owned
+            and not named_before
+            and not elsewhere
+            and not code_names(turn.previous[-1][0] if turn.previous else "")
+        ):
             owner = next((child.text for child in children if child.dep in ("compound", "amod")), token.text)
             return f"'{owner} {token.text}' of something nothing names"
     return None
-
-
-

@@ -11,16 +11,39 @@ from benchsmith.language import REQUIREMENT, parse, points_outside
 from benchsmith.passages import split_sentences
 from benchsmith.words import content_words, stems
 
-NOT_ANSWERED = re.compile(r"\b(does not|doesn't|do not|don't|cannot|can't|not (?:cover|answer|say|document))\b",
-                          re.IGNORECASE)
+NOT_ANSWERED = re.compile(
+    r"\b(does not|doesn't|do not|don't|cannot|can't|not (?:cover|answer|say|document))\b", re.IGNORECASE
+)
 NEGATION = re.compile(r"\b(not|no|never|without|unless|none|n't)\b|n't\b", re.IGNORECASE)
-WHAT_HAPPENS = re.compile(r"^(?:what happens|what should i expect|what goes wrong)\b.*\b(if|when|without)\b(?P<clause>.+)\?$",
-                          re.IGNORECASE)
-DEFINITION = re.compile(r"^(?:what (?:exactly )?(?:is|are) (?!the (?:purpose|role|point|meaning|return value|"
-                        r"default|difference|best)\b)(?P<thing>[^?]+?)|can you explain what (?P<explained>[^?]+?) "
-                        r"(?:is|are)|what does (?P<meant>[^?]+?) mean)\?$", re.IGNORECASE)
-DEFINING_VERBS = frozenset({"be", "mean", "refer", "represent", "denote", "describe", "stand", "contain", "hold",
-                            "provide", "define", "implement", "allow", "let", "give", "store"})
+WHAT_HAPPENS = re.compile(
+    r"^(?:what happens|what should i expect|what goes wrong)\b.*\b(if|when|without)\b(?P<clause>.+)\?$", re.IGNORECASE
+)
+DEFINITION = re.compile(
+    r"^(?:what (?:exactly )?(?:is|are) (?!the (?:purpose|role|point|meaning|return value|"
+    r"default|difference|best)\b)(?P<thing>[^?]+?)|can you explain what (?P<explained>[^?]+?) "
+    r"(?:is|are)|what does (?P<meant>[^?]+?) mean)\?$",
+    re.IGNORECASE,
+)
+DEFINING_VERBS = frozenset(
+    {
+        "be",
+        "mean",
+        "refer",
+        "represent",
+        "denote",
+        "describe",
+        "stand",
+        "contain",
+        "hold",
+        "provide",
+        "define",
+        "implement",
+        "allow",
+        "let",
+        "give",
+        "store",
+    }
+)
 
 
 def _defines(thing: str, reply: str) -> bool:
@@ -32,17 +55,21 @@ def _defines(thing: str, reply: str) -> bool:
     head = (thing.split()[-1] if thing.split() else thing).lower().rstrip("s")
     first = parse(sentences[0])
     for token in first.tokens:
-        if token.dep in ("nsubj", "nsubjpass") and (token.text.lower().rstrip("s").endswith(head) or
-                                                     head.endswith(token.text.lower().rstrip("s"))):
+        if token.dep in ("nsubj", "nsubjpass") and (
+            token.text.lower().rstrip("s").endswith(head) or head.endswith(token.text.lower().rstrip("s"))
+        ):
             verb = first.tokens[token.head]
             if verb.lemma == "be":  # "X is a Y": a noun says what it is; "X was new in 1.0" does not
                 children = first.children(verb.index)
                 return not any(child.dep == "acomp" for child in children) and any(
-                    child.dep == "attr" and child.pos in ("NOUN", "PROPN") for child in children)
+                    child.dep == "attr" and child.pos in ("NOUN", "PROPN") for child in children
+                )
             return verb.lemma in DEFINING_VERBS
-    return bool(re.match(rf"(?i)^\W*(?:the |an? )?{re.escape(thing)}\b", sentences[0])) or \
-        bool(re.match(r"(?i)^\W*(?:an?|the) \w", sentences[0]) and len(first.tokens) > 3 and
-             first.root.pos in ("NOUN", "PROPN"))  # a docstring's noun-phrase definition: "A user-created object."
+    return bool(re.match(rf"(?i)^\W*(?:the |an? )?{re.escape(thing)}\b", sentences[0])) or bool(
+        re.match(r"(?i)^\W*(?:an?|the) \w", sentences[0])
+        and len(first.tokens) > 3
+        and first.root.pos in ("NOUN", "PROPN")
+    )  # a docstring's noun-phrase definition: "A user-created object."
 
 
 def reply_mismatch(turn: TurnEvidence) -> str | None:
@@ -91,8 +118,10 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
     return None
 
 
-EXPLAIN_TOPIC = re.compile(r"(?i)^(?:In [^,]+, )?(?:can you explain|can you give me an overview of) (?!what |how |why )"
-                           r"(?P<topic>[^?]+)\?$")
+EXPLAIN_TOPIC = re.compile(
+    r"(?i)^(?:In [^,]+, )?(?:can you explain|can you give me an overview of) (?!what |how |why )"
+    r"(?P<topic>[^?]+)\?$"
+)
 
 
 def _requires_of_another(topic: str, reply: str) -> bool:
@@ -104,8 +133,10 @@ def _requires_of_another(topic: str, reply: str) -> bool:
     if not sentences or not REQUIREMENT.search(sentences[0]):
         return False
     head = stems([topic.split()[-1].lower()])[0] if topic.split() else ""
-    return not any(token.dep in ("nsubj", "nsubjpass") and stems([token.text.lower()])[0] == head
-                   for token in parse(sentences[0]).tokens)
+    return not any(
+        token.dep in ("nsubj", "nsubjpass") and stems([token.text.lower()])[0] == head
+        for token in parse(sentences[0]).tokens
+    )
 
 
 HOW_TO = re.compile(r"(?i)^(?:In [^,]+, )?(?:how (?:do|can) I|what(?:'s| is) the (?:best|recommended) way to)\b")
@@ -127,16 +158,26 @@ def _says_how(reply: str, question: str) -> bool:
         if not parsed.tokens:
             continue
         root = parsed.root
-        if root.tag == "VB" and not any(child.dep in ("nsubj", "nsubjpass", "aux") for child in parsed.children(root.index)):
+        if root.tag == "VB" and not any(
+            child.dep in ("nsubj", "nsubjpass", "aux") for child in parsed.children(root.index)
+        ):
             return True  # an instruction
-        if any(token.text.lower() in MEANS_WORDS and token.dep in ("prep", "mark", "advmod", "pcomp")
-               and token.text.lower() != "with" for token in parsed.tokens):
+        if any(
+            token.text.lower() in MEANS_WORDS
+            and token.dep in ("prep", "mark", "advmod", "pcomp")
+            and token.text.lower() != "with"
+            for token in parsed.tokens
+        ):
             return True
         if parsed.tokens[0].text.lower() == "to" and any(token.dep == "advcl" for token in parsed.tokens):
             return True
-        if any(token.pos == "VERB" and token.lemma not in asked_verbs and token.lemma not in ("want", "wish", "like")
-               and any(child.dep == "nsubj" and child.text.lower() == "you" for child in parsed.children(token.index))
-               for token in parsed.tokens):
+        if any(
+            token.pos == "VERB"
+            and token.lemma not in asked_verbs
+            and token.lemma not in ("want", "wish", "like")
+            and any(child.dep == "nsubj" and child.text.lower() == "you" for child in parsed.children(token.index))
+            for token in parsed.tokens
+        ):
             return True  # "you should list it on the Wiki", "you need to combine X with Y"
     return False
 
@@ -149,19 +190,26 @@ def _points_elsewhere(reply: str) -> bool:
         return False
     parsed = parse(sentences[0])
     root = parsed.root if parsed.tokens else None
-    return root is not None and ((root.lemma in ("find", "locate", "list") and root.tag == "VBN")
-                                 or (root.lemma in ("see", "refer", "consult") and root.tag == "VB"))
+    return root is not None and (
+        (root.lemma in ("find", "locate", "list") and root.tag == "VBN")
+        or (root.lemma in ("see", "refer", "consult") and root.tag == "VB")
+    )
 
 
 def _condition_mismatch(clause: str, reply: str) -> str | None:
     """A "what happens if C" question whose reply states a requirement, or the condition's opposite."""
-    sentence = next((s for s in split_sentences(reply) if re.search(r"\b(if|when|unless|without)\b", s, re.I)),
-                    split_sentences(reply)[0] if reply else "")
+    sentence = next(
+        (s for s in split_sentences(reply) if re.search(r"\b(if|when|unless|without)\b", s, re.I)),
+        split_sentences(reply)[0] if reply else "",
+    )
     asked_negated = bool(NEGATION.search(clause))
     said_clause = re.search(r"\b(?:if|when|unless|without)\b(?P<clause>[^,.;]+)", sentence, re.IGNORECASE)
     if said_clause:
-        said_negated = bool(NEGATION.search(said_clause["clause"])) or "unless" in sentence.lower() or \
-            bool(re.search(r"\bwithout\b", sentence, re.I))
+        said_negated = (
+            bool(NEGATION.search(said_clause["clause"]))
+            or "unless" in sentence.lower()
+            or bool(re.search(r"\bwithout\b", sentence, re.I))
+        )
         if said_negated != asked_negated:
             return "the reply is about the opposite condition"
     main = re.sub(r"\b(?:if|when|unless)\b[^,]*,?", "", sentence, flags=re.IGNORECASE)
@@ -200,11 +248,15 @@ def dangling_reply(turn: TurnEvidence) -> str | None:
 
 
 # Text outside the reply: "as outlined below", "as described above", "see also", "the following".
-POINTING_ELSEWHERE = re.compile(r"(?i)\b(?:as (?:described|outlined|shown|mentioned|noted|explained|listed) "
-                                r"(?:above|below|earlier|previously)|(?:see|shown|listed) (?:above|below)|see also"
-                                r"|the following)\b")
+POINTING_ELSEWHERE = re.compile(
+    r"(?i)\b(?:as (?:described|outlined|shown|mentioned|noted|explained|listed) "
+    r"(?:above|below|earlier|previously)|(?:see|shown|listed) (?:above|below)|see also"
+    r"|the following)\b"
+)
 
 
 # What an API entry's own documentation calls the entry: "Return a copy of this jar", "This error is raised".
-SELF_NOUNS = frozenset("object class method function instance error exception module call module package attribute "
-                       "property value type widget command option event hook plugin".split())
+SELF_NOUNS = frozenset(
+    "object class method function instance error exception module call module package attribute "
+    "property value type widget command option event hook plugin".split()
+)

@@ -11,8 +11,9 @@ from benchsmith.evals.quality_gate import GATE_CLASSES, MAX_FLAGGED_SHARE, GateV
 EXAMPLES_PER_CLASS = 3
 
 
-def gate_summary(verdicts: Mapping[str, GateVerdict], questions: Mapping[str, str],
-                 examples: int = EXAMPLES_PER_CLASS) -> dict[str, Any]:
+def gate_summary(
+    verdicts: Mapping[str, GateVerdict], questions: Mapping[str, str], examples: int = EXAMPLES_PER_CLASS
+) -> dict[str, Any]:
     """``{"turns", "flagged", "flagged_share", "max_flagged_share", "over_limit", "classes"}``;
     ``classes``: per class, the turns flagged (a turn may be flagged in several), their share and
     the first ``examples`` turns with their question and why."""
@@ -22,21 +23,39 @@ def gate_summary(verdicts: Mapping[str, GateVerdict], questions: Mapping[str, st
     classes: dict[str, Any] = {}
     for klass in GATE_CLASSES:
         hits = [turn for turn, verdict in verdicts.items() if klass in verdict.flags]
-        classes[klass] = {"turns": len(hits), "rate": round(len(hits) / turns, 4) if turns else 0.0,
-                          "examples": [{"turn": turn, "question": questions.get(turn, ""),
-                                        "why": verdicts[turn].flags[klass]} for turn in hits[:examples]]}
-    return {"turns": turns, "flagged": flagged, "flagged_share": round(share, 4),
-            "max_flagged_share": MAX_FLAGGED_SHARE, "over_limit": share > MAX_FLAGGED_SHARE, "classes": classes}
+        classes[klass] = {
+            "turns": len(hits),
+            "rate": round(len(hits) / turns, 4) if turns else 0.0,
+            "examples": [
+                {"turn": turn, "question": questions.get(turn, ""), "why": verdicts[turn].flags[klass]}
+                for turn in hits[:examples]
+            ],
+        }
+    return {
+        "turns": turns,
+        "flagged": flagged,
+        "flagged_share": round(share, 4),
+        "max_flagged_share": MAX_FLAGGED_SHARE,
+        "over_limit": share > MAX_FLAGGED_SHARE,
+        "classes": classes,
+    }
 
 
 def gate_note(summary: Mapping[str, Any] | None) -> str | None:
     """What the verdict says of the gate: None when it flagged nothing."""
     if not summary or not summary.get("flagged"):
         return None
-    worst = sorted(((klass, item["turns"]) for klass, item in summary["classes"].items() if item["turns"]),
-                   key=lambda pair: -pair[1])
+    worst = sorted(
+        ((klass, item["turns"]) for klass, item in summary["classes"].items() if item["turns"]),
+        key=lambda pair: -pair[1],
+    )
     listed = ", ".join(f"{klass.replace('_', ' ')} {count}" for klass, count in worst)
-    bound = (f"over the {summary['max_flagged_share']:.0%} past which a benchmark is never usable" if summary["over_limit"]
-             else f"under the {summary['max_flagged_share']:.0%} bound")
-    return (f"The offline quality gate flags {summary['flagged']:,} of {summary['turns']:,} turns "
-            f"({summary['flagged_share']:.0%}, {bound}): {listed}.")
+    bound = (
+        f"over the {summary['max_flagged_share']:.0%} past which a benchmark is never usable"
+        if summary["over_limit"]
+        else f"under the {summary['max_flagged_share']:.0%} bound"
+    )
+    return (
+        f"The offline quality gate flags {summary['flagged']:,} of {summary['turns']:,} turns "
+        f"({summary['flagged_share']:.0%}, {bound}): {listed}."
+    )

@@ -87,8 +87,14 @@ def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
         gold = gold_document(benchmark, query.id, gold_order.get(query.id, ()))
         negatives = hard_negatives(rankings[query.id], set(benchmark.qrels[query.id]), context.negatives)
         pool = arrange_pool(query.id, gold, negatives, slots[query.id], context.seed)
-        records.append({"instance": query.id, "gold_id": gold, "pool": pool,
-                        **({"rotated_pool": rotated(pool)} if context.position_check else {})})
+        records.append(
+            {
+                "instance": query.id,
+                "gold_id": gold,
+                "pool": pool,
+                **({"rotated_pool": rotated(pool)} if context.position_check else {}),
+            }
+        )
     write_jsonl_atomic(path, records)
     return {"instances": _registered(items, records)}
 
@@ -98,8 +104,9 @@ def _registered(items: WorkItems, records: list[dict[str, Any]]) -> int:
     return len(records)
 
 
-def _negative_rankings(runtime: Runtime[AuditContext], run_id: str, benchmark: Benchmark,
-                       queries: list[BenchmarkQuery]) -> dict[str, list[list[str]]]:
+def _negative_rankings(
+    runtime: Runtime[AuditContext], run_id: str, benchmark: Benchmark, queries: list[BenchmarkQuery]
+) -> dict[str, list[list[str]]]:
     """Per query, BM25's and the dense retriever's rankings of the corpus for the turn with its history."""
     depth = job.context(runtime).negatives + max(len(benchmark.qrels[query.id]) for query in queries) + 5
     return retriever_rankings(runtime, run_id, benchmark, queries, depth, "negatives")
@@ -109,9 +116,20 @@ def dispatch(state: AuditState, runtime: Runtime[AuditContext]) -> list[Send] | 
     """One judging task per instance nobody judged or holds; the shortcuts, then the report, when
     all are judged; wait while other workers still hold some."""
     return dispatch_items(  # type: ignore[return-value]
-        work_items(runtime, state["run_id"]), "judge", job.context(runtime).concurrency,
-        lambda instance: Send("judge", {"run_id": state["run_id"], "benchmark": state["benchmark"],
-                                        "judges": state["judges"], "instance": instance}), "shortcuts")
+        work_items(runtime, state["run_id"]),
+        "judge",
+        job.context(runtime).concurrency,
+        lambda instance: Send(
+            "judge",
+            {
+                "run_id": state["run_id"],
+                "benchmark": state["benchmark"],
+                "judges": state["judges"],
+                "instance": instance,
+            },
+        ),
+        "shortcuts",
+    )
 
 
 def gather(state: AuditState) -> dict[str, Any]:
@@ -129,9 +147,16 @@ def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     conversation = {"history": query.history, "question": query.question}
     items = work_items(runtime, task["run_id"])
     with concurrency_slot(task["run_id"], job.context(runtime).concurrency):
-        verdicts = claimed_work(items, task["instance"], lambda: {
-            judge_spec: _verdict_of(judge_seam(runtime, task["run_id"], judge_spec), instance, query, conversation, text)
-            for judge_spec in task["judges"]})
+        verdicts = claimed_work(
+            items,
+            task["instance"],
+            lambda: {
+                judge_spec: _verdict_of(
+                    judge_seam(runtime, task["run_id"], judge_spec), instance, query, conversation, text
+                )
+                for judge_spec in task["judges"]
+            },
+        )
     if verdicts is None:
         return {"judged": 0}  # another worker has it, or judged it
     job.run_dir(runtime, task["run_id"]).usage.sync()
@@ -140,12 +165,15 @@ def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     return {"judged": 1}
 
 
-def _verdict_of(seam: ModelSeam, instance: dict[str, Any], query: BenchmarkQuery, conversation: dict[str, Any],
-                text: dict[str, str]) -> dict[str, Any]:
+def _verdict_of(
+    seam: ModelSeam, instance: dict[str, Any], query: BenchmarkQuery, conversation: dict[str, Any], text: dict[str, str]
+) -> dict[str, Any]:
     """One judge's verdicts on one instance."""
     alignment = seam.run(AlignmentJudge(), **conversation, document=text[instance["gold_id"]])
-    verdict: dict[str, Any] = {"alignment": {"score": alignment.score, "rationale": alignment.rationale},
-                               "choice": _choose(seam, conversation, instance["pool"], text)}
+    verdict: dict[str, Any] = {
+        "alignment": {"score": alignment.score, "rationale": alignment.rationale},
+        "choice": _choose(seam, conversation, instance["pool"], text),
+    }
     if "rotated_pool" in instance:
         verdict["choice_rotated"] = _choose(seam, conversation, instance["rotated_pool"], text)
     if query.response:
@@ -170,9 +198,11 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
     instances = instances_of(runtime, state["run_id"])
     if context.database_url():  # the other workers' verdicts are in the database
         write_jsonl_atomic(run_dir.file(JUDGMENTS_FILE), work_items(runtime, state["run_id"]).results())
-    judgments = {record["instance"]: record["verdicts"]
-                 for record in canonicalize(run_dir.file(JUDGMENTS_FILE), key="instance")
-                 if record["instance"] in instances}
+    judgments = {
+        record["instance"]: record["verdicts"]
+        for record in canonicalize(run_dir.file(JUDGMENTS_FILE), key="instance")
+        if record["instance"] in instances
+    }
     population = sum(1 for query in benchmark.queries if gold_document(benchmark, query.id))
     sampled = len(instances) < population
     queries = benchmark.queries_by_id
@@ -187,18 +217,26 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
 
     dimensions = audit_verdicts.dimension_summaries(judgments, judges, population if sampled else None)
     missing = audit_verdicts.missing_gold(
-        judgments, instances, lambda instance, candidate: {"query": query_text(instance),
-                                                           "candidate_excerpt": excerpt(candidate)},
-        context.min_votes)
+        judgments,
+        instances,
+        lambda instance, candidate: {"query": query_text(instance), "candidate_excerpt": excerpt(candidate)},
+        context.min_votes,
+    )
     discriminability = audit_verdicts.discriminability(judgments, instances, population if sampled else None, missing)
-    worst = audit_verdicts.worst_instances(judgments, lambda instance: {
-        "query": query_text(instance), "gold_id": instances[instance]["gold_id"],
-        "gold_excerpt": excerpt(instances[instance]["gold_id"])})
+    worst = audit_verdicts.worst_instances(
+        judgments,
+        lambda instance: {
+            "query": query_text(instance),
+            "gold_id": instances[instance]["gold_id"],
+            "gold_excerpt": excerpt(instances[instance]["gold_id"]),
+        },
+    )
     # Ill-formed questions are noise whatever the judges said; the corpus is scanned only for quoted spans.
     counter = LazyCounter(lambda: DocumentCounter(document_text(*documents[doc_id]) for doc_id in documents))
     follow_ups = {instance for instance in judgments if queries[instance].history}
-    flagged = ill_formed_questions({instance: queries[instance].question for instance in judgments}, counter,
-                                   context.many_documents, follow_ups)
+    flagged = ill_formed_questions(
+        {instance: queries[instance].question for instance in judgments}, counter, context.many_documents, follow_ups
+    )
     ill_formed = audit_verdicts.ill_formed_summary(judgments, flagged, lambda instance: queries[instance].question)
     if not run_dir.file(SHORTCUTS_FILE).exists():  # a run checkpointed before the shortcuts node existed
         shortcuts(state, runtime)
@@ -210,13 +248,27 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
         gate(state, runtime)
     gate_summary_ = json.loads(run_dir.file(GATE_FILE).read_text(encoding="utf-8"))
     results = {
-        "benchmark": {"name": benchmark.name, "path": str(benchmark.directory), "queries": len(benchmark.queries),
-                      "instances": len(instances), "sampled": sampled, "seed": context.seed,
-                      "documents": len(documents), "conversational": benchmark.conversational,
-                      "has_answers": benchmark.has_answers},
-        "settings": {"judges": judges, "negatives": context.negatives, "position_check": context.position_check,
-                     "sample": context.sample, "min_votes": context.min_votes, "many_documents": context.many_documents,
-                     "label_pool_depth": context.label_pool_depth, "label_agreement": context.label_agreement},
+        "benchmark": {
+            "name": benchmark.name,
+            "path": str(benchmark.directory),
+            "queries": len(benchmark.queries),
+            "instances": len(instances),
+            "sampled": sampled,
+            "seed": context.seed,
+            "documents": len(documents),
+            "conversational": benchmark.conversational,
+            "has_answers": benchmark.has_answers,
+        },
+        "settings": {
+            "judges": judges,
+            "negatives": context.negatives,
+            "position_check": context.position_check,
+            "sample": context.sample,
+            "min_votes": context.min_votes,
+            "many_documents": context.many_documents,
+            "label_pool_depth": context.label_pool_depth,
+            "label_agreement": context.label_agreement,
+        },
         "dimensions": dimensions,
         "discriminability": discriminability,
         "agreement": audit_verdicts.agreement(judgments, instances, judges) if len(judges) > 1 else None,
@@ -226,18 +278,27 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
         "shortcuts": shortcut_summary,
         "labels": turn_labels,
         "quality_gate": gate_summary_,
-        "verdict": audit_verdicts.overall_verdict(judgments, discriminability,
-                                                  noise_flags=sum(not item["low_alignment"] for item in ill_formed),
-                                                  shortcut_flags=shortcut_summary["flags"],
-                                                  label_note=label_checks.label_note(turn_labels),
-                                                  gate_note=gate_note(gate_summary_),
-                                                  gate_over_limit=gate_summary_["over_limit"]),
+        "verdict": audit_verdicts.overall_verdict(
+            judgments,
+            discriminability,
+            noise_flags=sum(not item["low_alignment"] for item in ill_formed),
+            shortcut_flags=shortcut_summary["flags"],
+            label_note=label_checks.label_note(turn_labels),
+            gate_note=gate_note(gate_summary_),
+            gate_over_limit=gate_summary_["over_limit"],
+        ),
         "sampling": sampling_note(len(instances), population, context.seed),
-        "notes": audit_notes(negatives=context.negatives, many_documents=context.many_documents,
-                             min_votes=context.min_votes, shortcuts_file=SHORTCUTS_FILE,
-                             shortcut_turns=shortcut_summary["turns"], label_checks_file=LABEL_CHECKS_FILE,
-                             label_pool_depth=context.label_pool_depth, labels_checked=bool(turn_labels),
-                             embedded_text_note=EMBEDDED_TEXT_NOTE),
+        "notes": audit_notes(
+            negatives=context.negatives,
+            many_documents=context.many_documents,
+            min_votes=context.min_votes,
+            shortcuts_file=SHORTCUTS_FILE,
+            shortcut_turns=shortcut_summary["turns"],
+            label_checks_file=LABEL_CHECKS_FILE,
+            label_pool_depth=context.label_pool_depth,
+            labels_checked=bool(turn_labels),
+            embedded_text_note=EMBEDDED_TEXT_NOTE,
+        ),
     }
     extra = [(item["instance"], item["candidate_id"], 1) for item in missing if item["confirmed"]]
     write_beir_qrels(run_dir.file(EXTRA_QRELS_FILE), extra)  # for `benchsmith evaluate --extra-qrels`

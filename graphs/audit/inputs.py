@@ -51,8 +51,14 @@ def work_items(runtime: Runtime[AuditContext], run_id: str) -> WorkItems:
     return run_items(job.context(runtime), job.workspace(runtime), run_id, JUDGMENTS_FILE, "instance")
 
 
-def retriever_rankings(runtime: Runtime[AuditContext], run_id: str, benchmark: Benchmark, queries: list[BenchmarkQuery],
-              depth: int, stage: str) -> dict[str, list[list[str]]]:
+def retriever_rankings(
+    runtime: Runtime[AuditContext],
+    run_id: str,
+    benchmark: Benchmark,
+    queries: list[BenchmarkQuery],
+    depth: int,
+    stage: str,
+) -> dict[str, list[list[str]]]:
     """Per query, BM25's and the dense retriever's top ``depth`` of the corpus for the turn with its history."""
     context = job.context(runtime)
     texts = {query.id: build_query(query, HistoryMode("full")) for query in queries}
@@ -60,8 +66,9 @@ def retriever_rankings(runtime: Runtime[AuditContext], run_id: str, benchmark: B
     embedder = embedder_for(context.embedder, job.workspace(runtime), run_id, context)
     index = dense_index(job.workspace(runtime), context.chroma_host, benchmark, embedder)
     query_ids = list(texts)
-    semantic = index.search(query_ids, embedder.encode([texts[q] for q in query_ids]), depth,
-                            progress_reporter(f"{stage} dense"))
+    semantic = index.search(
+        query_ids, embedder.encode([texts[q] for q in query_ids]), depth, progress_reporter(f"{stage} dense")
+    )
     return {query_id: [list(lexical.get(query_id, {})), list(semantic.get(query_id, {}))] for query_id in query_ids}
 
 
@@ -76,8 +83,9 @@ def asked_golds(benchmark: Benchmark, query_id: str, asked: Sequence[str] = ()) 
     """The query's judged relevant documents, most relevant first, then in ``asked`` order, then by id."""
     order = {doc_id: position for position, doc_id in enumerate(asked)}
     relevant = [(relevance, doc_id) for doc_id, relevance in benchmark.qrels.get(query_id, {}).items() if relevance > 0]
-    return [doc_id for _, doc_id in sorted(relevant, key=lambda item: (-item[0], order.get(item[1], len(order)),
-                                                                         item[1]))]
+    return [
+        doc_id for _, doc_id in sorted(relevant, key=lambda item: (-item[0], order.get(item[1], len(order)), item[1]))
+    ]
 
 
 def turn_values(benchmark: Benchmark, key: str) -> dict[str, Any]:
@@ -85,8 +93,12 @@ def turn_values(benchmark: Benchmark, key: str) -> dict[str, Any]:
     dialogues = run_dialogues_file(benchmark.directory)
     if dialogues is None:
         return {}
-    return {turn_query_id(dialogue["conversation_id"], turn["index"]): turn[key]
-            for dialogue in load_jsonl(dialogues) for turn in dialogue["turns"] if turn.get(key)}
+    return {
+        turn_query_id(dialogue["conversation_id"], turn["index"]): turn[key]
+        for dialogue in load_jsonl(dialogues)
+        for turn in dialogue["turns"]
+        if turn.get(key)
+    }
 
 
 def turn_candidates(benchmark: Benchmark) -> dict[str, list[str]]:
@@ -107,8 +119,12 @@ def _turn_lists(benchmark: Benchmark, key: str) -> dict[str, list[str]]:
     dialogues = run_dialogues_file(benchmark.directory)
     if dialogues is None:
         return {}
-    return {turn_query_id(dialogue["conversation_id"], turn["index"]): list(turn[key])
-            for dialogue in load_jsonl(dialogues) for turn in dialogue["turns"] if turn.get(key)}
+    return {
+        turn_query_id(dialogue["conversation_id"], turn["index"]): list(turn[key])
+        for dialogue in load_jsonl(dialogues)
+        for turn in dialogue["turns"]
+        if turn.get(key)
+    }
 
 
 class LazyCounter:

@@ -32,17 +32,24 @@ def shortcuts(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, An
     benchmark = benchmark_of(runtime, state["benchmark"])
     documents = corpus_documents(benchmark)
     counter = LazyCounter(lambda: DocumentCounter(document_text(*documents[doc_id]) for doc_id in documents))
-    summary, per_turn = benchmark_shortcuts(benchmark, counter, job.context(runtime).many_documents, job.workspace(runtime))
+    summary, per_turn = benchmark_shortcuts(
+        benchmark, counter, job.context(runtime).many_documents, job.workspace(runtime)
+    )
     run_dir = job.run_dir(runtime, state["run_id"])
     write_files_atomic(run_dir.path, {"shortcuts": (SHORTCUTS_FILE, json.dumps(summary, indent=2) + "\n")})
     write_jsonl_atomic(run_dir.file(SHORTCUT_TURNS_FILE), per_turn)
-    return {"shortcut_flags": summary["flags"],
-            "lexical_overlap": {key: summary["lexical_overlap"][key] for key in ("mean", "median", "p90")}}
+    return {
+        "shortcut_flags": summary["flags"],
+        "lexical_overlap": {key: summary["lexical_overlap"][key] for key in ("mean", "median", "p90")},
+    }
 
 
-def benchmark_shortcuts(benchmark: Benchmark, count_documents: Callable[[str], int] | None = None,
-                        many_documents: int = DEFAULT_MANY_DOCUMENTS, workspace: Workspace | None = None
-                        ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def benchmark_shortcuts(
+    benchmark: Benchmark,
+    count_documents: Callable[[str], int] | None = None,
+    many_documents: int = DEFAULT_MANY_DOCUMENTS,
+    workspace: Workspace | None = None,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """``(shortcuts.json's summary, per-turn records)`` of a benchmark (evals/shortcuts.py).
 
     Query-only retrieval is measured as ``benchsmith evaluate --retriever bm25`` measures it:
@@ -51,32 +58,63 @@ def benchmark_shortcuts(benchmark: Benchmark, count_documents: Callable[[str], i
     query's top 10 with ties (what the measures at rank 10 read of the evaluation's run)."""
     documents = corpus_documents(benchmark)
     turns = [query for query in benchmark.queries if gold_document(benchmark, query.id)]
-    overlaps = {query.id: lexical_overlap(query.question, [
-        document_text(*documents[doc_id]) for doc_id, relevance in benchmark.qrels[query.id].items()
-        if relevance > 0 and doc_id in documents]) for query in turns}
-    leaks = {query.id: shortcut_measures.leaks_answer(query.question, query.response) for query in turns
-             if query.response}
-    flagged = ill_formed_questions({query.id: query.question for query in turns}, count_documents, many_documents,
-                                   follow_ups={query.id for query in turns if query.history})
+    overlaps = {
+        query.id: lexical_overlap(
+            query.question,
+            [
+                document_text(*documents[doc_id])
+                for doc_id, relevance in benchmark.qrels[query.id].items()
+                if relevance > 0 and doc_id in documents
+            ],
+        )
+        for query in turns
+    }
+    leaks = {
+        query.id: shortcut_measures.leaks_answer(query.question, query.response) for query in turns if query.response
+    }
+    flagged = ill_formed_questions(
+        {query.id: query.question for query in turns},
+        count_documents,
+        many_documents,
+        follow_ups={query.id for query in turns if query.history},
+    )
     current = _bm25_measures(benchmark, HistoryMode("current"), (*QUERY_ONLY_MEASURES, "nDCG@10"), workspace)
-    rewrite = (_bm25_measures(benchmark, HistoryMode("oracle"), QUERY_ONLY_MEASURES, workspace)
-               if benchmark.queries and all(query.rewrite for query in benchmark.queries) else None)
+    rewrite = (
+        _bm25_measures(benchmark, HistoryMode("oracle"), QUERY_ONLY_MEASURES, workspace)
+        if benchmark.queries and all(query.rewrite for query in benchmark.queries)
+        else None
+    )
     gain = None
     if benchmark.conversational:
         full = _bm25_measures(benchmark, HistoryMode("full"), ("nDCG@10",), workspace)
         gain = full.aggregate["nDCG@10"] - current.aggregate["nDCG@10"]
     summary = shortcut_measures.shortcut_summary(
-        overlaps, {"current": _means(current), "rewrite": _means(rewrite) if rewrite else None}, leaks, gain, flagged,
-        {query.id: query.question for query in turns}, [query.id for query in turns])
+        overlaps,
+        {"current": _means(current), "rewrite": _means(rewrite) if rewrite else None},
+        leaks,
+        gain,
+        flagged,
+        {query.id: query.question for query in turns},
+        [query.id for query in turns],
+    )
     recall = current.per_query
-    per_turn = [{"turn": query.id, "question": query.question, "lexical_overlap": overlaps[query.id],
-                 "query_only_R@10": recall.get(query.id, {}).get("R@10"),
-                 "answer_leak": leaks.get(query.id), "ill_formed": flagged.get(query.id, [])} for query in turns]
+    per_turn = [
+        {
+            "turn": query.id,
+            "question": query.question,
+            "lexical_overlap": overlaps[query.id],
+            "query_only_R@10": recall.get(query.id, {}).get("R@10"),
+            "answer_leak": leaks.get(query.id),
+            "ill_formed": flagged.get(query.id, []),
+        }
+        for query in turns
+    ]
     return summary, per_turn
 
 
-def _bm25_measures(benchmark: Benchmark, mode: HistoryMode, names: tuple[str, ...],
-                   workspace: Workspace | None = None) -> MeasureResults:
+def _bm25_measures(
+    benchmark: Benchmark, mode: HistoryMode, names: tuple[str, ...], workspace: Workspace | None = None
+) -> MeasureResults:
     """Measures at rank k (``R@10`` ...) of BM25's run: they read the top k, equal scores ordered
     by doc id, so each query's documents at or above its k-th score give what the evaluation's
     depth-1000 run gives, without ranking the corpus for each of every turn's queries."""

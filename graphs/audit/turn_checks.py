@@ -52,8 +52,16 @@ def gate(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     documents = corpus_documents(benchmark)
     kinds, candidates = turn_values(benchmark, "turn_type"), turn_candidates(benchmark)
     pooled = [query for query in benchmark.queries if query.answerability in ("unanswerable", "partial")]
-    pools = {query_id: pooled_chunks(rankings) for query_id, rankings in retriever_rankings(
-        runtime, state["run_id"], benchmark, pooled, GATE_POOL_DEPTH, "gate pool").items()} if pooled else {}
+    pools = (
+        {
+            query_id: pooled_chunks(rankings)
+            for query_id, rankings in retriever_rankings(
+                runtime, state["run_id"], benchmark, pooled, GATE_POOL_DEPTH, "gate pool"
+            ).items()
+        }
+        if pooled
+        else {}
+    )
 
     def titled(ids: Sequence[str]) -> tuple[tuple[str, str], ...]:
         return tuple(documents[doc_id] for doc_id in ids if doc_id in documents)
@@ -62,16 +70,22 @@ def gate(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     for query in benchmark.queries:
         golds = [doc for doc, relevance in benchmark.qrels.get(query.id, {}).items() if relevance > 0]
         evidence = TurnEvidence(
-            question=query.question, reply=query.response or "",
-            turn_type=kinds.get(query.id) or query.answerability or "answerable", previous=tuple(query.history),
-            gold=titled(golds), candidates=titled(candidates.get(query.id, [])),
+            question=query.question,
+            reply=query.response or "",
+            turn_type=kinds.get(query.id) or query.answerability or "answerable",
+            previous=tuple(query.history),
+            gold=titled(golds),
+            candidates=titled(candidates.get(query.id, [])),
             remaining_pool=[document_text(*documents[doc]) for doc in pools[query.id] if doc in documents]
-            if query.id in pools else None)
+            if query.id in pools
+            else None,
+        )
         verdicts[query.id] = judge_turn(evidence)
     summary = gate_summary(verdicts, {query.id: query.question for query in benchmark.queries})
     write_files_atomic(run_dir.path, {"gate": (GATE_FILE, json.dumps(summary, indent=2) + "\n")})
-    write_jsonl_atomic(run_dir.file(GATE_TURNS_FILE), [
-        {"turn": turn, "flags": verdict.flags} for turn, verdict in verdicts.items()])
+    write_jsonl_atomic(
+        run_dir.file(GATE_TURNS_FILE), [{"turn": turn, "flags": verdict.flags} for turn, verdict in verdicts.items()]
+    )
     return {}
 
 
@@ -87,34 +101,59 @@ def labels(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     benchmark = benchmark_of(runtime, state["benchmark"])
     labelled, unlabelled, not_checked = labelled_turns(benchmark)
     if context.sample is not None and context.sample < len(labelled):
-        labelled = sorted(random.Random(f"{context.seed}:labels").sample(labelled, context.sample),
-                          key=lambda item: item[0].id)
+        labelled = sorted(
+            random.Random(f"{context.seed}:labels").sample(labelled, context.sample), key=lambda item: item[0].id
+        )
     candidates, gold_order = turn_candidates(benchmark), turn_golds(benchmark)
     # The pool: what answers an unanswerable turn, or a partial turn's missing part; what an
     # underspecified turn without candidates may mean.
-    pooled = [query for query, label in labelled if label in ("unanswerable", "partial")
-              or (label == "underspecified" and not candidates.get(query.id))]
-    pools = {query_id: pooled_chunks(rankings) for query_id, rankings in retriever_rankings(
-        runtime, state["run_id"], benchmark, pooled, context.label_pool_depth, "label pool").items()} if pooled else {}
+    pooled = [
+        query
+        for query, label in labelled
+        if label in ("unanswerable", "partial") or (label == "underspecified" and not candidates.get(query.id))
+    ]
+    pools = (
+        {
+            query_id: pooled_chunks(rankings)
+            for query_id, rankings in retriever_rankings(
+                runtime, state["run_id"], benchmark, pooled, context.label_pool_depth, "label pool"
+            ).items()
+        }
+        if pooled
+        else {}
+    )
     documents = corpus_documents(benchmark)
     statistics = functools.partial(corpus_statistics, benchmark)  # built on the offline judge's first need
 
     def check(query: BenchmarkQuery, label: str) -> dict[str, Any]:
-        golds = [chunk for chunk in asked_golds(benchmark, query.id, gold_order.get(query.id, ()))
-                 if chunk in documents]
+        golds = [
+            chunk for chunk in asked_golds(benchmark, query.id, gold_order.get(query.id, ())) if chunk in documents
+        ]
         pool = [chunk for chunk in pools.get(query.id, []) if chunk in documents]
         if label == "partial":  # the gold for the alignment, the pool for the missing part
             against, chunks = "gold", golds
         else:
             against = "pool" if query.id in pools else "candidates" if label == "underspecified" else "gold"
-            chunks = pool if query.id in pools else \
-                [chunk for chunk in candidates.get(query.id, []) if chunk in documents] or golds
-        verdicts = {judge_spec: _label_verdict(judge_seam(runtime, state["run_id"], judge_spec), label, query, chunks,
-                                               documents, statistics, pool)
-                    for judge_spec in state["judges"]}
-        return {"turn": query.id, "label": label, "question": build_query(query, HistoryMode("full")),
-                "against": against, "chunks_shown": chunks, **({"pool_shown": pool} if label == "partial" else {}),
-                "verdicts": verdicts}
+            chunks = (
+                pool
+                if query.id in pools
+                else [chunk for chunk in candidates.get(query.id, []) if chunk in documents] or golds
+            )
+        verdicts = {
+            judge_spec: _label_verdict(
+                judge_seam(runtime, state["run_id"], judge_spec), label, query, chunks, documents, statistics, pool
+            )
+            for judge_spec in state["judges"]
+        }
+        return {
+            "turn": query.id,
+            "label": label,
+            "question": build_query(query, HistoryMode("full")),
+            "against": against,
+            "chunks_shown": chunks,
+            **({"pool_shown": pool} if label == "partial" else {}),
+            "verdicts": verdicts,
+        }
 
     with ThreadPoolExecutor(max_workers=max(1, context.concurrency)) as executor:
         futures = [executor.submit(contextvars.copy_context().run, check, query, label) for query, label in labelled]
@@ -155,22 +194,39 @@ def pooled_chunks(rankings: list[list[str]]) -> list[str]:
     return list(pooled)
 
 
-def _label_verdict(seam: ModelSeam, label: str, query: BenchmarkQuery, chunks: list[str],
-                   documents: dict[str, tuple[str, str]], statistics: Callable[[], WordStatistics],
-                   pool: list[str]) -> dict[str, Any]:
+def _label_verdict(
+    seam: ModelSeam,
+    label: str,
+    query: BenchmarkQuery,
+    chunks: list[str],
+    documents: dict[str, tuple[str, str]],
+    statistics: Callable[[], WordStatistics],
+    pool: list[str],
+) -> dict[str, Any]:
     """One judge's verdict on one labelled turn (agents/label_judges.py)."""
     texts = [documents[chunk] for chunk in chunks]
     words = statistics() if seam.is_baseline and label != "multi-passage" else None  # the offline pool judge's
     if label in ("unanswerable", "underspecified"):
-        verdict_of = label_judges.unanswerable_verdict if label == "unanswerable" else label_judges.underspecified_verdict
-        return verdict_of(seam, history=query.history, question=query.question, chunks=chunks, texts=texts,
-                          statistics=words)
+        verdict_of = (
+            label_judges.unanswerable_verdict if label == "unanswerable" else label_judges.underspecified_verdict
+        )
+        return verdict_of(
+            seam, history=query.history, question=query.question, chunks=chunks, texts=texts, statistics=words
+        )
     if label == "multi-passage":
-        return label_judges.multi_passage_verdict(seam, question=query.question, answer=query.response, golds=chunks,
-                                                  texts=texts)
-    return label_judges.partial_verdict(seam, history=query.history, question=query.question, answer=query.response,
-                                        gold_text="\n\n".join(document_text(*text) for text in texts),
-                                        chunks=pool, texts=[documents[chunk] for chunk in pool], statistics=words)
+        return label_judges.multi_passage_verdict(
+            seam, question=query.question, answer=query.response, golds=chunks, texts=texts
+        )
+    return label_judges.partial_verdict(
+        seam,
+        history=query.history,
+        question=query.question,
+        answer=query.response,
+        gold_text="\n\n".join(document_text(*text) for text in texts),
+        chunks=pool,
+        texts=[documents[chunk] for chunk in pool],
+        statistics=words,
+    )
 
 
 def label_results(run_dir: RunDirectory, context: AuditContext) -> dict[str, Any] | None:

@@ -23,31 +23,73 @@ class AuditContext(StoreOptions, ModelOptions):
 
     split: str = field(default="test", metadata={"description": SPLIT_DESCRIPTION})
     corpus: str | None = field(default=None, metadata={"description": TURN_FILE_CORPUS_DESCRIPTION})
-    negatives: int = field(default=DEFAULT_NEGATIVES, metadata={
-        "description": "Hard negatives shown with the gold document in each pool.", "min": 1, "max": MAX_NEGATIVES})
-    sample: int | None = field(default=None, metadata={
-        "description": "Audit a seeded random sample of this many instances; empty: all of them.",
-        "min": 1, "max": MAX_ITEMS})
-    seed: int = field(default=0, metadata={**SEED_BOUNDS,
-        "description": "Seed for the sample, the pool orders and model calls."})
-    position_check: bool = field(default=False, metadata={
-        "description": "Show each pool a second time, rotated, to measure the judges' position bias."})
-    min_votes: int = field(default=DEFAULT_MIN_VOTES, metadata={
-        "description": "Judges that must pick an unlabelled document (and be a majority) to confirm it as missing "
-                       "gold; with fewer judges, candidates are only suspected.", "min": 1, "max": MAX_JUDGES})
-    label_pool_depth: int = field(default=DEFAULT_LABEL_POOL_DEPTH, metadata={
-        "description": "Chunks each retriever (BM25 and the dense one) adds to the pool a labelled turn is checked "
-                       "on: an unanswerable turn is rejected when the judges find an answering chunk there, an "
-                       "underspecified turn without candidates must fit two of them. 5 each pools up to 10 chunks, "
-                       "the 10 synthesis's label judge reads.", "min": 1, "max": MAX_POOL_DEPTH})
-    label_agreement: float = field(default=DEFAULT_LABEL_AGREEMENT, metadata={
-        "description": "The verdict notes a turn label (unanswerable, underspecified, multi-passage, partial) whose "
-                       "share of turns the judges confirm is below this; 0.8 is a starting point, not a measured "
-                       "limit.", "min": 0.0, "max": 1.0})
-    many_documents: int = field(default=DEFAULT_MANY_DOCUMENTS, metadata={
-        "description": "A question quoting a span found in at least this many corpus documents is ill-formed "
-                       "(it could be about any of them) and counts as noise.", "min": 1, "max": MAX_POOL_DEPTH})
-    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
-        "description": "Embedder of the dense retriever that finds hard negatives (a sentence-transformers name "
-                       "or path, openai:<model>, or a registered name)."})
+    negatives: int = field(
+        default=DEFAULT_NEGATIVES,
+        metadata={
+            "description": "Hard negatives shown with the gold document in each pool.",
+            "min": 1,
+            "max": MAX_NEGATIVES,
+        },
+    )
+    sample: int | None = field(
+        default=None,
+        metadata={
+            "description": "Audit a seeded random sample of this many instances; empty: all of them.",
+            "min": 1,
+            "max": MAX_ITEMS,
+        },
+    )
+    seed: int = field(
+        default=0, metadata={**SEED_BOUNDS, "description": "Seed for the sample, the pool orders and model calls."}
+    )
+    position_check: bool = field(
+        default=False,
+        metadata={"description": "Show each pool a second time, rotated, to measure the judges' position bias."},
+    )
+    min_votes: int = field(
+        default=DEFAULT_MIN_VOTES,
+        metadata={
+            "description": "Judges that must pick an unlabelled document (and be a majority) to confirm it as missing "
+            "gold; with fewer judges, candidates are only suspected.",
+            "min": 1,
+            "max": MAX_JUDGES,
+        },
+    )
+    label_pool_depth: int = field(
+        default=DEFAULT_LABEL_POOL_DEPTH,
+        metadata={
+            "description": "Chunks each retriever (BM25 and the dense one) adds to the pool a labelled turn is checked "
+            "on: an unanswerable turn is rejected when the judges find an answering chunk there, an "
+            "underspecified turn without candidates must fit two of them. 5 each pools up to 10 chunks, "
+            "the 10 synthesis's label judge reads.",
+            "min": 1,
+            "max": MAX_POOL_DEPTH,
+        },
+    )
+    label_agreement: float = field(
+        default=DEFAULT_LABEL_AGREEMENT,
+        metadata={
+            "description": "The verdict notes a turn label (unanswerable, underspecified, multi-passage, partial) whose "
+            "share of turns the judges confirm is below this; 0.8 is a starting point, not a measured "
+            "limit.",
+            "min": 0.0,
+            "max": 1.0,
+        },
+    )
+    many_documents: int = field(
+        default=DEFAULT_MANY_DOCUMENTS,
+        metadata={
+            "description": "A question quoting a span found in at least this many corpus documents is ill-formed "
+            "(it could be about any of them) and counts as noise.",
+            "min": 1,
+            "max": MAX_POOL_DEPTH,
+        },
+    )
+    embedder: str = field(
+        default=DEFAULT_EMBEDDER,
+        metadata={
+            "description": "Embedder of the dense retriever that finds hard negatives (a sentence-transformers name "
+            "or path, openai:<model>, or a registered name)."
+        },
+    )
     concurrency: int = concurrency_field("Instances judged at once.")

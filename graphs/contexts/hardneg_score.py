@@ -14,11 +14,19 @@ from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 class HardnegScoreContext(StoreOptions):
     """Settings of one scoring run (not checkpointed: the CLI passes them again on resume)."""
 
-    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
-        "description": "Embedder of the plain 'dense' scorer (dense:MODEL names its own): a sentence-transformers "
-                       "name or path, openai:<model>, or a registered name."})
-    confidence: float = field(default=DEFAULT_CONFIDENCE, metadata={
-        "description": "Level of the bootstrap intervals.", "min": 0.0, "max": 1.0})
-    resamples: int = field(default=DEFAULT_RESAMPLES, metadata={
-        "description": "Bootstrap resamples (over rows) of each interval.", "min": 100, "max": MAX_RESAMPLES})
+    embedder: str = field(
+        default=DEFAULT_EMBEDDER,
+        metadata={
+            "description": "Embedder of the plain 'dense' scorer (dense:MODEL names its own): a sentence-transformers "
+            "name or path, openai:<model>, or a registered name."
+        },
+    )
+    confidence: float = field(
+        default=DEFAULT_CONFIDENCE,
+        metadata={"description": "Level of the bootstrap intervals.", "min": 0.0, "max": 1.0},
+    )
+    resamples: int = field(
+        default=DEFAULT_RESAMPLES,
+        metadata={"description": "Bootstrap resamples (over rows) of each interval.", "min": 100, "max": MAX_RESAMPLES},
+    )
     seed: int = field(default=0, metadata={**SEED_BOUNDS, "description": "Seed of the bootstrap."})

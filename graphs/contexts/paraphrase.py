@@ -21,42 +21,93 @@ DEFAULT_MIN_JUDGE_SCORE = 4
 class ParaphraseContext(StoreOptions, ModelOptions):
     """Settings of one paraphrase run (not checkpointed: the CLI passes them again on resume)."""
 
-    llm: str = field(default=BASELINE, metadata={
-        "description": "Model of the rewriter, paraphraser and context restorer: 'baseline' (offline, deterministic "
-                       "rewordings: the plumbing path), openai:<model> or a registered name."})
-    per_turn: int | None = field(default=None, metadata={
-        "description": "Paraphrases generated per turn (with import_ecast: also generate); empty: 5, or 0 (only "
-                       "import) with import_ecast.",
-        "min": 0, "max": MAX_VARIANTS, "show_default": "5, or 0 with --import-ecast"})
-    import_ecast: str | None = field(default=None, metadata={
-        "description": "Join the paraphrases of an ECAsT.csv (TURN_ID, MANUAL PARAPHRASE, RAW PARAPHRASE) to the "
-                       "benchmark's turns, kept as given, instead of generating; rows of other turns are counted "
-                       "as unjoined."})
-    judges: tuple[str, ...] = field(default=(), metadata={
-        "description": "A judge model rating each generated variant's equivalence and conversational fit (1-5). "
-                       "Repeat for an ensemble; none: no judge.", "cli": "--judge"})
-    min_judge_score: int = field(default=DEFAULT_MIN_JUDGE_SCORE, metadata={
-        "description": "A judged variant is kept when the judges' mean equivalence and mean fit both reach this.",
-        "min": 1, "max": 5})
-    overlap_metric: Literal["bleu", "chrf"] = field(default="bleu", metadata={
-        "description": "Sentence measure (sacrebleu) that finds near-duplicates: bleu or chrf."})
-    max_sentence_score: float = field(default=DEFAULT_MAX_SENTENCE_SCORE, metadata={
-        "description": "A variant whose sentence BLEU/chrF (0-100, the overlap metric) with its source or a kept "
-                       "variant exceeds this is dropped as a near-duplicate.", "min": 0.0, "max": 100.0,
-        "old_cli": "--max-overlap"})
-    min_similarity: float = field(default=DEFAULT_PARAPHRASE_MIN_SIMILARITY, metadata={
-        "description": "A variant whose embedding cosine to its source is below this is dropped (0: no check).",
-        "min": 0.0, "max": 1.0})
-    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
-        "description": "Embedder of the meaning check (a sentence-transformers name or path, openai:<model>, or a "
-                       "registered name)."})
-    test_sets: int = field(default=DEFAULT_TEST_SETS, metadata={
-        "description": "Test sets R1..Rn drawn (one variant per turn each, seeded).", "min": 1, "max": MAX_TEST_SETS})
+    llm: str = field(
+        default=BASELINE,
+        metadata={
+            "description": "Model of the rewriter, paraphraser and context restorer: 'baseline' (offline, deterministic "
+            "rewordings: the plumbing path), openai:<model> or a registered name."
+        },
+    )
+    per_turn: int | None = field(
+        default=None,
+        metadata={
+            "description": "Paraphrases generated per turn (with import_ecast: also generate); empty: 5, or 0 (only "
+            "import) with import_ecast.",
+            "min": 0,
+            "max": MAX_VARIANTS,
+            "show_default": "5, or 0 with --import-ecast",
+        },
+    )
+    import_ecast: str | None = field(
+        default=None,
+        metadata={
+            "description": "Join the paraphrases of an ECAsT.csv (TURN_ID, MANUAL PARAPHRASE, RAW PARAPHRASE) to the "
+            "benchmark's turns, kept as given, instead of generating; rows of other turns are counted "
+            "as unjoined."
+        },
+    )
+    judges: tuple[str, ...] = field(
+        default=(),
+        metadata={
+            "description": "A judge model rating each generated variant's equivalence and conversational fit (1-5). "
+            "Repeat for an ensemble; none: no judge.",
+            "cli": "--judge",
+        },
+    )
+    min_judge_score: int = field(
+        default=DEFAULT_MIN_JUDGE_SCORE,
+        metadata={
+            "description": "A judged variant is kept when the judges' mean equivalence and mean fit both reach this.",
+            "min": 1,
+            "max": 5,
+        },
+    )
+    overlap_metric: Literal["bleu", "chrf"] = field(
+        default="bleu",
+        metadata={"description": "Sentence measure (sacrebleu) that finds near-duplicates: bleu or chrf."},
+    )
+    max_sentence_score: float = field(
+        default=DEFAULT_MAX_SENTENCE_SCORE,
+        metadata={
+            "description": "A variant whose sentence BLEU/chrF (0-100, the overlap metric) with its source or a kept "
+            "variant exceeds this is dropped as a near-duplicate.",
+            "min": 0.0,
+            "max": 100.0,
+            "old_cli": "--max-overlap",
+        },
+    )
+    min_similarity: float = field(
+        default=DEFAULT_PARAPHRASE_MIN_SIMILARITY,
+        metadata={
+            "description": "A variant whose embedding cosine to its source is below this is dropped (0: no check).",
+            "min": 0.0,
+            "max": 1.0,
+        },
+    )
+    embedder: str = field(
+        default=DEFAULT_EMBEDDER,
+        metadata={
+            "description": "Embedder of the meaning check (a sentence-transformers name or path, openai:<model>, or a "
+            "registered name)."
+        },
+    )
+    test_sets: int = field(
+        default=DEFAULT_TEST_SETS,
+        metadata={
+            "description": "Test sets R1..Rn drawn (one variant per turn each, seeded).",
+            "min": 1,
+            "max": MAX_TEST_SETS,
+        },
+    )
     seed: int = field(default=0, metadata={**SEED_BOUNDS, "description": "Seed of the test sets and the model calls."})
-    corpus: str | None = field(default=None, metadata={
-        "description": f"{TURN_FILE_CORPUS_DESCRIPTION} Optional: paraphrasing reads no document."})
-    qrels: str | None = field(default=None, metadata={
-        "description": "TREC qrels of the benchmark (CAsT ships them apart), shared by the test sets."})
+    corpus: str | None = field(
+        default=None,
+        metadata={"description": f"{TURN_FILE_CORPUS_DESCRIPTION} Optional: paraphrasing reads no document."},
+    )
+    qrels: str | None = field(
+        default=None,
+        metadata={"description": "TREC qrels of the benchmark (CAsT ships them apart), shared by the test sets."},
+    )
     split: str = field(default="test", metadata={"description": SPLIT_DESCRIPTION})
     concurrency: int = concurrency_field("Turns paraphrased at once.")
 

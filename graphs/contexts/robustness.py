@@ -20,27 +20,56 @@ DEFAULT_MEASURES = ("nDCG@3", "nDCG@10", "R@100", "AP")
 class RobustnessContext(StoreOptions, ModelOptions):
     """Settings of one robustness run (not checkpointed: the CLI passes them again on resume)."""
 
-    measures: tuple[str, ...] = field(default=DEFAULT_MEASURES, metadata={
-        "description": "ir_measures measures compared (Judged@k of the judge depth is always added). Repeat; "
-                       "replaces the defaults.", "cli": "--measure"})
-    judge_depth: int = field(default=DEFAULT_JUDGE_DEPTH, metadata={
-        "description": "k: the unjudged documents of each run's top k are pooled and re-judged (Judged@k is "
-                       "reported).", "min": 1, "max": MAX_POOL_DEPTH})
-    min_votes: int = field(default=DEFAULT_MIN_VOTES, metadata={
-        "description": "Judges (and a majority) that must agree on a grade to confirm it (the audit's rule). With "
-                       "one judge, 1 trusts it unchecked.", "min": 1, "max": MAX_JUDGES})
-    corpus: str | None = field(default=None, metadata={
-        "description": "With run files: a BEIR corpus.jsonl holding the runs' documents, so the unjudged ones can be "
-                       "re-judged."})
-    depth: int = field(default=DEFAULT_DEPTH, metadata={"description": "Documents retrieved per query.",
-        "min": 1, "max": MAX_DEPTH})
+    measures: tuple[str, ...] = field(
+        default=DEFAULT_MEASURES,
+        metadata={
+            "description": "ir_measures measures compared (Judged@k of the judge depth is always added). Repeat; "
+            "replaces the defaults.",
+            "cli": "--measure",
+        },
+    )
+    judge_depth: int = field(
+        default=DEFAULT_JUDGE_DEPTH,
+        metadata={
+            "description": "k: the unjudged documents of each run's top k are pooled and re-judged (Judged@k is "
+            "reported).",
+            "min": 1,
+            "max": MAX_POOL_DEPTH,
+        },
+    )
+    min_votes: int = field(
+        default=DEFAULT_MIN_VOTES,
+        metadata={
+            "description": "Judges (and a majority) that must agree on a grade to confirm it (the audit's rule). With "
+            "one judge, 1 trusts it unchecked.",
+            "min": 1,
+            "max": MAX_JUDGES,
+        },
+    )
+    corpus: str | None = field(
+        default=None,
+        metadata={
+            "description": "With run files: a BEIR corpus.jsonl holding the runs' documents, so the unjudged ones can be "
+            "re-judged."
+        },
+    )
+    depth: int = field(
+        default=DEFAULT_DEPTH, metadata={"description": "Documents retrieved per query.", "min": 1, "max": MAX_DEPTH}
+    )
     embedder: str = field(default=DEFAULT_EMBEDDER, metadata={"description": DENSE_EMBEDDER_DESCRIPTION})
     llm: str = field(default=BASELINE, metadata={"description": REWRITER_DESCRIPTION})
     concurrency: int = concurrency_field("Turns judged at once.")
-    significance_test: Literal["randomization", "t-test"] = field(default="randomization", metadata={
-        "description": "Paired test of each test set against the original (Holm-corrected over the test sets): "
-                       "randomization or t-test."})
-    resamples: int = field(default=DEFAULT_SIGNIFICANCE_RESAMPLES, metadata={
-        "description": "Resamples of the randomization test.", "min": 1, "max": MAX_RESAMPLES})
-    seed: int = field(default=0, metadata={**SEED_BOUNDS,
-        "description": "Seed of the randomization test and the model calls."})
+    significance_test: Literal["randomization", "t-test"] = field(
+        default="randomization",
+        metadata={
+            "description": "Paired test of each test set against the original (Holm-corrected over the test sets): "
+            "randomization or t-test."
+        },
+    )
+    resamples: int = field(
+        default=DEFAULT_SIGNIFICANCE_RESAMPLES,
+        metadata={"description": "Resamples of the randomization test.", "min": 1, "max": MAX_RESAMPLES},
+    )
+    seed: int = field(
+        default=0, metadata={**SEED_BOUNDS, "description": "Seed of the randomization test and the model calls."}
+    )

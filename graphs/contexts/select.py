@@ -31,30 +31,70 @@ DEFAULT_CURVES_SHOWN = 5
 class SelectContext(StoreOptions, ModelOptions):
     """Settings of one configuration search (not checkpointed: the CLI passes them again on resume)."""
 
-    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={
-        "description": "Embedder of the 'dense' retriever (dense:MODEL names its own): a sentence-transformers "
-                       "name or path, openai:<model>, or a registered name."})
-    llm: str = field(default=BASELINE, metadata={
-        "description": "Model of the 'rewrite' and 'expand:N' query rewriting (--rewrite): 'baseline', "
-                       "openai:<model> or a registered name."})
-    min_votes: int | None = field(default=None, metadata={
-        "description": "Judges that must find a chunk relevant (and be a majority) for it to count; empty: "
-                       f"{DEFAULT_MIN_VOTES}, the audit's rule. With one judge, pass 1 to trust it unchecked.",
-        "min": 1, "max": MAX_JUDGES, "show_default": str(DEFAULT_MIN_VOTES)})
-    batch_size: int = field(default=DEFAULT_BATCH_SIZE, metadata={
-        "description": "Pairs of one query a judge judges per call.", "min": 1, "max": MAX_JUDGE_BATCH})
-    rerank_depth: int = field(default=DEFAULT_RERANK_DEPTH, metadata={
-        "description": "Chunks per query a reranking configuration re-scores before cutting to its top K.",
-        "min": 1, "max": MAX_POOL_DEPTH})
-    betas: tuple[float, ...] = field(default=DEFAULT_SELECTION_BETAS, metadata={
-        "description": "F-beta weights reported; the smallest picks the precision-first, the largest the "
-                       "recall-first configuration. Repeat.", "cli": "--beta"})
-    resamples: int = field(default=DEFAULT_SELECTION_RESAMPLES, metadata={
-        "description": "Bootstrap resamples of the queries for the intervals.", "min": 1, "max": MAX_RESAMPLES})
-    confidence: float = field(default=DEFAULT_CONFIDENCE, metadata={
-        "description": "Level of the bootstrap intervals, strictly between 0 and 1."})
+    embedder: str = field(
+        default=DEFAULT_EMBEDDER,
+        metadata={
+            "description": "Embedder of the 'dense' retriever (dense:MODEL names its own): a sentence-transformers "
+            "name or path, openai:<model>, or a registered name."
+        },
+    )
+    llm: str = field(
+        default=BASELINE,
+        metadata={
+            "description": "Model of the 'rewrite' and 'expand:N' query rewriting (--rewrite): 'baseline', "
+            "openai:<model> or a registered name."
+        },
+    )
+    min_votes: int | None = field(
+        default=None,
+        metadata={
+            "description": "Judges that must find a chunk relevant (and be a majority) for it to count; empty: "
+            f"{DEFAULT_MIN_VOTES}, the audit's rule. With one judge, pass 1 to trust it unchecked.",
+            "min": 1,
+            "max": MAX_JUDGES,
+            "show_default": str(DEFAULT_MIN_VOTES),
+        },
+    )
+    batch_size: int = field(
+        default=DEFAULT_BATCH_SIZE,
+        metadata={"description": "Pairs of one query a judge judges per call.", "min": 1, "max": MAX_JUDGE_BATCH},
+    )
+    rerank_depth: int = field(
+        default=DEFAULT_RERANK_DEPTH,
+        metadata={
+            "description": "Chunks per query a reranking configuration re-scores before cutting to its top K.",
+            "min": 1,
+            "max": MAX_POOL_DEPTH,
+        },
+    )
+    betas: tuple[float, ...] = field(
+        default=DEFAULT_SELECTION_BETAS,
+        metadata={
+            "description": "F-beta weights reported; the smallest picks the precision-first, the largest the "
+            "recall-first configuration. Repeat.",
+            "cli": "--beta",
+        },
+    )
+    resamples: int = field(
+        default=DEFAULT_SELECTION_RESAMPLES,
+        metadata={
+            "description": "Bootstrap resamples of the queries for the intervals.",
+            "min": 1,
+            "max": MAX_RESAMPLES,
+        },
+    )
+    confidence: float = field(
+        default=DEFAULT_CONFIDENCE,
+        metadata={"description": "Level of the bootstrap intervals, strictly between 0 and 1."},
+    )
     seed: int = field(default=0, metadata={**SEED_BOUNDS, "description": "Seed for model calls and the bootstrap."})
     concurrency: int = concurrency_field("Judge (and rewriter) calls in flight.")
-    curves_shown: int = field(default=DEFAULT_CURVES_SHOWN, metadata={
-        "description": "Configurations whose precision–recall curves the report draws (the best ones).",
-        "min": 1, "max": MAX_CURVES, "recorded": False})
+    curves_shown: int = field(
+        default=DEFAULT_CURVES_SHOWN,
+        metadata={
+            "description": "Configurations whose precision–recall curves the report draws (the best ones).",
+            "min": 1,
+            "max": MAX_CURVES,
+            "recorded": False,
+        },
+    )

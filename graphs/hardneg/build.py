@@ -136,16 +136,19 @@ def _seam(runtime: Runtime[HardnegContext], run_id: str, spec: str) -> ModelSeam
     return run_seam(job.workspace(runtime), run_id, spec, job.context(runtime))
 
 
-def read_source_documents(workspace: Workspace, chroma_host: str | None, sources: list[str] | None,
-                          collection: str | None) -> list[dict[str, str]]:
+def read_source_documents(
+    workspace: Workspace, chroma_host: str | None, sources: list[str] | None, collection: str | None
+) -> list[dict[str, str]]:
     """``{"id", "title", "text"}`` per source document: a collection's chunks, or the cleaned documents
     of the sources (as ingestion loads and cleans them)."""
     if collection:
         client = chroma_client(workspace, chroma_host)
         store = VectorStore.open_existing(client, collection, lambda spec: ChromaEmbeddingFunction(spec=spec))
-        return [{"id": chunk_id, "title": str((metadata or {}).get("title", "")), "text": text}
-                for page in store.iter_all() for chunk_id, text, metadata in
-                zip(page["ids"], page["documents"], page["metadatas"])]
+        return [
+            {"id": chunk_id, "title": str((metadata or {}).get("title", "")), "text": text}
+            for page in store.iter_all()
+            for chunk_id, text, metadata in zip(page["ids"], page["documents"], page["metadatas"])
+        ]
     if not sources:
         raise InputError("give source files or directories, or --collection")
     documents = clean_documents(load_sources(list(sources)).documents)
@@ -155,21 +158,29 @@ def read_source_documents(workspace: Workspace, chroma_host: str | None, sources
 # ---------------------------------------------------------------------------------------
 # Nodes.
 
+
 def load(state: HardnegState, runtime: Runtime[HardnegContext]) -> dict[str, Any]:
     """Read, cut and sample the source documents once (``sources.jsonl``); a resumed run keeps them."""
     path = job.run_dir(runtime, state["run_id"]).file(SOURCES_FILE)
     if path.exists():
         return {"documents": len(load_jsonl(path))}
     context = job.context(runtime)
-    documents = read_source_documents(job.workspace(runtime), context.chroma_host, state.get("sources"),
-                                      state.get("collection"))
+    documents = read_source_documents(
+        job.workspace(runtime), context.chroma_host, state.get("sources"), state.get("collection")
+    )
     if not documents:
         raise InputError(f"collection {state.get('collection')!r} is empty")
     if context.sample is not None and context.sample < len(documents):
         chosen = set(random.Random(f"{context.seed}:sample").sample(sorted(d["id"] for d in documents), context.sample))
         documents = [document for document in documents if document["id"] in chosen]
-    records = [{**document, "text": leading_part(document["text"], context.max_chars),
-                "cut": len(document["text"]) > context.max_chars} for document in documents]
+    records = [
+        {
+            **document,
+            "text": leading_part(document["text"], context.max_chars),
+            "cut": len(document["text"]) > context.max_chars,
+        }
+        for document in documents
+    ]
     return {"documents": write_jsonl_atomic(path, records)}
 
 
@@ -178,8 +189,11 @@ def dispatch(state: HardnegState, runtime: Runtime[HardnegContext]) -> list[Send
     built = _rows_log(runtime, state["run_id"]).ids()
     sources = _sources(runtime, state["run_id"])
     progress_reporter("documents")(len(built & sources.keys()), len(sources))
-    sends = [Send("build", {"run_id": state["run_id"], "document_id": document_id})
-             for document_id in sources if document_id not in built]
+    sends = [
+        Send("build", {"run_id": state["run_id"], "document_id": document_id})
+        for document_id in sources
+        if document_id not in built
+    ]
     return sends or "export"
 
 
@@ -187,8 +201,9 @@ def build(task: BuildTask, runtime: Runtime[HardnegContext]) -> dict[str, Any]:
     """One source document's row, appended to rows.jsonl once."""
     context = job.context(runtime)
     source = _sources(runtime, task["run_id"])[task["document_id"]]
-    agents = RowAgents(_seam(runtime, task["run_id"], context.llm),
-                       _seam(runtime, task["run_id"], context.judge or context.llm))
+    agents = RowAgents(
+        _seam(runtime, task["run_id"], context.llm), _seam(runtime, task["run_id"], context.judge or context.llm)
+    )
     with concurrency_slot(task["run_id"], context.concurrency):
         record = build_row(source, agents, context, _related_texts(runtime, task["run_id"], task["document_id"]))
     job.run_dir(runtime, task["run_id"]).usage.sync()  # the calls this row paid for are durable before the row
@@ -204,20 +219,28 @@ def export(state: HardnegState, runtime: Runtime[HardnegContext]) -> HardnegOutp
     order = {document_id: position for position, document_id in enumerate(_sources(runtime, state["run_id"]))}
     records = sorted(canonicalize(run_dir.file(ROWS_FILE), key="id"), key=lambda record: order.get(record["id"], 0))
     kept = [dataset_row(record) for record in records if record["status"] == "kept"]
-    files = {kind: str(path) for kind, path in write_dataset(run_dir.file(MULTICONIR_DIR), kept,
-                                                              context.conditions).items()}
+    files = {
+        kind: str(path) for kind, path in write_dataset(run_dir.file(MULTICONIR_DIR), kept, context.conditions).items()
+    }
     for task, (corpus, queries, qrels) in beir_exports(kept, context.conditions).items():
         write_beir(run_dir.file(BEIR_DIR) / task, corpus, queries, qrels)
         files[f"beir_{task}"] = str(run_dir.file(BEIR_DIR) / task)
     stats = build_statistics(records, context.conditions)
     write_json_atomic(run_dir.file(STATS_FILE), stats)
     files.update(rows=str(run_dir.file(ROWS_FILE)), stats=str(run_dir.file(STATS_FILE)))
-    return {"documents": len(order), "rows": len(kept), "task_rows": stats["task_rows"], "dropped": stats["dropped"],
-            "verification": stats["verification"], "files": files}
+    return {
+        "documents": len(order),
+        "rows": len(kept),
+        "task_rows": stats["task_rows"],
+        "dropped": stats["dropped"],
+        "verification": stats["verification"],
+        "files": files,
+    }
 
 
-builder = StateGraph(HardnegState, context_schema=HardnegContext, input_schema=HardnegInput,
-                     output_schema=HardnegOutput)
+builder = StateGraph(
+    HardnegState, context_schema=HardnegContext, input_schema=HardnegInput, output_schema=HardnegOutput
+)
 for node in (load, build, export):
     builder.add_node(node)
 builder.add_edge(START, "load")
@@ -231,64 +254,119 @@ graph = builder.compile(name="hardneg")  # the Studio copy: no checkpointer (the
 # ---------------------------------------------------------------------------------------
 # One row.
 
+
 @dataclass(frozen=True)
 class RowAgents:
     llm: ModelSeam  # extractor, query writer, rewriter
     judge: ModelSeam
 
 
-def build_row(source: dict[str, Any], agents: RowAgents, context: HardnegContext,
-              related: list[str] | None = None) -> dict[str, Any]:
+def build_row(
+    source: dict[str, Any], agents: RowAgents, context: HardnegContext, related: list[str] | None = None
+) -> dict[str, Any]:
     """Extract, write queries, rewrite, replace and verify: the row's record (kept or dropped).
     ``related``: texts of the documents most like this one (the baseline rewriter's name pool)."""
     count, text = context.conditions, source["text"]
     base = {"id": source["id"], "title": source.get("title", "")}
-    extracted = agents.llm.run(ConditionExtractor(), document=text, title=base["title"], count=count,
-                               domain=context.domain, features=context.features, negatives=context.negatives,
-                               related=related or [])
+    extracted = agents.llm.run(
+        ConditionExtractor(),
+        document=text,
+        title=base["title"],
+        count=count,
+        domain=context.domain,
+        features=context.features,
+        negatives=context.negatives,
+        related=related or [],
+    )
     located = locate_conditions(text, extracted.sentences, count)
     rejected = [{"sentence": sentence, "reason": reason} for sentence, reason in located.rejected]
     if len(located.spans) < count:
-        return {**base, "status": "dropped", "reason": "fewer_conditions",
-                "detail": f"{len(located.spans)} of {count} condition sentences found verbatim", "rejected": rejected}
-    written = agents.llm.run(ConditionQueryWriter(count), sentences=located.sentences, domain=context.domain,
-                             features=context.features)
+        return {
+            **base,
+            "status": "dropped",
+            "reason": "fewer_conditions",
+            "detail": f"{len(located.spans)} of {count} condition sentences found verbatim",
+            "rejected": rejected,
+        }
+    written = agents.llm.run(
+        ConditionQueryWriter(count), sentences=located.sentences, domain=context.domain, features=context.features
+    )
     phrases = [normalize(phrase) for phrase in written.conditions]
-    conditions = [{"sentence": sentence, "start": span.start, "end": span.end, "condition": phrase}
-                  for sentence, span, phrase in zip(located.sentences, located.spans, phrases)]
+    conditions = [
+        {"sentence": sentence, "start": span.start, "end": span.end, "condition": phrase}
+        for sentence, span, phrase in zip(located.sentences, located.spans, phrases)
+    ]
     for number in range(1, count + 1):
         _rewrite(agents.llm, conditions, number, text, context, attempt=1, related=related)
     verified = verify_documents(text, located.spans, conditions, phrases, agents, context, related)
-    record = {**base, "conditions": conditions, "rejected": rejected,
-              "queries": {"instruction": [instruction_query(phrases[:k]) for k in range(1, count + 1)],
-                          "descriptive": [normalize(query) for query in written.descriptive]},
-              "documents": verified}
+    record = {
+        **base,
+        "conditions": conditions,
+        "rejected": rejected,
+        "queries": {
+            "instruction": [instruction_query(phrases[:k]) for k in range(1, count + 1)],
+            "descriptive": [normalize(query) for query in written.descriptive],
+        },
+        "documents": verified,
+    }
     positive = verified["Positive"]
     if not positive["verified"]:
-        return {**record, "status": "dropped", "reason": "positive_fails",
-                "detail": f"the judge finds {len(positive['satisfied'])} of {count} conditions in the positive"}
-    tasks = {"task1": all(verified[f"Miss{k}"]["verified"] for k in range(1, count + 1)),
-             "task2": all(verified[f"HN{j}"]["verified"] for j in range(1, count + 1))}
+        return {
+            **record,
+            "status": "dropped",
+            "reason": "positive_fails",
+            "detail": f"the judge finds {len(positive['satisfied'])} of {count} conditions in the positive",
+        }
+    tasks = {
+        "task1": all(verified[f"Miss{k}"]["verified"] for k in range(1, count + 1)),
+        "task2": all(verified[f"HN{j}"]["verified"] for j in range(1, count + 1)),
+    }
     if not any(tasks.values()):
-        return {**record, "status": "dropped", "reason": "negatives_fail", "tasks": tasks,
-                "detail": "verification dropped a single-miss and a ladder document"}
+        return {
+            **record,
+            "status": "dropped",
+            "reason": "negatives_fail",
+            "tasks": tasks,
+            "detail": "verification dropped a single-miss and a ladder document",
+        }
     return {**record, "status": "kept", "tasks": tasks}
 
 
-def _rewrite(seam: ModelSeam, conditions: list[dict[str, Any]], number: int, document: str, context: HardnegContext,
-             attempt: int, related: list[str] | None = None) -> None:
+def _rewrite(
+    seam: ModelSeam,
+    conditions: list[dict[str, Any]],
+    number: int,
+    document: str,
+    context: HardnegContext,
+    attempt: int,
+    related: list[str] | None = None,
+) -> None:
     """(Re)write the negative of condition ``number`` in place."""
     condition = conditions[number - 1]
     previous = condition.get("negative") if attempt > 1 else None
-    rewritten = seam.run(NegativeRewriter(), sentence=condition["sentence"], condition=condition["condition"],
-                         kind=context.negatives, domain=context.domain, document=document, attempt=attempt,
-                         previous=previous, related=related or [])
+    rewritten = seam.run(
+        NegativeRewriter(),
+        sentence=condition["sentence"],
+        condition=condition["condition"],
+        kind=context.negatives,
+        domain=context.domain,
+        document=document,
+        attempt=attempt,
+        previous=previous,
+        related=related or [],
+    )
     condition.update(negative=normalize(rewritten.sentence), change=rewritten.change, attempts=attempt)
 
 
-def verify_documents(text: str, spans: list[Span], conditions: list[dict[str, Any]], phrases: list[str],
-                     agents: RowAgents, context: HardnegContext,
-                     related: list[str] | None = None) -> dict[str, dict[str, Any]]:
+def verify_documents(
+    text: str,
+    spans: list[Span],
+    conditions: list[dict[str, Any]],
+    phrases: list[str],
+    agents: RowAgents,
+    context: HardnegContext,
+    related: list[str] | None = None,
+) -> dict[str, dict[str, Any]]:
     """Build and judge every document; rebuild the ones whose count disagrees once (their
     blamed sentences rewritten), and mark those still disagreeing as not verified."""
     count = context.conditions
@@ -297,16 +375,31 @@ def verify_documents(text: str, spans: list[Span], conditions: list[dict[str, An
     def judged(construction: Construction) -> dict[str, Any]:
         negatives = [condition["negative"] for condition in conditions]
         document = build_text(text, spans, negatives, construction)
-        unchanged = [c for c in construction.replaced
-                     if normalize(conditions[c - 1]["negative"]) == normalize(conditions[c - 1]["sentence"])]
+        unchanged = [
+            c
+            for c in construction.replaced
+            if normalize(conditions[c - 1]["negative"]) == normalize(conditions[c - 1]["sentence"])
+        ]
         if unchanged:  # a rewrite that changed nothing cannot miss its condition: no need to ask
-            return {"text": document, "expected": list(construction.expected), "satisfied": None,
-                    "verified": False, "unchanged": unchanged}
-        verdict = agents.judge.run(ConditionCountJudge(construction.conditions),
-                                   conditions=phrases[: construction.conditions], document=document)
+            return {
+                "text": document,
+                "expected": list(construction.expected),
+                "satisfied": None,
+                "verified": False,
+                "unchanged": unchanged,
+            }
+        verdict = agents.judge.run(
+            ConditionCountJudge(construction.conditions),
+            conditions=phrases[: construction.conditions],
+            document=document,
+        )
         satisfied = list(verdict.satisfied)
-        return {"text": document, "expected": list(construction.expected), "satisfied": satisfied,
-                "verified": len(satisfied) == len(construction.expected)}
+        return {
+            "text": document,
+            "expected": list(construction.expected),
+            "satisfied": satisfied,
+            "verified": len(satisfied) == len(construction.expected),
+        }
 
     results = {plan.key: {**judged(plan), "rebuilt": False} for plan in plans}
     failed = [plan for plan in plans if plan.replaced and not results[plan.key]["verified"]]
@@ -327,6 +420,7 @@ def verify_documents(text: str, spans: list[Span], conditions: list[dict[str, An
 # ---------------------------------------------------------------------------------------
 # Outputs.
 
+
 def dataset_row(record: dict[str, Any]) -> DatasetRow:
     """A kept row's queries and documents; a document that failed verification is None."""
     documents = record["documents"]
@@ -335,12 +429,18 @@ def dataset_row(record: dict[str, Any]) -> DatasetRow:
     def text(key: str) -> str | None:
         return documents[key]["text"] if documents[key]["verified"] else None
 
-    return DatasetRow(id=record["id"], title=record.get("title", ""), instruction=record["queries"]["instruction"],
-                      descriptive=record["queries"]["descriptive"], positive=documents["Positive"]["text"],
-                      ladder=[text(f"HN{j}") for j in range(1, count + 1)],
-                      single_miss=[text(f"Miss{k}") for k in range(1, count + 1)],
-                      conditions=[{key: condition[key] for key in ("sentence", "negative", "condition")}
-                                  for condition in record["conditions"]])
+    return DatasetRow(
+        id=record["id"],
+        title=record.get("title", ""),
+        instruction=record["queries"]["instruction"],
+        descriptive=record["queries"]["descriptive"],
+        positive=documents["Positive"]["text"],
+        ladder=[text(f"HN{j}") for j in range(1, count + 1)],
+        single_miss=[text(f"Miss{k}") for k in range(1, count + 1)],
+        conditions=[
+            {key: condition[key] for key in ("sentence", "negative", "condition")} for condition in record["conditions"]
+        ],
+    )
 
 
 def beir_exports(rows: list[DatasetRow], count: int) -> dict[str, tuple[list[dict], list[dict], list[tuple]]]:
@@ -350,24 +450,49 @@ def beir_exports(rows: list[DatasetRow], count: int) -> dict[str, tuple[list[dic
     exports: dict[str, tuple[list[dict], list[dict], list[tuple]]] = {}
     task1_rows = [row for row in rows if row.has_task1]
     corpus = [{"_id": f"{row.id}#P", "title": row.title, "text": row.positive} for row in task1_rows]
-    corpus += [{"_id": f"{row.id}#Miss{k}", "title": row.title, "text": row.single_miss[k - 1]}
-               for row in task1_rows for k in range(1, count + 1)]
-    queries = [{"_id": f"{row.id}#Q{k}", "text": row.instruction[k - 1],
-                "metadata": {"row": row.id, "conditions": k, "style": "instruction"}}
-               for row in task1_rows for k in range(1, count + 1)]
-    qrels = [(f"{row.id}#Q{k}", doc_id, relevance) for row in task1_rows for k in range(1, count + 1)
-             for doc_id, relevance in ((f"{row.id}#P", 1), (f"{row.id}#Miss{k}", 0))]
+    corpus += [
+        {"_id": f"{row.id}#Miss{k}", "title": row.title, "text": row.single_miss[k - 1]}
+        for row in task1_rows
+        for k in range(1, count + 1)
+    ]
+    queries = [
+        {
+            "_id": f"{row.id}#Q{k}",
+            "text": row.instruction[k - 1],
+            "metadata": {"row": row.id, "conditions": k, "style": "instruction"},
+        }
+        for row in task1_rows
+        for k in range(1, count + 1)
+    ]
+    qrels = [
+        (f"{row.id}#Q{k}", doc_id, relevance)
+        for row in task1_rows
+        for k in range(1, count + 1)
+        for doc_id, relevance in ((f"{row.id}#P", 1), (f"{row.id}#Miss{k}", 0))
+    ]
     exports["task1"] = (corpus, queries, qrels)
     ladder_rows = [row for row in rows if row.has_ladder]
     ladder_corpus = [{"_id": f"{row.id}#P", "title": row.title, "text": row.positive} for row in ladder_rows]
-    ladder_corpus += [{"_id": f"{row.id}#HN{j}", "title": row.title, "text": row.ladder[j - 1]}
-                      for row in ladder_rows for j in range(1, count + 1)]
+    ladder_corpus += [
+        {"_id": f"{row.id}#HN{j}", "title": row.title, "text": row.ladder[j - 1]}
+        for row in ladder_rows
+        for j in range(1, count + 1)
+    ]
     for task, style, prefix in (("task2", "instruction", "Q"), ("task3", "descriptive", "NQ")):
-        queries = [{"_id": f"{row.id}#{prefix}{count}", "text": getattr(row, style)[-1],
-                    "metadata": {"row": row.id, "conditions": count, "style": style}} for row in ladder_rows]
+        queries = [
+            {
+                "_id": f"{row.id}#{prefix}{count}",
+                "text": getattr(row, style)[-1],
+                "metadata": {"row": row.id, "conditions": count, "style": style},
+            }
+            for row in ladder_rows
+        ]
         qrels = [(f"{row.id}#{prefix}{count}", f"{row.id}#P", count) for row in ladder_rows]
-        qrels += [(f"{row.id}#{prefix}{count}", f"{row.id}#HN{j}", count - j)
-                  for row in ladder_rows for j in range(1, count + 1)]
+        qrels += [
+            (f"{row.id}#{prefix}{count}", f"{row.id}#HN{j}", count - j)
+            for row in ladder_rows
+            for j in range(1, count + 1)
+        ]
         exports[task] = (ladder_corpus, queries, qrels)
     return exports
 
@@ -381,14 +506,21 @@ def build_statistics(records: list[dict[str, Any]], count: int) -> dict[str, Any
     verification = {"checked": 0, "verified_first_time": 0, "rebuilt_and_verified": 0, "dropped": 0}
     by_kind = {kind: dict(verification) for kind in ("ladder", "single_miss")}
     # Rows dropped for their positive: their negatives were judged against a failed extraction.
-    judged_records = [record for record in records if record.get("documents") and record.get("reason") != "positive_fails"]
+    judged_records = [
+        record for record in records if record.get("documents") and record.get("reason") != "positive_fails"
+    ]
     for record in judged_records:
         for key, document in record["documents"].items():
             if key == "Positive":
                 continue
             kind = "ladder" if key.startswith("HN") else "single_miss"
-            outcome = ("dropped" if not document["verified"] else
-                       "rebuilt_and_verified" if document["rebuilt"] else "verified_first_time")
+            outcome = (
+                "dropped"
+                if not document["verified"]
+                else "rebuilt_and_verified"
+                if document["rebuilt"]
+                else "verified_first_time"
+            )
             for tally in (verification, by_kind[kind]):
                 tally["checked"] += 1
                 tally[outcome] += 1
@@ -397,13 +529,16 @@ def build_statistics(records: list[dict[str, Any]], count: int) -> dict[str, Any
         "conditions": count,
         "documents": len(records),
         "rows": len(kept),
-        "task_rows": {"task1": sum(record["tasks"]["task1"] for record in kept),
-                      "task2": sum(record["tasks"]["task2"] for record in kept),
-                      "task3": sum(record["tasks"]["task2"] for record in kept)},
+        "task_rows": {
+            "task1": sum(record["tasks"]["task1"] for record in kept),
+            "task2": sum(record["tasks"]["task2"] for record in kept),
+            "task3": sum(record["tasks"]["task2"] for record in kept),
+        },
         "dropped": dropped,
         "verification": verification,
         "verification_by_kind": by_kind,
-        "rewrites_redone": sum(condition.get("attempts", 1) > 1 for record in records
-                               for condition in record.get("conditions", [])),
+        "rewrites_redone": sum(
+            condition.get("attempts", 1) > 1 for record in records for condition in record.get("conditions", [])
+        ),
         "conditions_rejected": sum(len(record.get("rejected", [])) for record in records),
     }

@@ -95,13 +95,25 @@ def plan(state: HardnegScoreState, runtime: Runtime[HardnegScoreContext]) -> dic
 def dispatch(state: HardnegScoreState, runtime: Runtime[HardnegScoreContext]) -> list[Send] | Literal["report"]:
     """One ``score`` per scorer without a result in this run; ``report`` when every one has one."""
     workspace = job.workspace(runtime)
-    pending = [label for label in state["scorers"]
-               if not scorer_result_file(workspace, state["run_id"], label).exists()]
+    pending = [
+        label for label in state["scorers"] if not scorer_result_file(workspace, state["run_id"], label).exists()
+    ]
     progress_reporter(SCORERS_STAGE)(len(state["scorers"]) - len(pending), len(state["scorers"]))
     if not pending:
         return "report"
-    return [Send("score", {"run_id": state["run_id"], "dataset": state["dataset"], "output_dir": state["output_dir"],
-                           "scorer": label, "scorers": state["scorers"]}) for label in pending]
+    return [
+        Send(
+            "score",
+            {
+                "run_id": state["run_id"],
+                "dataset": state["dataset"],
+                "output_dir": state["output_dir"],
+                "scorer": label,
+                "scorers": state["scorers"],
+            },
+        )
+        for label in pending
+    ]
 
 
 def score(task: ScorerTask, runtime: Runtime[HardnegScoreContext]) -> dict[str, Any]:
@@ -114,11 +126,19 @@ def score(task: ScorerTask, runtime: Runtime[HardnegScoreContext]) -> dict[str, 
     spec = scorer_spec(task["scorer"])
     with _one_scorer_at_a_time:
         _, rows, _ = load_dataset(task["dataset"], workspace)
-        results, tables = score_one(spec, rows, Path(task["output_dir"]), embedder=context.embedder,
-                                    confidence=context.confidence, resamples=context.resamples, seed=context.seed,
-                                    on_progress=progress_reporter(spec.label))
-        write_json_atomic(result_file, {"results": results,
-                                        "tables": {name: str(path) for name, path in tables.items()}})
+        results, tables = score_one(
+            spec,
+            rows,
+            Path(task["output_dir"]),
+            embedder=context.embedder,
+            confidence=context.confidence,
+            resamples=context.resamples,
+            seed=context.seed,
+            on_progress=progress_reporter(spec.label),
+        )
+        write_json_atomic(
+            result_file, {"results": results, "tables": {name: str(path) for name, path in tables.items()}}
+        )
     # Counted from the result files, so the count is right after a resume too.
     finished = sum(scorer_result_file(workspace, task["run_id"], label).exists() for label in task["scorers"])
     progress_reporter(SCORERS_STAGE)(finished, len(task["scorers"]))
@@ -130,22 +150,41 @@ def report(state: HardnegScoreState, runtime: Runtime[HardnegScoreContext]) -> H
     context, workspace = job.context(runtime), job.workspace(runtime)
     path, rows, information = load_dataset(state["dataset"], workspace)
     specs = [scorer_spec(label) for label in state["scorers"]]
-    kept = {spec.label: json.loads(scorer_result_file(workspace, state["run_id"], spec.label)
-                                   .read_text(encoding="utf-8")) for spec in specs}
+    kept = {
+        spec.label: json.loads(scorer_result_file(workspace, state["run_id"], spec.label).read_text(encoding="utf-8"))
+        for spec in specs
+    }
     tables = {label: {name: Path(table) for name, table in saved["tables"].items()} for label, saved in kept.items()}
-    files = write_score_report(Path(state["output_dir"]), path, rows, information, specs,
-                               {label: saved["results"] for label, saved in kept.items()}, tables,
-                               embedder=context.embedder, confidence=context.confidence,
-                               resamples=context.resamples, seed=context.seed)
-    return {"run_id": state["run_id"], "dataset": str(path), "output_dir": state["output_dir"],
-            "scorers": [spec.label for spec in specs],
-            "reference": {label: saved["results"]["reference"] for label, saved in kept.items()},
-            "tables": {label: saved["tables"] for label, saved in kept.items()},
-            "report": {kind: str(file) for kind, file in files.items()}}
+    files = write_score_report(
+        Path(state["output_dir"]),
+        path,
+        rows,
+        information,
+        specs,
+        {label: saved["results"] for label, saved in kept.items()},
+        tables,
+        embedder=context.embedder,
+        confidence=context.confidence,
+        resamples=context.resamples,
+        seed=context.seed,
+    )
+    return {
+        "run_id": state["run_id"],
+        "dataset": str(path),
+        "output_dir": state["output_dir"],
+        "scorers": [spec.label for spec in specs],
+        "reference": {label: saved["results"]["reference"] for label, saved in kept.items()},
+        "tables": {label: saved["tables"] for label, saved in kept.items()},
+        "report": {kind: str(file) for kind, file in files.items()},
+    }
 
 
-builder = StateGraph(HardnegScoreState, context_schema=HardnegScoreContext, input_schema=HardnegScoreInput,
-                     output_schema=HardnegScoreOutput)
+builder = StateGraph(
+    HardnegScoreState,
+    context_schema=HardnegScoreContext,
+    input_schema=HardnegScoreInput,
+    output_schema=HardnegScoreOutput,
+)
 for node in (plan, score, report):
     builder.add_node(node)
 builder.add_edge(START, "plan")

@@ -56,6 +56,7 @@ SCORES_DIR = "scores"
 # ---------------------------------------------------------------------------------------
 # The dataset.
 
+
 def load_dataset(dataset: str | Path, workspace: Workspace) -> tuple[Path, list[DatasetRow], dict[str, Any]]:
     """(path, rows, build information) of a build run directory or run id, or a hardneg.csv."""
     from benchsmith.graphs.hardneg.build import MULTICONIR_DIR, ROWS_FILE, STATS_FILE, dataset_row
@@ -81,10 +82,15 @@ def load_dataset(dataset: str | Path, workspace: Workspace) -> tuple[Path, list[
     run = RunDirectory(Workspace(path.parent.parent), path.name)
     if run.exists():
         config = run.load().config
-        information["settings"] = {key: config.get(key) for key in ("domain", "features", "negatives", "llm", "judge",
-                                                                     "conditions", "sources", "collection")}
-    order = {record["id"]: n for n, record in enumerate(load_jsonl(path / "sources.jsonl"))} \
-        if (path / "sources.jsonl").exists() else {}
+        information["settings"] = {
+            key: config.get(key)
+            for key in ("domain", "features", "negatives", "llm", "judge", "conditions", "sources", "collection")
+        }
+    order = (
+        {record["id"]: n for n, record in enumerate(load_jsonl(path / "sources.jsonl"))}
+        if (path / "sources.jsonl").exists()
+        else {}
+    )
     rows.sort(key=lambda row: order.get(row.id, 0))
     return path.resolve(), rows, information
 
@@ -92,8 +98,10 @@ def load_dataset(dataset: str | Path, workspace: Workspace) -> tuple[Path, list[
 # ---------------------------------------------------------------------------------------
 # Scoring.
 
-def group_scorer(spec: ScorerSpec, rows: Sequence[DatasetRow], embedder: str,
-                 on_progress: ProgressCallback | None = None) -> Callable[[list[Group]], list[list[float]]]:
+
+def group_scorer(
+    spec: ScorerSpec, rows: Sequence[DatasetRow], embedder: str, on_progress: ProgressCallback | None = None
+) -> Callable[[list[Group]], list[list[float]]]:
     """The function that scores groups for ``spec``."""
     if spec.kind == "dense":
         model = embedder_for(spec.model or embedder)
@@ -126,9 +134,17 @@ def scorer_spec(label: str) -> ScorerSpec:
     return specs[0]
 
 
-def score_one(spec: ScorerSpec, rows: Sequence[DatasetRow], output: Path, *, embedder: str, confidence: float,
-              resamples: int, seed: int, on_progress: ProgressCallback | None = None
-              ) -> tuple[dict[str, Any], dict[str, Path]]:
+def score_one(
+    spec: ScorerSpec,
+    rows: Sequence[DatasetRow],
+    output: Path,
+    *,
+    embedder: str,
+    confidence: float,
+    resamples: int,
+    seed: int,
+    on_progress: ProgressCallback | None = None,
+) -> tuple[dict[str, Any], dict[str, Path]]:
     """Score every pair with ``spec``; write its tables into ``output``. Returns its results (see
     :func:`scorer_results`) and its tables by task."""
     output.mkdir(parents=True, exist_ok=True)
@@ -137,15 +153,30 @@ def score_one(spec: ScorerSpec, rows: Sequence[DatasetRow], output: Path, *, emb
     return scorer_results(spec, scored, rows, confidence, resamples, seed), tables
 
 
-def write_score_report(output: Path, path: Path, rows: Sequence[DatasetRow], information: dict[str, Any],
-                       specs: Sequence[ScorerSpec], scorers: dict[str, dict[str, Any]],
-                       tables: dict[str, dict[str, Path]], *, embedder: str, confidence: float, resamples: int,
-                       seed: int) -> dict[str, Path]:
+def write_score_report(
+    output: Path,
+    path: Path,
+    rows: Sequence[DatasetRow],
+    information: dict[str, Any],
+    specs: Sequence[ScorerSpec],
+    scorers: dict[str, dict[str, Any]],
+    tables: dict[str, dict[str, Path]],
+    *,
+    embedder: str,
+    confidence: float,
+    resamples: int,
+    seed: int,
+) -> dict[str, Path]:
     """The results JSON, hardneg-report.md and .html of every scorer's results (in ``specs``' order)."""
     results = {
         "dataset": dataset_summary(path, rows, information),
-        "settings": {"scorers": [spec.label for spec in specs], "embedder": embedder, "confidence": confidence,
-                     "resamples": resamples, "seed": seed},
+        "settings": {
+            "scorers": [spec.label for spec in specs],
+            "embedder": embedder,
+            "confidence": confidence,
+            "resamples": resamples,
+            "seed": seed,
+        },
         "scorers": {spec.label: scorers[spec.label] for spec in specs},
         "tables": {spec.label: {task: str(table) for task, table in tables[spec.label].items()} for spec in specs},
         "notes": score_notes(specs, confidence, resamples),
@@ -166,8 +197,9 @@ def write_tables(directory: Path, spec: ScorerSpec, tables: ScoreTables) -> dict
     return paths
 
 
-def scorer_results(spec: ScorerSpec, tables: ScoreTables, rows: Sequence[DatasetRow], confidence: float,
-                   resamples: int, seed: int) -> dict[str, Any]:
+def scorer_results(
+    spec: ScorerSpec, tables: ScoreTables, rows: Sequence[DatasetRow], confidence: float, resamples: int, seed: int
+) -> dict[str, Any]:
     """One scorer's measures (with intervals), the reference's keys, and its worst rows."""
     options = {"confidence": confidence, "resamples": resamples, "seed": seed}
     result: dict[str, Any] = {"label": spec.label, "kind": spec.kind, "description": scorer_description(spec)}
@@ -185,8 +217,10 @@ def scorer_results(spec: ScorerSpec, tables: ScoreTables, rows: Sequence[Dataset
     result["reference"] = multicondition.reference_json(
         task1=(tables.task1.positive, tables.task1.negative) if tables.task1 is not None else None,
         task2=tables.task2.scores if tables.task2 is not None else None,
-        task3=(tables.task2.scores, tables.task3.scores) if tables.task2 is not None and tables.task3 is not None
-        else None)
+        task3=(tables.task2.scores, tables.task3.scores)
+        if tables.task2 is not None and tables.task3 is not None
+        else None,
+    )
     return result
 
 
@@ -218,10 +252,19 @@ def worst_task1_rows(table: Task1Scores, rows: Sequence[DatasetRow]) -> list[dic
     worst = []
     for position, k, margin in multicondition.worst_task1_cells(table.positive, table.negative, WORST_ROWS):
         row = rows[int(table.index[position])]
-        worst.append({"row": row.id, "title": row.title, "k": k, "margin": margin, "query": row.instruction[k - 1],
-                      "positive_score": float(table.positive[position, k - 1]),
-                      "negative_score": float(table.negative[position, k - 1]), "condition_number": k,
-                      **_condition(row, k)})
+        worst.append(
+            {
+                "row": row.id,
+                "title": row.title,
+                "k": k,
+                "margin": margin,
+                "query": row.instruction[k - 1],
+                "positive_score": float(table.positive[position, k - 1]),
+                "negative_score": float(table.negative[position, k - 1]),
+                "condition_number": k,
+                **_condition(row, k),
+            }
+        )
     return worst
 
 
@@ -232,19 +275,35 @@ def worst_ladder_rows(table: LadderScores, rows: Sequence[DatasetRow]) -> list[d
     worst = []
     for position, pair, margin in multicondition.worst_ladder_cells(table.scores, WORST_ROWS):
         row = rows[int(table.index[position])]
-        worst.append({"row": row.id, "title": row.title, "pair": f"{names[pair]}_vs_{names[pair + 1]}",
-                      "margin": margin, "query": row.instruction[-1], "condition_number": pair + 1,
-                      "higher_score": float(table.scores[position, pair]),
-                      "lower_score": float(table.scores[position, pair + 1]), **_condition(row, pair + 1)})
+        worst.append(
+            {
+                "row": row.id,
+                "title": row.title,
+                "pair": f"{names[pair]}_vs_{names[pair + 1]}",
+                "margin": margin,
+                "query": row.instruction[-1],
+                "condition_number": pair + 1,
+                "higher_score": float(table.scores[position, pair]),
+                "lower_score": float(table.scores[position, pair + 1]),
+                **_condition(row, pair + 1),
+            }
+        )
     return worst
 
 
 def dataset_summary(path: Path, rows: Sequence[DatasetRow], information: dict[str, Any]) -> dict[str, Any]:
-    return {"path": str(path), "name": path.name if path.is_dir() else path.stem, "rows": len(rows),
-            "conditions": rows[0].count if rows else 0,
-            "task_rows": {"task1": sum(row.has_task1 for row in rows), "task2": sum(row.has_ladder for row in rows),
-                          "task3": sum(row.has_ladder for row in rows)},
-            **information}
+    return {
+        "path": str(path),
+        "name": path.name if path.is_dir() else path.stem,
+        "rows": len(rows),
+        "conditions": rows[0].count if rows else 0,
+        "task_rows": {
+            "task1": sum(row.has_task1 for row in rows),
+            "task2": sum(row.has_ladder for row in rows),
+            "task3": sum(row.has_ladder for row in rows),
+        },
+        **information,
+    }
 
 
 def score_notes(specs: Sequence[ScorerSpec], confidence: float, resamples: int) -> list[str]:
@@ -259,16 +318,19 @@ def score_notes(specs: Sequence[ScorerSpec], confidence: float, resamples: int) 
         "instruction-style and the descriptive-style query.",
     ]
     if any(spec.kind.startswith("bm25") for spec in specs):
-        notes.append("bm25-corpus takes document frequencies from every document of the dataset; bm25-row only "
-                     "from the documents scored together with the query (Task 1: the positive and its negative; "
-                     "Tasks 2 and 3: the positive and the ladder), as the reference's BM25.py does. Both use "
-                     "Lucene's BM25 (k1 1.5, b 0.75, stemmed, stopwords removed), where the reference uses "
-                     "rank_bm25's BM25Okapi on lower-cased whitespace tokens.")
+        notes.append(
+            "bm25-corpus takes document frequencies from every document of the dataset; bm25-row only "
+            "from the documents scored together with the query (Task 1: the positive and its negative; "
+            "Tasks 2 and 3: the positive and the ladder), as the reference's BM25.py does. Both use "
+            "Lucene's BM25 (k1 1.5, b 0.75, stemmed, stopwords removed), where the reference uses "
+            "rank_bm25's BM25Okapi on lower-cased whitespace tokens."
+        )
     return notes
 
 
 # ---------------------------------------------------------------------------------------
 # Existing score tables.
+
 
 def reference_measures_of_tables(task1: Path | None, task2: Path | None, task3: Path | None) -> dict[str, Any]:
     """The reference's measures of score tables in its layout (see stores/multiconir.py)."""
@@ -278,8 +340,10 @@ def reference_measures_of_tables(task1: Path | None, task2: Path | None, task3: 
     if task3 is not None and task2_table is not None:
         descriptive = read_ladder_scores(task3)
         if descriptive.count != task2_table.count:
-            raise InputError(f"{task3} has {descriptive.count} hard negatives per row, {task2} has "
-                             f"{task2_table.count}: Task 3 compares the same rows and documents")
+            raise InputError(
+                f"{task3} has {descriptive.count} hard negatives per row, {task2} has "
+                f"{task2_table.count}: Task 3 compares the same rows and documents"
+            )
         if set(descriptive.index) != set(task2_table.index):
             only = sorted(set(descriptive.index) ^ set(task2_table.index))[:5]
             raise InputError(f"{task2} and {task3} must score the same rows (Index); differing: {only}")
@@ -288,5 +352,5 @@ def reference_measures_of_tables(task1: Path | None, task2: Path | None, task3: 
     return multicondition.reference_json(
         task1=(task1_table.positive, task1_table.negative) if task1_table is not None else None,
         task2=task2_table.scores if task2_table is not None else None,
-        task3=task3_pair)
-
+        task3=task3_pair,
+    )

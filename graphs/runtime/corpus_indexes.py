@@ -43,8 +43,13 @@ def cached_benchmark(spec: str, workspace: Workspace, split: str = "test", corpu
     path = Path(spec) if Path(spec).exists() else workspace.run_dir(spec)
     # Every layout's files: BEIR and dialogue JSONL, TSV qrels and labels, MTRAG's conversations.json.
     patterns = ("*.jsonl", "*.tsv", "conversations*.json")
-    files = [path] if path.is_file() else [file for pattern in patterns for file in path.rglob(pattern)] \
-        if path.exists() else []
+    files = (
+        [path]
+        if path.is_file()
+        else [file for pattern in patterns for file in path.rglob(pattern)]
+        if path.exists()
+        else []
+    )
     if corpus:
         files.append(Path(corpus))
     modified = max((file.stat().st_mtime for file in files if file.exists()), default=0.0)
@@ -144,8 +149,9 @@ def bm25_index(benchmark: Benchmark, workspace: Workspace | None = None) -> BM25
     """BM25 over the benchmark's corpus, built once per process; with a ``workspace``, kept there
     for the next process over the same corpus bytes (stores/lexical_indexes.py)."""
     with _lock:
-        return _bm25(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime,
-                     str(workspace.root) if workspace else None)
+        return _bm25(
+            benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime, str(workspace.root) if workspace else None
+        )
 
 
 def dense_index(workspace: Workspace, chroma_host: str | None, benchmark: Benchmark, embedder: Embedder) -> DenseIndex:
@@ -164,8 +170,14 @@ def dense_index(workspace: Workspace, chroma_host: str | None, benchmark: Benchm
                 name = COLLECTION_UNSAFE.sub("-", f"eval-{key[0]}-{embedder.name}")[:60].strip("-_")
                 store = VectorStore(client, name, ChromaEmbeddingFunction(embedder), embedder.name)
                 lengths = array("q", (len(embedded_text(*document)) for document in documents.values()))
-                embed_into(store, _IndexItems(documents), embedder, DEFAULT_INDEX_BATCH_SIZE,
-                           progress_reporter("embed corpus"), text_lengths=lengths)
+                embed_into(
+                    store,
+                    _IndexItems(documents),
+                    embedder,
+                    DEFAULT_INDEX_BATCH_SIZE,
+                    progress_reporter("embed corpus"),
+                    text_lengths=lengths,
+                )
                 index = DenseIndex.from_store(store)
             _dense_indexes[key] = index
         return _dense_indexes[key]
@@ -187,8 +199,9 @@ class _IndexItems(Sequence[IndexItem]):
 PROBED_DOCUMENTS = 16  # checked in each candidate collection before the whole corpus is
 
 
-def _held_index(client: Any, benchmark: Benchmark, embedder: Embedder,
-                documents: Mapping[str, tuple[str, str]]) -> DenseIndex | None:
+def _held_index(
+    client: Any, benchmark: Benchmark, embedder: Embedder, documents: Mapping[str, tuple[str, str]]
+) -> DenseIndex | None:
     """The vectors of a collection of the workspace that holds every document of the corpus with
     the text it would be embedded as, built with ``embedder``: the benchmark's source collection
     first, then the others by name. Its vectors are the ones an embedding would give (the same
@@ -203,8 +216,11 @@ def _held_index(client: Any, benchmark: Benchmark, embedder: Embedder,
         if metadata.get("embedder") != embedder.name:
             continue
         store = VectorStore(client, name, ChromaEmbeddingFunction(embedder), embedder.name)
-        if store.count() < len(doc_ids) or not _holds(store, doc_ids[:PROBED_DOCUMENTS], documents) \
-                or not _holds(store, doc_ids, documents):
+        if (
+            store.count() < len(doc_ids)
+            or not _holds(store, doc_ids[:PROBED_DOCUMENTS], documents)
+            or not _holds(store, doc_ids, documents)
+        ):
             continue
         return DenseIndex.from_store(store).restricted_to(set(doc_ids))
     return None
@@ -226,6 +242,7 @@ def corpus_statistics(benchmark: Benchmark) -> WordStatistics:
     with _statistics_lock:
         if key not in _statistics_cache:
             _statistics_cache.clear()
-            _statistics_cache[key] = exact_word_statistics(document_text(*document)
-                                                           for document in corpus_documents(benchmark).values())
+            _statistics_cache[key] = exact_word_statistics(
+                document_text(*document) for document in corpus_documents(benchmark).values()
+            )
         return _statistics_cache[key]

@@ -42,8 +42,9 @@ def next_batch(pending: Sequence[Item], concurrency: int) -> list[Item]:
 WAIT_FOR_WORKERS_S = 1.0
 
 
-def dispatch_items(items: WorkItems, stage: str, concurrency: int, send: Callable[[str], Send],
-                   finished: str) -> list[Send] | str:
+def dispatch_items(
+    items: WorkItems, stage: str, concurrency: int, send: Callable[[str], Send], finished: str
+) -> list[Send] | str:
     """The next batch of items nobody finished or holds, one ``send(item_id)`` each; else
     ``finished`` when every item is done, or ``"wait"`` while other workers hold the last ones."""
     counts = items.counts()

@@ -91,8 +91,9 @@ class InlineGraph:
             if accepts:
                 self._takes_runtime.add(name)
         compiled = builder.compile(checkpointer=False)
-        reduced = {name: channel for name, channel in compiled.channels.items()
-                   if isinstance(channel, BinaryOperatorAggregate)}
+        reduced = {
+            name: channel for name, channel in compiled.channels.items() if isinstance(channel, BinaryOperatorAggregate)
+        }
         self._reducers = {name: channel.operator for name, channel in reduced.items()}
         # A reduced key starts with its type's empty value (turns: []), as LangGraph's channel does.
         self._initial = {name: channel.get() for name, channel in reduced.items() if channel.is_available()}
@@ -119,8 +120,11 @@ class InlineGraph:
             if node == END:
                 return {key: value for key, value in state.items() if key in self._output_keys}
             # A node's own copy of the state, as LangGraph gives it.
-            result = (self._nodes[node](dict(state), runtime=runtime) if node in self._takes_runtime
-                      else self._nodes[node](dict(state)))
+            result = (
+                self._nodes[node](dict(state), runtime=runtime)
+                if node in self._takes_runtime
+                else self._nodes[node](dict(state))
+            )
             following = self._next.get(node, END)
             if isinstance(result, Command):
                 if result.graph is not None or not isinstance(result.goto, str) or result.resume is not None:

@@ -161,7 +161,8 @@ def check_embedder_spec(spec: str) -> None:
         raise InputError(
             f"--embedder {spec!r}: no such path, and no sentence-transformers model of that name in the local "
             "Hugging Face cache (models load offline; set HF_HUB_OFFLINE=0 to download it). Use the default, "
-            "a local path, or openai:<model> for an embedding server")
+            "a local path, or openai:<model> for an embedding server"
+        )
 
 
 def _in_hub_cache(name: str) -> bool:
@@ -178,8 +179,9 @@ def _in_hub_cache(name: str) -> bool:
     return False
 
 
-def embedder_for(spec: str | None, workspace: Workspace | None = None, run_id: str | None = None,
-                 options: ModelOptions | None = None) -> Embedder:
+def embedder_for(
+    spec: str | None, workspace: Workspace | None = None, run_id: str | None = None, options: ModelOptions | None = None
+) -> Embedder:
     """The registered embedder of that name; for ``openai:<model>`` a client of the embedding server
     (one per workspace, run, spec, settings and server) whose vector cache lives in ``workspace``
     and whose requests go to run ``run_id``'s usage ledger (each only when given); else the
@@ -195,12 +197,14 @@ def embedder_for(spec: str | None, workspace: Workspace | None = None, run_id: s
 
 
 # Bounded like every per-run or per-workspace object here: a long-lived process (Studio) runs job after job.
-_server_embedders: BoundedCache[tuple[str | None, str | None, str, ModelSettings, str], OpenAIEmbedder] = \
-    BoundedCache(16)
+_server_embedders: BoundedCache[tuple[str | None, str | None, str, ModelSettings, str], OpenAIEmbedder] = BoundedCache(
+    16
+)
 
 
-def _server_embedder(spec: str, workspace: Workspace | None, run_id: str | None,
-                     options: ModelOptions | None) -> OpenAIEmbedder:
+def _server_embedder(
+    spec: str, workspace: Workspace | None, run_id: str | None, options: ModelOptions | None
+) -> OpenAIEmbedder:
     try:
         model = parse_embedder_spec(spec)
     except ValueError as error:
@@ -236,8 +240,9 @@ def check_reranker(spec: str) -> None:
         raise InputError(
             f"--rerank {spec!r}: this cross-encoder is not on this machine, and models load offline. Give the path "
             "of a local sentence-transformers model folder (on a connected machine: "
-            "CrossEncoder(NAME).save(\"DIR\"), then copy DIR here), or set HF_HUB_OFFLINE=0 to let it be "
-            "downloaded")
+            'CrossEncoder(NAME).save("DIR"), then copy DIR here), or set HF_HUB_OFFLINE=0 to let it be '
+            "downloaded"
+        )
 
 
 def scorer_for(spec: str) -> PairScorer:
@@ -262,8 +267,12 @@ def run_seam(workspace: Workspace, run_id: str, spec: str, options: ModelOptions
         database = options.database_url() if isinstance(options, StoreOptions) else None
         key = (str(workspace.root), run_id, spec, settings, database)
         if key not in _seams:
-            _seams[key] = build_seam(spec, settings, cache=response_cache(workspace, database),
-                                     usage=usage_ledger(workspace, run_id, database))
+            _seams[key] = build_seam(
+                spec,
+                settings,
+                cache=response_cache(workspace, database),
+                usage=usage_ledger(workspace, run_id, database),
+            )
         return _seams[key]
 
 
@@ -325,6 +334,7 @@ def release_run_items(run_id: str) -> None:
 # ---------------------------------------------------------------------------------------
 # Chroma and concurrency.
 
+
 @functools.lru_cache(maxsize=4)
 def _client(workspace_root: str, chroma_host: str | None) -> ClientAPI:
     return open_client(Workspace.resolve(workspace_root), chroma_host)
@@ -343,4 +353,3 @@ def concurrency_slot(run_id: str, concurrency: int) -> threading.BoundedSemaphor
     worker pool alone lets one more through at times (measured)."""
     with _lock:
         return _slots.setdefault(f"{run_id}:{concurrency}", threading.BoundedSemaphore(concurrency))
-

@@ -95,16 +95,37 @@ def run_job(
             claims.enter_context(workspace_claim(run_dir.path, run_id))
             if database:
                 claims.enter_context(database_claim(database, run_id))
-        return _start_or_resume(builder, job=job, workspace=workspace, run_dir=run_dir, inputs=inputs,
-                                context=context, settings=settings, on_event=on_event,
-                                max_concurrency=max_concurrency, resume=resume, database=database,
-                                arguments=arguments)
+        return _start_or_resume(
+            builder,
+            job=job,
+            workspace=workspace,
+            run_dir=run_dir,
+            inputs=inputs,
+            context=context,
+            settings=settings,
+            on_event=on_event,
+            max_concurrency=max_concurrency,
+            resume=resume,
+            database=database,
+            arguments=arguments,
+        )
 
 
-def _start_or_resume(builder: AnyGraph, *, job: str, workspace: Workspace, run_dir: RunDirectory,
-                     inputs: dict[str, Any], context: Any, settings: dict[str, Any], on_event: EventHandler | None,
-                     max_concurrency: int | None, resume: str | None, database: str | None,
-                     arguments: dict[str, Any] | None) -> RunOutcome:
+def _start_or_resume(
+    builder: AnyGraph,
+    *,
+    job: str,
+    workspace: Workspace,
+    run_dir: RunDirectory,
+    inputs: dict[str, Any],
+    context: Any,
+    settings: dict[str, Any],
+    on_event: EventHandler | None,
+    max_concurrency: int | None,
+    resume: str | None,
+    database: str | None,
+    arguments: dict[str, Any] | None,
+) -> RunOutcome:
     """:func:`run_job` once this process holds the run's claim: whether the run is new is decided
     here, so a new run deletes only checkpoints no live process writes."""
     run_id = run_dir.run_id
@@ -114,8 +135,14 @@ def _start_or_resume(builder: AnyGraph, *, job: str, workspace: Workspace, run_d
         check_same_job(run_id, record.job, job)
         check_same_settings(run_id, record.config, settings)
         if record.status == "finished":
-            return RunOutcome(run_id, record.summary, resumed=False, already_finished=True,
-                              usage=usage_totals(workspace, run_id, database), run_dir=run_dir)
+            return RunOutcome(
+                run_id,
+                record.summary,
+                resumed=False,
+                already_finished=True,
+                usage=usage_totals(workspace, run_id, database),
+                run_dir=run_dir,
+            )
     run_dir.start(job, settings, resume)
     shared = database is not None and arguments is not None  # other workers may join it from the start
     forgettable = new_run and not shared  # bad input before its first step finished: it never was a run
@@ -143,10 +170,13 @@ def _start_or_resume(builder: AnyGraph, *, job: str, workspace: Workspace, run_d
                 # durability="sync": a step is on disk before the next starts, so a kill -9
                 # loses at most the step in flight.
                 stream_input = None if resumed else inputs
-                with garbage_collection_of_the_run(), steps.forgotten_if_bad_input(forgettable, checkpointer,
-                                                                                     thread_id):
-                    for mode, payload in graph.stream(stream_input, config, context=context,
-                                                      stream_mode=["custom", "updates"], durability="sync"):
+                with (
+                    garbage_collection_of_the_run(),
+                    steps.forgotten_if_bad_input(forgettable, checkpointer, thread_id),
+                ):
+                    for mode, payload in graph.stream(
+                        stream_input, config, context=context, stream_mode=["custom", "updates"], durability="sync"
+                    ):
                         if mode == "updates":  # a node (or one Send worker) finished: {"node_name": update}
                             steps.count += len(payload)
                         if on_event is None:
@@ -182,7 +212,8 @@ def _start_or_resume(builder: AnyGraph, *, job: str, workspace: Workspace, run_d
             raise
         raise DatabaseFailure(
             f"run {run_id} finished and its files are written ({run_dir.record_path} says finished), but the "
-            f"database could not record it: {crash_reason(error)}") from error
+            f"database could not record it: {crash_reason(error)}"
+        ) from error
     return RunOutcome(run_id, summary, resumed=resumed, already_finished=False, usage=usage, run_dir=run_dir)
 
 
@@ -256,7 +287,8 @@ def _record_crash(run_dir: RunDirectory, database: str | None, error: BaseExcept
         if isinstance(error, Exception) and not isinstance(error, InputError):  # bad input stays exit 2
             raise DatabaseFailure(
                 f"{reason}; the database could not record the crash ({crash_reason(bookkeeping)}). Run "
-                f"{run_dir.run_id} is recorded as crashed in {run_dir.record_path}") from error
+                f"{run_dir.run_id} is recorded as crashed in {run_dir.record_path}"
+            ) from error
 
 
 def checkpoint_thread(run_id: str, workspace: Workspace, database: str | None, shared: bool) -> str:
@@ -315,5 +347,7 @@ def check_same_settings(run_id: str, recorded: dict[str, Any], requested: dict[s
     differing = sorted(key for key in recorded.keys() | requested.keys() if recorded.get(key) != requested.get(key))
     if differing:
         details = ", ".join(f"{key}: {recorded.get(key)!r} → {requested.get(key)!r}" for key in differing)
-        raise InputError(f"run {run_id!r} was started with other settings ({details}); "
-                         "rerun with the same settings to resume, or choose a new --run-id")
+        raise InputError(
+            f"run {run_id!r} was started with other settings ({details}); "
+            "rerun with the same settings to resume, or choose a new --run-id"
+        )

@@ -48,24 +48,46 @@ C = TypeVar("C")
 class StoreOptions:
     """Where a job's files and vectors live (every job's context has these)."""
 
-    workspace: str | None = field(default=None, metadata={
-        "description": "Folder holding the Chroma index, checkpoints, model cache and runs. "
-                       "Default: $BENCHSMITH_WORKSPACE, else ./.benchsmith.",
-        "cli": ("--workspace", "-w"), "envvar": WORKSPACE_ENV, "show_default": "./.benchsmith", "recorded": False})
-    chroma_host: str | None = field(default=None, metadata={
-        "description": "HOST:PORT of a Chroma server instead of the embedded store in the workspace.",
-        "recorded": False})
-    database: str | None = field(default=None, metadata={
-        "description": "A postgresql://USER@HOST/DATABASE URL for the run's checkpoints, model cache, usage and record in PostgreSQL; a "
-                       "synthesis, audit or paraphrasing run is then shared by workers on any machine "
-                       "(`benchsmith work RUN_ID`). Empty: $BENCHSMITH_DATABASE_URL, else SQLite in the workspace. "
-                       "Pass a password through the environment variable, not the command line (commands are "
-                       "kept for resuming).",
-        "envvar": DATABASE_ENV, "recorded": False})
-    lease_s: float = field(default=DEFAULT_LEASE_S, metadata={
-        "description": "With a database: seconds a worker's claim on an item lasts without its heartbeat "
-                       "(renewed every third of it); after that another worker takes the item over.",
-        "cli": "--lease", "min": 1.0, "recorded": False})
+    workspace: str | None = field(
+        default=None,
+        metadata={
+            "description": "Folder holding the Chroma index, checkpoints, model cache and runs. "
+            "Default: $BENCHSMITH_WORKSPACE, else ./.benchsmith.",
+            "cli": ("--workspace", "-w"),
+            "envvar": WORKSPACE_ENV,
+            "show_default": "./.benchsmith",
+            "recorded": False,
+        },
+    )
+    chroma_host: str | None = field(
+        default=None,
+        metadata={
+            "description": "HOST:PORT of a Chroma server instead of the embedded store in the workspace.",
+            "recorded": False,
+        },
+    )
+    database: str | None = field(
+        default=None,
+        metadata={
+            "description": "A postgresql://USER@HOST/DATABASE URL for the run's checkpoints, model cache, usage and record in PostgreSQL; a "
+            "synthesis, audit or paraphrasing run is then shared by workers on any machine "
+            "(`benchsmith work RUN_ID`). Empty: $BENCHSMITH_DATABASE_URL, else SQLite in the workspace. "
+            "Pass a password through the environment variable, not the command line (commands are "
+            "kept for resuming).",
+            "envvar": DATABASE_ENV,
+            "recorded": False,
+        },
+    )
+    lease_s: float = field(
+        default=DEFAULT_LEASE_S,
+        metadata={
+            "description": "With a database: seconds a worker's claim on an item lasts without its heartbeat "
+            "(renewed every third of it); after that another worker takes the item over.",
+            "cli": "--lease",
+            "min": 1.0,
+            "recorded": False,
+        },
+    )
 
     def database_url(self) -> str | None:
         return database_url(self.database)
@@ -76,46 +98,75 @@ class ModelOptions:
     """How a job talks to its model server (every job that calls a model has these)."""
 
     seed: int = field(default=0, metadata={"description": "Seed for sampling, choices and model calls.", **SEED_BOUNDS})
-    rate_limit: float | None = field(default=None, metadata={
-        "description": "At most this many model requests per second to one endpoint; empty: no limit.",
-        "recorded": False})
-    timeout_s: float = field(default=60.0, metadata={
-        "description": "Seconds before a model request times out.", "cli": "--timeout", "min": 0.1,
-        "recorded": False})
-    max_attempts: int = field(default=6, metadata={
-        "description": "Attempts per model call (retries on 429, 5xx, timeouts and invalid replies).", "min": 1,
-        "max": MAX_ATTEMPTS, "recorded": False})
-    structured_output: StructuredOutput = field(default="auto", metadata={
-        "description": "How replies are asked for: auto (JSON schema, then function calling, then JSON mode, "
-                       "remembered per endpoint), json_schema, function_calling or json_mode.",
-        "recorded": False})
+    rate_limit: float | None = field(
+        default=None,
+        metadata={
+            "description": "At most this many model requests per second to one endpoint; empty: no limit.",
+            "recorded": False,
+        },
+    )
+    timeout_s: float = field(
+        default=60.0,
+        metadata={
+            "description": "Seconds before a model request times out.",
+            "cli": "--timeout",
+            "min": 0.1,
+            "recorded": False,
+        },
+    )
+    max_attempts: int = field(
+        default=6,
+        metadata={
+            "description": "Attempts per model call (retries on 429, 5xx, timeouts and invalid replies).",
+            "min": 1,
+            "max": MAX_ATTEMPTS,
+            "recorded": False,
+        },
+    )
+    structured_output: StructuredOutput = field(
+        default="auto",
+        metadata={
+            "description": "How replies are asked for: auto (JSON schema, then function calling, then JSON mode, "
+            "remembered per endpoint), json_schema, function_calling or json_mode.",
+            "recorded": False,
+        },
+    )
 
     def model_settings(self) -> Any:
         """The seam's settings (agents.backends.ModelSettings); an impossible value is an InputError."""
         from benchsmith.agents.backends import ModelSettings  # the model client loads with a job, not with --help
 
         try:
-            return ModelSettings(seed=self.seed, requests_per_second=self.rate_limit,
-                                 timeout_s=self.timeout_s, max_attempts=self.max_attempts,
-                                 structured_output=self.structured_output)
+            return ModelSettings(
+                seed=self.seed,
+                requests_per_second=self.rate_limit,
+                timeout_s=self.timeout_s,
+                max_attempts=self.max_attempts,
+                structured_output=self.structured_output,
+            )
         except ValueError as error:
             raise InputError(str(error)) from None
 
 
 def concurrency_field(description: str, default: int = 4) -> Any:
     """The ``concurrency`` setting every fanning-out context has (what runs at once differs)."""
-    return field(default=default, metadata={"description": description, "min": 1, "max": MAX_CONCURRENCY,
-                                            "recorded": False})
+    return field(
+        default=default, metadata={"description": description, "min": 1, "max": MAX_CONCURRENCY, "recorded": False}
+    )
 
 
 # ---------------------------------------------------------------------------------------
 # Reading the declarations.
 
+
 def user_settings(context_type: type, exclude: Iterable[str] = ()) -> list[dataclasses.Field[Any]]:
     """The fields of a context a user sets (API argument, CLI option), in declaration order."""
     left_out = set(exclude)
-    fields = [item for item in dataclasses.fields(context_type)
-              if not item.metadata.get("internal") and item.name not in left_out]
+    fields = [
+        item
+        for item in dataclasses.fields(context_type)
+        if not item.metadata.get("internal") and item.name not in left_out
+    ]
     own = inspect.get_annotations(context_type)
     return sorted(fields, key=lambda item: item.name not in own)  # the job's own first, then the shared ones
 
@@ -155,8 +206,11 @@ def check_bounds(context: Any) -> None:
 def recorded_settings(context: Any) -> dict[str, Any]:
     """The settings that make a run what it is, JSON-ready: the run record keeps them and a resume
     must repeat them (fields marked ``recorded: False`` or ``internal`` are left out)."""
-    return {item.name: _json_ready(getattr(context, item.name)) for item in user_settings(type(context))
-            if item.metadata.get("recorded", True)}
+    return {
+        item.name: _json_ready(getattr(context, item.name))
+        for item in user_settings(type(context))
+        if item.metadata.get("recorded", True)
+    }
 
 
 def _json_ready(value: Any) -> Any:
@@ -169,8 +223,12 @@ def _json_ready(value: Any) -> Any:
 # Settings renamed so the API keyword and the command-line option say one name (issue 31) and one name
 # means one thing (issue 32: paraphrasing's BLEU/chrF limit was max_overlap, synthesis's word share is):
 # the old keyword still works, with a DeprecationWarning, and a run recorded under it resumes.
-RENAMED_SETTINGS = {"switch_probability": "switch_rate", "requests_per_second": "rate_limit", "rerank_model": "rerank",
-                    "max_overlap": "max_sentence_score"}
+RENAMED_SETTINGS = {
+    "switch_probability": "switch_rate",
+    "requests_per_second": "rate_limit",
+    "rerank_model": "rerank",
+    "max_overlap": "max_sentence_score",
+}
 
 
 def current_names(settings: Mapping[str, Any], taken: Collection[str]) -> dict[str, Any]:
@@ -189,8 +247,11 @@ def accepts_old_setting_names(job: Callable[P, R]) -> Callable[P, R]:
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
         current = current_names(kwargs, taken)
         for old in kwargs.keys() - current.keys():
-            warnings.warn(f"{job.__name__}({old}=...) is deprecated: use {RENAMED_SETTINGS[old]}=",
-                          DeprecationWarning, stacklevel=2)
+            warnings.warn(
+                f"{job.__name__}({old}=...) is deprecated: use {RENAMED_SETTINGS[old]}=",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         return job(*args, **current)
 
     return call

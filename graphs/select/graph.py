@@ -123,6 +123,7 @@ from benchsmith.tools.strategy_space import (
 # ---------------------------------------------------------------------------------------
 # Nodes.
 
+
 def plan(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     """Check the inputs and plan the first stage's configurations."""
     space = space_from_mapping(state["space"], "the strategy space")
@@ -137,8 +138,11 @@ def plan(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
 
 
 def _pending(runtime: Runtime[SelectContext], state: SelectState) -> list[str]:
-    return [name for name in state["configurations"]
-            if not run_file_of(runtime, state["run_id"], configuration_of(runtime, state["run_id"], name)).exists()]
+    return [
+        name
+        for name in state["configurations"]
+        if not run_file_of(runtime, state["run_id"], configuration_of(runtime, state["run_id"], name)).exists()
+    ]
 
 
 def prepare(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
@@ -149,8 +153,9 @@ def prepare(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, An
         configuration = configuration_of(runtime, state["run_id"], name)
         index = chunk_index(corpus, configuration.chunking)
         for component in dense_components(configuration.retriever):
-            embedder = embedder_for(component.model or context.embedder, job.workspace(runtime), state["run_id"],
-                                    context)
+            embedder = embedder_for(
+                component.model or context.embedder, job.workspace(runtime), state["run_id"], context
+            )
             index.dense(job.workspace(runtime), context.chroma_host, embedder, configuration.filter)
         configured_query_texts(runtime, state["run_id"], state["queries"], configuration)
     return {}
@@ -160,8 +165,13 @@ def dispatch_retrieval(state: SelectState, runtime: Runtime[SelectContext]) -> l
     """One retrieval task per configuration without a run file."""
     pending = _pending(runtime, state)
     progress_reporter(RETRIEVAL_STAGE)(len(state["configurations"]) - len(pending), len(state["configurations"]))
-    sends = [Send("retrieve", {"run_id": state["run_id"], "queries": state["queries"], "corpus": state["corpus"],
-                               "configuration": name}) for name in pending]
+    sends = [
+        Send(
+            "retrieve",
+            {"run_id": state["run_id"], "queries": state["queries"], "corpus": state["corpus"], "configuration": name},
+        )
+        for name in pending
+    ]
     return sends or "pool"
 
 
@@ -193,13 +203,24 @@ def pool(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
             for chunk_id in ranked:
                 chunk = index.by_id.get(chunk_id)
                 if chunk is None:
-                    raise InputError(f"{run_file_of(runtime, state['run_id'], configuration)} names chunk {chunk_id!r}, "
-                                     "which the corpus no longer has: it changed since the run started; start a new "
-                                     "--run-id")
-                pairs.setdefault(pair_id(query_id, chunk.key), {
-                    "pair": pair_id(query_id, chunk.key), "query_id": query_id, "key": chunk.key, "chunk_id": chunk.id,
-                    "doc_id": chunk.doc_id, "chunking": configuration.chunking.label, "title": chunk.title,
-                    "text": chunk.text})
+                    raise InputError(
+                        f"{run_file_of(runtime, state['run_id'], configuration)} names chunk {chunk_id!r}, "
+                        "which the corpus no longer has: it changed since the run started; start a new "
+                        "--run-id"
+                    )
+                pairs.setdefault(
+                    pair_id(query_id, chunk.key),
+                    {
+                        "pair": pair_id(query_id, chunk.key),
+                        "query_id": query_id,
+                        "key": chunk.key,
+                        "chunk_id": chunk.id,
+                        "doc_id": chunk.doc_id,
+                        "chunking": configuration.chunking.label,
+                        "title": chunk.title,
+                        "text": chunk.text,
+                    },
+                )
     records = sorted(pairs.values(), key=lambda record: (order.get(record["query_id"], len(order)), record["key"]))
     write_jsonl_atomic(job.run_dir(runtime, state["run_id"]).file(POOL_FILE), records)
     return {"pool_pairs": len(records)}
@@ -231,9 +252,14 @@ def dispatch_judging(state: SelectState, runtime: Runtime[SelectContext]) -> lis
     for pair, record in pooled.items():
         by_query[record["query_id"]].append(pair)
     size = max(1, job.context(runtime).batch_size)
-    batches = [pairs[start:start + size] for pairs in by_query.values() for start in range(0, len(pairs), size)]
-    sends = [Send("judge", {"run_id": state["run_id"], "queries": state["queries"], "judges": state["judges"],
-                            "pairs": batch}) for batch in batches if not judged.issuperset(batch)]
+    batches = [pairs[start : start + size] for pairs in by_query.values() for start in range(0, len(pairs), size)]
+    sends = [
+        Send(
+            "judge", {"run_id": state["run_id"], "queries": state["queries"], "judges": state["judges"], "pairs": batch}
+        )
+        for batch in batches
+        if not judged.issuperset(batch)
+    ]
     return sends or "facts"
 
 
@@ -247,10 +273,15 @@ def judge(task: JudgeTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     log = _judgment_log(runtime, task["run_id"])
     try:
         with concurrency_slot(task["run_id"], context.concurrency):
-            judged = judge_batch(records, query, judge_seams(runtime, task["run_id"], task["judges"]), store,
-                                 min_votes_of(context, task["judges"]),
-                                 statistics=_pool_statistics(job.run_dir(runtime, task["run_id"]).file(POOL_FILE)),
-                                 run=_run_identity(runtime, task["run_id"]))
+            judged = judge_batch(
+                records,
+                query,
+                judge_seams(runtime, task["run_id"], task["judges"]),
+                store,
+                min_votes_of(context, task["judges"]),
+                statistics=_pool_statistics(job.run_dir(runtime, task["run_id"]).file(POOL_FILE)),
+                run=_run_identity(runtime, task["run_id"]),
+            )
             # Durable before the slot frees: a kill after the next call starts never loses this batch; the
             # calls and verdicts it paid for are durable before it is logged (a rerun finds them)
             job.run_dir(runtime, task["run_id"]).usage.sync()
@@ -304,14 +335,23 @@ def choose(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any
     auc = _pr_auc(runtime, state, names)
     dimension = space["order"][stage]
     best = max(range(len(candidates)), key=lambda index: (auc[names[index]], -index))  # ties: the earlier level
-    log.append_once({"stage": str(stage), "dimension": dimension, "chosen": candidates[best][dimension],
-                     "pr_auc": {str(setting[dimension]): auc[name] for setting, name in zip(candidates, names)}})
+    log.append_once(
+        {
+            "stage": str(stage),
+            "dimension": dimension,
+            "chosen": candidates[best][dimension],
+            "pr_auc": {str(setting[dimension]): auc[name] for setting, name in zip(candidates, names)},
+        }
+    )
     if stage + 1 >= len(space["order"]):
         return {"searching": False}
     chosen[dimension] = candidates[best][dimension]
     following = plan_configurations(runtime, state["run_id"], stage_settings(space, stage + 1, chosen), stage + 1)
-    return {"stage": stage + 1, "searching": True,
-            "configurations": list(dict.fromkeys([*state["configurations"], *following]))}
+    return {
+        "stage": stage + 1,
+        "searching": True,
+        "configurations": list(dict.fromkeys([*state["configurations"], *following])),
+    }
 
 
 def after_choose(state: SelectState) -> Literal["prepare", "report"]:
@@ -321,17 +361,26 @@ def after_choose(state: SelectState) -> Literal["prepare", "report"]:
 # ---------------------------------------------------------------------------------------
 # Measures (graphs/select/results.py).
 
+
 def _judged_pool(runtime: Runtime[SelectContext], state: SelectState) -> JudgedPool:
     run_dir = job.run_dir(runtime, state["run_id"])
     facts_records = load_jsonl(run_dir.file(FACTS_FILE)) if run_dir.file(FACTS_FILE).exists() else []
-    return JudgedPool.of(file_records(run_dir.file(JUDGMENTS_FILE), "pair"), facts_records,
-                         [query.id for query in queries_of(state["queries"])])
+    return JudgedPool.of(
+        file_records(run_dir.file(JUDGMENTS_FILE), "pair"),
+        facts_records,
+        [query.id for query in queries_of(state["queries"])],
+    )
 
 
 def _counts(runtime: Runtime[SelectContext], state: SelectState, judged: JudgedPool, name: str) -> QueryCounts:
     configuration = configuration_of(runtime, state["run_id"], name)
-    return configuration_counts(name, configuration, chunk_index(corpus_of(state["corpus"]), configuration.chunking),
-                                read_trec_run(run_file_of(runtime, state["run_id"], configuration)), judged)
+    return configuration_counts(
+        name,
+        configuration,
+        chunk_index(corpus_of(state["corpus"]), configuration.chunking),
+        read_trec_run(run_file_of(runtime, state["run_id"], configuration)),
+        judged,
+    )
 
 
 def _pr_auc(runtime: Runtime[SelectContext], state: SelectState, names: list[str]) -> dict[str, float]:
@@ -346,52 +395,94 @@ def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
     space = space_from_mapping(state["space"], "the strategy space")
     judged = _judged_pool(runtime, state)
     weights = resample_weights(len(judged.query_ids), context.resamples, context.seed)
-    scores = {name: configuration_scores(_counts(runtime, state, judged, name), weights, context.betas,
-                                         context.confidence) for name in state["configurations"]}
+    scores = {
+        name: configuration_scores(_counts(runtime, state, judged, name), weights, context.betas, context.confidence)
+        for name in state["configurations"]
+    }
     configurations = measured_configurations(scores, file_records(run_dir.file(CONFIGURATIONS_FILE), "name"))
-    precision_first, recall_first = (best_by_f_beta(configurations, beta) for beta in (min(context.betas),
-                                                                                      max(context.betas)))
+    precision_first, recall_first = (
+        best_by_f_beta(configurations, beta) for beta in (min(context.betas), max(context.betas))
+    )
     decision = separation(configurations, scores, len(judged.query_ids), context.confidence)
     best = configurations[0] if decision["best"] is not None else None
     best_yaml = best_configuration_yaml(best["settings"], context.embedder) if best else None
     judgments = _judgment_summary(runtime, state, context)
     results = {
-        "configurations": configurations, "ranking": [c["name"] for c in configurations],
+        "configurations": configurations,
+        "ranking": [c["name"] for c in configurations],
         # A winner only when its interval does not overlap the runner-up's; else null and the tie.
-        "best": {"configuration": best["name"], "settings": best["settings"], "embedder": context.embedder,
-                 "space_file": BEST_FILE, "yaml": best_yaml} if best else None,
+        "best": {
+            "configuration": best["name"],
+            "settings": best["settings"],
+            "embedder": context.embedder,
+            "space_file": BEST_FILE,
+            "yaml": best_yaml,
+        }
+        if best
+        else None,
         "tied": decision["tied"],
         "separation": {**decision, "text": separation_text(decision, context.confidence)},
-        "precision_first": precision_first, "recall_first": recall_first,
-        "main_effects": main_effects({c["name"]: c["pr_auc"] for c in configurations},
-                                     {c["name"]: c["settings"] for c in configurations},
-                                     {d: space[d] for d in DIMENSIONS}),
+        "precision_first": precision_first,
+        "recall_first": recall_first,
+        "main_effects": main_effects(
+            {c["name"]: c["pr_auc"] for c in configurations},
+            {c["name"]: c["settings"] for c in configurations},
+            {d: space[d] for d in DIMENSIONS},
+        ),
         "stages": sorted(file_records(run_dir.file(STAGES_FILE), "stage").values(), key=lambda r: int(r["stage"])),
         "judgments": judgments,
-        "settings": {"search": space["search"], "order": space["order"], "space": {d: space[d] for d in DIMENSIONS},
-                     "judges": state["judges"], "min_votes": min_votes_of(context, state["judges"]),
-                     "batch_size": context.batch_size, "betas": list(context.betas), "resamples": context.resamples,
-                     "confidence": context.confidence, "embedder": context.embedder, "llm": context.llm,
-                     "rerank_depth": context.rerank_depth, "seed": context.seed},
-        "queries": {"path": state["queries"], "count": len(judged.query_ids),
-                    "conversational": sum(1 for query in queries_of(state["queries"]) if query.conversational)},
+        "settings": {
+            "search": space["search"],
+            "order": space["order"],
+            "space": {d: space[d] for d in DIMENSIONS},
+            "judges": state["judges"],
+            "min_votes": min_votes_of(context, state["judges"]),
+            "batch_size": context.batch_size,
+            "betas": list(context.betas),
+            "resamples": context.resamples,
+            "confidence": context.confidence,
+            "embedder": context.embedder,
+            "llm": context.llm,
+            "rerank_depth": context.rerank_depth,
+            "seed": context.seed,
+        },
+        "queries": {
+            "path": state["queries"],
+            "count": len(judged.query_ids),
+            "conversational": sum(1 for query in queries_of(state["queries"]) if query.conversational),
+        },
         "corpus": {"sources": state["corpus"], "documents": len(corpus_of(state["corpus"]).documents)},
         "curves_shown": context.curves_shown,
-        "notes": selection_notes(state["judges"], min_votes_of(context, state["judges"]), context.batch_size,
-                                 context.resamples, context.confidence, context.rerank_depth),
+        "notes": selection_notes(
+            state["judges"],
+            min_votes_of(context, state["judges"]),
+            context.batch_size,
+            context.resamples,
+            context.confidence,
+            context.rerank_depth,
+        ),
     }
     if best_yaml is not None:
         write_text_atomic(run_dir.file(BEST_FILE), best_yaml)
     else:
         run_dir.file(BEST_FILE).unlink(missing_ok=True)  # no winner: no space file that names one
     paths = write_files_atomic(run_dir.path, selection_report_files(results))
-    return {"report": {**{kind: str(path) for kind, path in paths.items()},
-                       **({"best": str(run_dir.file(BEST_FILE))} if best_yaml is not None else {})},
-            "best": decision["best"], "tied": decision["tied"], "ranking": results["ranking"],
-            "pr_auc": {c["name"]: c["pr_auc"] for c in configurations},
-            "precision_first": precision_first, "recall_first": recall_first, "pool_pairs": judgments["pool_pairs"],
-            "model_verdicts": judgments["model_verdicts"], "verdicts": judgments["verdicts_in_run"],
-            "whole_corpus_pairs": judgments["whole_corpus_pairs"]}
+    return {
+        "report": {
+            **{kind: str(path) for kind, path in paths.items()},
+            **({"best": str(run_dir.file(BEST_FILE))} if best_yaml is not None else {}),
+        },
+        "best": decision["best"],
+        "tied": decision["tied"],
+        "ranking": results["ranking"],
+        "pr_auc": {c["name"]: c["pr_auc"] for c in configurations},
+        "precision_first": precision_first,
+        "recall_first": recall_first,
+        "pool_pairs": judgments["pool_pairs"],
+        "model_verdicts": judgments["model_verdicts"],
+        "verdicts": judgments["verdicts_in_run"],
+        "whole_corpus_pairs": judgments["whole_corpus_pairs"],
+    }
 
 
 def _judgment_summary(runtime: Runtime[SelectContext], state: SelectState, context: SelectContext) -> dict[str, Any]:
@@ -406,23 +497,30 @@ def _judgment_summary(runtime: Runtime[SelectContext], state: SelectState, conte
     texts = {chunk.key for spec in chunkings for chunk in chunk_index(corpus, spec).chunks}
     queries = len(queries_of(state["queries"]))
     facts_records = load_jsonl(run_dir.file(FACTS_FILE)) if run_dir.file(FACTS_FILE).exists() else []
-    return {"pool_pairs": len(pooled), "judged_pairs": len(judgments.keys() & pooled.keys()),
-            "relevant_pairs": sum(1 for pair in pooled if judgments.get(pair, {}).get("relevant")),
-            "facts": sum(len(record["facts"]) for record in facts_records),
-            "queries": queries, "distinct_chunks": len(texts), "whole_corpus_pairs": queries * len(texts),
-            "judges": state["judges"],
-            "model_verdicts": sum(1 for spec, verdict in verdicts
-                                  if stores_verdicts(seams[spec]) and not verdict.get("cached")),
-            "stored_verdicts": sum(1 for _, verdict in verdicts if verdict.get("cached")),
-            "free_verdicts": sum(1 for spec, _ in verdicts if not stores_verdicts(seams[spec])),
-            # Every verdict on this run's pairs, by where it came from: what this run judged.
-            "verdicts_in_run": {
-                "total": len(verdicts),
-                "model": sum(1 for spec, verdict in verdicts
-                             if stores_verdicts(seams[spec]) and not verdict.get("cached")),
-                "stored": sum(1 for _, verdict in verdicts if verdict.get("cached")),
-                "offline": sum(1 for spec, _ in verdicts if not stores_verdicts(seams[spec]))},
-            "batch_size": context.batch_size, "usage": run_dir.usage.totals()}
+    return {
+        "pool_pairs": len(pooled),
+        "judged_pairs": len(judgments.keys() & pooled.keys()),
+        "relevant_pairs": sum(1 for pair in pooled if judgments.get(pair, {}).get("relevant")),
+        "facts": sum(len(record["facts"]) for record in facts_records),
+        "queries": queries,
+        "distinct_chunks": len(texts),
+        "whole_corpus_pairs": queries * len(texts),
+        "judges": state["judges"],
+        "model_verdicts": sum(
+            1 for spec, verdict in verdicts if stores_verdicts(seams[spec]) and not verdict.get("cached")
+        ),
+        "stored_verdicts": sum(1 for _, verdict in verdicts if verdict.get("cached")),
+        "free_verdicts": sum(1 for spec, _ in verdicts if not stores_verdicts(seams[spec])),
+        # Every verdict on this run's pairs, by where it came from: what this run judged.
+        "verdicts_in_run": {
+            "total": len(verdicts),
+            "model": sum(1 for spec, verdict in verdicts if stores_verdicts(seams[spec]) and not verdict.get("cached")),
+            "stored": sum(1 for _, verdict in verdicts if verdict.get("cached")),
+            "offline": sum(1 for spec, _ in verdicts if not stores_verdicts(seams[spec])),
+        },
+        "batch_size": context.batch_size,
+        "usage": run_dir.usage.totals(),
+    }
 
 
 builder = StateGraph(SelectState, context_schema=SelectContext, input_schema=SelectInput, output_schema=SelectOutput)

@@ -104,24 +104,37 @@ def run_file_of(runtime: Runtime[SelectContext], run_id: str, configuration: Sel
     return job.run_dir(runtime, run_id).file(RUN_FILES_DIR) / f"{configuration.file_stem}.trec"
 
 
-def plan_configurations(runtime: Runtime[SelectContext], run_id: str, settings: list[dict[str, Any]],
-                         stage: int) -> list[str]:
+def plan_configurations(
+    runtime: Runtime[SelectContext], run_id: str, settings: list[dict[str, Any]], stage: int
+) -> list[str]:
     log = configuration_log(runtime, run_id)
     names = []
     for setting in settings:
         configuration = SelectConfiguration.from_settings(setting)
-        log.append_once({"name": configuration.name, "settings": configuration.settings(), "stage": stage,
-                         "run_file": f"{RUN_FILES_DIR}/{configuration.file_stem}.trec"})
+        log.append_once(
+            {
+                "name": configuration.name,
+                "settings": configuration.settings(),
+                "stage": stage,
+                "run_file": f"{RUN_FILES_DIR}/{configuration.file_stem}.trec",
+            }
+        )
         names.append(configuration.name)
     return list(dict.fromkeys(names))
 
 
-def configured_query_texts(runtime: Runtime[SelectContext], run_id: str, queries_path: str,
-                 configuration: SelectConfiguration) -> dict[str, list[str]]:
+def configured_query_texts(
+    runtime: Runtime[SelectContext], run_id: str, queries_path: str, configuration: SelectConfiguration
+) -> dict[str, list[str]]:
     context = job.context(runtime)
     path = job.run_dir(runtime, run_id).file(QUERIES_DIR) / f"{configuration.rewrite.label.replace(':', '-')}.jsonl"
-    return query_texts(path, queries_of(queries_path), configuration.rewrite,
-                       lambda: run_seam(job.workspace(runtime), run_id, context.llm, context), context.concurrency)
+    return query_texts(
+        path,
+        queries_of(queries_path),
+        configuration.rewrite,
+        lambda: run_seam(job.workspace(runtime), run_id, context.llm, context),
+        context.concurrency,
+    )
 
 
 def dense_components(retriever: RetrieverSpec) -> list[RetrieverSpec]:

@@ -53,10 +53,20 @@ def stores_verdicts(seam: ModelSeam) -> bool:
 
 
 def verdict_key(spec: str, seam: ModelSeam, query: BenchmarkQuery, passage: str) -> str:
-    canonical = json.dumps({"judge": spec, "model": seam.model, "endpoint": getattr(seam.backend, "endpoint", None),
-                            "sampling": seam.settings.sampling(), "prompt": PROMPT_VERSION,
-                            "history": query.history, "question": query.question, "passage": passage},
-                           sort_keys=True, ensure_ascii=False)
+    canonical = json.dumps(
+        {
+            "judge": spec,
+            "model": seam.model,
+            "endpoint": getattr(seam.backend, "endpoint", None),
+            "sampling": seam.settings.sampling(),
+            "prompt": PROMPT_VERSION,
+            "history": query.history,
+            "question": query.question,
+            "passage": passage,
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -66,8 +76,15 @@ def run_identity(run_id: str, created: float | None) -> str:
     return f"{run_id}@{created!r}" if created is not None else run_id
 
 
-def judge_batch(pairs: Sequence[Mapping[str, Any]], query: BenchmarkQuery, judges: Judges, store: LLMCache,
-                min_votes: int, statistics: WordStatistics | None = None, run: str = "") -> list[dict[str, Any]]:
+def judge_batch(
+    pairs: Sequence[Mapping[str, Any]],
+    query: BenchmarkQuery,
+    judges: Judges,
+    store: LLMCache,
+    min_votes: int,
+    statistics: WordStatistics | None = None,
+    run: str = "",
+) -> list[dict[str, Any]]:
     """Every judge's verdict on each pair of one query (stored verdicts reused, the rest asked
     in one call per judge), and the ensemble's: relevant when ``is_confirmed`` (the audit's rule).
     ``run`` names the run judging (:func:`run_identity`): verdicts are stored under it, and a
@@ -90,15 +107,23 @@ def judge_batch(pairs: Sequence[Mapping[str, Any]], query: BenchmarkQuery, judge
                 pending.append(record)
         if not pending:
             continue
-        answer = seam.run(PoolJudge(len(pending)), history=query.history, question=query.question,
-                          passages=[record["text"] for record in pending], query_id=query.id,
-                          passage_ids=[record["chunk_id"] for record in pending],
-                          passage_documents=[record["doc_id"] for record in pending],
-                          passage_titles=[record.get("title", "") for record in pending], statistics=statistics)
+        answer = seam.run(
+            PoolJudge(len(pending)),
+            history=query.history,
+            question=query.question,
+            passages=[record["text"] for record in pending],
+            query_id=query.id,
+            passage_ids=[record["chunk_id"] for record in pending],
+            passage_documents=[record["doc_id"] for record in pending],
+            passage_titles=[record.get("title", "") for record in pending],
+            statistics=statistics,
+        )
         for record, judgment in zip(pending, answer.judgments):
             verdict = {"relevant": judgment.relevant, "facts": judgment.facts, "rationale": judgment.rationale}
             if stores_verdicts(seam):
-                store.put(verdict_key(spec, seam, query, record["text"]), seam.model, json.dumps({**verdict, "run": run}))
+                store.put(
+                    verdict_key(spec, seam, query, record["text"]), seam.model, json.dumps({**verdict, "run": run})
+                )
             verdicts[record["pair"]][spec] = {**verdict, "cached": False}
         if stores_verdicts(seam):
             # a judge's verdicts, and the calls they cost, are on file before the next judge is asked:
@@ -107,29 +132,40 @@ def judge_batch(pairs: Sequence[Mapping[str, Any]], query: BenchmarkQuery, judge
     results = []
     for record in pairs:
         votes = sum(1 for verdict in verdicts[record["pair"]].values() if verdict["relevant"])
-        results.append({"pair": record["pair"], "query_id": record["query_id"], "key": record["key"],
-                        "chunk_id": record["chunk_id"], "doc_id": record["doc_id"], "votes": votes,
-                        "relevant": is_confirmed(votes, len(judges), min_votes),
-                        "verdicts": verdicts[record["pair"]]})
+        results.append(
+            {
+                "pair": record["pair"],
+                "query_id": record["query_id"],
+                "key": record["key"],
+                "chunk_id": record["chunk_id"],
+                "doc_id": record["doc_id"],
+                "votes": votes,
+                "relevant": is_confirmed(votes, len(judges), min_votes),
+                "verdicts": verdicts[record["pair"]],
+            }
+        )
     return results
 
 
-def query_facts(query: BenchmarkQuery, judged: Sequence[Mapping[str, Any]], judges: Judges,
-                min_votes: int) -> dict[str, Any]:
+def query_facts(
+    query: BenchmarkQuery, judged: Sequence[Mapping[str, Any]], judges: Judges, min_votes: int
+) -> dict[str, Any]:
     """The facts of one query's relevant pairs, clustered across chunks and chunkings: facts
     equal after normalization or overlapping enough are one; near-matches are put to the
     judges (same vote rule)."""
     relevant = [record for record in judged if record["relevant"]]
     quotes: list[tuple[str, str]] = []  # (pair key, quoted fact)
     for record in sorted(relevant, key=lambda record: record["key"]):
-        facts = dict.fromkeys(fact for verdict in record["verdicts"].values() if verdict["relevant"]
-                              for fact in verdict["facts"])
+        facts = dict.fromkeys(
+            fact for verdict in record["verdicts"].values() if verdict["relevant"] for fact in verdict["facts"]
+        )
         quotes += [(record["key"], fact) for fact in facts]
     question = build_query(query, HistoryMode("full"))
 
     def same_fact(first: str, second: str) -> bool:
-        votes = sum(1 for _, seam in judges
-                    if seam.run(FactMatchJudge(), question=question, first=first, second=second).same)
+        votes = sum(
+            1 for _, seam in judges if seam.run(FactMatchJudge(), question=question, first=first, second=second).same
+        )
         return is_confirmed(votes, len(judges), min_votes)
 
     clusters = cluster_facts([fact for _, fact in quotes], same_fact)
@@ -138,8 +174,11 @@ def query_facts(query: BenchmarkQuery, judged: Sequence[Mapping[str, Any]], judg
     for (key, fact), cluster in zip(quotes, clusters):
         facts.setdefault(cluster, set()).add(fact)
         keys.setdefault(key, set()).add(f"f{cluster}")
-    return {"query_id": query.id,
-            "facts": [{"id": f"f{cluster}", "text": min(texts, key=lambda text: (len(text), text)),
-                       "quotes": sorted(texts)} for cluster, texts in sorted(facts.items())],
-            "keys": {key: sorted(ids) for key, ids in sorted(keys.items())}}
-
+    return {
+        "query_id": query.id,
+        "facts": [
+            {"id": f"f{cluster}", "text": min(texts, key=lambda text: (len(text), text)), "quotes": sorted(texts)}
+            for cluster, texts in sorted(facts.items())
+        ],
+        "keys": {key: sorted(ids) for key, ids in sorted(keys.items())},
+    }

@@ -36,17 +36,24 @@ class JudgedPool:
     facts_per_query: dict[str, int]
 
     @classmethod
-    def of(cls, judgments: Mapping[str, Mapping[str, Any]], facts_records: Sequence[Mapping[str, Any]],
-           query_ids: list[str]) -> JudgedPool:
+    def of(
+        cls,
+        judgments: Mapping[str, Mapping[str, Any]],
+        facts_records: Sequence[Mapping[str, Any]],
+        query_ids: list[str],
+    ) -> JudgedPool:
         """From judgments.jsonl (by pair) and facts.jsonl (per query)."""
-        return cls(query_ids, {pair: bool(record["relevant"]) for pair, record in judgments.items()},
-                   {pair_id(record["query_id"], key): ids for record in facts_records
-                    for key, ids in record["keys"].items()},
-                   {record["query_id"]: len(record["facts"]) for record in facts_records})
+        return cls(
+            query_ids,
+            {pair: bool(record["relevant"]) for pair, record in judgments.items()},
+            {pair_id(record["query_id"], key): ids for record in facts_records for key, ids in record["keys"].items()},
+            {record["query_id"]: len(record["facts"]) for record in facts_records},
+        )
 
 
-def configuration_counts(name: str, configuration: SelectConfiguration, index: ChunkIndex, run: Run,
-                         judged: JudgedPool) -> QueryCounts:
+def configuration_counts(
+    name: str, configuration: SelectConfiguration, index: ChunkIndex, run: Run, judged: JudgedPool
+) -> QueryCounts:
     """The configuration's ranking per query read as (relevant, facts) per rank, counted at k = 1..K."""
     rankings = {}
     for query_id, ranked in run.items():
@@ -59,23 +66,35 @@ def configuration_counts(name: str, configuration: SelectConfiguration, index: C
     return query_counts(rankings, judged.facts_per_query, judged.query_ids, configuration.top_k)
 
 
-def measured_configurations(scores: Mapping[str, Mapping[str, Any]],
-                            records: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+def measured_configurations(
+    scores: Mapping[str, Mapping[str, Any]], records: Mapping[str, Mapping[str, Any]]
+) -> list[dict[str, Any]]:
     """Every configuration with its settings and measures, best first: by PR-AUC, ties to the
     higher precision at K (the same area with fewer chunks handed on), then by name. Each
     carries the share of bootstrap resamples in which the best one beats it."""
     ranking = sorted(scores, key=lambda name: (-scores[name]["pr_auc"], -_last(scores[name]["precision_at_k"]), name))
     best_resampled = scores[ranking[0]]["resampled_pr_auc"]
-    return [{"name": name, "settings": records[name]["settings"], "stage": records[name]["stage"],
-             **{key: value for key, value in scores[name].items() if key != "resampled_pr_auc"},
-             "run_file": records[name]["run_file"],
-             "best_beats_it": None if name == ranking[0] else win_share(best_resampled,
-                                                                        scores[name]["resampled_pr_auc"])}
-            for name in ranking]
+    return [
+        {
+            "name": name,
+            "settings": records[name]["settings"],
+            "stage": records[name]["stage"],
+            **{key: value for key, value in scores[name].items() if key != "resampled_pr_auc"},
+            "run_file": records[name]["run_file"],
+            "best_beats_it": None
+            if name == ranking[0]
+            else win_share(best_resampled, scores[name]["resampled_pr_auc"]),
+        }
+        for name in ranking
+    ]
 
 
-def separation(configurations: Sequence[Mapping[str, Any]], scores: Mapping[str, Mapping[str, Any]], queries: int,
-               confidence: float) -> dict[str, Any]:
+def separation(
+    configurations: Sequence[Mapping[str, Any]],
+    scores: Mapping[str, Mapping[str, Any]],
+    queries: int,
+    confidence: float,
+) -> dict[str, Any]:
     """Is the top configuration (``configurations`` ranked, best first) a winner? Only when its
     PR-AUC interval does not overlap the runner-up's. Otherwise ``best`` is None and ``tied``
     lists the configurations whose intervals overlap the top one's, with the queries that would
@@ -87,9 +106,14 @@ def separation(configurations: Sequence[Mapping[str, Any]], scores: Mapping[str,
     difference = top["pr_auc"] - runner_up["pr_auc"]
     errors = [bootstrap_standard_error(scores[c["name"]]["resampled_pr_auc"]) for c in (top, runner_up)]
     needed = queries_to_separate(difference, *errors, queries, confidence)
-    compared = {"runner_up": runner_up["name"], "difference": difference, "standard_errors": errors,
-                "queries": queries, "queries_needed": needed,
-                "more_queries": None if needed is None else max(needed - queries, 0)}
+    compared = {
+        "runner_up": runner_up["name"],
+        "difference": difference,
+        "standard_errors": errors,
+        "queries": queries,
+        "queries_needed": needed,
+        "more_queries": None if needed is None else max(needed - queries, 0),
+    }
     if not intervals_overlap(top["pr_auc_interval"], runner_up["pr_auc_interval"]):
         return {"best": top["name"], "tied": [], **compared}
     tied = [c["name"] for c in configurations if intervals_overlap(top["pr_auc_interval"], c["pr_auc_interval"])]
@@ -101,18 +125,26 @@ def separation_text(decision: Mapping[str, Any], confidence: float) -> str:
     if decision["best"] is not None:
         if decision["runner_up"] is None:
             return f"{decision['best']} is the only configuration."
-        return (f"{decision['best']} wins: its {confidence:.0%} PR-AUC interval does not overlap the runner-up's "
-                f"({decision['runner_up']}).")
+        return (
+            f"{decision['best']} wins: its {confidence:.0%} PR-AUC interval does not overlap the runner-up's "
+            f"({decision['runner_up']})."
+        )
     top, others = decision["tied"][0], ", ".join(decision["tied"][1:])
-    text = (f"No winner: the {confidence:.0%} PR-AUC interval of {top} overlaps those of {others}, so these queries "
-            "do not tell them apart. ")
+    text = (
+        f"No winner: the {confidence:.0%} PR-AUC interval of {top} overlaps those of {others}, so these queries "
+        "do not tell them apart. "
+    )
     if decision["queries_needed"] is None:
-        return text + ("The top two scored exactly the same: no number of queries like these separates them; "
-                       "compare them on other queries or other settings.")
-    return text + (f"About {decision['queries_needed']:,} queries in all ({decision['more_queries']:,} more than the "
-                   f"{decision['queries']:,} judged) would separate {decision['tied'][0]} from {decision['runner_up']} "
-                   f"if their PR-AUC difference ({decision['difference']:.3f}) held: n · (z · (se₁ + se₂) / d)², "
-                   "with the bootstrap standard errors se₁, se₂.")
+        return text + (
+            "The top two scored exactly the same: no number of queries like these separates them; "
+            "compare them on other queries or other settings."
+        )
+    return text + (
+        f"About {decision['queries_needed']:,} queries in all ({decision['more_queries']:,} more than the "
+        f"{decision['queries']:,} judged) would separate {decision['tied'][0]} from {decision['runner_up']} "
+        f"if their PR-AUC difference ({decision['difference']:.3f}) held: n · (z · (se₁ + se₂) / d)², "
+        "with the bootstrap standard errors se₁, se₂."
+    )
 
 
 def _last(by_k: Mapping[str, float]) -> float:
@@ -123,21 +155,29 @@ def best_by_f_beta(configurations: Sequence[Mapping[str, Any]], beta: float) -> 
     """The configuration, and its cut k, with the highest F-beta (ties: the higher PR-AUC)."""
     key = f"{beta:g}"
     best = max(configurations, key=lambda c: (c["f_beta"][key]["best"], c["pr_auc"]))
-    return {"configuration": best["name"], "beta": beta, "k": best["f_beta"][key]["best_k"],
-            "f_beta": best["f_beta"][key]["best"], "interval": best["f_beta"][key]["interval"],
-            "settings": {**best["settings"], "top_k": best["f_beta"][key]["best_k"]}}
+    return {
+        "configuration": best["name"],
+        "beta": beta,
+        "k": best["f_beta"][key]["best_k"],
+        "f_beta": best["f_beta"][key]["best"],
+        "interval": best["f_beta"][key]["interval"],
+        "settings": {**best["settings"], "top_k": best["f_beta"][key]["best_k"]},
+    }
 
 
 def best_configuration_yaml(settings: Mapping[str, Any], embedder: str) -> str:
     """The best configuration as a strategy space of one configuration: ``--space`` takes it as it is."""
-    header = (f"# The best configuration of a benchsmith select run; the dense retriever's embedder: {embedder}.\n"
-              f"# Re-run it alone with: benchsmith select QUERIES --corpus ... --space {BEST_FILE}\n")
+    header = (
+        f"# The best configuration of a benchsmith select run; the dense retriever's embedder: {embedder}.\n"
+        f"# Re-run it alone with: benchsmith select QUERIES --corpus ... --space {BEST_FILE}\n"
+    )
     body = {dimension: [settings[dimension]] for dimension in DIMENSIONS}
     return header + yaml.safe_dump(body, sort_keys=False, allow_unicode=True)
 
 
-def selection_notes(judges: Sequence[str], votes: int, batch_size: int, resamples: int, confidence: float,
-                    rerank_depth: int) -> list[str]:
+def selection_notes(
+    judges: Sequence[str], votes: int, batch_size: int, resamples: int, confidence: float, rerank_depth: int
+) -> list[str]:
     return [
         "Pool: the union of every configuration's top K per query; each (query, chunk text) pair is judged once "
         f"({batch_size} pairs of one query per call) by {', '.join(judges)}. Vote rule (the audit's): a chunk "

@@ -58,6 +58,7 @@ _lock = threading.Lock()
 # ---------------------------------------------------------------------------------------
 # The corpus and its chunkings.
 
+
 @dataclass
 class Corpus:
     documents: list[Document]
@@ -118,13 +119,16 @@ class ChunkIndex:
             return None
         return {chunk.id for chunk in self.chunks if metadata_filter.allows(chunk.metadata())}
 
-    def dense(self, workspace: Workspace, chroma_host: str | None, embedder: Embedder,
-              metadata_filter: MetadataFilter) -> DenseIndex:
+    def dense(
+        self, workspace: Workspace, chroma_host: str | None, embedder: Embedder, metadata_filter: MetadataFilter
+    ) -> DenseIndex:
         """Exact search over this chunking's vectors under ``embedder`` (only the chunks the filter allows)."""
         with self._lock:
             key = (embedder.name, metadata_filter.label)
             if key not in self._dense:
-                everything = self._dense.get((embedder.name, "none")) or self._embedded(workspace, chroma_host, embedder)
+                everything = self._dense.get((embedder.name, "none")) or self._embedded(
+                    workspace, chroma_host, embedder
+                )
                 self._dense[(embedder.name, "none")] = everything
                 allowed = self.allowed_ids(metadata_filter)
                 if allowed is not None:
@@ -133,12 +137,21 @@ class ChunkIndex:
             return self._dense[key]
 
     def _embedded(self, workspace: Workspace, chroma_host: str | None, embedder: Embedder) -> DenseIndex:
-        store = VectorStore(chroma_client(workspace, chroma_host), collection_name(self.corpus, self.spec, embedder),
-                            ChromaEmbeddingFunction(embedder), embedder.name)
+        store = VectorStore(
+            chroma_client(workspace, chroma_host),
+            collection_name(self.corpus, self.spec, embedder),
+            ChromaEmbeddingFunction(embedder),
+            embedder.name,
+        )
         items = [IndexItem(chunk.id, embedded_text(chunk.title, chunk.text), chunk.metadata()) for chunk in self.chunks]
         # Cached by text: chunks another chunking, an ingestion or an earlier search embedded are not embedded again.
-        embed_into(store, items, cached_embedder(embedder, workspace), DEFAULT_INDEX_BATCH_SIZE,
-                   progress_reporter(f"embed {self.spec.label}"))
+        embed_into(
+            store,
+            items,
+            cached_embedder(embedder, workspace),
+            DEFAULT_INDEX_BATCH_SIZE,
+            progress_reporter(f"embed {self.spec.label}"),
+        )
         return DenseIndex.from_store(store)
 
 
@@ -168,8 +181,9 @@ def chunk_index(corpus: Corpus, spec: ChunkingSpec) -> ChunkIndex:
 _query_lock = threading.Lock()
 
 
-def query_texts(path: Path, queries: Sequence[BenchmarkQuery], rewrite: RewriteSpec, seam: Callable[[], ModelSeam],
-                concurrency: int) -> dict[str, list[str]]:
+def query_texts(
+    path: Path, queries: Sequence[BenchmarkQuery], rewrite: RewriteSpec, seam: Callable[[], ModelSeam], concurrency: int
+) -> dict[str, list[str]]:
     """``{query id: [texts]}`` a rewrite level sends (the first is the query itself or its
     rewrite; expansions follow), from ``path`` when written, else built and written there."""
     with _query_lock:
@@ -180,11 +194,19 @@ def query_texts(path: Path, queries: Sequence[BenchmarkQuery], rewrite: RewriteS
         def texts_of(query: BenchmarkQuery) -> list[str]:
             asked = build_query(query, HistoryMode("full"))
             if rewrite.kind == "rewrite":
-                return [build_query(query, HistoryMode("rewrite"), lambda history, question: seam().run(
-                    Rewriter(), history=history, question=question).query)]
+                return [
+                    build_query(
+                        query,
+                        HistoryMode("rewrite"),
+                        lambda history, question: seam().run(Rewriter(), history=history, question=question).query,
+                    )
+                ]
             if rewrite.kind == "expand":
-                expanded = seam().run(QueryExpander(), history=query.history, question=query.question,
-                                      count=rewrite.expansions).queries[: rewrite.expansions]
+                expanded = (
+                    seam()
+                    .run(QueryExpander(), history=query.history, question=query.question, count=rewrite.expansions)
+                    .queries[: rewrite.expansions]
+                )
                 return list(dict.fromkeys([asked, *expanded]))
             return [asked]
 
@@ -201,6 +223,7 @@ def query_texts(path: Path, queries: Sequence[BenchmarkQuery], rewrite: RewriteS
 # ---------------------------------------------------------------------------------------
 # One configuration's run.
 
+
 @dataclass(frozen=True)
 class RetrievalSettings:
     workspace: Workspace
@@ -209,43 +232,73 @@ class RetrievalSettings:
     rerank_depth: int
 
 
-def configuration_run(configuration: SelectConfiguration, index: ChunkIndex, texts: Mapping[str, list[str]],
-                      settings: RetrievalSettings) -> Run:
+def configuration_run(
+    configuration: SelectConfiguration, index: ChunkIndex, texts: Mapping[str, list[str]], settings: RetrievalSettings
+) -> Run:
     """The configuration's top K per query: each query text retrieved (expansions fused by RRF),
     reranked when the configuration reranks, cut to K."""
     depth = max(configuration.top_k, settings.rerank_depth if configuration.rerank else 0)
     variants = max((len(value) for value in texts.values()), default=1)
-    runs = [first_stage(configuration.retriever, index, {query_id: value[variant] for query_id, value in texts.items()
-                                                          if len(value) > variant},
-                        depth, configuration.filter, settings)
-            for variant in range(variants)]
+    runs = [
+        first_stage(
+            configuration.retriever,
+            index,
+            {query_id: value[variant] for query_id, value in texts.items() if len(value) > variant},
+            depth,
+            configuration.filter,
+            settings,
+        )
+        for variant in range(variants)
+    ]
     run = runs[0] if len(runs) == 1 else fused(runs, "rrf", None, depth)
     if configuration.rerank:
         queries = {query_id: value[0] for query_id, value in texts.items()}
-        run = rerank_run(run, queries, {chunk_id: index.by_id[chunk_id].text for docs in run.values() for chunk_id in docs},
-                         scorer_for(configuration.rerank), settings.rerank_depth)
-    return {query_id: dict(sorted(run.get(query_id, {}).items(), key=lambda item: (-item[1], item[0]))
-                           [: configuration.top_k]) for query_id in texts}
+        run = rerank_run(
+            run,
+            queries,
+            {chunk_id: index.by_id[chunk_id].text for docs in run.values() for chunk_id in docs},
+            scorer_for(configuration.rerank),
+            settings.rerank_depth,
+        )
+    return {
+        query_id: dict(
+            sorted(run.get(query_id, {}).items(), key=lambda item: (-item[1], item[0]))[: configuration.top_k]
+        )
+        for query_id in texts
+    }
 
 
-def first_stage(retriever: RetrieverSpec, index: ChunkIndex, queries: Mapping[str, str], depth: int,
-                metadata_filter: MetadataFilter, settings: RetrievalSettings) -> Run:
+def first_stage(
+    retriever: RetrieverSpec,
+    index: ChunkIndex,
+    queries: Mapping[str, str],
+    depth: int,
+    metadata_filter: MetadataFilter,
+    settings: RetrievalSettings,
+) -> Run:
     """A retriever's top ``depth`` chunks of those the filter allows, per query."""
     if not queries:
         return {}
     if retriever.kind == "hybrid":
         candidates = max(depth, FUSION_CANDIDATES)
-        runs = [first_stage(component, index, queries, candidates, metadata_filter, settings)
-                for component in retriever.components]
+        runs = [
+            first_stage(component, index, queries, candidates, metadata_filter, settings)
+            for component in retriever.components
+        ]
         return fused(runs, retriever.method, retriever.weights, depth)
     if retriever.kind == "bm25":
         allowed = index.allowed_ids(metadata_filter)
         # Searching past the excluded chunks finds `depth` allowed ones whenever there are that many.
         excluded = len(index.chunks) - len(allowed) if allowed is not None else 0
         run = index.bm25().search(dict(queries), depth + excluded)
-        return {query_id: dict(list((doc_id, score) for doc_id, score in ranked.items()
-                                    if allowed is None or doc_id in allowed)[:depth])
-                for query_id, ranked in run.items()}
+        return {
+            query_id: dict(
+                list((doc_id, score) for doc_id, score in ranked.items() if allowed is None or doc_id in allowed)[
+                    :depth
+                ]
+            )
+            for query_id, ranked in run.items()
+        }
     embedder = embedder_for(retriever.model or settings.embedder)
     dense = index.dense(settings.workspace, settings.chroma_host, embedder, metadata_filter)
     if not len(dense.doc_ids):

@@ -59,15 +59,23 @@ def begin(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Comma
     wanted = state.get("turns_wanted", DEFAULT_TURNS)
     if wanted < 1:
         raise InputError(f"conversation {state['conversation_id']!r}: turns_wanted must be at least 1")
-    source = {"collection": state["collection"], "cluster_id": state.get("cluster_id"),
-              "chunk_ids": list(state.get("chunk_ids") or []), "turns_wanted": wanted}
+    source = {
+        "collection": state["collection"],
+        "cluster_id": state.get("cluster_id"),
+        "chunk_ids": list(state.get("chunk_ids") or []),
+        "turns_wanted": wanted,
+    }
     check_turn_types(job.context(runtime))  # impossible rates or an unknown question type stop here
     if state.get("source") not in (None, source):
-        raise InputError(f"conversation {state['conversation_id']!r} was made from {state['source']}, not {source}: "
-                         "a changed input under an existing id is refused; use a new conversation id (thread)")
+        raise InputError(
+            f"conversation {state['conversation_id']!r} was made from {state['source']}, not {source}: "
+            "a changed input under an existing id is refused; use a new conversation id (thread)"
+        )
     if has_cluster and not 0 <= state["cluster_id"] < len(walked_clusters(runtime, state)):
-        raise InputError(f"conversation {state['conversation_id']!r}: no cluster {state['cluster_id']} in the "
-                         f"clustering of {state['collection']!r}")
+        raise InputError(
+            f"conversation {state['conversation_id']!r}: no cluster {state['cluster_id']} in the "
+            f"clustering of {state['collection']!r}"
+        )
     done = len(state.get("turns", [])) >= wanted
     return Command(goto=END if done else "walker", update={"source": source, "turns_wanted": wanted})
 
@@ -105,11 +113,18 @@ def turn_type(state: ConversationState, runtime: Runtime[SynthesisContext]) -> C
     kind, dropped = drawn, attempt.get("dropped")
     if dropped or (drawn != "answerable" and kind_plan(runtime, state, drawn, attempt.get("attempt", 0)) is None):
         kind, dropped = "answerable", dropped or drawn
-    question_type = draw_question_type(question_mix(context),
-                                       turn_rng(context.seed, state["conversation_id"], index, "question-type"))
-    return Command(goto=NODE_OF_KIND.get(kind, kind),  # type: ignore[arg-type]
-                   update={"kind": kind, "kind_drawn": drawn, "question_type": question_type,
-                           "label_attempt": {**attempt, "turn": index, "dropped": dropped}})
+    question_type = draw_question_type(
+        question_mix(context), turn_rng(context.seed, state["conversation_id"], index, "question-type")
+    )
+    return Command(
+        goto=NODE_OF_KIND.get(kind, kind),  # type: ignore[arg-type]
+        update={
+            "kind": kind,
+            "kind_drawn": drawn,
+            "question_type": question_type,
+            "label_attempt": {**attempt, "turn": index, "dropped": dropped},
+        },
+    )
 
 
 def _build_kind(kind: str):
@@ -124,12 +139,15 @@ def _build_kind(kind: str):
     return build
 
 
-KIND_NODES = [_build_kind(kind) for kind in ("answerable", "unanswerable", "partial", "underspecified",
-                                             "multi-passage", "clarification")]
+KIND_NODES = [
+    _build_kind(kind)
+    for kind in ("answerable", "unanswerable", "partial", "underspecified", "multi-passage", "clarification")
+]
 
 
-def _ask(runtime: Runtime[SynthesisContext], state: ConversationState, plan: dict[str, Any],
-         seam: ModelSeam) -> list[tuple[float, Any]]:
+def _ask(
+    runtime: Runtime[SynthesisContext], state: ConversationState, plan: dict[str, Any], seam: ModelSeam
+) -> list[tuple[float, Any]]:
     """The questioner's drafts for one gold chunk with their overlaps: the first, then one per
     corrective turn while the last is above ``max_overlap`` (tools/overlap_retry.py)."""
     context = job.context(runtime)
@@ -143,20 +161,27 @@ def _ask(runtime: Runtime[SynthesisContext], state: ConversationState, plan: dic
         return round(lexical_overlap(question, [gold["text"]]), 4)
 
     refused = [question for question in (state.get("label_attempt") or {}).get("refused", [])]
-    inputs = {"gold": gold, "related": related, "history": turns, "switch": plan["switch"],
-              **({"question_type": state["question_type"]} if state.get("question_type") else {}),
-              **({"refused": refused} if refused else {}),
-              "corpus_stats": corpus_stats(runtime, state["collection"]),
-              "previous_subject": state.get("previous_subject") if turns else None,
-              "max_overlap": context.max_overlap, "measure_overlap": measure_overlap}
+    inputs = {
+        "gold": gold,
+        "related": related,
+        "history": turns,
+        "switch": plan["switch"],
+        **({"question_type": state["question_type"]} if state.get("question_type") else {}),
+        **({"refused": refused} if refused else {}),
+        "corpus_stats": corpus_stats(runtime, state["collection"]),
+        "previous_subject": state.get("previous_subject") if turns else None,
+        "max_overlap": context.max_overlap,
+        "measure_overlap": measure_overlap,
+    }
 
     def ask(drafts: list[tuple[float, Any]]) -> Any:
         rejected = [{"question": draft.question, "overlap": overlap} for overlap, draft in drafts]
         # The first call's inputs (and so its prompt and cache key) are those of a run without the limit.
         return seam.run(Questioner(), **inputs, **({"rejected": rejected} if rejected else {}))
 
-    return ask_with_corrections(ask, lambda draft: measure_overlap(draft.question), context.max_overlap,
-                                context.overlap_attempts)
+    return ask_with_corrections(
+        ask, lambda draft: measure_overlap(draft.question), context.max_overlap, context.overlap_attempts
+    )
 
 
 def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
@@ -172,13 +197,18 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
     follow_up = bool(state.get("turns"))
     refused_golds = frozenset((state.get("label_attempt") or {}).get("refused_golds", []))
     if plan["gold_id"] in refused_golds:  # the quality gate refused this gold's question: another gold
-        plan = plan_turn(runtime, state, plan.get("switch_drawn") or plan["switch"], refused_golds,
-                         len(refused_golds)) or plan
+        plan = (
+            plan_turn(runtime, state, plan.get("switch_drawn") or plan["switch"], refused_golds, len(refused_golds))
+            or plan
+        )
 
     def ask(candidate: dict[str, Any]) -> list[tuple[bool, float, Any]]:
         asked = _ask(runtime, state, candidate, seam)
-        gold = passages_of(runtime, state["collection"], [candidate["gold_id"]]) \
-            if context.quality_gate == "replan" else None  # the gate's rules re-plan only in "replan"
+        gold = (
+            passages_of(runtime, state["collection"], [candidate["gold_id"]])
+            if context.quality_gate == "replan"
+            else None
+        )  # the gate's rules re-plan only in "replan"
         return [(ill_formed_question(draft.question, follow_up, gold), overlap, draft) for overlap, draft in asked]
 
     def replan(tried: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -188,34 +218,63 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
         # similarity rule.
         drawn = tried[-1].get("switch_drawn") or tried[-1]["switch"]
         excluded = frozenset(tried_plan["gold_id"] for tried_plan in tried)
-        return plan_turn(runtime, state, drawn, excluded, len(tried)) or \
-            (plan_turn(runtime, state, "hard", excluded, len(tried)) if drawn != "hard" and turns_so_far(state)
-             else None)
+        return plan_turn(runtime, state, drawn, excluded, len(tried)) or (
+            plan_turn(runtime, state, "hard", excluded, len(tried)) if drawn != "hard" and turns_so_far(state) else None
+        )
 
-    limits = RetryLimits(context.max_overlap, context.overlap_replans,
-                         BASELINE_FORM_REPLANS if seam.is_baseline else FORM_REPLANS)
+    limits = RetryLimits(
+        context.max_overlap, context.overlap_replans, BASELINE_FORM_REPLANS if seam.is_baseline else FORM_REPLANS
+    )
     kept = ask_with_replans(plan, ask, replan, limits)
     draft = kept.draft
-    return {**kept.plan,
-            "turn_plan": {**state["turn_plan"], "gold_ids": [kept.plan["gold_id"]], "asked_ids": [kept.plan["gold_id"]]},
-            "draft": {"question": draft.question, "rewrite": draft.rewrite,
-                      "subject": getattr(draft, "subject", None), "question_type": getattr(draft, "question_type", None)},
-            "overlap": {"lexical_overlap": kept.overlap, "overlap_rejected": kept.overlap > context.max_overlap,
-                        "overlap_corrections": kept.corrections, "overlap_replans": kept.overlap_replans,
-                        "form_replans": kept.form_replans}}
+    return {
+        **kept.plan,
+        "turn_plan": {**state["turn_plan"], "gold_ids": [kept.plan["gold_id"]], "asked_ids": [kept.plan["gold_id"]]},
+        "draft": {
+            "question": draft.question,
+            "rewrite": draft.rewrite,
+            "subject": getattr(draft, "subject", None),
+            "question_type": getattr(draft, "question_type", None),
+        },
+        "overlap": {
+            "lexical_overlap": kept.overlap,
+            "overlap_rejected": kept.overlap > context.max_overlap,
+            "overlap_corrections": kept.corrections,
+            "overlap_replans": kept.overlap_replans,
+            "form_replans": kept.form_replans,
+        },
+    }
 
 
 def _ask_typed(runtime: Runtime[SynthesisContext], state: ConversationState, seam: ModelSeam) -> dict[str, Any]:
     """The question of a turn that is not a plain answerable one (agents/turn_types.py), asked
     once: its overlap is recorded against the passages it is about, not corrected."""
     asked = passages_of(runtime, state["collection"], state["turn_plan"]["asked_ids"])
-    draft = seam.run(TypedQuestioner(), kind=state["kind"], passages=asked, history=state.get("turns", []),
-                     question_type=state.get("question_type"), corpus_stats=corpus_stats(runtime, state["collection"]))
+    draft = seam.run(
+        TypedQuestioner(),
+        kind=state["kind"],
+        passages=asked,
+        history=state.get("turns", []),
+        question_type=state.get("question_type"),
+        corpus_stats=corpus_stats(runtime, state["collection"]),
+    )
     overlap = round(lexical_overlap(draft.question, [passage["text"] for passage in asked]), 4)
-    return {"draft": {"question": draft.question, "rewrite": draft.rewrite, "subject": getattr(draft, "subject", None),
-                      "question_type": getattr(draft, "question_type", None), "parts": getattr(draft, "parts", None)},
-            "overlap": {"lexical_overlap": overlap, "overlap_rejected": False, "overlap_corrections": 0,
-                        "overlap_replans": 0, "form_replans": 0}}
+    return {
+        "draft": {
+            "question": draft.question,
+            "rewrite": draft.rewrite,
+            "subject": getattr(draft, "subject", None),
+            "question_type": getattr(draft, "question_type", None),
+            "parts": getattr(draft, "parts", None),
+        },
+        "overlap": {
+            "lexical_overlap": overlap,
+            "overlap_rejected": False,
+            "overlap_corrections": 0,
+            "overlap_replans": 0,
+            "form_replans": 0,
+        },
+    }
 
 
 def responder(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
@@ -226,17 +285,30 @@ def responder(state: ConversationState, runtime: Runtime[SynthesisContext]) -> d
     kind = state.get("kind", "answerable")
     if kind not in ("answerable", "clarification"):
         plan = state["turn_plan"]
-        usable = {"unanswerable": [], "partial": plan["gold_ids"], "underspecified": plan["candidate_ids"],
-                  "multi-passage": plan["gold_ids"]}[kind]
+        usable = {
+            "unanswerable": [],
+            "partial": plan["gold_ids"],
+            "underspecified": plan["candidate_ids"],
+            "multi-passage": plan["gold_ids"],
+        }[kind]
         reply = model_seam(runtime, state.get("run_id")).run(
-            ReferenceResponder(), kind=kind, passages=passages_of(runtime, state["collection"], usable),
-            history=state.get("turns", []), question=state["draft"]["question"], parts=state["draft"].get("parts"),
-            corpus_stats=corpus_stats(runtime, state["collection"]))
+            ReferenceResponder(),
+            kind=kind,
+            passages=passages_of(runtime, state["collection"], usable),
+            history=state.get("turns", []),
+            question=state["draft"]["question"],
+            parts=state["draft"].get("parts"),
+            corpus_stats=corpus_stats(runtime, state["collection"]),
+        )
         return {"response": reply.answer}
     (gold,) = passages_of(runtime, state["collection"], [state["gold_id"]])
     answer = model_seam(runtime, state.get("run_id")).run(
-        Responder(), gold=gold, history=state.get("turns", []), question=state["draft"]["question"],
-        corpus_stats=corpus_stats(runtime, state["collection"]))
+        Responder(),
+        gold=gold,
+        history=state.get("turns", []),
+        question=state["draft"]["question"],
+        corpus_stats=corpus_stats(runtime, state["collection"]),
+    )
     return {"response": answer.answer}
 
 
@@ -253,30 +325,52 @@ def polisher(state: ConversationState, runtime: Runtime[SynthesisContext]) -> di
         previous_id = walked_clusters(runtime, state)[position["cluster"]][position["offset"]]
         titles = passages_of(runtime, state["collection"], [plan["asked_ids"][0], previous_id])
         polished = model_seam(runtime, state.get("run_id")).run(
-            Polisher(), history=turns, question=original, title=titles[0]["title"], previous_title=titles[1]["title"],
-            subject=state["draft"].get("subject"), previous_subject=state.get("previous_subject"))
+            Polisher(),
+            history=turns,
+            question=original,
+            title=titles[0]["title"],
+            previous_title=titles[1]["title"],
+            subject=state["draft"].get("subject"),
+            previous_subject=state.get("previous_subject"),
+        )
         history_text = [text for turn in turns for text in (turn["question"], turn["response"])]
         review = review_polish(original, polished.question, history_text)
         asked, rejected = (polished.question.strip(), None) if review.accepted else (original, review.reason)
     attempt = state.get("label_attempt") or {}
-    turn = {"index": len(turns), "question": asked, "question_unpolished": original,
-            "rewrite": state["draft"]["rewrite"], "response": state["response"], "gold_ids": list(plan["gold_ids"]),
-            "switch": state["switch"], "switch_drawn": state.get("switch_drawn"),
-            "similarity_to_previous": state.get("similarity"), "polish_rejected": rejected, **state["overlap"],
-            "answerability": ANSWERABILITY_OF_KIND.get(kind, "answerable"),
-            # what the offline questioner wrote, else the type a model was asked for, else the wording's
-            "question_type": state["draft"].get("question_type") or state.get("question_type")
-            or question_type_of(original),
-            # the polisher's coreference and ellipsis lean on the history; the rewrite is the standalone form
-            "standalone": kind != "clarification" and asked == original,
-            "held_out_ids": list(plan.get("held_out_ids") or []), "candidate_ids": list(plan.get("candidate_ids") or []),
-            "turn_type": kind, "turn_type_drawn": state.get("kind_drawn", kind),
-            "label_dropped": attempt.get("dropped") if attempt.get("turn") == turn_position(state) else None,
-            "label_rejections": attempt.get("rejections", 0) if attempt.get("turn") == turn_position(state) else 0,
-            "gate_rejections": dict(attempt.get("gate") or {}) if attempt.get("turn") == turn_position(state) else {},
-            "gate_flags": dict(attempt.get("flags") or {})}
-    return {"turns": [turn], "position": state["gold"], "previous_subject": state["draft"].get("subject"),
-            "label_attempt": {}}
+    turn = {
+        "index": len(turns),
+        "question": asked,
+        "question_unpolished": original,
+        "rewrite": state["draft"]["rewrite"],
+        "response": state["response"],
+        "gold_ids": list(plan["gold_ids"]),
+        "switch": state["switch"],
+        "switch_drawn": state.get("switch_drawn"),
+        "similarity_to_previous": state.get("similarity"),
+        "polish_rejected": rejected,
+        **state["overlap"],
+        "answerability": ANSWERABILITY_OF_KIND.get(kind, "answerable"),
+        # what the offline questioner wrote, else the type a model was asked for, else the wording's
+        "question_type": state["draft"].get("question_type")
+        or state.get("question_type")
+        or question_type_of(original),
+        # the polisher's coreference and ellipsis lean on the history; the rewrite is the standalone form
+        "standalone": kind != "clarification" and asked == original,
+        "held_out_ids": list(plan.get("held_out_ids") or []),
+        "candidate_ids": list(plan.get("candidate_ids") or []),
+        "turn_type": kind,
+        "turn_type_drawn": state.get("kind_drawn", kind),
+        "label_dropped": attempt.get("dropped") if attempt.get("turn") == turn_position(state) else None,
+        "label_rejections": attempt.get("rejections", 0) if attempt.get("turn") == turn_position(state) else 0,
+        "gate_rejections": dict(attempt.get("gate") or {}) if attempt.get("turn") == turn_position(state) else {},
+        "gate_flags": dict(attempt.get("flags") or {}),
+    }
+    return {
+        "turns": [turn],
+        "position": state["gold"],
+        "previous_subject": state["draft"].get("subject"),
+        "label_attempt": {},
+    }
 
 
 def router(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Command[Literal["walker", "__end__"]]:
@@ -297,8 +391,9 @@ def router(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Comm
     return Command(goto="walker", update={"switch": switch})
 
 
-conversation_builder = StateGraph(ConversationState, context_schema=SynthesisContext,
-                                  input_schema=ConversationInput, output_schema=ConversationOutput)
+conversation_builder = StateGraph(
+    ConversationState, context_schema=SynthesisContext, input_schema=ConversationInput, output_schema=ConversationOutput
+)
 for node in (begin, walker, turn_type, *KIND_NODES, questioner, responder, label_judge, polisher, router):
     conversation_builder.add_node(node.__name__, node)
 conversation_builder.add_edge(START, "begin")

@@ -37,8 +37,10 @@ def open_store(workspace_root: str, collection: str, chroma_host: str | None) ->
 
 
 def vector_store(runtime: Runtime[SynthesisContext], collection: str) -> VectorStore:
-    return once_per_run(("vector store", collection),
-                        lambda: open_store(str(job.workspace(runtime).root), collection, job.context(runtime).chroma_host))
+    return once_per_run(
+        ("vector store", collection),
+        lambda: open_store(str(job.workspace(runtime).root), collection, job.context(runtime).chroma_host),
+    )
 
 
 def model_seam(runtime: Runtime[SynthesisContext], run_id: str | None) -> ModelSeam:
@@ -67,8 +69,10 @@ def _current_clustering(runtime: Runtime[SynthesisContext], collection: str) -> 
             clustering = found
             break
     if clustering is None:
-        raise InputError(f"no clustering of {collection!r} with size {context.cluster_size}: "
-                         f"run `benchsmith cluster --collection {collection}` first")
+        raise InputError(
+            f"no clustering of {collection!r} with size {context.cluster_size}: "
+            f"run `benchsmith cluster --collection {collection}` first"
+        )
     return clustering
 
 
@@ -97,14 +101,18 @@ _statistics_lock = threading.Lock()
 def passage_records(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> dict[str, dict[str, Any]]:
     chunks = chunks_of(runtime, collection, ids)
     if missing := [chunk_id for chunk_id in ids if chunk_id not in chunks]:
-        raise InputError(f"chunk ids missing from collection {collection!r}: {missing[:3]} (re-cluster after re-ingesting)")
+        raise InputError(
+            f"chunk ids missing from collection {collection!r}: {missing[:3]} (re-cluster after re-ingesting)"
+        )
     return {chunk_id: chunk[0] for chunk_id, chunk in chunks.items()}
 
 
 def passages_of(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> list[dict[str, Any]]:
     records = passage_records(runtime, collection, ids)
-    return [{"id": chunk_id, "title": records[chunk_id].get("title", ""), "text": records[chunk_id]["text"]}
-            for chunk_id in ids]
+    return [
+        {"id": chunk_id, "title": records[chunk_id].get("title", ""), "text": records[chunk_id]["text"]}
+        for chunk_id in ids
+    ]
 
 
 def embeddings_of(runtime: Runtime[SynthesisContext], collection: str, ids: list[str]) -> dict[str, np.ndarray]:
@@ -164,6 +172,8 @@ def document_of(runtime: Runtime[SynthesisContext], collection: str, chunk_id: s
 def bm25_index(workspace_root: str, collection: str, chroma_host: str | None) -> BM25Index:
     """BM25 over the whole collection, built once per process: the pool an unanswerable turn is checked on."""
     store = open_store(workspace_root, collection, chroma_host)
-    return BM25Index.from_stream((chunk_id, f"{(metadata or {}).get('title', '')} {text}")
-                                 for page in store.iter_all()
-                                 for chunk_id, text, metadata in zip(page["ids"], page["documents"], page["metadatas"]))
+    return BM25Index.from_stream(
+        (chunk_id, f"{(metadata or {}).get('title', '')} {text}")
+        for page in store.iter_all()
+        for chunk_id, text, metadata in zip(page["ids"], page["documents"], page["metadatas"])
+    )

@@ -71,15 +71,20 @@ def plan(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str,
         write_jsonl_atomic(plan_file, planned)
     else:
         store = vector_store(runtime, state["collection"])
-        clustering = cluster_collection(job.workspace(runtime), store, context.cluster_size, context.neighbours,
-                                        context.seed, context.page_kinds)
+        clustering = cluster_collection(
+            job.workspace(runtime), store, context.cluster_size, context.neighbours, context.seed, context.page_kinds
+        )
         corpus_statistics(job.workspace(runtime), store)  # once per collection; the conversations read them
         available = len(clustering.clusters)
         if state["conversations"] > available:
-            raise InputError(f"collection {state['collection']!r} has {available} clusters of {context.cluster_size} "
-                             f"chunks: ask for at most {available} conversations, or use a smaller --cluster-size")
+            raise InputError(
+                f"collection {state['collection']!r} has {available} clusters of {context.cluster_size} "
+                f"chunks: ask for at most {available} conversations, or use a smaller --cluster-size"
+            )
         chosen = random.Random(f"{context.seed}:plan").sample(range(available), state["conversations"])
-        planned = [{"conversation_id": f"c{number:04d}", "cluster_id": cluster} for number, cluster in enumerate(chosen)]
+        planned = [
+            {"conversation_id": f"c{number:04d}", "cluster_id": cluster} for number, cluster in enumerate(chosen)
+        ]
         write_jsonl_atomic(plan_file, planned)
     items.add([(item["conversation_id"], item) for item in planned])
     return {"planned": len(planned)}
@@ -94,9 +99,20 @@ def dispatch(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> list[
     """The next batch of planned conversations nobody finished or holds (graphs/runtime/fanout.py);
     export when all are finished, wait while other workers still hold some."""
     return dispatch_items(  # type: ignore[return-value]
-        _items(runtime, state["run_id"]), "conversations", job.context(runtime).concurrency,
-        lambda item_id: Send("converse", {"run_id": state["run_id"], "collection": state["collection"],
-                                          "conversation_id": item_id, "turns_wanted": state["turns"]}), "export")
+        _items(runtime, state["run_id"]),
+        "conversations",
+        job.context(runtime).concurrency,
+        lambda item_id: Send(
+            "converse",
+            {
+                "run_id": state["run_id"],
+                "collection": state["collection"],
+                "conversation_id": item_id,
+                "turns_wanted": state["turns"],
+            },
+        ),
+        "export",
+    )
 
 
 def gather(state: SynthesisState) -> dict[str, Any]:
@@ -111,13 +127,20 @@ def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dic
     items = _items(runtime, task["run_id"])
     cluster_id = _planned_clusters(runtime, task["run_id"])[task["conversation_id"]]
     with concurrency_slot(task["run_id"], job.context(runtime).concurrency):
-        result = claimed_work(items, task["conversation_id"], lambda: conversation_in_run.invoke(
-            {**task, "cluster_id": cluster_id}, context=job.context(runtime)))
+        result = claimed_work(
+            items,
+            task["conversation_id"],
+            lambda: conversation_in_run.invoke({**task, "cluster_id": cluster_id}, context=job.context(runtime)),
+        )
     if result is None:
         return {"finished": 0}  # another worker has it, or finished it
-    dialogue = {"conversation_id": task["conversation_id"], "cluster_id": cluster_id,
-                "seed": job.context(runtime).seed, "turns": result["turns"],
-                **({"dropped_turns": result["dropped_turns"]} if result.get("dropped_turns") else {})}
+    dialogue = {
+        "conversation_id": task["conversation_id"],
+        "cluster_id": cluster_id,
+        "seed": job.context(runtime).seed,
+        "turns": result["turns"],
+        **({"dropped_turns": result["dropped_turns"]} if result.get("dropped_turns") else {}),
+    }
     job.run_dir(runtime, task["run_id"]).usage.sync()  # the calls it paid for are durable before the conversation
     items.complete(task["conversation_id"], dialogue)
     report_advance("conversations")
@@ -139,28 +162,40 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
     dialogues = canonicalize(run_dir.file(DIALOGUES_FILE))
     queries, qrels, labels = benchmark_records(dialogues, job.context(runtime).history_window)
     store = vector_store(runtime, state["collection"])
-    held_out = {chunk_id: record["text"] for chunk_id, record in
-                passage_records(runtime, state["collection"], sorted(held_out_ids(dialogues))).items()}
+    held_out = {
+        chunk_id: record["text"]
+        for chunk_id, record in passage_records(runtime, state["collection"], sorted(held_out_ids(dialogues))).items()
+    }
     removed: list[DuplicateMatch] = []
-    corpus = without_held_out(({"_id": chunk_id, "title": (metadata or {}).get("title", ""), "text": text}
-                               for page in store.iter_all() for chunk_id, text, metadata in
-                               zip(page["ids"], page["documents"], page["metadatas"])), held_out, removed)
+    corpus = without_held_out(
+        (
+            {"_id": chunk_id, "title": (metadata or {}).get("title", ""), "text": text}
+            for page in store.iter_all()
+            for chunk_id, text, metadata in zip(page["ids"], page["documents"], page["metadatas"])
+        ),
+        held_out,
+        removed,
+    )
     write_beir(run_dir.file(BEIR_DIR), corpus, queries, qrels)
     write_held_out(run_dir.file(BEIR_DIR) / HELD_OUT_FILE, ((m.removed_id, m.kept_id, m.jaccard) for m in removed))
     write_turn_labels(run_dir.file(BEIR_DIR) / TURN_LABELS_FILE, labels)
     write_trec_qrels(run_dir.file(TREC_QRELS_FILE), qrels)
     statistics = corpus_stats(runtime, state["collection"])
-    stats = benchmark_statistics(dialogues, random_pairs=statistics.similarity,
-                                 soft_switch_threshold=statistics.similarity_threshold(job.context(runtime).soft_switch_margin),
-                                 max_overlap=job.context(runtime).max_overlap)
+    stats = benchmark_statistics(
+        dialogues,
+        random_pairs=statistics.similarity,
+        soft_switch_threshold=statistics.similarity_threshold(job.context(runtime).soft_switch_margin),
+        max_overlap=job.context(runtime).max_overlap,
+    )
     stats["labels"] = label_counts(dialogues)  # answerability, question type, standalone (issue 22)
     stats["quality_gate"] = gate_counts(dialogues, job.context(runtime).quality_gate)  # per rubric class (issue 30)
     write_json_atomic(run_dir.file(STATS_FILE), stats)
     return {"conversations_written": len(dialogues), "turns_written": len(queries), "stats": stats}
 
 
-builder = StateGraph(SynthesisState, context_schema=SynthesisContext, input_schema=SynthesisInput,
-                     output_schema=SynthesisOutput)
+builder = StateGraph(
+    SynthesisState, context_schema=SynthesisContext, input_schema=SynthesisInput, output_schema=SynthesisOutput
+)
 builder.add_node("plan", plan)
 builder.add_node("converse", converse)
 builder.add_node("gather", gather)

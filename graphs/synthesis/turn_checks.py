@@ -33,8 +33,12 @@ def ill_formed_question(question: str, follow_up: bool, passages: list[dict[str,
         return True
     if passages is None:
         return False
-    evidence = TurnEvidence(question=question, reply="", previous=(("", ""),) if follow_up else (),
-                            gold=tuple((passage["title"], passage["text"]) for passage in passages))
+    evidence = TurnEvidence(
+        question=question,
+        reply="",
+        previous=(("", ""),) if follow_up else (),
+        gold=tuple((passage["title"], passage["text"]) for passage in passages),
+    )
     return judge_question(evidence).broken
 
 
@@ -48,8 +52,9 @@ def _unanswerable_pool(runtime: Runtime[SynthesisContext], state: ConversationSt
     return top_scored(index.doc_ids, index.scores(query), UNANSWERABLE_POOL_DEPTH, leave_out=held_out)
 
 
-def label_judge(state: ConversationState,
-                runtime: Runtime[SynthesisContext]) -> Command[Literal["polisher", "turn_type", "router"]]:
+def label_judge(
+    state: ConversationState, runtime: Runtime[SynthesisContext]
+) -> Command[Literal["polisher", "turn_type", "router"]]:
     """Check the turn's label before it is kept: an unanswerable turn is kept when the judge finds
     no chunk of the retrievers' pool over the remaining corpus that answers it (the held-out
     chunk is judged with them, as what answering looks like); a multi-passage turn when every gold
@@ -65,15 +70,21 @@ def label_judge(state: ConversationState,
     parts = state["draft"].get("parts") or []
     asked_parts = parts if kind in ("partial", "multi-passage") else []  # an underspecified turn asks none of them
     if kind not in ("answerable", "clarification") and (
-            ill_formed_question(question, follow_up) or any(ill_formed_question(part, True) for part in asked_parts)):
+        ill_formed_question(question, follow_up) or any(ill_formed_question(part, True) for part in asked_parts)
+    ):
         accepted = False  # a template or a fragment (a chunk with nothing left to ask) is no such turn
     elif kind == "unanswerable":
         pool = _unanswerable_pool(runtime, state)
         passages = passages_of(runtime, state["collection"], [*plan["held_out_ids"], *pool])
-        verdict = seam.run(PoolJudge(len(passages)), history=exchanges(state.get("turns", [])), question=question,
-                           passages=[p["text"] for p in passages], passage_titles=[p["title"] for p in passages],
-                           statistics=corpus_stats(runtime, state["collection"]))
-        accepted = not any(judgment.relevant for judgment in verdict.judgments[len(plan["held_out_ids"]):])
+        verdict = seam.run(
+            PoolJudge(len(passages)),
+            history=exchanges(state.get("turns", [])),
+            question=question,
+            passages=[p["text"] for p in passages],
+            passage_titles=[p["title"] for p in passages],
+            statistics=corpus_stats(runtime, state["collection"]),
+        )
+        accepted = not any(judgment.relevant for judgment in verdict.judgments[len(plan["held_out_ids"]) :])
     elif kind == "multi-passage":
         passages = passages_of(runtime, state["collection"], plan["gold_ids"])
         verdict = seam.run(ContributionJudge(), question=question, answer=state["response"], passages=passages)
@@ -84,13 +95,23 @@ def label_judge(state: ConversationState,
         return _gated(runtime, state)
     attempt = (state.get("label_attempt") or {}).get("attempt", 0) + 1
     retry = attempt < LABEL_ATTEMPTS
-    return Command(goto="turn_type", update={"label_attempt": {
-        **(state.get("label_attempt") or {}), "turn": turn_position(state), "attempt": attempt, "rejections": attempt,
-        "dropped": None if retry else kind}})
+    return Command(
+        goto="turn_type",
+        update={
+            "label_attempt": {
+                **(state.get("label_attempt") or {}),
+                "turn": turn_position(state),
+                "attempt": attempt,
+                "rejections": attempt,
+                "dropped": None if retry else kind,
+            }
+        },
+    )
 
 
-def _gated(runtime: Runtime[SynthesisContext], state: ConversationState) -> Command[Literal["polisher", "turn_type",
-                                                                                           "router"]]:
+def _gated(
+    runtime: Runtime[SynthesisContext], state: ConversationState
+) -> Command[Literal["polisher", "turn_type", "router"]]:
     """The quality gate (evals/quality_gate.py) on the turn in flight: kept, re-asked (its question
     refused: an answerable turn's questioner asks another, a typed turn is re-planned, then dropped
     to an answerable one) or, after ``LABEL_ATTEMPTS``, dropped with its class recorded."""
@@ -108,17 +129,37 @@ def _gated(runtime: Runtime[SynthesisContext], state: ConversationState) -> Comm
     refused = [*attempt.get("refused", []), state["draft"]["question"]]
     refused_golds = [*attempt.get("refused_golds", []), *state["turn_plan"].get("gold_ids", [])]
     tries = attempt.get("gate_attempt", 0) + 1
-    update = {**attempt, "turn": turn_position(state), "gate": gate, "refused": refused, "gate_attempt": tries,
-              **({"refused_golds": refused_golds} if verdict.flags.keys() & QUESTION_CLASSES else {})}
+    update = {
+        **attempt,
+        "turn": turn_position(state),
+        "gate": gate,
+        "refused": refused,
+        "gate_attempt": tries,
+        **({"refused_golds": refused_golds} if verdict.flags.keys() & QUESTION_CLASSES else {}),
+    }
     if kind not in ("answerable", "clarification"):
         typed_attempt = attempt.get("attempt", 0) + 1
-        return Command(goto="turn_type", update={"label_attempt": {
-            **update, "attempt": typed_attempt, "rejections": typed_attempt,
-            "dropped": None if typed_attempt < LABEL_ATTEMPTS else kind}})
+        return Command(
+            goto="turn_type",
+            update={
+                "label_attempt": {
+                    **update,
+                    "attempt": typed_attempt,
+                    "rejections": typed_attempt,
+                    "dropped": None if typed_attempt < LABEL_ATTEMPTS else kind,
+                }
+            },
+        )
     if tries < LABEL_ATTEMPTS:
         return Command(goto="turn_type", update={"label_attempt": update})
-    dropped = {"position": turn_position(state), "kind": kind, "question": state["draft"]["question"],
-               "class": flagged, "reason": verdict.flags[flagged], "gate": gate}
+    dropped = {
+        "position": turn_position(state),
+        "kind": kind,
+        "question": state["draft"]["question"],
+        "class": flagged,
+        "reason": verdict.flags[flagged],
+        "gate": gate,
+    }
     return Command(goto="router", update={"dropped_turns": [dropped], "label_attempt": {}})
 
 
@@ -134,10 +175,16 @@ def _evidence(runtime: Runtime[SynthesisContext], state: ConversationState) -> T
     if kind == "unanswerable":
         pooled = [*_unanswerable_pool(runtime, state), *_dense_pool(runtime, state, list(plan["held_out_ids"]))]
         pool = [p["text"] for p in passages_of(runtime, collection, list(dict.fromkeys(pooled)))]
-    return TurnEvidence(question=question, reply=state["response"], turn_type=kind,
-                        previous=tuple((turn["question"], turn["response"]) for turn in state.get("turns", [])),
-                        gold=titled(list(plan["gold_ids"])), held_out=titled(list(plan.get("held_out_ids") or [])),
-                        candidates=titled(list(plan.get("candidate_ids") or [])), remaining_pool=pool)
+    return TurnEvidence(
+        question=question,
+        reply=state["response"],
+        turn_type=kind,
+        previous=tuple((turn["question"], turn["response"]) for turn in state.get("turns", [])),
+        gold=titled(list(plan["gold_ids"])),
+        held_out=titled(list(plan.get("held_out_ids") or [])),
+        candidates=titled(list(plan.get("candidate_ids") or [])),
+        remaining_pool=pool,
+    )
 
 
 def _dense_pool(runtime: Runtime[SynthesisContext], state: ConversationState, held_out: list[str]) -> list[str]:
@@ -146,8 +193,10 @@ def _dense_pool(runtime: Runtime[SynthesisContext], state: ConversationState, he
     vectors serve, so synthesis embeds nothing (its collection's embedder may be a server's)."""
     store = vector_store(runtime, state["collection"])
     vectors = store.embeddings(held_out)
-    found = store.collection.query(query_embeddings=[[float(v) for v in vectors[chunk_id]] for chunk_id in held_out],
-                                   n_results=UNANSWERABLE_POOL_DEPTH + len(held_out))
+    found = store.collection.query(
+        query_embeddings=[[float(v) for v in vectors[chunk_id]] for chunk_id in held_out],
+        n_results=UNANSWERABLE_POOL_DEPTH + len(held_out),
+    )
     leave_out = set(held_out)
     ranked = [chunk_id for row in zip(*found["ids"]) for chunk_id in row if chunk_id not in leave_out]
     return list(dict.fromkeys(ranked))[:UNANSWERABLE_POOL_DEPTH]

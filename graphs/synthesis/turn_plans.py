@@ -39,8 +39,13 @@ NAMESAKE_SEARCH_DEPTH = 20  # BM25's top chunks searched for another meaning of 
 PARTIAL_CLUSTERS = 4  # the clusters whose held-out chunk a partial turn may be planned on
 
 
-def plan_turn(runtime: Runtime[SynthesisContext], state: ConversationState, drawn: str,
-               excluded: frozenset[str] = frozenset(), replan: int = 0) -> dict[str, Any] | None:
+def plan_turn(
+    runtime: Runtime[SynthesisContext],
+    state: ConversationState,
+    drawn: str,
+    excluded: frozenset[str] = frozenset(),
+    replan: int = 0,
+) -> dict[str, Any] | None:
     """The gold chunk of the turn being built and its label (tools/dialogue_walk.choose_switch),
     avoiding the ``excluded`` chunks; None when no chunk is left. A function of the finished
     turns, the draw and the exclusions: re-running it after a crash picks the same chunk."""
@@ -52,18 +57,32 @@ def plan_turn(runtime: Runtime[SynthesisContext], state: ConversationState, draw
         # the conversation's cluster first; when none of its chunks is left (each refused: a format
         # specification's tables have nothing a user asks), the clusters after it in the walk
         first = state.get("cluster_id") or 0
-        found = next(((cluster, offset) for step in range(len(clusters))
-                      for cluster in [(first + step) % len(clusters)]
-                      for offset, chunk_id in enumerate(clusters[cluster]) if chunk_id not in excluded), None)
+        found = next(
+            (
+                (cluster, offset)
+                for step in range(len(clusters))
+                for cluster in [(first + step) % len(clusters)]
+                for offset, chunk_id in enumerate(clusters[cluster])
+                if chunk_id not in excluded
+            ),
+            None,
+        )
         if found is None:
             return None
         cluster, offset = found
         # One read of the store for what the next nodes read first: this cluster's passages (the
         # questioner) and the next cluster's vectors (the second turn's soft candidates).
         candidates = soft_switch_candidates(clusters, Position(cluster, offset), set())
-        chunks_of(runtime, collection, [clusters[cluster][offset], *(clusters[c.cluster][c.offset] for c in candidates)])
-        return {"gold": {"cluster": cluster, "offset": offset}, "switch": "start", "switch_drawn": "start",
-                "gold_id": clusters[cluster][offset], "similarity": None}
+        chunks_of(
+            runtime, collection, [clusters[cluster][offset], *(clusters[c.cluster][c.offset] for c in candidates)]
+        )
+        return {
+            "gold": {"cluster": cluster, "offset": offset},
+            "switch": "start",
+            "switch_drawn": "start",
+            "gold_id": clusters[cluster][offset],
+            "similarity": None,
+        }
     here = Position(**state["position"])
     previous_id = clusters[here.cluster][here.offset]
     used = {gold for turn in turns for gold in turn["gold_ids"]}
@@ -83,20 +102,35 @@ def plan_turn(runtime: Runtime[SynthesisContext], state: ConversationState, draw
     purpose = f"walker:replan{replan}" if replan else "walker"  # a re-plan draws other distant chunks
     threshold = corpus_stats(runtime, collection).similarity_threshold(context.soft_switch_margin)
     rng = turn_rng(context.seed, state["conversation_id"], len(turns), purpose)
-    chosen = choose_switch(clusters, here, drawn, similarity=similarity, same_document=same_document,
-                           threshold=threshold, rng=rng, used=used, excluded=set(excluded))
+    chosen = choose_switch(
+        clusters,
+        here,
+        drawn,
+        similarity=similarity,
+        same_document=same_document,
+        threshold=threshold,
+        rng=rng,
+        used=used,
+        excluded=set(excluded),
+    )
     if chosen is None:
         return None
     position, switch = chosen
-    return {"gold": {"cluster": position.cluster, "offset": position.offset}, "switch": switch, "switch_drawn": drawn,
-            "gold_id": clusters[position.cluster][position.offset], "similarity": similarity(position)}
+    return {
+        "gold": {"cluster": position.cluster, "offset": position.offset},
+        "switch": switch,
+        "switch_drawn": drawn,
+        "gold_id": clusters[position.cluster][position.offset],
+        "similarity": similarity(position),
+    }
 
 
 def kind_policy(context: SynthesisContext) -> TurnKindPolicy:
     context = with_preset_rates(context)  # a run started from Studio or a graph call names its preset only
     try:
-        return TurnKindPolicy(context.unanswerable_rate, context.partial_rate, context.underspecified_rate,
-                              context.multi_gold_rate)
+        return TurnKindPolicy(
+            context.unanswerable_rate, context.partial_rate, context.underspecified_rate, context.multi_gold_rate
+        )
     except ValueError as error:
         raise InputError(str(error)) from None
 
@@ -121,8 +155,9 @@ def _reserved(runtime: Runtime[SynthesisContext], state: ConversationState) -> d
     return reserved_chunks(walked_clusters(runtime, state), context.seed)
 
 
-def kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kind: str,
-               attempt: int = 0) -> dict[str, Any] | None:
+def kind_plan(
+    runtime: Runtime[SynthesisContext], state: ConversationState, kind: str, attempt: int = 0
+) -> dict[str, Any] | None:
     """The chunks of a turn of ``kind`` around the walker's gold: ``gold_ids`` (qrels),
     ``held_out_ids`` (removed from the corpus), ``candidate_ids`` (what an underspecified turn
     could mean), ``asked_ids`` (the passages the questioner reads, in order); None when the
@@ -145,31 +180,40 @@ def kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kind
         return {**plan, "gold_ids": [meant], "candidate_ids": candidates, "asked_ids": [meant, *others[:1]]}
     turns = state.get("turns", [])
     sizes = {"unanswerable": 0, "partial": 1, "underspecified": 2}  # the chunks of the cluster the turn is about
-    size = sizes[kind] if kind in sizes else turn_rng(job.context(runtime).seed, state["conversation_id"], len(turns),
-                                                      "multi-gold").choice(MULTI_GOLD_SIZES)
+    size = (
+        sizes[kind]
+        if kind in sizes
+        else turn_rng(job.context(runtime).seed, state["conversation_id"], len(turns), "multi-gold").choice(
+            MULTI_GOLD_SIZES
+        )
+    )
     # Chunks the conversation has not asked about yet first: they still have questions left.
     used = {chunk for turn in turns for chunk in [*turn["gold_ids"], *(turn.get("candidate_ids") or [])]}
-    others = sorted(companion_chunks(clusters[cluster], gold_id, len(clusters[cluster]), set(reserved.values())),
-                    key=lambda chunk: chunk in used)
+    others = sorted(
+        companion_chunks(clusters[cluster], gold_id, len(clusters[cluster]), set(reserved.values())),
+        key=lambda chunk: chunk in used,
+    )
     # A re-planned turn (the judge rejected the last one) moves along the cluster: the walker's gold
     # first, then the other chunks in turn. An underspecified turn keeps the walker's gold among its
     # candidates: its clarification stays there (a follow-up), so that is the chunk the user meant.
     if kind == "underspecified":
-        namesakes = namesake_chunks(runtime, state["collection"], gold_id,
-                               leave_out={gold_id, *others, *reserved.values()})
+        namesakes = namesake_chunks(
+            runtime, state["collection"], gold_id, leave_out={gold_id, *others, *reserved.values()}
+        )
         others = ambiguous_partners(runtime, state["collection"], gold_id, [*others, *namesakes])
-        chosen = [gold_id, *others[attempt:attempt + size - 1]]
+        chosen = [gold_id, *others[attempt : attempt + size - 1]]
     elif kind == "multi-passage":
         # its passages share a subject (agents/offline/namesakes.py), or it is no turn of this kind: the
         # cluster's chunks first, then those BM25 finds anywhere for what the gold is about
-        searched = same_subject_chunks(runtime, state["collection"], gold_id,
-                                 leave_out={gold_id, *others, *reserved.values()})
+        searched = same_subject_chunks(
+            runtime, state["collection"], gold_id, leave_out={gold_id, *others, *reserved.values()}
+        )
         partners = subject_partners(runtime, state["collection"], gold_id, [*others, *searched])
-        chosen = [gold_id, *partners[attempt:attempt + size - 1]]
+        chosen = [gold_id, *partners[attempt : attempt + size - 1]]
         if len(chosen) == size and _shared_subject(runtime, state["collection"], chosen) is None:
             return None
     else:
-        chosen = [gold_id, *others[:size - 1]][:size] if not attempt else others[attempt - 1:attempt - 1 + size]
+        chosen = [gold_id, *others[: size - 1]][:size] if not attempt else others[attempt - 1 : attempt - 1 + size]
     if len(chosen) < size:
         return None
     if kind == "unanswerable":
@@ -183,8 +227,9 @@ def kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kind
             held = reserved.get((cluster + step) % len(clusters))
             if held is None:
                 continue
-            searched = same_subject_chunks(runtime, state["collection"], held, leave_out={held, gold_id, *others,
-                                                                                    *reserved.values()})
+            searched = same_subject_chunks(
+                runtime, state["collection"], held, leave_out={held, gold_id, *others, *reserved.values()}
+            )
             chosen = subject_partners(runtime, state["collection"], held, [gold_id, *others, *searched])[:1]
             if chosen:
                 return {**plan, "gold_ids": chosen, "held_out_ids": [held], "asked_ids": [*chosen, held]}
@@ -195,16 +240,24 @@ def kind_plan(runtime: Runtime[SynthesisContext], state: ConversationState, kind
     return {**plan, "gold_ids": chosen, "asked_ids": chosen}
 
 
-def namesake_chunks(runtime: Runtime[SynthesisContext], collection: str, gold_id: str, leave_out: set[str]) -> list[str]:
+def namesake_chunks(
+    runtime: Runtime[SynthesisContext], collection: str, gold_id: str, leave_out: set[str]
+) -> list[str]:
     """Chunks anywhere in the corpus that may document an entry of the gold's name: BM25's top
     chunks for the last names of the entries the gold documents. What a question leaves open is
     rarely within one cluster of the semantic path: lzma's and bz2's ``decompress`` lie apart."""
     (gold,) = passages_of(runtime, collection, [gold_id])
-    return _search(runtime, collection, sorted({part for entry in documented_entries(gold)
-                                                for part in entry.split(".")[-2:]}), leave_out)
+    return _search(
+        runtime,
+        collection,
+        sorted({part for entry in documented_entries(gold) for part in entry.split(".")[-2:]}),
+        leave_out,
+    )
 
 
-def same_subject_chunks(runtime: Runtime[SynthesisContext], collection: str, chunk_id: str, leave_out: set[str]) -> list[str]:
+def same_subject_chunks(
+    runtime: Runtime[SynthesisContext], collection: str, chunk_id: str, leave_out: set[str]
+) -> list[str]:
     """Chunks anywhere in the corpus that may be about what ``chunk_id`` is about: BM25's top chunks
     for its subjects (agents/offline/namesakes.py ``subjects``)."""
     (passage,) = passages_of(runtime, collection, [chunk_id])
@@ -218,8 +271,9 @@ def _search(runtime: Runtime[SynthesisContext], collection: str, terms: list[str
     return top_scored(index.doc_ids, index.scores(" ".join(terms)), NAMESAKE_SEARCH_DEPTH, leave_out=leave_out)
 
 
-def ambiguous_partners(runtime: Runtime[SynthesisContext], collection: str, gold_id: str,
-                        others: list[str]) -> list[str]:
+def ambiguous_partners(
+    runtime: Runtime[SynthesisContext], collection: str, gold_id: str, others: list[str]
+) -> list[str]:
     """The chunks of ``others`` (the gold's cluster, then its namesakes) that document another entry
     of a name the gold's entry has (agents/offline/namesakes.py ``shared_name``): two meanings that
     lead a user to call different things. None: the turn becomes an answerable one."""
@@ -227,12 +281,16 @@ def ambiguous_partners(runtime: Runtime[SynthesisContext], collection: str, gold
     return [chunk for chunk in others if shared_name([passages[gold_id], passages[chunk]]) is not None]
 
 
-def subject_partners(runtime: Runtime[SynthesisContext], collection: str, chunk_id: str,
-                      others: list[str]) -> list[str]:
+def subject_partners(
+    runtime: Runtime[SynthesisContext], collection: str, chunk_id: str, others: list[str]
+) -> list[str]:
     """The chunks of ``others`` that have a fact about a subject ``chunk_id`` has a fact about."""
     passages = {passage["id"]: passage for passage in passages_of(runtime, collection, [chunk_id, *others])}
-    return [other for other in others if other != chunk_id
-            and shared_subject([passages[chunk_id], passages[other]]) is not None]
+    return [
+        other
+        for other in others
+        if other != chunk_id and shared_subject([passages[chunk_id], passages[other]]) is not None
+    ]
 
 
 def _shared_subject(runtime: Runtime[SynthesisContext], collection: str, chunk_ids: list[str]) -> str | None:
