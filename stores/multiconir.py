@@ -27,7 +27,7 @@ import csv
 import math
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -122,7 +122,7 @@ def write_dataset(directory: Path, rows: Sequence[DatasetRow], count: int) -> di
     return paths
 
 
-def _write_csv(path: Path, columns: list[str], records: Iterable[dict[str, object]]) -> None:
+def _write_csv(path: Path, columns: list[str], records: Iterable[Mapping[str, object]]) -> None:
     with atomic_writer(path, newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
         writer.writeheader()

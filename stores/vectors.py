@@ -114,7 +114,7 @@ class VectorStore:
             if not include:
                 yield {"ids": wanted}
                 continue
-            found = self.collection.get(ids=wanted, include=list(include))
+            found: dict[str, Any] = dict(self.collection.get(ids=wanted, include=list(include)))  # its keys as asked
             if found["ids"] != wanted:  # an item deleted meanwhile; Chroma otherwise keeps the asked order
                 at = {chunk_id: position for position, chunk_id in enumerate(found["ids"])}
                 order = [at[chunk_id] for chunk_id in wanted if chunk_id in at]

@@ -215,7 +215,7 @@ def score(
         console.print(f"{'json:':<10}{shown(json_file)}", highlight=False)
 
 
-def print_reference_measures(title: str, measures: dict) -> None:
+def print_reference_measures(title: str, measures: dict[str, Any]) -> None:
     if "task1" in measures:
         table = Table(title=f"Task 1 · {shown(title)}")
         table.add_column("k", justify="right")

@@ -71,7 +71,7 @@ def rates_line(rates: dict[str, Any], preset: str | None) -> str:
     return f"turn types: {answerable} · question types: {mix} ({source})"
 
 
-def similarity_rows(similarity: dict) -> list[tuple[str, str]]:
+def similarity_rows(similarity: dict[str, Any]) -> list[tuple[str, str]]:
     """Similarity of each switch's gold to the previous gold, beside random pairs of chunks."""
     rows = []
     for switch in ("soft", "hard"):
@@ -94,7 +94,7 @@ def similarity_rows(similarity: dict) -> list[tuple[str, str]]:
     return rows
 
 
-def overlap_rows(stats: dict) -> list[tuple[str, str]]:
+def overlap_rows(stats: dict[str, Any]) -> list[tuple[str, str]]:
     """The questions' lexical overlap with their gold passages, and what bounding it took."""
     summary, rejections = stats.get("lexical_overlap") or {}, stats.get("overlap_rejections") or {}
     rows = []

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -30,7 +31,7 @@ run_work = deferred("benchsmith.jobs.work", "work")
 run_export = deferred("benchsmith.jobs.work", "export")
 job_arguments = deferred("benchsmith.jobs.work", "job_arguments")
 
-PRINTERS = {
+PRINTERS: dict[str, Callable[[Any], None]] = {
     "synthesize": print_synthesis_statistics,
     "audit": print_audit_summary,
     "paraphrase": print_paraphrase_summary,

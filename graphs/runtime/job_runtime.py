@@ -10,10 +10,11 @@ from langgraph.runtime import Runtime
 
 from benchsmith.graphs.runtime.inline import once_per_run
 from benchsmith.graphs.runtime.resources import workspace_of
+from benchsmith.graphs.runtime.settings import StoreOptions
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
 
-Context = TypeVar("Context")
+Context = TypeVar("Context", bound=StoreOptions)  # every job's context keeps its files somewhere
 
 
 class JobRuntime(Generic[Context]):
