@@ -529,6 +529,8 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
         if kind == "remedy" and (sentence.child(root.index, "neg") or any(
                 child.lemma == "never" for child in sentence.children(root.index))):
             continue  # "If you use gh-deploy, never edit ...": a warning, not what to do
+        if kind == "condition" and (affected := _affected(sentence, root, condition)):
+            slots = (*slots, ("affected", affected))
         found.append((kind, topic, slots))
     first = sentence.tokens[0] if sentence.tokens else None
     if first is not None and first.lemma == "without" and first.head == root.index and root.pos in ("VERB", "AUX"):
@@ -537,6 +539,32 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
         if thing:
             found.append(("absence", thing, (("thing", thing),)))
     return found
+
+
+# The heads of noun phrases that name one setting of something: "the json parameter", "the timeout option".
+SETTING_NOUNS = frozenset("parameter argument option flag setting variable header field attribute key hook value "
+                          "keyword".split())
+
+
+def _affected(sentence: Sentence, root: Token, condition: str) -> str | None:
+    """What a condition changes, when the sentence names it and the condition does not: "the json
+    parameter is ignored if data or files is passed" asks "What happens to the json parameter if
+    I pass data or files?", not what happens at all (which reads as if passing data did nothing
+    else; readers of the development half call such questions unaskable). A code name, or a
+    setting named by a compound ("the json parameter"); None for a person, a pronoun, a quantity
+    ("all submodules") or a thing the condition already names."""
+    subject = _subject(sentence, root)
+    if subject is None or subject.dep == "expl" or root.lemma == "be":
+        return None  # "--ff is the default if ...": what it is, not what happens to it
+    children = sentence.children(subject.index)
+    if any(child.lemma in ("all", "each", "every", "any", "some", "no", "both") for child in children):
+        return None
+    named = subject.code or subject.lemma in SETTING_NOUNS and any(
+        child.dep == "compound" or child.code for child in children)
+    phrase = noun_phrase(sentence, subject, article=True) if named else None
+    if not phrase or set(content_words(phrase)) & set(content_words(condition)):
+        return None
+    return phrase
 
 
 def _condition_mark(sentence: Sentence, clause: Token) -> Token | None:
