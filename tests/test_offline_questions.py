@@ -245,3 +245,8 @@ def test_a_condition_that_changes_a_named_setting_asks_what_happens_to_it():
     answered = answer({"text": "Note, the json parameter is ignored if either data or files is passed.",
                        "title": "Quickstart"}, "If I pass data or files, what happens to the json parameter?")
     assert answered and "ignored" in answered
+
+
+def test_a_version_note_says_nothing_of_what_an_entry_is_for():
+    asked = questions_of("pathlib.Path\n\nNew in version 6.1.", "API Reference › pathlib.Path")
+    assert not any("pathlib.Path" in question and "represent" in question for question in asked)

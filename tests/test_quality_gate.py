@@ -219,3 +219,25 @@ def test_a_prose_reply_on_an_unnamed_definite_thing_dangles_and_a_named_one_does
                          gold=gold)
     assert "dangling_referent" in judge_turn(dangling).flags
     assert "dangling_referent" not in judge_turn(named).flags
+
+
+def test_a_version_note_is_no_reply_and_a_one_letter_name_is_no_question():
+    gold = [("API Reference", "class pathlib.Path\n\nNew in version 6.1.")]
+    assert "version note" in judge_turn(TurnEvidence("What does the pathlib.Path class represent?",
+                                                     "New in version 6.1.", gold=gold)).flags["reply_mismatch"]
+    example = [("Fixtures", "In the last example, the graph became unclear if d didn't request c.")]
+    flags = judge_turn(TurnEvidence("What should I expect if d didn't request c?", "The graph became unclear.",
+                                    gold=example)).flags
+    assert "one-letter name" in flags["unaskable"]
+    option = [("pytest", "-k EXPRESSION\n\nOnly run tests which match the given substring expression.")]
+    assert "unaskable" not in judge_turn(TurnEvidence("What does the -k option of the pytest command do?",
+                                                      "Only run tests which match the given substring expression.",
+                                                      gold=option)).flags  # an option's letter is no placeholder
+
+
+def test_an_option_asked_by_one_of_its_names_is_answered_by_its_entry():
+    gold = [("pytest", "-x\n\nStop on first failure.\n\n-v, --verbose\n\nIncrease verbosity.")]
+    alias = TurnEvidence("What does the -v option of pytest do for my runs?", "Increase verbosity.", gold=gold)
+    other = TurnEvidence("What does the -x option of pytest do for my runs?", "Increase verbosity.", gold=gold)
+    assert "reply_mismatch" not in judge_turn(alias).flags
+    assert "answers about --verbose" in judge_turn(other).flags["reply_mismatch"]

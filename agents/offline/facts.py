@@ -94,6 +94,8 @@ MANUAL_WORDS = frozenset("guide usage interface introduction overview tutorial a
                          "faq question documentation content index keeper community support note example release "
                          "contributor contributing install installation".split())
 DEPRECATION = re.compile(r"(?i)^\W*(?:[\w-]*deprecated\b|deprecated since|this (?:\w+ )?is deprecated)")
+# Sphinx's version notes ("New in version 6.1.", "Changed in version 3.2: ..."): when, not what
+VERSION_NOTE = re.compile(r"(?i)^\W*(?:new|changed|added) in (?:version )?v?\d")
 HEADING_PATH = re.compile(r"\s+(?:›|»|>)\s+")
 DOCSTRING_VERBS = frozenset({"return", "returns", "yield", "yields", "raise", "raises", "create", "creates",
                              "construct", "constructs", "set", "sets", "get", "gets"})
@@ -694,9 +696,11 @@ def _entries(statement: Statement, sentence: Sentence) -> Found:
     slots = (("entry", name), ("entry_kind", statement.entry_kind), ("owner", statement.owner or ""))
     opening = sentence.tokens[0] if sentence.tokens else None
     if statement.role == "first" and opening is not None and opening.pos not in ("SCONJ", "ADP") \
-            and opening.lemma not in ("default", "defaults") and not DEPRECATION.match(statement.text):
+            and opening.lemma not in ("default", "defaults") and not DEPRECATION.match(statement.text) \
+            and not VERSION_NOTE.match(statement.text):
         # "After receiving the pack, receive-pack may ...", "Defaults to 64", "Soft-deprecated, prefer
-        # src_uris": a circumstance, a default or a deprecation, not what the entry is for
+        # src_uris", "New in version 6.1.": a circumstance, a default, a deprecation or a version, not what
+        # the entry is for
         intent = opening.lemma in ("intend", "useful", "use", "mean", "helpful")  # "Intended to speed up ..."
         found.append(("purpose", name, (*slots, ("why", "yes" if intent else ""))))
     if statement.role == "returns" or (sentence.tokens and sentence.tokens[0].lemma in ("return", "returns", "yield")

@@ -48,6 +48,8 @@ def unaskable(turn: TurnEvidence) -> str | None:
         return "a bracket or a quotation cut in half"
     if re.search(r"\bi\b", question):
         return "a lower-case 'i'"
+    if placeholder := re.search(r"(?<![\w\-./'`@{])[b-hj-z](?![\w\-./'`(}])", question):
+        return f"a one-letter name ({placeholder[0]!r}) from a code example the question does not show"
     if (context := re.match(r"In ([^,]+), ", question)) and (re.search(r"#\d|\(\d|\d+\.\d+", context[1])
                                                           or len(context[1].split()) > 6):
         return f"a heading as the question's context ({context[1]!r}: a release note or a chapter)"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from benchsmith.entries import short_name, statements
 from benchsmith.evals.quality_gate.evidence import TurnEvidence, code_names, topic_words, unnamed_definite
@@ -51,6 +52,8 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
         return None if NOT_ANSWERED.search(reply) else "an unanswerable turn's reply answers"
     if turn.turn_type == "underspecified":
         return None if "?" in reply else "an underspecified turn's reply asks nothing back"
+    if VERSION_ONLY.match(reply):
+        return "the reply is only a version note"
     if _asks_back(reply):
         return "the reply asks a question or walks through an example instead of answering"
     if negative := _negative_option_unanswered(turn.asked, reply):
@@ -84,7 +87,8 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
     named = next(iter(code_names(question)), None)
     if named and turn.gold:
         documented = _reply_entries(reply, turn.gold)
-        if documented and not any(entry.rsplit(".", 1)[-1] == named.rsplit(".", 1)[-1] for entry in documented):
+        names = {named.rsplit(".", 1)[-1], *_option_aliases(named, turn.gold)}
+        if documented and not any(entry.rsplit(".", 1)[-1] in names for entry in documented):
             return f"asks about {named}, answers about {', '.join(sorted(short_name(e) for e in documented))}"
         if documented:
             return None
@@ -100,6 +104,7 @@ EXPLAIN_TOPIC = re.compile(r"(?i)^(?:In [^,]+, )?(?:can you explain|can you give
                            r"(?P<topic>[^?]+)\?$")
 
 
+VERSION_ONLY = re.compile(r"(?i)^\W*(?:new|changed|added) in (?:version )?v?[\d.]+\W*$")
 TURNING_OFF = re.compile(r"(?i)\b(?:not|no|never|don't|do not|without|disables?|suppress(?:es)?|turns? off|"
                          r"overrides?|countermands?|negates?|cancels?)\b")
 
@@ -195,6 +200,19 @@ def _condition_mismatch(clause: str, reply: str) -> str | None:
     if REQUIREMENT.search(main):
         return "asks what happens; the reply states a requirement"
     return None
+
+
+def _option_aliases(option: str, gold: Sequence[tuple[str, str]]) -> set[str]:
+    """The other names an option line of the gold gives ``option`` ("-v, --verbose"): one entry."""
+    if not option.startswith("-"):
+        return set()
+    found: set[str] = set()
+    for _, text in gold:
+        for line in text.splitlines():
+            names = re.findall(r"(?<![\w-])--?[A-Za-z0-9][\w-]*", line)
+            if option in names and len(line.split()) <= 2 * len(names) + 2:  # a line of names, not a sentence
+                found.update(names)
+    return found
 
 
 def _reply_entries(reply: str, gold: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> set[str]:
