@@ -250,3 +250,13 @@ def test_a_condition_that_changes_a_named_setting_asks_what_happens_to_it():
 def test_a_version_note_says_nothing_of_what_an_entry_is_for():
     asked = questions_of("pathlib.Path\n\nNew in version 6.1.", "API Reference › pathlib.Path")
     assert not any("pathlib.Path" in question and "represent" in question for question in asked)
+
+
+def test_a_condition_in_an_entrys_description_that_does_not_name_it_is_not_asked_alone():
+    setting = ("merge.verbosity\n\nControls the amount of output shown by the recursive merge strategy. Level 2 outputs "
+               "conflicts if conflicts were detected.")
+    asked = questions_of(setting, "git-config(1) Manual Page › Variables")
+    assert "What is merge.verbosity for?" in asked
+    assert not any("conflicts were detected" in question for question in asked)
+    named = questions_of("If the stream argument is True, the response body is not downloaded.", "Quickstart")
+    assert any(question.startswith("What happens if the stream argument is True") for question in named)

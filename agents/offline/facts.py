@@ -517,6 +517,8 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
                 found.append(("conditional-return", _entry_name(statement) or condition,
                               (*slots, ("entry", _entry_name(statement) or ""))))
             continue
+        if _detail_of_setting(statement, sentence):
+            continue
         person = subject.text.lower() in ("you", "we")
         if person and clause.lemma == "be" or not person and noun_phrase(sentence, subject) is None:
             continue  # "if you are new to X", "if the function returns": what it is about is unclear
@@ -541,6 +543,19 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
         if thing:
             found.append(("absence", thing, (("thing", thing),)))
     return found
+
+
+def _detail_of_setting(statement: Statement, sentence: Sentence) -> bool:
+    """A condition in an entry's description (a setting, an option, a function) that does not name
+    the entry ("[merge.verbosity] ... if conflicts were detected"; "[aifc] ... if the setpos() method
+    is not used"): asked alone it leaves out what it is about, and the page's name is no help ("In
+    git config, what should I expect if conflicts were detected?": git and stdlib development
+    readings, rounds 5-7). The entry's own questions ask about it."""
+    if not statement.entry:
+        return False
+    name = short_name(statement.entry)
+    return not any(token.code and (token.text == name or token.text.endswith(name)) for token in sentence.tokens) \
+        and name not in sentence.text
 
 
 # The heads of noun phrases that name one setting of something: "the json parameter", "the timeout option".
