@@ -305,3 +305,36 @@ def test_a_configuration_example_is_no_entry_and_a_one_word_heading_is_no_contex
     assert context_name("Release process › Timeline") == ""
     assert context_name("Quickstart › More complicated POST requests") == ""
     assert context_name("API › Blueprint.route") == "Blueprint.route"
+
+
+def test_a_condition_that_changes_a_named_setting_asks_what_happens_to_it():
+    asked = questions_of("Note, the json parameter is ignored if either data or files is passed.")
+    assert "What happens to the json parameter if I pass data or files?" in asked
+    assert not any(question.startswith("What happens if") for question in asked)
+    # a quantity, a copula and a person say what is affected no better than the condition: asked as before
+    assert "What happens if I provide no pathspec?" in questions_of(
+        "If no pathspec is provided, all submodules are initialized."
+    )
+    assert not any("happens to" in q for q in questions_of("If merging is requested, --ff is the default."))
+    answered = answer(
+        {"text": "Note, the json parameter is ignored if either data or files is passed.", "title": "Quickstart"},
+        "If I pass data or files, what happens to the json parameter?",
+    )
+    assert answered and "ignored" in answered
+
+
+def test_a_version_note_says_nothing_of_what_an_entry_is_for():
+    asked = questions_of("pathlib.Path\n\nNew in version 6.1.", "API Reference › pathlib.Path")
+    assert not any("pathlib.Path" in question and "represent" in question for question in asked)
+
+
+def test_a_condition_in_an_entrys_description_that_does_not_name_it_is_not_asked_alone():
+    setting = (
+        "merge.verbosity\n\nControls the amount of output shown by the recursive merge strategy. Level 2 outputs "
+        "conflicts if conflicts were detected."
+    )
+    asked = questions_of(setting, "git-config(1) Manual Page › Variables")
+    assert "What is merge.verbosity for?" in asked
+    assert not any("conflicts were detected" in question for question in asked)
+    named = questions_of("If the stream argument is True, the response body is not downloaded.", "Quickstart")
+    assert any(question.startswith("What happens if the stream argument is True") for question in named)

@@ -278,3 +278,98 @@ def test_two_words_run_together_are_caught_only_where_the_passage_has_them_apart
     assert "unaskable" in judge_question(fused).flags
     term = TurnEvidence("Can I set the whitespace option?", "Yes.", gold=[("x", "Set the whitespace option.")])
     assert "unaskable" not in judge_question(term).flags
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Do Transport Adapters provide a mechanism?", "Is it possible to take advantage?", "Can I get direct access?"],
+)
+def test_a_question_whose_complement_was_cut_off_is_unaskable(question):
+    turn = TurnEvidence(
+        question,
+        "Transport adapters provide a mechanism to define interaction methods.",
+        gold=[("Advanced", "Transport adapters provide a mechanism to define interaction methods.")],
+    )
+    assert "unaskable" in judge_turn(turn).flags
+
+
+def test_a_relational_noun_with_its_complement_is_askable():
+    turn = TurnEvidence(
+        "Is there a mechanism for retrying failed requests?",
+        "Mount an HTTPAdapter with max_retries set to retry failed requests.",
+        gold=[("Advanced", "Mount an HTTPAdapter with max_retries set to retry failed requests.")],
+    )
+    assert "unaskable" not in judge_turn(turn).flags
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Why would a GET need more than the method and the URL as its key?",
+        "Let's walk through an example: a GET is cached under its method and URL.",
+    ],
+)
+def test_a_reply_that_asks_back_or_walks_through_an_example_does_not_answer(reply):
+    gold = [("Caching", "The cache stores responses under a key made of the method and the URL.")]
+    turn = TurnEvidence("Which parts of a request make up a response's cache key?", reply, gold=gold)
+    assert "asks a question or walks through an example" in judge_turn(turn).flags["reply_mismatch"]
+
+
+def test_a_reply_on_the_option_a_no_option_turns_off_is_a_mismatch():
+    gold = [("git merge", "Invoke an editor before committing successful mechanical merge.")]  # no entry parsed
+    wrong = TurnEvidence(
+        "What does the --no-edit option of git merge do?",
+        "Invoke an editor before committing successful mechanical merge.",
+        gold=gold,
+    )
+    right = TurnEvidence(
+        "What does the --no-edit option of git merge do?",
+        "The --no-edit option accepts the auto-generated message without an editor.",
+        gold=gold,
+    )
+    assert "turns off" in judge_turn(wrong).flags["reply_mismatch"]
+    assert "reply_mismatch" not in judge_turn(right).flags
+
+
+def test_a_prose_reply_on_an_unnamed_definite_thing_dangles_and_a_named_one_does_not():
+    gold = [("Themes", "The zero-based level of the item.")]
+    dangling = TurnEvidence("What does the nesting level hold?", "The zero-based level of the item.", gold=gold)
+    named = TurnEvidence(
+        "What does the nesting level of a navigation item hold?", "The zero-based level of the item.", gold=gold
+    )
+    assert "dangling_referent" in judge_turn(dangling).flags
+    assert "dangling_referent" not in judge_turn(named).flags
+
+
+def test_a_version_note_is_no_reply_and_a_one_letter_name_is_no_question():
+    gold = [("API Reference", "class pathlib.Path\n\nNew in version 6.1.")]
+    assert (
+        "version note"
+        in judge_turn(
+            TurnEvidence("What does the pathlib.Path class represent?", "New in version 6.1.", gold=gold)
+        ).flags["reply_mismatch"]
+    )
+    example = [("Fixtures", "In the last example, the graph became unclear if d didn't request c.")]
+    flags = judge_turn(
+        TurnEvidence("What should I expect if d didn't request c?", "The graph became unclear.", gold=example)
+    ).flags
+    assert "one-letter name" in flags["unaskable"]
+    option = [("pytest", "-k EXPRESSION\n\nOnly run tests which match the given substring expression.")]
+    assert (
+        "unaskable"
+        not in judge_turn(
+            TurnEvidence(
+                "What does the -k option of the pytest command do?",
+                "Only run tests which match the given substring expression.",
+                gold=option,
+            )
+        ).flags
+    )  # an option's letter is no placeholder
+
+
+def test_an_option_asked_by_one_of_its_names_is_answered_by_its_entry():
+    gold = [("pytest", "-x\n\nStop on first failure.\n\n-v, --verbose\n\nIncrease verbosity.")]
+    alias = TurnEvidence("What does the -v option of pytest do for my runs?", "Increase verbosity.", gold=gold)
+    other = TurnEvidence("What does the -x option of pytest do for my runs?", "Increase verbosity.", gold=gold)
+    assert "reply_mismatch" not in judge_turn(alias).flags
+    assert "answers about --verbose" in judge_turn(other).flags["reply_mismatch"]

@@ -196,6 +196,8 @@ MANUAL_WORDS = frozenset(
     "contributor contributing install installation".split()
 )
 DEPRECATION = re.compile(r"(?i)^\W*(?:[\w-]*deprecated\b|deprecated since|this (?:\w+ )?is deprecated)")
+# Sphinx's version notes ("New in version 6.1.", "Changed in version 3.2: ..."): when, not what
+VERSION_NOTE = re.compile(r"(?i)^\W*(?:new|changed|added) in (?:version )?v?\d")
 HEADING_PATH = re.compile(r"\s+(?:›|»|>)\s+")
 DOCSTRING_VERBS = frozenset(
     {
@@ -755,6 +757,8 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
                     )
                 )
             continue
+        if _detail_of_setting(statement, sentence):
+            continue
         person = subject.text.lower() in ("you", "we")
         if (person and clause.lemma == "be") or (not person and noun_phrase(sentence, subject) is None):
             continue  # "if you are new to X", "if the function returns": what it is about is unclear
@@ -776,6 +780,8 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
             sentence.child(root.index, "neg") or any(child.lemma == "never" for child in sentence.children(root.index))
         ):
             continue  # "If you use gh-deploy, never edit ...": a warning, not what to do
+        if kind == "condition" and (affected := _affected(sentence, root, condition)):
+            slots = (*slots, ("affected", affected))
         found.append((kind, topic, slots))
     first = sentence.tokens[0] if sentence.tokens else None
     if first is not None and first.lemma == "without" and first.head == root.index and root.pos in ("VERB", "AUX"):
@@ -784,6 +790,49 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
         if thing:
             found.append(("absence", thing, (("thing", thing),)))
     return found
+
+
+def _detail_of_setting(statement: Statement, sentence: Sentence) -> bool:
+    """A condition in an entry's description (a setting, an option, a function) that does not name
+    the entry ("[merge.verbosity] ... if conflicts were detected"; "[aifc] ... if the setpos() method
+    is not used"): asked alone it leaves out what it is about, and the page's name is no help ("In
+    git config, what should I expect if conflicts were detected?": git and stdlib development
+    readings, rounds 5-7). The entry's own questions ask about it."""
+    if not statement.entry:
+        return False
+    name = short_name(statement.entry)
+    return (
+        not any(token.code and (token.text == name or token.text.endswith(name)) for token in sentence.tokens)
+        and name not in sentence.text
+    )
+
+
+# The heads of noun phrases that name one setting of something: "the json parameter", "the timeout option".
+SETTING_NOUNS = frozenset(
+    "parameter argument option flag setting variable header field attribute key hook value keyword".split()
+)
+
+
+def _affected(sentence: Sentence, root: Token, condition: str) -> str | None:
+    """What a condition changes, when the sentence names it and the condition does not: "the json
+    parameter is ignored if data or files is passed" asks "What happens to the json parameter if
+    I pass data or files?", not what happens at all (which reads as if passing data did nothing
+    else; readers of the development half call such questions unaskable). A code name, or a
+    setting named by a compound ("the json parameter"); None for a person, a pronoun, a quantity
+    ("all submodules") or a thing the condition already names."""
+    subject = _subject(sentence, root)
+    if subject is None or subject.dep == "expl" or root.lemma == "be":
+        return None  # "--ff is the default if ...": what it is, not what happens to it
+    children = sentence.children(subject.index)
+    if any(child.lemma in ("all", "each", "every", "any", "some", "no", "both") for child in children):
+        return None
+    named = subject.code or (
+        subject.lemma in SETTING_NOUNS and any(child.dep == "compound" or child.code for child in children)
+    )
+    phrase = noun_phrase(sentence, subject, article=True) if named else None
+    if not phrase or set(content_words(phrase)) & set(content_words(condition)):
+        return None
+    return phrase
 
 
 def _condition_mark(sentence: Sentence, clause: Token) -> Token | None:
@@ -942,9 +991,11 @@ def _entries(statement: Statement, sentence: Sentence) -> Found:
         and opening.pos not in ("SCONJ", "ADP")
         and opening.lemma not in ("default", "defaults")
         and not DEPRECATION.match(statement.text)
+        and not VERSION_NOTE.match(statement.text)
     ):
         # "After receiving the pack, receive-pack may ...", "Defaults to 64", "Soft-deprecated, prefer
-        # src_uris": a circumstance, a default or a deprecation, not what the entry is for
+        # src_uris", "New in version 6.1.": a circumstance, a default, a deprecation or a version, not what
+        # the entry is for
         intent = opening.lemma in ("intend", "useful", "use", "mean", "helpful")  # "Intended to speed up ..."
         found.append(("purpose", name, (*slots, ("why", "yes" if intent else ""))))
     if statement.role == "returns" or (

@@ -91,6 +91,10 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("what-happens", "explanation", "What happens {mark} {clause}?"),
         ("what-to-expect", "explanation", "What should I expect {mark} {clause}?"),
     ),
+    "condition-affected": _frames(
+        ("what-happens-to", "explanation", "What happens to {affected} {mark} {clause}?"),
+        ("mark-what-happens-to", "explanation", "{Mark} {clause}, what happens to {affected}?"),
+    ),
     "remedy": _frames(
         ("what-should-i-do", "how-to", "What should I do {mark} {clause}?"),
         ("mark-what-do-i-do", "how-to", "{Mark} {clause}, what do I need to do?"),
@@ -236,6 +240,8 @@ def frames_of(fact: Fact) -> tuple[Frame, ...]:
         if fact.has("why") and fact.slot("why"):
             return FRAMES["purpose-why"]
         return FRAMES[ENTRY_FRAMES.get(kind, "purpose" if kind in CALLABLE_KINDS else "purpose-name")]
+    if fact.kind == "condition" and fact.has("affected"):
+        return FRAMES["condition-affected"]
     if fact.kind == "capability":
         return FRAMES["capability-owner" if fact.has("owner") else "capability"]
     if fact.kind == "section" and fact.has("where") and fact.slot("where"):

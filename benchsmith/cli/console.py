@@ -259,6 +259,11 @@ def print_estimate(estimate: Any) -> None:
         console.print(f"  {shown(note)}", highlight=False)
 
 
+def print_warnings(warnings: list[str]) -> None:
+    for warning in warnings:
+        console.print(f"warning: {shown(warning)}", style="yellow", highlight=False)
+
+
 def print_paths(paths: dict[str, Any]) -> None:
     width = max(len(label) for label in paths) + 2
     for label, path in paths.items():

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchsmith.cli.console import Table, console, counted, print_usage, shown
+from benchsmith.cli.console import Table, console, counted, print_usage, print_warnings, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
@@ -140,8 +140,3 @@ def print_skipped(skipped: list[dict[str, str]], listed_in: Path | None = None) 
         console.print(
             f"  {group.count:>5}  {shown(group.reason)}: {shown(', '.join(group.paths))}{more}", highlight=False
         )
-
-
-def print_warnings(warnings: list[str]) -> None:
-    for warning in warnings:
-        console.print(f"warning: {shown(warning)}", style="yellow", highlight=False)

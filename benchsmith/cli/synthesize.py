@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchsmith.cli.console import Table, console, guarded, print_paths, print_usage, shown
+from benchsmith.cli.console import Table, console, guarded, print_paths, print_usage, print_warnings, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
@@ -167,6 +167,34 @@ def gate_rows(gate: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+REPEATS_WORTH_SAYING = 0.2  # a share of turns repeating other conversations' above which the summary says what to do
+
+
+def repeat_rows(repeats: dict[str, Any]) -> list[tuple[str, str]]:
+    """Turns that repeat another conversation's (stats.json's ``repeated_turns``)."""
+    if not repeats:
+        return []
+    return [
+        (
+            "turns repeating another conversation's",
+            f"{repeats['repeated']} of {repeats['turns']} "
+            f"({repeats['share']:.0%}); {repeats['distinct_conversations']} conversations mostly their own",
+        )
+    ]
+
+
+def repeat_warning(repeats: dict[str, Any], conversations: int) -> str | None:
+    """What to do when many conversations repeat each other: the collection has few chunks to ask about."""
+    if not repeats or repeats["share"] <= REPEATS_WORTH_SAYING or not repeats["mostly_repeated_conversations"]:
+        return None
+    mostly = len(repeats["mostly_repeated_conversations"])
+    return (
+        f"{mostly} of {conversations} conversations mostly repeat turns of earlier ones ({repeats['share']:.0%} "
+        f"of all turns): the collection has few chunks to ask about; --conversations "
+        f"{repeats['distinct_conversations']} gives about as many distinct turns"
+    )
+
+
 def print_synthesis_statistics(result: SynthesisResult) -> None:
     stats = result.stats
     cost = cost_per_conversation(dataclasses.asdict(result.usage), stats["conversations"])
@@ -187,6 +215,7 @@ def print_synthesis_statistics(result: SynthesisResult) -> None:
         ("polisher rejections", f"{stats['polisher_rejections']} of {stats['polished_turns']}"),
         *label_rows(stats.get("labels") or {}),
         *gate_rows(stats.get("quality_gate") or {}),
+        *repeat_rows(stats.get("repeated_turns") or {}),
         ("model calls per conversation", cost["model_calls"]),
         ("model tokens per conversation", cost["tokens"]),
         ("cost per conversation", f"${cost['cost_usd']:.4f}"),
@@ -194,6 +223,8 @@ def print_synthesis_statistics(result: SynthesisResult) -> None:
     for label, value in rows:
         table.add_row(label, str(value))
     console.print(table)
+    if warning := repeat_warning(stats.get("repeated_turns") or {}, stats["conversations"]):
+        print_warnings([warning])
     print_paths(
         {
             "dialogues": result.files["dialogues"],

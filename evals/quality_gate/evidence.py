@@ -6,7 +6,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchsmith.words import content_words
+from benchsmith.language import Sentence
+from benchsmith.words import UNANCHORED_NOUNS, content_words, stems
 
 
 @dataclass(frozen=True)
@@ -66,3 +67,25 @@ def topic_words(question: str) -> list[str]:
     for name in code_names(question):
         found += [part.lower() for part in re.split(r"[._()]+|(?<=[a-z])(?=[A-Z])", name) if len(part) > 2]
     return found
+
+
+# What says which one a noun means: a name or an adjective beside it, a possessor, a number, an "of"
+# phrase, a clause ("the file it writes").
+DESCRIBING = frozenset({"compound", "amod", "prep", "poss", "nmod", "acl", "relcl", "nummod"})
+
+
+def unnamed_definite(sentence: Sentence, before: str) -> str | None:
+    """ "The zero-based level of the item": a definite common noun that says nothing of which one
+    (words.UNANCHORED_NOUNS, nothing describing it) and that ``before`` (the question, the last
+    exchange) does not name. The noun, or None."""
+    named = set(stems(content_words(before)))
+    for token in sentence.tokens:
+        if token.pos != "NOUN" or token.code or token.lemma not in UNANCHORED_NOUNS:
+            continue
+        children = sentence.children(token.index)
+        if not any(child.dep == "det" and child.lemma == "the" for child in children):
+            continue
+        if any(child.dep in DESCRIBING for child in children) or stems([token.lemma])[0] in named:
+            continue
+        return token.text
+    return None

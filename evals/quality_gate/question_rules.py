@@ -9,7 +9,7 @@ from itertools import pairwise
 from benchsmith.entries import same_entry, statements
 from benchsmith.evals.quality_gate.evidence import TurnEvidence, code_names
 from benchsmith.evals.question_form import question_form
-from benchsmith.language import Sentence, is_expletive, is_noun_phrase, parse
+from benchsmith.language import Sentence, is_expletive, is_noun_phrase, parse, words_of
 from benchsmith.words import (
     COPIED_RUN,
     LIGHT_VERBS,
@@ -63,6 +63,8 @@ def unaskable(turn: TurnEvidence) -> str | None:
         return "a bracket or a quotation cut in half"
     if re.search(r"\bi\b", question):
         return "a lower-case 'i'"
+    if placeholder := re.search(r"(?<![\w\-./'`@{])[b-hj-z](?![\w\-./'`(}])", question):
+        return f"a one-letter name ({placeholder[0]!r}) from a code example the question does not show"
     if (context := re.match(r"In ([^,]+), ", question)) and (
         re.search(r"#\d|\(\d|\d+\.\d+", context[1]) or len(context[1].split()) > 6
     ):
@@ -85,6 +87,8 @@ def unaskable(turn: TurnEvidence) -> str | None:
         return "a template: 'If ..., what happens next?' (readers call it unaskable)"
     if re.search(r"(?i)\bway to (?:never|not)\b", question):
         return "asks for a way not to do something"
+    if cut := _complement_cut_off(parse(question)):
+        return f"ends on {cut!r}, of what it does not say (a clause cut off)"
     parts = [part for part in re.split(r"(?<=\?)\s+", question) if part.strip()]
     if len(parts) > 1:
         topics = [set(stems(content_words(part))) for part in parts]
@@ -149,6 +153,31 @@ def _light_verb_ending(sentence: Sentence) -> str | None:
     last = tokens[-1]  # the tagger may take it for a noun ("What does MkDocs use?"): "does" says it is the verb
     asked_with_do = any(token.lemma == "do" and token.pos == "AUX" for token in tokens[1:-1])
     return last.lemma if last.lemma in LIGHT_VERBS and (last.pos == "VERB" or asked_with_do) else None
+
+
+# Nouns that need a complement to mean anything: "provide a mechanism" (for what?), "take advantage" (of what?).
+RELATIONAL_NOUNS = frozenset(
+    "mechanism way advantage access success ability means possibility support benefit "
+    "information details chance opportunity choice".split()
+)
+
+
+def _complement_cut_off(sentence: Sentence) -> str | None:
+    """ "Do Transport Adapters provide a mechanism?", "Is it possible to take advantage?": a question
+    that ends on a noun needing a complement, with none (no "of"/"for" phrase, no compound, no
+    possessor, no clause): the lifted sentence's complement was cut off. The noun, or None."""
+    tokens = [token for token in sentence.tokens if token.pos != "PUNCT"]
+    if len(tokens) < 3:
+        return None
+    last = tokens[-1]
+    if last.pos != "NOUN" or last.lemma not in RELATIONAL_NOUNS or last.code:
+        return None
+    if any(
+        child.dep in ("compound", "prep", "poss", "nmod", "acl", "relcl") for child in sentence.children(last.index)
+    ):
+        return None
+    chunk = sentence.chunk_at(last.index)
+    return words_of(sentence.tokens[chunk[0] if chunk else last.index : last.index + 1])
 
 
 def _disagreement(sentence: Sentence) -> str | None:

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from benchsmith.entries import short_name, statements
-from benchsmith.evals.quality_gate.evidence import TurnEvidence, code_names, topic_words
+from benchsmith.evals.quality_gate.evidence import TurnEvidence, code_names, topic_words, unnamed_definite
 from benchsmith.language import REQUIREMENT, parse, points_outside
 from benchsmith.passages import split_sentences
 from benchsmith.words import content_words, stems
@@ -78,6 +79,12 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
         return None if NOT_ANSWERED.search(reply) else "an unanswerable turn's reply answers"
     if turn.turn_type == "underspecified":
         return None if "?" in reply else "an underspecified turn's reply asks nothing back"
+    if VERSION_ONLY.match(reply):
+        return "the reply is only a version note"
+    if _asks_back(reply):
+        return "the reply asks a question or walks through an example instead of answering"
+    if negative := _negative_option_unanswered(turn.asked, reply):
+        return f"asks about {negative}; the reply describes the option it turns off"
     if re.search(r"(such as|e\.g\.|:|,)\s*$", reply) or re.search(r"\b(to|use|the|a|an|of|with)\s*$", reply):
         return "the reply is cut off"
     first_word = reply.split()[0] if reply.split() else ""
@@ -106,7 +113,8 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
     named = next(iter(code_names(question)), None)
     if named and turn.gold:
         documented = _reply_entries(reply, turn.gold)
-        if documented and not any(entry.rsplit(".", 1)[-1] == named.rsplit(".", 1)[-1] for entry in documented):
+        names = {named.rsplit(".", 1)[-1], *_option_aliases(named, turn.gold)}
+        if documented and not any(entry.rsplit(".", 1)[-1] in names for entry in documented):
             return f"asks about {named}, answers about {', '.join(sorted(short_name(e) for e in documented))}"
         if documented:
             return None
@@ -122,6 +130,32 @@ EXPLAIN_TOPIC = re.compile(
     r"(?i)^(?:In [^,]+, )?(?:can you explain|can you give me an overview of) (?!what |how |why )"
     r"(?P<topic>[^?]+)\?$"
 )
+
+
+VERSION_ONLY = re.compile(r"(?i)^\W*(?:new|changed|added) in (?:version )?v?[\d.]+\W*$")
+TURNING_OFF = re.compile(
+    r"(?i)\b(?:not|no|never|don't|do not|without|disables?|suppress(?:es)?|turns? off|"
+    r"overrides?|countermands?|negates?|cancels?)\b"
+)
+
+
+def _negative_option_unanswered(question: str, reply: str) -> str | None:
+    """ "What does --no-edit do?" answered with --edit's text ("Invoke an editor ..."): a manual
+    documents the pair under one entry; a reply that names neither the asked --no- option nor any
+    turning off describes the other one. The asked option, or None."""
+    negative = re.search(r"(?<![\w-])--no-[a-z][\w-]*", question)
+    if negative is None or negative[0] in reply or TURNING_OFF.search(reply):
+        return None
+    return negative[0]
+
+
+def _asks_back(reply: str) -> bool:
+    """A reply whose first sentence is a question ("Why would you want that?") or an invitation
+    ("Let's walk through an example"): it answers nothing yet."""
+    sentences = split_sentences(reply)
+    return bool(sentences) and (
+        sentences[0].rstrip().endswith("?") or bool(re.match(r"(?i)^\W*(?:let's|let us)\b", sentences[0]))
+    )
 
 
 def _requires_of_another(topic: str, reply: str) -> bool:
@@ -218,6 +252,19 @@ def _condition_mismatch(clause: str, reply: str) -> str | None:
     return None
 
 
+def _option_aliases(option: str, gold: Sequence[tuple[str, str]]) -> set[str]:
+    """The other names an option line of the gold gives ``option`` ("-v, --verbose"): one entry."""
+    if not option.startswith("-"):
+        return set()
+    found: set[str] = set()
+    for _, text in gold:
+        for line in text.splitlines():
+            names = re.findall(r"(?<![\w-])--?[A-Za-z0-9][\w-]*", line)
+            if option in names and len(line.split()) <= 2 * len(names) + 2:  # a line of names, not a sentence
+                found.update(names)
+    return found
+
+
 def _reply_entries(reply: str, gold: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> set[str]:
     """The entries of the gold whose statements the reply repeats."""
     reply_text = " ".join(reply.split())
@@ -238,9 +285,14 @@ def dangling_reply(turn: TurnEvidence) -> str | None:
     if not sentences:
         return None
     named = frozenset([*topic_words(turn.asked), *SELF_NOUNS])
-    reason = points_outside(parse(sentences[0]), named)
+    first = parse(sentences[0])
+    reason = points_outside(first, named)
     if reason:
         return f"the reply {reason}, which nothing in the turn names"
+    # an API entry's docstring says "the file", "the string" of its own arguments: only prose is held to it
+    last_exchange = " ".join(turn.previous[-1]) if turn.previous else ""
+    if not code_names(turn.asked) and (noun := unnamed_definite(first, f"{turn.asked} {last_exchange}")):
+        return f"the reply's 'the {noun}' leans on something the turn does not name"
     for sentence in sentences[1:]:  # a later sentence may lean on the one before it, not on the page
         if found := POINTING_ELSEWHERE.search(sentence):
             return f"the reply points at text it does not show ({found[0]!r})"

@@ -14,6 +14,7 @@ from langgraph.types import Send
 
 from benchsmith.evals.benchmark_stats import benchmark_statistics
 from benchsmith.evals.gate_counts import gate_counts
+from benchsmith.evals.repeated_turns import repeated_turns
 from benchsmith.evals.turn_labels import label_counts
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
@@ -189,6 +190,7 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
     )
     stats["labels"] = label_counts(dialogues)  # answerability, question type, standalone (issue 22)
     stats["quality_gate"] = gate_counts(dialogues, job.context(runtime).quality_gate)  # per rubric class (issue 30)
+    stats["repeated_turns"] = repeated_turns(dialogues)  # a corpus with few askable chunks repeats them
     write_json_atomic(run_dir.file(STATS_FILE), stats)
     return {"conversations_written": len(dialogues), "turns_written": len(queries), "stats": stats}
 

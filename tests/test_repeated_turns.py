@@ -1,0 +1,48 @@
+"""Turns one conversation repeats of another (evals/repeated_turns.py) and what the synthesis
+summary says about them."""
+
+from __future__ import annotations
+
+from benchsmith.cli.synthesize import repeat_warning
+from benchsmith.evals.repeated_turns import repeated_turns
+
+
+def _dialogue(conversation_id: str, *turns: tuple[str, str]) -> dict:
+    return {
+        "conversation_id": conversation_id,
+        "turns": [{"question": question, "gold_ids": [gold]} for question, gold in turns],
+    }
+
+
+def test_a_turn_repeats_only_the_same_question_on_the_same_gold_of_an_earlier_conversation():
+    dialogues = [
+        _dialogue(
+            "c0001", ("How do I define a block?", "d1"), ("what is a Block", "d2"), ("How do I nest blocks?", "d3")
+        ),
+        _dialogue("c0000", ("How do I define a block?", "d1"), ("What is a block?", "d2")),
+        _dialogue("c0002", ("How do I define a block?", "d9"), ("How do I nest blocks?", "d4")),
+    ]
+    found = repeated_turns(dialogues)
+    # c0000 comes first whatever the file's order; c0001 repeats two of its turns (case, spacing and "?" aside)
+    assert found["repeated"] == 2 and found["turns"] == 7
+    assert found["mostly_repeated_conversations"] == ["c0001"]
+    assert found["distinct_conversations"] == 2
+    assert {example["first_asked_in"] for example in found["examples"]} == {"c0000"}
+
+
+def test_the_summary_says_what_to_do_only_when_many_turns_repeat():
+    many = repeated_turns(
+        [
+            _dialogue("c0000", ("A?", "d1"), ("B?", "d2")),
+            _dialogue("c0001", ("A?", "d1"), ("B?", "d2")),
+            _dialogue("c0002", ("C?", "d3"), ("D?", "d4")),
+        ]
+    )
+    assert "1 of 3 conversations" in repeat_warning(many, 3) and "--conversations 2" in repeat_warning(many, 3)
+    # a third of the turns repeat, but no conversation mostly: every conversation adds turns of its own
+    spread = repeated_turns(
+        [_dialogue("c0000", ("A?", "d1"), ("B?", "d2")), _dialogue("c0001", ("A?", "d1"), ("C?", "d3"))]
+    )
+    assert spread["share"] > 0.2 and repeat_warning(spread, 2) is None
+    none = repeated_turns([_dialogue("c0000", ("A?", "d1")), _dialogue("c0001", ("B?", "d2"))])
+    assert none["repeated"] == 0 and repeat_warning(none, 2) is None
