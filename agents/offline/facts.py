@@ -746,7 +746,10 @@ def _conditions(statement: Statement, sentence: Sentence) -> Found:
         condition = condition_clause(sentence, clause, mark)
         if condition is None:
             continue
-        slots = (("clause", condition), ("mark", "when" if mark.lemma == "whenever" else mark.lemma))
+        slots: tuple[tuple[str, str], ...] = (
+            ("clause", condition),
+            ("mark", "when" if mark.lemma == "whenever" else mark.lemma),
+        )
         if docstring_mood(statement, sentence):
             if root.lemma in ("return", "returns", "yield") and statement.entry:
                 found.append(
