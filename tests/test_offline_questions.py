@@ -338,3 +338,22 @@ def test_a_condition_in_an_entrys_description_that_does_not_name_it_is_not_asked
     assert not any("conflicts were detected" in question for question in asked)
     named = questions_of("If the stream argument is True, the response body is not downloaded.", "Quickstart")
     assert any(question.startswith("What happens if the stream argument is True") for question in named)
+
+
+def test_a_frame_the_conversation_used_gives_way_before_the_question_type_asked_for():
+    gold = {
+        "title": "API › Sessions",
+        "text": "requests.Session.mount(prefix, adapter)\n\nRegisters a connection adapter to a prefix.",
+    }
+    # every explanation frame of a purpose question is used already, on other entries
+    history = [
+        {"question": question, "question_unpolished": question}
+        for question in (
+            "When would I use Session.close?",
+            "Why would I call Session.send?",
+            "What problem does Session.prepare solve?",
+        )
+    ]
+    used = {question_frame(turn["question"]) for turn in history}
+    asked = ask(gold, history, question_type="explanation")
+    assert asked is not None and question_frame(asked.question) not in used

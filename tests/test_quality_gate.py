@@ -373,3 +373,21 @@ def test_an_option_asked_by_one_of_its_names_is_answered_by_its_entry():
     other = TurnEvidence("What does the -x option of pytest do for my runs?", "Increase verbosity.", gold=gold)
     assert "reply_mismatch" not in judge_turn(alias).flags
     assert "answers about --verbose" in judge_turn(other).flags["reply_mismatch"]
+
+
+def test_a_reply_that_announces_a_list_it_does_not_show_dangles():
+    gold = [("Plugins", "Here is a list of plugins that ship with pytest. cacheprovider keeps state across runs.")]
+    turn = TurnEvidence(
+        "Which plugins ship with pytest by default?", "Here is a list of plugins that ship with pytest.", gold=gold
+    )
+    assert "announces what it does not show" in judge_turn(turn).flags["dangling_referent"]
+
+
+def test_an_overview_answered_with_where_to_look_is_a_mismatch():
+    gold = [("Configuration", "Consult the reference documentation for the builtin configuration options.")]
+    turn = TurnEvidence(
+        "Can you give me an overview of builtin configuration options?",
+        "Consult the reference documentation for the builtin configuration options.",
+        gold=gold,
+    )
+    assert "says where to look" in judge_turn(turn).flags["reply_mismatch"]

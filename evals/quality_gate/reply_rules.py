@@ -175,7 +175,10 @@ def _requires_of_another(topic: str, reply: str) -> bool:
 
 HOW_TO = re.compile(r"(?i)^(?:In [^,]+, )?(?:how (?:do|can) I|what(?:'s| is) the (?:best|recommended) way to)\b")
 PURPOSE = re.compile(r"(?i)^(?:In [^,]+, )?(?:what is the purpose of|what (?:does|do) .+ do\?|what is .+ for\?)")
-EXPLAINING = re.compile(r"(?i)^(?:In [^,]+, )?(?:how (?:does|do) .+ work|can you explain|why)\b")
+EXPLAINING = re.compile(
+    r"(?i)^(?:In [^,]+, )?(?:how (?:does|do) .+ work|can you explain|can you give me an overview of|"
+    r"why)\b"
+)
 MEANS_WORDS = frozenset({"by", "using", "via", "through", "with"})
 
 
@@ -293,6 +296,8 @@ def dangling_reply(turn: TurnEvidence) -> str | None:
     last_exchange = " ".join(turn.previous[-1]) if turn.previous else ""
     if not code_names(turn.asked) and (noun := unnamed_definite(first, f"{turn.asked} {last_exchange}")):
         return f"the reply's 'the {noun}' leans on something the turn does not name"
+    if found := ANNOUNCING.search(sentences[0]):
+        return f"the reply announces what it does not show ({found[0]!r})"
     for sentence in sentences[1:]:  # a later sentence may lean on the one before it, not on the page
         if found := POINTING_ELSEWHERE.search(sentence):
             return f"the reply points at text it does not show ({found[0]!r})"
@@ -303,7 +308,15 @@ def dangling_reply(turn: TurnEvidence) -> str | None:
 POINTING_ELSEWHERE = re.compile(
     r"(?i)\b(?:as (?:described|outlined|shown|mentioned|noted|explained|listed) "
     r"(?:above|below|earlier|previously)|(?:see|shown|listed) (?:above|below)|see also"
-    r"|the following)\b"
+    r"|the following|as follows|here (?:is|are) (?:a|an|the|some) (?:\w+ )?(?:list|example|"
+    r"overview|summary)s?)\b"
+)
+
+
+# A first sentence that announces a list or an example the reply stops before.
+ANNOUNCING = re.compile(
+    r"(?i)\b(?:here (?:is|are) (?:a|an|the|some) (?:\w+ )?(?:list|example|overview|summary)s?"
+    r"|as follows)\b"
 )
 
 
