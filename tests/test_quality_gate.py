@@ -3,10 +3,14 @@ caught on a turn a reader called broken, and a sound turn passes."""
 
 from __future__ import annotations
 
+import collections
+
 import pytest
 
+from benchsmith.agents.offline.wording import FRAMES
 from benchsmith.evals.answer_containment import contains_answer
 from benchsmith.evals.quality_gate import GATE_CLASSES, TurnEvidence, judge_question, judge_turn
+from benchsmith.evals.quality_gate.question_rules import topic_not_noun_phrase
 
 SESSION = (
     "Developer Interface › Request Sessions",
@@ -391,3 +395,35 @@ def test_an_overview_answered_with_where_to_look_is_a_mismatch():
         gold=gold,
     )
     assert "says where to look" in judge_turn(turn).flags["reply_mismatch"]
+
+
+def test_every_frame_of_the_offline_questioner_asks_about_a_noun_phrase_topic_as_one():
+    # the gate must not refuse the questioner's own frames ("What is stored in X?" is a passive, not a topic)
+    slots = {
+        "entry": "Request.values",
+        "an_entry": "a ValueError",
+        "thing": "the request context",
+        "is": "is",
+        "Is": "Is",
+        "vp": "set up logging",
+        "clause": "I pass a timeout",
+        "mark": "if",
+        "Mark": "If",
+        "error": "ValueError",
+        "an_error": "a ValueError",
+        "raiser": "json.loads",
+        "of_owner": " of flask run",
+        "parameter": "timeout",
+        "a": "Session.get",
+        "b": "Session.request",
+        "affected": "the json parameter",
+    }
+    filled = collections.defaultdict(lambda: "", slots)
+    asked = [frame.template.format_map(filled) for frames in FRAMES.values() for frame in frames]
+    assert len(asked) > 40
+    refused = {
+        question: reason
+        for question in asked
+        if (reason := topic_not_noun_phrase(TurnEvidence(question[:1].upper() + question[1:], "x")))
+    }
+    assert refused == {}
