@@ -179,7 +179,7 @@ class SynthesisContext(StoreOptions, ModelOptions):
     quality_gate: QualityGateMode = field(
         default="replan",
         metadata={
-            "description": "The offline quality gate on every turn (evals/quality_gate.py: the reading rubric's broken "
+            "description": "The offline quality gate on every turn (evals/quality_gate/: the reading rubric's broken "
             "classes): 'replan' asks again, re-plans, then drops a flagged turn (counted per class in "
             "stats.json); 'flag' keeps it and records its flags; 'off' runs no gate."
         },
