@@ -1,6 +1,6 @@
 """A turn's question about a passage, and the passage's answer to it.
 
-:func:`ask` ranks every wording of every fact of the gold passage (agents/offline/facts.py,
+:func:`ask` ranks every wording of every fact of the gold passage (agents/offline/facts/,
 agents/offline/wording.py) and returns the best one not asked yet:
 
 1. for a follow-up, a fact about what the previous question was about;

@@ -1,4 +1,4 @@
-"""The questions a user asks about a fact (agents/offline/facts.py), in several frames each.
+"""The questions a user asks about a fact (agents/offline/facts/), in several frames each.
 
 A frame is one way of asking ("How do I {vp}?", "What's the best way to {vp}?"); each has the
 question type its wording gives (agents/question_types.py's names). A benchmark draws on many

@@ -1,0 +1,107 @@
+"""What a statement does, read from its grammar: the facts a user's question can ask for.
+
+:func:`passage_facts` reads each parsed statement of a passage (benchsmith/language.py) with the
+readers in READERS; each finds at most a few facts of its kind, each with the slots its questions are
+worded from (agents/offline/wording.py):
+
+* ``procedure``: a purpose and how to reach it. "To disable verification, set verify to False",
+  "Session objects allow you to persist parameters", "You can stream a response with stream=True",
+  an imperative with a purpose or a means ("Use app.cli.command to add a command") → *how do I VP*.
+* ``condition``: what happens under a condition ("If verify is False, requests accepts any
+  certificate") → *what happens if C*; ``remedy`` when the main clause is an instruction
+  ("If the import fails, install the package") → *what should I do if C*.
+* ``error``: what raises an exception and when ("It raises ValueError if the URL is invalid",
+  "A TooManyRedirects exception is raised if ...") → *when does F raise E*.
+* ``definition``: "Blueprints are a way to organize views", "X refers to Y" → *what is X*.
+* ``purpose``, ``returns``, ``parameter``: an API entry's first sentence, its return value, a
+  parameter's description → *what does F do*, *what does F return*, *what is P of F for*.
+* ``comparison``: two named things set against each other ("Unlike A, B ...", "A instead of B",
+  "A differs from B") → *what is the difference between A and B*.
+* ``capability``: "You can/cannot VP", "X supports Y" → *can I VP*, *does X support Y*.
+* ``default``: "X defaults to V" → *what does X default to*.
+
+A fact's topic is a noun phrase or an entry, never a verb phrase or a clause fragment; a slot
+that would need a referent outside the statement ("it", "this", "they") is filled from the entry
+the statement documents, or the fact is not taken.
+
+The readers by what they read: ``actions`` (procedures, capabilities, advice), ``conditionals``
+(conditions, remedies, errors), ``things`` (definitions, comparisons, behaviours, sections),
+``api_entries`` (an entry's purpose, returns and parameters, defaults); they share ``phrases``
+(the words a question is made of) and ``clauses`` (a verb's subject and mood); ``record`` holds
+the :class:`Fact`.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from benchsmith.agents.offline.facts.actions import advice, capabilities, procedures
+from benchsmith.agents.offline.facts.api_entries import defaults, entries, named_uses
+from benchsmith.agents.offline.facts.clauses import docstring_mood
+from benchsmith.agents.offline.facts.conditionals import conditions, errors
+from benchsmith.agents.offline.facts.record import Fact
+from benchsmith.agents.offline.facts.things import behaviours, comparisons, definitions, sections
+from benchsmith.entries import Statement, statements
+from benchsmith.language import Sentence, parse_all, points_outside
+
+__all__ = ["Fact", "passage_facts"]
+
+# What an entry's own description calls it: "This option mirrors ...", "Use this event to ...".
+SELF_NOUNS = frozenset(
+    "option event setting attribute method function class property value variable command "
+    "hook plugin object instance parameter argument key field flag".split()
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
+    """Every fact of the passage's statements, in passage order."""
+    found = statements(text, title)
+    parsed = parse_all([statement.text for statement in found])
+    facts: list[Fact] = []
+    for statement, sentence in zip(found, parsed):
+        if not statement.whole or points_outside(sentence, SELF_NOUNS if statement.entry else frozenset()):
+            continue  # no answer on its own: cut off, or "This flag ...", "However, ...", "as shown above"
+        answer = _answer(found, parsed, statement)
+        # an option's description says what the option does, in the imperative ("With --batch, follow
+        # symlinks ..."): no instruction to the user, however it is worded
+        describes = docstring_mood(statement, sentence) or statement.entry_kind == "option"
+        for reader in ENTRY_READERS if describes else READERS:
+            facts.extend(
+                Fact(kind, topic, slots, statement.position, answer, statement.entry)
+                for kind, topic, slots in reader(statement, sentence)
+            )
+    facts.extend(sections(found, title))
+    return tuple(facts)
+
+
+def _answer(found: tuple[Statement, ...], parsed: list[Sentence], statement: Statement) -> tuple[int, ...]:
+    """The statement, and for an entry's first sentence the next one of the same entry when it
+    stands on its own (it often completes it: "Returns Response object.")."""
+    if statement.role == "first":
+        following = [
+            s.position
+            for s in found[statement.position + 1 : statement.position + 2]
+            if s.entry == statement.entry
+            and s.role == "prose"
+            and s.whole
+            and not points_outside(parsed[s.position], SELF_NOUNS)
+        ]
+        return (statement.position, *following)
+    return (statement.position,)
+
+
+READERS = (
+    procedures,
+    conditions,
+    errors,
+    definitions,
+    entries,
+    comparisons,
+    capabilities,
+    defaults,
+    behaviours,
+    advice,
+    named_uses,
+)
+ENTRY_READERS = (conditions, errors, entries, defaults)  # a docstring's sentence: what the entry does

@@ -1,0 +1,224 @@
+"""Readers of what a user does: a procedure (how do I VP), a capability (can I VP, does X support
+Y) and advice (how should I VP)."""
+
+from __future__ import annotations
+
+from benchsmith.agents.offline.facts.clauses import (
+    ENABLING_VERBS,
+    META_VERBS,
+    entry_name,
+    is_imperative,
+    light_on_judgement,
+    names_something,
+    refers_to_entry,
+    subject_of,
+)
+from benchsmith.agents.offline.facts.phrases import (
+    MEANS_PREPOSITIONS,
+    bare,
+    clause_span,
+    fits,
+    noun_phrase,
+    object_topic,
+    render,
+    span,
+    verb_phrase,
+)
+from benchsmith.agents.offline.facts.record import Found
+from benchsmith.entries import Statement
+from benchsmith.language import Sentence, Token
+
+ADVICE_WORDS = frozenset(
+    {
+        "practice",
+        "idea",
+        "recommended",
+        "advisable",
+        "wise",
+        "best",
+        "important",
+        "necessary",
+        "essential",
+        "preferable",
+        "better",
+    }
+)
+
+# Determiners that quantify a subject ("many commands") rather than name it.
+QUANTIFIERS = frozenset("many some most all several few various any each every".split())
+
+
+def procedures(statement: Statement, sentence: Sentence) -> Found:
+    found: Found = []
+    for token in sentence.tokens:
+        if token.pos != "VERB" or token.tag != "VB":
+            continue
+        marker = sentence.child(token.index, "aux")
+        purpose = (
+            marker is not None
+            and marker.lemma == "to"
+            and token.dep in ("advcl", "xcomp", "npadvmod", "ROOT")
+            and (marker.index == 0 or sentence.tokens[marker.index - 1].lemma == "order")
+        )
+        head = sentence.tokens[token.head]
+        enabled = (
+            token.dep in ("xcomp", "ccomp")
+            and head.lemma in ENABLING_VERBS
+            and any(
+                child.text.lower() in ("you", "users", "one")
+                for child in [*sentence.children(head.index), *sentence.children(token.index)]
+            )
+            and _names_tool(sentence, subject_of(sentence, head))
+        ) or (token.dep in ("xcomp", "ccomp", "advcl") and head.lemma == "possible" and marker is not None)
+        if not (purpose or enabled):
+            continue  # "Git can help you perform a merge" and "MkDocs lets you X" say that, not how
+        main = sentence.tokens[token.head] if token.dep == "advcl" else sentence.root
+        if token.dep == "ROOT":  # "To X, do Y" read with X as the root: the instruction is what follows
+            main = next((t for t in sentence.tokens if t.index > token.index and t.pos == "VERB"), token)
+        if main.lemma in META_VERBS and subject_of(sentence, main) is None:
+            continue  # "To enable a translation, see the theme's documentation": a pointer, no answer
+        # the purpose is the user's task as a whole ("test a theme with translations"); a clause after
+        # it is not part of it
+        indices = (
+            [i for i in clause_span(sentence, token) if i != (marker.index if marker else -1)]
+            if purpose
+            else verb_phrase(sentence, token, complement=True)
+        )
+        if light_on_judgement(sentence, token):
+            continue
+        if fits(indices) and names_something(sentence, token) and (vp := render(sentence, indices)):
+            found.append(("procedure", object_topic(sentence, token) or vp, (("vp", vp),)))
+    root = sentence.root
+    you = subject_of(sentence, root)
+    means = [
+        child
+        for child in sentence.children(root.index)
+        if (
+            child.dep == "prep"
+            and child.lemma in MEANS_PREPOSITIONS
+            and (child.lemma != "with" or _names_code(sentence, sentence.child(child.index, "pobj"), products=True))
+        )
+        or (child.dep == "advcl" and any(grand.lemma == "by" for grand in sentence.children(child.index)))
+    ]
+    # "with" is a means when it names a tool ("with the --force option"), not "replace X with a new one"
+    if (
+        root.pos == "VERB"
+        and means
+        and (
+            is_imperative(sentence, root)
+            or (you is not None and you.text.lower() == "you" and sentence.child(root.index, "aux"))
+        )
+        and sentence.child(root.index, "dobj") is not None
+    ):  # "start by reading X" names no task
+        indices = verb_phrase(sentence, root)
+        if fits(indices) and names_something(sentence, root) and (vp := render(sentence, indices)) and not found:
+            found.append(("procedure", object_topic(sentence, root) or vp, (("vp", vp),)))
+    return found
+
+
+def _names_code(sentence: Sentence, token: Token | None, *, products: bool = False) -> bool:
+    """A phrase that names a code thing ("the --force option", "json.dumps") or, with ``products``,
+    a product ("with Gunicorn"). The project a page documents enables everything it documents:
+    "MkDocs lets you X" names no how."""
+    if token is None:
+        return False
+    low, high = sentence.subtree(token.index)
+    return any(
+        t.code or (t.text.startswith("-") and len(t.text) > 2) or (products and t.pos == "PROPN")
+        for t in sentence.tokens[low:high]
+    )
+
+
+def _names_tool(sentence: Sentence, subject: Token | None) -> bool:
+    """An enabler that says how: a code thing ("the --force option") or a named kind of object
+    ("Session objects"); not the product itself ("Git can help you ...", "MkDocs lets you ...")."""
+    if subject is None:
+        return False
+    return _names_code(sentence, subject) or (
+        subject.pos == "NOUN"
+        and any(
+            child.dep == "compound" and (child.pos == "PROPN" or child.text[:1].isupper())
+            for child in sentence.children(subject.index)
+        )
+    )
+
+
+def capabilities(statement: Statement, sentence: Sentence) -> Found:
+    root = sentence.root
+    if root.pos != "VERB" or root.tag != "VB":
+        return []
+    modal = sentence.child(root.index, "aux")
+    if modal is None or modal.lemma not in ("can", "could"):
+        return []
+    subject = subject_of(sentence, root)
+    if subject is None:
+        return []
+    indices = verb_phrase(sentence, root, complement=True)
+    if any(child.dep == "advmod" and child.lemma in ("also", "even", "too") for child in sentence.children(root.index)):
+        # "You can also include your Markdown files in nested directories": what is new is where
+        obj = sentence.child(root.index, "dobj")
+        heads = [root.index, *([obj.index] if obj is not None else [])]
+        indices = sorted(
+            {
+                *indices,
+                *(
+                    i
+                    for head in heads
+                    for child in sentence.children(head)
+                    if child.dep == "prep" and child.index > head
+                    for i in span(sentence, child.index)
+                ),
+            }
+        )
+    if not fits(indices) or not (vp := render(sentence, indices)):
+        return []
+    if subject.text.lower() in ("you", "users", "one", "we"):
+        return (
+            [("capability", object_topic(sentence, root) or vp, (("vp", vp),))]
+            if names_something(sentence, root)
+            else []
+        )
+    if not names_something(sentence, root) or any(
+        child.dep in ("det", "amod") and child.lemma in QUANTIFIERS for child in sentence.children(subject.index)
+    ):
+        return []  # "Many commands can output pathnames": no thing a user names (git, development round 5)
+    owner = (
+        entry_name(statement)
+        if refers_to_entry(subject) and statement.entry
+        else noun_phrase(sentence, subject, article=True)
+    )
+    plural = subject.tag in ("NNS", "NNPS") and not subject.code
+    return (
+        [("capability", bare(owner), (("vp", vp), ("owner", owner), ("is", "are" if plural else "is")))]
+        if owner
+        else []
+    )
+
+
+def advice(statement: Statement, sentence: Sentence) -> Found:
+    """ "It's a good practice to set connect timeouts to ..." → how should I set connect timeouts."""
+    root = sentence.root
+    if root.lemma != "be" or not sentence.child(root.index, "expl", "nsubj"):
+        return []
+    judged = sentence.child(root.index, "attr", "acomp", "dobj")
+    if judged is None or (
+        judged.lemma not in ADVICE_WORDS
+        and not any(child.lemma in ADVICE_WORDS for child in sentence.children(judged.index))
+    ):
+        return []
+    action = next(
+        (
+            token
+            for token in sentence.tokens
+            if token.dep in ("xcomp", "ccomp", "acl", "relcl") and token.tag == "VB" and token.pos == "VERB"
+        ),
+        None,
+    )
+    if action is None:
+        return []
+    obj = sentence.child(action.index, "dobj")
+    indices = [action.index, *([i for i in span(sentence, obj.index)] if obj else [])]
+    particle = sentence.child(action.index, "prt")
+    indices = sorted({*indices, *([particle.index] if particle else [])})
+    vp = render(sentence, indices) if fits(indices) else None
+    return [("advice", object_topic(sentence, action) or vp, (("vp", vp),))] if vp else []

@@ -1,0 +1,112 @@
+"""Readers of what an API entry or a code name is for: an entry's purpose, return value and
+parameters (what does F do, return; what is P for), a default (what does X default to), and a
+code name a sentence names with its use ("Use json.loads to read a document")."""
+
+from __future__ import annotations
+
+import re
+
+from benchsmith.agents.offline.facts.clauses import entry_name, subject_of
+from benchsmith.agents.offline.facts.phrases import noun_phrase
+from benchsmith.agents.offline.facts.record import Found
+from benchsmith.entries import Statement
+from benchsmith.language import Sentence
+from benchsmith.words import LIGHT_VERBS
+
+DEPRECATION = re.compile(r"(?i)^\W*(?:[\w-]*deprecated\b|deprecated since|this (?:\w+ )?is deprecated)")
+
+# Sphinx's version notes ("New in version 6.1.", "Changed in version 3.2: ..."): when, not what
+VERSION_NOTE = re.compile(r"(?i)^\W*(?:new|changed|added) in (?:version )?v?\d")
+
+
+def entries(statement: Statement, sentence: Sentence) -> Found:
+    name = entry_name(statement)
+    if not name or statement.entry_kind is None:
+        return []
+    found: Found = []
+    slots = (("entry", name), ("entry_kind", statement.entry_kind), ("owner", statement.owner or ""))
+    opening = sentence.tokens[0] if sentence.tokens else None
+    if (
+        statement.role == "first"
+        and opening is not None
+        and opening.pos not in ("SCONJ", "ADP")
+        and opening.lemma not in ("default", "defaults")
+        and not DEPRECATION.match(statement.text)
+        and not VERSION_NOTE.match(statement.text)
+    ):
+        # "After receiving the pack, receive-pack may ...", "Defaults to 64", "Soft-deprecated, prefer
+        # src_uris", "New in version 6.1.": a circumstance, a default, a deprecation or a version, not what
+        # the entry is for
+        intent = opening.lemma in ("intend", "useful", "use", "mean", "helpful")  # "Intended to speed up ..."
+        found.append(("purpose", name, (*slots, ("why", "yes" if intent else ""))))
+    if statement.role == "returns" or (
+        sentence.tokens
+        and sentence.tokens[0].lemma in ("return", "returns", "yield")
+        and statement.entry_kind in ("function", "method", "classmethod", "staticmethod")
+    ):
+        found.append(("returns", name, slots))
+    if statement.role == "parameter" and statement.parameter and statement.parameter not in ("args", "kwargs"):
+        found.append(("parameter", statement.parameter, (*slots, ("parameter", statement.parameter))))
+    return found
+
+
+def defaults(statement: Statement, sentence: Sentence) -> Found:
+    verb = next((token for token in sentence.tokens if token.lemma == "default" and token.pos == "VERB"), None)
+    if verb is None:
+        return []
+    subject = subject_of(sentence, verb)
+    if subject is None and statement.role == "parameter" and statement.parameter:
+        owner = statement.parameter  # "(optional) Defaults to True" under a parameter
+    elif subject is None:
+        owner = entry_name(statement)
+    else:
+        owner = noun_phrase(sentence, subject)  # never "it": which of the entry's things defaults?
+    return [("default", owner, (("owner", owner),))] if owner else []
+
+
+def named_uses(statement: Statement, sentence: Sentence) -> Found:
+    """What a code name is for, where a sentence names it with its use: "Use --llm openai:<model>
+    for real conversations", "Use json.loads to read a document" (what is X for?), and
+    "--dry-run prints calls and cost first" (what does X do?: the parser often takes the verb after
+    a code name for a noun)."""
+    tokens = [token for token in sentence.tokens if token.pos != "PUNCT"]
+    if len(tokens) < 4 or statement.entry:
+        return []
+    first, second = tokens[0], tokens[1]
+    if (
+        first.code
+        and first.text.startswith("-")
+        and second.text.lower().endswith("s")
+        and second.text.isalpha()
+        and second.text.islower()
+        and second.lemma not in LIGHT_VERBS
+        and second.pos in ("VERB", "NOUN")
+        and second.tag in ("VBZ", "NNS")
+    ):
+        return [
+            (
+                "purpose",
+                first.text,
+                (("entry", first.text), ("entry_kind", _code_kind(first.text)), ("owner", ""), ("why", "")),
+            )
+        ]
+    if (
+        first.text.lower() == "use"
+        and second.code
+        and any(  # (the tagger may call "Use" a name)
+            token.text.lower() in ("for", "to", "when") for token in tokens[2:]
+        )
+    ):
+        return [
+            (
+                "purpose",
+                second.text,
+                (("entry", second.text), ("entry_kind", _code_kind(second.text)), ("owner", ""), ("why", "")),
+            )
+        ]
+    return []
+
+
+def _code_kind(name: str) -> str:
+    """An entry kind from a code name's form: an option, a call, else a name."""
+    return "option" if name.startswith("-") else "function" if name.endswith(")") else "name"

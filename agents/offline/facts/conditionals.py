@@ -1,0 +1,264 @@
+"""Readers of what holds under a condition: a condition (what happens if C), a remedy (what should
+I do if C), an absence (what happens without X), an API entry's conditional return, and an error
+with what raises it (when does F raise E)."""
+
+from __future__ import annotations
+
+import builtins
+
+from benchsmith.agents.offline.facts.clauses import (
+    META_VERBS,
+    docstring_mood,
+    entry_name,
+    is_imperative,
+    light_on_judgement,
+    names_something,
+    refers_to_entry,
+    subject_of,
+)
+from benchsmith.agents.offline.facts.phrases import clause_span, fits, noun_phrase, object_topic, render
+from benchsmith.agents.offline.facts.record import FactKind, Found
+from benchsmith.entries import Statement, short_name
+from benchsmith.language import Sentence, Token
+from benchsmith.words import content_words
+
+CONDITION_MARKS = frozenset({"if", "when", "whenever"})
+WANTING_VERBS = frozenset({"want", "need", "wish", "like", "prefer"})
+INTENT_VERBS = frozenset({"intend", "plan", "decide", "choose", "expect", "hope", "mean", "try", "have"})
+
+# What a user does to a setting or an object: a passive of one of these states the user's action
+# ("if verify is set to False" → "if I set verify to False"); of any other it states a fact.
+USER_ACTIONS = frozenset(
+    "set pass use call give specify enable disable configure install add remove change provide "
+    "define create delete edit open close run start stop send write read load save import "
+    "register override replace rename move copy update upgrade omit leave put return raise "
+    "select choose apply attach mount deploy build".split()
+)
+
+# The heads of noun phrases that name one setting of something: "the json parameter", "the timeout option".
+SETTING_NOUNS = frozenset(
+    "parameter argument option flag setting variable header field attribute key hook value keyword".split()
+)
+BUILTIN_EXCEPTIONS = frozenset(name for name in dir(builtins) if name.endswith(("Error", "Exception", "Warning")))
+EXCEPTION_WORDS = ("Error", "Exception", "Warning", "Exit", "Interrupt", "Timeout")
+
+
+def conditions(statement: Statement, sentence: Sentence) -> Found:
+    found: Found = []
+    root = sentence.root
+    if root.lemma in ("raise", "throw"):
+        return found  # an error's condition: errors() reads it
+    for clause in sentence.tokens:
+        mark = _condition_mark(sentence, clause)
+        if clause.dep != "advcl" or clause.head != root.index or mark is None or mark.lemma not in CONDITION_MARKS:
+            continue
+        subject = subject_of(sentence, clause)
+        if subject is None:
+            continue
+        wanted = sentence.child(clause.index, "xcomp")
+        if subject.text.lower() in ("you", "we") and clause.lemma in WANTING_VERBS and wanted is not None:
+            # "If you want to add cookies, ..." asks how to add cookies; "see gitrevisions(7) if you want to
+            # see more complex cases" only points elsewhere (git's tutorial, development readings round 4)
+            if (
+                (root.lemma in META_VERBS and subject_of(sentence, root) is None)
+                or not names_something(sentence, wanted)
+                or light_on_judgement(sentence, wanted)
+            ):  # "if you want to have better success" (mkdocs, round 5)
+                continue
+            marker = sentence.child(wanted.index, "aux")
+            indices = [i for i in clause_span(sentence, wanted) if not marker or i != marker.index]
+            if fits(indices) and (vp := render(sentence, indices)):
+                found.append(("procedure", object_topic(sentence, wanted) or vp, (("vp", vp),)))
+            continue
+        if (
+            clause.lemma in INTENT_VERBS
+            or clause.lemma in WANTING_VERBS | {"require"}
+            or (root.lemma in META_VERBS and subject_of(sentence, root) is None)
+            or any(
+                child.dep == "aux"
+                and child.lemma in ("have", "would", "can", "could", "may", "might", "should", "must")
+                for child in sentence.children(clause.index)
+            )
+        ):
+            continue  # "if you intend to X, ... is required", "if it fails, see ...", "if it had been ..."
+        if clause.tag == "VBD":
+            continue  # "when you installed MkDocs": a past event, not a condition to ask about
+        condition = condition_clause(sentence, clause, mark)
+        if condition is None:
+            continue
+        slots: tuple[tuple[str, str], ...] = (
+            ("clause", condition),
+            ("mark", "when" if mark.lemma == "whenever" else mark.lemma),
+        )
+        if docstring_mood(statement, sentence):
+            if root.lemma in ("return", "returns", "yield") and statement.entry:
+                found.append(
+                    (
+                        "conditional-return",
+                        entry_name(statement) or condition,
+                        (*slots, ("entry", entry_name(statement) or "")),
+                    )
+                )
+            continue
+        if _detail_of_setting(statement, sentence):
+            continue
+        person = subject.text.lower() in ("you", "we")
+        if (person and clause.lemma == "be") or (not person and noun_phrase(sentence, subject) is None):
+            continue  # "if you are new to X", "if the function returns": what it is about is unclear
+        topic = noun_phrase(sentence, subject) or condition
+        modal = sentence.child(root.index, "aux")
+        advising = (
+            is_imperative(sentence, root)
+            or (
+                subject_of(sentence, root) is not None
+                and subject_of(sentence, root).text.lower() == "you"
+                and modal is not None
+            )
+            or (modal is not None and modal.lemma in ("must", "should"))
+            or root.lemma in ("need", "require")
+            or any(child.lemma == "required" for child in sentence.children(root.index))
+        )
+        kind: FactKind = "remedy" if advising else "condition"
+        if kind == "remedy" and (
+            sentence.child(root.index, "neg") or any(child.lemma == "never" for child in sentence.children(root.index))
+        ):
+            continue  # "If you use gh-deploy, never edit ...": a warning, not what to do
+        if kind == "condition" and (affected := _affected(sentence, root, condition)):
+            slots = (*slots, ("affected", affected))
+        found.append((kind, topic, slots))
+    first = sentence.tokens[0] if sentence.tokens else None
+    if first is not None and first.lemma == "without" and first.head == root.index and root.pos in ("VERB", "AUX"):
+        lacking = sentence.child(first.index, "pobj")
+        thing = noun_phrase(sentence, lacking, article=True) if lacking else None
+        if thing:
+            found.append(("absence", thing, (("thing", thing),)))
+    return found
+
+
+def _detail_of_setting(statement: Statement, sentence: Sentence) -> bool:
+    """A condition in an entry's description (a setting, an option, a function) that does not name
+    the entry ("[merge.verbosity] ... if conflicts were detected"; "[aifc] ... if the setpos() method
+    is not used"): asked alone it leaves out what it is about, and the page's name is no help ("In
+    git config, what should I expect if conflicts were detected?": git and stdlib development
+    readings, rounds 5-7). The entry's own questions ask about it."""
+    if not statement.entry:
+        return False
+    name = short_name(statement.entry)
+    return (
+        not any(token.code and (token.text == name or token.text.endswith(name)) for token in sentence.tokens)
+        and name not in sentence.text
+    )
+
+
+def _affected(sentence: Sentence, root: Token, condition: str) -> str | None:
+    """What a condition changes, when the sentence names it and the condition does not: "the json
+    parameter is ignored if data or files is passed" asks "What happens to the json parameter if
+    I pass data or files?", not what happens at all (which reads as if passing data did nothing
+    else; readers of the development half call such questions unaskable). A code name, or a
+    setting named by a compound ("the json parameter"); None for a person, a pronoun, a quantity
+    ("all submodules") or a thing the condition already names."""
+    subject = subject_of(sentence, root)
+    if subject is None or subject.dep == "expl" or root.lemma == "be":
+        return None  # "--ff is the default if ...": what it is, not what happens to it
+    children = sentence.children(subject.index)
+    if any(child.lemma in ("all", "each", "every", "any", "some", "no", "both") for child in children):
+        return None
+    named = subject.code or (
+        subject.lemma in SETTING_NOUNS and any(child.dep == "compound" or child.code for child in children)
+    )
+    phrase = noun_phrase(sentence, subject, article=True) if named else None
+    if not phrase or set(content_words(phrase)) & set(content_words(condition)):
+        return None
+    return phrase
+
+
+def _condition_mark(sentence: Sentence, clause: Token) -> Token | None:
+    """The word that makes a clause a condition: "if" is a marker; "when" the parser often takes for
+    an adverb of the clause's verb ("A crossing is cancelled when the swell exceeds two metres")."""
+    mark = sentence.child(clause.index, "mark")
+    if mark is not None:
+        return mark
+    first = sentence.tokens[sentence.subtree(clause.index)[0]]
+    return (
+        first if first.dep == "advmod" and first.head == clause.index and first.lemma in ("when", "whenever") else None
+    )
+
+
+def condition_clause(sentence: Sentence, verb: Token, mark: Token) -> str | None:
+    """A condition as a user states it: its core (subject, verb, objects, first complement; no
+    adverbs, asides or relative clauses), a passive without its agent turned into what the user
+    does ("verify is set to False" → "I set verify to False")."""
+    dropped = {
+        child.index
+        for child in sentence.children(verb.index)
+        if child.dep in ("advmod", "parataxis", "appos") and child.index > mark.index
+    }
+    # "multiple times" (npadvmod) stays: "if --group is specified multiple times" is another condition
+    preps = [child for child in sentence.children(verb.index) if child.dep in ("prep", "agent")]
+    dropped |= {child.index for child in preps[1:]}
+    indices = [i for i in clause_span(sentence, verb) if i != mark.index]
+    indices = [i for i in indices if not any(i in range(*sentence.subtree(d)) for d in dropped)]
+    subject = sentence.child(verb.index, "nsubjpass")
+    passive = (
+        subject is not None
+        and sentence.child(verb.index, "auxpass") is not None
+        and verb.tag == "VBN"
+        and not sentence.child(verb.index, "agent")
+        and not sentence.child(verb.index, "aux")
+        and verb.lemma in USER_ACTIONS
+        and not any(child.dep in ("conj", "cc", "preconj") for child in sentence.children(verb.index))
+    )
+    # "if X is either not set or empty" stays as written: "if I don't set X empty" garbles it
+    if not passive:
+        return render(sentence, indices) if fits(indices) else None
+    auxiliaries = {child.index for child in sentence.children(verb.index) if child.dep in ("auxpass", "aux", "neg")}
+    thing = [i for i in indices if i in range(*sentence.subtree(subject.index))]
+    rest = [i for i in indices if i > verb.index and i not in thing and i not in auxiliaries]
+    object_text, rest_text = render(sentence, thing), render(sentence, rest) if rest else ""
+    if object_text is None or rest_text is None or not fits([*thing, verb.index, *rest]):
+        return None
+    negated = sentence.child(verb.index, "neg") is not None  # "if X is not set" → "if I don't set X"
+    return " ".join(part for part in ("I", "don't" if negated else "", verb.lemma, object_text, rest_text) if part)
+
+
+def errors(statement: Statement, sentence: Sentence) -> Found:
+    found: Found = []
+    for verb in sentence.tokens:
+        if verb.lemma not in ("raise", "throw") or verb.pos not in ("VERB",):
+            continue
+        subject = subject_of(sentence, verb)
+        obj = sentence.child(verb.index, "dobj")
+        if subject is not None and subject.dep == "nsubjpass":
+            error = _error_name(sentence, subject)
+            raiser = entry_name(statement)
+        else:
+            error = _error_name(sentence, obj) if obj else None
+            raiser = (
+                entry_name(statement) if subject is None or refers_to_entry(subject) else noun_phrase(sentence, subject)
+            )
+        if not error or (raiser is None and error in BUILTIN_EXCEPTIONS):
+            continue  # "Why would I get a ValueError?": every page that raises one answers it
+        slots = (("error", error), *((("raiser", raiser),) if raiser else ()))
+        found.append(("error", raiser or error, slots))
+    return found
+
+
+def _error_name(sentence: Sentence, token: Token) -> str | None:
+    """An exception's name ("ValueError", "a TooManyRedirects exception" → "TooManyRedirects")."""
+    if token.code or token.text.endswith(EXCEPTION_WORDS):
+        return (
+            token.text
+            if token.text.endswith(EXCEPTION_WORDS) or token.lemma in ("exception", "error") or token.code
+            else None
+        )
+    if token.lemma in ("exception", "error", "warning"):
+        named = next(
+            (
+                child
+                for child in sentence.children(token.index)
+                if child.dep == "compound" and (child.code or child.pos == "PROPN")
+            ),
+            None,
+        )
+        return named.text if named else None
+    return None

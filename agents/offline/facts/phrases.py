@@ -1,0 +1,277 @@
+"""The words a question is made of, read from a parse (benchsmith/language.py): a span rendered in
+the user's voice, a noun phrase that names a thing, a verb phrase that names an action, a clause
+up to its comma. None where the words need a referent outside the sentence ("it", "this")."""
+
+from __future__ import annotations
+
+import re
+
+from benchsmith.language import Sentence, Token
+from benchsmith.words import UNANCHORED_NOUNS
+
+DANGLING = frozenset(
+    {
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "they",
+        "them",
+        "their",
+        "he",
+        "she",
+        "which",
+        "such",
+        "former",
+        "latter",
+        "above",
+        "below",
+        "here",
+        "there",
+        "following",
+        "none",
+        "nothing",
+        "something",
+        "anything",
+        "everything",
+        "someone",
+        "one",
+        # comparative reference: "other providers", "another path" (other than what?)
+        "other",
+        "another",
+        "same",
+        "else",
+    }
+)
+USER_VOICE = {
+    "you": "I",
+    "your": "my",
+    "yours": "mine",
+    "yourself": "myself",
+    "we": "I",
+    "our": "my",
+    "us": "me",
+    "ourselves": "myself",
+}
+
+# Head nouns that name nothing on their own: "one key difference", "a common form", "the only time",
+# "the function" (which one?). A topic headed by one needs a name beside it ("the timeout parameter").
+GENERIC_NOUNS = frozenset(
+    "difference form time way thing things part parts kind type types example examples case cases number lot set "
+    "list value values result results data information item items object objects function functions method "
+    "methods class classes option options argument arguments parameter parameters feature features reason "
+    "reasons problem problems issue issues step steps point points detail details section sections page pages "
+    "document documentation user users people one ones other others rest end start beginning fact idea use "
+    "note notes question questions answer answers change changes version versions default defaults".split()
+)
+MEANS_PREPOSITIONS = frozenset({"with", "by", "using", "via", "through"})
+MAX_SLOT_TOKENS = 14
+MIN_SLOT_TOKENS = 2
+
+
+def render(sentence: Sentence, indices: list[int] | range, *, user: bool = True) -> str | None:
+    """The tokens' words in order, in the user's voice ("you" → "I"); None when a word needs a
+    referent outside the sentence ("it", "this") or the span is no phrase."""
+    words: list[str] = []
+    tokens, depth = [], 0
+    for i in sorted(indices):  # a parenthesis is an aside: left out
+        token = sentence.tokens[i]
+        depth += token.text == "("
+        if not depth:
+            tokens.append(token)
+        depth -= token.text == ")" and depth > 0
+    while tokens and tokens[-1].pos == "PUNCT":
+        tokens.pop()
+    while tokens and tokens[0].pos in ("PUNCT", "CCONJ"):
+        tokens.pop(0)
+    if not tokens:
+        return None
+    for position, token in enumerate(tokens):
+        lower = token.text.lower()
+        relative = token.tag in ("WDT", "WP") or (
+            lower == "that" and token.dep in ("nsubj", "nsubjpass", "dobj", "mark")
+        )
+        if lower in DANGLING and not token.code and not relative:
+            return None
+        text = USER_VOICE.get(lower, token.text) if user and not token.code else token.text
+        after_you = position and tokens[position - 1].text.lower() in ("you", "we")
+        if user and lower in ("are", "were", "'re", "’re") and after_you:
+            text = {"are": "am", "were": "was", "'re": "'m", "’re": "’m"}[lower]
+        if lower in ("so", "such") and position and tokens[position - 1].lemma == "do":
+            return None  # "after doing so": so what?
+        # a space where the sentence had one, also across the tokens left out ("core.autocrlf" without)
+        spaced = position < len(tokens) - 1 and any(
+            sentence.tokens[k].space for k in range(token.index, tokens[position + 1].index)
+        )
+        words.append(text + (" " if spaced else ""))
+    rendered = "".join(words).strip()
+    if (
+        any(rendered.count(left) != rendered.count(right) for left, right in ("()", "[]", "<>", "{}"))
+        or rendered.count('"') % 2
+        or len(re.findall(r"(?<!\w)'|'(?!\w)", rendered)) % 2
+    ):
+        return None  # a quotation or bracket cut in half
+    if (
+        rendered
+        and tokens[0].pos in ("VERB", "AUX", "DET", "ADV", "ADP", "SCONJ", "PART")
+        and not tokens[0].code
+        and not tokens[0].text.isupper()
+    ):
+        rendered = rendered[:1].lower() + rendered[1:]  # "Return a copy" read mid-question: "return a copy"
+    return rendered or None
+
+
+def span(sentence: Sentence, index: int, *, without: set[int] = frozenset()) -> list[int]:  # type: ignore[assignment]
+    """The indices of a token's subtree, less ``without`` and the subtrees rooted there."""
+    start, end = sentence.subtree(index)
+    dropped: set[int] = set()
+    for removed in without:
+        low, high = sentence.subtree(removed)
+        dropped |= set(range(low, high))
+    return [i for i in range(start, end) if i not in dropped]
+
+
+def fits(indices: list[int]) -> bool:
+    return MIN_SLOT_TOKENS <= len(indices) <= MAX_SLOT_TOKENS
+
+
+def clause_span(sentence: Sentence, head: Token) -> list[int]:
+    """A clause's tokens up to the first comma after its head (what follows is another clause:
+    "if the hook existed, False if not")."""
+    indices = span(sentence, head.index)
+    cut = next((i for i in indices if i > head.index and sentence.tokens[i].text in (",", ";", ":", "–", "—")), None)
+    return [i for i in indices if cut is None or i < cut]
+
+
+def noun_phrase(sentence: Sentence, token: Token, *, article: bool = False) -> str | None:
+    """The noun phrase a token heads (its base chunk, or the code name), read in its sentence:
+    its head a noun and no verb in it; without a leading determiner, or with "the" or "a" when
+    ``article`` (a question says "What does the Response object contain?"). None for a pronoun,
+    a demonstrative, or a phrase that is no thing."""
+    if token.code:
+        return token.text
+    if token.pos not in ("NOUN", "PROPN") or not specific_noun(sentence, token):
+        return None
+    chunk = sentence.chunk_at(token.index)
+    start, end = chunk if chunk else (token.index, token.index + 1)
+    end = min(end, token.index + 1)  # the chunk ends with its head
+    children = sentence.children(token.index)
+    if any(
+        child.dep in ("acl", "relcl") and child.index > token.index and sentence.tokens[child.index - 1].text != ","
+        for child in children
+    ) and any(child.dep == "det" and child.lemma == "the" for child in children):
+        return None  # "the default mechanism [to read a page's source]": the clause says which one
+    of_phrase = next(
+        (child for child in children if child.dep == "prep" and child.lemma == "of" and child.index == token.index + 1),
+        None,
+    )
+    if of_phrase is not None:  # "the lack [of a central group]", "the use of proxies": the whole, or nothing
+        whole = span(sentence, of_phrase.index)
+        if not fits([*range(start, end), *whole]) or any(sentence.tokens[i].pos in ("VERB", "AUX") for i in whole):
+            return None
+        end = whole[-1] + 1
+    tokens = sentence.tokens[start:end]
+    if any(t.pos in ("VERB", "AUX", "PRON") and not t.code for t in tokens) or any(
+        t.text.lower() in DANGLING for t in tokens
+    ):
+        return None
+    leading = tokens[0].pos == "DET" and tokens[0].lemma in ("the", "a", "an")
+    indices = list(range(start + 1 if leading else start, end))
+    rendered = render(sentence, indices, user=False)
+    if rendered is None:
+        return None
+    first = sentence.tokens[indices[0]]
+    if first.pos in ("DET", "ADJ", "NUM", "ADV") and not first.code and not first.text.isupper():
+        rendered = rendered[:1].lower() + rendered[1:]  # "Many commands" read mid-question: "many commands"
+    if article and leading and tokens[0].lemma in ("the", "a", "an"):
+        return f"{tokens[0].text.lower()} {rendered}"
+    return rendered
+
+
+def specific_noun(sentence: Sentence, token: Token) -> bool:
+    """A head noun that names something, or a generic one with a name beside it. "the parent",
+    "the error", "the path" name nothing a first question can lean on: a definite noun needs a
+    modifier or an "of" phrase that says which."""
+    children = sentence.children(token.index)
+    definite = any(child.dep == "det" and child.lemma in ("the", "this", "that") for child in children)
+    described = any(
+        child.dep in ("compound", "amod", "nmod", "poss", "nummod") or (child.dep == "prep" and child.lemma == "of")
+        for child in children
+    )
+    if definite and not described and token.text.lower() in UNANCHORED_NOUNS:
+        return False  # "the ID", "the default": which one? (the quality gate's rule, benchsmith/words.py)
+    if token.code or token.pos == "PROPN":
+        return True
+    if definite and not described:
+        return False
+    if token.lemma not in GENERIC_NOUNS:
+        return True
+    return any(
+        child.dep in ("compound", "amod", "nmod")
+        and (child.code or child.pos == "PROPN" or (child.lemma not in GENERIC_NOUNS and child.pos == "NOUN"))
+        for child in sentence.children(token.index)
+    )
+
+
+def bare(phrase: str) -> str:
+    """A noun phrase without its article ("the connect timeout" → "connect timeout")."""
+    first, _, rest = phrase.partition(" ")
+    return rest if first.lower() in ("the", "a", "an") and rest else phrase
+
+
+def verb_phrase(sentence: Sentence, verb: Token, complement: bool = False) -> list[int]:
+    """What a user names of an action: the verb, its particle and its object (the object's own
+    modifiers kept, a relative clause dropped: "add HTTP headers", "log in"), or, without an object,
+    its first complement ("connect to the server"). The rest of the sentence is how, where or
+    when: the answer, not the question."""
+    keep = [verb.index]
+    obj = sentence.child(verb.index, "dobj", "attr", "dative")
+    for child in sentence.children(verb.index):
+        if child.dep == "prt":
+            keep.append(child.index)
+        elif child.dep in ("dobj", "attr", "oprd", "dative", "acomp"):
+            keep.extend(object_span(sentence, child))
+    for child in sentence.children(verb.index):
+        if (
+            obj is not None
+            and ((child.dep == "prep" and child.lemma == "for") or child.dep in ("xcomp", "ccomp"))
+            and child.index > obj.index
+        ):
+            keep.extend(span(sentence, child.index))  # "give a proxy for a specific host", "tell Requests to stop"
+            break
+    if obj is None or complement:  # what the action is on, or (with ``complement``) where it applies
+        after = obj.index if obj is not None else verb.index
+        following = next(
+            (
+                child
+                for child in sentence.children(verb.index)
+                if child.dep in ("prep", "xcomp", "ccomp")
+                and child.index > after
+                and child.lemma not in MEANS_PREPOSITIONS
+            ),
+            None,
+        )
+        if following is not None and len(range(*sentence.subtree(following.index))) <= 5:
+            keep.extend(span(sentence, following.index))
+    return sorted(set(keep))
+
+
+def object_span(sentence: Sentence, head: Token) -> list[int]:
+    """A noun's own words and its first "of" phrase ("the use of proxies"), less the rest of what
+    hangs on it ("in the presence of environmental proxies", a relative clause)."""
+    dropped: set[int] = set()
+    first_of = True
+    for child in sentence.children(head.index):
+        if child.dep == "prep" and child.lemma == "of" and first_of and child.index > head.index:
+            first_of = False
+            continue
+        if child.dep in ("prep", "relcl", "acl", "advcl", "appos", "punct", "cc", "conj"):
+            dropped.add(child.index)
+    return span(sentence, head.index, without=dropped)
+
+
+def object_topic(sentence: Sentence, verb: Token) -> str | None:
+    obj = sentence.child(verb.index, "dobj", "pobj", "attr")
+    return noun_phrase(sentence, obj) if obj else None

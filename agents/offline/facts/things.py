@@ -1,0 +1,254 @@
+"""Readers of what a named thing is or does: a definition (what is X), a comparison (what is the
+difference between A and B), a behaviour (what does X do to Y) and a section whose heading names
+a thing (how does X work)."""
+
+from __future__ import annotations
+
+import re
+
+from benchsmith.agents.offline.facts.clauses import (
+    ENABLING_VERBS,
+    EVALUATIVE,
+    META_VERBS,
+    entry_name,
+    names_something,
+    refers_to_entry,
+    subject_of,
+)
+from benchsmith.agents.offline.facts.phrases import GENERIC_NOUNS, bare, fits, noun_phrase, render, span, verb_phrase
+from benchsmith.agents.offline.facts.record import Fact, Found
+from benchsmith.entries import Statement, section_heading
+from benchsmith.language import REQUIREMENT, Sentence, Token, is_noun_phrase, parse_all
+from benchsmith.words import LIGHT_VERBS, content_words, stems
+
+# Adjectives that place a thing among others rather than say what it is: "the only information that is
+# supported" (git's protocol pages, development readings round 4).
+RELATIVE = frozenset("only same other first last next previous former latter".split())
+CONTRAST_PREPOSITIONS = frozenset({"unlike", "versus", "vs"})
+
+# "A rather than B", "A instead of B" state a choice ("raises X rather than RuntimeError"), no comparison.
+CONTRAST_PHRASES = (
+    ("as", "opposed", "to"),
+    ("compared", "to"),
+    ("compared", "with"),
+    ("in", "contrast", "to"),
+    ("in", "contrast", "with"),
+)
+
+# Headings that name a part of the manual, not a thing a user works with.
+MANUAL_WORDS = frozenset(
+    "guide usage interface introduction overview tutorial api reference change changelog history "
+    "faq question documentation content index keeper community support note example release "
+    "contributor contributing install installation".split()
+)
+HEADING_PATH = re.compile(r"\s+(?:›|»|>)\s+")
+
+
+def definitions(statement: Statement, sentence: Sentence) -> Found:
+    """ "Blueprints are a way to organize views", "X refers to Y": a present-tense statement of what a
+    named thing is. Not one that says how good it is ("a huge drain"), a value ("is None"), a
+    subject narrowed by a clause ("Character sequences that match ... are"), or a past ("was new")."""
+    root = sentence.root
+    subject = subject_of(sentence, root)
+    if subject is None or subject.dep != "nsubj" or sentence.child(root.index, "neg", "aux"):
+        return []
+    is_copula = root.lemma == "be" and root.tag in ("VBZ", "VBP") and sentence.child(root.index, "attr") is not None
+    defining = root.lemma in ("mean", "refer", "represent", "denote") and root.tag in ("VBZ", "VBP")
+    if not (is_copula or defining) or sentence.child(root.index, "mark") or subject.index > root.index:
+        return []
+    if any(
+        child.dep in ("relcl", "acl") or (defining and child.dep == "prep")
+        for child in sentence.children(subject.index)
+    ):
+        return []  # "The lack of a central group means ...": a consequence, not what a term means
+    attr = sentence.child(root.index, "attr")
+    if is_copula and attr is not None:
+        article = sentence.child(attr.index, "det")
+        evaluative = any(
+            child.dep == "amod" and child.lemma in EVALUATIVE | RELATIVE for child in sentence.children(attr.index)
+        )
+        if attr.pos != "NOUN" or article is None or article.lemma not in ("a", "an", "the") or evaluative:
+            return []
+    if refers_to_entry(subject) and statement.entry:
+        topic = entry_name(statement)
+    else:
+        topic = noun_phrase(sentence, subject, article=True)
+    if not topic:
+        return []
+    plural = subject.tag in ("NNS", "NNPS") and not subject.code
+    return [("definition", bare(topic), (("thing", topic), ("plural", "yes" if plural else "")))]
+
+
+def comparisons(statement: Statement, sentence: Sentence) -> Found:
+    lowered = [token.lemma for token in sentence.tokens]
+    marker = next((token for token in sentence.tokens if token.lemma in CONTRAST_PREPOSITIONS), None)
+    if marker is None:
+        for phrase in CONTRAST_PHRASES:
+            for start in range(len(lowered) - len(phrase) + 1):
+                if tuple(lowered[start : start + len(phrase)]) == phrase:
+                    marker = sentence.tokens[start + len(phrase) - 1]
+                    break
+            if marker:
+                break
+    if marker is None:
+        return []
+    other = next((token for token in sentence.children(marker.index) if token.dep == "pobj"), None)
+    if other is None:
+        other = next((token for token in sentence.tokens[marker.index + 1 :] if token.pos in ("NOUN", "PROPN")), None)
+    root = sentence.root
+    first = subject_of(sentence, root) or sentence.child(root.index, "dobj")
+    if other is None or first is None:
+        return []
+    if not all(token.code or token.pos == "PROPN" for token in (first, other)):
+        return []  # "these instead of socket objects": two things a user names, or no comparison
+    a, b = noun_phrase(sentence, first), noun_phrase(sentence, other)
+    if not a or not b or a.lower() == b.lower() or a.lower().endswith(b.lower()) or b.lower().endswith(a.lower()):
+        return []
+    return [("comparison", a, (("a", a), ("b", b)))]
+
+
+def behaviours(statement: Statement, sentence: Sentence) -> Found:
+    """ "Requests automatically decompresses gzip-encoded responses", "The Response object contains
+    all of the information" → what does S V / does S V O."""
+    root = sentence.root
+    will = sentence.child(root.index, "aux")
+    if (
+        root.pos != "VERB"
+        or (root.tag not in ("VBZ", "VBP") and not (root.tag == "VB" and will is not None and will.lemma == "will"))
+        or root.lemma in ("be", "have", "do", "raise", "throw")
+        or root.lemma in ENABLING_VERBS
+        or root.lemma in META_VERBS
+    ):
+        return []
+    subject = subject_of(sentence, root)
+    obj = sentence.child(root.index, "dobj")
+    if (
+        subject is None
+        or subject.dep != "nsubj"
+        or obj is None
+        or subject.index > root.index
+        or any(child.lemma == "no" for child in sentence.children(obj.index))
+        or not names_something(sentence, root)
+        or sentence.child(subject.index, "conj")
+    ):  # "octopus and resolve vivify": not octopus alone
+        return []
+    if refers_to_entry(subject) and statement.entry:
+        owner, plural = entry_name(statement), False
+    elif (
+        subject.code
+        or subject.pos == "PROPN"
+        or any(child.code or child.pos == "PROPN" for child in sentence.children(subject.index))
+        or _described_thing(sentence, subject)
+        or _heading_thing(sentence, subject, statement)
+    ):
+        # the verb agrees with its subject: "Requests decompresses" is one thing, "Blueprints record" several
+        owner, plural = noun_phrase(sentence, subject, article=True), root.tag == "VBP"
+        if owner is None and _heading_thing(sentence, subject, statement):
+            owner = f"the {subject.text}"  # the heading says which: "the audit" under "Audit"
+    else:
+        return []
+    if not owner or sentence.child(root.index, "neg"):
+        return []
+    purpose = next(
+        (
+            child
+            for child in sentence.children(root.index)
+            if child.dep in ("advcl", "xcomp")
+            and child.index > obj.index
+            and (marker := sentence.child(child.index, "aux")) is not None
+            and marker.lemma == "to"
+        ),
+        None,
+    )
+    aim = render(sentence, span(sentence, purpose.index)) if purpose and fits(span(sentence, purpose.index)) else None
+    if root.lemma in LIGHT_VERBS and aim is None:
+        return []  # "What does MkDocs use?": uses for what? ("... use to render Markdown?" says)
+    indices = verb_phrase(sentence, root)
+    rest = render(sentence, [i for i in indices if i != root.index]) if fits(indices) else None
+    slots = (("owner", owner), ("verb", root.lemma), ("does", "do" if plural else "does"), ("aim", aim or ""))
+    return [("behaviour", bare(owner), (*slots, *((("rest", rest),) if rest else ())))]
+
+
+def _heading_thing(sentence: Sentence, noun: Token, statement: Statement) -> bool:
+    """ "The audit" in a section headed "Audit": the thing the section is about, named by its heading."""
+    heading = statement.heading if hasattr(statement, "heading") else ""
+    return (
+        bool(heading)
+        and noun.pos == "NOUN"
+        and noun.lemma not in GENERIC_NOUNS
+        and any(child.dep == "det" and child.lemma == "the" for child in sentence.children(noun.index))
+        and noun.lemma
+        in {word.lower().rstrip("s") for word in heading.split()} | {word.lower() for word in heading.split()}
+    )
+
+
+def _described_thing(sentence: Sentence, noun: Token) -> bool:
+    """A definite common noun with a modifier that says which: "the ferry planner", "the tide
+    predictor"; not "the maintainer" or "passengers"."""
+    children = sentence.children(noun.index)
+    return (
+        noun.pos == "NOUN"
+        and noun.lemma not in GENERIC_NOUNS
+        and any(child.dep == "det" and child.lemma == "the" for child in children)
+        and any(child.dep in ("compound", "amod") and child.lemma not in EVALUATIVE for child in children)
+    )
+
+
+def sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
+    """The section the passage opens, when its heading names a thing ("Custom Headers", "Session
+    Objects"), not a page of the manual ("Developer Interface", "The User Guide"): how does it work,
+    answered by the section's first statements."""
+    heading = section_heading(title)
+    if (
+        not found
+        or not heading
+        or found[0].text.strip() != heading
+        or found[0].entry
+        or len(found) < 2
+        or len(HEADING_PATH.split(title)) < 2
+        or ":" in heading
+        or heading.endswith("?")
+        or heading.isupper()
+    ):
+        return []
+    parsed = parse_all([heading])[0]
+    if parsed.tokens and (
+        parsed.tokens[-1].pos not in ("NOUN", "PROPN")
+        or any(token.pos not in ("NOUN", "PROPN", "ADJ", "PUNCT") for token in parsed.tokens)
+    ):
+        return []  # "Great themes available", "Apache as CGI": a title, not a thing's name
+    if (
+        not is_noun_phrase(parsed)
+        or any(token.code or token.pos in ("NUM", "DET") for token in parsed.tokens)
+        or len(parsed) > 4
+        or any(token.lemma in MANUAL_WORDS or token.text.lower().rstrip("s") in MANUAL_WORDS for token in parsed.tokens)
+    ):
+        return []
+    text = " ".join(statement.text for statement in found[1:])
+    topic = " ".join(
+        word if not word.istitle() or re.search(rf"(?<![.!?]\s)(?<!^)\b{re.escape(word)}\b", text) else word.lower()
+        for word in heading.split()
+    )
+    plural = parsed.root.tag in ("NNS", "NNPS")
+    body = [s.position for s in found[1:3] if s.whole]
+    head = stems([parsed.tokens[-1].text.lower()])[0] if parsed.tokens else ""
+    if not body or head not in stems(content_words(found[body[0]].text)):
+        return []  # the section's first sentence is not about what its heading names
+    lead = parse_all([found[body[0]].text])[0]
+    if REQUIREMENT.search(lead.text) and not any(
+        token.dep in ("nsubj", "nsubjpass") and stems([token.text.lower()])[0] == head for token in lead.tokens
+    ):
+        # a requirement of something else explains nothing: "Client Side Certificates" opening on "The
+        # private key to your local certificate must be unencrypted" (requests, development round 4)
+        return []
+    pointer = any(token.lemma in ("find", "list", "locate") and token.tag == "VBN" for token in lead.tokens)
+    # "A list of third party themes can be found in the wiki" says where, not how they work
+    return [
+        Fact(
+            "section",
+            topic,
+            (("topic", topic), ("do", "do" if plural else "does"), ("where", "yes" if pointer else "")),
+            body[0],
+            tuple(body),
+        )
+    ]
