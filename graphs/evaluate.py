@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired
 
 from langgraph.config import get_stream_writer
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
@@ -61,6 +61,7 @@ from benchsmith.graphs.runtime.corpus_indexes import (
     corpus_duplicates,
     dense_index,
 )
+from benchsmith.graphs.runtime.fanout import add_fan_out
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused, report_warning
 from benchsmith.graphs.runtime.resources import embedder_for, run_seam, scorer_for, workspace_of
@@ -371,11 +372,6 @@ def retrieve(task: RetrievalTask, runtime: Runtime[EvaluationContext]) -> dict[s
     return {"finished": [configuration.name]}
 
 
-def gather(state: EvaluationState) -> dict[str, Any]:
-    """Joins a stage's parallel retrievals before the next stage is dispatched."""
-    return {}
-
-
 def _run_batches(
     runtime: Runtime[EvaluationContext], run_id: str, benchmark: Benchmark, configuration: Configuration
 ) -> Iterator[tuple[int, Run]]:
@@ -571,12 +567,8 @@ def _describe(name: str, configuration: AnyConfiguration, run_file: Path, second
 builder = StateGraph(
     EvaluationState, context_schema=EvaluationContext, input_schema=EvaluationInput, output_schema=EvaluationOutput
 )
-for node in (plan, retrieve, gather, measure):
-    builder.add_node(node)
-builder.add_edge(START, "plan")
-builder.add_conditional_edges("plan", dispatch, ["retrieve", "measure"])
-builder.add_edge("retrieve", "gather")
-builder.add_conditional_edges("gather", dispatch, ["retrieve", "measure"])
+# One process retrieves every configuration: a stage's retrievals join at gather, no worker holds any.
+add_fan_out(builder, plan=plan, dispatch=dispatch, work=retrieve, finish=measure, shared_by_workers=False)
 builder.add_edge("measure", END)
 
 graph = builder.compile(name="evaluate")  # the Studio copy: no checkpointer (the server brings its own)

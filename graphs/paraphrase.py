@@ -28,7 +28,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
@@ -38,7 +38,7 @@ from benchsmith.agents.rewriter import Rewriter
 from benchsmith.evals.diversity import diversity
 from benchsmith.evals.paraphrase_report import paraphrase_report_files
 from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
-from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
+from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch_items
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, run_items, run_seam, workspace_of
@@ -214,11 +214,6 @@ def dispatch(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> lis
         lambda turn_id: Send("paraphrase_turn", {"run_id": state["run_id"], "turn": turn_id}),
         "finish",
     )
-
-
-def gather(state: ParaphraseState) -> dict[str, Any]:
-    """Joins a batch of turns before the next one is dispatched."""
-    return {}
 
 
 def paraphrase_turn(task: TurnTask, runtime: Runtime[ParaphraseContext]) -> dict[str, Any]:
@@ -542,16 +537,7 @@ def _notes(context: ParaphraseContext) -> list[str]:
 builder = StateGraph(
     ParaphraseState, context_schema=ParaphraseContext, input_schema=ParaphraseInput, output_schema=ParaphraseOutput
 )
-builder.add_node("plan", plan)
-builder.add_node("paraphrase_turn", paraphrase_turn)
-builder.add_node("gather", gather)
-builder.add_node("wait", wait_for_workers)
-builder.add_node("finish", finish)
-builder.add_edge(START, "plan")
-builder.add_conditional_edges("plan", dispatch, ["paraphrase_turn", "wait", "finish"])
-builder.add_edge("paraphrase_turn", "gather")
-builder.add_conditional_edges("gather", dispatch, ["paraphrase_turn", "wait", "finish"])
-builder.add_conditional_edges("wait", dispatch, ["paraphrase_turn", "wait", "finish"])
+add_fan_out(builder, plan=plan, dispatch=dispatch, work=paraphrase_turn, finish=finish)
 builder.add_edge("finish", END)
 
 graph = builder.compile(name="paraphrase")  # the Studio copy: no checkpointer (the server brings its own)

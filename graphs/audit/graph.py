@@ -7,7 +7,7 @@ import json
 import random
 from typing import Any, Literal
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
@@ -46,7 +46,7 @@ from benchsmith.graphs.audit.state import (
 from benchsmith.graphs.audit.turn_checks import gate, label_results, labels
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.corpus_indexes import corpus_documents, document_text
-from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
+from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch_items
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot
 from benchsmith.stores.beir import Benchmark, BenchmarkQuery
@@ -130,11 +130,6 @@ def dispatch(state: AuditState, runtime: Runtime[AuditContext]) -> list[Send] | 
         ),
         "shortcuts",
     )
-
-
-def gather(state: AuditState) -> dict[str, Any]:
-    """Joins a batch of judged instances before the next one is dispatched."""
-    return {}
 
 
 def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
@@ -307,19 +302,10 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
 
 
 builder = StateGraph(AuditState, context_schema=AuditContext, input_schema=AuditInput, output_schema=AuditOutput)
-builder.add_node("plan", plan)
-builder.add_node("judge", judge)
-builder.add_node("gather", gather)
-builder.add_node("wait", wait_for_workers)
-builder.add_node("shortcuts", shortcuts)
+add_fan_out(builder, plan=plan, dispatch=dispatch, work=judge, finish=shortcuts)
 builder.add_node("gate", gate)
 builder.add_node("labels", labels)
 builder.add_node("report", report)
-builder.add_edge(START, "plan")
-builder.add_conditional_edges("plan", dispatch, ["judge", "wait", "shortcuts"])
-builder.add_edge("judge", "gather")
-builder.add_conditional_edges("gather", dispatch, ["judge", "wait", "shortcuts"])
-builder.add_conditional_edges("wait", dispatch, ["judge", "wait", "shortcuts"])
 builder.add_edge("shortcuts", "gate")
 builder.add_edge("gate", "labels")
 builder.add_edge("labels", "report")

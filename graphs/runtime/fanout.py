@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from langgraph.graph import START, StateGraph
 from langgraph.types import Send
 
 from benchsmith.agents.redaction import redact
@@ -55,6 +56,11 @@ def dispatch_items(
     return finished if counts.done >= counts.total else "wait"
 
 
+def gather(state: Any) -> dict[str, Any]:
+    """The ``gather`` node: joins a batch of work before the next one is dispatched."""
+    return {}
+
+
 def wait_for_workers(state: Any) -> dict[str, Any]:
     """The ``wait`` node: other workers hold the last items; look again shortly (a dead worker's
     lease runs out and its items come back open)."""
@@ -72,3 +78,36 @@ def claimed_work(items: WorkItems, item_id: str, work: Callable[[], Result]) -> 
     except BaseException as error:
         items.fail(item_id, redact(f"{type(error).__name__}: {error}"))
         raise
+
+
+# ---------------------------------------------------------------------------------------
+# The nodes and edges of a fan-out, the same in every job that has one.
+
+
+def add_fan_out(
+    builder: StateGraph[Any, Any, Any, Any],
+    *,
+    plan: Callable[..., Any],
+    dispatch: Callable[..., Any],
+    work: Callable[..., Any],
+    finish: Callable[..., Any],
+    shared_by_workers: bool = True,
+) -> None:
+    """A job's fan-out from START to its ``finish`` node, on ``builder``: ``plan`` registers the work,
+    ``dispatch`` sends a batch to ``work``, the batch joins at ``gather`` and ``dispatch`` runs again,
+    until it routes to ``finish``; in a run ``shared_by_workers`` it may route to ``wait`` instead
+    (other workers hold the last items). The job's nodes are named after their functions; the job
+    adds ``finish``'s edges onward. Node names and edges are what checkpoints and Studio know: keep them."""
+    waits = ["wait"] if shared_by_workers else []
+    routes = [work.__name__, *waits, finish.__name__]
+    builder.add_node(plan.__name__, plan)
+    builder.add_node(work.__name__, work)
+    builder.add_node("gather", gather)
+    if waits:
+        builder.add_node("wait", wait_for_workers)
+    builder.add_node(finish.__name__, finish)
+    builder.add_edge(START, plan.__name__)
+    builder.add_conditional_edges(plan.__name__, dispatch, routes)
+    builder.add_edge(work.__name__, "gather")
+    for source in ["gather", *waits]:
+        builder.add_conditional_edges(source, dispatch, routes)

@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 from typing import Any, Literal
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
@@ -17,7 +17,7 @@ from benchsmith.evals.gate_counts import gate_counts
 from benchsmith.evals.repeated_turns import repeated_turns
 from benchsmith.evals.turn_labels import label_counts
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
-from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items, wait_for_workers
+from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch_items
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, run_items
 from benchsmith.graphs.synthesis.conversation import conversation_in_run
@@ -116,11 +116,6 @@ def dispatch(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> list[
     )
 
 
-def gather(state: SynthesisState) -> dict[str, Any]:
-    """Joins a batch of conversations before the next one is dispatched."""
-    return {}
-
-
 def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
     """One conversation, recorded once. A semaphore holds the number in flight to
     ``concurrency`` exactly (LangGraph's worker pool alone lets one more through); the item is
@@ -198,16 +193,7 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
 builder = StateGraph(
     SynthesisState, context_schema=SynthesisContext, input_schema=SynthesisInput, output_schema=SynthesisOutput
 )
-builder.add_node("plan", plan)
-builder.add_node("converse", converse)
-builder.add_node("gather", gather)
-builder.add_node("wait", wait_for_workers)
-builder.add_node("export", export)
-builder.add_edge(START, "plan")
-builder.add_conditional_edges("plan", dispatch, ["converse", "wait", "export"])
-builder.add_edge("converse", "gather")
-builder.add_conditional_edges("gather", dispatch, ["converse", "wait", "export"])
-builder.add_conditional_edges("wait", dispatch, ["converse", "wait", "export"])
+add_fan_out(builder, plan=plan, dispatch=dispatch, work=converse, finish=export)
 builder.add_edge("export", END)
 
 graph = builder.compile(name="synthesize")  # the Studio copy: no checkpointer (the server brings its own)
