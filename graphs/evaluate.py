@@ -37,6 +37,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired
 
@@ -64,7 +65,7 @@ from benchsmith.graphs.runtime.corpus_indexes import (
 from benchsmith.graphs.runtime.fanout import add_fan_out
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused, report_warning
-from benchsmith.graphs.runtime.resources import embedder_for, run_seam, scorer_for, workspace_of
+from benchsmith.graphs.runtime.resources import embedder_for, run_seam, scorer_for
 from benchsmith.stores.beir import Benchmark, BenchmarkQuery, merge_qrels, read_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic
@@ -82,6 +83,7 @@ from benchsmith.stores.trec import (
     write_sorted_copy,
 )
 from benchsmith.stores.turn_labels import standalone_group
+from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.dense_retrieval import QUERY_BATCH, DenseIndex
 from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.tools.embedding import Embedder
@@ -229,7 +231,7 @@ def _query_texts(
     runtime: Runtime[EvaluationContext], run_id: str, benchmark: Benchmark, history: HistoryMode
 ) -> dict[str, str]:
     """``{query id: text}`` for a history mode, from ``queries/<mode>.jsonl`` when written."""
-    path = RunDirectory(job.workspace(runtime), run_id).file(QUERIES_DIR) / f"{history.label.replace(':', '-')}.jsonl"
+    path = job.run_dir(runtime, run_id).file(QUERIES_DIR) / f"{history.label.replace(':', '-')}.jsonl"
     with _query_lock:
         if path.exists():
             return {record["_id"]: record["text"] for record in load_jsonl(path)}
@@ -290,7 +292,7 @@ def _all_configurations(
 
 
 def _run_file(runtime: Runtime[EvaluationContext], run_id: str, configuration: AnyConfiguration) -> Path:
-    return RunDirectory(job.workspace(runtime), run_id).file(RUN_FILES_DIR) / f"{configuration.file_stem}.trec"
+    return job.run_dir(runtime, run_id).file(RUN_FILES_DIR) / f"{configuration.file_stem}.trec"
 
 
 def measure_names(names: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -366,7 +368,7 @@ def retrieve(task: RetrievalTask, runtime: Runtime[EvaluationContext]) -> dict[s
                 write(batch)
                 report(done, len(benchmark.queries))
     append_jsonl(
-        RunDirectory(job.workspace(runtime), task["run_id"]).file(TIMINGS_FILE),
+        job.run_dir(runtime, task["run_id"]).file(TIMINGS_FILE),
         {"configuration": configuration.name, "seconds": round(time.perf_counter() - started, 3)},
     )
     return {"finished": [configuration.name]}
@@ -422,7 +424,7 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
     the answerable turns'."""
     context = job.context(runtime)
     benchmark = _benchmark(runtime, state["benchmark"])
-    run_dir = RunDirectory(job.workspace(runtime), state["run_id"])
+    run_dir = job.run_dir(runtime, state["run_id"])
     names, nugget = measure_names(context.measures)
     recall_names = recall_cutoffs(context.depth)
     # One ir_measures pass for the table and the curve; the nugget measures in the same pass over the batches.
@@ -575,15 +577,21 @@ graph = builder.compile(name="evaluate")  # the Studio copy: no checkpointer (th
 
 
 def evaluate_as_child(
-    parent_run_id: str, label: str, inputs: EvaluationInput, context: EvaluationContext, settings: dict[str, Any]
+    workspace: Workspace,
+    parent_run_id: str,
+    label: str,
+    inputs: EvaluationInput,
+    context: EvaluationContext,
+    settings: dict[str, Any],
 ) -> EvaluationOutput:
     """Run this graph as a subgraph of a node of a job that evaluates several sets (robustness,
-    validate), for the set ``label``: a child run ``inputs["run_id"]`` with a record of its own,
-    listed under ``parent_run_id`` by `benchsmith runs`, its progress streamed as ``"<label>
-    <stage>"`` through the parent's stream. Called from a node, it checkpoints in the parent's
-    thread (LangGraph's subgraph namespace), so a killed parent resumes the evaluation where it
-    stopped; a child that finished before is reused from its record."""
-    run_dir = RunDirectory(workspace_of(context), inputs["run_id"])
+    validate), for the set ``label``: a child run ``inputs["run_id"]`` in the parent's ``workspace``
+    with a record of its own, listed under ``parent_run_id`` by `benchsmith runs`, its progress
+    streamed as ``"<label> <stage>"`` through the parent's stream. Called from a node, it checkpoints
+    in the parent's thread (LangGraph's subgraph namespace), so a killed parent resumes the
+    evaluation where it stopped; a child that finished before is reused from its record."""
+    context = replace(context, workspace=str(workspace.root))  # the parent's, resolved: the child's nodes reuse it
+    run_dir = RunDirectory(workspace, inputs["run_id"])
     record = run_dir.load() if run_dir.exists() else None
     if record is not None and record.status == "finished":
         return record.summary  # type: ignore[return-value]

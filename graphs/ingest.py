@@ -26,7 +26,7 @@ from benchsmith.agents.quality import LLMQualityScorer
 from benchsmith.graphs.contexts.ingest import IngestContext
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter
-from benchsmith.graphs.runtime.resources import chroma_client, embedder_for, run_seam, workspace_of
+from benchsmith.graphs.runtime.resources import chroma_client, embedder_for, run_seam
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import JsonlRows, jsonl_writer_atomic, read_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
@@ -189,7 +189,7 @@ def dedup(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
 
 def quality(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
-    scorer, report = _quality_scorer(context, run_dir), progress_reporter("quality")
+    scorer, report = _quality_scorer(runtime, run_dir), progress_reporter("quality")
     chunks = _stream(run_dir, UNIQUE_FILE, Chunk)
     with (
         jsonl_writer_atomic(run_dir.file(KEPT_FILE)) as kept,
@@ -203,22 +203,21 @@ def quality(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, An
     return {"filtered": filtered.count}
 
 
-def _quality_scorer(context: IngestContext, run_dir: RunDirectory) -> QualityScorer:
+def _quality_scorer(runtime: Runtime[IngestContext], run_dir: RunDirectory) -> QualityScorer:
+    context = job.context(runtime)
     if context.quality == "heuristic":
         return InformationDensityScorer()
-    return LLMQualityScorer(run_seam(workspace_of(context), run_dir.run_id, context.llm, context))
+    return LLMQualityScorer(run_seam(job.workspace(runtime), run_dir.run_id, context.llm, context))
 
 
 def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     """Embed and upsert in batches, skipping chunks the collection already holds."""
-    context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
+    context, workspace, run_dir = job.context(runtime), job.workspace(runtime), job.run_dir(runtime, state["run_id"])
     chunks = JsonlRows(run_dir.file(KEPT_FILE))
     # Cached by text: another job over the same tree (select, nuggets) reuses these vectors.
-    embedder = cached_embedder(
-        embedder_for(context.embedder, workspace_of(context), run_dir.run_id, context), workspace_of(context)
-    )
+    embedder = cached_embedder(embedder_for(context.embedder, workspace, run_dir.run_id, context), workspace)
     store = VectorStore(
-        chroma_client(workspace_of(context), context.chroma_host),
+        chroma_client(workspace, context.chroma_host),
         state["collection"],
         ChromaEmbeddingFunction(embedder),
         embedder.name,

@@ -41,7 +41,7 @@ from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
 from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch_items
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import report_advance
-from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, run_items, run_seam, workspace_of
+from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, run_items, run_seam
 from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.conversational import has_corpus, load_conversational
@@ -129,7 +129,7 @@ def plan(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> dict[st
     if run_dir.file(TURNS_FILE).exists():  # turns.jsonl is written last: its presence means plan finished
         return {"turns": _registered(runtime, state["run_id"], list(read_turns(run_dir)))}
     context = job.context(runtime)
-    benchmark = load_input_benchmark(state["benchmarks"], workspace_of(context), context)
+    benchmark = load_input_benchmark(state["benchmarks"], job.workspace(runtime), context)
     turns = [
         {
             "turn": query.id,
@@ -237,7 +237,7 @@ def _paraphrased(runtime: Runtime[ParaphraseContext], run_id: str, turn: dict[st
     """One turn's source, its origin and every candidate variant with its filter decision."""
     context = job.context(runtime)
     history = [tuple(pair) for pair in turn["history"]]
-    seam = run_seam(workspace_of(context), run_id, context.llm, context)
+    seam = run_seam(job.workspace(runtime), run_id, context.llm, context)
     if turn["rewrite"]:
         source, origin = turn["rewrite"], "benchmark"
     elif history:
@@ -253,7 +253,7 @@ def _paraphrased(runtime: Runtime[ParaphraseContext], run_id: str, turn: dict[st
                 ContextRestorer(len(paraphrases)), history=history, raw=turn["raw"], rewrite=source, queries=paraphrases
             ).turns
         ]
-    embedder = embedder_for(context.embedder, workspace_of(context), run_id, context)
+    embedder = embedder_for(context.embedder, job.workspace(runtime), run_id, context)
     similarities = similarities_to_source(embedder, source, paraphrases) if context.min_similarity > 0 else None
     decisions = filter_variants(
         source,
@@ -290,7 +290,7 @@ def _judge_candidate(
     context = job.context(runtime)
     verdicts = {}
     for spec in context.judges:
-        verdict = run_seam(workspace_of(context), run_id, spec, context).run(
+        verdict = run_seam(job.workspace(runtime), run_id, spec, context).run(
             VariantJudge(), history=history, source=source, paraphrase=candidate["self_contained"], raw=candidate["raw"]
         )
         verdicts[spec] = verdict.model_dump()

@@ -46,13 +46,12 @@ from benchsmith.graphs.paraphrase import BENCHMARK_FILE, QRELS_FILE, TEST_SETS_D
 from benchsmith.graphs.runtime.corpus_indexes import document_text
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
-from benchsmith.graphs.runtime.resources import concurrency_slot, run_seam, workspace_of
+from benchsmith.graphs.runtime.resources import concurrency_slot, run_seam
 from benchsmith.stores.beir import merge_qrels, read_beir_qrels
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
-from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_qrels
 from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.tools.loaders import iter_beir_corpus
@@ -194,20 +193,20 @@ def evaluate(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> dic
         "runs": [],
     }
     child_context = EvaluationContext(
-        workspace=str(workspace_of(context).root),
         chroma_host=context.chroma_host,
         depth=context.depth,
         llm=context.llm,
         embedder=context.embedder,
     )
     output = evaluate_as_child(
+        job.workspace(runtime),
         state["run_id"],
         name,
         inputs,
         child_context,
         settings={**inputs, "depth": context.depth, "llm": context.llm, "embedder": context.embedder},
     )
-    child_dir = RunDirectory(workspace_of(context), child_id)
+    child_dir = job.run_dir(runtime, child_id)
     configurations = read_json(Path(output["report"]["results"]))["configurations"]
     log.append_once(
         {
@@ -294,7 +293,7 @@ def judge(task: JudgeTask, runtime: Runtime[RobustnessContext]) -> dict[str, Any
     with concurrency_slot(task["run_id"], context.concurrency):
         for doc_id in _pool(runtime, task["run_id"])[task["turn"]]:
             for spec in task["judges"]:
-                grade = run_seam(workspace_of(context), task["run_id"], spec, context).run(
+                grade = run_seam(job.workspace(runtime), task["run_id"], spec, context).run(
                     RelevanceJudge(),
                     history=history,
                     question=turn["raw"],
@@ -366,6 +365,7 @@ def report(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> Robus
     results = _results(
         state,
         context,
+        load_jsonl(run_dir.file(POOL_FILE)),
         paraphrase_run,
         qrels,
         judgments,
@@ -390,6 +390,7 @@ def report(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> Robus
 def _results(
     state: RobustnessState,
     context: RobustnessContext,
+    pooled: list[dict[str, Any]],
     paraphrase_run: Path,
     qrels: Qrels,
     judgments: dict[str, Any],
@@ -401,7 +402,6 @@ def _results(
     evaluations: dict[str, dict[str, str]],
     binary: bool,
 ) -> dict[str, Any]:
-    pooled = load_jsonl(RunDirectory(workspace_of(context), state["run_id"]).file(POOL_FILE))
     distribution = {str(grade): 0 for grade in range(robustness_measures.MAX_GRADE + 1)}
     for docs in confirmed.values():
         for grade in docs.values():

@@ -72,14 +72,13 @@ from benchsmith.graphs.runtime.corpus_indexes import (
 )
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter
-from benchsmith.graphs.runtime.resources import run_seam, workspace_of
+from benchsmith.graphs.runtime.resources import run_seam
 from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import atomic_writer, write_files_atomic, write_json_atomic
 from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, read_jsonl, record_log, write_jsonl_atomic
 from benchsmith.stores.labelled_questions import read_labelled_questions
-from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import read_trec_run
 from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.tools.held_out import HeldOutLabels, check_judged_ids, drop_held_out
@@ -282,7 +281,7 @@ def plan(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[st
     synthetic corpus when it is a labelled JSONL or names held-out chunks, and what those lost;
     choose the history modes of each set."""
     context = job.context(runtime)
-    workspace = workspace_of(context)
+    workspace = job.workspace(runtime)
     run_dir = job.run_dir(runtime, state["run_id"])
     synthetic = cached_benchmark(state["synthetic"], workspace, context.split)
     split = _human_split(context, state)
@@ -325,7 +324,6 @@ def evaluate(state: ValidationState, runtime: Runtime[ValidationContext]) -> dic
     }
     split = context.split if synthetic else _human_split(context, state)
     child_context = EvaluationContext(
-        workspace=str(workspace_of(context).root),
         chroma_host=context.chroma_host,
         database=context.database,
         split=split,
@@ -342,6 +340,7 @@ def evaluate(state: ValidationState, runtime: Runtime[ValidationContext]) -> dic
         structured_output=context.structured_output,
     )
     output = evaluate_as_child(
+        job.workspace(runtime),
         state["run_id"],
         name,
         inputs,
@@ -358,7 +357,7 @@ def evaluate(state: ValidationState, runtime: Runtime[ValidationContext]) -> dic
         },
     )
     results_file = Path(output["report"]["results"])
-    child_dir = RunDirectory(workspace_of(context), child_id)
+    child_dir = job.run_dir(runtime, child_id)
     log.append_once(
         {
             "set": name,
@@ -407,7 +406,7 @@ def pool(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[st
 
 def _human_benchmark(runtime: Runtime[ValidationContext], state: ValidationState) -> Benchmark:
     context = job.context(runtime)
-    return cached_benchmark(human_directory(runtime, state), workspace_of(context), _human_split(context, state))
+    return cached_benchmark(human_directory(runtime, state), job.workspace(runtime), _human_split(context, state))
 
 
 def _human_split(context: ValidationContext, state: ValidationState) -> str:
@@ -433,7 +432,7 @@ def judge(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[s
     documents = corpus_documents(human)
 
     def label(spec: str, query_id: str) -> None:
-        seam = run_seam(workspace_of(context), state["run_id"], _registered(spec), context)
+        seam = run_seam(job.workspace(runtime), state["run_id"], _registered(spec), context)
         query = human.queries_by_id[query_id]
         verdicts: dict[str, bool] = {}
         doc_ids = by_query[query_id]

@@ -11,15 +11,13 @@ from typing import Annotated, Any
 
 import typer
 
-from benchsmith.cli.audit import print_audit_summary
 from benchsmith.cli.console import console, errors, guarded, run_reported, shown
 from benchsmith.cli.deferred import deferred
-from benchsmith.cli.paraphrase import print_paraphrase_summary
 from benchsmith.cli.settings import settings_options
-from benchsmith.cli.synthesize import print_synthesis_statistics
 from benchsmith.graphs.runtime.bounds import MAX_CONCURRENCY, MAX_WORKERS
 from benchsmith.graphs.runtime.settings import StoreOptions
 from benchsmith.jobs.defaults import WORKER_CONCURRENCY
+from benchsmith.jobs.registry import shared_summaries
 from benchsmith.stores.postgres import DATABASE_ENV
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
@@ -31,10 +29,9 @@ run_work = deferred("benchsmith.jobs.work", "work")
 run_export = deferred("benchsmith.jobs.work", "export")
 job_arguments = deferred("benchsmith.jobs.work", "job_arguments")
 
+# What prints a shared run's result, by its job (benchsmith/jobs/registry.py): the job's own command's summary.
 PRINTERS: dict[str, Callable[[Any], None]] = {
-    "synthesize": print_synthesis_statistics,
-    "audit": print_audit_summary,
-    "paraphrase": print_paraphrase_summary,
+    run: deferred(module, name) for run, (module, name) in shared_summaries().items()
 }
 # Where a worker finds the run (workspace, database, Chroma server): the shared options; the lease is the run's.
 WHERE_THE_RUN_IS = settings_options(StoreOptions, exclude=("lease_s",))

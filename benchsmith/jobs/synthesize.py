@@ -131,9 +131,21 @@ def cluster(
     check_within(1, MAX_CLUSTER_SIZE, size=size)
     check_within(1, MAX_NEIGHBOURS, neighbours=neighbours)
     check_page_kinds(page_kinds)
-    resolved = Workspace.resolve(workspace)
+    return _clusters(Workspace.resolve(workspace), collection, size, neighbours, seed, chroma_host, page_kinds)
+
+
+def _clusters(
+    workspace: Workspace,
+    collection: str,
+    size: int,
+    neighbours: int,
+    seed: int,
+    chroma_host: str | None,
+    page_kinds: Sequence[str],
+) -> ClusterResult:
+    """:func:`cluster` in a resolved workspace, its settings checked."""
     clustering = cluster_collection(
-        resolved, _store(resolved, collection, chroma_host), size, neighbours, seed, page_kinds
+        workspace, _store(workspace, collection, chroma_host), size, neighbours, seed, page_kinds
     )
     return ClusterResult(collection, clustering.clusters, clustering.stats, clustering.page_kinds)
 
@@ -198,14 +210,14 @@ def synthesize(
     resolved = Workspace.resolve(settings.workspace)
     context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
     available = len(
-        cluster(
+        _clusters(
+            resolved,
             collection,
-            size=context.cluster_size,
-            neighbours=context.neighbours,
-            seed=context.seed,
-            workspace=resolved.root,
-            chroma_host=context.chroma_host,
-            page_kinds=context.page_kinds,
+            context.cluster_size,
+            context.neighbours,
+            context.seed,
+            context.chroma_host,
+            context.page_kinds,
         ).clusters
     )
     if conversations > available:

@@ -11,24 +11,23 @@ run's files into its own workspace, byte for byte what one process writes.
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 from benchsmith.graphs.runtime.bounds import MAX_CONCURRENCY
-from benchsmith.jobs.audit import audit
 from benchsmith.jobs.common import EventHandler, JobRun, check_within
 from benchsmith.jobs.defaults import WORKER_CONCURRENCY
-from benchsmith.jobs.paraphrase import paraphrase
-from benchsmith.jobs.synthesize import synthesize
+from benchsmith.jobs.registry import shared_jobs
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.postgres_runs import run_activity, run_arguments
 
 
 def _shared_jobs() -> dict[str, Callable[..., JobRun]]:
-    """The jobs whose items workers share."""
+    """The jobs whose items workers share: the registry's shared runs (benchsmith/jobs/registry.py)."""
 
-    return {"synthesize": synthesize, "audit": audit, "paraphrase": paraphrase}
+    return {run: getattr(import_module(module), name) for run, (module, name) in shared_jobs().items()}
 
 
 def work(

@@ -53,12 +53,12 @@ def cached_benchmark(spec: str, workspace: Workspace, split: str = "test", corpu
     if corpus:
         files.append(Path(corpus))
     modified = max((file.stat().st_mtime for file in files if file.exists()), default=0.0)
-    return _load_benchmark(spec, str(workspace.root), split, corpus, modified)
+    return _load_benchmark(spec, workspace, split, corpus, modified)
 
 
 @functools.lru_cache(maxsize=2)
-def _load_benchmark(spec: str, workspace_root: str, split: str, corpus: str | None, modified: float) -> Benchmark:
-    return load_benchmark(spec, Workspace.resolve(workspace_root), split, Path(corpus) if corpus else None)
+def _load_benchmark(spec: str, workspace: Workspace, split: str, corpus: str | None, modified: float) -> Benchmark:
+    return load_benchmark(spec, workspace, split, Path(corpus) if corpus else None)
 
 
 class CorpusFile(Mapping[str, tuple[str, str]]):
@@ -133,8 +133,7 @@ class DocumentTexts(Mapping[str, str]):
 
 
 @functools.lru_cache(maxsize=2)
-def _bm25(path: Path, modified: float, workspace_root: str | None) -> BM25Index:
-    workspace = Workspace.resolve(workspace_root) if workspace_root else None
+def _bm25(path: Path, modified: float, workspace: Workspace | None) -> BM25Index:
     fingerprint = file_fingerprint(path) if workspace else ""
     if workspace and (stored := load_bm25(workspace, fingerprint, DEFAULT_K1, DEFAULT_B)) is not None:
         return BM25Index.from_stored(stored)
@@ -149,9 +148,7 @@ def bm25_index(benchmark: Benchmark, workspace: Workspace | None = None) -> BM25
     """BM25 over the benchmark's corpus, built once per process; with a ``workspace``, kept there
     for the next process over the same corpus bytes (stores/lexical_indexes.py)."""
     with _lock:
-        return _bm25(
-            benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime, str(workspace.root) if workspace else None
-        )
+        return _bm25(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime, workspace)
 
 
 def dense_index(workspace: Workspace, chroma_host: str | None, benchmark: Benchmark, embedder: Embedder) -> DenseIndex:

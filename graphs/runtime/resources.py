@@ -41,28 +41,12 @@ from benchsmith.stores.postgres_runs import PostgresUsageLedger, usage_totals_of
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import open_client
 from benchsmith.stores.work_items import LocalItems, PostgresItems, WorkItems
-from benchsmith.stores.workspace import WORKSPACE_ENV, Workspace
+from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
 from benchsmith.tools.rerank import PairScorer, cross_encoder_scorer
 
 if TYPE_CHECKING:  # a type hint only: chromadb itself loads when a client opens (stores/vectors.py)
     from chromadb.api import ClientAPI
-
-
-def workspace_of(options: StoreOptions) -> Workspace:
-    """The workspace of a job's settings. Nodes ask for it on every call: resolving it (a realpath
-    and two mkdirs) is done once per (setting, $BENCHSMITH_WORKSPACE, working directory) while the
-    folder exists."""
-    key = (options.workspace, os.environ.get(WORKSPACE_ENV), os.getcwd())
-    known = _workspaces.get(key)
-    if known is not None and os.path.isdir(known[1]):
-        return known[0]
-    resolved = Workspace.resolve(options.workspace)
-    _workspaces[key] = (resolved, str(resolved.runs_dir))
-    return resolved
-
-
-_workspaces: BoundedCache[tuple[str | None, str | None, str], tuple[Workspace, str]] = BoundedCache(256)
 
 
 # ---------------------------------------------------------------------------------------
@@ -336,13 +320,13 @@ def release_run_items(run_id: str) -> None:
 
 
 @functools.lru_cache(maxsize=4)
-def _client(workspace_root: str, chroma_host: str | None) -> ClientAPI:
-    return open_client(Workspace.resolve(workspace_root), chroma_host)
+def _client(workspace: Workspace, chroma_host: str | None) -> ClientAPI:
+    return open_client(workspace, chroma_host)
 
 
 def chroma_client(workspace: Workspace, chroma_host: str | None) -> ClientAPI:
     with _lock:
-        return _client(str(workspace.root), chroma_host)
+        return _client(workspace, chroma_host)
 
 
 _slots: BoundedCache[str, threading.BoundedSemaphore] = BoundedCache(256)

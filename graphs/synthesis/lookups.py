@@ -31,15 +31,15 @@ from benchsmith.tools.embedding import ChromaEmbeddingFunction
 
 
 @functools.lru_cache(maxsize=8)
-def open_store(workspace_root: str, collection: str, chroma_host: str | None) -> VectorStore:
-    client = chroma_client(Workspace.resolve(workspace_root), chroma_host)
+def open_store(workspace: Workspace, collection: str, chroma_host: str | None) -> VectorStore:
+    client = chroma_client(workspace, chroma_host)
     return VectorStore.open_existing(client, collection, lambda spec: ChromaEmbeddingFunction(spec=spec))
 
 
 def vector_store(runtime: Runtime[SynthesisContext], collection: str) -> VectorStore:
     return once_per_run(
         ("vector store", collection),
-        lambda: open_store(str(job.workspace(runtime).root), collection, job.context(runtime).chroma_host),
+        lambda: open_store(job.workspace(runtime), collection, job.context(runtime).chroma_host),
     )
 
 
@@ -134,9 +134,9 @@ def chunks_of(runtime: Runtime[SynthesisContext], collection: str, ids: list[str
 
 
 @functools.lru_cache(maxsize=4)
-def _load_corpus_stats(workspace_root: str, collection: str, modified: float) -> CorpusStatistics | None:
+def _load_corpus_stats(workspace: Workspace, collection: str, modified: float) -> CorpusStatistics | None:
     """Read once per file version (``modified``), not at every turn."""
-    return load_corpus_stats(Workspace.resolve(workspace_root), collection)
+    return load_corpus_stats(workspace, collection)
 
 
 def corpus_stats(runtime: Runtime[SynthesisContext], collection: str) -> CorpusStatistics:
@@ -151,7 +151,7 @@ def _current_corpus_stats(runtime: Runtime[SynthesisContext], collection: str) -
     with _statistics_lock:
         if not path.exists():
             corpus_statistics(workspace, vector_store(runtime, collection))
-    statistics = _load_corpus_stats(str(workspace.root), collection, path.stat().st_mtime)
+    statistics = _load_corpus_stats(workspace, collection, path.stat().st_mtime)
     if statistics is None:
         raise InputError(f"{path}: unreadable corpus statistics (delete the file to recompute them)")
     return statistics
@@ -169,9 +169,9 @@ def document_of(runtime: Runtime[SynthesisContext], collection: str, chunk_id: s
 
 
 @functools.lru_cache(maxsize=2)
-def bm25_index(workspace_root: str, collection: str, chroma_host: str | None) -> BM25Index:
+def bm25_index(workspace: Workspace, collection: str, chroma_host: str | None) -> BM25Index:
     """BM25 over the whole collection, built once per process: the pool an unanswerable turn is checked on."""
-    store = open_store(workspace_root, collection, chroma_host)
+    store = open_store(workspace, collection, chroma_host)
     return BM25Index.from_stream(
         (chunk_id, f"{(metadata or {}).get('title', '')} {text}")
         for page in store.iter_all()

@@ -46,7 +46,7 @@ def _unanswerable_pool(runtime: Runtime[SynthesisContext], state: ConversationSt
     """The retrievers' pool for the question: BM25's top chunks of the corpus that remains
     (the chunks the turn holds out left out)."""
     context = job.context(runtime)
-    index = bm25_index(str(job.workspace(runtime).root), state["collection"], context.chroma_host)
+    index = bm25_index(job.workspace(runtime), state["collection"], context.chroma_host)
     held_out = set(state["turn_plan"]["held_out_ids"])
     query = " ".join([*(turn["question"] for turn in state.get("turns", [])[-1:]), state["draft"]["question"]])
     return top_scored(index.doc_ids, index.scores(query), UNANSWERABLE_POOL_DEPTH, leave_out=held_out)

@@ -267,7 +267,7 @@ def same_subject_chunks(
 def _search(runtime: Runtime[SynthesisContext], collection: str, terms: list[str], leave_out: set[str]) -> list[str]:
     if not terms:
         return []
-    index = bm25_index(str(job.workspace(runtime).root), collection, job.context(runtime).chroma_host)
+    index = bm25_index(job.workspace(runtime), collection, job.context(runtime).chroma_host)
     return top_scored(index.doc_ids, index.scores(" ".join(terms)), NAMESAKE_SEARCH_DEPTH, leave_out=leave_out)
 
 
