@@ -11,10 +11,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.backends import Message
 from benchsmith.agents.condition_text import looks_like_prose, normalize, split_sentences, states, swap_candidates
-from benchsmith.agents.models import Agent
 from benchsmith.agents.prompt_sections import delimited
+from benchsmith.agents.seam.backends import Message
+from benchsmith.agents.seam.models import Agent
 
 Domain = Literal["books", "movies", "people", "medical", "legal", "custom"]
 DOMAINS: tuple[str, ...] = ("books", "movies", "people", "medical", "legal", "custom")

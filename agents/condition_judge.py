@@ -12,10 +12,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, create_model, field_validator
 
-from benchsmith.agents.backends import Message
 from benchsmith.agents.condition_text import states
-from benchsmith.agents.models import Agent
 from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.seam.backends import Message
+from benchsmith.agents.seam.models import Agent
 
 JUDGE_SYSTEM_PROMPT = """You check documents against the conditions of a search query.
 For each numbered CONDITION, decide whether the DOCUMENT satisfies it: the document must state it or state

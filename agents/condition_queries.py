@@ -13,11 +13,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-from benchsmith.agents.backends import Message
 from benchsmith.agents.condition_extractor import DOMAIN_NOUNS, domain_features
 from benchsmith.agents.condition_text import normalize, strip_list_markers
-from benchsmith.agents.models import Agent
 from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.seam.backends import Message
+from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import lower_first
 
 QUERY_WRITER_SYSTEM_PROMPT = """You write search queries with several conditions for a benchmark.

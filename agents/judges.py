@@ -23,10 +23,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-from benchsmith.agents.backends import Message
-from benchsmith.agents.models import Agent
 from benchsmith.agents.prompt_sections import delimited, numbered
 from benchsmith.agents.question_types import FRAME_STEMS
+from benchsmith.agents.seam.backends import Message
+from benchsmith.agents.seam.models import Agent
 from benchsmith.history import Exchange, render_history
 from benchsmith.words import content_words, stems
 

@@ -12,11 +12,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.backends import Message
 from benchsmith.agents.condition_extractor import DOMAIN_NOUNS
 from benchsmith.agents.condition_text import apply_swap, negated, normalize, swap_candidates
-from benchsmith.agents.models import Agent
 from benchsmith.agents.prompt_sections import delimited
+from benchsmith.agents.seam.backends import Message
+from benchsmith.agents.seam.models import Agent
 
 NegativeKind = Literal["subtle", "misleading"]
 NEGATIVE_KINDS: tuple[str, ...] = ("subtle", "misleading")

@@ -25,10 +25,10 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, create_model, model_validator
 
-from benchsmith.agents.backends import Message
 from benchsmith.agents.defaults import DEFAULT_MAX_NUGGETS
-from benchsmith.agents.models import Agent
 from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.seam.backends import Message
+from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency
 from benchsmith.passages import sentences
 from benchsmith.words import content_words, stems

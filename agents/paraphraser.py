@@ -22,9 +22,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, StringConstraints, create_model
 
-from benchsmith.agents.backends import Message
-from benchsmith.agents.models import Agent
 from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.seam.backends import Message
+from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import lower_first
 from benchsmith.history import Exchange, render_history
 from benchsmith.words import STOPWORDS, content_words, stems

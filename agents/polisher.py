@@ -13,10 +13,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.backends import Message
-from benchsmith.agents.models import Agent
 from benchsmith.agents.prompt_sections import delimited
 from benchsmith.agents.questioner import conversation_so_far
+from benchsmith.agents.seam.backends import Message
+from benchsmith.agents.seam.models import Agent
 
 POLISHER_SYSTEM_PROMPT = """Rewrite the user's latest question the way people really speak in the middle of a
 conversation: refer to things the conversation already mentioned with pronouns or leave them out ("what about its

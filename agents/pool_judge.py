@@ -9,7 +9,7 @@ query, and which minimal facts in it answer the query; and do two quoted facts s
 * :class:`FactMatchJudge` decides whether two facts quoted from different chunks state the
   same fact, for the near-matches text overlap alone cannot settle (tools/fact_matching.py).
 
-Both judges also answer from known relevance labels (``from_labels``, agents/label_judge.py),
+Both judges also answer from known relevance labels (``from_labels``, agents/label_seam.py),
 for validation.
 
 Offline pool judge (:meth:`PoolJudge.baseline`): deterministic, model-free, IDF-weighted.
@@ -62,10 +62,10 @@ from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, Field, create_model, model_validator
 
-from benchsmith.agents.backends import Message
 from benchsmith.agents.judges import render_conversation
-from benchsmith.agents.models import Agent
 from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.seam.backends import Message
+from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency
 from benchsmith.history import Exchange
 from benchsmith.passages import sentences

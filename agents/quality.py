@@ -11,9 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.backends import Message
-from benchsmith.agents.models import Agent, ModelSeam
 from benchsmith.agents.prompt_sections import delimited
+from benchsmith.agents.seam.backends import Message
+from benchsmith.agents.seam.models import Agent, ModelSeam
 
 QUALITY_SYSTEM_PROMPT = """You grade passages for a retrieval benchmark.
 A good passage is informative and self-contained enough that a user could ask a question it answers.

@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from benchsmith.agents.backends import Message
 from benchsmith.agents.judges import render_conversation
-from benchsmith.agents.models import Agent
+from benchsmith.agents.seam.backends import Message
+from benchsmith.agents.seam.models import Agent
 from benchsmith.history import Exchange
 from benchsmith.words import content_words
 

@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.backends import Message
-from benchsmith.agents.models import Agent
 from benchsmith.agents.offline.asking import ask, asked_before, self_contained
 from benchsmith.agents.prompt_sections import delimited, listed, sections
 from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE
+from benchsmith.agents.seam.backends import Message
+from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import WordStatistics
 from benchsmith.entries import page_topic
 from benchsmith.history import exchanges, render_history

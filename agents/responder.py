@@ -10,11 +10,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.backends import Message
-from benchsmith.agents.models import Agent
 from benchsmith.agents.offline.asking import answer
 from benchsmith.agents.prompt_sections import delimited
 from benchsmith.agents.questioner import conversation_so_far
+from benchsmith.agents.seam.backends import Message
+from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency
 from benchsmith.passages import documented_sentences, is_complete, join_sentences, last_heading, plain_text, units
 from benchsmith.words import content_words, stems, words

@@ -23,8 +23,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.backends import Message
-from benchsmith.agents.models import Agent
 from benchsmith.agents.offline.asking import ask, self_contained
 from benchsmith.agents.offline.namesakes import shared_name, shared_subject, subject_facts
 from benchsmith.agents.polisher import refer_back
@@ -32,6 +30,8 @@ from benchsmith.agents.prompt_sections import delimited, numbered
 from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE
 from benchsmith.agents.questioner import conversation_so_far, fallback_questions
 from benchsmith.agents.responder import Responder
+from benchsmith.agents.seam.backends import Message
+from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import WordStatistics, lower_first
 from benchsmith.entries import short_name
 from benchsmith.words import content_words, stems

@@ -47,8 +47,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.rewriter import Rewriter
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.evals.evaluation_report import evaluation_notes, evaluation_report_files
 from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores, unjudged_summary
 from benchsmith.evals.measures import DEFAULT_QUERIES_PER_BATCH, parse_measures

@@ -34,8 +34,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.nuggets import ClosedBookAnswerWriter, NuggetWriter, SubQuestionWriter, SupportJudge
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.evals.nugget_measures import nugget_measures
 from benchsmith.evals.nugget_report import nugget_report_files

@@ -43,7 +43,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from benchsmith.agents.label_judge import LABELS_PREFIX
+from benchsmith.agents.label_seam import LABELS_PREFIX
 from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
 from benchsmith.evals.robustness import top_k

@@ -1,6 +1,6 @@
 """SQLite cache of vectors from embedding servers, so a text is paid for once per (endpoint, model).
 
-Keys come from the embeddings client (agents/embeddings.py): a SHA-256 over the endpoint, the
+Keys come from the embeddings client (agents/seam/embeddings.py): a SHA-256 over the endpoint, the
 model and the text, never the API key. Vectors are stored as float32 bytes (1.5 KB for 384
 dimensions), beside their dimension.
 """

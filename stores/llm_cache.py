@@ -1,6 +1,6 @@
 """SQLite cache of model responses, so a re-run pays for no call twice.
 
-Keys come from the model seam (agents/models.py): a SHA-256 over the model spec, the
+Keys come from the model seam (agents/seam/models.py): a SHA-256 over the model spec, the
 messages, the output schema and the sampling settings, never the API key.
 
 Puts are committed by a background writer in batches (stores/write_behind.py), on a connection of

@@ -6,8 +6,8 @@ import json
 from functools import partial
 from pathlib import Path
 
-from benchsmith.agents.backends import ScriptedBackend
-from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.seam.backends import ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.graphs.audit.graph import builder
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.resources import register_embedder, register_model

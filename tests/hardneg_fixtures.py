@@ -13,12 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from benchsmith.agents.backends import ScriptedBackend
 from benchsmith.agents.condition_extractor import ExtractedConditions
 from benchsmith.agents.condition_judge import condition_count_schema
 from benchsmith.agents.condition_queries import queries_schema
-from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.negative_rewriter import NegativeSentence
+from benchsmith.agents.seam.backends import ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam
 
 STATIONS = ["Ashford", "Brixton", "Carlow", "Dunmore", "Elgin", "Fenwick", "Galway", "Hexham", "Inverness", "Jarrow"]
 

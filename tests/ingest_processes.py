@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchsmith.agents.embeddings import EMBEDDINGS_BASE_URL_ENV
+from benchsmith.agents.seam.embeddings import EMBEDDINGS_BASE_URL_ENV
 from benchsmith.stores.runs import RunDirectory
 from tests.openai_server import FakeOpenAIServer
 

@@ -175,7 +175,7 @@ class FakeOpenAIServer:
         )
         self._thread.start()
         # A new server may get the port of one a previous test latched: nothing is known of it.
-        from benchsmith.agents.endpoints import forget_endpoints
+        from benchsmith.agents.seam.endpoints import forget_endpoints
 
         forget_endpoints(self.base_url)
         return self
@@ -637,7 +637,7 @@ def requested_schema_name(request: dict) -> str:
 def conversation_messages(request: dict) -> list[dict[str, str]]:
     """A request's messages as ``{"role", "content"}``, without a trailing corrective turn (the bad
     reply and the request to fix it), so a scripted model answers the original request again."""
-    from benchsmith.agents.structured_output import CORRECTION_PREFIX
+    from benchsmith.agents.seam.structured_output import CORRECTION_PREFIX
 
     messages = [{"role": m["role"], "content": m.get("content") or ""} for m in request["messages"]]
     if (

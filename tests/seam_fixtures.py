@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.backends import ModelSettings, OpenAIBackend
-from benchsmith.agents.models import Agent, ModelSeam
+from benchsmith.agents.seam.backends import ModelSettings, OpenAIBackend
+from benchsmith.agents.seam.models import Agent, ModelSeam
 
 SECRET = "sk-test-DO-NOT-PERSIST-4f1c9a"
 GOOD = {"rationale": "cites the passage", "score": 4}

@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from benchsmith.agents.backends import Message, ScriptedBackend
-from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.pool_judge import FactMatch, PassageJudgments
+from benchsmith.agents.seam.backends import Message, ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.jobs.select import select
 from tests.embedders import HashingEmbedder

@@ -9,11 +9,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from benchsmith.agents.backends import ScriptedBackend
-from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.polisher import PolishedQuestion
 from benchsmith.agents.questioner import GeneratedQuestion
 from benchsmith.agents.responder import GeneratedAnswer
+from benchsmith.agents.seam.backends import ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.ingest import IngestContext
 from benchsmith.graphs.ingest import builder as ingest_builder

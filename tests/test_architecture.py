@@ -216,3 +216,17 @@ def test_the_modules_of_words_and_history_import_nothing_of_benchsmith():
 
     graph = import_graph(ROOT)
     assert graph["benchsmith.words"] == set() and graph["benchsmith.history"] == set()
+
+
+def test_the_seam_imports_no_role():
+    """agents/seam/ is the plumbing under the roles: of agents/ it may import only itself and the
+    light constants (agents/defaults.py), so a role can change without touching the seam."""
+    from tests.import_floors import import_graph
+
+    allowed = {"benchsmith.agents.defaults"}
+    for module, targets in import_graph(ROOT).items():
+        if module.startswith("benchsmith.agents.seam"):
+            roles = {
+                t for t in targets if t.startswith("benchsmith.agents") and not t.startswith("benchsmith.agents.seam")
+            }
+            assert roles <= allowed, f"{module} imports {sorted(roles - allowed)}"

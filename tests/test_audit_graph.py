@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.agents.backends import ScriptedBackend
-from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.seam.backends import ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.graphs.audit.state import EXTRA_QRELS_FILE, INSTANCES_FILE, JUDGMENTS_FILE
 from benchsmith.graphs.evaluate import EvaluationContext
 from benchsmith.graphs.evaluate import builder as evaluation_builder

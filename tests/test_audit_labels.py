@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from benchsmith.agents.backends import ModelSettings, ScriptedBackend
-from benchsmith.agents.models import ModelSeam, build_seam
 from benchsmith.agents.pool_judge import judgments_schema, stemmed_words
+from benchsmith.agents.seam.backends import ModelSettings, ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam, build_seam
 from benchsmith.agents.turn_types import ContributionJudge
 from benchsmith.cli.audit import print_audit_summary
 from benchsmith.graphs.audit.state import INSTANCES_FILE, LABEL_CHECKS_FILE

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from benchsmith.agents.backends import ModelSettings
-from benchsmith.agents.models import build_seam
+from benchsmith.agents.seam.backends import ModelSettings
+from benchsmith.agents.seam.models import build_seam
 from benchsmith.cli import app
 from benchsmith.graphs.audit.state import JUDGMENTS_FILE
 from benchsmith.stores.jsonl import load_jsonl

@@ -11,9 +11,9 @@ import pytest
 from rich.errors import MarkupError
 from typer.testing import CliRunner
 
-from benchsmith.agents.backends import ModelSettings, ScriptedBackend
-from benchsmith.agents.models import ModelSeam
-from benchsmith.agents.seam_errors import InvalidOutput
+from benchsmith.agents.seam.backends import ModelSettings, ScriptedBackend
+from benchsmith.agents.seam.errors import InvalidOutput
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.cli import app
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from tests.embedders import HashingEmbedder

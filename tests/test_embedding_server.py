@@ -1,4 +1,4 @@
-"""Embeddings from an OpenAI-compatible server (``--embedder openai:<model>``, agents/embeddings.py).
+"""Embeddings from an OpenAI-compatible server (``--embedder openai:<model>``, agents/seam/embeddings.py).
 
 The loopback ``FakeOpenAIServer`` answers ``/v1/embeddings`` with the vectors the local
 ``HashingEmbedder`` computes for the same texts, so a run through the server must give exactly
@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import benchsmith
-from benchsmith.agents.backends import ModelSettings
-from benchsmith.agents.embeddings import EMBEDDINGS_API_KEY_ENV, EMBEDDINGS_BASE_URL_ENV, OpenAIEmbedder
-from benchsmith.agents.models import ModelEndpointError, ModelUnavailableError
-from benchsmith.agents.pricing import PRICES_ENV
+from benchsmith.agents.seam.backends import ModelSettings
+from benchsmith.agents.seam.embeddings import EMBEDDINGS_API_KEY_ENV, EMBEDDINGS_BASE_URL_ENV, OpenAIEmbedder
+from benchsmith.agents.seam.models import ModelEndpointError, ModelUnavailableError
+from benchsmith.agents.seam.pricing import PRICES_ENV
 from benchsmith.graphs.runtime.resources import check_embedder_spec, embedder_for, register_embedder
 from benchsmith.jobs.common import check_embedders
 from benchsmith.stores.embedding_cache import EmbeddingCache

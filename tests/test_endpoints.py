@@ -1,4 +1,4 @@
-"""What the seam shares per endpoint and how it fails (agents/endpoints.py, pricing.py,
+"""What the seam shares per endpoint and how it fails (agents/seam/endpoints.py, pricing.py,
 redaction.py): the latch, the shared rate limiter, settings that reach the client, the key
 a local server does without, prices per endpoint, and secrets kept out of every error."""
 
@@ -15,9 +15,9 @@ import httpx
 import openai
 import pytest
 
-from benchsmith.agents.backends import ModelSettings, OpenAIBackend
-from benchsmith.agents.endpoints import LOCAL_PLACEHOLDER_KEY, is_local_base_url
-from benchsmith.agents.models import (
+from benchsmith.agents.seam.backends import ModelSettings, OpenAIBackend
+from benchsmith.agents.seam.endpoints import LOCAL_PLACEHOLDER_KEY, is_local_base_url
+from benchsmith.agents.seam.models import (
     MAX_RETRY_AFTER_S,
     MissingAPIKeyError,
     ModelEndpointError,
@@ -26,8 +26,8 @@ from benchsmith.agents.models import (
     build_seam,
     retry_after_seconds,
 )
-from benchsmith.agents.pricing import PRICES_ENV, PriceTable
-from benchsmith.agents.redaction import MASK, redact, register_secret
+from benchsmith.agents.seam.pricing import PRICES_ENV, PriceTable
+from benchsmith.agents.seam.redaction import MASK, redact, register_secret
 from benchsmith.stores.usage import UsageLedger
 from tests.openai_server import RETRY_AFTER_MS, FakeOpenAIServer
 from tests.seam_fixtures import GOOD, SECRET, Judge, RecordingSleep, Verdict
@@ -301,8 +301,8 @@ def test_a_key_echoed_by_the_server_is_in_no_error_stat_or_record(environment, t
 
 
 def test_a_secret_in_any_other_error_is_redacted_and_unchained():
-    from benchsmith.agents.backends import ScriptedBackend
-    from benchsmith.agents.models import ModelSeamError
+    from benchsmith.agents.seam.backends import ScriptedBackend
+    from benchsmith.agents.seam.models import ModelSeamError
 
     register_secret("sk-registered-by-a-seam-123")
     backend = ScriptedBackend([RuntimeError("proxy said: bad key sk-registered-by-a-seam-123")])

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from benchsmith.agents.backends import ScriptedBackend
-from benchsmith.agents.label_judge import LabelSeam
-from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.label_seam import LabelSeam
 from benchsmith.agents.pool_judge import FactMatchJudge, PoolJudge, judgments_schema
 from benchsmith.agents.query_expander import QueryExpander
+from benchsmith.agents.seam.backends import ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.query_files import read_user_queries
 from benchsmith.tools.fact_matching import cluster_facts, compare_facts, normalize_fact

@@ -4,8 +4,6 @@ text inside delimited sections, and the offline baselines."""
 import pytest
 from pydantic import ValidationError
 
-from benchsmith.agents.backends import ScriptedBackend
-from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.nuggets import (
     ClosedBookAnswerWriter,
     NuggetWriter,
@@ -14,6 +12,8 @@ from benchsmith.agents.nuggets import (
     nugget_schema,
     support_schema,
 )
+from benchsmith.agents.seam.backends import ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam
 
 ANSWER = """Use `functools.lru_cache`:
 

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 import benchsmith
-from benchsmith.agents.backends import ScriptedBackend
-from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.seam.backends import ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.cli import app
 from benchsmith.evals.nugget_measures import nugget_measures
 from benchsmith.graphs.evaluate import EvaluationContext, builder

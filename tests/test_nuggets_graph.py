@@ -10,9 +10,9 @@ import math
 import pytest
 
 import benchsmith
-from benchsmith.agents.backends import ScriptedBackend
-from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.nuggets import SupportJudgmentsBase
+from benchsmith.agents.seam.backends import ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.evals.nugget_measures import nugget_measures
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder, register_model
 from benchsmith.stores.beir import load_benchmark

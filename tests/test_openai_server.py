@@ -315,7 +315,7 @@ def test_extra_faults(openai_server, fault, error, status):
 
 @pytest.mark.parametrize("method", ["json_schema", "function_calling", "json_mode"])
 def test_requested_schema_name_reads_every_method(openai_server, method):
-    from benchsmith.agents.structured_output import request_options, with_schema_instructions
+    from benchsmith.agents.seam.structured_output import request_options, with_schema_instructions
 
     openai_server.script(REPLY)
     messages = [{"role": "system", "content": "Grade."}, {"role": "user", "content": "this"}]
@@ -327,7 +327,7 @@ def test_requested_schema_name_reads_every_method(openai_server, method):
 
 
 def test_conversation_messages_drop_a_trailing_corrective_turn():
-    from benchsmith.agents.structured_output import corrective_turn
+    from benchsmith.agents.seam.structured_output import corrective_turn
 
     original = [{"role": "system", "content": "Grade."}, {"role": "user", "content": "this"}]
     corrected = {"messages": original + corrective_turn("{bad", "no JSON object", Answer)}

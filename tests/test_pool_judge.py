@@ -3,8 +3,8 @@ IDF-weighted evidence, titles and names, and the cap relative to the best pooled
 
 from __future__ import annotations
 
-from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.pool_judge import PoolJudge, passage_support, query_names, weighted_query_terms
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.graphs.select.judging import judge_batch
 from benchsmith.stores.beir import BenchmarkQuery

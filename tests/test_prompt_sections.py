@@ -16,8 +16,7 @@ from benchsmith.agents.condition_judge import ConditionCountJudge
 from benchsmith.agents.condition_queries import ConditionQueryWriter
 from benchsmith.agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJudge
 from benchsmith.agents.judges import QualityJudge as AnswerQualityJudge
-from benchsmith.agents.label_judges import MissingPartJudge, UnansweredPoolJudge
-from benchsmith.agents.models import Agent
+from benchsmith.agents.label_check_judges import MissingPartJudge, UnansweredPoolJudge
 from benchsmith.agents.negative_rewriter import NegativeRewriter
 from benchsmith.agents.nuggets import ClosedBookAnswerWriter, NuggetWriter, SubQuestionWriter, SupportJudge
 from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJudge
@@ -30,6 +29,7 @@ from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.relevance import RelevanceJudge
 from benchsmith.agents.responder import Responder
 from benchsmith.agents.rewriter import Rewriter
+from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.turn_types import ContributionJudge, ReferenceResponder, TypedQuestioner
 
 MARKER = "INJECTED"

@@ -1,4 +1,4 @@
-"""The retry loop every model client shares (agents/retries.py): what it retries, how often, how long
+"""The retry loop every model client shares (agents/seam/retries.py): what it retries, how often, how long
 it waits between attempts, and the error it leaves."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import httpx
 import openai
 import pytest
 
-from benchsmith.agents.retries import backoff_seconds, retrying
+from benchsmith.agents.seam.retries import backoff_seconds, retrying
 
 
 @dataclass

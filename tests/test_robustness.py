@@ -11,9 +11,9 @@ import ir_measures
 import pytest
 from typer.testing import CliRunner
 
-from benchsmith.agents.backends import ScriptedBackend
-from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.relevance import RelevanceGrade, RelevanceJudge
+from benchsmith.agents.seam.backends import ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.cli import app
 from benchsmith.evals.robustness import RELEVANT_GRADE, confirmed_grade, is_binary_scale, on_benchmark_scale, top_k
 from benchsmith.graphs.runtime.resources import register_model

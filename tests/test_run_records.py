@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 import benchsmith
-from benchsmith.agents.backends import ScriptedBackend
-from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.seam.backends import ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.cli import app
 from benchsmith.graphs.audit.graph import builder as audit_builder
 from benchsmith.graphs.contexts.audit import AuditContext

@@ -1,4 +1,4 @@
-"""Transport tests of the model seam (agents/models.py).
+"""Transport tests of the model seam (agents/seam/models.py).
 
 Every test that talks to a model goes through the real openai SDK client
 (``OpenAIBackend``) against ``FakeOpenAIServer`` on 127.0.0.1, so request
@@ -15,8 +15,8 @@ import httpx
 import openai
 import pytest
 
-from benchsmith.agents.backends import ModelSettings, ScriptedBackend
-from benchsmith.agents.models import (
+from benchsmith.agents.seam.backends import ModelSettings, ScriptedBackend
+from benchsmith.agents.seam.models import (
     Agent,
     InvalidOutput,
     ModelEndpointError,
@@ -26,7 +26,7 @@ from benchsmith.agents.models import (
     build_seam,
     parse_model_spec,
 )
-from benchsmith.agents.pricing import PRICES_ENV, PriceTable
+from benchsmith.agents.seam.pricing import PRICES_ENV, PriceTable
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.usage import UsageLedger
 from benchsmith.stores.workspace import Workspace

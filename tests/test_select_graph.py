@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from scipy.stats import kendalltau
 
-from benchsmith.agents.backends import ScriptedBackend
-from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.seam.backends import ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.graphs.runtime.resources import register_model, register_scorer, run_seam
 from benchsmith.graphs.select.graph import graph
 from benchsmith.graphs.select.state import FACTS_FILE, JUDGMENTS_FILE, STAGES_FILE

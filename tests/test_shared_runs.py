@@ -29,7 +29,7 @@ from typing import ClassVar
 import pytest
 
 import benchsmith
-from benchsmith.agents.embeddings import EMBEDDINGS_BASE_URL_ENV
+from benchsmith.agents.seam.embeddings import EMBEDDINGS_BASE_URL_ENV
 from benchsmith.graphs.ingest import IngestContext
 from benchsmith.graphs.ingest import builder as ingest_builder
 from benchsmith.graphs.runtime.resources import register_embedder

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import benchsmith
-from benchsmith.agents.backends import ScriptedBackend
-from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.seam.backends import ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.evals import shortcuts
 from benchsmith.evals.audit_verdicts import overall_verdict
 from benchsmith.graphs.audit.graph import builder

@@ -1,4 +1,4 @@
-"""Structured output against servers that do it differently (agents/structured_output.py):
+"""Structured output against servers that do it differently (agents/seam/structured_output.py):
 the fallback order and its memory per endpoint, JSON found in fences and prose, and the
 corrective turn after an invalid reply. Real openai SDK client, loopback server."""
 
@@ -10,9 +10,9 @@ import threading
 
 import pytest
 
-from benchsmith.agents.backends import ModelSettings, OpenAIBackend
-from benchsmith.agents.models import InvalidOutput, ModelEndpointError, ModelSeam
-from benchsmith.agents.structured_output import CORRECTION_PREFIX, extract_json_object
+from benchsmith.agents.seam.backends import ModelSettings, OpenAIBackend
+from benchsmith.agents.seam.models import InvalidOutput, ModelEndpointError, ModelSeam
+from benchsmith.agents.seam.structured_output import CORRECTION_PREFIX, extract_json_object
 from benchsmith.stores.llm_cache import LLMCache
 from tests.openai_server import (
     CONTEXT_OVERFLOW_MESSAGE,

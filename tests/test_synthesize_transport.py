@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.agents.backends import ModelSettings
-from benchsmith.agents.models import build_seam
+from benchsmith.agents.seam.backends import ModelSettings
+from benchsmith.agents.seam.models import build_seam
 from benchsmith.jobs.synthesize import synthesize as synthesize_job
 from benchsmith.stores.benchmark_files import held_out_ids
 from benchsmith.stores.jsonl import load_jsonl

@@ -1,4 +1,4 @@
-"""The seam's HTTP transport (agents/transport.py): kept-alive connections, connections the server
+"""The seam's HTTP transport (agents/seam/transport.py): kept-alive connections, connections the server
 dropped, and the openai SDK's exceptions for every failure, against loopback servers."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from contextlib import contextmanager
 import openai
 import pytest
 
-from benchsmith.agents.models import retry_after_seconds
-from benchsmith.agents.transport import JsonClient, SdkClient, json_client
+from benchsmith.agents.seam.models import retry_after_seconds
+from benchsmith.agents.seam.transport import JsonClient, SdkClient, json_client
 from tests.openai_server import FakeOpenAIServer
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hello"}], "stream": False}
@@ -97,7 +97,7 @@ def test_a_kept_alive_connection_the_server_dropped_is_replaced_not_failed():
 def test_a_kept_alive_connection_closed_as_it_is_taken_gets_the_request_on_a_fresh_one(monkeypatch):
     """The server's FIN has not arrived when the idle connection is checked (the race a client
     meets under load): the request fails on it with a reset, and goes once more on a new one."""
-    import benchsmith.agents.transport as transport
+    import benchsmith.agents.seam.transport as transport
 
     monkeypatch.setattr(transport, "_dropped", lambda connection: False)
     with one_reply_per_connection() as (base_url, closed):
@@ -200,7 +200,7 @@ def test_the_request_carries_the_host_path_key_and_json_body():
 
 
 def test_a_connection_idle_for_a_while_is_checked_before_it_is_reused(monkeypatch):
-    import benchsmith.agents.transport as transport
+    import benchsmith.agents.seam.transport as transport
 
     checked = []
     monkeypatch.setattr(transport, "_dropped", lambda connection: checked.append(connection) or False)
@@ -294,8 +294,8 @@ def test_a_proxy_in_the_environment_goes_through_the_sdks_client(monkeypatch):
 
 
 def test_the_seam_retries_a_reply_that_is_not_json_then_names_it(monkeypatch):
-    from benchsmith.agents.backends import ModelSettings, OpenAIBackend
-    from benchsmith.agents.models import InvalidOutput, ModelSeam
+    from benchsmith.agents.seam.backends import ModelSettings, OpenAIBackend
+    from benchsmith.agents.seam.models import InvalidOutput, ModelSeam
     from tests.seam_fixtures import Judge, RecordingSleep
 
     with one_reply_per_connection(body=b"<html>502 from a gateway</html>") as (base_url, _):

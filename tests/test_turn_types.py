@@ -12,9 +12,9 @@ from collections import Counter
 import pytest
 from langgraph.runtime import Runtime
 
-from benchsmith.agents.backends import ModelSettings
-from benchsmith.agents.models import build_seam
 from benchsmith.agents.offline.namesakes import shared_name
+from benchsmith.agents.seam.backends import ModelSettings
+from benchsmith.agents.seam.models import build_seam
 from benchsmith.agents.turn_types import UNANSWERED
 from benchsmith.evals.question_form import question_form
 from benchsmith.graphs.contexts.synthesize import SynthesisContext

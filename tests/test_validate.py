@@ -18,7 +18,7 @@ from scipy import stats
 from typer.testing import CliRunner
 
 import benchsmith
-from benchsmith.agents.label_judge import LabelSeam
+from benchsmith.agents.label_seam import LabelSeam
 from benchsmith.cli import app
 from benchsmith.evals.agreement import cohen_kappa, krippendorff_alpha_nominal
 from benchsmith.evals.intervals import Interval

@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from benchsmith.agents.backends import ScriptedBackend
-from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.pool_judge import PassageJudgments, judgments_schema
+from benchsmith.agents.seam.backends import ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.turn_types import Contributions, ReferenceReply, TypedQuestion
 from tests.openai_server import conversation_messages, requested_schema_name
 from tests.synthesis_fixtures import SCHEMAS, scripted_reply

@@ -3,7 +3,7 @@ embedded once per embedder whatever job asks: chunk ids and texts are the same i
 (tools/documents.py), so the chunks ``benchsmith ingest`` embedded are not embedded again by
 a configuration search (or a nugget benchmark) over the same tree.
 
-Keys are a SHA-256 over the embedder's name and the text. Server embedders (agents/embeddings.py)
+Keys are a SHA-256 over the embedder's name and the text. Server embedders (agents/seam/embeddings.py)
 keep their own cache, keyed by endpoint, model and text, and are used as they are.
 """
 

@@ -26,7 +26,7 @@ from benchsmith.tools.offline import offline_environment
 # with one torch thread or two (benchmarks/embedding_batch.py); padding is masked, the vectors stay.
 DEFAULT_BATCH_SIZE = 16
 
-# Spec prefixes of embedders that run on a server (agents/embeddings.py), not in this process.
+# Spec prefixes of embedders that run on a server (agents/seam/embeddings.py), not in this process.
 SERVER_PROVIDERS = ("openai",)
 
 

@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
-from benchsmith.agents.redaction import redact
+from benchsmith.agents.seam.redaction import redact
 from benchsmith.cli.settings import option_of
 from benchsmith.graphs.runtime.settings import StoreOptions
 from benchsmith.graphs.runtime.stopping import clear_stop, request_stop

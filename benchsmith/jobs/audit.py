@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.defaults import StructuredOutput
-from benchsmith.agents.models import BASELINE
+from benchsmith.agents.seam.models import BASELINE
 from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
 from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
 from benchsmith.graphs.audit.graph import builder

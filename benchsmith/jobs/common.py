@@ -10,9 +10,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from benchsmith.agents.endpoints import resolve_base_url
-from benchsmith.agents.models import BASELINE, parse_model_spec
-from benchsmith.agents.pricing import PriceTable
+from benchsmith.agents.seam.endpoints import resolve_base_url
+from benchsmith.agents.seam.models import BASELINE, parse_model_spec
+from benchsmith.agents.seam.pricing import PriceTable
 from benchsmith.graphs.runtime.resources import check_embedder_spec, check_model_spec, estimating, missing_key
 from benchsmith.graphs.runtime.runner import AnyGraph, RunOutcome, run_job
 from benchsmith.graphs.runtime.settings import recorded_settings

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from benchsmith.agents.backends import estimate_tokens
 from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.rewriter import Rewriter
+from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.evals.defaults import DEFAULT_QUERIES_PER_BATCH, DEFAULT_SIGNIFICANCE_RESAMPLES
 from benchsmith.evals.measures import DEFAULT_MEASURES, MeasureResults, UnknownMeasure, parse_measures
 from benchsmith.evals.nugget_measures import (

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsmith.agents.backends import estimate_tokens
 from benchsmith.agents.condition_extractor import DOMAINS, ConditionExtractor
 from benchsmith.agents.condition_judge import ConditionCountJudge
 from benchsmith.agents.condition_queries import ConditionQueryWriter
 from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.negative_rewriter import NEGATIVE_KINDS, NegativeRewriter
+from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from benchsmith.graphs.contexts.hardneg import DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS, HardnegContext
 from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsmith.agents.backends import estimate_tokens
 from benchsmith.agents.defaults import StructuredOutput
-from benchsmith.agents.models import BASELINE
+from benchsmith.agents.seam.backends import estimate_tokens
+from benchsmith.agents.seam.models import BASELINE
 from benchsmith.graphs.contexts.ingest import IngestContext, QualityScorerName
 from benchsmith.graphs.ingest import DUPLICATES_FILE, SKIPPED_FILE, WARNINGS_FILE, builder
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given

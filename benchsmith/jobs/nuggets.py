@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from benchsmith.agents.backends import estimate_tokens
 from benchsmith.agents.defaults import BASELINE, DEFAULT_MAX_NUGGETS, StructuredOutput
 from benchsmith.agents.nuggets import NuggetWriter
+from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
 from benchsmith.graphs.nuggets import NUGGET_QRELS_FILE, NUGGETS_FILE, builder
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from benchsmith.agents.backends import estimate_tokens
 from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJudge
 from benchsmith.agents.rewriter import Rewriter
+from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.graphs.contexts.paraphrase import DEFAULT_MIN_JUDGE_SCORE, ParaphraseContext
 from benchsmith.graphs.paraphrase import (
     DIVERSITY_FILE,

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from benchsmith.agents.backends import estimate_tokens
 from benchsmith.agents.defaults import StructuredOutput
-from benchsmith.agents.models import BASELINE
+from benchsmith.agents.seam.backends import estimate_tokens
+from benchsmith.agents.seam.models import BASELINE
 from benchsmith.evals.defaults import DEFAULT_MIN_VOTES, DEFAULT_SIGNIFICANCE_RESAMPLES
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
 from benchsmith.graphs.contexts.robustness import DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURES, RobustnessContext

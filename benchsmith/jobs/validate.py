@@ -9,8 +9,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from benchsmith.agents.backends import estimate_tokens
 from benchsmith.agents.defaults import BASELINE, StructuredOutput
+from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
 from benchsmith.evals.separability import Separation
 from benchsmith.evals.validity import Verdict

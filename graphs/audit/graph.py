@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from benchsmith.agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJudge, QualityJudge
-from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.evals import audit_verdicts, label_checks
 from benchsmith.evals.audit_report import audit_report_files
 from benchsmith.evals.audit_results import audit_notes, audit_summary, sampling_note

@@ -11,7 +11,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.evals.question_form import DocumentCounter
 from benchsmith.graphs.audit.state import INSTANCES_FILE, JUDGMENTS_FILE
 from benchsmith.graphs.contexts.audit import AuditContext

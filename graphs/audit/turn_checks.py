@@ -1,5 +1,5 @@
 """The checks of each turn beside the judges' grades: the offline quality gate
-(evals/quality_gate/) and the turn labels' checks (evals/label_checks.py, agents/label_judges.py)."""
+(evals/quality_gate/) and the turn labels' checks (evals/label_checks.py, agents/label_check_judges.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchsmith.agents import label_judges
-from benchsmith.agents.models import ModelSeam
+from benchsmith.agents import label_check_judges
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import WordStatistics
 from benchsmith.evals import label_checks
 from benchsmith.evals.quality_gate import TurnEvidence, judge_turn
@@ -203,21 +203,23 @@ def _label_verdict(
     statistics: Callable[[], WordStatistics],
     pool: list[str],
 ) -> dict[str, Any]:
-    """One judge's verdict on one labelled turn (agents/label_judges.py)."""
+    """One judge's verdict on one labelled turn (agents/label_check_judges.py)."""
     texts = [documents[chunk] for chunk in chunks]
     words = statistics() if seam.is_baseline and label != "multi-passage" else None  # the offline pool judge's
     if label in ("unanswerable", "underspecified"):
         verdict_of = (
-            label_judges.unanswerable_verdict if label == "unanswerable" else label_judges.underspecified_verdict
+            label_check_judges.unanswerable_verdict
+            if label == "unanswerable"
+            else label_check_judges.underspecified_verdict
         )
         return verdict_of(
             seam, history=query.history, question=query.question, chunks=chunks, texts=texts, statistics=words
         )
     if label == "multi-passage":
-        return label_judges.multi_passage_verdict(
+        return label_check_judges.multi_passage_verdict(
             seam, question=query.question, answer=query.response, golds=chunks, texts=texts
         )
-    return label_judges.partial_verdict(
+    return label_check_judges.partial_verdict(
         seam,
         history=query.history,
         question=query.question,

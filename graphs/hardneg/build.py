@@ -43,8 +43,8 @@ from benchsmith.agents.condition_extractor import ConditionExtractor
 from benchsmith.agents.condition_judge import ConditionCountJudge
 from benchsmith.agents.condition_queries import ConditionQueryWriter, instruction_query
 from benchsmith.agents.condition_text import normalize
-from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.negative_rewriter import NegativeRewriter
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.graphs.contexts.hardneg import HardnegContext
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from langgraph.graph import START, StateGraph
 from langgraph.types import Send
 
-from benchsmith.agents.redaction import redact
+from benchsmith.agents.seam.redaction import redact
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.stores.work_items import WorkItems
 

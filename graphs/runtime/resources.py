@@ -24,11 +24,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchsmith.agents.backends import ModelSettings
-from benchsmith.agents.embeddings import OpenAIEmbedder, embeddings_api_key, embeddings_base_url, parse_embedder_spec
-from benchsmith.agents.endpoints import resolve_api_key, resolve_base_url
-from benchsmith.agents.models import BASELINE, ModelSeam, build_seam, parse_model_spec
-from benchsmith.agents.seam_errors import MissingAPIKeyError
+from benchsmith.agents.seam.backends import ModelSettings
+from benchsmith.agents.seam.embeddings import (
+    OpenAIEmbedder,
+    embeddings_api_key,
+    embeddings_base_url,
+    parse_embedder_spec,
+)
+from benchsmith.agents.seam.endpoints import resolve_api_key, resolve_base_url
+from benchsmith.agents.seam.errors import MissingAPIKeyError
+from benchsmith.agents.seam.models import BASELINE, ModelSeam, build_seam, parse_model_spec
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions
 from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.embedding_cache import workspace_embedding_cache

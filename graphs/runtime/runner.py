@@ -30,8 +30,8 @@ from typing import Any, get_type_hints
 
 from langgraph.graph.state import StateGraph
 
-from benchsmith.agents.endpoints import forget_endpoints
-from benchsmith.agents.redaction import redact
+from benchsmith.agents.seam.endpoints import forget_endpoints
+from benchsmith.agents.seam.redaction import redact
 from benchsmith.graphs.runtime.resources import release_run_items, usage_totals
 from benchsmith.graphs.runtime.settings import current_names
 from benchsmith.stores.checkpoints import run_checkpointer

@@ -133,8 +133,8 @@ class ModelOptions:
     )
 
     def model_settings(self) -> Any:
-        """The seam's settings (agents.backends.ModelSettings); an impossible value is an InputError."""
-        from benchsmith.agents.backends import ModelSettings  # the model client loads with a job, not with --help
+        """The seam's settings (agents.seam.backends.ModelSettings); an impossible value is an InputError."""
+        from benchsmith.agents.seam.backends import ModelSettings  # the model client loads with a job, not with --help
 
         try:
             return ModelSettings(

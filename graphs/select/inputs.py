@@ -10,8 +10,8 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchsmith.agents.label_judge import LABELS_PREFIX, LabelSeam
-from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.label_seam import LABELS_PREFIX, LabelSeam
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.runtime.job_runtime import JobRuntime

@@ -20,14 +20,14 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchsmith.agents.label_judge import LabelSeam
-from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.label_seam import LabelSeam
 from benchsmith.agents.pool_judge import (
     POOL_JUDGE_SYSTEM_PROMPT,
     POOL_JUDGE_TASK,
     FactMatchJudge,
     PoolJudge,
 )
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import WordStatistics
 from benchsmith.evals.audit_verdicts import is_confirmed
 from benchsmith.stores.beir import BenchmarkQuery

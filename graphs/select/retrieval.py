@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.query_expander import QueryExpander
 from benchsmith.agents.rewriter import Rewriter
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.graphs.runtime.corpus_indexes import COLLECTION_UNSAFE
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import chroma_client, embedder_for, scorer_for

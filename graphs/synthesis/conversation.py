@@ -10,11 +10,11 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.question_types import question_type_of
 from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.turn_types import ReferenceResponder, TypedQuestioner
 from benchsmith.evals.lexical_overlap import lexical_overlap
 from benchsmith.graphs.contexts.synthesize import SynthesisContext

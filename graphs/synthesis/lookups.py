@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from langgraph.runtime import Runtime
 
-from benchsmith.agents.models import ModelSeam
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.inline import once_per_run
 from benchsmith.graphs.runtime.resources import chroma_client, run_seam

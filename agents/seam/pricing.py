@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsmith.agents.endpoints import is_official, normalize_base_url
+from benchsmith.agents.seam.endpoints import is_official, normalize_base_url
 
 PRICES_ENV = "BENCHSMITH_PRICES"
 ANY_MODEL = "*"

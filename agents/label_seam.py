@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchsmith.agents.backends import Completion
-from benchsmith.agents.models import Agent, ModelSeam, NoBaselineError, Out, UsageRecorder
 from benchsmith.agents.pool_judge import LabelLookup
+from benchsmith.agents.seam.backends import Completion
+from benchsmith.agents.seam.models import Agent, ModelSeam, NoBaselineError, Out, UsageRecorder
 
 LABELS_PREFIX = "qrels:"
 

@@ -1,6 +1,6 @@
 """The errors the model seam raises.
 
-Each carries a redacted message (see :mod:`benchsmith.agents.redaction`) and is raised
+Each carries a redacted message (see :mod:`benchsmith.agents.seam.redaction`) and is raised
 without the transport exception chained to it: run records and LangGraph checkpoints store
 task errors, and the openai exceptions hold the request, its headers and the server's text.
 """

@@ -6,17 +6,17 @@ A model is chosen by a spec string:
   (``OPENAI_BASE_URL`` for vLLM, Ollama, llama.cpp...; the key from ``OPENAI_API_KEY``, optional
   for a server on this machine or a private network);
 * ``baseline``: the offline deterministic agents (each agent's ``baseline`` method);
-* a :class:`~benchsmith.agents.backends.ScriptedBackend` object: tests feed pydantic objects (or exceptions) in order.
+* a :class:`~benchsmith.agents.seam.backends.ScriptedBackend` object: tests feed pydantic objects (or exceptions) in order.
 
 The seam validates structured output with the agent's pydantic schema, asking each endpoint
-the way it understands (:mod:`~benchsmith.agents.structured_output`: JSON schema, then function
+the way it understands (:mod:`~benchsmith.agents.seam.structured_output`: JSON schema, then function
 calling, then JSON mode or the prompt, remembered per endpoint); retries with backoff on 429
 (honouring ``Retry-After`` and ``retry-after-ms``), 5xx, timeouts and connection errors, and
 retries invalid or truncated output with the error fed back once; stops at once, for every
-seam of the process, when an endpoint refuses for good (:mod:`~benchsmith.agents.endpoints`);
+seam of the process, when an endpoint refuses for good (:mod:`~benchsmith.agents.seam.endpoints`);
 caches validated replies by (model, endpoint, messages, schema, sampling); and records tokens
 and cost per call. The API key is never part of a cache key, a record, a log line or an error
-(:func:`~benchsmith.agents.redaction.redact`).
+(:func:`~benchsmith.agents.seam.redaction.redact`).
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from benchsmith.agents.backends import Backend, Completion, Message, ModelSettings, OpenAIBackend
 from benchsmith.agents.defaults import BASELINE
-from benchsmith.agents.endpoints import (
+from benchsmith.agents.seam.backends import Backend, Completion, Message, ModelSettings, OpenAIBackend
+from benchsmith.agents.seam.endpoints import (
     Endpoint,
     display_url,
     endpoint,
@@ -42,9 +42,16 @@ from benchsmith.agents.endpoints import (
     is_official,
     resolve_base_url,
 )
-from benchsmith.agents.pricing import PriceTable
-from benchsmith.agents.redaction import redact
-from benchsmith.agents.retries import (
+from benchsmith.agents.seam.errors import (
+    InvalidOutput,
+    MissingAPIKeyError,
+    ModelEndpointError,
+    ModelSeamError,
+    ModelUnavailableError,
+)
+from benchsmith.agents.seam.pricing import PriceTable
+from benchsmith.agents.seam.redaction import redact
+from benchsmith.agents.seam.retries import (
     MAX_RETRY_AFTER_S,
     RetryCounter,
     error_name,
@@ -53,14 +60,7 @@ from benchsmith.agents.retries import (
     retrying,
     transport_failure,
 )
-from benchsmith.agents.seam_errors import (
-    InvalidOutput,
-    MissingAPIKeyError,
-    ModelEndpointError,
-    ModelSeamError,
-    ModelUnavailableError,
-)
-from benchsmith.agents.structured_output import (
+from benchsmith.agents.seam.structured_output import (
     STRUCTURED_OUTPUT_CHOICES,
     StructuredOutput,
     corrective_turn,

@@ -13,12 +13,12 @@ rows) that
   texts it lacks, each distinct text once;
 * sends them in batches (``batch_size`` texts per request: 32, the default limit of TEI) with
   up to ``concurrency`` requests in flight;
-* retries with the chat seam's policy (:mod:`~benchsmith.agents.retries`: 429 with
+* retries with the chat seam's policy (:mod:`~benchsmith.agents.seam.retries`: 429 with
   ``Retry-After`` / ``retry-after-ms``, 5xx, timeouts, a reply with the wrong number of vectors),
   waits its turn at the endpoint's shared rate limiter, and latches the endpoint on a refusal
   (401, 403, 404) so every later call, chat or embedding, stops at once
-  (:mod:`~benchsmith.agents.endpoints`);
-* records each request's ``usage.prompt_tokens`` and its cost (:mod:`~benchsmith.agents.pricing`)
+  (:mod:`~benchsmith.agents.seam.endpoints`);
+* records each request's ``usage.prompt_tokens`` and its cost (:mod:`~benchsmith.agents.seam.pricing`)
   in the run's usage ledger.
 
 The cache and the ledger are stores the caller hands in; this module does no I/O besides the
@@ -39,8 +39,8 @@ from typing import Any, Protocol
 import numpy as np
 import openai
 
-from benchsmith.agents.backends import ModelSettings, estimate_tokens
-from benchsmith.agents.endpoints import (
+from benchsmith.agents.seam.backends import ModelSettings, estimate_tokens
+from benchsmith.agents.seam.endpoints import (
     API_KEY_ENV,
     LOCAL_PLACEHOLDER_KEY,
     Endpoint,
@@ -53,11 +53,11 @@ from benchsmith.agents.endpoints import (
     resolve_api_key,
     resolve_base_url,
 )
-from benchsmith.agents.models import UsageRecorder
-from benchsmith.agents.pricing import PriceTable
-from benchsmith.agents.redaction import register_secret
-from benchsmith.agents.retries import RetryCounter, retrying, transport_failure
-from benchsmith.agents.seam_errors import InvalidOutput, ModelEndpointError, ModelSeamError
+from benchsmith.agents.seam.errors import InvalidOutput, ModelEndpointError, ModelSeamError
+from benchsmith.agents.seam.models import UsageRecorder
+from benchsmith.agents.seam.pricing import PriceTable
+from benchsmith.agents.seam.redaction import register_secret
+from benchsmith.agents.seam.retries import RetryCounter, retrying, transport_failure
 
 EMBEDDER_PROVIDER = "openai"
 EMBEDDINGS_BASE_URL_ENV = "BENCHSMITH_EMBEDDINGS_BASE_URL"
@@ -107,7 +107,7 @@ def embeddings_variables() -> dict[str, str]:
 
 def embeddings_api_key(base_url: str) -> str:
     """``BENCHSMITH_EMBEDDINGS_API_KEY``, else ``OPENAI_API_KEY``, else a placeholder for a local server
-    (:class:`~benchsmith.agents.seam_errors.MissingAPIKeyError` for a remote one)."""
+    (:class:`~benchsmith.agents.seam.errors.MissingAPIKeyError` for a remote one)."""
     return os.environ.get(EMBEDDINGS_API_KEY_ENV) or resolve_api_key(base_url)
 
 

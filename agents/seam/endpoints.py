@@ -24,8 +24,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
-from benchsmith.agents.redaction import redact
-from benchsmith.agents.seam_errors import MissingAPIKeyError, ModelEndpointError
+from benchsmith.agents.seam.errors import MissingAPIKeyError, ModelEndpointError
+from benchsmith.agents.seam.redaction import redact
 
 logger = logging.getLogger("benchsmith")
 

@@ -31,7 +31,7 @@ import openai
 from pydantic import BaseModel, ValidationError
 
 from benchsmith.agents.defaults import StructuredOutput  # noqa: F401 (declared where light modules read it)
-from benchsmith.agents.seam_errors import InvalidOutput
+from benchsmith.agents.seam.errors import InvalidOutput
 
 STRUCTURED_OUTPUT_CHOICES: tuple[str, ...] = ("auto", "json_schema", "function_calling", "json_mode")
 FALLBACK_ORDER: tuple[str, ...] = ("json_schema", "function_calling", "json_mode", "prompt")

@@ -1,10 +1,10 @@
 """The seam's retry policy, shared by every client that talks to an OpenAI-compatible server
-(chat completions in :mod:`~benchsmith.agents.models`, embeddings in
-:mod:`~benchsmith.agents.embeddings`), and what a failure that outlasts it becomes.
+(chat completions in :mod:`~benchsmith.agents.seam.models`, embeddings in
+:mod:`~benchsmith.agents.seam.embeddings`), and what a failure that outlasts it becomes.
 
 Retried: 429 (waiting what ``retry-after-ms`` or ``Retry-After`` says, else exponential backoff
 with jitter), 5xx, 408, 409, timeouts, connection errors and invalid output. Not retried: every
-other 4xx and a 429 that says the quota is used up (:func:`~benchsmith.agents.endpoints.is_fatal`);
+other 4xx and a 429 that says the quota is used up (:func:`~benchsmith.agents.seam.endpoints.is_fatal`);
 those latch the endpoint. The failures raised are ours, redacted and unchained.
 """
 
@@ -20,9 +20,9 @@ from typing import Protocol, TypeVar
 import openai
 from tenacity import Retrying, retry_if_exception, stop_after_attempt
 
-from benchsmith.agents.endpoints import display_url, endpoint_error, is_fatal, server_message
-from benchsmith.agents.redaction import redact
-from benchsmith.agents.seam_errors import InvalidOutput, ModelSeamError, ModelUnavailableError
+from benchsmith.agents.seam.endpoints import display_url, endpoint_error, is_fatal, server_message
+from benchsmith.agents.seam.errors import InvalidOutput, ModelSeamError, ModelUnavailableError
+from benchsmith.agents.seam.redaction import redact
 
 MAX_RETRY_AFTER_S = 60.0
 T = TypeVar("T")

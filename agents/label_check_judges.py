@@ -30,11 +30,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from benchsmith.agents.backends import Message
 from benchsmith.agents.judges import AlignmentJudge, render_conversation
-from benchsmith.agents.models import ModelSeam
 from benchsmith.agents.pool_judge import POOL_JUDGE_SYSTEM_PROMPT, PassageJudgments, PoolJudge, stemmed_words
 from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.seam.backends import Message
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import WordStatistics
 from benchsmith.agents.turn_types import ContributionJudge
 from benchsmith.history import Exchange

@@ -1,7 +1,7 @@
-"""The backends a :class:`~benchsmith.agents.models.ModelSeam` calls, and what they share with it:
+"""The backends a :class:`~benchsmith.agents.seam.models.ModelSeam` calls, and what they share with it:
 the call settings (:class:`ModelSettings`), the chat message and the completion types.
 :class:`OpenAIBackend` asks an OpenAI-compatible server over the seam's own HTTP client
-(:mod:`~benchsmith.agents.transport`); :class:`ScriptedBackend` answers tests with scripted
+(:mod:`~benchsmith.agents.seam.transport`); :class:`ScriptedBackend` answers tests with scripted
 pydantic objects. The seam does the retrying, caching and accounting."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import openai
 from pydantic import BaseModel, ValidationError
 
-from benchsmith.agents.endpoints import (
+from benchsmith.agents.seam.endpoints import (
     LOCAL_PLACEHOLDER_KEY,
     Endpoint,
     display_url,
@@ -26,9 +26,9 @@ from benchsmith.agents.endpoints import (
     resolve_base_url,
     server_message,
 )
-from benchsmith.agents.redaction import register_secret
-from benchsmith.agents.seam_errors import InvalidOutput, ModelEndpointError, StructuredOutputUnsupported
-from benchsmith.agents.structured_output import (
+from benchsmith.agents.seam.errors import InvalidOutput, ModelEndpointError, StructuredOutputUnsupported
+from benchsmith.agents.seam.redaction import register_secret
+from benchsmith.agents.seam.structured_output import (
     StructuredOutput,
     check_structured_output,
     first_method,
@@ -39,7 +39,7 @@ from benchsmith.agents.structured_output import (
     request_options,
     with_schema_instructions,
 )
-from benchsmith.agents.transport import json_client
+from benchsmith.agents.seam.transport import json_client
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}
 
@@ -93,7 +93,7 @@ class OpenAIBackend:
     endpoint understands; the seam does the retrying.
 
     The request is plain JSON (the body langchain-openai's ``ChatOpenAI`` sent), posted by
-    :mod:`~benchsmith.agents.transport` (kept-alive connections; the openai SDK's exceptions), and
+    :mod:`~benchsmith.agents.seam.transport` (kept-alive connections; the openai SDK's exceptions), and
     the reply a plain dict. Measured in benchmarks/synthesize.py at 64 conversations in flight:
     the client's CPU per model call was 9.5 ms through ``ChatOpenAI``, about 5 ms through the
     SDK's client, and about 3 ms this way.
