@@ -57,6 +57,8 @@ ENTRY_LINE = re.compile(
 TRAILING_KIND = re.compile(
     r"(?<=\))(?:\s*->\s*[\w.\[\], |]+?)?\s+(property|classmethod|staticmethod|abstractmethod|async)$"
 )
+# Sphinx's version notes ("New in version 6.1.", "Changed in version 3.2: ..."): when, not what
+VERSION_NOTE = re.compile(r"(?i)^\W*(?:new|changed|added) in (?:version )?v?\d")
 SETTING_LINE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # SECRET_KEY, MAX_CONTENT_LENGTH
 # A command-line option's line: "--ff-only", "-q, --quiet", "--depth <depth>", "--[no-]verify", "-o <file>".
 OPTION_LINE = re.compile(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from benchsmith.entries import short_name, statements
+from benchsmith.entries import VERSION_NOTE, short_name, statements
 from benchsmith.evals.quality_gate.evidence import TurnEvidence, code_names, topic_words, unnamed_definite
 from benchsmith.language import REQUIREMENT, parse, points_outside
 from benchsmith.passages import split_sentences
@@ -132,7 +132,7 @@ EXPLAIN_TOPIC = re.compile(
 )
 
 
-VERSION_ONLY = re.compile(r"(?i)^\W*(?:new|changed|added) in (?:version )?v?[\d.]+\W*$")
+VERSION_ONLY = re.compile(VERSION_NOTE.pattern + r"[\d.]*\W*$")  # a version note and nothing else
 TURNING_OFF = re.compile(
     r"(?i)\b(?:not|no|never|don't|do not|without|disables?|suppress(?:es)?|turns? off|"
     r"overrides?|countermands?|negates?|cancels?)\b"
@@ -304,19 +304,14 @@ def dangling_reply(turn: TurnEvidence) -> str | None:
     return None
 
 
-# Text outside the reply: "as outlined below", "as described above", "see also", "the following".
+# Words that announce a list or an example: a reply that stops after them shows none.
+ANNOUNCED = r"here (?:is|are) (?:a|an|the|some) (?:\w+ )?(?:list|example|overview|summary)s?|as follows"
+ANNOUNCING = re.compile(rf"(?i)\b(?:{ANNOUNCED})\b")
+# Text outside the reply: "as outlined below", "as described above", "see also", "the following", or announced.
 POINTING_ELSEWHERE = re.compile(
     r"(?i)\b(?:as (?:described|outlined|shown|mentioned|noted|explained|listed) "
     r"(?:above|below|earlier|previously)|(?:see|shown|listed) (?:above|below)|see also"
-    r"|the following|as follows|here (?:is|are) (?:a|an|the|some) (?:\w+ )?(?:list|example|"
-    r"overview|summary)s?)\b"
-)
-
-
-# A first sentence that announces a list or an example the reply stops before.
-ANNOUNCING = re.compile(
-    r"(?i)\b(?:here (?:is|are) (?:a|an|the|some) (?:\w+ )?(?:list|example|overview|summary)s?"
-    r"|as follows)\b"
+    rf"|the following|{ANNOUNCED})\b"
 )
 
 

@@ -9,14 +9,11 @@ import re
 from benchsmith.agents.offline.facts.clauses import entry_name, subject_of
 from benchsmith.agents.offline.facts.phrases import noun_phrase
 from benchsmith.agents.offline.facts.record import Found
-from benchsmith.entries import Statement
+from benchsmith.entries import VERSION_NOTE, Statement
 from benchsmith.language import Sentence
 from benchsmith.words import LIGHT_VERBS
 
 DEPRECATION = re.compile(r"(?i)^\W*(?:[\w-]*deprecated\b|deprecated since|this (?:\w+ )?is deprecated)")
-
-# Sphinx's version notes ("New in version 6.1.", "Changed in version 3.2: ..."): when, not what
-VERSION_NOTE = re.compile(r"(?i)^\W*(?:new|changed|added) in (?:version )?v?\d")
 
 
 def entries(statement: Statement, sentence: Sentence) -> Found:
