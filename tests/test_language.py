@@ -51,6 +51,9 @@ def test_a_noun_phrase_is_a_thing_not_a_clause(phrase, expected):
         ("What is the difference between a Blueprint and an app?", "what is difference between …"),
         ("What is Session.send for?", "what is … for"),
         ("What happens if the session cookie is too large?", "what happens if …"),
+        # the frame's own nouns and verbs are not its topic: not "what …" for both of these
+        ("What problem does Session.send solve?", "what problem does … solve"),
+        ("What is Session.send meant for?", "what is … meant for"),
     ],
 )
 def test_question_frames_leave_out_what_a_question_is_about(question, frame):

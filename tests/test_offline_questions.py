@@ -357,3 +357,40 @@ def test_a_frame_the_conversation_used_gives_way_before_the_question_type_asked_
     used = {question_frame(turn["question"]) for turn in history}
     asked = ask(gold, history, question_type="explanation")
     assert asked is not None and question_frame(asked.question) not in used
+
+
+def test_an_entry_named_in_its_passage_is_asked_in_several_factoid_frames_under_the_overlap_bound():
+    # "What does json.dump do?" shares every content word with its passage and the overlap bound
+    # refuses it; the frames that pass must still vary across conversations (one took 23%)
+    from benchsmith.evals.lexical_overlap import lexical_overlap
+
+    gold = {
+        "title": "json › dump",
+        "text": "json.dump(obj, fp)\n\nSerialize obj as a JSON formatted stream to fp.",
+    }
+
+    def within(question: str) -> bool:
+        return lexical_overlap(question, [gold["text"]]) <= 0.78
+
+    frames = []
+    for conversation in range(24):
+        history = [{"question": f"How do I open file number {conversation}?", "question_type": "how-to"}]
+        asked = ask(gold, history, question_type="factoid", acceptable=within)
+        assert asked is not None and asked.question_type == "factoid" and within(asked.question)
+        frames.append(question_frame(asked.question))
+    assert len(set(frames)) >= 3
+    assert max(frames.count(frame) for frame in set(frames)) <= len(frames) / 2
+
+
+def test_a_type_the_passage_lacks_gives_way_to_the_type_the_conversation_asked_least():
+    gold = {
+        "title": "API › Sessions",
+        "text": "requests.Session.mount(prefix, adapter)\n\nRegisters a connection adapter to a prefix.",
+    }
+    history = [
+        {"question": question, "question_unpolished": question, "question_type": "factoid"}
+        for question in ("What is Session.close for?", "What does Session.send do?")
+    ]
+    # an API entry has no comparison to ask: not a third factoid in a row
+    asked = ask(gold, history, question_type="comparison")
+    assert asked is not None and asked.question_type not in ("factoid", "comparison")

@@ -32,7 +32,7 @@ TOPIC_FRAMES = tuple(
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
         r"^(?:In [^,]+, )?what is the (?:role|purpose|point|meaning) of (?P<topic>.+?)\?$",
-        r"^(?:In [^,]+, )?what (?:is|are) (?P<topic>.+?) (?:used )?for\?$",
+        r"^(?:In [^,]+, )?what (?:is|are) (?P<topic>.+?) (?:(?:used|meant|intended|designed) )?for\?$",
         r"^(?:In [^,]+, )?what (?:does|do) (?P<topic>.+?) (?:do|mean|hold|return|represent|signal|control)\?$",
         r"^(?:In [^,]+, )?how (?:does|do) (?P<topic>.+?) work\?$",
         r"^(?:In [^,]+, )?can you explain (?:what )?(?P<topic>.+?)(?: is| are)?\?$",
