@@ -16,8 +16,8 @@ candidates). Turns are drawn with a fixed seed, so the same command gives the sa
         [--turns 50] [--seed 0] --out sheets/flask
 
 writes ``sheets/flask/sheet.md`` (for the reader) and ``sheets/flask/readings.jsonl`` (one line per
-turn with the verdict to fill in). ``--gate`` adds the quality gate's flags to the JSONL (never to
-the sheet: the reader must not see them).
+turn with the verdict to fill in). The quality gate's verdicts are never on the sheet (the reader
+must not see them): ``benchmarks/gate_agreement.py`` sets them beside the filled readings.
 """
 
 from __future__ import annotations
