@@ -23,7 +23,7 @@ stage ended (other work on the machine stretches wall times). Ingestion's CPU pe
 benchsmith's own (the embedding server's CPU is in its process, reported apart), whole and
 without the embed stage (the run record's per-stage CPU seconds). Clustering's
 path similarity is printed beside a random order's (from the command) and, on a seeded sample of
-kept chunks, beside the naive greedy path's (tools/clustering.naive_greedy_path, O(n²)).
+kept chunks, beside the naive greedy path's (tools/corpus/clustering.naive_greedy_path, O(n²)).
 
     .venv/bin/python benchmarks/million.py [--chunks 1000000] [--stages ingest,cluster,...] [--keep]
 
@@ -222,7 +222,11 @@ def sample_kept_texts(workspace: Path, count: int, seed: int = 0) -> list[str]:
 def naive_path_comparison(workspace: Path, count: int) -> dict:
     """Our path's mean consecutive similarity over the naive greedy path's, on a sample of kept
     chunks embedded as the server embeds them (the same hashing vectors, bit for bit)."""
-    from benchsmith.tools.clustering import greedy_traversal_clusters, mean_consecutive_similarity, naive_greedy_path
+    from benchsmith.tools.corpus.clustering import (
+        greedy_traversal_clusters,
+        mean_consecutive_similarity,
+        naive_greedy_path,
+    )
     from tests.embedders import HashingEmbedder
 
     vectors = HashingEmbedder(EMBEDDING_DIMENSION).encode(sample_kept_texts(workspace, count))

@@ -34,11 +34,11 @@ from benchsmith.stores.benchmark_files import write_beir_qrels  # noqa: E402
 from benchsmith.stores.jsonl import write_jsonl_atomic  # noqa: E402
 from benchsmith.stores.labelled_questions import CorpusChunk, read_labelled_questions, resolve_gold  # noqa: E402
 from benchsmith.stores.workspace import Workspace  # noqa: E402
-from benchsmith.tools.chunking import chunk_document  # noqa: E402
-from benchsmith.tools.cleaning import clean_documents  # noqa: E402
-from benchsmith.tools.dedup import find_near_duplicates  # noqa: E402
-from benchsmith.tools.loaders import load_sources  # noqa: E402
-from benchsmith.tools.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer  # noqa: E402
+from benchsmith.tools.corpus.chunking import chunk_document  # noqa: E402
+from benchsmith.tools.corpus.cleaning import clean_documents  # noqa: E402
+from benchsmith.tools.corpus.dedup import find_near_duplicates  # noqa: E402
+from benchsmith.tools.corpus.loaders import load_sources  # noqa: E402
+from benchsmith.tools.corpus.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELLED = ROOT / "data" / "stdlib-validity.jsonl"

@@ -225,9 +225,9 @@ class Progress:
 def update_data(path: Path, questions: list[LabelledQuestion]) -> int:
     """Re-find gold ids by evidence in the stdlib as ``benchsmith ingest stdlib`` cleans and
     chunks it (before deduplication and the quality filter, which a run checks itself)."""
-    from benchsmith.tools.chunking import chunk_document
-    from benchsmith.tools.cleaning import clean_documents
-    from benchsmith.tools.loaders import load_sources
+    from benchsmith.tools.corpus.chunking import chunk_document
+    from benchsmith.tools.corpus.cleaning import clean_documents
+    from benchsmith.tools.corpus.loaders import load_sources
 
     documents = clean_documents(load_sources(["stdlib"]).documents)
     chunks = [

@@ -6,7 +6,7 @@ Per configuration and query q, from its top K chunks (ranks 1..k, fewer if it re
 
 * ``retrieved_q(k)``: chunks at ranks ≤ k; ``relevant_q(k)``: those the judges found relevant;
 * ``covered_q(k)``: distinct facts those relevant chunks carry (facts matched across chunks
-  and chunkings, tools/fact_matching.py); ``F_q``: distinct facts of the whole pool of q, the
+  and chunkings, tools/benchmark/fact_matching.py); ``F_q``: distinct facts of the whole pool of q, the
   pseudo ground truth.
 
 Per-query values come first; the aggregates pool them over the queries (micro averaging),

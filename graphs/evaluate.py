@@ -84,13 +84,18 @@ from benchsmith.stores.trec import (
 )
 from benchsmith.stores.turn_labels import standalone_group
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.dense_retrieval import QUERY_BATCH, DenseIndex
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
-from benchsmith.tools.embedding import Embedder
-from benchsmith.tools.fusion import fuse_runs
-from benchsmith.tools.query_building import HistoryMode, build_query, parse_history_mode, require_oracle_rewrites
-from benchsmith.tools.rerank import rerank_run
-from benchsmith.tools.retriever_specs import (
+from benchsmith.tools.retrieval.dense_retrieval import QUERY_BATCH, DenseIndex
+from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
+from benchsmith.tools.retrieval.embedding import Embedder
+from benchsmith.tools.retrieval.fusion import fuse_runs
+from benchsmith.tools.retrieval.query_building import (
+    HistoryMode,
+    build_query,
+    parse_history_mode,
+    require_oracle_rewrites,
+)
+from benchsmith.tools.retrieval.rerank import rerank_run
+from benchsmith.tools.retrieval.retriever_specs import (
     Configuration,
     RunFileConfiguration,
     expand_configurations,

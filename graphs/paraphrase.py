@@ -51,8 +51,8 @@ from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.work_items import WorkItems
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.paraphrase_filters import FilterSettings, filter_variants, similarities_to_source
-from benchsmith.tools.test_sets import draw_test_sets
+from benchsmith.tools.benchmark.paraphrase_filters import FilterSettings, filter_variants, similarities_to_source
+from benchsmith.tools.benchmark.test_sets import draw_test_sets
 
 TURNS_FILE, BENCHMARK_FILE, QRELS_FILE = "turns.jsonl", "benchmark.json", "qrels.tsv"
 IMPORTED_FILE, UNJOINED_FILE, GENERATED_FILE = "imported.jsonl", "unjoined.jsonl", "generated.jsonl"

@@ -53,8 +53,8 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
 from benchsmith.stores.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_qrels
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
-from benchsmith.tools.loaders import iter_beir_corpus
+from benchsmith.tools.corpus.loaders import iter_beir_corpus
+from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
 
 EVALUATIONS_FILE, POOL_FILE, JUDGMENTS_FILE = "evaluations.jsonl", "pool.jsonl", "judgments.jsonl"
 AUGMENTED_QRELS_FILE, AUGMENTED_TREC_FILE = "augmented_qrels.tsv", "augmented_qrels.trec"

@@ -80,8 +80,8 @@ from benchsmith.stores.files import atomic_writer, write_files_atomic, write_jso
 from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, read_jsonl, record_log, write_jsonl_atomic
 from benchsmith.stores.labelled_questions import read_labelled_questions
 from benchsmith.stores.trec import read_trec_run
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
-from benchsmith.tools.held_out import HeldOutLabels, check_judged_ids, drop_held_out
+from benchsmith.tools.corpus.held_out import HeldOutLabels, check_judged_ids, drop_held_out
+from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
 
 SYNTHETIC, HUMAN = "synthetic", "human"
 SETS = (SYNTHETIC, HUMAN)
@@ -113,7 +113,7 @@ class ValidationOutput(TypedDict, total=False):
     verdict: dict[str, str]  # {label, text}: evals.validity.Verdict
     judge_agreement: dict[str, dict[str, Any]]
     separability: dict[str, Any]  # {queries, resamples, seed, confidence, pairs: [evals.separability.Separation]}
-    held_out: dict[str, Any]  # what the human set lost to the benchmark's held-out chunks (tools/held_out.py)
+    held_out: dict[str, Any]  # what the human set lost to the benchmark's held-out chunks (tools/corpus/held_out.py)
     report: dict[str, str]  # {"markdown", "html", "results"}: paths
 
 
@@ -160,7 +160,7 @@ def check_same_corpus(synthetic: Benchmark, human: str, workspace: Any, split: s
     synthesized from: every chunk it judges is a document of the corpus or a chunk the benchmark
     holds out (``Benchmark.held_out``: held-out chunks and their near-duplicates), and a BEIR
     directory's corpus is the benchmark's, held-out chunks at most added. Returns the judgments
-    without the held-out chunks (tools/held_out.drop_held_out) and what they lost; anything else
+    without the held-out chunks (tools/corpus/held_out.drop_held_out) and what they lost; anything else
     stops with an InputError naming the file, the line or question and the ids (the first few
     and the count)."""
     documents, held_out = corpus_documents(synthetic), synthetic.held_out

@@ -27,7 +27,7 @@ Each turn also carries its labels (stores/turn_labels.py): ``answerability`` (``
 as ``answerable``), ``question_type`` and ``standalone`` (null: unlabelled). ``gold_ids`` holds
 every chunk the answer needs (several for a multi-passage turn) and is empty for unanswerable
 and underspecified turns; an unanswerable turn lists in ``held_out_ids`` the chunks it was
-asked about, which every export leaves out, with their near-duplicates (tools/held_out.py);
+asked about, which every export leaves out, with their near-duplicates (tools/corpus/held_out.py);
 an underspecified one the chunks it is ambiguous between in ``candidate_ids``. ``turn_type``,
 ``turn_type_drawn``, ``label_dropped`` and ``label_rejections`` record how the dialogue graph
 built the turn (absent in older files); ``gate_rejections`` counts the questions the quality gate

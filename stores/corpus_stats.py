@@ -1,7 +1,7 @@
 """Persisted word and similarity statistics of a collection:
 ``<workspace>/corpus_stats/<collection>.npz``.
 
-Computed once per collection (tools/corpus_statistics.py) and read by synthesis:
+Computed once per collection (tools/corpus/corpus_statistics.py) and read by synthesis:
 
 * document frequencies of every word (lower-cased ``\\w+`` tokens), for IDF;
 * postings (the chunks holding a word) for the words in at most ``posting_cap`` chunks, so

@@ -21,7 +21,7 @@ from benchsmith.stores.postgres_runs import find_run
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 from tests.ingest_fixtures import write_corpus
 from tests.openai_server import FakeOpenAIServer

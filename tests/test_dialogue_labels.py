@@ -13,7 +13,7 @@ from benchsmith.stores.benchmark_files import Dialogue, read_dialogues, write_di
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.turn_labels import TurnLabels, read_turn_labels, write_turn_labels
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.held_out import without_held_out
+from benchsmith.tools.corpus.held_out import without_held_out
 
 OLD_TURN = {
     "index": 0,

@@ -17,7 +17,7 @@ from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE, embedded_text
+from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE, embedded_text
 from tests.embedders import HashingEmbedder
 from tests.synthesis_fixtures import COLLECTION, build_collection, synthesize
 

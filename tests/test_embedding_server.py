@@ -26,7 +26,7 @@ from benchsmith.stores.trec import read_trec_run
 from benchsmith.stores.usage import UsageLedger
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import ChromaEmbeddingFunction, load_embedder
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction, load_embedder
 from tests import openai_server as openai_server_module
 from tests.embedders import HashingEmbedder
 from tests.evaluate_fixtures import write_benchmark

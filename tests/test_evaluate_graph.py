@@ -24,7 +24,7 @@ from benchsmith.stores.beir import load_benchmark
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.trec import read_trec_run
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.fusion import fuse_runs
+from benchsmith.tools.retrieval.fusion import fuse_runs
 from tests.embedders import HashingEmbedder
 from tests.evaluate_fixtures import TOPICS, spoil_benchmark, write_benchmark, write_system_run
 

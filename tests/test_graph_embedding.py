@@ -19,7 +19,7 @@ from tests.synthesis_fixtures import COLLECTION, build_collection, scripted_seam
 @pytest.fixture(scope="module")
 def clustered(tmp_path_factory) -> Workspace:
     from benchsmith.jobs.synthesize import _store
-    from benchsmith.tools.corpus_clusters import cluster_collection
+    from benchsmith.tools.corpus.corpus_clusters import cluster_collection
 
     root = tmp_path_factory.mktemp("embedding")
     workspace = Workspace.resolve(root / "ws")

@@ -19,8 +19,8 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.multiconir import read_dataset, read_ladder_scores, read_task1_scores
 from benchsmith.stores.runs import RunDirectory, list_runs
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.bm25 import BM25Index
-from benchsmith.tools.multicondition_scoring import dataset_corpus
+from benchsmith.tools.retrieval.bm25 import BM25Index
+from benchsmith.tools.retrieval.multicondition_scoring import dataset_corpus
 from tests.embedders import HashingEmbedder
 from tests.hardneg_fixtures import write_corpus
 

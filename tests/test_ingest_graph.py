@@ -9,7 +9,7 @@ from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 from tests.ingest_fixtures import TOPICS, ingest, write_corpus
 

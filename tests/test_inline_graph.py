@@ -26,7 +26,7 @@ from tests.turn_type_replies import typed_seam
 @pytest.fixture(scope="module")
 def clustered(tmp_path_factory) -> Workspace:
     from benchsmith.jobs.synthesize import _store
-    from benchsmith.tools.corpus_clusters import cluster_collection
+    from benchsmith.tools.corpus.corpus_clusters import cluster_collection
 
     root = tmp_path_factory.mktemp("inline")
     workspace = Workspace.resolve(root / "ws")

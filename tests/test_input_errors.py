@@ -32,8 +32,8 @@ from benchsmith.stores.query_files import read_user_queries
 from benchsmith.stores.space_files import read_space_file
 from benchsmith.stores.stackexchange import read_posts_xml
 from benchsmith.stores.trec import read_trec_run
+from benchsmith.tools.corpus.loaders import iter_beir_corpus, load_sources
 from benchsmith.tools.defaults import MAX_DOCUMENT_BYTES
-from benchsmith.tools.loaders import iter_beir_corpus, load_sources
 
 runner = CliRunner(env={"COLUMNS": "400"})  # long paths on one line
 

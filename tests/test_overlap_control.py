@@ -23,9 +23,9 @@ from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.benchmark.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN, Position, choose_switch, switch_label
 from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP
-from benchsmith.tools.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN, Position, choose_switch, switch_label
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.synthesis_fixtures import COLLECTION, build_collection, gold_text, scripted_reply, scripted_seam, synthesize
 
 CORRECTION = "Your question shares"

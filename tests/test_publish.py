@@ -31,8 +31,8 @@ from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.turn_labels import read_turn_labels
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.dedup import _fingerprint, char_shingles, jaccard
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.corpus.dedup import _fingerprint, char_shingles, jaccard
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 
 TOPICS = ["chroma", "bm25", "fusion", "rerank", "nugget", "judge", "cache", "chunk"]

@@ -11,7 +11,7 @@ from benchsmith.graphs.contexts.synthesize import SynthesisContext, turn_type_ra
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.turn_type_presets import TURN_TYPE_PRESETS
+from benchsmith.tools.benchmark.turn_type_presets import TURN_TYPE_PRESETS
 from tests.synthesis_fixtures import COLLECTION, build_collection
 
 runner = CliRunner(env={"COLUMNS": "200"})

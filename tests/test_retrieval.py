@@ -23,14 +23,14 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import exclusive_lock
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools import bm25 as bm25_module
-from benchsmith.tools.bm25 import BM25Index
-from benchsmith.tools.dense_retrieval import DenseIndex
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.fusion import fuse_runs, sort_run
-from benchsmith.tools.query_building import HistoryMode, build_query, parse_history_mode
-from benchsmith.tools.rerank import rerank_run
-from benchsmith.tools.retriever_specs import (
+from benchsmith.tools.retrieval import bm25 as bm25_module
+from benchsmith.tools.retrieval.bm25 import BM25Index
+from benchsmith.tools.retrieval.dense_retrieval import DenseIndex
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.retrieval.fusion import fuse_runs, sort_run
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query, parse_history_mode
+from benchsmith.tools.retrieval.rerank import rerank_run
+from benchsmith.tools.retrieval.retriever_specs import (
     Configuration,
     RetrieverSpec,
     expand_configurations,

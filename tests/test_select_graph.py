@@ -22,7 +22,7 @@ from benchsmith.stores.beir import read_beir_qrels
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.trec import read_trec_run
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.strategy_space import SelectConfiguration, grid_settings
+from benchsmith.tools.retrieval.strategy_space import SelectConfiguration, grid_settings
 from tests.select_fixtures import TOPICS, judge_replier, run_select, scripted_judge, write_labelled_corpus
 
 RELEVANT_TEXTS = {question: set(texts) for question, texts in TOPICS.values()}

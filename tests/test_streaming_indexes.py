@@ -15,13 +15,10 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.spooled_texts import SpooledTexts
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools import bm25 as bm25_module
-from benchsmith.tools import clustering
-from benchsmith.tools import dense_retrieval as dense_module
-from benchsmith.tools.bm25 import BM25Index, top_scored
-from benchsmith.tools.clustering import drop_near_identical, greedy_traversal_clusters
-from benchsmith.tools.corpus_clusters import cluster_collection, stored_vectors
-from benchsmith.tools.corpus_statistics import (
+from benchsmith.tools.corpus import clustering
+from benchsmith.tools.corpus.clustering import drop_near_identical, greedy_traversal_clusters
+from benchsmith.tools.corpus.corpus_clusters import cluster_collection, stored_vectors
+from benchsmith.tools.corpus.corpus_statistics import (
     WordPostings,
     compute_corpus_statistics,
     corpus_statistics,
@@ -29,9 +26,12 @@ from benchsmith.tools.corpus_statistics import (
     random_pair_similarity,
     sampled_pair_similarity,
 )
-from benchsmith.tools.dense_retrieval import DenseIndex
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.loaders import iter_beir_corpus
+from benchsmith.tools.corpus.loaders import iter_beir_corpus
+from benchsmith.tools.retrieval import bm25 as bm25_module
+from benchsmith.tools.retrieval import dense_retrieval as dense_module
+from benchsmith.tools.retrieval.bm25 import BM25Index, top_scored
+from benchsmith.tools.retrieval.dense_retrieval import DenseIndex
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from benchsmith.words import english_stemmer
 from tests.embedders import HashingEmbedder
 

@@ -17,9 +17,9 @@ from benchsmith.graphs.synthesis.conversation import conversation_graph
 from benchsmith.stores.corpus_stats import load_corpus_stats
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.corpus_statistics import corpus_statistics
-from benchsmith.tools.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.benchmark.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN
+from benchsmith.tools.corpus.corpus_statistics import corpus_statistics
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from benchsmith.words import content_words
 from tests.embedders import HashingEmbedder
 from tests.sphinx_fixtures import write_sphinx_tree

@@ -18,8 +18,8 @@ from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.corpus_clusters import cluster_collection
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.corpus.corpus_clusters import cluster_collection
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 from tests.synthesis_fixtures import COLLECTION, TOPICS, synthesize
 

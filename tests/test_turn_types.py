@@ -28,9 +28,9 @@ from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import VectorStore, open_client
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.dialogue_walk import reserved_chunks
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.loaders import iter_beir_corpus
+from benchsmith.tools.benchmark.dialogue_walk import reserved_chunks
+from benchsmith.tools.corpus.loaders import iter_beir_corpus
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 from tests.openai_server import FakeOpenAIServer, requested_schema_name
 from tests.synthesis_fixtures import COLLECTION, synthesize

@@ -18,7 +18,7 @@ from benchsmith.stores.labelled_questions import (
     resolve_gold,
     write_labelled_questions,
 )
-from benchsmith.tools.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer
+from benchsmith.tools.corpus.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer
 from tests.validity_fixtures import DATA_FILE, stdlib_chunks
 
 UPDATE_COMMAND = ".venv/bin/python benchmarks/validity.py --update-data"

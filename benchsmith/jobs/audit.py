@@ -43,7 +43,7 @@ from benchsmith.stores.jsonl import read_json_object
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.query_building import HistoryMode, build_query
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 PROMPT_CHARS = 800  # a judge's instructions and tags
 VERDICT_OUTPUT_TOKENS = 60

@@ -20,7 +20,7 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.postgres import database_url
 from benchsmith.stores.runs import is_valid_run_id, new_run_id
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.retriever_specs import parse_retriever
+from benchsmith.tools.retrieval.retriever_specs import parse_retriever
 
 EventHandler = Callable[[dict[str, Any]], None]
 P = ParamSpec("P")

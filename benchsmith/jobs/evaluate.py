@@ -56,9 +56,9 @@ from benchsmith.stores.trec import iter_run_batches, run_file_query_ids, write_s
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
-from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
-from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
+from benchsmith.tools.retrieval.query_building import parse_history_mode, require_oracle_rewrites
+from benchsmith.tools.retrieval.rerank import DEFAULT_RERANK_DEPTH
+from benchsmith.tools.retrieval.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
 
 SIGNIFICANCE_TESTS = ("randomization", "t-test")
 REWRITE_OUTPUT_TOKENS = 40

@@ -24,8 +24,8 @@ from benchsmith.stores.jsonl import read_json
 from benchsmith.stores.mtrag import write_mtrag
 from benchsmith.stores.runs import RunDirectory, RunRecord, is_valid_run_id, list_runs
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.held_out import without_held_out
-from benchsmith.tools.loaders import iter_beir_corpus
+from benchsmith.tools.corpus.held_out import without_held_out
+from benchsmith.tools.corpus.loaders import iter_beir_corpus
 
 PublishFormat = Literal["mtrag", "hf"]
 FORMATS: tuple[str, ...] = get_args(PublishFormat)

@@ -37,8 +37,8 @@ from benchsmith.stores.trec import read_trec_run
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.query_building import parse_history_mode
-from benchsmith.tools.retriever_specs import parse_retriever
+from benchsmith.tools.retrieval.query_building import parse_history_mode
+from benchsmith.tools.retrieval.retriever_specs import parse_retriever
 
 GRADE_OUTPUT_TOKENS = 60
 ESTIMATE_DOCUMENT_CHARS = 1500

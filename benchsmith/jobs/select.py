@@ -43,8 +43,8 @@ from benchsmith.stores.space_files import read_space_file
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.query_building import HistoryMode, build_query
-from benchsmith.tools.strategy_space import (
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
+from benchsmith.tools.retrieval.strategy_space import (
     DIMENSIONS,
     SelectConfiguration,
     build_space,

@@ -39,11 +39,11 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import read_json_object
 from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.corpus.held_out import HeldOutLabels
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.held_out import HeldOutLabels
-from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
-from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
-from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
+from benchsmith.tools.retrieval.query_building import parse_history_mode, require_oracle_rewrites
+from benchsmith.tools.retrieval.rerank import DEFAULT_RERANK_DEPTH
+from benchsmith.tools.retrieval.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
 
 MIN_CONFIGURATIONS = 3  # τ over fewer says next to nothing
 JUDGE_OUTPUT_TOKENS = 60  # per passage

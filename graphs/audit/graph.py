@@ -55,9 +55,9 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.work_items import WorkItems
-from benchsmith.tools.discriminability import arrange_pool, balanced_gold_slots, hard_negatives, rotated
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
-from benchsmith.tools.query_building import HistoryMode, build_query
+from benchsmith.tools.retrieval.discriminability import arrange_pool, balanced_gold_slots, hard_negatives, rotated
+from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 
 def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from benchsmith.stores.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.benchmark_files import run_dialogues_file, turn_query_id
 from benchsmith.stores.jsonl import load_jsonl
 from benchsmith.stores.work_items import WorkItems
-from benchsmith.tools.query_building import HistoryMode, build_query
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 job = JobRuntime(AuditContext)  # the runtime's settings, workspace and run directories
 

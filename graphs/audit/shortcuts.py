@@ -22,7 +22,7 @@ from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.jsonl import write_jsonl_atomic
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.query_building import HistoryMode, build_query
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 
 def shortcuts(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:

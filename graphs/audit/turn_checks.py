@@ -37,7 +37,7 @@ from benchsmith.stores.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.jsonl import write_jsonl_atomic
 from benchsmith.stores.runs import RunDirectory
-from benchsmith.tools.query_building import HistoryMode, build_query
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 
 def gate(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:

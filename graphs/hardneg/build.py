@@ -56,8 +56,7 @@ from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jso
 from benchsmith.stores.multiconir import DatasetRow, write_dataset
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.condition_documents import (
+from benchsmith.tools.benchmark.condition_documents import (
     Construction,
     RelatedDocuments,
     Span,
@@ -67,8 +66,9 @@ from benchsmith.tools.condition_documents import (
     leading_part,
     locate_conditions,
 )
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.loaders import load_sources
+from benchsmith.tools.corpus.cleaning import clean_documents
+from benchsmith.tools.corpus.loaders import load_sources
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 
 SOURCES_FILE, ROWS_FILE, STATS_FILE = "sources.jsonl", "rows.jsonl", "stats.json"
 MULTICONIR_DIR, BEIR_DIR = "multiconir", "beir"

@@ -34,8 +34,8 @@ from benchsmith.stores.multiconir import (
 from benchsmith.stores.progress import ProgressCallback
 from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.condition_documents import changed_text
-from benchsmith.tools.multicondition_scoring import (
+from benchsmith.tools.benchmark.condition_documents import changed_text
+from benchsmith.tools.retrieval.multicondition_scoring import (
     BM25_VARIANTS,
     Group,
     ScorerSpec,

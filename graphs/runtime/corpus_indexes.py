@@ -22,14 +22,14 @@ from benchsmith.stores.jsonl import JsonlRows
 from benchsmith.stores.lexical_indexes import load_bm25, save_bm25
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.bm25 import DEFAULT_B, DEFAULT_K1, BM25Index
-from benchsmith.tools.corpus_statistics import exact_word_statistics
+from benchsmith.tools.corpus.corpus_statistics import exact_word_statistics
+from benchsmith.tools.corpus.loaders import beir_document, beir_documents
 from benchsmith.tools.defaults import DEFAULT_INDEX_BATCH_SIZE
-from benchsmith.tools.dense_retrieval import DenseIndex
-from benchsmith.tools.embedded_text import embedded_text
-from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
-from benchsmith.tools.indexing import IndexItem, embed_into
-from benchsmith.tools.loaders import beir_document, beir_documents
+from benchsmith.tools.retrieval.bm25 import DEFAULT_B, DEFAULT_K1, BM25Index
+from benchsmith.tools.retrieval.dense_retrieval import DenseIndex
+from benchsmith.tools.retrieval.embedded_text import embedded_text
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction, Embedder
+from benchsmith.tools.retrieval.indexing import IndexItem, embed_into
 
 COLLECTION_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]+")
 
@@ -152,7 +152,7 @@ def bm25_index(benchmark: Benchmark, workspace: Workspace | None = None) -> BM25
 
 
 def dense_index(workspace: Workspace, chroma_host: str | None, benchmark: Benchmark, embedder: Embedder) -> DenseIndex:
-    """The corpus's vectors under ``embedder``, each passage embedded as tools/embedded_text.py says:
+    """The corpus's vectors under ``embedder``, each passage embedded as tools/retrieval/embedded_text.py says:
     those of a collection that holds every document of this corpus with the same text and embedder
     (the collection a synthesis run was built from first; the corpus may leave out chunks the
     benchmark holds out), else a collection per (corpus, embedder), filled on demand (resumably:

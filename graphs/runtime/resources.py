@@ -47,8 +47,8 @@ from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import open_client
 from benchsmith.stores.work_items import LocalItems, PostgresItems, WorkItems
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
-from benchsmith.tools.rerank import PairScorer, cross_encoder_scorer
+from benchsmith.tools.retrieval.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
+from benchsmith.tools.retrieval.rerank import PairScorer, cross_encoder_scorer
 
 if TYPE_CHECKING:  # a type hint only: chromadb itself loads when a client opens (stores/vectors.py)
     from chromadb.api import ClientAPI

@@ -111,7 +111,7 @@ from benchsmith.stores.files import write_files_atomic, write_text_atomic
 from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
 from benchsmith.stores.llm_cache import LLMCache
 from benchsmith.stores.trec import read_trec_run, write_trec_run
-from benchsmith.tools.strategy_space import (
+from benchsmith.tools.retrieval.strategy_space import (
     DIMENSIONS,
     SelectConfiguration,
     baseline_settings,

@@ -24,8 +24,8 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log
 from benchsmith.stores.query_files import read_user_queries
 from benchsmith.stores.trec import Qrels, read_trec_qrels
-from benchsmith.tools.retriever_specs import RetrieverSpec
-from benchsmith.tools.strategy_space import SelectConfiguration
+from benchsmith.tools.retrieval.retriever_specs import RetrieverSpec
+from benchsmith.tools.retrieval.strategy_space import SelectConfiguration
 
 job = JobRuntime(SelectContext)  # the runtime's settings, workspace and run directories
 

@@ -22,8 +22,8 @@ from benchsmith.evals.selection_measures import (
 from benchsmith.graphs.select.judging import pair_id
 from benchsmith.graphs.select.retrieval import ChunkIndex
 from benchsmith.stores.trec import Run
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
-from benchsmith.tools.strategy_space import DIMENSIONS, SelectConfiguration
+from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
+from benchsmith.tools.retrieval.strategy_space import DIMENSIONS, SelectConfiguration
 
 BEST_FILE = "best-configuration.yaml"
 
@@ -196,7 +196,7 @@ def selection_notes(
         EMBEDDED_TEXT_NOTE,
         "BM25: bm25s, Lucene scoring, over each chunk's text; dense: exact inner product of L2-normalized embeddings; "
         "hybrid: fusion "
-        "(tools/fusion.py: RRF k = 60, or min-max normalized sums) of each component's top 100; a query's "
+        "(tools/retrieval/fusion.py: RRF k = 60, or min-max normalized sums) of each component's top 100; a query's "
         f"expansions are fused by RRF; a reranker re-scores the top {rerank_depth} before the cut to K; a filter "
         "ranks only the chunks it lets through.",
     ]

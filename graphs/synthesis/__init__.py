@@ -14,9 +14,9 @@
 
 The walker picks each turn's gold chunk along the cluster's semantic path (soft switch),
 stays on it (follow-up) or jumps to a distant cluster (hard switch); labels follow the
-similarity rule both ways (tools/dialogue_walk.py: soft at or above the soft-switch threshold,
+similarity rule both ways (tools/benchmark/dialogue_walk.py: soft at or above the soft-switch threshold,
 hard below it and on another document; a drawn switch that finds no such chunk is re-drawn or
-relabelled), and every turn records its similarity to the previous gold. Each turn then draws its type (tools/dialogue_walk.py, rates
+relabelled), and every turn records its similarity to the previous gold. Each turn then draws its type (tools/benchmark/dialogue_walk.py, rates
 ``--unanswerable-rate``, ``--partial-rate``, ``--underspecified-rate``, ``--multi-gold-rate``; all 0
 by default): an answerable turn (below), an unanswerable one about a chunk held out of the
 corpus (one chunk per cluster is reserved for that and is never gold), a partial one, an

@@ -24,10 +24,10 @@ from benchsmith.stores.corpus_stats import CorpusStatistics, corpus_stats_path, 
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.vectors import VectorStore
 from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.bm25 import BM25Index
-from benchsmith.tools.corpus_clusters import clustering_kinds
-from benchsmith.tools.corpus_statistics import corpus_statistics
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.corpus.corpus_clusters import clustering_kinds
+from benchsmith.tools.corpus.corpus_statistics import corpus_statistics
+from benchsmith.tools.retrieval.bm25 import BM25Index
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 
 
 @functools.lru_cache(maxsize=8)
@@ -83,7 +83,7 @@ def walked_clusters(runtime: Runtime[SynthesisContext], state: ConversationState
     return clustering_of(runtime, state["collection"]).clusters
 
 
-# Keyed by (workspace, collection, chunk id): an id names a span of a file (tools/documents.py), and the same
+# Keyed by (workspace, collection, chunk id): an id names a span of a file (tools/corpus/documents.py), and the same
 # path and span in another corpus is another text. Within a collection an id's text and vector stay as ingested
 # (re-ingesting changed files is a new collection's job: see `benchsmith ingest`). Bounded, the least recently
 # used dropped, so a long-lived process (Studio, a worker) does not keep every chunk it ever read: a turn reads

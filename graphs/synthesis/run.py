@@ -48,10 +48,10 @@ from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.trec import write_trec_qrels
 from benchsmith.stores.turn_labels import TURN_LABELS_FILE, write_turn_labels
 from benchsmith.stores.work_items import WorkItems
-from benchsmith.tools.corpus_clusters import cluster_collection
-from benchsmith.tools.corpus_statistics import corpus_statistics
-from benchsmith.tools.dedup import DuplicateMatch
-from benchsmith.tools.held_out import without_held_out
+from benchsmith.tools.corpus.corpus_clusters import cluster_collection
+from benchsmith.tools.corpus.corpus_statistics import corpus_statistics
+from benchsmith.tools.corpus.dedup import DuplicateMatch
+from benchsmith.tools.corpus.held_out import without_held_out
 
 
 def _items(runtime: Runtime[SynthesisContext], run_id: str) -> WorkItems:

@@ -17,7 +17,7 @@ from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.synthesis.lookups import bm25_index, corpus_stats, model_seam, passages_of, vector_store
 from benchsmith.graphs.synthesis.state import ConversationState, job, turn_position
 from benchsmith.history import exchanges
-from benchsmith.tools.bm25 import top_scored
+from benchsmith.tools.retrieval.bm25 import top_scored
 
 UNANSWERABLE_POOL_DEPTH = 10  # BM25's top chunks of the remaining corpus the judge reads for an unanswerable turn
 LABEL_ATTEMPTS = 4  # plans a turn type tries (held-out chunks of this cluster, then the next clusters'; other chunks)
