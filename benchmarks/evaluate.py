@@ -15,7 +15,7 @@ document at cosine ≈ 0.7 to its topic's centroid, a query at cosine ≈ 0.8 to
 document.
 
 Measured in one run, every stage streaming ``--batch-size`` queries at a time through run
-files in a temporary folder (stores/trec.py), as graphs/evaluate.py does:
+files in a temporary folder (stores/formats/trec.py), as graphs/evaluate.py does:
 
 * BM25 (``tools.retrieval.bm25.BM25Index``): index build seconds; seconds per 1,000 queries at
   ``--depth`` in ``BM25Index.search`` (retrieval), and for the stage with writing the run file;
@@ -68,8 +68,8 @@ offline_environment()  # before the imports below load models or Chroma
 import ir_measures  # noqa: E402
 
 from benchsmith.evals.measures import DEFAULT_MEASURES, evaluate_batches, parse_measures  # noqa: E402
-from benchsmith.stores.benchmark_files import serialize_history  # noqa: E402
-from benchsmith.stores.trec import iter_aligned_batches, iter_run_batches, trec_run_writer  # noqa: E402
+from benchsmith.stores.formats.benchmark_files import serialize_history  # noqa: E402
+from benchsmith.stores.formats.trec import iter_aligned_batches, iter_run_batches, trec_run_writer  # noqa: E402
 from benchsmith.tools.retrieval.bm25 import BM25Index  # noqa: E402
 from benchsmith.tools.retrieval.dense_retrieval import QUERY_BATCH as DENSE_BLOCK  # noqa: E402
 from benchsmith.tools.retrieval.dense_retrieval import DenseIndex  # noqa: E402

@@ -32,8 +32,8 @@ offline_environment()
 
 from benchsmith.evals.quality_gate import TurnEvidence, judge_turn  # noqa: E402
 from benchsmith.graphs.runtime.resources import chroma_client  # noqa: E402
-from benchsmith.stores.vectors import VectorStore  # noqa: E402
-from benchsmith.stores.workspace import Workspace  # noqa: E402
+from benchsmith.stores.persistence.vectors import VectorStore  # noqa: E402
+from benchsmith.stores.persistence.workspace import Workspace  # noqa: E402
 from benchsmith.tools.retrieval.bm25 import BM25Index, top_scored  # noqa: E402
 from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction  # noqa: E402
 

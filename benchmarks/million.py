@@ -60,7 +60,7 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 from synthetic_corpus import write_corpus  # noqa: E402
 
-from benchsmith.stores.files import write_json_atomic  # noqa: E402
+from benchsmith.stores.persistence.files import write_json_atomic  # noqa: E402
 from tests.local_servers import free_port, local_server  # noqa: E402
 
 STAGES = ("ingest", "cluster", "synthesize", "evaluate", "audit")
@@ -205,8 +205,8 @@ def table_value(output: str, label: str) -> str | None:
 def sample_kept_texts(workspace: Path, count: int, seed: int = 0) -> list[str]:
     """A seeded reservoir sample of the ingested chunks' texts, read as a stream."""
     from benchsmith.graphs.ingest import KEPT_FILE
-    from benchsmith.stores.runs import RunDirectory
-    from benchsmith.stores.workspace import Workspace
+    from benchsmith.stores.persistence.runs import RunDirectory
+    from benchsmith.stores.persistence.workspace import Workspace
 
     path = RunDirectory(Workspace.resolve(workspace), "ingest").file(KEPT_FILE)
     rng, sample = random.Random(seed), []
@@ -426,7 +426,7 @@ def run_size(
 
 def ingest_stage_cpu(workspace: Path) -> dict[str, float]:
     """CPU seconds of each ingestion stage in the ingest process (the run record's summary)."""
-    from benchsmith.stores.workspace import Workspace
+    from benchsmith.stores.persistence.workspace import Workspace
 
     record = json.loads((Workspace.resolve(workspace).run_dir("ingest") / "run.json").read_text(encoding="utf-8"))
     return dict(record.get("summary", {}).get("stage_cpu_seconds", {}))
@@ -434,8 +434,8 @@ def ingest_stage_cpu(workspace: Path) -> dict[str, float]:
 
 def count_kept(workspace: Path) -> int:
     from benchsmith.graphs.ingest import KEPT_FILE
-    from benchsmith.stores.runs import RunDirectory
-    from benchsmith.stores.workspace import Workspace
+    from benchsmith.stores.persistence.runs import RunDirectory
+    from benchsmith.stores.persistence.workspace import Workspace
 
     with RunDirectory(Workspace.resolve(workspace), "ingest").file(KEPT_FILE).open("rb") as lines:
         return sum(1 for _ in lines)

@@ -44,7 +44,7 @@ from rich.table import Table
 from benchsmith.agents.pool_judge import PoolJudge, query_words, stemmed_words
 from benchsmith.agents.text import PassageStatistics, WordStatistics
 from benchsmith.passages import sentences
-from benchsmith.stores.labelled_questions import LabelledQuestion, read_labelled_questions
+from benchsmith.stores.formats.labelled_questions import LabelledQuestion, read_labelled_questions
 from benchsmith.tools.corpus.chunking import chunk_document
 from benchsmith.tools.corpus.cleaning import clean_documents
 from benchsmith.tools.corpus.documents import Chunk

@@ -34,9 +34,9 @@ from benchsmith.tools.offline import offline_environment
 offline_environment()
 
 from benchsmith.graphs.runtime.resources import chroma_client  # noqa: E402
-from benchsmith.stores.jsonl import load_jsonl  # noqa: E402
-from benchsmith.stores.vectors import VectorStore  # noqa: E402
-from benchsmith.stores.workspace import Workspace  # noqa: E402
+from benchsmith.stores.persistence.jsonl import load_jsonl  # noqa: E402
+from benchsmith.stores.persistence.vectors import VectorStore  # noqa: E402
+from benchsmith.stores.persistence.workspace import Workspace  # noqa: E402
 from benchsmith.tools.retrieval.bm25 import BM25Index, top_scored  # noqa: E402
 from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction  # noqa: E402
 

@@ -29,11 +29,11 @@ offline_environment()  # before the imports below load models or Chroma
 
 from benchsmith.evals.lexical_overlap import content_stems  # noqa: E402
 from benchsmith.graphs.audit.shortcuts import benchmark_shortcuts  # noqa: E402
-from benchsmith.stores.beir import load_benchmark  # noqa: E402
-from benchsmith.stores.benchmark_files import write_beir_qrels  # noqa: E402
-from benchsmith.stores.jsonl import write_jsonl_atomic  # noqa: E402
-from benchsmith.stores.labelled_questions import CorpusChunk, read_labelled_questions, resolve_gold  # noqa: E402
-from benchsmith.stores.workspace import Workspace  # noqa: E402
+from benchsmith.stores.formats.beir import load_benchmark  # noqa: E402
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels  # noqa: E402
+from benchsmith.stores.formats.labelled_questions import CorpusChunk, read_labelled_questions, resolve_gold  # noqa: E402
+from benchsmith.stores.persistence.jsonl import write_jsonl_atomic  # noqa: E402
+from benchsmith.stores.persistence.workspace import Workspace  # noqa: E402
 from benchsmith.tools.corpus.chunking import chunk_document  # noqa: E402
 from benchsmith.tools.corpus.cleaning import clean_documents  # noqa: E402
 from benchsmith.tools.corpus.dedup import find_near_duplicates  # noqa: E402

@@ -66,14 +66,11 @@ from benchsmith.graphs.runtime.fanout import add_fan_out
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused, report_warning
 from benchsmith.graphs.runtime.resources import embedder_for, run_seam, scorer_for
-from benchsmith.stores.beir import Benchmark, BenchmarkQuery, merge_qrels, read_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.integrity import IdProblem, raise_if_strict, unknown_ids, unknown_qrels_ids
-from benchsmith.stores.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
-from benchsmith.stores.nugget_qrels import read_nugget_qrels
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.trec import (
+from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery, merge_qrels, read_qrels
+from benchsmith.stores.formats.integrity import IdProblem, raise_if_strict, unknown_ids, unknown_qrels_ids
+from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels
+from benchsmith.stores.formats.trec import (
     Qrels,
     Run,
     iter_aligned_batches,
@@ -82,8 +79,11 @@ from benchsmith.stores.trec import (
     trec_run_writer,
     write_sorted_copy,
 )
-from benchsmith.stores.turn_labels import standalone_group
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.turn_labels import standalone_group
+from benchsmith.stores.persistence.files import write_files_atomic
+from benchsmith.stores.persistence.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.retrieval.dense_retrieval import QUERY_BATCH, DenseIndex
 from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.tools.retrieval.embedding import Embedder

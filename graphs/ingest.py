@@ -28,9 +28,9 @@ from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import chroma_client, embedder_for, run_seam
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import JsonlRows, jsonl_writer_atomic, read_jsonl, write_jsonl_atomic
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.vectors import VectorStore
+from benchsmith.stores.persistence.jsonl import JsonlRows, jsonl_writer_atomic, read_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore
 from benchsmith.tools.corpus.chunking import iter_chunks
 from benchsmith.tools.corpus.cleaning import RepeatedLines, finished_document, marked_document
 from benchsmith.tools.corpus.dedup import deduplicate

@@ -44,15 +44,15 @@ from benchsmith.graphs.runtime.corpus_indexes import bm25_index, corpus_document
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance, report_reused
 from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, embedder_for, run_seam
-from benchsmith.stores.beir import Benchmark
-from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_files_atomic, write_json_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
-from benchsmith.stores.nugget_qrels import nugget_rows, write_nugget_qrels
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.trec import Run, write_trec_run
-from benchsmith.stores.vectors import VectorStore
+from benchsmith.stores.formats.beir import Benchmark
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels
+from benchsmith.stores.formats.nugget_qrels import nugget_rows, write_nugget_qrels
+from benchsmith.stores.formats.trec import Run, write_trec_run
+from benchsmith.stores.persistence.files import write_files_atomic, write_json_atomic
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore
 from benchsmith.tools.benchmark.nugget_support import (
     QuestionSupport,
     collect_support,

@@ -42,15 +42,15 @@ from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, run_items, run_seam
-from benchsmith.stores.beir import Benchmark
-from benchsmith.stores.benchmark_files import write_beir_qrels
-from benchsmith.stores.conversational import has_corpus, load_conversational
-from benchsmith.stores.ecast import read_ecast
-from benchsmith.stores.files import atomic_writer, write_files_atomic, write_json_atomic
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.work_items import WorkItems
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.beir import Benchmark
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels
+from benchsmith.stores.formats.conversational import has_corpus, load_conversational
+from benchsmith.stores.formats.ecast import read_ecast
+from benchsmith.stores.persistence.files import atomic_writer, write_files_atomic, write_json_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.work_items import WorkItems
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.benchmark.paraphrase_filters import FilterSettings, filter_variants, similarities_to_source
 from benchsmith.tools.benchmark.test_sets import draw_test_sets
 

@@ -47,12 +47,12 @@ from benchsmith.graphs.runtime.corpus_indexes import document_text
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, run_seam
-from benchsmith.stores.beir import merge_qrels, read_beir_qrels
-from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
-from benchsmith.stores.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_qrels
+from benchsmith.stores.formats.beir import merge_qrels, read_beir_qrels
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels
+from benchsmith.stores.formats.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_qrels
+from benchsmith.stores.persistence.files import write_files_atomic
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
 from benchsmith.tools.corpus.loaders import iter_beir_corpus
 from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
 

@@ -73,13 +73,20 @@ from benchsmith.graphs.runtime.corpus_indexes import (
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import run_seam
-from benchsmith.stores.beir import Benchmark
-from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import atomic_writer, write_files_atomic, write_json_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, read_jsonl, record_log, write_jsonl_atomic
-from benchsmith.stores.labelled_questions import read_labelled_questions
-from benchsmith.stores.trec import read_trec_run
+from benchsmith.stores.formats.beir import Benchmark
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels
+from benchsmith.stores.formats.labelled_questions import read_labelled_questions
+from benchsmith.stores.formats.trec import read_trec_run
+from benchsmith.stores.persistence.files import atomic_writer, write_files_atomic, write_json_atomic
+from benchsmith.stores.persistence.jsonl import (
+    RecordLog,
+    load_jsonl,
+    read_json,
+    read_jsonl,
+    record_log,
+    write_jsonl_atomic,
+)
 from benchsmith.tools.corpus.held_out import HeldOutLabels, check_judged_ids, drop_held_out
 from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
 
@@ -95,7 +102,7 @@ IDS_SHOWN = 5  # ids named in a mismatch message
 class ValidationInput(TypedDict):
     run_id: str
     synthetic: str  # anything `evaluate` accepts: a synthesis run id or directory, a BEIR directory
-    human: str  # a BEIR directory over the same corpus, or a labelled JSONL (stores/labelled_questions.py)
+    human: str  # a BEIR directory over the same corpus, or a labelled JSONL (stores/formats/labelled_questions.py)
     retrievers: list[str]
     histories: list[str]  # on the synthetic set; empty: oracle when it has rewrites, else full
     runs: NotRequired[list[str]]  # TREC run files ranking the queries of both sets

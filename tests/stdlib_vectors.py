@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchsmith.stores.embedding_cache import workspace_embedding_cache
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.embedding_cache import workspace_embedding_cache
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
 VECTORS_FILE = Path(__file__).parent / "data" / "stdlib-vectors.npz"

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from benchsmith.evals.audit_report import audit_report_files
-from benchsmith.stores.files import write_files_atomic
+from benchsmith.stores.persistence.files import write_files_atomic
 from tests.chromium import chromium_or_skip, loaded_images, png_size, take_screenshot
 from tests.report_parsing import html_tags, markdown_tables
 

@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from benchsmith.cli import app
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 from tests.ingest_fixtures import ingest, write_corpus

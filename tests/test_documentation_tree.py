@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.corpus.chunking import chunk_document
 from benchsmith.tools.corpus.cleaning import clean_documents
 from benchsmith.tools.corpus.loaders import load_sources

@@ -13,7 +13,7 @@ from benchsmith.agents.query_expander import QueryExpander
 from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.query_files import read_user_queries
+from benchsmith.stores.formats.query_files import read_user_queries
 from benchsmith.tools.benchmark.fact_matching import cluster_facts, compare_facts, normalize_fact
 
 

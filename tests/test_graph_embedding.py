@@ -10,9 +10,9 @@ from langgraph.checkpoint.memory import MemorySaver
 
 from benchsmith.graphs.runtime.resources import register_model
 from benchsmith.graphs.synthesis.conversation import conversation_builder, conversation_graph
-from benchsmith.stores.clusters import load_clustering
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.clusters import load_clustering
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.synthesis_fixtures import COLLECTION, build_collection, scripted_seam
 
 

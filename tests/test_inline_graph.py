@@ -17,7 +17,7 @@ from benchsmith.graphs.runtime.inline import InlineGraph, once_per_run
 from benchsmith.graphs.runtime.resources import register_model
 from benchsmith.graphs.synthesis.conversation import conversation_builder
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.synthesis_fixtures import COLLECTION
 from tests.turn_type_fixtures import ALL_RATES, QUESTION_MIX, build_rich_collection
 from tests.turn_type_replies import typed_seam

@@ -29,7 +29,7 @@ from benchsmith.evals.significance import (
     paired_p_value,
     randomization_p_value,
 )
-from benchsmith.stores.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
+from benchsmith.stores.formats.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
 
 # --- A small judged run --------------------------------------------------------------------
 # Rankings best first; the score of rank r is 40 − 0.75·r (distinct, exact in the file's

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.nugget_qrels import read_nugget_qrels, write_nugget_qrels
-from benchsmith.stores.qa_pairs import read_qa_jsonl
-from benchsmith.stores.stackexchange import parse_tags, read_posts_xml
+from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels, write_nugget_qrels
+from benchsmith.stores.formats.qa_pairs import read_qa_jsonl
+from benchsmith.stores.formats.stackexchange import parse_tags, read_posts_xml
 from benchsmith.tools.corpus.cleaning import clean_documents
 from benchsmith.tools.corpus.documents import Document, span_id
 from benchsmith.tools.corpus.loaders import load_sources

@@ -7,8 +7,8 @@ import pytest
 from benchsmith.graphs.ingest import IngestContext, builder
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.corpus.cleaning import clean_documents
 from benchsmith.tools.corpus.documents import Document
 from benchsmith.tools.corpus.loaders import load_sources

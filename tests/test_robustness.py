@@ -19,8 +19,8 @@ from benchsmith.evals.robustness import RELEVANT_GRADE, confirmed_grade, is_bina
 from benchsmith.graphs.runtime.resources import register_model
 from benchsmith.jobs.paraphrase import paraphrase
 from benchsmith.jobs.robustness import robustness
-from benchsmith.stores.beir import read_beir_qrels
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.formats.beir import read_beir_qrels
 from tests.chromium import chromium_or_skip, loaded_images
 from tests.paraphrase_fixtures import section, write_cast_files
 

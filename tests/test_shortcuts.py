@@ -23,8 +23,8 @@ from benchsmith.graphs.audit.state import SHORTCUTS_FILE
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.stores.beir import load_benchmark
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.beir import load_benchmark
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.audit_fixtures import judge_reply, write_audit_benchmark
 from tests.audit_runs import beir_view
 from tests.embedders import HashingEmbedder
@@ -248,9 +248,9 @@ def test_the_audits_query_only_bm25_is_what_evaluate_reports_and_its_flags_reach
 def test_the_stdlib_human_questions_raise_no_shortcut_flag(tmp_path):
     """The hand-labelled set over the stdlib corpus (chunked as ingest does, before
     deduplication and the quality filter; no embedding): the human reference itself is clean."""
-    from benchsmith.stores.benchmark_files import write_beir_qrels
-    from benchsmith.stores.jsonl import write_jsonl_atomic
-    from benchsmith.stores.labelled_questions import CorpusChunk, read_labelled_questions, resolve_gold
+    from benchsmith.stores.formats.benchmark_files import write_beir_qrels
+    from benchsmith.stores.formats.labelled_questions import CorpusChunk, read_labelled_questions, resolve_gold
+    from benchsmith.stores.persistence.jsonl import write_jsonl_atomic
     from tests.validity_fixtures import DATA_FILE, stdlib_chunks
 
     chunks = stdlib_chunks()

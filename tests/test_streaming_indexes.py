@@ -12,9 +12,9 @@ import pytest
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.graphs.runtime.corpus_indexes import CorpusFile
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.spooled_texts import SpooledTexts
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.spooled_texts import SpooledTexts
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.corpus import clustering
 from benchsmith.tools.corpus.clustering import drop_near_identical, greedy_traversal_clusters
 from benchsmith.tools.corpus.corpus_clusters import cluster_collection, stored_vectors
@@ -291,8 +291,8 @@ def test_best_with_ties_is_what_measures_at_the_cutoff_read_of_a_deep_run(monkey
 
 def test_a_bm25_index_kept_in_the_workspace_is_loaded_by_the_next_process(tmp_path, monkeypatch):
     from benchsmith.graphs.runtime import corpus_indexes
-    from benchsmith.stores.beir import Benchmark
-    from benchsmith.stores.lexical_indexes import load_bm25
+    from benchsmith.stores.formats.beir import Benchmark
+    from benchsmith.stores.persistence.lexical_indexes import load_bm25
 
     ids, texts = corpus(200)
     path = tmp_path / "corpus.jsonl"

@@ -10,9 +10,9 @@ from benchsmith.graphs.ingest import IngestContext, builder
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import JsonlRows, load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.jsonl import JsonlRows, load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.corpus.chunking import chunk_documents
 from benchsmith.tools.corpus.cleaning import clean_documents
 from benchsmith.tools.corpus.dedup import (

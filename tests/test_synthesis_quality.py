@@ -14,9 +14,9 @@ from benchsmith.evals.question_form import DocumentCounter, question_form
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
 from benchsmith.graphs.synthesis.conversation import conversation_graph
-from benchsmith.stores.corpus_stats import load_corpus_stats
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.corpus_stats import load_corpus_stats
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.benchmark.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN
 from benchsmith.tools.corpus.corpus_statistics import corpus_statistics
 from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction

@@ -35,8 +35,8 @@ from benchsmith.evals.validity import (
 )
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.embedders import HashingEmbedder
 from tests.evaluate_fixtures import ASPECTS, TOPICS, write_benchmark
 

@@ -38,10 +38,10 @@ from benchsmith.jobs.common import (
     shared_arguments,
 )
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.integrity import unknown_ids
-from benchsmith.stores.jsonl import read_json_object
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.integrity import unknown_ids
+from benchsmith.stores.persistence.jsonl import read_json_object
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 

@@ -47,14 +47,14 @@ from benchsmith.jobs.common import (
     run_settled,
 )
 from benchsmith.jobs.defaults import EVALUATE_BATCH_SIZE, EVALUATE_HISTORIES, EVALUATE_RETRIEVERS
-from benchsmith.stores.beir import Benchmark, read_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.integrity import raise_if_strict
-from benchsmith.stores.jsonl import read_json_object
-from benchsmith.stores.nugget_qrels import read_nugget_qrels
-from benchsmith.stores.trec import iter_run_batches, run_file_query_ids, write_sorted_copy
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.beir import Benchmark, read_qrels
+from benchsmith.stores.formats.integrity import raise_if_strict
+from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels
+from benchsmith.stores.formats.trec import iter_run_batches, run_file_query_ids, write_sorted_copy
+from benchsmith.stores.persistence.jsonl import read_json_object
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.tools.retrieval.query_building import parse_history_mode, require_oracle_rewrites
 from benchsmith.tools.retrieval.rerank import DEFAULT_RERANK_DEPTH

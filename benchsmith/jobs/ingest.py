@@ -30,9 +30,9 @@ from benchsmith.jobs.common import (
 )
 from benchsmith.jobs.defaults import INGEST_COLLECTION
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.corpus.chunking import chunk_document
 from benchsmith.tools.corpus.cleaning import clean_documents
 from benchsmith.tools.corpus.dedup import PageLoss, pages_that_lost_chunks

@@ -30,9 +30,9 @@ from benchsmith.jobs.common import (
     run_settled,
 )
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json_object
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.jsonl import read_json_object
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.corpus.loaders import STDLIB_SOURCE
 from benchsmith.tools.defaults import (
     DEFAULT_CHUNK_SIZE,

@@ -43,13 +43,13 @@ from benchsmith.jobs.common import (
     shared_arguments,
 )
 from benchsmith.jobs.defaults import SYNTHESIS_CONVERSATIONS, SYNTHESIS_TURNS
-from benchsmith.stores.benchmark_files import DIALOGUES_FILE, Dialogue
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.postgres import database_url
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.benchmark_files import DIALOGUES_FILE, Dialogue
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.postgres import database_url
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.benchmark.dialogue_walk import (
     DEFAULT_HARD_SWITCH_RATE,
     DEFAULT_SOFT_SWITCH_MARGIN,

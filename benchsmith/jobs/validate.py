@@ -36,9 +36,9 @@ from benchsmith.jobs.defaults import VALIDATE_RETRIEVERS
 from benchsmith.jobs.evaluate import checked_measures
 from benchsmith.jobs.select import checked_judges
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json_object
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.jsonl import read_json_object
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.corpus.held_out import HeldOutLabels
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.tools.retrieval.query_building import parse_history_mode, require_oracle_rewrites

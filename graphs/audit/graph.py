@@ -49,12 +49,12 @@ from benchsmith.graphs.runtime.corpus_indexes import corpus_documents, document_
 from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch_items
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot
-from benchsmith.stores.beir import Benchmark, BenchmarkQuery
-from benchsmith.stores.benchmark_files import canonicalize, write_beir_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.work_items import WorkItems
+from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
+from benchsmith.stores.formats.benchmark_files import canonicalize, write_beir_qrels
+from benchsmith.stores.persistence.files import write_files_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.work_items import WorkItems
 from benchsmith.tools.retrieval.discriminability import arrange_pool, balanced_gold_slots, hard_negatives, rotated
 from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.tools.retrieval.query_building import HistoryMode, build_query

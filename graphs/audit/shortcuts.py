@@ -18,10 +18,10 @@ from benchsmith.graphs.audit.state import QUERY_ONLY_MEASURES, SHORTCUT_TURNS_FI
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
 from benchsmith.graphs.runtime.corpus_indexes import bm25_index, corpus_documents, document_text
-from benchsmith.stores.beir import Benchmark
-from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.jsonl import write_jsonl_atomic
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.beir import Benchmark
+from benchsmith.stores.persistence.files import write_files_atomic
+from benchsmith.stores.persistence.jsonl import write_jsonl_atomic
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 

@@ -33,10 +33,10 @@ from benchsmith.graphs.audit.state import GATE_FILE, GATE_POOL_DEPTH, GATE_TURNS
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.corpus_indexes import corpus_documents, corpus_statistics, document_text
 from benchsmith.graphs.runtime.progress import report_advance
-from benchsmith.stores.beir import Benchmark, BenchmarkQuery
-from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.jsonl import write_jsonl_atomic
-from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
+from benchsmith.stores.persistence.files import write_files_atomic
+from benchsmith.stores.persistence.jsonl import write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 

@@ -105,12 +105,12 @@ from benchsmith.graphs.select.state import (
     SelectOutput,
     SelectState,
 )
-from benchsmith.stores.benchmark_files import canonicalize
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_files_atomic, write_text_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
-from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.stores.trec import read_trec_run, write_trec_run
+from benchsmith.stores.formats.benchmark_files import canonicalize
+from benchsmith.stores.formats.trec import read_trec_run, write_trec_run
+from benchsmith.stores.persistence.files import write_files_atomic, write_text_atomic
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
+from benchsmith.stores.persistence.llm_cache import LLMCache
 from benchsmith.tools.retrieval.strategy_space import (
     DIMENSIONS,
     SelectConfiguration,

@@ -18,12 +18,12 @@ from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.resources import register_model, run_seam
 from benchsmith.graphs.select.retrieval import query_texts
 from benchsmith.graphs.select.state import CONFIGURATIONS_FILE, QUERIES_DIR, RUN_FILES_DIR
-from benchsmith.stores.beir import BenchmarkQuery, read_beir_qrels
-from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log
-from benchsmith.stores.query_files import read_user_queries
-from benchsmith.stores.trec import Qrels, read_trec_qrels
+from benchsmith.stores.formats.beir import BenchmarkQuery, read_beir_qrels
+from benchsmith.stores.formats.query_files import read_user_queries
+from benchsmith.stores.formats.trec import Qrels, read_trec_qrels
+from benchsmith.stores.persistence.bounded_cache import BoundedCache
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, record_log
 from benchsmith.tools.retrieval.retriever_specs import RetrieverSpec
 from benchsmith.tools.retrieval.strategy_space import SelectConfiguration
 

@@ -30,9 +30,9 @@ from benchsmith.agents.pool_judge import (
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import WordStatistics
 from benchsmith.evals.audit_verdicts import is_confirmed
-from benchsmith.stores.beir import BenchmarkQuery
-from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.stores.write_behind import drain_all
+from benchsmith.stores.formats.beir import BenchmarkQuery
+from benchsmith.stores.persistence.llm_cache import LLMCache
+from benchsmith.stores.persistence.write_behind import drain_all
 from benchsmith.tools.benchmark.fact_matching import cluster_facts
 from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 

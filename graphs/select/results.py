@@ -21,7 +21,7 @@ from benchsmith.evals.selection_measures import (
 )
 from benchsmith.graphs.select.judging import pair_id
 from benchsmith.graphs.select.retrieval import ChunkIndex
-from benchsmith.stores.trec import Run
+from benchsmith.stores.formats.trec import Run
 from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.tools.retrieval.strategy_space import DIMENSIONS, SelectConfiguration
 

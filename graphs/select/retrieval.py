@@ -27,11 +27,11 @@ from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.graphs.runtime.corpus_indexes import COLLECTION_UNSAFE
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import chroma_client, embedder_for, scorer_for
-from benchsmith.stores.beir import BenchmarkQuery
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.trec import Run
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.beir import BenchmarkQuery
+from benchsmith.stores.formats.trec import Run
+from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.corpus.cleaning import clean_documents
 from benchsmith.tools.corpus.documents import Document
 from benchsmith.tools.corpus.loaders import STDLIB_SOURCE, load_sources

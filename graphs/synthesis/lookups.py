@@ -18,12 +18,17 @@ from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.inline import once_per_run
 from benchsmith.graphs.runtime.resources import chroma_client, run_seam
 from benchsmith.graphs.synthesis.state import STANDALONE_RUN_ID, ConversationState, job
-from benchsmith.stores.bounded_cache import BoundedCache
-from benchsmith.stores.clusters import StoredClustering, clustering_paths, clustering_serves, read_clustering
-from benchsmith.stores.corpus_stats import CorpusStatistics, corpus_stats_path, load_corpus_stats
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.bounded_cache import BoundedCache
+from benchsmith.stores.persistence.clusters import (
+    StoredClustering,
+    clustering_paths,
+    clustering_serves,
+    read_clustering,
+)
+from benchsmith.stores.persistence.corpus_stats import CorpusStatistics, corpus_stats_path, load_corpus_stats
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.corpus.corpus_clusters import clustering_kinds
 from benchsmith.tools.corpus.corpus_statistics import corpus_statistics
 from benchsmith.tools.retrieval.bm25 import BM25Index
@@ -61,7 +66,9 @@ def clustering_of(runtime: Runtime[SynthesisContext], collection: str) -> Stored
 def _current_clustering(runtime: Runtime[SynthesisContext], collection: str) -> StoredClustering:
     context = job.context(runtime)
     workspace = job.workspace(runtime)
-    kinds = clustering_kinds(context.page_kinds)  # a clustering of the chunks of these page kinds (stores/clusters.py)
+    kinds = clustering_kinds(
+        context.page_kinds
+    )  # a clustering of the chunks of these page kinds (stores/persistence/clusters.py)
     clustering = None
     for path in clustering_paths(workspace, collection, context.cluster_size, context.neighbours, context.seed, kinds):
         found = _load_clustering(str(path), path.stat().st_mtime) if path.exists() else None

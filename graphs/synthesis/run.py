@@ -33,7 +33,8 @@ from benchsmith.graphs.synthesis.state import (
     SynthesisState,
     job,
 )
-from benchsmith.stores.benchmark_files import (
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.formats.benchmark_files import (
     DIALOGUES_FILE,
     HELD_OUT_FILE,
     benchmark_records,
@@ -42,12 +43,11 @@ from benchsmith.stores.benchmark_files import (
     write_beir,
     write_held_out,
 )
-from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_json_atomic
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.trec import write_trec_qrels
-from benchsmith.stores.turn_labels import TURN_LABELS_FILE, write_turn_labels
-from benchsmith.stores.work_items import WorkItems
+from benchsmith.stores.formats.trec import write_trec_qrels
+from benchsmith.stores.formats.turn_labels import TURN_LABELS_FILE, write_turn_labels
+from benchsmith.stores.persistence.files import write_json_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.work_items import WorkItems
 from benchsmith.tools.corpus.corpus_clusters import cluster_collection
 from benchsmith.tools.corpus.corpus_statistics import corpus_statistics
 from benchsmith.tools.corpus.dedup import DuplicateMatch

@@ -24,7 +24,7 @@ import numpy as np
 from datasketch import MinHash, MinHashLSH
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.integrity import EXAMPLES
+from benchsmith.stores.formats.integrity import EXAMPLES
 from benchsmith.tools.corpus.dedup import BATCH, CANDIDATE_MARGIN, DuplicateMatch, _fingerprint, char_shingles, jaccard
 from benchsmith.tools.defaults import DEFAULT_DEDUP_NUM_PERM, DEFAULT_DEDUP_THRESHOLD
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import json_kind, read_jsonl
+from benchsmith.stores.persistence.jsonl import json_kind, read_jsonl
 from benchsmith.stores.progress import ProgressCallback
 from benchsmith.tools.corpus.built_trees import BuiltTrees
 from benchsmith.tools.corpus.cleaning import redirect_notice
@@ -293,7 +293,7 @@ def _iter_beir_source(path: Path) -> Iterator[Document]:
 
 def beir_documents(records: Iterable[tuple[int, dict[str, Any]]], path: Path) -> Iterator[tuple[int, int, Document]]:
     """``(row, line number, document)`` of BEIR records given as ``(line number, record)``: row
-    counts the records (0-based), so a reader that notes rows (stores.jsonl.JsonlRows) can read one
+    counts the records (0-based), so a reader that notes rows (stores.persistence.jsonl.JsonlRows) can read one
     back. A document of blank text is skipped; a record without ``_id`` or ``text`` is an InputError."""
     for row, (line_number, record) in enumerate(records):
         doc_id, text = record.get("_id"), record.get("text")

@@ -14,8 +14,8 @@ from hashlib import sha256
 
 import numpy as np
 
-from benchsmith.stores.embedding_cache import EmbeddingCache, workspace_embedding_cache
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.embedding_cache import EmbeddingCache, workspace_embedding_cache
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.retrieval.embedding import Embedder
 
 

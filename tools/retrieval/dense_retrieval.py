@@ -14,9 +14,9 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
+from benchsmith.stores.formats.trec import Run
+from benchsmith.stores.persistence.vectors import VectorStore
 from benchsmith.stores.progress import ProgressCallback
-from benchsmith.stores.trec import Run
-from benchsmith.stores.vectors import VectorStore
 
 QUERY_BATCH = 256
 DOCUMENT_BLOCK = 1 << 16  # matrix rows scored at once: 64 MB of scores for a batch of queries

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from benchsmith.stores.persistence.vectors import MAX_UPSERT_BATCH, VectorStore
 from benchsmith.stores.progress import ProgressCallback
-from benchsmith.stores.vectors import MAX_UPSERT_BATCH, VectorStore
 from benchsmith.tools.retrieval.embedding import Embedder
 
 

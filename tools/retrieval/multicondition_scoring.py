@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.multiconir import DatasetRow, LadderScores, Task1Scores
+from benchsmith.stores.formats.multiconir import DatasetRow, LadderScores, Task1Scores
 from benchsmith.stores.progress import ProgressCallback
 from benchsmith.tools.retrieval.bm25 import BM25Index
 from benchsmith.tools.retrieval.embedding import Embedder

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from benchsmith.stores.trec import Run
+from benchsmith.stores.formats.trec import Run
 from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE
 from benchsmith.tools.retrieval.fusion import fuse_runs
 
