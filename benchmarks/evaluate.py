@@ -26,7 +26,7 @@ files in a temporary folder (stores/formats/trec.py), as graphs/evaluate.py does
   ``tools/retrieval/dense_retrieval.py``: exact search is both faster and complete);
 * fusion (``tools.retrieval.fusion.fuse_runs``, RRF of the BM25 and dense run files read side by side):
   seconds per 1,000 queries in ``fuse_runs``, and for the stage with reading and writing;
-* measures: per batch of the BM25 run, ``evals.measures.evaluate_batches`` with the default
+* measures: per batch of the BM25 run, ``evals.measures.standard.evaluate_batches`` with the default
   measures against ir_measures alone (``list(ir_measures.iter_calc(...))`` on the same
   rankings and those queries' judgments), each timed ``--repeat`` times, interleaved, the
   best time of each batch kept;
@@ -67,7 +67,7 @@ offline_environment()  # before the imports below load models or Chroma
 
 import ir_measures  # noqa: E402
 
-from benchsmith.evals.measures import DEFAULT_MEASURES, evaluate_batches, parse_measures  # noqa: E402
+from benchsmith.evals.measures.standard import DEFAULT_MEASURES, evaluate_batches, parse_measures  # noqa: E402
 from benchsmith.stores.formats.benchmark_files import serialize_history  # noqa: E402
 from benchsmith.stores.formats.trec import iter_aligned_batches, iter_run_batches, trec_run_writer  # noqa: E402
 from benchsmith.tools.retrieval.bm25 import BM25Index  # noqa: E402

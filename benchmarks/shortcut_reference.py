@@ -1,4 +1,4 @@
-"""The human reference figures behind the audit's shortcut flags (evals/shortcuts.py).
+"""The human reference figures behind the audit's shortcut flags (evals/measures/shortcuts.py).
 
 * The 58 hand-written questions of ``data/stdlib-validity.jsonl`` over the stdlib corpus,
   chunked as ``benchsmith ingest stdlib`` does (load, clean, chunk, deduplicate, quality
@@ -27,7 +27,7 @@ from benchsmith.tools.offline import offline_environment
 
 offline_environment()  # before the imports below load models or Chroma
 
-from benchsmith.evals.lexical_overlap import content_stems  # noqa: E402
+from benchsmith.evals.measures.lexical_overlap import content_stems  # noqa: E402
 from benchsmith.graphs.audit.shortcuts import benchmark_shortcuts  # noqa: E402
 from benchsmith.stores.formats.beir import load_benchmark  # noqa: E402
 from benchsmith.stores.formats.benchmark_files import write_beir_qrels  # noqa: E402

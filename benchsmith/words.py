@@ -26,7 +26,7 @@ import Stemmer
 
 WORD = re.compile(r"\w+")
 
-# The evaluation's measures (evals/lexical_overlap.py, evals/question_form.py): their calibrated
+# The evaluation's measures (evals/measures/lexical_overlap.py, evals/measures/question_form.py): their calibrated
 # thresholds and reported values rest on this list; a subset of STOPWORDS, so a question the
 # baseline agents count three content words in has at least three here.
 MEASURE_STOPWORDS = frozenset(

@@ -49,10 +49,10 @@ from typing_extensions import TypedDict
 
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.evals.evaluation_report import evaluation_notes, evaluation_report_files
-from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores, unjudged_summary
-from benchsmith.evals.measures import DEFAULT_QUERIES_PER_BATCH, parse_measures
-from benchsmith.evals.nugget_measures import evaluate_batches_with_nuggets, split_measures
+from benchsmith.evals.measures.evaluation_results import recall_cutoffs, summarize_scores, unjudged_summary
+from benchsmith.evals.measures.nugget_measures import evaluate_batches_with_nuggets, split_measures
+from benchsmith.evals.measures.standard import DEFAULT_QUERIES_PER_BATCH, parse_measures
+from benchsmith.evals.reports.evaluation_report import evaluation_notes, evaluation_report_files
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext  # noqa: F401 (re-exported)
 from benchsmith.graphs.runtime.corpus_indexes import (
     DocumentTexts,

@@ -37,8 +37,8 @@ from typing_extensions import TypedDict
 from benchsmith.agents.nuggets import ClosedBookAnswerWriter, NuggetWriter, SubQuestionWriter, SupportJudge
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import PassageStatistics
-from benchsmith.evals.nugget_measures import nugget_measures
-from benchsmith.evals.nugget_report import nugget_report_files
+from benchsmith.evals.measures.nugget_measures import nugget_measures
+from benchsmith.evals.reports.nugget_report import nugget_report_files
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
 from benchsmith.graphs.runtime.corpus_indexes import bm25_index, corpus_documents, dense_index
 from benchsmith.graphs.runtime.job_runtime import JobRuntime

@@ -35,8 +35,8 @@ from typing_extensions import TypedDict
 
 from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJudge
 from benchsmith.agents.rewriter import Rewriter
-from benchsmith.evals.diversity import diversity
-from benchsmith.evals.paraphrase_report import paraphrase_report_files
+from benchsmith.evals.measures.diversity import diversity
+from benchsmith.evals.reports.paraphrase_report import paraphrase_report_files
 from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
 from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch_items
 from benchsmith.graphs.runtime.job_runtime import JobRuntime

@@ -45,10 +45,10 @@ from typing_extensions import TypedDict
 
 from benchsmith.agents.label_seam import LABELS_PREFIX
 from benchsmith.agents.pool_judge import PoolJudge
-from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
-from benchsmith.evals.robustness import top_k
-from benchsmith.evals.separability import Separation, separations
-from benchsmith.evals.validity import (
+from benchsmith.evals.measures.intervals import DEFAULT_CONFIDENCE
+from benchsmith.evals.measures.robustness import top_k
+from benchsmith.evals.measures.separability import Separation, separations
+from benchsmith.evals.measures.validity import (
     configuration_rows,
     kendall_tau_b,
     paired_configurations,
@@ -60,7 +60,7 @@ from benchsmith.evals.validity import (
     top_not_separated,
     verdict,
 )
-from benchsmith.evals.validity_report import validity_notes, validity_report_files
+from benchsmith.evals.reports.validity_report import validity_notes, validity_report_files
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.graphs.evaluate import EvaluationInput, evaluate_as_child
@@ -117,9 +117,11 @@ class ValidationOutput(TypedDict, total=False):
     interval: dict[str, float | None]
     p_value: float | None
     top1_agrees: bool
-    verdict: dict[str, str]  # {label, text}: evals.validity.Verdict
+    verdict: dict[str, str]  # {label, text}: evals.measures.validity.Verdict
     judge_agreement: dict[str, dict[str, Any]]
-    separability: dict[str, Any]  # {queries, resamples, seed, confidence, pairs: [evals.separability.Separation]}
+    separability: dict[
+        str, Any
+    ]  # {queries, resamples, seed, confidence, pairs: [evals.measures.separability.Separation]}
     held_out: dict[str, Any]  # what the human set lost to the benchmark's held-out chunks (tools/corpus/held_out.py)
     report: dict[str, str]  # {"markdown", "html", "results"}: paths
 
@@ -563,7 +565,7 @@ def _separability(
     context: ValidationContext,
 ) -> tuple[list[Separation], list[Separation]]:
     """Whether the human set's queries separate each adjacent pair of its ranking and the synthetic
-    ranking's top two (evals/separability.py), the configurations named as they ran on the human
+    ranking's top two (evals/measures/separability.py), the configurations named as they ran on the human
     set; and the top pairs they do not separate."""
     columns = {human: human_values[:, index] for index, (_, human) in enumerate(pairs)}
     scores = {human: human_means[synthetic] for synthetic, human in pairs}

@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from benchsmith.cli import app
-from benchsmith.evals.measures import evaluate_run, parse_measures
+from benchsmith.evals.measures.standard import evaluate_run, parse_measures
 from benchsmith.jobs.evaluate import measure_runs
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
@@ -397,7 +397,7 @@ def test_sigkill_mid_configuration_leaves_no_run_file_and_resume_completes_it(tm
 
 
 def test_the_terminal_shows_every_measure_and_the_per_switch_table_at_80_columns(tmp_path):
-    from benchsmith.evals.measures import DEFAULT_MEASURES
+    from benchsmith.evals.measures.standard import DEFAULT_MEASURES
 
     benchmark = write_benchmark(tmp_path / "bench")
     narrow = CliRunner(env={"COLUMNS": "80"})

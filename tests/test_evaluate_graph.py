@@ -16,7 +16,7 @@ import pytest
 from benchsmith.agents.rewriter import RewrittenQuery
 from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.evals.measures import evaluate_run, parse_measures
+from benchsmith.evals.measures.standard import evaluate_run, parse_measures
 from benchsmith.graphs.evaluate import RUN_FILES_DIR, EvaluationContext, builder
 from benchsmith.graphs.runtime.resources import register_embedder, register_model, register_scorer
 from benchsmith.graphs.runtime.runner import run_job

@@ -13,7 +13,7 @@ import benchsmith
 from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.cli import app
-from benchsmith.evals.nugget_measures import nugget_measures
+from benchsmith.evals.measures.nugget_measures import nugget_measures
 from benchsmith.graphs.evaluate import EvaluationContext, builder
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job

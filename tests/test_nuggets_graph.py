@@ -13,7 +13,7 @@ import benchsmith
 from benchsmith.agents.nuggets import SupportJudgmentsBase
 from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.evals.nugget_measures import nugget_measures
+from benchsmith.evals.measures.nugget_measures import nugget_measures
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder, register_model
 from benchsmith.stores.formats.beir import load_benchmark
 from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels

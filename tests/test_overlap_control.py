@@ -12,8 +12,8 @@ import pytest
 import benchsmith
 from benchsmith.agents.questioner import GeneratedQuestion, Questioner
 from benchsmith.cli.synthesize import overlap_rows
-from benchsmith.evals.benchmark_stats import benchmark_statistics
-from benchsmith.evals.lexical_overlap import lexical_overlap
+from benchsmith.evals.measures.benchmark_stats import benchmark_statistics
+from benchsmith.evals.measures.lexical_overlap import lexical_overlap
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import Dialogue
 from benchsmith.stores.persistence.clusters import load_clustering

@@ -7,7 +7,7 @@ import json
 import pytest
 import sacrebleu
 
-from benchsmith.evals.diversity import corpus_bleu, diversity
+from benchsmith.evals.measures.diversity import corpus_bleu, diversity
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.cast import load_cast
 from benchsmith.stores.formats.conversational import load_conversational

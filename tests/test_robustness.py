@@ -15,7 +15,13 @@ from benchsmith.agents.relevance import RelevanceGrade, RelevanceJudge
 from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.cli import app
-from benchsmith.evals.robustness import RELEVANT_GRADE, confirmed_grade, is_binary_scale, on_benchmark_scale, top_k
+from benchsmith.evals.measures.robustness import (
+    RELEVANT_GRADE,
+    confirmed_grade,
+    is_binary_scale,
+    on_benchmark_scale,
+    top_k,
+)
 from benchsmith.graphs.runtime.resources import register_model
 from benchsmith.jobs.paraphrase import paraphrase
 from benchsmith.jobs.robustness import robustness

@@ -1,4 +1,4 @@
-"""Shortcut diagnostics (evals/shortcuts.py and the audit's ``shortcuts`` node): questions that
+"""Shortcut diagnostics (evals/measures/shortcuts.py and the audit's ``shortcuts`` node): questions that
 copy their gold are flagged and paraphrases are not, query-only BM25 is exactly what the
 evaluate job reports, answer leakage and history dependence follow their definitions, and a
 flagged benchmark is never reliable."""
@@ -15,8 +15,8 @@ import pytest
 import benchsmith
 from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.evals import shortcuts
-from benchsmith.evals.audit_verdicts import overall_verdict
+from benchsmith.evals.measures import shortcuts
+from benchsmith.evals.measures.audit_verdicts import overall_verdict
 from benchsmith.graphs.audit.graph import builder
 from benchsmith.graphs.audit.shortcuts import benchmark_shortcuts
 from benchsmith.graphs.audit.state import SHORTCUTS_FILE

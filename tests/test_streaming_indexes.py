@@ -252,7 +252,7 @@ def test_terms_are_bm25s_tokens_batch_after_batch():
 
 
 def test_best_with_ties_is_what_measures_at_the_cutoff_read_of_a_deep_run(monkeypatch):
-    from benchsmith.evals.measures import evaluate_batches, parse_measures
+    from benchsmith.evals.measures.standard import evaluate_batches, parse_measures
 
     rng = random.Random(12)
     rare = [f"rare{n}" for n in range(60)]

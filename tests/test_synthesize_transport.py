@@ -259,7 +259,7 @@ def test_sigkill_mid_synthesis_then_resume(tmp_path, monkeypatch):
 def test_the_overlap_corrective_turn_reaches_the_server(tmp_path, monkeypatch):
     """A model that copies its gold passage is sent the corrective turn, over HTTP, with the figure."""
     from benchsmith.agents.questioner import GeneratedQuestion
-    from benchsmith.evals.lexical_overlap import lexical_overlap
+    from benchsmith.evals.measures.lexical_overlap import lexical_overlap
     from tests.openai_server import conversation_messages, requested_schema_name
     from tests.synthesis_fixtures import SCHEMAS, gold_text
 

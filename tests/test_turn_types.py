@@ -16,7 +16,7 @@ from benchsmith.agents.offline.namesakes import shared_name
 from benchsmith.agents.seam.backends import ModelSettings
 from benchsmith.agents.seam.models import build_seam
 from benchsmith.agents.turn_types import UNANSWERED
-from benchsmith.evals.question_form import question_form
+from benchsmith.evals.measures.question_form import question_form
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.synthesis.turn_checks import LABEL_ATTEMPTS
 from benchsmith.graphs.synthesis.turn_plans import ambiguous_partners, namesake_chunks

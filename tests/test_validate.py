@@ -20,10 +20,10 @@ from typer.testing import CliRunner
 import benchsmith
 from benchsmith.agents.label_seam import LabelSeam
 from benchsmith.cli import app
-from benchsmith.evals.agreement import cohen_kappa, krippendorff_alpha_nominal
-from benchsmith.evals.intervals import Interval
-from benchsmith.evals.separability import difference_interval
-from benchsmith.evals.validity import (
+from benchsmith.evals.measures.agreement import cohen_kappa, krippendorff_alpha_nominal
+from benchsmith.evals.measures.intervals import Interval
+from benchsmith.evals.measures.separability import difference_interval
+from benchsmith.evals.measures.validity import (
     Verdict,
     kendall_tau_b,
     paired_configurations,

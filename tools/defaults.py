@@ -29,7 +29,7 @@ DEFAULT_SYNTHESIS_PAGE_KINDS = ("narrative", "api")
 DEFAULT_POOL_DEPTH = 20  # documents pooled per retriever and query (tools/retrieval/pooling.py)
 MAX_POOL_BATCH_SIZE = 20  # documents judged per request (tools/retrieval/pooling.py)
 MAX_TOP_K = 1_000  # chunks a configuration hands to the generator (tools/retrieval/strategy_space.py)
-# The most lexical overlap (evals/lexical_overlap.py) a synthesized question (graphs/synthesis/) may have with its gold:
+# The most lexical overlap (evals/measures/lexical_overlap.py) a synthesized question (graphs/synthesis/) may have with its gold:
 # the 90th percentile of the hand-written standard-library questions (data/stdlib-validity.jsonl,
 # 58 questions, overlap with their best gold chunk: mean 0.570, median 0.600, p90 0.784, max 0.889;
 # measured 2026-11-25 on the chunks tests/test_validity_questions.stdlib_chunks() gives), rounded down.

@@ -16,7 +16,7 @@ from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.jobs.defaults import VALIDATE_RETRIEVERS
 
 if TYPE_CHECKING:
-    from benchsmith.evals.separability import Separation
+    from benchsmith.evals.measures.separability import Separation
     from benchsmith.jobs.validate import ValidationResult
     from benchsmith.tools.corpus.held_out import HeldOutLabels
 

@@ -12,7 +12,7 @@ from typing import Any
 from benchsmith.agents.defaults import StructuredOutput
 from benchsmith.agents.seam.models import BASELINE
 from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
-from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
+from benchsmith.evals.measures.question_form import DEFAULT_MANY_DOCUMENTS
 from benchsmith.graphs.audit.graph import builder
 from benchsmith.graphs.audit.inputs import gold_document
 from benchsmith.graphs.contexts.audit import (

@@ -15,8 +15,7 @@ from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.evals.defaults import DEFAULT_QUERIES_PER_BATCH, DEFAULT_SIGNIFICANCE_RESAMPLES
-from benchsmith.evals.measures import DEFAULT_MEASURES, MeasureResults, UnknownMeasure, parse_measures
-from benchsmith.evals.nugget_measures import (
+from benchsmith.evals.measures.nugget_measures import (
     DEFAULT_NUGGET_MEASURES,
     UnknownNuggetMeasure,
     check_nugget_measures,
@@ -25,6 +24,7 @@ from benchsmith.evals.nugget_measures import (
     query_qrels,
     split_measures,
 )
+from benchsmith.evals.measures.standard import DEFAULT_MEASURES, MeasureResults, UnknownMeasure, parse_measures
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext
 from benchsmith.graphs.evaluate import builder, input_problems, judgments
 from benchsmith.graphs.runtime.bounds import MAX_ITEMS

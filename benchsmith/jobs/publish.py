@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from benchsmith.evals.turn_labels import label_counts
+from benchsmith.evals.measures.turn_labels import label_counts
 from benchsmith.graphs.synthesis.state import BEIR_DIR, STATS_FILE
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import DIALOGUES_FILE, benchmark_records, held_out_ids, read_dialogues

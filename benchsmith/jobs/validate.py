@@ -12,8 +12,8 @@ from typing import Any
 from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
-from benchsmith.evals.separability import Separation
-from benchsmith.evals.validity import Verdict
+from benchsmith.evals.measures.separability import Separation
+from benchsmith.evals.measures.validity import Verdict
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
 from benchsmith.graphs.contexts.validate import DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURE, ValidationContext
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text

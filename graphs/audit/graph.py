@@ -13,11 +13,11 @@ from langgraph.types import Send
 
 from benchsmith.agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJudge, QualityJudge
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.evals import audit_verdicts, label_checks
-from benchsmith.evals.audit_report import audit_report_files
-from benchsmith.evals.audit_results import audit_notes, audit_summary, sampling_note
+from benchsmith.evals.measures import audit_verdicts, label_checks
+from benchsmith.evals.measures.question_form import DocumentCounter, ill_formed_questions
 from benchsmith.evals.quality_gate.summary import gate_note
-from benchsmith.evals.question_form import DocumentCounter, ill_formed_questions
+from benchsmith.evals.reports.audit_report import audit_report_files
+from benchsmith.evals.reports.audit_results import audit_notes, audit_summary, sampling_note
 from benchsmith.graphs.audit.inputs import (
     LazyCounter,
     benchmark_of,
@@ -185,7 +185,7 @@ def _choose(seam: ModelSeam, conversation: dict[str, Any], pool: list[str], text
 
 
 def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
-    """Aggregate the verdicts (evals/audit_verdicts.py); write the report and the confirmed
+    """Aggregate the verdicts (evals/measures/audit_verdicts.py); write the report and the confirmed
     missing gold documents."""
     context = job.context(runtime)
     benchmark = benchmark_of(runtime, state["benchmark"])

@@ -12,7 +12,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.evals.question_form import DocumentCounter
+from benchsmith.evals.measures.question_form import DocumentCounter
 from benchsmith.graphs.audit.state import INSTANCES_FILE, JUDGMENTS_FILE
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.corpus_indexes import bm25_index, cached_benchmark, dense_index

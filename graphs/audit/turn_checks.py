@@ -1,5 +1,5 @@
 """The checks of each turn beside the judges' grades: the offline quality gate
-(evals/quality_gate/) and the turn labels' checks (evals/label_checks.py, agents/label_check_judges.py)."""
+(evals/quality_gate/) and the turn labels' checks (evals/measures/label_checks.py, agents/label_check_judges.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 from benchsmith.agents import label_check_judges
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import WordStatistics
-from benchsmith.evals import label_checks
+from benchsmith.evals.measures import label_checks
 from benchsmith.evals.quality_gate import TurnEvidence, judge_turn
 from benchsmith.evals.quality_gate.summary import gate_summary
 from benchsmith.graphs.audit.inputs import (
@@ -90,7 +90,7 @@ def gate(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
 
 
 def labels(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
-    """Every judge's verdict on each labelled turn (evals/label_checks.py: which labels are
+    """Every judge's verdict on each labelled turn (evals/measures/label_checks.py: which labels are
     checked, and how the verdicts decide) into ``label_checks.json``, with the turns left
     unchecked counted; a resumed run keeps the file. The judges see the turn with its history."""
     run_dir = job.run_dir(runtime, state["run_id"])
@@ -232,7 +232,7 @@ def _label_verdict(
 
 
 def label_results(run_dir: RunDirectory, context: AuditContext) -> dict[str, Any] | None:
-    """``audit.json``'s ``labels`` (evals/label_checks.py), None when no turn carries a label."""
+    """``audit.json``'s ``labels`` (evals/measures/label_checks.py), None when no turn carries a label."""
     recorded = json.loads(run_dir.file(LABEL_CHECKS_FILE).read_text(encoding="utf-8"))
     checks = [label_checks.decide(check, context.min_votes) for check in recorded["checks"]]
     if not checks and not recorded["not_checked"]:

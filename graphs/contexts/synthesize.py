@@ -71,7 +71,7 @@ class SynthesisContext(StoreOptions, ModelOptions):
         default=DEFAULT_MAX_OVERLAP,
         metadata={
             "description": "Most lexical overlap a question may have with its gold passage (share of its content-word "
-            "stems found in the gold, evals/lexical_overlap.py); above it the question is asked again. "
+            "stems found in the gold, evals/measures/lexical_overlap.py); above it the question is asked again. "
             "Default 0.78: the 90th percentile of the 58 hand-written questions of "
             "data/stdlib-validity.jsonl against their gold chunks (mean 0.57, median 0.60, p90 0.784).",
             "min": 0.0,

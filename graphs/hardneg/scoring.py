@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchsmith.evals import multicondition
-from benchsmith.evals.hardneg_report import hardneg_report_files
+from benchsmith.evals.measures import multicondition
+from benchsmith.evals.reports.hardneg_report import hardneg_report_files
 from benchsmith.graphs.runtime.resources import embedder_for, scorer_for
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.multiconir import (

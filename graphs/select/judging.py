@@ -29,7 +29,7 @@ from benchsmith.agents.pool_judge import (
 )
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import WordStatistics
-from benchsmith.evals.audit_verdicts import is_confirmed
+from benchsmith.evals.measures.audit_verdicts import is_confirmed
 from benchsmith.stores.formats.beir import BenchmarkQuery
 from benchsmith.stores.persistence.llm_cache import LLMCache
 from benchsmith.stores.persistence.write_behind import drain_all

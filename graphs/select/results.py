@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from benchsmith.evals.selection_measures import (
+from benchsmith.evals.measures.selection_measures import (
     QueryCounts,
     bootstrap_standard_error,
     intervals_overlap,
@@ -98,7 +98,7 @@ def separation(
     """Is the top configuration (``configurations`` ranked, best first) a winner? Only when its
     PR-AUC interval does not overlap the runner-up's. Otherwise ``best`` is None and ``tied``
     lists the configurations whose intervals overlap the top one's, with the queries that would
-    separate the top two (evals/selection_measures.queries_to_separate)."""
+    separate the top two (evals/measures/selection_measures.queries_to_separate)."""
     top = configurations[0]
     if len(configurations) == 1:
         return {"best": top["name"], "tied": [], "runner_up": None}

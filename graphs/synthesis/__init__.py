@@ -26,10 +26,10 @@ come from agents/turn_types.py, and ``label_judge`` checks the label (no chunk o
 over the remaining corpus answers an unanswerable question; each gold of a multi-passage turn
 contributes) or re-plans, then drops, the turn. The questioner, a
 simulated user, asks what the gold chunk answers; a question whose lexical overlap with the
-gold (evals/lexical_overlap.py) is above ``max_overlap`` is asked again with the overlap fed
+gold (evals/measures/lexical_overlap.py) is above ``max_overlap`` is asked again with the overlap fed
 back as one corrective turn, then the turn is re-planned on another gold chunk, and a question
 still above the limit is kept flagged (``overlap_rejected``); an ill-formed question (the
-audit's rule, evals/question_form.py) is re-planned the same way (``form_replans``). The responder, a
+audit's rule, evals/measures/question_form.py) is re-planned the same way (``form_replans``). The responder, a
 simulated deployed assistant, answers from the gold chunk only; the polisher makes the
 question sound mid-conversation, and rewrites that change the meaning are rejected; the
 router draws the next turn's switch. The conversation graph returns its turns (and streams

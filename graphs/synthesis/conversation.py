@@ -16,7 +16,7 @@ from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.turn_types import ReferenceResponder, TypedQuestioner
-from benchsmith.evals.lexical_overlap import lexical_overlap
+from benchsmith.evals.measures.lexical_overlap import lexical_overlap
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.inline import InlineGraph
 from benchsmith.graphs.synthesis.lookups import corpus_stats, model_seam, passages_of, walked_clusters

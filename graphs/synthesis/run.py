@@ -12,10 +12,10 @@ from langgraph.graph import END, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from benchsmith.evals.benchmark_stats import benchmark_statistics
-from benchsmith.evals.gate_counts import gate_counts
-from benchsmith.evals.repeated_turns import repeated_turns
-from benchsmith.evals.turn_labels import label_counts
+from benchsmith.evals.measures.benchmark_stats import benchmark_statistics
+from benchsmith.evals.measures.repeated_turns import repeated_turns
+from benchsmith.evals.measures.turn_labels import label_counts
+from benchsmith.evals.quality_gate.counts import gate_counts
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch_items
 from benchsmith.graphs.runtime.progress import report_advance

@@ -20,7 +20,7 @@ original, ``rewrite`` a self-contained form. ``lexical_overlap`` is the share of
 unpolished question's content-word stems found in its gold chunk; a question above
 ``--max-overlap`` was asked again (``overlap_corrections``) or moved to another chunk
 (``overlap_replans``), and one still above it is kept with ``overlap_rejected`` true; an
-ill-formed question (evals/question_form.py) moved its turn to another chunk (``form_replans``).
+ill-formed question (evals/measures/question_form.py) moved its turn to another chunk (``form_replans``).
 
 Each turn also carries its labels (stores/formats/turn_labels.py): ``answerability`` (``answerable``,
 ``partial``, ``unanswerable`` or ``underspecified``; files written before labels existed read
@@ -82,7 +82,9 @@ class Turn(BaseModel):
     similarity_to_previous: float | None = None
     polish_rejected: str | None = None
     switch_drawn: str | None = None  # what the router drew; ``switch`` is what the similarity rule allowed
-    lexical_overlap: float | None = None  # the unpolished question's overlap with its gold (evals/lexical_overlap.py)
+    lexical_overlap: float | None = (
+        None  # the unpolished question's overlap with its gold (evals/measures/lexical_overlap.py)
+    )
     overlap_rejected: bool = False  # still above --max-overlap after every correction and re-plan
     overlap_corrections: int = 0  # corrective turns the questioner was given
     overlap_replans: int = 0  # other gold chunks tried for the overlap

@@ -37,7 +37,7 @@ AP@K. SEARA ranks configurations by it.
 Intervals: the percentile bootstrap over queries (Efron and Tibshirani, 1993, An Introduction
 to the Bootstrap, ch. 13): B resamples of the queries with replacement, each measure computed
 on each resample as on the sample, the interval between the (1 − c)/2 and (1 + c)/2 quantiles
-of the B values (evals.intervals.resample_weights and percentile_interval, the package's one
+of the B values (evals.measures.intervals.resample_weights and percentile_interval, the package's one
 percentile bootstrap). All configurations share the resamples, so their values are paired.
 
 A winner is named only when its PR-AUC interval does not overlap the runner-up's
@@ -64,8 +64,8 @@ from scipy import stats
 
 from benchsmith.evals.defaults import DEFAULT_SELECTION_BETAS
 
-# percentile_interval: the package's one percentile bootstrap (evals/intervals.py).
-from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, percentile_interval
+# percentile_interval: the package's one percentile bootstrap (evals/measures/intervals.py).
+from benchsmith.evals.measures.intervals import DEFAULT_CONFIDENCE, percentile_interval
 
 Ranking = Sequence[tuple[bool, frozenset[str] | set[str]]]  # per rank: (relevant, its facts)
 
