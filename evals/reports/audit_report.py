@@ -16,24 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from benchsmith.evals.measures import shortcuts
-from benchsmith.evals.reports import audit_plots
-from benchsmith.evals.reports.report_document import (
-    MISSING,
-    Block,
-    BulletList,
-    Callout,
-    Cell,
-    Document,
-    Plot,
-    Quote,
-    ReportFileNames,
-    Section,
-    Subheading,
-    Table,
-    render_report,
-)
+from benchsmith.evals.reports import audit_plots, document
 
-AUDIT_FILES = ReportFileNames(results="audit.json", markdown="audit-report.md", html="audit-report.html")
+AUDIT_FILES = document.ReportFileNames(results="audit.json", markdown="audit-report.md", html="audit-report.html")
 EXTRA_QRELS = "extra_qrels.tsv"
 # What each judged dimension asks, for readers who meet the audit here first.
 DIMENSION_QUESTIONS = {
@@ -46,10 +31,10 @@ DIMENSION_QUESTIONS = {
 
 def audit_report_files(results: dict[str, Any]) -> dict[str, tuple[str, str]]:
     """``audit.json``, ``audit-report.md`` and ``audit-report.html``: ``{kind: (file name, text)}``."""
-    return render_report(results, build_audit_document(results), AUDIT_FILES)
+    return document.render_report(results, build_audit_document(results), AUDIT_FILES)
 
 
-def build_audit_document(results: Mapping[str, Any]) -> Document:
+def build_audit_document(results: Mapping[str, Any]) -> document.Document:
     """The sections of an audit report; those without data (one judge: no agreement; no
     flagged instances) are left out."""
     dimensions = results.get("dimensions") or {}
@@ -74,21 +59,23 @@ def build_audit_document(results: Mapping[str, Any]) -> Document:
     if results.get("missing_gold"):
         sections.append(missing_gold_section(results["missing_gold"]))
     if results.get("notes"):
-        sections.append(Section("Notes", [BulletList(list(results["notes"]))]))
-    return Document(f"Benchmark audit: {results['benchmark']['name']}", sections)
+        sections.append(document.Section("Notes", [document.BulletList(list(results["notes"]))]))
+    return document.Document(f"Benchmark audit: {results['benchmark']['name']}", sections)
 
 
-def verdict_section(verdict: Mapping[str, Any]) -> Section:
+def verdict_section(verdict: Mapping[str, Any]) -> document.Section:
     label = str(verdict["label"])
-    return Section("Verdict", [Callout(label[:1].upper() + label[1:], str(verdict.get("explanation", "")))])
+    return document.Section(
+        "Verdict", [document.Callout(label[:1].upper() + label[1:], str(verdict.get("explanation", "")))]
+    )
 
 
-def overview_section(results: Mapping[str, Any]) -> Section:
-    blocks: list[Block] = [benchmark_summary(results["benchmark"])]
+def overview_section(results: Mapping[str, Any]) -> document.Section:
+    blocks: list[document.Block] = [benchmark_summary(results["benchmark"])]
     if results.get("sampling"):
         blocks.append(str(results["sampling"]))
     blocks.append(settings_summary(results.get("settings", {})))
-    return Section("Benchmark and sample", blocks)
+    return document.Section("Benchmark and sample", blocks)
 
 
 def benchmark_summary(benchmark: Mapping[str, Any]) -> str:
@@ -105,7 +92,7 @@ def benchmark_summary(benchmark: Mapping[str, Any]) -> str:
 
 def settings_summary(settings: Mapping[str, Any]) -> str:
     judges = list(settings.get("judges", []))
-    parts = [f"Judges ({len(judges)}): {', '.join(judges) or MISSING}"]
+    parts = [f"Judges ({len(judges)}): {', '.join(judges) or document.MISSING}"]
     if "negatives" in settings:
         parts.append(f"discriminability pools of the gold document and {settings['negatives']} hard negatives")
     parts.append(
@@ -114,18 +101,18 @@ def settings_summary(settings: Mapping[str, Any]) -> str:
     return "; ".join(parts) + "."
 
 
-def shortcuts_section(summary: Mapping[str, Any], conversational: bool) -> Section:
+def shortcuts_section(summary: Mapping[str, Any], conversational: bool) -> document.Section:
     """What a retriever can exploit without understanding the questions, beside the human
     reference (evals/measures/shortcuts.py), and the ill-formed questions found."""
     flags = list(summary.get("flags") or [])
     overlap = summary["lexical_overlap"]
-    blocks: list[Block] = [
+    blocks: list[document.Block] = [
         "Measured without a model over every turn with a relevant document "
         f"({summary['turns']:,}). Lexical overlap is the share of a question's content words (stemmed) found in "
         "its gold passage: questions that copy their gold let BM25 find it without understanding them. "
         "Query-only retrieval is BM25 with the question alone (as `benchsmith evaluate --retriever bm25 --history "
         "current`). The human reference is the hand-written stdlib questions of data/stdlib-validity.jsonl.",
-        Callout(
+        document.Callout(
             "Shortcuts flagged" if flags else "No shortcut flagged",
             "; ".join(f"{flag}: {shortcuts.FLAG_MEANINGS[flag]}" for flag in flags)
             if flags
@@ -135,7 +122,7 @@ def shortcuts_section(summary: Mapping[str, Any], conversational: bool) -> Secti
     ]
     if overlap.get("histogram"):
         blocks.append(
-            Plot(
+            document.Plot(
                 "Grouped bars of the share of turns in each lexical overlap bin from 0 to 1, this benchmark beside the "
                 "human stdlib questions; counts on the bars",
                 lambda: audit_plots.overlap_histograms(
@@ -148,34 +135,42 @@ def shortcuts_section(summary: Mapping[str, Any], conversational: bool) -> Secti
         flagged = summary["ill_formed"].get("count", len(examples))
         blocks += [
             f"Ill-formed questions, the first {len(examples)} of {flagged:,}:",
-            Table(
+            document.Table(
                 ["turn", "question", "reason"],
                 [
-                    [Cell(str(item["turn"])), Cell(str(item["question"])), Cell("; ".join(item["reasons"]))]
+                    [
+                        document.Cell(str(item["turn"])),
+                        document.Cell(str(item["question"])),
+                        document.Cell("; ".join(item["reasons"])),
+                    ]
                     for item in examples
                 ],
             ),
         ]
-    return Section("Shortcuts", blocks)
+    return document.Section("Shortcuts", blocks)
 
 
-def quality_gate_section(summary: Mapping[str, Any]) -> Section:
+def quality_gate_section(summary: Mapping[str, Any]) -> document.Section:
     """The offline quality gate's flags per rubric class, with examples (evals/quality_gate/)."""
     share, bound = summary["flagged_share"], summary["max_flagged_share"]
-    blocks: list[Block] = [
+    blocks: list[document.Block] = [
         f"Every turn ({summary['turns']:,}) read without a model for the reading rubric's broken classes "
         "(data/readings/RUBRIC.md): a question no user would ask, a topic that is no thing, a reply that answers "
         "something else, a referent nothing names, a fake ambiguity, an unanswerable turn the corpus answers, a "
         "question that copies its passage. The rules were calibrated on readers' verdicts of generated turns.",
-        Callout(
+        document.Callout(
             "Over the bound: never usable" if summary["over_limit"] else "Under the bound",
             f"{summary['flagged']:,} of {summary['turns']:,} turns flagged ({share:.0%}); a benchmark with more "
             f"than {bound:.0%} flagged is never called usable.",
         ),
-        Table(
+        document.Table(
             ["class", "turns", "rate"],
             [
-                [Cell(klass.replace("_", " ")), Cell(f"{item['turns']:,}"), Cell(_percent(item["rate"]))]
+                [
+                    document.Cell(klass.replace("_", " ")),
+                    document.Cell(f"{item['turns']:,}"),
+                    document.Cell(_percent(item["rate"])),
+                ]
                 for klass, item in summary["classes"].items()
             ],
         ),
@@ -184,23 +179,23 @@ def quality_gate_section(summary: Mapping[str, Any]) -> Section:
     if examples:
         blocks += [
             "Examples:",
-            Table(
+            document.Table(
                 ["class", "turn", "question", "why"],
                 [
                     [
-                        Cell(klass.replace("_", " ")),
-                        Cell(str(example["turn"])),
-                        Cell(str(example["question"])),
-                        Cell(str(example["why"])),
+                        document.Cell(klass.replace("_", " ")),
+                        document.Cell(str(example["turn"])),
+                        document.Cell(str(example["question"])),
+                        document.Cell(str(example["why"])),
                     ]
                     for klass, example in examples
                 ],
             ),
         ]
-    return Section("Quality gate", blocks)
+    return document.Section("Quality gate", blocks)
 
 
-def shortcuts_table(summary: Mapping[str, Any], conversational: bool) -> Table:
+def shortcuts_table(summary: Mapping[str, Any], conversational: bool) -> document.Table:
     """Figure × this benchmark, the human reference and the limit that raises a flag."""
     overlap, reference = summary["lexical_overlap"], shortcuts.REFERENCE_OVERLAP
     bm25 = summary["query_only"]["bm25"]
@@ -230,14 +225,14 @@ def shortcuts_table(summary: Mapping[str, Any], conversational: bool) -> Table:
     ]
     if rewrite:
         rows += [
-            ("BM25 R@10, rewrite alone", _decimal(rewrite.get("R@10")), MISSING, none),
-            ("BM25 RR@10, rewrite alone", _decimal(rewrite.get("RR@10")), MISSING, none),
+            ("BM25 R@10, rewrite alone", _decimal(rewrite.get("R@10")), document.MISSING, none),
+            ("BM25 RR@10, rewrite alone", _decimal(rewrite.get("RR@10")), document.MISSING, none),
         ]
     rows += [
         (
             "answer leak rate",
             _percent(summary.get("answer_leak_rate")),
-            MISSING,
+            document.MISSING,
             f"> {shortcuts.ANSWER_LEAK_LIMIT:.0%}: answer_leak",
         ),
         (
@@ -252,68 +247,73 @@ def shortcuts_table(summary: Mapping[str, Any], conversational: bool) -> Table:
             (
                 "history gain (BM25 nDCG@10, full history − question alone)",
                 _signed(summary.get("history_gain")),
-                MISSING,
+                document.MISSING,
                 f"≤ {shortcuts.HISTORY_FREE_GAIN:.2f}: history_free",
             )
         )
-    return Table(
+    return document.Table(
         ["figure", "this benchmark", "human reference", "flag when"],
         [
-            [Cell(name), Cell(value, numeric=True), Cell(human, numeric=True), Cell(limit)]
+            [
+                document.Cell(name),
+                document.Cell(value, numeric=True),
+                document.Cell(human, numeric=True),
+                document.Cell(limit),
+            ]
             for name, value, human, limit in rows
         ],
     )
 
 
-def scores_section(dimensions: Mapping[str, Mapping[str, Any]], judges: Sequence[str]) -> Section:
+def scores_section(dimensions: Mapping[str, Mapping[str, Any]], judges: Sequence[str]) -> document.Section:
     questions = [
         f"{dimension['label']}: {DIMENSION_QUESTIONS[key]}"
         for key, dimension in dimensions.items()
         if key in DIMENSION_QUESTIONS
     ]
-    blocks: list[Block] = [
+    blocks: list[document.Block] = [
         "Each instance's score is the mean of the judges' scores from 1 to 5 (5 best); the table gives the "
         "mean over the instances with its 95% confidence interval, and each judge's own mean.",
     ]
     if questions:
-        blocks.append(BulletList(questions))
+        blocks.append(document.BulletList(questions))
     blocks += [
         scores_table(dimensions, judges),
-        Plot(
+        document.Plot(
             "Bar charts of how many instances got each score from 1 to 5 (the judges' mean, rounded), "
             "one per dimension",
             lambda: audit_plots.score_distributions(dimensions),
         ),
     ]
-    return Section("Scores", blocks)
+    return document.Section("Scores", blocks)
 
 
-def scores_table(dimensions: Mapping[str, Mapping[str, Any]], judges: Sequence[str]) -> Table:
+def scores_table(dimensions: Mapping[str, Mapping[str, Any]], judges: Sequence[str]) -> document.Table:
     """Dimensions × mean, interval, n and one mean per judge."""
     # Judges in the settings' order, then any the settings did not list.
     shown = list(dict.fromkeys([*judges, *(judge for d in dimensions.values() for judge in d["per_judge_mean"])]))
     rows = [
         [
-            Cell(dimension["label"]),
-            Cell(_decimal(dimension["mean"]), numeric=True),
-            Cell(_interval(dimension["ci_low"], dimension["ci_high"], _decimal), numeric=True),
-            Cell(f"{dimension['n']:,}", numeric=True),
-            *(Cell(_decimal(dimension["per_judge_mean"].get(judge)), numeric=True) for judge in shown),
+            document.Cell(dimension["label"]),
+            document.Cell(_decimal(dimension["mean"]), numeric=True),
+            document.Cell(_interval(dimension["ci_low"], dimension["ci_high"], _decimal), numeric=True),
+            document.Cell(f"{dimension['n']:,}", numeric=True),
+            *(document.Cell(_decimal(dimension["per_judge_mean"].get(judge)), numeric=True) for judge in shown),
         ]
         for dimension in dimensions.values()
     ]
-    return Table(["dimension", "mean", "95% CI", "n", *(f"mean by {judge}" for judge in shown)], rows)
+    return document.Table(["dimension", "mean", "95% CI", "n", *(f"mean by {judge}" for judge in shown)], rows)
 
 
-def discriminability_section(discriminability: Mapping[str, Any]) -> Section:
+def discriminability_section(discriminability: Mapping[str, Any]) -> document.Section:
     pool_size = discriminability["pool_size"]
-    blocks: list[Block] = [
+    blocks: list[document.Block] = [
         f"Each judge was shown the gold document among {pool_size - 1} hard negatives, shuffled, and picked the "
         "document that best answers the query. A pick other than the gold suggests sparsity: a document that "
         "answers but is not labelled. A non-gold document picked by a majority of the judges is a confirmed "
         "candidate missing gold.",
         discriminability_table(discriminability),
-        Plot(
+        document.Plot(
             "Grouped bars of the share of instances whose gold document was shown at each position of the pool, "
             "beside the share of the judges' picks at that position; counts on the bars",
             lambda: audit_plots.position_counts(
@@ -323,10 +323,10 @@ def discriminability_section(discriminability: Mapping[str, Any]) -> Section:
     ]
     if discriminability.get("position_bias"):
         blocks.append(position_bias_summary(discriminability["position_bias"]))
-    return Section("Evidence completeness (discriminability)", blocks)
+    return document.Section("Evidence completeness (discriminability)", blocks)
 
 
-def discriminability_table(discriminability: Mapping[str, Any]) -> Table:
+def discriminability_table(discriminability: Mapping[str, Any]) -> document.Table:
     tested, pool_size = discriminability["n"], discriminability["pool_size"]
     interval = _interval(discriminability["ci_low"], discriminability["ci_high"], _percent)
     rows = [
@@ -336,7 +336,9 @@ def discriminability_table(discriminability: Mapping[str, Any]) -> Table:
         ("confirmed missing gold", _count_of(discriminability["confirmed_missing_gold"], tested)),
         ("pool size", f"{pool_size} (the gold document and {pool_size - 1} hard negatives)"),
     ]
-    return Table(["measure", "value"], [[Cell(measure), Cell(value)] for measure, value in rows])
+    return document.Table(
+        ["measure", "value"], [[document.Cell(measure), document.Cell(value)] for measure, value in rows]
+    )
 
 
 def position_bias_summary(position_bias: Mapping[str, Any]) -> str:
@@ -348,29 +350,29 @@ def position_bias_summary(position_bias: Mapping[str, Any]) -> str:
     )
 
 
-def agreement_section(agreement: Mapping[str, Any], dimensions: Mapping[str, Mapping[str, Any]]) -> Section:
+def agreement_section(agreement: Mapping[str, Any], dimensions: Mapping[str, Mapping[str, Any]]) -> document.Section:
     rows = [
         [
-            Cell(dimensions.get(key, {}).get("label", key)),
-            Cell(_decimal(correlation.get("pearson")), numeric=True),
-            Cell(_decimal(correlation.get("spearman")), numeric=True),
+            document.Cell(dimensions.get(key, {}).get("label", key)),
+            document.Cell(_decimal(correlation.get("pearson")), numeric=True),
+            document.Cell(_decimal(correlation.get("spearman")), numeric=True),
         ]
         for key, correlation in agreement.items()
         if key != "choice"
     ]
-    blocks: list[Block] = [
+    blocks: list[document.Block] = [
         "How far the judges agree: the correlation of their per-instance scores "
         "(1 = the same ranking of instances, 0 = unrelated)."
     ]
     if rows:
-        blocks.append(Table(["dimension", "Pearson r", "Spearman ρ"], rows))
+        blocks.append(document.Table(["dimension", "Pearson r", "Spearman ρ"], rows))
     if agreement.get("choice"):
         choice = agreement["choice"]
         blocks.append(
             f"On the discriminability pick, Fleiss' κ is {_decimal(choice.get('fleiss_kappa'))} "
-            f"over {choice.get('judges', MISSING)} judges (1 = full agreement, 0 = no more than chance)."
+            f"over {choice.get('judges', document.MISSING)} judges (1 = full agreement, 0 = no more than chance)."
         )
-    return Section("Agreement between judges", blocks)
+    return document.Section("Agreement between judges", blocks)
 
 
 LABEL_CHECKS = {
@@ -381,7 +383,7 @@ LABEL_CHECKS = {
 }
 
 
-def turn_labels_section(labels: Mapping[str, Any]) -> Section:
+def turn_labels_section(labels: Mapping[str, Any]) -> document.Section:
     """Per checked label: turns checked, confirmed, rejected and the agreement; then each turn
     whose label the judges reject, with the reason and the chunks involved."""
     by_label = labels["by_label"]
@@ -391,25 +393,25 @@ def turn_labels_section(labels: Mapping[str, Any]) -> Section:
         + (" (single gold: the alignment judge checks it)" if label == "answerable" else "")
         for label, count in sorted((labels.get("not_checked") or {}).items())
     ]
-    blocks: list[Block] = [
+    blocks: list[document.Block] = [
         "Each judge checks every labelled turn's label; agreement is the share of a label's turns the judges "
         f"confirm{f', flagged below {_percent(threshold)}' if threshold is not None else ''}. What is checked:",
-        BulletList([f"{label}: {meaning}" for label, meaning in LABEL_CHECKS.items() if label in by_label]),
-        Table(
+        document.BulletList([f"{label}: {meaning}" for label, meaning in LABEL_CHECKS.items() if label in by_label]),
+        document.Table(
             ["label", "checked", "confirmed", "rejected", "suspected", "agreement", "judged against the pool"],
             [
                 [
-                    Cell(label),
-                    Cell(f"{counts['checked']:,}", numeric=True),
-                    Cell(f"{counts['confirmed']:,}", numeric=True),
-                    Cell(f"{counts['rejected']:,}", numeric=True),
-                    Cell(f"{counts['suspected']:,}", numeric=True),
-                    Cell(
+                    document.Cell(label),
+                    document.Cell(f"{counts['checked']:,}", numeric=True),
+                    document.Cell(f"{counts['confirmed']:,}", numeric=True),
+                    document.Cell(f"{counts['rejected']:,}", numeric=True),
+                    document.Cell(f"{counts['suspected']:,}", numeric=True),
+                    document.Cell(
                         _percent(counts["agreement"])
                         + (" (below)" if label in labels.get("below_threshold", []) else ""),
                         numeric=True,
                     ),
-                    Cell(f"{counts['against_pool']:,}", numeric=True),
+                    document.Cell(f"{counts['against_pool']:,}", numeric=True),
                 ]
                 for label, counts in by_label.items()
             ],
@@ -425,63 +427,63 @@ def turn_labels_section(labels: Mapping[str, Any]) -> Section:
         blocks.append(f"Turns whose label the judges reject ({len(rejected):,}):")
         for rank, item in enumerate(rejected, start=1):
             blocks += [
-                Subheading(
+                document.Subheading(
                     f"{rank}. {item['turn']}: {item['label']} rejected ({item['votes']} of {item['judges']} judges)"
                 ),
                 "Query:",
-                Quote(str(item["question"])),
+                document.Quote(str(item["question"])),
                 f"Reason: {item['reason']}." + (f" Chunks: {', '.join(item['chunks'])}." if item.get("chunks") else ""),
                 _by_judge(item.get("rationales") or {}),
             ]
     else:
         blocks.append("The judges reject no turn's label.")
-    return Section("Turn labels", blocks)
+    return document.Section("Turn labels", blocks)
 
 
-def ill_formed_section(flagged: Sequence[Mapping[str, Any]]) -> Section:
+def ill_formed_section(flagged: Sequence[Mapping[str, Any]]) -> document.Section:
     rows = [
         [
-            Cell(str(item["instance"])),
-            Cell(str(item["question"])),
-            Cell("; ".join(item["reasons"])),
-            Cell(_decimal(item.get("alignment")), numeric=True),
+            document.Cell(str(item["instance"])),
+            document.Cell(str(item["question"])),
+            document.Cell("; ".join(item["reasons"])),
+            document.Cell(_decimal(item.get("alignment")), numeric=True),
         ]
         for item in flagged
     ]
-    return Section(
+    return document.Section(
         "Ill-formed questions",
         [
             f"{len(flagged):,} questions are ill-formed: fragments, keyword templates, heading paths, markup or its "
             "leftovers, or a quote of markup or of a span that many documents contain (the question could be about "
             "any of them). They count as noise in the "
             "verdict, whatever alignment the judges gave them.",
-            Table(["instance", "question", "reason", "alignment"], rows),
+            document.Table(["instance", "question", "reason", "alignment"], rows),
         ],
     )
 
 
-def worst_section(worst: Sequence[Mapping[str, Any]]) -> Section:
-    blocks: list[Block] = [
+def worst_section(worst: Sequence[Mapping[str, Any]]) -> document.Section:
+    blocks: list[document.Block] = [
         "The instances whose gold document the judges found least able to answer the query, "
         "lowest alignment first, with each judge's rationale."
     ]
     for rank, instance in enumerate(worst, start=1):
         blocks += [
-            Subheading(f"{rank}. {instance['instance']}: alignment {_decimal(instance.get('alignment'))}"),
+            document.Subheading(f"{rank}. {instance['instance']}: alignment {_decimal(instance.get('alignment'))}"),
             "Query:",
-            Quote(str(instance["query"])),
+            document.Quote(str(instance["query"])),
             f"Gold document {instance['gold_id']}:",
-            Quote(str(instance.get("gold_excerpt", ""))),
+            document.Quote(str(instance.get("gold_excerpt", ""))),
             _by_judge(instance.get("rationales") or {}),
         ]
-    return Section("Worst-aligned instances", blocks)
+    return document.Section("Worst-aligned instances", blocks)
 
 
-def missing_gold_section(candidates: Sequence[Mapping[str, Any]]) -> Section:
+def missing_gold_section(candidates: Sequence[Mapping[str, Any]]) -> document.Section:
     # Confirmed first, then by votes; sorted() is stable, so ties keep the audit's order.
     ordered = sorted(candidates, key=lambda candidate: (not candidate["confirmed"], -candidate["votes"]))
     confirmed = sum(bool(candidate["confirmed"]) for candidate in candidates)
-    blocks: list[Block] = [
+    blocks: list[document.Block] = [
         "Documents the judges picked over the gold one in the discriminability test, confirmed candidates "
         "(picked by a majority of the judges) first.",
         (
@@ -494,34 +496,34 @@ def missing_gold_section(candidates: Sequence[Mapping[str, Any]]) -> Section:
     for rank, candidate in enumerate(ordered, start=1):
         status = "confirmed" if candidate["confirmed"] else "not confirmed"
         blocks += [
-            Subheading(
+            document.Subheading(
                 f"{rank}. {candidate['instance']}: {candidate['candidate_id']} ({status}, "
                 f"{candidate['votes']} of {candidate['judges']} judges)"
             ),
             "Query:",
-            Quote(str(candidate["query"])),
+            document.Quote(str(candidate["query"])),
             f"Candidate {candidate['candidate_id']}, in place of the labelled gold document {candidate['gold_id']}:",
-            Quote(str(candidate.get("candidate_excerpt", ""))),
+            document.Quote(str(candidate.get("candidate_excerpt", ""))),
             _by_judge(candidate.get("reasons") or {}),
         ]
-    return Section("Candidate missing gold documents", blocks)
+    return document.Section("Candidate missing gold documents", blocks)
 
 
-def _by_judge(texts: Mapping[str, str]) -> BulletList:
-    return BulletList([f"{judge}: {text}" for judge, text in texts.items()])
+def _by_judge(texts: Mapping[str, str]) -> document.BulletList:
+    return document.BulletList([f"{judge}: {text}" for judge, text in texts.items()])
 
 
 def _decimal(value: float | None) -> str:
     """A score or a coefficient, to two decimals."""
-    return MISSING if _undefined(value) else f"{value:.2f}"
+    return document.MISSING if _undefined(value) else f"{value:.2f}"
 
 
 def _signed(value: float | None) -> str:
-    return MISSING if _undefined(value) else f"{value:+.2f}"
+    return document.MISSING if _undefined(value) else f"{value:+.2f}"
 
 
 def _percent(value: float | None) -> str:
-    return MISSING if _undefined(value) else f"{value:.1%}"
+    return document.MISSING if _undefined(value) else f"{value:.1%}"
 
 
 def _undefined(value: float | None) -> bool:

@@ -1,6 +1,6 @@
 """The report of an evaluation: ``results.json`` for programs, ``report.md`` and a
 self-contained ``report.html`` for people, rendered from one document model
-(``evals.reports.report_document``), so both always show the same numbers.
+(``evals.reports.document``), so both always show the same numbers.
 
 Every measure is taken as higher-is-better (true of recall, nDCG, RR, AP and Judged@k), so
 the best value of a column is its maximum.
@@ -11,46 +11,37 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchsmith.evals.reports import plots
-from benchsmith.evals.reports.report_document import (
-    MISSING,
-    BulletList,
-    Cell,
-    Document,
-    Plot,
-    ReportFileNames,
-    Section,
-    Table,
-    render_report,
-)
+from benchsmith.evals.reports import document, plots
 
-REPORT_FILES = ReportFileNames(results="results.json", markdown="report.md", html="report.html")
+REPORT_FILES = document.ReportFileNames(results="results.json", markdown="report.md", html="report.html")
 # Score columns per table: with a long configuration name beside them a table fits a 1280-pixel window.
 COLUMNS_PER_TABLE = 7
 
 
 def evaluation_report_files(results: dict[str, Any]) -> dict[str, tuple[str, str]]:
     """``results.json``, ``report.md`` and ``report.html``: ``{kind: (file name, text)}``."""
-    return render_report(results, build_document(results), REPORT_FILES)
+    return document.render_report(results, build_document(results), REPORT_FILES)
 
 
 # ---------------------------------------------------------------------------------------
 # Building the document from the results.
 
 
-def build_document(results: Mapping[str, Any]) -> Document:
+def build_document(results: Mapping[str, Any]) -> document.Document:
     benchmark = results["benchmark"]
     names = [configuration["name"] for configuration in results["configurations"]]
     primary = results["primary_measure"]
-    overview = Section("Overview", [benchmark_summary(benchmark), settings_summary(results.get("settings", {}))])
-    main = Section(
+    overview = document.Section(
+        "Overview", [benchmark_summary(benchmark), settings_summary(results.get("settings", {}))]
+    )
+    main = document.Section(
         "Main results",
         ["Mean over the judged queries; the best value of each column is in bold.", *main_tables(results)],
     )
     recall_curve = _in_order(results.get("recall_curve") or {}, names)
     if recall_curve:
         main.blocks.append(
-            Plot(
+            document.Plot(
                 "Mean recall@k against the cutoff k, one line per configuration",
                 lambda: plots.recall_curves(recall_curve),
             )
@@ -76,10 +67,10 @@ def build_document(results: Mapping[str, Any]) -> Document:
         for measure in significance.get("measures", [])
         if measure in tested
     ]
-    sections.append(Section("Configurations", [configurations_table(results["configurations"])]))
+    sections.append(document.Section("Configurations", [configurations_table(results["configurations"])]))
     if results.get("notes"):
-        sections.append(Section("Notes", [BulletList(list(results["notes"]))]))
-    return Document(f"Retrieval evaluation: {benchmark['name']}", sections)
+        sections.append(document.Section("Notes", [document.BulletList(list(results["notes"]))]))
+    return document.Document(f"Retrieval evaluation: {benchmark['name']}", sections)
 
 
 def benchmark_summary(benchmark: Mapping[str, Any]) -> str:
@@ -98,18 +89,18 @@ def _unjudged_clause(unjudged: int | None) -> str:
 
 def settings_summary(settings: Mapping[str, Any]) -> str:
     parts = [
-        f"Retrievers: {', '.join(settings.get('retrievers', [])) or MISSING}",
-        f"histories: {', '.join(settings.get('histories', [])) or MISSING}",
+        f"Retrievers: {', '.join(settings.get('retrievers', [])) or document.MISSING}",
+        f"histories: {', '.join(settings.get('histories', [])) or document.MISSING}",
         f"retrieval depth {settings['depth']:,}" if "depth" in settings else "retrieval depth unknown",
     ]
     if settings.get("rerank"):
-        parts.append(f"reranked with {settings['rerank']} to depth {settings.get('rerank_depth', MISSING)}")
+        parts.append(f"reranked with {settings['rerank']} to depth {settings.get('rerank_depth', document.MISSING)}")
     else:
         parts.append("no reranking")
     return "; ".join(parts) + "."
 
 
-def main_tables(results: Mapping[str, Any]) -> list[Table]:
+def main_tables(results: Mapping[str, Any]) -> list[document.Table]:
     """Configurations × measures, means to 3 decimals, the best of each column in bold; the
     measures in tables of at most ``COLUMNS_PER_TABLE`` so each fits a 1280-pixel window."""
     measures = list(results["measures"])
@@ -132,15 +123,15 @@ def _column_blocks(columns: list[str]) -> list[list[str]]:
     return [columns[start : start + size] for start in range(0, len(columns), size)] or [[]]
 
 
-def group_section(by_group: plots.ByGroup, measure: str, grouping: str, column_prefix: str) -> Section:
+def group_section(by_group: plots.ByGroup, measure: str, grouping: str, column_prefix: str) -> document.Section:
     """A table and a bar chart of ``measure`` per group, e.g. nDCG@10 by turn."""
     title = f"{measure} by {grouping}"
-    return Section(
+    return document.Section(
         title,
         [
             f"Mean {measure} over the queries of each {grouping} (n: its queries); the best of each column in bold.",
             *group_tables(by_group, measure, column_prefix),
-            Plot(
+            document.Plot(
                 f"Bar chart of mean {measure} by {grouping}, one bar per configuration",
                 lambda: plots.group_bars(by_group, measure, title),
             ),
@@ -148,7 +139,7 @@ def group_section(by_group: plots.ByGroup, measure: str, grouping: str, column_p
     )
 
 
-def group_tables(by_group: plots.ByGroup, measure: str, column_prefix: str = "") -> list[Table]:
+def group_tables(by_group: plots.ByGroup, measure: str, column_prefix: str = "") -> list[document.Table]:
     """Configurations × groups of ``measure`` (headers carry the group's query count), the groups in
     tables of at most COLUMNS_PER_TABLE."""
     groups = plots.ordered_groups(by_group)
@@ -162,7 +153,7 @@ def group_tables(by_group: plots.ByGroup, measure: str, column_prefix: str = "")
     return tables
 
 
-def unjudged_section(unjudged: Mapping[str, Any], names: Sequence[str]) -> Section:
+def unjudged_section(unjudged: Mapping[str, Any], names: Sequence[str]) -> document.Section:
     """The turns without judgments: how many, and how confidently each configuration still
     returns something for them (its top-1 score) beside the answerable turns."""
     counts = ", ".join(f"{count:,} {label}" for label, count in unjudged.get("by_answerability", {}).items())
@@ -174,13 +165,13 @@ def unjudged_section(unjudged: Mapping[str, Any], names: Sequence[str]) -> Secti
         auc = entry.get("auc")
         rows.append(
             [
-                Cell(name),
+                document.Cell(name),
                 *_distribution_cells(entry["unjudged"]),
                 *_distribution_cells(entry["answerable"]),
-                Cell(MISSING if auc is None else f"{auc:.3f}", numeric=True),
+                document.Cell(document.MISSING if auc is None else f"{auc:.3f}", numeric=True),
             ]
         )
-    return Section(
+    return document.Section(
         "Turns without relevance judgments",
         [
             f"{unjudged['queries']:,} turns have no relevance judgments ({counts}): no document answers them, so they "
@@ -188,7 +179,7 @@ def unjudged_section(unjudged: Mapping[str, Any], names: Sequence[str]) -> Secti
             "top-1 score on the answerable turns, shows how confidently a retriever returns something when nothing is "
             "relevant; AUC is the chance that an answerable turn's top score beats an unjudged turn's (0.5: the score "
             "cannot tell them apart, 1: a threshold on it separates them).",
-            Table(
+            document.Table(
                 [
                     "configuration",
                     "unjudged n",
@@ -205,24 +196,28 @@ def unjudged_section(unjudged: Mapping[str, Any], names: Sequence[str]) -> Secti
     )
 
 
-def _distribution_cells(distribution: Mapping[str, Any]) -> list[Cell]:
+def _distribution_cells(distribution: Mapping[str, Any]) -> list[document.Cell]:
     if not distribution.get("queries"):
-        return [Cell("0", numeric=True), Cell(MISSING, numeric=True), Cell(MISSING, numeric=True)]
+        return [
+            document.Cell("0", numeric=True),
+            document.Cell(document.MISSING, numeric=True),
+            document.Cell(document.MISSING, numeric=True),
+        ]
     return [
-        Cell(f"{distribution['queries']:,}", numeric=True),
-        Cell(f"{distribution['median']:.3f}", numeric=True),
-        Cell(f"{distribution['p10']:.3f}–{distribution['p90']:.3f}", numeric=True),
+        document.Cell(f"{distribution['queries']:,}", numeric=True),
+        document.Cell(f"{distribution['median']:.3f}", numeric=True),
+        document.Cell(f"{distribution['p10']:.3f}–{distribution['p90']:.3f}", numeric=True),
     ]
 
 
-def significance_section(significance: Mapping[str, Any], measure: str, names: Sequence[str]) -> Section:
+def significance_section(significance: Mapping[str, Any], measure: str, names: Sequence[str]) -> document.Section:
     comparisons = [c for c in significance["comparisons"] if c["measure"] == measure]
     compared = {name for c in comparisons for name in (c["first"], c["second"])}
-    return Section(
+    return document.Section(
         f"Significance of {measure} differences",
         [
             f"Test: {significance['description'].rstrip('.')}.",
-            Plot(
+            document.Plot(
                 f"Heat map of the mean {measure} difference between every pair of configurations, "
                 "significant differences starred",
                 lambda: plots.significance_matrix(comparisons, [n for n in names if n in compared], measure),
@@ -232,46 +227,46 @@ def significance_section(significance: Mapping[str, Any], measure: str, names: S
     )
 
 
-def significance_table(comparisons: Sequence[Mapping[str, Any]]) -> Table:
+def significance_table(comparisons: Sequence[Mapping[str, Any]]) -> document.Table:
     rows = [
         [
-            Cell(f"{c['first']} vs {c['second']}"),
-            Cell(f"{c['mean_difference']:+.3f}", numeric=True),
-            Cell(_format_p(c["p_value"]), numeric=True),
-            Cell(_format_p(c["p_adjusted"]), numeric=True),
-            Cell("yes" if c["significant"] else "no", bold=bool(c["significant"])),
+            document.Cell(f"{c['first']} vs {c['second']}"),
+            document.Cell(f"{c['mean_difference']:+.3f}", numeric=True),
+            document.Cell(_format_p(c["p_value"]), numeric=True),
+            document.Cell(_format_p(c["p_adjusted"]), numeric=True),
+            document.Cell("yes" if c["significant"] else "no", bold=bool(c["significant"])),
         ]
         for c in comparisons
     ]
-    return Table(
+    return document.Table(
         ["pair (first vs second)", "mean difference (first − second)", "p", "corrected p", "significant"], rows
     )
 
 
-def configurations_table(configurations: Sequence[Mapping[str, Any]]) -> Table:
+def configurations_table(configurations: Sequence[Mapping[str, Any]]) -> document.Table:
     rows = [
         [
-            Cell(c["name"]),
-            Cell(str(c.get("retriever", MISSING))),
-            Cell(str(c.get("history", MISSING))),
-            Cell("yes" if c.get("rerank") else "no"),
-            Cell(f"{c['seconds']:.1f}" if c.get("seconds") is not None else MISSING, numeric=True),
-            Cell(_run_file_shown(c.get("run_file"))),
+            document.Cell(c["name"]),
+            document.Cell(str(c.get("retriever", document.MISSING))),
+            document.Cell(str(c.get("history", document.MISSING))),
+            document.Cell("yes" if c.get("rerank") else "no"),
+            document.Cell(f"{c['seconds']:.1f}" if c.get("seconds") is not None else document.MISSING, numeric=True),
+            document.Cell(_run_file_shown(c.get("run_file"))),
         ]
         for c in configurations
     ]
-    return Table(["configuration", "retriever", "history", "reranked", "seconds", "run file"], rows)
+    return document.Table(["configuration", "retriever", "history", "reranked", "seconds", "run file"], rows)
 
 
 def _run_file_shown(run_file: str | None) -> str:
     """A run file as the run folder holds it (run-files/NAME.trec), or as given when elsewhere."""
     if not run_file:
-        return MISSING
+        return document.MISSING
     parts = run_file.replace("\\", "/").split("/")
     return "/".join(parts[-2:]) if len(parts) >= 2 and parts[-2] == "run-files" else run_file
 
 
-def _score_table(columns: list[str], names: list[str], values: list[list[float | None]]) -> Table:
+def _score_table(columns: list[str], names: list[str], values: list[list[float | None]]) -> document.Table:
     """Rows of ``names`` then one value per column, the best of each column bold.
 
     Best is judged on the values as shown (3 decimals): two values that print the same are
@@ -283,15 +278,16 @@ def _score_table(columns: list[str], names: list[str], values: list[list[float |
         for column in range(len(columns) - 1)
     ]
     rows = [
-        [Cell(name), *(_score_cell(value, top) for value, top in zip(row, best))] for name, row in zip(names, shown)
+        [document.Cell(name), *(_score_cell(value, top) for value, top in zip(row, best))]
+        for name, row in zip(names, shown)
     ]
-    return Table(columns, rows)
+    return document.Table(columns, rows)
 
 
-def _score_cell(value: float | None, best: float | None) -> Cell:
+def _score_cell(value: float | None, best: float | None) -> document.Cell:
     if value is None:
-        return Cell(MISSING, numeric=True)
-    return Cell(f"{value:.3f}", bold=value == best, numeric=True)
+        return document.Cell(document.MISSING, numeric=True)
+    return document.Cell(f"{value:.3f}", bold=value == best, numeric=True)
 
 
 def _format_p(p: float) -> str:

@@ -1,6 +1,6 @@
 """The report of a nugget benchmark build: ``nuggets-results.json`` for programs,
 ``nuggets-report.md`` and a self-contained ``nuggets-report.html`` for people, rendered from
-one document model (evals/reports/report_document.py).
+one document model (evals/reports/document.py).
 
 It says how many questions became benchmark questions and why the others were dropped, how
 many nuggets the questions have and how many the pooled chunks support, how well each pooling
@@ -15,21 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchsmith.evals.measures.intervals import mean_interval
-from benchsmith.evals.reports.report_document import (
-    MISSING,
-    Block,
-    BulletList,
-    Callout,
-    Cell,
-    Document,
-    ReportFileNames,
-    Section,
-    Subheading,
-    Table,
-    render_report,
-)
+from benchsmith.evals.reports import document
 
-NUGGET_REPORT_FILES = ReportFileNames(
+NUGGET_REPORT_FILES = document.ReportFileNames(
     results="nuggets-results.json", markdown="nuggets-report.md", html="nuggets-report.html"
 )
 TECHNIQUE_ROWS = (  # (key, label, setting), in the order of FreshStack's Table 4
@@ -49,10 +37,10 @@ EXCERPT_CHARS = 400
 
 def nugget_report_files(results: dict[str, Any]) -> dict[str, tuple[str, str]]:
     """``{kind: (file name, text)}`` for the kinds ``results``, ``markdown`` and ``html``."""
-    return render_report(results, build_nugget_document(results), NUGGET_REPORT_FILES)
+    return document.render_report(results, build_nugget_document(results), NUGGET_REPORT_FILES)
 
 
-def build_nugget_document(results: Mapping[str, Any]) -> Document:
+def build_nugget_document(results: Mapping[str, Any]) -> document.Document:
     sections = [
         summary_section(results),
         nugget_section(results),
@@ -63,10 +51,10 @@ def build_nugget_document(results: Mapping[str, Any]) -> Document:
     if results.get("examples"):
         sections.append(examples_section(results["examples"]))
     sections.append(files_section(results))
-    return Document(f"Nugget benchmark: {results['benchmark']['name']}", sections)
+    return document.Document(f"Nugget benchmark: {results['benchmark']['name']}", sections)
 
 
-def summary_section(results: Mapping[str, Any]) -> Section:
+def summary_section(results: Mapping[str, Any]) -> document.Section:
     questions, nuggets = results["questions"], results["nuggets"]
     heading = f"{questions['kept']:,} of {questions['imported']:,} questions kept"
     text = (
@@ -77,8 +65,8 @@ def summary_section(results: Mapping[str, Any]) -> Section:
     best = best_technique(results["pooling"]["table"])
     if best:
         text += f" The inference technique that retrieves most of the nuggets is {best}."
-    blocks: list[Block] = [Callout(heading, text), settings_summary(results)]
-    return Section("Summary", blocks)
+    blocks: list[document.Block] = [document.Callout(heading, text), settings_summary(results)]
+    return document.Section("Summary", blocks)
 
 
 def settings_summary(results: Mapping[str, Any]) -> str:
@@ -87,7 +75,7 @@ def settings_summary(results: Mapping[str, Any]) -> str:
     source = (
         f"collection {corpus['collection']}"
         if corpus.get("collection")
-        else ", ".join(corpus.get("sources") or []) or MISSING
+        else ", ".join(corpus.get("sources") or []) or document.MISSING
     )
     revisions = corpus.get("revisions") or {}
     at = "".join(f" ({path} at {revision[:12]})" for path, revision in revisions.items())
@@ -110,7 +98,7 @@ def best_technique(table: Mapping[str, Mapping[str, Mapping[str, float]]]) -> st
     return max(scored)[1] if scored else None
 
 
-def nugget_section(results: Mapping[str, Any]) -> Section:
+def nugget_section(results: Mapping[str, Any]) -> document.Section:
     nuggets, questions = results["nuggets"], results["questions"]
     rows = [
         ("questions read", f"{questions['read']:,}"),
@@ -130,34 +118,37 @@ def nugget_section(results: Mapping[str, Any]) -> Section:
         ("judged (nugget, chunk) pairs", f"{nuggets['judged_pairs']:,}"),
         ("support calls (one per question and batch)", f"{nuggets['support_calls']:,}"),
     ]
-    return Section(
+    return document.Section(
         "Nuggets and support",
         [
             "Nuggets are the atomic facts a complete answer needs, written from the accepted answer. Each question's "
             "pooled chunks were judged against every one of its nuggets.",
-            Table(["statistic", "value"], [[Cell(name), Cell(value, numeric=True)] for name, value in rows]),
+            document.Table(
+                ["statistic", "value"],
+                [[document.Cell(name), document.Cell(value, numeric=True)] for name, value in rows],
+            ),
         ],
     )
 
 
-def pooling_section(results: Mapping[str, Any]) -> Section:
+def pooling_section(results: Mapping[str, Any]) -> document.Section:
     pooling = results["pooling"]
     measures, table = list(pooling["measures"]), pooling["table"]
     present = [(key, label, setting) for key, label, setting in TECHNIQUE_ROWS if key in table]
     best = {m: max(table[key][r][m] for key, _, _ in present for r in RETRIEVER_LABELS) for m in measures}
     rows = [
         [
-            Cell(f"{label} · {RETRIEVER_LABELS[retriever]}"),
-            Cell(setting),
+            document.Cell(f"{label} · {RETRIEVER_LABELS[retriever]}"),
+            document.Cell(setting),
             *(
-                Cell(f"{table[key][retriever][m]:.3f}", bold=table[key][retriever][m] == best[m], numeric=True)
+                document.Cell(f"{table[key][retriever][m]:.3f}", bold=table[key][retriever][m] == best[m], numeric=True)
                 for m in measures
             ),
         ]
         for key, label, setting in present
         for retriever in RETRIEVER_LABELS
     ]
-    return Section(
+    return document.Section(
         "Pooling results (FreshStack Table 4 layout)",
         [
             "How well each way of asking retrieves the chunks the judge found to support the nuggets, measured on the "
@@ -165,7 +156,7 @@ def pooling_section(results: Mapping[str, Any]) -> Section:
             "question time; oracle techniques use the accepted answer. Each technique is retrieved by BM25 and the dense "
             "retriever, and the two are fused (BM25 + dense); the fusion rows fuse the runs of every technique of the "
             "setting. Best of each column in bold.",
-            Table(["technique · retriever", "setting", *(MEASURE_LABELS.get(m, m) for m in measures)], rows),
+            document.Table(["technique · retriever", "setting", *(MEASURE_LABELS.get(m, m) for m in measures)], rows),
             "α-nDCG@10 rewards covering new nuggets early (α = 0.5); Cov@20 is the share of a question's nuggets "
             "supported by one of the top 20 chunks; R@50 is the share of the supporting chunks in the top 50. The pool "
             "holds only what these runs retrieved, so the numbers favour them: compare techniques, not absolute levels.",
@@ -173,7 +164,7 @@ def pooling_section(results: Mapping[str, Any]) -> Section:
     )
 
 
-def retriever_section(results: Mapping[str, Any]) -> Section:
+def retriever_section(results: Mapping[str, Any]) -> document.Section:
     comparison = results["retriever_comparison"]
     per_query: Mapping[str, Mapping[str, Mapping[str, float]]] = comparison["per_query"]
     measures = list(results["pooling"]["measures"])
@@ -184,59 +175,61 @@ def retriever_section(results: Mapping[str, Any]) -> Section:
     best = {m: max((iv[m].mean or 0.0) for iv in intervals.values()) for m in measures} if intervals else {}
     rows = [
         [
-            Cell(RETRIEVER_LABELS.get(retriever, retriever)),
+            document.Cell(RETRIEVER_LABELS.get(retriever, retriever)),
             *(
                 cell
                 for m in measures
                 for cell in (
-                    Cell(_decimal(iv[m].mean), bold=iv[m].mean == best[m] and len(intervals) > 1, numeric=True),
-                    Cell(f"{_decimal(iv[m].low)}–{_decimal(iv[m].high)}", numeric=True),
+                    document.Cell(
+                        _decimal(iv[m].mean), bold=iv[m].mean == best[m] and len(intervals) > 1, numeric=True
+                    ),
+                    document.Cell(f"{_decimal(iv[m].low)}–{_decimal(iv[m].high)}", numeric=True),
                 )
             ),
         ]
         for retriever, iv in intervals.items()
     ]
     columns = ["retriever", *(name for m in measures for name in (MEASURE_LABELS.get(m, m), "95% CI"))]
-    blocks: list[Block] = [
+    blocks: list[document.Block] = [
         "The retrievers on the questions as asked (the inference setting's question technique): what a system built "
         "on this corpus would see. Means over the kept questions with Student's t 95% intervals.",
-        Table(columns, rows) if rows else "No kept question to compare the retrievers on.",
+        document.Table(columns, rows) if rows else "No kept question to compare the retrievers on.",
     ]
-    return Section("Retriever comparison", blocks)
+    return document.Section("Retriever comparison", blocks)
 
 
-def filtered_section(results: Mapping[str, Any]) -> Section:
+def filtered_section(results: Mapping[str, Any]) -> document.Section:
     filtered = results.get("filtered") or []
     skipped = results["questions"].get("skipped_at_import") or []
-    blocks: list[Block] = []
+    blocks: list[document.Block] = []
     if skipped:
         blocks.append(f"{len(skipped):,} question(s) were left out at import:")
-        blocks.append(BulletList([f"{item['id']}: {item['reason']}" for item in skipped[:50]]))
+        blocks.append(document.BulletList([f"{item['id']}: {item['reason']}" for item in skipped[:50]]))
     if not filtered:
         blocks.append("No question was dropped by the filters.")
-        return Section("Filtered questions", blocks)
+        return document.Section("Filtered questions", blocks)
     counts: dict[str, int] = {}
     for item in filtered:
         counts[item["reason"]] = counts.get(item["reason"], 0) + 1
-    blocks.append(BulletList([f"{count:,} dropped: {reason}" for reason, count in counts.items()]))
+    blocks.append(document.BulletList([f"{count:,} dropped: {reason}" for reason, count in counts.items()]))
     for item in filtered:
         blocks += [
-            Subheading(
+            document.Subheading(
                 f"{item['id']}: {item['reason']} ({item['supported']} of {len(item['nuggets'])} nuggets supported)"
             ),
             _excerpt(item["question"]),
-            BulletList(list(item["nuggets"])),
+            document.BulletList(list(item["nuggets"])),
         ]
-    return Section("Filtered questions", blocks)
+    return document.Section("Filtered questions", blocks)
 
 
-def examples_section(examples: Sequence[Mapping[str, Any]]) -> Section:
-    blocks: list[Block] = ["The first kept questions with their nuggets and the chunks that support each."]
+def examples_section(examples: Sequence[Mapping[str, Any]]) -> document.Section:
+    blocks: list[document.Block] = ["The first kept questions with their nuggets and the chunks that support each."]
     for example in examples:
         blocks += [
-            Subheading(example["id"]),
+            document.Subheading(example["id"]),
             _excerpt(example["question"]),
-            BulletList(
+            document.BulletList(
                 [
                     f"{nugget['id']}: {nugget['text']} — supported by "
                     f"{', '.join(nugget['supported_by'][:5]) or 'no pooled chunk'}"
@@ -245,15 +238,15 @@ def examples_section(examples: Sequence[Mapping[str, Any]]) -> Section:
                 ]
             ),
         ]
-    return Section("Examples", blocks)
+    return document.Section("Examples", blocks)
 
 
-def files_section(results: Mapping[str, Any]) -> Section:
+def files_section(results: Mapping[str, Any]) -> document.Section:
     files = results["files"]
-    return Section(
+    return document.Section(
         "Files",
         [
-            BulletList(
+            document.BulletList(
                 [
                     f"BEIR directory (corpus, queries, query-level qrels labelled with the number of nuggets a chunk supports): "
                     f"{files['beir']}",
@@ -274,8 +267,8 @@ def _excerpt(text: str) -> str:
 
 
 def _percent(value: float | None) -> str:
-    return MISSING if value is None else f"{value:.1%}"
+    return document.MISSING if value is None else f"{value:.1%}"
 
 
 def _decimal(value: float | None) -> str:
-    return MISSING if value is None else f"{value:.3f}"
+    return document.MISSING if value is None else f"{value:.3f}"

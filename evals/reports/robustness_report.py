@@ -11,24 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchsmith.evals.reports import plots
-from benchsmith.evals.reports.report_document import (
-    MISSING,
-    Block,
-    BulletList,
-    Callout,
-    Cell,
-    Document,
-    Plot,
-    Quote,
-    ReportFileNames,
-    Section,
-    Subheading,
-    Table,
-    render_report,
-)
+from benchsmith.evals.reports import document, plots
 
-ROBUSTNESS_FILES = ReportFileNames(
+ROBUSTNESS_FILES = document.ReportFileNames(
     results="robustness.json", markdown="robustness-report.md", html="robustness-report.html"
 )
 ORIGINAL = "original"
@@ -37,16 +22,18 @@ PHASES = (("before", "before re-judging"), ("after", "after re-judging"))
 
 
 def robustness_report_files(results: dict[str, Any]) -> dict[str, tuple[str, str]]:
-    return render_report(results, build_robustness_document(results), ROBUSTNESS_FILES)
+    return document.render_report(results, build_robustness_document(results), ROBUSTNESS_FILES)
 
 
-def build_robustness_document(results: Mapping[str, Any]) -> Document:
+def build_robustness_document(results: Mapping[str, Any]) -> document.Document:
     sections = [summary_section(results), overview_section(results)]
     for configuration, values in results["by_configuration"].items():
         sections.append(configuration_section(configuration, values, results))
     sections.append(rejudging_section(results))
-    sections.append(Section("Notes", [BulletList([*results.get("notes", []), f"Test: {results['test']}."])]))
-    return Document(f"Metric robustness: {results['benchmark']['name']}", sections)
+    sections.append(
+        document.Section("Notes", [document.BulletList([*results.get("notes", []), f"Test: {results['test']}."])])
+    )
+    return document.Document(f"Metric robustness: {results['benchmark']['name']}", sections)
 
 
 def _variant_sets(results: Mapping[str, Any]) -> list[str]:
@@ -58,12 +45,12 @@ def variants_mean(means: Mapping[str, Mapping[str, float]], sets: Sequence[str],
     return sum(values) / len(values) if values else None
 
 
-def summary_section(results: Mapping[str, Any]) -> Section:
+def summary_section(results: Mapping[str, Any]) -> document.Section:
     measure, judged = results["primary_measure"], results["judged_measure"]
     configuration = results["configurations"][0] if results["configurations"] else None
     sets = _variant_sets(results)
     if configuration is None or not sets:
-        return Section("Summary", ["No test set was scored against the original."])
+        return document.Section("Summary", ["No test set was scored against the original."])
     means = results["by_configuration"][configuration]["means"]
     before, after = means["before"], means.get("after", means["before"])
     heading = (
@@ -78,10 +65,10 @@ def summary_section(results: Mapping[str, Any]) -> Section:
         f"{_value(variants_mean(after, sets, measure))} on the test sets; {judged} on the test sets goes from "
         f"{_value(variants_mean(before, sets, judged))} to {_value(variants_mean(after, sets, judged))}."
     )
-    return Section("Summary", [Callout(heading, text)])
+    return document.Section("Summary", [document.Callout(heading, text)])
 
 
-def overview_section(results: Mapping[str, Any]) -> Section:
+def overview_section(results: Mapping[str, Any]) -> document.Section:
     settings = results["settings"]
     how = (
         f"scored with the retrievers {', '.join(settings['retrievers'])} × history "
@@ -89,7 +76,7 @@ def overview_section(results: Mapping[str, Any]) -> Section:
         if results["mode"] == "retrieval"
         else "scored from the run files given"
     )
-    return Section(
+    return document.Section(
         "Test sets and settings",
         [
             f"Paraphrase run {results['benchmark']['paraphrase_run']}: {results['benchmark']['judged_turns']:,} judged "
@@ -100,9 +87,11 @@ def overview_section(results: Mapping[str, Any]) -> Section:
     )
 
 
-def configuration_section(configuration: str, values: Mapping[str, Any], results: Mapping[str, Any]) -> Section:
+def configuration_section(
+    configuration: str, values: Mapping[str, Any], results: Mapping[str, Any]
+) -> document.Section:
     measures, sets = results["measures"], results["sets"]
-    blocks: list[Block] = [
+    blocks: list[document.Block] = [
         f"Mean over {values['queries']:,} judged turns. A test set's cell shows its change against the original in "
         "parentheses; * marks a change significant after correction.",
         robustness_table(values, measures, sets),
@@ -117,7 +106,7 @@ def configuration_section(configuration: str, values: Mapping[str, Any], results
             if phase in values["means"]
         }
         blocks.append(
-            Plot(
+            document.Plot(
                 f"Grouped bars of mean {measure} of {configuration} on the original and each test set, "
                 "before and after re-judging",
                 lambda by_group=by_group, measure=measure: plots.group_bars(
@@ -125,10 +114,10 @@ def configuration_section(configuration: str, values: Mapping[str, Any], results
                 ),
             )
         )
-    return Section(f"Configuration {configuration}", blocks)
+    return document.Section(f"Configuration {configuration}", blocks)
 
 
-def robustness_table(values: Mapping[str, Any], measures: Sequence[str], sets: Sequence[str]) -> Table:
+def robustness_table(values: Mapping[str, Any], measures: Sequence[str], sets: Sequence[str]) -> document.Table:
     """Rows: the original, each test set, their mean; columns: each measure before and after."""
     changes = {
         (phase, row["set"], row["measure"]): row for phase in values["changes"] for row in values["changes"][phase]
@@ -138,28 +127,28 @@ def robustness_table(values: Mapping[str, Any], measures: Sequence[str], sets: S
     variant_sets = [name for name in sets if name != ORIGINAL]
     rows = []
     for name in [*sets, VARIANTS_MEAN]:
-        cells = [Cell(name, bold=name == ORIGINAL)]
+        cells = [document.Cell(name, bold=name == ORIGINAL)]
         for measure in measures:
             for phase in phases:
                 means = values["means"][phase]
                 if name == VARIANTS_MEAN:
-                    cells.append(Cell(_value(variants_mean(means, variant_sets, measure)), numeric=True))
+                    cells.append(document.Cell(_value(variants_mean(means, variant_sets, measure)), numeric=True))
                     continue
                 text = _value(means.get(name, {}).get(measure))
                 change = changes.get((phase, name, measure))
                 if change is not None:
                     relative = "" if change["relative"] is None else f" ({change['relative']:+.1%})"
                     text += relative + ("*" if change["significant"] else "")
-                cells.append(Cell(text, numeric=change is None))
+                cells.append(document.Cell(text, numeric=change is None))
         rows.append(cells)
-    return Table(columns, rows)
+    return document.Table(columns, rows)
 
 
-def rejudging_section(results: Mapping[str, Any]) -> Section:
+def rejudging_section(results: Mapping[str, Any]) -> document.Section:
     pool = results["pool"]
     grades = pool["confirmed_grades"]
     rows = [
-        [Cell(label), Cell(f"{value:,}", numeric=True)]
+        [document.Cell(label), document.Cell(f"{value:,}", numeric=True)]
         for label, value in (
             ("unjudged documents pooled", pool["pooled"]),
             ("turns with pooled documents", pool["turns"]),
@@ -175,21 +164,21 @@ def rejudging_section(results: Mapping[str, Any]) -> Section:
         )
     ]
     scale = results.get("scale", {}).get("mapping", "confirmed grades are the relevance")
-    blocks: list[Block] = [
+    blocks: list[document.Block] = [
         f"The unjudged documents of every run's top {results['settings']['judge_depth']}, graded by the judges on "
         f"CAsT's 0-4 scale; {scale}. The relevance is in augmented_qrels.tsv (BEIR) and augmented_qrels.trec.",
-        Table(["re-judging", "documents"], rows),
+        document.Table(["re-judging", "documents"], rows),
     ]
     if results.get("examples"):
-        blocks.append(Subheading("Confirmed relevant documents the qrels lacked"))
+        blocks.append(document.Subheading("Confirmed relevant documents the qrels lacked"))
         for example in results["examples"]:
             blocks += [
                 f"Turn {example['turn']}, document {example['doc']}: grade {example['grade']}.",
-                Quote(str(example["question"])),
-                BulletList([f"{judge}: {text}" for judge, text in example["rationales"].items()]),
+                document.Quote(str(example["question"])),
+                document.BulletList([f"{judge}: {text}" for judge, text in example["rationales"].items()]),
             ]
-    return Section("Re-judging", blocks)
+    return document.Section("Re-judging", blocks)
 
 
 def _value(value: float | None) -> str:
-    return MISSING if value is None else f"{value:.3f}"
+    return document.MISSING if value is None else f"{value:.3f}"

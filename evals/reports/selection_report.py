@@ -1,46 +1,33 @@
 """The report of a configuration search (``benchsmith select``): ``selection.json`` for
 programs, ``report.md`` and a self-contained ``report.html`` for people, rendered from one
-document model (``evals.reports.report_document``), so both show the same numbers."""
+document model (``evals.reports.document``), so both show the same numbers."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchsmith.evals.reports import selection_plots
-from benchsmith.evals.reports.report_document import (
-    MISSING,
-    BulletList,
-    Callout,
-    Cell,
-    Code,
-    Document,
-    Plot,
-    ReportFileNames,
-    Section,
-    Table,
-    render_report,
-)
+from benchsmith.evals.reports import document, selection_plots
 
-REPORT_FILES = ReportFileNames(results="selection.json", markdown="report.md", html="report.html")
+REPORT_FILES = document.ReportFileNames(results="selection.json", markdown="report.md", html="report.html")
 K_COLUMNS_MAX = 10  # cutoffs shown in the precision/recall-at-k table (the JSON has all)
 
 
 def selection_report_files(results: dict[str, Any]) -> dict[str, tuple[str, str]]:
     """``selection.json``, ``report.md`` and ``report.html``: ``{kind: (file name, text)}``."""
-    return render_report(results, build_document(results), REPORT_FILES)
+    return document.render_report(results, build_document(results), REPORT_FILES)
 
 
-def build_document(results: Mapping[str, Any]) -> Document:
+def build_document(results: Mapping[str, Any]) -> document.Document:
     configurations = results["configurations"]
     shown = configurations[: max(1, int(results.get("curves_shown", 5)))]
     sections = [
-        Section("Overview", [overview(results), best_callout(results)]),
-        Section("Judgments", [judgments_summary(results["judgments"])]),
-        Section(
+        document.Section("Overview", [overview(results), best_callout(results)]),
+        document.Section("Judgments", [judgments_summary(results["judgments"])]),
+        document.Section(
             "The best configuration, ready to use" if results.get("best") else "No winner: a tie", best_spec(results)
         ),
-        Section(
+        document.Section(
             "Ranking",
             [
                 "Configurations by PR-AUC over facts, best first; intervals are bootstrap intervals over the queries. "
@@ -48,11 +35,11 @@ def build_document(results: Mapping[str, Any]) -> Document:
                 ranking_table(configurations, results["settings"]["betas"]),
             ],
         ),
-        Section(
+        document.Section(
             "Precision–recall curves",
             [
                 f"The {len(shown)} best configurations: precision@k against recall@k over facts, micro over the queries.",
-                Plot(
+                document.Plot(
                     "Precision against recall over facts at k = 1..K for the best configurations",
                     lambda: selection_plots.precision_recall_curves(
                         {c["name"]: (c["precision_at_k"], c["recall_at_k"]) for c in shown}
@@ -65,7 +52,7 @@ def build_document(results: Mapping[str, Any]) -> Document:
     effects = results.get("main_effects") or []
     if effects:
         sections.append(
-            Section(
+            document.Section(
                 "Main effects",
                 [
                     "What changing only one dimension does to PR-AUC, on average: for each level, the mean change from the "
@@ -77,15 +64,15 @@ def build_document(results: Mapping[str, Any]) -> Document:
         )
     if results.get("stages"):
         sections.append(
-            Section(
+            document.Section(
                 "Staged search",
                 ["Each stage varied one dimension and kept its best level (PR-AUC).", stages_table(results["stages"])],
             )
         )
-    sections.append(Section("Configurations", [configurations_table(configurations)]))
+    sections.append(document.Section("Configurations", [configurations_table(configurations)]))
     if results.get("notes"):
-        sections.append(Section("Notes", [BulletList(list(results["notes"]))]))
-    return Document(f"Configuration selection: {results['queries']['count']} queries", sections)
+        sections.append(document.Section("Notes", [document.BulletList(list(results["notes"]))]))
+    return document.Document(f"Configuration selection: {results['queries']['count']} queries", sections)
 
 
 def overview(results: Mapping[str, Any]) -> str:
@@ -105,7 +92,7 @@ def overview(results: Mapping[str, Any]) -> str:
     )
 
 
-def best_callout(results: Mapping[str, Any]) -> Callout:
+def best_callout(results: Mapping[str, Any]) -> document.Callout:
     top = results["configurations"][0]
     precision_first, recall_first = results["precision_first"], results["recall_first"]
     text = (
@@ -114,8 +101,8 @@ def best_callout(results: Mapping[str, Any]) -> Callout:
         f"Precision first: {describe_pick(precision_first)}. Recall first: {describe_pick(recall_first)}."
     )
     if results.get("best") is None:
-        return Callout(f"No winner: {', '.join(results['tied'])} are tied", text)
-    return Callout(f"Best configuration: {top['name']}", text)
+        return document.Callout(f"No winner: {', '.join(results['tied'])} are tied", text)
+    return document.Callout(f"Best configuration: {top['name']}", text)
 
 
 def describe_pick(pick: Mapping[str, Any]) -> str:
@@ -131,10 +118,10 @@ def interval_text(interval: Mapping[str, Any] | None) -> str:
     return f"{interval['low']:.3f}–{interval['high']:.3f}"
 
 
-def judgments_summary(judgments: Mapping[str, Any]) -> BulletList:
+def judgments_summary(judgments: Mapping[str, Any]) -> document.BulletList:
     whole = judgments["whole_corpus_pairs"]
     share = judgments["pool_pairs"] / whole if whole else 0.0
-    return BulletList(
+    return document.BulletList(
         [
             f"Pairs judged: {judgments['pool_pairs']:,} (query, chunk) pairs, the pool of every configuration's top K; "
             f"judging the whole corpus would take {judgments['queries']:,} queries × {judgments['distinct_chunks']:,} "
@@ -169,14 +156,14 @@ def best_spec(results: Mapping[str, Any]) -> list[Any]:
     return [
         f"Saved as {best['space_file']} in the run directory: a strategy space of this one configuration, which "
         "benchsmith select --space takes as it is.",
-        Code(best["yaml"].rstrip("\n")),
+        document.Code(best["yaml"].rstrip("\n")),
         f"Retriever spec (the --retriever grammar of benchsmith evaluate): {settings['retriever']}"
         + (f", embedder {best['embedder']}" if "dense" in settings["retriever"] else "")
         + f"; chunking {settings['chunking']}; hand the generator the top {settings['top_k']}.",
     ]
 
 
-def ranking_table(configurations: Sequence[Mapping[str, Any]], betas: Sequence[float]) -> Table:
+def ranking_table(configurations: Sequence[Mapping[str, Any]], betas: Sequence[float]) -> document.Table:
     columns = [
         "rank",
         "configuration",
@@ -195,86 +182,94 @@ def ranking_table(configurations: Sequence[Mapping[str, Any]], betas: Sequence[f
         depth = str(len(c["precision_at_k"]))
         rows.append(
             [
-                Cell(str(rank)),
-                Cell(c["name"]),
-                Cell(f"{c['pr_auc']:.3f}", bold=round(c["pr_auc"], 3) == round(top, 3), numeric=True),
-                Cell(interval_text(c["pr_auc_interval"])),
-                Cell(_value(c["precision_at_k"].get("1")), numeric=True),
-                Cell(_value(c["precision_at_k"].get(depth)), numeric=True),
-                Cell(_value(c["recall_at_k"].get(depth)), numeric=True),
-                Cell(_value(c["recall_at_k_per_query_mean"].get(depth)), numeric=True),
+                document.Cell(str(rank)),
+                document.Cell(c["name"]),
+                document.Cell(f"{c['pr_auc']:.3f}", bold=round(c["pr_auc"], 3) == round(top, 3), numeric=True),
+                document.Cell(interval_text(c["pr_auc_interval"])),
+                document.Cell(_value(c["precision_at_k"].get("1")), numeric=True),
+                document.Cell(_value(c["precision_at_k"].get(depth)), numeric=True),
+                document.Cell(_value(c["recall_at_k"].get(depth)), numeric=True),
+                document.Cell(_value(c["recall_at_k_per_query_mean"].get(depth)), numeric=True),
                 *[
-                    Cell(f"{c['f_beta'][f'{beta:g}']['best']:.3f} ({c['f_beta'][f'{beta:g}']['best_k']})")
+                    document.Cell(f"{c['f_beta'][f'{beta:g}']['best']:.3f} ({c['f_beta'][f'{beta:g}']['best_k']})")
                     for beta in betas
                 ],
-                Cell("–" if c.get("best_beats_it") is None else f"{c['best_beats_it']:.0%}", numeric=True),
+                document.Cell("–" if c.get("best_beats_it") is None else f"{c['best_beats_it']:.0%}", numeric=True),
             ]
         )
-    return Table(columns, rows)
+    return document.Table(columns, rows)
 
 
-def at_k_table(configurations: Sequence[Mapping[str, Any]]) -> Table:
+def at_k_table(configurations: Sequence[Mapping[str, Any]]) -> document.Table:
     """Precision / recall at each k (micro) of the given configurations."""
     depth = max((len(c["precision_at_k"]) for c in configurations), default=0)
     cutoffs = [str(k) for k in range(1, depth + 1)][:K_COLUMNS_MAX]
     rows = [
         [
-            Cell(c["name"]),
+            document.Cell(c["name"]),
             *[
-                Cell(
-                    f"{c['precision_at_k'][k]:.2f} / {c['recall_at_k'][k]:.2f}" if k in c["precision_at_k"] else MISSING
+                document.Cell(
+                    f"{c['precision_at_k'][k]:.2f} / {c['recall_at_k'][k]:.2f}"
+                    if k in c["precision_at_k"]
+                    else document.MISSING
                 )
                 for k in cutoffs
             ],
         ]
         for c in configurations
     ]
-    return Table(["configuration (P@k / R@k)", *[f"k={k}" for k in cutoffs]], rows)
+    return document.Table(["configuration (P@k / R@k)", *[f"k={k}" for k in cutoffs]], rows)
 
 
-def main_effects_table(effects: Sequence[Mapping[str, Any]]) -> Table:
+def main_effects_table(effects: Sequence[Mapping[str, Any]]) -> document.Table:
     rows = [
         [
-            Cell(effect["dimension"]),
-            Cell(str(effect["level"])),
-            Cell(str(effect["configurations"]), numeric=True),
-            Cell(f"{effect['mean']:.3f}", numeric=True),
-            Cell(
+            document.Cell(effect["dimension"]),
+            document.Cell(str(effect["level"])),
+            document.Cell(str(effect["configurations"]), numeric=True),
+            document.Cell(f"{effect['mean']:.3f}", numeric=True),
+            document.Cell(
                 "reference"
                 if effect["level"] == effect["reference"]
-                else MISSING
+                else document.MISSING
                 if effect["change"] is None
                 else f"{effect['change']:+.3f}",
                 numeric=True,
             ),
-            Cell(str(effect["pairs"]), numeric=True),
+            document.Cell(str(effect["pairs"]), numeric=True),
         ]
         for effect in effects
     ]
-    return Table(["dimension", "level", "configurations", "mean PR-AUC", "change from the first level", "pairs"], rows)
+    return document.Table(
+        ["dimension", "level", "configurations", "mean PR-AUC", "change from the first level", "pairs"], rows
+    )
 
 
-def stages_table(stages: Sequence[Mapping[str, Any]]) -> Table:
+def stages_table(stages: Sequence[Mapping[str, Any]]) -> document.Table:
     rows = [
         [
-            Cell(str(int(stage["stage"]) + 1)),
-            Cell(stage["dimension"]),
-            Cell(", ".join(f"{level}: {value:.3f}" for level, value in stage["pr_auc"].items())),
-            Cell(str(stage["chosen"]), bold=True),
+            document.Cell(str(int(stage["stage"]) + 1)),
+            document.Cell(stage["dimension"]),
+            document.Cell(", ".join(f"{level}: {value:.3f}" for level, value in stage["pr_auc"].items())),
+            document.Cell(str(stage["chosen"]), bold=True),
         ]
         for stage in stages
     ]
-    return Table(["stage", "dimension", "PR-AUC by level", "kept"], rows)
+    return document.Table(["stage", "dimension", "PR-AUC by level", "kept"], rows)
 
 
-def configurations_table(configurations: Sequence[Mapping[str, Any]]) -> Table:
+def configurations_table(configurations: Sequence[Mapping[str, Any]]) -> document.Table:
     dimensions = ["chunking", "retriever", "rewrite", "rerank", "filter", "top_k"]
     rows = [
-        [Cell(c["name"]), *[Cell(str(c["settings"][d])) for d in dimensions], Cell(str(c.get("run_file", MISSING)))]
+        [
+            document.Cell(c["name"]),
+            *[document.Cell(str(c["settings"][d])) for d in dimensions],
+            document.Cell(str(c.get("run_file", document.MISSING))),
+        ]
         for c in configurations
     ]
-    return Table(["configuration", *dimensions, "run file"], rows)
+    return document.Table(["configuration", *dimensions, "run file"], rows)
 
 
 def _value(value: float | None) -> str:
-    return MISSING if value is None else f"{value:.3f}"
+    return document.MISSING if value is None else f"{value:.3f}"

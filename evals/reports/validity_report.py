@@ -1,5 +1,5 @@
 """The report of a validation run: ``validity.json``, ``validity-report.md`` and a
-self-contained ``validity-report.html``, from one document model (evals/reports/report_document.py).
+self-contained ``validity-report.html``, from one document model (evals/reports/document.py).
 
 It leads with the verdict in words, then the configurations' scores and ranks on both sets,
 Kendall's τ-b with its bootstrap interval, a scatter plot of the two scores, each judge's
@@ -14,38 +14,28 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from benchsmith.evals.reports import plots
-from benchsmith.evals.reports.report_document import (
-    MISSING,
-    BulletList,
-    Callout,
-    Cell,
-    Document,
-    Plot,
-    ReportFileNames,
-    Section,
-    Table,
-    render_report,
-)
+from benchsmith.evals.reports import document, plots
 
-VALIDITY_FILES = ReportFileNames(results="validity.json", markdown="validity-report.md", html="validity-report.html")
+VALIDITY_FILES = document.ReportFileNames(
+    results="validity.json", markdown="validity-report.md", html="validity-report.html"
+)
 
 
 def validity_report_files(results: dict[str, Any]) -> dict[str, tuple[str, str]]:
-    return render_report(results, build_validity_document(results), VALIDITY_FILES)
+    return document.render_report(results, build_validity_document(results), VALIDITY_FILES)
 
 
-def build_validity_document(results: Mapping[str, Any]) -> Document:
+def build_validity_document(results: Mapping[str, Any]) -> document.Document:
     sections = [summary_section(results), configurations_section(results), separability_section(results)]
     if results.get("judge_agreement"):
         sections.append(judges_section(results))
     if _dropped(results.get("held_out") or {}):
         sections.append(held_out_section(results["held_out"]))
-    sections.append(Section("Notes", [BulletList(list(results.get("notes", [])))]))
-    return Document(f"Validity: {results['synthetic']['name']} against {results['human']['name']}", sections)
+    sections.append(document.Section("Notes", [document.BulletList(list(results.get("notes", [])))]))
+    return document.Document(f"Validity: {results['synthetic']['name']} against {results['human']['name']}", sections)
 
 
-def summary_section(results: Mapping[str, Any]) -> Section:
+def summary_section(results: Mapping[str, Any]) -> document.Section:
     verdict = results["verdict"]
     interval = results["interval"]
     tau = results["kendall_tau_b"]
@@ -59,32 +49,32 @@ def summary_section(results: Mapping[str, Any]) -> Section:
         "moves τ a lot."
     )
     label = verdict["label"]
-    return Section("Verdict", [Callout(label[:1].upper() + label[1:], verdict["text"]), text])
+    return document.Section("Verdict", [document.Callout(label[:1].upper() + label[1:], verdict["text"]), text])
 
 
-def configurations_section(results: Mapping[str, Any]) -> Section:
+def configurations_section(results: Mapping[str, Any]) -> document.Section:
     """Each configuration as it ran on each set (its history mode may differ), its scores and ranks."""
     rows = [
         [
-            Cell(row["human_configuration"]),
-            Cell(_value(row["human"]), numeric=True),
-            Cell(str(row["human_rank"]), numeric=True),
-            Cell(row["name"]),
-            Cell(_value(row["synthetic"]), numeric=True),
-            Cell(str(row["synthetic_rank"]), numeric=True),
+            document.Cell(row["human_configuration"]),
+            document.Cell(_value(row["human"]), numeric=True),
+            document.Cell(str(row["human_rank"]), numeric=True),
+            document.Cell(row["name"]),
+            document.Cell(_value(row["synthetic"]), numeric=True),
+            document.Cell(str(row["synthetic_rank"]), numeric=True),
         ]
         for row in sorted(results["configurations"], key=lambda row: (row["human_rank"], row["name"]))
     ]
     measure = results["measure"]
-    table = Table(["on your questions", measure, "rank", "on the synthetic benchmark", measure, "rank"], rows)
-    plot = Plot(
+    table = document.Table(["on your questions", measure, "rank", "on the synthetic benchmark", measure, "rank"], rows)
+    plot = document.Plot(
         f"{measure} on your questions (x) against the synthetic benchmark (y), one numbered point per configuration",
         lambda: scatter_png(results["configurations"], measure),
     )
-    return Section("Configurations", [table, plot])
+    return document.Section("Configurations", [table, plot])
 
 
-def separability_section(results: Mapping[str, Any]) -> Section:
+def separability_section(results: Mapping[str, Any]) -> document.Section:
     """Each pair compared on the human set: its mean difference, the interval, separated or not."""
     separability = results["separability"]
     pairs = separability["pairs"]
@@ -101,11 +91,11 @@ def separability_section(results: Mapping[str, Any]) -> Section:
     )
     rows = [
         [
-            Cell(f"{pair['first']} − {pair['second']}"),
-            Cell(pair["ranking"]),
-            Cell(_value(pair["difference"], signed=True), numeric=True),
-            Cell(f"{_value(pair['low'], signed=True)} to {_value(pair['high'], signed=True)}", numeric=True),
-            Cell("yes" if pair["separated"] else "no"),
+            document.Cell(f"{pair['first']} − {pair['second']}"),
+            document.Cell(pair["ranking"]),
+            document.Cell(_value(pair["difference"], signed=True), numeric=True),
+            document.Cell(f"{_value(pair['low'], signed=True)} to {_value(pair['high'], signed=True)}", numeric=True),
+            document.Cell("yes" if pair["separated"] else "no"),
         ]
         for pair in pairs
     ]
@@ -115,32 +105,32 @@ def separability_section(results: Mapping[str, Any]) -> Section:
         f"with a {separability['confidence']:.0%} paired bootstrap interval ({separability['resamples']} "
         "resamples of your questions); an interval that contains 0 cannot tell which is better."
     )
-    return Section(
+    return document.Section(
         "Can your questions separate the configurations?",
-        [text, explained, Table(["pair", "ranking", "difference", "interval", "separated"], rows)],
+        [text, explained, document.Table(["pair", "ranking", "difference", "interval", "separated"], rows)],
     )
 
 
-def judges_section(results: Mapping[str, Any]) -> Section:
+def judges_section(results: Mapping[str, Any]) -> document.Section:
     sample = results.get("judge_sample", {})
     rows = []
     for judge, values in results["judge_agreement"].items():
         confusion = values["confusion"]
         rows.append(
             [
-                Cell(judge),
-                Cell(str(values["pairs"]), numeric=True),
-                Cell(_value(values["agreement"]), numeric=True),
-                Cell(_value(values["cohen_kappa"]), numeric=True),
-                Cell(_value(values["krippendorff_alpha"]), numeric=True),
+                document.Cell(judge),
+                document.Cell(str(values["pairs"]), numeric=True),
+                document.Cell(_value(values["agreement"]), numeric=True),
+                document.Cell(_value(values["cohen_kappa"]), numeric=True),
+                document.Cell(_value(values["krippendorff_alpha"]), numeric=True),
                 *(
-                    Cell(str(confusion[human][judged]), numeric=True)
+                    document.Cell(str(confusion[human][judged]), numeric=True)
                     for human in ("relevant", "not relevant")
                     for judged in ("relevant", "not relevant")
                 ),
             ]
         )
-    table = Table(
+    table = document.Table(
         [
             "judge",
             "pairs",
@@ -157,10 +147,10 @@ def judges_section(results: Mapping[str, Any]) -> Section:
     text = (
         f"Each judge labelled the {sample.get('gold', 0)} gold (question, chunk) pairs of your questions and "
         f"{sample.get('non_gold', 0)} non-gold pairs drawn (seed {sample.get('seed', 0)}) from the top "
-        f"{sample.get('depth', MISSING)} results of the evaluated configurations, as relevant or not. κ and α: "
+        f"{sample.get('depth', document.MISSING)} results of the evaluated configurations, as relevant or not. κ and α: "
         "1 agrees with your labels on every pair, 0 no better than chance."
     )
-    return Section("Judges against your labels", [text, table])
+    return document.Section("Judges against your labels", [text, table])
 
 
 def validity_notes(results: Mapping[str, Any]) -> list[str]:
@@ -217,7 +207,7 @@ def held_out_note(held_out: Mapping[str, Any]) -> str:
     return text + " (see Held-out chunks)."
 
 
-def held_out_section(held_out: Mapping[str, Any]) -> Section:
+def held_out_section(held_out: Mapping[str, Any]) -> document.Section:
     """The held-out chunks the labels name, the label rows dropped and the questions left out."""
     chunks = held_out.get("chunks") or {}
     blocks: list[Any] = [held_out_note(held_out).removesuffix(" (see Held-out chunks).") + "."]
@@ -230,13 +220,13 @@ def held_out_section(held_out: Mapping[str, Any]) -> Section:
             )
         )
         blocks.append(
-            Table(
+            document.Table(
                 ["question", "chunk", "held out as"],
                 [
                     [
-                        Cell(row["question_id"]),
-                        Cell(row["chunk_id"]),
-                        Cell(
+                        document.Cell(row["question_id"]),
+                        document.Cell(row["chunk_id"]),
+                        document.Cell(
                             "a held-out chunk"
                             if chunks.get(row["chunk_id"]) == row["chunk_id"]
                             else f"a near-duplicate of {chunks.get(row['chunk_id'])}"
@@ -252,7 +242,7 @@ def held_out_section(held_out: Mapping[str, Any]) -> Section:
         if left_out
         else "No question lost all its gold."
     )
-    return Section("Held-out chunks", blocks)
+    return document.Section("Held-out chunks", blocks)
 
 
 def _dropped(held_out: Mapping[str, Any]) -> bool:
@@ -307,5 +297,5 @@ def _label(row: Mapping[str, Any]) -> str:
 
 def _value(value: float | None, signed: bool = False) -> str:
     if value is None:
-        return MISSING
+        return document.MISSING
     return f"{value:+.3f}" if signed else f"{value:.3f}"
