@@ -1,1 +1,2 @@
-"""Measures and reports. Imports none of graphs/, agents/, tools/ or stores/."""
+"""Measures and reports: reports/ and quality_gate/ above measures/. Imports none of graphs/,
+agents/, tools/ or stores/."""

@@ -1,5 +1,5 @@
-"""Everything that persists: workspace layout, run directories, JSONL files, Chroma
-collections, the LangGraph checkpointer and the LLM response cache.
+"""Everything that persists, in two rooms: formats/ (the files of the field) above persistence/
+(workspace, runs, JSONL, SQLite, PostgreSQL, Chroma, caches).
 
 Imports none of graphs/, agents/, tools/ or evals/.
 """

@@ -43,6 +43,69 @@ def test_imports_flow_one_way(layer):
         assert not forbidden, f"{path.relative_to(ROOT)} imports {sorted(forbidden)}"
 
 
+# The rooms of three layers, top to bottom (docs/design.md): a module imports only modules of its own
+# room, of a room below it, or of its layer's root (ROOT_MODULES: the light constants and shared
+# vocabulary every room may use, which import no room).
+ROOMS = {
+    "tools": ("benchmark", "retrieval", "corpus", "text"),
+    "stores": ("formats", "persistence"),
+    "evals": ("reports", "quality_gate", "measures"),
+}
+ROOT_MODULES = {"tools": {"defaults", "offline"}, "stores": {"errors", "progress"}, "evals": {"defaults"}}
+
+
+def room_of(module: str) -> tuple[str, int] | None:
+    """``(layer, rank)`` of a module of a layer with rooms; rank 0 is the top room, the root is
+    ``len(rooms)``, below every room. None for a module of another layer."""
+    parts = module.split(".")
+    if len(parts) < 3 or parts[1] not in ROOMS:
+        return None
+    rooms = ROOMS[parts[1]]
+    return parts[1], rooms.index(parts[2]) if parts[2] in rooms else len(rooms)
+
+
+def test_every_module_of_tools_stores_and_evals_lives_in_a_room():
+    for layer, rooms in ROOMS.items():
+        flat = {path.stem for path in (ROOT / layer).glob("*.py")} - {"__init__"}
+        assert flat == ROOT_MODULES[layer], (
+            f"{layer}/ holds modules outside its rooms: {sorted(flat - ROOT_MODULES[layer])}"
+        )
+        assert {path.name for path in (ROOT / layer).iterdir() if (path / "__init__.py").is_file()} == set(rooms)
+
+
+def imports_up_a_room(graph: dict[str, set[str]]) -> list[str]:
+    return [
+        f"{module} imports {target}, a room above its own"
+        for module, targets in sorted(graph.items())
+        for target in sorted(targets)
+        if (here := room_of(module)) and (there := room_of(target)) and there[0] == here[0] and there[1] < here[1]
+    ]
+
+
+def test_rooms_import_only_their_own_room_or_rooms_below():
+    from tests.import_floors import import_graph
+
+    assert imports_up_a_room(import_graph(ROOT)) == []
+
+
+def test_an_import_planted_up_a_room_is_caught(tmp_path):
+    """A text converter importing the corpus's records, and a root module importing a room."""
+    import shutil
+
+    from tests.import_floors import PRODUCT_FOLDERS, import_graph
+
+    for folder in PRODUCT_FOLDERS:
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    headings = tmp_path / "tools" / "text" / "headings.py"
+    headings.write_text(headings.read_text(encoding="utf-8") + "\nfrom benchsmith.tools.corpus import documents\n")
+    errors = tmp_path / "stores" / "errors.py"
+    errors.write_text(errors.read_text(encoding="utf-8") + "\nfrom benchsmith.stores.persistence import files\n")
+    assert imports_up_a_room(import_graph(tmp_path)) == [
+        "benchsmith.stores.errors imports benchsmith.stores.persistence.files, a room above its own",
+        "benchsmith.tools.text.headings imports benchsmith.tools.corpus.documents, a room above its own",
+    ]
+
+
 def compiled_graphs() -> set[str]:
     """``module:attribute`` of every graph compiled at module level in graphs/ (the workflows, and
     the synthesis's conversation graph)."""

@@ -1,4 +1,4 @@
-"""The bounded in-process cache (stores/bounded_cache.py) and the caches that use it."""
+"""The bounded in-process cache (stores/persistence/bounded_cache.py) and the caches that use it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from benchsmith.stores.bounded_cache import BoundedCache
+from benchsmith.stores.persistence.bounded_cache import BoundedCache
 
 
 def test_the_least_recently_used_entries_are_dropped_beyond_the_bound():
@@ -73,7 +73,7 @@ def test_every_process_level_cache_of_the_runtime_is_bounded():
     root = Path(__file__).resolve().parent.parent
     registries = {("graphs/runtime/resources.py", name) for name in ("_models", "_embedders", "_scorers", "_items")}
     unbounded = []
-    for path in sorted([*(root / "graphs").rglob("*.py"), root / "tools" / "cached_embedding.py"]):
+    for path in sorted([*(root / "graphs").rglob("*.py"), root / "tools" / "retrieval" / "cached_embedding.py"]):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if (
                 isinstance(node, ast.AnnAssign)

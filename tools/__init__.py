@@ -1,2 +1,2 @@
-"""Deterministic operations the graph nodes call: loading, cleaning, chunking, dedup,
-quality filtering and embedding. Imports stores/ only."""
+"""Deterministic operations the graph nodes call, in rooms from the top down: benchmark/,
+retrieval/, corpus/, text/ (a room imports its own and those below it). Imports stores/ only."""

@@ -1,0 +1,102 @@
+"""Does a passage contain the answer to a question? The check behind an unanswerable turn.
+
+An unanswerable turn asks what a held-out passage answers; the turn is a lie when a passage still
+in the corpus answers it too. A near-duplicate check (MinHash, tools/corpus/held_out.py) catches a copy
+of the held-out passage, not a passage that says the same thing in other words or on another
+page. This check reads for the answer. A remaining passage **contains** it when one of its
+sentences
+
+1. names the code name the question asks about (``REQUESTS_CA_BUNDLE``, ``on_startup``,
+   ``Session.mount``) and says something of it (``MIN_SENTENCE_WORDS`` words or more), or
+   documents that entry (a sentence under its signature line, benchsmith/entries.py); or
+2. holds every topic stem of the question (its content words less its frame: what it is
+   about and what it asks of it), at least ``MIN_TOPIC_STEMS`` of them; or
+3. holds at least ``MIN_ANSWER_SHARE`` of the content stems of the **answer** (the held-out
+   sentence that shares the most topic stems with the question) and what the question is about:
+   the last part of each code name it names ("get" of ``requests.get``: "Sends a POST request"
+   says the same of another entry), else half its topic stems; or at least ``VERBATIM_SHARE`` of the
+   answer's stems whatever it names: the answer itself, copied to another page.
+
+Calibrated on the development half's readings (data/readings/development): the readers' eight
+"unanswerable turn the corpus answers" were seven code names documented elsewhere and one
+restatement.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from benchsmith.entries import same_entry, statements
+from benchsmith.passages import sentences
+from benchsmith.words import content_words, stems
+
+MIN_ANSWER_SHARE = 0.6
+MIN_TOPIC_STEMS = 2
+VERBATIM_SHARE = 0.9  # of the answer's stems: the same sentence on another page
+MIN_SENTENCE_WORDS = 5
+CODE_NAME = re.compile(
+    r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|(?<![\w.])[a-z]+_[a-z_]\w*"
+    r"|(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?<![\w.])-{1,2}[a-z][\w-]+"
+)
+# Frame words of a question: a passage answers without them.
+QUESTION_FRAME = frozenset(
+    "what which when where why how does do did can could should would will is are was were happen happens next "
+    "expect way best possible able purpose role use used work works mean means explain exactly return returns "
+    "raise raises cause causes hold default value get back pass control thing need".split()
+)
+
+
+def _stems(text: str, leave_out: frozenset[str] = frozenset()) -> set[str]:
+    return set(stems([word for word in content_words(text) if word not in leave_out]))
+
+
+def answer_sentence(question: str, passages: Sequence[str]) -> str | None:
+    """The sentence of ``passages`` that shares the most topic stems with the question."""
+    asked = _stems(question, QUESTION_FRAME)
+    best, best_shared = None, 0
+    for passage in passages:
+        for sentence in sentences(passage) or [passage]:
+            shared = len(asked & _stems(sentence))
+            if shared > best_shared:
+                best, best_shared = sentence, shared
+    return best
+
+
+def contains_answer(
+    question: str, held_out: Sequence[str], remaining: Sequence[str], min_share: float = MIN_ANSWER_SHARE
+) -> str | None:
+    """The first sentence of ``remaining`` that answers the question (see the module docstring), or None."""
+    names = [name for name in CODE_NAME.findall(question) if len(name) > 3]
+    asked = _stems(question, QUESTION_FRAME)
+    answer = answer_sentence(question, held_out)
+    answer_stems = _stems(answer) if answer else set()
+    for passage in remaining:
+        documented = [
+            statement.text
+            for statement in statements(passage)
+            if statement.entry and any(same_entry(statement.entry, name.rstrip("()")) for name in names)
+        ]
+        if documented:
+            return documented[0]  # the same entry, documented on another page
+        for sentence in sentences(passage) or [passage]:
+            if (
+                names
+                and any(re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", sentence) for name in names)
+                and len(sentence.split()) >= MIN_SENTENCE_WORDS
+            ):
+                return sentence
+            found = _stems(sentence)
+            if len(asked) >= MIN_TOPIC_STEMS and asked <= found:
+                return sentence
+            about = (
+                all(name.rsplit(".", 1)[-1].lower() in sentence.lower() for name in names)
+                if names
+                else len(asked & found) >= len(asked) / 2
+            )
+            shared = len(answer_stems & found)
+            if answer_stems and asked & found and about and shared >= min_share * len(answer_stems):
+                return sentence
+            if len(answer_stems) >= MIN_TOPIC_STEMS * 2 and shared >= VERBATIM_SHARE * len(answer_stems):
+                return sentence  # the answer itself, copied to another page without its entry's name
+    return None

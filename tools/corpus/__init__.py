@@ -1,0 +1,2 @@
+"""Documents and chunks: loading source trees, cleaning, chunking, dedup, quality filtering,
+clustering, corpus statistics, held-out chunks."""
