@@ -362,7 +362,7 @@ def test_a_frame_the_conversation_used_gives_way_before_the_question_type_asked_
 def test_an_entry_named_in_its_passage_is_asked_in_several_factoid_frames_under_the_overlap_bound():
     # "What does json.dump do?" shares every content word with its passage and the overlap bound
     # refuses it; the frames that pass must still vary across conversations (one took 23%)
-    from benchsmith.evals.lexical_overlap import lexical_overlap
+    from benchsmith.evals.measures.lexical_overlap import lexical_overlap
 
     gold = {
         "title": "json › dump",
