@@ -60,6 +60,9 @@ if TYPE_CHECKING:  # `name as name`: a re-export (PEP 484), what type checkers a
     from benchsmith.jobs.ingest import IngestResult as IngestResult
     from benchsmith.jobs.ingest import ingest as ingest
     from benchsmith.jobs.ingest import preview_ingest as preview_ingest
+    from benchsmith.jobs.label import LabelResult as LabelResult
+    from benchsmith.jobs.label import label as label
+    from benchsmith.jobs.label import open_label_session as open_label_session
     from benchsmith.jobs.nuggets import NuggetsResult as NuggetsResult
     from benchsmith.jobs.nuggets import estimate_nuggets as estimate_nuggets
     from benchsmith.jobs.nuggets import nuggets as nuggets
