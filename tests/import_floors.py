@@ -17,7 +17,11 @@ import ast
 from pathlib import Path
 
 PRODUCT_FOLDERS = ("benchsmith", "graphs", "agents", "tools", "stores", "evals")
-FACE_FLOORS = {"cli": 5, "jobs": 4, "pages": 4}  # pages: the label and review pages' server, beside the jobs  # the rest of the face (words, history, ...) is the bottom: 0
+FACE_FLOORS = {
+    "cli": 5,
+    "jobs": 4,
+    "pages": 4,
+}  # pages: the label and review pages' server, beside the jobs  # the rest of the face (words, history, ...) is the bottom: 0
 
 
 def floor(module: str) -> int:

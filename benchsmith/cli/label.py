@@ -122,5 +122,7 @@ def label(
             soft_wrap=True,
         )
     console.print(
-        f"BEIR folder for `benchsmith validate BENCHMARK --human`: {shown(result.beir)}", highlight=False, soft_wrap=True
+        f"BEIR folder for `benchsmith validate BENCHMARK --human`: {shown(result.beir)}",
+        highlight=False,
+        soft_wrap=True,
     )

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from benchsmith.stores.errors import InputError
@@ -108,7 +108,7 @@ def serve(
     except OSError as error:
         raise InputError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     server.daemon_threads = True
-    handler.loopback_hosts = {f"{name}:{server.server_port}" for name in ("127.0.0.1", "localhost", "[::1]")}
+    handler.loopback_hosts = frozenset(f"{name}:{server.server_port}" for name in ("127.0.0.1", "localhost", "[::1]"))
     stop = stop or threading.Event()
     worker = threading.Thread(target=server.serve_forever, name="benchsmith-page", daemon=True)
     worker.start()
@@ -130,7 +130,7 @@ def serve(
 
 def _handler(app: PageApp, token: str | None) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        loopback_hosts: set[str] = set()
+        loopback_hosts: ClassVar[frozenset[str]] = frozenset()  # set once the port is known
         server_version = "benchsmith"
         sys_version = ""
 

@@ -6,6 +6,7 @@ let item = null;
 let index = 0;
 let whole = false;
 let shownAt = performance.now();
+let pending = Promise.resolve(); // keys act one after another: a grade is saved before "back" moves
 const GRADE_NAMES = ["not relevant", "marginally relevant", "fairly relevant", "highly relevant"];
 
 function showProgress() {
@@ -93,7 +94,7 @@ function onKey(event) {
   else if (key === "n") action = () => note.focus();
   if (action) {
     event.preventDefault();
-    Promise.resolve(action()).catch((error) => setText("message", "Not saved: " + error.message));
+    pending = pending.then(action).catch((error) => setText("message", "Not saved: " + error.message));
   }
 }
 
