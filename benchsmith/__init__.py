@@ -71,6 +71,8 @@ if TYPE_CHECKING:  # `name as name`: a re-export (PEP 484), what type checkers a
     from benchsmith.jobs.paraphrase import paraphrase as paraphrase
     from benchsmith.jobs.publish import PublishResult as PublishResult
     from benchsmith.jobs.publish import publish as publish
+    from benchsmith.jobs.review import ReviewResult as ReviewResult
+    from benchsmith.jobs.review import review as review
     from benchsmith.jobs.robustness import RobustnessResult as RobustnessResult
     from benchsmith.jobs.robustness import estimate_robustness as estimate_robustness
     from benchsmith.jobs.robustness import robustness as robustness
