@@ -1,6 +1,6 @@
-"""`benchsmith label` in a process of its own, as a user starts it, with the test collection's
-hashing embedder registered (the collection was embedded with it): ``python -m tests.label_server
-ARGS...`` takes the command's arguments."""
+"""`benchsmith label` or `benchsmith review` in a process of its own, as a user starts it, with the
+test collection's hashing embedder registered (the collection was embedded with it):
+``python -m tests.label_server label|review ARGS...``."""
 
 import sys
 
@@ -10,4 +10,4 @@ from tests.embedders import HashingEmbedder
 
 if __name__ == "__main__":
     register_embedder(HashingEmbedder())
-    app(["label", *sys.argv[1:]], standalone_mode=True)
+    app(sys.argv[1:], standalone_mode=True)

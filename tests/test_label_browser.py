@@ -25,7 +25,7 @@ from tests.label_fixtures import MARKUP_FILE, RETRIEVERS, labelling_setup
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
-SCREENSHOT = ROOT / "docs" / "images" / "label-page.png"
+SCREENSHOTS = ROOT / "docs" / "images"
 
 pytestmark = pytest.mark.slow
 
@@ -56,9 +56,10 @@ def browser(profile: Path):
     return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
 
 
-def start_server(setup, run_id: str) -> tuple[subprocess.Popen, str]:
-    command = [sys.executable, "-m", "tests.label_server", str(setup["questions"]), "--collection"]
-    command += [setup["collection"], "--depth", "2", "--port", "0", "--run-id", run_id]
+def start_server(setup, run_id: str, *arguments: str) -> tuple[subprocess.Popen, str]:
+    """`benchsmith label` of the setup's questions, or the command ``arguments`` give."""
+    arguments = arguments or ("label", str(setup["questions"]), "--collection", setup["collection"], "--depth", "2")
+    command = [sys.executable, "-m", "tests.label_server", *arguments, "--port", "0", "--run-id", run_id]
     command += ["-w", str(setup["workspace"].root)]
     server = subprocess.Popen(
         command,
@@ -93,6 +94,15 @@ def press(driver, key: str) -> None:
     ActionChains(driver).send_keys(key).perform()
 
 
+def keep_screenshot(driver, tmp_path: Path, name: str) -> None:
+    """The page as it looks, for the README: written to docs/images when missing (or asked for with
+    BENCHSMITH_UPDATE_SCREENSHOTS=1), so a test run leaves the checkout as it found it."""
+    driver.save_screenshot(str(tmp_path / name))
+    if not (SCREENSHOTS / name).is_file() or os.environ.get("BENCHSMITH_UPDATE_SCREENSHOTS"):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(tmp_path / name, SCREENSHOTS / name)
+
+
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
     return labelling_setup(tmp_path_factory.mktemp("label-browser"))
@@ -122,10 +132,7 @@ def test_three_questions_labelled_with_the_keyboard_through_a_killed_server(setu
                 assert "[bold]console markup[/bold]" in passage.text and "<b>bold tags</b>" in passage.text
                 assert passage.find_elements("css selector", "script, b") == []
                 assert driver.execute_script("return window.injected === undefined")
-                if not SCREENSHOT.is_file() or os.environ.get("BENCHSMITH_UPDATE_SCREENSHOTS"):
-                    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-                    driver.save_screenshot(str(tmp_path / "label-page.png"))
-                    shutil.copyfile(tmp_path / "label-page.png", SCREENSHOT)
+                keep_screenshot(driver, tmp_path, "label-page.png")
             if index == 1:  # a note, typed and left with the keyboard, saved with the grade
                 press(driver, "n")
                 press(driver, "checked the whole table")
@@ -169,3 +176,53 @@ def test_three_questions_labelled_with_the_keyboard_through_a_killed_server(setu
         run_id="validate-browser",
     )
     assert validated.results()["human"]["queries"] == 3
+
+
+def test_a_review_rejects_one_turn_edits_another_and_publish_leaves_the_rejected_one_out(setup, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+
+    driver = browser(tmp_path / "profile")
+    server, url = start_server(setup, "review-browser", "review", "bench", "--reviewer", "rita")
+    try:
+        driver.get(url)
+        wait_ready(driver, 0)
+        assert driver.find_element("id", "passages").text  # the gold (or held-out) passage is shown
+        rejected = driver.find_element("tag name", "body").get_attribute("data-turn-id")
+        press(driver, "r")
+        press(driver, "1")  # the rubric's first class: unaskable
+        wait_ready(driver, 1)
+        original = driver.find_element("id", "question").text
+        press(driver, "e")
+        edit = driver.find_element("id", "edit")
+        edit.send_keys(Keys.CONTROL, "a")
+        press(driver, "Which table does the <b>journal</b> file fill?")
+        press(driver, Keys.ENTER)
+        wait_ready(driver, 2)
+        press(driver, "a")
+        wait_ready(driver, 3)
+        press(driver, "k")
+        wait_ready(driver, 2)
+        press(driver, "k")
+        wait_ready(driver, 1)
+        assert driver.find_element("id", "edited").text == "Which table does the <b>journal</b> file fill?"
+        assert driver.find_element("id", "question").text == original  # kept beside the edit
+        assert "1 accepted, 1 rejected, 1 edited" in driver.find_element("id", "progress").text
+        driver.execute_script("window.scrollTo(0, 0)")
+        keep_screenshot(driver, tmp_path, "review-page.png")
+    finally:
+        driver.quit()
+        server.send_signal(signal.SIGTERM)
+        output = server.communicate(timeout=60)[0]
+    assert server.returncode == 0, output
+    assert "1 accepted, 1 rejected" in " ".join(output.split())
+
+    verdicts = load_jsonl(setup["workspace"].run_dir("review-browser") / "verdicts.jsonl")
+    assert [(row["verdict"], row["rubric_class"]) for row in verdicts] == [
+        ("reject", "unaskable"),
+        ("edit", None),
+        ("accept", None),
+    ]
+    published = benchsmith.publish("bench", format="hf", out=tmp_path / "hf", workspace=setup["workspace"].root)
+    assert published.rejected == 1
+    queries = load_jsonl(setup["workspace"].run_dir("review-browser") / "beir" / "queries.jsonl")
+    assert rejected not in {row["_id"] for row in queries} and len(queries) == published.turns
