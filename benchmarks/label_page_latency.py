@@ -41,15 +41,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synthetic_corpus import write_corpus  # noqa: E402
+from synthetic_corpus import write_corpus
 
-import benchsmith  # noqa: E402
-from benchsmith.graphs.runtime.resources import chroma_client, register_embedder  # noqa: E402
-from benchsmith.pages.server import serve  # noqa: E402
-from benchsmith.stores.jsonl import read_jsonl  # noqa: E402
-from benchsmith.stores.vectors import VectorStore  # noqa: E402
-from benchsmith.stores.workspace import Workspace  # noqa: E402
-from benchsmith.tools.embedding import ChromaEmbeddingFunction  # noqa: E402
+import benchsmith
+from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
+from benchsmith.pages.server import serve
+from benchsmith.stores.jsonl import read_jsonl
+from benchsmith.stores.vectors import VectorStore
+from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.embedding import ChromaEmbeddingFunction
 
 TARGET_P95_MS = 100.0
 BATCH = 4096
@@ -96,7 +96,9 @@ def main() -> int:
         workspace = Workspace.resolve(root / "ws")
         write_corpus(root / "corpus.jsonl", args.chunks, args.seed)
         started = time.perf_counter()
-        store = VectorStore(chroma_client(workspace, None), "label-bench", ChromaEmbeddingFunction(embedder), embedder.name)
+        store = VectorStore(
+            chroma_client(workspace, None), "label-bench", ChromaEmbeddingFunction(embedder), embedder.name
+        )
         records = [record for _, record in read_jsonl(root / "corpus.jsonl")]
         for start in range(0, len(records), BATCH):
             batch = records[start : start + BATCH]
