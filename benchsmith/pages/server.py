@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from benchsmith.stores.errors import InputError
@@ -102,13 +102,14 @@ def serve(
     port chosen, the token) once requests are accepted."""
     check_host(host, port)
     token = None if is_loopback(host) else secrets.token_urlsafe(24)
-    handler = _handler(app, token)
+    loopback_hosts: set[str] = set()  # the Host headers a loopback page sends: known once the port is
+    handler = _handler(app, token, loopback_hosts)
     try:
         server = ThreadingHTTPServer((host, port), handler)
     except OSError as error:
         raise InputError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     server.daemon_threads = True
-    handler.loopback_hosts = frozenset(f"{name}:{server.server_port}" for name in ("127.0.0.1", "localhost", "[::1]"))
+    loopback_hosts.update(f"{name}:{server.server_port}" for name in ("127.0.0.1", "localhost", "[::1]"))
     stop = stop or threading.Event()
     worker = threading.Thread(target=server.serve_forever, name="benchsmith-page", daemon=True)
     worker.start()
@@ -128,9 +129,8 @@ def serve(
         server.server_close()
 
 
-def _handler(app: PageApp, token: str | None) -> type[BaseHTTPRequestHandler]:
+def _handler(app: PageApp, token: str | None, loopback_hosts: set[str]) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        loopback_hosts: ClassVar[frozenset[str]] = frozenset()  # set once the port is known
         server_version = "benchsmith"
         sys_version = ""
 
@@ -145,7 +145,7 @@ def _handler(app: PageApp, token: str | None) -> type[BaseHTTPRequestHandler]:
 
         def _route(self, method: str) -> None:
             url = urlsplit(self.path)
-            if token is None and self.headers.get("Host", "") not in self.loopback_hosts:
+            if token is None and self.headers.get("Host", "") not in loopback_hosts:
                 return self._send(421, b"unknown host", "text/plain; charset=utf-8")
             if url.path.startswith("/api/"):
                 return self._api(method, url.path.removeprefix("/api/"), url.query)
