@@ -10,11 +10,13 @@ import math
 import threading
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 import benchsmith
+import benchsmith.pages
 from benchsmith.cli import app
 from benchsmith.evals.agreement import cohen_kappa
 from benchsmith.graphs.runtime.corpus_indexes import CorpusFile, document_text
@@ -214,3 +216,31 @@ def test_excerpts_and_marks_are_text_ranges_around_the_question_terms():
     assert start < text.index("limit") < end and end - start <= 600
     marked = [text[s:e] for s, e in term_spans(text, ["limits", "records"])]
     assert marked == ["limit", "records"]
+
+
+def test_the_command_prints_the_runs_figures_and_the_beir_folder(setup):
+    labelled = session(setup, "command", second_sample=0.5)
+    for index in range(len(labelled.queue)):
+        labelled.judge(index, index % 4)
+    second = session(setup, "command", assessor="bea")
+    for index in range(len(second.queue)):
+        second.judge(index, 0)
+    result = runner.invoke(app, ["label", "--run-id", "command", "--no-serve", "-w", str(setup["workspace"].root)])
+    output = " ".join(result.output.split())
+    assert result.exit_code == 0, result.output
+    assert f"{len(labelled.queue)} of {len(labelled.queue)} pairs judged by assessor" in output
+    assert "Cohen's κ between assessor and bea: " in output and f"over {len(second.queue)} pairs" in output
+    assert str(labelled.run_dir / "beir") in output
+
+
+def test_the_pages_never_parse_text_as_html():
+    """Document text and model output reach the page through textContent and text nodes only."""
+    static = Path(benchsmith.pages.__file__).parent / "static"
+    scripts = {path.name: path.read_text(encoding="utf-8") for path in static.glob("*.js")}
+    assert {"common.js", "label.js", "review.js"} <= set(scripts)
+    for name, script in scripts.items():
+        for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+            assert sink not in script, f"{name} uses {sink}"
+    for page in static.glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert "http" not in text and "<script>" not in text  # no CDN, no inline script (the CSP forbids it)
