@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import socket
 import threading
 import urllib.error
 import urllib.request
@@ -200,6 +201,18 @@ def test_bad_input_stops_before_any_run_record(setup, tmp_path):
         with pytest.raises(InputError, match=message):
             benchsmith.label(
                 setup["questions"], serve_page=False, run_id="refused", workspace=workspace.root, **options
+            )
+        assert not RunDirectory(workspace, "refused").exists()
+    with socket.socket() as taken:  # a port in use: refused before the run exists
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        with pytest.raises(InputError, match=r"cannot listen on 127\.0\.0\.1"):
+            benchsmith.label(
+                setup["questions"],
+                collection=setup["collection"],
+                port=taken.getsockname()[1],
+                run_id="refused",
+                workspace=workspace.root,
             )
         assert not RunDirectory(workspace, "refused").exists()
     empty = tmp_path / "empty.txt"

@@ -28,7 +28,7 @@ from benchsmith.jobs.label_session import (
     collection_dense,
     write_collection_corpus,
 )
-from benchsmith.pages.server import LOOPBACK, Address, check_host, serve
+from benchsmith.pages.server import LOOPBACK, Address, Listener, check_host, serve
 from benchsmith.stores.beir import BenchmarkQuery
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.judgments import read_pools
@@ -101,18 +101,23 @@ def label(
     check_host(host, port)
     queries = _questions(Path(settings["questions"]))
     _check_collection(resolved, chroma_host, settings["collection"], settings["retrievers"])
-    with workspace_claim(run_dir.path, run_id):
-        run_dir.start("label", settings, resume=_resume_command(settings, run_id))
-        try:
-            session = _session(resolved, chroma_host, run_dir, queries, settings, assessor)
-            if serve_page:
-                serve(session, host, port, on_ready)
-            summary = session.export()
-        except BaseException as error:
-            with suppress(Exception):
-                run_dir.crash(f"{type(error).__name__}: {error}")
-            raise
-        run_dir.finish(summary)
+    listener = Listener(host, port) if serve_page else None  # a port in use stops here, before the run record
+    try:
+        with workspace_claim(run_dir.path, run_id):
+            run_dir.start("label", settings, resume=_resume_command(settings, run_id))
+            try:
+                session = _session(resolved, chroma_host, run_dir, queries, settings, assessor)
+                if listener is not None:
+                    serve(session, on_ready=on_ready, listener=listener)
+                summary = session.export()
+            except BaseException as error:
+                with suppress(Exception):
+                    run_dir.crash(f"{type(error).__name__}: {error}")
+                raise
+            run_dir.finish(summary)
+    finally:
+        if listener is not None:
+            listener.close()
     return LabelResult(
         run_id=run_id,
         run_dir=run_dir.path,

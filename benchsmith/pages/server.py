@@ -91,25 +91,43 @@ def static_file(name: str) -> bytes:
     return path.read_bytes()
 
 
+class Listener:
+    """The page's socket, bound before a run starts, so a port in use stops the command (exit 2)
+    before any run record is made."""
+
+    def __init__(self, host: str = LOOPBACK, port: int = 0):
+        check_host(host, port)
+        self.host = host
+        self.token = None if is_loopback(host) else secrets.token_urlsafe(24)
+        try:
+            self.server = ThreadingHTTPServer((host, port), BaseHTTPRequestHandler)
+        except OSError as error:
+            raise InputError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+        self.server.daemon_threads = True
+
+    @property
+    def address(self) -> Address:
+        return Address(self.host, self.server.server_port, self.token)
+
+    def close(self) -> None:
+        self.server.server_close()
+
+
 def serve(
     app: PageApp,
     host: str = LOOPBACK,
     port: int = 0,
     on_ready: Callable[[Address], None] | None = None,
     stop: threading.Event | None = None,
+    listener: Listener | None = None,
 ) -> None:
-    """Serve ``app`` until ``stop`` is set, Ctrl-C or SIGTERM; ``on_ready`` gets the address (the
-    port chosen, the token) once requests are accepted."""
-    check_host(host, port)
-    token = None if is_loopback(host) else secrets.token_urlsafe(24)
-    loopback_hosts: set[str] = set()  # the Host headers a loopback page sends: known once the port is
-    handler = _handler(app, token, loopback_hosts)
-    try:
-        server = ThreadingHTTPServer((host, port), handler)
-    except OSError as error:
-        raise InputError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
-    server.daemon_threads = True
-    loopback_hosts.update(f"{name}:{server.server_port}" for name in ("127.0.0.1", "localhost", "[::1]"))
+    """Serve ``app`` on ``listener`` (or a new one on ``host``:``port``) until ``stop`` is set,
+    Ctrl-C or SIGTERM; ``on_ready`` gets the address (the port chosen, the token) once requests
+    are accepted. The listener is closed at the end."""
+    listener = listener or Listener(host, port)
+    server = listener.server
+    loopback_hosts = {f"{name}:{server.server_port}" for name in ("127.0.0.1", "localhost", "[::1]")}
+    server.RequestHandlerClass = _handler(app, listener.token, loopback_hosts)
     stop = stop or threading.Event()
     worker = threading.Thread(target=server.serve_forever, name="benchsmith-page", daemon=True)
     worker.start()
@@ -118,7 +136,7 @@ def serve(
         restore = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
         if on_ready is not None:
-            on_ready(Address(host, server.server_port, token))
+            on_ready(listener.address)
         with contextlib.suppress(KeyboardInterrupt):
             while not stop.wait(0.2):
                 pass
@@ -126,7 +144,7 @@ def serve(
         if restore is not None:
             signal.signal(signal.SIGTERM, restore)
         server.shutdown()
-        server.server_close()
+        listener.close()
 
 
 def _handler(app: PageApp, token: str | None, loopback_hosts: set[str]) -> type[BaseHTTPRequestHandler]:
