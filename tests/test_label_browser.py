@@ -192,6 +192,7 @@ def test_a_review_rejects_one_turn_edits_another_and_publish_leaves_the_rejected
         press(driver, "1")  # the rubric's first class: unaskable
         wait_ready(driver, 1)
         original = driver.find_element("id", "question").text
+        edited = driver.find_element("tag name", "body").get_attribute("data-turn-id")
         press(driver, "e")
         edit = driver.find_element("id", "edit")
         edit.send_keys(Keys.CONTROL, "a")
@@ -207,6 +208,11 @@ def test_a_review_rejects_one_turn_edits_another_and_publish_leaves_the_rejected
         assert driver.find_element("id", "edited").text == "Which table does the <b>journal</b> file fill?"
         assert driver.find_element("id", "question").text == original  # kept beside the edit
         assert "1 accepted, 1 rejected, 1 edited" in driver.find_element("id", "progress").text
+        driver.get(f"{url}?turn={rejected}")  # a report's link to a turn it lists
+        wait_ready(driver, 0)
+        assert driver.find_element("id", "current-verdict").text == "rejected: unaskable"
+        driver.get(f"{url}?turn={edited}")
+        wait_ready(driver, 1)
         driver.execute_script("window.scrollTo(0, 0)")
         keep_screenshot(driver, tmp_path, "review-page.png")
     finally:

@@ -94,6 +94,8 @@ class ReviewSession:
             return self.state()
         if (method, route) == ("GET", "item"):
             return self.item(int(query.get("index", "0")))
+        if (method, route) == ("GET", "find"):
+            return {"index": self.position(query.get("turn", ""))}
         if (method, route) == ("POST", "verdict") and body is not None:
             return self.judge(
                 int(body["index"]),
@@ -104,6 +106,13 @@ class ReviewSession:
                 float(body.get("seconds") or 0.0),
             )
         raise LookupError(route)
+
+    def position(self, turn_id: str) -> int:
+        """Where the turn of query id ``turn_id`` (``c0003_t2``, as reports and the BEIR export name it) is."""
+        for index in range(len(self.turns)):
+            if self._turn_id(index) == turn_id:
+                return index
+        raise LookupError(turn_id)
 
     def state(self) -> dict[str, Any]:
         verdicts = [self.log.get(self._turn_id(index)) for index in range(len(self.turns))]

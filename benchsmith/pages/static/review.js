@@ -157,7 +157,10 @@ async function start() {
     rubric.appendChild(entry);
   });
   showProgress();
-  await load(state.next);
+  // /?turn=c0003_t2 opens that turn (a report's link to a turn it lists); else the first without a verdict.
+  const wanted = new URLSearchParams(window.location.search).get("turn");
+  const found = wanted ? await api("find?turn=" + encodeURIComponent(wanted)) : null;
+  await load(found ? found.index : state.next);
 }
 
 start().catch((error) => setText("message", "Cannot load: " + error.message));
