@@ -1,12 +1,12 @@
 """The pool a person labels per question (`benchsmith label`), TREC's way: the union of the top
 ``depth`` documents of several retrieval configurations, shown in an order no configuration set
 (shuffled with a seed of the run and the question, so a restart shows the same order, and a
-document's position says nothing about which system found it or how high; Voorhees and Harman,
-TREC, 2005, ch. 3), and the sample a second assessor labels for Cohen's κ.
+document's position says nothing about which system found it or how high), and the sample a
+second assessor labels for Cohen's κ.
 
-Also what the page shows of a passage: an excerpt around the question's first term (assessors
-judge paragraph excerpts as well as whole documents, and faster: Wang et al., SIGIR 2009), the
-whole chunk a key away.
+Also what the page shows of a passage: an excerpt around the question's first term (in the
+studies issue 33 cites, paragraph excerpts were judged as well as whole documents, and faster),
+the whole chunk a key away.
 """
 
 from __future__ import annotations

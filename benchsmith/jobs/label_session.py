@@ -3,8 +3,8 @@ and kept in the run's pools.jsonl), the queue of (question, document) pairs an a
 (every pair for the run's first assessor, a seeded sample for any other), each judgment saved as
 it is made, progress, Cohen's κ between assessors, and the BEIR export `validate` reads.
 
-The page never sees a model's verdict: none is computed (labels with model assistance shown did
-not agree better with fully manual ones; Faggioli et al., ICTIR 2023)."""
+The page never sees a model's verdict: none is computed (in the assessment studies issue 33 cites,
+labels made with model assistance shown did not agree better with fully manual ones)."""
 
 from __future__ import annotations
 
@@ -261,8 +261,8 @@ class LabelSession:
             beir / "queries.jsonl",
             ({"_id": q.id, "text": q.text} for q in self.questions.values() if q.id in judged_questions),
         )
-        rows = sorted((j.question, j.doc_id, j.grade) for j in graded)
-        write_beir_qrels(beir / "qrels" / "test.tsv", rows)  # type: ignore[arg-type]
+        rows = sorted((j.question, j.doc_id, j.grade) for j in graded if j.grade is not None)
+        write_beir_qrels(beir / "qrels" / "test.tsv", rows)
         agreements = [agreement.to_json() for agreement in self.agreements()]
         write_json_atomic(self.run_dir / AGREEMENT_FILE, {"agreements": agreements})
         seconds = [j.seconds for j in graded]
