@@ -46,10 +46,10 @@ from synthetic_corpus import write_corpus
 import benchsmith
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
 from benchsmith.pages.server import serve
-from benchsmith.stores.jsonl import read_jsonl
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.stores.persistence.jsonl import read_jsonl
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 
 TARGET_P95_MS = 100.0
 BATCH = 4096

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from benchsmith.stores.jsonl import append_jsonl, read_jsonl
+from benchsmith.stores.persistence.jsonl import append_jsonl, read_jsonl
 
 JUDGMENTS_FILE = "judgments.jsonl"
 POOLS_FILE = "pools.jsonl"  # {"question", "doc_ids": [... in the order shown]}: each pool built once

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.graphs.runtime.resources import register_embedder
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.doc_pages import write_pages
 from tests.embedders import HashingEmbedder
 from tests.synthesis_fixtures import COLLECTION, synthesize

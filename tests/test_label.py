@@ -19,15 +19,15 @@ from typer.testing import CliRunner
 import benchsmith
 import benchsmith.pages
 from benchsmith.cli import app
-from benchsmith.evals.agreement import cohen_kappa
+from benchsmith.evals.measures.agreement import cohen_kappa
 from benchsmith.graphs.runtime.corpus_indexes import CorpusFile, document_text
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.pages.server import serve
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.tools.bm25 import BM25Index
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.tools.label_pools import excerpt_bounds, pooled, second_sample, shown_order, term_spans
+from benchsmith.tools.retrieval.bm25 import BM25Index
 from tests.embedders import HashingEmbedder
 from tests.label_fixtures import RETRIEVERS, labelling_setup
 

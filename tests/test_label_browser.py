@@ -19,7 +19,7 @@ import pytest
 
 import benchsmith
 from benchsmith.graphs.runtime.resources import register_embedder
-from benchsmith.stores.jsonl import load_jsonl
+from benchsmith.stores.persistence.jsonl import load_jsonl
 from tests.embedders import HashingEmbedder
 from tests.label_fixtures import MARKUP_FILE, RETRIEVERS, labelling_setup
 

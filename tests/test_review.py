@@ -11,8 +11,8 @@ import pytest
 import benchsmith
 from benchsmith.jobs.publish import _synthesis_run
 from benchsmith.jobs.review import review_session
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
 from tests.label_fixtures import labelling_setup
 
 

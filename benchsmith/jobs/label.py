@@ -29,15 +29,15 @@ from benchsmith.jobs.label_session import (
     write_collection_corpus,
 )
 from benchsmith.pages.server import LOOPBACK, Address, Listener, check_host, serve
-from benchsmith.stores.beir import BenchmarkQuery
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.formats.beir import BenchmarkQuery
+from benchsmith.stores.formats.query_files import read_user_queries
 from benchsmith.stores.judgments import read_pools
-from benchsmith.stores.query_files import read_user_queries
-from benchsmith.stores.run_claims import workspace_claim
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.run_claims import workspace_claim
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.label_pools import DEFAULT_POOL_DEPTH, DEFAULT_SECOND_SAMPLE
-from benchsmith.tools.retriever_specs import parse_retriever
+from benchsmith.tools.retrieval.retriever_specs import parse_retriever
 
 LABEL_RETRIEVERS = ("bm25", "dense", "hybrid:rrf(dense,bm25)")
 DEFAULT_ASSESSOR = "assessor"

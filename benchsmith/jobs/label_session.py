@@ -13,14 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchsmith.evals.agreement import cohen_kappa
+from benchsmith.evals.measures.agreement import cohen_kappa
 from benchsmith.graphs.runtime.corpus_indexes import CorpusFile, document_text
 from benchsmith.graphs.runtime.resources import chroma_client, embedder_for
-from benchsmith.stores.beir import BenchmarkQuery
-from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_json_atomic
-from benchsmith.stores.jsonl import write_jsonl_atomic
+from benchsmith.stores.formats.beir import BenchmarkQuery
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels
 from benchsmith.stores.judgments import (
     JUDGMENTS_FILE,
     Judgment,
@@ -28,14 +26,16 @@ from benchsmith.stores.judgments import (
     append_pool,
     read_pools,
 )
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.bm25 import BM25Index
-from benchsmith.tools.dense_retrieval import DenseIndex
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.fusion import fuse_runs
+from benchsmith.stores.persistence.files import write_json_atomic
+from benchsmith.stores.persistence.jsonl import write_jsonl_atomic
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.label_pools import excerpt_bounds, pooled, question_terms, second_sample, shown_order, term_spans
-from benchsmith.tools.retriever_specs import RetrieverSpec, parse_retriever
+from benchsmith.tools.retrieval.bm25 import BM25Index
+from benchsmith.tools.retrieval.dense_retrieval import DenseIndex
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.retrieval.fusion import fuse_runs
+from benchsmith.tools.retrieval.retriever_specs import RetrieverSpec, parse_retriever
 
 BEIR_DIR = "beir"  # corpus.jsonl (the collection's chunks), queries.jsonl, qrels/test.tsv
 AGREEMENT_FILE = "agreement.json"

@@ -19,13 +19,13 @@ from benchsmith.jobs.common import checked_run_id
 from benchsmith.jobs.publish import _synthesis_run
 from benchsmith.jobs.review_session import REVIEWED_BEIR_DIR, ReviewSession
 from benchsmith.pages.server import LOOPBACK, Address, Listener, check_host, serve
-from benchsmith.stores.benchmark_files import DIALOGUES_FILE, read_dialogues
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.run_claims import workspace_claim
-from benchsmith.stores.runs import RunDirectory, RunRecord
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.stores.formats.benchmark_files import DIALOGUES_FILE, read_dialogues
+from benchsmith.stores.persistence.run_claims import workspace_claim
+from benchsmith.stores.persistence.runs import RunDirectory, RunRecord
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 
 DEFAULT_REVIEWER = "reviewer"
 DEFAULT_PORT = 8766

@@ -10,14 +10,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchsmith.evals.agreement import cohen_kappa
+from benchsmith.evals.measures.agreement import cohen_kappa
 from benchsmith.evals.quality_gate import GATE_CLASSES
-from benchsmith.stores.benchmark_files import benchmark_records, turn_query_id, write_beir
-from benchsmith.stores.files import write_json_atomic
-from benchsmith.stores.jsonl import read_jsonl, write_jsonl_atomic
+from benchsmith.stores.formats.benchmark_files import benchmark_records, turn_query_id, write_beir
 from benchsmith.stores.judgments import VERDICTS_FILE, Verdict, VerdictLog
-from benchsmith.stores.runs import RunDirectory, list_runs
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.files import write_json_atomic
+from benchsmith.stores.persistence.jsonl import read_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory, list_runs
+from benchsmith.stores.persistence.workspace import Workspace
 
 READINGS_FILE = "readings.jsonl"
 REVIEWED_BEIR_DIR = "beir"
@@ -29,7 +29,7 @@ def reviewed_dialogues(
 ) -> tuple[list[dict[str, Any]], int]:
     """The dialogues without their rejected turns, edited questions in place of the synthesized ones
     (kept under ``question_synthesized``), and how many turns were rejected. ``verdicts`` are by turn
-    query id (stores/benchmark_files.turn_query_id)."""
+    query id (stores/formats/benchmark_files.turn_query_id)."""
     kept_dialogues, rejected = [], 0
     for dialogue in dialogues:
         turns = []
