@@ -13,7 +13,7 @@ export ANONYMIZED_TELEMETRY := False
 export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export LANGGRAPH_NO_VERSION_CHECK := true
 
-.PHONY: install demo test test-fast lint studio bench clean postgres
+.PHONY: install demo test test-fast lint studio bench clean postgres chromium
 
 install: $(STAMP)
 
@@ -29,7 +29,7 @@ $(STAMP): pyproject.toml requirements/language-model.txt
 demo: $(STAMP)
 	$(BIN)/benchsmith demo
 
-test: lint postgres
+test: lint postgres chromium
 	$(BIN)/pytest
 
 # The habits CI keeps: lint, formatting and types (pyproject.toml's [tool.ruff] and [tool.mypy]).
@@ -48,6 +48,17 @@ postgres:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null || \
 	      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null); \
 	  else echo "PostgreSQL is not installed and cannot be here: its tests will be skipped"; fi; \
+	fi
+
+# The pages' tests drive Debian's chromium through chromium-driver (Selenium, nothing downloaded);
+# install both when missing and we may. Otherwise those tests are skipped.
+chromium:
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing chromium for the page tests (apt-get install chromium chromium-driver)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null || \
+	      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null); \
+	  else echo "chromium or chromedriver is not installed and cannot be here: the page tests will be skipped"; fi; \
 	fi
 
 test-fast: $(STAMP)

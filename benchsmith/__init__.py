@@ -60,6 +60,9 @@ if TYPE_CHECKING:  # `name as name`: a re-export (PEP 484), what type checkers a
     from benchsmith.jobs.ingest import IngestResult as IngestResult
     from benchsmith.jobs.ingest import ingest as ingest
     from benchsmith.jobs.ingest import preview_ingest as preview_ingest
+    from benchsmith.jobs.label import LabelResult as LabelResult
+    from benchsmith.jobs.label import label as label
+    from benchsmith.jobs.label import open_label_session as open_label_session
     from benchsmith.jobs.nuggets import NuggetsResult as NuggetsResult
     from benchsmith.jobs.nuggets import estimate_nuggets as estimate_nuggets
     from benchsmith.jobs.nuggets import nuggets as nuggets
@@ -68,6 +71,8 @@ if TYPE_CHECKING:  # `name as name`: a re-export (PEP 484), what type checkers a
     from benchsmith.jobs.paraphrase import paraphrase as paraphrase
     from benchsmith.jobs.publish import PublishResult as PublishResult
     from benchsmith.jobs.publish import publish as publish
+    from benchsmith.jobs.review import ReviewResult as ReviewResult
+    from benchsmith.jobs.review import review as review
     from benchsmith.jobs.robustness import RobustnessResult as RobustnessResult
     from benchsmith.jobs.robustness import estimate_robustness as estimate_robustness
     from benchsmith.jobs.robustness import robustness as robustness

@@ -2,7 +2,7 @@
 functions and under TYPE_CHECKING count too), and the floor each module lives on.
 
 Floors, top to bottom (docs/design.md): the Python API (benchsmith/__init__) 6, the CLI
-(benchsmith/cli) 5, the job functions (benchsmith/jobs) 4, the graph modules (graphs/*.py,
+(benchsmith/cli) 5, the job functions (benchsmith/jobs) and the pages' server (benchsmith/pages) 4, the graph modules (graphs/*.py,
 graphs/synthesis, graphs/audit, graphs/select, graphs/hardneg) 3, the runtime they share
 (graphs/runtime) 2, the four layers agents/tools/stores/evals 1 (their own rules:
 tests/test_architecture.py), the bottom
@@ -17,7 +17,11 @@ import ast
 from pathlib import Path
 
 PRODUCT_FOLDERS = ("benchsmith", "graphs", "agents", "tools", "stores", "evals")
-FACE_FLOORS = {"cli": 5, "jobs": 4}  # the rest of the face (words, history, ...) is the bottom: 0
+FACE_FLOORS = {
+    "cli": 5,
+    "jobs": 4,
+    "pages": 4,
+}  # pages: the label and review pages' server, beside the jobs  # the rest of the face (words, history, ...) is the bottom: 0
 
 
 def floor(module: str) -> int:

@@ -774,6 +774,7 @@ READERS_NOT_IN_THE_TABLE = {
     "read_dialogues": "our own synthesis run's file (publish reads it), not a user's",
     "read_held_out": "our own synthesis run's file, not a user's",
     "read_clustering": "the workspace's own cache, not a user's file",
+    "read_pools": "a labelling run's own pools.jsonl, not a user's file",
 }
 
 

@@ -46,7 +46,8 @@ def publish(
     console.print(
         f"published run [cyan]{shown(result.run_id)}[/] as {result.format} into {shown(result.out)}: "
         f"{result.conversations} conversations, {result.turns} turns, {result.documents} documents"
-        + (f"; {audited}" if result.format == "hf" else ""),
+        + (f"; {audited}" if result.format == "hf" else "")
+        + (f"; {result.rejected} turns its review rejected left out" if result.rejected else ""),
         highlight=False,
         soft_wrap=True,
     )

@@ -17,6 +17,7 @@ from typing import Any, Literal, get_args
 
 from benchsmith.evals.measures.turn_labels import label_counts
 from benchsmith.graphs.synthesis.state import BEIR_DIR, STATS_FILE
+from benchsmith.jobs.review_session import latest_review_verdicts, reviewed_dialogues
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import DIALOGUES_FILE, benchmark_records, held_out_ids, read_dialogues
 from benchsmith.stores.formats.hf_dataset import CardFacts, write_hf_dataset
@@ -41,6 +42,7 @@ class PublishResult:
     turns: int
     documents: int
     audited: bool  # an audit of the benchmark exists (its verdict is in the dataset card)
+    rejected: int = 0  # turns its newest review rejected (`benchsmith review`), left out
 
 
 def publish(
@@ -57,7 +59,9 @@ def publish(
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: exists and is not a folder; --out names the folder to write")
     dialogues = [dialogue.model_dump() for dialogue in read_dialogues(run_dir.file(DIALOGUES_FILE))]
-    corpus = _corpus(run_dir.file(BEIR_DIR) / "corpus.jsonl", held_out_ids(dialogues))
+    held_out = held_out_ids(dialogues)  # of every turn: a rejected turn's held-out chunk stays out
+    dialogues, rejected = reviewed_dialogues(dialogues, latest_review_verdicts(resolved, run_dir.run_id))
+    corpus = _corpus(run_dir.file(BEIR_DIR) / "corpus.jsonl", held_out)
     turns = sum(len(dialogue["turns"]) for dialogue in dialogues)
     collection = str(record.config.get("collection") or run_dir.run_id)
     audit = _latest_audit(resolved, run_dir)
@@ -87,6 +91,7 @@ def publish(
         turns=turns,
         documents=documents,
         audited=audit is not None,
+        rejected=rejected,
     )
 
 

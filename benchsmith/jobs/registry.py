@@ -97,6 +97,8 @@ JOBS = (
         graphs={"validate": "validate:graph"},
         items={"validate": ("configurations", "configurations")},
     ),
+    Job("label", api=("LabelResult", "label", "open_label_session"), commands=("label",)),
+    Job("review", api=("ReviewResult", "review"), commands=("review",)),
     Job("demo", commands=("demo",)),
     Job("runs", api=("RunInfo", "runs"), commands=("runs",)),
     Job("work", api=("export", "work"), commands=("work", "export")),

@@ -159,7 +159,9 @@ def benchmark_records(
     labels: list[tuple[str, TurnLabels]] = []
     for dialogue in dialogues:
         turns = dialogue["turns"]
-        for turn in turns:
+        # By position, not index: a reviewed benchmark's rejected turns are gone from the history and
+        # the others keep their query ids.
+        for position, turn in enumerate(turns):
             query_id = turn_query_id(dialogue["conversation_id"], turn["index"])
             label = TurnLabels(
                 turn.get("answerability", "answerable"), turn.get("question_type"), turn.get("standalone")
@@ -167,7 +169,7 @@ def benchmark_records(
             queries.append(
                 {
                     "_id": query_id,
-                    "text": serialize_history(turns, turn["index"], history_window),
+                    "text": serialize_history(turns, position, history_window),
                     "metadata": {
                         "conversation_id": dialogue["conversation_id"],
                         "turn": turn["index"],
