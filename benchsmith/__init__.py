@@ -17,8 +17,9 @@ finished one without redoing it)::
 
 Every graph is importable too (``benchsmith.graphs.synthesis.conversation.conversation_graph`` and its
 siblings), runs with no context given, and streams. Objects a context cannot hold (a
-scripted model, an embedder, a reranker) are registered by name with
-:func:`register_model`, :func:`register_embedder` and :func:`register_scorer`.
+scripted model, an embedder, a reranker, your own retriever) are registered by name with
+:func:`register_model`, :func:`register_embedder`, :func:`register_scorer` and :func:`register_retriever`
+(a retriever object passed directly is registered under its own name).
 
 The folders of the repository (graphs/, agents/, tools/, stores/, evals/) are installed
 under this one package: ``benchsmith.graphs``, ``benchsmith.agents`` and so on.
@@ -89,6 +90,7 @@ if TYPE_CHECKING:  # `name as name`: a re-export (PEP 484), what type checkers a
     from benchsmith.stores.benchmark_files import Dialogue as Dialogue
     from benchsmith.stores.benchmark_files import Turn as Turn
     from benchsmith.stores.errors import InputError as InputError
+    from benchsmith.tools.outside_retrievers import register_retriever as register_retriever
 
 # Where each public name lives: its module is imported the first time the name is asked for. The jobs'
 # names come from the job table (benchsmith/jobs/registry.py, which imports nothing); these are the rest.
@@ -99,6 +101,7 @@ _API_MODULES: dict[str, str] = {
     "register_embedder": "benchsmith.graphs.runtime.resources",
     "register_model": "benchsmith.graphs.runtime.resources",
     "register_scorer": "benchsmith.graphs.runtime.resources",
+    "register_retriever": "benchsmith.tools.outside_retrievers",
     "Dialogue": "benchsmith.stores.benchmark_files",
     "Turn": "benchsmith.stores.benchmark_files",
     "InputError": "benchsmith.stores.errors",
