@@ -28,7 +28,7 @@ from pathlib import Path
 
 from benchsmith.stores.errors import InputError
 from benchsmith.tools.fusion import FUSION_METHODS
-from benchsmith.tools.outside_retrievers import is_outside_spec
+from benchsmith.tools.outside_retrievers import is_outside_spec, resolve_retriever
 from benchsmith.tools.query_building import HistoryMode
 
 HYBRID = re.compile(r"hybrid:(\w+)\((.*)\)")
@@ -103,6 +103,15 @@ def parse_retriever(text: str) -> RetrieverSpec:
         f"unknown retriever {text!r}: use bm25, dense[:MODEL], hybrid:rrf(dense,bm25), http://HOST/PATH, "
         "py:package.module:object or a registered retriever's name"
     )
+
+
+def check_outside_retrievers(specs: Sequence[RetrieverSpec]) -> None:
+    """Each outside retriever (alone or fused) resolves: a registered name, a URL, or a
+    ``py:module:object`` that imports and is a LangChain retriever or a callable (else an InputError)."""
+    for spec in specs:
+        for part in (spec, *spec.components):
+            if part.kind == "outside":
+                resolve_retriever(str(part.model))
 
 
 @dataclass(frozen=True)

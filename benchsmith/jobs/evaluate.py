@@ -61,6 +61,7 @@ from benchsmith.tools.query_building import parse_history_mode, require_oracle_r
 from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
 from benchsmith.tools.retriever_specs import (
     RetrieverSpec,
+    check_outside_retrievers,
     expand_configurations,
     parse_retriever,
     run_file_configurations,
@@ -235,15 +236,6 @@ def _checked_settings(
     return inputs, replace(
         settings, measures=tuple(names), qrels=qrels_file, extra_qrels=extra_file, nugget_qrels=nugget_file
     )
-
-
-def check_outside_retrievers(specs: Sequence[RetrieverSpec]) -> None:
-    """Each outside retriever (alone or fused) resolves: a registered name, a URL, or a
-    ``py:module:object`` that imports and is a LangChain retriever or a callable."""
-    for spec in specs:
-        for part in (spec, *spec.components):
-            if part.kind == "outside":
-                resolve_retriever(str(part.model))
 
 
 def outside_notes(specs: Sequence[RetrieverSpec], histories: Sequence[str], queries: int) -> list[str]:
