@@ -69,6 +69,9 @@ if TYPE_CHECKING:  # `name as name`: a re-export (PEP 484), what type checkers a
     from benchsmith.jobs.paraphrase import paraphrase as paraphrase
     from benchsmith.jobs.publish import PublishResult as PublishResult
     from benchsmith.jobs.publish import publish as publish
+    from benchsmith.jobs.replay import ReplayResult as ReplayResult
+    from benchsmith.jobs.replay import estimate_replay as estimate_replay
+    from benchsmith.jobs.replay import replay as replay
     from benchsmith.jobs.robustness import RobustnessResult as RobustnessResult
     from benchsmith.jobs.robustness import estimate_robustness as estimate_robustness
     from benchsmith.jobs.robustness import robustness as robustness
@@ -90,6 +93,7 @@ if TYPE_CHECKING:  # `name as name`: a re-export (PEP 484), what type checkers a
     from benchsmith.stores.benchmark_files import Dialogue as Dialogue
     from benchsmith.stores.benchmark_files import Turn as Turn
     from benchsmith.stores.errors import InputError as InputError
+    from benchsmith.tools.assistants import register_assistant as register_assistant
     from benchsmith.tools.outside_retrievers import register_retriever as register_retriever
 
 # Where each public name lives: its module is imported the first time the name is asked for. The jobs'
@@ -102,6 +106,7 @@ _API_MODULES: dict[str, str] = {
     "register_model": "benchsmith.graphs.runtime.resources",
     "register_scorer": "benchsmith.graphs.runtime.resources",
     "register_retriever": "benchsmith.tools.outside_retrievers",
+    "register_assistant": "benchsmith.tools.assistants",
     "Dialogue": "benchsmith.stores.benchmark_files",
     "Turn": "benchsmith.stores.benchmark_files",
     "InputError": "benchsmith.stores.errors",

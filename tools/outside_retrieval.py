@@ -56,7 +56,7 @@ def outside_run_batches(
     """``(queries done, the batch's rankings)``, batches of ``query_ids`` in their order."""
     log = record_log(log_path, "_id")
     done_before = finished_queries(log_path)
-    wait_for_turn = _rate_limiter(rate_limit)
+    wait_for_turn = rate_limiter(rate_limit)
 
     def ask(query_id: str) -> dict[str, Any]:
         call = calls[query_id]
@@ -107,7 +107,7 @@ def unmapped_warning(name: str, log_path: Path) -> str | None:
     )
 
 
-def _rate_limiter(requests_per_second: float | None) -> Callable[[], None]:
+def rate_limiter(requests_per_second: float | None) -> Callable[[], None]:
     if not requests_per_second:
         return lambda: None
     # Deferred: langchain_core is needed only when a rate limit is asked for (as the model seam's).

@@ -32,7 +32,7 @@ import importlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import httpx
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
@@ -44,6 +44,7 @@ HTTP_PREFIXES = ("http://", "https://")
 PY_PREFIX = "py:"
 BUILT_IN_NAMES = ("bm25", "dense", "hybrid")  # tools/retriever_specs.py's own retrievers: no registered name
 TRANSIENT_STATUS = frozenset({408, 409, 429})
+T = TypeVar("T")
 UNMAPPED_TEXT_CHARS = 60  # how much of an id-less document's text names it in a report
 
 
@@ -229,24 +230,25 @@ def resolve_retriever(spec: str, timeout_s: float = 60.0) -> OutsideRetriever:
     if spec.startswith(HTTP_PREFIXES):
         built = OutsideRetriever(spec, http_searcher(spec, timeout_s), "http")
     elif spec.startswith(PY_PREFIX):
-        built = outside_retriever(spec, _import_object(spec))
+        built = outside_retriever(spec, import_object(spec))
     else:
         raise InputError(f"unknown retriever {spec!r}: not a built-in, a URL, py:module:object or a registered name")
     with _lock:
         return _by_spec.setdefault(spec, built)
 
 
-def _import_object(spec: str) -> Any:
+def import_object(spec: str, option: str = "--retriever") -> Any:
+    """The object a ``py:package.module:object`` spec names; an InputError naming ``option`` if none."""
     module_name, _, attribute = spec.removeprefix(PY_PREFIX).partition(":")
     if not module_name or not attribute:
-        raise InputError(f"--retriever {spec!r}: write py:package.module:object")
+        raise InputError(f"{option} {spec!r}: write py:package.module:object")
     try:
         value: Any = importlib.import_module(module_name)
     except ImportError as error:
-        raise InputError(f"--retriever {spec!r}: cannot import {module_name!r}: {error}") from None
+        raise InputError(f"{option} {spec!r}: cannot import {module_name!r}: {error}") from None
     for part in attribute.split("."):
         if not hasattr(value, part):
-            raise InputError(f"--retriever {spec!r}: module {module_name!r} has no {attribute!r}")
+            raise InputError(f"{option} {spec!r}: module {module_name!r} has no {attribute!r}")
         value = getattr(value, part)
     return value
 
@@ -304,7 +306,7 @@ def is_transient(error: BaseException) -> bool:
     return isinstance(error, TransientFailure | TimeoutError | ConnectionError)
 
 
-def with_retries(call: Callable[[], list[Found]], max_attempts: int, backoff_initial_s: float = 0.5) -> list[Found]:
+def with_retries(call: Callable[[], T], max_attempts: int, backoff_initial_s: float = 0.5) -> T:
     """``call()`` retried on transient failures with exponential backoff and jitter (tenacity), as
     model calls are; the last failure is raised when the attempts run out."""
     try:

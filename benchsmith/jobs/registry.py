@@ -97,6 +97,13 @@ JOBS = (
         graphs={"validate": "validate:graph"},
         items={"validate": ("configurations", "configurations")},
     ),
+    Job(
+        "replay",
+        api=("ReplayResult", "estimate_replay", "replay"),
+        commands=("replay",),
+        graphs={"replay": "replay:graph"},
+        items={"replay": ("aggregate", "measures")},
+    ),
     Job("demo", commands=("demo",)),
     Job("runs", api=("RunInfo", "runs"), commands=("runs",)),
     Job("work", api=("export", "work"), commands=("work", "export")),

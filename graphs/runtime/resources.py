@@ -47,6 +47,7 @@ from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.vectors import open_client
 from benchsmith.stores.work_items import LocalItems, PostgresItems, WorkItems
 from benchsmith.stores.workspace import Workspace
+from benchsmith.tools.assistants import clear_assistants
 from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
 from benchsmith.tools.outside_retrievers import clear_retrievers
 from benchsmith.tools.rerank import PairScorer, cross_encoder_scorer
@@ -87,12 +88,13 @@ def register_scorer(name: str, scorer: PairScorer) -> str:
 
 
 def clear_registry() -> None:
-    """Forget every registered model, embedder, reranker and retriever (a test's or an app's teardown)."""
+    """Forget every registered model, embedder, reranker, retriever and assistant (a test's or an app's teardown)."""
     with _lock:
         _models.clear()
         _embedders.clear()
         _scorers.clear()
     clear_retrievers()
+    clear_assistants()
 
 
 # Set while a dry run estimates: a missing key is then a note of the estimate, not an error.

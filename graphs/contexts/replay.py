@@ -1,0 +1,61 @@
+"""The settings of a replay (graphs/replay.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from benchsmith.graphs.contexts.evaluate import SPLIT_DESCRIPTION
+from benchsmith.graphs.runtime.bounds import MAX_ATTEMPTS
+from benchsmith.graphs.runtime.settings import StoreOptions, concurrency_field
+
+DEFAULT_REPLAY_MEASURES = ("nDCG@10", "R@10", "RR@10")
+DEFAULT_WORST = 3
+
+
+@dataclass(kw_only=True)
+class ReplayContext(StoreOptions):
+    """Settings of one replay (not checkpointed: the CLI passes them again on resume)."""
+
+    split: str = field(default="test", metadata={"description": SPLIT_DESCRIPTION})
+    measures: tuple[str, ...] = field(
+        default=DEFAULT_REPLAY_MEASURES,
+        metadata={
+            "description": "ir_measures measures of the passages the assistant used on each turn, against the "
+            "benchmark's judgments. Repeat; replaces the defaults.",
+            "cli": "--measure",
+        },
+    )
+    worst: int = field(
+        default=DEFAULT_WORST,
+        metadata={
+            "description": "Conversations shown whole in the report: the lowest by the first measure.",
+            "min": 0,
+            "max": 100,
+        },
+    )
+    concurrency: int = concurrency_field("Conversations replayed at once (turns of one conversation go in order).")
+    rate_limit: float | None = field(
+        default=None,
+        metadata={
+            "description": "At most this many requests per second to the assistant; empty: no limit.",
+            "recorded": False,
+        },
+    )
+    timeout_s: float = field(
+        default=120.0,
+        metadata={
+            "description": "Seconds before a request to an assistant endpoint times out.",
+            "cli": "--timeout",
+            "min": 0.1,
+            "recorded": False,
+        },
+    )
+    max_attempts: int = field(
+        default=6,
+        metadata={
+            "description": "Attempts per assistant turn (retries on 429, 5xx, timeouts, refused connections).",
+            "min": 1,
+            "max": MAX_ATTEMPTS,
+            "recorded": False,
+        },
+    )
