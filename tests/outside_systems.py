@@ -1,6 +1,7 @@
 """A user's own systems, as tests start them: a search endpoint served by a real web framework
 (starlette under uvicorn, on a free loopback port) that keeps the documented JSON contract of
-tools/outside_retrievers.py, and the word-overlap search behind it."""
+tools/outside_retrievers.py, the word-overlap search behind it, and a LangChain retriever over
+PostgreSQL's full-text search (the tests' own PostgreSQL server, tests/postgres_server.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import psycopg
 import uvicorn
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -79,3 +84,34 @@ def serving(endpoint: SearchEndpoint) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+class PostgresSearch(BaseRetriever):
+    """A prototype's LangChain retriever over PostgreSQL's own full-text search: a table of passages
+    (``id``, ``body``) ranked by ``ts_rank`` of the query's words (any of them, ``OR``ed)."""
+
+    url: str
+    k: int = 20
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        words = " | ".join(sorted(words_of(query))) or "nothing"
+        with psycopg.connect(self.url) as connection:
+            rows = connection.execute(
+                "SELECT id, body FROM passages, to_tsquery('simple', %s) AS asked "
+                "WHERE to_tsvector('simple', body) @@ asked "
+                "ORDER BY ts_rank(to_tsvector('simple', body), asked) DESC, id LIMIT %s",
+                (words, self.k),
+            ).fetchall()
+        return [Document(body, metadata={"id": passage_id}) for passage_id, body in rows]
+
+
+def words_of(text: str) -> set[str]:
+    """Words PostgreSQL's tsquery takes as they are (letters and digits)."""
+    return {word.lower() for word in re.findall(r"[A-Za-z0-9]+", text) if len(word) > 2}
+
+
+def load_passages(url: str, passages: dict[str, str]) -> None:
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("CREATE TABLE passages (id text PRIMARY KEY, body text NOT NULL)")
+        with connection.cursor() as cursor:
+            cursor.executemany("INSERT INTO passages VALUES (%s, %s)", list(passages.items()))

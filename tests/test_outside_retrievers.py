@@ -22,7 +22,14 @@ from benchsmith.stores.runs import RunDirectory
 from benchsmith.stores.trec import write_trec_run
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.outside_retrievers import CorpusIds, langchain_searcher, map_to_corpus
-from tests.outside_systems import SearchEndpoint, conversation_text, overlap_search, serving
+from tests.outside_systems import (
+    PostgresSearch,
+    SearchEndpoint,
+    conversation_text,
+    load_passages,
+    overlap_search,
+    serving,
+)
 from tests.synthesis_fixtures import build_collection, synthesize
 
 runner = CliRunner(env={"COLUMNS": "200"})
@@ -178,3 +185,28 @@ def test_bad_outside_retrievers_stop_before_the_run(tmp_path, synthesized):
                  "--workspace", str(workspace))  # fmt: skip
     assert raw.exit_code == 2 and "your own retriever" in raw.output
     assert not (workspace / "runs").exists() or not any((workspace / "runs").iterdir())
+
+
+def test_a_langchain_retriever_over_postgresql_full_text_search_scores_as_its_run_file(tmp_path, synthesized, database):
+    documents = corpus_of(synthesized)
+    load_passages(database, documents)
+    retriever = PostgresSearch(url=database, k=DEPTH)
+    benchsmith.register_retriever("pg-fts", retriever)
+    result = benchsmith.evaluate(
+        synthesized,
+        retrievers=["pg-fts"],
+        histories=["current"],
+        measures=MEASURES,
+        depth=DEPTH,
+        workspace=str(tmp_path / "ws"),
+        run_id="postgres",
+    )
+    assert not result.warnings  # every document it returns is a corpus passage, mapped by metadata id
+    benchmark = load_benchmark(synthesized, Workspace.resolve(tmp_path / "read"))
+    run = {
+        q.id: {doc.metadata["id"]: float(len(found) - rank) for rank, doc in enumerate(found)}
+        for q in benchmark.queries
+        for found in [retriever.invoke(q.question)]
+    }
+    assert any(run.values())
+    assert result.results()["per_query"]["pg-fts@current"] == measured_run_file(tmp_path, synthesized, run, "pg.trec")
