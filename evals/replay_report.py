@@ -67,9 +67,11 @@ def replay_results(
     turns = score_turns(conversations, qrels, names)
     by_switch: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     by_label: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    by_type: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for turn in turns:
         by_switch[turn.get("switch") or "none"].append(turn)
         by_label[turn.get("answerability") or "unlabelled"].append(turn)
+        by_type[turn.get("question_type") or "unlabelled"].append(turn)
     no_gold = [turn for turn in turns if "abstained" in turn]
     primary = names[0] if names else None
     conversation_scores = []
@@ -88,6 +90,9 @@ def replay_results(
         "aggregate": _means(turns, names),
         "by_switch": {name: {**_means(rows, names), "turns": len(rows)} for name, rows in sorted(by_switch.items())},
         "by_label": {name: {**_means(rows, names), "turns": len(rows)} for name, rows in sorted(by_label.items())},
+        "by_question_type": {
+            name: {**_means(rows, names), "turns": len(rows)} for name, rows in sorted(by_type.items())
+        },
         "without_gold": {
             "turns": len(no_gold),
             "abstained": sum(turn["abstained"] for turn in no_gold),
@@ -134,7 +139,13 @@ def replay_report_files(results: Mapping[str, Any]) -> dict[str, tuple[str, str]
     sections = [
         Section("Overview", overview),
         Section("Per switch type", [_group_table(results["by_switch"], names, "switch")]),
-        Section("Per turn label", [_group_table(results["by_label"], names, "answerability")]),
+        Section(
+            "Per turn label",
+            [
+                _group_table(results["by_label"], names, "answerability"),
+                _group_table(results["by_question_type"], names, "question type"),
+            ],
+        ),
     ]
     worst_blocks: list[Any] = []
     for conversation in results["worst"]:

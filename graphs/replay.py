@@ -55,6 +55,7 @@ class ReplayOutput(TypedDict, total=False):
     report: dict[str, str]  # {"markdown", "html", "results"}: paths
     aggregate: dict[str, float]  # {measure: mean over judged turns}
     without_gold: dict[str, int]  # turns, abstained, asked_back, handled
+    conversations_replayed: int
 
 
 class ReplayState(ReplayInput, ReplayOutput, total=False):  # type: ignore[misc]  # LangGraph merges input and output
@@ -131,6 +132,7 @@ def replay_conversation(task: ConversationTask, runtime: Runtime[ReplayContext])
                 "turn": query.turn,
                 "switch": query.switch,
                 "answerability": query.answerability,
+                "question_type": query.question_type,
                 "question": query.question,
                 "reply": said.reply,
                 "passages": passages,
@@ -164,6 +166,7 @@ def report(state: ReplayState, runtime: Runtime[ReplayContext]) -> ReplayOutput:
         "report": {kind: str(path) for kind, path in paths.items()},
         "aggregate": results["aggregate"],
         "without_gold": results["without_gold"],
+        "conversations_replayed": len(conversations),
     }
 
 

@@ -53,12 +53,14 @@ class SearchEndpoint:
     documents: dict[str, str]
     fail_every: int = 0
     requests: list[dict[str, Any]] = field(default_factory=list)
+    authorizations: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     async def search(self, request: Request) -> JSONResponse:
         body = await request.json()
         with self.lock:
             self.requests.append(body)
+            self.authorizations.add(request.headers.get("authorization", ""))
             count = len(self.requests)
         if self.fail_every and count % self.fail_every == 0:
             return JSONResponse({"error": "busy"}, status_code=503)

@@ -73,7 +73,8 @@ def measured_run_file(tmp_path: Path, beir: Path, run: dict[str, dict[str, float
     return json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8"))["per_query"]
 
 
-def test_an_http_endpoint_scores_as_its_own_run_file_does(tmp_path, synthesized):
+def test_an_http_endpoint_scores_as_its_own_run_file_does(tmp_path, synthesized, monkeypatch):
+    monkeypatch.setenv("BENCHSMITH_RETRIEVER_API_KEY", "s3cret-token")
     documents = corpus_of(synthesized)
     endpoint = SearchEndpoint(documents, fail_every=4)  # every fourth request answers 503 first: retried
     with serving(endpoint) as url:
@@ -108,6 +109,8 @@ def test_an_http_endpoint_scores_as_its_own_run_file_does(tmp_path, synthesized)
     assert any(raw[q.id] != current[q.id] for q in queries)  # the history changes what it finds
     assert scores[f"{url}@raw"] == measured_run_file(tmp_path, synthesized, raw, "raw.trec")
     assert scores[f"{url}@current"] == measured_run_file(tmp_path, synthesized, current, "current.trec")
+    assert endpoint.authorizations == {"Bearer s3cret-token"}
+    assert "s3cret-token" not in (RunDirectory(Workspace.resolve(workspace), "mine").path / "results.json").read_text()
     failed = len(endpoint.requests) // 4  # every fourth request answered 503, and was asked again
     assert failed and len(endpoint.requests) - failed == 2 * len(queries)  # each query once per mode
     assert set(scores) == {f"{url}@raw", f"{url}@current", "bm25@current"}  # raw is for systems that take history
@@ -184,6 +187,12 @@ def test_bad_outside_retrievers_stop_before_the_run(tmp_path, synthesized):
     raw = invoke("evaluate", str(synthesized), "--retriever", "bm25", "--history", "raw",
                  "--workspace", str(workspace))  # fmt: skip
     assert raw.exit_code == 2 and "your own retriever" in raw.output
+    secret = invoke("evaluate", str(synthesized), "--retriever", "http://me:hunter2@127.0.0.1:9/search",
+                    "--workspace", str(workspace))  # fmt: skip
+    assert secret.exit_code == 2 and "keep credentials out of the URL" in secret.output
+    assert (
+        "hunter2" not in secret.output.partition("error:")[2]
+    )  # the message does not repeat it (the headline echoes the command)
     assert not (workspace / "runs").exists() or not any((workspace / "runs").iterdir())
 
 

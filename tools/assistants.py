@@ -12,7 +12,8 @@ Three kinds (an assistant spec):
 * ``http://HOST/…/chat/completions``: an OpenAI-compatible chat endpoint, sent the conversation as
   ``messages`` (``model``: the text after ``#`` in the spec, default ``assistant``); the reply is
   ``choices[0].message.content`` and the passages it used are the documented extra field
-  ``choices[0].message.passage_ids`` (else a top-level ``passage_ids``).
+  ``choices[0].message.passage_ids`` (else a top-level ``passage_ids``); ``$BENCHSMITH_ASSISTANT_API_KEY``,
+  when set, is sent as ``Authorization: Bearer``.
 
 ``passages`` are corpus ids in the order the assistant ranks them, or LangChain Documents mapped
 to corpus ids as outside retrievers' are (tools/outside_retrievers.py: metadata ``id``, ``Document.id``,
@@ -39,10 +40,12 @@ from benchsmith.tools.outside_retrievers import (
     Found,
     OutsideRetrieverError,
     TransientFailure,
+    endpoint_client,
     import_object,
 )
 
 DEFAULT_CHAT_MODEL = "assistant"
+ASSISTANT_KEY_VARIABLE = "BENCHSMITH_ASSISTANT_API_KEY"  # sent as a bearer token to a chat endpoint
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,7 @@ def graph_assistant(graph: Any) -> Assistant:
 
 def chat_assistant(spec: str, timeout_s: float = 60.0) -> Assistant:
     url, _, model = spec.partition("#")
-    client = httpx.Client(timeout=timeout_s)
+    client = endpoint_client(url, ASSISTANT_KEY_VARIABLE, timeout_s)
 
     def ask(question: str, history: list[dict[str, str]]) -> AssistantTurn:
         messages = [

@@ -7,7 +7,8 @@ Three kinds, each a retriever spec (tools/retriever_specs.py) of kind ``outside`
       POST HOST/PATH   {"query": "...", "history": [{"user": "...", "agent": "..."}, ...], "k": 100}
       200            → {"results": [{"id": "corpus-doc-id", "score": 12.5}, ...]}
 
-  ``history`` holds the conversation's earlier turns, oldest first, under the ``raw`` history
+  ``$BENCHSMITH_RETRIEVER_API_KEY``, when set, is sent as ``Authorization: Bearer`` (a URL with
+  credentials in it is refused: the spec is recorded). ``history`` holds the conversation's earlier turns, oldest first, under the ``raw`` history
   mode (the system builds its own query from them); under every other mode it is empty and
   ``query`` is the query benchsmith built (current question, full history, rewrite, oracle).
   429, 408 and 5xx replies, timeouts and refused connections are retried with backoff (a 429's
@@ -29,6 +30,7 @@ to no corpus document (any kind's) is kept out of the ranking, counted and liste
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +44,7 @@ from benchsmith.stores.errors import InputError
 DEFAULT_ID_KEY = "id"
 HTTP_PREFIXES = ("http://", "https://")
 PY_PREFIX = "py:"
+RETRIEVER_KEY_VARIABLE = "BENCHSMITH_RETRIEVER_API_KEY"  # sent as a bearer token to an HTTP retriever
 BUILT_IN_NAMES = ("bm25", "dense", "hybrid")  # tools/retriever_specs.py's own retrievers: no registered name
 TRANSIENT_STATUS = frozenset({408, 409, 429})
 T = TypeVar("T")
@@ -86,9 +89,20 @@ class OutsideRetriever:
 # The three kinds.
 
 
+def endpoint_client(url: str, key_variable: str, timeout_s: float) -> httpx.Client:
+    """A client of the user's endpoint; ``Authorization: Bearer $key_variable`` when that variable is set.
+    A URL with a user or password in it is refused: it would be written in the run's record and reports."""
+    if httpx.URL(url).userinfo:
+        raise InputError(
+            f"{httpx.URL(url).copy_with(userinfo=b'')}: keep credentials out of the URL (it is recorded); set {key_variable}"
+        )
+    key = os.environ.get(key_variable)
+    return httpx.Client(timeout=timeout_s, headers={"Authorization": f"Bearer {key}"} if key else {})
+
+
 def http_searcher(url: str, timeout_s: float = 60.0) -> Searcher:
     """POST the documented JSON request to ``url``; the reply's ``results`` as :class:`Found`."""
-    client = httpx.Client(timeout=timeout_s)
+    client = endpoint_client(url, RETRIEVER_KEY_VARIABLE, timeout_s)
 
     def search(query: str, history: list[dict[str, str]], k: int) -> list[Found]:
         try:

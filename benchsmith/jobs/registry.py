@@ -102,7 +102,7 @@ JOBS = (
         api=("ReplayResult", "estimate_replay", "replay"),
         commands=("replay",),
         graphs={"replay": "replay:graph"},
-        items={"replay": ("aggregate", "measures")},
+        items={"replay": ("conversations_replayed", "conversations")},
     ),
     Job("demo", commands=("demo",)),
     Job("runs", api=("RunInfo", "runs"), commands=("runs",)),
