@@ -50,6 +50,10 @@ def score_turns(
     return out
 
 
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
 def _means(rows: Sequence[Mapping[str, Any]], measures: Sequence[str]) -> dict[str, float]:
     measured = [row["measures"] for row in rows if row["measures"] is not None]
     return {m: sum(v[m] for v in measured) / len(measured) for m in measures} if measured else {}
@@ -81,6 +85,7 @@ def replay_results(
         if primary and primary in means:
             conversation_scores.append((means[primary], conversation["_id"]))
     worst_ids = [cid for _, cid in sorted(conversation_scores)[:worst]]
+    verdicts = [verdict for turn in turns for verdict in (turn.get("judged") or {}).values()]
     return {
         **about,
         "measures": names,
@@ -98,6 +103,10 @@ def replay_results(
             "abstained": sum(turn["abstained"] for turn in no_gold),
             "asked_back": sum(turn["asked_back"] for turn in no_gold),
             "handled": sum(turn["abstained"] or turn["asked_back"] for turn in no_gold),
+        },
+        "answers": {
+            aspect: _mean([verdict[aspect] for verdict in verdicts if verdict[aspect] is not None])
+            for aspect in ("faithfulness", "quality")
         },
         "unmapped": sorted({doc_id for turn in turns for doc_id in turn["unmapped"]}),
         "worst": [{"conversation": cid, "turns": [t for t in turns if t["conversation"] == cid]} for cid in worst_ids],
@@ -131,6 +140,11 @@ def replay_report_files(results: Mapping[str, Any]) -> dict[str, tuple[str, str]
                 f"Benchmark: {results['benchmark']}",
                 f"Turns without gold (unanswerable, underspecified): {without['turns']}; abstained {without['abstained']}, "
                 f"asked back {without['asked_back']}, answered anyway {without['turns'] - without['handled']}",
+                "Replies judged (1-5, mean over turns and judges): "
+                + ", ".join(
+                    f"{aspect} {value:.2f}" if value is not None else f"{aspect} –"
+                    for aspect, value in results["answers"].items()
+                ),
                 f"Passages the corpus does not hold: {len(results['unmapped'])}"
                 + (f" ({', '.join(results['unmapped'][:10])})" if results["unmapped"] else ""),
             ]

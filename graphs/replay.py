@@ -10,7 +10,8 @@ Each conversation's user turns go to the assistant in order, each with the conve
 run directory: a killed replay resumes with the conversations it had not finished (one cut off
 mid-way is replayed from its first turn). ``report`` scores the passages each turn used against the
 benchmark's judgments (ir_measures), reads whether the replies on turns without gold abstained or
-asked back (evals/replies.py), breaks the means down per switch type and turn label, and writes
+asked back (evals/replies.py), averages the judges' faithfulness (to the passages the reply used)
+and quality of each reply (agents/judges.py, the audit's), breaks the means down per switch type and turn label, and writes
 ``results.json``, ``report.md`` and ``report.html`` with the worst conversations whole.
 
 State holds conversation ids only; turns live in the log.
@@ -28,12 +29,14 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
+from benchsmith.agents.judges import FaithfulnessJudge, QualityJudge
 from benchsmith.evals.replay_report import replay_report_files, replay_results
-from benchsmith.graphs.contexts.replay import ReplayContext
+from benchsmith.graphs.contexts.replay import JUDGED_PASSAGES, ReplayContext
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.graphs.runtime.fanout import add_fan_out, next_batch
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter
+from benchsmith.graphs.runtime.resources import run_seam
 from benchsmith.stores.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.files import write_files_atomic
 from benchsmith.stores.jsonl import record_log
@@ -56,6 +59,7 @@ class ReplayOutput(TypedDict, total=False):
     aggregate: dict[str, float]  # {measure: mean over judged turns}
     without_gold: dict[str, int]  # turns, abstained, asked_back, handled
     conversations_replayed: int
+    answers: dict[str, float | None]  # mean faithfulness and quality (1-5) of the replies, by the judges
 
 
 class ReplayState(ReplayInput, ReplayOutput, total=False):  # type: ignore[misc]  # LangGraph merges input and output
@@ -139,9 +143,35 @@ def replay_conversation(task: ConversationTask, runtime: Runtime[ReplayContext])
                 "unmapped": unmapped,
             }
         )
+        turns[-1]["judged"] = _judged(runtime, task["run_id"], benchmark, query.question, history, said.reply, passages)
         history.append({"user": query.question, "agent": said.reply})
     log.append_once({"_id": task["conversation"], "turns": turns})
     return {"finished": [task["conversation"]]}
+
+
+def _judged(
+    runtime: Runtime[ReplayContext],
+    run_id: str,
+    benchmark: Benchmark,
+    question: str,
+    history: list[dict[str, str]],
+    reply: str,
+    passages: list[tuple[str, float]],
+) -> dict[str, dict[str, int | None]]:
+    """Each judge's faithfulness (to the first passages the reply used; None without passages) and
+    quality (1-5) of one reply; an empty reply is not judged."""
+    if not reply.strip():
+        return {}
+    documents = corpus_documents(benchmark)
+    used = "\n\n".join(document_text(*documents[doc_id]) for doc_id, _ in passages[:JUDGED_PASSAGES])
+    exchanges = [(turn["user"], turn["agent"]) for turn in history]
+    verdicts: dict[str, dict[str, int | None]] = {}
+    for spec in job.context(runtime).judges:
+        seam = run_seam(job.workspace(runtime), run_id, spec)
+        faithful = seam.run(FaithfulnessJudge(), answer=reply, document=used).score if used else None
+        quality = seam.run(QualityJudge(), history=exchanges, question=question, answer=reply).score
+        verdicts[spec] = {"faithfulness": faithful, "quality": quality}
+    return verdicts
 
 
 def _ask(assistant: Any, wait: Callable[[], None], question: str, history: list[dict[str, str]]) -> Any:
@@ -167,6 +197,7 @@ def report(state: ReplayState, runtime: Runtime[ReplayContext]) -> ReplayOutput:
         "aggregate": results["aggregate"],
         "without_gold": results["without_gold"],
         "conversations_replayed": len(conversations),
+        "answers": results["answers"],
     }
 
 

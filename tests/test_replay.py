@@ -102,6 +102,9 @@ def test_a_langgraph_assistant_scores_as_evaluate_scores_its_retriever(tmp_path,
     assert replayed["turns"] == len(load_jsonl(synthesized / "queries.jsonl"))
     assert set(replayed["by_switch"]) >= {"start"} and replayed["by_label"]
     assert len(replayed["worst"]) == 2 and all(conversation["turns"] for conversation in replayed["worst"])
+    assert 1 <= result.answers["faithfulness"] <= 5 and 1 <= result.answers["quality"] <= 5  # the baseline judges
+    turn = replayed["worst"][0]["turns"][0]
+    assert set(turn["judged"]["baseline"]) == {"faithfulness", "quality"}
     markdown = result.report["markdown"].read_text(encoding="utf-8")
     assert "Worst conversations" in markdown and "Per switch type" in markdown
 
@@ -142,7 +145,7 @@ def test_an_openai_compatible_endpoint_is_replayed_through_the_cli(tmp_path, syn
     ran = runner.invoke(app, ["replay", str(synthesized), "--assistant", url, "--workspace", workspace,
                               "--run-id", "endpoint", "--measure", "nDCG@10"])  # fmt: skip
     assert ran.exit_code == 0, ran.output
-    assert "nDCG@10" in ran.output
+    assert "nDCG@10" in ran.output and "replies judged" in ran.output
     asked = openai_server.requests
     assert len(asked) == len(load_jsonl(synthesized / "queries.jsonl")) and {r["model"] for r in asked} == {"rag"}
     assert max(len(r["messages"]) for r in asked) == 5  # the third turn carries two earlier exchanges

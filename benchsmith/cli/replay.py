@@ -66,6 +66,9 @@ def print_replay(result: ReplayResult) -> None:
             f"{without['asked_back']} · answered anyway {without['turns'] - without['handled']}",
             highlight=False,
         )
+    judged = ", ".join(f"{aspect} {value:.2f}" for aspect, value in result.answers.items() if value is not None)
+    if judged:
+        console.print(f"replies judged (1-5): {judged}", highlight=False)
     print_paths(
         {"report": result.report["html"], "markdown": result.report["markdown"], "results": result.report["results"]}
     )

@@ -17,9 +17,11 @@ from benchsmith.jobs.common import (
     CostEstimate,
     EventHandler,
     JobRun,
+    check_models,
     checked_run_id,
     dry_run,
     job_run,
+    priced,
     resolved_path,
     run_settled,
 )
@@ -29,11 +31,14 @@ from benchsmith.stores.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.workspace import Workspace
 from benchsmith.tools.assistants import assistant_spec_for, resolve_assistant
 
+JUDGE_INPUT_TOKENS, JUDGE_OUTPUT_TOKENS = 600, 60  # per judge call, for the estimate
+
 
 @dataclass(frozen=True)
 class ReplayResult(JobRun):
     aggregate: dict[str, float] = field(default_factory=dict)  # {measure: mean over judged turns}
     without_gold: dict[str, int] = field(default_factory=dict)  # turns, abstained, asked_back, handled
+    answers: dict[str, float | None] = field(default_factory=dict)  # mean faithfulness and quality (1-5) by the judges
     report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results
 
     def results(self) -> dict[str, Any]:
@@ -50,6 +55,7 @@ def replay(
     resume: str | None = None,
     split: str = "test",
     measures: tuple[str, ...] = DEFAULT_REPLAY_MEASURES,
+    judges: tuple[str, ...] = ("baseline",),
     worst: int = DEFAULT_WORST,
     concurrency: int = 4,
     rate_limit: float | None = None,
@@ -85,6 +91,7 @@ def replay(
         **job_run(outcome),
         aggregate=values["aggregate"],
         without_gold=values["without_gold"],
+        answers=values["answers"],
         report={kind: Path(path) for kind, path in values["report"].items()},
     )
 
@@ -98,6 +105,7 @@ def _checked(
     resolve_assistant(spec, settings.timeout_s)
 
     names = checked_measures(settings.measures)
+    check_models(*settings.judges)
     loaded = cached_benchmark(resolved_path(str(benchmark)), workspace, settings.split)
     corpus_documents(loaded)  # a malformed corpus stops here
     return {"benchmark": resolved_path(str(benchmark)), "assistant": spec}, replace(settings, measures=tuple(names))
@@ -110,6 +118,7 @@ def estimate_replay(
     assistant: str | Any,
     split: str = "test",
     measures: tuple[str, ...] = DEFAULT_REPLAY_MEASURES,
+    judges: tuple[str, ...] = ("baseline",),
     worst: int = DEFAULT_WORST,
     concurrency: int = 4,
     rate_limit: float | None = None,
@@ -126,7 +135,16 @@ def estimate_replay(
     resolve_assistant(spec, settings.timeout_s)
     loaded = cached_benchmark(resolved_path(str(benchmark)), Workspace.resolve(settings.workspace), settings.split)
     conversations = conversations_of(loaded)
-    return CostEstimate(
-        f"{len(conversations):,} conversations ({len(loaded.queries):,} turns) of {loaded.name} sent to {spec}",
-        notes=[f"{len(loaded.queries):,} assistant calls, {settings.concurrency} conversations at a time"],
+    check_models(*settings.judges)
+    turns = len(loaded.queries)
+    # Two judge calls per turn and judge (faithfulness, quality); their prompts hold the question, the
+    # reply and a few passages, unknown before the assistant answers: priced at a typical size.
+    judged = priced(
+        f"{len(conversations):,} conversations ({turns:,} turns) of {loaded.name} sent to {spec}",
+        [
+            (judge, 2 * turns, 2 * turns * JUDGE_INPUT_TOKENS, 2 * turns * JUDGE_OUTPUT_TOKENS)
+            for judge in settings.judges
+        ],
+        [f"{turns:,} assistant calls, {settings.concurrency} conversations at a time"],
     )
+    return judged

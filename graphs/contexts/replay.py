@@ -10,6 +10,7 @@ from benchsmith.graphs.runtime.settings import StoreOptions, concurrency_field
 
 DEFAULT_REPLAY_MEASURES = ("nDCG@10", "R@10", "RR@10")
 DEFAULT_WORST = 3
+JUDGED_PASSAGES = 3  # a reply's faithfulness is judged against the first passages it used
 
 
 @dataclass(kw_only=True)
@@ -23,6 +24,15 @@ class ReplayContext(StoreOptions):
             "description": "ir_measures measures of the passages the assistant used on each turn, against the "
             "benchmark's judgments. Repeat; replaces the defaults.",
             "cli": "--measure",
+        },
+    )
+    judges: tuple[str, ...] = field(
+        default=("baseline",),
+        metadata={
+            "description": "Judge models rating each reply's faithfulness to the passages it used and how well it "
+            "addresses the question (1-5, the audit's judges): baseline (offline, lexical), openai:<model> or a "
+            "registered name. Repeat for an ensemble (the mean is reported); none given on the command line: baseline.",
+            "cli": "--judge",
         },
     )
     worst: int = field(
