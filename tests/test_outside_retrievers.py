@@ -219,3 +219,41 @@ def test_a_langchain_retriever_over_postgresql_full_text_search_scores_as_its_ru
     }
     assert any(run.values())
     assert result.results()["per_query"]["pg-fts@current"] == measured_run_file(tmp_path, synthesized, run, "pg.trec")
+
+
+def test_validate_ranks_an_outside_retriever_beside_ours(tmp_path, synthesized):
+    documents = corpus_of(synthesized)
+    labels = tmp_path / "mine.jsonl"
+    labels.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"q{number}",
+                    "question": " ".join(text.split()[:12]),
+                    "gold": [{"chunk_id": doc_id, "document": doc_id.split(":")[0], "evidence": "the passage"}],
+                }
+            )
+            + "\n"
+            for number, (doc_id, text) in enumerate(list(documents.items())[:10])
+        ),
+        encoding="utf-8",
+    )
+
+    def my_search(query, history, k):
+        return overlap_search(documents, query, k)
+
+    validated = benchsmith.validate(
+        synthesized.parent,
+        human=labels,
+        retrievers=[my_search, "bm25"],
+        histories=["current", "full"],
+        depth=DEPTH,
+        bootstrap=20,
+        workspace=str(tmp_path / "ws"),
+        run_id="validated",
+    )
+    rows = validated.results()["configurations"]
+    # Your standalone questions are asked as they are: one configuration per retriever on your side.
+    assert {row["human_configuration"] for row in rows} == {"my_search@full", "bm25@full"}
+    assert {row["name"] for row in rows} == {"my_search@current", "my_search@full", "bm25@current", "bm25@full"}
+    assert all(0 <= row["human"] <= 1 and 0 <= row["synthetic"] <= 1 for row in rows)
