@@ -106,7 +106,7 @@ def replay_results(
         },
         "answers": {
             aspect: _mean([verdict[aspect] for verdict in verdicts if verdict[aspect] is not None])
-            for aspect in ("faithfulness", "quality")
+            for aspect in ("faithfulness", "quality", "agreement")
         },
         "unmapped": sorted({doc_id for turn in turns for doc_id in turn["unmapped"]}),
         "worst": [{"conversation": cid, "turns": [t for t in turns if t["conversation"] == cid]} for cid in worst_ids],

@@ -59,7 +59,7 @@ class ReplayOutput(TypedDict, total=False):
     aggregate: dict[str, float]  # {measure: mean over judged turns}
     without_gold: dict[str, int]  # turns, abstained, asked_back, handled
     conversations_replayed: int
-    answers: dict[str, float | None]  # mean faithfulness and quality (1-5) of the replies, by the judges
+    answers: dict[str, float | None]  # mean faithfulness, quality and agreement (1-5) of the replies, by the judges
 
 
 class ReplayState(ReplayInput, ReplayOutput, total=False):  # type: ignore[misc]  # LangGraph merges input and output
@@ -143,7 +143,7 @@ def replay_conversation(task: ConversationTask, runtime: Runtime[ReplayContext])
                 "unmapped": unmapped,
             }
         )
-        turns[-1]["judged"] = _judged(runtime, task["run_id"], benchmark, query.question, history, said.reply, passages)
+        turns[-1]["judged"] = _judged(runtime, task["run_id"], benchmark, query, history, said.reply, passages)
         history.append({"user": query.question, "agent": said.reply})
     log.append_once({"_id": task["conversation"], "turns": turns})
     return {"finished": [task["conversation"]]}
@@ -153,13 +153,15 @@ def _judged(
     runtime: Runtime[ReplayContext],
     run_id: str,
     benchmark: Benchmark,
-    question: str,
+    query: BenchmarkQuery,
     history: list[dict[str, str]],
     reply: str,
     passages: list[tuple[str, float]],
 ) -> dict[str, dict[str, int | None]]:
-    """Each judge's faithfulness (to the first passages the reply used; None without passages) and
-    quality (1-5) of one reply; an empty reply is not judged."""
+    """Each judge's faithfulness (to the first passages the reply used; None without passages),
+    quality and agreement (1-5) of one reply; an empty reply is not judged. Agreement is the
+    faithfulness judge asked whether the reply's claims are supported by the benchmark's reference
+    answer (None where the turn has none, or has no gold to answer from)."""
     if not reply.strip():
         return {}
     documents = corpus_documents(benchmark)
@@ -169,8 +171,13 @@ def _judged(
     for spec in job.context(runtime).judges:
         seam = run_seam(job.workspace(runtime), run_id, spec)
         faithful = seam.run(FaithfulnessJudge(), answer=reply, document=used).score if used else None
-        quality = seam.run(QualityJudge(), history=exchanges, question=question, answer=reply).score
-        verdicts[spec] = {"faithfulness": faithful, "quality": quality}
+        quality = seam.run(QualityJudge(), history=exchanges, question=query.question, answer=reply).score
+        agreement = (
+            seam.run(FaithfulnessJudge(), answer=reply, document=query.response).score
+            if query.response and query.id in benchmark.qrels
+            else None
+        )
+        verdicts[spec] = {"faithfulness": faithful, "quality": quality, "agreement": agreement}
     return verdicts
 
 

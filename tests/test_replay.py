@@ -104,7 +104,8 @@ def test_a_langgraph_assistant_scores_as_evaluate_scores_its_retriever(tmp_path,
     assert len(replayed["worst"]) == 2 and all(conversation["turns"] for conversation in replayed["worst"])
     assert 1 <= result.answers["faithfulness"] <= 5 and 1 <= result.answers["quality"] <= 5  # the baseline judges
     turn = replayed["worst"][0]["turns"][0]
-    assert set(turn["judged"]["baseline"]) == {"faithfulness", "quality"}
+    assert set(turn["judged"]["baseline"]) == {"faithfulness", "quality", "agreement"}
+    assert 1 <= result.answers["agreement"] <= 5  # with the benchmark's reference answers
     markdown = result.report["markdown"].read_text(encoding="utf-8")
     assert "Worst conversations" in markdown and "Per switch type" in markdown
 

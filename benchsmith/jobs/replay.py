@@ -38,7 +38,7 @@ JUDGE_INPUT_TOKENS, JUDGE_OUTPUT_TOKENS = 600, 60  # per judge call, for the est
 class ReplayResult(JobRun):
     aggregate: dict[str, float] = field(default_factory=dict)  # {measure: mean over judged turns}
     without_gold: dict[str, int] = field(default_factory=dict)  # turns, abstained, asked_back, handled
-    answers: dict[str, float | None] = field(default_factory=dict)  # mean faithfulness and quality (1-5) by the judges
+    answers: dict[str, float | None] = field(default_factory=dict)  # mean faithfulness, quality, agreement (1-5)
     report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results
 
     def results(self) -> dict[str, Any]:
@@ -137,14 +137,11 @@ def estimate_replay(
     conversations = conversations_of(loaded)
     check_models(*settings.judges)
     turns = len(loaded.queries)
-    # Two judge calls per turn and judge (faithfulness, quality); their prompts hold the question, the
-    # reply and a few passages, unknown before the assistant answers: priced at a typical size.
-    judged = priced(
+    # At most three judge calls per turn and judge (faithfulness, quality, agreement); their prompts hold the
+    # question, the reply and a few passages, unknown before the assistant answers: priced at a typical size.
+    calls = 3 * turns
+    return priced(
         f"{len(conversations):,} conversations ({turns:,} turns) of {loaded.name} sent to {spec}",
-        [
-            (judge, 2 * turns, 2 * turns * JUDGE_INPUT_TOKENS, 2 * turns * JUDGE_OUTPUT_TOKENS)
-            for judge in settings.judges
-        ],
+        [(judge, calls, calls * JUDGE_INPUT_TOKENS, calls * JUDGE_OUTPUT_TOKENS) for judge in settings.judges],
         [f"{turns:,} assistant calls, {settings.concurrency} conversations at a time"],
     )
-    return judged

@@ -29,9 +29,9 @@ class ReplayContext(StoreOptions):
     judges: tuple[str, ...] = field(
         default=("baseline",),
         metadata={
-            "description": "Judge models rating each reply's faithfulness to the passages it used and how well it "
-            "addresses the question (1-5, the audit's judges): baseline (offline, lexical), openai:<model> or a "
-            "registered name. Repeat for an ensemble (the mean is reported); none given on the command line: baseline.",
+            "description": "Judge models rating each reply's faithfulness to the passages it used, how well it "
+            "addresses the question and its agreement with the benchmark's reference answer (1-5, the audit's "
+            "judges): baseline (offline, lexical), openai:<model> or a registered name. Repeat for an ensemble (the mean is reported); none given on the command line: baseline.",
             "cli": "--judge",
         },
     )
