@@ -90,9 +90,9 @@ if TYPE_CHECKING:  # `name as name`: a re-export (PEP 484), what type checkers a
     from benchsmith.jobs.validate import validate as validate
     from benchsmith.jobs.work import export as export
     from benchsmith.jobs.work import work as work
-    from benchsmith.stores.benchmark_files import Dialogue as Dialogue
-    from benchsmith.stores.benchmark_files import Turn as Turn
     from benchsmith.stores.errors import InputError as InputError
+    from benchsmith.stores.formats.benchmark_files import Dialogue as Dialogue
+    from benchsmith.stores.formats.benchmark_files import Turn as Turn
     from benchsmith.tools.assistants import register_assistant as register_assistant
     from benchsmith.tools.outside_retrievers import register_retriever as register_retriever
 
@@ -107,8 +107,8 @@ _API_MODULES: dict[str, str] = {
     "register_scorer": "benchsmith.graphs.runtime.resources",
     "register_retriever": "benchsmith.tools.outside_retrievers",
     "register_assistant": "benchsmith.tools.assistants",
-    "Dialogue": "benchsmith.stores.benchmark_files",
-    "Turn": "benchsmith.stores.benchmark_files",
+    "Dialogue": "benchsmith.stores.formats.benchmark_files",
+    "Turn": "benchsmith.stores.formats.benchmark_files",
     "InputError": "benchsmith.stores.errors",
 }
 

@@ -8,9 +8,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchsmith.evals.measures import Qrels, evaluate_run, parse_measures
+from benchsmith.evals.measures.standard import Qrels, evaluate_run, parse_measures
 from benchsmith.evals.replies import abstained, asked_back
-from benchsmith.evals.report_document import (
+from benchsmith.evals.reports.document import (
     BulletList,
     Callout,
     Cell,

@@ -49,10 +49,10 @@ from typing_extensions import TypedDict
 
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.evals.evaluation_report import evaluation_notes, evaluation_report_files
-from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores, unjudged_summary
-from benchsmith.evals.measures import DEFAULT_QUERIES_PER_BATCH, parse_measures
-from benchsmith.evals.nugget_measures import evaluate_batches_with_nuggets, split_measures
+from benchsmith.evals.measures.evaluation_results import recall_cutoffs, summarize_scores, unjudged_summary
+from benchsmith.evals.measures.nugget_measures import evaluate_batches_with_nuggets, split_measures
+from benchsmith.evals.measures.standard import DEFAULT_QUERIES_PER_BATCH, parse_measures
+from benchsmith.evals.reports.evaluation_report import evaluation_notes, evaluation_report_files
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext  # noqa: F401 (re-exported)
 from benchsmith.graphs.runtime.corpus_indexes import (
     DocumentTexts,
@@ -67,14 +67,11 @@ from benchsmith.graphs.runtime.fanout import add_fan_out
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused, report_warning
 from benchsmith.graphs.runtime.resources import embedder_for, run_seam, scorer_for
-from benchsmith.stores.beir import Benchmark, BenchmarkQuery, merge_qrels, read_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.integrity import IdProblem, raise_if_strict, unknown_ids, unknown_qrels_ids
-from benchsmith.stores.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
-from benchsmith.stores.nugget_qrels import read_nugget_qrels
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.trec import (
+from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery, merge_qrels, read_qrels
+from benchsmith.stores.formats.integrity import IdProblem, raise_if_strict, unknown_ids, unknown_qrels_ids
+from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels
+from benchsmith.stores.formats.trec import (
     Qrels,
     Run,
     iter_aligned_batches,
@@ -83,23 +80,26 @@ from benchsmith.stores.trec import (
     trec_run_writer,
     write_sorted_copy,
 )
-from benchsmith.stores.turn_labels import standalone_group
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.dense_retrieval import QUERY_BATCH, DenseIndex
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
-from benchsmith.tools.embedding import Embedder
-from benchsmith.tools.fusion import fuse_runs
+from benchsmith.stores.formats.turn_labels import standalone_group
+from benchsmith.stores.persistence.files import write_files_atomic
+from benchsmith.stores.persistence.jsonl import append_jsonl, load_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.outside_retrieval import OutsideCall, outside_run_batches, unmapped_warning
 from benchsmith.tools.outside_retrievers import CorpusIds, resolve_retriever
-from benchsmith.tools.query_building import (
+from benchsmith.tools.retrieval.dense_retrieval import QUERY_BATCH, DenseIndex
+from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
+from benchsmith.tools.retrieval.embedding import Embedder
+from benchsmith.tools.retrieval.fusion import fuse_runs
+from benchsmith.tools.retrieval.query_building import (
     HistoryMode,
     build_query,
     history_records,
     parse_history_mode,
     require_oracle_rewrites,
 )
-from benchsmith.tools.rerank import rerank_run
-from benchsmith.tools.retriever_specs import (
+from benchsmith.tools.retrieval.rerank import rerank_run
+from benchsmith.tools.retrieval.retriever_specs import (
     Configuration,
     RunFileConfiguration,
     expand_configurations,

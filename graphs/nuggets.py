@@ -6,10 +6,10 @@ al. 2025).
 
 ``prepare`` reads the question-answer pairs (JSONL or a Stack Exchange ``Posts.xml``) and
 builds the corpus once: chunks whose ids are their path and byte span
-(tools/source_corpus.py), written as the BEIR corpus of the run, and its BM25 and dense
+(tools/corpus/source_corpus.py), written as the BEIR corpus of the run, and its BM25 and dense
 indexes. Per question, ``pool`` has the model write the nuggets (grading notes), sub-questions
 and a closed-book answer, retrieves every technique with BM25 and the dense retriever, fuses
-them and pools the top ``pool_depth`` of each technique (tools/pooling.py); each pooled
+them and pools the top ``pool_depth`` of each technique (tools/retrieval/pooling.py); each pooled
 question is appended to ``pools.jsonl`` once. ``judge`` makes one support call per question and
 batch of at most 20 pooled chunks, judging every nugget against every chunk, and appends it to
 ``judgments.jsonl`` once (keyed ``<question>#<batch>``): a killed run resumes at the first
@@ -37,36 +37,36 @@ from typing_extensions import TypedDict
 from benchsmith.agents.nuggets import ClosedBookAnswerWriter, NuggetWriter, SubQuestionWriter, SupportJudge
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import PassageStatistics
-from benchsmith.evals.nugget_measures import nugget_measures
-from benchsmith.evals.nugget_report import nugget_report_files
+from benchsmith.evals.measures.nugget_measures import nugget_measures
+from benchsmith.evals.reports.nugget_report import nugget_report_files
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
 from benchsmith.graphs.runtime.corpus_indexes import bm25_index, corpus_documents, dense_index
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance, report_reused
 from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, embedder_for, run_seam
-from benchsmith.stores.beir import Benchmark
-from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_files_atomic, write_json_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
-from benchsmith.stores.nugget_qrels import nugget_rows, write_nugget_qrels
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.trec import Run, write_trec_run
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.tools.bm25 import BM25Index
-from benchsmith.tools.cached_embedding import cached_embedder
-from benchsmith.tools.dense_retrieval import DenseIndex
-from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
-from benchsmith.tools.nugget_support import (
+from benchsmith.stores.formats.beir import Benchmark
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels
+from benchsmith.stores.formats.nugget_qrels import nugget_rows, write_nugget_qrels
+from benchsmith.stores.formats.trec import Run, write_trec_run
+from benchsmith.stores.persistence.files import write_files_atomic, write_json_atomic
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.tools.benchmark.nugget_support import (
     QuestionSupport,
     collect_support,
     filter_questions,
     nugget_qrels,
     query_qrel_rows,
 )
-from benchsmith.tools.pooling import RETRIEVERS, TECHNIQUES, batches, fuse_top, pool_documents
-from benchsmith.tools.qa_text import load_qa_pairs, pairs_to_use
-from benchsmith.tools.source_corpus import build_source_corpus, git_revision
+from benchsmith.tools.corpus.source_corpus import build_source_corpus, git_revision
+from benchsmith.tools.retrieval.bm25 import BM25Index
+from benchsmith.tools.retrieval.cached_embedding import cached_embedder
+from benchsmith.tools.retrieval.dense_retrieval import DenseIndex
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction, Embedder
+from benchsmith.tools.retrieval.pooling import RETRIEVERS, TECHNIQUES, batches, fuse_top, pool_documents
+from benchsmith.tools.text.qa_text import load_qa_pairs, pairs_to_use
 
 QUESTIONS_FILE, CORPUS_INFO_FILE, POOLS_FILE, JUDGMENTS_FILE = (
     "questions.jsonl",

@@ -35,24 +35,24 @@ from typing_extensions import TypedDict
 
 from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJudge
 from benchsmith.agents.rewriter import Rewriter
-from benchsmith.evals.diversity import diversity
-from benchsmith.evals.paraphrase_report import paraphrase_report_files
+from benchsmith.evals.measures.diversity import diversity
+from benchsmith.evals.reports.paraphrase_report import paraphrase_report_files
 from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
 from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch_items
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, run_items, run_seam
-from benchsmith.stores.beir import Benchmark
-from benchsmith.stores.benchmark_files import write_beir_qrels
-from benchsmith.stores.conversational import has_corpus, load_conversational
-from benchsmith.stores.ecast import read_ecast
-from benchsmith.stores.files import atomic_writer, write_files_atomic, write_json_atomic
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.work_items import WorkItems
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.paraphrase_filters import FilterSettings, filter_variants, similarities_to_source
-from benchsmith.tools.test_sets import draw_test_sets
+from benchsmith.stores.formats.beir import Benchmark
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels
+from benchsmith.stores.formats.conversational import has_corpus, load_conversational
+from benchsmith.stores.formats.ecast import read_ecast
+from benchsmith.stores.persistence.files import atomic_writer, write_files_atomic, write_json_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.work_items import WorkItems
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.benchmark.paraphrase_filters import FilterSettings, filter_variants, similarities_to_source
+from benchsmith.tools.benchmark.test_sets import draw_test_sets
 
 TURNS_FILE, BENCHMARK_FILE, QRELS_FILE = "turns.jsonl", "benchmark.json", "qrels.tsv"
 IMPORTED_FILE, UNJOINED_FILE, GENERATED_FILE = "imported.jsonl", "unjoined.jsonl", "generated.jsonl"

@@ -37,9 +37,9 @@ from benchsmith.graphs.runtime.fanout import add_fan_out, next_batch
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import run_seam
-from benchsmith.stores.beir import Benchmark, BenchmarkQuery
-from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.jsonl import record_log
+from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
+from benchsmith.stores.persistence.files import write_files_atomic
+from benchsmith.stores.persistence.jsonl import record_log
 from benchsmith.tools.assistants import resolve_assistant
 from benchsmith.tools.outside_retrieval import finished_queries, rate_limiter
 from benchsmith.tools.outside_retrievers import CorpusIds, map_to_corpus, with_retries

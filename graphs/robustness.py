@@ -14,7 +14,7 @@ With a corpus, each test set is evaluated by the evaluate job (its own resumable
 not judge for that turn; ``judge`` grades a turn's pooled documents with every judge on CAsT's
 0-4 scale and appends the turn to ``judgments.jsonl`` once; ``report`` confirms grades with the
 audit's vote rule, puts them on the benchmark's scale (a binary gold gets 1 for a confirmed grade
-of 2 or more and 0 below, a graded gold the grades: evals/robustness.py says why), writes
+of 2 or more and 0 below, a graded gold the grades: evals/measures/robustness.py says why), writes
 ``augmented_qrels.tsv`` (and ``.trec``), recomputes every measure before and after, tests each
 test set's change against the original and writes the report.
 
@@ -35,10 +35,10 @@ from langgraph.types import Send
 from typing_extensions import TypedDict
 
 from benchsmith.agents.relevance import RelevanceJudge
-from benchsmith.evals import robustness as robustness_measures
-from benchsmith.evals.measures import evaluate_run, parse_measures
-from benchsmith.evals.robustness_report import robustness_report_files
-from benchsmith.evals.significance import describe
+from benchsmith.evals.measures import robustness as robustness_measures
+from benchsmith.evals.measures.significance import describe
+from benchsmith.evals.measures.standard import evaluate_run, parse_measures
+from benchsmith.evals.reports.robustness_report import robustness_report_files
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.contexts.robustness import RobustnessContext
 from benchsmith.graphs.evaluate import EvaluationInput, evaluate_as_child
@@ -47,14 +47,14 @@ from benchsmith.graphs.runtime.corpus_indexes import document_text
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, run_seam
-from benchsmith.stores.beir import merge_qrels, read_beir_qrels
-from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
-from benchsmith.stores.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_qrels
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
-from benchsmith.tools.loaders import iter_beir_corpus
+from benchsmith.stores.formats.beir import merge_qrels, read_beir_qrels
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels
+from benchsmith.stores.formats.trec import Qrels, read_trec_qrels, read_trec_run, write_trec_qrels
+from benchsmith.stores.persistence.files import write_files_atomic
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, read_json, record_log, write_jsonl_atomic
+from benchsmith.tools.corpus.loaders import iter_beir_corpus
+from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
 
 EVALUATIONS_FILE, POOL_FILE, JUDGMENTS_FILE = "evaluations.jsonl", "pool.jsonl", "judgments.jsonl"
 AUGMENTED_QRELS_FILE, AUGMENTED_TREC_FILE = "augmented_qrels.tsv", "augmented_qrels.trec"

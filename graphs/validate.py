@@ -45,10 +45,10 @@ from typing_extensions import TypedDict
 
 from benchsmith.agents.label_seam import LABELS_PREFIX
 from benchsmith.agents.pool_judge import PoolJudge
-from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
-from benchsmith.evals.robustness import top_k
-from benchsmith.evals.separability import Separation, separations
-from benchsmith.evals.validity import (
+from benchsmith.evals.measures.intervals import DEFAULT_CONFIDENCE
+from benchsmith.evals.measures.robustness import top_k
+from benchsmith.evals.measures.separability import Separation, separations
+from benchsmith.evals.measures.validity import (
     configuration_rows,
     kendall_tau_b,
     paired_configurations,
@@ -60,7 +60,7 @@ from benchsmith.evals.validity import (
     top_not_separated,
     verdict,
 )
-from benchsmith.evals.validity_report import validity_notes, validity_report_files
+from benchsmith.evals.reports.validity_report import validity_notes, validity_report_files
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.graphs.evaluate import EvaluationInput, evaluate_as_child
@@ -73,15 +73,22 @@ from benchsmith.graphs.runtime.corpus_indexes import (
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import run_seam
-from benchsmith.stores.beir import Benchmark
-from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import atomic_writer, write_files_atomic, write_json_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, read_jsonl, record_log, write_jsonl_atomic
-from benchsmith.stores.labelled_questions import read_labelled_questions
-from benchsmith.stores.trec import read_trec_run
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
-from benchsmith.tools.held_out import HeldOutLabels, check_judged_ids, drop_held_out
+from benchsmith.stores.formats.beir import Benchmark
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels
+from benchsmith.stores.formats.labelled_questions import read_labelled_questions
+from benchsmith.stores.formats.trec import read_trec_run
+from benchsmith.stores.persistence.files import atomic_writer, write_files_atomic, write_json_atomic
+from benchsmith.stores.persistence.jsonl import (
+    RecordLog,
+    load_jsonl,
+    read_json,
+    read_jsonl,
+    record_log,
+    write_jsonl_atomic,
+)
+from benchsmith.tools.corpus.held_out import HeldOutLabels, check_judged_ids, drop_held_out
+from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
 
 SYNTHETIC, HUMAN = "synthetic", "human"
 SETS = (SYNTHETIC, HUMAN)
@@ -95,7 +102,7 @@ IDS_SHOWN = 5  # ids named in a mismatch message
 class ValidationInput(TypedDict):
     run_id: str
     synthetic: str  # anything `evaluate` accepts: a synthesis run id or directory, a BEIR directory
-    human: str  # a BEIR directory over the same corpus, or a labelled JSONL (stores/labelled_questions.py)
+    human: str  # a BEIR directory over the same corpus, or a labelled JSONL (stores/formats/labelled_questions.py)
     retrievers: list[str]
     histories: list[str]  # on the synthetic set; empty: oracle when it has rewrites, else full
     runs: NotRequired[list[str]]  # TREC run files ranking the queries of both sets
@@ -110,10 +117,12 @@ class ValidationOutput(TypedDict, total=False):
     interval: dict[str, float | None]
     p_value: float | None
     top1_agrees: bool
-    verdict: dict[str, str]  # {label, text}: evals.validity.Verdict
+    verdict: dict[str, str]  # {label, text}: evals.measures.validity.Verdict
     judge_agreement: dict[str, dict[str, Any]]
-    separability: dict[str, Any]  # {queries, resamples, seed, confidence, pairs: [evals.separability.Separation]}
-    held_out: dict[str, Any]  # what the human set lost to the benchmark's held-out chunks (tools/held_out.py)
+    separability: dict[
+        str, Any
+    ]  # {queries, resamples, seed, confidence, pairs: [evals.measures.separability.Separation]}
+    held_out: dict[str, Any]  # what the human set lost to the benchmark's held-out chunks (tools/corpus/held_out.py)
     report: dict[str, str]  # {"markdown", "html", "results"}: paths
 
 
@@ -160,7 +169,7 @@ def check_same_corpus(synthetic: Benchmark, human: str, workspace: Any, split: s
     synthesized from: every chunk it judges is a document of the corpus or a chunk the benchmark
     holds out (``Benchmark.held_out``: held-out chunks and their near-duplicates), and a BEIR
     directory's corpus is the benchmark's, held-out chunks at most added. Returns the judgments
-    without the held-out chunks (tools/held_out.drop_held_out) and what they lost; anything else
+    without the held-out chunks (tools/corpus/held_out.drop_held_out) and what they lost; anything else
     stops with an InputError naming the file, the line or question and the ids (the first few
     and the count)."""
     documents, held_out = corpus_documents(synthetic), synthetic.held_out
@@ -556,7 +565,7 @@ def _separability(
     context: ValidationContext,
 ) -> tuple[list[Separation], list[Separation]]:
     """Whether the human set's queries separate each adjacent pair of its ranking and the synthetic
-    ranking's top two (evals/separability.py), the configurations named as they ran on the human
+    ranking's top two (evals/measures/separability.py), the configurations named as they ran on the human
     set; and the top pairs they do not separate."""
     columns = {human: human_values[:, index] for index, (_, human) in enumerate(pairs)}
     scores = {human: human_means[synthetic] for synthetic, human in pairs}

@@ -23,7 +23,7 @@ from benchsmith.tools.outside_retrievers import (
     spec_for,
     with_retries,
 )
-from benchsmith.tools.retriever_specs import parse_retriever
+from benchsmith.tools.retrieval.retriever_specs import parse_retriever
 
 CORPUS = CorpusIds(
     {"a": ("Guide", "Install with pip."), "b": ("", "Configure the cache."), "c": ("Ref", "The API.")},

@@ -16,11 +16,11 @@ from typer.testing import CliRunner
 import benchsmith
 from benchsmith.cli import app
 from benchsmith.graphs.runtime.resources import clear_registry
-from benchsmith.stores.beir import load_benchmark
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.trec import write_trec_run
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.beir import load_benchmark
+from benchsmith.stores.formats.trec import write_trec_run
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.outside_retrievers import CorpusIds, langchain_searcher, map_to_corpus
 from tests.outside_systems import (
     PostgresSearch,

@@ -16,9 +16,9 @@ from typing_extensions import TypedDict
 import benchsmith
 from benchsmith.cli import app
 from benchsmith.graphs.runtime.resources import clear_registry
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.openai_server import RagReply, conversation_messages
 from tests.outside_systems import overlap_search
 from tests.synthesis_fixtures import build_collection, synthesize

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchsmith.stores.jsonl import record_log
-from benchsmith.stores.trec import Run
+from benchsmith.stores.formats.trec import Run
+from benchsmith.stores.persistence.jsonl import record_log
 from benchsmith.tools.outside_retrievers import CorpusIds, OutsideRetriever, map_to_corpus, with_retries
 
 UNMAPPED_SHOWN = 10  # ids a warning names; the log holds them all

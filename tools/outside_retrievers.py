@@ -1,6 +1,6 @@
 """Retrievers from outside benchsmith: the user's own search, wherever a built-in retriever goes.
 
-Three kinds, each a retriever spec (tools/retriever_specs.py) of kind ``outside``:
+Three kinds, each a retriever spec (tools/retrieval/retriever_specs.py) of kind ``outside``:
 
 * ``http://HOST/PATH`` (or ``https://``): an HTTP search endpoint. The contract, per query::
 
@@ -45,7 +45,7 @@ DEFAULT_ID_KEY = "id"
 HTTP_PREFIXES = ("http://", "https://")
 PY_PREFIX = "py:"
 RETRIEVER_KEY_VARIABLE = "BENCHSMITH_RETRIEVER_API_KEY"  # sent as a bearer token to an HTTP retriever
-BUILT_IN_NAMES = ("bm25", "dense", "hybrid")  # tools/retriever_specs.py's own retrievers: no registered name
+BUILT_IN_NAMES = ("bm25", "dense", "hybrid")  # tools/retrieval/retriever_specs.py's own retrievers: no registered name
 TRANSIENT_STATUS = frozenset({408, 409, 429})
 T = TypeVar("T")
 UNMAPPED_TEXT_CHARS = 60  # how much of an id-less document's text names it in a report

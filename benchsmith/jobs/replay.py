@@ -26,9 +26,9 @@ from benchsmith.jobs.common import (
     run_settled,
 )
 from benchsmith.jobs.evaluate import checked_measures
-from benchsmith.stores.jsonl import read_json_object
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.jsonl import read_json_object
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.assistants import assistant_spec_for, resolve_assistant
 
 JUDGE_INPUT_TOKENS, JUDGE_OUTPUT_TOKENS = 600, 60  # per judge call, for the estimate

@@ -23,7 +23,7 @@ rewriter, reranker, filter and top K to ship, judged on real user queries.
    next stage (``stages.jsonl``); a grid search has one stage.
 6. ``report``: per configuration, precision and recall over facts at k = 1..K (micro, per-query
    mean beside), PR-AUC, F-beta, bootstrap intervals; the ranking, the best configuration for
-   precision-first and recall-first use, the main effects (evals/selection_measures.py);
+   precision-first and recall-first use, the main effects (evals/measures/selection_measures.py);
    ``selection.json``, ``report.md``, ``report.html`` and ``best-configuration.yaml``. A winner
    is named only when its PR-AUC interval does not overlap the runner-up's; otherwise ``best``
    is null, ``tied`` lists the configurations tied with the top one, the report estimates how
@@ -47,15 +47,15 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from benchsmith.agents.text import PassageStatistics
-from benchsmith.evals.intervals import resample_weights
-from benchsmith.evals.selection_measures import (
+from benchsmith.evals.measures.intervals import resample_weights
+from benchsmith.evals.measures.selection_measures import (
     QueryCounts,
     configuration_scores,
     main_effects,
     micro_precision_recall,
     pr_auc,
 )
-from benchsmith.evals.selection_report import selection_report_files
+from benchsmith.evals.reports.selection_report import selection_report_files
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for
@@ -105,13 +105,13 @@ from benchsmith.graphs.select.state import (
     SelectOutput,
     SelectState,
 )
-from benchsmith.stores.benchmark_files import canonicalize
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_files_atomic, write_text_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
-from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.stores.trec import read_trec_run, write_trec_run
-from benchsmith.tools.strategy_space import (
+from benchsmith.stores.formats.benchmark_files import canonicalize
+from benchsmith.stores.formats.trec import read_trec_run, write_trec_run
+from benchsmith.stores.persistence.files import write_files_atomic, write_text_atomic
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
+from benchsmith.stores.persistence.llm_cache import LLMCache
+from benchsmith.tools.retrieval.strategy_space import (
     DIMENSIONS,
     SelectConfiguration,
     baseline_settings,
