@@ -17,8 +17,9 @@ finished one without redoing it)::
 
 Every graph is importable too (``benchsmith.graphs.synthesis.conversation.conversation_graph`` and its
 siblings), runs with no context given, and streams. Objects a context cannot hold (a
-scripted model, an embedder, a reranker) are registered by name with
-:func:`register_model`, :func:`register_embedder` and :func:`register_scorer`.
+scripted model, an embedder, a reranker, your own retriever) are registered by name with
+:func:`register_model`, :func:`register_embedder`, :func:`register_scorer` and :func:`register_retriever`
+(a retriever object passed directly is registered under its own name).
 
 The folders of the repository (graphs/, agents/, tools/, stores/, evals/) are installed
 under this one package: ``benchsmith.graphs``, ``benchsmith.agents`` and so on.
@@ -71,6 +72,9 @@ if TYPE_CHECKING:  # `name as name`: a re-export (PEP 484), what type checkers a
     from benchsmith.jobs.paraphrase import paraphrase as paraphrase
     from benchsmith.jobs.publish import PublishResult as PublishResult
     from benchsmith.jobs.publish import publish as publish
+    from benchsmith.jobs.replay import ReplayResult as ReplayResult
+    from benchsmith.jobs.replay import estimate_replay as estimate_replay
+    from benchsmith.jobs.replay import replay as replay
     from benchsmith.jobs.review import ReviewResult as ReviewResult
     from benchsmith.jobs.review import review as review
     from benchsmith.jobs.robustness import RobustnessResult as RobustnessResult
@@ -94,6 +98,8 @@ if TYPE_CHECKING:  # `name as name`: a re-export (PEP 484), what type checkers a
     from benchsmith.stores.errors import InputError as InputError
     from benchsmith.stores.formats.benchmark_files import Dialogue as Dialogue
     from benchsmith.stores.formats.benchmark_files import Turn as Turn
+    from benchsmith.tools.benchmark.assistants import register_assistant as register_assistant
+    from benchsmith.tools.retrieval.outside_retrievers import register_retriever as register_retriever
 
 # Where each public name lives: its module is imported the first time the name is asked for. The jobs'
 # names come from the job table (benchsmith/jobs/registry.py, which imports nothing); these are the rest.
@@ -104,6 +110,8 @@ _API_MODULES: dict[str, str] = {
     "register_embedder": "benchsmith.graphs.runtime.resources",
     "register_model": "benchsmith.graphs.runtime.resources",
     "register_scorer": "benchsmith.graphs.runtime.resources",
+    "register_retriever": "benchsmith.tools.retrieval.outside_retrievers",
+    "register_assistant": "benchsmith.tools.benchmark.assistants",
     "Dialogue": "benchsmith.stores.formats.benchmark_files",
     "Turn": "benchsmith.stores.formats.benchmark_files",
     "InputError": "benchsmith.stores.errors",

@@ -61,6 +61,7 @@ from benchsmith.graphs.runtime.corpus_indexes import (
     corpus_documents,
     corpus_duplicates,
     dense_index,
+    document_text,
 )
 from benchsmith.graphs.runtime.fanout import add_fan_out
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
@@ -88,9 +89,12 @@ from benchsmith.tools.retrieval.dense_retrieval import QUERY_BATCH, DenseIndex
 from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.tools.retrieval.embedding import Embedder
 from benchsmith.tools.retrieval.fusion import fuse_runs
+from benchsmith.tools.retrieval.outside_retrieval import OutsideCall, outside_run_batches, unmapped_warning
+from benchsmith.tools.retrieval.outside_retrievers import CorpusIds, resolve_retriever
 from benchsmith.tools.retrieval.query_building import (
     HistoryMode,
     build_query,
+    history_records,
     parse_history_mode,
     require_oracle_rewrites,
 )
@@ -104,6 +108,7 @@ from benchsmith.tools.retrieval.retriever_specs import (
 )
 
 RUN_FILES_DIR, QUERIES_DIR, TIMINGS_FILE = "run-files", "queries", "timings.jsonl"
+OUTSIDE_DIR = "outside"  # each outside retriever's log of finished queries (tools/retrieval/outside_retrieval.py)
 DEFAULT_BATCH_SIZE = DEFAULT_QUERIES_PER_BATCH
 DENSE_QUERY_BLOCK = QUERY_BATCH  # queries embedded and searched together
 AnyConfiguration = Configuration | RunFileConfiguration
@@ -406,6 +411,9 @@ def _run_batches(
         return
     queries = _query_texts(runtime, run_id, benchmark, configuration.history)
     query_ids = sorted(queries)
+    if configuration.retriever.kind == "outside":
+        yield from _outside_batches(runtime, run_id, benchmark, configuration, queries, query_ids)
+        return
     if configuration.retriever.kind == "bm25":
         index = bm25_index(benchmark, job.workspace(runtime))
         for start in range(0, len(query_ids), size):
@@ -420,6 +428,50 @@ def _run_batches(
         batch = query_ids[start : start + DENSE_QUERY_BLOCK]
         vectors = embedder.encode([queries[query_id] for query_id in batch])
         yield start + len(batch), dense.search(batch, vectors, context.depth)
+
+
+def _outside_log(runtime: Runtime[EvaluationContext], run_id: str, configuration: Configuration) -> Path:
+    return job.run_dir(runtime, run_id).file(OUTSIDE_DIR) / f"{configuration.file_stem}.jsonl"
+
+
+def _outside_batches(
+    runtime: Runtime[EvaluationContext],
+    run_id: str,
+    benchmark: Benchmark,
+    configuration: Configuration,
+    queries: dict[str, str],
+    query_ids: list[str],
+) -> Iterator[tuple[int, Run]]:
+    """The user's own retriever, asked per query (in parallel, rate-limited, retried, each
+    finished query logged so a resumed run does not ask it again)."""
+    context = job.context(runtime)
+    by_id = benchmark.queries_by_id
+    calls = {
+        query_id: OutsideCall(queries[query_id], history_records(by_id[query_id], configuration.history))
+        for query_id in query_ids
+    }
+    yield from outside_run_batches(
+        resolve_retriever(str(configuration.retriever.model), context.timeout_s),
+        calls,
+        query_ids,
+        context.depth,
+        CorpusIds(corpus_documents(benchmark), document_text),
+        _outside_log(runtime, run_id, configuration),
+        batch_size=context.batch_size,
+        concurrency=context.concurrency,
+        max_attempts=context.max_attempts,
+        rate_limit=context.rate_limit,
+    )
+
+
+def _unmapped_warnings(runtime: Runtime[EvaluationContext], run_id: str, configurations: list[Any]) -> list[str]:
+    """What the outside retrievers returned that the corpus lacks, one warning per configuration."""
+    found = (
+        unmapped_warning(c.name, _outside_log(runtime, run_id, c))
+        for c in configurations
+        if isinstance(c, Configuration) and c.retriever.kind == "outside"
+    )
+    return [warning for warning in found if warning is not None]
 
 
 def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> EvaluationOutput:
@@ -484,7 +536,14 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
         if run_dir.file(TIMINGS_FILE).exists()
         else {}
     )
-    warnings = list(state.get("warnings") or [])
+    unmapped = [
+        warning
+        for warning in _unmapped_warnings(runtime, state["run_id"], list(configurations.values()))
+        if warning not in (state.get("warnings") or [])
+    ]
+    for warning in unmapped:
+        report_warning(warning)
+    warnings = [*(state.get("warnings") or []), *unmapped]
     results = {
         "benchmark": {
             "name": benchmark.name,
@@ -537,6 +596,7 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
         "report": {kind: str(path) for kind, path in paths.items()},
         "primary_measure": summary["primary_measure"],
         "aggregate": aggregate,
+        "warnings": unmapped,
     }
 
 

@@ -23,6 +23,7 @@ COMMANDS = {
     "nuggets": ("nuggets", "nuggets"),
     "hardneg": ("hardneg build", "build_hardneg"),  # a subcommand: its words, space-separated
     "hardneg-score": ("hardneg score", "score_hardneg"),
+    "replay": ("replay", "replay"),
 }
 
 

@@ -46,7 +46,16 @@ from typing import Any
 
 import pytest
 
-Reply = dict | str
+
+class RagReply:
+    """A RAG assistant's reply: ``text`` as content and the ids of the passages it used in the
+    message's ``passage_ids`` (the field `benchsmith replay` reads, tools/benchmark/assistants.py)."""
+
+    def __init__(self, text: str, passage_ids: Sequence[str]):
+        self.text, self.passage_ids = text, list(passage_ids)
+
+
+Reply = dict | str | RagReply
 Replier = Callable[[dict], Reply]
 
 ALL_FAULTS: tuple[str, ...] = ("429", "500", "slow", "malformed", "truncated")
@@ -556,7 +565,12 @@ def _requested_tool_name(body: dict) -> str:
 
 def _render_reply(body: dict, reply: Reply, style: str = "json") -> dict:
     """A dict reply is structured output; a str reply is plain content. The "fenced" style sends
-    a dict as chatty content even when a tool call was asked for."""
+    a dict as chatty content even when a tool call was asked for. A :class:`RagReply` is content
+    with the ids of its passages in the message's ``passage_ids``."""
+    if isinstance(reply, RagReply):
+        completion = _completion(body, reply.text, as_tool_call=False)
+        completion["choices"][0]["message"]["passage_ids"] = reply.passage_ids
+        return completion
     if isinstance(reply, dict) and style == "fenced":
         return _completion(body, fenced(reply), as_tool_call=False)
     if isinstance(reply, dict):

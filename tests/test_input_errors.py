@@ -703,6 +703,17 @@ BAD_INPUTS = [
         lambda folder: "no-such-run",
     ),
     BadInput(
+        "replay: an assistant that does not import",
+        lambda folder: ["replay", str(folder / "bench"), "--assistant", "py:no_such_module_here:chat"],
+        lambda folder: "cannot import 'no_such_module_here'",
+        setup=beir_directory,
+    ),
+    BadInput(
+        "replay: a benchmark that does not exist",
+        lambda folder: ["replay", str(folder / "nowhere"), "--assistant", "http://127.0.0.1:9/v1/chat/completions"],
+        lambda folder: "nowhere",
+    ),
+    BadInput(
         "hardneg build: sources without documents",
         lambda folder: ["hardneg", "build", str(folder / "sources")],
         lambda folder: str(folder / "sources"),

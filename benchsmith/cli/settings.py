@@ -166,10 +166,14 @@ def _setting_value(item: dataclasses.Field[Any], value: Any) -> Any:
 
 # Options that are a graph's inputs rather than settings (what to compare, not how): their
 # vocabularies are declared once here, each command saying what they mean to it.
-RETRIEVER_SPECS = "bm25, dense[:MODEL], hybrid:rrf(dense,bm25), hybrid:combsum(...), hybrid:wsum(dense=0.7,bm25=0.3)"
+RETRIEVER_SPECS = (
+    "bm25, dense[:MODEL], hybrid:rrf(dense,bm25), hybrid:combsum(...), hybrid:wsum(dense=0.7,bm25=0.3), or your own: "
+    'http://HOST/PATH (POST {"query", "history", "k"} -> {"results": [{"id", "score"}]}), '
+    "py:package.module:object (a LangChain retriever or a callable (query, history, k) -> [(id, score)])"
+)
 HISTORY_MODES = (
-    "full, last:K, current, rewrite (a model's self-contained rewrite, see --llm) or oracle (the "
-    "benchmark's own rewrite)"
+    "full, last:K, current, rewrite (a model's self-contained rewrite, see --llm), oracle (the "
+    "benchmark's own rewrite) or raw (your own retriever gets the earlier turns and builds its own query)"
 )
 
 

@@ -56,9 +56,16 @@ from benchsmith.stores.persistence.jsonl import read_json_object
 from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.tools.retrieval.outside_retrievers import resolve_retriever, spec_for
 from benchsmith.tools.retrieval.query_building import parse_history_mode, require_oracle_rewrites
 from benchsmith.tools.retrieval.rerank import DEFAULT_RERANK_DEPTH
-from benchsmith.tools.retrieval.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
+from benchsmith.tools.retrieval.retriever_specs import (
+    RetrieverSpec,
+    check_outside_retrievers,
+    expand_configurations,
+    parse_retriever,
+    run_file_configurations,
+)
 
 SIGNIFICANCE_TESTS = ("randomization", "t-test")
 REWRITE_OUTPUT_TOKENS = 40
@@ -100,7 +107,7 @@ def checked_measures(names: Sequence[str] | None, nugget_qrels: bool = False) ->
 def evaluate(
     benchmark: str | Path,
     *,
-    retrievers: Sequence[str] | None = None,
+    retrievers: Sequence[str | Any] | None = None,
     histories: Sequence[str] = EVALUATE_HISTORIES,
     runs: Sequence[str | Path] = (),
     run_id: str | None = None,
@@ -146,6 +153,7 @@ def evaluate(
     resolved = Workspace.resolve(settings.workspace)
     if retrievers is None:
         retrievers = () if runs else EVALUATE_RETRIEVERS
+    retrievers = [spec_for(retriever) for retriever in retrievers]  # your own objects: registered by name
     check_bounds(settings)
     inputs, context = _checked_settings(resolved, benchmark, retrievers, histories, runs, settings)
     check_embedders(context.embedder, *retriever_embedders(retrievers))
@@ -188,6 +196,7 @@ def _checked_settings(
     if retrievers and not histories:
         raise InputError("give at least one --history")
     specs = [parse_retriever(spec) for spec in retrievers]
+    check_outside_retrievers(specs)
     history_modes = [parse_history_mode(mode) for mode in histories]
     run_files = [str(Path(path).resolve()) for path in runs]
     for path in run_files:
@@ -229,12 +238,30 @@ def _checked_settings(
     )
 
 
+def outside_notes(specs: Sequence[RetrieverSpec], histories: Sequence[str], queries: int) -> list[str]:
+    """The dry run's lines on the user's own retrievers: what each is, how its query is built, and
+    the calls it costs (each finished query is logged and never asked again on resume)."""
+    notes = []
+    for spec in specs:
+        for part in (spec, *spec.components):
+            if part.kind == "outside":
+                kind = resolve_retriever(str(part.model)).kind
+                for history in histories:
+                    how = (
+                        "the current question and the earlier turns as they are (builds its own query)"
+                        if history == "raw"
+                        else f"our {history} query, no history"
+                    )
+                    notes.append(f"{part.label} ({kind}) @{history}: {queries:,} calls, each given {how}")
+    return list(dict.fromkeys(notes))
+
+
 @dry_run
 @accepts_old_setting_names
 def estimate_evaluation(
     benchmark: str | Path,
     *,
-    retrievers: Sequence[str] | None = None,
+    retrievers: Sequence[str | Any] | None = None,
     histories: Sequence[str] = EVALUATE_HISTORIES,
     runs: Sequence[str | Path] = (),
     split: str = "test",
@@ -271,8 +298,11 @@ def estimate_evaluation(
     )
     if retrievers is None:
         retrievers = () if runs else EVALUATE_RETRIEVERS
+    retrievers = [spec_for(retriever) for retriever in retrievers]
     modes = [parse_history_mode(mode) for mode in histories] if retrievers else []
-    configurations = expand_configurations([parse_retriever(spec) for spec in retrievers], modes, rerank is not None)
+    specs = [parse_retriever(spec) for spec in retrievers]
+    check_outside_retrievers(specs)
+    configurations = expand_configurations(specs, modes, rerank is not None)
     names = [*(Path(path).name for path in runs), *(configuration.name for configuration in configurations)]
     check_models(llm)
     rewrites = len(loaded.queries) if any(mode.kind == "rewrite" for mode in modes) else 0
@@ -287,7 +317,11 @@ def estimate_evaluation(
         if rewrites
         else 0
     )
-    notes = [f"configurations: {', '.join(names)}", f"{len(loaded.queries):,} queries ({len(loaded.qrels):,} judged)"]
+    notes = [
+        f"configurations: {', '.join(names)}",
+        f"{len(loaded.queries):,} queries ({len(loaded.qrels):,} judged)",
+        *outside_notes(specs, [mode.label for mode in modes], len(loaded.queries)),
+    ]
     return priced(
         f"{len(names)} configurations on {loaded.name}",
         [(llm, rewrites, input_tokens, REWRITE_OUTPUT_TOKENS * rewrites)],

@@ -99,6 +99,13 @@ JOBS = (
     ),
     Job("label", api=("LabelResult", "label", "open_label_session"), commands=("label",)),
     Job("review", api=("ReviewResult", "review"), commands=("review",)),
+    Job(
+        "replay",
+        api=("ReplayResult", "estimate_replay", "replay"),
+        commands=("replay",),
+        graphs={"replay": "replay:graph"},
+        items={"replay": ("conversations_replayed", "conversations")},
+    ),
     Job("demo", commands=("demo",)),
     Job("runs", api=("RunInfo", "runs"), commands=("runs",)),
     Job("work", api=("export", "work"), commands=("work", "export")),

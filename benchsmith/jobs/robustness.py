@@ -37,8 +37,9 @@ from benchsmith.stores.persistence.runs import RunDirectory, is_valid_run_id
 from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.tools.retrieval.outside_retrievers import spec_for
 from benchsmith.tools.retrieval.query_building import parse_history_mode
-from benchsmith.tools.retrieval.retriever_specs import parse_retriever
+from benchsmith.tools.retrieval.retriever_specs import check_outside_retrievers, parse_retriever
 
 GRADE_OUTPUT_TOKENS = 60
 ESTIMATE_DOCUMENT_CHARS = 1500
@@ -62,7 +63,7 @@ class RobustnessResult(JobRun):
 def robustness(
     paraphrase_run: str | Path,
     *,
-    retrievers: Sequence[str] | None = None,
+    retrievers: Sequence[str | Any] | None = None,
     histories: Sequence[str] = ROBUSTNESS_HISTORIES,
     runs: Mapping[str, str | Path] | None = None,
     qrels: str | Path | None = None,
@@ -141,7 +142,7 @@ def paraphrase_run_directory(workspace: Workspace, paraphrase_run: str | Path) -
 def _checked_inputs(
     workspace: Workspace,
     paraphrase_run: str | Path,
-    retrievers: Sequence[str] | None,
+    retrievers: Sequence[str | Any] | None,
     histories: Sequence[str],
     runs: Mapping[str, str | Path] | None,
     qrels: str | Path | None,
@@ -190,9 +191,8 @@ def _checked_inputs(
                 "the test sets' raw.tsv or self-contained.tsv and give the run files: --run original=FILE "
                 "--run R1=FILE ... --qrels FILE"
             )
-        retrievers = list(retrievers or ROBUSTNESS_RETRIEVERS)
-        for spec in retrievers:
-            parse_retriever(spec)
+        retrievers = [spec_for(retriever) for retriever in retrievers or ROBUSTNESS_RETRIEVERS]  # objects: by name
+        check_outside_retrievers([parse_retriever(spec) for spec in retrievers])
         for mode in histories:
             parse_history_mode(mode)
         if not histories:
@@ -229,7 +229,7 @@ def estimate_robustness(
     paraphrase_run: str | Path,
     *,
     runs: Mapping[str, str | Path] | None = None,
-    retrievers: Sequence[str] | None = None,
+    retrievers: Sequence[str | Any] | None = None,
     histories: Sequence[str] = ROBUSTNESS_HISTORIES,
     qrels: str | Path | None = None,
     judges: Sequence[str] = (BASELINE,),

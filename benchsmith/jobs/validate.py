@@ -41,9 +41,15 @@ from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.corpus.held_out import HeldOutLabels
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.tools.retrieval.outside_retrievers import spec_for
 from benchsmith.tools.retrieval.query_building import parse_history_mode, require_oracle_rewrites
 from benchsmith.tools.retrieval.rerank import DEFAULT_RERANK_DEPTH
-from benchsmith.tools.retrieval.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
+from benchsmith.tools.retrieval.retriever_specs import (
+    check_outside_retrievers,
+    expand_configurations,
+    parse_retriever,
+    run_file_configurations,
+)
 
 MIN_CONFIGURATIONS = 3  # τ over fewer says next to nothing
 JUDGE_OUTPUT_TOKENS = 60  # per passage
@@ -74,7 +80,7 @@ def validate(
     synthetic: str | Path,
     *,
     human: str | Path,
-    retrievers: Sequence[str] | None = None,
+    retrievers: Sequence[str | Any] | None = None,
     histories: Sequence[str] | None = None,
     runs: Sequence[str | Path] = (),
     judges: Sequence[str] = (),
@@ -151,7 +157,7 @@ def _checked_inputs(
     workspace: Workspace,
     synthetic: str | Path,
     human: str | Path,
-    retrievers: Sequence[str] | None,
+    retrievers: Sequence[str | Any] | None,
     histories: Sequence[str] | None,
     runs: Sequence[str | Path],
     judges: Sequence[str],
@@ -162,12 +168,14 @@ def _checked_inputs(
     any work starts."""
 
     check_bounds(settings)
-    retrievers = list(dict.fromkeys(retrievers if retrievers is not None else () if runs else VALIDATE_RETRIEVERS))
+    given = retrievers if retrievers is not None else () if runs else VALIDATE_RETRIEVERS
+    retrievers = list(dict.fromkeys(spec_for(retriever) for retriever in given))  # your own objects: by name
     run_files = [str(Path(path).resolve()) for path in runs]
     for path in run_files:
         if not Path(path).is_file():
             raise InputError(f"--run {path}: file not found")
     specs = [parse_retriever(spec) for spec in retrievers]
+    check_outside_retrievers(specs)
     names = checked_measures([settings.measure])
     if len(names) != 1:
         raise InputError(f"--measure {settings.measure!r}: give one measure to rank the configurations by")
@@ -204,7 +212,7 @@ def estimate_validation(
     synthetic: str | Path,
     *,
     human: str | Path,
-    retrievers: Sequence[str] | None = None,
+    retrievers: Sequence[str | Any] | None = None,
     histories: Sequence[str] | None = None,
     runs: Sequence[str | Path] = (),
     judges: Sequence[str] = (),

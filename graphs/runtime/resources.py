@@ -47,7 +47,9 @@ from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.vectors import open_client
 from benchsmith.stores.persistence.work_items import LocalItems, PostgresItems, WorkItems
 from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.benchmark.assistants import clear_assistants
 from benchsmith.tools.retrieval.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
+from benchsmith.tools.retrieval.outside_retrievers import clear_retrievers
 from benchsmith.tools.retrieval.rerank import PairScorer, cross_encoder_scorer
 
 if TYPE_CHECKING:  # a type hint only: chromadb itself loads when a client opens (stores/persistence/vectors.py)
@@ -86,11 +88,13 @@ def register_scorer(name: str, scorer: PairScorer) -> str:
 
 
 def clear_registry() -> None:
-    """Forget every registered model, embedder and reranker (a test's or an app's teardown)."""
+    """Forget every registered model, embedder, reranker, retriever and assistant (a test's or an app's teardown)."""
     with _lock:
         _models.clear()
         _embedders.clear()
         _scorers.clear()
+    clear_retrievers()
+    clear_assistants()
 
 
 # Set while a dry run estimates: a missing key is then a note of the estimate, not an error.

@@ -7,7 +7,9 @@ History modes (how much of the conversation the retriever sees):
 * ``current``: the current question alone;
 * ``rewrite``: a self-contained rewrite of the turn by a model through the seam (CQR);
 * ``oracle``: the benchmark's own self-contained rewrite: the gap between ``current`` and
-  ``oracle`` is how much of the difficulty is conversational context (MTR-Bench).
+  ``oracle`` is how much of the difficulty is conversational context (MTR-Bench);
+* ``raw``: for an outside retriever that takes the conversation itself (tools/retrieval/outside_retrievers.py):
+  the current question as the query and the earlier turns as they are, no query built by us.
 
 Single-turn queries have no history: every mode but ``oracle`` sends the query text.
 """
@@ -22,7 +24,7 @@ from benchsmith.history import Exchange, query_text
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
 
-HISTORY_MODES = ("full", "last:K", "current", "rewrite", "oracle")
+HISTORY_MODES = ("full", "last:K", "current", "rewrite", "oracle", "raw")
 LAST_K = re.compile(r"last:(\d+)")
 
 Rewrite = Callable[[list[Exchange], str], str]  # (history, question) -> self-contained query
@@ -30,7 +32,7 @@ Rewrite = Callable[[list[Exchange], str], str]  # (history, question) -> self-co
 
 @dataclass(frozen=True)
 class HistoryMode:
-    kind: str  # full, last, current, rewrite, oracle
+    kind: str  # full, last, current, rewrite, oracle, raw
     window: int | None = None  # K for last:K
 
     @property
@@ -40,12 +42,12 @@ class HistoryMode:
 
 def parse_history_mode(text: str) -> HistoryMode:
     text = text.strip()
-    if text in ("full", "current", "rewrite", "oracle"):
+    if text in ("full", "current", "rewrite", "oracle", "raw"):
         return HistoryMode(text)
     match = LAST_K.fullmatch(text)
     if match and int(match.group(1)) >= 1:
         return HistoryMode("last", int(match.group(1)))
-    raise InputError(f"unknown history mode {text!r}: use one of full, last:K (K ≥ 1), current, rewrite, oracle")
+    raise InputError(f"unknown history mode {text!r}: use one of full, last:K (K ≥ 1), current, rewrite, oracle, raw")
 
 
 def require_oracle_rewrites(benchmark: Benchmark, histories: Iterable[HistoryMode]) -> None:
@@ -70,10 +72,19 @@ def build_query(query: BenchmarkQuery, mode: HistoryMode, rewrite: Rewrite | Non
         return query.rewrite
     if not query.conversational:
         return query.text
-    if mode.kind == "current":
+    if mode.kind in ("current", "raw"):  # raw: the history travels beside the query (history_records)
         return query.question
     if mode.kind == "rewrite":
         if rewrite is None:
             raise ValueError("--history rewrite needs a rewrite function")
         return rewrite(query.history, query.question) if query.history else query.question
     return query_text(query.history, query.question, mode.window)
+
+
+def history_records(query: BenchmarkQuery, mode: HistoryMode) -> list[dict[str, str]]:
+    """The earlier turns an outside retriever gets beside its query: under ``raw``, each as
+    ``{"user": question, "agent": answer}``, oldest first; under any other mode none (the query
+    carries what the mode gives)."""
+    if mode.kind != "raw" or not query.conversational:
+        return []
+    return [{"user": user, "agent": agent} for user, agent in query.history]

@@ -5,8 +5,13 @@ Spec grammar (the ``--retriever`` option):
 * ``bm25``
 * ``dense`` (the default embedder) or ``dense:MODEL`` (any sentence-transformers name or path, or
   ``openai:<model>`` for an embedding server)
-* ``hybrid:METHOD(A,B[,...])`` with METHOD ``rrf`` or ``combsum`` and components ``bm25`` or
-  ``dense[:MODEL]``; ``hybrid:wsum(dense=0.7,bm25=0.3)`` gives each component a weight.
+* ``hybrid:METHOD(A,B[,...])`` with METHOD ``rrf`` or ``combsum`` and components ``bm25``,
+  ``dense[:MODEL]`` or outside retrievers; ``hybrid:wsum(dense=0.7,bm25=0.3)`` gives each component a weight.
+* the user's own retriever (kind ``outside``, tools/retrieval/outside_retrievers.py): ``http://HOST/PATH``
+  (the documented JSON contract), ``py:package.module:object`` (a LangChain ``BaseRetriever`` or a
+  callable ``(query, history, k) -> [(doc_id, score)]``) or a name given to ``register_retriever``.
+  With the history mode ``raw`` it gets the current question and the earlier turns as they are
+  (the system builds its own query); with any other mode, the query benchsmith built.
 
 A configuration is a retriever, a history mode and an optional reranker; its name reads
 ``<retriever>[+rerank]@<history>``, e.g. ``hybrid:rrf(dense,bm25)@oracle``. A TREC run file
@@ -23,6 +28,7 @@ from pathlib import Path
 
 from benchsmith.stores.errors import InputError
 from benchsmith.tools.retrieval.fusion import FUSION_METHODS
+from benchsmith.tools.retrieval.outside_retrievers import is_outside_spec, resolve_retriever
 from benchsmith.tools.retrieval.query_building import HistoryMode
 
 HYBRID = re.compile(r"hybrid:(\w+)\((.*)\)")
@@ -31,8 +37,8 @@ FILE_UNSAFE = re.compile(r"[^A-Za-z0-9._=-]+")
 
 @dataclass(frozen=True)
 class RetrieverSpec:
-    kind: str  # bm25, dense, hybrid
-    model: str | None = None  # dense: the embedder
+    kind: str  # bm25, dense, hybrid, outside
+    model: str | None = None  # dense: the embedder; outside: its spec (URL, py:module:object, registered name)
     method: str | None = None  # hybrid: rrf, combsum, wsum
     components: tuple[RetrieverSpec, ...] = ()
     weights: tuple[float, ...] | None = None
@@ -47,11 +53,15 @@ class RetrieverSpec:
                 for component, weight in zip(self.components, self.weights or [None] * len(self.components))
             ]
             return f"hybrid:{self.method}({','.join(parts)})"
+        if self.kind == "outside":
+            return str(self.model)
         return self.kind
 
 
 def parse_retriever(text: str) -> RetrieverSpec:
     text = text.strip()
+    if is_outside_spec(text):
+        return RetrieverSpec("outside", model=text)
     if text == "bm25":
         return RetrieverSpec("bm25")
     if text == "dense" or text.startswith("dense:"):
@@ -89,7 +99,19 @@ def parse_retriever(text: str) -> RetrieverSpec:
         return RetrieverSpec(
             "hybrid", method=method, components=tuple(components), weights=tuple(weights) if weights else None
         )
-    raise InputError(f"unknown retriever {text!r}: use bm25, dense[:MODEL] or hybrid:rrf(dense,bm25)")
+    raise InputError(
+        f"unknown retriever {text!r}: use bm25, dense[:MODEL], hybrid:rrf(dense,bm25), http://HOST/PATH, "
+        "py:package.module:object or a registered retriever's name"
+    )
+
+
+def check_outside_retrievers(specs: Sequence[RetrieverSpec]) -> None:
+    """Each outside retriever (alone or fused) resolves: a registered name, a URL, or a
+    ``py:module:object`` that imports and is a LangChain retriever or a callable (else an InputError)."""
+    for spec in specs:
+        for part in (spec, *spec.components):
+            if part.kind == "outside":
+                resolve_retriever(str(part.model))
 
 
 @dataclass(frozen=True)
@@ -119,12 +141,35 @@ class Configuration:
         return [Configuration(component, self.history) for component in self.retriever.components]
 
 
+def takes_history(retriever: RetrieverSpec) -> bool:
+    """Whether the retriever can take the conversation as it is (history mode ``raw``): an outside
+    retriever, or a fusion of outside retrievers only."""
+    parts = retriever.components or (retriever,)
+    return all(part.kind == "outside" for part in parts)
+
+
 def expand_configurations(
     retrievers: list[RetrieverSpec], histories: list[HistoryMode], rerank: bool
 ) -> list[Configuration]:
     """Every retriever × history (× reranked), plus the components fusions need, ordered by
-    stage so that each configuration's inputs come before it; no duplicates."""
-    requested = [Configuration(retriever, history) for history in histories for retriever in retrievers]
+    stage so that each configuration's inputs come before it; no duplicates. The history mode
+    ``raw`` goes only to the retrievers that build their own query (:func:`takes_history`)."""
+    if any(history.kind == "raw" for history in histories) and not any(map(takes_history, retrievers)):
+        raise InputError(
+            "--history raw hands the conversation to your own retriever, which builds its own query: give one "
+            "(http://HOST/PATH, py:module:object or a registered name)"
+        )
+    requested = [
+        Configuration(retriever, history)
+        for history in histories
+        for retriever in retrievers
+        if history.kind != "raw" or takes_history(retriever)  # raw is for systems that build their own query
+    ]
+    if lacking := [r.label for r in retrievers if not any(c.retriever == r for c in requested)]:
+        raise InputError(
+            f"{', '.join(lacking)} build no query of their own: give them a history mode besides raw "
+            "(full, last:K, current, rewrite or oracle)"
+        )
     if rerank:
         requested += [Configuration(c.retriever, c.history, rerank=True) for c in requested]
     everything: dict[Configuration, None] = {}

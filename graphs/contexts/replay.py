@@ -1,0 +1,71 @@
+"""The settings of a replay (graphs/replay.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from benchsmith.graphs.contexts.evaluate import SPLIT_DESCRIPTION
+from benchsmith.graphs.runtime.bounds import MAX_ATTEMPTS
+from benchsmith.graphs.runtime.settings import StoreOptions, concurrency_field
+
+DEFAULT_REPLAY_MEASURES = ("nDCG@10", "R@10", "RR@10")
+DEFAULT_WORST = 3
+JUDGED_PASSAGES = 3  # a reply's faithfulness is judged against the first passages it used
+
+
+@dataclass(kw_only=True)
+class ReplayContext(StoreOptions):
+    """Settings of one replay (not checkpointed: the CLI passes them again on resume)."""
+
+    split: str = field(default="test", metadata={"description": SPLIT_DESCRIPTION})
+    measures: tuple[str, ...] = field(
+        default=DEFAULT_REPLAY_MEASURES,
+        metadata={
+            "description": "ir_measures measures of the passages the assistant used on each turn, against the "
+            "benchmark's judgments. Repeat; replaces the defaults.",
+            "cli": "--measure",
+        },
+    )
+    judges: tuple[str, ...] = field(
+        default=("baseline",),
+        metadata={
+            "description": "Judge models rating each reply's faithfulness to the passages it used, how well it "
+            "addresses the question and its agreement with the benchmark's reference answer (1-5, the audit's "
+            "judges): baseline (offline, lexical), openai:<model> or a registered name. Repeat for an ensemble (the mean is reported); none given on the command line: baseline.",
+            "cli": "--judge",
+        },
+    )
+    worst: int = field(
+        default=DEFAULT_WORST,
+        metadata={
+            "description": "Conversations shown whole in the report: the lowest by the first measure.",
+            "min": 0,
+            "max": 100,
+        },
+    )
+    concurrency: int = concurrency_field("Conversations replayed at once (turns of one conversation go in order).")
+    rate_limit: float | None = field(
+        default=None,
+        metadata={
+            "description": "At most this many requests per second to the assistant; empty: no limit.",
+            "recorded": False,
+        },
+    )
+    timeout_s: float = field(
+        default=120.0,
+        metadata={
+            "description": "Seconds before a request to an assistant endpoint times out.",
+            "cli": "--timeout",
+            "min": 0.1,
+            "recorded": False,
+        },
+    )
+    max_attempts: int = field(
+        default=6,
+        metadata={
+            "description": "Attempts per assistant turn (retries on 429, 5xx, timeouts, refused connections).",
+            "min": 1,
+            "max": MAX_ATTEMPTS,
+            "recorded": False,
+        },
+    )
