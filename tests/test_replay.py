@@ -89,7 +89,13 @@ def test_a_langgraph_assistant_scores_as_evaluate_scores_its_retriever(tmp_path,
     )
     evaluated = benchsmith.evaluate(
         synthesized,
-        retrievers=[lambda query, history, k: overlap_search(documents, query, k)],
+        # the graph's passages count in the order it used them; scores by that order, so ties are not
+        # broken by document id as trec_eval breaks them
+        retrievers=[
+            lambda query, history, k: [
+                (doc_id, float(k - rank)) for rank, (doc_id, _) in enumerate(overlap_search(documents, query, k))
+            ]
+        ],
         histories=["current"],
         measures=list(MEASURES),
         depth=TOP,
