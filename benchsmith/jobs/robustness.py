@@ -23,10 +23,11 @@ from benchsmith.jobs.common import (
     JobRun,
     check_models,
     checked_run_id,
-    dry_run,
+    estimate_of,
     job_run,
     priced,
     run_settled,
+    stop_if_dry_run,
 )
 from benchsmith.jobs.defaults import ROBUSTNESS_HISTORIES, ROBUSTNESS_RETRIEVERS
 from benchsmith.jobs.evaluate import SIGNIFICANCE_TESTS, checked_measures
@@ -100,6 +101,7 @@ def robustness(
 
     resolved = Workspace.resolve(settings.workspace)
     inputs, context = _checked_inputs(resolved, paraphrase_run, retrievers, histories, runs, qrels, judges, settings)
+    stop_if_dry_run(lambda: _estimate(inputs, context))
     run_id = checked_run_id(run_id, "robustness")
     outcome = run_settled(
         builder,
@@ -210,7 +212,6 @@ def _checked_inputs(
     return inputs, replace(settings, measures=tuple(names), corpus=corpus)
 
 
-@dry_run
 def check_vote_rule(judges: Sequence[str], min_votes: int) -> None:
     """Refuse a vote rule the judges can never meet: with fewer judges than ``min_votes`` nothing
     would be confirmed, and re-judging would change nothing while looking done."""
@@ -224,45 +225,22 @@ def check_vote_rule(judges: Sequence[str], min_votes: int) -> None:
         )
 
 
-@accepts_old_setting_names
-def estimate_robustness(
-    paraphrase_run: str | Path,
-    *,
-    runs: Mapping[str, str | Path] | None = None,
-    retrievers: Sequence[str] | None = None,
-    histories: Sequence[str] = ROBUSTNESS_HISTORIES,
-    qrels: str | Path | None = None,
-    judges: Sequence[str] = (BASELINE,),
-    seed: int = 0,
-    measures: tuple[str, ...] = DEFAULT_MEASURES,
-    judge_depth: int = DEFAULT_JUDGE_DEPTH,
-    min_votes: int = DEFAULT_MIN_VOTES,
-    corpus: str | None = None,
-    depth: int = DEFAULT_DEPTH,
-    embedder: str = DEFAULT_EMBEDDER,
-    llm: str = BASELINE,
-    concurrency: int = 4,
-    significance_test: Literal["randomization", "t-test"] = "randomization",
-    resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES,
-    rate_limit: float | None = None,
-    timeout_s: float = 60.0,
-    max_attempts: int = 6,
-    structured_output: StructuredOutput = "auto",
-    workspace: str | None = None,
-    chroma_host: str | None = None,
-    database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
-) -> CostEstimate:
-    """An upper bound of the judging cost: every judged turn × every run × k documents, all
-    unjudged (overlapping and judged documents make the real count lower)."""
-    settings = settings_given(RobustnessContext, locals())
+estimate_robustness = estimate_of(
+    robustness,
+    CostEstimate,
+    """An upper bound of the judging cost of a robustness run (:func:`robustness`'s arguments): every
+    judged turn × every run × k documents, all unjudged (overlapping and judged documents make the real
+    count lower).""",
+)
 
-    check_models(*judges)
-    judge_depth = settings.judge_depth
-    directory = paraphrase_run_directory(Workspace.resolve(settings.workspace), paraphrase_run)
+
+def _estimate(inputs: dict[str, Any], settings: RobustnessContext) -> CostEstimate:
+    """:func:`estimate_robustness` once the call is checked."""
+    judges, judge_depth, runs = inputs["judges"], settings.judge_depth, inputs["runs"]
+    directory = Path(inputs["paraphrase_run"])
     sets = [name for name in test_set_names(directory) if not runs or name in runs]
-    judged_turns = len(benchmark_qrels(directory, str(Path(qrels).resolve()) if qrels else None))
-    configurations = 1 if runs else len(list(retrievers or ROBUSTNESS_RETRIEVERS)) * len(histories)
+    judged_turns = len(benchmark_qrels(directory, inputs["qrels"]))
+    configurations = 1 if runs else len(inputs["retrievers"]) * len(inputs["histories"])
     documents = judged_turns * len(sets) * configurations * judge_depth
     input_tokens = documents * estimate_tokens("x" * (ESTIMATE_DOCUMENT_CHARS + 1200))
     notes = [
