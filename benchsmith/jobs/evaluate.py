@@ -26,7 +26,8 @@ from benchsmith.evals.nugget_measures import (
     split_measures,
 )
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext
-from benchsmith.graphs.evaluate import builder, input_problems, judgments
+from benchsmith.graphs.evaluate.graph import builder
+from benchsmith.graphs.evaluate.inputs import input_problems, judgments
 from benchsmith.graphs.runtime.bounds import MAX_ITEMS
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents
 from benchsmith.graphs.runtime.resources import check_reranker

@@ -14,7 +14,8 @@ from benchsmith.agents.defaults import BASELINE, DEFAULT_MAX_NUGGETS, Structured
 from benchsmith.agents.nuggets import NuggetWriter
 from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
-from benchsmith.graphs.nuggets import NUGGET_QRELS_FILE, NUGGETS_FILE, builder
+from benchsmith.graphs.nuggets.graph import builder
+from benchsmith.graphs.nuggets.state import NUGGET_QRELS_FILE, NUGGETS_FILE
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.jobs.common import (
     CostEstimate,

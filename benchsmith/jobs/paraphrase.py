@@ -14,13 +14,13 @@ from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJ
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.graphs.contexts.paraphrase import DEFAULT_MIN_JUDGE_SCORE, ParaphraseContext
-from benchsmith.graphs.paraphrase import (
+from benchsmith.graphs.paraphrase.graph import builder
+from benchsmith.graphs.paraphrase.state import (
     DIVERSITY_FILE,
     PARAPHRASES_FILE,
     TEST_SETS_DIR,
     TURNS_FILE,
     UNJOINED_FILE,
-    builder,
 )
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.jobs.common import (

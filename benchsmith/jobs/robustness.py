@@ -15,7 +15,9 @@ from benchsmith.agents.seam.models import BASELINE
 from benchsmith.evals.defaults import DEFAULT_MIN_VOTES, DEFAULT_SIGNIFICANCE_RESAMPLES
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
 from benchsmith.graphs.contexts.robustness import DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURES, RobustnessContext
-from benchsmith.graphs.robustness import AUGMENTED_QRELS_FILE, benchmark_qrels, builder, test_set_names
+from benchsmith.graphs.robustness.graph import builder
+from benchsmith.graphs.robustness.inputs import benchmark_qrels, test_set_names
+from benchsmith.graphs.robustness.state import AUGMENTED_QRELS_FILE
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.jobs.common import (
     CostEstimate,

@@ -18,7 +18,9 @@ from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
 from benchsmith.graphs.contexts.validate import DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURE, ValidationContext
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
-from benchsmith.graphs.validate import JUDGE_BATCH, HumanLabels, builder, check_same_corpus, default_histories
+from benchsmith.graphs.validate.graph import builder
+from benchsmith.graphs.validate.human import HumanLabels, check_same_corpus, default_histories
+from benchsmith.graphs.validate.state import JUDGE_BATCH
 from benchsmith.jobs.common import (
     CostEstimate,
     EventHandler,
