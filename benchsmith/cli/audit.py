@@ -57,7 +57,7 @@ def audit(
         run_options,
         run=run_audit,
         arguments={"benchmark": benchmark, "judges": judges, **settings},
-        estimate=lambda: estimate_audit(benchmark, judges=judges, **settings),
+        estimate=estimate_audit,
         summary=print_audit_summary,
         about=f" · {shown(benchmark)} · judges {shown(', '.join(judges))} · {settings['negatives']} negatives per pool",
     )

@@ -107,7 +107,7 @@ def robustness(
         run_options,
         run=run_robustness,
         arguments={"paraphrase_run": paraphrase_run, **arguments},
-        estimate=lambda: estimate_robustness(paraphrase_run, **arguments),
+        estimate=estimate_robustness,
         summary=print_robustness_summary,
         about=f" · {shown(paraphrase_run)} · "
         + shown(

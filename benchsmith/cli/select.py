@@ -137,7 +137,7 @@ def select(
         run_options,
         run=run_selection,
         arguments={"queries": queries, **arguments},
-        estimate=lambda: estimate_selection(queries, **arguments),
+        estimate=estimate_selection,
         summary=print_selection,
         about=f" · {shown(queries)} · corpus {shown(', '.join(map(str, corpus)))} · judges {shown(', '.join(judges))}",
     )
