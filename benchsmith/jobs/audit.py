@@ -29,7 +29,6 @@ from benchsmith.jobs.common import (
     JobRun,
     check_embedders,
     check_models,
-    checked_run_id,
     estimate_of,
     job_run,
     priced,
@@ -124,16 +123,14 @@ def audit(
     check_embedders(settings.embedder)
     corpus = str(Path(settings.corpus).resolve()) if settings.corpus else None
     arguments.update(benchmark=inputs["benchmark"], corpus=corpus)  # as resolved here
-    run_id = checked_run_id(run_id, "audit")
     outcome = run_settled(
         builder,
-        job="audit",
-        workspace=resolved,
+        "audit",
+        resolved,
+        inputs,
+        replace(settings, corpus=corpus),
         run_id=run_id,
-        inputs=inputs,
-        context=replace(settings, corpus=corpus),
         on_event=on_event,
-        max_concurrency=settings.concurrency,
         resume=resume,
         arguments=arguments,
     )

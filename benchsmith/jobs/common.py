@@ -142,21 +142,23 @@ def stop_if_dry_run(estimate: Callable[[], object]) -> None:
 
 def run_settled(
     builder: AnyGraph,
-    *,
     job: str,
     workspace: Workspace,
-    run_id: str,
     inputs: dict[str, Any],
     context: Any,
+    *,
+    run_id: str | None,
     on_event: EventHandler | None,
     resume: str | None,
     max_concurrency: int | None = None,
     arguments: dict[str, Any] | None = None,
 ) -> RunOutcome:
-    """Run ``job``'s graph on its checked ``inputs`` with ``context`` settled: the workspace
-    resolved, the database URL taken from the environment when not given, the model settings
-    checked before the run exists, and the run recorded with its inputs and the context's
-    recorded settings (graphs/runtime/settings.py)."""
+    """Run ``job``'s graph on its checked ``inputs`` with ``context`` settled: the run id checked
+    (a new one when none is given), the workspace resolved, the database URL taken from the
+    environment when not given, the model settings checked before the run exists, and the run
+    recorded with its inputs and the context's recorded settings (graphs/runtime/settings.py).
+    ``max_concurrency`` defaults to the context's ``concurrency`` setting, where it has one."""
+    run_id = checked_run_id(run_id, job)
     context = replace(context, workspace=str(workspace.root), database=database_url(context.database))
     if hasattr(context, "model_settings"):
         context.model_settings()  # an impossible model setting stops here, before the run exists
@@ -169,7 +171,7 @@ def run_settled(
         context=context,
         settings={**inputs, **recorded_settings(context)},
         on_event=on_event,
-        max_concurrency=max_concurrency,
+        max_concurrency=max_concurrency if max_concurrency is not None else getattr(context, "concurrency", None),
         resume=resume,
         database=context.database,
         arguments=arguments,

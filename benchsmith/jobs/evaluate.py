@@ -39,7 +39,6 @@ from benchsmith.jobs.common import (
     check_embedders,
     check_models,
     check_within,
-    checked_run_id,
     estimate_of,
     job_run,
     priced,
@@ -152,17 +151,16 @@ def evaluate(
     inputs, context = _checked_settings(resolved, benchmark, retrievers, histories, runs, settings)
     stop_if_dry_run(lambda: _estimate(resolved, inputs, context))
     check_embedders(context.embedder, *retriever_embedders(retrievers))
-    run_id = checked_run_id(run_id, "evaluate")
     outcome = run_settled(
         builder,
-        job="evaluate",
-        workspace=resolved,
+        "evaluate",
+        resolved,
+        inputs,
+        context,
         run_id=run_id,
-        inputs=inputs,
-        context=context,
         on_event=on_event,
-        max_concurrency=1,
         resume=resume,
+        max_concurrency=1,
     )
     values = outcome.values
     return EvaluationResult(

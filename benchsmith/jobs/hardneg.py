@@ -117,15 +117,7 @@ def build_hardneg(
     ):  # checked before the run exists
         raise InputError(f"{', '.join(files)}: no readable documents with text to build from")
     outcome = run_settled(
-        hardneg_builder,
-        job="hardneg",
-        workspace=resolved,
-        run_id=run_id,
-        inputs=inputs,
-        context=settings,
-        on_event=on_event,
-        max_concurrency=settings.concurrency,
-        resume=resume,
+        hardneg_builder, "hardneg", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
     values = outcome.values
     return HardnegBuildResult(
@@ -269,17 +261,16 @@ def score_hardneg(
     check_bounds(settings)
     inputs, rows = _checked_score_inputs(resolved, dataset, retrievers, rerankers, output_dir, settings)
     stop_if_dry_run(lambda: _scoring_estimate(inputs, rows))
-    run_id = checked_run_id(run_id, "hardneg-score")
     outcome = run_settled(
         score_builder,
-        job="hardneg-score",
-        workspace=resolved,
+        "hardneg-score",
+        resolved,
+        inputs,
+        settings,
         run_id=run_id,
-        inputs=inputs,
-        context=settings,
         on_event=on_event,
-        max_concurrency=1,
         resume=resume,
+        max_concurrency=1,
     )
     values = outcome.values
     return HardnegScoreResult(

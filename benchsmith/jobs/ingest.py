@@ -113,14 +113,7 @@ def ingest(
     run_id = checked_run_id(run_id, "ingest")
     resolved = Workspace.resolve(settings.workspace)
     outcome = run_settled(
-        builder,
-        job="ingest",
-        workspace=resolved,
-        run_id=run_id,
-        inputs=inputs,
-        context=settings,
-        on_event=on_event,
-        resume=resume,
+        builder, "ingest", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
     values = outcome.values
     skipped_file, warnings_file = outcome.run_dir.file(SKIPPED_FILE), outcome.run_dir.file(WARNINGS_FILE)

@@ -24,7 +24,6 @@ from benchsmith.jobs.common import (
     check_chunk_sizes,
     check_collection_name,
     check_models,
-    checked_run_id,
     estimate_of,
     job_run,
     priced,
@@ -114,17 +113,8 @@ def nuggets(
     # The dry run prices the questions; the corpus is not read for it.
     stop_if_dry_run(lambda: _estimate(questions, settings))
     inputs = _checked_inputs(questions, corpus, collection, settings)
-    run_id = checked_run_id(run_id, "nuggets")
     outcome = run_settled(
-        builder,
-        job="nuggets",
-        workspace=resolved,
-        run_id=run_id,
-        inputs=inputs,
-        context=settings,
-        on_event=on_event,
-        max_concurrency=settings.concurrency,
-        resume=resume,
+        builder, "nuggets", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
     values = outcome.values
     return NuggetsResult(

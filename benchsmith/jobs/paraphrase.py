@@ -28,7 +28,6 @@ from benchsmith.jobs.common import (
     EventHandler,
     JobRun,
     check_models,
-    checked_run_id,
     estimate_of,
     job_run,
     priced,
@@ -121,16 +120,14 @@ def paraphrase(
             }
         )
     )  # as resolved here
-    run_id = checked_run_id(run_id, "paraphrase")
     outcome = run_settled(
         builder,
-        job="paraphrase",
-        workspace=resolved,
+        "paraphrase",
+        resolved,
+        inputs,
+        context,
         run_id=run_id,
-        inputs=inputs,
-        context=context,
         on_event=on_event,
-        max_concurrency=context.concurrency,
         resume=resume,
         arguments=arguments,
     )

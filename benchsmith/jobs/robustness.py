@@ -24,7 +24,6 @@ from benchsmith.jobs.common import (
     EventHandler,
     JobRun,
     check_models,
-    checked_run_id,
     estimate_of,
     job_run,
     priced,
@@ -104,17 +103,8 @@ def robustness(
     resolved = Workspace.resolve(settings.workspace)
     inputs, context = _checked_inputs(resolved, paraphrase_run, retrievers, histories, runs, qrels, judges, settings)
     stop_if_dry_run(lambda: _estimate(inputs, context))
-    run_id = checked_run_id(run_id, "robustness")
     outcome = run_settled(
-        builder,
-        job="robustness",
-        workspace=resolved,
-        run_id=run_id,
-        inputs=inputs,
-        context=context,
-        on_event=on_event,
-        max_concurrency=context.concurrency,
-        resume=resume,
+        builder, "robustness", resolved, inputs, context, run_id=run_id, on_event=on_event, resume=resume
     )
     values = outcome.values
     return RobustnessResult(

@@ -29,7 +29,6 @@ from benchsmith.jobs.common import (
     EventHandler,
     JobRun,
     check_models,
-    checked_run_id,
     estimate_of,
     job_run,
     priced,
@@ -193,17 +192,8 @@ def select(
     check_vote_rule(
         inputs["judges"], settings.min_votes
     )  # after the files: their errors name a line, this one a setting
-    run_id = checked_run_id(run_id, "select")
     outcome = run_settled(
-        builder,
-        job="select",
-        workspace=resolved,
-        run_id=run_id,
-        inputs=inputs,
-        context=settings,
-        on_event=on_event,
-        max_concurrency=settings.concurrency,
-        resume=resume,
+        builder, "select", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
     values = outcome.values
     return SelectionResult(

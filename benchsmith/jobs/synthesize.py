@@ -226,13 +226,12 @@ def synthesize(
         )
     outcome = run_settled(
         builder,
-        job="synthesize",
-        workspace=resolved,
+        "synthesize",
+        resolved,
+        {"collection": collection, "conversations": conversations, "turns": turns},
+        settings,
         run_id=run_id,
-        inputs={"collection": collection, "conversations": conversations, "turns": turns},
-        context=settings,
         on_event=on_event,
-        max_concurrency=settings.concurrency,
         resume=resume,
         arguments=arguments,
     )

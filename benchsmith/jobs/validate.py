@@ -27,7 +27,6 @@ from benchsmith.jobs.common import (
     JobRun,
     check_embedders,
     check_models,
-    checked_run_id,
     estimate_of,
     job_run,
     priced,
@@ -123,17 +122,16 @@ def validate(
     inputs, context, labels = _checked_inputs(resolved, synthetic, human, retrievers, histories, runs, judges, settings)
     stop_if_dry_run(lambda: _estimate(resolved, inputs, context, labels))
     check_embedders(context.embedder, *retriever_embedders(inputs["retrievers"]))
-    run_id = checked_run_id(run_id, "validate")
     outcome = run_settled(
         builder,
-        job="validate",
-        workspace=resolved,
+        "validate",
+        resolved,
+        inputs,
+        context,
         run_id=run_id,
-        inputs=inputs,
-        context=context,
         on_event=on_event,
-        max_concurrency=1,
         resume=resume,
+        max_concurrency=1,
     )
     values = outcome.values
     return ValidationResult(
