@@ -102,11 +102,11 @@ def select(
     ] = None,
     judge: Annotated[
         list[str] | None,
-        typer.Option(
+        repeated_option(
             "--judge",
-            help="'baseline' (offline, lexical), openai:<model>, or qrels:FILE (answers from known labels). "
+            "'baseline' (offline, lexical), openai:<model>, or qrels:FILE (answers from known labels). "
             "Repeat for an ensemble.",
-            show_default="baseline",
+            "baseline",
         ),
     ] = None,
     *,
