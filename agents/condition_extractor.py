@@ -1,7 +1,7 @@
 """The condition extractor: picks N sentences of a document, each stating one distinct
 condition a searcher could ask for (MultiConIR, Lu et al., 2025, step 1: "condition sentence
 extraction"). The sentences must be copied verbatim: the graph keeps only those it finds in
-the document (tools/condition_documents.py) and drops a document that yields fewer than N.
+the document (tools/benchmark/condition_documents.py) and drops a document that yields fewer than N.
 """
 
 from __future__ import annotations

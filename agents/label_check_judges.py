@@ -1,5 +1,5 @@
 """One judge's verdict on a labelled turn, for the audit's label checks (issue 22;
-evals/label_checks.py decides from the verdicts). No new prompt: each check asks a judge the
+evals/measures/label_checks.py decides from the verdicts). No new prompt: each check asks a judge the
 synthesis side or the audit already has.
 
 * unanswerable: the pool judge (agents/pool_judge.py) names the chunks of the retrievers'

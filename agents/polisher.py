@@ -2,7 +2,7 @@
 
 From the second turn on, explicit mentions of what the conversation already established
 become pronouns and ellipsis ("what about its timeout?"). The graph checks every rewrite
-(tools/polish.py) and keeps the original when the rewrite changes the meaning, grows, or
+(tools/benchmark/polish.py) and keeps the original when the rewrite changes the meaning, grows, or
 carries meta text.
 """
 

@@ -7,7 +7,7 @@ query, and which minimal facts in it answer the query; and do two quoted facts s
   verbatim spans of the passage that answer (part of) the query. A relevant passage without a
   fact, or a batch that skips or repeats a passage, fails validation and is retried by the seam.
 * :class:`FactMatchJudge` decides whether two facts quoted from different chunks state the
-  same fact, for the near-matches text overlap alone cannot settle (tools/fact_matching.py).
+  same fact, for the near-matches text overlap alone cannot settle (tools/benchmark/fact_matching.py).
 
 Both judges also answer from known relevance labels (``from_labels``, agents/label_seam.py),
 for validation.

@@ -66,7 +66,7 @@ def estimated_overlap(question: str, passage: str) -> float:
     """The share of the question's content-word stems that occur in the passage (0..1; 0 for a
     question without content words): ``|S(q) ∩ S(p)| / |S(q)|`` with S the Snowball stems of
     :func:`content_words`. The agents' estimate of the lexical overlap the evaluation measures
-    (evals/lexical_overlap.py, which agents may not import). It drops the agents' STOPWORDS, the
+    (evals/measures/lexical_overlap.py, which agents may not import). It drops the agents' STOPWORDS, the
     measure only their subset MEASURE_STOPWORDS (benchsmith/words.py)."""
     asked = set(stems(content_words(question)))
     if not asked:

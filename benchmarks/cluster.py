@@ -1,4 +1,4 @@
-"""Greedy traversal clustering (tools/clustering.py): speed and path quality.
+"""Greedy traversal clustering (tools/corpus/clustering.py): speed and path quality.
 
 Measured in one run, on unit vectors of dimension 384 of two kinds: ``random`` (Gaussian,
 normalized: no structure, the hardest case for an approximate index) and ``clustered``
@@ -32,8 +32,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchsmith.tools import clustering
-from benchsmith.tools.clustering import greedy_traversal_clusters, mean_consecutive_similarity, naive_greedy_path
+from benchsmith.tools.corpus import clustering
+from benchsmith.tools.corpus.clustering import greedy_traversal_clusters, mean_consecutive_similarity, naive_greedy_path
 
 DIMENSION = 384
 TOPIC_SHARE = 0.01  # planted topics per vector

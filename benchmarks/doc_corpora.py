@@ -32,11 +32,11 @@ from benchsmith.tools.offline import offline_environment
 
 offline_environment()  # before the imports below load models or Chroma
 
-from benchsmith.stores.jsonl import read_jsonl  # noqa: E402
-from benchsmith.tools.built_trees import source_stem  # noqa: E402
-from benchsmith.tools.documents import skipped_groups  # noqa: E402
-from benchsmith.tools.loaders import LINK_TO_READ_REASON, STDLIB_SOURCE  # noqa: E402
-from benchsmith.tools.page_kinds import PAGE_KINDS  # noqa: E402
+from benchsmith.stores.persistence.jsonl import read_jsonl  # noqa: E402
+from benchsmith.tools.corpus.built_trees import source_stem  # noqa: E402
+from benchsmith.tools.corpus.documents import skipped_groups  # noqa: E402
+from benchsmith.tools.corpus.loaders import LINK_TO_READ_REASON, STDLIB_SOURCE  # noqa: E402
+from benchsmith.tools.text.page_kinds import PAGE_KINDS  # noqa: E402
 
 
 @dataclass(frozen=True)

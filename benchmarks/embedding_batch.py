@@ -3,7 +3,7 @@
 The model pads each batch to its longest text and runs 6 transformer layers over it; the batch's
 activations (batch × 256 tokens × 1,536 for the feed-forward layer) stop fitting the CPU's caches
 somewhere above 16 texts. Prints, for each batch size, the CPU seconds per chunk and the ratio
-to the default batch size (tools/embedding.py), all measured in this run on the same chunks.
+to the default batch size (tools/retrieval/embedding.py), all measured in this run on the same chunks.
 
     .venv/bin/python benchmarks/embedding_batch.py [--chunks 300] [--sizes 8 16 32 64] [--threads N]
 """
@@ -22,10 +22,10 @@ offline_environment()
 
 import torch  # noqa: E402
 
-from benchsmith.tools.chunking import chunk_document  # noqa: E402
-from benchsmith.tools.cleaning import clean_documents  # noqa: E402
-from benchsmith.tools.embedding import DEFAULT_BATCH_SIZE, load_embedder  # noqa: E402
-from benchsmith.tools.loaders import load_sources  # noqa: E402
+from benchsmith.tools.corpus.chunking import chunk_document  # noqa: E402
+from benchsmith.tools.corpus.cleaning import clean_documents  # noqa: E402
+from benchsmith.tools.corpus.loaders import load_sources  # noqa: E402
+from benchsmith.tools.retrieval.embedding import DEFAULT_BATCH_SIZE, load_embedder  # noqa: E402
 
 
 def main() -> None:

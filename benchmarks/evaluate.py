@@ -15,18 +15,18 @@ document at cosine ≈ 0.7 to its topic's centroid, a query at cosine ≈ 0.8 to
 document.
 
 Measured in one run, every stage streaming ``--batch-size`` queries at a time through run
-files in a temporary folder (stores/trec.py), as graphs/evaluate/ does:
+files in a temporary folder (stores/formats/trec.py), as graphs/evaluate/ does:
 
-* BM25 (``tools.bm25.BM25Index``): index build seconds; seconds per 1,000 queries at
+* BM25 (``tools.retrieval.bm25.BM25Index``): index build seconds; seconds per 1,000 queries at
   ``--depth`` in ``BM25Index.search`` (retrieval), and for the stage with writing the run file;
-* dense (``tools.dense_retrieval.DenseIndex``, exact, blocks of 256 queries): the same two;
+* dense (``tools.retrieval.dense_retrieval.DenseIndex``, exact, blocks of 256 queries): the same two;
   unless ``--skip-chroma``, the same vectors in a Chroma collection (HNSW, cosine): seconds to
   add them, seconds per 1,000 queries on a sample of 500 queries at the same depth, and the
   recall of Chroma's top ``--depth`` against the exact one (the claim of
-  ``tools/dense_retrieval.py``: exact search is both faster and complete);
-* fusion (``tools.fusion.fuse_runs``, RRF of the BM25 and dense run files read side by side):
+  ``tools/retrieval/dense_retrieval.py``: exact search is both faster and complete);
+* fusion (``tools.retrieval.fusion.fuse_runs``, RRF of the BM25 and dense run files read side by side):
   seconds per 1,000 queries in ``fuse_runs``, and for the stage with reading and writing;
-* measures: per batch of the BM25 run, ``evals.measures.evaluate_batches`` with the default
+* measures: per batch of the BM25 run, ``evals.measures.standard.evaluate_batches`` with the default
   measures against ir_measures alone (``list(ir_measures.iter_calc(...))`` on the same
   rankings and those queries' judgments), each timed ``--repeat`` times, interleaved, the
   best time of each batch kept;
@@ -67,13 +67,13 @@ offline_environment()  # before the imports below load models or Chroma
 
 import ir_measures  # noqa: E402
 
-from benchsmith.evals.measures import DEFAULT_MEASURES, evaluate_batches, parse_measures  # noqa: E402
-from benchsmith.stores.benchmark_files import serialize_history  # noqa: E402
-from benchsmith.stores.trec import iter_aligned_batches, iter_run_batches, trec_run_writer  # noqa: E402
-from benchsmith.tools.bm25 import BM25Index  # noqa: E402
-from benchsmith.tools.dense_retrieval import QUERY_BATCH as DENSE_BLOCK  # noqa: E402
-from benchsmith.tools.dense_retrieval import DenseIndex  # noqa: E402
-from benchsmith.tools.fusion import fuse_runs  # noqa: E402
+from benchsmith.evals.measures.standard import DEFAULT_MEASURES, evaluate_batches, parse_measures  # noqa: E402
+from benchsmith.stores.formats.benchmark_files import serialize_history  # noqa: E402
+from benchsmith.stores.formats.trec import iter_aligned_batches, iter_run_batches, trec_run_writer  # noqa: E402
+from benchsmith.tools.retrieval.bm25 import BM25Index  # noqa: E402
+from benchsmith.tools.retrieval.dense_retrieval import QUERY_BATCH as DENSE_BLOCK  # noqa: E402
+from benchsmith.tools.retrieval.dense_retrieval import DenseIndex  # noqa: E402
+from benchsmith.tools.retrieval.fusion import fuse_runs  # noqa: E402
 
 VOCABULARY = 5_000
 ZIPF_EXPONENT = 1.07

@@ -32,10 +32,10 @@ offline_environment()
 
 from benchsmith.evals.quality_gate import TurnEvidence, judge_turn  # noqa: E402
 from benchsmith.graphs.runtime.resources import chroma_client  # noqa: E402
-from benchsmith.stores.vectors import VectorStore  # noqa: E402
-from benchsmith.stores.workspace import Workspace  # noqa: E402
-from benchsmith.tools.bm25 import BM25Index, top_scored  # noqa: E402
-from benchsmith.tools.embedding import ChromaEmbeddingFunction  # noqa: E402
+from benchsmith.stores.persistence.vectors import VectorStore  # noqa: E402
+from benchsmith.stores.persistence.workspace import Workspace  # noqa: E402
+from benchsmith.tools.retrieval.bm25 import BM25Index, top_scored  # noqa: E402
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction  # noqa: E402
 
 POOL_DEPTH = 10  # each retriever's top chunks, as synthesis (graphs/synthesis/turn_checks.py UNANSWERABLE_POOL_DEPTH)
 MIN_AGREEMENT, MIN_RECALL = 0.8, 0.7

@@ -23,10 +23,10 @@ offline_environment()  # before the imports below load models or Chroma
 
 from benchsmith.graphs.ingest import KEPT_FILE, IngestContext, builder  # noqa: E402
 from benchsmith.graphs.runtime.runner import run_job  # noqa: E402
-from benchsmith.stores.jsonl import load_jsonl  # noqa: E402
-from benchsmith.stores.runs import RunDirectory  # noqa: E402
-from benchsmith.stores.workspace import Workspace  # noqa: E402
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER, load_embedder  # noqa: E402
+from benchsmith.stores.persistence.jsonl import load_jsonl  # noqa: E402
+from benchsmith.stores.persistence.runs import RunDirectory  # noqa: E402
+from benchsmith.stores.persistence.workspace import Workspace  # noqa: E402
+from benchsmith.tools.retrieval.embedding import DEFAULT_EMBEDDER, load_embedder  # noqa: E402
 
 TARGET = 1.25
 

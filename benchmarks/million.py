@@ -23,7 +23,7 @@ stage ended (other work on the machine stretches wall times). Ingestion's CPU pe
 benchsmith's own (the embedding server's CPU is in its process, reported apart), whole and
 without the embed stage (the run record's per-stage CPU seconds). Clustering's
 path similarity is printed beside a random order's (from the command) and, on a seeded sample of
-kept chunks, beside the naive greedy path's (tools/clustering.naive_greedy_path, O(n²)).
+kept chunks, beside the naive greedy path's (tools/corpus/clustering.naive_greedy_path, O(n²)).
 
     .venv/bin/python benchmarks/million.py [--chunks 1000000] [--stages ingest,cluster,...] [--keep]
 
@@ -60,7 +60,7 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 from synthetic_corpus import write_corpus  # noqa: E402
 
-from benchsmith.stores.files import write_json_atomic  # noqa: E402
+from benchsmith.stores.persistence.files import write_json_atomic  # noqa: E402
 from tests.local_servers import free_port, local_server  # noqa: E402
 
 STAGES = ("ingest", "cluster", "synthesize", "evaluate", "audit")
@@ -205,8 +205,8 @@ def table_value(output: str, label: str) -> str | None:
 def sample_kept_texts(workspace: Path, count: int, seed: int = 0) -> list[str]:
     """A seeded reservoir sample of the ingested chunks' texts, read as a stream."""
     from benchsmith.graphs.ingest import KEPT_FILE
-    from benchsmith.stores.runs import RunDirectory
-    from benchsmith.stores.workspace import Workspace
+    from benchsmith.stores.persistence.runs import RunDirectory
+    from benchsmith.stores.persistence.workspace import Workspace
 
     path = RunDirectory(Workspace.resolve(workspace), "ingest").file(KEPT_FILE)
     rng, sample = random.Random(seed), []
@@ -222,7 +222,11 @@ def sample_kept_texts(workspace: Path, count: int, seed: int = 0) -> list[str]:
 def naive_path_comparison(workspace: Path, count: int) -> dict:
     """Our path's mean consecutive similarity over the naive greedy path's, on a sample of kept
     chunks embedded as the server embeds them (the same hashing vectors, bit for bit)."""
-    from benchsmith.tools.clustering import greedy_traversal_clusters, mean_consecutive_similarity, naive_greedy_path
+    from benchsmith.tools.corpus.clustering import (
+        greedy_traversal_clusters,
+        mean_consecutive_similarity,
+        naive_greedy_path,
+    )
     from tests.embedders import HashingEmbedder
 
     vectors = HashingEmbedder(EMBEDDING_DIMENSION).encode(sample_kept_texts(workspace, count))
@@ -422,7 +426,7 @@ def run_size(
 
 def ingest_stage_cpu(workspace: Path) -> dict[str, float]:
     """CPU seconds of each ingestion stage in the ingest process (the run record's summary)."""
-    from benchsmith.stores.workspace import Workspace
+    from benchsmith.stores.persistence.workspace import Workspace
 
     record = json.loads((Workspace.resolve(workspace).run_dir("ingest") / "run.json").read_text(encoding="utf-8"))
     return dict(record.get("summary", {}).get("stage_cpu_seconds", {}))
@@ -430,8 +434,8 @@ def ingest_stage_cpu(workspace: Path) -> dict[str, float]:
 
 def count_kept(workspace: Path) -> int:
     from benchsmith.graphs.ingest import KEPT_FILE
-    from benchsmith.stores.runs import RunDirectory
-    from benchsmith.stores.workspace import Workspace
+    from benchsmith.stores.persistence.runs import RunDirectory
+    from benchsmith.stores.persistence.workspace import Workspace
 
     with RunDirectory(Workspace.resolve(workspace), "ingest").file(KEPT_FILE).open("rb") as lines:
         return sum(1 for _ in lines)

@@ -2,7 +2,7 @@
 with human relevance labels: the 58 hand-labelled questions of ``data/stdlib-validity.jsonl``.
 
 The stdlib corpus is cleaned and chunked as ``benchsmith ingest stdlib`` does (no embedding,
-as tests/test_validity_questions.py does); BM25 (tools/bm25.py, title and text) pools each
+as tests/test_validity_questions.py does); BM25 (tools/retrieval/bm25.py, title and text) pools each
 question's top 10 chunks; every pooled (question, chunk) pair is judged, and a pair is gold when
 the labels name its chunk. Per question: true positives (gold judged relevant), false positives
 (non-gold judged relevant), false negatives (pooled gold not judged relevant). Aggregated over
@@ -44,12 +44,12 @@ from rich.table import Table
 from benchsmith.agents.pool_judge import PoolJudge, query_words, stemmed_words
 from benchsmith.agents.text import PassageStatistics, WordStatistics
 from benchsmith.passages import sentences
-from benchsmith.stores.labelled_questions import LabelledQuestion, read_labelled_questions
-from benchsmith.tools.bm25 import BM25Index
-from benchsmith.tools.chunking import chunk_document
-from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.documents import Chunk
-from benchsmith.tools.loaders import load_sources
+from benchsmith.stores.formats.labelled_questions import LabelledQuestion, read_labelled_questions
+from benchsmith.tools.corpus.chunking import chunk_document
+from benchsmith.tools.corpus.cleaning import clean_documents
+from benchsmith.tools.corpus.documents import Chunk
+from benchsmith.tools.corpus.loaders import load_sources
+from benchsmith.tools.retrieval.bm25 import BM25Index
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELLED = ROOT / "data" / "stdlib-validity.jsonl"

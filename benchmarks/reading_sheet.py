@@ -34,11 +34,11 @@ from benchsmith.tools.offline import offline_environment
 offline_environment()
 
 from benchsmith.graphs.runtime.resources import chroma_client  # noqa: E402
-from benchsmith.stores.jsonl import load_jsonl  # noqa: E402
-from benchsmith.stores.vectors import VectorStore  # noqa: E402
-from benchsmith.stores.workspace import Workspace  # noqa: E402
-from benchsmith.tools.bm25 import BM25Index, top_scored  # noqa: E402
-from benchsmith.tools.embedding import ChromaEmbeddingFunction  # noqa: E402
+from benchsmith.stores.persistence.jsonl import load_jsonl  # noqa: E402
+from benchsmith.stores.persistence.vectors import VectorStore  # noqa: E402
+from benchsmith.stores.persistence.workspace import Workspace  # noqa: E402
+from benchsmith.tools.retrieval.bm25 import BM25Index, top_scored  # noqa: E402
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction  # noqa: E402
 
 PASSAGE_CHARS = 1600
 REMAINING_SHOWN = 3

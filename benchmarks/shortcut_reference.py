@@ -1,4 +1,4 @@
-"""The human reference figures behind the audit's shortcut flags (evals/shortcuts.py).
+"""The human reference figures behind the audit's shortcut flags (evals/measures/shortcuts.py).
 
 * The 58 hand-written questions of ``data/stdlib-validity.jsonl`` over the stdlib corpus,
   chunked as ``benchsmith ingest stdlib`` does (load, clean, chunk, deduplicate, quality
@@ -27,18 +27,18 @@ from benchsmith.tools.offline import offline_environment
 
 offline_environment()  # before the imports below load models or Chroma
 
-from benchsmith.evals.lexical_overlap import content_stems  # noqa: E402
+from benchsmith.evals.measures.lexical_overlap import content_stems  # noqa: E402
 from benchsmith.graphs.audit.shortcuts import benchmark_shortcuts  # noqa: E402
-from benchsmith.stores.beir import load_benchmark  # noqa: E402
-from benchsmith.stores.benchmark_files import write_beir_qrels  # noqa: E402
-from benchsmith.stores.jsonl import write_jsonl_atomic  # noqa: E402
-from benchsmith.stores.labelled_questions import CorpusChunk, read_labelled_questions, resolve_gold  # noqa: E402
-from benchsmith.stores.workspace import Workspace  # noqa: E402
-from benchsmith.tools.chunking import chunk_document  # noqa: E402
-from benchsmith.tools.cleaning import clean_documents  # noqa: E402
-from benchsmith.tools.dedup import find_near_duplicates  # noqa: E402
-from benchsmith.tools.loaders import load_sources  # noqa: E402
-from benchsmith.tools.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer  # noqa: E402
+from benchsmith.stores.formats.beir import load_benchmark  # noqa: E402
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels  # noqa: E402
+from benchsmith.stores.formats.labelled_questions import CorpusChunk, read_labelled_questions, resolve_gold  # noqa: E402
+from benchsmith.stores.persistence.jsonl import write_jsonl_atomic  # noqa: E402
+from benchsmith.stores.persistence.workspace import Workspace  # noqa: E402
+from benchsmith.tools.corpus.chunking import chunk_document  # noqa: E402
+from benchsmith.tools.corpus.cleaning import clean_documents  # noqa: E402
+from benchsmith.tools.corpus.dedup import find_near_duplicates  # noqa: E402
+from benchsmith.tools.corpus.loaders import load_sources  # noqa: E402
+from benchsmith.tools.corpus.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELLED = ROOT / "data" / "stdlib-validity.jsonl"

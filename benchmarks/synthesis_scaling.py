@@ -34,11 +34,11 @@ from benchsmith.graphs.contexts.synthesize import SynthesisContext  # noqa: E402
 from benchsmith.graphs.runtime.resources import chroma_client  # noqa: E402
 from benchsmith.graphs.runtime.runner import run_job  # noqa: E402
 from benchsmith.graphs.synthesis.run import builder  # noqa: E402
-from benchsmith.stores.benchmark_files import DIALOGUES_FILE  # noqa: E402
-from benchsmith.stores.vectors import VectorStore  # noqa: E402
-from benchsmith.stores.workspace import Workspace  # noqa: E402
-from benchsmith.tools.corpus_clusters import cluster_collection  # noqa: E402
-from benchsmith.tools.embedding import ChromaEmbeddingFunction  # noqa: E402
+from benchsmith.stores.formats.benchmark_files import DIALOGUES_FILE  # noqa: E402
+from benchsmith.stores.persistence.vectors import VectorStore  # noqa: E402
+from benchsmith.stores.persistence.workspace import Workspace  # noqa: E402
+from benchsmith.tools.corpus.corpus_clusters import cluster_collection  # noqa: E402
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction  # noqa: E402
 
 TIME_TARGET, CHECKPOINT_TARGET_BYTES = 1.2, 5_000
 CLUSTER_SIZE, COLLECTION = 4, "scaling"

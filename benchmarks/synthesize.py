@@ -71,7 +71,7 @@ from benchsmith.graphs.runtime.resources import run_seam  # noqa: E402
 from benchsmith.graphs.runtime.runner import run_job  # noqa: E402
 from benchsmith.graphs.synthesis.run import builder  # noqa: E402
 from benchsmith.jobs.synthesize import cluster  # noqa: E402
-from benchsmith.stores.workspace import Workspace  # noqa: E402
+from benchsmith.stores.persistence.workspace import Workspace  # noqa: E402
 from tests.synthesis_fixtures import COLLECTION, build_collection  # noqa: E402
 
 LATENCY_S = float(os.environ.get("BENCH_LATENCY_S", "0.2"))

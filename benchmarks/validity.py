@@ -51,10 +51,8 @@ from benchsmith.tools.offline import offline_environment
 offline_environment()  # before the imports below load models or Chroma
 
 import benchsmith  # noqa: E402
-from benchsmith.stores.benchmark_files import write_beir_qrels  # noqa: E402
-from benchsmith.stores.files import atomic_writer  # noqa: E402
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic  # noqa: E402
-from benchsmith.stores.labelled_questions import (  # noqa: E402
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels  # noqa: E402
+from benchsmith.stores.formats.labelled_questions import (  # noqa: E402
     CorpusChunk,
     LabelledQuestion,
     read_labelled_questions,
@@ -62,6 +60,8 @@ from benchsmith.stores.labelled_questions import (  # noqa: E402
     resolve_gold,
     write_labelled_questions,
 )
+from benchsmith.stores.persistence.files import atomic_writer  # noqa: E402
+from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic  # noqa: E402
 from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP  # noqa: E402
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "stdlib-validity.jsonl"
@@ -225,9 +225,9 @@ class Progress:
 def update_data(path: Path, questions: list[LabelledQuestion]) -> int:
     """Re-find gold ids by evidence in the stdlib as ``benchsmith ingest stdlib`` cleans and
     chunks it (before deduplication and the quality filter, which a run checks itself)."""
-    from benchsmith.tools.chunking import chunk_document
-    from benchsmith.tools.cleaning import clean_documents
-    from benchsmith.tools.loaders import load_sources
+    from benchsmith.tools.corpus.chunking import chunk_document
+    from benchsmith.tools.corpus.cleaning import clean_documents
+    from benchsmith.tools.corpus.loaders import load_sources
 
     documents = clean_documents(load_sources(["stdlib"]).documents)
     chunks = [

@@ -38,8 +38,8 @@ from benchsmith.tools.offline import offline_environment  # noqa: E402
 offline_environment()  # before the imports below load models or Chroma
 
 from benchmarks.synthesize import model_server  # noqa: E402
-from benchsmith.stores.postgres import connection  # noqa: E402
-from benchsmith.stores.workspace import Workspace  # noqa: E402
+from benchsmith.stores.persistence.postgres import connection  # noqa: E402
+from benchsmith.stores.persistence.workspace import Workspace  # noqa: E402
 from tests.local_servers import free_port, local_server  # noqa: E402
 from tests.postgres_server import running_postgres  # noqa: E402
 from tests.test_shared_runs import ingest, write_corpus  # noqa: E402

@@ -86,9 +86,9 @@ if TYPE_CHECKING:  # `name as name`: a re-export (PEP 484), what type checkers a
     from benchsmith.jobs.validate import validate as validate
     from benchsmith.jobs.work import export as export
     from benchsmith.jobs.work import work as work
-    from benchsmith.stores.benchmark_files import Dialogue as Dialogue
-    from benchsmith.stores.benchmark_files import Turn as Turn
     from benchsmith.stores.errors import InputError as InputError
+    from benchsmith.stores.formats.benchmark_files import Dialogue as Dialogue
+    from benchsmith.stores.formats.benchmark_files import Turn as Turn
 
 # Where each public name lives: its module is imported the first time the name is asked for. The jobs'
 # names come from the job table (benchsmith/jobs/registry.py, which imports nothing); these are the rest.
@@ -99,8 +99,8 @@ _API_MODULES: dict[str, str] = {
     "register_embedder": "benchsmith.graphs.runtime.resources",
     "register_model": "benchsmith.graphs.runtime.resources",
     "register_scorer": "benchsmith.graphs.runtime.resources",
-    "Dialogue": "benchsmith.stores.benchmark_files",
-    "Turn": "benchsmith.stores.benchmark_files",
+    "Dialogue": "benchsmith.stores.formats.benchmark_files",
+    "Turn": "benchsmith.stores.formats.benchmark_files",
     "InputError": "benchsmith.stores.errors",
 }
 

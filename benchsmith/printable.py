@@ -6,7 +6,7 @@ forge a line of output. Shown raw on a terminal they act; kept raw in a Markdown
 they act again in whichever terminal later shows the file. :func:`printable` writes each control
 character as its Python escape (``\\x1b``, ``\\n``): the text stays readable and nothing acts.
 
-The console (benchsmith/cli/console.shown) and the report renderers (evals/report_document.py) call
+The console (benchsmith/cli/console.shown) and the report renderers (evals/reports/document.py) call
 it. It sits at the bottom with words.py and imports nothing of benchsmith's.
 """
 

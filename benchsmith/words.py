@@ -8,7 +8,7 @@ nothing of benchsmith's, so the import rules between the layers hold.
   benchmark statistics.
 * A *content word* is a word of three or more characters that is not a stopword, in order.
 * A *stem* is the Snowball English stem of a word (PyStemmer), as BM25 stems it
-  (tools/bm25.py tokenizes with bm25s, whose regex and stopwords are its own, and stems with
+  (tools/retrieval/bm25.py tokenizes with bm25s, whose regex and stopwords are its own, and stems with
   :func:`english_stemmer`).
 
 Two stopword lists, one per use: :data:`STOPWORDS` for the baseline agents, which also
@@ -26,7 +26,7 @@ import Stemmer
 
 WORD = re.compile(r"\w+")
 
-# The evaluation's measures (evals/lexical_overlap.py, evals/question_form.py): their calibrated
+# The evaluation's measures (evals/measures/lexical_overlap.py, evals/measures/question_form.py): their calibrated
 # thresholds and reported values rest on this list; a subset of STOPWORDS, so a question the
 # baseline agents count three content words in has at least three here.
 MEASURE_STOPWORDS = frozenset(

@@ -1,7 +1,7 @@
 """Does a passage contain the answer to a question? The check behind an unanswerable turn.
 
 An unanswerable turn asks what a held-out passage answers; the turn is a lie when a passage still
-in the corpus answers it too. A near-duplicate check (MinHash, tools/held_out.py) catches a copy
+in the corpus answers it too. A near-duplicate check (MinHash, tools/corpus/held_out.py) catches a copy
 of the held-out passage, not a passage that says the same thing in other words or on another
 page. This check reads for the answer. A remaining passage **contains** it when one of its
 sentences

@@ -1,6 +1,6 @@
 """Figures of a benchmark audit report, each rendered to PNG bytes for embedding in HTML.
 
-Built on ``matplotlib.figure.Figure`` directly, as ``evals.plots`` builds its figures: no
+Built on ``matplotlib.figure.Figure`` directly, as ``evals.reports.plots`` builds its figures: no
 global figure manager, no interactive backend, thread-safe rendering.
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
-from benchsmith.evals.plots import figure_png, literal_text
+from benchsmith.evals.reports.plots import figure_png, literal_text
 
 SCORES = (1, 2, 3, 4, 5)  # the judges' scale, 5 best
 SUBPLOT_WIDTH = 3.6  # inches per dimension

@@ -15,8 +15,9 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from benchsmith.evals import audit_plots, shortcuts
-from benchsmith.evals.report_document import (
+from benchsmith.evals.measures import shortcuts
+from benchsmith.evals.reports import audit_plots
+from benchsmith.evals.reports.document import (
     MISSING,
     Block,
     BulletList,
@@ -115,7 +116,7 @@ def settings_summary(settings: Mapping[str, Any]) -> str:
 
 def shortcuts_section(summary: Mapping[str, Any], conversational: bool) -> Section:
     """What a retriever can exploit without understanding the questions, beside the human
-    reference (evals/shortcuts.py), and the ill-formed questions found."""
+    reference (evals/measures/shortcuts.py), and the ill-formed questions found."""
     flags = list(summary.get("flags") or [])
     overlap = summary["lexical_overlap"]
     blocks: list[Block] = [

@@ -1,4 +1,4 @@
-"""What an audit's results say beside the measures (evals/audit_verdicts.py): how its instances
+"""What an audit's results say beside the measures (evals/measures/audit_verdicts.py): how its instances
 were drawn, the notes that say how each figure was made, and the run's short summary (the audit
 graph's output) read from the full results (``audit.json``)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchsmith.evals.audit_verdicts import NOISE_SCORE, vote_rule
+from benchsmith.evals.measures.audit_verdicts import NOISE_SCORE, vote_rule
 
 
 def sampling_note(instances: int, population: int, seed: int) -> str:

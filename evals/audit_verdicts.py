@@ -20,9 +20,9 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from benchsmith.evals.agreement import fleiss_kappa, score_correlations
 from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
-from benchsmith.evals.intervals import mean_interval, proportion_interval
+from benchsmith.evals.measures.agreement import fleiss_kappa, score_correlations
+from benchsmith.evals.measures.intervals import mean_interval, proportion_interval
 
 Judgments = Mapping[str, Mapping[str, Mapping[str, Any]]]
 Instances = Mapping[str, Mapping[str, Any]]
@@ -249,14 +249,14 @@ def overall_verdict(
     gate_over_limit: bool = False,
 ) -> dict[str, str]:
     """reliable / usable with caveats / unreliable, from the noise and sparsity rates and the
-    shortcut flags (evals/shortcuts.py).
+    shortcut flags (evals/measures/shortcuts.py).
 
     Noise counts instances whose mean alignment is at most ``NOISE_SCORE`` plus
     ``noise_flags`` more instances flagged as ill-formed (and not already counted). A benchmark
     with any shortcut flag is never reliable: judges grade each question against its gold, and
     a benchmark a retriever can game (questions that copy their gold, answers leaked in the
     questions) passes that grading while it ranks retrievers wrongly; it is at best usable with
-    caveats. ``label_note`` (evals/label_checks.py) says which turn labels the judges confirm too
+    caveats. ``label_note`` (evals/measures/label_checks.py) says which turn labels the judges confirm too
     rarely: such a benchmark is not reliable either, for its breakdowns by label. ``gate_note``
     (evals/quality_gate/summary.py) says what the offline quality gate flagged: any flag makes the
     benchmark at best usable with caveats, and ``gate_over_limit`` (more than 20% of the turns

@@ -12,8 +12,8 @@ and on another document) and counts the turns whose label differs from the switc
 drew (``relabelled``, e.g. ``"soft→hard"``).
 
 ``lexical_overlap`` summarizes each kept question's lexical overlap with its gold passage
-(:func:`benchsmith.evals.lexical_overlap.lexical_overlap`, recorded per turn by synthesis):
-n, mean, median and 90th percentile (:func:`~benchsmith.evals.lexical_overlap.overlap_summary`).
+(:func:`benchsmith.evals.measures.lexical_overlap.lexical_overlap`, recorded per turn by synthesis):
+n, mean, median and 90th percentile (:func:`~benchsmith.evals.measures.lexical_overlap.overlap_summary`).
 ``overlap_rejections`` counts what keeping it under ``max_overlap`` took: corrective turns sent,
 turns re-planned on another gold chunk, and turns kept above the limit (flagged
 ``overlap_rejected``).
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from benchsmith.evals.lexical_overlap import overlap_summary
+from benchsmith.evals.measures.lexical_overlap import overlap_summary
 from benchsmith.words import WORD
 
 SWITCHES = ("start", "follow-up", "soft", "hard")

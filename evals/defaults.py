@@ -4,15 +4,17 @@ The CLI's option declarations and ``--help`` read their defaults from here; the 
 import them from here, under their own names.
 """
 
-DEFAULT_MIN_VOTES = 2  # judges that must call a pair irrelevant before it counts (evals/audit_verdicts.py)
-DEFAULT_CONFIDENCE = 0.95  # confidence level of the bootstrap intervals (evals/intervals.py)
-DEFAULT_RESAMPLES = 2000  # bootstrap resamples of an interval (evals/intervals.py)
-DEFAULT_BOOTSTRAP = 1000  # resamples of Kendall's τ interval (evals/validity.py)
-DEFAULT_SELECTION_BETAS = (0.5, 1.0, 2.0)  # F-beta weights of selection (evals/selection_measures.py)
-DEFAULT_SELECTION_RESAMPLES = 1000  # bootstrap resamples of selection's intervals (evals/selection_measures.py)
-DEFAULT_QUERIES_PER_BATCH = 1000  # queries measured per batch (evals/measures.py)
-DEFAULT_SIGNIFICANCE_RESAMPLES = 10_000  # resamples of the paired randomization test (evals/significance.py)
-# What `benchsmith evaluate` measures unless told (evals/measures.py): the one default set. Every measure
+DEFAULT_MIN_VOTES = 2  # judges that must call a pair irrelevant before it counts (evals/measures/audit_verdicts.py)
+DEFAULT_CONFIDENCE = 0.95  # confidence level of the bootstrap intervals (evals/measures/intervals.py)
+DEFAULT_RESAMPLES = 2000  # bootstrap resamples of an interval (evals/measures/intervals.py)
+DEFAULT_BOOTSTRAP = 1000  # resamples of Kendall's τ interval (evals/measures/validity.py)
+DEFAULT_SELECTION_BETAS = (0.5, 1.0, 2.0)  # F-beta weights of selection (evals/measures/selection_measures.py)
+DEFAULT_SELECTION_RESAMPLES = (
+    1000  # bootstrap resamples of selection's intervals (evals/measures/selection_measures.py)
+)
+DEFAULT_QUERIES_PER_BATCH = 1000  # queries measured per batch (evals/measures/standard.py)
+DEFAULT_SIGNIFICANCE_RESAMPLES = 10_000  # resamples of the paired randomization test (evals/measures/significance.py)
+# What `benchsmith evaluate` measures unless told (evals/measures/standard.py): the one default set. Every measure
 # another job reports by default is in it (the audit's shortcuts R@10, RR@10 and nDCG@10; robustness's
 # defaults), so its figures can be read against an evaluation's (tests/test_default_measures.py).
 DEFAULT_MEASURES = (

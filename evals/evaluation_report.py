@@ -1,6 +1,6 @@
 """The report of an evaluation: ``results.json`` for programs, ``report.md`` and a
 self-contained ``report.html`` for people, rendered from one document model
-(``evals.report_document``), so both always show the same numbers.
+(``evals.reports.document``), so both always show the same numbers.
 
 Every measure is taken as higher-is-better (true of recall, nDCG, RR, AP and Judged@k), so
 the best value of a column is its maximum.
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchsmith.evals import plots
-from benchsmith.evals.report_document import (
+from benchsmith.evals.reports import plots
+from benchsmith.evals.reports.document import (
     MISSING,
     BulletList,
     Cell,

@@ -3,7 +3,7 @@ per-switch and per-label breakdowns (answerability, question type, standalone), 
 significance tests with Holm correction, and the top retrieved scores of the turns without
 relevance judgments (unanswerable, underspecified) against the answerable turns'.
 
-Per-query values come first (evals/measures.py); everything here is derived from them, so
+Per-query values come first (evals/measures/standard.py); everything here is derived from them, so
 the same summary serves built-in retrievers and a user's own run files alike.
 """
 
@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from benchsmith.evals.breakdown import mean_by_group
 from benchsmith.evals.defaults import DEFAULT_SIGNIFICANCE_RESAMPLES
-from benchsmith.evals.significance import DEFAULT_ALPHA, TestName, compare_all, describe
+from benchsmith.evals.measures.breakdown import mean_by_group
+from benchsmith.evals.measures.significance import DEFAULT_ALPHA, TestName, compare_all, describe
 
 PREFERRED_PRIMARY_MEASURES = ("nDCG@10", "nDCG@3", "RR@10", "AP")
 RECALL_CUTOFFS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)

@@ -1,5 +1,5 @@
 """Figures of a multi-condition hard-negative report, each rendered to PNG bytes for embedding in
-HTML (built on ``matplotlib.figure.Figure`` directly, as ``evals.plots`` builds its figures)."""
+HTML (built on ``matplotlib.figure.Figure`` directly, as ``evals.reports.plots`` builds its figures)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
-from benchsmith.evals.plots import MARKERS, figure_png, literal_text
+from benchsmith.evals.reports.plots import MARKERS, figure_png, literal_text
 
 # {scorer: {key: {"mean", "low", "high", "n"}}}: intervals by k (Task 1) or by pair (Task 2).
 IntervalsByScorer = Mapping[str, Mapping[str, Mapping[str, Any]]]

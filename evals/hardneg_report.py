@@ -1,6 +1,6 @@
 """The report of scoring a multi-condition hard-negative dataset: ``hardneg-scores.json`` for
 programs, ``hardneg-report.md`` and a self-contained ``hardneg-report.html`` for people, rendered
-from one document model (``evals.report_document``).
+from one document model (``evals.reports.document``).
 
 It answers the MultiConIR questions (Lu et al., 2025) for each retriever and reranker: does it
 still prefer the document meeting every condition as conditions accumulate (Task 1), does it
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchsmith.evals import hardneg_plots
-from benchsmith.evals.report_document import (
+from benchsmith.evals.reports import hardneg_plots
+from benchsmith.evals.reports.document import (
     MISSING,
     Block,
     BulletList,

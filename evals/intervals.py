@@ -15,7 +15,7 @@ it corrects: √(1 − n/N) on the sample standard deviation s (divisor n − 1,
 population S² with divisor N − 1), √((N − n)/(N − 1)) on a variance P(1 − P)/n written with the
 population proportion P. At n = N the whole benchmark was checked and the interval has zero width:
 it covers the sampling uncertainty only, not the judges' own errors or the disagreement between
-them (see evals.agreement).
+them (see evals.measures.agreement).
 """
 
 from __future__ import annotations
@@ -125,8 +125,8 @@ def _check_confidence(confidence: float) -> None:
 # n rows with replacement and compute the statistic θ*_b on each; the interval is the empirical
 # (1 − c)/2 and (1 + c)/2 quantiles of θ*_1..θ*_B (:func:`percentile_interval`). The draw is
 # scipy.stats.bootstrap's for a statistic of one sample (:func:`bootstrap_interval`) and for τ over
-# two samples (evals/validity.py); :func:`resample_weights` where several statistics must share
-# the resamples, so that they are paired (select's configurations, evals/selection_measures.py).
+# two samples (evals/measures/validity.py); :func:`resample_weights` where several statistics must share
+# the resamples, so that they are paired (select's configurations, evals/measures/selection_measures.py).
 # One default number of resamples, DEFAULT_RESAMPLES (2,000, evals/defaults.py): the percentile
 # interval reads the tails, 2.5% of B resamples each at 95%, and B = 2,000 leaves 50 resamples in
 # each (Efron and Tibshirani advise B of 1,000 or more for percentile intervals, where 25 to 200

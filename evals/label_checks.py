@@ -30,8 +30,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from benchsmith.evals.audit_verdicts import is_confirmed
 from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
+from benchsmith.evals.measures.audit_verdicts import is_confirmed
 
 CHECKED_LABELS = ("unanswerable", "underspecified", "multi-passage", "partial")
 # The alignment judge's scale (agents/judges.py): 3 = partly answers, 4 = answers with minor gaps.

@@ -5,7 +5,7 @@ For a question q and gold passages g_1..g_m,
     overlap(q) = max_j |S(q) ∩ S(g_j)| / |S(q)|,
 
 where S(t) is the set of Snowball English stems of t's content words (words of three or more
-characters that are not stopwords, :func:`benchsmith.evals.question_form.measured_content_words`). It
+characters that are not stopwords, :func:`benchsmith.evals.measures.question_form.measured_content_words`). It
 is 1 when every content word of the question occurs in a gold passage (a lexical retriever
 finds such a gold with the question alone), 0 when none does; a question with no content
 words has overlap 0 (it is ill-formed, which the audit reports on its own). The best gold
@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from benchsmith.evals.question_form import measured_content_words
+from benchsmith.evals.measures.question_form import measured_content_words
 from benchsmith.words import stems
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, bootstrap_interval
+from benchsmith.evals.measures.intervals import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, bootstrap_interval
 
 ArrayLike = Sequence[Sequence[float]] | np.ndarray
 

@@ -35,7 +35,7 @@ from typing import Any
 import ir_measures
 import numpy as np
 
-from benchsmith.evals.measures import MeasureResults, evaluate_batches
+from benchsmith.evals.measures.standard import MeasureResults, evaluate_batches
 
 Run = Mapping[str, Mapping[str, float]]
 NuggetQrels = Mapping[str, Mapping[str, Mapping[str, int]]]  # {qid: {nugget id: {doc id: label}}}
@@ -198,7 +198,7 @@ def evaluate_batches_with_nuggets(
     batches: Iterable[Run],
 ) -> MeasureResults:
     """An evaluation's per-query values, a batch of queries at a time: ``measures`` against
-    ``qrels`` (:func:`evals.measures.evaluate_batches`), and the nugget measures ``nugget_names``
+    ``qrels`` (:func:`evals.measures.standard.evaluate_batches`), and the nugget measures ``nugget_names``
     (Coverage@k, alpha_nDCG@k) against ``nugget_qrels`` as each batch goes by.
 
     One pass over the batches; memory holds one batch of rankings and a row of floats per

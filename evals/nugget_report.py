@@ -1,6 +1,6 @@
 """The report of a nugget benchmark build: ``nuggets-results.json`` for programs,
 ``nuggets-report.md`` and a self-contained ``nuggets-report.html`` for people, rendered from
-one document model (evals/report_document.py).
+one document model (evals/reports/document.py).
 
 It says how many questions became benchmark questions and why the others were dropped, how
 many nuggets the questions have and how many the pooled chunks support, how well each pooling
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchsmith.evals.intervals import mean_interval
-from benchsmith.evals.report_document import (
+from benchsmith.evals.measures.intervals import mean_interval
+from benchsmith.evals.reports.document import (
     MISSING,
     Block,
     BulletList,

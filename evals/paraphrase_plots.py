@@ -1,5 +1,5 @@
 """Figures of the paraphrase report, rendered to PNG bytes (thread-safe ``Figure`` objects,
-as in evals/plots.py)."""
+as in evals/reports/plots.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
-from benchsmith.evals.plots import figure_png, literal_text
+from benchsmith.evals.reports.plots import figure_png, literal_text
 
 BLEU_LABELS = {
     "bleu_self_contained": "self-contained variants\nvs the turn's self-contained form",

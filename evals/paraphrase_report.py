@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from benchsmith.evals import paraphrase_plots
-from benchsmith.evals.report_document import (
+from benchsmith.evals.reports import paraphrase_plots
+from benchsmith.evals.reports.document import (
     MISSING,
     Block,
     BulletList,

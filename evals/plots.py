@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 from matplotlib.transforms import Bbox
 
-from benchsmith.evals.breakdown import SWITCH_ORDER
+from benchsmith.evals.measures.breakdown import SWITCH_ORDER
 
 DPI = 110
 LINE_STYLES = ("-", "--", "-.", ":")

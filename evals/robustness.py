@@ -3,7 +3,7 @@ system's scores move when each turn is asked in other words (test sets R1..Rn), 
 that move is unjudged documents rather than worse retrieval. Pure functions of per-query values
 and judges' grades.
 
-* Re-judging's vote rule is the audit's (:func:`evals.audit_verdicts.is_confirmed`): a
+* Re-judging's vote rule is the audit's (:func:`evals.measures.audit_verdicts.is_confirmed`): a
   pooled document's grade is confirmed at level g when at least ``min_votes`` judges, and a
   strict majority of them, graded it g or higher; its confirmed grade is the highest such g
   (with an odd number of judges, their median grade). With fewer judges than ``min_votes``
@@ -21,7 +21,7 @@ and judges' grades.
   "before" numbers exactly the ones it reports without re-judging. The judges' raw grades stay
   in ``judgments.jsonl`` and the report.
 * Changes: for each measure, the mean over the judged turns on a test set minus the mean on
-  the original, tested with a paired test on the per-turn values (evals/significance.py),
+  the original, tested with a paired test on the per-turn values (evals/measures/significance.py),
   Holm-corrected over the test sets of that configuration and measure.
 """
 
@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES, is_confirmed
 from benchsmith.evals.defaults import DEFAULT_SIGNIFICANCE_RESAMPLES
-from benchsmith.evals.significance import DEFAULT_ALPHA, TestName, holm_bonferroni, paired_p_value
+from benchsmith.evals.measures.audit_verdicts import DEFAULT_MIN_VOTES, is_confirmed
+from benchsmith.evals.measures.significance import DEFAULT_ALPHA, TestName, holm_bonferroni, paired_p_value
 
 MAX_GRADE = 4
 RELEVANT_GRADE = 2  # "moderately meets": relevant for CAsT's binary measures

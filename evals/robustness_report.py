@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchsmith.evals import plots
-from benchsmith.evals.report_document import (
+from benchsmith.evals.reports import plots
+from benchsmith.evals.reports.document import (
     MISSING,
     Block,
     BulletList,

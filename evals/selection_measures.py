@@ -6,7 +6,7 @@ Per configuration and query q, from its top K chunks (ranks 1..k, fewer if it re
 
 * ``retrieved_q(k)``: chunks at ranks ≤ k; ``relevant_q(k)``: those the judges found relevant;
 * ``covered_q(k)``: distinct facts those relevant chunks carry (facts matched across chunks
-  and chunkings, tools/fact_matching.py); ``F_q``: distinct facts of the whole pool of q, the
+  and chunkings, tools/benchmark/fact_matching.py); ``F_q``: distinct facts of the whole pool of q, the
   pseudo ground truth.
 
 Per-query values come first; the aggregates pool them over the queries (micro averaging),
@@ -37,7 +37,7 @@ AP@K. SEARA ranks configurations by it.
 Intervals: the percentile bootstrap over queries (Efron and Tibshirani, 1993, An Introduction
 to the Bootstrap, ch. 13): B resamples of the queries with replacement, each measure computed
 on each resample as on the sample, the interval between the (1 − c)/2 and (1 + c)/2 quantiles
-of the B values (evals.intervals.resample_weights and percentile_interval, the package's one
+of the B values (evals.measures.intervals.resample_weights and percentile_interval, the package's one
 percentile bootstrap). All configurations share the resamples, so their values are paired.
 
 A winner is named only when its PR-AUC interval does not overlap the runner-up's
@@ -64,8 +64,8 @@ from scipy import stats
 
 from benchsmith.evals.defaults import DEFAULT_SELECTION_BETAS
 
-# percentile_interval: the package's one percentile bootstrap (evals/intervals.py).
-from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, percentile_interval
+# percentile_interval: the package's one percentile bootstrap (evals/measures/intervals.py).
+from benchsmith.evals.measures.intervals import DEFAULT_CONFIDENCE, percentile_interval
 
 Ranking = Sequence[tuple[bool, frozenset[str] | set[str]]]  # per rank: (relevant, its facts)
 

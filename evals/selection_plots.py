@@ -1,5 +1,5 @@
 """Figures of a configuration-selection report, rendered to PNG bytes for embedding in HTML
-(``matplotlib.figure.Figure`` directly, as ``evals.plots``: thread-safe, no pyplot)."""
+(``matplotlib.figure.Figure`` directly, as ``evals.reports.plots``: thread-safe, no pyplot)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
-from benchsmith.evals.plots import LINE_STYLES, MARKERS, figure_png, literal_text
+from benchsmith.evals.reports.plots import LINE_STYLES, MARKERS, figure_png, literal_text
 
 
 def precision_recall_curves(curves: Mapping[str, tuple[Mapping[str, float], Mapping[str, float]]]) -> bytes:

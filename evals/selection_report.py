@@ -1,14 +1,14 @@
 """The report of a configuration search (``benchsmith select``): ``selection.json`` for
 programs, ``report.md`` and a self-contained ``report.html`` for people, rendered from one
-document model (``evals.report_document``), so both show the same numbers."""
+document model (``evals.reports.document``), so both show the same numbers."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchsmith.evals import selection_plots
-from benchsmith.evals.report_document import (
+from benchsmith.evals.reports import selection_plots
+from benchsmith.evals.reports.document import (
     MISSING,
     BulletList,
     Callout,

@@ -17,8 +17,8 @@ evaluation metrics based on the bootstrap", SIGIR 2006, 525–532) bootstrap mea
 discriminative power; this is its percentile-interval form, one pair at a time, at no fixed
 significance level and with no correction for the number of pairs.
 
-The draw is evals.intervals.bootstrap_interval's (``scipy.stats.bootstrap``, percentile method,
-a generator seeded with ``seed``), the same resampling as τ's interval in evals/validity.py: the
+The draw is evals.measures.intervals.bootstrap_interval's (``scipy.stats.bootstrap``, percentile method,
+a generator seeded with ``seed``), the same resampling as τ's interval in evals/measures/validity.py: the
 same seed and resamples give the same interval, and every pair of one set is drawn with the same
 resamples of its queries. Fewer than 2 queries: no bounds, not separated. Identical per-query
 values: every resample's difference is 0, the interval [0, 0], not separated.
@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
-from benchsmith.evals.intervals import Interval, bootstrap_interval
+from benchsmith.evals.measures.intervals import Interval, bootstrap_interval
 
 
 @dataclass(frozen=True)

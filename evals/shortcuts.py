@@ -8,7 +8,7 @@ for Retrieval Evaluation"). Per turn first, then over the benchmark:
 
 * lexical overlap: ``overlap(q) = max_j |S(q) ∩ S(g_j)| / |S(q)|`` over the turn's relevant
   documents g_j, S the set of content-word stems
-  (:func:`benchsmith.evals.lexical_overlap.lexical_overlap`); summarized by its mean, median,
+  (:func:`benchsmith.evals.measures.lexical_overlap.lexical_overlap`); summarized by its mean, median,
   90th percentile and a histogram (``HISTOGRAM_EDGES``);
 * query-only retrieval: BM25 over the corpus with the current question alone (and with the
   benchmark's own rewrite alone, where every turn has one), R@10 and RR@10 (ir_measures;
@@ -21,7 +21,7 @@ for Retrieval Evaluation"). Per turn first, then over the benchmark:
   the current question alone (Dalton et al., 2019, "CAsT 2019: The Conversational Assistance
   Track Overview", whose raw utterances lose to their rewrites); None for single-turn
   benchmarks;
-* ill-formed questions: the share of turns :mod:`benchsmith.evals.question_form` flags.
+* ill-formed questions: the share of turns :mod:`benchsmith.evals.measures.question_form` flags.
 
 Flags, each calibrated on human references. The figures are printed by
 ``.venv/bin/python benchmarks/shortcut_reference.py`` (the stdlib corpus chunked, deduplicated
@@ -65,7 +65,7 @@ from typing import Any
 
 import numpy as np
 
-from benchsmith.evals.lexical_overlap import content_stems, overlap_summary
+from benchsmith.evals.measures.lexical_overlap import content_stems, overlap_summary
 
 HISTOGRAM_EDGES = tuple(round(0.1 * step, 1) for step in range(11))  # 10 bins over 0..1, the last one closed
 LEAK_SHARE = 0.5

@@ -12,19 +12,19 @@
   validated against human ones (e.g. Rahmani et al., 2024, "SynDL"; Voorhees, 2000, for τ
   between system rankings).
 * Its uncertainty: a percentile bootstrap over the queries of both sets (Efron and Tibshirani,
-  1993, ch. 13), drawn by ``scipy.stats.bootstrap`` (as evals.intervals.bootstrap_interval):
+  1993, ch. 13), drawn by ``scipy.stats.bootstrap`` (as evals.measures.intervals.bootstrap_interval):
   each resample draws each set's queries with replacement, independently, recomputes every
   configuration's mean on both sets and τ-b between them; the interval is
-  evals.intervals.percentile_interval of those τ-b. Its draw stays apart from
-  evals.intervals.bootstrap_interval because it resamples two samples of different sizes at once
+  evals.measures.intervals.percentile_interval of those τ-b. Its draw stays apart from
+  evals.measures.intervals.bootstrap_interval because it resamples two samples of different sizes at once
   and a statistic of both (τ-b), not a mean of one; its resamples (``--bootstrap``, 1,000) are
   its own, the README's figures were computed with them.
 * Whether the human set's queries separate two configurations at all: for each adjacent pair of
   the human ranking and the synthetic ranking's top two, the paired bootstrap interval of their
-  mean per-query difference on the human set (evals/separability.py); a pair whose interval
+  mean per-query difference on the human set (evals/measures/separability.py); a pair whose interval
   contains 0 is not separated, and the verdict says so for a top pair.
 * Each judge's agreement with the human labels on (query, chunk) pairs: Cohen's κ and
-  Krippendorff's α (nominal), from evals.agreement, with the 2×2 confusion matrix.
+  Krippendorff's α (nominal), from evals.measures.agreement, with the 2×2 confusion matrix.
 
 Per-query values come first (a queries × configurations matrix per set), means after.
 """
@@ -40,10 +40,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from benchsmith.evals.agreement import cohen_kappa, krippendorff_alpha_nominal
 from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
-from benchsmith.evals.intervals import DEFAULT_CONFIDENCE, Interval, percentile_interval
-from benchsmith.evals.separability import Separation, adjacent_pairs
+from benchsmith.evals.measures.agreement import cohen_kappa, krippendorff_alpha_nominal
+from benchsmith.evals.measures.intervals import DEFAULT_CONFIDENCE, Interval, percentile_interval
+from benchsmith.evals.measures.separability import Separation, adjacent_pairs
 
 AGREES_TAU = 0.6  # τ at or above this, with an interval above 0 and the same best configuration: "agrees"
 WEAK_TAU = 0.2  # τ above this: "weak agreement"; at or below it: "disagrees"

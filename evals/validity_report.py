@@ -1,5 +1,5 @@
 """The report of a validation run: ``validity.json``, ``validity-report.md`` and a
-self-contained ``validity-report.html``, from one document model (evals/report_document.py).
+self-contained ``validity-report.html``, from one document model (evals/reports/document.py).
 
 It leads with the verdict in words, then the configurations' scores and ranks on both sets,
 Kendall's τ-b with its bootstrap interval, a scatter plot of the two scores, each judge's
@@ -14,8 +14,8 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from benchsmith.evals import plots
-from benchsmith.evals.report_document import (
+from benchsmith.evals.reports import plots
+from benchsmith.evals.reports.document import (
     MISSING,
     BulletList,
     Callout,
@@ -183,7 +183,7 @@ def validity_notes(results: Mapping[str, Any]) -> list[str]:
         "The p-value is scipy.stats.kendalltau's test of τ = 0 (exact for few configurations without ties).",
         "A pair of configurations is separated by your questions when the paired percentile bootstrap interval of "
         f"their mean per-query difference on them ({separability['resamples']} resamples of your "
-        f"{separability['queries']} questions, seed {separability['seed']}) excludes 0 (evals/separability.py; "
+        f"{separability['queries']} questions, seed {separability['seed']}) excludes 0 (evals/measures/separability.py; "
         "Sakai, 2006). Each pair is tested alone, with no correction for the number of pairs.",
     ]
     runs = results["settings"].get("runs")

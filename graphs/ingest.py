@@ -28,21 +28,21 @@ from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import chroma_client, embedder_for, run_seam
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import JsonlRows, jsonl_writer_atomic, read_jsonl, write_jsonl_atomic
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.tools.cached_embedding import cached_embedder
-from benchsmith.tools.chunking import iter_chunks
-from benchsmith.tools.cleaning import RepeatedLines, finished_document, marked_document
-from benchsmith.tools.dedup import deduplicate
-from benchsmith.tools.documents import Chunk, Document, SkippedFile, span_id
-from benchsmith.tools.embedded_text import embedded_text
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.indexing import IndexItem, embed_into
-from benchsmith.tools.loaders import empty_corpus, iter_sources
-from benchsmith.tools.page_kinds import DEFAULT_PAGE_KIND
-from benchsmith.tools.path_patterns import PathPatterns
-from benchsmith.tools.quality import InformationDensityScorer, QualityScorer
+from benchsmith.stores.persistence.jsonl import JsonlRows, jsonl_writer_atomic, read_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.tools.corpus.chunking import iter_chunks
+from benchsmith.tools.corpus.cleaning import RepeatedLines, finished_document, marked_document
+from benchsmith.tools.corpus.dedup import deduplicate
+from benchsmith.tools.corpus.documents import Chunk, Document, SkippedFile, span_id
+from benchsmith.tools.corpus.loaders import empty_corpus, iter_sources
+from benchsmith.tools.corpus.path_patterns import PathPatterns
+from benchsmith.tools.corpus.quality import InformationDensityScorer, QualityScorer
+from benchsmith.tools.retrieval.cached_embedding import cached_embedder
+from benchsmith.tools.retrieval.embedded_text import embedded_text
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.retrieval.indexing import IndexItem, embed_into
+from benchsmith.tools.text.page_kinds import DEFAULT_PAGE_KIND
 
 STAGES = ("load", "clean", "chunk", "dedup", "quality", "embed")
 DOCUMENTS_FILE, SKIPPED_FILE = "documents.jsonl", "skipped.jsonl"
@@ -72,7 +72,7 @@ class IngestOutput(TypedDict, total=False):
     indexed: int
     newly_embedded: int
     collection_count: int
-    page_kinds: dict[str, int]  # chunks indexed per page kind (tools/page_kinds.py)
+    page_kinds: dict[str, int]  # chunks indexed per page kind (tools/text/page_kinds.py)
     stage_seconds: dict[str, float]
     stage_cpu_seconds: dict[str, float]
 

@@ -1,12 +1,12 @@
 """Reading a retrieval benchmark: a BEIR directory, a benchsmith synthesis run, an MTRAG-layout
-directory (stores/mtrag.py), or a conversational benchmark from elsewhere in our turn JSONL
+directory (stores/formats/mtrag.py), or a conversational benchmark from elsewhere in our turn JSONL
 form with a BEIR corpus.
 
 A BEIR directory holds ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/<split>.tsv``. A
 synthesis run directory holds one under ``beir/``; its queries carry the conversation in
 their ``metadata`` (``conversation_id``, ``turn``, ``switch``, ``question``, ``rewrite``,
 ``response``), from which each turn's history is rebuilt, and its labels (``answerability``,
-``question_type``, ``standalone``; stores/turn_labels.py), which a ``turn_labels.tsv`` beside
+``question_type``, ``standalone``; stores/formats/turn_labels.py), which a ``turn_labels.tsv`` beside
 ``qrels/`` supplies where the metadata lacks them. Queries of other BEIR datasets are
 single-turn: their text is the question.
 
@@ -31,14 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.history import Exchange
-from benchsmith.stores.benchmark_files import BEIR_SUBDIRECTORY, held_out_chunks
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json, read_jsonl, text_lines
-from benchsmith.stores.mtrag import is_mtrag_layout, read_mtrag
-from benchsmith.stores.runs import RunDirectory, is_valid_run_id
-from benchsmith.stores.trec import Qrels, conflicting_judgment, read_trec_qrels
-from benchsmith.stores.turn_labels import NO_GOLD, TURN_LABELS_FILE, TurnLabels, read_turn_labels
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.benchmark_files import BEIR_SUBDIRECTORY, held_out_chunks
+from benchsmith.stores.formats.mtrag import is_mtrag_layout, read_mtrag
+from benchsmith.stores.formats.trec import Qrels, conflicting_judgment, read_trec_qrels
+from benchsmith.stores.formats.turn_labels import NO_GOLD, TURN_LABELS_FILE, TurnLabels, read_turn_labels
+from benchsmith.stores.persistence.jsonl import read_json, read_jsonl, text_lines
+from benchsmith.stores.persistence.runs import RunDirectory, is_valid_run_id
+from benchsmith.stores.persistence.workspace import Workspace
 
 
 @dataclass
@@ -52,7 +52,7 @@ class BenchmarkQuery:
     switch: str | None = None  # start, follow-up, soft or hard
     response: str | None = None  # the answer given to this turn (part of later turns' history)
     history: list[Exchange] = field(default_factory=list)  # earlier (question, response) turns
-    answerability: str | None = None  # stores/turn_labels.py; None: unlabelled
+    answerability: str | None = None  # stores/formats/turn_labels.py; None: unlabelled
     question_type: str | None = None
     standalone: bool | None = None
 
@@ -89,7 +89,7 @@ class Benchmark:
     @functools.cached_property
     def held_out(self) -> dict[str, str]:
         """``{chunk id: the held-out chunk it is or copies}``: the chunks of the source collection
-        a synthesized benchmark's corpus leaves out (stores/benchmark_files.held_out_chunks)."""
+        a synthesized benchmark's corpus leaves out (stores/formats/benchmark_files.held_out_chunks)."""
         return held_out_chunks(self.directory)
 
     @property

@@ -20,14 +20,14 @@ original, ``rewrite`` a self-contained form. ``lexical_overlap`` is the share of
 unpolished question's content-word stems found in its gold chunk; a question above
 ``--max-overlap`` was asked again (``overlap_corrections``) or moved to another chunk
 (``overlap_replans``), and one still above it is kept with ``overlap_rejected`` true; an
-ill-formed question (evals/question_form.py) moved its turn to another chunk (``form_replans``).
+ill-formed question (evals/measures/question_form.py) moved its turn to another chunk (``form_replans``).
 
-Each turn also carries its labels (stores/turn_labels.py): ``answerability`` (``answerable``,
+Each turn also carries its labels (stores/formats/turn_labels.py): ``answerability`` (``answerable``,
 ``partial``, ``unanswerable`` or ``underspecified``; files written before labels existed read
 as ``answerable``), ``question_type`` and ``standalone`` (null: unlabelled). ``gold_ids`` holds
 every chunk the answer needs (several for a multi-passage turn) and is empty for unanswerable
 and underspecified turns; an unanswerable turn lists in ``held_out_ids`` the chunks it was
-asked about, which every export leaves out, with their near-duplicates (tools/held_out.py);
+asked about, which every export leaves out, with their near-duplicates (tools/corpus/held_out.py);
 an underspecified one the chunks it is ambiguous between in ``candidate_ids``. ``turn_type``,
 ``turn_type_drawn``, ``label_dropped`` and ``label_rejections`` record how the dialogue graph
 built the turn (absent in older files); ``gate_rejections`` counts the questions the quality gate
@@ -41,7 +41,7 @@ a header; turns without gold have none), ``turn_labels.tsv`` (every turn's label
 jaccard`` with a header, sorted by id: a held-out chunk names itself (Jaccard 1), a near-duplicate
 the held-out chunk it copies. :func:`held_out_chunks` reads it, and for an export written before
 the file existed falls back on the dialogues' ``held_out_ids`` (whose near-duplicates it cannot
-know). TREC files: :mod:`stores.trec`.
+know). TREC files: :mod:`stores.formats.trec`.
 """
 
 from __future__ import annotations
@@ -55,10 +55,10 @@ from pydantic import BaseModel, ValidationError, model_validator
 
 from benchsmith.history import exchanges, query_text
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import atomic_writer
-from benchsmith.stores.jsonl import load_jsonl, read_jsonl, text_lines, write_jsonl_atomic
-from benchsmith.stores.trec import Qrel
-from benchsmith.stores.turn_labels import NO_GOLD, TurnLabels
+from benchsmith.stores.formats.trec import Qrel
+from benchsmith.stores.formats.turn_labels import NO_GOLD, TurnLabels
+from benchsmith.stores.persistence.files import atomic_writer
+from benchsmith.stores.persistence.jsonl import load_jsonl, read_jsonl, text_lines, write_jsonl_atomic
 
 BEIR_SUBDIRECTORY = "beir"  # a synthesis run's BEIR export
 DIALOGUES_FILE = "dialogues.jsonl"  # in a synthesis run's directory, beside its BEIR export
@@ -82,7 +82,9 @@ class Turn(BaseModel):
     similarity_to_previous: float | None = None
     polish_rejected: str | None = None
     switch_drawn: str | None = None  # what the router drew; ``switch`` is what the similarity rule allowed
-    lexical_overlap: float | None = None  # the unpolished question's overlap with its gold (evals/lexical_overlap.py)
+    lexical_overlap: float | None = (
+        None  # the unpolished question's overlap with its gold (evals/measures/lexical_overlap.py)
+    )
     overlap_rejected: bool = False  # still above --max-overlap after every correction and re-plan
     overlap_corrections: int = 0  # corrective turns the questioner was given
     overlap_replans: int = 0  # other gold chunks tried for the overlap

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchsmith.stores.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json, text_lines
-from benchsmith.stores.trec import Qrels
+from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
+from benchsmith.stores.formats.trec import Qrels
+from benchsmith.stores.persistence.jsonl import read_json, text_lines
 
 CAST_SUFFIXES = (".json", ".tsv")
 

@@ -1,7 +1,7 @@
 """The LangGraph checkpointer of the CLI and the API: one thread per run id, SQLite in the
 workspace by default, PostgreSQL (langgraph-checkpoint-postgres) with ``--database``.
 
-SQLite: opened by stores/sqlite.py (WAL journal, ``synchronous=NORMAL``, one setup at a time):
+SQLite: opened by stores/persistence/sqlite.py (WAL journal, ``synchronous=NORMAL``, one setup at a time):
 a commit no longer waits for an fsync, which made checkpoint writes the bottleneck of concurrent
 runs, and a killed process still loses nothing committed (only a power cut can drop the last
 transactions).
@@ -15,8 +15,8 @@ from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from benchsmith.stores.sqlite import open_sqlite
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.sqlite import open_sqlite
+from benchsmith.stores.persistence.workspace import Workspace
 
 _postgres_ready: set[str] = set()
 
@@ -35,7 +35,7 @@ def postgres_checkpointer(url: str) -> Iterator[Any]:
     """LangGraph's PostgresSaver on ``url``, its tables created on first use."""
     from langgraph.checkpoint.postgres import PostgresSaver
 
-    from benchsmith.stores.postgres import SCHEMA_LOCK, connect
+    from benchsmith.stores.persistence.postgres import SCHEMA_LOCK, connect
 
     if url not in _postgres_ready:
         lock = connect(url)  # workers start together: one migrates, the others wait

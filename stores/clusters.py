@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsmith.stores.files import write_json_atomic
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.files import write_json_atomic
+from benchsmith.stores.persistence.workspace import Workspace
 
 
 @dataclass

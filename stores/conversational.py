@@ -4,9 +4,9 @@
 Accepted, as users have them:
 
 * TREC CAsT topic files, any number of years together (``*.json``, with the 2019
-  ``*_resolved.tsv``): :mod:`stores.cast`; they have no corpus;
+  ``*_resolved.tsv``): :mod:`stores.formats.cast`; they have no corpus;
 * a benchmark ``load_benchmark`` reads: a BEIR directory, a synthesis run (directory or id);
-* a turn JSONL file (stores/beir.py), with or without its corpus.
+* a turn JSONL file (stores/formats/beir.py), with or without its corpus.
 
 Relevance judgments can be given as a TREC qrels file (CAsT ships its qrels apart from its topics).
 """
@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchsmith.stores.beir import Benchmark, load_benchmark, load_turn_jsonl
-from benchsmith.stores.cast import CAST_SUFFIXES, load_cast
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.trec import read_trec_qrels
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.beir import Benchmark, load_benchmark, load_turn_jsonl
+from benchsmith.stores.formats.cast import CAST_SUFFIXES, load_cast
+from benchsmith.stores.formats.trec import read_trec_qrels
+from benchsmith.stores.persistence.workspace import Workspace
 
 
 def load_conversational(

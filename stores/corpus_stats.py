@@ -1,7 +1,7 @@
 """Persisted word and similarity statistics of a collection:
 ``<workspace>/corpus_stats/<collection>.npz``.
 
-Computed once per collection (tools/corpus_statistics.py) and read by synthesis:
+Computed once per collection (tools/corpus/corpus_statistics.py) and read by synthesis:
 
 * document frequencies of every word (lower-cased ``\\w+`` tokens), for IDF;
 * postings (the chunks holding a word) for the words in at most ``posting_cap`` chunks, so
@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from benchsmith.stores.files import atomic_writer
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.files import atomic_writer
+from benchsmith.stores.persistence.workspace import Workspace
 
 FORMAT_VERSION = 1
 

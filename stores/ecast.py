@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import text_lines
+from benchsmith.stores.persistence.jsonl import text_lines
 
 ECAST_COLUMNS = ("TURN_ID", "MANUAL PARAPHRASE", "RAW PARAPHRASE")
 REPEAT_LINES_SHOWN = 5  # repeated lines a summary names before "..."

@@ -11,9 +11,9 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 
-from benchsmith.stores.bounded_cache import BoundedCache
-from benchsmith.stores.sqlite import SharedTable
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.bounded_cache import BoundedCache
+from benchsmith.stores.persistence.sqlite import SharedTable
+from benchsmith.stores.persistence.workspace import Workspace
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (

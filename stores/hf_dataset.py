@@ -8,7 +8,7 @@ reads it, from disk or once pushed to the Hub. Each configuration has one split,
   ``question``, ``rewrite``, ``response``, ``switch`` and the labels (``answerability``,
   ``question_type``, ``standalone``);
 * ``qrels``: ``query-id``, ``corpus-id``, ``score`` (turns without gold have none);
-* ``conversations``: one row per conversation, its turns a list (stores/benchmark_files.py).
+* ``conversations``: one row per conversation, its turns a list (stores/formats/benchmark_files.py).
 
 The card says how the benchmark was made (the settings of its run), its label counts and its
 audit verdict (or that no audit of it exists).
@@ -26,8 +26,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-from benchsmith.stores.files import atomic_writer
-from benchsmith.stores.trec import Qrel
+from benchsmith.stores.formats.trec import Qrel
+from benchsmith.stores.persistence.files import atomic_writer
 
 SPLIT = "test"
 CARD_FILE = "README.md"

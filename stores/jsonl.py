@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import atomic_writer
+from benchsmith.stores.persistence.files import atomic_writer
 
 
 def open_user_file(path: str | Path, mode: str = "r") -> IO[Any]:
@@ -179,7 +179,7 @@ def load_jsonl(path: str | Path) -> list[dict[str, Any]]:
 
 
 def write_jsonl_atomic(path: str | Path, records: Iterable[dict[str, Any]]) -> int:
-    """Write all records to ``path`` atomically (stores/files.py); returns the count."""
+    """Write all records to ``path`` atomically (stores/persistence/files.py); returns the count."""
     with jsonl_writer_atomic(path) as write:
         for record in records:
             write(record)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.jsonl import read_jsonl, write_jsonl_atomic
 
 WHITESPACE = re.compile(r"\s+")
 INLINE_MARKUP = str.maketrans("", "", "`*")

@@ -1,7 +1,7 @@
 """Persisted BM25 indexes: ``<workspace>/indexes/bm25-<corpus fingerprint>.npz``.
 
 Building BM25 over a million documents takes minutes, and an evaluation and the audit that
-follows it read the same corpus: the first process builds the index (tools/bm25.py) and keeps
+follows it read the same corpus: the first process builds the index (tools/retrieval/bm25.py) and keeps
 its score matrix here, keyed by a hash of the corpus file's bytes and by the scoring parameters;
 the next one loads it in seconds. One ``.npz`` file: the matrix's arrays (CSC: ``data``,
 ``indices``, ``indptr``) and a JSON header (``meta``) with the document ids and the vocabulary
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchsmith.stores.files import atomic_writer
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.files import atomic_writer
+from benchsmith.stores.persistence.workspace import Workspace
 
 FORMAT_VERSION = 1
 

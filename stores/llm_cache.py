@@ -3,7 +3,7 @@
 Keys come from the model seam (agents/seam/models.py): a SHA-256 over the model spec, the
 messages, the output schema and the sampling settings, never the API key.
 
-Puts are committed by a background writer in batches (stores/write_behind.py), on a connection of
+Puts are committed by a background writer in batches (stores/persistence/write_behind.py), on a connection of
 its own: a model call's thread never waits on a commit, and this process sees a put at once (it
 is answered from memory until it is committed). A put reaches the file within about 10 ms; a
 process killed with SIGKILL loses at most those, which a resumed run pays for again.
@@ -14,8 +14,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from benchsmith.stores.sqlite import SharedTable, open_sqlite
-from benchsmith.stores.write_behind import WriteBehind
+from benchsmith.stores.persistence.sqlite import SharedTable, open_sqlite
+from benchsmith.stores.persistence.write_behind import WriteBehind
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (

@@ -31,7 +31,7 @@ Reading: a directory is recognized by those files. Its domain is the only one it
 one named by the path given (``.../retrieval_tasks/<domain>`` or
 ``.../retrieval_tasks/qrels/<domain>.tsv``). Every user turn becomes a query (the unanswerable
 and underspecified ones too, without qrels); labels are mapped to benchsmith's
-(stores/turn_labels.py; values benchsmith has no name for, such as ``CONVERSATIONAL``, are kept
+(stores/formats/turn_labels.py; values benchsmith has no name for, such as ``CONVERSATIONAL``, are kept
 lower-cased; of several question types the first). The passages are the ``corpus`` given, or
 ``corpora/passage_level/<domain>.jsonl`` (or ``corpora/<domain>.jsonl``) in the directory or the
 one above it, in BEIR form (``_id``, ``title``, ``text``).
@@ -47,9 +47,9 @@ from typing import Any
 
 from benchsmith.history import Exchange, query_text
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import atomic_writer, write_json_atomic
-from benchsmith.stores.jsonl import read_json, read_jsonl, write_jsonl_atomic
-from benchsmith.stores.turn_labels import TurnLabels
+from benchsmith.stores.formats.turn_labels import TurnLabels
+from benchsmith.stores.persistence.files import atomic_writer, write_json_atomic
+from benchsmith.stores.persistence.jsonl import read_json, read_jsonl, write_jsonl_atomic
 
 TASK_SEPARATOR = "<::>"
 CONVERSATIONS_FILE = Path("conversations") / "conversations.json"
@@ -99,7 +99,7 @@ class MtragExport:
 def write_mtrag(
     directory: Path, dialogues: Sequence[Mapping[str, Any]], corpus: Iterable[Mapping[str, Any]], domain: str
 ) -> MtragExport:
-    """A synthesized benchmark (dialogues records, stores/benchmark_files.py, and its exported BEIR
+    """A synthesized benchmark (dialogues records, stores/formats/benchmark_files.py, and its exported BEIR
     corpus) in the conversation layout, under ``directory``."""
     gold_ids = {gold for dialogue in dialogues for turn in dialogue["turns"] for gold in turn["gold_ids"]}
     passages: dict[str, Mapping[str, Any]] = {}
@@ -194,12 +194,12 @@ def _enrichments(turn: Mapping[str, Any], previous: Mapping[str, Any] | None) ->
 
 
 # ---------------------------------------------------------------------------------------
-# Reading (stores/beir.py makes the Benchmark: this module sits below it).
+# Reading (stores/formats/beir.py makes the Benchmark: this module sits below it).
 
 
 @dataclass
 class MtragTurn:
-    """One user turn, with the fields of stores.beir.BenchmarkQuery."""
+    """One user turn, with the fields of stores.formats.beir.BenchmarkQuery."""
 
     id: str
     text: str

@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import atomic_writer
-from benchsmith.stores.jsonl import text_lines
+from benchsmith.stores.persistence.files import atomic_writer
+from benchsmith.stores.persistence.jsonl import text_lines
 
 DATASET_FILE, TASK1_FILE, TASK23_FILE = "hardneg.csv", "Task1.csv", "Task2_&_3.csv"
 QUERY_COLUMN = re.compile(r"^Query(\d+)$")

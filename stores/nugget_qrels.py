@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import atomic_writer
-from benchsmith.stores.jsonl import text_lines
+from benchsmith.stores.persistence.files import atomic_writer
+from benchsmith.stores.persistence.jsonl import text_lines
 
 NuggetQrels = dict[str, dict[str, dict[str, int]]]
 NuggetQrel = tuple[str, str, str, int]  # (qid, nugget id, doc id, label)

@@ -1,11 +1,11 @@
 """The model response cache in PostgreSQL, shared by every worker of every machine: the same
-interface as stores/llm_cache.LLMCache (keys from the model seam, never holding a key)."""
+interface as stores/persistence/llm_cache.LLMCache (keys from the model seam, never holding a key)."""
 
 from __future__ import annotations
 
 import threading
 
-from benchsmith.stores.postgres import connect
+from benchsmith.stores.persistence.postgres import connect
 
 
 class PostgresLLMCache:

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.postgres import connect
-from benchsmith.stores.run_claims import advisory_key, process_name, refusal
-from benchsmith.stores.runs import RunRecord
-from benchsmith.stores.usage import usage_totals
+from benchsmith.stores.persistence.postgres import connect
+from benchsmith.stores.persistence.run_claims import advisory_key, process_name, refusal
+from benchsmith.stores.persistence.runs import RunRecord
+from benchsmith.stores.persistence.usage import usage_totals
 
 
 def save_run(url: str, record: RunRecord, arguments: dict[str, Any] | None = None) -> None:
@@ -115,7 +115,7 @@ def list_runs(url: str) -> list[RunRecord]:
 
 
 class PostgresUsageLedger:
-    """The run's usage ledger (stores/usage.UsageLedger's interface), one row per model call."""
+    """The run's usage ledger (stores/persistence/usage.UsageLedger's interface), one row per model call."""
 
     def __init__(self, url: str, run_id: str):
         self.run_id = run_id
@@ -137,7 +137,7 @@ class PostgresUsageLedger:
 
 
 def usage_totals_of(connection: Any, run_id: str) -> dict[str, Any]:
-    """A run's usage totals from its ledger rows (stores/usage.UsageLedger.totals' fields)."""
+    """A run's usage totals from its ledger rows (stores/persistence/usage.UsageLedger.totals' fields)."""
     rows = connection.execute("SELECT call FROM benchsmith_usage WHERE run_id = %s", (run_id,)).fetchall()
     return usage_totals(call for (call,) in rows)
 
@@ -161,9 +161,9 @@ def register_worker(url: str, run_id: str, worker: str) -> None:
 
 @contextmanager
 def database_claim(url: str, run_id: str) -> Iterator[None]:
-    """Hold the run's claim in the database for the block (stores/run_claims.py): a session advisory
+    """Hold the run's claim in the database for the block (stores/persistence/run_claims.py): a session advisory
     lock on the run id, on a connection of its own, this process registered as the run's worker (the
-    holder a refusal names); :class:`~benchsmith.stores.run_claims.RunInUse` if a live process on
+    holder a refusal names); :class:`~benchsmith.stores.persistence.run_claims.RunInUse` if a live process on
     any machine holds it."""
     connection = connect(url)
     try:

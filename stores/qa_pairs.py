@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_jsonl
+from benchsmith.stores.persistence.jsonl import read_jsonl
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ Two forms:
       {"id": "c7_t2", "question": "and for the other one?",
        "history": [{"question": "How do I sort a dict by value?", "answer": "Use sorted(...)."}]}
 
-Queries become :class:`~stores.beir.BenchmarkQuery` objects, the form every retriever and
+Queries become :class:`~stores.formats.beir.BenchmarkQuery` objects, the form every retriever and
 judge of benchsmith reads. A malformed line, a duplicate id or an empty file stops with an
 :class:`InputError` naming the file and line.
 """
@@ -21,9 +21,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchsmith.stores.beir import BenchmarkQuery
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import open_user_file, read_jsonl, text_lines
+from benchsmith.stores.formats.beir import BenchmarkQuery
+from benchsmith.stores.persistence.jsonl import open_user_file, read_jsonl, text_lines
 
 ID_KEYS = ("id", "_id", "query_id")
 TEXT_KEYS = ("question", "query", "text")

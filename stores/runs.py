@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import exclusive_lock, write_json_atomic
-from benchsmith.stores.usage import UsageLedger
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.files import exclusive_lock, write_json_atomic
+from benchsmith.stores.persistence.usage import UsageLedger
+from benchsmith.stores.persistence.workspace import Workspace
 
 RunStatus = Literal["running", "finished", "crashed"]
 PARENT_FILE = "parent.json"  # in a child run's folder: {"parent": run id}

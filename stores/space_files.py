@@ -1,7 +1,7 @@
 """Reading a strategy space file (YAML, or JSON, which YAML reads too) for ``benchsmith select``.
 
 Only the parsing lives here; what the keys mean and how they are checked is
-``tools/strategy_space.py``. An unreadable file or invalid YAML stops with an
+``tools/retrieval/strategy_space.py``. An unreadable file or invalid YAML stops with an
 :class:`InputError` naming the file and line.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import text_lines
+from benchsmith.stores.persistence.jsonl import text_lines
 
 
 class _RepeatedKey(Exception):

@@ -21,7 +21,7 @@ from pathlib import Path
 from xml.parsers import expat
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import open_user_file
+from benchsmith.stores.persistence.jsonl import open_user_file
 
 QUESTION, ANSWER = "1", "2"
 READ_BLOCK = 1 << 20

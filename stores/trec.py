@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import IO
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import atomic_writer
-from benchsmith.stores.jsonl import decoded_line, open_user_file
+from benchsmith.stores.persistence.files import atomic_writer
+from benchsmith.stores.persistence.jsonl import decoded_line, open_user_file
 
 Run = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]
@@ -86,7 +86,7 @@ def conflicting_judgment(
 
 
 def write_trec_run(path: str | Path, run: Mapping[str, Mapping[str, float]], tag: str) -> None:
-    """Write atomically (stores/files.py), queries sorted by id, each query's documents by
+    """Write atomically (stores/persistence/files.py), queries sorted by id, each query's documents by
     descending score, ties broken by document id so the file is the same on every machine."""
     with trec_run_writer(path, tag) as write:
         write(run)

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import atomic_writer
-from benchsmith.stores.jsonl import text_lines
+from benchsmith.stores.persistence.files import atomic_writer
+from benchsmith.stores.persistence.jsonl import text_lines
 
 ANSWERABILITY = ("answerable", "partial", "unanswerable", "underspecified")
 NO_GOLD = ("unanswerable", "underspecified")  # turns without qrels

@@ -1,7 +1,7 @@
 """Per-run ledger of model calls: tokens, cost, retries and cache hits.
 
 One JSON line per call, appended by a background writer within about 10 ms of the call
-(stores/write_behind.py: the call's thread neither opens nor writes the file, and the lines of
+(stores/persistence/write_behind.py: the call's thread neither opens nor writes the file, and the lines of
 many calls go in one write), so a killed process keeps the account of what it paid for but for
 its last moment. Lines are synced to disk per finished item (:meth:`sync`, called where the item
 is recorded: it waits for the writer first), not per call: a disk flush per model call cost 14%
@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from benchsmith.stores.jsonl import load_jsonl, sync_file
-from benchsmith.stores.write_behind import WriteBehind, drain_all
+from benchsmith.stores.persistence.jsonl import load_jsonl, sync_file
+from benchsmith.stores.persistence.write_behind import WriteBehind, drain_all
 
 TOTAL_FIELDS = ("input_tokens", "output_tokens", "cost_usd", "retries")
 OFFLINE_MODEL = "baseline"  # the model name the offline agents' calls are recorded under

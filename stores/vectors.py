@@ -17,8 +17,8 @@ from chromadb.api import ClientAPI
 from chromadb.config import Settings
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import exclusive_lock
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.files import exclusive_lock
+from benchsmith.stores.persistence.workspace import Workspace
 
 # Chroma refuses larger adds (5,461 items at most); stay well below.
 MAX_UPSERT_BATCH = 4096

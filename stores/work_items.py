@@ -1,7 +1,7 @@
 """A run's work items: what is left to do, who is doing it, and what came out.
 
 Two stores with one interface. :class:`LocalItems`, for one process: the plan is given, the
-results are the run's record log (stores/jsonl.RecordLog), and a claim always succeeds.
+results are the run's record log (stores/persistence/jsonl.RecordLog), and a claim always succeeds.
 :class:`PostgresItems`, for workers on any number of machines sharing one PostgreSQL: an item
 is claimed atomically (``SELECT … FOR UPDATE SKIP LOCKED``) with a lease; a worker that dies
 loses its lease and another takes the item over; a result is accepted only from the worker
@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from benchsmith.stores.jsonl import RecordLog, load_jsonl
-from benchsmith.stores.postgres import connect
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl
+from benchsmith.stores.persistence.postgres import connect
 
 DEFAULT_LEASE_S = 120.0
 

@@ -12,8 +12,8 @@ from benchsmith.graphs.audit.graph import builder
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.audit_fixtures import judge_reply
 from tests.embedders import HashingEmbedder
 

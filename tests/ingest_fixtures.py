@@ -7,7 +7,7 @@ from pathlib import Path
 from benchsmith.graphs.ingest import IngestContext, builder
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.embedders import HashingEmbedder
 
 TOPICS = ["retrieval", "embedding", "chunking", "ranking", "fusion", "judging", "caching", "indexing"]

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from benchsmith.agents.seam.embeddings import EMBEDDINGS_BASE_URL_ENV
-from benchsmith.stores.runs import RunDirectory
+from benchsmith.stores.persistence.runs import RunDirectory
 from tests.openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -109,8 +109,8 @@ DROP = [
     "- Contributing\n- Code of conduct",
     "Previous: Installation | Next: Configuration\n\nTable of Contents\n\nHome » Docs » User guide » Quickstart\n\n"
     "Edit on GitHub · View page source",
-    "API reference\n\n- benchsmith.tools\n- benchsmith.tools.chunking\n- benchsmith.tools.cleaning\n"
-    "- benchsmith.tools.dedup\n- benchsmith.tools.quality\n- benchsmith.stores\n- benchsmith.graphs",
+    "API reference\n\n- benchsmith.tools\n- benchsmith.tools.corpus.chunking\n- benchsmith.tools.corpus.cleaning\n"
+    "- benchsmith.tools.corpus.dedup\n- benchsmith.tools.corpus.quality\n- benchsmith.stores\n- benchsmith.graphs",
     "Skip to main content\n\nBack to top\n\nSearch Ctrl+K\n\nToggle navigation\n\nTheme: Light Dark Auto\n\n"
     "On this page",
     # stubs: a heading and a link, or next to nothing

@@ -2,8 +2,8 @@
 
 from functools import lru_cache
 
-from benchsmith.tools.documents import Document
-from benchsmith.tools.loaders import load_sources
+from benchsmith.tools.corpus.documents import Document
+from benchsmith.tools.corpus.loaders import load_sources
 
 
 @lru_cache(maxsize=1)

@@ -4,7 +4,7 @@ Embedding the stdlib chunks (about 2,100 texts: the demo's chunks and the config
 whole documents) with the real model costs about two and a half CPU-minutes, a sixth of the whole
 suite's CPU and most of the demo test's. ``tests/data/stdlib-vectors.npz`` holds the model's own
 vectors of those texts (rounded to float16: 6e-5 at most from the model's float32), keyed as the
-workspace's embedding cache keys them (tools/cached_embedding.py). A test seeds its empty
+workspace's embedding cache keys them (tools/retrieval/cached_embedding.py). A test seeds its empty
 workspace with them: every job then runs as it would on a user's second run, the vectors read
 from the cache, and a text the file lacks (another Python's stdlib, a changed chunker) is
 embedded by the model as usual. The README test embeds with the model from an empty workspace.
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchsmith.stores.embedding_cache import workspace_embedding_cache
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.embedding_cache import workspace_embedding_cache
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
 VECTORS_FILE = Path(__file__).parent / "data" / "stdlib-vectors.npz"

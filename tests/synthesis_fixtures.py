@@ -20,7 +20,7 @@ from benchsmith.graphs.ingest import builder as ingest_builder
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.synthesis.run import builder as synthesis_builder
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.doc_pages import write_pages
 from tests.embedders import HashingEmbedder
 from tests.openai_server import conversation_messages, requested_schema_name

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchsmith.evals.agreement import (
+from benchsmith.evals.measures.agreement import (
     JudgePair,
     cohen_kappa,
     common_items,

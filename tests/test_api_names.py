@@ -20,8 +20,8 @@ from benchsmith.cli import app
 from benchsmith.graphs.runtime.runner import check_same_settings
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, flags_of, user_settings
 from benchsmith.jobs.api_names import api_message
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.evaluate_fixtures import write_benchmark
 
 

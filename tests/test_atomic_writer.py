@@ -1,4 +1,4 @@
-"""The one atomic writer (stores/files.py): many threads and processes writing the same path at
+"""The one atomic writer (stores/persistence/files.py): many threads and processes writing the same path at
 once never raise, and leave one writer's complete file and no temporary behind."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchsmith.stores.files import atomic_writer, write_bytes_atomic, write_text_atomic
+from benchsmith.stores.persistence.files import atomic_writer, write_bytes_atomic, write_text_atomic
 
 WRITERS = 12
 ROUNDS = 20

@@ -16,10 +16,10 @@ from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.evaluate.graph import builder as evaluation_builder
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.stores.beir import read_beir_qrels
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.beir import read_beir_qrels
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.llm_cache import LLMCache
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.audit_fixtures import PLANTED, SUBSTANCES, SWAPPED, judge_reply, write_audit_benchmark
 from tests.audit_runs import audit, beir_view, results_of
 from tests.embedders import HashingEmbedder

@@ -23,10 +23,10 @@ from benchsmith.cli.audit import print_audit_summary
 from benchsmith.graphs.audit.state import INSTANCES_FILE, LABEL_CHECKS_FILE
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.jobs.audit import audit as audit_job
-from benchsmith.stores.benchmark_files import Dialogue, benchmark_records, write_beir, write_dialogues
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.turn_labels import TURN_LABELS_FILE, write_turn_labels
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.benchmark_files import Dialogue, benchmark_records, write_beir, write_dialogues
+from benchsmith.stores.formats.turn_labels import TURN_LABELS_FILE, write_turn_labels
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.audit_fixtures import judge_reply, server_judge, write_audit_benchmark
 from tests.audit_runs import audit, results_of
 from tests.embedders import HashingEmbedder

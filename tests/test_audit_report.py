@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from benchsmith.evals.audit_report import audit_report_files
-from benchsmith.stores.files import write_files_atomic
+from benchsmith.evals.reports.audit_report import audit_report_files
+from benchsmith.stores.persistence.files import write_files_atomic
 from tests.chromium import chromium_or_skip, loaded_images, png_size, take_screenshot
 from tests.report_parsing import html_tags, markdown_tables
 
@@ -364,7 +364,7 @@ def test_chromium_renders_the_audit_report_with_every_image_loaded(chromium, rep
 
 
 def shortcut_summary() -> dict:
-    """shortcuts.json of a benchmark whose questions copy their gold (evals/shortcuts.py)."""
+    """shortcuts.json of a benchmark whose questions copy their gold (evals/measures/shortcuts.py)."""
     return {
         "turns": 120,
         "lexical_overlap": {

@@ -19,8 +19,8 @@ from benchsmith.agents.seam.backends import ModelSettings
 from benchsmith.agents.seam.models import build_seam
 from benchsmith.cli import app
 from benchsmith.graphs.audit.state import JUDGMENTS_FILE
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.audit_fixtures import SUBSTANCES, server_judge, write_audit_benchmark
 from tests.audit_runs import audit
 from tests.openai_server import FakeOpenAIServer, conversation_messages

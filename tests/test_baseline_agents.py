@@ -9,9 +9,9 @@ import pytest
 from benchsmith.agents.polisher import Polisher
 from benchsmith.agents.responder import Responder
 from benchsmith.agents.text import estimated_overlap
-from benchsmith.evals.lexical_overlap import lexical_overlap
+from benchsmith.evals.measures.lexical_overlap import lexical_overlap
 from benchsmith.passages import is_informative, join_sentences, plain_text, sentences, split_sentences, units
-from benchsmith.tools.polish import review_polish
+from benchsmith.tools.benchmark.polish import review_polish
 
 MYST_PAGE = """(json-guide)=
 :orphan:

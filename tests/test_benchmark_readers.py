@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.stores.beir import load_benchmark, read_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.trec import (
+from benchsmith.stores.formats.beir import load_benchmark, read_qrels
+from benchsmith.stores.formats.trec import (
     iter_aligned_batches,
     iter_run_batches,
     iter_trec_run,
@@ -26,7 +25,8 @@ from benchsmith.stores.trec import (
     write_sorted_copy,
     write_trec_run,
 )
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 
 # --- TREC --------------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""The bounded in-process cache (stores/bounded_cache.py) and the caches that use it."""
+"""The bounded in-process cache (stores/persistence/bounded_cache.py) and the caches that use it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from benchsmith.stores.bounded_cache import BoundedCache
+from benchsmith.stores.persistence.bounded_cache import BoundedCache
 
 
 def test_the_least_recently_used_entries_are_dropped_beyond_the_bound():

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from benchsmith.cli import app
 from benchsmith.graphs.runtime.resources import register_embedder
-from benchsmith.tools.built_trees import (
+from benchsmith.tools.corpus.built_trees import (
     ASCIIDOC_INCLUDE_REASON,
     BUILD_OUTPUT_REASON,
     GENERAL_INDEX_REASON,
@@ -20,10 +20,10 @@ from benchsmith.tools.built_trees import (
     STATIC_ASSET_REASON,
     VIEWCODE_REASON,
 )
-from benchsmith.tools.documents import skipped_groups
-from benchsmith.tools.loaders import LINK_TO_READ_REASON, LINK_TO_SKIPPED_REASON, load_sources
-from benchsmith.tools.path_patterns import NOT_INCLUDED_REASON, glob_matches
-from benchsmith.tools.tree_walk import LINK_LOOP_REASON, LINK_OUTSIDE_REASON
+from benchsmith.tools.corpus.documents import skipped_groups
+from benchsmith.tools.corpus.loaders import LINK_TO_READ_REASON, LINK_TO_SKIPPED_REASON, load_sources
+from benchsmith.tools.corpus.path_patterns import NOT_INCLUDED_REASON, glob_matches
+from benchsmith.tools.corpus.tree_walk import LINK_LOOP_REASON, LINK_OUTSIDE_REASON
 from tests.doc_build_fixtures import (
     MKDOCS_PAGES_READ,
     SPHINX_PAGES_READ,

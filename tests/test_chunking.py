@@ -2,8 +2,8 @@ import re
 
 import pytest
 
-from benchsmith.tools.chunking import chunk_document, hard_cut
-from benchsmith.tools.documents import Document, span_id
+from benchsmith.tools.corpus.chunking import chunk_document, hard_cut
+from benchsmith.tools.corpus.documents import Document, span_id
 
 WORDS = re.compile(r"\S+")
 
@@ -101,7 +101,7 @@ def test_a_token_longer_than_the_limit_is_the_only_hard_cut():
 
 
 def marked_page() -> Document:
-    from benchsmith.tools.cleaning import clean_document
+    from benchsmith.tools.corpus.cleaning import clean_document
 
     markdown = (
         "# Guide\n\n## Install\n\n" + "Install it with pip in a fresh virtual environment. " * 3 + "\n\n"
@@ -140,7 +140,7 @@ def test_a_chunk_that_starts_mid_section_is_titled_by_the_headings_above():
 
 
 def test_python_chunks_are_titled_module_and_definition():
-    from benchsmith.tools.cleaning import clean_document
+    from benchsmith.tools.corpus.cleaning import clean_document
 
     code = (
         '"""Tools."""\n\nimport os\n\n\nclass Store:\n    """A store."""\n\n    def add(self, item):\n'
@@ -162,7 +162,7 @@ def test_python_chunks_are_titled_module_and_definition():
 
 @pytest.mark.parametrize("chunk_size", [60, 120, 400])
 def test_no_chunk_splits_a_title_from_its_underline(chunk_size):
-    from benchsmith.tools.chunking import is_adornment
+    from benchsmith.tools.corpus.chunking import is_adornment
 
     text = (
         "Cargo handling\n==============\n\n"

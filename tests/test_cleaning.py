@@ -2,10 +2,10 @@
 
 import pytest
 
-from benchsmith.tools.cleaning import clean_document, clean_text, redirect_notice
-from benchsmith.tools.documents import Document
-from benchsmith.tools.markdown_text import markdown_inline
-from benchsmith.tools.rst_text import rst_inline
+from benchsmith.tools.corpus.cleaning import clean_document, clean_text, redirect_notice
+from benchsmith.tools.corpus.documents import Document
+from benchsmith.tools.text.markdown_text import markdown_inline
+from benchsmith.tools.text.rst_text import rst_inline
 
 
 @pytest.mark.parametrize(
@@ -14,7 +14,7 @@ from benchsmith.tools.rst_text import rst_inline
         ("{ref}`the install guide <install-target>`", "the install guide"),
         ("{ref}`install-target`", "install-target"),
         ("{doc}`Getting started <tutorial/start>`", "Getting started"),
-        ("{py:meth}`~benchsmith.tools.chunking.chunk_document`", "chunk_document"),
+        ("{py:meth}`~benchsmith.tools.corpus.chunking.chunk_document`", "chunk_document"),
         ("{func}`os.path.join`", "os.path.join"),
         ("{pep}`8`", "PEP 8"),
         ("[the docs](https://docs.example.org/a_(b))", "the docs"),
@@ -332,7 +332,7 @@ def test_myst_labels_go_whatever_their_name():
 
 
 def test_repeated_headings_stay_while_repeated_footer_lines_go():
-    from benchsmith.tools.cleaning import clean_documents
+    from benchsmith.tools.corpus.cleaning import clean_documents
 
     pages = [
         Document(

@@ -12,10 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from benchsmith.cli import app
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 from tests.ingest_fixtures import ingest, write_corpus
 from tests.openai_server import FakeOpenAIServer
@@ -130,7 +130,7 @@ def test_sigkill_during_embedding_then_resume(tmp_path, monkeypatch):
 
     The chunks are embedded by the loopback embedding server (``openai:hash``), each batch a request
     answered after a delay, so the kill lands mid-embedding without loading a model (torch). The
-    store takes them in groups of up to 4,096 (tools/indexing.py), so at the kill it may hold none of
+    store takes them in groups of up to 4,096 (tools/retrieval/indexing.py), so at the kill it may hold none of
     them: what was embedded is in the embedding cache, and the rerun asks the server only for the rest."""
     corpus = write_corpus(tmp_path / "corpus", documents=30)  # 90 chunks: the kill comes after 16
     workspace = Workspace.resolve(tmp_path / "ws")

@@ -4,7 +4,7 @@ from itertools import pairwise
 import numpy as np
 import pytest
 
-from benchsmith.tools.clustering import (
+from benchsmith.tools.corpus.clustering import (
     build_inverted_file,
     cluster_path,
     drop_near_identical,

@@ -1,4 +1,4 @@
-"""Sentence replacement (tools/condition_documents.py) and the offline baseline agents of the
+"""Sentence replacement (tools/benchmark/condition_documents.py) and the offline baseline agents of the
 hardneg build: verbatim location, the ladder and single-miss constructions, blame, swaps and
 the lexical judge."""
 
@@ -12,7 +12,7 @@ from benchsmith.agents.condition_judge import ConditionCountJudge, condition_cou
 from benchsmith.agents.condition_queries import ConditionQueryWriter, instruction_query, queries_schema
 from benchsmith.agents.condition_text import apply_swap, states, swap_candidates
 from benchsmith.agents.negative_rewriter import NegativeRewriter
-from benchsmith.tools.condition_documents import (
+from benchsmith.tools.benchmark.condition_documents import (
     Construction,
     blamed_conditions,
     build_text,

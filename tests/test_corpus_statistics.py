@@ -8,10 +8,10 @@ import random
 import numpy as np
 import pytest
 
-from benchsmith.stores.corpus_stats import load_corpus_stats, save_corpus_stats
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.corpus_statistics import compute_corpus_statistics, random_pair_similarity
-from benchsmith.tools.dialogue_walk import Position, choose_soft_switch, soft_switch_candidates
+from benchsmith.stores.persistence.corpus_stats import load_corpus_stats, save_corpus_stats
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.benchmark.dialogue_walk import Position, choose_soft_switch, soft_switch_candidates
+from benchsmith.tools.corpus.corpus_statistics import compute_corpus_statistics, random_pair_similarity
 
 TEXTS = [
     "The tide table lists high water.",

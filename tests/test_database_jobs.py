@@ -16,12 +16,12 @@ from benchsmith.cli import app
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import checkpoint_thread
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.postgres import connection as connection_to
-from benchsmith.stores.postgres_runs import find_run
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.stores.persistence.postgres import connection as connection_to
+from benchsmith.stores.persistence.postgres_runs import find_run
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 from tests.ingest_fixtures import write_corpus
 from tests.openai_server import FakeOpenAIServer

@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from benchsmith.tools.dedup import _fingerprint, char_shingles, find_near_duplicates, jaccard
+from benchsmith.tools.corpus.dedup import _fingerprint, char_shingles, find_near_duplicates, jaccard
 
 VOCABULARY = [f"w{i}" for i in range(3000)]
 

@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from benchsmith.stores.beir import load_benchmark, load_turn_jsonl
-from benchsmith.stores.benchmark_files import Dialogue, read_dialogues, write_dialogues
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.turn_labels import TurnLabels, read_turn_labels, write_turn_labels
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.held_out import without_held_out
+from benchsmith.stores.formats.beir import load_benchmark, load_turn_jsonl
+from benchsmith.stores.formats.benchmark_files import Dialogue, read_dialogues, write_dialogues
+from benchsmith.stores.formats.turn_labels import TurnLabels, read_turn_labels, write_turn_labels
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.held_out import without_held_out
 
 OLD_TURN = {
     "index": 0,

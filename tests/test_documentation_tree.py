@@ -5,15 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.chunking import chunk_document
-from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.loaders import load_sources
-from benchsmith.tools.quality import DEFAULT_MIN_QUALITY, information_density
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.chunking import chunk_document
+from benchsmith.tools.corpus.cleaning import clean_documents
+from benchsmith.tools.corpus.loaders import load_sources
+from benchsmith.tools.corpus.quality import DEFAULT_MIN_QUALITY, information_density
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 from tests.ingest_fixtures import ingest
 
@@ -132,7 +132,7 @@ API_RST = """.. _api-reference:
 API reference
 =============
 
-.. currentmodule:: benchsmith.tools.chunking
+.. currentmodule:: benchsmith.tools.corpus.chunking
 
 .. function:: chunk_document(document, chunk_size=1024, min_chars=100)
 

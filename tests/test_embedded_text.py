@@ -13,11 +13,11 @@ import pytest
 import benchsmith
 from benchsmith.graphs.runtime import corpus_indexes
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
-from benchsmith.stores.bounded_cache import BoundedCache
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE, embedded_text
+from benchsmith.stores.persistence.bounded_cache import BoundedCache
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE, embedded_text
 from tests.embedders import HashingEmbedder
 from tests.synthesis_fixtures import COLLECTION, build_collection, synthesize
 

@@ -20,13 +20,13 @@ from benchsmith.agents.seam.models import ModelEndpointError, ModelUnavailableEr
 from benchsmith.agents.seam.pricing import PRICES_ENV
 from benchsmith.graphs.runtime.resources import check_embedder_spec, embedder_for, register_embedder
 from benchsmith.jobs.common import check_embedders
-from benchsmith.stores.embedding_cache import EmbeddingCache
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.trec import read_trec_run
-from benchsmith.stores.usage import UsageLedger
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import ChromaEmbeddingFunction, load_embedder
+from benchsmith.stores.formats.trec import read_trec_run
+from benchsmith.stores.persistence.embedding_cache import EmbeddingCache
+from benchsmith.stores.persistence.usage import UsageLedger
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction, load_embedder
 from tests import openai_server as openai_server_module
 from tests.embedders import HashingEmbedder
 from tests.evaluate_fixtures import write_benchmark

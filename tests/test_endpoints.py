@@ -28,7 +28,7 @@ from benchsmith.agents.seam.models import (
 )
 from benchsmith.agents.seam.pricing import PRICES_ENV, PriceTable
 from benchsmith.agents.seam.redaction import MASK, redact, register_secret
-from benchsmith.stores.usage import UsageLedger
+from benchsmith.stores.persistence.usage import UsageLedger
 from tests.openai_server import RETRY_AFTER_MS, FakeOpenAIServer
 from tests.seam_fixtures import GOOD, SECRET, Judge, RecordingSleep, Verdict
 

@@ -16,10 +16,10 @@ import pytest
 from typer.testing import CliRunner
 
 from benchsmith.cli import app
-from benchsmith.evals.measures import evaluate_run, parse_measures
+from benchsmith.evals.measures.standard import evaluate_run, parse_measures
 from benchsmith.jobs.evaluate import measure_runs
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
+from benchsmith.stores.formats.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
 from tests.evaluate_fixtures import spoil_benchmark, write_benchmark, write_system_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -347,7 +347,7 @@ def test_sigkill_mid_configuration_leaves_no_run_file_and_resume_completes_it(tm
 
     def writing() -> bool:
         """The run file's writer holds its temporary open with data in it: an unnamed file in the
-        run-files folder (stores/files.py), seen among the process's open files."""
+        run-files folder (stores/persistence/files.py), seen among the process's open files."""
         try:
             descriptors = list(Path(f"/proc/{process.pid}/fd").iterdir())
         except OSError:
@@ -397,7 +397,7 @@ def test_sigkill_mid_configuration_leaves_no_run_file_and_resume_completes_it(tm
 
 
 def test_the_terminal_shows_every_measure_and_the_per_switch_table_at_80_columns(tmp_path):
-    from benchsmith.evals.measures import DEFAULT_MEASURES
+    from benchsmith.evals.measures.standard import DEFAULT_MEASURES
 
     benchmark = write_benchmark(tmp_path / "bench")
     narrow = CliRunner(env={"COLUMNS": "80"})
@@ -427,7 +427,7 @@ def test_the_terminal_shows_every_measure_and_the_per_switch_table_at_80_columns
 
 
 def test_an_audit_that_confirmed_nothing_leaves_extra_qrels_that_add_nothing(tmp_path):
-    from benchsmith.stores.benchmark_files import write_beir_qrels
+    from benchsmith.stores.formats.benchmark_files import write_beir_qrels
 
     benchmark = write_benchmark(tmp_path / "bench")
     extra = tmp_path / "extra_qrels.tsv"

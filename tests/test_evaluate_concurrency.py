@@ -27,7 +27,7 @@ SCRIPT = textwrap.dedent("""
     from benchsmith.graphs.evaluate.graph import builder
     from benchsmith.graphs.runtime.resources import register_embedder
     from benchsmith.graphs.runtime.runner import run_job
-    from benchsmith.stores.workspace import Workspace
+    from benchsmith.stores.persistence.workspace import Workspace
     from tests.embedders import HashingEmbedder
 
     def evaluate(benchmark, workspace):

@@ -16,17 +16,17 @@ import pytest
 from benchsmith.agents.rewriter import RewrittenQuery
 from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.evals.measures import evaluate_run, parse_measures
+from benchsmith.evals.measures.standard import evaluate_run, parse_measures
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.evaluate.graph import builder
 from benchsmith.graphs.evaluate.state import RUN_FILES_DIR
 from benchsmith.graphs.runtime.resources import register_embedder, register_model, register_scorer
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.stores.beir import load_benchmark
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.trec import read_trec_run
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.fusion import fuse_runs
+from benchsmith.stores.formats.beir import load_benchmark
+from benchsmith.stores.formats.trec import read_trec_run
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.retrieval.fusion import fuse_runs
 from tests.embedders import HashingEmbedder
 from tests.evaluate_fixtures import TOPICS, spoil_benchmark, write_benchmark, write_system_run
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchsmith.evals.breakdown import mean_by_group
-from benchsmith.evals.evaluation_report import evaluation_report_files
-from benchsmith.evals.significance import compare_all, describe
-from benchsmith.stores.files import write_files_atomic
+from benchsmith.evals.measures.breakdown import mean_by_group
+from benchsmith.evals.measures.significance import compare_all, describe
+from benchsmith.evals.reports.evaluation_report import evaluation_report_files
+from benchsmith.stores.persistence.files import write_files_atomic
 from tests.chromium import chromium_or_skip, loaded_images, png_size, take_screenshot
 from tests.report_parsing import html_tags, markdown_tables
 

@@ -1,4 +1,4 @@
-"""Minimal facts matched across chunks (tools/fact_matching.py), the pool judge's schema and
+"""Minimal facts matched across chunks (tools/benchmark/fact_matching.py), the pool judge's schema and
 baselines (agents/pool_judge.py), the label judge, and real query files."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from benchsmith.agents.query_expander import QueryExpander
 from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.query_files import read_user_queries
-from benchsmith.tools.fact_matching import cluster_facts, compare_facts, normalize_fact
+from benchsmith.stores.formats.query_files import read_user_queries
+from benchsmith.tools.benchmark.fact_matching import cluster_facts, compare_facts, normalize_fact
 
 
 def test_normalization_ignores_case_punctuation_and_unicode_form():

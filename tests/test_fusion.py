@@ -1,6 +1,6 @@
-"""Fusion (tools/fusion.py) against ranx, the reference it replaced, and under threads.
+"""Fusion (tools/retrieval/fusion.py) against ranx, the reference it replaced, and under threads.
 
-The reference is ranx's own ``fuse`` fed as tools/fusion.py's docstring says fusion behaves:
+The reference is ranx's own ``fuse`` fed as tools/retrieval/fusion.py's docstring says fusion behaves:
 every run sorted by score with ties by document id, RRF given each document's rank as its
 score (so ranx's unstable sort has no ties to order), queries aligned across runs, runs that
 retrieved nothing left out; the fused run then sorted the same way. ranx is only a test
@@ -16,7 +16,7 @@ import pytest
 from ranx import Run as RanxRun
 from ranx import fuse
 
-from benchsmith.tools.fusion import RRF_K, fuse_runs, sort_run
+from benchsmith.tools.retrieval.fusion import RRF_K, fuse_runs, sort_run
 
 # ranx's compiled RRF casts its rank counter from uint64 to int64: harmless here.
 pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")

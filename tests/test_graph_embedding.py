@@ -10,16 +10,16 @@ from langgraph.checkpoint.memory import MemorySaver
 
 from benchsmith.graphs.runtime.resources import register_model
 from benchsmith.graphs.synthesis.conversation import conversation_builder, conversation_graph
-from benchsmith.stores.clusters import load_clustering
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.clusters import load_clustering
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.synthesis_fixtures import COLLECTION, build_collection, scripted_seam
 
 
 @pytest.fixture(scope="module")
 def clustered(tmp_path_factory) -> Workspace:
     from benchsmith.jobs.synthesize import _store
-    from benchsmith.tools.corpus_clusters import cluster_collection
+    from benchsmith.tools.corpus.corpus_clusters import cluster_collection
 
     root = tmp_path_factory.mktemp("embedding")
     workspace = Workspace.resolve(root / "ws")

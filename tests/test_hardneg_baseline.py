@@ -13,9 +13,9 @@ from benchsmith.agents.condition_extractor import ConditionExtractor
 from benchsmith.agents.condition_queries import ConditionQueryWriter
 from benchsmith.agents.condition_text import name_kind, names, split_sentences, swap_candidates
 from benchsmith.agents.negative_rewriter import NegativeRewriter
-from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.condition_documents import RelatedDocuments
-from benchsmith.tools.loaders import load_sources
+from benchsmith.tools.benchmark.condition_documents import RelatedDocuments
+from benchsmith.tools.corpus.cleaning import clean_documents
+from benchsmith.tools.corpus.loaders import load_sources
 from benchsmith.words import STOPWORDS
 from tests.sphinx_fixtures import write_build_files, write_settings_pages, write_sphinx_tree
 

@@ -396,8 +396,8 @@ benchsmith.score_hardneg(dataset, retrievers=["bm25:row"], rerankers=["one", "tw
 @pytest.mark.slow
 def test_sigkill_mid_scoring_then_resume_scores_only_the_unfinished_scorer(tmp_path):
     import benchsmith
-    from benchsmith.stores.runs import RunDirectory
-    from benchsmith.stores.workspace import Workspace
+    from benchsmith.stores.persistence.runs import RunDirectory
+    from benchsmith.stores.persistence.workspace import Workspace
 
     workspace, log = tmp_path / "ws", tmp_path / "calls.log"
     built = benchsmith.build_hardneg(

@@ -12,8 +12,8 @@ import pytest
 import benchsmith
 from benchsmith.graphs.runtime.resources import register_model
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.multiconir import read_dataset
+from benchsmith.stores.formats.multiconir import read_dataset
+from benchsmith.stores.persistence.jsonl import load_jsonl
 from tests.hardneg_fixtures import STATIONS, ScriptedHardnegAgents, write_corpus
 
 N = 4
@@ -230,7 +230,7 @@ def test_build_from_a_collection(tmp_path):
     from benchsmith.graphs.ingest import builder as ingest_builder
     from benchsmith.graphs.runtime.resources import register_embedder
     from benchsmith.graphs.runtime.runner import run_job
-    from benchsmith.stores.workspace import Workspace
+    from benchsmith.stores.persistence.workspace import Workspace
     from tests.embedders import HashingEmbedder
 
     workspace = Workspace.resolve(tmp_path / "ws")

@@ -16,11 +16,11 @@ import pytest
 import benchsmith
 from benchsmith.graphs.runtime.resources import register_embedder, register_scorer
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.multiconir import read_dataset, read_ladder_scores, read_task1_scores
-from benchsmith.stores.runs import RunDirectory, list_runs
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.bm25 import BM25Index
-from benchsmith.tools.multicondition_scoring import dataset_corpus
+from benchsmith.stores.formats.multiconir import read_dataset, read_ladder_scores, read_task1_scores
+from benchsmith.stores.persistence.runs import RunDirectory, list_runs
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.retrieval.bm25 import BM25Index
+from benchsmith.tools.retrieval.multicondition_scoring import dataset_corpus
 from tests.embedders import HashingEmbedder
 from tests.hardneg_fixtures import write_corpus
 

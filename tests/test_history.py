@@ -6,7 +6,7 @@ from benchsmith.agents.judges import AlignmentJudge
 from benchsmith.agents.relevance import RelevanceJudge
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.history import exchanges, query_text, render_history
-from benchsmith.stores.benchmark_files import serialize_history
+from benchsmith.stores.formats.benchmark_files import serialize_history
 
 HISTORY = [("What is BM25?", "A ranking function."), ("Who made it?", ""), ("When?", "In the 1990s.")]
 

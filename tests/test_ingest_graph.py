@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 from tests.ingest_fixtures import TOPICS, ingest, write_corpus
 

@@ -8,8 +8,8 @@ from typer.testing import CliRunner
 
 from benchsmith.cli import app
 from benchsmith.graphs.runtime.resources import register_embedder
-from benchsmith.tools.dedup import PageLoss, pages_that_lost_chunks
-from benchsmith.tools.documents import page_of, span_id
+from benchsmith.tools.corpus.dedup import PageLoss, pages_that_lost_chunks
+from benchsmith.tools.corpus.documents import page_of, span_id
 from tests.embedders import HashingEmbedder
 
 runner = CliRunner(env={"COLUMNS": "80"})

@@ -17,7 +17,7 @@ from benchsmith.graphs.runtime.inline import InlineGraph, once_per_run
 from benchsmith.graphs.runtime.resources import register_model
 from benchsmith.graphs.synthesis.conversation import conversation_builder
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.synthesis_fixtures import COLLECTION
 from tests.turn_type_fixtures import ALL_RATES, QUESTION_MIX, build_rich_collection
 from tests.turn_type_replies import typed_seam
@@ -26,7 +26,7 @@ from tests.turn_type_replies import typed_seam
 @pytest.fixture(scope="module")
 def clustered(tmp_path_factory) -> Workspace:
     from benchsmith.jobs.synthesize import _store
-    from benchsmith.tools.corpus_clusters import cluster_collection
+    from benchsmith.tools.corpus.corpus_clusters import cluster_collection
 
     root = tmp_path_factory.mktemp("inline")
     workspace = Workspace.resolve(root / "ws")

@@ -19,21 +19,21 @@ from typer.testing import CliRunner
 
 from benchsmith.cli import app
 from benchsmith.cli.runs import ITEMS_OF_JOB
-from benchsmith.stores.beir import load_turn_jsonl, read_beir_queries, read_qrels
-from benchsmith.stores.cast import read_cast_topics, read_resolved_tsv
-from benchsmith.stores.ecast import read_ecast
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json, read_json_object, read_jsonl
-from benchsmith.stores.labelled_questions import read_labelled_questions
-from benchsmith.stores.multiconir import read_dataset, read_task1_scores
-from benchsmith.stores.nugget_qrels import read_nugget_qrels
-from benchsmith.stores.qa_pairs import read_qa_jsonl
-from benchsmith.stores.query_files import read_user_queries
-from benchsmith.stores.space_files import read_space_file
-from benchsmith.stores.stackexchange import read_posts_xml
-from benchsmith.stores.trec import read_trec_run
+from benchsmith.stores.formats.beir import load_turn_jsonl, read_beir_queries, read_qrels
+from benchsmith.stores.formats.cast import read_cast_topics, read_resolved_tsv
+from benchsmith.stores.formats.ecast import read_ecast
+from benchsmith.stores.formats.labelled_questions import read_labelled_questions
+from benchsmith.stores.formats.multiconir import read_dataset, read_task1_scores
+from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels
+from benchsmith.stores.formats.qa_pairs import read_qa_jsonl
+from benchsmith.stores.formats.query_files import read_user_queries
+from benchsmith.stores.formats.space_files import read_space_file
+from benchsmith.stores.formats.stackexchange import read_posts_xml
+from benchsmith.stores.formats.trec import read_trec_run
+from benchsmith.stores.persistence.jsonl import read_json, read_json_object, read_jsonl
+from benchsmith.tools.corpus.loaders import iter_beir_corpus, load_sources
 from benchsmith.tools.defaults import MAX_DOCUMENT_BYTES
-from benchsmith.tools.loaders import iter_beir_corpus, load_sources
 
 runner = CliRunner(env={"COLUMNS": "400"})  # long paths on one line
 
@@ -768,7 +768,7 @@ READERS_NOT_IN_THE_TABLE = {
     "read_json_object": "read_json held to a JSON object (a run's report); its own case is tested below",
     "read_beir_qrels": "reached through read_qrels, the table's BEIR qrels reader (one TSV path)",
     "read_trec_qrels": "reached through read_qrels, the table's TREC qrels reader",
-    "read_ladder_scores": "one CSV reader with read_task1_scores (stores/multiconir._read_csv)",
+    "read_ladder_scores": "one CSV reader with read_task1_scores (stores/formats/multiconir._read_csv)",
     "read_turn_labels": "turn_labels.tsv beside a BEIR export; tests/test_dialogue_labels.py names file and line",
     "read_mtrag": "a layout of folders and JSON; tests/test_mtrag_layout.py names the conversation and message",
     "read_dialogues": "our own synthesis run's file (publish reads it), not a user's",

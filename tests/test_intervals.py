@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchsmith.evals.intervals import (
+from benchsmith.evals.measures.intervals import (
     Interval,
     bootstrap_interval,
     mean_interval,

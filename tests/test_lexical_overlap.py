@@ -1,8 +1,8 @@
-"""Lexical overlap between a question and its gold passages (evals/lexical_overlap.py)."""
+"""Lexical overlap between a question and its gold passages (evals/measures/lexical_overlap.py)."""
 
 import pytest
 
-from benchsmith.evals.lexical_overlap import content_stems, lexical_overlap, overlap_summary
+from benchsmith.evals.measures.lexical_overlap import content_stems, lexical_overlap, overlap_summary
 
 GOLD = "If ensure_ascii is false, the output can contain non-ASCII characters as they are."
 

@@ -3,7 +3,7 @@ open the verdict store when their batch starts)."""
 
 import threading
 
-from benchsmith.stores.llm_cache import LLMCache
+from benchsmith.stores.persistence.llm_cache import LLMCache
 
 
 def test_threads_opening_a_new_cache_at_once_all_open_it_and_write(tmp_path):

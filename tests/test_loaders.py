@@ -4,9 +4,9 @@ from pathlib import Path
 import pytest
 
 from benchsmith.stores.errors import InputError
-from benchsmith.tools.cleaning import clean_text, remove_repeated_lines
-from benchsmith.tools.documents import Document
-from benchsmith.tools.loaders import load_sources, module_documentation
+from benchsmith.tools.corpus.cleaning import clean_text, remove_repeated_lines
+from benchsmith.tools.corpus.documents import Document
+from benchsmith.tools.corpus.loaders import load_sources, module_documentation
 from tests.stdlib_corpus import stdlib_documents
 
 
@@ -108,8 +108,8 @@ def test_stdlib_source_documents_modules_by_path():
 
 
 def test_stdlib_chunks_are_titled_module_and_object():
-    from benchsmith.tools.chunking import chunk_document
-    from benchsmith.tools.cleaning import clean_documents
+    from benchsmith.tools.corpus.chunking import chunk_document
+    from benchsmith.tools.corpus.cleaning import clean_documents
 
     decoder = next(d for d in stdlib_documents() if d.id == "json.decoder")
     chunks = chunk_document(clean_documents([decoder])[0], chunk_size=300)
@@ -134,7 +134,7 @@ def test_titles_are_names_until_cleaning_finds_headings_and_paths_stay_in_source
         "pkg/store.py": "pkg.store",
     }
     assert documents["guide/index.rst"].source == str(tmp_path / "guide" / "index.rst")
-    from benchsmith.tools.cleaning import clean_documents
+    from benchsmith.tools.corpus.cleaning import clean_documents
 
     assert {d.id: d.title for d in clean_documents(list(documents.values()))}["guide/index.rst"] == "Guide home"
 

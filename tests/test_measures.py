@@ -15,21 +15,21 @@ import pytest
 import pytrec_eval
 from scipy import stats
 
-from benchsmith.evals.breakdown import mean_by_group
-from benchsmith.evals.measures import (
-    DEFAULT_MEASURES,
-    UnknownMeasure,
-    evaluate_run,
-    parse_measures,
-)
-from benchsmith.evals.significance import (
+from benchsmith.evals.measures.breakdown import mean_by_group
+from benchsmith.evals.measures.significance import (
     compare_all,
     describe,
     holm_bonferroni,
     paired_p_value,
     randomization_p_value,
 )
-from benchsmith.stores.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
+from benchsmith.evals.measures.standard import (
+    DEFAULT_MEASURES,
+    UnknownMeasure,
+    evaluate_run,
+    parse_measures,
+)
+from benchsmith.stores.formats.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
 
 # --- A small judged run --------------------------------------------------------------------
 # Rankings best first; the score of rank r is 40 − 0.75·r (distinct, exact in the file's

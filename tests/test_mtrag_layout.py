@@ -1,4 +1,4 @@
-"""Benchmarks in MTRAG's layouts (stores/mtrag.py), written here by the test in the shapes of
+"""Benchmarks in MTRAG's layouts (stores/formats/mtrag.py), written here by the test in the shapes of
 github.com/IBM/mt-rag-benchmark: the conversation layout of mtrag-human (conversations.json,
 retrieval_tasks/<domain>/qrels/dev.tsv, corpora/passage_level/<domain>.jsonl) and the task layout
 of mtragun-human (generation_tasks/reference.jsonl, retrieval_tasks/qrels/<domain>.tsv).
@@ -15,11 +15,11 @@ import pytest
 
 import benchsmith
 from benchsmith.evals.quality_gate import GATE_CLASSES
-from benchsmith.stores.beir import load_benchmark
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json
-from benchsmith.stores.trec import read_trec_run
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.beir import load_benchmark
+from benchsmith.stores.formats.trec import read_trec_run
+from benchsmith.stores.persistence.jsonl import read_json
+from benchsmith.stores.persistence.workspace import Workspace
 
 TOPICS = {
     "cardinals": "The Arizona Cardinals play football in Arizona; they once played in London.",

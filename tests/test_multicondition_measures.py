@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchsmith.evals import multicondition as mc
-from benchsmith.evals.intervals import bootstrap_interval
+from benchsmith.evals.measures import multicondition as mc
+from benchsmith.evals.measures.intervals import bootstrap_interval
 
 # Three rows, K = 3. Worked by hand:
 # k=1: 0.9>0.1 win, 0.7>0.2 win, 0.4<0.5 loss                 → 2/3; diffs 0.8, 0.5, -0.1 → mean 0.4

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.nugget_qrels import read_nugget_qrels, write_nugget_qrels
-from benchsmith.stores.qa_pairs import read_qa_jsonl
-from benchsmith.stores.stackexchange import parse_tags, read_posts_xml
-from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.documents import Document, span_id
-from benchsmith.tools.loaders import load_sources
-from benchsmith.tools.qa_text import html_to_text_with_code, load_qa_pairs
-from benchsmith.tools.source_corpus import build_source_corpus, document_chunks
+from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels, write_nugget_qrels
+from benchsmith.stores.formats.qa_pairs import read_qa_jsonl
+from benchsmith.stores.formats.stackexchange import parse_tags, read_posts_xml
+from benchsmith.tools.corpus.cleaning import clean_documents
+from benchsmith.tools.corpus.documents import Document, span_id
+from benchsmith.tools.corpus.loaders import load_sources
+from benchsmith.tools.corpus.source_corpus import build_source_corpus, document_chunks
+from benchsmith.tools.text.qa_text import html_to_text_with_code, load_qa_pairs
 
 # ---------------------------------------------------------------------------------------
 # Posts.xml

@@ -6,7 +6,7 @@ import random
 import ir_measures
 import pytest
 
-from benchsmith.evals.nugget_measures import (
+from benchsmith.evals.measures.nugget_measures import (
     UnknownNuggetMeasure,
     check_nugget_measures,
     coverage,
@@ -156,8 +156,8 @@ def test_unusable_measures_are_refused_by_name(name):
 
 
 def test_an_evaluation_measures_nugget_measures_beside_its_own_a_batch_at_a_time():
-    from benchsmith.evals.measures import parse_measures
-    from benchsmith.evals.nugget_measures import evaluate_batches_with_nuggets, split_measures
+    from benchsmith.evals.measures.nugget_measures import evaluate_batches_with_nuggets, split_measures
+    from benchsmith.evals.measures.standard import parse_measures
 
     assert split_measures(["nDCG@10", "Coverage@20", "alpha_nDCG@10", "R@50"]) == (
         ["nDCG@10", "R@50"],

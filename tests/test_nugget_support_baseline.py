@@ -9,8 +9,8 @@ import pytest
 
 from benchsmith.agents.nuggets import NuggetWriter, SupportJudge
 from benchsmith.agents.text import PassageStatistics
-from benchsmith.tools.chunking import is_adornment
-from benchsmith.tools.source_corpus import build_source_corpus
+from benchsmith.tools.corpus.chunking import is_adornment
+from benchsmith.tools.corpus.source_corpus import build_source_corpus
 from tests.sphinx_fixtures import write_build_files, write_settings_pages, write_sphinx_tree
 
 

@@ -18,8 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from benchsmith.cli import app
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.nugget_qrels import read_nugget_qrels
+from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels
+from benchsmith.stores.persistence.jsonl import load_jsonl
 from tests.chromium import chromium_or_skip, run_chromium, take_screenshot
 from tests.nugget_fixtures import QUESTIONS, server_replier, write_questions, write_repository
 from tests.openai_server import FakeOpenAIServer

@@ -13,16 +13,16 @@ import benchsmith
 from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.cli import app
-from benchsmith.evals.nugget_measures import nugget_measures
+from benchsmith.evals.measures.nugget_measures import nugget_measures
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.evaluate.graph import builder
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.jobs.evaluate import measure_runs
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.nugget_qrels import read_nugget_qrels, write_nugget_qrels
-from benchsmith.stores.trec import read_trec_run, write_trec_qrels, write_trec_run
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels, write_nugget_qrels
+from benchsmith.stores.formats.trec import read_trec_run, write_trec_qrels, write_trec_run
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.embedders import HashingEmbedder
 from tests.evaluate_fixtures import ASPECTS, TOPICS, write_benchmark, write_system_run
 from tests.nugget_fixtures import scripted_reply, write_questions, write_repository

@@ -13,13 +13,13 @@ import benchsmith
 from benchsmith.agents.nuggets import SupportJudgmentsBase
 from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.evals.nugget_measures import nugget_measures
+from benchsmith.evals.measures.nugget_measures import nugget_measures
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder, register_model
-from benchsmith.stores.beir import load_benchmark
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.nugget_qrels import read_nugget_qrels
-from benchsmith.stores.trec import read_trec_run
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.beir import load_benchmark
+from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels
+from benchsmith.stores.formats.trec import read_trec_run
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.embedders import HashingEmbedder
 from tests.nugget_fixtures import (
     FACTS_PER_QUESTION,

@@ -253,7 +253,7 @@ def test_the_responder_answers_a_question_it_was_asked_with_its_statements_whate
 
 
 def test_a_passage_with_nothing_to_ask_gives_the_page_question_the_form_rule_rejects():
-    from benchsmith.evals.question_form import question_form
+    from benchsmith.evals.measures.question_form import question_form
 
     gold = {"title": "Release Notes", "text": "Fixed favicon support. (#87)"}
     asked = Questioner().baseline(gold=gold, history=[], corpus_stats=PassageStatistics([gold["text"]]))

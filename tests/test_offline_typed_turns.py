@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from benchsmith.agents.responder import Responder
 from benchsmith.agents.turn_types import ReferenceResponder, TypedQuestioner, question_parts
-from benchsmith.evals.question_form import question_form
+from benchsmith.evals.measures.question_form import question_form
 
 LZMA = {
     "id": "lzma:0",

@@ -14,15 +14,15 @@ from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.select.retrieval import chunk_index, corpus_of
 from benchsmith.jobs.select import select
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.chunking_strategies import ChunkingSpec
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.documents import content_id
+from benchsmith.tools.corpus.source_corpus import build_source_corpus
 from benchsmith.tools.defaults import DEFAULT_MIN_CHARS
-from benchsmith.tools.documents import content_id
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.source_corpus import build_source_corpus
+from benchsmith.tools.retrieval.chunking_strategies import ChunkingSpec
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 from tests.select_fixtures import scripted_judge
 

@@ -12,20 +12,20 @@ import pytest
 import benchsmith
 from benchsmith.agents.questioner import GeneratedQuestion, Questioner
 from benchsmith.cli.synthesize import overlap_rows
-from benchsmith.evals.benchmark_stats import benchmark_statistics
-from benchsmith.evals.lexical_overlap import lexical_overlap
-from benchsmith.stores.benchmark_files import Dialogue
-from benchsmith.stores.clusters import load_clustering
-from benchsmith.stores.corpus_stats import load_corpus_stats
+from benchsmith.evals.measures.benchmark_stats import benchmark_statistics
+from benchsmith.evals.measures.lexical_overlap import lexical_overlap
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.benchmark_files import Dialogue
+from benchsmith.stores.persistence.clusters import load_clustering
+from benchsmith.stores.persistence.corpus_stats import load_corpus_stats
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.llm_cache import LLMCache
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.benchmark.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN, Position, choose_switch, switch_label
 from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP
-from benchsmith.tools.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN, Position, choose_switch, switch_label
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.synthesis_fixtures import COLLECTION, build_collection, gold_text, scripted_reply, scripted_seam, synthesize
 
 CORRECTION = "Your question shares"

@@ -1,7 +1,7 @@
-"""The overlap retry policy (tools/overlap_retry.py) on scripted drafts: corrective turns, re-plans
+"""The overlap retry policy (tools/benchmark/overlap_retry.py) on scripted drafts: corrective turns, re-plans
 for overlap and for form, and which draft is kept."""
 
-from benchsmith.tools.overlap_retry import RetryLimits, ask_with_corrections, ask_with_replans
+from benchsmith.tools.benchmark.overlap_retry import RetryLimits, ask_with_corrections, ask_with_replans
 
 
 def test_corrections_stop_at_the_first_draft_within_the_limit_and_see_the_rejected_ones():

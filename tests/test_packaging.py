@@ -99,7 +99,7 @@ def test_the_wheel_installs_one_top_level_package_beside_a_distribution_that_shi
     )
     script = f"""
 import tools, benchsmith
-from benchsmith.tools.bm25 import BM25Index
+from benchsmith.tools.retrieval.bm25 import BM25Index
 from benchsmith.cli import app
 assert tools.search("x") == "app search: x", tools.__file__
 assert benchsmith.__file__.startswith({str(site_packages)!r}), benchsmith.__file__

@@ -7,14 +7,14 @@ import pytest
 from benchsmith.graphs.ingest import IngestContext, builder
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.documents import Document
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.loaders import load_sources
-from benchsmith.tools.page_kinds import chunk_page_kind
-from benchsmith.tools.source_corpus import build_source_corpus
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.cleaning import clean_documents
+from benchsmith.tools.corpus.documents import Document
+from benchsmith.tools.corpus.loaders import load_sources
+from benchsmith.tools.corpus.source_corpus import build_source_corpus
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.text.page_kinds import chunk_page_kind
 from tests.doc_build_fixtures import PROSE, mkdocs_build, sphinx_build, write
 from tests.embedders import HashingEmbedder
 

@@ -23,8 +23,8 @@ from benchsmith.graphs.paraphrase.state import GENERATED_FILE
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.jobs.paraphrase import estimate_paraphrase
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.chromium import chromium_or_skip, loaded_images
 from tests.embedders import HashingEmbedder
 from tests.openai_server import FakeOpenAIServer

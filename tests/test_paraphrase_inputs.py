@@ -7,14 +7,14 @@ import json
 import pytest
 import sacrebleu
 
-from benchsmith.evals.diversity import corpus_bleu, diversity
-from benchsmith.stores.cast import load_cast
-from benchsmith.stores.conversational import load_conversational
-from benchsmith.stores.ecast import read_ecast
+from benchsmith.evals.measures.diversity import corpus_bleu, diversity
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.paraphrase_filters import FilterSettings, filter_variants, similarities_to_source
-from benchsmith.tools.test_sets import draw_test_sets
+from benchsmith.stores.formats.cast import load_cast
+from benchsmith.stores.formats.conversational import load_conversational
+from benchsmith.stores.formats.ecast import read_ecast
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.benchmark.paraphrase_filters import FilterSettings, filter_variants, similarities_to_source
+from benchsmith.tools.benchmark.test_sets import draw_test_sets
 from tests.embedders import HashingEmbedder
 from tests.paraphrase_fixtures import ECAST_ROWS, RESOLVED_2019, write_cast_files
 

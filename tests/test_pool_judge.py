@@ -7,8 +7,8 @@ from benchsmith.agents.pool_judge import PoolJudge, passage_support, query_names
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.graphs.select.judging import judge_batch
-from benchsmith.stores.beir import BenchmarkQuery
-from benchsmith.stores.llm_cache import LLMCache
+from benchsmith.stores.formats.beir import BenchmarkQuery
+from benchsmith.stores.persistence.llm_cache import LLMCache
 
 # A small API reference: (chunk id, title, text). Words such as "file", "return", "archive"
 # occur in most chunks; each question's answer holds its rarer words.

@@ -3,7 +3,7 @@ top documents at the given depth; support judgments become filters and qrels."""
 
 import pytest
 
-from benchsmith.tools.nugget_support import (
+from benchsmith.tools.benchmark.nugget_support import (
     NO_SUPPORTED_NUGGET,
     UNSUPPORTED_NUGGET,
     collect_support,
@@ -11,7 +11,7 @@ from benchsmith.tools.nugget_support import (
     nugget_qrels,
     query_qrel_rows,
 )
-from benchsmith.tools.pooling import batches, fuse_top, pool_documents, top_of
+from benchsmith.tools.retrieval.pooling import batches, fuse_top, pool_documents, top_of
 
 
 def freshstack_normalized_sum(runs, depth):
@@ -99,8 +99,8 @@ def test_support_becomes_filters_and_both_levels_of_qrels():
 
 
 def fused_by_hand(runs, method, depth):
-    """The pool fusion restated plainly (as tools/pooling.py computed it before it used
-    tools/fusion.py): each run sorted (descending score, ties by id) and cut to ``depth``; each
+    """The pool fusion restated plainly (as tools/retrieval/pooling.py computed it before it used
+    tools/retrieval/fusion.py): each run sorted (descending score, ties by id) and cut to ``depth``; each
     document's share 1 / (60 + rank) or its min-max normalized score (0 when all are equal),
     added up run by run; the fused run sorted the same way and cut to ``depth``."""
 

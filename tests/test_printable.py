@@ -53,8 +53,8 @@ def test_an_error_naming_a_path_with_escape_sequences_is_escaped(tmp_path):
 
 
 def test_runs_lists_a_crash_reason_holding_control_characters_escaped(tmp_path):
-    from benchsmith.stores.runs import RunDirectory
-    from benchsmith.stores.workspace import Workspace
+    from benchsmith.stores.persistence.runs import RunDirectory
+    from benchsmith.stores.persistence.workspace import Workspace
 
     run = RunDirectory(Workspace.resolve(tmp_path / "ws"), "r1")
     run.start("ingest", {}, resume="benchsmith ingest 'a\x1b[2J'")

@@ -25,14 +25,14 @@ from benchsmith.graphs.ingest import builder as ingest_builder
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.synthesis.run import export
-from benchsmith.stores.beir import load_benchmark, read_beir_qrels
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.turn_labels import read_turn_labels
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.dedup import _fingerprint, char_shingles, jaccard
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.stores.formats.beir import load_benchmark, read_beir_qrels
+from benchsmith.stores.formats.turn_labels import read_turn_labels
+from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.dedup import _fingerprint, char_shingles, jaccard
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 
 TOPICS = ["chroma", "bm25", "fusion", "rerank", "nugget", "judge", "cache", "chunk"]

@@ -1,4 +1,4 @@
-from benchsmith.tools.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer, information_density
+from benchsmith.tools.corpus.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer, information_density
 
 PROSE = (
     "Chroma stores embeddings with their documents and metadata. A query embeds the text with the same "
@@ -72,8 +72,8 @@ def test_each_kind_of_junk_scores_below_the_minimum_and_its_prose_twin_above():
 
 
 def test_the_stdlib_corpus_keeps_nearly_every_chunk(capsys):
-    from benchsmith.tools.chunking import chunk_document
-    from benchsmith.tools.cleaning import clean_documents
+    from benchsmith.tools.corpus.chunking import chunk_document
+    from benchsmith.tools.corpus.cleaning import clean_documents
     from tests.stdlib_corpus import stdlib_documents
 
     chunks = [chunk for document in clean_documents(list(stdlib_documents())) for chunk in chunk_document(document)]

@@ -8,7 +8,7 @@ import collections
 import pytest
 
 from benchsmith.agents.offline.wording import FRAMES
-from benchsmith.evals.answer_containment import contains_answer
+from benchsmith.evals.measures.answer_containment import contains_answer
 from benchsmith.evals.quality_gate import GATE_CLASSES, TurnEvidence, judge_question, judge_turn
 from benchsmith.evals.quality_gate.question_rules import topic_not_noun_phrase
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchsmith.evals.audit_verdicts import ill_formed_summary, overall_verdict
-from benchsmith.evals.question_form import DocumentCounter, ill_formed_questions, question_form, quoted_spans
+from benchsmith.evals.measures.audit_verdicts import ill_formed_summary, overall_verdict
+from benchsmith.evals.measures.question_form import DocumentCounter, ill_formed_questions, question_form, quoted_spans
 
 
 @pytest.mark.parametrize(

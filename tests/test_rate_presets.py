@@ -9,9 +9,9 @@ from typer.testing import CliRunner
 from benchsmith.cli import app
 from benchsmith.graphs.contexts.synthesize import SynthesisContext, turn_type_rates, with_preset_rates
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.turn_type_presets import TURN_TYPE_PRESETS
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.benchmark.turn_type_presets import TURN_TYPE_PRESETS
 from tests.synthesis_fixtures import COLLECTION, build_collection
 
 runner = CliRunner(env={"COLUMNS": "200"})

@@ -1,10 +1,10 @@
-"""Turns one conversation repeats of another (evals/repeated_turns.py) and what the synthesis
+"""Turns one conversation repeats of another (evals/measures/repeated_turns.py) and what the synthesis
 summary says about them."""
 
 from __future__ import annotations
 
 from benchsmith.cli.synthesize import repeat_warning
-from benchsmith.evals.repeated_turns import repeated_turns
+from benchsmith.evals.measures.repeated_turns import repeated_turns
 
 
 def _dialogue(conversation_id: str, *turns: tuple[str, str]) -> dict:

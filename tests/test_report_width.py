@@ -7,7 +7,7 @@ import pytest
 
 import benchsmith
 from benchsmith.evals.defaults import DEFAULT_MEASURES
-from benchsmith.evals.evaluation_report import COLUMNS_PER_TABLE, main_tables
+from benchsmith.evals.reports.evaluation_report import COLUMNS_PER_TABLE, main_tables
 from benchsmith.graphs.runtime.resources import register_embedder
 from tests.chromium import chromium_or_skip, table_widths
 from tests.embedders import HashingEmbedder

@@ -18,19 +18,19 @@ from ranx import Run as RanxRun
 from ranx import fuse
 
 from benchsmith.agents.rewriter import Rewriter
-from benchsmith.stores.beir import BenchmarkQuery
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import exclusive_lock
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools import bm25 as bm25_module
-from benchsmith.tools.bm25 import BM25Index
-from benchsmith.tools.dense_retrieval import DenseIndex
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.fusion import fuse_runs, sort_run
-from benchsmith.tools.query_building import HistoryMode, build_query, parse_history_mode
-from benchsmith.tools.rerank import rerank_run
-from benchsmith.tools.retriever_specs import (
+from benchsmith.stores.formats.beir import BenchmarkQuery
+from benchsmith.stores.persistence.files import exclusive_lock
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.retrieval import bm25 as bm25_module
+from benchsmith.tools.retrieval.bm25 import BM25Index
+from benchsmith.tools.retrieval.dense_retrieval import DenseIndex
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.retrieval.fusion import fuse_runs, sort_run
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query, parse_history_mode
+from benchsmith.tools.retrieval.rerank import rerank_run
+from benchsmith.tools.retrieval.retriever_specs import (
     Configuration,
     RetrieverSpec,
     expand_configurations,
@@ -543,7 +543,7 @@ def test_rewriter_baseline_adds_at_most_six_words():
 def test_a_collection_larger_than_a_page_is_read_whole_with_its_documents_and_metadata(tmp_path):
     """A page of the whole-collection read must stay under what Chroma's SQLite binds per
     statement: pages of 32,768 items failed at a million chunks ('too many SQL variables')."""
-    from benchsmith.stores.vectors import READ_PAGE
+    from benchsmith.stores.persistence.vectors import READ_PAGE
 
     workspace = Workspace.resolve(tmp_path / "ws")
     store = VectorStore(open_client(workspace), "big", ChromaEmbeddingFunction(HashingEmbedder(2)), "hash-2")

@@ -15,12 +15,18 @@ from benchsmith.agents.relevance import RelevanceGrade, RelevanceJudge
 from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.cli import app
-from benchsmith.evals.robustness import RELEVANT_GRADE, confirmed_grade, is_binary_scale, on_benchmark_scale, top_k
+from benchsmith.evals.measures.robustness import (
+    RELEVANT_GRADE,
+    confirmed_grade,
+    is_binary_scale,
+    on_benchmark_scale,
+    top_k,
+)
 from benchsmith.graphs.runtime.resources import register_model
 from benchsmith.jobs.paraphrase import paraphrase
 from benchsmith.jobs.robustness import robustness
-from benchsmith.stores.beir import read_beir_qrels
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.formats.beir import read_beir_qrels
 from tests.chromium import chromium_or_skip, loaded_images
 from tests.paraphrase_fixtures import section, write_cast_files
 

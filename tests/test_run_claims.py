@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.stores.run_claims import RunInUse, workspace_claim
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.run_claims import RunInUse, workspace_claim
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.ingest_fixtures import write_corpus
 from tests.ingest_processes import start_ingest, wait_until_embedding
 from tests.openai_server import FakeOpenAIServer

@@ -26,8 +26,8 @@ from benchsmith.graphs.runtime.resources import register_embedder, register_mode
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.synthesis.run import builder as synthesis_builder
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.runs import RunDirectory, list_runs
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.runs import RunDirectory, list_runs
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.audit_fixtures import judge_reply, write_audit_benchmark
 from tests.embedders import HashingEmbedder
 from tests.ingest_fixtures import write_corpus

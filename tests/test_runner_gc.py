@@ -10,7 +10,7 @@ from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.workspace import Workspace
 
 
 class Seen(TypedDict, total=False):

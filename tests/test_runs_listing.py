@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from benchsmith.cli import app
 from benchsmith.cli.runs import ITEMS_OF_JOB
 from benchsmith.cli.studio import GRAPHS
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 
 JOBS = {graph_id: target for graph_id, target in GRAPHS.items() if graph_id != "conversation"}  # a subgraph, no job
 

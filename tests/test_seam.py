@@ -27,9 +27,9 @@ from benchsmith.agents.seam.models import (
     parse_model_spec,
 )
 from benchsmith.agents.seam.pricing import PRICES_ENV, PriceTable
-from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.stores.usage import UsageLedger
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.llm_cache import LLMCache
+from benchsmith.stores.persistence.usage import UsageLedger
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.openai_server import ALL_FAULTS
 from tests.seam_fixtures import (
     FAST,

@@ -19,9 +19,9 @@ from typer.testing import CliRunner
 
 from benchsmith.agents.pool_judge import FactMatch
 from benchsmith.cli import app
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.chromium import chromium_or_skip, loaded_images, png_size, take_screenshot
 from tests.openai_server import FakeOpenAIServer
 from tests.select_fixtures import PASSAGE, QUESTION, TOPICS, write_labelled_corpus

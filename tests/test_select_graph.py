@@ -18,11 +18,11 @@ from benchsmith.graphs.runtime.resources import register_model, register_scorer,
 from benchsmith.graphs.select.graph import graph
 from benchsmith.graphs.select.state import FACTS_FILE, JUDGMENTS_FILE, STAGES_FILE
 from benchsmith.jobs.select import strategy_space
-from benchsmith.stores.beir import read_beir_qrels
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.trec import read_trec_run
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.strategy_space import SelectConfiguration, grid_settings
+from benchsmith.stores.formats.beir import read_beir_qrels
+from benchsmith.stores.formats.trec import read_trec_run
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.retrieval.strategy_space import SelectConfiguration, grid_settings
 from tests.select_fixtures import TOPICS, judge_replier, run_select, scripted_judge, write_labelled_corpus
 
 RELEVANT_TEXTS = {question: set(texts) for question, texts in TOPICS.values()}

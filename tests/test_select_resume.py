@@ -19,16 +19,16 @@ from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.select import graph
 from benchsmith.graphs.select.graph import dispatch_judging
 from benchsmith.graphs.select.state import JUDGMENTS_FILE, POOL_FILE
-from benchsmith.stores.jsonl import write_jsonl_atomic
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.jsonl import write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.openai_server import FakeOpenAIServer
 from tests.select_fixtures import PASSAGE, QUESTION, TOPICS, write_labelled_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEVANT_TEXTS = {question: set(texts) for question, texts in TOPICS.values()}
 RUN_ID = "search"
-# run.json's fields that say when and by which process, not what the run computed (stores/runs.py).
+# run.json's fields that say when and by which process, not what the run computed (stores/persistence/runs.py).
 PROCESS_FIELDS = ("created", "updated", "pid", "host")
 
 

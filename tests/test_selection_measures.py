@@ -1,4 +1,4 @@
-"""Selection measures (evals/selection_measures.py) against values worked out by hand and
+"""Selection measures (evals/measures/selection_measures.py) against values worked out by hand and
 against trec_eval's average precision."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import ir_measures
 import numpy as np
 import pytest
 
-from benchsmith.evals.intervals import percentile_interval, resample_weights
-from benchsmith.evals.selection_measures import (
+from benchsmith.evals.measures.intervals import percentile_interval, resample_weights
+from benchsmith.evals.measures.selection_measures import (
     configuration_scores,
     f_beta,
     intervals_overlap,

@@ -7,7 +7,7 @@ import json
 import re
 from html.parser import HTMLParser
 
-from benchsmith.evals.report_document import Code, Document, Section, render_html, render_markdown
+from benchsmith.evals.reports.document import Code, Document, Section, render_html, render_markdown
 from tests.select_fixtures import run_select, write_labelled_corpus
 
 

@@ -1,4 +1,4 @@
-"""Whether a set of queries separates two configurations (evals/separability.py): the paired
+"""Whether a set of queries separates two configurations (evals/measures/separability.py): the paired
 bootstrap interval of the mean per-query difference on worked examples and constructed cases,
 the pairs validate compares, and the verdict's mention of a top pair not separated."""
 
@@ -9,10 +9,10 @@ import json
 import numpy as np
 import pytest
 
-from benchsmith.evals.intervals import Interval, bootstrap_interval
-from benchsmith.evals.separability import Separation, adjacent_pairs, difference_interval, separations
-from benchsmith.evals.validity import separation_pairs, top_not_separated, verdict
-from benchsmith.evals.validity_report import separability_section
+from benchsmith.evals.measures.intervals import Interval, bootstrap_interval
+from benchsmith.evals.measures.separability import Separation, adjacent_pairs, difference_interval, separations
+from benchsmith.evals.measures.validity import separation_pairs, top_not_separated, verdict
+from benchsmith.evals.reports.validity_report import separability_section
 
 
 def test_worked_examples_from_the_docstring():

@@ -34,8 +34,8 @@ from benchsmith.graphs.ingest import IngestContext
 from benchsmith.graphs.ingest import builder as ingest_builder
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.stores.postgres import connection as connection_to  # the schema made on first use
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.postgres import connection as connection_to  # the schema made on first use
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.audit_fixtures import server_judge, write_audit_benchmark
 from tests.doc_pages import write_pages
 from tests.embedders import HashingEmbedder

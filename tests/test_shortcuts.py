@@ -1,4 +1,4 @@
-"""Shortcut diagnostics (evals/shortcuts.py and the audit's ``shortcuts`` node): questions that
+"""Shortcut diagnostics (evals/measures/shortcuts.py and the audit's ``shortcuts`` node): questions that
 copy their gold are flagged and paraphrases are not, query-only BM25 is exactly what the
 evaluate job reports, answer leakage and history dependence follow their definitions, and a
 flagged benchmark is never reliable."""
@@ -15,16 +15,16 @@ import pytest
 import benchsmith
 from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.evals import shortcuts
-from benchsmith.evals.audit_verdicts import overall_verdict
+from benchsmith.evals.measures import shortcuts
+from benchsmith.evals.measures.audit_verdicts import overall_verdict
 from benchsmith.graphs.audit.graph import builder
 from benchsmith.graphs.audit.shortcuts import benchmark_shortcuts
 from benchsmith.graphs.audit.state import SHORTCUTS_FILE
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.stores.beir import load_benchmark
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.beir import load_benchmark
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.audit_fixtures import judge_reply, write_audit_benchmark
 from tests.audit_runs import beir_view
 from tests.embedders import HashingEmbedder
@@ -248,9 +248,9 @@ def test_the_audits_query_only_bm25_is_what_evaluate_reports_and_its_flags_reach
 def test_the_stdlib_human_questions_raise_no_shortcut_flag(tmp_path):
     """The hand-labelled set over the stdlib corpus (chunked as ingest does, before
     deduplication and the quality filter; no embedding): the human reference itself is clean."""
-    from benchsmith.stores.benchmark_files import write_beir_qrels
-    from benchsmith.stores.jsonl import write_jsonl_atomic
-    from benchsmith.stores.labelled_questions import CorpusChunk, read_labelled_questions, resolve_gold
+    from benchsmith.stores.formats.benchmark_files import write_beir_qrels
+    from benchsmith.stores.formats.labelled_questions import CorpusChunk, read_labelled_questions, resolve_gold
+    from benchsmith.stores.persistence.jsonl import write_jsonl_atomic
     from tests.validity_fixtures import DATA_FILE, stdlib_chunks
 
     chunks = stdlib_chunks()

@@ -1,4 +1,4 @@
-"""The one SQLite opener (stores/sqlite.py), used by the LLM cache, the embedding cache and the
+"""The one SQLite opener (stores/persistence/sqlite.py), used by the LLM cache, the embedding cache and the
 checkpointer: threads opening a new file at once all succeed (select's judge workers each open
 their store as their batch starts; concurrent runs each open the workspace's checkpoints)."""
 
@@ -7,10 +7,10 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from benchsmith.stores.checkpoints import sqlite_checkpointer
-from benchsmith.stores.embedding_cache import EmbeddingCache
-from benchsmith.stores.sqlite import open_sqlite
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.checkpoints import sqlite_checkpointer
+from benchsmith.stores.persistence.embedding_cache import EmbeddingCache
+from benchsmith.stores.persistence.sqlite import open_sqlite
+from benchsmith.stores.persistence.workspace import Workspace
 
 THREADS = 4
 TRIALS = 60

@@ -10,11 +10,11 @@ import pytest
 
 from benchsmith.jobs.select import strategy_space
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.space_files import read_space_file
-from benchsmith.tools.chunking_strategies import ChunkingSpec, chunk_corpus, parse_chunking
-from benchsmith.tools.documents import Document
-from benchsmith.tools.metadata_filters import parse_filter
-from benchsmith.tools.strategy_space import (
+from benchsmith.stores.formats.space_files import read_space_file
+from benchsmith.tools.corpus.documents import Document
+from benchsmith.tools.retrieval.chunking_strategies import ChunkingSpec, chunk_corpus, parse_chunking
+from benchsmith.tools.retrieval.metadata_filters import parse_filter
+from benchsmith.tools.retrieval.strategy_space import (
     SelectConfiguration,
     build_space,
     grid_settings,

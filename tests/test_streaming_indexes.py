@@ -12,16 +12,13 @@ import pytest
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.graphs.runtime.corpus_indexes import CorpusFile
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.spooled_texts import SpooledTexts
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools import bm25 as bm25_module
-from benchsmith.tools import clustering
-from benchsmith.tools import dense_retrieval as dense_module
-from benchsmith.tools.bm25 import BM25Index, top_scored
-from benchsmith.tools.clustering import drop_near_identical, greedy_traversal_clusters
-from benchsmith.tools.corpus_clusters import cluster_collection, stored_vectors
-from benchsmith.tools.corpus_statistics import (
+from benchsmith.stores.persistence.spooled_texts import SpooledTexts
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus import clustering
+from benchsmith.tools.corpus.clustering import drop_near_identical, greedy_traversal_clusters
+from benchsmith.tools.corpus.corpus_clusters import cluster_collection, stored_vectors
+from benchsmith.tools.corpus.corpus_statistics import (
     WordPostings,
     compute_corpus_statistics,
     corpus_statistics,
@@ -29,9 +26,12 @@ from benchsmith.tools.corpus_statistics import (
     random_pair_similarity,
     sampled_pair_similarity,
 )
-from benchsmith.tools.dense_retrieval import DenseIndex
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.loaders import iter_beir_corpus
+from benchsmith.tools.corpus.loaders import iter_beir_corpus
+from benchsmith.tools.retrieval import bm25 as bm25_module
+from benchsmith.tools.retrieval import dense_retrieval as dense_module
+from benchsmith.tools.retrieval.bm25 import BM25Index, top_scored
+from benchsmith.tools.retrieval.dense_retrieval import DenseIndex
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from benchsmith.words import english_stemmer
 from tests.embedders import HashingEmbedder
 
@@ -252,7 +252,7 @@ def test_terms_are_bm25s_tokens_batch_after_batch():
 
 
 def test_best_with_ties_is_what_measures_at_the_cutoff_read_of_a_deep_run(monkeypatch):
-    from benchsmith.evals.measures import evaluate_batches, parse_measures
+    from benchsmith.evals.measures.standard import evaluate_batches, parse_measures
 
     rng = random.Random(12)
     rare = [f"rare{n}" for n in range(60)]
@@ -291,8 +291,8 @@ def test_best_with_ties_is_what_measures_at_the_cutoff_read_of_a_deep_run(monkey
 
 def test_a_bm25_index_kept_in_the_workspace_is_loaded_by_the_next_process(tmp_path, monkeypatch):
     from benchsmith.graphs.runtime import corpus_indexes
-    from benchsmith.stores.beir import Benchmark
-    from benchsmith.stores.lexical_indexes import load_bm25
+    from benchsmith.stores.formats.beir import Benchmark
+    from benchsmith.stores.persistence.lexical_indexes import load_bm25
 
     ids, texts = corpus(200)
     path = tmp_path / "corpus.jsonl"

@@ -10,12 +10,12 @@ from benchsmith.graphs.ingest import IngestContext, builder
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import JsonlRows, load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.chunking import chunk_documents
-from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.dedup import (
+from benchsmith.stores.persistence.jsonl import JsonlRows, load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.chunking import chunk_documents
+from benchsmith.tools.corpus.cleaning import clean_documents
+from benchsmith.tools.corpus.dedup import (
     CANDIDATE_MARGIN,
     DuplicateMatch,
     _fingerprint,
@@ -24,9 +24,9 @@ from benchsmith.tools.dedup import (
     find_near_duplicates,
     jaccard,
 )
-from benchsmith.tools.indexing import IndexItem, embed_into
-from benchsmith.tools.loaders import load_sources
-from benchsmith.tools.quality import InformationDensityScorer
+from benchsmith.tools.corpus.loaders import load_sources
+from benchsmith.tools.corpus.quality import InformationDensityScorer
+from benchsmith.tools.retrieval.indexing import IndexItem, embed_into
 from tests.embedders import HashingEmbedder
 
 VOCABULARY = [f"w{i}" for i in range(400)]  # small: many texts share candidate bands without being duplicates
@@ -160,7 +160,7 @@ def test_embedding_reads_each_item_once_in_the_order_of_their_lengths():
 def test_embedded_items_reach_the_store_in_groups_as_large_as_chroma_takes(monkeypatch):
     """Each write makes Chroma save its whole HNSW index (0.85 s at a million items): items embedded
     in batches of 4 are written 10 at a time, in order, with their own texts and vectors."""
-    monkeypatch.setattr("benchsmith.tools.indexing.MAX_UPSERT_BATCH", 10)
+    monkeypatch.setattr("benchsmith.tools.retrieval.indexing.MAX_UPSERT_BATCH", 10)
     items = [IndexItem(f"i{n:02}", f"text {n:02}", {"n": n}) for n in range(27)]
     written = []
 
@@ -178,7 +178,7 @@ def test_embedded_items_reach_the_store_in_groups_as_large_as_chroma_takes(monke
 
 
 def test_what_was_embedded_before_a_failure_is_written_and_a_failed_write_is_raised(monkeypatch):
-    monkeypatch.setattr("benchsmith.tools.indexing.MAX_UPSERT_BATCH", 10)
+    monkeypatch.setattr("benchsmith.tools.retrieval.indexing.MAX_UPSERT_BATCH", 10)
     items = [IndexItem(f"i{n:02}", f"text {n:02}") for n in range(27)]
     store = RecordingStore()
     with pytest.raises(RuntimeError, match="injected embedding failure on batch 4"):

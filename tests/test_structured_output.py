@@ -13,7 +13,7 @@ import pytest
 from benchsmith.agents.seam.backends import ModelSettings, OpenAIBackend
 from benchsmith.agents.seam.models import InvalidOutput, ModelEndpointError, ModelSeam
 from benchsmith.agents.seam.structured_output import CORRECTION_PREFIX, extract_json_object
-from benchsmith.stores.llm_cache import LLMCache
+from benchsmith.stores.persistence.llm_cache import LLMCache
 from tests.openai_server import (
     CONTEXT_OVERFLOW_MESSAGE,
     LEGACY_LLAMA_CPP,

@@ -26,8 +26,8 @@ import pytest
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.synthesis.run import builder as synthesis_builder
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.openai_server import FakeOpenAIServer
 from tests.synthesis_fixtures import COLLECTION
 from tests.turn_type_fixtures import QUESTION_MIX, build_rich_collection

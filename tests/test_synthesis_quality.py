@@ -10,16 +10,16 @@ import numpy as np
 import pytest
 
 import benchsmith
-from benchsmith.evals.question_form import DocumentCounter, question_form
+from benchsmith.evals.measures.question_form import DocumentCounter, question_form
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
 from benchsmith.graphs.synthesis.conversation import conversation_graph
-from benchsmith.stores.corpus_stats import load_corpus_stats
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.corpus_statistics import corpus_statistics
-from benchsmith.tools.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.stores.persistence.corpus_stats import load_corpus_stats
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.benchmark.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN
+from benchsmith.tools.corpus.corpus_statistics import corpus_statistics
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from benchsmith.words import content_words
 from tests.embedders import HashingEmbedder
 from tests.sphinx_fixtures import write_sphinx_tree
@@ -143,7 +143,7 @@ def test_a_dissimilar_next_chunk_makes_the_switch_hard_and_a_similar_one_soft(wo
 def test_switch_labels_follow_the_similarity_rule_both_ways_and_overlap_stays_bounded(bench, workspace, chunks):
     """Soft: similarity ≥ the threshold; hard: below it and on another document (page) than the
     previous gold; follow-up: the previous gold. Every question within the overlap limit or flagged."""
-    from benchsmith.evals.lexical_overlap import lexical_overlap
+    from benchsmith.evals.measures.lexical_overlap import lexical_overlap
     from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP
 
     threshold = load_corpus_stats(workspace, COLLECTION).similarity_threshold(DEFAULT_SOFT_SWITCH_MARGIN)
@@ -187,11 +187,11 @@ BROKEN_FORMS = (
 
 def test_baseline_questions_over_the_tree_have_no_heading_path_template_leftover_or_fragment(bench, workspace, chunks):
     """Every chunk asked about four times, and every synthesized turn: no heading path, keyword
-    template, cleaning leftover or fragment (evals/question_form.py's rule), and at most 2% of
+    template, cleaning leftover or fragment (evals/measures/question_form.py's rule), and at most 2% of
     the questions under three content words."""
     from benchsmith.agents.questioner import Questioner
     from benchsmith.agents.text import PassageStatistics
-    from benchsmith.evals.question_form import ill_formed_questions
+    from benchsmith.evals.measures.question_form import ill_formed_questions
 
     stored = store_of(workspace).fetch(list(chunks))
     assert not any(form in item["text"] for item in stored.values() for form in ("pypug", ")=", "now covered"))

@@ -5,15 +5,15 @@ import math
 import pytest
 
 from benchsmith.agents.responder import GeneratedAnswer
-from benchsmith.stores.clusters import load_clustering
-from benchsmith.stores.corpus_stats import load_corpus_stats
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN, SwitchPolicy
-from benchsmith.tools.loaders import iter_beir_corpus
+from benchsmith.stores.persistence.clusters import load_clustering
+from benchsmith.stores.persistence.corpus_stats import load_corpus_stats
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.llm_cache import LLMCache
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.benchmark.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN, SwitchPolicy
+from benchsmith.tools.corpus.loaders import iter_beir_corpus
 from tests.synthesis_fixtures import COLLECTION, build_collection, gold_text, scripted_seam, synthesize
 
 
@@ -92,8 +92,8 @@ def test_responder_sees_only_the_gold_chunk(workspace):
     seam, backend = scripted_seam()
     synthesize(workspace, "responder", conversations=3, turns=3, model=seam)
     texts = {chunk_id: None for cluster in clusters(workspace) for chunk_id in cluster}
-    from benchsmith.stores.vectors import VectorStore, open_client
-    from benchsmith.tools.embedding import ChromaEmbeddingFunction
+    from benchsmith.stores.persistence.vectors import VectorStore, open_client
+    from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 
     store = VectorStore.open_existing(open_client(workspace), COLLECTION, lambda s: ChromaEmbeddingFunction(spec=s))
     texts = {chunk_id: item["text"] for chunk_id, item in store.fetch(list(texts)).items()}

@@ -12,14 +12,14 @@ from benchsmith.graphs.ingest import builder as ingest_builder
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.jobs.synthesize import cluster
-from benchsmith.stores.clusters import clustering_path, find_clustering
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.corpus_clusters import cluster_collection
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.stores.persistence.clusters import clustering_path, find_clustering
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.corpus_clusters import cluster_collection
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 from tests.synthesis_fixtures import COLLECTION, TOPICS, synthesize
 

@@ -16,10 +16,10 @@ import pytest
 from benchsmith.agents.seam.backends import ModelSettings
 from benchsmith.agents.seam.models import build_seam
 from benchsmith.jobs.synthesize import synthesize as synthesize_job
-from benchsmith.stores.benchmark_files import held_out_ids
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.benchmark_files import held_out_ids
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.openai_server import LEGACY_LLAMA_CPP, PLAIN_COMPLETIONS, FakeOpenAIServer
 from tests.synthesis_fixtures import build_collection, server_replier, synthesize
 from tests.turn_type_fixtures import ALL_RATES, QUESTION_MIX, build_rich_collection
@@ -225,7 +225,7 @@ def test_sigkill_mid_synthesis_then_resume(tmp_path, monkeypatch):
             **ALL_RATES,
         )
         # ...except, per conversation in flight at the kill, a reply its checkpoint holds but the cache's
-        # writer had not committed (stores/write_behind.py: the last ~10 ms before a SIGKILL)
+        # writer had not committed (stores/persistence/write_behind.py: the last ~10 ms before a SIGKILL)
         assert len(server.requests) - requests <= concurrency, "the uninterrupted run asked the server"
 
     whole = RunDirectory(workspace, "whole")
@@ -251,7 +251,7 @@ def test_sigkill_mid_synthesis_then_resume(tmp_path, monkeypatch):
     assert not held_out & exported
     # Every call was paid once, except at most, per conversation in flight, the call in flight when the
     # process died and one answered in the moment before, whose reply the cache's writer had not yet
-    # committed (stores/write_behind.py: about 10 ms, less than a call takes).
+    # committed (stores/persistence/write_behind.py: about 10 ms, less than a call takes).
     calls_needed = len(whole.file("usage.jsonl").read_text().splitlines())
     assert calls_needed <= requests <= calls_needed + 2 * concurrency
 
@@ -259,7 +259,7 @@ def test_sigkill_mid_synthesis_then_resume(tmp_path, monkeypatch):
 def test_the_overlap_corrective_turn_reaches_the_server(tmp_path, monkeypatch):
     """A model that copies its gold passage is sent the corrective turn, over HTTP, with the figure."""
     from benchsmith.agents.questioner import GeneratedQuestion
-    from benchsmith.evals.lexical_overlap import lexical_overlap
+    from benchsmith.evals.measures.lexical_overlap import lexical_overlap
     from tests.openai_server import conversation_messages, requested_schema_name
     from tests.synthesis_fixtures import SCHEMAS, gold_text
 

@@ -16,21 +16,21 @@ from benchsmith.agents.offline.namesakes import shared_name
 from benchsmith.agents.seam.backends import ModelSettings
 from benchsmith.agents.seam.models import build_seam
 from benchsmith.agents.turn_types import UNANSWERED
-from benchsmith.evals.question_form import question_form
+from benchsmith.evals.measures.question_form import question_form
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.synthesis.turn_checks import LABEL_ATTEMPTS
 from benchsmith.graphs.synthesis.turn_plans import ambiguous_partners, namesake_chunks
-from benchsmith.stores.benchmark_files import Dialogue
-from benchsmith.stores.clusters import load_clustering
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.vectors import VectorStore, open_client
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.dialogue_walk import reserved_chunks
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.loaders import iter_beir_corpus
+from benchsmith.stores.formats.benchmark_files import Dialogue
+from benchsmith.stores.persistence.clusters import load_clustering
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.llm_cache import LLMCache
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore, open_client
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.benchmark.dialogue_walk import reserved_chunks
+from benchsmith.tools.corpus.loaders import iter_beir_corpus
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 from tests.openai_server import FakeOpenAIServer, requested_schema_name
 from tests.synthesis_fixtures import COLLECTION, synthesize

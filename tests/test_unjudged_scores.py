@@ -1,10 +1,10 @@
-"""The top-score comparison of the turns without judgments (evals/evaluation_results.py)."""
+"""The top-score comparison of the turns without judgments (evals/measures/evaluation_results.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from benchsmith.evals.evaluation_results import separability, unjudged_summary
+from benchsmith.evals.measures.evaluation_results import separability, unjudged_summary
 
 
 def test_separability_is_the_chance_an_answerable_top_score_beats_an_unjudged_one_ties_half():

@@ -6,7 +6,7 @@ from rich.console import Console
 
 from benchsmith.cli import console as console_module
 from benchsmith.jobs.common import Usage
-from benchsmith.stores.usage import UsageLedger
+from benchsmith.stores.persistence.usage import UsageLedger
 
 
 def ledger_with(tmp_path, calls) -> UsageLedger:

@@ -20,10 +20,10 @@ from typer.testing import CliRunner
 import benchsmith
 from benchsmith.agents.label_seam import LabelSeam
 from benchsmith.cli import app
-from benchsmith.evals.agreement import cohen_kappa, krippendorff_alpha_nominal
-from benchsmith.evals.intervals import Interval
-from benchsmith.evals.separability import difference_interval
-from benchsmith.evals.validity import (
+from benchsmith.evals.measures.agreement import cohen_kappa, krippendorff_alpha_nominal
+from benchsmith.evals.measures.intervals import Interval
+from benchsmith.evals.measures.separability import difference_interval
+from benchsmith.evals.measures.validity import (
     Verdict,
     kendall_tau_b,
     paired_configurations,
@@ -35,8 +35,8 @@ from benchsmith.evals.validity import (
 )
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.embedders import HashingEmbedder
 from tests.evaluate_fixtures import ASPECTS, TOPICS, write_benchmark
 

@@ -16,11 +16,11 @@ from typer.testing import CliRunner
 import benchsmith
 from benchsmith.cli import app
 from benchsmith.graphs.runtime.resources import register_embedder
-from benchsmith.stores.beir import load_benchmark
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.held_out import drop_held_out
+from benchsmith.stores.formats.beir import load_benchmark
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.held_out import drop_held_out
 from tests.embedders import HashingEmbedder
 from tests.synthesis_fixtures import synthesize
 from tests.turn_type_fixtures import build_rich_collection

@@ -1,5 +1,5 @@
 """The hand-labelled standard-library questions (data/stdlib-validity.jsonl) and the reading and
-re-resolving of labelled questions (stores/labelled_questions.py)."""
+re-resolving of labelled questions (stores/formats/labelled_questions.py)."""
 
 import json
 import re
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.labelled_questions import (
+from benchsmith.stores.formats.labelled_questions import (
     CorpusChunk,
     GoldPassage,
     LabelledQuestion,
@@ -18,7 +18,7 @@ from benchsmith.stores.labelled_questions import (
     resolve_gold,
     write_labelled_questions,
 )
-from benchsmith.tools.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer
+from benchsmith.tools.corpus.quality import DEFAULT_MIN_QUALITY, InformationDensityScorer
 from tests.validity_fixtures import DATA_FILE, stdlib_chunks
 
 UPDATE_COMMAND = ".venv/bin/python benchmarks/validity.py --update-data"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import itertools
 
-from benchsmith.evals import plots
-from benchsmith.evals.validity_report import scatter_figure, scatter_png
+from benchsmith.evals.reports import plots
+from benchsmith.evals.reports.validity_report import scatter_figure, scatter_png
 
 # The stdlib figures of the README (overlap control on), where hybrids lie within 0.01 of each
 # other, plus three configurations closer still and one with the very scores of another.

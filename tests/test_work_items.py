@@ -6,8 +6,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from benchsmith.stores.jsonl import RecordLog
-from benchsmith.stores.work_items import LocalItems, PostgresItems
+from benchsmith.stores.persistence.jsonl import RecordLog
+from benchsmith.stores.persistence.work_items import LocalItems, PostgresItems
 
 
 def items(count: int) -> list[tuple[str, dict]]:
@@ -75,7 +75,7 @@ def test_local_items_follow_the_record_log(tmp_path):
 @pytest.mark.parametrize("bad", ["sqlite:///x.db", "mysql://host/db"])
 def test_only_postgresql_urls_are_databases(bad):
     from benchsmith.stores.errors import InputError
-    from benchsmith.stores.postgres import database_url
+    from benchsmith.stores.persistence.postgres import database_url
 
     with pytest.raises(InputError, match="postgresql://"):
         database_url(bad)

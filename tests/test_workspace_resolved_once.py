@@ -1,9 +1,9 @@
-"""A job resolves its workspace once (Workspace.resolve, stores/workspace.py) and hands the graph the
+"""A job resolves its workspace once (Workspace.resolve, stores/persistence/workspace.py) and hands the graph the
 resolved folder; the graph's nodes ask graphs/runtime/job_runtime.JobRuntime.workspace, which resolves
 it once more per process at most, never per node, turn or cached lookup."""
 
 import benchsmith
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.synthesis_fixtures import COLLECTION, build_collection
 
 

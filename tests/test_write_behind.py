@@ -1,4 +1,4 @@
-"""Writes done in batches by a background thread (stores/write_behind.py): the response cache's
+"""Writes done in batches by a background thread (stores/persistence/write_behind.py): the response cache's
 commits and the usage ledger's appends leave the threads of model calls, and nothing submitted is
 lost or reordered."""
 
@@ -10,10 +10,10 @@ import threading
 
 import pytest
 
-from benchsmith.stores import write_behind
-from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.stores.usage import UsageLedger
-from benchsmith.stores.write_behind import WriteBehind, drain_all
+from benchsmith.stores.persistence import write_behind
+from benchsmith.stores.persistence.llm_cache import LLMCache
+from benchsmith.stores.persistence.usage import UsageLedger
+from benchsmith.stores.persistence.write_behind import WriteBehind, drain_all
 
 
 def submit_from_threads(submit, threads: int, each: int) -> None:
@@ -134,7 +134,7 @@ def test_cache_puts_are_answered_at_once_and_never_committed_by_the_putting_thre
 
 def test_ledger_lines_from_many_threads_are_whole_and_counted_once(tmp_path, monkeypatch):
     path = tmp_path / "run" / "usage.jsonl"  # its folder made at the first write
-    from benchsmith.stores import usage
+    from benchsmith.stores.persistence import usage
 
     appenders = written_by(monkeypatch, usage, "_append_lines")
     ledger = UsageLedger(path)

@@ -10,7 +10,7 @@ from benchsmith.graphs.ingest import IngestContext
 from benchsmith.graphs.ingest import builder as ingest_builder
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.doc_pages import write_pages
 from tests.embedders import HashingEmbedder
 from tests.synthesis_fixtures import COLLECTION, TOPICS

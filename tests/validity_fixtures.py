@@ -3,9 +3,9 @@
 import functools
 from pathlib import Path
 
-from benchsmith.tools.chunking import chunk_document
-from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.documents import Chunk
+from benchsmith.tools.corpus.chunking import chunk_document
+from benchsmith.tools.corpus.cleaning import clean_documents
+from benchsmith.tools.corpus.documents import Chunk
 from tests.stdlib_corpus import stdlib_documents
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "stdlib-validity.jsonl"

@@ -25,9 +25,9 @@ import bm25s
 import numpy as np
 from bm25s.stopwords import STOPWORDS_EN
 
-from benchsmith.stores.lexical_indexes import StoredBM25
+from benchsmith.stores.formats.trec import Run
+from benchsmith.stores.persistence.lexical_indexes import StoredBM25
 from benchsmith.stores.progress import ProgressCallback
-from benchsmith.stores.trec import Run
 from benchsmith.words import english_stemmer
 
 DEFAULT_K1, DEFAULT_B = 1.5, 0.75
@@ -157,7 +157,7 @@ class BM25Index:
         return self._dense_columns
 
     def stored(self) -> StoredBM25:
-        """The index as stores.lexical_indexes keeps it."""
+        """The index as stores.persistence.lexical_indexes keeps it."""
         columns = len(self.model.scores["indptr"]) - 1  # the empty token bm25s adds has no column
         vocabulary = [
             term for term, number in sorted(self.model.vocab_dict.items(), key=lambda item: item[1]) if number < columns

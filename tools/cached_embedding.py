@@ -1,6 +1,6 @@
 """Vectors of an in-process embedder kept in the workspace's embedding cache, so a text is
 embedded once per embedder whatever job asks: chunk ids and texts are the same in every job
-(tools/documents.py), so the chunks ``benchsmith ingest`` embedded are not embedded again by
+(tools/corpus/documents.py), so the chunks ``benchsmith ingest`` embedded are not embedded again by
 a configuration search (or a nugget benchmark) over the same tree.
 
 Keys are a SHA-256 over the embedder's name and the text. Server embedders (agents/seam/embeddings.py)
@@ -14,9 +14,9 @@ from hashlib import sha256
 
 import numpy as np
 
-from benchsmith.stores.embedding_cache import EmbeddingCache, workspace_embedding_cache
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import Embedder
+from benchsmith.stores.persistence.embedding_cache import EmbeddingCache, workspace_embedding_cache
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.retrieval.embedding import Embedder
 
 
 class CachedEmbedder:

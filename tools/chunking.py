@@ -17,7 +17,7 @@ prose of the section before it, and no chunk ends on a dangling heading.
 A chunk's title is its heading path: the nearest headings above its first line that is
 not itself a heading, outermost first (``Guide › Installation › From source``; for
 Python, ``json.decoder › JSONDecoder.decode``), from the headings cleaning recorded. Its
-id is its document's path and its byte span (:func:`tools.documents.chunk_ids`), the one id
+id is its document's path and its byte span (:func:`tools.corpus.documents.chunk_ids`), the one id
 scheme of every job: :func:`chunk_document` is the one function that splits a document.
 
 An RST title is its overline (if any), its text and its underline together, so no chunk ever
@@ -32,9 +32,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
 from benchsmith.stores.progress import ProgressCallback
+from benchsmith.tools.corpus.documents import Chunk, Document, chunk_ids, note_document_id
 from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
-from benchsmith.tools.documents import Chunk, Document, chunk_ids, note_document_id
-from benchsmith.tools.headings import PATH_SEPARATOR, heading_path
+from benchsmith.tools.text.headings import PATH_SEPARATOR, heading_path
 
 SECTIONED_KINDS = {"markdown", "notebook", "rst", "html"}
 

@@ -3,7 +3,7 @@
 A strategy is a :class:`ChunkingSpec`:
 
 * ``size``: target characters per chunk, split by the one chunker,
-  :func:`tools.chunking.chunk_document` (paragraph, line, sentence, clause, space; class and
+  :func:`tools.corpus.chunking.chunk_document` (paragraph, line, sentence, clause, space; class and
   function boundaries for code; headings of marked-up pages; no word cut); ``None`` keeps
   every document whole;
 * ``overlap``: characters consecutive chunks of a document share (0: none);
@@ -17,7 +17,7 @@ A strategy is a :class:`ChunkingSpec`:
 Written ``whole`` or ``size=512,overlap=64,merge=100,split_above=4000`` (keys in any order,
 defaults left out); the same text in a YAML space may be a mapping with those keys.
 
-Chunk ids are those of every job (:func:`tools.documents.chunk_ids`): ``<path>:<start>-<end>``
+Chunk ids are those of every job (:func:`tools.corpus.documents.chunk_ids`): ``<path>:<start>-<end>``
 in bytes of the cleaned file, so ``size=1024`` (ingestion's chunk size) gives the chunks and
 ids of ``benchsmith ingest`` (and its short chunks besides) and reuses their embeddings; a
 BEIR passage kept whole keeps its id, so run files of whole-document chunkings of a BEIR
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchsmith.stores.errors import InputError
-from benchsmith.tools.chunking import DEFAULT_MIN_CHARS, check_document_ids, chunk_document
-from benchsmith.tools.documents import Document, content_id
+from benchsmith.tools.corpus.chunking import DEFAULT_MIN_CHARS, check_document_ids, chunk_document
+from benchsmith.tools.corpus.documents import Document, content_id
 
 WHOLE = "whole"
 KEYS = {
@@ -133,7 +133,7 @@ class SelectChunk:
         return content_id(self.text)
 
     def metadata(self) -> dict[str, Any]:
-        """What metadata filters read (tools/metadata_filters.py)."""
+        """What metadata filters read (tools/retrieval/metadata_filters.py)."""
         return {
             "doc_id": self.doc_id,
             "title": self.title,

@@ -3,8 +3,8 @@ and record the headings each part of the text sits under.
 
 Per kind:
 
-* Markdown, MyST and notebooks (``tools.markdown_text``), reStructuredText with Sphinx
-  roles and directives (``tools.rst_text``), HTML (``tools.html_text``): roles keep their
+* Markdown, MyST and notebooks (``tools.text.markdown_text``), reStructuredText with Sphinx
+  roles and directives (``tools.text.rst_text``), HTML (``tools.text.html_text``): roles keep their
   readable text, links their text, code blocks their code (fenced, with its language);
   directive syntax, toctrees, comments, targets, file-level field lists, front matter
   and lists made only of links go.
@@ -32,18 +32,18 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 
-from benchsmith.tools.documents import Document
-from benchsmith.tools.headings import (
+from benchsmith.tools.corpus.documents import Document
+from benchsmith.tools.text.headings import (
     MARK_END,
     MARK_START,
     mark_docstring_sections,
     mark_python_structure,
     split_headings,
 )
-from benchsmith.tools.html_text import html_page
-from benchsmith.tools.markdown_text import markdown_to_text
-from benchsmith.tools.page_kinds import PageProfile, page_kind, source_profile
-from benchsmith.tools.rst_text import rst_to_text
+from benchsmith.tools.text.html_text import html_page
+from benchsmith.tools.text.markdown_text import markdown_to_text
+from benchsmith.tools.text.page_kinds import PageProfile, page_kind, source_profile
+from benchsmith.tools.text.rst_text import rst_to_text
 from benchsmith.words import WORD
 
 CODE_KINDS = {"python"}
@@ -116,12 +116,12 @@ def clean_text(text: str, kind: str) -> str:
 
 
 def _marked_text(document: Document) -> str:
-    """Cleaned text with heading markers (see ``tools.headings``)."""
+    """Cleaned text with heading markers (see ``tools.text.headings``)."""
     return _marked_text_and_profile(document, profiled=False)[0]
 
 
 def _marked_text_and_profile(document: Document, profiled: bool = True) -> tuple[str, PageProfile | None]:
-    """:func:`_marked_text`, and the measures of the page its page kind is judged on (``tools.page_kinds``)."""
+    """:func:`_marked_text`, and the measures of the page its page kind is judged on (``tools.text.page_kinds``)."""
     kind = document.kind
     text = document.text.replace("\r\n", "\n").replace("\r", "\n")
     text = unicodedata.normalize("NFC", text.replace(MARK_START, "").replace(MARK_END, ""))

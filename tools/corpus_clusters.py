@@ -1,9 +1,9 @@
 """Cluster a stored collection: read its embeddings from Chroma, run the greedy traversal
-(tools/clustering.py), persist the clusters of chunk ids in the workspace.
+(tools/corpus/clustering.py), persist the clusters of chunk ids in the workspace.
 
-A clustering may walk the chunks of some page kinds only (``page_kinds``, tools/page_kinds.py:
+A clustering may walk the chunks of some page kinds only (``page_kinds``, tools/text/page_kinds.py:
 synthesis leaves changelogs out unless asked); a chunk stored without a page kind counts as
-narrative. Such a clustering is stored under a name of its own (stores/clusters.py)."""
+narrative. Such a clustering is stored under a name of its own (stores/persistence/clusters.py)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
-from benchsmith.stores.clusters import StoredClustering, find_clustering, save_clustering
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.spooled_texts import SpooledTexts
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.clustering import greedy_traversal_clusters, mean_consecutive_similarity
+from benchsmith.stores.persistence.clusters import StoredClustering, find_clustering, save_clustering
+from benchsmith.stores.persistence.spooled_texts import SpooledTexts
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.clustering import greedy_traversal_clusters, mean_consecutive_similarity
 from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_CLUSTER_SIZE
-from benchsmith.tools.page_kinds import PAGE_KINDS, chunk_page_kind
+from benchsmith.tools.text.page_kinds import PAGE_KINDS, chunk_page_kind
 
 
 def stored_vectors(store: VectorStore) -> tuple[list[str], np.ndarray]:

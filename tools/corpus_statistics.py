@@ -1,5 +1,5 @@
 """A collection's word and similarity statistics, computed once and kept in the workspace
-(stores/corpus_stats.py).
+(stores/persistence/corpus_stats.py).
 
 Words are lower-cased ``\\w+`` tokens (benchsmith/words.py ``words``), the tokenization of
 the baseline agents. The random-pair similarity is the mean and standard deviation of
@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from benchsmith.stores.corpus_stats import CorpusStatistics, load_corpus_stats, save_corpus_stats
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.corpus_stats import CorpusStatistics, load_corpus_stats, save_corpus_stats
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.words import words
 
 RANDOM_PAIRS = 2000

@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 from datasketch import MinHash, MinHashLSH
 
-from benchsmith.stores.bounded_cache import BoundedCache
+from benchsmith.stores.persistence.bounded_cache import BoundedCache
 from benchsmith.stores.progress import ProgressCallback
+from benchsmith.tools.corpus.documents import page_of
 from benchsmith.tools.defaults import DEFAULT_DEDUP_NUM_PERM, DEFAULT_DEDUP_THRESHOLD
-from benchsmith.tools.documents import page_of
 
 SHINGLE_SIZE = 5
 CANDIDATE_MARGIN = 0.2

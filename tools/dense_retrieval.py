@@ -1,7 +1,7 @@
 """Dense retrieval: exact inner-product search over the vectors of a Chroma collection.
 
 The vectors live in Chroma (one collection per embedder, filled on demand, see
-:mod:`tools.indexing`); the search reads them once into a matrix and ranks every document
+:mod:`tools.retrieval.indexing`); the search reads them once into a matrix and ranks every document
 for each query (cosine similarity of L2-normalized vectors). Exact on purpose: an evaluation
 should measure the embedder, not an index's approximation. Measured by
 ``benchmarks/evaluate.py`` on 50,000 vectors, Chroma's HNSW query at depth 1,000 returned 81%
@@ -14,9 +14,9 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
+from benchsmith.stores.formats.trec import Run
+from benchsmith.stores.persistence.vectors import VectorStore
 from benchsmith.stores.progress import ProgressCallback
-from benchsmith.stores.trec import Run
-from benchsmith.stores.vectors import VectorStore
 
 QUERY_BATCH = 256
 DOCUMENT_BLOCK = 1 << 16  # matrix rows scored at once: 64 MB of scores for a batch of queries

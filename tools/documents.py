@@ -1,8 +1,8 @@
 """The records that flow through ingestion, and their JSON form in the run directory.
 
-A cleaned :class:`Document` carries its page kind (``tools.page_kinds``), which each of its chunks
+A cleaned :class:`Document` carries its page kind (``tools.text.page_kinds``), which each of its chunks
 keeps (``page_kind`` in Chroma's metadata), and its headings as ``[offset, level, title]`` into its
-text (``tools.headings``); a :class:`Chunk`'s ``title`` is its heading path (page title ›
+text (``tools.text.headings``); a :class:`Chunk`'s ``title`` is its heading path (page title ›
 section › subsection) and its ``source`` the file it came from.
 
 Every job names a chunk of a file the same way (:func:`chunk_ids`): ``<path>:<start>-<end>``,
@@ -69,7 +69,7 @@ class Document:
     text: str
     # [offset into text, level (1 = page title), title], in text order; set by cleaning.
     headings: list[list[Any]] = field(default_factory=list)
-    # narrative, api, changelog or index (tools/page_kinds.py); set by cleaning.
+    # narrative, api, changelog or index (tools/text/page_kinds.py); set by cleaning.
     page_kind: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -87,7 +87,7 @@ class Chunk:
     start: int
     end: int
     quality: float | None = None
-    page_kind: str | None = None  # its document's (tools/page_kinds.py)
+    page_kind: str | None = None  # its document's (tools/text/page_kinds.py)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -28,7 +28,7 @@ from typing import Literal
 
 import numpy as np
 
-from benchsmith.stores.trec import Run
+from benchsmith.stores.formats.trec import Run
 
 FusionMethod = Literal["rrf", "combsum", "wsum"]
 FUSION_METHODS: tuple[str, ...] = ("rrf", "combsum", "wsum")

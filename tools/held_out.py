@@ -4,7 +4,7 @@ An unanswerable turn asks about chunks held out of the benchmark's corpus: the q
 unanswerable only if no exported document carries their text. A copy of a held-out chunk
 (the same passage under another heading, in another file) would answer it, so every document
 whose MinHash Jaccard with a held-out chunk is at least the dedup threshold (0.8) is left out
-too: the shingling, the LSH candidate margin and the exact check of tools/dedup.py, so
+too: the shingling, the LSH candidate margin and the exact check of tools/corpus/dedup.py, so
 "near-duplicate" means the same here as at ingestion.
 
 Labels made over the whole collection (a user's own questions, for `validate`) may name such a
@@ -24,8 +24,8 @@ import numpy as np
 from datasketch import MinHash, MinHashLSH
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.integrity import EXAMPLES
-from benchsmith.tools.dedup import BATCH, CANDIDATE_MARGIN, DuplicateMatch, _fingerprint, char_shingles, jaccard
+from benchsmith.stores.formats.integrity import EXAMPLES
+from benchsmith.tools.corpus.dedup import BATCH, CANDIDATE_MARGIN, DuplicateMatch, _fingerprint, char_shingles, jaccard
 from benchsmith.tools.defaults import DEFAULT_DEDUP_NUM_PERM, DEFAULT_DEDUP_THRESHOLD
 
 

@@ -3,7 +3,7 @@
 Hidden: script, style, head, navigation, header, footer, forms, and elements whose class
 or role says they are navigation (Sphinx's sidebars, related bars, ``¶`` header links,
 viewcode's ``[source]`` links, toctree wrappers, breadcrumbs; ``role="navigation"``).
-``<h1>``–``<h6>`` become heading markers (``tools.headings``); ``<pre>`` keeps its lines, fenced
+``<h1>``–``<h6>`` become heading markers (``tools.text.headings``); ``<pre>`` keeps its lines, fenced
 with the language that a Sphinx ``highlight-LANG`` or ``language-LANG`` class names.
 
 An API entry of a Sphinx build (``<dt class="sig" id="requests.Response.close">close()</dt>``)
@@ -12,7 +12,7 @@ name under its class, which the text alone would lose. A table row becomes one l
 cells between ``|`` (``| NormalizeWhiteSpace | built-in | Normalizes whitespace |``), so a
 reader (and the chunk's units) still sees cells, not one run-on sentence.
 
-:func:`html_page` also measures the page for its page kind (``tools.page_kinds``): how much of
+:func:`html_page` also measures the page for its page kind (``tools.text.page_kinds``): how much of
 its visible text sits inside API object descriptions (Sphinx's ``<dl class="py function">``, the
 ``<dl class="class">`` of Sphinx before 4, mkdocstrings' ``<div class="doc doc-object">``) and
 inside links, counting a toctree's entries (hidden from the text, but the page's links all the same).
@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from benchsmith.tools.headings import heading_marker
-from benchsmith.tools.page_kinds import PageProfile
-from benchsmith.tools.sphinx_markup import fenced_code
+from benchsmith.tools.text.headings import heading_marker
+from benchsmith.tools.text.page_kinds import PageProfile
+from benchsmith.tools.text.sphinx_markup import fenced_code
 
 HIDDEN_TAGS = {
     "script",

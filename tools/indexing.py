@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from benchsmith.stores.persistence.vectors import MAX_UPSERT_BATCH, VectorStore
 from benchsmith.stores.progress import ProgressCallback
-from benchsmith.stores.vectors import MAX_UPSERT_BATCH, VectorStore
-from benchsmith.tools.embedding import Embedder
+from benchsmith.tools.retrieval.embedding import Embedder
 
 
 @dataclass

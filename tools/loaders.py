@@ -14,12 +14,12 @@ cleaning finds its first heading; its path is the document's id and source. A
 missing path, a malformed JSONL line or a corpus with no documents stops with an
 :class:`~stores.errors.InputError` that names the file (and line).
 
-A folder is walked by ``tools.tree_walk`` (symbolic links to folders inside it followed, each
+A folder is walked by ``tools.corpus.tree_walk`` (symbolic links to folders inside it followed, each
 real file read once: another path to a file already read is listed as "symbolic link to a file
-already read"). Built documentation trees are read as their pages, once (``tools.built_trees``):
+already read"). Built documentation trees are read as their pages, once (``tools.corpus.built_trees``):
 a Sphinx or MkDocs build's sources, static assets, viewcode listings, search, index and 404 pages,
 and a page's source beside its built page (an AsciiDoc ``X.txt`` beside ``X.html``), are listed
-with their reasons. ``--include`` / ``--exclude`` globs (``tools.path_patterns``) choose among a
+with their reasons. ``--include`` / ``--exclude`` globs (``tools.corpus.path_patterns``) choose among a
 folder's files; :attr:`LoadResult.warnings` names a pattern that matched nothing.
 """
 
@@ -35,14 +35,14 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import json_kind, read_jsonl
+from benchsmith.stores.persistence.jsonl import json_kind, read_jsonl
 from benchsmith.stores.progress import ProgressCallback
-from benchsmith.tools.built_trees import BuiltTrees
-from benchsmith.tools.cleaning import redirect_notice
+from benchsmith.tools.corpus.built_trees import BuiltTrees
+from benchsmith.tools.corpus.cleaning import redirect_notice
+from benchsmith.tools.corpus.documents import Document, DocumentKind, SkippedFile, note_document_id, skipped_groups
+from benchsmith.tools.corpus.path_patterns import PathPatterns
+from benchsmith.tools.corpus.tree_walk import WalkedFile, walk_tree
 from benchsmith.tools.defaults import MAX_DOCUMENT_BYTES
-from benchsmith.tools.documents import Document, DocumentKind, SkippedFile, note_document_id, skipped_groups
-from benchsmith.tools.path_patterns import PathPatterns
-from benchsmith.tools.tree_walk import WalkedFile, walk_tree
 
 STDLIB_SOURCE = "stdlib"
 KIND_BY_SUFFIX: dict[str, DocumentKind] = {
@@ -166,7 +166,7 @@ def _iter_source(source: str, patterns: PathPatterns) -> Iterator[Document | Ski
 
 
 def _iter_directory(root: Path, patterns: PathPatterns) -> Iterator[Document | SkippedFile]:
-    """The folder's files (``tools.tree_walk``): those reached without a symbolic link first, then
+    """The folder's files (``tools.corpus.tree_walk``): those reached without a symbolic link first, then
     those reached through one, so a real file is read under its own path and a link to it is listed."""
     walked = walk_tree(root)
     yield from walked.skipped
@@ -293,7 +293,7 @@ def _iter_beir_source(path: Path) -> Iterator[Document]:
 
 def beir_documents(records: Iterable[tuple[int, dict[str, Any]]], path: Path) -> Iterator[tuple[int, int, Document]]:
     """``(row, line number, document)`` of BEIR records given as ``(line number, record)``: row
-    counts the records (0-based), so a reader that notes rows (stores.jsonl.JsonlRows) can read one
+    counts the records (0-based), so a reader that notes rows (stores.persistence.jsonl.JsonlRows) can read one
     back. A document of blank text is skipped; a record without ``_id`` or ``text`` is an InputError."""
     for row, (line_number, record) in enumerate(records):
         doc_id, text = record.get("_id"), record.get("text")

@@ -2,9 +2,9 @@
 
 A line-based converter, tolerant of extensions it does not know (see ``rst_text``):
 
-* ATX (``#``) and setext headings become heading markers (``tools.headings``).
+* ATX (``#``) and setext headings become heading markers (``tools.text.headings``).
 * Fenced code keeps its code, fenced with its language. MyST directive fences
-  (```` ```{name} ```` and ``:::{name}``, which nest) go by the kind ``tools.sphinx_markup`` gives
+  (```` ```{name} ```` and ``:::{name}``, which nest) go by the kind ``tools.text.sphinx_markup`` gives
   them: code kept as code, admonitions and containers keep their text, toctrees and
   directives with no reader text go; their ``:option:`` lines and YAML option blocks go;
   ``{eval-rst}`` content is converted as reStructuredText.
@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 import textwrap
 
-from benchsmith.tools.headings import heading_marker
-from benchsmith.tools.rst_text import rst_to_text
-from benchsmith.tools.sphinx_markup import (
+from benchsmith.tools.text.headings import heading_marker
+from benchsmith.tools.text.rst_text import rst_to_text
+from benchsmith.tools.text.sphinx_markup import (
     code_language,
     directive_kind,
     fenced_code,

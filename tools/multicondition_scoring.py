@@ -12,7 +12,7 @@ Scorers (``--retriever`` / ``--rerank``):
 
 * ``dense[:MODEL]``: cosine similarity of L2-normalized embeddings;
 * ``rerank:MODEL``: a cross-encoder's score of each pair;
-* ``bm25-corpus``: BM25 (tools/bm25.py: Lucene's formula, stemmed) with IDF over the whole
+* ``bm25-corpus``: BM25 (tools/retrieval/bm25.py: Lucene's formula, stemmed) with IDF over the whole
   dataset corpus, every distinct document of every row;
 * ``bm25-row``: BM25 with IDF over the group's own candidates only, as the reference's BM25.py
   builds one index per group (there with rank_bm25's BM25Okapi on whitespace tokens).
@@ -27,12 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.multiconir import DatasetRow, LadderScores, Task1Scores
+from benchsmith.stores.formats.multiconir import DatasetRow, LadderScores, Task1Scores
 from benchsmith.stores.progress import ProgressCallback
-from benchsmith.tools.bm25 import BM25Index
-from benchsmith.tools.embedding import Embedder
-from benchsmith.tools.rerank import PairScorer
-from benchsmith.tools.retriever_specs import parse_retriever
+from benchsmith.tools.retrieval.bm25 import BM25Index
+from benchsmith.tools.retrieval.embedding import Embedder
+from benchsmith.tools.retrieval.rerank import PairScorer
+from benchsmith.tools.retrieval.retriever_specs import parse_retriever
 
 Group = tuple[str, Sequence[str]]  # a query and its candidates
 BM25_VARIANTS = {

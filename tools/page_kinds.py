@@ -101,7 +101,7 @@ def page_kind(
 ) -> PageKind:
     """The page kind of a document (see the module docstring): ``path`` relative to its corpus,
     ``kind`` the document kind, ``headings`` its ``[offset, level, title]``, ``profile`` its measures
-    (:func:`source_profile` of a source, ``tools.html_text.html_page``'s of a page; None: none taken)."""
+    (:func:`source_profile` of a source, ``tools.text.html_text.html_page``'s of a page; None: none taken)."""
     if kind in ("stdlib", "python"):
         return "api"
     if profile is not None and is_api_page(profile):

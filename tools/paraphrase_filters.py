@@ -22,7 +22,7 @@ import numpy as np
 import sacrebleu
 
 from benchsmith.tools.defaults import DEFAULT_MAX_SENTENCE_SCORE, DEFAULT_PARAPHRASE_MIN_SIMILARITY
-from benchsmith.tools.embedding import Embedder
+from benchsmith.tools.retrieval.embedding import Embedder
 
 OverlapMetric = Literal["bleu", "chrf"]
 OVERLAP_METRICS = ("bleu", "chrf")

@@ -11,10 +11,10 @@ Every technique is retrieved by BM25 and by a dense retriever; the two runs are 
 top ``depth`` documents of each technique's fused run go into the pool, which is their union.
 
 Fusion first sorts each run by score and keeps its top ``depth`` documents, then fuses them
-with :func:`tools.fusion.fuse_runs` (numpy, safe in parallel pooling workers): ``combsum``
+with :func:`tools.retrieval.fusion.fuse_runs` (numpy, safe in parallel pooling workers): ``combsum``
 (min-max normalize each run's scores and sum them, FreshStack's "normalized sum"; Fox and
 Shaw, TREC-2 1994) by default, ``rrf`` (Σ 1 / (60 + rank); Cormack, Clarke and Büttcher,
-SIGIR 2009) offered, with the formulas and tie rules of :mod:`tools.fusion`. The cut before
+SIGIR 2009) offered, with the formulas and tie rules of :mod:`tools.retrieval.fusion`. The cut before
 fusing matters: ranks and min-max bounds are those of each run's top ``depth``.
 FreshStack's reference (``freshstack.util.fusion``) keeps the first ``depth`` documents of each
 run in insertion order and normalizes those: for a run that is not already sorted, that is
@@ -26,9 +26,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from benchsmith.stores.trec import Run
+from benchsmith.stores.formats.trec import Run
 from benchsmith.tools.defaults import MAX_POOL_BATCH_SIZE
-from benchsmith.tools.fusion import fuse_runs
+from benchsmith.tools.retrieval.fusion import fuse_runs
 
 Setting = Literal["inference", "oracle"]
 TECHNIQUES: dict[str, Setting] = {

@@ -16,8 +16,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.qa_pairs import QAPair, check_query_id, read_qa_jsonl
-from benchsmith.stores.stackexchange import read_posts_xml
+from benchsmith.stores.formats.qa_pairs import QAPair, check_query_id, read_qa_jsonl
+from benchsmith.stores.formats.stackexchange import read_posts_xml
 
 HIDDEN = {"script", "style", "head", "template", "svg", "noscript"}
 BLOCK = {

@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from benchsmith.history import Exchange, query_text
-from benchsmith.stores.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
 
 HISTORY_MODES = ("full", "last:K", "current", "rewrite", "oracle")
 LAST_K = re.compile(r"last:(\d+)")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from benchsmith.stores.formats.trec import Run
 from benchsmith.stores.progress import ProgressCallback
-from benchsmith.stores.trec import Run
 from benchsmith.tools.offline import offline_environment
 
 DEFAULT_RERANK_DEPTH = 100

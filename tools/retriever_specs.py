@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchsmith.stores.errors import InputError
-from benchsmith.tools.fusion import FUSION_METHODS
-from benchsmith.tools.query_building import HistoryMode
+from benchsmith.tools.retrieval.fusion import FUSION_METHODS
+from benchsmith.tools.retrieval.query_building import HistoryMode
 
 HYBRID = re.compile(r"hybrid:(\w+)\((.*)\)")
 FILE_UNSAFE = re.compile(r"[^A-Za-z0-9._=-]+")

@@ -6,12 +6,12 @@ content and an unknown role its text, rather than failing as docutils would with
 project's ``conf.py``.
 
 * Section titles (underlined, or over- and underlined) become heading markers
-  (``tools.headings``); levels follow the order in which adornment styles first appear,
+  (``tools.text.headings``); levels follow the order in which adornment styles first appear,
   as in docutils.
-* Roles keep their readable text (``tools.sphinx_markup.role_text``); hyperlinks
+* Roles keep their readable text (``tools.text.sphinx_markup.role_text``); hyperlinks
   (```text <url>`_``) their text; inline literals, emphasis, substitutions
   (``.. |name| replace::`` definitions are applied) and footnote references are resolved.
-* Directives by kind (``tools.sphinx_markup.directive_kind``): code blocks, ``::`` literal
+* Directives by kind (``tools.text.sphinx_markup.directive_kind``): code blocks, ``::`` literal
   blocks and doctest blocks keep their code, fenced with its language; admonitions and
   other containers keep their text; toctrees and directives with no reader text go.
 * Comments, hyperlink targets (``.. _label:``, ``__ url``), substitution definitions, transitions,
@@ -23,8 +23,8 @@ from __future__ import annotations
 import re
 import textwrap
 
-from benchsmith.tools.headings import heading_marker
-from benchsmith.tools.sphinx_markup import (
+from benchsmith.tools.text.headings import heading_marker
+from benchsmith.tools.text.sphinx_markup import (
     code_language,
     directive_kind,
     fenced_code,

@@ -1,9 +1,9 @@
 """A corpus of chunks that say where they come from: a directory or a git checkout (or the
 ``stdlib`` source) split into chunks whose ids are their path and byte span.
 
-Each chunk's id is ``<path>:<start>-<end>`` (:func:`tools.documents.chunk_ids`): the file's
+Each chunk's id is ``<path>:<start>-<end>`` (:func:`tools.corpus.documents.chunk_ids`): the file's
 path relative to the corpus root and the chunk's byte offsets in the UTF-8 text ingestion
-reads from the file, cleaned (:func:`tools.cleaning.clean_documents`; for ``stdlib``, the
+reads from the file, cleaned (:func:`tools.corpus.cleaning.clean_documents`; for ``stdlib``, the
 module's assembled documentation, whose path is the module name). The same files always give
 the same ids, in any run and in every job: ``benchsmith ingest`` names its chunks the same way,
 so a nugget benchmark, a configuration search and an ingested collection of one tree share
@@ -11,7 +11,7 @@ their ids (and their embeddings). Characters that would break a TREC file or the
 (whitespace, ``:``, ``%``) are percent-encoded.
 
 Every kind but BEIR is cleaned and split by the ingest chunker
-(:func:`tools.chunking.chunk_document`): Python at class and function definitions; Markdown,
+(:func:`tools.corpus.chunking.chunk_document`): Python at class and function definitions; Markdown,
 reStructuredText, HTML and notebooks at their headings, then paragraphs, lines and sentences;
 other text at paragraphs, lines and sentences. A BEIR corpus (a directory holding
 ``corpus.jsonl``, or the file) is taken as it is: its documents already are passages, and
@@ -28,10 +28,10 @@ from typing import Any
 
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.progress import ProgressCallback
-from benchsmith.tools.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS, chunk_document
-from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.documents import Document, SkippedFile, byte_spans
-from benchsmith.tools.loaders import load_sources
+from benchsmith.tools.corpus.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS, chunk_document
+from benchsmith.tools.corpus.cleaning import clean_documents
+from benchsmith.tools.corpus.documents import Document, SkippedFile, byte_spans
+from benchsmith.tools.corpus.loaders import load_sources
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class SourceChunk:
     path: str
     start: int  # byte offsets in the file's cleaned UTF-8 text; -1 for BEIR documents
     end: int
-    page_kind: str | None = None  # tools/page_kinds.py; None for BEIR documents
+    page_kind: str | None = None  # tools/text/page_kinds.py; None for BEIR documents
 
     def to_beir(self) -> dict[str, Any]:
         metadata: dict[str, Any] = {"path": self.path, "start": self.start, "end": self.end}

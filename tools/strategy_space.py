@@ -2,14 +2,14 @@
 
 Six dimensions, each a list of levels (the first level is the baseline):
 
-* ``chunking``: ``whole`` or ``size=N[,overlap=N][,merge=N][,split_above=N]`` (tools/chunking_strategies.py);
-* ``retriever``: the ``--retriever`` grammar of tools/retriever_specs.py (``bm25``,
+* ``chunking``: ``whole`` or ``size=N[,overlap=N][,merge=N][,split_above=N]`` (tools/retrieval/chunking_strategies.py);
+* ``retriever``: the ``--retriever`` grammar of tools/retrieval/retriever_specs.py (``bm25``,
   ``dense[:MODEL]``, ``hybrid:rrf(dense,bm25)``, ``hybrid:wsum(dense=0.7,bm25=0.3)``...);
 * ``rewrite``: ``none`` (the query as asked; a conversational one with its history),
   ``rewrite`` (a model's self-contained rewrite, agents/rewriter.py) or ``expand:N`` (the
   query plus up to N alternative queries a model writes, their results fused by RRF);
 * ``rerank``: ``none`` or a cross-encoder (name, path or registered name);
-* ``filter``: ``none`` or metadata predicates (tools/metadata_filters.py);
+* ``filter``: ``none`` or metadata predicates (tools/retrieval/metadata_filters.py);
 * ``top_k``: chunks the configuration hands to the generator.
 
 Search: ``grid`` (every combination) or ``staged``, greedy per dimension in a given order
@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchsmith.stores.errors import InputError
-from benchsmith.tools.chunking_strategies import ChunkingSpec, parse_chunking
 from benchsmith.tools.defaults import MAX_TOP_K
-from benchsmith.tools.metadata_filters import NONE, MetadataFilter, parse_filter
-from benchsmith.tools.retriever_specs import RetrieverSpec, parse_retriever
+from benchsmith.tools.retrieval.chunking_strategies import ChunkingSpec, parse_chunking
+from benchsmith.tools.retrieval.metadata_filters import NONE, MetadataFilter, parse_filter
+from benchsmith.tools.retrieval.retriever_specs import RetrieverSpec, parse_retriever
 
 DIMENSIONS = ("chunking", "retriever", "rewrite", "rerank", "filter", "top_k")
 DEFAULT_LEVELS: dict[str, list[Any]] = {

@@ -17,7 +17,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchsmith.tools.documents import SkippedFile
+from benchsmith.tools.corpus.documents import SkippedFile
 
 LINK_OUTSIDE_REASON = "symbolic link to a folder outside the source folder (not followed)"
 LINK_LOOP_REASON = "symbolic link to a folder that holds it (not followed)"

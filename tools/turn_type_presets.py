@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from benchsmith.tools.dialogue_walk import DEMO_QUESTION_TYPES
+from benchsmith.tools.benchmark.dialogue_walk import DEMO_QUESTION_TYPES
 
 
 @dataclass(frozen=True)

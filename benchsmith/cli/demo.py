@@ -41,7 +41,7 @@ def demo(workspace: WorkspaceOption = None) -> None:
     ingest(["stdlib"], collection=DEMO_COLLECTION, run_id=DEMO_RUN_IDS["ingest"], workspace=workspace)
     cluster(collection=DEMO_COLLECTION, workspace=workspace)
     # Every turn type and question type (issue 22) at rates that show each in 120 turns: the demo
-    # preset (tools/turn_type_presets.py); the defaults are 0 so that a plain synthesize run makes
+    # preset (tools/benchmark/turn_type_presets.py); the defaults are 0 so that a plain synthesize run makes
     # the benchmarks it made before.
     synthesize(
         collection=DEMO_COLLECTION,

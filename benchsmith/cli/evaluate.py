@@ -23,7 +23,7 @@ from benchsmith.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, 
 from benchsmith.evals.defaults import DEFAULT_MEASURES
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.jobs.defaults import EVALUATE_HISTORIES, EVALUATE_RETRIEVERS
-from benchsmith.stores.files import write_json_atomic
+from benchsmith.stores.persistence.files import write_json_atomic
 from benchsmith.tools.offline import offline_environment
 
 if TYPE_CHECKING:

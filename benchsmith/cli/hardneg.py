@@ -15,7 +15,7 @@ from benchsmith.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.hardneg import HardnegContext
 from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext
 from benchsmith.jobs.defaults import HARDNEG_SCORERS
-from benchsmith.stores.files import write_json_atomic
+from benchsmith.stores.persistence.files import write_json_atomic
 from benchsmith.tools.offline import offline_environment
 
 if TYPE_CHECKING:

@@ -13,11 +13,11 @@ from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.ingest import IngestContext
 from benchsmith.jobs.defaults import INGEST_COLLECTION
-from benchsmith.tools.documents import skipped_groups
+from benchsmith.tools.corpus.documents import skipped_groups
 
 if TYPE_CHECKING:
     from benchsmith.jobs.ingest import IngestPreview, IngestResult
-    from benchsmith.tools.dedup import PageLoss
+    from benchsmith.tools.corpus.dedup import PageLoss
 
 # The jobs load when the command runs (benchsmith/cli/deferred.py): --help and start-up stay free of models,
 # Chroma, torch and scipy. Result types are for annotations only.

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from benchsmith.cli.console import console, guarded, print_estimate, run_reported, shown
 from benchsmith.cli.settings import RunOptions
-from benchsmith.stores.runs import new_run_id
+from benchsmith.stores.persistence.runs import new_run_id
 from benchsmith.tools.offline import offline_environment
 
 Result = TypeVar("Result")

@@ -8,8 +8,8 @@ from typing import Any
 
 from benchsmith.cli.console import DatabaseOption, Table, WorkspaceOption, console, guarded, shown
 from benchsmith.jobs.registry import items_of_job
-from benchsmith.stores.runs import RunDirectory, list_runs
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.runs import RunDirectory, list_runs
+from benchsmith.stores.persistence.workspace import Workspace
 
 STATUS_STYLES = {"finished": "green", "crashed": "red", "interrupted": "red", "running": "yellow"}
 
@@ -90,8 +90,8 @@ def _items(job: str, summary: dict[str, Any], progress: dict[str, dict[str, int]
 
 
 def print_shared_runs(database: str) -> None:
-    from benchsmith.stores.postgres_runs import list_runs as list_shared_runs
-    from benchsmith.stores.postgres_runs import run_activity
+    from benchsmith.stores.persistence.postgres_runs import list_runs as list_shared_runs
+    from benchsmith.stores.persistence.postgres_runs import run_activity
 
     records = list_shared_runs(database)
     if not records:

@@ -19,8 +19,8 @@ import typer
 from benchsmith.cli.console import WorkspaceOption, console, fail, shown
 from benchsmith.graphs.runtime.bounds import PORT_BOUNDS
 from benchsmith.jobs.registry import studio_graphs
-from benchsmith.stores.files import write_json_atomic
-from benchsmith.stores.workspace import WORKSPACE_ENV, Workspace
+from benchsmith.stores.persistence.files import write_json_atomic
+from benchsmith.stores.persistence.workspace import WORKSPACE_ENV, Workspace
 
 GRAPHS = studio_graphs()  # every job's graphs (benchsmith/jobs/registry.py)
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 # The jobs load when the command runs (benchsmith/cli/deferred.py): --help and start-up stay free of models,
 # Chroma, torch and scipy. Result types are for annotations only.
-cost_per_conversation = deferred("benchsmith.evals.benchmark_stats", "cost_per_conversation")
+cost_per_conversation = deferred("benchsmith.evals.measures.benchmark_stats", "cost_per_conversation")
 run_synthesis = deferred("benchsmith.jobs.synthesize", "synthesize")
 estimate_synthesis = deferred("benchsmith.jobs.synthesize", "estimate_synthesis")
 

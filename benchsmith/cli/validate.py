@@ -16,9 +16,9 @@ from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.jobs.defaults import VALIDATE_RETRIEVERS
 
 if TYPE_CHECKING:
-    from benchsmith.evals.separability import Separation
+    from benchsmith.evals.measures.separability import Separation
     from benchsmith.jobs.validate import ValidationResult
-    from benchsmith.tools.held_out import HeldOutLabels
+    from benchsmith.tools.corpus.held_out import HeldOutLabels
 
 # The jobs load when the command runs (benchsmith/cli/deferred.py): --help and start-up stay free of models,
 # Chroma, torch and scipy. Result types are for annotations only.

@@ -18,9 +18,9 @@ from benchsmith.graphs.runtime.bounds import MAX_CONCURRENCY, MAX_WORKERS
 from benchsmith.graphs.runtime.settings import StoreOptions
 from benchsmith.jobs.defaults import WORKER_CONCURRENCY
 from benchsmith.jobs.registry import shared_summaries
-from benchsmith.stores.postgres import DATABASE_ENV
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.postgres import DATABASE_ENV
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.offline import offline_environment
 
 # The jobs load when the command runs (benchsmith/cli/deferred.py): --help and start-up stay free of models,

@@ -12,7 +12,7 @@ from typing import Any
 from benchsmith.agents.defaults import StructuredOutput
 from benchsmith.agents.seam.models import BASELINE
 from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
-from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
+from benchsmith.evals.measures.question_form import DEFAULT_MANY_DOCUMENTS
 from benchsmith.graphs.audit.graph import builder
 from benchsmith.graphs.audit.inputs import gold_document
 from benchsmith.graphs.contexts.audit import (
@@ -38,12 +38,12 @@ from benchsmith.jobs.common import (
     stop_if_dry_run,
 )
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.integrity import unknown_ids
-from benchsmith.stores.jsonl import read_json_object
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.integrity import unknown_ids
+from benchsmith.stores.persistence.jsonl import read_json_object
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.query_building import HistoryMode, build_query
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 PROMPT_CHARS = 800  # a judge's instructions and tags
 VERDICT_OUTPUT_TOKENS = 60

@@ -19,10 +19,10 @@ from benchsmith.graphs.runtime.resources import check_embedder_spec, check_model
 from benchsmith.graphs.runtime.runner import AnyGraph, RunOutcome, run_job
 from benchsmith.graphs.runtime.settings import recorded_settings
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.postgres import database_url
-from benchsmith.stores.runs import is_valid_run_id, new_run_id
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.retriever_specs import parse_retriever
+from benchsmith.stores.persistence.postgres import database_url
+from benchsmith.stores.persistence.runs import is_valid_run_id, new_run_id
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.retrieval.retriever_specs import parse_retriever
 
 EventHandler = Callable[[dict[str, Any]], None]
 P = ParamSpec("P")

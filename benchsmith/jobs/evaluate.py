@@ -15,8 +15,7 @@ from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.evals.defaults import DEFAULT_QUERIES_PER_BATCH, DEFAULT_SIGNIFICANCE_RESAMPLES
-from benchsmith.evals.measures import DEFAULT_MEASURES, MeasureResults, UnknownMeasure, parse_measures
-from benchsmith.evals.nugget_measures import (
+from benchsmith.evals.measures.nugget_measures import (
     DEFAULT_NUGGET_MEASURES,
     UnknownNuggetMeasure,
     check_nugget_measures,
@@ -25,6 +24,7 @@ from benchsmith.evals.nugget_measures import (
     query_qrels,
     split_measures,
 )
+from benchsmith.evals.measures.standard import DEFAULT_MEASURES, MeasureResults, UnknownMeasure, parse_measures
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext
 from benchsmith.graphs.evaluate.graph import builder
 from benchsmith.graphs.evaluate.inputs import input_problems, judgments
@@ -48,18 +48,18 @@ from benchsmith.jobs.common import (
     stop_if_dry_run,
 )
 from benchsmith.jobs.defaults import EVALUATE_BATCH_SIZE, EVALUATE_HISTORIES, EVALUATE_RETRIEVERS
-from benchsmith.stores.beir import read_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.integrity import raise_if_strict
-from benchsmith.stores.jsonl import read_json_object
-from benchsmith.stores.nugget_qrels import read_nugget_qrels
-from benchsmith.stores.trec import iter_run_batches, run_file_query_ids, write_sorted_copy
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.beir import read_qrels
+from benchsmith.stores.formats.integrity import raise_if_strict
+from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels
+from benchsmith.stores.formats.trec import iter_run_batches, run_file_query_ids, write_sorted_copy
+from benchsmith.stores.persistence.jsonl import read_json_object
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
-from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
-from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
+from benchsmith.tools.retrieval.query_building import parse_history_mode, require_oracle_rewrites
+from benchsmith.tools.retrieval.rerank import DEFAULT_RERANK_DEPTH
+from benchsmith.tools.retrieval.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
 
 SIGNIFICANCE_TESTS = ("randomization", "t-test")
 REWRITE_OUTPUT_TOKENS = 40

@@ -42,13 +42,13 @@ from benchsmith.jobs.common import (
 )
 from benchsmith.jobs.defaults import HARDNEG_SCORERS
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json_object
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.condition_documents import leading_part
+from benchsmith.stores.persistence.jsonl import read_json_object
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.benchmark.condition_documents import leading_part
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.multicondition_scoring import parse_scorers
+from benchsmith.tools.retrieval.multicondition_scoring import parse_scorers
 
 # Assumed output lengths (tokens) for the dry-run estimate.
 OUTPUT_TOKENS = {"extractor": 40, "writer": 30, "rewriter": 60, "judge": 80}  # extractor and writer: per condition

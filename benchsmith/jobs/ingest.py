@@ -31,12 +31,14 @@ from benchsmith.jobs.common import (
 )
 from benchsmith.jobs.defaults import INGEST_COLLECTION
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.chunking import chunk_document
-from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.dedup import PageLoss, pages_that_lost_chunks
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.chunking import chunk_document
+from benchsmith.tools.corpus.cleaning import clean_documents
+from benchsmith.tools.corpus.dedup import PageLoss, pages_that_lost_chunks
+from benchsmith.tools.corpus.loaders import STDLIB_SOURCE, load_sources
+from benchsmith.tools.corpus.quality import DEFAULT_MIN_QUALITY
 from benchsmith.tools.defaults import (
     DEFAULT_CHUNK_SIZE,
     DEFAULT_DEDUP_NUM_PERM,
@@ -45,9 +47,7 @@ from benchsmith.tools.defaults import (
     DEFAULT_INDEX_BATCH_SIZE,
     DEFAULT_MIN_CHARS,
 )
-from benchsmith.tools.loaders import STDLIB_SOURCE, load_sources
-from benchsmith.tools.page_kinds import DEFAULT_PAGE_KIND
-from benchsmith.tools.quality import DEFAULT_MIN_QUALITY
+from benchsmith.tools.text.page_kinds import DEFAULT_PAGE_KIND
 
 QUALITY_PROMPT_TOKENS = 120  # the LLM quality scorer's instructions, per chunk
 

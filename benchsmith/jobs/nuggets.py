@@ -31,9 +31,10 @@ from benchsmith.jobs.common import (
     stop_if_dry_run,
 )
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json_object
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.jsonl import read_json_object
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.loaders import STDLIB_SOURCE
 from benchsmith.tools.defaults import (
     DEFAULT_CHUNK_SIZE,
     DEFAULT_EMBEDDER,
@@ -41,9 +42,8 @@ from benchsmith.tools.defaults import (
     DEFAULT_POOL_DEPTH,
     MAX_POOL_BATCH_SIZE,
 )
-from benchsmith.tools.loaders import STDLIB_SOURCE
-from benchsmith.tools.pooling import POOL_FUSION_METHODS, TECHNIQUES
-from benchsmith.tools.qa_text import load_qa_pairs, pairs_to_use
+from benchsmith.tools.retrieval.pooling import POOL_FUSION_METHODS, TECHNIQUES
+from benchsmith.tools.text.qa_text import load_qa_pairs, pairs_to_use
 
 PROMPT_CHARS = 900  # an agent's instructions and tags
 OUTPUT_TOKENS = {"nuggets": 250, "sub_questions": 80, "closed_book": 300, "support_per_chunk": 40}

@@ -36,15 +36,15 @@ from benchsmith.jobs.common import (
     shared_arguments,
     stop_if_dry_run,
 )
-from benchsmith.stores.conversational import load_conversational
-from benchsmith.stores.ecast import read_ecast
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json_object
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.conversational import load_conversational
+from benchsmith.stores.formats.ecast import read_ecast
+from benchsmith.stores.persistence.jsonl import read_json_object
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.benchmark.paraphrase_filters import OVERLAP_METRICS
+from benchsmith.tools.benchmark.test_sets import DEFAULT_TEST_SETS
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER, DEFAULT_MAX_SENTENCE_SCORE, DEFAULT_PARAPHRASE_MIN_SIMILARITY
-from benchsmith.tools.paraphrase_filters import OVERLAP_METRICS
-from benchsmith.tools.test_sets import DEFAULT_TEST_SETS
 
 OUTPUT_TOKENS_PER_VARIANT = 25
 JUDGE_OUTPUT_TOKENS = 60

@@ -1,5 +1,5 @@
 """Publishing a synthesized benchmark in a layout others read: MTRAG's conversation layout
-(stores/mtrag.py) or a Hugging Face dataset folder (stores/hf_dataset.py).
+(stores/formats/mtrag.py) or a Hugging Face dataset folder (stores/formats/hf_dataset.py).
 
 It reads the finished synthesis run's ``dialogues.jsonl`` and its exported corpus (held-out
 chunks and their near-duplicates already left out; left out again here, for runs exported
@@ -15,17 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from benchsmith.evals.turn_labels import label_counts
+from benchsmith.evals.measures.turn_labels import label_counts
 from benchsmith.graphs.synthesis.state import BEIR_DIR, STATS_FILE
-from benchsmith.stores.benchmark_files import DIALOGUES_FILE, benchmark_records, held_out_ids, read_dialogues
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.hf_dataset import CardFacts, write_hf_dataset
-from benchsmith.stores.jsonl import read_json
-from benchsmith.stores.mtrag import write_mtrag
-from benchsmith.stores.runs import RunDirectory, RunRecord, is_valid_run_id, list_runs
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.held_out import without_held_out
-from benchsmith.tools.loaders import iter_beir_corpus
+from benchsmith.stores.formats.benchmark_files import DIALOGUES_FILE, benchmark_records, held_out_ids, read_dialogues
+from benchsmith.stores.formats.hf_dataset import CardFacts, write_hf_dataset
+from benchsmith.stores.formats.mtrag import write_mtrag
+from benchsmith.stores.persistence.jsonl import read_json
+from benchsmith.stores.persistence.runs import RunDirectory, RunRecord, is_valid_run_id, list_runs
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.held_out import without_held_out
+from benchsmith.tools.corpus.loaders import iter_beir_corpus
 
 PublishFormat = Literal["mtrag", "hf"]
 FORMATS: tuple[str, ...] = get_args(PublishFormat)

@@ -33,14 +33,14 @@ from benchsmith.jobs.common import (
 from benchsmith.jobs.defaults import ROBUSTNESS_HISTORIES, ROBUSTNESS_RETRIEVERS
 from benchsmith.jobs.evaluate import SIGNIFICANCE_TESTS, checked_measures
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json, read_json_object
-from benchsmith.stores.runs import RunDirectory, is_valid_run_id
-from benchsmith.stores.trec import read_trec_run
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.trec import read_trec_run
+from benchsmith.stores.persistence.jsonl import read_json, read_json_object
+from benchsmith.stores.persistence.runs import RunDirectory, is_valid_run_id
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.query_building import parse_history_mode
-from benchsmith.tools.retriever_specs import parse_retriever
+from benchsmith.tools.retrieval.query_building import parse_history_mode
+from benchsmith.tools.retrieval.retriever_specs import parse_retriever
 
 GRADE_OUTPUT_TOKENS = 60
 ESTIMATE_DOCUMENT_CHARS = 1500

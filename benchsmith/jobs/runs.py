@@ -8,9 +8,9 @@ from typing import Any
 
 from benchsmith.graphs.runtime.resources import usage_totals
 from benchsmith.jobs.common import Usage
-from benchsmith.stores.postgres import database_url
-from benchsmith.stores.runs import RunDirectory, list_runs
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.postgres import database_url
+from benchsmith.stores.persistence.runs import RunDirectory, list_runs
+from benchsmith.stores.persistence.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ def runs(workspace: str | Path | None = None, database: str | None = None) -> li
     resolved = Workspace.resolve(workspace)
     url = database_url(database) if database else None
     if url:
-        from benchsmith.stores.postgres_runs import list_runs as list_database_runs
+        from benchsmith.stores.persistence.postgres_runs import list_runs as list_database_runs
 
         return [
             _info(record, usage_totals(resolved, record.run_id, url), None, None) for record in list_database_runs(url)

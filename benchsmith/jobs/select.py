@@ -12,8 +12,8 @@ from typing import Any
 from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.label_seam import LABELS_PREFIX
 from benchsmith.agents.rewriter import Rewriter
-from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_SELECTION_BETAS, DEFAULT_SELECTION_RESAMPLES
+from benchsmith.evals.measures.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.graphs.contexts.select import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_CURVES_SHOWN,
@@ -38,13 +38,13 @@ from benchsmith.jobs.common import (
 )
 from benchsmith.jobs.defaults import SELECT_JUDGES
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json_object
-from benchsmith.stores.space_files import read_space_file
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.space_files import read_space_file
+from benchsmith.stores.persistence.jsonl import read_json_object
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.query_building import HistoryMode, build_query
-from benchsmith.tools.strategy_space import (
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
+from benchsmith.tools.retrieval.strategy_space import (
     DIMENSIONS,
     SelectConfiguration,
     build_space,

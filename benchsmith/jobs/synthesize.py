@@ -43,13 +43,18 @@ from benchsmith.jobs.common import (
     stop_if_dry_run,
 )
 from benchsmith.jobs.defaults import SYNTHESIS_CONVERSATIONS, SYNTHESIS_TURNS
-from benchsmith.stores.benchmark_files import DIALOGUES_FILE, Dialogue
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.corpus_clusters import cluster_collection
+from benchsmith.stores.formats.benchmark_files import DIALOGUES_FILE, Dialogue
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.benchmark.dialogue_walk import (
+    DEFAULT_HARD_SWITCH_RATE,
+    DEFAULT_SOFT_SWITCH_MARGIN,
+    DEFAULT_SWITCH_PROBABILITY,
+)
+from benchsmith.tools.corpus.corpus_clusters import cluster_collection
 from benchsmith.tools.defaults import (
     DEFAULT_CLUSTER_NEIGHBOURS,
     DEFAULT_CLUSTER_SIZE,
@@ -58,13 +63,8 @@ from benchsmith.tools.defaults import (
     DEFAULT_OVERLAP_REPLANS,
     DEFAULT_SYNTHESIS_PAGE_KINDS,
 )
-from benchsmith.tools.dialogue_walk import (
-    DEFAULT_HARD_SWITCH_RATE,
-    DEFAULT_SOFT_SWITCH_MARGIN,
-    DEFAULT_SWITCH_PROBABILITY,
-)
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.page_kinds import PAGE_KINDS
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.text.page_kinds import PAGE_KINDS
 
 # Assumed lengths for the dry-run estimate (characters): a question, an assistant answer.
 ESTIMATE_QUESTION_CHARS, ESTIMATE_ANSWER_CHARS = 100, 1200

@@ -12,8 +12,8 @@ from typing import Any
 from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
-from benchsmith.evals.separability import Separation
-from benchsmith.evals.validity import Verdict
+from benchsmith.evals.measures.separability import Separation
+from benchsmith.evals.measures.validity import Verdict
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
 from benchsmith.graphs.contexts.validate import DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURE, ValidationContext
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
@@ -39,14 +39,14 @@ from benchsmith.jobs.defaults import VALIDATE_RETRIEVERS
 from benchsmith.jobs.evaluate import checked_measures
 from benchsmith.jobs.select import checked_judges
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import read_json_object
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.jsonl import read_json_object
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.held_out import HeldOutLabels
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.held_out import HeldOutLabels
-from benchsmith.tools.query_building import parse_history_mode, require_oracle_rewrites
-from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
-from benchsmith.tools.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
+from benchsmith.tools.retrieval.query_building import parse_history_mode, require_oracle_rewrites
+from benchsmith.tools.retrieval.rerank import DEFAULT_RERANK_DEPTH
+from benchsmith.tools.retrieval.retriever_specs import expand_configurations, parse_retriever, run_file_configurations
 
 MIN_CONFIGURATIONS = 3  # τ over fewer says next to nothing
 JUDGE_OUTPUT_TOKENS = 60  # per passage

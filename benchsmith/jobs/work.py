@@ -20,8 +20,8 @@ from benchsmith.jobs.common import EventHandler, JobRun, check_within
 from benchsmith.jobs.defaults import WORKER_CONCURRENCY
 from benchsmith.jobs.registry import shared_jobs
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.postgres import database_url
-from benchsmith.stores.postgres_runs import run_activity, run_arguments
+from benchsmith.stores.persistence.postgres import database_url
+from benchsmith.stores.persistence.postgres_runs import run_activity, run_arguments
 
 
 def _shared_jobs() -> dict[str, Callable[..., JobRun]]:

@@ -6,7 +6,7 @@ agents, a model, an imported benchmark). Thresholds were set on the development 
 (data/readings/, corpora stdlib, requests, mkdocs, git) and are measured on the test half's
 (flask, markdown, attrs) by ``benchmarks/gate_agreement.py``.
 
-* ``unaskable``: the audit's form rule (evals/question_form.py: markup, templates, a page as a
+* ``unaskable``: the audit's form rule (evals/measures/question_form.py: markup, templates, a page as a
   whole, fragments) or a question that does not parse as one: no verb where a sentence needs
   one, a word run twice, an unbalanced bracket, more than ``MAX_QUESTION_WORDS`` words, several
   questions in one whose parts share no content word.
@@ -23,7 +23,7 @@ agents, a model, an imported benchmark). Thresholds were set on the development 
 * ``fake_ambiguity``: an underspecified turn whose candidates do not document two different
   entries of the asked name (one concept on two pages is no ambiguity).
 * ``unanswerable_answered``: an unanswerable turn whose answer a passage of what remains contains
-  (evals/answer_containment.py, on the pool dense and BM25 retrieval give the caller).
+  (evals/measures/answer_containment.py, on the pool dense and BM25 retrieval give the caller).
 * ``copies_passage``: the question repeats at least ``COPIED_RUN`` consecutive words of a gold or
   held-out passage.
 

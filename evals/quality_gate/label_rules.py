@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from benchsmith.entries import heading_entry_of, same_entry, statements
-from benchsmith.evals.answer_containment import contains_answer
+from benchsmith.evals.measures.answer_containment import contains_answer
 from benchsmith.evals.quality_gate.evidence import TurnEvidence
 from benchsmith.words import words
 
@@ -40,7 +40,7 @@ def fake_ambiguity(turn: TurnEvidence) -> str | None:
 
 def unanswerable_answered(turn: TurnEvidence) -> str | None:
     """An unanswerable turn, or a partial turn's missing part, that a passage still in the corpus
-    answers (evals/answer_containment.py); a partial turn's gold counts as such a passage."""
+    answers (evals/measures/answer_containment.py); a partial turn's gold counts as such a passage."""
     if turn.turn_type not in ("unanswerable", "partial") or not turn.held_out:
         return None
     remaining = list(turn.remaining_pool or [])

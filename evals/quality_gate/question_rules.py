@@ -7,8 +7,8 @@ import re
 from itertools import pairwise
 
 from benchsmith.entries import same_entry, statements
+from benchsmith.evals.measures.question_form import question_form
 from benchsmith.evals.quality_gate.evidence import TurnEvidence, code_names
-from benchsmith.evals.question_form import question_form
 from benchsmith.language import Sentence, is_expletive, is_noun_phrase, parse, words_of
 from benchsmith.words import (
     COPIED_RUN,

@@ -14,9 +14,9 @@ gold document and their quality. ``plan`` fixes every pool and its recorded orde
 their cached verdicts are reused; each judged instance is recorded once, as a work item
 (``judgments.jsonl`` for one process; with a database, the queue workers on many machines
 claim instances from). ``shortcuts`` measures, without a model, the shortcuts a retriever
-can exploit (evals/shortcuts.py: lexical overlap, query-only BM25, answer leakage, history
+can exploit (evals/measures/shortcuts.py: lexical overlap, query-only BM25, answer leakage, history
 dependence, ill-formed questions) into ``shortcuts.json``. ``labels`` checks the turn labels
-a benchmark carries (issue 22; evals/label_checks.py, agents/label_check_judges.py): every judge asks
+a benchmark carries (issue 22; evals/measures/label_checks.py, agents/label_check_judges.py): every judge asks
 whether an unanswerable turn is answered by a chunk of the retrievers' pool, whether an
 underspecified one fits two of its candidates, whether each gold of a multi-passage turn
 contributes, whether a partial turn's gold answers part of it and no pooled chunk the part its

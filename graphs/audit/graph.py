@@ -13,11 +13,11 @@ from langgraph.types import Send
 
 from benchsmith.agents.judges import AlignmentJudge, ChoiceJudge, FaithfulnessJudge, QualityJudge
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.evals import audit_verdicts, label_checks
-from benchsmith.evals.audit_report import audit_report_files
-from benchsmith.evals.audit_results import audit_notes, audit_summary, sampling_note
+from benchsmith.evals.measures import audit_verdicts, label_checks
+from benchsmith.evals.measures.question_form import DocumentCounter, ill_formed_questions
 from benchsmith.evals.quality_gate.summary import gate_note
-from benchsmith.evals.question_form import DocumentCounter, ill_formed_questions
+from benchsmith.evals.reports.audit_report import audit_report_files
+from benchsmith.evals.reports.audit_results import audit_notes, audit_summary, sampling_note
 from benchsmith.graphs.audit.inputs import (
     LazyCounter,
     benchmark_of,
@@ -49,15 +49,15 @@ from benchsmith.graphs.runtime.corpus_indexes import corpus_documents, document_
 from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch_items
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot
-from benchsmith.stores.beir import Benchmark, BenchmarkQuery
-from benchsmith.stores.benchmark_files import canonicalize, write_beir_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.work_items import WorkItems
-from benchsmith.tools.discriminability import arrange_pool, balanced_gold_slots, hard_negatives, rotated
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
-from benchsmith.tools.query_building import HistoryMode, build_query
+from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
+from benchsmith.stores.formats.benchmark_files import canonicalize, write_beir_qrels
+from benchsmith.stores.persistence.files import write_files_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.work_items import WorkItems
+from benchsmith.tools.retrieval.discriminability import arrange_pool, balanced_gold_slots, hard_negatives, rotated
+from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 
 def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
@@ -185,7 +185,7 @@ def _choose(seam: ModelSeam, conversation: dict[str, Any], pool: list[str], text
 
 
 def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
-    """Aggregate the verdicts (evals/audit_verdicts.py); write the report and the confirmed
+    """Aggregate the verdicts (evals/measures/audit_verdicts.py); write the report and the confirmed
     missing gold documents."""
     context = job.context(runtime)
     benchmark = benchmark_of(runtime, state["benchmark"])

@@ -12,18 +12,18 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.evals.question_form import DocumentCounter
+from benchsmith.evals.measures.question_form import DocumentCounter
 from benchsmith.graphs.audit.state import INSTANCES_FILE, JUDGMENTS_FILE
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.corpus_indexes import bm25_index, cached_benchmark, dense_index
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import embedder_for, run_items, run_seam
-from benchsmith.stores.beir import Benchmark, BenchmarkQuery
-from benchsmith.stores.benchmark_files import run_dialogues_file, turn_query_id
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.work_items import WorkItems
-from benchsmith.tools.query_building import HistoryMode, build_query
+from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
+from benchsmith.stores.formats.benchmark_files import run_dialogues_file, turn_query_id
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.work_items import WorkItems
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 job = JobRuntime(AuditContext)  # the runtime's settings, workspace and run directories
 

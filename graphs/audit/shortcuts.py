@@ -1,4 +1,4 @@
-"""The shortcuts a retriever can exploit, measured without a model (evals/shortcuts.py): the audit's
+"""The shortcuts a retriever can exploit, measured without a model (evals/measures/shortcuts.py): the audit's
 ``shortcuts`` node, and `benchmark_shortcuts` for any benchmark."""
 
 from __future__ import annotations
@@ -9,20 +9,20 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchsmith.evals import shortcuts as shortcut_measures
-from benchsmith.evals.lexical_overlap import lexical_overlap
-from benchsmith.evals.measures import MeasureResults, evaluate_batches, parse_measures
-from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS, DocumentCounter, ill_formed_questions
+from benchsmith.evals.measures import shortcuts as shortcut_measures
+from benchsmith.evals.measures.lexical_overlap import lexical_overlap
+from benchsmith.evals.measures.question_form import DEFAULT_MANY_DOCUMENTS, DocumentCounter, ill_formed_questions
+from benchsmith.evals.measures.standard import MeasureResults, evaluate_batches, parse_measures
 from benchsmith.graphs.audit.inputs import LazyCounter, benchmark_of, gold_document, job
 from benchsmith.graphs.audit.state import QUERY_ONLY_MEASURES, SHORTCUT_TURNS_FILE, SHORTCUTS_FILE, AuditState
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
 from benchsmith.graphs.runtime.corpus_indexes import bm25_index, corpus_documents, document_text
-from benchsmith.stores.beir import Benchmark
-from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.jsonl import write_jsonl_atomic
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.query_building import HistoryMode, build_query
+from benchsmith.stores.formats.beir import Benchmark
+from benchsmith.stores.persistence.files import write_files_atomic
+from benchsmith.stores.persistence.jsonl import write_jsonl_atomic
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 
 def shortcuts(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
@@ -50,7 +50,7 @@ def benchmark_shortcuts(
     many_documents: int = DEFAULT_MANY_DOCUMENTS,
     workspace: Workspace | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """``(shortcuts.json's summary, per-turn records)`` of a benchmark (evals/shortcuts.py).
+    """``(shortcuts.json's summary, per-turn records)`` of a benchmark (evals/measures/shortcuts.py).
 
     Query-only retrieval is measured as ``benchsmith evaluate --retriever bm25`` measures it:
     the same BM25 index, query texts (``--history current``, and ``oracle`` for the rewrite

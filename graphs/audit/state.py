@@ -30,8 +30,10 @@ class AuditOutput(TypedDict, total=False):
     means: dict[str, float]  # {dimension: mean}, and the gold pick rate
     confirmed_missing_gold: int
     suspected_missing_gold: int
-    ill_formed_questions: int  # instances whose question is ill-formed (evals/question_form.py: fragments, markup...)
-    shortcut_flags: list[str]  # evals/shortcuts.py: lexically_trivial, answer_leak, ill_formed, history_free
+    ill_formed_questions: (
+        int  # instances whose question is ill-formed (evals/measures/question_form.py: fragments, markup...)
+    )
+    shortcut_flags: list[str]  # evals/measures/shortcuts.py: lexically_trivial, answer_leak, ill_formed, history_free
     lexical_overlap: dict[str, float | None]  # mean, median, p90 of the turns' lexical overlap with their gold
     label_agreement: dict[str, float]  # per checked turn label: the share of its turns the judges confirmed
     quality_gate: dict[str, Any]  # turns read, turns flagged, flagged turns per rubric class (evals/quality_gate/)

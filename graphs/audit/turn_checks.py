@@ -1,5 +1,5 @@
 """The checks of each turn beside the judges' grades: the offline quality gate
-(evals/quality_gate/) and the turn labels' checks (evals/label_checks.py, agents/label_check_judges.py)."""
+(evals/quality_gate/) and the turn labels' checks (evals/measures/label_checks.py, agents/label_check_judges.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 from benchsmith.agents import label_check_judges
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import WordStatistics
-from benchsmith.evals import label_checks
+from benchsmith.evals.measures import label_checks
 from benchsmith.evals.quality_gate import TurnEvidence, judge_turn
 from benchsmith.evals.quality_gate.summary import gate_summary
 from benchsmith.graphs.audit.inputs import (
@@ -33,11 +33,11 @@ from benchsmith.graphs.audit.state import GATE_FILE, GATE_POOL_DEPTH, GATE_TURNS
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.corpus_indexes import corpus_documents, corpus_statistics, document_text
 from benchsmith.graphs.runtime.progress import report_advance
-from benchsmith.stores.beir import Benchmark, BenchmarkQuery
-from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.jsonl import write_jsonl_atomic
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.tools.query_building import HistoryMode, build_query
+from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
+from benchsmith.stores.persistence.files import write_files_atomic
+from benchsmith.stores.persistence.jsonl import write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 
 def gate(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
@@ -90,7 +90,7 @@ def gate(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
 
 
 def labels(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
-    """Every judge's verdict on each labelled turn (evals/label_checks.py: which labels are
+    """Every judge's verdict on each labelled turn (evals/measures/label_checks.py: which labels are
     checked, and how the verdicts decide) into ``label_checks.json``, with the turns left
     unchecked counted; a resumed run keeps the file. The judges see the turn with its history."""
     run_dir = job.run_dir(runtime, state["run_id"])
@@ -232,7 +232,7 @@ def _label_verdict(
 
 
 def label_results(run_dir: RunDirectory, context: AuditContext) -> dict[str, Any] | None:
-    """``audit.json``'s ``labels`` (evals/label_checks.py), None when no turn carries a label."""
+    """``audit.json``'s ``labels`` (evals/measures/label_checks.py), None when no turn carries a label."""
     recorded = json.loads(run_dir.file(LABEL_CHECKS_FILE).read_text(encoding="utf-8"))
     checks = [label_checks.decide(check, context.min_votes) for check in recorded["checks"]]
     if not checks and not recorded["not_checked"]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
-from benchsmith.evals.question_form import DEFAULT_MANY_DOCUMENTS
+from benchsmith.evals.measures.question_form import DEFAULT_MANY_DOCUMENTS
 from benchsmith.graphs.contexts.evaluate import SPLIT_DESCRIPTION
 from benchsmith.graphs.runtime.bounds import MAX_ITEMS, MAX_JUDGES, MAX_NEGATIVES, MAX_POOL_DEPTH, SEED_BOUNDS
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field

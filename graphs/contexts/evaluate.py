@@ -10,7 +10,7 @@ from benchsmith.evals.defaults import DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATC
 from benchsmith.graphs.runtime.bounds import MAX_DEPTH, MAX_ITEMS, MAX_POOL_DEPTH, MAX_RESAMPLES
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
+from benchsmith.tools.retrieval.rerank import DEFAULT_RERANK_DEPTH
 
 DEFAULT_DEPTH = 1000
 

@@ -8,6 +8,7 @@ from typing import Literal
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.graphs.runtime.bounds import MAX_CHUNK_SIZE, MAX_INDEX_BATCH, MAX_NUM_PERM, MIN_CHUNK_SIZE
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions
+from benchsmith.tools.corpus.quality import DEFAULT_MIN_QUALITY
 from benchsmith.tools.defaults import (
     DEFAULT_CHUNK_SIZE,
     DEFAULT_DEDUP_NUM_PERM,
@@ -16,7 +17,6 @@ from benchsmith.tools.defaults import (
     DEFAULT_INDEX_BATCH_SIZE,
     DEFAULT_MIN_CHARS,
 )
-from benchsmith.tools.quality import DEFAULT_MIN_QUALITY
 
 QualityScorerName = Literal["heuristic", "llm"]
 

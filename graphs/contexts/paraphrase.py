@@ -10,8 +10,8 @@ from benchsmith.graphs.contexts.audit import TURN_FILE_CORPUS_DESCRIPTION
 from benchsmith.graphs.contexts.evaluate import SPLIT_DESCRIPTION
 from benchsmith.graphs.runtime.bounds import MAX_TEST_SETS, MAX_VARIANTS, SEED_BOUNDS
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
+from benchsmith.tools.benchmark.test_sets import DEFAULT_TEST_SETS
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER, DEFAULT_MAX_SENTENCE_SCORE, DEFAULT_PARAPHRASE_MIN_SIMILARITY
-from benchsmith.tools.test_sets import DEFAULT_TEST_SETS
 
 DEFAULT_PER_TURN = 5
 DEFAULT_MIN_JUDGE_SCORE = 4

@@ -9,6 +9,13 @@ from benchsmith.agents.defaults import BASELINE
 from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_NEIGHBOURS, MAX_RETRIES, MAX_TURNS, SEED_BOUNDS
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 from benchsmith.stores.errors import InputError
+from benchsmith.tools.benchmark.dialogue_walk import (
+    DEFAULT_HARD_SWITCH_RATE,
+    DEFAULT_SOFT_SWITCH_MARGIN,
+    DEFAULT_SWITCH_PROBABILITY,
+    DEMO_QUESTION_TYPES,
+)
+from benchsmith.tools.benchmark.turn_type_presets import TURN_TYPE_PRESETS, presets_described
 from benchsmith.tools.defaults import (
     DEFAULT_CLUSTER_NEIGHBOURS,
     DEFAULT_CLUSTER_SIZE,
@@ -17,13 +24,6 @@ from benchsmith.tools.defaults import (
     DEFAULT_OVERLAP_REPLANS,
     DEFAULT_SYNTHESIS_PAGE_KINDS,
 )
-from benchsmith.tools.dialogue_walk import (
-    DEFAULT_HARD_SWITCH_RATE,
-    DEFAULT_SOFT_SWITCH_MARGIN,
-    DEFAULT_SWITCH_PROBABILITY,
-    DEMO_QUESTION_TYPES,
-)
-from benchsmith.tools.turn_type_presets import TURN_TYPE_PRESETS, presets_described
 
 QualityGateMode = Literal["replan", "flag", "off"]
 
@@ -71,7 +71,7 @@ class SynthesisContext(StoreOptions, ModelOptions):
         default=DEFAULT_MAX_OVERLAP,
         metadata={
             "description": "Most lexical overlap a question may have with its gold passage (share of its content-word "
-            "stems found in the gold, evals/lexical_overlap.py); above it the question is asked again. "
+            "stems found in the gold, evals/measures/lexical_overlap.py); above it the question is asked again. "
             "Default 0.78: the 90th percentile of the 58 hand-written questions of "
             "data/stdlib-validity.jsonl against their gold chunks (mean 0.57, median 0.60, p90 0.784).",
             "min": 0.0,

@@ -10,7 +10,7 @@ from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, DENSE_EMBEDDER_DE
 from benchsmith.graphs.runtime.bounds import MAX_DEPTH, MAX_POOL_DEPTH, MAX_RESAMPLES, SEED_BOUNDS
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.rerank import DEFAULT_RERANK_DEPTH
+from benchsmith.tools.retrieval.rerank import DEFAULT_RERANK_DEPTH
 
 DEFAULT_MEASURE = "nDCG@10"
 DEFAULT_JUDGE_DEPTH = 10

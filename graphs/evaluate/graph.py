@@ -13,8 +13,8 @@ from benchsmith.graphs.evaluate.measure import measure
 from benchsmith.graphs.evaluate.nodes import dispatch, plan, retrieve
 from benchsmith.graphs.evaluate.state import EvaluationInput, EvaluationOutput, EvaluationState
 from benchsmith.graphs.runtime.fanout import add_fan_out
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 
 builder = StateGraph(
     EvaluationState, context_schema=EvaluationContext, input_schema=EvaluationInput, output_schema=EvaluationOutput

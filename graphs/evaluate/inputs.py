@@ -12,8 +12,8 @@ from langgraph.runtime import Runtime
 
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.evals.measures import parse_measures
-from benchsmith.evals.nugget_measures import split_measures
+from benchsmith.evals.measures.nugget_measures import split_measures
+from benchsmith.evals.measures.standard import parse_measures
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext  # noqa: F401 (re-exported)
 from benchsmith.graphs.evaluate.state import (
     QUERIES_DIR,
@@ -31,18 +31,18 @@ from benchsmith.graphs.runtime.corpus_indexes import (
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import embedder_for, run_seam
-from benchsmith.stores.beir import Benchmark, BenchmarkQuery, merge_qrels, read_qrels
-from benchsmith.stores.integrity import IdProblem, unknown_ids, unknown_qrels_ids
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.nugget_qrels import read_nugget_qrels
-from benchsmith.stores.trec import (
+from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery, merge_qrels, read_qrels
+from benchsmith.stores.formats.integrity import IdProblem, unknown_ids, unknown_qrels_ids
+from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels
+from benchsmith.stores.formats.trec import (
     Qrels,
     run_file_query_ids,
 )
-from benchsmith.tools.dense_retrieval import DenseIndex
-from benchsmith.tools.embedding import Embedder
-from benchsmith.tools.query_building import HistoryMode, build_query, parse_history_mode
-from benchsmith.tools.retriever_specs import (
+from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.tools.retrieval.dense_retrieval import DenseIndex
+from benchsmith.tools.retrieval.embedding import Embedder
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query, parse_history_mode
+from benchsmith.tools.retrieval.retriever_specs import (
     expand_configurations,
     parse_retriever,
     run_file_configurations,

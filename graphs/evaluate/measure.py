@@ -7,10 +7,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchsmith.evals.evaluation_report import evaluation_notes, evaluation_report_files
-from benchsmith.evals.evaluation_results import recall_cutoffs, summarize_scores, unjudged_summary
-from benchsmith.evals.measures import parse_measures
-from benchsmith.evals.nugget_measures import evaluate_batches_with_nuggets
+from benchsmith.evals.measures.evaluation_results import recall_cutoffs, summarize_scores, unjudged_summary
+from benchsmith.evals.measures.nugget_measures import evaluate_batches_with_nuggets
+from benchsmith.evals.measures.standard import parse_measures
+from benchsmith.evals.reports.evaluation_report import evaluation_notes, evaluation_report_files
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext  # noqa: F401 (re-exported)
 from benchsmith.graphs.evaluate.inputs import _all_configurations, _benchmark, _run_file, job, judgments, measure_names
 from benchsmith.graphs.evaluate.state import TIMINGS_FILE, AnyConfiguration, EvaluationOutput, EvaluationState
@@ -18,15 +18,15 @@ from benchsmith.graphs.runtime.corpus_indexes import (
     corpus_documents,
 )
 from benchsmith.graphs.runtime.progress import progress_reporter
-from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.nugget_qrels import read_nugget_qrels
-from benchsmith.stores.trec import (
+from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels
+from benchsmith.stores.formats.trec import (
     iter_run_batches,
 )
-from benchsmith.stores.turn_labels import standalone_group
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
-from benchsmith.tools.retriever_specs import (
+from benchsmith.stores.formats.turn_labels import standalone_group
+from benchsmith.stores.persistence.files import write_files_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
+from benchsmith.tools.retrieval.retriever_specs import (
     RunFileConfiguration,
 )
 

@@ -29,21 +29,21 @@ from benchsmith.graphs.runtime.corpus_indexes import (
 )
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused, report_warning
 from benchsmith.graphs.runtime.resources import scorer_for
-from benchsmith.stores.beir import Benchmark
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.integrity import raise_if_strict
-from benchsmith.stores.jsonl import append_jsonl
-from benchsmith.stores.trec import (
+from benchsmith.stores.formats.beir import Benchmark
+from benchsmith.stores.formats.integrity import raise_if_strict
+from benchsmith.stores.formats.trec import (
     Run,
     iter_aligned_batches,
     iter_run_batches,
     trec_run_writer,
     write_sorted_copy,
 )
-from benchsmith.tools.fusion import fuse_runs
-from benchsmith.tools.query_building import require_oracle_rewrites
-from benchsmith.tools.rerank import rerank_run
-from benchsmith.tools.retriever_specs import (
+from benchsmith.stores.persistence.jsonl import append_jsonl
+from benchsmith.tools.retrieval.fusion import fuse_runs
+from benchsmith.tools.retrieval.query_building import require_oracle_rewrites
+from benchsmith.tools.retrieval.rerank import rerank_run
+from benchsmith.tools.retrieval.retriever_specs import (
     Configuration,
     RunFileConfiguration,
 )

@@ -45,20 +45,20 @@ from benchsmith.graphs.hardneg.rows import RowAgents, build_row
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, run_seam
-from benchsmith.stores.benchmark_files import canonicalize, write_beir
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_json_atomic
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
-from benchsmith.stores.multiconir import write_dataset
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.cleaning import clean_documents
-from benchsmith.tools.condition_documents import (
+from benchsmith.stores.formats.benchmark_files import canonicalize, write_beir
+from benchsmith.stores.formats.multiconir import write_dataset
+from benchsmith.stores.persistence.files import write_json_atomic
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.benchmark.condition_documents import (
     RelatedDocuments,
     leading_part,
 )
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.loaders import load_sources
+from benchsmith.tools.corpus.cleaning import clean_documents
+from benchsmith.tools.corpus.loaders import load_sources
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 
 SOURCES_FILE, ROWS_FILE, STATS_FILE = "sources.jsonl", "rows.jsonl", "stats.json"
 MULTICONIR_DIR, BEIR_DIR = "multiconir", "beir"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchsmith.stores.multiconir import DatasetRow
+from benchsmith.stores.formats.multiconir import DatasetRow
 
 
 def dataset_row(record: dict[str, Any]) -> DatasetRow:

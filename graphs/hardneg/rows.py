@@ -12,7 +12,7 @@ from benchsmith.agents.condition_text import normalize
 from benchsmith.agents.negative_rewriter import NegativeRewriter
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.graphs.contexts.hardneg import HardnegContext
-from benchsmith.tools.condition_documents import (
+from benchsmith.tools.benchmark.condition_documents import (
     Construction,
     Span,
     blamed_conditions,

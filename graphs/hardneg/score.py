@@ -33,9 +33,9 @@ from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext
 from benchsmith.graphs.hardneg.scoring import load_dataset, output_directory, score_one, scorer_spec, write_score_report
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused
-from benchsmith.stores.files import write_json_atomic
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.persistence.files import write_json_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 
 SCORER_RESULTS_DIR = "scorers"
 SCORERS_STAGE = "scorers"

@@ -14,13 +14,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchsmith.evals import multicondition
-from benchsmith.evals.hardneg_report import hardneg_report_files
+from benchsmith.evals.measures import multicondition
+from benchsmith.evals.reports.hardneg_report import hardneg_report_files
 from benchsmith.graphs.runtime.resources import embedder_for, scorer_for
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.multiconir import (
+from benchsmith.stores.formats.multiconir import (
     DATASET_FILE,
     DatasetRow,
     LadderScores,
@@ -31,11 +29,13 @@ from benchsmith.stores.multiconir import (
     write_ladder_scores,
     write_task1_scores,
 )
+from benchsmith.stores.persistence.files import write_files_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.stores.progress import ProgressCallback
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.condition_documents import changed_text
-from benchsmith.tools.multicondition_scoring import (
+from benchsmith.tools.benchmark.condition_documents import changed_text
+from benchsmith.tools.retrieval.multicondition_scoring import (
     BM25_VARIANTS,
     Group,
     ScorerSpec,
@@ -334,7 +334,7 @@ def score_notes(specs: Sequence[ScorerSpec], confidence: float, resamples: int) 
 
 
 def reference_measures_of_tables(task1: Path | None, task2: Path | None, task3: Path | None) -> dict[str, Any]:
-    """The reference's measures of score tables in its layout (see stores/multiconir.py)."""
+    """The reference's measures of score tables in its layout (see stores/formats/multiconir.py)."""
     task1_table = read_task1_scores(task1) if task1 is not None else None
     task2_table = read_ladder_scores(task2) if task2 is not None else None
     task3_pair = None

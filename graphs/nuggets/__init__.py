@@ -6,10 +6,10 @@ al. 2025).
 
 ``prepare`` reads the question-answer pairs (JSONL or a Stack Exchange ``Posts.xml``) and
 builds the corpus once: chunks whose ids are their path and byte span
-(tools/source_corpus.py), written as the BEIR corpus of the run, and its BM25 and dense
+(tools/corpus/source_corpus.py), written as the BEIR corpus of the run, and its BM25 and dense
 indexes. Per question, ``pool`` has the model write the nuggets (grading notes), sub-questions
 and a closed-book answer, retrieves every technique with BM25 and the dense retriever, fuses
-them and pools the top ``pool_depth`` of each technique (tools/pooling.py); each pooled
+them and pools the top ``pool_depth`` of each technique (tools/retrieval/pooling.py); each pooled
 question is appended to ``pools.jsonl`` once. ``judge`` makes one support call per question and
 batch of at most 20 pooled chunks, judging every nugget against every chunk, and appends it to
 ``judgments.jsonl`` once (keyed ``<question>#<batch>``): a killed run resumes at the first

@@ -16,13 +16,13 @@ from benchsmith.graphs.nuggets.state import BEIR_DIR, CORPUS_INFO_FILE, JUDGMENT
 from benchsmith.graphs.runtime.corpus_indexes import bm25_index, corpus_documents, dense_index
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.resources import embedder_for, run_seam
-from benchsmith.stores.beir import Benchmark
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, record_log
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.tools.bm25 import BM25Index
-from benchsmith.tools.cached_embedding import cached_embedder
-from benchsmith.tools.dense_retrieval import DenseIndex
-from benchsmith.tools.embedding import Embedder
+from benchsmith.stores.formats.beir import Benchmark
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, read_json, record_log
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.tools.retrieval.bm25 import BM25Index
+from benchsmith.tools.retrieval.cached_embedding import cached_embedder
+from benchsmith.tools.retrieval.dense_retrieval import DenseIndex
+from benchsmith.tools.retrieval.embedding import Embedder
 
 job = JobRuntime(NuggetsContext)  # the runtime's settings, workspace and run directories
 

@@ -8,8 +8,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from benchsmith.agents.nuggets import ClosedBookAnswerWriter, NuggetWriter, SubQuestionWriter, SupportJudge
-from benchsmith.evals.nugget_measures import nugget_measures
-from benchsmith.evals.nugget_report import nugget_report_files
+from benchsmith.evals.measures.nugget_measures import nugget_measures
+from benchsmith.evals.reports.nugget_report import nugget_report_files
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
 from benchsmith.graphs.nuggets.inputs import (
     Indexes,
@@ -43,23 +43,23 @@ from benchsmith.graphs.nuggets.state import (
 from benchsmith.graphs.runtime.corpus_indexes import corpus_documents
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance, report_reused
 from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot
-from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_files_atomic, write_json_atomic
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.nugget_qrels import nugget_rows, write_nugget_qrels
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.nugget_support import (
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels
+from benchsmith.stores.formats.nugget_qrels import nugget_rows, write_nugget_qrels
+from benchsmith.stores.persistence.files import write_files_atomic, write_json_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.tools.benchmark.nugget_support import (
     collect_support,
     filter_questions,
     nugget_qrels,
     query_qrel_rows,
 )
-from benchsmith.tools.pooling import TECHNIQUES, batches, fuse_top, pool_documents
-from benchsmith.tools.qa_text import load_qa_pairs, pairs_to_use
-from benchsmith.tools.source_corpus import build_source_corpus, git_revision
+from benchsmith.tools.corpus.source_corpus import build_source_corpus, git_revision
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.retrieval.pooling import TECHNIQUES, batches, fuse_top, pool_documents
+from benchsmith.tools.text.qa_text import load_qa_pairs, pairs_to_use
 
 
 def prepare(state: NuggetsState, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchsmith.evals.nugget_measures import nugget_measures
+from benchsmith.evals.measures.nugget_measures import nugget_measures
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
 from benchsmith.graphs.nuggets.inputs import _corpus, _pools, _questions, _records_info, job
 from benchsmith.graphs.nuggets.state import (
@@ -20,13 +20,13 @@ from benchsmith.graphs.nuggets.state import (
     NuggetsState,
 )
 from benchsmith.graphs.runtime.corpus_indexes import corpus_documents
-from benchsmith.stores.jsonl import read_json
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.trec import Run, write_trec_run
-from benchsmith.tools.nugget_support import (
+from benchsmith.stores.formats.trec import Run, write_trec_run
+from benchsmith.stores.persistence.jsonl import read_json
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.tools.benchmark.nugget_support import (
     QuestionSupport,
 )
-from benchsmith.tools.pooling import RETRIEVERS, TECHNIQUES, batches, fuse_top
+from benchsmith.tools.retrieval.pooling import RETRIEVERS, TECHNIQUES, batches, fuse_top
 
 
 def _nugget_record(

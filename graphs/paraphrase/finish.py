@@ -9,8 +9,8 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchsmith.evals.diversity import diversity
-from benchsmith.evals.paraphrase_report import paraphrase_report_files
+from benchsmith.evals.measures.diversity import diversity
+from benchsmith.evals.reports.paraphrase_report import paraphrase_report_files
 from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
 from benchsmith.graphs.paraphrase.inputs import _items, job, read_turns
 from benchsmith.graphs.paraphrase.state import (
@@ -28,10 +28,10 @@ from benchsmith.graphs.paraphrase.state import (
     ParaphraseOutput,
     ParaphraseState,
 )
-from benchsmith.stores.files import atomic_writer, write_files_atomic, write_json_atomic
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.tools.test_sets import draw_test_sets
+from benchsmith.stores.persistence.files import atomic_writer, write_files_atomic, write_json_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.tools.benchmark.test_sets import draw_test_sets
 
 
 def finish(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> ParaphraseOutput:

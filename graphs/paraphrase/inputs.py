@@ -12,12 +12,12 @@ from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
 from benchsmith.graphs.paraphrase.state import GENERATED_FILE, TURNS_FILE
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.resources import run_items
-from benchsmith.stores.beir import Benchmark
-from benchsmith.stores.conversational import load_conversational
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.work_items import WorkItems
-from benchsmith.stores.workspace import Workspace
+from benchsmith.stores.formats.beir import Benchmark
+from benchsmith.stores.formats.conversational import load_conversational
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.work_items import WorkItems
+from benchsmith.stores.persistence.workspace import Workspace
 
 job = JobRuntime(ParaphraseContext)  # the runtime's settings, workspace and run directories
 

@@ -24,13 +24,13 @@ from benchsmith.graphs.paraphrase.state import (
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, run_seam
-from benchsmith.stores.benchmark_files import write_beir_qrels
-from benchsmith.stores.conversational import has_corpus
-from benchsmith.stores.ecast import read_ecast
-from benchsmith.stores.files import write_json_atomic
-from benchsmith.stores.jsonl import write_jsonl_atomic
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.tools.paraphrase_filters import FilterSettings, filter_variants, similarities_to_source
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels
+from benchsmith.stores.formats.conversational import has_corpus
+from benchsmith.stores.formats.ecast import read_ecast
+from benchsmith.stores.persistence.files import write_json_atomic
+from benchsmith.stores.persistence.jsonl import write_jsonl_atomic
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.tools.benchmark.paraphrase_filters import FilterSettings, filter_variants, similarities_to_source
 
 
 def plan(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ With a corpus, each test set is evaluated by the evaluate job (its own resumable
 not judge for that turn; ``judge`` grades a turn's pooled documents with every judge on CAsT's
 0-4 scale and appends the turn to ``judgments.jsonl`` once; ``report`` confirms grades with the
 audit's vote rule, puts them on the benchmark's scale (a binary gold gets 1 for a confirmed grade
-of 2 or more and 0 below, a graded gold the grades: evals/robustness.py says why), writes
+of 2 or more and 0 below, a graded gold the grades: evals/measures/robustness.py says why), writes
 ``augmented_qrels.tsv`` (and ``.trec``), recomputes every measure before and after, tests each
 test set's change against the original and writes the report.
 

@@ -13,11 +13,11 @@ from benchsmith.graphs.paraphrase.state import BENCHMARK_FILE, QRELS_FILE, TEST_
 from benchsmith.graphs.robustness.state import EVALUATIONS_FILE, JUDGMENTS_FILE, ORIGINAL, POOL_FILE
 from benchsmith.graphs.runtime.corpus_indexes import document_text
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
-from benchsmith.stores.beir import read_beir_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, read_json, record_log
-from benchsmith.stores.trec import Qrels, read_trec_qrels
-from benchsmith.tools.loaders import iter_beir_corpus
+from benchsmith.stores.formats.beir import read_beir_qrels
+from benchsmith.stores.formats.trec import Qrels, read_trec_qrels
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, read_json, record_log
+from benchsmith.tools.corpus.loaders import iter_beir_corpus
 
 job = JobRuntime(RobustnessContext)  # the runtime's settings, workspace and run directories
 

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from benchsmith.agents.relevance import RelevanceJudge
-from benchsmith.evals import robustness as robustness_measures
+from benchsmith.evals.measures import robustness as robustness_measures
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.contexts.robustness import RobustnessContext
 from benchsmith.graphs.evaluate.graph import evaluate_as_child
@@ -30,8 +30,8 @@ from benchsmith.graphs.robustness.state import GIVEN_RUN, POOL_FILE, JudgeTask, 
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, run_seam
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import load_jsonl, read_json, write_jsonl_atomic
-from benchsmith.stores.trec import read_trec_run
+from benchsmith.stores.formats.trec import read_trec_run
+from benchsmith.stores.persistence.jsonl import load_jsonl, read_json, write_jsonl_atomic
 
 
 def plan(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> dict[str, Any]:

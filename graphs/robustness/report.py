@@ -7,10 +7,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchsmith.evals import robustness as robustness_measures
-from benchsmith.evals.measures import evaluate_run, parse_measures
-from benchsmith.evals.robustness_report import robustness_report_files
-from benchsmith.evals.significance import describe
+from benchsmith.evals.measures import robustness as robustness_measures
+from benchsmith.evals.measures.significance import describe
+from benchsmith.evals.measures.standard import evaluate_run, parse_measures
+from benchsmith.evals.reports.robustness_report import robustness_report_files
 from benchsmith.graphs.contexts.robustness import RobustnessContext
 from benchsmith.graphs.paraphrase.state import BENCHMARK_FILE
 from benchsmith.graphs.robustness.inputs import _evaluations, _turns, benchmark_qrels, job
@@ -24,12 +24,12 @@ from benchsmith.graphs.robustness.state import (
     RobustnessOutput,
     RobustnessState,
 )
-from benchsmith.stores.beir import merge_qrels
-from benchsmith.stores.benchmark_files import write_beir_qrels
-from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.jsonl import load_jsonl, read_json
-from benchsmith.stores.trec import Qrels, read_trec_run, write_trec_qrels
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
+from benchsmith.stores.formats.beir import merge_qrels
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels
+from benchsmith.stores.formats.trec import Qrels, read_trec_run, write_trec_qrels
+from benchsmith.stores.persistence.files import write_files_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl, read_json
+from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
 
 
 def report(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> RobustnessOutput:

@@ -14,22 +14,22 @@ from typing import Any
 from benchsmith.agents.text import WordStatistics
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import chroma_client
-from benchsmith.stores.beir import Benchmark, file_fingerprint, load_benchmark
-from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.integrity import DuplicateIds, IdProblem
-from benchsmith.stores.jsonl import JsonlRows
-from benchsmith.stores.lexical_indexes import load_bm25, save_bm25
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.bm25 import DEFAULT_B, DEFAULT_K1, BM25Index
-from benchsmith.tools.corpus_statistics import exact_word_statistics
+from benchsmith.stores.formats.beir import Benchmark, file_fingerprint, load_benchmark
+from benchsmith.stores.formats.integrity import DuplicateIds, IdProblem
+from benchsmith.stores.persistence.bounded_cache import BoundedCache
+from benchsmith.stores.persistence.jsonl import JsonlRows
+from benchsmith.stores.persistence.lexical_indexes import load_bm25, save_bm25
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.corpus_statistics import exact_word_statistics
+from benchsmith.tools.corpus.loaders import beir_document, beir_documents
 from benchsmith.tools.defaults import DEFAULT_INDEX_BATCH_SIZE
-from benchsmith.tools.dense_retrieval import DenseIndex
-from benchsmith.tools.embedded_text import embedded_text
-from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
-from benchsmith.tools.indexing import IndexItem, embed_into
-from benchsmith.tools.loaders import beir_document, beir_documents
+from benchsmith.tools.retrieval.bm25 import DEFAULT_B, DEFAULT_K1, BM25Index
+from benchsmith.tools.retrieval.dense_retrieval import DenseIndex
+from benchsmith.tools.retrieval.embedded_text import embedded_text
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction, Embedder
+from benchsmith.tools.retrieval.indexing import IndexItem, embed_into
 
 COLLECTION_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]+")
 
@@ -146,13 +146,13 @@ def _bm25(path: Path, modified: float, workspace: Workspace | None) -> BM25Index
 
 def bm25_index(benchmark: Benchmark, workspace: Workspace | None = None) -> BM25Index:
     """BM25 over the benchmark's corpus, built once per process; with a ``workspace``, kept there
-    for the next process over the same corpus bytes (stores/lexical_indexes.py)."""
+    for the next process over the same corpus bytes (stores/persistence/lexical_indexes.py)."""
     with _lock:
         return _bm25(benchmark.corpus_path, benchmark.corpus_path.stat().st_mtime, workspace)
 
 
 def dense_index(workspace: Workspace, chroma_host: str | None, benchmark: Benchmark, embedder: Embedder) -> DenseIndex:
-    """The corpus's vectors under ``embedder``, each passage embedded as tools/embedded_text.py says:
+    """The corpus's vectors under ``embedder``, each passage embedded as tools/retrieval/embedded_text.py says:
     those of a collection that holds every document of this corpus with the same text and embedder
     (the collection a synthesis run was built from first; the corpus may leave out chunks the
     benchmark holds out), else a collection per (corpus, embedder), filled on demand (resumably:

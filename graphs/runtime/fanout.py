@@ -19,7 +19,7 @@ from langgraph.types import Send
 
 from benchsmith.agents.seam.redaction import redact
 from benchsmith.graphs.runtime.progress import progress_reporter
-from benchsmith.stores.work_items import WorkItems
+from benchsmith.stores.persistence.work_items import WorkItems
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")

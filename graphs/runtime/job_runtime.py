@@ -11,9 +11,9 @@ from langgraph.runtime import Runtime
 
 from benchsmith.graphs.runtime.inline import once_per_run
 from benchsmith.graphs.runtime.settings import StoreOptions
-from benchsmith.stores.bounded_cache import BoundedCache
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.workspace import WORKSPACE_ENV, Workspace
+from benchsmith.stores.persistence.bounded_cache import BoundedCache
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import WORKSPACE_ENV, Workspace
 
 Context = TypeVar("Context", bound=StoreOptions)  # every job's context keeps its files somewhere
 

@@ -35,22 +35,22 @@ from benchsmith.agents.seam.endpoints import resolve_api_key, resolve_base_url
 from benchsmith.agents.seam.errors import MissingAPIKeyError
 from benchsmith.agents.seam.models import BASELINE, ModelSeam, build_seam, parse_model_spec
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions
-from benchsmith.stores.bounded_cache import BoundedCache
-from benchsmith.stores.embedding_cache import workspace_embedding_cache
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import record_log
-from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.stores.postgres import connection
-from benchsmith.stores.postgres_cache import PostgresLLMCache
-from benchsmith.stores.postgres_runs import PostgresUsageLedger, usage_totals_of, worker_name
-from benchsmith.stores.runs import RunDirectory
-from benchsmith.stores.vectors import open_client
-from benchsmith.stores.work_items import LocalItems, PostgresItems, WorkItems
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
-from benchsmith.tools.rerank import PairScorer, cross_encoder_scorer
+from benchsmith.stores.persistence.bounded_cache import BoundedCache
+from benchsmith.stores.persistence.embedding_cache import workspace_embedding_cache
+from benchsmith.stores.persistence.jsonl import record_log
+from benchsmith.stores.persistence.llm_cache import LLMCache
+from benchsmith.stores.persistence.postgres import connection
+from benchsmith.stores.persistence.postgres_cache import PostgresLLMCache
+from benchsmith.stores.persistence.postgres_runs import PostgresUsageLedger, usage_totals_of, worker_name
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.vectors import open_client
+from benchsmith.stores.persistence.work_items import LocalItems, PostgresItems, WorkItems
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.retrieval.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
+from benchsmith.tools.retrieval.rerank import PairScorer, cross_encoder_scorer
 
-if TYPE_CHECKING:  # a type hint only: chromadb itself loads when a client opens (stores/vectors.py)
+if TYPE_CHECKING:  # a type hint only: chromadb itself loads when a client opens (stores/persistence/vectors.py)
     from chromadb.api import ClientAPI
 
 
@@ -294,7 +294,7 @@ _items: dict[tuple[str | None, str, str, str], WorkItems] = {}
 
 
 def run_items(options: StoreOptions, workspace: Workspace, run_id: str, log_name: str, key: str) -> WorkItems:
-    """Run ``run_id``'s items (stores/work_items.py): with a database, the queue its workers on
+    """Run ``run_id``'s items (stores/persistence/work_items.py): with a database, the queue its workers on
     any machine claim from (this process a worker with a heartbeat on its leases); else the
     records of the run directory's ``log_name`` keyed by ``key``, for this process alone."""
     database = options.database_url()

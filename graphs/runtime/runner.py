@@ -34,9 +34,9 @@ from benchsmith.agents.seam.endpoints import forget_endpoints
 from benchsmith.agents.seam.redaction import redact
 from benchsmith.graphs.runtime.resources import release_run_items, usage_totals
 from benchsmith.graphs.runtime.settings import current_names
-from benchsmith.stores.checkpoints import run_checkpointer
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.postgres_runs import (
+from benchsmith.stores.persistence.checkpoints import run_checkpointer
+from benchsmith.stores.persistence.postgres_runs import (
     database_claim,
     find_run,
     forget_run,
@@ -45,10 +45,10 @@ from benchsmith.stores.postgres_runs import (
     worker_name,
     worker_seen,
 )
-from benchsmith.stores.run_claims import workspace_claim
-from benchsmith.stores.runs import RunDirectory, RunRecord
-from benchsmith.stores.workspace import Workspace
-from benchsmith.stores.write_behind import drain_all
+from benchsmith.stores.persistence.run_claims import workspace_claim
+from benchsmith.stores.persistence.runs import RunDirectory, RunRecord
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.stores.persistence.write_behind import drain_all
 
 # A graph of any state, context, input and output: the runner runs it, it does not read its types.
 AnyGraph = StateGraph[Any, Any, Any, Any]
@@ -87,7 +87,7 @@ def run_job(
     (`benchsmith work`), each with its own checkpoint thread, its progress being the run's work
     items; without them the run is one process's, resumable on any machine. A second start of a
     run that a live process works on (a shared run's workers aside) stops with
-    :class:`~benchsmith.stores.run_claims.RunInUse` naming that process (stores/run_claims.py)."""
+    :class:`~benchsmith.stores.persistence.run_claims.RunInUse` naming that process (stores/persistence/run_claims.py)."""
     run_dir = RunDirectory(workspace, run_id)
     shared = database is not None and arguments is not None
     with ExitStack() as claims:

@@ -33,9 +33,9 @@ from typing import Any, ParamSpec, TypeVar
 from benchsmith.agents.defaults import StructuredOutput
 from benchsmith.graphs.runtime.bounds import MAX_ATTEMPTS, MAX_CONCURRENCY, SEED_BOUNDS
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.postgres import database_url
-from benchsmith.stores.work_items import DEFAULT_LEASE_S
-from benchsmith.stores.workspace import WORKSPACE_ENV
+from benchsmith.stores.persistence.postgres import database_url
+from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
+from benchsmith.stores.persistence.workspace import WORKSPACE_ENV
 
 DATABASE_ENV = "BENCHSMITH_DATABASE_URL"
 

@@ -23,7 +23,7 @@ rewriter, reranker, filter and top K to ship, judged on real user queries.
    next stage (``stages.jsonl``); a grid search has one stage.
 6. ``report``: per configuration, precision and recall over facts at k = 1..K (micro, per-query
    mean beside), PR-AUC, F-beta, bootstrap intervals; the ranking, the best configuration for
-   precision-first and recall-first use, the main effects (evals/selection_measures.py);
+   precision-first and recall-first use, the main effects (evals/measures/selection_measures.py);
    ``selection.json``, ``report.md``, ``report.html`` and ``best-configuration.yaml``. A winner
    is named only when its PR-AUC interval does not overlap the runner-up's; otherwise ``best``
    is null, ``tied`` lists the configurations tied with the top one, the report estimates how
@@ -84,12 +84,12 @@ from benchsmith.graphs.select.state import (
     SelectOutput,
     SelectState,
 )
-from benchsmith.stores.benchmark_files import canonicalize
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
-from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.stores.trec import read_trec_run, write_trec_run
-from benchsmith.tools.strategy_space import (
+from benchsmith.stores.formats.benchmark_files import canonicalize
+from benchsmith.stores.formats.trec import read_trec_run, write_trec_run
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
+from benchsmith.stores.persistence.llm_cache import LLMCache
+from benchsmith.tools.retrieval.strategy_space import (
     SelectConfiguration,
     baseline_settings,
     grid_settings,

@@ -12,20 +12,20 @@ from langgraph.runtime import Runtime
 
 from benchsmith.agents.label_seam import LABELS_PREFIX, LabelSeam
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.evals.audit_verdicts import DEFAULT_MIN_VOTES
+from benchsmith.evals.measures.audit_verdicts import DEFAULT_MIN_VOTES
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.resources import register_model, run_seam
 from benchsmith.graphs.select.retrieval import query_texts
 from benchsmith.graphs.select.state import CONFIGURATIONS_FILE, QUERIES_DIR, RUN_FILES_DIR
-from benchsmith.stores.beir import BenchmarkQuery, read_beir_qrels
-from benchsmith.stores.bounded_cache import BoundedCache
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log
-from benchsmith.stores.query_files import read_user_queries
-from benchsmith.stores.trec import Qrels, read_trec_qrels
-from benchsmith.tools.retriever_specs import RetrieverSpec
-from benchsmith.tools.strategy_space import SelectConfiguration
+from benchsmith.stores.formats.beir import BenchmarkQuery, read_beir_qrels
+from benchsmith.stores.formats.query_files import read_user_queries
+from benchsmith.stores.formats.trec import Qrels, read_trec_qrels
+from benchsmith.stores.persistence.bounded_cache import BoundedCache
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, record_log
+from benchsmith.tools.retrieval.retriever_specs import RetrieverSpec
+from benchsmith.tools.retrieval.strategy_space import SelectConfiguration
 
 job = JobRuntime(SelectContext)  # the runtime's settings, workspace and run directories
 

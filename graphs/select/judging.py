@@ -29,12 +29,12 @@ from benchsmith.agents.pool_judge import (
 )
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import WordStatistics
-from benchsmith.evals.audit_verdicts import is_confirmed
-from benchsmith.stores.beir import BenchmarkQuery
-from benchsmith.stores.llm_cache import LLMCache
-from benchsmith.stores.write_behind import drain_all
-from benchsmith.tools.fact_matching import cluster_facts
-from benchsmith.tools.query_building import HistoryMode, build_query
+from benchsmith.evals.measures.audit_verdicts import is_confirmed
+from benchsmith.stores.formats.beir import BenchmarkQuery
+from benchsmith.stores.persistence.llm_cache import LLMCache
+from benchsmith.stores.persistence.write_behind import drain_all
+from benchsmith.tools.benchmark.fact_matching import cluster_facts
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 VERDICT_STORE = "select-judgments.sqlite"
 PROMPT_VERSION = hashlib.sha256((POOL_JUDGE_SYSTEM_PROMPT + POOL_JUDGE_TASK).encode("utf-8")).hexdigest()[:12]

@@ -6,15 +6,15 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchsmith.evals.intervals import resample_weights
-from benchsmith.evals.selection_measures import (
+from benchsmith.evals.measures.intervals import resample_weights
+from benchsmith.evals.measures.selection_measures import (
     QueryCounts,
     configuration_scores,
     main_effects,
     micro_precision_recall,
     pr_auc,
 )
-from benchsmith.evals.selection_report import selection_report_files
+from benchsmith.evals.reports.selection_report import selection_report_files
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.select.inputs import (
     configuration_of,
@@ -49,10 +49,10 @@ from benchsmith.graphs.select.state import (
     SelectOutput,
     SelectState,
 )
-from benchsmith.stores.files import write_files_atomic, write_text_atomic
-from benchsmith.stores.jsonl import load_jsonl
-from benchsmith.stores.trec import read_trec_run
-from benchsmith.tools.strategy_space import (
+from benchsmith.stores.formats.trec import read_trec_run
+from benchsmith.stores.persistence.files import write_files_atomic, write_text_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.tools.retrieval.strategy_space import (
     DIMENSIONS,
     space_from_mapping,
 )

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from benchsmith.evals.selection_measures import (
+from benchsmith.evals.measures.selection_measures import (
     QueryCounts,
     bootstrap_standard_error,
     intervals_overlap,
@@ -21,9 +21,9 @@ from benchsmith.evals.selection_measures import (
 )
 from benchsmith.graphs.select.judging import pair_id
 from benchsmith.graphs.select.retrieval import ChunkIndex
-from benchsmith.stores.trec import Run
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
-from benchsmith.tools.strategy_space import DIMENSIONS, SelectConfiguration
+from benchsmith.stores.formats.trec import Run
+from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
+from benchsmith.tools.retrieval.strategy_space import DIMENSIONS, SelectConfiguration
 
 BEST_FILE = "best-configuration.yaml"
 
@@ -98,7 +98,7 @@ def separation(
     """Is the top configuration (``configurations`` ranked, best first) a winner? Only when its
     PR-AUC interval does not overlap the runner-up's. Otherwise ``best`` is None and ``tied``
     lists the configurations whose intervals overlap the top one's, with the queries that would
-    separate the top two (evals/selection_measures.queries_to_separate)."""
+    separate the top two (evals/measures/selection_measures.queries_to_separate)."""
     top = configurations[0]
     if len(configurations) == 1:
         return {"best": top["name"], "tied": [], "runner_up": None}
@@ -196,7 +196,7 @@ def selection_notes(
         EMBEDDED_TEXT_NOTE,
         "BM25: bm25s, Lucene scoring, over each chunk's text; dense: exact inner product of L2-normalized embeddings; "
         "hybrid: fusion "
-        "(tools/fusion.py: RRF k = 60, or min-max normalized sums) of each component's top 100; a query's "
+        "(tools/retrieval/fusion.py: RRF k = 60, or min-max normalized sums) of each component's top 100; a query's "
         f"expansions are fused by RRF; a reranker re-scores the top {rerank_depth} before the cut to K; a filter "
         "ranks only the chunks it lets through.",
     ]

@@ -5,7 +5,7 @@ Loaded once per process and shared by the search's workers: the corpus (per file
 each chunking's chunks and BM25 index, and each (chunking, embedder) dense index. Every
 chunking gets its own Chroma collection per embedder, named by the corpus's content hash,
 filled resumably (stored ids are skipped) through the workspace's embedding cache
-(tools/cached_embedding.py): a chunk's vector is computed once per embedder, whichever
+(tools/retrieval/cached_embedding.py): a chunk's vector is computed once per embedder, whichever
 chunking, configuration, later run or ingestion of the same tree asked for it first.
 """
 
@@ -27,30 +27,30 @@ from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.graphs.runtime.corpus_indexes import COLLECTION_UNSAFE
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import chroma_client, embedder_for, scorer_for
-from benchsmith.stores.beir import BenchmarkQuery
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.trec import Run
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.bm25 import BM25Index
-from benchsmith.tools.cached_embedding import cached_embedder
-from benchsmith.tools.chunking_strategies import ChunkingSpec, SelectChunk, chunk_corpus
-from benchsmith.tools.cleaning import clean_documents
+from benchsmith.stores.formats.beir import BenchmarkQuery
+from benchsmith.stores.formats.trec import Run
+from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.cleaning import clean_documents
+from benchsmith.tools.corpus.documents import Document
+from benchsmith.tools.corpus.loaders import STDLIB_SOURCE, load_sources
 from benchsmith.tools.defaults import DEFAULT_INDEX_BATCH_SIZE
-from benchsmith.tools.dense_retrieval import DenseIndex
-from benchsmith.tools.documents import Document
-from benchsmith.tools.embedded_text import embedded_text
-from benchsmith.tools.embedding import ChromaEmbeddingFunction, Embedder
-from benchsmith.tools.fusion import fuse_runs
-from benchsmith.tools.indexing import IndexItem, embed_into
-from benchsmith.tools.loaders import STDLIB_SOURCE, load_sources
-from benchsmith.tools.metadata_filters import MetadataFilter
-from benchsmith.tools.query_building import HistoryMode, build_query
-from benchsmith.tools.rerank import rerank_run
-from benchsmith.tools.retriever_specs import RetrieverSpec
-from benchsmith.tools.strategy_space import RewriteSpec, SelectConfiguration
+from benchsmith.tools.retrieval.bm25 import BM25Index
+from benchsmith.tools.retrieval.cached_embedding import cached_embedder
+from benchsmith.tools.retrieval.chunking_strategies import ChunkingSpec, SelectChunk, chunk_corpus
+from benchsmith.tools.retrieval.dense_retrieval import DenseIndex
+from benchsmith.tools.retrieval.embedded_text import embedded_text
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction, Embedder
+from benchsmith.tools.retrieval.fusion import fuse_runs
+from benchsmith.tools.retrieval.indexing import IndexItem, embed_into
+from benchsmith.tools.retrieval.metadata_filters import MetadataFilter
+from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
+from benchsmith.tools.retrieval.rerank import rerank_run
+from benchsmith.tools.retrieval.retriever_specs import RetrieverSpec
+from benchsmith.tools.retrieval.strategy_space import RewriteSpec, SelectConfiguration
 
-ID_SCHEME = "path:span"  # chunk ids (tools/documents.chunk_ids)
+ID_SCHEME = "path:span"  # chunk ids (tools/corpus/documents.chunk_ids)
 FUSION_CANDIDATES = 100  # documents per component run that a fusion ranks (at least the depth wanted)
 _lock = threading.Lock()
 

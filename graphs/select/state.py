@@ -18,7 +18,7 @@ class SelectInput(TypedDict):
     run_id: str
     queries: str  # a text or JSONL file of real queries
     corpus: list[str]  # folders, files, a BEIR corpus.jsonl or "stdlib"
-    space: dict[str, Any]  # tools/strategy_space.py
+    space: dict[str, Any]  # tools/retrieval/strategy_space.py
     judges: list[str]
 
 

@@ -14,9 +14,9 @@
 
 The walker picks each turn's gold chunk along the cluster's semantic path (soft switch),
 stays on it (follow-up) or jumps to a distant cluster (hard switch); labels follow the
-similarity rule both ways (tools/dialogue_walk.py: soft at or above the soft-switch threshold,
+similarity rule both ways (tools/benchmark/dialogue_walk.py: soft at or above the soft-switch threshold,
 hard below it and on another document; a drawn switch that finds no such chunk is re-drawn or
-relabelled), and every turn records its similarity to the previous gold. Each turn then draws its type (tools/dialogue_walk.py, rates
+relabelled), and every turn records its similarity to the previous gold. Each turn then draws its type (tools/benchmark/dialogue_walk.py, rates
 ``--unanswerable-rate``, ``--partial-rate``, ``--underspecified-rate``, ``--multi-gold-rate``; all 0
 by default): an answerable turn (below), an unanswerable one about a chunk held out of the
 corpus (one chunk per cluster is reserved for that and is never gold), a partial one, an
@@ -26,10 +26,10 @@ come from agents/turn_types.py, and ``label_judge`` checks the label (no chunk o
 over the remaining corpus answers an unanswerable question; each gold of a multi-passage turn
 contributes) or re-plans, then drops, the turn. The questioner, a
 simulated user, asks what the gold chunk answers; a question whose lexical overlap with the
-gold (evals/lexical_overlap.py) is above ``max_overlap`` is asked again with the overlap fed
+gold (evals/measures/lexical_overlap.py) is above ``max_overlap`` is asked again with the overlap fed
 back as one corrective turn, then the turn is re-planned on another gold chunk, and a question
 still above the limit is kept flagged (``overlap_rejected``); an ill-formed question (the
-audit's rule, evals/question_form.py) is re-planned the same way (``form_replans``). The responder, a
+audit's rule, evals/measures/question_form.py) is re-planned the same way (``form_replans``). The responder, a
 simulated deployed assistant, answers from the gold chunk only; the polisher makes the
 question sound mid-conversation, and rewrites that change the meaning are rejected; the
 router draws the next turn's switch. The conversation graph returns its turns (and streams

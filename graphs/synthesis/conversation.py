@@ -16,7 +16,7 @@ from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.turn_types import ReferenceResponder, TypedQuestioner
-from benchsmith.evals.lexical_overlap import lexical_overlap
+from benchsmith.evals.measures.lexical_overlap import lexical_overlap
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.inline import InlineGraph
 from benchsmith.graphs.synthesis.lookups import corpus_stats, model_seam, passages_of, walked_clusters
@@ -32,7 +32,7 @@ from benchsmith.graphs.synthesis.state import (
 from benchsmith.graphs.synthesis.turn_checks import ill_formed_question, label_judge
 from benchsmith.graphs.synthesis.turn_plans import check_turn_types, kind_plan, kind_policy, plan_turn, question_mix
 from benchsmith.stores.errors import InputError
-from benchsmith.tools.dialogue_walk import (
+from benchsmith.tools.benchmark.dialogue_walk import (
     SwitchPolicy,
     draw_question_type,
     draw_switch,
@@ -40,14 +40,14 @@ from benchsmith.tools.dialogue_walk import (
     turn_kind_position,
     turn_rng,
 )
-from benchsmith.tools.overlap_retry import (
+from benchsmith.tools.benchmark.overlap_retry import (
     BASELINE_FORM_REPLANS,
     FORM_REPLANS,
     RetryLimits,
     ask_with_corrections,
     ask_with_replans,
 )
-from benchsmith.tools.polish import review_polish
+from benchsmith.tools.benchmark.polish import review_polish
 
 
 def begin(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Command[Literal["walker", "__end__"]]:
@@ -149,7 +149,7 @@ def _ask(
     runtime: Runtime[SynthesisContext], state: ConversationState, plan: dict[str, Any], seam: ModelSeam
 ) -> list[tuple[float, Any]]:
     """The questioner's drafts for one gold chunk with their overlaps: the first, then one per
-    corrective turn while the last is above ``max_overlap`` (tools/overlap_retry.py)."""
+    corrective turn while the last is above ``max_overlap`` (tools/benchmark/overlap_retry.py)."""
     context = job.context(runtime)
     cluster = walked_clusters(runtime, state)[plan["gold"]["cluster"]]
     passages = passages_of(runtime, state["collection"], cluster)
@@ -188,7 +188,7 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
     """Ask the turn's question; above ``max_overlap``, ask again with the overlap fed back (one
     corrective turn at a time), then re-plan the turn on another gold chunk as the walker would
     choose it; when all stay above the limit, keep the lowest-overlap question, flagged
-    (tools/overlap_retry.py)."""
+    (tools/benchmark/overlap_retry.py)."""
     context = job.context(runtime)
     seam = model_seam(runtime, state.get("run_id"))
     if state.get("kind", "answerable") != "answerable":

@@ -18,16 +18,21 @@ from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.inline import once_per_run
 from benchsmith.graphs.runtime.resources import chroma_client, run_seam
 from benchsmith.graphs.synthesis.state import STANDALONE_RUN_ID, ConversationState, job
-from benchsmith.stores.bounded_cache import BoundedCache
-from benchsmith.stores.clusters import StoredClustering, clustering_paths, clustering_serves, read_clustering
-from benchsmith.stores.corpus_stats import CorpusStatistics, corpus_stats_path, load_corpus_stats
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.vectors import VectorStore
-from benchsmith.stores.workspace import Workspace
-from benchsmith.tools.bm25 import BM25Index
-from benchsmith.tools.corpus_clusters import clustering_kinds
-from benchsmith.tools.corpus_statistics import corpus_statistics
-from benchsmith.tools.embedding import ChromaEmbeddingFunction
+from benchsmith.stores.persistence.bounded_cache import BoundedCache
+from benchsmith.stores.persistence.clusters import (
+    StoredClustering,
+    clustering_paths,
+    clustering_serves,
+    read_clustering,
+)
+from benchsmith.stores.persistence.corpus_stats import CorpusStatistics, corpus_stats_path, load_corpus_stats
+from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.corpus.corpus_clusters import clustering_kinds
+from benchsmith.tools.corpus.corpus_statistics import corpus_statistics
+from benchsmith.tools.retrieval.bm25 import BM25Index
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 
 
 @functools.lru_cache(maxsize=8)
@@ -61,7 +66,9 @@ def clustering_of(runtime: Runtime[SynthesisContext], collection: str) -> Stored
 def _current_clustering(runtime: Runtime[SynthesisContext], collection: str) -> StoredClustering:
     context = job.context(runtime)
     workspace = job.workspace(runtime)
-    kinds = clustering_kinds(context.page_kinds)  # a clustering of the chunks of these page kinds (stores/clusters.py)
+    kinds = clustering_kinds(
+        context.page_kinds
+    )  # a clustering of the chunks of these page kinds (stores/persistence/clusters.py)
     clustering = None
     for path in clustering_paths(workspace, collection, context.cluster_size, context.neighbours, context.seed, kinds):
         found = _load_clustering(str(path), path.stat().st_mtime) if path.exists() else None
@@ -83,7 +90,7 @@ def walked_clusters(runtime: Runtime[SynthesisContext], state: ConversationState
     return clustering_of(runtime, state["collection"]).clusters
 
 
-# Keyed by (workspace, collection, chunk id): an id names a span of a file (tools/documents.py), and the same
+# Keyed by (workspace, collection, chunk id): an id names a span of a file (tools/corpus/documents.py), and the same
 # path and span in another corpus is another text. Within a collection an id's text and vector stay as ingested
 # (re-ingesting changed files is a new collection's job: see `benchsmith ingest`). Bounded, the least recently
 # used dropped, so a long-lived process (Studio, a worker) does not keep every chunk it ever read: a turn reads

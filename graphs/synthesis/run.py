@@ -12,10 +12,10 @@ from langgraph.graph import END, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from benchsmith.evals.benchmark_stats import benchmark_statistics
-from benchsmith.evals.gate_counts import gate_counts
-from benchsmith.evals.repeated_turns import repeated_turns
-from benchsmith.evals.turn_labels import label_counts
+from benchsmith.evals.measures.benchmark_stats import benchmark_statistics
+from benchsmith.evals.measures.repeated_turns import repeated_turns
+from benchsmith.evals.measures.turn_labels import label_counts
+from benchsmith.evals.quality_gate.counts import gate_counts
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch_items
 from benchsmith.graphs.runtime.progress import report_advance
@@ -33,7 +33,8 @@ from benchsmith.graphs.synthesis.state import (
     SynthesisState,
     job,
 )
-from benchsmith.stores.benchmark_files import (
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.formats.benchmark_files import (
     DIALOGUES_FILE,
     HELD_OUT_FILE,
     benchmark_records,
@@ -42,16 +43,15 @@ from benchsmith.stores.benchmark_files import (
     write_beir,
     write_held_out,
 )
-from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import write_json_atomic
-from benchsmith.stores.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.trec import write_trec_qrels
-from benchsmith.stores.turn_labels import TURN_LABELS_FILE, write_turn_labels
-from benchsmith.stores.work_items import WorkItems
-from benchsmith.tools.corpus_clusters import cluster_collection
-from benchsmith.tools.corpus_statistics import corpus_statistics
-from benchsmith.tools.dedup import DuplicateMatch
-from benchsmith.tools.held_out import without_held_out
+from benchsmith.stores.formats.trec import write_trec_qrels
+from benchsmith.stores.formats.turn_labels import TURN_LABELS_FILE, write_turn_labels
+from benchsmith.stores.persistence.files import write_json_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.work_items import WorkItems
+from benchsmith.tools.corpus.corpus_clusters import cluster_collection
+from benchsmith.tools.corpus.corpus_statistics import corpus_statistics
+from benchsmith.tools.corpus.dedup import DuplicateMatch
+from benchsmith.tools.corpus.held_out import without_held_out
 
 
 def _items(runtime: Runtime[SynthesisContext], run_id: str) -> WorkItems:

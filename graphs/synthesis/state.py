@@ -10,7 +10,7 @@ from typing_extensions import TypedDict
 
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
-from benchsmith.stores.benchmark_files import BEIR_SUBDIRECTORY
+from benchsmith.stores.formats.benchmark_files import BEIR_SUBDIRECTORY
 
 PLAN_FILE = "plan.jsonl"
 BEIR_DIR, TREC_QRELS_FILE, STATS_FILE = BEIR_SUBDIRECTORY, "qrels.trec", "stats.json"
@@ -52,7 +52,7 @@ class ConversationInput(TypedDict, total=False):
 class ConversationOutput(TypedDict, total=False):
     conversation_id: str
     cluster_id: int | None
-    turns: list[dict[str, Any]]  # stores.benchmark_files.Turn, one per turn
+    turns: list[dict[str, Any]]  # stores.formats.benchmark_files.Turn, one per turn
     dropped_turns: list[dict[str, Any]]  # {"position", "kind", "question", "class", "reason"} per turn the gate dropped
 
 

@@ -11,20 +11,20 @@ from langgraph.types import Command
 
 from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.agents.turn_types import ContributionJudge
+from benchsmith.evals.measures.question_form import question_form
 from benchsmith.evals.quality_gate import QUESTION_CLASSES, TurnEvidence, judge_question, judge_turn
-from benchsmith.evals.question_form import question_form
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.synthesis.lookups import bm25_index, corpus_stats, model_seam, passages_of, vector_store
 from benchsmith.graphs.synthesis.state import ConversationState, job, turn_position
 from benchsmith.history import exchanges
-from benchsmith.tools.bm25 import top_scored
+from benchsmith.tools.retrieval.bm25 import top_scored
 
 UNANSWERABLE_POOL_DEPTH = 10  # BM25's top chunks of the remaining corpus the judge reads for an unanswerable turn
 LABEL_ATTEMPTS = 4  # plans a turn type tries (held-out chunks of this cluster, then the next clusters'; other chunks)
 
 
 def ill_formed_question(question: str, follow_up: bool, passages: list[dict[str, Any]] | None = None) -> bool:
-    """Ill-formed by the audit's documented rule (evals/question_form.py: a template, a fragment, a
+    """Ill-formed by the audit's documented rule (evals/measures/question_form.py: a template, a fragment, a
     leftover...) or, given the gold ``passages``, by the quality gate's rules that read a question
     alone (evals/quality_gate/: unaskable, a topic that is no noun phrase, a copy of its passage). A
     chunk that yields only such a question (a generated codec table has nothing to ask about) is

@@ -1,5 +1,5 @@
 """The chunks each turn is planned on: the walker's gold along the cluster's semantic path, labelled
-by the similarity rule (tools/dialogue_walk.py), and the chunks of the other turn types
+by the similarity rule (tools/benchmark/dialogue_walk.py), and the chunks of the other turn types
 (unanswerable, partial, underspecified, multi-passage, clarification) around it."""
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from benchsmith.graphs.synthesis.lookups import (
 )
 from benchsmith.graphs.synthesis.state import ConversationState, job
 from benchsmith.stores.errors import InputError
-from benchsmith.tools.bm25 import top_scored
-from benchsmith.tools.dialogue_walk import (
+from benchsmith.tools.benchmark.dialogue_walk import (
     MULTI_GOLD_SIZES,
     Position,
     TurnKindPolicy,
@@ -34,6 +33,7 @@ from benchsmith.tools.dialogue_walk import (
     soft_switch_candidates,
     turn_rng,
 )
+from benchsmith.tools.retrieval.bm25 import top_scored
 
 NAMESAKE_SEARCH_DEPTH = 20  # BM25's top chunks searched for another meaning of an underspecified turn's term
 PARTIAL_CLUSTERS = 4  # the clusters whose held-out chunk a partial turn may be planned on
@@ -46,7 +46,7 @@ def plan_turn(
     excluded: frozenset[str] = frozenset(),
     replan: int = 0,
 ) -> dict[str, Any] | None:
-    """The gold chunk of the turn being built and its label (tools/dialogue_walk.choose_switch),
+    """The gold chunk of the turn being built and its label (tools/benchmark/dialogue_walk.choose_switch),
     avoiding the ``excluded`` chunks; None when no chunk is left. A function of the finished
     turns, the draw and the exclusions: re-running it after a crash picks the same chunk."""
     clusters = walked_clusters(runtime, state)

@@ -13,13 +13,13 @@ from benchsmith.graphs.runtime.corpus_indexes import (
     corpus_documents,
 )
 from benchsmith.graphs.validate.state import IDS_SHOWN
-from benchsmith.stores.beir import Benchmark
-from benchsmith.stores.benchmark_files import write_beir_qrels
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.files import atomic_writer
-from benchsmith.stores.jsonl import read_jsonl, write_jsonl_atomic
-from benchsmith.stores.labelled_questions import read_labelled_questions
-from benchsmith.tools.held_out import HeldOutLabels, check_judged_ids, drop_held_out
+from benchsmith.stores.formats.beir import Benchmark
+from benchsmith.stores.formats.benchmark_files import write_beir_qrels
+from benchsmith.stores.formats.labelled_questions import read_labelled_questions
+from benchsmith.stores.persistence.files import atomic_writer
+from benchsmith.stores.persistence.jsonl import read_jsonl, write_jsonl_atomic
+from benchsmith.tools.corpus.held_out import HeldOutLabels, check_judged_ids, drop_held_out
 
 
 def default_histories(synthetic: Benchmark) -> list[str]:
@@ -38,7 +38,7 @@ def check_same_corpus(synthetic: Benchmark, human: str, workspace: Any, split: s
     synthesized from: every chunk it judges is a document of the corpus or a chunk the benchmark
     holds out (``Benchmark.held_out``: held-out chunks and their near-duplicates), and a BEIR
     directory's corpus is the benchmark's, held-out chunks at most added. Returns the judgments
-    without the held-out chunks (tools/held_out.drop_held_out) and what they lost; anything else
+    without the held-out chunks (tools/corpus/held_out.drop_held_out) and what they lost; anything else
     stops with an InputError naming the file, the line or question and the ids (the first few
     and the count)."""
     documents, held_out = corpus_documents(synthetic), synthetic.held_out

@@ -13,8 +13,8 @@ from benchsmith.graphs.runtime.corpus_indexes import (
 )
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.validate.state import EVALUATIONS_FILE, HUMAN_DIR, JUDGMENTS_FILE, ValidationState
-from benchsmith.stores.beir import Benchmark
-from benchsmith.stores.jsonl import RecordLog, load_jsonl, record_log
+from benchsmith.stores.formats.beir import Benchmark
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, record_log
 
 job = JobRuntime(ValidationContext)  # the runtime's settings, workspace and run directories
 

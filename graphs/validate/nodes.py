@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 
 from benchsmith.agents.label_seam import LABELS_PREFIX
 from benchsmith.agents.pool_judge import PoolJudge
-from benchsmith.evals.robustness import top_k
+from benchsmith.evals.measures.robustness import top_k
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.graphs.evaluate.graph import evaluate_as_child
@@ -45,9 +45,9 @@ from benchsmith.graphs.validate.state import (
     SYNTHETIC,
     ValidationState,
 )
-from benchsmith.stores.files import write_json_atomic
-from benchsmith.stores.jsonl import load_jsonl, read_json, write_jsonl_atomic
-from benchsmith.stores.trec import read_trec_run
+from benchsmith.stores.formats.trec import read_trec_run
+from benchsmith.stores.persistence.files import write_json_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl, read_json, write_jsonl_atomic
 
 
 def plan(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[str, Any]:

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 from langgraph.runtime import Runtime
 
-from benchsmith.evals.intervals import DEFAULT_CONFIDENCE
-from benchsmith.evals.separability import Separation, separations
-from benchsmith.evals.validity import (
+from benchsmith.evals.measures.intervals import DEFAULT_CONFIDENCE
+from benchsmith.evals.measures.separability import Separation, separations
+from benchsmith.evals.measures.validity import (
     configuration_rows,
     kendall_tau_b,
     paired_configurations,
@@ -23,7 +23,7 @@ from benchsmith.evals.validity import (
     top_not_separated,
     verdict,
 )
-from benchsmith.evals.validity_report import validity_notes, validity_report_files
+from benchsmith.evals.reports.validity_report import validity_notes, validity_report_files
 from benchsmith.graphs.contexts.validate import ValidationContext
 from benchsmith.graphs.validate.inputs import _evaluations, job
 from benchsmith.graphs.validate.state import (
@@ -37,10 +37,10 @@ from benchsmith.graphs.validate.state import (
     ValidationOutput,
     ValidationState,
 )
-from benchsmith.stores.files import write_files_atomic
-from benchsmith.stores.jsonl import load_jsonl, read_json
-from benchsmith.tools.embedded_text import EMBEDDED_TEXT_NOTE
-from benchsmith.tools.held_out import HeldOutLabels
+from benchsmith.stores.persistence.files import write_files_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl, read_json
+from benchsmith.tools.corpus.held_out import HeldOutLabels
+from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
 
 
 def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> ValidationOutput:
@@ -128,7 +128,7 @@ def _separability(
     context: ValidationContext,
 ) -> tuple[list[Separation], list[Separation]]:
     """Whether the human set's queries separate each adjacent pair of its ranking and the synthetic
-    ranking's top two (evals/separability.py), the configurations named as they ran on the human
+    ranking's top two (evals/measures/separability.py), the configurations named as they ran on the human
     set; and the top pairs they do not separate."""
     columns = {human: human_values[:, index] for index, (_, human) in enumerate(pairs)}
     scores = {human: human_means[synthetic] for synthetic, human in pairs}

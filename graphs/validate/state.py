@@ -18,7 +18,7 @@ IDS_SHOWN = 5  # ids named in a mismatch message
 class ValidationInput(TypedDict):
     run_id: str
     synthetic: str  # anything `evaluate` accepts: a synthesis run id or directory, a BEIR directory
-    human: str  # a BEIR directory over the same corpus, or a labelled JSONL (stores/labelled_questions.py)
+    human: str  # a BEIR directory over the same corpus, or a labelled JSONL (stores/formats/labelled_questions.py)
     retrievers: list[str]
     histories: list[str]  # on the synthetic set; empty: oracle when it has rewrites, else full
     runs: NotRequired[list[str]]  # TREC run files ranking the queries of both sets
@@ -33,10 +33,12 @@ class ValidationOutput(TypedDict, total=False):
     interval: dict[str, float | None]
     p_value: float | None
     top1_agrees: bool
-    verdict: dict[str, str]  # {label, text}: evals.validity.Verdict
+    verdict: dict[str, str]  # {label, text}: evals.measures.validity.Verdict
     judge_agreement: dict[str, dict[str, Any]]
-    separability: dict[str, Any]  # {queries, resamples, seed, confidence, pairs: [evals.separability.Separation]}
-    held_out: dict[str, Any]  # what the human set lost to the benchmark's held-out chunks (tools/held_out.py)
+    separability: dict[
+        str, Any
+    ]  # {queries, resamples, seed, confidence, pairs: [evals.measures.separability.Separation]}
+    held_out: dict[str, Any]  # what the human set lost to the benchmark's held-out chunks (tools/corpus/held_out.py)
     report: dict[str, str]  # {"markdown", "html", "results"}: paths
 
 
