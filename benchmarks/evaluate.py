@@ -15,7 +15,7 @@ document at cosine ≈ 0.7 to its topic's centroid, a query at cosine ≈ 0.8 to
 document.
 
 Measured in one run, every stage streaming ``--batch-size`` queries at a time through run
-files in a temporary folder (stores/formats/trec.py), as graphs/evaluate.py does:
+files in a temporary folder (stores/formats/trec.py), as graphs/evaluate/ does:
 
 * BM25 (``tools.retrieval.bm25.BM25Index``): index build seconds; seconds per 1,000 queries at
   ``--depth`` in ``BM25Index.search`` (retrieval), and for the stage with writing the run file;

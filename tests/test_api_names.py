@@ -116,7 +116,10 @@ def test_paraphrasings_bleu_limit_has_a_name_of_its_own_and_its_old_one_still_wo
     seen = {}
     with (
         patch("benchsmith.cli.paraphrase.estimate_paraphrase", lambda *args, **settings: seen.update(settings)),
-        patch("benchsmith.cli.paraphrase.run_job_command", lambda *args, estimate, **kwargs: estimate()),
+        patch(
+            "benchsmith.cli.paraphrase.run_job_command",
+            lambda *args, estimate, arguments, **kwargs: estimate(**arguments),
+        ),
     ):
         result = CliRunner().invoke(app, ["paraphrase", str(tmp_path), "--max-overlap", "70", "--dry-run"])
     assert "--max-overlap is deprecated: use --max-sentence-score" in result.output

@@ -12,8 +12,8 @@ import pytest
 from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.graphs.audit.state import EXTRA_QRELS_FILE, INSTANCES_FILE, JUDGMENTS_FILE
-from benchsmith.graphs.evaluate import EvaluationContext
-from benchsmith.graphs.evaluate import builder as evaluation_builder
+from benchsmith.graphs.contexts.evaluate import EvaluationContext
+from benchsmith.graphs.evaluate.graph import builder as evaluation_builder
 from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.formats.beir import read_beir_qrels

@@ -23,7 +23,8 @@ FRESH_RUNS = 5  # ranx aborted 4 runs in 5: five runs miss such an abort once in
 SCRIPT = textwrap.dedent("""
     import json, os, sys, threading, traceback
     from pathlib import Path
-    from benchsmith.graphs.evaluate import EvaluationContext, builder
+    from benchsmith.graphs.contexts.evaluate import EvaluationContext
+    from benchsmith.graphs.evaluate.graph import builder
     from benchsmith.graphs.runtime.resources import register_embedder
     from benchsmith.graphs.runtime.runner import run_job
     from benchsmith.stores.persistence.workspace import Workspace

@@ -17,7 +17,9 @@ from benchsmith.agents.rewriter import RewrittenQuery
 from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.evals.measures.standard import evaluate_run, parse_measures
-from benchsmith.graphs.evaluate import RUN_FILES_DIR, EvaluationContext, builder
+from benchsmith.graphs.contexts.evaluate import EvaluationContext
+from benchsmith.graphs.evaluate.graph import builder
+from benchsmith.graphs.evaluate.state import RUN_FILES_DIR
 from benchsmith.graphs.runtime.resources import register_embedder, register_model, register_scorer
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.stores.formats.beir import load_benchmark

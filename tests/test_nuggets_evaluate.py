@@ -14,7 +14,8 @@ from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.cli import app
 from benchsmith.evals.measures.nugget_measures import nugget_measures
-from benchsmith.graphs.evaluate import EvaluationContext, builder
+from benchsmith.graphs.contexts.evaluate import EvaluationContext
+from benchsmith.graphs.evaluate.graph import builder
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.jobs.evaluate import measure_runs

@@ -17,7 +17,9 @@ import pytest
 
 from benchsmith.agents.seam.backends import ScriptedBackend
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.graphs.paraphrase import GENERATED_FILE, ParaphraseContext, builder
+from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
+from benchsmith.graphs.paraphrase.graph import builder
+from benchsmith.graphs.paraphrase.state import GENERATED_FILE
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.jobs.paraphrase import estimate_paraphrase

@@ -414,7 +414,7 @@ def test_a_robustness_run_stopped_inside_a_test_sets_evaluation_resumes_it_and_s
     """The evaluate graph runs as a subgraph of robustness: a failure inside the second test
     set's evaluation leaves the robustness run resumable; the resumed run reuses the finished
     child, finishes the stopped one, and scores what an uninterrupted run scores."""
-    import benchsmith.graphs.evaluate as evaluate_graph
+    import benchsmith.graphs.evaluate.nodes as evaluate_graph
 
     write_beir_benchmark(tmp_path / "bench")
     workspace = tmp_path / "ws"

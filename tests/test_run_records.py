@@ -19,9 +19,9 @@ from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.cli import app
 from benchsmith.graphs.audit.graph import builder as audit_builder
 from benchsmith.graphs.contexts.audit import AuditContext
+from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
-from benchsmith.graphs.paraphrase import ParaphraseContext
-from benchsmith.graphs.paraphrase import builder as paraphrase_builder
+from benchsmith.graphs.paraphrase.graph import builder as paraphrase_builder
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.synthesis.run import builder as synthesis_builder

@@ -9,7 +9,7 @@ import typer
 from benchsmith.cli.console import Table, console, print_paths, print_usage, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
-from benchsmith.cli.settings import RunOptions, settings_options
+from benchsmith.cli.settings import RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.audit import AuditContext
 
 if TYPE_CHECKING:
@@ -32,10 +32,10 @@ def audit(
     ],
     judge: Annotated[
         list[str] | None,
-        typer.Option(
+        repeated_option(
             "--judge",
-            help="A judge model: 'baseline' (offline, lexical) or openai:<model>. Repeat for an ensemble.",
-            show_default="baseline",
+            "A judge model: 'baseline' (offline, lexical) or openai:<model>. Repeat for an ensemble.",
+            "baseline",
         ),
     ] = None,
     *,
@@ -57,7 +57,7 @@ def audit(
         run_options,
         run=run_audit,
         arguments={"benchmark": benchmark, "judges": judges, **settings},
-        estimate=lambda: estimate_audit(benchmark, judges=judges, **settings),
+        estimate=estimate_audit,
         summary=print_audit_summary,
         about=f" · {shown(benchmark)} · judges {shown(', '.join(judges))} · {settings['negatives']} negatives per pool",
     )

@@ -107,7 +107,7 @@ def evaluate(
         run_options,
         run=run_evaluation,
         arguments={"benchmark": benchmark, **arguments},
-        estimate=lambda: estimate_evaluation(benchmark, **arguments),
+        estimate=estimate_evaluation,
         summary=print_evaluation,
         about=f" · {shown(benchmark)} · {shown(' + '.join(evaluated))}"
         + (f" · rerank {shown(rerank)}" if rerank else ""),

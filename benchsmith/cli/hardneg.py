@@ -68,7 +68,7 @@ def build(
         title="hardneg build",
         run=run_build,
         arguments={"sources": sources or [], **arguments},
-        estimate=lambda: estimate_hardneg(sources or [], **arguments),
+        estimate=estimate_hardneg,
         summary=print_build_summary,
         about=f" · {shown(collection or ', '.join(sources or []))} · {shown(settings['domain'])} · "
         f"N = {settings['conditions']} · {shown(settings['negatives'])} negatives · "
@@ -205,7 +205,7 @@ def score(
         title="hardneg score",
         run=score_hardneg,
         arguments={"dataset": dataset, **scorers, **settings},
-        estimate=lambda: estimate_scoring(dataset, **scorers, **settings),
+        estimate=estimate_scoring,
         summary=print_score_summary,
         about=f" · {shown(dataset)}",
     )

@@ -51,7 +51,7 @@ def ingest(
         run_options,
         run=run_ingest,
         arguments={"sources": sources, "collection": collection, **settings},
-        estimate=lambda: preview_ingest(sources, **settings),
+        estimate=preview_ingest,
         print_dry_run=lambda preview: print_preview(preview, settings["quality"]),
         summary=print_ingest_summary,
         about=f" → collection [cyan]{shown(collection)}[/]",

@@ -20,7 +20,7 @@ def run_job_command(
     *,
     run: Callable[..., Result],
     arguments: dict[str, Any],
-    estimate: Callable[[], Any],
+    estimate: Callable[..., Any],
     summary: Callable[[Result], None],
     about: str = "",
     title: str | None = None,
@@ -28,14 +28,15 @@ def run_job_command(
     print_dry_run: Callable[[Any], None] = print_estimate,
 ) -> Result | None:
     """Run ``run(**arguments)`` as the run ``--run-id`` names (else a new ``job`` run) and print
-    ``summary`` of its result; with ``--dry-run``, print what ``estimate()`` says instead.
+    ``summary`` of its result; with ``--dry-run``, print what ``estimate(**arguments)`` (the job's
+    dry run, benchsmith/jobs/common.estimate_of) says instead.
 
     The headline reads ``<title> run <id><about>`` (``about``: markup, user text already
     :func:`shown`); ``notes`` follow it (and a dry run's estimate) as plain text. Bad input ends
     with exit status 2 before any run starts."""
     offline_environment()
     if run_options.dry_run:
-        print_dry_run(guarded(estimate))
+        print_dry_run(guarded(lambda: estimate(**arguments)))
         for note in notes:
             console.print(note, markup=False, highlight=False)
         return None

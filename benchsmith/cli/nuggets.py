@@ -73,7 +73,7 @@ def nuggets(
         run_options,
         run=run_nuggets,
         arguments={"questions": questions, "corpus": corpus or [], "collection": collection, **settings},
-        estimate=lambda: estimate_nuggets(questions, **settings),
+        estimate=estimate_nuggets,
         summary=print_nuggets_summary,
         about=f" · {shown(questions)} · corpus {shown(source)} · model {shown(settings['llm'])}",
     )

@@ -51,7 +51,7 @@ def paraphrase(
         run_options,
         run=run_paraphrase,
         arguments={"benchmark": benchmark, **settings},
-        estimate=lambda: estimate_paraphrase(benchmark, **settings),
+        estimate=estimate_paraphrase,
         summary=print_paraphrase_summary,
         about=f" · {shown(' '.join(map(str, benchmark)))}"
         + (f" · import {shown(import_ecast)}" if import_ecast else "")

@@ -45,13 +45,12 @@ def replay(
     abstained or asked back on turns without gold, and writes report.md, report.html and
     results.json (per switch type and turn label, the worst conversations whole).
     """
-    arguments = {"assistant": assistant, **settings}
     run_job_command(
         "replay",
         run_options,
         run=run_replay,
-        arguments={"benchmark": benchmark, **arguments},
-        estimate=lambda: estimate_replay(benchmark, **arguments),
+        arguments={"benchmark": benchmark, "assistant": assistant, **settings},
+        estimate=estimate_replay,
         summary=print_replay,
         about=f" · {shown(benchmark)} · assistant {shown(assistant)}",
     )

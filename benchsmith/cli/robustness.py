@@ -72,11 +72,11 @@ def robustness(
     qrels: Annotated[Path | None, typer.Option(help="TREC qrels (default: the paraphrase run's).")] = None,
     judge: Annotated[
         list[str] | None,
-        typer.Option(
+        repeated_option(
             "--judge",
-            help="A relevance judge (CAsT 0-4 scale): 'baseline' (offline, lexical) or openai:<model>. "
+            "A relevance judge (CAsT 0-4 scale): 'baseline' (offline, lexical) or openai:<model>. "
             "Repeat for an ensemble.",
-            show_default="baseline",
+            "baseline",
         ),
     ] = None,
     *,
@@ -107,7 +107,7 @@ def robustness(
         run_options,
         run=run_robustness,
         arguments={"paraphrase_run": paraphrase_run, **arguments},
-        estimate=lambda: estimate_robustness(paraphrase_run, **arguments),
+        estimate=estimate_robustness,
         summary=print_robustness_summary,
         about=f" · {shown(paraphrase_run)} · "
         + shown(

@@ -102,11 +102,11 @@ def select(
     ] = None,
     judge: Annotated[
         list[str] | None,
-        typer.Option(
+        repeated_option(
             "--judge",
-            help="'baseline' (offline, lexical), openai:<model>, or qrels:FILE (answers from known labels). "
+            "'baseline' (offline, lexical), openai:<model>, or qrels:FILE (answers from known labels). "
             "Repeat for an ensemble.",
-            show_default="baseline",
+            "baseline",
         ),
     ] = None,
     *,
@@ -137,7 +137,7 @@ def select(
         run_options,
         run=run_selection,
         arguments={"queries": queries, **arguments},
-        estimate=lambda: estimate_selection(queries, **arguments),
+        estimate=estimate_selection,
         summary=print_selection,
         about=f" · {shown(queries)} · corpus {shown(', '.join(map(str, corpus)))} · judges {shown(', '.join(judges))}",
     )

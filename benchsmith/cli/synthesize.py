@@ -48,7 +48,7 @@ def synthesize(
         run_options,
         run=run_synthesis,
         arguments={"collection": collection, **arguments},
-        estimate=lambda: estimate_synthesis(collection, **arguments),
+        estimate=estimate_synthesis,
         summary=print_synthesis_statistics,
         about=f" · {conversations} conversations × {turns} turns · {shown(settings['llm'])} · "
         f"concurrency {settings['concurrency']}",

@@ -119,7 +119,7 @@ def validate(
         run_options,
         run=run_validation,
         arguments={"synthetic": synthetic, **arguments},
-        estimate=lambda: estimate_validation(synthetic, **arguments),
+        estimate=estimate_validation,
         summary=print_validation_summary,
         about=f" · {shown(synthetic)} against {shown(human)}"
         + (f" · judges {shown(', '.join(judges))}" if judges else ""),

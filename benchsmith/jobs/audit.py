@@ -29,13 +29,13 @@ from benchsmith.jobs.common import (
     JobRun,
     check_embedders,
     check_models,
-    checked_run_id,
-    dry_run,
+    estimate_of,
     job_run,
     priced,
     resolved_path,
     run_settled,
     shared_arguments,
+    stop_if_dry_run,
 )
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.integrity import unknown_ids
@@ -119,19 +119,18 @@ def audit(
     resolved = Workspace.resolve(settings.workspace)
     check_bounds(settings)
     inputs = _checked_inputs(resolved, benchmark, judges, settings)
+    stop_if_dry_run(lambda: _estimate(resolved, benchmark, judges, settings))
     check_embedders(settings.embedder)
     corpus = str(Path(settings.corpus).resolve()) if settings.corpus else None
     arguments.update(benchmark=inputs["benchmark"], corpus=corpus)  # as resolved here
-    run_id = checked_run_id(run_id, "audit")
     outcome = run_settled(
         builder,
-        job="audit",
-        workspace=resolved,
+        "audit",
+        resolved,
+        inputs,
+        replace(settings, corpus=corpus),
         run_id=run_id,
-        inputs=inputs,
-        context=replace(settings, corpus=corpus),
         on_event=on_event,
-        max_concurrency=settings.concurrency,
         resume=resume,
         arguments=arguments,
     )
@@ -177,41 +176,21 @@ def _checked_inputs(
     return {"benchmark": resolved_path(str(benchmark)), "judges": list(judges)}
 
 
-@dry_run
-@accepts_old_setting_names
-def estimate_audit(
-    benchmark: str | Path,
-    *,
-    judges: Sequence[str] = (BASELINE,),
-    seed: int = 0,
-    split: str = "test",
-    corpus: str | None = None,
-    negatives: int = DEFAULT_NEGATIVES,
-    sample: int | None = None,
-    position_check: bool = False,
-    min_votes: int = DEFAULT_MIN_VOTES,
-    label_pool_depth: int = DEFAULT_LABEL_POOL_DEPTH,
-    label_agreement: float = DEFAULT_LABEL_AGREEMENT,
-    many_documents: int = DEFAULT_MANY_DOCUMENTS,
-    embedder: str = DEFAULT_EMBEDDER,
-    concurrency: int = 4,
-    rate_limit: float | None = None,
-    timeout_s: float = 60.0,
-    max_attempts: int = 6,
-    structured_output: StructuredOutput = "auto",
-    workspace: str | None = None,
-    chroma_host: str | None = None,
-    database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
-) -> CostEstimate:
-    """Model calls and tokens (about 4 characters each) an audit would spend, before spending."""
-    settings = settings_given(AuditContext, locals())
+estimate_audit = estimate_of(
+    audit,
+    CostEstimate,
+    "Model calls and tokens (about 4 characters each) an audit (:func:`audit`'s arguments) would spend, before spending.",
+)
 
-    check_models(*judges)
+
+def _estimate(
+    workspace: Workspace, benchmark: str | Path, judges: Sequence[str], settings: AuditContext
+) -> CostEstimate:
+    """:func:`estimate_audit` once the call is checked."""
     sample, negatives, position_check = settings.sample, settings.negatives, settings.position_check
     loaded = cached_benchmark(
         resolved_path(str(benchmark)),
-        Workspace.resolve(settings.workspace),
+        workspace,
         settings.split,
         str(Path(settings.corpus).resolve()) if settings.corpus else None,
     )

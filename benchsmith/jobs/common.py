@@ -4,11 +4,13 @@ and cost figures a result carries, and the estimate a dry run prints."""
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 from benchsmith.agents.seam.endpoints import resolve_base_url
 from benchsmith.agents.seam.models import BASELINE, parse_model_spec
@@ -96,35 +98,67 @@ def priced(summary: str, per_model: Iterable[tuple[str, int, int, int]], notes: 
     return CostEstimate(summary, calls, input_tokens, output_tokens, cost, unpriced, list(notes))
 
 
-def dry_run(estimate: Callable[P, R]) -> Callable[P, R]:
-    """Marks a job's estimate: its model specs are checked, but a missing key becomes a note of
-    the estimate (a user may price a run before getting a key) instead of an error."""
+class _DryRunStop(Exception):
+    """Carries a dry run's estimate out of the job function, from the step where the run would start."""
 
-    @functools.wraps(estimate)
-    def estimate_without_keys(*args: P.args, **kwargs: P.kwargs) -> R:
-        with estimating():
-            return estimate(*args, **kwargs)
+    def __init__(self, estimate: object) -> None:
+        super().__init__("dry run")
+        self.estimate = estimate
 
-    return estimate_without_keys
+
+_dry_run: ContextVar[bool] = ContextVar("dry_run", default=False)
+
+
+def estimate_of(job: Callable[P, Any], returns: type[R], doc: str) -> Callable[P, R]:
+    """The dry run of ``job`` (returning a ``returns``: a :class:`CostEstimate`, or a preview that holds
+    one), called with the job's own arguments (its signature is the job's:
+    help() and editors show every setting): the arguments are checked as the job checks them, and
+    where the job calls :func:`stop_if_dry_run`, before any run exists, the estimate is returned.
+    Model specs are checked, but a missing key becomes a note of the estimate (a user may price a
+    run before getting a key) instead of an error."""
+
+    @functools.wraps(job)
+    def estimate(*args: P.args, **kwargs: P.kwargs) -> R:
+        marked = _dry_run.set(True)
+        try:
+            with estimating():
+                job(*args, **kwargs)
+        except _DryRunStop as stop:
+            return cast(R, stop.estimate)
+        finally:
+            _dry_run.reset(marked)
+        raise RuntimeError(f"{job.__name__} ran to the end of a dry run: it calls no stop_if_dry_run")
+
+    estimate.__doc__ = doc
+    estimate.__signature__ = inspect.signature(job).replace(return_annotation=returns.__name__)  # type: ignore[attr-defined]
+    return estimate
+
+
+def stop_if_dry_run(estimate: Callable[[], object]) -> None:
+    """In a dry run (:func:`estimate_of`), stop the job here with ``estimate()``; in a run, go on."""
+    if _dry_run.get():
+        raise _DryRunStop(estimate())
 
 
 def run_settled(
     builder: AnyGraph,
-    *,
     job: str,
     workspace: Workspace,
-    run_id: str,
     inputs: dict[str, Any],
     context: Any,
+    *,
+    run_id: str | None,
     on_event: EventHandler | None,
     resume: str | None,
     max_concurrency: int | None = None,
     arguments: dict[str, Any] | None = None,
 ) -> RunOutcome:
-    """Run ``job``'s graph on its checked ``inputs`` with ``context`` settled: the workspace
-    resolved, the database URL taken from the environment when not given, the model settings
-    checked before the run exists, and the run recorded with its inputs and the context's
-    recorded settings (graphs/runtime/settings.py)."""
+    """Run ``job``'s graph on its checked ``inputs`` with ``context`` settled: the run id checked
+    (a new one when none is given), the workspace resolved, the database URL taken from the
+    environment when not given, the model settings checked before the run exists, and the run
+    recorded with its inputs and the context's recorded settings (graphs/runtime/settings.py).
+    ``max_concurrency`` defaults to the context's ``concurrency`` setting, where it has one."""
+    run_id = checked_run_id(run_id, job)
     context = replace(context, workspace=str(workspace.root), database=database_url(context.database))
     if hasattr(context, "model_settings"):
         context.model_settings()  # an impossible model setting stops here, before the run exists
@@ -137,7 +171,7 @@ def run_settled(
         context=context,
         settings={**inputs, **recorded_settings(context)},
         on_event=on_event,
-        max_concurrency=max_concurrency,
+        max_concurrency=max_concurrency if max_concurrency is not None else getattr(context, "concurrency", None),
         resume=resume,
         database=context.database,
         arguments=arguments,

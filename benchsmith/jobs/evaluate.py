@@ -26,7 +26,8 @@ from benchsmith.evals.measures.nugget_measures import (
 )
 from benchsmith.evals.measures.standard import DEFAULT_MEASURES, MeasureResults, UnknownMeasure, parse_measures
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext
-from benchsmith.graphs.evaluate import builder, input_problems, judgments
+from benchsmith.graphs.evaluate.graph import builder
+from benchsmith.graphs.evaluate.inputs import input_problems, judgments
 from benchsmith.graphs.runtime.bounds import MAX_ITEMS
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents
 from benchsmith.graphs.runtime.resources import check_reranker
@@ -38,17 +39,17 @@ from benchsmith.jobs.common import (
     check_embedders,
     check_models,
     check_within,
-    checked_run_id,
-    dry_run,
+    estimate_of,
     job_run,
     priced,
     resolved_path,
     retriever_embedders,
     run_settled,
+    stop_if_dry_run,
 )
 from benchsmith.jobs.defaults import EVALUATE_BATCH_SIZE, EVALUATE_HISTORIES, EVALUATE_RETRIEVERS
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.formats.beir import Benchmark, read_qrels
+from benchsmith.stores.formats.beir import read_qrels
 from benchsmith.stores.formats.integrity import raise_if_strict
 from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels
 from benchsmith.stores.formats.trec import iter_run_batches, run_file_query_ids, write_sorted_copy
@@ -156,18 +157,18 @@ def evaluate(
     retrievers = [spec_for(retriever) for retriever in retrievers]  # your own objects: registered by name
     check_bounds(settings)
     inputs, context = _checked_settings(resolved, benchmark, retrievers, histories, runs, settings)
+    stop_if_dry_run(lambda: _estimate(resolved, inputs, context))
     check_embedders(context.embedder, *retriever_embedders(retrievers))
-    run_id = checked_run_id(run_id, "evaluate")
     outcome = run_settled(
         builder,
-        job="evaluate",
-        workspace=resolved,
+        "evaluate",
+        resolved,
+        inputs,
+        context,
         run_id=run_id,
-        inputs=inputs,
-        context=context,
         on_event=on_event,
-        max_concurrency=1,
         resume=resume,
+        max_concurrency=1,
     )
     values = outcome.values
     return EvaluationResult(
@@ -256,55 +257,20 @@ def outside_notes(specs: Sequence[RetrieverSpec], histories: Sequence[str], quer
     return list(dict.fromkeys(notes))
 
 
-@dry_run
-@accepts_old_setting_names
-def estimate_evaluation(
-    benchmark: str | Path,
-    *,
-    retrievers: Sequence[str | Any] | None = None,
-    histories: Sequence[str] = EVALUATE_HISTORIES,
-    runs: Sequence[str | Path] = (),
-    split: str = "test",
-    qrels: str | None = None,
-    extra_qrels: str | None = None,
-    nugget_qrels: str | None = None,
-    depth: int = DEFAULT_DEPTH,
-    measures: tuple[str, ...] = DEFAULT_MEASURES,
-    embedder: str = DEFAULT_EMBEDDER,
-    rerank: str | None = None,
-    rerank_depth: int = DEFAULT_RERANK_DEPTH,
-    llm: str = BASELINE,
-    concurrency: int = 4,
-    significance_test: Literal["randomization", "t-test"] = "randomization",
-    resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES,
-    batch_size: int = DEFAULT_QUERIES_PER_BATCH,
-    strict: bool = False,
-    seed: int = 0,
-    rate_limit: float | None = None,
-    timeout_s: float = 60.0,
-    max_attempts: int = 6,
-    structured_output: StructuredOutput = "auto",
-    workspace: str | None = None,
-    chroma_host: str | None = None,
-    database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
-) -> CostEstimate:
-    """The configurations an evaluation would run, and the model cost of the rewrite history."""
-    settings = settings_given(EvaluationContext, locals())
+estimate_evaluation = estimate_of(
+    evaluate,
+    CostEstimate,
+    "The configurations an evaluation (:func:`evaluate`'s arguments) would run, and the model cost of the rewrite history.",
+)
 
-    llm, rerank = settings.llm, settings.rerank
-    loaded: Benchmark = cached_benchmark(
-        resolved_path(str(benchmark)), Workspace.resolve(settings.workspace), settings.split
-    )
-    if retrievers is None:
-        retrievers = () if runs else EVALUATE_RETRIEVERS
-    retrievers = [spec_for(retriever) for retriever in retrievers]
-    modes = [parse_history_mode(mode) for mode in histories] if retrievers else []
-    specs = [parse_retriever(spec) for spec in retrievers]
-    check_outside_retrievers(specs)
-    configurations = expand_configurations(specs, modes, rerank is not None)
-    names = [*(Path(path).name for path in runs), *(configuration.name for configuration in configurations)]
-    check_models(llm)
+
+def _estimate(workspace: Workspace, inputs: dict[str, Any], settings: EvaluationContext) -> CostEstimate:
+    """:func:`estimate_evaluation` once the call is checked."""
+    loaded = cached_benchmark(inputs["benchmark"], workspace, settings.split)
+    modes = [parse_history_mode(mode) for mode in inputs["histories"]]
+    specs = [parse_retriever(spec) for spec in inputs["retrievers"]]
+    configurations = expand_configurations(specs, modes, settings.rerank is not None)
+    names = [*(Path(path).name for path in inputs["runs"]), *(configuration.name for configuration in configurations)]
     rewrites = len(loaded.queries) if any(mode.kind == "rewrite" for mode in modes) else 0
     rewriter = Rewriter()
     input_tokens = (
@@ -324,7 +290,7 @@ def estimate_evaluation(
     ]
     return priced(
         f"{len(names)} configurations on {loaded.name}",
-        [(llm, rewrites, input_tokens, REWRITE_OUTPUT_TOKENS * rewrites)],
+        [(settings.llm, rewrites, input_tokens, REWRITE_OUTPUT_TOKENS * rewrites)],
         notes,
     )
 

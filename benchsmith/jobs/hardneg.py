@@ -34,10 +34,11 @@ from benchsmith.jobs.common import (
     check_embedders,
     check_models,
     checked_run_id,
-    dry_run,
+    estimate_of,
     job_run,
     priced,
     run_settled,
+    stop_if_dry_run,
 )
 from benchsmith.jobs.defaults import HARDNEG_SCORERS
 from benchsmith.stores.errors import InputError
@@ -104,8 +105,9 @@ def build_hardneg(
 
     check_bounds(settings)
     inputs = _checked_inputs(sources, collection, settings)
-    run_id = checked_run_id(run_id, "hardneg")
     resolved = Workspace.resolve(settings.workspace)
+    stop_if_dry_run(lambda: _estimate(resolved, inputs, settings))
+    run_id = checked_run_id(run_id, "hardneg")
     files = inputs.get("sources")
     if (
         files
@@ -115,15 +117,7 @@ def build_hardneg(
     ):  # checked before the run exists
         raise InputError(f"{', '.join(files)}: no readable documents with text to build from")
     outcome = run_settled(
-        hardneg_builder,
-        job="hardneg",
-        workspace=resolved,
-        run_id=run_id,
-        inputs=inputs,
-        context=settings,
-        on_event=on_event,
-        max_concurrency=settings.concurrency,
-        resume=resume,
+        hardneg_builder, "hardneg", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
     values = outcome.values
     return HardnegBuildResult(
@@ -158,37 +152,17 @@ def _checked_inputs(sources: Sequence[str | Path], collection: str | None, setti
     return {"sources": [str(Path(source).resolve()) if str(source) != "stdlib" else "stdlib" for source in sources]}
 
 
-@dry_run
-@accepts_old_setting_names
-def estimate_hardneg(
-    sources: Sequence[str | Path] = (),
-    *,
-    collection: str | None = None,
-    seed: int = 0,
-    domain: str = "custom",
-    features: str | None = None,
-    conditions: int = DEFAULT_CONDITIONS,
-    negatives: str = "subtle",
-    llm: str = BASELINE,
-    judge: str | None = None,
-    sample: int | None = None,
-    max_chars: int = DEFAULT_MAX_CHARS,
-    concurrency: int = 4,
-    rate_limit: float | None = None,
-    timeout_s: float = 60.0,
-    max_attempts: int = 6,
-    structured_output: StructuredOutput = "auto",
-    workspace: str | None = None,
-    chroma_host: str | None = None,
-    database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
-) -> CostEstimate:
-    """Model calls, tokens and cost of a build, before spending: the real prompts filled with the
-    source documents' mean length (after cutting), before rebuilds (at most one per document)."""
-    settings = settings_given(HardnegContext, locals())
+estimate_hardneg = estimate_of(
+    build_hardneg,
+    CostEstimate,
+    """Model calls, tokens and cost of a build (:func:`build_hardneg`'s arguments), before spending: the
+    real prompts filled with the source documents' mean length (after cutting), before rebuilds (at
+    most one per document).""",
+)
 
-    check_bounds(settings)
-    _checked_inputs(sources, collection, settings)
+
+def _estimate(workspace: Workspace, inputs: dict[str, Any], settings: HardnegContext) -> CostEstimate:
+    """:func:`estimate_hardneg` once the call is checked."""
     domain, features, conditions, negatives = (
         settings.domain,
         settings.features,
@@ -197,7 +171,7 @@ def estimate_hardneg(
     )
     llm, judge, sample, max_chars = settings.llm, settings.judge, settings.sample, settings.max_chars
     documents = read_source_documents(
-        Workspace.resolve(settings.workspace), settings.chroma_host, [str(s) for s in sources], collection
+        workspace, settings.chroma_host, inputs.get("sources", []), inputs.get("collection")
     )
     if not documents:
         raise InputError("no source documents")
@@ -285,18 +259,18 @@ def score_hardneg(
 
     resolved = Workspace.resolve(settings.workspace)
     check_bounds(settings)
-    inputs, _ = _checked_score_inputs(resolved, dataset, retrievers, rerankers, output_dir, settings)
-    run_id = checked_run_id(run_id, "hardneg-score")
+    inputs, rows = _checked_score_inputs(resolved, dataset, retrievers, rerankers, output_dir, settings)
+    stop_if_dry_run(lambda: _scoring_estimate(inputs, rows))
     outcome = run_settled(
         score_builder,
-        job="hardneg-score",
-        workspace=resolved,
+        "hardneg-score",
+        resolved,
+        inputs,
+        settings,
         run_id=run_id,
-        inputs=inputs,
-        context=settings,
         on_event=on_event,
-        max_concurrency=1,
         resume=resume,
+        max_concurrency=1,
     )
     values = outcome.values
     return HardnegScoreResult(
@@ -332,31 +306,16 @@ def _checked_score_inputs(
     return {"dataset": str(path), "scorers": [spec.label for spec in specs], "output_dir": str(output)}, len(rows)
 
 
-@dry_run
-@accepts_old_setting_names
-def estimate_scoring(
-    dataset: str | Path,
-    *,
-    retrievers: Sequence[str] = HARDNEG_SCORERS,
-    rerankers: Sequence[str] = (),
-    output_dir: str | Path | None = None,
-    embedder: str = DEFAULT_EMBEDDER,
-    confidence: float = DEFAULT_CONFIDENCE,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    workspace: str | None = None,
-    chroma_host: str | None = None,
-    database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
-) -> CostEstimate:
-    """What a scoring run would score and where it would write, its inputs checked; scorers run
-    locally, so no model is called."""
-    settings = settings_given(HardnegScoreContext, locals())
+estimate_scoring = estimate_of(
+    score_hardneg,
+    CostEstimate,
+    """What a scoring run (:func:`score_hardneg`'s arguments) would score and where it would write, its
+    inputs checked; scorers run locally, so no model is called.""",
+)
 
-    check_bounds(settings)
-    inputs, rows = _checked_score_inputs(
-        Workspace.resolve(settings.workspace), dataset, retrievers, rerankers, output_dir, settings
-    )
+
+def _scoring_estimate(inputs: dict[str, Any], rows: int) -> CostEstimate:
+    """:func:`estimate_scoring` once the call is checked."""
     return priced(
         f"{rows:,} rows of {inputs['dataset']} × {len(inputs['scorers'])} scorer(s) ({', '.join(inputs['scorers'])})",
         [],

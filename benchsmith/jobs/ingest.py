@@ -23,10 +23,11 @@ from benchsmith.jobs.common import (
     check_embedders,
     check_models,
     checked_run_id,
-    dry_run,
+    estimate_of,
     job_run,
     priced,
     run_settled,
+    stop_if_dry_run,
 )
 from benchsmith.jobs.defaults import INGEST_COLLECTION
 from benchsmith.stores.errors import InputError
@@ -108,17 +109,11 @@ def ingest(
     settings = settings_given(IngestContext, locals())
 
     inputs = _checked_inputs(sources, collection, settings)
+    stop_if_dry_run(lambda: _preview(sources, settings))
     run_id = checked_run_id(run_id, "ingest")
     resolved = Workspace.resolve(settings.workspace)
     outcome = run_settled(
-        builder,
-        job="ingest",
-        workspace=resolved,
-        run_id=run_id,
-        inputs=inputs,
-        context=settings,
-        on_event=on_event,
-        resume=resume,
+        builder, "ingest", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
     values = outcome.values
     skipped_file, warnings_file = outcome.run_dir.file(SKIPPED_FILE), outcome.run_dir.file(WARNINGS_FILE)
@@ -189,36 +184,16 @@ class IngestPreview:
     warnings: list[str] = field(default_factory=list)  # an --include / --exclude pattern that matched no file
 
 
-@dry_run
-@accepts_old_setting_names
-def preview_ingest(
-    sources: Sequence[str | Path],
-    *,
-    include: tuple[str, ...] = (),
-    exclude: tuple[str, ...] = (),
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    min_chars: int = DEFAULT_MIN_CHARS,
-    dedup_threshold: float = DEFAULT_DEDUP_THRESHOLD,
-    num_perm: int = DEFAULT_DEDUP_NUM_PERM,
-    min_quality: float = DEFAULT_MIN_QUALITY,
-    quality: QualityScorerName = "heuristic",
-    llm: str = BASELINE,
-    embedder: str = DEFAULT_EMBEDDER,
-    batch_size: int = DEFAULT_INDEX_BATCH_SIZE,
-    seed: int = 0,
-    rate_limit: float | None = None,
-    timeout_s: float = 60.0,
-    max_attempts: int = 6,
-    structured_output: StructuredOutput = "auto",
-    workspace: str | None = None,
-    chroma_host: str | None = None,
-    database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
-) -> IngestPreview:
-    """Load, clean and chunk only (nothing is written): counts, and the cost of ``quality="llm"``."""
-    settings = settings_given(IngestContext, locals())
+preview_ingest = estimate_of(
+    ingest,
+    IngestPreview,
+    """Load, clean and chunk only (:func:`ingest`'s arguments; nothing is written): counts, and the cost
+    of ``quality="llm"``.""",
+)
 
-    _checked_inputs(sources, INGEST_COLLECTION, settings)
+
+def _preview(sources: Sequence[str | Path], settings: IngestContext) -> IngestPreview:
+    """:func:`preview_ingest` once the call is checked."""
     chunk_size, min_chars, quality, llm = settings.chunk_size, settings.min_chars, settings.quality, settings.llm
     loaded = load_sources([str(source) for source in sources], include=settings.include, exclude=settings.exclude)
     documents = clean_documents(loaded.documents)

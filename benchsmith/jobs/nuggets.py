@@ -14,7 +14,8 @@ from benchsmith.agents.defaults import BASELINE, DEFAULT_MAX_NUGGETS, Structured
 from benchsmith.agents.nuggets import NuggetWriter
 from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
-from benchsmith.graphs.nuggets import NUGGET_QRELS_FILE, NUGGETS_FILE, builder
+from benchsmith.graphs.nuggets.graph import builder
+from benchsmith.graphs.nuggets.state import NUGGET_QRELS_FILE, NUGGETS_FILE
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.jobs.common import (
     CostEstimate,
@@ -23,11 +24,11 @@ from benchsmith.jobs.common import (
     check_chunk_sizes,
     check_collection_name,
     check_models,
-    checked_run_id,
-    dry_run,
+    estimate_of,
     job_run,
     priced,
     run_settled,
+    stop_if_dry_run,
 )
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.persistence.jsonl import read_json_object
@@ -109,18 +110,11 @@ def nuggets(
     resolved = Workspace.resolve(settings.workspace)
     check_bounds(settings)
     check_chunk_sizes(settings.chunk_size, settings.min_chars)
+    # The dry run prices the questions; the corpus is not read for it.
+    stop_if_dry_run(lambda: _estimate(questions, settings))
     inputs = _checked_inputs(questions, corpus, collection, settings)
-    run_id = checked_run_id(run_id, "nuggets")
     outcome = run_settled(
-        builder,
-        job="nuggets",
-        workspace=resolved,
-        run_id=run_id,
-        inputs=inputs,
-        context=settings,
-        on_event=on_event,
-        max_concurrency=settings.concurrency,
-        resume=resume,
+        builder, "nuggets", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
     values = outcome.values
     return NuggetsResult(
@@ -164,38 +158,17 @@ def _source(source: str) -> str:
     return str(Path(source).resolve())
 
 
-@dry_run
-@accepts_old_setting_names
-def estimate_nuggets(
-    questions: str | Path,
-    *,
-    tags: tuple[str, ...] = (),
-    limit: int | None = None,
-    llm: str = BASELINE,
-    embedder: str = DEFAULT_EMBEDDER,
-    max_nuggets: int = DEFAULT_MAX_NUGGETS,
-    pool_depth: int = DEFAULT_POOL_DEPTH,
-    batch_size: int = MAX_POOL_BATCH_SIZE,
-    fusion: Literal["combsum", "rrf"] = "combsum",
-    all_nuggets_supported: bool = False,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    min_chars: int = DEFAULT_MIN_CHARS,
-    concurrency: int = 4,
-    seed: int = 0,
-    rate_limit: float | None = None,
-    timeout_s: float = 60.0,
-    max_attempts: int = 6,
-    structured_output: StructuredOutput = "auto",
-    workspace: str | None = None,
-    chroma_host: str | None = None,
-    database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
-) -> CostEstimate:
-    """Model calls and tokens (about 4 characters each) a build would spend, before spending.
-    The pool is taken at its largest (every technique adds ``pool_depth`` new chunks)."""
-    settings = settings_given(NuggetsContext, locals())
-    check_bounds(settings)
-    check_chunk_sizes(settings.chunk_size, settings.min_chars)
+estimate_nuggets = estimate_of(
+    nuggets,
+    CostEstimate,
+    """Model calls and tokens (about 4 characters each) a build (:func:`nuggets`'s arguments; the corpus
+    may be left out) would spend, before spending. The pool is taken at its largest (every technique
+    adds ``pool_depth`` new chunks).""",
+)
+
+
+def _estimate(questions: str | Path, settings: NuggetsContext) -> CostEstimate:
+    """:func:`estimate_nuggets` once the settings are checked."""
     llm, limit, max_nuggets = settings.llm, settings.limit, settings.max_nuggets
     pool_depth, batch_size, chunk_size = settings.pool_depth, settings.batch_size, settings.chunk_size
     check_models(llm)

@@ -14,13 +14,13 @@ from benchsmith.agents.paraphraser import ContextRestorer, Paraphraser, VariantJ
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.graphs.contexts.paraphrase import DEFAULT_MIN_JUDGE_SCORE, ParaphraseContext
-from benchsmith.graphs.paraphrase import (
+from benchsmith.graphs.paraphrase.graph import builder
+from benchsmith.graphs.paraphrase.state import (
     DIVERSITY_FILE,
     PARAPHRASES_FILE,
     TEST_SETS_DIR,
     TURNS_FILE,
     UNJOINED_FILE,
-    builder,
 )
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.jobs.common import (
@@ -28,13 +28,13 @@ from benchsmith.jobs.common import (
     EventHandler,
     JobRun,
     check_models,
-    checked_run_id,
-    dry_run,
+    estimate_of,
     job_run,
     priced,
     resolved_path,
     run_settled,
     shared_arguments,
+    stop_if_dry_run,
 )
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.conversational import load_conversational
@@ -109,6 +109,7 @@ def paraphrase(
     resolved = Workspace.resolve(settings.workspace)
     specs = [benchmark] if isinstance(benchmark, str | Path) else list(benchmark)
     inputs, notes, context = _checked_inputs(resolved, specs, settings)
+    stop_if_dry_run(lambda: _estimate(resolved, inputs["benchmarks"], context))
     arguments.update(
         shared_arguments(
             {
@@ -119,16 +120,14 @@ def paraphrase(
             }
         )
     )  # as resolved here
-    run_id = checked_run_id(run_id, "paraphrase")
     outcome = run_settled(
         builder,
-        job="paraphrase",
-        workspace=resolved,
+        "paraphrase",
+        resolved,
+        inputs,
+        context,
         run_id=run_id,
-        inputs=inputs,
-        context=context,
         on_event=on_event,
-        max_concurrency=context.concurrency,
         resume=resume,
         arguments=arguments,
     )
@@ -190,45 +189,20 @@ def _checked_inputs(
     )
 
 
-@dry_run
-@accepts_old_setting_names
-def estimate_paraphrase(
-    benchmark: str | Path | Sequence[str | Path],
-    *,
-    seed: int = 0,
-    llm: str = BASELINE,
-    per_turn: int | None = None,
-    import_ecast: str | None = None,
-    judges: tuple[str, ...] = (),
-    min_judge_score: int = DEFAULT_MIN_JUDGE_SCORE,
-    overlap_metric: Literal["bleu", "chrf"] = "bleu",
-    max_sentence_score: float = DEFAULT_MAX_SENTENCE_SCORE,
-    min_similarity: float = DEFAULT_PARAPHRASE_MIN_SIMILARITY,
-    embedder: str = DEFAULT_EMBEDDER,
-    test_sets: int = DEFAULT_TEST_SETS,
-    corpus: str | None = None,
-    qrels: str | None = None,
-    split: str = "test",
-    concurrency: int = 4,
-    rate_limit: float | None = None,
-    timeout_s: float = 60.0,
-    max_attempts: int = 6,
-    structured_output: StructuredOutput = "auto",
-    workspace: str | None = None,
-    chroma_host: str | None = None,
-    database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
-) -> CostEstimate:
-    """Model calls, tokens and cost of a paraphrase run, from the real prompts of each turn
-    (judges counted as if every variant passed the other filters: an upper bound)."""
-    settings = settings_given(ParaphraseContext, locals())
+estimate_paraphrase = estimate_of(
+    paraphrase,
+    CostEstimate,
+    """Model calls, tokens and cost of a paraphrase run (:func:`paraphrase`'s arguments), from the real
+    prompts of each turn (judges counted as if every variant passed the other filters: an upper bound).""",
+)
 
+
+def _estimate(workspace: Workspace, benchmarks: list[str], settings: ParaphraseContext) -> CostEstimate:
+    """:func:`estimate_paraphrase` once the call is checked."""
     llm, judges, per_turn, import_ecast = settings.llm, settings.judges, settings.per_turn, settings.import_ecast
-    check_models(llm, *judges)
-    specs = [benchmark] if isinstance(benchmark, str | Path) else list(benchmark)
     loaded = load_conversational(
-        [resolved_path(str(spec)) for spec in specs],
-        Workspace.resolve(settings.workspace),
+        benchmarks,
+        workspace,
         split=settings.split,
         corpus=Path(settings.corpus) if settings.corpus else None,
     )

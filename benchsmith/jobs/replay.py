@@ -18,12 +18,12 @@ from benchsmith.jobs.common import (
     EventHandler,
     JobRun,
     check_models,
-    checked_run_id,
-    dry_run,
+    estimate_of,
     job_run,
     priced,
     resolved_path,
     run_settled,
+    stop_if_dry_run,
 )
 from benchsmith.jobs.evaluate import checked_measures
 from benchsmith.stores.persistence.jsonl import read_json_object
@@ -75,17 +75,8 @@ def replay(
     resolved = Workspace.resolve(settings.workspace)
     check_bounds(settings)
     inputs, context = _checked(resolved, benchmark, assistant, settings)
-    outcome = run_settled(
-        builder,
-        job="replay",
-        workspace=resolved,
-        run_id=checked_run_id(run_id, "replay"),
-        inputs=inputs,
-        context=context,
-        on_event=on_event,
-        max_concurrency=context.concurrency,
-        resume=resume,
-    )
+    stop_if_dry_run(lambda: _estimate(resolved, inputs, context))
+    outcome = run_settled(builder, "replay", resolved, inputs, context, run_id=run_id, on_event=on_event, resume=resume)
     values = outcome.values
     return ReplayResult(
         **job_run(outcome),
@@ -111,37 +102,24 @@ def _checked(
     return {"benchmark": resolved_path(str(benchmark)), "assistant": spec}, replace(settings, measures=tuple(names))
 
 
-@dry_run
-def estimate_replay(
-    benchmark: str | Path,
-    *,
-    assistant: str | Any,
-    split: str = "test",
-    measures: tuple[str, ...] = DEFAULT_REPLAY_MEASURES,
-    judges: tuple[str, ...] = ("baseline",),
-    worst: int = DEFAULT_WORST,
-    concurrency: int = 4,
-    rate_limit: float | None = None,
-    timeout_s: float = 120.0,
-    max_attempts: int = 6,
-    workspace: str | None = None,
-    chroma_host: str | None = None,
-    database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
-) -> CostEstimate:
-    """The conversations and turns a replay would send to the assistant (it costs no model calls of ours)."""
-    settings = settings_given(ReplayContext, locals())
-    spec = assistant_spec_for(assistant)
-    resolve_assistant(spec, settings.timeout_s)
-    loaded = cached_benchmark(resolved_path(str(benchmark)), Workspace.resolve(settings.workspace), settings.split)
+def _estimate(workspace: Workspace, inputs: dict[str, Any], settings: ReplayContext) -> CostEstimate:
+    """:func:`estimate_replay` once the call is checked."""
+    loaded = cached_benchmark(inputs["benchmark"], workspace, settings.split)
     conversations = conversations_of(loaded)
-    check_models(*settings.judges)
     turns = len(loaded.queries)
     # At most three judge calls per turn and judge (faithfulness, quality, agreement); their prompts hold the
     # question, the reply and a few passages, unknown before the assistant answers: priced at a typical size.
     calls = 3 * turns
     return priced(
-        f"{len(conversations):,} conversations ({turns:,} turns) of {loaded.name} sent to {spec}",
+        f"{len(conversations):,} conversations ({turns:,} turns) of {loaded.name} sent to {inputs['assistant']}",
         [(judge, calls, calls * JUDGE_INPUT_TOKENS, calls * JUDGE_OUTPUT_TOKENS) for judge in settings.judges],
         [f"{turns:,} assistant calls, {settings.concurrency} conversations at a time"],
     )
+
+
+estimate_replay = estimate_of(
+    replay,
+    CostEstimate,
+    "The conversations and turns a replay (:func:`replay`'s arguments) would send to the assistant "
+    "(it costs no model calls of ours).",
+)

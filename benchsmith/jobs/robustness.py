@@ -15,18 +15,20 @@ from benchsmith.agents.seam.models import BASELINE
 from benchsmith.evals.defaults import DEFAULT_MIN_VOTES, DEFAULT_SIGNIFICANCE_RESAMPLES
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
 from benchsmith.graphs.contexts.robustness import DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURES, RobustnessContext
-from benchsmith.graphs.robustness import AUGMENTED_QRELS_FILE, benchmark_qrels, builder, test_set_names
+from benchsmith.graphs.robustness.graph import builder
+from benchsmith.graphs.robustness.inputs import benchmark_qrels, test_set_names
+from benchsmith.graphs.robustness.state import AUGMENTED_QRELS_FILE
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.jobs.common import (
     CostEstimate,
     EventHandler,
     JobRun,
     check_models,
-    checked_run_id,
-    dry_run,
+    estimate_of,
     job_run,
     priced,
     run_settled,
+    stop_if_dry_run,
 )
 from benchsmith.jobs.defaults import ROBUSTNESS_HISTORIES, ROBUSTNESS_RETRIEVERS
 from benchsmith.jobs.evaluate import SIGNIFICANCE_TESTS, checked_measures
@@ -101,17 +103,9 @@ def robustness(
 
     resolved = Workspace.resolve(settings.workspace)
     inputs, context = _checked_inputs(resolved, paraphrase_run, retrievers, histories, runs, qrels, judges, settings)
-    run_id = checked_run_id(run_id, "robustness")
+    stop_if_dry_run(lambda: _estimate(inputs, context))
     outcome = run_settled(
-        builder,
-        job="robustness",
-        workspace=resolved,
-        run_id=run_id,
-        inputs=inputs,
-        context=context,
-        on_event=on_event,
-        max_concurrency=context.concurrency,
-        resume=resume,
+        builder, "robustness", resolved, inputs, context, run_id=run_id, on_event=on_event, resume=resume
     )
     values = outcome.values
     return RobustnessResult(
@@ -210,7 +204,6 @@ def _checked_inputs(
     return inputs, replace(settings, measures=tuple(names), corpus=corpus)
 
 
-@dry_run
 def check_vote_rule(judges: Sequence[str], min_votes: int) -> None:
     """Refuse a vote rule the judges can never meet: with fewer judges than ``min_votes`` nothing
     would be confirmed, and re-judging would change nothing while looking done."""
@@ -224,45 +217,22 @@ def check_vote_rule(judges: Sequence[str], min_votes: int) -> None:
         )
 
 
-@accepts_old_setting_names
-def estimate_robustness(
-    paraphrase_run: str | Path,
-    *,
-    runs: Mapping[str, str | Path] | None = None,
-    retrievers: Sequence[str | Any] | None = None,
-    histories: Sequence[str] = ROBUSTNESS_HISTORIES,
-    qrels: str | Path | None = None,
-    judges: Sequence[str] = (BASELINE,),
-    seed: int = 0,
-    measures: tuple[str, ...] = DEFAULT_MEASURES,
-    judge_depth: int = DEFAULT_JUDGE_DEPTH,
-    min_votes: int = DEFAULT_MIN_VOTES,
-    corpus: str | None = None,
-    depth: int = DEFAULT_DEPTH,
-    embedder: str = DEFAULT_EMBEDDER,
-    llm: str = BASELINE,
-    concurrency: int = 4,
-    significance_test: Literal["randomization", "t-test"] = "randomization",
-    resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES,
-    rate_limit: float | None = None,
-    timeout_s: float = 60.0,
-    max_attempts: int = 6,
-    structured_output: StructuredOutput = "auto",
-    workspace: str | None = None,
-    chroma_host: str | None = None,
-    database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
-) -> CostEstimate:
-    """An upper bound of the judging cost: every judged turn × every run × k documents, all
-    unjudged (overlapping and judged documents make the real count lower)."""
-    settings = settings_given(RobustnessContext, locals())
+estimate_robustness = estimate_of(
+    robustness,
+    CostEstimate,
+    """An upper bound of the judging cost of a robustness run (:func:`robustness`'s arguments): every
+    judged turn × every run × k documents, all unjudged (overlapping and judged documents make the real
+    count lower).""",
+)
 
-    check_models(*judges)
-    judge_depth = settings.judge_depth
-    directory = paraphrase_run_directory(Workspace.resolve(settings.workspace), paraphrase_run)
+
+def _estimate(inputs: dict[str, Any], settings: RobustnessContext) -> CostEstimate:
+    """:func:`estimate_robustness` once the call is checked."""
+    judges, judge_depth, runs = inputs["judges"], settings.judge_depth, inputs["runs"]
+    directory = Path(inputs["paraphrase_run"])
     sets = [name for name in test_set_names(directory) if not runs or name in runs]
-    judged_turns = len(benchmark_qrels(directory, str(Path(qrels).resolve()) if qrels else None))
-    configurations = 1 if runs else len(list(retrievers or ROBUSTNESS_RETRIEVERS)) * len(histories)
+    judged_turns = len(benchmark_qrels(directory, inputs["qrels"]))
+    configurations = 1 if runs else len(inputs["retrievers"]) * len(inputs["histories"])
     documents = judged_turns * len(sets) * configurations * judge_depth
     input_tokens = documents * estimate_tokens("x" * (ESTIMATE_DOCUMENT_CHARS + 1200))
     notes = [

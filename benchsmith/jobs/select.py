@@ -29,12 +29,12 @@ from benchsmith.jobs.common import (
     EventHandler,
     JobRun,
     check_models,
-    checked_run_id,
-    dry_run,
+    estimate_of,
     job_run,
     priced,
     resolved_path,
     run_settled,
+    stop_if_dry_run,
 )
 from benchsmith.jobs.defaults import SELECT_JUDGES
 from benchsmith.stores.errors import InputError
@@ -187,17 +187,13 @@ def select(
         judges,
         settings,
     )
-    run_id = checked_run_id(run_id, "select")
+    # A dry run prices the judges given, whatever the vote rule (a user may price one judge first).
+    stop_if_dry_run(lambda: _estimate(inputs, settings))
+    check_vote_rule(
+        inputs["judges"], settings.min_votes
+    )  # after the files: their errors name a line, this one a setting
     outcome = run_settled(
-        builder,
-        job="select",
-        workspace=resolved,
-        run_id=run_id,
-        inputs=inputs,
-        context=settings,
-        on_event=on_event,
-        max_concurrency=settings.concurrency,
-        resume=resume,
+        builder, "select", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
     values = outcome.values
     return SelectionResult(
@@ -282,66 +278,23 @@ def checked_inputs(
     queries_of(queries_path)
     sources = [resolved_path(str(source)) for source in corpus]
     corpus_of(sources)
-    check_vote_rule(judge_specs, settings.min_votes)  # after the files: their errors name a line, this one a setting
     return {"queries": queries_path, "corpus": sources, "space": space, "judges": judge_specs}
 
 
-@dry_run
-@accepts_old_setting_names
-def estimate_selection(
-    queries: str | Path,
-    *,
-    corpus: Sequence[str | Path],
-    space: str | Path | Mapping[str, Any] | None = None,
-    retrievers: Sequence[str] = (),
-    chunkings: Sequence[str] = (),
-    rewrites: Sequence[str] = (),
-    reranks: Sequence[str] = (),
-    filters: Sequence[str] = (),
-    top_k: Sequence[int] = (),
-    search: str | None = None,
-    order: Sequence[str] = (),
-    judges: Sequence[str] = SELECT_JUDGES,
-    seed: int = 0,
-    embedder: str = DEFAULT_EMBEDDER,
-    llm: str = BASELINE,
-    min_votes: int | None = None,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    rerank_depth: int = DEFAULT_RERANK_DEPTH,
-    betas: tuple[float, ...] = DEFAULT_SELECTION_BETAS,
-    resamples: int = DEFAULT_SELECTION_RESAMPLES,
-    confidence: float = DEFAULT_CONFIDENCE,
-    concurrency: int = 4,
-    curves_shown: int = DEFAULT_CURVES_SHOWN,
-    rate_limit: float | None = None,
-    timeout_s: float = 60.0,
-    max_attempts: int = 6,
-    structured_output: StructuredOutput = "auto",
-    workspace: str | None = None,
-    chroma_host: str | None = None,
-    database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
-) -> CostEstimate:
-    """The configurations a search would evaluate, the pool it expects, and the judges' and
-    rewriters' calls, tokens and cost (nothing is embedded or called)."""
-    settings = settings_given(SelectContext, locals())
+estimate_selection = estimate_of(
+    select,
+    CostEstimate,
+    """The configurations a search (:func:`select`'s arguments) would evaluate, the pool it expects, and
+    the judges' and rewriters' calls, tokens and cost (nothing is embedded or called).""",
+)
 
-    resolved_space = strategy_space(
-        space,
-        retrievers=retrievers,
-        chunkings=chunkings,
-        rewrites=rewrites,
-        reranks=reranks,
-        filters=filters,
-        top_k=top_k,
-        search=search,
-        order=order,
-    )
-    judge_specs = checked_judges(judges)
-    check_bounds(settings)
+
+def _estimate(inputs: dict[str, Any], settings: SelectContext) -> CostEstimate:
+    """:func:`estimate_selection` once the call is checked."""
+    resolved_space, judge_specs = inputs["space"], inputs["judges"]
     llm, batch_size = settings.llm, settings.batch_size
-    loaded = queries_of(str(Path(queries).resolve()))
-    documents = corpus_of([resolved_path(str(source)) for source in corpus])
+    loaded = queries_of(inputs["queries"])
+    documents = corpus_of(inputs["corpus"])
     configurations = [SelectConfiguration.from_settings(setting) for setting in planned_settings(resolved_space)]
     chunkings_used = {configuration.chunking for configuration in configurations}
     chunks = {spec: chunk_index(documents, spec).chunks for spec in chunkings_used}

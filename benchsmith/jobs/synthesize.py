@@ -4,7 +4,7 @@ collection (MTR-Pipeline), and ``benchsmith.cluster``, the semantic path it walk
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +18,9 @@ from benchsmith.agents.turn_types import ContributionJudge, ReferenceResponder, 
 from benchsmith.graphs.contexts.synthesize import QualityGateMode, SynthesisContext, with_preset_rates
 from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_CONVERSATIONS, MAX_NEIGHBOURS, MAX_TURNS
 from benchsmith.graphs.runtime.resources import chroma_client
-from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.runtime.settings import (
     accepts_old_setting_names,
     check_bounds,
-    recorded_settings,
     settings_given,
 )
 from benchsmith.graphs.synthesis.run import builder
@@ -37,16 +35,17 @@ from benchsmith.jobs.common import (
     check_models,
     check_within,
     checked_run_id,
-    dry_run,
+    estimate_of,
     job_run,
     priced,
+    run_settled,
     shared_arguments,
+    stop_if_dry_run,
 )
 from benchsmith.jobs.defaults import SYNTHESIS_CONVERSATIONS, SYNTHESIS_TURNS
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import DIALOGUES_FILE, Dialogue
 from benchsmith.stores.persistence.jsonl import load_jsonl
-from benchsmith.stores.persistence.postgres import database_url
 from benchsmith.stores.persistence.vectors import VectorStore
 from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
@@ -206,39 +205,34 @@ def synthesize(
     check_bounds(settings)
     check_turn_types(settings)
     check_page_kinds(settings.page_kinds)
-    run_id = checked_run_id(run_id, "synthesize")
     resolved = Workspace.resolve(settings.workspace)
-    context = replace(settings, workspace=str(resolved.root), database=database_url(settings.database))
+    stop_if_dry_run(lambda: _estimate(resolved, collection, conversations, turns, settings))
+    run_id = checked_run_id(run_id, "synthesize")
     available = len(
         _clusters(
             resolved,
             collection,
-            context.cluster_size,
-            context.neighbours,
-            context.seed,
-            context.chroma_host,
-            context.page_kinds,
+            settings.cluster_size,
+            settings.neighbours,
+            settings.seed,
+            settings.chroma_host,
+            settings.page_kinds,
         ).clusters
     )
     if conversations > available:
         raise InputError(
-            f"collection {collection!r} has {available} clusters of {context.cluster_size} chunks: ask "
+            f"collection {collection!r} has {available} clusters of {settings.cluster_size} chunks: ask "
             f"for at most {available} conversations, or use a smaller --cluster-size"
         )
-    context.model_settings()  # an impossible model setting stops here, before the run exists
-    inputs = {"collection": collection, "conversations": conversations, "turns": turns}
-    outcome = run_job(
+    outcome = run_settled(
         builder,
-        job="synthesize",
-        workspace=resolved,
+        "synthesize",
+        resolved,
+        {"collection": collection, "conversations": conversations, "turns": turns},
+        settings,
         run_id=run_id,
-        inputs={"run_id": run_id, **inputs},
-        context=context,
-        settings={**inputs, **recorded_settings(context)},
         on_event=on_event,
-        max_concurrency=context.concurrency,
         resume=resume,
-        database=context.database,
         arguments=arguments,
     )
     files = {
@@ -259,57 +253,25 @@ def synthesize(
     )
 
 
-@dry_run
-@accepts_old_setting_names
-def estimate_synthesis(
-    collection: str,
-    *,
-    conversations: int = SYNTHESIS_CONVERSATIONS,
-    turns: int = SYNTHESIS_TURNS,
-    seed: int = 0,
-    llm: str = BASELINE,
-    switch_rate: float = DEFAULT_SWITCH_PROBABILITY,
-    hard_switch_rate: float = DEFAULT_HARD_SWITCH_RATE,
-    soft_switch_margin: float = DEFAULT_SOFT_SWITCH_MARGIN,
-    max_overlap: float = DEFAULT_MAX_OVERLAP,
-    overlap_attempts: int = DEFAULT_OVERLAP_ATTEMPTS,
-    overlap_replans: int = DEFAULT_OVERLAP_REPLANS,
-    cluster_size: int = DEFAULT_CLUSTER_SIZE,
-    neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS,
-    page_kinds: tuple[str, ...] = DEFAULT_SYNTHESIS_PAGE_KINDS,
-    history_window: int | None = None,
-    concurrency: int = 4,
-    unanswerable_rate: float = 0.0,
-    partial_rate: float = 0.0,
-    underspecified_rate: float = 0.0,
-    multi_gold_rate: float = 0.0,
-    rates: str | None = None,
-    quality_gate: QualityGateMode = "replan",
-    question_types: str = "",
-    rate_limit: float | None = None,
-    timeout_s: float = 60.0,
-    max_attempts: int = 6,
-    structured_output: StructuredOutput = "auto",
-    workspace: str | None = None,
-    chroma_host: str | None = None,
-    database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
+estimate_synthesis = estimate_of(
+    synthesize,
+    CostEstimate,
+    """Model calls, tokens and cost of a synthesis run (:func:`synthesize`'s arguments), from the real
+    prompts filled with text of the expected lengths (chunks of the collection's mean length, answers
+    of ~1,200 characters).""",
+)
+
+
+def _estimate(
+    workspace: Workspace, collection: str, conversations: int, turns: int, settings: SynthesisContext
 ) -> CostEstimate:
-    """Model calls, tokens and cost of a synthesis run, from the real prompts filled with text of
-    the expected lengths (chunks of the collection's mean length, answers of ~1,200 characters)."""
-    settings = settings_given(SynthesisContext, locals())
-    settings = with_preset_rates(settings)
-    llm, cluster_size = settings.llm, settings.cluster_size
-    check_models(llm)
-    check_within(1, MAX_CONVERSATIONS, conversations=conversations)
-    check_within(1, MAX_TURNS, turns=turns)
-    check_bounds(settings)
-    store = _store(Workspace.resolve(settings.workspace), collection, settings.chroma_host)
+    """:func:`estimate_synthesis` once the call is checked."""
+    store = _store(workspace, collection, settings.chroma_host)
     lengths = [len(text) for page in store.iter_all(include=("documents",)) for text in page["documents"]]
     if not lengths:
         raise InputError(f"collection {collection!r} is empty")
     passage = {"id": "x", "title": "title", "text": "x" * (sum(lengths) // len(lengths))}
-    related = [passage] * (cluster_size - 1)
+    related = [passage] * (settings.cluster_size - 1)
     question, answer = "q" * ESTIMATE_QUESTION_CHARS, "a" * ESTIMATE_ANSWER_CHARS
     # A turn's kind is drawn at the rates set (a clarification, after an underspecified turn, costs what an
     # answerable turn does); a typed turn asks its own questioner and responder, and unanswerable and
@@ -333,7 +295,9 @@ def estimate_synthesis(
     calls, input_tokens, output_tokens = (
         round(value * conversations) for value in (calls, input_tokens, output_tokens)
     )
-    return priced(f"{conversations} conversations × {turns} turns", [(llm, calls, input_tokens, output_tokens)])
+    return priced(
+        f"{conversations} conversations × {turns} turns", [(settings.llm, calls, input_tokens, output_tokens)]
+    )
 
 
 def _turn_prompts(

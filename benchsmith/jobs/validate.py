@@ -18,19 +18,22 @@ from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH
 from benchsmith.graphs.contexts.validate import DEFAULT_JUDGE_DEPTH, DEFAULT_MEASURE, ValidationContext
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
-from benchsmith.graphs.validate import JUDGE_BATCH, HumanLabels, builder, check_same_corpus, default_histories
+from benchsmith.graphs.validate.graph import builder
+from benchsmith.graphs.validate.human import HumanLabels, check_same_corpus, default_histories
+from benchsmith.graphs.validate.state import JUDGE_BATCH
 from benchsmith.jobs.common import (
     CostEstimate,
     EventHandler,
     JobRun,
     check_embedders,
     check_models,
-    checked_run_id,
+    estimate_of,
     job_run,
     priced,
     resolved_path,
     retriever_embedders,
     run_settled,
+    stop_if_dry_run,
 )
 from benchsmith.jobs.defaults import VALIDATE_RETRIEVERS
 from benchsmith.jobs.evaluate import checked_measures
@@ -122,19 +125,19 @@ def validate(
     settings = settings_given(ValidationContext, locals())
 
     resolved = Workspace.resolve(settings.workspace)
-    inputs, context, _ = _checked_inputs(resolved, synthetic, human, retrievers, histories, runs, judges, settings)
+    inputs, context, labels = _checked_inputs(resolved, synthetic, human, retrievers, histories, runs, judges, settings)
+    stop_if_dry_run(lambda: _estimate(resolved, inputs, context, labels))
     check_embedders(context.embedder, *retriever_embedders(inputs["retrievers"]))
-    run_id = checked_run_id(run_id, "validate")
     outcome = run_settled(
         builder,
-        job="validate",
-        workspace=resolved,
+        "validate",
+        resolved,
+        inputs,
+        context,
         run_id=run_id,
-        inputs=inputs,
-        context=context,
         on_event=on_event,
-        max_concurrency=1,
         resume=resume,
+        max_concurrency=1,
     )
     values = outcome.values
     return ValidationResult(
@@ -207,41 +210,19 @@ def _checked_inputs(
     return inputs, replace(settings, measure=names[0]), labels
 
 
-@accepts_old_setting_names
-def estimate_validation(
-    synthetic: str | Path,
-    *,
-    human: str | Path,
-    retrievers: Sequence[str | Any] | None = None,
-    histories: Sequence[str] | None = None,
-    runs: Sequence[str | Path] = (),
-    judges: Sequence[str] = (),
-    seed: int = 0,
-    measure: str = DEFAULT_MEASURE,
-    split: str = "test",
-    depth: int = DEFAULT_DEPTH,
-    embedder: str = DEFAULT_EMBEDDER,
-    rerank: str | None = None,
-    rerank_depth: int = DEFAULT_RERANK_DEPTH,
-    llm: str = BASELINE,
-    bootstrap: int = DEFAULT_BOOTSTRAP,
-    judge_depth: int = DEFAULT_JUDGE_DEPTH,
-    concurrency: int = 4,
-    rate_limit: float | None = None,
-    timeout_s: float = 60.0,
-    max_attempts: int = 6,
-    structured_output: StructuredOutput = "auto",
-    workspace: str | None = None,
-    chroma_host: str | None = None,
-    database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
-) -> CostEstimate:
-    """The configurations a validation would rank on both sets, and the judges' cost: each judge
-    reads every gold pair of the human set and as many non-gold ones (at most), in batches."""
-    settings = settings_given(ValidationContext, locals())
+estimate_validation = estimate_of(
+    validate,
+    CostEstimate,
+    """The configurations a validation (:func:`validate`'s arguments) would rank on both sets, and the
+    judges' cost: each judge reads every gold pair of the human set and as many non-gold ones (at
+    most), in batches.""",
+)
 
-    resolved = Workspace.resolve(settings.workspace)
-    inputs, context, labels = _checked_inputs(resolved, synthetic, human, retrievers, histories, runs, judges, settings)
+
+def _estimate(
+    resolved: Workspace, inputs: dict[str, Any], context: ValidationContext, labels: HumanLabels
+) -> CostEstimate:
+    """:func:`estimate_validation` once the call is checked."""
     loaded = cached_benchmark(inputs["synthetic"], resolved, context.split)
     documents = corpus_documents(loaded)
     gold = {query_id: [doc for doc, rel in judged.items() if rel > 0] for query_id, judged in labels.qrels.items()}

@@ -1,4 +1,4 @@
-"""The settings of an evaluation (graphs/evaluate.py)."""
+"""The settings of an evaluation (graphs/evaluate/)."""
 
 from __future__ import annotations
 

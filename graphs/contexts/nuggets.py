@@ -1,4 +1,4 @@
-"""The settings of a nugget benchmark build (graphs/nuggets.py)."""
+"""The settings of a nugget benchmark build (graphs/nuggets/)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The settings of a paraphrase run (graphs/paraphrase.py)."""
+"""The settings of a paraphrase run (graphs/paraphrase/)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The settings of a robustness run (graphs/robustness.py)."""
+"""The settings of a robustness run (graphs/robustness/)."""
 
 from __future__ import annotations
 

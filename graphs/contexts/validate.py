@@ -1,4 +1,4 @@
-"""The settings of a validation (graphs/validate.py)."""
+"""The settings of a validation (graphs/validate/)."""
 
 from __future__ import annotations
 

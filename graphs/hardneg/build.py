@@ -30,7 +30,6 @@ from __future__ import annotations
 import functools
 import operator
 import random
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, Required
 
@@ -39,32 +38,23 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from benchsmith.agents.condition_extractor import ConditionExtractor
-from benchsmith.agents.condition_judge import ConditionCountJudge
-from benchsmith.agents.condition_queries import ConditionQueryWriter, instruction_query
-from benchsmith.agents.condition_text import normalize
-from benchsmith.agents.negative_rewriter import NegativeRewriter
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.graphs.contexts.hardneg import HardnegContext
+from benchsmith.graphs.hardneg.exports import beir_exports, build_statistics, dataset_row
+from benchsmith.graphs.hardneg.rows import RowAgents, build_row
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, run_seam
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import canonicalize, write_beir
-from benchsmith.stores.formats.multiconir import DatasetRow, write_dataset
+from benchsmith.stores.formats.multiconir import write_dataset
 from benchsmith.stores.persistence.files import write_json_atomic
 from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
 from benchsmith.stores.persistence.vectors import VectorStore
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.benchmark.condition_documents import (
-    Construction,
     RelatedDocuments,
-    Span,
-    blamed_conditions,
-    build_text,
-    constructions,
     leading_part,
-    locate_conditions,
 )
 from benchsmith.tools.corpus.cleaning import clean_documents
 from benchsmith.tools.corpus.loaders import load_sources
@@ -98,9 +88,6 @@ class BuildTask(TypedDict):
     run_id: str
     document_id: str
 
-
-# ---------------------------------------------------------------------------------------
-# Inputs.
 
 job = JobRuntime(HardnegContext)  # the runtime's settings, workspace and run directories
 
@@ -153,10 +140,6 @@ def read_source_documents(
         raise InputError("give source files or directories, or --collection")
     documents = clean_documents(load_sources(list(sources)).documents)
     return [{"id": document.id, "title": document.title, "text": document.text} for document in documents]
-
-
-# ---------------------------------------------------------------------------------------
-# Nodes.
 
 
 def load(state: HardnegState, runtime: Runtime[HardnegContext]) -> dict[str, Any]:
@@ -249,296 +232,3 @@ builder.add_edge("build", "export")
 builder.add_edge("export", END)
 
 graph = builder.compile(name="hardneg")  # the Studio copy: no checkpointer (the server brings its own)
-
-
-# ---------------------------------------------------------------------------------------
-# One row.
-
-
-@dataclass(frozen=True)
-class RowAgents:
-    llm: ModelSeam  # extractor, query writer, rewriter
-    judge: ModelSeam
-
-
-def build_row(
-    source: dict[str, Any], agents: RowAgents, context: HardnegContext, related: list[str] | None = None
-) -> dict[str, Any]:
-    """Extract, write queries, rewrite, replace and verify: the row's record (kept or dropped).
-    ``related``: texts of the documents most like this one (the baseline rewriter's name pool)."""
-    count, text = context.conditions, source["text"]
-    base = {"id": source["id"], "title": source.get("title", "")}
-    extracted = agents.llm.run(
-        ConditionExtractor(),
-        document=text,
-        title=base["title"],
-        count=count,
-        domain=context.domain,
-        features=context.features,
-        negatives=context.negatives,
-        related=related or [],
-    )
-    located = locate_conditions(text, extracted.sentences, count)
-    rejected = [{"sentence": sentence, "reason": reason} for sentence, reason in located.rejected]
-    if len(located.spans) < count:
-        return {
-            **base,
-            "status": "dropped",
-            "reason": "fewer_conditions",
-            "detail": f"{len(located.spans)} of {count} condition sentences found verbatim",
-            "rejected": rejected,
-        }
-    written = agents.llm.run(
-        ConditionQueryWriter(count), sentences=located.sentences, domain=context.domain, features=context.features
-    )
-    phrases = [normalize(phrase) for phrase in written.conditions]
-    conditions = [
-        {"sentence": sentence, "start": span.start, "end": span.end, "condition": phrase}
-        for sentence, span, phrase in zip(located.sentences, located.spans, phrases)
-    ]
-    for number in range(1, count + 1):
-        _rewrite(agents.llm, conditions, number, text, context, attempt=1, related=related)
-    verified = verify_documents(text, located.spans, conditions, phrases, agents, context, related)
-    record = {
-        **base,
-        "conditions": conditions,
-        "rejected": rejected,
-        "queries": {
-            "instruction": [instruction_query(phrases[:k]) for k in range(1, count + 1)],
-            "descriptive": [normalize(query) for query in written.descriptive],
-        },
-        "documents": verified,
-    }
-    positive = verified["Positive"]
-    if not positive["verified"]:
-        return {
-            **record,
-            "status": "dropped",
-            "reason": "positive_fails",
-            "detail": f"the judge finds {len(positive['satisfied'])} of {count} conditions in the positive",
-        }
-    tasks = {
-        "task1": all(verified[f"Miss{k}"]["verified"] for k in range(1, count + 1)),
-        "task2": all(verified[f"HN{j}"]["verified"] for j in range(1, count + 1)),
-    }
-    if not any(tasks.values()):
-        return {
-            **record,
-            "status": "dropped",
-            "reason": "negatives_fail",
-            "tasks": tasks,
-            "detail": "verification dropped a single-miss and a ladder document",
-        }
-    return {**record, "status": "kept", "tasks": tasks}
-
-
-def _rewrite(
-    seam: ModelSeam,
-    conditions: list[dict[str, Any]],
-    number: int,
-    document: str,
-    context: HardnegContext,
-    attempt: int,
-    related: list[str] | None = None,
-) -> None:
-    """(Re)write the negative of condition ``number`` in place."""
-    condition = conditions[number - 1]
-    previous = condition.get("negative") if attempt > 1 else None
-    rewritten = seam.run(
-        NegativeRewriter(),
-        sentence=condition["sentence"],
-        condition=condition["condition"],
-        kind=context.negatives,
-        domain=context.domain,
-        document=document,
-        attempt=attempt,
-        previous=previous,
-        related=related or [],
-    )
-    condition.update(negative=normalize(rewritten.sentence), change=rewritten.change, attempts=attempt)
-
-
-def verify_documents(
-    text: str,
-    spans: list[Span],
-    conditions: list[dict[str, Any]],
-    phrases: list[str],
-    agents: RowAgents,
-    context: HardnegContext,
-    related: list[str] | None = None,
-) -> dict[str, dict[str, Any]]:
-    """Build and judge every document; rebuild the ones whose count disagrees once (their
-    blamed sentences rewritten), and mark those still disagreeing as not verified."""
-    count = context.conditions
-    plans = constructions(count)
-
-    def judged(construction: Construction) -> dict[str, Any]:
-        negatives = [condition["negative"] for condition in conditions]
-        document = build_text(text, spans, negatives, construction)
-        unchanged = [
-            c
-            for c in construction.replaced
-            if normalize(conditions[c - 1]["negative"]) == normalize(conditions[c - 1]["sentence"])
-        ]
-        if unchanged:  # a rewrite that changed nothing cannot miss its condition: no need to ask
-            return {
-                "text": document,
-                "expected": list(construction.expected),
-                "satisfied": None,
-                "verified": False,
-                "unchanged": unchanged,
-            }
-        verdict = agents.judge.run(
-            ConditionCountJudge(construction.conditions),
-            conditions=phrases[: construction.conditions],
-            document=document,
-        )
-        satisfied = list(verdict.satisfied)
-        return {
-            "text": document,
-            "expected": list(construction.expected),
-            "satisfied": satisfied,
-            "verified": len(satisfied) == len(construction.expected),
-        }
-
-    results = {plan.key: {**judged(plan), "rebuilt": False} for plan in plans}
-    failed = [plan for plan in plans if plan.replaced and not results[plan.key]["verified"]]
-    blamed: set[int] = set()
-    for plan in failed:
-        result = results[plan.key]
-        blamed |= set(result["unchanged"]) if result.get("unchanged") else blamed_conditions(plan, result["satisfied"])
-    if not results["Positive"]["verified"] or not blamed:
-        return results
-    for number in sorted(blamed):
-        _rewrite(agents.llm, conditions, number, text, context, attempt=2, related=related)
-    for plan in plans:
-        if blamed & set(plan.replaced):
-            results[plan.key] = {**judged(plan), "rebuilt": True}
-    return results
-
-
-# ---------------------------------------------------------------------------------------
-# Outputs.
-
-
-def dataset_row(record: dict[str, Any]) -> DatasetRow:
-    """A kept row's queries and documents; a document that failed verification is None."""
-    documents = record["documents"]
-    count = len(record["conditions"])
-
-    def text(key: str) -> str | None:
-        return documents[key]["text"] if documents[key]["verified"] else None
-
-    return DatasetRow(
-        id=record["id"],
-        title=record.get("title", ""),
-        instruction=record["queries"]["instruction"],
-        descriptive=record["queries"]["descriptive"],
-        positive=documents["Positive"]["text"],
-        ladder=[text(f"HN{j}") for j in range(1, count + 1)],
-        single_miss=[text(f"Miss{k}") for k in range(1, count + 1)],
-        conditions=[
-            {key: condition[key] for key in ("sentence", "negative", "condition")} for condition in record["conditions"]
-        ],
-    )
-
-
-def beir_exports(rows: list[DatasetRow], count: int) -> dict[str, tuple[list[dict], list[dict], list[tuple]]]:
-    """Per task, (corpus, queries, qrels). Task 1: Query_k, its positive (relevance 1) and its
-    single-miss negative (judged 0). Tasks 2 and 3: the instruction- and descriptive-style
-    Query_N, graded by the conditions each document meets (Positive N, HN_j N − j)."""
-    exports: dict[str, tuple[list[dict], list[dict], list[tuple]]] = {}
-    task1_rows = [row for row in rows if row.has_task1]
-    corpus = [{"_id": f"{row.id}#P", "title": row.title, "text": row.positive} for row in task1_rows]
-    corpus += [
-        {"_id": f"{row.id}#Miss{k}", "title": row.title, "text": row.single_miss[k - 1]}
-        for row in task1_rows
-        for k in range(1, count + 1)
-    ]
-    queries = [
-        {
-            "_id": f"{row.id}#Q{k}",
-            "text": row.instruction[k - 1],
-            "metadata": {"row": row.id, "conditions": k, "style": "instruction"},
-        }
-        for row in task1_rows
-        for k in range(1, count + 1)
-    ]
-    qrels = [
-        (f"{row.id}#Q{k}", doc_id, relevance)
-        for row in task1_rows
-        for k in range(1, count + 1)
-        for doc_id, relevance in ((f"{row.id}#P", 1), (f"{row.id}#Miss{k}", 0))
-    ]
-    exports["task1"] = (corpus, queries, qrels)
-    ladder_rows = [row for row in rows if row.has_ladder]
-    ladder_corpus = [{"_id": f"{row.id}#P", "title": row.title, "text": row.positive} for row in ladder_rows]
-    ladder_corpus += [
-        {"_id": f"{row.id}#HN{j}", "title": row.title, "text": row.ladder[j - 1]}
-        for row in ladder_rows
-        for j in range(1, count + 1)
-    ]
-    for task, style, prefix in (("task2", "instruction", "Q"), ("task3", "descriptive", "NQ")):
-        queries = [
-            {
-                "_id": f"{row.id}#{prefix}{count}",
-                "text": getattr(row, style)[-1],
-                "metadata": {"row": row.id, "conditions": count, "style": style},
-            }
-            for row in ladder_rows
-        ]
-        qrels = [(f"{row.id}#{prefix}{count}", f"{row.id}#P", count) for row in ladder_rows]
-        qrels += [
-            (f"{row.id}#{prefix}{count}", f"{row.id}#HN{j}", count - j)
-            for row in ladder_rows
-            for j in range(1, count + 1)
-        ]
-        exports[task] = (ladder_corpus, queries, qrels)
-    return exports
-
-
-def build_statistics(records: list[dict[str, Any]], count: int) -> dict[str, Any]:
-    """Rows kept and dropped (by reason), and how verification went per kind of document."""
-    dropped: dict[str, int] = {}
-    for record in records:
-        if record["status"] == "dropped":
-            dropped[record["reason"]] = dropped.get(record["reason"], 0) + 1
-    verification = {"checked": 0, "verified_first_time": 0, "rebuilt_and_verified": 0, "dropped": 0}
-    by_kind = {kind: dict(verification) for kind in ("ladder", "single_miss")}
-    # Rows dropped for their positive: their negatives were judged against a failed extraction.
-    judged_records = [
-        record for record in records if record.get("documents") and record.get("reason") != "positive_fails"
-    ]
-    for record in judged_records:
-        for key, document in record["documents"].items():
-            if key == "Positive":
-                continue
-            kind = "ladder" if key.startswith("HN") else "single_miss"
-            outcome = (
-                "dropped"
-                if not document["verified"]
-                else "rebuilt_and_verified"
-                if document["rebuilt"]
-                else "verified_first_time"
-            )
-            for tally in (verification, by_kind[kind]):
-                tally["checked"] += 1
-                tally[outcome] += 1
-    kept = [record for record in records if record["status"] == "kept"]
-    return {
-        "conditions": count,
-        "documents": len(records),
-        "rows": len(kept),
-        "task_rows": {
-            "task1": sum(record["tasks"]["task1"] for record in kept),
-            "task2": sum(record["tasks"]["task2"] for record in kept),
-            "task3": sum(record["tasks"]["task2"] for record in kept),
-        },
-        "dropped": dropped,
-        "verification": verification,
-        "verification_by_kind": by_kind,
-        "rewrites_redone": sum(
-            condition.get("attempts", 1) > 1 for record in records for condition in record.get("conditions", [])
-        ),
-        "conditions_rejected": sum(len(record.get("rejected", [])) for record in records),
-    }

@@ -59,7 +59,8 @@ SCORES_DIR = "scores"
 
 def load_dataset(dataset: str | Path, workspace: Workspace) -> tuple[Path, list[DatasetRow], dict[str, Any]]:
     """(path, rows, build information) of a build run directory or run id, or a hardneg.csv."""
-    from benchsmith.graphs.hardneg.build import MULTICONIR_DIR, ROWS_FILE, STATS_FILE, dataset_row
+    from benchsmith.graphs.hardneg.build import MULTICONIR_DIR, ROWS_FILE, STATS_FILE
+    from benchsmith.graphs.hardneg.exports import dataset_row
 
     path = Path(dataset)
     if not path.exists() and "/" not in str(dataset) and workspace.run_dir(str(dataset)).exists():

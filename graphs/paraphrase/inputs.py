@@ -1,0 +1,49 @@
+"""What the paraphrase nodes read: the run's turns, the input benchmark and the queue of turns to paraphrase."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
+from benchsmith.graphs.paraphrase.state import GENERATED_FILE, TURNS_FILE
+from benchsmith.graphs.runtime.job_runtime import JobRuntime
+from benchsmith.graphs.runtime.resources import run_items
+from benchsmith.stores.formats.beir import Benchmark
+from benchsmith.stores.formats.conversational import load_conversational
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.work_items import WorkItems
+from benchsmith.stores.persistence.workspace import Workspace
+
+job = JobRuntime(ParaphraseContext)  # the runtime's settings, workspace and run directories
+
+
+@functools.lru_cache(maxsize=2)
+def _turns_in(path: Path, modified: float) -> dict[str, dict[str, Any]]:
+    return {record["turn"]: record for record in load_jsonl(path)}
+
+
+def read_turns(run_dir: RunDirectory) -> dict[str, dict[str, Any]]:
+    """The run's turns in benchmark order: ``{turn id: {"turn", "conversation_id", "number",
+    "raw", "rewrite", "history", "response"}}``."""
+    path = run_dir.file(TURNS_FILE)
+    return _turns_in(path, path.stat().st_mtime)
+
+
+def load_input_benchmark(specs: list[str], workspace: Workspace, context: ParaphraseContext) -> Benchmark:
+    return load_conversational(
+        specs,
+        workspace,
+        split=context.split,
+        corpus=Path(context.corpus) if context.corpus else None,
+        qrels=Path(context.qrels) if context.qrels else None,
+    )
+
+
+def _items(runtime: Runtime[ParaphraseContext], run_id: str) -> WorkItems:
+    """The run's turns as work items: the generated log alone, or shared by workers."""
+    return run_items(job.context(runtime), job.workspace(runtime), run_id, GENERATED_FILE, "turn")

@@ -1,0 +1,24 @@
+"""The robustness graph: its builder (compiled by the CLI with the checkpointer) and ``graph``, the Studio copy."""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+
+from benchsmith.graphs.contexts.robustness import RobustnessContext
+from benchsmith.graphs.robustness.nodes import dispatch, evaluate, judge, next_step, plan, pool
+from benchsmith.graphs.robustness.report import report
+from benchsmith.graphs.robustness.state import RobustnessInput, RobustnessOutput, RobustnessState
+
+builder = StateGraph(
+    RobustnessState, context_schema=RobustnessContext, input_schema=RobustnessInput, output_schema=RobustnessOutput
+)
+for node in (plan, evaluate, pool, judge, report):
+    builder.add_node(node)
+builder.add_edge(START, "plan")
+builder.add_conditional_edges("plan", next_step, ["evaluate", "pool"])
+builder.add_conditional_edges("evaluate", next_step, ["evaluate", "pool"])
+builder.add_conditional_edges("pool", dispatch, ["judge", "report"])
+builder.add_edge("judge", "report")
+builder.add_edge("report", END)
+
+graph = builder.compile(name="robustness")  # the Studio copy: no checkpointer (the server brings its own)
