@@ -38,6 +38,7 @@ from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import run_seam
 from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
+from benchsmith.stores.persistence.bounded_cache import BoundedCache
 from benchsmith.stores.persistence.files import write_files_atomic
 from benchsmith.stores.persistence.jsonl import record_log
 from benchsmith.tools.benchmark.assistants import resolve_assistant
@@ -111,7 +112,8 @@ def dispatch(state: ReplayState, runtime: Runtime[ReplayContext]) -> list[Send] 
     ]
 
 
-_limiters: dict[tuple[str, float | None], Callable[[], None]] = {}
+# one rate limiter per assistant and rate, shared by the conversations of a run (and runs after it)
+_limiters: BoundedCache[tuple[str, float | None], Callable[[], None]] = BoundedCache(64)
 
 
 def replay_conversation(task: ConversationTask, runtime: Runtime[ReplayContext]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import typer
 
 from benchsmith.cli.console import ChromaHostOption, WorkspaceOption, console, guarded, shown
 from benchsmith.cli.deferred import deferred
+from benchsmith.graphs.runtime.bounds import MAX_POOL_DEPTH, PORT_BOUNDS, SEED_BOUNDS
 
 run_label = deferred("benchsmith.jobs.label", "label")
 
@@ -24,7 +25,9 @@ HostOption = Annotated[
         "page: an access token is then printed with the address and required on every request.",
     ),
 ]
-PortOption = Annotated[int, typer.Option("--port", help="The port to listen on (0: any free port).")]
+PortOption = Annotated[
+    int, typer.Option("--port", min=0, max=PORT_BOUNDS["max"], help="The port to listen on (0: any free port).")
+]
 RunIdOption = Annotated[
     str | None, typer.Option("--run-id", help="The run to resume (the page opens where it stopped), or a new run's id.")
 ]
@@ -58,7 +61,9 @@ def label(
             "default bm25, dense and hybrid:rrf(dense,bm25).",
         ),
     ] = None,
-    depth: Annotated[int, typer.Option("--depth", help="Each configuration's top k in the pool.")] = 10,
+    depth: Annotated[
+        int, typer.Option("--depth", min=1, max=MAX_POOL_DEPTH, help="Each configuration's top k in the pool.")
+    ] = 10,
     assessor: Annotated[
         str,
         typer.Option(
@@ -70,7 +75,7 @@ def label(
     second_sample: Annotated[
         float, typer.Option("--second-sample", help="The share of the pairs a second assessor labels.")
     ] = 0.15,
-    seed: Annotated[int, typer.Option("--seed", help="Seeds the order passages are shown in.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", **SEED_BOUNDS, help="Seeds the order passages are shown in.")] = 0,
     host: HostOption = "127.0.0.1",
     port: PortOption = 8765,
     serve: Annotated[

@@ -177,6 +177,7 @@ def _checked_inputs(
 
 
 estimate_audit = estimate_of(
+    "estimate_audit",
     audit,
     CostEstimate,
     "Model calls and tokens (about 4 characters each) an audit (:func:`audit`'s arguments) would spend, before spending.",

@@ -109,8 +109,8 @@ class _DryRunStop(Exception):
 _dry_run: ContextVar[bool] = ContextVar("dry_run", default=False)
 
 
-def estimate_of(job: Callable[P, Any], returns: type[R], doc: str) -> Callable[P, R]:
-    """The dry run of ``job`` (returning a ``returns``: a :class:`CostEstimate`, or a preview that holds
+def estimate_of(name: str, job: Callable[P, Any], returns: type[R], doc: str) -> Callable[P, R]:
+    """``name``: the dry run of ``job`` (returning a ``returns``: a :class:`CostEstimate`, or a preview that holds
     one), called with the job's own arguments (its signature is the job's:
     help() and editors show every setting): the arguments are checked as the job checks them, and
     where the job calls :func:`stop_if_dry_run`, before any run exists, the estimate is returned.
@@ -129,6 +129,7 @@ def estimate_of(job: Callable[P, Any], returns: type[R], doc: str) -> Callable[P
             _dry_run.reset(marked)
         raise RuntimeError(f"{job.__name__} ran to the end of a dry run: it calls no stop_if_dry_run")
 
+    estimate.__name__ = estimate.__qualname__ = name  # its own name in help() and the API's table
     estimate.__doc__ = doc
     estimate.__signature__ = inspect.signature(job).replace(return_annotation=returns.__name__)  # type: ignore[attr-defined]
     return estimate

@@ -258,6 +258,7 @@ def outside_notes(specs: Sequence[RetrieverSpec], histories: Sequence[str], quer
 
 
 estimate_evaluation = estimate_of(
+    "estimate_evaluation",
     evaluate,
     CostEstimate,
     "The configurations an evaluation (:func:`evaluate`'s arguments) would run, and the model cost of the rewrite history.",

@@ -153,6 +153,7 @@ def _checked_inputs(sources: Sequence[str | Path], collection: str | None, setti
 
 
 estimate_hardneg = estimate_of(
+    "estimate_hardneg",
     build_hardneg,
     CostEstimate,
     """Model calls, tokens and cost of a build (:func:`build_hardneg`'s arguments), before spending: the
@@ -307,6 +308,7 @@ def _checked_score_inputs(
 
 
 estimate_scoring = estimate_of(
+    "estimate_scoring",
     score_hardneg,
     CostEstimate,
     """What a scoring run (:func:`score_hardneg`'s arguments) would score and where it would write, its

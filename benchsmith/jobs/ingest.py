@@ -185,6 +185,7 @@ class IngestPreview:
 
 
 preview_ingest = estimate_of(
+    "preview_ingest",
     ingest,
     IngestPreview,
     """Load, clean and chunk only (:func:`ingest`'s arguments; nothing is written): counts, and the cost

@@ -159,6 +159,7 @@ def _source(source: str) -> str:
 
 
 estimate_nuggets = estimate_of(
+    "estimate_nuggets",
     nuggets,
     CostEstimate,
     """Model calls and tokens (about 4 characters each) a build (:func:`nuggets`'s arguments; the corpus

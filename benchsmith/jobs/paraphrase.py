@@ -190,6 +190,7 @@ def _checked_inputs(
 
 
 estimate_paraphrase = estimate_of(
+    "estimate_paraphrase",
     paraphrase,
     CostEstimate,
     """Model calls, tokens and cost of a paraphrase run (:func:`paraphrase`'s arguments), from the real

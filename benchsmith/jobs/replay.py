@@ -118,6 +118,7 @@ def _estimate(workspace: Workspace, inputs: dict[str, Any], settings: ReplayCont
 
 
 estimate_replay = estimate_of(
+    "estimate_replay",
     replay,
     CostEstimate,
     "The conversations and turns a replay (:func:`replay`'s arguments) would send to the assistant "

@@ -218,6 +218,7 @@ def check_vote_rule(judges: Sequence[str], min_votes: int) -> None:
 
 
 estimate_robustness = estimate_of(
+    "estimate_robustness",
     robustness,
     CostEstimate,
     """An upper bound of the judging cost of a robustness run (:func:`robustness`'s arguments): every

@@ -282,6 +282,7 @@ def checked_inputs(
 
 
 estimate_selection = estimate_of(
+    "estimate_selection",
     select,
     CostEstimate,
     """The configurations a search (:func:`select`'s arguments) would evaluate, the pool it expects, and

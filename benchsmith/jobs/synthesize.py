@@ -254,6 +254,7 @@ def synthesize(
 
 
 estimate_synthesis = estimate_of(
+    "estimate_synthesis",
     synthesize,
     CostEstimate,
     """Model calls, tokens and cost of a synthesis run (:func:`synthesize`'s arguments), from the real

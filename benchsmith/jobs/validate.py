@@ -211,6 +211,7 @@ def _checked_inputs(
 
 
 estimate_validation = estimate_of(
+    "estimate_validation",
     validate,
     CostEstimate,
     """The configurations a validation (:func:`validate`'s arguments) would rank on both sets, and the
