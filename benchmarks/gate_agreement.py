@@ -31,6 +31,7 @@ from benchsmith.tools.offline import offline_environment
 offline_environment()
 
 from benchsmith.evals.quality_gate import TurnEvidence, judge_turn  # noqa: E402
+from benchsmith.evals.quality_gate.reader_agreement import reader_agreement  # noqa: E402
 from benchsmith.graphs.runtime.resources import chroma_client  # noqa: E402
 from benchsmith.stores.persistence.vectors import VectorStore  # noqa: E402
 from benchsmith.stores.persistence.workspace import Workspace  # noqa: E402
@@ -82,21 +83,6 @@ def evidence(reading: dict[str, Any], collection: Collection) -> TurnEvidence:
     )
 
 
-def scores(pairs: list[tuple[bool, bool]]) -> dict[str, Any]:
-    """``pairs``: (reader says broken, gate flags)."""
-    both = sum(reader and gate for reader, gate in pairs)
-    broken, flagged = sum(reader for reader, _ in pairs), sum(gate for _, gate in pairs)
-    agree = sum(reader == gate for reader, gate in pairs)
-    return {
-        "turns": len(pairs),
-        "reader_broken": broken,
-        "gate_flagged": flagged,
-        "agreement": round(agree / len(pairs), 3) if pairs else None,
-        "recall": round(both / broken, 3) if broken else None,
-        "precision": round(both / flagged, 3) if flagged else None,
-    }
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("readings", nargs="+", type=Path)
@@ -135,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                     row.get("note") or (verdict.flags.get(verdict.first_class or "", "")),
                 )
             )
-    figures = {name: scores(pairs) for name, pairs in sorted(groups.items())}
+    figures = {name: reader_agreement(pairs) for name, pairs in sorted(groups.items())}
     print(f"{'readings':28} {'turns':>5} {'broken':>6} {'flagged':>7} {'agree':>6} {'recall':>6} {'precision':>9}")
     for name, figure in figures.items():
         print(

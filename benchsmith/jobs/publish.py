@@ -17,12 +17,13 @@ from typing import Any, Literal, get_args
 
 from benchsmith.evals.measures.turn_labels import label_counts
 from benchsmith.graphs.synthesis.state import BEIR_DIR, STATS_FILE
-from benchsmith.jobs.review_session import latest_review_verdicts, reviewed_dialogues
+from benchsmith.jobs.review_session import reviewed_dialogues
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import DIALOGUES_FILE, benchmark_records, held_out_ids, read_dialogues
 from benchsmith.stores.formats.hf_dataset import CardFacts, write_hf_dataset
 from benchsmith.stores.formats.mtrag import write_mtrag
 from benchsmith.stores.persistence.jsonl import read_json
+from benchsmith.stores.persistence.reviews import latest_review
 from benchsmith.stores.persistence.runs import RunDirectory, RunRecord, is_valid_run_id, list_runs
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.corpus.held_out import without_held_out
@@ -60,7 +61,8 @@ def publish(
         raise InputError(f"{out}: exists and is not a folder; --out names the folder to write")
     dialogues = [dialogue.model_dump() for dialogue in read_dialogues(run_dir.file(DIALOGUES_FILE))]
     held_out = held_out_ids(dialogues)  # of every turn: a rejected turn's held-out chunk stays out
-    dialogues, rejected = reviewed_dialogues(dialogues, latest_review_verdicts(resolved, run_dir.run_id))
+    review = latest_review(resolved, run_dir.run_id)
+    dialogues, rejected = reviewed_dialogues(dialogues, review.verdicts if review else {})
     corpus = _corpus(run_dir.file(BEIR_DIR) / "corpus.jsonl", held_out)
     turns = sum(len(dialogue["turns"]) for dialogue in dialogues)
     collection = str(record.config.get("collection") or run_dir.run_id)

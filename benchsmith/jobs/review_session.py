@@ -10,14 +10,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchsmith.evals.measures.agreement import cohen_kappa
 from benchsmith.evals.quality_gate import GATE_CLASSES
+from benchsmith.evals.quality_gate.reader_agreement import reader_agreement
 from benchsmith.stores.formats.benchmark_files import benchmark_records, turn_query_id, write_beir
 from benchsmith.stores.persistence.files import write_json_atomic
 from benchsmith.stores.persistence.jsonl import read_jsonl, write_jsonl_atomic
 from benchsmith.stores.persistence.judgments import VERDICTS_FILE, Verdict, VerdictLog
-from benchsmith.stores.persistence.runs import RunDirectory, list_runs
-from benchsmith.stores.persistence.workspace import Workspace
 
 READINGS_FILE = "readings.jsonl"
 REVIEWED_BEIR_DIR = "beir"
@@ -43,14 +41,6 @@ def reviewed_dialogues(
             turns.append(turn)
         kept_dialogues.append({**dialogue, "turns": turns})
     return kept_dialogues, rejected
-
-
-def latest_review_verdicts(workspace: Workspace, benchmark_run: str) -> dict[str, Verdict]:
-    """The verdicts of the newest review of ``benchmark_run`` (by turn query id); {} when none."""
-    for record in list_runs(workspace):  # newest first
-        if record.job == "review" and record.config.get("benchmark") == benchmark_run:
-            return VerdictLog(RunDirectory(workspace, record.run_id).file(VERDICTS_FILE)).latest()
-    return {}
 
 
 def iter_jsonl_records(path: Path) -> Any:
@@ -235,13 +225,7 @@ class ReviewSession:
         # The benchmark's corpus as it is (held-out chunks already out), its queries and qrels without the rejected turns.
         write_beir(self.run_dir / REVIEWED_BEIR_DIR, iter_jsonl_records(self.corpus_path), queries, qrels)
         counts = {name: sum(1 for v in verdicts.values() if v.verdict == name) for name in VERDICTS}
-        agreement = {
-            "turns": len(gate),
-            "both_broken": sum(1 for g, r in zip(gate, reviewer) if g and r),
-            "gate_only": sum(1 for g, r in zip(gate, reviewer) if g and not r),
-            "reviewer_only": sum(1 for g, r in zip(gate, reviewer) if r and not g),
-            "cohen_kappa": cohen_kappa(gate, reviewer),
-        }
+        agreement = reader_agreement(list(zip(reviewer, gate)))
         summary = {
             "benchmark": self.benchmark_run,
             "turns": len(self.turns),

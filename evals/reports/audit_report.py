@@ -14,12 +14,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+from urllib.parse import quote
 
 from benchsmith.evals.measures import shortcuts
 from benchsmith.evals.reports import audit_plots, document
 
 AUDIT_FILES = document.ReportFileNames(results="audit.json", markdown="audit-report.md", html="audit-report.html")
 EXTRA_QRELS = "extra_qrels.tsv"
+# The review page's address of one turn (benchsmith/pages/static/review.js opens the turn ?turn= names),
+# relative: the page runs where `benchsmith review` serves it (http://127.0.0.1:8766/ unless --host/--port).
+REVIEW_TURN_LINK = "/?turn={}"
+DEFAULT_REVIEW_ADDRESS = "http://127.0.0.1:8766/"
+TurnLink = Callable[[str], str | None]  # a turn's query id → its review page address, None where there is none
 # What each judged dimension asks, for readers who meet the audit here first.
 DIMENSION_QUESTIONS = {
     "alignment": "does the gold document answer the query in its conversational context? "
@@ -39,11 +45,13 @@ def build_audit_document(results: Mapping[str, Any]) -> document.Document:
     flagged instances) are left out."""
     dimensions = results.get("dimensions") or {}
     judges = list(results.get("settings", {}).get("judges", []))
+    review = results.get("review")
+    link = turn_linker(review)
     sections = [verdict_section(results["verdict"]), overview_section(results)]
     if results.get("shortcuts"):
-        sections.append(shortcuts_section(results["shortcuts"], bool(results["benchmark"].get("conversational"))))
+        sections.append(shortcuts_section(results["shortcuts"], bool(results["benchmark"].get("conversational")), link))
     if results.get("quality_gate"):
-        sections.append(quality_gate_section(results["quality_gate"]))
+        sections.append(quality_gate_section(results["quality_gate"], review, link))
     if dimensions:
         sections.append(scores_section(dimensions, judges))
     if results.get("discriminability"):
@@ -51,16 +59,29 @@ def build_audit_document(results: Mapping[str, Any]) -> document.Document:
     if results.get("agreement"):
         sections.append(agreement_section(results["agreement"], dimensions))
     if (results.get("labels") or {}).get("checked"):
-        sections.append(turn_labels_section(results["labels"]))
+        sections.append(turn_labels_section(results["labels"], link))
     if results.get("ill_formed"):
-        sections.append(ill_formed_section(results["ill_formed"]))
+        sections.append(ill_formed_section(results["ill_formed"], link))
     if results.get("worst"):
-        sections.append(worst_section(results["worst"]))
+        sections.append(worst_section(results["worst"], link))
     if results.get("missing_gold"):
-        sections.append(missing_gold_section(results["missing_gold"]))
+        sections.append(missing_gold_section(results["missing_gold"], link))
     if results.get("notes"):
         sections.append(document.Section("Notes", [document.BulletList(list(results["notes"]))]))
     return document.Document(f"Benchmark audit: {results['benchmark']['name']}", sections)
+
+
+def turn_linker(review: Mapping[str, Any] | None) -> TurnLink:
+    """Each listed turn's link to the review page: only a synthesis run's turns are reviewed."""
+    if review is None:
+        return lambda turn: None
+    return lambda turn: REVIEW_TURN_LINK.format(quote(str(turn), safe=""))
+
+
+def review_command(review: Mapping[str, Any]) -> str:
+    """The command that serves the review page: the newest review resumed, or a first one."""
+    resumed = f" --run-id {review['review_run']}" if review.get("review_run") else ""
+    return f"benchsmith review {review['synthesis_run']}{resumed}"
 
 
 def verdict_section(verdict: Mapping[str, Any]) -> document.Section:
@@ -75,6 +96,12 @@ def overview_section(results: Mapping[str, Any]) -> document.Section:
     if results.get("sampling"):
         blocks.append(str(results["sampling"]))
     blocks.append(settings_summary(results.get("settings", {})))
+    if results.get("review"):
+        blocks.append(
+            f"The turn ids below link to the turn on the review page ({REVIEW_TURN_LINK.format('ID')}, under the "
+            f"page's address: {DEFAULT_REVIEW_ADDRESS} by default); the page must be running: "
+            f"`{review_command(results['review'])}`."
+        )
     return document.Section("Benchmark and sample", blocks)
 
 
@@ -101,7 +128,7 @@ def settings_summary(settings: Mapping[str, Any]) -> str:
     return "; ".join(parts) + "."
 
 
-def shortcuts_section(summary: Mapping[str, Any], conversational: bool) -> document.Section:
+def shortcuts_section(summary: Mapping[str, Any], conversational: bool, link: TurnLink) -> document.Section:
     """What a retriever can exploit without understanding the questions, beside the human
     reference (evals/measures/shortcuts.py), and the ill-formed questions found."""
     flags = list(summary.get("flags") or [])
@@ -139,7 +166,7 @@ def shortcuts_section(summary: Mapping[str, Any], conversational: bool) -> docum
                 ["turn", "question", "reason"],
                 [
                     [
-                        document.Cell(str(item["turn"])),
+                        document.Cell(str(item["turn"]), link=link(item["turn"])),
                         document.Cell(str(item["question"])),
                         document.Cell("; ".join(item["reasons"])),
                     ]
@@ -150,8 +177,11 @@ def shortcuts_section(summary: Mapping[str, Any], conversational: bool) -> docum
     return document.Section("Shortcuts", blocks)
 
 
-def quality_gate_section(summary: Mapping[str, Any]) -> document.Section:
-    """The offline quality gate's flags per rubric class, with examples (evals/quality_gate/)."""
+def quality_gate_section(
+    summary: Mapping[str, Any], review: Mapping[str, Any] | None, link: TurnLink
+) -> document.Section:
+    """The offline quality gate's flags per rubric class, with examples (evals/quality_gate/), and its
+    agreement with the benchmark's reviewer where there is a review."""
     share, bound = summary["flagged_share"], summary["max_flagged_share"]
     blocks: list[document.Block] = [
         f"Every turn ({summary['turns']:,}) read without a model for the reading rubric's broken classes "
@@ -184,7 +214,7 @@ def quality_gate_section(summary: Mapping[str, Any]) -> document.Section:
                 [
                     [
                         document.Cell(klass.replace("_", " ")),
-                        document.Cell(str(example["turn"])),
+                        document.Cell(str(example["turn"]), link=link(example["turn"])),
                         document.Cell(str(example["question"])),
                         document.Cell(str(example["why"])),
                     ]
@@ -192,7 +222,42 @@ def quality_gate_section(summary: Mapping[str, Any]) -> document.Section:
                 ],
             ),
         ]
+    blocks += reviewer_agreement_blocks(review)
     return document.Section("Quality gate", blocks)
+
+
+def reviewer_agreement_blocks(review: Mapping[str, Any] | None) -> list[document.Block]:
+    """The gate against the reviewer (evals/quality_gate/reader_agreement.py), or the one line that says
+    why there is none."""
+    if review is None:
+        return ["No review to compare the gate with: only a synthesis run's turns are reviewed (`benchsmith review`)."]
+    agreement = review.get("agreement")
+    if not agreement:
+        return [
+            f"No review of the run {review['synthesis_run']} to compare the gate with: "
+            f"`{review_command(review)}` reads its turns in the browser."
+        ]
+    reviewers = ", ".join(review.get("reviewers") or []) or document.MISSING
+    rows = [
+        ("turns both read", f"{agreement['turns']:,}"),
+        ("rejected by the reviewer", f"{agreement['reader_broken']:,}"),
+        ("flagged by the gate", f"{agreement['gate_flagged']:,}"),
+        ("both", f"{agreement['both_broken']:,}"),
+        ("agreement", _percent(agreement["agreement"])),
+        ("gate's recall on the rejections", _percent(agreement["recall"])),
+        ("gate's precision on the rejections", _percent(agreement["precision"])),
+        ("Cohen's κ", _decimal(agreement["cohen_kappa"])),
+    ]
+    return [
+        f"Against the review {review['review_run']} ({reviewers}; {review.get('reviewed', 0):,} turns with a "
+        "verdict): a rejected turn is broken for the reviewer, an accepted or edited one is not. Recall is the "
+        "share of the rejected turns the gate flags, precision the share of the flagged turns the reviewer "
+        "rejected; κ corrects the agreement for chance (1 = full agreement, 0 = no more than chance).",
+        document.Table(
+            ["gate against the reviewer", "value"],
+            [[document.Cell(name), document.Cell(value, numeric=True)] for name, value in rows],
+        ),
+    ]
 
 
 def shortcuts_table(summary: Mapping[str, Any], conversational: bool) -> document.Table:
@@ -383,7 +448,7 @@ LABEL_CHECKS = {
 }
 
 
-def turn_labels_section(labels: Mapping[str, Any]) -> document.Section:
+def turn_labels_section(labels: Mapping[str, Any], link: TurnLink) -> document.Section:
     """Per checked label: turns checked, confirmed, rejected and the agreement; then each turn
     whose label the judges reject, with the reason and the chunks involved."""
     by_label = labels["by_label"]
@@ -428,7 +493,8 @@ def turn_labels_section(labels: Mapping[str, Any]) -> document.Section:
         for rank, item in enumerate(rejected, start=1):
             blocks += [
                 document.Subheading(
-                    f"{rank}. {item['turn']}: {item['label']} rejected ({item['votes']} of {item['judges']} judges)"
+                    f"{rank}. {item['turn']}: {item['label']} rejected ({item['votes']} of {item['judges']} judges)",
+                    link=link(item["turn"]),
                 ),
                 "Query:",
                 document.Quote(str(item["question"])),
@@ -440,10 +506,10 @@ def turn_labels_section(labels: Mapping[str, Any]) -> document.Section:
     return document.Section("Turn labels", blocks)
 
 
-def ill_formed_section(flagged: Sequence[Mapping[str, Any]]) -> document.Section:
+def ill_formed_section(flagged: Sequence[Mapping[str, Any]], link: TurnLink) -> document.Section:
     rows = [
         [
-            document.Cell(str(item["instance"])),
+            document.Cell(str(item["instance"]), link=link(item["instance"])),
             document.Cell(str(item["question"])),
             document.Cell("; ".join(item["reasons"])),
             document.Cell(_decimal(item.get("alignment")), numeric=True),
@@ -462,14 +528,17 @@ def ill_formed_section(flagged: Sequence[Mapping[str, Any]]) -> document.Section
     )
 
 
-def worst_section(worst: Sequence[Mapping[str, Any]]) -> document.Section:
+def worst_section(worst: Sequence[Mapping[str, Any]], link: TurnLink) -> document.Section:
     blocks: list[document.Block] = [
         "The instances whose gold document the judges found least able to answer the query, "
         "lowest alignment first, with each judge's rationale."
     ]
     for rank, instance in enumerate(worst, start=1):
         blocks += [
-            document.Subheading(f"{rank}. {instance['instance']}: alignment {_decimal(instance.get('alignment'))}"),
+            document.Subheading(
+                f"{rank}. {instance['instance']}: alignment {_decimal(instance.get('alignment'))}",
+                link=link(instance["instance"]),
+            ),
             "Query:",
             document.Quote(str(instance["query"])),
             f"Gold document {instance['gold_id']}:",
@@ -479,7 +548,7 @@ def worst_section(worst: Sequence[Mapping[str, Any]]) -> document.Section:
     return document.Section("Worst-aligned instances", blocks)
 
 
-def missing_gold_section(candidates: Sequence[Mapping[str, Any]]) -> document.Section:
+def missing_gold_section(candidates: Sequence[Mapping[str, Any]], link: TurnLink) -> document.Section:
     # Confirmed first, then by votes; sorted() is stable, so ties keep the audit's order.
     ordered = sorted(candidates, key=lambda candidate: (not candidate["confirmed"], -candidate["votes"]))
     confirmed = sum(bool(candidate["confirmed"]) for candidate in candidates)
@@ -498,7 +567,8 @@ def missing_gold_section(candidates: Sequence[Mapping[str, Any]]) -> document.Se
         blocks += [
             document.Subheading(
                 f"{rank}. {candidate['instance']}: {candidate['candidate_id']} ({status}, "
-                f"{candidate['votes']} of {candidate['judges']} judges)"
+                f"{candidate['votes']} of {candidate['judges']} judges)",
+                link=link(candidate["instance"]),
             ),
             "Query:",
             document.Quote(str(candidate["query"])),

@@ -93,5 +93,7 @@ def audit_summary(results: dict[str, Any], confirmed_missing: int, report_paths:
             "turns": gate["turns"],
             "flagged": gate["flagged"],
             "by_class": {klass: values["turns"] for klass, values in gate["classes"].items()},
+            # Against the benchmark's newest review (`benchsmith review`): None when it has none.
+            "reviewer_agreement": (results.get("review") or {}).get("agreement"),
         },
     }

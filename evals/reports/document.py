@@ -4,7 +4,8 @@ A report is first built as a ``Document`` (sections of paragraphs, tables, lists
 plots); Markdown and HTML are two renderers of that one model, so both always show the same
 numbers. The HTML page is self-contained: inline CSS, plots as PNG data URIs. Every text is
 taken literally and escaped, since much of it (names, queries, judges' rationales) comes from
-data, not from this code. Plots are drawn lazily, by the HTML renderer only.
+data, not from this code. Plots are drawn lazily, by the HTML renderer only. A cell or a subheading may
+link to a relative address (a turn on the review page): a link in HTML, the address as text in Markdown.
 """
 
 from __future__ import annotations
@@ -25,11 +26,23 @@ MISSING = "–"  # shown for a value the results do not have
 # Document model.
 
 
+def checked_link(link: str | None) -> str | None:
+    """``link`` when it is a relative address (``/?turn=c0003_t2``, ``#notes``), else ValueError: a
+    report links only within the page that serves it, never to another site or a ``javascript:`` URL."""
+    if link is not None and (not link.startswith(("/", "?", "#")) or link.startswith("//")):
+        raise ValueError(f"a report's link is a relative address, not {link!r}")
+    return link
+
+
 @dataclass(frozen=True)
 class Cell:
     text: str
     bold: bool = False
     numeric: bool = False  # right-aligned
+    link: str | None = None  # a relative address the text links to: an <a> in HTML, the address beside it in Markdown
+
+    def __post_init__(self) -> None:
+        checked_link(self.link)
 
 
 @dataclass(frozen=True)
@@ -60,6 +73,10 @@ class Callout:
 @dataclass(frozen=True)
 class Subheading:
     text: str
+    link: str | None = None  # as a Cell's: the heading links there
+
+    def __post_init__(self) -> None:
+        checked_link(self.link)
 
 
 @dataclass(frozen=True)
@@ -146,7 +163,7 @@ def _markdown_block(block: Block) -> list[str]:
     if isinstance(block, Callout):
         return [f"> **{_markdown_text(block.heading)}**", ">", f"> {_markdown_text(block.text, block_start=True)}"]
     if isinstance(block, Subheading):
-        return [f"### {_markdown_text(block.text)}"]
+        return [f"### {_markdown_linked(block.text, block.link)}"]
     if isinstance(block, Quote):
         return _markdown_quote(block.text)
     if isinstance(block, Code):
@@ -185,8 +202,14 @@ def _markdown_table(table: Table) -> list[str]:
 
 
 def _markdown_cell(cell: Cell) -> str:
-    text = _markdown_text(cell.text)
+    text = _markdown_linked(cell.text, cell.link)
     return f"**{text}**" if cell.bold else text
+
+
+def _markdown_linked(text: str, link: str | None) -> str:
+    """``text``, and its relative address in parentheses: plain text, since a Markdown link to a
+    relative address would point into wherever the file is read from."""
+    return _markdown_text(text) + (f" ({_markdown_text(link)})" if link else "")
 
 
 def _markdown_text(text: str, block_start: bool = False) -> str:
@@ -267,7 +290,7 @@ def _html_block(block: Block) -> str:
             f"<p>{_html(block.text)}</p></div>"
         )
     if isinstance(block, Subheading):
-        return f"<h3>{_html(block.text)}</h3>"
+        return f"<h3>{_html_linked(block.text, block.link)}</h3>"
     if isinstance(block, Quote):
         return f"<blockquote>{_html(block.text)}</blockquote>"
     if isinstance(block, Code):
@@ -285,7 +308,9 @@ def _html_table(table: Table) -> str:
     )
     # The first cell names the row (a configuration, a pair): a row header for screen readers.
     rows = "\n".join(
-        f'<tr><th scope="row">{_html(row[0].text)}</th>' + "".join(_html_cell(cell) for cell in row[1:]) + "</tr>"
+        f'<tr><th scope="row">{_html_linked(row[0].text, row[0].link)}</th>'
+        + "".join(_html_cell(cell) for cell in row[1:])
+        + "</tr>"
         for row in table.rows
     )
     return (
@@ -295,10 +320,15 @@ def _html_table(table: Table) -> str:
 
 
 def _html_cell(cell: Cell) -> str:
-    text = _html(cell.text)
+    text = _html_linked(cell.text, cell.link)
     if cell.bold:
         text = f"<strong>{text}</strong>"
     return f"<td{_num_class(cell.numeric)}>{text}</td>"
+
+
+def _html_linked(text: str, link: str | None) -> str:
+    """``text`` as HTML text, inside a link to ``link`` when there is one (the address escaped as an attribute)."""
+    return f'<a href="{html.escape(link, quote=True)}">{_html(text)}</a>' if link else _html(text)
 
 
 def _num_class(numeric: bool) -> str:

@@ -29,11 +29,13 @@ from benchsmith.graphs.audit.inputs import (
     turn_golds,
     work_items,
 )
+from benchsmith.graphs.audit.review import review_summary
 from benchsmith.graphs.audit.shortcuts import shortcuts
 from benchsmith.graphs.audit.state import (
     EXCERPT_CHARS,
     EXTRA_QRELS_FILE,
     GATE_FILE,
+    GATE_TURNS_FILE,
     INSTANCES_FILE,
     JUDGMENTS_FILE,
     LABEL_CHECKS_FILE,
@@ -273,6 +275,8 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
         "shortcuts": shortcut_summary,
         "labels": turn_labels,
         "quality_gate": gate_summary_,
+        # The newest review as the report is written: a later review counts in a later audit.
+        "review": review_summary(job.workspace(runtime), benchmark.directory, run_dir.file(GATE_TURNS_FILE)),
         "verdict": audit_verdicts.overall_verdict(
             judgments,
             discriminability,
