@@ -11,21 +11,24 @@ worst instances.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import quote
 
 from benchsmith.evals.measures import shortcuts
-from benchsmith.evals.reports import audit_plots, document
+from benchsmith.evals.reports import audit_plots, document, figures
+from benchsmith.evals.reports.audit_turns import (
+    DEFAULT_REVIEW_ADDRESS,
+    REVIEW_TURN_LINK,
+    TurnLink,
+    ill_formed_section,
+    missing_gold_section,
+    review_command,
+    turn_labels_section,
+    turn_linker,
+    worst_section,
+)
 
 AUDIT_FILES = document.ReportFileNames(results="audit.json", markdown="audit-report.md", html="audit-report.html")
-EXTRA_QRELS = "extra_qrels.tsv"
-# The review page's address of one turn (benchsmith/pages/static/review.js opens the turn ?turn= names),
-# relative: the page runs where `benchsmith review` serves it (http://127.0.0.1:8766/ unless --host/--port).
-REVIEW_TURN_LINK = "/?turn={}"
-DEFAULT_REVIEW_ADDRESS = "http://127.0.0.1:8766/"
-TurnLink = Callable[[str], str | None]  # a turn's query id → its review page address, None where there is none
 # What each judged dimension asks, for readers who meet the audit here first.
 DIMENSION_QUESTIONS = {
     "alignment": "does the gold document answer the query in its conversational context? "
@@ -69,19 +72,6 @@ def build_audit_document(results: Mapping[str, Any]) -> document.Document:
     if results.get("notes"):
         sections.append(document.Section("Notes", [document.BulletList(list(results["notes"]))]))
     return document.Document(f"Benchmark audit: {results['benchmark']['name']}", sections)
-
-
-def turn_linker(review: Mapping[str, Any] | None) -> TurnLink:
-    """Each listed turn's link to the review page: only a synthesis run's turns are reviewed."""
-    if review is None:
-        return lambda turn: None
-    return lambda turn: REVIEW_TURN_LINK.format(quote(str(turn), safe=""))
-
-
-def review_command(review: Mapping[str, Any]) -> str:
-    """The command that serves the review page: the newest review resumed, or a first one."""
-    resumed = f" --run-id {review['review_run']}" if review.get("review_run") else ""
-    return f"benchsmith review {review['synthesis_run']}{resumed}"
 
 
 def verdict_section(verdict: Mapping[str, Any]) -> document.Section:
@@ -199,7 +189,7 @@ def quality_gate_section(
                 [
                     document.Cell(klass.replace("_", " ")),
                     document.Cell(f"{item['turns']:,}"),
-                    document.Cell(_percent(item["rate"])),
+                    document.Cell(figures.percent(item["rate"])),
                 ]
                 for klass, item in summary["classes"].items()
             ],
@@ -243,10 +233,10 @@ def reviewer_agreement_blocks(review: Mapping[str, Any] | None) -> list[document
         ("rejected by the reviewer", f"{agreement['reader_broken']:,}"),
         ("flagged by the gate", f"{agreement['gate_flagged']:,}"),
         ("both", f"{agreement['both_broken']:,}"),
-        ("agreement", _percent(agreement["agreement"])),
-        ("gate's recall on the rejections", _percent(agreement["recall"])),
-        ("gate's precision on the rejections", _percent(agreement["precision"])),
-        ("Cohen's κ", _decimal(agreement["cohen_kappa"])),
+        ("agreement", figures.percent(agreement["agreement"])),
+        ("gate's recall on the rejections", figures.percent(agreement["recall"])),
+        ("gate's precision on the rejections", figures.percent(agreement["precision"])),
+        ("Cohen's κ", figures.decimal(agreement["cohen_kappa"])),
     ]
     return [
         f"Against the review {review['review_run']} ({reviewers}; {review.get('reviewed', 0):,} turns with a "
@@ -269,41 +259,46 @@ def shortcuts_table(summary: Mapping[str, Any], conversational: bool) -> documen
     rows = [
         (
             "lexical overlap, mean",
-            _decimal(overlap.get("mean")),
-            _decimal(reference["mean"]),
+            figures.decimal(overlap.get("mean")),
+            figures.decimal(reference["mean"]),
             f"> {shortcuts.TRIVIAL_MEAN_OVERLAP:.2f}: lexically_trivial",
         ),
-        ("lexical overlap, median", _decimal(overlap.get("median")), _decimal(reference["median"]), none),
-        ("lexical overlap, 90th percentile", _decimal(overlap.get("p90")), _decimal(reference["p90"]), none),
+        ("lexical overlap, median", figures.decimal(overlap.get("median")), figures.decimal(reference["median"]), none),
+        (
+            "lexical overlap, 90th percentile",
+            figures.decimal(overlap.get("p90")),
+            figures.decimal(reference["p90"]),
+            none,
+        ),
         (
             "BM25 R@10, question alone",
-            _decimal(current.get("R@10")),
-            _decimal(shortcuts.REFERENCE_QUERY_ONLY["R@10"]),
+            figures.decimal(current.get("R@10")),
+            figures.decimal(shortcuts.REFERENCE_QUERY_ONLY["R@10"]),
             none,
         ),
         (
             "BM25 RR@10, question alone",
-            _decimal(current.get("RR@10")),
-            _decimal(shortcuts.REFERENCE_QUERY_ONLY["RR@10"]),
+            figures.decimal(current.get("RR@10")),
+            figures.decimal(shortcuts.REFERENCE_QUERY_ONLY["RR@10"]),
             none,
         ),
     ]
     if rewrite:
         rows += [
-            ("BM25 R@10, rewrite alone", _decimal(rewrite.get("R@10")), document.MISSING, none),
-            ("BM25 RR@10, rewrite alone", _decimal(rewrite.get("RR@10")), document.MISSING, none),
+            ("BM25 R@10, rewrite alone", figures.decimal(rewrite.get("R@10")), document.MISSING, none),
+            ("BM25 RR@10, rewrite alone", figures.decimal(rewrite.get("RR@10")), document.MISSING, none),
         ]
     rows += [
         (
             "answer leak rate",
-            _percent(summary.get("answer_leak_rate")),
+            figures.percent(summary.get("answer_leak_rate")),
             document.MISSING,
             f"> {shortcuts.ANSWER_LEAK_LIMIT:.0%}: answer_leak",
         ),
         (
             "ill-formed rate",
-            _percent((summary.get("ill_formed") or {}).get("rate")),
-            _percent(shortcuts.REFERENCE_ILL_FORMED_RATE),
+            figures.percent((summary.get("ill_formed") or {}).get("rate")),
+            figures.percent(shortcuts.REFERENCE_ILL_FORMED_RATE),
             f"> {shortcuts.ILL_FORMED_LIMIT:.0%}: ill_formed",
         ),
     ]
@@ -311,7 +306,7 @@ def shortcuts_table(summary: Mapping[str, Any], conversational: bool) -> documen
         rows.append(
             (
                 "history gain (BM25 nDCG@10, full history − question alone)",
-                _signed(summary.get("history_gain")),
+                figures.signed(summary.get("history_gain")),
                 document.MISSING,
                 f"≤ {shortcuts.HISTORY_FREE_GAIN:.2f}: history_free",
             )
@@ -360,10 +355,10 @@ def scores_table(dimensions: Mapping[str, Mapping[str, Any]], judges: Sequence[s
     rows = [
         [
             document.Cell(dimension["label"]),
-            document.Cell(_decimal(dimension["mean"]), numeric=True),
-            document.Cell(_interval(dimension["ci_low"], dimension["ci_high"], _decimal), numeric=True),
+            document.Cell(figures.decimal(dimension["mean"]), numeric=True),
+            document.Cell(figures.interval(dimension["ci_low"], dimension["ci_high"], figures.decimal), numeric=True),
             document.Cell(f"{dimension['n']:,}", numeric=True),
-            *(document.Cell(_decimal(dimension["per_judge_mean"].get(judge)), numeric=True) for judge in shown),
+            *(document.Cell(figures.decimal(dimension["per_judge_mean"].get(judge)), numeric=True) for judge in shown),
         ]
         for dimension in dimensions.values()
     ]
@@ -393,12 +388,12 @@ def discriminability_section(discriminability: Mapping[str, Any]) -> document.Se
 
 def discriminability_table(discriminability: Mapping[str, Any]) -> document.Table:
     tested, pool_size = discriminability["n"], discriminability["pool_size"]
-    interval = _interval(discriminability["ci_low"], discriminability["ci_high"], _percent)
+    interval = figures.interval(discriminability["ci_low"], discriminability["ci_high"], figures.percent)
     rows = [
-        ("gold pick rate", f"{_percent(discriminability['gold_pick_rate'])} (95% CI {interval})"),
+        ("gold pick rate", f"{figures.percent(discriminability['gold_pick_rate'])} (95% CI {interval})"),
         ("instances tested", f"{tested:,}"),
-        ("suspected sparsity", _count_of(discriminability["suspected_sparsity"], tested)),
-        ("confirmed missing gold", _count_of(discriminability["confirmed_missing_gold"], tested)),
+        ("suspected sparsity", figures.count_of(discriminability["suspected_sparsity"], tested)),
+        ("confirmed missing gold", figures.count_of(discriminability["confirmed_missing_gold"], tested)),
         ("pool size", f"{pool_size} (the gold document and {pool_size - 1} hard negatives)"),
     ]
     return document.Table(
@@ -409,8 +404,8 @@ def discriminability_table(discriminability: Mapping[str, Any]) -> document.Tabl
 def position_bias_summary(position_bias: Mapping[str, Any]) -> str:
     return (
         f"Position check on {position_bias['checked']:,} picks, each made again with the pool rotated: "
-        f"the judges picked the same document {_percent(position_bias['same_document'])} of the time, and the "
-        f"same position {_percent(position_bias['same_position'])} of the time. The same document means the "
+        f"the judges picked the same document {figures.percent(position_bias['same_document'])} of the time, and the "
+        f"same position {figures.percent(position_bias['same_position'])} of the time. The same document means the "
         "pick follows the content; the same position means it followed the slot instead, a position bias."
     )
 
@@ -419,8 +414,8 @@ def agreement_section(agreement: Mapping[str, Any], dimensions: Mapping[str, Map
     rows = [
         [
             document.Cell(dimensions.get(key, {}).get("label", key)),
-            document.Cell(_decimal(correlation.get("pearson")), numeric=True),
-            document.Cell(_decimal(correlation.get("spearman")), numeric=True),
+            document.Cell(figures.decimal(correlation.get("pearson")), numeric=True),
+            document.Cell(figures.decimal(correlation.get("spearman")), numeric=True),
         ]
         for key, correlation in agreement.items()
         if key != "choice"
@@ -434,176 +429,7 @@ def agreement_section(agreement: Mapping[str, Any], dimensions: Mapping[str, Map
     if agreement.get("choice"):
         choice = agreement["choice"]
         blocks.append(
-            f"On the discriminability pick, Fleiss' κ is {_decimal(choice.get('fleiss_kappa'))} "
+            f"On the discriminability pick, Fleiss' κ is {figures.decimal(choice.get('fleiss_kappa'))} "
             f"over {choice.get('judges', document.MISSING)} judges (1 = full agreement, 0 = no more than chance)."
         )
     return document.Section("Agreement between judges", blocks)
-
-
-LABEL_CHECKS = {
-    "unanswerable": "no chunk of the retrievers' pool answers it (rejected by the missing-gold vote rule)",
-    "underspecified": "the question fits at least two of its candidates (or pooled chunks, where it names none)",
-    "multi-passage": "every gold chunk contributes to the answer",
-    "partial": "the gold answers part of the question, not all of it (alignment 3-4 of 5)",
-}
-
-
-def turn_labels_section(labels: Mapping[str, Any], link: TurnLink) -> document.Section:
-    """Per checked label: turns checked, confirmed, rejected and the agreement; then each turn
-    whose label the judges reject, with the reason and the chunks involved."""
-    by_label = labels["by_label"]
-    threshold = labels.get("threshold")
-    skipped = [f"{labels.get('unlabelled', 0):,} unlabelled turns skipped"] + [
-        f"{count:,} {label} turns not checked here"
-        + (" (single gold: the alignment judge checks it)" if label == "answerable" else "")
-        for label, count in sorted((labels.get("not_checked") or {}).items())
-    ]
-    blocks: list[document.Block] = [
-        "Each judge checks every labelled turn's label; agreement is the share of a label's turns the judges "
-        f"confirm{f', flagged below {_percent(threshold)}' if threshold is not None else ''}. What is checked:",
-        document.BulletList([f"{label}: {meaning}" for label, meaning in LABEL_CHECKS.items() if label in by_label]),
-        document.Table(
-            ["label", "checked", "confirmed", "rejected", "suspected", "agreement", "judged against the pool"],
-            [
-                [
-                    document.Cell(label),
-                    document.Cell(f"{counts['checked']:,}", numeric=True),
-                    document.Cell(f"{counts['confirmed']:,}", numeric=True),
-                    document.Cell(f"{counts['rejected']:,}", numeric=True),
-                    document.Cell(f"{counts['suspected']:,}", numeric=True),
-                    document.Cell(
-                        _percent(counts["agreement"])
-                        + (" (below)" if label in labels.get("below_threshold", []) else ""),
-                        numeric=True,
-                    ),
-                    document.Cell(f"{counts['against_pool']:,}", numeric=True),
-                ]
-                for label, counts in by_label.items()
-            ],
-        ),
-        "Suspected: some judges rejected the label, too few to reject it. Judged against the pool: an "
-        "underspecified turn whose benchmark names no candidates is judged against the retrievers' top chunks. "
-        + "; ".join(skipped)[:1].upper()
-        + "; ".join(skipped)[1:]
-        + ".",
-    ]
-    rejected = labels.get("rejected") or []
-    if rejected:
-        blocks.append(f"Turns whose label the judges reject ({len(rejected):,}):")
-        for rank, item in enumerate(rejected, start=1):
-            blocks += [
-                document.Subheading(
-                    f"{rank}. {item['turn']}: {item['label']} rejected ({item['votes']} of {item['judges']} judges)",
-                    link=link(item["turn"]),
-                ),
-                "Query:",
-                document.Quote(str(item["question"])),
-                f"Reason: {item['reason']}." + (f" Chunks: {', '.join(item['chunks'])}." if item.get("chunks") else ""),
-                _by_judge(item.get("rationales") or {}),
-            ]
-    else:
-        blocks.append("The judges reject no turn's label.")
-    return document.Section("Turn labels", blocks)
-
-
-def ill_formed_section(flagged: Sequence[Mapping[str, Any]], link: TurnLink) -> document.Section:
-    rows = [
-        [
-            document.Cell(str(item["instance"]), link=link(item["instance"])),
-            document.Cell(str(item["question"])),
-            document.Cell("; ".join(item["reasons"])),
-            document.Cell(_decimal(item.get("alignment")), numeric=True),
-        ]
-        for item in flagged
-    ]
-    return document.Section(
-        "Ill-formed questions",
-        [
-            f"{len(flagged):,} questions are ill-formed: fragments, keyword templates, heading paths, markup or its "
-            "leftovers, or a quote of markup or of a span that many documents contain (the question could be about "
-            "any of them). They count as noise in the "
-            "verdict, whatever alignment the judges gave them.",
-            document.Table(["instance", "question", "reason", "alignment"], rows),
-        ],
-    )
-
-
-def worst_section(worst: Sequence[Mapping[str, Any]], link: TurnLink) -> document.Section:
-    blocks: list[document.Block] = [
-        "The instances whose gold document the judges found least able to answer the query, "
-        "lowest alignment first, with each judge's rationale."
-    ]
-    for rank, instance in enumerate(worst, start=1):
-        blocks += [
-            document.Subheading(
-                f"{rank}. {instance['instance']}: alignment {_decimal(instance.get('alignment'))}",
-                link=link(instance["instance"]),
-            ),
-            "Query:",
-            document.Quote(str(instance["query"])),
-            f"Gold document {instance['gold_id']}:",
-            document.Quote(str(instance.get("gold_excerpt", ""))),
-            _by_judge(instance.get("rationales") or {}),
-        ]
-    return document.Section("Worst-aligned instances", blocks)
-
-
-def missing_gold_section(candidates: Sequence[Mapping[str, Any]], link: TurnLink) -> document.Section:
-    # Confirmed first, then by votes; sorted() is stable, so ties keep the audit's order.
-    ordered = sorted(candidates, key=lambda candidate: (not candidate["confirmed"], -candidate["votes"]))
-    confirmed = sum(bool(candidate["confirmed"]) for candidate in candidates)
-    blocks: list[document.Block] = [
-        "Documents the judges picked over the gold one in the discriminability test, confirmed candidates "
-        "(picked by a majority of the judges) first.",
-        (
-            f"The confirmed candidates ({confirmed:,}) are in {EXTRA_QRELS}; to count them as relevant when "
-            f"evaluating, run `benchsmith evaluate BENCH --extra-qrels {EXTRA_QRELS}`."
-            if confirmed
-            else f"No candidate is confirmed by a majority of the judges, so none is in {EXTRA_QRELS}."
-        ),
-    ]
-    for rank, candidate in enumerate(ordered, start=1):
-        status = "confirmed" if candidate["confirmed"] else "not confirmed"
-        blocks += [
-            document.Subheading(
-                f"{rank}. {candidate['instance']}: {candidate['candidate_id']} ({status}, "
-                f"{candidate['votes']} of {candidate['judges']} judges)",
-                link=link(candidate["instance"]),
-            ),
-            "Query:",
-            document.Quote(str(candidate["query"])),
-            f"Candidate {candidate['candidate_id']}, in place of the labelled gold document {candidate['gold_id']}:",
-            document.Quote(str(candidate.get("candidate_excerpt", ""))),
-            _by_judge(candidate.get("reasons") or {}),
-        ]
-    return document.Section("Candidate missing gold documents", blocks)
-
-
-def _by_judge(texts: Mapping[str, str]) -> document.BulletList:
-    return document.BulletList([f"{judge}: {text}" for judge, text in texts.items()])
-
-
-def _decimal(value: float | None) -> str:
-    """A score or a coefficient, to two decimals."""
-    return document.MISSING if _undefined(value) else f"{value:.2f}"
-
-
-def _signed(value: float | None) -> str:
-    return document.MISSING if _undefined(value) else f"{value:+.2f}"
-
-
-def _percent(value: float | None) -> str:
-    return document.MISSING if _undefined(value) else f"{value:.1%}"
-
-
-def _undefined(value: float | None) -> bool:
-    # A correlation or a kappa of judges that never vary is NaN: undefined, not a number to show.
-    return value is None or math.isnan(value)
-
-
-def _interval(low: float | None, high: float | None, show: Callable[[float | None], str]) -> str:
-    return f"{show(low)}–{show(high)}"
-
-
-def _count_of(count: int, total: int) -> str:
-    return f"{count:,} ({_percent(count / total)} of the instances)" if total else f"{count:,}"

@@ -33,7 +33,7 @@ from typing import Any
 from benchsmith.history import Exchange
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import BEIR_SUBDIRECTORY, held_out_chunks
-from benchsmith.stores.formats.mtrag import is_mtrag_layout, read_mtrag
+from benchsmith.stores.formats.mtrag_reader import is_mtrag_layout, read_mtrag
 from benchsmith.stores.formats.trec import Qrels, conflicting_judgment, read_trec_qrels
 from benchsmith.stores.formats.turn_labels import NO_GOLD, TURN_LABELS_FILE, TurnLabels, read_turn_labels
 from benchsmith.stores.persistence.jsonl import read_json, read_jsonl, text_lines
