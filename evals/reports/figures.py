@@ -13,9 +13,9 @@ def undefined(value: float | None) -> bool:
     return value is None or math.isnan(value)
 
 
-def decimal(value: float | None) -> str:
-    """A score or a coefficient, to two decimals."""
-    return document.MISSING if undefined(value) else f"{value:.2f}"
+def decimal(value: float | None, places: int = 2) -> str:
+    """A score or a coefficient, to two decimals (or ``places``)."""
+    return document.MISSING if undefined(value) else f"{value:.{places}f}"
 
 
 def signed(value: float | None) -> str:

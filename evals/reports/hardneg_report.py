@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchsmith.evals.reports import document, hardneg_plots
+from benchsmith.evals.reports import document, figures, hardneg_plots
 
 HARDNEG_REPORT_FILES = document.ReportFileNames(
     results="hardneg-scores.json", markdown="hardneg-report.md", html="hardneg-report.html"
@@ -64,11 +64,11 @@ def summary_section(scorers: Mapping[str, Mapping[str, Any]], dataset: Mapping[s
         first = with_task1[best]["1"]["mean"]
         blocks.append(
             document.Callout(
-                f"{best} holds up best with {last} conditions: win rate {_percent(with_task1[best][last]['mean'])}",
-                f"With one condition it prefers the positive over the single-miss negative in {_percent(first)} of the "
-                f"{dataset['task_rows']['task1']:,} rows; with {last} in {_percent(with_task1[best][last]['mean'])}. "
+                f"{best} holds up best with {last} conditions: win rate {figures.percent(with_task1[best][last]['mean'])}",
+                f"With one condition it prefers the positive over the single-miss negative in {figures.percent(first)} of the "
+                f"{dataset['task_rows']['task1']:,} rows; with {last} in {figures.percent(with_task1[best][last]['mean'])}. "
                 + "; ".join(
-                    f"{label}: {_percent(rates['1']['mean'])} → {_percent(rates[last]['mean'])}"
+                    f"{label}: {figures.percent(rates['1']['mean'])} → {figures.percent(rates[last]['mean'])}"
                     for label, rates in with_task1.items()
                     if label != best
                 )
@@ -136,17 +136,28 @@ def task1_section(scorers: Mapping[str, Mapping[str, Any]]) -> document.Section:
     labels = list(with_task1)
     win_rows = [
         [document.Cell(k)]
-        + [document.Cell(_with_interval(with_task1[label]["win_rate"][k], _percent), numeric=True) for label in labels]
+        + [
+            document.Cell(_with_interval(with_task1[label]["win_rate"][k], figures.percent), numeric=True)
+            for label in labels
+        ]
         for k in ks
     ]
     diff_rows = [
         [document.Cell(k)]
-        + [document.Cell(_with_interval(with_task1[label]["avg_diff"][k], _decimal), numeric=True) for label in labels]
+        + [
+            document.Cell(
+                _with_interval(with_task1[label]["avg_diff"][k], lambda value: figures.decimal(value, 3)), numeric=True
+            )
+            for label in labels
+        ]
         for k in ks
     ]
     tie_rows = [
         [document.Cell(k)]
-        + [document.Cell(_percent(with_task1[label].get("tie_rate", {}).get(k)), numeric=True) for label in labels]
+        + [
+            document.Cell(figures.percent(with_task1[label].get("tie_rate", {}).get(k)), numeric=True)
+            for label in labels
+        ]
         for k in ks
     ]
     return document.Section(
@@ -180,7 +191,10 @@ def task2_section(scorers: Mapping[str, Mapping[str, Any]]) -> document.Section:
     pairs = list(next(iter(with_task2.values()))["pairs"])
     rows = [
         [document.Cell(pair.replace("_vs_", " > "))]
-        + [document.Cell(_with_interval(with_task2[label]["pairs"][pair], _percent), numeric=True) for label in labels]
+        + [
+            document.Cell(_with_interval(with_task2[label]["pairs"][pair], figures.percent), numeric=True)
+            for label in labels
+        ]
         for pair in pairs
     ]
     return document.Section(
@@ -206,9 +220,9 @@ def task3_section(scorers: Mapping[str, Mapping[str, Any]]) -> document.Section:
         rows.append(
             [
                 document.Cell(label),
-                document.Cell(_with_interval(scorer["task3"]["change_rate"], _percent), numeric=True),
-                document.Cell(_percent(instruction), numeric=True),
-                document.Cell(_percent(descriptive), numeric=True),
+                document.Cell(_with_interval(scorer["task3"]["change_rate"], figures.percent), numeric=True),
+                document.Cell(figures.percent(instruction), numeric=True),
+                document.Cell(figures.percent(descriptive), numeric=True),
             ]
         )
     return document.Section(
@@ -282,14 +296,6 @@ def _worst_blocks(items: Sequence[Mapping[str, Any]], heading: Any) -> list[docu
 
 # ---------------------------------------------------------------------------------------
 # Formatting.
-
-
-def _percent(value: float | None) -> str:
-    return document.MISSING if value is None else f"{value:.1%}"
-
-
-def _decimal(value: float | None) -> str:
-    return document.MISSING if value is None else f"{value:.3f}"
 
 
 def _score(value: float) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchsmith.evals.measures.intervals import mean_interval
-from benchsmith.evals.reports import document
+from benchsmith.evals.reports import document, figures
 
 NUGGET_REPORT_FILES = document.ReportFileNames(
     results="nuggets-results.json", markdown="nuggets-report.md", html="nuggets-report.html"
@@ -59,7 +59,7 @@ def summary_section(results: Mapping[str, Any]) -> document.Section:
     heading = f"{questions['kept']:,} of {questions['imported']:,} questions kept"
     text = (
         f"{nuggets['total']:,} nuggets ({nuggets['per_question_mean']:.1f} per question), "
-        f"{_percent(nuggets['support_rate'])} of them supported by at least one pooled chunk of the corpus "
+        f"{figures.percent(nuggets['support_rate'])} of them supported by at least one pooled chunk of the corpus "
         f"({results['benchmark']['documents']:,} chunks)."
     )
     best = best_technique(results["pooling"]["table"])
@@ -111,7 +111,7 @@ def nugget_section(results: Mapping[str, Any]) -> document.Section:
         ),
         (
             "support rate (nuggets supported by a pooled chunk)",
-            f"{_percent(nuggets['support_rate'])} ({nuggets['supported']:,} of {nuggets['total']:,})",
+            f"{figures.percent(nuggets['support_rate'])} ({nuggets['supported']:,} of {nuggets['total']:,})",
         ),
         ("supporting chunks per supported nugget (mean)", f"{nuggets['supporting_chunks_mean']:.2f}"),
         ("pooled chunks per question (mean)", f"{nuggets['pool_size_mean']:.1f}"),
@@ -181,9 +181,9 @@ def retriever_section(results: Mapping[str, Any]) -> document.Section:
                 for m in measures
                 for cell in (
                     document.Cell(
-                        _decimal(iv[m].mean), bold=iv[m].mean == best[m] and len(intervals) > 1, numeric=True
+                        figures.decimal(iv[m].mean, 3), bold=iv[m].mean == best[m] and len(intervals) > 1, numeric=True
                     ),
-                    document.Cell(f"{_decimal(iv[m].low)}–{_decimal(iv[m].high)}", numeric=True),
+                    document.Cell(f"{figures.decimal(iv[m].low, 3)}–{figures.decimal(iv[m].high, 3)}", numeric=True),
                 )
             ),
         ]
@@ -264,11 +264,3 @@ def files_section(results: Mapping[str, Any]) -> document.Section:
 def _excerpt(text: str) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS].rstrip() + " …"
-
-
-def _percent(value: float | None) -> str:
-    return document.MISSING if value is None else f"{value:.1%}"
-
-
-def _decimal(value: float | None) -> str:
-    return document.MISSING if value is None else f"{value:.3f}"
