@@ -110,18 +110,18 @@ def test_the_turns_the_report_lists_link_to_their_review(reviewed):
     markdown = reviewed["after"].report["markdown"].read_text(encoding="utf-8")
     # The gate's examples: each flagged turn's id links to the review page's deep link.
     for turn in PLANTED:
-        assert f'<a href="/?turn={turn}">{turn}</a>' in page
+        assert f'<a href="http://127.0.0.1:8766/?turn={turn}">{turn}</a>' in page
         shown = turn.replace("_", "\\_")  # Markdown escapes the underscore
-        assert f"| {shown} (/?turn={shown}) |" in markdown
+        assert f"| {shown} (http://127.0.0.1:8766/?turn={shown}) |" in markdown
     # The worst-aligned turns' headings link there too.
     worst = reviewed["after"].results()["worst"][0]["instance"]
-    assert re.search(rf'<h3><a href="/\?turn={worst}">1\. {worst}: alignment', page)
+    assert re.search(rf'<h3><a href="http://127\.0\.0\.1:8766/\?turn={worst}">1\. {worst}: alignment', page)
 
 
 def test_a_linked_turn_id_is_escaped_in_html_and_shown_with_its_address_in_markdown():
     hostile = 'c1_t0"><script>alert(1)</script>'
     link = turn_linker({"synthesis_run": "bench"})(hostile)
-    assert link == "/?turn=c1_t0%22%3E%3Cscript%3Ealert%281%29%3C%2Fscript%3E"
+    assert link == "http://127.0.0.1:8766/?turn=c1_t0%22%3E%3Cscript%3Ealert%281%29%3C%2Fscript%3E"
     table = document.Table(["turn", "question"], [[document.Cell(hostile, link=link), document.Cell("q")]])
     doc = document.Document("t", [document.Section("s", [table, document.Subheading(hostile, link=link)])])
     page = document.render_html(doc)
@@ -130,8 +130,8 @@ def test_a_linked_turn_id_is_escaped_in_html_and_shown_with_its_address_in_markd
     assert f'<h3><a href="{link}">{escaped}</a></h3>' in page
     assert "<script>" not in page
     markdown = document.render_markdown(doc)
-    link_shown = "/?turn=c1\\_t0%22%3E%3Cscript%3Ealert%281%29%3C%2Fscript%3E"
+    link_shown = "http://127.0.0.1:8766/?turn=c1\\_t0%22%3E%3Cscript%3Ealert%281%29%3C%2Fscript%3E"
     assert f'| c1\\_t0">\\<script>alert(1)\\</script> ({link_shown}) | q |' in markdown
-    for outside in ("javascript:alert(1)", "https://example.com/", "//example.com/"):
-        with pytest.raises(ValueError, match="relative address"):
+    for outside in ("javascript:alert(1)", "https://example.com/", "//example.com/", "http://127.0.0.1.example.com/"):
+        with pytest.raises(ValueError, match="benchsmith's own pages"):
             document.Cell("x", link=outside)

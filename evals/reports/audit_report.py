@@ -88,8 +88,8 @@ def overview_section(results: Mapping[str, Any]) -> document.Section:
     blocks.append(settings_summary(results.get("settings", {})))
     if results.get("review"):
         blocks.append(
-            f"The turn ids below link to the turn on the review page ({REVIEW_TURN_LINK.format('ID')}, under the "
-            f"page's address: {DEFAULT_REVIEW_ADDRESS} by default); the page must be running: "
+            f"The turn ids below link to the turn on the review page ({REVIEW_TURN_LINK.format('ID')}: "
+            f"`benchsmith review`'s default address, {DEFAULT_REVIEW_ADDRESS}); the page must be running: "
             f"`{review_command(results['review'])}`."
         )
     return document.Section("Benchmark and sample", blocks)

@@ -10,10 +10,10 @@ from urllib.parse import quote
 from benchsmith.evals.reports import document, figures
 
 EXTRA_QRELS = "extra_qrels.tsv"  # the judges' confirmed candidates (graphs/audit writes them)
-# The review page's address of one turn (benchsmith/pages/static/review.js opens the turn ?turn= names),
-# relative: the page runs where `benchsmith review` serves it (http://127.0.0.1:8766/ unless --host/--port).
-REVIEW_TURN_LINK = "/?turn={}"
+# The review page's address of one turn (benchsmith/pages/static/review.js opens the turn ?turn= names) at
+# the address `benchsmith review` serves by default, so a report opened from its file links to it too.
 DEFAULT_REVIEW_ADDRESS = "http://127.0.0.1:8766/"
+REVIEW_TURN_LINK = DEFAULT_REVIEW_ADDRESS + "?turn={}"
 TurnLink = Callable[[str], str | None]  # a turn's query id → its review page address, None where there is none
 
 

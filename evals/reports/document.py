@@ -5,7 +5,7 @@ plots); Markdown and HTML are two renderers of that one model, so both always sh
 numbers. The HTML page is self-contained: inline CSS, plots as PNG data URIs. Every text is
 taken literally and escaped, since much of it (names, queries, judges' rationales) comes from
 data, not from this code. Plots are drawn lazily, by the HTML renderer only. A cell or a subheading may
-link to a relative address (a turn on the review page): a link in HTML, the address as text in Markdown.
+link to a relative address or a turn on the local review page: a link in HTML, the address as text in Markdown.
 """
 
 from __future__ import annotations
@@ -26,11 +26,17 @@ MISSING = "–"  # shown for a value the results do not have
 # Document model.
 
 
+LOCAL_PAGES = ("http://127.0.0.1:", "http://localhost:")  # benchsmith's own pages (label, review)
+
+
 def checked_link(link: str | None) -> str | None:
-    """``link`` when it is a relative address (``/?turn=c0003_t2``, ``#notes``), else ValueError: a
-    report links only within the page that serves it, never to another site or a ``javascript:`` URL."""
-    if link is not None and (not link.startswith(("/", "?", "#")) or link.startswith("//")):
-        raise ValueError(f"a report's link is a relative address, not {link!r}")
+    """``link`` when it is a relative address (``#notes``) or one of benchsmith's own pages on this
+    machine (``http://127.0.0.1:8766/?turn=c0003_t2``), else ValueError: a report never links to
+    another site nor to a ``javascript:`` URL."""
+    if link is not None and (
+        not (link.startswith(("/", "?", "#")) or link.startswith(LOCAL_PAGES)) or link.startswith("//")
+    ):
+        raise ValueError(f"a report links within itself or to benchsmith's own pages, not {link!r}")
     return link
 
 
