@@ -11,7 +11,9 @@ run directory: a killed replay resumes with the conversations it had not finishe
 mid-way is replayed from its first turn). ``report`` scores the passages each turn used against the
 benchmark's judgments (ir_measures), reads whether the replies on turns without gold abstained or
 asked back (evals/measures/replies.py), averages the judges' faithfulness (to the passages the reply used)
-and quality of each reply (agents/judges.py, the audit's), breaks the means down per switch type and turn label, and writes
+and quality of each reply (agents/judges.py, the audit's) and, where the benchmark has nuggets
+(a nuggets.jsonl in or beside its BEIR folder), the share of the turn's nuggets each reply states
+(the nuggets job's support judge), breaks the means down per switch type and turn label, and writes
 ``results.json``, ``report.md`` and ``report.html`` with the worst conversations whole.
 
 State holds conversation ids only; turns live in the log.
@@ -19,6 +21,7 @@ State holds conversation ids only; turns live in the log.
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable
 from functools import partial
@@ -30,6 +33,7 @@ from langgraph.types import Send
 from typing_extensions import TypedDict
 
 from benchsmith.agents.judges import FaithfulnessJudge, QualityJudge
+from benchsmith.agents.nuggets import SupportJudge
 from benchsmith.evals.reports.replay_report import replay_report_files, replay_results
 from benchsmith.graphs.contexts.replay import JUDGED_PASSAGES, ReplayContext
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
@@ -38,6 +42,7 @@ from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import run_seam
 from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
+from benchsmith.stores.formats.nugget_texts import nuggets_beside, read_nugget_texts
 from benchsmith.stores.persistence.bounded_cache import BoundedCache
 from benchsmith.stores.persistence.files import write_files_atomic
 from benchsmith.stores.persistence.jsonl import record_log
@@ -61,6 +66,7 @@ class ReplayOutput(TypedDict, total=False):
     without_gold: dict[str, int]  # turns, abstained, asked_back, handled
     conversations_replayed: int
     answers: dict[str, float | None]  # mean faithfulness, quality and agreement (1-5) of the replies, by the judges
+    nugget_coverage: float | None  # mean share of a turn's nuggets a reply states (0-1); None without nuggets
 
 
 class ReplayState(ReplayInput, ReplayOutput, total=False):  # type: ignore[misc]  # LangGraph merges input and output
@@ -159,17 +165,19 @@ def _judged(
     history: list[dict[str, str]],
     reply: str,
     passages: list[tuple[str, float]],
-) -> dict[str, dict[str, int | None]]:
+) -> dict[str, dict[str, float | None]]:
     """Each judge's faithfulness (to the first passages the reply used; None without passages),
     quality and agreement (1-5) of one reply; an empty reply is not judged. Agreement is the
     faithfulness judge asked whether the reply's claims are supported by the benchmark's reference
-    answer (None where the turn has none, or has no gold to answer from)."""
+    answer (None where the turn has none, or has no gold to answer from). Where the benchmark has
+    nuggets for the turn, ``nugget_coverage`` too: the share of them the reply states (0-1)."""
     if not reply.strip():
         return {}
     documents = corpus_documents(benchmark)
     used = "\n\n".join(document_text(*documents[doc_id]) for doc_id, _ in passages[:JUDGED_PASSAGES])
     exchanges = [(turn["user"], turn["agent"]) for turn in history]
-    verdicts: dict[str, dict[str, int | None]] = {}
+    nuggets = benchmark_nuggets(benchmark).get(query.id, [])
+    verdicts: dict[str, dict[str, float | None]] = {}
     for spec in job.context(runtime).judges:
         seam = run_seam(job.workspace(runtime), run_id, spec)
         faithful = seam.run(FaithfulnessJudge(), answer=reply, document=used).score if used else None
@@ -180,7 +188,31 @@ def _judged(
             else None
         )
         verdicts[spec] = {"faithfulness": faithful, "quality": quality, "agreement": agreement}
+        if nuggets:
+            verdicts[spec]["nugget_coverage"] = nugget_coverage(seam, query.question, nuggets, reply)
     return verdicts
+
+
+def benchmark_nuggets(benchmark: Benchmark) -> dict[str, list[str]]:
+    """``{query id: nugget texts}`` when the benchmark has a nuggets.jsonl (a `benchsmith nuggets`
+    run's), else nothing; read once per file version."""
+    path = nuggets_beside(benchmark.directory)
+    return _nuggets_of(str(path), path.stat().st_mtime_ns) if path is not None else {}
+
+
+@functools.lru_cache(maxsize=4)
+def _nuggets_of(path: str, _modified: int) -> dict[str, list[str]]:
+    return read_nugget_texts(path)
+
+
+def nugget_coverage(seam: Any, question: str, nuggets: list[str], reply: str) -> float:
+    """The share of the question's nuggets the reply states, by the nuggets job's support judge
+    reading the reply as one chunk (FreshStack's nugget coverage, of an answer instead of a ranking)."""
+    verdict = seam.run(
+        SupportJudge(1, len(nuggets)), question=question, nuggets=nuggets, chunks=[{"title": "", "text": reply}]
+    )
+    stated = {number for judgment in verdict.judgments for number in judgment.supported_nuggets}
+    return len(stated & set(range(1, len(nuggets) + 1))) / len(nuggets)
 
 
 def _ask(assistant: Any, wait: Callable[[], None], question: str, history: list[dict[str, str]]) -> Any:
@@ -207,6 +239,7 @@ def report(state: ReplayState, runtime: Runtime[ReplayContext]) -> ReplayOutput:
         "without_gold": results["without_gold"],
         "conversations_replayed": len(conversations),
         "answers": results["answers"],
+        "nugget_coverage": results["nugget_coverage"],
     }
 
 

@@ -5,6 +5,7 @@ PostgreSQL's full-text search (the tests' own PostgreSQL server, tests/postgres_
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
 import time
@@ -48,13 +49,17 @@ def conversation_text(query: str, history: list[dict[str, str]]) -> str:
 @dataclass
 class SearchEndpoint:
     """The endpoint's documents and what it has been asked; ``fail_every``: every Nth request
-    first answers 503 (a retry gets the answer)."""
+    first answers 503 (a retry gets the answer); ``hang_at``: request number N waits until
+    ``release`` is set (a client can be killed while it waits; ``hanging`` says it is)."""
 
     documents: dict[str, str]
     fail_every: int = 0
+    hang_at: int = 0
     requests: list[dict[str, Any]] = field(default_factory=list)
     authorizations: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    hanging: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
 
     async def search(self, request: Request) -> JSONResponse:
         body = await request.json()
@@ -62,6 +67,9 @@ class SearchEndpoint:
             self.requests.append(body)
             self.authorizations.add(request.headers.get("authorization", ""))
             count = len(self.requests)
+        if count == self.hang_at:
+            self.hanging.set()
+            await asyncio.to_thread(self.release.wait, 300)  # the server keeps answering others meanwhile
         if self.fail_every and count % self.fail_every == 0:
             return JSONResponse({"error": "busy"}, status_code=503)
         ranked = overlap_search(self.documents, conversation_text(body["query"], body["history"]), int(body["k"]))

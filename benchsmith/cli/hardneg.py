@@ -118,7 +118,8 @@ def score(
         list[str] | None,
         typer.Option(
             "--retriever",
-            help="bm25 (both IDF variants), bm25:corpus, bm25:row, dense or dense:MODEL. Repeat.",
+            help="bm25 (both IDF variants), bm25:corpus, bm25:row, dense or dense:MODEL, or your own retriever "
+            "(http://HOST/PATH, py:package.module:object: it ranks each query's candidates in its index). Repeat.",
             show_default=", ".join(HARDNEG_SCORERS),
         ),
     ] = None,

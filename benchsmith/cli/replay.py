@@ -68,6 +68,8 @@ def print_replay(result: ReplayResult) -> None:
     judged = ", ".join(f"{aspect} {value:.2f}" for aspect, value in result.answers.items() if value is not None)
     if judged:
         console.print(f"replies judged (1-5): {judged}", highlight=False)
+    if result.nugget_coverage is not None:
+        console.print(f"nugget coverage of the replies (0-1): {result.nugget_coverage:.2f}", highlight=False)
     print_paths(
         {"report": result.report["html"], "markdown": result.report["markdown"], "results": result.report["results"]}
     )

@@ -22,8 +22,14 @@ from benchsmith.graphs.contexts.hardneg import DEFAULT_CONDITIONS, DEFAULT_MAX_C
 from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext
 from benchsmith.graphs.hardneg.build import builder as hardneg_builder
 from benchsmith.graphs.hardneg.build import read_source_documents
+from benchsmith.graphs.hardneg.outside import OUTSIDE_DEPTH
 from benchsmith.graphs.hardneg.score import builder as score_builder
-from benchsmith.graphs.hardneg.scoring import load_dataset, output_directory, reference_measures_of_tables
+from benchsmith.graphs.hardneg.scoring import (
+    load_dataset,
+    output_directory,
+    reference_measures_of_tables,
+    scorer_spec,
+)
 from benchsmith.graphs.runtime.resources import check_reranker
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.jobs.common import (
@@ -48,7 +54,8 @@ from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.benchmark.condition_documents import leading_part
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.retrieval.multicondition_scoring import parse_scorers
+from benchsmith.tools.retrieval.multicondition_scoring import ladder_groups, parse_scorers, task1_groups
+from benchsmith.tools.retrieval.outside_retrievers import resolve_retriever
 
 # Assumed output lengths (tokens) for the dry-run estimate.
 OUTPUT_TOKENS = {"extractor": 40, "writer": 30, "rewriter": 60, "judge": 80}  # extractor and writer: per condition
@@ -244,6 +251,10 @@ def score_hardneg(
     confidence: float = DEFAULT_CONFIDENCE,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    concurrency: int = 4,
+    rate_limit: float | None = None,
+    timeout_s: float = 60.0,
+    max_attempts: int = 6,
     workspace: str | None = None,
     chroma_host: str | None = None,
     database: str | None = None,
@@ -260,8 +271,8 @@ def score_hardneg(
 
     resolved = Workspace.resolve(settings.workspace)
     check_bounds(settings)
-    inputs, rows = _checked_score_inputs(resolved, dataset, retrievers, rerankers, output_dir, settings)
-    stop_if_dry_run(lambda: _scoring_estimate(inputs, rows))
+    inputs, rows, queries = _checked_score_inputs(resolved, dataset, retrievers, rerankers, output_dir, settings)
+    stop_if_dry_run(lambda: _scoring_estimate(inputs, rows, queries))
     outcome = run_settled(
         score_builder,
         "hardneg-score",
@@ -292,19 +303,26 @@ def _checked_score_inputs(
     rerankers: Sequence[str],
     output_dir: str | Path | None,
     settings: HardnegScoreContext,
-) -> tuple[dict[str, Any], int]:
-    """The scoring run's inputs, every one checked (the dataset read) before the run exists, and
-    the dataset's row count."""
+) -> tuple[dict[str, Any], int, int]:
+    """The scoring run's inputs, every one checked (the dataset read) before the run exists, the
+    dataset's row count and its distinct queries (what an outside retriever is asked)."""
 
     specs = parse_scorers(list(retrievers), list(rerankers))
     for spec in specs:
         if spec.kind == "rerank":
             check_reranker(spec.model or "")
+        if spec.kind == "outside":
+            resolve_retriever(str(spec.model), settings.timeout_s)  # one that does not resolve stops here
     check_embedders(*(spec.model or settings.embedder for spec in specs if spec.kind == "dense"))
     path, rows, _ = load_dataset(dataset, workspace)
     # Absolute, so that the same command resumes the run from any working directory.
     output = output_directory(path, output_dir).resolve()
-    return {"dataset": str(path), "scorers": [spec.label for spec in specs], "output_dir": str(output)}, len(rows)
+    ladder_rows = [row for row in rows if row.has_ladder]
+    groups = task1_groups([row for row in rows if row.has_task1])
+    groups += ladder_groups(ladder_rows, False) + ladder_groups(ladder_rows, True)
+    queries = len({query for query, _ in groups})
+    inputs = {"dataset": str(path), "scorers": [spec.label for spec in specs], "output_dir": str(output)}
+    return inputs, len(rows), queries
 
 
 estimate_scoring = estimate_of(
@@ -316,14 +334,21 @@ estimate_scoring = estimate_of(
 )
 
 
-def _scoring_estimate(inputs: dict[str, Any], rows: int) -> CostEstimate:
+def _scoring_estimate(inputs: dict[str, Any], rows: int, queries: int) -> CostEstimate:
     """:func:`estimate_scoring` once the call is checked."""
+    outside = [spec for spec in map(scorer_spec, inputs["scorers"]) if spec.kind == "outside"]
+    calls = [
+        f"your retriever {spec.label} ({resolve_retriever(str(spec.model)).kind}): {queries:,} requests, one per "
+        f"distinct query (k {OUTSIDE_DEPTH}, no history), each logged in the run so a resumed run asks it once"
+        for spec in outside
+    ]
     return priced(
         f"{rows:,} rows of {inputs['dataset']} × {len(inputs['scorers'])} scorer(s) ({', '.join(inputs['scorers'])})",
         [],
         [
             f"score tables and report into {inputs['output_dir']}",
-            "retrievers and rerankers score locally: no model calls, no cost",
+            "built-in retrievers and rerankers score locally: no model calls, no cost",
+            *calls,
         ],
     )
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.graphs.contexts.replay import DEFAULT_REPLAY_MEASURES, DEFAULT_WORST, ReplayContext
-from benchsmith.graphs.replay import builder, conversations_of
+from benchsmith.graphs.replay import benchmark_nuggets, builder, conversations_of
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents
 from benchsmith.graphs.runtime.settings import check_bounds, settings_given
 from benchsmith.jobs.common import (
@@ -39,6 +39,7 @@ class ReplayResult(JobRun):
     aggregate: dict[str, float] = field(default_factory=dict)  # {measure: mean over judged turns}
     without_gold: dict[str, int] = field(default_factory=dict)  # turns, abstained, asked_back, handled
     answers: dict[str, float | None] = field(default_factory=dict)  # mean faithfulness, quality, agreement (1-5)
+    nugget_coverage: float | None = None  # mean share of a turn's nuggets a reply states (0-1); None without nuggets
     report: dict[str, Path] = field(default_factory=dict)  # markdown, html, results
 
     def results(self) -> dict[str, Any]:
@@ -83,6 +84,7 @@ def replay(
         aggregate=values["aggregate"],
         without_gold=values["without_gold"],
         answers=values["answers"],
+        nugget_coverage=values.get("nugget_coverage"),
         report={kind: Path(path) for kind, path in values["report"].items()},
     )
 
@@ -99,6 +101,7 @@ def _checked(
     check_models(*settings.judges)
     loaded = cached_benchmark(resolved_path(str(benchmark)), workspace, settings.split)
     corpus_documents(loaded)  # a malformed corpus stops here
+    benchmark_nuggets(loaded)  # and so does a malformed nuggets.jsonl
     return {"benchmark": resolved_path(str(benchmark)), "assistant": spec}, replace(settings, measures=tuple(names))
 
 
@@ -109,11 +112,15 @@ def _estimate(workspace: Workspace, inputs: dict[str, Any], settings: ReplayCont
     turns = len(loaded.queries)
     # At most three judge calls per turn and judge (faithfulness, quality, agreement); their prompts hold the
     # question, the reply and a few passages, unknown before the assistant answers: priced at a typical size.
-    calls = 3 * turns
+    with_nuggets = sum(1 for query in loaded.queries if benchmark_nuggets(loaded).get(query.id))
+    calls = 3 * turns + with_nuggets  # and one nugget-coverage call per turn with nuggets
+    notes = [f"{turns:,} assistant calls, {settings.concurrency} conversations at a time"]
+    if with_nuggets:
+        notes.append(f"{with_nuggets:,} turns have nuggets: each reply's nugget coverage is judged too")
     return priced(
         f"{len(conversations):,} conversations ({turns:,} turns) of {loaded.name} sent to {inputs['assistant']}",
         [(judge, calls, calls * JUDGE_INPUT_TOKENS, calls * JUDGE_OUTPUT_TOKENS) for judge in settings.judges],
-        [f"{turns:,} assistant calls, {settings.concurrency} conversations at a time"],
+        notes,
     )
 
 

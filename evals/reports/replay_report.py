@@ -105,9 +105,13 @@ def replay_results(
             "handled": sum(turn["abstained"] or turn["asked_back"] for turn in no_gold),
         },
         "answers": {
-            aspect: _mean([verdict[aspect] for verdict in verdicts if verdict[aspect] is not None])
+            aspect: _mean([verdict[aspect] for verdict in verdicts if verdict.get(aspect) is not None])
             for aspect in ("faithfulness", "quality", "agreement")
         },
+        # 0-1, apart from the 1-5 ratings; None where the benchmark has no nuggets for the turns replayed.
+        "nugget_coverage": _mean(
+            [verdict["nugget_coverage"] for verdict in verdicts if verdict.get("nugget_coverage") is not None]
+        ),
         "unmapped": sorted({doc_id for turn in turns for doc_id in turn["unmapped"]}),
         "worst": [{"conversation": cid, "turns": [t for t in turns if t["conversation"] == cid]} for cid in worst_ids],
         "per_turn": {turn["id"]: turn["measures"] for turn in turns if turn["measures"] is not None},
@@ -144,6 +148,14 @@ def replay_report_files(results: Mapping[str, Any]) -> dict[str, tuple[str, str]
                 + ", ".join(
                     f"{aspect} {value:.2f}" if value is not None else f"{aspect} –"
                     for aspect, value in results["answers"].items()
+                ),
+                *(
+                    [
+                        "Nugget coverage of the replies (share of each turn's nuggets a reply states, mean over "
+                        f"turns and judges): {results['nugget_coverage']:.2f}"
+                    ]
+                    if results.get("nugget_coverage") is not None
+                    else []
                 ),
                 f"Passages the corpus does not hold: {len(results['unmapped'])}"
                 + (f" ({', '.join(results['unmapped'][:10])})" if results["unmapped"] else ""),

@@ -4,8 +4,8 @@
       └──────────────────── (all scored) ─────────────────┘
 
 ``plan`` loads the dataset (a hardneg build run directory or run id, or a hardneg.csv) and makes
-the output folder. ``score`` runs one scorer (bm25-corpus, bm25-row, dense[:MODEL] or
-rerank:MODEL) over every (query, candidate) pair, writes its score tables in the reference layout
+the output folder. ``score`` runs one scorer (bm25-corpus, bm25-row, dense[:MODEL], rerank:MODEL
+or the user's own retriever, graphs/hardneg/outside.py) over every (query, candidate) pair, writes its score tables in the reference layout
 (each file atomically) and then its results (measures with bootstrap intervals, worst rows) into
 ``scorers/<scorer>.json`` in the run directory: that file is the scorer's durable result, so a
 resumed run scores only the scorers without one (the output folder may be shared by several
@@ -30,6 +30,7 @@ from langgraph.types import Send
 from typing_extensions import TypedDict
 
 from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext
+from benchsmith.graphs.hardneg.outside import OUTSIDE_DIR, OutsideCalls
 from benchsmith.graphs.hardneg.scoring import load_dataset, output_directory, score_one, scorer_spec, write_score_report
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused
@@ -135,6 +136,13 @@ def score(task: ScorerTask, runtime: Runtime[HardnegScoreContext]) -> dict[str, 
             resamples=context.resamples,
             seed=context.seed,
             on_progress=progress_reporter(spec.label),
+            outside=OutsideCalls(
+                RunDirectory(workspace, task["run_id"]).file(OUTSIDE_DIR),
+                context.timeout_s,
+                context.concurrency,
+                context.max_attempts,
+                context.rate_limit,
+            ),
         )
         write_json_atomic(
             result_file, {"results": results, "tables": {name: str(path) for name, path in tables.items()}}

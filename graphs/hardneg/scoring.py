@@ -16,6 +16,12 @@ from typing import Any
 
 from benchsmith.evals.measures import multicondition
 from benchsmith.evals.reports.hardneg_report import hardneg_report_files
+from benchsmith.graphs.hardneg.outside import (
+    OUTSIDE_DEPTH,
+    OutsideCalls,
+    outside_group_scorer,
+    outside_scorer_warning,
+)
 from benchsmith.graphs.runtime.resources import embedder_for, scorer_for
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.multiconir import (
@@ -101,9 +107,17 @@ def load_dataset(dataset: str | Path, workspace: Workspace) -> tuple[Path, list[
 
 
 def group_scorer(
-    spec: ScorerSpec, rows: Sequence[DatasetRow], embedder: str, on_progress: ProgressCallback | None = None
+    spec: ScorerSpec,
+    rows: Sequence[DatasetRow],
+    embedder: str,
+    on_progress: ProgressCallback | None = None,
+    outside: OutsideCalls | None = None,
 ) -> Callable[[list[Group]], list[list[float]]]:
-    """The function that scores groups for ``spec``."""
+    """The function that scores groups for ``spec`` (an outside retriever's needs ``outside``)."""
+    if spec.kind == "outside":
+        if outside is None:
+            raise ValueError(f"{spec.label}: an outside retriever scores within a run (its calls are logged there)")
+        return outside_group_scorer(spec, rows, outside, on_progress)
     if spec.kind == "dense":
         model = embedder_for(spec.model or embedder)
         return lambda groups: dense_group_scores(groups, model)
@@ -145,13 +159,17 @@ def score_one(
     resamples: int,
     seed: int,
     on_progress: ProgressCallback | None = None,
+    outside: OutsideCalls | None = None,
 ) -> tuple[dict[str, Any], dict[str, Path]]:
     """Score every pair with ``spec``; write its tables into ``output``. Returns its results (see
     :func:`scorer_results`) and its tables by task."""
     output.mkdir(parents=True, exist_ok=True)
-    scored = score_tables(rows, group_scorer(spec, rows, embedder, on_progress))
+    scored = score_tables(rows, group_scorer(spec, rows, embedder, on_progress, outside))
     tables = write_tables(output, spec, scored)
-    return scorer_results(spec, scored, rows, confidence, resamples, seed), tables
+    results = scorer_results(spec, scored, rows, confidence, resamples, seed)
+    if outside is not None and spec.kind == "outside" and (warning := outside_scorer_warning(spec, outside.log_dir)):
+        results["unmapped"] = warning
+    return results, tables
 
 
 def write_score_report(
@@ -180,7 +198,8 @@ def write_score_report(
         },
         "scorers": {spec.label: scorers[spec.label] for spec in specs},
         "tables": {spec.label: {task: str(table) for task, table in tables[spec.label].items()} for spec in specs},
-        "notes": score_notes(specs, confidence, resamples),
+        "notes": score_notes(specs, confidence, resamples)
+        + [scorers[spec.label]["unmapped"] for spec in specs if scorers[spec.label].get("unmapped")],
     }
     return write_files_atomic(output, hardneg_report_files(results))
 
@@ -230,6 +249,11 @@ def scorer_description(spec: ScorerSpec) -> str:
         return f"BM25 (Lucene formula, stemmed words), {BM25_VARIANTS[spec.kind]}"
     if spec.kind == "dense":
         return f"cosine similarity of {spec.model or 'the default embedder'}'s embeddings"
+    if spec.kind == "outside":
+        return (
+            f"your retriever {spec.model}: each candidate scored by its rank in the retriever's top "
+            f"{OUTSIDE_DEPTH} of the dataset's documents for the query, the candidates it did not rank tied last"
+        )
     return f"cross-encoder {spec.model}: its score of each (query, document) pair"
 
 

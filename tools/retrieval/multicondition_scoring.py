@@ -15,7 +15,10 @@ Scorers (``--retriever`` / ``--rerank``):
 * ``bm25-corpus``: BM25 (tools/retrieval/bm25.py: Lucene's formula, stemmed) with IDF over the whole
   dataset corpus, every distinct document of every row;
 * ``bm25-row``: BM25 with IDF over the group's own candidates only, as the reference's BM25.py
-  builds one index per group (there with rank_bm25's BM25Okapi on whitespace tokens).
+  builds one index per group (there with rank_bm25's BM25Okapi on whitespace tokens);
+* the user's own retriever (``http://…``, ``py:module:object``, a registered name): it searches
+  its own index of the dataset's documents, and each candidate is scored by its rank there
+  (:func:`rank_scores`; graphs/hardneg/outside.py asks it).
 """
 
 from __future__ import annotations
@@ -45,11 +48,13 @@ FILE_UNSAFE = re.compile(r"[^A-Za-z0-9._=-]+")
 
 @dataclass(frozen=True)
 class ScorerSpec:
-    kind: str  # dense, rerank, bm25-corpus, bm25-row
-    model: str | None = None
+    kind: str  # dense, rerank, bm25-corpus, bm25-row, outside
+    model: str | None = None  # dense, rerank: the model; outside: the retriever's spec
 
     @property
     def label(self) -> str:
+        if self.kind == "outside":
+            return str(self.model)
         if self.kind == "dense":
             return f"dense:{self.model}" if self.model else "dense"
         return f"rerank:{self.model}" if self.kind == "rerank" else self.kind
@@ -73,12 +78,13 @@ def parse_scorers(retrievers: Sequence[str], rerankers: Sequence[str] = ()) -> l
             specs.append(ScorerSpec("bm25-row"))
         else:
             parsed = parse_retriever(text)
-            if parsed.kind != "dense":
+            if parsed.kind not in ("dense", "outside"):
                 raise InputError(
                     f"--retriever {text!r}: pairs are scored one by one here, so use bm25, bm25:corpus, "
-                    "bm25:row or dense[:MODEL] (fusing the ranks of two or twelve candidates means little)"
+                    "bm25:row, dense[:MODEL] or your own retriever (fusing the ranks of two or twelve candidates "
+                    "means little)"
                 )
-            specs.append(ScorerSpec("dense", parsed.model))
+            specs.append(ScorerSpec(parsed.kind, parsed.model))
     for model in rerankers:
         if not model.strip():
             raise InputError("--rerank needs a model name or path")
@@ -142,6 +148,16 @@ def bm25_row_group_scores(groups: Sequence[Group]) -> list[list[float]]:
         [float(score) for score in BM25Index([str(i) for i in range(len(candidates))], list(candidates)).scores(query)]
         for query, candidates in groups
     ]
+
+
+def rank_scores(candidates: Sequence[str], ranked: Sequence[str]) -> list[float]:
+    """Each candidate's score from its first place in ``ranked`` (texts, best first): ``len(ranked) -
+    rank``, so a higher place scores higher; a candidate not ranked scores 0, tied last with every
+    other one not ranked (and a tie loses, as everywhere in these measures)."""
+    place: dict[str, int] = {}
+    for rank, text in enumerate(ranked):
+        place.setdefault(text, rank)
+    return [float(len(ranked) - place[text]) if text in place else 0.0 for text in candidates]
 
 
 # ---------------------------------------------------------------------------------------

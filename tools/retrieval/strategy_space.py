@@ -126,6 +126,23 @@ class SelectConfiguration:
         return f"{readable}-{hashlib.sha1(self.name.encode('utf-8')).hexdigest()[:8]}"
 
 
+def _own_index_refused(retriever: RetrieverSpec) -> RetrieverSpec:
+    """``retriever``, unless it is (or fuses) the user's own: select judges the text of the chunks
+    its own chunkings cut, and an outside retriever answers with ids of its own index, whose
+    passages select does not hold (an HTTP endpoint and a callable return no text) and whose
+    chunking, filters and depth it cannot vary."""
+    own = [part.label for part in (retriever, *retriever.components) if part.kind == "outside"]
+    if own:
+        raise InputError(
+            f"strategy space: retriever {retriever.label!r} uses your own retriever ({own[0]}), which select cannot "
+            "search with: select chunks the corpus itself and judges the text of each configuration's chunks, while "
+            "your retriever returns ids of its own index, whose passages select does not hold. Compare it with "
+            f"select's best configuration on a benchmark instead: benchsmith evaluate BENCHMARK --retriever {own[0]} "
+            "--retriever bm25 (or benchsmith validate, against your own labelled questions)"
+        )
+    return retriever
+
+
 def _levels(dimension: str, values: Any) -> list[Any]:
     values = values if isinstance(values, list | tuple) else [values]
     if not values:
@@ -135,7 +152,7 @@ def _levels(dimension: str, values: Any) -> list[Any]:
         if dimension == "chunking":
             label: Any = parse_chunking(value).label
         elif dimension == "retriever":
-            label = parse_retriever(str(value)).label
+            label = _own_index_refused(parse_retriever(str(value))).label
         elif dimension == "rewrite":
             label = parse_rewrite(value).label
         elif dimension == "rerank":
