@@ -22,6 +22,8 @@ from benchsmith.graphs.contexts.audit import (
     AuditContext,
 )
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
+from benchsmith.graphs.runtime.ray_items import prepare as prepare_ray
+from benchsmith.graphs.runtime.ray_items import where_items_run
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.jobs.common import (
     CostEstimate,
@@ -107,6 +109,7 @@ def audit(
     chroma_host: str | None = None,
     database: str | None = None,
     lease_s: float = DEFAULT_LEASE_S,
+    ray: str | None = None,
 ) -> AuditResult:
     """Audit ``benchmark`` (a BEIR directory, a synthesis run directory or run id, or a turn
     JSONL file with ``corpus``); every setting of :class:`AuditContext` is a keyword argument
@@ -123,13 +126,14 @@ def audit(
     corpus = str(Path(settings.corpus).resolve()) if settings.corpus else None
     arguments.update(benchmark=inputs["benchmark"], corpus=corpus)  # as resolved here
     run_id = checked_run_id(run_id, "audit")
+    prepare_ray(settings.ray)  # a cluster that cannot be joined stops here, before the run exists
     outcome = run_settled(
         builder,
         job="audit",
         workspace=resolved,
         run_id=run_id,
         inputs=inputs,
-        context=replace(settings, corpus=corpus),
+        context=replace(settings, corpus=corpus, workspace=str(resolved.root)),  # resolved: a Ray node reads it as is
         on_event=on_event,
         max_concurrency=settings.concurrency,
         resume=resume,
@@ -203,6 +207,7 @@ def estimate_audit(
     chroma_host: str | None = None,
     database: str | None = None,
     lease_s: float = DEFAULT_LEASE_S,
+    ray: str | None = None,
 ) -> CostEstimate:
     """Model calls and tokens (about 4 characters each) an audit would spend, before spending."""
     settings = settings_given(AuditContext, locals())
@@ -232,4 +237,5 @@ def estimate_audit(
     return priced(
         f"{instances:,} instances × {len(judges)} judge(s)",
         [(judge, calls, instances * sum(per_instance) // 4, calls * VERDICT_OUTPUT_TOKENS) for judge in judges],
+        notes=[where_items_run(settings.ray, "judgments")],
     )

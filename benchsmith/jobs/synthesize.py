@@ -17,8 +17,8 @@ from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.agents.turn_types import ContributionJudge, ReferenceResponder, TypedQuestioner
 from benchsmith.graphs.contexts.synthesize import QualityGateMode, SynthesisContext, with_preset_rates
 from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_CONVERSATIONS, MAX_NEIGHBOURS, MAX_TURNS
-from benchsmith.graphs.runtime.ray_items import check_sendable, where_items_run
-from benchsmith.graphs.runtime.ray_items import connect as connect_ray
+from benchsmith.graphs.runtime.ray_items import prepare as prepare_ray
+from benchsmith.graphs.runtime.ray_items import where_items_run
 from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.runtime.settings import (
@@ -231,9 +231,7 @@ def synthesize(
             f"for at most {available} conversations, or use a smaller --cluster-size"
         )
     context.model_settings()  # an impossible model setting stops here, before the run exists
-    if context.ray:  # a cluster that cannot be joined, or an object no node can take, stops here too
-        check_sendable(context.ray)
-        connect_ray(context.ray)
+    prepare_ray(context.ray)  # a cluster that cannot be joined, or an object no node can take, stops here too
     inputs = {"collection": collection, "conversations": conversations, "turns": turns}
     outcome = run_job(
         builder,

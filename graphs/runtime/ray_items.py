@@ -94,6 +94,14 @@ def connect(address: str) -> None:
         _connected = address
 
 
+def prepare(address: str | None) -> None:
+    """Before a run starts: the registered objects can travel (:func:`check_sendable`) and the
+    cluster is joined (:func:`connect`); nothing without an address. Errors are InputErrors."""
+    if address:
+        check_sendable(address)
+        connect(address)
+
+
 def check_sendable(address: str | None) -> None:
     """The objects this process registered (models, embedders, rerankers) can travel to a node;
     else an InputError that names them, before a run starts."""

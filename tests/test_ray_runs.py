@@ -1,4 +1,4 @@
-"""Synthesis with ``--ray`` on a real local Ray cluster: a head and two worker nodes on this
+"""Synthesis and audit with ``--ray`` on a real local Ray cluster: a head and two worker nodes on this
 machine (``ray.cluster_utils.Cluster``, no network beyond loopback), started by the tests.
 
 Each conversation runs as a Ray task on a worker node; the run's own process writes every file.
@@ -6,7 +6,8 @@ The files are compared with the single-process run's digests (tests/data/synthes
 the runs of tests/test_synthesis_digest.py), the usage ledger too where no node was lost. A
 worker node is SIGKILLed while both nodes hold a conversation whose model call the loopback
 server keeps waiting: Ray runs the lost conversation again on the other node, and the files are
-still the single-process bytes, each conversation once.
+still the single-process bytes, each conversation once. An audit's instances are judged on the
+nodes, and its files are the single-process audit's.
 """
 
 from __future__ import annotations
@@ -21,8 +22,11 @@ import benchsmith
 from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.workspace import Workspace
+from tests.audit_fixtures import server_judge, write_audit_benchmark
+from tests.embedders import HashingEmbedder
 from tests.openai_server import FakeOpenAIServer
 from tests.synthesis_fixtures import COLLECTION
+from tests.test_shared_runs import AUDIT_FILES, assert_same_files
 from tests.test_synthesis_digest import OUTPUTS, RATES, RUN, SEED, digests, stored
 from tests.turn_type_fixtures import QUESTION_MIX, build_rich_collection
 from tests.turn_type_replies import typed_server_replier
@@ -64,7 +68,7 @@ class HeldReplies:
                     self.held.set()
         if wait:
             self.release.wait(WAIT_S)
-        return typed_server_replier(request)
+        return server_judge(request) if request["model"].startswith("judge-") else typed_server_replier(request)
 
 
 @pytest.fixture(scope="module")
@@ -162,6 +166,27 @@ def test_a_worker_node_killed_mid_run_loses_nothing_and_duplicates_nothing(clust
     paid = [call for call in load_jsonl(run_dir.file("usage.jsonl")) if not call["cached"]]
     assert len(cluster["server"].requests) - requests > len(paid)
     cluster["workers"].append(cluster["cluster"].add_node(**NODE))  # the cluster as the next test expects it
+
+
+def test_a_ray_audit_writes_the_files_one_process_writes(cluster, tmp_path, monkeypatch):
+    turns, corpus = write_audit_benchmark(tmp_path / "bench")
+    audit = {
+        "judges": ["openai:judge-a", "openai:judge-b"],
+        "corpus": str(corpus),
+        "embedder": HashingEmbedder().name,
+        "concurrency": 2,
+    }
+    solo = benchsmith.audit(str(turns), **audit, run_id="solo", workspace=str(tmp_path / "solo"))
+
+    def in_this_process(*args: Any) -> None:
+        raise AssertionError("an instance was judged in the run's own process")
+
+    monkeypatch.setattr("benchsmith.graphs.audit.graph.run_seam", in_this_process)
+    on_ray = benchsmith.audit(
+        str(turns), **audit, run_id="ray", workspace=str(tmp_path / "ray"), ray=cluster["cluster"].address
+    )
+    assert on_ray.instances == solo.instances > 0
+    assert_same_files(tmp_path / "solo" / "runs" / "solo", tmp_path / "ray" / "runs" / "ray", AUDIT_FILES)
 
 
 def test_where_a_run_would_go_is_said_without_connecting():
