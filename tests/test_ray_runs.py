@@ -12,13 +12,18 @@ nodes, and its files are the single-process audit's.
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 import benchsmith
+from benchsmith.cli import app
+from benchsmith.graphs.runtime.resources import register_model
+from benchsmith.stores.errors import InputError
 from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.workspace import Workspace
@@ -187,6 +192,44 @@ def test_a_ray_audit_writes_the_files_one_process_writes(cluster, tmp_path, monk
     )
     assert on_ray.instances == solo.instances > 0
     assert_same_files(tmp_path / "solo" / "runs" / "solo", tmp_path / "ray" / "runs" / "ray", AUDIT_FILES)
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_cluster_nobody_answers_at_stops_the_command_before_a_run_exists(tmp_path):
+    turns, corpus = write_audit_benchmark(tmp_path / "bench")
+    command = ["audit", str(turns), "--corpus", str(corpus), "--judge", "baseline", "-w", str(tmp_path / "ws")]
+    address = f"127.0.0.1:{closed_port()}"
+    runner = CliRunner(env={"COLUMNS": "200"})
+    result = runner.invoke(app, [*command, "--ray", address])
+    assert result.exit_code == 2 and f"--ray {address}: no Ray cluster answers there" in result.output
+    assert not (tmp_path / "ws" / "runs").exists() or not any((tmp_path / "ws" / "runs").iterdir())
+    planned = runner.invoke(app, [*command, "--ray", "10.0.0.5:6379", "--dry-run"])  # connects to nothing
+    assert planned.exit_code == 0 and "as Ray tasks on the Ray cluster at 10.0.0.5:6379" in planned.output
+
+
+def test_a_registered_object_no_node_can_take_is_refused_before_the_run(tmp_path):
+    turns, corpus = write_audit_benchmark(tmp_path / "bench")
+
+    class HeldJudge:
+        def __init__(self) -> None:
+            self.lock = threading.Lock()  # a lock cannot be pickled
+
+    register_model("held-judge", HeldJudge())  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="'held-judge' cannot be sent to a Ray node"):
+        benchsmith.audit(
+            str(turns),
+            judges=["held-judge"],
+            corpus=str(corpus),
+            workspace=str(tmp_path / "ws"),
+            ray=f"127.0.0.1:{closed_port()}",
+        )
+    assert not (tmp_path / "ws" / "runs").exists() or not any((tmp_path / "ws" / "runs").iterdir())
 
 
 def test_where_a_run_would_go_is_said_without_connecting():

@@ -17,6 +17,7 @@ Ray is an optional extra (``benchsmith[ray]``): it is imported only when a run a
 from __future__ import annotations
 
 import os
+import socket
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -39,6 +40,7 @@ Result = TypeVar("Result")
 RAY_EXTRA = "pip install 'benchsmith[ray]'"
 TASK_RETRIES = 3  # runs of a task whose node or worker process died, after the first
 LOCAL_OBJECT_STORE_BYTES = 128 * 1024 * 1024  # results are small records: a local instance needs little
+PROBE_S = 5.0  # Ray waits minutes on an address nothing answers at: a plain connection is tried first
 
 _lock = threading.Lock()
 _connected: str | None = None
@@ -82,6 +84,8 @@ def connect(address: str) -> None:
             return
         if ray.is_initialized():
             ray.shutdown()
+        if address not in (LOCAL_RAY, AUTO_RAY):
+            _check_reachable(address)
         options: dict[str, Any] = {"log_to_driver": False}
         if address == LOCAL_RAY:  # a new instance: its size is ours to give
             options.update(
@@ -100,6 +104,17 @@ def prepare(address: str | None) -> None:
     if address:
         check_sendable(address)
         connect(address)
+
+
+def _check_reachable(address: str) -> None:
+    """``HOST:PORT`` (or ``ray://HOST:PORT``) answers a TCP connection within ``PROBE_S``; else an InputError."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise InputError(f"--ray {address!r}: give 'local', 'auto', HOST:PORT or ray://HOST:PORT")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_S).close()
+    except OSError as error:
+        raise InputError(f"--ray {address}: no Ray cluster answers there ({error})") from None
 
 
 def check_sendable(address: str | None) -> None:
