@@ -45,6 +45,7 @@ PROBE_S = 5.0  # Ray waits minutes on an address nothing answers at: a plain con
 _lock = threading.Lock()
 _connected: str | None = None
 _task: Any = None
+_registered: tuple[Any, Any] | None = None  # (the session and what was registered, its object store reference)
 
 
 def _ray() -> Any:
@@ -148,6 +149,24 @@ def _run_task(
     return result, calls.take()
 
 
+def _registered_reference() -> Any:
+    """The registered objects in the object store, put once per connection while they stay the same
+    (an app may register an embedder of hundreds of megabytes: it is not pickled per task)."""
+    global _registered
+    ray = _ray()
+    registered = registered_objects()
+    context = ray.get_runtime_context()
+    identity = (
+        context.gcs_address,  # a reference of another connection's object store means nothing in this one
+        context.get_job_id(),
+        sorted((kind, name, id(value)) for kind, objects in registered.items() for name, value in objects.items()),
+    )
+    with _lock:
+        if _registered is None or _registered[0] != identity:
+            _registered = (identity, ray.put(registered))
+        return _registered[1]
+
+
 def _remote_task() -> Any:
     global _task
     with _lock:
@@ -173,7 +192,7 @@ def run_item(
     connect(address)
     ray = _ray()
     try:
-        result, calls = ray.get(_remote_task().remote(work, payload, context, registered_objects()))
+        result, calls = ray.get(_remote_task().remote(work, payload, context, _registered_reference()))
     except ray.exceptions.RayTaskError as error:
         cause = error.cause
         raise (cause if isinstance(cause, Exception) else error) from None
