@@ -51,7 +51,8 @@ def synthesize(
         estimate=estimate_synthesis,
         summary=print_synthesis_statistics,
         about=f" · {conversations} conversations × {turns} turns · {shown(settings['llm'])} · "
-        f"concurrency {settings['concurrency']}",
+        f"concurrency {settings['concurrency']}"
+        + (f" · on Ray at {shown(settings['ray'])}" if settings["ray"] else ""),
         notes=[rates],
     )
 

@@ -22,6 +22,8 @@ from benchsmith.graphs.contexts.audit import (
     AuditContext,
 )
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents, document_text
+from benchsmith.graphs.runtime.ray_items import prepare as prepare_ray
+from benchsmith.graphs.runtime.ray_items import where_items_run
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.jobs.common import (
     CostEstimate,
@@ -107,6 +109,7 @@ def audit(
     chroma_host: str | None = None,
     database: str | None = None,
     lease_s: float = DEFAULT_LEASE_S,
+    ray: str | None = None,
 ) -> AuditResult:
     """Audit ``benchmark`` (a BEIR directory, a synthesis run directory or run id, or a turn
     JSONL file with ``corpus``); every setting of :class:`AuditContext` is a keyword argument
@@ -123,6 +126,7 @@ def audit(
     check_embedders(settings.embedder)
     corpus = str(Path(settings.corpus).resolve()) if settings.corpus else None
     arguments.update(benchmark=inputs["benchmark"], corpus=corpus)  # as resolved here
+    prepare_ray(settings.ray)  # a cluster that cannot be joined stops here, before the run exists
     outcome = run_settled(
         builder,
         "audit",
@@ -212,4 +216,5 @@ def _estimate(
     return priced(
         f"{instances:,} instances × {len(judges)} judge(s)",
         [(judge, calls, instances * sum(per_instance) // 4, calls * VERDICT_OUTPUT_TOKENS) for judge in judges],
+        notes=[where_items_run(settings.ray, "judgments")],
     )

@@ -17,6 +17,8 @@ from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.agents.turn_types import ContributionJudge, ReferenceResponder, TypedQuestioner
 from benchsmith.graphs.contexts.synthesize import QualityGateMode, SynthesisContext, with_preset_rates
 from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_CONVERSATIONS, MAX_NEIGHBOURS, MAX_TURNS
+from benchsmith.graphs.runtime.ray_items import prepare as prepare_ray
+from benchsmith.graphs.runtime.ray_items import where_items_run
 from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.graphs.runtime.settings import (
     accepts_old_setting_names,
@@ -186,12 +188,15 @@ def synthesize(
     chroma_host: str | None = None,
     database: str | None = None,
     lease_s: float = DEFAULT_LEASE_S,
+    ray: str | None = None,
 ) -> SynthesisResult:
     """Synthesize ``conversations`` conversations of ``turns`` turns over ``collection``; every
     setting of :class:`SynthesisContext` is a keyword argument too. The same call with the same
     ``run_id`` resumes an interrupted run. With ``database`` (a postgresql:// URL) the run is
     shared: ``benchsmith work RUN_ID`` on any machine joins it, each conversation is made once by
-    whichever worker claims it, and the files are the same bytes as one process writes. A
+    whichever worker claims it, and the files are the same bytes as one process writes. With
+    ``ray`` (``local``, ``auto`` or a cluster's address) each conversation runs as a Ray task and
+    this process writes the files, the same bytes again. A
     question whose lexical overlap with its gold passage is above ``max_overlap`` is asked again
     (``overlap_attempts`` corrective turns), then re-planned on another gold chunk
     (``overlap_replans`` times), then kept flagged ``overlap_rejected``."""
@@ -224,6 +229,7 @@ def synthesize(
             f"collection {collection!r} has {available} clusters of {settings.cluster_size} chunks: ask "
             f"for at most {available} conversations, or use a smaller --cluster-size"
         )
+    prepare_ray(settings.ray)  # a cluster that cannot be joined, or an object no node can take, stops here too
     outcome = run_settled(
         builder,
         "synthesize",
@@ -297,7 +303,9 @@ def _estimate(
         round(value * conversations) for value in (calls, input_tokens, output_tokens)
     )
     return priced(
-        f"{conversations} conversations × {turns} turns", [(settings.llm, calls, input_tokens, output_tokens)]
+        f"{conversations} conversations × {turns} turns",
+        [(settings.llm, calls, input_tokens, output_tokens)],
+        notes=[where_items_run(settings.ray, "conversations")],
     )
 
 

@@ -24,7 +24,6 @@ from benchsmith.graphs.audit.inputs import (
     gold_document,
     instances_of,
     job,
-    judge_seam,
     retriever_rankings,
     turn_golds,
     work_items,
@@ -50,13 +49,15 @@ from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.corpus_indexes import corpus_documents, document_text
 from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch_items
 from benchsmith.graphs.runtime.progress import report_advance
-from benchsmith.graphs.runtime.resources import concurrency_slot
+from benchsmith.graphs.runtime.ray_items import run_item
+from benchsmith.graphs.runtime.resources import concurrency_slot, run_seam
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.formats.benchmark_files import canonicalize, write_beir_qrels
 from benchsmith.stores.persistence.files import write_files_atomic
 from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.persistence.work_items import WorkItems
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.retrieval.discriminability import arrange_pool, balanced_gold_slots, hard_negatives, rotated
 from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
@@ -143,16 +144,18 @@ def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     text = {doc_id: document_text(*documents[doc_id]) for doc_id in instance["pool"]}
     conversation = {"history": query.history, "question": query.question}
     items = work_items(runtime, task["run_id"])
+    judged = {"run_id": task["run_id"], "judges": task["judges"], "instance": instance, "query": query}
     with concurrency_slot(task["run_id"], job.context(runtime).concurrency):
         verdicts = claimed_work(
             items,
             task["instance"],
-            lambda: {
-                judge_spec: _verdict_of(
-                    judge_seam(runtime, task["run_id"], judge_spec), instance, query, conversation, text
-                )
-                for judge_spec in task["judges"]
-            },
+            lambda: run_item(  # here, or as a Ray task with --ray (graphs/runtime/ray_items.py)
+                judged_instance,
+                {**judged, "conversation": conversation, "text": text},
+                job.context(runtime),
+                workspace=job.workspace(runtime),
+                run_id=task["run_id"],
+            ),
         )
     if verdicts is None:
         return {"judged": 0}  # another worker has it, or judged it
@@ -160,6 +163,22 @@ def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     items.complete(task["instance"], {"instance": task["instance"], "verdicts": verdicts})
     report_advance("judge")
     return {"judged": 1}
+
+
+def judged_instance(task: dict[str, Any], context: AuditContext) -> dict[str, Any]:
+    """Every judge's verdicts on one instance: the work of one item, here or on a Ray node. The task
+    carries the instance, its query and the texts the judges read: a node needs no benchmark file."""
+    workspace = Workspace.resolve(context.workspace)
+    return {
+        judge_spec: _verdict_of(
+            run_seam(workspace, task["run_id"], judge_spec, context),
+            task["instance"],
+            task["query"],
+            task["conversation"],
+            task["text"],
+        )
+        for judge_spec in task["judges"]
+    }
 
 
 def _verdict_of(

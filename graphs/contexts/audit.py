@@ -8,6 +8,7 @@ from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
 from benchsmith.evals.measures.question_form import DEFAULT_MANY_DOCUMENTS
 from benchsmith.graphs.contexts.evaluate import SPLIT_DESCRIPTION
 from benchsmith.graphs.runtime.bounds import MAX_ITEMS, MAX_JUDGES, MAX_NEGATIVES, MAX_POOL_DEPTH, SEED_BOUNDS
+from benchsmith.graphs.runtime.ray_options import RayOptions
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
@@ -18,7 +19,7 @@ TURN_FILE_CORPUS_DESCRIPTION = "The BEIR corpus.jsonl of a benchmark given as a 
 
 
 @dataclass(kw_only=True)
-class AuditContext(StoreOptions, ModelOptions):
+class AuditContext(RayOptions, StoreOptions, ModelOptions):
     """Settings of one audit (not checkpointed: the CLI passes them again on resume)."""
 
     split: str = field(default="test", metadata={"description": SPLIT_DESCRIPTION})

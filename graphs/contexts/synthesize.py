@@ -7,6 +7,7 @@ from typing import Literal
 
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_NEIGHBOURS, MAX_RETRIES, MAX_TURNS, SEED_BOUNDS
+from benchsmith.graphs.runtime.ray_options import RayOptions
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 from benchsmith.stores.errors import InputError
 from benchsmith.tools.benchmark.dialogue_walk import (
@@ -29,7 +30,7 @@ QualityGateMode = Literal["replan", "flag", "off"]
 
 
 @dataclass(kw_only=True)
-class SynthesisContext(StoreOptions, ModelOptions):
+class SynthesisContext(RayOptions, StoreOptions, ModelOptions):
     """Settings of one synthesis run (not checkpointed: the CLI passes them again on resume)."""
 
     llm: str = field(

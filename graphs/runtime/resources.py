@@ -87,6 +87,21 @@ def register_scorer(name: str, scorer: PairScorer) -> str:
     return name
 
 
+def registered_objects() -> dict[str, dict[str, Any]]:
+    """What this process has registered, by kind and name: a Ray task takes it to its node
+    (graphs/runtime/ray_items.py), where :func:`register_objects` makes the same names resolve."""
+    with _lock:
+        return {"models": dict(_models), "embedders": dict(_embedders), "scorers": dict(_scorers)}
+
+
+def register_objects(registered: dict[str, dict[str, Any]]) -> None:
+    """Register the objects :func:`registered_objects` gave, under their names."""
+    with _lock:
+        _models.update(registered.get("models", {}))
+        _embedders.update(registered.get("embedders", {}))
+        _scorers.update(registered.get("scorers", {}))
+
+
 def clear_registry() -> None:
     """Forget every registered model, embedder, reranker, retriever and assistant (a test's or an app's teardown)."""
     with _lock:
@@ -208,7 +223,7 @@ def _server_embedder(
     with _lock:
         if key not in _server_embedders:
             cache = workspace_embedding_cache(workspace) if workspace is not None else None
-            usage = RunDirectory(workspace, run_id).usage if workspace is not None and run_id else None
+            usage = usage_ledger(workspace, run_id, None) if workspace is not None and run_id else None
             _server_embedders[key] = OpenAIEmbedder(model, settings, cache=cache, usage=usage)
         return _server_embedders[key]
 
@@ -284,8 +299,46 @@ def usage_totals(workspace: Workspace, run_id: str, database: str | None) -> dic
     return RunDirectory(workspace, run_id).usage.totals()
 
 
+class CollectedUsage:
+    """Model calls recorded in memory, in a process that is not the run's (a Ray task's): the
+    run's own process books them in its ledger with the item's result (graphs/runtime/ray_items.py)."""
+
+    def __init__(self) -> None:
+        self._calls: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    def record(self, call: dict[str, Any]) -> None:
+        with self._lock:
+            self._calls.append(call)
+
+    def sync(self) -> None:
+        """Nothing of the run's to write here (the run's process syncs its ledger)."""
+
+    def take(self) -> list[dict[str, Any]]:
+        """The calls recorded since the last take, forgotten here."""
+        with self._lock:
+            calls, self._calls = self._calls, []
+        return calls
+
+
+_collected_usage: CollectedUsage | None = None
+
+
+def collect_usage_in_memory() -> CollectedUsage:
+    """From now on every run's model calls in this process are recorded in memory (this process
+    works for a run another process owns): the one collector, to :meth:`CollectedUsage.take` from."""
+    global _collected_usage
+    with _lock:
+        if _collected_usage is None:
+            _collected_usage = CollectedUsage()
+        return _collected_usage
+
+
 def usage_ledger(workspace: Workspace, run_id: str, database: str | None) -> Any:
-    """The run's usage ledger: a file in its run directory, or rows in the database."""
+    """The run's usage ledger: a file in its run directory, or rows in the database; in a process
+    working for another's run, the calls collected in memory (:func:`collect_usage_in_memory`)."""
+    if _collected_usage is not None:
+        return _collected_usage
     if database:
         return PostgresUsageLedger(database, run_id)
     return RunDirectory(workspace, run_id).usage

@@ -19,6 +19,7 @@ from benchsmith.evals.quality_gate.counts import gate_counts
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch_items
 from benchsmith.graphs.runtime.progress import report_advance
+from benchsmith.graphs.runtime.ray_items import run_item
 from benchsmith.graphs.runtime.resources import concurrency_slot, run_items
 from benchsmith.graphs.synthesis.conversation import conversation_in_run
 from benchsmith.graphs.synthesis.lookups import corpus_stats, passage_records, vector_store
@@ -126,7 +127,13 @@ def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dic
         result = claimed_work(
             items,
             task["conversation_id"],
-            lambda: conversation_in_run.invoke({**task, "cluster_id": cluster_id}, context=job.context(runtime)),
+            lambda: run_item(  # here, or as a Ray task with --ray (graphs/runtime/ray_items.py)
+                make_conversation,
+                {**task, "cluster_id": cluster_id},
+                job.context(runtime),
+                workspace=job.workspace(runtime),
+                run_id=task["run_id"],
+            ),
         )
     if result is None:
         return {"finished": 0}  # another worker has it, or finished it
@@ -141,6 +148,11 @@ def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dic
     items.complete(task["conversation_id"], dialogue)
     report_advance("conversations")
     return {"finished": 1}
+
+
+def make_conversation(task: dict[str, Any], context: SynthesisContext) -> dict[str, Any]:
+    """One conversation of a run: the work of one item, in this process or on a Ray node."""
+    return conversation_in_run.invoke(task, context=context)
 
 
 def _planned_clusters(runtime: Runtime[SynthesisContext], run_id: str) -> dict[str, int]:

@@ -1,0 +1,240 @@
+"""Synthesis and audit with ``--ray`` on a real local Ray cluster: a head and two worker nodes on this
+machine (``ray.cluster_utils.Cluster``, no network beyond loopback), started by the tests.
+
+Each conversation runs as a Ray task on a worker node; the run's own process writes every file.
+The files are compared with the single-process run's digests (tests/data/synthesis-digests.json,
+the runs of tests/test_synthesis_digest.py), the usage ledger too where no node was lost. A
+worker node is SIGKILLed while both nodes hold a conversation whose model call the loopback
+server keeps waiting: Ray runs the lost conversation again on the other node, and the files are
+still the single-process bytes, each conversation once. An audit's instances are judged on the
+nodes, and its files are the single-process audit's.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+import benchsmith
+from benchsmith.cli import app
+from benchsmith.graphs.runtime.resources import register_model
+from benchsmith.stores.errors import InputError
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
+from tests.audit_fixtures import server_judge, write_audit_benchmark
+from tests.embedders import HashingEmbedder
+from tests.openai_server import FakeOpenAIServer
+from tests.synthesis_fixtures import COLLECTION
+from tests.test_shared_runs import AUDIT_FILES, assert_same_files
+from tests.test_synthesis_digest import OUTPUTS, RATES, RUN, SEED, digests, stored
+from tests.turn_type_fixtures import QUESTION_MIX, build_rich_collection
+from tests.turn_type_replies import typed_server_replier
+
+ray = pytest.importorskip("ray")
+from ray.cluster_utils import Cluster  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+WAIT_S = 240.0  # the longest any step may take on a busy 2-core machine: a bound, never an expectation
+NODE = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}
+
+
+class HeldReplies:
+    """The loopback server's replier: while holding, each request waits until ``release`` (or a
+    bound) once ``after`` requests were answered; ``held`` is set when ``count`` requests wait."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.holding = False
+        self.after = 0
+        self.count = 0
+        self.served = 0
+        self.waiting = 0
+        self.held = threading.Event()
+        self.release = threading.Event()
+
+    def hold(self, after: int, count: int) -> None:
+        with self.lock:
+            self.holding, self.after, self.count = True, self.served + after, count
+
+    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
+        with self.lock:
+            self.served += 1
+            wait = self.holding and self.served > self.after and not self.release.is_set()
+            if wait:
+                self.waiting += 1
+                if self.waiting >= self.count:
+                    self.held.set()
+        if wait:
+            self.release.wait(WAIT_S)
+        return server_judge(request) if request["model"].startswith("judge-") else typed_server_replier(request)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory) -> Iterator[dict[str, Any]]:
+    """The loopback model server first (the nodes take its address and a key from the environment,
+    as a real cluster's nodes take theirs), then the head (no CPU: tasks go to the workers) and two
+    worker nodes of one CPU each."""
+    root = tmp_path_factory.mktemp("ray")
+    replies = HeldReplies()
+    with pytest.MonkeyPatch.context() as patch, FakeOpenAIServer(replier=replies) as server:
+        patch.setenv("OPENAI_API_KEY", "sk-test-ray")
+        patch.setenv("OPENAI_BASE_URL", server.base_url)
+        patch.setenv("RAY_DEDUP_LOGS", "0")
+        cluster = Cluster(
+            initialize_head=True,
+            head_node_args={"num_cpus": 0, "include_dashboard": False, "object_store_memory": 80 * 1024 * 1024},
+        )
+        workers = [cluster.add_node(**NODE) for _ in range(2)]
+        cluster.wait_for_nodes()
+        try:
+            yield {"cluster": cluster, "workers": workers, "root": root, "server": server, "replies": replies}
+        finally:
+            ray.shutdown()
+            cluster.shutdown()
+
+
+def synthesize_on_ray(cluster: dict[str, Any], name: str, llm: str) -> RunDirectory:
+    """The digest test's seeded run, through the API with ``ray=``, in a workspace of its own."""
+    workspace = Workspace.resolve(cluster["root"] / name / "ws")
+    build_rich_collection(workspace, cluster["root"] / name / "corpus", documents=60)
+    result = benchsmith.synthesize(
+        COLLECTION,
+        **RUN,
+        run_id=name,
+        llm=llm,
+        cluster_size=4,
+        concurrency=2,
+        seed=SEED,
+        question_types=QUESTION_MIX,
+        **RATES,
+        workspace=str(workspace.root),
+        ray=cluster["cluster"].address,
+    )
+    return RunDirectory(workspace, result.run_id)
+
+
+def in_thread(work: Any) -> tuple[threading.Thread, dict[str, Any]]:
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as error:
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def test_a_ray_synthesis_writes_the_bytes_one_process_writes(cluster, monkeypatch):
+    def in_this_process(*args: Any) -> None:
+        raise AssertionError("a conversation asked for a model client in the run's own process")
+
+    # The conversations run on the nodes: in this process, asking for a model client fails the run.
+    monkeypatch.setattr("benchsmith.graphs.synthesis.lookups.run_seam", in_this_process)
+    expected = stored()
+    assert digests(synthesize_on_ray(cluster, "offline", "baseline")) == expected["offline"]
+    requests = len(cluster["server"].requests)
+    assert digests(synthesize_on_ray(cluster, "model", "openai:sim")) == expected["model"]  # the usage ledger too
+    assert len(cluster["server"].requests) > requests  # the nodes called the server: no reply came from elsewhere
+
+
+def test_a_worker_node_killed_mid_run_loses_nothing_and_duplicates_nothing(cluster):
+    replies: HeldReplies = cluster["replies"]
+    requests = len(cluster["server"].requests)
+    replies.hold(after=8, count=2)  # a few calls in, each node's conversation waits on a reply
+    thread, outcome = in_thread(lambda: synthesize_on_ray(cluster, "killed", "openai:sim"))
+    assert replies.held.wait(WAIT_S), "the two worker nodes never both held a conversation"
+    # Both nodes (one CPU each, the head none) run a conversation: SIGKILL one node's processes.
+    lost = cluster["workers"].pop(0)
+    cluster["cluster"].remove_node(lost, allow_graceful=False)
+    replies.release.set()
+    thread.join(WAIT_S)
+    assert not thread.is_alive(), "the run did not finish after the node was lost"
+    assert "error" not in outcome, outcome.get("error")
+    run_dir: RunDirectory = outcome["value"]
+    expected = stored()["model"]
+    assert digests(run_dir, usage=False) == {name: expected[name] for name in OUTPUTS}
+    conversations = [record["conversation_id"] for record in load_jsonl(run_dir.file("dialogues.jsonl"))]
+    assert sorted(conversations) == sorted(set(conversations)) and len(conversations) == RUN["conversations"]
+    # The lost node's conversation was made again: the server was asked more than the calls the
+    # run booked as paid (the lost task's calls were never booked; its retry found in the cache
+    # those whose replies had reached it).
+    paid = [call for call in load_jsonl(run_dir.file("usage.jsonl")) if not call["cached"]]
+    assert len(cluster["server"].requests) - requests > len(paid)
+    cluster["workers"].append(cluster["cluster"].add_node(**NODE))  # the cluster as the next test expects it
+
+
+def test_a_ray_audit_writes_the_files_one_process_writes(cluster, tmp_path, monkeypatch):
+    turns, corpus = write_audit_benchmark(tmp_path / "bench")
+    audit = {
+        "judges": ["openai:judge-a", "openai:judge-b"],
+        "corpus": str(corpus),
+        "embedder": HashingEmbedder().name,
+        "concurrency": 2,
+    }
+    solo = benchsmith.audit(str(turns), **audit, run_id="solo", workspace=str(tmp_path / "solo"))
+
+    def in_this_process(*args: Any) -> None:
+        raise AssertionError("an instance was judged in the run's own process")
+
+    monkeypatch.setattr("benchsmith.graphs.audit.graph.run_seam", in_this_process)
+    on_ray = benchsmith.audit(
+        str(turns), **audit, run_id="ray", workspace=str(tmp_path / "ray"), ray=cluster["cluster"].address
+    )
+    assert on_ray.instances == solo.instances > 0
+    assert_same_files(tmp_path / "solo" / "runs" / "solo", tmp_path / "ray" / "runs" / "ray", AUDIT_FILES)
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_cluster_nobody_answers_at_stops_the_command_before_a_run_exists(tmp_path):
+    turns, corpus = write_audit_benchmark(tmp_path / "bench")
+    command = ["audit", str(turns), "--corpus", str(corpus), "--judge", "baseline", "-w", str(tmp_path / "ws")]
+    address = f"127.0.0.1:{closed_port()}"
+    runner = CliRunner(env={"COLUMNS": "200"})
+    result = runner.invoke(app, [*command, "--ray", address])
+    assert result.exit_code == 2 and f"--ray {address}: no Ray cluster answers there" in result.output
+    assert not (tmp_path / "ws" / "runs").exists() or not any((tmp_path / "ws" / "runs").iterdir())
+    planned = runner.invoke(app, [*command, "--ray", "10.0.0.5:6379", "--dry-run"])  # connects to nothing
+    assert planned.exit_code == 0 and "as Ray tasks on the Ray cluster at 10.0.0.5:6379" in planned.output
+
+
+def test_a_registered_object_no_node_can_take_is_refused_before_the_run(tmp_path):
+    turns, corpus = write_audit_benchmark(tmp_path / "bench")
+
+    class HeldJudge:
+        def __init__(self) -> None:
+            self.lock = threading.Lock()  # a lock cannot be pickled
+
+    register_model("held-judge", HeldJudge())  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="'held-judge' cannot be sent to a Ray node"):
+        benchsmith.audit(
+            str(turns),
+            judges=["held-judge"],
+            corpus=str(corpus),
+            workspace=str(tmp_path / "ws"),
+            ray=f"127.0.0.1:{closed_port()}",
+        )
+    assert not (tmp_path / "ws" / "runs").exists() or not any((tmp_path / "ws" / "runs").iterdir())
+
+
+def test_where_a_run_would_go_is_said_without_connecting():
+    from benchsmith.graphs.runtime.ray_items import where_items_run
+
+    assert where_items_run(None, "conversations") == "the conversations would run in this process"
+    assert "Ray cluster at 10.0.0.5:6379" in where_items_run("10.0.0.5:6379", "conversations")
+    assert "started on this machine" in where_items_run("local", "conversations")
