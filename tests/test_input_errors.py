@@ -786,6 +786,8 @@ READERS_NOT_IN_THE_TABLE = {
     "read_held_out": "our own synthesis run's file, not a user's",
     "read_clustering": "the workspace's own cache, not a user's file",
     "read_pools": "a labelling run's own pools.jsonl, not a user's file",
+    "read_nugget_texts": "a nuggets run's nuggets.jsonl beside its BEIR folder (replay reads it); "
+    "tests/test_replay_nuggets.py stops on a malformed one",
 }
 
 

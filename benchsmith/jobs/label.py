@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Sequence
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,12 +27,12 @@ from benchsmith.jobs.label_session import (
     collection_dense,
     write_collection_corpus,
 )
-from benchsmith.pages.server import LOOPBACK, Address, Listener, check_host, serve
+from benchsmith.jobs.page_runs import run_page
+from benchsmith.pages.server import LOOPBACK, Address, Listener, check_host
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.beir import BenchmarkQuery
 from benchsmith.stores.formats.query_files import read_user_queries
 from benchsmith.stores.persistence.judgments import read_pools
-from benchsmith.stores.persistence.run_claims import workspace_claim
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.retrieval.label_pools import DEFAULT_POOL_DEPTH, DEFAULT_SECOND_SAMPLE
@@ -102,22 +101,15 @@ def label(
     queries = _questions(Path(settings["questions"]))
     _check_collection(resolved, chroma_host, settings["collection"], settings["retrievers"])
     listener = Listener(host, port) if serve_page else None  # a port in use stops here, before the run record
-    try:
-        with workspace_claim(run_dir.path, run_id):
-            run_dir.start("label", settings, resume=_resume_command(settings, run_id))
-            try:
-                session = _session(resolved, chroma_host, run_dir, queries, settings, assessor)
-                if listener is not None:
-                    serve(session, on_ready=on_ready, listener=listener)
-                summary = session.export()
-            except BaseException as error:
-                with suppress(Exception):
-                    run_dir.crash(f"{type(error).__name__}: {error}")
-                raise
-            run_dir.finish(summary)
-    finally:
-        if listener is not None:
-            listener.close()
+    summary = run_page(
+        run_dir,
+        "label",
+        settings,
+        lambda: _session(resolved, chroma_host, run_dir, queries, settings, assessor),
+        listener,
+        on_ready,
+        resume=_resume_command(settings, run_id),
+    )
     return LabelResult(
         run_id=run_id,
         run_dir=run_dir.path,

@@ -16,12 +16,12 @@ from benchsmith.graphs.runtime.corpus_indexes import CorpusFile
 from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.graphs.synthesis.state import BEIR_DIR
 from benchsmith.jobs.common import checked_run_id
+from benchsmith.jobs.page_runs import run_page
 from benchsmith.jobs.publish import _synthesis_run
 from benchsmith.jobs.review_session import REVIEWED_BEIR_DIR, ReviewSession
-from benchsmith.pages.server import LOOPBACK, Address, Listener, check_host, serve
+from benchsmith.pages.server import LOOPBACK, Address, Listener, check_host
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import DIALOGUES_FILE, read_dialogues
-from benchsmith.stores.persistence.run_claims import workspace_claim
 from benchsmith.stores.persistence.runs import RunDirectory, RunRecord
 from benchsmith.stores.persistence.vectors import VectorStore
 from benchsmith.stores.persistence.workspace import Workspace
@@ -73,22 +73,14 @@ def review(
     if run_dir.exists() and run_dir.load().config.get("benchmark") != benchmark_dir.run_id:
         raise InputError(f"review {review_id!r} reviews {run_dir.load().config.get('benchmark')!r}, not {run!r}")
     listener = Listener(host, port) if serve_page else None  # a port in use stops here, before the run record
-    try:
-        with workspace_claim(run_dir.path, review_id):
-            run_dir.start("review", {"benchmark": benchmark_dir.run_id, "reviewer": reviewer.strip()})
-            try:
-                session = review_session(resolved, chroma_host, run_dir, benchmark_dir, record, reviewer.strip())
-                if listener is not None:
-                    serve(session, on_ready=on_ready, listener=listener)
-                summary = session.export()
-            except BaseException as error:
-                with suppress(Exception):
-                    run_dir.crash(f"{type(error).__name__}: {error}")
-                raise
-            run_dir.finish(summary)
-    finally:
-        if listener is not None:
-            listener.close()
+    summary = run_page(
+        run_dir,
+        "review",
+        {"benchmark": benchmark_dir.run_id, "reviewer": reviewer.strip()},
+        lambda: review_session(resolved, chroma_host, run_dir, benchmark_dir, record, reviewer.strip()),
+        listener,
+        on_ready,
+    )
     return ReviewResult(
         run_id=review_id,
         run_dir=run_dir.path,

@@ -5,8 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
-from benchsmith.graphs.runtime.bounds import MAX_ATTEMPTS, MAX_RESAMPLES, SEED_BOUNDS
-from benchsmith.graphs.runtime.settings import StoreOptions, concurrency_field
+from benchsmith.graphs.runtime.bounds import MAX_RESAMPLES, SEED_BOUNDS
+from benchsmith.graphs.runtime.settings import (
+    StoreOptions,
+    attempts_field,
+    concurrency_field,
+    rate_limit_field,
+    timeout_field,
+)
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
 
@@ -32,28 +38,8 @@ class HardnegScoreContext(StoreOptions):
     seed: int = field(default=0, metadata={**SEED_BOUNDS, "description": "Seed of the bootstrap."})
     # Your own retriever's calls (a scorer given as http://…, py:module:object or a registered name).
     concurrency: int = concurrency_field("Requests in flight to your own retriever.")
-    rate_limit: float | None = field(
-        default=None,
-        metadata={
-            "description": "At most this many requests per second to your own retriever; empty: no limit.",
-            "recorded": False,
-        },
+    rate_limit: float | None = rate_limit_field(
+        "At most this many requests per second to your own retriever; empty: no limit."
     )
-    timeout_s: float = field(
-        default=60.0,
-        metadata={
-            "description": "Seconds before a request to your own retriever times out.",
-            "cli": "--timeout",
-            "min": 0.1,
-            "recorded": False,
-        },
-    )
-    max_attempts: int = field(
-        default=6,
-        metadata={
-            "description": "Attempts per request to your own retriever (retries on 429, 5xx and timeouts).",
-            "min": 1,
-            "max": MAX_ATTEMPTS,
-            "recorded": False,
-        },
-    )
+    timeout_s: float = timeout_field("Seconds before a request to your own retriever times out.")
+    max_attempts: int = attempts_field("Attempts per request to your own retriever (retries on 429, 5xx and timeouts).")

@@ -5,8 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from benchsmith.graphs.contexts.evaluate import SPLIT_DESCRIPTION
-from benchsmith.graphs.runtime.bounds import MAX_ATTEMPTS
-from benchsmith.graphs.runtime.settings import StoreOptions, concurrency_field
+from benchsmith.graphs.runtime.settings import (
+    StoreOptions,
+    attempts_field,
+    concurrency_field,
+    rate_limit_field,
+    timeout_field,
+)
 
 DEFAULT_REPLAY_MEASURES = ("nDCG@10", "R@10", "RR@10")
 DEFAULT_WORST = 3
@@ -44,28 +49,10 @@ class ReplayContext(StoreOptions):
         },
     )
     concurrency: int = concurrency_field("Conversations replayed at once (turns of one conversation go in order).")
-    rate_limit: float | None = field(
-        default=None,
-        metadata={
-            "description": "At most this many requests per second to the assistant; empty: no limit.",
-            "recorded": False,
-        },
+    rate_limit: float | None = rate_limit_field(
+        "At most this many requests per second to the assistant; empty: no limit."
     )
-    timeout_s: float = field(
-        default=120.0,
-        metadata={
-            "description": "Seconds before a request to an assistant endpoint times out.",
-            "cli": "--timeout",
-            "min": 0.1,
-            "recorded": False,
-        },
-    )
-    max_attempts: int = field(
-        default=6,
-        metadata={
-            "description": "Attempts per assistant turn (retries on 429, 5xx, timeouts, refused connections).",
-            "min": 1,
-            "max": MAX_ATTEMPTS,
-            "recorded": False,
-        },
+    timeout_s: float = timeout_field("Seconds before a request to an assistant endpoint times out.", default=120.0)
+    max_attempts: int = attempts_field(
+        "Attempts per assistant turn (retries on 429, 5xx, timeouts, refused connections)."
     )

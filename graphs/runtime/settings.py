@@ -93,36 +93,33 @@ class StoreOptions:
         return database_url(self.database)
 
 
+def rate_limit_field(description: str) -> Any:
+    """The ``rate_limit`` setting of a job that calls a server (a model's, or the user's own system)."""
+    return field(default=None, metadata={"description": description, "recorded": False})
+
+
+def timeout_field(description: str, default: float = 60.0) -> Any:
+    """The ``timeout_s`` setting (``--timeout``) of a job that calls a server."""
+    return field(
+        default=default, metadata={"description": description, "cli": "--timeout", "min": 0.1, "recorded": False}
+    )
+
+
+def attempts_field(description: str) -> Any:
+    """The ``max_attempts`` setting of a job that calls a server (what is retried differs)."""
+    return field(default=6, metadata={"description": description, "min": 1, "max": MAX_ATTEMPTS, "recorded": False})
+
+
 @dataclass(kw_only=True)
 class ModelOptions:
     """How a job talks to its model server (every job that calls a model has these)."""
 
     seed: int = field(default=0, metadata={"description": "Seed for sampling, choices and model calls.", **SEED_BOUNDS})
-    rate_limit: float | None = field(
-        default=None,
-        metadata={
-            "description": "At most this many model requests per second to one endpoint; empty: no limit.",
-            "recorded": False,
-        },
+    rate_limit: float | None = rate_limit_field(
+        "At most this many model requests per second to one endpoint; empty: no limit."
     )
-    timeout_s: float = field(
-        default=60.0,
-        metadata={
-            "description": "Seconds before a model request times out.",
-            "cli": "--timeout",
-            "min": 0.1,
-            "recorded": False,
-        },
-    )
-    max_attempts: int = field(
-        default=6,
-        metadata={
-            "description": "Attempts per model call (retries on 429, 5xx, timeouts and invalid replies).",
-            "min": 1,
-            "max": MAX_ATTEMPTS,
-            "recorded": False,
-        },
-    )
+    timeout_s: float = timeout_field("Seconds before a model request times out.")
+    max_attempts: int = attempts_field("Attempts per model call (retries on 429, 5xx, timeouts and invalid replies).")
     structured_output: StructuredOutput = field(
         default="auto",
         metadata={
