@@ -3,7 +3,7 @@
 Generated text is judged by reading (issue 30): a reader who did not write the generator gets
 only the rubric (``data/readings/RUBRIC.md``) and this sheet, and marks each turn ``ok`` or
 ``broken`` with one rubric class. The readings are kept in ``data/readings/`` as labelled data:
-the offline quality gate (evals/quality_gate.py) is calibrated on the development half's and
+the offline quality gate (evals/quality_gate/) is calibrated on the development half's and
 measured on the test half's.
 
 Each item shows the turn as a benchmark user would see it: the two previous turns, the question,

@@ -2,7 +2,7 @@
 
 A frame is one way of asking ("How do I {vp}?", "What's the best way to {vp}?"); each has the
 question type its wording gives (agents/question_types.py's names). A benchmark draws on many
-frames, so none dominates (evals/question_frames.py measures the shares); a conversation does not
+frames, so none dominates (benchsmith/language.py ``question_frame`` measures the shares); a conversation does not
 repeat one (agents/offline/asking.py).
 
 The verb a procedure names is put in a user's words where documentation has its own register

@@ -112,7 +112,7 @@ def label_judge(
 def _gated(
     runtime: Runtime[SynthesisContext], state: ConversationState
 ) -> Command[Literal["polisher", "turn_type", "router"]]:
-    """The quality gate (evals/quality_gate.py) on the turn in flight: kept, re-asked (its question
+    """The quality gate (evals/quality_gate/) on the turn in flight: kept, re-asked (its question
     refused: an answerable turn's questioner asks another, a typed turn is re-planned, then dropped
     to an answerable one) or, after ``LABEL_ATTEMPTS``, dropped with its class recorded."""
     mode = job.context(runtime).quality_gate

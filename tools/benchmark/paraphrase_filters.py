@@ -9,7 +9,7 @@ A variant is dropped when it is
   (0 turns this check off).
 
 Both look at the self-contained form, the one whose meaning is defined without the
-conversation. An LLM judge of equivalence and conversational fit may follow (graphs/paraphrase.py).
+conversation. An LLM judge of equivalence and conversational fit may follow (graphs/paraphrase/).
 """
 
 from __future__ import annotations
