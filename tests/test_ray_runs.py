@@ -7,7 +7,7 @@ the runs of tests/test_synthesis_digest.py), the usage ledger too where no node 
 worker node is SIGKILLed while both nodes hold a conversation whose model call the loopback
 server keeps waiting: Ray runs the lost conversation again on the other node, and the files are
 still the single-process bytes, each conversation once. An audit's instances are judged on the
-nodes, and its files are the single-process audit's.
+nodes, and its files are the single-process audit's; so are a paraphrase run's turns and files.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from benchsmith.stores.persistence.workspace import Workspace
 from tests.audit_fixtures import server_judge, write_audit_benchmark
 from tests.embedders import HashingEmbedder
 from tests.openai_server import FakeOpenAIServer
+from tests.paraphrase_fixtures import server_replier as paraphrase_replier
 from tests.synthesis_fixtures import COLLECTION
-from tests.test_shared_runs import AUDIT_FILES, assert_same_files
+from tests.test_shared_runs import AUDIT_FILES, PARAPHRASE_FILES, assert_same_files, write_topics
 from tests.test_synthesis_digest import OUTPUTS, RATES, RUN, SEED, digests, stored
 from tests.turn_type_fixtures import QUESTION_MIX, build_rich_collection
 from tests.turn_type_replies import typed_server_replier
@@ -73,6 +74,8 @@ class HeldReplies:
                     self.held.set()
         if wait:
             self.release.wait(WAIT_S)
+        if request["model"].startswith("para-"):
+            return paraphrase_replier(request)
         return server_judge(request) if request["model"].startswith("judge-") else typed_server_replier(request)
 
 
@@ -192,6 +195,29 @@ def test_a_ray_audit_writes_the_files_one_process_writes(cluster, tmp_path, monk
     )
     assert on_ray.instances == solo.instances > 0
     assert_same_files(tmp_path / "solo" / "runs" / "solo", tmp_path / "ray" / "runs" / "ray", AUDIT_FILES)
+
+
+def test_a_ray_paraphrase_writes_the_files_one_process_writes(cluster, tmp_path, monkeypatch):
+    topics = write_topics(tmp_path / "2019_evaluation_topics.json", topics=3, turns=3)
+    paraphrase = {
+        "per_turn": 3,
+        "llm": "openai:para-sim",
+        "judges": ("openai:para-judge",),
+        "min_similarity": 0.3,
+        "embedder": "openai:hash",  # the server's: each node embeds through it
+        "concurrency": 2,
+    }
+    solo = benchsmith.paraphrase(str(topics), **paraphrase, run_id="solo", workspace=str(tmp_path / "solo"))
+
+    def in_this_process(*args: Any) -> None:
+        raise AssertionError("a turn was paraphrased in the run's own process")
+
+    monkeypatch.setattr("benchsmith.graphs.paraphrase.nodes.run_seam", in_this_process)
+    on_ray = benchsmith.paraphrase(
+        str(topics), **paraphrase, run_id="ray", workspace=str(tmp_path / "ray"), ray=cluster["cluster"].address
+    )
+    assert on_ray.turns == solo.turns == 9 and on_ray.paraphrases == solo.paraphrases > 0
+    assert_same_files(tmp_path / "solo" / "runs" / "solo", tmp_path / "ray" / "runs" / "ray", PARAPHRASE_FILES)
 
 
 def closed_port() -> int:

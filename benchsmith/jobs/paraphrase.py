@@ -22,6 +22,8 @@ from benchsmith.graphs.paraphrase.state import (
     TURNS_FILE,
     UNJOINED_FILE,
 )
+from benchsmith.graphs.runtime.ray_items import prepare as prepare_ray
+from benchsmith.graphs.runtime.ray_items import where_items_run
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.jobs.common import (
     CostEstimate,
@@ -96,6 +98,7 @@ def paraphrase(
     chroma_host: str | None = None,
     database: str | None = None,
     lease_s: float = DEFAULT_LEASE_S,
+    ray: str | None = None,
 ) -> ParaphraseResult:
     """Paraphrase ``benchmark`` (CAsT topic files, several making one benchmark; a BEIR
     directory; a synthesis run; a turn JSONL file); every setting of :class:`ParaphraseContext`
@@ -120,6 +123,7 @@ def paraphrase(
             }
         )
     )  # as resolved here
+    prepare_ray(context.ray)  # a cluster that cannot be joined stops here, before the run exists
     outcome = run_settled(
         builder,
         "paraphrase",
@@ -238,7 +242,8 @@ def _estimate(workspace: Workspace, benchmarks: list[str], settings: ParaphraseC
                 )
     notes = [
         f"{len(loaded.queries):,} turns"
-        + (f"; ECAsT rows from {import_ecast} are joined, not generated" if import_ecast else "")
+        + (f"; ECAsT rows from {import_ecast} are joined, not generated" if import_ecast else ""),
+        where_items_run(settings.ray, "turns"),
     ]
     return priced(
         f"{per_turn} paraphrases per turn of {len(loaded.queries):,} turns",

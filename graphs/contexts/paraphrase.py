@@ -9,6 +9,7 @@ from benchsmith.agents.defaults import BASELINE
 from benchsmith.graphs.contexts.audit import TURN_FILE_CORPUS_DESCRIPTION
 from benchsmith.graphs.contexts.evaluate import SPLIT_DESCRIPTION
 from benchsmith.graphs.runtime.bounds import MAX_TEST_SETS, MAX_VARIANTS, SEED_BOUNDS
+from benchsmith.graphs.runtime.ray_options import RayOptions
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
 from benchsmith.tools.benchmark.test_sets import DEFAULT_TEST_SETS
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER, DEFAULT_MAX_SENTENCE_SCORE, DEFAULT_PARAPHRASE_MIN_SIMILARITY
@@ -18,7 +19,7 @@ DEFAULT_MIN_JUDGE_SCORE = 4
 
 
 @dataclass(kw_only=True)
-class ParaphraseContext(StoreOptions, ModelOptions):
+class ParaphraseContext(RayOptions, StoreOptions, ModelOptions):
     """Settings of one paraphrase run (not checkpointed: the CLI passes them again on resume)."""
 
     llm: str = field(

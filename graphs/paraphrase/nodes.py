@@ -23,6 +23,7 @@ from benchsmith.graphs.paraphrase.state import (
 )
 from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items
 from benchsmith.graphs.runtime.progress import report_advance
+from benchsmith.graphs.runtime.ray_items import run_item
 from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, run_seam
 from benchsmith.stores.formats.benchmark_files import write_beir_qrels
 from benchsmith.stores.formats.conversational import has_corpus
@@ -30,6 +31,7 @@ from benchsmith.stores.formats.ecast import read_ecast
 from benchsmith.stores.persistence.files import write_json_atomic
 from benchsmith.stores.persistence.jsonl import write_jsonl_atomic
 from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.benchmark.paraphrase_filters import FilterSettings, filter_variants, similarities_to_source
 
 
@@ -129,7 +131,17 @@ def paraphrase_turn(task: TurnTask, runtime: Runtime[ParaphraseContext]) -> dict
     turn = read_turns(run_dir)[task["turn"]]
     items = _items(runtime, task["run_id"])
     with concurrency_slot(task["run_id"], context.concurrency):
-        record = claimed_work(items, task["turn"], lambda: _paraphrased(runtime, task["run_id"], turn))
+        record = claimed_work(
+            items,
+            task["turn"],
+            lambda: run_item(  # here, or as a Ray task with --ray (graphs/runtime/ray_items.py)
+                paraphrased_turn,
+                {"run_id": task["run_id"], "turn": turn},
+                context,
+                workspace=job.workspace(runtime),
+                run_id=task["run_id"],
+            ),
+        )
     if record is None:
         return {"paraphrased": 0}  # another worker has it, or did it
     run_dir.usage.sync()
@@ -138,11 +150,13 @@ def paraphrase_turn(task: TurnTask, runtime: Runtime[ParaphraseContext]) -> dict
     return {"paraphrased": 1}
 
 
-def _paraphrased(runtime: Runtime[ParaphraseContext], run_id: str, turn: dict[str, Any]) -> dict[str, Any]:
-    """One turn's source, its origin and every candidate variant with its filter decision."""
-    context = job.context(runtime)
+def paraphrased_turn(task: dict[str, Any], context: ParaphraseContext) -> dict[str, Any]:
+    """One turn's source, its origin and every candidate variant with its filter decision: the work
+    of one item, here or on a Ray node. The task carries the turn: a node needs no benchmark file."""
+    run_id, turn = task["run_id"], task["turn"]
+    workspace = Workspace.resolve(context.workspace)
     history = [tuple(pair) for pair in turn["history"]]
-    seam = run_seam(job.workspace(runtime), run_id, context.llm, context)
+    seam = run_seam(workspace, run_id, context.llm, context)
     if turn["rewrite"]:
         source, origin = turn["rewrite"], "benchmark"
     elif history:
@@ -158,7 +172,7 @@ def _paraphrased(runtime: Runtime[ParaphraseContext], run_id: str, turn: dict[st
                 ContextRestorer(len(paraphrases)), history=history, raw=turn["raw"], rewrite=source, queries=paraphrases
             ).turns
         ]
-    embedder = embedder_for(context.embedder, job.workspace(runtime), run_id, context)
+    embedder = embedder_for(context.embedder, workspace, run_id, context)
     similarities = similarities_to_source(embedder, source, paraphrases) if context.min_similarity > 0 else None
     decisions = filter_variants(
         source,
@@ -179,23 +193,23 @@ def _paraphrased(runtime: Runtime[ParaphraseContext], run_id: str, turn: dict[st
             "similarity": None if decision.similarity is None else round(decision.similarity, 4),
         }
         if decision.kept and context.judges:
-            _judge_candidate(runtime, run_id, candidate, history, source)
+            _judge_candidate(context, workspace, run_id, candidate, history, source)
         candidates.append(candidate)
     return {"turn": turn["turn"], "source": source, "source_origin": origin, "candidates": candidates}
 
 
 def _judge_candidate(
-    runtime: Runtime[ParaphraseContext],
+    context: ParaphraseContext,
+    workspace: Workspace,
     run_id: str,
     candidate: dict[str, Any],
     history: list[tuple[str, str]],
     source: str,
 ) -> None:
     """Every judge's equivalence and fit; the candidate is dropped when a mean falls short."""
-    context = job.context(runtime)
     verdicts = {}
     for spec in context.judges:
-        verdict = run_seam(job.workspace(runtime), run_id, spec, context).run(
+        verdict = run_seam(workspace, run_id, spec, context).run(
             VariantJudge(), history=history, source=source, paraphrase=candidate["self_contained"], raw=candidate["raw"]
         )
         verdicts[spec] = verdict.model_dump()
