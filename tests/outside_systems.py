@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -24,7 +25,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from benchsmith.graphs.runtime.resources import clear_registry
+from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
 from tests.local_servers import free_port
+from tests.synthesis_fixtures import build_collection, synthesize
 
 WORD = re.compile(r"\w+")
 
@@ -125,3 +131,17 @@ def load_passages(url: str, passages: dict[str, str]) -> None:
         connection.execute("CREATE TABLE passages (id text PRIMARY KEY, body text NOT NULL)")
         with connection.cursor() as cursor:
             cursor.executemany("INSERT INTO passages VALUES (%s, %s)", list(passages.items()))
+
+
+def synthesized_beir(root: Path) -> Path:
+    """A benchmark synthesized offline from 24 documentation pages under ``root``: its BEIR folder."""
+    workspace = Workspace.resolve(root / "ws")
+    build_collection(workspace, root / "pages", documents=24)
+    synthesize(workspace, "synthesized", conversations=3, turns=3)
+    clear_registry()
+    return RunDirectory(workspace, "synthesized").path / "beir"
+
+
+def corpus_texts(beir: Path) -> dict[str, str]:
+    """``{doc id: text}`` of a BEIR folder's corpus."""
+    return {record["_id"]: record["text"] for record in load_jsonl(beir / "corpus.jsonl")}

@@ -19,15 +19,12 @@ import pytest
 from typer.testing import CliRunner
 
 from benchsmith.cli import app
-from benchsmith.graphs.runtime.resources import clear_registry
 from benchsmith.stores.formats.beir import load_benchmark
-from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 from tests.openai_server import FakeOpenAIServer, RagReply, conversation_messages
-from tests.outside_systems import SearchEndpoint, overlap_search, serving
-from tests.synthesis_fixtures import build_collection, synthesize
+from tests.outside_systems import SearchEndpoint, corpus_texts, overlap_search, serving, synthesized_beir
 
 pytestmark = pytest.mark.slow  # two CLI subprocesses each
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,16 +35,7 @@ TOP = 5
 
 @pytest.fixture(scope="module")
 def synthesized(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("synthesized")
-    workspace = Workspace.resolve(root / "ws")
-    build_collection(workspace, root / "pages", documents=24)
-    synthesize(workspace, "synthesized", conversations=3, turns=3)
-    clear_registry()
-    return RunDirectory(workspace, "synthesized").path / "beir"
-
-
-def documents_of(beir: Path) -> dict[str, str]:
-    return {record["_id"]: record["text"] for record in load_jsonl(beir / "corpus.jsonl")}
+    return synthesized_beir(tmp_path_factory.mktemp("synthesized"))
 
 
 def complete_lines(path: Path) -> list[dict]:
@@ -90,7 +78,7 @@ def results_of(workspace: Path, run_id: str) -> dict:
 
 
 def test_a_replay_killed_mid_run_resumes_to_the_uninterrupted_results_asking_no_finished_turn(tmp_path, synthesized):
-    documents = documents_of(synthesized)
+    documents = corpus_texts(synthesized)
     hang_at = {"request": 0}
     hanging, release, lock = threading.Event(), threading.Event(), threading.Lock()
     asked: Counter[str] = Counter()
@@ -138,7 +126,7 @@ def test_a_replay_killed_mid_run_resumes_to_the_uninterrupted_results_asking_no_
 
 
 def test_an_evaluation_of_an_http_retriever_killed_mid_run_resumes_asking_no_finished_query(tmp_path, synthesized):
-    endpoint = SearchEndpoint(documents_of(synthesized))
+    endpoint = SearchEndpoint(corpus_texts(synthesized))
     workspace = tmp_path / "ws"
     benchmark = load_benchmark(synthesized, Workspace.resolve(tmp_path / "ws"))
     with serving(endpoint) as url:

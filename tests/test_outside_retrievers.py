@@ -26,11 +26,12 @@ from tests.outside_systems import (
     PostgresSearch,
     SearchEndpoint,
     conversation_text,
+    corpus_texts,
     load_passages,
     overlap_search,
     serving,
+    synthesized_beir,
 )
-from tests.synthesis_fixtures import build_collection, synthesize
 
 runner = CliRunner(env={"COLUMNS": "200"})
 MEASURES = ["nDCG@10", "R@20", "RR@10"]
@@ -40,22 +41,13 @@ DEPTH = 20
 @pytest.fixture(scope="module")
 def synthesized(tmp_path_factory) -> Path:
     """A benchmark synthesized offline from 24 documentation pages: its BEIR folder."""
-    root = tmp_path_factory.mktemp("synthesized")
-    workspace = Workspace.resolve(root / "ws")
-    build_collection(workspace, root / "pages", documents=24)
-    synthesize(workspace, "synthesized", conversations=3, turns=3)
-    clear_registry()
-    return RunDirectory(workspace, "synthesized").path / "beir"
+    return synthesized_beir(tmp_path_factory.mktemp("synthesized"))
 
 
 @pytest.fixture(autouse=True)
 def _forget_registered():
     yield
     clear_registry()
-
-
-def corpus_of(beir: Path) -> dict[str, str]:
-    return {record["_id"]: record["text"] for record in load_jsonl(beir / "corpus.jsonl")}
 
 
 def invoke(*arguments: str):
@@ -75,7 +67,7 @@ def measured_run_file(tmp_path: Path, beir: Path, run: dict[str, dict[str, float
 
 def test_an_http_endpoint_scores_as_its_own_run_file_does(tmp_path, synthesized, monkeypatch):
     monkeypatch.setenv("BENCHSMITH_RETRIEVER_API_KEY", "s3cret-token")
-    documents = corpus_of(synthesized)
+    documents = corpus_texts(synthesized)
     endpoint = SearchEndpoint(documents, fail_every=4)  # every fourth request answers 503 first: retried
     with serving(endpoint) as url:
         workspace = tmp_path / "ws"
@@ -153,7 +145,7 @@ def test_a_langchain_retriever_over_its_own_store_maps_documents_and_names_stran
 
 
 def test_a_killed_evaluation_never_asks_a_finished_query_again(tmp_path, synthesized):
-    documents = corpus_of(synthesized)
+    documents = corpus_texts(synthesized)
     asked: list[str] = []
 
     def my_search(query, history, k):
@@ -197,7 +189,7 @@ def test_bad_outside_retrievers_stop_before_the_run(tmp_path, synthesized):
 
 
 def test_a_langchain_retriever_over_postgresql_full_text_search_scores_as_its_run_file(tmp_path, synthesized, database):
-    documents = corpus_of(synthesized)
+    documents = corpus_texts(synthesized)
     load_passages(database, documents)
     retriever = PostgresSearch(url=database, k=DEPTH)
     benchsmith.register_retriever("pg-fts", retriever)
@@ -222,7 +214,7 @@ def test_a_langchain_retriever_over_postgresql_full_text_search_scores_as_its_ru
 
 
 def test_validate_ranks_an_outside_retriever_beside_ours(tmp_path, synthesized):
-    documents = corpus_of(synthesized)
+    documents = corpus_texts(synthesized)
     labels = tmp_path / "mine.jsonl"
     labels.write_text(
         "".join(

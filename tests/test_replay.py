@@ -20,8 +20,7 @@ from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.workspace import Workspace
 from tests.openai_server import RagReply, conversation_messages
-from tests.outside_systems import overlap_search
-from tests.synthesis_fixtures import build_collection, synthesize
+from tests.outside_systems import corpus_texts, overlap_search, synthesized_beir
 
 runner = CliRunner(env={"COLUMNS": "200"})
 MEASURES = ("nDCG@10", "R@5", "RR@10")
@@ -30,22 +29,13 @@ TOP = 5  # passages the assistant answers from
 
 @pytest.fixture(scope="module")
 def synthesized(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("synthesized")
-    workspace = Workspace.resolve(root / "ws")
-    build_collection(workspace, root / "pages", documents=24)
-    synthesize(workspace, "synthesized", conversations=3, turns=3)
-    clear_registry()
-    return RunDirectory(workspace, "synthesized").path / "beir"
+    return synthesized_beir(tmp_path_factory.mktemp("synthesized"))
 
 
 @pytest.fixture(autouse=True)
 def _forget_registered():
     yield
     clear_registry()
-
-
-def documents_of(beir: Path) -> dict[str, str]:
-    return {record["_id"]: record["text"] for record in load_jsonl(beir / "corpus.jsonl")}
 
 
 class RagState(TypedDict, total=False):
@@ -82,7 +72,7 @@ def rag_graph(documents: dict[str, str], fail_on_call: int | None = None) -> Any
 
 
 def test_a_langgraph_assistant_scores_as_evaluate_scores_its_retriever(tmp_path, synthesized):
-    documents = documents_of(synthesized)
+    documents = corpus_texts(synthesized)
     graph = rag_graph(documents)
     result = benchsmith.replay(
         synthesized, assistant=graph, measures=MEASURES, workspace=str(tmp_path / "ws"), run_id="graph", worst=2
@@ -117,7 +107,7 @@ def test_a_langgraph_assistant_scores_as_evaluate_scores_its_retriever(tmp_path,
 
 
 def test_a_killed_replay_resumes_to_the_same_results(tmp_path, synthesized):
-    documents = documents_of(synthesized)
+    documents = corpus_texts(synthesized)
     options: dict[str, Any] = dict(measures=MEASURES, workspace=str(tmp_path / "ws"), concurrency=1)
     whole = benchsmith.replay(synthesized, assistant=rag_graph(documents), run_id="whole", **options)
     failing = rag_graph(documents, fail_on_call=5)  # in the second conversation
@@ -136,7 +126,7 @@ def test_a_killed_replay_resumes_to_the_same_results(tmp_path, synthesized):
 
 
 def test_an_openai_compatible_endpoint_is_replayed_through_the_cli(tmp_path, synthesized, openai_server):
-    documents = documents_of(synthesized)
+    documents = corpus_texts(synthesized)
 
     def rag_reply(request: dict) -> RagReply:
         question = conversation_messages(request)[-1]["content"]

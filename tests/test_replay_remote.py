@@ -16,10 +16,8 @@ import pytest
 
 import benchsmith
 from benchsmith.graphs.runtime.resources import clear_registry
-from benchsmith.stores.persistence.runs import RunDirectory
-from benchsmith.stores.persistence.workspace import Workspace
 from tests.local_servers import free_port, local_server
-from tests.synthesis_fixtures import build_collection, synthesize
+from tests.outside_systems import synthesized_beir
 
 pytestmark = pytest.mark.slow  # starts a LangGraph server
 
@@ -71,12 +69,7 @@ graph = builder.compile(name="prototype")
 
 @pytest.fixture(scope="module")
 def synthesized(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("synthesized")
-    workspace = Workspace.resolve(root / "ws")
-    build_collection(workspace, root / "pages", documents=24)
-    synthesize(workspace, "synthesized", conversations=3, turns=3)
-    clear_registry()
-    return RunDirectory(workspace, "synthesized").path / "beir"
+    return synthesized_beir(tmp_path_factory.mktemp("synthesized"))
 
 
 @pytest.fixture(autouse=True)
