@@ -37,17 +37,21 @@ from benchsmith.jobs.common import (
     stop_if_dry_run,
 )
 from benchsmith.jobs.defaults import SELECT_JUDGES
+from benchsmith.jobs.evaluate import outside_notes
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.space_files import read_space_file
 from benchsmith.stores.persistence.jsonl import read_json_object
 from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.tools.retrieval.outside_retrievers import spec_for
 from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
+from benchsmith.tools.retrieval.retriever_specs import check_outside_retrievers, parse_retriever
 from benchsmith.tools.retrieval.strategy_space import (
     DIMENSIONS,
     SelectConfiguration,
     build_space,
+    outside_configurations,
     parse_rewrite,
     planned_settings,
     space_from_mapping,
@@ -99,7 +103,9 @@ def strategy_space(
     order: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The checked strategy space: a YAML file (or mapping) with every dimension given by an
-    argument replacing the file's."""
+    argument replacing the file's. The user's own retrievers among the retriever levels (``--retriever
+    http://HOST/PATH``, ``py:module:object``, a registered name, each alone, ``@raw`` to be given the
+    conversation) are listed apart under ``outside``: fixed configurations, not levels."""
     levels: dict[str, Any] = {}
     file_search, file_order = "grid", []
     if space is not None:
@@ -108,6 +114,7 @@ def strategy_space(
             "the strategy space" if isinstance(space, Mapping) else str(space),
         )
         levels = {dimension: loaded[dimension] for dimension in DIMENSIONS}
+        levels["retriever"] = [*levels["retriever"], *loaded.get("outside", [])]  # replaced with them
         file_search, file_order = loaded["search"], loaded["order"]
     for dimension, given in (
         ("retriever", retrievers),
@@ -128,7 +135,7 @@ def select(
     *,
     corpus: Sequence[str | Path],
     space: str | Path | Mapping[str, Any] | None = None,
-    retrievers: Sequence[str] = (),
+    retrievers: Sequence[Any] = (),
     chunkings: Sequence[str] = (),
     rewrites: Sequence[str] = (),
     reranks: Sequence[str] = (),
@@ -163,7 +170,9 @@ def select(
     """Search the strategy space for the configuration that serves ``queries`` (a text or JSONL
     file of real queries, no labels) best on ``corpus``, judged by ``judges`` (``baseline``,
     ``openai:<model>``, a registered name, or ``qrels:FILE`` to answer from known labels); every
-    setting of :class:`SelectContext` is a keyword argument too. The same call with the same
+    setting of :class:`SelectContext` is a keyword argument too. ``retrievers`` may hold your own
+    (a LangChain retriever or a callable, registered under its name; a URL, ``py:module:object`` or
+    registered name): each is one more configuration, fixed, judged beside the space's. The same call with the same
     ``run_id`` resumes. With ``database`` (a postgresql:// URL) its checkpoints, run record and
     model cache are kept in PostgreSQL."""
     settings = settings_given(SelectContext, locals())
@@ -175,7 +184,7 @@ def select(
         corpus,
         strategy_space(
             space,
-            retrievers=retrievers,
+            retrievers=[spec_for(retriever) for retriever in retrievers],  # your own objects: registered by name
             chunkings=chunkings,
             rewrites=rewrites,
             reranks=reranks,
@@ -262,11 +271,13 @@ def checked_inputs(
     if not corpus:
         raise InputError("give the documents to search with --corpus (a folder, a file, a BEIR corpus.jsonl or stdlib)")
     configurations = planned_settings(space)
-    if len(configurations) > MAX_CONFIGURATIONS:
+    outside = outside_configurations(space)
+    if len(configurations) + len(outside) > MAX_CONFIGURATIONS:
         raise InputError(
-            f"the grid has {len(configurations):,} configurations (at most {MAX_CONFIGURATIONS}): "
+            f"the grid has {len(configurations) + len(outside):,} configurations (at most {MAX_CONFIGURATIONS}): "
             "search it staged (--search staged) or give fewer levels"
         )
+    check_outside_retrievers([parse_retriever(configuration.spec) for configuration in outside])
     judge_specs = checked_judges(judges)
     if any(level != "none" for level in space["rewrite"]):
         check_models(settings.llm)
@@ -297,14 +308,18 @@ def _estimate(inputs: dict[str, Any], settings: SelectContext) -> CostEstimate:
     loaded = queries_of(inputs["queries"])
     documents = corpus_of(inputs["corpus"])
     configurations = [SelectConfiguration.from_settings(setting) for setting in planned_settings(resolved_space)]
+    outside = outside_configurations(resolved_space)
     chunkings_used = {configuration.chunking for configuration in configurations}
     chunks = {spec: chunk_index(documents, spec).chunks for spec in chunkings_used}
     distinct = len({chunk.key for listed in chunks.values() for chunk in listed})
     mean_chars = sum(len(chunk.text) for listed in chunks.values() for chunk in listed) // max(
         1, sum(len(listed) for listed in chunks.values())
     )
-    # Per query: at least the largest top K (all configurations agree), at most every top K (none do).
-    most = min(distinct, sum(configuration.top_k for configuration in configurations))
+    # Per query: at least the largest top K (all configurations agree), at most every top K (none do;
+    # an outside configuration's passages may be texts select does not hold).
+    most = min(distinct, sum(configuration.top_k for configuration in configurations)) + sum(
+        configuration.top_k for configuration in outside
+    )
     least = min(distinct, max(configuration.top_k for configuration in configurations))
     conversation = sum(len(build_query(query, HistoryMode("full"))) for query in loaded) // max(len(loaded), 1)
     calls = len(loaded) * math.ceil(most / batch_size)
@@ -330,7 +345,7 @@ def _estimate(inputs: dict[str, Any], settings: SelectContext) -> CostEstimate:
         ) // max(len(loaded), 1)
         rows.append((llm, rewrite_calls, rewrite_calls * prompt // 4, rewrite_calls * REWRITE_OUTPUT_TOKENS))
     staged = resolved_space["search"] == "staged"
-    names = [configuration.name for configuration in configurations]
+    names = [configuration.name for configuration in [*configurations, *outside]]
     notes = [
         f"configurations ({'at most, over ' + str(stage_count(resolved_space)) + ' stages' if staged else 'grid'}): "
         + ", ".join(names[:12])
@@ -341,9 +356,14 @@ def _estimate(inputs: dict[str, Any], settings: SelectContext) -> CostEstimate:
         f"{len(loaded) * distinct:,} pairs",
         f"chunkings: {', '.join(f'{spec.label} ({len(listed):,} chunks)' for spec, listed in chunks.items())}; "
         "near-match fact checks (a few per query) are not counted",
+        *(
+            f"outside configuration {note}, top {configuration.top_k}"
+            for configuration in outside
+            for note in outside_notes([parse_retriever(configuration.spec)], [configuration.history], len(loaded))
+        ),
     ]
     return priced(
-        f"{len(configurations)} configuration(s) × {len(loaded):,} queries, judged by {', '.join(judge_specs)}",
+        f"{len(configurations) + len(outside)} configuration(s) × {len(loaded):,} queries, judged by {', '.join(judge_specs)}",
         rows,
         notes,
     )

@@ -153,6 +153,12 @@ def best_spec(results: Mapping[str, Any]) -> list[Any]:
             "configurations would be a coin toss. Judge more queries, or compare them on other settings."
         ]
     settings = best["settings"]
+    if best.get("outside"):
+        return [
+            f"{best['configuration']} is your own retriever (an outside configuration): none of select's "
+            "configurations beat it on these queries, so there is nothing of select's to ship and no "
+            "best-configuration.yaml was written."
+        ]
     return [
         f"Saved as {best['space_file']} in the run directory: a strategy space of this one configuration, which "
         "benchsmith select --space takes as it is.",

@@ -12,7 +12,8 @@ rewriter, reranker, filter and top K to ship, judged on real user queries.
 
 1. Every configuration retrieves its top K per query (``run-files/<configuration>.trec``,
    written once: a resumed search reuses them). Each chunking has its own collection;
-   embeddings are shared by the configurations with the same chunking and embedder.
+   embeddings are shared by the configurations with the same chunking and embedder. The user's
+   own retrievers are fixed configurations beside them, asked per query (graphs/select/outside.py).
 2. The pool is the union of every configuration's top K per query (``pool.jsonl``).
 3. Each (query, chunk text) pair of the pool is judged once, in batches per query, by the
    judge ensemble with the audit's vote rule; verdicts are appended to ``judgments.jsonl`` as
@@ -69,6 +70,7 @@ from benchsmith.graphs.select.judging import (
     query_facts,
     run_identity,
 )
+from benchsmith.graphs.select.outside import outside_pool_records, retrieve_outside, select_passages
 from benchsmith.graphs.select.report import _pr_auc, report
 from benchsmith.graphs.select.retrieval import RetrievalSettings, chunk_index, configuration_run, corpus_of
 from benchsmith.graphs.select.state import (
@@ -90,9 +92,11 @@ from benchsmith.stores.formats.trec import read_trec_run, write_trec_run
 from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
 from benchsmith.stores.persistence.llm_cache import LLMCache
 from benchsmith.tools.retrieval.strategy_space import (
+    OutsideConfiguration,
     SelectConfiguration,
     baseline_settings,
     grid_settings,
+    outside_configurations,
     space_from_mapping,
     stage_settings,
 )
@@ -108,7 +112,9 @@ def plan(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
         settings = grid_settings(space)
     else:
         settings = stage_settings(space, 0, {}) if space["order"] else [baseline_settings(space)]
-    return {"stage": 0, "configurations": plan_configurations(runtime, state["run_id"], settings, 0)}
+    # The user's own retrievers are fixed configurations: planned once, with the first stage.
+    planned = plan_configurations(runtime, state["run_id"], settings, 0, outside_configurations(space))
+    return {"stage": 0, "configurations": planned}
 
 
 def _pending(runtime: Runtime[SelectContext], state: SelectState) -> list[str]:
@@ -125,6 +131,8 @@ def prepare(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, An
     corpus = corpus_of(state["corpus"])
     for name in _pending(runtime, state):
         configuration = configuration_of(runtime, state["run_id"], name)
+        if isinstance(configuration, OutsideConfiguration):
+            continue  # its own index: nothing of select's to build
         index = chunk_index(corpus, configuration.chunking)
         for component in dense_components(configuration.retriever):
             embedder = embedder_for(
@@ -142,7 +150,13 @@ def dispatch_retrieval(state: SelectState, runtime: Runtime[SelectContext]) -> l
     sends = [
         Send(
             "retrieve",
-            {"run_id": state["run_id"], "queries": state["queries"], "corpus": state["corpus"], "configuration": name},
+            {
+                "run_id": state["run_id"],
+                "queries": state["queries"],
+                "corpus": state["corpus"],
+                "configuration": name,
+                "chunkings": state["space"]["chunking"],
+            },
         )
         for name in pending
     ]
@@ -155,6 +169,11 @@ def retrieve(task: RetrieveTask, runtime: Runtime[SelectContext]) -> dict[str, A
     configuration = configuration_of(runtime, task["run_id"], task["configuration"])
     path = run_file_of(runtime, task["run_id"], configuration)
     if path.exists():  # finished before a crash: reused, never recomputed
+        report_advance(RETRIEVAL_STAGE)
+        return {"retrieved": 1}
+    if isinstance(configuration, OutsideConfiguration):
+        passages = select_passages(corpus_of(task["corpus"]), task.get("chunkings", []))
+        retrieve_outside(runtime, task["run_id"], task["queries"], passages, configuration)
         report_advance(RETRIEVAL_STAGE)
         return {"retrieved": 1}
     index = chunk_index(corpus_of(task["corpus"]), configuration.chunking)
@@ -172,6 +191,10 @@ def pool(state: SelectState, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     pairs: dict[str, dict[str, Any]] = {}
     for name in state["configurations"]:
         configuration = configuration_of(runtime, state["run_id"], name)
+        if isinstance(configuration, OutsideConfiguration):
+            for record in outside_pool_records(runtime, state["run_id"], configuration):
+                pairs.setdefault(record["pair"], record)
+            continue
         index = chunk_index(corpus, configuration.chunking)
         for query_id, ranked in read_trec_run(run_file_of(runtime, state["run_id"], configuration)).items():
             for chunk_id in ranked:

@@ -5,6 +5,7 @@ labels), the configurations planned and their run files, and the queries' texts 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from benchsmith.stores.formats.trec import Qrels, read_trec_qrels
 from benchsmith.stores.persistence.bounded_cache import BoundedCache
 from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, record_log
 from benchsmith.tools.retrieval.retriever_specs import RetrieverSpec
-from benchsmith.tools.retrieval.strategy_space import SelectConfiguration
+from benchsmith.tools.retrieval.strategy_space import OutsideConfiguration, SelectConfiguration
 
 job = JobRuntime(SelectContext)  # the runtime's settings, workspace and run directories
 
@@ -95,22 +96,33 @@ def configuration_log(runtime: Runtime[SelectContext], run_id: str) -> RecordLog
     return record_log(job.run_dir(runtime, run_id).file(CONFIGURATIONS_FILE), "name")
 
 
-def configuration_of(runtime: Runtime[SelectContext], run_id: str, name: str) -> SelectConfiguration:
-    record = file_records(job.run_dir(runtime, run_id).file(CONFIGURATIONS_FILE), "name")[name]
-    return SelectConfiguration.from_settings(record["settings"])
+def configuration_of(
+    runtime: Runtime[SelectContext], run_id: str, name: str
+) -> SelectConfiguration | OutsideConfiguration:
+    """A planned configuration: one of the space's, or the user's own retriever (``outside`` in its settings)."""
+    settings = file_records(job.run_dir(runtime, run_id).file(CONFIGURATIONS_FILE), "name")[name]["settings"]
+    if settings.get("outside"):
+        return OutsideConfiguration.from_settings(settings)
+    return SelectConfiguration.from_settings(settings)
 
 
-def run_file_of(runtime: Runtime[SelectContext], run_id: str, configuration: SelectConfiguration) -> Path:
+def run_file_of(
+    runtime: Runtime[SelectContext], run_id: str, configuration: SelectConfiguration | OutsideConfiguration
+) -> Path:
     return job.run_dir(runtime, run_id).file(RUN_FILES_DIR) / f"{configuration.file_stem}.trec"
 
 
 def plan_configurations(
-    runtime: Runtime[SelectContext], run_id: str, settings: list[dict[str, Any]], stage: int
+    runtime: Runtime[SelectContext],
+    run_id: str,
+    settings: list[dict[str, Any]],
+    stage: int,
+    outside: Sequence[OutsideConfiguration] = (),
 ) -> list[str]:
+    """Log the configurations of ``settings`` (and the ``outside`` ones) as planned at ``stage``; their names."""
     log = configuration_log(runtime, run_id)
     names = []
-    for setting in settings:
-        configuration = SelectConfiguration.from_settings(setting)
+    for configuration in [*map(SelectConfiguration.from_settings, settings), *outside]:
         log.append_once(
             {
                 "name": configuration.name,

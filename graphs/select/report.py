@@ -28,6 +28,7 @@ from benchsmith.graphs.select.inputs import (
 from benchsmith.graphs.select.judging import (
     stores_verdicts,
 )
+from benchsmith.graphs.select.outside import outside_counts, outside_notes
 from benchsmith.graphs.select.results import (
     BEST_FILE,
     JudgedPool,
@@ -54,6 +55,8 @@ from benchsmith.stores.persistence.files import write_files_atomic, write_text_a
 from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.tools.retrieval.strategy_space import (
     DIMENSIONS,
+    OutsideConfiguration,
+    SelectConfiguration,
     space_from_mapping,
 )
 
@@ -70,6 +73,8 @@ def _judged_pool(runtime: Runtime[SelectContext], state: SelectState) -> JudgedP
 
 def _counts(runtime: Runtime[SelectContext], state: SelectState, judged: JudgedPool, name: str) -> QueryCounts:
     configuration = configuration_of(runtime, state["run_id"], name)
+    if isinstance(configuration, OutsideConfiguration):
+        return outside_counts(runtime, state["run_id"], configuration, judged)
     return configuration_counts(
         name,
         configuration,
@@ -101,7 +106,15 @@ def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
     )
     decision = separation(configurations, scores, len(judged.query_ids), context.confidence)
     best = configurations[0] if decision["best"] is not None else None
-    best_yaml = best_configuration_yaml(best["settings"], context.embedder) if best else None
+    outside = {
+        name: configuration
+        for name in state["configurations"]
+        if isinstance(configuration := configuration_of(runtime, state["run_id"], name), OutsideConfiguration)
+    }
+    # Your own retriever winning leaves nothing of select's to ship: no space file of it.
+    best_yaml = (
+        best_configuration_yaml(best["settings"], context.embedder) if best and best["name"] not in outside else None
+    )
     judgments = _judgment_summary(runtime, state, context)
     results = {
         "configurations": configurations,
@@ -111,8 +124,9 @@ def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
             "configuration": best["name"],
             "settings": best["settings"],
             "embedder": context.embedder,
-            "space_file": BEST_FILE,
+            "space_file": BEST_FILE if best_yaml is not None else None,
             "yaml": best_yaml,
+            "outside": best["name"] in outside,
         }
         if best
         else None,
@@ -120,9 +134,9 @@ def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
         "separation": {**decision, "text": separation_text(decision, context.confidence)},
         "precision_first": precision_first,
         "recall_first": recall_first,
-        "main_effects": main_effects(
-            {c["name"]: c["pr_auc"] for c in configurations},
-            {c["name"]: c["settings"] for c in configurations},
+        "main_effects": main_effects(  # of select's dimensions: the outside configurations have no levels
+            {c["name"]: c["pr_auc"] for c in configurations if c["name"] not in outside},
+            {c["name"]: c["settings"] for c in configurations if c["name"] not in outside},
             {d: space[d] for d in DIMENSIONS},
         ),
         "stages": sorted(file_records(run_dir.file(STAGES_FILE), "stage").values(), key=lambda r: int(r["stage"])),
@@ -131,6 +145,7 @@ def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
             "search": space["search"],
             "order": space["order"],
             "space": {d: space[d] for d in DIMENSIONS},
+            "outside": space.get("outside", []),
             "judges": state["judges"],
             "min_votes": min_votes_of(context, state["judges"]),
             "batch_size": context.batch_size,
@@ -149,14 +164,18 @@ def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
         },
         "corpus": {"sources": state["corpus"], "documents": len(corpus_of(state["corpus"]).documents)},
         "curves_shown": context.curves_shown,
-        "notes": selection_notes(
-            state["judges"],
-            min_votes_of(context, state["judges"]),
-            context.batch_size,
-            context.resamples,
-            context.confidence,
-            context.rerank_depth,
-        ),
+        "outside": sorted(outside),
+        "notes": [
+            *selection_notes(
+                state["judges"],
+                min_votes_of(context, state["judges"]),
+                context.batch_size,
+                context.resamples,
+                context.confidence,
+                context.rerank_depth,
+            ),
+            *outside_notes(runtime, state["run_id"], outside),
+        ],
     }
     if best_yaml is not None:
         write_text_atomic(run_dir.file(BEST_FILE), best_yaml)
@@ -189,7 +208,8 @@ def _judgment_summary(runtime: Runtime[SelectContext], state: SelectState, conte
     seams = dict(judge_seams(runtime, state["run_id"], state["judges"]))
     verdicts = [(spec, verdict) for record in judgments.values() for spec, verdict in record["verdicts"].items()]
     corpus = corpus_of(state["corpus"])
-    chunkings = {configuration_of(runtime, state["run_id"], name).chunking for name in state["configurations"]}
+    planned = [configuration_of(runtime, state["run_id"], name) for name in state["configurations"]]
+    chunkings = {configuration.chunking for configuration in planned if isinstance(configuration, SelectConfiguration)}
     texts = {chunk.key for spec in chunkings for chunk in chunk_index(corpus, spec).chunks}
     queries = len(queries_of(state["queries"]))
     facts_records = load_jsonl(run_dir.file(FACTS_FILE)) if run_dir.file(FACTS_FILE).exists() else []

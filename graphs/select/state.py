@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired
 
 from typing_extensions import TypedDict
 
@@ -50,6 +50,7 @@ class RetrieveTask(TypedDict):
     queries: str
     corpus: list[str]
     configuration: str
+    chunkings: NotRequired[list[str]]  # the space's: where an outside result's id may name a chunk
 
 
 class JudgeTask(TypedDict):

@@ -18,7 +18,13 @@ from typing import Any
 
 from benchsmith.stores.formats.trec import Run
 from benchsmith.stores.persistence.jsonl import record_log
-from benchsmith.tools.retrieval.outside_retrievers import CorpusIds, OutsideRetriever, map_to_corpus, with_retries
+from benchsmith.tools.retrieval.outside_retrievers import (
+    CorpusIds,
+    Found,
+    OutsideRetriever,
+    map_to_corpus,
+    with_retries,
+)
 
 UNMAPPED_SHOWN = 10  # ids a warning names; the log holds them all
 
@@ -54,6 +60,42 @@ def outside_run_batches(
     rate_limit: float | None = None,
 ) -> Iterator[tuple[int, Run]]:
     """``(queries done, the batch's rankings)``, batches of ``query_ids`` in their order."""
+
+    def mapped(found: Sequence[Found]) -> dict[str, Any]:
+        ranking, unmapped = map_to_corpus(found, corpus)
+        return {"ranking": ranking, "unmapped": unmapped}
+
+    for done, records in outside_record_batches(
+        retriever,
+        calls,
+        query_ids,
+        depth,
+        log_path,
+        mapped,
+        batch_size=batch_size,
+        concurrency=concurrency,
+        max_attempts=max_attempts,
+        rate_limit=rate_limit,
+    ):
+        yield done, {query_id: dict(record["ranking"]) for query_id, record in records.items()}
+
+
+def outside_record_batches(
+    retriever: OutsideRetriever,
+    calls: Mapping[str, OutsideCall],
+    query_ids: Sequence[str],
+    depth: int,
+    log_path: Path,
+    record_of: Callable[[Sequence[Found]], dict[str, Any]],
+    *,
+    batch_size: int,
+    concurrency: int,
+    max_attempts: int,
+    rate_limit: float | None = None,
+) -> Iterator[tuple[int, dict[str, dict[str, Any]]]]:
+    """``(queries done, the batch's log records by query id)``, batches of ``query_ids`` in their
+    order: each query asked for ``depth`` results, its record ``record_of(results)`` (with an
+    ``unmapped`` list, :func:`unmapped_results`) logged under its ``_id`` once finished."""
     log = record_log(log_path, "_id")
     done_before = finished_queries(log_path)
     wait_for_turn = rate_limiter(rate_limit)
@@ -65,8 +107,7 @@ def outside_run_batches(
             wait_for_turn()
             return retriever.search(call.query, call.history, depth)
 
-        ranking, unmapped = map_to_corpus(with_retries(attempt, max_attempts), corpus)
-        record = {"_id": query_id, "ranking": ranking, "unmapped": unmapped}
+        record = {"_id": query_id, **record_of(with_retries(attempt, max_attempts))}
         log.append_once(record)
         return record
 
@@ -74,10 +115,9 @@ def outside_run_batches(
         for start in range(0, len(query_ids), batch_size):
             batch = query_ids[start : start + batch_size]
             pending = {query_id: pool.submit(ask, query_id) for query_id in batch if query_id not in done_before}
-            records = {query_id: done_before.get(query_id) or pending[query_id].result() for query_id in batch}
             yield (
                 start + len(batch),
-                {query_id: {doc_id: score for doc_id, score in records[query_id]["ranking"]} for query_id in batch},
+                {query_id: done_before.get(query_id) or pending[query_id].result() for query_id in batch},
             )
 
 

@@ -5,7 +5,10 @@ Three kinds, each a retriever spec (tools/retrieval/retriever_specs.py) of kind 
 * ``http://HOST/PATH`` (or ``https://``): an HTTP search endpoint. The contract, per query::
 
       POST HOST/PATH   {"query": "...", "history": [{"user": "...", "agent": "..."}, ...], "k": 100}
-      200            → {"results": [{"id": "corpus-doc-id", "score": 12.5}, ...]}
+      200            → {"results": [{"id": "corpus-doc-id", "score": 12.5, "text": "..."}, ...]}
+
+  ``text`` is optional (a string or null): the passage as the system holds it, which ``select``'s
+  judges read and by which a result whose id the corpus lacks is mapped, as a LangChain Document's.
 
   ``$BENCHSMITH_RETRIEVER_API_KEY``, when set, is sent as ``Authorization: Bearer`` (a URL with
   credentials in it is refused: the spec is recorded). ``history`` holds the conversation's earlier turns, oldest first, under the ``raw`` history
@@ -116,14 +119,22 @@ def http_searcher(url: str, timeout_s: float = 60.0) -> Searcher:
         try:
             payload = response.json()
             results = payload["results"]
-            return [Found(str(item["id"]), float(item["score"])) for item in results]
+            return [Found(str(item["id"]), float(item["score"]), _text_of(item)) for item in results]
         except (ValueError, KeyError, TypeError) as error:
             raise OutsideRetrieverError(
-                f'{url} replied off the contract ({{"results": [{{"id": ..., "score": ...}}]}}): '
+                f'{url} replied off the contract ({{"results": [{{"id": ..., "score": ..., "text"?: ...}}]}}): '
                 f"{type(error).__name__}: {error}"
             ) from None
 
     return search
+
+
+def _text_of(item: Mapping[str, Any]) -> str | None:
+    """A result's optional ``text``: a string, or absent or null."""
+    text = item.get("text")
+    if text is not None and not isinstance(text, str):
+        raise TypeError(f"result {item.get('id')!r}: text must be a string or null, got {type(text).__name__}")
+    return text
 
 
 def callable_searcher(function: Callable[..., Sequence[Any]]) -> Searcher:

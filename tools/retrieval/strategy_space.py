@@ -33,6 +33,7 @@ from benchsmith.stores.errors import InputError
 from benchsmith.tools.defaults import MAX_TOP_K
 from benchsmith.tools.retrieval.chunking_strategies import ChunkingSpec, parse_chunking
 from benchsmith.tools.retrieval.metadata_filters import NONE, MetadataFilter, parse_filter
+from benchsmith.tools.retrieval.outside_retrievers import is_outside_spec
 from benchsmith.tools.retrieval.retriever_specs import RetrieverSpec, parse_retriever
 
 DIMENSIONS = ("chunking", "retriever", "rewrite", "rerank", "filter", "top_k")
@@ -48,7 +49,9 @@ SEARCH_MODES = ("grid", "staged")
 EXPAND = re.compile(r"expand:(\d+)")
 MAX_EXPANSIONS = 10
 FILE_UNSAFE = re.compile(r"[^A-Za-z0-9._=-]+")
-SPACE_KEYS = {*DIMENSIONS, "search", "order"}
+SPACE_KEYS = {*DIMENSIONS, "search", "order", "outside"}
+RAW = "raw"  # the history mode of an outside retriever that builds its own query (query_building.py)
+OWN_LEVEL = "(its own)"  # an outside configuration's chunking, reranking and filters
 
 
 @dataclass(frozen=True)
@@ -120,27 +123,81 @@ class SelectConfiguration:
 
     @property
     def file_stem(self) -> str:
-        """A file name for the configuration: readable, and unique by a hash of the full name
-        (two names may differ only in characters a file name cannot hold)."""
-        readable = FILE_UNSAFE.sub("_", self.name).strip("_")[:120]
-        return f"{readable}-{hashlib.sha1(self.name.encode('utf-8')).hexdigest()[:8]}"
+        return file_stem_of(self.name)
 
 
-def _own_index_refused(retriever: RetrieverSpec) -> RetrieverSpec:
-    """``retriever``, unless it is (or fuses) the user's own: select judges the text of the chunks
-    its own chunkings cut, and an outside retriever answers with ids of its own index, whose
-    passages select does not hold (an HTTP endpoint and a callable return no text) and whose
-    chunking, filters and depth it cannot vary."""
-    own = [part.label for part in (retriever, *retriever.components) if part.kind == "outside"]
+def file_stem_of(name: str) -> str:
+    """A file name for a configuration: readable, and unique by a hash of the full name (two names
+    may differ only in characters a file name cannot hold)."""
+    readable = FILE_UNSAFE.sub("_", name).strip("_")[:120]
+    return f"{readable}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:8]}"
+
+
+def outside_label(text: str) -> str | None:
+    """The canonical label of a retriever level that is the user's own retriever alone
+    (``SPEC`` or ``SPEC@raw``), else None; a fusion with one is refused: select cannot fuse the
+    ids of another index with its chunks'."""
+    text = str(text).strip()
+    base, _, mode = text.rpartition("@")
+    raw = mode == RAW and is_outside_spec(base)
+    spec = parse_retriever(base if raw else text)
+    if spec.kind == "outside":
+        return spec.label + (f"@{RAW}" if raw else "")
+    own = [part.label for part in spec.components if part.kind == "outside"]
     if own:
         raise InputError(
-            f"strategy space: retriever {retriever.label!r} uses your own retriever ({own[0]}), which select cannot "
-            "search with: select chunks the corpus itself and judges the text of each configuration's chunks, while "
-            "your retriever returns ids of its own index, whose passages select does not hold. Compare it with "
-            f"select's best configuration on a benchmark instead: benchsmith evaluate BENCHMARK --retriever {own[0]} "
-            "--retriever bm25 (or benchsmith validate, against your own labelled questions)"
+            f"strategy space: retriever {spec.label!r} fuses your own retriever ({own[0]}) with select's, which "
+            "select cannot do: your retriever answers with ids and passages of its own index, not select's "
+            f"chunks. Give it alone (--retriever {own[0]}): it is then one more configuration, judged beside "
+            "select's"
         )
-    return retriever
+    return None
+
+
+@dataclass(frozen=True)
+class OutsideConfiguration:
+    """The user's own retriever as one fixed configuration of a search: asked for its top K
+    (the space's first top_k level) per query, its chunking, filters and reranking its own."""
+
+    spec: str  # the retriever spec (URL, py:module:object, registered name)
+    history: str  # "full": select's query (the question with its conversation); "raw": the question and the turns
+    top_k: int
+
+    @classmethod
+    def from_label(cls, label: str, top_k: int) -> OutsideConfiguration:
+        spec, _, mode = label.rpartition("@")
+        return cls(spec, RAW, top_k) if mode == RAW and is_outside_spec(spec) else cls(label, "full", top_k)
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> OutsideConfiguration:
+        return cls(str(settings["retriever"]), str(settings["history"]), int(settings["top_k"]))
+
+    def settings(self) -> dict[str, Any]:
+        """The dimensions as the report's tables show them (its own chunking, reranking and filters)."""
+        return {
+            "chunking": OWN_LEVEL,
+            "retriever": self.spec,
+            "rewrite": RAW if self.history == RAW else NONE,
+            "rerank": OWN_LEVEL,
+            "filter": OWN_LEVEL,
+            "top_k": self.top_k,
+            "history": self.history,
+            "outside": True,
+        }
+
+    @property
+    def name(self) -> str:
+        """``outside(http://HOST/PATH) k=10``, ``outside(SPEC@raw) k=10``."""
+        return f"outside({self.spec}{'@' + RAW if self.history == RAW else ''}) k={self.top_k}"
+
+    @property
+    def file_stem(self) -> str:
+        return file_stem_of(self.name)
+
+
+def outside_configurations(space: Mapping[str, Any]) -> list[OutsideConfiguration]:
+    """The space's outside configurations, each at its first top_k level."""
+    return [OutsideConfiguration.from_label(label, space["top_k"][0]) for label in space.get("outside", [])]
 
 
 def _levels(dimension: str, values: Any) -> list[Any]:
@@ -152,7 +209,7 @@ def _levels(dimension: str, values: Any) -> list[Any]:
         if dimension == "chunking":
             label: Any = parse_chunking(value).label
         elif dimension == "retriever":
-            label = _own_index_refused(parse_retriever(str(value))).label
+            label = parse_retriever(str(value)).label
         elif dimension == "rewrite":
             label = parse_rewrite(value).label
         elif dimension == "rerank":
@@ -175,14 +232,25 @@ def _levels(dimension: str, values: Any) -> list[Any]:
     return labels
 
 
-def build_space(levels: Mapping[str, Any], search: str = "grid", order: Sequence[str] = ()) -> dict[str, Any]:
-    """A checked, canonical space from levels per dimension (missing dimensions take their default)."""
+def build_space(
+    levels: Mapping[str, Any], search: str = "grid", order: Sequence[str] = (), outside: Sequence[str] = ()
+) -> dict[str, Any]:
+    """A checked, canonical space from levels per dimension (missing dimensions take their default).
+    The user's own retrievers among the retriever levels (and ``outside``) are kept apart under
+    ``outside``, present only when there are some: fixed configurations, not levels (select's
+    retriever levels default to bm25 when those are all)."""
     unknown = sorted(set(levels) - set(DIMENSIONS))
     if unknown:
         raise InputError(f"strategy space: unknown dimension(s) {', '.join(unknown)} (use {', '.join(DIMENSIONS)})")
     if search not in SEARCH_MODES:
         raise InputError(f"strategy space: search must be grid or staged, got {search!r}")
     space: dict[str, Any] = {"search": search}
+    given = levels.get("retriever", DEFAULT_LEVELS["retriever"])
+    given = [*(given if isinstance(given, list | tuple) else [given]), *outside]
+    own = [label for label in map(outside_label, given) if label is not None]
+    if own:
+        select_levels = [value for value in given if outside_label(value) is None]
+        levels = {**levels, "retriever": select_levels or DEFAULT_LEVELS["retriever"]}
     for dimension in DIMENSIONS:
         space[dimension] = _levels(dimension, levels.get(dimension, DEFAULT_LEVELS[dimension]))
     varied = [dimension for dimension in DIMENSIONS if len(space[dimension]) > 1]
@@ -203,6 +271,8 @@ def build_space(levels: Mapping[str, Any], search: str = "grid", order: Sequence
             )
         order = [dimension for dimension in (order or varied) if dimension in varied]
     space["order"] = order
+    if own:
+        space["outside"] = list(dict.fromkeys(own))
     return space
 
 
@@ -216,11 +286,15 @@ def space_from_mapping(raw: Any, where: str) -> dict[str, Any]:
     order = raw.get("order") or []
     if not isinstance(order, list):
         raise InputError(f"{where}: order is a list of dimensions")
+    outside = raw.get("outside") or []
+    if not isinstance(outside, list):
+        raise InputError(f"{where}: outside is a list of your own retrievers")
     try:
         return build_space(
             {key: raw[key] for key in DIMENSIONS if key in raw},
             str(raw.get("search", "grid")),
             [str(dimension) for dimension in order],
+            [str(spec) for spec in outside],
         )
     except InputError as error:
         raise InputError(f"{where}: {error}") from None
