@@ -9,7 +9,7 @@ import asyncio
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,9 +56,13 @@ def conversation_text(query: str, history: list[dict[str, str]]) -> str:
 class SearchEndpoint:
     """The endpoint's documents and what it has been asked; ``fail_every``: every Nth request
     first answers 503 (a retry gets the answer); ``hang_at``: request number N waits until
-    ``release`` is set (a client can be killed while it waits; ``hanging`` says it is)."""
+    ``release`` is set (a client can be killed while it waits; ``hanging`` says it is); ``rank``:
+    ``(query, history, k) -> [(id, score)]`` instead of the word-overlap search over ``documents``;
+    ``texts``: each result's ``text`` where it has one (the contract's optional field)."""
 
     documents: dict[str, str]
+    rank: Callable[[str, list[dict[str, str]], int], list[tuple[str, float]]] | None = None
+    texts: dict[str, str] = field(default_factory=dict)
     fail_every: int = 0
     hang_at: int = 0
     requests: list[dict[str, Any]] = field(default_factory=list)
@@ -78,8 +82,15 @@ class SearchEndpoint:
             await asyncio.to_thread(self.release.wait, 300)  # the server keeps answering others meanwhile
         if self.fail_every and count % self.fail_every == 0:
             return JSONResponse({"error": "busy"}, status_code=503)
-        ranked = overlap_search(self.documents, conversation_text(body["query"], body["history"]), int(body["k"]))
-        return JSONResponse({"results": [{"id": doc_id, "score": score} for doc_id, score in ranked]})
+        if self.rank is not None:
+            ranked = self.rank(body["query"], body["history"], int(body["k"]))
+        else:
+            ranked = overlap_search(self.documents, conversation_text(body["query"], body["history"]), int(body["k"]))
+        results = [
+            {"id": doc_id, "score": score, **({"text": self.texts[doc_id]} if doc_id in self.texts else {})}
+            for doc_id, score in ranked
+        ]
+        return JSONResponse({"results": results})
 
 
 @contextmanager

@@ -6,12 +6,8 @@ it. The results equal an uninterrupted run's, and nothing the killed run finishe
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 import sys
 import threading
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -23,54 +19,18 @@ from benchsmith.stores.formats.beir import load_benchmark
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
+from tests.killed_runs import WAIT_S, kill_once_logged, resume
 from tests.openai_server import FakeOpenAIServer, RagReply, conversation_messages
 from tests.outside_systems import SearchEndpoint, corpus_texts, overlap_search, serving, synthesized_beir
 
 pytestmark = pytest.mark.slow  # two CLI subprocesses each
-ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner(env={"COLUMNS": "200"})
-WAIT_S = 300  # bound on every wait; never a timing assertion
 TOP = 5
 
 
 @pytest.fixture(scope="module")
 def synthesized(tmp_path_factory) -> Path:
     return synthesized_beir(tmp_path_factory.mktemp("synthesized"))
-
-
-def complete_lines(path: Path) -> list[dict]:
-    """The log's complete lines (a line being written when the process died is not one)."""
-    if not path.exists():
-        return []
-    data = path.read_text(encoding="utf-8")
-    return [json.loads(line) for line in data[: data.rfind("\n") + 1].splitlines() if line]
-
-
-def kill_once_logged(command: list[str], log: Path, hanging: threading.Event) -> list[dict]:
-    """Start ``command``; once ``log`` holds a finished item and the user's system is holding the
-    next request, SIGKILL it. Returns the log's finished items at the kill."""
-    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}
-    process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + WAIT_S
-        while not (complete_lines(log) and hanging.is_set()):
-            assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
-            assert time.monotonic() < deadline, "the run logged nothing in time"
-            time.sleep(0.02)
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=WAIT_S)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == -signal.SIGKILL
-    return complete_lines(log)
-
-
-def resume(command: list[str]) -> None:
-    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}
-    resumed = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=WAIT_S)
-    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
 
 
 def results_of(workspace: Path, run_id: str) -> dict:
