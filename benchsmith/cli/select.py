@@ -52,7 +52,13 @@ def select(
         ),
     ] = None,
     retriever: Annotated[
-        list[str] | None, repeated_option("--retriever", f"{RETRIEVER_SPECS}. Repeat.", "bm25")
+        list[str] | None,
+        repeated_option(
+            "--retriever",
+            f"{RETRIEVER_SPECS}. Repeat. Your own (alone; SPEC@raw to give it the conversation) is one more fixed "
+            "configuration, not a level.",
+            "bm25",
+        ),
     ] = None,
     chunking: Annotated[
         list[str] | None,

@@ -168,7 +168,7 @@ def _setting_value(item: dataclasses.Field[Any], value: Any) -> Any:
 # vocabularies are declared once here, each command saying what they mean to it.
 RETRIEVER_SPECS = (
     "bm25, dense[:MODEL], hybrid:rrf(dense,bm25), hybrid:combsum(...), hybrid:wsum(dense=0.7,bm25=0.3), or your own: "
-    'http://HOST/PATH (POST {"query", "history", "k"} -> {"results": [{"id", "score"}]}), '
+    'http://HOST/PATH (POST {"query", "history", "k"} -> {"results": [{"id", "score", optional "text"}]}), '
     "py:package.module:object (a LangChain retriever or a callable (query, history, k) -> [(id, score)])"
 )
 HISTORY_MODES = (

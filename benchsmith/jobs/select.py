@@ -345,7 +345,7 @@ def _estimate(inputs: dict[str, Any], settings: SelectContext) -> CostEstimate:
         ) // max(len(loaded), 1)
         rows.append((llm, rewrite_calls, rewrite_calls * prompt // 4, rewrite_calls * REWRITE_OUTPUT_TOKENS))
     staged = resolved_space["search"] == "staged"
-    names = [configuration.name for configuration in [*configurations, *outside]]
+    names = [configuration.name for configuration in configurations] + [configuration.name for configuration in outside]
     notes = [
         f"configurations ({'at most, over ' + str(stage_count(resolved_space)) + ' stages' if staged else 'grid'}): "
         + ", ".join(names[:12])

@@ -122,7 +122,8 @@ def plan_configurations(
     """Log the configurations of ``settings`` (and the ``outside`` ones) as planned at ``stage``; their names."""
     log = configuration_log(runtime, run_id)
     names = []
-    for configuration in [*map(SelectConfiguration.from_settings, settings), *outside]:
+    planned: list[SelectConfiguration | OutsideConfiguration] = [*map(SelectConfiguration.from_settings, settings)]
+    for configuration in [*planned, *outside]:
         log.append_once(
             {
                 "name": configuration.name,

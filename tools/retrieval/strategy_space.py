@@ -4,7 +4,9 @@ Six dimensions, each a list of levels (the first level is the baseline):
 
 * ``chunking``: ``whole`` or ``size=N[,overlap=N][,merge=N][,split_above=N]`` (tools/retrieval/chunking_strategies.py);
 * ``retriever``: the ``--retriever`` grammar of tools/retrieval/retriever_specs.py (``bm25``,
-  ``dense[:MODEL]``, ``hybrid:rrf(dense,bm25)``, ``hybrid:wsum(dense=0.7,bm25=0.3)``...);
+  ``dense[:MODEL]``, ``hybrid:rrf(dense,bm25)``, ``hybrid:wsum(dense=0.7,bm25=0.3)``...); the
+  user's own retrievers given there (``SPEC`` or ``SPEC@raw``, each alone) are no levels but fixed
+  configurations (:class:`OutsideConfiguration`), kept apart under the space's ``outside``;
 * ``rewrite``: ``none`` (the query as asked; a conversational one with its history),
   ``rewrite`` (a model's self-contained rewrite, agents/rewriter.py) or ``expand:N`` (the
   query plus up to N alternative queries a model writes, their results fused by RRF);
