@@ -147,6 +147,7 @@ def dispatch_retrieval(state: SelectState, runtime: Runtime[SelectContext]) -> l
     """One retrieval task per configuration without a run file."""
     pending = _pending(runtime, state)
     progress_reporter(RETRIEVAL_STAGE)(len(state["configurations"]) - len(pending), len(state["configurations"]))
+    chunkings = space_from_mapping(state["space"], "the strategy space")["chunking"]
     sends = [
         Send(
             "retrieve",
@@ -155,7 +156,7 @@ def dispatch_retrieval(state: SelectState, runtime: Runtime[SelectContext]) -> l
                 "queries": state["queries"],
                 "corpus": state["corpus"],
                 "configuration": name,
-                "chunkings": state["space"]["chunking"],
+                "chunkings": chunkings,
             },
         )
         for name in pending
