@@ -159,6 +159,34 @@ def test_results_with_no_text_anywhere_are_counted_named_and_not_relevant(tmp_pa
     assert all(record["unmapped"] == ["ghost-404"] for record in load_jsonl(log))
 
 
+def test_your_retriever_winning_is_named_best_and_leaves_no_space_file(tmp_path):
+    corpus, queries, qrels = write_labelled_corpus(tmp_path / "data")
+    relevant: dict[str, list[str]] = {}
+    for line in qrels.read_text(encoding="utf-8").splitlines()[1:]:
+        query_id, doc_id, _ = line.split("\t")
+        relevant.setdefault(query_id, []).append(doc_id)
+    by_question = {record["question"]: record["id"] for record in load_jsonl(queries)}
+
+    def labelled_search(query, history, k):  # a callable that knows the answers: document ids, no text
+        return [(doc_id, 10.0 - rank) for rank, doc_id in enumerate(relevant[by_question[query]][:k])]
+
+    result = run_select(
+        tmp_path / "ws",
+        queries,
+        corpus,
+        "yours",
+        judges=[f"qrels:{qrels}"],
+        min_votes=1,
+        top_k=[TOP],
+        retrievers=["bm25", labelled_search],
+    )
+    assert result.best == f"outside(labelled_search) k={TOP}"
+    assert "best" not in result.report and not (result.run_dir / "best-configuration.yaml").exists()
+    assert result.results()["best"]["outside"] is True
+    markdown = result.report["markdown"].read_text(encoding="utf-8")
+    assert "The best configuration: your own retriever" in markdown and "nothing of select's to ship" in markdown
+
+
 def test_the_dry_run_lists_the_outside_configurations_and_their_calls_and_asks_nothing(tmp_path):
     corpus, queries, qrels = write_labelled_corpus(tmp_path / "data")
     endpoint = SearchEndpoint({"a": "a passage"})

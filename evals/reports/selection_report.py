@@ -24,9 +24,7 @@ def build_document(results: Mapping[str, Any]) -> document.Document:
     sections = [
         document.Section("Overview", [overview(results), best_callout(results)]),
         document.Section("Judgments", [judgments_summary(results["judgments"])]),
-        document.Section(
-            "The best configuration, ready to use" if results.get("best") else "No winner: a tie", best_spec(results)
-        ),
+        document.Section(best_title(results.get("best")), best_spec(results)),
         document.Section(
             "Ranking",
             [
@@ -73,6 +71,14 @@ def build_document(results: Mapping[str, Any]) -> document.Document:
     if results.get("notes"):
         sections.append(document.Section("Notes", [document.BulletList(list(results["notes"]))]))
     return document.Document(f"Configuration selection: {results['queries']['count']} queries", sections)
+
+
+def best_title(best: Mapping[str, Any] | None) -> str:
+    if best is None:
+        return "No winner: a tie"
+    return (
+        "The best configuration: your own retriever" if best.get("outside") else "The best configuration, ready to use"
+    )
 
 
 def overview(results: Mapping[str, Any]) -> str:
