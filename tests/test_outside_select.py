@@ -28,7 +28,7 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.tools.retrieval.bm25 import BM25Index
 from benchsmith.tools.retrieval.chunking_strategies import parse_chunking
-from benchsmith.tools.retrieval.outside_retrievers import clear_retrievers
+from benchsmith.tools.retrieval.outside_retrievers import OutsideRetrieverError, clear_retrievers, http_searcher
 from tests.killed_runs import kill_once_logged, resume
 from tests.outside_systems import SearchEndpoint, serving
 from tests.select_fixtures import run_select, write_labelled_corpus
@@ -185,6 +185,12 @@ def test_your_retriever_winning_is_named_best_and_leaves_no_space_file(tmp_path)
     assert result.results()["best"]["outside"] is True
     markdown = result.report["markdown"].read_text(encoding="utf-8")
     assert "The best configuration: your own retriever" in markdown and "nothing of select's to ship" in markdown
+
+
+def test_a_result_text_that_is_not_a_string_is_off_the_contract():
+    endpoint = SearchEndpoint({"a": "a passage"}, texts={"a": 5})  # type: ignore[dict-item]
+    with serving(endpoint) as url, pytest.raises(OutsideRetrieverError, match="text must be a string or null"):
+        http_searcher(url)("which passage", [], 3)
 
 
 def test_the_dry_run_lists_the_outside_configurations_and_their_calls_and_asks_nothing(tmp_path):
