@@ -76,7 +76,8 @@ class SelectionResult(JobRun):
     model_verdicts: int = 0  # verdicts a model was asked for in this run
     verdicts: dict[str, int] = field(default_factory=dict)  # this run's verdicts: total, model, stored, offline
     whole_corpus_pairs: int = 0  # pairs judging every chunk for every query would take
-    # markdown, html, results (selection.json), and best (best-configuration.yaml) when there is a winner
+    # markdown, html, results (selection.json), and best (best-configuration.yaml) when a configuration of the
+    # space wins (not your own retriever)
     report: dict[str, Path] = field(default_factory=dict)
 
     @property
