@@ -9,7 +9,7 @@ from benchsmith.evals.measures.question_form import DEFAULT_MANY_DOCUMENTS
 from benchsmith.graphs.contexts.evaluate import SPLIT_DESCRIPTION
 from benchsmith.graphs.runtime.bounds import MAX_ITEMS, MAX_JUDGES, MAX_NEGATIVES, MAX_POOL_DEPTH, SEED_BOUNDS
 from benchsmith.graphs.runtime.ray_options import RayOptions
-from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
+from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, bounded_field, concurrency_field, share_field
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
 DEFAULT_NEGATIVES = 4
@@ -24,21 +24,11 @@ class AuditContext(RayOptions, StoreOptions, ModelOptions):
 
     split: str = field(default="test", metadata={"description": SPLIT_DESCRIPTION})
     corpus: str | None = field(default=None, metadata={"description": TURN_FILE_CORPUS_DESCRIPTION})
-    negatives: int = field(
-        default=DEFAULT_NEGATIVES,
-        metadata={
-            "description": "Hard negatives shown with the gold document in each pool.",
-            "min": 1,
-            "max": MAX_NEGATIVES,
-        },
+    negatives: int = bounded_field(
+        DEFAULT_NEGATIVES, "Hard negatives shown with the gold document in each pool.", low=1, high=MAX_NEGATIVES
     )
-    sample: int | None = field(
-        default=None,
-        metadata={
-            "description": "Audit a seeded random sample of this many instances; empty: all of them.",
-            "min": 1,
-            "max": MAX_ITEMS,
-        },
+    sample: int | None = bounded_field(
+        None, "Audit a seeded random sample of this many instances; empty: all of them.", low=1, high=MAX_ITEMS
     )
     seed: int = field(
         default=0, metadata={**SEED_BOUNDS, "description": "Seed for the sample, the pool orders and model calls."}
@@ -47,44 +37,34 @@ class AuditContext(RayOptions, StoreOptions, ModelOptions):
         default=False,
         metadata={"description": "Show each pool a second time, rotated, to measure the judges' position bias."},
     )
-    min_votes: int = field(
-        default=DEFAULT_MIN_VOTES,
-        metadata={
-            "description": "Judges that must pick an unlabelled document (and be a majority) to confirm it as missing "
-            "gold; with fewer judges, candidates are only suspected.",
-            "min": 1,
-            "max": MAX_JUDGES,
-        },
+    min_votes: int = bounded_field(
+        DEFAULT_MIN_VOTES,
+        "Judges that must pick an unlabelled document (and be a majority) to confirm it as missing "
+        "gold; with fewer judges, candidates are only suspected.",
+        low=1,
+        high=MAX_JUDGES,
     )
-    label_pool_depth: int = field(
-        default=DEFAULT_LABEL_POOL_DEPTH,
-        metadata={
-            "description": "Chunks each retriever (BM25 and the dense one) adds to the pool a labelled turn is checked "
-            "on: an unanswerable turn is rejected when the judges find an answering chunk there, an "
-            "underspecified turn without candidates must fit two of them. 5 each pools up to 10 chunks, "
-            "the 10 synthesis's label judge reads.",
-            "min": 1,
-            "max": MAX_POOL_DEPTH,
-        },
+    label_pool_depth: int = bounded_field(
+        DEFAULT_LABEL_POOL_DEPTH,
+        "Chunks each retriever (BM25 and the dense one) adds to the pool a labelled turn is checked "
+        "on: an unanswerable turn is rejected when the judges find an answering chunk there, an "
+        "underspecified turn without candidates must fit two of them. 5 each pools up to 10 chunks, "
+        "the 10 synthesis's label judge reads.",
+        low=1,
+        high=MAX_POOL_DEPTH,
     )
-    label_agreement: float = field(
+    label_agreement: float = share_field(
+        "The verdict notes a turn label (unanswerable, underspecified, multi-passage, partial) whose "
+        "share of turns the judges confirm is below this; 0.8 is a starting point, not a measured "
+        "limit.",
         default=DEFAULT_LABEL_AGREEMENT,
-        metadata={
-            "description": "The verdict notes a turn label (unanswerable, underspecified, multi-passage, partial) whose "
-            "share of turns the judges confirm is below this; 0.8 is a starting point, not a measured "
-            "limit.",
-            "min": 0.0,
-            "max": 1.0,
-        },
     )
-    many_documents: int = field(
-        default=DEFAULT_MANY_DOCUMENTS,
-        metadata={
-            "description": "A question quoting a span found in at least this many corpus documents is ill-formed "
-            "(it could be about any of them) and counts as noise.",
-            "min": 1,
-            "max": MAX_POOL_DEPTH,
-        },
+    many_documents: int = bounded_field(
+        DEFAULT_MANY_DOCUMENTS,
+        "A question quoting a span found in at least this many corpus documents is ill-formed "
+        "(it could be about any of them) and counts as noise.",
+        low=1,
+        high=MAX_POOL_DEPTH,
     )
     embedder: str = field(
         default=DEFAULT_EMBEDDER,

@@ -10,7 +10,7 @@ from benchsmith.graphs.contexts.audit import TURN_FILE_CORPUS_DESCRIPTION
 from benchsmith.graphs.contexts.evaluate import SPLIT_DESCRIPTION
 from benchsmith.graphs.runtime.bounds import MAX_TEST_SETS, MAX_VARIANTS, SEED_BOUNDS
 from benchsmith.graphs.runtime.ray_options import RayOptions
-from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
+from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, bounded_field, concurrency_field, share_field
 from benchsmith.tools.benchmark.test_sets import DEFAULT_TEST_SETS
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER, DEFAULT_MAX_SENTENCE_SCORE, DEFAULT_PARAPHRASE_MIN_SIMILARITY
 
@@ -29,15 +29,13 @@ class ParaphraseContext(RayOptions, StoreOptions, ModelOptions):
             "rewordings: the plumbing path), openai:<model> or a registered name."
         },
     )
-    per_turn: int | None = field(
-        default=None,
-        metadata={
-            "description": "Paraphrases generated per turn (with import_ecast: also generate); empty: 5, or 0 (only "
-            "import) with import_ecast.",
-            "min": 0,
-            "max": MAX_VARIANTS,
-            "show_default": "5, or 0 with --import-ecast",
-        },
+    per_turn: int | None = bounded_field(
+        None,
+        "Paraphrases generated per turn (with import_ecast: also generate); empty: 5, or 0 (only "
+        "import) with import_ecast.",
+        low=0,
+        high=MAX_VARIANTS,
+        show_default="5, or 0 with --import-ecast",
     )
     import_ecast: str | None = field(
         default=None,
@@ -55,35 +53,27 @@ class ParaphraseContext(RayOptions, StoreOptions, ModelOptions):
             "cli": "--judge",
         },
     )
-    min_judge_score: int = field(
-        default=DEFAULT_MIN_JUDGE_SCORE,
-        metadata={
-            "description": "A judged variant is kept when the judges' mean equivalence and mean fit both reach this.",
-            "min": 1,
-            "max": 5,
-        },
+    min_judge_score: int = bounded_field(
+        DEFAULT_MIN_JUDGE_SCORE,
+        "A judged variant is kept when the judges' mean equivalence and mean fit both reach this.",
+        low=1,
+        high=5,
     )
     overlap_metric: Literal["bleu", "chrf"] = field(
         default="bleu",
         metadata={"description": "Sentence measure (sacrebleu) that finds near-duplicates: bleu or chrf."},
     )
-    max_sentence_score: float = field(
-        default=DEFAULT_MAX_SENTENCE_SCORE,
-        metadata={
-            "description": "A variant whose sentence BLEU/chrF (0-100, the overlap metric) with its source or a kept "
-            "variant exceeds this is dropped as a near-duplicate.",
-            "min": 0.0,
-            "max": 100.0,
-            "old_cli": "--max-overlap",
-        },
+    max_sentence_score: float = bounded_field(
+        DEFAULT_MAX_SENTENCE_SCORE,
+        "A variant whose sentence BLEU/chrF (0-100, the overlap metric) with its source or a kept "
+        "variant exceeds this is dropped as a near-duplicate.",
+        low=0.0,
+        high=100.0,
+        old_cli="--max-overlap",
     )
-    min_similarity: float = field(
+    min_similarity: float = share_field(
+        "A variant whose embedding cosine to its source is below this is dropped (0: no check).",
         default=DEFAULT_PARAPHRASE_MIN_SIMILARITY,
-        metadata={
-            "description": "A variant whose embedding cosine to its source is below this is dropped (0: no check).",
-            "min": 0.0,
-            "max": 1.0,
-        },
     )
     embedder: str = field(
         default=DEFAULT_EMBEDDER,
@@ -92,13 +82,8 @@ class ParaphraseContext(RayOptions, StoreOptions, ModelOptions):
             "registered name)."
         },
     )
-    test_sets: int = field(
-        default=DEFAULT_TEST_SETS,
-        metadata={
-            "description": "Test sets R1..Rn drawn (one variant per turn each, seeded).",
-            "min": 1,
-            "max": MAX_TEST_SETS,
-        },
+    test_sets: int = bounded_field(
+        DEFAULT_TEST_SETS, "Test sets R1..Rn drawn (one variant per turn each, seeded).", low=1, high=MAX_TEST_SETS
     )
     seed: int = field(default=0, metadata={**SEED_BOUNDS, "description": "Seed of the test sets and the model calls."})
     corpus: str | None = field(

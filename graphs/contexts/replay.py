@@ -8,6 +8,7 @@ from benchsmith.graphs.contexts.evaluate import SPLIT_DESCRIPTION
 from benchsmith.graphs.runtime.settings import (
     StoreOptions,
     attempts_field,
+    bounded_field,
     concurrency_field,
     rate_limit_field,
     timeout_field,
@@ -40,13 +41,8 @@ class ReplayContext(StoreOptions):
             "cli": "--judge",
         },
     )
-    worst: int = field(
-        default=DEFAULT_WORST,
-        metadata={
-            "description": "Conversations shown whole in the report: the lowest by the first measure.",
-            "min": 0,
-            "max": 100,
-        },
+    worst: int = bounded_field(
+        DEFAULT_WORST, "Conversations shown whole in the report: the lowest by the first measure.", low=0, high=100
     )
     concurrency: int = concurrency_field("Conversations replayed at once (turns of one conversation go in order).")
     rate_limit: float | None = rate_limit_field(

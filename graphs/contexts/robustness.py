@@ -9,7 +9,7 @@ from benchsmith.agents.defaults import BASELINE
 from benchsmith.evals.defaults import DEFAULT_MIN_VOTES, DEFAULT_SIGNIFICANCE_RESAMPLES
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, DENSE_EMBEDDER_DESCRIPTION, REWRITER_DESCRIPTION
 from benchsmith.graphs.runtime.bounds import MAX_DEPTH, MAX_JUDGES, MAX_POOL_DEPTH, MAX_RESAMPLES, SEED_BOUNDS
-from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
+from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, bounded_field, concurrency_field
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
 DEFAULT_JUDGE_DEPTH = 3
@@ -28,23 +28,18 @@ class RobustnessContext(StoreOptions, ModelOptions):
             "cli": "--measure",
         },
     )
-    judge_depth: int = field(
-        default=DEFAULT_JUDGE_DEPTH,
-        metadata={
-            "description": "k: the unjudged documents of each run's top k are pooled and re-judged (Judged@k is "
-            "reported).",
-            "min": 1,
-            "max": MAX_POOL_DEPTH,
-        },
+    judge_depth: int = bounded_field(
+        DEFAULT_JUDGE_DEPTH,
+        "k: the unjudged documents of each run's top k are pooled and re-judged (Judged@k is reported).",
+        low=1,
+        high=MAX_POOL_DEPTH,
     )
-    min_votes: int = field(
-        default=DEFAULT_MIN_VOTES,
-        metadata={
-            "description": "Judges (and a majority) that must agree on a grade to confirm it (the audit's rule). With "
-            "one judge, 1 trusts it unchecked.",
-            "min": 1,
-            "max": MAX_JUDGES,
-        },
+    min_votes: int = bounded_field(
+        DEFAULT_MIN_VOTES,
+        "Judges (and a majority) that must agree on a grade to confirm it (the audit's rule). With "
+        "one judge, 1 trusts it unchecked.",
+        low=1,
+        high=MAX_JUDGES,
     )
     corpus: str | None = field(
         default=None,
@@ -53,9 +48,7 @@ class RobustnessContext(StoreOptions, ModelOptions):
             "re-judged."
         },
     )
-    depth: int = field(
-        default=DEFAULT_DEPTH, metadata={"description": "Documents retrieved per query.", "min": 1, "max": MAX_DEPTH}
-    )
+    depth: int = bounded_field(DEFAULT_DEPTH, "Documents retrieved per query.", low=1, high=MAX_DEPTH)
     embedder: str = field(default=DEFAULT_EMBEDDER, metadata={"description": DENSE_EMBEDDER_DESCRIPTION})
     llm: str = field(default=BASELINE, metadata={"description": REWRITER_DESCRIPTION})
     concurrency: int = concurrency_field("Turns judged at once.")
@@ -66,9 +59,8 @@ class RobustnessContext(StoreOptions, ModelOptions):
             "randomization or t-test."
         },
     )
-    resamples: int = field(
-        default=DEFAULT_SIGNIFICANCE_RESAMPLES,
-        metadata={"description": "Resamples of the randomization test.", "min": 1, "max": MAX_RESAMPLES},
+    resamples: int = bounded_field(
+        DEFAULT_SIGNIFICANCE_RESAMPLES, "Resamples of the randomization test.", low=1, high=MAX_RESAMPLES
     )
     seed: int = field(
         default=0, metadata={**SEED_BOUNDS, "description": "Seed of the randomization test and the model calls."}

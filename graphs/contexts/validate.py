@@ -8,7 +8,7 @@ from benchsmith.agents.defaults import BASELINE
 from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, DENSE_EMBEDDER_DESCRIPTION, REWRITER_DESCRIPTION
 from benchsmith.graphs.runtime.bounds import MAX_DEPTH, MAX_POOL_DEPTH, MAX_RESAMPLES, SEED_BOUNDS
-from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
+from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, bounded_field, concurrency_field
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.tools.retrieval.rerank import DEFAULT_RERANK_DEPTH
 
@@ -28,9 +28,7 @@ class ValidationContext(StoreOptions, ModelOptions):
         },
     )
     split: str = field(default="test", metadata={"description": "BEIR qrels split of both sets (qrels/<split>.tsv)."})
-    depth: int = field(
-        default=DEFAULT_DEPTH, metadata={"description": "Documents retrieved per query.", "min": 1, "max": MAX_DEPTH}
-    )
+    depth: int = bounded_field(DEFAULT_DEPTH, "Documents retrieved per query.", low=1, high=MAX_DEPTH)
     embedder: str = field(default=DEFAULT_EMBEDDER, metadata={"description": DENSE_EMBEDDER_DESCRIPTION})
     rerank: str | None = field(
         default=None,
@@ -39,26 +37,21 @@ class ValidationContext(StoreOptions, ModelOptions):
             "path or registered name), its top rerank-depth re-scored; empty: no reranking."
         },
     )
-    rerank_depth: int = field(
-        default=DEFAULT_RERANK_DEPTH,
-        metadata={"description": "Documents per query the reranker re-scores.", "min": 1, "max": MAX_POOL_DEPTH},
+    rerank_depth: int = bounded_field(
+        DEFAULT_RERANK_DEPTH, "Documents per query the reranker re-scores.", low=1, high=MAX_POOL_DEPTH
     )
     llm: str = field(default=BASELINE, metadata={"description": REWRITER_DESCRIPTION})
-    bootstrap: int = field(
-        default=DEFAULT_BOOTSTRAP,
-        metadata={
-            "description": "Bootstrap resamples of the queries of both sets for the interval of Kendall's tau.",
-            "min": 1,
-            "max": MAX_RESAMPLES,
-        },
+    bootstrap: int = bounded_field(
+        DEFAULT_BOOTSTRAP,
+        "Bootstrap resamples of the queries of both sets for the interval of Kendall's tau.",
+        low=1,
+        high=MAX_RESAMPLES,
     )
-    judge_depth: int = field(
-        default=DEFAULT_JUDGE_DEPTH,
-        metadata={
-            "description": "Non-gold pairs for the judges are sampled from each configuration's top k on the human set.",
-            "min": 1,
-            "max": MAX_POOL_DEPTH,
-        },
+    judge_depth: int = bounded_field(
+        DEFAULT_JUDGE_DEPTH,
+        "Non-gold pairs for the judges are sampled from each configuration's top k on the human set.",
+        low=1,
+        high=MAX_POOL_DEPTH,
     )
     seed: int = field(
         default=0,

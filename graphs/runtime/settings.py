@@ -93,6 +93,18 @@ class StoreOptions:
         return database_url(self.database)
 
 
+def bounded_field(default: Any, description: str, *, low: float, high: float | None = None, **metadata: Any) -> Any:
+    """A setting that must lie within ``low`` and ``high`` (none: no upper bound), checked by
+    :func:`check_bounds` and by the CLI's option; ``metadata``: its other keys (``cli``, ``recorded``...)."""
+    bounds = {"min": low} if high is None else {"min": low, "max": high}
+    return field(default=default, metadata={"description": description, **bounds, **metadata})
+
+
+def share_field(description: str, default: float = 0.0) -> Any:
+    """A setting that is a share, a rate or a probability: from 0 to 1."""
+    return bounded_field(default, description, low=0.0, high=1.0)
+
+
 def rate_limit_field(description: str) -> Any:
     """The ``rate_limit`` setting of a job that calls a server (a model's, or the user's own system)."""
     return field(default=None, metadata={"description": description, "recorded": False})
