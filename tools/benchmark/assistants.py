@@ -29,19 +29,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from benchsmith.stores.errors import InputError
 from benchsmith.tools.retrieval.outside_retrievers import (
     DEFAULT_ID_KEY,
     HTTP_PREFIXES,
     PY_PREFIX,
-    TRANSIENT_STATUS,
     Found,
     OutsideRetrieverError,
-    TransientFailure,
     endpoint_client,
     import_object,
+    post_json,
 )
 
 DEFAULT_CHAT_MODEL = "assistant"
@@ -122,14 +119,7 @@ def chat_assistant(spec: str, timeout_s: float = 60.0) -> Assistant:
             for turn in history
             for message in ({"role": "user", "content": turn["user"]}, {"role": "assistant", "content": turn["agent"]})
         ] + [{"role": "user", "content": question}]
-        try:
-            response = client.post(url, json={"model": model or DEFAULT_CHAT_MODEL, "messages": messages})
-        except (httpx.TimeoutException, httpx.NetworkError) as error:
-            raise TransientFailure(f"{url}: {type(error).__name__}: {error}") from None
-        if response.status_code in TRANSIENT_STATUS or response.status_code >= 500:
-            raise TransientFailure(f"{url}: HTTP {response.status_code}")
-        if response.status_code != 200:
-            raise OutsideRetrieverError(f"{url} answered HTTP {response.status_code}: {response.text[:200]!r}")
+        response = post_json(client, url, {"model": model or DEFAULT_CHAT_MODEL, "messages": messages})
         try:
             payload = response.json()
             message = payload["choices"][0]["message"]

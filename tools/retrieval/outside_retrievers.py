@@ -100,19 +100,26 @@ def endpoint_client(url: str, key_variable: str, timeout_s: float) -> httpx.Clie
     return httpx.Client(timeout=timeout_s, headers={"Authorization": f"Bearer {key}"} if key else {})
 
 
+def post_json(client: httpx.Client, url: str, body: dict[str, Any]) -> httpx.Response:
+    """The user's endpoint's 200 reply to ``body``; a timeout, a lost connection, 408, 409, 429 or
+    5xx is a :class:`TransientFailure` (retried), any other status an :class:`OutsideRetrieverError`."""
+    try:
+        response = client.post(url, json=body)
+    except (httpx.TimeoutException, httpx.NetworkError) as error:
+        raise TransientFailure(f"{url}: {type(error).__name__}: {error}") from None
+    if response.status_code in TRANSIENT_STATUS or response.status_code >= 500:
+        raise TransientFailure(f"{url}: HTTP {response.status_code}")
+    if response.status_code != 200:
+        raise OutsideRetrieverError(f"{url} answered HTTP {response.status_code}: {response.text[:200]!r}")
+    return response
+
+
 def http_searcher(url: str, timeout_s: float = 60.0) -> Searcher:
     """POST the documented JSON request to ``url``; the reply's ``results`` as :class:`Found`."""
     client = endpoint_client(url, RETRIEVER_KEY_VARIABLE, timeout_s)
 
     def search(query: str, history: list[dict[str, str]], k: int) -> list[Found]:
-        try:
-            response = client.post(url, json={"query": query, "history": history, "k": k})
-        except (httpx.TimeoutException, httpx.NetworkError) as error:
-            raise TransientFailure(f"{url}: {type(error).__name__}: {error}") from None
-        if response.status_code in TRANSIENT_STATUS or response.status_code >= 500:
-            raise TransientFailure(f"{url}: HTTP {response.status_code}")
-        if response.status_code != 200:
-            raise OutsideRetrieverError(f"{url} answered HTTP {response.status_code}: {response.text[:200]!r}")
+        response = post_json(client, url, {"query": query, "history": history, "k": k})
         try:
             payload = response.json()
             results = payload["results"]
