@@ -93,16 +93,24 @@ class StoreOptions:
         return database_url(self.database)
 
 
-def bounded_field(default: Any, description: str, *, low: float, high: float | None = None, **metadata: Any) -> Any:
-    """A setting that must lie within ``low`` and ``high`` (none: no upper bound), checked by
-    :func:`check_bounds` and by the CLI's option; ``metadata``: its other keys (``cli``, ``recorded``...)."""
-    bounds = {"min": low} if high is None else {"min": low, "max": high}
+def setting_field(
+    default: Any, description: str, *, low: float | None = None, high: float | None = None, **metadata: Any
+) -> Any:
+    """A setting (a field of a job's context): its default, its help text, its bounds where it has
+    them (``low``, ``high``: checked by :func:`check_bounds` and by the CLI's option) and its other
+    metadata keys (``cli``, ``recorded``... above)."""
+    bounds = {key: value for key, value in (("min", low), ("max", high)) if value is not None}
     return field(default=default, metadata={"description": description, **bounds, **metadata})
 
 
 def share_field(description: str, default: float = 0.0) -> Any:
     """A setting that is a share, a rate or a probability: from 0 to 1."""
-    return bounded_field(default, description, low=0.0, high=1.0)
+    return setting_field(default, description, low=0.0, high=1.0)
+
+
+def seed_field(description: str) -> Any:
+    """The ``seed`` setting (what it seeds differs), within numpy's seed range."""
+    return setting_field(0, description, low=SEED_BOUNDS["min"], high=SEED_BOUNDS["max"])
 
 
 def rate_limit_field(description: str) -> Any:
@@ -126,7 +134,7 @@ def attempts_field(description: str) -> Any:
 class ModelOptions:
     """How a job talks to its model server (every job that calls a model has these)."""
 
-    seed: int = field(default=0, metadata={"description": "Seed for sampling, choices and model calls.", **SEED_BOUNDS})
+    seed: int = seed_field("Seed for sampling, choices and model calls.")
     rate_limit: float | None = rate_limit_field(
         "At most this many model requests per second to one endpoint; empty: no limit."
     )
