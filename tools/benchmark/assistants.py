@@ -24,12 +24,12 @@ exact text). ``py:package.module:object`` names an importable callable or graph;
 from __future__ import annotations
 
 import contextvars
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from benchsmith.stores.errors import InputError
+from benchsmith.tools.retrieval.named_objects import NamedObjects, own_name
 from benchsmith.tools.retrieval.outside_retrievers import (
     DEFAULT_ID_KEY,
     HTTP_PREFIXES,
@@ -144,41 +144,30 @@ def assistant_of(value: Any) -> Assistant:
     )
 
 
-_lock = threading.Lock()
-_registered: dict[str, Assistant] = {}
-_given: dict[str, Any] = {}
-_by_spec: dict[str, Assistant] = {}
+_assistants: NamedObjects[Assistant] = NamedObjects()
 
 
 def register_assistant(name: str, assistant: Any) -> str:
     """Make ``name`` an assistant spec (``--assistant NAME``, ``assistant=NAME``) for ``assistant``."""
     if not name or name.startswith((*HTTP_PREFIXES, PY_PREFIX)):
         raise InputError(f"assistant name {name!r} is malformed: choose another")
-    built = assistant_of(assistant)
-    with _lock:
-        _registered[name], _given[name] = built, assistant
-    return name
+    return _assistants.register(name, assistant, assistant_of(assistant))
 
 
 def assistant_spec_for(value: Any) -> str:
     """A spec as it is; an object registered under its own name (``.name``, its function or class name)."""
     if isinstance(value, str):
         return value
-    with _lock:
-        for name, given in _given.items():
-            if given is value:
-                return name
-    name = str(getattr(value, "name", None) or getattr(value, "__name__", None) or type(value).__name__)
-    with _lock:
-        if name in _registered:
-            raise InputError(f"another assistant is registered as {name!r}: register this one under its own name")
+    if (registered := _assistants.name_of(value)) is not None:
+        return registered
+    name = own_name(value)
+    if name in _assistants:
+        raise InputError(f"another assistant is registered as {name!r}: register this one under its own name")
     return register_assistant(name, value)
 
 
 def resolve_assistant(spec: str, timeout_s: float = 60.0) -> Assistant:
-    with _lock:
-        found = _registered.get(spec) or _by_spec.get(spec)
-    if found is not None:
+    if (found := _assistants.find(spec)) is not None:
         return found
     if spec.startswith(HTTP_PREFIXES):
         built = chat_assistant(spec, timeout_s)
@@ -188,12 +177,8 @@ def resolve_assistant(spec: str, timeout_s: float = 60.0) -> Assistant:
         raise InputError(
             f"unknown assistant {spec!r}: give http://HOST/v1/chat/completions, py:module:object or a registered name"
         )
-    with _lock:
-        return _by_spec.setdefault(spec, built)
+    return _assistants.built_once(spec, built)
 
 
 def clear_assistants() -> None:
-    with _lock:
-        _registered.clear()
-        _given.clear()
-        _by_spec.clear()
+    _assistants.clear()

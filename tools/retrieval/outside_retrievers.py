@@ -40,6 +40,7 @@ import httpx
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from benchsmith.stores.errors import InputError
+from benchsmith.tools.retrieval.named_objects import NamedObjects, own_name
 
 DEFAULT_ID_KEY = "id"
 HTTP_PREFIXES = ("http://", "https://")
@@ -197,10 +198,7 @@ def outside_retriever(name: str, value: Any, *, id_key: str = DEFAULT_ID_KEY) ->
 # ---------------------------------------------------------------------------------------
 # Ready objects by name, and specs.
 
-_lock = threading.Lock()
-_registered: dict[str, OutsideRetriever] = {}
-_given: dict[str, Any] = {}  # {name: the object registered under it}, to find an object passed again
-_by_spec: dict[str, OutsideRetriever] = {}  # http and py: specs, built once per process
+_retrievers: NamedObjects[OutsideRetriever] = NamedObjects()
 
 
 def register_retriever(name: str, retriever: Any, *, id_key: str = DEFAULT_ID_KEY) -> str:
@@ -209,11 +207,7 @@ def register_retriever(name: str, retriever: Any, *, id_key: str = DEFAULT_ID_KE
     the module docstring) or a callable ``(query, history, k) -> [(doc_id, score), ...]``."""
     if not name or name.startswith((*HTTP_PREFIXES, PY_PREFIX)) or name.split(":")[0] in BUILT_IN_NAMES or "@" in name:
         raise InputError(f"retriever name {name!r} is taken or malformed: choose another (no '@', not a built-in)")
-    built = outside_retriever(name, retriever, id_key=id_key)
-    with _lock:
-        _registered[name] = built
-        _given[name] = retriever
-    return name
+    return _retrievers.register(name, retriever, outside_retriever(name, retriever, id_key=id_key))
 
 
 def spec_for(value: Any) -> str:
@@ -221,32 +215,25 @@ def spec_for(value: Any) -> str:
     under its own name (``.name``, else its function or class name) and that name."""
     if isinstance(value, str):
         return value
-    with _lock:
-        for name, given in _given.items():
-            if given is value:
-                return name
-    name = getattr(value, "name", None) or getattr(value, "__name__", None) or type(value).__name__
-    with _lock:
-        if name in _registered:
-            raise InputError(
-                f"another retriever is registered as {name!r}: register this one under its own name "
-                "(benchsmith.register_retriever(name, retriever)) and pass the name"
-            )
-    return register_retriever(str(name), value)
+    if (registered := _retrievers.name_of(value)) is not None:
+        return registered
+    name = own_name(value)
+    if name in _retrievers:
+        raise InputError(
+            f"another retriever is registered as {name!r}: register this one under its own name "
+            "(benchsmith.register_retriever(name, retriever)) and pass the name"
+        )
+    return register_retriever(name, value)
 
 
 def is_outside_spec(text: str) -> bool:
-    with _lock:
-        registered = text in _registered
-    return registered or text.startswith((*HTTP_PREFIXES, PY_PREFIX))
+    return text in _retrievers or text.startswith((*HTTP_PREFIXES, PY_PREFIX))
 
 
 def resolve_retriever(spec: str, timeout_s: float = 60.0) -> OutsideRetriever:
     """The outside retriever of a spec (registered name, URL or ``py:module:object``); an
     unknown name or an import that fails is an InputError."""
-    with _lock:
-        found = _registered.get(spec) or _by_spec.get(spec)
-    if found is not None:
+    if (found := _retrievers.find(spec)) is not None:
         return found
     if spec.startswith(HTTP_PREFIXES):
         built = OutsideRetriever(spec, http_searcher(spec, timeout_s), "http")
@@ -254,8 +241,7 @@ def resolve_retriever(spec: str, timeout_s: float = 60.0) -> OutsideRetriever:
         built = outside_retriever(spec, import_object(spec))
     else:
         raise InputError(f"unknown retriever {spec!r}: not a built-in, a URL, py:module:object or a registered name")
-    with _lock:
-        return _by_spec.setdefault(spec, built)
+    return _retrievers.built_once(spec, built)
 
 
 def import_object(spec: str, option: str = "--retriever") -> Any:
@@ -276,10 +262,7 @@ def import_object(spec: str, option: str = "--retriever") -> Any:
 
 def clear_retrievers() -> None:
     """Forget every registered and built outside retriever (a test's or an app's teardown)."""
-    with _lock:
-        _registered.clear()
-        _given.clear()
-        _by_spec.clear()
+    _retrievers.clear()
 
 
 # ---------------------------------------------------------------------------------------
