@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchsmith.stores.errors import InputError
-from benchsmith.tools.retrieval.named_objects import NamedObjects, own_name
+from benchsmith.tools.retrieval.named_objects import NamedObjects
 from benchsmith.tools.retrieval.outside_retrievers import (
     DEFAULT_ID_KEY,
     HTTP_PREFIXES,
@@ -156,14 +156,9 @@ def register_assistant(name: str, assistant: Any) -> str:
 
 def assistant_spec_for(value: Any) -> str:
     """A spec as it is; an object registered under its own name (``.name``, its function or class name)."""
-    if isinstance(value, str):
-        return value
-    if (registered := _assistants.name_of(value)) is not None:
-        return registered
-    name = own_name(value)
-    if name in _assistants:
-        raise InputError(f"another assistant is registered as {name!r}: register this one under its own name")
-    return register_assistant(name, value)
+    return _assistants.spec_of(
+        value, register_assistant, "another assistant is registered as {name}: register this one under its own name"
+    )
 
 
 def resolve_assistant(spec: str, timeout_s: float = 60.0) -> Assistant:

@@ -5,7 +5,10 @@ built once per process. Thread-safe: parallel runs of one process share it."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
+
+from benchsmith.stores.errors import InputError
 
 T = TypeVar("T")
 
@@ -21,6 +24,19 @@ class NamedObjects(Generic[T]):
         with self._lock:
             self._registered[name], self._given[name] = built, given
         return name
+
+    def spec_of(self, value: Any, register: Callable[[str, Any], str], taken: str) -> str:
+        """The spec of what the API was given: a string as it is; an object passed before, its name;
+        else the object registered (``register``) under its own name, unless another object has that
+        name (an InputError: ``taken``, its ``{name}`` filled in)."""
+        if isinstance(value, str):
+            return value
+        if (registered := self.name_of(value)) is not None:
+            return registered
+        name = own_name(value)
+        if name in self:
+            raise InputError(taken.format(name=repr(name)))
+        return register(name, value)
 
     def name_of(self, value: Any) -> str | None:
         """The name ``value`` (the very object) was registered under, if it was."""

@@ -40,7 +40,7 @@ import httpx
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from benchsmith.stores.errors import InputError
-from benchsmith.tools.retrieval.named_objects import NamedObjects, own_name
+from benchsmith.tools.retrieval.named_objects import NamedObjects
 
 DEFAULT_ID_KEY = "id"
 HTTP_PREFIXES = ("http://", "https://")
@@ -213,17 +213,12 @@ def register_retriever(name: str, retriever: Any, *, id_key: str = DEFAULT_ID_KE
 def spec_for(value: Any) -> str:
     """The spec of a retriever the Python API was given: a string as it is; an object registered
     under its own name (``.name``, else its function or class name) and that name."""
-    if isinstance(value, str):
-        return value
-    if (registered := _retrievers.name_of(value)) is not None:
-        return registered
-    name = own_name(value)
-    if name in _retrievers:
-        raise InputError(
-            f"another retriever is registered as {name!r}: register this one under its own name "
-            "(benchsmith.register_retriever(name, retriever)) and pass the name"
-        )
-    return register_retriever(name, value)
+    return _retrievers.spec_of(
+        value,
+        register_retriever,
+        "another retriever is registered as {name}: register this one under its own name "
+        "(benchsmith.register_retriever(name, retriever)) and pass the name",
+    )
 
 
 def is_outside_spec(text: str) -> bool:
