@@ -17,8 +17,9 @@ def save_arrays(path: Path, meta: dict[str, Any], **arrays: np.ndarray) -> Path:
     """Written whole or not at all (a temporary file renamed over the target)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     header = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+    named: dict[str, Any] = {"meta": header, **arrays}  # Any: savez's own keywords (allow_pickle) are no array
     with atomic_writer(path, binary=True) as handle:
-        np.savez(handle, meta=header, **arrays)
+        np.savez(handle, **named)
     return path
 
 
