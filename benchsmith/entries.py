@@ -193,6 +193,12 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
     first_pending = False
     field: str | None = None  # the field list being read: "parameters", "returns"
     heading = section_heading(title)
+
+    def add(said: str, role: Role, whole: bool, parameter: str | None = None, owner: str | None = None) -> None:
+        """A statement of the entry and under the heading being read."""
+        name, kind = (entry.name, entry.kind) if entry else (None, None)
+        found.append(Statement(said, len(found), name, kind, role, parameter, whole, owner, heading=heading))
+
     for unit in units(text):
         if unit.kind == "heading":
             entry, field, first_pending = None, None, False
@@ -214,33 +220,11 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             continue
         if field in PARAMETER_HEADINGS and (item := PARAMETER_ITEM.match(plain_text(unit.text))):
             description = item["text"].removeprefix("(optional)").strip()
-            found.append(
-                Statement(
-                    description,
-                    len(found),
-                    entry.name if entry else None,
-                    entry.kind if entry else None,
-                    "parameter",
-                    item["name"].lstrip("*"),
-                    is_complete(description),
-                    heading=heading,
-                )
-            )
+            add(description, "parameter", is_complete(description), parameter=item["name"].lstrip("*"))
             continue
         if field in RETURNS_HEADINGS:
             said = plain_text(unit.text).strip(" –-")
-            found.append(
-                Statement(
-                    said,
-                    len(found),
-                    entry.name if entry else None,
-                    entry.kind if entry else None,
-                    "returns",
-                    None,
-                    len(content_words(said)) >= 3,
-                    heading=heading,
-                )
-            )  # a bare type says little
+            add(said, "returns", len(content_words(said)) >= 3)  # a bare type says little
             field = None
             continue
         field = None
@@ -253,19 +237,7 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             role: Role = "first" if first_pending and entry else "prose"
             first_pending = False
             owner = page_subject(title) if entry and entry.kind == "option" else None
-            found.append(
-                Statement(
-                    plain,
-                    len(found),
-                    entry.name if entry else None,
-                    entry.kind if entry else None,
-                    role,
-                    None,
-                    is_complete(sentence),
-                    owner,
-                    heading=heading,
-                )
-            )
+            add(plain, role, is_complete(sentence), owner=owner)
     return tuple(found)
 
 

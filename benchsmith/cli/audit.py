@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchsmith.cli.console import Table, console, print_paths, print_usage, shown
+from benchsmith.cli.console import Table, console, print_paths, print_usage, report_paths, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, repeated_option, settings_options
@@ -93,9 +93,7 @@ def print_audit_summary(result: AuditResult) -> None:
     console.print(table)
     print_paths(
         {
-            "report": result.report["html"],
-            "markdown": result.report["markdown"],
-            "results": result.report["results"],
+            **report_paths(result.report),
             "extra qrels": result.extra_qrels,
         }
     )

@@ -8,7 +8,7 @@ import inspect
 import shlex
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, TypeVar
 
 import typer
@@ -262,6 +262,12 @@ def print_estimate(estimate: Any) -> None:
 def print_warnings(warnings: list[str]) -> None:
     for warning in warnings:
         console.print(f"warning: {shown(warning)}", style="yellow", highlight=False)
+
+
+def report_paths(report: Mapping[str, Any], with_results: bool = True) -> dict[str, Any]:
+    """A job's report as the summary lists it: the HTML page, its markdown and (``with_results``) results.json."""
+    paths = {"report": report["html"], "markdown": report["markdown"]}
+    return {**paths, "results": report["results"]} if with_results else paths
 
 
 def print_paths(paths: dict[str, Any]) -> None:

@@ -15,6 +15,7 @@ from benchsmith.cli.console import (
     print_measure_table,
     print_paths,
     print_usage,
+    report_paths,
     shown,
 )
 from benchsmith.cli.deferred import deferred
@@ -131,9 +132,7 @@ def print_evaluation(result: EvaluationResult) -> None:
             result.primary_measure,
             f"{result.primary_measure} per switch type (queries) · run {result.run_id}",
         )
-    print_paths(
-        {"report": result.report["html"], "markdown": result.report["markdown"], "results": result.report["results"]}
-    )
+    print_paths(report_paths(result.report))
     print_usage(result.usage)
 
 

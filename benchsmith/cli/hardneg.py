@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchsmith.cli.console import Table, console, fail, guarded, print_paths, print_usage, shown
+from benchsmith.cli.console import Table, console, fail, guarded, print_paths, print_usage, report_paths, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
@@ -266,9 +266,7 @@ def print_score_summary(result: HardnegScoreResult) -> None:
     console.print(table)
     print_paths(
         {
-            "report": result.report["html"],
-            "markdown": result.report["markdown"],
-            "results": result.report["results"],
+            **report_paths(result.report),
             "score tables": result.output_dir,
         }
     )

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchsmith.cli.console import Table, console, print_paths, print_usage, shown
+from benchsmith.cli.console import Table, console, print_paths, print_usage, report_paths, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
@@ -82,8 +82,7 @@ def print_paraphrase_summary(result: ParaphraseResult) -> None:
     console.print(table)
     print_paths(
         {
-            "report": result.report["html"],
-            "markdown": result.report["markdown"],
+            **report_paths(result.report, with_results=False),
             "diversity": result.files["diversity"],
             "test sets": result.run_dir / "test-sets",
         }

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchsmith.cli.console import console, print_measure_table, print_paths, shown
+from benchsmith.cli.console import console, print_measure_table, print_paths, report_paths, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
@@ -70,6 +70,4 @@ def print_replay(result: ReplayResult) -> None:
         console.print(f"replies judged (1-5): {judged}", highlight=False)
     if result.nugget_coverage is not None:
         console.print(f"nugget coverage of the replies (0-1): {result.nugget_coverage:.2f}", highlight=False)
-    print_paths(
-        {"report": result.report["html"], "markdown": result.report["markdown"], "results": result.report["results"]}
-    )
+    print_paths(report_paths(result.report))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchsmith.cli.console import Table, console, fail, print_paths, print_usage, shown
+from benchsmith.cli.console import Table, console, fail, print_paths, print_usage, report_paths, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
@@ -149,9 +149,7 @@ def print_robustness_summary(result: RobustnessResult) -> None:
     console.print(shown(f"relevance on the benchmark's scale: {results['scale']['mapping']}"))
     print_paths(
         {
-            "report": result.report["html"],
-            "markdown": result.report["markdown"],
-            "results": result.report["results"],
+            **report_paths(result.report),
             "augmented qrels": result.augmented_qrels,
         }
     )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchsmith.cli.console import Table, console, print_paths, print_usage, shown
+from benchsmith.cli.console import Table, console, print_paths, print_usage, report_paths, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
@@ -166,9 +166,7 @@ def print_validation_summary(result: ValidationResult) -> None:
     console.print(
         f"[bold]verdict: [/][{f'bold {style}'.strip()}]{shown(result.verdict.label)}[/]{explanation}", highlight=False
     )
-    print_paths(
-        {"report": result.report["html"], "markdown": result.report["markdown"], "results": result.report["results"]}
-    )
+    print_paths(report_paths(result.report))
     print_usage(result.usage)
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.evals.defaults import DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH, DEFAULT_SIGNIFICANCE_RESAMPLES
 from benchsmith.graphs.runtime.bounds import MAX_DEPTH, MAX_ITEMS, MAX_POOL_DEPTH, MAX_RESAMPLES
-from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
+from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field, setting_field
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.tools.retrieval.rerank import DEFAULT_RERANK_DEPTH
 
@@ -29,81 +29,59 @@ REWRITER_DESCRIPTION = "Model of the 'rewrite' history: 'baseline', openai:<mode
 class EvaluationContext(StoreOptions, ModelOptions):
     """Settings of one evaluation (not checkpointed: the CLI passes them again on resume)."""
 
-    split: str = field(default="test", metadata={"description": SPLIT_DESCRIPTION})
-    qrels: str | None = field(
-        default=None,
-        metadata={
-            "description": "Judgments, TREC qrels (qid iteration docid relevance) or BEIR TSV (query-id corpus-id score, "
-            "header or not), told apart by their first line: what run files are measured against "
-            "without a benchmark; with one, used instead of its own."
-        },
+    split: str = setting_field("test", SPLIT_DESCRIPTION)
+    qrels: str | None = setting_field(
+        None,
+        "Judgments, TREC qrels (qid iteration docid relevance) or BEIR TSV (query-id corpus-id score, "
+        "header or not), told apart by their first line: what run files are measured against "
+        "without a benchmark; with one, used instead of its own.",
     )
-    extra_qrels: str | None = field(
-        default=None,
-        metadata={
-            "description": "More judgments (TREC qrels or BEIR TSV) added to the benchmark's, e.g. the extra_qrels.tsv "
-            "of `benchsmith audit`."
-        },
+    extra_qrels: str | None = setting_field(
+        None,
+        "More judgments (TREC qrels or BEIR TSV) added to the benchmark's, e.g. the extra_qrels.tsv "
+        "of `benchsmith audit`.",
     )
-    nugget_qrels: str | None = field(
-        default=None,
-        metadata={
-            "description": "Nugget qrels (qid nugget_id doc_id label: a `benchsmith nuggets` run's nugget-qrels.trec) "
-            "for the measures alpha_nDCG@k and Coverage@k beside the others (added to the default "
-            "measures). With run files and no benchmark it can stand in for qrels: a document's label "
-            "is then the sum of its nugget labels."
-        },
+    nugget_qrels: str | None = setting_field(
+        None,
+        "Nugget qrels (qid nugget_id doc_id label: a `benchsmith nuggets` run's nugget-qrels.trec) "
+        "for the measures alpha_nDCG@k and Coverage@k beside the others (added to the default "
+        "measures). With run files and no benchmark it can stand in for qrels: a document's label "
+        "is then the sum of its nugget labels.",
     )
-    depth: int = field(
-        default=DEFAULT_DEPTH, metadata={"description": "Documents retrieved per query.", "min": 1, "max": MAX_DEPTH}
+    depth: int = setting_field(DEFAULT_DEPTH, "Documents retrieved per query.", low=1, high=MAX_DEPTH)
+    measures: tuple[str, ...] = setting_field(
+        DEFAULT_MEASURES,
+        "Any ir_measures measure (nDCG@10, R@100, RR@10, AP, Judged@10, P(rel=2)@5...), or with "
+        "nugget qrels alpha_nDCG@10 and Coverage@20. Repeat; replaces the defaults.",
+        cli="--measure",
     )
-    measures: tuple[str, ...] = field(
-        default=DEFAULT_MEASURES,
-        metadata={
-            "description": "Any ir_measures measure (nDCG@10, R@100, RR@10, AP, Judged@10, P(rel=2)@5...), or with "
-            "nugget qrels alpha_nDCG@10 and Coverage@20. Repeat; replaces the defaults.",
-            "cli": "--measure",
-        },
+    embedder: str = setting_field(DEFAULT_EMBEDDER, DENSE_EMBEDDER_DESCRIPTION)
+    rerank: str | None = setting_field(
+        None,
+        "Also rerank each configuration's top rerank-depth with this sentence-transformers "
+        "CrossEncoder (name, path or registered name); empty: no reranking.",
     )
-    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={"description": DENSE_EMBEDDER_DESCRIPTION})
-    rerank: str | None = field(
-        default=None,
-        metadata={
-            "description": "Also rerank each configuration's top rerank-depth with this sentence-transformers "
-            "CrossEncoder (name, path or registered name); empty: no reranking."
-        },
+    rerank_depth: int = setting_field(
+        DEFAULT_RERANK_DEPTH, "Documents per query the reranker re-scores.", low=1, high=MAX_POOL_DEPTH
     )
-    rerank_depth: int = field(
-        default=DEFAULT_RERANK_DEPTH,
-        metadata={"description": "Documents per query the reranker re-scores.", "min": 1, "max": MAX_POOL_DEPTH},
-    )
-    llm: str = field(default=BASELINE, metadata={"description": REWRITER_DESCRIPTION})
+    llm: str = setting_field(BASELINE, REWRITER_DESCRIPTION)
     concurrency: int = concurrency_field("Rewriter calls in flight.")
-    significance_test: Literal["randomization", "t-test"] = field(
-        default="randomization",
-        metadata={
-            "description": "Paired test between configurations (Holm-corrected over all pairs): randomization or "
-            "t-test."
-        },
+    significance_test: Literal["randomization", "t-test"] = setting_field(
+        "randomization", "Paired test between configurations (Holm-corrected over all pairs): randomization or t-test."
     )
-    resamples: int = field(
-        default=DEFAULT_SIGNIFICANCE_RESAMPLES,
-        metadata={"description": "Resamples of the randomization test.", "min": 1, "max": MAX_RESAMPLES},
+    resamples: int = setting_field(
+        DEFAULT_SIGNIFICANCE_RESAMPLES, "Resamples of the randomization test.", low=1, high=MAX_RESAMPLES
     )
-    batch_size: int = field(
-        default=DEFAULT_QUERIES_PER_BATCH,
-        metadata={
-            "description": "Queries per batch: BM25, fusion, reranking and measuring hold one batch of rankings in "
-            "memory at a time (dense retrieval always takes 256); results do not depend on it.",
-            "min": 1,
-            "max": MAX_ITEMS,
-            "recorded": False,
-        },
+    batch_size: int = setting_field(
+        DEFAULT_QUERIES_PER_BATCH,
+        "Queries per batch: BM25, fusion, reranking and measuring hold one batch of rankings in "
+        "memory at a time (dense retrieval always takes 256); results do not depend on it.",
+        low=1,
+        high=MAX_ITEMS,
+        recorded=False,
     )
-    strict: bool = field(
-        default=False,
-        metadata={
-            "description": "Stop on judged query or document ids the benchmark lacks, run-file queries it lacks, or "
-            "document ids its corpus repeats (warnings otherwise)."
-        },
+    strict: bool = setting_field(
+        False,
+        "Stop on judged query or document ids the benchmark lacks, run-file queries it lacks, or "
+        "document ids its corpus repeats (warnings otherwise).",
     )

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from benchsmith.agents.defaults import BASELINE
-from benchsmith.graphs.runtime.bounds import MAX_CONDITIONS, MAX_DOCUMENT_CHARS, MAX_ITEMS, SEED_BOUNDS
-from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
+from benchsmith.graphs.runtime.bounds import MAX_CONDITIONS, MAX_DOCUMENT_CHARS, MAX_ITEMS
+from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field, seed_field, setting_field
 
 DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS = 10, 6000
 
@@ -15,62 +15,44 @@ DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS = 10, 6000
 class HardnegContext(StoreOptions, ModelOptions):
     """Settings of one build (not checkpointed: the CLI passes them again on resume)."""
 
-    domain: str = field(
-        default="custom",
-        metadata={
-            "description": "books, movies, people, medical, legal or custom: the kind of facts a condition states."
-        },
+    domain: str = setting_field(
+        "custom", "books, movies, people, medical, legal or custom: the kind of facts a condition states."
     )
-    features: str | None = field(
-        default=None,
-        metadata={
-            "description": "With --domain custom: what matters in a document (the facts a searcher would ask for), "
-            "e.g. 'function names, parameters, defaults, versions'."
-        },
+    features: str | None = setting_field(
+        None,
+        "With --domain custom: what matters in a document (the facts a searcher would ask for), "
+        "e.g. 'function names, parameters, defaults, versions'.",
     )
-    conditions: int = field(
-        default=DEFAULT_CONDITIONS,
-        metadata={
-            "description": "N: condition sentences per document; queries have k = 1..N conditions.",
-            "min": 1,
-            "max": MAX_CONDITIONS,
-        },
+    conditions: int = setting_field(
+        DEFAULT_CONDITIONS,
+        "N: condition sentences per document; queries have k = 1..N conditions.",
+        low=1,
+        high=MAX_CONDITIONS,
     )
-    negatives: str = field(
-        default="subtle",
-        metadata={
-            "description": "subtle: change one critical fact of the sentence; misleading: add a clause that denies it, "
-            "keeping every keyword."
-        },
+    negatives: str = setting_field(
+        "subtle",
+        "subtle: change one critical fact of the sentence; misleading: add a clause that denies it, "
+        "keeping every keyword.",
     )
-    llm: str = field(
-        default=BASELINE,
-        metadata={
-            "description": "Model of the condition extractor, query writer and negative rewriter: 'baseline' "
-            "(offline: sentence picking, number/date/name swaps), openai:<model>, or a registered name."
-        },
+    llm: str = setting_field(
+        BASELINE,
+        "Model of the condition extractor, query writer and negative rewriter: 'baseline' "
+        "(offline: sentence picking, number/date/name swaps), openai:<model>, or a registered name.",
     )
-    judge: str | None = field(
-        default=None,
-        metadata={
-            "description": "Model of the condition-count judge that verifies every document; empty: the --llm model."
-        },
+    judge: str | None = setting_field(
+        None, "Model of the condition-count judge that verifies every document; empty: the --llm model."
     )
-    sample: int | None = field(
-        default=None,
-        metadata={
-            "description": "Build from a seeded random sample of this many source documents; empty: all of them.",
-            "min": 1,
-            "max": MAX_ITEMS,
-        },
+    sample: int | None = setting_field(
+        None,
+        "Build from a seeded random sample of this many source documents; empty: all of them.",
+        low=1,
+        high=MAX_ITEMS,
     )
-    max_chars: int = field(
-        default=DEFAULT_MAX_CHARS,
-        metadata={
-            "description": "Longer source documents are cut at a paragraph or sentence break before this length.",
-            "min": 200,
-            "max": MAX_DOCUMENT_CHARS,
-        },
+    max_chars: int = setting_field(
+        DEFAULT_MAX_CHARS,
+        "Longer source documents are cut at a paragraph or sentence break before this length.",
+        low=200,
+        high=MAX_DOCUMENT_CHARS,
     )
-    seed: int = field(default=0, metadata={**SEED_BOUNDS, "description": "Seed for the sample and model calls."})
+    seed: int = seed_field("Seed for the sample and model calls.")
     concurrency: int = concurrency_field("Source documents built at once (exactly).")

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
-from benchsmith.graphs.runtime.bounds import MAX_RESAMPLES, SEED_BOUNDS
+from benchsmith.graphs.runtime.bounds import MAX_RESAMPLES
 from benchsmith.graphs.runtime.settings import (
     StoreOptions,
     attempts_field,
     concurrency_field,
     rate_limit_field,
+    seed_field,
+    setting_field,
+    share_field,
     timeout_field,
 )
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
@@ -20,22 +23,16 @@ from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 class HardnegScoreContext(StoreOptions):
     """Settings of one scoring run (not checkpointed: the CLI passes them again on resume)."""
 
-    embedder: str = field(
-        default=DEFAULT_EMBEDDER,
-        metadata={
-            "description": "Embedder of the plain 'dense' scorer (dense:MODEL names its own): a sentence-transformers "
-            "name or path, openai:<model>, or a registered name."
-        },
+    embedder: str = setting_field(
+        DEFAULT_EMBEDDER,
+        "Embedder of the plain 'dense' scorer (dense:MODEL names its own): a sentence-transformers "
+        "name or path, openai:<model>, or a registered name.",
     )
-    confidence: float = field(
-        default=DEFAULT_CONFIDENCE,
-        metadata={"description": "Level of the bootstrap intervals.", "min": 0.0, "max": 1.0},
+    confidence: float = share_field("Level of the bootstrap intervals.", default=DEFAULT_CONFIDENCE)
+    resamples: int = setting_field(
+        DEFAULT_RESAMPLES, "Bootstrap resamples (over rows) of each interval.", low=100, high=MAX_RESAMPLES
     )
-    resamples: int = field(
-        default=DEFAULT_RESAMPLES,
-        metadata={"description": "Bootstrap resamples (over rows) of each interval.", "min": 100, "max": MAX_RESAMPLES},
-    )
-    seed: int = field(default=0, metadata={**SEED_BOUNDS, "description": "Seed of the bootstrap."})
+    seed: int = seed_field("Seed of the bootstrap.")
     # Your own retriever's calls (a scorer given as http://…, py:module:object or a registered name).
     concurrency: int = concurrency_field("Requests in flight to your own retriever.")
     rate_limit: float | None = rate_limit_field(

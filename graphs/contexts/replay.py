@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from benchsmith.graphs.contexts.evaluate import SPLIT_DESCRIPTION
 from benchsmith.graphs.runtime.settings import (
@@ -10,6 +10,7 @@ from benchsmith.graphs.runtime.settings import (
     attempts_field,
     concurrency_field,
     rate_limit_field,
+    setting_field,
     timeout_field,
 )
 
@@ -22,31 +23,22 @@ JUDGED_PASSAGES = 3  # a reply's faithfulness is judged against the first passag
 class ReplayContext(StoreOptions):
     """Settings of one replay (not checkpointed: the CLI passes them again on resume)."""
 
-    split: str = field(default="test", metadata={"description": SPLIT_DESCRIPTION})
-    measures: tuple[str, ...] = field(
-        default=DEFAULT_REPLAY_MEASURES,
-        metadata={
-            "description": "ir_measures measures of the passages the assistant used on each turn, against the "
-            "benchmark's judgments. Repeat; replaces the defaults.",
-            "cli": "--measure",
-        },
+    split: str = setting_field("test", SPLIT_DESCRIPTION)
+    measures: tuple[str, ...] = setting_field(
+        DEFAULT_REPLAY_MEASURES,
+        "ir_measures measures of the passages the assistant used on each turn, against the "
+        "benchmark's judgments. Repeat; replaces the defaults.",
+        cli="--measure",
     )
-    judges: tuple[str, ...] = field(
-        default=("baseline",),
-        metadata={
-            "description": "Judge models rating each reply's faithfulness to the passages it used, how well it "
-            "addresses the question and its agreement with the benchmark's reference answer (1-5, the audit's "
-            "judges): baseline (offline, lexical), openai:<model> or a registered name. Repeat for an ensemble (the mean is reported); none given on the command line: baseline.",
-            "cli": "--judge",
-        },
+    judges: tuple[str, ...] = setting_field(
+        ("baseline",),
+        "Judge models rating each reply's faithfulness to the passages it used, how well it "
+        "addresses the question and its agreement with the benchmark's reference answer (1-5, the audit's "
+        "judges): baseline (offline, lexical), openai:<model> or a registered name. Repeat for an ensemble (the mean is reported); none given on the command line: baseline.",
+        cli="--judge",
     )
-    worst: int = field(
-        default=DEFAULT_WORST,
-        metadata={
-            "description": "Conversations shown whole in the report: the lowest by the first measure.",
-            "min": 0,
-            "max": 100,
-        },
+    worst: int = setting_field(
+        DEFAULT_WORST, "Conversations shown whole in the report: the lowest by the first measure.", low=0, high=100
     )
     concurrency: int = concurrency_field("Conversations replayed at once (turns of one conversation go in order).")
     rate_limit: float | None = rate_limit_field(

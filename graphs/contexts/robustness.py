@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.evals.defaults import DEFAULT_MIN_VOTES, DEFAULT_SIGNIFICANCE_RESAMPLES
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, DENSE_EMBEDDER_DESCRIPTION, REWRITER_DESCRIPTION
-from benchsmith.graphs.runtime.bounds import MAX_DEPTH, MAX_JUDGES, MAX_POOL_DEPTH, MAX_RESAMPLES, SEED_BOUNDS
-from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
+from benchsmith.graphs.runtime.bounds import MAX_DEPTH, MAX_JUDGES, MAX_POOL_DEPTH, MAX_RESAMPLES
+from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field, seed_field, setting_field
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
 DEFAULT_JUDGE_DEPTH = 3
@@ -20,56 +20,37 @@ DEFAULT_MEASURES = ("nDCG@3", "nDCG@10", "R@100", "AP")
 class RobustnessContext(StoreOptions, ModelOptions):
     """Settings of one robustness run (not checkpointed: the CLI passes them again on resume)."""
 
-    measures: tuple[str, ...] = field(
-        default=DEFAULT_MEASURES,
-        metadata={
-            "description": "ir_measures measures compared (Judged@k of the judge depth is always added). Repeat; "
-            "replaces the defaults.",
-            "cli": "--measure",
-        },
+    measures: tuple[str, ...] = setting_field(
+        DEFAULT_MEASURES,
+        "ir_measures measures compared (Judged@k of the judge depth is always added). Repeat; replaces the defaults.",
+        cli="--measure",
     )
-    judge_depth: int = field(
-        default=DEFAULT_JUDGE_DEPTH,
-        metadata={
-            "description": "k: the unjudged documents of each run's top k are pooled and re-judged (Judged@k is "
-            "reported).",
-            "min": 1,
-            "max": MAX_POOL_DEPTH,
-        },
+    judge_depth: int = setting_field(
+        DEFAULT_JUDGE_DEPTH,
+        "k: the unjudged documents of each run's top k are pooled and re-judged (Judged@k is reported).",
+        low=1,
+        high=MAX_POOL_DEPTH,
     )
-    min_votes: int = field(
-        default=DEFAULT_MIN_VOTES,
-        metadata={
-            "description": "Judges (and a majority) that must agree on a grade to confirm it (the audit's rule). With "
-            "one judge, 1 trusts it unchecked.",
-            "min": 1,
-            "max": MAX_JUDGES,
-        },
+    min_votes: int = setting_field(
+        DEFAULT_MIN_VOTES,
+        "Judges (and a majority) that must agree on a grade to confirm it (the audit's rule). With "
+        "one judge, 1 trusts it unchecked.",
+        low=1,
+        high=MAX_JUDGES,
     )
-    corpus: str | None = field(
-        default=None,
-        metadata={
-            "description": "With run files: a BEIR corpus.jsonl holding the runs' documents, so the unjudged ones can be "
-            "re-judged."
-        },
+    corpus: str | None = setting_field(
+        None, "With run files: a BEIR corpus.jsonl holding the runs' documents, so the unjudged ones can be re-judged."
     )
-    depth: int = field(
-        default=DEFAULT_DEPTH, metadata={"description": "Documents retrieved per query.", "min": 1, "max": MAX_DEPTH}
-    )
-    embedder: str = field(default=DEFAULT_EMBEDDER, metadata={"description": DENSE_EMBEDDER_DESCRIPTION})
-    llm: str = field(default=BASELINE, metadata={"description": REWRITER_DESCRIPTION})
+    depth: int = setting_field(DEFAULT_DEPTH, "Documents retrieved per query.", low=1, high=MAX_DEPTH)
+    embedder: str = setting_field(DEFAULT_EMBEDDER, DENSE_EMBEDDER_DESCRIPTION)
+    llm: str = setting_field(BASELINE, REWRITER_DESCRIPTION)
     concurrency: int = concurrency_field("Turns judged at once.")
-    significance_test: Literal["randomization", "t-test"] = field(
-        default="randomization",
-        metadata={
-            "description": "Paired test of each test set against the original (Holm-corrected over the test sets): "
-            "randomization or t-test."
-        },
+    significance_test: Literal["randomization", "t-test"] = setting_field(
+        "randomization",
+        "Paired test of each test set against the original (Holm-corrected over the test sets): "
+        "randomization or t-test.",
     )
-    resamples: int = field(
-        default=DEFAULT_SIGNIFICANCE_RESAMPLES,
-        metadata={"description": "Resamples of the randomization test.", "min": 1, "max": MAX_RESAMPLES},
+    resamples: int = setting_field(
+        DEFAULT_SIGNIFICANCE_RESAMPLES, "Resamples of the randomization test.", low=1, high=MAX_RESAMPLES
     )
-    seed: int = field(
-        default=0, metadata={**SEED_BOUNDS, "description": "Seed of the randomization test and the model calls."}
-    )
+    seed: int = seed_field("Seed of the randomization test and the model calls.")

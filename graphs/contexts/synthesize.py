@@ -6,9 +6,16 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Literal
 
 from benchsmith.agents.defaults import BASELINE
-from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_NEIGHBOURS, MAX_RETRIES, MAX_TURNS, SEED_BOUNDS
+from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_NEIGHBOURS, MAX_RETRIES, MAX_TURNS
 from benchsmith.graphs.runtime.ray_options import RayOptions
-from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field
+from benchsmith.graphs.runtime.settings import (
+    ModelOptions,
+    StoreOptions,
+    concurrency_field,
+    seed_field,
+    setting_field,
+    share_field,
+)
 from benchsmith.stores.errors import InputError
 from benchsmith.tools.benchmark.dialogue_walk import (
     DEFAULT_HARD_SWITCH_RATE,
@@ -33,151 +40,95 @@ QualityGateMode = Literal["replan", "flag", "off"]
 class SynthesisContext(RayOptions, StoreOptions, ModelOptions):
     """Settings of one synthesis run (not checkpointed: the CLI passes them again on resume)."""
 
-    llm: str = field(
-        default=BASELINE,
-        metadata={
-            "description": "Model of the questioner, responder and polisher: 'baseline' (offline, extractive), "
-            "openai:<model> (any OpenAI-compatible server via OPENAI_BASE_URL), or a registered name."
-        },
+    llm: str = setting_field(
+        BASELINE,
+        "Model of the questioner, responder and polisher: 'baseline' (offline, extractive), "
+        "openai:<model> (any OpenAI-compatible server via OPENAI_BASE_URL), or a registered name.",
     )
-    seed: int = field(
-        default=0,
-        metadata={"description": "Seed for clustering, cluster choice, switches and model calls.", **SEED_BOUNDS},
-    )
-    switch_rate: float = field(
+    seed: int = seed_field("Seed for clustering, cluster choice, switches and model calls.")
+    switch_rate: float = share_field(
+        "Probability that a turn switches topic (users switch every 2.11 turns, Spink et al. 2002).",
         default=DEFAULT_SWITCH_PROBABILITY,
-        metadata={
-            "description": "Probability that a turn switches topic (users switch every 2.11 turns, Spink et al. 2002).",
-            "min": 0.0,
-            "max": 1.0,
-        },
     )
-    hard_switch_rate: float = field(
+    hard_switch_rate: float = share_field(
+        "Share of topic switches that are hard (a distant cluster, the old history kept).",
         default=DEFAULT_HARD_SWITCH_RATE,
-        metadata={
-            "description": "Share of topic switches that are hard (a distant cluster, the old history kept).",
-            "min": 0.0,
-            "max": 1.0,
-        },
     )
-    soft_switch_margin: float = field(
-        default=DEFAULT_SOFT_SWITCH_MARGIN,
-        metadata={
-            "description": "A soft switch's gold must be at least as similar to the previous gold as the collection's "
-            "random-pair mean plus this many standard deviations (the soft-switch threshold); a hard "
-            "switch's gold must be less similar than that and on another document."
-        },
+    soft_switch_margin: float = setting_field(
+        DEFAULT_SOFT_SWITCH_MARGIN,
+        "A soft switch's gold must be at least as similar to the previous gold as the collection's "
+        "random-pair mean plus this many standard deviations (the soft-switch threshold); a hard "
+        "switch's gold must be less similar than that and on another document.",
     )
-    max_overlap: float = field(
+    max_overlap: float = share_field(
+        "Most lexical overlap a question may have with its gold passage (share of its content-word "
+        "stems found in the gold, evals/measures/lexical_overlap.py); above it the question is asked again. "
+        "Default 0.78: the 90th percentile of the 58 hand-written questions of "
+        "data/stdlib-validity.jsonl against their gold chunks (mean 0.57, median 0.60, p90 0.784).",
         default=DEFAULT_MAX_OVERLAP,
-        metadata={
-            "description": "Most lexical overlap a question may have with its gold passage (share of its content-word "
-            "stems found in the gold, evals/measures/lexical_overlap.py); above it the question is asked again. "
-            "Default 0.78: the 90th percentile of the 58 hand-written questions of "
-            "data/stdlib-validity.jsonl against their gold chunks (mean 0.57, median 0.60, p90 0.784).",
-            "min": 0.0,
-            "max": 1.0,
-        },
     )
-    overlap_attempts: int = field(
-        default=DEFAULT_OVERLAP_ATTEMPTS,
-        metadata={
-            "description": "Corrective turns per gold chunk for a question above max_overlap.",
-            "min": 0,
-            "max": MAX_RETRIES,
-        },
+    overlap_attempts: int = setting_field(
+        DEFAULT_OVERLAP_ATTEMPTS,
+        "Corrective turns per gold chunk for a question above max_overlap.",
+        low=0,
+        high=MAX_RETRIES,
     )
-    overlap_replans: int = field(
-        default=DEFAULT_OVERLAP_REPLANS,
-        metadata={
-            "description": "Other gold chunks a turn is re-planned on when every corrective turn stays above "
-            "max_overlap; then the lowest-overlap question is kept, flagged overlap_rejected.",
-            "min": 0,
-            "max": MAX_RETRIES,
-        },
+    overlap_replans: int = setting_field(
+        DEFAULT_OVERLAP_REPLANS,
+        "Other gold chunks a turn is re-planned on when every corrective turn stays above "
+        "max_overlap; then the lowest-overlap question is kept, flagged overlap_rejected.",
+        low=0,
+        high=MAX_RETRIES,
     )
-    cluster_size: int = field(
-        default=DEFAULT_CLUSTER_SIZE,
-        metadata={
-            "description": "Chunks per cluster: the collection's semantic path is cut every this many chunks.",
-            "min": 1,
-            "max": MAX_CLUSTER_SIZE,
-        },
+    cluster_size: int = setting_field(
+        DEFAULT_CLUSTER_SIZE,
+        "Chunks per cluster: the collection's semantic path is cut every this many chunks.",
+        low=1,
+        high=MAX_CLUSTER_SIZE,
     )
-    neighbours: int = field(
-        default=DEFAULT_CLUSTER_NEIGHBOURS,
-        metadata={
-            "description": "Neighbours per chunk in the k-nearest-neighbour graph the path walks.",
-            "min": 1,
-            "max": MAX_NEIGHBOURS,
-        },
+    neighbours: int = setting_field(
+        DEFAULT_CLUSTER_NEIGHBOURS,
+        "Neighbours per chunk in the k-nearest-neighbour graph the path walks.",
+        low=1,
+        high=MAX_NEIGHBOURS,
     )
-    page_kinds: tuple[str, ...] = field(
-        default=DEFAULT_SYNTHESIS_PAGE_KINDS,
-        metadata={
-            "description": "Page kinds whose chunks the clusters, and so the conversations, are drawn from: narrative, "
-            "api, changelog, index (ingestion labels each page); repeat for several. Default: narrative "
-            "and api (a changelog's chunks are release notes, an index page's mostly links); a chunk "
-            "ingested without a page kind counts as narrative. The benchmark's corpus keeps every chunk.",
-            "cli": "--page-kind",
-        },
+    page_kinds: tuple[str, ...] = setting_field(
+        DEFAULT_SYNTHESIS_PAGE_KINDS,
+        "Page kinds whose chunks the clusters, and so the conversations, are drawn from: narrative, "
+        "api, changelog, index (ingestion labels each page); repeat for several. Default: narrative "
+        "and api (a changelog's chunks are release notes, an index page's mostly links); a chunk "
+        "ingested without a page kind counts as narrative. The benchmark's corpus keeps every chunk.",
+        cli="--page-kind",
     )
-    history_window: int | None = field(
-        default=None,
-        metadata={
-            "description": "Earlier turns in each exported BEIR query; empty: all of them.",
-            "min": 0,
-            "max": MAX_TURNS,
-        },
+    history_window: int | None = setting_field(
+        None, "Earlier turns in each exported BEIR query; empty: all of them.", low=0, high=MAX_TURNS
     )
     concurrency: int = concurrency_field("Conversations synthesized at once (exactly).")
-    unanswerable_rate: float = field(
-        default=0.0,
-        metadata={
-            "description": "Share of turns the corpus cannot answer: a question about a chunk of the conversation's "
-            "cluster that is held out of the benchmark's corpus (no qrels; the reference reply says the "
-            "documents do not answer it), kept only when the judge finds no remaining chunk that answers it.",
-            "min": 0.0,
-            "max": 1.0,
-        },
+    unanswerable_rate: float = share_field(
+        "Share of turns the corpus cannot answer: a question about a chunk of the conversation's "
+        "cluster that is held out of the benchmark's corpus (no qrels; the reference reply says the "
+        "documents do not answer it), kept only when the judge finds no remaining chunk that answers it."
     )
-    partial_rate: float = field(
-        default=0.0,
-        metadata={
-            "description": "Share of turns the corpus answers in part: the question needs a held-out chunk and an "
-            "available one (the gold); the reference answer says which part is missing.",
-            "min": 0.0,
-            "max": 1.0,
-        },
+    partial_rate: float = share_field(
+        "Share of turns the corpus answers in part: the question needs a held-out chunk and an "
+        "available one (the gold); the reference answer says which part is missing."
     )
-    underspecified_rate: float = field(
-        default=0.0,
-        metadata={
-            "description": "Share of turns with an ambiguous question that fits two chunks of the cluster (no qrels); the "
-            "reference reply is a clarifying question and the next turn says which chunk the user meant.",
-            "min": 0.0,
-            "max": 1.0,
-        },
+    underspecified_rate: float = share_field(
+        "Share of turns with an ambiguous question that fits two chunks of the cluster (no qrels); the "
+        "reference reply is a clarifying question and the next turn says which chunk the user meant."
     )
-    multi_gold_rate: float = field(
-        default=0.0,
-        metadata={
-            "description": "Share of turns whose answer needs two or three chunks of the cluster together, all of them "
-            "gold; the judge checks that each one contributes.",
-            "min": 0.0,
-            "max": 1.0,
-        },
+    multi_gold_rate: float = share_field(
+        "Share of turns whose answer needs two or three chunks of the cluster together, all of them "
+        "gold; the judge checks that each one contributes."
     )
-    rates: str | None = field(
-        default=None,
-        metadata={
-            "description": "A named preset of the turn-type rates and the question-type mix, from a named source: "
-            f"{presets_described()}. A rate (other than 0) or a mix given beside it overrides the "
-            "preset's. Empty: the rates given (all 0 by default). The command prints the rates a run uses.",
-            "cli": "--rates",
-        },
+    rates: str | None = setting_field(
+        None,
+        "A named preset of the turn-type rates and the question-type mix, from a named source: "
+        f"{presets_described()}. A rate (other than 0) or a mix given beside it overrides the "
+        "preset's. Empty: the rates given (all 0 by default). The command prints the rates a run uses.",
+        cli="--rates",
     )
-    quality_gate: QualityGateMode = field(
+    quality_gate: QualityGateMode = field(  # field() itself: ruff's RUF009 flags any other call under a Literal alias
         default="replan",
         metadata={
             "description": "The offline quality gate on every turn (evals/quality_gate/: the reading rubric's broken "
@@ -185,14 +136,12 @@ class SynthesisContext(RayOptions, StoreOptions, ModelOptions):
             "stats.json); 'flag' keeps it and records its flags; 'off' runs no gate."
         },
     )
-    question_types: str = field(
-        default="",
-        metadata={
-            "description": "Mix of question types each turn draws from and the questioner is asked for, as "
-            "type=weight pairs (factoid, explanation, comparison, how-to, yes/no, summary, keyword), e.g. "
-            f"'{DEMO_QUESTION_TYPES}'; empty: no type is asked for and each question is labelled by its "
-            "wording."
-        },
+    question_types: str = setting_field(
+        "",
+        "Mix of question types each turn draws from and the questioner is asked for, as "
+        "type=weight pairs (factoid, explanation, comparison, how-to, yes/no, summary, keyword), e.g. "
+        f"'{DEMO_QUESTION_TYPES}'; empty: no type is asked for and each question is labelled by its "
+        "wording.",
     )
 
 

@@ -12,7 +12,7 @@ from benchsmith.agents.relevance import RelevanceJudge
 from benchsmith.evals.measures import robustness as robustness_measures
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.contexts.robustness import RobustnessContext
-from benchsmith.graphs.evaluate.graph import evaluate_as_child
+from benchsmith.graphs.evaluate.child_sets import evaluated_set
 from benchsmith.graphs.evaluate.state import EvaluationInput
 from benchsmith.graphs.paraphrase.state import TEST_SETS_DIR
 from benchsmith.graphs.robustness.inputs import (
@@ -31,7 +31,7 @@ from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.resources import concurrency_slot, run_seam
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.trec import read_trec_run
-from benchsmith.stores.persistence.jsonl import load_jsonl, read_json, write_jsonl_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
 
 
 def plan(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> dict[str, Any]:
@@ -73,23 +73,8 @@ def evaluate(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> dic
         llm=context.llm,
         embedder=context.embedder,
     )
-    output = evaluate_as_child(
-        job.workspace(runtime),
-        state["run_id"],
-        name,
-        inputs,
-        child_context,
-        settings={**inputs, "depth": context.depth, "llm": context.llm, "embedder": context.embedder},
-    )
-    child_dir = job.run_dir(runtime, child_id)
-    configurations = read_json(Path(output["report"]["results"]))["configurations"]
-    log.append_once(
-        {
-            "set": name,
-            "evaluation_run": child_id,
-            "runs": {c["name"]: str(child_dir.path / c["run_file"]) for c in configurations},
-        }
-    )
+    settings = {**inputs, "depth": context.depth, "llm": context.llm, "embedder": context.embedder}
+    log.append_once(evaluated_set(job.workspace(runtime), state["run_id"], name, inputs, child_context, settings))
     return {}
 
 

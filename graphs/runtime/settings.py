@@ -44,89 +44,104 @@ R = TypeVar("R")
 C = TypeVar("C")
 
 
+def setting_field(
+    default: Any, description: str, *, low: float | None = None, high: float | None = None, **metadata: Any
+) -> Any:
+    """A setting (a field of a job's context): its default, its help text, its bounds where it has
+    them (``low``, ``high``: checked by :func:`check_bounds` and by the CLI's option) and its other
+    metadata keys (``cli``, ``recorded``... above)."""
+    bounds = {key: value for key, value in (("min", low), ("max", high)) if value is not None}
+    return field(default=default, metadata={"description": description, **bounds, **metadata})
+
+
+def share_field(description: str, default: float = 0.0) -> Any:
+    """A setting that is a share, a rate or a probability: from 0 to 1."""
+    return setting_field(default, description, low=0.0, high=1.0)
+
+
+def seed_field(description: str) -> Any:
+    """The ``seed`` setting (what it seeds differs), within numpy's seed range."""
+    return setting_field(0, description, low=SEED_BOUNDS["min"], high=SEED_BOUNDS["max"])
+
+
+def rate_limit_field(description: str) -> Any:
+    """The ``rate_limit`` setting of a job that calls a server (a model's, or the user's own system)."""
+    return setting_field(None, description, recorded=False)
+
+
+def timeout_field(description: str, default: float = 60.0) -> Any:
+    """The ``timeout_s`` setting (``--timeout``) of a job that calls a server."""
+    return setting_field(default, description, low=0.1, cli="--timeout", recorded=False)
+
+
+def attempts_field(description: str) -> Any:
+    """The ``max_attempts`` setting of a job that calls a server (what is retried differs)."""
+    return setting_field(6, description, low=1, high=MAX_ATTEMPTS, recorded=False)
+
+
+def concurrency_field(description: str, default: int = 4) -> Any:
+    """The ``concurrency`` setting every fanning-out context has (what runs at once differs)."""
+    return setting_field(default, description, low=1, high=MAX_CONCURRENCY, recorded=False)
+
+
 @dataclass(kw_only=True)
 class StoreOptions:
     """Where a job's files and vectors live (every job's context has these)."""
 
-    workspace: str | None = field(
-        default=None,
-        metadata={
-            "description": "Folder holding the Chroma index, checkpoints, model cache and runs. "
-            "Default: $BENCHSMITH_WORKSPACE, else ./.benchsmith.",
-            "cli": ("--workspace", "-w"),
-            "envvar": WORKSPACE_ENV,
-            "show_default": "./.benchsmith",
-            "recorded": False,
-        },
+    workspace: str | None = setting_field(
+        None,
+        "Folder holding the Chroma index, checkpoints, model cache and runs. "
+        "Default: $BENCHSMITH_WORKSPACE, else ./.benchsmith.",
+        cli=("--workspace", "-w"),
+        envvar=WORKSPACE_ENV,
+        show_default="./.benchsmith",
+        recorded=False,
     )
-    chroma_host: str | None = field(
-        default=None,
-        metadata={
-            "description": "HOST:PORT of a Chroma server instead of the embedded store in the workspace.",
-            "recorded": False,
-        },
+    chroma_host: str | None = setting_field(
+        None, "HOST:PORT of a Chroma server instead of the embedded store in the workspace.", recorded=False
     )
-    database: str | None = field(
-        default=None,
-        metadata={
-            "description": "A postgresql://USER@HOST/DATABASE URL for the run's checkpoints, model cache, usage and record in PostgreSQL; a "
-            "synthesis, audit or paraphrasing run is then shared by workers on any machine "
-            "(`benchsmith work RUN_ID`). Empty: $BENCHSMITH_DATABASE_URL, else SQLite in the workspace. "
-            "Pass a password through the environment variable, not the command line (commands are "
-            "kept for resuming).",
-            "envvar": DATABASE_ENV,
-            "recorded": False,
-        },
+    database: str | None = setting_field(
+        None,
+        "A postgresql://USER@HOST/DATABASE URL for the run's checkpoints, model cache, usage and record in PostgreSQL; a "
+        "synthesis, audit or paraphrasing run is then shared by workers on any machine "
+        "(`benchsmith work RUN_ID`). Empty: $BENCHSMITH_DATABASE_URL, else SQLite in the workspace. "
+        "Pass a password through the environment variable, not the command line (commands are "
+        "kept for resuming).",
+        envvar=DATABASE_ENV,
+        recorded=False,
     )
-    lease_s: float = field(
-        default=DEFAULT_LEASE_S,
-        metadata={
-            "description": "With a database: seconds a worker's claim on an item lasts without its heartbeat "
-            "(renewed every third of it); after that another worker takes the item over.",
-            "cli": "--lease",
-            "min": 1.0,
-            "recorded": False,
-        },
+    lease_s: float = setting_field(
+        DEFAULT_LEASE_S,
+        "With a database: seconds a worker's claim on an item lasts without its heartbeat "
+        "(renewed every third of it); after that another worker takes the item over.",
+        low=1.0,
+        cli="--lease",
+        recorded=False,
     )
 
     def database_url(self) -> str | None:
         return database_url(self.database)
 
 
-def rate_limit_field(description: str) -> Any:
-    """The ``rate_limit`` setting of a job that calls a server (a model's, or the user's own system)."""
-    return field(default=None, metadata={"description": description, "recorded": False})
-
-
-def timeout_field(description: str, default: float = 60.0) -> Any:
-    """The ``timeout_s`` setting (``--timeout``) of a job that calls a server."""
-    return field(
-        default=default, metadata={"description": description, "cli": "--timeout", "min": 0.1, "recorded": False}
-    )
-
-
-def attempts_field(description: str) -> Any:
-    """The ``max_attempts`` setting of a job that calls a server (what is retried differs)."""
-    return field(default=6, metadata={"description": description, "min": 1, "max": MAX_ATTEMPTS, "recorded": False})
-
-
 @dataclass(kw_only=True)
 class ModelOptions:
     """How a job talks to its model server (every job that calls a model has these)."""
 
-    seed: int = field(default=0, metadata={"description": "Seed for sampling, choices and model calls.", **SEED_BOUNDS})
+    seed: int = seed_field("Seed for sampling, choices and model calls.")
     rate_limit: float | None = rate_limit_field(
         "At most this many model requests per second to one endpoint; empty: no limit."
     )
     timeout_s: float = timeout_field("Seconds before a model request times out.")
     max_attempts: int = attempts_field("Attempts per model call (retries on 429, 5xx, timeouts and invalid replies).")
-    structured_output: StructuredOutput = field(
-        default="auto",
-        metadata={
-            "description": "How replies are asked for: auto (JSON schema, then function calling, then JSON mode, "
-            "remembered per endpoint), json_schema, function_calling or json_mode.",
-            "recorded": False,
-        },
+    structured_output: StructuredOutput = (
+        field(  # field() itself: ruff's RUF009 flags any other call under a Literal alias
+            default="auto",
+            metadata={
+                "description": "How replies are asked for: auto (JSON schema, then function calling, then JSON mode, "
+                "remembered per endpoint), json_schema, function_calling or json_mode.",
+                "recorded": False,
+            },
+        )
     )
 
     def model_settings(self) -> Any:
@@ -143,13 +158,6 @@ class ModelOptions:
             )
         except ValueError as error:
             raise InputError(str(error)) from None
-
-
-def concurrency_field(description: str, default: int = 4) -> Any:
-    """The ``concurrency`` setting every fanning-out context has (what runs at once differs)."""
-    return field(
-        default=default, metadata={"description": description, "min": 1, "max": MAX_CONCURRENCY, "recorded": False}
-    )
 
 
 # ---------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.evals.measures.robustness import top_k
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.contexts.validate import ValidationContext
-from benchsmith.graphs.evaluate.graph import evaluate_as_child
+from benchsmith.graphs.evaluate.child_sets import evaluated_set
 from benchsmith.graphs.evaluate.state import EvaluationInput
 from benchsmith.graphs.runtime.corpus_indexes import (
     cached_benchmark,
@@ -47,7 +47,7 @@ from benchsmith.graphs.validate.state import (
 )
 from benchsmith.stores.formats.trec import read_trec_run
 from benchsmith.stores.persistence.files import write_json_atomic
-from benchsmith.stores.persistence.jsonl import load_jsonl, read_json, write_jsonl_atomic
+from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
 
 
 def plan(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[str, Any]:
@@ -113,33 +113,17 @@ def evaluate(state: ValidationState, runtime: Runtime[ValidationContext]) -> dic
         max_attempts=context.max_attempts,
         structured_output=context.structured_output,
     )
-    output = evaluate_as_child(
-        job.workspace(runtime),
-        state["run_id"],
-        name,
-        inputs,
-        child_context,
-        settings={
-            **inputs,
-            "split": split,
-            "depth": context.depth,
-            "measures": [context.measure],
-            "rerank": context.rerank,
-            "rerank_depth": context.rerank_depth,
-            "llm": context.llm,
-            "embedder": context.embedder,
-        },
-    )
-    results_file = Path(output["report"]["results"])
-    child_dir = job.run_dir(runtime, child_id)
-    log.append_once(
-        {
-            "set": name,
-            "evaluation_run": child_id,
-            "results": str(results_file),
-            "runs": {c["name"]: str(child_dir.path / c["run_file"]) for c in read_json(results_file)["configurations"]},
-        }
-    )
+    settings = {
+        **inputs,
+        "split": split,
+        "depth": context.depth,
+        "measures": [context.measure],
+        "rerank": context.rerank,
+        "rerank_depth": context.rerank_depth,
+        "llm": context.llm,
+        "embedder": context.embedder,
+    }
+    log.append_once(evaluated_set(job.workspace(runtime), state["run_id"], name, inputs, child_context, settings))
     return {}
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from benchsmith.stores.errors import InputError
+from benchsmith.stores.formats.trec import judgment_fields
 from benchsmith.stores.persistence.files import atomic_writer
 from benchsmith.stores.persistence.jsonl import text_lines
 
@@ -33,16 +34,9 @@ def read_nugget_qrels(path: str | Path) -> NuggetQrels:
         fields = line.split()
         if not fields:
             continue
-        if len(fields) != 4:
-            raise InputError(
-                f"{path}:{line_number}: a nugget qrels line has 4 fields (qid nugget_id doc_id "
-                f"label), found {len(fields)}"
-            )
-        query_id, nugget_id, doc_id, label = fields
-        try:
-            grade = int(label)
-        except ValueError:
-            raise InputError(f"{path}:{line_number}: label {label!r} is not an integer") from None
+        query_id, nugget_id, doc_id, grade = judgment_fields(
+            path, line_number, fields, "nugget qrels", "qid nugget_id doc_id label"
+        )
         judged = qrels.setdefault(query_id, {}).setdefault(nugget_id, {})
         if judged.get(doc_id, grade) != grade:
             raise InputError(

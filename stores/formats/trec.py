@@ -57,21 +57,28 @@ def _repeated(path: str | Path, line_number: int | None, query_id: str, doc_id: 
 def read_trec_qrels(path: str | Path) -> Qrels:
     qrels: Qrels = {}
     for line_number, fields in _lines(path):
-        if len(fields) != 4:
-            raise InputError(
-                f"{path}:{line_number}: a TREC qrels line has 4 fields (qid iteration docid relevance), "
-                f"found {len(fields)}"
-            )
-        query_id, _, doc_id, relevance = fields
-        try:
-            judged = qrels.setdefault(query_id, {})
-            grade = int(relevance)
-        except ValueError:
-            raise InputError(f"{path}:{line_number}: relevance {relevance!r} is not an integer") from None
+        query_id, _, doc_id, grade = judgment_fields(
+            path, line_number, fields, "TREC qrels", "qid iteration docid relevance"
+        )
+        judged = qrels.setdefault(query_id, {})
         if judged.get(doc_id, grade) != grade:
             raise InputError(conflicting_judgment(path, line_number, query_id, doc_id, judged[doc_id], grade))
         judged[doc_id] = grade
     return qrels
+
+
+def judgment_fields(
+    path: str | Path, line_number: int, fields: list[str], kind: str, columns: str
+) -> tuple[str, str, str, int]:
+    """A qrels line's four fields (``columns`` names them), the last an integer grade; else an
+    InputError naming the file and line."""
+    if len(fields) != 4:
+        raise InputError(f"{path}:{line_number}: a {kind} line has 4 fields ({columns}), found {len(fields)}")
+    try:
+        grade = int(fields[3])
+    except ValueError:
+        raise InputError(f"{path}:{line_number}: {columns.split()[-1]} {fields[3]!r} is not an integer") from None
+    return fields[0], fields[1], fields[2], grade
 
 
 def conflicting_judgment(

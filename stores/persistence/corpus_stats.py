@@ -16,7 +16,6 @@ count, the vocabulary and the similarity baseline.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from benchsmith.stores.persistence.files import atomic_writer
+from benchsmith.stores.persistence.npz_files import load_arrays, save_arrays
 from benchsmith.stores.persistence.workspace import Workspace
 
 FORMAT_VERSION = 1
@@ -83,8 +82,6 @@ def corpus_stats_path(workspace: Workspace, collection: str) -> Path:
 
 def save_corpus_stats(workspace: Workspace, statistics: CorpusStatistics) -> Path:
     """Written whole or not at all (a temporary file renamed over the target)."""
-    path = corpus_stats_path(workspace, statistics.collection)
-    path.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "format": FORMAT_VERSION,
         "collection": statistics.collection,
@@ -94,33 +91,28 @@ def save_corpus_stats(workspace: Workspace, statistics: CorpusStatistics) -> Pat
         "similarity": statistics.similarity,
         "fingerprint": statistics.fingerprint,
     }
-    with atomic_writer(path, binary=True) as handle:
-        np.savez(
-            handle,
-            meta=np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8),
-            document_frequencies=statistics.document_frequencies.astype(np.int32),
-            posting_offsets=statistics.posting_offsets.astype(np.int64),
-            postings=statistics.postings.astype(np.int32),
-        )
-    return path
+    return save_arrays(
+        corpus_stats_path(workspace, statistics.collection),
+        meta,
+        document_frequencies=statistics.document_frequencies.astype(np.int32),
+        posting_offsets=statistics.posting_offsets.astype(np.int64),
+        postings=statistics.postings.astype(np.int32),
+    )
 
 
 def load_corpus_stats(workspace: Workspace, collection: str) -> CorpusStatistics | None:
-    path = corpus_stats_path(workspace, collection)
-    if not path.exists():
+    stored = load_arrays(corpus_stats_path(workspace, collection), FORMAT_VERSION)
+    if stored is None:
         return None
-    with np.load(path) as arrays:
-        meta = json.loads(arrays["meta"].tobytes().decode("utf-8"))
-        if meta.get("format") != FORMAT_VERSION:
-            return None
-        return CorpusStatistics(
-            collection=meta["collection"],
-            chunks=meta["chunks"],
-            vocabulary=meta["vocabulary"],
-            document_frequencies=arrays["document_frequencies"],
-            posting_offsets=arrays["posting_offsets"],
-            postings=arrays["postings"],
-            posting_cap=meta["posting_cap"],
-            similarity=meta["similarity"],
-            fingerprint=meta.get("fingerprint", ""),
-        )
+    meta, arrays = stored
+    return CorpusStatistics(
+        collection=meta["collection"],
+        chunks=meta["chunks"],
+        vocabulary=meta["vocabulary"],
+        document_frequencies=arrays["document_frequencies"],
+        posting_offsets=arrays["posting_offsets"],
+        postings=arrays["postings"],
+        posting_cap=meta["posting_cap"],
+        similarity=meta["similarity"],
+        fingerprint=meta.get("fingerprint", ""),
+    )

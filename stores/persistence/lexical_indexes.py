@@ -10,13 +10,12 @@ in term-number order.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from benchsmith.stores.persistence.files import atomic_writer
+from benchsmith.stores.persistence.npz_files import load_arrays, save_arrays
 from benchsmith.stores.persistence.workspace import Workspace
 
 FORMAT_VERSION = 1
@@ -39,8 +38,6 @@ def bm25_index_path(workspace: Workspace, corpus_fingerprint: str) -> Path:
 
 def save_bm25(workspace: Workspace, corpus_fingerprint: str, index: StoredBM25) -> Path:
     """Written whole or not at all (a temporary file renamed over the target)."""
-    path = bm25_index_path(workspace, corpus_fingerprint)
-    path.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "format": FORMAT_VERSION,
         "k1": index.k1,
@@ -48,32 +45,27 @@ def save_bm25(workspace: Workspace, corpus_fingerprint: str, index: StoredBM25) 
         "doc_ids": index.doc_ids,
         "vocabulary": index.vocabulary,
     }
-    with atomic_writer(path, binary=True) as handle:
-        np.savez(
-            handle,
-            meta=np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
-            data=index.data.astype(np.float32, copy=False),
-            indices=index.indices.astype(np.int32, copy=False),
-            indptr=index.indptr.astype(np.int64, copy=False),
-        )
-    return path
+    return save_arrays(
+        bm25_index_path(workspace, corpus_fingerprint),
+        meta,
+        data=index.data.astype(np.float32, copy=False),
+        indices=index.indices.astype(np.int32, copy=False),
+        indptr=index.indptr.astype(np.int64, copy=False),
+    )
 
 
 def load_bm25(workspace: Workspace, corpus_fingerprint: str, k1: float, b: float) -> StoredBM25 | None:
     """The stored index of this corpus with these parameters, or None (absent, another format)."""
-    path = bm25_index_path(workspace, corpus_fingerprint)
-    if not path.exists():
+    stored = load_arrays(bm25_index_path(workspace, corpus_fingerprint), FORMAT_VERSION)
+    if stored is None or stored[0].get("k1") != k1 or stored[0].get("b") != b:
         return None
-    with np.load(path) as arrays:
-        meta = json.loads(arrays["meta"].tobytes().decode("utf-8"))
-        if meta.get("format") != FORMAT_VERSION or meta.get("k1") != k1 or meta.get("b") != b:
-            return None
-        return StoredBM25(
-            doc_ids=meta["doc_ids"],
-            vocabulary=meta["vocabulary"],
-            data=arrays["data"],
-            indices=arrays["indices"],
-            indptr=arrays["indptr"],
-            k1=k1,
-            b=b,
-        )
+    meta, arrays = stored
+    return StoredBM25(
+        doc_ids=meta["doc_ids"],
+        vocabulary=meta["vocabulary"],
+        data=arrays["data"],
+        indices=arrays["indices"],
+        indptr=arrays["indptr"],
+        k1=k1,
+        b=b,
+    )

@@ -24,24 +24,21 @@ exact text). ``py:package.module:object`` names an importable callable or graph;
 from __future__ import annotations
 
 import contextvars
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from benchsmith.stores.errors import InputError
+from benchsmith.tools.retrieval.named_objects import NamedObjects
 from benchsmith.tools.retrieval.outside_retrievers import (
     DEFAULT_ID_KEY,
     HTTP_PREFIXES,
     PY_PREFIX,
-    TRANSIENT_STATUS,
     Found,
     OutsideRetrieverError,
-    TransientFailure,
     endpoint_client,
     import_object,
+    post_json,
 )
 
 DEFAULT_CHAT_MODEL = "assistant"
@@ -122,14 +119,7 @@ def chat_assistant(spec: str, timeout_s: float = 60.0) -> Assistant:
             for turn in history
             for message in ({"role": "user", "content": turn["user"]}, {"role": "assistant", "content": turn["agent"]})
         ] + [{"role": "user", "content": question}]
-        try:
-            response = client.post(url, json={"model": model or DEFAULT_CHAT_MODEL, "messages": messages})
-        except (httpx.TimeoutException, httpx.NetworkError) as error:
-            raise TransientFailure(f"{url}: {type(error).__name__}: {error}") from None
-        if response.status_code in TRANSIENT_STATUS or response.status_code >= 500:
-            raise TransientFailure(f"{url}: HTTP {response.status_code}")
-        if response.status_code != 200:
-            raise OutsideRetrieverError(f"{url} answered HTTP {response.status_code}: {response.text[:200]!r}")
+        response = post_json(client, url, {"model": model or DEFAULT_CHAT_MODEL, "messages": messages})
         try:
             payload = response.json()
             message = payload["choices"][0]["message"]
@@ -154,41 +144,25 @@ def assistant_of(value: Any) -> Assistant:
     )
 
 
-_lock = threading.Lock()
-_registered: dict[str, Assistant] = {}
-_given: dict[str, Any] = {}
-_by_spec: dict[str, Assistant] = {}
+_assistants: NamedObjects[Assistant] = NamedObjects()
 
 
 def register_assistant(name: str, assistant: Any) -> str:
     """Make ``name`` an assistant spec (``--assistant NAME``, ``assistant=NAME``) for ``assistant``."""
     if not name or name.startswith((*HTTP_PREFIXES, PY_PREFIX)):
         raise InputError(f"assistant name {name!r} is malformed: choose another")
-    built = assistant_of(assistant)
-    with _lock:
-        _registered[name], _given[name] = built, assistant
-    return name
+    return _assistants.register(name, assistant, assistant_of(assistant))
 
 
 def assistant_spec_for(value: Any) -> str:
     """A spec as it is; an object registered under its own name (``.name``, its function or class name)."""
-    if isinstance(value, str):
-        return value
-    with _lock:
-        for name, given in _given.items():
-            if given is value:
-                return name
-    name = str(getattr(value, "name", None) or getattr(value, "__name__", None) or type(value).__name__)
-    with _lock:
-        if name in _registered:
-            raise InputError(f"another assistant is registered as {name!r}: register this one under its own name")
-    return register_assistant(name, value)
+    return _assistants.spec_of(
+        value, register_assistant, "another assistant is registered as {name}: register this one under its own name"
+    )
 
 
 def resolve_assistant(spec: str, timeout_s: float = 60.0) -> Assistant:
-    with _lock:
-        found = _registered.get(spec) or _by_spec.get(spec)
-    if found is not None:
+    if (found := _assistants.find(spec)) is not None:
         return found
     if spec.startswith(HTTP_PREFIXES):
         built = chat_assistant(spec, timeout_s)
@@ -198,12 +172,8 @@ def resolve_assistant(spec: str, timeout_s: float = 60.0) -> Assistant:
         raise InputError(
             f"unknown assistant {spec!r}: give http://HOST/v1/chat/completions, py:module:object or a registered name"
         )
-    with _lock:
-        return _by_spec.setdefault(spec, built)
+    return _assistants.built_once(spec, built)
 
 
 def clear_assistants() -> None:
-    with _lock:
-        _registered.clear()
-        _given.clear()
-        _by_spec.clear()
+    _assistants.clear()

@@ -43,6 +43,7 @@ import httpx
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from benchsmith.stores.errors import InputError
+from benchsmith.tools.retrieval.named_objects import NamedObjects
 
 DEFAULT_ID_KEY = "id"
 HTTP_PREFIXES = ("http://", "https://")
@@ -103,19 +104,26 @@ def endpoint_client(url: str, key_variable: str, timeout_s: float) -> httpx.Clie
     return httpx.Client(timeout=timeout_s, headers={"Authorization": f"Bearer {key}"} if key else {})
 
 
+def post_json(client: httpx.Client, url: str, body: dict[str, Any]) -> httpx.Response:
+    """The user's endpoint's 200 reply to ``body``; a timeout, a lost connection, 408, 409, 429 or
+    5xx is a :class:`TransientFailure` (retried), any other status an :class:`OutsideRetrieverError`."""
+    try:
+        response = client.post(url, json=body)
+    except (httpx.TimeoutException, httpx.NetworkError) as error:
+        raise TransientFailure(f"{url}: {type(error).__name__}: {error}") from None
+    if response.status_code in TRANSIENT_STATUS or response.status_code >= 500:
+        raise TransientFailure(f"{url}: HTTP {response.status_code}")
+    if response.status_code != 200:
+        raise OutsideRetrieverError(f"{url} answered HTTP {response.status_code}: {response.text[:200]!r}")
+    return response
+
+
 def http_searcher(url: str, timeout_s: float = 60.0) -> Searcher:
     """POST the documented JSON request to ``url``; the reply's ``results`` as :class:`Found`."""
     client = endpoint_client(url, RETRIEVER_KEY_VARIABLE, timeout_s)
 
     def search(query: str, history: list[dict[str, str]], k: int) -> list[Found]:
-        try:
-            response = client.post(url, json={"query": query, "history": history, "k": k})
-        except (httpx.TimeoutException, httpx.NetworkError) as error:
-            raise TransientFailure(f"{url}: {type(error).__name__}: {error}") from None
-        if response.status_code in TRANSIENT_STATUS or response.status_code >= 500:
-            raise TransientFailure(f"{url}: HTTP {response.status_code}")
-        if response.status_code != 200:
-            raise OutsideRetrieverError(f"{url} answered HTTP {response.status_code}: {response.text[:200]!r}")
+        response = post_json(client, url, {"query": query, "history": history, "k": k})
         try:
             payload = response.json()
             results = payload["results"]
@@ -201,10 +209,7 @@ def outside_retriever(name: str, value: Any, *, id_key: str = DEFAULT_ID_KEY) ->
 # ---------------------------------------------------------------------------------------
 # Ready objects by name, and specs.
 
-_lock = threading.Lock()
-_registered: dict[str, OutsideRetriever] = {}
-_given: dict[str, Any] = {}  # {name: the object registered under it}, to find an object passed again
-_by_spec: dict[str, OutsideRetriever] = {}  # http and py: specs, built once per process
+_retrievers: NamedObjects[OutsideRetriever] = NamedObjects()
 
 
 def register_retriever(name: str, retriever: Any, *, id_key: str = DEFAULT_ID_KEY) -> str:
@@ -213,44 +218,28 @@ def register_retriever(name: str, retriever: Any, *, id_key: str = DEFAULT_ID_KE
     the module docstring) or a callable ``(query, history, k) -> [(doc_id, score), ...]``."""
     if not name or name.startswith((*HTTP_PREFIXES, PY_PREFIX)) or name.split(":")[0] in BUILT_IN_NAMES or "@" in name:
         raise InputError(f"retriever name {name!r} is taken or malformed: choose another (no '@', not a built-in)")
-    built = outside_retriever(name, retriever, id_key=id_key)
-    with _lock:
-        _registered[name] = built
-        _given[name] = retriever
-    return name
+    return _retrievers.register(name, retriever, outside_retriever(name, retriever, id_key=id_key))
 
 
 def spec_for(value: Any) -> str:
     """The spec of a retriever the Python API was given: a string as it is; an object registered
     under its own name (``.name``, else its function or class name) and that name."""
-    if isinstance(value, str):
-        return value
-    with _lock:
-        for name, given in _given.items():
-            if given is value:
-                return name
-    name = getattr(value, "name", None) or getattr(value, "__name__", None) or type(value).__name__
-    with _lock:
-        if name in _registered:
-            raise InputError(
-                f"another retriever is registered as {name!r}: register this one under its own name "
-                "(benchsmith.register_retriever(name, retriever)) and pass the name"
-            )
-    return register_retriever(str(name), value)
+    return _retrievers.spec_of(
+        value,
+        register_retriever,
+        "another retriever is registered as {name}: register this one under its own name "
+        "(benchsmith.register_retriever(name, retriever)) and pass the name",
+    )
 
 
 def is_outside_spec(text: str) -> bool:
-    with _lock:
-        registered = text in _registered
-    return registered or text.startswith((*HTTP_PREFIXES, PY_PREFIX))
+    return text in _retrievers or text.startswith((*HTTP_PREFIXES, PY_PREFIX))
 
 
 def resolve_retriever(spec: str, timeout_s: float = 60.0) -> OutsideRetriever:
     """The outside retriever of a spec (registered name, URL or ``py:module:object``); an
     unknown name or an import that fails is an InputError."""
-    with _lock:
-        found = _registered.get(spec) or _by_spec.get(spec)
-    if found is not None:
+    if (found := _retrievers.find(spec)) is not None:
         return found
     if spec.startswith(HTTP_PREFIXES):
         built = OutsideRetriever(spec, http_searcher(spec, timeout_s), "http")
@@ -258,8 +247,7 @@ def resolve_retriever(spec: str, timeout_s: float = 60.0) -> OutsideRetriever:
         built = outside_retriever(spec, import_object(spec))
     else:
         raise InputError(f"unknown retriever {spec!r}: not a built-in, a URL, py:module:object or a registered name")
-    with _lock:
-        return _by_spec.setdefault(spec, built)
+    return _retrievers.built_once(spec, built)
 
 
 def import_object(spec: str, option: str = "--retriever") -> Any:
@@ -280,10 +268,7 @@ def import_object(spec: str, option: str = "--retriever") -> Any:
 
 def clear_retrievers() -> None:
     """Forget every registered and built outside retriever (a test's or an app's teardown)."""
-    with _lock:
-        _registered.clear()
-        _given.clear()
-        _by_spec.clear()
+    _retrievers.clear()
 
 
 # ---------------------------------------------------------------------------------------

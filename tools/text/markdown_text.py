@@ -24,6 +24,7 @@ import re
 import textwrap
 
 from benchsmith.tools.text.headings import heading_marker
+from benchsmith.tools.text.protected_spans import ProtectedSpans
 from benchsmith.tools.text.rst_text import rst_to_text
 from benchsmith.tools.text.sphinx_markup import (
     code_language,
@@ -90,8 +91,6 @@ _EMPHASIS = re.compile(
 _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~", re.S)
 _FOOTNOTE_REFERENCE = re.compile(r"\[\^[^\]\s]+\]")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
-_PLACEHOLDER = "\ue002{}\ue003"
-_PLACEHOLDER_PATTERN = re.compile("\ue002(\\d+)\ue003")
 
 
 def markdown_to_text(source: str) -> str:
@@ -102,12 +101,8 @@ def markdown_to_text(source: str) -> str:
 
 def markdown_inline(text: str) -> str:
     """Inline markup of a paragraph to plain text; code spans keep their content as is."""
-    kept: list[str] = []
-
-    def protect(value: str) -> str:
-        kept.append(value)
-        return _PLACEHOLDER.format(len(kept) - 1)
-
+    kept = ProtectedSpans()
+    protect = kept.protect
     text = _ROLE.sub(lambda m: protect(role_text(m.group(1), m.group(3).strip())), text)
     text = _CODE.sub(lambda m: protect(m.group(2).strip() if m.group(2).strip() else m.group(2)), text)
     text = _EMPTY_LINK.sub(lambda m: _target_name(m.group(1)), text)
@@ -123,9 +118,7 @@ def markdown_inline(text: str) -> str:
     text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), text)
     text = _STRIKE.sub(r"\1", text)
     text = _ESCAPE.sub(r"\1", text)
-    while _PLACEHOLDER_PATTERN.search(text):
-        text = _PLACEHOLDER_PATTERN.sub(lambda m: kept[int(m.group(1))], text)
-    return text
+    return kept.restore(text)
 
 
 def _target_name(target: str) -> str:

@@ -24,6 +24,7 @@ import re
 import textwrap
 
 from benchsmith.tools.text.headings import heading_marker
+from benchsmith.tools.text.protected_spans import ProtectedSpans
 from benchsmith.tools.text.sphinx_markup import (
     code_language,
     directive_kind,
@@ -87,8 +88,6 @@ _SIMPLE_REFERENCE = re.compile(r"(?<![\w`/.-])([A-Za-z][\w-]*)_(?=[\s.,;:!?)\]'\
 _STRONG = re.compile(r"(?<![\w*])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w*])", re.S)
 _EMPHASIS = re.compile(r"(?<![\w*\\])\*(?=[^\s*])(.+?)(?<=[^\s*\\])\*(?![\w*])", re.S)
 _ESCAPE = re.compile(r"\\([^\sA-Za-z0-9])")
-_PLACEHOLDER = "\ue002{}\ue003"
-_PLACEHOLDER_PATTERN = re.compile("\ue002(\\d+)\ue003")
 
 
 def rst_to_text(source: str) -> str:
@@ -109,12 +108,8 @@ def substitution_definitions(lines: list[str]) -> dict[str, str]:
 
 def rst_inline(text: str, substitutions: dict[str, str]) -> str:
     """Inline markup of a paragraph to plain text (roles, links, literals, emphasis...)."""
-    literals: list[str] = []
-
-    def protect(value: str) -> str:
-        literals.append(value)
-        return _PLACEHOLDER.format(len(literals) - 1)
-
+    literals = ProtectedSpans()
+    protect = literals.protect
     text = _LITERAL.sub(lambda m: protect(" ".join(m.group(1).split()) if "\n" in m.group(1) else m.group(1)), text)
     text = _ROLE.sub(lambda m: protect(role_text(m.group(1), m.group(2))), text)
     text = _SUFFIX_ROLE.sub(lambda m: protect(role_text(m.group(2), m.group(1))), text)
@@ -127,9 +122,7 @@ def rst_inline(text: str, substitutions: dict[str, str]) -> str:
     text = _STRONG.sub(r"\1", text)
     text = _EMPHASIS.sub(r"\1", text)
     text = _unescape(text)
-    while _PLACEHOLDER_PATTERN.search(text):  # placeholders may hold placeholders
-        text = _PLACEHOLDER_PATTERN.sub(lambda m: literals[int(m.group(1))], text)
-    return text
+    return literals.restore(text)
 
 
 def _unescape(text: str) -> str:

@@ -1,12 +1,7 @@
 // The labelling page: one (question, passage) pair at a time, graded with the keyboard alone.
 "use strict";
 
-let state = null;
-let item = null;
-let index = 0;
 let whole = false;
-let shownAt = performance.now();
-let pending = Promise.resolve(); // keys act one after another: a grade is saved before "back" moves
 const GRADE_NAMES = ["not relevant", "marginally relevant", "fairly relevant", "highly relevant"];
 
 function showProgress() {
@@ -44,16 +39,8 @@ function showItem() {
 }
 
 async function load(target) {
-  if (state.total === 0) {
-    setText("message", "Nothing to label.");
-    return;
-  }
-  index = Math.max(0, Math.min(target, state.total - 1));
-  item = await api("item?index=" + index);
   whole = false;
-  shownAt = performance.now();
-  showItem();
-  document.body.dataset.ready = "yes";
+  await loadItem(target, "Nothing to label.", showItem);
 }
 
 async function judge(grade) {
@@ -74,32 +61,19 @@ async function judge(grade) {
   }
 }
 
-function onKey(event) {
-  const note = document.getElementById("note");
-  if (document.activeElement === note) {
-    if (event.key === "Enter" || event.key === "Escape") {
-      note.blur();
-      event.preventDefault();
-    }
-    return;
-  }
-  if (event.ctrlKey || event.metaKey || event.altKey || !item) return;
-  const key = event.key;
-  let action = null;
-  if (["0", "1", "2", "3"].includes(key)) action = () => judge(Number(key));
-  else if (key === "s") action = () => judge(null);
-  else if (key === "j" || key === "ArrowRight") action = () => load(index + 1);
-  else if (key === "k" || key === "ArrowLeft") action = () => load(index - 1);
-  else if (key === "o") action = () => { whole = !whole; showItem(); };
-  else if (key === "n") action = () => note.focus();
-  if (action) {
-    event.preventDefault();
-    pending = pending.then(action).catch((error) => setText("message", "Not saved: " + error.message));
-  }
+function keyAction(key) {
+  if (!item) return null;
+  if (["0", "1", "2", "3"].includes(key)) return () => judge(Number(key));
+  if (key === "s") return () => judge(null);
+  if (key === "j" || key === "ArrowRight") return () => load(index + 1);
+  if (key === "k" || key === "ArrowLeft") return () => load(index - 1);
+  if (key === "o") return () => { whole = !whole; showItem(); };
+  if (key === "n") return () => document.getElementById("note").focus();
+  return null;
 }
 
 async function start() {
-  document.addEventListener("keydown", onKey);
+  document.addEventListener("keydown", (event) => onPageKey(event, keyAction));
   for (const button of document.querySelectorAll("#grades button")) {
     button.addEventListener("click", () => judge(Number(button.dataset.grade)));
   }

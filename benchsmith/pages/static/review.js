@@ -1,12 +1,7 @@
 // The review page: one synthesized turn at a time, accepted, rejected with a rubric class, or edited.
 "use strict";
 
-let state = null;
-let item = null;
-let index = 0;
 let choosingClass = false;
-let shownAt = performance.now();
-let pending = Promise.resolve(); // keys act one after another
 
 function showProgress() {
   const c = state.counts;
@@ -72,12 +67,7 @@ function showRubric(visible) {
 }
 
 async function load(target) {
-  if (state.total === 0) return setText("message", "The benchmark has no turns.");
-  index = Math.max(0, Math.min(target, state.total - 1));
-  item = await api("item?index=" + index);
-  shownAt = performance.now();
-  showItem();
-  document.body.dataset.ready = "yes";
+  await loadItem(target, "The benchmark has no turns.", showItem);
 }
 
 async function decide(verdict, extra) {
@@ -108,11 +98,10 @@ function endEdit(save) {
   edit.hidden = true;
   document.getElementById("edit-label").hidden = true;
   edit.blur();
-  if (save && text) pending = pending.then(() => decide("edit", { edited_question: text }));
+  if (save && text) queue(() => decide("edit", { edited_question: text }));
 }
 
 function onKey(event) {
-  const note = document.getElementById("note");
   const edit = document.getElementById("edit");
   if (document.activeElement === edit) {
     if (event.key === "Enter" || event.key === "Escape") {
@@ -121,30 +110,23 @@ function onKey(event) {
     }
     return;
   }
-  if (document.activeElement === note) {
-    if (event.key === "Enter" || event.key === "Escape") {
-      note.blur();
-      event.preventDefault();
-    }
-    return;
-  }
-  if (event.ctrlKey || event.metaKey || event.altKey || !item) return;
-  const key = event.key;
-  let action = null;
+  onPageKey(event, keyAction);
+}
+
+function keyAction(key) {
+  if (!item) return null;
   if (choosingClass && /^[1-9]$/.test(key) && Number(key) <= state.rubric_classes.length) {
     const rubricClass = state.rubric_classes[Number(key) - 1];
-    action = () => decide("reject", { rubric_class: rubricClass });
-  } else if (key === "Escape") action = () => showRubric(false);
-  else if (key === "a") action = () => decide("accept", {});
-  else if (key === "r") action = () => showRubric(true);
-  else if (key === "e") action = () => startEdit();
-  else if (key === "n") action = () => note.focus();
-  else if (key === "j" || key === "ArrowRight") action = () => load(index + 1);
-  else if (key === "k" || key === "ArrowLeft") action = () => load(index - 1);
-  if (action) {
-    event.preventDefault();
-    pending = pending.then(action).catch((error) => setText("message", "Not saved: " + error.message));
+    return () => decide("reject", { rubric_class: rubricClass });
   }
+  if (key === "Escape") return () => showRubric(false);
+  if (key === "a") return () => decide("accept", {});
+  if (key === "r") return () => showRubric(true);
+  if (key === "e") return () => startEdit();
+  if (key === "n") return () => document.getElementById("note").focus();
+  if (key === "j" || key === "ArrowRight") return () => load(index + 1);
+  if (key === "k" || key === "ArrowLeft") return () => load(index - 1);
+  return null;
 }
 
 async function start() {
