@@ -81,6 +81,11 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
         return None if "?" in reply else "an underspecified turn's reply asks nothing back"
     if VERSION_ONLY.match(reply):
         return "the reply is only a version note"
+    if ASKS_WHAT_IT_IS.match(turn.asked):
+        if all(VERSION_SENTENCE.match(sentence) for sentence in split_sentences(reply)):
+            return "asks what it is; the reply gives only version notes"
+        if _tells_the_user_instead(turn.asked, reply):
+            return "asks what it is; the reply says what the user must do, of something else"
     if _asks_back(reply):
         return "the reply asks a question or walks through an example instead of answering"
     if negative := _negative_option_unanswered(turn.asked, reply):
@@ -130,6 +135,33 @@ EXPLAIN_TOPIC = re.compile(
     r"(?i)^(?:In [^,]+, )?(?:can you explain|can you give me an overview of) (?!what |how |why )"
     r"(?P<topic>[^?]+)\?$"
 )
+
+
+# Questions that ask what a thing is, holds or does (not what it is for: "Deprecated API." says that
+# much; not how to do something, nor what to do).
+ASKS_WHAT_IT_IS = re.compile(
+    r"(?i)^(?:In [^,]+, )?(?:what (?:does|do) .+ (?:do|hold|represent|mean|contain|store|control|signal)\?"
+    r"|what (?:exactly )?(?:is|are)\b(?!.* for\?$)(?! the (?:purpose|role|point|meaning) of\b)|can you explain\b)"
+)
+# A sentence that is a version or deprecation note: "New in version 3.5.", "Soft-deprecated, prefer X."
+VERSION_SENTENCE = re.compile(VERSION_NOTE.pattern + r"|^\W*(?:[Ss]oft-)?[Dd]eprecated\b")
+# A sentence addressed to the user as an obligation: "You will need to ...", "You may need to ...".
+USER_OBLIGATION = re.compile(
+    r"(?i)^\W*you (?:\w+ly )?(?:may |will |might |would |must |should )?(?:also )?"
+    r"(?:need to|have to|must)\b"
+)
+
+
+def _tells_the_user_instead(question: str, reply: str) -> bool:
+    """ "What does use_directory_urls hold?" answered "You will need to either disable the search
+    plugin ...": a first sentence that tells the user what they must do and names none of the
+    question's topic words says nothing of what the thing is."""
+    sentences = split_sentences(reply)
+    if not sentences or not USER_OBLIGATION.match(sentences[0]):
+        return False
+    if names := code_names(question):  # the entry asked, not the words of its name ("use" of use_directory_urls)
+        return not any(name.rsplit(".", 1)[-1].lower() in sentences[0].lower() for name in names)
+    return not set(stems(topic_words(question))) & set(stems(content_words(sentences[0])))
 
 
 VERSION_ONLY = re.compile(VERSION_NOTE.pattern + r"[\d.]*\W*$")  # a version note and nothing else
