@@ -471,3 +471,12 @@ def test_a_reply_of_version_notes_or_of_what_the_user_must_do_says_not_what_it_i
     assert "reply_mismatch" in flags("What does use_directory_urls hold?", must)
     named = "You will need to set use_directory_urls to false when opening pages from the file system."
     assert "reply_mismatch" not in flags("What does use_directory_urls hold?", named)
+
+
+def test_a_reply_that_says_only_where_an_option_applies_does_not_say_what_it_does():
+    scope = "Only used with the git svn dcommit, set-tree and commit-diff commands."
+    assert "reply_mismatch" in judge_turn(TurnEvidence("What is --rmdir for in git svn?", scope)).flags
+    described = f"{scope} Remove directories from the SVN tree if there are no files left behind."
+    assert "reply_mismatch" not in judge_turn(TurnEvidence("What is --rmdir for in git svn?", described)).flags
+    # asked when to use it, where it applies is the answer
+    assert "reply_mismatch" not in judge_turn(TurnEvidence("When should I use --rmdir with git svn?", scope)).flags

@@ -19,7 +19,8 @@ agents, a model, an imported benchmark). Thresholds were set on the development 
   turn whose reply answers; an underspecified turn whose reply asks nothing; a question that asks
   what a thing is, holds or does answered only by version notes ("Soft-deprecated, prefer X.") or by
   a first sentence that tells the user what they must do ("You will need to ...") and names neither
-  the asked code name nor, without one, any topic word.
+  the asked code name nor, without one, any topic word; a question that asks what a thing does or is
+  for answered only by where it applies ("Only used with the dcommit command.").
 * ``dangling_referent``: a first question that says "it", "this", "they"; a reply whose first
   sentence's subject is a pronoun or demonstrative ("This is useful for ...") that nothing in the
   reply or the question names; a condition question ("What happens if I provide no ids?") with no

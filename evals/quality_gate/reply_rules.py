@@ -81,6 +81,10 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
         return None if "?" in reply else "an underspecified turn's reply asks nothing back"
     if VERSION_ONLY.match(reply):
         return "the reply is only a version note"
+    if (PURPOSE.match(turn.asked) or ASKS_WHAT_IT_IS.match(turn.asked)) and all(
+        SCOPE_NOTE.match(sentence) for sentence in split_sentences(reply)
+    ):
+        return "asks what it does; the reply says only where it applies"
     if ASKS_WHAT_IT_IS.match(turn.asked):
         if all(VERSION_SENTENCE.match(sentence) for sentence in split_sentences(reply)):
             return "asks what it is; the reply gives only version notes"
@@ -145,6 +149,12 @@ ASKS_WHAT_IT_IS = re.compile(
 )
 # A sentence that is a version or deprecation note: "New in version 3.5.", "Soft-deprecated, prefer X."
 VERSION_SENTENCE = re.compile(VERSION_NOTE.pattern + r"|^\W*(?:[Ss]oft-)?[Dd]eprecated\b")
+# A sentence that says only where a thing applies: "Only used with the dcommit command.", "This option is
+# only valid for add and update commands." (it answers "when", not "what for")
+SCOPE_NOTE = re.compile(
+    r"(?i)^\W*(?:this (?:option|flag|setting|variable|command|parameter) (?:is|can be) )?only (?:be )?"
+    r"(?:used|valid|meaningful|applicable|relevant|available|useful|allowed|supported|works?|honou?red)\b"
+)
 # A sentence addressed to the user as an obligation: "You will need to ...", "You may need to ...".
 USER_OBLIGATION = re.compile(
     r"(?i)^\W*you (?:\w+ly )?(?:may |will |might |would |must |should )?(?:also )?"
