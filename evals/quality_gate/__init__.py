@@ -3,8 +3,8 @@
 A reader of generated turns (data/readings/RUBRIC.md) calls a turn broken for one of seven
 reasons; each has a rule here, run on any benchmark's turns whatever wrote them (the offline
 agents, a model, an imported benchmark). Thresholds were set on the development half's readings
-(data/readings/, corpora stdlib, requests, mkdocs, git) and are measured on the test half's
-(flask, markdown, attrs) by ``benchmarks/gate_agreement.py``.
+(data/readings/, corpora stdlib, requests, mkdocs, git, pytest) and are measured on the test half's
+(flask, markdown, attrs, click) by ``benchmarks/gate_agreement.py``.
 
 * ``unaskable``: the audit's form rule (evals/measures/question_form.py: markup, templates, a page as a
   whole, fragments) or a question that does not parse as one: no verb where a sentence needs
