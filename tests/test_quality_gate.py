@@ -480,3 +480,10 @@ def test_a_reply_that_says_only_where_an_option_applies_does_not_say_what_it_doe
     assert "reply_mismatch" not in judge_turn(TurnEvidence("What is --rmdir for in git svn?", described)).flags
     # asked when to use it, where it applies is the answer
     assert "reply_mismatch" not in judge_turn(TurnEvidence("When should I use --rmdir with git svn?", scope)).flags
+
+
+def test_a_definition_of_a_subject_the_question_cut_short_is_a_mismatch():
+    narrowed = "Support for these types of regular expressions is an optional compile-time feature."
+    assert "reply_mismatch" in judge_turn(TurnEvidence("What exactly is Support?", narrowed)).flags
+    whole = "A hook wrapper is a generator function which yields exactly once."
+    assert "reply_mismatch" not in judge_turn(TurnEvidence("Can you explain what a hook wrapper is?", whole)).flags

@@ -73,6 +73,30 @@ def _defines(thing: str, reply: str) -> bool:
     )  # a docstring's noun-phrase definition: "A user-created object."
 
 
+def _narrowed_subject(thing: str, reply: str) -> str | None:
+    """ "What exactly is Support?" answered "Support for these types of regular expressions is an
+    optional ...": the reply's first sentence has the asked thing as its subject with a phrase or a
+    clause that says which one ("for these types", "that match the expression", "required for a
+    theme"), which the question dropped: it asks about a fragment. Development readings (rounds 1-8):
+    4 such definition turns, all broken. The subject and its first restricting word, or None."""
+    sentences = split_sentences(reply)
+    if not sentences or not thing.split():
+        return None
+    head = thing.split()[-1].lower().rstrip("s")
+    first = parse(sentences[0])
+    for token in first.tokens:
+        if token.dep not in ("nsubj", "nsubjpass") or token.text.lower().rstrip("s") != head:
+            continue
+        restricting = [child for child in first.children(token.index) if child.dep in RESTRICTING]
+        if restricting:
+            return f"{token.text} {restricting[0].text} ..."
+        return None
+    return None
+
+
+RESTRICTING = frozenset({"prep", "relcl", "acl"})  # "X for Y", "X that match Y", "X required for Y"
+
+
 def reply_mismatch(turn: TurnEvidence) -> str | None:
     reply = turn.reply.strip()
     if turn.turn_type == "unanswerable":
@@ -116,6 +140,8 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
     thing = defined and (defined["thing"] or defined["explained"] or defined["meant"])
     if thing and not code_names(thing) and not thing.endswith(" for") and not _defines(thing, reply):
         return f"asks what {thing} is; the reply does not say"
+    if thing and not code_names(thing) and (narrowed := _narrowed_subject(thing, reply)):
+        return f"asks what {thing} is; the reply speaks of {narrowed}, which the question cuts short"
     asked = set(stems(topic_words(question)))
     if not asked:
         return None
