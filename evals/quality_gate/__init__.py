@@ -20,7 +20,9 @@ agents, a model, an imported benchmark). Thresholds were set on the development 
   what a thing is, holds or does answered only by version notes ("Soft-deprecated, prefer X.") or by
   a first sentence that tells the user what they must do ("You will need to ...") and names neither
   the asked code name nor, without one, any topic word; a question that asks what a thing does or is
-  for answered only by where it applies ("Only used with the dcommit command.").
+  for answered only by where it applies ("Only used with the dcommit command."); a definition
+  question whose reply defines the asked thing with a phrase or clause the question dropped ("What
+  exactly is Support?" answered "Support for these types of ... is ...").
 * ``dangling_referent``: a first question that says "it", "this", "they"; a reply whose first
   sentence's subject is a pronoun or demonstrative ("This is useful for ...") that nothing in the
   reply or the question names; a condition question ("What happens if I provide no ids?") with no
