@@ -487,3 +487,10 @@ def test_a_definition_of_a_subject_the_question_cut_short_is_a_mismatch():
     assert "reply_mismatch" in judge_turn(TurnEvidence("What exactly is Support?", narrowed)).flags
     whole = "A hook wrapper is a generator function which yields exactly once."
     assert "reply_mismatch" not in judge_turn(TurnEvidence("Can you explain what a hook wrapper is?", whole)).flags
+
+
+def test_a_reply_for_a_case_the_question_never_names_is_a_mismatch():
+    case = "If the remote server is very slow, you can tell Requests to wait forever for a response."
+    assert "reply_mismatch" in judge_turn(TurnEvidence("Is it possible to tell Requests?", case)).flags
+    asked = "If you want to share a theme you create, you should list it on the wiki."
+    assert "reply_mismatch" not in judge_turn(TurnEvidence("Is there a way to share a theme I create?", asked)).flags

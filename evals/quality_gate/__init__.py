@@ -22,7 +22,9 @@ agents, a model, an imported benchmark). Thresholds were set on the development 
   the asked code name nor, without one, any topic word; a question that asks what a thing does or is
   for answered only by where it applies ("Only used with the dcommit command."); a definition
   question whose reply defines the asked thing with a phrase or clause the question dropped ("What
-  exactly is Support?" answered "Support for these types of ... is ...").
+  exactly is Support?" answered "Support for these types of ... is ..."); a question whether or how
+  a thing can be done answered for a case it never names ("If you have a test suite where ..., you
+  can ...").
 * ``dangling_referent``: a first question that says "it", "this", "they"; a reply whose first
   sentence's subject is a pronoun or demonstrative ("This is useful for ...") that nothing in the
   reply or the question names; a condition question ("What happens if I provide no ids?") with no

@@ -127,6 +127,8 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
     found = WHAT_HAPPENS.match(question)
     if found and (reason := _condition_mismatch(found["clause"], reply)):
         return reason
+    if case := _unasked_case(question, reply):
+        return f"asks whether or how it can be done; the reply answers for a case it does not name ({case!r})"
     if HOW_TO.match(question) and not _says_how(reply, question):
         return "asks how; the reply says only that it can be done"
     if PURPOSE.match(question) and re.match(r"(?i)^\W*defaults? (?:to|is)\b", reply):
@@ -248,6 +250,30 @@ EXPLAINING = re.compile(
     r"why)\b"
 )
 MEANS_WORDS = frozenset({"by", "using", "via", "through", "with"})
+
+
+# Questions that ask whether or how a thing can be done.
+ABILITY = re.compile(
+    r"(?i)^(?:In [^,]+, )?(?:is it possible to|is there a way to|can I|(?:is|are) .+ able to|how (?:do|can) I"
+    r"|what(?:'s| is) the (?:best|recommended) way to)\b"
+)
+OPENING_CASE = re.compile(r"(?i)^\W*(?:if|when|unless)\b(?P<case>[^,]+),")
+
+
+def _unasked_case(question: str, reply: str) -> str | None:
+    """ "Is it possible to implement a hook?" answered "If you have a test suite where test function
+    names indicate ..., you can ...": a reply that opens on a condition sharing no topic word with a
+    question that names none says it can be done in a case the question never asked about; the
+    question was lifted from the sentence's main clause. Development readings (rounds 1-8): 4 such
+    turns, all broken; an opening condition that repeats the question's words ("If you want to
+    remove files, ...") was read ok in 27 of 35. The condition, or None."""
+    if not ABILITY.match(question) or re.search(r"(?i)\b(?:if|when|unless|without)\b", question):
+        return None
+    sentences = split_sentences(reply)
+    opening = OPENING_CASE.match(sentences[0]) if sentences else None
+    if opening is None or set(stems(content_words(opening["case"]))) & set(stems(topic_words(question))):
+        return None
+    return opening["case"].strip()
 
 
 def _says_how(reply: str, question: str) -> bool:
