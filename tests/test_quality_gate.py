@@ -427,3 +427,70 @@ def test_every_frame_of_the_offline_questioner_asks_about_a_noun_phrase_topic_as
         if (reason := topic_not_noun_phrase(TurnEvidence(question[:1].upper() + question[1:], "x")))
     }
     assert refused == {}
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "previous"),
+    [
+        ("What happens if I provide no ids?", "If no ids are provided they will be generated automatically.", ()),
+        ("What should I expect if I give a pattern?", "If a pattern is given, only matching refs are shown.", ()),
+        ("What should I expect if I don't use the setpos() method?", "The seek() method is not necessary.", ()),
+    ],
+)
+def test_a_first_question_on_what_it_never_names_dangles(question, reply, previous):
+    assert "dangling_referent" in judge_turn(TurnEvidence(question, reply, previous=previous)).flags
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "previous"),
+    [
+        # a context, a code name, or a conversation that names it says of what
+        ("In git clone, what happens if I provide no pathspec?", "If no pathspec is provided, all are cloned.", ()),
+        ("What happens if I pass verify=False?", "If verify is set to False, any certificate is accepted.", ()),
+        (
+            "What happens if I provide no ids?",
+            "If no ids are provided they will be generated automatically.",
+            (("How do I parametrize a test?", "Use pytest.mark.parametrize; ids name each case."),),
+        ),
+        ("What should I expect if I don't use the aifc.setpos() method?", "The seek() method is not necessary.", ()),
+    ],
+)
+def test_a_condition_or_method_the_question_places_does_not_dangle(question, reply, previous):
+    assert "dangling_referent" not in judge_turn(TurnEvidence(question, reply, previous=previous)).flags
+
+
+def test_a_reply_of_version_notes_or_of_what_the_user_must_do_says_not_what_it_is():
+    def flags(question: str, reply: str) -> dict[str, str]:
+        return judge_turn(TurnEvidence(question, reply)).flags
+
+    assert "reply_mismatch" in flags("What does src_paths hold?", "Soft-deprecated, prefer src_uris.")
+    assert "reply_mismatch" in flags("What does xunit2 hold?", "New in version 3.5. Changed in version 5.4: added.")
+    assert "reply_mismatch" not in flags("What does src_uri hold?", "The URI of the source file. New in version 1.5.")
+    assert "reply_mismatch" not in flags("What is sdist.check_metadata for?", "Deprecated: use check for the metadata.")
+    must = "You will need to either disable the search plugin, or use a third-party search plugin."
+    assert "reply_mismatch" in flags("What does use_directory_urls hold?", must)
+    named = "You will need to set use_directory_urls to false when opening pages from the file system."
+    assert "reply_mismatch" not in flags("What does use_directory_urls hold?", named)
+
+
+def test_a_reply_that_says_only_where_an_option_applies_does_not_say_what_it_does():
+    scope = "Only used with the git svn dcommit, set-tree and commit-diff commands."
+    assert "reply_mismatch" in judge_turn(TurnEvidence("What is --rmdir for in git svn?", scope)).flags
+    described = f"{scope} Remove directories from the SVN tree if there are no files left behind."
+    assert "reply_mismatch" not in judge_turn(TurnEvidence("What is --rmdir for in git svn?", described)).flags
+    # asked when to use it, where it applies is the answer
+    assert "reply_mismatch" not in judge_turn(TurnEvidence("When should I use --rmdir with git svn?", scope)).flags
+
+
+def test_a_definition_of_a_subject_the_question_cut_short_is_a_mismatch():
+    narrowed = "Support for these types of regular expressions is an optional compile-time feature."
+    assert "reply_mismatch" in judge_turn(TurnEvidence("What exactly is Support?", narrowed)).flags
+    whole = "A hook wrapper is a generator function which yields exactly once."
+    assert "reply_mismatch" not in judge_turn(TurnEvidence("Can you explain what a hook wrapper is?", whole)).flags
+
+
+def test_a_reply_for_a_case_the_question_never_names_is_a_mismatch():
+    case = "If the remote server is very slow, you can tell Requests to wait forever for a response."
+    assert "reply_mismatch" in judge_turn(TurnEvidence("Is it possible to tell Requests?", case)).flags
+    asked = "If you want to share a theme you create, you should list it on the wiki."
+    assert "reply_mismatch" not in judge_turn(TurnEvidence("Is there a way to share a theme I create?", asked)).flags

@@ -3,8 +3,8 @@
 A reader of generated turns (data/readings/RUBRIC.md) calls a turn broken for one of seven
 reasons; each has a rule here, run on any benchmark's turns whatever wrote them (the offline
 agents, a model, an imported benchmark). Thresholds were set on the development half's readings
-(data/readings/, corpora stdlib, requests, mkdocs, git) and are measured on the test half's
-(flask, markdown, attrs) by ``benchmarks/gate_agreement.py``.
+(data/readings/, corpora stdlib, requests, mkdocs, git, pytest) and are measured on the test half's
+(flask, markdown, attrs, click) by ``benchmarks/gate_agreement.py``.
 
 * ``unaskable``: the audit's form rule (evals/measures/question_form.py: markup, templates, a page as a
   whole, fragments) or a question that does not parse as one: no verb where a sentence needs
@@ -16,10 +16,20 @@ agents, a model, an imported benchmark). Thresholds were set on the development 
 * ``reply_mismatch``: an answerable reply that shares none of the question's topic words (stems,
   frame words left out) and does not come from the entry the question names; a reply drawn from
   under another entry of the gold than the one asked ("answers another entry"); an unanswerable
-  turn whose reply answers; an underspecified turn whose reply asks nothing.
+  turn whose reply answers; an underspecified turn whose reply asks nothing; a question that asks
+  what a thing is, holds or does answered only by version notes ("Soft-deprecated, prefer X.") or by
+  a first sentence that tells the user what they must do ("You will need to ...") and names neither
+  the asked code name nor, without one, any topic word; a question that asks what a thing does or is
+  for answered only by where it applies ("Only used with the dcommit command."); a definition
+  question whose reply defines the asked thing with a phrase or clause the question dropped ("What
+  exactly is Support?" answered "Support for these types of ... is ..."); a question whether or how
+  a thing can be done answered for a case it never names ("If you have a test suite where ..., you
+  can ...").
 * ``dangling_referent``: a first question that says "it", "this", "they"; a reply whose first
   sentence's subject is a pronoun or demonstrative ("This is useful for ...") that nothing in the
-  reply or the question names.
+  reply or the question names; a condition question ("What happens if I provide no ids?") with no
+  "In X," context, no code name or proper name, whose condition shares no word with the earlier
+  turns (ids of what?); a first question on "the setpos() method" of no class or module it names.
 * ``fake_ambiguity``: an underspecified turn whose candidates do not document two different
   entries of the asked name (one concept on two pages is no ambiguity).
 * ``unanswerable_answered``: an unanswerable turn whose answer a passage of what remains contains

@@ -248,6 +248,10 @@ def dangling_question(turn: TurnEvidence) -> str | None:
         )
         if pronoun:
             return f"a first question says {pronoun!r}"
+    if unnamed := _condition_names_nothing(turn):
+        return unnamed
+    if not turn.previous and (owner_missing := OWNERLESS_METHOD.search(question)):
+        return f"'{owner_missing[0]}' of no class or module the question names"
     before = set(stems(content_words(turn.history_text)))
     contrasted = re.search(r"(?i)\b(as well as|besides|other than|in addition to|apart from)\b", turn.reply)
     for token in sentence.tokens if not turn.previous and not contrasted else ():
@@ -288,3 +292,26 @@ def dangling_question(turn: TurnEvidence) -> str | None:
             owner = next((child.text for child in children if child.dep in ("compound", "amod")), token.text)
             return f"'{owner} {token.text}' of something nothing names"
     return None
+
+
+# "What happens if I provide no ids?": a condition question, no "In X," before it.
+CONDITION_QUESTION = re.compile(
+    r"(?i)^what (?:happens|should I expect|do I need to do|should I do)\b.*?\b(?:if|when)\b(?P<condition>.+)\?$"
+)
+# "the setpos() method": a method by its bare name (no "Class." before it).
+OWNERLESS_METHOD = re.compile(r"(?<![\w.])[a-z_]\w*\(\)(?: and [a-z_]\w*\(\))? methods?\b")
+
+
+def _condition_names_nothing(turn: TurnEvidence) -> str | None:
+    """ "What happens if I provide no ids?", "What should I expect if I give a pattern?": a condition
+    question with no context ("In git clone, ..."), no code name, no proper name, whose condition shares
+    no word with the earlier turns, asks what happens to something it never names (ids of what? a
+    pattern for which command?). Development readings (rounds 1-8): 20 of 24 such turns broken."""
+    question = turn.asked
+    found = CONDITION_QUESTION.match(question)
+    if not found or code_names(question) or re.search(r"(?<!^)(?<![\w'])(?!I\b)[A-Z]\w*", question):
+        return None
+    condition = set(stems(content_words(found["condition"])))
+    if not condition or condition & set(stems(content_words(turn.history_text))):
+        return None
+    return f"asks what happens if{found['condition']}, of nothing it names"

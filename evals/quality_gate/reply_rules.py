@@ -73,6 +73,30 @@ def _defines(thing: str, reply: str) -> bool:
     )  # a docstring's noun-phrase definition: "A user-created object."
 
 
+def _narrowed_subject(thing: str, reply: str) -> str | None:
+    """ "What exactly is Support?" answered "Support for these types of regular expressions is an
+    optional ...": the reply's first sentence has the asked thing as its subject with a phrase or a
+    clause that says which one ("for these types", "that match the expression", "required for a
+    theme"), which the question dropped: it asks about a fragment. Development readings (rounds 1-8):
+    4 such definition turns, all broken. The subject and its first restricting word, or None."""
+    sentences = split_sentences(reply)
+    if not sentences or not thing.split():
+        return None
+    head = thing.split()[-1].lower().rstrip("s")
+    first = parse(sentences[0])
+    for token in first.tokens:
+        if token.dep not in ("nsubj", "nsubjpass") or token.text.lower().rstrip("s") != head:
+            continue
+        restricting = [child for child in first.children(token.index) if child.dep in RESTRICTING]
+        if restricting:
+            return f"{token.text} {restricting[0].text} ..."
+        return None
+    return None
+
+
+RESTRICTING = frozenset({"prep", "relcl", "acl"})  # "X for Y", "X that match Y", "X required for Y"
+
+
 def reply_mismatch(turn: TurnEvidence) -> str | None:
     reply = turn.reply.strip()
     if turn.turn_type == "unanswerable":
@@ -81,6 +105,15 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
         return None if "?" in reply else "an underspecified turn's reply asks nothing back"
     if VERSION_ONLY.match(reply):
         return "the reply is only a version note"
+    if (PURPOSE.match(turn.asked) or ASKS_WHAT_IT_IS.match(turn.asked)) and all(
+        SCOPE_NOTE.match(sentence) for sentence in split_sentences(reply)
+    ):
+        return "asks what it does; the reply says only where it applies"
+    if ASKS_WHAT_IT_IS.match(turn.asked):
+        if all(VERSION_SENTENCE.match(sentence) for sentence in split_sentences(reply)):
+            return "asks what it is; the reply gives only version notes"
+        if _tells_the_user_instead(turn.asked, reply):
+            return "asks what it is; the reply says what the user must do, of something else"
     if _asks_back(reply):
         return "the reply asks a question or walks through an example instead of answering"
     if negative := _negative_option_unanswered(turn.asked, reply):
@@ -94,6 +127,8 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
     found = WHAT_HAPPENS.match(question)
     if found and (reason := _condition_mismatch(found["clause"], reply)):
         return reason
+    if case := _unasked_case(question, reply):
+        return f"asks whether or how it can be done; the reply answers for a case it does not name ({case!r})"
     if HOW_TO.match(question) and not _says_how(reply, question):
         return "asks how; the reply says only that it can be done"
     if PURPOSE.match(question) and re.match(r"(?i)^\W*defaults? (?:to|is)\b", reply):
@@ -107,6 +142,8 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
     thing = defined and (defined["thing"] or defined["explained"] or defined["meant"])
     if thing and not code_names(thing) and not thing.endswith(" for") and not _defines(thing, reply):
         return f"asks what {thing} is; the reply does not say"
+    if thing and not code_names(thing) and (narrowed := _narrowed_subject(thing, reply)):
+        return f"asks what {thing} is; the reply speaks of {narrowed}, which the question cuts short"
     asked = set(stems(topic_words(question)))
     if not asked:
         return None
@@ -130,6 +167,39 @@ EXPLAIN_TOPIC = re.compile(
     r"(?i)^(?:In [^,]+, )?(?:can you explain|can you give me an overview of) (?!what |how |why )"
     r"(?P<topic>[^?]+)\?$"
 )
+
+
+# Questions that ask what a thing is, holds or does (not what it is for: "Deprecated API." says that
+# much; not how to do something, nor what to do).
+ASKS_WHAT_IT_IS = re.compile(
+    r"(?i)^(?:In [^,]+, )?(?:what (?:does|do) .+ (?:do|hold|represent|mean|contain|store|control|signal)\?"
+    r"|what (?:exactly )?(?:is|are)\b(?!.* for\?$)(?! the (?:purpose|role|point|meaning) of\b)|can you explain\b)"
+)
+# A sentence that is a version or deprecation note: "New in version 3.5.", "Soft-deprecated, prefer X."
+VERSION_SENTENCE = re.compile(VERSION_NOTE.pattern + r"|^\W*(?:[Ss]oft-)?[Dd]eprecated\b")
+# A sentence that says only where a thing applies: "Only used with the dcommit command.", "This option is
+# only valid for add and update commands." (it answers "when", not "what for")
+SCOPE_NOTE = re.compile(
+    r"(?i)^\W*(?:this (?:option|flag|setting|variable|command|parameter) (?:is|can be) )?only (?:be )?"
+    r"(?:used|valid|meaningful|applicable|relevant|available|useful|allowed|supported|works?|honou?red)\b"
+)
+# A sentence addressed to the user as an obligation: "You will need to ...", "You may need to ...".
+USER_OBLIGATION = re.compile(
+    r"(?i)^\W*you (?:\w+ly )?(?:may |will |might |would |must |should )?(?:also )?"
+    r"(?:need to|have to|must)\b"
+)
+
+
+def _tells_the_user_instead(question: str, reply: str) -> bool:
+    """ "What does use_directory_urls hold?" answered "You will need to either disable the search
+    plugin ...": a first sentence that tells the user what they must do and names none of the
+    question's topic words says nothing of what the thing is."""
+    sentences = split_sentences(reply)
+    if not sentences or not USER_OBLIGATION.match(sentences[0]):
+        return False
+    if names := code_names(question):  # the entry asked, not the words of its name ("use" of use_directory_urls)
+        return not any(name.rsplit(".", 1)[-1].lower() in sentences[0].lower() for name in names)
+    return not set(stems(topic_words(question))) & set(stems(content_words(sentences[0])))
 
 
 VERSION_ONLY = re.compile(VERSION_NOTE.pattern + r"[\d.]*\W*$")  # a version note and nothing else
@@ -180,6 +250,30 @@ EXPLAINING = re.compile(
     r"why)\b"
 )
 MEANS_WORDS = frozenset({"by", "using", "via", "through", "with"})
+
+
+# Questions that ask whether or how a thing can be done.
+ABILITY = re.compile(
+    r"(?i)^(?:In [^,]+, )?(?:is it possible to|is there a way to|can I|(?:is|are) .+ able to|how (?:do|can) I"
+    r"|what(?:'s| is) the (?:best|recommended) way to)\b"
+)
+OPENING_CASE = re.compile(r"(?i)^\W*(?:if|when|unless)\b(?P<case>[^,]+),")
+
+
+def _unasked_case(question: str, reply: str) -> str | None:
+    """ "Is it possible to implement a hook?" answered "If you have a test suite where test function
+    names indicate ..., you can ...": a reply that opens on a condition sharing no topic word with a
+    question that names none says it can be done in a case the question never asked about; the
+    question was lifted from the sentence's main clause. Development readings (rounds 1-8): 4 such
+    turns, all broken; an opening condition that repeats the question's words ("If you want to
+    remove files, ...") was read ok in 27 of 35. The condition, or None."""
+    if not ABILITY.match(question) or re.search(r"(?i)\b(?:if|when|unless|without)\b", question):
+        return None
+    sentences = split_sentences(reply)
+    opening = OPENING_CASE.match(sentences[0]) if sentences else None
+    if opening is None or set(stems(content_words(opening["case"]))) & set(stems(topic_words(question))):
+        return None
+    return opening["case"].strip()
 
 
 def _says_how(reply: str, question: str) -> bool:
