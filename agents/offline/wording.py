@@ -134,6 +134,9 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("purpose-of", "factoid", "What is the purpose of {entry}?"),
         ("role-of", "factoid", "What is the role of {entry}?"),
         ("meant-for", "factoid", "What is {entry} meant for?"),
+        # an explanation frame too: on a reference of settings and options (git's) every purpose question
+        # was a factoid, half of a benchmark's questions (development round 11)
+        ("useful-when", "explanation", "When is {entry} useful?"),
     ),
     # an entry whose description opens with its intent ("Intended to speed up tools that ...")
     "purpose-why": _frames(
@@ -160,6 +163,8 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
     "purpose-option": _frames(
         ("option-do", "factoid", "What does the {entry} option{of_owner} do?"),
         ("option-for", "factoid", "What is {entry} for{in_owner}?"),
+        ("option-why", "explanation", "Why would I pass {entry}{to_owner}?"),
+        ("option-when", "explanation", "When should I use {entry}{with_owner}?"),
         ("keyword-option", "keyword", "{owner_space}{entry} option"),
     ),
     "purpose-setting": _frames(
@@ -272,6 +277,7 @@ def wordings(fact: Fact) -> list[Wording]:
             of_owner=f" of {owner}" if owner else "",
             with_owner=f" with {owner}" if owner else "",
             in_owner=f" in {owner}" if owner else "",
+            to_owner=f" to {owner}" if owner else "",
             owner_space=f"{owner} " if owner else "",
         )
     if "thing" in slots:

@@ -153,7 +153,14 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
     subject = subject_of(sentence, root)
     if subject is None:
         return []
+    if any(child.dep == "advmod" and child.lemma == "then" for child in sentence.children(root.index)):
+        return []  # "You can then call pytest.fail()": a step after one this sentence does not name
     indices = verb_phrase(sentence, root, complement=True)
+    obj = sentence.child(root.index, "dobj")
+    if obj is not None and any(
+        child.dep in ("relcl", "acl") and child.index not in indices for child in sentence.children(obj.index)
+    ):
+        return []  # "implement a hook [that defines markers]": the clause left out says which one
     if any(child.dep == "advmod" and child.lemma in ("also", "even", "too") for child in sentence.children(root.index)):
         # "You can also include your Markdown files in nested directories": what is new is where
         obj = sentence.child(root.index, "dobj")

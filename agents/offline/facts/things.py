@@ -11,6 +11,7 @@ from benchsmith.agents.offline.facts.clauses import (
     EVALUATIVE,
     META_VERBS,
     entry_name,
+    is_imperative,
     names_something,
     refers_to_entry,
     subject_of,
@@ -57,6 +58,13 @@ def definitions(statement: Statement, sentence: Sentence) -> Found:
     if not (is_copula or defining) or sentence.child(root.index, "mark") or subject.index > root.index:
         return []
     if any(
+        child.dep == "advcl" and any(mark.dep == "mark" for mark in sentence.children(child.index))
+        for child in sentence.children(root.index)
+    ):
+        return []  # "If the filter contains n entries, then the filter size is ...": true only under a condition
+    if any(child.lemma in ("now", "longer", "anymore") for child in sentence.children(root.index)):
+        return []  # "RequestException is now a subclass of IOError": a change, not what it is (requests, round 8)
+    if any(
         child.dep in ("relcl", "acl") or (defining and child.dep == "prep")
         for child in sentence.children(subject.index)
     ):
@@ -65,8 +73,9 @@ def definitions(statement: Statement, sentence: Sentence) -> Found:
     if is_copula and attr is not None:
         article = sentence.child(attr.index, "det")
         evaluative = any(
-            child.dep == "amod" and child.lemma in EVALUATIVE | RELATIVE for child in sentence.children(attr.index)
-        )
+            (child.dep == "amod" and child.lemma in EVALUATIVE | RELATIVE) or child.lemma == "default"
+            for child in sentence.children(attr.index)
+        )  # "--guess is the default behavior" says it is on, not what it is (git, development round 11)
         if attr.pos != "NOUN" or article is None or article.lemma not in ("a", "an", "the") or evaluative:
             return []
     if refers_to_entry(subject) and statement.entry:
@@ -235,6 +244,19 @@ def sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
     if not body or head not in stems(content_words(found[body[0]].text)):
         return []  # the section's first sentence is not about what its heading names
     lead = parse_all([found[body[0]].text])[0]
+    if not any(
+        token.pos in ("NOUN", "PROPN")
+        and stems([token.text.lower()])[0] == head
+        and (
+            token.dep in ("nsubj", "nsubjpass", "attr", "ROOT") or lead.tokens[token.head].dep in ("nsubj", "nsubjpass")
+        )
+        for token in lead.tokens
+    ) or (is_imperative(lead, lead.root) or (lead.root.lemma in META_VERBS and subject_of(lead, lead.root) is None)):
+        # the first sentence must be about the heading's thing, its subject ("Miscellaneous differences" opening
+        # on "The two backends will use different wording"; "All communication is done using packet-line
+        # framing" explains no framing), and not send the reader elsewhere ("For the
+        # full list of options consult the reference documentation"; git and pytest, development round 8)
+        return []
     if REQUIREMENT.search(lead.text) and not any(
         token.dep in ("nsubj", "nsubjpass") and stems([token.text.lower()])[0] == head for token in lead.tokens
     ):
