@@ -300,9 +300,11 @@ def names_a_thing(heading: str) -> bool:
     first = cleaned.split()[0].lower()
     if first in ("how", "what", "why", "when", "where", "which", "who", "using", "working", "getting"):
         return False
-    opening = parse(cleaned.lower()).tokens[0]  # lower-cased: the tagger reads Title Case as names
-    if opening.tag == "VBG" and not opening.code:
-        return False  # a task, not a thing: "In Preparing Initial Patchset, ..." (git, development round 8)
+    parsed = parse(cleaned.lower())  # lower-cased: the tagger reads Title Case as names
+    if (parsed.tokens[0].tag == "VBG" and not parsed.tokens[0].code) or any(t.tag == "PRP$" for t in parsed.tokens):
+        # a task or a tutorial's title, not a thing: "In Preparing Initial Patchset, ...", "In My First Object
+        # Walk, ..." (git, development rounds 8 and 11)
+        return False
     return not set(re.findall(r"[a-z]+", cleaned.lower())) & MANUAL_TITLE_WORDS
 
 

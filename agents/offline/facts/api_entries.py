@@ -14,7 +14,9 @@ from benchsmith.language import Sentence
 from benchsmith.words import LIGHT_VERBS
 
 PARTIAL_SLOT = "partial"  # a purpose whose first sentence needs the next one: see _says_something_else
-DEPRECATION = re.compile(r"(?i)^\W*(?:[\w-]*deprecated\b|deprecated since|this (?:\w+ )?is deprecated)")
+DEPRECATION = re.compile(
+    r"(?i)^\W*(?:[\w-]*deprecated\b|deprecated since|(?:this|these) (?:\w+ )?(?:is|are) deprecated)"
+)
 
 
 def entries(statement: Statement, sentence: Sentence) -> Found:
@@ -36,8 +38,10 @@ def entries(statement: Statement, sentence: Sentence) -> Found:
         # src_uris", "New in version 6.1.": a circumstance, a default, a deprecation or a version, not what
         # the entry is for
         intent = opening.lemma in ("intend", "useful", "use", "mean", "helpful")  # "Intended to speed up ..."
-        partial = ((PARTIAL_SLOT, "yes"),) if _says_something_else(sentence, name) else ()
-        found.append(("purpose", name, (*slots, ("why", "yes" if intent else ""), *partial)))
+        other = _says_something_else(sentence, name)
+        if other != "another entry":
+            partial = ((PARTIAL_SLOT, "yes"),) if other else ()
+            found.append(("purpose", name, (*slots, ("why", "yes" if intent else ""), *partial)))
     if statement.role == "returns" or (
         sentence.tokens
         and sentence.tokens[0].lemma in ("return", "returns", "yield")
@@ -49,25 +53,30 @@ def entries(statement: Statement, sentence: Sentence) -> Found:
     return found
 
 
-def _says_something_else(sentence: Sentence, name: str) -> bool:
+def _says_something_else(sentence: Sentence, name: str) -> str | None:
     """An entry's first sentence that does not say what the entry does: where it applies ("Only used
     with the init command": a participle with no subject) or what another thing is ("The default for
     format-patch is to output files with the suffix .patch"). Asked what the entry is for, it answers
-    only with what follows it (:data:`PARTIAL_SLOT`; git, development round 11)."""
+    only with what follows it (:data:`PARTIAL_SLOT`; git, development round 11); a sentence about
+    another entry (a list of variables described together) never."""
     root = sentence.root
     subject = subject_of(sentence, root)
     if subject is None:
-        return root.tag == "VBN" and sentence.child(root.index, "aux", "auxpass") is None
+        restriction = root.tag == "VBN" and sentence.child(root.index, "aux", "auxpass") is None
+        return "restriction" if restriction else None
     low, high = sentence.subtree(subject.index)
     if any(token.code and token.text != name for token in sentence.tokens[low:high]) and name not in sentence.text:
-        return True  # "The GIT_HTTP_EXPORT_ALL environmental variable may be passed ..." under REQUEST_METHOD
-    return (
+        return (
+            "another entry"  # "The GIT_HTTP_EXPORT_ALL environmental variable may be passed ..." under REQUEST_METHOD
+        )
+    about_another = (
         root.lemma == "be"
         and subject.pos in ("NOUN", "PROPN")
         and not subject.code
         and subject.text.lower() not in ("you", "it", "this")
         and name not in sentence.text
     )
+    return "another thing" if about_another else None
 
 
 def defaults(statement: Statement, sentence: Sentence) -> Found:

@@ -24,7 +24,8 @@ from benchsmith.words import LIGHT_VERBS, content_words, stems
 
 # Adjectives that place a thing among others rather than say what it is: "the only information that is
 # supported" (git's protocol pages, development readings round 4).
-RELATIVE = frozenset("only same other first last next previous former latter".split())
+RELATIVE = frozenset("only same other first second third last next previous former latter related similar".split())
+QUANTIFIERS = frozenset("any all each every no some both either neither".split())
 CONTRAST_PREPOSITIONS = frozenset({"unlike", "versus", "vs"})
 
 # "A rather than B", "A instead of B" state a choice ("raises X rather than RuntimeError"), no comparison.
@@ -58,9 +59,14 @@ def definitions(statement: Statement, sentence: Sentence) -> Found:
     if not (is_copula or defining) or sentence.child(root.index, "mark") or subject.index > root.index:
         return []
     if any(
-        child.dep == "advcl" and any(mark.dep == "mark" for mark in sentence.children(child.index))
+        child.dep == "advcl" or (child.dep == "prep" and child.lemma == "give")
         for child in sentence.children(root.index)
+    ) or any(
+        child.lemma in RELATIVE | QUANTIFIERS and child.dep in ("amod", "det", "advmod")
+        for child in sentence.children(subject.index)
     ):
+        # "Given N <references>, the first N lines are ...", "If the filter contains n entries, then the filter size
+        # is ...": true only under a condition; "a related concept", "any unknown capability": no one thing
         return []  # "If the filter contains n entries, then the filter size is ...": true only under a condition
     if any(child.lemma in ("now", "longer", "anymore") for child in sentence.children(root.index)):
         return []  # "RequestException is now a subclass of IOError": a change, not what it is (requests, round 8)
