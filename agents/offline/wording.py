@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from benchsmith.agents.offline.facts import Fact
+from benchsmith.words import LIGHT_VERBS
 
 # Documentation verbs and the everyday verb a user types for them (base forms). Only pairs that
 # keep the meaning in any technical context: "register" or "encode" have no such twin.
@@ -249,6 +250,8 @@ def frames_of(fact: Fact) -> tuple[Frame, ...]:
         return FRAMES["error" if fact.has("raiser") else "error-alone"]
     if fact.kind == "purpose":
         kind = fact.slot("entry_kind")
+        if kind == "class" and fact.slot("entry").endswith(("Error", "Exception", "Warning")):
+            kind = "exception"  # nobody "uses" PytestUnhandledThreadExceptionWarning (pytest, development round 11)
         if fact.has("why") and fact.slot("why"):
             return FRAMES["purpose-why"]
         return FRAMES[ENTRY_FRAMES.get(kind, "purpose" if kind in CALLABLE_KINDS else "purpose-name")]
@@ -290,6 +293,7 @@ def wordings(fact: Fact) -> list[Wording]:
         slots["Does"] = slots["does"].capitalize()
     if "mark" in slots:
         slots["Mark"] = slots["mark"].capitalize()
+    light = slots.get("vp", "").split(" ", 1)[0] in LIGHT_VERBS
     return [
         Wording(
             frame.template.format(**slots)
@@ -299,6 +303,7 @@ def wordings(fact: Fact) -> list[Wording]:
             frame.question_type,
         )
         for frame in frames_of(fact)
+        if not (light and frame.name == "keyword-task")  # "give explicit styling" is no query anyone types
     ]
 
 

@@ -153,8 +153,8 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
     subject = subject_of(sentence, root)
     if subject is None:
         return []
-    if any(child.dep == "advmod" and child.lemma == "then" for child in sentence.children(root.index)):
-        return []  # "You can then call pytest.fail()": a step after one this sentence does not name
+    if any(child.dep == "advmod" and child.lemma in ("then", "now") for child in sentence.children(root.index)):
+        return []  # "You can then call pytest.fail()", "You can now edit ...": a step after one this sentence does not name
     indices = verb_phrase(sentence, root, complement=True)
     obj = sentence.child(root.index, "dobj")
     if obj is not None and any(
@@ -194,6 +194,8 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         if refers_to_entry(subject) and statement.entry
         else noun_phrase(sentence, subject, article=True)
     )
+    if owner and subject.index == 0 and subject.tag in ("NNS", "NNPS") and owner.istitle() and not subject.code:
+        owner = owner.lower()  # "Plugins can provide ...": capitalized as the sentence's first word, no name
     plural = subject.tag in ("NNS", "NNPS") and not subject.code
     return (
         [("capability", bare(owner), (("vp", vp), ("owner", owner), ("is", "are" if plural else "is")))]

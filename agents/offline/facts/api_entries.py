@@ -10,7 +10,7 @@ from benchsmith.agents.offline.facts.clauses import entry_name, subject_of
 from benchsmith.agents.offline.facts.phrases import noun_phrase
 from benchsmith.agents.offline.facts.record import Found
 from benchsmith.entries import VERSION_NOTE, Statement
-from benchsmith.language import Sentence
+from benchsmith.language import AUXILIARY_WORDS, Sentence
 from benchsmith.words import LIGHT_VERBS
 
 PARTIAL_SLOT = "partial"  # a purpose whose first sentence needs the next one: see _says_something_else
@@ -48,7 +48,12 @@ def entries(statement: Statement, sentence: Sentence) -> Found:
         and statement.entry_kind in ("function", "method", "classmethod", "staticmethod")
     ):
         found.append(("returns", name, slots))
-    if statement.role == "parameter" and statement.parameter and statement.parameter not in ("args", "kwargs"):
+    if (
+        statement.role == "parameter"
+        and statement.parameter
+        and statement.parameter not in ("args", "kwargs")
+        and statement.parameter.lower() not in AUXILIARY_WORDS  # "it – The exception info": a list read as fields
+    ):
         found.append(("parameter", statement.parameter, (*slots, ("parameter", statement.parameter))))
     return found
 

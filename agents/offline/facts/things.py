@@ -25,6 +25,7 @@ from benchsmith.words import LIGHT_VERBS, content_words, stems
 # Adjectives that place a thing among others rather than say what it is: "the only information that is
 # supported" (git's protocol pages, development readings round 4).
 RELATIVE = frozenset("only same other first second third last next previous former latter related similar".split())
+QUOTES = frozenset({'"', "“", "”", "'", "‘", "’", "``", "''"})
 QUANTIFIERS = frozenset("any all each every no some both either neither".split())
 CONTRAST_PREPOSITIONS = frozenset({"unlike", "versus", "vs"})
 
@@ -68,6 +69,12 @@ def definitions(statement: Statement, sentence: Sentence) -> Found:
         # "Given N <references>, the first N lines are ...", "If the filter contains n entries, then the filter size
         # is ...": true only under a condition; "a related concept", "any unknown capability": no one thing
         return []  # "If the filter contains n entries, then the filter size is ...": true only under a condition
+    before, after = (
+        sentence.tokens[max(subject.index - 1, 0)],
+        sentence.tokens[min(subject.index + 1, len(sentence) - 1)],
+    )
+    if before.text in QUOTES or after.text in QUOTES:
+        return []  # '"Behavior" is the way in which ...': a word glossed or a label quoted, nothing a user asks about
     if any(child.lemma in ("now", "longer", "anymore") for child in sentence.children(root.index)):
         return []  # "RequestException is now a subclass of IOError": a change, not what it is (requests, round 8)
     if any(
@@ -160,6 +167,10 @@ def behaviours(statement: Statement, sentence: Sentence) -> Found:
         owner, plural = noun_phrase(sentence, subject, article=True), root.tag == "VBP"
         if owner is None and _heading_thing(sentence, subject, statement):
             owner = f"the {subject.text}"  # the heading says which: "the audit" under "Audit"
+        children = sentence.children(subject.index)
+        named = subject.code or subject.pos == "PROPN" or any(c.code or c.pos == "PROPN" for c in children)
+        if statement.entry and not named and any(c.dep == "det" and c.lemma == "the" for c in children):
+            return []  # "the default implementation" in an entry's description is the entry's (pytest, round 11)
     else:
         return []
     if not owner or sentence.child(root.index, "neg"):
@@ -245,7 +256,13 @@ def sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
         for word in heading.split()
     )
     plural = parsed.root.tag in ("NNS", "NNPS")
-    body = [s.position for s in found[1:3] if s.whole]
+    parsed_body = parse_all([statement.text for statement in found[1:3]])
+    # a statement with no subject of its own continues an example ("Will create and attach a Mark object ...")
+    body = [
+        s.position
+        for s, sentence in zip(found[1:3], parsed_body)
+        if s.whole and (s is found[1] or subject_of(sentence, sentence.root) is not None)
+    ]
     head = stems([parsed.tokens[-1].text.lower()])[0] if parsed.tokens else ""
     if not body or head not in stems(content_words(found[body[0]].text)):
         return []  # the section's first sentence is not about what its heading names
