@@ -17,6 +17,7 @@ from benchsmith.agents.offline.facts.phrases import (
     MEANS_PREPOSITIONS,
     bare,
     clause_span,
+    contiguous,
     fits,
     noun_phrase,
     object_topic,
@@ -177,7 +178,7 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
                 ),
             }
         )
-    if not fits(indices) or not (vp := render(sentence, indices)):
+    if not fits(indices) or not contiguous(sentence, indices) or not (vp := render(sentence, indices)):
         return []
     if subject.text.lower() in ("you", "users", "one", "we"):
         return (

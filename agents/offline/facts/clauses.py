@@ -29,6 +29,7 @@ META_VERBS = frozenset(
         "suppose",
         "let",
         "say",
+        "review",  # "you should review the Theme Developer Guide": a pointer (mkdocs, development round 11)
     }
 )
 ORDINALS = frozenset("first second third fourth fifth last next previous former latter following preceding".split())

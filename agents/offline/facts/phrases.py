@@ -138,6 +138,20 @@ def span(sentence: Sentence, index: int, *, without: set[int] = frozenset()) -> 
     return [i for i in range(start, end) if i not in dropped]
 
 
+def contiguous(sentence: Sentence, indices: list[int]) -> bool:
+    """The words run on without a gap but an aside: "use the regular Markdown linking syntax [, including the
+    relative path to the Markdown document] you wish to link to" joins what the sentence kept apart (mkdocs,
+    development round 11)."""
+    kept = sorted(indices)
+    gaps = [i for i in range(kept[0], kept[-1] + 1) if i not in set(kept)] if kept else []
+    return all(sentence.tokens[i].pos == "PUNCT" or _inside_parentheses(sentence, i) for i in gaps)
+
+
+def _inside_parentheses(sentence: Sentence, index: int) -> bool:
+    before = [t.text for t in sentence.tokens[:index]]
+    return before.count("(") > before.count(")")
+
+
 def fits(indices: list[int]) -> bool:
     return MIN_SLOT_TOKENS <= len(indices) <= MAX_SLOT_TOKENS
 
