@@ -180,6 +180,8 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         )
     if not fits(indices) or not contiguous(sentence, indices) or not (vp := render(sentence, indices)):
         return []
+    if obj is not None and _named_earlier_in_sentence(sentence, obj, root):
+        return []  # "If you have registered it with the codecs module, you can use the codec name": which codec?
     if subject.text.lower() in ("you", "users", "one", "we"):
         return (
             [("capability", object_topic(sentence, root) or vp, (("vp", vp),))]
@@ -203,6 +205,19 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         if owner
         else []
     )
+
+
+def _named_earlier_in_sentence(sentence: Sentence, obj: Token, verb: Token) -> bool:
+    """A definite object with no name in it whose noun the sentence used before its verb: "the codec name"
+    after "registered it with the codecs module" is the reader's own codec, which the question leaves
+    out (requests, development round 11)."""
+    low, high = sentence.subtree(obj.index)
+    if any(t.code or t.pos == "PROPN" for t in sentence.tokens[low:high]):
+        return False
+    if not any(child.dep == "det" and child.lemma == "the" for child in sentence.children(obj.index)):
+        return False
+    nouns = {obj.lemma} | {c.lemma for c in sentence.children(obj.index) if c.dep == "compound"}
+    return any(t.lemma in nouns for t in sentence.tokens[: min(verb.index, low)])
 
 
 def advice(statement: Statement, sentence: Sentence) -> Found:

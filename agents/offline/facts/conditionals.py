@@ -165,10 +165,24 @@ def _leaning_condition(sentence: Sentence, clause: Token, subject: Token) -> boo
     following = sentence.tokens[high] if high < len(sentence.tokens) else None
     if following is not None and following.pos in ("VERB", "AUX", "PART") and not following.code:
         return True
-    if subject.code or subject.pos == "PROPN" or subject.text.lower() in ("you", "we", "i", "one"):
+    if subject.text.lower() in ("you", "we", "i", "one"):
+        return _everyday(sentence, clause)
+    if subject.code or subject.pos == "PROPN":
         return False
     determiners = {child.lemma for child in sentence.children(subject.index) if child.dep in ("det", "poss")}
     return subject.pos == "PRON" or (subject.dep == "nsubj" and bool(determiners & QUANTIFYING_DETERMINERS))
+
+
+def _everyday(sentence: Sentence, clause: Token) -> bool:
+    """A user's action on any one thing of the kind and nothing more ("when you make a request", "when you
+    report an issue", "when you receive a response"): what happens then is everything the page says, and
+    its one sentence is no answer (requests, development rounds 8 and 11)."""
+    children = sentence.children(clause.index)
+    obj = next((child for child in children if child.dep == "dobj"), None)
+    if obj is None or obj.code or any(child.dep in ("prep", "dative", "xcomp", "ccomp") for child in children):
+        return False
+    modifiers = sentence.children(obj.index)
+    return all(child.dep == "det" and child.lemma in ("a", "an") for child in modifiers) and bool(modifiers)
 
 
 def definite_referent(sentence: Sentence, clause: Token, subject: Token) -> str | None:

@@ -4,6 +4,7 @@ a thing (how does X work)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from benchsmith.agents.offline.facts.clauses import (
@@ -255,6 +256,9 @@ def sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
         word if not word.istitle() or re.search(rf"(?<![.!?]\s)(?<!^)\b{re.escape(word)}\b", text) else word.lower()
         for word in heading.split()
     )
+    words = topic.split()
+    if any(before[:1].islower() and after[:1].isupper() for before, after in itertools.pairwise(words)):
+        return []  # "feature Requests": a common noun before a name is a part of the manual (requests, round 11)
     plural = parsed.root.tag in ("NNS", "NNPS")
     parsed_body = parse_all([statement.text for statement in found[1:3]])
     # a statement with no subject of its own continues an example ("Will create and attach a Mark object ...")
