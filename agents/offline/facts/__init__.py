@@ -36,7 +36,7 @@ from __future__ import annotations
 import functools
 
 from benchsmith.agents.offline.facts.actions import advice, capabilities, procedures
-from benchsmith.agents.offline.facts.api_entries import PARTIAL_SLOT, defaults, entries, named_uses
+from benchsmith.agents.offline.facts.api_entries import LABEL_OPENING, PARTIAL_SLOT, defaults, entries, named_uses
 from benchsmith.agents.offline.facts.clauses import docstring_mood
 from benchsmith.agents.offline.facts.conditionals import GIVEN_SLOT, conditions, errors
 from benchsmith.agents.offline.facts.record import Fact
@@ -89,6 +89,7 @@ def _answer(found: tuple[Statement, ...], parsed: list[Sentence], statement: Sta
             and s.role == "prose"
             and s.whole
             and not points_outside(parsed[s.position], SELF_NOUNS)
+            and not LABEL_OPENING.match(s.text)
         ]
         return (statement.position, *following)
     return (statement.position,)

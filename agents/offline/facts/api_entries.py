@@ -13,6 +13,8 @@ from benchsmith.entries import VERSION_NOTE, Statement
 from benchsmith.language import AUXILIARY_WORDS, Sentence
 from benchsmith.words import LIGHT_VERBS
 
+# "Class attributes: standard_option_list : ...": a label and a list, not what the entry is (stdlib, rounds 8, 11)
+LABEL_OPENING = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)?:\s")
 PARTIAL_SLOT = "partial"  # a purpose whose first sentence needs the next one: see _says_something_else
 DEPRECATION = re.compile(
     r"(?i)^\W*(?:[\w-]*deprecated\b|deprecated since|(?:this|these) (?:\w+ )?(?:is|are) deprecated)"
@@ -33,6 +35,7 @@ def entries(statement: Statement, sentence: Sentence) -> Found:
         and opening.lemma not in ("default", "defaults")
         and not DEPRECATION.match(statement.text)
         and not VERSION_NOTE.match(statement.text)
+        and not LABEL_OPENING.match(statement.text)
     ):
         # "After receiving the pack, receive-pack may ...", "Defaults to 64", "Soft-deprecated, prefer
         # src_uris", "New in version 6.1.": a circumstance, a default, a deprecation or a version, not what

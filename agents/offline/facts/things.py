@@ -70,6 +70,9 @@ def definitions(statement: Statement, sentence: Sentence) -> Found:
         # "Given N <references>, the first N lines are ...", "If the filter contains n entries, then the filter size
         # is ...": true only under a condition; "a related concept", "any unknown capability": no one thing
         return []  # "If the filter contains n entries, then the filter size is ...": true only under a condition
+    equatives = [t for t in sentence.tokens if t.lemma == "as" and t.dep == "advmod" and t.head > t.index]
+    if equatives and not any(t.lemma == "as" and t.index > equatives[-1].index for t in sentence.tokens):
+        return []  # "all forms of HTTP request are as obvious [as ...]": compared with what? (requests, rounds 8, 11)
     before, after = (
         sentence.tokens[max(subject.index - 1, 0)],
         sentence.tokens[min(subject.index + 1, len(sentence) - 1)],
@@ -93,6 +96,8 @@ def definitions(statement: Statement, sentence: Sentence) -> Found:
         if attr.pos != "NOUN" or article is None or article.lemma not in ("a", "an", "the") or evaluative:
             return []
     if refers_to_entry(subject) and statement.entry:
+        if statement.entry_kind in ("function", "method", "classmethod", "staticmethod", "coroutine"):
+            return []  # in a function's description "It is either a SplitResult or ..." is its result (stdlib, round 11)
         topic = entry_name(statement)
     else:
         topic = noun_phrase(sentence, subject, article=True)
