@@ -111,7 +111,8 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
         )
         and sentence.child(root.index, "dobj") is not None
     ):  # "start by reading X" names no task
-        indices = verb_phrase(sentence, root)
+        # with where it applies: "skip tests on a missing import" is not how to skip tests (pytest, rounds 8 and 11)
+        indices = verb_phrase(sentence, root, complement=True)
         if fits(indices) and names_something(sentence, root) and (vp := render(sentence, indices)) and not found:
             found.append(("procedure", object_topic(sentence, root) or vp, (("vp", vp),)))
     return found

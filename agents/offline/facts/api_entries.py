@@ -32,7 +32,8 @@ def entries(statement: Statement, sentence: Sentence) -> Found:
         statement.role == "first"
         and opening is not None
         and opening.pos not in ("SCONJ", "ADP")
-        and opening.lemma not in ("default", "defaults")
+        and opening.lemma
+        not in ("default", "defaults", "raise", "raises")  # "Raises AttributeError if ...": no purpose
         and not DEPRECATION.match(statement.text)
         and not VERSION_NOTE.match(statement.text)
         and not LABEL_OPENING.match(statement.text)
