@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.offline.asking import ask, asked_before, self_contained
+from benchsmith.agents.offline.asking import SITUATED_KINDS, ask, asked_before, self_contained
 from benchsmith.agents.prompt_sections import delimited, listed, sections
 from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE
 from benchsmith.agents.seam.backends import Message
@@ -165,7 +165,7 @@ class Questioner(Agent[GeneratedQuestion]):
         if asked is None:
             question = next(q for q in fallback_questions(gold) if q not in asked_before(history) | set(refused))
             return BaselineQuestion(question=question, rewrite=question, subject=None, question_type="summary")
-        question = self_contained(asked.question, gold.get("title", ""))
+        question = self_contained(asked.question, gold.get("title", ""), situated=asked.fact.kind in SITUATED_KINDS)
         return BaselineQuestion(
             question=question, rewrite=question, subject=asked.subject, question_type=asked.question_type
         )

@@ -74,6 +74,9 @@ PARAMETER_ITEM = re.compile(
     r"^\**(?P<name>\*{0,2}[A-Za-z_]\w*)\**(?:\s*\((?P<type>[^()]{1,60})\))?\s*(?:[–—]|--?|:)\s+"
     r"(?P<text>\S.*)$"
 )
+# A placeholder of a command's synopsis ("older than <time>", "exec <cmd>"): text, not an HTML tag (a man
+# page's option read without its first sentence answered with the next option's; git, development round 11).
+PLACEHOLDER = re.compile(r"<([a-z][\w.-]*)>(?![^<]*</)")
 LABEL = re.compile(r"^(?:[A-Z][\w-]*(?: [A-Z][\w-]*)?):\s+(?=[A-Z])")  # a release note's "Bugfix: ", "Windows: "
 PARAMETER_HEADINGS = frozenset(
     {
@@ -121,6 +124,8 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
     stripped = plain_text(line).strip().rstrip(":")
     if SETTING_LINE.match(stripped):
         return Entry(stripped, "setting")
+    if stripped == "--":  # a man page's end-of-options marker documents itself, not the option above it
+        return Entry("--", "option")
     if option := OPTION_LINE.match(stripped):
         names = [
             name.replace("[no-]", "").replace("[", "").replace("]", "")
@@ -205,7 +210,7 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             heading = plain_text(unit.text).strip()
             continue
         line_entry = entry_of_line(unit.text) if "\n" not in unit.text else None
-        if unit.kind == "code":
+        if unit.kind in ("code", "markup"):  # "--", the end-of-options marker, reads as markup
             if line_entry:
                 entry, field, first_pending = _qualified(line_entry, entry), None, True
             continue
@@ -232,7 +237,9 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             plain = LABEL.sub("", plain_text(sentence))  # "Bugfix: Use README.md as ..." → "Use README.md as ..."
             if plain != plain_text(sentence) and not is_complete(plain):
                 continue  # what followed the label was no sentence ("response: The response generated ...")
-            if not is_informative(sentence, require_complete=False, minimum_content_words=2, max_words=70):
+            if not is_informative(
+                PLACEHOLDER.sub(r"\1", sentence), require_complete=False, minimum_content_words=2, max_words=70
+            ):
                 continue
             role: Role = "first" if first_pending and entry else "prose"
             first_pending = False

@@ -37,7 +37,7 @@ from benchsmith.agents.offline.facts import Fact, passage_facts
 from benchsmith.agents.offline.wording import Wording, wordings
 from benchsmith.agents.text import WordStatistics, inverse_document_frequency
 from benchsmith.entries import MAN_PAGE, page_subject, page_topic, section_heading, statements
-from benchsmith.language import question_frame
+from benchsmith.language import parse, question_frame
 from benchsmith.words import COPIED_RUN, content_words, copy_words, longest_shared_run, stems
 
 KIND_ORDER = {
@@ -66,6 +66,7 @@ CLARIFIED = re.compile(r"^I mean (?P<name>[^:]+): (?P<question>.+)$")
 IN_CONTEXT = re.compile(r"^In [^,]+, (?P<rest>.+)$")
 SPREAD = 3  # facts of one kind are drawn among this many buckets before distinctiveness decides
 CODE_LIKE = re.compile(r"[._()]|[a-z][A-Z]|^[A-Z]{2,}")
+SITUATED_KINDS = frozenset({"condition", "remedy", "absence"})
 SLOT_WITH_TOPIC = {
     "procedure": "vp",
     "remedy": "clause",
@@ -227,14 +228,17 @@ def wording_of(fact: Fact, question: str) -> Wording | None:
     return next((w for w in wordings(fact) if w.question == question), None)
 
 
-def self_contained(question: str, title: str) -> str:
+def self_contained(question: str, title: str, *, situated: bool = False) -> str:
     """The question as someone who never saw the conversation or the page reads it: it names what it
     is about already (a code name, a name in capitals, a word of the page's title or heading);
     otherwise what the page is about comes first ("In git submodule, what happens if I provide no
     pathspec?"): a first question about "a pattern" or "an empty string" leans on a page the user has
-    not named."""
+    not named. A ``situated`` question (what happens under a condition: ``SITUATED_KINDS``) names its
+    page even when it names a code thing: "What happens if core.commitGraph is true?" is answered
+    differently by each command that reads the setting (git fsck's here; git, development round 8)."""
     context = context_name(title)
-    if not context or question.startswith("In ") or _anchored(question, title) or not question.rstrip().endswith("?"):
+    anchored = _anchored(question, title) and not (situated and context.lower() not in question.lower())
+    if not context or question.startswith("In ") or anchored or not question.rstrip().endswith("?"):
         return question  # (a keyword query is typed as it is: nobody types "In Models, --timeout option")
     opening = (
         question if question[1:2].isupper() or question.split(" ", 1)[0] == "I" else question[:1].lower() + question[1:]
@@ -295,6 +299,11 @@ def names_a_thing(heading: str) -> bool:
         return False
     first = cleaned.split()[0].lower()
     if first in ("how", "what", "why", "when", "where", "which", "who", "using", "working", "getting"):
+        return False
+    parsed = parse(cleaned.lower())  # lower-cased: the tagger reads Title Case as names
+    if (parsed.tokens[0].tag == "VBG" and not parsed.tokens[0].code) or any(t.tag == "PRP$" for t in parsed.tokens):
+        # a task or a tutorial's title, not a thing: "In Preparing Initial Patchset, ...", "In My First Object
+        # Walk, ..." (git, development rounds 8 and 11)
         return False
     return not set(re.findall(r"[a-z]+", cleaned.lower())) & MANUAL_TITLE_WORDS
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from benchsmith.agents.offline.facts import Fact
+from benchsmith.words import LIGHT_VERBS
 
 # Documentation verbs and the everyday verb a user types for them (base forms). Only pairs that
 # keep the meaning in any technical context: "register" or "encode" have no such twin.
@@ -134,6 +135,9 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("purpose-of", "factoid", "What is the purpose of {entry}?"),
         ("role-of", "factoid", "What is the role of {entry}?"),
         ("meant-for", "factoid", "What is {entry} meant for?"),
+        # an explanation frame too: on a reference of settings and options (git's) every purpose question
+        # was a factoid, half of a benchmark's questions (development round 11)
+        ("useful-when", "explanation", "When is {entry} useful?"),
     ),
     # an entry whose description opens with its intent ("Intended to speed up tools that ...")
     "purpose-why": _frames(
@@ -160,6 +164,8 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
     "purpose-option": _frames(
         ("option-do", "factoid", "What does the {entry} option{of_owner} do?"),
         ("option-for", "factoid", "What is {entry} for{in_owner}?"),
+        ("option-why", "explanation", "Why would I pass {entry}{to_owner}?"),
+        ("option-when", "explanation", "When should I use {entry}{with_owner}?"),
         ("keyword-option", "keyword", "{owner_space}{entry} option"),
     ),
     "purpose-setting": _frames(
@@ -244,6 +250,8 @@ def frames_of(fact: Fact) -> tuple[Frame, ...]:
         return FRAMES["error" if fact.has("raiser") else "error-alone"]
     if fact.kind == "purpose":
         kind = fact.slot("entry_kind")
+        if kind == "class" and fact.slot("entry").endswith(("Error", "Exception", "Warning")):
+            kind = "exception"  # nobody "uses" PytestUnhandledThreadExceptionWarning (pytest, development round 11)
         if fact.has("why") and fact.slot("why"):
             return FRAMES["purpose-why"]
         return FRAMES[ENTRY_FRAMES.get(kind, "purpose" if kind in CALLABLE_KINDS else "purpose-name")]
@@ -272,6 +280,7 @@ def wordings(fact: Fact) -> list[Wording]:
             of_owner=f" of {owner}" if owner else "",
             with_owner=f" with {owner}" if owner else "",
             in_owner=f" in {owner}" if owner else "",
+            to_owner=f" to {owner}" if owner else "",
             owner_space=f"{owner} " if owner else "",
         )
     if "thing" in slots:
@@ -284,6 +293,7 @@ def wordings(fact: Fact) -> list[Wording]:
         slots["Does"] = slots["does"].capitalize()
     if "mark" in slots:
         slots["Mark"] = slots["mark"].capitalize()
+    light = slots.get("vp", "").split(" ", 1)[0] in LIGHT_VERBS
     return [
         Wording(
             frame.template.format(**slots)
@@ -293,6 +303,7 @@ def wordings(fact: Fact) -> list[Wording]:
             frame.question_type,
         )
         for frame in frames_of(fact)
+        if not (light and frame.name == "keyword-task")  # "give explicit styling" is no query anyone types
     ]
 
 

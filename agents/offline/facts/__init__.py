@@ -36,9 +36,9 @@ from __future__ import annotations
 import functools
 
 from benchsmith.agents.offline.facts.actions import advice, capabilities, procedures
-from benchsmith.agents.offline.facts.api_entries import defaults, entries, named_uses
+from benchsmith.agents.offline.facts.api_entries import LABEL_OPENING, PARTIAL_SLOT, defaults, entries, named_uses
 from benchsmith.agents.offline.facts.clauses import docstring_mood
-from benchsmith.agents.offline.facts.conditionals import conditions, errors
+from benchsmith.agents.offline.facts.conditionals import GIVEN_SLOT, conditions, errors
 from benchsmith.agents.offline.facts.record import Fact
 from benchsmith.agents.offline.facts.things import behaviours, comparisons, definitions, sections
 from benchsmith.entries import Statement, statements
@@ -66,10 +66,13 @@ def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
         # an option's description says what the option does, in the imperative ("With --batch, follow
         # symlinks ..."): no instruction to the user, however it is worded
         describes = docstring_mood(statement, sentence) or statement.entry_kind == "option"
+        named_before = {token.lemma for earlier in parsed[: statement.position] for token in earlier.tokens}
         for reader in ENTRY_READERS if describes else READERS:
             facts.extend(
                 Fact(kind, topic, slots, statement.position, answer, statement.entry)
                 for kind, topic, slots in reader(statement, sentence)
+                if dict(slots).get(GIVEN_SLOT) not in named_before
+                and (len(answer) > 1 or PARTIAL_SLOT not in dict(slots))
             )
     facts.extend(sections(found, title))
     return tuple(facts)
@@ -86,6 +89,7 @@ def _answer(found: tuple[Statement, ...], parsed: list[Sentence], statement: Sta
             and s.role == "prose"
             and s.whole
             and not points_outside(parsed[s.position], SELF_NOUNS)
+            and not LABEL_OPENING.match(s.text)
         ]
         return (statement.position, *following)
     return (statement.position,)

@@ -10,10 +10,15 @@ from benchsmith.agents.offline.facts.clauses import entry_name, subject_of
 from benchsmith.agents.offline.facts.phrases import noun_phrase
 from benchsmith.agents.offline.facts.record import Found
 from benchsmith.entries import VERSION_NOTE, Statement
-from benchsmith.language import Sentence
+from benchsmith.language import AUXILIARY_WORDS, Sentence
 from benchsmith.words import LIGHT_VERBS
 
-DEPRECATION = re.compile(r"(?i)^\W*(?:[\w-]*deprecated\b|deprecated since|this (?:\w+ )?is deprecated)")
+# "Class attributes: standard_option_list : ...": a label and a list, not what the entry is (stdlib, rounds 8, 11)
+LABEL_OPENING = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)?:\s")
+PARTIAL_SLOT = "partial"  # a purpose whose first sentence needs the next one: see _says_something_else
+DEPRECATION = re.compile(
+    r"(?i)^\W*(?:[\w-]*deprecated\b|deprecated since|(?:this|these) (?:\w+ )?(?:is|are) deprecated)"
+)
 
 
 def entries(statement: Statement, sentence: Sentence) -> Found:
@@ -27,24 +32,60 @@ def entries(statement: Statement, sentence: Sentence) -> Found:
         statement.role == "first"
         and opening is not None
         and opening.pos not in ("SCONJ", "ADP")
-        and opening.lemma not in ("default", "defaults")
+        and opening.lemma
+        not in ("default", "defaults", "raise", "raises")  # "Raises AttributeError if ...": no purpose
         and not DEPRECATION.match(statement.text)
         and not VERSION_NOTE.match(statement.text)
+        and not LABEL_OPENING.match(statement.text)
     ):
         # "After receiving the pack, receive-pack may ...", "Defaults to 64", "Soft-deprecated, prefer
         # src_uris", "New in version 6.1.": a circumstance, a default, a deprecation or a version, not what
         # the entry is for
         intent = opening.lemma in ("intend", "useful", "use", "mean", "helpful")  # "Intended to speed up ..."
-        found.append(("purpose", name, (*slots, ("why", "yes" if intent else ""))))
+        other = _says_something_else(sentence, name)
+        if other != "another entry":
+            partial = ((PARTIAL_SLOT, "yes"),) if other else ()
+            found.append(("purpose", name, (*slots, ("why", "yes" if intent else ""), *partial)))
     if statement.role == "returns" or (
         sentence.tokens
         and sentence.tokens[0].lemma in ("return", "returns", "yield")
         and statement.entry_kind in ("function", "method", "classmethod", "staticmethod")
     ):
         found.append(("returns", name, slots))
-    if statement.role == "parameter" and statement.parameter and statement.parameter not in ("args", "kwargs"):
+    if (
+        statement.role == "parameter"
+        and statement.parameter
+        and statement.parameter not in ("args", "kwargs")
+        and statement.parameter.lower() not in AUXILIARY_WORDS  # "it – The exception info": a list read as fields
+    ):
         found.append(("parameter", statement.parameter, (*slots, ("parameter", statement.parameter))))
     return found
+
+
+def _says_something_else(sentence: Sentence, name: str) -> str | None:
+    """An entry's first sentence that does not say what the entry does: where it applies ("Only used
+    with the init command": a participle with no subject) or what another thing is ("The default for
+    format-patch is to output files with the suffix .patch"). Asked what the entry is for, it answers
+    only with what follows it (:data:`PARTIAL_SLOT`; git, development round 11); a sentence about
+    another entry (a list of variables described together) never."""
+    root = sentence.root
+    subject = subject_of(sentence, root)
+    if subject is None:
+        restriction = root.tag == "VBN" and sentence.child(root.index, "aux", "auxpass") is None
+        return "restriction" if restriction else None
+    low, high = sentence.subtree(subject.index)
+    if any(token.code and token.text != name for token in sentence.tokens[low:high]) and name not in sentence.text:
+        return (
+            "another entry"  # "The GIT_HTTP_EXPORT_ALL environmental variable may be passed ..." under REQUEST_METHOD
+        )
+    about_another = (
+        root.lemma == "be"
+        and subject.pos in ("NOUN", "PROPN")
+        and not subject.code
+        and subject.text.lower() not in ("you", "it", "this")
+        and name not in sentence.text
+    )
+    return "another thing" if about_another else None
 
 
 def defaults(statement: Statement, sentence: Sentence) -> Found:

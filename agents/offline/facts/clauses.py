@@ -29,8 +29,10 @@ META_VERBS = frozenset(
         "suppose",
         "let",
         "say",
+        "review",  # "you should review the Theme Developer Guide": a pointer (mkdocs, development round 11)
     }
 )
+ORDINALS = frozenset("first second third fourth fifth last next previous former latter following preceding".split())
 ENABLING_VERBS = frozenset({"allow", "let", "enable", "help", "permit"})
 
 # Adjectives that judge a thing rather than say what it is: "a huge drain", "a great choice".
@@ -101,10 +103,23 @@ def refers_to_entry(token: Token | None) -> bool:
 def names_something(sentence: Sentence, verb: Token) -> bool:
     """An action on a thing a user can name: its object (or its complement's object) is no generic
     noun alone ("override the default", "move on to the next step" name nothing)."""
+    if any(
+        grandchild.tag == "WDT" and grandchild.dep == "det"
+        for child in sentence.children(verb.index)
+        if child.index > verb.index
+        for grandchild in sentence.children(child.index)
+    ):
+        return (
+            False  # "name which subdirectory [to make the output relative to]": a question inside, cut (git, round 11)
+        )
     obj = sentence.child(verb.index, "dobj", "attr", "dative")
     if obj is None:
         complement = next((child for child in sentence.children(verb.index) if child.dep == "prep"), None)
         obj = sentence.child(complement.index, "pobj") if complement is not None else None
+    if obj is not None and any(
+        child.dep == "amod" and child.lemma in ORDINALS for child in sentence.children(obj.index)
+    ):
+        return False  # "apply the second rule", "the last priority": an item of a list the question does not show
     if (
         obj is not None
         and obj.lemma in RELATIONAL_NOUNS

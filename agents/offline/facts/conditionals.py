@@ -22,6 +22,7 @@ from benchsmith.entries import Statement, short_name
 from benchsmith.language import Sentence, Token
 from benchsmith.words import content_words
 
+GIVEN_SLOT = "given"  # a definite noun a condition leans on: see definite_referent
 CONDITION_MARKS = frozenset({"if", "when", "whenever"})
 WANTING_VERBS = frozenset({"want", "need", "wish", "like", "prefer"})
 INTENT_VERBS = frozenset({"intend", "plan", "decide", "choose", "expect", "hope", "mean", "try", "have"})
@@ -56,6 +57,8 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
         if subject is None:
             continue
         wanted = sentence.child(clause.index, "xcomp")
+        if sentence.child(clause.index, "neg") and clause.lemma in WANTING_VERBS:
+            continue  # "if you don't want to execute the test function": no task to ask how to do (pytest, round 11)
         if subject.text.lower() in ("you", "we") and clause.lemma in WANTING_VERBS and wanted is not None:
             # "If you want to add cookies, ..." asks how to add cookies; "see gitrevisions(7) if you want to
             # see more complex cases" only points elsewhere (git's tutorial, development readings round 4)
@@ -81,8 +84,13 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
             )
         ):
             continue  # "if you intend to X, ... is required", "if it fails, see ...", "if it had been ..."
-        if clause.tag == "VBD":
-            continue  # "when you installed MkDocs": a past event, not a condition to ask about
+        if clause.tag == "VBD" or (
+            clause.lemma not in USER_ACTIONS
+            and any(child.dep == "auxpass" and child.tag == "VBD" for child in sentence.children(clause.index))
+        ):
+            continue  # "when you installed MkDocs", "if conflicts were detected": a past event, no condition to ask
+        if _leaning_condition(sentence, clause, subject):
+            continue
         condition = condition_clause(sentence, clause, mark)
         if condition is None:
             continue
@@ -90,6 +98,8 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
             ("clause", condition),
             ("mark", "when" if mark.lemma == "whenever" else mark.lemma),
         )
+        if referent := definite_referent(sentence, clause, subject):
+            slots = (*slots, (GIVEN_SLOT, referent))
         if docstring_mood(statement, sentence):
             if root.lemma in ("return", "returns", "yield") and statement.entry:
                 found.append(
@@ -101,6 +111,12 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
                 )
             continue
         if _detail_of_setting(statement, sentence):
+            continue
+        if (subject_of(sentence, root) is None and not is_imperative(sentence, root)) or (
+            root.tag == "VBN" and sentence.child(root.index, "aux", "auxpass") is None
+        ):
+            # "Advice shown when a sequencer command is in progress", "Tree to checkout from (when paths are
+            # given)": a label with no clause of its own says nothing that happens (git, development round 11)
             continue
         person = subject.text.lower() in ("you", "we")
         if (person and clause.lemma == "be") or (not person and noun_phrase(sentence, subject) is None):
@@ -133,6 +149,62 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
         if thing:
             found.append(("absence", thing, (("thing", thing),)))
     return found
+
+
+# Determiners that make a noun phrase point at a thing named before it ("the base object", "its
+# contents") or quantify over nothing named ("no contributor objects").
+POINTING_DETERMINERS = frozenset("the this that these those its their his her our".split())
+QUANTIFYING_DETERMINERS = frozenset("no any all each every both some either neither".split())
+
+
+def _leaning_condition(sentence: Sentence, clause: Token, subject: Token) -> bool:
+    """A condition clause that does not stand alone as a question. Readers of the development half
+    (rounds 6-8: 27 of 59 condition questions broken) name: a clause the parser cut out of a longer
+    one ("if subtree include [has not been modified]": a verb follows it in the sentence); a subject
+    that is a pronoun, or that quantifies over no thing named ("if no contributor objects and two
+    agree"). A definite thing is :func:`definite_referent`'s."""
+    _, high = sentence.subtree(clause.index)
+    following = sentence.tokens[high] if high < len(sentence.tokens) else None
+    if following is not None and following.pos in ("VERB", "AUX", "PART") and not following.code:
+        return True
+    if subject.text.lower() in ("you", "we", "i", "one"):
+        return _everyday(sentence, clause)
+    if subject.code or subject.pos == "PROPN":
+        return False
+    determiners = {child.lemma for child in sentence.children(subject.index) if child.dep in ("det", "poss")}
+    return subject.pos == "PRON" or (subject.dep == "nsubj" and bool(determiners & QUANTIFYING_DETERMINERS))
+
+
+def _everyday(sentence: Sentence, clause: Token) -> bool:
+    """A user's action on any one thing of the kind and nothing more ("when you make a request", "when you
+    report an issue", "when you receive a response"): what happens then is everything the page says, and
+    its one sentence is no answer (requests, development rounds 8 and 11)."""
+    children = sentence.children(clause.index)
+    obj = next((child for child in children if child.dep == "dobj"), None)
+    if obj is None or obj.code or any(child.dep in ("prep", "dative", "xcomp", "ccomp") for child in children):
+        return False
+    modifiers = sentence.children(obj.index)
+    return all(child.dep == "det" and child.lemma in ("a", "an") for child in modifiers) and bool(modifiers)
+
+
+def definite_referent(sentence: Sentence, clause: Token, subject: Token) -> str | None:
+    """The noun a condition is about when it is definite and named by no code name or proper noun
+    ("If the base object is deltified", "if the environment variable is not defined"; for "if you
+    use the X", its object): the passage names it before when it does, and a question that leaves
+    that out leans on text the user never saw (git and mkdocs, development round 8).
+    :func:`benchsmith.agents.offline.facts.passage_facts` drops the fact when an earlier statement
+    of the passage has the noun."""
+    person = subject.text.lower() in ("you", "we", "i", "one")
+    things = [t for t in sentence.children(clause.index) if t.dep in ("dobj", "attr")] if person else [subject]
+    for thing in things:
+        start, end = sentence.subtree(thing.index)
+        if thing.pos != "NOUN" or any(t.code or t.pos == "PROPN" for t in sentence.tokens[start:end]):
+            continue
+        if {child.lemma for child in sentence.children(thing.index) if child.dep in ("det", "poss")} & (
+            POINTING_DETERMINERS
+        ):
+            return thing.lemma
+    return None
 
 
 def _detail_of_setting(statement: Statement, sentence: Sentence) -> bool:
@@ -224,8 +296,8 @@ def condition_clause(sentence: Sentence, verb: Token, mark: Token) -> str | None
 def errors(statement: Statement, sentence: Sentence) -> Found:
     found: Found = []
     for verb in sentence.tokens:
-        if verb.lemma not in ("raise", "throw") or verb.pos not in ("VERB",):
-            continue
+        if verb.lemma not in ("raise", "throw") or verb.pos not in ("VERB",) or sentence.child(verb.index, "neg"):
+            continue  # "It will not raise SystemExit": no cause of it (pytest, development rounds 8 and 11)
         subject = subject_of(sentence, verb)
         obj = sentence.child(verb.index, "dobj")
         if subject is not None and subject.dep == "nsubjpass":

@@ -113,6 +113,11 @@ def render(sentence: Sentence, indices: list[int] | range, *, user: bool = True)
         or len(re.findall(r"(?<!\w)'|'(?!\w)", rendered)) % 2
     ):
         return None  # a quotation or bracket cut in half
+    equatives = [
+        t for t in tokens if t.lemma == "as" and t.dep == "advmod" and sentence.tokens[t.head].pos in ("ADJ", "ADV")
+    ]
+    if equatives and not any(t.lemma == "as" and t.index > equatives[0].index for t in tokens):
+        return None  # a comparison cut in half: "add as many project roots [as you want]" (git, round 11)
     if (
         rendered
         and tokens[0].pos in ("VERB", "AUX", "DET", "ADV", "ADP", "SCONJ", "PART")
@@ -131,6 +136,20 @@ def span(sentence: Sentence, index: int, *, without: set[int] = frozenset()) -> 
         low, high = sentence.subtree(removed)
         dropped |= set(range(low, high))
     return [i for i in range(start, end) if i not in dropped]
+
+
+def contiguous(sentence: Sentence, indices: list[int]) -> bool:
+    """The words run on without a gap but an aside: "use the regular Markdown linking syntax [, including the
+    relative path to the Markdown document] you wish to link to" joins what the sentence kept apart (mkdocs,
+    development round 11)."""
+    kept = sorted(indices)
+    gaps = [i for i in range(kept[0], kept[-1] + 1) if i not in set(kept)] if kept else []
+    return all(sentence.tokens[i].pos == "PUNCT" or _inside_parentheses(sentence, i) for i in gaps)
+
+
+def _inside_parentheses(sentence: Sentence, index: int) -> bool:
+    before = [t.text for t in sentence.tokens[:index]]
+    return before.count("(") > before.count(")")
 
 
 def fits(indices: list[int]) -> bool:
@@ -231,6 +250,13 @@ def verb_phrase(sentence: Sentence, verb: Token, complement: bool = False) -> li
     for child in sentence.children(verb.index):
         if child.dep == "prt":
             keep.append(child.index)
+            # a verb, its particle and its preposition are one verb ("come up with a resolution", "get
+            # rid of"): "Is it possible to come up?" cut it (git, development round 8)
+            bound = next(
+                (c for c in sentence.children(verb.index) if c.dep == "prep" and c.index == child.index + 1), None
+            )
+            if bound is not None:
+                keep.extend(span(sentence, bound.index))
         elif child.dep in ("dobj", "attr", "oprd", "dative", "acomp"):
             keep.extend(object_span(sentence, child))
     for child in sentence.children(verb.index):

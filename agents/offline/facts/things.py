@@ -4,6 +4,7 @@ a thing (how does X work)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from benchsmith.agents.offline.facts.clauses import (
@@ -11,6 +12,7 @@ from benchsmith.agents.offline.facts.clauses import (
     EVALUATIVE,
     META_VERBS,
     entry_name,
+    is_imperative,
     names_something,
     refers_to_entry,
     subject_of,
@@ -23,7 +25,9 @@ from benchsmith.words import LIGHT_VERBS, content_words, stems
 
 # Adjectives that place a thing among others rather than say what it is: "the only information that is
 # supported" (git's protocol pages, development readings round 4).
-RELATIVE = frozenset("only same other first last next previous former latter".split())
+RELATIVE = frozenset("only same other first second third last next previous former latter related similar".split())
+QUOTES = frozenset({'"', "“", "”", "'", "‘", "’", "``", "''"})
+QUANTIFIERS = frozenset("any all each every no some both either neither".split())
 CONTRAST_PREPOSITIONS = frozenset({"unlike", "versus", "vs"})
 
 # "A rather than B", "A instead of B" state a choice ("raises X rather than RuntimeError"), no comparison.
@@ -57,6 +61,27 @@ def definitions(statement: Statement, sentence: Sentence) -> Found:
     if not (is_copula or defining) or sentence.child(root.index, "mark") or subject.index > root.index:
         return []
     if any(
+        child.dep == "advcl" or (child.dep == "prep" and child.lemma == "give")
+        for child in sentence.children(root.index)
+    ) or any(
+        child.lemma in RELATIVE | QUANTIFIERS and child.dep in ("amod", "det", "advmod")
+        for child in sentence.children(subject.index)
+    ):
+        # "Given N <references>, the first N lines are ...", "If the filter contains n entries, then the filter size
+        # is ...": true only under a condition; "a related concept", "any unknown capability": no one thing
+        return []  # "If the filter contains n entries, then the filter size is ...": true only under a condition
+    equatives = [t for t in sentence.tokens if t.lemma == "as" and t.dep == "advmod" and t.head > t.index]
+    if equatives and not any(t.lemma == "as" and t.index > equatives[-1].index for t in sentence.tokens):
+        return []  # "all forms of HTTP request are as obvious [as ...]": compared with what? (requests, rounds 8, 11)
+    before, after = (
+        sentence.tokens[max(subject.index - 1, 0)],
+        sentence.tokens[min(subject.index + 1, len(sentence) - 1)],
+    )
+    if before.text in QUOTES or after.text in QUOTES:
+        return []  # '"Behavior" is the way in which ...': a word glossed or a label quoted, nothing a user asks about
+    if any(child.lemma in ("now", "longer", "anymore") for child in sentence.children(root.index)):
+        return []  # "RequestException is now a subclass of IOError": a change, not what it is (requests, round 8)
+    if any(
         child.dep in ("relcl", "acl") or (defining and child.dep == "prep")
         for child in sentence.children(subject.index)
     ):
@@ -65,11 +90,14 @@ def definitions(statement: Statement, sentence: Sentence) -> Found:
     if is_copula and attr is not None:
         article = sentence.child(attr.index, "det")
         evaluative = any(
-            child.dep == "amod" and child.lemma in EVALUATIVE | RELATIVE for child in sentence.children(attr.index)
-        )
+            (child.dep == "amod" and child.lemma in EVALUATIVE | RELATIVE) or child.lemma == "default"
+            for child in sentence.children(attr.index)
+        )  # "--guess is the default behavior" says it is on, not what it is (git, development round 11)
         if attr.pos != "NOUN" or article is None or article.lemma not in ("a", "an", "the") or evaluative:
             return []
     if refers_to_entry(subject) and statement.entry:
+        if statement.entry_kind in ("function", "method", "classmethod", "staticmethod", "coroutine"):
+            return []  # in a function's description "It is either a SplitResult or ..." is its result (stdlib, round 11)
         topic = entry_name(statement)
     else:
         topic = noun_phrase(sentence, subject, article=True)
@@ -145,6 +173,10 @@ def behaviours(statement: Statement, sentence: Sentence) -> Found:
         owner, plural = noun_phrase(sentence, subject, article=True), root.tag == "VBP"
         if owner is None and _heading_thing(sentence, subject, statement):
             owner = f"the {subject.text}"  # the heading says which: "the audit" under "Audit"
+        children = sentence.children(subject.index)
+        named = subject.code or subject.pos == "PROPN" or any(c.code or c.pos == "PROPN" for c in children)
+        if statement.entry and not named and any(c.dep == "det" and c.lemma == "the" for c in children):
+            return []  # "the default implementation" in an entry's description is the entry's (pytest, round 11)
     else:
         return []
     if not owner or sentence.child(root.index, "neg"):
@@ -229,12 +261,34 @@ def sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
         word if not word.istitle() or re.search(rf"(?<![.!?]\s)(?<!^)\b{re.escape(word)}\b", text) else word.lower()
         for word in heading.split()
     )
+    words = topic.split()
+    if any(before[:1].islower() and after[:1].isupper() for before, after in itertools.pairwise(words)):
+        return []  # "feature Requests": a common noun before a name is a part of the manual (requests, round 11)
     plural = parsed.root.tag in ("NNS", "NNPS")
-    body = [s.position for s in found[1:3] if s.whole]
+    parsed_body = parse_all([statement.text for statement in found[1:3]])
+    # a statement with no subject of its own continues an example ("Will create and attach a Mark object ...")
+    body = [
+        s.position
+        for s, sentence in zip(found[1:3], parsed_body)
+        if s.whole and (s is found[1] or subject_of(sentence, sentence.root) is not None)
+    ]
     head = stems([parsed.tokens[-1].text.lower()])[0] if parsed.tokens else ""
     if not body or head not in stems(content_words(found[body[0]].text)):
         return []  # the section's first sentence is not about what its heading names
     lead = parse_all([found[body[0]].text])[0]
+    if not any(
+        token.pos in ("NOUN", "PROPN")
+        and stems([token.text.lower()])[0] == head
+        and (
+            token.dep in ("nsubj", "nsubjpass", "attr", "ROOT") or lead.tokens[token.head].dep in ("nsubj", "nsubjpass")
+        )
+        for token in lead.tokens
+    ) or (is_imperative(lead, lead.root) or (lead.root.lemma in META_VERBS and subject_of(lead, lead.root) is None)):
+        # the first sentence must be about the heading's thing, its subject ("Miscellaneous differences" opening
+        # on "The two backends will use different wording"; "All communication is done using packet-line
+        # framing" explains no framing), and not send the reader elsewhere ("For the
+        # full list of options consult the reference documentation"; git and pytest, development round 8)
+        return []
     if REQUIREMENT.search(lead.text) and not any(
         token.dep in ("nsubj", "nsubjpass") and stems([token.text.lower()])[0] == head for token in lead.tokens
     ):
