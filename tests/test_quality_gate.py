@@ -88,6 +88,15 @@ def test_an_unanswerable_turn_a_remaining_passage_answers_is_caught():
     )
 
 
+def test_containment_knows_a_class_by_its_inner_capitals():
+    """A class name is a code name like a dotted one: a release note that names it answers."""
+    held = ["The InlineProcessor class is the base class of inline patterns."]
+    question = "Can you explain what the core InlineProcessor class is?"
+    note = "Changed in version 3.0: InlineProcessor now receives the match object and the data."
+    assert contains_answer(question, held, ["Lists are rendered by the sane lists extension.", note]) == note
+    assert contains_answer(question, held, ["Lists are rendered by the sane lists extension."]) is None
+
+
 def test_containment_reads_the_answer_not_the_names():
     held = ["Registers a connection adapter to a prefix."]
     question = "How do I register a connection adapter for a prefix?"

@@ -7,7 +7,8 @@ page. This check reads for the answer. A remaining passage **contains** it when 
 sentences
 
 1. names the code name the question asks about (``REQUESTS_CA_BUNDLE``, ``on_startup``,
-   ``Session.mount``) and says something of it (``MIN_SENTENCE_WORDS`` words or more), or
+   ``Session.mount``, ``InlineProcessor``: a code name as benchsmith.language reads one) and
+   says something of it (``MIN_SENTENCE_WORDS`` words or more), or
    documents that entry (a sentence under its signature line, benchsmith/entries.py); or
 2. holds every topic stem of the question (its content words less its frame: what it is
    about and what it asks of it), at least ``MIN_TOPIC_STEMS`` of them; or
@@ -28,6 +29,7 @@ import re
 from collections.abc import Sequence
 
 from benchsmith.entries import same_entry, statements
+from benchsmith.language import CODE_NAME
 from benchsmith.passages import sentences
 from benchsmith.words import content_words, stems
 
@@ -35,10 +37,7 @@ MIN_ANSWER_SHARE = 0.6
 MIN_TOPIC_STEMS = 2
 VERBATIM_SHARE = 0.9  # of the answer's stems: the same sentence on another page
 MIN_SENTENCE_WORDS = 5
-CODE_NAME = re.compile(
-    r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|(?<![\w.])[a-z]+_[a-z_]\w*"
-    r"|(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?<![\w.])-{1,2}[a-z][\w-]+"
-)
+QUALIFIED_NAME = re.compile(r"[._]|^-")  # dotted, with an underscore, or a flag
 # Frame words of a question: a passage answers without them.
 QUESTION_FRAME = frozenset(
     "what which when where why how does do did can could should would will is are was were happen happens next "
@@ -68,6 +67,9 @@ def contains_answer(
 ) -> str | None:
     """The first sentence of ``remaining`` that answers the question (see the module docstring), or None."""
     names = [name for name in CODE_NAME.findall(question) if len(name) > 3]
+    # The most specific names are what the question asks about: in "What makes OrderedDict.pop
+    # raise KeyError?" the entry is OrderedDict.pop, and a sentence naming KeyError is about another.
+    names = [name for name in names if QUALIFIED_NAME.search(name)] or names
     asked = _stems(question, QUESTION_FRAME)
     answer = answer_sentence(question, held_out)
     answer_stems = _stems(answer) if answer else set()
