@@ -5,19 +5,20 @@ Without an address the batches are mapped in this process. With one, the file is
 lines (byte offsets); each range is a row of a Ray dataset that a node maps with the same function,
 reading its lines from the run directory (nodes see the workspace at the same path, as for every
 ``--ray`` run). Results come back in the file's order (Ray Data's ``preserve_order``), so the stage's
-own process writes the file one process writes. Ray runs a map task again when its node is lost
-(``TASK_RETRIES``): the function reads a file and returns a value, so a second run changes nothing.
+own process writes the file one process writes. Ray Data runs a map task again when its node is
+lost: the function reads a file and returns a value, so a second run changes nothing.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import pickle
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from benchsmith.graphs.runtime.ray_items import TASK_RETRIES, _ray, connect
+from benchsmith.graphs.runtime.ray_items import _ray, connect
 
 Argument = TypeVar("Argument")
 Result = TypeVar("Result")
@@ -40,6 +41,8 @@ def mapped_batches(
         return
     connect(address)
     ray = _ray()
+    # Ray Data's usage poller asks a Prometheus server every few seconds (none runs here): not collected.
+    os.environ.setdefault("RAY_DATA_USAGE_DISABLED", "1")
     context = ray.data.DataContext.get_current()
     context.execution_options.preserve_order = True  # the file one process writes
     context.enable_progress_bars = False  # the stage reports its own progress
@@ -51,8 +54,7 @@ def mapped_batches(
         _mapped_ranges,
         batch_size=1,
         fn_kwargs={"path": str(path), "work": work, "argument": argument},
-        max_retries=TASK_RETRIES,
-    )
+    )  # Ray Data runs a task again, without bound, when its node or worker died
     for row in mapped.iter_rows():
         yield from pickle.loads(row["results"])
 
