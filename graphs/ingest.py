@@ -146,7 +146,8 @@ def chunk(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
     """Documents chunked a batch at a time; an id two documents have stops the stage when the
     second comes (only ids are held)."""
     context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
-    sizes, sources, report = (context.chunk_size, context.min_chars), {}, progress_reporter("chunk")
+    sizes, report = (context.chunk_size, context.min_chars), progress_reporter("chunk")
+    sources: dict[str, str] = {}  # document id → source: a second document of an id stops the stage
 
     def chunks() -> Iterator[dict[str, Any]]:
         batches = mapped_batches(run_dir.file(CLEANED_FILE), chunk_batch, sizes, context.ray, DOCUMENT_BATCH)

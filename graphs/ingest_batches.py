@@ -42,8 +42,8 @@ def chunk_batch(lines: list[str], sizes: tuple[int, int]) -> list[tuple[str, str
 
 
 def band_key_batch(
-    lines: list[str], banding: tuple[Sequence[tuple[int, int]], int, int]
-) -> list[tuple[list[str], np.ndarray]]:
+    lines: list[str], banding: tuple[list[tuple[int, int]], int, int]
+) -> list[tuple[Sequence[str], np.ndarray]]:
     """The batch's chunk ids and their LSH band keys (``banding``: bands, permutations, seed), as one result."""
     bands, num_perm, seed = banding
     records = [json.loads(line) for line in lines]
