@@ -17,7 +17,7 @@ longer run (a busier machine) pays more of, printed apart. Printed per round: ea
 Ray / one process of the whole larger run and of the cost per chunk (issue 35's bound: at most 1.2
 on one machine); then the medians.
 
-    .venv/bin/python benchmarks/ray_ingest.py [--chunks 20000] [--base 5000] [--rounds 2]
+    .venv/bin/python benchmarks/ray_ingest.py [--chunks 20000] [--base 5000] [--rounds 2] [--ray-cpus N]
 """
 
 from __future__ import annotations
@@ -110,6 +110,9 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=20_000)
     parser.add_argument("--base", type=int, default=5_000, help="The smaller corpus the marginal cost is taken from.")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--ray-cpus", type=int, help="CPUs of the local Ray instance (default: all); 1 maps one batch at a time."
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
@@ -119,6 +122,10 @@ def main() -> None:
             write_corpus(root / name / "corpus.jsonl", size)
         # Ray started from this (the main) thread, as the ingest job does: Linux ends a child process when
         # the thread that started it ends (Ray asks for that), and the stages run on threads of their own.
+        if args.ray_cpus:  # an instance of that size; connect keeps it
+            import ray
+
+            ray.init(num_cpus=args.ray_cpus, include_dashboard=False, log_to_driver=False)
         connect("local")
         for ray in (None, "local"):  # imports, Ray's start and its worker processes: untimed
             measured(root, root / "small", f"warm-{ray}", ray)
