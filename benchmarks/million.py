@@ -25,7 +25,10 @@ without the embed stage (the run record's per-stage CPU seconds). Clustering's
 path similarity is printed beside a random order's (from the command) and, on a seeded sample of
 kept chunks, beside the naive greedy path's (tools/corpus/clustering.naive_greedy_path, O(n²)).
 
-    .venv/bin/python benchmarks/million.py [--chunks 1000000] [--stages ingest,cluster,...] [--keep]
+    .venv/bin/python benchmarks/million.py [--chunks 1000000] [--stages ingest,cluster,...] [--keep] [--ray local]
+
+With ``--ray ADDRESS`` the ingestion runs through Ray Data (``benchsmith ingest --ray ADDRESS``:
+graphs/runtime/ray_data.py), its embedding calls still going to the loopback server.
 
 A run at a million takes hours here. With ``--workdir`` each size's measures are saved after every
 stage (``nN/measures.json``), and ``--resume`` continues an interrupted run there: stages already
@@ -334,6 +337,7 @@ def run_size(
                 EMBEDDER,
                 "--run-id",
                 "ingest",
+                *(["--ray", args.ray] if args.ray else []),
                 *common,
             ],
             "cluster": ["cluster", "--collection", collection, *common],
@@ -510,6 +514,12 @@ def main() -> None:
         type=int,
         default=5000,
         help="Kept chunks the naive greedy path is compared on (O(n²)); 0: skip.",
+    )
+    parser.add_argument(
+        "--ray",
+        help="Ingest as Ray Data pipelines on this Ray cluster ('local': one started by the ingest process). "
+        "The ingest CPU is then the driver's and the Ray processes it started and waited for; the workers of "
+        "a cluster joined at an address are not counted.",
     )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

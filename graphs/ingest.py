@@ -9,7 +9,6 @@ collection: a resumed run re-embeds nothing that was stored.
 from __future__ import annotations
 
 import functools
-import itertools
 import operator
 import time
 from array import array
@@ -24,23 +23,25 @@ from typing_extensions import TypedDict
 
 from benchsmith.agents.quality import LLMQualityScorer
 from benchsmith.graphs.contexts.ingest import IngestContext
+from benchsmith.graphs.ingest_batches import band_key_batch, chunk_batch, finished_batch, marked_batch, scored_batch
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter
+from benchsmith.graphs.runtime.ray_data import mapped_batches
+from benchsmith.graphs.runtime.ray_embedding import RayEmbedder
 from benchsmith.graphs.runtime.resources import chroma_client, embedder_for, run_seam
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.persistence.jsonl import JsonlRows, jsonl_writer_atomic, read_jsonl, write_jsonl_atomic
+from benchsmith.stores.persistence.jsonl import JsonlRows, jsonl_writer_atomic, write_jsonl_atomic
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.vectors import VectorStore
-from benchsmith.tools.corpus.chunking import iter_chunks
-from benchsmith.tools.corpus.cleaning import RepeatedLines, finished_document, marked_document
-from benchsmith.tools.corpus.dedup import deduplicate
-from benchsmith.tools.corpus.documents import Chunk, Document, SkippedFile, span_id
+from benchsmith.tools.corpus.cleaning import RepeatedLines
+from benchsmith.tools.corpus.dedup import MINHASH_SEED, candidate_bands, decide_near_duplicates
+from benchsmith.tools.corpus.documents import Chunk, SkippedFile, note_id, span_id
 from benchsmith.tools.corpus.loaders import empty_corpus, iter_sources
 from benchsmith.tools.corpus.path_patterns import PathPatterns
 from benchsmith.tools.corpus.quality import InformationDensityScorer, QualityScorer
 from benchsmith.tools.retrieval.cached_embedding import cached_embedder
 from benchsmith.tools.retrieval.embedded_text import embedded_text
-from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
+from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction, is_server_spec
 from benchsmith.tools.retrieval.indexing import IndexItem, embed_into
 from benchsmith.tools.text.page_kinds import DEFAULT_PAGE_KIND
 
@@ -52,6 +53,8 @@ UNIQUE_FILE, DUPLICATES_FILE = "unique.jsonl", "duplicates.jsonl"
 KEPT_FILE, FILTERED_FILE = "kept.jsonl", "filtered.jsonl"
 MARKED_FILE = "marked.jsonl"  # the clean stage's scratch file between its two passes
 QUALITY_BATCH = 512  # chunks scored at once (the LLM scorer's calls in flight come from one batch)
+DOCUMENT_BATCH = 512  # documents cleaned or chunked by one task (with --ray, one Ray Data task: each costs some ms)
+CHUNK_BATCH = 2048  # chunks keyed for dedup or scored by one task
 
 
 class IngestInput(TypedDict):
@@ -83,11 +86,6 @@ class IngestState(IngestInput, IngestOutput, total=False):  # type: ignore[misc]
 
 
 job = JobRuntime(IngestContext)  # the runtime's settings, workspace and run directories
-
-
-def _stream(run_dir: RunDirectory, name: str, record_type: type) -> Iterator[Any]:
-    """A stage file's records, one at a time: no stage holds the corpus (a million chunks)."""
-    return (record_type(**record) for _, record in read_jsonl(run_dir.file(name)))
 
 
 def timed(stage: Callable[[IngestState, Runtime[IngestContext]], dict[str, Any]]) -> Callable[..., dict[str, Any]]:
@@ -127,54 +125,54 @@ def load(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
 def clean(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     """Two passes, so no document is held: each document marked up (into a scratch file) while
     its lines are counted; then the corpus's boilerplate lines out, headings recorded."""
-    run_dir = job.run_dir(runtime, state["run_id"])
+    context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
     marked_file, lines, report = run_dir.file(MARKED_FILE), RepeatedLines(), progress_reporter("clean")
 
-    def marked(done: int, document: Document) -> dict[str, Any]:
-        report(done, state.get("files_read"))  # per document: a long corpus shows it moving
-        return lines.add(marked_document(document)).to_json()
+    def marked() -> Iterator[dict[str, Any]]:
+        batches = mapped_batches(run_dir.file(DOCUMENTS_FILE), marked_batch, None, context.ray, DOCUMENT_BATCH)
+        for done, (document, digests) in enumerate(batches, start=1):
+            lines.count(digests)
+            report(done, state.get("files_read"))  # per document: a long corpus shows it moving
+            yield document
 
-    write_jsonl_atomic(
-        marked_file,
-        (marked(done, document) for done, document in enumerate(_stream(run_dir, DOCUMENTS_FILE, Document), start=1)),
-    )
-    boilerplate = lines.boilerplate()
-    count = write_jsonl_atomic(
-        run_dir.file(CLEANED_FILE),
-        (
-            cleaned.to_json()
-            for document in _stream(run_dir, MARKED_FILE, Document)
-            if (cleaned := finished_document(document, boilerplate)) is not None
-        ),
-    )
+    write_jsonl_atomic(marked_file, marked())
+    finished = mapped_batches(marked_file, finished_batch, lines.boilerplate(), context.ray, DOCUMENT_BATCH)
+    count = write_jsonl_atomic(run_dir.file(CLEANED_FILE), (document for document in finished if document is not None))
     marked_file.unlink()
     return {"documents": count}
 
 
 def chunk(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
+    """Documents chunked a batch at a time; an id two documents have stops the stage when the
+    second comes (only ids are held)."""
     context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
-    chunks = iter_chunks(
-        _stream(run_dir, CLEANED_FILE, Document),
-        context.chunk_size,
-        context.min_chars,
-        progress_reporter("chunk"),
-        total=state.get("documents"),
-    )
-    count = write_jsonl_atomic(run_dir.file(CHUNKS_FILE), (c.to_json() for c in chunks))
-    return {"chunks": count}
+    sizes, report = (context.chunk_size, context.min_chars), progress_reporter("chunk")
+    sources: dict[str, str] = {}  # document id → source: a second document of an id stops the stage
+
+    def chunks() -> Iterator[dict[str, Any]]:
+        batches = mapped_batches(run_dir.file(CLEANED_FILE), chunk_batch, sizes, context.ray, DOCUMENT_BATCH)
+        for done, (document_id, source, document_chunks) in enumerate(batches, start=1):
+            note_id(document_id, source, sources)
+            yield from document_chunks
+            report(done, state.get("documents"))
+
+    return {"chunks": write_jsonl_atomic(run_dir.file(CHUNKS_FILE), chunks())}
 
 
 def dedup(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-    """Near-duplicates and repeated ids out, streaming: the index keeps ids and MinHash band keys,
-    and reads back by row only the texts whose bands meet (a million chunks need no text held)."""
+    """Near-duplicates and repeated ids out, streaming: the rows' MinHash band keys are computed a
+    batch at a time (on the cluster with --ray), the decisions made here in row order, reading back
+    by row only the texts whose bands meet (a million chunks need no text held)."""
     context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
-    chunks = JsonlRows(run_dir.file(CHUNKS_FILE))
+    bands = candidate_bands(context.dedup_threshold, context.num_perm)
+    banding = (bands, context.num_perm, MINHASH_SEED)
+    chunks = JsonlRows(run_dir.file(CHUNKS_FILE)).note_rows()  # the texts a check needs are read back by row
     try:
-        result = deduplicate(
-            ((record["id"], record["text"]) for _, record in chunks),
+        result = decide_near_duplicates(
+            mapped_batches(run_dir.file(CHUNKS_FILE), band_key_batch, banding, context.ray, CHUNK_BATCH),
             lambda row: chunks.record(row)["text"],
             threshold=context.dedup_threshold,
-            num_perm=context.num_perm,
+            band_count=len(bands),
             total=state.get("chunks"),
             on_progress=progress_reporter("dedup"),
         )
@@ -190,16 +188,17 @@ def dedup(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
 def quality(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
     scorer, report = _quality_scorer(runtime, run_dir), progress_reporter("quality")
-    chunks = _stream(run_dir, UNIQUE_FILE, Chunk)
+    # The heuristic scores on the cluster with --ray; the LLM scorer's calls leave from here, a batch in flight.
+    address, batch = (context.ray, CHUNK_BATCH) if context.quality == "heuristic" else (None, QUALITY_BATCH)
+    total = state.get("chunks", 0) - state.get("duplicates", 0)
     with (
         jsonl_writer_atomic(run_dir.file(KEPT_FILE)) as kept,
         jsonl_writer_atomic(run_dir.file(FILTERED_FILE)) as filtered,
     ):
-        while batch := list(itertools.islice(chunks, QUALITY_BATCH)):
-            for item, score in zip(batch, scorer.score([c.text for c in batch])):
-                item.quality = round(float(score), 4)
-                (kept if item.quality >= context.min_quality else filtered)(item.to_json())
-            report(kept.count + filtered.count, state.get("chunks", 0) - state.get("duplicates", 0))
+        for done, item in enumerate(mapped_batches(run_dir.file(UNIQUE_FILE), scored_batch, scorer, address, batch), 1):
+            (kept if item["quality"] >= context.min_quality else filtered)(item)
+            if done % QUALITY_BATCH == 0 or done == total:
+                report(done, total)
     return {"filtered": filtered.count}
 
 
@@ -215,7 +214,13 @@ def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
     context, workspace, run_dir = job.context(runtime), job.workspace(runtime), job.run_dir(runtime, state["run_id"])
     chunks = JsonlRows(run_dir.file(KEPT_FILE))
     # Cached by text: another job over the same tree (select, nuggets) reuses these vectors.
-    embedder = cached_embedder(embedder_for(context.embedder, workspace, run_dir.run_id, context), workspace)
+    on_cluster = bool(context.ray) and not is_server_spec(context.embedder)  # a server embeds for every caller
+    raw = (
+        RayEmbedder(context.embedder, context.ray or "", context.batch_size)
+        if on_cluster
+        else embedder_for(context.embedder, workspace, run_dir.run_id, context)
+    )
+    embedder = cached_embedder(raw, workspace)
     store = VectorStore(
         chroma_client(workspace, context.chroma_host),
         state["collection"],
@@ -239,10 +244,14 @@ def embed(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
 
     lengths = array("q", (noted(record) for _, record in chunks))
     items = _IndexItems(chunks)
+    # On the cluster a batch is a slice per actor, each slice the batch one process embeds.
+    batch_size = context.batch_size * (raw.actor_count if isinstance(raw, RayEmbedder) else 1)
     try:
-        newly_embedded = embed_into(store, items, embedder, context.batch_size, progress, text_lengths=lengths)
+        newly_embedded = embed_into(store, items, embedder, batch_size, progress, text_lengths=lengths)
     finally:
         chunks.close()
+        if isinstance(raw, RayEmbedder):
+            raw.close()
     return {
         "indexed": len(lengths),
         "newly_embedded": newly_embedded,

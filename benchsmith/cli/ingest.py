@@ -54,7 +54,8 @@ def ingest(
         estimate=preview_ingest,
         print_dry_run=lambda preview: print_preview(preview, settings["quality"]),
         summary=print_ingest_summary,
-        about=f" → collection [cyan]{shown(collection)}[/]",
+        about=f" → collection [cyan]{shown(collection)}[/]"
+        + (f" · on Ray at {shown(settings['ray'])}" if settings["ray"] else ""),
     )
 
 
@@ -72,8 +73,8 @@ def print_preview(preview: IngestPreview, quality: str) -> None:
             f"--quality llm would make up to {preview.cost.calls} model calls, about "
             f"{preview.cost.input_tokens:,} input tokens, ~${preview.cost.cost_usd:.4f}."
         )
-        for note in preview.cost.notes:
-            console.print(shown(note), highlight=False)
+    for note in preview.cost.notes:
+        console.print(shown(note), highlight=False)
     print_skipped(preview.skipped)
     print_warnings(preview.warnings)
     console.print("Nothing was written.")

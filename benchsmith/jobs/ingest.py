@@ -13,6 +13,8 @@ from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.agents.seam.models import BASELINE
 from benchsmith.graphs.contexts.ingest import IngestContext, QualityScorerName
 from benchsmith.graphs.ingest import DUPLICATES_FILE, SKIPPED_FILE, WARNINGS_FILE, builder
+from benchsmith.graphs.runtime.ray_items import prepare as prepare_ray
+from benchsmith.graphs.runtime.ray_items import where_items_run
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.jobs.common import (
     CostEstimate,
@@ -100,18 +102,22 @@ def ingest(
     chroma_host: str | None = None,
     database: str | None = None,
     lease_s: float = DEFAULT_LEASE_S,
+    ray: str | None = None,
 ) -> IngestResult:
     """Index ``sources`` (directories, files, a BEIR corpus.jsonl or its folder, or ``"stdlib"``)
     into the Chroma collection ``collection``; every setting of :class:`IngestContext` is a keyword
     argument too. The same call with the same ``run_id`` resumes an interrupted run and returns a
     finished one without redoing it. With ``database`` (a postgresql:// URL) its checkpoints, run
-    record and model cache are kept in PostgreSQL."""
+    record and model cache are kept in PostgreSQL. With ``ray`` (``local``, ``auto`` or a cluster's
+    address) the stages run as Ray Data pipelines and the embedder on Ray actors; the files and the
+    collection are the single-process run's."""
     settings = settings_given(IngestContext, locals())
 
     inputs = _checked_inputs(sources, collection, settings)
     stop_if_dry_run(lambda: _preview(sources, settings))
     run_id = checked_run_id(run_id, "ingest")
     resolved = Workspace.resolve(settings.workspace)
+    prepare_ray(settings.ray)  # a cluster that cannot be joined, or an embedder no node can take, stops here
     outcome = run_settled(
         builder, "ingest", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
@@ -204,6 +210,7 @@ def _preview(sources: Sequence[str | Path], settings: IngestContext) -> IngestPr
     cost = priced(
         f"{calls} quality calls" if calls else "no model calls (heuristic quality filter)",
         [(llm, calls, tokens, 10 * calls)],
+        notes=[where_items_run(settings.ray, "stages (clean, chunk, dedup keys, quality, embedding)")],
     )
     page_kinds = Counter(chunk.page_kind or DEFAULT_PAGE_KIND for chunk in chunks)
     return IngestPreview(

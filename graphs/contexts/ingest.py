@@ -7,6 +7,7 @@ from typing import Literal
 
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.graphs.runtime.bounds import MAX_CHUNK_SIZE, MAX_INDEX_BATCH, MAX_NUM_PERM, MIN_CHUNK_SIZE
+from benchsmith.graphs.runtime.ray_options import RayOptions
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, setting_field, share_field
 from benchsmith.tools.corpus.quality import DEFAULT_MIN_QUALITY
 from benchsmith.tools.defaults import (
@@ -22,7 +23,7 @@ QualityScorerName = Literal["heuristic", "llm"]
 
 
 @dataclass(kw_only=True)
-class IngestContext(StoreOptions, ModelOptions):
+class IngestContext(RayOptions, StoreOptions, ModelOptions):
     """Settings of one ingestion (not checkpointed: the CLI passes them again on resume)."""
 
     include: tuple[str, ...] = setting_field(

@@ -120,6 +120,11 @@ class JsonlRows:
         self._lock = threading.Lock()
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        for line_number, raw in self._rows():
+            yield line_number, _record(self.path, line_number, decoded_line(self.path, line_number, raw))
+
+    def _rows(self) -> Iterator[tuple[int, bytes]]:
+        """Each row's line number and bytes, its offset noted; the offsets kept once the pass ends."""
         offsets, offset = array("q"), 0
         with open_user_file(self.path, "rb") as handle:
             for line_number, raw in enumerate(handle, start=1):
@@ -128,9 +133,16 @@ class JsonlRows:
                     raw, start = raw[len(BYTE_ORDER_MARK) :], start + len(BYTE_ORDER_MARK)
                 if raw.strip():
                     offsets.append(start)
-                    yield line_number, _record(self.path, line_number, decoded_line(self.path, line_number, raw))
+                    yield line_number, raw
         offsets.append(offset)
         self._offsets = offsets
+
+    def note_rows(self) -> JsonlRows:
+        """A pass that only notes where the rows are (no record parsed), for :meth:`record`: the rows
+        of a file this program wrote, read elsewhere a batch at a time (graphs/runtime/ray_data.py)."""
+        for _ in self._rows():
+            pass
+        return self
 
     def __len__(self) -> int:
         """Rows seen by the last complete pass."""

@@ -29,7 +29,7 @@ import hashlib
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from benchsmith.tools.corpus.documents import Document
@@ -225,16 +225,14 @@ class RepeatedLines:
         self.line_documents: Counter[bytes] = Counter()
 
     def add(self, document: Document) -> Document:
-        self.documents += 1
-        if document.kind not in CODE_KINDS:
-            self.line_documents.update(
-                {
-                    _line_digest(line)
-                    for line, in_code in _lines_with_code_flags(document.text)
-                    if not in_code and len(line) >= BOILERPLATE_MIN_LINE_CHARS and MARK_START not in line
-                }
-            )  # headings are structure, even "Parameters"
+        self.count(prose_line_digests(document))
         return document
+
+    def count(self, digests: Iterable[bytes]) -> None:
+        """One document whose distinct prose lines have these digests (:func:`prose_line_digests`,
+        computed wherever the document was marked up: a Ray node, graphs/ingest_batches.py)."""
+        self.documents += 1
+        self.line_documents.update(digests)
 
     def boilerplate(self) -> frozenset[bytes]:
         """Digests of the lines found in at least half of the documents (and at least five)."""
@@ -242,6 +240,17 @@ class RepeatedLines:
             return frozenset()
         limit = max(BOILERPLATE_MIN_DOCUMENTS, BOILERPLATE_MIN_SHARE * self.documents)
         return frozenset(line for line, count in self.line_documents.items() if count >= limit)
+
+
+def prose_line_digests(document: Document) -> set[bytes]:
+    """Digests of the document's distinct prose lines that may be boilerplate (none in code)."""
+    if document.kind in CODE_KINDS:
+        return set()
+    return {
+        _line_digest(line)
+        for line, in_code in _lines_with_code_flags(document.text)
+        if not in_code and len(line) >= BOILERPLATE_MIN_LINE_CHARS and MARK_START not in line
+    }  # headings are structure, even "Parameters"
 
 
 def without_lines(document: Document, boilerplate: frozenset[bytes]) -> Document:

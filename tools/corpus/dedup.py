@@ -27,7 +27,7 @@ import itertools
 import re
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -42,6 +42,7 @@ from benchsmith.tools.defaults import DEFAULT_DEDUP_NUM_PERM, DEFAULT_DEDUP_THRE
 SHINGLE_SIZE = 5
 CANDIDATE_MARGIN = 0.2
 BATCH = 512
+MINHASH_SEED = 1  # the MinHash permutations' seed: the same signatures wherever a batch is keyed
 # Fingerprints of rows read again for the exact check, kept for the next comparisons (~3 KB each).
 FINGERPRINT_CACHE = 32_768
 FNV_OFFSET, FNV_PRIME = np.uint64(0xCBF29CE484222325), np.uint64(0x100000001B3)
@@ -106,7 +107,7 @@ def find_near_duplicates(
     texts: Sequence[str],
     threshold: float = DEFAULT_DEDUP_THRESHOLD,
     num_perm: int = DEFAULT_DEDUP_NUM_PERM,
-    seed: int = 1,
+    seed: int = MINHASH_SEED,
     on_progress: ProgressCallback | None = None,
 ) -> list[DuplicateMatch]:
     """Every text whose Jaccard similarity to an earlier kept text is at least ``threshold``.
@@ -130,7 +131,7 @@ def deduplicate(
     *,
     threshold: float = DEFAULT_DEDUP_THRESHOLD,
     num_perm: int = DEFAULT_DEDUP_NUM_PERM,
-    seed: int = 1,
+    seed: int = MINHASH_SEED,
     total: int | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> Deduplication:
@@ -141,11 +142,49 @@ def deduplicate(
     ``text_of(row)`` for the exact Jaccard check. Of candidates equally similar, the earliest
     row is the one kept.
     """
+    bands = candidate_bands(threshold, num_perm)
+    keyed = _keyed_batches(records, bands, num_perm, seed)
+    return decide_near_duplicates(
+        keyed, text_of, threshold=threshold, band_count=len(bands), total=total, on_progress=on_progress
+    )
+
+
+def candidate_bands(threshold: float, num_perm: int) -> list[tuple[int, int]]:
+    """datasketch's banding (b bands of r rows) for the candidate threshold; its index is not used."""
     if not 0 < threshold <= 1:
         raise ValueError(f"dedup threshold must be in (0, 1], got {threshold}")
-    # datasketch's banding (b bands of r rows) for the candidate threshold; its index is not used.
-    bands = MinHashLSH(threshold=max(0.05, threshold - CANDIDATE_MARGIN), num_perm=num_perm).hashranges
-    ids, keys, earlier_rows = _signature_pass(records, bands, num_perm, seed, total, on_progress)
+    return list(MinHashLSH(threshold=max(0.05, threshold - CANDIDATE_MARGIN), num_perm=num_perm).hashranges)
+
+
+def band_keys(texts: Sequence[str], bands: Sequence[tuple[int, int]], num_perm: int, seed: int) -> np.ndarray:
+    """(len(texts), bands) LSH band keys of the texts' MinHash signatures: a batch of rows is
+    keyed on its own, so batches can be keyed anywhere (a Ray node, graphs/ingest_batches.py)."""
+    if not texts:
+        return np.zeros((0, len(bands)), dtype=np.uint64)
+    signatures = MinHash.bulk([char_shingles(text) for text in texts], num_perm=num_perm, seed=seed)
+    return _band_keys(np.stack([signature.hashvalues for signature in signatures]), bands)
+
+
+def _keyed_batches(
+    records: Iterable[tuple[str, str]], bands: Sequence[tuple[int, int]], num_perm: int, seed: int
+) -> Iterator[tuple[list[str], np.ndarray]]:
+    iterator = iter(records)
+    while batch := list(itertools.islice(iterator, BATCH)):
+        yield [chunk_id for chunk_id, _ in batch], band_keys([text for _, text in batch], bands, num_perm, seed)
+
+
+def decide_near_duplicates(
+    keyed: Iterable[tuple[Sequence[str], np.ndarray]],
+    text_of: Callable[[int], str],
+    *,
+    threshold: float,
+    band_count: int,
+    total: int | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> Deduplication:
+    """:func:`deduplicate` from the rows' band keys, given in row order as batches of (ids, keys):
+    where the keys were computed does not change a decision."""
+    ids, keys, earlier_rows = _signature_pass(keyed, band_count, total, on_progress)
     groups = _band_groups(keys)
     del keys
     undecided = np.union1d(np.flatnonzero((groups >= 0).any(axis=1)), np.fromiter(earlier_rows, np.int64))
@@ -189,10 +228,8 @@ def deduplicate(
 
 
 def _signature_pass(
-    records: Iterable[tuple[str, str]],
-    bands: Sequence[tuple[int, int]],
-    num_perm: int,
-    seed: int,
+    keyed: Iterable[tuple[Sequence[str], np.ndarray]],
+    band_count: int,
     total: int | None,
     on_progress: ProgressCallback | None,
 ) -> tuple[list[str], np.ndarray, dict[int, list[int]]]:
@@ -202,12 +239,9 @@ def _signature_pass(
     first_row: dict[str, int] = {}
     earlier_rows: dict[int, list[int]] = {}
     occurrences: dict[str, list[int]] = {}  # ids seen more than once
-    iterator = iter(records)
-    while batch := list(itertools.islice(iterator, BATCH)):
-        shingle_sets = [char_shingles(text) for _, text in batch]
-        signatures = MinHash.bulk(shingle_sets, num_perm=num_perm, seed=seed)
-        blocks.append(_band_keys(np.stack([signature.hashvalues for signature in signatures]), bands))
-        for chunk_id, _ in batch:
+    for batch_ids, block in keyed:
+        blocks.append(block)
+        for chunk_id in batch_ids:
             row = len(ids)
             ids.append(chunk_id)
             if (first := first_row.setdefault(chunk_id, row)) != row:
@@ -216,7 +250,7 @@ def _signature_pass(
                 seen.append(row)
         if on_progress:
             on_progress(len(ids), total)
-    keys = np.concatenate(blocks) if blocks else np.zeros((0, len(bands)), dtype=np.uint64)
+    keys = np.concatenate(blocks) if blocks else np.zeros((0, band_count), dtype=np.uint64)
     return ids, keys, earlier_rows
 
 

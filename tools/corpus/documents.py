@@ -123,12 +123,17 @@ def chunk_ids(document: Document, spans: Sequence[tuple[int, int]]) -> list[str]
 
 def note_document_id(document: Document, sources: dict[str, str]) -> None:
     """Note the document's id (``sources``: id → source so far); an InputError if it is there."""
-    if document.id in sources:
+    note_id(document.id, document.source, sources)
+
+
+def note_id(document_id: str, source: str, sources: dict[str, str]) -> None:
+    """:func:`note_document_id` from the document's id and source alone."""
+    if document_id in sources:
         raise InputError(
-            f"{document.source}: document id {document.id!r} repeats that of {sources[document.id]} "
+            f"{source}: document id {document_id!r} repeats that of {sources[document_id]} "
             "(chunk ids are <path>:<start>-<end>; give the folders as one source, or rename one)"
         )
-    sources[document.id] = document.source
+    sources[document_id] = source
 
 
 @dataclass

@@ -1,0 +1,53 @@
+"""A real local Ray cluster for the tests: a head with no CPU (work goes to the workers) and two worker
+nodes of one CPU each, on this machine (``ray.cluster_utils.Cluster``, loopback only); and an embedder
+that shows, from a node, that it is embedding."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tests.embedders import HashingEmbedder
+
+NODE = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}
+
+
+@contextmanager
+def local_cluster(workers: int = 2) -> Iterator[dict[str, Any]]:
+    """``{"cluster", "workers"}``: the cluster, and its worker nodes (a test may remove one and add
+    another); shut down after."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 0, "include_dashboard": False, "object_store_memory": 80 * 1024 * 1024},
+    )
+    nodes = [cluster.add_node(**NODE) for _ in range(workers)]
+    cluster.wait_for_nodes()
+    try:
+        yield {"cluster": cluster, "workers": nodes}
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
+class MarkingEmbedder(HashingEmbedder):
+    """The hashing embedder, slowed: each call leaves a file named by its process id in ``marks``
+    (the test sees which processes embed) and takes ``delay_s``."""
+
+    def __init__(self, marks: Path, delay_s: float):
+        super().__init__()
+        self.name = "test-hashing-marked"
+        self.marks, self.delay_s = str(marks), delay_s
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        Path(self.marks, str(os.getpid())).touch()
+        time.sleep(self.delay_s)
+        return super().encode(texts)
