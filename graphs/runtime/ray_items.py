@@ -19,7 +19,8 @@ from __future__ import annotations
 import os
 import socket
 import threading
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from benchsmith.graphs.runtime.ray_options import AUTO_RAY, LOCAL_RAY
@@ -186,18 +187,53 @@ def run_item(
     """``work(payload, context)``: here when the context names no Ray cluster, else as a Ray task,
     whose model calls are then booked in run ``run_id``'s ledger here. ``work`` is a module-level
     function (a node imports it by name)."""
+    return next(run_items(work, [payload], context, workspace=workspace, run_id=run_id))
+
+
+def run_items(
+    work: Callable[[Payload, Context], Result],
+    payloads: Iterable[Payload],
+    context: Context,
+    *,
+    workspace: Workspace,
+    run_id: str,
+    in_flight: int = 1,
+) -> Iterator[Result]:
+    """``work(payload, context)`` for each payload, results in the payloads' order: here, one at a
+    time, when the context names no Ray cluster; else as Ray tasks, up to ``in_flight`` at once (a
+    node a block, where one item's parts run in sequence in one process), each task's model calls
+    booked here in the order of the results."""
     address = getattr(context, "ray", None)
     if not address:
-        return work(payload, context)
+        yield from (work(payload, context) for payload in payloads)
+        return
     connect(address)
     ray = _ray()
-    try:
-        result, calls = ray.get(_remote_task().remote(work, payload, context, _registered_reference()))
-    except ray.exceptions.RayTaskError as error:
-        cause = error.cause
-        raise (cause if isinstance(cause, Exception) else error) from None
+    registered = _registered_reference()
+    pending: deque[Any] = deque()
+    waiting = iter(payloads)
+    while True:
+        while len(pending) < max(1, in_flight) and (payload := next(waiting, _END)) is not _END:
+            pending.append(_remote_task().remote(work, payload, context, registered))
+        if not pending:
+            return
+        try:
+            result, calls = ray.get(pending.popleft())
+        except ray.exceptions.RayTaskError as error:
+            for reference in pending:
+                ray.cancel(reference)
+            cause = error.cause
+            raise (cause if isinstance(cause, Exception) else error) from None
+        _book(context, workspace, run_id, calls)
+        yield result
+
+
+_END: Any = object()
+
+
+def _book(context: Any, workspace: Workspace, run_id: str, calls: list[dict[str, Any]]) -> None:
+    """A task's model calls in the run's usage ledger, here (the driver is the one writer)."""
     database = context.database_url() if hasattr(context, "database_url") else None
     ledger = usage_ledger(workspace, run_id, database)
     for call in calls:
         ledger.record(call)
-    return result  # type: ignore[no-any-return]
