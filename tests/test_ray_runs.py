@@ -14,15 +14,19 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 import benchsmith
+from benchsmith.agents.seam.endpoints import endpoint
 from benchsmith.cli import app
+from benchsmith.graphs.runtime.ray_items import run_items
 from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.persistence.jsonl import load_jsonl
@@ -359,3 +363,38 @@ def test_a_ray_select_and_evaluation_write_the_files_one_process_writes(cluster,
         tmp_path / "ray" / "runs" / "ev-b2",
         ("report.html", "report.md", "results.json"),
     )
+
+
+RATE, TURNS = 20.0, 8  # requests a second to one endpoint; turns each task takes
+
+
+def timed_turns(task: dict[str, Any], context: Any) -> tuple[str, float, list[float]]:
+    """On a node: from ``start_at``, ``turns`` turns at the endpoint, each when its limiter allowed it
+    (the node, when the task was ready, the turns' times)."""
+    ready = time.time()
+    time.sleep(max(0.0, task["start_at"] - ready))
+    state = endpoint(task["base_url"])
+    stamps = []
+    for _ in range(task["turns"]):
+        state.wait_for_turn(context.rate_limit)
+        stamps.append(time.time())
+    return ray.get_runtime_context().get_node_id(), ready, stamps
+
+
+def test_tasks_on_two_nodes_share_one_rate_limit_per_endpoint(cluster, tmp_path):
+    context = SimpleNamespace(ray=cluster["cluster"].address, rate_limit=RATE)
+
+    def on_both_nodes(turns: int, start_at: float) -> list[tuple[str, float, list[float]]]:
+        payload = {"base_url": "http://rate.example/v1", "turns": turns, "start_at": start_at}
+        workspace = Workspace.resolve(tmp_path)
+        return list(run_items(timed_turns, [payload] * 2, context, workspace=workspace, run_id="rate", in_flight=2))
+
+    on_both_nodes(0, 0.0)  # each node's worker started before the clock counts
+    start_at = time.time() + 2.0
+    done = on_both_nodes(TURNS, start_at)
+    assert len({node for node, _, _ in done}) == 2  # one task on each worker node, at once:
+    assert all(ready < start_at for _, ready, _ in done), "a task was not ready when the turns began"
+    stamps = sorted(stamp for _, _, times in done for stamp in times)
+    # Together at RATE: 2 × TURNS turns take (2 × TURNS - 1) / RATE seconds at least (0.75 s); each
+    # node at RATE on its own would end them in half that. Bounded below only, loosely.
+    assert stamps[-1] - stamps[0] >= 0.8 * (2 * TURNS - 1) / RATE

@@ -28,7 +28,11 @@ def progress_reporter(stage: str) -> ProgressCallback:
     try:
         writer = get_stream_writer()
     except RuntimeError:  # langgraph's "outside of a runnable context"
-        return lambda done, total=None: raise_if_stopped()
+
+        def unreported(done: int, total: int | None = None) -> None:
+            raise_if_stopped()
+
+        return unreported
 
     def report(done: int, total: int | None = None) -> None:
         raise_if_stopped()

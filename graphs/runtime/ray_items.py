@@ -23,6 +23,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
+from benchsmith.agents.seam.endpoints import share_rate_limits_with
+from benchsmith.graphs.runtime.ray_limits import forget_shared_rates, shared_turn, start_shared_rates
 from benchsmith.graphs.runtime.ray_options import AUTO_RAY, LOCAL_RAY
 from benchsmith.graphs.runtime.resources import (
     collect_usage_in_memory,
@@ -98,6 +100,8 @@ def connect(address: str) -> None:
         except (ConnectionError, ValueError, RuntimeError) as error:
             raise InputError(f"--ray {address}: no Ray cluster could be joined there ({error})") from None
         _connected = address
+        forget_shared_rates()
+        share_rate_limits_with(shared_turn)  # this process's calls share the nodes' budget too
 
 
 def prepare(address: str | None) -> None:
@@ -143,6 +147,7 @@ def _run_task(
     """On a node: ``work(payload, context)`` with the driver's registered objects, its model calls
     collected for the driver, and the replies it paid for written to the response cache."""
     register_objects(registered)
+    share_rate_limits_with(shared_turn)  # every node's calls to an endpoint share one budget
     calls = collect_usage_in_memory()
     calls.take()  # a call left by an earlier task of this worker that failed belongs to no result
     result = work(payload, context)
@@ -210,6 +215,8 @@ def run_items(
     connect(address)
     ray = _ray()
     registered = _registered_reference()
+    if getattr(context, "rate_limit", None):
+        start_shared_rates(ray)  # owned by this process: it lives as long as the run's driver
     pending: deque[Any] = deque()
     waiting = iter(payloads)
     while True:
