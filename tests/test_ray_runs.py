@@ -14,23 +14,32 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 import benchsmith
+from benchsmith.agents.seam.endpoints import endpoint
 from benchsmith.cli import app
-from benchsmith.graphs.runtime.resources import register_model
+from benchsmith.graphs.runtime.ray_items import run_items
+from benchsmith.graphs.runtime.resources import register_embedder, register_model
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.workspace import Workspace
 from tests.audit_fixtures import server_judge, write_audit_benchmark
 from tests.embedders import HashingEmbedder
+from tests.evaluate_fixtures import write_benchmark as write_evaluate_benchmark
+from tests.hardneg_fixtures import write_corpus as write_hardneg_corpus
+from tests.nugget_fixtures import write_questions, write_repository
 from tests.openai_server import FakeOpenAIServer
 from tests.paraphrase_fixtures import server_replier as paraphrase_replier
+from tests.select_fixtures import run_select, write_labelled_corpus
 from tests.synthesis_fixtures import COLLECTION
 from tests.test_shared_runs import AUDIT_FILES, PARAPHRASE_FILES, assert_same_files, write_topics
 from tests.test_synthesis_digest import OUTPUTS, RATES, RUN, SEED, digests, stored
@@ -264,3 +273,128 @@ def test_where_a_run_would_go_is_said_without_connecting():
     assert where_items_run(None, "conversations") == "the conversations would run in this process"
     assert "Ray cluster at 10.0.0.5:6379" in where_items_run("10.0.0.5:6379", "conversations")
     assert "started on this machine" in where_items_run("local", "conversations")
+
+
+# The other item-level jobs and evaluate: the work of each item runs on the nodes (in this process,
+# the function that does it fails the run), and the run's files are the single-process run's.
+SKIPPED = {"run.json", "timings.jsonl"}  # the run's record and wall-clock seconds: never the same bytes
+# Logs appended as items finish: the same records, in the order two items in flight finished (in
+# one process too); the exports are written from them in a fixed order.
+APPEND_LOGS = {"usage.jsonl", "rows.jsonl", "pools.jsonl", "judgments.jsonl"}
+
+
+def assert_same_run_files(solo: Path, on_ray: Path, timed: tuple[str, ...] = ()) -> None:
+    """Every file of the two runs the same, but for the run's id and workspace where a report names
+    them, and the ``timed`` files (they show the seconds each part took)."""
+    names = sorted(str(path.relative_to(solo)) for path in solo.rglob("*") if path.is_file())
+    assert names == sorted(str(path.relative_to(on_ray)) for path in on_ray.rglob("*") if path.is_file())
+    compared = [name for name in names if Path(name).name not in {*SKIPPED, *timed} and not name.endswith(".sqlite")]
+    assert len(compared) > 3
+
+    def text(run_dir: Path, name: str) -> str:
+        workspace = str(run_dir.parent.parent)
+        content = (run_dir / name).read_text(encoding="utf-8")
+        for shown in (workspace, workspace.replace("_", "\\_")):  # markdown escapes the underscores
+            content = content.replace(shown, "WORKSPACE")
+        return content.replace(run_dir.name, "RUN")
+
+    for name in compared:
+        first, second = text(solo, name), text(on_ray, name)
+        if Path(name).name in APPEND_LOGS:
+            first, second = "\n".join(sorted(first.splitlines())), "\n".join(sorted(second.splitlines()))
+        assert first == second, f"{name} differs"
+
+
+def fails_here(what: str) -> Any:
+    def in_this_process(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError(f"{what} in the run's own process")
+
+    return in_this_process
+
+
+def test_a_ray_hardneg_build_and_nuggets_write_the_files_one_process_writes(cluster, tmp_path, monkeypatch):
+    corpus = write_hardneg_corpus(tmp_path / "corpus")
+    build = {"conditions": 3, "llm": "baseline", "concurrency": 2}
+    solo = benchsmith.build_hardneg([corpus], **build, run_id="hn-a1", workspace=tmp_path / "solo")
+    questions, repository = write_questions(tmp_path / "qa.jsonl"), write_repository(tmp_path / "repo")
+    nuggets = {"pool_depth": 4, "batch_size": 3, "min_chars": 20, "chunk_size": 300, "concurrency": 2}
+    embedder = register_embedder(HashingEmbedder())
+    nuggets_solo = benchsmith.nuggets(
+        questions, [repository], embedder=embedder, **nuggets, run_id="ng-a1", workspace=tmp_path / "solo"
+    )
+    monkeypatch.setattr("benchsmith.graphs.hardneg.build.run_seam", fails_here("a document was built"))
+    monkeypatch.setattr("benchsmith.graphs.nuggets.nodes.run_seam", fails_here("a question's model calls ran"))
+    address = cluster["cluster"].address
+    on_ray = benchsmith.build_hardneg([corpus], **build, run_id="hn-b2", workspace=tmp_path / "ray", ray=address)
+    assert on_ray.rows == solo.rows > 0
+    assert_same_run_files(tmp_path / "solo" / "runs" / "hn-a1", tmp_path / "ray" / "runs" / "hn-b2")
+    nuggets_ray = benchsmith.nuggets(
+        questions, [repository], embedder=embedder, **nuggets, run_id="ng-b2", workspace=tmp_path / "ray", ray=address
+    )
+    assert nuggets_ray.kept == nuggets_solo.kept > 0
+    assert_same_run_files(tmp_path / "solo" / "runs" / "ng-a1", tmp_path / "ray" / "runs" / "ng-b2")
+
+
+def test_a_ray_select_and_evaluation_write_the_files_one_process_writes(cluster, tmp_path, monkeypatch):
+    corpus, queries, _ = write_labelled_corpus(tmp_path / "data")
+    select = {"judges": ["baseline"], "min_votes": 1, "top_k": [1, 3], "retrievers": ["bm25"], "batch_size": 4}
+    solo = run_select(tmp_path / "solo", queries, corpus, "sel-a1", **select)
+    benchmark = write_evaluate_benchmark(tmp_path / "bench")
+    evaluate = {
+        "retrievers": ["bm25", "dense"],
+        "histories": ["current"],
+        "embedder": register_embedder(HashingEmbedder()),
+        "batch_size": 5,
+        "concurrency": 2,
+    }
+    evaluation_solo = benchsmith.evaluate(str(benchmark), **evaluate, run_id="ev-a1", workspace=tmp_path / "solo")
+    monkeypatch.setattr("benchsmith.graphs.select.graph.judge_batch", fails_here("a batch was judged"))
+    monkeypatch.setattr("benchsmith.graphs.evaluate.nodes.dense_index", fails_here("a block of queries was ranked"))
+    address = cluster["cluster"].address
+    on_ray = run_select(tmp_path / "ray", queries, corpus, "sel-b2", **select, ray=address)
+    assert on_ray.ranking == solo.ranking and on_ray.pool_pairs == solo.pool_pairs > 0
+    assert_same_run_files(tmp_path / "solo" / "runs" / "sel-a1", tmp_path / "ray" / "runs" / "sel-b2")
+    evaluation_ray = benchsmith.evaluate(
+        str(benchmark), **evaluate, run_id="ev-b2", workspace=tmp_path / "ray", ray=address
+    )
+    assert evaluation_ray.aggregate == evaluation_solo.aggregate
+    assert_same_run_files(  # the run files, ranked on the nodes, and the queries
+        tmp_path / "solo" / "runs" / "ev-a1",
+        tmp_path / "ray" / "runs" / "ev-b2",
+        ("report.html", "report.md", "results.json"),
+    )
+
+
+RATE, TURNS = 20.0, 8  # requests a second to one endpoint; turns each task takes
+
+
+def timed_turns(task: dict[str, Any], context: Any) -> tuple[str, float, list[float]]:
+    """On a node: from ``start_at``, ``turns`` turns at the endpoint, each when its limiter allowed it
+    (the node, when the task was ready, the turns' times)."""
+    ready = time.time()
+    time.sleep(max(0.0, task["start_at"] - ready))
+    state = endpoint(task["base_url"])
+    stamps = []
+    for _ in range(task["turns"]):
+        state.wait_for_turn(context.rate_limit)
+        stamps.append(time.time())
+    return ray.get_runtime_context().get_node_id(), ready, stamps
+
+
+def test_tasks_on_two_nodes_share_one_rate_limit_per_endpoint(cluster, tmp_path):
+    context = SimpleNamespace(ray=cluster["cluster"].address, rate_limit=RATE)
+
+    def on_both_nodes(turns: int, start_at: float) -> list[tuple[str, float, list[float]]]:
+        payload = {"base_url": "http://rate.example/v1", "turns": turns, "start_at": start_at}
+        workspace = Workspace.resolve(tmp_path)
+        return list(run_items(timed_turns, [payload] * 2, context, workspace=workspace, run_id="rate", in_flight=2))
+
+    on_both_nodes(0, 0.0)  # each node's worker started before the clock counts
+    start_at = time.time() + 2.0
+    done = on_both_nodes(TURNS, start_at)
+    assert len({node for node, _, _ in done}) == 2  # one task on each worker node, at once:
+    assert all(ready < start_at for _, ready, _ in done), "a task was not ready when the turns began"
+    stamps = sorted(stamp for _, _, times in done for stamp in times)
+    # Together at RATE: 2 × TURNS turns take (2 × TURNS - 1) / RATE seconds at least (0.75 s); each
+    # node at RATE on its own would end them in half that. Bounded below only, loosely.
+    assert stamps[-1] - stamps[0] >= 0.8 * (2 * TURNS - 1) / RATE

@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
@@ -195,10 +196,29 @@ class Endpoint:
                 self.requests_per_second = requests_per_second
 
     def wait_for_turn(self, requests_per_second: float | None = None) -> None:
-        """Block until the endpoint's rate budget (joined at ``requests_per_second``) allows one more request."""
+        """Block until the endpoint's rate budget (joined at ``requests_per_second``) allows one more
+        request: the budget every process of the run shares where one is set
+        (:func:`share_rate_limits_with`), else this process's."""
         self.share_rate_limit(requests_per_second)
-        if self._limiter is not None:
-            self._limiter.acquire(blocking=True)  # type: ignore[attr-defined]
+        if self._limiter is None:
+            return
+        shared = _shared_turns
+        if shared is not None and self.requests_per_second and shared(self.base_url, self.requests_per_second):
+            return
+        self._limiter.acquire(blocking=True)  # type: ignore[attr-defined]
+
+
+# (base URL, requests per second) -> whether a turn was granted; set where several processes call
+# the same endpoints for one run (a Ray run: graphs/runtime/ray_limits.py). None: this process alone.
+SharedTurns = Callable[[str, float], bool]
+_shared_turns: SharedTurns | None = None
+
+
+def share_rate_limits_with(turns: SharedTurns | None) -> None:
+    """Every endpoint's rate budget from now on taken from ``turns`` (a limiter the processes of a
+    run share), falling back to this process's limiter when it grants nothing; None: this process's."""
+    global _shared_turns
+    _shared_turns = turns
 
 
 _endpoints: dict[str, Endpoint] = {}

@@ -30,6 +30,8 @@ from benchsmith.graphs.evaluate.graph import builder
 from benchsmith.graphs.evaluate.inputs import input_problems, judgments
 from benchsmith.graphs.runtime.bounds import MAX_ITEMS
 from benchsmith.graphs.runtime.corpus_indexes import cached_benchmark, corpus_documents
+from benchsmith.graphs.runtime.ray_items import prepare as prepare_ray
+from benchsmith.graphs.runtime.ray_items import where_items_run
 from benchsmith.graphs.runtime.resources import check_reranker
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.jobs.common import (
@@ -138,6 +140,7 @@ def evaluate(
     chroma_host: str | None = None,
     database: str | None = None,
     lease_s: float = DEFAULT_LEASE_S,
+    ray: str | None = None,
 ) -> EvaluationResult:
     """Evaluate every retriever × history configuration, and each TREC run file in ``runs``
     (a configuration named by its file name), on ``benchmark`` (a BEIR directory, a synthesis
@@ -159,6 +162,7 @@ def evaluate(
     inputs, context = _checked_settings(resolved, benchmark, retrievers, histories, runs, settings)
     stop_if_dry_run(lambda: _estimate(resolved, inputs, context))
     check_embedders(context.embedder, *retriever_embedders(retrievers))
+    prepare_ray(context.ray)  # a cluster that cannot be joined stops here, before the run exists
     outcome = run_settled(
         builder,
         "evaluate",
@@ -288,6 +292,7 @@ def _estimate(workspace: Workspace, inputs: dict[str, Any], settings: Evaluation
         f"configurations: {', '.join(names)}",
         f"{len(loaded.queries):,} queries ({len(loaded.qrels):,} judged)",
         *outside_notes(specs, [mode.label for mode in modes], len(loaded.queries)),
+        where_items_run(settings.ray, "BM25 and dense retrievers' blocks of queries"),
     ]
     return priced(
         f"{len(names)} configurations on {loaded.name}",

@@ -30,6 +30,8 @@ from benchsmith.graphs.hardneg.scoring import (
     reference_measures_of_tables,
     scorer_spec,
 )
+from benchsmith.graphs.runtime.ray_items import prepare as prepare_ray
+from benchsmith.graphs.runtime.ray_items import where_items_run
 from benchsmith.graphs.runtime.resources import check_reranker
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.jobs.common import (
@@ -102,6 +104,7 @@ def build_hardneg(
     chroma_host: str | None = None,
     database: str | None = None,
     lease_s: float = DEFAULT_LEASE_S,
+    ray: str | None = None,
 ) -> HardnegBuildResult:
     """Build a multi-condition hard-negative dataset from ``sources`` (directories, files, a BEIR
     corpus.jsonl or 'stdlib') or an ingested ``collection``; every setting of
@@ -123,6 +126,7 @@ def build_hardneg(
         and not read_source_documents(resolved, None, files, None)
     ):  # checked before the run exists
         raise InputError(f"{', '.join(files)}: no readable documents with text to build from")
+    prepare_ray(settings.ray)  # a cluster that cannot be joined stops here, before the run exists
     outcome = run_settled(
         hardneg_builder, "hardneg", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
@@ -215,6 +219,7 @@ def _estimate(workspace: Workspace, inputs: dict[str, Any], settings: HardnegCon
         f"per document: 1 extraction, 1 query-writing, {conditions} rewrite and {judge_calls} judge calls; "
         "a document whose negatives fail verification costs up to that many again (one rebuild)",
         f"mean document length after cutting to {max_chars:,} characters: {length:,} characters",
+        where_items_run(settings.ray, "documents"),
     ]
     return priced(f"{count:,} source documents × {conditions} conditions", per_model, notes)
 

@@ -16,6 +16,8 @@ from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
 from benchsmith.graphs.nuggets.graph import builder
 from benchsmith.graphs.nuggets.state import NUGGET_QRELS_FILE, NUGGETS_FILE
+from benchsmith.graphs.runtime.ray_items import prepare as prepare_ray
+from benchsmith.graphs.runtime.ray_items import where_items_run
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.jobs.common import (
     CostEstimate,
@@ -98,6 +100,7 @@ def nuggets(
     chroma_host: str | None = None,
     database: str | None = None,
     lease_s: float = DEFAULT_LEASE_S,
+    ray: str | None = None,
 ) -> NuggetsResult:
     """Build a nugget benchmark from ``questions`` (JSONL of ``{id, question, answer}`` or a
     Stack Exchange ``Posts.xml``) over ``corpus`` (directories, git checkouts, files, BEIR
@@ -113,6 +116,7 @@ def nuggets(
     # The dry run prices the questions; the corpus is not read for it.
     stop_if_dry_run(lambda: _estimate(questions, settings))
     inputs = _checked_inputs(questions, corpus, collection, settings)
+    prepare_ray(settings.ray)  # a cluster that cannot be joined stops here, before the run exists
     outcome = run_settled(
         builder, "nuggets", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
@@ -198,5 +202,6 @@ def _estimate(questions: str | Path, settings: NuggetsContext) -> CostEstimate:
         f"{len(pairs):,} questions: 3 writing calls each (nuggets, sub-questions, closed-book answer) and "
         f"up to {batch_count} support calls (pools of at most {pool} chunks in batches of {batch_size}).",
         "Pools shrink when techniques retrieve the same chunks, so this is an upper bound.",
+        where_items_run(settings.ray, "model calls of each question and support batch"),
     ]
     return priced(f"{len(pairs):,} questions", [(llm, calls, input_tokens, output_tokens)], notes)

@@ -20,6 +20,8 @@ from benchsmith.graphs.contexts.select import (
     DEFAULT_RERANK_DEPTH,
     SelectContext,
 )
+from benchsmith.graphs.runtime.ray_items import prepare as prepare_ray
+from benchsmith.graphs.runtime.ray_items import where_items_run
 from benchsmith.graphs.runtime.settings import accepts_old_setting_names, check_bounds, settings_given
 from benchsmith.graphs.select.graph import builder
 from benchsmith.graphs.select.inputs import label_judge, queries_of
@@ -167,6 +169,7 @@ def select(
     chroma_host: str | None = None,
     database: str | None = None,
     lease_s: float = DEFAULT_LEASE_S,
+    ray: str | None = None,
 ) -> SelectionResult:
     """Search the strategy space for the configuration that serves ``queries`` (a text or JSONL
     file of real queries, no labels) best on ``corpus``, judged by ``judges`` (``baseline``,
@@ -202,6 +205,7 @@ def select(
     check_vote_rule(
         inputs["judges"], settings.min_votes
     )  # after the files: their errors name a line, this one a setting
+    prepare_ray(settings.ray)  # a cluster that cannot be joined stops here, before the run exists
     outcome = run_settled(
         builder, "select", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
@@ -362,6 +366,7 @@ def _estimate(inputs: dict[str, Any], settings: SelectContext) -> CostEstimate:
             for configuration in outside
             for note in outside_notes([parse_retriever(configuration.spec)], [configuration.history], len(loaded))
         ),
+        where_items_run(settings.ray, "judging batches"),
     ]
     return priced(
         f"{len(configurations) + len(outside)} configuration(s) × {len(loaded):,} queries, judged by {', '.join(judge_specs)}",

@@ -8,6 +8,7 @@ from typing import Literal
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.evals.defaults import DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH, DEFAULT_SIGNIFICANCE_RESAMPLES
 from benchsmith.graphs.runtime.bounds import MAX_DEPTH, MAX_ITEMS, MAX_POOL_DEPTH, MAX_RESAMPLES
+from benchsmith.graphs.runtime.ray_options import RayOptions
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field, setting_field
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.tools.retrieval.rerank import DEFAULT_RERANK_DEPTH
@@ -26,7 +27,7 @@ REWRITER_DESCRIPTION = "Model of the 'rewrite' history: 'baseline', openai:<mode
 
 
 @dataclass(kw_only=True)
-class EvaluationContext(StoreOptions, ModelOptions):
+class EvaluationContext(RayOptions, StoreOptions, ModelOptions):
     """Settings of one evaluation (not checkpointed: the CLI passes them again on resume)."""
 
     split: str = setting_field("test", SPLIT_DESCRIPTION)
@@ -65,7 +66,9 @@ class EvaluationContext(StoreOptions, ModelOptions):
         DEFAULT_RERANK_DEPTH, "Documents per query the reranker re-scores.", low=1, high=MAX_POOL_DEPTH
     )
     llm: str = setting_field(BASELINE, REWRITER_DESCRIPTION)
-    concurrency: int = concurrency_field("Rewriter calls in flight.")
+    concurrency: int = concurrency_field(
+        "Rewriter calls in flight; with --ray, also the blocks of queries a retriever ranks at once."
+    )
     significance_test: Literal["randomization", "t-test"] = setting_field(
         "randomization", "Paired test between configurations (Holm-corrected over all pairs): randomization or t-test."
     )

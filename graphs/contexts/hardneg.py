@@ -6,13 +6,14 @@ from dataclasses import dataclass
 
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.graphs.runtime.bounds import MAX_CONDITIONS, MAX_DOCUMENT_CHARS, MAX_ITEMS
+from benchsmith.graphs.runtime.ray_options import RayOptions
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field, seed_field, setting_field
 
 DEFAULT_CONDITIONS, DEFAULT_MAX_CHARS = 10, 6000
 
 
 @dataclass(kw_only=True)
-class HardnegContext(StoreOptions, ModelOptions):
+class HardnegContext(RayOptions, StoreOptions, ModelOptions):
     """Settings of one build (not checkpointed: the CLI passes them again on resume)."""
 
     domain: str = setting_field(

@@ -7,6 +7,7 @@ from typing import Literal
 
 from benchsmith.agents.defaults import BASELINE, DEFAULT_MAX_NUGGETS
 from benchsmith.graphs.runtime.bounds import MAX_CHUNK_SIZE, MAX_ITEMS, MAX_NUGGETS, MAX_POOL_DEPTH, MIN_CHUNK_SIZE
+from benchsmith.graphs.runtime.ray_options import RayOptions
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field, setting_field
 from benchsmith.tools.defaults import (
     DEFAULT_CHUNK_SIZE,
@@ -18,7 +19,7 @@ from benchsmith.tools.defaults import (
 
 
 @dataclass(kw_only=True)
-class NuggetsContext(StoreOptions, ModelOptions):
+class NuggetsContext(RayOptions, StoreOptions, ModelOptions):
     """Settings of one nugget benchmark build (not checkpointed: the CLI passes them again on resume)."""
 
     tags: tuple[str, ...] = setting_field(

@@ -18,6 +18,7 @@ from benchsmith.graphs.runtime.bounds import (
     MAX_POOL_DEPTH,
     MAX_RESAMPLES,
 )
+from benchsmith.graphs.runtime.ray_options import RayOptions
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field, seed_field, setting_field
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
@@ -27,7 +28,7 @@ DEFAULT_CURVES_SHOWN = 5
 
 
 @dataclass(kw_only=True)
-class SelectContext(StoreOptions, ModelOptions):
+class SelectContext(RayOptions, StoreOptions, ModelOptions):
     """Settings of one configuration search (not checkpointed: the CLI passes them again on resume)."""
 
     embedder: str = setting_field(

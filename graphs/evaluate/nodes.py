@@ -26,10 +26,13 @@ from benchsmith.graphs.evaluate.state import DENSE_QUERY_BLOCK, TIMINGS_FILE, Ev
 from benchsmith.graphs.runtime.corpus_indexes import (
     DocumentTexts,
     bm25_index,
+    cached_benchmark,
     corpus_documents,
+    dense_index,
 )
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused, report_warning
-from benchsmith.graphs.runtime.resources import scorer_for
+from benchsmith.graphs.runtime.ray_items import run_items
+from benchsmith.graphs.runtime.resources import embedder_for, scorer_for
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.beir import Benchmark
 from benchsmith.stores.formats.integrity import raise_if_strict
@@ -41,6 +44,7 @@ from benchsmith.stores.formats.trec import (
     write_sorted_copy,
 )
 from benchsmith.stores.persistence.jsonl import append_jsonl
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.retrieval.fusion import fuse_runs
 from benchsmith.tools.retrieval.query_building import require_oracle_rewrites
 from benchsmith.tools.retrieval.rerank import rerank_run
@@ -111,7 +115,7 @@ def retrieve(task: RetrievalTask, runtime: Runtime[EvaluationContext]) -> dict[s
         benchmark = _benchmark(runtime, task["benchmark"])
         report = progress_reporter(configuration.name)
         with trec_run_writer(path, tag=configuration.name) as write:
-            for done, batch in _run_batches(runtime, task["run_id"], benchmark, configuration):
+            for done, batch in _run_batches(runtime, task["run_id"], task["benchmark"], benchmark, configuration):
                 write(batch)
                 report(done, len(benchmark.queries))
     append_jsonl(
@@ -122,9 +126,10 @@ def retrieve(task: RetrievalTask, runtime: Runtime[EvaluationContext]) -> dict[s
 
 
 def _run_batches(
-    runtime: Runtime[EvaluationContext], run_id: str, benchmark: Benchmark, configuration: Configuration
+    runtime: Runtime[EvaluationContext], run_id: str, spec: str, benchmark: Benchmark, configuration: Configuration
 ) -> Iterator[tuple[int, Run]]:
-    """``(queries done, the next batch's rankings)``, batches in query id order."""
+    """``(queries done, the next batch's rankings)``, batches in query id order; a retriever's blocks
+    of queries run here or as Ray tasks (``spec``: the benchmark as the task gave it, for a node)."""
     context = job.context(runtime)
     size = context.batch_size
     if configuration.rerank:
@@ -151,17 +156,37 @@ def _run_batches(
     if configuration.retriever.kind == "outside":
         yield from outside_batches(runtime, run_id, benchmark, configuration, queries, query_ids)
         return
-    if configuration.retriever.kind == "bm25":
-        index = bm25_index(benchmark, job.workspace(runtime))
-        for start in range(0, len(query_ids), size):
-            batch = query_ids[start : start + size]
-            yield start + len(batch), index.search({query_id: queries[query_id] for query_id in batch}, context.depth)
-        return
-    embedder = _embedder(runtime, run_id, configuration.retriever.model)
-    dense = _dense_index(runtime, benchmark, embedder)
-    # Fixed blocks, whatever the batch size: float32 matrix products (the embedder's and the
-    # search's) round differently with the shape of the block, and results must not depend on it.
-    for start in range(0, len(query_ids), DENSE_QUERY_BLOCK):
-        batch = query_ids[start : start + DENSE_QUERY_BLOCK]
-        vectors = embedder.encode([queries[query_id] for query_id in batch])
-        yield start + len(batch), dense.search(batch, vectors, context.depth)
+    kind, model = configuration.retriever.kind, configuration.retriever.model
+    if kind == "bm25":
+        bm25_index(benchmark, job.workspace(runtime))  # built once, kept in the workspace where the blocks find it
+        blocks = [query_ids[start : start + size] for start in range(0, len(query_ids), size)]
+    else:
+        _dense_index(runtime, benchmark, _embedder(runtime, run_id, model))  # the corpus embedded once, here
+        # Fixed blocks, whatever the batch size: float32 matrix products (the embedder's and the
+        # search's) round differently with the shape of the block, and results must not depend on it.
+        blocks = [query_ids[start : start + DENSE_QUERY_BLOCK] for start in range(0, len(query_ids), DENSE_QUERY_BLOCK)]
+    payloads = [
+        {"run_id": run_id, "benchmark": spec, "kind": kind, "model": model, "queries": {q: queries[q] for q in block}}
+        for block in blocks
+    ]
+    # here, one block at a time, or as Ray tasks, --concurrency blocks at once (graphs/runtime/ray_items.py)
+    ranked = run_items(
+        ranked_block, payloads, context, workspace=job.workspace(runtime), run_id=run_id, in_flight=context.concurrency
+    )
+    done = 0
+    for block, run in zip(blocks, ranked):
+        done += len(block)
+        yield done, run
+
+
+def ranked_block(task: dict[str, Any], context: EvaluationContext) -> Run:
+    """One retriever's rankings of a block of queries (BM25 or dense), here or on a Ray node: the
+    task carries the query texts; the index is the corpus's in the workspace (or the Chroma server)."""
+    workspace = Workspace.resolve(context.workspace)
+    benchmark = cached_benchmark(task["benchmark"], workspace, context.split)
+    queries: dict[str, str] = task["queries"]
+    if task["kind"] == "bm25":
+        return bm25_index(benchmark, workspace).search(queries, context.depth)
+    embedder = embedder_for(task["model"] or context.embedder, workspace, task["run_id"], context)
+    dense = dense_index(workspace, context.chroma_host, benchmark, embedder)
+    return dense.search(list(queries), embedder.encode(list(queries.values())), context.depth)

@@ -38,12 +38,12 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.graphs.contexts.hardneg import HardnegContext
 from benchsmith.graphs.hardneg.exports import beir_exports, build_statistics, dataset_row
 from benchsmith.graphs.hardneg.rows import RowAgents, build_row
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
+from benchsmith.graphs.runtime.ray_items import run_item
 from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, run_seam
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import canonicalize, write_beir
@@ -119,10 +119,6 @@ def _related_texts(runtime: Runtime[HardnegContext], run_id: str, document_id: s
     return [sources[other]["text"] for other in _related_in(path, path.stat().st_mtime).of(document_id)]
 
 
-def _seam(runtime: Runtime[HardnegContext], run_id: str, spec: str) -> ModelSeam:
-    return run_seam(job.workspace(runtime), run_id, spec, job.context(runtime))
-
-
 def read_source_documents(
     workspace: Workspace, chroma_host: str | None, sources: list[str] | None, collection: str | None
 ) -> list[dict[str, str]]:
@@ -183,16 +179,28 @@ def dispatch(state: HardnegState, runtime: Runtime[HardnegContext]) -> list[Send
 def build(task: BuildTask, runtime: Runtime[HardnegContext]) -> dict[str, Any]:
     """One source document's row, appended to rows.jsonl once."""
     context = job.context(runtime)
-    source = _sources(runtime, task["run_id"])[task["document_id"]]
-    agents = RowAgents(
-        _seam(runtime, task["run_id"], context.llm), _seam(runtime, task["run_id"], context.judge or context.llm)
-    )
-    with concurrency_slot(task["run_id"], context.concurrency):
-        record = build_row(source, agents, context, _related_texts(runtime, task["run_id"], task["document_id"]))
-    job.run_dir(runtime, task["run_id"]).usage.sync()  # the calls this row paid for are durable before the row
-    _rows_log(runtime, task["run_id"]).append_once(record)
+    run_id = task["run_id"]
+    source = _sources(runtime, run_id)[task["document_id"]]
+    with concurrency_slot(run_id, context.concurrency):
+        record = run_item(  # here, or as a Ray task with --ray (graphs/runtime/ray_items.py)
+            built_row,
+            {"run_id": run_id, "source": source, "related": _related_texts(runtime, run_id, task["document_id"])},
+            context,
+            workspace=job.workspace(runtime),
+            run_id=run_id,
+        )
+    job.run_dir(runtime, run_id).usage.sync()  # the calls this row paid for are durable before the row
+    _rows_log(runtime, run_id).append_once(record)
     report_advance("documents")
     return {"built": 1}
+
+
+def built_row(task: dict[str, Any], context: HardnegContext) -> dict[str, Any]:
+    """One source document's row: the work of one item, here or on a Ray node. The task carries
+    the document and the related texts: a node reads no run file."""
+    workspace = Workspace.resolve(context.workspace)
+    seams = [run_seam(workspace, task["run_id"], spec, context) for spec in (context.llm, context.judge or context.llm)]
+    return build_row(task["source"], RowAgents(*seams), context, task["related"])
 
 
 def export(state: HardnegState, runtime: Runtime[HardnegContext]) -> HardnegOutput:

@@ -1,4 +1,4 @@
-"""What the nuggets nodes read: the run's model seam, logs, questions, pools, corpus and its indexes, opened once per process."""
+"""What the nuggets nodes read: the run's logs, questions, pools, corpus and its indexes, opened once per process."""
 
 from __future__ import annotations
 
@@ -9,13 +9,12 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
 from benchsmith.graphs.nuggets.state import BEIR_DIR, CORPUS_INFO_FILE, JUDGMENTS_FILE, POOLS_FILE, QUESTIONS_FILE
 from benchsmith.graphs.runtime.corpus_indexes import bm25_index, corpus_documents, dense_index
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
-from benchsmith.graphs.runtime.resources import embedder_for, run_seam
+from benchsmith.graphs.runtime.resources import embedder_for
 from benchsmith.stores.formats.beir import Benchmark
 from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, read_json, record_log
 from benchsmith.stores.persistence.runs import RunDirectory
@@ -25,11 +24,6 @@ from benchsmith.tools.retrieval.dense_retrieval import DenseIndex
 from benchsmith.tools.retrieval.embedding import Embedder
 
 job = JobRuntime(NuggetsContext)  # the runtime's settings, workspace and run directories
-
-
-def _seam(runtime: Runtime[NuggetsContext], run_id: str) -> ModelSeam:
-    context = job.context(runtime)
-    return run_seam(job.workspace(runtime), run_id, context.llm, context)
 
 
 def _pool_log(runtime: Runtime[NuggetsContext], run_id: str) -> RecordLog:
@@ -70,11 +64,6 @@ def _corpus(runtime: Runtime[NuggetsContext], run_id: str) -> Benchmark:
     return Benchmark(
         name=run_id, directory=run_dir.file(BEIR_DIR), queries=[], qrels={}, source_collection=info.get("collection")
     )
-
-
-def _word_statistics(corpus: Benchmark) -> PassageStatistics:
-    path = corpus.corpus_path
-    return _word_statistics_of(path, path.stat().st_mtime)
 
 
 @functools.lru_cache(maxsize=2)

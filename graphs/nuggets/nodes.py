@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
@@ -19,8 +20,7 @@ from benchsmith.graphs.nuggets.inputs import (
     _pool_log,
     _pools,
     _questions,
-    _seam,
-    _word_statistics,
+    _word_statistics_of,
     batch_id,
     job,
 )
@@ -42,7 +42,8 @@ from benchsmith.graphs.nuggets.state import (
 )
 from benchsmith.graphs.runtime.corpus_indexes import corpus_documents
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance, report_reused
-from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot
+from benchsmith.graphs.runtime.ray_items import run_item
+from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, run_seam
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import write_beir_qrels
 from benchsmith.stores.formats.nugget_qrels import nugget_rows, write_nugget_qrels
@@ -50,6 +51,7 @@ from benchsmith.stores.persistence.files import write_files_atomic, write_json_a
 from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.vectors import VectorStore
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.benchmark.nugget_support import (
     collect_support,
     filter_questions,
@@ -166,11 +168,14 @@ def pool(task: PoolTask, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:
     if question_id in log:  # finished before a crash
         return {"pooled": 1}
     pair = _questions(runtime, run_id)[question_id]
-    seam = _seam(runtime, run_id)
     with concurrency_slot(run_id, context.concurrency):
-        nuggets = seam.run(NuggetWriter(context.max_nuggets), question=pair["question"], answer=pair["answer"]).nuggets
-        sub_questions = seam.run(SubQuestionWriter(), question=pair["question"]).sub_questions
-        closed_book = seam.run(ClosedBookAnswerWriter(), question=pair["question"]).answer
+        nuggets, sub_questions, closed_book = run_item(  # here, or as a Ray task with --ray
+            written_texts,
+            {"run_id": run_id, "question": pair["question"], "answer": pair["answer"]},
+            context,
+            workspace=job.workspace(runtime),
+            run_id=run_id,
+        )
     texts = {
         "question": pair["question"],
         "sub_questions": "\n".join(sub_questions),
@@ -199,6 +204,16 @@ def pool(task: PoolTask, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:
     )
     report_advance("pool")
     return {"pooled": 1}
+
+
+def written_texts(task: dict[str, Any], context: NuggetsContext) -> tuple[list[str], list[str], str]:
+    """A question's nuggets, sub-questions and closed-book answer: the model calls of one pooling
+    item, here or on a Ray node (the retrieval that follows stays with the run's indexes)."""
+    seam = run_seam(Workspace.resolve(context.workspace), task["run_id"], context.llm, context)
+    nuggets = seam.run(NuggetWriter(context.max_nuggets), question=task["question"], answer=task["answer"]).nuggets
+    sub_questions = seam.run(SubQuestionWriter(), question=task["question"]).sub_questions
+    closed_book = seam.run(ClosedBookAnswerWriter(), question=task["question"]).answer
+    return list(nuggets), list(sub_questions), closed_book
 
 
 def technique_runs(
@@ -263,31 +278,50 @@ def judge(task: JudgeTask, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:
     record = _pools(runtime, run_id)[question_id]
     chunk_ids = batches(record["pool"], context.batch_size)[task["batch"]]
     documents = corpus_documents(_corpus(runtime, run_id))
-    chunks = [{"title": documents[doc_id][0], "text": documents[doc_id][1]} for doc_id in chunk_ids]
-    nuggets = record["nuggets"]
-    seam = _seam(runtime, run_id)
-    # The offline judge weighs a nugget's words by their rarity in the whole corpus.
-    statistics = _word_statistics(_corpus(runtime, run_id)) if seam.is_baseline else None
     with concurrency_slot(run_id, context.concurrency):
-        verdicts = seam.run(
-            SupportJudge(len(chunks), len(nuggets)),
-            question=_questions(runtime, run_id)[question_id]["question"],
-            nuggets=[nugget["text"] for nugget in nuggets],
-            chunks=chunks,
-            statistics=statistics,
+        support = run_item(  # here, or as a Ray task with --ray
+            batch_support,
+            {
+                "run_id": run_id,
+                "question": _questions(runtime, run_id)[question_id]["question"],
+                "nuggets": record["nuggets"],
+                "chunk_ids": chunk_ids,
+                "chunks": [{"title": documents[doc_id][0], "text": documents[doc_id][1]} for doc_id in chunk_ids],
+                "corpus": str(_corpus(runtime, run_id).corpus_path),
+            },
+            context,
+            workspace=job.workspace(runtime),
+            run_id=run_id,
         )
+    job.run_dir(runtime, run_id).usage.sync()
+    log.append_once({"batch": key, "question": question_id, "chunks": chunk_ids, "support": support})
+    report_advance("judge")
+    return {"judged": 1}
+
+
+def batch_support(task: dict[str, Any], context: NuggetsContext) -> dict[str, dict[str, Any]]:
+    """``{chunk id: {"nuggets", "reason"}}`` of one support call, here or on a Ray node: the task
+    carries the texts; only the offline judge reads the run's corpus file (its word statistics)."""
+    seam = run_seam(Workspace.resolve(context.workspace), task["run_id"], context.llm, context)
+    nuggets, chunk_ids = task["nuggets"], task["chunk_ids"]
+    # The offline judge weighs a nugget's words by their rarity in the whole corpus.
+    corpus = Path(task["corpus"])
+    statistics = _word_statistics_of(corpus, corpus.stat().st_mtime) if seam.is_baseline else None
+    verdicts = seam.run(
+        SupportJudge(len(chunk_ids), len(nuggets)),
+        question=task["question"],
+        nuggets=[nugget["text"] for nugget in nuggets],
+        chunks=task["chunks"],
+        statistics=statistics,
+    )
     by_chunk = {judgment.chunk: judgment for judgment in verdicts.judgments}
-    support = {
+    return {
         doc_id: {
             "nuggets": [nuggets[n - 1]["id"] for n in sorted(set(by_chunk[number].supported_nuggets))],
             "reason": by_chunk[number].reason,
         }
         for number, doc_id in enumerate(chunk_ids, start=1)
     }
-    job.run_dir(runtime, run_id).usage.sync()
-    log.append_once({"batch": key, "question": question_id, "chunks": chunk_ids, "support": support})
-    report_advance("judge")
-    return {"judged": 1}
 
 
 def export(state: NuggetsState, runtime: Runtime[NuggetsContext]) -> NuggetsOutput:

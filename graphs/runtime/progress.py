@@ -23,8 +23,16 @@ from benchsmith.stores.progress import ProgressCallback  # the one callback type
 
 
 def progress_reporter(stage: str) -> ProgressCallback:
-    """A ``(done, total)`` callback that streams progress events for ``stage``."""
-    writer = get_stream_writer()
+    """A ``(done, total)`` callback that streams progress events for ``stage``; outside a graph's run
+    (a Ray task on a node: the run's own process reports its items) it reports nothing."""
+    try:
+        writer = get_stream_writer()
+    except RuntimeError:  # langgraph's "outside of a runnable context"
+
+        def unreported(done: int, total: int | None = None) -> None:
+            raise_if_stopped()
+
+        return unreported
 
     def report(done: int, total: int | None = None) -> None:
         raise_if_stopped()

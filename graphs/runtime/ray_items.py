@@ -19,9 +19,12 @@ from __future__ import annotations
 import os
 import socket
 import threading
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
+from benchsmith.agents.seam.endpoints import share_rate_limits_with
+from benchsmith.graphs.runtime.ray_limits import forget_shared_rates, shared_turn, start_shared_rates
 from benchsmith.graphs.runtime.ray_options import AUTO_RAY, LOCAL_RAY
 from benchsmith.graphs.runtime.resources import (
     collect_usage_in_memory,
@@ -97,6 +100,8 @@ def connect(address: str) -> None:
         except (ConnectionError, ValueError, RuntimeError) as error:
             raise InputError(f"--ray {address}: no Ray cluster could be joined there ({error})") from None
         _connected = address
+        forget_shared_rates()
+        share_rate_limits_with(shared_turn)  # this process's calls share the nodes' budget too
 
 
 def prepare(address: str | None) -> None:
@@ -142,6 +147,7 @@ def _run_task(
     """On a node: ``work(payload, context)`` with the driver's registered objects, its model calls
     collected for the driver, and the replies it paid for written to the response cache."""
     register_objects(registered)
+    share_rate_limits_with(shared_turn)  # every node's calls to an endpoint share one budget
     calls = collect_usage_in_memory()
     calls.take()  # a call left by an earlier task of this worker that failed belongs to no result
     result = work(payload, context)
@@ -186,18 +192,55 @@ def run_item(
     """``work(payload, context)``: here when the context names no Ray cluster, else as a Ray task,
     whose model calls are then booked in run ``run_id``'s ledger here. ``work`` is a module-level
     function (a node imports it by name)."""
+    return next(run_items(work, [payload], context, workspace=workspace, run_id=run_id))
+
+
+def run_items(
+    work: Callable[[Payload, Context], Result],
+    payloads: Iterable[Payload],
+    context: Context,
+    *,
+    workspace: Workspace,
+    run_id: str,
+    in_flight: int = 1,
+) -> Iterator[Result]:
+    """``work(payload, context)`` for each payload, results in the payloads' order: here, one at a
+    time, when the context names no Ray cluster; else as Ray tasks, up to ``in_flight`` at once (a
+    node a block, where one item's parts run in sequence in one process), each task's model calls
+    booked here in the order of the results."""
     address = getattr(context, "ray", None)
     if not address:
-        return work(payload, context)
+        yield from (work(payload, context) for payload in payloads)
+        return
     connect(address)
     ray = _ray()
-    try:
-        result, calls = ray.get(_remote_task().remote(work, payload, context, _registered_reference()))
-    except ray.exceptions.RayTaskError as error:
-        cause = error.cause
-        raise (cause if isinstance(cause, Exception) else error) from None
+    registered = _registered_reference()
+    if getattr(context, "rate_limit", None):
+        start_shared_rates(ray)  # owned by this process: it lives as long as the run's driver
+    pending: deque[Any] = deque()
+    waiting = iter(payloads)
+    while True:
+        while len(pending) < max(1, in_flight) and (payload := next(waiting, _END)) is not _END:
+            pending.append(_remote_task().remote(work, payload, context, registered))
+        if not pending:
+            return
+        try:
+            result, calls = ray.get(pending.popleft())
+        except ray.exceptions.RayTaskError as error:
+            for reference in pending:
+                ray.cancel(reference)
+            cause = error.cause
+            raise (cause if isinstance(cause, Exception) else error) from None
+        _book(context, workspace, run_id, calls)
+        yield result
+
+
+_END: Any = object()
+
+
+def _book(context: Any, workspace: Workspace, run_id: str, calls: list[dict[str, Any]]) -> None:
+    """A task's model calls in the run's usage ledger, here (the driver is the one writer)."""
     database = context.database_url() if hasattr(context, "database_url") else None
     ledger = usage_ledger(workspace, run_id, database)
     for call in calls:
         ledger.record(call)
-    return result  # type: ignore[no-any-return]

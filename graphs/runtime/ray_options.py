@@ -16,7 +16,8 @@ class RayOptions:
     ray: str | None = field(
         default=None,
         metadata={
-            "description": "Run each work item (a conversation, an audit instance, a turn to paraphrase) as a Ray task: 'local' starts Ray on this machine, "
+            "description": "Run each work item (a conversation, an audit instance, a turn to paraphrase, a hardneg document, "
+            "a nuggets question or support batch, a select judging batch, an evaluated configuration's block of queries) as a Ray task: 'local' starts Ray on this machine, "
             "'auto' joins the cluster `ray start` began here (or $RAY_ADDRESS), HOST:PORT or ray://HOST:PORT "
             "joins that cluster. Checkpoints, the run's files, usage ledger and record stay with this "
             "process, so the files are the bytes one process writes; nodes need the workspace at the same "

@@ -50,6 +50,7 @@ from langgraph.types import Send
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
+from benchsmith.graphs.runtime.ray_items import run_item
 from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for
 from benchsmith.graphs.select.inputs import (
     configuration_of,
@@ -58,6 +59,7 @@ from benchsmith.graphs.select.inputs import (
     file_records,
     job,
     judge_seams,
+    judge_seams_of,
     min_votes_of,
     plan_configurations,
     queries_of,
@@ -91,6 +93,7 @@ from benchsmith.stores.formats.benchmark_files import canonicalize
 from benchsmith.stores.formats.trec import read_trec_run, write_trec_run
 from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
 from benchsmith.stores.persistence.llm_cache import LLMCache
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.retrieval.strategy_space import (
     OutsideConfiguration,
     SelectConfiguration,
@@ -264,31 +267,53 @@ def dispatch_judging(state: SelectState, runtime: Runtime[SelectContext]) -> lis
 def judge(task: JudgeTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     """The ensemble's verdicts on one batch, each pair appended to judgments.jsonl once."""
     context = job.context(runtime)
-    pooled = file_records(job.run_dir(runtime, task["run_id"]).file(POOL_FILE), "pair")
+    run_id = task["run_id"]
+    pool_file = job.run_dir(runtime, run_id).file(POOL_FILE)
+    pooled = file_records(pool_file, "pair")
     records = [pooled[pair] for pair in task["pairs"]]
     query = {query.id: query for query in queries_of(task["queries"])}[records[0]["query_id"]]
-    store = LLMCache(job.workspace(runtime).root / VERDICT_STORE)
-    log = _judgment_log(runtime, task["run_id"])
-    try:
-        with concurrency_slot(task["run_id"], context.concurrency):
-            judged = judge_batch(
-                records,
-                query,
-                judge_seams(runtime, task["run_id"], task["judges"]),
-                store,
-                min_votes_of(context, task["judges"]),
-                statistics=_pool_statistics(job.run_dir(runtime, task["run_id"]).file(POOL_FILE)),
-                run=_run_identity(runtime, task["run_id"]),
-            )
-            # Durable before the slot frees: a kill after the next call starts never loses this batch; the
-            # calls and verdicts it paid for are durable before it is logged (a rerun finds them)
-            job.run_dir(runtime, task["run_id"]).usage.sync()
-            logged = sum(log.append_once(record) for record in judged)
-    finally:
-        store.close()
+    log = _judgment_log(runtime, run_id)
+    with concurrency_slot(run_id, context.concurrency):
+        judged = run_item(  # here, or as a Ray task with --ray (graphs/runtime/ray_items.py)
+            judged_pairs,
+            {
+                "run_id": run_id,
+                "records": records,
+                "query": query,
+                "judges": task["judges"],
+                "pool_file": str(pool_file),
+                "run": _run_identity(runtime, run_id),
+            },
+            context,
+            workspace=job.workspace(runtime),
+            run_id=run_id,
+        )
+        # Durable before the slot frees: a kill after the next call starts never loses this batch; the
+        # calls and verdicts it paid for are durable before it is logged (a rerun finds them)
+        job.run_dir(runtime, run_id).usage.sync()
+        logged = sum(log.append_once(record) for record in judged)
     for _ in range(logged):
         report_advance(JUDGING_STAGE)
     return {"judged": logged}
+
+
+def judged_pairs(task: dict[str, Any], context: SelectContext) -> list[dict[str, Any]]:
+    """One batch's verdicts (graphs/select/judging.py), here or on a Ray node: the task carries the
+    pairs' texts and the query; the verdict store and the pool's word statistics are the workspace's."""
+    workspace = Workspace.resolve(context.workspace)
+    store = LLMCache(workspace.root / VERDICT_STORE)
+    try:
+        return judge_batch(
+            task["records"],
+            task["query"],
+            judge_seams_of(workspace, context, task["run_id"], task["judges"]),
+            store,
+            min_votes_of(context, task["judges"]),
+            statistics=_pool_statistics(Path(task["pool_file"])),
+            run=task["run"],
+        )
+    finally:
+        store.close()
 
 
 def _run_identity(runtime: Runtime[SelectContext], run_id: str) -> str:

@@ -25,6 +25,7 @@ from benchsmith.stores.formats.query_files import read_user_queries
 from benchsmith.stores.formats.trec import Qrels, read_trec_qrels
 from benchsmith.stores.persistence.bounded_cache import BoundedCache
 from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, record_log
+from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.retrieval.retriever_specs import RetrieverSpec
 from benchsmith.tools.retrieval.strategy_space import OutsideConfiguration, SelectConfiguration
 
@@ -84,11 +85,18 @@ def label_judge(spec: str) -> str:
 
 
 def judge_seams(runtime: Runtime[SelectContext], run_id: str, judges: list[str]) -> list[tuple[str, ModelSeam]]:
+    return judge_seams_of(job.workspace(runtime), job.context(runtime), run_id, judges)
+
+
+def judge_seams_of(
+    workspace: Workspace, context: SelectContext, run_id: str, judges: list[str]
+) -> list[tuple[str, ModelSeam]]:
+    """(spec, seam) of each judge, in ensemble order, wherever the judging runs (here or a Ray node)."""
     seams = []
     for spec in judges:
         if spec.startswith(LABELS_PREFIX):
             label_judge(spec)  # a registered name answers at once; Studio runs reach here unregistered
-        seams.append((spec, run_seam(job.workspace(runtime), run_id, spec, job.context(runtime))))
+        seams.append((spec, run_seam(workspace, run_id, spec, context)))
     return seams
 
 
