@@ -34,6 +34,14 @@ def cluster(
     page_kinds: option_of(SynthesisContext, "page_kinds") = None,  # type: ignore[valid-type]
     chroma_host: ChromaHostOption = None,
     workspace: WorkspaceOption = None,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            help="Build the nearest-neighbour graph in blocks as Ray tasks on this cluster ('local', 'auto', "
+            "HOST:PORT or ray://HOST:PORT; needs `pip install 'benchsmith[ray]'`); the walk stays here, one "
+            "path, and the clusters are the ones built in one process."
+        ),
+    ] = None,
 ) -> None:
     """Walk the collection's embeddings in one continuous semantic path and cut it into clusters.
 
@@ -51,6 +59,7 @@ def cluster(
                 seed=seed,
                 workspace=workspace,
                 chroma_host=chroma_host,
+                ray=ray,
                 **kinds,
             )
         )

@@ -17,6 +17,7 @@ from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.agents.turn_types import ContributionJudge, ReferenceResponder, TypedQuestioner
 from benchsmith.graphs.contexts.synthesize import QualityGateMode, SynthesisContext, with_preset_rates
 from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_CONVERSATIONS, MAX_NEIGHBOURS, MAX_TURNS
+from benchsmith.graphs.runtime.ray_blocks import block_map, where_graph_builds
 from benchsmith.graphs.runtime.ray_items import prepare as prepare_ray
 from benchsmith.graphs.runtime.ray_items import where_items_run
 from benchsmith.graphs.runtime.resources import chroma_client
@@ -56,6 +57,7 @@ from benchsmith.tools.benchmark.dialogue_walk import (
     DEFAULT_SOFT_SWITCH_MARGIN,
     DEFAULT_SWITCH_PROBABILITY,
 )
+from benchsmith.tools.corpus.clustering import BlockMap
 from benchsmith.tools.corpus.corpus_clusters import cluster_collection
 from benchsmith.tools.defaults import (
     DEFAULT_CLUSTER_NEIGHBOURS,
@@ -124,15 +126,19 @@ def cluster(
     workspace: str | Path | None = None,
     chroma_host: str | None = None,
     page_kinds: Sequence[str] = DEFAULT_SYNTHESIS_PAGE_KINDS,
+    ray: str | None = None,
 ) -> ClusterResult:
     """Walk the collection's embeddings (of the chunks of ``page_kinds``: by default those synthesis
     draws from) in one continuous semantic path and cut it into clusters (computed once per
-    parameters and reused)."""
+    parameters and reused). With ``ray`` (an address, as ``--ray``) the nearest-neighbour graph is
+    built in blocks on that Ray cluster; the walk stays here, one path."""
 
     check_within(1, MAX_CLUSTER_SIZE, size=size)
     check_within(1, MAX_NEIGHBOURS, neighbours=neighbours)
     check_page_kinds(page_kinds)
-    return _clusters(Workspace.resolve(workspace), collection, size, neighbours, seed, chroma_host, page_kinds)
+    return _clusters(
+        Workspace.resolve(workspace), collection, size, neighbours, seed, chroma_host, page_kinds, block_map(ray)
+    )
 
 
 def _clusters(
@@ -143,10 +149,11 @@ def _clusters(
     seed: int,
     chroma_host: str | None,
     page_kinds: Sequence[str],
+    map_blocks: BlockMap | None = None,
 ) -> ClusterResult:
     """:func:`cluster` in a resolved workspace, its settings checked."""
     clustering = cluster_collection(
-        workspace, _store(workspace, collection, chroma_host), size, neighbours, seed, page_kinds
+        workspace, _store(workspace, collection, chroma_host), size, neighbours, seed, page_kinds, map_blocks
     )
     return ClusterResult(collection, clustering.clusters, clustering.stats, clustering.page_kinds)
 
@@ -222,6 +229,7 @@ def synthesize(
             settings.seed,
             settings.chroma_host,
             settings.page_kinds,
+            block_map(settings.ray),  # with --ray the graph's blocks run on the cluster; the walk here
         ).clusters
     )
     if conversations > available:
@@ -305,7 +313,7 @@ def _estimate(
     return priced(
         f"{conversations} conversations × {turns} turns",
         [(settings.llm, calls, input_tokens, output_tokens)],
-        notes=[where_items_run(settings.ray, "conversations")],
+        notes=[where_items_run(settings.ray, "conversations"), where_graph_builds(settings.ray)],
     )
 
 

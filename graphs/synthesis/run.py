@@ -19,6 +19,7 @@ from benchsmith.evals.quality_gate.counts import gate_counts
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch_items
 from benchsmith.graphs.runtime.progress import report_advance
+from benchsmith.graphs.runtime.ray_blocks import block_map
 from benchsmith.graphs.runtime.ray_items import run_item
 from benchsmith.graphs.runtime.resources import concurrency_slot, run_items
 from benchsmith.graphs.synthesis.conversation import conversation_in_run
@@ -74,7 +75,13 @@ def plan(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str,
     else:
         store = vector_store(runtime, state["collection"])
         clustering = cluster_collection(
-            job.workspace(runtime), store, context.cluster_size, context.neighbours, context.seed, context.page_kinds
+            job.workspace(runtime),
+            store,
+            context.cluster_size,
+            context.neighbours,
+            context.seed,
+            context.page_kinds,
+            map_blocks=block_map(context.ray),  # the graph's blocks on the cluster with --ray; the walk here
         )
         corpus_statistics(job.workspace(runtime), store)  # once per collection; the conversations read them
         available = len(clustering.clusters)

@@ -4,7 +4,8 @@ into clusters of ``size`` consecutive chunks.
 The method:
 
 1. A k-nearest-neighbour graph over the (L2-normalized, so cosine = dot product)
-   embeddings. Up to ``exact_limit`` chunks it is exact: blocks of rows are multiplied
+   embeddings, built by blocks of rows that are independent of each other (``map_blocks``
+   may run them as Ray tasks on a cluster: the same graph, ids, order and ties). Up to ``exact_limit`` chunks it is exact: blocks of rows are multiplied
    against all vectors and ``np.argpartition`` picks the top k, so memory stays bounded
    (``BLOCK_ELEMENTS`` similarities at a time) and nothing n×n is ever built. Above it an
    inverted file routes the candidates: spherical k-means cells of ~256 rows, and each
@@ -49,6 +50,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +68,11 @@ KMEANS_ITERATIONS = 6
 KMEANS_SAMPLE_PER_CELL = 40
 SHINGLE_WORDS = 5
 TEXT_WINDOW = 4096  # path rows whose texts are read at once by the near-identical check
+IVF_BLOCK_ROWS = 16_384  # rows of the inverted file's graph per block (a Ray task with --ray)
 TextsOf = Callable[[Sequence[int]], Sequence[str]]  # the texts of these rows, in their order
+# map_blocks(function, shared, blocks) = [function(shared, block) for block in blocks], in order, here
+# (map_here) or elsewhere: a Ray-backed map runs each block as a task on a cluster.
+BlockMap = Callable[[Callable[[Any, Any], Any], Any, Sequence[Any]], list[Any]]
 
 
 @dataclass
@@ -96,17 +102,23 @@ def as_unit_rows(vectors: np.ndarray) -> np.ndarray:
 
 
 def knn_graph(
-    vectors: np.ndarray, k: int = DEFAULT_NEIGHBOURS, *, exact_limit: int = DEFAULT_EXACT_LIMIT, seed: int = 0
+    vectors: np.ndarray,
+    k: int = DEFAULT_NEIGHBOURS,
+    *,
+    exact_limit: int = DEFAULT_EXACT_LIMIT,
+    seed: int = 0,
+    map_blocks: BlockMap | None = None,
 ) -> np.ndarray:
     """(n, k) indices of each row's k most similar other rows, nearest first.
 
-    ``k`` is clamped to n - 1. Exact up to ``exact_limit`` rows, an inverted file above.
+    ``k`` is clamped to n - 1. Exact up to ``exact_limit`` rows, an inverted file above. The
+    blocks of rows go through ``map_blocks`` (:data:`BlockMap`): the graph is the same wherever they run.
     """
     matrix = as_unit_rows(vectors)
     k = _clamp_neighbours(k, len(matrix))
     if len(matrix) <= exact_limit or k == 0:
-        return exact_knn(matrix, k)
-    return ivf_knn(matrix, build_inverted_file(matrix, seed=seed), k)
+        return exact_knn(matrix, k, map_blocks)
+    return ivf_knn(matrix, build_inverted_file(matrix, seed=seed), k, map_blocks=map_blocks)
 
 
 def _clamp_neighbours(k: int, n: int) -> int:
@@ -115,22 +127,41 @@ def _clamp_neighbours(k: int, n: int) -> int:
     return min(k, n - 1)
 
 
-def exact_knn(matrix: np.ndarray, k: int) -> np.ndarray:
-    """Blocked brute force: ties are ordered by index, so the result is deterministic."""
+def exact_knn(matrix: np.ndarray, k: int, map_blocks: BlockMap | None = None) -> np.ndarray:
+    """Blocked brute force: ties are ordered by index, so the result is deterministic. The blocks
+    of rows go through ``map_blocks`` (default: one after another here)."""
     n = len(matrix)
-    result = np.empty((n, k), dtype=np.int64)
     if k == 0:
-        return result
+        return np.empty((n, k), dtype=np.int64)
     rows = max(1, min(n, BLOCK_ELEMENTS // n))
-    for start in range(0, n, rows):
-        stop = min(n, start + rows)
-        similarities = matrix[start:stop] @ matrix.T
-        similarities[np.arange(stop - start), np.arange(start, stop)] = -np.inf  # never your own neighbour
-        top = np.argpartition(similarities, n - k, axis=1)[:, n - k :]
-        top_similarities = np.take_along_axis(similarities, top, axis=1)
-        order = np.lexsort((top, -top_similarities))  # by similarity, then index
-        result[start:stop] = np.take_along_axis(top, order, axis=1)
-    return result
+    blocks = [("exact", start, min(n, start + rows)) for start in range(0, n, rows)]
+    return np.concatenate((map_blocks or map_here)(neighbours_of_block, (matrix, k, None, None), blocks))
+
+
+def map_here(function: Callable[[Any, Any], Any], shared: Any, blocks: Sequence[Any]) -> list[Any]:
+    """``function(shared, block)`` for each block in turn, in this process: the default :data:`BlockMap`."""
+    return [function(shared, block) for block in blocks]
+
+
+def neighbours_of_block(shared: tuple[np.ndarray, int, Any, Any], block: tuple[Any, ...]) -> np.ndarray:
+    """One block's part of the k-NN graph: the neighbour lists of rows ``start:stop`` (``("exact",
+    start, stop)``) or of the rows of cells ``first:last`` of the inverted file (``("cells", first,
+    last)``, rows in cell order). ``shared`` is ``(matrix, k, cell members, probed cells)``, read,
+    never written (a Ray node maps it from the object store)."""
+    matrix, k, members, probed = shared
+    if block[0] == "exact":
+        return _exact_rows(matrix, k, block[1], block[2])
+    return np.concatenate([_cell_rows(matrix, k, members, probed, cell) for cell in range(block[1], block[2])])
+
+
+def _exact_rows(matrix: np.ndarray, k: int, start: int, stop: int) -> np.ndarray:
+    n = len(matrix)
+    similarities = matrix[start:stop] @ matrix.T
+    similarities[np.arange(stop - start), np.arange(start, stop)] = -np.inf  # never your own neighbour
+    top = np.argpartition(similarities, n - k, axis=1)[:, n - k :]
+    top_similarities = np.take_along_axis(similarities, top, axis=1)
+    order = np.lexsort((top, -top_similarities))  # by similarity, then index
+    return np.take_along_axis(top, order, axis=1)
 
 
 @dataclass
@@ -164,26 +195,47 @@ def build_inverted_file(matrix: np.ndarray, *, cell_size: int = IVF_CELL_SIZE, s
     return InvertedFile(centroids, [order[bounds[c] : bounds[c + 1]] for c in range(cells)])
 
 
-def ivf_knn(matrix: np.ndarray, ivf: InvertedFile, k: int, probes: int = IVF_GRAPH_PROBES) -> np.ndarray:
+def ivf_knn(
+    matrix: np.ndarray,
+    ivf: InvertedFile,
+    k: int,
+    probes: int = IVF_GRAPH_PROBES,
+    map_blocks: BlockMap | None = None,
+) -> np.ndarray:
     """The k nearest other rows of every row among the members of the ``probes`` cells
     nearest to its own cell: exact within those candidates, so the cost per row is fixed
-    and the graph grows linearly with n."""
-    n = len(matrix)
-    result = np.empty((n, k), dtype=np.int64)
+    and the graph grows linearly with n. Runs of cells of about ``IVF_BLOCK_ROWS`` rows go
+    through ``map_blocks`` (default: one after another here)."""
+    result = np.empty((len(matrix), k), dtype=np.int64)
     probed = np.argsort(-(ivf.centroids @ ivf.centroids.T), axis=1, kind="stable")[:, :probes]
-    for cell, rows in enumerate(ivf.members):
-        if not len(rows):
-            continue
-        candidates = np.concatenate([ivf.members[other] for other in probed[cell]])
-        if len(candidates) <= k:  # too few around (tiny inputs): every row is a candidate
-            candidates = np.arange(n)
-        similarities = matrix[rows] @ matrix[candidates].T
-        similarities[rows[:, None] == candidates[None, :]] = -np.inf  # never your own neighbour
-        top = np.argpartition(-similarities, k - 1, axis=1)[:, :k]
-        top_similarities = np.take_along_axis(similarities, top, axis=1)
-        order = np.argsort(-top_similarities, axis=1, kind="stable")
-        result[rows] = candidates[np.take_along_axis(top, order, axis=1)]
+    bounds = np.cumsum([0] + [len(rows) for rows in ivf.members])
+    blocks, first = [], 0
+    for cell in range(len(ivf.members)):
+        if bounds[cell + 1] - bounds[first] >= IVF_BLOCK_ROWS or cell == len(ivf.members) - 1:
+            blocks.append(("cells", first, cell + 1))
+            first = cell + 1
+    shared = (matrix, k, ivf.members, probed)
+    for (_, first, last), neighbours in zip(
+        blocks, (map_blocks or map_here)(neighbours_of_block, shared, blocks), strict=True
+    ):
+        result[np.concatenate(ivf.members[first:last])] = neighbours
     return result
+
+
+def _cell_rows(matrix: np.ndarray, k: int, members: list[np.ndarray], probed: np.ndarray, cell: int) -> np.ndarray:
+    """The neighbour lists of one cell's rows, nearest first."""
+    rows = members[cell]
+    if not len(rows):
+        return np.empty((0, k), dtype=np.int64)
+    candidates = np.concatenate([members[other] for other in probed[cell]])
+    if len(candidates) <= k:  # too few around (tiny inputs): every row is a candidate
+        candidates = np.arange(len(matrix))
+    similarities = matrix[rows] @ matrix[candidates].T
+    similarities[rows[:, None] == candidates[None, :]] = -np.inf  # never your own neighbour
+    top = np.argpartition(-similarities, k - 1, axis=1)[:, :k]
+    top_similarities = np.take_along_axis(similarities, top, axis=1)
+    order = np.argsort(-top_similarities, axis=1, kind="stable")
+    return candidates[np.take_along_axis(top, order, axis=1)]
 
 
 class _ExactSearch:
@@ -377,12 +429,13 @@ def greedy_traversal_clusters(
     texts: Sequence[str] | TextsOf | None = None,
     near_identical: float = DEFAULT_NEAR_IDENTICAL,
     exact_limit: int = DEFAULT_EXACT_LIMIT,
+    map_blocks: BlockMap | None = None,
 ) -> Clustering:
     """Greedy traversal clustering of the rows of ``vectors`` (see the module docstring).
 
     ``texts[i]`` is the text of row i (or ``texts(rows)`` the texts of those rows: see
     :func:`drop_near_identical`); without texts nothing is dropped. The result depends
-    only on the inputs and the seed.
+    only on the inputs and the seed, not on where ``map_blocks`` builds the graph's blocks.
     """
     if size < 1:
         raise ValueError(f"cluster size must be at least 1, got {size}")
@@ -394,10 +447,10 @@ def greedy_traversal_clusters(
     started = time.perf_counter()
     ivf = None
     if n <= exact_limit or n == 1:
-        graph = exact_knn(matrix, k)
+        graph = exact_knn(matrix, k, map_blocks)
     else:
         ivf = build_inverted_file(matrix, seed=seed)
-        graph = ivf_knn(matrix, ivf, k)
+        graph = ivf_knn(matrix, ivf, k, map_blocks=map_blocks)
     walk_started = time.perf_counter()
     path, searches = greedy_path(matrix, graph, seed=seed, ivf=ivf)
     seconds = {"graph": walk_started - started, "walk": time.perf_counter() - walk_started}

@@ -17,7 +17,7 @@ from benchsmith.stores.persistence.clusters import StoredClustering, find_cluste
 from benchsmith.stores.persistence.spooled_texts import SpooledTexts
 from benchsmith.stores.persistence.vectors import VectorStore
 from benchsmith.stores.persistence.workspace import Workspace
-from benchsmith.tools.corpus.clustering import greedy_traversal_clusters, mean_consecutive_similarity
+from benchsmith.tools.corpus.clustering import BlockMap, greedy_traversal_clusters, mean_consecutive_similarity
 from benchsmith.tools.defaults import DEFAULT_CLUSTER_NEIGHBOURS, DEFAULT_CLUSTER_SIZE
 from benchsmith.tools.text.page_kinds import PAGE_KINDS, chunk_page_kind
 
@@ -102,9 +102,11 @@ def cluster_collection(
     neighbours: int = DEFAULT_CLUSTER_NEIGHBOURS,
     seed: int = 0,
     page_kinds: Collection[str] | None = None,
+    map_blocks: BlockMap | None = None,
 ) -> StoredClustering:
     """The collection's clustering for these parameters (of the chunks of ``page_kinds``; None: all),
-    computed once and then reused while the collection holds as many chunks as it did."""
+    computed once and then reused while the collection holds as many chunks as it did. The
+    nearest-neighbour graph's blocks go through ``map_blocks`` (here by default; Ray with ``--ray``)."""
     kinds = clustering_kinds(page_kinds)
     existing = find_clustering(workspace, store.name, size, neighbours, seed, kinds)
     if (
@@ -118,7 +120,9 @@ def cluster_collection(
     # the path, a window at a time, for the near-identical check.
     with SpooledTexts() as texts:
         ids, vectors, texts_of = stored_vectors_and_texts(store, texts, kinds, seen)
-        result = greedy_traversal_clusters(vectors, size=size, neighbours=neighbours, seed=seed, texts=texts_of)
+        result = greedy_traversal_clusters(
+            vectors, size=size, neighbours=neighbours, seed=seed, texts=texts_of, map_blocks=map_blocks
+        )
     random_order = np.random.default_rng(seed).permutation(len(ids)).tolist()
     clustering = StoredClustering(
         collection=store.name,
