@@ -2,7 +2,6 @@
 the gold documents it misses.
 
     plan ─→ dispatch ─┬→ Send × a batch of instances not yet judged ─→ judge ─→ gather ─→ dispatch
-                      ├→ wait ─→ dispatch     (other workers hold the last instances)
                       └→ shortcuts ─→ labels ─→ report ─→ END        (all judged)
 
 One instance per judged query (for conversations: the current turn with its history). Each

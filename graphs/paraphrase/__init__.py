@@ -1,7 +1,6 @@
 """Conversational paraphrasing (the ECAsT chain) of any conversational benchmark.
 
     plan ─→ dispatch ─┬→ Send × a batch of turns not yet paraphrased ─→ paraphrase_turn ─→ gather ─→ dispatch
-                      ├→ wait ─→ dispatch     (other workers hold the last turns)
                       └→ finish ─→ END        (all done, or --per-turn 0)
 
 ``plan`` reads the benchmark once (CAsT topic files, a BEIR directory, a synthesis run or a
