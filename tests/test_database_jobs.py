@@ -5,6 +5,7 @@ workspace (another machine) does; and ``--database`` on the six commands."""
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,8 @@ from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import checkpoint_thread
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.persistence.postgres import connection as connection_to
-from benchsmith.stores.persistence.postgres_runs import find_run
-from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.postgres_runs import database_claim, find_run, save_run
+from benchsmith.stores.persistence.runs import RunDirectory, RunRecord
 from benchsmith.stores.persistence.vectors import VectorStore, open_client
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
@@ -242,3 +243,20 @@ def test_bad_input_a_new_run_meets_in_its_first_step_leaves_no_record_here_or_in
         ingest(tmp_path, "second", database, HashingEmbedder())
     assert find_run(database, "ingest-db").status == "finished"  # the other workspace's record is untouched
     assert not RunDirectory(Workspace.resolve(tmp_path / "second"), "ingest-db").exists()
+
+
+def test_runs_lists_the_database_runs_with_the_process_that_drives_each(database):
+    """`benchsmith runs --database`: a running run whose claim a live process holds names it; a
+    running run nobody holds (its process died without a word) is stalled; a finished one is finished."""
+    for run_id, status in (("held", "running"), ("orphan", "running"), ("done", "finished")):
+        save_run(database, RunRecord(run_id=run_id, job="synthesize", status=status))
+    with database_claim(database, "held"):
+        result = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["runs", "--database", database])
+    assert result.exit_code == 0, result.output
+    rows = {
+        line.split()[1]: line
+        for line in result.output.splitlines()
+        if line.split()[1:2] in (["held"], ["orphan"], ["done"])
+    }
+    assert "running" in rows["held"] and f"process {os.getpid()} on host" in rows["held"]
+    assert "stalled" in rows["orphan"] and "finished" in rows["done"]

@@ -19,7 +19,7 @@ def runs(workspace: WorkspaceOption = None, database: DatabaseOption = None) -> 
 
     A run whose process died without a word (kill -9, a power cut) shows as interrupted, with
     the command that resumes it. With --database: the runs recorded in PostgreSQL, with the process
-    that drives each (host:pid); a running run that no process drives shows as stalled.
+    that drives each; a running run that no process drives shows as stalled.
     """
     if database:
         guarded(lambda: print_shared_runs(database))
