@@ -1,4 +1,4 @@
-"""What the paraphrase nodes read: the run's turns, the input benchmark and the queue of turns to paraphrase."""
+"""What the paraphrase nodes read: the run's turns, the input benchmark and the turns to paraphrase as run items."""
 
 from __future__ import annotations
 
