@@ -382,7 +382,9 @@ def test_a_run_whose_database_fails_is_recorded_crashed_and_the_cli_says_so(tmp_
     assert str(RunDirectory(Workspace.resolve(tmp_path / "ws"), "lost").record_path) in result.output.replace("\n", "")
 
 
-def test_a_run_whose_database_cannot_be_reached_is_recorded_crashed_not_running(tmp_path):
+def test_a_run_whose_database_cannot_be_reached_stops_before_it_exists(tmp_path):
+    """The run's claim is taken in the database before the run starts: an unreachable database
+    stops the command with exit 2 and leaves no run record to resume."""
     closed = f"postgresql://postgres@127.0.0.1:{free_port()}/postgres"  # nothing listens there
     files = write_cast_files(tmp_path / "cast")
     result = runner.invoke(
@@ -401,5 +403,4 @@ def test_a_run_whose_database_cannot_be_reached_is_recorded_crashed_not_running(
         ],
     )
     assert result.exit_code == 2 and "cannot connect to the database" in result.output, result.output
-    record = RunDirectory(Workspace.resolve(tmp_path / "ws"), "unreached").load()
-    assert record.status == "crashed" and "cannot connect to the database" in record.error
+    assert not RunDirectory(Workspace.resolve(tmp_path / "ws"), "unreached").exists()
