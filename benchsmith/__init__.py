@@ -13,7 +13,7 @@ finished one without redoing it)::
     validity = benchsmith.validate(bench.run_dir, human="my-questions.jsonl")  # ranks as mine?
     for run in benchsmith.runs(): print(run.run_id, run.job, run.status, run.usage.cost_usd)
     chosen = benchsmith.select("queries.txt", corpus=["docs/"], retrievers=["bm25", "dense"])  # no labels needed
-    shared = benchsmith.synthesize("mydocs", database="postgresql://…")  # other machines: benchsmith.work(run_id)
+    big = benchsmith.synthesize("mydocs", ray="auto", database="postgresql://…")  # items on a Ray cluster
 
 Every graph is importable too (``benchsmith.graphs.synthesis.conversation.conversation_graph`` and its
 siblings), runs with no context given, and streams. Objects a context cannot hold (a
@@ -93,8 +93,6 @@ if TYPE_CHECKING:  # `name as name`: a re-export (PEP 484), what type checkers a
     from benchsmith.jobs.validate import ValidationResult as ValidationResult
     from benchsmith.jobs.validate import estimate_validation as estimate_validation
     from benchsmith.jobs.validate import validate as validate
-    from benchsmith.jobs.work import export as export
-    from benchsmith.jobs.work import work as work
     from benchsmith.stores.errors import InputError as InputError
     from benchsmith.stores.formats.benchmark_files import Dialogue as Dialogue
     from benchsmith.stores.formats.benchmark_files import Turn as Turn

@@ -244,7 +244,7 @@ def report(state: ReplayState, runtime: Runtime[ReplayContext]) -> ReplayOutput:
 
 
 builder = StateGraph(ReplayState, context_schema=ReplayContext, input_schema=ReplayInput, output_schema=ReplayOutput)
-add_fan_out(builder, plan=plan, dispatch=dispatch, work=replay_conversation, finish=report, shared_by_workers=False)
+add_fan_out(builder, plan=plan, dispatch=dispatch, work=replay_conversation, finish=report)
 builder.add_edge("report", END)
 
 graph = builder.compile(name="replay")  # the Studio copy: no checkpointer (the server brings its own)

@@ -87,6 +87,33 @@ def write_cast_files(directory: Path) -> dict[str, Path]:
     return files
 
 
+def write_topics(path: Path, topics: int, turns: int) -> Path:
+    """CAsT 2019-style topics (no resolved rewrites: every later turn is rewritten by the model)."""
+    subjects = ["honey bees", "throat cancer", "solar panels", "sourdough bread", "the Roman army", "tidal energy"]
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "number": 100 + number,
+                    "title": subjects[number % len(subjects)],
+                    "turn": [
+                        {
+                            "number": turn + 1,
+                            "raw_utterance": f"What is question {turn + 1} about {subjects[number % len(subjects)]}?"
+                            if turn == 0
+                            else f"And how does it relate to point {turn + 1}?",
+                        }
+                        for turn in range(turns)
+                    ],
+                }
+                for number in range(topics)
+            ]
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
 def section(messages: list[dict[str, str]], tag: str) -> list[str]:
     return re.findall(rf"<{tag}[^>]*>\n(.*?)\n</{tag}>", messages[-1]["content"], re.S)
 

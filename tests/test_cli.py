@@ -300,7 +300,7 @@ def test_demo_runs_every_job_offline_and_ends_with_the_evaluation_report(tmp_pat
     assert robustness["sets"] == ["original", "R1", "R2"] and "bm25@oracle" in robustness["by_configuration"]
 
 
-@pytest.mark.parametrize("words", [["work"], ["synthesize"], ["hardneg", "build"]], ids=" ".join)
+@pytest.mark.parametrize("words", [["runs"], ["synthesize"], ["hardneg", "build"]], ids=" ".join)
 def test_help_paragraphs_are_reflowed_not_broken_where_the_source_wraps(words):
     """A docstring paragraph spans several source lines; --help joins them so the terminal wraps
     them (Typer kept the source's breaks: at 80 columns sentences broke twice)."""

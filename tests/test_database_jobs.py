@@ -1,11 +1,11 @@
-"""Jobs run by one process that keep their state in a real PostgreSQL with ``database=`` (not
-shared by workers): the run record in ``benchsmith_runs``, the checkpoints under the run id,
+"""Jobs that keep their state in a real PostgreSQL with ``database=``: the run record in ``benchsmith_runs``, the checkpoints under the run id,
 and (paraphrase) the model cache and usage ledger; what a rerun of the same run id in a new
 workspace (another machine) does; and ``--database`` on the six commands."""
 
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 
 import pytest
@@ -17,8 +17,8 @@ from benchsmith.graphs.runtime.resources import register_embedder
 from benchsmith.graphs.runtime.runner import checkpoint_thread
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.persistence.postgres import connection as connection_to
-from benchsmith.stores.persistence.postgres_runs import find_run
-from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.postgres_runs import database_claim, find_run, save_run
+from benchsmith.stores.persistence.runs import RunDirectory, RunRecord
 from benchsmith.stores.persistence.vectors import VectorStore, open_client
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
@@ -43,7 +43,7 @@ COMMANDS = [
 
 
 def thread(run_id: str, workspace: Workspace) -> str:
-    return checkpoint_thread(run_id, workspace, "postgresql://", shared=False)
+    return checkpoint_thread(run_id, workspace, "postgresql://")
 
 
 def checkpoint_threads(url: str) -> dict[str, int]:
@@ -84,8 +84,8 @@ def test_ingest_resumes_from_postgresql_and_a_new_workspace_starts_the_run_over(
         ingest(tmp_path, "first", database, HashingEmbedder(fail_on_call=3))  # two batches stored, then a crash
     first = Workspace.resolve(tmp_path / "first")
     assert RunDirectory(first, "ingest-db").load().status == "crashed"
-    assert find_run(database, "ingest-db").status == "crashed"  # the shared record says so too
-    # One thread for the run in this workspace (no worker suffix: one process runs it).
+    assert find_run(database, "ingest-db").status == "crashed"  # the database's record says so too
+    # One thread for the run in this workspace.
     assert checkpoint_threads(database).keys() == {thread("ingest-db", first)}
     assert not first.checkpoints_path.exists()  # nothing of it in the workspace's SQLite
 
@@ -93,8 +93,8 @@ def test_ingest_resumes_from_postgresql_and_a_new_workspace_starts_the_run_over(
     resumed = ingest(tmp_path, "first", database, resumed_embedder)
     assert resumed.resumed and not resumed.already_finished
     assert resumed_embedder.texts_embedded == resumed.indexed - 2 * BATCH_SIZE  # the stored batches are not redone
-    shared = find_run(database, "ingest-db")
-    assert (shared.job, shared.status, shared.summary["indexed"]) == ("ingest", "finished", resumed.indexed)
+    recorded = find_run(database, "ingest-db")
+    assert (recorded.job, recorded.status, recorded.summary["indexed"]) == ("ingest", "finished", resumed.indexed)
     again_embedder = HashingEmbedder()
     assert ingest(tmp_path, "first", database, again_embedder).already_finished and again_embedder.calls == 0
 
@@ -150,23 +150,24 @@ def test_paraphrase_keeps_model_cache_and_usage_in_postgresql_so_a_new_workspace
         assert count_rows(database, "benchsmith_llm_cache") > 0
         workspace = Workspace.resolve(tmp_path / "first")
         assert not workspace.llm_cache_path.exists() and not workspace.checkpoints_path.exists()
-        shared = find_run(database, "paraphrase-db")
-        assert (shared.job, shared.status, shared.summary["paraphrases"]) == (
+        recorded = find_run(database, "paraphrase-db")
+        assert (recorded.job, recorded.status, recorded.summary["paraphrases"]) == (
             "paraphrase",
             "finished",
             first.paraphrases,
         )
-        # A paraphrasing run is shared by workers: each process has its own thread, the turns are items.
-        assert checkpoint_threads(database).keys() == {
-            checkpoint_thread("paraphrase-db", workspace, database, shared=True)
-        }
+        # One thread for the run in this workspace, as any job's.
+        assert checkpoint_threads(database).keys() == {thread("paraphrase-db", workspace)}
 
-        # Another machine joins the finished shared run: no turn is left, so it only writes the files
-        # from the turns in the database; the model is asked nothing, and the run's usage is the one run's.
+        # Another workspace (another machine) runs the same run id as its own, with its own thread:
+        # the model cache in PostgreSQL answers every call, so the model is asked nothing again.
         elsewhere = paraphrase(files, tmp_path / "second", database)
         assert not elsewhere.resumed and not elsewhere.already_finished
         assert len(server.requests) == asked
-        assert elsewhere.usage == first.usage
+        assert checkpoint_threads(database).keys() == {
+            thread("paraphrase-db", workspace),
+            thread("paraphrase-db", Workspace.resolve(tmp_path / "second")),
+        }
     for kind in ("paraphrases", "diversity"):
         assert elsewhere.files[kind].read_bytes() == first.files[kind].read_bytes(), kind
 
@@ -242,3 +243,20 @@ def test_bad_input_a_new_run_meets_in_its_first_step_leaves_no_record_here_or_in
         ingest(tmp_path, "second", database, HashingEmbedder())
     assert find_run(database, "ingest-db").status == "finished"  # the other workspace's record is untouched
     assert not RunDirectory(Workspace.resolve(tmp_path / "second"), "ingest-db").exists()
+
+
+def test_runs_lists_the_database_runs_with_the_process_that_drives_each(database):
+    """`benchsmith runs --database`: a running run whose claim a live process holds names it; a
+    running run nobody holds (its process died without a word) is stalled; a finished one is finished."""
+    for run_id, status in (("held", "running"), ("orphan", "running"), ("done", "finished")):
+        save_run(database, RunRecord(run_id=run_id, job="synthesize", status=status))
+    with database_claim(database, "held"):
+        result = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["runs", "--database", database])
+    assert result.exit_code == 0, result.output
+    rows = {
+        line.split()[1]: line
+        for line in result.output.splitlines()
+        if line.split()[1:2] in (["held"], ["orphan"], ["done"])
+    }
+    assert "running" in rows["held"] and f"process {os.getpid()} on host" in rows["held"]
+    assert "stalled" in rows["orphan"] and "finished" in rows["done"]

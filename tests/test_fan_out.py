@@ -38,24 +38,22 @@ def finish(state: ToyState) -> dict[str, Any]:
     return {"finished": True}
 
 
-def toy_graph(shared_by_workers: bool) -> Any:
+def toy_graph() -> Any:
     builder = StateGraph(ToyState)
-    add_fan_out(builder, plan=plan, dispatch=dispatch, work=work, finish=finish, shared_by_workers=shared_by_workers)
+    add_fan_out(builder, plan=plan, dispatch=dispatch, work=work, finish=finish)
     builder.add_edge("finish", END)
     return builder.compile()
 
 
-def test_a_shared_run_gets_the_wait_node_and_every_dispatching_node_routes_to_the_same_places():
-    drawn = toy_graph(shared_by_workers=True).get_graph()
-    assert set(drawn.nodes) == {"__start__", "plan", "work", "gather", "wait", "finish", "__end__"}
+def test_every_dispatching_node_routes_to_the_same_places():
+    drawn = toy_graph().get_graph()
+    assert set(drawn.nodes) == {"__start__", "plan", "work", "gather", "finish", "__end__"}
     edges = {(edge.source, edge.target, edge.conditional) for edge in drawn.edges}
-    routed = {(source, target, True) for source in ("plan", "gather", "wait") for target in ("work", "wait", "finish")}
+    routed = {(source, target, True) for source in ("plan", "gather") for target in ("work", "finish")}
     assert edges == {("__start__", "plan", False), ("work", "gather", False), ("finish", "__end__", False), *routed}
 
 
-def test_a_run_of_one_process_has_no_wait_node_and_loops_in_batches_until_finish():
-    graph = toy_graph(shared_by_workers=False)
-    assert "wait" not in graph.get_graph().nodes
-    result = graph.invoke({"done": []})
+def test_the_fan_out_loops_in_batches_until_finish():
+    result = toy_graph().invoke({"done": []})
     assert sorted(result["done"]) == ITEMS
     assert result["finished"] is True

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import benchsmith
-from benchsmith.jobs.registry import JOBS, api_modules, command_targets, shared_jobs, shared_summaries, studio_graphs
+from benchsmith.jobs.registry import JOBS, api_modules, command_targets, studio_graphs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,22 +44,6 @@ def test_studio_serves_the_graphs_of_the_table():
     from benchsmith.cli.studio import GRAPHS
 
     assert studio_graphs() == GRAPHS and len(GRAPHS) >= len([job for job in JOBS if job.graphs])
-
-
-def test_the_work_command_shares_the_runs_of_the_table_and_prints_them_with_their_own_commands_summary():
-    """`benchsmith work` and `benchsmith export` keep no list of their own: the jobs workers call and
-    the summaries the command prints are the table's, each the one its job's own command prints."""
-    from benchsmith.cli import work as work_command
-    from benchsmith.jobs import work as work_jobs
-
-    assert set(shared_jobs()) == {"synthesize", "audit", "paraphrase"} == set(shared_summaries())
-    jobs = work_jobs._shared_jobs()
-    assert {run: (job.__module__, job.__name__) for run, job in jobs.items()} == shared_jobs()
-    assert set(work_command.PRINTERS) == set(shared_summaries())
-    for run, (module, name) in shared_summaries().items():
-        source = (ROOT / "benchsmith" / "cli" / f"{module.rpartition('.')[2]}.py").read_text(encoding="utf-8")
-        assert f"def {name}(" in source and f"summary={name}" in source, run  # what its own command prints
-        assert work_command.PRINTERS[run].__name__ == name
 
 
 JOB_FUNCTION = '''"""``benchsmith.tally``: a job planted by tests/test_job_registry.py."""

@@ -12,6 +12,7 @@ nodes, and its files are the single-process audit's; so are a paraphrase run's t
 
 from __future__ import annotations
 
+import filecmp
 import socket
 import threading
 import time
@@ -39,9 +40,9 @@ from tests.hardneg_fixtures import write_corpus as write_hardneg_corpus
 from tests.nugget_fixtures import write_questions, write_repository
 from tests.openai_server import FakeOpenAIServer
 from tests.paraphrase_fixtures import server_replier as paraphrase_replier
+from tests.paraphrase_fixtures import write_topics
 from tests.select_fixtures import run_select, write_labelled_corpus
 from tests.synthesis_fixtures import COLLECTION
-from tests.test_shared_runs import AUDIT_FILES, PARAPHRASE_FILES, assert_same_files, write_topics
 from tests.test_synthesis_digest import OUTPUTS, RATES, RUN, SEED, digests, stored
 from tests.turn_type_fixtures import QUESTION_MIX, build_rich_collection
 from tests.turn_type_replies import typed_server_replier
@@ -53,6 +54,23 @@ pytestmark = pytest.mark.slow
 
 WAIT_S = 240.0  # the longest any step may take on a busy 2-core machine: a bound, never an expectation
 NODE = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}
+AUDIT_FILES = ["instances.jsonl", "judgments.jsonl", "extra_qrels.tsv", "audit.json", "audit-report.md"]
+PARAPHRASE_FILES = [
+    "turns.jsonl",
+    "paraphrases.jsonl",
+    "diversity.json",
+    "test-sets.json",
+    "paraphrase.json",
+    "paraphrase-report.md",
+    "test-sets/R1/queries.jsonl",
+    "test-sets/original/queries.jsonl",
+]
+
+
+def assert_same_files(first: Path, second: Path, names: list[str]) -> None:
+    for name in names:
+        assert (first / name).exists(), name
+        assert filecmp.cmp(first / name, second / name, shallow=False), f"{name} differs"
 
 
 class HeldReplies:

@@ -41,7 +41,6 @@ from tests.postgres_server import PostgresUnavailable, running_postgres
 from tests.synthesis_fixtures import COLLECTION, build_collection
 from tests.synthesis_fixtures import scripted_reply as synthesis_reply
 
-LEASE_S = 3
 runner = CliRunner(env={"COLUMNS": "200"})
 
 
@@ -137,20 +136,12 @@ def crashing_seam(
     return ModelSeam(ScriptedBackend(replies=replies, replier=answer, model=model))
 
 
-def shared(database: str | None) -> dict:
-    """Run options: a run workers share through ``database`` (each process its own checkpoint
-    thread, the items in PostgreSQL), or one process's run."""
-    return {"database": database, "arguments": {} if database else None}
-
-
 def run_synthesis(root: Path, run_id: str, crash_on_call: int | None, database: str | None = None):
     workspace = Workspace.resolve(root / "ws")
     if not RunDirectory(workspace, "ingest").exists():
         build_collection(workspace, root / "corpus")
     llm = register_model(f"scripted-{run_id}", crashing_seam(synthesis_reply, crash_on_call))
-    context = SynthesisContext(
-        workspace=str(workspace.root), llm=llm, cluster_size=4, concurrency=2, database=database, lease_s=LEASE_S
-    )
+    context = SynthesisContext(workspace=str(workspace.root), llm=llm, cluster_size=4, concurrency=2, database=database)
     return run_job(
         synthesis_builder,
         job="synthesize",
@@ -160,7 +151,7 @@ def run_synthesis(root: Path, run_id: str, crash_on_call: int | None, database: 
         context=context,
         settings={},
         max_concurrency=2,
-        **shared(database),
+        database=database,
     )
 
 
@@ -180,7 +171,6 @@ def run_audit(root: Path, run_id: str, crash_on_call: int | None, database: str 
         corpus=str(corpus),
         embedder=register_embedder(HashingEmbedder()),
         database=database,
-        lease_s=LEASE_S,
     )
     return run_job(
         audit_builder,
@@ -191,7 +181,7 @@ def run_audit(root: Path, run_id: str, crash_on_call: int | None, database: str 
         context=context,
         settings={},
         max_concurrency=2,
-        **shared(database),
+        database=database,
     )
 
 
@@ -207,7 +197,6 @@ def run_paraphrase(root: Path, run_id: str, crash_on_call: int | None, database:
         test_sets=3,
         import_ecast=str(files["ecast"]),
         database=database,
-        lease_s=LEASE_S,
     )
     return run_job(
         paraphrase_builder,
@@ -218,7 +207,7 @@ def run_paraphrase(root: Path, run_id: str, crash_on_call: int | None, database:
         context=context,
         settings={},
         max_concurrency=2,
-        **shared(database),
+        database=database,
     )
 
 
@@ -285,7 +274,7 @@ def new_database(server_url: str, name: str) -> str:
 @pytest.fixture(scope="module")
 def crashed_in_another_process(tmp_path_factory, postgres_url) -> dict[str, tuple[Path, str, str]]:
     """Per job: its root, its database and the output of the one other process in which the
-    shared run ``resumed`` of every job crashed (one process for the three: its imports are
+    database run ``resumed`` of every job crashed (one process for the three: its imports are
     paid once)."""
     runs = {
         job: (tmp_path_factory.mktemp(f"shared-{job}"), new_database(postgres_url, f"t_shared_resume_{job}"))
@@ -313,9 +302,9 @@ def crashed_in_another_process(tmp_path_factory, postgres_url) -> dict[str, tupl
 
 @pytest.mark.slow
 @pytest.mark.parametrize("job, crash_on_call", CRASHES, ids=[job for job, _ in CRASHES])
-def test_shared_resume_counts_whole_run(crashed_in_another_process, job, crash_on_call):
-    """Each process of a shared run has its own checkpoint thread: what one process counted in
-    its state is not the run's. The crash is in another process; this one resumes the run."""
+def test_database_resume_counts_whole_run(crashed_in_another_process, job, crash_on_call):
+    """A run in the database crashed in another process and resumed in this one: what one process
+    counted in its state is not the run's, the summary counts the whole run."""
     root, database, child_output = crashed_in_another_process[job]
     assert f"exit status {CRASHED}\n" in child_output, child_output
     assert f"{job}: crashed on call {crash_on_call} as injected" in child_output, child_output
@@ -393,7 +382,9 @@ def test_a_run_whose_database_fails_is_recorded_crashed_and_the_cli_says_so(tmp_
     assert str(RunDirectory(Workspace.resolve(tmp_path / "ws"), "lost").record_path) in result.output.replace("\n", "")
 
 
-def test_a_run_whose_database_cannot_be_reached_is_recorded_crashed_not_running(tmp_path):
+def test_a_run_whose_database_cannot_be_reached_stops_before_it_exists(tmp_path):
+    """The run's claim is taken in the database before the run starts: an unreachable database
+    stops the command with exit 2 and leaves no run record to resume."""
     closed = f"postgresql://postgres@127.0.0.1:{free_port()}/postgres"  # nothing listens there
     files = write_cast_files(tmp_path / "cast")
     result = runner.invoke(
@@ -412,5 +403,4 @@ def test_a_run_whose_database_cannot_be_reached_is_recorded_crashed_not_running(
         ],
     )
     assert result.exit_code == 2 and "cannot connect to the database" in result.output, result.output
-    record = RunDirectory(Workspace.resolve(tmp_path / "ws"), "unreached").load()
-    assert record.status == "crashed" and "cannot connect to the database" in record.error
+    assert not RunDirectory(Workspace.resolve(tmp_path / "ws"), "unreached").exists()

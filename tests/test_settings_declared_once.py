@@ -105,7 +105,6 @@ def test_the_flags_a_user_knows_stay():
         "--switch-rate",
         "--rate-limit",
         "--timeout",
-        "--lease",
         "--workspace",
         "-w",
         "--run-id",
@@ -173,7 +172,6 @@ def test_the_api_takes_the_settings_and_records_the_run_defining_ones():
         workspace: str | None = None,
         chroma_host: str | None = None,
         database: str | None = None,
-        lease_s: float = 30.0,
     ) -> ToyContext:
         return settings_given(ToyContext, locals())
 

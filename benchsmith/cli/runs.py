@@ -1,5 +1,5 @@
 """``benchsmith runs``: every run of the workspace with its status, items, tokens and cost; with
-``--database``, the shared runs with their workers, items and throughput."""
+``--database``, the runs recorded in PostgreSQL with the process driving each."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ def runs(workspace: WorkspaceOption = None, database: DatabaseOption = None) -> 
     """List the runs in the workspace: status, items, model calls, tokens, cost.
 
     A run whose process died without a word (kill -9, a power cut) shows as interrupted, with
-    the command that resumes it. With --database: the runs shared through PostgreSQL, with their
-    live workers, pending, claimed, done and failed items, and items per minute.
+    the command that resumes it. With --database: the runs recorded in PostgreSQL, with the process
+    that drives each; a running run that no process drives shows as stalled.
     """
     if database:
         guarded(lambda: print_shared_runs(database))
@@ -91,41 +91,25 @@ def _items(job: str, summary: dict[str, Any], progress: dict[str, dict[str, int]
 
 def print_shared_runs(database: str) -> None:
     from benchsmith.stores.persistence.postgres_runs import list_runs as list_shared_runs
-    from benchsmith.stores.persistence.postgres_runs import run_activity
+    from benchsmith.stores.persistence.postgres_runs import run_driver
 
     records = list_shared_runs(database)
     if not records:
         console.print("no runs in the database")
         return
-    table = Table(title="Shared runs")
-    for column in (
-        "run id",
-        "job",
-        "status",
-        "workers",
-        "pending",
-        "claimed",
-        "done",
-        "failed",
-        "items/min",
-        "updated",
-    ):
-        table.add_column(column, justify="left" if column in ("run id", "job", "status", "updated") else "right")
+    table = Table(title="Runs in the database")
+    for column in ("run id", "job", "status", "driver", "updated"):
+        table.add_column(column)
     for record in records:
-        activity = run_activity(database, record.run_id)
+        driver = run_driver(database, record.run_id) if record.status == "running" else None
         status = record.status
-        if status == "running" and not activity.workers:
-            status = "stalled"  # no worker seen for a minute: start one with `benchsmith work RUN_ID`
+        if status == "running" and driver is None:
+            status = "stalled"  # its process died without a word: resume it with --run-id
         table.add_row(
             shown(record.run_id),
             record.job,
             f"[{STATUS_STYLES.get(status, 'red')}]{status}[/]",
-            str(activity.workers),
-            str(activity.pending),
-            str(activity.claimed),
-            str(activity.done),
-            str(activity.failed),
-            f"{activity.items_per_minute:.1f}",
+            shown(driver or "-"),
             time.strftime("%Y-%m-%d %H:%M", time.localtime(record.updated)),
         )
     console.print(table)

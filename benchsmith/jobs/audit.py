@@ -36,13 +36,11 @@ from benchsmith.jobs.common import (
     priced,
     resolved_path,
     run_settled,
-    shared_arguments,
     stop_if_dry_run,
 )
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.integrity import unknown_ids
 from benchsmith.stores.persistence.jsonl import read_json_object
-from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
@@ -108,15 +106,12 @@ def audit(
     workspace: str | None = None,
     chroma_host: str | None = None,
     database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
     ray: str | None = None,
 ) -> AuditResult:
     """Audit ``benchmark`` (a BEIR directory, a synthesis run directory or run id, or a turn
     JSONL file with ``corpus``); every setting of :class:`AuditContext` is a keyword argument
-    too. The same call with the same ``run_id`` resumes. With ``database`` the run is shared:
-    ``benchsmith work RUN_ID`` on any machine that reads the benchmark at the same path joins it,
-    and each instance is judged once."""
-    arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
+    too. The same call with the same ``run_id`` resumes. With ``ray`` each instance is judged
+    as a Ray task (graphs/runtime/ray_items.py)."""
     settings = settings_given(AuditContext, locals())
 
     resolved = Workspace.resolve(settings.workspace)
@@ -125,7 +120,6 @@ def audit(
     stop_if_dry_run(lambda: _estimate(resolved, benchmark, judges, settings))
     check_embedders(settings.embedder)
     corpus = str(Path(settings.corpus).resolve()) if settings.corpus else None
-    arguments.update(benchmark=inputs["benchmark"], corpus=corpus)  # as resolved here
     prepare_ray(settings.ray)  # a cluster that cannot be joined stops here, before the run exists
     outcome = run_settled(
         builder,
@@ -136,7 +130,6 @@ def audit(
         run_id=run_id,
         on_event=on_event,
         resume=resume,
-        arguments=arguments,
     )
     values = outcome.values
     return AuditResult(

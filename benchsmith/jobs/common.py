@@ -152,7 +152,6 @@ def run_settled(
     on_event: EventHandler | None,
     resume: str | None,
     max_concurrency: int | None = None,
-    arguments: dict[str, Any] | None = None,
 ) -> RunOutcome:
     """Run ``job``'s graph on its checked ``inputs`` with ``context`` settled: the run id checked
     (a new one when none is given), the workspace resolved, the database URL taken from the
@@ -175,7 +174,6 @@ def run_settled(
         max_concurrency=max_concurrency if max_concurrency is not None else getattr(context, "concurrency", None),
         resume=resume,
         database=context.database,
-        arguments=arguments,
     )
 
 
@@ -240,25 +238,6 @@ def check_chunk_sizes(chunk_size: int, min_chars: int) -> None:
 def resolved_path(spec: str) -> str:
     """A benchmark or file argument as recorded with the run: absolute when it is a path."""
     return str(Path(spec).resolve()) if Path(spec).exists() else spec
-
-
-# What each worker of a shared run chooses for itself rather than taking from the run.
-WORKER_ARGUMENTS = frozenset({"workspace", "database", "run_id", "on_event", "resume", "concurrency"})
-
-
-def shared_arguments(call: dict[str, Any]) -> dict[str, Any]:
-    """A job function's arguments (its ``locals()`` on entry) that every worker of a shared run
-    uses as given: ``benchsmith work`` calls the job with them (paths made absolute)."""
-    return {name: _portable(value) for name, value in call.items() if name not in WORKER_ARGUMENTS}
-
-
-def _portable(value: Any) -> Any:
-    """Paths absolute and as text, sequences as lists: what JSON keeps and another process reads."""
-    if isinstance(value, Path):
-        return str(value.resolve())
-    if isinstance(value, list | tuple):
-        return [_portable(item) for item in value]
-    return value
 
 
 def job_run(outcome: Any) -> dict[str, Any]:

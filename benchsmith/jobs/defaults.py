@@ -33,5 +33,3 @@ VALIDATE_RETRIEVERS = (
     "hybrid:wsum(dense=0.3,bm25=0.7)",
     "hybrid:wsum(dense=0.9,bm25=0.1)",
 )
-
-WORKER_CONCURRENCY = 4

@@ -56,7 +56,6 @@ from benchsmith.stores.formats.integrity import raise_if_strict
 from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels
 from benchsmith.stores.formats.trec import iter_run_batches, run_file_query_ids, write_sorted_copy
 from benchsmith.stores.persistence.jsonl import read_json_object
-from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.tools.retrieval.outside_retrievers import resolve_retriever, spec_for
@@ -139,7 +138,6 @@ def evaluate(
     workspace: str | None = None,
     chroma_host: str | None = None,
     database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
     ray: str | None = None,
 ) -> EvaluationResult:
     """Evaluate every retriever × history configuration, and each TREC run file in ``runs``

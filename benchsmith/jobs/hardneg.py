@@ -52,7 +52,6 @@ from benchsmith.jobs.defaults import HARDNEG_SCORERS
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.persistence.jsonl import read_json_object
 from benchsmith.stores.persistence.runs import RunDirectory
-from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.benchmark.condition_documents import leading_part
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
@@ -103,7 +102,6 @@ def build_hardneg(
     workspace: str | None = None,
     chroma_host: str | None = None,
     database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
     ray: str | None = None,
 ) -> HardnegBuildResult:
     """Build a multi-condition hard-negative dataset from ``sources`` (directories, files, a BEIR
@@ -263,7 +261,6 @@ def score_hardneg(
     workspace: str | None = None,
     chroma_host: str | None = None,
     database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
 ) -> HardnegScoreResult:
     """Score every (query, candidate) pair of ``dataset`` (a hardneg build run directory or run id,
     or a hardneg.csv) with each retriever and reranker; write the score tables in the reference

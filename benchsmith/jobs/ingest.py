@@ -34,7 +34,6 @@ from benchsmith.jobs.common import (
 from benchsmith.jobs.defaults import INGEST_COLLECTION
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.persistence.jsonl import load_jsonl
-from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.corpus.chunking import chunk_document
 from benchsmith.tools.corpus.cleaning import clean_documents
@@ -101,7 +100,6 @@ def ingest(
     workspace: str | None = None,
     chroma_host: str | None = None,
     database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
     ray: str | None = None,
 ) -> IngestResult:
     """Index ``sources`` (directories, files, a BEIR corpus.jsonl or its folder, or ``"stdlib"``)

@@ -34,7 +34,6 @@ from benchsmith.jobs.common import (
 )
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.persistence.jsonl import read_json_object
-from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.corpus.loaders import STDLIB_SOURCE
 from benchsmith.tools.defaults import (
@@ -99,7 +98,6 @@ def nuggets(
     workspace: str | None = None,
     chroma_host: str | None = None,
     database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
     ray: str | None = None,
 ) -> NuggetsResult:
     """Build a nugget benchmark from ``questions`` (JSONL of ``{id, question, answer}`` or a

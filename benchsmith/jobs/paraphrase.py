@@ -35,14 +35,12 @@ from benchsmith.jobs.common import (
     priced,
     resolved_path,
     run_settled,
-    shared_arguments,
     stop_if_dry_run,
 )
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.conversational import load_conversational
 from benchsmith.stores.formats.ecast import read_ecast
 from benchsmith.stores.persistence.jsonl import read_json_object
-from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.benchmark.paraphrase_filters import OVERLAP_METRICS
 from benchsmith.tools.benchmark.test_sets import DEFAULT_TEST_SETS
@@ -97,32 +95,19 @@ def paraphrase(
     workspace: str | None = None,
     chroma_host: str | None = None,
     database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
     ray: str | None = None,
 ) -> ParaphraseResult:
     """Paraphrase ``benchmark`` (CAsT topic files, several making one benchmark; a BEIR
     directory; a synthesis run; a turn JSONL file); every setting of :class:`ParaphraseContext`
     is a keyword argument too. ``per_turn`` defaults to 5, or to 0 (import only) with
-    ``import_ecast``. The same call with the same ``run_id`` resumes. With ``database`` (a
-    postgresql:// URL) the run is shared: ``benchsmith work RUN_ID`` on any machine that reads
-    the benchmark at the same paths joins it, and each turn is paraphrased once."""
-    arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
+    ``import_ecast``. The same call with the same ``run_id`` resumes. With ``ray`` each turn is
+    paraphrased as a Ray task (graphs/runtime/ray_items.py)."""
     settings = settings_given(ParaphraseContext, locals())
 
     resolved = Workspace.resolve(settings.workspace)
     specs = [benchmark] if isinstance(benchmark, str | Path) else list(benchmark)
     inputs, notes, context = _checked_inputs(resolved, specs, settings)
     stop_if_dry_run(lambda: _estimate(resolved, inputs["benchmarks"], context))
-    arguments.update(
-        shared_arguments(
-            {
-                "benchmark": inputs["benchmarks"],
-                "import_ecast": context.import_ecast,
-                "corpus": context.corpus,
-                "qrels": context.qrels,
-            }
-        )
-    )  # as resolved here
     prepare_ray(context.ray)  # a cluster that cannot be joined stops here, before the run exists
     outcome = run_settled(
         builder,
@@ -133,7 +118,6 @@ def paraphrase(
         run_id=run_id,
         on_event=on_event,
         resume=resume,
-        arguments=arguments,
     )
     values = outcome.values
     run_dir = outcome.run_dir

@@ -1,6 +1,6 @@
 """The jobs, one line each: the one table that the CLI (its commands), the Python API (the names
-``benchsmith`` exports), `benchsmith studio` and langgraph.json (the graphs), `benchsmith runs`
-(what a run's items are) and `benchsmith work` (the runs workers share) read.
+``benchsmith`` exports), `benchsmith studio` and langgraph.json (the graphs), and `benchsmith runs`
+(what a run's items are) read.
 
 Adding a job is its own files (its context, graph, job function and command, docs/design.md's
 "How to add a job") plus one line here. This module imports nothing: ``import benchsmith`` and
@@ -24,9 +24,6 @@ class Job:
     items: dict[str, tuple[str, str]] = field(
         default_factory=dict
     )  # run job → (result field, unit) in `benchsmith runs`
-    # A run job whose items workers share (`benchsmith work`, `benchsmith export`) → (the job function
-    # in benchsmith/jobs/<name>.py that workers call, the function in benchsmith/cli/<name>.py that prints its result).
-    shared: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 # In the order `benchsmith --help` lists the commands.
@@ -44,7 +41,6 @@ JOBS = (
         commands=("cluster:cluster", "synthesize"),
         graphs={"synthesize": "synthesis.run:graph", "conversation": "synthesis.conversation:conversation_graph"},
         items={"synthesize": ("conversations_written", "conversations")},
-        shared={"synthesize": ("synthesize", "print_synthesis_statistics")},
     ),
     Job(
         "evaluate",
@@ -59,7 +55,6 @@ JOBS = (
         commands=("audit",),
         graphs={"audit": "audit.graph:graph"},
         items={"audit": ("instances", "instances")},
-        shared={"audit": ("audit", "print_audit_summary")},
     ),
     Job(
         "paraphrase",
@@ -67,7 +62,6 @@ JOBS = (
         commands=("paraphrase",),
         graphs={"paraphrase": "paraphrase.graph:graph"},
         items={"paraphrase": ("paraphrases", "paraphrases")},
-        shared={"paraphrase": ("paraphrase", "print_paraphrase_summary")},
     ),
     Job(
         "robustness",
@@ -108,7 +102,6 @@ JOBS = (
     ),
     Job("demo", commands=("demo",)),
     Job("runs", api=("RunInfo", "runs"), commands=("runs",)),
-    Job("work", api=("export", "work"), commands=("work", "export")),
     Job("publish", api=("PublishResult", "publish"), commands=("publish",)),
     Job("studio", commands=("studio",)),
     Job(
@@ -152,13 +145,3 @@ def command_targets() -> list[tuple[str, str]]:
 def items_of_job() -> dict[str, tuple[str, str]]:
     """``{run job: (result field, unit)}``: what `benchsmith runs` counts for a finished run."""
     return {run_job: items for job in JOBS for run_job, items in job.items.items()}
-
-
-def shared_jobs() -> dict[str, tuple[str, str]]:
-    """``{run job: (module, attribute)}`` of the job function that workers call on a shared run."""
-    return {run: (f"benchsmith.jobs.{job.name}", work[0]) for job in JOBS for run, work in job.shared.items()}
-
-
-def shared_summaries() -> dict[str, tuple[str, str]]:
-    """``{run job: (module, attribute)}`` of the CLI function that prints a shared run's result."""
-    return {run: (f"benchsmith.cli.{job.name}", work[1]) for job in JOBS for run, work in job.shared.items()}

@@ -27,7 +27,6 @@ from benchsmith.jobs.common import (
 )
 from benchsmith.jobs.evaluate import checked_measures
 from benchsmith.stores.persistence.jsonl import read_json_object
-from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.benchmark.assistants import assistant_spec_for, resolve_assistant
 
@@ -65,7 +64,6 @@ def replay(
     workspace: str | None = None,
     chroma_host: str | None = None,
     database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
 ) -> ReplayResult:
     """Replay every conversation of ``benchmark`` (a BEIR directory, a synthesis run directory or
     run id) against ``assistant``: a spec (``http://HOST/v1/chat/completions[#model]``,

@@ -36,7 +36,6 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.trec import read_trec_run
 from benchsmith.stores.persistence.jsonl import read_json, read_json_object
 from benchsmith.stores.persistence.runs import RunDirectory, is_valid_run_id
-from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.tools.retrieval.outside_retrievers import spec_for
@@ -91,7 +90,6 @@ def robustness(
     workspace: str | None = None,
     chroma_host: str | None = None,
     database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
 ) -> RobustnessResult:
     """Score the original and the test sets of ``paraphrase_run`` (a run id or directory): with
     its corpus, by retrieval (``retrievers`` × ``histories``, default bm25 × full and oracle);

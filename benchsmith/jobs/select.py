@@ -43,7 +43,6 @@ from benchsmith.jobs.evaluate import outside_notes
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.space_files import read_space_file
 from benchsmith.stores.persistence.jsonl import read_json_object
-from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 from benchsmith.tools.retrieval.outside_retrievers import spec_for
@@ -168,7 +167,6 @@ def select(
     workspace: str | None = None,
     chroma_host: str | None = None,
     database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
     ray: str | None = None,
 ) -> SelectionResult:
     """Search the strategy space for the configuration that serves ``queries`` (a text or JSONL

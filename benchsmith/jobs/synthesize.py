@@ -42,7 +42,6 @@ from benchsmith.jobs.common import (
     job_run,
     priced,
     run_settled,
-    shared_arguments,
     stop_if_dry_run,
 )
 from benchsmith.jobs.defaults import SYNTHESIS_CONVERSATIONS, SYNTHESIS_TURNS
@@ -50,7 +49,6 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import DIALOGUES_FILE, Dialogue
 from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.stores.persistence.vectors import VectorStore
-from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.benchmark.dialogue_walk import (
     DEFAULT_HARD_SWITCH_RATE,
@@ -194,20 +192,17 @@ def synthesize(
     workspace: str | None = None,
     chroma_host: str | None = None,
     database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
     ray: str | None = None,
 ) -> SynthesisResult:
     """Synthesize ``conversations`` conversations of ``turns`` turns over ``collection``; every
     setting of :class:`SynthesisContext` is a keyword argument too. The same call with the same
-    ``run_id`` resumes an interrupted run. With ``database`` (a postgresql:// URL) the run is
-    shared: ``benchsmith work RUN_ID`` on any machine joins it, each conversation is made once by
-    whichever worker claims it, and the files are the same bytes as one process writes. With
-    ``ray`` (``local``, ``auto`` or a cluster's address) each conversation runs as a Ray task and
-    this process writes the files, the same bytes again. A
+    ``run_id`` resumes an interrupted run. With ``database`` (a postgresql:// URL) its
+    checkpoints, model cache, usage and record are in PostgreSQL. With ``ray`` (``local``, ``auto``
+    or a cluster's address) each conversation runs as a Ray task and this process writes the
+    files, the same bytes as without. A
     question whose lexical overlap with its gold passage is above ``max_overlap`` is asked again
     (``overlap_attempts`` corrective turns), then re-planned on another gold chunk
     (``overlap_replans`` times), then kept flagged ``overlap_rejected``."""
-    arguments = shared_arguments(locals())  # first: nothing but the parameters is local yet
     settings = settings_given(SynthesisContext, locals())
     settings = with_preset_rates(settings)  # the rates a --rates preset names, recorded as the run's own
     check_collection_name(collection)
@@ -247,7 +242,6 @@ def synthesize(
         run_id=run_id,
         on_event=on_event,
         resume=resume,
-        arguments=arguments,
     )
     files = {
         "dialogues": outcome.run_dir.file(DIALOGUES_FILE),

@@ -40,7 +40,6 @@ from benchsmith.jobs.evaluate import checked_measures
 from benchsmith.jobs.select import checked_judges
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.persistence.jsonl import read_json_object
-from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.corpus.held_out import HeldOutLabels
 from benchsmith.tools.defaults import DEFAULT_EMBEDDER
@@ -108,7 +107,6 @@ def validate(
     workspace: str | None = None,
     chroma_host: str | None = None,
     database: str | None = None,
-    lease_s: float = DEFAULT_LEASE_S,
 ) -> ValidationResult:
     """Rank every configuration (``retrievers`` × ``histories``, ``rerank``, TREC ``runs``
     that rank the queries of both sets) on ``synthetic`` (anything `evaluate` accepts) and on

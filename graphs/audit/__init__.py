@@ -2,7 +2,6 @@
 the gold documents it misses.
 
     plan ─→ dispatch ─┬→ Send × a batch of instances not yet judged ─→ judge ─→ gather ─→ dispatch
-                      ├→ wait ─→ dispatch     (other workers hold the last instances)
                       └→ shortcuts ─→ labels ─→ report ─→ END        (all judged)
 
 One instance per judged query (for conversations: the current turn with its history). Each
@@ -11,9 +10,8 @@ the gold and hard negatives (discriminability; a non-gold pick suggests an unlab
 answering document), and, where the benchmark has answers, rates their faithfulness to the
 gold document and their quality. ``plan`` fixes every pool and its recorded order once
 (``instances.jsonl``), so a resumed or repeated audit shows the judges the same prompts and
-their cached verdicts are reused; each judged instance is recorded once, as a work item
-(``judgments.jsonl`` for one process; with a database, the queue workers on many machines
-claim instances from). ``shortcuts`` measures, without a model, the shortcuts a retriever
+their cached verdicts are reused; each judged instance is recorded once, as a run item
+(its line of ``judgments.jsonl``). ``shortcuts`` measures, without a model, the shortcuts a retriever
 can exploit (evals/measures/shortcuts.py: lexical overlap, query-only BM25, answer leakage, history
 dependence, ill-formed questions) into ``shortcuts.json``. ``labels`` checks the turn labels
 a benchmark carries (issue 22; evals/measures/label_checks.py, agents/label_check_judges.py): every judge asks

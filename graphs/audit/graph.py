@@ -20,13 +20,13 @@ from benchsmith.evals.reports.audit_report import audit_report_files
 from benchsmith.evals.reports.audit_results import audit_notes, audit_summary, sampling_note
 from benchsmith.graphs.audit.inputs import (
     LazyCounter,
+    audit_items,
     benchmark_of,
     gold_document,
     instances_of,
     job,
     retriever_rankings,
     turn_golds,
-    work_items,
 )
 from benchsmith.graphs.audit.review import review_summary
 from benchsmith.graphs.audit.shortcuts import shortcuts
@@ -47,7 +47,7 @@ from benchsmith.graphs.audit.state import (
 from benchsmith.graphs.audit.turn_checks import gate, label_results, labels
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.corpus_indexes import corpus_documents, document_text
-from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch_items
+from benchsmith.graphs.runtime.fanout import add_fan_out, dispatch_items, work_once
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.ray_items import run_item
 from benchsmith.graphs.runtime.resources import concurrency_slot, run_seam
@@ -56,7 +56,7 @@ from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.formats.benchmark_files import canonicalize, write_beir_qrels
 from benchsmith.stores.persistence.files import write_files_atomic
 from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.persistence.work_items import WorkItems
+from benchsmith.stores.persistence.run_items import RunItems
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.retrieval.discriminability import arrange_pool, balanced_gold_slots, hard_negatives, rotated
 from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
@@ -65,13 +65,10 @@ from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     """Choose the instances and fix each one's pool and its order (once per run)."""
-    items = work_items(runtime, state["run_id"])
+    items = audit_items(runtime, state["run_id"])
     path = job.run_dir(runtime, state["run_id"]).file(INSTANCES_FILE)
     if path.exists():  # a resumed run keeps its pools, so cached verdicts stay valid
         return {"instances": _registered(items, load_jsonl(path))}
-    if shared := items.planned():  # a worker joining a shared run judges the pools its first worker fixed
-        write_jsonl_atomic(path, shared)
-        return {"instances": _registered(items, shared)}
     context = job.context(runtime)
     if context.negatives < 1:
         raise InputError("--negatives must be at least 1")
@@ -102,7 +99,7 @@ def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     return {"instances": _registered(items, records)}
 
 
-def _registered(items: WorkItems, records: list[dict[str, Any]]) -> int:
+def _registered(items: RunItems, records: list[dict[str, Any]]) -> int:
     items.add([(record["instance"], record) for record in records])
     return len(records)
 
@@ -115,11 +112,11 @@ def _negative_rankings(
     return retriever_rankings(runtime, run_id, benchmark, queries, depth, "negatives")
 
 
-def dispatch(state: AuditState, runtime: Runtime[AuditContext]) -> list[Send] | Literal["wait", "shortcuts"]:
-    """One judging task per instance nobody judged or holds; the shortcuts, then the report, when
-    all are judged; wait while other workers still hold some."""
+def dispatch(state: AuditState, runtime: Runtime[AuditContext]) -> list[Send] | Literal["shortcuts"]:
+    """One judging task per instance not judged yet; the shortcuts, then the report, when all
+    are judged."""
     return dispatch_items(  # type: ignore[return-value]
-        work_items(runtime, state["run_id"]),
+        audit_items(runtime, state["run_id"]),
         "judge",
         job.context(runtime).concurrency,
         lambda instance: Send(
@@ -136,17 +133,17 @@ def dispatch(state: AuditState, runtime: Runtime[AuditContext]) -> list[Send] | 
 
 
 def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
-    """Every judge's verdicts on one instance, recorded once (claimed first when workers share the run)."""
+    """Every judge's verdicts on one instance, recorded once."""
     benchmark = benchmark_of(runtime, task["benchmark"])
     instance = instances_of(runtime, task["run_id"])[task["instance"]]
     query = benchmark.queries_by_id[task["instance"]]
     documents = corpus_documents(benchmark)
     text = {doc_id: document_text(*documents[doc_id]) for doc_id in instance["pool"]}
     conversation = {"history": query.history, "question": query.question}
-    items = work_items(runtime, task["run_id"])
+    items = audit_items(runtime, task["run_id"])
     judged = {"run_id": task["run_id"], "judges": task["judges"], "instance": instance, "query": query}
     with concurrency_slot(task["run_id"], job.context(runtime).concurrency):
-        verdicts = claimed_work(
+        verdicts = work_once(
             items,
             task["instance"],
             lambda: run_item(  # here, or as a Ray task with --ray (graphs/runtime/ray_items.py)
@@ -158,7 +155,7 @@ def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
             ),
         )
     if verdicts is None:
-        return {"judged": 0}  # another worker has it, or judged it
+        return {"judged": 0}  # its verdicts were on file already
     job.run_dir(runtime, task["run_id"]).usage.sync()
     items.complete(task["instance"], {"instance": task["instance"], "verdicts": verdicts})
     report_advance("judge")
@@ -212,8 +209,6 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
     benchmark = benchmark_of(runtime, state["benchmark"])
     run_dir = job.run_dir(runtime, state["run_id"])
     instances = instances_of(runtime, state["run_id"])
-    if context.database_url():  # the other workers' verdicts are in the database
-        write_jsonl_atomic(run_dir.file(JUDGMENTS_FILE), work_items(runtime, state["run_id"]).results())
     judgments = {
         record["instance"]: record["verdicts"]
         for record in canonicalize(run_dir.file(JUDGMENTS_FILE), key="instance")

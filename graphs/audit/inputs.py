@@ -22,7 +22,7 @@ from benchsmith.graphs.runtime.resources import embedder_for, run_items, run_sea
 from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.formats.benchmark_files import run_dialogues_file, turn_query_id
 from benchsmith.stores.persistence.jsonl import load_jsonl
-from benchsmith.stores.persistence.work_items import WorkItems
+from benchsmith.stores.persistence.run_items import RunItems
 from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 job = JobRuntime(AuditContext)  # the runtime's settings, workspace and run directories
@@ -46,9 +46,9 @@ def judge_seam(runtime: Runtime[AuditContext], run_id: str, judge: str) -> Model
     return run_seam(job.workspace(runtime), run_id, judge, job.context(runtime))
 
 
-def work_items(runtime: Runtime[AuditContext], run_id: str) -> WorkItems:
-    """The run's instances as work items: the judgments log alone, or shared by workers."""
-    return run_items(job.context(runtime), job.workspace(runtime), run_id, JUDGMENTS_FILE, "instance")
+def audit_items(runtime: Runtime[AuditContext], run_id: str) -> RunItems:
+    """The run's instances as items: judged once in the judgments log."""
+    return run_items(job.workspace(runtime), run_id, JUDGMENTS_FILE, "instance")
 
 
 def retriever_rankings(

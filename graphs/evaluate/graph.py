@@ -20,7 +20,7 @@ builder = StateGraph(
     EvaluationState, context_schema=EvaluationContext, input_schema=EvaluationInput, output_schema=EvaluationOutput
 )
 # One process retrieves every configuration: a stage's retrievals join at gather, no worker holds any.
-add_fan_out(builder, plan=plan, dispatch=dispatch, work=retrieve, finish=measure, shared_by_workers=False)
+add_fan_out(builder, plan=plan, dispatch=dispatch, work=retrieve, finish=measure)
 builder.add_edge("measure", END)
 
 graph = builder.compile(name="evaluate")  # the Studio copy: no checkpointer (the server brings its own)

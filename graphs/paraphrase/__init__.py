@@ -1,7 +1,6 @@
 """Conversational paraphrasing (the ECAsT chain) of any conversational benchmark.
 
     plan ─→ dispatch ─┬→ Send × a batch of turns not yet paraphrased ─→ paraphrase_turn ─→ gather ─→ dispatch
-                      ├→ wait ─→ dispatch     (other workers hold the last turns)
                       └→ finish ─→ END        (all done, or --per-turn 0)
 
 ``plan`` reads the benchmark once (CAsT topic files, a BEIR directory, a synthesis run or a
@@ -12,8 +11,7 @@ rewrite, else a CQR rewrite through the seam), asks for K paraphrases of it, tur
 into a mid-conversation turn given the history (so each variant has a raw and a
 self-contained form), filters them (near-duplicates by sentence BLEU or chrF, meaning
 changes by embedding cosine, optionally a judge ensemble's 1-5 equivalence and fit) and
-records the turn once, as a work item (``generated.jsonl`` for one process; with a database,
-the queue workers on many machines claim turns from): a killed run resumes with the turns not
+records the turn once, as a run item (its line of ``generated.jsonl``): a killed run resumes with the turns not
 yet there, and every model reply is cached. ``finish`` writes ``paraphrases.jsonl``,
 ``diversity.json``, the test sets R1..Rn (BEIR query sets sharing the benchmark's qrels) and
 the report.

@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 from benchsmith.evals.measures.diversity import diversity
 from benchsmith.evals.reports.paraphrase_report import paraphrase_report_files
 from benchsmith.graphs.contexts.paraphrase import ParaphraseContext
-from benchsmith.graphs.paraphrase.inputs import _items, job, read_turns
+from benchsmith.graphs.paraphrase.inputs import job, read_turns
 from benchsmith.graphs.paraphrase.state import (
     BENCHMARK_FILE,
     DIVERSITY_FILE,
@@ -39,8 +39,6 @@ def finish(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> Parap
     context = job.context(runtime)
     run_dir = job.run_dir(runtime, state["run_id"])
     turns = read_turns(run_dir)
-    if context.database_url() and context.per_turn > 0:  # the other workers' turns are in the database
-        write_jsonl_atomic(run_dir.file(GENERATED_FILE), _items(runtime, state["run_id"]).results())
     benchmark = _read_json(run_dir.file(BENCHMARK_FILE))
     imported = load_jsonl(run_dir.file(IMPORTED_FILE)) if run_dir.file(IMPORTED_FILE).exists() else []
     unjoined = load_jsonl(run_dir.file(UNJOINED_FILE)) if run_dir.file(UNJOINED_FILE).exists() else []

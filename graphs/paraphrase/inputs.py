@@ -1,4 +1,4 @@
-"""What the paraphrase nodes read: the run's turns, the input benchmark and the queue of turns to paraphrase."""
+"""What the paraphrase nodes read: the run's turns, the input benchmark and the turns to paraphrase as run items."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from benchsmith.graphs.runtime.resources import run_items
 from benchsmith.stores.formats.beir import Benchmark
 from benchsmith.stores.formats.conversational import load_conversational
 from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.run_items import RunItems
 from benchsmith.stores.persistence.runs import RunDirectory
-from benchsmith.stores.persistence.work_items import WorkItems
 from benchsmith.stores.persistence.workspace import Workspace
 
 job = JobRuntime(ParaphraseContext)  # the runtime's settings, workspace and run directories
@@ -44,6 +44,6 @@ def load_input_benchmark(specs: list[str], workspace: Workspace, context: Paraph
     )
 
 
-def _items(runtime: Runtime[ParaphraseContext], run_id: str) -> WorkItems:
-    """The run's turns as work items: the generated log alone, or shared by workers."""
-    return run_items(job.context(runtime), job.workspace(runtime), run_id, GENERATED_FILE, "turn")
+def _items(runtime: Runtime[ParaphraseContext], run_id: str) -> RunItems:
+    """The run's turns as items: paraphrased once in the generated log."""
+    return run_items(job.workspace(runtime), run_id, GENERATED_FILE, "turn")

@@ -21,7 +21,7 @@ from benchsmith.graphs.paraphrase.state import (
     ParaphraseState,
     TurnTask,
 )
-from benchsmith.graphs.runtime.fanout import claimed_work, dispatch_items
+from benchsmith.graphs.runtime.fanout import dispatch_items, work_once
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.ray_items import run_item
 from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, run_seam
@@ -109,9 +109,8 @@ def _join_ecast(run_dir: RunDirectory, path: Path, turn_ids: set[str]) -> None:
     write_jsonl_atomic(run_dir.file(IMPORTED_FILE), joined)
 
 
-def dispatch(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> list[Send] | Literal["wait", "finish"]:
-    """A batch of turns nobody paraphrased or holds; finish when all are done (or nothing is
-    generated), wait while other workers still hold some."""
+def dispatch(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> list[Send] | Literal["finish"]:
+    """A batch of turns not paraphrased yet; finish when all are done (or nothing is generated)."""
     if job.context(runtime).per_turn < 1:
         return "finish"
     return dispatch_items(  # type: ignore[return-value]
@@ -124,14 +123,13 @@ def dispatch(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> lis
 
 
 def paraphrase_turn(task: TurnTask, runtime: Runtime[ParaphraseContext]) -> dict[str, Any]:
-    """Rewrite, paraphrase, restore the context and filter one turn; record it once (claimed
-    first when workers share the run)."""
+    """Rewrite, paraphrase, restore the context and filter one turn; record it once."""
     context = job.context(runtime)
     run_dir = job.run_dir(runtime, task["run_id"])
     turn = read_turns(run_dir)[task["turn"]]
     items = _items(runtime, task["run_id"])
     with concurrency_slot(task["run_id"], context.concurrency):
-        record = claimed_work(
+        record = work_once(
             items,
             task["turn"],
             lambda: run_item(  # here, or as a Ray task with --ray (graphs/runtime/ray_items.py)
@@ -143,7 +141,7 @@ def paraphrase_turn(task: TurnTask, runtime: Runtime[ParaphraseContext]) -> dict
             ),
         )
     if record is None:
-        return {"paraphrased": 0}  # another worker has it, or did it
+        return {"paraphrased": 0}  # its record was on file already
     run_dir.usage.sync()
     items.complete(task["turn"], record)
     report_advance("paraphrase")

@@ -36,7 +36,6 @@ MAX_DOCUMENT_CHARS = 10_000_000  # characters of a document a model is shown
 MAX_NUM_PERM = 1_024  # MinHash permutations: deduplication costs grow with them (128 is the usual)
 MAX_INDEX_BATCH = 5_461  # chunks per Chroma add: Chroma refuses larger ones
 MAX_CONCURRENCY = 1_024  # items in flight in one process
-MAX_WORKERS = 256  # worker processes `benchsmith work` starts on one machine
 MAX_ATTEMPTS = 100  # per model call
 SEED_BOUNDS = {"min": 0, "max": 2**32 - 1}  # numpy's seed range
 PORT_BOUNDS = {"min": 1, "max": 65_535}

@@ -42,10 +42,10 @@ from benchsmith.stores.persistence.jsonl import record_log
 from benchsmith.stores.persistence.llm_cache import LLMCache
 from benchsmith.stores.persistence.postgres import connection
 from benchsmith.stores.persistence.postgres_cache import PostgresLLMCache
-from benchsmith.stores.persistence.postgres_runs import PostgresUsageLedger, usage_totals_of, worker_name
+from benchsmith.stores.persistence.postgres_runs import PostgresUsageLedger, usage_totals_of
+from benchsmith.stores.persistence.run_items import RunItems
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.vectors import open_client
-from benchsmith.stores.persistence.work_items import LocalItems, PostgresItems, WorkItems
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.benchmark.assistants import clear_assistants
 from benchsmith.tools.retrieval.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
@@ -266,7 +266,7 @@ _seams: BoundedCache[tuple[str, str, str, ModelSettings, str | None], ModelSeam]
 def run_seam(workspace: Workspace, run_id: str, spec: str, options: ModelOptions | None = None) -> ModelSeam:
     """The seam for ``spec`` in run ``run_id``: a registered one as it is, else one per (workspace,
     run, spec, settings, database) whose response cache and usage ledger live in the workspace,
-    or in the database when the options name one (shared by every worker)."""
+    or in the database when the options name one (shared by every process)."""
     with _lock:
         if spec in _models:
             return _models[spec]
@@ -345,36 +345,26 @@ def usage_ledger(workspace: Workspace, run_id: str, database: str | None) -> Any
 
 
 # ---------------------------------------------------------------------------------------
-# Work items: what a run has left to do, shared by its workers when there is a database.
+# Run items: what a run has left to do, its plan held here between its nodes.
 
-_items: dict[tuple[str | None, str, str, str], WorkItems] = {}
+_items: dict[tuple[str, str, str], RunItems] = {}
 
 
-def run_items(options: StoreOptions, workspace: Workspace, run_id: str, log_name: str, key: str) -> WorkItems:
-    """Run ``run_id``'s items (stores/persistence/work_items.py): with a database, the queue its workers on
-    any machine claim from (this process a worker with a heartbeat on its leases); else the
-    records of the run directory's ``log_name`` keyed by ``key``, for this process alone."""
-    database = options.database_url()
-    identity = (database, str(workspace.root), run_id, log_name)
+def run_items(workspace: Workspace, run_id: str, log_name: str, key: str) -> RunItems:
+    """Run ``run_id``'s items (stores/persistence/run_items.py): the records of the run
+    directory's ``log_name`` keyed by ``key``, one object per run while it runs here."""
+    identity = (str(workspace.root), run_id, log_name)
     with _lock:
         if identity not in _items:
-            if database:
-                shared = PostgresItems(database, run_id, worker_name(), lease_s=options.lease_s)
-                shared.start_heartbeat()
-                _items[identity] = shared
-            else:
-                _items[identity] = LocalItems(record_log(RunDirectory(workspace, run_id).file(log_name), key), [])
+            _items[identity] = RunItems(record_log(RunDirectory(workspace, run_id).file(log_name), key))
         return _items[identity]
 
 
 def release_run_items(run_id: str) -> None:
-    """Stop the heartbeats and close the connections of a run's items (its run ended here)."""
+    """Forget a run's items (its run ended here)."""
     with _lock:
-        ended = [identity for identity in _items if identity[2] == run_id]
-        released = [_items.pop(identity) for identity in ended]
-    for items in released:
-        if hasattr(items, "close"):
-            items.close()
+        for identity in [identity for identity in _items if identity[1] == run_id]:
+            del _items[identity]
 
 
 # ---------------------------------------------------------------------------------------

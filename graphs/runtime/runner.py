@@ -9,14 +9,11 @@ graph's declared output, whose figures its last nodes read from the run's durabl
 it counts the whole run whichever processes and resumes did the work (:func:`run_summary`).
 
 With a database (``--database``) checkpoints, the model cache, the usage ledger and the run
-record are in PostgreSQL. A run that workers share (a job that gives its API ``arguments``:
-synthesis, audit) keeps those arguments there, where ``benchsmith work`` on any machine reads
-them to join it; each process is a worker with its own checkpoint thread (``RUN_ID@host:pid``),
-and the run's progress is its work items (graphs/runtime/resources.run_items), so a worker that starts,
-dies or comes back later never replays another's steps, and a worker that crashes leaves the
-run to the others. Any other run belongs to its workspace, where its files are: its thread is
+record are in PostgreSQL. A run belongs to its workspace, where its files are: its thread is
 ``RUN_ID@host:workspace``, so the same run id in another workspace is another run, and never
-resumes onto (or deletes) this one's checkpoints.
+resumes onto (or deletes) this one's checkpoints. One process drives a run (its claim,
+stores/persistence/run_claims.py); with ``--ray`` its items run as tasks on a cluster
+(graphs/runtime/ray_items.py).
 """
 
 from __future__ import annotations
@@ -40,7 +37,6 @@ from benchsmith.stores.persistence.postgres_runs import (
     database_claim,
     find_run,
     forget_run,
-    register_worker,
     save_run,
     worker_name,
     worker_seen,
@@ -79,22 +75,16 @@ def run_job(
     max_concurrency: int | None = None,
     resume: str | None = None,
     database: str | None = None,
-    arguments: dict[str, Any] | None = None,
 ) -> RunOutcome:
     """Start, resume or report the run ``run_id`` of ``job``; ``resume`` says how to resume it
-    (kept in the record for `benchsmith runs`). With ``database`` its state is in PostgreSQL;
-    ``arguments`` (the job's JSON-serializable API arguments) make it a run that workers join
-    (`benchsmith work`), each with its own checkpoint thread, its progress being the run's work
-    items; without them the run is one process's, resumable on any machine. A second start of a
-    run that a live process works on (a shared run's workers aside) stops with
+    (kept in the record for `benchsmith runs`). With ``database`` its state is in PostgreSQL. A second start of a
+    run that a live process works on stops with
     :class:`~benchsmith.stores.persistence.run_claims.RunInUse` naming that process (stores/persistence/run_claims.py)."""
     run_dir = RunDirectory(workspace, run_id)
-    shared = database is not None and arguments is not None
     with ExitStack() as claims:
-        if not shared:  # a shared run's workers work on it together; any other run has one process
-            claims.enter_context(workspace_claim(run_dir.path, run_id))
-            if database:
-                claims.enter_context(database_claim(database, run_id))
+        claims.enter_context(workspace_claim(run_dir.path, run_id))
+        if database:
+            claims.enter_context(database_claim(database, run_id))
         return _start_or_resume(
             builder,
             job=job,
@@ -107,7 +97,6 @@ def run_job(
             max_concurrency=max_concurrency,
             resume=resume,
             database=database,
-            arguments=arguments,
         )
 
 
@@ -124,7 +113,6 @@ def _start_or_resume(
     max_concurrency: int | None,
     resume: str | None,
     database: str | None,
-    arguments: dict[str, Any] | None,
 ) -> RunOutcome:
     """:func:`run_job` once this process holds the run's claim: whether the run is new is decided
     here, so a new run deletes only checkpoints no live process writes."""
@@ -144,15 +132,14 @@ def _start_or_resume(
                 run_dir=run_dir,
             )
     run_dir.start(job, settings, resume)
-    shared = database is not None and arguments is not None  # other workers may join it from the start
-    forgettable = new_run and not shared  # bad input before its first step finished: it never was a run
+    forgettable = new_run  # bad input before its first step finished: it never was a run
     steps = FinishedSteps()
     new_in_database = False  # this start recorded the run in the database (another workspace's is not ours)
     try:
         if database:
-            new_in_database = _join_shared_run(database, run_dir.load(), arguments)
+            new_in_database = _record_in_database(database, run_dir.load())
         forget_endpoints()  # a key or server fixed since an endpoint failed in this process gets a fresh try
-        thread_id = checkpoint_thread(run_id, workspace, database, shared=arguments is not None)
+        thread_id = checkpoint_thread(run_id, workspace, database)
         config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
         if max_concurrency:
             # Top level: under "configurable" it is ignored. LangGraph uses a worker of the pool for
@@ -197,7 +184,7 @@ def _start_or_resume(
         if forgettable and isinstance(error, InputError) and not steps.count:  # never was a run: the id stays free
             _forget(run_dir, database, recorded_here=new_in_database)
         else:
-            _record_crash(run_dir, database, error, shared=arguments is not None)
+            _record_crash(run_dir, database, error)
         raise
     finally:
         release_run_items(run_id)
@@ -245,11 +232,10 @@ class DatabaseFailure(RuntimeError):
 def run_summary(builder: AnyGraph, values: dict[str, Any]) -> dict[str, Any]:
     """What run.json keeps of a finished run: the graph's declared output, not its working state.
 
-    The output's figures are read from the run's durable records (record logs, work items,
-    files) by the graph's last nodes, so they count the whole run: every process that worked
-    on it and every resume. Working counters of the state (how many items *this* process did,
-    summed by a reducer) are left out: after a resume or beside other workers they count a
-    part of the run, never all of it."""
+    The output's figures are read from the run's durable records (record logs, files) by the
+    graph's last nodes, so they count the whole run: every resume. Working counters of the state
+    (how many items *this* process did, summed by a reducer) are left out: after a resume they
+    count a part of the run, never all of it."""
     output = get_type_hints(builder.output_schema) if builder.output_schema is not None else values
     return {name: value for name, value in values.items() if name in output}
 
@@ -271,7 +257,7 @@ def _forget(run_dir: RunDirectory, database: str | None, recorded_here: bool) ->
         pass
 
 
-def _record_crash(run_dir: RunDirectory, database: str | None, error: BaseException, shared: bool) -> None:
+def _record_crash(run_dir: RunDirectory, database: str | None, error: BaseException) -> None:
     """Record the run as crashed here, then in the database where it still answers. A crash
     the database cannot record (its connection lost) is recorded in this workspace's run.json,
     never left ``running``, and the error that propagates says where (the CLI prints it)."""
@@ -280,8 +266,7 @@ def _record_crash(run_dir: RunDirectory, database: str | None, error: BaseExcept
     if not database:
         return
     try:
-        if not shared:  # a shared run goes on with its other workers
-            save_run(database, run_dir.load())
+        save_run(database, run_dir.load())
         worker_seen(database, worker_name(), stopped=True)
     except Exception as bookkeeping:
         if isinstance(error, Exception) and not isinstance(error, InputError):  # bad input stays exit 2
@@ -291,27 +276,24 @@ def _record_crash(run_dir: RunDirectory, database: str | None, error: BaseExcept
             ) from error
 
 
-def checkpoint_thread(run_id: str, workspace: Workspace, database: str | None, shared: bool) -> str:
-    """The run's checkpoint thread: the run id in the workspace's own SQLite; in a shared
-    database, one per worker process of a shared run, else one per host and workspace."""
+def checkpoint_thread(run_id: str, workspace: Workspace, database: str | None) -> str:
+    """The run's checkpoint thread: the run id in the workspace's own SQLite; in a
+    database, one per host and workspace."""
     if not database:
         return run_id
-    if shared:
-        return f"{run_id}@{worker_name()}"
     return f"{run_id}@{socket.gethostname()}:{workspace.root}"
 
 
-def _join_shared_run(database: str, record: RunRecord, arguments: dict[str, Any] | None) -> bool:
-    """Record the run in the database (first worker) or check it is the same run (later ones),
-    and register this process as one of its workers; True when the database did not have it."""
-    shared = find_run(database, record.run_id)
-    if shared is not None:
-        check_same_job(record.run_id, shared.job, record.job)
-        check_same_settings(record.run_id, shared.config, record.config)
-    if shared is None or shared.status != "finished":
-        save_run(database, record, arguments)
-    register_worker(database, record.run_id, worker_name())
-    return shared is None
+def _record_in_database(database: str, record: RunRecord) -> bool:
+    """Record the run in the database, or check it is the same run as the one recorded there (its
+    run id given from another workspace); True when the database did not have it."""
+    recorded = find_run(database, record.run_id)
+    if recorded is not None:
+        check_same_job(record.run_id, recorded.job, record.job)
+        check_same_settings(record.run_id, recorded.config, record.config)
+    if recorded is None or recorded.status != "finished":
+        save_run(database, record)
+    return recorded is None
 
 
 def crash_reason(error: BaseException) -> str:

@@ -13,7 +13,7 @@ Metadata keys of a field:
 - ``envvar``, ``show_default``: the CLI option's environment variable and default shown.
 - ``old_cli``: a renamed setting's former flag, still taken (hidden, with a deprecation notice).
 - ``recorded: False``: not part of the run's identity (where it runs, how fast, how patiently):
-  a resume or a worker may change it, so the run record leaves it out.
+  a resume may change it, so the run record leaves it out.
 - ``internal: True``: not a user setting; neither an API argument nor a CLI option.
 
 This module is light (no model client, Chroma, numpy): ``benchsmith --help`` imports it.
@@ -34,7 +34,6 @@ from benchsmith.agents.defaults import StructuredOutput
 from benchsmith.graphs.runtime.bounds import MAX_ATTEMPTS, MAX_CONCURRENCY, SEED_BOUNDS
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.persistence.postgres import database_url
-from benchsmith.stores.persistence.work_items import DEFAULT_LEASE_S
 from benchsmith.stores.persistence.workspace import WORKSPACE_ENV
 
 DATABASE_ENV = "BENCHSMITH_DATABASE_URL"
@@ -102,20 +101,11 @@ class StoreOptions:
     )
     database: str | None = setting_field(
         None,
-        "A postgresql://USER@HOST/DATABASE URL for the run's checkpoints, model cache, usage and record in PostgreSQL; a "
-        "synthesis, audit or paraphrasing run is then shared by workers on any machine "
-        "(`benchsmith work RUN_ID`). Empty: $BENCHSMITH_DATABASE_URL, else SQLite in the workspace. "
+        "A postgresql://USER@HOST/DATABASE URL for the run's checkpoints, model cache, usage and record in PostgreSQL "
+        "(with --ray, the cache every node's tasks share). Empty: $BENCHSMITH_DATABASE_URL, else SQLite in the workspace. "
         "Pass a password through the environment variable, not the command line (commands are "
         "kept for resuming).",
         envvar=DATABASE_ENV,
-        recorded=False,
-    )
-    lease_s: float = setting_field(
-        DEFAULT_LEASE_S,
-        "With a database: seconds a worker's claim on an item lasts without its heartbeat "
-        "(renewed every third of it); after that another worker takes the item over.",
-        low=1.0,
-        cli="--lease",
         recorded=False,
     )
 

@@ -1,7 +1,6 @@
 """Conversational benchmark synthesis (MTR-Pipeline).
 
     plan ─→ dispatch ─┬→ Send × batch ─→ converse (one conversation per cluster) ─→ gather ─→ dispatch
-                      ├→ wait ─→ dispatch     (other workers hold the last conversations)
                       └→ export ─→ END        (all recorded)
 
     conversation_graph (one conversation; also usable on its own):
@@ -34,8 +33,7 @@ simulated deployed assistant, answers from the gold chunk only; the polisher mak
 question sound mid-conversation, and rewrites that change the meaning are rejected; the
 router draws the next turn's switch. The conversation graph returns its turns (and streams
 them one update per turn); the run's ``converse`` node records each finished conversation
-once, as a work item (graphs/runtime/resources.run_items: ``dialogues.jsonl`` for one process; with a
-database, the queue that workers on many machines claim conversations from), and ``export``
+once, as a run item (graphs/runtime/resources.run_items: its line of ``dialogues.jsonl``), and ``export``
 writes BEIR and TREC files and the statistics.
 
 State holds ids, counters and the one dialogue in flight; chunk texts stay in Chroma, the

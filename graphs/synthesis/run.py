@@ -17,7 +17,7 @@ from benchsmith.evals.measures.repeated_turns import repeated_turns
 from benchsmith.evals.measures.turn_labels import label_counts
 from benchsmith.evals.quality_gate.counts import gate_counts
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
-from benchsmith.graphs.runtime.fanout import add_fan_out, claimed_work, dispatch_items
+from benchsmith.graphs.runtime.fanout import add_fan_out, dispatch_items, work_once
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.ray_blocks import block_map
 from benchsmith.graphs.runtime.ray_items import run_item
@@ -49,29 +49,25 @@ from benchsmith.stores.formats.trec import write_trec_qrels
 from benchsmith.stores.formats.turn_labels import TURN_LABELS_FILE, write_turn_labels
 from benchsmith.stores.persistence.files import write_json_atomic
 from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
-from benchsmith.stores.persistence.work_items import WorkItems
+from benchsmith.stores.persistence.run_items import RunItems
 from benchsmith.tools.corpus.corpus_clusters import cluster_collection
 from benchsmith.tools.corpus.corpus_statistics import corpus_statistics
 from benchsmith.tools.corpus.dedup import DuplicateMatch
 from benchsmith.tools.corpus.held_out import without_held_out
 
 
-def _items(runtime: Runtime[SynthesisContext], run_id: str) -> WorkItems:
-    """The run's conversations as work items: the dialogues log alone, or shared by workers."""
-    return run_items(job.context(runtime), job.workspace(runtime), run_id, DIALOGUES_FILE, "conversation_id")
+def _items(runtime: Runtime[SynthesisContext], run_id: str) -> RunItems:
+    """The run's conversations as items: done once in the dialogues log."""
+    return run_items(job.workspace(runtime), run_id, DIALOGUES_FILE, "conversation_id")
 
 
 def plan(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
-    """Cluster the collection if needed and give each conversation its own cluster (plan.jsonl);
-    a worker joining a shared run takes the plan its first worker registered."""
+    """Cluster the collection if needed and give each conversation its own cluster (plan.jsonl)."""
     context = job.context(runtime)
     items = _items(runtime, state["run_id"])
     plan_file = job.run_dir(runtime, state["run_id"]).file(PLAN_FILE)
     if plan_file.exists():  # a resumed run keeps its plan
         planned = load_jsonl(plan_file)
-    elif shared := items.planned():
-        planned = shared
-        write_jsonl_atomic(plan_file, planned)
     else:
         store = vector_store(runtime, state["collection"])
         clustering = cluster_collection(
@@ -104,9 +100,9 @@ def _plan_in(path: Path, modified: float) -> dict[str, int]:
     return {item["conversation_id"]: item["cluster_id"] for item in load_jsonl(path)}
 
 
-def dispatch(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> list[Send] | Literal["wait", "export"]:
-    """The next batch of planned conversations nobody finished or holds (graphs/runtime/fanout.py);
-    export when all are finished, wait while other workers still hold some."""
+def dispatch(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> list[Send] | Literal["export"]:
+    """The next batch of planned conversations not finished (graphs/runtime/fanout.py); export
+    when all are finished."""
     return dispatch_items(  # type: ignore[return-value]
         _items(runtime, state["run_id"]),
         "conversations",
@@ -126,12 +122,11 @@ def dispatch(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> list[
 
 def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
     """One conversation, recorded once. A semaphore holds the number in flight to
-    ``concurrency`` exactly (LangGraph's worker pool alone lets one more through); the item is
-    claimed only when its slot is free, so no lease runs while it waits in line."""
+    ``concurrency`` exactly (LangGraph's worker pool alone lets one more through)."""
     items = _items(runtime, task["run_id"])
     cluster_id = _planned_clusters(runtime, task["run_id"])[task["conversation_id"]]
     with concurrency_slot(task["run_id"], job.context(runtime).concurrency):
-        result = claimed_work(
+        result = work_once(
             items,
             task["conversation_id"],
             lambda: run_item(  # here, or as a Ray task with --ray (graphs/runtime/ray_items.py)
@@ -143,7 +138,7 @@ def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dic
             ),
         )
     if result is None:
-        return {"finished": 0}  # another worker has it, or finished it
+        return {"finished": 0}  # its result was on file already
     dialogue = {
         "conversation_id": task["conversation_id"],
         "cluster_id": cluster_id,
@@ -170,10 +165,8 @@ def _planned_clusters(runtime: Runtime[SynthesisContext], run_id: str) -> dict[s
 def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
     """Stable dialogues file, BEIR and TREC exports (the held-out chunks of unanswerable turns and
     their near-duplicates left out of the corpus, and listed in held_out.tsv; every turn's labels in
-    turn_labels.tsv), statistics: the same bytes whichever workers made the conversations."""
+    turn_labels.tsv), statistics: the same bytes whether the conversations ran here or on Ray."""
     run_dir = job.run_dir(runtime, state["run_id"])
-    if job.context(runtime).database_url():  # the other workers' conversations are in the database
-        write_jsonl_atomic(run_dir.file(DIALOGUES_FILE), _items(runtime, state["run_id"]).results())
     dialogues = canonicalize(run_dir.file(DIALOGUES_FILE))
     queries, qrels, labels = benchmark_records(dialogues, job.context(runtime).history_window)
     store = vector_store(runtime, state["collection"])

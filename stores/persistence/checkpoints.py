@@ -38,7 +38,7 @@ def postgres_checkpointer(url: str) -> Iterator[Any]:
     from benchsmith.stores.persistence.postgres import SCHEMA_LOCK, connect
 
     if url not in _postgres_ready:
-        lock = connect(url)  # workers start together: one migrates, the others wait
+        lock = connect(url)  # processes start together: one migrates, the others wait
         try:
             lock.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
             with PostgresSaver.from_conn_string(url) as saver:

@@ -5,7 +5,7 @@ a crash mid-write leaves the previous file (or none), never a half-written one, 
 re-run after a crash writes the same file again.
 
 Each writer has its own temporary file: several threads or processes writing the same path at
-once (the workers of a shared run in one workspace all write the run's files) never rename one
+once (a run and a second start of it, before the claim refuses the second) never rename one
 another's temporary away; the last rename wins, and every reader sees one writer's complete file.
 
 A writer killed mid-write (SIGKILL, a power cut) leaves nothing behind where the file system

@@ -5,11 +5,10 @@ One database holds, beside LangGraph's checkpoint tables (langgraph-checkpoint-p
 
 * ``benchsmith_runs``: the run records (job, settings, status, summary), as ``run.json`` does
   for one process;
-* ``benchsmith_items``: a run's work items (conversations, audit instances…) with their
-  claims, leases and results: the queue every worker takes items from;
-* ``benchsmith_workers``: who works on which run, and how much it did;
+* ``benchsmith_workers``: the process that holds a run's claim (stores/persistence/run_claims.py),
+  named when a second start is refused;
 * ``benchsmith_llm_cache`` and ``benchsmith_usage``: the model response cache and the usage
-  ledger, shared by every worker.
+  ledger, shared by every process (and every Ray task) of a run.
 
 Tables are created on first use; statements are plain SQL through psycopg 3.
 """
@@ -36,27 +35,9 @@ CREATE TABLE IF NOT EXISTS benchsmith_runs (
     summary JSONB NOT NULL DEFAULT '{}',
     error TEXT,
     resume TEXT,
-    arguments JSONB,
     created TIMESTAMPTZ NOT NULL DEFAULT now(),
     updated TIMESTAMPTZ NOT NULL DEFAULT now()
 );
-CREATE TABLE IF NOT EXISTS benchsmith_items (
-    run_id TEXT NOT NULL,
-    item_id TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    payload JSON NOT NULL,  -- JSON, not JSONB: the text as written (JSONB reorders keys, and files
-                            -- written from it must be the bytes one process writes)
-    status TEXT NOT NULL DEFAULT 'pending',
-    worker TEXT,
-    lease_until TIMESTAMPTZ,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    result JSON,
-    error TEXT,
-    claimed_at TIMESTAMPTZ,
-    done_at TIMESTAMPTZ,
-    PRIMARY KEY (run_id, item_id)
-);
-CREATE INDEX IF NOT EXISTS benchsmith_items_open ON benchsmith_items (run_id, status, position);
 CREATE TABLE IF NOT EXISTS benchsmith_workers (
     worker TEXT PRIMARY KEY,
     run_id TEXT NOT NULL,
@@ -64,7 +45,6 @@ CREATE TABLE IF NOT EXISTS benchsmith_workers (
     pid INTEGER NOT NULL,
     started TIMESTAMPTZ NOT NULL DEFAULT now(),
     last_seen TIMESTAMPTZ NOT NULL DEFAULT now(),
-    items_done INTEGER NOT NULL DEFAULT 0,
     stopped BOOLEAN NOT NULL DEFAULT false
 );
 CREATE TABLE IF NOT EXISTS benchsmith_llm_cache (
@@ -104,7 +84,7 @@ def connect(url: str) -> Any:
         raise InputError(f"cannot connect to the database: {str(error).strip().splitlines()[0]}") from None
     with _lock:
         if url not in _ready:
-            # Workers start together: one creates the tables, the others wait for it.
+            # Processes start together (a run's Ray tasks): one creates the tables, the others wait for it.
             connection.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
             try:
                 connection.execute(SCHEMA)

@@ -1,4 +1,4 @@
-"""The model response cache in PostgreSQL, shared by every worker of every machine: the same
+"""The model response cache in PostgreSQL, shared by every process of every machine (a run's Ray tasks too): the same
 interface as stores/persistence/llm_cache.LLMCache (keys from the model seam, never holding a key)."""
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """What a run is and does, in PostgreSQL: its record (job, settings, status, summary), its
-usage ledger, and the workers working on it. Workers on other machines read the run's job and
-settings here to join it; ``benchsmith runs --database`` shows claimed, done and failed
-items, workers and throughput."""
+usage ledger, and the process that holds its claim (its driver); ``benchsmith runs --database``
+shows them."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from benchsmith.stores.errors import InputError
@@ -21,17 +19,15 @@ from benchsmith.stores.persistence.runs import RunRecord
 from benchsmith.stores.persistence.usage import usage_totals
 
 
-def save_run(url: str, record: RunRecord, arguments: dict[str, Any] | None = None) -> None:
-    """Insert or update the run's shared record; ``arguments`` are the job's API arguments, with
-    which ``benchsmith work`` starts the same job on another machine (kept once given)."""
+def save_run(url: str, record: RunRecord) -> None:
+    """Insert or update the run's record in the database."""
     connection = connect(url)
     try:
         connection.execute(
-            "INSERT INTO benchsmith_runs (run_id, job, status, config, summary, error, resume, arguments) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, "
+            "INSERT INTO benchsmith_runs (run_id, job, status, config, summary, error, resume) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, "
             "summary = EXCLUDED.summary, error = EXCLUDED.error, resume = COALESCE(EXCLUDED.resume, "
-            "benchsmith_runs.resume), arguments = COALESCE(EXCLUDED.arguments, benchsmith_runs.arguments), "
-            "updated = now()",
+            "benchsmith_runs.resume), updated = now()",
             (
                 record.run_id,
                 record.job,
@@ -40,7 +36,6 @@ def save_run(url: str, record: RunRecord, arguments: dict[str, Any] | None = Non
                 json.dumps(record.summary),
                 record.error,
                 record.resume,
-                json.dumps(arguments) if arguments is not None else None,
             ),
         )
     finally:
@@ -48,28 +43,14 @@ def save_run(url: str, record: RunRecord, arguments: dict[str, Any] | None = Non
 
 
 def forget_run(url: str, run_id: str) -> None:
-    """Remove a run that never was (its input found bad by its first step): its record, workers,
-    items and usage, so the run id is free again (graphs/runtime/runner.py)."""
+    """Remove a run that never was (its input found bad by its first step): its record, its
+    driver and usage, so the run id is free again (graphs/runtime/runner.py)."""
     connection = connect(url)
     try:
-        for table in ("benchsmith_usage", "benchsmith_items", "benchsmith_workers", "benchsmith_runs"):
+        for table in ("benchsmith_usage", "benchsmith_workers", "benchsmith_runs"):
             connection.execute(f"DELETE FROM {table} WHERE run_id = %s", (run_id,))
     finally:
         connection.close()
-
-
-def run_arguments(url: str, run_id: str) -> tuple[str, dict[str, Any]]:
-    """``(job, API arguments)`` of a shared run, for a worker that joins it."""
-    connection = connect(url)
-    try:
-        row = connection.execute("SELECT job, arguments FROM benchsmith_runs WHERE run_id = %s", (run_id,)).fetchone()
-    finally:
-        connection.close()
-    if row is None:
-        raise InputError(f"no run {run_id!r} in the database: start it with the job's command and --database")
-    if row[1] is None:
-        raise InputError(f"run {run_id!r} was not started for workers (a {row[0]} run records no arguments)")
-    return row[0], row[1]
 
 
 def find_run(url: str, run_id: str) -> RunRecord | None:
@@ -143,7 +124,8 @@ def usage_totals_of(connection: Any, run_id: str) -> dict[str, Any]:
 
 
 def worker_name() -> str:
-    """This process as a worker: host and pid."""
+    """This process as the holder of a run's claim: host and pid (the table keeps its old name,
+    ``benchsmith_workers``, so databases made before keep working)."""
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
@@ -162,7 +144,7 @@ def register_worker(url: str, run_id: str, worker: str) -> None:
 @contextmanager
 def database_claim(url: str, run_id: str) -> Iterator[None]:
     """Hold the run's claim in the database for the block (stores/persistence/run_claims.py): a session advisory
-    lock on the run id, on a connection of its own, this process registered as the run's worker (the
+    lock on the run id, on a connection of its own, this process registered as the run's driver (the
     holder a refusal names); :class:`~benchsmith.stores.persistence.run_claims.RunInUse` if a live process on
     any machine holds it."""
     connection = connect(url)
@@ -173,7 +155,7 @@ def database_claim(url: str, run_id: str) -> Iterator[None]:
         try:
             yield
         finally:
-            try:  # no longer the run's worker (a finished run only reported counts none)
+            try:  # no longer the run's driver
                 connection.execute(
                     "UPDATE benchsmith_workers SET stopped = true, last_seen = now() WHERE worker = %s",
                     (worker_name(),),
@@ -193,55 +175,25 @@ def _claim_holder(connection: Any, run_id: str) -> str:
     return process_name(row[1], row[0]) if row else "another process (its database session holds the run)"
 
 
-def worker_seen(url: str, worker: str, items_done: int = 0, stopped: bool = False) -> None:
+def worker_seen(url: str, worker: str, stopped: bool = False) -> None:
     connection = connect(url)
     try:
         connection.execute(
-            "UPDATE benchsmith_workers SET last_seen = now(), items_done = items_done + %s, "
-            "stopped = %s WHERE worker = %s",
-            (items_done, stopped, worker),
+            "UPDATE benchsmith_workers SET last_seen = now(), stopped = %s WHERE worker = %s", (stopped, worker)
         )
     finally:
         connection.close()
 
 
-@dataclass(frozen=True)
-class RunActivity:
-    """Who works on a run and how fast it goes."""
-
-    workers: int  # seen in the last minute and not stopped
-    claimed: int
-    done: int
-    failed: int
-    pending: int
-    items_per_minute: float  # over the last five minutes
-
-
-def run_activity(url: str, run_id: str) -> RunActivity:
+def run_driver(url: str, run_id: str) -> str | None:
+    """The process that holds the run's claim now (``host:pid``), or None when none does: a
+    ``running`` run without one stopped without a word (kill -9, a lost machine)."""
     connection = connect(url)
     try:
-        counts = dict(
-            connection.execute(
-                "SELECT status, count(*) FROM benchsmith_items WHERE run_id = %s GROUP BY status", (run_id,)
-            ).fetchall()
-        )
-        workers = connection.execute(
-            "SELECT count(*) FROM benchsmith_workers WHERE run_id = %s AND NOT stopped "
-            "AND last_seen > now() - interval '1 minute'",
-            (run_id,),
-        ).fetchone()[0]
-        recent = connection.execute(
-            "SELECT count(*) FROM benchsmith_items WHERE run_id = %s AND status = 'done' "
-            "AND done_at > now() - interval '5 minutes'",
-            (run_id,),
-        ).fetchone()[0]
+        key = advisory_key(run_id)
+        if connection.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:
+            connection.execute("SELECT pg_advisory_unlock(%s)", (key,))
+            return None
+        return _claim_holder(connection, run_id)
     finally:
         connection.close()
-    return RunActivity(
-        workers=workers,
-        claimed=counts.get("claimed", 0),
-        done=counts.get("done", 0),
-        failed=counts.get("failed", 0),
-        pending=counts.get("pending", 0),
-        items_per_minute=recent / 5,
-    )

@@ -10,10 +10,10 @@ the refusal quotes.
 With a database (``--database``, where processes on other machines see the run) the claim is also
 a PostgreSQL session advisory lock on the run id, held on a connection of its own: the server drops
 it when that connection ends (its process died or its machine went away). The refusal names the
-holder from the run's workers (stores/persistence/postgres_runs.py registers each with host and pid).
+holder (stores/persistence/postgres_runs.py registers it with host and pid).
 
-The workers of a shared run (``benchsmith work``) work on one run together by design: they take
-no claim (graphs/runtime/runner.py).
+A lock, not a scheduler: every run, with ``--ray`` too, has one driver that holds its claim; the
+Ray tasks of its items take none (graphs/runtime/ray_items.py).
 """
 
 from __future__ import annotations

@@ -12,10 +12,9 @@ reports it as ``interrupted`` once the process it names is gone.
 ``created``, ``updated``, ``pid`` and ``host`` say when and by which process, not what the run
 computed: a resumed run's record differs from an uninterrupted one's in these fields only.
 
-Several processes may work on one run in one workspace (the workers of a shared run): each
-change of the record reads, changes and writes it under an exclusive lock on ``run.json.lock``,
-so no process writes back a record another changed meanwhile, and a worker that crashes after
-another finished the run leaves it ``finished``.
+Each change of the record reads, changes and writes it under an exclusive lock on
+``run.json.lock``, so no thread or process writes back a record another changed meanwhile, and a
+crash recorded after the run finished leaves it ``finished``.
 """
 
 from __future__ import annotations
@@ -125,7 +124,7 @@ class RunDirectory:
                 record = self.load()
                 if record.job != job:
                     raise InputError(f"run {self.run_id!r} is a {record.job} run, not {job}; choose another --run-id")
-                if record.status != "finished":  # a worker joining as another finishes leaves it finished
+                if record.status != "finished":  # a finished run stays finished
                     record.status, record.error = "running", None
             else:
                 record = RunRecord(run_id=self.run_id, job=job, config=config)
@@ -152,7 +151,7 @@ class RunDirectory:
 
     def crash(self, reason: str) -> None:
         """The run ended on an exception or a signal; ``reason`` must hold no secret. A run
-        another worker finished meanwhile stays finished."""
+        finished meanwhile stays finished."""
         with self._locked():
             record = self.load()
             if record.status == "finished":
