@@ -433,10 +433,10 @@ def test_a_robustness_run_stopped_inside_a_test_sets_evaluation_resumes_it_and_s
 
     real_batches = evaluate_graph._run_batches
 
-    def failing_in_r1(runtime, run_id, benchmark, configuration):
+    def failing_in_r1(runtime, run_id, *rest):
         if run_id.endswith("-R1"):
             raise RuntimeError("the machine went away")
-        return real_batches(runtime, run_id, benchmark, configuration)
+        return real_batches(runtime, run_id, *rest)
 
     monkeypatch.setattr(evaluate_graph, "_run_batches", failing_in_r1)
     with pytest.raises(RuntimeError, match="went away"):
