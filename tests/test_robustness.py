@@ -449,3 +449,44 @@ def test_a_robustness_run_stopped_inside_a_test_sets_evaluation_resumes_it_and_s
     assert original_report.stat().st_mtime_ns == written_before  # the finished child was reused, not redone
     assert json.loads((workspace / "runs" / "cut-R1" / "run.json").read_text())["status"] == "finished"
     assert resumed.means == whole.means
+
+
+def test_your_own_retriever_is_asked_the_original_and_the_paraphrased_turns_once(tmp_path):
+    """An outside retriever (a callable) works in robustness as in evaluate: scored on the original
+    benchmark and on each test set, its calls logged, so the same run again asks it nothing."""
+    write_beir_benchmark(tmp_path / "bench")
+    workspace = tmp_path / "ws"
+    paraphrase(tmp_path / "bench", per_turn=2, min_similarity=0, test_sets=1, workspace=workspace, run_id="para")
+    corpus = {
+        json.loads(line)["_id"]: json.loads(line)["text"]
+        for line in (tmp_path / "bench" / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    }
+    asked: list[str] = []
+
+    def word_overlap(query, history, k):
+        asked.append(query)
+        words = set(query.lower().replace("?", "").split())
+        scored = {doc_id: len(words & set(text.lower().rstrip(".").split())) for doc_id, text in corpus.items()}
+        return sorted(scored.items(), key=lambda pair: (-pair[1], pair[0]))[:k]
+
+    settings = dict(
+        retrievers=[word_overlap],
+        histories=["oracle"],
+        judges=["baseline"],
+        min_votes=1,
+        judge_depth=2,
+        measures=["nDCG@3"],
+        depth=10,
+        workspace=workspace,
+        run_id="mine",
+    )
+    result = robustness("para", **settings)
+    assert list(result.means) == ["word_overlap@oracle"]
+    assert set(result.means["word_overlap@oracle"]) == {"before", "after"}  # judged before and after pooling
+    originals = {"What are violin strings made of?", "What is a violin bow strung with?"}
+    assert originals <= set(asked)
+    assert set(asked) - originals  # the paraphrased turns were asked too
+    asked.clear()
+    again = robustness("para", **settings)
+    assert asked == []  # finished: every answer is on file
+    assert again.means == result.means
