@@ -334,6 +334,10 @@ def test_confirmed_grade_and_pool_depth():
     assert top_k({"a": 3.0, "b": 2.0, "c": 2.0, "d": 1.0}, 2) == ["a", "b", "c"]  # ties at the k-th kept
 
 
+# The robustness settings of the small BEIR fixture below: oracle history, one baseline judge, nDCG@3.
+JUDGED_AT_3 = dict(histories=["oracle"], judges=["baseline"], min_votes=1, judge_depth=2, measures=["nDCG@3"], depth=10)
+
+
 def write_beir_benchmark(directory: Path) -> None:
     """Two conversations over a corpus where BM25 finds unjudged documents for the paraphrases."""
     directory.mkdir(parents=True)
@@ -381,12 +385,7 @@ def test_retrieval_path_evaluates_every_test_set_with_the_evaluate_job(tmp_path)
     result = robustness(
         "para",
         retrievers=["bm25"],
-        histories=["oracle"],
-        judges=["baseline"],
-        min_votes=1,
-        judge_depth=2,
-        measures=["nDCG@3"],
-        depth=10,
+        **JUDGED_AT_3,
         workspace=workspace,
         run_id="rob",
     )
@@ -421,12 +420,7 @@ def test_a_robustness_run_stopped_inside_a_test_sets_evaluation_resumes_it_and_s
     paraphrase(tmp_path / "bench", per_turn=2, min_similarity=0, test_sets=1, workspace=workspace, run_id="para")
     settings = dict(
         retrievers=["bm25"],
-        histories=["oracle"],
-        judges=["baseline"],
-        min_votes=1,
-        judge_depth=2,
-        measures=["nDCG@3"],
-        depth=10,
+        **JUDGED_AT_3,
         workspace=workspace,
     )
     whole = robustness("para", **settings, run_id="whole")
@@ -471,12 +465,7 @@ def test_your_own_retriever_is_asked_the_original_and_the_paraphrased_turns_once
 
     settings = dict(
         retrievers=[word_overlap],
-        histories=["oracle"],
-        judges=["baseline"],
-        min_votes=1,
-        judge_depth=2,
-        measures=["nDCG@3"],
-        depth=10,
+        **JUDGED_AT_3,
         workspace=workspace,
         run_id="mine",
     )
