@@ -1,6 +1,6 @@
 """The real documentation trees of the study: what they are, how to install them, and their ingestion.
 
-Nine corpora, in two halves: rules are tuned on the development half only and judged on the
+Thirteen corpora, in two halves: rules are tuned on the development half only and judged on the
 test half. Each is a tree Debian installs (its ``-doc`` package) or the ``stdlib`` source.
 
     .venv/bin/python benchmarks/doc_corpora.py list
@@ -80,6 +80,35 @@ CORPORA = (
         "Sphinx HTML: narrative chapters and an API page",
         "python-click-doc",
         "/usr/share/doc/python-click-doc/html",
+    ),
+    # added in the sixth session: three more development trees to tune on, and a test tree never read before
+    Corpus(
+        "jinja2",
+        "development",
+        "Sphinx HTML: a template language",
+        "python-jinja2-doc",
+        "/usr/share/doc/python-jinja2-doc/html",
+    ),
+    Corpus(
+        "werkzeug",
+        "development",
+        "Sphinx HTML: a WSGI library's guides and API",
+        "python-werkzeug-doc",
+        "/usr/share/doc/python-werkzeug-doc/html",
+    ),
+    Corpus(
+        "celery",
+        "development",
+        "Sphinx HTML: a task queue's user guide and a long reference",
+        "python-celery-doc",
+        "/usr/share/doc/python-celery-doc/html",
+    ),
+    Corpus(
+        "typer",
+        "test",
+        "MkDocs HTML: a tutorial of many short pages",
+        "python-typer-doc",
+        "/usr/share/doc/python-typer-doc/html",
     ),
 )
 BY_NAME = {corpus.name: corpus for corpus in CORPORA}
