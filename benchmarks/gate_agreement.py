@@ -89,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workspace", required=True, help="where benchmarks/doc_corpora.py ingested the corpora")
     parser.add_argument("--list", action="store_true", help="print every turn the gate and the reader disagree on")
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--rules-only", action="store_true", help="the rules without the reading model")
     arguments = parser.parse_args(argv)
     workspace = Workspace.resolve(arguments.workspace)
     rows = [
@@ -105,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         if row["corpus"] not in collections:
             collections[row["corpus"]] = Collection(workspace, row["corpus"])
-        verdict = judge_turn(evidence(row, collections[row["corpus"]]))
+        verdict = judge_turn(evidence(row, collections[row["corpus"]]), reading_model=not arguments.rules_only)
         reader = row["verdict"] == "broken"
         for key in (f"{row['corpus']} ({row['half']})", f"all {row['half']}", "all"):
             groups[key].append((reader, verdict.broken))

@@ -37,6 +37,13 @@ agents, a model, an imported benchmark). Thresholds were set on the development 
 * ``copies_passage``: the question repeats at least ``COPIED_RUN`` consecutive words of a gold or
   held-out passage.
 
+Beside the rules, the reading model (reading_model.py): gradient-boosted trees over a turn's
+structure and the rules' verdicts, fitted on the development half's readings, flags a turn no rule
+flags when its probability of being called broken reaches the threshold chosen leave-one-corpus-out;
+its flag takes the class ``unaskable`` or ``reply_mismatch`` by whether the question's or the reply's
+features weighed more. It judges the answerable and multi-passage turns of synthesized benchmarks only
+(``judge_turn(..., reading_model=True)``).
+
 A turn the gate flags is re-planned or dropped by synthesis (graphs/synthesis/) and counted
 per class; the audit reports each class's rate with examples, and a benchmark with more than
 ``MAX_FLAGGED_SHARE`` of its turns flagged is never called usable.
@@ -47,7 +54,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from benchsmith.evals.quality_gate.evidence import TurnEvidence
+from benchsmith.evals.quality_gate.evidence import GATE_CLASSES, TurnEvidence
 from benchsmith.evals.quality_gate.label_rules import fake_ambiguity, unanswerable_answered
 from benchsmith.evals.quality_gate.question_rules import (
     copies_passage,
@@ -55,17 +62,9 @@ from benchsmith.evals.quality_gate.question_rules import (
     topic_not_noun_phrase,
     unaskable,
 )
+from benchsmith.evals.quality_gate.reading_model import MODELLED_TURN_TYPES, trained_reading_model, turn_features
 from benchsmith.evals.quality_gate.reply_rules import dangling_reply, reply_mismatch
 
-GATE_CLASSES = (
-    "unaskable",
-    "topic_not_noun_phrase",
-    "reply_mismatch",
-    "dangling_referent",
-    "fake_ambiguity",
-    "unanswerable_answered",
-    "copies_passage",
-)
 MAX_FLAGGED_SHARE = 0.2  # the issue's bound: a benchmark with more flagged turns is never called usable
 Rule = Callable[[TurnEvidence], "str | None"]
 
@@ -100,9 +99,23 @@ QUESTION_CLASSES = frozenset({"unaskable", "topic_not_noun_phrase", "copies_pass
 QUESTION_RULES = tuple((name, rule) for name, rule in RULES if name in QUESTION_CLASSES)
 
 
-def judge_turn(turn: TurnEvidence) -> GateVerdict:
-    """The gate's flags for one turn (empty: it passes)."""
-    return _judged(turn, RULES)
+def judge_turn(turn: TurnEvidence, *, reading_model: bool = False) -> GateVerdict:
+    """The gate's flags for one turn (empty: it passes). With ``reading_model`` a turn no rule flags
+    is also given to the reading model (reading_model.py), which was fitted on readings of turns
+    benchsmith synthesized: synthesis and the audit of a synthesized benchmark ask for it; the turns
+    of a benchmark people wrote are judged by the rules alone."""
+    verdict = _judged(turn, RULES)
+    if verdict.broken or not reading_model or turn.turn_type not in MODELLED_TURN_TYPES:
+        return verdict
+    model = trained_reading_model()
+    chance, klass = model.judge(turn_features(turn))
+    if chance < model.threshold:
+        return verdict
+    return GateVerdict(
+        {
+            klass: f"the reading model gives {chance:.2f} that a reader calls it broken (flags from {model.threshold:.2f})"
+        }
+    )
 
 
 def judge_question(turn: TurnEvidence) -> GateVerdict:

@@ -9,6 +9,17 @@ from dataclasses import dataclass
 from benchsmith.language import Sentence
 from benchsmith.words import UNANCHORED_NOUNS, content_words, stems
 
+# The reading rubric's broken classes (data/readings/RUBRIC.md), in the order a reader gives the first.
+GATE_CLASSES = (
+    "unaskable",
+    "topic_not_noun_phrase",
+    "reply_mismatch",
+    "dangling_referent",
+    "fake_ambiguity",
+    "unanswerable_answered",
+    "copies_passage",
+)
+
 
 @dataclass(frozen=True)
 class TurnEvidence:

@@ -41,7 +41,8 @@ from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
 
 def gate(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
-    """The offline quality gate (evals/quality_gate/) on every turn, whatever wrote the benchmark:
+    """The offline quality gate (evals/quality_gate/) on every turn, whatever wrote the benchmark
+    (with its reading model where benchsmith synthesized it):
     the reading rubric's broken classes per turn (``quality_gate_turns.jsonl``) and their rates with
     examples (``quality_gate.json``); an unanswerable or partial turn's answer is looked for in BM25's
     and the dense retriever's top chunks for it. A resumed run keeps the files."""
@@ -66,6 +67,7 @@ def gate(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     def titled(ids: Sequence[str]) -> tuple[tuple[str, str], ...]:
         return tuple(documents[doc_id] for doc_id in ids if doc_id in documents)
 
+    synthesized = benchmark.source_collection is not None  # the reading model was fitted on such turns only
     verdicts = {}
     for query in benchmark.queries:
         golds = [doc for doc, relevance in benchmark.qrels.get(query.id, {}).items() if relevance > 0]
@@ -80,7 +82,7 @@ def gate(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
             if query.id in pools
             else None,
         )
-        verdicts[query.id] = judge_turn(evidence)
+        verdicts[query.id] = judge_turn(evidence, reading_model=synthesized)
     summary = gate_summary(verdicts, {query.id: query.question for query in benchmark.queries})
     write_files_atomic(run_dir.path, {"gate": (GATE_FILE, json.dumps(summary, indent=2) + "\n")})
     write_jsonl_atomic(

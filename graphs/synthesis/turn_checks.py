@@ -118,7 +118,7 @@ def _gated(
     mode = job.context(runtime).quality_gate
     if mode == "off":
         return Command(goto="polisher")
-    verdict = judge_turn(_evidence(runtime, state))
+    verdict = judge_turn(_evidence(runtime, state), reading_model=True)
     attempt = dict(state.get("label_attempt") or {})
     if not verdict.broken or mode == "flag":
         return Command(goto="polisher", update={"label_attempt": {**attempt, "flags": verdict.flags}})

@@ -1,0 +1,139 @@
+"""Fit the quality gate's reading model on the development half's readings, and say how well it generalizes.
+
+    .venv/bin/python benchmarks/gate_model.py --workspace /work/corpora/ws [--write]
+
+Reads every answerable and multi-passage turn of ``data/readings/development/*.jsonl`` (readings by
+readers who got only the rubric; the turns the model judges), builds
+each turn's evidence from the corpus's collection as benchmarks/gate_agreement.py does, and fits a
+gradient-boosted trees (scikit-learn, classes weighted to balance) on
+evals/quality_gate/reading_model.py's features. Generalization is judged leave-one-corpus-out: for each development corpus the model is
+fitted on the others and applied to it, and the threshold chosen is the highest probability at
+which those held-out predictions still keep the gate's recall (rules or model) at least 0.7; the
+table gives agreement, recall and precision per held-out corpus at that threshold, against the
+rules alone. ``--write`` writes the fit on all development readings and that threshold to
+evals/quality_gate/reading_model.json, and checks that the gate's own evaluation of it gives
+scikit-learn's probabilities. The test half is never read here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # gate_agreement, beside this script
+from gate_agreement import Collection, evidence
+
+from benchsmith.evals.quality_gate import RULES
+from benchsmith.evals.quality_gate.reader_agreement import reader_agreement
+from benchsmith.evals.quality_gate.reading_model import MODELLED_TURN_TYPES, ReadingModel, turn_features
+from benchsmith.stores.persistence.workspace import Workspace
+
+ROOT = Path(__file__).resolve().parent.parent
+READINGS = ROOT / "data" / "readings" / "development"
+WEIGHTS = ROOT / "evals" / "quality_gate" / "reading_model.json"
+MIN_RECALL = 0.7
+# Shallow trees, many small steps and subsampling: a few hundred broken readings per fit.
+BOOSTING = {"max_depth": 2, "n_estimators": 200, "learning_rate": 0.05, "subsample": 0.8, "random_state": 0}
+
+
+def load_turns(workspace: Workspace) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    rows = [
+        json.loads(line)
+        for path in sorted(READINGS.glob("*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    rows = [
+        row
+        for row in rows
+        if row.get("verdict") in ("ok", "broken")
+        and row.get("half") == "development"
+        and row["turn_type"] in MODELLED_TURN_TYPES
+    ]
+    collections: dict[str, Collection] = {}
+    names: list[str] = []
+    matrix, labels, ruled, corpora = [], [], [], []
+    for row in rows:
+        if row["corpus"] not in collections:
+            collections[row["corpus"]] = Collection(workspace, row["corpus"])
+        turn = evidence(row, collections[row["corpus"]])
+        flags = [name for name, rule in RULES if rule(turn)]
+        features = turn_features(turn, flags)
+        names = list(features)
+        matrix.append([features[name] for name in names])
+        labels.append(row["verdict"] == "broken")
+        ruled.append(bool(flags))
+        corpora.append(row["corpus"])
+    return names, np.array(matrix, dtype=float), np.array(labels), np.array(ruled), corpora
+
+
+def fit(matrix: np.ndarray, labels: np.ndarray) -> Any:
+    from sklearn.ensemble import GradientBoostingClassifier
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    model = GradientBoostingClassifier(**BOOSTING)
+    return model.fit(matrix, labels, sample_weight=compute_sample_weight("balanced", labels))
+
+
+def held_out_probabilities(matrix: np.ndarray, labels: np.ndarray, corpora: list[str]) -> np.ndarray:
+    probabilities = np.zeros(len(labels))
+    names = np.array(corpora)
+    for corpus in sorted(set(corpora)):
+        inside = names != corpus
+        probabilities[~inside] = fit(matrix[inside], labels[inside]).predict_proba(matrix[~inside])[:, 1]
+    return probabilities
+
+
+def figures(labels: np.ndarray, flagged: np.ndarray) -> dict[str, Any]:
+    return reader_agreement(list(zip(labels.tolist(), flagged.tolist())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workspace", required=True, help="where benchmarks/doc_corpora.py ingested the corpora")
+    parser.add_argument("--write", action="store_true", help=f"write the fit to {WEIGHTS.relative_to(ROOT)}")
+    arguments = parser.parse_args(argv)
+    names, matrix, labels, ruled, corpora = load_turns(Workspace.resolve(arguments.workspace))
+    probabilities = held_out_probabilities(matrix, labels, corpora)
+    candidates = sorted(set(np.round(probabilities, 3).tolist()), reverse=True)
+    threshold = next(
+        (t for t in candidates if figures(labels, ruled | (probabilities >= t))["recall"] >= MIN_RECALL), 0.5
+    )
+    print(
+        f"{len(labels)} development readings, {int(labels.sum())} broken; threshold {threshold:.3f} (held-out recall ≥ {MIN_RECALL})"
+    )
+    print(
+        f"{'held-out corpus':18} {'turns':>5} {'broken':>6}   rules: agree recall prec   rules+model: agree recall prec"
+    )
+    names_array = np.array(corpora)
+    for corpus in [*sorted(set(corpora)), "all"]:
+        inside = names_array == corpus if corpus != "all" else np.ones(len(labels), dtype=bool)
+        alone = figures(labels[inside], ruled[inside])
+        both = figures(labels[inside], (ruled | (probabilities >= threshold))[inside])
+        print(
+            f"{corpus:18} {int(inside.sum()):5d} {int(labels[inside].sum()):6d}   "
+            f"{alone['agreement'] or 0:13.2f} {alone['recall'] or 0:6.2f} {alone['precision'] or 0:4.2f}   "
+            f"{both['agreement'] or 0:19.2f} {both['recall'] or 0:6.2f} {both['precision'] or 0:4.2f}"
+        )
+    if arguments.write:
+        model = fit(matrix, labels)
+        fitted = ReadingModel.from_fitted(
+            model, names, matrix[0], threshold, {corpus: corpora.count(corpus) for corpus in sorted(set(corpora))}
+        )
+        WEIGHTS.write_text(fitted.to_json() + "\n", encoding="utf-8")
+        ours = np.array([ReadingModel.load(WEIGHTS).judge(dict(zip(names, row)))[0] for row in matrix])
+        difference = float(np.abs(ours - model.predict_proba(matrix)[:, 1]).max())
+        print(f"the gate's evaluation of the trees against scikit-learn's: largest difference {difference:.2e}")
+        if difference > 1e-6:
+            return 1
+        print(f"wrote {WEIGHTS.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

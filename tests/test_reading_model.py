@@ -1,0 +1,84 @@
+"""The quality gate's reading model: its trees evaluated as scikit-learn evaluates them, the shipped
+fit made from the development half's readings only, and the gate asking it only where it was fitted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.utils.class_weight import compute_sample_weight
+
+from benchsmith.evals.quality_gate import TurnEvidence, judge_turn
+from benchsmith.evals.quality_gate.reading_model import (
+    MODELLED_TURN_TYPES,
+    ReadingModel,
+    trained_reading_model,
+    turn_features,
+)
+
+READINGS = Path(__file__).resolve().parent.parent / "data" / "readings"
+TEST_HALF = {json.loads(line)["corpus"] for path in (READINGS / "test").glob("*.jsonl") for line in path.open()}
+# A question scoped by a section title that names no entry, with a reply the rules let pass.
+SCOPED = TurnEvidence(
+    "In List of Builtin Filters, what happens if I specify no test?",
+    "If no test is specified, each object will be evaluated as a boolean.",
+    gold=[
+        (
+            "Template Designer Documentation › List of Builtin Filters",
+            "reject(value, *args) Filters a sequence of objects by applying a test to each object, and rejecting "
+            "the objects with the test succeeding. If no test is specified, each object will be evaluated as a boolean.",
+        )
+    ],
+)
+
+
+def test_the_gates_evaluation_of_the_trees_gives_scikit_learns_probabilities():
+    generator = np.random.default_rng(7)
+    matrix = generator.normal(size=(400, 5))
+    labels = (matrix[:, 0] + matrix[:, 1] * matrix[:, 2] + generator.normal(scale=0.5, size=400)) > 0.8
+    model = GradientBoostingClassifier(max_depth=2, n_estimators=40, learning_rate=0.1, random_state=0)
+    model.fit(matrix, labels, sample_weight=compute_sample_weight("balanced", labels))
+    names = [f"f{index}" for index in range(5)]
+    ours = ReadingModel.from_fitted(model, names, matrix[0], 0.5, {"synthetic": 400})
+    reloaded = ReadingModel(**{**ours.__dict__, "trees": tuple(json.loads(ours.to_json())["trees"])})
+    for model_under_test in (ours, reloaded):
+        probabilities = [model_under_test.judge(dict(zip(names, row)))[0] for row in matrix]
+        assert np.allclose(probabilities, model.predict_proba(matrix)[:, 1], atol=1e-9)
+    assert 0 < labels.sum() < len(labels)
+
+
+def test_the_shipped_model_reads_the_gates_features_and_was_fitted_on_the_development_half_only():
+    model = trained_reading_model()
+    assert list(model.features) == list(turn_features(SCOPED))
+    development = [
+        row
+        for path in (READINGS / "development").glob("*.jsonl")
+        for row in map(json.loads, path.open())
+        if row["turn_type"] in MODELLED_TURN_TYPES
+    ]
+    fitted = {corpus: sum(row["corpus"] == corpus for row in development) for corpus in model.fitted_on}
+    assert model.fitted_on == fitted and sum(fitted.values()) == len(development) > 1000
+    assert TEST_HALF and not TEST_HALF & set(model.fitted_on)
+    assert 0.0 < model.threshold < 1.0
+
+
+def test_the_gate_asks_the_reading_model_only_when_told_to():
+    assert judge_turn(SCOPED).flags == {}  # no rule names this
+    flags = judge_turn(SCOPED, reading_model=True).flags
+    assert len(flags) == 1
+    ((klass, why),) = flags.items()
+    assert klass in ("unaskable", "reply_mismatch") and "reading model" in why
+
+
+def test_turns_that_refuse_or_ask_back_are_left_to_the_rules():
+    refusal = TurnEvidence(SCOPED.question, "The documentation does not say.", "unanswerable", gold=SCOPED.gold)
+    assert "reading model" not in str(judge_turn(refusal, reading_model=True).flags)
+
+
+@pytest.mark.parametrize("turn_type", ["answerable", "unanswerable"])
+def test_features_are_finite_numbers_for_any_turn(turn_type):
+    features = turn_features(TurnEvidence("", "", turn_type))
+    assert features and all(np.isfinite(value) for value in features.values())
