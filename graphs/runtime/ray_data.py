@@ -89,7 +89,6 @@ def _mapped_ranges(batch: dict[str, Any], path: str, work: Work[Any, Any], argum
 def range_lines(handle: BinaryIO, start: int, end: int) -> list[str]:
     """The lines of a file between two of :func:`line_ranges`' offsets."""
     handle.seek(start)
-    pieces = (
-        handle.read(end - start).decode("utf-8").split("\n")
-    )  # "\n" only, as a file's lines: JSON text keeps U+2028 and the like raw
+    # "\n" only, as a file's lines: JSON text keeps U+2028 and the like raw
+    pieces = handle.read(end - start).decode("utf-8").split("\n")
     return [piece + "\n" for piece in pieces[:-1]] + ([pieces[-1]] if pieces[-1] else [])

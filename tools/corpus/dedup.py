@@ -201,7 +201,8 @@ def rows_sharing_a_key(keys: np.ndarray, rows: np.ndarray) -> list[np.ndarray]:
     starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
     ends = np.append(starts[1:], len(ordered))
     shared = ends - starts > 1
-    return [ordered_rows[start:end] for start, end in zip(starts[shared].tolist(), ends[shared].tolist())]
+    # Copies: a view would keep every row of the column alive for as long as its group.
+    return [ordered_rows[start:end].copy() for start, end in zip(starts[shared].tolist(), ends[shared].tolist())]
 
 
 def candidate_groups(keys: np.ndarray) -> list[tuple[int, np.ndarray]]:
