@@ -23,11 +23,12 @@ from typing_extensions import TypedDict
 
 from benchsmith.agents.quality import LLMQualityScorer
 from benchsmith.graphs.contexts.ingest import IngestContext
-from benchsmith.graphs.ingest_batches import band_key_batch, chunk_batch, finished_batch, marked_batch, scored_batch
+from benchsmith.graphs.ingest_batches import chunk_batch, finished_batch, marked_batch, row_key_batch, scored_batch
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.ray_data import mapped_batches
 from benchsmith.graphs.runtime.ray_embedding import RayEmbedder
+from benchsmith.graphs.runtime.ray_key_groups import shared_key_groups
 from benchsmith.graphs.runtime.resources import chroma_client, embedder_for, run_seam
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.persistence.jsonl import JsonlRows, jsonl_writer_atomic, write_jsonl_atomic
@@ -160,21 +161,32 @@ def chunk(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]
 
 
 def dedup(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
-    """Near-duplicates and repeated ids out, streaming: the rows' MinHash band keys are computed a
-    batch at a time (on the cluster with --ray), the decisions made here in row order, reading back
-    by row only the texts whose bands meet (a million chunks need no text held)."""
+    """Near-duplicates and repeated ids out, streaming: each row's MinHash band keys and id key are
+    computed a batch at a time and the rows sharing a key grouped (both on the cluster with --ray:
+    graphs/runtime/ray_key_groups.py); the decisions are made here in row order from those candidate
+    groups, reading back by row the ids and texts of grouped rows only. This process holds the
+    candidate groups and each row's offset in the file, no text (a million chunks), and with --ray
+    no keys either (without it, every row's keys while they are grouped)."""
     context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
     bands = candidate_bands(context.dedup_threshold, context.num_perm)
     banding = (bands, context.num_perm, MINHASH_SEED)
-    chunks = JsonlRows(run_dir.file(CHUNKS_FILE)).note_rows()  # the texts a check needs are read back by row
+    chunks = JsonlRows(run_dir.file(CHUNKS_FILE)).note_rows()  # the ids and texts a check needs are read back by row
     try:
-        result = decide_near_duplicates(
-            mapped_batches(run_dir.file(CHUNKS_FILE), band_key_batch, banding, context.ray, CHUNK_BATCH),
-            lambda row: chunks.record(row)["text"],
-            threshold=context.dedup_threshold,
-            band_count=len(bands),
+        groups = shared_key_groups(
+            run_dir.file(CHUNKS_FILE),
+            row_key_batch,
+            banding,
+            context.ray,
+            CHUNK_BATCH,
             total=state.get("chunks"),
             on_progress=progress_reporter("dedup"),
+        )
+        result = decide_near_duplicates(
+            groups,
+            lambda row: chunks.record(row)["id"],
+            lambda row: chunks.record(row)["text"],
+            threshold=context.dedup_threshold,
+            id_column=len(bands),
         )
     finally:
         chunks.close()

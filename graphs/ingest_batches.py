@@ -2,19 +2,18 @@
 same functions whether the stage maps its file in one process or on a Ray cluster
 (graphs/runtime/ray_data.py). Each returns one result per line, in line order; the stage's own
 process (graphs/ingest.py) writes the files and keeps what spans batches (repeated lines, document
-ids, the near-duplicate decisions)."""
+ids, the near-duplicate decisions; the rows sharing a key are grouped apart: graphs/runtime/ray_key_groups.py)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from benchsmith.tools.corpus.chunking import chunk_document
 from benchsmith.tools.corpus.cleaning import finished_document, marked_document, prose_line_digests
-from benchsmith.tools.corpus.dedup import band_keys
+from benchsmith.tools.corpus.dedup import row_keys
 from benchsmith.tools.corpus.documents import Chunk, Document
 from benchsmith.tools.corpus.quality import QualityScorer
 
@@ -41,14 +40,13 @@ def chunk_batch(lines: list[str], sizes: tuple[int, int]) -> list[tuple[str, str
     ]
 
 
-def band_key_batch(
-    lines: list[str], banding: tuple[list[tuple[int, int]], int, int]
-) -> list[tuple[Sequence[str], np.ndarray]]:
-    """The batch's chunk ids and their LSH band keys (``banding``: bands, permutations, seed), as one result."""
+def row_key_batch(lines: list[str], banding: tuple[list[tuple[int, int]], int, int]) -> list[np.ndarray]:
+    """The batch's chunks' keys, their LSH band keys and their ids' (``banding``: bands, permutations,
+    seed; tools/corpus/dedup.row_keys), as one result."""
     bands, num_perm, seed = banding
     records = [json.loads(line) for line in lines]
     return [
-        ([record["id"] for record in records], band_keys([record["text"] for record in records], bands, num_perm, seed))
+        row_keys([record["id"] for record in records], [record["text"] for record in records], bands, num_perm, seed)
     ]
 
 

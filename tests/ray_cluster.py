@@ -1,9 +1,12 @@
 """A real local Ray cluster for the tests: a head with no CPU (work goes to the workers) and two worker
-nodes of one CPU each, on this machine (``ray.cluster_utils.Cluster``, loopback only); and an embedder
-that shows, from a node, that it is embedding."""
+nodes of one CPU each, on this machine (``ray.cluster_utils.Cluster``, loopback only); an embedder
+that shows, from a node, that it is embedding; and ingestion's keying of chunks for deduplication,
+showing which node keyed each batch."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -13,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from benchsmith.graphs.ingest_batches import row_key_batch
 from tests.embedders import HashingEmbedder
 
 NODE = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}
@@ -51,3 +55,17 @@ class MarkingEmbedder(HashingEmbedder):
         Path(self.marks, str(os.getpid())).touch()
         time.sleep(self.delay_s)
         return super().encode(texts)
+
+
+def batch_mark(chunk_id: str) -> str:
+    """The name of the mark left by the batch whose first chunk is ``chunk_id``."""
+    return hashlib.sha256(chunk_id.encode("utf-8")).hexdigest()
+
+
+def keyed_on_node(marks: str, lines: list[str], banding: Any) -> list[np.ndarray]:
+    """``row_key_batch``, leaving in ``marks`` a file named by the batch's first chunk
+    (:func:`batch_mark`) that holds the id of the node that keyed it."""
+    import ray
+
+    Path(marks, batch_mark(json.loads(lines[0])["id"])).write_text(ray.get_runtime_context().get_node_id())
+    return row_key_batch(lines, banding)

@@ -1,11 +1,15 @@
 """Ingestion with ``--ray`` on a real local Ray cluster (a head and two worker nodes on this machine,
 tests/ray_cluster.py): the stages run as Ray Data pipelines on the nodes and the embedder on Ray
-actors, and the run writes the single-process run's files and collection. A worker node SIGKILLed
-while both actors embed loses nothing and stores nothing twice; a rerun stores nothing new.
+actors, and the run writes the single-process run's files and collection. Near-duplicates whose
+chunks were keyed on different nodes are grouped on the cluster and give the single-process run's
+pairs. A worker node SIGKILLed while both actors embed loses nothing and stores nothing twice; a
+rerun stores nothing new.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import random
 import threading
 from pathlib import Path
@@ -27,7 +31,8 @@ from benchsmith.graphs.ingest import (
 )
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
 from benchsmith.stores.persistence.workspace import Workspace
-from tests.ray_cluster import NODE, MarkingEmbedder, local_cluster
+from benchsmith.tools.corpus.documents import page_of
+from tests.ray_cluster import NODE, MarkingEmbedder, batch_mark, keyed_on_node, local_cluster
 
 ray = pytest.importorskip("ray")
 
@@ -37,6 +42,7 @@ WAIT_S = 240.0  # a bound on a busy 2-core machine, never an expectation
 STAGE_FILES = (DOCUMENTS_FILE, SKIPPED_FILE, CLEANED_FILE, CHUNKS_FILE, UNIQUE_FILE, DUPLICATES_FILE, KEPT_FILE)
 WORDS = [f"word{i}" for i in range(300)]
 SETTINGS = {"chunk_size": 300, "min_chars": 40, "batch_size": 8}
+SMALL_CHUNK_BATCH = 8  # chunks keyed by one Ray Data task: a corpus of a hundred chunks spans both nodes
 
 
 def write_corpus(root: Path, documents: int = 48) -> Path:
@@ -64,22 +70,51 @@ def write_corpus(root: Path, documents: int = 48) -> Path:
     return root
 
 
+def write_near_duplicate_corpus(root: Path) -> Path:
+    """Sixty one-chunk pages, then forty copies of pages taken from anywhere before them: exact
+    copies, copies with a word or two changed (near-duplicates, one a copy of a copy) and copies
+    with half their words changed (they share bands with their page, below the threshold); and a
+    page repeated under another name twice over."""
+    rng = random.Random(8)
+    root.mkdir(parents=True)
+    bodies = [" ".join(rng.choice(WORDS) for _ in range(30)).capitalize() + "." for _ in range(60)]
+    for number in range(40):
+        words = rng.choice(bodies).split(" ")
+        for _ in range((0, 1, 2, 15)[number % 4]):
+            words[rng.randrange(len(words))] = rng.choice(WORDS)
+        bodies.append(" ".join(words))
+    bodies += [bodies[3], bodies[3]]
+    for number, body in enumerate(bodies):
+        (root / f"page{number:03}.md").write_text(f"# Page {number}\n\n{body}\n", encoding="utf-8")
+    return root
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     root = tmp_path_factory.mktemp("ray-ingest")
     with local_cluster() as started:
-        yield {**started, "root": root, "corpus": write_corpus(root / "corpus")}
+        yield {
+            **started,
+            "root": root,
+            "corpus": write_corpus(root / "corpus"),
+            "near-duplicates": write_near_duplicate_corpus(root / "near-duplicates"),
+        }
 
 
 def ingested(
-    cluster: dict[str, Any], name: str, delay_s: float = 0.0, ray_address: str | None = None, into: str | None = None
+    cluster: dict[str, Any],
+    name: str,
+    delay_s: float = 0.0,
+    ray_address: str | None = None,
+    into: str | None = None,
+    corpus: str = "corpus",
 ) -> Any:
-    """Run ``name`` of the corpus's ingestion, in workspace ``into`` (default: its own)."""
+    """Run ``name`` of the ingestion of ``corpus``, in workspace ``into`` (default: its own)."""
     marks = cluster["root"] / name / "marks"
     marks.mkdir(parents=True, exist_ok=True)
     embedder = register_embedder(MarkingEmbedder(marks, delay_s))
     return benchsmith.ingest(
-        [str(cluster["corpus"])],
+        [str(cluster[corpus])],
         collection="docs",
         run_id=name,
         embedder=embedder,
@@ -137,6 +172,53 @@ def test_a_ray_ingestion_writes_the_files_and_the_collection_one_process_writes(
     assert_same_collection(root / "solo" / "ws", root / "on-ray" / "ws")
     marks = {path.name for path in (root / "on-ray" / "marks").iterdir()}
     assert len(marks) == 2  # two actors embedded, one per worker node, none of them this process
+
+
+def test_near_duplicates_keyed_on_different_nodes_are_grouped_on_the_cluster_into_one_process_pairs(
+    cluster, monkeypatch
+):
+    solo = ingested(cluster, "near-solo", corpus="near-duplicates")
+
+    def in_this_process(*args: Any) -> None:
+        raise AssertionError("the run's own process keyed or grouped the chunks")
+
+    # With --ray the chunks are keyed and grouped on the nodes: keying or grouping them here fails the run.
+    for name in (
+        "benchsmith.graphs.ingest_batches.row_keys",
+        "benchsmith.tools.corpus.dedup.rows_sharing_a_key",
+        "benchsmith.graphs.runtime.ray_key_groups.rows_sharing_a_key",
+        "benchsmith.graphs.runtime.ray_key_groups.candidate_groups",
+    ):
+        monkeypatch.setattr(name, in_this_process)
+    nodes = cluster["root"] / "near-on-ray" / "nodes"
+    nodes.mkdir(parents=True)
+    monkeypatch.setattr("benchsmith.graphs.ingest.row_key_batch", functools.partial(keyed_on_node, str(nodes)))
+    monkeypatch.setattr("benchsmith.graphs.ingest.CHUNK_BATCH", SMALL_CHUNK_BATCH)
+    on_ray = ingested(cluster, "near-on-ray", ray_address=cluster["cluster"].address, corpus="near-duplicates")
+
+    root = cluster["root"]
+    solo_run, ray_run = (
+        root / "near-solo" / "ws" / "runs" / "near-solo",
+        root / "near-on-ray" / "ws" / "runs" / "near-on-ray",
+    )
+    assert_same_files(solo_run, ray_run)
+    assert_same_collection(root / "near-solo" / "ws", root / "near-on-ray" / "ws")
+    assert (on_ray.chunks, on_ray.duplicates, on_ray.indexed) == (solo.chunks, solo.duplicates, solo.indexed)
+    # Which node keyed each chunk: the node of the batch (of SMALL_CHUNK_BATCH rows) it was in.
+    ids = [json.loads(line)["id"] for line in (ray_run / CHUNKS_FILE).read_text(encoding="utf-8").splitlines()]
+    row_of = {chunk_id: row for row, chunk_id in enumerate(ids)}
+    node_of_batch = [(nodes / batch_mark(ids[first])).read_text() for first in range(0, len(ids), SMALL_CHUNK_BATCH)]
+    pairs = [json.loads(line) for line in (ray_run / DUPLICATES_FILE).read_text(encoding="utf-8").splitlines()]
+    batches = [
+        (row_of[pair["removed_id"]] // SMALL_CHUNK_BATCH, row_of[pair["kept_id"]] // SMALL_CHUNK_BATCH)
+        for pair in pairs
+    ]
+    assert len(pairs) >= 25 and any(pair["jaccard"] < 1 for pair in pairs)
+    assert len(set(node_of_batch)) == 2  # both worker nodes keyed chunks
+    assert sum(node_of_batch[removed] != node_of_batch[kept] for removed, kept in batches) >= 3
+    # The copies with half their words changed are below the threshold: kept.
+    half_changed = {f"page{number:03}.md" for number in range(63, 100, 4)}
+    assert not {Path(page_of(pair["removed_id"])).name for pair in pairs} & half_changed
 
 
 def test_a_worker_node_killed_mid_ingestion_loses_nothing_and_duplicates_nothing(cluster, solo):

@@ -17,12 +17,17 @@ from benchsmith.tools.corpus.chunking import chunk_documents
 from benchsmith.tools.corpus.cleaning import clean_documents
 from benchsmith.tools.corpus.dedup import (
     CANDIDATE_MARGIN,
+    MINHASH_SEED,
     DuplicateMatch,
     _fingerprint,
+    candidate_bands,
+    candidate_groups,
     char_shingles,
+    decide_near_duplicates,
     deduplicate,
     find_near_duplicates,
     jaccard,
+    row_keys,
 )
 from benchsmith.tools.corpus.loaders import load_sources
 from benchsmith.tools.corpus.quality import InformationDensityScorer
@@ -77,6 +82,29 @@ def test_streamed_dedup_decides_as_an_incremental_lsh_index():
     expected = datasketch_reference(ids, texts)
     assert 40 < len(expected) < 150  # the fixture has both kinds
     assert find_near_duplicates(ids, texts) == expected
+
+
+def test_dedup_decides_the_same_whatever_the_order_of_the_candidate_groups():
+    """A cluster returns the groups in the order its partitions finish (graphs/runtime/ray_key_groups.py)."""
+    rng = random.Random(5)
+    texts: list[str] = []
+    for _ in range(200):
+        texts.append(
+            perturb(rng, rng.choice(texts), rng.choice([0, 2, 10]))
+            if texts and rng.random() < 0.4
+            else random_text(rng)
+        )
+    ids = [f"t{row}" for row in range(len(texts))]
+    ids[120] = ids[0]  # a repeated id (row 0 is kept)
+    bands = candidate_bands(0.8, 128)
+    keys = row_keys(ids, texts, bands, 128, MINHASH_SEED)
+    whole = candidate_groups(keys)
+    expected = find_near_duplicates(ids, texts)
+    for _ in range(3):
+        rng.shuffle(whole)
+        result = decide_near_duplicates(whole, ids.__getitem__, texts.__getitem__, threshold=0.8, id_column=len(bands))
+        assert result.matches == expected
+    assert ("t0", "t0") in {(match.removed_id, match.kept_id) for match in expected} and len(expected) > 40
 
 
 def test_dedup_reads_back_only_texts_whose_bands_meet():

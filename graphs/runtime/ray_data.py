@@ -16,7 +16,7 @@ import os
 import pickle
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from benchsmith.graphs.runtime.ray_items import _ray, connect
 
@@ -39,6 +39,19 @@ def mapped_batches(
     ranges = line_ranges(path, lines)
     if not ranges:
         return
+    dataset = ranges_dataset(address, [{"start": start, "end": end} for start, end in ranges])
+    mapped = dataset.map_batches(
+        _mapped_ranges,
+        batch_size=1,
+        fn_kwargs={"path": str(path), "work": work, "argument": argument},
+    )  # Ray Data runs a task again, without bound, when its node or worker died
+    for row in mapped.iter_rows():
+        yield from pickle.loads(row["results"])
+
+
+def ranges_dataset(address: str, ranges: list[dict[str, int]]) -> Any:
+    """A Ray dataset of the cluster at ``address``, one row (and one block) per range of lines,
+    whose results come back in the ranges' order."""
     connect(address)
     ray = _ray()
     # Ray Data's usage poller asks a Prometheus server every few seconds (none runs here): not collected.
@@ -47,16 +60,7 @@ def mapped_batches(
     context.execution_options.preserve_order = True  # the file one process writes
     context.enable_progress_bars = False  # the stage reports its own progress
     context.print_on_execution_start = False
-    dataset = ray.data.from_items(
-        [{"start": start, "end": end} for start, end in ranges], override_num_blocks=len(ranges)
-    )
-    mapped = dataset.map_batches(
-        _mapped_ranges,
-        batch_size=1,
-        fn_kwargs={"path": str(path), "work": work, "argument": argument},
-    )  # Ray Data runs a task again, without bound, when its node or worker died
-    for row in mapped.iter_rows():
-        yield from pickle.loads(row["results"])
+    return ray.data.from_items(ranges, override_num_blocks=len(ranges))
 
 
 def line_ranges(path: Path, lines: int) -> list[tuple[int, int]]:
@@ -77,9 +81,14 @@ def _mapped_ranges(batch: dict[str, Any], path: str, work: Work[Any, Any], argum
     results = []
     with open(path, "rb") as handle:
         for start, end in zip(batch["start"], batch["end"]):
-            handle.seek(int(start))
-            text = handle.read(int(end) - int(start)).decode("utf-8")
-            pieces = text.split("\n")  # "\n" only, as a file's lines: JSON text keeps U+2028 and the like raw
-            lines = [piece + "\n" for piece in pieces[:-1]] + ([pieces[-1]] if pieces[-1] else [])
+            lines = range_lines(handle, int(start), int(end))
             results.append(pickle.dumps(work(lines, argument), protocol=pickle.HIGHEST_PROTOCOL))
     return {"results": results}
+
+
+def range_lines(handle: BinaryIO, start: int, end: int) -> list[str]:
+    """The lines of a file between two of :func:`line_ranges`' offsets."""
+    handle.seek(start)
+    # "\n" only, as a file's lines: JSON text keeps U+2028 and the like raw
+    pieces = handle.read(end - start).decode("utf-8").split("\n")
+    return [piece + "\n" for piece in pieces[:-1]] + ([pieces[-1]] if pieces[-1] else [])

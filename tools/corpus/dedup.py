@@ -14,20 +14,22 @@ Defaults and why:
 
 The first occurrence of a group is kept, so the result does not depend on hash order.
 
-At a million chunks no text is held (:func:`deduplicate`): one pass over the stream keeps each
-row's id and its 18 LSH band keys (144 bytes); rows whose band keys meet an earlier row's are
-then decided in order, as an incremental LSH index would decide them, reading back only their
-texts and their candidates' for the exact check. Datasketch's ``MinHashLSH`` held every band's
-bytes in Python objects, about 6 KB a chunk.
+At a million chunks no text is held (:func:`deduplicate`): one pass over the stream keys each
+row (its 18 LSH band keys and a key of its id, 152 bytes); the rows that share a key are grouped
+(:func:`candidate_groups`, or across a Ray cluster: graphs/runtime/ray_key_groups.py), and only
+the rows in a group are then decided, in order, as an incremental LSH index would decide them,
+reading back their texts and their candidates' for the exact check (:func:`decide_near_duplicates`).
+Datasketch's ``MinHashLSH`` held every band's bytes in Python objects, about 6 KB a chunk.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import re
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -137,16 +139,23 @@ def deduplicate(
 ) -> Deduplication:
     """:func:`find_near_duplicates` over a stream of ``(id, text)``, holding no text.
 
-    A first pass keeps each row's id and LSH band keys; rows whose band keys meet an earlier
-    row's are then decided in order, their texts (and their candidates') read again with
-    ``text_of(row)`` for the exact Jaccard check. Of candidates equally similar, the earliest
-    row is the one kept.
+    A first pass keeps each row's id and keys (:func:`row_keys`); rows that share a key are then
+    decided in order (:func:`decide_near_duplicates`), their texts (and their candidates') read
+    again with ``text_of(row)`` for the exact Jaccard check. Of candidates equally similar, the
+    earliest row is the one kept.
     """
     bands = candidate_bands(threshold, num_perm)
-    keyed = _keyed_batches(records, bands, num_perm, seed)
-    return decide_near_duplicates(
-        keyed, text_of, threshold=threshold, band_count=len(bands), total=total, on_progress=on_progress
-    )
+    ids: list[str] = []
+    blocks: list[np.ndarray] = []
+    iterator = iter(records)
+    while batch := list(itertools.islice(iterator, BATCH)):
+        batch_ids = [chunk_id for chunk_id, _ in batch]
+        blocks.append(row_keys(batch_ids, [text for _, text in batch], bands, num_perm, seed))
+        ids += batch_ids
+        if on_progress:
+            on_progress(len(ids), total)
+    groups = candidate_groups(np.concatenate(blocks)) if blocks else []
+    return decide_near_duplicates(groups, ids.__getitem__, text_of, threshold=threshold, id_column=len(bands))
 
 
 def candidate_bands(threshold: float, num_perm: int) -> list[tuple[int, int]]:
@@ -165,31 +174,68 @@ def band_keys(texts: Sequence[str], bands: Sequence[tuple[int, int]], num_perm: 
     return _band_keys(np.stack([signature.hashvalues for signature in signatures]), bands)
 
 
-def _keyed_batches(
-    records: Iterable[tuple[str, str]], bands: Sequence[tuple[int, int]], num_perm: int, seed: int
-) -> Iterator[tuple[list[str], np.ndarray]]:
-    iterator = iter(records)
-    while batch := list(itertools.islice(iterator, BATCH)):
-        yield [chunk_id for chunk_id, _ in batch], band_keys([text for _, text in batch], bands, num_perm, seed)
+def row_keys(
+    ids: Sequence[str], texts: Sequence[str], bands: Sequence[tuple[int, int]], num_perm: int, seed: int
+) -> np.ndarray:
+    """(rows, bands + 1) keys of a batch of rows: their band keys (:func:`band_keys`), then a 64-bit
+    hash of their id (column ``len(bands)``: rows sharing it may repeat an id, and
+    :func:`decide_near_duplicates` compares their ids themselves)."""
+    keys = np.empty((len(ids), len(bands) + 1), dtype=np.uint64)
+    keys[:, : len(bands)] = band_keys(texts, bands, num_perm, seed)
+    keys[:, len(bands)] = np.fromiter((_id_key(chunk_id) for chunk_id in ids), dtype=np.uint64, count=len(ids))
+    return keys
+
+
+def _id_key(chunk_id: str) -> int:
+    return int.from_bytes(hashlib.blake2b(chunk_id.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+def rows_sharing_a_key(keys: np.ndarray, rows: np.ndarray) -> list[np.ndarray]:
+    """The rows (ascending) of each key that two or more of the rows have (``keys[i]`` is ``rows[i]``'s):
+    the one grouping, whether a process groups every row's keys (:func:`candidate_groups`) or a node
+    its partition of a cluster's (graphs/runtime/ray_key_groups.py)."""
+    if not len(keys):
+        return []
+    order = np.lexsort((rows, keys))
+    ordered, ordered_rows = keys[order], rows[order]
+    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+    ends = np.append(starts[1:], len(ordered))
+    shared = ends - starts > 1
+    # Copies: a view would keep every row of the column alive for as long as its group.
+    return [ordered_rows[start:end].copy() for start, end in zip(starts[shared].tolist(), ends[shared].tolist())]
+
+
+def candidate_groups(keys: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """(column, rows) of every key that two or more rows share in a column of ``keys`` (one row of
+    :func:`row_keys` a row)."""
+    rows = np.arange(len(keys), dtype=np.int64)
+    return [(column, group) for column in range(keys.shape[1]) for group in rows_sharing_a_key(keys[:, column], rows)]
 
 
 def decide_near_duplicates(
-    keyed: Iterable[tuple[Sequence[str], np.ndarray]],
+    groups: Iterable[tuple[int, np.ndarray]],
+    id_of: Callable[[int], str],
     text_of: Callable[[int], str],
     *,
     threshold: float,
-    band_count: int,
-    total: int | None = None,
-    on_progress: ProgressCallback | None = None,
+    id_column: int,
 ) -> Deduplication:
-    """:func:`deduplicate` from the rows' band keys, given in row order as batches of (ids, keys):
-    where the keys were computed does not change a decision."""
-    ids, keys, earlier_rows = _signature_pass(keyed, band_count, total, on_progress)
-    groups = _band_groups(keys)
-    del keys
-    undecided = np.union1d(np.flatnonzero((groups >= 0).any(axis=1)), np.fromiter(earlier_rows, np.int64))
-    kept = np.ones(len(ids), dtype=np.bool_)  # rows in the index (a row with no shared band is kept)
-    members: dict[int, list[int]] = {}  # group → kept rows in it, in row order
+    """:func:`deduplicate`'s decisions from the candidate groups alone: (column, rows) for each key
+    that two or more rows share (:func:`candidate_groups`), column ``id_column`` the ids' keys. Rows
+    in no group are kept without being looked at; the others are decided in row order, as an
+    incremental LSH index would decide them, reading back their ids (``id_of``) and texts
+    (``text_of``). Where the groups were made (here, or across a Ray cluster) and the order they
+    come in do not change a decision."""
+    row_groups: dict[int, list[int]] = {}  # row → the numbers of its band groups
+    earlier_rows: dict[int, list[int]] = {}  # row → the earlier rows of its id
+    for number, (column, rows) in enumerate(groups):
+        if column == id_column:
+            _note_repeated_ids(rows.tolist(), id_of, earlier_rows)
+        else:
+            for row in rows.tolist():
+                row_groups.setdefault(row, []).append(number)
+    out_of_index: set[int] = set()  # rows not in the index (a row in no group is in it, never read)
+    members: dict[int, list[int]] = {}  # group → rows in the index, in row order
     fingerprints: BoundedCache[int, np.ndarray] = BoundedCache(FINGERPRINT_CACHE)
 
     def fingerprint(row: int) -> np.ndarray:
@@ -200,16 +246,16 @@ def decide_near_duplicates(
 
     matches: list[DuplicateMatch] = []
     dropped: set[int] = set()
-    for row in undecided.tolist():
-        chunk_id = ids[row]
+    for row in sorted(row_groups.keys() | earlier_rows.keys()):
         if row in earlier_rows:
             dropped.add(row)
-            if any(kept[other] for other in earlier_rows[row]):  # the same id already in the index
-                kept[row] = False
+            if any(other not in out_of_index for other in earlier_rows[row]):  # the same id already in the index
+                out_of_index.add(row)
+                chunk_id = id_of(row)
                 matches.append(DuplicateMatch(chunk_id, chunk_id, 1.0))
                 continue
-        row_groups = [group for group in groups[row].tolist() if group >= 0]
-        candidates = sorted({other for group in row_groups for other in members.get(group, ())})
+        own_groups = row_groups.get(row, [])
+        candidates = sorted({other for group in own_groups for other in members.get(group, ())})
         best_row, best = None, 0.0
         if candidates:
             own = fingerprint(row)
@@ -218,40 +264,24 @@ def decide_near_duplicates(
                 if similarity > best:
                     best_row, best = other, similarity
         if best_row is not None and best >= threshold:
-            kept[row] = False
+            out_of_index.add(row)
             dropped.add(row)
-            matches.append(DuplicateMatch(chunk_id, ids[best_row], round(best, 4)))
+            matches.append(DuplicateMatch(id_of(row), id_of(best_row), round(best, 4)))
         else:
-            for group in row_groups:
+            for group in own_groups:
                 members.setdefault(group, []).append(row)
     return Deduplication(matches, dropped)
 
 
-def _signature_pass(
-    keyed: Iterable[tuple[Sequence[str], np.ndarray]],
-    band_count: int,
-    total: int | None,
-    on_progress: ProgressCallback | None,
-) -> tuple[list[str], np.ndarray, dict[int, list[int]]]:
-    """Ids, (n, bands) band keys, and for each row whose id an earlier row has, those rows."""
-    ids: list[str] = []
-    blocks: list[np.ndarray] = []
-    first_row: dict[str, int] = {}
-    earlier_rows: dict[int, list[int]] = {}
-    occurrences: dict[str, list[int]] = {}  # ids seen more than once
-    for batch_ids, block in keyed:
-        blocks.append(block)
-        for chunk_id in batch_ids:
-            row = len(ids)
-            ids.append(chunk_id)
-            if (first := first_row.setdefault(chunk_id, row)) != row:
-                seen = occurrences.setdefault(chunk_id, [first])
-                earlier_rows[row] = list(seen)
-                seen.append(row)
-        if on_progress:
-            on_progress(len(ids), total)
-    keys = np.concatenate(blocks) if blocks else np.zeros((0, band_count), dtype=np.uint64)
-    return ids, keys, earlier_rows
+def _note_repeated_ids(rows: list[int], id_of: Callable[[int], str], earlier_rows: dict[int, list[int]]) -> None:
+    """For each of the rows (ascending; their ids share a key) whose id an earlier one has, those
+    earlier rows."""
+    seen: dict[str, list[int]] = {}
+    for row in rows:
+        same = seen.setdefault(id_of(row), [])
+        if same:
+            earlier_rows[row] = list(same)
+        same.append(row)
 
 
 def _band_keys(signatures: np.ndarray, bands: Sequence[tuple[int, int]]) -> np.ndarray:
@@ -265,21 +295,3 @@ def _band_keys(signatures: np.ndarray, bands: Sequence[tuple[int, int]]) -> np.n
             key = (key ^ signatures[:, column].astype(np.uint64)) * FNV_PRIME
         keys[:, band] = key
     return keys
-
-
-def _band_groups(keys: np.ndarray) -> np.ndarray:
-    """(n, bands) group numbers: rows with the same key in a band are one group; -1 where no
-    other row has the row's key in that band (most rows, in most bands)."""
-    rows, band_count = keys.shape
-    groups = np.full((rows, band_count), -1, dtype=np.int64)
-    numbered = 0
-    for band in range(band_count):
-        order = np.argsort(keys[:, band], kind="stable")
-        ordered = keys[order, band]
-        starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
-        sizes = np.diff(np.append(starts, rows))
-        run = np.repeat(np.arange(len(starts)), sizes)
-        shared = sizes[run] > 1
-        groups[order[shared], band] = numbered + run[shared]
-        numbered += len(starts)
-    return groups
