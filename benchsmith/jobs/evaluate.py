@@ -42,7 +42,7 @@ from benchsmith.jobs.common import (
     check_models,
     check_within,
     estimate_of,
-    job_run,
+    job_result,
     priced,
     resolved_path,
     retriever_embedders,
@@ -172,15 +172,7 @@ def evaluate(
         resume=resume,
         max_concurrency=1,
     )
-    values = outcome.values
-    return EvaluationResult(
-        **job_run(outcome),
-        measures=list(context.measures),
-        primary_measure=values["primary_measure"],
-        aggregate=values["aggregate"],
-        report={kind: Path(path) for kind, path in values["report"].items()},
-        warnings=list(values.get("warnings") or []),
-    )
+    return job_result(EvaluationResult, outcome, measures=list(context.measures))
 
 
 def _checked_settings(
