@@ -41,6 +41,7 @@ from typing_extensions import TypedDict
 from benchsmith.graphs.contexts.hardneg import HardnegContext
 from benchsmith.graphs.hardneg.exports import beir_exports, build_statistics, dataset_row
 from benchsmith.graphs.hardneg.rows import RowAgents, build_row
+from benchsmith.graphs.runtime.fanout import sends_for_missing
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.ray_items import run_item
@@ -168,12 +169,7 @@ def dispatch(state: HardnegState, runtime: Runtime[HardnegContext]) -> list[Send
     built = _rows_log(runtime, state["run_id"]).ids()
     sources = _sources(runtime, state["run_id"])
     progress_reporter("documents")(len(built & sources.keys()), len(sources))
-    sends = [
-        Send("build", {"run_id": state["run_id"], "document_id": document_id})
-        for document_id in sources
-        if document_id not in built
-    ]
-    return sends or "export"
+    return sends_for_missing("build", state["run_id"], "document_id", sources, built) or "export"
 
 
 def build(task: BuildTask, runtime: Runtime[HardnegContext]) -> dict[str, Any]:
