@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, fields
+from typing import Any, Literal
 
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.evals.defaults import DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH, DEFAULT_SIGNIFICANCE_RESAMPLES
@@ -33,6 +33,12 @@ class RetrievalOptions:
     depth: int = setting_field(DEFAULT_DEPTH, "Documents retrieved per query.", low=1, high=MAX_DEPTH)
     embedder: str = setting_field(DEFAULT_EMBEDDER, DENSE_EMBEDDER_DESCRIPTION)
     llm: str = setting_field(BASELINE, REWRITER_DESCRIPTION)
+
+    def retrieval_settings(self) -> dict[str, Any]:
+        """These settings by name (and the reranker's, where there is one): what an evaluation run
+        on the way is given."""
+        shared = RerankOptions if isinstance(self, RerankOptions) else RetrievalOptions
+        return {item.name: getattr(self, item.name) for item in fields(shared)}
 
 
 @dataclass(kw_only=True)
