@@ -123,7 +123,7 @@ def build_statistics(records: list[dict[str, Any]], count: int) -> dict[str, Any
 
 def _corpus(
     rows: list[DatasetRow], count: int, prefix: str, negatives: Callable[[DatasetRow], list[str | None]]
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Each row's positive (``<row>#P``), then the ``count`` documents of each row's ``negatives``
     list in order (``<row>#<prefix>1``...)."""
     corpus = [{"_id": f"{row.id}#P", "title": row.title, "text": row.positive} for row in rows]
