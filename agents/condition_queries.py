@@ -11,11 +11,12 @@ import functools
 import re
 from typing import Any
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, create_model
 
 from benchsmith.agents.condition_extractor import DOMAIN_NOUNS, domain_features
 from benchsmith.agents.condition_text import normalize, strip_list_markers
 from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.schemas import exactly
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import lower_first
@@ -44,20 +45,8 @@ def queries_schema(count: int) -> type[BaseModel]:
     """Exactly ``count`` conditions and ``count`` descriptive queries: any other length is invalid output."""
     return create_model(
         "MultiConditionQueries",
-        conditions=(
-            list[str],
-            Field(
-                min_length=count, max_length=count, description=f"The {count} conditions, one per sentence, in order."
-            ),
-        ),
-        descriptive=(
-            list[str],
-            Field(
-                min_length=count,
-                max_length=count,
-                description=f"{count} natural requests; the k-th asks for conditions 1..k.",
-            ),
-        ),
+        conditions=exactly(count, str, f"The {count} conditions, one per sentence, in order."),
+        descriptive=exactly(count, str, f"{count} natural requests; the k-th asks for conditions 1..k."),
     )
 
 

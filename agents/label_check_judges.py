@@ -61,22 +61,13 @@ class UnansweredPoolJudge(PoolJudge):
     """The pool judge, whose offline baseline compares each passage with the question itself."""
 
     def baseline(
-        self,
-        *,
-        history: list[Exchange],
-        question: str,
-        passages: list[str],
-        passage_titles: Sequence[str] | None = None,
-        statistics: WordStatistics | None = None,
-        **_: Any,
+        self, *, question: str, passages: list[str], passage_titles: Sequence[str] | None = None, **inputs: Any
     ) -> PassageJudgments:
+        """The pool judge's rule with the question as the first passage: the others are measured
+        against a passage holding every term it asks (``inputs``: the conversation, the statistics)."""
         titles = list(passage_titles) if passage_titles is not None else [""] * len(passages)
         anchored = PoolJudge(len(passages) + 1).baseline(
-            history=history,
-            question=question,
-            passages=[question, *passages],
-            passage_titles=["", *titles],
-            statistics=statistics,
+            question=question, passages=[question, *passages], passage_titles=["", *titles], **inputs
         )
         return self.schema.model_validate(
             {
@@ -138,8 +129,17 @@ def _relevant(verdict: PassageJudgments, ids: Sequence[str]) -> tuple[list[str],
     return [ids[judgment.passage - 1] for judgment in chosen], rationale
 
 
-def unanswerable_verdict(
+# The labels the pool judge checks: its judge, the key of the chunks it picks, the rationale when
+# there is no chunk to judge.
+POOL_CHECKS: dict[str, tuple[type[PoolJudge], str, str]] = {
+    "unanswerable": (UnansweredPoolJudge, "supporting", "The retrievers returned no chunk for the question."),
+    "underspecified": (PoolJudge, "fits", "No candidate chunk to judge."),
+}
+
+
+def pool_verdict(
     seam: ModelSeam,
+    label: str,
     *,
     history: list[Exchange],
     question: str,
@@ -147,49 +147,32 @@ def unanswerable_verdict(
     texts: Sequence[tuple[str, str]],
     statistics: WordStatistics | None,
 ) -> dict[str, Any]:
-    """``{"supporting": [pooled chunk ids that answer], "rationale"}``; ``texts``: each pooled
-    chunk's ``(title, text)``."""
+    """The pool judge's verdict on an ``unanswerable`` turn, ``{"supporting": [pooled chunk ids that
+    answer], "rationale"}``, or on an ``underspecified`` one, ``{"fits": [chunk ids the question
+    fits], "rationale"}`` over the candidates (or pooled chunks); ``texts``: each chunk's ``(title, text)``."""
+    judge, key, nothing = POOL_CHECKS[label]
     if not chunks:
-        return {"supporting": [], "rationale": "The retrievers returned no chunk for the question."}
-    supporting, rationale = _judged(
-        seam, UnansweredPoolJudge(len(chunks)), history, question, chunks, texts, statistics
-    )
-    return {"supporting": supporting, "rationale": rationale}
-
-
-def underspecified_verdict(
-    seam: ModelSeam,
-    *,
-    history: list[Exchange],
-    question: str,
-    chunks: Sequence[str],
-    texts: Sequence[tuple[str, str]],
-    statistics: WordStatistics | None,
-) -> dict[str, Any]:
-    """``{"fits": [chunk ids the question fits], "rationale"}`` over the candidates (or pooled chunks)."""
-    if not chunks:
-        return {"fits": [], "rationale": "No candidate chunk to judge."}
-    fits, rationale = _judged(seam, PoolJudge(len(chunks)), history, question, chunks, texts, statistics)
-    return {"fits": fits, "rationale": rationale}
+        return {key: [], "rationale": nothing}
+    chosen, rationale = _judged(seam, judge(len(chunks)), chunks, texts, statistics, history=history, question=question)
+    return {key: chosen, "rationale": rationale}
 
 
 def _judged(
     seam: ModelSeam,
     judge: PoolJudge,
-    history: list[Exchange],
-    question: str,
     chunks: Sequence[str],
     texts: Sequence[tuple[str, str]],
     statistics: WordStatistics | None,
+    **asked: Any,
 ) -> tuple[list[str], str]:
-    """The chunks ``judge`` calls relevant to the question, and its rationale."""
+    """The chunks ``judge`` calls relevant to what is ``asked`` (the conversation, the question...),
+    and its rationale."""
     verdict = seam.run(
         judge,
-        history=history,
-        question=question,
         passages=[text for _, text in texts],
         passage_titles=[title for title, _ in texts],
         statistics=statistics,
+        **asked,
     )
     return _relevant(verdict, chunks)
 
@@ -234,14 +217,14 @@ def partial_verdict(
             "rationale": f"{rationale} No pooled chunk was judged for the missing part: "
             + ("the retrievers returned none." if answer and chunks else "the reference answer names no missing part."),
         }
-    judged = seam.run(
+    supporting, why = _judged(
+        seam,
         MissingPartJudge(len(chunks)),
+        chunks,
+        texts,
+        statistics,
         history=history,
         question=question,
         answer=answer,
-        passages=[text for _, text in texts],
-        passage_titles=[title for title, _ in texts],
-        statistics=statistics,
     )
-    supporting, why = _relevant(judged, chunks)
     return {"score": verdict.score, "supporting": supporting, "rationale": f"{rationale} Missing part: {why}"}

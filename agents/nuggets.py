@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field, create_model, model_validator
 
 from benchsmith.agents.defaults import DEFAULT_MAX_NUGGETS
 from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.schemas import exactly
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency
@@ -227,14 +228,7 @@ def support_schema(chunk_count: int, nugget_count: int) -> type[SupportJudgments
     schema = create_model(
         "SupportJudgments",
         __base__=SupportJudgmentsBase,
-        judgments=(
-            list[ChunkSupport],
-            Field(
-                min_length=chunk_count,
-                max_length=chunk_count,
-                description=f"One verdict per chunk, chunks 1..{chunk_count} in order.",
-            ),
-        ),
+        judgments=exactly(chunk_count, ChunkSupport, f"One verdict per chunk, chunks 1..{chunk_count} in order."),
     )
     schema.chunk_count, schema.nugget_count = chunk_count, nugget_count
     return schema

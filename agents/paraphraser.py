@@ -23,6 +23,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, StringConstraints, create_model
 
 from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.schemas import exactly
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import lower_first
@@ -90,10 +91,7 @@ def paraphrase_schema(count: int) -> type[BaseModel]:
     """Exactly ``count`` non-empty paraphrases: another number fails validation (and is retried)."""
     return create_model(
         "Paraphrases",
-        paraphrases=(
-            list[NonEmpty],
-            Field(min_length=count, max_length=count, description=f"Exactly {count} paraphrases of the query."),
-        ),
+        paraphrases=exactly(count, NonEmpty, f"Exactly {count} paraphrases of the query."),
     )
 
 
@@ -101,12 +99,7 @@ def paraphrase_schema(count: int) -> type[BaseModel]:
 def restored_schema(count: int) -> type[BaseModel]:
     return create_model(
         "RestoredTurns",
-        turns=(
-            list[NonEmpty],
-            Field(
-                min_length=count, max_length=count, description=f"Exactly {count} conversational turns, one per query."
-            ),
-        ),
+        turns=exactly(count, NonEmpty, f"Exactly {count} conversational turns, one per query."),
     )
 
 

@@ -64,6 +64,7 @@ from pydantic import BaseModel, Field, create_model, model_validator
 
 from benchsmith.agents.judges import render_conversation
 from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.schemas import exactly
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency
@@ -132,7 +133,7 @@ def judgments_schema(passages: int) -> type[PassageJudgments]:
     schema = create_model(
         "PassageJudgments",
         __base__=PassageJudgments,
-        judgments=(list[item], Field(min_length=passages, max_length=passages)),
+        judgments=exactly(passages, item),
     )
     schema.passages = passages
     return schema

@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import MemorySaver
 from benchsmith.graphs.runtime.resources import register_model
 from benchsmith.graphs.synthesis.conversation import conversation_builder, conversation_graph
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.persistence.clusters import load_clustering
+from benchsmith.stores.persistence.clusters import find_clustering
 from benchsmith.stores.persistence.workspace import Workspace
 from tests.synthesis_fixtures import COLLECTION, build_collection, scripted_seam
 
@@ -35,7 +35,7 @@ def test_conversation_graph_runs_with_no_context_and_returns_its_turns(clustered
     )
     assert result["conversation_id"] == "app-1" and result["cluster_id"] == 2
     assert [turn["index"] for turn in result["turns"]] == [0, 1, 2, 3]
-    clusters = load_clustering(clustered, COLLECTION, 8, 16, 0).clusters
+    clusters = find_clustering(clustered, COLLECTION, 8, 16, 0, None).clusters
     # the walk starts at cluster 2; a cluster whose chunks the questioner all refuses (here cluster 2's
     # parameter lists, whose questions copy the passage) gives way to the clusters after it
     assert result["turns"][0]["gold_ids"][0] in clusters[2] + clusters[3] and result["turns"][0]["switch"] == "start"
@@ -46,7 +46,7 @@ def test_conversation_graph_runs_with_no_context_and_returns_its_turns(clustered
 def test_conversation_over_given_chunks_streams_one_update_per_turn_with_the_apps_checkpointer(clustered):
     seam, backend = scripted_seam()
     llm = register_model("app-model", seam)
-    chunks = load_clustering(clustered, COLLECTION, 8, 16, 0).clusters[0][:3]
+    chunks = find_clustering(clustered, COLLECTION, 8, 16, 0, None).clusters[0][:3]
     app = conversation_builder.compile(checkpointer=MemorySaver())
     config = {"configurable": {"thread_id": "thread-1"}}
     context = {"workspace": str(clustered.root), "llm": llm}

@@ -16,7 +16,7 @@ from benchsmith.evals.measures.benchmark_stats import benchmark_statistics
 from benchsmith.evals.measures.lexical_overlap import lexical_overlap
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import Dialogue
-from benchsmith.stores.persistence.clusters import load_clustering
+from benchsmith.stores.persistence.clusters import find_clustering
 from benchsmith.stores.persistence.corpus_stats import load_corpus_stats
 from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.stores.persistence.llm_cache import LLMCache
@@ -118,7 +118,7 @@ def test_a_questioner_that_always_copies_re_plans_then_keeps_the_lowest_overlap_
     tried = list(dict.fromkeys(golds))
     assert len(question_calls(backend)) == 9 and len(tried) == 3  # 3 gold chunks × (1 + 2 corrective turns)
     dialogue = dialogues(workspace, "flagged")[0]
-    cluster = load_clustering(workspace, COLLECTION, 4, 16, 0).clusters[dialogue["cluster_id"]]
+    cluster = find_clustering(workspace, COLLECTION, 4, 16, 0, None).clusters[dialogue["cluster_id"]]
     assert [texts[chunk_id] for chunk_id in cluster[:3]] == tried  # the cluster's next chunks, as the walker takes them
     (turn,) = dialogue["turns"]
     assert turn["overlap_rejected"] is True and turn["overlap_replans"] == 2 and turn["overlap_corrections"] == 6

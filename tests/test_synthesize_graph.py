@@ -6,7 +6,7 @@ import pytest
 
 from benchsmith.agents.responder import GeneratedAnswer
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.persistence.clusters import load_clustering
+from benchsmith.stores.persistence.clusters import find_clustering
 from benchsmith.stores.persistence.corpus_stats import load_corpus_stats
 from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.stores.persistence.llm_cache import LLMCache
@@ -30,7 +30,7 @@ def dialogues(workspace: Workspace, run_id: str) -> list[dict]:
 
 
 def clusters(workspace: Workspace) -> list[list[str]]:
-    return load_clustering(workspace, COLLECTION, 4, 16, 0).clusters
+    return find_clustering(workspace, COLLECTION, 4, 16, 0, None).clusters
 
 
 def test_every_conversation_has_the_turns_asked_for(workspace):

@@ -22,7 +22,7 @@ from benchsmith.graphs.synthesis.turn_checks import LABEL_ATTEMPTS
 from benchsmith.graphs.synthesis.turn_plans import ambiguous_partners, namesake_chunks
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import Dialogue
-from benchsmith.stores.persistence.clusters import load_clustering
+from benchsmith.stores.persistence.clusters import find_clustering
 from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.stores.persistence.llm_cache import LLMCache
 from benchsmith.stores.persistence.runs import RunDirectory
@@ -87,7 +87,7 @@ def test_every_rate_is_drawn_within_five_points_and_a_type_is_kept_only_where_it
 
 
 def test_each_turn_type_has_the_shape_its_label_says(workspace, offline_run):
-    clusters = load_clustering(workspace, COLLECTION, 4, 16, 0).clusters
+    clusters = find_clustering(workspace, COLLECTION, 4, 16, 0, None).clusters
     reserved = set(reserved_chunks(clusters, 0).values())
     dialogues = load_jsonl(offline_run.file("dialogues.jsonl"))
     golds = {gold for d in dialogues for turn in d["turns"] for gold in turn["gold_ids"]}

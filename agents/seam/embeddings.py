@@ -295,6 +295,15 @@ class OpenAIEmbedder:
             self.stats.embedded_texts += texts
             self.stats.input_tokens += tokens
             self.stats.cost_usd += cost
+        self._record(texts, tokens, cost, retries, cached=False)
+
+    def _account_cached(self, texts: int) -> None:
+        with self._lock:
+            self.stats.cached_texts += texts
+        self._record(texts, 0, 0.0, 0, cached=True)
+
+    def _record(self, texts: int, tokens: int, cost: float, retries: int, *, cached: bool) -> None:
+        """A row of the run's usage ledger, where the embedder keeps one."""
         if self.usage is not None:
             self.usage.record(
                 {
@@ -305,23 +314,6 @@ class OpenAIEmbedder:
                     "output_tokens": 0,
                     "cost_usd": round(cost, 8),
                     "retries": retries,
-                    "cached": False,
-                }
-            )
-
-    def _account_cached(self, texts: int) -> None:
-        with self._lock:
-            self.stats.cached_texts += texts
-        if self.usage is not None:
-            self.usage.record(
-                {
-                    "model": self.model,
-                    "agent": "embedder",
-                    "texts": texts,
-                    "input_tokens": 0,
-                    "output_tokens": 0,
-                    "cost_usd": 0.0,
-                    "retries": 0,
-                    "cached": True,
+                    "cached": cached,
                 }
             )

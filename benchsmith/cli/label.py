@@ -28,6 +28,9 @@ HostOption = Annotated[
 PortOption = Annotated[
     int, typer.Option("--port", min=0, max=PORT_BOUNDS["max"], help="The port to listen on (0: any free port).")
 ]
+ServeOption = Annotated[
+    bool, typer.Option("--serve/--no-serve", help="--no-serve: write the exports of the work saved so far and stop.")
+]
 RunIdOption = Annotated[
     str | None, typer.Option("--run-id", help="The run to resume (the page opens where it stopped), or a new run's id.")
 ]
@@ -78,9 +81,7 @@ def label(
     seed: Annotated[int, typer.Option("--seed", **SEED_BOUNDS, help="Seeds the order passages are shown in.")] = 0,
     host: HostOption = "127.0.0.1",
     port: PortOption = 8765,
-    serve: Annotated[
-        bool, typer.Option("--serve/--no-serve", help="--no-serve: write the export of the judgments so far and stop.")
-    ] = True,
+    serve: ServeOption = True,
     run_id: RunIdOption = None,
     workspace: WorkspaceOption = None,
     chroma_host: ChromaHostOption = None,

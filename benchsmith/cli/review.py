@@ -2,7 +2,7 @@
 turn, reject it with a rubric class, or edit its question.
 
 A command with no graph, so no context to derive options from (benchsmith/cli/settings.py): its
-options are declared here (the page's --host, --port and --run-id as `benchsmith label` declares them)."""
+options are declared here (the page's --host, --port, --serve and --run-id as `benchsmith label` declares them)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import typer
 
 from benchsmith.cli.console import ChromaHostOption, WorkspaceOption, console, guarded, shown
 from benchsmith.cli.deferred import deferred
-from benchsmith.cli.label import HostOption, PortOption, RunIdOption, print_address
+from benchsmith.cli.label import HostOption, PortOption, RunIdOption, ServeOption, print_address
 
 run_review = deferred("benchsmith.jobs.review", "review")
 
@@ -22,9 +22,7 @@ def review(
     reviewer: Annotated[str, typer.Option("--reviewer", help="Who reviews (recorded with each verdict).")] = "reviewer",
     host: HostOption = "127.0.0.1",
     port: PortOption = 8766,
-    serve: Annotated[
-        bool, typer.Option("--serve/--no-serve", help="--no-serve: write the exports of the verdicts so far and stop.")
-    ] = True,
+    serve: ServeOption = True,
     run_id: RunIdOption = None,
     workspace: WorkspaceOption = None,
     chroma_host: ChromaHostOption = None,

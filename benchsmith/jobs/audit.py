@@ -32,7 +32,7 @@ from benchsmith.jobs.common import (
     check_embedders,
     check_models,
     estimate_of,
-    job_run,
+    job_result,
     priced,
     resolved_path,
     run_settled,
@@ -131,20 +131,10 @@ def audit(
         on_event=on_event,
         resume=resume,
     )
-    values = outcome.values
-    return AuditResult(
-        **job_run(outcome),
-        instances=values["instances"],
-        verdict=Verdict(**values["verdict"]),
-        means=values["means"],
-        confirmed_missing_gold=values["confirmed_missing_gold"],
-        suspected_missing_gold=values.get("suspected_missing_gold", 0),
-        ill_formed_questions=values.get("ill_formed_questions", 0),
-        shortcut_flags=list(values.get("shortcut_flags") or []),
-        lexical_overlap=dict(values.get("lexical_overlap") or {}),
-        label_agreement=dict(values.get("label_agreement") or {}),
-        quality_gate=dict(values.get("quality_gate") or {}),
-        report={kind: Path(path) for kind, path in values["report"].items()},
+    return job_result(
+        AuditResult,
+        outcome,
+        verdict=Verdict(**outcome.values["verdict"]),
         extra_qrels=outcome.run_dir.file("extra_qrels.tsv"),
     )
 

@@ -8,7 +8,7 @@ import inspect
 import re
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar, cast
 
@@ -59,6 +59,10 @@ class JobRun:
     resumed: bool  # continued from a checkpoint after an interruption
     already_finished: bool  # found finished: nothing was redone
     usage: Usage
+
+
+_JOB_RUN_FIELDS = {item.name for item in fields(JobRun)}
+J = TypeVar("J", bound=JobRun)
 
 
 @dataclass(frozen=True)
@@ -240,12 +244,25 @@ def resolved_path(spec: str) -> str:
     return str(Path(spec).resolve()) if Path(spec).exists() else spec
 
 
-def job_run(outcome: Any) -> dict[str, Any]:
-    """The :class:`JobRun` fields of a runner outcome."""
-    return {
-        "run_id": outcome.run_id,
-        "run_dir": outcome.run_dir.path,
-        "resumed": outcome.resumed,
-        "already_finished": outcome.already_finished,
-        "usage": Usage.from_totals(outcome.usage),
+def job_result(result_type: type[J], outcome: RunOutcome, **computed: Any) -> J:
+    """The typed result of a finished run: its :class:`JobRun` fields, each other field of
+    ``result_type`` the graph's output holds under the field's name (``report``: its files as paths),
+    and ``computed``, the fields the job converts or finds in the run directory. A field the output
+    lacks, or holds as None, keeps its default."""
+    values = outcome.values
+    taken = {
+        name: values[name]
+        for name in {item.name for item in fields(result_type)} - _JOB_RUN_FIELDS - computed.keys()
+        if values.get(name) is not None
     }
+    if "report" in taken:
+        taken["report"] = {kind: Path(path) for kind, path in taken["report"].items()}
+    return result_type(
+        run_id=outcome.run_id,
+        run_dir=outcome.run_dir.path,
+        resumed=outcome.resumed,
+        already_finished=outcome.already_finished,
+        usage=Usage.from_totals(outcome.usage),
+        **taken,
+        **computed,
+    )

@@ -42,7 +42,7 @@ from benchsmith.jobs.common import (
     check_models,
     check_within,
     estimate_of,
-    job_run,
+    job_result,
     priced,
     resolved_path,
     retriever_embedders,
@@ -119,17 +119,17 @@ def evaluate(
     qrels: str | None = None,
     extra_qrels: str | None = None,
     nugget_qrels: str | None = None,
-    depth: int = DEFAULT_DEPTH,
     measures: tuple[str, ...] = DEFAULT_MEASURES,
-    embedder: str = DEFAULT_EMBEDDER,
-    rerank: str | None = None,
-    rerank_depth: int = DEFAULT_RERANK_DEPTH,
-    llm: str = BASELINE,
     concurrency: int = 4,
     significance_test: Literal["randomization", "t-test"] = "randomization",
     resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES,
     batch_size: int = DEFAULT_QUERIES_PER_BATCH,
     strict: bool = False,
+    depth: int = DEFAULT_DEPTH,
+    embedder: str = DEFAULT_EMBEDDER,
+    llm: str = BASELINE,
+    rerank: str | None = None,
+    rerank_depth: int = DEFAULT_RERANK_DEPTH,
     seed: int = 0,
     rate_limit: float | None = None,
     timeout_s: float = 60.0,
@@ -172,15 +172,7 @@ def evaluate(
         resume=resume,
         max_concurrency=1,
     )
-    values = outcome.values
-    return EvaluationResult(
-        **job_run(outcome),
-        measures=list(context.measures),
-        primary_measure=values["primary_measure"],
-        aggregate=values["aggregate"],
-        report={kind: Path(path) for kind, path in values["report"].items()},
-        warnings=list(values.get("warnings") or []),
-    )
+    return job_result(EvaluationResult, outcome, measures=list(context.measures))
 
 
 def _checked_settings(

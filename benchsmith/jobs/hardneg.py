@@ -43,7 +43,7 @@ from benchsmith.jobs.common import (
     check_models,
     checked_run_id,
     estimate_of,
-    job_run,
+    job_result,
     priced,
     run_settled,
     stop_if_dry_run,
@@ -128,15 +128,10 @@ def build_hardneg(
     outcome = run_settled(
         hardneg_builder, "hardneg", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
-    values = outcome.values
-    return HardnegBuildResult(
-        **job_run(outcome),
-        documents=values.get("documents", 0),
-        rows=values.get("rows", 0),
-        task_rows=dict(values.get("task_rows", {})),
-        dropped=dict(values.get("dropped", {})),
-        verification=dict(values.get("verification", {})),
-        files={kind: Path(path) for kind, path in values.get("files", {}).items()},
+    return job_result(
+        HardnegBuildResult,
+        outcome,
+        files={kind: Path(path) for kind, path in outcome.values.get("files", {}).items()},
     )
 
 
@@ -287,14 +282,12 @@ def score_hardneg(
         max_concurrency=1,
     )
     values = outcome.values
-    return HardnegScoreResult(
-        **job_run(outcome),
+    return job_result(
+        HardnegScoreResult,
+        outcome,
         dataset=Path(values["dataset"]),
         output_dir=Path(values["output_dir"]),
-        scorers=list(values["scorers"]),
-        reference=dict(values["reference"]),
         tables={label: {task: Path(path) for task, path in paths.items()} for label, paths in values["tables"].items()},
-        report={kind: Path(path) for kind, path in values["report"].items()},
     )
 
 

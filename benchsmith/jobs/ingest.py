@@ -26,7 +26,7 @@ from benchsmith.jobs.common import (
     check_models,
     checked_run_id,
     estimate_of,
-    job_run,
+    job_result,
     priced,
     run_settled,
     stop_if_dry_run,
@@ -119,30 +119,12 @@ def ingest(
     outcome = run_settled(
         builder, "ingest", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
-    values = outcome.values
     skipped_file, warnings_file = outcome.run_dir.file(SKIPPED_FILE), outcome.run_dir.file(WARNINGS_FILE)
-    warnings = [record["warning"] for record in load_jsonl(warnings_file)] if warnings_file.exists() else []
-    counts = {
-        name: values.get(name, 0)
-        for name in (
-            "files_read",
-            "files_skipped",
-            "documents",
-            "chunks",
-            "duplicates",
-            "filtered",
-            "indexed",
-            "newly_embedded",
-            "collection_count",
-        )
-    }
-    return IngestResult(
-        **job_run(outcome),
+    return job_result(
+        IngestResult,
+        outcome,
         collection=collection,
-        **counts,
-        page_kinds=dict(values.get("page_kinds", {})),
-        warnings=warnings,
-        stage_seconds=dict(values.get("stage_seconds", {})),
+        warnings=[record["warning"] for record in load_jsonl(warnings_file)] if warnings_file.exists() else [],
         skipped=load_jsonl(skipped_file) if skipped_file.exists() else [],
         pages_that_lost_chunks=_page_losses(outcome.run_dir.file(DUPLICATES_FILE)),
     )

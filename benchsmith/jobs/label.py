@@ -9,7 +9,7 @@ page where the assessor stopped (its pools, its judgments and its corpus are in 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ from benchsmith.jobs.label_session import (
     collection_dense,
     write_collection_corpus,
 )
-from benchsmith.jobs.page_runs import run_page
+from benchsmith.jobs.page_runs import recorded_config, run_page
 from benchsmith.pages.server import LOOPBACK, Address, Listener, check_host
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.beir import BenchmarkQuery
@@ -83,36 +83,21 @@ def label(
     SIGTERM or ``KeyboardInterrupt``, and write the BEIR export. ``assessor`` names who labels: the
     run's first assessor labels every pair, any other ``second_sample`` of them (for Cohen's κ).
     ``serve_page=False`` only builds the pools and writes the export. The same ``run_id`` resumes."""
-    resolved = Workspace.resolve(workspace)
-    run_id = checked_run_id(run_id, "label")
-    run_dir = RunDirectory(resolved, run_id)
-    recorded = _recorded(run_dir)
-    settings = _checked_settings(
-        recorded,
-        questions=questions,
-        collection=collection,
-        retrievers=retrievers,
-        depth=depth,
-        assessor=assessor,
-        second_sample=second_sample,
-        seed=seed,
-    )
     check_host(host, port)
-    queries = _questions(Path(settings["questions"]))
-    _check_collection(resolved, chroma_host, settings["collection"], settings["retrievers"])
+    labelled = _checked_run(locals())
     listener = Listener(host, port) if serve_page else None  # a port in use stops here, before the run record
     summary = run_page(
-        run_dir,
+        labelled.run_dir,
         "label",
-        settings,
-        lambda: _session(resolved, chroma_host, run_dir, queries, settings, assessor),
+        labelled.settings,
+        lambda: labelled.session(assessor),
         listener,
         on_ready,
-        resume=_resume_command(settings, run_id),
+        resume=_resume_command(labelled.run_dir.run_id),
     )
     return LabelResult(
-        run_id=run_id,
-        run_dir=run_dir.path,
+        run_id=labelled.run_dir.run_id,
+        run_dir=labelled.run_dir.path,
         assessor=summary["assessor"],
         questions=summary["questions"],
         questions_judged=summary["questions_judged"],
@@ -121,7 +106,7 @@ def label(
         relevant=summary["relevant"],
         mean_seconds=summary["mean_seconds"],
         agreements=tuple(Agreement(**agreement) for agreement in summary["agreements"]),
-        beir=run_dir.file(BEIR_DIR),
+        beir=labelled.run_dir.file(BEIR_DIR),
     )
 
 
@@ -140,73 +125,74 @@ def open_label_session(
 ) -> LabelSession:
     """The page's session of a labelling run, without a server (for an app's own page, and for
     measuring the page's answers: benchmarks/label_page_latency.py). Holds no claim on the run."""
-    resolved = Workspace.resolve(workspace)
-    run_dir = RunDirectory(resolved, checked_run_id(run_id, "label"))
+    labelled = _checked_run(locals())
+    labelled.run_dir.start("label", labelled.settings, resume=_resume_command(labelled.run_dir.run_id))
+    return labelled.session(assessor)
+
+
+@dataclass(frozen=True)
+class _LabelRun:
+    """A labelling run as a call names it: its folder, its settings (checked, or as recorded) and
+    its questions, over a collection found in the workspace."""
+
+    workspace: Workspace
+    chroma_host: str | None
+    run_dir: RunDirectory
+    settings: dict[str, Any]
+    queries: list[BenchmarkQuery]
+
+    def session(self, assessor: str) -> LabelSession:
+        """The page's session for ``assessor``: the corpus written and every missing pool built."""
+        settings, run_dir = self.settings, self.run_dir
+        corpus_path = run_dir.file(BEIR_DIR) / "corpus.jsonl"
+        write_collection_corpus(self.workspace, self.chroma_host, settings["collection"], corpus_path)
+        corpus = CorpusFile(corpus_path)
+        dense = (
+            collection_dense(self.workspace, self.chroma_host, settings["collection"], settings["retrievers"])
+            if _missing_pools(run_dir, self.queries)
+            else None  # every pool built: no index is loaded again
+        )
+        pools = build_pools(
+            self.queries,
+            corpus,
+            settings["retrievers"],
+            settings["depth"],
+            settings["seed"],
+            dense,
+            run_dir.file("pools.jsonl"),
+        )
+        return LabelSession(
+            run_dir.path,
+            self.queries,
+            corpus,
+            pools,
+            assessor=assessor,
+            first_assessor=settings["assessor"],
+            second_share=settings["second_sample"],
+            seed=settings["seed"],
+        )
+
+
+# What a labelling run records; the other arguments say where it runs and who labels now.
+_RECORDED_ARGUMENTS = ("questions", "collection", "retrievers", "depth", "assessor", "second_sample", "seed")
+
+
+def _checked_run(arguments: Mapping[str, Any]) -> _LabelRun:
+    """The run a call of :func:`label` or :func:`open_label_session` (its ``locals()``) names,
+    every argument checked before the run record is made."""
+    resolved = Workspace.resolve(arguments["workspace"])
+    run_dir = RunDirectory(resolved, checked_run_id(arguments["run_id"], "label"))
     settings = _checked_settings(
-        _recorded(run_dir),
-        questions=questions,
-        collection=collection,
-        retrievers=retrievers,
-        depth=depth,
-        assessor=assessor,
-        second_sample=second_sample,
-        seed=seed,
+        recorded_config(run_dir, "label"), **{name: arguments[name] for name in _RECORDED_ARGUMENTS}
     )
     queries = _questions(Path(settings["questions"]))
-    _check_collection(resolved, chroma_host, settings["collection"], settings["retrievers"])
-    run_dir.start("label", settings, resume=_resume_command(settings, run_dir.run_id))
-    return _session(resolved, chroma_host, run_dir, queries, settings, assessor)
-
-
-def _session(
-    workspace: Workspace,
-    chroma_host: str | None,
-    run_dir: RunDirectory,
-    queries: list[BenchmarkQuery],
-    settings: dict[str, Any],
-    assessor: str,
-) -> LabelSession:
-    corpus_path = run_dir.file(BEIR_DIR) / "corpus.jsonl"
-    write_collection_corpus(workspace, chroma_host, settings["collection"], corpus_path)
-    corpus = CorpusFile(corpus_path)
-    dense = (
-        collection_dense(workspace, chroma_host, settings["collection"], settings["retrievers"])
-        if _missing_pools(run_dir, queries)
-        else None  # every pool built: no index is loaded again
-    )
-    pools = build_pools(
-        queries,
-        corpus,
-        settings["retrievers"],
-        settings["depth"],
-        settings["seed"],
-        dense,
-        run_dir.file("pools.jsonl"),
-    )
-    return LabelSession(
-        run_dir.path,
-        queries,
-        corpus,
-        pools,
-        assessor=assessor,
-        first_assessor=settings["assessor"],
-        second_share=settings["second_sample"],
-        seed=settings["seed"],
-    )
+    _check_collection(resolved, arguments["chroma_host"], settings["collection"], settings["retrievers"])
+    return _LabelRun(resolved, arguments["chroma_host"], run_dir, settings, queries)
 
 
 def _missing_pools(run_dir: RunDirectory, queries: list[BenchmarkQuery]) -> bool:
     built = read_pools(run_dir.file("pools.jsonl"))
     return any(query.id not in built for query in queries)
-
-
-def _recorded(run_dir: RunDirectory) -> dict[str, Any] | None:
-    if not run_dir.exists():
-        return None
-    record = run_dir.load()
-    if record.job != "label":
-        raise InputError(f"run {run_dir.run_id!r} is a {record.job} run, not label; choose another --run-id")
-    return record.config
 
 
 def _checked_settings(recorded: dict[str, Any] | None, **given: Any) -> dict[str, Any]:
@@ -273,5 +259,5 @@ def _check_collection(workspace: Workspace, chroma_host: str | None, collection:
                 )
 
 
-def _resume_command(settings: dict[str, Any], run_id: str) -> str:
+def _resume_command(run_id: str) -> str:
     return shlex.join(["benchsmith", "label", "--run-id", run_id])

@@ -167,7 +167,7 @@ class LabelSession:
 
     # What the page asks (benchsmith/pages/server.py routes /api/<route> here).
 
-    page = "label.html"
+    page = "label"
 
     def answer(self, method: str, route: str, query: dict[str, str], body: dict[str, Any] | None) -> Any:
         if (method, route) == ("GET", "state"):

@@ -27,7 +27,7 @@ from benchsmith.jobs.common import (
     check_collection_name,
     check_models,
     estimate_of,
-    job_run,
+    job_result,
     priced,
     run_settled,
     stop_if_dry_run,
@@ -118,19 +118,12 @@ def nuggets(
     outcome = run_settled(
         builder, "nuggets", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
-    values = outcome.values
-    return NuggetsResult(
-        **job_run(outcome),
-        questions_read=values["questions_read"],
-        kept=values["kept"],
-        dropped=values["dropped"],
-        nuggets=values["nuggets"],
-        support_rate=values["support_rate"],
-        table=values["table"],
-        benchmark=Path(values["benchmark"]),
+    return job_result(
+        NuggetsResult,
+        outcome,
+        benchmark=Path(outcome.values["benchmark"]),
         nuggets_file=outcome.run_dir.file(NUGGETS_FILE),
         nugget_qrels=outcome.run_dir.file(NUGGET_QRELS_FILE),
-        report={kind: Path(path) for kind, path in values["report"].items()},
     )
 
 

@@ -8,6 +8,7 @@ from contextlib import suppress
 from typing import Any, Protocol
 
 from benchsmith.pages.server import Address, Listener, PageApp, serve
+from benchsmith.stores.errors import InputError
 from benchsmith.stores.persistence.run_claims import workspace_claim
 from benchsmith.stores.persistence.runs import RunDirectory
 
@@ -16,6 +17,17 @@ class ExportingPage(PageApp, Protocol):
     def export(self) -> dict[str, Any]:
         """Write the run's exports and return its summary (what the run record keeps)."""
         ...
+
+
+def recorded_config(run_dir: RunDirectory, job: str) -> dict[str, Any] | None:
+    """The settings ``run_dir`` recorded as a run of ``job`` (None: a new run); a run of another
+    job under the id stops here."""
+    if not run_dir.exists():
+        return None
+    record = run_dir.load()
+    if record.job != job:
+        raise InputError(f"run {run_dir.run_id!r} is a {record.job} run, not {job}; choose another --run-id")
+    return record.config
 
 
 def run_page(

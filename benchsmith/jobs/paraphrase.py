@@ -31,7 +31,7 @@ from benchsmith.jobs.common import (
     JobRun,
     check_models,
     estimate_of,
-    job_run,
+    job_result,
     priced,
     resolved_path,
     run_settled,
@@ -119,17 +119,11 @@ def paraphrase(
         on_event=on_event,
         resume=resume,
     )
-    values = outcome.values
     run_dir = outcome.run_dir
-    return ParaphraseResult(
-        **job_run(outcome),
-        turns=values["turns"],
-        paraphrases=values["paraphrases"],
-        turns_with_paraphrases=values["turns_with_paraphrases"],
-        unjoined=values["unjoined"],
-        diversity=values["diversity"],
-        test_sets={name: run_dir.file(TEST_SETS_DIR) / name for name in ["original", *values["test_sets"]]},
-        report={kind: Path(path) for kind, path in values["report"].items()},
+    return job_result(
+        ParaphraseResult,
+        outcome,
+        test_sets={name: run_dir.file(TEST_SETS_DIR) / name for name in ["original", *outcome.values["test_sets"]]},
         files={
             "paraphrases": run_dir.file(PARAPHRASES_FILE),
             "diversity": run_dir.file(DIVERSITY_FILE),

@@ -19,7 +19,7 @@ from benchsmith.jobs.common import (
     JobRun,
     check_models,
     estimate_of,
-    job_run,
+    job_result,
     priced,
     resolved_path,
     run_settled,
@@ -76,15 +76,7 @@ def replay(
     inputs, context = _checked(resolved, benchmark, assistant, settings)
     stop_if_dry_run(lambda: _estimate(resolved, inputs, context))
     outcome = run_settled(builder, "replay", resolved, inputs, context, run_id=run_id, on_event=on_event, resume=resume)
-    values = outcome.values
-    return ReplayResult(
-        **job_run(outcome),
-        aggregate=values["aggregate"],
-        without_gold=values["without_gold"],
-        answers=values["answers"],
-        nugget_coverage=values.get("nugget_coverage"),
-        report={kind: Path(path) for kind, path in values["report"].items()},
-    )
+    return job_result(ReplayResult, outcome)
 
 
 def _checked(

@@ -16,7 +16,7 @@ from benchsmith.graphs.runtime.corpus_indexes import CorpusFile
 from benchsmith.graphs.runtime.resources import chroma_client
 from benchsmith.graphs.synthesis.state import BEIR_DIR
 from benchsmith.jobs.common import checked_run_id
-from benchsmith.jobs.page_runs import run_page
+from benchsmith.jobs.page_runs import recorded_config, run_page
 from benchsmith.jobs.publish import _synthesis_run
 from benchsmith.jobs.review_session import REVIEWED_BEIR_DIR, ReviewSession
 from benchsmith.pages.server import LOOPBACK, Address, Listener, check_host
@@ -68,10 +68,9 @@ def review(
     benchmark_dir, record = _synthesis_run(resolved, run)
     review_id = checked_run_id(run_id, "review")
     run_dir = RunDirectory(resolved, review_id)
-    if run_dir.exists() and (recorded := run_dir.load()).job != "review":
-        raise InputError(f"run {review_id!r} is a {recorded.job} run, not review; choose another --run-id")
-    if run_dir.exists() and run_dir.load().config.get("benchmark") != benchmark_dir.run_id:
-        raise InputError(f"review {review_id!r} reviews {run_dir.load().config.get('benchmark')!r}, not {run!r}")
+    recorded = recorded_config(run_dir, "review")
+    if recorded is not None and recorded.get("benchmark") != benchmark_dir.run_id:
+        raise InputError(f"review {review_id!r} reviews {recorded.get('benchmark')!r}, not {run!r}")
     listener = Listener(host, port) if serve_page else None  # a port in use stops here, before the run record
     summary = run_page(
         run_dir,

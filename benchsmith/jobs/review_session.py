@@ -50,7 +50,7 @@ def iter_jsonl_records(path: Path) -> Any:
 class ReviewSession:
     """One reviewer's page over a synthesized benchmark."""
 
-    page = "review.html"
+    page = "review"
 
     def __init__(
         self,

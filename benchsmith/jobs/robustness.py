@@ -25,7 +25,7 @@ from benchsmith.jobs.common import (
     JobRun,
     check_models,
     estimate_of,
-    job_run,
+    job_result,
     priced,
     run_settled,
     stop_if_dry_run,
@@ -77,12 +77,12 @@ def robustness(
     judge_depth: int = DEFAULT_JUDGE_DEPTH,
     min_votes: int = DEFAULT_MIN_VOTES,
     corpus: str | None = None,
-    depth: int = DEFAULT_DEPTH,
-    embedder: str = DEFAULT_EMBEDDER,
-    llm: str = BASELINE,
     concurrency: int = 4,
     significance_test: Literal["randomization", "t-test"] = "randomization",
     resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES,
+    depth: int = DEFAULT_DEPTH,
+    embedder: str = DEFAULT_EMBEDDER,
+    llm: str = BASELINE,
     rate_limit: float | None = None,
     timeout_s: float = 60.0,
     max_attempts: int = 6,
@@ -105,16 +105,7 @@ def robustness(
     outcome = run_settled(
         builder, "robustness", resolved, inputs, context, run_id=run_id, on_event=on_event, resume=resume
     )
-    values = outcome.values
-    return RobustnessResult(
-        **job_run(outcome),
-        sets=values["sets"],
-        pooled=values["pooled"],
-        confirmed=values["confirmed"],
-        means=values["means"],
-        report={kind: Path(path) for kind, path in values["report"].items()},
-        augmented_qrels=outcome.run_dir.file(AUGMENTED_QRELS_FILE),
-    )
+    return job_result(RobustnessResult, outcome, augmented_qrels=outcome.run_dir.file(AUGMENTED_QRELS_FILE))
 
 
 def paraphrase_run_directory(workspace: Workspace, paraphrase_run: str | Path) -> Path:

@@ -32,7 +32,7 @@ from benchsmith.jobs.common import (
     JobRun,
     check_models,
     estimate_of,
-    job_run,
+    job_result,
     priced,
     resolved_path,
     run_settled,
@@ -207,21 +207,7 @@ def select(
     outcome = run_settled(
         builder, "select", resolved, inputs, settings, run_id=run_id, on_event=on_event, resume=resume
     )
-    values = outcome.values
-    return SelectionResult(
-        **job_run(outcome),
-        ranking=values["ranking"],
-        winner=values.get("best"),
-        tied=values.get("tied", []),
-        pr_auc=values["pr_auc"],
-        precision_first=values["precision_first"],
-        recall_first=values["recall_first"],
-        pool_pairs=values["pool_pairs"],
-        model_verdicts=values["model_verdicts"],
-        verdicts=values.get("verdicts", {}),
-        whole_corpus_pairs=values["whole_corpus_pairs"],
-        report={kind: Path(path) for kind, path in values["report"].items()},
-    )
+    return job_result(SelectionResult, outcome, winner=outcome.values.get("best"))
 
 
 def checked_judges(judges: Sequence[str]) -> list[str]:

@@ -39,7 +39,7 @@ from benchsmith.jobs.common import (
     check_within,
     checked_run_id,
     estimate_of,
-    job_run,
+    job_result,
     priced,
     run_settled,
     stop_if_dry_run,
@@ -250,8 +250,9 @@ def synthesize(
         "stats": outcome.run_dir.file(STATS_FILE),
     }
     stats = dict(outcome.values.get("stats", {}))
-    return SynthesisResult(
-        **job_run(outcome),
+    return job_result(
+        SynthesisResult,
+        outcome,
         collection=collection,
         dialogues=[Dialogue.model_validate(record) for record in load_jsonl(files["dialogues"])],
         stats=stats,

@@ -28,7 +28,7 @@ from benchsmith.jobs.common import (
     check_embedders,
     check_models,
     estimate_of,
-    job_run,
+    job_result,
     priced,
     resolved_path,
     retriever_embedders,
@@ -92,14 +92,14 @@ def validate(
     seed: int = 0,
     measure: str = DEFAULT_MEASURE,
     split: str = "test",
-    depth: int = DEFAULT_DEPTH,
-    embedder: str = DEFAULT_EMBEDDER,
-    rerank: str | None = None,
-    rerank_depth: int = DEFAULT_RERANK_DEPTH,
-    llm: str = BASELINE,
     bootstrap: int = DEFAULT_BOOTSTRAP,
     judge_depth: int = DEFAULT_JUDGE_DEPTH,
     concurrency: int = 4,
+    depth: int = DEFAULT_DEPTH,
+    embedder: str = DEFAULT_EMBEDDER,
+    llm: str = BASELINE,
+    rerank: str | None = None,
+    rerank_depth: int = DEFAULT_RERANK_DEPTH,
     rate_limit: float | None = None,
     timeout_s: float = 60.0,
     max_attempts: int = 6,
@@ -138,19 +138,12 @@ def validate(
         max_concurrency=1,
     )
     values = outcome.values
-    return ValidationResult(
-        **job_run(outcome),
-        measure=values["measure"],
-        configurations=values["configurations"],
-        kendall_tau_b=values["kendall_tau_b"],
-        interval=values["interval"],
-        p_value=values["p_value"],
-        top1_agrees=values["top1_agrees"],
+    return job_result(
+        ValidationResult,
+        outcome,
         verdict=Verdict(**values["verdict"]),
-        judge_agreement=values.get("judge_agreement") or {},
         separations=tuple(Separation.from_json(pair) for pair in (values.get("separability") or {}).get("pairs", [])),
         held_out=HeldOutLabels.from_json(values.get("held_out") or {}),
-        report={kind: Path(path) for kind, path in values["report"].items()},
     )
 
 

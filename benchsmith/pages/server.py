@@ -47,7 +47,7 @@ MAX_BODY = 1 << 20
 
 
 class PageApp(Protocol):
-    page: str  # the static file served at /
+    page: str  # the page served at / (framed_page)
 
     def answer(self, method: str, route: str, query: dict[str, str], body: dict[str, Any] | None) -> Any:
         """The JSON answer of ``/api/<route>``: LookupError is a 404, ValueError a 400."""
@@ -89,6 +89,15 @@ def static_file(name: str) -> bytes:
     if not path.is_file():
         raise LookupError(name)
     return path.read_bytes()
+
+
+def framed_page(page: str) -> bytes:
+    """The page ``page`` (label, review): the frame every page shares (static/frame.html: the
+    stylesheet, common.js, a header with the progress line) around the page's own main part
+    (static/<page>.html) and script (static/<page>.js)."""
+    frame = static_file("frame.html").decode("utf-8")
+    main = static_file(f"{page}.html").decode("utf-8")
+    return frame.replace("{{page}}", page).replace("{{main}}", main).encode("utf-8")
 
 
 class Listener:
@@ -169,9 +178,9 @@ def _handler(app: PageApp, token: str | None, loopback_hosts: set[str]) -> type[
                 return self._api(method, url.path.removeprefix("/api/"), url.query)
             if method != "GET":
                 return self._send(405, b"method not allowed", "text/plain; charset=utf-8")
-            name = app.page if url.path == "/" else url.path.removeprefix("/static/")
+            name = f"{app.page}.html" if url.path == "/" else url.path.removeprefix("/static/")
             try:
-                content = static_file(name)
+                content = framed_page(app.page) if url.path == "/" else static_file(name)
             except LookupError:
                 return self._send(404, b"not found", "text/plain; charset=utf-8")
             self._send(200, content, CONTENT_TYPES[name.rpartition(".")[2]])

@@ -124,17 +124,14 @@ def worst_section(worst: Sequence[Mapping[str, Any]], link: TurnLink) -> documen
         "lowest alignment first, with each judge's rationale."
     ]
     for rank, instance in enumerate(worst, start=1):
-        blocks += [
-            document.Subheading(
-                f"{rank}. {instance['instance']}: alignment {figures.decimal(instance.get('alignment'))}",
-                link=link(instance["instance"]),
-            ),
-            "Query:",
-            document.Quote(str(instance["query"])),
+        blocks += _judged_instance(
+            instance,
+            link,
+            f"{rank}. {instance['instance']}: alignment {figures.decimal(instance.get('alignment'))}",
             f"Gold document {instance['gold_id']}:",
-            document.Quote(str(instance.get("gold_excerpt", ""))),
-            figures.by_judge(instance.get("rationales") or {}),
-        ]
+            excerpt="gold_excerpt",
+            reasons="rationales",
+        )
     return document.Section("Worst-aligned instances", blocks)
 
 
@@ -154,16 +151,28 @@ def missing_gold_section(candidates: Sequence[Mapping[str, Any]], link: TurnLink
     ]
     for rank, candidate in enumerate(ordered, start=1):
         status = "confirmed" if candidate["confirmed"] else "not confirmed"
-        blocks += [
-            document.Subheading(
-                f"{rank}. {candidate['instance']}: {candidate['candidate_id']} ({status}, "
-                f"{candidate['votes']} of {candidate['judges']} judges)",
-                link=link(candidate["instance"]),
-            ),
-            "Query:",
-            document.Quote(str(candidate["query"])),
+        blocks += _judged_instance(
+            candidate,
+            link,
+            f"{rank}. {candidate['instance']}: {candidate['candidate_id']} ({status}, "
+            f"{candidate['votes']} of {candidate['judges']} judges)",
             f"Candidate {candidate['candidate_id']}, in place of the labelled gold document {candidate['gold_id']}:",
-            document.Quote(str(candidate.get("candidate_excerpt", ""))),
-            figures.by_judge(candidate.get("reasons") or {}),
-        ]
+            excerpt="candidate_excerpt",
+            reasons="reasons",
+        )
     return document.Section("Candidate missing gold documents", blocks)
+
+
+def _judged_instance(
+    item: Mapping[str, Any], link: TurnLink, heading: str, caption: str, *, excerpt: str, reasons: str
+) -> list[document.Block]:
+    """An instance as the judges read it: its heading (linked to its turn), the query, the document
+    under ``caption`` (its ``excerpt`` field), and each judge's words (its ``reasons`` field)."""
+    return [
+        document.Subheading(heading, link=link(item["instance"])),
+        "Query:",
+        document.Quote(str(item["query"])),
+        caption,
+        document.Quote(str(item.get(excerpt, ""))),
+        figures.by_judge(item.get(reasons) or {}),
+    ]

@@ -4,9 +4,7 @@ synthesis run records, and each instance's gold document."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -21,7 +19,7 @@ from benchsmith.graphs.runtime.progress import progress_reporter
 from benchsmith.graphs.runtime.resources import embedder_for, run_items, run_seam
 from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.formats.benchmark_files import run_dialogues_file, turn_query_id
-from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.jsonl import load_jsonl, records_by
 from benchsmith.stores.persistence.run_items import RunItems
 from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
 
@@ -32,14 +30,8 @@ def benchmark_of(runtime: Runtime[AuditContext], spec: str) -> Benchmark:
     return cached_benchmark(spec, job.workspace(runtime), job.context(runtime).split, job.context(runtime).corpus)
 
 
-@functools.lru_cache(maxsize=2)
-def _instances_in(path: Path, modified: float) -> dict[str, dict[str, Any]]:
-    return {record["instance"]: record for record in load_jsonl(path)}
-
-
 def instances_of(runtime: Runtime[AuditContext], run_id: str) -> dict[str, dict[str, Any]]:
-    path = job.run_dir(runtime, run_id).file(INSTANCES_FILE)
-    return _instances_in(path, path.stat().st_mtime)
+    return records_by(job.run_dir(runtime, run_id).file(INSTANCES_FILE), "instance")
 
 
 def judge_seam(runtime: Runtime[AuditContext], run_id: str, judge: str) -> ModelSeam:

@@ -208,14 +208,9 @@ def _label_verdict(
     """One judge's verdict on one labelled turn (agents/label_check_judges.py)."""
     texts = [documents[chunk] for chunk in chunks]
     words = statistics() if seam.is_baseline and label != "multi-passage" else None  # the offline pool judge's
-    if label in ("unanswerable", "underspecified"):
-        verdict_of = (
-            label_check_judges.unanswerable_verdict
-            if label == "unanswerable"
-            else label_check_judges.underspecified_verdict
-        )
-        return verdict_of(
-            seam, history=query.history, question=query.question, chunks=chunks, texts=texts, statistics=words
+    if label in label_check_judges.POOL_CHECKS:
+        return label_check_judges.pool_verdict(
+            seam, label, history=query.history, question=query.question, chunks=chunks, texts=texts, statistics=words
         )
     if label == "multi-passage":
         return label_check_judges.multi_passage_verdict(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, fields
+from typing import Any, Literal
 
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.evals.defaults import DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH, DEFAULT_SIGNIFICANCE_RESAMPLES
@@ -27,7 +27,36 @@ REWRITER_DESCRIPTION = "Model of the 'rewrite' history: 'baseline', openai:<mode
 
 
 @dataclass(kw_only=True)
-class EvaluationContext(RayOptions, StoreOptions, ModelOptions):
+class RetrievalOptions:
+    """How a job that ranks as an evaluation does retrieves (evaluate, validate, robustness)."""
+
+    depth: int = setting_field(DEFAULT_DEPTH, "Documents retrieved per query.", low=1, high=MAX_DEPTH)
+    embedder: str = setting_field(DEFAULT_EMBEDDER, DENSE_EMBEDDER_DESCRIPTION)
+    llm: str = setting_field(BASELINE, REWRITER_DESCRIPTION)
+
+    def retrieval_settings(self) -> dict[str, Any]:
+        """These settings by name (and the reranker's, where there is one): what an evaluation run
+        on the way is given."""
+        shared = RerankOptions if isinstance(self, RerankOptions) else RetrievalOptions
+        return {item.name: getattr(self, item.name) for item in fields(shared)}
+
+
+@dataclass(kw_only=True)
+class RerankOptions(RetrievalOptions):
+    """A job that ranks configurations as an evaluation does, each of them reranked on request."""
+
+    rerank: str | None = setting_field(
+        None,
+        "Also rerank each configuration's top rerank-depth with this sentence-transformers "
+        "CrossEncoder (name, path or registered name); empty: no reranking.",
+    )
+    rerank_depth: int = setting_field(
+        DEFAULT_RERANK_DEPTH, "Documents per query the reranker re-scores.", low=1, high=MAX_POOL_DEPTH
+    )
+
+
+@dataclass(kw_only=True)
+class EvaluationContext(RayOptions, StoreOptions, ModelOptions, RerankOptions):
     """Settings of one evaluation (not checkpointed: the CLI passes them again on resume)."""
 
     split: str = setting_field("test", SPLIT_DESCRIPTION)
@@ -49,23 +78,12 @@ class EvaluationContext(RayOptions, StoreOptions, ModelOptions):
         "measures). With run files and no benchmark it can stand in for qrels: a document's label "
         "is then the sum of its nugget labels.",
     )
-    depth: int = setting_field(DEFAULT_DEPTH, "Documents retrieved per query.", low=1, high=MAX_DEPTH)
     measures: tuple[str, ...] = setting_field(
         DEFAULT_MEASURES,
         "Any ir_measures measure (nDCG@10, R@100, RR@10, AP, Judged@10, P(rel=2)@5...), or with "
         "nugget qrels alpha_nDCG@10 and Coverage@20. Repeat; replaces the defaults.",
         cli="--measure",
     )
-    embedder: str = setting_field(DEFAULT_EMBEDDER, DENSE_EMBEDDER_DESCRIPTION)
-    rerank: str | None = setting_field(
-        None,
-        "Also rerank each configuration's top rerank-depth with this sentence-transformers "
-        "CrossEncoder (name, path or registered name); empty: no reranking.",
-    )
-    rerank_depth: int = setting_field(
-        DEFAULT_RERANK_DEPTH, "Documents per query the reranker re-scores.", low=1, high=MAX_POOL_DEPTH
-    )
-    llm: str = setting_field(BASELINE, REWRITER_DESCRIPTION)
     concurrency: int = concurrency_field(
         "Rewriter calls in flight; with --ray, also the blocks of queries a retriever ranks at once."
     )

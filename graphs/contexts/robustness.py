@@ -5,19 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from benchsmith.agents.defaults import BASELINE
 from benchsmith.evals.defaults import DEFAULT_MIN_VOTES, DEFAULT_SIGNIFICANCE_RESAMPLES
-from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, DENSE_EMBEDDER_DESCRIPTION, REWRITER_DESCRIPTION
-from benchsmith.graphs.runtime.bounds import MAX_DEPTH, MAX_JUDGES, MAX_POOL_DEPTH, MAX_RESAMPLES
+from benchsmith.graphs.contexts.evaluate import RetrievalOptions
+from benchsmith.graphs.runtime.bounds import MAX_JUDGES, MAX_POOL_DEPTH, MAX_RESAMPLES
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field, seed_field, setting_field
-from benchsmith.tools.defaults import DEFAULT_EMBEDDER
 
 DEFAULT_JUDGE_DEPTH = 3
 DEFAULT_MEASURES = ("nDCG@3", "nDCG@10", "R@100", "AP")
 
 
 @dataclass(kw_only=True)
-class RobustnessContext(StoreOptions, ModelOptions):
+class RobustnessContext(StoreOptions, ModelOptions, RetrievalOptions):
     """Settings of one robustness run (not checkpointed: the CLI passes them again on resume)."""
 
     measures: tuple[str, ...] = setting_field(
@@ -41,9 +39,6 @@ class RobustnessContext(StoreOptions, ModelOptions):
     corpus: str | None = setting_field(
         None, "With run files: a BEIR corpus.jsonl holding the runs' documents, so the unjudged ones can be re-judged."
     )
-    depth: int = setting_field(DEFAULT_DEPTH, "Documents retrieved per query.", low=1, high=MAX_DEPTH)
-    embedder: str = setting_field(DEFAULT_EMBEDDER, DENSE_EMBEDDER_DESCRIPTION)
-    llm: str = setting_field(BASELINE, REWRITER_DESCRIPTION)
     concurrency: int = concurrency_field("Turns judged at once.")
     significance_test: Literal["randomization", "t-test"] = setting_field(
         "randomization",

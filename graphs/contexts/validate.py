@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from benchsmith.agents.defaults import BASELINE
 from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
-from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, DENSE_EMBEDDER_DESCRIPTION, REWRITER_DESCRIPTION
-from benchsmith.graphs.runtime.bounds import MAX_DEPTH, MAX_POOL_DEPTH, MAX_RESAMPLES
+from benchsmith.graphs.contexts.evaluate import RerankOptions
+from benchsmith.graphs.runtime.bounds import MAX_POOL_DEPTH, MAX_RESAMPLES
 from benchsmith.graphs.runtime.settings import ModelOptions, StoreOptions, concurrency_field, seed_field, setting_field
-from benchsmith.tools.defaults import DEFAULT_EMBEDDER
-from benchsmith.tools.retrieval.rerank import DEFAULT_RERANK_DEPTH
 
 DEFAULT_MEASURE = "nDCG@10"
 DEFAULT_JUDGE_DEPTH = 10
 
 
 @dataclass(kw_only=True)
-class ValidationContext(StoreOptions, ModelOptions):
+class ValidationContext(StoreOptions, ModelOptions, RerankOptions):
     """Settings of one validation (not checkpointed: the CLI passes them again on resume)."""
 
     measure: str = setting_field(
@@ -25,17 +22,6 @@ class ValidationContext(StoreOptions, ModelOptions):
         "The ir_measures measure configurations are ranked by on both sets (nDCG@10, R@100, RR@10, AP, ...).",
     )
     split: str = setting_field("test", "BEIR qrels split of both sets (qrels/<split>.tsv).")
-    depth: int = setting_field(DEFAULT_DEPTH, "Documents retrieved per query.", low=1, high=MAX_DEPTH)
-    embedder: str = setting_field(DEFAULT_EMBEDDER, DENSE_EMBEDDER_DESCRIPTION)
-    rerank: str | None = setting_field(
-        None,
-        "Also rank each configuration reranked by this sentence-transformers CrossEncoder (name, "
-        "path or registered name), its top rerank-depth re-scored; empty: no reranking.",
-    )
-    rerank_depth: int = setting_field(
-        DEFAULT_RERANK_DEPTH, "Documents per query the reranker re-scores.", low=1, high=MAX_POOL_DEPTH
-    )
-    llm: str = setting_field(BASELINE, REWRITER_DESCRIPTION)
     bootstrap: int = setting_field(
         DEFAULT_BOOTSTRAP,
         "Bootstrap resamples of the queries of both sets for the interval of Kendall's tau.",

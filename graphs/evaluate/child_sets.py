@@ -3,8 +3,11 @@ evaluate graph and keeps one record of it in its own run."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from langgraph.graph import START, StateGraph
 
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.evaluate.graph import evaluate_as_child
@@ -34,3 +37,22 @@ def evaluated_set(
         "results": str(results_file),
         "runs": {c["name"]: str(child_dir.path / c["run_file"]) for c in read_json(results_file)["configurations"]},
     }
+
+
+def add_evaluations(
+    builder: StateGraph[Any, Any, Any, Any],
+    *,
+    plan: Callable[..., Any],
+    evaluate: Callable[..., Any],
+    next_step: Callable[..., Any],
+    then: str,
+) -> None:
+    """The start of such a job, on ``builder``: ``plan``, then ``evaluate`` (one set a step) while
+    ``next_step`` routes to it, then the node ``then``, which the job adds. Nodes are named after
+    their functions: node names and edges are what checkpoints and Studio know, keep them."""
+    routes = [evaluate.__name__, then]
+    builder.add_node(plan.__name__, plan)
+    builder.add_node(evaluate.__name__, evaluate)
+    builder.add_edge(START, plan.__name__)
+    builder.add_conditional_edges(plan.__name__, next_step, routes)
+    builder.add_conditional_edges(evaluate.__name__, next_step, routes)

@@ -41,6 +41,7 @@ from typing_extensions import TypedDict
 from benchsmith.graphs.contexts.hardneg import HardnegContext
 from benchsmith.graphs.hardneg.exports import beir_exports, build_statistics, dataset_row
 from benchsmith.graphs.hardneg.rows import RowAgents, build_row
+from benchsmith.graphs.runtime.fanout import sends_for_missing
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.ray_items import run_item
@@ -49,7 +50,7 @@ from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import canonicalize, write_beir
 from benchsmith.stores.formats.multiconir import write_dataset
 from benchsmith.stores.persistence.files import write_json_atomic
-from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, record_log, write_jsonl_atomic
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, record_log, records_by, write_jsonl_atomic
 from benchsmith.stores.persistence.vectors import VectorStore
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.benchmark.condition_documents import (
@@ -96,26 +97,19 @@ def _rows_log(runtime: Runtime[HardnegContext], run_id: str) -> RecordLog:
     return record_log(job.run_dir(runtime, run_id).file(ROWS_FILE), "id")
 
 
-@functools.lru_cache(maxsize=2)
-def _sources_in(path: Path, modified: float) -> dict[str, dict[str, Any]]:
-    return {record["id"]: record for record in load_jsonl(path)}
-
-
 def _sources(runtime: Runtime[HardnegContext], run_id: str) -> dict[str, dict[str, Any]]:
-    path = job.run_dir(runtime, run_id).file(SOURCES_FILE)
-    return _sources_in(path, path.stat().st_mtime)
+    return records_by(job.run_dir(runtime, run_id).file(SOURCES_FILE), "id")
 
 
 @functools.lru_cache(maxsize=2)
 def _related_in(path: Path, modified: float) -> RelatedDocuments:
-    sources = _sources_in(path, modified)
-    return RelatedDocuments({document_id: record["text"] for document_id, record in sources.items()})
+    return RelatedDocuments({document_id: record["text"] for document_id, record in records_by(path, "id").items()})
 
 
 def _related_texts(runtime: Runtime[HardnegContext], run_id: str, document_id: str) -> list[str]:
     """The texts of the source documents most like this one (where baseline swaps find names)."""
     path = job.run_dir(runtime, run_id).file(SOURCES_FILE)
-    sources = _sources_in(path, path.stat().st_mtime)
+    sources = records_by(path, "id")
     return [sources[other]["text"] for other in _related_in(path, path.stat().st_mtime).of(document_id)]
 
 
@@ -168,12 +162,7 @@ def dispatch(state: HardnegState, runtime: Runtime[HardnegContext]) -> list[Send
     built = _rows_log(runtime, state["run_id"]).ids()
     sources = _sources(runtime, state["run_id"])
     progress_reporter("documents")(len(built & sources.keys()), len(sources))
-    sends = [
-        Send("build", {"run_id": state["run_id"], "document_id": document_id})
-        for document_id in sources
-        if document_id not in built
-    ]
-    return sends or "export"
+    return sends_for_missing("build", state["run_id"], "document_id", sources, built) or "export"
 
 
 def build(task: BuildTask, runtime: Runtime[HardnegContext]) -> dict[str, Any]:

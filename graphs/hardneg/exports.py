@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from benchsmith.stores.formats.multiconir import DatasetRow
@@ -35,12 +36,7 @@ def beir_exports(rows: list[DatasetRow], count: int) -> dict[str, tuple[list[dic
     Query_N, graded by the conditions each document meets (Positive N, HN_j N − j)."""
     exports: dict[str, tuple[list[dict], list[dict], list[tuple]]] = {}
     task1_rows = [row for row in rows if row.has_task1]
-    corpus = [{"_id": f"{row.id}#P", "title": row.title, "text": row.positive} for row in task1_rows]
-    corpus += [
-        {"_id": f"{row.id}#Miss{k}", "title": row.title, "text": row.single_miss[k - 1]}
-        for row in task1_rows
-        for k in range(1, count + 1)
-    ]
+    corpus = _corpus(task1_rows, count, "Miss", lambda row: row.single_miss)
     queries = [
         {
             "_id": f"{row.id}#Q{k}",
@@ -58,12 +54,7 @@ def beir_exports(rows: list[DatasetRow], count: int) -> dict[str, tuple[list[dic
     ]
     exports["task1"] = (corpus, queries, qrels)
     ladder_rows = [row for row in rows if row.has_ladder]
-    ladder_corpus = [{"_id": f"{row.id}#P", "title": row.title, "text": row.positive} for row in ladder_rows]
-    ladder_corpus += [
-        {"_id": f"{row.id}#HN{j}", "title": row.title, "text": row.ladder[j - 1]}
-        for row in ladder_rows
-        for j in range(1, count + 1)
-    ]
+    ladder_corpus = _corpus(ladder_rows, count, "HN", lambda row: row.ladder)
     for task, style, prefix in (("task2", "instruction", "Q"), ("task3", "descriptive", "NQ")):
         queries = [
             {
@@ -128,3 +119,16 @@ def build_statistics(records: list[dict[str, Any]], count: int) -> dict[str, Any
         ),
         "conditions_rejected": sum(len(record.get("rejected", [])) for record in records),
     }
+
+
+def _corpus(
+    rows: list[DatasetRow], count: int, prefix: str, negatives: Callable[[DatasetRow], list[str | None]]
+) -> list[dict[str, Any]]:
+    """Each row's positive (``<row>#P``), then the ``count`` documents of each row's ``negatives``
+    list in order (``<row>#<prefix>1``...)."""
+    corpus = [{"_id": f"{row.id}#P", "title": row.title, "text": row.positive} for row in rows]
+    return corpus + [
+        {"_id": f"{row.id}#{prefix}{number}", "title": row.title, "text": negatives(row)[number - 1]}
+        for row in rows
+        for number in range(1, count + 1)
+    ]

@@ -41,6 +41,7 @@ from benchsmith.graphs.nuggets.state import (
     PoolTask,
 )
 from benchsmith.graphs.runtime.corpus_indexes import corpus_documents
+from benchsmith.graphs.runtime.fanout import sends_for_missing
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance, report_reused
 from benchsmith.graphs.runtime.ray_items import run_item
 from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, run_seam
@@ -152,12 +153,7 @@ def route_questions(state: NuggetsState, runtime: Runtime[NuggetsContext]) -> li
     """One pooling task per question not yet in pools.jsonl."""
     pooled = _pool_log(runtime, state["run_id"]).ids()
     questions = _questions(runtime, state["run_id"])
-    sends = [
-        Send("pool", {"run_id": state["run_id"], "question": question_id})
-        for question_id in questions
-        if question_id not in pooled
-    ]
-    return sends or "gather"
+    return sends_for_missing("pool", state["run_id"], "question", questions, pooled) or "gather"
 
 
 def pool(task: PoolTask, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:

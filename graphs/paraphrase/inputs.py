@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.resources import run_items
 from benchsmith.stores.formats.beir import Benchmark
 from benchsmith.stores.formats.conversational import load_conversational
-from benchsmith.stores.persistence.jsonl import load_jsonl
+from benchsmith.stores.persistence.jsonl import records_by
 from benchsmith.stores.persistence.run_items import RunItems
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.workspace import Workspace
@@ -22,16 +21,10 @@ from benchsmith.stores.persistence.workspace import Workspace
 job = JobRuntime(ParaphraseContext)  # the runtime's settings, workspace and run directories
 
 
-@functools.lru_cache(maxsize=2)
-def _turns_in(path: Path, modified: float) -> dict[str, dict[str, Any]]:
-    return {record["turn"]: record for record in load_jsonl(path)}
-
-
 def read_turns(run_dir: RunDirectory) -> dict[str, dict[str, Any]]:
     """The run's turns in benchmark order: ``{turn id: {"turn", "conversation_id", "number",
     "raw", "rewrite", "history", "response"}}``."""
-    path = run_dir.file(TURNS_FILE)
-    return _turns_in(path, path.stat().st_mtime)
+    return records_by(run_dir.file(TURNS_FILE), "turn")
 
 
 def load_input_benchmark(specs: list[str], workspace: Workspace, context: ParaphraseContext) -> Benchmark:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, StateGraph
 
 from benchsmith.graphs.contexts.robustness import RobustnessContext
+from benchsmith.graphs.evaluate.child_sets import add_evaluations
 from benchsmith.graphs.robustness.nodes import dispatch, evaluate, judge, next_step, plan, pool
 from benchsmith.graphs.robustness.report import report
 from benchsmith.graphs.robustness.state import RobustnessInput, RobustnessOutput, RobustnessState
@@ -12,11 +13,9 @@ from benchsmith.graphs.robustness.state import RobustnessInput, RobustnessOutput
 builder = StateGraph(
     RobustnessState, context_schema=RobustnessContext, input_schema=RobustnessInput, output_schema=RobustnessOutput
 )
-for node in (plan, evaluate, pool, judge, report):
+add_evaluations(builder, plan=plan, evaluate=evaluate, next_step=next_step, then="pool")
+for node in (pool, judge, report):
     builder.add_node(node)
-builder.add_edge(START, "plan")
-builder.add_conditional_edges("plan", next_step, ["evaluate", "pool"])
-builder.add_conditional_edges("evaluate", next_step, ["evaluate", "pool"])
 builder.add_conditional_edges("pool", dispatch, ["judge", "report"])
 builder.add_edge("judge", "report")
 builder.add_edge("report", END)

@@ -16,7 +16,7 @@ from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.beir import read_beir_qrels
 from benchsmith.stores.formats.trec import Qrels, read_trec_qrels
-from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, read_json, record_log
+from benchsmith.stores.persistence.jsonl import RecordLog, load_jsonl, read_json, record_log, records_by
 from benchsmith.tools.corpus.loaders import iter_beir_corpus
 
 job = JobRuntime(RobustnessContext)  # the runtime's settings, workspace and run directories
@@ -46,14 +46,8 @@ def benchmark_qrels(paraphrase_run: Path, qrels: str | None) -> Qrels:
     return kept
 
 
-@functools.lru_cache(maxsize=2)
-def _turns_in(path: Path, modified: float) -> dict[str, dict[str, Any]]:
-    return {record["turn"]: record for record in load_jsonl(path)}
-
-
 def _turns(paraphrase_run: str) -> dict[str, dict[str, Any]]:
-    path = Path(paraphrase_run) / TURNS_FILE
-    return _turns_in(path, path.stat().st_mtime)
+    return records_by(Path(paraphrase_run) / TURNS_FILE, "turn")
 
 
 @functools.lru_cache(maxsize=2)

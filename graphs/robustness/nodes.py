@@ -67,13 +67,9 @@ def evaluate(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> dic
         "histories": list(state["histories"]),
         "runs": [],
     }
-    child_context = EvaluationContext(
-        chroma_host=context.chroma_host,
-        depth=context.depth,
-        llm=context.llm,
-        embedder=context.embedder,
-    )
-    settings = {**inputs, "depth": context.depth, "llm": context.llm, "embedder": context.embedder}
+    retrieval = context.retrieval_settings()
+    child_context = EvaluationContext(chroma_host=context.chroma_host, **retrieval)
+    settings = {**inputs, **retrieval}
     log.append_once(evaluated_set(job.workspace(runtime), state["run_id"], name, inputs, child_context, settings))
     return {}
 

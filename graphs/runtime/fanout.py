@@ -10,7 +10,7 @@ enough that the pause while a batch drains costs little (about concurrency / bat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any, TypeVar
 
 from langgraph.graph import START, StateGraph
@@ -46,6 +46,12 @@ def dispatch_items(
     counts = items.counts()
     progress_reporter(stage)(counts.done, counts.total)
     return [send(item_id) for item_id in next_batch(items.open_ids(), concurrency)] or finished
+
+
+def sends_for_missing(node: str, run_id: str, key: str, item_ids: Iterable[str], done: Collection[str]) -> list[Send]:
+    """One ``Send`` to ``node``, ``{"run_id": run_id, key: item id}``, per item not ``done``, in
+    order, all in one step (for a job of few items: its documents or its questions)."""
+    return [Send(node, {"run_id": run_id, key: item_id}) for item_id in item_ids if item_id not in done]
 
 
 def gather(state: Any) -> dict[str, Any]:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, StateGraph
 
 from benchsmith.graphs.contexts.validate import ValidationContext
+from benchsmith.graphs.evaluate.child_sets import add_evaluations
 from benchsmith.graphs.validate.nodes import evaluate, judge, next_step, plan, pool
 from benchsmith.graphs.validate.report import report
 from benchsmith.graphs.validate.state import ValidationInput, ValidationOutput, ValidationState
@@ -12,11 +13,9 @@ from benchsmith.graphs.validate.state import ValidationInput, ValidationOutput, 
 builder = StateGraph(
     ValidationState, context_schema=ValidationContext, input_schema=ValidationInput, output_schema=ValidationOutput
 )
-for node in (plan, evaluate, pool, judge, report):
+add_evaluations(builder, plan=plan, evaluate=evaluate, next_step=next_step, then="pool")
+for node in (pool, judge, report):
     builder.add_node(node)
-builder.add_edge(START, "plan")
-builder.add_conditional_edges("plan", next_step, ["evaluate", "pool"])
-builder.add_conditional_edges("evaluate", next_step, ["evaluate", "pool"])
 builder.add_edge("pool", "judge")
 builder.add_edge("judge", "report")
 builder.add_edge("report", END)

@@ -97,32 +97,20 @@ def evaluate(state: ValidationState, runtime: Runtime[ValidationContext]) -> dic
         "histories": list(state["synthetic_histories" if synthetic else "human_histories"]),
     }
     split = context.split if synthetic else _human_split(context, state)
+    retrieval = context.retrieval_settings()
     child_context = EvaluationContext(
         chroma_host=context.chroma_host,
         database=context.database,
         split=split,
-        depth=context.depth,
         measures=(context.measure,),
-        rerank=context.rerank,
-        rerank_depth=context.rerank_depth,
-        llm=context.llm,
-        embedder=context.embedder,
         concurrency=context.concurrency,
         rate_limit=context.rate_limit,
         timeout_s=context.timeout_s,
         max_attempts=context.max_attempts,
         structured_output=context.structured_output,
+        **retrieval,
     )
-    settings = {
-        **inputs,
-        "split": split,
-        "depth": context.depth,
-        "measures": [context.measure],
-        "rerank": context.rerank,
-        "rerank_depth": context.rerank_depth,
-        "llm": context.llm,
-        "embedder": context.embedder,
-    }
+    settings = {**inputs, "split": split, "measures": [context.measure], **retrieval}
     log.append_once(evaluated_set(job.workspace(runtime), state["run_id"], name, inputs, child_context, settings))
     return {}
 

@@ -57,18 +57,6 @@ def save_clustering(workspace: Workspace, clustering: StoredClustering) -> Path:
     return path
 
 
-def load_clustering(
-    workspace: Workspace,
-    collection: str,
-    size: int,
-    neighbours: int,
-    seed: int,
-    page_kinds: Sequence[str] | None = None,
-) -> StoredClustering | None:
-    """The clustering stored for exactly these parameters and page kinds (see :func:`find_clustering`)."""
-    return read_clustering(clustering_path(workspace, collection, size, neighbours, seed, page_kinds))
-
-
 def read_clustering(path: Path) -> StoredClustering | None:
     if not path.exists():
         return None

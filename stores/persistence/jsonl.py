@@ -3,6 +3,7 @@ and logs of finished items keyed by id whose appends cost the same at any size."
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -188,6 +189,18 @@ def json_kind(value: Any) -> str:
 def load_jsonl(path: str | Path) -> list[dict[str, Any]]:
     """All records of a JSONL file (for files our own pipeline wrote)."""
     return [record for _, record in read_jsonl(path)]
+
+
+def records_by(path: Path, key: str) -> dict[str, dict[str, Any]]:
+    """The records of the JSONL file ``path`` by their ``key`` field, read once per version of the
+    file (its modification time): a run's nodes ask for its records one item at a time. The answer
+    is shared: read it, do not change it."""
+    return _records_by(path, key, path.stat().st_mtime)
+
+
+@functools.lru_cache(maxsize=8)
+def _records_by(path: Path, key: str, modified: float) -> dict[str, dict[str, Any]]:
+    return {record[key]: record for record in load_jsonl(path)}
 
 
 def write_jsonl_atomic(path: str | Path, records: Iterable[dict[str, Any]]) -> int:

@@ -27,7 +27,7 @@ corpus speak the corpus's ids.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from benchsmith.stores.errors import InputError
@@ -144,15 +144,7 @@ class SelectChunk:
         }
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "doc_id": self.doc_id,
-            "title": self.title,
-            "source": self.source,
-            "kind": self.kind,
-            "position": self.position,
-            "text": self.text,
-        }
+        return asdict(self)
 
 
 def chunk_corpus(documents: Iterable[Document], spec: ChunkingSpec) -> list[SelectChunk]:
