@@ -78,7 +78,8 @@ def turn_features(turn: TurnEvidence, rule_flags: Sequence[str] = ()) -> dict[st
     gold_titles = " ".join(title for title, _ in turn.gold)
     gold_words = set(stems(content_words(" ".join(gold_texts))))
     question_names = [name.rsplit(".", 1)[-1] for name in code_names(question)]
-    scope = SECTION_SCOPE.match(question)
+    found_scope = SECTION_SCOPE.match(question)
+    scope = found_scope["scope"] if found_scope else ""
     overlaps = _sentence_overlaps(asked, gold_texts)
     reply_overlap = _share(said, asked)
     gold_names = {name for text in gold_texts for name in code_names(text)}
@@ -100,8 +101,8 @@ def turn_features(turn: TurnEvidence, rule_flags: Sequence[str] = ()) -> dict[st
         if question_names
         else 0.5,
         "section_scope": float(bool(scope)),
-        "section_scope_not_code": float(bool(scope) and not code_names(scope["scope"])),
-        "section_scope_in_title": float(bool(scope) and scope["scope"].lower() in gold_titles.lower()),
+        "section_scope_not_code": float(bool(scope) and not code_names(scope)),
+        "section_scope_in_title": float(bool(scope) and scope.lower() in gold_titles.lower()),
         "purpose_frame": float(bool(PURPOSE_FRAME.search(question))),
         "condition_frame": float(bool(CONDITION_FRAME.search(question))),
         "how_frame": float(bool(HOW_FRAME.search(question))),
