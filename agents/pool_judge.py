@@ -44,7 +44,8 @@ corpus), with the collection's statistics:
   78%; the rule before them (a sentence holding half of the query's unweighted content words)
   0.42 / 0.20 / 0.27 / 31%.
 * ``validate``'s judge agreement (every gold pair and as many pooled non-gold pairs, judged in
-  batches of eight; what a user's labels are compared with): Cohen's κ 0.46 (odd and even
+  batches of eight; what a user's labels are compared with; validate now judges with
+  agents/calibrated_pool_judge.py, κ 0.58): Cohen's κ 0.46 (odd and even
   questions 0.46 / 0.46), against 0.36 with the earlier thresholds. W ≥ 0.30 with 0.7 × best
   gives κ 0.53 but precision 0.35 on the reference pool; these thresholds keep both near their
   best. Without collection statistics or titles, recall falls to 0.3-0.4.

@@ -10,8 +10,8 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
+from benchsmith.agents.calibrated_pool_judge import CalibratedPoolJudge
 from benchsmith.agents.label_seam import LABELS_PREFIX
-from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.evals.measures.robustness import top_k
 from benchsmith.graphs.contexts.evaluate import EvaluationContext
 from benchsmith.graphs.contexts.validate import ValidationContext
@@ -35,6 +35,7 @@ from benchsmith.graphs.validate.inputs import (
     human_directory,
     job,
 )
+from benchsmith.graphs.validate.judge_evidence import dense_evidence
 from benchsmith.graphs.validate.state import (
     HELD_OUT_FILE,
     HUMAN,
@@ -175,17 +176,30 @@ def judge(state: ValidationState, runtime: Runtime[ValidationContext]) -> dict[s
         for start in range(0, len(doc_ids), JUDGE_BATCH):
             batch = doc_ids[start : start + JUDGE_BATCH]
             # the offline judge weighs the question's words by the whole corpus's statistics, as the audit's
-            # does (a batch of ten passages says nothing of which words are rare)
-            words = {"statistics": corpus_statistics(human)} if seam.is_baseline else {}
+            # does (a batch of ten passages says nothing of which words are rare), and the question's
+            # dense similarity to each passage (agents/calibrated_pool_judge.py)
+            evidence: dict[str, Any] = {}
+            passages = [document_text(*documents[doc_id]) for doc_id in batch]
+            if seam.is_baseline:  # the title apart, as the judge's threshold was calibrated
+                passages = [documents[doc_id][1] for doc_id in batch]
+                similarities, sentence_similarities = dense_evidence(
+                    job.workspace(runtime), query.question, [documents[doc_id] for doc_id in batch]
+                )
+                evidence = {
+                    "statistics": corpus_statistics(human),
+                    "passage_titles": [documents[doc_id][0] for doc_id in batch],
+                    "similarities": similarities,
+                    "sentence_similarities": sentence_similarities,
+                }
             answer = seam.run(
-                PoolJudge(len(batch)),
+                CalibratedPoolJudge(len(batch)),
                 history=query.history,
                 question=query.question,
-                passages=[document_text(*documents[doc_id]) for doc_id in batch],
+                passages=passages,
                 query_id=query_id,
                 passage_ids=batch,
                 passage_documents=batch,
-                **words,
+                **evidence,
             )
             verdicts.update({doc_id: judgment.relevant for doc_id, judgment in zip(batch, answer.judgments)})
         log.append_once({"item": f"{spec}\t{query_id}", "judge": spec, "query_id": query_id, "verdicts": verdicts})
