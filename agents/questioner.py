@@ -165,7 +165,13 @@ class Questioner(Agent[GeneratedQuestion]):
         if asked is None:
             question = next(q for q in fallback_questions(gold) if q not in asked_before(history) | set(refused))
             return BaselineQuestion(question=question, rewrite=question, subject=None, question_type="summary")
-        question = self_contained(asked.question, gold.get("title", ""), situated=asked.fact.kind in SITUATED_KINDS)
+        question = self_contained(
+            asked.question,
+            gold.get("title", ""),
+            situated=asked.fact.kind in SITUATED_KINDS,
+            entry=asked.fact.entry,
+            entry_kind=asked.fact.entry_kind,
+        )
         return BaselineQuestion(
             question=question, rewrite=question, subject=asked.subject, question_type=asked.question_type
         )

@@ -161,6 +161,11 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("what-signal", "factoid", "What does {an_entry} signal?"),
         ("why-get", "explanation", "Why would I get {an_entry}?"),
     ),
+    "purpose-exception-kind": _frames(
+        ("what-kind-error", "factoid", "What kind of error is {entry}?"),
+        ("class-represent", "factoid", "What does the {entry} class represent?"),
+        ("keyword-class", "keyword", "{entry} class purpose"),
+    ),
     "purpose-option": _frames(
         ("option-do", "factoid", "What does the {entry} option{of_owner} do?"),
         ("option-for", "factoid", "What is {entry} for{in_owner}?"),
@@ -254,6 +259,8 @@ def frames_of(fact: Fact) -> tuple[Frame, ...]:
             kind = "exception"  # nobody "uses" PytestUnhandledThreadExceptionWarning (pytest, development round 11)
         if fact.has("why") and fact.slot("why"):
             return FRAMES["purpose-why"]
+        if kind == "exception" and fact.has("when") and not fact.slot("when"):
+            return FRAMES["purpose-exception-kind"]  # it says what the exception is, not when it is raised
         return FRAMES[ENTRY_FRAMES.get(kind, "purpose" if kind in CALLABLE_KINDS else "purpose-name")]
     if fact.kind == "condition" and fact.has("affected"):
         return FRAMES["condition-affected"]
