@@ -172,7 +172,9 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
     )
     if not kind and not call and "." not in name:
         return None  # a lone word is a label, not an entry
-    if not kind and not call and not found["value"] and not SIGNATURE.match(stripped):
+    # "pytest.python.FunctionDefinition.name: str": a member with its type, as Sphinx writes an attribute
+    annotated = "." in name and ":" in stripped and len(stripped.split()) <= 4
+    if not kind and not call and not found["value"] and not annotated and not SIGNATURE.match(stripped):
         return None
     last = name.rsplit(".", 1)[-1]
     kind_word = (
@@ -270,6 +272,11 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
         field = None
         unit_start = len(found)
         for sentence in split_sentences(unit.text):
+            if (inline_entry := entry_of_line(sentence)) and not is_complete(sentence):
+                # a member's line run into the paragraph before its description ("pytest.python.FunctionDefinition.name:
+                # str A unique name ..."): the description is the member's (pytest, development round 12)
+                entry, first_pending = _qualified(inline_entry, entry), True
+                continue
             if PARENTHETICAL.match(sentence) and len(found) > unit_start:
                 # "The current iteration of the loop. (1 indexed)": the aside completes the sentence before it
                 # (without it loop.index and loop.index0 read alike: jinja2, development round 12)

@@ -166,3 +166,13 @@ def test_a_concessive_or_a_judgement_gives_no_condition():
         "It's useful to have multiple environments side by side, if different configurations are in use.",
     ):
         assert not [f for f in passage_facts(sentence, "API › Basics") if f.kind == "condition"], sentence
+
+
+def test_a_members_typed_line_opens_its_own_entry_and_takes_its_description():
+    text = (
+        "pytest.python.FunctionDefinition.runtest()\n\nExecute the underlying test function.\n\n"
+        "pytest.python.FunctionDefinition.name: str\n\nA unique name within the scope of the parent node.\n"
+    )
+    read = described(text)
+    assert read["pytest.python.FunctionDefinition.runtest"] == ["Execute the underlying test function."]
+    assert read["pytest.python.FunctionDefinition.name"] == ["A unique name within the scope of the parent node."]

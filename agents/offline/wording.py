@@ -162,7 +162,7 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("why-get", "explanation", "Why would I get {an_entry}?"),
     ),
     "purpose-exception-kind": _frames(
-        ("what-kind-error", "factoid", "What kind of error is {entry}?"),
+        ("what-kind-error", "factoid", "What kind of {problem} is {entry}?"),
         ("class-represent", "factoid", "What does the {entry} class represent?"),
         ("keyword-class", "keyword", "{entry} class purpose"),
     ),
@@ -282,6 +282,7 @@ def wordings(fact: Fact) -> list[Wording]:
         slots["an_error"] = with_article(slots["error"])
     if "entry" in slots:
         slots["an_entry"] = with_article(slots["entry"])
+        slots["problem"] = "warning" if slots["entry"].endswith("Warning") else "error"
         owner = slots.get("owner") or ""
         slots.update(
             of_owner=f" of {owner}" if owner else "",

@@ -44,7 +44,7 @@ from benchsmith.agents.offline.facts.conditionals import GIVEN_SLOT, conditions,
 from benchsmith.agents.offline.facts.record import Fact
 from benchsmith.agents.offline.facts.referents import leans_on_context
 from benchsmith.agents.offline.facts.things import behaviours, comparisons, definitions, sections
-from benchsmith.entries import Statement, statements
+from benchsmith.entries import Statement, entry_of_line, statements
 from benchsmith.language import Sentence, parse_all
 
 __all__ = ["Fact", "passage_facts"]
@@ -119,7 +119,13 @@ def _told_apart(facts: list[Fact], found: tuple[Statement, ...]) -> list[Fact]:
             kept.append(fact)
             continue
         after = fact.answer[-1] + 1
-        if after < len(found) and found[after].entry == fact.entry and found[after].role == "prose":
+        if (
+            after < len(found)
+            and found[after].entry == fact.entry
+            and found[after].role == "prose"
+            and entry_of_line(found[after].text) is None  # not a member's line read as prose
+            and not found[after].text.rstrip().endswith(":")
+        ):
             longer = replace(fact, answer=(*fact.answer, after))
             if sum(said(other) == said(longer) for other in facts) == 0:
                 kept.append(longer)

@@ -48,7 +48,9 @@ def entries(statement: Statement, sentence: Sentence) -> Found:
             partial = ((PARTIAL_SLOT, "yes"),) if other else ()
             # "Baseclass for all template errors" says what an exception is, not when one gets it ("Why would I get
             # a TemplateError?": jinja2 and mkdocs, development round 12)
-            when = any(token.lemma in CIRCUMSTANCE_WORDS for token in sentence.tokens)
+            when = sentence.root.pos in ("VERB", "AUX") or any(
+                token.lemma in CIRCUMSTANCE_WORDS for token in sentence.tokens
+            )
             found.append(
                 ("purpose", name, (*slots, ("why", "yes" if intent else ""), ("when", "yes" if when else ""), *partial))
             )

@@ -292,10 +292,11 @@ def sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
         # "Changed in version 2.9: This extension was removed", "This template, which we'll call base.html, ...":
         # when it changed, or a sentence about an example the reply leaves out (jinja2, development round 12)
         return []
+    named = frozenset({head, parsed.tokens[-1].text.lower()}) if parsed.tokens else frozenset()
     body = [
         position
         for position in body
-        if position == body[0] or not leans_on_context(parse_all([found[position].text])[0])
+        if position == body[0] or not leans_on_context(parse_all([found[position].text])[0], named)
     ]
     if not any(
         token.pos in ("NOUN", "PROPN")
