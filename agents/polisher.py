@@ -87,7 +87,16 @@ def refer_back(question: str, subject: str | None, previous_subject: str | None)
     if not found or (found["determiner"] or "").lower() in ("a", "an"):
         return question  # "share a theme I create" is any theme, not the one before: no "a it"
     plural = re.search(r"\b(are|were|do)\s*$", question[: found.start()])
-    return question[: found.start()] + ("they" if plural else "it") + question[found.end() :]
+    # "the celery.signature class" is one name with its kind: "What does it represent?", not "it class"
+    end = found.end() + (
+        kind.end() if found["determiner"] and (kind := KIND_NOUN.match(question[found.end() :])) else 0
+    )
+    return question[: found.start()] + ("they" if plural else "it") + question[end:]
+
+
+KIND_NOUN = re.compile(
+    r" (?:class|filter|test|option|setting|function|method|exception|module|attribute|property|argument|parameter)\b"
+)
 
 
 def drop_topic(question: str, title: str) -> str:

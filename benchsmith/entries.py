@@ -77,6 +77,7 @@ ATTRIBUTE_LINE = re.compile(
 )
 # A table cell that holds a name or a value ("task_default_exchange", "1.0", "none"), not a word of prose.
 VALUE_CELL = re.compile(r"[\w:/-]*[_.\d][\w.:/-]*(?<!\.)|true|false|none")
+EXAMPLE_ARGUMENT = re.compile(r"[(,]\s*(?:\d|[\"'(\[{]|True\b|False\b)")  # a positional value: (2, 2), ("hello")
 PARENTHETICAL = re.compile(r"^\([^()]+\)\.?$")  # "(1 indexed)", "(optional)."
 CROSS_REFERENCE = re.compile(r"(?i)^see\s+\S+\.?$")  # "see kwargs.", "See is_due()."
 SNAKE_NAME = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
@@ -159,6 +160,10 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
     trailing = TRAILING_KIND.search(stripped)  # "url() -> str property": a property, whatever it returns
     found = ENTRY_LINE.match(stripped[: trailing.start()] if trailing else stripped)
     if not found or len(stripped) > 300:
+        return None
+    if found["call"] and EXAMPLE_ARGUMENT.search(found["call"]) and not found["kind"]:
+        # "add.apply_async((2, 2), link=add.s(16))" calls with values: an example's line, whose sentences explain
+        # the example, not an entry (celery, development round 12); a signature names its parameters
         return None
     if found["value"] and not (found["kind"] or _class_member(found["name"])):
         # "celery.beat.ScheduleEntry.kwargs = None" is Sphinx's line of a class attribute with its value (its

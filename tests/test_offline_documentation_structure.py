@@ -176,3 +176,20 @@ def test_a_members_typed_line_opens_its_own_entry_and_takes_its_description():
     read = described(text)
     assert read["pytest.python.FunctionDefinition.runtest"] == ["Execute the underlying test function."]
     assert read["pytest.python.FunctionDefinition.name"] == ["A unique name within the scope of the parent node."]
+
+
+def test_an_example_call_is_no_entry_and_a_value_is_not_asked_when_it_is_useful():
+    assert entry_of_line("add.apply_async((2, 2), link=add.s(16))") is None
+    assert entry_of_line("requests.get(url, params=None, **kwargs)").name == "requests.get"
+    text = (
+        "class werkzeug.datastructures.IfRange(etag=None)\n\nproperty IfRange.etag\n\nThe etag parsed and unquoted.\n"
+    )
+    questions = replies(text, "Data Structures › IfRange")
+    assert questions and not any("useful" in question for question in questions)
+
+
+def test_a_follow_up_refers_to_a_named_kind_of_thing_as_it():
+    from benchsmith.agents.polisher import refer_back
+
+    question = "What does the celery.signature class represent?"
+    assert refer_back(question, "celery.signature", "celery.signature") == "What does it represent?"

@@ -138,6 +138,7 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         # an explanation frame too: on a reference of settings and options (git's) every purpose question
         # was a factoid, half of a benchmark's questions (development round 11)
         ("useful-when", "explanation", "When is {entry} useful?"),
+        ("explain-entry", "explanation", "Can you explain what {entry} is?"),
     ),
     # an entry whose description opens with its intent ("Intended to speed up tools that ...")
     "purpose-why": _frames(
@@ -155,6 +156,8 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("what-hold", "factoid", "What does {entry} hold?"),
         ("what-stored", "factoid", "What is stored in {entry}?"),
         ("what-for", "factoid", "What is {entry} for?"),
+        # an explanation frame: a reference of attributes and properties asked only factoids (werkzeug, round 12)
+        ("explain-entry", "explanation", "Can you explain what {entry} is?"),
     ),
     "purpose-exception": _frames(
         ("when-raised", "factoid", "When is {entry} raised?"),
@@ -261,7 +264,12 @@ def frames_of(fact: Fact) -> tuple[Frame, ...]:
             return FRAMES["purpose-why"]
         if kind == "exception" and fact.has("when") and not fact.slot("when"):
             return FRAMES["purpose-exception-kind"]  # it says what the exception is, not when it is raised
-        return FRAMES[ENTRY_FRAMES.get(kind, "purpose" if kind in CALLABLE_KINDS else "purpose-name")]
+        frames = FRAMES[ENTRY_FRAMES.get(kind, "purpose" if kind in CALLABLE_KINDS else "purpose-name")]
+        if fact.has("when") and not fact.slot("when"):
+            # "The etag parsed and unquoted" says what a value is, not when it is useful ("When is IfRange.etag
+            # useful?": werkzeug, development round 12)
+            return tuple(frame for frame in frames if frame.name != "useful-when")
+        return frames
     if fact.kind == "condition" and fact.has("affected"):
         return FRAMES["condition-affected"]
     if fact.kind == "capability":

@@ -44,7 +44,7 @@ from benchsmith.agents.offline.facts.conditionals import GIVEN_SLOT, conditions,
 from benchsmith.agents.offline.facts.record import Fact
 from benchsmith.agents.offline.facts.referents import leans_on_context
 from benchsmith.agents.offline.facts.things import behaviours, comparisons, definitions, sections
-from benchsmith.entries import Statement, entry_of_line, statements
+from benchsmith.entries import VERSION_NOTE, Statement, entry_of_line, statements
 from benchsmith.language import Sentence, parse_all
 
 __all__ = ["Fact", "passage_facts"]
@@ -63,6 +63,8 @@ def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
     parsed = parse_all([statement.text for statement in found])
     facts: list[Fact] = []
     for statement, sentence in zip(found, parsed):
+        if VERSION_NOTE.match(statement.text):
+            continue  # "Changed in version 0.15.3: If the www_authenticate argument is not set, ...": when, not what
         if not statement.whole or leans_on_context(
             sentence,
             SELF_NOUNS if statement.entry else frozenset(),

@@ -12,6 +12,7 @@ also refuse what documentation says about a step or an example the reply leaves 
   available on ...";
 * outside an entry, a subject pronoun with nothing before it to stand for: "If it does not match
   anything, it will raise a NotFound exception" (it: the URL adapter, named sentences before);
+* "earlier": "As I mentioned earlier, any arguments you add to a signature ...";
 * "then" with no condition before it: "A string then means it's a queue name in task_queues";
 * a condition whose subject is left out: "If False, read() will raise OSError" (what is false?);
   a parameter's description may say it ("If False, ...": the parameter), nothing else may.
@@ -60,6 +61,8 @@ def leans_on_context(
             and not any(child.dep == "prep" and child.text.lower() == "of" for child in sentence.children(token.index))
         ):
             return f"points back with 'the {token.text}'"
+        if lower == "earlier" and token.dep == "advmod":
+            return "points back with 'earlier'"  # "As I mentioned earlier, ..."
         if lower == "now" and token.dep == "advmod" and sentence.child(token.head, "aux") is not None:
             return "follows a step it does not show with 'now'"  # "will now be available"
         if (
