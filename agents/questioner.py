@@ -168,7 +168,10 @@ class Questioner(Agent[GeneratedQuestion]):
         question = self_contained(
             asked.question,
             gold.get("title", ""),
-            situated=asked.fact.kind in SITUATED_KINDS,
+            # a definition of something an entry's description names ("The enabled_extensions is ..." under
+            # select_autoescape) is that entry's: the question names it (jinja2, development round 12)
+            situated=asked.fact.kind in SITUATED_KINDS
+            or (asked.fact.kind == "definition" and asked.fact.entry is not None),
             entry=asked.fact.entry,
             entry_kind=asked.fact.entry_kind,
         )

@@ -193,3 +193,14 @@ def test_a_follow_up_refers_to_a_named_kind_of_thing_as_it():
 
     question = "What does the celery.signature class represent?"
     assert refer_back(question, "celery.signature", "celery.signature") == "What does it represent?"
+
+
+def test_a_light_verb_on_any_one_thing_or_on_a_quoted_phrase_is_no_task():
+    for sentence in (
+        "To use an expression, bind it to a name in the trans tag for use in the block.",
+        "You can use \u201cnew style\u201d gettext calls by setting env.newstyle_gettext = True.",
+    ):
+        assert not [f for f in passage_facts(sentence, "Extensions › i18n") if f.kind == "procedure"], sentence
+    assert [
+        f for f in passage_facts("To use a bytecode cache, pass it to the Environment.", "API") if f.kind == "procedure"
+    ]
