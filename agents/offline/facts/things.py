@@ -296,7 +296,8 @@ def sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
     body = [
         position
         for position in body
-        if position == body[0] or not leans_on_context(parse_all([found[position].text])[0], named)
+        # ("They make APIs more self describing": the pronoun is the lead sentence's subject, in the reply)
+        if position == body[0] or not leans_on_context(parse_all([found[position].text])[0], named, in_entry=True)
     ]
     if not any(
         token.pos in ("NOUN", "PROPN")
