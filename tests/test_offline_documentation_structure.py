@@ -204,3 +204,12 @@ def test_a_light_verb_on_any_one_thing_or_on_a_quoted_phrase_is_no_task():
     assert [
         f for f in passage_facts("To use a bytecode cache, pass it to the Environment.", "API") if f.kind == "procedure"
     ]
+
+
+def test_a_section_that_continues_the_one_before_or_opens_on_a_pointer_is_not_asked_about():
+    for text in (
+        "Other Providers\n\nAny hosting provider which can serve static files can be used to serve documentation.\n",
+        "Package Layout\n\nThe following layout is recommended for themes.\n",
+    ):
+        title = f"Deploying › {text.split(chr(10))[0]}"
+        assert not [f for f in passage_facts(text, title) if f.kind == "section"], text

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from benchsmith.agents.offline.facts import Fact, passage_facts
+from benchsmith.agents.offline.facts.phrases import QUALIFYING_WORDS
 from benchsmith.agents.offline.wording import Wording, wordings
 from benchsmith.agents.text import WordStatistics, inverse_document_frequency
 from benchsmith.entries import MAN_PAGE, page_subject, page_topic, section_heading, short_name, spoken_name, statements
@@ -292,9 +293,6 @@ def context_name(title: str) -> str:
         # development round 5)
         return heading
     return page if _code_name(page) or names_a_thing(page) else ""
-
-
-QUALIFYING_WORDS = frozenset("more less other further additional advanced another".split())
 
 
 def _code_name(heading: str) -> bool:

@@ -17,7 +17,16 @@ from benchsmith.agents.offline.facts.clauses import (
     refers_to_entry,
     subject_of,
 )
-from benchsmith.agents.offline.facts.phrases import GENERIC_NOUNS, bare, fits, noun_phrase, render, span, verb_phrase
+from benchsmith.agents.offline.facts.phrases import (
+    GENERIC_NOUNS,
+    QUALIFYING_WORDS,
+    bare,
+    fits,
+    noun_phrase,
+    render,
+    span,
+    verb_phrase,
+)
 from benchsmith.agents.offline.facts.record import Fact, Found
 from benchsmith.agents.offline.facts.referents import leans_on_context
 from benchsmith.entries import VERSION_NOTE, Statement, section_heading
@@ -255,6 +264,8 @@ def sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
         or heading.isupper()
     ):
         return []
+    if heading.split()[0].lower() in QUALIFYING_WORDS:
+        return []  # "Other Providers": other than those before (mkdocs, development round 12)
     parsed = parse_all([heading])[0]
     if parsed.tokens and (
         parsed.tokens[-1].pos not in ("NOUN", "PROPN")
