@@ -266,8 +266,8 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
         if field in PARAMETER_HEADINGS and (item := PARAMETER_ITEM.match(plain_text(unit.text))):
             description = item["text"].removeprefix("(optional)").strip()
             # "kwargs (Dict) – see kwargs.": a pointer to the attribute's own entry, no description
-            said = is_complete(description) and not CROSS_REFERENCE.match(description)
-            add(description, "parameter", said, parameter=item["name"].lstrip("*"))
+            describes = is_complete(description) and not CROSS_REFERENCE.match(description)
+            add(description, "parameter", describes, parameter=item["name"].lstrip("*"))
             continue
         if field in RETURNS_HEADINGS:
             said = plain_text(unit.text).strip(" –-")
