@@ -73,6 +73,14 @@ def refer_back(question: str, subject: str | None, previous_subject: str | None)
     """The subject replaced by a pronoun when it is the previous question's subject."""
     if not subject or not previous_subject or subject.lower() != previous_subject.lower():
         return question
+    if (
+        subject != previous_subject
+        and re.search(r"[._]", subject)
+        and not (subject.isupper() or previous_subject.isupper())
+    ):
+        # code names that differ by a capital are two things: celery.signature a function, celery.Signature a class
+        # (celery, development round 12); a name in capitals throughout is the same name written loud
+        return question
     if not question.rstrip().endswith("?"):
         return question  # a keyword query ("json.dumps usage example"): nobody types "it usage example"
     named = re.escape(subject)

@@ -213,3 +213,10 @@ def test_a_section_that_continues_the_one_before_or_opens_on_a_pointer_is_not_as
     ):
         title = f"Deploying › {text.split(chr(10))[0]}"
         assert not [f for f in passage_facts(text, title) if f.kind == "section"], text
+
+
+def test_code_names_that_differ_only_by_case_are_two_things_to_a_follow_up():
+    from benchsmith.agents.polisher import refer_back
+
+    question = "What problem does celery.signature solve?"
+    assert refer_back(question, "celery.signature", "celery.Signature") == question

@@ -200,8 +200,8 @@ def behaviours(statement: Statement, sentence: Sentence) -> Found:
             return []  # "the default implementation" in an entry's description is the entry's (pytest, round 11)
     else:
         return []
-    if not owner or sentence.child(root.index, "neg"):
-        return []
+    if not owner or sentence.child(root.index, "neg") or not root.lemma.isalpha():
+        return []  # (a verb the tagger found in a quote mark: "What does parse_cache_control_header ’?")
     purpose = next(
         (
             child
