@@ -235,7 +235,12 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
 
     def add(said: str, role: Role, whole: bool, parameter: str | None = None, owner: str | None = None) -> None:
         """A statement of the entry and under the heading being read."""
-        name, kind = (entry.name, entry.kind) if entry else (None, None)
+        documented = entry
+        if role in ("parameter", "returns") and entry is heading_entry and entry and entry.kind in ("name", "module"):
+            # a chunk that opens in a function's field list under its module's title ("celery.utils.objects"): the
+            # fields are the function's, which the chunk does not name, not the module's (celery, round 12)
+            documented = None
+        name, kind = (documented.name, documented.kind) if documented else (None, None)
         found.append(Statement(said, len(found), name, kind, role, parameter, whole, owner, heading=heading))
 
     for unit in units(text):

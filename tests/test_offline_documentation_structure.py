@@ -220,3 +220,8 @@ def test_code_names_that_differ_only_by_case_are_two_things_to_a_follow_up():
 
     question = "What problem does celery.signature solve?"
     assert refer_back(question, "celery.signature", "celery.Signature") == question
+
+
+def test_a_field_list_under_a_modules_title_is_not_the_modules():
+    text = "Returns:\n\nThe attribute value, or None if not found.\n"
+    assert [s.entry for s in statements(text, "celery.utils.objects") if s.role == "returns"] == [None]

@@ -27,8 +27,10 @@ the statement documents, or the fact is not taken.
 The readers by what they read: ``actions`` (procedures, capabilities, advice), ``conditionals``
 (conditions, remedies, errors), ``things`` (definitions, comparisons, behaviours, sections),
 ``api_entries`` (an entry's purpose, returns and parameters, defaults); they share ``phrases``
-(the words a question is made of) and ``clauses`` (a verb's subject and mood); ``record`` holds
-the :class:`Fact`.
+(the words a question is made of) and ``clauses`` (a verb's subject and mood); ``referents`` refuses
+a statement that leans on an example or a step the reply leaves out ("After that ...", "will now be
+available"); ``record`` holds the :class:`Fact`. Two entries answered in the same words get their next
+sentence or are not asked.
 """
 
 from __future__ import annotations
