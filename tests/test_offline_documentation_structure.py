@@ -225,3 +225,10 @@ def test_code_names_that_differ_only_by_case_are_two_things_to_a_follow_up():
 def test_a_field_list_under_a_modules_title_is_not_the_modules():
     text = "Returns:\n\nThe attribute value, or None if not found.\n"
     assert [s.entry for s in statements(text, "celery.utils.objects") if s.role == "returns"] == [None]
+
+
+def test_a_wish_answered_by_a_pointer_to_another_guide_is_no_how_to():
+    text = (
+        "If you want to remove files, or build a theme from scratch, then you should review the Theme Developer Guide."
+    )
+    assert not [f for f in passage_facts(text, "Customizing Your Theme") if f.kind == "procedure"]

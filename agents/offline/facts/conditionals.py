@@ -67,8 +67,10 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
         if subject.text.lower() in ("you", "we") and clause.lemma in WANTING_VERBS and wanted is not None:
             # "If you want to add cookies, ..." asks how to add cookies; "see gitrevisions(7) if you want to
             # see more complex cases" only points elsewhere (git's tutorial, development readings round 4)
+            main_subject = subject_of(sentence, root)
             if (
-                (root.lemma in META_VERBS and subject_of(sentence, root) is None)
+                # "see X", and "then you should review the Theme Developer Guide" (mkdocs, round 12): a pointer
+                (root.lemma in META_VERBS and (main_subject is None or main_subject.text.lower() == "you"))
                 or not names_something(sentence, wanted)
                 or light_on_judgement(sentence, wanted)
             ):  # "if you want to have better success" (mkdocs, round 5)
