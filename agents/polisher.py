@@ -73,6 +73,14 @@ def refer_back(question: str, subject: str | None, previous_subject: str | None)
     """The subject replaced by a pronoun when it is the previous question's subject."""
     if not subject or not previous_subject or subject.lower() != previous_subject.lower():
         return question
+    if (
+        subject != previous_subject
+        and re.search(r"[._]", subject)
+        and not (subject.isupper() or previous_subject.isupper())
+    ):
+        # code names that differ by a capital are two things: celery.signature a function, celery.Signature a class
+        # (celery, development round 12); a name in capitals throughout is the same name written loud
+        return question
     if not question.rstrip().endswith("?"):
         return question  # a keyword query ("json.dumps usage example"): nobody types "it usage example"
     named = re.escape(subject)
@@ -87,7 +95,16 @@ def refer_back(question: str, subject: str | None, previous_subject: str | None)
     if not found or (found["determiner"] or "").lower() in ("a", "an"):
         return question  # "share a theme I create" is any theme, not the one before: no "a it"
     plural = re.search(r"\b(are|were|do)\s*$", question[: found.start()])
-    return question[: found.start()] + ("they" if plural else "it") + question[found.end() :]
+    # "the celery.signature class" is one name with its kind: "What does it represent?", not "it class"
+    end = found.end() + (
+        kind.end() if found["determiner"] and (kind := KIND_NOUN.match(question[found.end() :])) else 0
+    )
+    return question[: found.start()] + ("they" if plural else "it") + question[end:]
+
+
+KIND_NOUN = re.compile(
+    r" (?:class|filter|test|option|setting|function|method|exception|module|attribute|property|argument|parameter)\b"
+)
 
 
 def drop_topic(question: str, title: str) -> str:

@@ -165,7 +165,16 @@ class Questioner(Agent[GeneratedQuestion]):
         if asked is None:
             question = next(q for q in fallback_questions(gold) if q not in asked_before(history) | set(refused))
             return BaselineQuestion(question=question, rewrite=question, subject=None, question_type="summary")
-        question = self_contained(asked.question, gold.get("title", ""), situated=asked.fact.kind in SITUATED_KINDS)
+        question = self_contained(
+            asked.question,
+            gold.get("title", ""),
+            # a definition of something an entry's description names ("The enabled_extensions is ..." under
+            # select_autoescape) is that entry's: the question names it (jinja2, development round 12)
+            situated=asked.fact.kind in SITUATED_KINDS
+            or (asked.fact.kind == "definition" and asked.fact.entry is not None),
+            entry=asked.fact.entry,
+            entry_kind=asked.fact.entry_kind,
+        )
         return BaselineQuestion(
             question=question, rewrite=question, subject=asked.subject, question_type=asked.question_type
         )

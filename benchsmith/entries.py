@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from benchsmith.passages import (
@@ -52,8 +52,14 @@ ENTRY_KINDS = (
 )
 ENTRY_LINE = re.compile(
     rf"^(?:(?P<kind>(?:{'|'.join(ENTRY_KINDS)})(?:\s+(?:{'|'.join(ENTRY_KINDS)}))*)\s+)?@?"
-    r"(?P<name>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?P<call>\(.*\))?(?:\s*(?:->|:)\s*[\w.\[\], |]+)?\s*$"
+    r"(?P<name>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?P<call>\(.*\))?(?:\s*(?:->|:)\s*[\w.\[\], |'\"]+)?"
+    r"(?P<value>\s*=\s*\S.{0,80})?\s*$"
 )
+# A custom Sphinx domain writes an object's type before its name ("jinja-jinja-filters.wordwrap(s, width)"):
+# no Python name has a hyphen, so the qualifier is the domain's, not the entry's.
+DOMAIN_QUALIFIER = re.compile(r"^(?:[A-Za-z]\w*-(?:[\w-]*-)?(?P<type>[a-z]+)\.)(?=[A-Za-z_])")
+# The kinds of entry Python's own documentation has; any other kind is a custom domain's ("filter", "test").
+PYTHON_KINDS = frozenset((*ENTRY_KINDS, "setting", "option", "attribute", "name"))
 TRAILING_KIND = re.compile(
     r"(?<=\))(?:\s*->\s*[\w.\[\], |]+?)?\s+(property|classmethod|staticmethod|abstractmethod|async)$"
 )
@@ -69,6 +75,11 @@ ATTRIBUTE_LINE = re.compile(
     r"^(?P<name>[A-Za-z_]\w*)\s*:\s*[\w.\[\], |]+(?:\s*=\s*\S.{0,60})?"
     r"(?:\s+(?:class-attribute|instance-attribute|property|attribute))?$"
 )
+# A table cell that holds a name or a value ("task_default_exchange", "1.0", "none"), not a word of prose.
+VALUE_CELL = re.compile(r"[\w:/-]*[_.\d][\w.:/-]*(?<!\.)|true|false|none")
+EXAMPLE_ARGUMENT = re.compile(r"[(,]\s*(?:\d|[\"'(\[{]|True\b|False\b)")  # a positional value: (2, 2), ("hello")
+PARENTHETICAL = re.compile(r"^\([^()]+\)\.?$")  # "(1 indexed)", "(optional)."
+CROSS_REFERENCE = re.compile(r"(?i)^see\s+\S+\.?$")  # "see kwargs.", "See is_due()."
 SNAKE_NAME = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 PARAMETER_ITEM = re.compile(
     r"^\**(?P<name>\*{0,2}[A-Za-z_]\w*)\**(?:\s*\((?P<type>[^()]{1,60})\))?\s*(?:[–—]|--?|:)\s+"
@@ -143,9 +154,21 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
         return Entry(attribute["name"], "attribute")
     if heading and SNAKE_NAME.match(stripped):
         return Entry(stripped, "name")
+    stripped = stripped.replace("\u2192", "->")  # Sphinx's HTML writes "->" as "→"
+    if domain := DOMAIN_QUALIFIER.match(stripped):
+        stripped = stripped[domain.end() :]
     trailing = TRAILING_KIND.search(stripped)  # "url() -> str property": a property, whatever it returns
     found = ENTRY_LINE.match(stripped[: trailing.start()] if trailing else stripped)
     if not found or len(stripped) > 300:
+        return None
+    if found["call"] and EXAMPLE_ARGUMENT.search(found["call"]) and not found["kind"]:
+        # "add.apply_async((2, 2), link=add.s(16))" calls with values: an example's line, whose sentences explain
+        # the example, not an entry (celery, development round 12); a signature names its parameters
+        return None
+    if found["value"] and not (found["kind"] or _class_member(found["name"])):
+        # "celery.beat.ScheduleEntry.kwargs = None" is Sphinx's line of a class attribute with its value (its
+        # description was read as the entry above's: celery, development round 12); "app.conf.timezone = 'UTC'"
+        # in running text is an example's assignment
         return None
     name, kind, call = (
         found["name"],
@@ -154,7 +177,9 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
     )
     if not kind and not call and "." not in name:
         return None  # a lone word is a label, not an entry
-    if not kind and not call and not SIGNATURE.match(stripped):
+    # "pytest.python.FunctionDefinition.name: str": a member with its type, as Sphinx writes an attribute
+    annotated = "." in name and ":" in stripped and len(stripped.split()) <= 4
+    if not kind and not call and not found["value"] and not annotated and not SIGNATURE.match(stripped):
         return None
     last = name.rsplit(".", 1)[-1]
     kind_word = (
@@ -162,7 +187,16 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
     )  # "name": a constant, attribute or lower-case class
     if kind_word == "function" and "." in name and name.split(".")[-2][:1].isupper():
         kind_word = "method"  # Session.mount(...)
+    if domain and not kind:
+        # the domain's object type names what the entry is: "jinja-jinja-filters.abs" is the abs filter
+        kind_word = domain["type"].rstrip("s") or kind_word
     return Entry(name, kind_word)
+
+
+def _class_member(name: str) -> bool:
+    """A dotted name whose owner is a class ("ScheduleEntry.kwargs", "celery.beat.ScheduleEntry.args")."""
+    parts = name.split(".")
+    return len(parts) > 1 and parts[-2][:1].isupper() and not parts[-2].isupper()
 
 
 MAN_PAGE = re.compile(r"^(?P<name>[\w.+-]+)\(\d\w*\)(?: Manual Page)?$")
@@ -201,7 +235,12 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
 
     def add(said: str, role: Role, whole: bool, parameter: str | None = None, owner: str | None = None) -> None:
         """A statement of the entry and under the heading being read."""
-        name, kind = (entry.name, entry.kind) if entry else (None, None)
+        documented = entry
+        if role in ("parameter", "returns") and entry is heading_entry and entry and entry.kind in ("name", "module"):
+            # a chunk that opens in a function's field list under its module's title ("celery.utils.objects"): the
+            # fields are the function's, which the chunk does not name, not the module's (celery, round 12)
+            documented = None
+        name, kind = (documented.name, documented.kind) if documented else (None, None)
         found.append(Statement(said, len(found), name, kind, role, parameter, whole, owner, heading=heading))
 
     for unit in units(text):
@@ -223,9 +262,17 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
         if label in FIELD_HEADINGS:
             field = label
             continue
+        if first_pending and entry and VALUE_CELL.fullmatch(label):
+            # a table read row by row: the key's row ends with its value cell ("CELERY_AMQP_EXCHANGE" /
+            # "task_default_exchange"); the prose after it is the next row's or the page's, not the key's
+            # description (celery, development round 12)
+            entry, first_pending = None, False
+            continue
         if field in PARAMETER_HEADINGS and (item := PARAMETER_ITEM.match(plain_text(unit.text))):
             description = item["text"].removeprefix("(optional)").strip()
-            add(description, "parameter", is_complete(description), parameter=item["name"].lstrip("*"))
+            # "kwargs (Dict) – see kwargs.": a pointer to the attribute's own entry, no description
+            describes = is_complete(description) and not CROSS_REFERENCE.match(description)
+            add(description, "parameter", describes, parameter=item["name"].lstrip("*"))
             continue
         if field in RETURNS_HEADINGS:
             said = plain_text(unit.text).strip(" –-")
@@ -233,7 +280,18 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             field = None
             continue
         field = None
+        unit_start = len(found)
         for sentence in split_sentences(unit.text):
+            if (inline_entry := entry_of_line(sentence)) and not is_complete(sentence):
+                # a member's line run into the paragraph before its description ("pytest.python.FunctionDefinition.name:
+                # str A unique name ..."): the description is the member's (pytest, development round 12)
+                entry, first_pending = _qualified(inline_entry, entry), True
+                continue
+            if PARENTHETICAL.match(sentence) and len(found) > unit_start:
+                # "The current iteration of the loop. (1 indexed)": the aside completes the sentence before it
+                # (without it loop.index and loop.index0 read alike: jinja2, development round 12)
+                found[-1] = replace(found[-1], text=f"{found[-1].text} {plain_text(sentence)}")
+                continue
             plain = LABEL.sub("", plain_text(sentence))  # "Bugfix: Use README.md as ..." → "Use README.md as ..."
             if plain != plain_text(sentence) and not is_complete(plain):
                 continue  # what followed the label was no sentence ("response: The response generated ...")
@@ -285,6 +343,13 @@ def _qualified(entry: Entry, enclosing: Entry | None) -> Entry:
     if owner is None:
         return entry
     return Entry(f"{owner}.{entry.name}", "method" if entry.kind == "function" else entry.kind)
+
+
+def spoken_name(entry: str, kind: str | None) -> str:
+    """An entry as a question names it: its short name, and a custom domain's entry with its kind ("the
+    wordwrap filter": "What does wordwrap return?" names no thing a reader knows; jinja2, round 12)."""
+    name = short_name(entry)
+    return f"the {name} {kind}" if kind and kind not in PYTHON_KINDS and "." not in name else name
 
 
 def short_name(entry: str) -> str:

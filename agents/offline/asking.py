@@ -34,9 +34,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from benchsmith.agents.offline.facts import Fact, passage_facts
+from benchsmith.agents.offline.facts.phrases import QUALIFYING_WORDS
 from benchsmith.agents.offline.wording import Wording, wordings
 from benchsmith.agents.text import WordStatistics, inverse_document_frequency
-from benchsmith.entries import MAN_PAGE, page_subject, page_topic, section_heading, statements
+from benchsmith.entries import MAN_PAGE, page_subject, page_topic, section_heading, short_name, spoken_name, statements
 from benchsmith.language import parse, question_frame
 from benchsmith.words import COPIED_RUN, content_words, copy_words, longest_shared_run, stems
 
@@ -185,6 +186,9 @@ def ask(
                         frame in used_frames or frame == previous_frame,
                         bool(question_type) and wording.question_type != question_type,
                         asked_types[wording.question_type],  # where the type asked for is missing
+                        # then not a factoid: an API reference answers mostly "what is X for", and factoids were
+                        # 56% of werkzeug's questions (development round 12)
+                        bool(question_type) and question_type != "factoid" and wording.question_type == "factoid",
                         KIND_ORDER[fact.kind],
                         spread(fact.statement, fact.kind) % SPREAD,
                         -round(distinct, 4),
@@ -228,15 +232,27 @@ def wording_of(fact: Fact, question: str) -> Wording | None:
     return next((w for w in wordings(fact) if w.question == question), None)
 
 
-def self_contained(question: str, title: str, *, situated: bool = False) -> str:
+def self_contained(
+    question: str, title: str, *, situated: bool = False, entry: str | None = None, entry_kind: str | None = None
+) -> str:
     """The question as someone who never saw the conversation or the page reads it: it names what it
     is about already (a code name, a name in capitals, a word of the page's title or heading);
     otherwise what the page is about comes first ("In git submodule, what happens if I provide no
     pathspec?"): a first question about "a pattern" or "an empty string" leans on a page the user has
     not named. A ``situated`` question (what happens under a condition: ``SITUATED_KINDS``) names its
     page even when it names a code thing: "What happens if core.commitGraph is true?" is answered
-    differently by each command that reads the setting (git fsck's here; git, development round 8)."""
-    context = context_name(title)
+    differently by each command that reads the setting (git fsck's here; git, development round 8).
+
+    A question about what an API ``entry``'s statement says names that entry, not the section the entry is
+    listed in: "In wordwrap, what happens if a word contains hyphens?", not "In List of Builtin Filters,
+    ..." (jinja2, development round 12); a section of entries is no thing a user asks about."""
+    if (
+        entry
+        and entry_known(entry)
+        and re.search(rf"(?<![\w.]){re.escape(short_name(entry).split('.')[-1])}\b", question)
+    ):
+        return question  # it names the entry already: "What does the wordwrap filter do?"
+    context = spoken_name(entry, entry_kind) if entry and entry_known(entry) else context_name(title)
     anchored = _anchored(question, title) and not (situated and context.lower() not in question.lower())
     if not context or question.startswith("In ") or anchored or not question.rstrip().endswith("?"):
         return question  # (a keyword query is typed as it is: nobody types "In Models, --timeout option")
@@ -244,6 +260,11 @@ def self_contained(question: str, title: str, *, situated: bool = False) -> str:
         question if question[1:2].isupper() or question.split(" ", 1)[0] == "I" else question[:1].lower() + question[1:]
     )
     return f"In {context}, {opening}"
+
+
+def entry_known(entry: str) -> bool:
+    """An entry that names the thing on its own: not a command's option (its page's command names it)."""
+    return not entry.startswith("-")
 
 
 def context_name(title: str) -> str:
@@ -274,11 +295,9 @@ def context_name(title: str) -> str:
     return page if _code_name(page) or names_a_thing(page) else ""
 
 
-QUALIFYING_WORDS = frozenset("more less other further additional advanced another".split())
-
-
 def _code_name(heading: str) -> bool:
-    return len(heading.split()) == 1 and bool(CODE_LIKE.search(heading))
+    # "API" is in capitals and names a part of the manual, no thing ("In API, what happens if ...": jinja2, round 12)
+    return len(heading.split()) == 1 and bool(CODE_LIKE.search(heading)) and heading.lower() not in MANUAL_TITLE_WORDS
 
 
 MANUAL_TITLE_WORDS = frozenset(

@@ -138,6 +138,7 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         # an explanation frame too: on a reference of settings and options (git's) every purpose question
         # was a factoid, half of a benchmark's questions (development round 11)
         ("useful-when", "explanation", "When is {entry} useful?"),
+        ("explain-entry", "explanation", "Can you explain what {entry} is?"),
     ),
     # an entry whose description opens with its intent ("Intended to speed up tools that ...")
     "purpose-why": _frames(
@@ -149,17 +150,26 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("class-represent", "factoid", "What does the {entry} class represent?"),
         ("when-use", "explanation", "When would I use {entry}?"),
         ("what-problem", "explanation", "What problem does {entry} solve?"),
+        # a second explanation frame: on a reference of classes "what problem" took 21% (jinja2, round 12)
+        ("explain-entry", "explanation", "Can you explain what {entry} is?"),
         ("keyword-class", "keyword", "{entry} class purpose"),
     ),
     "purpose-value": _frames(
         ("what-hold", "factoid", "What does {entry} hold?"),
         ("what-stored", "factoid", "What is stored in {entry}?"),
         ("what-for", "factoid", "What is {entry} for?"),
+        # an explanation frame: a reference of attributes and properties asked only factoids (werkzeug, round 12)
+        ("explain-entry", "explanation", "Can you explain what {entry} is?"),
     ),
     "purpose-exception": _frames(
         ("when-raised", "factoid", "When is {entry} raised?"),
         ("what-signal", "factoid", "What does {an_entry} signal?"),
         ("why-get", "explanation", "Why would I get {an_entry}?"),
+    ),
+    "purpose-exception-kind": _frames(
+        ("what-kind-error", "factoid", "What kind of {problem} is {entry}?"),
+        ("class-represent", "factoid", "What does the {entry} class represent?"),
+        ("keyword-class", "keyword", "{entry} class purpose"),
     ),
     "purpose-option": _frames(
         ("option-do", "factoid", "What does the {entry} option{of_owner} do?"),
@@ -254,7 +264,14 @@ def frames_of(fact: Fact) -> tuple[Frame, ...]:
             kind = "exception"  # nobody "uses" PytestUnhandledThreadExceptionWarning (pytest, development round 11)
         if fact.has("why") and fact.slot("why"):
             return FRAMES["purpose-why"]
-        return FRAMES[ENTRY_FRAMES.get(kind, "purpose" if kind in CALLABLE_KINDS else "purpose-name")]
+        if kind == "exception" and fact.has("when") and not fact.slot("when"):
+            return FRAMES["purpose-exception-kind"]  # it says what the exception is, not when it is raised
+        frames = FRAMES[ENTRY_FRAMES.get(kind, "purpose" if kind in CALLABLE_KINDS else "purpose-name")]
+        if fact.has("when") and not fact.slot("when"):
+            # "The etag parsed and unquoted" says what a value is, not when it is useful ("When is IfRange.etag
+            # useful?": werkzeug, development round 12)
+            return tuple(frame for frame in frames if frame.name != "useful-when")
+        return frames
     if fact.kind == "condition" and fact.has("affected"):
         return FRAMES["condition-affected"]
     if fact.kind == "capability":
@@ -275,6 +292,7 @@ def wordings(fact: Fact) -> list[Wording]:
         slots["an_error"] = with_article(slots["error"])
     if "entry" in slots:
         slots["an_entry"] = with_article(slots["entry"])
+        slots["problem"] = "warning" if slots["entry"].endswith("Warning") else "error"
         owner = slots.get("owner") or ""
         slots.update(
             of_owner=f" of {owner}" if owner else "",

@@ -27,22 +27,27 @@ the statement documents, or the fact is not taken.
 The readers by what they read: ``actions`` (procedures, capabilities, advice), ``conditionals``
 (conditions, remedies, errors), ``things`` (definitions, comparisons, behaviours, sections),
 ``api_entries`` (an entry's purpose, returns and parameters, defaults); they share ``phrases``
-(the words a question is made of) and ``clauses`` (a verb's subject and mood); ``record`` holds
-the :class:`Fact`.
+(the words a question is made of) and ``clauses`` (a verb's subject and mood); ``referents`` refuses
+a statement that leans on an example or a step the reply leaves out ("After that ...", "will now be
+available"); ``record`` holds the :class:`Fact`. Two entries answered in the same words get their next
+sentence or are not asked.
 """
 
 from __future__ import annotations
 
 import functools
+import re
+from dataclasses import replace
 
 from benchsmith.agents.offline.facts.actions import advice, capabilities, procedures
 from benchsmith.agents.offline.facts.api_entries import LABEL_OPENING, PARTIAL_SLOT, defaults, entries, named_uses
 from benchsmith.agents.offline.facts.clauses import docstring_mood
 from benchsmith.agents.offline.facts.conditionals import GIVEN_SLOT, conditions, errors
 from benchsmith.agents.offline.facts.record import Fact
+from benchsmith.agents.offline.facts.referents import leans_on_context
 from benchsmith.agents.offline.facts.things import behaviours, comparisons, definitions, sections
-from benchsmith.entries import Statement, statements
-from benchsmith.language import Sentence, parse_all, points_outside
+from benchsmith.entries import VERSION_NOTE, Statement, entry_of_line, statements
+from benchsmith.language import Sentence, parse_all
 
 __all__ = ["Fact", "passage_facts"]
 
@@ -60,8 +65,15 @@ def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
     parsed = parse_all([statement.text for statement in found])
     facts: list[Fact] = []
     for statement, sentence in zip(found, parsed):
-        if not statement.whole or points_outside(sentence, SELF_NOUNS if statement.entry else frozenset()):
-            continue  # no answer on its own: cut off, or "This flag ...", "However, ...", "as shown above"
+        if VERSION_NOTE.match(statement.text):
+            continue  # "Changed in version 0.15.3: If the www_authenticate argument is not set, ...": when, not what
+        if not statement.whole or leans_on_context(
+            sentence,
+            SELF_NOUNS if statement.entry else frozenset(),
+            in_entry=statement.entry is not None,
+            parameter=statement.role == "parameter",
+        ):
+            continue  # no answer on its own: cut off, or "This flag ...", "However, ...", "After that ..."
         answer = _answer(found, parsed, statement)
         # an option's description says what the option does, in the imperative ("With --batch, follow
         # symlinks ..."): no instruction to the user, however it is worded
@@ -69,13 +81,59 @@ def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
         named_before = {token.lemma for earlier in parsed[: statement.position] for token in earlier.tokens}
         for reader in ENTRY_READERS if describes else READERS:
             facts.extend(
-                Fact(kind, topic, slots, statement.position, answer, statement.entry)
+                Fact(kind, topic, slots, statement.position, answer, statement.entry, statement.entry_kind)
                 for kind, topic, slots in reader(statement, sentence)
                 if dict(slots).get(GIVEN_SLOT) not in named_before
                 and (len(answer) > 1 or PARTIAL_SLOT not in dict(slots))
             )
     facts.extend(sections(found, title))
-    return tuple(facts)
+    return tuple(_told_apart(_owned_flags(facts), found))
+
+
+# A condition on a flag's value ("if html is False"): a parameter's or a setting's, which only its owner names.
+FLAG_CONDITION = re.compile(r"^[a-z_]\w* (?:is|are) (?:not )?(?:True|False|None|true|false)$")
+
+
+def _owned_flags(facts: list[Fact]) -> list[Fact]:
+    """Conditions on a bare flag are kept only where the statement documents an entry: "What should I
+    expect if html is False?" names no function (a chunk that opens inside lipsum's description: jinja2,
+    development round 12)."""
+    return [
+        fact
+        for fact in facts
+        if not (fact.entry is None and fact.has("clause") and FLAG_CONDITION.match(fact.slot("clause")))
+    ]
+
+
+def _told_apart(facts: list[Fact], found: tuple[Statement, ...]) -> list[Fact]:
+    """Two entries' facts answered in the same words ("loop.depth" and "loop.depth0": "Indicates how deep in a
+    recursive loop the rendering currently is."): each answer gains its entry's next statement, which tells them
+    apart ("Starts at level 1"); facts still answered alike are dropped (jinja2, development round 12)."""
+    texts = {statement.position: statement.text for statement in found}
+
+    def said(fact: Fact) -> str:
+        return " ".join(texts[position] for position in fact.answer)
+
+    owners: dict[str, set[str | None]] = {}
+    for fact in facts:
+        owners.setdefault(said(fact), set()).add(fact.entry)
+    kept = []
+    for fact in facts:
+        if len(owners[said(fact)]) < 2:
+            kept.append(fact)
+            continue
+        after = fact.answer[-1] + 1
+        if (
+            after < len(found)
+            and found[after].entry == fact.entry
+            and found[after].role == "prose"
+            and entry_of_line(found[after].text) is None  # not a member's line read as prose
+            and not found[after].text.rstrip().endswith(":")
+        ):
+            longer = replace(fact, answer=(*fact.answer, after))
+            if sum(said(other) == said(longer) for other in facts) == 0:
+                kept.append(longer)
+    return kept
 
 
 def _answer(found: tuple[Statement, ...], parsed: list[Sentence], statement: Statement) -> tuple[int, ...]:
@@ -88,7 +146,7 @@ def _answer(found: tuple[Statement, ...], parsed: list[Sentence], statement: Sta
             if s.entry == statement.entry
             and s.role == "prose"
             and s.whole
-            and not points_outside(parsed[s.position], SELF_NOUNS)
+            and not leans_on_context(parsed[s.position], SELF_NOUNS, in_entry=True)
             and not LABEL_OPENING.match(s.text)
         ]
         return (statement.position, *following)

@@ -28,6 +28,7 @@ from benchsmith.agents.offline.facts.phrases import (
 from benchsmith.agents.offline.facts.record import Found
 from benchsmith.entries import Statement
 from benchsmith.language import Sentence, Token
+from benchsmith.words import LIGHT_VERBS
 
 ADVICE_WORDS = frozenset(
     {
@@ -47,6 +48,29 @@ ADVICE_WORDS = frozenset(
 
 # Determiners that quantify a subject ("many commands") rather than name it.
 QUANTIFIERS = frozenset("many some most all several few various any each every".split())
+
+
+QUOTE_MARKS = frozenset({'"', "\u201c", "\u201d", "'", "\u2018", "\u2019"})
+
+
+def _light_on_any(sentence: Sentence, verb: Token) -> bool:
+    """A light verb on any one of a kind ("use an expression": in what?) or on a phrase in quotes, which the
+    question drops with its head ("use \u201cnew style\u201d gettext calls" asked as "use new style"; jinja2,
+    development round 12): no task a user names."""
+    if verb.lemma not in LIGHT_VERBS:
+        return False
+    obj = sentence.child(verb.index, "dobj")
+    if obj is None:
+        return False
+    low, high = sentence.subtree(obj.index)
+    if any(token.text in QUOTE_MARKS for token in sentence.tokens[low:high]):
+        return True
+    article = sentence.child(obj.index, "det")
+    return (
+        article is not None
+        and article.lemma in ("a", "an")
+        and all(child.dep in ("det", "punct") for child in sentence.children(obj.index))
+    )
 
 
 def procedures(statement: Statement, sentence: Sentence) -> Found:
@@ -85,7 +109,7 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
             if purpose
             else verb_phrase(sentence, token, complement=True)
         )
-        if light_on_judgement(sentence, token):
+        if light_on_judgement(sentence, token) or _light_on_any(sentence, token):
             continue
         if fits(indices) and names_something(sentence, token) and (vp := render(sentence, indices)):
             found.append(("procedure", object_topic(sentence, token) or vp, (("vp", vp),)))
@@ -110,6 +134,7 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
             or (you is not None and you.text.lower() == "you" and sentence.child(root.index, "aux"))
         )
         and sentence.child(root.index, "dobj") is not None
+        and not _light_on_any(sentence, root)
     ):  # "start by reading X" names no task
         # with where it applies: "skip tests on a missing import" is not how to skip tests (pytest, rounds 8 and 11)
         indices = verb_phrase(sentence, root, complement=True)

@@ -15,6 +15,7 @@ from benchsmith.words import LIGHT_VERBS
 
 # "Class attributes: standard_option_list : ...": a label and a list, not what the entry is (stdlib, rounds 8, 11)
 LABEL_OPENING = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)?:\s")
+CIRCUMSTANCE_WORDS = frozenset("raise when if whenever fail occur happen unless".split())
 PARTIAL_SLOT = "partial"  # a purpose whose first sentence needs the next one: see _says_something_else
 DEPRECATION = re.compile(
     r"(?i)^\W*(?:[\w-]*deprecated\b|deprecated since|(?:this|these) (?:\w+ )?(?:is|are) deprecated)"
@@ -45,7 +46,14 @@ def entries(statement: Statement, sentence: Sentence) -> Found:
         other = _says_something_else(sentence, name)
         if other != "another entry":
             partial = ((PARTIAL_SLOT, "yes"),) if other else ()
-            found.append(("purpose", name, (*slots, ("why", "yes" if intent else ""), *partial)))
+            # "Baseclass for all template errors" says what an exception is, not when one gets it ("Why would I get
+            # a TemplateError?": jinja2 and mkdocs, development round 12)
+            when = sentence.root.pos in ("VERB", "AUX") or any(
+                token.lemma in CIRCUMSTANCE_WORDS for token in sentence.tokens
+            )
+            found.append(
+                ("purpose", name, (*slots, ("why", "yes" if intent else ""), ("when", "yes" if when else ""), *partial))
+            )
     if statement.role == "returns" or (
         sentence.tokens
         and sentence.tokens[0].lemma in ("return", "returns", "yield")
@@ -85,7 +93,14 @@ def _says_something_else(sentence: Sentence, name: str) -> str | None:
         and subject.text.lower() not in ("you", "it", "this")
         and name not in sentence.text
     )
-    return "another thing" if about_another else None
+    # what the reader does or what the project does, not what the entry is for: "To implement your own bytecode
+    # cache you have to subclass this class", "Sometimes you get an URL by a user that ...", "Jinja keeps internal
+    # caches for environments and lexers" (asked what BytecodeCache, url_fix or clear_caches is for, it answered
+    # with the background: jinja2 and werkzeug, development round 12)
+    background = subject.text.lower() in ("you", "we") or (
+        subject.pos == "PROPN" and not subject.code and subject.text.lower() not in re.split(r"[._]", name.lower())
+    )
+    return "another thing" if about_another or background else None
 
 
 def defaults(statement: Statement, sentence: Sentence) -> Found:

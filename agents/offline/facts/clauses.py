@@ -5,7 +5,7 @@ pronoun stands for the entry the statement documents."""
 from __future__ import annotations
 
 from benchsmith.agents.offline.facts.phrases import specific_noun
-from benchsmith.entries import Statement, short_name
+from benchsmith.entries import Statement, spoken_name
 from benchsmith.language import Sentence, Token
 
 META_VERBS = frozenset(
@@ -93,7 +93,7 @@ def docstring_mood(statement: Statement, sentence: Sentence) -> bool:
 
 
 def entry_name(statement: Statement) -> str | None:
-    return short_name(statement.entry) if statement.entry else None
+    return spoken_name(statement.entry, statement.entry_kind) if statement.entry else None
 
 
 def refers_to_entry(token: Token | None) -> bool:

@@ -56,14 +56,21 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
         subject = subject_of(sentence, clause)
         if subject is None:
             continue
+        if _concessive(sentence, mark) or _judgement(sentence, root):
+            # "Even if you are creating templates from strings, an environment is created": it happens either way;
+            # "it's useful to have multiple environments, if different configurations are in use": a judgement,
+            # nothing that happens (jinja2, development round 12)
+            continue
         wanted = sentence.child(clause.index, "xcomp")
         if sentence.child(clause.index, "neg") and clause.lemma in WANTING_VERBS:
             continue  # "if you don't want to execute the test function": no task to ask how to do (pytest, round 11)
         if subject.text.lower() in ("you", "we") and clause.lemma in WANTING_VERBS and wanted is not None:
             # "If you want to add cookies, ..." asks how to add cookies; "see gitrevisions(7) if you want to
             # see more complex cases" only points elsewhere (git's tutorial, development readings round 4)
+            main_subject = subject_of(sentence, root)
             if (
-                (root.lemma in META_VERBS and subject_of(sentence, root) is None)
+                # "see X", and "then you should review the Theme Developer Guide" (mkdocs, round 12): a pointer
+                (root.lemma in META_VERBS and (main_subject is None or main_subject.text.lower() == "you"))
                 or not names_something(sentence, wanted)
                 or light_on_judgement(sentence, wanted)
             ):  # "if you want to have better success" (mkdocs, round 5)
@@ -242,6 +249,23 @@ def _affected(sentence: Sentence, root: Token, condition: str) -> str | None:
     if not phrase or set(content_words(phrase)) & set(content_words(condition)):
         return None
     return phrase
+
+
+def _concessive(sentence: Sentence, mark: Token) -> bool:
+    """ "even if", "even when": what follows holds either way."""
+    return mark.index > 0 and sentence.tokens[mark.index - 1].lemma == "even"
+
+
+def _judgement(sentence: Sentence, root: Token) -> bool:
+    """ "It is useful to ...", "it's possible to ...": the main clause judges, an expletive "it" its subject."""
+    subject = subject_of(sentence, root)
+    return (
+        (root.lemma == "be" or root.text in ("'s", "\u2019s"))  # the tagger leaves "it’s" unlemmatized
+        and subject is not None
+        and subject.text.lower() == "it"
+        and sentence.child(root.index, "acomp") is not None
+        and sentence.child(root.index, "xcomp", "ccomp") is not None
+    )
 
 
 def _condition_mark(sentence: Sentence, clause: Token) -> Token | None:

@@ -9,6 +9,10 @@ import re
 from benchsmith.language import Sentence, Token
 from benchsmith.words import UNANCHORED_NOUNS
 
+# Words that make a heading continue the section before it ("Other Providers", "More complicated POST requests"):
+# what it names is relative to what came before, no thing a user names alone.
+QUALIFYING_WORDS = frozenset("more less other further additional advanced another".split())
+
 DANGLING = frozenset(
     {
         "it",

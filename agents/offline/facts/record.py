@@ -34,6 +34,7 @@ class Fact:
     statement: int  # the position of the statement it comes from
     answer: tuple[int, ...]  # the positions of the statements that answer it, in order
     entry: str | None = None  # the qualified entry the statement documents
+    entry_kind: str | None = None  # its kind ("function", "setting", a custom domain's "filter"...)
 
     def slot(self, name: str) -> str:
         return dict(self.slots)[name]

@@ -17,9 +17,19 @@ from benchsmith.agents.offline.facts.clauses import (
     refers_to_entry,
     subject_of,
 )
-from benchsmith.agents.offline.facts.phrases import GENERIC_NOUNS, bare, fits, noun_phrase, render, span, verb_phrase
+from benchsmith.agents.offline.facts.phrases import (
+    GENERIC_NOUNS,
+    QUALIFYING_WORDS,
+    bare,
+    fits,
+    noun_phrase,
+    render,
+    span,
+    verb_phrase,
+)
 from benchsmith.agents.offline.facts.record import Fact, Found
-from benchsmith.entries import Statement, section_heading
+from benchsmith.agents.offline.facts.referents import leans_on_context
+from benchsmith.entries import VERSION_NOTE, Statement, section_heading
 from benchsmith.language import REQUIREMENT, Sentence, Token, is_noun_phrase, parse_all
 from benchsmith.words import LIGHT_VERBS, content_words, stems
 
@@ -94,6 +104,17 @@ def definitions(statement: Statement, sentence: Sentence) -> Found:
             for child in sentence.children(attr.index)
         )  # "--guess is the default behavior" says it is on, not what it is (git, development round 11)
         if attr.pos != "NOUN" or article is None or article.lemma not in ("a", "an", "the") or evaluative:
+            return []
+        if (
+            statement.entry
+            and article.lemma == "the"
+            and not subject.code
+            and subject.tag == "NN"
+            and not sentence.children(subject.index)
+            and not refers_to_entry(subject)
+        ):
+            # "Sender is the app instance" under a signal: a field of the entry named like a label, what it is
+            # only there ("What exactly is Sender?" names no signal: celery, development round 12)
             return []
     if refers_to_entry(subject) and statement.entry:
         if statement.entry_kind in ("function", "method", "classmethod", "staticmethod", "coroutine"):
@@ -179,8 +200,8 @@ def behaviours(statement: Statement, sentence: Sentence) -> Found:
             return []  # "the default implementation" in an entry's description is the entry's (pytest, round 11)
     else:
         return []
-    if not owner or sentence.child(root.index, "neg"):
-        return []
+    if not owner or sentence.child(root.index, "neg") or not root.lemma.isalpha():
+        return []  # (a verb the tagger found in a quote mark: "What does parse_cache_control_header ’?")
     purpose = next(
         (
             child
@@ -243,6 +264,8 @@ def sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
         or heading.isupper()
     ):
         return []
+    if heading.split()[0].lower() in QUALIFYING_WORDS:
+        return []  # "Other Providers": other than those before (mkdocs, development round 12)
     parsed = parse_all([heading])[0]
     if parsed.tokens and (
         parsed.tokens[-1].pos not in ("NOUN", "PROPN")
@@ -276,6 +299,17 @@ def sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
     if not body or head not in stems(content_words(found[body[0]].text)):
         return []  # the section's first sentence is not about what its heading names
     lead = parse_all([found[body[0]].text])[0]
+    if VERSION_NOTE.match(lead.text) or leans_on_context(lead):
+        # "Changed in version 2.9: This extension was removed", "This template, which we'll call base.html, ...":
+        # when it changed, or a sentence about an example the reply leaves out (jinja2, development round 12)
+        return []
+    named = frozenset({head, parsed.tokens[-1].text.lower()}) if parsed.tokens else frozenset()
+    body = [
+        position
+        for position in body
+        # ("They make APIs more self describing": the pronoun is the lead sentence's subject, in the reply)
+        if position == body[0] or not leans_on_context(parse_all([found[position].text])[0], named, in_entry=True)
+    ]
     if not any(
         token.pos in ("NOUN", "PROPN")
         and stems([token.text.lower()])[0] == head

@@ -1,0 +1,116 @@
+"""Does a statement lean on what the passage shows around it, so that it answers nothing on its own?
+
+:func:`benchsmith.language.points_outside` finds the connectives and pointing words every layer reads
+(the quality gate too). The offline agents read a statement as the whole reply to a question, so they
+also refuse what documentation says about a step or an example the reply leaves out:
+
+* a pronoun that stands for what came before: "After that you can render templates", "Even with
+  that limitation, it is an excellent choice", "The rest will be verified by GitHub Actions";
+* a plural demonstrative with the entry's own kind of noun ("Both of these methods are passed a
+  Bucket"): an entry is one thing, "these methods" are others;
+* the state after an example it does not show: "The contents of the folder ./shared will now be
+  available on ...";
+* outside an entry, a subject pronoun with nothing before it to stand for: "If it does not match
+  anything, it will raise a NotFound exception" (it: the URL adapter, named sentences before);
+* "earlier": "As I mentioned earlier, any arguments you add to a signature ...";
+* "then" with no condition before it: "A string then means it's a queue name in task_queues";
+* a condition whose subject is left out: "If False, read() will raise OSError" (what is false?);
+  a parameter's description may say it ("If False, ...": the parameter), nothing else may.
+
+(werkzeug, jinja2, celery, mkdocs, development round 12)
+"""
+
+from __future__ import annotations
+
+from benchsmith.language import Sentence, is_expletive, points_outside
+
+PERSONAL_PRONOUNS = frozenset({"it", "they"})
+REMAINDER_NOUNS = frozenset({"rest", "remainder"})
+CONDITION_MARKS = frozenset({"if", "when", "unless", "once"})
+
+
+def leans_on_context(
+    sentence: Sentence, named: frozenset[str] = frozenset(), *, in_entry: bool = False, parameter: bool = False
+) -> str | None:
+    """Why the statement needs text the reply leaves out, or None when it stands alone. ``named`` as for
+    :func:`points_outside`; ``in_entry``: the statement documents an entry (its "it" is the entry);
+    ``parameter``: it describes a parameter (its left-out subject is the parameter)."""
+    if reason := _plural_demonstrative(sentence, named):
+        return reason
+    if reason := points_outside(sentence, named):
+        return reason
+    tokens = sentence.tokens
+    root = sentence.root
+    for token in tokens:
+        lower = token.text.lower()
+        if token.code:
+            continue
+        if lower == "that" and token.tag == "DT" and token.dep in ("pobj", "nsubj", "nsubjpass", "dobj"):
+            return "points back with 'that'"  # "After that", "that is why"
+        if (
+            lower == "that"
+            and token.dep == "det"
+            and tokens[token.head].dep == "pobj"
+            and tokens[token.head].index < root.index
+        ):
+            return "points back with a fronted 'that'"  # "Even with that limitation, ..."
+        if (
+            token.lemma in REMAINDER_NOUNS
+            and token.pos == "NOUN"
+            and any(child.text.lower() == "the" for child in sentence.children(token.index))
+            and not any(child.dep == "prep" and child.text.lower() == "of" for child in sentence.children(token.index))
+        ):
+            return f"points back with 'the {token.text}'"
+        if lower == "earlier" and token.dep == "advmod":
+            return "points back with 'earlier'"  # "As I mentioned earlier, ..."
+        if lower == "now" and token.dep == "advmod" and sentence.child(token.head, "aux") is not None:
+            return "follows a step it does not show with 'now'"  # "will now be available"
+        if (
+            lower == "then"
+            and token.dep == "advmod"
+            and not any(other.text.lower() in CONDITION_MARKS for other in tokens[: token.index])
+        ):
+            return "follows what came before with 'then'"  # "A string then means it's a queue name"
+    if not in_entry and (reason := _unresolved_pronoun(sentence)):
+        return reason
+    if not parameter and _elliptical_condition(sentence):
+        return "a condition without its subject"
+    return None
+
+
+def _plural_demonstrative(sentence: Sentence, named: frozenset[str]) -> str | None:
+    for token in sentence.tokens:
+        if token.text.lower() in ("these", "those") and token.dep == "det":
+            head = sentence.tokens[token.head]
+            if head.lemma in named and head.text.lower() not in named:
+                return f"points back with {token.text!r} {head.text!r}"
+    return None
+
+
+def _unresolved_pronoun(sentence: Sentence) -> str | None:
+    """A subject "it" or "they" before any noun it could stand for, and not an expletive ("it is
+    possible to ...")."""
+    for token in sentence.tokens:
+        if token.pos in ("NOUN", "PROPN") or token.code:
+            return None  # a thing named first: the pronoun may stand for it
+        if (
+            token.text.lower() in PERSONAL_PRONOUNS
+            and token.dep in ("nsubj", "nsubjpass")
+            and not is_expletive(sentence, token)
+        ):
+            return f"stands for something before it with {token.text!r}"
+    return None
+
+
+def _elliptical_condition(sentence: Sentence) -> bool:
+    """ "If False, ...", "If not given, ...", "When set, ...": a condition clause with no subject."""
+    words = [token for token in sentence.tokens if token.pos != "SPACE"]
+    if len(words) < 3 or words[0].text.lower() not in CONDITION_MARKS:
+        return False
+    comma = next((token.index for token in words if token.text == ","), None)
+    if comma is None or comma > 4:
+        return False
+    clause = sentence.tokens[1:comma]
+    return bool(clause) and not any(
+        token.dep in ("nsubj", "nsubjpass", "expl") or token.pos in ("NOUN", "PRON") for token in clause
+    )
