@@ -503,3 +503,33 @@ def test_a_reply_for_a_case_the_question_never_names_is_a_mismatch():
     assert "reply_mismatch" in judge_turn(TurnEvidence("Is it possible to tell Requests?", case)).flags
     asked = "If you want to share a theme you create, you should list it on the wiki."
     assert "reply_mismatch" not in judge_turn(TurnEvidence("Is there a way to share a theme I create?", asked)).flags
+
+
+FILTERS = (
+    "List of Builtin Filters",
+    "jinja-jinja-filters.length(obj, /)\n\nReturn the number of items in a container.\n\n"
+    "jinja-jinja-filters.reject(value, *args)\n\nFilters a sequence of objects by applying a test to each object, "
+    "and rejecting the objects with the test succeeding.\n\n"
+    "jinja-jinja-filters.unique(value, case_sensitive=False)\n\nReturns a list of unique items.\n\n"
+    "Parameters:\n\ncase_sensitive – Treat upper and lower case strings as distinct.\n",
+)
+
+
+@pytest.mark.parametrize(
+    "question, reply",
+    [
+        ("What is the length filter for?", "Return the number of items in a container."),
+        ("Can you explain what the reject filter is?", FILTERS[1].split("\n\n")[3]),
+        (
+            "What does the case_sensitive argument of the unique filter control?",
+            "Treat upper and lower case strings as distinct.",
+        ),
+    ],
+)
+def test_an_entry_named_by_its_kind_is_asked_about_like_a_code_name(question, reply):
+    """A custom documentation domain's entries ("the length filter") carry no code-name marks: the
+    gate reads them off the gold's entries, so their questions are no fragments and their
+    descriptions answer them."""
+    assert judge_turn(TurnEvidence(question, reply, gold=[FILTERS])).flags == {}
+    other = "Returns a list of unique items."
+    assert "reply_mismatch" in judge_turn(TurnEvidence("What is the length filter for?", other, gold=[FILTERS])).flags

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from benchsmith.entries import statements
 from benchsmith.language import Sentence
 from benchsmith.words import UNANCHORED_NOUNS, content_words, stems
 
@@ -71,6 +72,19 @@ def code_names(text: str) -> list[str]:
     return [name.rstrip("()") for name in CODE_WORD.findall(text)]
 
 
+def spoken_entry(question: str, gold: Sequence[tuple[str, str]]) -> str | None:
+    """The gold's entry a question names as a custom documentation domain does, by its short name and
+    its kind ("the urlize filter", "the sameas test": no code name marks it), or None."""
+    for title, text in gold:
+        for statement in statements(text, title):
+            if not statement.entry or not statement.entry_kind:
+                continue
+            short = statement.entry.rsplit(".", 1)[-1]
+            if re.search(rf"(?i)\bthe {re.escape(short)} {re.escape(statement.entry_kind)}\b", question):
+                return statement.entry
+    return None
+
+
 def topic_words(question: str) -> list[str]:
     """The question's content words less its frame, a code name also in its parts ("has_section":
     has, section; "Session.mount": session, mount)."""
@@ -93,6 +107,8 @@ def unnamed_definite(sentence: Sentence, before: str) -> str | None:
     for token in sentence.tokens:
         if token.pos != "NOUN" or token.code or token.lemma not in UNANCHORED_NOUNS:
             continue
+        if stems([token.lemma])[0] in stems(content_words(sentence.span_text(0, token.index))):
+            continue  # named earlier in the same sentence ("a sequence of objects ... rejecting the objects")
         children = sentence.children(token.index)
         if not any(child.dep == "det" and child.lemma == "the" for child in children):
             continue

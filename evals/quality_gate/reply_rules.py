@@ -7,7 +7,13 @@ import re
 from collections.abc import Sequence
 
 from benchsmith.entries import VERSION_NOTE, short_name, statements
-from benchsmith.evals.quality_gate.evidence import TurnEvidence, code_names, topic_words, unnamed_definite
+from benchsmith.evals.quality_gate.evidence import (
+    TurnEvidence,
+    code_names,
+    spoken_entry,
+    topic_words,
+    unnamed_definite,
+)
 from benchsmith.language import REQUIREMENT, parse, points_outside
 from benchsmith.passages import split_sentences
 from benchsmith.words import content_words, stems
@@ -140,6 +146,8 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
         return f"asks about {explained['topic']}; the reply opens on a requirement of something else"
     defined = DEFINITION.match(question)
     thing = defined and (defined["thing"] or defined["explained"] or defined["meant"])
+    if thing and spoken_entry(thing, turn.gold):
+        thing = None  # "the join filter": an entry, whose description need not repeat its name
     if thing and not code_names(thing) and not thing.endswith(" for") and not _defines(thing, reply):
         return f"asks what {thing} is; the reply does not say"
     if thing and not code_names(thing) and (narrowed := _narrowed_subject(thing, reply)):
@@ -147,10 +155,12 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
     asked = set(stems(topic_words(question)))
     if not asked:
         return None
-    named = next(iter(code_names(question)), None)
+    named = next(iter(code_names(question)), None) or spoken_entry(question, turn.gold)
     if named and turn.gold:
         documented = _reply_entries(reply, turn.gold)
-        names = {named.rsplit(".", 1)[-1], *_option_aliases(named, turn.gold)}
+        asked_names = [*code_names(question), spoken_entry(question, turn.gold) or named]
+        # a parameter asked "of" its entry ("the case_sensitive argument of the unique filter") is answered under it
+        names = {name.rsplit(".", 1)[-1] for name in asked_names} | _option_aliases(named, turn.gold)
         if documented and not any(entry.rsplit(".", 1)[-1] in names for entry in documented):
             return f"asks about {named}, answers about {', '.join(sorted(short_name(e) for e in documented))}"
         if documented:
@@ -388,7 +398,8 @@ def dangling_reply(turn: TurnEvidence) -> str | None:
         return f"the reply {reason}, which nothing in the turn names"
     # an API entry's docstring says "the file", "the string" of its own arguments: only prose is held to it
     last_exchange = " ".join(turn.previous[-1]) if turn.previous else ""
-    if not code_names(turn.asked) and (noun := unnamed_definite(first, f"{turn.asked} {last_exchange}")):
+    entry_asked = code_names(turn.asked) or spoken_entry(turn.asked, turn.gold)
+    if not entry_asked and (noun := unnamed_definite(first, f"{turn.asked} {last_exchange}")):
         return f"the reply's 'the {noun}' leans on something the turn does not name"
     if found := ANNOUNCING.search(sentences[0]):
         return f"the reply announces what it does not show ({found[0]!r})"
