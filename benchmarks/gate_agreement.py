@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         reader = row["verdict"] == "broken"
         for key in (f"{row['corpus']} ({row['half']})", f"all {row['half']}", "all"):
             groups[key].append((reader, verdict.broken))
-        classes[(row.get("class"), verdict.first_class)] += 1
+        classes[(row.get("class") or None, verdict.first_class)] += 1
         if reader != verdict.broken:
             disagreements.append(
                 (
