@@ -41,12 +41,11 @@ MIN_RECALL = 0.7
 BOOSTING = {"max_depth": 2, "n_estimators": 200, "learning_rate": 0.05, "subsample": 0.8, "random_state": 0}
 
 
-def load_turns(workspace: Workspace) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, list[str]]:
+def load_turns(
+    workspace: Workspace, paths: list[Path]
+) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, list[str]]:
     rows = [
-        json.loads(line)
-        for path in sorted(READINGS.glob("*.jsonl"))
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
+        json.loads(line) for path in paths for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
     ]
     rows = [
         row
@@ -97,8 +96,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workspace", required=True, help="where benchmarks/doc_corpora.py ingested the corpora")
     parser.add_argument("--write", action="store_true", help=f"write the fit to {WEIGHTS.relative_to(ROOT)}")
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        help="a reading file of the development half to leave out (its name; repeatable): readings kept to "
+        "measure a fit rather than make it",
+    )
     arguments = parser.parse_args(argv)
-    names, matrix, labels, ruled, corpora = load_turns(Workspace.resolve(arguments.workspace))
+    paths = [path for path in sorted(READINGS.glob("*.jsonl")) if path.name not in arguments.exclude]
+    names, matrix, labels, ruled, corpora = load_turns(Workspace.resolve(arguments.workspace), paths)
     probabilities = held_out_probabilities(matrix, labels, corpora)
     candidates = sorted(set(np.round(probabilities, 3).tolist()), reverse=True)
     threshold = next(
@@ -123,7 +130,12 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.write:
         model = fit(matrix, labels)
         fitted = ReadingModel.from_fitted(
-            model, names, matrix[0], threshold, {corpus: corpora.count(corpus) for corpus in sorted(set(corpora))}
+            model,
+            names,
+            matrix[0],
+            threshold,
+            {corpus: corpora.count(corpus) for corpus in sorted(set(corpora))},
+            [path.name for path in paths],
         )
         WEIGHTS.write_text(fitted.to_json() + "\n", encoding="utf-8")
         ours = np.array([ReadingModel.load(WEIGHTS).judge(dict(zip(names, row)))[0] for row in matrix])

@@ -55,12 +55,13 @@ def test_the_shipped_model_reads_the_gates_features_and_was_fitted_on_the_develo
     assert list(model.features) == list(turn_features(SCOPED))
     development = [
         row
-        for path in (READINGS / "development").glob("*.jsonl")
-        for row in map(json.loads, path.open())
+        for name in model.readings
+        for row in map(json.loads, (READINGS / "development" / name).open())
         if row["turn_type"] in MODELLED_TURN_TYPES
     ]
     fitted = {corpus: sum(row["corpus"] == corpus for row in development) for corpus in model.fitted_on}
     assert model.fitted_on == fitted and sum(fitted.values()) == len(development) > 1000
+    assert all(row["half"] == "development" for row in development)
     assert TEST_HALF and not TEST_HALF & set(model.fitted_on)
     assert 0.0 < model.threshold < 1.0
 

@@ -42,9 +42,10 @@ structure and the rules' verdicts, fitted on the development half's readings, fl
 flags when its probability of being called broken reaches the threshold chosen leave-one-corpus-out;
 its flag takes the class ``unaskable`` or ``reply_mismatch`` by whether the question's or the reply's
 features weighed more. It judges the answerable and multi-passage turns of synthesized benchmarks only
-(``judge_turn(..., reading_model=True)``).
+(``judge_turn(..., reading_model=True)``). Synthesis records its flags and keeps the turn (a model
+that is right about six times in ten re-planning turns emptied small trees); the audit counts them.
 
-A turn the gate flags is re-planned or dropped by synthesis (graphs/synthesis/) and counted
+A turn a rule flags is re-planned or dropped by synthesis (graphs/synthesis/) and counted
 per class; the audit reports each class's rate with examples, and a benchmark with more than
 ``MAX_FLAGGED_SHARE`` of its turns flagged is never called usable.
 """
@@ -72,6 +73,7 @@ Rule = Callable[[TurnEvidence], "str | None"]
 @dataclass(frozen=True)
 class GateVerdict:
     flags: dict[str, str] = field(default_factory=dict)  # class → why
+    by_model: bool = False  # the flag is the reading model's, no rule's
 
     @property
     def broken(self) -> bool:
@@ -111,11 +113,8 @@ def judge_turn(turn: TurnEvidence, *, reading_model: bool = False) -> GateVerdic
     chance, klass = model.judge(turn_features(turn))
     if chance < model.threshold:
         return verdict
-    return GateVerdict(
-        {
-            klass: f"the reading model gives {chance:.2f} that a reader calls it broken (flags from {model.threshold:.2f})"
-        }
-    )
+    why = f"the reading model gives {chance:.2f} that a reader calls it broken (flags from {model.threshold:.2f})"
+    return GateVerdict({klass: why}, by_model=True)
 
 
 def judge_question(turn: TurnEvidence) -> GateVerdict:

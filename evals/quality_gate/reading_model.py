@@ -165,6 +165,7 @@ class ReadingModel:
     trees: tuple[dict[str, list[float]], ...]
     threshold: float  # P at and above which the gate flags the turn
     fitted_on: dict[str, int]  # development corpus → readings
+    readings: tuple[str, ...] = ()  # the reading files it was fitted on (data/readings/development/)
 
     @classmethod
     def load(cls, path: Path = MODEL_FILE) -> ReadingModel:
@@ -176,11 +177,18 @@ class ReadingModel:
             tuple(data["trees"]),
             data["threshold"],
             data["fitted_on"],
+            tuple(data.get("readings", ())),
         )
 
     @classmethod
     def from_fitted(
-        cls, model: Any, features: Sequence[str], example: Sequence[float], threshold: float, fitted_on: dict[str, int]
+        cls,
+        model: Any,
+        features: Sequence[str],
+        example: Sequence[float],
+        threshold: float,
+        fitted_on: dict[str, int],
+        readings: Sequence[str] = (),
     ) -> ReadingModel:
         """The trees of a fitted scikit-learn ``GradientBoostingClassifier`` (binary), its baseline
         read off ``example`` (any row of features: the decision less the trees' sum)."""
@@ -200,7 +208,7 @@ class ReadingModel:
         baseline = float(model.decision_function(row)[0]) - rate * sum(
             float(tree.predict(row)[0]) for tree in estimators
         )
-        return cls(tuple(features), baseline, rate, trees, threshold, dict(fitted_on))
+        return cls(tuple(features), baseline, rate, trees, threshold, dict(fitted_on), tuple(readings))
 
     def to_json(self) -> str:
         return json.dumps(
@@ -210,6 +218,7 @@ class ReadingModel:
                 "rate": self.rate,
                 "threshold": self.threshold,
                 "fitted_on": self.fitted_on,
+                "readings": list(self.readings),
                 "trees": list(self.trees),
             },
             separators=(",", ":"),

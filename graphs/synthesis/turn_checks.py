@@ -114,7 +114,8 @@ def _gated(
 ) -> Command[Literal["polisher", "turn_type", "router"]]:
     """The quality gate (evals/quality_gate/) on the turn in flight: kept, re-asked (its question
     refused: an answerable turn's questioner asks another, a typed turn is re-planned, then dropped
-    to an answerable one) or, after ``LABEL_ATTEMPTS``, dropped with its class recorded."""
+    to an answerable one) or, after ``LABEL_ATTEMPTS``, dropped with its class recorded. A flag of
+    the reading model alone keeps the turn with its flag recorded (``flagged_kept`` in stats.json)."""
     mode = job.context(runtime).quality_gate
     if mode == "off":
         return Command(goto="polisher")
@@ -123,6 +124,10 @@ def _gated(
     if not verdict.broken or mode == "flag":
         return Command(goto="polisher", update={"label_attempt": {**attempt, "flags": verdict.flags}})
     kind = state.get("kind", "answerable")
+    if verdict.by_model:
+        # the reading model weighs a turn, it proves nothing (precision about 0.6 on unseen trees): its
+        # flag is recorded and counted, and costs no turn (re-asking on it dropped most turns of small trees)
+        return Command(goto="polisher", update={"label_attempt": {**attempt, "flags": verdict.flags}})
     gate = dict(attempt.get("gate") or {})
     flagged = verdict.first_class or ""
     gate[flagged] = gate.get(flagged, 0) + 1
