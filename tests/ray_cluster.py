@@ -59,9 +59,9 @@ class MarkingEmbedder(HashingEmbedder):
         return super().encode(texts)
 
 
-def batch_mark(chunk_id: str) -> str:
-    """The name of the mark left by the batch whose first chunk is ``chunk_id``."""
-    return hashlib.sha256(chunk_id.encode("utf-8")).hexdigest()
+def batch_mark(first: str) -> str:
+    """The name of the mark left by the batch whose first chunk is ``first`` (its id, or its line)."""
+    return hashlib.sha256(first.encode("utf-8")).hexdigest()
 
 
 def keyed_on_node(marks: str, lines: list[str], banding: Any) -> list[np.ndarray]:
@@ -75,12 +75,12 @@ def keyed_on_node(marks: str, lines: list[str], banding: Any) -> list[np.ndarray
 
 def stalled_on_node(marks: str, work: Any, lines: list[str], argument: Any) -> Any:
     """``work(lines, argument)``, except for the first batch mapped: it leaves in ``marks`` the file
-    ``stalled`` (``{"node", "batch"}``: its node's id, its first line's hash) and waits there for the
+    ``stalled`` (``{"node", "batch"}``: its node's id, its first line's :func:`batch_mark`) and waits there for the
     test to kill that node, its task dying with it. When that batch is mapped again (Ray Data
     re-running the lost task), the file ``rerun`` names the node that maps it."""
     import ray
 
-    node, batch = ray.get_runtime_context().get_node_id(), hashlib.sha256(lines[0].encode("utf-8")).hexdigest()
+    node, batch = ray.get_runtime_context().get_node_id(), batch_mark(lines[0])
     claim = Path(marks, f"claim-{os.getpid()}-{batch}")
     claim.write_text(json.dumps({"node": node, "batch": batch}))
     try:
