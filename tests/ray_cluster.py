@@ -1,7 +1,8 @@
 """A real local Ray cluster for the tests: a head with no CPU (work goes to the workers) and two worker
 nodes of one CPU each, on this machine (``ray.cluster_utils.Cluster``, loopback only); an embedder
-that shows, from a node, that it is embedding; and ingestion's keying of chunks for deduplication,
-showing which node keyed each batch."""
+that shows, from a node, that it is embedding; ingestion's keying of chunks for deduplication,
+showing which node keyed each batch; and a stage's mapping of batches that stalls on the first one
+until the test has killed its node."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from benchsmith.graphs.ingest_batches import row_key_batch
 from tests.embedders import HashingEmbedder
 
 NODE = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}
+STALL_S = 300.0  # the stalled batch's wait for its node to be killed: a bound, never reached
 
 
 @contextmanager
@@ -57,9 +59,9 @@ class MarkingEmbedder(HashingEmbedder):
         return super().encode(texts)
 
 
-def batch_mark(chunk_id: str) -> str:
-    """The name of the mark left by the batch whose first chunk is ``chunk_id``."""
-    return hashlib.sha256(chunk_id.encode("utf-8")).hexdigest()
+def batch_mark(first: str) -> str:
+    """The name of the mark left by the batch whose first chunk is ``first`` (its id, or its line)."""
+    return hashlib.sha256(first.encode("utf-8")).hexdigest()
 
 
 def keyed_on_node(marks: str, lines: list[str], banding: Any) -> list[np.ndarray]:
@@ -69,3 +71,23 @@ def keyed_on_node(marks: str, lines: list[str], banding: Any) -> list[np.ndarray
 
     Path(marks, batch_mark(json.loads(lines[0])["id"])).write_text(ray.get_runtime_context().get_node_id())
     return row_key_batch(lines, banding)
+
+
+def stalled_on_node(marks: str, work: Any, lines: list[str], argument: Any) -> Any:
+    """``work(lines, argument)``, except for the first batch mapped: it leaves in ``marks`` the file
+    ``stalled`` (``{"node", "batch"}``: its node's id, its first line's :func:`batch_mark`) and waits there for the
+    test to kill that node, its task dying with it. When that batch is mapped again (Ray Data
+    re-running the lost task), the file ``rerun`` names the node that maps it."""
+    import ray
+
+    node, batch = ray.get_runtime_context().get_node_id(), batch_mark(lines[0])
+    claim = Path(marks, f"claim-{os.getpid()}-{batch}")
+    claim.write_text(json.dumps({"node": node, "batch": batch}))
+    try:
+        os.link(claim, Path(marks, "stalled"))  # at once and only once: the first batch stalls, whole
+    except FileExistsError:
+        if json.loads(Path(marks, "stalled").read_text())["batch"] == batch:
+            Path(marks, "rerun").write_text(node)
+        return work(lines, argument)
+    time.sleep(STALL_S)
+    raise RuntimeError(f"the node {node} that stalled on a batch was not killed")

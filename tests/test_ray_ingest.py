@@ -3,7 +3,9 @@ tests/ray_cluster.py): the stages run as Ray Data pipelines on the nodes and the
 actors, and the run writes the single-process run's files and collection. Near-duplicates whose
 chunks were keyed on different nodes are grouped on the cluster and give the single-process run's
 pairs. A worker node SIGKILLed while both actors embed loses nothing and stores nothing twice; a
-rerun stores nothing new.
+rerun stores nothing new. A worker node SIGKILLed while it maps a batch of a Ray Data stage (the
+chunk stage's, the dedup keying's) loses nothing either: the batch is mapped again on the other
+node and the run writes the single-process run's files and collection.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from benchsmith.graphs.ingest import (
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.corpus.documents import page_of
-from tests.ray_cluster import NODE, MarkingEmbedder, batch_mark, keyed_on_node, local_cluster
+from tests.ray_cluster import NODE, MarkingEmbedder, batch_mark, keyed_on_node, local_cluster, stalled_on_node
 
 ray = pytest.importorskip("ray")
 
@@ -43,6 +45,7 @@ STAGE_FILES = (DOCUMENTS_FILE, SKIPPED_FILE, CLEANED_FILE, CHUNKS_FILE, UNIQUE_F
 WORDS = [f"word{i}" for i in range(300)]
 SETTINGS = {"chunk_size": 300, "min_chars": 40, "batch_size": 8}
 SMALL_CHUNK_BATCH = 8  # chunks keyed by one Ray Data task: a corpus of a hundred chunks spans both nodes
+SMALL_DOCUMENT_BATCH = 8  # documents cleaned or chunked by one Ray Data task: several tasks a stage
 
 
 def write_corpus(root: Path, documents: int = 48) -> Path:
@@ -156,6 +159,11 @@ def solo(cluster):
     return ingested(cluster, "solo")
 
 
+@pytest.fixture(scope="module")
+def near_solo(cluster):
+    return ingested(cluster, "near-solo", corpus="near-duplicates")
+
+
 def test_a_ray_ingestion_writes_the_files_and_the_collection_one_process_writes(cluster, solo, monkeypatch):
     def in_this_process(*args: Any) -> None:
         raise AssertionError("a stage's batch was mapped in the run's own process")
@@ -175,9 +183,9 @@ def test_a_ray_ingestion_writes_the_files_and_the_collection_one_process_writes(
 
 
 def test_near_duplicates_keyed_on_different_nodes_are_grouped_on_the_cluster_into_one_process_pairs(
-    cluster, monkeypatch
+    cluster, near_solo, monkeypatch
 ):
-    solo = ingested(cluster, "near-solo", corpus="near-duplicates")
+    solo = near_solo
 
     def in_this_process(*args: Any) -> None:
         raise AssertionError("the run's own process keyed or grouped the chunks")
@@ -249,3 +257,70 @@ def test_a_worker_node_killed_mid_ingestion_loses_nothing_and_duplicates_nothing
     assert rerun.newly_embedded == 0 and rerun.collection_count == solo.collection_count
     assert_same_collection(root / "solo" / "ws", root / "killed" / "ws")
     cluster["workers"].append(cluster["cluster"].add_node(**NODE))
+
+
+def wait_for(done: Any, thread: threading.Thread, outcome: dict[str, Any], what: str) -> None:
+    """Until ``done()``, while the ingestion's thread runs; its error, or ``what`` never came, fails."""
+    pause = threading.Event()
+    while not done():
+        assert thread.is_alive() and not pause.wait(0.05), outcome.get("error", f"{what} never came")
+
+
+@pytest.mark.parametrize(
+    ("mapping", "batch_setting", "batch_size", "corpus", "file", "shows_in"),
+    [  # the map, its batch size, the corpus, the file it maps and the one its work shows in
+        ("chunk_batch", "DOCUMENT_BATCH", SMALL_DOCUMENT_BATCH, "corpus", CLEANED_FILE, CHUNKS_FILE),
+        ("row_key_batch", "CHUNK_BATCH", SMALL_CHUNK_BATCH, "near-duplicates", CHUNKS_FILE, DUPLICATES_FILE),
+    ],
+    ids=["chunking", "dedup-keying"],
+)
+def test_a_worker_node_killed_while_it_maps_a_stage_batch_loses_nothing_and_duplicates_nothing(
+    cluster, solo, near_solo, monkeypatch, mapping, batch_setting, batch_size, corpus, file, shows_in
+):
+    name, single = f"killed-mapping-{mapping}", {"corpus": ("solo", solo), "near-duplicates": ("near-solo", near_solo)}
+    marks = cluster["root"] / name / "stalls"
+    marks.mkdir(parents=True)
+    # The stage's first batch stalls on its node until that node is killed; the others are mapped as usual.
+    original = getattr(benchsmith.graphs.ingest, mapping)
+    monkeypatch.setattr(f"benchsmith.graphs.ingest.{mapping}", functools.partial(stalled_on_node, str(marks), original))
+    monkeypatch.setattr(f"benchsmith.graphs.ingest.{batch_setting}", batch_size)
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = ingested(cluster, name, ray_address=cluster["cluster"].address, corpus=corpus)
+        except BaseException as error:
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    wait_for((marks / "stalled").exists, thread, outcome, "a stalled batch")
+    stalled = json.loads((marks / "stalled").read_text())
+    (killed,) = [node for node in cluster["workers"] if node.node_id == stalled["node"]]
+    cluster["workers"].remove(killed)
+    cluster["cluster"].remove_node(killed, allow_graceful=False)  # SIGKILLs its processes, the stalled task's too
+    wait_for((marks / "rerun").exists, thread, outcome, "the stalled batch mapped again")
+    # Mapped again on the node left, before any other joins; then one joins, as a cluster's autoscaler
+    # replaces a lost node (the embed stage's actors, one per CPU the cluster counts, find room).
+    assert (marks / "rerun").read_text() == cluster["workers"][0].node_id != stalled["node"]
+    cluster["workers"].append(cluster["cluster"].add_node(**NODE))
+    thread.join(WAIT_S)
+    assert not thread.is_alive(), "the ingestion did not finish after the node was lost"
+    assert "error" not in outcome, outcome.get("error")
+    root, (single_name, single_run) = cluster["root"], single[corpus]
+    counts = ("documents", "chunks", "duplicates", "filtered", "indexed", "collection_count")
+    assert {count: getattr(outcome["value"], count) for count in counts} == {
+        count: getattr(single_run, count) for count in counts
+    }
+    assert_same_files(root / single_name / "ws" / "runs" / single_name, root / name / "ws" / "runs" / name)
+    assert_same_collection(root / single_name / "ws", root / name / "ws")
+    # The lost batch's work shows in the files compared: its ids are in the stage's output.
+    run_dir = root / name / "ws" / "runs" / name
+    lines = [line + "\n" for line in (run_dir / file).read_text(encoding="utf-8").split("\n")[:-1]]  # as Ray reads them
+    (lost,) = [
+        lines[first : first + batch_size]
+        for first in range(0, len(lines), batch_size)
+        if batch_mark(lines[first]) == stalled["batch"]
+    ]
+    output = (run_dir / shows_in).read_text(encoding="utf-8")
+    assert any(json.loads(line)["id"] in output for line in lost)
