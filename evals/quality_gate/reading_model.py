@@ -69,14 +69,16 @@ def _sentence_overlaps(question_stems: set[str], texts: Sequence[str]) -> list[f
 
 
 def turn_features(turn: TurnEvidence, rule_flags: Sequence[str] = ()) -> dict[str, float]:
-    """The turn's features by name (FEATURE_NAMES), ``rule_flags`` the gate rules' classes that flag it."""
+    """The turn's features by name, ``rule_flags`` the gate rules' classes that flag it (the gate asks
+    the model only about turns no rule flags; the fit sees every reading's flags)."""
     question, reply = turn.asked, turn.reply.strip()
     asked = set(stems(topic_words(question)))
     said = set(stems(content_words(reply)))
     history = set(stems(content_words(turn.history_text)))
     gold_texts = [text for _, text in turn.gold]
+    gold_text = " ".join(gold_texts)
     gold_titles = " ".join(title for title, _ in turn.gold)
-    gold_words = set(stems(content_words(" ".join(gold_texts))))
+    gold_words = set(stems(content_words(gold_text)))
     question_names = [name.rsplit(".", 1)[-1] for name in code_names(question)]
     found_scope = SECTION_SCOPE.match(question)
     scope = found_scope["scope"] if found_scope else ""
@@ -97,9 +99,7 @@ def turn_features(turn: TurnEvidence, rule_flags: Sequence[str] = ()) -> dict[st
         "question_mark": float(question.rstrip().endswith("?")),
         "question_code_name": float(bool(question_names)),
         "code_name_in_reply": float(any(name in reply for name in question_names)) if question_names else 0.5,
-        "code_name_in_gold": float(any(name in " ".join(gold_texts) for name in question_names))
-        if question_names
-        else 0.5,
+        "code_name_in_gold": float(any(name in gold_text for name in question_names)) if question_names else 0.5,
         "section_scope": float(bool(scope)),
         "section_scope_not_code": float(bool(scope) and not code_names(scope)),
         "section_scope_in_title": float(bool(scope) and scope.lower() in gold_titles.lower()),
@@ -118,7 +118,7 @@ def turn_features(turn: TurnEvidence, rule_flags: Sequence[str] = ()) -> dict[st
         "reply_leans": float(bool(LEANING_OPENING.match(reply))),
         "reply_unfinished": float(not re.search(r"[.!?:)\"'`]\s*$", reply)),
         "reply_path": float(bool(PATH_OR_URL.search(reply)) and not PATH_OR_URL.search(question)),
-        "reply_new_names": float(len({name for name in code_names(reply)} - set(code_names(question)))),
+        "reply_new_names": float(len(set(code_names(reply)) - set(code_names(question)))),
         "reply_new_words": _share(said - set(stems(content_words(question))) - history, said) if said else 0.0,
         "gold_passages": float(len(turn.gold)),
         "gold_name_density": 100.0 * len(gold_names) / gold_word_count,

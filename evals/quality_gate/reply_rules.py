@@ -155,11 +155,11 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
     asked = set(stems(topic_words(question)))
     if not asked:
         return None
-    named = next(iter(code_names(question)), None) or spoken_entry(question, turn.gold)
+    # a parameter asked "of" its entry ("the case_sensitive argument of the unique filter") is answered under it
+    asked_names = [*code_names(question), *filter(None, [spoken_entry(question, turn.gold)])]
+    named = next(iter(asked_names), None)
     if named and turn.gold:
         documented = _reply_entries(reply, turn.gold)
-        asked_names = [*code_names(question), spoken_entry(question, turn.gold) or named]
-        # a parameter asked "of" its entry ("the case_sensitive argument of the unique filter") is answered under it
         names = {name.rsplit(".", 1)[-1] for name in asked_names} | _option_aliases(named, turn.gold)
         if documented and not any(entry.rsplit(".", 1)[-1] in names for entry in documented):
             return f"asks about {named}, answers about {', '.join(sorted(short_name(e) for e in documented))}"
