@@ -103,6 +103,14 @@ CORPORA = (
         "python-celery-doc",
         "/usr/share/doc/python-celery-doc/html",
     ),
+    # added in the seventh session: a tutorial-shaped MkDocs tree to develop on (the test half has one, typer)
+    Corpus(
+        "drf",
+        "development",
+        "MkDocs HTML: a REST framework's tutorial, API guide and release notes",
+        "python-djangorestframework-doc",
+        "/usr/share/doc/python3-djangorestframework/html",
+    ),
     Corpus(
         "typer",
         "test",
