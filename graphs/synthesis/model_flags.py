@@ -2,11 +2,12 @@
 turn). The model weighs a turn, it proves nothing (precision about 0.6 on trees it was not fitted
 on), so its flag never costs a turn: the flagged turn waits in flight as the fallback while its
 question is refused and asked again (an answerable turn's questioner asks another, a typed turn is
-re-planned). A replacement is kept only when the gate passes it entirely, no rule and no model
-flag; when one is flagged by anything (or the label judge rejects it) the next is asked, and
-when ``LABEL_ATTEMPTS`` questions in all were asked the original is restored, with its flag
-recorded (``flagged_kept`` in stats.json). Re-asking on the flag and dropping after the attempts
-cost most turns of small trees, whose replacements the rules flagged in turn."""
+re-planned on its type's next plan). A replacement is kept only when the gate passes it entirely,
+no rule and no model flag; when one is flagged by anything (or the label judge rejects it) the
+next is asked, and when ``LABEL_ATTEMPTS`` questions in all were asked (or a typed turn's plans
+ran out) the original is restored, with its flag recorded (``flagged_kept`` in stats.json).
+Re-asking on the flag and dropping after the attempts cost most turns of small trees, whose
+replacements the rules flagged in turn."""
 
 from __future__ import annotations
 
@@ -41,8 +42,12 @@ def keep_in_flight(state: ConversationState, verdict: GateVerdict) -> Command[Ga
 
 def judge_replacement(state: ConversationState, verdict: GateVerdict) -> Command[GateRoute]:
     """A replacement the gate passes entirely is kept, with the flag of the turn it replaced
-    recorded; one flagged by a rule or the model is refused in turn."""
+    recorded; one flagged by a rule or the model is refused in turn. A typed turn is replaced by
+    one of its type only: when its plans ran out (turn_type made the replacement answerable) the
+    original comes back."""
     attempt = dict(state.get("label_attempt") or {})
+    if state.get("kind", "answerable") != attempt[FALLBACK]["turn"].get("kind", "answerable"):
+        return _restore(attempt)
     if not verdict.broken:
         replaced = attempt.pop(FALLBACK)["flags"]
         return Command(goto="polisher", update={"label_attempt": {**attempt, "flags": {}, "replaced": replaced}})
