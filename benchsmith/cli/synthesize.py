@@ -165,6 +165,13 @@ def gate_rows(gate: dict[str, Any]) -> list[tuple[str, str]]:
     ]
     if gate.get("mode") == "flag":
         rows.append(("quality gate: kept turns flagged", listed(gate["flagged_kept"])))
+    if model_flagged := gate.get("model_flagged"):
+        rows.append(
+            (
+                "quality gate: turns the reading model flagged, replaced / kept",
+                f"{model_flagged['replaced']} replaced / {model_flagged['kept']} kept ({listed(gate['flagged_kept'])})",
+            )
+        )
     return rows
 
 

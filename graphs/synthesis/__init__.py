@@ -23,7 +23,9 @@ underspecified one (then the next turn is its clarification) or a multi-passage 
 question type is drawn from ``--question-types``. Those turns' questions and reference replies
 come from agents/turn_types.py, and ``label_judge`` checks the label (no chunk of BM25's pool
 over the remaining corpus answers an unanswerable question; each gold of a multi-passage turn
-contributes) or re-plans, then drops, the turn. The questioner, a
+contributes) or re-plans, then drops, the turn; then the quality gate (evals/quality_gate/,
+turn_checks.py) keeps it, asks again or drops it, and a turn its reading model alone flags is
+kept aside while it is asked again, back when no replacement passes (model_flags.py). The questioner, a
 simulated user, asks what the gold chunk answers; a question whose lexical overlap with the
 gold (evals/measures/lexical_overlap.py) is above ``max_overlap`` is asked again with the overlap fed
 back as one corrective turn, then the turn is re-planned on another gold chunk, and a question

@@ -364,6 +364,7 @@ def polisher(state: ConversationState, runtime: Runtime[SynthesisContext]) -> di
         "label_rejections": attempt.get("rejections", 0) if attempt.get("turn") == turn_position(state) else 0,
         "gate_rejections": dict(attempt.get("gate") or {}) if attempt.get("turn") == turn_position(state) else {},
         "gate_flags": dict(attempt.get("flags") or {}),
+        "gate_replaced": dict(attempt.get("replaced") or {}) if attempt.get("turn") == turn_position(state) else {},
     }
     return {
         "turns": [turn],

@@ -16,6 +16,7 @@ PLAN_FILE = "plan.jsonl"
 BEIR_DIR, TREC_QRELS_FILE, STATS_FILE = BEIR_SUBDIRECTORY, "qrels.trec", "stats.json"
 DEFAULT_TURNS = 6
 STANDALONE_RUN_ID = "conversations"  # where a conversation run on its own books its model calls
+LABEL_ATTEMPTS = 4  # plans a turn type tries (held-out chunks of this cluster, then the next clusters'; other chunks)
 
 
 class SynthesisInput(TypedDict):
@@ -72,9 +73,29 @@ class ConversationState(ConversationInput, ConversationOutput, total=False):  # 
     kind_drawn: str  # what the turn-type draw gave (a kind no chunk or judge allows becomes answerable)
     question_type: str | None  # the question type drawn from --question-types (None: none asked for)
     turn_plan: dict[str, Any]  # the turn's gold, held-out, candidate and asked chunk ids
-    label_attempt: dict[str, Any]  # {"turn", "attempt", "dropped", "refused", "gate"}: rejections of the turn in flight
+    label_attempt: dict[
+        str, Any
+    ]  # {"turn", "attempt", "dropped", "refused", "gate", "fallback"}: rejections of the turn in flight
     turns: Annotated[list[dict[str, Any]], operator.add]
     dropped_turns: Annotated[list[dict[str, Any]], operator.add]  # turns the quality gate dropped, with why
+
+
+# What the nodes from turn_type to label_judge write for the turn in flight: a turn the gate's reading
+# model flagged is kept as these while its question is asked again (graphs/synthesis/model_flags.py).
+TURN_IN_FLIGHT = (
+    "kind",
+    "kind_drawn",
+    "question_type",
+    "turn_plan",
+    "gold",
+    "switch",
+    "switch_drawn",
+    "gold_id",
+    "similarity",
+    "draft",
+    "overlap",
+    "response",
+)
 
 
 job = JobRuntime(SynthesisContext)  # the runtime's settings, workspace and run directories

@@ -1,6 +1,7 @@
 """The checks on the turn in flight before it is kept: the label judge (an unanswerable turn's
 question answered by nothing left in the corpus, every gold of a multi-passage turn contributing)
-and the quality gate (evals/quality_gate/), which re-plan or drop the turn."""
+and the quality gate (evals/quality_gate/), which re-plan or drop the turn (a flag of the gate's
+reading model alone: graphs/synthesis/model_flags.py)."""
 
 from __future__ import annotations
 
@@ -15,12 +16,12 @@ from benchsmith.evals.measures.question_form import question_form
 from benchsmith.evals.quality_gate import QUESTION_CLASSES, TurnEvidence, judge_question, judge_turn
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.synthesis.lookups import bm25_index, corpus_stats, model_seam, passages_of, vector_store
-from benchsmith.graphs.synthesis.state import ConversationState, job, turn_position
+from benchsmith.graphs.synthesis.model_flags import judge_replacement, keep_in_flight, refuse_replacement, replacing
+from benchsmith.graphs.synthesis.state import LABEL_ATTEMPTS, ConversationState, job, turn_position
 from benchsmith.history import exchanges
 from benchsmith.tools.retrieval.bm25 import top_scored
 
 UNANSWERABLE_POOL_DEPTH = 10  # BM25's top chunks of the remaining corpus the judge reads for an unanswerable turn
-LABEL_ATTEMPTS = 4  # plans a turn type tries (held-out chunks of this cluster, then the next clusters'; other chunks)
 
 
 def ill_formed_question(question: str, follow_up: bool, passages: list[dict[str, Any]] | None = None) -> bool:
@@ -62,7 +63,8 @@ def label_judge(
     nothing left to ask gives a template). A rejected turn is re-planned (``LABEL_ATTEMPTS`` plans in
     all: an unanswerable or partial turn on the next cluster's held-out chunk, the others on the
     cluster's next chunks); then it is dropped to an answerable turn, and the turn records the drop
-    (``label_dropped``) and the rejections (``label_rejections``)."""
+    (``label_dropped``) and the rejections (``label_rejections``). A rejected replacement of a turn the
+    reading model flagged gives the next one, or the original back (model_flags.py)."""
     kind = state.get("kind", "answerable")
     seam = model_seam(runtime, state.get("run_id"))
     plan, question = state["turn_plan"], state["draft"]["question"]
@@ -93,6 +95,8 @@ def label_judge(
         return _gated(runtime, state)
     if accepted:
         return _gated(runtime, state)
+    if replacing(state):
+        return refuse_replacement(state)
     attempt = (state.get("label_attempt") or {}).get("attempt", 0) + 1
     retry = attempt < LABEL_ATTEMPTS
     return Command(
@@ -115,19 +119,20 @@ def _gated(
     """The quality gate (evals/quality_gate/) on the turn in flight: kept, re-asked (its question
     refused: an answerable turn's questioner asks another, a typed turn is re-planned, then dropped
     to an answerable one) or, after ``LABEL_ATTEMPTS``, dropped with its class recorded. A flag of
-    the reading model alone keeps the turn with its flag recorded (``flagged_kept`` in stats.json)."""
+    the reading model alone re-asks too, but costs no turn: the flagged turn waits in flight and
+    comes back when no replacement passes the gate entirely (model_flags.py)."""
     mode = job.context(runtime).quality_gate
     if mode == "off":
         return Command(goto="polisher")
     verdict = judge_turn(_evidence(runtime, state), reading_model=True)
+    if mode == "replan" and replacing(state):
+        return judge_replacement(state, verdict)
     attempt = dict(state.get("label_attempt") or {})
     if not verdict.broken or mode == "flag":
         return Command(goto="polisher", update={"label_attempt": {**attempt, "flags": verdict.flags}})
-    kind = state.get("kind", "answerable")
     if verdict.by_model:
-        # the reading model weighs a turn, it proves nothing (precision about 0.6 on unseen trees): its
-        # flag is recorded and counted, and costs no turn (re-asking on it dropped most turns of small trees)
-        return Command(goto="polisher", update={"label_attempt": {**attempt, "flags": verdict.flags}})
+        return keep_in_flight(state, verdict)
+    kind = state.get("kind", "answerable")
     gate = dict(attempt.get("gate") or {})
     flagged = verdict.first_class or ""
     gate[flagged] = gate.get(flagged, 0) + 1

@@ -31,8 +31,10 @@ asked about, which every export leaves out, with their near-duplicates (tools/co
 an underspecified one the chunks it is ambiguous between in ``candidate_ids``. ``turn_type``,
 ``turn_type_drawn``, ``label_dropped`` and ``label_rejections`` record how the dialogue graph
 built the turn (absent in older files); ``gate_rejections`` counts the questions the quality gate
-(evals/quality_gate/) refused for the turn per rubric class, and ``gate_flags`` holds the classes
-it found in a kept turn under ``--quality-gate flag`` (empty otherwise).
+(evals/quality_gate/) refused for the turn per rubric class, ``gate_flags`` holds the classes
+it found in a kept turn (under ``--quality-gate replan`` only the reading model's: a flagged turn
+no replacement of which passed the gate), and ``gate_replaced`` the reading model's flag of the
+question the turn replaced (empty otherwise).
 
 BEIR: ``corpus.jsonl`` (``_id``, ``title``, ``text``), ``queries.jsonl`` (``_id``, ``text``
 and ``metadata``, the labels included), ``qrels/<split>.tsv`` (``query-id corpus-id score`` with
@@ -99,7 +101,10 @@ class Turn(BaseModel):
     label_dropped: str | None = None  # the turn type the judge rejected for this turn, if any
     label_rejections: int = 0  # the judge's rejections of the turn's label
     gate_rejections: dict[str, int] = {}  # questions the quality gate refused for this turn, per rubric class
-    gate_flags: dict[str, str] = {}  # --quality-gate flag: the classes the gate found in the kept turn, with why
+    gate_flags: dict[
+        str, str
+    ] = {}  # the classes the gate found in the kept turn, with why (replan: the reading model's)
+    gate_replaced: dict[str, str] = {}  # the reading model's flag of the question this turn replaced, with why
 
     @model_validator(mode="after")
     def _gold_matches_answerability(self) -> Turn:
