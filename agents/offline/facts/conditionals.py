@@ -49,9 +49,21 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
     root = sentence.root
     if root.lemma in ("raise", "throw"):
         return found  # an error's condition: errors() reads it
-    for clause in sentence.tokens:
+    conditional = [
+        clause
+        for clause in sentence.tokens
+        if clause.dep == "advcl"
+        and clause.head == root.index
+        and (mark := _condition_mark(sentence, clause)) is not None
+        and mark.lemma in CONDITION_MARKS
+    ]
+    if len(conditional) > 1:
+        # "If you change the encoding, Requests will use r.encoding whenever you call r.text": asked under one
+        # condition, the reply answers under both (requests, development round 12)
+        return found
+    for clause in conditional:
         mark = _condition_mark(sentence, clause)
-        if clause.dep != "advcl" or clause.head != root.index or mark is None or mark.lemma not in CONDITION_MARKS:
+        if mark is None:
             continue
         subject = subject_of(sentence, clause)
         if subject is None:
@@ -284,10 +296,14 @@ def condition_clause(sentence: Sentence, verb: Token, mark: Token) -> str | None
     """A condition as a user states it: its core (subject, verb, objects, first complement; no
     adverbs, asides or relative clauses), a passive without its agent turned into what the user
     does ("verify is set to False" → "I set verify to False")."""
+    high = sentence.subtree(verb.index)[1]
+    if high < len(sentence.tokens) and _manner(sentence.tokens[high]):
+        return None  # "If you use REST framework commercially we ...": the parser gave the adverb to the main clause
     dropped = {
         child.index
         for child in sentence.children(verb.index)
-        if child.dep in ("advmod", "parataxis", "appos") and child.index > mark.index
+        if (child.dep in ("parataxis", "appos") or (child.dep == "advmod" and not _manner(child)))
+        and child.index > mark.index
     }
     # "multiple times" (npadvmod) stays: "if --group is specified multiple times" is another condition
     preps = [child for child in sentence.children(verb.index) if child.dep in ("prep", "agent")]
@@ -317,6 +333,25 @@ def condition_clause(sentence: Sentence, verb: Token, mark: Token) -> str | None
     return " ".join(part for part in ("I", "don't" if negated else "", verb.lemma, object_text, rest_text) if part)
 
 
+# Adverbs in -ly that place a statement, not the action ("usually", "finally"): a condition drops them.
+DISCOURSE_ADVERBS = frozenset(
+    "usually typically generally normally really actually simply finally currently additionally previously "
+    "eventually already only also probably possibly certainly obviously basically essentially".split()
+)
+
+
+def _manner(token: Token) -> bool:
+    """An adverb that says how the action is done ("commercially", "explicitly", "recursively"): a condition
+    without it is another condition ("If you use REST framework commercially, we encourage you to fund it"
+    asked as "what happens if I use REST framework?": drf, development round 13)."""
+    return token.pos == "ADV" and token.text.lower().endswith("ly") and token.lemma not in DISCOURSE_ADVERBS
+
+
+# Determiners that quantify a subject rather than name it ("any settings", "many commands").
+QUANTIFIERS = frozenset("many some most all several few various any each every".split())
+NON_RAISING_KINDS = frozenset({"setting", "option", "variable", "data", "attribute"})
+
+
 def errors(statement: Statement, sentence: Sentence) -> Found:
     found: Found = []
     for verb in sentence.tokens:
@@ -332,6 +367,14 @@ def errors(statement: Statement, sentence: Sentence) -> Found:
             raiser = (
                 entry_name(statement) if subject is None or refers_to_entry(subject) else noun_phrase(sentence, subject)
             )
+            if subject is None and verb.tag == "VBG" and verb.dep in ("pcomp", "advcl", "acl"):
+                raiser = None  # "how long we wait ... before raising a WorkerLostError": the entry raises nothing
+            elif subject is not None and any(
+                child.dep == "det" and child.lemma in QUANTIFIERS for child in sentence.children(subject.index)
+            ):
+                raiser = None  # "Any settings [which fail validation] will raise ...": no thing a user names
+        if raiser is not None and statement.entry_kind in NON_RAISING_KINDS and raiser == entry_name(statement):
+            raiser = None  # a setting or an option raises nothing: the code that reads it does (celery, round 12)
         if not error or (raiser is None and error in BUILTIN_EXCEPTIONS):
             continue  # "Why would I get a ValueError?": every page that raises one answers it
         slots = (("error", error), *((("raiser", raiser),) if raiser else ()))
