@@ -73,8 +73,8 @@ OPTION_LINE = re.compile(
     r"^-{1,2}\[?[\w-]+\]?[\w-]*(?:[ =]?<[\w.|-]+>|\[=<?[\w-]+>?\]|=[\w<>-]+)?"
     r"(?:,\s*-{1,2}\[?[\w-]+\]?[\w-]*(?:[ =]?<[\w.|-]+>|\[=<?[\w-]+>?\]|=[\w<>-]+)?)*$"
 )
-ATTRIBUTE_LINE = re.compile(
-    r"^(?P<name>[A-Za-z_]\w*)\s*:\s*[\w.\[\], |]+(?:\s*=\s*\S.{0,60})?"
+ATTRIBUTE_LINE = re.compile(  # no article after the colon: "Regressions: a big problem" is a heading, no type
+    r"^(?P<name>[A-Za-z_]\w*)\s*:(?!\s*(?:[Aa]n?|[Tt]he)\b)\s*[\w.\[\], |]+(?:\s*=\s*\S.{0,60})?"
     r"(?:\s+(?:class-attribute|instance-attribute|property|attribute))?$"
 )
 # A table cell that holds a name or a value ("task_default_exchange", "1.0", "none"), not a word of prose.

@@ -8,7 +8,8 @@ from __future__ import annotations
 from benchsmith.agents.offline.asking import context_name, without_context
 from benchsmith.agents.offline.facts import passage_facts
 from benchsmith.agents.offline.wording import wordings
-from benchsmith.entries import statements
+from benchsmith.agents.polisher import refer_back
+from benchsmith.entries import entry_of_line, statements
 from benchsmith.passages import units
 
 
@@ -142,3 +143,36 @@ def test_a_docstring_trees_section_is_named_with_its_module():
     # "In code, ..." names an English word; the section is the module's function
     assert context_name("code › interact") == "code.interact"
     assert context_name("Quickstart › Response Content") == "Response Content"
+
+
+def test_a_question_put_to_the_reader_is_no_entrys_description():
+    text = (
+        "include_docs_urls\n\npublic: Default True. Should the schema be considered public? If True schema is "
+        "generated without a request instance being passed to views.\n"
+    )
+    assert not any(
+        question.startswith(("What does public", "What is stored in public")) for question in questions(text)
+    )
+
+
+def test_a_heading_with_a_colon_and_an_article_is_no_attribute():
+    assert entry_of_line("Regressions: a big problem") is None
+    assert entry_of_line("is_link: bool = False class-attribute") is not None
+
+
+def test_an_object_relative_to_what_came_before_is_no_task():
+    assert not asked_about("If you want to set additional configuration you should do so after.", "additional")
+
+
+def test_a_pronoun_does_not_stand_for_an_option_named_with_its_command():
+    asked = "What does the --no-color-moved-ws option of git diff do?"
+    assert (
+        refer_back(asked, "--no-color-moved-ws", "--no-color-moved-ws") == asked
+    )  # not "What does it of git diff do?"
+    assert refer_back("What does the celery.signature class represent?", "celery.signature", "celery.signature") == (
+        "What does it represent?"
+    )
+
+
+def test_an_object_given_elsewhere_is_no_task():
+    assert not asked_about("Add the specified OPTS to the set of command line arguments.", "OPTS")

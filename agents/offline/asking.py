@@ -130,10 +130,13 @@ def ask(
     statistics: WordStatistics | None = None,
     acceptable: Callable[[str], bool] | None = None,
     only: Callable[[Fact], bool] | None = None,
+    conversation: str = "",
 ) -> Asked | None:
     """The best question about ``gold`` (``{"text", "title"}``) not asked in ``history`` nor
     ``rejected``, one that is ``acceptable`` (a lexical overlap bound) first, about facts ``only``
-    admits (all by default); None when the passage has nothing left to ask."""
+    admits (all by default); None when the passage has nothing left to ask. The ``conversation`` (an
+    id) joins the history in choosing among equals: conversations that open on one passage have no
+    history to tell them apart, and asked it alike (mkdocs, development round 13)."""
     facts = passage_facts(gold["text"], gold.get("title", ""))
     if not facts:
         return None
@@ -151,7 +154,9 @@ def ask(
     }
     # The conversation so far chooses among equally good facts and frames: two conversations that
     # reach one passage ask it different things.
-    signature = "\x00".join([gold["text"], *(turn.get("question", "") for turn in history)])
+    signature = "\x00".join(
+        [*([conversation] if conversation else []), gold["text"], *(turn.get("question", "") for turn in history)]
+    )
 
     def spread(*key: object) -> int:
         return int(hashlib.sha256(f"{signature}\x00{key}".encode()).hexdigest()[:8], 16)
@@ -304,6 +309,14 @@ MODULE_NAME = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*")
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
+def _sentence_case(heading: str) -> bool:
+    """A heading written as a sentence ("Upload new source files"), not a name in title case ("Read the Docs")."""
+    return any(word[:1].islower() and word.lower() not in TITLE_CASE_SMALL_WORDS for word in heading.split()[1:])
+
+
+TITLE_CASE_SMALL_WORDS = frozenset("a an the of and or to in on for with at by from as".split())
+
+
 def _code_name(heading: str) -> bool:
     # "API" is in capitals and names a part of the manual, no thing ("In API, what happens if ...": jinja2, round 12)
     return len(heading.split()) == 1 and bool(CODE_LIKE.search(heading)) and heading.lower() not in MANUAL_TITLE_WORDS
@@ -336,7 +349,7 @@ def names_a_thing(heading: str) -> bool:
     opening = parsed.tokens[0]
     if (
         (opening.tag == "VBG" and not opening.code)
-        or (opening.tag == "VB" and opening.dep == "ROOT" and not opening.code)
+        or (opening.tag == "VB" and opening.dep == "ROOT" and not opening.code and _sentence_case(cleaned))
         or any(t.tag == "PRP$" for t in parsed.tokens)
     ):
         # a task or a tutorial's title, not a thing: "In Preparing Initial Patchset, ...", "In My First Object

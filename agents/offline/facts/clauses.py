@@ -4,7 +4,7 @@ pronoun stands for the entry the statement documents."""
 
 from __future__ import annotations
 
-from benchsmith.agents.offline.facts.phrases import one_of_a_list, specific_noun
+from benchsmith.agents.offline.facts.phrases import QUALIFYING_WORDS, one_of_a_list, specific_noun
 from benchsmith.entries import Statement, spoken_name
 from benchsmith.language import Sentence, Token
 
@@ -63,6 +63,10 @@ DOCSTRING_VERBS = frozenset(
         "gets",
     }
 )
+
+
+# Participles that point at a value given elsewhere ("the specified OPTS": specified where?).
+GIVEN_WORDS = frozenset("specified given supplied provided passed aforementioned".split())
 
 
 def subject_of(sentence: Sentence, verb: Token) -> Token | None:
@@ -126,7 +130,11 @@ def names_something(sentence: Sentence, verb: Token) -> bool:
             for child in sentence.children(obj.index)
         )
         or one_of_a_list(sentence, obj)
-    ):
+        or any(
+            child.dep == "amod" and (child.lemma in QUALIFYING_WORDS or child.text.lower() in GIVEN_WORDS)
+            for child in sentence.children(obj.index)
+        )
+    ):  # "set additional configuration", "add the specified OPTS": what the text set or named before (round 13)
         return False  # "perform any request", "edit any snippets": any one of a kind is no task (drf, round 13)
     if (
         obj is not None
