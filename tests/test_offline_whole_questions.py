@@ -176,3 +176,13 @@ def test_a_pronoun_does_not_stand_for_an_option_named_with_its_command():
 
 def test_an_object_given_elsewhere_is_no_task():
     assert not asked_about("Add the specified OPTS to the set of command line arguments.", "OPTS")
+
+
+def test_should_with_a_linking_verb_is_what_to_expect_not_what_to_do():
+    text = "The similarity should become even more apparent when we start writing views that use our serializer."
+    assert not any("what do I need to do" in question or "what should I do" in question for question in questions(text))
+
+
+def test_a_contrast_is_no_definition_and_a_narrowed_owner_is_no_owner():
+    assert not asked_about("Unlike commiturl, pushurl is a base path.", "what pushurl is")
+    assert not asked_about("A topic already in next can get fixes while still in next.", "topic")

@@ -246,6 +246,11 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         child.dep in ("det", "amod") and child.lemma in QUANTIFIERS for child in sentence.children(subject.index)
     ):
         return []  # "Many commands can output pathnames": no thing a user names (git, development round 5)
+    if any(
+        child.dep in ("prep", "acl", "relcl", "advmod") and child.index > subject.index
+        for child in sentence.children(subject.index)
+    ):
+        return []  # "A topic [already in next] can get fixes": the owner without what narrows it (git, round 13)
     owner = (
         entry_name(statement)
         if refers_to_entry(subject) and statement.entry

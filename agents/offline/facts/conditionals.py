@@ -149,7 +149,8 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
                 and subject_of(sentence, root).text.lower() == "you"
                 and modal is not None
             )
-            or (modal is not None and modal.lemma in ("must", "should"))
+            # "X must be set", not "the similarity should become more apparent" (what to expect: drf, round 13)
+            or (modal is not None and modal.lemma in ("must", "should") and root.lemma not in LINKING_VERBS)
             or root.lemma in ("need", "require")
             or any(child.lemma == "required" for child in sentence.children(root.index))
         )
@@ -347,6 +348,7 @@ def _manner(token: Token) -> bool:
     return token.pos == "ADV" and token.text.lower().endswith("ly") and token.lemma not in DISCOURSE_ADVERBS
 
 
+LINKING_VERBS = frozenset("be become seem appear remain look feel sound get grow".split())
 # Determiners that quantify a subject rather than name it ("any settings", "many commands").
 QUANTIFIERS = frozenset("many some most all several few various any each every".split())
 NON_RAISING_KINDS = frozenset({"setting", "option", "variable", "data", "attribute"})
