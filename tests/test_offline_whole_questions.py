@@ -186,3 +186,11 @@ def test_should_with_a_linking_verb_is_what_to_expect_not_what_to_do():
 def test_a_contrast_is_no_definition_and_a_narrowed_owner_is_no_owner():
     assert not asked_about("Unlike commiturl, pushurl is a base path.", "what pushurl is")
     assert not asked_about("A topic already in next can get fixes while still in next.", "topic")
+
+
+def test_what_the_tool_may_do_or_an_addition_to_the_text_before_is_no_users_task():
+    assert not asked_about(
+        "To save space in small files, object blocks may be omitted if the index is absent.", "space"
+    )
+    added = "As well as the command line client, developers can also interact with your API using client libraries."
+    assert not asked_about(added, "interact with")

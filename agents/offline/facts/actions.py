@@ -163,8 +163,10 @@ def _users_move(sentence: Sentence, main: Token) -> bool:
         return True  # an instruction, whatever the tagger made of its verb ("set" read as VBN after "To X,")
     if subject is not None and (subject.text.lower() in USER_SUBJECTS or subject.dep == "expl"):
         return True
+    # a modal of what the user can or must do ("can be set", "must be given"), not of what the tool may do ("To save
+    # space, object blocks may be omitted": git, round 13)
     return any(
-        (child.dep == "aux" and child.tag == "MD") or (child.dep == "aux" and child.lemma in ("need", "have"))
+        child.dep == "aux" and child.lemma in ("can", "could", "should", "must", "need", "have")
         for child in sentence.children(main.index)
     )
 
@@ -266,6 +268,7 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
     )
 
 
+ADDITION_OPENINGS = ("As well as ", "Besides ", "In addition to ", "Apart from ", "Along with ")
 CASE_NOUNS = frozenset("case cases example examples situation situations scenario scenarios instance".split())
 
 
@@ -273,6 +276,8 @@ def _framed_by_a_case(sentence: Sentence) -> bool:
     """A statement opened by the case it holds in ("For a more complex example you can provide a hint", "In the
     rare case that you'd like the raw socket response, you can access r.raw"): "can I provide a hint?" drops
     the case that makes it true (jinja2 and requests, development round 12)."""
+    if sentence.text.startswith(ADDITION_OPENINGS):
+        return True  # "As well as the command line client, developers can also ...": news only beside what came before
     opening = sentence.tokens[0] if sentence.tokens else None
     if opening is None or opening.pos != "ADP":
         return False
