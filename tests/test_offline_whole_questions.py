@@ -194,3 +194,8 @@ def test_what_the_tool_may_do_or_an_addition_to_the_text_before_is_no_users_task
     )
     added = "As well as the command line client, developers can also interact with your API using client libraries."
     assert not asked_about(added, "interact with")
+
+
+def test_a_statement_about_the_previous_section_leans_on_it():
+    text = "If you are coming from a CVS background, the style of cooperation suggested in the previous section may be new."
+    assert questions(text) == []
