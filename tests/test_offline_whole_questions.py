@@ -199,3 +199,17 @@ def test_what_the_tool_may_do_or_an_addition_to_the_text_before_is_no_users_task
 def test_a_statement_about_the_previous_section_leans_on_it():
     text = "If you are coming from a CVS background, the style of cooperation suggested in the previous section may be new."
     assert questions(text) == []
+
+
+def test_an_error_without_its_cause_is_asked_neither_why_nor_what_for():
+    text = "RelatedField.get_object(self, queryset)\n\nMay raise an ObjectDoesNotExist exception.\n"
+    assert questions(text, "Relations › get_object") == []
+    caused = "RelatedField.get_object(self, queryset)\n\nRaises ObjectDoesNotExist if no object matches the lookup.\n"
+    assert asked_about(caused, "raise ObjectDoesNotExist", "Relations › get_object")
+
+
+def test_a_condition_keeps_the_means_it_names():
+    text = (
+        "When we interact with the API through the web browser, we can login, and the session provides authentication."
+    )
+    assert asked_about(text, "interact with the API through the web browser")

@@ -16,7 +16,14 @@ from benchsmith.agents.offline.facts.clauses import (
     refers_to_entry,
     subject_of,
 )
-from benchsmith.agents.offline.facts.phrases import clause_span, fits, noun_phrase, object_topic, render
+from benchsmith.agents.offline.facts.phrases import (
+    MEANS_PREPOSITIONS,
+    clause_span,
+    fits,
+    noun_phrase,
+    object_topic,
+    render,
+)
 from benchsmith.agents.offline.facts.record import FactKind, Found
 from benchsmith.entries import Statement, short_name
 from benchsmith.language import Sentence, Token
@@ -308,7 +315,9 @@ def condition_clause(sentence: Sentence, verb: Token, mark: Token) -> str | None
     }
     # "multiple times" (npadvmod) stays: "if --group is specified multiple times" is another condition
     preps = [child for child in sentence.children(verb.index) if child.dep in ("prep", "agent")]
-    dropped |= {child.index for child in preps[1:]}
+    # a later phrase that says by what means stays: "when we interact with the API [through the web browser]" is
+    # another condition without it (drf, development round 13)
+    dropped |= {child.index for child in preps[1:] if child.lemma not in (*MEANS_PREPOSITIONS, "through")}
     indices = [i for i in clause_span(sentence, verb) if i != mark.index]
     indices = [i for i in indices if not any(i in range(*sentence.subtree(d)) for d in dropped)]
     subject = sentence.child(verb.index, "nsubjpass")
@@ -379,9 +388,28 @@ def errors(statement: Statement, sentence: Sentence) -> Found:
             raiser = None  # a setting or an option raises nothing: the code that reads it does (celery, round 12)
         if not error or (raiser is None and error in BUILTIN_EXCEPTIONS):
             continue  # "Why would I get a ValueError?": every page that raises one answers it
+        if not _says_when(sentence, verb):
+            continue  # "May raise an ObjectDoesNotExist exception.": what makes it raise, the reply never says (drf)
         slots = (("error", error), *((("raiser", raiser),) if raiser else ()))
         found.append(("error", raiser or error, slots))
     return found
+
+
+def _says_when(sentence: Sentence, verb: Token) -> bool:
+    """A statement of an error that says when it happens: a clause ("if the URL is invalid", "when ..."), a
+    phrase ("on failure", "for invalid data"), or a subject that is the cause ("Calling .is_valid() will
+    cause a ValidationError to be raised")."""
+    if any(token.lemma in ("if", "when", "whenever", "unless", "once", "because") for token in sentence.tokens):
+        return True
+    holders = {verb.index, sentence.root.index}
+    if any(
+        child.dep in ("prep", "advcl", "agent") and child.lemma not in ("as", "with")
+        for holder in holders
+        for child in sentence.children(holder)
+    ):
+        return True
+    subject = subject_of(sentence, sentence.root)
+    return subject is not None and not refers_to_entry(subject) and subject.pos != "PRON"
 
 
 def _error_name(sentence: Sentence, token: Token) -> str | None:
