@@ -99,6 +99,8 @@ def refer_back(question: str, subject: str | None, previous_subject: str | None)
     end = found.end() + (
         kind.end() if found["determiner"] and (kind := KIND_NOUN.match(question[found.end() :])) else 0
     )
+    if re.match(r" of\b", question[end:]):
+        return question  # "the --no-color-moved-ws option of git diff": "What does it of git diff do?" (git, round 13)
     return question[: found.start()] + ("they" if plural else "it") + question[end:]
 
 

@@ -138,6 +138,7 @@ class Questioner(Agent[GeneratedQuestion]):
         measure_overlap: Callable[[str], float] | None = None,
         question_type: str | None = None,
         refused: list[str] | None = None,
+        conversation: str = "",
         **_: Any,
     ) -> BaselineQuestion:
         """What the gold passage does, asked as a user asks it (agents/offline/asking.py): a
@@ -147,7 +148,8 @@ class Questioner(Agent[GeneratedQuestion]):
         (the lexical overlap of a question with the gold), a question at most that overlap comes
         first. A passage with nothing left to ask gives a question about the page as a whole,
         which the graph's form check rejects, so the turn moves to another passage. ``refused``: questions
-        the quality gate rejected for this turn."""
+        the quality gate rejected for this turn. ``conversation`` (its id) chooses among equally good facts, so
+        that two conversations opening on one passage ask it different things."""
         refused = [*(item["question"] for item in rejected or []), *(refused or [])]
         within = None
         if max_overlap is not None and measure_overlap is not None:
@@ -161,6 +163,7 @@ class Questioner(Agent[GeneratedQuestion]):
             rejected=refused,
             statistics=corpus_stats,
             acceptable=within,
+            conversation=conversation,
         )
         if asked is None:
             question = next(q for q in fallback_questions(gold) if q not in asked_before(history) | set(refused))

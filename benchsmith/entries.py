@@ -65,14 +65,16 @@ TRAILING_KIND = re.compile(
 )
 # Sphinx's version notes ("New in version 6.1.", "Changed in version 3.2: ..."): when, not what
 VERSION_NOTE = re.compile(r"(?i)^\W*(?:new|changed|added) in (?:version )?v?\d")
+# A quotation's attribution on its own line: an em dash (or a horizontal bar), then a name in capitals.
+ATTRIBUTION = re.compile(r"^\s*[\u2014\u2015]\s*[A-Z][^\n]{0,120}$")
 SETTING_LINE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # SECRET_KEY, MAX_CONTENT_LENGTH
 # A command-line option's line: "--ff-only", "-q, --quiet", "--depth <depth>", "--[no-]verify", "-o <file>".
 OPTION_LINE = re.compile(
     r"^-{1,2}\[?[\w-]+\]?[\w-]*(?:[ =]?<[\w.|-]+>|\[=<?[\w-]+>?\]|=[\w<>-]+)?"
     r"(?:,\s*-{1,2}\[?[\w-]+\]?[\w-]*(?:[ =]?<[\w.|-]+>|\[=<?[\w-]+>?\]|=[\w<>-]+)?)*$"
 )
-ATTRIBUTE_LINE = re.compile(
-    r"^(?P<name>[A-Za-z_]\w*)\s*:\s*[\w.\[\], |]+(?:\s*=\s*\S.{0,60})?"
+ATTRIBUTE_LINE = re.compile(  # no article after the colon: "Regressions: a big problem" is a heading, no type
+    r"^(?P<name>[A-Za-z_]\w*)\s*:(?!\s*(?:[Aa]n?|[Tt]he)\b)\s*[\w.\[\], |]+(?:\s*=\s*\S.{0,60})?"
     r"(?:\s+(?:class-attribute|instance-attribute|property|attribute))?$"
 )
 # A table cell that holds a name or a value ("task_default_exchange", "1.0", "none"), not a word of prose.
@@ -232,6 +234,7 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
     first_pending = False
     field: str | None = None  # the field list being read: "parameters", "returns"
     heading = section_heading(title)
+    paragraph_start = 0  # where the statements of the unit being read begin
 
     def add(said: str, role: Role, whole: bool, parameter: str | None = None, owner: str | None = None) -> None:
         """A statement of the entry and under the heading being read."""
@@ -248,7 +251,13 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             entry, field, first_pending = None, None, False
             heading = plain_text(unit.text).strip()
             continue
-        line_entry = entry_of_line(unit.text) if "\n" not in unit.text else None
+        if ATTRIBUTION.match(unit.text):
+            # "— Alfred North Whitehead, ...": the paragraph above is an epigraph, someone's words, not the
+            # documentation's ("The precise opposite is the case." asked as a definition: drf, development round 13)
+            del found[paragraph_start:]
+            continue
+        paragraph_start = len(found)
+        line_entry = entry_of_line(unit.text) if "\n" not in unit.text and not unit.fenced else None
         if unit.kind in ("code", "markup"):  # "--", the end-of-options marker, reads as markup
             if line_entry:
                 entry, field, first_pending = _qualified(line_entry, entry), None, True

@@ -26,6 +26,7 @@ UnitKind = Literal["prose", "item", "heading", "code", "table", "markup"]
 class Unit:
     kind: UnitKind
     text: str
+    fenced: bool = False  # code between fences: an example a user runs, never an entry's signature line
 
 
 # ---------------------------------------------------------------------------------------
@@ -109,16 +110,18 @@ def units(text: str) -> list[Unit]:
     def flush_code() -> None:
         nonlocal code
         if code:
-            found.append(Unit("code", "\n".join(code)))
+            found.append(Unit("code", "\n".join(code), fenced=fence is not None))
         code = []
 
+    if opens_inside_fence(text):
+        fence = ("```", False)
     for line in text.split("\n"):
         stripped = line.strip()
         if fence is not None:
             marker, holds_prose = fence
             if stripped.startswith(marker) and not stripped[len(marker) :].strip():
                 flush_prose()
-                flush_code()
+                flush_code()  # while ``fence`` still says the code was fenced
                 fence = None
             elif holds_prose and not FIELD_ONLY.match(line) and not FIELD.match(line):
                 if stripped:
@@ -167,6 +170,19 @@ def units(text: str) -> list[Unit]:
     flush_prose()
     flush_code()
     return found
+
+
+def opens_inside_fence(text: str) -> bool:
+    """A chunk cut inside a fenced block: its first fence is a bare one after a line of code (indented, or
+    code by its look), so it closes the block rather than opening one. Read the other way round, the
+    example's comments and docstrings are prose and the page's prose is code ("Retrieve, update or delete a
+    code snippet." read as what ``serializer.save()`` does: drf, development round 13)."""
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if FENCE.match(line)), None)
+    if first is None or lines[first].strip().strip("`~"):
+        return False
+    before = [line for line in lines[:first] if line.strip()]
+    return bool(before) and (before[-1].startswith(("    ", "\t")) or _line_kind(before[-1]) == "code")
 
 
 # ---------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from benchsmith.graphs.synthesis.conversation import conversation_builder, conve
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.persistence.clusters import find_clustering
 from benchsmith.stores.persistence.workspace import Workspace
+from benchsmith.tools.benchmark.dialogue_walk import turn_rng
 from tests.synthesis_fixtures import COLLECTION, build_collection, scripted_seam
 
 
@@ -37,8 +38,12 @@ def test_conversation_graph_runs_with_no_context_and_returns_its_turns(clustered
     assert [turn["index"] for turn in result["turns"]] == [0, 1, 2, 3]
     clusters = find_clustering(clustered, COLLECTION, 8, 16, 0, None).clusters
     # the walk starts at cluster 2; a cluster whose chunks the questioner all refuses (here cluster 2's
-    # parameter lists, whose questions copy the passage) gives way to the clusters after it
-    assert result["turns"][0]["gold_ids"][0] in clusters[2] + clusters[3] and result["turns"][0]["switch"] == "start"
+    # parameter lists, whose questions copy the passage) gives way to the other clusters, in an order drawn
+    # for the conversation (conversations planned on neighbouring clusters would otherwise open alike)
+    others = [cluster for cluster in range(len(clusters)) if cluster != 2]
+    turn_rng(0, "app-1", 0, "start").shuffle(others)
+    opened = result["turns"][0]["gold_ids"][0]
+    assert opened in clusters[2] + clusters[others[0]] and result["turns"][0]["switch"] == "start"
     # Nothing was written into a run: the app owns the output.
     assert not (clustered.runs_dir / "conversations" / "dialogues.jsonl").exists()
 

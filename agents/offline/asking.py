@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from benchsmith.agents.offline.facts import Fact, passage_facts
-from benchsmith.agents.offline.facts.phrases import QUALIFYING_WORDS
+from benchsmith.agents.offline.facts.phrases import GENERIC_NOUNS, QUALIFYING_WORDS
 from benchsmith.agents.offline.wording import Wording, wordings
 from benchsmith.agents.text import WordStatistics, inverse_document_frequency
 from benchsmith.entries import MAN_PAGE, page_subject, page_topic, section_heading, short_name, spoken_name, statements
@@ -64,7 +64,8 @@ KIND_ORDER = {
 # measured with: "python code" 3.2 of 8.5, "legacy pyc paths" 5.7).
 MIN_TOPIC_RARITY = 0.47
 CLARIFIED = re.compile(r"^I mean (?P<name>[^:]+): (?P<question>.+)$")
-IN_CONTEXT = re.compile(r"^In [^,]+, (?P<rest>.+)$")
+# "In git submodule, ...", and a signature's commas inside its parentheses: "In .build_url_field(self, field_name), ..."
+IN_CONTEXT = re.compile(r"^In (?:[^,(]|\([^)]*\))+, (?P<rest>.+)$")
 SPREAD = 3  # facts of one kind are drawn among this many buckets before distinctiveness decides
 CODE_LIKE = re.compile(r"[._()]|[a-z][A-Z]|^[A-Z]{2,}")
 SITUATED_KINDS = frozenset({"condition", "remedy", "absence"})
@@ -129,10 +130,13 @@ def ask(
     statistics: WordStatistics | None = None,
     acceptable: Callable[[str], bool] | None = None,
     only: Callable[[Fact], bool] | None = None,
+    conversation: str = "",
 ) -> Asked | None:
     """The best question about ``gold`` (``{"text", "title"}``) not asked in ``history`` nor
     ``rejected``, one that is ``acceptable`` (a lexical overlap bound) first, about facts ``only``
-    admits (all by default); None when the passage has nothing left to ask."""
+    admits (all by default); None when the passage has nothing left to ask. The ``conversation`` (an
+    id) joins the history in choosing among equals: conversations that open on one passage have no
+    history to tell them apart, and asked it alike (mkdocs, development round 13)."""
     facts = passage_facts(gold["text"], gold.get("title", ""))
     if not facts:
         return None
@@ -150,7 +154,9 @@ def ask(
     }
     # The conversation so far chooses among equally good facts and frames: two conversations that
     # reach one passage ask it different things.
-    signature = "\x00".join([gold["text"], *(turn.get("question", "") for turn in history)])
+    signature = "\x00".join(
+        [*([conversation] if conversation else []), gold["text"], *(turn.get("question", "") for turn in history)]
+    )
 
     def spread(*key: object) -> int:
         return int(hashlib.sha256(f"{signature}\x00{key}".encode()).hexdigest()[:8], 16)
@@ -276,6 +282,10 @@ def context_name(title: str) -> str:
     page, heading = page_topic(title), section_heading(title)
     if MAN_PAGE.match(page):
         return page_subject(title)
+    if heading and heading != page and MODULE_NAME.fullmatch(page) and IDENTIFIER.fullmatch(heading):
+        # a docstring tree's page is a module, its section one of the module's names ("code › interact"): "In
+        # code, ..." names an English word, "In code.interact, ..." the function (stdlib, development round 12)
+        return f"{page}.{heading}"
     if (
         heading
         and heading != page
@@ -295,6 +305,18 @@ def context_name(title: str) -> str:
     return page if _code_name(page) or names_a_thing(page) else ""
 
 
+MODULE_NAME = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*")
+IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _sentence_case(heading: str) -> bool:
+    """A heading written as a sentence ("Upload new source files"), not a name in title case ("Read the Docs")."""
+    return any(word[:1].islower() and word.lower() not in TITLE_CASE_SMALL_WORDS for word in heading.split()[1:])
+
+
+TITLE_CASE_SMALL_WORDS = frozenset("a an the of and or to in on for with at by from as".split())
+
+
 def _code_name(heading: str) -> bool:
     # "API" is in capitals and names a part of the manual, no thing ("In API, what happens if ...": jinja2, round 12)
     return len(heading.split()) == 1 and bool(CODE_LIKE.search(heading)) and heading.lower() not in MANUAL_TITLE_WORDS
@@ -309,6 +331,10 @@ MANUAL_TITLE_WORDS = frozenset(
 )
 
 
+# Kinds of entry a section lists (besides the generic nouns: options, functions, ...).
+LISTED_KINDS = frozenset("flag setting variable attribute property field key command hook mark marker filter".split())
+
+
 def names_a_thing(heading: str) -> bool:
     """A heading that is the name of a thing a user works with ("Encodings", "Response Content",
     "Read the Docs"): at most four words, not a question or a task ("How to ..."), no chapter
@@ -320,9 +346,19 @@ def names_a_thing(heading: str) -> bool:
     if first in ("how", "what", "why", "when", "where", "which", "who", "using", "working", "getting"):
         return False
     parsed = parse(cleaned.lower())  # lower-cased: the tagger reads Title Case as names
-    if (parsed.tokens[0].tag == "VBG" and not parsed.tokens[0].code) or any(t.tag == "PRP$" for t in parsed.tokens):
+    opening = parsed.tokens[0]
+    if (
+        (opening.tag == "VBG" and not opening.code)
+        or (opening.tag == "VB" and opening.dep == "ROOT" and not opening.code and _sentence_case(cleaned))
+        or any(t.tag == "PRP$" for t in parsed.tokens)
+    ):
         # a task or a tutorial's title, not a thing: "In Preparing Initial Patchset, ...", "In My First Object
-        # Walk, ..." (git, development rounds 8 and 11)
+        # Walk, ..." (git, development rounds 8 and 11), "In Upload new source files, ..." (drf, round 13)
+        return False
+    head = parsed.root
+    if head.tag == "NNS" and head.lemma in (GENERIC_NOUNS | LISTED_KINDS):
+        # a section that lists entries of a kind ("Command-line Flags", "Custom marks"): "In Command-line Flags,
+        # can you explain what an expression is?" names no thing (pytest, development round 12)
         return False
     return not set(re.findall(r"[a-z]+", cleaned.lower())) & MANUAL_TITLE_WORDS
 

@@ -269,8 +269,9 @@ def frames_of(fact: Fact) -> tuple[Frame, ...]:
         frames = FRAMES[ENTRY_FRAMES.get(kind, "purpose" if kind in CALLABLE_KINDS else "purpose-name")]
         if fact.has("when") and not fact.slot("when"):
             # "The etag parsed and unquoted" says what a value is, not when it is useful ("When is IfRange.etag
-            # useful?": werkzeug, development round 12)
-            return tuple(frame for frame in frames if frame.name != "useful-when")
+            # useful?": werkzeug, development round 12), nor why one passes it ("When should I use --identity with
+            # git send-email?" → "A configuration identity.": git, round 12)
+            return tuple(frame for frame in frames if frame.name not in OCCASION_FRAMES)
         return frames
     if fact.kind == "condition" and fact.has("affected"):
         return FRAMES["condition-affected"]
@@ -281,6 +282,10 @@ def frames_of(fact: Fact) -> tuple[Frame, ...]:
     if fact.kind == "behaviour" and not fact.has("rest"):
         return FRAMES["behaviour"][:1]
     return FRAMES[fact.kind]
+
+
+# Frames that ask when or why to use an entry: a description without a verb or a circumstance answers none.
+OCCASION_FRAMES = frozenset({"useful-when", "option-when", "option-why", "when-use", "why-call", "what-problem"})
 
 
 def wordings(fact: Fact) -> list[Wording]:

@@ -165,6 +165,7 @@ def _ask(
         "gold": gold,
         "related": related,
         "history": turns,
+        "conversation": state["conversation_id"],  # the offline questioner's choice among equals (no prompt text)
         "switch": plan["switch"],
         **({"question_type": state["question_type"]} if state.get("question_type") else {}),
         **({"refused": refused} if refused else {}),

@@ -67,6 +67,8 @@ def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
     for statement, sentence in zip(found, parsed):
         if VERSION_NOTE.match(statement.text):
             continue  # "Changed in version 0.15.3: If the www_authenticate argument is not set, ...": when, not what
+        if statement.text.rstrip().endswith("?"):
+            continue  # "Should the schema be considered public?": a question put to the reader answers nothing (drf)
         if not statement.whole or leans_on_context(
             sentence,
             SELF_NOUNS if statement.entry else frozenset(),

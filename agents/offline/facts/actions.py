@@ -102,6 +102,8 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
             main = next((t for t in sentence.tokens if t.index > token.index and t.pos == "VERB"), token)
         if main.lemma in META_VERBS and subject_of(sentence, main) is None:
             continue  # "To enable a translation, see the theme's documentation": a pointer, no answer
+        if purpose and not _users_move(sentence, main):
+            continue  # "To conserve space, names are pooled": why the tool works so, no task of the user's
         # the purpose is the user's task as a whole ("test a theme with translations"); a clause after
         # it is not part of it
         indices = (
@@ -143,6 +145,32 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
     return found
 
 
+# Verbs of a main clause that hand the user a means ("To stream, Requests provides iter_content").
+OFFERING_VERBS = frozenset("provide offer include support expose ship have come exist accept give".split())
+USER_SUBJECTS = frozenset("you we i one users user".split())
+
+
+def _users_move(sentence: Sentence, main: Token) -> bool:
+    """The main clause after "To X, ..." is what the user does or can use: an instruction ("set verify to
+    False"), the user as subject ("you need ..."), a modal ("can be set", "must be given"), or a means
+    offered ("Requests provides ...", "there is ..."). Otherwise it says why the tool works as it does ("To
+    aid in debugging frontends fast-import ignores ...", "To conserve space, file names are pooled"), and
+    "how do I aid in debugging frontends?" asks for a task the reply never performs (git, development
+    round 12)."""
+    subject = subject_of(sentence, main)
+    auxiliaries = [child for child in sentence.children(main.index) if child.dep in ("aux", "auxpass")]
+    if (subject is None and not auxiliaries) or main.lemma in OFFERING_VERBS:
+        return True  # an instruction, whatever the tagger made of its verb ("set" read as VBN after "To X,")
+    if subject is not None and (subject.text.lower() in USER_SUBJECTS or subject.dep == "expl"):
+        return True
+    # a modal of what the user can or must do ("can be set", "must be given"), not of what the tool may do ("To save
+    # space, object blocks may be omitted": git, round 13)
+    return any(
+        child.dep == "aux" and child.lemma in ("can", "could", "should", "must", "need", "have")
+        for child in sentence.children(main.index)
+    )
+
+
 def _names_code(sentence: Sentence, token: Token | None, *, products: bool = False) -> bool:
     """A phrase that names a code thing ("the --force option", "json.dumps") or, with ``products``,
     a product ("with Gunicorn"). The project a page documents enables everything it documents:
@@ -179,6 +207,8 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         return []
     subject = subject_of(sentence, root)
     if subject is None:
+        return []
+    if _framed_by_a_case(sentence):
         return []
     if any(child.dep == "advmod" and child.lemma in ("then", "now") for child in sentence.children(root.index)):
         return []  # "You can then call pytest.fail()", "You can now edit ...": a step after one this sentence does not name
@@ -218,6 +248,11 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         child.dep in ("det", "amod") and child.lemma in QUANTIFIERS for child in sentence.children(subject.index)
     ):
         return []  # "Many commands can output pathnames": no thing a user names (git, development round 5)
+    if any(
+        child.dep in ("prep", "acl", "relcl", "advmod") and child.index > subject.index
+        for child in sentence.children(subject.index)
+    ):
+        return []  # "A topic [already in next] can get fixes": the owner without what narrows it (git, round 13)
     owner = (
         entry_name(statement)
         if refers_to_entry(subject) and statement.entry
@@ -231,6 +266,23 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         if owner
         else []
     )
+
+
+ADDITION_OPENINGS = ("As well as ", "Besides ", "In addition to ", "Apart from ", "Along with ")
+CASE_NOUNS = frozenset("case cases example examples situation situations scenario scenarios instance".split())
+
+
+def _framed_by_a_case(sentence: Sentence) -> bool:
+    """A statement opened by the case it holds in ("For a more complex example you can provide a hint", "In the
+    rare case that you'd like the raw socket response, you can access r.raw"): "can I provide a hint?" drops
+    the case that makes it true (jinja2 and requests, development round 12)."""
+    if sentence.text.startswith(ADDITION_OPENINGS):
+        return True  # "As well as the command line client, developers can also ...": news only beside what came before
+    opening = sentence.tokens[0] if sentence.tokens else None
+    if opening is None or opening.pos != "ADP":
+        return False
+    case = sentence.child(opening.index, "pobj")
+    return case is not None and case.lemma in CASE_NOUNS
 
 
 def _named_earlier_in_sentence(sentence: Sentence, obj: Token, verb: Token) -> bool:

@@ -38,6 +38,7 @@ def entries(statement: Statement, sentence: Sentence) -> Found:
         and not DEPRECATION.match(statement.text)
         and not VERSION_NOTE.match(statement.text)
         and not LABEL_OPENING.match(statement.text)
+        and sentence.root.lemma not in ("raise", "throw")  # "May raise an ObjectDoesNotExist exception." (drf)
     ):
         # "After receiving the pack, receive-pack may ...", "Defaults to 64", "Soft-deprecated, prefer
         # src_uris", "New in version 6.1.": a circumstance, a default, a deprecation or a version, not what

@@ -4,7 +4,7 @@ pronoun stands for the entry the statement documents."""
 
 from __future__ import annotations
 
-from benchsmith.agents.offline.facts.phrases import specific_noun
+from benchsmith.agents.offline.facts.phrases import QUALIFYING_WORDS, one_of_a_list, specific_noun
 from benchsmith.entries import Statement, spoken_name
 from benchsmith.language import Sentence, Token
 
@@ -65,6 +65,10 @@ DOCSTRING_VERBS = frozenset(
 )
 
 
+# Participles that point at a value given elsewhere ("the specified OPTS": specified where?).
+GIVEN_WORDS = frozenset("specified given supplied provided passed aforementioned".split())
+
+
 def subject_of(sentence: Sentence, verb: Token) -> Token | None:
     return sentence.child(verb.index, "nsubj", "nsubjpass", "expl")
 
@@ -120,6 +124,18 @@ def names_something(sentence: Sentence, verb: Token) -> bool:
         child.dep == "amod" and child.lemma in ORDINALS for child in sentence.children(obj.index)
     ):
         return False  # "apply the second rule", "the last priority": an item of a list the question does not show
+    if obj is not None and (
+        any(
+            child.dep == "det" and child.lemma in ("any", "every", "each", "all")
+            for child in sentence.children(obj.index)
+        )
+        or one_of_a_list(sentence, obj)
+        or any(
+            child.dep == "amod" and (child.lemma in QUALIFYING_WORDS or child.text.lower() in GIVEN_WORDS)
+            for child in sentence.children(obj.index)
+        )
+    ):  # "set additional configuration", "add the specified OPTS": what the text set or named before (round 13)
+        return False  # "perform any request", "edit any snippets": any one of a kind is no task (drf, round 13)
     if (
         obj is not None
         and obj.lemma in RELATIONAL_NOUNS

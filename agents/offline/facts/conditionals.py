@@ -16,7 +16,14 @@ from benchsmith.agents.offline.facts.clauses import (
     refers_to_entry,
     subject_of,
 )
-from benchsmith.agents.offline.facts.phrases import clause_span, fits, noun_phrase, object_topic, render
+from benchsmith.agents.offline.facts.phrases import (
+    MEANS_PREPOSITIONS,
+    clause_span,
+    fits,
+    noun_phrase,
+    object_topic,
+    render,
+)
 from benchsmith.agents.offline.facts.record import FactKind, Found
 from benchsmith.entries import Statement, short_name
 from benchsmith.language import Sentence, Token
@@ -49,9 +56,21 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
     root = sentence.root
     if root.lemma in ("raise", "throw"):
         return found  # an error's condition: errors() reads it
-    for clause in sentence.tokens:
+    conditional = [
+        clause
+        for clause in sentence.tokens
+        if clause.dep == "advcl"
+        and clause.head == root.index
+        and (mark := _condition_mark(sentence, clause)) is not None
+        and mark.lemma in CONDITION_MARKS
+    ]
+    if len(conditional) > 1:
+        # "If you change the encoding, Requests will use r.encoding whenever you call r.text": asked under one
+        # condition, the reply answers under both (requests, development round 12)
+        return found
+    for clause in conditional:
         mark = _condition_mark(sentence, clause)
-        if clause.dep != "advcl" or clause.head != root.index or mark is None or mark.lemma not in CONDITION_MARKS:
+        if mark is None:
             continue
         subject = subject_of(sentence, clause)
         if subject is None:
@@ -137,7 +156,8 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
                 and subject_of(sentence, root).text.lower() == "you"
                 and modal is not None
             )
-            or (modal is not None and modal.lemma in ("must", "should"))
+            # "X must be set", not "the similarity should become more apparent" (what to expect: drf, round 13)
+            or (modal is not None and modal.lemma in ("must", "should") and root.lemma not in LINKING_VERBS)
             or root.lemma in ("need", "require")
             or any(child.lemma == "required" for child in sentence.children(root.index))
         )
@@ -284,14 +304,20 @@ def condition_clause(sentence: Sentence, verb: Token, mark: Token) -> str | None
     """A condition as a user states it: its core (subject, verb, objects, first complement; no
     adverbs, asides or relative clauses), a passive without its agent turned into what the user
     does ("verify is set to False" → "I set verify to False")."""
+    high = sentence.subtree(verb.index)[1]
+    if high < len(sentence.tokens) and _manner(sentence.tokens[high]):
+        return None  # "If you use REST framework commercially we ...": the parser gave the adverb to the main clause
     dropped = {
         child.index
         for child in sentence.children(verb.index)
-        if child.dep in ("advmod", "parataxis", "appos") and child.index > mark.index
+        if (child.dep in ("parataxis", "appos") or (child.dep == "advmod" and not _manner(child)))
+        and child.index > mark.index
     }
     # "multiple times" (npadvmod) stays: "if --group is specified multiple times" is another condition
     preps = [child for child in sentence.children(verb.index) if child.dep in ("prep", "agent")]
-    dropped |= {child.index for child in preps[1:]}
+    # a later phrase that says by what means stays: "when we interact with the API [through the web browser]" is
+    # another condition without it (drf, development round 13)
+    dropped |= {child.index for child in preps[1:] if child.lemma not in (*MEANS_PREPOSITIONS, "through")}
     indices = [i for i in clause_span(sentence, verb) if i != mark.index]
     indices = [i for i in indices if not any(i in range(*sentence.subtree(d)) for d in dropped)]
     subject = sentence.child(verb.index, "nsubjpass")
@@ -317,6 +343,26 @@ def condition_clause(sentence: Sentence, verb: Token, mark: Token) -> str | None
     return " ".join(part for part in ("I", "don't" if negated else "", verb.lemma, object_text, rest_text) if part)
 
 
+# Adverbs in -ly that place a statement, not the action ("usually", "finally"): a condition drops them.
+DISCOURSE_ADVERBS = frozenset(
+    "usually typically generally normally really actually simply finally currently additionally previously "
+    "eventually already only also probably possibly certainly obviously basically essentially".split()
+)
+
+
+def _manner(token: Token) -> bool:
+    """An adverb that says how the action is done ("commercially", "explicitly", "recursively"): a condition
+    without it is another condition ("If you use REST framework commercially, we encourage you to fund it"
+    asked as "what happens if I use REST framework?": drf, development round 13)."""
+    return token.pos == "ADV" and token.text.lower().endswith("ly") and token.lemma not in DISCOURSE_ADVERBS
+
+
+LINKING_VERBS = frozenset("be become seem appear remain look feel sound get grow".split())
+# Determiners that quantify a subject rather than name it ("any settings", "many commands").
+QUANTIFIERS = frozenset("many some most all several few various any each every".split())
+NON_RAISING_KINDS = frozenset({"setting", "option", "variable", "data", "attribute"})
+
+
 def errors(statement: Statement, sentence: Sentence) -> Found:
     found: Found = []
     for verb in sentence.tokens:
@@ -332,11 +378,38 @@ def errors(statement: Statement, sentence: Sentence) -> Found:
             raiser = (
                 entry_name(statement) if subject is None or refers_to_entry(subject) else noun_phrase(sentence, subject)
             )
+            if subject is None and verb.tag == "VBG" and verb.dep in ("pcomp", "advcl", "acl"):
+                raiser = None  # "how long we wait ... before raising a WorkerLostError": the entry raises nothing
+            elif subject is not None and any(
+                child.dep == "det" and child.lemma in QUANTIFIERS for child in sentence.children(subject.index)
+            ):
+                raiser = None  # "Any settings [which fail validation] will raise ...": no thing a user names
+        if raiser is not None and statement.entry_kind in NON_RAISING_KINDS and raiser == entry_name(statement):
+            raiser = None  # a setting or an option raises nothing: the code that reads it does (celery, round 12)
         if not error or (raiser is None and error in BUILTIN_EXCEPTIONS):
             continue  # "Why would I get a ValueError?": every page that raises one answers it
+        if not _says_when(sentence, verb):
+            continue  # "May raise an ObjectDoesNotExist exception.": what makes it raise, the reply never says (drf)
         slots = (("error", error), *((("raiser", raiser),) if raiser else ()))
         found.append(("error", raiser or error, slots))
     return found
+
+
+def _says_when(sentence: Sentence, verb: Token) -> bool:
+    """A statement of an error that says when it happens: a clause ("if the URL is invalid", "when ..."), a
+    phrase ("on failure", "for invalid data"), or a subject that is the cause ("Calling .is_valid() will
+    cause a ValidationError to be raised")."""
+    if any(token.lemma in ("if", "when", "whenever", "unless", "once", "because") for token in sentence.tokens):
+        return True
+    holders = {verb.index, sentence.root.index}
+    if any(
+        child.dep in ("prep", "advcl", "agent") and child.lemma not in ("as", "with")
+        for holder in holders
+        for child in sentence.children(holder)
+    ):
+        return True
+    subject = subject_of(sentence, sentence.root)
+    return subject is not None and not refers_to_entry(subject) and subject.pos != "PRON"
 
 
 def _error_name(sentence: Sentence, token: Token) -> str | None:

@@ -70,6 +70,10 @@ GENERIC_NOUNS = frozenset(
     "document documentation user users people one ones other others rest end start beginning fact idea use "
     "note notes question questions answer answers change changes version versions default defaults".split()
 )
+# Words that place a thing in a list or a sequence rather than name it.
+LIST_POSITIONS = frozenset("ith jth kth nth first second third last next previous following preceding".split())
+# Verbs whose object is told to do something: "instruct clone [to recurse into submodules]" is half an action.
+CONTROL_VERBS = frozenset("instruct tell ask force cause configure allow enable permit let require make get".split())
 MEANS_PREPOSITIONS = frozenset({"with", "by", "using", "via", "through"})
 MAX_SLOT_TOKENS = 14
 MIN_SLOT_TOKENS = 2
@@ -91,6 +95,8 @@ def render(sentence: Sentence, indices: list[int] | range, *, user: bool = True)
     while tokens and tokens[0].pos in ("PUNCT", "CCONJ"):
         tokens.pop(0)
     if not tokens:
+        return None
+    if cut_short(sentence, tokens):
         return None
     for position, token in enumerate(tokens):
         lower = token.text.lower()
@@ -130,6 +136,37 @@ def render(sentence: Sentence, indices: list[int] | range, *, user: bool = True)
     ):
         rendered = rendered[:1].lower() + rendered[1:]  # "Return a copy" read mid-question: "return a copy"
     return rendered or None
+
+
+PAIRING_WORDS = frozenset({"both", "either", "neither"})
+
+
+def cut_short(sentence: Sentence, tokens: list[Token]) -> bool:
+    """A span that ends inside a word, a list of verbs or a pairing: "see an AttributeError re-[raised]" (the
+    word runs on without a space into a token left out), "be able to create[, edit and delete snippets]",
+    "impose both burst throttling rates[, and sustained ...]" ("both" without its "and"). Each asks a question
+    the sentence never put (drf, development round 13)."""
+    kept = {token.index for token in tokens}
+    for token in tokens:
+        after = token.index + 1
+        if (
+            not token.space
+            and after < len(sentence.tokens)
+            and after not in kept
+            and sentence.tokens[after].text[:1].isalnum()
+        ):
+            return True
+    last = tokens[-1]
+    if last.pos == "VERB" and any(
+        child.dep == "conj" and child.index not in kept for child in sentence.children(last.index)
+    ):
+        return True  # "be able to create[, edit and delete snippets]": the verb's object lies past the list (drf)
+    pairings = [token for token in tokens if token.lemma in PAIRING_WORDS and token.dep in ("preconj", "det")]
+    return any(
+        t.dep == "cc" and t.lemma in ("and", "or", "nor") and t.index > pairing.index and t.index not in kept
+        for pairing in pairings
+        for t in sentence.tokens
+    )
 
 
 def span(sentence: Sentence, index: int, *, without: set[int] = frozenset()) -> list[int]:  # type: ignore[assignment]
@@ -220,9 +257,13 @@ def specific_noun(sentence: Sentence, token: Token) -> bool:
     children = sentence.children(token.index)
     definite = any(child.dep == "det" and child.lemma in ("the", "this", "that") for child in children)
     described = any(
-        child.dep in ("compound", "amod", "nmod", "poss", "nummod") or (child.dep == "prep" and child.lemma == "of")
+        child.dep in ("compound", "amod", "nmod", "poss")
+        or (child.dep == "nummod" and not (definite and child.text.isalpha()))
+        or (child.dep == "prep" and child.lemma == "of")
         for child in children
-    )
+    )  # "the three views" counts what the text showed before: it says which no more than "the views" (drf, round 13)
+    if definite and any(child.lemma in LIST_POSITIONS and not child.code for child in children):
+        return False  # "the ith value", "the first argument": an item of a list or a table the question does not show
     if definite and not described and token.text.lower() in UNANCHORED_NOUNS:
         return False  # "the ID", "the default": which one? (the quality gate's rule, benchsmith/words.py)
     if token.code or token.pos == "PROPN":
@@ -264,9 +305,15 @@ def verb_phrase(sentence: Sentence, verb: Token, complement: bool = False) -> li
         elif child.dep in ("dobj", "attr", "oprd", "dative", "acomp"):
             keep.extend(object_span(sentence, child))
     for child in sentence.children(verb.index):
+        told = (
+            verb.lemma in CONTROL_VERBS
+            and child.dep == "advcl"
+            and child.tag == "VB"
+            and any(grandchild.lemma == "to" for grandchild in sentence.children(child.index))
+        )  # the parser reads "instruct clone to recurse" as a purpose; it is what clone is told (git, round 12)
         if (
             obj is not None
-            and ((child.dep == "prep" and child.lemma == "for") or child.dep in ("xcomp", "ccomp"))
+            and ((child.dep == "prep" and child.lemma == "for") or child.dep in ("xcomp", "ccomp") or told)
             and child.index > obj.index
         ):
             keep.extend(span(sentence, child.index))  # "give a proxy for a specific host", "tell Requests to stop"
@@ -300,6 +347,16 @@ def object_span(sentence: Sentence, head: Token) -> list[int]:
         if child.dep in ("prep", "relcl", "acl", "advcl", "appos", "punct", "cc", "conj"):
             dropped.add(child.index)
     return span(sentence, head.index, without=dropped)
+
+
+def one_of_a_list(sentence: Sentence, head: Token) -> bool:
+    """An object listed beside "other" things ("use primary key and various other relationships"): the sentence
+    names it as one example of a kind, and "can I use primary key?" asks what it never said (drf, round 13)."""
+    return any(
+        child.dep == "conj"
+        and any(t.lemma in ("other", "similar", "such") for t in sentence.tokens[slice(*sentence.subtree(child.index))])
+        for child in sentence.children(head.index)
+    )
 
 
 def object_topic(sentence: Sentence, verb: Token) -> str | None:

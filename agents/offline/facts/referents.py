@@ -12,7 +12,8 @@ also refuse what documentation says about a step or an example the reply leaves 
   available on ...";
 * outside an entry, a subject pronoun with nothing before it to stand for: "If it does not match
   anything, it will raise a NotFound exception" (it: the URL adapter, named sentences before);
-* "earlier": "As I mentioned earlier, any arguments you add to a signature ...";
+* "earlier": "As I mentioned earlier, any arguments you add to a signature ...", and a neighbouring part
+  of the manual: "the style of cooperation suggested in the previous section" (git, round 13);
 * "then" with no condition before it: "A string then means it's a queue name in task_queues";
 * a condition whose subject is left out: "If False, read() will raise OSError" (what is false?);
   a parameter's description may say it ("If False, ...": the parameter), nothing else may.
@@ -27,6 +28,9 @@ from benchsmith.language import Sentence, is_expletive, points_outside
 PERSONAL_PRONOUNS = frozenset({"it", "they"})
 REMAINDER_NOUNS = frozenset({"rest", "remainder"})
 CONDITION_MARKS = frozenset({"if", "when", "unless", "once"})
+# "the previous section", "the next chapter": a part of the manual the reply does not show (git, round 13)
+NEIGHBOUR_WORDS = frozenset({"previous", "next", "following", "preceding", "above", "below", "last"})
+PART_NOUNS = frozenset({"section", "chapter", "example", "step", "paragraph", "page", "part", "tutorial", "snippet"})
 
 
 def leans_on_context(
@@ -61,6 +65,13 @@ def leans_on_context(
             and not any(child.dep == "prep" and child.text.lower() == "of" for child in sentence.children(token.index))
         ):
             return f"points back with 'the {token.text}'"
+        if (
+            token.lemma in NEIGHBOUR_WORDS
+            and token.dep == "amod"
+            and tokens[token.head].lemma in PART_NOUNS
+            and any(child.lemma == "the" for child in sentence.children(token.head))
+        ):
+            return f"points at the {token.text} {tokens[token.head].text}"  # "suggested in the previous section"
         if lower == "earlier" and token.dep == "advmod":
             return "points back with 'earlier'"  # "As I mentioned earlier, ..."
         if lower == "now" and token.dep == "advmod" and sentence.child(token.head, "aux") is not None:
