@@ -67,9 +67,13 @@ def test_conversation_over_given_chunks_streams_one_update_per_turn_with_the_app
     ]
     assert [[turn["index"] for turn in update] for update in turn_updates] == [[0], [1], [2]]
     assert all(turn["gold_ids"][0] in chunks for update in turn_updates for turn in update)
-    assert len(backend.calls) == 3 * 3 - 1  # the model seam the app registered did the work
     finished = app.get_state(config).values
     assert [turn["index"] for turn in finished["turns"]] == [0, 1, 2]
+    # the model seam the app registered did the work: 3 calls a turn, one fewer for the first, and more
+    # where the quality gate asked a turn again on its reading model's flag
+    asked_again = any(turn.get("gate_replaced") or turn.get("gate_flags") for turn in finished["turns"])
+    assert len(backend.calls) > 3 * 3 - 1 if asked_again else len(backend.calls) == 3 * 3 - 1
+    calls = len(backend.calls)
 
     # The same input again: already finished, nothing is redone.
     again = app.invoke(
@@ -77,7 +81,7 @@ def test_conversation_over_given_chunks_streams_one_update_per_turn_with_the_app
         config,
         context=context,
     )
-    assert len(again["turns"]) == 3 and len(backend.calls) == 8
+    assert len(again["turns"]) == 3 and len(backend.calls) == calls
     # Another input under the same thread is refused, never silently mixed in.
     with pytest.raises(InputError, match="changed input"):
         app.invoke(

@@ -129,6 +129,17 @@ def test_a_rule_flagged_replacement_gives_the_original_back_with_the_rules_refus
     assert gate["model_flagged"]["kept"] == gate["turns_kept"]
 
 
+def test_a_question_the_rules_dropped_is_not_asked_again_later_in_its_conversation(workspace, passed):
+    def rules_flag_every_follow_up(evidence: TurnEvidence, reading_model: bool = False) -> GateVerdict:
+        return GateVerdict({"unaskable": "stub rule"}) if evidence.previous else GateVerdict()
+
+    dropped_run = run_with(workspace, "follow-ups-dropped", rules_flag_every_follow_up)
+    dropped = [[turn["question"] for turn in d.get("dropped_turns", [])] for d in dialogues(dropped_run)]
+    assert sum(len(questions) for questions in dropped) >= len(dropped)  # every conversation dropped its follow-ups
+    for questions in dropped:
+        assert len(questions) == len(set(questions)), questions
+
+
 def test_the_turn_waiting_in_flight_survives_a_checkpoint_and_a_crash(workspace, passed):
     """A conversation graph with a checkpointer, cut off while a replacement is judged, resumes to
     what a run without the crash gives."""

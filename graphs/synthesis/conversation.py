@@ -160,7 +160,9 @@ def _ask(
     def measure_overlap(question: str) -> float:
         return round(lexical_overlap(question, [gold["text"]]), 4)
 
-    refused = [question for question in (state.get("label_attempt") or {}).get("refused", [])]
+    # a question the gate dropped at an earlier position stays refused: asked again, it is dropped again
+    dropped = [turn["question"] for turn in state.get("dropped_turns", []) if turn.get("question")]
+    refused = [*(state.get("label_attempt") or {}).get("refused", []), *dropped]
     inputs = {
         "gold": gold,
         "related": related,
