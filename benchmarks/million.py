@@ -494,7 +494,12 @@ def main() -> None:
         help="With --resume: measure these again, comma-separated: a stage "
         "at both sizes (cluster) or at one (synthesize@100000).",
     )
-    parser.add_argument("--workdir", type=Path, help="Where the workspaces go (default: a new temporary folder).")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        help="Where the workspaces go (default: a new temporary folder). Without --keep only the size folders "
+        "made in it are removed at the end, never the folder itself.",
+    )
     parser.add_argument(
         "--json", type=Path, help="Results file (default: million-N.json in the temporary folder's parent)."
     )
@@ -564,7 +569,10 @@ def main() -> None:
                     break
     finally:
         if not args.keep:
-            shutil.rmtree(root, ignore_errors=True)
+            # a --workdir the user named stays, and with it what they keep there (a log, the results
+            # file): only the size folders this run made go; a temporary folder goes whole
+            for removed in [root / f"n{size}" for size in (small, large)] if args.workdir else [root]:
+                shutil.rmtree(removed, ignore_errors=True)
     print_table(results, small, large)
     for size, info in infos.items():
         console.print(f"{size:,}: {json.dumps(info)}", highlight=False)
