@@ -20,7 +20,7 @@ from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.workspace import Workspace
 from tests.synthesis_fixtures import COLLECTION, synthesize
-from tests.turn_type_fixtures import ALL_RATES, QUESTION_MIX, build_rich_collection
+from tests.turn_type_fixtures import ALL_RATES, QUESTION_MIX, rich_workspace
 
 OPTIONS = {"conversations": 6, "turns": 4, "question_types": QUESTION_MIX, "quality_gate": "replan", **ALL_RATES}
 MODEL_FLAG = {"reply_mismatch": "the reading model gives 0.9 (stub)"}
@@ -37,10 +37,7 @@ def model_flags(evidence: TurnEvidence, reading_model: bool = False) -> GateVerd
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory) -> Workspace:
-    root = tmp_path_factory.mktemp("synthesis-gate")
-    workspace = Workspace.resolve(root / "ws")
-    build_rich_collection(workspace, root / "corpus")
-    return workspace
+    return rich_workspace(tmp_path_factory, "synthesis-gate")
 
 
 def run_with(workspace: Workspace, run_id: str, judge: Judge, **options) -> RunDirectory:

@@ -34,7 +34,7 @@ from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
 from tests.embedders import HashingEmbedder
 from tests.openai_server import FakeOpenAIServer, requested_schema_name
 from tests.synthesis_fixtures import COLLECTION, synthesize
-from tests.turn_type_fixtures import ALL_RATES, QUESTION_MIX, build_rich_collection, ingest
+from tests.turn_type_fixtures import ALL_RATES, QUESTION_MIX, build_rich_collection, ingest, rich_workspace
 from tests.turn_type_replies import answers_elsewhere, numbered_passages, typed_seam, typed_server_replier
 
 FAST_RETRIES = ModelSettings(timeout_s=5.0, backoff_initial_s=0.01, backoff_max_s=0.05, max_attempts=3)
@@ -48,10 +48,7 @@ KIND_OF_RATE = {
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory) -> Workspace:
-    root = tmp_path_factory.mktemp("turn-types")
-    workspace = Workspace.resolve(root / "ws")
-    build_rich_collection(workspace, root / "corpus")
-    return workspace
+    return rich_workspace(tmp_path_factory, "turn-types")
 
 
 @pytest.fixture(scope="module")

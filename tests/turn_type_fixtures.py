@@ -19,6 +19,14 @@ ALL_RATES = {"unanswerable_rate": 0.2, "partial_rate": 0.1, "underspecified_rate
 QUESTION_MIX = "factoid=0.3,explanation=0.15,how-to=0.15,yes/no=0.1,comparison=0.1,summary=0.1,keyword=0.1"
 
 
+def rich_workspace(tmp_path_factory: Any, name: str) -> Workspace:
+    """A fresh workspace holding the rich collection, for a module-scoped fixture."""
+    root = tmp_path_factory.mktemp(name)
+    workspace = Workspace.resolve(root / "ws")
+    build_rich_collection(workspace, root / "corpus")
+    return workspace
+
+
 def build_rich_collection(
     workspace: Workspace, corpus_dir: Path, documents: int = 100, seed: int = 0
 ) -> dict[str, Any]:

@@ -52,15 +52,20 @@ def judge_replacement(state: ConversationState, verdict: GateVerdict) -> Command
         replaced = attempt.pop(FALLBACK)["flags"]
         return Command(goto="polisher", update={"label_attempt": {**attempt, "flags": {}, "replaced": replaced}})
     if not verdict.by_model:  # counted as a rule's refusal, as on any turn
-        gate = dict(attempt.get("gate") or {})
-        flagged = verdict.first_class or ""
-        attempt["gate"] = {**gate, flagged: gate.get(flagged, 0) + 1}
+        attempt["gate"] = counted_refusal(attempt, verdict)
     return _ask_again(state, attempt, verdict.flags)
 
 
 def refuse_replacement(state: ConversationState) -> Command[GateRoute]:
     """The label judge rejected a replacement: the next one, or the original back."""
     return _ask_again(state, dict(state.get("label_attempt") or {}), {})
+
+
+def counted_refusal(attempt: dict[str, Any], verdict: GateVerdict) -> dict[str, int]:
+    """The turn's refusals per rule class (``label_attempt["gate"]``) with this verdict's first class added."""
+    gate = dict(attempt.get("gate") or {})
+    flagged = verdict.first_class or ""
+    return {**gate, flagged: gate.get(flagged, 0) + 1}
 
 
 def _ask_again(state: ConversationState, attempt: dict[str, Any], flags: dict[str, str]) -> Command[GateRoute]:

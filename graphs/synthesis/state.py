@@ -73,9 +73,8 @@ class ConversationState(ConversationInput, ConversationOutput, total=False):  # 
     kind_drawn: str  # what the turn-type draw gave (a kind no chunk or judge allows becomes answerable)
     question_type: str | None  # the question type drawn from --question-types (None: none asked for)
     turn_plan: dict[str, Any]  # the turn's gold, held-out, candidate and asked chunk ids
-    label_attempt: dict[
-        str, Any
-    ]  # {"turn", "attempt", "dropped", "refused", "gate", "fallback"}: rejections of the turn in flight
+    # {"turn", "attempt", "dropped", "refused", "gate", "fallback"}: rejections of the turn in flight
+    label_attempt: dict[str, Any]
     turns: Annotated[list[dict[str, Any]], operator.add]
     dropped_turns: Annotated[list[dict[str, Any]], operator.add]  # turns the quality gate dropped, with why
 

@@ -16,7 +16,13 @@ from benchsmith.evals.measures.question_form import question_form
 from benchsmith.evals.quality_gate import QUESTION_CLASSES, TurnEvidence, judge_question, judge_turn
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.synthesis.lookups import bm25_index, corpus_stats, model_seam, passages_of, vector_store
-from benchsmith.graphs.synthesis.model_flags import judge_replacement, keep_in_flight, refuse_replacement, replacing
+from benchsmith.graphs.synthesis.model_flags import (
+    counted_refusal,
+    judge_replacement,
+    keep_in_flight,
+    refuse_replacement,
+    replacing,
+)
 from benchsmith.graphs.synthesis.state import LABEL_ATTEMPTS, ConversationState, job, turn_position
 from benchsmith.history import exchanges
 from benchsmith.tools.retrieval.bm25 import top_scored
@@ -133,9 +139,8 @@ def _gated(
     if verdict.by_model:
         return keep_in_flight(state, verdict)
     kind = state.get("kind", "answerable")
-    gate = dict(attempt.get("gate") or {})
+    gate = counted_refusal(attempt, verdict)
     flagged = verdict.first_class or ""
-    gate[flagged] = gate.get(flagged, 0) + 1
     refused = [*attempt.get("refused", []), state["draft"]["question"]]
     refused_golds = [*attempt.get("refused_golds", []), *state["turn_plan"].get("gold_ids", [])]
     tries = attempt.get("gate_attempt", 0) + 1
