@@ -90,3 +90,30 @@ def add_fan_out(
     builder.add_conditional_edges(plan.__name__, dispatch, routes)
     builder.add_edge(work.__name__, "gather")
     builder.add_conditional_edges("gather", dispatch, routes)
+
+
+def add_one_fan_out(
+    builder: StateGraph[Any, Any, Any, Any],
+    *,
+    plan: Callable[..., Any],
+    dispatch: Callable[..., Any],
+    work: Callable[..., Any],
+    finish: Callable[..., Any],
+) -> None:
+    """A job's fan-out of one step, from START to its ``finish`` node, on ``builder``: ``plan``
+    registers the work, ``dispatch`` sends every item to ``work`` at once (a job of few items: its
+    documents or its scorers), and the work joins at ``finish``. Named and left open onward as in
+    :func:`add_fan_out`."""
+    for node in (plan, work, finish):
+        builder.add_node(node.__name__, node)
+    builder.add_edge(START, plan.__name__)
+    add_sends(builder, after=plan.__name__, dispatch=dispatch, work=work.__name__, then=finish.__name__)
+
+
+def add_sends(
+    builder: StateGraph[Any, Any, Any, Any], *, after: str, dispatch: Callable[..., Any], work: str, then: str
+) -> None:
+    """The edges of one step of ``Send``s: after the node ``after``, ``dispatch`` sends items to
+    ``work`` (or, with none to send, routes to ``then``), and ``work`` joins at ``then``."""
+    builder.add_conditional_edges(after, dispatch, [work, then])
+    builder.add_edge(work, then)
