@@ -9,7 +9,8 @@ import typer
 from benchsmith.cli.console import Table, console, print_paths, print_usage, report_paths, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
-from benchsmith.cli.settings import RunOptions, judge_ensemble_option, judges_given, settings_options
+from benchsmith.cli.judges import judge_ensemble_option, judges_given
+from benchsmith.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.audit import AuditContext
 
 if TYPE_CHECKING:

@@ -11,15 +11,8 @@ import typer
 from benchsmith.cli.console import Table, console, fail, print_paths, print_usage, report_paths, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
-from benchsmith.cli.settings import (
-    HISTORY_MODES,
-    RETRIEVER_SPECS,
-    RunOptions,
-    judge_ensemble_option,
-    judges_given,
-    repeated_option,
-    settings_options,
-)
+from benchsmith.cli.judges import judge_ensemble_option, judges_given
+from benchsmith.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.robustness import RobustnessContext
 from benchsmith.jobs.defaults import ROBUSTNESS_HISTORIES, ROBUSTNESS_RETRIEVERS
 

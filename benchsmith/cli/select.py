@@ -11,14 +11,8 @@ import typer
 from benchsmith.cli.console import Table, console, print_paths, print_usage, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
-from benchsmith.cli.settings import (
-    RETRIEVER_SPECS,
-    RunOptions,
-    judge_ensemble_option,
-    judges_given,
-    repeated_option,
-    settings_options,
-)
+from benchsmith.cli.judges import judge_ensemble_option, judges_given
+from benchsmith.cli.settings import RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.tools.defaults import MAX_TOP_K
 

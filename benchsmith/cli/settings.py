@@ -24,7 +24,6 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from benchsmith.agents.defaults import BASELINE
 from benchsmith.graphs.runtime.settings import default_of, flags_of, type_hints, user_settings
 
 
@@ -181,14 +180,3 @@ HISTORY_MODES = (
 def repeated_option(flag: str, help: str, shown: str | None = None) -> Any:
     """A repeatable input option (``--retriever``, ``--history``): ``list[str]`` or None when not given."""
     return typer.Option(flag, help=help, show_default=shown if shown is not None else False)
-
-
-def judge_ensemble_option(judges: str) -> Any:
-    """The ``--judge`` option of a job that a judge ensemble grades (audit, robustness, select): ``judges``
-    says what a judge may be; none given, the offline baseline judges alone (:func:`judges_given`)."""
-    return repeated_option("--judge", f"{judges} Repeat for an ensemble.", BASELINE)
-
-
-def judges_given(judge: list[str] | None) -> list[str]:
-    """The ``--judge`` values of a judge ensemble, the baseline judge when none is given."""
-    return judge or [BASELINE]

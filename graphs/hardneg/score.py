@@ -32,7 +32,7 @@ from typing_extensions import TypedDict
 from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext
 from benchsmith.graphs.hardneg.outside import OUTSIDE_DIR, OutsideCalls
 from benchsmith.graphs.hardneg.scoring import load_dataset, output_directory, score_one, scorer_spec, write_score_report
-from benchsmith.graphs.runtime.fanout import add_one_fan_out
+from benchsmith.graphs.runtime.fanout import add_fan_out
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused
 from benchsmith.stores.persistence.files import write_json_atomic
@@ -194,7 +194,7 @@ builder = StateGraph(
     input_schema=HardnegScoreInput,
     output_schema=HardnegScoreOutput,
 )
-add_one_fan_out(builder, plan=plan, dispatch=dispatch, work=score, finish=report)
+add_fan_out(builder, plan=plan, dispatch=dispatch, work=score, finish=report, in_batches=False)
 builder.add_edge("report", END)
 
 # Studio loads this copy (no checkpointer); the CLI and the API compile their own with one.

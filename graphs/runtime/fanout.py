@@ -76,38 +76,27 @@ def add_fan_out(
     dispatch: Callable[..., Any],
     work: Callable[..., Any],
     finish: Callable[..., Any],
+    in_batches: bool = True,
 ) -> None:
     """A job's fan-out from START to its ``finish`` node, on ``builder``: ``plan`` registers the work,
     ``dispatch`` sends a batch to ``work``, the batch joins at ``gather`` and ``dispatch`` runs again,
-    until it routes to ``finish``. The job's nodes are named after their functions; the job
-    adds ``finish``'s edges onward. Node names and edges are what checkpoints and Studio know: keep them."""
-    routes = [work.__name__, finish.__name__]
+    until it routes to ``finish``. With ``in_batches=False`` (a job of few items: its documents or its
+    scorers) ``dispatch`` sends every item at once and the work joins at ``finish``, with no ``gather``.
+    The job's nodes are named after their functions; the job adds ``finish``'s edges onward. Node
+    names and edges are what checkpoints and Studio know: keep them."""
     builder.add_node(plan.__name__, plan)
     builder.add_node(work.__name__, work)
-    builder.add_node("gather", gather)
+    if in_batches:
+        builder.add_node("gather", gather)
     builder.add_node(finish.__name__, finish)
     builder.add_edge(START, plan.__name__)
+    if not in_batches:
+        add_sends(builder, after=plan.__name__, dispatch=dispatch, work=work.__name__, then=finish.__name__)
+        return
+    routes = [work.__name__, finish.__name__]
     builder.add_conditional_edges(plan.__name__, dispatch, routes)
     builder.add_edge(work.__name__, "gather")
     builder.add_conditional_edges("gather", dispatch, routes)
-
-
-def add_one_fan_out(
-    builder: StateGraph[Any, Any, Any, Any],
-    *,
-    plan: Callable[..., Any],
-    dispatch: Callable[..., Any],
-    work: Callable[..., Any],
-    finish: Callable[..., Any],
-) -> None:
-    """A job's fan-out of one step, from START to its ``finish`` node, on ``builder``: ``plan``
-    registers the work, ``dispatch`` sends every item to ``work`` at once (a job of few items: its
-    documents or its scorers), and the work joins at ``finish``. Named and left open onward as in
-    :func:`add_fan_out`."""
-    for node in (plan, work, finish):
-        builder.add_node(node.__name__, node)
-    builder.add_edge(START, plan.__name__)
-    add_sends(builder, after=plan.__name__, dispatch=dispatch, work=work.__name__, then=finish.__name__)
 
 
 def add_sends(
