@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from benchsmith.agents.condition_text import looks_like_prose, normalize, split_sentences, states, swap_candidates
-from benchsmith.agents.prompt_sections import delimited
+from benchsmith.agents.prompt_sections import delimited, system_and_user
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 
@@ -68,10 +68,7 @@ class ConditionExtractor(Agent[ExtractedConditions]):
         system = EXTRACTOR_SYSTEM_PROMPT.format(
             count=count, features=domain_features(domain, features), noun=DOMAIN_NOUNS[domain]
         )
-        return [
-            {"role": "system", "content": system},
-            {"role": "user", "content": delimited("document", document, title=title)},
-        ]
+        return system_and_user(system, delimited("document", document, title=title))
 
     def baseline(
         self, *, document: str, count: int, negatives: str = "subtle", related: Sequence[str] = (), **_: Any

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, create_model, field_validator
 
 from benchsmith.agents.condition_text import states
-from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 
@@ -55,7 +55,7 @@ class ConditionCountJudge(Agent[BaseModel]):
         user = "\n\n".join(
             [delimited("conditions", numbered("condition", conditions)), delimited("document", document)]
         )
-        return [{"role": "system", "content": JUDGE_SYSTEM_PROMPT}, {"role": "user", "content": user}]
+        return system_and_user(JUDGE_SYSTEM_PROMPT, user)
 
     def baseline(self, *, conditions: list[str], document: str, **_: Any) -> BaseModel:
         """The lexical judge: a condition is satisfied when one sentence of the document holds it

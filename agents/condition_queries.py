@@ -15,7 +15,7 @@ from pydantic import BaseModel, create_model
 
 from benchsmith.agents.condition_extractor import DOMAIN_NOUNS, domain_features
 from benchsmith.agents.condition_text import normalize, strip_list_markers
-from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
 from benchsmith.agents.schemas import exactly
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
@@ -76,7 +76,7 @@ class ConditionQueryWriter(Agent[BaseModel]):
             count=self.count, noun=DOMAIN_NOUNS[domain], features=domain_features(domain, features)
         )
         shown = numbered("sentence", map(normalize, sentences))
-        return [{"role": "system", "content": system}, {"role": "user", "content": delimited("sentences", shown)}]
+        return system_and_user(system, delimited("sentences", shown))
 
     def baseline(self, *, sentences: list[str], domain: str, **_: Any) -> BaseModel:
         """Each condition is its sentence (without the final stop); the descriptive query joins

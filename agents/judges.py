@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
 from benchsmith.agents.question_types import FRAME_STEMS
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
@@ -68,10 +68,7 @@ def render_conversation(history: list[Exchange], question: str) -> str:
 
 
 def _messages(task: str, *sections: str) -> list[Message]:
-    return [
-        {"role": "system", "content": JUDGE_SYSTEM_PROMPT},
-        {"role": "user", "content": "\n\n".join([*sections, task])},
-    ]
+    return system_and_user(JUDGE_SYSTEM_PROMPT, *sections, task)
 
 
 def _coverage(wanted: list[str], available: str) -> float:

@@ -32,7 +32,7 @@ from typing import Any
 
 from benchsmith.agents.judges import AlignmentJudge, render_conversation
 from benchsmith.agents.pool_judge import POOL_JUDGE_SYSTEM_PROMPT, PassageJudgments, PoolJudge, stemmed_words
-from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import WordStatistics
@@ -111,7 +111,7 @@ class MissingPartJudge(UnansweredPoolJudge):
                 MISSING_PART_TASK,
             ]
         )
-        return [{"role": "system", "content": POOL_JUDGE_SYSTEM_PROMPT}, {"role": "user", "content": user}]
+        return system_and_user(POOL_JUDGE_SYSTEM_PROMPT, user)
 
     def baseline(self, *, question: str, answer: str, passages: list[str], **inputs: Any) -> PassageJudgments:
         """The unanswered pool judge's rule, the missing part's terms for the question (no history:

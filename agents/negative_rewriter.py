@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from benchsmith.agents.condition_extractor import DOMAIN_NOUNS
 from benchsmith.agents.condition_text import apply_swap, negated, normalize, swap_candidates
-from benchsmith.agents.prompt_sections import delimited
+from benchsmith.agents.prompt_sections import delimited, system_and_user
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 
@@ -58,7 +58,7 @@ class NegativeRewriter(Agent[NegativeSentence]):
         sections = [delimited("condition", condition), delimited("sentence", normalize(sentence))]
         if previous is not None:
             sections += [RETRY_NOTE, delimited("previous", previous)]
-        return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(sections)}]
+        return system_and_user(system, *sections)
 
     def baseline(
         self, *, sentence: str, kind: str, document: str = "", attempt: int = 1, related: Sequence[str] = (), **_: Any

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field, create_model, model_validator
 
 from benchsmith.agents.defaults import DEFAULT_MAX_NUGGETS
-from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
 from benchsmith.agents.schemas import exactly
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
@@ -79,7 +79,7 @@ with a short reason (one sentence) and the numbers of the nuggets it supports (a
 
 
 def _messages(task: str, *sections: str) -> list[Message]:
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n\n".join([*sections, task])}]
+    return system_and_user(SYSTEM_PROMPT, *sections, task)
 
 
 def _numbered_lines(items: list[str]) -> str:

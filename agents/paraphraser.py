@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, StringConstraints, create_model
 
-from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
 from benchsmith.agents.schemas import exactly
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
@@ -111,10 +111,7 @@ class Paraphraser(Agent[BaseModel]):
         self.schema = paraphrase_schema(count)
 
     def messages(self, *, query: str, **_: Any) -> list[Message]:
-        return [
-            {"role": "system", "content": PARAPHRASER_SYSTEM_PROMPT.format(count=self.count)},
-            {"role": "user", "content": delimited("query", query)},
-        ]
+        return system_and_user(PARAPHRASER_SYSTEM_PROMPT.format(count=self.count), delimited("query", query))
 
     def baseline(self, *, query: str, **_: Any) -> BaseModel:
         """Deterministic rewrites: a function-word rewrite, two questions joined by "and" swapped,
@@ -184,7 +181,7 @@ class ContextRestorer(Agent[BaseModel]):
                 delimited("queries", numbered("query", queries)),
             ]
         )
-        return [{"role": "system", "content": RESTORER_SYSTEM_PROMPT}, {"role": "user", "content": user}]
+        return system_and_user(RESTORER_SYSTEM_PROMPT, user)
 
     def baseline(self, *, history: list[Exchange], raw: str, rewrite: str, queries: list[str], **_: Any) -> BaseModel:
         """The first run of context words in each query becomes "it" (the rest are dropped);
@@ -342,7 +339,7 @@ class VariantJudge(Agent[VariantVerdict]):
                 delimited("raw_turn", raw),
             ]
         )
-        return [{"role": "system", "content": VARIANT_JUDGE_SYSTEM_PROMPT}, {"role": "user", "content": user}]
+        return system_and_user(VARIANT_JUDGE_SYSTEM_PROMPT, user)
 
     def baseline(self, *, history: list[Exchange], source: str, paraphrase: str, raw: str, **_: Any) -> VariantVerdict:
         """Lexical: equivalence from the share of the source's content words the paraphrase

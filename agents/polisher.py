@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.prompt_sections import delimited
+from benchsmith.agents.prompt_sections import delimited, system_and_user
 from benchsmith.agents.questioner import conversation_so_far
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
@@ -35,7 +35,7 @@ class Polisher(Agent[PolishedQuestion]):
 
     def messages(self, *, history: list[dict[str, Any]], question: str, **_: Any) -> list[Message]:
         user = "\n\n".join([delimited("conversation", conversation_so_far(history)), delimited("question", question)])
-        return [{"role": "system", "content": POLISHER_SYSTEM_PROMPT}, {"role": "user", "content": user}]
+        return system_and_user(POLISHER_SYSTEM_PROMPT, user)
 
     def baseline(
         self,

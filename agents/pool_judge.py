@@ -64,7 +64,7 @@ from typing import Any, ClassVar, NamedTuple
 from pydantic import BaseModel, Field, create_model, model_validator
 
 from benchsmith.agents.judges import render_conversation
-from benchsmith.agents.prompt_sections import delimited, numbered
+from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
 from benchsmith.agents.schemas import exactly
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
@@ -222,7 +222,7 @@ class PoolJudge(Agent[PassageJudgments]):
                 POOL_JUDGE_TASK,
             ]
         )
-        return [{"role": "system", "content": POOL_JUDGE_SYSTEM_PROMPT}, {"role": "user", "content": user}]
+        return system_and_user(POOL_JUDGE_SYSTEM_PROMPT, user)
 
     def baseline(
         self,
@@ -304,7 +304,7 @@ class FactMatchJudge(Agent[FactMatch]):
         user = "\n\n".join(
             [delimited("question", question), delimited("fact_a", first), delimited("fact_b", second), FACT_MATCH_TASK]
         )
-        return [{"role": "system", "content": POOL_JUDGE_SYSTEM_PROMPT}, {"role": "user", "content": user}]
+        return system_and_user(POOL_JUDGE_SYSTEM_PROMPT, user)
 
     def baseline(self, *, first: str, second: str, **_: Any) -> FactMatch:
         a, b = set(stemmed_words(first)), set(stemmed_words(second))

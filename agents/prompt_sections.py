@@ -57,3 +57,9 @@ def numbered(tag: str, texts: Iterable[str]) -> Section:
 def listed(texts: Iterable[str]) -> str:
     """Short texts (earlier questions, nuggets) as ``- text`` lines, for a delimited section."""
     return "\n".join(f"- {text}" for text in texts)
+
+
+def system_and_user(system: str, *sections: str) -> list[dict[str, str]]:
+    """A role's request: its system prompt, then one user message of ``sections`` (delimited
+    sections, the task) apart by blank lines."""
+    return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(sections)}]

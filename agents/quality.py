@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.prompt_sections import delimited
+from benchsmith.agents.prompt_sections import delimited, system_and_user
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent, ModelSeam
 
@@ -35,10 +35,7 @@ class QualityJudge(Agent[ChunkQuality]):
     schema = ChunkQuality
 
     def messages(self, *, text: str) -> list[Message]:
-        return [
-            {"role": "system", "content": QUALITY_SYSTEM_PROMPT},
-            {"role": "user", "content": delimited("passage", text)},
-        ]
+        return system_and_user(QUALITY_SYSTEM_PROMPT, delimited("passage", text))
 
 
 class LLMQualityScorer:

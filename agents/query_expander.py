@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from benchsmith.agents.judges import render_conversation
+from benchsmith.agents.prompt_sections import system_and_user
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.history import Exchange
@@ -46,7 +47,7 @@ class QueryExpander(Agent[ExpandedQueries]):
         user = "\n\n".join(
             [render_conversation(history, question), f"Write at most {count} alternative search queries."]
         )
-        return [{"role": "system", "content": EXPANDER_SYSTEM_PROMPT}, {"role": "user", "content": user}]
+        return system_and_user(EXPANDER_SYSTEM_PROMPT, user)
 
     def baseline(self, *, history: list[Exchange], question: str, count: int, **_: Any) -> ExpandedQueries:
         words = list(dict.fromkeys(content_words(question)))

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from benchsmith.agents.offline.asking import SITUATED_KINDS, ask, asked_before, self_contained
-from benchsmith.agents.prompt_sections import delimited, listed, sections
+from benchsmith.agents.prompt_sections import delimited, listed, sections, system_and_user
 from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
@@ -114,10 +114,7 @@ class Questioner(Agent[GeneratedQuestion]):
                 *([f"{REFUSED_GUIDANCE}\n{delimited('refused_questions', listed(refused))}"] if refused else []),
             ]
         )
-        messages: list[Message] = [
-            {"role": "system", "content": QUESTIONER_SYSTEM_PROMPT},
-            {"role": "user", "content": user},
-        ]
+        messages: list[Message] = system_and_user(QUESTIONER_SYSTEM_PROMPT, user)
         if rejected:  # one corrective turn: the last rejected question, then why it was rejected
             messages += [
                 {"role": "assistant", "content": rejected[-1]["question"]},

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.prompt_sections import delimited
+from benchsmith.agents.prompt_sections import delimited, system_and_user
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.history import Exchange, render_history
@@ -51,10 +51,7 @@ class RelevanceJudge(Agent[RelevanceGrade]):
         if rewrite:
             sections.append(delimited("self_contained_question", rewrite))
         sections.append(delimited("document", document))
-        return [
-            {"role": "system", "content": RELEVANCE_SYSTEM_PROMPT},
-            {"role": "user", "content": "\n\n".join(sections)},
-        ]
+        return system_and_user(RELEVANCE_SYSTEM_PROMPT, *sections)
 
     def baseline(
         self, *, history: list[Exchange], question: str, rewrite: str | None, document: str, **_: Any

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from benchsmith.agents.offline.asking import answer
-from benchsmith.agents.prompt_sections import delimited
+from benchsmith.agents.prompt_sections import delimited, system_and_user
 from benchsmith.agents.questioner import conversation_so_far
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
@@ -46,7 +46,7 @@ class Responder(Agent[GeneratedAnswer]):
                 delimited("question", question),
             ]
         )
-        return [{"role": "system", "content": RESPONDER_SYSTEM_PROMPT}, {"role": "user", "content": user}]
+        return system_and_user(RESPONDER_SYSTEM_PROMPT, user)
 
     def baseline(
         self, *, gold: dict[str, Any], question: str, corpus_stats: WordStatistics | None = None, **_: Any

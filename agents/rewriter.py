@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.prompt_sections import delimited
+from benchsmith.agents.prompt_sections import delimited, system_and_user
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.history import Exchange, render_history
@@ -37,7 +37,7 @@ class Rewriter(Agent[RewrittenQuery]):
     def messages(self, *, history: list[Exchange], question: str, **_: Any) -> list[Message]:
         conversation = render_history(history)
         user = "\n\n".join([delimited("conversation", conversation), delimited("latest_question", question)])
-        return [{"role": "system", "content": REWRITER_SYSTEM_PROMPT}, {"role": "user", "content": user}]
+        return system_and_user(REWRITER_SYSTEM_PROMPT, user)
 
     def baseline(self, *, history: list[Exchange], question: str, **_: Any) -> RewrittenQuery:
         """Expansion by the previous question's content words that the current one lacks: the

@@ -44,7 +44,6 @@ from benchsmith.graphs.runtime.resources import run_seam
 from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.formats.nugget_texts import nuggets_beside, read_nugget_texts
 from benchsmith.stores.persistence.bounded_cache import BoundedCache
-from benchsmith.stores.persistence.files import write_files_atomic
 from benchsmith.stores.persistence.jsonl import record_log
 from benchsmith.tools.benchmark.assistants import resolve_assistant
 from benchsmith.tools.retrieval.outside_retrieval import finished_queries, rate_limiter
@@ -232,9 +231,8 @@ def report(state: ReplayState, runtime: Runtime[ReplayContext]) -> ReplayOutput:
         context.worst,
         {"benchmark": str(benchmark.directory), "benchmark_name": benchmark.name, "assistant": state["assistant"]},
     )
-    paths = write_files_atomic(job.run_dir(runtime, state["run_id"]).path, replay_report_files(results))
     return {
-        "report": {kind: str(path) for kind, path in paths.items()},
+        "report": job.run_dir(runtime, state["run_id"]).write_report(replay_report_files(results)),
         "aggregate": results["aggregate"],
         "without_gold": results["without_gold"],
         "conversations_replayed": len(conversations),

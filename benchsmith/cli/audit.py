@@ -9,7 +9,8 @@ import typer
 from benchsmith.cli.console import Table, console, print_paths, print_usage, report_paths, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
-from benchsmith.cli.settings import RunOptions, repeated_option, settings_options
+from benchsmith.cli.judges import judge_ensemble_option, judges_given
+from benchsmith.cli.settings import RunOptions, settings_options
 from benchsmith.graphs.contexts.audit import AuditContext
 
 if TYPE_CHECKING:
@@ -32,11 +33,7 @@ def audit(
     ],
     judge: Annotated[
         list[str] | None,
-        repeated_option(
-            "--judge",
-            "A judge model: 'baseline' (offline, lexical) or openai:<model>. Repeat for an ensemble.",
-            "baseline",
-        ),
+        judge_ensemble_option("A judge model: 'baseline' (offline, lexical) or openai:<model>."),
     ] = None,
     *,
     settings: dict[str, Any],
@@ -51,7 +48,7 @@ def audit(
     never reliable. Writes audit-report.md, audit-report.html, audit.json, shortcuts.json and
     extra_qrels.tsv (for `benchsmith evaluate --extra-qrels`) into the run directory.
     """
-    judges = judge or ["baseline"]
+    judges = judges_given(judge)
     run_job_command(
         "audit",
         run_options,

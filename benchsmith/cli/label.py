@@ -7,7 +7,7 @@ options are declared here, with the API's names."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -43,6 +43,22 @@ def print_address(address: object) -> None:
         highlight=False,
         soft_wrap=True,
     )
+
+
+def page_arguments(
+    host: str, port: int, serve: bool, run_id: str | None, workspace: str | None, chroma_host: str | None
+) -> dict[str, Any]:
+    """The page's options (label's and review's) as their job functions take them, the address
+    printed when the page is up."""
+    return {
+        "host": host,
+        "port": port,
+        "serve_page": serve,
+        "on_ready": print_address,
+        "run_id": run_id,
+        "workspace": workspace,
+        "chroma_host": chroma_host,
+    }
 
 
 def label(
@@ -102,13 +118,7 @@ def label(
             assessor=assessor,
             second_sample=second_sample,
             seed=seed,
-            host=host,
-            port=port,
-            serve_page=serve,
-            on_ready=print_address,
-            run_id=run_id,
-            workspace=workspace,
-            chroma_host=chroma_host,
+            **page_arguments(host, port, serve, run_id, workspace, chroma_host),
         )
     )
     mean = f"{result.mean_seconds:.1f} s per judgment" if result.mean_seconds is not None else "no judgment yet"

@@ -12,7 +12,7 @@ import typer
 
 from benchsmith.cli.console import ChromaHostOption, WorkspaceOption, console, guarded, shown
 from benchsmith.cli.deferred import deferred
-from benchsmith.cli.label import HostOption, PortOption, RunIdOption, ServeOption, print_address
+from benchsmith.cli.label import HostOption, PortOption, RunIdOption, ServeOption, page_arguments
 
 run_review = deferred("benchsmith.jobs.review", "review")
 
@@ -39,13 +39,7 @@ def review(
         lambda: run_review(
             run,
             reviewer=reviewer,
-            host=host,
-            port=port,
-            serve_page=serve,
-            on_ready=print_address,
-            run_id=run_id,
-            workspace=workspace,
-            chroma_host=chroma_host,
+            **page_arguments(host, port, serve, run_id, workspace, chroma_host),
         )
     )
     kappa = result.gate_agreement.get("cohen_kappa")

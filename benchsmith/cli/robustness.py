@@ -11,6 +11,7 @@ import typer
 from benchsmith.cli.console import Table, console, fail, print_paths, print_usage, report_paths, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
+from benchsmith.cli.judges import judge_ensemble_option, judges_given
 from benchsmith.cli.settings import HISTORY_MODES, RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.robustness import RobustnessContext
 from benchsmith.jobs.defaults import ROBUSTNESS_HISTORIES, ROBUSTNESS_RETRIEVERS
@@ -72,12 +73,7 @@ def robustness(
     qrels: Annotated[Path | None, typer.Option(help="TREC qrels (default: the paraphrase run's).")] = None,
     judge: Annotated[
         list[str] | None,
-        repeated_option(
-            "--judge",
-            "A relevance judge (CAsT 0-4 scale): 'baseline' (offline, lexical) or openai:<model>. "
-            "Repeat for an ensemble.",
-            "baseline",
-        ),
+        judge_ensemble_option("A relevance judge (CAsT 0-4 scale): 'baseline' (offline, lexical) or openai:<model>."),
     ] = None,
     *,
     settings: dict[str, Any],
@@ -91,7 +87,7 @@ def robustness(
     augmented_qrels.tsv and recomputes the measures before and after. Writes
     robustness-report.md/.html and robustness.json into the run directory.
     """
-    judges = judge or ["baseline"]
+    judges = judges_given(judge)
     runs = parse_run_options(run or [])
     histories = history or list(ROBUSTNESS_HISTORIES)
     arguments = {

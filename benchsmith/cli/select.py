@@ -11,6 +11,7 @@ import typer
 from benchsmith.cli.console import Table, console, print_paths, print_usage, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
+from benchsmith.cli.judges import judge_ensemble_option, judges_given
 from benchsmith.cli.settings import RETRIEVER_SPECS, RunOptions, repeated_option, settings_options
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.tools.defaults import MAX_TOP_K
@@ -108,11 +109,8 @@ def select(
     ] = None,
     judge: Annotated[
         list[str] | None,
-        repeated_option(
-            "--judge",
-            "'baseline' (offline, lexical), openai:<model>, or qrels:FILE (answers from known labels). "
-            "Repeat for an ensemble.",
-            "baseline",
+        judge_ensemble_option(
+            "'baseline' (offline, lexical), openai:<model>, or qrels:FILE (answers from known labels)."
         ),
     ] = None,
     *,
@@ -136,7 +134,7 @@ def select(
         "search": search,
         "order": [part.strip() for part in order.split(",") if part.strip()] if order else (),
     }
-    judges = judge or ["baseline"]
+    judges = judges_given(judge)
     arguments = {"corpus": corpus, "space": space, "judges": judges, **dimensions, **settings}
     run_job_command(
         "select",

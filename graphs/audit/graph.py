@@ -54,7 +54,6 @@ from benchsmith.graphs.runtime.resources import concurrency_slot, run_seam
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.formats.benchmark_files import canonicalize, write_beir_qrels
-from benchsmith.stores.persistence.files import write_files_atomic
 from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.persistence.run_items import RunItems
 from benchsmith.stores.persistence.workspace import Workspace
@@ -315,8 +314,7 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
     }
     extra = [(item["instance"], item["candidate_id"], 1) for item in missing if item["confirmed"]]
     write_beir_qrels(run_dir.file(EXTRA_QRELS_FILE), extra)  # for `benchsmith evaluate --extra-qrels`
-    paths = write_files_atomic(run_dir.path, audit_report_files(results))
-    return audit_summary(results, len(extra), {kind: str(path) for kind, path in paths.items()})
+    return audit_summary(results, len(extra), run_dir.write_report(audit_report_files(results)))
 
 
 builder = StateGraph(AuditState, context_schema=AuditContext, input_schema=AuditInput, output_schema=AuditOutput)

@@ -24,7 +24,6 @@ from benchsmith.stores.formats.trec import (
     iter_run_batches,
 )
 from benchsmith.stores.formats.turn_labels import standalone_group
-from benchsmith.stores.persistence.files import write_files_atomic
 from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
 from benchsmith.tools.retrieval.retriever_specs import (
@@ -149,9 +148,8 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
             conversational=benchmark.conversational,
         ),
     }
-    paths = write_files_atomic(run_dir.path, evaluation_report_files(results))
     return {
-        "report": {kind: str(path) for kind, path in paths.items()},
+        "report": run_dir.write_report(evaluation_report_files(results)),
         "primary_measure": summary["primary_measure"],
         "aggregate": aggregate,
         "warnings": unmapped,

@@ -33,7 +33,7 @@ import random
 from pathlib import Path
 from typing import Annotated, Any, Literal, Required
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
@@ -41,7 +41,7 @@ from typing_extensions import TypedDict
 from benchsmith.graphs.contexts.hardneg import HardnegContext
 from benchsmith.graphs.hardneg.exports import beir_exports, build_statistics, dataset_row
 from benchsmith.graphs.hardneg.rows import RowAgents, build_row
-from benchsmith.graphs.runtime.fanout import sends_for_missing
+from benchsmith.graphs.runtime.fanout import add_fan_out, sends_for_missing
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.ray_items import run_item
@@ -221,11 +221,7 @@ def export(state: HardnegState, runtime: Runtime[HardnegContext]) -> HardnegOutp
 builder = StateGraph(
     HardnegState, context_schema=HardnegContext, input_schema=HardnegInput, output_schema=HardnegOutput
 )
-for node in (load, build, export):
-    builder.add_node(node)
-builder.add_edge(START, "load")
-builder.add_conditional_edges("load", dispatch, ["build", "export"])
-builder.add_edge("build", "export")
+add_fan_out(builder, plan=load, dispatch=dispatch, work=build, finish=export, in_batches=False)
 builder.add_edge("export", END)
 
 graph = builder.compile(name="hardneg")  # the Studio copy: no checkpointer (the server brings its own)

@@ -24,7 +24,7 @@ import threading
 from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
@@ -32,6 +32,7 @@ from typing_extensions import TypedDict
 from benchsmith.graphs.contexts.hardneg_score import HardnegScoreContext
 from benchsmith.graphs.hardneg.outside import OUTSIDE_DIR, OutsideCalls
 from benchsmith.graphs.hardneg.scoring import load_dataset, output_directory, score_one, scorer_spec, write_score_report
+from benchsmith.graphs.runtime.fanout import add_fan_out
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_reused
 from benchsmith.stores.persistence.files import write_json_atomic
@@ -193,11 +194,7 @@ builder = StateGraph(
     input_schema=HardnegScoreInput,
     output_schema=HardnegScoreOutput,
 )
-for node in (plan, score, report):
-    builder.add_node(node)
-builder.add_edge(START, "plan")
-builder.add_conditional_edges("plan", dispatch, ["score", "report"])
-builder.add_edge("score", "report")
+add_fan_out(builder, plan=plan, dispatch=dispatch, work=score, finish=report, in_batches=False)
 builder.add_edge("report", END)
 
 # Studio loads this copy (no checkpointer); the CLI and the API compile their own with one.

@@ -7,6 +7,7 @@ from langgraph.graph import END, START, StateGraph
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
 from benchsmith.graphs.nuggets.nodes import export, gather, judge, pool, prepare, route_batches, route_questions
 from benchsmith.graphs.nuggets.state import NuggetsInput, NuggetsOutput, NuggetsState
+from benchsmith.graphs.runtime.fanout import add_sends
 
 builder = StateGraph(
     NuggetsState, context_schema=NuggetsContext, input_schema=NuggetsInput, output_schema=NuggetsOutput
@@ -14,10 +15,8 @@ builder = StateGraph(
 for node in (prepare, pool, gather, judge, export):
     builder.add_node(node)
 builder.add_edge(START, "prepare")
-builder.add_conditional_edges("prepare", route_questions, ["pool", "gather"])
-builder.add_edge("pool", "gather")
-builder.add_conditional_edges("gather", route_batches, ["judge", "export"])
-builder.add_edge("judge", "export")
+add_sends(builder, after="prepare", dispatch=route_questions, work="pool", then="gather")
+add_sends(builder, after="gather", dispatch=route_batches, work="judge", then="export")
 builder.add_edge("export", END)
 
 graph = builder.compile(name="nuggets")  # the Studio copy: no checkpointer (the server brings its own)

@@ -48,7 +48,7 @@ from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot,
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import write_beir_qrels
 from benchsmith.stores.formats.nugget_qrels import nugget_rows, write_nugget_qrels
-from benchsmith.stores.persistence.files import write_files_atomic, write_json_atomic
+from benchsmith.stores.persistence.files import write_json_atomic
 from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.vectors import VectorStore
@@ -364,7 +364,7 @@ def export(state: NuggetsState, runtime: Runtime[NuggetsContext]) -> NuggetsOutp
         for technique, by_retriever in runs.items()
     }
     results = _results(runtime, state, supports, kept, dropped, table, runs, judged_qrels)
-    paths = write_files_atomic(run_dir.path, nugget_report_files(results))
+    report_paths = run_dir.write_report(nugget_report_files(results))
     reasons: dict[str, int] = {}
     for _, reason in dropped:
         reasons[reason] = reasons.get(reason, 0) + 1
@@ -376,6 +376,6 @@ def export(state: NuggetsState, runtime: Runtime[NuggetsContext]) -> NuggetsOutp
         "nuggets": nugget_count,
         "support_rate": results["nuggets"]["support_rate"],
         "benchmark": str(beir),
-        "report": {kind: str(path) for kind, path in paths.items()},
+        "report": report_paths,
         "table": table,
     }

@@ -28,7 +28,7 @@ from benchsmith.graphs.paraphrase.state import (
     ParaphraseOutput,
     ParaphraseState,
 )
-from benchsmith.stores.persistence.files import atomic_writer, write_files_atomic, write_json_atomic
+from benchsmith.stores.persistence.files import atomic_writer, write_json_atomic
 from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.tools.benchmark.test_sets import draw_test_sets
@@ -74,7 +74,7 @@ def finish(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> Parap
     for name, choice in sets.items():
         export_test_set(run_dir, name, turns, choice, variants, benchmark["corpus"])
     results = _results(context, state, benchmark, turns, figures, kept, candidates, unjoined, sets)
-    paths = write_files_atomic(run_dir.path, paraphrase_report_files(results))
+    report_paths = run_dir.write_report(paraphrase_report_files(results))
     return {
         "turns": figures["turns"],
         "paraphrases": figures["paraphrases"],
@@ -82,7 +82,7 @@ def finish(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> Parap
         "unjoined": figures["unjoined"],
         "test_sets": list(sets),
         "diversity": figures,
-        "report": {kind: str(path) for kind, path in paths.items()},
+        "report": report_paths,
     }
 
 

@@ -9,6 +9,7 @@ from benchsmith.graphs.evaluate.child_sets import add_evaluations
 from benchsmith.graphs.robustness.nodes import dispatch, evaluate, judge, next_step, plan, pool
 from benchsmith.graphs.robustness.report import report
 from benchsmith.graphs.robustness.state import RobustnessInput, RobustnessOutput, RobustnessState
+from benchsmith.graphs.runtime.fanout import add_sends
 
 builder = StateGraph(
     RobustnessState, context_schema=RobustnessContext, input_schema=RobustnessInput, output_schema=RobustnessOutput
@@ -16,8 +17,7 @@ builder = StateGraph(
 add_evaluations(builder, plan=plan, evaluate=evaluate, next_step=next_step, then="pool")
 for node in (pool, judge, report):
     builder.add_node(node)
-builder.add_conditional_edges("pool", dispatch, ["judge", "report"])
-builder.add_edge("judge", "report")
+add_sends(builder, after="pool", dispatch=dispatch, work="judge", then="report")
 builder.add_edge("report", END)
 
 graph = builder.compile(name="robustness")  # the Studio copy: no checkpointer (the server brings its own)

@@ -27,7 +27,6 @@ from benchsmith.graphs.robustness.state import (
 from benchsmith.stores.formats.beir import merge_qrels
 from benchsmith.stores.formats.benchmark_files import write_beir_qrels
 from benchsmith.stores.formats.trec import Qrels, read_trec_run, write_trec_qrels
-from benchsmith.stores.persistence.files import write_files_atomic
 from benchsmith.stores.persistence.jsonl import load_jsonl, read_json
 from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
 
@@ -102,13 +101,13 @@ def report(state: RobustnessState, runtime: Runtime[RobustnessContext]) -> Robus
         evaluations,
         binary,
     )
-    paths = write_files_atomic(run_dir.path, robustness_report_files(results))
+    report_paths = run_dir.write_report(robustness_report_files(results))
     return {
         "sets": state["sets"],
         "pooled": results["pool"]["pooled"],
         "confirmed": len(rows),
         "means": {configuration: values["means"] for configuration, values in by_configuration.items()},
-        "report": {kind: str(path) for kind, path in paths.items()},
+        "report": report_paths,
     }
 
 

@@ -76,17 +76,33 @@ def add_fan_out(
     dispatch: Callable[..., Any],
     work: Callable[..., Any],
     finish: Callable[..., Any],
+    in_batches: bool = True,
 ) -> None:
     """A job's fan-out from START to its ``finish`` node, on ``builder``: ``plan`` registers the work,
     ``dispatch`` sends a batch to ``work``, the batch joins at ``gather`` and ``dispatch`` runs again,
-    until it routes to ``finish``. The job's nodes are named after their functions; the job
-    adds ``finish``'s edges onward. Node names and edges are what checkpoints and Studio know: keep them."""
-    routes = [work.__name__, finish.__name__]
+    until it routes to ``finish``. With ``in_batches=False`` (a job of few items: its documents or its
+    scorers) ``dispatch`` sends every item at once and the work joins at ``finish``, with no ``gather``.
+    The job's nodes are named after their functions; the job adds ``finish``'s edges onward. Node
+    names and edges are what checkpoints and Studio know: keep them."""
     builder.add_node(plan.__name__, plan)
     builder.add_node(work.__name__, work)
-    builder.add_node("gather", gather)
+    if in_batches:
+        builder.add_node("gather", gather)
     builder.add_node(finish.__name__, finish)
     builder.add_edge(START, plan.__name__)
+    if not in_batches:
+        add_sends(builder, after=plan.__name__, dispatch=dispatch, work=work.__name__, then=finish.__name__)
+        return
+    routes = [work.__name__, finish.__name__]
     builder.add_conditional_edges(plan.__name__, dispatch, routes)
     builder.add_edge(work.__name__, "gather")
     builder.add_conditional_edges("gather", dispatch, routes)
+
+
+def add_sends(
+    builder: StateGraph[Any, Any, Any, Any], *, after: str, dispatch: Callable[..., Any], work: str, then: str
+) -> None:
+    """The edges of one step of ``Send``s: after the node ``after``, ``dispatch`` sends items to
+    ``work`` (or, with none to send, routes to ``then``), and ``work`` joins at ``then``."""
+    builder.add_conditional_edges(after, dispatch, [work, then])
+    builder.add_edge(work, then)

@@ -51,7 +51,7 @@ from benchsmith.graphs.select.state import (
     SelectState,
 )
 from benchsmith.stores.formats.trec import read_trec_run
-from benchsmith.stores.persistence.files import write_files_atomic, write_text_atomic
+from benchsmith.stores.persistence.files import write_text_atomic
 from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.tools.retrieval.strategy_space import (
     DIMENSIONS,
@@ -181,10 +181,9 @@ def report(state: SelectState, runtime: Runtime[SelectContext]) -> SelectOutput:
         write_text_atomic(run_dir.file(BEST_FILE), best_yaml)
     else:
         run_dir.file(BEST_FILE).unlink(missing_ok=True)  # no winner: no space file that names one
-    paths = write_files_atomic(run_dir.path, selection_report_files(results))
     return {
         "report": {
-            **{kind: str(path) for kind, path in paths.items()},
+            **run_dir.write_report(selection_report_files(results)),
             **({"best": str(run_dir.file(BEST_FILE))} if best_yaml is not None else {}),
         },
         "best": decision["best"],

@@ -37,7 +37,6 @@ from benchsmith.graphs.validate.state import (
     ValidationOutput,
     ValidationState,
 )
-from benchsmith.stores.persistence.files import write_files_atomic
 from benchsmith.stores.persistence.jsonl import load_jsonl, read_json
 from benchsmith.tools.corpus.held_out import HeldOutLabels
 from benchsmith.tools.retrieval.embedded_text import EMBEDDED_TEXT_NOTE
@@ -116,8 +115,8 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
         "held_out": held_out.to_json(),
     }
     validity["notes"] = [*validity_notes(validity), EMBEDDED_TEXT_NOTE]
-    paths = write_files_atomic(job.run_dir(runtime, state["run_id"]).path, validity_report_files(validity))
-    return {**{key: validity[key] for key in OUTPUT_KEYS}, "report": {kind: str(path) for kind, path in paths.items()}}
+    report_paths = job.run_dir(runtime, state["run_id"]).write_report(validity_report_files(validity))
+    return {**{key: validity[key] for key in OUTPUT_KEYS}, "report": report_paths}
 
 
 def _separability(

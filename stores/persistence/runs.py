@@ -25,14 +25,14 @@ import secrets
 import shutil
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from benchsmith.stores.errors import InputError
-from benchsmith.stores.persistence.files import exclusive_lock, write_json_atomic
+from benchsmith.stores.persistence.files import exclusive_lock, write_files_atomic, write_json_atomic
 from benchsmith.stores.persistence.usage import UsageLedger
 from benchsmith.stores.persistence.workspace import Workspace
 
@@ -101,6 +101,11 @@ class RunDirectory:
 
     def file(self, name: str) -> Path:
         return self.path / name
+
+    def write_report(self, files: Mapping[str, tuple[str, str]]) -> dict[str, str]:
+        """A report's ``{kind: (file name, text)}`` written into the run's folder, each whole or not at
+        all; their paths by kind as text, as a graph's state and a job's result keep them."""
+        return {kind: str(path) for kind, path in write_files_atomic(self.path, files).items()}
 
     def exists(self) -> bool:
         return self.record_path.exists()
