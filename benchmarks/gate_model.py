@@ -6,11 +6,19 @@ Reads every answerable and multi-passage turn of ``data/readings/development/*.j
 readers who got only the rubric; the turns the model judges), builds
 each turn's evidence from the corpus's collection as benchmarks/gate_agreement.py does, and fits a
 gradient-boosted trees (scikit-learn, classes weighted to balance) on
-evals/quality_gate/reading_model.py's features. Generalization is judged leave-one-corpus-out: for each development corpus the model is
-fitted on the others and applied to it, and the threshold chosen is the highest probability at
-which those held-out predictions still keep the gate's recall (rules or model) at least 0.7; the
-table gives agreement, recall and precision per held-out corpus at that threshold, against the
-rules alone. ``--write`` writes the fit on all development readings and that threshold to
+evals/quality_gate/reading_model.py's features. Generalization is judged leave-one-corpus-out: for
+each development corpus the model is fitted on the others and applied to it. The threshold is chosen
+on the held-out predictions for the ungated sheets (``*-ungated.jsonl``: every turn of a run of the
+current generator kept, the kind of sheet the issue's bound is measured on, where earlier rounds'
+sheets read generators long since changed): of the thresholds that keep the gate's recall (rules or
+model) at least 0.7 on those sheets, the lowest whose worst held-out corpus agrees with its readers
+within one turn of the best (recall is the bound an unseen tree is likelier to miss, and one turn of
+a sheet of 50 is less than two sheets of one generator differ by). Chosen by the
+mean instead (the highest threshold keeping recall 0.7 over all readings, before 2026-11-29's
+session 8), the threshold let one corpus's flags run away (mkdocs: agreement 0.75 held out, its
+ungated sheet 0.67; a Markdown test tree 0.50). The tables give agreement, recall and precision per
+held-out corpus at that threshold, against the rules alone, over all readings fitted on and over the
+ungated sheets. ``--write`` writes the fit on all development readings and that threshold to
 evals/quality_gate/reading_model.json, and checks that the gate's own evaluation of it gives
 scikit-learn's probabilities. The test half is never read here.
 """
@@ -20,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,27 +46,32 @@ ROOT = Path(__file__).resolve().parent.parent
 READINGS = ROOT / "data" / "readings" / "development"
 WEIGHTS = ROOT / "evals" / "quality_gate" / "reading_model.json"
 MIN_RECALL = 0.7
+# The sheets the threshold is chosen on: runs of the generator with every turn kept (--quality-gate flag).
+SELECTING_SHEETS = "-ungated.jsonl"
 # Shallow trees, many small steps and subsampling: a few hundred broken readings per fit.
 BOOSTING = {"max_depth": 2, "n_estimators": 200, "learning_rate": 0.05, "subsample": 0.8, "random_state": 0}
 
 
 def load_turns(
     workspace: Workspace, paths: list[Path]
-) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, list[str]]:
+) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, list[str], list[str]]:
     rows = [
-        json.loads(line) for path in paths for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+        (path.name, json.loads(line))
+        for path in paths
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
     ]
     rows = [
-        row
-        for row in rows
+        (sheet, row)
+        for sheet, row in rows
         if row.get("verdict") in ("ok", "broken")
         and row.get("half") == "development"
         and row["turn_type"] in MODELLED_TURN_TYPES
     ]
     collections: dict[str, Collection] = {}
     names: list[str] = []
-    matrix, labels, ruled, corpora = [], [], [], []
-    for row in rows:
+    matrix, labels, ruled, corpora, sheets = [], [], [], [], []
+    for sheet, row in rows:
         if row["corpus"] not in collections:
             collections[row["corpus"]] = Collection(workspace, row["corpus"])
         turn = evidence(row, collections[row["corpus"]])
@@ -68,7 +82,8 @@ def load_turns(
         labels.append(row["verdict"] == "broken")
         ruled.append(bool(flags))
         corpora.append(row["corpus"])
-    return names, np.array(matrix, dtype=float), np.array(labels), np.array(ruled), corpora
+        sheets.append(sheet)
+    return names, np.array(matrix, dtype=float), np.array(labels), np.array(ruled), corpora, sheets
 
 
 def fit(matrix: np.ndarray, labels: np.ndarray) -> Any:
@@ -92,6 +107,53 @@ def figures(labels: np.ndarray, flagged: np.ndarray) -> dict[str, Any]:
     return reader_agreement(list(zip(labels.tolist(), flagged.tolist())))
 
 
+def worst_corpus_threshold(
+    probabilities: np.ndarray, labels: np.ndarray, ruled: np.ndarray, corpora: Sequence[str]
+) -> float | None:
+    """Of the thresholds keeping the gate's recall at least ``MIN_RECALL`` over these turns, the lowest
+    whose worst corpus agrees with its readers within one turn of the best such threshold's worst
+    corpus (one reading of the smallest corpus's turns: less than a sheet can tell apart). None when
+    no threshold keeps the recall."""
+    names = np.array(corpora)
+    corpus_names = sorted(set(corpora))
+    worst_by_threshold: dict[float, float] = {}
+    for threshold in sorted(set(np.round(probabilities, 3).tolist())):
+        flagged = ruled | (probabilities >= threshold)
+        if (figures(labels, flagged)["recall"] or 0.0) >= MIN_RECALL:
+            worst_by_threshold[threshold] = min(
+                figures(labels[names == c], flagged[names == c])["agreement"] or 0.0 for c in corpus_names
+            )
+    if not worst_by_threshold:
+        return None
+    one_turn = 1.0 / min(int((names == c).sum()) for c in corpus_names)
+    best = max(worst_by_threshold.values())
+    return min(t for t, worst in worst_by_threshold.items() if worst >= best - one_turn - 1e-9)
+
+
+def print_table(
+    title: str,
+    inside_rows: np.ndarray,
+    labels: np.ndarray,
+    ruled: np.ndarray,
+    flagged: np.ndarray,
+    corpora: Sequence[str],
+) -> None:
+    names_array = np.array(corpora)
+    print(f"\n{title}")
+    print(
+        f"{'held-out corpus':18} {'turns':>5} {'broken':>6}   rules: agree recall prec   rules+model: agree recall prec"
+    )
+    for corpus in [*sorted(set(corpora)), "all"]:
+        inside = inside_rows & ((names_array == corpus) if corpus != "all" else True)
+        alone = figures(labels[inside], ruled[inside])
+        both = figures(labels[inside], flagged[inside])
+        print(
+            f"{corpus:18} {int(inside.sum()):5d} {int(labels[inside].sum()):6d}   "
+            f"{alone['agreement'] or 0:13.2f} {alone['recall'] or 0:6.2f} {alone['precision'] or 0:4.2f}   "
+            f"{both['agreement'] or 0:19.2f} {both['recall'] or 0:6.2f} {both['precision'] or 0:4.2f}"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workspace", required=True, help="where benchmarks/doc_corpora.py ingested the corpora")
@@ -105,28 +167,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     arguments = parser.parse_args(argv)
     paths = [path for path in sorted(READINGS.glob("*.jsonl")) if path.name not in arguments.exclude]
-    names, matrix, labels, ruled, corpora = load_turns(Workspace.resolve(arguments.workspace), paths)
+    names, matrix, labels, ruled, corpora, sheets = load_turns(Workspace.resolve(arguments.workspace), paths)
     probabilities = held_out_probabilities(matrix, labels, corpora)
-    candidates = sorted(set(np.round(probabilities, 3).tolist()), reverse=True)
-    threshold = next(
-        (t for t in candidates if figures(labels, ruled | (probabilities >= t))["recall"] >= MIN_RECALL), 0.5
+    selecting = np.array([sheet.endswith(SELECTING_SHEETS) for sheet in sheets])
+    threshold = worst_corpus_threshold(
+        probabilities[selecting], labels[selecting], ruled[selecting], [c for c, s in zip(corpora, selecting) if s]
     )
+    if threshold is None:
+        print(f"no threshold keeps recall {MIN_RECALL} on the ungated sheets", file=sys.stderr)
+        return 1
     print(
-        f"{len(labels)} development readings, {int(labels.sum())} broken; threshold {threshold:.3f} (held-out recall ≥ {MIN_RECALL})"
+        f"{len(labels)} development readings, {int(labels.sum())} broken ({int(selecting.sum())} on ungated sheets, "
+        f"{int(labels[selecting].sum())} broken); threshold {threshold:.3f} (ungated sheets held out: recall ≥ "
+        f"{MIN_RECALL}, the worst corpus's agreement highest)"
     )
-    print(
-        f"{'held-out corpus':18} {'turns':>5} {'broken':>6}   rules: agree recall prec   rules+model: agree recall prec"
-    )
-    names_array = np.array(corpora)
-    for corpus in [*sorted(set(corpora)), "all"]:
-        inside = names_array == corpus if corpus != "all" else np.ones(len(labels), dtype=bool)
-        alone = figures(labels[inside], ruled[inside])
-        both = figures(labels[inside], (ruled | (probabilities >= threshold))[inside])
-        print(
-            f"{corpus:18} {int(inside.sum()):5d} {int(labels[inside].sum()):6d}   "
-            f"{alone['agreement'] or 0:13.2f} {alone['recall'] or 0:6.2f} {alone['precision'] or 0:4.2f}   "
-            f"{both['agreement'] or 0:19.2f} {both['recall'] or 0:6.2f} {both['precision'] or 0:4.2f}"
-        )
+    flagged = ruled | (probabilities >= threshold)
+    everything = np.ones(len(labels), dtype=bool)
+    print_table("all readings fitted on, each corpus held out", everything, labels, ruled, flagged, corpora)
+    print_table("the ungated sheets, each corpus held out", selecting, labels, ruled, flagged, corpora)
     if arguments.write:
         model = fit(matrix, labels)
         fitted = ReadingModel.from_fitted(

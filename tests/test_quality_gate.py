@@ -533,3 +533,59 @@ def test_an_entry_named_by_its_kind_is_asked_about_like_a_code_name(question, re
     assert judge_turn(TurnEvidence(question, reply, gold=[FILTERS])).flags == {}
     other = "Returns a list of unique items."
     assert "reply_mismatch" in judge_turn(TurnEvidence("What is the length filter for?", other, gold=[FILTERS])).flags
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "gold"),
+    [
+        # a return value is the named function's; a second name or an "In X," scope names the owner
+        ("get_serializer_class return value", "Returns the class that should be used for the serializer.", ()),
+        (
+            "git fetch-pack --refetch option",
+            "Skips negotiating commits with the server in order to fetch all objects.",
+            (),
+        ),
+        (
+            "In git bisect, what happens if I don't set the DISPLAY environment variable?",
+            "If the DISPLAY environment variable is not set, git log is used instead.",
+            (),
+        ),
+        # a condition about a third thing names what it is about
+        ("What should I expect if chardet is installed?", "If chardet is installed, requests uses it.", ()),
+        # a type answers what a thing returns
+        ("on_env return value", "Optional[jinja2.Environment]", ()),
+        # a purpose clause with an instruction, and a recommendation, say how
+        (
+            "What's the best way to use a bytecode cache?",
+            "To use a bytecode cache, instantiate it and pass it to the Environment.",
+            (),
+        ),
+        (
+            "What's the best way to write my own theme?",
+            "If you wish to write your own theme, it is recommended to start with one of the built-in themes.",
+            (),
+        ),
+    ],
+)
+def test_turns_readers_called_ok_that_rules_once_flagged_pass(question, reply, gold):
+    assert judge_turn(TurnEvidence(question, reply, gold=list(gold))).flags == {}
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "klass"),
+    [
+        ("Is it possible to set a chunk_size parameter?", "Yes, set it to the size you need.", "dangling_referent"),
+        (
+            "What happens if I provide no ids?",
+            "If no ids are provided they will be generated automatically.",
+            "dangling_referent",
+        ),
+        (
+            "What's the best way to replace the entire nav configuration?",
+            "Of course, you can replace the entire nav configuration with a new one.",
+            "reply_mismatch",
+        ),
+    ],
+)
+def test_the_narrowed_rules_still_catch_what_readers_called_broken(question, reply, klass):
+    assert klass in judge_turn(TurnEvidence(question, reply)).flags

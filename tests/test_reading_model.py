@@ -83,3 +83,22 @@ def test_turns_that_refuse_or_ask_back_are_left_to_the_rules():
 def test_features_are_finite_numbers_for_any_turn(turn_type):
     features = turn_features(TurnEvidence("", "", turn_type))
     assert features and all(np.isfinite(value) for value in features.values())
+
+
+def test_the_threshold_is_the_one_whose_worst_corpus_agrees_most_at_the_recall_bound():
+    import importlib.util
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "gate_model.py"
+    spec = importlib.util.spec_from_file_location("gate_model", script)
+    assert spec and spec.loader
+    gate_model = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gate_model)
+    # Corpus a: its broken turns score 0.9, its ok turns 0.1. Corpus b: broken 0.8, ok 0.6. Flagging
+    # from 0.9 keeps recall 5 of 7 (the bound) and leaves b at 0.8; from 0.8 both agree fully; from
+    # 0.6 every turn of b is flagged.
+    probabilities = np.array([0.9] * 5 + [0.1] * 5 + [0.8] * 2 + [0.6] * 8)
+    labels = np.array([True] * 5 + [False] * 5 + [True] * 2 + [False] * 8)
+    corpora = ["a"] * 10 + ["b"] * 10
+    nothing_ruled = np.zeros(20, dtype=bool)
+    assert gate_model.worst_corpus_threshold(probabilities, labels, nothing_ruled, corpora) == 0.8
+    assert gate_model.worst_corpus_threshold(probabilities, ~labels & False, nothing_ruled, corpora) is None
