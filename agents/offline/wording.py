@@ -279,6 +279,10 @@ def frames_of(fact: Fact) -> tuple[Frame, ...]:
         return FRAMES["capability-owner" if fact.has("owner") else "capability"]
     if fact.kind == "section" and fact.has("where") and fact.slot("where"):
         return FRAMES["section-where"]
+    if fact.kind == "section" and len(fact.answer) < 2:
+        # one sentence is no overview: "Can you give me an overview of object types?" → "Type 5 is reserved for
+        # future expansion" (git, development round 13)
+        return tuple(frame for frame in FRAMES["section"] if frame.question_type != "summary")
     if fact.kind == "behaviour" and not fact.has("rest"):
         return FRAMES["behaviour"][:1]
     return FRAMES[fact.kind]

@@ -11,7 +11,7 @@ from benchsmith.agents.offline.facts.phrases import noun_phrase
 from benchsmith.agents.offline.facts.record import Found
 from benchsmith.entries import VERSION_NOTE, Statement
 from benchsmith.language import AUXILIARY_WORDS, Sentence
-from benchsmith.words import LIGHT_VERBS
+from benchsmith.words import LIGHT_VERBS, stems
 
 # "Class attributes: standard_option_list : ...": a label and a list, not what the entry is (stdlib, rounds 8, 11)
 LABEL_OPENING = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)?:\s")
@@ -49,8 +49,13 @@ def entries(statement: Statement, sentence: Sentence) -> Found:
             partial = ((PARTIAL_SLOT, "yes"),) if other else ()
             # "Baseclass for all template errors" says what an exception is, not when one gets it ("Why would I get
             # a TemplateError?": jinja2 and mkdocs, development round 12)
-            when = sentence.root.pos in ("VERB", "AUX") or any(
-                token.lemma in CIRCUMSTANCE_WORDS for token in sentence.tokens
+            when = (
+                (
+                    sentence.root.pos in ("VERB", "AUX")
+                    or any(token.lemma in CIRCUMSTANCE_WORDS for token in sentence.tokens)
+                )
+                and not _only_output(sentence)
+                and not _restates_name(sentence, name)
             )
             found.append(
                 ("purpose", name, (*slots, ("why", "yes" if intent else ""), ("when", "yes" if when else ""), *partial))
@@ -159,6 +164,28 @@ def named_uses(statement: Statement, sentence: Sentence) -> Found:
             )
         ]
     return []
+
+
+# Verbs that say what an entry hands back, not what a user calls it for.
+OUTPUT_VERBS = frozenset({"return", "yield"})
+
+
+def _only_output(sentence: Sentence) -> bool:
+    """A description that says only what the entry hands back ("Return a list of coreapi.Field() instances", "The
+    method should return a rendered HTML string", "Return True if file is a static page"): it answers what the
+    entry returns, not when or why one calls it ("When would I use get_schema_fields?": drf and mkdocs,
+    development round 13)."""
+    return sentence.root.lemma in OUTPUT_VERBS
+
+
+def _restates_name(sentence: Sentence, name: str) -> bool:
+    """A description that spells out the entry's name ("copy_static_files": "Copy static files from source to
+    destination") says what it does in the name's words, not what problem it solves or when to use it."""
+    named = stems([part for part in re.split(r"[^a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()) if part])
+    if len(named) < 2:
+        return False
+    said = set(stems([token.text.lower() for token in sentence.tokens]))
+    return all(stem in said for stem in named)
 
 
 def _code_kind(name: str) -> str:

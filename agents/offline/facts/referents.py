@@ -14,6 +14,7 @@ also refuse what documentation says about a step or an example the reply leaves 
   anything, it will raise a NotFound exception" (it: the URL adapter, named sentences before);
 * "earlier": "As I mentioned earlier, any arguments you add to a signature ...", and a neighbouring part
   of the manual: "the style of cooperation suggested in the previous section" (git, round 13);
+* the author speaking in the first person ("I simply can't thank them enough");
 * "then" with no condition before it: "A string then means it's a queue name in task_queues";
 * a condition whose subject is left out: "If False, read() will raise OSError" (what is false?);
   a parameter's description may say it ("If False, ...": the parameter), nothing else may.
@@ -72,6 +73,10 @@ def leans_on_context(
             and any(child.lemma == "the" for child in sentence.children(token.head))
         ):
             return f"points at the {token.text} {tokens[token.head].text}"  # "suggested in the previous section"
+        if token.text in ("I", "me") and token.tag == "PRP":
+            # the author speaking ("I simply can't thank them enough"): a page of thanks or a story, no fact of the
+            # software (drf's sponsors: development round 13)
+            return "the author speaks in the first person"
         if lower == "earlier" and token.dep == "advmod":
             return "points back with 'earlier'"  # "As I mentioned earlier, ..."
         if lower == "now" and token.dep == "advmod" and sentence.child(token.head, "aux") is not None:

@@ -1,0 +1,121 @@
+"""What the offline questioner no longer asks after the development readings of round 13 (drf, git, mkdocs,
+pytest): a capability whose statement says how it is done, an occasion for an entry described by what it
+returns, an overview of a heading that names a task or of a first sentence about something narrower, the
+author's own voice, and an unanswerable question about a name the remaining corpus still names."""
+
+from __future__ import annotations
+
+from benchsmith.agents.offline.facts import passage_facts
+from benchsmith.agents.offline.wording import wordings
+from benchsmith.agents.text import PassageStatistics
+from benchsmith.agents.turn_types import TypedQuestioner, named_elsewhere
+
+
+def questions(text: str, title: str = "Guide › Page") -> list[str]:
+    return [wording.question for fact in passage_facts(text, title) for wording in wordings(fact)]
+
+
+def test_a_capability_held_in_a_role_or_a_moment_the_question_leaves_out_is_not_asked_can_i():
+    # the reply's content is how or as what: "Is it possible to include expiry_date?" lifts the clause
+    assert not any("expiry_date" in q for q in questions("You can include expiry_date as a field option on a form."))
+    when = "You can include the authentication scheme when instantiating a new client."
+    assert not any("authentication scheme" in q for q in questions(when))
+    # the whole statement asked, or a means the yes answers with: the capability stays
+    assert "Can I stream large responses?" in questions("You can stream large responses.")
+    assert "Can I stream large downloads?" in questions("You can stream large downloads with the stream argument.")
+
+
+def test_an_entry_described_by_what_it_returns_is_not_asked_when_or_why_to_call_it():
+    text = (
+        "get_path_fields(self, path, method)\n\nReturn a list of coreapi.Field() instances, one for each parameter.\n"
+    )
+    asked = questions(text, "Schemas › AutoSchema")
+    assert "What does get_path_fields return?" in asked
+    assert not any(q.startswith(("When would I use", "Why would I call", "What problem does")) for q in asked)
+    added = (
+        "get_manual_fields(self, path, method)\n\nReturn a list of coreapi.Field() instances to be added to fields.\n"
+    )
+    assert not any(q.startswith(("When would I use", "Why would I call")) for q in questions(added, "Schemas › API"))
+    should = "get_schema_fields(self, view)\n\nThe method should return a list of coreapi.Field instances.\n"
+    assert not any(q.startswith(("When would I use", "Why would I call")) for q in questions(should, "Filters › API"))
+
+
+def test_a_description_in_the_entrys_own_name_says_what_it_does_not_when_to_use_it():
+    text = "copy_static_files(files)\n\nCopy static files from source to destination.\n"
+    asked = questions(text, "Utilities › copy_static_files")
+    assert "What is copy_static_files for?" in asked
+    assert not any(q.startswith(("When would I use", "Why would I call", "What problem does")) for q in asked)
+    flag = "is_static_page(path)\n\nReturn True if file is a static page (HTML, XML, JSON).\n"
+    assert not any(q.startswith(("When would I use", "Why would I call")) for q in questions(flag, "Utilities › API"))
+
+
+def test_the_advised_action_is_the_infinitive_not_a_verb_of_the_clause_before_it():
+    text = (
+        "If you're not sure exactly what behavior a ModelSerializer class will generate it is usually a good idea "
+        "to run manage.py shell, and print an instance of the serializer."
+    )
+    asked = questions(text)
+    assert "How should I run manage.py shell?" in asked
+    assert not any("behavior generate" in q for q in asked)
+
+
+def test_a_heading_that_names_a_task_is_no_thing_to_explain():
+    text = (
+        "Download translations\n\nWhen a translator has finished translating their work needs to be downloaded "
+        "from Transifex into the repository. Run the script to fetch them."
+    )
+    assert not any("download translations" in q.lower() for q in questions(text, "Project › Download translations"))
+
+
+def test_a_first_sentence_about_something_narrower_than_the_heading_gives_no_overview():
+    narrower = (
+        "Binary search\n\nBinary search within a block is supported by the restart_offset fields at the end of the "
+        "block. Readers can search through the restart table to locate the sought key."
+    )
+    assert not any("binary search" in q.lower() for q in questions(narrower, "reftable › Binary search"))
+    embedded = (
+        "Optional fields\n\nBy default validation enforces that all fields be required=True. In some cases you "
+        "might want to apply required=False to one of the fields."
+    )
+    assert not any("optional fields" in q.lower() for q in questions(embedded, "Validators › Optional fields"))
+    about = (
+        "Session Objects\n\nThe Session object allows you to persist certain parameters across requests. "
+        "It also persists cookies across all requests made from the Session instance."
+    )
+    assert "Can you give me an overview of Session objects?" in questions(about, "Advanced › Session Objects")
+
+
+def test_a_first_sentence_about_one_of_the_kind_or_without_the_headings_words_gives_no_overview():
+    one = "Object types\n\nType 5 is reserved for future expansion. Type 0 is invalid.\n"
+    assert not any("object types" in q for q in questions(one, "Pack format › Object types"))
+
+
+def test_one_sentence_is_no_overview():
+    text = "Object types\n\nObject types are the kinds of objects a repository stores.\n"
+    asked = questions(text, "Format › Object types")
+    assert "Can you explain object types?" in asked
+    assert not any("overview" in q for q in asked)
+
+
+def test_the_author_speaking_in_the_first_person_is_no_fact():
+    text = (
+        "Platinum sponsors\n\nOur platinum sponsors have each made a substantial contribution to the development "
+        "of the framework, and I simply can't thank them enough. Their support keeps the project going."
+    )
+    assert questions(text, "Funding › Platinum sponsors") == []
+
+
+def test_an_unanswerable_question_is_not_about_a_name_the_remaining_corpus_names():
+    held_out = {
+        "text": "get_link(self, path, method, base_url)\n\nReturns a coreapi.Link instance for the endpoint.\n",
+        "title": "Schemas › get_link",
+    }
+    elsewhere = "Per-view customisation: get_link returns the view's Link, built from its path and method."
+    statistics = PassageStatistics([held_out["text"], elsewhere, "Unrelated text about throttles."])
+    assert named_elsewhere("get_link", statistics, held_out=1)
+    assert not named_elsewhere("get_link", statistics, held_out=2)
+    asked = TypedQuestioner().baseline(kind="unanswerable", passages=[held_out], history=[], corpus_stats=statistics)
+    assert "get_link" not in asked.question
+    alone = PassageStatistics([held_out["text"], "Unrelated text about throttles."])
+    kept = TypedQuestioner().baseline(kind="unanswerable", passages=[held_out], history=[], corpus_stats=alone)
+    assert "get_link" in kept.question
