@@ -5,6 +5,7 @@ author's own voice, and an unanswerable question about a name the remaining corp
 
 from __future__ import annotations
 
+from benchsmith.agents.offline.asking import context_name, self_contained
 from benchsmith.agents.offline.facts import passage_facts
 from benchsmith.agents.offline.wording import wordings
 from benchsmith.agents.text import PassageStatistics
@@ -119,3 +120,21 @@ def test_an_unanswerable_question_is_not_about_a_name_the_remaining_corpus_names
     alone = PassageStatistics([held_out["text"], "Unrelated text about throttles."])
     kept = TypedQuestioner().baseline(kind="unanswerable", passages=[held_out], history=[], corpus_stats=alone)
     assert "get_link" in kept.question
+
+
+def test_a_signature_heading_is_named_by_its_name():
+    title = "API Guide › Testing › .force_authenticate(user=None, token=None)"
+    assert context_name(title) == "force_authenticate"
+    asked = self_contained("What's the best way to unauthenticate subsequent requests?", title)
+    assert asked == "In force_authenticate, what's the best way to unauthenticate subsequent requests?"
+
+
+def test_a_thing_defined_as_part_of_the_plain_noun_the_page_is_about_is_not_defined():
+    assert questions("Dj-rest-auth is a newer fork of the project.") == []
+    assert "What is APIException?" in questions("APIException is a subclass of the Exception class.")
+
+
+def test_the_authors_own_thing_as_the_subject_is_no_fact_a_user_asks_about():
+    text = "Gold sponsors\n\nOur gold sponsors include companies large and small. Many thanks for their funding.\n"
+    assert questions(text, "Kickstarter › Sponsors › Gold sponsors") == []
+    assert questions("Our serializer class can validate the incoming data.") == []

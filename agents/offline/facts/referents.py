@@ -14,7 +14,8 @@ also refuse what documentation says about a step or an example the reply leaves 
   anything, it will raise a NotFound exception" (it: the URL adapter, named sentences before);
 * "earlier": "As I mentioned earlier, any arguments you add to a signature ...", and a neighbouring part
   of the manual: "the style of cooperation suggested in the previous section" (git, round 13);
-* the author speaking in the first person ("I simply can't thank them enough");
+* the author speaking in the first person ("I simply can't thank them enough"), or of the authors' own
+  thing as the subject ("Our gold sponsors include ...", a tutorial's "Our view now ...");
 * "then" with no condition before it: "A string then means it's a queue name in task_queues";
 * a condition whose subject is left out: "If False, read() will raise OSError" (what is false?);
   a parameter's description may say it ("If False, ...": the parameter), nothing else may.
@@ -73,6 +74,15 @@ def leans_on_context(
             and any(child.lemma == "the" for child in sentence.children(token.head))
         ):
             return f"points at the {token.text} {tokens[token.head].text}"  # "suggested in the previous section"
+        if (
+            lower == "our"
+            and token.dep == "poss"
+            and tokens[token.head].dep in ("nsubj", "nsubjpass")
+            and tokens[token.head].head == root.index
+        ):
+            # the authors' own thing as the subject: "Our gold sponsors include ...", a tutorial's "Our view now
+            # ..." (the example built on earlier pages): nothing a user has (drf, development round 13)
+            return "speaks of the authors' own with 'our'"
         if token.text in ("I", "me") and token.tag == "PRP":
             # the author speaking ("I simply can't thank them enough"): a page of thanks or a story, no fact of the
             # software (drf's sponsors: development round 13)

@@ -58,6 +58,24 @@ MANUAL_WORDS = frozenset(
 HEADING_PATH = re.compile(r"\s+(?:›|»|>)\s+")
 
 
+def _of_a_bare_the(sentence: Sentence, attr: Token) -> bool:
+    """What a thing is said to be of "the" plain noun the page is about: "Dj-rest-auth is a newer fork of the
+    project" (which project? drf, development round 13). "a subclass of the Response class" or "part of the
+    standard library" name it."""
+    for child in sentence.children(attr.index):
+        if child.dep != "prep" or child.lemma != "of":
+            continue
+        owner = sentence.child(child.index, "pobj")
+        if (
+            owner is not None
+            and owner.pos == "NOUN"
+            and not owner.code
+            and [grand.lemma for grand in sentence.children(owner.index)] == ["the"]
+        ):
+            return True
+    return False
+
+
 def definitions(statement: Statement, sentence: Sentence) -> Found:
     """ "Blueprints are a way to organize views", "X refers to Y": a present-tense statement of what a
     named thing is. Not one that says how good it is ("a huge drain"), a value ("is None"), a
@@ -105,6 +123,8 @@ def definitions(statement: Statement, sentence: Sentence) -> Found:
             for child in sentence.children(attr.index)
         )  # "--guess is the default behavior" says it is on, not what it is (git, development round 11)
         if attr.pos != "NOUN" or article is None or article.lemma not in ("a", "an", "the") or evaluative:
+            return []
+        if _of_a_bare_the(sentence, attr):
             return []
         if (
             statement.entry
