@@ -138,3 +138,18 @@ def test_the_authors_own_thing_as_the_subject_is_no_fact_a_user_asks_about():
     text = "Gold sponsors\n\nOur gold sponsors include companies large and small. Many thanks for their funding.\n"
     assert questions(text, "Kickstarter › Sponsors › Gold sponsors") == []
     assert questions("Our serializer class can validate the incoming data.") == []
+
+
+def test_an_adverb_that_points_back_leans_on_what_came_before():
+    text = (
+        "prev_next_buttons_location: One of bottom, top, both, or none. Displays the Next and Previous buttons "
+        "accordingly. Default: bottom.\n\nnavigation_depth: The maximum depth of the navigation tree. Default: 4.\n"
+    )
+    assert not any("prev_next_buttons_location" in q for q in questions(text, "Choosing your Theme › readthedocs"))
+
+
+def test_an_entry_described_by_what_it_returns_is_still_asked_an_explanation():
+    text = (
+        "get_path_fields(self, path, method)\n\nReturn a list of coreapi.Field() instances, one for each parameter.\n"
+    )
+    assert "Can you explain what get_path_fields does?" in questions(text, "Schemas › AutoSchema")

@@ -16,6 +16,7 @@ also refuse what documentation says about a step or an example the reply leaves 
   of the manual: "the style of cooperation suggested in the previous section" (git, round 13);
 * the author speaking in the first person ("I simply can't thank them enough"), or of the authors' own
   thing as the subject ("Our gold sponsors include ...", a tutorial's "Our view now ...");
+* "accordingly", "likewise", "similarly": "Displays the Next and Previous buttons accordingly";
 * "then" with no condition before it: "A string then means it's a queue name in task_queues";
 * a condition whose subject is left out: "If False, read() will raise OSError" (what is false?);
   a parameter's description may say it ("If False, ...": the parameter), nothing else may.
@@ -28,6 +29,8 @@ from __future__ import annotations
 from benchsmith.language import Sentence, is_expletive, points_outside
 
 PERSONAL_PRONOUNS = frozenset({"it", "they"})
+# adverbs that say "as what came before said" (mkdocs, development round 13)
+BACK_ADVERBS = frozenset({"accordingly", "likewise", "similarly"})
 REMAINDER_NOUNS = frozenset({"rest", "remainder"})
 CONDITION_MARKS = frozenset({"if", "when", "unless", "once"})
 # "the previous section", "the next chapter": a part of the manual the reply does not show (git, round 13)
@@ -87,6 +90,8 @@ def leans_on_context(
             # the author speaking ("I simply can't thank them enough"): a page of thanks or a story, no fact of the
             # software (drf's sponsors: development round 13)
             return "the author speaks in the first person"
+        if lower in BACK_ADVERBS and token.dep == "advmod":
+            return f"points back with {token.text!r}"  # "Displays the buttons accordingly": according to what?
         if lower == "earlier" and token.dep == "advmod":
             return "points back with 'earlier'"  # "As I mentioned earlier, ..."
         if lower == "now" and token.dep == "advmod" and sentence.child(token.head, "aux") is not None:
