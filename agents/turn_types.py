@@ -136,7 +136,7 @@ class TypedQuestioner(Agent[TypedQuestion]):
         **_: Any,
     ) -> BaselineTypedQuestion:
         """Built from the answerable questioner's reading of each passage (agents/offline/):
-        the held-out passage's question (unanswerable); one subject's question in each passage,
+        the held-out passage's question, about nothing the rest of the collection names (unanswerable); one subject's question in each passage,
         asked in one turn (partial, multi-passage: agents/offline/namesakes.py ``shared_subject``);
         the name two different entries share (underspecified: "What does route do?"); "I mean
         Blueprint.route: ..." and a question only the meant entry answers (clarification). A turn

@@ -37,6 +37,10 @@ def test_an_entry_described_by_what_it_returns_is_not_asked_when_or_why_to_call_
         "get_manual_fields(self, path, method)\n\nReturn a list of coreapi.Field() instances to be added to fields.\n"
     )
     assert not any(q.startswith(("When would I use", "Why would I call")) for q in questions(added, "Schemas › API"))
+    misread = "pytest_assertrepr_compare(config, op, left, right)\n\nReturn explanation for comparisons in failing assert expressions.\n"
+    assert not any(q.startswith(("When would I use", "Why would I call")) for q in questions(misread, "API › Hooks"))
+    value = "VersionPredicate.satisfied_by(version)\n\nTrue if version is compatible with all the predicates in self.\n"
+    assert not any(q.startswith(("When would I use", "Why would I call")) for q in questions(value, "API › versions"))
     should = "get_schema_fields(self, view)\n\nThe method should return a list of coreapi.Field instances.\n"
     assert not any(q.startswith(("When would I use", "Why would I call")) for q in questions(should, "Filters › API"))
 

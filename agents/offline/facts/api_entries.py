@@ -175,7 +175,10 @@ def _only_output(sentence: Sentence) -> bool:
     method should return a rendered HTML string", "Return True if file is a static page"): it answers what the
     entry returns, not when or why one calls it ("When would I use get_schema_fields?": drf and mkdocs,
     development round 13)."""
-    return sentence.root.lemma in OUTPUT_VERBS
+    opening = sentence.tokens[0].text.lower() if sentence.tokens else ""
+    # (the tagger reads a docstring's opening "Return explanation ..." or "Yields ModuleInfo ..." as a name); "True if
+    # version is compatible with ..." is the value it returns (stdlib's satisfied_by)
+    return sentence.root.lemma in OUTPUT_VERBS or opening in ("return", "returns", "yield", "yields", "true", "false")
 
 
 def _restates_name(sentence: Sentence, name: str) -> bool:
