@@ -157,3 +157,24 @@ def test_an_entry_described_by_what_it_returns_is_still_asked_an_explanation():
         "get_path_fields(self, path, method)\n\nReturn a list of coreapi.Field() instances, one for each parameter.\n"
     )
     assert "Can you explain what get_path_fields does?" in questions(text, "Schemas › AutoSchema")
+
+
+def test_an_entry_whose_description_is_what_an_override_must_return_is_asked_what_it_returns():
+    text = "get_schema_fields(self, view)\n\nThe method should return a list of coreapi.Field instances.\n"
+    asked = questions(text, "Filters › API")
+    assert "What does get_schema_fields return?" in asked
+    assert not any(q.startswith(("What is the purpose of", "What does get_schema_fields do")) for q in asked)
+
+
+def test_what_may_happen_to_you_is_no_remedy_and_passive_advice_is_one():
+    likely = "If you’ve already contributed to Git, you may also be CC’d in another contributor’s patch series."
+    assert not any("what do I need to do" in q or "What should I do" in q for q in questions(likely))
+    advised = "If a patch is long, you are encouraged to delete parts of it that are unrelated to your review."
+    asked = questions(advised)
+    assert "What should I do if a patch is long?" in asked
+    assert "What happens if a patch is long?" not in asked
+
+
+def test_a_negated_judgement_gives_no_recommended_way():
+    text = "It is not strictly necessary to package a theme, as the entire theme can be contained in the custom_dir."
+    assert not any("package a theme" in q for q in questions(text))

@@ -45,7 +45,11 @@ def entries(statement: Statement, sentence: Sentence) -> Found:
         # the entry is for
         intent = opening.lemma in ("intend", "useful", "use", "mean", "helpful")  # "Intended to speed up ..."
         other = _says_something_else(sentence, name)
-        if other != "another entry":
+        if _output_contract(sentence):
+            # "The method should return a list of coreapi.Field instances": what an override must hand back, no
+            # purpose ("What is the purpose of get_schema_fields?": drf, development round 14)
+            found.append(("returns", name, slots))
+        elif other != "another entry":
             partial = ((PARTIAL_SLOT, "yes"),) if other else ()
             # "Baseclass for all template errors" says what an exception is, not when one gets it ("Why would I get
             # a TemplateError?": jinja2 and mkdocs, development round 12)
@@ -179,6 +183,14 @@ def _only_output(sentence: Sentence) -> bool:
     # (the tagger reads a docstring's opening "Return explanation ..." or "Yields ModuleInfo ..." as a name); "True if
     # version is compatible with ..." is the value it returns (stdlib's satisfied_by)
     return sentence.root.lemma in OUTPUT_VERBS or opening in ("return", "returns", "yield", "yields", "true", "false")
+
+
+def _output_contract(sentence: Sentence) -> bool:
+    """ "The method should return ...", "Subclasses must return ...": what an implementation is to hand back."""
+    root = sentence.root
+    return root.lemma in OUTPUT_VERBS and any(
+        child.dep == "aux" and child.lemma in ("should", "must") for child in sentence.children(root.index)
+    )
 
 
 def _restates_name(sentence: Sentence, name: str) -> bool:
