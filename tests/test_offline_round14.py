@@ -178,3 +178,26 @@ def test_what_may_happen_to_you_is_no_remedy_and_passive_advice_is_one():
 def test_a_negated_judgement_gives_no_recommended_way():
     text = "It is not strictly necessary to package a theme, as the entire theme can be contained in the custom_dir."
     assert not any("package a theme" in q for q in questions(text))
+
+
+def test_an_option_line_with_a_value_of_alternatives_opens_its_own_entry():
+    text = (
+        "-v\n\n--verbose\n\nPass --verbose to git-fetch and git-merge.\n\n"
+        "--[no-]recurse-submodules[=yes|on-demand|no]\n\n"
+        "This option controls if new commits of populated submodules should be fetched.\n"
+    )
+    facts = passage_facts(text, "git-pull(1) Manual Page › OPTIONS")
+    verbose = next(fact for fact in facts if fact.entry == "--verbose")
+    assert len(verbose.answer) == 1  # its own sentence only, not the next option's
+    assert any(fact.entry == "--recurse-submodules" for fact in facts)
+
+
+def test_an_entrys_unread_first_sentence_leaves_no_detail_to_stand_for_it():
+    text = (
+        "--exclude=<glob-pattern>\n\nDo not include refs matching <glob-pattern> that the next --all, --branches, "
+        "--tags, --remotes, or --glob would otherwise consider. Repetitions of this option accumulate patterns.\n"
+    )
+    assert not any(
+        question.startswith(("When should I use", "What does the --exclude option"))
+        for question in questions(text, "git-log(1) Manual Page › OPTIONS › Commit Limiting")
+    )
