@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from benchsmith.agents.offline.asking import context_name, self_contained
 from benchsmith.agents.offline.facts import passage_facts
+from benchsmith.agents.offline.namesakes import shared_name
 from benchsmith.agents.offline.wording import wordings
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.agents.turn_types import TypedQuestioner, named_elsewhere
@@ -200,4 +201,44 @@ def test_an_entrys_unread_first_sentence_leaves_no_detail_to_stand_for_it():
     assert not any(
         question.startswith(("When should I use", "What does the --exclude option"))
         for question in questions(text, "git-log(1) Manual Page › OPTIONS › Commit Limiting")
+    )
+
+
+def test_reading_a_part_of_the_manual_is_no_capability():
+    assert questions("You can consult funcarg comparison section in the docs for more information.") == []
+
+
+def test_instead_without_what_it_replaces_leans_on_what_came_before():
+    text = "Use the pytest_warning_recorded hook instead, which replaces the item parameter by a nodeid parameter."
+    assert questions(text) == []
+
+
+def test_a_use_with_another_name_is_not_the_first_names_purpose():
+    text = "Use pytest.raises() with the pytest.mark.parametrize decorator to write tests in which some tests raise."
+    assert not any("pytest.raises()" in q for q in questions(text))
+    assert "What is json.loads for?" in questions("Use json.loads to read a document.")
+
+
+def test_an_entry_described_by_its_optional_arguments_has_no_purpose_there():
+    text = (
+        "pytest.mark.xfail(condition, reason)\n\nOptionally specify a reason for better reporting and run=False if "
+        "you don't even want to execute the test function.\n"
+    )
+    assert not any(
+        q.startswith(("What is pytest.mark.xfail", "What does pytest.mark.xfail do")) for q in questions(text)
+    )
+
+
+def test_two_entries_described_alike_are_one_meaning_not_two():
+    def meanings(*passages: tuple[str, str]) -> bool:
+        return shared_name([{"title": title, "text": text} for title, text in passages]) is not None
+
+    inherited = (
+        ("API › Session", "pytest.Session.config: Config\n\nThe pytest config object."),
+        ("API › Collector", "pytest.Collector.config: Config\n\nThe pytest config object."),
+    )
+    assert not meanings(*inherited)
+    assert meanings(
+        ("lzma › decompress", "lzma.decompress(data)\n\nDecompress a block of LZMA data."),
+        ("bz2 › decompress", "bz2.decompress(data)\n\nDecompress a block of bz2 data."),
     )

@@ -210,6 +210,8 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         return []
     if _framed_by_a_case(sentence):
         return []
+    if root.lemma in META_VERBS and any(token.lemma in MANUAL_NOUNS for token in sentence.tokens):
+        return []  # "You can consult funcarg comparison section in the docs": reading the manual (pytest, round 14)
     if any(child.dep == "advmod" and child.lemma in ("then", "now") for child in sentence.children(root.index)):
         return []  # "You can then call pytest.fail()", "You can now edit ...": a step after one this sentence does not name
     indices = verb_phrase(sentence, root, complement=True)
@@ -270,6 +272,8 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
     )
 
 
+# What names a part of the manual.
+MANUAL_NOUNS = frozenset("section docs documentation chapter page guide tutorial manual reference".split())
 # Marks of a clause that says when the action holds ("when instantiating a new client").
 TIME_MARKS = frozenset({"when", "while", "once", "after", "before", "whenever"})
 

@@ -34,13 +34,14 @@ def entries(statement: Statement, sentence: Sentence) -> Found:
         and opening is not None
         and opening.pos not in ("SCONJ", "ADP")
         and opening.lemma
-        not in ("default", "defaults", "raise", "raises")  # "Raises AttributeError if ...": no purpose
+        not in ("default", "defaults", "raise", "raises", "optionally")  # "Raises AttributeError if ...": no purpose
         and not DEPRECATION.match(statement.text)
         and not VERSION_NOTE.match(statement.text)
         and not LABEL_OPENING.match(statement.text)
         and sentence.root.lemma not in ("raise", "throw")  # "May raise an ObjectDoesNotExist exception." (drf)
     ):
-        # "After receiving the pack, receive-pack may ...", "Defaults to 64", "Soft-deprecated, prefer
+        # "After receiving the pack, receive-pack may ...", "Defaults to 64", "Optionally specify a reason ..." (its
+        # arguments: pytest's xfail, development round 14), "Soft-deprecated, prefer
         # src_uris", "New in version 6.1.": a circumstance, a default, a deprecation or a version, not what
         # the entry is for
         intent = opening.lemma in ("intend", "useful", "use", "mean", "helpful")  # "Intended to speed up ..."
@@ -159,6 +160,9 @@ def named_uses(statement: Statement, sentence: Sentence) -> Found:
         and any(  # (the tagger may call "Use" a name)
             token.text.lower() in ("for", "to", "when") for token in tokens[2:]
         )
+        # "Use pytest.raises() with the pytest.mark.parametrize decorator to ...": what the two do together, not
+        # what pytest.raises() is for (pytest, development round 14)
+        and not (len(tokens) > 2 and tokens[2].text.lower() == "with")
     ):
         return [
             (

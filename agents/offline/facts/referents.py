@@ -16,7 +16,8 @@ also refuse what documentation says about a step or an example the reply leaves 
   of the manual: "the style of cooperation suggested in the previous section" (git, round 13);
 * the author speaking in the first person ("I simply can't thank them enough"), or of the authors' own
   thing as the subject ("Our gold sponsors include ...", a tutorial's "Our view now ...");
-* "accordingly", "likewise", "similarly": "Displays the Next and Previous buttons accordingly";
+* "accordingly", "likewise", "similarly": "Displays the Next and Previous buttons accordingly"; "instead"
+  without what it replaces: "Use the pytest_warning_recorded hook instead" (pytest, round 14);
 * "then" with no condition before it: "A string then means it's a queue name in task_queues";
 * a condition whose subject is left out: "If False, read() will raise OSError" (what is false?);
   a parameter's description may say it ("If False, ...": the parameter), nothing else may.
@@ -90,6 +91,14 @@ def leans_on_context(
             # the author speaking ("I simply can't thank them enough"): a page of thanks or a story, no fact of the
             # software (drf's sponsors: development round 13)
             return "the author speaks in the first person"
+        if (
+            lower == "instead"
+            and token.dep == "advmod"
+            and not any(child.lemma == "of" for child in sentence.children(token.index))
+            # (under a condition it replaces what the condition rules out: "If X is not set, Y is used instead")
+            and not any(other.text.lower() in CONDITION_MARKS for other in tokens[: token.index])
+        ):
+            return "replaces what came before with 'instead'"  # "Use the pytest_warning_recorded hook instead"
         if lower in BACK_ADVERBS and token.dep == "advmod":
             return f"points back with {token.text!r}"  # "Displays the buttons accordingly": according to what?
         if lower == "earlier" and token.dep == "advmod":
