@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.offline.asking import ask, self_contained
+from benchsmith.agents.offline.asking import CODE_NAME_IN_QUESTION, ask, self_contained
 from benchsmith.agents.offline.namesakes import shared_name, shared_subject, subject_facts
 from benchsmith.agents.polisher import refer_back
 from benchsmith.agents.prompt_sections import delimited, numbered
@@ -173,7 +173,10 @@ def named_elsewhere(topic: str, statistics: WordStatistics | None, held_out: int
     speaks of it, and likely answers it ("get_link what it does" held out, while a schema page says what
     get_link returns: drf, development round 13). Chunks holding every word of the topic count (an upper
     bound where the statistics are capped: a doubt is not asked); none given, none counted."""
-    if statistics is None:
+    if statistics is None or not CODE_NAME_IN_QUESTION.search(topic):
+        # a code name the rest of the collection mentions is documented there; a phrase's words are everywhere,
+        # and the label judge reads the remaining chunks for it (asked of every topic, no unanswerable turn
+        # was left on four development trees)
         return False
     topic_words = content_words(topic) or words(topic)
     return bool(topic_words) and statistics.chunks_with_all(topic_words) > held_out

@@ -242,3 +242,8 @@ def test_two_entries_described_alike_are_one_meaning_not_two():
         ("lzma › decompress", "lzma.decompress(data)\n\nDecompress a block of LZMA data."),
         ("bz2 › decompress", "bz2.decompress(data)\n\nDecompress a block of bz2 data."),
     )
+
+
+def test_only_a_code_name_is_held_named_elsewhere():
+    statistics = PassageStatistics(["Gold sponsors fund the project.", "Sponsors of gold level are thanked."])
+    assert not named_elsewhere("gold sponsors", statistics, held_out=1)
