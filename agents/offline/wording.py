@@ -129,7 +129,8 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("what-problem", "explanation", "What problem does {entry} solve?"),
         # an explanation a description answers: without the occasion frames (an entry described by what it returns)
         # factoids were 47% of a reference's questions (drf, development round 14)
-        ("explain-does", "explanation", "Can you explain what {entry} does?"),
+        # ("Can you explain what X does?" reads to the gate as a question about the clause "X does")
+        ("explain-call", "explanation", "Can you explain {entry}?"),
         ("keyword-entry", "keyword", "{entry} what it does"),
     ),
     "purpose-name": _frames(
