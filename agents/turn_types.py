@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.offline.asking import ask, self_contained
+from benchsmith.agents.offline.asking import CODE_NAME_IN_QUESTION, ask, self_contained
 from benchsmith.agents.offline.namesakes import shared_name, shared_subject, subject_facts
 from benchsmith.agents.polisher import refer_back
 from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
@@ -34,7 +34,7 @@ from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import WordStatistics, lower_first
 from benchsmith.entries import short_name
-from benchsmith.words import content_words, stems
+from benchsmith.words import content_words, stems, words
 
 TYPED_QUESTIONER_SYSTEM_PROMPT = """You simulate a user in a conversation with a documentation assistant.
 Write the user's next question, of the kind the task names, with a self-contained rewrite of it.
@@ -133,7 +133,7 @@ class TypedQuestioner(Agent[TypedQuestion]):
         **_: Any,
     ) -> BaselineTypedQuestion:
         """Built from the answerable questioner's reading of each passage (agents/offline/):
-        the held-out passage's question (unanswerable); one subject's question in each passage,
+        the held-out passage's question, about nothing the rest of the collection names (unanswerable); one subject's question in each passage,
         asked in one turn (partial, multi-passage: agents/offline/namesakes.py ``shared_subject``);
         the name two different entries share (underspecified: "What does route do?"); "I mean
         Blueprint.route: ..." and a question only the meant entry answers (clarification). A turn
@@ -145,6 +145,7 @@ class TypedQuestioner(Agent[TypedQuestion]):
                 history,
                 question_type=question_type if question_type != "comparison" else None,
                 statistics=corpus_stats,
+                only=lambda fact: not named_elsewhere(fact.topic, corpus_stats, len(passages)),
             )
             if asked is None:
                 return _page_question(passages[0])
@@ -162,6 +163,20 @@ class TypedQuestioner(Agent[TypedQuestion]):
         if kind == "clarification":
             return clarification_question(passages, history, corpus_stats)
         raise ValueError(f"unknown turn kind {kind!r}")
+
+
+def named_elsewhere(topic: str, statistics: WordStatistics | None, held_out: int) -> bool:
+    """The collection names the topic in more chunks than the turn holds out: the corpus that remains
+    speaks of it, and likely answers it ("get_link what it does" held out, while a schema page says what
+    get_link returns: drf, development round 13). Chunks holding every word of the topic count (an upper
+    bound where the statistics are capped: a doubt is not asked); none given, none counted."""
+    if statistics is None or not CODE_NAME_IN_QUESTION.search(topic):
+        # a code name the rest of the collection mentions is documented there; a phrase's words are everywhere,
+        # and the label judge reads the remaining chunks for it (asked of every topic, no unanswerable turn
+        # was left on four development trees)
+        return False
+    topic_words = content_words(topic) or words(topic)
+    return bool(topic_words) and statistics.chunks_with_all(topic_words) > held_out
 
 
 def _page_question(passage: dict[str, Any]) -> BaselineTypedQuestion:

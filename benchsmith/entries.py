@@ -69,9 +69,11 @@ VERSION_NOTE = re.compile(r"(?i)^\W*(?:new|changed|added) in (?:version )?v?\d")
 ATTRIBUTION = re.compile(r"^\s*[\u2014\u2015]\s*[A-Z][^\n]{0,120}$")
 SETTING_LINE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # SECRET_KEY, MAX_CONTENT_LENGTH
 # A command-line option's line: "--ff-only", "-q, --quiet", "--depth <depth>", "--[no-]verify", "-o <file>".
+# (a value of alternatives too: "--[no-]recurse-submodules[=yes|on-demand|no]", "--exclude-hidden=[receive|uploadpack]":
+# unread, their descriptions were the option's above them; git, development round 14)
+_OPTION_VALUE = r"(?:[ =]?<[\w.|-]+>|\[=<?[\w|-]+>?\]|=\[?[\w<>|-]+\]?)"
 OPTION_LINE = re.compile(
-    r"^-{1,2}\[?[\w-]+\]?[\w-]*(?:[ =]?<[\w.|-]+>|\[=<?[\w-]+>?\]|=[\w<>-]+)?"
-    r"(?:,\s*-{1,2}\[?[\w-]+\]?[\w-]*(?:[ =]?<[\w.|-]+>|\[=<?[\w-]+>?\]|=[\w<>-]+)?)*$"
+    rf"^-{{1,2}}\[?[\w-]+\]?[\w-]*{_OPTION_VALUE}?(?:,\s*-{{1,2}}\[?[\w-]+\]?[\w-]*{_OPTION_VALUE}?)*$"
 )
 ATTRIBUTE_LINE = re.compile(  # no article after the colon: "Regressions: a big problem" is a heading, no type
     r"^(?P<name>[A-Za-z_]\w*)\s*:(?!\s*(?:[Aa]n?|[Tt]he)\b)\s*[\w.\[\], |]+(?:\s*=\s*\S.{0,60})?"
@@ -307,6 +309,11 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             if not is_informative(
                 PLACEHOLDER.sub(r"\1", sentence), require_complete=False, minimum_content_words=2, max_words=70
             ):
+                if first_pending and is_complete(sentence):
+                    # the entry's first sentence, unread (a list of options), leaves no first sentence: the next
+                    # one is a detail ("Repetitions of this option accumulate ..." asked when to use --exclude:
+                    # git, development round 14)
+                    first_pending = False
                 continue
             role: Role = "first" if first_pending and entry else "prose"
             first_pending = False

@@ -282,6 +282,10 @@ def context_name(title: str) -> str:
     page, heading = page_topic(title), section_heading(title)
     if MAN_PAGE.match(page):
         return page_subject(title)
+    if heading and (signature := SIGNATURE_HEADING.fullmatch(heading.strip())):
+        # a heading that is a call's signature is named by its name: "In .force_authenticate(user=None,
+        # token=None), ..." is no way a user names a method (drf, development round 14)
+        return signature["name"]
     if heading and heading != page and MODULE_NAME.fullmatch(page) and IDENTIFIER.fullmatch(heading):
         # a docstring tree's page is a module, its section one of the module's names ("code › interact"): "In
         # code, ..." names an English word, "In code.interact, ..." the function (stdlib, development round 12)
@@ -305,6 +309,7 @@ def context_name(title: str) -> str:
     return page if _code_name(page) or names_a_thing(page) else ""
 
 
+SIGNATURE_HEADING = re.compile(r"\.?(?P<name>[A-Za-z_][\w.]*)\(.*\)")
 MODULE_NAME = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*")
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 

@@ -59,9 +59,24 @@ def shared_name(passages: Sequence[dict[str, Any]]) -> tuple[str, list[str]] | N
 
     for last in sorted(common, key=lambda name: (not in_titles(name), name)):  # the name the headings carry first
         qualified = [named[last] for named in by_last]
-        if not any(same_entry(a, b) for position, a in enumerate(qualified) for b in qualified[position + 1 :]):
+        if not any(same_entry(a, b) for position, a in enumerate(qualified) for b in qualified[position + 1 :]) and (
+            len({_description(passage, entry) for passage, entry in zip(passages, qualified)}) == len(qualified)
+        ):
             return last, qualified
     return None
+
+
+def _description(passage: dict[str, Any], entry: str) -> str:
+    """The entry's first statement in the passage: two entries described alike ("Session.config" and
+    "Collector.config": "The pytest config object.", one inherited attribute) are one meaning (pytest, round 14)."""
+    return next(
+        (
+            s.text.strip().lower()
+            for s in statements(passage["text"], passage.get("title", ""))
+            if s.entry == entry and s.role == "first"
+        ),
+        entry,
+    )
 
 
 ENTRY_KINDS = frozenset({"purpose", "returns", "parameter", "error", "conditional-return", "default"})

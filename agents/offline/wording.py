@@ -127,6 +127,10 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("meant-for", "factoid", "What is {entry} meant for?"),
         ("why-call", "explanation", "Why would I call {entry}?"),
         ("what-problem", "explanation", "What problem does {entry} solve?"),
+        # an explanation a description answers: without the occasion frames (an entry described by what it returns)
+        # factoids were 47% of a reference's questions (drf, development round 14)
+        # ("Can you explain what X does?" reads to the gate as a question about the clause "X does")
+        ("explain-call", "explanation", "Can you explain {entry}?"),
         ("keyword-entry", "keyword", "{entry} what it does"),
     ),
     "purpose-name": _frames(
@@ -279,6 +283,10 @@ def frames_of(fact: Fact) -> tuple[Frame, ...]:
         return FRAMES["capability-owner" if fact.has("owner") else "capability"]
     if fact.kind == "section" and fact.has("where") and fact.slot("where"):
         return FRAMES["section-where"]
+    if fact.kind == "section" and len(fact.answer) < 2:
+        # one sentence is no overview: "Can you give me an overview of object types?" → "Type 5 is reserved for
+        # future expansion" (git, development round 13)
+        return tuple(frame for frame in FRAMES["section"] if frame.question_type != "summary")
     if fact.kind == "behaviour" and not fact.has("rest"):
         return FRAMES["behaviour"][:1]
     return FRAMES[fact.kind]

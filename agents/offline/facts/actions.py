@@ -210,6 +210,8 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         return []
     if _framed_by_a_case(sentence):
         return []
+    if root.lemma in META_VERBS and any(token.lemma in MANUAL_NOUNS for token in sentence.tokens):
+        return []  # "You can consult funcarg comparison section in the docs": reading the manual (pytest, round 14)
     if any(child.dep == "advmod" and child.lemma in ("then", "now") for child in sentence.children(root.index)):
         return []  # "You can then call pytest.fail()", "You can now edit ...": a step after one this sentence does not name
     indices = verb_phrase(sentence, root, complement=True)
@@ -235,6 +237,8 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
             }
         )
     if not fits(indices) or not contiguous(sentence, indices) or not (vp := render(sentence, indices)):
+        return []
+    if _left_out_manner(sentence, root, indices):
         return []
     if obj is not None and _named_earlier_in_sentence(sentence, obj, root):
         return []  # "If you have registered it with the codecs module, you can use the codec name": which codec?
@@ -266,6 +270,33 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         if owner
         else []
     )
+
+
+# What names a part of the manual.
+MANUAL_NOUNS = frozenset("section docs documentation chapter page guide tutorial manual reference".split())
+# Marks of a clause that says when the action holds ("when instantiating a new client").
+TIME_MARKS = frozenset({"when", "while", "once", "after", "before", "whenever"})
+
+
+def _left_out_manner(sentence: Sentence, verb: Token, indices: list[int]) -> bool:
+    """A capability whose statement says as what or when it holds, beyond the question's verb phrase: "You can
+    include expiry_date as a field option on a ModelSerializer class", "You can include the authentication scheme
+    when instantiating a new client". "Is it possible to include expiry_date?" lifts a clause and asks what no user
+    doubts: the role or the moment is the whole point (drf, development round 13). A means ("with the stream
+    argument", "by viewing the original") is what a yes answers with, and stays."""
+    kept = set(indices)
+    obj = sentence.child(verb.index, "dobj")
+    attached = [*sentence.children(obj.index)] if obj is not None else []  # "expiry_date [as a field option]"
+    for child in [*sentence.children(verb.index), *attached]:
+        if child.index in kept:
+            continue
+        if child.dep == "prep" and child.lemma == "as":
+            return True
+        if child.dep == "advcl" and any(
+            mark.dep in ("mark", "advmod") and mark.lemma in TIME_MARKS for mark in sentence.children(child.index)
+        ):
+            return True
+    return False
 
 
 ADDITION_OPENINGS = ("As well as ", "Besides ", "In addition to ", "Apart from ", "Along with ")
@@ -303,6 +334,8 @@ def advice(statement: Statement, sentence: Sentence) -> Found:
     root = sentence.root
     if root.lemma != "be" or not sentence.child(root.index, "expl", "nsubj"):
         return []
+    if sentence.child(root.index, "neg") is not None:
+        return []  # "It is not strictly necessary to package a theme": no recommended way (mkdocs, round 13)
     judged = sentence.child(root.index, "attr", "acomp", "dobj")
     if judged is None or (
         judged.lemma not in ADVICE_WORDS
@@ -313,7 +346,13 @@ def advice(statement: Statement, sentence: Sentence) -> Found:
         (
             token
             for token in sentence.tokens
-            if token.dep in ("xcomp", "ccomp", "acl", "relcl") and token.tag == "VB" and token.pos == "VERB"
+            if token.dep in ("xcomp", "ccomp", "acl", "relcl")
+            and token.tag == "VB"
+            and token.pos == "VERB"
+            # the advised action is an infinitive ("a good idea to run ..."), not the verb of a clause before it:
+            # "If you're not sure exactly what behavior a class will generate, it is a good idea to run ..." asked
+            # "How should I exactly what behavior generate?" (drf, development round 14)
+            and any(child.dep == "aux" and child.lemma == "to" for child in sentence.children(token.index))
         ),
         None,
     )

@@ -11,7 +11,7 @@ from benchsmith.agents.offline.facts.phrases import noun_phrase
 from benchsmith.agents.offline.facts.record import Found
 from benchsmith.entries import VERSION_NOTE, Statement
 from benchsmith.language import AUXILIARY_WORDS, Sentence
-from benchsmith.words import LIGHT_VERBS
+from benchsmith.words import LIGHT_VERBS, stems
 
 # "Class attributes: standard_option_list : ...": a label and a list, not what the entry is (stdlib, rounds 8, 11)
 LABEL_OPENING = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)?:\s")
@@ -34,23 +34,33 @@ def entries(statement: Statement, sentence: Sentence) -> Found:
         and opening is not None
         and opening.pos not in ("SCONJ", "ADP")
         and opening.lemma
-        not in ("default", "defaults", "raise", "raises")  # "Raises AttributeError if ...": no purpose
+        not in ("default", "defaults", "raise", "raises", "optionally")  # "Raises AttributeError if ...": no purpose
         and not DEPRECATION.match(statement.text)
         and not VERSION_NOTE.match(statement.text)
         and not LABEL_OPENING.match(statement.text)
         and sentence.root.lemma not in ("raise", "throw")  # "May raise an ObjectDoesNotExist exception." (drf)
     ):
-        # "After receiving the pack, receive-pack may ...", "Defaults to 64", "Soft-deprecated, prefer
+        # "After receiving the pack, receive-pack may ...", "Defaults to 64", "Optionally specify a reason ..." (its
+        # arguments: pytest's xfail, development round 14), "Soft-deprecated, prefer
         # src_uris", "New in version 6.1.": a circumstance, a default, a deprecation or a version, not what
         # the entry is for
         intent = opening.lemma in ("intend", "useful", "use", "mean", "helpful")  # "Intended to speed up ..."
         other = _says_something_else(sentence, name)
-        if other != "another entry":
+        if _output_contract(sentence):
+            # "The method should return a list of coreapi.Field instances": what an override must hand back, no
+            # purpose ("What is the purpose of get_schema_fields?": drf, development round 14)
+            found.append(("returns", name, slots))
+        elif other != "another entry":
             partial = ((PARTIAL_SLOT, "yes"),) if other else ()
             # "Baseclass for all template errors" says what an exception is, not when one gets it ("Why would I get
             # a TemplateError?": jinja2 and mkdocs, development round 12)
-            when = sentence.root.pos in ("VERB", "AUX") or any(
-                token.lemma in CIRCUMSTANCE_WORDS for token in sentence.tokens
+            when = (
+                (
+                    sentence.root.pos in ("VERB", "AUX")
+                    or any(token.lemma in CIRCUMSTANCE_WORDS for token in sentence.tokens)
+                )
+                and not _only_output(sentence)
+                and not _restates_name(sentence, name)
             )
             found.append(
                 ("purpose", name, (*slots, ("why", "yes" if intent else ""), ("when", "yes" if when else ""), *partial))
@@ -150,6 +160,9 @@ def named_uses(statement: Statement, sentence: Sentence) -> Found:
         and any(  # (the tagger may call "Use" a name)
             token.text.lower() in ("for", "to", "when") for token in tokens[2:]
         )
+        # "Use pytest.raises() with the pytest.mark.parametrize decorator to ...": what the two do together, not
+        # what pytest.raises() is for (pytest, development round 14)
+        and not (len(tokens) > 2 and tokens[2].text.lower() == "with")
     ):
         return [
             (
@@ -159,6 +172,39 @@ def named_uses(statement: Statement, sentence: Sentence) -> Found:
             )
         ]
     return []
+
+
+# Verbs that say what an entry hands back, not what a user calls it for.
+OUTPUT_VERBS = frozenset({"return", "yield"})
+
+
+def _only_output(sentence: Sentence) -> bool:
+    """A description that says only what the entry hands back ("Return a list of coreapi.Field() instances", "The
+    method should return a rendered HTML string", "Return True if file is a static page"): it answers what the
+    entry returns, not when or why one calls it ("When would I use get_schema_fields?": drf and mkdocs,
+    development round 13)."""
+    opening = sentence.tokens[0].text.lower() if sentence.tokens else ""
+    # (the tagger reads a docstring's opening "Return explanation ..." or "Yields ModuleInfo ..." as a name); "True if
+    # version is compatible with ..." is the value it returns (stdlib's satisfied_by)
+    return sentence.root.lemma in OUTPUT_VERBS or opening in ("return", "returns", "yield", "yields", "true", "false")
+
+
+def _output_contract(sentence: Sentence) -> bool:
+    """ "The method should return ...", "Subclasses must return ...": what an implementation is to hand back."""
+    root = sentence.root
+    return root.lemma in OUTPUT_VERBS and any(
+        child.dep == "aux" and child.lemma in ("should", "must") for child in sentence.children(root.index)
+    )
+
+
+def _restates_name(sentence: Sentence, name: str) -> bool:
+    """A description that spells out the entry's name ("copy_static_files": "Copy static files from source to
+    destination") says what it does in the name's words, not what problem it solves or when to use it."""
+    named = stems([part for part in re.split(r"[^a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()) if part])
+    if len(named) < 2:
+        return False
+    said = set(stems([token.text.lower() for token in sentence.tokens]))
+    return all(stem in said for stem in named)
 
 
 def _code_kind(name: str) -> str:

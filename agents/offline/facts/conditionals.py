@@ -149,13 +149,14 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
             continue  # "if you are new to X", "if the function returns": what it is about is unclear
         topic = noun_phrase(sentence, subject) or condition
         modal = sentence.child(root.index, "aux")
+        told = subject_of(sentence, root) is not None and subject_of(sentence, root).text.lower() == "you"
+        passive = sentence.child(root.index, "auxpass") is not None
         advising = (
             is_imperative(sentence, root)
-            or (
-                subject_of(sentence, root) is not None
-                and subject_of(sentence, root).text.lower() == "you"
-                and modal is not None
-            )
+            # "you should X", "you can X"; not "you may also be CC'd" (what happens to you: git, development round 14)
+            or (told and modal is not None and modal.lemma not in LIKELIHOOD_MODALS and not passive)
+            # "you are encouraged to delete parts of it": advice in the passive (git, development round 14)
+            or (told and passive and root.lemma in ADVISING_VERBS)
             # "X must be set", not "the similarity should become more apparent" (what to expect: drf, round 13)
             or (modal is not None and modal.lemma in ("must", "should") and root.lemma not in LINKING_VERBS)
             or root.lemma in ("need", "require")
@@ -176,6 +177,12 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
         if thing:
             found.append(("absence", thing, (("thing", thing),)))
     return found
+
+
+# Modals that say what is likely, not what the user is to do.
+LIKELIHOOD_MODALS = frozenset({"may", "might", "will", "would"})
+# Verbs that advise in the passive ("you are encouraged to ...").
+ADVISING_VERBS = frozenset({"encourage", "advise", "recommend", "urge", "ask", "expect", "require"})
 
 
 # Determiners that make a noun phrase point at a thing named before it ("the base object", "its

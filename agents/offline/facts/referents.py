@@ -14,6 +14,10 @@ also refuse what documentation says about a step or an example the reply leaves 
   anything, it will raise a NotFound exception" (it: the URL adapter, named sentences before);
 * "earlier": "As I mentioned earlier, any arguments you add to a signature ...", and a neighbouring part
   of the manual: "the style of cooperation suggested in the previous section" (git, round 13);
+* the author speaking in the first person ("I simply can't thank them enough"), or of the authors' own
+  thing as the subject ("Our gold sponsors include ...", a tutorial's "Our view now ...");
+* "accordingly", "likewise", "similarly": "Displays the Next and Previous buttons accordingly"; "instead"
+  without what it replaces: "Use the pytest_warning_recorded hook instead" (pytest, round 14);
 * "then" with no condition before it: "A string then means it's a queue name in task_queues";
 * a condition whose subject is left out: "If False, read() will raise OSError" (what is false?);
   a parameter's description may say it ("If False, ...": the parameter), nothing else may.
@@ -26,6 +30,8 @@ from __future__ import annotations
 from benchsmith.language import Sentence, is_expletive, points_outside
 
 PERSONAL_PRONOUNS = frozenset({"it", "they"})
+# adverbs that say "as what came before said" (mkdocs, development round 13)
+BACK_ADVERBS = frozenset({"accordingly", "likewise", "similarly"})
 REMAINDER_NOUNS = frozenset({"rest", "remainder"})
 CONDITION_MARKS = frozenset({"if", "when", "unless", "once"})
 # "the previous section", "the next chapter": a part of the manual the reply does not show (git, round 13)
@@ -72,6 +78,29 @@ def leans_on_context(
             and any(child.lemma == "the" for child in sentence.children(token.head))
         ):
             return f"points at the {token.text} {tokens[token.head].text}"  # "suggested in the previous section"
+        if (
+            lower == "our"
+            and token.dep == "poss"
+            and tokens[token.head].dep in ("nsubj", "nsubjpass")
+            and tokens[token.head].head == root.index
+        ):
+            # the authors' own thing as the subject: "Our gold sponsors include ...", a tutorial's "Our view now
+            # ..." (the example built on earlier pages): nothing a user has (drf, development round 13)
+            return "speaks of the authors' own with 'our'"
+        if token.text in ("I", "me") and token.tag == "PRP":
+            # the author speaking ("I simply can't thank them enough"): a page of thanks or a story, no fact of the
+            # software (drf's sponsors: development round 13)
+            return "the author speaks in the first person"
+        if (
+            lower == "instead"
+            and token.dep == "advmod"
+            and not any(child.lemma == "of" for child in sentence.children(token.index))
+            # (under a condition it replaces what the condition rules out: "If X is not set, Y is used instead")
+            and not any(other.text.lower() in CONDITION_MARKS for other in tokens[: token.index])
+        ):
+            return "replaces what came before with 'instead'"  # "Use the pytest_warning_recorded hook instead"
+        if lower in BACK_ADVERBS and token.dep == "advmod":
+            return f"points back with {token.text!r}"  # "Displays the buttons accordingly": according to what?
         if lower == "earlier" and token.dep == "advmod":
             return "points back with 'earlier'"  # "As I mentioned earlier, ..."
         if lower == "now" and token.dep == "advmod" and sentence.child(token.head, "aux") is not None:

@@ -58,6 +58,24 @@ MANUAL_WORDS = frozenset(
 HEADING_PATH = re.compile(r"\s+(?:›|»|>)\s+")
 
 
+def _of_a_bare_the(sentence: Sentence, attr: Token) -> bool:
+    """What a thing is said to be of "the" plain noun the page is about: "Dj-rest-auth is a newer fork of the
+    project" (which project? drf, development round 13). "a subclass of the Response class" or "part of the
+    standard library" name it."""
+    for child in sentence.children(attr.index):
+        if child.dep != "prep" or child.lemma != "of":
+            continue
+        owner = sentence.child(child.index, "pobj")
+        if (
+            owner is not None
+            and owner.pos == "NOUN"
+            and not owner.code
+            and [grand.lemma for grand in sentence.children(owner.index)] == ["the"]
+        ):
+            return True
+    return False
+
+
 def definitions(statement: Statement, sentence: Sentence) -> Found:
     """ "Blueprints are a way to organize views", "X refers to Y": a present-tense statement of what a
     named thing is. Not one that says how good it is ("a huge drain"), a value ("is None"), a
@@ -105,6 +123,8 @@ def definitions(statement: Statement, sentence: Sentence) -> Found:
             for child in sentence.children(attr.index)
         )  # "--guess is the default behavior" says it is on, not what it is (git, development round 11)
         if attr.pos != "NOUN" or article is None or article.lemma not in ("a", "an", "the") or evaluative:
+            return []
+        if _of_a_bare_the(sentence, attr):
             return []
         if (
             statement.entry
@@ -330,6 +350,13 @@ def sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
         # a requirement of something else explains nothing: "Client Side Certificates" opening on "The
         # private key to your local certificate must be unencrypted" (requests, development round 4)
         return []
+    if (
+        _heading_is_a_task(parsed, found[1:3])
+        or _lead_narrows(lead, head)
+        # every word of the heading in the first sentence: "Object types" opening on "Type 5 is reserved" (git, r13)
+        or not set(stems(content_words(heading))) <= set(stems(content_words(lead.text)))
+    ):
+        return []
     pointer = any(token.lemma in ("find", "list", "locate") and token.tag == "VBN" for token in lead.tokens)
     # "A list of third party themes can be found in the wiki" says where, not how they work
     return [
@@ -341,3 +368,41 @@ def sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
             tuple(body),
         )
     ]
+
+
+def _heading_is_a_task(heading: Sentence, body: tuple[Statement, ...]) -> bool:
+    """A heading whose first word the section uses as a verb names a task, not a thing: "Download translations"
+    over "their work needs to be downloaded" (the tagger reads a heading's first word as a noun; drf, development
+    round 12). A word the section also uses as a noun ("Test fixtures") is a thing's name."""
+    if len(heading.tokens) < 2:
+        return False
+    first = heading.tokens[0].text.lower()
+    uses = [
+        token.pos
+        for sentence in parse_all([statement.text for statement in body])
+        for token in sentence.tokens
+        if token.lemma == first or token.text.lower() == first
+    ]
+    return "VERB" in uses and not any(pos in ("NOUN", "PROPN", "ADJ") for pos in uses)
+
+
+def _lead_narrows(lead: Sentence, head: str) -> bool:
+    """The section's first sentence is about its heading's thing only where the thing is its main clause's
+    subject as the heading names it: "Binary search within a block is supported by ..." is about a block's
+    search, "By default validation enforces that all fields be required" about validation ("Can you give me an
+    overview of optional fields?": git and drf, development round 13)."""
+    root = lead.root
+    for token in lead.tokens:
+        if token.pos not in ("NOUN", "PROPN") or stems([token.text.lower()])[0] != head:
+            continue
+        if token.dep == "compound" and lead.tokens[token.head].head == root.index:
+            token = lead.tokens[token.head]  # "Session objects": the heading's words as the subject's
+        if token.index == root.index or (token.head == root.index and token.dep in ("nsubj", "nsubjpass", "attr")):
+            return token.dep in ("nsubj", "nsubjpass") and any(
+                child.dep in ("prep", "relcl", "acl", "nummod") for child in lead.children(token.index)
+            )  # "Type 5 is reserved": one of the kind, not the kind
+        if token.dep == "pobj" and lead.tokens[token.head].dep == "prep":
+            owner = lead.tokens[lead.tokens[token.head].head]  # "the use of X" as the subject
+            if owner.head == root.index and owner.dep in ("nsubj", "nsubjpass"):
+                return False
+    return True
