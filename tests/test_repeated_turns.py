@@ -4,7 +4,7 @@ summary says about them."""
 from __future__ import annotations
 
 from benchsmith.cli.synthesize import repeat_warning
-from benchsmith.evals.measures.repeated_turns import repeated_turns
+from benchsmith.evals.measures.repeated_turns import CUT_KEY, asked_turns, end_at_repeats, repeated_turns
 
 
 def _dialogue(conversation_id: str, *turns: tuple[str, str]) -> dict:
@@ -46,3 +46,23 @@ def test_the_summary_says_what_to_do_only_when_many_turns_repeat():
     assert spread["share"] > 0.2 and repeat_warning(spread, 2) is None
     none = repeated_turns([_dialogue("c0000", ("A?", "d1")), _dialogue("c0001", ("B?", "d2"))])
     assert none["repeated"] == 0 and repeat_warning(none, 2) is None
+
+
+def test_a_conversation_ends_before_its_first_repeat_and_ending_again_changes_nothing():
+    dialogues = [
+        _dialogue("c0001", ("How do I nest blocks?", "d3"), ("what is a Block", "d2"), ("Why blocks?", "d5")),
+        _dialogue("c0000", ("How do I define a block?", "d1"), ("What is a block?", "d2")),
+        _dialogue("c0002", ("How do I define a block?", "d1"), ("How do I nest blocks?", "d4")),
+    ]
+    ended, cut = end_at_repeats(dialogues)
+    by_id = {dialogue["conversation_id"]: dialogue for dialogue in ended}
+    assert [dialogue["conversation_id"] for dialogue in ended] == ["c0000", "c0001", "c0002"]
+    # c0001 keeps the turn before its repeat; the turn after the repeat goes too (it may lean on it)
+    assert [turn["question"] for turn in by_id["c0001"]["turns"]] == ["How do I nest blocks?"]
+    assert [turn["question"] for turn in by_id["c0001"][CUT_KEY]] == ["what is a Block", "Why blocks?"]
+    assert by_id["c0002"]["turns"] == [] and len(by_id["c0000"]["turns"]) == 2 and CUT_KEY not in by_id["c0000"]
+    assert cut == 4
+    # a resumed export ends the already-ended file the same way, and the measure still sees every asked turn
+    assert end_at_repeats(ended) == (ended, cut)
+    asked = [{**dialogue, "turns": asked_turns(dialogue)} for dialogue in ended]
+    assert repeated_turns(asked) == repeated_turns(dialogues)

@@ -11,10 +11,13 @@ import pytest
 
 import benchsmith
 from benchsmith.evals.measures.question_form import DocumentCounter, question_form
+from benchsmith.evals.measures.repeated_turns import asked_turns
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.resources import chroma_client, register_embedder
 from benchsmith.graphs.synthesis.conversation import conversation_graph
+from benchsmith.stores.formats.benchmark_files import Dialogue
 from benchsmith.stores.persistence.corpus_stats import load_corpus_stats
+from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.stores.persistence.vectors import VectorStore
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.benchmark.dialogue_walk import DEFAULT_SOFT_SWITCH_MARGIN
@@ -25,6 +28,15 @@ from tests.embedders import HashingEmbedder
 from tests.sphinx_fixtures import write_sphinx_tree
 
 COLLECTION = "harbour"
+
+
+def asked_dialogues(bench) -> list[Dialogue]:
+    """Every turn the conversations asked, those cut at a repeat of another conversation's too: the
+    questions' form is checked on all of them."""
+    return [
+        Dialogue.model_validate({**record, "turns": asked_turns(record)})
+        for record in load_jsonl(bench.files["dialogues"])
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +84,8 @@ def bench(workspace):
 
 def test_no_question_is_about_markup_or_an_ambiguous_span(bench, chunks):
     counter = DocumentCounter(chunk["text"] for chunk in chunks.values())
-    turns = [turn for dialogue in bench.dialogues for turn in dialogue.turns]
-    assert len(turns) == 6 * len(bench.dialogues) >= 18
+    turns = [turn for dialogue in asked_dialogues(bench) for turn in dialogue.turns]
+    assert len(turns) == 6 * len(asked_dialogues(bench)) >= 18
     for turn in turns:
         for text in (turn.question, turn.question_unpolished, turn.rewrite):
             # a polished follow-up leans on its history ("And its timeout?"): short is fine there
@@ -92,7 +104,7 @@ def test_soft_switches_are_more_similar_than_random_pairs_by_the_margin(bench, w
     assert similarity["random_pairs"]["mean"] == pytest.approx(statistics.similarity["mean"])
     assert threshold == pytest.approx(statistics.similarity["mean"] + statistics.similarity["std"])
     soft = 0
-    for dialogue in bench.dialogues:
+    for dialogue in bench.dialogues:  # the benchmark's turns, as stats.json counts them
         assert dialogue.turns[0].similarity_to_previous is None
         for previous, turn in zip(dialogue.turns, dialogue.turns[1:]):
             first, second = chunks[previous.gold_ids[0]]["vector"], chunks[turn.gold_ids[0]]["vector"]
@@ -150,7 +162,7 @@ def test_switch_labels_follow_the_similarity_rule_both_ways_and_overlap_stays_bo
     documents = {chunk_id: item["doc_id"] for chunk_id, item in store_of(workspace).fetch(list(chunks)).items()}
     assert len(set(documents.values())) < len(documents)  # pages of several chunks: the page test can fail
     labels = []
-    for dialogue in bench.dialogues:
+    for dialogue in asked_dialogues(bench):
         for previous, turn in zip(dialogue.turns, dialogue.turns[1:]):
             labels.append(turn.switch)
             before, now = previous.gold_ids[0], turn.gold_ids[0]
@@ -207,7 +219,7 @@ def test_baseline_questions_over_the_tree_have_no_heading_path_template_leftover
             history.append({"question": draft.question, "rewrite": draft.rewrite, "response": ""})
             asked[f"{chunk_id}/{turn}"], asked[f"{chunk_id}/{turn}/rewrite"] = draft.question, draft.rewrite
     follow_ups = set()
-    for dialogue in bench.dialogues:
+    for dialogue in asked_dialogues(bench):
         for turn in dialogue.turns:
             key = f"{dialogue.conversation_id}/{turn.index}"
             asked[key], asked[f"{key}/unpolished"], asked[f"{key}/rewrite"] = (

@@ -185,9 +185,10 @@ def repeat_rows(repeats: dict[str, Any]) -> list[tuple[str, str]]:
     return [
         (
             "turns repeating another conversation's",
-            f"{repeats['repeated']} of {repeats['turns']} "
+            f"{repeats['repeated']} of {repeats['turns']} asked "
             f"({repeats['share']:.0%}); {repeats['distinct_conversations']} conversations mostly their own",
-        )
+        ),
+        ("turns cut: conversations end before a repeat", repeats.get("cut", 0)),
     ]
 
 

@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from benchsmith.evals.measures.benchmark_stats import benchmark_statistics
-from benchsmith.evals.measures.repeated_turns import repeated_turns
+from benchsmith.evals.measures.repeated_turns import asked_turns, end_at_repeats, repeated_turns
 from benchsmith.evals.measures.turn_labels import label_counts
 from benchsmith.evals.quality_gate.counts import gate_counts
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
@@ -167,7 +167,9 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
     their near-duplicates left out of the corpus, and listed in held_out.tsv; every turn's labels in
     turn_labels.tsv), statistics: the same bytes whether the conversations ran here or on Ray."""
     run_dir = job.run_dir(runtime, state["run_id"])
-    dialogues = canonicalize(run_dir.file(DIALOGUES_FILE))
+    asked = canonicalize(run_dir.file(DIALOGUES_FILE))
+    dialogues, cut = end_at_repeats(asked)  # each question once: a conversation ends before a repeat
+    write_jsonl_atomic(run_dir.file(DIALOGUES_FILE), dialogues)
     queries, qrels, labels = benchmark_records(dialogues, job.context(runtime).history_window)
     store = vector_store(runtime, state["collection"])
     held_out = {
@@ -197,7 +199,11 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
     )
     stats["labels"] = label_counts(dialogues)  # answerability, question type, standalone (issue 22)
     stats["quality_gate"] = gate_counts(dialogues, job.context(runtime).quality_gate)  # per rubric class (issue 30)
-    stats["repeated_turns"] = repeated_turns(dialogues)  # a corpus with few askable chunks repeats them
+    # what the conversations asked (a corpus with few askable chunks repeats them), and what was cut
+    stats["repeated_turns"] = {
+        **repeated_turns([{**dialogue, "turns": asked_turns(dialogue)} for dialogue in asked]),
+        "cut": cut,
+    }
     write_json_atomic(run_dir.file(STATS_FILE), stats)
     return {"conversations_written": len(dialogues), "turns_written": len(queries), "stats": stats}
 
