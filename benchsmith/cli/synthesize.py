@@ -198,9 +198,9 @@ def repeat_warning(repeats: dict[str, Any], conversations: int) -> str | None:
         return None
     mostly = len(repeats["mostly_repeated_conversations"])
     return (
-        f"{mostly} of {conversations} conversations mostly repeat turns of earlier ones ({repeats['share']:.0%} "
-        f"of all turns): the collection has few chunks to ask about; --conversations "
-        f"{repeats['distinct_conversations']} gives about as many distinct turns"
+        f"{mostly} of {conversations} conversations mostly asked turns of earlier ones ({repeats['share']:.0%} "
+        f"of the turns asked) and end before their first repeat: the collection has few chunks to ask about; "
+        f"--conversations {repeats['distinct_conversations']} gives about as many distinct turns"
     )
 
 
