@@ -40,7 +40,7 @@ from benchsmith.stores.formats.benchmark_files import (
     DIALOGUES_FILE,
     HELD_OUT_FILE,
     benchmark_records,
-    canonicalize,
+    canonical_records,
     held_out_ids,
     write_beir,
     write_held_out,
@@ -167,9 +167,9 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
     their near-duplicates left out of the corpus, and listed in held_out.tsv; every turn's labels in
     turn_labels.tsv), statistics: the same bytes whether the conversations ran here or on Ray."""
     run_dir = job.run_dir(runtime, state["run_id"])
-    asked = canonicalize(run_dir.file(DIALOGUES_FILE))
+    asked = canonical_records(run_dir.file(DIALOGUES_FILE))
     dialogues, cut = end_at_repeats(asked)  # each question once: a conversation ends before a repeat
-    write_jsonl_atomic(run_dir.file(DIALOGUES_FILE), dialogues)
+    write_jsonl_atomic(run_dir.file(DIALOGUES_FILE), dialogues)  # the stable final form, written once
     queries, qrels, labels = benchmark_records(dialogues, job.context(runtime).history_window)
     store = vector_store(runtime, state["collection"])
     held_out = {

@@ -246,13 +246,18 @@ def held_out_chunks(beir_directory: Path) -> dict[str, str]:
     return {chunk_id: chunk_id for chunk_id in sorted(held_out_ids(load_jsonl(dialogues)))} if dialogues else {}
 
 
-def canonicalize(path: Path, key: str = "conversation_id") -> list[dict[str, Any]]:
-    """Rewrite the file sorted by id, first occurrence of each id kept: a stable final form
+def canonical_records(path: Path, key: str = "conversation_id") -> list[dict[str, Any]]:
+    """The file's records sorted by id, first occurrence of each id kept: a stable final form
     whatever order concurrent workers finished in."""
     unique: dict[str, dict[str, Any]] = {}
     for record in load_jsonl(path) if path.exists() else []:
         unique.setdefault(record[key], record)
-    records = [unique[identifier] for identifier in sorted(unique)]
+    return [unique[identifier] for identifier in sorted(unique)]
+
+
+def canonicalize(path: Path, key: str = "conversation_id") -> list[dict[str, Any]]:
+    """Rewrite the file in its :func:`canonical_records` form, and return them."""
+    records = canonical_records(path, key)
     write_jsonl_atomic(path, records)
     return records
 
