@@ -66,7 +66,11 @@ MYST_TARGET = re.compile(r"^\s*\([^()]+\)=\s*$")  # (label)=
 ROLE = re.compile(r"\{[\w:-]+\}`([^`]*)`|:[\w:-]+:`([^`]*)`")
 INLINE_CODE = re.compile(r"``?([^`]+?)``?")
 LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-EMPHASIS = re.compile(r"(?<![\w.])(\*\*|__)(?=\S)(.+?)(?<=\S)\1(?!\w)|(?<!\w)(\*)(?=\w)([^*]+?)(?<=\w)\*(?!\w)")
+# "__init__", a bare name between double underscores, is Python's dunder name as the text shows it,
+# not bold: reading it as markup asked about "attrs_post_init", a name no chunk has (test half, attrs).
+EMPHASIS = re.compile(
+    r"(?<![\w.])(\*\*|__)(?!\w+__(?!\w))(?=\S)(.+?)(?<=\S)\1(?!\w)|(?<!\w)(\*)(?=\w)([^*]+?)(?<=\w)\*(?!\w)"
+)
 ANGLE_TARGET = re.compile(r"\s*<[^<>`]+>$")
 
 

@@ -80,6 +80,15 @@ def test_plain_text_keeps_what_a_reader_sees():
     )
 
 
+def test_plain_text_keeps_dunder_names():
+    # A bare name between double underscores is the name itself; reading it as bold lost
+    # "__attrs_post_init__" to "attrs_post_init", which no chunk names.
+    assert plain_text("If an __attrs_post_init__ method exists, `__init__` calls it.") == (
+        "If an __attrs_post_init__ method exists, __init__ calls it."
+    )
+    assert plain_text("Some __strong words__ stay markup.") == "Some strong words stay markup."
+
+
 @pytest.mark.parametrize(
     "sentence",
     [
@@ -147,7 +156,7 @@ def test_responder_answers_about_the_entry_whose_signature_names_the_asked_funct
     )
     # A question in the entries' own words still finds them by those words.
     assert (
-        "Data descriptors have a set or a delete attribute."
+        "Data descriptors have a __set__ or a __delete__ attribute."
         in responder.baseline(gold=gold, question="What do data descriptors have?").answer
     )
 
