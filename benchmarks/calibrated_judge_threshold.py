@@ -111,7 +111,11 @@ def development_corpus(run: Path) -> str:
     collection = json.loads(synthesized.read_text(encoding="utf-8"))["config"].get("collection", config["synthetic"])
     half = {corpus.name: corpus.half for corpus in CORPORA}.get(collection)
     if half == "test":
-        sys.exit(f"{run}: {collection} is a test-half corpus (benchmarks/doc_corpora.py); no rule is tuned on it")
+        print(
+            f"{run}: {collection} is a test-half corpus (benchmarks/doc_corpora.py); no rule is tuned on it",
+            file=sys.stderr,
+        )
+        sys.exit(2)
     return str(collection)
 
 

@@ -67,7 +67,7 @@ def test_a_gain_within_the_noise_of_few_questions_has_an_interval_that_reaches_z
     assert same == (0.0, 0.0, 0.0)
 
 
-def test_a_run_over_a_test_half_corpus_stops_the_script(script, tmp_path):
+def test_a_run_over_a_test_half_corpus_stops_the_script(script, tmp_path, capsys):
     runs = tmp_path / "runs"
     for name, collection in (("flask-bench", "flask"), ("werkzeug-bench", "werkzeug")):
         (runs / name).mkdir(parents=True)
@@ -76,5 +76,7 @@ def test_a_run_over_a_test_half_corpus_stops_the_script(script, tmp_path):
         (runs / name).mkdir()
         (runs / name / "run.json").write_text(json.dumps({"config": {"synthetic": synthetic}}))
     assert script.development_corpus(runs / "judge-werkzeug") == "werkzeug"
-    with pytest.raises(SystemExit, match="flask is a test-half corpus"):
+    with pytest.raises(SystemExit) as stopped:
         script.development_corpus(runs / "judge-flask")
+    assert stopped.value.code == 2
+    assert "judge-flask: flask is a test-half corpus" in capsys.readouterr().err
