@@ -66,9 +66,23 @@ def test_the_shipped_model_reads_the_gates_features_and_was_fitted_on_the_develo
     assert 0.0 < model.threshold < 1.0
 
 
+# A verb's section as the question's scope (drf, development round 12, read broken): the model gives 0.85.
+VERB_AS_SCOPE = TurnEvidence(
+    "In quit, can you explain what Httpie is?",
+    "Httpie is a user friendly http client that's written in Python.",
+    gold=[
+        (
+            "Tutorial 1: Serialization › Testing our first attempt at a Web API",
+            "In another terminal window, we can test the server.\n\nWe can test our API using curl or httpie. "
+            "Httpie is a user friendly http client that's written in Python. Let's install that.",
+        )
+    ],
+)
+
+
 def test_the_gate_asks_the_reading_model_only_when_told_to():
-    assert judge_turn(SCOPED).flags == {}  # no rule names this
-    flags = judge_turn(SCOPED, reading_model=True).flags
+    assert judge_turn(VERB_AS_SCOPE).flags == {}  # no rule names this
+    flags = judge_turn(VERB_AS_SCOPE, reading_model=True).flags
     assert len(flags) == 1
     ((klass, why),) = flags.items()
     assert klass in ("unaskable", "reply_mismatch") and "reading model" in why
