@@ -76,3 +76,12 @@ def test_what_to_do_answered_with_no_move_is_a_mismatch():
     assert "nothing to do" in judge_turn(nothing).flags["reply_mismatch"]
     must = TurnEvidence(question, "When developing locally, you must enable the built-in server.", gold=gold)
     assert "reply_mismatch" not in judge_turn(must).flags
+
+
+def test_what_happens_without_a_thing_is_answered_by_its_absence():
+    gold = [("Quickstart › Timeouts", "Without a timeout, your code may hang for minutes or more.")]
+    reply = "Without a timeout, your code may hang for minutes or more."
+    without = TurnEvidence("What happens without a timeout?", reply, gold=gold)
+    assert "reply_mismatch" not in judge_turn(without).flags
+    opposite = TurnEvidence("What happens if I set a timeout?", reply, gold=gold)
+    assert "opposite condition" in judge_turn(opposite).flags["reply_mismatch"]

@@ -132,7 +132,7 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
         return f"the reply starts mid-sentence ({first_word!r})"
     question = turn.asked
     found = WHAT_HAPPENS.match(question)
-    if found and (reason := _condition_mismatch(found["clause"], reply)):
+    if found and (reason := _condition_mismatch(found["clause"], reply, asked_without=found[1].lower() == "without")):
         return reason
     if case := _unasked_case(question, reply):
         return f"asks whether or how it can be done; the reply answers for a case it does not name ({case!r})"
@@ -380,13 +380,15 @@ def _points_elsewhere(reply: str) -> bool:
     )
 
 
-def _condition_mismatch(clause: str, reply: str) -> str | None:
-    """A "what happens if C" question whose reply states a requirement, or the condition's opposite."""
+def _condition_mismatch(clause: str, reply: str, *, asked_without: bool = False) -> str | None:
+    """A "what happens if C" question whose reply states a requirement, or the condition's opposite.
+    "What happens without a timeout?" asks the negated case ("Without a timeout, your code may hang" answers
+    it: development readings, the rule's 2 flags of such a question, both read ok)."""
     sentence = next(
         (s for s in split_sentences(reply) if re.search(r"\b(if|when|unless|without)\b", s, re.I)),
         split_sentences(reply)[0] if reply else "",
     )
-    asked_negated = bool(NEGATION.search(clause))
+    asked_negated = bool(NEGATION.search(clause)) or asked_without
     said_clause = re.search(r"\b(?:if|when|unless|without)\b(?P<clause>[^,.;]+)", sentence, re.IGNORECASE)
     if said_clause:
         said_negated = (
