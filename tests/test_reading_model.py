@@ -66,9 +66,23 @@ def test_the_shipped_model_reads_the_gates_features_and_was_fitted_on_the_develo
     assert 0.0 < model.threshold < 1.0
 
 
+# A verb's section as the question's scope (drf, development round 12, read broken): the model gives 0.85.
+VERB_AS_SCOPE = TurnEvidence(
+    "In quit, can you explain what Httpie is?",
+    "Httpie is a user friendly http client that's written in Python.",
+    gold=[
+        (
+            "Tutorial 1: Serialization › Testing our first attempt at a Web API",
+            "In another terminal window, we can test the server.\n\nWe can test our API using curl or httpie. "
+            "Httpie is a user friendly http client that's written in Python. Let's install that.",
+        )
+    ],
+)
+
+
 def test_the_gate_asks_the_reading_model_only_when_told_to():
-    assert judge_turn(SCOPED).flags == {}  # no rule names this
-    flags = judge_turn(SCOPED, reading_model=True).flags
+    assert judge_turn(VERB_AS_SCOPE).flags == {}  # no rule names this
+    flags = judge_turn(VERB_AS_SCOPE, reading_model=True).flags
     assert len(flags) == 1
     ((klass, why),) = flags.items()
     assert klass in ("unaskable", "reply_mismatch") and "reading model" in why
@@ -85,7 +99,7 @@ def test_features_are_finite_numbers_for_any_turn(turn_type):
     assert features and all(np.isfinite(value) for value in features.values())
 
 
-def test_the_threshold_is_the_one_whose_worst_corpus_agrees_most_at_the_recall_bound():
+def _gate_model():
     import importlib.util
 
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "gate_model.py"
@@ -93,6 +107,11 @@ def test_the_threshold_is_the_one_whose_worst_corpus_agrees_most_at_the_recall_b
     assert spec and spec.loader
     gate_model = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gate_model)
+    return gate_model
+
+
+def test_the_threshold_is_the_lowest_whose_worst_corpus_agrees_at_the_bound():
+    gate_model = _gate_model()
     # Corpus a: its broken turns score 0.9, its ok turns 0.1. Corpus b: broken 0.8, ok 0.6. Flagging
     # from 0.9 keeps recall 5 of 7 (the bound) and leaves b at 0.8; from 0.8 both agree fully; from
     # 0.6 every turn of b is flagged.
@@ -102,3 +121,14 @@ def test_the_threshold_is_the_one_whose_worst_corpus_agrees_most_at_the_recall_b
     nothing_ruled = np.zeros(20, dtype=bool)
     assert gate_model.worst_corpus_threshold(probabilities, labels, nothing_ruled, corpora) == 0.8
     assert gate_model.worst_corpus_threshold(probabilities, ~labels & False, nothing_ruled, corpora) is None
+    # Where no threshold keeps recall 0.7 with every corpus agreeing 0.8, agreement goes first: one broken
+    # turn scores 0.9, the other 0.5 with eight ok turns; from 0.5 the corpus agrees 0.2, from 0.9 0.9.
+    lone = np.array([0.9, 0.5] + [0.5] * 8)
+    lone_labels = np.array([True, True] + [False] * 8)
+    assert gate_model.worst_corpus_threshold(lone, lone_labels, np.zeros(10, dtype=bool), ["a"] * 10) == 0.9
+
+
+def test_the_threshold_is_chosen_on_the_newest_rounds_ungated_sheets():
+    gate_model = _gate_model()
+    sheets = ["a-offline-r12-ungated.jsonl", "a-offline-r14-ungated.jsonl", "a-offline-r14.jsonl", "b-offline-r8.jsonl"]
+    assert gate_model.newest_ungated(sheets).tolist() == [False, True, False, False]

@@ -26,7 +26,11 @@ agents, a model, an imported benchmark). Thresholds were set on the development 
   a thing can be done answered for a case it never names ("If you have a test suite where ..., you
   can ..."); a how-question answered only that it can be done (a recommendation, "To X, do Y" and
   an instruction say how). A question for what a thing returns may be answered by a type alone
-  ("Optional[jinja2.Environment]").
+  ("Optional[jinja2.Environment]"). A reply that runs on past the next entry's signature line into its
+  description (entry_crossing.py: "Clear the auth info and enable basic auth. Clear the auth info and
+  enable digest auth." for set_basic; development readings 4 flagged, all broken); "what do I need to
+  do?" answered with no move of the user's ("you're probably using the built-in server": no must,
+  should, can or instruction; 2 flagged, both broken, none of the frame's 24 read ok).
 * ``dangling_referent``: a first question that says "it", "this", "they"; a reply whose first
   sentence's subject is a pronoun or demonstrative ("This is useful for ...") that nothing in the
   reply or the question names; a condition question ("What happens if I provide no ids?") with no
@@ -45,8 +49,8 @@ agents, a model, an imported benchmark). Thresholds were set on the development 
 Beside the rules, the reading model (reading_model.py): gradient-boosted trees over a turn's
 structure and the rules' verdicts, fitted on the development half's readings, flags a turn no rule
 flags when its probability of being called broken reaches the threshold chosen leave-one-corpus-out
-on the development half's ungated sheets for the best worst-corpus agreement at recall 0.7 (0.653:
-held out, agreement 0.89, recall 0.75, worst corpus 0.81; reading_model.py says how);
+on the newest round's ungated development sheets: the lowest whose worst corpus agrees at least 0.8
+(0.820 on round 14's: held out, agreement 0.92, recall 0.56, worst corpus 0.81; reading_model.py says how);
 its flag takes the class ``unaskable`` or ``reply_mismatch`` by whether the question's or the reply's
 features weighed more. It judges the answerable and multi-passage turns of synthesized benchmarks only
 (``judge_turn(..., reading_model=True)``). Synthesis records its flags and keeps the turn (a model

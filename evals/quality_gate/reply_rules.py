@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from benchsmith.entries import VERSION_NOTE, short_name, statements
+from benchsmith.evals.quality_gate.entry_crossing import entry_crossed
 from benchsmith.evals.quality_gate.evidence import (
     TurnEvidence,
     code_names,
@@ -131,12 +132,14 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
         return f"the reply starts mid-sentence ({first_word!r})"
     question = turn.asked
     found = WHAT_HAPPENS.match(question)
-    if found and (reason := _condition_mismatch(found["clause"], reply)):
+    if found and (reason := _condition_mismatch(found["clause"], reply, asked_without=found[1].lower() == "without")):
         return reason
     if case := _unasked_case(question, reply):
         return f"asks whether or how it can be done; the reply answers for a case it does not name ({case!r})"
     if HOW_TO.match(question) and not _says_how(reply, question):
         return "asks how; the reply says only that it can be done"
+    if WHAT_TO_DO.search(question) and not _gives_a_move(reply):
+        return "asks what to do; the reply gives the user nothing to do"
     if PURPOSE.match(question) and re.match(r"(?i)^\W*defaults? (?:to|is)\b", reply):
         return "asks what it does; the reply gives its default"
     if (HOW_TO.match(question) or EXPLAINING.match(question)) and _points_elsewhere(reply):
@@ -158,6 +161,8 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
     # a parameter asked "of" its entry ("the case_sensitive argument of the unique filter") is answered under it
     asked_names = [*code_names(question), *filter(None, [spoken_entry(question, turn.gold)])]
     named = next(iter(asked_names), None)
+    if named and (crossed := entry_crossed(reply, turn.gold, asked_names)):
+        return f"asks about {named}; the reply runs on into {short_name(crossed)}'s description"
     if named and turn.gold:
         documented = _reply_entries(reply, turn.gold)
         names = {name.rsplit(".", 1)[-1] for name in asked_names} | _option_aliases(named, turn.gold)
@@ -295,6 +300,20 @@ def _unasked_case(question: str, reply: str) -> str | None:
     return opening["case"].strip()
 
 
+# "When I'm developing locally, what do I need to do?" answered "... you're probably using the built-in server"
+# or "you may also be CC'd": a condition's consequence, no move of the user's. Development readings: of 35
+# turns of the frame, 2 flagged (git round 14, werkzeug round 14 ungated), both read broken; each of the 24
+# read ok says "must", "should", "can", "want to" or gives an instruction.
+WHAT_TO_DO = re.compile(r"(?i)\bwhat (?:do|should) I (?:need to )?do\?$")
+USER_MOVE = re.compile(r"(?i)\b(?:can|could|want to|will need|may want|is recommended)\b")
+
+
+def _gives_a_move(reply: str) -> bool:
+    if REQUIREMENT.search(reply) or RECOMMENDS.search(reply) or USER_MOVE.search(reply):
+        return True
+    return any((parsed := parse(sentence)).tokens and _instruction(parsed) for sentence in split_sentences(reply))
+
+
 def _says_how(reply: str, question: str) -> bool:
     """A reply that gives a way: an instruction ("Set verify to False"), a means ("by passing ...",
     "using ...", "with the --force option"), a code name or a command to run, a task's
@@ -361,13 +380,15 @@ def _points_elsewhere(reply: str) -> bool:
     )
 
 
-def _condition_mismatch(clause: str, reply: str) -> str | None:
-    """A "what happens if C" question whose reply states a requirement, or the condition's opposite."""
+def _condition_mismatch(clause: str, reply: str, *, asked_without: bool = False) -> str | None:
+    """A "what happens if C" question whose reply states a requirement, or the condition's opposite.
+    "What happens without a timeout?" asks the negated case ("Without a timeout, your code may hang" answers
+    it: development readings, the rule's 2 flags of such a question, both read ok)."""
     sentence = next(
         (s for s in split_sentences(reply) if re.search(r"\b(if|when|unless|without)\b", s, re.I)),
         split_sentences(reply)[0] if reply else "",
     )
-    asked_negated = bool(NEGATION.search(clause))
+    asked_negated = bool(NEGATION.search(clause)) or asked_without
     said_clause = re.search(r"\b(?:if|when|unless|without)\b(?P<clause>[^,.;]+)", sentence, re.IGNORECASE)
     if said_clause:
         said_negated = (
