@@ -57,7 +57,9 @@ ENTRY_LINE = re.compile(
 )
 # A custom Sphinx domain writes an object's type before its name ("jinja-jinja-filters.wordwrap(s, width)"):
 # no Python name has a hyphen, so the qualifier is the domain's, not the entry's.
-DOMAIN_QUALIFIER = re.compile(r"^(?:[A-Za-z]\w*-(?:[\w-]*-)?(?P<type>[a-z]+)\.)(?=[A-Za-z_])")
+# (after a kind word too: "class jinja-jinja-globals.joiner(sep=', ')" was no entry, and its description ran
+# into the reply of the entry above: jinja2, development round 14 ungated readings)
+DOMAIN_QUALIFIER = re.compile(r"^(?P<kind>(?:[a-z]+\s+)*)(?:[A-Za-z]\w*-(?:[\w-]*-)?(?P<type>[a-z]+)\.)(?=[A-Za-z_])")
 # The kinds of entry Python's own documentation has; any other kind is a custom domain's ("filter", "test").
 PYTHON_KINDS = frozenset((*ENTRY_KINDS, "setting", "option", "attribute", "name"))
 TRAILING_KIND = re.compile(
@@ -82,6 +84,10 @@ ATTRIBUTE_LINE = re.compile(  # no article after the colon: "Regressions: a big 
 # A table cell that holds a name or a value ("task_default_exchange", "1.0", "none"), not a word of prose.
 VALUE_CELL = re.compile(r"[\w:/-]*[_.\d][\w.:/-]*(?<!\.)|true|false|none")
 EXAMPLE_ARGUMENT = re.compile(r"[(,]\s*(?:\d|[\"'(\[{]|True\b|False\b)")  # a positional value: (2, 2), ("hello")
+# A keyword's default value, which a signature has and an example's call need not: "qop=('auth',)" (read as a
+# positional value, set_digest's line was no entry and its description ran into set_basic's reply: werkzeug,
+# development round 14 ungated readings)
+KEYWORD_DEFAULT = re.compile(r"=\s*(?:\([^()]*\)|\[[^\]]*\]|\{[^}]*\}|'[^']*'|\"[^\"]*\"|[^,()]+)")
 PARENTHETICAL = re.compile(r"^\([^()]+\)\.?$")  # "(1 indexed)", "(optional)."
 CROSS_REFERENCE = re.compile(r"(?i)^see\s+\S+\.?$")  # "see kwargs.", "See is_due()."
 SNAKE_NAME = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
@@ -160,12 +166,12 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
         return Entry(stripped, "name")
     stripped = stripped.replace("\u2192", "->")  # Sphinx's HTML writes "->" as "→"
     if domain := DOMAIN_QUALIFIER.match(stripped):
-        stripped = stripped[domain.end() :]
+        stripped = domain["kind"] + stripped[domain.end() :]
     trailing = TRAILING_KIND.search(stripped)  # "url() -> str property": a property, whatever it returns
     found = ENTRY_LINE.match(stripped[: trailing.start()] if trailing else stripped)
     if not found or len(stripped) > 300:
         return None
-    if found["call"] and EXAMPLE_ARGUMENT.search(found["call"]) and not found["kind"]:
+    if found["call"] and EXAMPLE_ARGUMENT.search(KEYWORD_DEFAULT.sub("=", found["call"])) and not found["kind"]:
         # "add.apply_async((2, 2), link=add.s(16))" calls with values: an example's line, whose sentences explain
         # the example, not an entry (celery, development round 12); a signature names its parameters
         return None

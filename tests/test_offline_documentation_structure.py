@@ -232,3 +232,18 @@ def test_a_wish_answered_by_a_pointer_to_another_guide_is_no_how_to():
         "If you want to remove files, or build a theme from scratch, then you should review the Theme Developer Guide."
     )
     assert not [f for f in passage_facts(text, "Customizing Your Theme") if f.kind == "procedure"]
+
+
+def test_a_signature_with_a_tuple_default_or_a_domain_after_its_kind_word_opens_its_entry():
+    # Read as example calls, these lines opened no entry, and their descriptions ran into the replies of the
+    # entries above them (werkzeug's set_digest, jinja2's joiner: development round 14 ungated readings).
+    text = (
+        "set_basic(realm='authentication required')\n\nClear any existing data and set a basic auth challenge.\n\n"
+        "set_digest(realm, nonce, qop=('auth',), opaque=None)\n\nClear any existing data and set a digest challenge.\n"
+    )
+    read = described(text)
+    assert read["set_basic"] == ["Clear any existing data and set a basic auth challenge."]
+    assert read["set_digest"] == ["Clear any existing data and set a digest challenge."]
+    joiner = entry_of_line("class jinja-jinja-globals.joiner(sep=', ')")
+    assert joiner is not None and (joiner.name, joiner.kind) == ("joiner", "class")
+    assert entry_of_line("add.apply_async((2, 2), link=add.s(16))") is None  # still an example's call
