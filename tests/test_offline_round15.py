@@ -1,0 +1,35 @@
+"""Round 15 of the offline questioner: after the development readings of round 14 (celery, werkzeug, jinja2,
+requests, drf, ungated) no question about what a thing is that names its thing only through the title of a
+section."""
+
+from __future__ import annotations
+
+from benchsmith.agents.offline.asking import named_by_heading
+from benchsmith.agents.questioner import Questioner
+
+
+def asked(text: str, title: str, count: int = 6) -> list[str]:
+    """The questions the offline questioner asks of a passage, one after another (each refused in turn)."""
+    questions: list[str] = []
+    for _ in range(count):
+        draft = Questioner().baseline(gold={"text": text, "title": title}, history=[], refused=questions)
+        if draft.subject is None:  # nothing left: a question about the page as a whole
+            break
+        questions.append(draft.question)
+    return questions
+
+
+def test_a_thing_named_only_by_a_section_title_is_not_asked_what_it_is():
+    text = "The buffer size is the number of bytes held in memory during the copy process."
+    assert not any("buffer size" in question for question in asked(text, "Advanced Usage › Custom Headers"))
+    # a task the title places is still asked there
+    task = "To use a different encoding, set the charset attribute on the renderer."
+    assert "In Custom Headers, how do I use a different encoding?" in asked(task, "Advanced Usage › Custom Headers")
+
+
+def test_a_code_name_or_a_command_still_places_a_question_about_a_thing():
+    assert named_by_heading("In Data Structures, can you explain what the buffer size is?", "definition")
+    assert not named_by_heading("In git config, what exactly is the pack checksum?", "definition")
+    assert not named_by_heading("In FileStorage.save, what exactly is the buffer size?", "definition")
+    assert not named_by_heading("In Custom renderers, is there a way to use a different encoding?", "capability")
+
