@@ -1,10 +1,10 @@
 """Round 15 of the offline questioner: after the development readings of round 14 (celery, werkzeug, jinja2,
 requests, drf, ungated) no question about what a thing is that names its thing only through the title of a
-section."""
+section; and conversations that reach one passage take its facts in turn, not all the same one."""
 
 from __future__ import annotations
 
-from benchsmith.agents.offline.asking import named_by_heading
+from benchsmith.agents.offline.asking import ask, named_by_heading
 from benchsmith.agents.questioner import Questioner
 
 
@@ -33,3 +33,19 @@ def test_a_code_name_or_a_command_still_places_a_question_about_a_thing():
     assert not named_by_heading("In FileStorage.save, what exactly is the buffer size?", "definition")
     assert not named_by_heading("In Custom renderers, is there a way to use a different encoding?", "capability")
 
+
+UTILITIES = (
+    "copy_file(source_path, output_path)\n\nCopy source_path to output_path, making sure any parent directories "
+    "exist.\n\nclean_directory(directory)\n\nRemove the content of a directory recursively but not the directory "
+    "itself.\n\nis_markdown_file(path)\n\nReturn True if file path is a Markdown file.\n"
+)
+
+
+def test_conversations_that_open_on_one_passage_of_several_entries_take_them_in_turn():
+    # ranked alike, conversations asked the same entry first, and a repeat ends a conversation
+    first = [
+        ask({"text": UTILITIES, "title": "Developer Guide › Utilities"}, [], conversation=f"c{number:04d}")
+        for number in range(4)
+    ]
+    entries = [asked.fact.entry for asked in first if asked is not None]
+    assert len(entries) == 4 and entries[0] != entries[1] and entries[2] != entries[3]
