@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from benchsmith.agents.offline.asking import ask, named_by_heading
 from benchsmith.agents.questioner import Questioner
+from benchsmith.entries import statements
 
 
 def asked(text: str, title: str, count: int = 6) -> list[str]:
@@ -49,3 +50,18 @@ def test_conversations_that_open_on_one_passage_of_several_entries_take_them_in_
     ]
     entries = [asked.fact.entry for asked in first if asked is not None]
     assert len(entries) == 4 and entries[0] != entries[1] and entries[2] != entries[3]
+
+
+def test_an_option_listed_as_name_colon_description_is_described_by_that_sentence():
+    text = (
+        "readthedocs\n\nThe theme supports the following options:\n\nhighlightjs: Enables highlighting of source code "
+        "in code blocks using the highlight.js JavaScript library. Default: True.\n\nhljs_languages: By default, "
+        "highlight.js only supports 23 common languages. List additional languages here to include support for them.\n"
+    )
+    described = {(s.entry, s.role): s.text for s in statements(text, "Choosing your Theme › readthedocs")}
+    assert described[("highlightjs", "first")].startswith("Enables highlighting of source code")
+    assert described[("hljs_languages", "first")].startswith("By default, highlight.js only supports")
+    assert ("highlightjs", "prose") in described and described[("highlightjs", "prose")] == "Default: True."
+    # a member's type after its name is no description: the line opens the entry, as before
+    typed = {(s.entry, s.role): s.text for s in statements("is_link: bool = False\n\nWhether the item is a link.\n")}
+    assert typed == {("is_link", "first"): "Whether the item is a link."}

@@ -218,7 +218,7 @@ def _fact_key(fact: Fact) -> tuple[int, str, tuple[int, ...]]:
     return fact.statement, fact.kind, fact.answer
 
 
-def _claims(facts: list[Fact], statistics: WordStatistics | None, conversation: str) -> dict[tuple, int]:
+def _claims(facts: Iterable[Fact], statistics: WordStatistics | None, conversation: str) -> dict[tuple, int]:
     """{fact: its place in the conversation's turn} among the passage's askable facts of one rank of
     ``KIND_ORDER``: conversation number n takes the n-th first, then the next ones in turn. Ranked alike,
     conversations that reach one passage asked it the same question, and a repeat ends a conversation
