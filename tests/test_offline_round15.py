@@ -5,6 +5,7 @@ section; and conversations that reach one passage take its facts in turn, not al
 from __future__ import annotations
 
 from benchsmith.agents.offline.asking import ask, named_by_heading
+from benchsmith.agents.offline.facts import passage_facts
 from benchsmith.agents.questioner import Questioner
 from benchsmith.entries import statements
 
@@ -65,3 +66,9 @@ def test_an_option_listed_as_name_colon_description_is_described_by_that_sentenc
     # a member's type after its name is no description: the line opens the entry, as before
     typed = {(s.entry, s.role): s.text for s in statements("is_link: bool = False\n\nWhether the item is a link.\n")}
     assert typed == {("is_link", "first"): "Whether the item is a link."}
+
+
+def test_an_example_of_what_came_before_is_no_fact_on_its_own():
+    example = "For example, the Heroku platform API exposes a schema in the JSON Hyperschema format."
+    assert passage_facts(example, "API Clients › Overview") == ()
+    assert passage_facts(example.removeprefix("For example, ").capitalize(), "API Clients › Overview") != ()
