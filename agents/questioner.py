@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.offline.asking import SITUATED_KINDS, ask, asked_before, self_contained
+from benchsmith.agents.offline.asking import SITUATED_KINDS, ask, asked_before, named_by_heading, self_contained
 from benchsmith.agents.prompt_sections import delimited, listed, sections, system_and_user
 from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE
 from benchsmith.agents.seam.backends import Message
@@ -151,30 +151,34 @@ class Questioner(Agent[GeneratedQuestion]):
         within = None
         if max_overlap is not None and measure_overlap is not None:
             within = lambda question: measure_overlap(question) <= max_overlap  # noqa: E731
-        asked = ask(
-            gold,
-            history,
-            switch=switch,
-            previous_subject=previous_subject,
-            question_type=question_type,
-            rejected=refused,
-            statistics=corpus_stats,
-            acceptable=within,
-            conversation=conversation,
-        )
-        if asked is None:
-            question = next(q for q in fallback_questions(gold) if q not in asked_before(history) | set(refused))
-            return BaselineQuestion(question=question, rewrite=question, subject=None, question_type="summary")
-        question = self_contained(
-            asked.question,
-            gold.get("title", ""),
-            # a definition of something an entry's description names ("The enabled_extensions is ..." under
-            # select_autoescape) is that entry's: the question names it (jinja2, development round 12)
-            situated=asked.fact.kind in SITUATED_KINDS
-            or (asked.fact.kind == "definition" and asked.fact.entry is not None),
-            entry=asked.fact.entry,
-            entry_kind=asked.fact.entry_kind,
-        )
+        while True:
+            asked = ask(
+                gold,
+                history,
+                switch=switch,
+                previous_subject=previous_subject,
+                question_type=question_type,
+                rejected=refused,
+                statistics=corpus_stats,
+                acceptable=within,
+                conversation=conversation,
+            )
+            if asked is None:
+                question = next(q for q in fallback_questions(gold) if q not in asked_before(history) | set(refused))
+                return BaselineQuestion(question=question, rewrite=question, subject=None, question_type="summary")
+            question = self_contained(
+                asked.question,
+                gold.get("title", ""),
+                # a definition of something an entry's description names ("The enabled_extensions is ..." under
+                # select_autoescape) is that entry's: the question names it (jinja2, development round 12)
+                situated=asked.fact.kind in SITUATED_KINDS
+                or (asked.fact.kind == "definition" and asked.fact.entry is not None),
+                entry=asked.fact.entry,
+                entry_kind=asked.fact.entry_kind,
+            )
+            if not named_by_heading(question, asked.fact.kind):
+                break
+            refused.append(asked.question)  # its thing has no name of its own: the passage's next question
         return BaselineQuestion(
             question=question, rewrite=question, subject=asked.subject, question_type=asked.question_type
         )

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from benchsmith.language import parse
 from benchsmith.passages import (
     HEADING_SEPARATOR,
     SIGNATURE,
@@ -114,6 +115,8 @@ PARAMETER_HEADINGS = frozenset(
 )
 RETURNS_HEADINGS = frozenset({"returns", "return", "return value", "yields"})
 FIELD_HEADINGS = PARAMETER_HEADINGS | RETURNS_HEADINGS | frozenset({"return type", "raises", "type"})
+# A name, a colon, then what follows it: "highlightjs: Enables highlighting of source code ...".
+NAMED_DESCRIPTION = re.compile(r"^[A-Za-z_][\w.]*\s*:\s+(?P<description>\S.*)$")
 # A configuration line that sets a scalar ("use_directory_urls: false", "port: 8000"), not a type annotation.
 YAML_SCALAR = re.compile(r"^[A-Za-z_]\w*\s*:\s*(?:true|false|yes|no|null|on|off|~|-?\d[\d.]*|[\"'].*)\s*$")
 # The labels API generators put before a value on an entry's line ("Bases: ClickException").
@@ -272,9 +275,13 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             continue
         if unit.kind not in ("prose", "item"):
             continue
+        body = unit.text
         if line_entry and not is_complete(unit.text):
             entry, field, first_pending = _qualified(line_entry, entry), None, True
-            continue
+            described = _named_description(unit.text)
+            if described is None:
+                continue
+            body = described  # "name: its description." (below)
         label = plain_text(unit.text).strip().rstrip(":").lower()
         if label in FIELD_HEADINGS:
             field = label
@@ -298,18 +305,26 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             continue
         field = None
         unit_start = len(found)
-        for sentence in split_sentences(unit.text):
+        for sentence in split_sentences(body):
             if (inline_entry := entry_of_line(sentence)) and not is_complete(sentence):
                 # a member's line run into the paragraph before its description ("pytest.python.FunctionDefinition.name:
                 # str A unique name ..."): the description is the member's (pytest, development round 12)
                 entry, first_pending = _qualified(inline_entry, entry), True
-                continue
+                described = _named_description(sentence)
+                if described is None:
+                    continue
+                # a list of options, each "name: its description." ("highlightjs: Enables highlighting of source
+                # code ... Default: True."): the sentence after the name is its first, not a type (its description
+                # was lost, and "True." answered what highlightjs is for: mkdocs, development round 15)
+                sentence = described
             if PARENTHETICAL.match(sentence) and len(found) > unit_start:
                 # "The current iteration of the loop. (1 indexed)": the aside completes the sentence before it
                 # (without it loop.index and loop.index0 read alike: jinja2, development round 12)
                 found[-1] = replace(found[-1], text=f"{found[-1].text} {plain_text(sentence)}")
                 continue
             plain = LABEL.sub("", plain_text(sentence))  # "Bugfix: Use README.md as ..." → "Use README.md as ..."
+            if len(plain.split()) == 1:
+                plain = plain_text(sentence)  # a field and its value ("Default: True."), no label before a sentence
             if plain != plain_text(sentence) and not is_complete(plain):
                 continue  # what followed the label was no sentence ("response: The response generated ...")
             if not is_informative(
@@ -326,6 +341,20 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             owner = page_subject(title) if entry and entry.kind == "option" else None
             add(plain, role, is_complete(sentence), owner=owner)
     return tuple(found)
+
+
+def _named_description(line: str) -> str | None:
+    """What follows "name: " when it is a description that says something (its first sentence has a verb):
+    "Enables highlighting of source code ...", not a type ("bool = False") nor a list of values ("One of
+    bottom, top, both, or none.", whose sentences after it lean on the name: "Displays ... accordingly")."""
+    described = NAMED_DESCRIPTION.match(plain_text(line))
+    if described is None or not is_complete(described["description"]):
+        return None
+    first = split_sentences(described["description"])[0]
+    opening = first[:1].lower() + first[1:]  # "Enables ..." read as a verb, not a plural noun
+    if not any(token.tag.startswith("VB") or token.tag == "MD" for token in parse(opening).tokens):
+        return None
+    return described["description"]
 
 
 def heading_entry_of(title: str) -> Entry | None:

@@ -66,3 +66,19 @@ def test_a_conversation_ends_before_its_first_repeat_and_ending_again_changes_no
     assert end_at_repeats(ended) == (ended, cut)
     asked = [{**dialogue, "turns": asked_turns(dialogue)} for dialogue in ended]
     assert repeated_turns(asked) == repeated_turns(dialogues)
+
+
+def test_a_question_two_conversations_ask_belongs_to_the_one_that_asked_it_at_the_earlier_turn():
+    dialogues = [
+        _dialogue("c0000", ("A?", "d1"), ("B?", "d2"), ("C?", "d3"), ("Q?", "d9")),
+        _dialogue("c0001", ("Q?", "d9"), ("D?", "d4"), ("E?", "d5")),
+    ]
+    ended, cut = end_at_repeats(dialogues)
+    # read side by side, c0001 asked Q first (its first turn, c0000's fourth): c0000 ends a turn early, not c0001 at once
+    assert [len(dialogue["turns"]) for dialogue in ended] == [3, 3] and cut == 1
+    found = repeated_turns(dialogues)
+    assert found["repeated"] == 1 and found["examples"][0] == {
+        "question": "Q?",
+        "conversation": "c0000",
+        "first_asked_in": "c0001",
+    }

@@ -104,9 +104,9 @@ def test_soft_switches_are_more_similar_than_random_pairs_by_the_margin(bench, w
     assert similarity["random_pairs"]["mean"] == pytest.approx(statistics.similarity["mean"])
     assert threshold == pytest.approx(statistics.similarity["mean"] + statistics.similarity["std"])
     soft = 0
-    # the benchmark's turns, as stats.json counts them (a conversation whose first turn repeats an earlier
-    # conversation's is cut there and keeps none)
-    for dialogue in (dialogue for dialogue in bench.dialogues if dialogue.turns):
+    # every turn asked, those cut at a repeat too (on this small tree most soft switches come after a
+    # cut); a conversation the gate left without a turn has none to check
+    for dialogue in (dialogue for dialogue in asked_dialogues(bench) if dialogue.turns):
         assert dialogue.turns[0].similarity_to_previous is None
         for previous, turn in zip(dialogue.turns, dialogue.turns[1:]):
             first, second = chunks[previous.gold_ids[0]]["vector"], chunks[turn.gold_ids[0]]["vector"]
@@ -115,8 +115,11 @@ def test_soft_switches_are_more_similar_than_random_pairs_by_the_margin(bench, w
             if turn.switch == "soft":
                 soft += 1
                 assert turn.similarity_to_previous > threshold
-    assert soft > 0 and similarity["soft"]["count"] == soft
-    assert similarity["soft"]["min"] > threshold
+    assert soft > 0
+    # stats.json counts the benchmark's turns
+    kept_soft = sum(turn.switch == "soft" for dialogue in bench.dialogues for turn in dialogue.turns)
+    assert similarity["soft"]["count"] == kept_soft
+    assert not kept_soft or similarity["soft"]["min"] > threshold
     stats = json.loads(bench.files["stats"].read_text(encoding="utf-8"))
     assert set(stats["similarity"]["hard"]) >= {"count", "mean", "min", "q1", "median", "q3", "max"} or stats[
         "similarity"

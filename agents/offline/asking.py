@@ -65,7 +65,7 @@ KIND_ORDER = {
 MIN_TOPIC_RARITY = 0.47
 CLARIFIED = re.compile(r"^I mean (?P<name>[^:]+): (?P<question>.+)$")
 # "In git submodule, ...", and a signature's commas inside its parentheses: "In .build_url_field(self, field_name), ..."
-IN_CONTEXT = re.compile(r"^In (?:[^,(]|\([^)]*\))+, (?P<rest>.+)$")
+IN_CONTEXT = re.compile(r"^In (?P<context>(?:[^,(]|\([^)]*\))+), (?P<rest>.+)$")
 SPREAD = 3  # facts of one kind are drawn among this many buckets before distinctiveness decides
 CODE_LIKE = re.compile(r"[._()]|[a-z][A-Z]|^[A-Z]{2,}")
 SITUATED_KINDS = frozenset({"condition", "remedy", "absence"})
@@ -162,6 +162,7 @@ def ask(
         return int(hashlib.sha256(f"{signature}\x00{key}".encode()).hexdigest()[:8], 16)
 
     passage_words = copy_words(gold["text"])
+    claimed = _claims(facts, statistics, conversation)
     candidates = []
     for fact in facts:
         if only is not None and not only(fact):
@@ -196,6 +197,7 @@ def ask(
                         # 56% of werkzeug's questions (development round 12)
                         bool(question_type) and question_type != "factoid" and wording.question_type == "factoid",
                         KIND_ORDER[fact.kind],
+                        claimed.get(_fact_key(fact), 0),
                         spread(fact.statement, fact.kind) % SPREAD,
                         -round(distinct, 4),
                         fact.statement,
@@ -210,6 +212,37 @@ def ask(
         return None
     _, fact, wording, frame = min(candidates, key=lambda item: item[0])
     return Asked(wording.question, fact.topic, wording.question_type, frame, fact)
+
+
+def _fact_key(fact: Fact) -> tuple[int, str, tuple[int, ...]]:
+    return fact.statement, fact.kind, fact.answer
+
+
+def _claims(facts: Iterable[Fact], statistics: WordStatistics | None, conversation: str) -> dict[tuple, int]:
+    """{fact: its place in the conversation's turn} among the passage's askable facts of one rank of
+    ``KIND_ORDER``: conversation number n takes the n-th first, then the next ones in turn. Ranked alike,
+    conversations that reach one passage asked it the same question, and a repeat ends a conversation
+    (evals/measures/repeated_turns.py): on an API reference whose passages list several entries, conversations
+    walking the same path asked the same entry of each (requests, development round 15). A function of the
+    passage and the conversation's number, never of other conversations: they may run at once."""
+    number = _conversation_number(conversation)
+    ranks: dict[int, list[tuple[int, str, tuple[int, ...]]]] = {}
+    for fact in facts:
+        topic_words = fact.slot(SLOT_WITH_TOPIC[fact.kind]) if fact.kind in SLOT_WITH_TOPIC else fact.topic
+        key = _fact_key(fact)
+        if specific(topic_words, statistics) and key not in ranks.setdefault(KIND_ORDER[fact.kind], []):
+            ranks[KIND_ORDER[fact.kind]].append(key)
+    return {
+        key: (place - number) % len(ranked) for ranked in ranks.values() for place, key in enumerate(sorted(ranked))
+    }
+
+
+def _conversation_number(conversation: str) -> int:
+    """The number of a run's conversation ("c0007" → 7); another id (a thread of its own) by its hash."""
+    digits = re.search(r"\d+$", conversation)
+    if digits:
+        return int(digits[0])
+    return int(hashlib.sha256(conversation.encode()).hexdigest()[:8], 16) if conversation else 0
 
 
 def _distinctiveness(text: str, statistics: WordStatistics | None) -> float:
@@ -266,6 +299,25 @@ def self_contained(
         question if question[1:2].isupper() or question.split(" ", 1)[0] == "I" else question[:1].lower() + question[1:]
     )
     return f"In {context}, {opening}"
+
+
+# What a thing is, holds, returns, defaults to or does: a question whose subject is the fact's topic itself.
+THING_KINDS = frozenset({"definition", "purpose", "returns", "default", "behaviour"})
+
+
+def named_by_heading(question: str, kind: str) -> bool:
+    """A question about what a thing is (``THING_KINDS``) that names its thing only through the title of a
+    section of words: "In Data Structures, can you explain what the buffer size is?", "In Child Template, what
+    exactly is tag?". The title places a task well ("In Custom renderers, what's the best way to use a different
+    encoding?"), but a thing that needs it is a word of the passage, not a name a user has: on the development
+    readings such questions were broken 21 times of 23 (what is, holds, tells, returns, solves, defaults to),
+    the title's procedures and conditions 12 of 60 (development round 15). A code name or a command names its
+    thing ("In git config, ..."); those keep their context."""
+    opened = IN_CONTEXT.match(question)
+    if opened is None or kind not in THING_KINDS:
+        return False
+    context = opened["context"]
+    return len(context.split()) > 1 and context[:1].isupper() and not CODE_LIKE.search(context)
 
 
 def entry_known(entry: str) -> bool:

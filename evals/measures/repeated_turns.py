@@ -2,14 +2,18 @@
 gives many conversations the same few turns, and a benchmark of 20 conversations that holds 15
 distinct question/passage pairs measures less than it seems to.
 
-A turn *repeats* when an earlier conversation (in conversation-id order) has a turn with the same
-gold chunks and the same question (case, spacing and the final question mark aside). A
-conversation whose turns repeat more than ``MOSTLY_REPEATED`` of the time adds little; the number
+A turn *repeats* when another conversation asked the same question on the same gold chunks (case,
+spacing and the final question mark aside) before it: at an earlier turn, or at the same turn with
+a lower conversation id (the conversations read side by side, turn by turn: :func:`_first_asked`).
+A conversation whose turns repeat more than ``MOSTLY_REPEATED`` of the time adds little; the number
 of the others is what the corpus supports at this length, and synthesis says so.
 
 Synthesis ends each conversation before its first repeated turn (:func:`end_at_repeats`): a
 benchmark asks each question about a passage once, and a prefix of a conversation is still a
-conversation (a later turn may lean on the one cut). Readers of every development and test tree
+conversation (a later turn may lean on the one cut). Side by side, a question asked at the first
+turn of one conversation and the fifth of another ends the other one a turn early, not the first
+one at once: in conversation-id order the cut took 52 of 120 turns on requests, side by side 37
+(development round 15). Readers of every development and test tree
 noted the same turns recurring (typer, round 14: 66 turns held 21 distinct questions), and a
 broken turn repeated five times is five broken queries.
 """
@@ -31,19 +35,19 @@ def _key(turn: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
 
 def repeated_turns(dialogues: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """``{"turns", "repeated", "share", "mostly_repeated_conversations", "distinct_conversations",
-    "examples"}``: the turns that repeat an earlier conversation's, the conversations mostly made of
+    "examples"}``: the turns that repeat another conversation's, the conversations mostly made of
     them (ids), how many conversations are not, and up to ``EXAMPLES`` repeated questions with the
     conversation that asked them first."""
-    first_asked: dict[tuple[str, tuple[str, ...]], str] = {}
+    ordered = sorted(dialogues, key=lambda item: item["conversation_id"])
+    first_asked = _first_asked([(dialogue["conversation_id"], dialogue["turns"]) for dialogue in ordered])
     turns = repeated = 0
     mostly: list[str] = []
     examples: list[dict[str, str]] = []
-    for dialogue in sorted(dialogues, key=lambda item: item["conversation_id"]):
+    for dialogue in ordered:
         conversation = dialogue["conversation_id"]
         own_repeats = 0
         for turn in dialogue["turns"]:
-            key = _key(turn)
-            earlier = first_asked.setdefault(key, conversation)
+            earlier = first_asked[_key(turn)]
             if earlier != conversation:
                 own_repeats += 1
                 if len(examples) < EXAMPLES:
@@ -64,27 +68,41 @@ def repeated_turns(dialogues: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def end_at_repeats(dialogues: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """The dialogues (in conversation-id order) each ended before its first turn that repeats an
-    earlier conversation's, and the number of turns cut. The cut turns stay in the record under
-    ``CUT_KEY``, so ending again (a resumed export) gives the same dialogues: the function of the
-    turns the conversations asked, not of a file already cut."""
+def _first_asked(conversations: Sequence[tuple[str, list[dict[str, Any]]]]) -> dict[tuple[str, tuple[str, ...]], str]:
+    """{question and gold: the conversation that asked it first}, the conversations (in id order) read side
+    by side: every first turn, then every second turn, and so on."""
     first_asked: dict[tuple[str, tuple[str, ...]], str] = {}
+    for position in range(max((len(turns) for _, turns in conversations), default=0)):
+        for conversation, turns in conversations:
+            if position < len(turns):
+                first_asked.setdefault(_key(turns[position]), conversation)
+    return first_asked
+
+
+def end_at_repeats(dialogues: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """The dialogues (in conversation-id order) each ended before its first turn that repeats another
+    conversation's (read side by side: a conversation that ends no longer asks its later turns), and
+    the number of turns cut. The cut turns stay in the record under ``CUT_KEY``, so ending again (a
+    resumed export) gives the same dialogues: the function of the turns the conversations asked, not
+    of a file already cut."""
+    ordered = sorted(dialogues, key=lambda item: item["conversation_id"])
+    asked = [asked_turns(dialogue) for dialogue in ordered]
+    keep = [len(turns) for turns in asked]
+    first_asked: dict[tuple[str, tuple[str, ...]], str] = {}
+    for position in range(max(keep, default=0)):
+        for index, (dialogue, turns) in enumerate(zip(ordered, asked, strict=True)):
+            if position >= keep[index]:
+                continue  # ended already, or asked no more
+            conversation = dialogue["conversation_id"]
+            if first_asked.setdefault(_key(turns[position]), conversation) != conversation:
+                keep[index] = position
     ended, cut = [], 0
-    for dialogue in sorted(dialogues, key=lambda item: item["conversation_id"]):
-        asked = asked_turns(dialogue)
-        conversation = dialogue["conversation_id"]
-        keep = next(
-            (index for index, turn in enumerate(asked) if first_asked.get(_key(turn), conversation) != conversation),
-            len(asked),
-        )
-        for turn in asked[:keep]:
-            first_asked.setdefault(_key(turn), conversation)
+    for dialogue, turns, kept in zip(ordered, asked, keep, strict=True):
         record = {key: value for key, value in dialogue.items() if key != CUT_KEY}
-        record["turns"] = asked[:keep]
-        if keep < len(asked):
-            record[CUT_KEY] = asked[keep:]
-            cut += len(asked) - keep
+        record["turns"] = turns[:kept]
+        if kept < len(turns):
+            record[CUT_KEY] = turns[kept:]
+            cut += len(turns) - kept
         ended.append(record)
     return ended, cut
 

@@ -30,7 +30,14 @@ from benchsmith.graphs.synthesis.state import (
     turns_so_far,
 )
 from benchsmith.graphs.synthesis.turn_checks import ill_formed_question, label_judge
-from benchsmith.graphs.synthesis.turn_plans import check_turn_types, kind_plan, kind_policy, plan_turn, question_mix
+from benchsmith.graphs.synthesis.turn_plans import (
+    check_turn_types,
+    kind_plan,
+    kind_policy,
+    plan_turn,
+    question_mix,
+    share_plan,
+)
 from benchsmith.stores.errors import InputError
 from benchsmith.tools.benchmark.dialogue_walk import (
     SwitchPolicy,
@@ -64,6 +71,7 @@ def begin(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Comma
         "cluster_id": state.get("cluster_id"),
         "chunk_ids": list(state.get("chunk_ids") or []),
         "turns_wanted": wanted,
+        **({"share": list(state["share"])} if state.get("share") else {}),
     }
     check_turn_types(job.context(runtime))  # impossible rates or an unknown question type stop here
     if state.get("source") not in (None, source):
@@ -200,8 +208,10 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
     follow_up = bool(state.get("turns"))
     refused_golds = frozenset((state.get("label_attempt") or {}).get("refused_golds", []))
     if plan["gold_id"] in refused_golds:  # the quality gate refused this gold's question: another gold
+        drawn = plan.get("switch_drawn") or plan["switch"]
         plan = (
-            plan_turn(runtime, state, plan.get("switch_drawn") or plan["switch"], refused_golds, len(refused_golds))
+            share_plan(runtime, state, drawn, refused_golds)
+            or plan_turn(runtime, state, drawn, refused_golds, len(refused_golds))
             or plan
         )
 
@@ -221,8 +231,14 @@ def questioner(state: ConversationState, runtime: Runtime[SynthesisContext]) -> 
         # similarity rule.
         drawn = tried[-1].get("switch_drawn") or tried[-1]["switch"]
         excluded = frozenset(tried_plan["gold_id"] for tried_plan in tried)
-        return plan_turn(runtime, state, drawn, excluded, len(tried)) or (
-            plan_turn(runtime, state, "hard", excluded, len(tried)) if drawn != "hard" and turns_so_far(state) else None
+        return (
+            share_plan(runtime, state, drawn, excluded)
+            or plan_turn(runtime, state, drawn, excluded, len(tried))
+            or (
+                plan_turn(runtime, state, "hard", excluded, len(tried))
+                if drawn != "hard" and turns_so_far(state)
+                else None
+            )
         )
 
     limits = RetryLimits(

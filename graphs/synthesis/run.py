@@ -124,14 +124,17 @@ def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dic
     """One conversation, recorded once. A semaphore holds the number in flight to
     ``concurrency`` exactly (LangGraph's worker pool alone lets one more through)."""
     items = _items(runtime, task["run_id"])
-    cluster_id = _planned_clusters(runtime, task["run_id"])[task["conversation_id"]]
+    planned = _planned_clusters(runtime, task["run_id"])
+    cluster_id = planned[task["conversation_id"]]
+    # the conversation's share of the chunks its re-planned turns land on (turn_plans.share_plan)
+    share = [sorted(planned).index(task["conversation_id"]), len(planned)]
     with concurrency_slot(task["run_id"], job.context(runtime).concurrency):
         result = work_once(
             items,
             task["conversation_id"],
             lambda: run_item(  # here, or as a Ray task with --ray (graphs/runtime/ray_items.py)
                 make_conversation,
-                {**task, "cluster_id": cluster_id},
+                {**task, "cluster_id": cluster_id, "share": share},
                 job.context(runtime),
                 workspace=job.workspace(runtime),
                 run_id=task["run_id"],

@@ -48,6 +48,8 @@ class ConversationInput(TypedDict, total=False):
     chunk_ids: list[str]  # ...or these chunks, walked in this order
     turns_wanted: int  # default 6
     run_id: str  # the run whose model cache and usage ledger the calls go to; default "conversations"
+    # [its number, the run's conversations]: a re-planned turn lands on a chunk of the conversation's own share
+    share: list[int]
 
 
 class ConversationOutput(TypedDict, total=False):

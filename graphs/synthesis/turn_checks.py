@@ -171,6 +171,7 @@ def _gated(
         "position": turn_position(state),
         "kind": kind,
         "question": state["draft"]["question"],
+        "gold_ids": list(state["turn_plan"]["gold_ids"]),  # a re-planned turn does not come back to them
         "class": flagged,
         "reason": verdict.flags[flagged],
         "gate": gate,

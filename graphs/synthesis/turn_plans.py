@@ -4,6 +4,7 @@ by the similarity rule (tools/benchmark/dialogue_walk.py), and the chunks of the
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -31,6 +32,7 @@ from benchsmith.tools.benchmark.dialogue_walk import (
     parse_question_types,
     reserved_chunks,
     soft_switch_candidates,
+    switch_label,
     turn_rng,
 )
 from benchsmith.tools.retrieval.bm25 import top_scored
@@ -126,6 +128,86 @@ def plan_turn(
         "gold_id": clusters[position.cluster][position.offset],
         "similarity": similarity(position),
     }
+
+
+def share_of(seed: int, chunk_id: str, conversations: int) -> int:
+    """The share of a run's chunks (of ``conversations``) that holds the chunk: a function of the seed and the
+    chunk alone, so every conversation of the run gives each chunk to the same one."""
+    return int(hashlib.sha256(f"{seed}:share:{chunk_id}".encode()).hexdigest()[:8], 16) % conversations
+
+
+def share_plan(
+    runtime: Runtime[SynthesisContext], state: ConversationState, drawn: str, excluded: frozenset[str]
+) -> dict[str, Any] | None:
+    """A re-planned turn's gold, from the conversation's own share of the chunks (``state["share"]``: its number
+    and the run's conversations) first, then the next conversation's share, and so on: within a share, the next
+    chunk along the semantic path (the start: the conversation's own cluster, then the others in its own order)
+    that is not ``excluded`` nor asked already, labelled by the similarity rule. None without a share.
+
+    Conversations run apart and re-plan away from chunks with nothing to ask; along one path they all came to
+    the few chunks a questioner can ask about, and asked them the same questions (mkdocs, development round 15:
+    one chunk gold in 8 conversations after up to 13 re-plans, a third of 113 turns repeating another
+    conversation's). A conversation ends before its first repeat (evals/measures/repeated_turns.py), and kept
+    half its turns. In shares, two re-planned turns meet on one chunk only when one has used up its own share."""
+    share = state.get("share")
+    if not share or share[1] < 2:
+        return None
+    number, conversations = share
+    context = job.context(runtime)
+    clusters = walked_clusters(runtime, state)
+    turns = state.get("turns", [])
+    excluded = excluded | frozenset(_reserved(runtime, state).values())
+    # the chunks of the turns asked, and of those the gate dropped: their share's next chunk, not the same again
+    used = {gold for turn in [*turns, *state.get("dropped_turns", [])] for gold in turn.get("gold_ids", [])}
+
+    def turn_of_share(position: Position) -> int:  # 0 for the conversation's own share, 1 for the next one...
+        return (share_of(context.seed, clusters[position.cluster][position.offset], conversations) - number) % (
+            conversations
+        )
+
+    if not turns:
+        first = state.get("cluster_id") or 0
+        others = [cluster for cluster in range(len(clusters)) if cluster != first]
+        turn_rng(context.seed, state["conversation_id"], 0, "start").shuffle(others)
+        order = [Position(cluster, offset) for cluster in [first, *others] for offset in range(len(clusters[cluster]))]
+        open_ = [p for p in order if clusters[p.cluster][p.offset] not in excluded | used]
+        if not open_:
+            return None
+        start = min(open_, key=turn_of_share)  # the earliest of the nearest share
+        return {
+            "gold": {"cluster": start.cluster, "offset": start.offset},
+            "switch": "start",
+            "switch_drawn": "start",
+            "gold_id": clusters[start.cluster][start.offset],
+            "similarity": None,
+        }
+    here = Position(**state["position"])
+    collection = state["collection"]
+    previous_id = clusters[here.cluster][here.offset]
+    previous_document = document_of(runtime, collection, previous_id)
+    threshold = corpus_stats(runtime, collection).similarity_threshold(context.soft_switch_margin)
+    path = [
+        Position(cluster, offset)
+        for step in range(len(clusters))
+        for cluster in [(here.cluster + step) % len(clusters)]
+        for offset in range(here.offset + 1 if step == 0 else 0, len(clusters[cluster]))
+        if clusters[cluster][offset] not in excluded and clusters[cluster][offset] not in used
+    ]
+    for position in sorted(path, key=turn_of_share):  # stable: path order within a share
+        chunk_id = clusters[position.cluster][position.offset]
+        vectors = embeddings_of(runtime, collection, [previous_id, chunk_id])
+        similarity = round(cosine(vectors[previous_id], vectors[chunk_id]), 4)
+        label = switch_label(similarity, threshold, document_of(runtime, collection, chunk_id) == previous_document)
+        if label is None:
+            continue  # a dissimilar chunk of the same page: neither switch (dialogue_walk's rule)
+        return {
+            "gold": {"cluster": position.cluster, "offset": position.offset},
+            "switch": label,
+            "switch_drawn": drawn,
+            "gold_id": chunk_id,
+            "similarity": similarity,
+        }
+    return None
 
 
 def kind_policy(context: SynthesisContext) -> TurnKindPolicy:

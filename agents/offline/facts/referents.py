@@ -51,6 +51,11 @@ def leans_on_context(
         return reason
     tokens = sentence.tokens
     root = sentence.root
+    opening = [token.text.lower() for token in tokens if token.pos != "SPACE"][:3]
+    if opening[:1] == ["for"] and opening[1:2] in (["example"], ["instance"]) and opening[2:3] == [","]:
+        # "For example, the Heroku platform API exposes a schema ...": an illustration of the sentence before,
+        # which the reply leaves out (a reply opening "For example" exemplifies nothing: drf, development round 15)
+        return "illustrates what came before with 'for example'"
     for token in tokens:
         lower = token.text.lower()
         if token.code:
