@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from benchsmith.cli.synthesize import gate_rows
+from benchsmith.cli.synthesize import gate_rows, gate_warning
 from benchsmith.evals.measures.repeated_turns import asked_turns
 from benchsmith.evals.quality_gate import GateVerdict, TurnEvidence
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
@@ -139,6 +139,20 @@ def test_a_question_the_rules_dropped_is_not_asked_again_later_in_its_conversati
     assert sum(len(questions) for questions in dropped) >= len(dropped)  # every conversation dropped its follow-ups
     for questions in dropped:
         assert len(questions) == len(set(questions)), questions
+
+
+def test_the_summary_warns_when_the_gate_dropped_most_turns_and_says_what_to_do(workspace, passed):
+    def rules_flag_every_follow_up(evidence: TurnEvidence, reading_model: bool = False) -> GateVerdict:
+        return GateVerdict({"unaskable": "stub rule"}) if evidence.previous else GateVerdict()
+
+    gate = gate_stats(run_with(workspace, "mostly-dropped", rules_flag_every_follow_up))
+    assert gate["turns_dropped"] > gate["turns_kept"] > 0
+    warning = gate_warning(gate)
+    assert warning is not None
+    assert f"dropped {gate['turns_dropped']} of {gate['turns_dropped'] + gate['turns_kept']} turns" in warning
+    assert f"unaskable {gate['dropped']['unaskable']}" in warning and repr(gate["examples"]["unaskable"]) in warning
+    assert "--llm openai:<model>" in warning and f"{gate['turns_kept']} remain" in warning
+    assert gate_warning(gate_stats(passed)) is None  # nothing dropped, nothing to say
 
 
 def test_the_turn_waiting_in_flight_survives_a_checkpoint_and_a_crash(workspace, passed):

@@ -175,6 +175,29 @@ def gate_rows(gate: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+DROPPED_WORTH_SAYING = 0.5  # a share of turns the gate dropped above which the summary says why and what to do
+
+
+def gate_warning(gate: dict[str, Any]) -> str | None:
+    """What a benchmark the quality gate mostly dropped means: its passages gave this questioner little a reader
+    keeps (a tutorial of short pages with the offline agents: typer's kept 15 of 93), so the figures of the few
+    turns left say little; a model writes other questions, and ``flag`` shows what was dropped."""
+    if not gate or gate.get("mode") != "replan":
+        return None
+    kept, dropped = gate["turns_kept"], gate["turns_dropped"]
+    if not dropped or dropped / (kept + dropped) <= DROPPED_WORTH_SAYING:
+        return None
+    classes = sorted(((count, klass) for klass, count in gate["dropped"].items() if count), reverse=True)
+    reasons = ", ".join(f"{klass.replace('_', ' ')} {count}" for count, klass in classes)
+    example = gate.get("examples", {}).get(classes[0][1]) if classes else None
+    return (
+        f"the quality gate dropped {dropped} of {kept + dropped} turns ({reasons}"
+        + (f"; e.g. {example!r}" if example else "")
+        + f") and {kept} remain: the questioner finds little in these passages that a reader would keep; "
+        "a model (--llm openai:<model>) asks other questions, --quality-gate flag keeps the turns with their flags"
+    )
+
+
 REPEATS_WORTH_SAYING = 0.2  # a share of turns repeating other conversations' above which the summary says what to do
 
 
@@ -232,8 +255,11 @@ def print_synthesis_statistics(result: SynthesisResult) -> None:
     for label, value in rows:
         table.add_row(label, str(value))
     console.print(table)
-    if warning := repeat_warning(stats.get("repeated_turns") or {}, stats["conversations"]):
-        print_warnings([warning])
+    warnings = [
+        gate_warning(stats.get("quality_gate") or {}),
+        repeat_warning(stats.get("repeated_turns") or {}, stats["conversations"]),
+    ]
+    print_warnings([warning for warning in warnings if warning])
     print_paths(
         {
             "dialogues": result.files["dialogues"],
