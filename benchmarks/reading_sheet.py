@@ -16,7 +16,13 @@ candidates). Turns are drawn with a fixed seed, so the same command gives the sa
         [--turns 50] [--seed 0] --out sheets/flask
 
 writes ``sheets/flask/sheet.md`` (for the reader) and ``sheets/flask/readings.jsonl`` (one line per
-turn with the verdict to fill in). The quality gate's verdicts are never on the sheet (the reader
+turn with the verdict to fill in). A tree too small for one benchmark to hold the turns wanted is read
+over several runs (other ``--seed`` values of synthesize): ``--run`` given again pools their turns, each
+question on its gold once, and ``--not-in`` leaves out the turns of readings already made::
+
+    .venv/bin/python benchmarks/reading_sheet.py --workspace WS --run markdown-s1 --run markdown-s2 \
+        --not-in data/readings/test/markdown-offline-final-16.jsonl --turns 20 ... --out sheets/markdown-more
+ The quality gate's verdicts are never on the sheet (the reader
 must not see them): ``benchmarks/gate_agreement.py`` sets them beside the filled readings.
 """
 
@@ -44,12 +50,24 @@ PASSAGE_CHARS = 1600
 REMAINING_SHOWN = 3
 
 
-def draw(dialogues: list[dict[str, Any]], turns: int, seed: int) -> list[tuple[dict[str, Any], int]]:
-    every = [(dialogue, index) for dialogue in dialogues for index in range(len(dialogue["turns"]))]
+def draw(
+    dialogues: list[dict[str, Any]], turns: int, seed: int, read: frozenset[tuple[str, tuple[str, ...]]] = frozenset()
+) -> list[tuple[dict[str, Any], int]]:
+    """``turns`` turns drawn with ``seed``: each question on its gold once (runs pooled), none of ``read``."""
+    every: dict[tuple[str, tuple[str, ...]], tuple[dict[str, Any], int]] = {}
+    for dialogue in dialogues:
+        for index, turn in enumerate(dialogue["turns"]):
+            every.setdefault(turn_key(turn), (dialogue, index))
+    unread = [item for key, item in every.items() if key not in read]
     return sorted(
-        random.Random(seed).sample(every, min(turns, len(every))),
-        key=lambda item: (item[0]["conversation_id"], item[1]),
+        random.Random(seed).sample(unread, min(turns, len(unread))),
+        key=lambda item: (item[0].get("run", ""), item[0]["conversation_id"], item[1]),
     )
+
+
+def turn_key(turn: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+    """A turn as a benchmark asks it: its question on its gold."""
+    return turn["question"], tuple(turn.get("gold_ids", []))
 
 
 def _quoted(text: str, limit: int = PASSAGE_CHARS) -> str:
@@ -121,7 +139,12 @@ def sheet_item(number: int, dialogue: dict[str, Any], index: int, corpus: Corpus
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workspace", required=True)
-    parser.add_argument("--run", required=True, help="the synthesis run id")
+    parser.add_argument(
+        "--run", required=True, action="append", help="the synthesis run id (again: pool several runs' turns)"
+    )
+    parser.add_argument(
+        "--not-in", nargs="*", type=Path, default=[], help="readings (JSONL) whose turns are not drawn again"
+    )
     parser.add_argument("--corpus", required=True, help="the corpus's name (benchmarks/doc_corpora.py)")
     parser.add_argument("--half", required=True, choices=["development", "test"])
     parser.add_argument("--turns", type=int, default=50)
@@ -130,18 +153,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, type=Path)
     arguments = parser.parse_args(argv)
     workspace = Workspace.resolve(arguments.workspace)
-    run_dir = workspace.run_dir(arguments.run)
-    config = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-    collection = config["config"]["collection"]
-    dialogues = load_jsonl(run_dir / "dialogues.jsonl")
-    corpus = Corpus(workspace, run_dir, collection)
-    drawn = draw(dialogues, arguments.turns, arguments.seed)
+    corpora: dict[str, Corpus] = {}  # by run: each run holds out its own chunks
+    dialogues: list[dict[str, Any]] = []
+    for run in dict.fromkeys(arguments.run):
+        run_dir = workspace.run_dir(run)
+        config = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+        corpora[run] = Corpus(workspace, run_dir, config["config"]["collection"])
+        dialogues += [{**dialogue, "run": run} for dialogue in load_jsonl(run_dir / "dialogues.jsonl")]
+    read = frozenset(
+        (row["question"], tuple(row.get("gold_ids", []))) for path in arguments.not_in for row in load_jsonl(path)
+    )
+    drawn = draw(dialogues, arguments.turns, arguments.seed, read)
     arguments.out.mkdir(parents=True, exist_ok=True)
     header = (
         f"# Reading sheet: {arguments.corpus} ({arguments.half} half), {len(drawn)} turns drawn with seed "
         f"{arguments.seed}\n\nRead each item with the rubric and give it a verdict.\n"
     )
-    items = [sheet_item(number, dialogue, index, corpus) for number, (dialogue, index) in enumerate(drawn, start=1)]
+    items = [
+        sheet_item(number, dialogue, index, corpora[dialogue["run"]])
+        for number, (dialogue, index) in enumerate(drawn, start=1)
+    ]
     (arguments.out / "sheet.md").write_text(header + "\n\n".join(items) + "\n", encoding="utf-8")
     with (arguments.out / "readings.jsonl").open("w", encoding="utf-8") as out:
         for number, (dialogue, index) in enumerate(drawn, start=1):
@@ -154,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
                         "corpus": arguments.corpus,
                         "half": arguments.half,
                         "seed": arguments.seed,
-                        "run": arguments.run,
+                        "run": dialogue["run"],
                         "generator": arguments.generator,
                         "turn_id": f"{dialogue['conversation_id']}:{index}",
                         "turn_type": turn.get("turn_type", "answerable"),
