@@ -22,8 +22,9 @@ question on its gold once, and ``--not-in`` leaves out the turns of readings alr
 
     .venv/bin/python benchmarks/reading_sheet.py --workspace WS --run markdown-s1 --run markdown-s2 \
         --not-in data/readings/test/markdown-offline-final-16.jsonl --turns 20 ... --out sheets/markdown-more
- The quality gate's verdicts are never on the sheet (the reader
-must not see them): ``benchmarks/gate_agreement.py`` sets them beside the filled readings.
+
+The quality gate's verdicts are never on the sheet (the reader must not see them):
+``benchmarks/gate_agreement.py`` sets them beside the filled readings.
 """
 
 from __future__ import annotations
@@ -160,9 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         config = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
         corpora[run] = Corpus(workspace, run_dir, config["config"]["collection"])
         dialogues += [{**dialogue, "run": run} for dialogue in load_jsonl(run_dir / "dialogues.jsonl")]
-    read = frozenset(
-        (row["question"], tuple(row.get("gold_ids", []))) for path in arguments.not_in for row in load_jsonl(path)
-    )
+    read = frozenset(turn_key(row) for path in arguments.not_in for row in load_jsonl(path))
     drawn = draw(dialogues, arguments.turns, arguments.seed, read)
     arguments.out.mkdir(parents=True, exist_ok=True)
     header = (
