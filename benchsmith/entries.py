@@ -246,6 +246,8 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
     field: str | None = None  # the field list being read: "parameters", "returns"
     heading = section_heading(title)
     paragraph_start = 0  # where the statements of the unit being read begin
+    listed: list[str] = []  # the names of the entry lines read in a row, none described yet
+    before_list: Entry | None = entry  # the entry being read before them
 
     def add(said: str, role: Role, whole: bool, parameter: str | None = None, owner: str | None = None) -> None:
         """A statement of the entry and under the heading being read."""
@@ -271,8 +273,18 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
         line_entry = entry_of_line(unit.text) if "\n" not in unit.text and not unit.fenced else None
         if unit.kind in ("code", "markup"):  # "--", the end-of-options marker, reads as markup
             if line_entry:
+                if not (first_pending and listed):
+                    listed, before_list = [], entry
+                listed.append(line_entry.name)
                 entry, field, first_pending = _qualified(line_entry, entry), None, True
             continue
+        if len(set(listed)) > 1 and about_the_list(plain_text(unit.text), entry):
+            # "cmd2.Cmd.perror()", "cmd2.Cmd.ppaged()", then "These methods all honor the allow_style setting": names
+            # listed, not entries described; what follows is the section's ("Never - all ANSI escape sequences
+            # ..." answered what Cmd.ppaged is for: cmd2, development round 16). An API page's undocumented members
+            # run into the next one's description ("Sends a DELETE request."), which is that entry's: kept.
+            entry, first_pending = before_list, False
+        listed = []
         if unit.kind not in ("prose", "item"):
             continue
         body = unit.text
@@ -341,6 +353,24 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             owner = page_subject(title) if entry and entry.kind == "option" else None
             add(plain, role, is_complete(sentence), owner=owner)
     return tuple(found)
+
+
+# What opens a sentence about several names listed before it, or about the section they are listed in.
+GROUP_OPENING = re.compile(r"^(?:These|Those|Both|All (?:of )?these|Each of these|This (?P<noun>[a-z]+))\b")
+
+
+def about_the_list(text: str, last: Entry | None) -> bool:
+    """Whether a sentence after a list of entry lines is about the list ("These functions differ ...") or about
+    its section ("This setting can be one of three values:" after a list of methods), not the last entry."""
+    opening = GROUP_OPENING.match(text.strip())
+    if opening is None:
+        return False
+    noun = opening["noun"]
+    if noun is None:
+        return True
+    if parse(opening[0]).tokens[1].pos != "NOUN":
+        return False  # "This means that ...": what the last entry does, said again
+    return last is None or noun not in (*ENTRY_KINDS, last.kind or "")
 
 
 def _named_description(line: str) -> str | None:

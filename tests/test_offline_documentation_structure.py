@@ -247,3 +247,26 @@ def test_a_signature_with_a_tuple_default_or_a_domain_after_its_kind_word_opens_
     joiner = entry_of_line("class jinja-jinja-globals.joiner(sep=', ')")
     assert joiner is not None and (joiner.name, joiner.kind) == ("joiner", "class")
     assert entry_of_line("add.apply_async((2, 2), link=add.s(16))") is None  # still an example's call
+
+
+def test_what_follows_a_list_of_names_is_the_sections_not_the_last_names():
+    # names listed as code lines, then a sentence about them or about the section: "Never - ..." answered what
+    # Cmd.ppaged is for (cmd2, development round 16)
+    text = (
+        "The allow_style setting controls the output of these methods:\n\ncmd2.Cmd.poutput()\n\ncmd2.Cmd.perror()\n\n"
+        "cmd2.Cmd.ppaged()\n\nThis setting can be one of three values:\n\n"
+        "Never - all ANSI escape sequences are stripped from the output.\n\n"
+        "cmd2.utils.align_left()\n\ncmd2.utils.align_right()\n\n"
+        "These functions differ from Python's string justifying functions in their handling of wide characters.\n"
+    )
+    said = {statement.text: statement.entry for statement in statements(text, "Settings › allow_style")}
+    assert said["Never - all ANSI escape sequences are stripped from the output."] == "allow_style"
+    assert not any(entry and "align_right" in entry for entry in said.values()), said
+    # an API page's undocumented member runs into the next one's description, which stays that entry's
+    api = "requests.Response\n\nrequests.delete(url, **kwargs)\n\nSends a DELETE request and returns the response.\n"
+    assert [(s.entry, s.role) for s in statements(api, "Developer Interface")] == [("requests.delete", "first")]
+    # "This means ..." says again what the last entry does
+    changed = (
+        "celery.Task.apply()\n\ncelery.Task.retry()\n\nThis means that the task is sent to the queue again later.\n"
+    )
+    assert [s.entry for s in statements(changed, "API")] == ["celery.Task.retry"]
