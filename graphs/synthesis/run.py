@@ -96,8 +96,10 @@ def plan(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[str,
 
 
 @functools.lru_cache(maxsize=4)
-def _plan_in(path: Path, modified: float) -> dict[str, int]:
-    return {item["conversation_id"]: item["cluster_id"] for item in load_jsonl(path)}
+def _plan_in(path: Path, modified: float) -> dict[str, tuple[int, int]]:
+    """{conversation: (its cluster, its number in id order)}: the number names its share of the chunks."""
+    clusters = {item["conversation_id"]: item["cluster_id"] for item in load_jsonl(path)}
+    return {conversation: (clusters[conversation], number) for number, conversation in enumerate(sorted(clusters))}
 
 
 def dispatch(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> list[Send] | Literal["export"]:
@@ -124,10 +126,9 @@ def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dic
     """One conversation, recorded once. A semaphore holds the number in flight to
     ``concurrency`` exactly (LangGraph's worker pool alone lets one more through)."""
     items = _items(runtime, task["run_id"])
-    planned = _planned_clusters(runtime, task["run_id"])
-    cluster_id = planned[task["conversation_id"]]
-    # the conversation's share of the chunks its re-planned turns land on (turn_plans.share_plan)
-    share = [sorted(planned).index(task["conversation_id"]), len(planned)]
+    planned = _planned_conversations(runtime, task["run_id"])
+    cluster_id, number = planned[task["conversation_id"]]
+    share = [number, len(planned)]  # the conversation's share of the chunks its re-planned turns land on (share_plan)
     with concurrency_slot(task["run_id"], job.context(runtime).concurrency):
         result = work_once(
             items,
@@ -160,7 +161,7 @@ def make_conversation(task: dict[str, Any], context: SynthesisContext) -> dict[s
     return conversation_in_run.invoke(task, context=context)
 
 
-def _planned_clusters(runtime: Runtime[SynthesisContext], run_id: str) -> dict[str, int]:
+def _planned_conversations(runtime: Runtime[SynthesisContext], run_id: str) -> dict[str, tuple[int, int]]:
     plan_file = job.run_dir(runtime, run_id).file(PLAN_FILE)
     return _plan_in(plan_file, plan_file.stat().st_mtime)
 
