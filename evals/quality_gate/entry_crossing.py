@@ -15,12 +15,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from benchsmith.entries import ENTRY_KINDS
 from benchsmith.passages import split_sentences
 
 # A documented object's line: optional kind words, a dotted name (a custom domain's hyphenated qualifier
 # allowed), an optional argument list, nothing after it on the line.
 SIGNATURE_LINE = re.compile(
-    r"(?m)^[ \t]*(?:(?:class|property|method|function|exception|attribute|data|classmethod|staticmethod|async)\s+)*"
+    rf"(?m)^[ \t]*(?:(?:{'|'.join(ENTRY_KINDS)})\s+)*"
     r"(?P<name>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+)(?:\(.*\))?[ \t]*$"
 )
 FENCED = re.compile(r"```.*?```", re.DOTALL)  # an example's code: its lines are no entries
