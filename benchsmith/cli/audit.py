@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchsmith.cli.console import Table, console, print_paths, print_usage, report_paths, shown
+from benchsmith.cli.console import Table, class_counts, console, print_paths, print_usage, report_paths, shown
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.judges import judge_ensemble_option, judges_given
@@ -80,7 +80,7 @@ def print_audit_summary(result: AuditResult) -> None:
         )
     table.add_row("shortcut flags", ", ".join(result.shortcut_flags) or "none")
     if gate := result.quality_gate:
-        classes = ", ".join(f"{klass.replace('_', ' ')} {count}" for klass, count in gate["by_class"].items() if count)
+        classes = class_counts(gate["by_class"], empty="")
         table.add_row(
             "quality gate: turns flagged",
             f"{gate['flagged']} of {gate['turns']}" + (f" ({classes})" if classes else ""),

@@ -259,6 +259,11 @@ def print_estimate(estimate: Any) -> None:
         console.print(f"  {shown(note)}", highlight=False)
 
 
+def class_counts(counts: Mapping[str, int], empty: str = "none") -> str:
+    """Counts per rubric class as a summary writes them ("unaskable 78, reply mismatch 2"), ``empty`` when none."""
+    return ", ".join(f"{klass.replace('_', ' ')} {count}" for klass, count in counts.items() if count) or empty
+
+
 def print_warnings(warnings: list[str]) -> None:
     for warning in warnings:
         console.print(f"warning: {shown(warning)}", style="yellow", highlight=False)

@@ -7,7 +7,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchsmith.cli.console import Table, console, guarded, print_paths, print_usage, print_warnings, shown
+from benchsmith.cli.console import (
+    Table,
+    class_counts,
+    console,
+    guarded,
+    print_paths,
+    print_usage,
+    print_warnings,
+    shown,
+)
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
@@ -131,7 +140,7 @@ def label_rows(labels: dict[str, Any]) -> list[tuple[str, str]]:
         ("held-out chunks", str(labels.get("held_out_chunks", 0))),
         (
             "typed turns dropped to answerable",
-            ", ".join(f"{kind} {count}" for kind, count in sorted(dropped.items())) or "none",
+            ", ".join(f"{kind} {count}" for kind, count in sorted(dropped.items())),
         ),
         (
             "question types",
@@ -152,24 +161,20 @@ def gate_rows(gate: dict[str, Any]) -> list[tuple[str, str]]:
     """The quality gate's counts per rubric class (stats.json's ``quality_gate``)."""
     if not gate or gate.get("mode") == "off":
         return []
-
-    def listed(counts: dict[str, int]) -> str:
-        return ", ".join(f"{klass.replace('_', ' ')} {count}" for klass, count in counts.items() if count) or "none"
-
     rows = [
-        ("quality gate: questions refused, then re-asked or re-planned", listed(gate["refused"])),
+        ("quality gate: questions refused, then re-asked or re-planned", class_counts(gate["refused"])),
         (
             "quality gate: turns kept / dropped",
-            f"{gate['turns_kept']} kept / {gate['turns_dropped']} dropped ({listed(gate['dropped'])})",
+            f"{gate['turns_kept']} kept / {gate['turns_dropped']} dropped ({class_counts(gate['dropped'])})",
         ),
     ]
     if gate.get("mode") == "flag":
-        rows.append(("quality gate: kept turns flagged", listed(gate["flagged_kept"])))
+        rows.append(("quality gate: kept turns flagged", class_counts(gate["flagged_kept"])))
     if model_flagged := gate.get("model_flagged"):
         rows.append(
             (
                 "quality gate: turns the reading model flagged, replaced / kept",
-                f"{model_flagged['replaced']} replaced / {model_flagged['kept']} kept ({listed(gate['flagged_kept'])})",
+                f"{model_flagged['replaced']} replaced / {model_flagged['kept']} kept ({class_counts(gate['flagged_kept'])})",
             )
         )
     return rows
@@ -187,11 +192,10 @@ def gate_warning(gate: dict[str, Any]) -> str | None:
     kept, dropped = gate["turns_kept"], gate["turns_dropped"]
     if not dropped or dropped / (kept + dropped) <= DROPPED_WORTH_SAYING:
         return None
-    classes = sorted(((count, klass) for klass, count in gate["dropped"].items() if count), reverse=True)
-    reasons = ", ".join(f"{klass.replace('_', ' ')} {count}" for count, klass in classes)
-    example = gate.get("examples", {}).get(classes[0][1]) if classes else None
+    by_count = dict(sorted(gate["dropped"].items(), key=lambda item: -item[1]))
+    example = gate.get("examples", {}).get(next(iter(by_count), ""))
     return (
-        f"the quality gate dropped {dropped} of {kept + dropped} turns ({reasons}"
+        f"the quality gate dropped {dropped} of {kept + dropped} turns ({class_counts(by_count)}"
         + (f"; e.g. {example!r}" if example else "")
         + f") and {kept} remain: the questioner finds little in these passages that a reader would keep; "
         "a model (--llm openai:<model>) asks other questions, --quality-gate flag keeps the turns with their flags"
