@@ -56,6 +56,9 @@ ENTRY_LINE = re.compile(
     r"(?P<name>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?P<call>\(.*\))?(?:\s*(?:->|:)\s*[\w.\[\], |'\"]+)?"
     r"(?P<value>\s*=\s*\S.{0,80})?\s*$"
 )
+# A class statement of Python source, as an example shows it: Sphinx writes an entry's line without the colon
+# ("BuildStatus.FirstApp", the second class of an example read as a member of the first: cmd2, development round 17).
+CLASS_STATEMENT = re.compile(r"^class\s+[A-Za-z_]\w*\s*(?:\([^()]*\))?\s*:$")
 # A custom Sphinx domain writes an object's type before its name ("jinja-jinja-filters.wordwrap(s, width)"):
 # no Python name has a hyphen, so the qualifier is the domain's, not the entry's.
 # (after a kind word too: "class jinja-jinja-globals.joiner(sep=', ')" was no entry, and its description ran
@@ -145,6 +148,8 @@ class Entry:
 def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
     """The entry a signature line, entry line, option line or setting line documents; None for other
     lines. A ``heading`` may also name an entry by a lone snake_case name ("site_name", "on_files")."""
+    if CLASS_STATEMENT.match(plain_text(line).strip()):
+        return None  # "class FirstApp(cmd2.Cmd):" is an example's source, whose docstring documents no API entry
     stripped = plain_text(line).strip().rstrip(":")
     if SETTING_LINE.match(stripped):
         return Entry(stripped, "setting")

@@ -403,6 +403,10 @@ def names_a_thing(heading: str) -> bool:
     cleaned = heading.strip()
     if not cleaned or len(cleaned.split()) > 4 or re.search(r"\d", cleaned) or cleaned.endswith("?") or ":" in cleaned:
         return False
+    if "(" in cleaned:
+        # a remark in parentheses says which part of the manual this is ("Python (optional)", "Setup (Windows)"):
+        # "In Python (optional), how can I enable full access to my application?" (cmd2, development round 17)
+        return False
     first = cleaned.split()[0].lower()
     if first in ("how", "what", "why", "when", "where", "which", "who", "using", "working", "getting"):
         return False

@@ -14,15 +14,18 @@ from benchsmith.agents.offline.facts.clauses import (
     subject_of,
 )
 from benchsmith.agents.offline.facts.phrases import (
+    CONTROL_VERBS,
     MEANS_PREPOSITIONS,
     bare,
     clause_span,
     contiguous,
     fits,
     noun_phrase,
+    object_span,
     object_topic,
     render,
     span,
+    specific_noun,
     verb_phrase,
 )
 from benchsmith.agents.offline.facts.record import Found
@@ -142,7 +145,104 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
         indices = verb_phrase(sentence, root, complement=True)
         if fits(indices) and names_something(sentence, root) and (vp := render(sentence, indices)) and not found:
             found.append(("procedure", object_topic(sentence, root) or vp, (("vp", vp),)))
-    return found
+    return found or _trailing_purpose(sentence) or _passive_means(sentence)
+
+
+def _trailing_purpose(sentence: Sentence) -> Found:
+    """An instruction with its purpose after it: "Set allow_style to Never to strip all ANSI escape sequences",
+    "You can press Control-p to move to the previous command" → how do I strip all ANSI escape sequences. The
+    purpose is the user's task, the instruction before it the reply (cmd2, development round 17). "Use X to Y"
+    is what X is for (``named_uses``); "tell X to Y" is what X is told (``CONTROL_VERBS``)."""
+    root = sentence.root
+    you = subject_of(sentence, root)
+    modal = sentence.child(root.index, "aux")
+    instruction = is_imperative(sentence, root) or (
+        you is not None and you.text.lower() == "you" and modal is not None and modal.lemma in ("can", "should", "must")
+    )
+    obj = sentence.child(root.index, "dobj")
+    if not instruction or obj is None or root.lemma in ("use", *CONTROL_VERBS, *ENABLING_VERBS):
+        return []
+    purpose = next(
+        (
+            child
+            for child in sentence.children(root.index)
+            if child.dep in ("advcl", "xcomp")
+            and child.tag == "VB"
+            and child.index > obj.index
+            and (marker := sentence.child(child.index, "aux")) is not None
+            and marker.lemma == "to"
+        ),
+        None,
+    )
+    if purpose is None or purpose.lemma in LIGHT_VERBS or purpose.lemma in ("be", "see", "work", "avoid"):
+        return []  # "to be in line with ...", "to use when making the final request": no task named
+    task = sentence.child(purpose.index, "dobj")
+    if task is None or task.pos not in ("NOUN", "PROPN") or not specific_noun(sentence, task):
+        return []  # the task is done on a thing the purpose names ("strip all ANSI escape sequences")
+    indices = verb_phrase(sentence, purpose, complement=True)  # the task, less a clause about its object
+    if not (
+        fits(indices)
+        and contiguous(sentence, indices)
+        and names_something(sentence, purpose)
+        and not light_on_judgement(sentence, purpose)
+        and (vp := render(sentence, indices))
+    ):
+        return []
+    return [("procedure", object_topic(sentence, purpose) or vp, (("vp", vp),))]
+
+
+# Verbs whose "with" gives what they are made or called with, not a means: "cmd2.Cmd can be initialized with stdin
+# and stdout" says what it takes, and "How do I set up cmd2.Cmd?" is no question it answers (cmd2, round 17).
+ARGUMENT_TAKING_VERBS = frozenset("initialize instantiate create construct call invoke build construct".split())
+
+
+def _passive_means(sentence: Sentence) -> Found:
+    """What can be done and with which tool, said in the passive: "Output of any command can be displayed one
+    page at a time using the ppaged() method" → how do I display output of any command one page at a time. A
+    tutorial says most of its how in this voice; the means named is the reply's point (a code thing), the
+    rest of the verb's phrase is the task (cmd2, development round 17)."""
+    root = sentence.root
+    modal = sentence.child(root.index, "aux")
+    subject = sentence.child(root.index, "nsubjpass")
+    if (
+        root.tag != "VBN"
+        or root.lemma in ARGUMENT_TAKING_VERBS
+        or sentence.child(root.index, "auxpass") is None
+        or modal is None
+        or modal.lemma not in ("can", "may")
+        or sentence.child(root.index, "neg") is not None
+        or subject is None
+        or subject.pos not in ("NOUN", "PROPN")
+        or not specific_noun(sentence, subject)  # "The default can be changed using ...": which default?
+        or any(child.dep == "det" and child.lemma in QUANTIFIERS for child in sentence.children(subject.index))
+    ):
+        return []
+    # the means wherever the parser hung it ("changed at runtime | with the set command"); the words between the
+    # verb and it say what is done, and where or when
+    means = next(
+        (
+            token
+            for token in sentence.tokens[root.index + 1 :]
+            if (
+                (token.dep == "prep" and token.lemma in MEANS_PREPOSITIONS and token.lemma != "by")
+                or (token.dep in ("advcl", "acl") and token.lemma == "use")
+            )
+            and _names_code(sentence, sentence.child(token.index, "pobj", "dobj"))
+        ),
+        None,
+    )
+    if means is None:
+        return []
+    between = list(range(root.index + 1, means.index))
+    thing = render(sentence, object_span(sentence, subject))
+    rest = render(sentence, between) if between else ""
+    if not thing or rest is None or not fits([root.index, *object_span(sentence, subject), *between]):
+        return []
+    opening = sentence.tokens[object_span(sentence, subject)[0]]
+    if opening.index == 0 and opening.pos != "PROPN" and not opening.code:
+        thing = thing[:1].lower() + thing[1:]  # capitalized only as the sentence's first word
+    vp = f"{root.lemma} {thing} {rest}".strip()
+    return [("procedure", noun_phrase(sentence, subject) or thing, (("vp", vp),))]
 
 
 # Verbs of a main clause that hand the user a means ("To stream, Requests provides iter_content").
@@ -159,6 +259,10 @@ def _users_move(sentence: Sentence, main: Token) -> bool:
     round 12)."""
     subject = subject_of(sentence, main)
     auxiliaries = [child for child in sentence.children(main.index) if child.dep in ("aux", "auxpass")]
+    if main.tag == "VBN" and any(child.dep == "aux" and child.lemma == "have" for child in auxiliaries):
+        # the perfect tells what has (or might have) been done, no step to take: "To further complicate matters,
+        # you might have included ANSI escape sequences" (cmd2, development round 17)
+        return False
     if (subject is None and not auxiliaries) or main.lemma in OFFERING_VERBS:
         return True  # an instruction, whatever the tagger made of its verb ("set" read as VBN after "To X,")
     if subject is not None and (subject.text.lower() in USER_SUBJECTS or subject.dep == "expl"):
@@ -240,6 +344,8 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         return []
     if _left_out_manner(sentence, root, indices):
         return []
+    if obj is not None and _idiom_cut(sentence, obj, indices):
+        return []  # "take advantage [of piecing together workflows]": "Is a scripter able to take advantage?"
     if obj is not None and _named_earlier_in_sentence(sentence, obj, root):
         return []  # "If you have registered it with the codecs module, you can use the codec name": which codec?
     if subject.text.lower() in ("you", "users", "one", "we"):
@@ -316,6 +422,22 @@ def _framed_by_a_case(sentence: Sentence) -> bool:
     return case is not None and case.lemma in CASE_NOUNS
 
 
+def _idiom_cut(sentence: Sentence, obj: Token, indices: list[int]) -> bool:
+    """A bare singular object whose phrase the question leaves out: "take advantage [of X]", "keep track [of X]",
+    "make use [of X]". The noun alone is half an idiom; what it is of is the task (cmd2, development round 17)."""
+    if (
+        obj.tag != "NN"
+        or obj.code
+        or any(child.dep in ("det", "poss", "compound", "amod") for child in sentence.children(obj.index))
+    ):
+        return False
+    # the parser hangs the phrase on the noun or on the verb ("take advantage | of ...")
+    following = [*sentence.children(obj.index), *sentence.children(obj.head)]
+    return any(
+        child.dep == "prep" and child.index == obj.index + 1 and child.index not in indices for child in following
+    )
+
+
 def _named_earlier_in_sentence(sentence: Sentence, obj: Token, verb: Token) -> bool:
     """A definite object with no name in it whose noun the sentence used before its verb: "the codec name"
     after "registered it with the codecs module" is the reader's own codec, which the question leaves
@@ -362,5 +484,7 @@ def advice(statement: Statement, sentence: Sentence) -> Found:
     indices = [action.index, *([i for i in span(sentence, obj.index)] if obj else [])]
     particle = sentence.child(action.index, "prt")
     indices = sorted({*indices, *([particle.index] if particle else [])})
-    vp = render(sentence, indices) if fits(indices) else None
+    # a particle parted from its verb by a phrase is that phrase's: "design from the inside to out" asked "How
+    # should I design out?" (cmd2, development round 17)
+    vp = render(sentence, indices) if fits(indices) and contiguous(sentence, indices) else None
     return [("advice", object_topic(sentence, action) or vp, (("vp", vp),))] if vp else []

@@ -64,6 +64,11 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
         and (mark := _condition_mark(sentence, clause)) is not None
         and mark.lemma in CONDITION_MARKS
     ]
+    wishes = [clause for clause in conditional if _wish(sentence, clause)]
+    if wishes:
+        # "If you want to show an error message, put it in X when you initialize Cmd": the task is the wish, and a
+        # condition beside it is part of the instruction, none to ask of its own (cmd2, development round 17)
+        conditional = wishes[:1]
     if len(conditional) > 1:
         # "If you change the encoding, Requests will use r.encoding whenever you call r.text": asked under one
         # condition, the reply answers under both (requests, development round 12)
@@ -173,6 +178,10 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
     first = sentence.tokens[0] if sentence.tokens else None
     if first is not None and first.lemma == "without" and first.head == root.index and root.pos in ("VERB", "AUX"):
         lacking = sentence.child(first.index, "pobj")
+        if lacking is not None and any(
+            child.dep == "det" and child.lemma in QUANTIFYING_DETERMINERS for child in sentence.children(lacking.index)
+        ):
+            lacking = None  # "Without any work on the part of the designer, ...": no thing a user goes without (cmd2, round 17)
         thing = noun_phrase(sentence, lacking, article=True) if lacking else None
         if thing:
             found.append(("absence", thing, (("thing", thing),)))
@@ -189,6 +198,18 @@ ADVISING_VERBS = frozenset({"encourage", "advise", "recommend", "urge", "ask", "
 # contents") or quantify over nothing named ("no contributor objects").
 POINTING_DETERMINERS = frozenset("the this that these those its their his her our".split())
 QUANTIFYING_DETERMINERS = frozenset("no any all each every both some either neither".split())
+
+
+def _wish(sentence: Sentence, clause: Token) -> bool:
+    """ "If you want to X", "if we wish to X": a task, asked as how to do it."""
+    subject = subject_of(sentence, clause)
+    return (
+        subject is not None
+        and subject.text.lower() in ("you", "we")
+        and clause.lemma in WANTING_VERBS
+        and sentence.child(clause.index, "xcomp") is not None
+        and sentence.child(clause.index, "neg") is None
+    )
 
 
 def _leaning_condition(sentence: Sentence, clause: Token, subject: Token) -> bool:
