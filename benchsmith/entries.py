@@ -264,10 +264,12 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
         name, kind = (documented.name, documented.kind) if documented else (None, None)
         found.append(Statement(said, len(found), name, kind, role, parameter, whole, owner, heading=heading))
 
+    section_start = 0  # where the statements under the heading being read begin
     for unit in units(text):
         if unit.kind == "heading":
             entry, field, first_pending = None, None, False
             heading = plain_text(unit.text).strip()
+            section_start = len(found)
             continue
         if ATTRIBUTION.match(unit.text):
             # "— Alfred North Whitehead, ...": the paragraph above is an epigraph, someone's words, not the
@@ -353,11 +355,35 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
                     # git, development round 14)
                     first_pending = False
                 continue
+            if entry is None and len(found) == section_start and (named := _named_by_heading(heading, plain)):
+                entry, first_pending = named, True  # "set" › "This command sets a setting's value"
             role: Role = "first" if first_pending and entry else "prose"
             first_pending = False
             owner = page_subject(title) if entry and entry.kind == "option" else None
             add(plain, role, is_complete(sentence), owner=owner)
     return tuple(found)
+
+
+# A section's first sentence that names what its heading is: "This command lists available shortcuts."
+SELF_DESCRIPTION = re.compile(
+    r"^This (?P<kind>command|subcommand|setting|option|flag|hook|event|filter|plugin|variable|key|field)\b"
+)
+LOWER_IDENTIFIER = re.compile(r"[a-z][a-z0-9_-]*")
+
+
+def _named_by_heading(heading: str, sentence: str) -> Entry | None:
+    """A heading that is one name in lower case ("shortcuts", "run_script", "allow_style") whose section opens by
+    saying what kind of thing it is ("This command ...", "This setting ..."): the section documents that entry,
+    and "This command" in it is the entry, not a thing before it (cmd2's built-in commands and settings: their
+    descriptions were read as leaning on context, and none was asked; development round 17)."""
+    opening = SELF_DESCRIPTION.match(sentence.strip())
+    if opening is None or not LOWER_IDENTIFIER.fullmatch(heading) or heading in MANUAL_HEADING_WORDS:
+        return None
+    return Entry(heading, opening["kind"])
+
+
+# Lower-case headings that name a part of a manual, not an entry.
+MANUAL_HEADING_WORDS = frozenset("usage overview introduction example examples notes summary description".split())
 
 
 # What opens a sentence about several names listed before it, or about the section they are listed in.

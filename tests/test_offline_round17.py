@@ -84,3 +84,18 @@ def test_an_instructions_purpose_after_it_is_asked_as_the_task():
 def test_a_verb_whose_with_gives_its_arguments_has_no_means_to_ask():
     text = "cmd2.Cmd can be initialized with a stdin and stdout variables, which it stores as self.stdin."
     assert not any(question.startswith(("How do I", "How can I")) for question in questions(text))
+
+
+def test_a_lower_case_heading_whose_section_says_what_it_is_documents_that_entry():
+    title = "Builtin Commands › List of Builtin Commands › shortcuts"
+    assert "What does the shortcuts command do?" in questions("This command lists available shortcuts.", title)
+    setting = statements("This setting causes cmd2 to show elapsed time. It defaults to False.", "Settings › timing")
+    assert [(statement.entry, statement.entry_kind) for statement in setting] == [("timing", "setting")] * 2
+    # a heading of words, or a section that does not open by naming its kind: no entry
+    assert statements("This command lists available shortcuts.", "Guide › Getting Started")[0].entry is None
+    assert statements("It lists available shortcuts.", "Commands › shortcuts")[0].entry is None
+
+
+def test_you_as_an_object_is_me_in_the_users_words():
+    text = "Take a moment to review the initial project that has been created for you."
+    assert asked_about(text, "created for me") and not asked_about(text, "for I")

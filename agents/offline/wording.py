@@ -182,6 +182,14 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("option-when", "explanation", "When should I use {entry}{with_owner}?"),
         ("keyword-option", "keyword", "{owner_space}{entry} option"),
     ),
+    # a command a section documents ("This command lists available shortcuts." under "shortcuts"): run, not called
+    "purpose-command": _frames(
+        ("what-does-do", "factoid", "What does {entry} do?"),
+        ("what-for", "factoid", "What is {entry} for?"),
+        ("when-use", "explanation", "When would I use {entry}?"),
+        ("purpose-of", "factoid", "What is the purpose of {entry}?"),
+        ("explain-call", "explanation", "Can you explain {entry}?"),
+    ),
     "purpose-setting": _frames(
         ("setting-do", "factoid", "What does the {entry} setting do?"),
         ("what-for", "factoid", "What is {entry} for?"),
@@ -244,6 +252,8 @@ ENTRY_FRAMES = {
     "attribute": "purpose-value",
     "data": "purpose-value",
     "setting": "purpose-setting",
+    "command": "purpose-command",
+    "subcommand": "purpose-command",
 }
 # Only what runs is called ("Why would I call ...?"); a module, a constant or a config variable is not.
 CALLABLE_KINDS = frozenset(

@@ -179,7 +179,8 @@ def _trailing_purpose(sentence: Sentence) -> Found:
     task = sentence.child(purpose.index, "dobj")
     if task is None or task.pos not in ("NOUN", "PROPN") or not specific_noun(sentence, task):
         return []  # the task is done on a thing the purpose names ("strip all ANSI escape sequences")
-    indices = verb_phrase(sentence, purpose, complement=True)  # the task, less a clause about its object
+    marker = sentence.child(purpose.index, "aux")
+    indices = [i for i in clause_span(sentence, purpose) if marker is None or i != marker.index]
     if not (
         fits(indices)
         and contiguous(sentence, indices)

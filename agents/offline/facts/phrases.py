@@ -106,6 +106,8 @@ def render(sentence: Sentence, indices: list[int] | range, *, user: bool = True)
         if lower in DANGLING and not token.code and not relative:
             return None
         text = USER_VOICE.get(lower, token.text) if user and not token.code else token.text
+        if user and lower == "you" and token.dep in ("dobj", "pobj", "dative"):
+            text = "me"  # "the project created for you" is created for me, not "for I"
         after_you = position and tokens[position - 1].text.lower() in ("you", "we")
         if user and lower in ("are", "were", "'re", "’re") and after_you:
             text = {"are": "am", "were": "was", "'re": "'m", "’re": "’m"}[lower]
