@@ -99,3 +99,16 @@ def test_a_lower_case_heading_whose_section_says_what_it_is_documents_that_entry
 def test_you_as_an_object_is_me_in_the_users_words():
     text = "Take a moment to review the initial project that has been created for you."
     assert asked_about(text, "created for me") and not asked_about(text, "for I")
+
+
+def test_a_present_passive_says_what_sets_a_thing_or_when_it_happens():
+    defined = "The prompt for subsequent lines of input is defined by the cmd2.Cmd.continuation_prompt attribute."
+    assert "What defines the prompt for subsequent lines of input?" in questions(defined)
+    called = "Postparsing hooks are called after the user input has been parsed."
+    assert "When are postparsing hooks called?" in questions(called)
+    # no thing named, no code thing as the agent, a concession, a modal, or "after" as a name's source: not asked
+    assert questions("An exception is raised when the file is missing.") == []
+    assert questions("The prompt for the first line is defined by the user.") == []
+    assert questions("Finalization hooks are called even if the command raises an exception.") == []
+    assert not asked_about("Postparsing hooks may be called after the input has been parsed.", "When")
+    assert not asked_about("Releases in the 5.x series are codenamed after a song.", "When")

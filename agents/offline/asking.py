@@ -52,6 +52,8 @@ KIND_ORDER = {
     "parameter": 2,
     "purpose": 2,
     "behaviour": 2,
+    "agent": 2,
+    "occasion": 2,
     "returns": 3,
     "capability": 3,
     "definition": 3,

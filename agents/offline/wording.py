@@ -235,6 +235,14 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("what-does-verb", "factoid", "What {does} {owner} {verb}{aim}?"),
         ("does-it", "yes/no", "{Does} {owner} {verb} {rest}?"),
     ),
+    "agent": _frames(
+        ("what-verbs", "factoid", "What {verbs} {thing}?"),
+        ("how-is-verbed", "explanation", "How {is} {thing} {verbed}?"),
+    ),
+    "occasion": _frames(
+        ("when-is-verbed", "factoid", "When {is} {thing} {verbed}?"),
+        ("at-what-point", "explanation", "At what point {is} {thing} {verbed}?"),
+    ),
     "advice": _frames(
         ("how-should-i", "how-to", "How should I {vp}?"),
         ("recommended-way", "how-to", "What is the recommended way to {vp}?"),

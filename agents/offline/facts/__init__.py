@@ -19,6 +19,9 @@ worded from (agents/offline/wording.py):
   "A differs from B") → *what is the difference between A and B*.
 * ``capability``: "You can/cannot VP", "X supports Y" → *can I VP*, *does X support Y*.
 * ``default``: "X defaults to V" → *what does X default to*.
+* ``agent``, ``occasion``: a present passive that says what sets a thing or when it happens ("The prompt is
+  defined by the prompt attribute", "Hooks are called after the input is parsed") → *what defines X*, *when
+  are X called*.
 
 A fact's topic is a noun phrase or an entry, never a verb phrase or a clause fragment; a slot
 that would need a referent outside the statement ("it", "this", "they") is filled from the entry
@@ -45,7 +48,7 @@ from benchsmith.agents.offline.facts.clauses import docstring_mood
 from benchsmith.agents.offline.facts.conditionals import GIVEN_SLOT, conditions, errors
 from benchsmith.agents.offline.facts.record import Fact
 from benchsmith.agents.offline.facts.referents import leans_on_context
-from benchsmith.agents.offline.facts.things import behaviours, comparisons, definitions, sections
+from benchsmith.agents.offline.facts.things import behaviours, comparisons, definitions, passives, sections
 from benchsmith.entries import VERSION_NOTE, Statement, entry_of_line, statements
 from benchsmith.language import Sentence, parse_all
 
@@ -165,6 +168,7 @@ READERS = (
     capabilities,
     defaults,
     behaviours,
+    passives,
     advice,
     named_uses,
 )

@@ -21,6 +21,8 @@ FactKind = Literal[
     "capability",
     "default",
     "behaviour",
+    "agent",
+    "occasion",
     "advice",
     "section",
 ]
