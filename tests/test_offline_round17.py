@@ -112,3 +112,9 @@ def test_a_present_passive_says_what_sets_a_thing_or_when_it_happens():
     assert questions("Finalization hooks are called even if the command raises an exception.") == []
     assert not asked_about("Postparsing hooks may be called after the input has been parsed.", "When")
     assert not asked_about("Releases in the 5.x series are codenamed after a song.", "When")
+
+
+def test_any_one_of_a_named_kind_is_a_condition_to_ask():
+    text = "If any postcommand hook raises an exception, no further postcommand hook methods will be called."
+    assert asked_about(text, "What happens if any postcommand hook raises an exception?")
+    assert not asked_about("If any raises an exception, nothing more is called.", "What happens if")

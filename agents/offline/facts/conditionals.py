@@ -227,6 +227,8 @@ def _leaning_condition(sentence: Sentence, clause: Token, subject: Token) -> boo
     if subject.code or subject.pos == "PROPN":
         return False
     determiners = {child.lemma for child in sentence.children(subject.index) if child.dep in ("det", "poss")}
+    if determiners == {"any"} and any(child.dep == "compound" for child in sentence.children(subject.index)):
+        return False  # "if any postcommand hook raises an exception": any one of a kind the words name (cmd2, round 17)
     return subject.pos == "PRON" or (subject.dep == "nsubj" and bool(determiners & QUANTIFYING_DETERMINERS))
 
 
