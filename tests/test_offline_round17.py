@@ -118,3 +118,10 @@ def test_any_one_of_a_named_kind_is_a_condition_to_ask():
     text = "If any postcommand hook raises an exception, no further postcommand hook methods will be called."
     assert asked_about(text, "What happens if any postcommand hook raises an exception?")
     assert not asked_about("If any raises an exception, nothing more is called.", "What happens if")
+
+
+def test_a_thing_weighed_against_others_is_not_defined_by_it():
+    assert questions("Hooks are a much better approach.") == []
+    assert not asked_about("The quickstart guide is the fastest way to get up and running.", "quickstart guide")
+    # "pytest" tagged as a superlative: a plugin's definition still
+    assert asked_about("Library pytest-spec is a pytest plugin to display test execution output.", "pytest-spec")

@@ -120,9 +120,11 @@ def definitions(statement: Statement, sentence: Sentence) -> Found:
     if is_copula and attr is not None:
         article = sentence.child(attr.index, "det")
         evaluative = any(
-            (child.dep == "amod" and child.lemma in EVALUATIVE | RELATIVE) or child.lemma == "default"
+            (child.dep == "amod" and (child.lemma in EVALUATIVE | RELATIVE or _weighed(sentence, child)))
+            or child.lemma == "default"
             for child in sentence.children(attr.index)
-        )  # "--guess is the default behavior" says it is on, not what it is (git, development round 11)
+        )  # "--guess is the default behavior" says it is on, not what it is (git, development round 11); "Hooks are a
+        # much better approach" weighs them, and answered what hooks are (cmd2, round 17)
         if attr.pos != "NOUN" or article is None or article.lemma not in ("a", "an", "the") or evaluative:
             return []
         if _of_a_bare_the(sentence, attr):
@@ -407,6 +409,18 @@ def _lead_narrows(lead: Sentence, head: str) -> bool:
             if owner.head == root.index and owner.dep in ("nsubj", "nsubjpass"):
                 return False
     return True
+
+
+def _weighed(sentence: Sentence, adjective: Token) -> bool:
+    """A comparison or a superlative that weighs a thing: "a much better approach", "the fastest way". (The tagger
+    also calls "pytest" a superlative: an "-er" or "-est" word counts only with "much", "far", "by far" or as a
+    judgement of its own.)"""
+    if adjective.tag not in ("JJR", "JJS"):
+        return False
+    return adjective.text.lower() in WEIGHING_WORDS or sentence.child(adjective.index, "advmod") is not None
+
+
+WEIGHING_WORDS = frozenset("better best worse worst easier easiest simpler simplest faster fastest".split())
 
 
 # Verbs whose agent is what sets a thing: "The prompt is specified by the cmd2.Cmd.prompt attribute" → what specifies
