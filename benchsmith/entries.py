@@ -265,7 +265,11 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
         found.append(Statement(said, len(found), name, kind, role, parameter, whole, owner, heading=heading))
 
     section_start = 0  # where the statements under the heading being read begin
+    last_name: str | None = None  # the unit before, when it is one lower-case name on its line ("quit")
     for unit in units(text):
+        line_name, last_name = last_name, None
+        if unit.kind in ("prose", "item") and LOWER_IDENTIFIER.fullmatch(plain_text(unit.text).strip()):
+            last_name = plain_text(unit.text).strip()  # a heading the page's text kept as a line, perhaps
         if unit.kind == "heading":
             entry, field, first_pending = None, None, False
             heading = plain_text(unit.text).strip()
@@ -355,8 +359,14 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
                     # git, development round 14)
                     first_pending = False
                 continue
-            if entry is None and len(found) == section_start and (named := _named_by_heading(heading, plain)):
-                entry, first_pending = named, True  # "set" › "This command sets a setting's value"
+            # "set" › "This command sets a setting's value"; and the next section's name kept as a line of text
+            # before its own "This command ..." ("quit", ..., "run_pyscript", "This command runs a Python script":
+            # read as the quit command's, its description answered what quit is for; cmd2, development round 17)
+            named_by = line_name
+            if named_by is None and entry is None and len(found) == section_start:
+                named_by = heading
+            if named_by and (named := _named_by_heading(named_by, plain)) and (entry is None or entry != named):
+                entry, first_pending = named, True
             role: Role = "first" if first_pending and entry else "prose"
             first_pending = False
             owner = page_subject(title) if entry and entry.kind == "option" else None

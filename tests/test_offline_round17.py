@@ -125,3 +125,14 @@ def test_a_thing_weighed_against_others_is_not_defined_by_it():
     assert not asked_about("The quickstart guide is the fastest way to get up and running.", "quickstart guide")
     # "pytest" tagged as a superlative: a plugin's definition still
     assert asked_about("Library pytest-spec is a pytest plugin to display test execution output.", "pytest-spec")
+
+
+def test_the_next_sections_name_kept_as_a_line_starts_its_entry():
+    text = (
+        "quit\n\nThis command exits the cmd2 application.\n\n"
+        "run_pyscript\n\nThis command runs a Python script file inside the cmd2 application."
+    )
+    read = statements(text, "Builtin Commands › List of Builtin Commands › quit")
+    assert [(statement.entry, statement.role) for statement in read] == [("quit", "first"), ("run_pyscript", "first")]
+    quit_facts = [fact for fact in passage_facts(text, "Builtin Commands › quit") if fact.entry == "quit"]
+    assert quit_facts and all(fact.answer == (0,) for fact in quit_facts)
