@@ -136,3 +136,11 @@ def test_the_next_sections_name_kept_as_a_line_starts_its_entry():
     assert [(statement.entry, statement.role) for statement in read] == [("quit", "first"), ("run_pyscript", "first")]
     quit_facts = [fact for fact in passage_facts(text, "Builtin Commands › quit") if fact.entry == "quit"]
     assert quit_facts and all(fact.answer == (0,) for fact in quit_facts)
+
+
+def test_what_a_thing_does_to_an_object_is_not_asked_without_the_rest_of_it():
+    assert not asked_about(
+        "The cmd2.Cmd object sets an exit_code attribute to zero when it is instantiated.", "What does"
+    )
+    assert not asked_about("Sphinx magically handles the intra-file hierarchy on its own.", "What does Sphinx handle")
+    assert asked_about("The ipy command enters an interactive IPython session.", "What does the ipy command enter?")

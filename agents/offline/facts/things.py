@@ -241,6 +241,17 @@ def behaviours(statement: Statement, sentence: Sentence) -> Found:
     if root.lemma in LIGHT_VERBS and aim is None:
         return []  # "What does MkDocs use?": uses for what? ("... use to render Markdown?" says)
     indices = verb_phrase(sentence, root)
+    if any(
+        child.index > obj.index
+        and child.index not in indices
+        and (child.dep == "advcl" or (child.dep == "prep" and child.lemma in RESULT_PREPOSITIONS))
+        for child in sentence.children(root.index)
+        if child is not purpose
+    ):
+        # "sets an exit_code attribute to zero when it is instantiated", "handles the hierarchy on its own": the
+        # object is half of what the statement says; "What does the cmd2.Cmd object set?" asks a riddle (cmd2,
+        # development readings rounds 16-17)
+        return []
     rest = render(sentence, [i for i in indices if i != root.index]) if fits(indices) else None
     slots = (("owner", owner), ("verb", root.lemma), ("does", "do" if plural else "does"), ("aim", aim or ""))
     return [("behaviour", bare(owner), (*slots, *((("rest", rest),) if rest else ())))]
@@ -421,6 +432,11 @@ def _weighed(sentence: Sentence, adjective: Token) -> bool:
 
 
 WEIGHING_WORDS = frozenset("better best worse worst easier easiest simpler simplest faster fastest".split())
+
+
+# Prepositions after a verb's object that finish what the verb does to it: "set X to zero", "turn X into Y",
+# "handle X on its own".
+RESULT_PREPOSITIONS = frozenset({"to", "into", "on", "as"})
 
 
 # Verbs whose agent is what sets a thing: "The prompt is specified by the cmd2.Cmd.prompt attribute" → what specifies
