@@ -144,3 +144,8 @@ def test_what_a_thing_does_to_an_object_is_not_asked_without_the_rest_of_it():
     )
     assert not asked_about("Sphinx magically handles the intra-file hierarchy on its own.", "What does Sphinx handle")
     assert asked_about("The ipy command enters an interactive IPython session.", "What does the ipy command enter?")
+
+
+def test_a_sentence_that_grants_a_point_made_before_it_is_not_asked():
+    assert questions("You may be right, but Session.mount() raises a ValueError if the prefix is empty.") == []
+    assert asked_about("Session.mount() raises a ValueError if the prefix is empty.", "ValueError")

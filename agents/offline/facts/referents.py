@@ -39,6 +39,24 @@ NEIGHBOUR_WORDS = frozenset({"previous", "next", "following", "preceding", "abov
 PART_NOUNS = frozenset({"section", "chapter", "example", "step", "paragraph", "page", "part", "tutorial", "snippet"})
 
 
+# Words of a clause that grants what someone said before: "You may be right", "That may be true".
+GRANTING_WORDS = frozenset({"right", "true", "correct", "fair"})
+
+
+def _concedes(sentence: Sentence) -> bool:
+    """A sentence opening with a clause that grants a point, then "but": "You may be right, but remove() will raise
+    a ValueError if py isn't in the list" answers someone the reply does not quote (cmd2, development readings
+    rounds 16-17: read broken five times)."""
+    words = [token for token in sentence.tokens if token.pos != "SPACE"]
+    turn = next((i for i, token in enumerate(words) if token.text.lower() == "but" and token.dep == "cc"), None)
+    if turn is None or turn > 6:
+        return False
+    granted = words[:turn]
+    return any(token.lemma in GRANTING_WORDS and token.dep == "acomp" for token in granted) and any(
+        token.lemma in ("may", "might", "could") for token in granted
+    )  # "The value is correct but may be slow" grants nothing
+
+
 def leans_on_context(
     sentence: Sentence, named: frozenset[str] = frozenset(), *, in_entry: bool = False, parameter: bool = False
 ) -> str | None:
@@ -56,6 +74,8 @@ def leans_on_context(
         # "For example, the Heroku platform API exposes a schema ...": an illustration of the sentence before,
         # which the reply leaves out (a reply opening "For example" exemplifies nothing: drf, development round 15)
         return "illustrates what came before with 'for example'"
+    if _concedes(sentence):
+        return "concedes a point made before it ('You may be right, but ...')"
     for token in tokens:
         lower = token.text.lower()
         if token.code:
