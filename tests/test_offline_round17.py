@@ -149,3 +149,8 @@ def test_what_a_thing_does_to_an_object_is_not_asked_without_the_rest_of_it():
 def test_a_sentence_that_grants_a_point_made_before_it_is_not_asked():
     assert questions("You may be right, but Session.mount() raises a ValueError if the prefix is empty.") == []
     assert asked_about("Session.mount() raises a ValueError if the prefix is empty.", "ValueError")
+
+
+def test_a_verb_on_a_thing_in_title_case_is_a_task_not_a_context():
+    assert context_name("Disabling Commands › Hide A Command") != "Hide A Command"
+    assert context_name("Deploying your docs › Read the Docs") == "Read the Docs"  # a name with a definite object

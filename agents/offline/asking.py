@@ -38,7 +38,7 @@ from benchsmith.agents.offline.facts.phrases import GENERIC_NOUNS, QUALIFYING_WO
 from benchsmith.agents.offline.wording import Wording, wordings
 from benchsmith.agents.text import WordStatistics, inverse_document_frequency
 from benchsmith.entries import MAN_PAGE, page_subject, page_topic, section_heading, short_name, spoken_name, statements
-from benchsmith.language import parse, question_frame
+from benchsmith.language import Sentence, Token, parse, question_frame
 from benchsmith.words import COPIED_RUN, content_words, copy_words, longest_shared_run, stems
 
 KIND_ORDER = {
@@ -418,6 +418,7 @@ def names_a_thing(heading: str) -> bool:
         (opening.tag == "VBG" and not opening.code)
         or (opening.tag == "VB" and opening.dep == "ROOT" and not opening.code and _sentence_case(cleaned))
         or any(t.tag == "PRP$" for t in parsed.tokens)
+        or (opening.tag == "VB" and opening.dep == "ROOT" and _indefinite_object(parsed, opening))
     ):
         # a task or a tutorial's title, not a thing: "In Preparing Initial Patchset, ...", "In My First Object
         # Walk, ..." (git, development rounds 8 and 11), "In Upload new source files, ..." (drf, round 13)
@@ -435,6 +436,15 @@ def names_a_thing(heading: str) -> bool:
         # can you explain what an expression is?" names no thing (pytest, development round 12)
         return False
     return not set(re.findall(r"[a-z]+", cleaned.lower())) & MANUAL_TITLE_WORDS
+
+
+def _indefinite_object(parsed: Sentence, verb: Token) -> bool:
+    """A verb on "a" or "an" something: a task however it is capitalized ("Hide A Command", "Add a Shortcut"); a
+    name made of a verb has a definite one ("Read the Docs"). "In Hide A Command, ..." was read as no noun phrase
+    in three cmd2 readings (development round 17)."""
+    obj = parsed.child(verb.index, "dobj")
+    article = parsed.child(obj.index, "det") if obj is not None else None
+    return article is not None and article.lemma in ("a", "an")
 
 
 def _anchored(question: str, title: str) -> bool:
