@@ -144,6 +144,8 @@ def test_what_a_thing_does_to_an_object_is_not_asked_without_the_rest_of_it():
     )
     assert not asked_about("Sphinx magically handles the intra-file hierarchy on its own.", "What does Sphinx handle")
     assert asked_about("The ipy command enters an interactive IPython session.", "What does the ipy command enter?")
+    # an object with where it goes is still what the thing does ("fits constituents to twelve months of readings")
+    assert asked_about("The tide predictor fits harmonic constituents to twelve months of readings.", "What does")
 
 
 def test_a_sentence_that_grants_a_point_made_before_it_is_not_asked():
