@@ -28,7 +28,8 @@ that would need a referent outside the statement ("it", "this", "they") is fille
 the statement documents, or the fact is not taken.
 
 The readers by what they read: ``actions`` (procedures, capabilities, advice), ``conditionals``
-(conditions, remedies, errors), ``things`` (definitions, comparisons, behaviours, sections),
+(conditions, remedies, errors), ``things`` (definitions, comparisons, behaviours, sections), ``passives``
+(what sets a thing, when it happens),
 ``api_entries`` (an entry's purpose, returns and parameters, defaults); they share ``phrases``
 (the words a question is made of) and ``clauses`` (a verb's subject and mood); ``referents`` refuses
 a statement that leans on an example or a step the reply leaves out ("After that ...", "will now be
@@ -46,9 +47,10 @@ from benchsmith.agents.offline.facts.actions import advice, capabilities, proced
 from benchsmith.agents.offline.facts.api_entries import LABEL_OPENING, PARTIAL_SLOT, defaults, entries, named_uses
 from benchsmith.agents.offline.facts.clauses import docstring_mood
 from benchsmith.agents.offline.facts.conditionals import GIVEN_SLOT, conditions, errors
+from benchsmith.agents.offline.facts.passives import passives
 from benchsmith.agents.offline.facts.record import Fact
 from benchsmith.agents.offline.facts.referents import leans_on_context
-from benchsmith.agents.offline.facts.things import behaviours, comparisons, definitions, passives, sections
+from benchsmith.agents.offline.facts.things import behaviours, comparisons, definitions, sections
 from benchsmith.entries import VERSION_NOTE, Statement, entry_of_line, statements
 from benchsmith.language import Sentence, parse_all
 

@@ -194,7 +194,7 @@ def _trailing_purpose(sentence: Sentence) -> Found:
 
 # Verbs whose "with" gives what they are made or called with, not a means: "cmd2.Cmd can be initialized with stdin
 # and stdout" says what it takes, and "How do I set up cmd2.Cmd?" is no question it answers (cmd2, round 17).
-ARGUMENT_TAKING_VERBS = frozenset("initialize instantiate create construct call invoke build construct".split())
+ARGUMENT_TAKING_VERBS = frozenset("initialize instantiate create construct call invoke build".split())
 
 
 def _passive_means(sentence: Sentence) -> Found:
