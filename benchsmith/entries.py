@@ -268,8 +268,8 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
     last_name: str | None = None  # the unit before, when it is one lower-case name on its line ("quit")
     for unit in units(text):
         line_name, last_name = last_name, None
-        if unit.kind in ("prose", "item") and LOWER_IDENTIFIER.fullmatch(plain_text(unit.text).strip()):
-            last_name = plain_text(unit.text).strip()  # a heading the page's text kept as a line, perhaps
+        if unit.kind in ("prose", "item") and LOWER_IDENTIFIER.fullmatch(lone := plain_text(unit.text).strip()):
+            last_name = lone  # a heading the page's text kept as a line, perhaps
         if unit.kind == "heading":
             entry, field, first_pending = None, None, False
             heading = plain_text(unit.text).strip()
@@ -365,7 +365,7 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             named_by = line_name
             if named_by is None and entry is None and len(found) == section_start:
                 named_by = heading
-            if named_by and (named := _named_by_heading(named_by, plain)) and (entry is None or entry != named):
+            if named_by and (named := _entry_of_section(named_by, plain)) and entry != named:
                 entry, first_pending = named, True
             role: Role = "first" if first_pending and entry else "prose"
             first_pending = False
@@ -381,7 +381,7 @@ SELF_DESCRIPTION = re.compile(
 LOWER_IDENTIFIER = re.compile(r"[a-z][a-z0-9_-]*")
 
 
-def _named_by_heading(heading: str, sentence: str) -> Entry | None:
+def _entry_of_section(heading: str, sentence: str) -> Entry | None:
     """A heading that is one name in lower case ("shortcuts", "run_script", "allow_style") whose section opens by
     saying what kind of thing it is ("This command ...", "This setting ..."): the section documents that entry,
     and "This command" in it is the entry, not a thing before it (cmd2's built-in commands and settings: their

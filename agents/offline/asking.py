@@ -416,9 +416,12 @@ def names_a_thing(heading: str) -> bool:
     opening = parsed.tokens[0]
     if (
         (opening.tag == "VBG" and not opening.code)
-        or (opening.tag == "VB" and opening.dep == "ROOT" and not opening.code and _sentence_case(cleaned))
+        or (
+            opening.tag == "VB"
+            and opening.dep == "ROOT"
+            and ((not opening.code and _sentence_case(cleaned)) or _indefinite_object(parsed, opening))
+        )
         or any(t.tag == "PRP$" for t in parsed.tokens)
-        or (opening.tag == "VB" and opening.dep == "ROOT" and _indefinite_object(parsed, opening))
     ):
         # a task or a tutorial's title, not a thing: "In Preparing Initial Patchset, ...", "In My First Object
         # Walk, ..." (git, development rounds 8 and 11), "In Upload new source files, ..." (drf, round 13)

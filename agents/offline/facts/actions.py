@@ -24,6 +24,7 @@ from benchsmith.agents.offline.facts.phrases import (
     object_span,
     object_topic,
     render,
+    sentence_inner,
     span,
     specific_noun,
     verb_phrase,
@@ -235,14 +236,12 @@ def _passive_means(sentence: Sentence) -> Found:
     if means is None:
         return []
     between = list(range(root.index + 1, means.index))
-    thing = render(sentence, object_span(sentence, subject))
+    subject_words = object_span(sentence, subject)
+    thing = render(sentence, subject_words)
     rest = render(sentence, between) if between else ""
-    if not thing or rest is None or not fits([root.index, *object_span(sentence, subject), *between]):
+    if not thing or rest is None or not fits([root.index, *subject_words, *between]):
         return []
-    opening = sentence.tokens[object_span(sentence, subject)[0]]
-    if opening.index == 0 and opening.pos != "PROPN" and not opening.code:
-        thing = thing[:1].lower() + thing[1:]  # capitalized only as the sentence's first word
-    vp = f"{root.lemma} {thing} {rest}".strip()
+    vp = f"{root.lemma} {sentence_inner(sentence, subject_words, thing)} {rest}".strip()
     return [("procedure", noun_phrase(sentence, subject) or thing, (("vp", vp),))]
 
 

@@ -64,7 +64,7 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
         and (mark := _condition_mark(sentence, clause)) is not None
         and mark.lemma in CONDITION_MARKS
     ]
-    wishes = [clause for clause in conditional if _wish(sentence, clause)]
+    wishes = [clause for clause in conditional if _wished(sentence, clause) is not None]
     if wishes:
         # "If you want to show an error message, put it in X when you initialize Cmd": the task is the wish, and a
         # condition beside it is part of the instruction, none to ask of its own (cmd2, development round 17)
@@ -85,10 +85,9 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
             # "it's useful to have multiple environments, if different configurations are in use": a judgement,
             # nothing that happens (jinja2, development round 12)
             continue
-        wanted = sentence.child(clause.index, "xcomp")
         if sentence.child(clause.index, "neg") and clause.lemma in WANTING_VERBS:
             continue  # "if you don't want to execute the test function": no task to ask how to do (pytest, round 11)
-        if subject.text.lower() in ("you", "we") and clause.lemma in WANTING_VERBS and wanted is not None:
+        if (wanted := _wished(sentence, clause)) is not None:
             # "If you want to add cookies, ..." asks how to add cookies; "see gitrevisions(7) if you want to
             # see more complex cases" only points elsewhere (git's tutorial, development readings round 4)
             main_subject = subject_of(sentence, root)
@@ -200,16 +199,18 @@ POINTING_DETERMINERS = frozenset("the this that these those its their his her ou
 QUANTIFYING_DETERMINERS = frozenset("no any all each every both some either neither".split())
 
 
-def _wish(sentence: Sentence, clause: Token) -> bool:
-    """ "If you want to X", "if we wish to X": a task, asked as how to do it."""
+def _wished(sentence: Sentence, clause: Token) -> Token | None:
+    """The verb of the task in "If you want to X", "if we wish to X" (asked as how to do X); None for any other
+    clause."""
     subject = subject_of(sentence, clause)
-    return (
-        subject is not None
-        and subject.text.lower() in ("you", "we")
-        and clause.lemma in WANTING_VERBS
-        and sentence.child(clause.index, "xcomp") is not None
-        and sentence.child(clause.index, "neg") is None
-    )
+    if (
+        subject is None
+        or subject.text.lower() not in ("you", "we")
+        or clause.lemma not in WANTING_VERBS
+        or sentence.child(clause.index, "neg") is not None
+    ):
+        return None
+    return sentence.child(clause.index, "xcomp")
 
 
 def _leaning_condition(sentence: Sentence, clause: Token, subject: Token) -> bool:

@@ -5,13 +5,12 @@ called)."""
 
 from __future__ import annotations
 
-from benchsmith.agents.offline.facts.phrases import fits, noun_phrase, render, span, specific_noun
+from benchsmith.agents.offline.facts.actions import TIME_MARKS
+from benchsmith.agents.offline.facts.conditionals import QUANTIFYING_DETERMINERS
+from benchsmith.agents.offline.facts.phrases import fits, noun_phrase, render, sentence_inner, span, specific_noun
 from benchsmith.agents.offline.facts.record import Found
 from benchsmith.entries import Statement
 from benchsmith.language import Sentence, Token
-
-QUANTIFIERS = frozenset("any all each every no some both either neither".split())
-
 
 # Verbs whose agent is what sets a thing: "The prompt is specified by the cmd2.Cmd.prompt attribute" → what specifies
 # the prompt. Their third person, as the question says it.
@@ -26,7 +25,7 @@ AGENT_VERBS = {
     "govern": "governs",
 }
 # Marks of a clause that says when something happens ("after the user input has been parsed").
-OCCASION_MARKS = frozenset({"when", "whenever", "after", "before", "once", "while", "until"})
+OCCASION_MARKS = TIME_MARKS | {"until"}
 # ("after" as a preposition is as often a name's source: "codenamed after a song")
 OCCASION_PREPOSITIONS = frozenset({"during"})
 
@@ -58,7 +57,9 @@ def passives(statement: Statement, sentence: Sentence) -> Found:
         or subject.pos not in ("NOUN", "PROPN")
         or not _named_subject(sentence, subject)
         or any(child.dep in ("xcomp", "ccomp", "oprd") for child in sentence.children(root.index))
-        or any(child.dep == "det" and child.lemma in QUANTIFIERS for child in sentence.children(subject.index))
+        or any(
+            child.dep == "det" and child.lemma in QUANTIFYING_DETERMINERS for child in sentence.children(subject.index)
+        )
         or any(
             child.dep == "advmod" and child.lemma in ("even", "also", "only") for child in sentence.children(root.index)
         )
@@ -68,9 +69,7 @@ def passives(statement: Statement, sentence: Sentence) -> Found:
     thing = render(sentence, indices) if fits([root.index, *indices]) and len(indices) <= 10 else None
     if not thing:
         return []
-    opening = sentence.tokens[indices[0]]
-    if opening.index == 0 and opening.pos != "PROPN" and not opening.code:
-        thing = thing[:1].lower() + thing[1:]  # capitalized only as the sentence's first word
+    thing = sentence_inner(sentence, indices, thing)
     plural = (subject.tag in ("NNS", "NNPS") and not subject.code) or sentence.child(subject.index, "conj") is not None
     slots: tuple[tuple[str, str], ...] = (("thing", thing), ("verbed", root.text.lower()))
     slots = (*slots, *((("plural", "yes"),) if plural else ()))
@@ -81,22 +80,18 @@ def passives(statement: Statement, sentence: Sentence) -> Found:
         if any(token.code for token in sentence.tokens[low:high]):
             return [("agent", topic, (*slots, ("verbs", AGENT_VERBS[root.lemma])))]
         return []
-    occasion = next(
-        (
-            child
-            for child in sentence.children(root.index)
-            if child.index > root.index
-            and (
-                (
-                    child.dep == "advcl"
-                    and any(
-                        mark.dep in ("mark", "advmod") and mark.lemma in OCCASION_MARKS
-                        for mark in sentence.children(child.index)
-                    )
+    occasion = any(
+        child.index > root.index
+        and (
+            (
+                child.dep == "advcl"
+                and any(
+                    mark.dep in ("mark", "advmod") and mark.lemma in OCCASION_MARKS
+                    for mark in sentence.children(child.index)
                 )
-                or (child.dep == "prep" and child.lemma in OCCASION_PREPOSITIONS)
             )
-        ),
-        None,
+            or (child.dep == "prep" and child.lemma in OCCASION_PREPOSITIONS)
+        )
+        for child in sentence.children(root.index)
     )
-    return [("occasion", topic, slots)] if occasion is not None else []
+    return [("occasion", topic, slots)] if occasion else []

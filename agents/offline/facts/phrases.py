@@ -281,6 +281,15 @@ def specific_noun(sentence: Sentence, token: Token) -> bool:
     )
 
 
+def sentence_inner(sentence: Sentence, indices: list[int], phrase: str) -> str:
+    """The phrase of ``indices`` as it reads inside a question: a common word capitalized only because it opens
+    the sentence ("Colors can be disabled ..." → "disable colors") loses its capital; a name keeps it."""
+    opening = sentence.tokens[min(indices)]
+    if opening.index == 0 and opening.pos != "PROPN" and not opening.code:
+        return phrase[:1].lower() + phrase[1:]
+    return phrase
+
+
 def bare(phrase: str) -> str:
     """A noun phrase without its article ("the connect timeout" → "connect timeout")."""
     first, _, rest = phrase.partition(" ")
