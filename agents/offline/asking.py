@@ -12,7 +12,8 @@ agents/offline/wording.py) and returns the best one not asked yet:
    least;
 4. a topic a user can name: a code name or a phrase with a distinctive word, not "the result"
    (``specific``: the mean IDF of its content words at least ``MIN_TOPIC_RARITY`` of the highest
-   possible; a code name or a name in capitals always is);
+   possible; a code name or a name in capitals always is); a statement of the page's own, not the
+   tree's template sentence with another name in it (``templated``);
 5. the kind of fact (``KIND_ORDER``: what a user asks first: how to, why it fails; then what an
    entry does; then what happens under a condition, definitions and yes/no: readers found 46% of
    condition questions broken, lifted from a sentence's clause, against 1% of purpose questions
@@ -65,6 +66,14 @@ KIND_ORDER = {
 # on every page, "connect timeout" is not (the figure the key phrases of the standard library were
 # measured with: "python code" 3.2 of 8.5, "legacy pyc paths" 5.7).
 MIN_TOPIC_RARITY = 0.47
+# A sentence the tree repeats with another name in it ("When you create a Slider object, you must specify a
+# master and you can specify any of the optional parameters" on each of 14 widget pages: 43% of guizero's
+# questions asked it, development round 18) is the tree's template: its words, less its names, in this many
+# chunks. An API entry's description shared with its namesakes is theirs (agents/offline/namesakes.py).
+TEMPLATE_CHUNKS = 4
+TEMPLATE_MIN_WORDS = 5  # distinct content words, less the names: fewer recur by chance ("Sends a GET request.")
+TEMPLATE_NAMES = re.compile(r"\b(?:[A-Za-z_]\w*[._(]\S*|[A-Z]\w*)")  # a code name, a capitalized word
+ENTRY_DESCRIPTION_KINDS = frozenset({"purpose", "parameter", "returns", "default"})
 CLARIFIED = re.compile(r"^I mean (?P<name>[^:]+): (?P<question>.+)$")
 # "In git submodule, ...", and a signature's commas inside its parentheses: "In .build_url_field(self, field_name), ..."
 IN_CONTEXT = re.compile(r"^In (?P<context>(?:[^,(]|\([^)]*\))+), (?P<rest>.+)$")
@@ -102,6 +111,14 @@ def specific(phrase: str, statistics: WordStatistics | None) -> bool:
     rarest_possible = math.log(statistics.chunks + 1) + 1.0
     rarity = max(inverse_document_frequency(statistics, word) for word in meaning) / rarest_possible
     return rarity >= MIN_TOPIC_RARITY
+
+
+def templated(statement: str, statistics: WordStatistics | None) -> bool:
+    """Is the statement the tree's template sentence (see ``TEMPLATE_CHUNKS``)?"""
+    if statistics is None:
+        return False
+    meaning = set(content_words(TEMPLATE_NAMES.sub(" ", statement)))
+    return len(meaning) >= TEMPLATE_MIN_WORDS and statistics.chunks_with_all(meaning) >= TEMPLATE_CHUNKS
 
 
 def asked_before(history: Iterable[dict]) -> set[str]:
@@ -174,6 +191,8 @@ def ask(
             continue  # this fact was asked already, in some frame, or its answer was given
         topic_words = fact.slot(SLOT_WITH_TOPIC[fact.kind]) if fact.kind in SLOT_WITH_TOPIC else fact.topic
         if not specific(topic_words, statistics):
+            continue
+        if fact.kind not in ENTRY_DESCRIPTION_KINDS and templated(texts.get(fact.statement, ""), statistics):
             continue
         distinct = _distinctiveness(texts.get(fact.statement, ""), statistics)
         for order, wording in enumerate(worded):
