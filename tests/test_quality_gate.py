@@ -589,3 +589,19 @@ def test_turns_readers_called_ok_that_rules_once_flagged_pass(question, reply, g
 )
 def test_the_narrowed_rules_still_catch_what_readers_called_broken(question, reply, klass):
     assert klass in judge_turn(TurnEvidence(question, reply)).flags
+
+
+def test_a_general_question_the_corpus_discusses_elsewhere_counts_as_answered():
+    """A question naming no code name, each of whose topic words recurs in several remaining
+    passages, asks what the corpus discusses: offline its answer cannot be shown missing."""
+    held = ["You can find the storage connection string in the result backend settings."]
+    question = "Can I find the storage connection string?"
+    # each passage holds every topic word, but no sentence of one answers the question by itself
+    discussing = [
+        f"You find the storage settings in file {n}. Each connection string is read at startup." for n in range(5)
+    ]
+    assert contains_answer(question, held, discussing)
+    assert contains_answer(question, held, discussing[:4]) is None  # one passage short of the bound
+    # a code name is read for by name, not by how often its words recur
+    named = "Can I find the storage connection string of CELERY_RESULT_BACKEND?"
+    assert contains_answer(named, held, discussing) is None
