@@ -217,6 +217,7 @@ def _class_member(name: str) -> bool:
     return len(parts) > 1 and parts[-2][:1].isupper() and not parts[-2].isupper()
 
 
+COMMAND_HEADING = re.compile(r"[a-z][\w.-]*(?: [a-z][\w.-]*)*")  # "celery", "worker", "git merge": a command as typed
 MAN_PAGE = re.compile(r"^(?P<name>[\w.+-]+)\(\d\w*\)(?: Manual Page)?$")
 
 
@@ -227,6 +228,18 @@ def page_subject(title: str) -> str:
     if found := MAN_PAGE.match(page):
         return found["name"].replace("-", " ", 1)
     return page
+
+
+def command_of_page(title: str) -> str | None:
+    """The command whose options a page lists: a man page's ("git merge"), else the headings that are a command
+    as typed ("Command Line Interface › celery › worker" → "celery worker"); None where no heading is one
+    ("Usage › Verbosity Levels": "What does the -vvv option of Usage do?" was asked of cleo, development round 18)."""
+    if MAN_PAGE.match(page_topic(title)):
+        return page_subject(title)
+    typed = [
+        piece.strip() for piece in HEADING_SEPARATOR.split(title or "") if COMMAND_HEADING.fullmatch(piece.strip())
+    ]
+    return " ".join(typed) or None
 
 
 def page_topic(title: str) -> str:
@@ -369,7 +382,7 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
                 entry, first_pending = named, True
             role: Role = "first" if first_pending and entry else "prose"
             first_pending = False
-            owner = page_subject(title) if entry and entry.kind == "option" else None
+            owner = command_of_page(title) if entry and entry.kind == "option" else None
             add(plain, role, is_complete(sentence), owner=owner)
     return tuple(found)
 

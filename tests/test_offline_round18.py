@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from benchsmith.agents.offline.asking import ask, templated
 from benchsmith.agents.text import PassageStatistics
+from benchsmith.entries import command_of_page, statements
 
 WIDGETS = ("Box", "Text", "Slider", "Combo", "Picture")
 
@@ -32,3 +33,13 @@ def test_a_template_needs_enough_words_to_recur_only_by_copying():
     pages = [f"Sends a GET request to the {widget} server." for widget in WIDGETS]
     assert not templated(pages[0], PassageStatistics(pages))  # four words less the names: chance, not a template
     assert not templated(pages[0], None)  # no statistics, nothing counted
+
+
+def test_an_option_belongs_to_a_command_a_heading_types_not_to_a_title_in_words():
+    assert command_of_page("Command Line Interface › celery › worker") == "celery worker"
+    assert command_of_page("git-merge(1) Manual Page › OPTIONS") == "git merge"
+    assert command_of_page("Usage › Verbosity Levels") is None
+    text = "--loglevel\n\nLogging level, choose between DEBUG, INFO, WARNING, ERROR, CRITICAL, or FATAL."
+    owners = {s.owner for s in statements(text, "Command Line Interface › celery › beat") if s.entry == "--loglevel"}
+    assert owners == {"celery beat"}
+    assert {s.owner for s in statements(text, "Usage › Options") if s.entry == "--loglevel"} == {None}
