@@ -5,6 +5,8 @@ repeats on every page with another name in it is the tree's template, not a ques
 from __future__ import annotations
 
 from benchsmith.agents.offline.asking import ask, templated
+from benchsmith.agents.offline.facts import passage_facts
+from benchsmith.agents.offline.wording import wordings
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.entries import command_of_page, statements
 
@@ -43,3 +45,15 @@ def test_an_option_belongs_to_a_command_a_heading_types_not_to_a_title_in_words(
     owners = {s.owner for s in statements(text, "Command Line Interface › celery › beat") if s.entry == "--loglevel"}
     assert owners == {"celery beat"}
     assert {s.owner for s in statements(text, "Usage › Options") if s.entry == "--loglevel"} == {None}
+
+
+def test_a_capability_whose_object_an_infinitive_finishes_is_not_asked_without_it():
+    text = "You can set the max number of times to ask with the set_max_attempts() method."
+    asked = [w.question for fact in passage_facts(text, "Helpers › Question") for w in wordings(fact)]
+    assert not any("max number of times?" in question for question in asked)
+    kept = [
+        w.question
+        for fact in passage_facts("You can set the max number of attempts.", "Helpers")
+        for w in wordings(fact)
+    ]
+    assert any("set the max number of attempts" in question for question in kept)

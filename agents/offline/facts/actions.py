@@ -346,6 +346,16 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         return []
     if obj is not None and _idiom_cut(sentence, obj, indices):
         return []  # "take advantage [of piecing together workflows]": "Is a scripter able to take advantage?"
+    if obj is not None and any(
+        child.dep == "advcl"
+        and child.index > obj.index
+        and child.index not in indices
+        and sentence.child(child.index, "aux")
+        for child in sentence.children(root.index)
+    ):
+        # "set the max number of times [to ask with the set_max_attempts() method]": the infinitive after the object
+        # finishes it ("Is it possible to set the max number of times?": cleo, development round 18)
+        return []
     if obj is not None and _named_earlier_in_sentence(sentence, obj, root):
         return []  # "If you have registered it with the codecs module, you can use the codec name": which codec?
     if subject.text.lower() in ("you", "users", "one", "we"):
