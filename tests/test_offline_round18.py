@@ -57,3 +57,24 @@ def test_a_capability_whose_object_an_infinitive_finishes_is_not_asked_without_i
         for w in wordings(fact)
     ]
     assert any("set the max number of attempts" in question for question in kept)
+
+
+def asked(text: str, title: str = "Recipes") -> list[str]:
+    return [w.question for fact in passage_facts(text, title) for w in wordings(fact)]
+
+
+def test_a_recipe_that_names_its_tool_in_words_asks_its_task():
+    assert any(
+        "show an image" in q or "display an image" in q for q in asked("Use a Picture object to display an image.")
+    )
+    assert any("get some data from the user" in q for q in asked("Get some data from the user using a TextBox."))
+    # a code name's use is what the code name is for, as before
+    assert "What is json.loads for?" in asked("Use json.loads to read a document.")
+
+
+def test_a_case_or_a_tool_named_before_is_no_means():
+    assert not any("fix a bug" in q for q in asked("Fix a bug when using SharedDataMiddleware with frozen packages."))
+    assert not any(
+        "range of commands" in q for q in asked("You can use a similar mechanism to display a range of commands.")
+    )
+    assert not any("manage files" in q for q in asked("You can use it to manage files across test sessions."))

@@ -130,6 +130,17 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
             and (child.lemma != "with" or _names_code(sentence, sentence.child(child.index, "pobj"), products=True))
         )
         or (child.dep == "advcl" and any(grand.lemma == "by" for grand in sentence.children(child.index)))
+        # "Get some data from the user using a TextBox" (guizero, development round 18)
+        or (
+            child.dep == "advcl"
+            and child.lemma == "use"
+            and child.tag == "VBG"
+            and child.index > root.index
+            # "Fix a bug when using SharedDataMiddleware", "even if you are using a subclass": a case, not a means
+            and not any(grand.dep in ("mark", "advmod", "aux") for grand in sentence.children(child.index))
+            # "You can also set the authentication scheme on a per-view basis, using ...": what is new is where
+            and not any(also.dep == "advmod" and also.lemma == "also" for also in sentence.children(root.index))
+        )
     ]
     # "with" is a means when it names a tool ("with the --force option"), not "replace X with a new one"
     if (
@@ -152,8 +163,9 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
 def _trailing_purpose(sentence: Sentence) -> Found:
     """An instruction with its purpose after it: "Set allow_style to Never to strip all ANSI escape sequences",
     "You can press Control-p to move to the previous command" → how do I strip all ANSI escape sequences. The
-    purpose is the user's task, the instruction before it the reply (cmd2, development round 17). "Use X to Y"
-    is what X is for (``named_uses``); "tell X to Y" is what X is told (``CONTROL_VERBS``)."""
+    purpose is the user's task, the instruction before it the reply (cmd2, development round 17). "Use X to Y" of a
+    code name is what X is for (``named_uses``), of a thing in words a task ("Use a Picture object to display an
+    image": guizero, development round 18); "tell X to Y" is what X is told (``CONTROL_VERBS``)."""
     root = sentence.root
     you = subject_of(sentence, root)
     modal = sentence.child(root.index, "aux")
@@ -161,8 +173,14 @@ def _trailing_purpose(sentence: Sentence) -> Found:
         you is not None and you.text.lower() == "you" and modal is not None and modal.lemma in ("can", "should", "must")
     )
     obj = sentence.child(root.index, "dobj")
-    if not instruction or obj is None or root.lemma in ("use", *CONTROL_VERBS, *ENABLING_VERBS):
+    if not instruction or obj is None or root.lemma in (*CONTROL_VERBS, *ENABLING_VERBS):
         return []
+    if obj.pos == "PRON" or any(
+        child.lemma in ("similar", "same", "other", "such") for child in sentence.children(obj.index)
+    ):
+        return []  # "You can use it to manage files", "use a similar mechanism to ...": the tool is named before
+    if root.lemma == "use" and (obj.code or any(token.code for token in sentence.children(obj.index))):
+        return []  # "Use json.loads to read a document": what the code name is for (named_uses)
     purpose = next(
         (
             child
