@@ -4,7 +4,7 @@ repeats on every page with another name in it is the tree's template, not a ques
 
 from __future__ import annotations
 
-from benchsmith.agents.offline.asking import ask, templated
+from benchsmith.agents.offline.asking import ask, names_a_thing, templated
 from benchsmith.agents.offline.facts import passage_facts
 from benchsmith.agents.offline.wording import wordings
 from benchsmith.agents.text import PassageStatistics
@@ -77,3 +77,9 @@ def test_a_case_or_a_tool_named_before_is_no_means():
     similar = asked("You can use a similar mechanism to display a range of commands.")
     assert not any(q.startswith("How") and "range of commands" in q for q in similar)
     assert not any("manage files" in q for q in asked("You can use it to manage files across test sessions."))
+
+
+def test_two_tasks_joined_in_a_heading_are_no_context():
+    assert not names_a_thing("Opening and closing windows")
+    assert not names_a_thing("Reading and Writing Files")
+    assert names_a_thing("Signals and slots")

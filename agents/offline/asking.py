@@ -431,6 +431,10 @@ def names_a_thing(heading: str) -> bool:
     first = cleaned.split()[0].lower()
     if first in ("how", "what", "why", "when", "where", "which", "who", "using", "working", "getting"):
         return False
+    if re.match(r"[A-Za-z]+ing (?:and|or) [a-z]+ing\b", cleaned):
+        # two tasks joined: "Opening and closing windows", whose first gerund the tagger may read as a noun ("In
+        # Opening and closing windows, what should I expect ...?": guizero, development round 18)
+        return False
     parsed = parse(cleaned.lower())  # lower-cased: the tagger reads Title Case as names
     opening = parsed.tokens[0]
     if (
