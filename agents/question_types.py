@@ -53,9 +53,9 @@ def question_type_of(question: str) -> str:
         return "summary"
     if re.match(
         r"^(how (do|can|should) (i|we)|how to|what'?s the (best|recommended) way to|what is the (best|"
-        r"recommended) way to|what should (i|we) do)\b",
+        r"recommended) way to|what (should|can) (i|we) do)\b",
         lowered,
-    ) or re.search(r"\bwhat (do|should) (i|we) (need to )?do\?$", lowered):
+    ) or re.search(r"\bwhat (do|should|can) (i|we) (need to )?do\?$", lowered):
         return "how-to"
     if re.match(r"^(why\b|can you explain|could you explain|how does .+ work)", lowered):
         return "explanation"

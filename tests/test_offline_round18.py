@@ -83,3 +83,15 @@ def test_two_tasks_joined_in_a_heading_are_no_context():
     assert not names_a_thing("Opening and closing windows")
     assert not names_a_thing("Reading and Writing Files")
     assert names_a_thing("Signals and slots")
+
+
+def test_a_move_the_user_may_make_is_asked_as_what_they_can_do():
+    optional = asked("When an event occurs, you can run a piece of code.", "Using Widgets › Events")
+    assert "What can I do when an event occurs?" in optional
+    assert not any("need to do" in question or "should I do" in question for question in optional)
+    required = asked("When you create a Slider object, you must specify a master.", "Slider")
+    assert "What should I do when I create a Slider object?" in required
+
+
+def test_a_condition_that_does_what_was_said_before_is_not_asked():
+    assert asked("If you do so, you can disable all the commands in a category with a single call.", "Commands") == []

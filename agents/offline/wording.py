@@ -100,6 +100,10 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("what-should-i-do", "how-to", "What should I do {mark} {clause}?"),
         ("mark-what-do-i-do", "how-to", "{Mark} {clause}, what do I need to do?"),
     ),
+    "remedy-option": _frames(
+        ("what-can-i-do", "how-to", "What can I do {mark} {clause}?"),
+        ("mark-what-can-i-do", "how-to", "{Mark} {clause}, what can I do?"),
+    ),
     "error": _frames(
         ("when-raise", "factoid", "When does {raiser} raise {error}?"),
         ("why-raise", "explanation", "Why would {raiser} raise {error}?"),
@@ -297,6 +301,8 @@ def frames_of(fact: Fact) -> tuple[Frame, ...]:
         return frames
     if fact.kind == "condition" and fact.has("affected"):
         return FRAMES["condition-affected"]
+    if fact.kind == "remedy" and fact.has("option"):
+        return FRAMES["remedy-option"]
     if fact.kind == "capability":
         return FRAMES["capability-owner" if fact.has("owner") else "capability"]
     if fact.kind == "section" and fact.has("where") and fact.slot("where"):

@@ -326,7 +326,7 @@ def _owner_named(sentence: Sentence, index: int, children: list[Token]) -> bool:
 SCOPED_QUESTION = re.compile(r"^In [^,]+, ")
 # "What happens if I provide no ids?": a condition question, no "In X," before it.
 CONDITION_QUESTION = re.compile(
-    r"(?i)^what (?:happens|should I expect|do I need to do|should I do)\b.*?\b(?:if|when)\b(?P<condition>.+)\?$"
+    r"(?i)^what (?:happens|should I expect|do I need to do|should I do|can I do)\b.*?\b(?:if|when)\b(?P<condition>.+)\?$"
 )
 # "the setpos() method": a method by its bare name (no "Class." before it).
 OWNERLESS_METHOD = re.compile(r"(?<![\w.])[a-z_]\w*\(\)(?: and [a-z_]\w*\(\))? methods?\b")

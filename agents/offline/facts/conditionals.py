@@ -119,8 +119,11 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
             and any(child.dep == "auxpass" and child.tag == "VBD" for child in sentence.children(clause.index))
         ):
             continue  # "when you installed MkDocs", "if conflicts were detected": a past event, no condition to ask
-        if _leaning_condition(sentence, clause, subject):
-            continue
+        if _leaning_condition(sentence, clause, subject) or (
+            clause.lemma == "do"
+            and any(child.lemma in ("so", "this", "that", "it") for child in sentence.children(clause.index))
+        ):
+            continue  # "If you do so, ...": what is done was said before ("What can I do if I do?": cmd2, round 18)
         condition = condition_clause(sentence, clause, mark)
         if condition is None:
             continue
@@ -173,6 +176,10 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
             continue  # "If you use gh-deploy, never edit ...": a warning, not what to do
         if kind == "condition" and (affected := _affected(sentence, root, condition)):
             slots = (*slots, ("affected", affected))
+        if kind == "remedy" and told and modal is not None and modal.lemma in ("can", "could"):
+            # "When an event occurs, you can run a piece of code": a move the user may make, not one they must
+            # ("When an event occurs, what do I need to do?" was read broken twice: guizero and cleo, round 18)
+            slots = (*slots, (OPTION_SLOT, "can"))
         found.append((kind, topic, slots))
     first = sentence.tokens[0] if sentence.tokens else None
     if first is not None and first.lemma == "without" and first.head == root.index and root.pos in ("VERB", "AUX"):
@@ -190,6 +197,7 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
 # Modals that say what is likely, not what the user is to do.
 LIKELIHOOD_MODALS = frozenset({"may", "might", "will", "would"})
 # Verbs that advise in the passive ("you are encouraged to ...").
+OPTION_SLOT = "option"  # a remedy the user may take ("you can ..."), asked as what they can do
 ADVISING_VERBS = frozenset({"encourage", "advise", "recommend", "urge", "ask", "expect", "require"})
 
 
