@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from benchsmith.agents.offline.facts import Fact
+from benchsmith.agents.offline.facts.conditionals import OPTION_SLOT
 from benchsmith.words import LIGHT_VERBS
 
 # Documentation verbs and the everyday verb a user types for them (base forms). Only pairs that
@@ -301,7 +302,7 @@ def frames_of(fact: Fact) -> tuple[Frame, ...]:
         return frames
     if fact.kind == "condition" and fact.has("affected"):
         return FRAMES["condition-affected"]
-    if fact.kind == "remedy" and fact.has("option"):
+    if fact.kind == "remedy" and fact.has(OPTION_SLOT):
         return FRAMES["remedy-option"]
     if fact.kind == "capability":
         return FRAMES["capability-owner" if fact.has("owner") else "capability"]

@@ -196,8 +196,8 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
 
 # Modals that say what is likely, not what the user is to do.
 LIKELIHOOD_MODALS = frozenset({"may", "might", "will", "would"})
-# Verbs that advise in the passive ("you are encouraged to ...").
 OPTION_SLOT = "option"  # a remedy the user may take ("you can ..."), asked as what they can do
+# Verbs that advise in the passive ("you are encouraged to ...").
 ADVISING_VERBS = frozenset({"encourage", "advise", "recommend", "urge", "ask", "expect", "require"})
 
 
