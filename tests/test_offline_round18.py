@@ -95,3 +95,15 @@ def test_a_move_the_user_may_make_is_asked_as_what_they_can_do():
 
 def test_a_condition_that_does_what_was_said_before_is_not_asked():
     assert asked("If you do so, you can disable all the commands in a category with a single call.", "Commands") == []
+
+
+def test_one_item_of_a_list_is_not_asked_as_what_the_user_can_do():
+    assert not any("min?" in q for q in asked("You can specify min, max or both.", "Numbers"))
+    spawned = asked("With eventlet, you can spawn hundreds, or thousands of threads.")
+    assert not any(q.startswith("Can I") and "hundreds" in q for q in spawned)
+    assert "Can I add hooks to a Session instance?" in asked("You can add hooks to a Session instance.", "Guide")
+
+
+def test_what_the_user_knows_is_no_condition_that_happens():
+    assert not any("know" in q for q in asked("If you know Flask, you already know most of it.", "Features"))
+    assert any("What happens if I" in q for q in asked("If you pass an empty list, the call returns None.", "API"))

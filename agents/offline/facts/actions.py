@@ -374,6 +374,10 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         # "set the max number of times [to ask with the set_max_attempts() method]": the infinitive after the object
         # finishes it ("Is it possible to set the max number of times?": cleo, development round 18)
         return []
+    if obj is not None and any(
+        child.dep == "conj" and child.index not in indices for child in sentence.children(obj.index)
+    ):
+        return []  # "specify min[, max or both]": one item of the list the sentence gives, lifted out of it
     if obj is not None and _named_earlier_in_sentence(sentence, obj, root):
         return []  # "If you have registered it with the codecs module, you can use the codec name": which codec?
     if subject.text.lower() in ("you", "users", "one", "we"):

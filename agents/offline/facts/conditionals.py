@@ -170,6 +170,8 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
             or any(child.lemma == "required" for child in sentence.children(root.index))
         )
         kind: FactKind = "remedy" if advising else "condition"
+        if kind == "condition" and person and clause.lemma in MENTAL_VERBS:
+            continue  # "If you know FastAPI, you already know Typer": what the user knows is no event that happens
         if kind == "remedy" and (
             sentence.child(root.index, "neg") or any(child.lemma == "never" for child in sentence.children(root.index))
         ):
@@ -196,6 +198,9 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
 
 # Modals that say what is likely, not what the user is to do.
 LIKELIHOOD_MODALS = frozenset({"may", "might", "will", "would"})
+# What a person knows, thinks or likes: a state of mind, not something that happens to the docs' subject
+# ("What happens if I know?": jinja2, development round 18).
+MENTAL_VERBS = frozenset("know think believe feel understand like love prefer remember".split())
 OPTION_SLOT = "option"  # a remedy the user may take ("you can ..."), asked as what they can do
 # Verbs that advise in the passive ("you are encouraged to ...").
 ADVISING_VERBS = frozenset({"encourage", "advise", "recommend", "urge", "ask", "expect", "require"})
