@@ -298,7 +298,7 @@ def test_a_relation_without_its_other_end_is_no_task():
 
 
 def test_a_configuration_example_is_no_entry_and_a_one_word_heading_is_no_context():
-    from benchsmith.agents.offline.asking import context_name
+    from benchsmith.agents.offline.headings import context_name
     from benchsmith.entries import entry_of_line
 
     assert entry_of_line("use_directory_urls: false") is None and entry_of_line("port: 8000") is None

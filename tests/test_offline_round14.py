@@ -5,8 +5,9 @@ author's own voice, and an unanswerable question about a name the remaining corp
 
 from __future__ import annotations
 
-from benchsmith.agents.offline.asking import context_name, self_contained
+from benchsmith.agents.offline.asking import self_contained
 from benchsmith.agents.offline.facts import passage_facts
+from benchsmith.agents.offline.headings import context_name
 from benchsmith.agents.offline.namesakes import shared_name
 from benchsmith.agents.offline.wording import wordings
 from benchsmith.agents.text import PassageStatistics

@@ -4,8 +4,8 @@ a tutorial says in its own voice asked as a task ("If you want to X, ... when ..
 
 from __future__ import annotations
 
-from benchsmith.agents.offline.asking import context_name
 from benchsmith.agents.offline.facts import passage_facts
+from benchsmith.agents.offline.headings import context_name
 from benchsmith.agents.offline.wording import wordings
 from benchsmith.entries import entry_of_line, statements
 

@@ -4,8 +4,9 @@ repeats on every page with another name in it is the tree's template, not a ques
 
 from __future__ import annotations
 
-from benchsmith.agents.offline.asking import ask, names_a_thing, templated
+from benchsmith.agents.offline.asking import ask, templated
 from benchsmith.agents.offline.facts import passage_facts
+from benchsmith.agents.offline.headings import names_a_thing
 from benchsmith.agents.offline.wording import wordings
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.entries import command_of_page, statements

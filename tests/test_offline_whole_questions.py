@@ -5,8 +5,9 @@ an epigraph. (Development readings round 12: git, celery, mkdocs, pytest; drf, r
 
 from __future__ import annotations
 
-from benchsmith.agents.offline.asking import context_name, without_context
+from benchsmith.agents.offline.asking import without_context
 from benchsmith.agents.offline.facts import passage_facts
+from benchsmith.agents.offline.headings import context_name
 from benchsmith.agents.offline.wording import wordings
 from benchsmith.agents.polisher import refer_back
 from benchsmith.entries import entry_of_line, statements

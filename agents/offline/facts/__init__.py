@@ -27,7 +27,7 @@ A fact's topic is a noun phrase or an entry, never a verb phrase or a clause fra
 that would need a referent outside the statement ("it", "this", "they") is filled from the entry
 the statement documents, or the fact is not taken.
 
-The readers by what they read: ``actions`` (procedures, capabilities, advice), ``conditionals``
+The readers by what they read: ``actions`` (procedures, advice), ``capabilities``, ``conditionals``
 (conditions, remedies, errors), ``things`` (definitions, comparisons, behaviours, sections), ``passives``
 (what sets a thing, when it happens),
 ``api_entries`` (an entry's purpose, returns and parameters, defaults); they share ``phrases``
@@ -43,8 +43,9 @@ import functools
 import re
 from dataclasses import replace
 
-from benchsmith.agents.offline.facts.actions import advice, capabilities, procedures
+from benchsmith.agents.offline.facts.actions import advice, procedures
 from benchsmith.agents.offline.facts.api_entries import LABEL_OPENING, PARTIAL_SLOT, defaults, entries, named_uses
+from benchsmith.agents.offline.facts.capabilities import capabilities
 from benchsmith.agents.offline.facts.clauses import docstring_mood
 from benchsmith.agents.offline.facts.conditionals import GIVEN_SLOT, conditions, errors
 from benchsmith.agents.offline.facts.passives import passives
