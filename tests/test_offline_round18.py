@@ -1,6 +1,8 @@
 """Round 18 of the offline questioner, from the development readings of guizero (a GUI library's tutorial pages,
 each an example program and tables) and cleo (a command-line framework's usage guide): a sentence the tree
-repeats on every page with another name in it is the tree's template, not a question of each page."""
+repeats on every page with another name in it is its template; an option belongs to a command a heading types;
+no capability cut from its list or its purpose; a recipe's task asked when its tool is named in words; a move
+the user may make asked as what they can do; no condition on what was said before or on what the user knows."""
 
 from __future__ import annotations
 
@@ -12,6 +14,10 @@ from benchsmith.agents.text import PassageStatistics
 from benchsmith.entries import command_of_page, statements
 
 WIDGETS = ("Box", "Text", "Slider", "Combo", "Picture")
+
+
+def asked(text: str, title: str = "Recipes") -> list[str]:
+    return [w.question for fact in passage_facts(text, title) for w in wordings(fact)]
 
 
 def starting_parameters(widget: str) -> dict[str, str]:
@@ -34,7 +40,7 @@ def test_a_sentence_every_page_repeats_with_another_name_is_not_asked():
 
 def test_a_template_needs_enough_words_to_recur_only_by_copying():
     pages = [f"Sends a GET request to the {widget} server." for widget in WIDGETS]
-    assert not templated(pages[0], PassageStatistics(pages))  # four words less the names: chance, not a template
+    assert not templated(pages[0], PassageStatistics(pages))  # two words less the names: chance, not a template
     assert not templated(pages[0], None)  # no statistics, nothing counted
 
 
@@ -49,19 +55,10 @@ def test_an_option_belongs_to_a_command_a_heading_types_not_to_a_title_in_words(
 
 
 def test_a_capability_whose_object_an_infinitive_finishes_is_not_asked_without_it():
-    text = "You can set the max number of times to ask with the set_max_attempts() method."
-    asked = [w.question for fact in passage_facts(text, "Helpers › Question") for w in wordings(fact)]
-    assert not any("max number of times?" in question for question in asked)
-    kept = [
-        w.question
-        for fact in passage_facts("You can set the max number of attempts.", "Helpers")
-        for w in wordings(fact)
-    ]
+    cut = asked("You can set the max number of times to ask with the set_max_attempts() method.", "Helpers › Question")
+    assert not any("max number of times?" in question for question in cut)
+    kept = asked("You can set the max number of attempts.", "Helpers")
     assert any("set the max number of attempts" in question for question in kept)
-
-
-def asked(text: str, title: str = "Recipes") -> list[str]:
-    return [w.question for fact in passage_facts(text, title) for w in wordings(fact)]
 
 
 def test_a_recipe_that_names_its_tool_in_words_asks_its_task():
