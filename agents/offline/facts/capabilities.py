@@ -47,7 +47,6 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         return []  # "implement a hook [that defines markers]": the clause left out says which one
     if any(child.dep == "advmod" and child.lemma in ("also", "even", "too") for child in sentence.children(root.index)):
         # "You can also include your Markdown files in nested directories": what is new is where
-        obj = sentence.child(root.index, "dobj")
         heads = [root.index, *([obj.index] if obj is not None else [])]
         indices = sorted(
             {
@@ -113,7 +112,6 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
     )
 
 
-# What names a part of the manual.
 def _left_out_manner(sentence: Sentence, verb: Token, indices: list[int]) -> bool:
     """A capability whose statement says as what or when it holds, beyond the question's verb phrase: "You can
     include expiry_date as a field option on a ModelSerializer class", "You can include the authentication scheme

@@ -119,11 +119,8 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
             and any(child.dep == "auxpass" and child.tag == "VBD" for child in sentence.children(clause.index))
         ):
             continue  # "when you installed MkDocs", "if conflicts were detected": a past event, no condition to ask
-        if _leaning_condition(sentence, clause, subject) or (
-            clause.lemma == "do"
-            and any(child.lemma in ("so", "this", "that", "it") for child in sentence.children(clause.index))
-        ):
-            continue  # "If you do so, ...": what is done was said before ("What can I do if I do?": cmd2, round 18)
+        if _leaning_condition(sentence, clause, subject):
+            continue
         condition = condition_clause(sentence, clause, mark)
         if condition is None:
             continue
@@ -229,9 +226,14 @@ def _wished(sentence: Sentence, clause: Token) -> Token | None:
 def _leaning_condition(sentence: Sentence, clause: Token, subject: Token) -> bool:
     """A condition clause that does not stand alone as a question. Readers of the development half
     (rounds 6-8: 27 of 59 condition questions broken) name: a clause the parser cut out of a longer
-    one ("if subtree include [has not been modified]": a verb follows it in the sentence); a subject
+    one ("if subtree include [has not been modified]": a verb follows it in the sentence); a clause that
+    does what an earlier sentence said ("if you do so"); a subject
     that is a pronoun, or that quantifies over no thing named ("if no contributor objects and two
     agree"). A definite thing is :func:`definite_referent`'s."""
+    if clause.lemma == "do" and any(
+        child.lemma in ("so", "this", "that", "it") for child in sentence.children(clause.index)
+    ):
+        return True  # "If you do so, ...": what is done was said before ("What can I do if I do?": cmd2, round 18)
     _, high = sentence.subtree(clause.index)
     following = sentence.tokens[high] if high < len(sentence.tokens) else None
     if following is not None and following.pos in ("VERB", "AUX", "PART") and not following.code:
