@@ -30,7 +30,8 @@ the statement documents, or the fact is not taken.
 The readers by what they read: ``actions`` (procedures, advice), ``capabilities``, ``conditionals``
 (conditions, remedies, errors), ``things`` (definitions, comparisons, behaviours, sections), ``passives``
 (what sets a thing, when it happens),
-``api_entries`` (an entry's purpose, returns and parameters, defaults); they share ``phrases``
+``api_entries`` (an entry's purpose, returns and parameters, defaults), ``tasks`` (a section whose heading names
+a task: how do I do it, answered by the statement that tells how); they share ``phrases``
 (the words a question is made of) and ``clauses`` (a verb's subject and mood); ``referents`` refuses
 a statement that leans on an example or a step the reply leaves out ("After that ...", "will now be
 available"); ``record`` holds the :class:`Fact`. Two entries answered in the same words get their next
@@ -51,6 +52,7 @@ from benchsmith.agents.offline.facts.conditionals import GIVEN_SLOT, conditions,
 from benchsmith.agents.offline.facts.passives import passives
 from benchsmith.agents.offline.facts.record import Fact
 from benchsmith.agents.offline.facts.referents import leans_on_context
+from benchsmith.agents.offline.facts.tasks import task_sections
 from benchsmith.agents.offline.facts.things import behaviours, comparisons, definitions, sections
 from benchsmith.entries import VERSION_NOTE, Statement, entry_of_line, statements
 from benchsmith.language import Sentence, parse_all
@@ -95,6 +97,8 @@ def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
                 and (len(answer) > 1 or PARTIAL_SLOT not in dict(slots))
             )
     facts.extend(sections(found, title))
+    told = {fact.statement for fact in facts if fact.kind == "procedure"}
+    facts.extend(fact for fact in task_sections(found, title) if fact.statement not in told)
     return tuple(_told_apart(_owned_flags(facts), found))
 
 

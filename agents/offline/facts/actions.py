@@ -14,6 +14,7 @@ from benchsmith.agents.offline.facts.clauses import (
 from benchsmith.agents.offline.facts.phrases import (
     CONTROL_VERBS,
     MEANS_PREPOSITIONS,
+    base_form,
     clause_span,
     contiguous,
     fits,
@@ -241,23 +242,43 @@ def _passive_means(sentence: Sentence) -> Found:
             token
             for token in sentence.tokens[root.index + 1 :]
             if (
-                (token.dep == "prep" and token.lemma in MEANS_PREPOSITIONS and token.lemma != "by")
-                or (token.dep in ("advcl", "acl") and token.lemma == "use")
+                (
+                    (token.dep == "prep" and token.lemma in MEANS_PREPOSITIONS and token.lemma != "by")
+                    or (token.dep in ("advcl", "acl") and token.lemma == "use")
+                )
+                and _names_code(sentence, sentence.child(token.index, "pobj", "dobj"))
             )
-            and _names_code(sentence, sentence.child(token.index, "pobj", "dobj"))
+            or _by_doing(sentence, token)
         ),
         None,
     )
     if means is None:
         return []
+    if sentence.child(subject.index, "conj") is not None:
+        return []  # "The registered prefix, viewset and basename tuples": the span of one of them is half the thing
     between = list(range(root.index + 1, means.index))
-    subject_words = object_span(sentence, subject)
+    # "Optionally fragments can be stripped ...": the adverb the parser hung on the subject is not the thing's
+    subject_words = [
+        index
+        for index in object_span(sentence, subject)
+        if not (sentence.tokens[index].tag.startswith("RB") and sentence.tokens[index].head == subject.index)
+    ]
     thing = render(sentence, subject_words)
     rest = render(sentence, between) if between else ""
     if not thing or rest is None or not fits([root.index, *subject_words, *between]):
         return []
-    vp = f"{root.lemma} {sentence_inner(sentence, subject_words, thing)} {rest}".strip()
+    vp = f"{base_form(root)} {sentence_inner(sentence, subject_words, thing)} {rest}".strip()
     return [("procedure", noun_phrase(sentence, subject) or thing, (("vp", vp),))]
+
+
+def _by_doing(sentence: Sentence, token: Token) -> bool:
+    """A means said as what the user does, after "by" (a passive's agent otherwise): "by setting the
+    trailing_slash argument to False", "by using the destroy method"; what is done names a code thing (drf,
+    guizero, celery, development round 19)."""
+    if token.dep != "prep" or token.lemma != "by":
+        return False
+    doing = sentence.child(token.index, "pcomp")
+    return doing is not None and doing.tag == "VBG" and _names_code(sentence, sentence.child(doing.index, "dobj"))
 
 
 # Verbs of a main clause that hand the user a means ("To stream, Requests provides iter_content").

@@ -346,6 +346,17 @@ def verb_phrase(sentence: Sentence, verb: Token, complement: bool = False) -> li
     return sorted(set(keep))
 
 
+def base_form(verb: Token) -> str:
+    """The verb's base form where the tagger, guessing one for a word it does not know, adds an "e" no English
+    verb ends in: "deselected" → "deselect", "underspecifying" → "underspecify" (not "deselecte",
+    "underspecifye")."""
+    lemma = verb.lemma
+    return lemma[:-1] if len(lemma) > 4 and UNWRITTEN_E.search(lemma) else lemma
+
+
+UNWRITTEN_E = re.compile(r"(?:ct|[^aeiou]y)e$")
+
+
 def object_span(sentence: Sentence, head: Token) -> list[int]:
     """A noun's own words and its first "of" phrase ("the use of proxies"), less the rest of what
     hangs on it ("in the presence of environmental proxies", a relative clause)."""

@@ -1,0 +1,120 @@
+"""A section whose heading names a task ("Destroying widgets", "Updating the prompt", "Display an image"): how
+do I do it, answered by the section's first statement that tells how, with the tool it names. A tutorial puts
+most of its how under such headings, in sentences that do not name the task again ("Widgets can be destroyed
+... by using the destroy method"), so no reader of a single statement asks it (guizero, cmd2, development
+round 19)."""
+
+from __future__ import annotations
+
+from benchsmith.agents.offline.facts.clauses import is_imperative, subject_of
+from benchsmith.agents.offline.facts.phrases import base_form
+from benchsmith.agents.offline.facts.record import Fact
+from benchsmith.agents.offline.facts.referents import leans_on_context
+from benchsmith.entries import Statement, section_heading
+from benchsmith.language import Sentence, Token, parse, parse_all
+from benchsmith.words import content_words, stems
+
+# Tasks of reading the manual, not of using the tool: "Getting started", "Getting help", "Learning more".
+READING_VERBS = frozenset("get start begin learn understand know see read go find work contribute".split())
+# Nouns that name a tool when a name comes before them: "the destroy method", "the --force option".
+TOOL_NOUNS = frozenset(
+    "method function command option parameter argument property attribute decorator class hook flag widget "
+    "callback".split()
+)
+MODAL_OF_ADVICE = frozenset("can should may must need".split())
+MAX_HEADING_WORDS = 6
+LEAD_STATEMENTS = 3  # how far into the section its how may stand
+
+
+def task_sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
+    """How do I do what the section's heading names, answered by the first of the section's first statements
+    that tells how (an instruction, what you can or should do, or what can be done by a means) with a tool it
+    names, and that speaks of the task's verb or object. Not a heading of two tasks, of reading the manual
+    ("Getting started") or of the reader's own ("Change your apps appearance")."""
+    heading = section_heading(title)
+    if not found or found[0].text.strip() != heading or found[0].entry or len(found) < 2 or heading == title.strip():
+        return []
+    task = heading_task(heading, " ".join(statement.text for statement in found[1:]))
+    if task is None:
+        return []
+    vp, thing = task
+    verb, *_ = vp.split()
+    head = thing.split()[-1]
+    candidates = [
+        statement
+        for statement in found[1 : 1 + LEAD_STATEMENTS]
+        if statement.whole and statement.entry is None and statement.role == "prose"
+    ]
+    for statement, sentence in zip(candidates, parse_all([statement.text for statement in candidates])):
+        if leans_on_context(sentence):
+            continue
+        said = set(stems(content_words(statement.text)))
+        # the verb and the thing of the task both: "Push a button" is no task "Use a PushButton to ..." tells
+        if _tells_how(sentence) and {*stems([verb]), *stems([head.lower()])} <= said:
+            return [Fact("procedure", thing, (("vp", vp),), statement.position, (statement.position,))]
+    return []
+
+
+def heading_task(heading: str, body: str) -> tuple[str, str] | None:
+    """The task a heading names, as a verb phrase a user says, and its object ("Destroying widgets" → "destroy
+    widgets", "widgets"); None for
+    a heading that is no task of one verb and its object. A word written in capitals in the heading keeps them
+    only where the body writes it so inside a sentence (a name, not Title Case)."""
+    words = heading.split()
+    if not 2 <= len(words) <= MAX_HEADING_WORDS or any(mark in heading for mark in ":?()"):
+        return None
+    parsed = parse(heading.lower())  # lower-cased: the tagger reads Title Case as names
+    verb = parsed.tokens[0]
+    if verb.tag not in ("VBG", "VB") or verb.code or verb.lemma in READING_VERBS or verb.dep != "ROOT":
+        return None
+    if parsed.child(verb.index, "dobj") is None or any(
+        (token.dep == "conj" and token.pos == "VERB") or token.tag == "PRP$" or token.pos in ("PRON", "NUM")
+        for token in parsed.tokens
+    ):
+        return None
+    rest = [_as_written(word, body) for word in words[1:]]
+    return " ".join([base_form(verb), *rest]), " ".join(rest)
+
+
+def _as_written(word: str, body: str) -> str:
+    """A heading's word as a sentence writes it: lower-case unless it is a name (capitals inside it, or the body
+    capitalizes it after a sentence's first word and never writes it lower-case)."""
+    if not word[:1].isupper() or word.isupper() or word[1:] != word[1:].lower():
+        return word
+    inside = {token.strip(".,;:!?()\"'") for sentence in body.split(". ") for token in sentence.split()[1:]}
+    return word if word in inside and word.lower() not in inside else word.lower()
+
+
+def _tells_how(sentence: Sentence) -> bool:
+    """An instruction ("Use the Text widget to ..."), what you can or should do ("you can do so using a
+    Postcommand hook"), or what can be done by a means ("can be destroyed by using the destroy method"), naming
+    the tool it takes."""
+    root = sentence.root
+    if not _names_tool(sentence):
+        return False
+    if is_imperative(sentence, root):
+        return True
+    modal = sentence.child(root.index, "aux")
+    subject = subject_of(sentence, root)
+    if modal is None or modal.lemma not in MODAL_OF_ADVICE or sentence.child(root.index, "neg") is not None:
+        return False
+    if subject is not None and subject.text.lower() == "you":
+        return True
+    return sentence.child(root.index, "auxpass") is not None and subject is not None and subject.pos != "PRON"
+
+
+def _names_tool(sentence: Sentence) -> bool:
+    """A code name, an option, or a named tool ("the destroy method", "the Text widget")."""
+    return any(
+        token.code
+        or (token.text.startswith("-") and len(token.text) > 2)
+        or (token.lemma in TOOL_NOUNS and _named_before(sentence, token))
+        for token in sentence.tokens
+    )
+
+
+def _named_before(sentence: Sentence, noun: Token) -> bool:
+    return any(
+        child.dep == "compound" and child.index < noun.index and child.pos in ("NOUN", "PROPN")
+        for child in sentence.children(noun.index)
+    )
