@@ -34,6 +34,17 @@ def test_a_task_heading_whose_section_does_not_tell_how_is_not_asked():
     title = "Transcripts › Creating transcripts"
     text = "Creating transcripts\n\nCreating transcripts is by far the easiest way to test an application."
     assert not any("create transcripts" in question.lower() for question in asked(text, title))
+    # nor when it says that you can, not how
+    title = "Custom Routers › Customizing dynamic routes"
+    text = "Customizing dynamic routes\n\nYou can also customize how the @action decorator is routed."
+    assert not any("customize dynamic routes" in question.lower() for question in asked(text, title))
+    # nor when the task is its condition: what to do after, not how
+    title = "Advanced renderer usage › Underspecifying the media type"
+    text = (
+        "Underspecifying the media type\n\nIf you underspecify the media type, you should make sure to specify "
+        "it explicitly when you return the response, using the content_type attribute."
+    )
+    assert not any("underspecify the media type" in question.lower() for question in asked(text, title))
 
 
 def test_the_task_of_a_heading_is_a_verb_and_its_object_in_a_users_words():
@@ -56,17 +67,18 @@ def test_the_task_of_a_heading_is_a_verb_and_its_object_in_a_users_words():
 
 
 def test_a_passives_means_said_as_what_the_user_does_makes_a_procedure():
-    text = (
-        "The renderer behavior can be modified by setting a custom encoder_class attribute on a JSONRenderer subclass."
-    )
-    facts = [fact for fact in passage_facts(text, "Renderers") if fact.kind == "procedure"]
-    assert [fact.slot("vp") for fact in facts] == ["modify the renderer behavior"]
+    text = "The trailing slashes on the URL routes can be removed by setting the trailing_slash argument to False."
+    facts = [fact for fact in passage_facts(text, "Routers") if fact.kind == "procedure"]
+    assert [fact.slot("vp") for fact in facts] == ["remove the trailing slashes"]  # where: the heading's context
     # "by" with a noun is the passive's agent, no means: what specifies it is asked, not how to
     agent = "The prompt is specified by the cmd2.Cmd.prompt attribute."
     assert not [fact for fact in passage_facts(agent, "Prompt") if fact.kind == "procedure"]
     # a means that names no code thing is not one the reply can point to
-    vague = "The renderer behavior can be modified by setting an attribute on a subclass."
-    assert not [fact for fact in passage_facts(vague, "Renderers") if fact.kind == "procedure"]
+    vague = "The trailing slashes on the URL routes can be removed by setting an argument."
+    assert not [fact for fact in passage_facts(vague, "Routers") if fact.kind == "procedure"]
+    # nor is a definite thing that nothing narrows: which renderer's behavior?
+    bare = "The renderer behavior can be modified by setting a custom encoder_class attribute."
+    assert not [fact for fact in passage_facts(bare, "Renderers") if fact.kind == "procedure"]
 
 
 def test_a_passives_thing_is_its_noun_whole_without_the_adverb_hung_on_it():

@@ -254,6 +254,10 @@ def _passive_means(sentence: Sentence) -> Found:
     )
     if means is None:
         return []
+    if means.lemma == "by" and _the_bare_kind(sentence, subject):
+        # "The renderer behavior can be modified by setting ...": which renderer's, the question cannot say; a
+        # means after "using" names the thing it is for (drf and flask readings, development round 19)
+        return []
     if sentence.child(subject.index, "conj") is not None:
         return []  # "The registered prefix, viewset and basename tuples": the span of one of them is half the thing
     between = list(range(root.index + 1, means.index))
@@ -269,6 +273,16 @@ def _passive_means(sentence: Sentence) -> Found:
         return []
     vp = f"{base_form(root)} {sentence_inner(sentence, subject_words, thing)} {rest}".strip()
     return [("procedure", noun_phrase(sentence, subject) or thing, (("vp", vp),))]
+
+
+def _the_bare_kind(sentence: Sentence, subject: Token) -> bool:
+    """ "the group name", "The renderer behavior": a definite noun that no name and no phrase after it narrows."""
+    low, high = sentence.subtree(subject.index)
+    return (
+        any(child.dep == "det" and child.lemma == "the" for child in sentence.children(subject.index))
+        and not any(token.code or token.pos == "PROPN" for token in sentence.tokens[low:high])
+        and sentence.child(subject.index, "prep") is None
+    )
 
 
 def _by_doing(sentence: Sentence, token: Token) -> bool:

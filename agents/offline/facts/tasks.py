@@ -7,7 +7,7 @@ round 19)."""
 from __future__ import annotations
 
 from benchsmith.agents.offline.facts.clauses import is_imperative, subject_of
-from benchsmith.agents.offline.facts.phrases import base_form
+from benchsmith.agents.offline.facts.phrases import MEANS_PREPOSITIONS, base_form
 from benchsmith.agents.offline.facts.record import Fact
 from benchsmith.agents.offline.facts.referents import leans_on_context
 from benchsmith.entries import Statement, section_heading
@@ -16,6 +16,9 @@ from benchsmith.words import content_words, stems
 
 # Tasks of reading the manual, not of using the tool: "Getting started", "Getting help", "Learning more".
 READING_VERBS = frozenset("get start begin learn understand know see read go find work contribute".split())
+# "Using Routers": what to do with a thing, which its section tells by what the thing does (drf, round 19)
+LIGHT_TASK_VERBS = frozenset("use do make have".split())
+CONDITION_MARKS = frozenset("if when unless whether once".split())
 # Nouns that name a tool when a name comes before them: "the destroy method", "the --force option".
 TOOL_NOUNS = frozenset(
     "method function command option parameter argument property attribute decorator class hook flag widget "
@@ -50,7 +53,7 @@ def task_sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
             continue
         said = set(stems(content_words(statement.text)))
         # the verb and the thing of the task both: "Push a button" is no task "Use a PushButton to ..." tells
-        if _tells_how(sentence) and {*stems([verb]), *stems([head.lower()])} <= said:
+        if _tells_how(sentence, verb) and {*stems([verb]), *stems([head.lower()])} <= said:
             return [Fact("procedure", thing, (("vp", vp),), statement.position, (statement.position,))]
     return []
 
@@ -65,7 +68,12 @@ def heading_task(heading: str, body: str) -> tuple[str, str] | None:
         return None
     parsed = parse(heading.lower())  # lower-cased: the tagger reads Title Case as names
     verb = parsed.tokens[0]
-    if verb.tag not in ("VBG", "VB") or verb.code or verb.lemma in READING_VERBS or verb.dep != "ROOT":
+    if (
+        verb.tag not in ("VBG", "VB")
+        or verb.code
+        or verb.lemma in READING_VERBS | LIGHT_TASK_VERBS
+        or verb.dep != "ROOT"
+    ):
         return None
     if parsed.child(verb.index, "dobj") is None or any(
         (token.dep == "conj" and token.pos == "VERB") or token.tag == "PRP$" or token.pos in ("PRON", "NUM")
@@ -85,12 +93,16 @@ def _as_written(word: str, body: str) -> str:
     return word if word in inside and word.lower() not in inside else word.lower()
 
 
-def _tells_how(sentence: Sentence) -> bool:
-    """An instruction ("Use the Text widget to ..."), what you can or should do ("you can do so using a
-    Postcommand hook"), or what can be done by a means ("can be destroyed by using the destroy method"), naming
-    the tool it takes."""
+def _tells_how(sentence: Sentence, verb: str) -> bool:
+    """An instruction, what you can or should do, or what can be done, with the means it takes named ("Enable the
+    debugger by wrapping the application with the DebuggedApplication middleware", "can be set globally, using
+    the DEFAULT_RENDERER_CLASSES setting"), the task's verb outside a condition ("If you underspecify X, make sure
+    to ..." says what to do after, not how). "You can also customize how X is routed" names no means: it says
+    that, not how (drf, development round 19 readings: 4 such replies of 16 read as not answering)."""
     root = sentence.root
-    if not _names_tool(sentence):
+    if not _names_means(sentence) or not any(
+        stems([token.text.lower()]) == stems([verb]) and not _in_condition(sentence, token) for token in sentence.tokens
+    ):
         return False
     if is_imperative(sentence, root):
         return True
@@ -103,13 +115,42 @@ def _tells_how(sentence: Sentence) -> bool:
     return sentence.child(root.index, "auxpass") is not None and subject is not None and subject.pos != "PRON"
 
 
-def _names_tool(sentence: Sentence) -> bool:
-    """A code name, an option, or a named tool ("the destroy method", "the Text widget")."""
+def _names_means(sentence: Sentence) -> bool:
+    """A tool the sentence does the task with: after "by", "using", "with", "via" or "through", or what "use"
+    takes ("use the --disable-warnings option to ...")."""
+    for token in sentence.tokens:
+        if token.dep == "prep" and token.lemma in MEANS_PREPOSITIONS:
+            what = sentence.child(token.index, "pcomp", "pobj")
+        elif token.lemma == "use" and token.pos == "VERB":
+            what = sentence.child(token.index, "dobj")
+        else:
+            continue
+        if what is not None and _names_tool(sentence, *sentence.subtree(what.index)):
+            return True
+    return False
+
+
+def _in_condition(sentence: Sentence, token: Token) -> bool:
+    """Inside a clause of condition or time ("If you underspecify ...", "when instantiating")."""
+    seen = set()
+    while token.index not in seen and token.dep != "ROOT":
+        seen.add(token.index)
+        if token.dep == "advcl" and any(
+            child.dep == "mark" and child.lemma in CONDITION_MARKS for child in sentence.children(token.index)
+        ):
+            return True
+        token = sentence.tokens[token.head]
+    return False
+
+
+def _names_tool(sentence: Sentence, low: int = 0, high: int | None = None) -> bool:
+    """A code name, an option, or a named tool ("the destroy method", "the Text widget"), among the tokens from
+    ``low`` to ``high`` (all by default)."""
     return any(
         token.code
         or (token.text.startswith("-") and len(token.text) > 2)
         or (token.lemma in TOOL_NOUNS and _named_before(sentence, token))
-        for token in sentence.tokens
+        for token in sentence.tokens[low:high]
     )
 
 
