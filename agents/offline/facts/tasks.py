@@ -9,7 +9,7 @@ from __future__ import annotations
 from benchsmith.agents.offline.facts.clauses import is_imperative, subject_of
 from benchsmith.agents.offline.facts.phrases import MEANS_PREPOSITIONS, base_form
 from benchsmith.agents.offline.facts.record import Fact
-from benchsmith.agents.offline.facts.referents import leans_on_context
+from benchsmith.agents.offline.facts.referents import CONDITION_MARKS, leans_on_context
 from benchsmith.entries import Statement, section_heading
 from benchsmith.language import Sentence, Token, parse, parse_all
 from benchsmith.words import content_words, stems
@@ -18,7 +18,6 @@ from benchsmith.words import content_words, stems
 READING_VERBS = frozenset("get start begin learn understand know see read go find work contribute".split())
 # "Using Routers": what to do with a thing, which its section tells by what the thing does (drf, round 19)
 LIGHT_TASK_VERBS = frozenset("use do make have".split())
-CONDITION_MARKS = frozenset("if when unless whether once".split())
 # Nouns that name a tool when a name comes before them: "the destroy method", "the --force option".
 TOOL_NOUNS = frozenset(
     "method function command option parameter argument property attribute decorator class hook flag widget "
@@ -31,9 +30,9 @@ LEAD_STATEMENTS = 3  # how far into the section its how may stand
 
 def task_sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
     """How do I do what the section's heading names, answered by the first of the section's first statements
-    that tells how (an instruction, what you can or should do, or what can be done by a means) with a tool it
-    names, and that speaks of the task's verb or object. Not a heading of two tasks, of reading the manual
-    ("Getting started") or of the reader's own ("Change your apps appearance")."""
+    that tells how (an instruction, what you can or should do, or what can be done, with the means it takes)
+    and names the task's verb and thing. Not a heading of two tasks, of reading the manual ("Getting started"),
+    of "use", or of the reader's own ("Change your apps appearance")."""
     heading = section_heading(title)
     if not found or found[0].text.strip() != heading or found[0].entry or len(found) < 2 or heading == title.strip():
         return []
@@ -60,9 +59,9 @@ def task_sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
 
 def heading_task(heading: str, body: str) -> tuple[str, str] | None:
     """The task a heading names, as a verb phrase a user says, and its object ("Destroying widgets" → "destroy
-    widgets", "widgets"); None for
-    a heading that is no task of one verb and its object. A word written in capitals in the heading keeps them
-    only where the body writes it so inside a sentence (a name, not Title Case)."""
+    widgets", "widgets"); None for a heading that is no task of one verb and its object. A word written in
+    capitals in the heading keeps them only where the body writes it so inside a sentence (a name, not Title
+    Case)."""
     words = heading.split()
     if not 2 <= len(words) <= MAX_HEADING_WORDS or any(mark in heading for mark in ":?()"):
         return None
