@@ -95,3 +95,14 @@ def test_a_verb_the_tagger_does_not_know_keeps_its_own_base_form():
     text = "Tests can individually be deselected during collection by passing the --deselect=item option."
     vps = [fact.slot("vp") for fact in passage_facts(text, "Collection") if fact.kind == "procedure"]
     assert vps and all(vp.startswith("deselect ") for vp in vps)
+
+
+def test_a_behavior_no_name_narrows_is_no_thing_a_user_names():
+    vague = "By creating your own base ViewSet classes, you can provide common behavior."
+    assert not [fact for fact in passage_facts(vague, "ViewSets") if fact.kind in ("procedure", "capability")]
+    named = "You can customize the ListSerializer behavior by overriding the create() method."
+    assert any(
+        "ListSerializer behavior" in fact.slot("vp")
+        for fact in passage_facts(named, "Serializers")
+        if fact.kind in ("procedure", "capability")
+    )

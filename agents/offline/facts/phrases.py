@@ -68,7 +68,8 @@ GENERIC_NOUNS = frozenset(
     "methods class classes option options argument arguments parameter parameters feature features reason "
     "reasons problem problems issue issues step steps point points detail details section sections page pages "
     "document documentation user users people one ones other others rest end start beginning fact idea use "
-    "note notes question questions answer answers change changes version versions default defaults".split()
+    "note notes question questions answer answers change changes version versions default defaults behavior "
+    "behaviour behaviors behaviours functionality".split()
 )
 # Words that place a thing in a list or a sequence rather than name it.
 LIST_POSITIONS = frozenset("ith jth kth nth first second third last next previous following preceding".split())
